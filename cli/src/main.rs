@@ -1,0 +1,50 @@
+//! `barebell`: the command-line front end.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "barebell",
+    version,
+    about = "Drive AMD GPUs with no kernel driver"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List every hardware fact the libraries rely on, with the public
+    /// header `cargo xtask conformance` checks it against.
+    Facts {
+        /// Only facts checked against this header key (e.g. `hsa/hsa.h`).
+        #[arg(long)]
+        header: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Facts { header } => {
+            let mut n = 0usize;
+            for (krate, fact) in barebell_cli::all_facts() {
+                if header.as_deref().is_some_and(|h| h != fact.header) {
+                    continue;
+                }
+                println!(
+                    "{krate:<12} {:<28} {} = {:#x}",
+                    fact.header, fact.probe, fact.value
+                );
+                n += 1;
+            }
+            if n == 0 {
+                eprintln!("barebell: no facts matched");
+                return ExitCode::FAILURE;
+            }
+            ExitCode::SUCCESS
+        }
+    }
+}

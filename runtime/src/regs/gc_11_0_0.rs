@@ -1,0 +1,41 @@
+//! GC 11.0.0 (Navi31, gfx1100) registers used by barebell.
+//!
+//! Checked against `asic_reg/gc/gc_11_0_0_offset.h` from Linux 6.12.
+//! The compute HQD window `CP_MQD_BASE_ADDR ..= CP_HQD_PQ_WPTR_HI` is the
+//! register image of MQD dwords 128..=183 (`struct v11_compute_mqd`), which
+//! is why direct HQD programming can copy that slice verbatim.
+
+super::registers! {
+    "gc_11_0_0_offset.h";
+    GRBM_GFX_CNTL = 0x0900, 1;
+    CP_MES_CNTL = 0x2807, 1;
+    CP_MES_GP3_LO = 0x2849, 1;
+    CP_MQD_BASE_ADDR = 0x1fa9, 0;
+    CP_HQD_ACTIVE = 0x1fab, 0;
+    CP_HQD_PQ_WPTR_HI = 0x1fe0, 0;
+    RLC_RLCS_BOOTLOAD_STATUS = 0x4e82, 1;
+}
+
+/// Number of dwords in the HQD register window that mirrors the MQD.
+pub const HQD_WINDOW_DWORDS: u32 = CP_HQD_PQ_WPTR_HI.offset - CP_MQD_BASE_ADDR.offset + 1;
+
+/// MQD dword that holds the image of `CP_MQD_BASE_ADDR`.
+pub const MQD_HQD_FIRST_DWORD: u32 = 128;
+
+/// Ties the register window to the MQD layout in `v11_structs.h`: the
+/// first and last window registers must sit at the MQD dwords the window
+/// arithmetic above assumes.
+pub const MQD_WINDOW_FACTS: &[barebell_facts::Fact] = &[
+    barebell_facts::Fact::offset(
+        "v11_structs.h",
+        "struct v11_compute_mqd",
+        "cp_mqd_base_addr_lo",
+        (MQD_HQD_FIRST_DWORD * 4) as usize,
+    ),
+    barebell_facts::Fact::offset(
+        "v11_structs.h",
+        "struct v11_compute_mqd",
+        "cp_hqd_pq_wptr_hi",
+        ((MQD_HQD_FIRST_DWORD + HQD_WINDOW_DWORDS - 1) * 4) as usize,
+    ),
+];

@@ -1,0 +1,74 @@
+//! Extracts the Linux 6.12 headers the conformance check compiles against.
+//!
+//! Only the needed subtrees are pulled out of Debian's `linux-source-6.12`
+//! tarball, once, into `target/artifacts/linux-6.12`; a stamp records which
+//! tarball they came from so a package upgrade re-extracts.
+
+use crate::util::run;
+use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub const TARBALL: &str = "/usr/src/linux-source-6.12.tar.xz";
+
+/// Subtrees extracted (relative to the kernel source root).
+const WANTED: &[&str] = &[
+    "drivers/gpu/drm/amd/include",
+    "drivers/gpu/drm/amd/amdgpu/*.h",
+    "drivers/gpu/drm/amd/amdkfd/*.h",
+    "include/uapi/linux/vfio.h",
+    "include/uapi/linux/pci_regs.h",
+];
+
+/// Where the extracted Linux tree lives.
+#[derive(Debug, Clone)]
+pub struct LinuxHeaders {
+    pub root: PathBuf,
+}
+
+impl LinuxHeaders {
+    pub fn amd(&self) -> PathBuf {
+        self.root.join("drivers/gpu/drm/amd")
+    }
+    pub fn uapi(&self) -> PathBuf {
+        self.root.join("include/uapi")
+    }
+}
+
+pub fn cache_dir(root: &Path) -> PathBuf {
+    root.join("target/artifacts/linux-6.12")
+}
+
+pub fn ensure(root: &Path) -> Result<LinuxHeaders> {
+    let dir = cache_dir(root);
+    let tar = Path::new(TARBALL);
+    let meta = std::fs::metadata(tar).with_context(|| {
+        format!("{TARBALL} not found: install linux-source-6.12 (`cargo xtask deps`)")
+    })?;
+    let stamp_text = format!("{TARBALL} {}\n", meta.len());
+    let stamp = dir.join(".stamp");
+    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(stamp_text.as_str()) {
+        return Ok(LinuxHeaders { root: dir });
+    }
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).with_context(|| format!("clearing {}", dir.display()))?;
+    }
+    std::fs::create_dir_all(&dir)?;
+    // The tarball's top directory is `linux-source-6.12/`.
+    let mut cmd = Command::new("tar");
+    cmd.arg("-xJf")
+        .arg(tar)
+        .arg("-C")
+        .arg(&dir)
+        .args(["--strip-components=1", "--wildcards"]);
+    for w in WANTED {
+        cmd.arg(format!("linux-source-6.12/{w}"));
+    }
+    run(&mut cmd)?;
+    let probe = dir.join("drivers/gpu/drm/amd/amdgpu/amdgpu_ucode.h");
+    if !probe.exists() {
+        bail!("extraction finished but {} is missing", probe.display());
+    }
+    std::fs::write(&stamp, stamp_text)?;
+    Ok(LinuxHeaders { root: dir })
+}

@@ -1,0 +1,55 @@
+//! `cargo xtask`: everything CI does, runnable by hand one stage at a time.
+
+mod apt;
+mod ci;
+mod conformance;
+mod freestanding;
+mod headers;
+mod util;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(name = "cargo xtask")]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Install artifacts, then run every stage; print a summary.
+    Ci {
+        /// Skip the apt stage (the artifacts must already be installed).
+        #[arg(long)]
+        no_install: bool,
+    },
+    /// Install the Debian packages the tests read (needs root).
+    Deps,
+    /// Extract the Linux 6.12 headers into target/artifacts.
+    Headers,
+    /// Check every library fact against the public headers.
+    Conformance,
+    /// Link the no_std crates into a freestanding ELF.
+    Freestanding,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let root = util::workspace_root();
+    let r = match cli.command {
+        Cmd::Ci { no_install } => return ci::run(&root, !no_install),
+        Cmd::Deps => apt::ensure().map(|s| println!("{s}")),
+        Cmd::Headers => headers::ensure(&root).map(|h| println!("{}", h.root.display())),
+        Cmd::Conformance => conformance::run_all(&root).map(|s| println!("{s}")),
+        Cmd::Freestanding => freestanding::run(&root).map(|s| println!("{s}")),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
