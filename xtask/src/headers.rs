@@ -18,6 +18,7 @@ const WANTED: &[&str] = &[
     "drivers/gpu/drm/amd/amdkfd/*.h",
     "include/uapi/linux/vfio.h",
     "include/uapi/linux/pci_regs.h",
+    "include/uapi/linux/iommufd.h",
 ];
 
 /// Where the extracted Linux tree lives.
