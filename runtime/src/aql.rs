@@ -212,7 +212,81 @@ pub struct Pm4Packet {
     pub completion_signal: SignalHandle,
 }
 
+/// ROCR's `amd_aql_pm4_ib` vendor packet: a PM4 `INDIRECT_BUFFER` jump
+/// carried in an AQL slot, so a compute queue can run a PM4 command buffer.
+///
+/// Unconfirmed by conformance: this layout is private to ROCR
+/// (`AqlQueue::ExecutePM4` in `amd_aql_queue.cpp`) and appears in no
+/// installed header. Only the PM4 encodings inside it (type-3 header,
+/// opcode, valid bit) are checked, against Linux `nvd.h`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, FromBytes, IntoBytes, Immutable, KnownLayout,
+)]
+#[repr(C, align(64))]
+pub struct Pm4IbPacket {
+    pub header: u16,
+    /// `AMD_AQL_FORMAT_PM4_IB` (1); sits where `setup` does.
+    pub ven_hdr: u16,
+    pub ib_jump_cmd: [u32; 4],
+    /// Dwords of the slot after the jump command (ROCR writes 10).
+    pub dw_cnt_remain: u32,
+    pub reserved: [u32; 8],
+    pub completion_signal: SignalHandle,
+}
+
+/// ROCR's `AMD_AQL_FORMAT_PM4_IB` (unconfirmed, see [`Pm4IbPacket`]).
+pub const AMD_AQL_FORMAT_PM4_IB: u16 = 1;
+/// PM4 type-3 packet type (`PACKET_TYPE3`).
+pub const PM4_TYPE3: u32 = 3;
+/// `PACKET3_INDIRECT_BUFFER`.
+pub const PM4_OP_INDIRECT_BUFFER: u32 = 0x3f;
+/// `INDIRECT_BUFFER_VALID`, in the size dword.
+pub const PM4_IB_VALID: u32 = 1 << 23;
+
+/// A PM4 type-3 header: `count` is the number of body dwords minus one.
+pub const fn pm4_type3(op: u32, count: u32) -> u32 {
+    PM4_TYPE3 << 30 | (op & 0xff) << 8 | (count & 0x3fff) << 16
+}
+
+impl Pm4IbPacket {
+    /// Jump to `dwords` dwords of PM4 at `ib_address` (4-byte aligned;
+    /// the size field is 20 bits).
+    pub fn new(
+        ib_address: u64,
+        dwords: u32,
+        completion_signal: SignalHandle,
+        fences: Fences,
+    ) -> Result<Self, PacketError> {
+        if dwords == 0 {
+            return Err(PacketError::ZeroSize {
+                what: "indirect buffer",
+                dim: 0,
+            });
+        }
+        if dwords >= 1 << 20 {
+            return Err(PacketError::WorkgroupTooLarge {
+                dim: 0,
+                size: dwords,
+            });
+        }
+        Ok(Pm4IbPacket {
+            header: fences.header(PacketType::VendorSpecific).into_bits(),
+            ven_hdr: AMD_AQL_FORMAT_PM4_IB,
+            ib_jump_cmd: [
+                pm4_type3(PM4_OP_INDIRECT_BUFFER, 2),
+                (ib_address as u32) & !3,
+                (ib_address >> 32) as u32 & 0xffff,
+                dwords | PM4_IB_VALID,
+            ],
+            dw_cnt_remain: 10,
+            reserved: [0; 8],
+            completion_signal,
+        })
+    }
+}
+
 const _: () = {
+    assert!(core::mem::size_of::<Pm4IbPacket>() == 64);
     assert!(core::mem::size_of::<KernelDispatchPacket>() == 64);
     assert!(core::mem::size_of::<AgentDispatchPacket>() == 64);
     assert!(core::mem::size_of::<BarrierPacket>() == 64);
@@ -375,5 +449,302 @@ mod tests {
             PacketHeader::from_bits(3 << 9).acquire(),
             FenceScope::Reserved
         );
+    }
+}
+
+/// A 64-byte AQL packet whose first 32-bit word is `header | setup << 16`.
+///
+/// Sealed: only the `#[repr(C, align(64))]` types of this module qualify,
+/// which is what lets the submit path copy exactly 64 bytes without checks.
+pub trait Packet: sealed::Sealed + Copy {
+    /// The packet as bytes; bytes 0..4 are the header word.
+    fn bytes(&self) -> &[u8; 64];
+
+    /// The header word, written last with release ordering.
+    #[inline(always)]
+    fn header_word(&self) -> u32 {
+        let b = self.bytes();
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! packet_impl {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Packet for $t {
+            #[inline(always)]
+            fn bytes(&self) -> &[u8; 64] {
+                zerocopy::transmute_ref!(self)
+            }
+        }
+    )*};
+}
+packet_impl!(
+    KernelDispatchPacket,
+    AgentDispatchPacket,
+    BarrierPacket,
+    BarrierValuePacket,
+    Pm4Packet,
+    Pm4IbPacket
+);
+
+/// Acquire/release fences and the barrier bit, shared by all builders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fences {
+    pub barrier: bool,
+    pub acquire: FenceScope,
+    pub release: FenceScope,
+}
+
+impl Fences {
+    /// System-scope acquire and release, no barrier: what HIP uses for an
+    /// ordinary kernel launch whose results the host reads.
+    pub const SYSTEM: Fences = Fences {
+        barrier: false,
+        acquire: FenceScope::System,
+        release: FenceScope::System,
+    };
+
+    pub const fn with_barrier(self, barrier: bool) -> Self {
+        Fences { barrier, ..self }
+    }
+
+    pub const fn header(self, t: PacketType) -> PacketHeader {
+        PacketHeader::new()
+            .with_packet_type(t)
+            .with_barrier(self.barrier)
+            .with_acquire(self.acquire)
+            .with_release(self.release)
+    }
+}
+
+/// Errors from packet builders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PacketError {
+    /// Grid and workgroup sizes must be non-zero; `dim` names the axis.
+    ZeroSize { what: &'static str, dim: u8 },
+    /// Workgroup sizes are 16-bit in the packet.
+    WorkgroupTooLarge { dim: u8, size: u32 },
+    /// A workgroup larger than the grid along an axis is not meaningful.
+    WorkgroupExceedsGrid { dim: u8, workgroup: u32, grid: u32 },
+    /// A barrier packet takes at most five dependencies.
+    TooManyDependencies { count: usize },
+}
+
+impl core::fmt::Display for PacketError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            PacketError::ZeroSize { what, dim } => {
+                write!(f, "{what} size along axis {dim} is zero")
+            }
+            PacketError::WorkgroupTooLarge { dim, size } => {
+                write!(
+                    f,
+                    "workgroup size {size} along axis {dim} does not fit in 16 bits"
+                )
+            }
+            PacketError::WorkgroupExceedsGrid {
+                dim,
+                workgroup,
+                grid,
+            } => write!(
+                f,
+                "workgroup size {workgroup} exceeds grid size {grid} along axis {dim}"
+            ),
+            PacketError::TooManyDependencies { count } => {
+                write!(
+                    f,
+                    "{count} dependency signals; a barrier packet holds at most 5"
+                )
+            }
+        }
+    }
+}
+
+/// A kernel launch description, turned into a [`KernelDispatchPacket`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dispatch {
+    /// Grid size in work-items, per axis; unused axes are 1.
+    pub grid: [u32; 3],
+    pub workgroup: [u32; 3],
+    /// Address of the kernel descriptor (`.kd` symbol) in device memory.
+    pub kernel_object: u64,
+    pub kernarg_address: u64,
+    pub private_segment_size: u32,
+    pub group_segment_size: u32,
+    pub completion_signal: SignalHandle,
+    pub fences: Fences,
+}
+
+impl Dispatch {
+    /// A 1-D launch with the usual system-scope fences.
+    pub const fn linear(
+        items: u32,
+        workgroup: u32,
+        kernel_object: u64,
+        kernarg_address: u64,
+    ) -> Self {
+        Dispatch {
+            grid: [items, 1, 1],
+            workgroup: [workgroup, 1, 1],
+            kernel_object,
+            kernarg_address,
+            private_segment_size: 0,
+            group_segment_size: 0,
+            completion_signal: SignalHandle::NONE,
+            fences: Fences::SYSTEM,
+        }
+    }
+
+    pub const fn signal(self, s: SignalHandle) -> Self {
+        Dispatch {
+            completion_signal: s,
+            ..self
+        }
+    }
+
+    pub const fn fences(self, f: Fences) -> Self {
+        Dispatch { fences: f, ..self }
+    }
+
+    /// The packet. The dimension count in `setup` is the highest axis whose
+    /// grid or workgroup size exceeds 1 (at least 1), so a launch can never
+    /// claim fewer axes than it uses.
+    pub fn packet(&self) -> Result<KernelDispatchPacket, PacketError> {
+        let mut wg = [0u16; 3];
+        let mut dims = 1u8;
+        for (i, (&g, &w)) in self.grid.iter().zip(self.workgroup.iter()).enumerate() {
+            let dim = i as u8;
+            if g == 0 {
+                return Err(PacketError::ZeroSize { what: "grid", dim });
+            }
+            if w == 0 {
+                return Err(PacketError::ZeroSize {
+                    what: "workgroup",
+                    dim,
+                });
+            }
+            wg[i] =
+                u16::try_from(w).map_err(|_| PacketError::WorkgroupTooLarge { dim, size: w })?;
+            if w > g {
+                return Err(PacketError::WorkgroupExceedsGrid {
+                    dim,
+                    workgroup: w,
+                    grid: g,
+                });
+            }
+            if g > 1 || w > 1 {
+                dims = dim + 1;
+            }
+        }
+        Ok(KernelDispatchPacket {
+            header: self.fences.header(PacketType::KernelDispatch).into_bits(),
+            setup: u16::from(dims) << SETUP_DIMENSIONS_SHIFT,
+            workgroup_size_x: wg[0],
+            workgroup_size_y: wg[1],
+            workgroup_size_z: wg[2],
+            reserved0: 0,
+            grid_size_x: self.grid[0],
+            grid_size_y: self.grid[1],
+            grid_size_z: self.grid[2],
+            private_segment_size: self.private_segment_size,
+            group_segment_size: self.group_segment_size,
+            kernel_object: self.kernel_object,
+            kernarg_address: self.kernarg_address,
+            reserved2: 0,
+            completion_signal: self.completion_signal,
+        })
+    }
+}
+
+/// Which barrier: wait for all dependencies, or for any one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BarrierKind {
+    And,
+    Or,
+}
+
+impl BarrierPacket {
+    /// A barrier over up to five dependency signals (a dependency is met
+    /// when its value is 0).
+    pub fn new(
+        kind: BarrierKind,
+        deps: &[SignalHandle],
+        completion_signal: SignalHandle,
+        fences: Fences,
+    ) -> Result<Self, PacketError> {
+        let mut dep_signal = [SignalHandle::NONE; 5];
+        if deps.len() > dep_signal.len() {
+            return Err(PacketError::TooManyDependencies { count: deps.len() });
+        }
+        dep_signal[..deps.len()].copy_from_slice(deps);
+        let t = match kind {
+            BarrierKind::And => PacketType::BarrierAnd,
+            BarrierKind::Or => PacketType::BarrierOr,
+        };
+        Ok(BarrierPacket {
+            header: fences.header(t).into_bits(),
+            reserved0: 0,
+            reserved1: 0,
+            dep_signal,
+            reserved2: 0,
+            completion_signal,
+        })
+    }
+}
+
+impl BarrierValuePacket {
+    /// Wait until `(signal & mask) cond value` (AMD vendor extension).
+    pub fn new(
+        signal: SignalHandle,
+        cond: crate::signal::Condition,
+        value: i64,
+        mask: i64,
+        completion_signal: SignalHandle,
+        fences: Fences,
+    ) -> Self {
+        BarrierValuePacket {
+            header: AmdVendorHeader {
+                header: fences.header(PacketType::VendorSpecific).into_bits(),
+                amd_format: AMD_PACKET_TYPE_BARRIER_VALUE,
+                reserved: 0,
+            },
+            reserved0: 0,
+            signal,
+            value,
+            mask,
+            cond: cond as u32,
+            reserved1: 0,
+            reserved2: 0,
+            reserved3: 0,
+            completion_signal,
+        }
+    }
+}
+
+impl AgentDispatchPacket {
+    /// An agent dispatch: `type_` is an application-defined function code.
+    /// GPU command processors do not execute these; they exist for agent
+    /// queues serviced by the host.
+    pub fn new(
+        type_: u16,
+        args: [u64; 4],
+        return_address: u64,
+        completion_signal: SignalHandle,
+        fences: Fences,
+    ) -> Self {
+        AgentDispatchPacket {
+            header: fences.header(PacketType::AgentDispatch).into_bits(),
+            type_,
+            reserved0: 0,
+            return_address,
+            arg: args,
+            reserved2: 0,
+            completion_signal,
+        }
     }
 }

@@ -18,6 +18,8 @@ extern crate std;
 pub mod aql;
 pub mod bus;
 pub mod conformance;
+pub mod doorbell;
 pub mod queue;
 pub mod regs;
+pub mod signal;
 pub mod time;

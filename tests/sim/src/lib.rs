@@ -20,7 +20,7 @@ extern crate std;
 pub mod clock;
 pub mod regfile;
 
-pub use clock::SimClock;
+pub use clock::{SimClock, TickingClock};
 pub use regfile::RegisterFile;
 
 /// The one source of randomness in a simulation run.
@@ -36,7 +36,12 @@ pub struct Seed(pub u64);
 
 impl Seed {
     pub fn rng(self) -> Rng {
-        use rand_core::SeedableRng;
+        use rand::SeedableRng;
         Rng::seed_from_u64(self.0)
     }
 }
+
+pub mod cp;
+pub mod dma;
+#[cfg(feature = "std")]
+pub mod thread;

@@ -1,0 +1,136 @@
+//! Doorbells: one 64-bit slot per queue in BAR2.
+//!
+//! On gfx9 and later each doorbell is 8 bytes and is addressed by a
+//! doorbell index in 8-byte units (`AMDGPU_NAVI10_DOORBELL_*` in Linux's
+//! `amdgpu_doorbell.h` number them); the MQD's
+//! `cp_hqd_pq_doorbell_control` carries the byte offset. Writing the slot
+//! is the whole of "submission" from the CPU's point of view.
+
+use core::ptr::NonNull;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+/// Size of one doorbell slot in bytes.
+pub const DOORBELL_BYTES: usize = 8;
+
+/// Why a doorbell could not be created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DoorbellError {
+    /// `index * 8 + 8` does not fit in the doorbell aperture.
+    OutOfAperture { index: u32, aperture_bytes: usize },
+    /// The slot address is not 8-byte aligned.
+    Misaligned { address: usize },
+}
+
+impl core::fmt::Display for DoorbellError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            DoorbellError::OutOfAperture {
+                index,
+                aperture_bytes,
+            } => write!(
+                f,
+                "doorbell index {index} lies beyond the {aperture_bytes}-byte doorbell aperture"
+            ),
+            DoorbellError::Misaligned { address } => {
+                write!(f, "doorbell slot at {address:#x} is not 8-byte aligned")
+            }
+        }
+    }
+}
+
+/// A 64-bit doorbell slot.
+///
+/// The store is a single 64-bit release store. On x86-64 that is one `mov`
+/// to the slot, which is what the CP needs (a torn 2×32-bit write would be
+/// seen as two doorbells). Release ordering keeps the packet writes before
+/// it, including for a model CP that runs on another thread.
+#[derive(Debug, Clone, Copy)]
+pub struct Doorbell {
+    slot: NonNull<u64>,
+}
+
+// SAFETY: a doorbell is a device (or model) address; ringing it from any
+// thread is a single atomic store.
+unsafe impl Send for Doorbell {}
+// SAFETY: as above; `ring` takes `&self` and performs one atomic store.
+unsafe impl Sync for Doorbell {}
+
+impl Doorbell {
+    /// # Safety
+    /// `slot` must stay valid for 8-byte atomic stores for as long as the
+    /// doorbell (or any copy of it) is used, and every other access to it
+    /// must be atomic (the CP model) or by the device.
+    pub unsafe fn from_ptr(slot: NonNull<u64>) -> Result<Self, DoorbellError> {
+        if !(slot.as_ptr() as usize).is_multiple_of(DOORBELL_BYTES) {
+            return Err(DoorbellError::Misaligned {
+                address: slot.as_ptr() as usize,
+            });
+        }
+        Ok(Doorbell { slot })
+    }
+
+    /// Doorbell `index` inside a mapped doorbell aperture (BAR2).
+    ///
+    /// # Safety
+    /// `aperture` must be a live mapping of `aperture_bytes` bytes of the
+    /// doorbell BAR (uncached), valid for as long as the doorbell is used.
+    pub unsafe fn in_aperture(
+        aperture: NonNull<u8>,
+        aperture_bytes: usize,
+        index: u32,
+    ) -> Result<Self, DoorbellError> {
+        let out = DoorbellError::OutOfAperture {
+            index,
+            aperture_bytes,
+        };
+        let offset = (index as usize).checked_mul(DOORBELL_BYTES).ok_or(out)?;
+        if offset.checked_add(DOORBELL_BYTES).ok_or(out)? > aperture_bytes {
+            return Err(out);
+        }
+        // SAFETY: `offset + 8 <= aperture_bytes`, inside the mapping.
+        let slot = unsafe { aperture.add(offset) }.cast::<u64>();
+        // SAFETY: the caller's contract on the aperture covers the slot.
+        unsafe { Self::from_ptr(slot) }
+    }
+
+    /// Tells the CP that packets up to and including `last_packet_id` are
+    /// published.
+    #[inline(always)]
+    pub fn ring(&self, last_packet_id: u64) {
+        // SAFETY: `from_ptr` checked alignment and its caller promised the
+        // slot is valid for atomic 8-byte stores for our lifetime.
+        unsafe { AtomicU64::from_ptr(self.slot.as_ptr()) }.store(last_packet_id, Ordering::Release);
+    }
+
+    pub fn address(&self) -> usize {
+        self.slot.as_ptr() as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aperture_bounds() {
+        let mut page = [0u64; 4];
+        let base = NonNull::new(page.as_mut_ptr().cast::<u8>()).unwrap();
+        // SAFETY: `page` outlives the doorbells below.
+        let d = unsafe { Doorbell::in_aperture(base, 32, 3) }.unwrap();
+        d.ring(0x1234_5678_9abc_def0);
+        assert_eq!(
+            // SAFETY: as above.
+            unsafe { Doorbell::in_aperture(base, 32, 4) }.unwrap_err(),
+            DoorbellError::OutOfAperture {
+                index: 4,
+                aperture_bytes: 32
+            }
+        );
+        assert_eq!(page[3], 0x1234_5678_9abc_def0);
+        // SAFETY: 4 bytes into a 32-byte array stays in bounds.
+        let odd = unsafe { base.add(4) }.cast::<u64>();
+        // SAFETY: a misaligned pointer is rejected before any access.
+        let r = unsafe { Doorbell::from_ptr(odd) };
+        assert!(matches!(r, Err(DoorbellError::Misaligned { .. })));
+    }
+}

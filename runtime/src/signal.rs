@@ -1,0 +1,261 @@
+//! Completion signals: `amd_signal_t` in memory the CP writes.
+//!
+//! A dispatch names its completion signal by address (the `hsa_signal_t`
+//! handle is the address of an `amd_signal_t`). When the work finishes the
+//! CP atomically decrements `value` with release semantics and, if the
+//! queue has profiling enabled, writes `start_ts`/`end_ts` first. A waiter
+//! therefore loads `value` with acquire ordering, and only then may read the
+//! timestamps or the kernel's results.
+
+use crate::aql::SignalHandle;
+use crate::time::{Clock, Deadline};
+use barebell_facts::{Fact, layout_facts};
+use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+
+/// `amd_signal_t` (64 bytes, 64-byte aligned).
+#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C, align(64))]
+pub struct AmdSignal {
+    /// `amd_signal_kind64_t`.
+    pub kind: i64,
+    /// The signal value (a union with hardware doorbell pointers for
+    /// doorbell-kind signals, which barebell does not use).
+    pub value: i64,
+    pub event_mailbox_ptr: u64,
+    pub event_id: u32,
+    pub reserved1: u32,
+    pub start_ts: u64,
+    pub end_ts: u64,
+    /// Union with `reserved2`.
+    pub queue_ptr: u64,
+    pub reserved3: [u32; 2],
+}
+
+/// `AMD_SIGNAL_KIND_USER`.
+pub const AMD_SIGNAL_KIND_USER: i64 = 1;
+
+/// `hsa_signal_condition_t`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Condition {
+    Eq = 0,
+    Ne = 1,
+    Lt = 2,
+    Gte = 3,
+}
+
+impl Condition {
+    #[inline]
+    pub fn holds(self, value: i64, compare: i64) -> bool {
+        match self {
+            Condition::Eq => value == compare,
+            Condition::Ne => value != compare,
+            Condition::Lt => value < compare,
+            Condition::Gte => value >= compare,
+        }
+    }
+
+    /// Decodes the 32-bit encoding used in barrier-value packets.
+    pub fn from_u32(v: u32) -> Option<Self> {
+        match v {
+            0 => Some(Condition::Eq),
+            1 => Some(Condition::Ne),
+            2 => Some(Condition::Lt),
+            3 => Some(Condition::Gte),
+            _ => None,
+        }
+    }
+}
+
+/// A bounded signal wait that ran out of time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SignalTimeout {
+    pub condition: Condition,
+    pub compare: i64,
+    /// Value at the last look.
+    pub last: i64,
+    pub waited_ns: u64,
+}
+
+impl core::fmt::Display for SignalTimeout {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "signal wait for value {:?} {} timed out after {} ns; value is {}",
+            self.condition, self.compare, self.waited_ns, self.last
+        )
+    }
+}
+
+/// What a wait loop needs from a signal: an acquire load of its value, and
+/// what to do between looks. Production uses [`SignalMemory`]; the loom
+/// model implements it over loom's atomics so the same loop is checked.
+pub trait SignalValue {
+    fn load_acquire(&self) -> i64;
+    fn pause(&self) {
+        core::hint::spin_loop();
+    }
+}
+
+/// Waits until `cond(value, compare)` holds, for at most `timeout_ns`.
+pub fn wait_until<S, C>(
+    signal: &S,
+    cond: Condition,
+    compare: i64,
+    clock: &C,
+    timeout_ns: u64,
+) -> Result<i64, SignalTimeout>
+where
+    S: SignalValue + ?Sized,
+    C: Clock + ?Sized,
+{
+    let deadline = Deadline::after(clock, timeout_ns);
+    loop {
+        let v = signal.load_acquire();
+        if cond.holds(v, compare) {
+            return Ok(v);
+        }
+        if deadline.expired(clock) {
+            return Err(SignalTimeout {
+                condition: cond,
+                compare,
+                last: v,
+                waited_ns: deadline.elapsed_ns(clock),
+            });
+        }
+        signal.pause();
+    }
+}
+
+/// Storage for one signal, shared with the device. Put it in a `static` or
+/// other memory the device can reach; its address is the handle.
+#[repr(transparent)]
+#[derive(Debug)]
+pub struct SignalMemory(UnsafeCell<AmdSignal>);
+
+// SAFETY: after construction, every field is accessed only through atomics
+// (`value`, timestamps) or is read-only; the device writes with atomics too.
+unsafe impl Sync for SignalMemory {}
+
+impl SignalMemory {
+    pub const fn new(initial: i64) -> Self {
+        SignalMemory(UnsafeCell::new(AmdSignal {
+            kind: AMD_SIGNAL_KIND_USER,
+            value: initial,
+            event_mailbox_ptr: 0,
+            event_id: 0,
+            reserved1: 0,
+            start_ts: 0,
+            end_ts: 0,
+            queue_ptr: 0,
+            reserved3: [0; 2],
+        }))
+    }
+
+    /// The `hsa_signal_t` handle to put in a packet.
+    pub fn handle(&self) -> SignalHandle {
+        SignalHandle(self.0.get() as u64)
+    }
+
+    fn value_atomic(&self) -> &AtomicI64 {
+        // SAFETY: the field is 8-byte aligned inside a 64-byte aligned
+        // struct, lives as long as `self`, and is only accessed atomically.
+        unsafe { AtomicI64::from_ptr(&raw mut (*self.0.get()).value) }
+    }
+
+    fn u64_atomic(&self, field: *mut u64) -> &AtomicU64 {
+        // SAFETY: callers pass a pointer to an aligned u64 field of our
+        // `AmdSignal`, which lives as long as `self` and is only accessed
+        // atomically by us and by the device.
+        unsafe { AtomicU64::from_ptr(field) }
+    }
+
+    pub fn value(&self) -> i64 {
+        self.value_atomic().load(Ordering::Acquire)
+    }
+
+    /// Sets the value and clears the timestamps, for reuse. Only call while
+    /// no packet naming this signal is in flight.
+    pub fn reset(&self, value: i64) {
+        let p = self.0.get();
+        // SAFETY: pointers to aligned fields of our own struct.
+        self.u64_atomic(unsafe { &raw mut (*p).start_ts })
+            .store(0, Ordering::Relaxed);
+        // SAFETY: as above.
+        self.u64_atomic(unsafe { &raw mut (*p).end_ts })
+            .store(0, Ordering::Relaxed);
+        self.value_atomic().store(value, Ordering::Release);
+    }
+
+    /// `(start_ts, end_ts)` in GPU clock ticks, if the CP wrote them (the
+    /// queue has profiling enabled). Read after the wait succeeded, which
+    /// provides the acquire that makes them visible.
+    pub fn timestamps(&self) -> Option<(u64, u64)> {
+        let p = self.0.get();
+        // SAFETY: pointers to aligned fields of our own struct.
+        let start = self
+            .u64_atomic(unsafe { &raw mut (*p).start_ts })
+            .load(Ordering::Relaxed);
+        // SAFETY: as above.
+        let end = self
+            .u64_atomic(unsafe { &raw mut (*p).end_ts })
+            .load(Ordering::Relaxed);
+        (start != 0 || end != 0).then_some((start, end))
+    }
+
+    pub fn wait<C: Clock + ?Sized>(
+        &self,
+        cond: Condition,
+        compare: i64,
+        clock: &C,
+        timeout_ns: u64,
+    ) -> Result<i64, SignalTimeout> {
+        wait_until(self, cond, compare, clock, timeout_ns)
+    }
+}
+
+impl SignalValue for SignalMemory {
+    #[inline]
+    fn load_acquire(&self) -> i64 {
+        self.value()
+    }
+}
+
+const _: () = {
+    assert!(core::mem::size_of::<AmdSignal>() == 64);
+    assert!(core::mem::align_of::<AmdSignal>() == 64);
+};
+
+const S: &str = "hsa/amd_hsa_signal.h";
+
+/// Layout facts against ROCR's `amd_hsa_signal.h` and `hsa.h`.
+pub const FACTS: &[Fact] = barebell_facts::fact_table!(
+    layout_facts!(S, AmdSignal = "amd_signal_t" {
+        kind = "kind", value = "value", event_mailbox_ptr = "event_mailbox_ptr",
+        event_id = "event_id", reserved1 = "reserved1", start_ts = "start_ts",
+        end_ts = "end_ts", queue_ptr = "queue_ptr", reserved3 = "reserved3",
+    }),
+    [
+        Fact::constant(
+            S,
+            "__alignof__(amd_signal_t)",
+            core::mem::align_of::<AmdSignal>() as u64
+        ),
+        Fact::constant(S, "AMD_SIGNAL_KIND_USER", AMD_SIGNAL_KIND_USER as u64),
+        Fact::constant("hsa/hsa.h", "HSA_SIGNAL_CONDITION_EQ", Condition::Eq as u64),
+        Fact::constant("hsa/hsa.h", "HSA_SIGNAL_CONDITION_NE", Condition::Ne as u64),
+        Fact::constant("hsa/hsa.h", "HSA_SIGNAL_CONDITION_LT", Condition::Lt as u64),
+        Fact::constant(
+            "hsa/hsa.h",
+            "HSA_SIGNAL_CONDITION_GTE",
+            Condition::Gte as u64
+        ),
+        Fact::constant(
+            "hsa/hsa.h",
+            "sizeof(hsa_signal_t)",
+            core::mem::size_of::<SignalHandle>() as u64
+        ),
+    ],
+);
