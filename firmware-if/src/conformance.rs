@@ -2,4 +2,14 @@
 
 use barebell_facts::Fact;
 
-pub const FACTS: &[&[Fact]] = &[crate::ucode::FACTS];
+pub const FACTS: &[&[Fact]] = &[
+    crate::ucode::FACTS,
+    crate::ucode::gfx::FACTS,
+    crate::ucode::rlc::FACTS,
+    crate::ucode::mes::FACTS,
+    crate::ucode::imu::FACTS,
+    crate::ucode::sdma::FACTS,
+    crate::ucode::psp::FACTS,
+    crate::ucode::smc::FACTS,
+    crate::ucode::mc::FACTS,
+];

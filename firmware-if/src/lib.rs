@@ -5,6 +5,8 @@
 //! read from `/lib/firmware/amdgpu`, or a region of VRAM) and gets typed,
 //! bounds-checked views back. The style follows smoltcp's `wire` module:
 //! check lengths once, up front, then read fields without further checks.
+//!
+//! - [`ucode`], [`kind`], [`firmware`]: the containers (`amdgpu_ucode.h`).
 #![no_std]
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -12,4 +14,10 @@
 extern crate std;
 
 pub mod conformance;
+pub mod firmware;
+pub mod kind;
 pub mod ucode;
+
+pub use firmware::{Body, Firmware, Unsupported, parse};
+pub use kind::{CpEngine, Kind, MesPipe};
+pub use ucode::{Error, Section};

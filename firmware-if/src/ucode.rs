@@ -8,6 +8,18 @@
 use barebell_facts::{Fact, layout_facts};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, U16, U32};
 
+pub mod gfx;
+pub mod imu;
+pub mod mc;
+pub mod mes;
+pub mod psp;
+pub mod rlc;
+pub mod sdma;
+pub mod smc;
+
+/// A little-endian `uint32_t` as it sits in a blob.
+pub type Le32 = U32<LittleEndian>;
+
 /// `struct common_firmware_header`, little-endian on disk.
 #[derive(Debug, Clone, Copy, FromBytes, IntoBytes, Immutable, KnownLayout)]
 #[repr(C)]
@@ -49,6 +61,9 @@ pub enum Error {
         value: u64,
         limit: u64,
     },
+    /// More sections than [`MAX_SECTIONS`]; only a corrupt descriptor
+    /// count can get here, since Linux caps PSP packaging well below it.
+    TooManySections { limit: usize },
 }
 
 impl core::fmt::Display for Error {
@@ -72,6 +87,9 @@ impl core::fmt::Display for Error {
                 limit,
             } => {
                 write!(f, "{field} = {value:#x} exceeds {limit:#x}")
+            }
+            Error::TooManySections { limit } => {
+                write!(f, "more than {limit} sections")
             }
         }
     }
@@ -156,6 +174,137 @@ impl<'a> Container<'a> {
             .ok_or(err)?;
         self.blob.get(start..end).ok_or(err)
     }
+
+    /// The kind-specific header `T`, which begins at byte 0 and embeds the
+    /// common header; the blob must hold all of `T`.
+    ///
+    /// `header_size_bytes` is deliberately not compared with `T`: Linux
+    /// never reads it, and real blobs understate it (`raven2_rlc.bin` and
+    /// `vega20_rlc.bin` are RLC v2.1 with populated v2.1 fields but declare
+    /// the 104-byte v2.0 size).
+    pub fn view<T: FromBytes + KnownLayout + Immutable>(
+        &self,
+        what: &'static str,
+    ) -> Result<&'a T, Error> {
+        let (v, _) = T::ref_from_prefix(self.blob).map_err(|_| Error::Truncated {
+            what,
+            need: core::mem::size_of::<T>(),
+            have: self.blob.len(),
+        })?;
+        Ok(v)
+    }
+
+    /// A section at absolute `offset` of `size` bytes, checked to lie in
+    /// the blob. The arithmetic that produced `offset` is the caller's;
+    /// callers pass `u64` sums of `u32` fields, so it cannot overflow.
+    pub fn section(
+        &self,
+        name: &'static str,
+        field: &'static str,
+        offset: u64,
+        size: u64,
+    ) -> Result<Section, Error> {
+        let err = Error::OutOfBounds {
+            field,
+            offset,
+            len: size,
+            blob_len: self.blob.len(),
+        };
+        let end = offset.checked_add(size).ok_or(err)?;
+        if end > self.blob.len() as u64 {
+            return Err(err);
+        }
+        Ok(Section {
+            name,
+            offset: usize::try_from(offset).map_err(|_| err)?,
+            size: usize::try_from(size).map_err(|_| err)?,
+        })
+    }
+
+    /// The bytes of a section this container produced.
+    pub fn bytes_of(&self, s: &Section) -> &'a [u8] {
+        self.blob
+            .get(s.offset..)
+            .and_then(|b| b.get(..s.size))
+            .unwrap_or(&[])
+    }
+
+    /// `ucode_array_offset_bytes`, where Linux's relative offsets start.
+    pub fn array_offset(&self) -> u64 {
+        self.header.ucode_array_offset_bytes.get().into()
+    }
+
+    /// The whole common-header payload as one section.
+    pub fn payload_section(&self, name: &'static str) -> Result<Section, Error> {
+        self.section(
+            name,
+            "ucode_array_offset_bytes+ucode_size_bytes",
+            self.array_offset(),
+            self.header.ucode_size_bytes.get().into(),
+        )
+    }
+}
+
+/// Most sections one blob can carry. The largest real layout is a PSP
+/// v2.x descriptor list, which Linux caps at `UCODE_MAX_PSP_PACKAGING`
+/// (26) entries.
+pub const MAX_SECTIONS: usize = 32;
+
+/// One loadable piece of a blob, at an absolute byte offset in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Section {
+    pub name: &'static str,
+    pub offset: usize,
+    pub size: usize,
+}
+
+/// A fixed-capacity list of sections (no heap in this crate).
+#[derive(Debug, Clone, Copy)]
+pub struct Sections {
+    items: [Section; MAX_SECTIONS],
+    len: usize,
+}
+
+impl Default for Sections {
+    fn default() -> Self {
+        Sections {
+            items: [Section {
+                name: "",
+                offset: 0,
+                size: 0,
+            }; MAX_SECTIONS],
+            len: 0,
+        }
+    }
+}
+
+impl Sections {
+    pub fn push(&mut self, s: Section) -> Result<(), Error> {
+        let slot = self.items.get_mut(self.len).ok_or(Error::TooManySections {
+            limit: MAX_SECTIONS,
+        })?;
+        *slot = s;
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Pushes `s` unless it is empty: Linux skips zero-sized pieces.
+    pub fn push_nonempty(&mut self, s: Section) -> Result<(), Error> {
+        if s.size == 0 { Ok(()) } else { self.push(s) }
+    }
+
+    pub fn as_slice(&self) -> &[Section] {
+        self.items.get(..self.len).unwrap_or(&[])
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Section> {
+        self.as_slice().iter().find(|s| s.name == name)
+    }
+}
+
+/// Little-endian `hi:lo` pair as Linux assembles it.
+pub(crate) fn join64(lo: Le32, hi: Le32) -> u64 {
+    u64::from(lo.get()) | (u64::from(hi.get()) << 32)
 }
 
 const UCODE: &str = "amdgpu_ucode.h";
