@@ -1,5 +1,7 @@
 //! `barebell`: the command-line front end.
 
+mod fw;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -23,11 +25,17 @@ enum Command {
         #[arg(long)]
         header: Option<String>,
     },
+    /// Inspect amdgpu firmware containers.
+    Fw {
+        #[command(subcommand)]
+        command: fw::FwCommand,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Fw { command } => fw::run(command),
         Command::Facts { header } => {
             let mut n = 0usize;
             for (krate, fact) in barebell_cli::all_facts() {
