@@ -193,6 +193,11 @@ struct amdgpu_device;
 
 const HSA_PRELUDE: &str = "#include <stdint.h>\n#include <stdbool.h>\n#include <stddef.h>\n";
 
+/// The uapi tree is used as extracted, before `make headers_install`
+/// would strip the sparse annotation `__user` (vfio.h has one).
+const UAPI_PRELUDE: &str =
+    "#include <stdint.h>\n#include <stdbool.h>\n#include <stddef.h>\n#define __user\n";
+
 fn spec_for(key: &str, linux: &LinuxHeaders) -> Result<Spec, String> {
     if key.starts_with("hsa/") {
         let path = Path::new("/usr/include").join(key);
@@ -213,7 +218,7 @@ fn spec_for(key: &str, linux: &LinuxHeaders) -> Result<Spec, String> {
         }
         return Ok(Spec {
             include_dirs: vec![linux.uapi()],
-            prelude: HSA_PRELUDE,
+            prelude: UAPI_PRELUDE,
             include: format!("#include <{key}>"),
             path: path.display().to_string(),
         });
