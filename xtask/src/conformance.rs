@@ -177,7 +177,7 @@ struct Spec {
 /// headers to parse as user-space C. Structs that only appear as members
 /// of driver-private structs (`struct mutex`) get opaque stand-ins; they
 /// never occur inside the firmware/hardware layouts we measure.
-const KERNEL_SHIM: &str = r#"#include <stdint.h>
+pub(crate) const KERNEL_SHIM: &str = r#"#include <stdint.h>
 #include <stdbool.h>
 #include <stddef.h>
 typedef uint8_t u8; typedef uint16_t u16; typedef uint32_t u32; typedef uint64_t u64;

@@ -4,6 +4,7 @@ mod apt;
 mod ci;
 mod conformance;
 mod freestanding;
+mod fwcheck;
 mod headers;
 mod util;
 
@@ -33,6 +34,9 @@ enum Cmd {
     Conformance,
     /// Link the no_std crates into a freestanding ELF.
     Freestanding,
+    /// Cross-check the firmware parser against a C reader built on
+    /// Linux's amdgpu_ucode.h, over every gc/psp/sdma/imu/smu blob.
+    Fwcheck,
 }
 
 fn main() -> ExitCode {
@@ -44,6 +48,7 @@ fn main() -> ExitCode {
         Cmd::Headers => headers::ensure(&root).map(|h| println!("{}", h.root.display())),
         Cmd::Conformance => conformance::run_all(&root).map(|s| println!("{s}")),
         Cmd::Freestanding => freestanding::run(&root).map(|s| println!("{s}")),
+        Cmd::Fwcheck => fwcheck::run(&root).map(|s| println!("{s}")),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

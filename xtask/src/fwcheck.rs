@@ -1,0 +1,190 @@
+//! The firmware cross-check: an independent reader in C, compiled against
+//! Linux 6.12's `amdgpu_ucode.h`, must agree with barebell-firmware-if on
+//! every gc/psp/sdma/imu/smu blob in firmware-amd-graphics.
+//!
+//! The layout facts prove the Rust structs have Linux's sizes and
+//! offsets; this proves the parser *uses* them as Linux does: the C
+//! program (`fwreader.c`) reads each blob through Linux's structs and
+//! prints the common header and the sections Linux would load, and the
+//! same text is rendered from the Rust parser's output and diffed.
+
+use crate::conformance::KERNEL_SHIM;
+use crate::headers;
+use anyhow::{Context, Result, bail};
+use barebell_firmware_if::{Body, CpEngine, Kind, MesPipe, parse};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const FIRMWARE_DIR: &str = "/lib/firmware/amdgpu";
+const READER: &str = include_str!("fwreader.c");
+
+/// The C reader's name for a kind, or `None` for kinds outside the check
+/// (display, multimedia, MC, gpu_info: not gc/psp/sdma/imu/smu).
+fn c_kind(kind: Kind) -> Option<&'static str> {
+    Some(match kind {
+        Kind::Cp(CpEngine::Pfp | CpEngine::Me | CpEngine::Ce | CpEngine::Mec | CpEngine::Mec2) => {
+            "gfx"
+        }
+        Kind::Rlc => "rlc",
+        Kind::Mes(MesPipe::Scheduler | MesPipe::Kiq | MesPipe::Unified) => "mes",
+        Kind::Imu => "imu",
+        Kind::Sdma => "sdma",
+        Kind::PspSos => "psp_sos",
+        Kind::PspToc => "psp_toc",
+        Kind::PspAsd => "psp_asd",
+        Kind::PspTa => "psp_ta",
+        Kind::Smc => "smc",
+        _ => return None,
+    })
+}
+
+/// The Rust parser's view of one blob, in the C reader's format.
+fn render(path: &Path, kind: Kind) -> Result<String> {
+    let blob = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let fw = parse(kind, &blob).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    if let Some(u) = fw.unsupported() {
+        bail!("{}: {u}", path.display());
+    }
+    let h = fw.container.header();
+    let mut s = String::new();
+    let _ = writeln!(s, "F {}", path.display());
+    let _ = writeln!(
+        s,
+        "H {}.{} {}.{} {} {} {} {}",
+        h.header_version_major.get(),
+        h.header_version_minor.get(),
+        h.ip_version_major.get(),
+        h.ip_version_minor.get(),
+        h.ucode_version.get(),
+        h.size_bytes.get(),
+        h.ucode_size_bytes.get(),
+        h.ucode_array_offset_bytes.get()
+    );
+    for sec in fw.sections() {
+        let _ = writeln!(s, "S {} {} {}", sec.name, sec.offset, sec.size);
+    }
+    let pc = match fw.body {
+        Body::Gfx(g) => g.pc_start(),
+        Body::Mes(m) => Some(m.pc_start()),
+        _ => None,
+    };
+    if let Some(pc) = pc {
+        let _ = writeln!(s, "P {pc}");
+    }
+    s.push_str("E\n");
+    Ok(s)
+}
+
+fn blobs() -> Result<Vec<(PathBuf, Kind, &'static str)>> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(FIRMWARE_DIR)
+        .with_context(|| format!("{FIRMWARE_DIR} (install firmware-amd-graphics)"))?
+    {
+        let p = e?.path();
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+        let kind = Kind::from_file_name(name.as_deref().unwrap_or(""));
+        if let Some(ck) = c_kind(kind) {
+            v.push((p, kind, ck));
+        }
+    }
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(v)
+}
+
+/// Splits the reader's output into per-file records (each ends in `E`).
+fn records(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for line in text.lines() {
+        cur.push_str(line);
+        cur.push('\n');
+        if line == "E" {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    out
+}
+
+pub fn run(root: &Path) -> Result<String> {
+    let linux = headers::ensure(root)?;
+    let work = root.join("target/fwcheck");
+    std::fs::create_dir_all(&work)?;
+    let src = work.join("fwreader.c");
+    let bin = work.join("fwreader");
+    std::fs::write(
+        &src,
+        format!("{KERNEL_SHIM}#include \"amdgpu_ucode.h\"\n{READER}"),
+    )?;
+    let amd = linux.amd();
+    let status = Command::new("cc")
+        .args(["-std=gnu11", "-O1", "-Wall", "-Wno-unused-function"])
+        .arg("-I")
+        .arg(amd.join("include"))
+        .arg("-I")
+        .arg(amd.join("amdgpu"))
+        .arg(&src)
+        .arg("-o")
+        .arg(&bin)
+        .status()
+        .context("running cc")?;
+    if !status.success() {
+        bail!("the C reader does not compile against amdgpu_ucode.h");
+    }
+
+    let files = blobs()?;
+    let mut input = String::new();
+    for (p, _, ck) in &files {
+        let _ = writeln!(input, "{ck} {}", p.display());
+    }
+    let mut child = Command::new(&bin)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("running the C reader")?;
+    child
+        .stdin
+        .take()
+        .context("reader stdin")?
+        .write_all(input.as_bytes())?;
+    let out = child.wait_with_output()?;
+    if !out.status.success() {
+        bail!("the C reader failed with {}", out.status);
+    }
+    let c_records = records(&String::from_utf8_lossy(&out.stdout));
+    if c_records.len() != files.len() {
+        bail!(
+            "the C reader printed {} records for {} files",
+            c_records.len(),
+            files.len()
+        );
+    }
+    let mut bad = Vec::new();
+    let mut sections = 0usize;
+    for ((p, kind, _), c) in files.iter().zip(&c_records) {
+        match render(p, *kind) {
+            Ok(r) if r == *c => sections += r.lines().filter(|l| l.starts_with("S ")).count(),
+            Ok(r) => bad.push(format!(
+                "{}:\n  C:    {}\n  Rust: {}",
+                p.display(),
+                c.replace('\n', " | "),
+                r.replace('\n', " | ")
+            )),
+            Err(e) => bad.push(format!("{e:#}")),
+        }
+    }
+    if !bad.is_empty() {
+        bail!(
+            "{} of {} blobs disagree with the C reader:\n{}",
+            bad.len(),
+            files.len(),
+            bad.join("\n")
+        );
+    }
+    Ok(format!(
+        "C reader (amdgpu_ucode.h) and parser agree on all {} gc/psp/sdma/imu/smu blobs ({} sections)",
+        files.len(),
+        sections
+    ))
+}
