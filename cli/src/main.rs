@@ -1,6 +1,7 @@
 //! `barebell`: the command-line front end.
 
 mod fw;
+mod pci;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -30,12 +31,18 @@ enum Command {
         #[command(subcommand)]
         command: fw::FwCommand,
     },
+    /// Inspect PCI functions: list, show one, or decode a config dump.
+    Pci {
+        #[command(subcommand)]
+        command: pci::PciCommand,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Fw { command } => fw::run(command),
+        Command::Pci { command } => pci::run(command),
         Command::Facts { header } => {
             let mut n = 0usize;
             for (krate, fact) in barebell_cli::all_facts() {
