@@ -12,4 +12,6 @@ pub const FACTS: &[&[Fact]] = &[
     crate::ucode::psp::FACTS,
     crate::ucode::smc::FACTS,
     crate::ucode::mc::FACTS,
+    crate::mes_api::v11::FACTS,
+    crate::mes_api::v12::FACTS,
 ];

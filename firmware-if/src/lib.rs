@@ -16,6 +16,7 @@ extern crate std;
 pub mod conformance;
 pub mod firmware;
 pub mod kind;
+pub mod mes_api;
 pub mod ucode;
 
 pub use firmware::{Body, Firmware, Unsupported, parse};
