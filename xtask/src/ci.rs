@@ -6,7 +6,7 @@
 //! Later work adds its stages (benchmarks, the QEMU boot) to [`stages`].
 
 use crate::util::{cargo, run as run_cmd};
-use crate::{apt, conformance, freestanding, fwcheck, headers};
+use crate::{apt, conformance, freestanding, fwcheck, headers, lspci};
 use anyhow::Result;
 use std::path::Path;
 use std::process::ExitCode;
@@ -47,6 +47,7 @@ fn stages(install: bool) -> Vec<(&'static str, StageFn)> {
         ("conformance", conformance::run_all),
         ("conformance self-test", conformance::self_test),
         ("freestanding", freestanding::run),
+        ("lspci parity", lspci::run),
         ("firmware C cross-check", fwcheck::run),
     ]);
     v

@@ -6,6 +6,7 @@ mod conformance;
 mod freestanding;
 mod fwcheck;
 mod headers;
+mod lspci;
 mod util;
 
 use clap::{Parser, Subcommand};
@@ -34,6 +35,8 @@ enum Cmd {
     Conformance,
     /// Link the no_std crates into a freestanding ELF.
     Freestanding,
+    /// Compare `barebell pci` with `lspci -vvv -nn` on this machine (root).
+    Lspci,
     /// Cross-check the firmware parser against a C reader built on
     /// Linux's amdgpu_ucode.h, over every gc/psp/sdma/imu/smu blob.
     Fwcheck,
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         Cmd::Headers => headers::ensure(&root).map(|h| println!("{}", h.root.display())),
         Cmd::Conformance => conformance::run_all(&root).map(|s| println!("{s}")),
         Cmd::Freestanding => freestanding::run(&root).map(|s| println!("{s}")),
+        Cmd::Lspci => lspci::run(&root).map(|s| println!("{s}")),
         Cmd::Fwcheck => fwcheck::run(&root).map(|s| println!("{s}")),
     };
     match r {
