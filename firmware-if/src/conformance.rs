@@ -14,4 +14,5 @@ pub const FACTS: &[&[Fact]] = &[
     crate::ucode::mc::FACTS,
     crate::mes_api::v11::FACTS,
     crate::mes_api::v12::FACTS,
+    crate::psp_gfx::FACTS,
 ];

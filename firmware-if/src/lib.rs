@@ -17,6 +17,7 @@ pub mod conformance;
 pub mod firmware;
 pub mod kind;
 pub mod mes_api;
+pub mod psp_gfx;
 pub mod ucode;
 
 pub use firmware::{Body, Firmware, Unsupported, parse};

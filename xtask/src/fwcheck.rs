@@ -107,10 +107,56 @@ fn records(text: &str) -> Vec<String> {
     out
 }
 
+/// The PSP bootloader codes live in `amdgpu_psp.h`, which includes the
+/// whole driver and cannot be compiled in user space; so the enum itself
+/// is cut out of the header text and compiled alone.
+fn check_bootloader_codes(amd: &Path, work: &Path) -> Result<usize> {
+    let path = amd.join("amdgpu/amdgpu_psp.h");
+    let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
+    let start = text
+        .find("enum psp_bootloader_cmd {")
+        .context("amdgpu_psp.h has no enum psp_bootloader_cmd")?;
+    let len = text[start..]
+        .find("};")
+        .context("unterminated enum psp_bootloader_cmd")?;
+    let mut src = String::from("#include <stdio.h>\n");
+    src.push_str(&text[start..start + len + 2]);
+    src.push_str("\nint main(void) {\n");
+    let codes = barebell_firmware_if::psp_gfx::bootloader::ALL;
+    for (name, _) in codes {
+        let _ = writeln!(
+            src,
+            "  printf(\"%s %u\\n\", \"{name}\", (unsigned)({name}));"
+        );
+    }
+    src.push_str("  return 0;\n}\n");
+    let c = work.join("bootloader.c");
+    let bin = work.join("bootloader");
+    std::fs::write(&c, src)?;
+    crate::util::output(Command::new("cc").arg(&c).arg("-o").arg(&bin))
+        .context("compiling the extracted psp_bootloader_cmd enum")?;
+    let got = crate::util::output(&mut Command::new(&bin))?;
+    for ((name, want), line) in codes.iter().zip(got.lines()) {
+        let expect = format!("{name} {want}");
+        if line != expect {
+            bail!("bootloader code mismatch: amdgpu_psp.h says {line:?}, Rust has {expect:?}");
+        }
+    }
+    if got.lines().count() != codes.len() {
+        bail!(
+            "bootloader check printed {} lines for {} codes",
+            got.lines().count(),
+            codes.len()
+        );
+    }
+    Ok(codes.len())
+}
+
 pub fn run(root: &Path) -> Result<String> {
     let linux = headers::ensure(root)?;
     let work = root.join("target/fwcheck");
     std::fs::create_dir_all(&work)?;
+    let bl = check_bootloader_codes(&linux.amd(), &work)?;
     let src = work.join("fwreader.c");
     let bin = work.join("fwreader");
     std::fs::write(
@@ -183,8 +229,9 @@ pub fn run(root: &Path) -> Result<String> {
         );
     }
     Ok(format!(
-        "C reader (amdgpu_ucode.h) and parser agree on all {} gc/psp/sdma/imu/smu blobs ({} sections)",
+        "C reader (amdgpu_ucode.h) and parser agree on all {} gc/psp/sdma/imu/smu blobs ({} sections); {} PSP bootloader codes match amdgpu_psp.h",
         files.len(),
-        sections
+        sections,
+        bl
     ))
 }
