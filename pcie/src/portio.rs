@@ -6,6 +6,9 @@
 //! The address/data pair is two separate accesses, so two agents using it
 //! at once corrupt each other. [`PortIo`] is therefore neither `Send` nor
 //! `Sync`: one owner, one CPU.
+//!
+//! Not run: the development VM's kernel has no `ioperm`/`iopl`, and there
+//! is no bare-metal boot yet, so only the address encoding is tested.
 
 use crate::bdf::Bdf;
 use crate::ecam::ConfigAccess;
