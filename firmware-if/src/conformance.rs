@@ -15,4 +15,5 @@ pub const FACTS: &[&[Fact]] = &[
     crate::mes_api::v11::FACTS,
     crate::mes_api::v12::FACTS,
     crate::psp_gfx::FACTS,
+    crate::pm4::FACTS,
 ];

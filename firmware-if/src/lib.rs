@@ -17,6 +17,7 @@ pub mod conformance;
 pub mod firmware;
 pub mod kind;
 pub mod mes_api;
+pub mod pm4;
 pub mod psp_gfx;
 pub mod ucode;
 
