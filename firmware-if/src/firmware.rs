@@ -8,8 +8,9 @@
 
 use crate::kind::Kind;
 use crate::ucode::{
-    Container, Error, Section, Sections, gfx::Gfx, imu::ImuV1_0, mc::McV1_0, mes::Mes, psp::Psp,
-    rlc::Rlc, sdma::Sdma, smc::Smc,
+    Container, Error, Section, Sections, display::Display, gfx::Gfx, gpu_info::GpuInfo,
+    imu::ImuV1_0, mc::McV1_0, mes::Mes, multimedia::Multimedia, psp::Psp, rlc::Rlc, sdma::Sdma,
+    smc::Smc,
 };
 
 /// The kind-specific part of a parsed blob.
@@ -23,6 +24,9 @@ pub enum Body<'a> {
     Psp(Psp<'a>),
     Smc(Smc<'a>),
     Mc(&'a McV1_0),
+    Display(Display<'a>),
+    Multimedia(Multimedia<'a>),
+    GpuInfo(GpuInfo<'a>),
     /// The kind, or this header version of it, is not decoded here.
     Unsupported(Unsupported),
 }
@@ -94,7 +98,15 @@ pub fn parse(kind: Kind, blob: &[u8]) -> Result<Firmware<'_>, Error> {
         Kind::PspTa => crate::ucode::psp::parse_ta(&c, out)?.map(Body::Psp),
         Kind::Smc => crate::ucode::smc::parse(&c, out)?.map(Body::Smc),
         Kind::Mc => crate::ucode::mc::parse(&c, out)?.map(Body::Mc),
-        _ => None,
+        Kind::Dmcu => crate::ucode::display::parse_dmcu(&c, out)?.map(Body::Display),
+        Kind::Dmcub => crate::ucode::display::parse_dmcub(&c, out)?.map(Body::Display),
+        Kind::Vcn | Kind::Uvd | Kind::Vce | Kind::Isp => {
+            crate::ucode::multimedia::parse_payload(&c, out)?.map(Body::Multimedia)
+        }
+        Kind::Vpe => crate::ucode::multimedia::parse_vpe(&c, out)?.map(Body::Multimedia),
+        Kind::UmschMm => crate::ucode::multimedia::parse_umsch(&c, out)?.map(Body::Multimedia),
+        Kind::GpuInfo => crate::ucode::gpu_info::parse(&c, out)?.map(Body::GpuInfo),
+        Kind::Unknown => None,
     };
     let body = match body {
         Some(b) => b,

@@ -8,10 +8,13 @@
 use barebell_facts::{Fact, layout_facts};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, U16, U32};
 
+pub mod display;
 pub mod gfx;
+pub mod gpu_info;
 pub mod imu;
 pub mod mc;
 pub mod mes;
+pub mod multimedia;
 pub mod psp;
 pub mod rlc;
 pub mod sdma;

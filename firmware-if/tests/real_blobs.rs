@@ -136,3 +136,30 @@ fn gfx9_mec_jump_table() {
         le32(&b, 20) - jt_size * 4
     );
 }
+
+/// A kind this crate cannot place, or a header version it does not know,
+/// is a typed `Unsupported` that still carries the validated common header.
+#[test]
+fn unknown_kinds_and_versions_are_typed_unsupported() {
+    let b = read("gc_11_0_0_rlc.bin");
+    let fw = parse(Kind::Unknown, &b).unwrap();
+    let u = fw.unsupported().unwrap();
+    assert_eq!(u.kind, Kind::Unknown);
+    assert_eq!(u.header_version, (2, 3));
+    assert_eq!(fw.container.header().ip_version_major.get(), 11);
+    assert!(fw.sections().is_empty());
+
+    // Same blob with its header version bumped to an RLC v3.0 nobody
+    // defines (bytes 8..12 of common_firmware_header).
+    let mut b = b;
+    b[8..10].copy_from_slice(&3u16.to_le_bytes());
+    b[10..12].copy_from_slice(&0u16.to_le_bytes());
+    let fw = parse(Kind::Rlc, &b).unwrap();
+    assert_eq!(
+        fw.unsupported(),
+        Some(barebell_firmware_if::Unsupported {
+            kind: Kind::Rlc,
+            header_version: (3, 0)
+        })
+    );
+}

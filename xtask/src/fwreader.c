@@ -166,6 +166,30 @@ static void read_one(const char *kind, const unsigned char *buf)
 				sec(n, base + d->offset_bytes, d->size_bytes, 0);
 			}
 		}
+	} else if (!strcmp(kind, "mc")) {
+		const struct mc_firmware_header_v1_0 *m = (const void *)buf;
+		sec("ucode", base, h->ucode_size_bytes, 1);
+		sec("io_debug", m->io_debug_array_offset_bytes, m->io_debug_size_bytes, 0);
+	} else if (!strcmp(kind, "dmcu")) {
+		const struct dmcu_firmware_header_v1_0 *d = (const void *)buf;
+		sec("eram", base, (ull)h->ucode_size_bytes - d->intv_size_bytes, 1);
+		sec("intv", base + d->intv_offset_bytes, d->intv_size_bytes, 0);
+	} else if (!strcmp(kind, "dmcub")) {
+		const struct dmcub_firmware_header_v1_0 *d = (const void *)buf;
+		sec("inst_const", base, d->inst_const_bytes, 1);
+		sec("bss_data", base + d->inst_const_bytes, d->bss_data_bytes, 0);
+	} else if (!strcmp(kind, "payload")) {
+		sec("ucode", base, h->ucode_size_bytes, 1);
+	} else if (!strcmp(kind, "gpu_info")) {
+		sec("gpu_info", base, h->ucode_size_bytes, 1);
+	} else if (!strcmp(kind, "vpe")) {
+		const struct vpe_firmware_header_v1_0 *v = (const void *)buf;
+		sec("ctx", base, v->ctx_ucode_size_bytes, 1);
+		sec("ctl", v->ctl_ucode_offset, v->ctl_ucode_size_bytes, 1);
+	} else if (!strcmp(kind, "umsch")) {
+		const struct umsch_mm_firmware_header_v1_0 *u = (const void *)buf;
+		sec("ucode", base, u->umsch_mm_ucode_size_bytes, 1);
+		sec("data", u->umsch_mm_ucode_data_offset_bytes, u->umsch_mm_ucode_data_size_bytes, 0);
 	} else if (!strcmp(kind, "smc")) {
 		sec("ucode", base, h->ucode_size_bytes, 1);
 		if (maj == 2 && min == 0) {
