@@ -6,7 +6,15 @@
 //! bounds-checked views back. The style follows smoltcp's `wire` module:
 //! check lengths once, up front, then read fields without further checks.
 //!
-//! - [`ucode`], [`kind`], [`firmware`]: the containers (`amdgpu_ucode.h`).
+//! - [`ucode`], [`kind`], [`firmware`]: the containers (`amdgpu_ucode.h`),
+//!   which engine and pipe a blob is for, and the values its loader
+//!   programs.
+//! - [`mes_api`]: MES scheduler frames, v11 and v12 as distinct layouts.
+//! - [`psp_gfx`]: PSP bootloader codes and GPCOM commands.
+//! - [`pm4`]: gfx11 PM4 type-3 packets for the KIQ and compute rings.
+//!
+//! Every layout, bit position and constant is also a [`conformance`]
+//! fact, compiled against the Linux 6.12 header it comes from.
 #![no_std]
 #![deny(unsafe_op_in_unsafe_fn)]
 
