@@ -6,7 +6,7 @@
 //! Later work adds its stages (benchmarks, the QEMU boot) to [`stages`].
 
 use crate::util::{cargo, run as run_cmd};
-use crate::{apt, conformance, freestanding, fwcheck, headers, lspci};
+use crate::{apt, conformance, freestanding, fwcheck, headers, lspci, vfio_qemu};
 use anyhow::Result;
 use std::path::Path;
 use std::process::ExitCode;
@@ -48,6 +48,7 @@ fn stages(install: bool) -> Vec<(&'static str, StageFn)> {
         ("conformance self-test", conformance::self_test),
         ("freestanding", freestanding::run),
         ("lspci parity", lspci::run),
+        ("vfio in qemu", vfio_qemu::run_stage),
         ("firmware C cross-check", fwcheck::run),
     ]);
     v

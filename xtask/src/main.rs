@@ -8,6 +8,7 @@ mod fwcheck;
 mod headers;
 mod lspci;
 mod util;
+mod vfio_qemu;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -37,6 +38,8 @@ enum Cmd {
     Freestanding,
     /// Compare `barebell pci` with `lspci -vvv -nn` on this machine (root).
     Lspci,
+    /// Run the VFIO backend against QEMU's edu device in a guest (root).
+    VfioQemu,
     /// Cross-check the firmware parser against a C reader built on
     /// Linux's amdgpu_ucode.h, over every gc/psp/sdma/imu/smu blob.
     Fwcheck,
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
         Cmd::Conformance => conformance::run_all(&root).map(|s| println!("{s}")),
         Cmd::Freestanding => freestanding::run(&root).map(|s| println!("{s}")),
         Cmd::Lspci => lspci::run(&root).map(|s| println!("{s}")),
+        Cmd::VfioQemu => vfio_qemu::run_stage(&root).map(|s| println!("{s}")),
         Cmd::Fwcheck => fwcheck::run(&root).map(|s| println!("{s}")),
     };
     match r {
