@@ -219,3 +219,104 @@ impl ConfigAccess for Ecam {
         }
     }
 }
+
+/// One ECAM window as ACPI's MCFG table describes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McfgEntry {
+    pub base: u64,
+    pub segment: u16,
+    pub first_bus: u8,
+    pub last_bus: u8,
+}
+
+impl McfgEntry {
+    /// Bytes the window spans: 1 MiB per bus.
+    pub fn len(&self) -> u64 {
+        (u64::from(self.last_bus.saturating_sub(self.first_bus)) + 1) << 20
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.last_bus < self.first_bus
+    }
+}
+
+/// Offset of the first allocation entry: the 36-byte ACPI table header
+/// plus 8 reserved bytes (ACPI spec, "PCI Express Memory-mapped
+/// Configuration Space base address Description Table"; Linux reads it
+/// the same way in pci_mmcfg_parse()).
+pub const MCFG_ENTRIES_OFFSET: usize = 44;
+/// Size of one allocation entry: base (8), segment (2), first and last
+/// bus (1 + 1), reserved (4).
+pub const MCFG_ENTRY_SIZE: usize = 16;
+
+/// The windows listed in a raw MCFG table (e.g.
+/// `/sys/firmware/acpi/tables/MCFG`, or the table firmware hands a
+/// unikernel). The table's own length field bounds the walk; a truncated
+/// table yields only its complete entries, a table without the `MCFG`
+/// signature yields none.
+pub fn mcfg_entries(table: &[u8]) -> impl Iterator<Item = McfgEntry> + '_ {
+    let ok = table.get(..4) == Some(b"MCFG");
+    let declared = table
+        .get(4..8)
+        .and_then(|b| b.try_into().ok())
+        .map(u32::from_le_bytes)
+        .map_or(0, |n| n as usize);
+    let end = if ok { declared.min(table.len()) } else { 0 };
+    let body = table.get(MCFG_ENTRIES_OFFSET..end).unwrap_or(&[]);
+    body.chunks_exact(MCFG_ENTRY_SIZE).map(|e| {
+        let u64_at = |o: usize| {
+            let mut b = [0u8; 8];
+            if let Some(s) = e.get(o..o + 8) {
+                b.copy_from_slice(s);
+            }
+            u64::from_le_bytes(b)
+        };
+        McfgEntry {
+            base: u64_at(0),
+            segment: u16::from_le_bytes([
+                e.get(8).copied().unwrap_or(0),
+                e.get(9).copied().unwrap_or(0),
+            ]),
+            first_bus: e.get(10).copied().unwrap_or(0),
+            last_bus: e.get(11).copied().unwrap_or(0),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mcfg_entries_follow_the_acpi_layout() {
+        // A hand-assembled table: header (signature, length 60), then one
+        // entry: base 0xb000_0000, segment 0, buses 0..=0xff.
+        let mut t = [0u8; 60];
+        t[..4].copy_from_slice(b"MCFG");
+        t[4..8].copy_from_slice(&60u32.to_le_bytes());
+        t[44..52].copy_from_slice(&0xb000_0000u64.to_le_bytes());
+        t[54] = 0x00;
+        t[55] = 0xff;
+        let v: [Option<McfgEntry>; 2] = {
+            let mut it = mcfg_entries(&t);
+            [it.next(), it.next()]
+        };
+        assert_eq!(
+            v,
+            [
+                Some(McfgEntry {
+                    base: 0xb000_0000,
+                    segment: 0,
+                    first_bus: 0,
+                    last_bus: 0xff
+                }),
+                None
+            ]
+        );
+        assert_eq!(v[0].map(|e| e.len()), Some(256 << 20));
+        let mut bad = t;
+        bad[0] = b'X';
+        assert_eq!(mcfg_entries(&bad).count(), 0);
+        assert_eq!(mcfg_entries(&t[..50]).count(), 0, "truncated entry");
+    }
+}

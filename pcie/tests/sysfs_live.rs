@@ -6,7 +6,7 @@
 //! lies in the 0xFEExxxxx interrupt window (Intel SDM vol. 3, "Message
 //! Address Register Format"). Reading an MSI-X table entry has no side
 //! effects, so this is safe on devices the kernel is driving.
-#![cfg(target_os = "linux")]
+#![cfg(all(target_os = "linux", feature = "std"))]
 
 use barebell_pcie::caps::msix::Msix;
 use barebell_pcie::config::ConfigSpace;
