@@ -7,8 +7,9 @@
 //! at once corrupt each other. [`PortIo`] is therefore neither `Send` nor
 //! `Sync`: one owner, one CPU.
 //!
-//! Not run: the development VM's kernel has no `ioperm`/`iopl`, and there
-//! is no bare-metal boot yet, so only the address encoding is tested.
+//! The development VM's kernel has no `ioperm`/`iopl`, so this runs in
+//! the QEMU guest of `cargo xtask qemu-pci`, where it enumerates a q35
+//! chipset and must equal the guest kernel's sysfs.
 
 use crate::bdf::Bdf;
 use crate::ecam::ConfigAccess;

@@ -19,7 +19,7 @@
 //! **Not run on hardware.** No machine this was written on has a GPU or
 //! an IOMMU group to hand out. What has run: the ioctl numbers and structs
 //! are checked against Linux 6.12's headers ([`crate::vfio_uapi`]), and
-//! `cargo xtask vfio-qemu` drives the group/container path end to end
+//! `cargo xtask qemu-pci` drives the group/container path end to end
 //! (bind, container, group, device fd, config region, BAR mmap, DMA map of
 //! a buffer at a chosen IOVA with the device copying through it, unmap,
 //! reset) against QEMU's emulated `edu` device behind an emulated Intel

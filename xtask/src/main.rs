@@ -1,14 +1,15 @@
 //! `cargo xtask`: everything CI does, runnable by hand one stage at a time.
 
 mod apt;
+mod bench;
 mod ci;
 mod conformance;
 mod freestanding;
 mod fwcheck;
 mod headers;
 mod lspci;
+mod qemu_pci;
 mod util;
-mod vfio_qemu;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -36,10 +37,14 @@ enum Cmd {
     Conformance,
     /// Link the no_std crates into a freestanding ELF.
     Freestanding,
+    /// Run the loom models of the submit path and the signal wait.
+    Loom,
+    /// Count instructions per submit under callgrind vs the C floor.
+    BenchInstr,
     /// Compare `barebell pci` with `lspci -vvv -nn` on this machine (root).
     Lspci,
-    /// Run the VFIO backend against QEMU's edu device in a guest (root).
-    VfioQemu,
+    /// Run the ECAM, port-I/O and VFIO backends in a QEMU guest.
+    QemuPci,
     /// Cross-check the firmware parser against a C reader built on
     /// Linux's amdgpu_ucode.h, over every gc/psp/sdma/imu/smu blob.
     Fwcheck,
@@ -54,8 +59,10 @@ fn main() -> ExitCode {
         Cmd::Headers => headers::ensure(&root).map(|h| println!("{}", h.root.display())),
         Cmd::Conformance => conformance::run_all(&root).map(|s| println!("{s}")),
         Cmd::Freestanding => freestanding::run(&root).map(|s| println!("{s}")),
+        Cmd::Loom => bench::loom(&root).map(|s| println!("{s}")),
+        Cmd::BenchInstr => bench::instr(&root).map(|_| ()),
         Cmd::Lspci => lspci::run(&root).map(|s| println!("{s}")),
-        Cmd::VfioQemu => vfio_qemu::run_stage(&root).map(|s| println!("{s}")),
+        Cmd::QemuPci => qemu_pci::run_stage(&root).map(|s| println!("{s}")),
         Cmd::Fwcheck => fwcheck::run(&root).map(|s| println!("{s}")),
     };
     match r {

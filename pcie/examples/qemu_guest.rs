@@ -1,12 +1,17 @@
-//! PID 1 of the QEMU guest that `cargo xtask vfio-qemu` boots: it opens
-//! QEMU's `edu` device (1234:11e8, an emulated PCI device with an ID
+//! PID 1 of the QEMU guest that `cargo xtask qemu-pci` boots.
+//!
+//! First it enumerates the guest's PCI hierarchy (a q35 chipset: a root
+//! port with a device behind it, the multi-function ICH9 at 00:1f) twice,
+//! through the real ECAM window that ACPI's MCFG table names and through
+//! x86 port I/O, and compares both with the kernel's sysfs view. Then it
+//! opens QEMU's `edu` device (1234:11e8, an emulated PCI device with an ID
 //! register, a liveness register and a DMA engine) through VFIO behind an
 //! emulated Intel IOMMU, and exercises the whole group/container path:
 //! container and group ioctls, device fd, config region, BAR mmap, DMA map
 //! of a guest buffer at a chosen IOVA (checked by making the device DMA
 //! through it), unmap, and reset.
 //!
-//! It prints `VFIO-QEMU: ok <what>` per check and `VFIO-QEMU: FAIL <why>`
+//! It prints `QEMU-PCI: ok <what>` per check and `QEMU-PCI: FAIL <why>`
 //! on the first failure, then powers the guest off. The edu register
 //! layout is QEMU's docs/specs/edu.rst.
 
@@ -17,17 +22,21 @@ fn main() {}
 fn main() {
     let r = guest::run();
     if let Err(e) = &r {
-        println!("VFIO-QEMU: FAIL {e}");
+        println!("QEMU-PCI: FAIL {e}");
     } else {
-        println!("VFIO-QEMU: DONE");
+        println!("QEMU-PCI: DONE");
     }
     guest::power_off();
 }
 
 #[cfg(target_os = "linux")]
 mod guest {
+    use barebell_pcie::Bdf;
     use barebell_pcie::caps;
     use barebell_pcie::config::{self, ConfigSpace};
+    use barebell_pcie::ecam::{self, ConfigAccess, Ecam, Function};
+    use barebell_pcie::enumerate;
+    use barebell_pcie::portio::PortIo;
     use barebell_pcie::sysfs::{self, SysfsDevice};
     use barebell_pcie::vfio::{VfioDevice, VfioError};
     use barebell_pcie::vfio_uapi as u;
@@ -37,7 +46,7 @@ mod guest {
     type R<T> = Result<T, String>;
 
     fn ok(what: &str) {
-        println!("VFIO-QEMU: ok {what}");
+        println!("QEMU-PCI: ok {what}");
     }
 
     fn check(cond: bool, what: &str) -> R<()> {
@@ -85,10 +94,154 @@ mod guest {
         }
     }
 
+    /// Every function sysfs lists: address, ids, and its config bytes.
+    type View = Vec<(Bdf, u16, u16, Vec<u8>)>;
+
+    fn sysfs_view() -> R<View> {
+        let mut v = Vec::new();
+        for bdf in sysfs::list().map_err(|e| e.to_string())? {
+            let d = SysfsDevice::open(bdf).map_err(|e| e.to_string())?;
+            let raw = std::fs::read(d.dir().join("config")).map_err(|e| e.to_string())?;
+            v.push((bdf, d.vendor_id(), d.device_id(), raw));
+        }
+        Ok(v)
+    }
+
+    /// Enumerates through `access` and compares with sysfs: the same
+    /// functions, and the same config bytes (the first `limit` of them;
+    /// STATUS is masked, its interrupt bit can change between reads).
+    fn compare_enumeration<A: ConfigAccess>(
+        name: &str,
+        access: &A,
+        truth: &View,
+        limit: usize,
+    ) -> R<()> {
+        let mut found = Vec::new();
+        let stats = enumerate::scan(access, 0, &mut |f| found.push((f.bdf, f.vendor, f.device)));
+        let mut want: Vec<_> = truth.iter().map(|t| (t.0, t.1, t.2)).collect();
+        want.sort();
+        let mut got = found.clone();
+        got.sort();
+        if got != want {
+            return Err(format!(
+                "{name}: enumeration found {got:x?}, sysfs lists {want:x?}"
+            ));
+        }
+        let bridges = stats.buses - 1;
+        let multi = found.iter().filter(|f| f.0.function != 0).count();
+        ok(&format!(
+            "{name}: enumeration equals sysfs ({} functions, {} buses via bridges, {} non-zero functions)",
+            found.len(),
+            bridges,
+            multi
+        ));
+        if bridges == 0 || multi == 0 {
+            return Err(format!(
+                "{name}: the guest topology should have a bridge and a multi-function device"
+            ));
+        }
+        for (bdf, _, _, raw) in truth {
+            let f = Function::new(access, *bdf);
+            let n = raw.len().min(limit);
+            for o in (0..n).step_by(4) {
+                let want = u32::from_le_bytes([raw[o], raw[o + 1], raw[o + 2], raw[o + 3]]);
+                let mask = if o == 4 { 0xffff } else { u32::MAX };
+                let got = f.read32(o as u16);
+                if got & mask != want & mask {
+                    return Err(format!(
+                        "{name}: {bdf} dword {o:#x}: {got:#010x}, sysfs {want:#010x}"
+                    ));
+                }
+            }
+            let ours: Vec<_> = caps::all(&f).map(|c| c.offset).collect();
+            let d = SysfsDevice::open(*bdf).map_err(|e| e.to_string())?;
+            let theirs: Vec<_> = caps::all(&d).map(|c| c.offset).collect();
+            if ours != theirs && limit >= raw.len() {
+                return Err(format!(
+                    "{name}: {bdf} capabilities {ours:x?}, via sysfs {theirs:x?}"
+                ));
+            }
+        }
+        ok(&format!(
+            "{name}: config bytes equal sysfs for every function (up to {limit} bytes)"
+        ));
+        Ok(())
+    }
+
+    fn ecam_check(truth: &View) -> R<()> {
+        let table =
+            std::fs::read("/sys/firmware/acpi/tables/MCFG").map_err(|e| format!("MCFG: {e}"))?;
+        let e = ecam::mcfg_entries(&table)
+            .next()
+            .ok_or("MCFG lists no ECAM window")?;
+        // The kernel's own reading of MCFG, in /proc/iomem.
+        let iomem = std::fs::read_to_string("/proc/iomem").map_err(|e| e.to_string())?;
+        let want = format!(
+            "{:x}-{:x} : PCI ECAM {:04x} [bus {:02x}-{:02x}]",
+            e.base,
+            e.base + e.len() - 1,
+            e.segment,
+            e.first_bus,
+            e.last_bus
+        );
+        if !iomem.lines().any(|l| l.trim() == want) {
+            return Err(format!(
+                "MCFG entry {e:x?} ({want}) not in /proc/iomem:\n{iomem}"
+            ));
+        }
+        ok(&format!("MCFG window {want} matches the kernel's"));
+        let mem = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/mem")
+            .map_err(|e| format!("/dev/mem: {e}"))?;
+        use std::os::fd::AsRawFd;
+        let len = e.len() as usize;
+        // SAFETY: a fresh shared mapping of the ECAM window via /dev/mem
+        // (the guest boots with iomem=relaxed so the claimed region may be
+        // mapped); nothing aliases it.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                mem.as_raw_fd(),
+                e.base as libc::off_t,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(format!(
+                "mmap /dev/mem: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        // SAFETY: p maps the whole window named by MCFG, uncached device
+        // memory, for the rest of this process (never unmapped).
+        let ecam = unsafe { Ecam::new(p.cast(), e.segment, e.first_bus, e.last_bus) }
+            .map_err(|e| e.to_string())?;
+        compare_enumeration("ECAM", &ecam, truth, 4096)
+    }
+
+    fn portio_check(truth: &View) -> R<()> {
+        // SAFETY: ioperm changes this process's I/O permission bitmap only.
+        if unsafe { libc::ioperm(0xcf8, 8, 1) } != 0 {
+            return Err(format!("ioperm: {}", std::io::Error::last_os_error()));
+        }
+        // SAFETY: ports granted above; this is the only user-space user,
+        // the guest has one CPU and the kernel is idle.
+        let io = unsafe { PortIo::new() };
+        compare_enumeration("port I/O", &io, truth, 256)
+    }
+
     pub fn run() -> R<()> {
         mount("proc", "/proc", "proc");
         mount("sysfs", "/sys", "sysfs");
         mount("devtmpfs", "/dev", "devtmpfs");
+
+        let truth = sysfs_view()?;
+        ecam_check(&truth)?;
+        portio_check(&truth)?;
 
         let bdf = sysfs::list()
             .map_err(|e| e.to_string())?
