@@ -1,6 +1,7 @@
 //! `cargo xtask`: everything CI does, runnable by hand one stage at a time.
 
 mod apt;
+mod bench;
 mod ci;
 mod conformance;
 mod freestanding;
@@ -36,6 +37,10 @@ enum Cmd {
     Conformance,
     /// Link the no_std crates into a freestanding ELF.
     Freestanding,
+    /// Run the loom models of the submit path and the signal wait.
+    Loom,
+    /// Count instructions per submit under callgrind vs the C floor.
+    BenchInstr,
     /// Compare `barebell pci` with `lspci -vvv -nn` on this machine (root).
     Lspci,
     /// Run the ECAM, port-I/O and VFIO backends in a QEMU guest.
@@ -54,6 +59,8 @@ fn main() -> ExitCode {
         Cmd::Headers => headers::ensure(&root).map(|h| println!("{}", h.root.display())),
         Cmd::Conformance => conformance::run_all(&root).map(|s| println!("{s}")),
         Cmd::Freestanding => freestanding::run(&root).map(|s| println!("{s}")),
+        Cmd::Loom => bench::loom(&root).map(|s| println!("{s}")),
+        Cmd::BenchInstr => bench::instr(&root).map(|_| ()),
         Cmd::Lspci => lspci::run(&root).map(|s| println!("{s}")),
         Cmd::QemuPci => qemu_pci::run_stage(&root).map(|s| println!("{s}")),
         Cmd::Fwcheck => fwcheck::run(&root).map(|s| println!("{s}")),

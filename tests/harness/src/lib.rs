@@ -30,6 +30,16 @@ fn leak<T>(v: T) -> &'static T {
 
 /// Makes a queue of `N` slots, maps its memory into `model`, binds it.
 pub fn rig<const N: usize>(model: &mut CpModel, config: QueueConfig) -> Rig<N> {
+    rig_with(model, config, false)
+}
+
+/// As [`rig`], choosing whether the model also polls the write index
+/// (see `HqdBinding::poll_write_index`).
+pub fn rig_with<const N: usize>(
+    model: &mut CpModel,
+    config: QueueConfig,
+    poll_write_index: bool,
+) -> Rig<N> {
     let mem: &'static QueueMemory<N> = leak(QueueMemory::new());
     let doorbells: &'static DoorbellPage = leak(DoorbellPage([const { AtomicU64::new(0) }; 512]));
     let slot = NonNull::from(&doorbells.0[3]).cast::<u64>();
@@ -55,6 +65,7 @@ pub fn rig<const N: usize>(model: &mut CpModel, config: QueueConfig) -> Rig<N> {
             slots: N as u64,
             descriptor: mem.descriptor_address(),
             doorbell: slot.as_ptr() as u64,
+            poll_write_index,
         })
         .expect("bind");
     Rig {

@@ -11,7 +11,7 @@ use barebell::time::StdClock;
 use barebell_sim::cp::{CpError, CpModel};
 use barebell_sim::thread::CpThread;
 use barebell_sim::{Seed, TickingClock};
-use barebell_tests::{rig, signals};
+use barebell_tests::{rig, rig_with, signals};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -449,7 +449,7 @@ fn two_producers_and_a_cp_thread() {
             c.fetch_add(1, Ordering::Relaxed);
         }),
     );
-    let r = rig::<64>(&mut m, QueueConfig::default());
+    let r = rig_with::<64>(&mut m, QueueConfig::default(), true);
     let s = signals(&mut m, 1, (2 * PER) as i64);
     let cp = CpThread::spawn(m).unwrap();
     let q = &r.queue;

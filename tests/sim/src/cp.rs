@@ -49,6 +49,12 @@ pub struct HqdBinding {
     pub descriptor: u64,
     /// The 8-byte doorbell slot.
     pub doorbell: u64,
+    /// Also poll `write_dispatch_id` (as `CP_HQD_PQ_WPTR_POLL_ADDR` lets a
+    /// CP do). The model watches doorbell *memory*, so it can miss a value
+    /// that a second producer overwrote with a lower one before the model
+    /// looked; real doorbell hardware sees every write. Multi-producer
+    /// tests turn this on so a lost observation cannot strand a packet.
+    pub poll_write_index: bool,
 }
 
 /// What a registered host kernel is told about its launch.
@@ -123,6 +129,9 @@ struct InFlight {
 #[derive(Debug)]
 struct Queue {
     b: HqdBinding,
+    /// Highest packet id announced so far (doorbell values may arrive out
+    /// of order from several producers; the CP keeps the maximum).
+    announced: u64,
     profiling: bool,
     in_flight: Vec<InFlight>,
     halted: bool,
@@ -242,6 +251,7 @@ impl CpModel {
             .store(read.wrapping_sub(1), Ordering::Release);
         self.queues.push(Queue {
             b,
+            announced: read.wrapping_sub(1),
             profiling: props >> AMD_QUEUE_PROPERTIES_ENABLE_PROFILING_SHIFT & 1 == 1,
             in_flight: Vec::new(),
             halted: false,
@@ -436,13 +446,30 @@ impl CpModel {
             .u64(rptr_addr, "read_dispatch_id")
             .map_err(dma_err)?
             .load(Ordering::Relaxed);
-        let announced = self
+        // `a` is later than `b` in wrapping u64 order.
+        let later = |a: u64, b: u64| a != b && a.wrapping_sub(b) < 1 << 63;
+        let mut announced = queue.announced;
+        let rung = self
             .dma
             .u64(b.doorbell, "doorbell")
             .map_err(dma_err)?
             .load(Ordering::Acquire);
-        // Announced means read <= doorbell value, within one ring of it.
-        if announced.wrapping_sub(read) >= b.slots {
+        if later(rung, announced) {
+            announced = rung;
+        }
+        if b.poll_write_index {
+            let wptr_addr = b.descriptor + offset_of!(AmdQueue, write_dispatch_id) as u64;
+            let w = self
+                .dma
+                .u64(wptr_addr, "write_dispatch_id")
+                .map_err(dma_err)?
+                .load(Ordering::Acquire);
+            if later(w.wrapping_sub(1), announced) {
+                announced = w.wrapping_sub(1);
+            }
+        }
+        self.queues[q].announced = announced;
+        if later(read, announced) {
             return Ok(false);
         }
         let slot = b.ring_base + (read & (b.slots - 1)) * 64;

@@ -1,0 +1,200 @@
+//! The submit hot loop makes no heap allocation and no system call.
+//!
+//! Allocations: a counting global allocator around 10 000 submits.
+//! System calls: the loop runs in a forked child under a seccomp filter
+//! that allows only `exit_group`/`exit`; any other system call (including
+//! `write`, `futex`, `mmap`, `clock_gettime` that misses the vDSO) kills the
+//! child with SIGSYS, which the parent sees.
+
+use barebell::aql::{Dispatch, KernelDispatchPacket};
+use barebell::doorbell::Doorbell;
+use barebell::queue::{AqlQueue, QueueConfig, QueueMemory};
+use barebell::time::Clock;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+struct Counting;
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator unchanged; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        // SAFETY: same contract as ours.
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as ours.
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+static MEM: QueueMemory<256> = QueueMemory::new();
+static DOORBELL: AtomicU64 = AtomicU64::new(0);
+
+/// The clock is never consulted on the fast path (the ring never fills
+/// here); if it were, a clock that makes no system call keeps the test
+/// about the submit path, not about time.
+struct NoSyscallClock;
+impl Clock for NoSyscallClock {
+    fn now_ns(&self) -> u64 {
+        0
+    }
+}
+
+fn queue() -> AqlQueue<'static, 256> {
+    // SAFETY: a static, accessed only atomically.
+    let d = unsafe { Doorbell::from_ptr(NonNull::from(&DOORBELL).cast()) }.unwrap();
+    AqlQueue::new(&MEM, d, QueueConfig::default())
+}
+
+/// Acts as the CP: marks everything consumed so the ring never fills.
+fn drain(q: &AqlQueue<'static, 256>) {
+    let rptr = MEM.read_index_address() as *mut u64;
+    // SAFETY: the read index is an aligned u64 in a static, accessed only
+    // atomically.
+    unsafe { AtomicU64::from_ptr(rptr) }.store(q.write_index(), Ordering::Release);
+}
+
+fn hot_loop(q: &AqlQueue<'static, 256>, pkt: &KernelDispatchPacket, n: u64) {
+    for i in 0..n {
+        q.submit(pkt, &NoSyscallClock, 1).unwrap();
+        if i % 128 == 127 {
+            drain(q);
+        }
+    }
+}
+
+fn packet() -> KernelDispatchPacket {
+    Dispatch::linear(1024, 64, 0x1000, 0x2000).packet().unwrap()
+}
+
+#[test]
+fn no_allocation_and_no_syscall_in_the_submit_loop() {
+    let q = queue();
+    let pkt = packet();
+    hot_loop(&q, &pkt, 256); // warm up
+    let before = ALLOCS.load(Ordering::Relaxed);
+    hot_loop(&q, &pkt, 10_000);
+    let after = ALLOCS.load(Ordering::Relaxed);
+    assert_eq!(after - before, 0, "allocations in the hot loop");
+    assert_eq!(DOORBELL.load(Ordering::Relaxed), q.write_index() - 1);
+
+    // SAFETY: fork in a test process; the child only runs code that does
+    // not allocate (shown above) or take locks, then exits.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        child(&q, &pkt);
+    }
+    let mut status = 0;
+    // SAFETY: waiting for our own child.
+    let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+    assert_eq!(r, pid);
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "child died (signal {}): the hot loop made a system call",
+        if libc::WIFSIGNALED(status) {
+            libc::WTERMSIG(status)
+        } else {
+            0
+        }
+    );
+}
+
+/// Installs a filter denying everything but exit: the classic BPF program
+/// `ld nr; jeq exit_group -> allow; jeq exit -> allow; kill`. Returns
+/// false if the kernel refused it.
+fn install_exit_only_filter() -> bool {
+    use libc::{BPF_ABS, BPF_JEQ, BPF_JMP, BPF_K, BPF_LD, BPF_RET, BPF_W, sock_filter, sock_fprog};
+    const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
+    const SECCOMP_RET_KILL_PROCESS: u32 = 0x8000_0000;
+    let stmt = |code: u32, k: u32| sock_filter {
+        code: code as u16,
+        jt: 0,
+        jf: 0,
+        k,
+    };
+    let jeq = |k: u32, jt: u8| sock_filter {
+        code: (BPF_JMP | BPF_JEQ | BPF_K) as u16,
+        jt,
+        jf: 0,
+        k,
+    };
+    // offsetof(struct seccomp_data, nr) == 0
+    let prog = [
+        stmt(BPF_LD | BPF_W | BPF_ABS, 0),
+        jeq(libc::SYS_exit_group as u32, 2),
+        jeq(libc::SYS_exit as u32, 1),
+        stmt(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    ];
+    let fprog = sock_fprog {
+        len: prog.len() as u16,
+        filter: prog.as_ptr() as *mut sock_filter,
+    };
+    // SAFETY: plain prctl calls with valid arguments; `fprog` and `prog`
+    // outlive them.
+    unsafe {
+        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+            && libc::prctl(
+                libc::PR_SET_SECCOMP,
+                libc::SECCOMP_MODE_FILTER,
+                &fprog as *const sock_fprog,
+            ) == 0
+    }
+}
+
+fn child(q: &AqlQueue<'static, 256>, pkt: &KernelDispatchPacket) -> ! {
+    if !install_exit_only_filter() {
+        // SAFETY: plain exit of the forked child.
+        unsafe { libc::_exit(3) };
+    }
+    // From here on any system call but exit kills us.
+    for i in 0..10_000u64 {
+        if q.submit(pkt, &NoSyscallClock, 1).is_err() {
+            // SAFETY: exit is allowed.
+            unsafe { libc::_exit(5) };
+        }
+        if i % 128 == 127 {
+            drain(q);
+        }
+    }
+    // SAFETY: exit_group is allowed; exit code 0 means the loop finished.
+    unsafe { libc::_exit(0) }
+}
+
+#[test]
+fn the_seccomp_filter_does_catch_a_syscall() {
+    // The negative control: the same filter around one getpid() must kill
+    // the child, or the test above would prove nothing.
+    // SAFETY: fork in a test process; the child makes two prctl calls and
+    // one getpid, then exits.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0);
+    if pid == 0 {
+        let ok = install_exit_only_filter();
+        // SAFETY: getpid and exit have no preconditions.
+        unsafe {
+            libc::getpid();
+            libc::_exit(if ok { 0 } else { 3 });
+        }
+    }
+    let mut status = 0;
+    // SAFETY: waiting for our own child.
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    assert!(
+        libc::WIFSIGNALED(status),
+        "getpid under the filter should have killed the child"
+    );
+    assert_eq!(libc::WTERMSIG(status), libc::SIGSYS);
+}

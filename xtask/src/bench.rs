@@ -1,0 +1,145 @@
+//! Concurrency models and performance counts for the submit path.
+//!
+//! `loom`: the loom models in runtime/tests/loom.rs, built with
+//! `--cfg loom` into their own target dir (so the flag never leaks into
+//! ordinary builds).
+//!
+//! `bench-instr`: instruction counts per submit under callgrind, which are
+//! repeatable on a noisy machine where wall time is not. Each mode of the
+//! `submit-instr` binary runs N submissions; `--toggle-collect` limits
+//! counting to the one function that performs a submission, so loop
+//! overhead and set-up are excluded on both sides.
+
+use crate::util::{cargo, output, run};
+use anyhow::{Context, Result, bail};
+use std::path::Path;
+use std::process::Command;
+
+pub fn loom(root: &Path) -> Result<String> {
+    let out = cargo()
+        .current_dir(root)
+        .env("RUSTFLAGS", "--cfg loom")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .args([
+            "test",
+            "-p",
+            "barebell",
+            "--test",
+            "loom",
+            "--release",
+            "--target-dir",
+        ])
+        .arg(root.join("target/loom"))
+        .args(["--", "--nocapture", "--test-threads=1"])
+        .output()
+        .context("running the loom tests")?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprint!("{text}");
+    if !out.status.success() {
+        bail!("loom models failed");
+    }
+    let explored: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("loom explored"))
+        .collect();
+    let passed = text
+        .lines()
+        .find(|l| l.starts_with("test result:"))
+        .unwrap_or("")
+        .to_string();
+    Ok(format!("{passed}; {}", explored.join("; ")))
+}
+
+const ITERATIONS: u64 = 100_000;
+
+/// Instructions per call of `function` when `submit-instr MODE` runs.
+fn count(bin: &Path, mode: &str, function: &str, work: &Path) -> Result<f64> {
+    let out_file = work.join(format!("callgrind.{mode}.out"));
+    let out = Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={}", out_file.display()))
+        .arg(format!("--toggle-collect={function}"))
+        .arg(bin)
+        .arg(mode)
+        .arg(ITERATIONS.to_string())
+        .output()
+        .context("running valgrind (install valgrind)")?;
+    if !out.status.success() {
+        bail!(
+            "callgrind run of {mode} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let collected: u64 = stderr
+        .lines()
+        .find_map(|l| l.split("Collected :").nth(1))
+        .and_then(|n| n.trim().parse().ok())
+        .with_context(|| format!("no 'Collected :' line from callgrind:\n{stderr}"))?;
+    if collected == 0 {
+        bail!("callgrind counted nothing in {function}: symbol missing?");
+    }
+    Ok(collected as f64 / ITERATIONS as f64)
+}
+
+pub fn instr(root: &Path) -> Result<String> {
+    run(cargo().current_dir(root).args([
+        "build",
+        "--release",
+        "--quiet",
+        "-p",
+        "barebell-bench",
+        "--bin",
+        "submit-instr",
+    ]))?;
+    let bin = root.join("target/release/submit-instr");
+    let work = root.join("target/bench-instr");
+    std::fs::create_dir_all(&work)?;
+    let barebell = count(&bin, "barebell", "barebell_submit_one", &work)?;
+    let floor = count(&bin, "floor", "barebell_floor_submit", &work)?;
+    let c_protocol = count(&bin, "c-protocol", "barebell_floor_protocol_submit", &work)?;
+    let asm = output(
+        Command::new("objdump")
+            .args(["-d", "--no-show-raw-insn"])
+            .arg(&bin),
+    )
+    .map(|d| disassembly_of(&d, "barebell_submit_one"))
+    .unwrap_or_default();
+    if !asm.is_empty() {
+        println!("barebell_submit_one, as compiled:\n{asm}");
+    }
+    println!(
+        "context: the whole protocol hand-written in C (bench/src/floor.c) takes {c_protocol:.1} instructions; barebell/C-protocol ratio {:.2}",
+        barebell / c_protocol
+    );
+    let line = format!(
+        "submit instructions: barebell {barebell:.1}, floor {floor:.1}, ratio {:.2}",
+        barebell / floor
+    );
+    println!("{line}");
+    Ok(line)
+}
+
+fn disassembly_of(dump: &str, symbol: &str) -> String {
+    let start = format!("<{symbol}>:");
+    let mut out = String::new();
+    let mut inside = false;
+    for l in dump.lines() {
+        if l.contains(&start) {
+            inside = true;
+            continue;
+        }
+        if inside {
+            if l.trim().is_empty() {
+                break;
+            }
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    out
+}
