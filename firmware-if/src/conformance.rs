@@ -19,4 +19,5 @@ pub const FACTS: &[&[Fact]] = &[
     crate::mes_api::v12::FACTS,
     crate::psp_gfx::FACTS,
     crate::pm4::FACTS,
+    crate::pm4::KFD_FACTS,
 ];

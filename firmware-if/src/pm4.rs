@@ -7,9 +7,12 @@
 //! dwords, header first, in the order and with the defaults of the
 //! `gfx_v11_0.c` function it names.
 //!
-//! `nvd.h` gives each field's *position* (`X(v) ((v) << n)`); widths here
-//! run up to the next field's position, so the facts below check every
-//! position and the control-word bitfields fix the widths.
+//! `nvd.h` gives each field's *position* (`X(v) ((v) << n)`) and every
+//! one is a fact below. Widths run up to the next field's position; where
+//! KFD's PM4 structs (`kfd_pm4_headers_ai.h`, the same KIQ packets as C
+//! bitfields) declare a field, its full mask is checked against them too.
+//! The few fields only `nvd.h` knows (VMID/QUEUE/PIPE/ME of MAP_QUEUES,
+//! the gfx11 QUERY_STATUS engine select at bit 25) have unconfirmed widths.
 
 use barebell_facts::Fact;
 use bitfield_struct::bitfield;
@@ -28,11 +31,27 @@ pub mod opcode {
 
 pub const PACKET_TYPE3: u32 = 3;
 
+/// The type-3 header dword.
+#[bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct Type3Header {
+    #[bits(8)]
+    __: u8,
+    pub opcode: u8,
+    /// Body length in dwords minus one.
+    #[bits(14)]
+    pub count: u16,
+    #[bits(2)]
+    pub packet_type: u8,
+}
+
 /// `PACKET3(op, n)`: `n` is the body length in dwords minus one.
 pub const fn header(op: u8, body_dwords: usize) -> u32 {
-    (PACKET_TYPE3 << 30)
-        | ((op as u32) << 8)
-        | ((body_dwords.wrapping_sub(1) as u32 & 0x3FFF) << 16)
+    Type3Header::new()
+        .with_packet_type(PACKET_TYPE3 as u8)
+        .with_opcode(op)
+        .with_count((body_dwords.wrapping_sub(1) & 0x3FFF) as u16)
+        .into_bits()
 }
 
 /// `CACHE_FLUSH_AND_INV_TS_EVENT` (`navi10_enum.h`): the event the gfx11
@@ -782,6 +801,107 @@ pub const FACTS: &[Fact] = &[
         "CACHE_FLUSH_AND_INV_TS_EVENT",
         CACHE_FLUSH_AND_INV_TS_EVENT as u64,
     ),
+];
+
+const K: &str = "kfd_pm4_headers_ai.h";
+
+const fn k(expr: &'static str, v: u32) -> Fact {
+    Fact::constant(K, expr, v as u64)
+}
+
+/// Field masks from KFD's bitfield structs, for the fields they share
+/// with `nvd.h`.
+pub const KFD_FACTS: &[Fact] = &[
+    k(
+        "({ union PM4_MES_TYPE_3_HEADER h_ = {0}; h_.opcode = ~0u; h_.u32All; })",
+        Type3Header::new().with_opcode(0xFF).into_bits(),
+    ),
+    k(
+        "({ union PM4_MES_TYPE_3_HEADER h_ = {0}; h_.count = ~0u; h_.u32All; })",
+        Type3Header::new().with_count(0x3FFF).into_bits(),
+    ),
+    k(
+        "({ union PM4_MES_TYPE_3_HEADER h_ = {0}; h_.type = ~0u; h_.u32All; })",
+        Type3Header::new().with_packet_type(3).into_bits(),
+    ),
+    k(
+        "({ struct pm4_mes_set_resources p_ = {0}; p_.bitfields2.vmid_mask = ~0u; p_.ordinal2; })",
+        SetResourcesCntl::new().with_vmid_mask(0xFFFF).into_bits(),
+    ),
+    k(
+        "({ struct pm4_mes_set_resources p_ = {0}; p_.bitfields2.unmap_latency = ~0u; p_.ordinal2; })",
+        SetResourcesCntl::new().with_unmap_latency(0xFF).into_bits(),
+    ),
+    k(
+        "({ struct pm4_mes_set_resources p_ = {0}; p_.bitfields2.queue_type = ~0u; p_.ordinal2; })",
+        SetResourcesCntl::new().with_queue_type(7).into_bits(),
+    ),
+    k(
+        "({ struct pm4_mes_map_queues p_ = {0}; p_.bitfields2.queue_sel = ~0u; p_.ordinal2; })",
+        MapQueuesCntl::new().with_queue_sel(3).into_bits(),
+    ),
+    k(
+        "({ struct pm4_mes_map_queues p_ = {0}; p_.bitfields2.queue_type = ~0u; p_.ordinal2; })",
+        MapQueuesCntl::new().with_queue_type(7).into_bits(),
+    ),
+    k(
+        "({ struct pm4_mes_map_queues p_ = {0}; p_.bitfields2.engine_sel = ~0u; p_.ordinal2; })",
+        MapQueuesCntl::new().with_engine_sel(7).into_bits(),
+    ),
+    k(
+        "({ struct pm4_mes_map_queues p_ = {0}; p_.bitfields2.num_queues = ~0u; p_.ordinal2; })",
+        MapQueuesCntl::new().with_num_queues(7).into_bits(),
+    ),
+    k(
+        "({ struct pm4_mes_map_queues p_ = {0}; p_.bitfields3.check_disable = ~0u; p_.ordinal3; })",
+        DoorbellCntl::new().with_check_disable(true).into_bits(),
+    ),
+    k(
+        "({ struct pm4_mes_map_queues p_ = {0}; p_.bitfields3.doorbell_offset = ~0u; p_.ordinal3; })",
+        DoorbellCntl::new()
+            .with_doorbell_offset(0x3FF_FFFF)
+            .into_bits(),
+    ),
+    k(
+        "({ struct pm4_mes_unmap_queues p_ = {0}; p_.bitfields2.action = ~0u; p_.ordinal2; })",
+        UnmapQueuesCntl::new().with_action(3).into_bits(),
+    ),
+    k(
+        "({ struct pm4_mes_unmap_queues p_ = {0}; p_.bitfields2.queue_sel = ~0u; p_.ordinal2; })",
+        UnmapQueuesCntl::new().with_queue_sel(3).into_bits(),
+    ),
+    k(
+        "({ struct pm4_mes_unmap_queues p_ = {0}; p_.bitfields2.engine_sel = ~0u; p_.ordinal2; })",
+        UnmapQueuesCntl::new().with_engine_sel(7).into_bits(),
+    ),
+    k(
+        "({ struct pm4_mes_unmap_queues p_ = {0}; p_.bitfields2.num_queues = ~0u; p_.ordinal2; })",
+        UnmapQueuesCntl::new().with_num_queues(7).into_bits(),
+    ),
+    k(
+        "({ struct pm4_mes_unmap_queues p_ = {0}; p_.bitfields3b.doorbell_offset0 = ~0u; p_.ordinal3; })",
+        DoorbellCntl::new()
+            .with_doorbell_offset(0x3FF_FFFF)
+            .into_bits(),
+    ),
+    k(
+        "({ struct pm4_mes_query_status p_ = {0}; p_.bitfields2.context_id = ~0u; p_.ordinal2; })",
+        QueryStatusCntl::new()
+            .with_context_id(0xFFF_FFFF)
+            .into_bits(),
+    ),
+    k(
+        "({ struct pm4_mes_query_status p_ = {0}; p_.bitfields2.interrupt_sel = ~0u; p_.ordinal2; })",
+        QueryStatusCntl::new().with_interrupt_sel(3).into_bits(),
+    ),
+    k(
+        "({ struct pm4_mes_query_status p_ = {0}; p_.bitfields2.command = ~0u; p_.ordinal2; })",
+        QueryStatusCntl::new().with_command(3).into_bits(),
+    ),
+    k("sizeof(struct pm4_mes_map_queues)", 7 * 4),
+    k("sizeof(struct pm4_mes_unmap_queues)", 6 * 4),
+    k("sizeof(struct pm4_mes_query_status)", 7 * 4),
+    k("sizeof(struct pm4_mes_set_resources)", 8 * 4),
 ];
 
 #[cfg(test)]
