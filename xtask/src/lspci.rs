@@ -168,6 +168,11 @@ const EXT_NAMES: &[(&str, u16)] = &[
 /// `Capabilities: [40] ...` / `Capabilities: [100 v1] ...`; `None` for
 /// lspci's `<chain looped>`/`<chain broken>` markers.
 fn parse_cap(line: &str, dev: &mut LspciDevice) -> Option<(u16, bool, Option<u16>)> {
+    // Without root lspci cannot read past the header and says so.
+    if line.starts_with("Capabilities: <access denied>") {
+        dev.access_denied = true;
+        return None;
+    }
     let rest = line.strip_prefix("Capabilities: [")?;
     let (inside, name) = rest.split_once("] ")?;
     if name.starts_with("<access denied>") {
@@ -513,6 +518,17 @@ mod tests {
             vec![(0x98, false, Some(0x11))],
             "markers are not capabilities"
         );
+        assert!(!v.access_denied);
+    }
+
+    #[test]
+    fn notices_when_lspci_was_not_root() {
+        // What lspci 3.9 prints for an unprivileged user.
+        let d = parse(
+            "0000:00:01.0 Unassigned class [ffff]: Red Hat, Inc. Device [1af4:1045] (rev 01)\n\tCapabilities: <access denied>\n",
+        );
+        assert!(d[0].access_denied);
+        assert!(d[0].caps.is_empty());
     }
 
     #[test]
