@@ -143,6 +143,23 @@ mod tests {
         assert_eq!(&g.as_bytes()[16..24], &7u64.to_le_bytes());
     }
 
+    /// v11 MISC is pack(4): header, opcode, 16-byte api_status, then the
+    /// payload union at byte 24; v12 pads the union to 8 (also 24 here,
+    /// since api_status already ends 8-aligned).
+    #[test]
+    fn misc_write_reg_payload_follows_the_status_fence() {
+        let f = v11::Misc::write_reg(0x1234, 0xdead_beef);
+        let b = f.as_bytes();
+        assert_eq!(&b[4..8], &0u32.to_le_bytes());
+        assert_eq!(&b[24..32], &[0x34, 0x12, 0, 0, 0xef, 0xbe, 0xad, 0xde]);
+        let g = v12::Misc::read_reg(0x40, 0x1_0000_0000);
+        let b = g.as_bytes();
+        assert_eq!(&b[4..8], &3u32.to_le_bytes());
+        assert_eq!(&b[24..28], &0x40u32.to_le_bytes());
+        // v12 READ_REG: buffer_addr 8-aligned inside the payload.
+        assert_eq!(&b[32..40], &0x1_0000_0000u64.to_le_bytes());
+    }
+
     /// `MES_ERR_CODE(api_err=5, opcode=2, misc_op=0, category=1)` from
     /// `mes_v12_api_def.h`, expanded by hand: (5 | 2<<8 | 1<<24 | 1<<31) << 32.
     #[test]

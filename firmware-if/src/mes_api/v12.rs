@@ -9,7 +9,7 @@
 use super::{ApiStatus, FRAME_BYTES, Frame, Le32, Le64};
 use barebell_facts::Fact;
 use bitfield_struct::bitfield;
-use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+use zerocopy::{FromBytes, FromZeros, Immutable, IntoBytes, KnownLayout};
 
 /// `enum MES_SCH_API_OPCODE`.
 pub mod opcode {
@@ -625,6 +625,37 @@ impl Frame for Misc {
     }
     fn api_status_mut(&mut self) -> &mut ApiStatus {
         &mut self.api_status
+    }
+}
+
+impl Misc {
+    /// A MISC frame carrying sub-operation `op` (a [`misc_opcode`]) with
+    /// payload `p` at the start of its union (follows
+    /// `mes_v12_0_misc_op()`).
+    pub fn with_payload<T: IntoBytes + Immutable>(op: u32, p: &T) -> Self {
+        let mut f = <Self as Frame>::new();
+        f.opcode = Le32::new(op);
+        let src = p.as_bytes();
+        if let Some(dst) = f.data.as_mut_bytes().get_mut(..src.len()) {
+            dst.copy_from_slice(src);
+        }
+        f
+    }
+
+    /// MISC/WRITE_REG: MES writes `value` to register dword `reg_offset`.
+    pub fn write_reg(reg_offset: u32, value: u32) -> Self {
+        let mut w = WriteReg::new_zeroed();
+        w.reg_offset = Le32::new(reg_offset);
+        w.reg_value = Le32::new(value);
+        Self::with_payload(misc_opcode::WRITE_REG, &w)
+    }
+
+    /// MISC/READ_REG: MES copies register `reg_offset` to `buffer_addr`.
+    pub fn read_reg(reg_offset: u32, buffer_addr: u64) -> Self {
+        let mut r = ReadReg::new_zeroed();
+        r.reg_offset = Le32::new(reg_offset);
+        r.buffer_addr = Le64::new(buffer_addr);
+        Self::with_payload(misc_opcode::READ_REG, &r)
     }
 }
 
@@ -1897,4 +1928,34 @@ pub const FACTS: &[Fact] = barebell_facts::fact_table!(
         0
     )],
     [Fact::constant(H, "MES_API_QUERY_MES__CHECK_HEALTHY", 1)],
+    [Fact::offset(
+        H,
+        "union MESAPI__MISC",
+        "write_reg",
+        core::mem::offset_of!(Misc, data)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__MISC",
+        "inv_gart",
+        core::mem::offset_of!(Misc, data)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__MISC",
+        "query_status",
+        core::mem::offset_of!(Misc, data)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__MISC",
+        "read_reg",
+        core::mem::offset_of!(Misc, data)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__MISC",
+        "wait_reg_mem",
+        core::mem::offset_of!(Misc, data)
+    )],
 );
