@@ -1,13 +1,13 @@
 //! Arbitrary bytes as a config space: the capability walks must end,
 //! stay in range, never revisit an offset, and nothing may panic: not
 //! the typed views, not BAR decode, not BAR sizing or a ReBAR resize on a
-//! writable copy.
+//! writable copy. The bytes are also parsed as an ACPI MCFG table.
 #![no_main]
 
 use barebell_pcie::caps::{self, aer, dsn, express, msi, msix, pm, rebar, vendor};
 use barebell_pcie::config::ConfigSpace;
 use barebell_pcie::mem::{ConfigArray, ConfigBytes};
-use barebell_pcie::{bar, config};
+use barebell_pcie::{bar, config, ecam};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -48,6 +48,10 @@ fuzz_target!(|data: &[u8]| {
         let _ = a.status(&cfg);
     }
     let _ = dsn::serial_number(&cfg);
+    // The same bytes as an ACPI MCFG table.
+    for e in ecam::mcfg_entries(data) {
+        let _ = e.len();
+    }
 
     // Writable copy: the operations that write must not panic either.
     let mut w = ConfigArray::from_bytes(data);
