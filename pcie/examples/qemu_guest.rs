@@ -3,8 +3,8 @@
 //! First it enumerates the guest's PCI hierarchy (a q35 chipset: a root
 //! port with a device behind it, the multi-function ICH9 at 00:1f) twice,
 //! through the real ECAM window that ACPI's MCFG table names and through
-//! x86 port I/O, and compares both with the kernel's sysfs view. Then it
-//! opens QEMU's `edu` device (1234:11e8, an emulated PCI device with an ID
+//! x86 port I/O, and compares both with the kernel's sysfs view. It enables
+//! and maps QEMU's `edu` device through sysfs. Then it opens `edu` (1234:11e8, an emulated PCI device with an ID
 //! register, a liveness register and a DMA engine) through VFIO behind an
 //! emulated Intel IOMMU, and exercises the whole group/container path:
 //! container and group ioctls, device fd, config region, BAR mmap, DMA map
@@ -253,6 +253,28 @@ mod guest {
             })
             .ok_or("no edu device (1234:11e8) in the guest")?;
         ok(&format!("found edu at {bdf}"));
+
+        // The sysfs backend's host-side operations, while no driver owns
+        // edu: `enable`, then BAR0 through `resource0`.
+        {
+            let sys = SysfsDevice::open(bdf).map_err(|e| e.to_string())?;
+            sys.enable().map_err(|e| e.to_string())?;
+            check(
+                sys.command() & config::COMMAND_MEMORY != 0,
+                "sysfs enable turned on memory decode",
+            )?;
+            let bar0 = sys.map_bar(0).map_err(|e| e.to_string())?;
+            let sizes = sys.resources().map_err(|e| e.to_string())?;
+            check(
+                bar0.len() as u64 == sizes[0].size() && bar0.read32(0) & 0xff == 0xed,
+                &format!(
+                    "sysfs resource0 mapping reads the edu ID {:#010x}",
+                    bar0.read32(0)
+                ),
+            )?;
+            // Leave the device disabled again for vfio-pci.
+            std::fs::write(sys.dir().join("enable"), "0").map_err(|e| e.to_string())?;
+        }
 
         // Before vfio-pci is loaded there is no /dev/vfio: the error must
         // say what to do.

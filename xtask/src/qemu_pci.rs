@@ -4,7 +4,8 @@
 //! ECAM (at the window ACPI's MCFG names, mapped through `/dev/mem`) and
 //! port I/O each enumerate the guest's hierarchy (a root port with a
 //! device behind it, the multi-function ICH9) and must agree with the
-//! guest kernel's sysfs. Then the VFIO group/container backend drives
+//! guest kernel's sysfs; the sysfs backend enables and maps a BAR (the
+//! development VM's kernel has no `resourceN` files). Then the VFIO group/container backend drives
 //! QEMU's emulated `edu` PCI device behind an emulated Intel IOMMU.
 //!
 //! No machine here has a GPU or an IOMMU group to hand out, so this is the
