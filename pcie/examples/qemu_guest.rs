@@ -3,10 +3,10 @@
 //! First it enumerates the guest's PCI hierarchy (a q35 chipset: a root
 //! port with a device behind it, the multi-function ICH9 at 00:1f) twice,
 //! through the real ECAM window that ACPI's MCFG table names and through
-//! x86 port I/O, and compares both with the kernel's sysfs view. It enables
-//! and maps QEMU's `edu` device through sysfs. Then it opens `edu` (1234:11e8, an emulated PCI device with an ID
-//! register, a liveness register and a DMA engine) through VFIO behind an
-//! emulated Intel IOMMU, and exercises the whole group/container path:
+//! x86 port I/O, and compares both with the kernel's sysfs view. It
+//! enables and maps QEMU's `edu` device (1234:11e8, an emulated PCI device
+//! with an ID register, a liveness register and a DMA engine) through
+//! sysfs. Then it opens `edu` through VFIO behind an emulated Intel IOMMU, and exercises the whole group/container path:
 //! container and group ioctls, device fd, config region, BAR mmap, DMA map
 //! of a guest buffer at a chosen IOVA (checked by making the device DMA
 //! through it), unmap, and reset.
