@@ -6,10 +6,11 @@
 //! x86 port I/O, and compares both with the kernel's sysfs view. It
 //! enables and maps QEMU's `edu` device (1234:11e8, an emulated PCI device
 //! with an ID register, a liveness register and a DMA engine) through
-//! sysfs. Then it opens `edu` through VFIO behind an emulated Intel IOMMU, and exercises the whole group/container path:
-//! container and group ioctls, device fd, config region, BAR mmap, DMA map
-//! of a guest buffer at a chosen IOVA (checked by making the device DMA
-//! through it), unmap, and reset.
+//! sysfs. Then it opens `edu` through VFIO behind an emulated Intel
+//! IOMMU and exercises the whole group/container path: container and
+//! group ioctls, device fd, config region, BAR mmap, DMA map of a guest
+//! buffer at a chosen IOVA (checked by making the device DMA through it),
+//! unmap, and reset.
 //!
 //! It prints `QEMU-PCI: ok <what>` per check and `QEMU-PCI: FAIL <why>`
 //! on the first failure, then powers the guest off. The edu register
