@@ -96,7 +96,9 @@ pub fn instr(root: &Path) -> Result<String> {
         "--bin",
         "submit-instr",
     ]))?;
-    let bin = root.join("target/release/submit-instr");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| root.join("target"), std::path::PathBuf::from);
+    let bin = target.join("release/submit-instr");
     let work = root.join("target/bench-instr");
     std::fs::create_dir_all(&work)?;
     let barebell = count(&bin, "barebell", "barebell_submit_one", &work)?;
