@@ -1,6 +1,8 @@
 //! `barebell`: the command-line front end.
 
 mod fw;
+mod latency;
+mod latency_plot;
 mod pci;
 
 use clap::{Parser, Subcommand};
@@ -26,6 +28,9 @@ enum Command {
         #[arg(long)]
         header: Option<String>,
     },
+    /// Measure doorbell-submission latency by phase (publish, doorbell,
+    /// pickup, completion) on the built-in device model.
+    Latency(latency::LatencyArgs),
     /// Inspect amdgpu firmware containers.
     Fw {
         #[command(subcommand)]
@@ -42,6 +47,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Fw { command } => fw::run(command),
+        Command::Latency(args) => latency::run(args),
         Command::Pci { command } => pci::run(command),
         Command::Facts { header } => {
             let mut n = 0usize;

@@ -19,6 +19,7 @@ pub mod aql;
 pub mod bus;
 pub mod conformance;
 pub mod doorbell;
+pub mod latency;
 pub mod queue;
 pub mod regs;
 pub mod signal;

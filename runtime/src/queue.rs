@@ -336,11 +336,11 @@ where
     }
 }
 
-/// One packet, in ROCR's order: reserve, wait for space, write bytes
-/// 4..64, store-release the header word, ring with this packet's id.
-/// Returns the packet id.
+/// Everything of a submission but the doorbell: reserve, wait for space,
+/// write bytes 4..64, store-release the header word. Returns the id. The
+/// latency tool uses this split to time the doorbell store on its own.
 #[inline(always)]
-pub fn submit_with<M, P, C>(
+pub fn publish_with<M, P, C>(
     mem: &M,
     packet: &P,
     clock: &C,
@@ -355,6 +355,24 @@ where
     wait_for_space(mem, id, 1, clock, timeout_ns)?;
     mem.write_body(id, packet.bytes());
     mem.publish(id, packet.header_word());
+    Ok(id)
+}
+
+/// One packet, in ROCR's order: [`publish_with`], then ring the doorbell
+/// with this packet's id. Returns the packet id.
+#[inline(always)]
+pub fn submit_with<M, P, C>(
+    mem: &M,
+    packet: &P,
+    clock: &C,
+    timeout_ns: u64,
+) -> Result<u64, SubmitError>
+where
+    M: QueueMem + ?Sized,
+    P: Packet,
+    C: Clock + ?Sized,
+{
+    let id = publish_with(mem, packet, clock, timeout_ns)?;
     mem.ring(id);
     Ok(id)
 }
@@ -509,6 +527,23 @@ impl<'m, const SLOTS: usize> AqlQueue<'m, SLOTS> {
         timeout_ns: u64,
     ) -> Result<u64, SubmitError> {
         submit_with(self, packet, clock, timeout_ns)
+    }
+
+    /// Publishes one packet without ringing; see [`publish_with`].
+    #[inline]
+    pub fn publish_packet<P: Packet, C: Clock + ?Sized>(
+        &self,
+        packet: &P,
+        clock: &C,
+        timeout_ns: u64,
+    ) -> Result<u64, SubmitError> {
+        publish_with(self, packet, clock, timeout_ns)
+    }
+
+    /// Rings the doorbell for packets up to `last_id`.
+    #[inline(always)]
+    pub fn ring_doorbell(&self, last_id: u64) {
+        self.doorbell.ring(last_id);
     }
 
     /// Publishes `packets` with one doorbell; returns the first id.

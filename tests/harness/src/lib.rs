@@ -1,34 +1,11 @@
-//! Shared fixtures for the integration tests: queue memory, doorbells and
-//! signals placed where both the runtime and the device model can reach
-//! them, and the model bound to them.
-//!
-//! Memory is leaked on purpose: a model running on a thread must be able
-//! to touch it for as long as the process lives, which is exactly the
-//! contract `Dma::map` asks for.
+//! Shared fixtures for the integration tests: the model's placement
+//! helpers (`barebell_sim::host`) with test-friendly signatures.
 
-use barebell::doorbell::Doorbell;
-use barebell::queue::{AqlQueue, QueueConfig, QueueMemory};
-use barebell::signal::SignalMemory;
-use barebell_sim::cp::{CpModel, HqdBinding};
-use core::ptr::NonNull;
-use core::sync::atomic::AtomicU64;
+use barebell::queue::QueueConfig;
+use barebell_sim::cp::CpModel;
+pub use barebell_sim::host::{ModelQueue as Rig, signals};
 
-/// One page of doorbells, as BAR2 would hold them.
-#[repr(C, align(4096))]
-pub struct DoorbellPage(pub [AtomicU64; 512]);
-
-/// A queue, its doorbell, and the model index it is bound under.
-pub struct Rig<const N: usize> {
-    pub queue: AqlQueue<'static, N>,
-    pub model_queue: usize,
-    pub doorbells: &'static DoorbellPage,
-}
-
-fn leak<T>(v: T) -> &'static T {
-    Box::leak(Box::new(v))
-}
-
-/// Makes a queue of `N` slots, maps its memory into `model`, binds it.
+/// A queue of `N` slots bound to `model` (doorbell-driven).
 pub fn rig<const N: usize>(model: &mut CpModel, config: QueueConfig) -> Rig<N> {
     rig_with(model, config, false)
 }
@@ -40,58 +17,49 @@ pub fn rig_with<const N: usize>(
     config: QueueConfig,
     poll_write_index: bool,
 ) -> Rig<N> {
-    let mem: &'static QueueMemory<N> = leak(QueueMemory::new());
-    let doorbells: &'static DoorbellPage = leak(DoorbellPage([const { AtomicU64::new(0) }; 512]));
-    let slot = NonNull::from(&doorbells.0[3]).cast::<u64>();
-    // SAFETY: the page is leaked ('static) and only accessed atomically.
-    let doorbell = unsafe { Doorbell::from_ptr(slot) }.expect("aligned doorbell");
-    let queue = AqlQueue::new(mem, doorbell, config);
-    // SAFETY: `mem` and `doorbells` are leaked, so they outlive the model;
-    // the runtime accesses the shared parts atomically or per the AQL
-    // publish protocol.
-    unsafe {
-        model.dma_mut().map(
-            mem as *const _ as u64,
-            core::mem::size_of::<QueueMemory<N>>() as u64,
-        );
-        model.dma_mut().map(
-            doorbells as *const _ as u64,
-            core::mem::size_of::<DoorbellPage>() as u64,
-        );
-    }
-    let model_queue = model
-        .bind(HqdBinding {
-            ring_base: mem.ring_address(),
-            slots: N as u64,
-            descriptor: mem.descriptor_address(),
-            doorbell: slot.as_ptr() as u64,
-            poll_write_index,
-        })
-        .expect("bind");
-    Rig {
-        queue,
-        model_queue,
-        doorbells,
-    }
+    barebell_sim::host::queue(model, config, poll_write_index)
+        .expect("placing a queue in the model")
 }
 
-/// `n` signals with value `initial`, mapped into `model`.
-pub fn signals(model: &mut CpModel, n: usize, initial: i64) -> &'static [SignalMemory] {
-    let v: Vec<SignalMemory> = (0..n).map(|_| SignalMemory::new(initial)).collect();
-    let s: &'static [SignalMemory] = Box::leak(v.into_boxed_slice());
-    // SAFETY: leaked, so it outlives the model; signal fields are accessed
-    // atomically by both sides.
+/// Installs a filter denying everything but exit: the classic BPF program
+/// `ld nr; jeq exit_group -> allow; jeq exit -> allow; kill`. Returns
+/// false if the kernel refused it.
+pub fn install_exit_only_filter() -> bool {
+    use libc::{BPF_ABS, BPF_JEQ, BPF_JMP, BPF_K, BPF_LD, BPF_RET, BPF_W, sock_filter, sock_fprog};
+    const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
+    const SECCOMP_RET_KILL_PROCESS: u32 = 0x8000_0000;
+    let stmt = |code: u32, k: u32| sock_filter {
+        code: code as u16,
+        jt: 0,
+        jf: 0,
+        k,
+    };
+    let jeq = |k: u32, jt: u8| sock_filter {
+        code: (BPF_JMP | BPF_JEQ | BPF_K) as u16,
+        jt,
+        jf: 0,
+        k,
+    };
+    // offsetof(struct seccomp_data, nr) == 0
+    let prog = [
+        stmt(BPF_LD | BPF_W | BPF_ABS, 0),
+        jeq(libc::SYS_exit_group as u32, 2),
+        jeq(libc::SYS_exit as u32, 1),
+        stmt(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    ];
+    let fprog = sock_fprog {
+        len: prog.len() as u16,
+        filter: prog.as_ptr() as *mut sock_filter,
+    };
+    // SAFETY: plain prctl calls with valid arguments; `fprog` and `prog`
+    // outlive them.
     unsafe {
-        model
-            .dma_mut()
-            .map(s.as_ptr() as u64, core::mem::size_of_val(s) as u64);
-    }
-    s
-}
-
-impl<const N: usize> Rig<N> {
-    /// The value last written to this queue's doorbell.
-    pub fn doorbell_value(&self) -> u64 {
-        self.doorbells.0[3].load(core::sync::atomic::Ordering::Acquire)
+        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+            && libc::prctl(
+                libc::PR_SET_SECCOMP,
+                libc::SECCOMP_MODE_FILTER,
+                &fprog as *const sock_fprog,
+            ) == 0
     }
 }

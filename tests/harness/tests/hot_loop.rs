@@ -126,51 +126,8 @@ fn no_allocation_and_no_syscall_in_the_submit_loop() {
     );
 }
 
-/// Installs a filter denying everything but exit: the classic BPF program
-/// `ld nr; jeq exit_group -> allow; jeq exit -> allow; kill`. Returns
-/// false if the kernel refused it.
-fn install_exit_only_filter() -> bool {
-    use libc::{BPF_ABS, BPF_JEQ, BPF_JMP, BPF_K, BPF_LD, BPF_RET, BPF_W, sock_filter, sock_fprog};
-    const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
-    const SECCOMP_RET_KILL_PROCESS: u32 = 0x8000_0000;
-    let stmt = |code: u32, k: u32| sock_filter {
-        code: code as u16,
-        jt: 0,
-        jf: 0,
-        k,
-    };
-    let jeq = |k: u32, jt: u8| sock_filter {
-        code: (BPF_JMP | BPF_JEQ | BPF_K) as u16,
-        jt,
-        jf: 0,
-        k,
-    };
-    // offsetof(struct seccomp_data, nr) == 0
-    let prog = [
-        stmt(BPF_LD | BPF_W | BPF_ABS, 0),
-        jeq(libc::SYS_exit_group as u32, 2),
-        jeq(libc::SYS_exit as u32, 1),
-        stmt(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-        stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    ];
-    let fprog = sock_fprog {
-        len: prog.len() as u16,
-        filter: prog.as_ptr() as *mut sock_filter,
-    };
-    // SAFETY: plain prctl calls with valid arguments; `fprog` and `prog`
-    // outlive them.
-    unsafe {
-        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
-            && libc::prctl(
-                libc::PR_SET_SECCOMP,
-                libc::SECCOMP_MODE_FILTER,
-                &fprog as *const sock_fprog,
-            ) == 0
-    }
-}
-
 fn child(q: &AqlQueue<'static, 256>, pkt: &KernelDispatchPacket) -> ! {
-    if !install_exit_only_filter() {
+    if !barebell_tests::install_exit_only_filter() {
         // SAFETY: plain exit of the forked child.
         unsafe { libc::_exit(3) };
     }
@@ -197,7 +154,7 @@ fn the_seccomp_filter_does_catch_a_syscall() {
     let pid = unsafe { libc::fork() };
     assert!(pid >= 0);
     if pid == 0 {
-        let ok = install_exit_only_filter();
+        let ok = barebell_tests::install_exit_only_filter();
         // SAFETY: getpid and exit have no preconditions.
         unsafe {
             libc::getpid();

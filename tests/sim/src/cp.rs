@@ -160,6 +160,10 @@ pub struct CpModel {
     pub faults: CpFaults,
     /// Launch-to-completion time of a dispatch, drawn per packet.
     pub dispatch_ns: core::ops::RangeInclusive<u64>,
+    /// If set, the model's time (and so CP timestamps) comes from here
+    /// instead of its seeded counter: used when the model runs on a thread
+    /// next to a latency measurement, so timestamps are host nanoseconds.
+    time_source: Option<fn() -> u64>,
 }
 
 impl core::fmt::Debug for CpModel {
@@ -199,7 +203,14 @@ impl CpModel {
             errors: Vec::new(),
             faults: CpFaults::default(),
             dispatch_ns: 200..=5_000,
+            time_source: None,
         }
+    }
+
+    /// Takes time from `f` (nanoseconds) instead of simulating it. The
+    /// run stops being deterministic; use it only with the thread driver.
+    pub fn use_time_source(&mut self, f: fn() -> u64) {
+        self.time_source = Some(f);
     }
 
     pub fn dma_mut(&mut self) -> &mut Dma {
@@ -284,7 +295,10 @@ impl CpModel {
         if self.faults.stop_consuming {
             return s;
         }
-        self.now_ns += self.rng.random_range(10..=100);
+        match self.time_source {
+            Some(f) => self.now_ns = f(),
+            None => self.now_ns += self.rng.random_range(10..=100),
+        }
         for q in 0..self.queues.len() {
             s.completed += self.retire(q);
         }

@@ -44,4 +44,6 @@ impl Seed {
 pub mod cp;
 pub mod dma;
 #[cfg(feature = "std")]
+pub mod host;
+#[cfg(feature = "std")]
 pub mod thread;

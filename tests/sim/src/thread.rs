@@ -14,12 +14,22 @@ pub struct CpThread {
 }
 
 impl CpThread {
-    pub fn spawn(mut model: CpModel) -> std::io::Result<Self> {
+    pub fn spawn(model: CpModel) -> std::io::Result<Self> {
+        Self::spawn_with(model, || {})
+    }
+
+    /// As [`CpThread::spawn`], running `setup` on the new thread first
+    /// (e.g. to pin it to a CPU).
+    pub fn spawn_with(
+        mut model: CpModel,
+        setup: impl FnOnce() + Send + 'static,
+    ) -> std::io::Result<Self> {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let handle = std::thread::Builder::new()
             .name("barebell-sim-cp".into())
             .spawn(move || {
+                setup();
                 let mut idle = 0u32;
                 while !flag.load(Ordering::Relaxed) {
                     if model.step().progressed() {

@@ -1,0 +1,469 @@
+//! `barebell latency`: doorbell-submission latency by phase.
+//!
+//! The target is the built-in device model: a CP model running on its own
+//! thread (pinned to another CPU when there is one) that polls the doorbell
+//! memory, consumes AQL packets and signals completion. The measured
+//! thread publishes, rings and waits exactly as it would against a GPU;
+//! only the consumer differs. Numbers therefore describe barebell's CPU
+//! side plus a software CP's reaction time, not a GPU's.
+
+use barebell::aql::{Dispatch, Fences};
+use barebell::latency::run::{LatencyError, PHASES, Params, Sample, measure};
+use barebell::latency::tsc::{self, TscScale};
+use barebell::latency::{Histogram, Outliers, Summary};
+use barebell::queue::QueueConfig;
+use barebell_sim::Seed;
+use barebell_sim::cp::CpModel;
+use barebell_sim::thread::CpThread;
+use clap::Args;
+use serde::Serialize;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Ring size of the measured queue.
+const SLOTS: usize = 256;
+/// The kernel object the model's placeholder host function answers to.
+const KERNEL_OBJECT: u64 = 0x10_0000;
+
+#[derive(Args, Debug, Clone)]
+pub struct LatencyArgs {
+    /// Measured iterations.
+    #[arg(long, default_value_t = 10_000)]
+    iterations: usize,
+    /// Unmeasured iterations first (caches, branch predictors, the model
+    /// thread's first touches of the ring).
+    #[arg(long, default_value_t = 1_000)]
+    warmup: usize,
+    /// Packets per doorbell.
+    #[arg(long, default_value_t = 1)]
+    batch: usize,
+    /// Start iterations at least this many microseconds apart (0: back to
+    /// back).
+    #[arg(long, default_value_t = 0)]
+    pace_us: u64,
+    /// CPU for the measuring thread (default: the highest-numbered CPU this
+    /// process may use).
+    #[arg(long)]
+    cpu: Option<usize>,
+    /// CPU for the model's CP thread (default: another allowed CPU).
+    #[arg(long)]
+    model_cpu: Option<usize>,
+    /// How long the model's placeholder kernel "runs", in ns.
+    #[arg(long, default_value_t = 0)]
+    kernel_ns: u64,
+    /// Seed for the model.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Bound on each wait, in milliseconds.
+    #[arg(long, default_value_t = 2_000)]
+    bound_ms: u64,
+    /// Write summary statistics as JSON.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write every iteration's phase durations as CSV.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Write a histogram and CDF plot as SVG.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// How many of the slowest iterations to list.
+    #[arg(long, default_value_t = 5)]
+    outliers: usize,
+}
+
+#[derive(Serialize, Debug)]
+struct PhaseJson {
+    count: u64,
+    min: u64,
+    mean: f64,
+    p50: u64,
+    p90: u64,
+    p99: u64,
+    p99_9: u64,
+    max: u64,
+}
+
+impl From<Summary> for PhaseJson {
+    fn from(s: Summary) -> Self {
+        PhaseJson {
+            count: s.count,
+            min: s.min,
+            mean: s.mean,
+            p50: s.p50,
+            p90: s.p90,
+            p99: s.p99,
+            p99_9: s.p99_9,
+            max: s.max,
+        }
+    }
+}
+
+#[derive(Serialize, Debug)]
+struct TimerJson {
+    tsc_hz: u64,
+    calibrated_against: &'static str,
+    cpuid_hz: Option<u64>,
+    invariant_tsc: bool,
+    hypervisor: bool,
+    overhead_min_ns: u64,
+    overhead_p50_ns: u64,
+}
+
+#[derive(Serialize, Debug)]
+struct ParamsJson {
+    target: &'static str,
+    iterations: usize,
+    warmup: usize,
+    batch: usize,
+    pace_us: u64,
+    cpu: Option<usize>,
+    model_cpu: Option<usize>,
+    kernel_ns: u64,
+    seed: u64,
+    ring_slots: usize,
+}
+
+#[derive(Serialize, Debug)]
+struct Report {
+    params: ParamsJson,
+    timer: TimerJson,
+    /// Per phase, in nanoseconds: publish, doorbell, pickup, completion, total.
+    phases: std::collections::BTreeMap<&'static str, PhaseJson>,
+    /// The slowest iterations by total time: `[total_ns, iteration]`.
+    outliers: Vec<(u64, u64)>,
+    warnings: Vec<String>,
+}
+
+fn monotonic_raw_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec for the kernel to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_RAW, &mut ts) };
+    (ts.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(ts.tv_nsec as u64)
+}
+
+/// TSC frequency measured against CLOCK_MONOTONIC_RAW over ~100 ms.
+fn calibrate() -> Option<TscScale> {
+    let (n0, t0) = (monotonic_raw_ns(), tsc::start());
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let (n1, t1) = (monotonic_raw_ns(), tsc::end());
+    let dn = n1.checked_sub(n0)?;
+    let dt = t1.checked_sub(t0)?;
+    TscScale::from_hz((u128::from(dt) * 1_000_000_000 / u128::from(dn.max(1))) as u64)
+}
+
+/// Cost of one start()/end() pair, min and median, in ticks.
+fn timer_overhead() -> (u64, u64) {
+    let mut v: Vec<u64> = (0..10_001)
+        .map(|_| {
+            let a = tsc::start();
+            let b = tsc::end();
+            b.wrapping_sub(a)
+        })
+        .collect();
+    v.sort_unstable();
+    (v[0], v[v.len() / 2])
+}
+
+fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: valid pointer and size for our own thread (pid 0).
+    let r = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    if r != 0 {
+        return Vec::new();
+    }
+    // SAFETY: CPU_ISSET reads the set we own; indices are below CPU_SETSIZE.
+    (0..libc::CPU_SETSIZE as usize)
+        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+        .collect()
+}
+
+fn pin_current_thread(cpu: usize) -> Result<(), String> {
+    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `cpu` is checked against CPU_SETSIZE before use.
+    if cpu >= libc::CPU_SETSIZE as usize {
+        return Err(format!("CPU {cpu} is beyond CPU_SETSIZE"));
+    }
+    // SAFETY: index checked above; the set is ours.
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    // SAFETY: valid pointer and size; pid 0 is the calling thread.
+    let r = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if r != 0 {
+        return Err(format!(
+            "sched_setaffinity(CPU {cpu}): {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
+}
+
+pub fn run(a: LatencyArgs) -> ExitCode {
+    match run_inner(&a) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("barebell latency: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_inner(a: &LatencyArgs) -> Result<(), String> {
+    if a.iterations == 0 {
+        return Err("--iterations must be at least 1".into());
+    }
+    let mut warnings = Vec::new();
+    let feats = tsc::features();
+    if !cfg!(target_arch = "x86_64") {
+        return Err("the latency timer needs an x86-64 time-stamp counter".into());
+    }
+    if !feats.rdtscp {
+        return Err("this CPU has no RDTSCP; the fenced end-of-interval read needs it".into());
+    }
+    if !feats.invariant {
+        warnings.push("CPUID does not report an invariant TSC: ticks may not be time (frequency changes, or a hypervisor hiding the bit)".to_string());
+    }
+    let scale = calibrate().ok_or("TSC calibration against CLOCK_MONOTONIC_RAW failed")?;
+    let (ov_min, ov_p50) = timer_overhead();
+
+    // CPUs: measuring thread on one, model thread on another.
+    let cpus = allowed_cpus();
+    let cpu = a.cpu.or_else(|| cpus.last().copied());
+    let model_cpu = a
+        .model_cpu
+        .or_else(|| cpus.iter().rev().copied().find(|c| Some(*c) != cpu));
+    if cpu.is_some() && cpu == model_cpu {
+        warnings.push(format!("measuring thread and model thread share CPU {}: expect inflated pickup and completion times", cpu.unwrap_or(0)));
+    }
+    if model_cpu.is_none() {
+        warnings.push(
+            "only one CPU is available: the model thread competes with the measuring thread"
+                .to_string(),
+        );
+    }
+
+    // The device: a CP model on its own thread, one queue, one signal.
+    let mut model = CpModel::new(Seed(a.seed));
+    model.use_time_source(monotonic_raw_ns);
+    model.dispatch_ns = a.kernel_ns..=a.kernel_ns;
+    model.register_kernel(KERNEL_OBJECT, Box::new(|_| {}));
+    let q = barebell_sim::host::queue::<SLOTS>(
+        &mut model,
+        QueueConfig {
+            profiling: true,
+            ..Default::default()
+        },
+        false,
+    )
+    .map_err(|e| e.to_string())?;
+    let signal = &barebell_sim::host::signals(&mut model, 1, 0)[0];
+    let packet = Dispatch::linear(64, 64, KERNEL_OBJECT, 0)
+        .signal(signal.handle())
+        .fences(Fences::SYSTEM)
+        .packet()
+        .map_err(|e| e.to_string())?;
+    let cp = match model_cpu {
+        Some(c) => CpThread::spawn_with(model, move || {
+            let _ = pin_current_thread(c);
+        }),
+        None => CpThread::spawn(model),
+    }
+    .map_err(|e| format!("starting the model thread: {e}"))?;
+    if let Some(c) = cpu
+        && let Err(e) = pin_current_thread(c)
+    {
+        warnings.push(format!("could not pin the measuring thread: {e}"));
+    }
+
+    let params = Params {
+        batch: a.batch,
+        pace_ns: a.pace_us.saturating_mul(1_000),
+        bound_ns: a.bound_ms.saturating_mul(1_000_000),
+    };
+    // Everything the measured loop touches is allocated here, before it.
+    let mut warm = vec![Sample::default(); a.warmup];
+    let mut samples = vec![Sample::default(); a.iterations];
+    let result = measure(&q.queue, &packet, signal, scale, params, 0, &mut warm).and_then(|()| {
+        measure(
+            &q.queue,
+            &packet,
+            signal,
+            scale,
+            params,
+            a.warmup as u64,
+            &mut samples,
+        )
+    });
+    let model = cp
+        .stop()
+        .map_err(|_| "the model thread panicked".to_string())?;
+    result.map_err(|e: LatencyError| e.to_string())?;
+    if !model.errors().is_empty() {
+        return Err(format!(
+            "the CP model recorded errors: {:?}",
+            model.errors()
+        ));
+    }
+
+    // Statistics.
+    let mut hists: Vec<Box<Histogram>> = (0..PHASES.len())
+        .map(|_| Box::new(Histogram::new()))
+        .collect();
+    let mut outliers = Outliers::<32>::new();
+    for (i, s) in samples.iter().enumerate() {
+        let ns = [s.publish, s.doorbell, s.pickup, s.completion, s.total()].map(|t| scale.to_ns(t));
+        for (h, v) in hists.iter_mut().zip(ns) {
+            h.record(v);
+        }
+        outliers.offer(ns[4], (a.warmup + i) as u64);
+    }
+    let summaries: Vec<Summary> = hists.iter().filter_map(|h| h.summary()).collect();
+    let top: Vec<(u64, u64)> = outliers
+        .sorted()
+        .into_iter()
+        .take(a.outliers.min(outliers.len()))
+        .collect();
+
+    print_table(
+        a,
+        scale,
+        feats.invariant,
+        ov_min,
+        ov_p50,
+        &summaries,
+        &top,
+        &warnings,
+        cpu,
+        model_cpu,
+    );
+
+    let report = Report {
+        params: ParamsJson {
+            target: "model",
+            iterations: a.iterations,
+            warmup: a.warmup,
+            batch: a.batch,
+            pace_us: a.pace_us,
+            cpu,
+            model_cpu,
+            kernel_ns: a.kernel_ns,
+            seed: a.seed,
+            ring_slots: SLOTS,
+        },
+        timer: TimerJson {
+            tsc_hz: scale.hz,
+            calibrated_against: "CLOCK_MONOTONIC_RAW",
+            cpuid_hz: feats.cpuid_hz,
+            invariant_tsc: feats.invariant,
+            hypervisor: feats.hypervisor,
+            overhead_min_ns: scale.to_ns(ov_min),
+            overhead_p50_ns: scale.to_ns(ov_p50),
+        },
+        phases: PHASES
+            .iter()
+            .copied()
+            .zip(summaries.iter().map(|s| PhaseJson::from(*s)))
+            .collect(),
+        outliers: top,
+        warnings,
+    };
+    if let Some(p) = &a.json {
+        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        std::fs::write(p, text + "\n").map_err(|e| format!("writing {}: {e}", p.display()))?;
+    }
+    if let Some(p) = &a.csv {
+        write_csv(p, &samples, scale, a.warmup)
+            .map_err(|e| format!("writing {}: {e}", p.display()))?;
+    }
+    if let Some(p) = &a.svg {
+        crate::latency_plot::write_svg(p, &hists, &summaries)
+            .map_err(|e| format!("writing {}: {e}", p.display()))?;
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn print_table(
+    a: &LatencyArgs,
+    scale: TscScale,
+    invariant: bool,
+    ov_min: u64,
+    ov_p50: u64,
+    s: &[Summary],
+    top: &[(u64, u64)],
+    warnings: &[String],
+    cpu: Option<usize>,
+    model_cpu: Option<usize>,
+) {
+    let cpu_s = |c: Option<usize>| c.map_or("unpinned".to_string(), |c| format!("CPU {c}"));
+    println!(
+        "barebell latency: target model (software CP on a thread), {} iterations after {} warm-up, batch {}, {}",
+        a.iterations,
+        a.warmup,
+        a.batch,
+        if a.pace_us == 0 {
+            "back to back".to_string()
+        } else {
+            format!("paced every {} µs", a.pace_us)
+        }
+    );
+    println!(
+        "timer: TSC {:.3} GHz (calibrated against CLOCK_MONOTONIC_RAW{}), read overhead min {} ns / median {} ns; measuring on {}, model on {}",
+        scale.hz as f64 / 1e9,
+        if invariant {
+            ", invariant"
+        } else {
+            ", NOT reported invariant"
+        },
+        scale.to_ns(ov_min),
+        scale.to_ns(ov_p50),
+        cpu_s(cpu),
+        cpu_s(model_cpu)
+    );
+    println!();
+    println!(
+        "{:<11} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10}",
+        "phase (ns)", "min", "mean", "p50", "p90", "p99", "p99.9", "max"
+    );
+    for (name, x) in PHASES.iter().zip(s) {
+        println!(
+            "{:<11} {:>9} {:>9.0} {:>9} {:>9} {:>9} {:>9} {:>10}",
+            name, x.min, x.mean, x.p50, x.p90, x.p99, x.p99_9, x.max
+        );
+    }
+    if !top.is_empty() {
+        let list: Vec<String> = top.iter().map(|(v, i)| format!("{v} ns @ {i}")).collect();
+        println!("\nslowest totals: {}", list.join(", "));
+    }
+    for w in warnings {
+        println!("warning: {w}");
+    }
+    let _ = std::io::stdout().flush();
+}
+
+fn write_csv(p: &Path, samples: &[Sample], scale: TscScale, first: usize) -> std::io::Result<()> {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(p)?);
+    writeln!(
+        f,
+        "iteration,publish_ns,doorbell_ns,pickup_ns,completion_ns,total_ns"
+    )?;
+    for (i, s) in samples.iter().enumerate() {
+        writeln!(
+            f,
+            "{},{},{},{},{},{}",
+            first + i,
+            scale.to_ns(s.publish),
+            scale.to_ns(s.doorbell),
+            scale.to_ns(s.pickup),
+            scale.to_ns(s.completion),
+            scale.to_ns(s.total())
+        )?;
+    }
+    f.flush()
+}

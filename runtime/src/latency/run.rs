@@ -1,0 +1,169 @@
+//! The measured loop: one submission at a time, split into phases.
+//!
+//! Each iteration resets the completion signal, then takes TSC readings
+//! around each phase:
+//! 1. publish: reserve, write bytes 4..64, store-release the header word
+//!    (for every packet of the batch);
+//! 2. doorbell: the single 64-bit store;
+//! 3. pickup: until the CP's read index passes the last packet;
+//! 4. completion: until the completion signal reaches 0.
+//!
+//! The loop allocates nothing and makes no system call: samples go into a
+//! caller-provided slice, timing uses the TSC, and every wait is bounded
+//! by a TSC deadline with a typed error.
+
+use super::tsc::{self, TscClock, TscScale};
+use crate::aql::KernelDispatchPacket;
+use crate::queue::{AqlQueue, SubmitError};
+use crate::signal::{Condition, SignalMemory, SignalTimeout};
+use crate::time::Deadline;
+
+/// One iteration's phase durations, in TSC ticks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Sample {
+    pub publish: u64,
+    pub doorbell: u64,
+    pub pickup: u64,
+    pub completion: u64,
+}
+
+impl Sample {
+    pub fn total(&self) -> u64 {
+        self.publish + self.doorbell + self.pickup + self.completion
+    }
+}
+
+/// Phase names, in order, as reports and JSON use them.
+pub const PHASES: [&str; 5] = ["publish", "doorbell", "pickup", "completion", "total"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Params {
+    /// Packets per doorbell.
+    pub batch: usize,
+    /// Minimum start-to-start interval in ns (0 = back to back).
+    pub pace_ns: u64,
+    /// Bound on each wait (pickup, completion, ring space).
+    pub bound_ns: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LatencyError {
+    Submit {
+        iteration: u64,
+        error: SubmitError,
+    },
+    /// The read index did not pass the packet within the bound.
+    Pickup {
+        iteration: u64,
+        packet_id: u64,
+        read_index: u64,
+        waited_ns: u64,
+    },
+    Completion {
+        iteration: u64,
+        timeout: SignalTimeout,
+    },
+    /// A batch must be 1..=ring size.
+    BadBatch {
+        batch: usize,
+        slots: usize,
+    },
+}
+
+impl core::fmt::Display for LatencyError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            LatencyError::Submit { iteration, error } => {
+                write!(f, "iteration {iteration}: {error}")
+            }
+            LatencyError::Pickup {
+                iteration,
+                packet_id,
+                read_index,
+                waited_ns,
+            } => write!(
+                f,
+                "iteration {iteration}: CP did not pick up packet {packet_id} within {waited_ns} ns (read index {read_index})"
+            ),
+            LatencyError::Completion { iteration, timeout } => {
+                write!(f, "iteration {iteration}: {timeout}")
+            }
+            LatencyError::BadBatch { batch, slots } => {
+                write!(
+                    f,
+                    "batch size {batch} must be between 1 and the ring size {slots}"
+                )
+            }
+        }
+    }
+}
+
+/// Runs `out.len()` iterations (after none of warm-up: callers warm up by
+/// calling this first with a scratch slice). `packet` must name `signal`
+/// as its completion signal.
+pub fn measure<const SLOTS: usize>(
+    queue: &AqlQueue<'_, SLOTS>,
+    packet: &KernelDispatchPacket,
+    signal: &SignalMemory,
+    scale: TscScale,
+    params: Params,
+    first_iteration: u64,
+    out: &mut [Sample],
+) -> Result<(), LatencyError> {
+    if params.batch == 0 || params.batch > SLOTS {
+        return Err(LatencyError::BadBatch {
+            batch: params.batch,
+            slots: SLOTS,
+        });
+    }
+    let clock = TscClock(scale);
+    let batch = params.batch as i64;
+    let pace_ticks = (u128::from(params.pace_ns) * u128::from(scale.hz) / 1_000_000_000) as u64;
+    let mut next_start = tsc::start();
+    for (k, sample) in out.iter_mut().enumerate() {
+        let iteration = first_iteration + k as u64;
+        while pace_ticks > 0 && tsc::start() < next_start {
+            core::hint::spin_loop();
+        }
+        signal.reset(batch);
+        let t0 = tsc::start();
+        next_start = t0.wrapping_add(pace_ticks);
+        let mut last = 0;
+        for _ in 0..params.batch {
+            last = queue
+                .publish_packet(packet, &clock, params.bound_ns)
+                .map_err(|error| LatencyError::Submit { iteration, error })?;
+        }
+        let t1 = tsc::end();
+        queue.ring_doorbell(last);
+        let t2 = tsc::end();
+        let deadline = Deadline::after(&clock, params.bound_ns);
+        loop {
+            let read = queue.read_index();
+            if read.wrapping_sub(last) != 0 && read.wrapping_sub(last) < 1 << 63 {
+                break;
+            }
+            if deadline.expired(&clock) {
+                return Err(LatencyError::Pickup {
+                    iteration,
+                    packet_id: last,
+                    read_index: read,
+                    waited_ns: deadline.elapsed_ns(&clock),
+                });
+            }
+            core::hint::spin_loop();
+        }
+        let t3 = tsc::end();
+        signal
+            .wait(Condition::Eq, 0, &clock, params.bound_ns)
+            .map_err(|timeout| LatencyError::Completion { iteration, timeout })?;
+        let t4 = tsc::end();
+        *sample = Sample {
+            publish: t1.wrapping_sub(t0),
+            doorbell: t2.wrapping_sub(t1),
+            pickup: t3.wrapping_sub(t2),
+            completion: t4.wrapping_sub(t3),
+        };
+    }
+    Ok(())
+}

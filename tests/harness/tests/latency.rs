@@ -1,0 +1,169 @@
+//! The latency tool's measured loop against the CP model on a thread: it
+//! produces sane phase samples, allocates nothing and makes no system call.
+
+use barebell::aql::Dispatch;
+use barebell::latency::run::{Params, Sample, measure};
+use barebell::latency::tsc::{self, TscScale};
+use barebell::queue::QueueConfig;
+use barebell_sim::Seed;
+use barebell_sim::cp::CpModel;
+use barebell_sim::thread::CpThread;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+struct Counting;
+thread_local! {
+    static ALLOCS: Cell<usize> = const { Cell::new(0) };
+}
+// SAFETY: forwards to the system allocator unchanged; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        // SAFETY: same contract as ours.
+        unsafe { System.dealloc(p, l) }
+    }
+}
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+const KERNEL: u64 = 0x4000;
+
+/// A model with one queue and one signal, its CP on a thread.
+fn setup() -> (
+    barebell_sim::host::ModelQueue<64>,
+    &'static barebell::signal::SignalMemory,
+    CpThread,
+) {
+    let mut m = CpModel::new(Seed(21));
+    m.dispatch_ns = 0..=0;
+    m.register_kernel(KERNEL, Box::new(|_| {}));
+    let q = barebell_sim::host::queue::<64>(&mut m, QueueConfig::default(), false).unwrap();
+    let s = &barebell_sim::host::signals(&mut m, 1, 0)[0];
+    let cp = CpThread::spawn(m).unwrap();
+    (q, s, cp)
+}
+
+/// A fixed scale is enough here: the test checks structure, not speed.
+fn scale() -> TscScale {
+    TscScale::from_hz(tsc::features().cpuid_hz.unwrap_or(2_000_000_000)).unwrap()
+}
+
+const PARAMS: Params = Params {
+    batch: 1,
+    pace_ns: 0,
+    bound_ns: 2_000_000_000,
+};
+
+#[test]
+fn phases_are_measured_and_the_loop_does_not_allocate() {
+    let (q, s, cp) = setup();
+    let pkt = Dispatch::linear(64, 64, KERNEL, 0)
+        .signal(s.handle())
+        .packet()
+        .unwrap();
+    let mut samples = vec![Sample::default(); 2_000];
+    let before = ALLOCS.with(Cell::get);
+    measure(&q.queue, &pkt, s, scale(), PARAMS, 0, &mut samples).unwrap();
+    let after = ALLOCS.with(Cell::get);
+    let m = cp.stop().unwrap();
+    assert_eq!(after - before, 0, "allocations in the measured loop");
+    assert!(m.errors().is_empty());
+    assert_eq!(q.queue.read_index(), 2_000);
+    for smp in &samples {
+        // The CP cannot pick up before the doorbell, and every phase is a
+        // real interval on a monotonic counter.
+        assert!(smp.pickup > 0 && smp.publish > 0 && smp.doorbell > 0 && smp.completion > 0);
+    }
+}
+
+#[test]
+fn batches_ring_once_and_complete() {
+    let (q, s, cp) = setup();
+    let pkt = Dispatch::linear(64, 64, KERNEL, 0)
+        .signal(s.handle())
+        .packet()
+        .unwrap();
+    let mut samples = vec![Sample::default(); 100];
+    measure(
+        &q.queue,
+        &pkt,
+        s,
+        scale(),
+        Params { batch: 8, ..PARAMS },
+        0,
+        &mut samples,
+    )
+    .unwrap();
+    cp.stop().unwrap();
+    assert_eq!(q.queue.read_index(), 800);
+    assert_eq!(q.doorbell_value(), 799);
+    let err = measure(
+        &q.queue,
+        &pkt,
+        s,
+        scale(),
+        Params {
+            batch: 65,
+            ..PARAMS
+        },
+        0,
+        &mut samples,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        barebell::latency::run::LatencyError::BadBatch {
+            batch: 65,
+            slots: 64
+        }
+    );
+}
+
+#[test]
+fn measured_loop_makes_no_system_call() {
+    // SAFETY: fork in a test process; the child starts the model thread,
+    // installs a seccomp filter on its own thread and runs the loop.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0);
+    if pid == 0 {
+        let (q, s, _cp) = setup();
+        let pkt = Dispatch::linear(64, 64, KERNEL, 0)
+            .signal(s.handle())
+            .packet()
+            .unwrap();
+        let mut samples = vec![Sample::default(); 2_000];
+        let sc = scale();
+        // The filter binds this thread only (no TSYNC): the model thread,
+        // which yields to the scheduler, stays unfiltered.
+        let code = if !barebell_tests::install_exit_only_filter() {
+            3
+        } else if measure(&q.queue, &pkt, s, sc, PARAMS, 0, &mut samples).is_err() {
+            4
+        } else {
+            0
+        };
+        // SAFETY: exit_group is allowed by the filter.
+        unsafe { libc::_exit(code) };
+    }
+    let mut status = 0;
+    // SAFETY: waiting for our own child.
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "child failed: exited {} / signal {}",
+        if libc::WIFEXITED(status) {
+            libc::WEXITSTATUS(status)
+        } else {
+            -1
+        },
+        if libc::WIFSIGNALED(status) {
+            libc::WTERMSIG(status)
+        } else {
+            0
+        }
+    );
+}
