@@ -10,4 +10,5 @@ pub const FACTS: &[&[Fact]] = &[
     crate::signal::FACTS,
     crate::regs::gc_11_0_0::FACTS,
     crate::regs::gc_11_0_0::MQD_WINDOW_FACTS,
+    crate::discovery::FACTS,
 ];

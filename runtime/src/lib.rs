@@ -18,6 +18,7 @@ extern crate std;
 pub mod aql;
 pub mod bus;
 pub mod conformance;
+pub mod discovery;
 pub mod doorbell;
 pub mod latency;
 pub mod queue;

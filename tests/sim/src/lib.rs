@@ -42,6 +42,7 @@ impl Seed {
 }
 
 pub mod cp;
+pub mod discovery;
 pub mod dma;
 #[cfg(feature = "std")]
 pub mod host;

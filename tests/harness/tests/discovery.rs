@@ -1,0 +1,336 @@
+//! The runtime's discovery parser against binaries the model synthesises
+//! from a declarative part description (`barebell_sim::discovery`).
+//!
+//! Expected values come from the descriptions (the builder's input), never
+//! from the parser; the corruption tests check that each class of bad
+//! input from issue 6 gives its own typed error.
+
+use barebell::discovery::{Discovery, Error, IpVersion, hw_id};
+use barebell::regs::{IpBases, Reg};
+use barebell_sim::discovery::{self as sim, IpDesc, NAVI31, NAVI48, PartDesc};
+
+fn expect_map(d: &Discovery<'_>, desc: &PartDesc) {
+    let all: Vec<&IpDesc> = desc.dies.iter().flat_map(|die| die.iter()).collect();
+    assert_eq!(d.ip_count(), all.len());
+    assert_eq!(usize::from(d.num_dies()), desc.dies.len());
+    for ip in all {
+        let got = d.ip(ip.hw_id, ip.instance).unwrap_or_else(|| {
+            panic!(
+                "{} missing hw_id {} inst {}",
+                desc.name, ip.hw_id, ip.instance
+            )
+        });
+        let (ma, mi, rev) = ip.version;
+        assert_eq!(got.version.triple(), (ma, mi, rev));
+        assert_eq!(usize::from(got.num_bases), ip.bases.len());
+        for (k, b) in ip.bases.iter().enumerate() {
+            assert_eq!(u64::from(got.bases.0[k]), *b & 0x3FFF_FFFF, "base {k}");
+        }
+    }
+}
+
+#[test]
+fn navi31_description_round_trips() {
+    let (bin, _) = sim::build(&NAVI31);
+    let d = Discovery::parse(&bin).unwrap();
+    assert_eq!(d.ip_table_version(), 4);
+    assert!(!d.base_addr_64_bit());
+    expect_map(&d, &NAVI31);
+    let gc = d.ip(hw_id::GC, 0).unwrap();
+    assert_eq!(gc.version, IpVersion::new(11, 0, 0));
+    let mp0 = d.ip(hw_id::MP0, 0).unwrap();
+    assert_eq!(mp0.version, IpVersion::new(13, 0, 0));
+    let g = d.gc_info().unwrap().unwrap();
+    let want = NAVI31.gc.unwrap();
+    assert_eq!(g.num_se, want.num_se);
+    assert_eq!(g.max_cu_per_sh, 2 * (want.wgp0_per_sa + want.wgp1_per_sa));
+    assert_eq!(g.max_sh_per_se, want.sa_per_se);
+    assert_eq!(g.wave_size, want.wave_size);
+    assert_eq!(g.lds_size, want.lds_size);
+    let mut harvested = vec![];
+    d.for_each_harvested(|h, i| harvested.push((h, i)));
+    assert_eq!(harvested, NAVI31.harvested);
+}
+
+#[test]
+fn navi48_64_bit_bases_round_trip() {
+    let (bin, _) = sim::build(&NAVI48);
+    let d = Discovery::parse(&bin).unwrap();
+    assert!(d.base_addr_64_bit());
+    expect_map(&d, &NAVI48);
+    assert_eq!(
+        d.ip(hw_id::GC, 0).unwrap().version,
+        IpVersion::new(12, 0, 1)
+    );
+    let mut n = 0;
+    d.for_each_harvested(|_, _| n += 1);
+    assert_eq!(n, 0);
+}
+
+/// 64-bit bases keep the low 32 bits with bits 31:30 cleared
+/// (`amdgpu_discovery_reg_base_init()`).
+#[test]
+fn wide_bases_are_truncated_like_linux() {
+    static BASES: [u64; 2] = [0x0000_0001_C000_1260, 0xFFFF_FFFF_4000_A000];
+    static DIE: [IpDesc; 1] = [IpDesc::new(11, 0, (11, 0, 0), &BASES)];
+    static DIES: [&[IpDesc]; 1] = [&DIE];
+    let desc = PartDesc {
+        dies: &DIES,
+        base_64: true,
+        ..NAVI48
+    };
+    let (bin, _) = sim::build(&desc);
+    let d = Discovery::parse(&bin).unwrap();
+    assert_eq!(
+        d.ip(11, 0).unwrap().bases.0[..2],
+        [0x0000_1260, 0x0000_A000]
+    );
+}
+
+#[test]
+fn table_versions_1_and_3_decode_byte_7() {
+    static BASES: [u64; 1] = [0x1260];
+    static DIE: [IpDesc; 1] = [IpDesc {
+        variant: 0x2,
+        sub_revision: 0x5,
+        harvest: 0x3,
+        ..IpDesc::new(11, 0, (11, 0, 0), &BASES)
+    }];
+    static DIES: [&[IpDesc]; 1] = [&DIE];
+    let v3 = PartDesc {
+        table_version: 3,
+        base_64: false,
+        dies: &DIES,
+        ..NAVI31
+    };
+    let (bin, _) = sim::build(&v3);
+    let ip = Discovery::parse(&bin).unwrap().ip(11, 0).unwrap();
+    assert_eq!(
+        (ip.version.variant, ip.version.sub_revision, ip.harvest),
+        (2, 5, 0)
+    );
+    let v1 = PartDesc {
+        table_version: 1,
+        ..v3
+    };
+    let (bin, _) = sim::build(&v1);
+    let ip = Discovery::parse(&bin).unwrap().ip(11, 0).unwrap();
+    assert_eq!(
+        (ip.version.variant, ip.version.sub_revision, ip.harvest),
+        (0, 0, 3)
+    );
+}
+
+#[test]
+fn multi_die_map() {
+    static B: [u64; 1] = [0x100];
+    static D0: [IpDesc; 1] = [IpDesc::new(11, 0, (9, 4, 3), &B)];
+    static D1: [IpDesc; 2] = [
+        IpDesc::new(11, 1, (9, 4, 3), &B),
+        IpDesc::new(255, 0, (13, 0, 6), &B),
+    ];
+    static DIES: [&[IpDesc]; 2] = [&D0, &D1];
+    let desc = PartDesc {
+        dies: &DIES,
+        gc: None,
+        ..NAVI31
+    };
+    let (bin, _) = sim::build(&desc);
+    let d = Discovery::parse(&bin).unwrap();
+    expect_map(&d, &desc);
+    assert_eq!(d.ip(11, 1).unwrap().die, 1);
+    assert_eq!(d.gc_info(), Ok(None));
+}
+
+/// Linux skips (does not fail on) entries whose instance or hw id is
+/// out of range, and keeps walking past them.
+#[test]
+fn out_of_range_entries_are_skipped() {
+    static B: [u64; 2] = [1, 2];
+    static DIE: [IpDesc; 3] = [
+        IpDesc::new(11, 44, (1, 0, 0), &B),
+        IpDesc::new(300, 0, (1, 0, 0), &B),
+        IpDesc::new(255, 0, (13, 0, 0), &B),
+    ];
+    static DIES: [&[IpDesc]; 1] = [&DIE];
+    let desc = PartDesc {
+        dies: &DIES,
+        ..NAVI31
+    };
+    let (bin, _) = sim::build(&desc);
+    let d = Discovery::parse(&bin).unwrap();
+    assert_eq!(d.ip_count(), 1);
+    assert_eq!(d.ip(255, 0).unwrap().bases.0[..2], [1, 2]);
+}
+
+/// The IP map computes BAR5 byte offsets for register constants.
+#[test]
+fn ip_map_feeds_reg_byte_offset() {
+    let (bin, _) = sim::build(&NAVI31);
+    let d = Discovery::parse(&bin).unwrap();
+    let mp0: IpBases = d.ip(hw_id::MP0, 0).unwrap().bases;
+    let c2pmsg_35 = Reg {
+        name: "MP0_SMN_C2PMSG_35",
+        offset: 0x0063,
+        base_idx: 0,
+    };
+    // MP0 segment 0 of the description is 0x16000 dwords.
+    assert_eq!(c2pmsg_35.byte_offset(&mp0), Some((0x16000 + 0x63) * 4));
+}
+
+#[test]
+fn bad_binary_signature() {
+    let (mut bin, _) = sim::build(&NAVI31);
+    bin[0] ^= 0xFF;
+    assert!(matches!(
+        Discovery::parse(&bin),
+        Err(Error::BadSignature {
+            what: "binary_signature",
+            expected: 0x2821_1407,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn bad_binary_checksum() {
+    let (mut bin, l) = sim::build(&NAVI31);
+    bin[l.binary_size - 1] ^= 1;
+    assert!(matches!(
+        Discovery::parse(&bin),
+        Err(Error::BadChecksum { what: "binary", .. })
+    ));
+}
+
+#[test]
+fn bad_ip_table_signature_and_checksum() {
+    let (mut bin, l) = sim::build(&NAVI31);
+    bin[l.ip_table] = b'X';
+    sim::refresh_checksums(&mut bin);
+    assert!(matches!(
+        Discovery::parse(&bin),
+        Err(Error::BadSignature {
+            what: "ip_discovery_header.signature",
+            found,
+            expected: 0x5344_5049,
+        }) if found & 0xFF == u32::from(b'X')
+    ));
+
+    // A flipped byte inside the IP table with only the binary checksum
+    // refreshed fails the table's own checksum.
+    let (mut bin, l) = sim::build(&NAVI31);
+    bin[l.first_die + 8] ^= 0x10;
+    let size = u16::from_le_bytes([bin[10], bin[11]]) as usize;
+    let s: u16 = bin[10..size]
+        .iter()
+        .fold(0u16, |a, b| a.wrapping_add(u16::from(*b)));
+    bin[8..10].copy_from_slice(&s.to_le_bytes());
+    assert!(matches!(
+        Discovery::parse(&bin),
+        Err(Error::BadChecksum {
+            what: "ip discovery table",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn bad_gc_and_harvest_tables() {
+    let (mut bin, l) = sim::build(&NAVI31);
+    bin[l.gc_table] = 0;
+    sim::refresh_checksums(&mut bin);
+    assert!(matches!(
+        Discovery::parse(&bin),
+        Err(Error::BadSignature {
+            what: "gc table_id",
+            ..
+        })
+    ));
+    let (mut bin, l) = sim::build(&NAVI31);
+    bin[l.harvest_table + 1] = 0;
+    sim::refresh_checksums(&mut bin);
+    assert!(matches!(
+        Discovery::parse(&bin),
+        Err(Error::BadSignature {
+            what: "harvest table signature",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn counts_past_the_end() {
+    // num_ips far beyond the table: the walk runs off the binary.
+    let (mut bin, l) = sim::build(&NAVI31);
+    bin[l.first_die + 2..l.first_die + 4].copy_from_slice(&4000u16.to_le_bytes());
+    sim::refresh_checksums(&mut bin);
+    assert!(matches!(
+        Discovery::parse(&bin),
+        Err(Error::OutOfBounds { .. })
+    ));
+
+    // num_dies beyond die_info[16].
+    let (mut bin, l) = sim::build(&NAVI31);
+    bin[l.ip_table + 12..l.ip_table + 14].copy_from_slice(&17u16.to_le_bytes());
+    sim::refresh_checksums(&mut bin);
+    assert_eq!(
+        Discovery::parse(&bin).unwrap_err(),
+        Error::BadCount {
+            what: "ip_discovery_header.num_dies",
+            value: 17,
+            limit: 16
+        }
+    );
+
+    // A base count that runs past the end of a truncated binary.
+    let (mut bin, l) = sim::build(&NAVI31);
+    bin[l.first_die + 4 + 3] = 255;
+    sim::refresh_checksums(&mut bin);
+    let cut = &bin[..l.binary_size];
+    assert!(matches!(
+        Discovery::parse(cut),
+        Err(Error::OutOfBounds { .. })
+    ));
+
+    // binary_size larger than the buffer handed in.
+    let (bin, l) = sim::build(&NAVI31);
+    assert!(matches!(
+        Discovery::parse(&bin[..l.binary_size - 1]),
+        Err(Error::OutOfBounds { what: "binary", .. })
+    ));
+
+    // A die offset pointing past the end.
+    let (mut bin, l) = sim::build(&NAVI31);
+    bin[l.ip_table + 16..l.ip_table + 18].copy_from_slice(&0xFFF0u16.to_le_bytes());
+    sim::refresh_checksums(&mut bin);
+    assert!(matches!(
+        Discovery::parse(&bin),
+        Err(Error::OutOfBounds {
+            what: "die_header",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn die_id_must_match_index() {
+    let (mut bin, l) = sim::build(&NAVI31);
+    bin[l.first_die] = 3;
+    sim::refresh_checksums(&mut bin);
+    assert_eq!(
+        Discovery::parse(&bin).unwrap_err(),
+        Error::DieIdMismatch { index: 0, found: 3 }
+    );
+}
+
+#[test]
+fn empty_and_short_inputs() {
+    assert!(matches!(
+        Discovery::parse(&[]),
+        Err(Error::OutOfBounds { .. })
+    ));
+    assert!(matches!(
+        Discovery::parse(&[0x07, 0x14, 0x21, 0x28]),
+        Err(Error::OutOfBounds { .. })
+    ));
+}

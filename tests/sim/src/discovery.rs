@@ -1,0 +1,331 @@
+//! Synthesises IP discovery binaries (`include/discovery.h`) from a
+//! declarative description of a part.
+//!
+//! No discovery binary from a real gfx11 or gfx12 card is available to
+//! this project, so the model writes one the way the IFWI would: binary
+//! header, IP discovery table with its dies and IP entries, GC table and
+//! harvest table, each with the byte-sum checksum Linux verifies in
+//! `amdgpu_discovery_init()`. The byte layout here is written from the
+//! header independently of the runtime's parser (plain offsets, no shared
+//! structs), so a parser bug cannot cancel out against a builder bug.
+//!
+//! What is and is not documented about the two parts described:
+//! - GC, MP0, MP1, SDMA and VCN versions are public: each is the version
+//!   the matching firmware file in `firmware-amd-graphics` is named after
+//!   (`gc_11_0_0_*.bin`, `psp_13_0_0_sos.bin`, `smu_13_0_0.bin`,
+//!   `sdma_6_0_0.bin`, `vcn_4_0_0.bin`; `gc_12_0_1_*.bin`,
+//!   `psp_14_0_3_sos.bin`, `sdma_7_0_1.bin`). NBIO/MMHUB/HDP/OSSSYS
+//!   versions are the generation's Linux 6.12 IP files (`nbio_v4_3.c`,
+//!   `mmhub_v3_0.c`, `hdp_v6_0.c`, `ih_v6_0.c`; `nbif_v6_3_1.c`,
+//!   `mmhub_v4_1_0.c`, `hdp_v7_0.c`, `ih_v7_0.c`); which exact revision a
+//!   given board reports is unconfirmed.
+//! - Which table version and base width real boards use is unconfirmed;
+//!   the two parts use version 4 with 32- and 64-bit bases, and tests
+//!   rebuild them as versions 1 and 3.
+//! - Segment bases are **not** public for these parts (Linux 6.12 ships
+//!   no `navi31_ip_offset.h`). The bases used are those of the previous
+//!   generation from `sienna_cichlid_ip_offset.h` (Navi21), which keeps
+//!   the values realistic in shape; they are unconfirmed for Navi31/48.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+pub const BINARY_SIGNATURE: u32 = 0x2821_1407;
+pub const IPDS: u32 = 0x5344_5049;
+pub const GC_TABLE_ID: u32 = 0x4347;
+pub const HARVEST_SIGNATURE: u32 = 0x5652_4148;
+/// `DISCOVERY_TMR_SIZE`.
+pub const TABLE_BYTES: usize = 10 << 10;
+
+/// One IP entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IpDesc {
+    pub hw_id: u16,
+    pub instance: u8,
+    pub version: (u8, u8, u8),
+    /// Written in byte 7: `variant << 4 | sub_revision` for table
+    /// version ≥ 3, the harvest nibble below that.
+    pub variant: u8,
+    pub sub_revision: u8,
+    pub harvest: u8,
+    pub bases: &'static [u64],
+}
+
+impl IpDesc {
+    pub const fn new(
+        hw_id: u16,
+        instance: u8,
+        version: (u8, u8, u8),
+        bases: &'static [u64],
+    ) -> Self {
+        IpDesc {
+            hw_id,
+            instance,
+            version,
+            variant: 0,
+            sub_revision: 0,
+            harvest: 0,
+            bases,
+        }
+    }
+}
+
+/// The GC table contents (`gc_info_v1_0`), the fields barebell reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcDesc {
+    pub num_se: u32,
+    pub wgp0_per_sa: u32,
+    pub wgp1_per_sa: u32,
+    pub rb_per_se: u32,
+    pub sa_per_se: u32,
+    pub wave_size: u32,
+    pub lds_size: u32,
+}
+
+/// A part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartDesc {
+    pub name: &'static str,
+    /// `ip_discovery_header.version`, 1..=4.
+    pub table_version: u16,
+    /// Version 4 only: write bases as 64-bit.
+    pub base_64: bool,
+    pub dies: &'static [&'static [IpDesc]],
+    pub gc: Option<GcDesc>,
+    pub harvested: &'static [(u16, u8)],
+}
+
+// Hardware ids, `soc15_hw_ip.h`.
+pub const MP1_HWID: u16 = 1;
+pub const GC_HWID: u16 = 11;
+pub const MMHUB_HWID: u16 = 34;
+pub const OSSSYS_HWID: u16 = 40;
+pub const HDP_HWID: u16 = 41;
+pub const SDMA0_HWID: u16 = 42;
+pub const VCN_HWID: u16 = 12;
+pub const NBIF_HWID: u16 = 108;
+pub const MP0_HWID: u16 = 255;
+
+// Navi21 segment bases (`sienna_cichlid_ip_offset.h`); see module docs.
+const GC_BASES: &[u64] = &[0x1260, 0xA000, 0x1C000, 0x2402C00];
+const MP0_BASES: &[u64] = &[0x16000, 0xDC0000, 0xE00000, 0xE40000, 0x243FC00];
+const MP1_BASES: &[u64] = &[0x16000, 0xDC0000, 0xE00000, 0xE40000, 0x243FC00];
+const NBIO_BASES: &[u64] = &[0x0, 0x14, 0xD20, 0x10400, 0x241B000];
+const MMHUB_BASES: &[u64] = &[0x1A000, 0x2408800];
+const HDP_BASES: &[u64] = &[0xF20, 0x240A400];
+const OSSSYS_BASES: &[u64] = &[0x10A0, 0x240A000];
+const SDMA_BASES: &[u64] = &[0x1260, 0xA000, 0x1C000, 0x2402C00];
+const VCN_BASES: &[u64] = &[0x7800, 0x7E00, 0x2403000];
+
+/// A Navi31-class (gfx1100) part.
+pub const NAVI31: PartDesc = PartDesc {
+    name: "navi31-model",
+    table_version: 4,
+    base_64: false,
+    dies: &[&[
+        IpDesc::new(GC_HWID, 0, (11, 0, 0), GC_BASES),
+        IpDesc::new(MP0_HWID, 0, (13, 0, 0), MP0_BASES),
+        IpDesc::new(MP1_HWID, 0, (13, 0, 0), MP1_BASES),
+        IpDesc::new(NBIF_HWID, 0, (4, 3, 0), NBIO_BASES),
+        IpDesc::new(MMHUB_HWID, 0, (3, 0, 0), MMHUB_BASES),
+        IpDesc::new(HDP_HWID, 0, (6, 0, 0), HDP_BASES),
+        IpDesc::new(OSSSYS_HWID, 0, (6, 0, 0), OSSSYS_BASES),
+        IpDesc::new(SDMA0_HWID, 0, (6, 0, 0), SDMA_BASES),
+        IpDesc::new(SDMA0_HWID, 1, (6, 0, 0), SDMA_BASES),
+        IpDesc::new(VCN_HWID, 0, (4, 0, 0), VCN_BASES),
+        IpDesc::new(VCN_HWID, 1, (4, 0, 0), VCN_BASES),
+    ]],
+    gc: Some(GcDesc {
+        num_se: 6,
+        wgp0_per_sa: 4,
+        wgp1_per_sa: 4,
+        rb_per_se: 4,
+        sa_per_se: 2,
+        wave_size: 32,
+        lds_size: 64,
+    }),
+    harvested: &[(VCN_HWID, 1)],
+};
+
+/// A Navi48-class (gfx1201) part, written with 64-bit bases.
+pub const NAVI48: PartDesc = PartDesc {
+    name: "navi48-model",
+    table_version: 4,
+    base_64: true,
+    dies: &[&[
+        IpDesc::new(GC_HWID, 0, (12, 0, 1), GC_BASES),
+        IpDesc::new(MP0_HWID, 0, (14, 0, 3), MP0_BASES),
+        IpDesc::new(MP1_HWID, 0, (14, 0, 3), MP1_BASES),
+        IpDesc::new(NBIF_HWID, 0, (6, 3, 1), NBIO_BASES),
+        IpDesc::new(MMHUB_HWID, 0, (4, 1, 0), MMHUB_BASES),
+        IpDesc::new(HDP_HWID, 0, (7, 0, 0), HDP_BASES),
+        IpDesc::new(OSSSYS_HWID, 0, (7, 0, 0), OSSSYS_BASES),
+        IpDesc::new(SDMA0_HWID, 0, (7, 0, 1), SDMA_BASES),
+        IpDesc::new(SDMA0_HWID, 1, (7, 0, 1), SDMA_BASES),
+    ]],
+    gc: Some(GcDesc {
+        num_se: 4,
+        wgp0_per_sa: 4,
+        wgp1_per_sa: 4,
+        rb_per_se: 4,
+        sa_per_se: 2,
+        wave_size: 32,
+        lds_size: 64,
+    }),
+    harvested: &[],
+};
+
+fn put16(b: &mut [u8], at: usize, v: u16) {
+    b[at..at + 2].copy_from_slice(&v.to_le_bytes());
+}
+fn put32(b: &mut [u8], at: usize, v: u32) {
+    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+fn get16(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+fn sum(b: &[u8]) -> u16 {
+    b.iter().fold(0u16, |a, x| a.wrapping_add(u16::from(*x)))
+}
+
+/// Byte offsets inside a built binary, for tests that corrupt it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    pub ip_table: usize,
+    pub ip_table_size: usize,
+    pub first_die: usize,
+    pub gc_table: usize,
+    pub harvest_table: usize,
+    pub binary_size: usize,
+}
+
+// Offsets in `binary_header`: signature 0, checksum 8, size 10,
+// table_list at 12 (8 bytes each: offset, checksum, size, padding).
+const BIN_CHECKSUM: usize = 8;
+const BIN_SIZE: usize = 10;
+const TABLE_LIST: usize = 12;
+const IP_HEADER_BYTES: usize = 80;
+const GC_V1_0_BYTES: usize = 88;
+const HARVEST_BYTES: usize = 136;
+
+/// Writes the binary for `d`, padded to [`TABLE_BYTES`].
+pub fn build(d: &PartDesc) -> (Vec<u8>, Layout) {
+    assert!(d.dies.len() <= 16);
+    let mut b = vec![0u8; TABLE_BYTES];
+    let ip_table = 64;
+    let mut at = ip_table + IP_HEADER_BYTES;
+    let wide = d.table_version >= 4 && d.base_64;
+    let mut first_die = 0;
+    for (i, die) in d.dies.iter().enumerate() {
+        if i == 0 {
+            first_die = at;
+        }
+        put16(&mut b, ip_table + 14 + 4 * i, i as u16); // die_info[i].die_id
+        put16(&mut b, ip_table + 16 + 4 * i, at as u16); // .die_offset
+        put16(&mut b, at, i as u16);
+        put16(&mut b, at + 2, die.len() as u16);
+        at += 4;
+        for ip in die.iter() {
+            put16(&mut b, at, ip.hw_id);
+            b[at + 2] = ip.instance;
+            b[at + 3] = ip.bases.len() as u8;
+            b[at + 4] = ip.version.0;
+            b[at + 5] = ip.version.1;
+            b[at + 6] = ip.version.2;
+            b[at + 7] = if d.table_version >= 3 {
+                (ip.variant << 4) | (ip.sub_revision & 0xF)
+            } else {
+                ip.harvest & 0xF
+            };
+            at += 8;
+            for base in ip.bases {
+                if wide {
+                    b[at..at + 8].copy_from_slice(&base.to_le_bytes());
+                    at += 8;
+                } else {
+                    put32(&mut b, at, *base as u32);
+                    at += 4;
+                }
+            }
+        }
+    }
+    let ip_table_size = at - ip_table;
+    put32(&mut b, ip_table, IPDS);
+    put16(&mut b, ip_table + 4, d.table_version);
+    put16(&mut b, ip_table + 6, ip_table_size as u16);
+    put16(&mut b, ip_table + 12, d.dies.len() as u16);
+    if wide {
+        b[ip_table + 78] = 1;
+    }
+
+    at = at.next_multiple_of(8);
+    let mut gc_table = 0;
+    if let Some(g) = d.gc {
+        gc_table = at;
+        put32(&mut b, at, GC_TABLE_ID);
+        put16(&mut b, at + 4, 1);
+        put16(&mut b, at + 6, 0);
+        put32(&mut b, at + 8, GC_V1_0_BYTES as u32);
+        let f = at + 12;
+        put32(&mut b, f, g.num_se);
+        put32(&mut b, f + 4, g.wgp0_per_sa);
+        put32(&mut b, f + 8, g.wgp1_per_sa);
+        put32(&mut b, f + 12, g.rb_per_se);
+        put32(&mut b, f + 44, g.wave_size); // gc_wave_size: 12th field
+        put32(&mut b, f + 56, g.lds_size); // gc_lds_size: 15th
+        put32(&mut b, f + 64, g.sa_per_se); // gc_num_sa_per_se: 17th
+        at += GC_V1_0_BYTES;
+    }
+    let harvest_table = at;
+    put32(&mut b, at, HARVEST_SIGNATURE);
+    put32(&mut b, at + 4, 1);
+    for (i, (hw, inst)) in d.harvested.iter().enumerate() {
+        put16(&mut b, at + 8 + 4 * i, *hw);
+        b[at + 10 + 4 * i] = *inst;
+    }
+    at += HARVEST_BYTES;
+    let binary_size = at;
+
+    put32(&mut b, 0, BINARY_SIGNATURE);
+    put16(&mut b, 4, 1);
+    put16(&mut b, BIN_SIZE, binary_size as u16);
+    put16(&mut b, TABLE_LIST, ip_table as u16);
+    put16(&mut b, TABLE_LIST + 4, ip_table_size as u16);
+    if gc_table != 0 {
+        put16(&mut b, TABLE_LIST + 8, gc_table as u16);
+        put16(&mut b, TABLE_LIST + 12, GC_V1_0_BYTES as u16);
+    }
+    put16(&mut b, TABLE_LIST + 16, harvest_table as u16);
+    put16(&mut b, TABLE_LIST + 20, HARVEST_BYTES as u16);
+    let layout = Layout {
+        ip_table,
+        ip_table_size,
+        first_die,
+        gc_table,
+        harvest_table,
+        binary_size,
+    };
+    refresh_checksums(&mut b);
+    (b, layout)
+}
+
+/// Recomputes every table checksum and then the binary checksum from the
+/// sizes recorded in the binary, so a test can corrupt a count or offset
+/// and still get past the checksum checks to the check it targets.
+pub fn refresh_checksums(b: &mut [u8]) {
+    for t in 0..3 {
+        let e = TABLE_LIST + 8 * t;
+        let off = usize::from(get16(b, e));
+        let size = usize::from(get16(b, e + 4));
+        if off != 0 && off + size <= b.len() {
+            let s = sum(&b[off..off + size]);
+            put16(b, e + 2, s);
+        }
+    }
+    let size = usize::from(get16(b, BIN_SIZE)).min(b.len());
+    if size > BIN_SIZE {
+        let s = sum(&b[BIN_SIZE..size]);
+        put16(b, BIN_CHECKSUM, s);
+    }
+}
