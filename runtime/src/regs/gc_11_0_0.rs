@@ -14,7 +14,65 @@ super::registers! {
     CP_HQD_ACTIVE = 0x1fab, 0;
     CP_HQD_PQ_WPTR_HI = 0x1fe0, 0;
     RLC_RLCS_BOOTLOAD_STATUS = 0x4e82, 1;
+    CP_STAT = 0x0f40, 0;
 }
+
+/// `RLC_RLCS_BOOTLOAD_STATUS` on GC 11.0.0. `bootload_complete` is what
+/// `gfx_v11_0_wait_for_rlc_autoload_complete()` waits for, together with
+/// `CP_STAT == 0`.
+#[bitfield_struct::bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct RlcBootloadStatus {
+    pub gfx_init_done: bool,
+    #[bits(2)]
+    __: u8,
+    pub rlc_gpm_iram_loaded: bool,
+    pub rlc_gpm_iram_done: bool,
+    #[bits(26)]
+    pub reserved: u32,
+    pub bootload_complete: bool,
+}
+
+const SH: &str = "gc_11_0_0_sh_mask.h";
+
+/// Field positions, checked against `gc_11_0_0_sh_mask.h`.
+pub const FIELD_FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
+    super::field_facts!(
+        SH,
+        "RLC_RLCS_BOOTLOAD_STATUS",
+        "GFX_INIT_DONE",
+        RlcBootloadStatus::GFX_INIT_DONE_OFFSET,
+        RlcBootloadStatus::GFX_INIT_DONE_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "RLC_RLCS_BOOTLOAD_STATUS",
+        "RLC_GPM_IRAM_LOADED",
+        RlcBootloadStatus::RLC_GPM_IRAM_LOADED_OFFSET,
+        RlcBootloadStatus::RLC_GPM_IRAM_LOADED_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "RLC_RLCS_BOOTLOAD_STATUS",
+        "RLC_GPM_IRAM_DONE",
+        RlcBootloadStatus::RLC_GPM_IRAM_DONE_OFFSET,
+        RlcBootloadStatus::RLC_GPM_IRAM_DONE_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "RLC_RLCS_BOOTLOAD_STATUS",
+        "RESERVED",
+        RlcBootloadStatus::RESERVED_OFFSET,
+        RlcBootloadStatus::RESERVED_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "RLC_RLCS_BOOTLOAD_STATUS",
+        "BOOTLOAD_COMPLETE",
+        RlcBootloadStatus::BOOTLOAD_COMPLETE_OFFSET,
+        RlcBootloadStatus::BOOTLOAD_COMPLETE_BITS
+    ),
+);
 
 /// Number of dwords in the HQD register window that mirrors the MQD.
 pub const HQD_WINDOW_DWORDS: u32 = CP_HQD_PQ_WPTR_HI.offset - CP_MQD_BASE_ADDR.offset + 1;

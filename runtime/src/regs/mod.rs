@@ -8,6 +8,54 @@
 //! `adev->reg_offset[ip][inst][seg]`, and the `SOC15_REG_OFFSET` macro).
 
 pub mod gc_11_0_0;
+pub mod gc_12_0_0;
+pub mod mp_13_0_0;
+pub mod mp_14_0_2;
+
+/// Which Linux 6.12 header a register module is checked against, and
+/// which IP versions (as discovery reports them) it serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeaderFor {
+    pub module: &'static str,
+    pub offset_header: &'static str,
+    pub sh_mask_header: &'static str,
+    pub versions: &'static [(u8, u8, u8)],
+}
+
+/// The header table. An IP version missing here has no register module.
+pub const HEADERS: &[HeaderFor] = &[
+    HeaderFor {
+        module: "gc_11_0_0",
+        offset_header: "gc_11_0_0_offset.h",
+        sh_mask_header: "gc_11_0_0_sh_mask.h",
+        versions: &[(11, 0, 0)],
+    },
+    // Linux 6.12 has one GC 12 header; gfx_v12_0.c uses it for 12.0.0 and 12.0.1.
+    HeaderFor {
+        module: "gc_12_0_0",
+        offset_header: "gc_12_0_0_offset.h",
+        sh_mask_header: "gc_12_0_0_sh_mask.h",
+        versions: &[(12, 0, 0), (12, 0, 1)],
+    },
+    HeaderFor {
+        module: "mp_13_0_0",
+        offset_header: "mp_13_0_0_offset.h",
+        sh_mask_header: "mp_13_0_0_sh_mask.h",
+        versions: &[(13, 0, 0)],
+    },
+    // psp_v14_0.c includes mp_14_0_2_offset.h for every 14.0.x it drives.
+    HeaderFor {
+        module: "mp_14_0_2",
+        offset_header: "mp_14_0_2_offset.h",
+        sh_mask_header: "mp_14_0_2_sh_mask.h",
+        versions: &[(14, 0, 2), (14, 0, 3)],
+    },
+];
+
+/// The register module serving an IP version, if any.
+pub fn header_for(version: (u8, u8, u8)) -> Option<&'static HeaderFor> {
+    HEADERS.iter().find(|h| h.versions.contains(&version))
+}
 
 /// A register: its name as Linux spells it (without the `reg` prefix), its
 /// dword offset in its segment, and which segment.
@@ -58,6 +106,27 @@ macro_rules! registers {
     };
 }
 pub(crate) use registers;
+
+/// Facts for one bitfield-struct field: `REG__FIELD__SHIFT` and
+/// `REG__FIELD_MASK` in the named `*_sh_mask.h`, with the values taken
+/// from the struct's generated `*_OFFSET` / `*_BITS` constants.
+macro_rules! field_facts {
+    ($header:expr, $reg:literal, $field:literal, $offset:expr, $bits:expr) => {
+        [
+            barebell_facts::Fact::constant(
+                $header,
+                concat!($reg, "__", $field, "__SHIFT"),
+                $offset as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $header,
+                concat!($reg, "__", $field, "_MASK"),
+                ((1u64 << $bits) - 1) << $offset,
+            ),
+        ]
+    };
+}
+pub(crate) use field_facts;
 
 #[cfg(test)]
 mod tests {
