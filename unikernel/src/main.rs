@@ -1,0 +1,205 @@
+//! barebell as a unikernel: the `no_std` crates booted in a QEMU VM with
+//! no operating system.
+//!
+//! What it does, in order, each step logging `UK ...` lines on COM1 that
+//! `cargo xtask qemu` parses:
+//! 1. console, IDT, heap, PAT;
+//! 2. TSC rate (CPUID leaf 0x15 if reported, else the PIT);
+//! 3. ECAM from ACPI (RSDP from the PVH start info → XSDT/RSDT → MCFG),
+//!    falling back loudly to q35's 0xb0000000;
+//! 4. the PCI listing through bridges, with every BAR sized and mapped;
+//! 5. device choice: an AMD (0x1002) function if one is passed through;
+//!    otherwise the built-in model. GPU bring-up is not built yet, so
+//!    with a 0x1002 device it is only reported;
+//! 6. MMIO store latency to QEMU's `edu` device;
+//! 7. the AQL submit path against the CP model (not bring-up);
+//! 8. if the command line says `hold`, wait for one byte from the host
+//!    on COM1 (so the host can query QEMU's monitor while the machine
+//!    still exists), then exit through isa-debug-exit.
+#![no_std]
+#![no_main]
+
+extern crate alloc;
+
+mod acpi;
+mod aql_model;
+mod boot;
+mod console;
+mod exceptions;
+mod heap;
+mod mmio_latency;
+mod paging;
+mod pci;
+mod pit;
+mod port;
+mod rt;
+mod serial;
+mod start_info;
+
+use barebell::latency::tsc::{self, TscScale};
+use barebell_pcie::ecam::{McfgEntry, mcfg_entries};
+use rt::Exit;
+
+const MMIO_ITERATIONS: u32 = 10_000;
+const AQL_ITERATIONS: u64 = 2_000;
+
+#[unsafe(no_mangle)]
+extern "C" fn kmain(start_info_addr: u32) -> ! {
+    let boot_tsc = tsc::start();
+    console::init();
+    exceptions::init();
+    println!("UK boot barebell unikernel (PVH, long mode)");
+    let (heap_at, heap_len) = heap::init();
+    println!("UK heap at={heap_at:#x} len={heap_len:#x} (linked_list_allocator, spin lock)");
+    let (old_pat, new_pat) = paging::init_pat();
+    println!("UK PAT old={old_pat:#018x} new={new_pat:#018x} (UC = PCD|PWT, WC = PWT)");
+    let ok = match run(start_info_addr, boot_tsc) {
+        Ok(()) => {
+            println!("UK DONE ok");
+            true
+        }
+        Err(e) => {
+            println!("UK DONE failed: {e}");
+            false
+        }
+    };
+    rt::exit(if ok { Exit::Success } else { Exit::Failure })
+}
+
+fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
+    // SAFETY: this is the value the PVH loader left in %ebx, forwarded
+    // unchanged by the boot code; it lies in the first MiB.
+    let si = unsafe { start_info::read(start_info_addr) }.map_err(|e| {
+        println!("UK ERROR start info: {e:?}");
+        "start info"
+    })?;
+    println!(
+        "UK start_info version={} rsdp={:#x} cmdline=\"{}\"",
+        si.version,
+        si.rsdp.unwrap_or(0),
+        si.cmdline
+    );
+
+    let feats = tsc::features();
+    if !feats.rdtscp {
+        // barebell's end-of-interval read is RDTSCP; QEMU's default
+        // `qemu64` CPU model lacks it (boot with `-cpu max`).
+        return Err("the CPU has no RDTSCP (use -cpu max)");
+    }
+    let pit_hz = pit::calibrate_tsc_hz();
+    let hz = feats
+        .cpuid_hz
+        .or(pit_hz)
+        .ok_or("no TSC frequency (CPUID 0x15 and PIT both failed)")?;
+    let scale = TscScale::from_hz(hz).ok_or("absurd TSC frequency")?;
+    println!(
+        "UK TSC hz={hz} source={} cpuid_hz={:?} pit_hz={pit_hz:?} invariant={} hypervisor={}",
+        if feats.cpuid_hz.is_some() {
+            "cpuid"
+        } else {
+            "pit"
+        },
+        feats.cpuid_hz,
+        feats.invariant,
+        feats.hypervisor
+    );
+
+    let window = match acpi::find_mcfg(si.rsdp) {
+        Ok(f) => {
+            println!(
+                "UK ACPI {} at {:#x}, MCFG at {:#x} ({} bytes)",
+                f.root,
+                f.root_address,
+                f.mcfg_address,
+                f.mcfg.len()
+            );
+            let mut first = None;
+            for e in mcfg_entries(f.mcfg) {
+                println!(
+                    "UK ACPI MCFG base={:#x} segment={} buses={:#x}..={:#x}",
+                    e.base, e.segment, e.first_bus, e.last_bus
+                );
+                if first.is_none() && e.segment == 0 {
+                    first = Some(e);
+                }
+            }
+            first.map(|e| (e, "mcfg"))
+        }
+        Err(e) => {
+            println!("UK WARNING no ECAM window from ACPI: {e}");
+            None
+        }
+    };
+    let (window, source) = window.unwrap_or_else(|| {
+        println!(
+            "UK WARNING FALLING BACK to the q35 default ECAM base {:#x}, buses 0..=255: ACPI did not provide one",
+            pci::Q35_ECAM_FALLBACK
+        );
+        (
+            McfgEntry {
+                base: pci::Q35_ECAM_FALLBACK,
+                segment: 0,
+                first_bus: 0,
+                last_bus: 255,
+            },
+            "fallback",
+        )
+    });
+    println!("UK ECAM source={source} base={:#x}", window.base);
+    let ecam = pci::ecam(window)?;
+    let devices = pci::list(&ecam, window.segment);
+
+    match devices.iter().find(|d| d.found.vendor == 0x1002) {
+        Some(d) => println!(
+            "UK CHOICE AMD function {:?} found; bring-up is not built yet, so only the built-in model runs",
+            d.found.bdf
+        ),
+        None => println!("UK CHOICE no 0x1002 function; using the built-in model"),
+    }
+
+    let edu = devices.iter().find(|d| {
+        d.found.vendor == mmio_latency::EDU_VENDOR && d.found.device == mmio_latency::EDU_DEVICE
+    });
+    match edu.and_then(|d| {
+        d.bars
+            .iter()
+            .find(|b| b.bar.index == 0 && b.cache.is_some())
+    }) {
+        Some(b) => {
+            println!(
+                "UK MMIO target edu BAR0 at {:#x} size={:#x} pte={:#x}",
+                b.bar.address,
+                b.size,
+                paging::leaf_entry(b.bar.address).unwrap_or(0)
+            );
+            // SAFETY: pci::list identity-mapped this BAR uncached (a
+            // non-prefetchable memory BAR), and it is edu's BAR0.
+            unsafe { mmio_latency::run(b.bar.address as usize as *mut u8, scale, MMIO_ITERATIONS) }
+                .map_err(|e| {
+                    println!("UK ERROR MMIO: {e}");
+                    "MMIO latency"
+                })?;
+        }
+        None => {
+            println!("UK ERROR no edu device with a mapped BAR0 (add -device edu)");
+            return Err("no MMIO target");
+        }
+    }
+
+    aql_model::run(scale, AQL_ITERATIONS, 1)?;
+
+    let (used, free) = heap::usage();
+    let (tables, pool) = paging::tables_used();
+    println!("UK heap used={used} free={free}; page tables {tables}/{pool}");
+    let elapsed = scale.to_ns(tsc::end().wrapping_sub(boot_tsc));
+    println!("UK time kmain-to-exit={}us", elapsed / 1000);
+
+    if si.cmdline.split_whitespace().any(|w| w == "hold") {
+        println!("UK HOLD waiting for the host");
+        match console::read_byte_within(hz.saturating_mul(60)) {
+            Some(_) => println!("UK HOLD released"),
+            None => return Err("the host never released the hold (60 s)"),
+        }
+    }
+    Ok(())
+}
