@@ -14,7 +14,7 @@ use barebell::latency::{Histogram, Outliers, Summary};
 use barebell::queue::QueueConfig;
 use barebell_sim::Seed;
 use barebell_sim::cp::CpModel;
-use barebell_sim::thread::CpThread;
+use barebell_sim::thread::{CpThread, Idle};
 use clap::Args;
 use serde::Serialize;
 use std::io::Write as _;
@@ -268,12 +268,19 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         .fences(Fences::SYSTEM)
         .packet()
         .map_err(|e| e.to_string())?;
-    let cp = match model_cpu {
-        Some(c) => CpThread::spawn_with(model, move || {
+    // A CP of its own spins like hardware; one that shares a CPU must
+    // yield or it starves the thread being measured.
+    let shared = model_cpu.is_none() || model_cpu == cpu;
+    let idle = if shared {
+        Idle::YieldAfter(64)
+    } else {
+        Idle::Spin
+    };
+    let cp = CpThread::spawn_with(model, idle, move || {
+        if let Some(c) = model_cpu {
             let _ = pin_current_thread(c);
-        }),
-        None => CpThread::spawn(model),
-    }
+        }
+    })
     .map_err(|e| format!("starting the model thread: {e}"))?;
     if let Some(c) = cpu
         && let Err(e) = pin_current_thread(c)

@@ -13,15 +13,28 @@ pub struct CpThread {
     handle: JoinHandle<CpModel>,
 }
 
+/// What the model thread does when a step made no progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Idle {
+    /// Spin this many times, then yield the CPU to the scheduler. Right
+    /// when the thread shares a CPU with others (tests, a busy machine).
+    YieldAfter(u32),
+    /// Never yield, like a hardware CP that polls its doorbells. Right
+    /// only on a CPU of its own: latency measurements use it, because a
+    /// yield hands the wake-up time of the scheduler to every pickup.
+    Spin,
+}
+
 impl CpThread {
     pub fn spawn(model: CpModel) -> std::io::Result<Self> {
-        Self::spawn_with(model, || {})
+        Self::spawn_with(model, Idle::YieldAfter(64), || {})
     }
 
-    /// As [`CpThread::spawn`], running `setup` on the new thread first
-    /// (e.g. to pin it to a CPU).
+    /// As [`CpThread::spawn`] with an idle policy, running `setup` on the
+    /// new thread first (e.g. to pin it to a CPU).
     pub fn spawn_with(
         mut model: CpModel,
+        idle_policy: Idle,
         setup: impl FnOnce() + Send + 'static,
     ) -> std::io::Result<Self> {
         let stop = Arc::new(AtomicBool::new(false));
@@ -36,7 +49,7 @@ impl CpThread {
                         idle = 0;
                     } else {
                         idle = idle.saturating_add(1);
-                        if idle > 64 {
+                        if matches!(idle_policy, Idle::YieldAfter(n) if idle > n) {
                             std::thread::yield_now();
                         } else {
                             std::hint::spin_loop();
