@@ -63,3 +63,42 @@ pub fn install_exit_only_filter() -> bool {
             ) == 0
     }
 }
+
+/// A global allocator that counts, per thread, the allocations it serves.
+/// Per thread because the test harness's own threads allocate while a
+/// measured loop runs. Install it in a test binary with
+/// `#[global_allocator] static A: CountingAlloc = CountingAlloc;`.
+pub struct CountingAlloc;
+
+thread_local! {
+    // A const-initialised `Cell` needs no allocation to access.
+    static ALLOCS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+}
+
+/// Allocations made so far by the calling thread (0 unless a test binary
+/// installed [`CountingAlloc`]).
+pub fn allocations_on_this_thread() -> usize {
+    ALLOCS.with(core::cell::Cell::get)
+}
+
+fn count_alloc() {
+    let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+}
+
+// SAFETY: forwards to the system allocator unchanged; only counts.
+unsafe impl std::alloc::GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, l: std::alloc::Layout) -> *mut u8 {
+        count_alloc();
+        // SAFETY: same contract as ours.
+        unsafe { std::alloc::System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: std::alloc::Layout) {
+        // SAFETY: same contract as ours.
+        unsafe { std::alloc::System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: std::alloc::Layout, n: usize) -> *mut u8 {
+        count_alloc();
+        // SAFETY: same contract as ours.
+        unsafe { std::alloc::System.realloc(p, l, n) }
+    }
+}

@@ -10,48 +10,11 @@ use barebell::aql::{Dispatch, KernelDispatchPacket};
 use barebell::doorbell::Doorbell;
 use barebell::queue::{AqlQueue, QueueConfig, QueueMemory};
 use barebell::time::Clock;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-struct Counting;
-
-thread_local! {
-    /// Allocations made by this thread. Per thread, because the test
-    /// harness's own threads allocate while the hot loop runs; a
-    /// const-initialised `Cell` needs no allocation to access.
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn count_alloc() {
-    let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-}
-
-fn allocs_here() -> usize {
-    ALLOCS.with(Cell::get)
-}
-
-// SAFETY: forwards to the system allocator unchanged; only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        count_alloc();
-        // SAFETY: same contract as ours.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: same contract as ours.
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        count_alloc();
-        // SAFETY: same contract as ours.
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: barebell_tests::CountingAlloc = barebell_tests::CountingAlloc;
 
 static MEM: QueueMemory<256> = QueueMemory::new();
 static DOORBELL: AtomicU64 = AtomicU64::new(0);
@@ -98,9 +61,9 @@ fn no_allocation_and_no_syscall_in_the_submit_loop() {
     let q = queue();
     let pkt = packet();
     hot_loop(&q, &pkt, 256); // warm up
-    let before = allocs_here();
+    let before = barebell_tests::allocations_on_this_thread();
     hot_loop(&q, &pkt, 10_000);
-    let after = allocs_here();
+    let after = barebell_tests::allocations_on_this_thread();
     assert_eq!(after - before, 0, "allocations in the hot loop");
     assert_eq!(DOORBELL.load(Ordering::Relaxed), q.write_index() - 1);
 

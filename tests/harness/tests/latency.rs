@@ -8,27 +8,9 @@ use barebell::queue::QueueConfig;
 use barebell_sim::Seed;
 use barebell_sim::cp::CpModel;
 use barebell_sim::thread::CpThread;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
-struct Counting;
-thread_local! {
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-// SAFETY: forwards to the system allocator unchanged; only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        // SAFETY: same contract as ours.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: same contract as ours.
-        unsafe { System.dealloc(p, l) }
-    }
-}
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: barebell_tests::CountingAlloc = barebell_tests::CountingAlloc;
 
 const KERNEL: u64 = 0x4000;
 
@@ -66,9 +48,9 @@ fn phases_are_measured_and_the_loop_does_not_allocate() {
         .packet()
         .unwrap();
     let mut samples = vec![Sample::default(); 2_000];
-    let before = ALLOCS.with(Cell::get);
+    let before = barebell_tests::allocations_on_this_thread();
     measure(&q.queue, &pkt, s, scale(), PARAMS, 0, &mut samples).unwrap();
-    let after = ALLOCS.with(Cell::get);
+    let after = barebell_tests::allocations_on_this_thread();
     let m = cp.stop().unwrap();
     assert_eq!(after - before, 0, "allocations in the measured loop");
     assert!(m.errors().is_empty());
