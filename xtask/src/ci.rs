@@ -6,7 +6,7 @@
 //! Later work adds its stages (benchmarks, the QEMU boot) to [`stages`].
 
 use crate::util::{cargo, run as run_cmd};
-use crate::{apt, bench, conformance, freestanding, fwcheck, headers, lspci, qemu_pci};
+use crate::{apt, bench, conformance, freestanding, fwcheck, headers, lspci, qemu, qemu_pci};
 use anyhow::Result;
 use std::path::Path;
 use std::process::ExitCode;
@@ -51,6 +51,7 @@ fn stages(install: bool) -> Vec<(&'static str, StageFn)> {
         ("bench-instr", bench::instr),
         ("lspci parity", lspci::run),
         ("pci in qemu", qemu_pci::run_stage),
+        ("unikernel in qemu", qemu::run),
         ("firmware C cross-check", fwcheck::run),
     ]);
     v

@@ -8,6 +8,7 @@ mod freestanding;
 mod fwcheck;
 mod headers;
 mod lspci;
+mod qemu;
 mod qemu_pci;
 mod util;
 
@@ -45,6 +46,9 @@ enum Cmd {
     Lspci,
     /// Run the ECAM, port-I/O and VFIO backends in a QEMU guest.
     QemuPci,
+    /// Build the unikernel, boot it in QEMU (q35, TCG) and check its PCI
+    /// listing against QEMU's own, plus its latency summaries.
+    Qemu,
     /// Cross-check the firmware parser against a C reader built on
     /// Linux's amdgpu_ucode.h, over every gc/psp/sdma/imu/smu blob.
     Fwcheck,
@@ -63,6 +67,7 @@ fn main() -> ExitCode {
         Cmd::BenchInstr => bench::instr(&root).map(|_| ()),
         Cmd::Lspci => lspci::run(&root).map(|s| println!("{s}")),
         Cmd::QemuPci => qemu_pci::run_stage(&root).map(|s| println!("{s}")),
+        Cmd::Qemu => qemu::run(&root).map(|s| println!("{s}")),
         Cmd::Fwcheck => fwcheck::run(&root).map(|s| println!("{s}")),
     };
     match r {

@@ -1,0 +1,514 @@
+//! `cargo xtask qemu`: build the unikernel, boot it under QEMU (q35, TCG)
+//! and check what it reports against what QEMU itself reports.
+//!
+//! Two machine configurations boot with `hold` on the command line, which
+//! makes the image wait for one byte on COM1 before it exits; while it
+//! waits, QMP's `query-pci` (the data HMP's `info pci` prints) is asked
+//! for the PCI tree. The functions the image enumerated over ECAM, and
+//! every BAR it sized (index, kind, address, size, prefetchable), must
+//! equal QEMU's set exactly. The log must also carry the MMIO latency
+//! summary for `edu`, the AQL-on-the-model summary with no model errors,
+//! and the run must end with the image's success code through
+//! isa-debug-exit. The second configuration adds PCIe root ports with
+//! devices behind them, a conventional PCI bridge with a device behind
+//! it, and a 64-bit prefetchable BAR that firmware places above 4 GiB
+//! (which the image must map write-combining and read through).
+//!
+//! A third boot of the first configuration without `hold` is timed from
+//! process start to exit: that is the boot-to-exit time reported.
+//!
+//! TCG only: nested KVM on the development VM is not reliable (see
+//! `qemu_pci.rs`). `-cpu max` because barebell's TSC end read is RDTSCP,
+//! which QEMU's default `qemu64` model lacks.
+
+use crate::util::cargo;
+use anyhow::{Context, Result, bail, ensure};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Flags for this build only (host binaries keep PIE); the linker script
+/// places the image at 1 MiB with its PVH note in a PT_NOTE segment.
+fn rustflags(root: &Path) -> String {
+    format!(
+        "-C relocation-model=static -C no-redzone=yes -C link-arg=-nostartfiles \
+         -C link-arg=-nostdlib -C link-arg=-static -C target-feature=+crt-static \
+         -C link-arg=-Wl,--build-id=none -C link-arg=-T{}",
+        root.join("unikernel/link.ld").display()
+    )
+}
+
+/// QEMU exits with `(code << 1) | 1` for a value written to
+/// isa-debug-exit; the image writes 0x10 on success (unikernel/src/rt.rs).
+const SUCCESS_STATUS: i32 = (0x10 << 1) | 1;
+const BOOT_BOUND: Duration = Duration::from_secs(120);
+
+fn build(root: &Path) -> Result<PathBuf> {
+    let target_dir = root.join("target/unikernel");
+    let triple = "x86_64-unknown-linux-gnu";
+    let out = cargo()
+        .current_dir(root.join("unikernel"))
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "--target",
+            triple,
+            "--target-dir",
+        ])
+        .arg(&target_dir)
+        .env("RUSTFLAGS", rustflags(root))
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .context("running cargo for the unikernel")?;
+    if !out.status.success() {
+        bail!(
+            "unikernel build failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok(target_dir.join(triple).join("release/barebell-unikernel"))
+}
+
+/// File size, loaded bytes (PT_LOAD file sizes) and memory footprint
+/// (PT_LOAD memory sizes, .bss included).
+fn image_size(elf: &Path) -> Result<(u64, u64, u64)> {
+    use object::read::elf::{ElfFile64, ProgramHeader};
+    let data = std::fs::read(elf).with_context(|| format!("reading {}", elf.display()))?;
+    let f = ElfFile64::<object::Endianness>::parse(&*data)?;
+    let e = f.endian();
+    let (mut file, mut mem) = (0, 0);
+    let mut note = false;
+    for ph in f.elf_program_headers() {
+        match ph.p_type(e) {
+            object::elf::PT_LOAD => {
+                file += ph.p_filesz(e);
+                mem += ph.p_memsz(e);
+            }
+            object::elf::PT_NOTE => note = true,
+            _ => {}
+        }
+    }
+    ensure!(note, "{} has no PT_NOTE (the PVH note)", elf.display());
+    Ok((data.len() as u64, file, mem))
+}
+
+/// One machine configuration: a name and the extra `-device` arguments.
+struct Config {
+    name: &'static str,
+    devices: &'static [&'static str],
+}
+
+const CONFIGS: &[Config] = &[
+    Config {
+        name: "base",
+        devices: &["-device", "edu"],
+    },
+    Config {
+        name: "bridges",
+        devices: &[
+            "-device",
+            "edu",
+            "-device",
+            "pcie-root-port,id=rp1,chassis=1",
+            "-device",
+            "edu,bus=rp1",
+            "-device",
+            "pcie-root-port,id=rp2,chassis=2",
+            // 8 GiB 64-bit prefetchable BAR: too big for the 32-bit hole,
+            // so SeaBIOS places it above 4 GiB.
+            "-device",
+            "pci-testdev,bus=rp2,membar=8G",
+            "-device",
+            "pci-bridge,id=br1,chassis_nr=3",
+            "-device",
+            "pci-testdev,bus=br1,addr=5",
+            "-device",
+            "pci-testdev",
+        ],
+    },
+];
+
+struct Boot {
+    log: String,
+    status: Option<i32>,
+    /// QMP `query-pci`, if the boot held.
+    qmp: Option<Value>,
+    wall: Duration,
+}
+
+fn qemu_cmd(kernel: &Path, cfg: &Config, hold: bool, qmp: &Path) -> Command {
+    let mut cmd = Command::new("qemu-system-x86_64");
+    cmd.args([
+        "-machine",
+        "q35",
+        "-accel",
+        "tcg",
+        "-cpu",
+        "max",
+        "-m",
+        "128",
+        "-smp",
+        "1",
+        "-display",
+        "none",
+        "-serial",
+        "stdio",
+        "-monitor",
+        "none",
+        "-no-reboot",
+        "-device",
+        "isa-debug-exit,iobase=0xf4,iosize=0x04",
+    ])
+    .args(cfg.devices)
+    .arg("-kernel")
+    .arg(kernel);
+    if hold {
+        cmd.args(["-append", "hold"])
+            .arg("-qmp")
+            .arg(format!("unix:{},server=on,wait=off", qmp.display()));
+    }
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// `query-pci` over QMP: greeting, capabilities negotiation, the command.
+fn query_pci(sock: &Path) -> Result<Value> {
+    let s = UnixStream::connect(sock).with_context(|| format!("connecting {}", sock.display()))?;
+    s.set_read_timeout(Some(Duration::from_secs(20)))?;
+    let mut w = s.try_clone()?;
+    let mut r = BufReader::new(s);
+    let reply = |r: &mut BufReader<UnixStream>| -> Result<Value> {
+        loop {
+            let mut line = String::new();
+            ensure!(r.read_line(&mut line)? > 0, "QMP closed the connection");
+            let v: Value = serde_json::from_str(&line).context("QMP sent non-JSON")?;
+            if v.get("return").is_some() || v.get("error").is_some() || v.get("QMP").is_some() {
+                return Ok(v);
+            }
+        }
+    };
+    reply(&mut r)?;
+    w.write_all(b"{\"execute\":\"qmp_capabilities\"}\n")?;
+    reply(&mut r)?;
+    w.write_all(b"{\"execute\":\"query-pci\"}\n")?;
+    let v = reply(&mut r)?;
+    v.get("return")
+        .cloned()
+        .with_context(|| format!("query-pci failed: {v}"))
+}
+
+fn boot(root: &Path, kernel: &Path, cfg: &Config, hold: bool) -> Result<Boot> {
+    let sock = root.join(format!("target/unikernel/qmp-{}.sock", cfg.name));
+    let _ = std::fs::remove_file(&sock);
+    let started = Instant::now();
+    let mut child = qemu_cmd(kernel, cfg, hold, &sock)
+        .spawn()
+        .context("starting qemu-system-x86_64")?;
+    let stdout = child.stdout.take().context("qemu stdout")?;
+    let (tx, rx) = mpsc::channel::<String>();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(l) = line else { break };
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = started + BOOT_BOUND;
+    let mut log = String::new();
+    let mut qmp = None;
+    let mut problem = None;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left.max(Duration::from_millis(1))) {
+            Ok(l) => {
+                let l = l.trim_end_matches('\r').to_string();
+                let held = l.starts_with("UK HOLD waiting");
+                log.push_str(&l);
+                log.push('\n');
+                if held {
+                    match query_pci(&sock) {
+                        Ok(v) => qmp = Some(v),
+                        Err(e) => problem = Some(format!("{e:#}")),
+                    }
+                    if let Some(stdin) = child.stdin.as_mut() {
+                        stdin.write_all(b"\n")?;
+                        stdin.flush()?;
+                    }
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                problem = Some(format!("no exit within {} s", BOOT_BOUND.as_secs()));
+                let _ = child.kill();
+                break;
+            }
+        }
+    }
+    let status = child.wait()?;
+    let wall = started.elapsed();
+    let _ = reader.join();
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        use std::io::Read;
+        let _ = e.read_to_string(&mut err);
+    }
+    let path = root.join(format!(
+        "target/unikernel/{}{}.log",
+        cfg.name,
+        if hold { "" } else { "-timed" }
+    ));
+    std::fs::write(&path, format!("{log}\n--- qemu stderr ---\n{err}"))?;
+    if let Some(p) = problem {
+        bail!("{} boot: {p}; log {}", cfg.name, path.display());
+    }
+    Ok(Boot {
+        log,
+        status: status.code(),
+        qmp,
+        wall,
+    })
+}
+
+type Fn5 = (u8, u8, u8, u16, u16);
+/// (bdf, index, "io"/"mem", 64-bit, prefetch, address, size).
+type BarRow = ((u8, u8, u8), u8, &'static str, bool, bool, u64, u64);
+
+fn kv<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    line.split_whitespace()
+        .find_map(|w| w.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
+}
+
+fn hex(s: &str) -> Result<u64> {
+    u64::from_str_radix(s.trim_start_matches("0x"), 16).with_context(|| format!("bad hex {s:?}"))
+}
+
+fn bdf(s: &str) -> Result<(u8, u8, u8)> {
+    let (bus, rest) = s.split_once(':').context("bdf")?;
+    let (dev, f) = rest.split_once('.').context("bdf")?;
+    Ok((
+        u8::from_str_radix(bus, 16)?,
+        u8::from_str_radix(dev, 16)?,
+        f.parse()?,
+    ))
+}
+
+/// What the image printed.
+fn guest_view(log: &str) -> Result<(BTreeSet<Fn5>, BTreeSet<BarRow>)> {
+    let mut fns = BTreeSet::new();
+    let mut bars = BTreeSet::new();
+    for l in log.lines() {
+        if let Some(rest) = l.strip_prefix("UK PCI dev ") {
+            let (b, d, f) = bdf(rest.split_whitespace().next().unwrap_or(""))?;
+            let vendor = hex(kv(l, "vendor").context("vendor")?)? as u16;
+            let device = hex(kv(l, "device").context("device")?)? as u16;
+            fns.insert((b, d, f, vendor, device));
+        } else if let Some(rest) = l.strip_prefix("UK PCI bar ") {
+            let at = bdf(rest.split_whitespace().next().unwrap_or(""))?;
+            let kind = kv(l, "kind").context("kind")?;
+            bars.insert((
+                at,
+                kv(l, "index").context("index")?.parse()?,
+                if kind == "io" { "io" } else { "mem" },
+                kind == "mem64",
+                kv(l, "prefetch") == Some("1"),
+                hex(kv(l, "address").context("address")?)?,
+                hex(kv(l, "size").context("size")?)?,
+            ));
+        }
+    }
+    Ok((fns, bars))
+}
+
+/// What QEMU reports, walking bridges' `pci_bridge.devices`.
+fn qemu_view(v: &Value) -> Result<(BTreeSet<Fn5>, BTreeSet<BarRow>)> {
+    fn walk(devs: &[Value], fns: &mut BTreeSet<Fn5>, bars: &mut BTreeSet<BarRow>) -> Result<()> {
+        for d in devs {
+            let n = |k: &str| {
+                d.get(k)
+                    .and_then(Value::as_u64)
+                    .with_context(|| format!("{k} in {d}"))
+            };
+            let at = (n("bus")? as u8, n("slot")? as u8, n("function")? as u8);
+            let id = d.get("id").context("id")?;
+            let idn = |k: &str| {
+                id.get(k)
+                    .and_then(Value::as_u64)
+                    .with_context(|| format!("id.{k}"))
+            };
+            fns.insert((
+                at.0,
+                at.1,
+                at.2,
+                idn("vendor")? as u16,
+                idn("device")? as u16,
+            ));
+            for r in d
+                .get("regions")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let bar = r.get("bar").and_then(Value::as_u64).context("bar")?;
+                if bar > 5 {
+                    continue; // the expansion ROM
+                }
+                let io = r.get("type").and_then(Value::as_str) == Some("io");
+                bars.insert((
+                    at,
+                    bar as u8,
+                    if io { "io" } else { "mem" },
+                    r.get("mem_type_64").and_then(Value::as_bool) == Some(true),
+                    r.get("prefetch").and_then(Value::as_bool) == Some(true),
+                    r.get("address")
+                        .and_then(Value::as_u64)
+                        .context("address")?,
+                    r.get("size").and_then(Value::as_u64).context("size")?,
+                ));
+            }
+            if let Some(sub) = d
+                .get("pci_bridge")
+                .and_then(|b| b.get("devices"))
+                .and_then(Value::as_array)
+            {
+                walk(sub, fns, bars)?;
+            }
+        }
+        Ok(())
+    }
+    let mut fns = BTreeSet::new();
+    let mut bars = BTreeSet::new();
+    for bus in v.as_array().context("query-pci is not a list")? {
+        let devs = bus
+            .get("devices")
+            .and_then(Value::as_array)
+            .context("devices")?;
+        walk(devs, &mut fns, &mut bars)?;
+    }
+    Ok((fns, bars))
+}
+
+fn diff<T: Ord + std::fmt::Debug>(
+    what: &str,
+    guest: &BTreeSet<T>,
+    qemu: &BTreeSet<T>,
+) -> Result<()> {
+    let only_g: Vec<_> = guest.difference(qemu).collect();
+    let only_q: Vec<_> = qemu.difference(guest).collect();
+    if !only_g.is_empty() || !only_q.is_empty() {
+        bail!(
+            "{what} differ: only in the image's listing {only_g:?}; only in QEMU's query-pci {only_q:?}"
+        );
+    }
+    Ok(())
+}
+
+fn latency_line<'a>(log: &'a str, name: &str) -> Result<&'a str> {
+    log.lines()
+        .find(|l| l.starts_with(&format!("UK LAT {name} ")))
+        .with_context(|| format!("no `{name}` latency summary in the log"))
+}
+
+/// The checks one held boot must pass; returns a one-line description.
+fn check(cfg: &Config, b: &Boot) -> Result<String> {
+    let log = &b.log;
+    if let Some(l) = log.lines().find(|l| {
+        l.starts_with("UK PANIC") || l.starts_with("UK EXCEPTION") || l.starts_with("UK ERROR")
+    }) {
+        bail!("{}: the image reported: {l}", cfg.name);
+    }
+    ensure!(
+        b.status == Some(SUCCESS_STATUS),
+        "{}: QEMU exit status {:?}, want {SUCCESS_STATUS} (isa-debug-exit success)",
+        cfg.name,
+        b.status
+    );
+    ensure!(log.contains("UK DONE ok"), "{}: no `UK DONE ok`", cfg.name);
+    ensure!(
+        log.contains("UK ECAM source=mcfg"),
+        "{}: the ECAM base did not come from ACPI's MCFG",
+        cfg.name
+    );
+    let (gf, gb) = guest_view(log)?;
+    let (qf, qb) = qemu_view(b.qmp.as_ref().context("no query-pci result")?)?;
+    ensure!(
+        !gf.is_empty(),
+        "{}: the image listed no functions",
+        cfg.name
+    );
+    diff(&format!("{}: functions", cfg.name), &gf, &qf)?;
+    diff(&format!("{}: BARs", cfg.name), &gb, &qb)?;
+    let store = latency_line(log, "mmio-store")?;
+    latency_line(log, "mmio-store-readback")?;
+    latency_line(log, "aql-submit")?;
+    ensure!(
+        log.contains("UK AQL model dispatches=") && log.contains("errors=0"),
+        "{}: the AQL run on the model did not report a clean finish",
+        cfg.name
+    );
+    let behind = gf.iter().filter(|f| f.0 > 0).count();
+    let high = gb.iter().filter(|b| b.5 >= 1 << 32).count();
+    if cfg.name == "bridges" {
+        ensure!(
+            behind >= 3,
+            "bridges: expected >= 3 functions behind bridges, found {behind}"
+        );
+        ensure!(high >= 1, "bridges: no BAR above 4 GiB");
+        ensure!(
+            log.contains("UK MAP above-4G"),
+            "bridges: the BAR above 4 GiB was not read through its mapping"
+        );
+    }
+    Ok(format!(
+        "{}: {} functions ({} behind bridges), {} BARs ({} above 4 GiB) equal QEMU's query-pci; mmio-store p50={}ns",
+        cfg.name,
+        gf.len(),
+        behind,
+        gb.len(),
+        high,
+        kv(store, "p50").unwrap_or("?")
+    ))
+}
+
+pub fn run(root: &Path) -> Result<String> {
+    let kernel = build(root)?;
+    let (file, loaded, mem) = image_size(&kernel)?;
+    let mut out = vec![format!(
+        "image {file} bytes on disk ({loaded} loaded bytes, {mem} bytes in memory with .bss: 8 MiB heap, 1 MiB stack)"
+    )];
+    for cfg in CONFIGS {
+        let b = boot(root, &kernel, cfg, true)?;
+        out.push(check(cfg, &b)?);
+    }
+    let timed = boot(root, &kernel, &CONFIGS[0], false)?;
+    ensure!(
+        timed.status == Some(SUCCESS_STATUS) && timed.log.contains("UK DONE ok"),
+        "timed boot failed: status {:?}",
+        timed.status
+    );
+    let inside = timed
+        .log
+        .lines()
+        .find_map(|l| l.strip_prefix("UK time kmain-to-exit="))
+        .unwrap_or("?");
+    out.push(format!(
+        "boot-to-exit {:.3} s wall (qemu start to exit, TCG), {inside} from kmain to exit",
+        timed.wall.as_secs_f64()
+    ));
+    let lines: Vec<&str> = timed
+        .log
+        .lines()
+        .filter(|l| l.starts_with("UK LAT "))
+        .collect();
+    out.extend(lines.iter().map(|l| l.to_string()));
+    Ok(out.join("\n"))
+}
