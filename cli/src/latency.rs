@@ -21,6 +21,9 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Phases derived from the CP's own timestamps.
+const CP_PHASES: [&str; 2] = ["cp_launch", "cp_exec"];
+
 /// Ring size of the measured queue.
 const SLOTS: usize = 256;
 /// The kernel object the model's placeholder host function answers to.
@@ -147,14 +150,38 @@ fn monotonic_raw_ns() -> u64 {
         .wrapping_add(ts.tv_nsec as u64)
 }
 
-/// TSC frequency measured against CLOCK_MONOTONIC_RAW over ~100 ms.
-fn calibrate() -> Option<TscScale> {
+/// A TSC frequency measured against CLOCK_MONOTONIC_RAW over ~100 ms, and
+/// the last (monotonic ns, TSC) pair, which maps the model's CP timestamps
+/// (taken from CLOCK_MONOTONIC_RAW) onto the TSC.
+#[derive(Debug, Clone, Copy)]
+struct Calibration {
+    scale: TscScale,
+    anchor_ns: u64,
+    anchor_tsc: u64,
+}
+
+impl Calibration {
+    /// Nanoseconds from TSC reading `tsc` to CLOCK_MONOTONIC_RAW time `ns`
+    /// (negative if `ns` is earlier).
+    fn ns_after(&self, tsc: u64, ns: u64) -> i64 {
+        let tsc_as_ns = self.anchor_ns as i128
+            + (tsc as i128 - self.anchor_tsc as i128) * 1_000_000_000 / self.scale.hz as i128;
+        (ns as i128 - tsc_as_ns) as i64
+    }
+}
+
+fn calibrate() -> Option<Calibration> {
     let (n0, t0) = (monotonic_raw_ns(), tsc::start());
     std::thread::sleep(std::time::Duration::from_millis(100));
     let (n1, t1) = (monotonic_raw_ns(), tsc::end());
     let dn = n1.checked_sub(n0)?;
     let dt = t1.checked_sub(t0)?;
-    TscScale::from_hz((u128::from(dt) * 1_000_000_000 / u128::from(dn.max(1))) as u64)
+    let scale = TscScale::from_hz((u128::from(dt) * 1_000_000_000 / u128::from(dn.max(1))) as u64)?;
+    Some(Calibration {
+        scale,
+        anchor_ns: n1,
+        anchor_tsc: t1,
+    })
 }
 
 /// Cost of one start()/end() pair, min and median, in ticks.
@@ -229,7 +256,8 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
     if !feats.invariant {
         warnings.push("CPUID does not report an invariant TSC: ticks may not be time (frequency changes, or a hypervisor hiding the bit)".to_string());
     }
-    let scale = calibrate().ok_or("TSC calibration against CLOCK_MONOTONIC_RAW failed")?;
+    let cal = calibrate().ok_or("TSC calibration against CLOCK_MONOTONIC_RAW failed")?;
+    let scale = cal.scale;
     let (ov_min, ov_p50) = timer_overhead();
 
     // CPUs: measuring thread on one, model thread on another.
@@ -330,6 +358,28 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         }
         outliers.offer(ns[4], (a.warmup + i) as u64);
     }
+    // CP timestamps: the model stamps with CLOCK_MONOTONIC_RAW, mapped onto
+    // the TSC through the calibration anchor. `cp_launch` is doorbell store
+    // to the CP's start stamp, `cp_exec` start to end stamp.
+    let mut cp_hists = [Box::new(Histogram::new()), Box::new(Histogram::new())];
+    let mut before_doorbell = 0usize;
+    for s in &samples {
+        if s.cp_start_ts == 0 {
+            continue;
+        }
+        let launch = cal.ns_after(s.doorbell_at, s.cp_start_ts);
+        if launch < 0 {
+            before_doorbell += 1;
+        }
+        cp_hists[0].record(launch.max(0) as u64);
+        cp_hists[1].record(s.cp_end_ts.saturating_sub(s.cp_start_ts));
+    }
+    if before_doorbell > 0 {
+        warnings.push(format!(
+            "{before_doorbell} CP start stamps precede the doorbell by the TSC/monotonic mapping (clamped to 0): calibration error of a few ns"
+        ));
+    }
+    let cp_summaries: Vec<Summary> = cp_hists.iter().filter_map(|h| h.summary()).collect();
     let summaries: Vec<Summary> = hists.iter().filter_map(|h| h.summary()).collect();
     let top: Vec<(u64, u64)> = outliers
         .sorted()
@@ -344,6 +394,7 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         ov_min,
         ov_p50,
         &summaries,
+        &cp_summaries,
         &top,
         &warnings,
         cpu,
@@ -385,7 +436,7 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         std::fs::write(p, text + "\n").map_err(|e| format!("writing {}: {e}", p.display()))?;
     }
     if let Some(p) = &a.csv {
-        write_csv(p, &samples, scale, a.warmup)
+        write_csv(p, &samples, cal, a.warmup)
             .map_err(|e| format!("writing {}: {e}", p.display()))?;
     }
     if let Some(p) = &a.svg {
@@ -403,6 +454,7 @@ fn print_table(
     ov_min: u64,
     ov_p50: u64,
     s: &[Summary],
+    cp: &[Summary],
     top: &[(u64, u64)],
     warnings: &[String],
     cpu: Option<usize>,
@@ -438,10 +490,15 @@ fn print_table(
         "{:<11} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10}",
         "phase (ns)", "min", "mean", "p50", "p90", "p99", "p99.9", "max"
     );
-    for (name, x) in PHASES.iter().zip(s) {
+    for (name, x) in PHASES.iter().zip(s).chain(CP_PHASES.iter().zip(cp)) {
         println!(
             "{:<11} {:>9} {:>9.0} {:>9} {:>9} {:>9} {:>9} {:>10}",
             name, x.min, x.mean, x.p50, x.p90, x.p99, x.p99_9, x.max
+        );
+    }
+    if !cp.is_empty() {
+        println!(
+            "(cp_launch: doorbell store to the CP's start stamp; cp_exec: start to end stamp. The model stamps with CLOCK_MONOTONIC_RAW, mapped onto the TSC by the calibration)"
         );
     }
     if !top.is_empty() {
@@ -454,16 +511,26 @@ fn print_table(
     let _ = std::io::stdout().flush();
 }
 
-fn write_csv(p: &Path, samples: &[Sample], scale: TscScale, first: usize) -> std::io::Result<()> {
+fn write_csv(p: &Path, samples: &[Sample], cal: Calibration, first: usize) -> std::io::Result<()> {
+    let scale = cal.scale;
     let mut f = std::io::BufWriter::new(std::fs::File::create(p)?);
     writeln!(
         f,
-        "iteration,publish_ns,doorbell_ns,pickup_ns,completion_ns,total_ns"
+        "iteration,publish_ns,doorbell_ns,pickup_ns,completion_ns,total_ns,cp_launch_ns,cp_exec_ns"
     )?;
     for (i, s) in samples.iter().enumerate() {
+        // CP columns stay empty when the CP wrote no timestamps.
+        let (launch, exec) = if s.cp_start_ts == 0 {
+            (String::new(), String::new())
+        } else {
+            (
+                cal.ns_after(s.doorbell_at, s.cp_start_ts).to_string(),
+                s.cp_end_ts.saturating_sub(s.cp_start_ts).to_string(),
+            )
+        };
         writeln!(
             f,
-            "{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{launch},{exec}",
             first + i,
             scale.to_ns(s.publish),
             scale.to_ns(s.doorbell),

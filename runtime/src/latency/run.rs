@@ -18,13 +18,21 @@ use crate::queue::{AqlQueue, SubmitError};
 use crate::signal::{Condition, SignalMemory, SignalTimeout};
 use crate::time::Deadline;
 
-/// One iteration's phase durations, in TSC ticks.
+/// One iteration's phase durations, in TSC ticks, plus what the CP
+/// reported about the same dispatch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Sample {
     pub publish: u64,
     pub doorbell: u64,
     pub pickup: u64,
     pub completion: u64,
+    /// TSC right after the doorbell store, for correlating CP timestamps.
+    pub doorbell_at: u64,
+    /// The completion signal's `start_ts`/`end_ts` (0 when the queue has no
+    /// profiling). Their clock is the device's: GPU ticks on hardware,
+    /// the model's time source under the model.
+    pub cp_start_ts: u64,
+    pub cp_end_ts: u64,
 }
 
 impl Sample {
@@ -158,11 +166,15 @@ pub fn measure<const SLOTS: usize>(
             .wait(Condition::Eq, 0, &clock, params.bound_ns)
             .map_err(|timeout| LatencyError::Completion { iteration, timeout })?;
         let t4 = tsc::end();
+        let (cp_start_ts, cp_end_ts) = signal.timestamps().unwrap_or((0, 0));
         *sample = Sample {
             publish: t1.wrapping_sub(t0),
             doorbell: t2.wrapping_sub(t1),
             pickup: t3.wrapping_sub(t2),
             completion: t4.wrapping_sub(t3),
+            doorbell_at: t2,
+            cp_start_ts,
+            cp_end_ts,
         };
     }
     Ok(())

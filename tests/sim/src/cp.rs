@@ -135,6 +135,9 @@ struct Queue {
     profiling: bool,
     in_flight: Vec<InFlight>,
     halted: bool,
+    /// Taken off the CP by a dequeue/REMOVE_QUEUE: launches nothing more,
+    /// in-flight work still completes (a drain).
+    unmapped: bool,
     consumed: u64,
     stalls: u64,
 }
@@ -266,10 +269,24 @@ impl CpModel {
             profiling: props >> AMD_QUEUE_PROPERTIES_ENABLE_PROFILING_SHIFT & 1 == 1,
             in_flight: Vec::new(),
             halted: false,
+            unmapped: false,
             consumed: 0,
             stalls: 0,
         });
         Ok(q)
+    }
+
+    /// Takes queue `q` off the CP (what a dequeue or MES REMOVE_QUEUE ends
+    /// with): nothing more launches from it; work in flight completes.
+    /// Returns false if `q` is unknown or already unmapped.
+    pub fn unbind(&mut self, q: usize) -> bool {
+        match self.queues.get_mut(q) {
+            Some(queue) if !queue.unmapped => {
+                queue.unmapped = true;
+                true
+            }
+            _ => false,
+        }
     }
 
     pub fn errors(&self) -> &[CpError] {
@@ -367,7 +384,7 @@ impl CpModel {
             {
                 k(&info);
             }
-            if let Err(fault) = self.complete_signal(f.signal, profiling, f.start_ns, f.due_ns) {
+            if let Err(fault) = self.complete_signal(f.signal, profiling, f.start_ns, now) {
                 self.fail(q, CpError::Dma { queue: q, fault });
             }
             n += 1;
@@ -449,7 +466,7 @@ impl CpModel {
         let Some(queue) = self.queues.get(q) else {
             return Ok(false);
         };
-        if queue.halted {
+        if queue.halted || queue.unmapped {
             return Ok(false);
         }
         let b = queue.b;
