@@ -21,6 +21,7 @@ pub mod conformance;
 pub mod discovery;
 pub mod doorbell;
 pub mod latency;
+pub mod psp;
 pub mod queue;
 pub mod regs;
 pub mod signal;

@@ -46,5 +46,6 @@ pub mod discovery;
 pub mod dma;
 #[cfg(feature = "std")]
 pub mod host;
+pub mod psp;
 #[cfg(feature = "std")]
 pub mod thread;

@@ -1,0 +1,962 @@
+//! PSP (MP0) firmware loading: the bootloader mailbox, the GPCOM ring and
+//! the commands that put the graphics firmware in place and start the RLC
+//! autoload.
+//!
+//! The sequence is Linux 6.12's for MP0 13.0.0, where `psp_load_fw()`
+//! runs:
+//! 1. `psp_hw_start()`: bootloader component loads in the order KDB, SPL,
+//!    SYS_DRV, SOC_DRV, INTF_DRV, DBG_DRV, RAS_DRV, SOS, each through
+//!    `psp_v13_0_bootloader_load_component()` ([`Psp::bootloader_load`]);
+//!    then `psp_v13_0_ring_create()` ([`Psp::ring_create`]); then
+//!    `psp_tmr_init()` (LOAD_TOC, which answers with the TMR size); then,
+//!    because 13.0.0 has `pmfw_centralized_cstate_management`,
+//!    `psp_load_smu_fw()`; then `psp_tmr_load()` (SETUP_TMR).
+//! 2. `psp_load_non_psp_fw()`: LOAD_IP_FW for every registered ucode in
+//!    `AMDGPU_UCODE_ID` order, and AUTOLOAD_RLC right after RLC_G
+//!    ([`gfx_load_order`]).
+//! 3. `gfx_v11_0_wait_for_rlc_autoload_complete()`: `CP_STAT == 0` and
+//!    `RLC_RLCS_BOOTLOAD_STATUS.BOOTLOAD_COMPLETE`
+//!    ([`Psp::wait_rlc_autoload`]).
+//!
+//! MP0 14.x (`psp_v14_0.c`) runs the same mailbox protocol at the same
+//! offsets under the `MPASP_` names ([`PspRegs::MP0_14_0_2`]); its
+//! bundles add SOC/INTF/DBG/RAS/IPKEYMGR drivers (IPKEYMGR has no
+//! bootloader entry in `psp_v13_0_funcs` and is not loaded here either).
+//!
+//! Where this deviates from Linux, and why:
+//! - After a bootloader command, Linux 13.0.0 waits for `C2PMSG_35` to
+//!   equal exactly `0x8000_0000`; a status in bits 15:0 would only show as
+//!   a timeout. This waits for bit 31 and then reports a non-zero status
+//!   as [`PspError::BootloaderStatus`], which says what went wrong.
+//! - The fence wait reads `C2PMSG_64` once per iteration, where Linux
+//!   invalidates HDP: it catches a vanished device (all-ones) and keeps a
+//!   simulated clock moving.
+//!
+//! No step here has run on hardware.
+
+use crate::bus::{ALL_ONES, RegCondition, RegisterBus, WaitError, poll};
+use crate::regs::{IpBases, Reg};
+use crate::time::{Clock, Deadline};
+use barebell_firmware_if::psp_gfx::{
+    self, CMD_RESP_BYTES, CmdResp, GFX_CMD_STATUS_MASK, RESP_OFFSET, RbFrame, Resp, TmrFlags,
+    bootloader, ctrl_cmd, fw_type,
+};
+use core::ptr::NonNull;
+use core::sync::atomic::{AtomicU32, Ordering};
+use zerocopy::{FromBytes, IntoBytes};
+
+/// `PSP_1_MEG`: bootloader buffers are passed as `addr >> 20`.
+pub const BOOTLOADER_ALIGN: u64 = 0x10_0000;
+/// `PSP_TMR_ALIGNMENT`.
+pub const TMR_ALIGN: u64 = 0x10_0000;
+/// `psp_ring_init()`'s ring size.
+pub const RING_BYTES: usize = 0x1000;
+/// `PSP_RING_TYPE__KM`, shifted into C2PMSG_64 by `psp_v13_0_ring_create()`.
+pub const RING_TYPE_KM: u32 = 2;
+/// Bit 31 of C2PMSG_35 / C2PMSG_64: the PSP has answered.
+pub const READY: u32 = 0x8000_0000;
+/// `psp_wait_for()` polls `usec_timeout` (100 000) times with 1 µs delays.
+pub const REG_TIMEOUT_NS: u64 = 100_000_000;
+/// `psp_v13_0_wait_for_bootloader()` retries that wait 10 times on 13.0.0.
+pub const BOOTLOADER_TIMEOUT_NS: u64 = 10 * REG_TIMEOUT_NS;
+/// `psp_cmd_submit_buf()`: `psp_timeout` (20 000) sleeps of 60-100 µs.
+pub const FENCE_TIMEOUT_NS: u64 = 2_000_000_000;
+
+/// The mailbox registers of one MP0 version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PspRegs {
+    pub c2pmsg_35: Reg,
+    pub c2pmsg_36: Reg,
+    pub c2pmsg_64: Reg,
+    pub c2pmsg_67: Reg,
+    pub c2pmsg_69: Reg,
+    pub c2pmsg_70: Reg,
+    pub c2pmsg_71: Reg,
+    pub c2pmsg_81: Reg,
+}
+
+impl PspRegs {
+    pub const MP0_13_0_0: PspRegs = {
+        use crate::regs::mp_13_0_0::*;
+        PspRegs {
+            c2pmsg_35: MP0_SMN_C2PMSG_35,
+            c2pmsg_36: MP0_SMN_C2PMSG_36,
+            c2pmsg_64: MP0_SMN_C2PMSG_64,
+            c2pmsg_67: MP0_SMN_C2PMSG_67,
+            c2pmsg_69: MP0_SMN_C2PMSG_69,
+            c2pmsg_70: MP0_SMN_C2PMSG_70,
+            c2pmsg_71: MP0_SMN_C2PMSG_71,
+            c2pmsg_81: MP0_SMN_C2PMSG_81,
+        }
+    };
+    pub const MP0_14_0_2: PspRegs = {
+        use crate::regs::mp_14_0_2::*;
+        PspRegs {
+            c2pmsg_35: MPASP_SMN_C2PMSG_35,
+            c2pmsg_36: MPASP_SMN_C2PMSG_36,
+            c2pmsg_64: MPASP_SMN_C2PMSG_64,
+            c2pmsg_67: MPASP_SMN_C2PMSG_67,
+            c2pmsg_69: MPASP_SMN_C2PMSG_69,
+            c2pmsg_70: MPASP_SMN_C2PMSG_70,
+            c2pmsg_71: MPASP_SMN_C2PMSG_71,
+            c2pmsg_81: MPASP_SMN_C2PMSG_81,
+        }
+    };
+
+    /// The register set for an MP0 version from discovery.
+    pub fn for_version(v: (u8, u8, u8)) -> Option<PspRegs> {
+        match v {
+            (13, 0, 0) => Some(Self::MP0_13_0_0),
+            (14, 0, 2) | (14, 0, 3) => Some(Self::MP0_14_0_2),
+            _ => None,
+        }
+    }
+}
+
+/// The GC registers the autoload wait reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcRegs {
+    pub cp_stat: Reg,
+    pub rlc_bootload_status: Reg,
+    /// `RLC_RLCS_BOOTLOAD_STATUS__BOOTLOAD_COMPLETE_MASK`.
+    pub bootload_complete: u32,
+}
+
+impl GcRegs {
+    pub const GC_11_0_0: GcRegs = GcRegs {
+        cp_stat: crate::regs::gc_11_0_0::CP_STAT,
+        rlc_bootload_status: crate::regs::gc_11_0_0::RLC_RLCS_BOOTLOAD_STATUS,
+        bootload_complete: crate::regs::gc_11_0_0::RlcBootloadStatus::new()
+            .with_bootload_complete(true)
+            .into_bits(),
+    };
+    pub const GC_12_0_0: GcRegs = GcRegs {
+        cp_stat: crate::regs::gc_12_0_0::CP_STAT,
+        rlc_bootload_status: crate::regs::gc_12_0_0::RLC_RLCS_BOOTLOAD_STATUS,
+        bootload_complete: crate::regs::gc_12_0_0::RlcBootloadStatus::new()
+            .with_bootload_complete(true)
+            .into_bits(),
+    };
+
+    pub fn for_version(v: (u8, u8, u8)) -> Option<GcRegs> {
+        match v {
+            (11, 0, 0) => Some(Self::GC_11_0_0),
+            (12, 0, 0) | (12, 0, 1) => Some(Self::GC_12_0_0),
+            _ => None,
+        }
+    }
+}
+
+/// A bootloader component, with the command that loads it
+/// (`enum psp_bootloader_cmd`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Component {
+    Kdb,
+    Spl,
+    SysDrv,
+    SocDrv,
+    IntfDrv,
+    DbgDrv,
+    RasDrv,
+    Sos,
+}
+
+impl Component {
+    /// `psp_hw_start()`'s order.
+    pub const ORDER: [Component; 8] = [
+        Component::Kdb,
+        Component::Spl,
+        Component::SysDrv,
+        Component::SocDrv,
+        Component::IntfDrv,
+        Component::DbgDrv,
+        Component::RasDrv,
+        Component::Sos,
+    ];
+
+    pub fn command(self) -> u32 {
+        match self {
+            Component::Kdb => bootloader::LOAD_KEY_DATABASE,
+            Component::Spl => bootloader::LOAD_TOS_SPL_TABLE,
+            Component::SysDrv => bootloader::LOAD_SYSDRV,
+            Component::SocDrv => bootloader::LOAD_SOCDRV,
+            Component::IntfDrv => bootloader::LOAD_INTFDRV,
+            Component::DbgDrv => bootloader::LOAD_DBGDRV,
+            Component::RasDrv => bootloader::LOAD_RASDRV,
+            Component::Sos => bootloader::LOAD_SOSDRV,
+        }
+    }
+
+    /// The section name barebell-firmware-if gives it in an SOS bundle.
+    pub fn section(self) -> &'static str {
+        match self {
+            Component::Kdb => "kdb",
+            Component::Spl => "spl",
+            Component::SysDrv => "sys_drv",
+            Component::SocDrv => "soc_drv",
+            Component::IntfDrv => "intf_drv",
+            Component::DbgDrv => "dbg_drv",
+            Component::RasDrv => "ras_drv",
+            Component::Sos => "sos",
+        }
+    }
+}
+
+/// Why a PSP step failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PspError {
+    /// A bounded register wait ended (timeout or all-ones).
+    Wait(WaitError),
+    /// A buffer the PSP is given by `addr >> 20` is not 1 MiB aligned.
+    Misaligned {
+        what: &'static str,
+        mc_addr: u64,
+        align: u64,
+    },
+    /// Data does not fit the buffer meant for it.
+    TooLarge {
+        what: &'static str,
+        len: usize,
+        capacity: usize,
+    },
+    /// The bootloader answered a component load with a non-zero status.
+    BootloaderStatus { component: Component, status: u32 },
+    /// The ring-create command came back with a non-zero status.
+    RingStatus { status: u32 },
+    /// A register needed by a step is not in the IP's discovered bases.
+    NoRegister { name: &'static str },
+    /// The fence did not reach the submitted value in time.
+    FenceTimeout {
+        cmd_id: u32,
+        want: u32,
+        last: u32,
+        waited_ns: u64,
+    },
+    /// The device vanished during a fence wait.
+    DeviceGone { cmd_id: u32 },
+    /// The PSP answered a GPCOM command with a non-zero status.
+    CommandFailed {
+        cmd_id: u32,
+        fw_type: u32,
+        status: u32,
+    },
+    /// A step ran before the step it depends on.
+    OutOfOrder {
+        step: &'static str,
+        needs: &'static str,
+    },
+}
+
+impl From<WaitError> for PspError {
+    fn from(e: WaitError) -> Self {
+        PspError::Wait(e)
+    }
+}
+
+impl core::fmt::Display for PspError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            PspError::Wait(e) => write!(f, "{e}"),
+            PspError::Misaligned {
+                what,
+                mc_addr,
+                align,
+            } => write!(f, "{what} at {mc_addr:#x} is not aligned to {align:#x}"),
+            PspError::TooLarge {
+                what,
+                len,
+                capacity,
+            } => write!(f, "{what}: {len} bytes do not fit {capacity}"),
+            PspError::BootloaderStatus { component, status } => write!(
+                f,
+                "PSP bootloader refused {component:?}: C2PMSG_35 status {status:#x}"
+            ),
+            PspError::RingStatus { status } => {
+                write!(f, "PSP ring create: C2PMSG_64 status {status:#x}")
+            }
+            PspError::NoRegister { name } => write!(f, "{name}: segment not in discovery bases"),
+            PspError::FenceTimeout {
+                cmd_id,
+                want,
+                last,
+                waited_ns,
+            } => write!(
+                f,
+                "GPCOM command {cmd_id:#x}: fence still {last} after {waited_ns} ns, want {want}"
+            ),
+            PspError::DeviceGone { cmd_id } => {
+                write!(f, "device gone while waiting for GPCOM command {cmd_id:#x}")
+            }
+            PspError::CommandFailed {
+                cmd_id,
+                fw_type,
+                status,
+            } => write!(
+                f,
+                "GPCOM command {cmd_id:#x} (fw_type {fw_type}) failed with status {status:#x}"
+            ),
+            PspError::OutOfOrder { step, needs } => write!(f, "{step} needs {needs} first"),
+        }
+    }
+}
+
+/// A buffer both the CPU and the PSP reach: a CPU mapping and the MC
+/// (GPU) address the PSP uses for the same bytes.
+#[derive(Debug)]
+pub struct DmaBuf {
+    cpu: NonNull<u8>,
+    len: usize,
+    mc_addr: u64,
+}
+
+impl DmaBuf {
+    /// # Safety
+    /// `cpu` must point to `len` bytes, 4-byte aligned, that stay valid
+    /// for reads and writes while the value lives, that the device sees
+    /// at `mc_addr`, and that the host touches only through this value.
+    pub unsafe fn new(cpu: NonNull<u8>, len: usize, mc_addr: u64) -> Self {
+        DmaBuf { cpu, len, mc_addr }
+    }
+
+    pub fn mc_addr(&self) -> u64 {
+        self.mc_addr
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Copies `bytes` to `offset`, after zeroing `zero_len` bytes there
+    /// (Linux zeroes the firmware buffer and the command buffer first).
+    fn write(
+        &self,
+        what: &'static str,
+        offset: usize,
+        bytes: &[u8],
+        zero_len: usize,
+    ) -> Result<(), PspError> {
+        let span = bytes.len().max(zero_len);
+        let end = offset.checked_add(span).ok_or(PspError::TooLarge {
+            what,
+            len: span,
+            capacity: self.len,
+        })?;
+        if end > self.len {
+            return Err(PspError::TooLarge {
+                what,
+                len: span,
+                capacity: self.len.saturating_sub(offset),
+            });
+        }
+        // SAFETY: `offset + span <= len`, inside the region `new` was
+        // promised; the device does not write these bytes while the host
+        // prepares them (it is only told about them afterwards).
+        unsafe {
+            let dst = self.cpu.as_ptr().add(offset);
+            core::ptr::write_bytes(dst, 0, zero_len);
+            core::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len());
+        }
+        Ok(())
+    }
+
+    /// Copies bytes out, for data the device has published (after the
+    /// fence says so).
+    fn read(&self, offset: usize, out: &mut [u8]) -> bool {
+        match offset.checked_add(out.len()) {
+            Some(end) if end <= self.len => {
+                // SAFETY: in range; the device finished writing before
+                // the fence that the caller waited for.
+                unsafe {
+                    core::ptr::copy_nonoverlapping(
+                        self.cpu.as_ptr().add(offset),
+                        out.as_mut_ptr(),
+                        out.len(),
+                    )
+                };
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The dword at `offset`, loaded atomically: the device writes fences
+    /// while the host polls them.
+    fn load_u32(&self, offset: usize) -> Option<u32> {
+        let end = offset.checked_add(4)?;
+        if end > self.len || !offset.is_multiple_of(4) {
+            return None;
+        }
+        // SAFETY: in range and 4-byte aligned (`new`'s contract makes the
+        // base 4-byte aligned); the device writes it as one dword.
+        let a = unsafe { AtomicU32::from_ptr(self.cpu.as_ptr().add(offset).cast()) };
+        Some(a.load(Ordering::Acquire))
+    }
+}
+
+/// The buffers PSP firmware loading needs (`psp_sw_init()` and
+/// `psp_load_fw()` allocate the same set).
+#[derive(Debug)]
+pub struct PspBuffers {
+    /// `fw_pri_buf`: 1 MiB aligned, large enough for the biggest
+    /// component or ucode image.
+    pub fw_pri: DmaBuf,
+    /// The GPCOM ring ([`RING_BYTES`]).
+    pub ring: DmaBuf,
+    /// The 1 KiB command buffer.
+    pub cmd: DmaBuf,
+    /// The fence dword.
+    pub fence: DmaBuf,
+}
+
+/// Registers resolved to byte offsets for one device.
+#[derive(Debug, Clone, Copy)]
+struct Resolved {
+    c35: usize,
+    c36: usize,
+    c64: usize,
+    c67: usize,
+    c69: usize,
+    c70: usize,
+    c71: usize,
+    c81: usize,
+}
+
+fn resolve(r: Reg, bases: &IpBases) -> Result<usize, PspError> {
+    r.byte_offset(bases)
+        .ok_or(PspError::NoRegister { name: r.name })
+}
+
+/// Outcome of one bootloader load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Loaded {
+    Loaded,
+    /// C2PMSG_81 was already non-zero: sOS runs, nothing to do
+    /// (`psp_v13_0_is_sos_alive()`).
+    SosAlreadyAlive,
+}
+
+/// One PSP instance: its registers, its buffers, and the ring state.
+#[derive(Debug)]
+pub struct Psp<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> {
+    bus: &'a B,
+    clock: &'a C,
+    regs: PspRegs,
+    at: Resolved,
+    buf: PspBuffers,
+    fence_value: u32,
+    ring_up: bool,
+}
+
+impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
+    /// Binds the MP0 registers at the discovered `mp0_bases`.
+    pub fn new(
+        bus: &'a B,
+        clock: &'a C,
+        regs: PspRegs,
+        mp0_bases: &IpBases,
+        buf: PspBuffers,
+    ) -> Result<Self, PspError> {
+        let at = Resolved {
+            c35: resolve(regs.c2pmsg_35, mp0_bases)?,
+            c36: resolve(regs.c2pmsg_36, mp0_bases)?,
+            c64: resolve(regs.c2pmsg_64, mp0_bases)?,
+            c67: resolve(regs.c2pmsg_67, mp0_bases)?,
+            c69: resolve(regs.c2pmsg_69, mp0_bases)?,
+            c70: resolve(regs.c2pmsg_70, mp0_bases)?,
+            c71: resolve(regs.c2pmsg_71, mp0_bases)?,
+            c81: resolve(regs.c2pmsg_81, mp0_bases)?,
+        };
+        if !buf.fw_pri.mc_addr().is_multiple_of(BOOTLOADER_ALIGN) {
+            return Err(PspError::Misaligned {
+                what: "fw_pri buffer",
+                mc_addr: buf.fw_pri.mc_addr(),
+                align: BOOTLOADER_ALIGN,
+            });
+        }
+        Ok(Psp {
+            bus,
+            clock,
+            regs,
+            at,
+            buf,
+            fence_value: 0,
+            ring_up: false,
+        })
+    }
+
+    fn cond(&self, reg: Reg, byte_offset: usize, mask: u32, want: u32) -> RegCondition {
+        RegCondition {
+            what: reg.name,
+            byte_offset,
+            mask,
+            want,
+        }
+    }
+
+    /// `psp_v13_0_is_sos_alive()`.
+    pub fn sos_alive(&self) -> Result<bool, PspError> {
+        let v = self.bus.read32(self.at.c81);
+        if v == ALL_ONES {
+            return Err(PspError::Wait(WaitError::DeviceGone {
+                what: self.regs.c2pmsg_81.name,
+                byte_offset: self.at.c81,
+            }));
+        }
+        Ok(v != 0)
+    }
+
+    fn wait_bootloader(&self) -> Result<u32, PspError> {
+        let c = self.cond(self.regs.c2pmsg_35, self.at.c35, READY, READY);
+        Ok(poll(self.bus, self.clock, c, BOOTLOADER_TIMEOUT_NS)?)
+    }
+
+    /// Loads one component through the bootloader (follows
+    /// `psp_v13_0_bootloader_load_component()` and, for SOS,
+    /// `psp_v13_0_bootloader_load_sos()`).
+    pub fn bootloader_load(
+        &mut self,
+        component: Component,
+        image: &[u8],
+    ) -> Result<Loaded, PspError> {
+        if self.sos_alive()? {
+            return Ok(Loaded::SosAlreadyAlive);
+        }
+        self.wait_bootloader()?;
+        // psp_copy_fw(): zero the whole private buffer, then copy.
+        let len = self.buf.fw_pri.len();
+        self.buf
+            .fw_pri
+            .write("bootloader component", 0, image, len)?;
+        let mc = self.buf.fw_pri.mc_addr();
+        self.bus.write32(self.at.c36, (mc >> 20) as u32);
+        self.bus.write32(self.at.c35, component.command());
+        if component == Component::Sos {
+            // Sign of life: C2PMSG_81 leaves zero once sOS runs.
+            let c = RegCondition {
+                what: self.regs.c2pmsg_81.name,
+                byte_offset: self.at.c81,
+                mask: 0xFFFF_FFFF,
+                want: 0,
+            };
+            return self.wait_changed(c, REG_TIMEOUT_NS).map(|_| Loaded::Loaded);
+        }
+        let v = self.wait_bootloader()?;
+        let status = v & GFX_CMD_STATUS_MASK;
+        if status != 0 {
+            return Err(PspError::BootloaderStatus { component, status });
+        }
+        Ok(Loaded::Loaded)
+    }
+
+    /// Waits for `cond.byte_offset` to differ from `cond.want`
+    /// (`psp_wait_for(..., check_changed = true)`).
+    fn wait_changed(&self, cond: RegCondition, timeout_ns: u64) -> Result<u32, PspError> {
+        let deadline = Deadline::after(self.clock, timeout_ns);
+        loop {
+            let v = self.bus.read32(cond.byte_offset);
+            if v == ALL_ONES {
+                return Err(WaitError::DeviceGone {
+                    what: cond.what,
+                    byte_offset: cond.byte_offset,
+                }
+                .into());
+            }
+            if v & cond.mask != cond.want {
+                return Ok(v);
+            }
+            if deadline.expired(self.clock) {
+                return Err(WaitError::Timeout {
+                    what: cond.what,
+                    byte_offset: cond.byte_offset,
+                    waited_ns: deadline.elapsed_ns(self.clock),
+                    last: v,
+                }
+                .into());
+            }
+            core::hint::spin_loop();
+        }
+    }
+
+    /// Creates the GPCOM (KM) ring (follows `psp_v13_0_ring_create()`,
+    /// bare-metal branch).
+    pub fn ring_create(&mut self) -> Result<(), PspError> {
+        let c = self.cond(self.regs.c2pmsg_64, self.at.c64, READY, READY);
+        poll(self.bus, self.clock, c, REG_TIMEOUT_NS)?;
+        let len = self.buf.ring.len();
+        self.buf.ring.write("ring", 0, &[], len)?;
+        let mc = self.buf.ring.mc_addr();
+        self.bus.write32(self.at.c69, mc as u32);
+        self.bus.write32(self.at.c70, (mc >> 32) as u32);
+        self.bus.write32(self.at.c71, len as u32);
+        self.bus.write32(self.at.c64, RING_TYPE_KM << 16);
+        let c = self.cond(self.regs.c2pmsg_64, self.at.c64, READY, READY);
+        let v = poll(self.bus, self.clock, c, REG_TIMEOUT_NS)?;
+        let status = v & GFX_CMD_STATUS_MASK;
+        if status != 0 {
+            return Err(PspError::RingStatus { status });
+        }
+        self.ring_up = true;
+        Ok(())
+    }
+
+    /// Submits one command and waits for its fence (follows
+    /// `psp_cmd_submit_buf()` and `psp_ring_cmd_submit()`); returns the
+    /// PSP's response.
+    pub fn submit(&mut self, cmd: &CmdResp) -> Result<Resp, PspError> {
+        let cmd_id = cmd.cmd_id.get();
+        if !self.ring_up {
+            return Err(PspError::OutOfOrder {
+                step: "GPCOM submit",
+                needs: "ring_create",
+            });
+        }
+        self.buf
+            .cmd
+            .write("command buffer", 0, cmd.as_bytes(), CMD_RESP_BYTES)?;
+        let frame_dw = (core::mem::size_of::<RbFrame>() / 4) as u32;
+        let ring_dw = (self.buf.ring.len() / 4) as u32;
+        let wptr = self.bus.read32(self.at.c67);
+        if wptr == ALL_ONES {
+            return Err(PspError::DeviceGone { cmd_id });
+        }
+        let slot = if ring_dw == 0 || wptr.is_multiple_of(ring_dw) {
+            0
+        } else {
+            wptr / frame_dw
+        };
+        let value = self.fence_value.wrapping_add(1);
+        let frame = RbFrame::gpcom(self.buf.cmd.mc_addr(), self.buf.fence.mc_addr(), value);
+        let at = (slot as usize).saturating_mul(core::mem::size_of::<RbFrame>());
+        self.buf.ring.write("ring frame", at, frame.as_bytes(), 0)?;
+        self.fence_value = value;
+        let next = if ring_dw == 0 {
+            0
+        } else {
+            (wptr % ring_dw + frame_dw) % ring_dw
+        };
+        self.bus.write32(self.at.c67, next);
+
+        let deadline = Deadline::after(self.clock, FENCE_TIMEOUT_NS);
+        let mut last = 0;
+        loop {
+            if let Some(v) = self.buf.fence.load_u32(0) {
+                last = v;
+                if v == value {
+                    break;
+                }
+            }
+            if self.bus.read32(self.at.c64) == ALL_ONES {
+                return Err(PspError::DeviceGone { cmd_id });
+            }
+            if deadline.expired(self.clock) {
+                return Err(PspError::FenceTimeout {
+                    cmd_id,
+                    want: value,
+                    last,
+                    waited_ns: deadline.elapsed_ns(self.clock),
+                });
+            }
+            core::hint::spin_loop();
+        }
+        let mut raw = [0u8; core::mem::size_of::<Resp>()];
+        let resp = if self.buf.cmd.read(RESP_OFFSET, &mut raw) {
+            Resp::read_from_bytes(&raw).ok()
+        } else {
+            None
+        };
+        let Some(resp) = resp else {
+            return Err(PspError::TooLarge {
+                what: "command buffer response",
+                len: RESP_OFFSET + raw.len(),
+                capacity: self.buf.cmd.len(),
+            });
+        };
+        let status = resp.status.get();
+        if status != 0 {
+            let fw = if cmd_id == psp_gfx::cmd_id::LOAD_IP_FW {
+                cmd.cmd
+                    .get(12..16)
+                    .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            } else {
+                0
+            };
+            return Err(PspError::CommandFailed {
+                cmd_id,
+                fw_type: fw,
+                status,
+            });
+        }
+        Ok(resp)
+    }
+
+    /// LOAD_TOC: copies the TOC into the private buffer and returns the
+    /// TMR size the PSP asks for (follows `psp_load_toc()`).
+    pub fn load_toc(&mut self, toc: &[u8]) -> Result<u32, PspError> {
+        let len = self.buf.fw_pri.len();
+        self.buf.fw_pri.write("toc", 0, toc, len)?;
+        let cmd = CmdResp::load_toc(self.buf.fw_pri.mc_addr(), toc.len() as u32);
+        Ok(self.submit(&cmd)?.tmr_size.get())
+    }
+
+    /// SETUP_TMR with the TMR at `tmr_mc` (follows `psp_tmr_load()` and
+    /// `psp_prep_tmr_cmd_buf()`, which always sets `virt_phy_addr`).
+    pub fn setup_tmr(&mut self, tmr_mc: u64, size: u32, tmr_phys: u64) -> Result<(), PspError> {
+        if !tmr_mc.is_multiple_of(TMR_ALIGN) {
+            return Err(PspError::Misaligned {
+                what: "TMR",
+                mc_addr: tmr_mc,
+                align: TMR_ALIGN,
+            });
+        }
+        let flags = TmrFlags::new().with_virt_phy_addr(true);
+        self.submit(&CmdResp::setup_tmr(tmr_mc, size, flags, tmr_phys))?;
+        Ok(())
+    }
+
+    /// LOAD_IP_FW of one image (follows `psp_execute_ip_fw_load()`).
+    pub fn load_ip_fw(&mut self, fw_type: u32, image: &[u8]) -> Result<(), PspError> {
+        let len = self.buf.fw_pri.len();
+        self.buf.fw_pri.write("ucode image", 0, image, len)?;
+        let cmd = CmdResp::load_ip_fw(self.buf.fw_pri.mc_addr(), image.len() as u32, fw_type);
+        self.submit(&cmd)?;
+        Ok(())
+    }
+
+    /// AUTOLOAD_RLC (follows `psp_rlc_autoload_start()`).
+    pub fn autoload_rlc(&mut self) -> Result<(), PspError> {
+        self.submit(&CmdResp::autoload_rlc())?;
+        Ok(())
+    }
+
+    /// Bounded wait for the RLC autoload (follows
+    /// `gfx_v11_0_wait_for_rlc_autoload_complete()`): BOOTLOAD_COMPLETE
+    /// first, then `CP_STAT == 0`, each named in its error.
+    pub fn wait_rlc_autoload(&self, gc: GcRegs, gc_bases: &IpBases) -> Result<(), PspError> {
+        let st = resolve(gc.rlc_bootload_status, gc_bases)?;
+        let cp = resolve(gc.cp_stat, gc_bases)?;
+        let c = self.cond(
+            gc.rlc_bootload_status,
+            st,
+            gc.bootload_complete,
+            gc.bootload_complete,
+        );
+        poll(self.bus, self.clock, c, REG_TIMEOUT_NS)?;
+        let c = self.cond(gc.cp_stat, cp, 0xFFFF_FFFF, 0);
+        poll(self.bus, self.clock, c, REG_TIMEOUT_NS)?;
+        Ok(())
+    }
+
+    /// Gives the buffers back.
+    pub fn into_buffers(self) -> PspBuffers {
+        self.buf
+    }
+}
+
+/// `AMDGPU_UCODE_ID` order of the PSP-loaded graphics ucode types, with
+/// each id mapped to its `psp_gfx_fw_type` as `psp_get_fw_type()` does.
+/// `psp_load_non_psp_fw()` walks the ucode ids in this order, and
+/// AUTOLOAD_RLC follows RLC_G. RS64 stacks are one blob section loaded
+/// once per pipe (`amdgpu_gfx_cp_init_microcode()` registers P0/P1 for
+/// PFP and ME, P0..P3 for MEC).
+pub fn gfx_load_order() -> &'static [u32] {
+    &[
+        fw_type::SDMA_UCODE_TH0,
+        fw_type::SDMA_UCODE_TH1,
+        fw_type::RS64_PFP,
+        fw_type::RS64_ME,
+        fw_type::RS64_MEC,
+        fw_type::RS64_PFP_P0_STACK,
+        fw_type::RS64_PFP_P1_STACK,
+        fw_type::RS64_ME_P0_STACK,
+        fw_type::RS64_ME_P1_STACK,
+        fw_type::RS64_MEC_P0_STACK,
+        fw_type::RS64_MEC_P1_STACK,
+        fw_type::RS64_MEC_P2_STACK,
+        fw_type::RS64_MEC_P3_STACK,
+        fw_type::CP_MES,
+        fw_type::MES_STACK,
+        fw_type::CP_MES_KIQ,
+        fw_type::MES_KIQ_STACK,
+        fw_type::IMU_I,
+        fw_type::IMU_D,
+        fw_type::GLOBAL_TAP_DELAYS,
+        fw_type::SE0_TAP_DELAYS,
+        fw_type::SE1_TAP_DELAYS,
+        fw_type::SE2_TAP_DELAYS,
+        fw_type::SE3_TAP_DELAYS,
+        fw_type::RLC_RESTORE_LIST_SRM_CNTL,
+        fw_type::RLC_RESTORE_LIST_GPM_MEM,
+        fw_type::RLC_RESTORE_LIST_SRM_MEM,
+        fw_type::RLC_IRAM,
+        fw_type::RLC_DRAM_BOOT,
+        fw_type::RLC_P,
+        fw_type::RLC_V,
+        fw_type::RLC_G,
+    ]
+}
+
+/// The pipe-0 stack type a later pipe's stack duplicates, if `t` is one.
+pub fn stack_source(t: u32) -> Option<u32> {
+    Some(match t {
+        fw_type::RS64_PFP_P1_STACK => fw_type::RS64_PFP_P0_STACK,
+        fw_type::RS64_ME_P1_STACK => fw_type::RS64_ME_P0_STACK,
+        fw_type::RS64_MEC_P1_STACK | fw_type::RS64_MEC_P2_STACK | fw_type::RS64_MEC_P3_STACK => {
+            fw_type::RS64_MEC_P0_STACK
+        }
+        _ => return None,
+    })
+}
+
+const _: () = assert!(RING_TYPE_KM << 16 == ctrl_cmd::INIT_GPCOM_RING);
+
+/// One image for LOAD_IP_FW.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Image<'a> {
+    pub fw_type: u32,
+    pub bytes: &'a [u8],
+}
+
+/// Fills `out` with the GFX images of `blobs`, in [`gfx_load_order`],
+/// and returns how many were written. A type no blob provides is left
+/// out, as Linux skips ucodes with no firmware (`fw_load_skip_check()`);
+/// empty sections are left out for the same reason. Section names map to
+/// types through `barebell_firmware_if::psp_gfx::soc21_fw_type` (written
+/// for SOC21; using it for gfx12 blobs assumes their sections keep the
+/// same roles, which is unconfirmed).
+pub fn gfx_images<'a>(
+    blobs: &[barebell_firmware_if::Firmware<'a>],
+    out: &mut [Image<'a>],
+) -> Result<usize, PspError> {
+    let find = |t: u32| -> Option<&'a [u8]> {
+        blobs.iter().find_map(|fw| {
+            fw.sections().iter().find_map(|s| {
+                (psp_gfx::soc21_fw_type(fw.kind, s.name) == Some(t)).then(|| fw.bytes(s))
+            })
+        })
+    };
+    let mut n = 0;
+    for &t in gfx_load_order() {
+        let Some(bytes) = find(stack_source(t).unwrap_or(t)) else {
+            continue;
+        };
+        if bytes.is_empty() {
+            continue;
+        }
+        let capacity = out.len();
+        let slot = out.get_mut(n).ok_or(PspError::TooLarge {
+            what: "gfx image list",
+            len: n + 1,
+            capacity,
+        })?;
+        *slot = Image { fw_type: t, bytes };
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// How an MP0 version orders the TMR and SMU steps (`psp_early_init()`,
+/// `psp_hw_start()`, `psp_load_non_psp_fw()`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    /// 13.0.0 has `pmfw_centralized_cstate_management`: SMU firmware goes
+    /// in before SETUP_TMR. Otherwise it goes first in the ucode loop.
+    pub smu_before_tmr: bool,
+    /// 13.0.0 clears `boot_time_tmr`, so the driver allocates the TMR and
+    /// sends SETUP_TMR. 14.0.2/14.0.3 keep the TMR the firmware set up at
+    /// boot and send no SETUP_TMR (LOAD_TOC still runs).
+    pub setup_tmr: bool,
+}
+
+impl Plan {
+    pub fn for_version(v: (u8, u8, u8)) -> Option<Plan> {
+        match v {
+            (13, 0, 0) => Some(Plan {
+                smu_before_tmr: true,
+                setup_tmr: true,
+            }),
+            (14, 0, 2) | (14, 0, 3) => Some(Plan {
+                smu_before_tmr: false,
+                setup_tmr: false,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Where the TMR lives, if the driver provides one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tmr {
+    pub mc_addr: u64,
+    pub capacity: u32,
+    /// The physical address passed alongside (`virt_phy_addr`).
+    pub phys_addr: u64,
+}
+
+/// What [`load_firmware`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LoadReport {
+    pub components: usize,
+    pub tmr_size: u32,
+    pub ip_fw_loads: usize,
+}
+
+/// The whole of `psp_load_fw()` up to the RLC autoload: bootloader
+/// components from the SOS bundle `sos`, the ring, LOAD_TOC, SMU and TMR
+/// in `plan`'s order, every image of `gfx` in order, AUTOLOAD_RLC.
+pub fn load_firmware<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
+    psp: &mut Psp<'_, B, C>,
+    plan: Plan,
+    sos: &barebell_firmware_if::Firmware<'_>,
+    smu: Option<&[u8]>,
+    gfx: &[Image<'_>],
+    tmr: Option<Tmr>,
+) -> Result<LoadReport, PspError> {
+    let mut report = LoadReport::default();
+    for c in Component::ORDER {
+        if let Some(s) = sos.section(c.section()) {
+            psp.bootloader_load(c, sos.bytes(s))?;
+            report.components += 1;
+        }
+    }
+    psp.ring_create()?;
+    if let Some(s) = sos.section("toc") {
+        report.tmr_size = psp.load_toc(sos.bytes(s))?;
+    }
+    let load_smu = |psp: &mut Psp<'_, B, C>, report: &mut LoadReport| {
+        if let Some(img) = smu {
+            psp.load_ip_fw(fw_type::SMU, img)?;
+            report.ip_fw_loads += 1;
+        }
+        Ok::<(), PspError>(())
+    };
+    if plan.smu_before_tmr {
+        load_smu(psp, &mut report)?;
+    }
+    if plan.setup_tmr {
+        let t = tmr.ok_or(PspError::OutOfOrder {
+            step: "SETUP_TMR",
+            needs: "a TMR buffer",
+        })?;
+        if t.capacity < report.tmr_size {
+            return Err(PspError::TooLarge {
+                what: "TMR",
+                len: report.tmr_size as usize,
+                capacity: t.capacity as usize,
+            });
+        }
+        psp.setup_tmr(t.mc_addr, t.capacity, t.phys_addr)?;
+    }
+    if !plan.smu_before_tmr {
+        load_smu(psp, &mut report)?;
+    }
+    for img in gfx {
+        psp.load_ip_fw(img.fw_type, img.bytes)?;
+        report.ip_fw_loads += 1;
+    }
+    psp.autoload_rlc()?;
+    Ok(report)
+}
