@@ -25,6 +25,7 @@ mod acpi;
 mod aql_model;
 mod boot;
 mod console;
+mod defmt_log;
 mod exceptions;
 mod heap;
 mod mmio_latency;
@@ -47,6 +48,7 @@ const AQL_ITERATIONS: u64 = 2_000;
 extern "C" fn kmain(start_info_addr: u32) -> ! {
     let boot_tsc = tsc::start();
     console::init();
+    defmt_log::init();
     exceptions::init();
     println!("UK boot barebell unikernel (PVH, long mode)");
     let (heap_at, heap_len) = heap::init();
@@ -55,6 +57,7 @@ extern "C" fn kmain(start_info_addr: u32) -> ! {
     println!("UK PAT old={old_pat:#018x} new={new_pat:#018x} (UC = PCD|PWT, WC = PWT)");
     let ok = match run(start_info_addr, boot_tsc) {
         Ok(()) => {
+            defmt::info!("DONE ok");
             println!("UK DONE ok");
             true
         }
@@ -148,6 +151,11 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
     println!("UK ECAM source={source} base={:#x}", window.base);
     let ecam = pci::ecam(window)?;
     let devices = pci::list(&ecam, window.segment);
+    defmt::info!(
+        "PCI functions={=usize} ecam={=u64:#x}",
+        devices.len(),
+        window.base
+    );
 
     match devices.iter().find(|d| d.found.vendor == 0x1002) {
         Some(d) => println!(

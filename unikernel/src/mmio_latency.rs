@@ -53,10 +53,24 @@ impl core::fmt::Display for MmioError {
 
 pub fn print_summary(name: &str, h: &Histogram) {
     match h.summary() {
-        Some(s) => println!(
-            "UK LAT {name} count={} min={} mean={:.1} p50={} p90={} p99={} p99.9={} max={} unit=ns",
-            s.count, s.min, s.mean, s.p50, s.p90, s.p99, s.p99_9, s.max
-        ),
+        Some(s) => {
+            defmt::info!(
+                "LAT {=str} count={=u64} min={=u64} mean={=f64} p50={=u64} p90={=u64} p99={=u64} p99.9={=u64} max={=u64} unit=ns",
+                name,
+                s.count,
+                s.min,
+                s.mean,
+                s.p50,
+                s.p90,
+                s.p99,
+                s.p99_9,
+                s.max
+            );
+            println!(
+                "UK LAT {name} count={} min={} mean={:.1} p50={} p90={} p99={} p99.9={} max={} unit=ns",
+                s.count, s.min, s.mean, s.p50, s.p90, s.p99, s.p99_9, s.max
+            )
+        }
         None => println!("UK LAT {name} count=0"),
     }
 }

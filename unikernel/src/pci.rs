@@ -127,9 +127,32 @@ pub fn list(ecam: &Ecam, segment: u16) -> Vec<Device> {
         }
         out.push(Device { found: f, bars });
     }
+    probe_high(&out);
     println!(
         "UK PCI done functions={} buses={} skipped_bridges={}",
         stats.functions, stats.buses, stats.skipped_bridges
     );
     out
+}
+
+/// Reads the first dword of every mapped prefetchable BAR above 4 GiB, to
+/// show the page tables really reach it (a missing mapping would fault).
+/// Only prefetchable BARs: by definition reading them has no side effects.
+fn probe_high(devices: &[Device]) {
+    for d in devices {
+        for b in &d.bars {
+            if b.bar.address >= 1 << 32 && b.bar.prefetchable && b.cache.is_some() {
+                // SAFETY: `list` identity-mapped this BAR (WC) for its full
+                // size; a prefetchable BAR tolerates reads.
+                let v = unsafe { (b.bar.address as usize as *const u32).read_volatile() };
+                println!(
+                    "UK MAP above-4G {:?} BAR{} at {:#x} read {v:#x} pte={:#x}",
+                    d.found.bdf,
+                    b.bar.index,
+                    b.bar.address,
+                    paging::leaf_entry(b.bar.address).unwrap_or(0)
+                );
+            }
+        }
+    }
 }

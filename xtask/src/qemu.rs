@@ -53,6 +53,8 @@ fn build(root: &Path) -> Result<PathBuf> {
     let triple = "x86_64-unknown-linux-gnu";
     let out = cargo()
         .current_dir(root.join("unikernel"))
+        // defmt compiles out everything below `error` unless told.
+        .env("DEFMT_LOG", "info")
         .args([
             "build",
             "--release",
@@ -141,25 +143,42 @@ struct Boot {
     /// QMP `query-pci`, if the boot held.
     qmp: Option<Value>,
     wall: Duration,
+    /// The defmt messages from COM2, decoded against the image's table.
+    defmt: Vec<String>,
 }
 
-fn qemu_cmd(kernel: &Path, cfg: &Config, hold: bool, qmp: &Path) -> Command {
+/// Decodes COM2's bytes with `defmt-decoder` against the ELF's `.defmt`
+/// table (which also fixes the wire encoding, rzCOBS here).
+fn decode_defmt(elf: &Path, bytes: &[u8]) -> Result<Vec<String>> {
+    use defmt_decoder::{DecodeError, Table};
+    let data = std::fs::read(elf)?;
+    let table = Table::parse(&data)?.context("the image has no .defmt table")?;
+    let mut dec = table.new_stream_decoder();
+    dec.received(bytes);
+    let mut out = Vec::new();
+    loop {
+        match dec.decode() {
+            Ok(f) => out.push(f.display_message().to_string()),
+            Err(DecodeError::UnexpectedEof) => break,
+            Err(DecodeError::Malformed) => bail!(
+                "malformed defmt frame on COM2 after {} good ones",
+                out.len()
+            ),
+        }
+    }
+    Ok(out)
+}
+
+fn qemu_cmd(kernel: &Path, cfg: &Config, hold: bool, qmp: &Path, com2: &Path) -> Command {
     let mut cmd = Command::new("qemu-system-x86_64");
     cmd.args([
-        "-machine",
-        "q35",
-        "-accel",
-        "tcg",
-        "-cpu",
-        "max",
-        "-m",
-        "128",
-        "-smp",
-        "1",
-        "-display",
-        "none",
-        "-serial",
-        "stdio",
+        "-machine", "q35", "-accel", "tcg", "-cpu", "max", "-m", "128", "-smp", "1", "-display",
+        "none", "-serial", "stdio",
+    ])
+    // COM2 carries the defmt frames.
+    .arg("-serial")
+    .arg(format!("file:{}", com2.display()))
+    .args([
         "-monitor",
         "none",
         "-no-reboot",
@@ -208,9 +227,11 @@ fn query_pci(sock: &Path) -> Result<Value> {
 
 fn boot(root: &Path, kernel: &Path, cfg: &Config, hold: bool) -> Result<Boot> {
     let sock = root.join(format!("target/unikernel/qmp-{}.sock", cfg.name));
+    let com2 = root.join(format!("target/unikernel/{}-com2.defmt", cfg.name));
     let _ = std::fs::remove_file(&sock);
+    let _ = std::fs::remove_file(&com2);
     let started = Instant::now();
-    let mut child = qemu_cmd(kernel, cfg, hold, &sock)
+    let mut child = qemu_cmd(kernel, cfg, hold, &sock, &com2)
         .spawn()
         .context("starting qemu-system-x86_64")?;
     let stdout = child.stdout.take().context("qemu stdout")?;
@@ -271,11 +292,14 @@ fn boot(root: &Path, kernel: &Path, cfg: &Config, hold: bool) -> Result<Boot> {
     if let Some(p) = problem {
         bail!("{} boot: {p}; log {}", cfg.name, path.display());
     }
+    let frames = std::fs::read(&com2).with_context(|| format!("reading {}", com2.display()))?;
+    let defmt = decode_defmt(kernel, &frames)?;
     Ok(Boot {
         log,
         status: status.code(),
         qmp,
         wall,
+        defmt,
     })
 }
 
@@ -455,6 +479,35 @@ fn check(cfg: &Config, b: &Boot) -> Result<String> {
         "{}: the AQL run on the model did not report a clean finish",
         cfg.name
     );
+    // The defmt summaries (COM2) must say what the text ones (COM1) say;
+    // the mean is left out because the two sides format it differently.
+    let fields = |l: &str| -> Vec<String> {
+        l.split_whitespace()
+            .filter(|w| !w.starts_with("mean=") && *w != "UK")
+            .map(str::to_string)
+            .collect()
+    };
+    let text_lat: Vec<_> = log
+        .lines()
+        .filter(|l| l.starts_with("UK LAT "))
+        .map(fields)
+        .collect();
+    let defmt_lat: Vec<_> = b
+        .defmt
+        .iter()
+        .filter(|l| l.starts_with("LAT "))
+        .map(|l| fields(l))
+        .collect();
+    ensure!(
+        !defmt_lat.is_empty() && defmt_lat == text_lat,
+        "{}: defmt latency summaries {defmt_lat:?} differ from the console's {text_lat:?}",
+        cfg.name
+    );
+    ensure!(
+        b.defmt.iter().any(|l| l == "DONE ok"),
+        "{}: no `DONE ok` among the defmt frames",
+        cfg.name
+    );
     let behind = gf.iter().filter(|f| f.0 > 0).count();
     let high = gb.iter().filter(|b| b.5 >= 1 << 32).count();
     if cfg.name == "bridges" {
@@ -469,12 +522,13 @@ fn check(cfg: &Config, b: &Boot) -> Result<String> {
         );
     }
     Ok(format!(
-        "{}: {} functions ({} behind bridges), {} BARs ({} above 4 GiB) equal QEMU's query-pci; mmio-store p50={}ns",
+        "{}: {} functions ({} behind bridges), {} BARs ({} above 4 GiB) equal QEMU's query-pci; {} defmt frames decoded; mmio-store p50={}ns",
         cfg.name,
         gf.len(),
         behind,
         gb.len(),
         high,
+        b.defmt.len(),
         kv(store, "p50").unwrap_or("?")
     ))
 }
