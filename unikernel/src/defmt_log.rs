@@ -33,28 +33,33 @@ fn emit(bytes: &[u8]) {
 struct Logger;
 
 // SAFETY: `acquire` takes the TAKEN flag, so between `acquire` and
-// `release` this logger is the only user of ENCODER (one CPU, no
-// interrupt handlers that log); a nested acquire (a log from within a
-// log, which cannot happen here) is dropped rather than interleaved.
+// `release` this logger is the only user of ENCODER. A nested acquire
+// (a log from inside a log) cannot happen here: one CPU, and neither the
+// exception handler nor the panic handler logs through defmt. If it did,
+// its bytes would land inside the outer frame, which the host decoder
+// rejects as malformed; it would not be memory-unsafe.
 unsafe impl defmt::Logger for Logger {
     fn acquire() {
         if TAKEN.swap(true, Ordering::Acquire) {
             return;
         }
+        let enc = &raw mut ENCODER;
         // SAFETY: TAKEN was false and is now ours: exclusive access.
-        unsafe { (*(&raw mut ENCODER)).start_frame(emit) }
+        unsafe { (*enc).start_frame(emit) }
     }
 
     unsafe fn flush() {}
 
     unsafe fn release() {
+        let enc = &raw mut ENCODER;
         // SAFETY: defmt calls release only after acquire, which took TAKEN.
-        unsafe { (*(&raw mut ENCODER)).end_frame(emit) };
+        unsafe { (*enc).end_frame(emit) };
         TAKEN.store(false, Ordering::Release);
     }
 
     unsafe fn write(bytes: &[u8]) {
+        let enc = &raw mut ENCODER;
         // SAFETY: defmt calls write only between acquire and release.
-        unsafe { (*(&raw mut ENCODER)).write(bytes, emit) }
+        unsafe { (*enc).write(bytes, emit) }
     }
 }

@@ -93,10 +93,8 @@ pub fn list(ecam: &Ecam, segment: u16) -> Vec<Device> {
                         _ if b.prefetchable => Some(Cache::WriteCombining),
                         _ => Some(Cache::Uncached),
                     };
-                    if let Some(c) = cache {
-                        if let Err(e) = paging::map(b.address, size, c) {
-                            println!("UK ERROR mapping BAR {i} of {:?}: {e}", f.bdf);
-                        }
+                    if let Some(Err(e)) = cache.map(|c| paging::map(b.address, size, c)) {
+                        println!("UK ERROR mapping BAR {i} of {:?}: {e}", f.bdf);
                     }
                     println!(
                         "UK PCI bar {:02x}:{:02x}.{} index={} kind={} prefetch={} address={:#x} size={:#x} map={} pat={}",

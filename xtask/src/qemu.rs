@@ -566,3 +566,76 @@ pub fn run(root: &Path) -> Result<String> {
     out.extend(lines.iter().map(|l| l.to_string()));
     Ok(out.join("\n"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A listing as the image prints it and the same machine as QMP's
+    /// `query-pci` describes it (shape from QEMU's qapi/pci.json:
+    /// `PciInfo`, `PciDeviceInfo`, `PciBridgeInfo`, `PciMemoryRegion`),
+    /// written by hand: a root port at 00:04.0 with an edu behind it.
+    const LOG: &str = "\
+UK PCI dev 00:04.0 vendor=1b36 device=000c class=060400 header=Bridge secondary=1
+UK PCI bar 00:04.0 index=0 kind=mem32 prefetch=0 address=0xfeb95000 size=0x1000 map=UC pat=3
+UK PCI dev 01:00.0 vendor=1234 device=11e8 class=00ff00 header=Normal secondary=-1
+UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200000000 map=WC pat=1
+";
+
+    fn qmp(with_child: bool) -> Value {
+        let child = serde_json::json!({
+            "bus": 1, "slot": 0, "function": 0,
+            "class_info": {"class": 255},
+            "id": {"vendor": 0x1234, "device": 0x11e8},
+            "regions": [{"bar": 0, "type": "memory", "address": 0xfc_0000_0000u64,
+                         "size": 0x2_0000_0000u64, "prefetch": true, "mem_type_64": true},
+                        {"bar": 6, "type": "memory", "address": 0, "size": 0x40000}]
+        });
+        serde_json::json!([{
+            "bus": 0,
+            "devices": [{
+                "bus": 0, "slot": 4, "function": 0,
+                "class_info": {"class": 1540},
+                "id": {"vendor": 0x1b36, "device": 0x000c},
+                "regions": [{"bar": 0, "type": "memory", "address": 0xfeb9_5000u64,
+                             "size": 0x1000, "prefetch": false, "mem_type_64": false}],
+                "pci_bridge": {"bus": {"number": 0, "secondary": 1, "subordinate": 1},
+                               "devices": if with_child { vec![child] } else { vec![] }}
+            }]
+        }])
+    }
+
+    #[test]
+    fn listing_equals_query_pci_through_a_bridge() {
+        let (gf, gb) = guest_view(LOG).unwrap();
+        let (qf, qb) = qemu_view(&qmp(true)).unwrap();
+        assert!(gf.contains(&(1, 0, 0, 0x1234, 0x11e8)));
+        assert!(gb.contains(&(
+            (1, 0, 0),
+            0,
+            "mem",
+            true,
+            true,
+            0xfc_0000_0000,
+            0x2_0000_0000
+        )));
+        assert_eq!(qb.len(), 2, "the expansion ROM (bar 6) is not a BAR");
+        diff("functions", &gf, &qf).unwrap();
+        diff("BARs", &gb, &qb).unwrap();
+    }
+
+    #[test]
+    fn a_device_qemu_has_and_the_image_missed_fails() {
+        let (qf, _) = qemu_view(&qmp(true)).unwrap();
+        let only_root: String = LOG.lines().take(2).map(|l| format!("{l}\n")).collect();
+        let (gf, _) = guest_view(&only_root).unwrap();
+        let e = diff("functions", &gf, &qf).unwrap_err().to_string();
+        assert!(
+            e.contains("only in QEMU's query-pci [(1, 0, 0, 4660, 4584)]"),
+            "{e}"
+        );
+        let (qf2, _) = qemu_view(&qmp(false)).unwrap();
+        let (gf_all, _) = guest_view(LOG).unwrap();
+        assert!(diff("functions", &gf_all, &qf2).is_err());
+    }
+}
