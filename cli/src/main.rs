@@ -1,5 +1,6 @@
 //! `barebell`: the command-line front end.
 
+mod bringup;
 mod fw;
 mod latency;
 mod latency_plot;
@@ -31,6 +32,9 @@ enum Command {
     /// Measure doorbell-submission latency by phase (publish, doorbell,
     /// pickup, completion) on the built-in device model.
     Latency(latency::LatencyArgs),
+    /// Run the named bring-up steps (discovery, psp, rlc) on the device
+    /// model, optionally tracing every register access by name.
+    Bringup(bringup::BringupArgs),
     /// Inspect amdgpu firmware containers.
     Fw {
         #[command(subcommand)]
@@ -46,6 +50,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Bringup(args) => bringup::run(args),
         Command::Fw { command } => fw::run(command),
         Command::Latency(args) => latency::run(args),
         Command::Pci { command } => pci::run(command),

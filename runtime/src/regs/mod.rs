@@ -11,6 +11,7 @@ pub mod gc_11_0_0;
 pub mod gc_12_0_0;
 pub mod mp_13_0_0;
 pub mod mp_14_0_2;
+pub mod trace;
 
 /// Which Linux 6.12 header a register module is checked against, and
 /// which IP versions (as discovery reports them) it serves.

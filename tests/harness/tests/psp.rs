@@ -5,39 +5,22 @@
 //! and the runtime parses, so the path is discovery → register offsets →
 //! bootloader → ring → commands → RLC autoload. What the model expects
 //! (component order, which section goes with which `GFX_FW_TYPE`, the
-//! load order) is written out here by hand from `psp_hw_start()`,
-//! `AMDGPU_UCODE_ID` and `psp_get_fw_type()`, independently of the
-//! runtime's tables, so an ordering or mapping slip in either shows.
+//! load order) is written out by hand in `barebell_sim::psp::rig` from
+//! `psp_hw_start()`, `AMDGPU_UCODE_ID` and `psp_get_fw_type()`,
+//! independently of the runtime's tables, so an ordering or mapping slip
+//! in either shows.
 //!
 //! The refusal tests break one thing each and check both sides: the
 //! model logged the refusal it should, and the runtime returned the typed
 //! error that names it.
 
 use barebell::bus::WaitError;
-use barebell::discovery::{Discovery, hw_id};
-use barebell::psp::{
-    self, Component, DmaBuf, GcRegs, Image, Loaded, Plan, Psp, PspBuffers, PspError, PspRegs, Tmr,
-};
-use barebell::regs::IpBases;
-use barebell_firmware_if::psp_gfx::fw_type as t;
-use barebell_firmware_if::{CpEngine, Firmware, Kind, MesPipe, parse};
+use barebell::psp::{self, Component, DmaBuf, Image, Loaded, Psp, PspBuffers, PspError};
 use barebell_sim::SimClock;
-use barebell_sim::discovery::{self as disc, NAVI31, NAVI48, PartDesc};
+use barebell_sim::psp::rig::{BOOT_ORDER, MODEL_TMR, PartFirmware, Rig, navi31, navi48};
 use barebell_sim::psp::{PspExpect, PspModel, PspPlacement, status};
+use std::path::Path;
 use std::ptr::NonNull;
-
-const FW: &str = "/lib/firmware/amdgpu";
-
-fn blob(name: &str) -> &'static [u8] {
-    let path = format!("{FW}/{name}");
-    let bytes =
-        std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e} (firmware-amd-graphics)"));
-    Box::leak(bytes.into_boxed_slice())
-}
-
-fn fw(kind: Kind, name: &str) -> Firmware<'static> {
-    parse(kind, blob(name)).unwrap()
-}
 
 /// Zeroed, leaked memory at `align`; in the model the host address is the
 /// MC address.
@@ -49,272 +32,46 @@ fn region(len: usize, align: usize) -> (NonNull<u8>, u64) {
     (p, p.as_ptr() as u64)
 }
 
-/// One part: which blobs, and what the model must see.
-struct Part {
-    desc: PartDesc,
-    sos: &'static str,
-    smu: (&'static str, &'static str),
-    /// `(fw_type, kind, file, section)` in `AMDGPU_UCODE_ID` order.
-    gfx: Vec<(u32, Kind, &'static str, &'static str)>,
+fn rig(part: &PartFirmware, tweak: impl FnOnce(&mut PspExpect)) -> Rig {
+    barebell_sim::psp::rig::rig(Path::new("/lib/firmware/amdgpu"), part, tweak)
+        .unwrap_or_else(|e| panic!("{e} (firmware-amd-graphics)"))
 }
 
-fn navi31() -> Part {
-    let pfp = Kind::Cp(CpEngine::Pfp);
-    let me = Kind::Cp(CpEngine::Me);
-    let mec = Kind::Cp(CpEngine::Mec);
-    let mes = Kind::Mes(MesPipe::Scheduler);
-    let kiq = Kind::Mes(MesPipe::Kiq);
-    Part {
-        desc: NAVI31,
-        sos: "psp_13_0_0_sos.bin",
-        smu: ("smu_13_0_0.bin", "ucode"),
-        gfx: vec![
-            (t::SDMA_UCODE_TH0, Kind::Sdma, "sdma_6_0_0.bin", "ctx"),
-            (t::SDMA_UCODE_TH1, Kind::Sdma, "sdma_6_0_0.bin", "ctl"),
-            (t::RS64_PFP, pfp, "gc_11_0_0_pfp.bin", "ucode"),
-            (t::RS64_ME, me, "gc_11_0_0_me.bin", "ucode"),
-            (t::RS64_MEC, mec, "gc_11_0_0_mec.bin", "ucode"),
-            (t::RS64_PFP_P0_STACK, pfp, "gc_11_0_0_pfp.bin", "data"),
-            (t::RS64_PFP_P1_STACK, pfp, "gc_11_0_0_pfp.bin", "data"),
-            (t::RS64_ME_P0_STACK, me, "gc_11_0_0_me.bin", "data"),
-            (t::RS64_ME_P1_STACK, me, "gc_11_0_0_me.bin", "data"),
-            (t::RS64_MEC_P0_STACK, mec, "gc_11_0_0_mec.bin", "data"),
-            (t::RS64_MEC_P1_STACK, mec, "gc_11_0_0_mec.bin", "data"),
-            (t::RS64_MEC_P2_STACK, mec, "gc_11_0_0_mec.bin", "data"),
-            (t::RS64_MEC_P3_STACK, mec, "gc_11_0_0_mec.bin", "data"),
-            (t::CP_MES, mes, "gc_11_0_0_mes_2.bin", "ucode"),
-            (t::MES_STACK, mes, "gc_11_0_0_mes_2.bin", "data"),
-            (t::CP_MES_KIQ, kiq, "gc_11_0_0_mes1.bin", "ucode"),
-            (t::MES_KIQ_STACK, kiq, "gc_11_0_0_mes1.bin", "data"),
-            (t::IMU_I, Kind::Imu, "gc_11_0_0_imu.bin", "iram"),
-            (t::IMU_D, Kind::Imu, "gc_11_0_0_imu.bin", "dram"),
-            (
-                t::RLC_RESTORE_LIST_GPM_MEM,
-                Kind::Rlc,
-                "gc_11_0_0_rlc.bin",
-                "save_restore_list_gpm",
-            ),
-            (
-                t::RLC_RESTORE_LIST_SRM_MEM,
-                Kind::Rlc,
-                "gc_11_0_0_rlc.bin",
-                "save_restore_list_srm",
-            ),
-            (t::RLC_IRAM, Kind::Rlc, "gc_11_0_0_rlc.bin", "rlc_iram"),
-            (t::RLC_DRAM_BOOT, Kind::Rlc, "gc_11_0_0_rlc.bin", "rlc_dram"),
-            (t::RLC_P, Kind::Rlc, "gc_11_0_0_rlc.bin", "rlcp"),
-            (t::RLC_V, Kind::Rlc, "gc_11_0_0_rlc.bin", "rlcv"),
-            (t::RLC_G, Kind::Rlc, "gc_11_0_0_rlc.bin", "ucode"),
-        ],
-    }
+fn psp_of(r: &mut Rig) -> Psp<'static, PspModel<'static>, SimClock> {
+    Psp::new(
+        r.model,
+        r.clock,
+        r.regs,
+        &r.mp0.bases,
+        r.bufs.take().unwrap(),
+    )
+    .unwrap()
 }
 
-/// The gfx12 set. SDMA 7 ships one `ucode` section that Linux loads as
-/// `SDMA_RS64`, which barebell does not map yet, so it is left out; the
-/// unified MES blob serves the scheduler pipe only (which pipes Linux
-/// loads it for on 12.0.1 is unconfirmed here).
-fn navi48() -> Part {
-    let pfp = Kind::Cp(CpEngine::Pfp);
-    let me = Kind::Cp(CpEngine::Me);
-    let mec = Kind::Cp(CpEngine::Mec);
-    let mes = Kind::Mes(MesPipe::Unified);
-    Part {
-        desc: NAVI48,
-        sos: "psp_14_0_3_sos.bin",
-        smu: ("smu_14_0_3.bin", "ucode"),
-        gfx: vec![
-            (t::RS64_PFP, pfp, "gc_12_0_1_pfp.bin", "ucode"),
-            (t::RS64_ME, me, "gc_12_0_1_me.bin", "ucode"),
-            (t::RS64_MEC, mec, "gc_12_0_1_mec.bin", "ucode"),
-            (t::RS64_PFP_P0_STACK, pfp, "gc_12_0_1_pfp.bin", "data"),
-            (t::RS64_PFP_P1_STACK, pfp, "gc_12_0_1_pfp.bin", "data"),
-            (t::RS64_ME_P0_STACK, me, "gc_12_0_1_me.bin", "data"),
-            (t::RS64_ME_P1_STACK, me, "gc_12_0_1_me.bin", "data"),
-            (t::RS64_MEC_P0_STACK, mec, "gc_12_0_1_mec.bin", "data"),
-            (t::RS64_MEC_P1_STACK, mec, "gc_12_0_1_mec.bin", "data"),
-            (t::RS64_MEC_P2_STACK, mec, "gc_12_0_1_mec.bin", "data"),
-            (t::RS64_MEC_P3_STACK, mec, "gc_12_0_1_mec.bin", "data"),
-            (t::CP_MES, mes, "gc_12_0_1_uni_mes.bin", "ucode"),
-            (t::MES_STACK, mes, "gc_12_0_1_uni_mes.bin", "data"),
-            (t::IMU_I, Kind::Imu, "gc_12_0_1_imu.bin", "iram"),
-            (t::IMU_D, Kind::Imu, "gc_12_0_1_imu.bin", "dram"),
-            (
-                t::RLC_RESTORE_LIST_GPM_MEM,
-                Kind::Rlc,
-                "gc_12_0_1_rlc.bin",
-                "save_restore_list_gpm",
-            ),
-            (
-                t::RLC_RESTORE_LIST_SRM_MEM,
-                Kind::Rlc,
-                "gc_12_0_1_rlc.bin",
-                "save_restore_list_srm",
-            ),
-            (t::RLC_IRAM, Kind::Rlc, "gc_12_0_1_rlc.bin", "rlc_iram"),
-            (t::RLC_DRAM_BOOT, Kind::Rlc, "gc_12_0_1_rlc.bin", "rlc_dram"),
-            (t::RLC_G, Kind::Rlc, "gc_12_0_1_rlc.bin", "ucode"),
-        ],
-    }
+fn images(r: &Rig) -> Vec<Image<'static>> {
+    let mut out = vec![
+        Image {
+            fw_type: 0,
+            bytes: &[]
+        };
+        64
+    ];
+    let n = psp::gfx_images(&r.blobs, &mut out).unwrap();
+    out.truncate(n);
+    out
 }
 
-/// `psp_hw_start()`'s component order, by SOS-bundle section name.
-const BOOT_ORDER: [(&str, Component); 8] = [
-    ("kdb", Component::Kdb),
-    ("spl", Component::Spl),
-    ("sys_drv", Component::SysDrv),
-    ("soc_drv", Component::SocDrv),
-    ("intf_drv", Component::IntfDrv),
-    ("dbg_drv", Component::DbgDrv),
-    ("ras_drv", Component::RasDrv),
-    ("sos", Component::Sos),
-];
-
-/// A model TMR size answer (the real PSP computes it from the TOC).
-const MODEL_TMR: u32 = 0x40_0000;
-
-struct Rig {
-    clock: &'static SimClock,
-    model: &'static PspModel<'static>,
-    mp0: IpBases,
-    gc: IpBases,
-    regs: PspRegs,
-    gc_regs: GcRegs,
-    plan: Plan,
-    sos: Firmware<'static>,
-    smu: &'static [u8],
-    blobs: Vec<Firmware<'static>>,
-    tmr: Tmr,
-    bufs: Option<PspBuffers>,
-}
-
-/// Everything set up, nothing sent. `tweak` may change what the model
-/// expects before it is built.
-fn rig(part: &Part, tweak: impl FnOnce(&mut PspExpect)) -> Rig {
-    let clock: &'static SimClock = Box::leak(Box::new(SimClock::new()));
-    let (table, _) = disc::build(&part.desc);
-    let d = Discovery::parse(&table).unwrap();
-    let mp0 = d.ip(hw_id::MP0, 0).unwrap();
-    let gc = d.ip(hw_id::GC, 0).unwrap();
-    let regs = PspRegs::for_version(mp0.version.triple()).unwrap();
-    let gc_regs = GcRegs::for_version(gc.version.triple()).unwrap();
-    let plan = Plan::for_version(mp0.version.triple()).unwrap();
-
-    let sos = fw(Kind::PspSos, part.sos);
-    let smu_fw = fw(Kind::Smc, part.smu.0);
-    let smu = smu_fw.bytes(smu_fw.section(part.smu.1).unwrap());
-    let mut expect = PspExpect {
-        components: BOOT_ORDER
-            .iter()
-            .filter_map(|(name, c)| sos.section(name).map(|s| (*c, sos.bytes(s).to_vec())))
-            .collect(),
-        toc: sos.bytes(sos.section("toc").unwrap()).to_vec(),
-        tmr_size: MODEL_TMR,
-        smu: Some(smu.to_vec()),
-        gfx: part
-            .gfx
-            .iter()
-            .map(|(ty, kind, file, sec)| {
-                let f = fw(*kind, file);
-                (*ty, f.bytes(f.section(sec).unwrap()).to_vec())
-            })
-            .collect(),
-        boot_time_tmr: !plan.setup_tmr,
-    };
-    tweak(&mut expect);
-    let place = PspPlacement {
-        regs,
-        mp0_bases: mp0.bases,
-        gc: gc_regs,
-        gc_bases: gc.bases,
-    };
-    let mut model = PspModel::new(clock, place, expect);
-
-    let mib = 1 << 20;
-    let (fw_p, fw_mc) = region(2 * mib, mib);
-    let (ring_p, ring_mc) = region(psp::RING_BYTES, 4096);
-    let (cmd_p, cmd_mc) = region(4096, 4096);
-    let (fence_p, fence_mc) = region(4096, 4096);
-    let (_tmr_p, tmr_mc) = region(MODEL_TMR as usize, mib);
-    // SAFETY: the regions are leaked, so they outlive the model.
-    unsafe {
-        model.map(fw_mc, 2 * mib as u64);
-        model.map(ring_mc, psp::RING_BYTES as u64);
-        model.map(cmd_mc, 4096);
-        model.map(fence_mc, 4096);
-        model.map(tmr_mc, u64::from(MODEL_TMR));
-    }
-    // SAFETY: each region is leaked, 4 KiB aligned, and touched by the
-    // host only through its DmaBuf.
-    let bufs = unsafe {
-        PspBuffers {
-            fw_pri: DmaBuf::new(fw_p, 2 * mib, fw_mc),
-            ring: DmaBuf::new(ring_p, psp::RING_BYTES, ring_mc),
-            cmd: DmaBuf::new(cmd_p, 4096, cmd_mc),
-            fence: DmaBuf::new(fence_p, 4096, fence_mc),
-        }
-    };
-    let blobs = {
-        let mut files: Vec<(Kind, &str)> = part.gfx.iter().map(|g| (g.1, g.2)).collect();
-        files.dedup();
-        files.into_iter().map(|(k, f)| fw(k, f)).collect()
-    };
-    Rig {
-        clock,
-        model: Box::leak(Box::new(model)),
-        mp0: mp0.bases,
-        gc: gc.bases,
-        regs,
-        gc_regs,
-        plan,
-        sos,
-        smu,
-        blobs,
-        tmr: Tmr {
-            mc_addr: tmr_mc,
-            capacity: MODEL_TMR,
-            phys_addr: tmr_mc,
-        },
-        bufs: Some(bufs),
-    }
-}
-
-impl Rig {
-    fn psp(&mut self) -> Psp<'static, PspModel<'static>, SimClock> {
-        Psp::new(
-            self.model,
-            self.clock,
-            self.regs,
-            &self.mp0,
-            self.bufs.take().unwrap(),
-        )
-        .unwrap()
-    }
-
-    fn images(&self) -> Vec<Image<'static>> {
-        let mut out = vec![
-            Image {
-                fw_type: 0,
-                bytes: &[]
-            };
-            64
-        ];
-        let n = psp::gfx_images(&self.blobs, &mut out).unwrap();
-        out.truncate(n);
-        out
-    }
-}
-
-fn run_part(part: Part) {
+fn run_part(part: PartFirmware) {
     let mut r = rig(&part, |_| {});
-    let images = r.images();
+    let images = images(&r);
     // The runtime's order and mapping equal the hand-written Linux order.
     let want: Vec<u32> = part.gfx.iter().map(|g| g.0).collect();
     let got: Vec<u32> = images.iter().map(|i| i.fw_type).collect();
     assert_eq!(got, want);
-    let mut p = r.psp();
+    let mut p = psp_of(&mut r);
     let report =
         psp::load_firmware(&mut p, r.plan, &r.sos, Some(r.smu), &images, Some(r.tmr)).unwrap();
-    p.wait_rlc_autoload(r.gc_regs, &r.gc).unwrap();
+    p.wait_rlc_autoload(r.gc_regs, &r.gc.bases).unwrap();
     assert_eq!(r.model.refusals(), vec![]);
     let n_components = BOOT_ORDER
         .iter()
@@ -350,7 +107,7 @@ fn navi48_loads_firmware_and_rlc_autoload_completes() {
 #[test]
 fn model_refuses_sos_before_sys_drv() {
     let mut r = rig(&navi31(), |_| {});
-    let mut p = r.psp();
+    let mut p = psp_of(&mut r);
     let sos = r.sos.bytes(r.sos.section("sos").unwrap());
     // SOS first: the model waits for KDB.
     let err = p.bootloader_load(Component::Sos, sos).unwrap_err();
@@ -380,7 +137,7 @@ fn model_refuses_sos_before_sys_drv() {
 #[test]
 fn model_refuses_wrong_payload() {
     let mut r = rig(&navi31(), |_| {});
-    let mut p = r.psp();
+    let mut p = psp_of(&mut r);
     // The SPL table offered as the key database.
     let spl = r.sos.bytes(r.sos.section("spl").unwrap());
     assert_eq!(
@@ -415,7 +172,7 @@ fn runtime_refuses_misaligned_bootloader_buffer_and_model_reads_wrong_place() {
         fence: bad(p, mc),
     };
     assert_eq!(
-        Psp::new(r.model, &clock, r.regs, &r.mp0, bufs).unwrap_err(),
+        Psp::new(r.model, &clock, r.regs, &r.mp0.bases, bufs).unwrap_err(),
         PspError::Misaligned {
             what: "fw_pri buffer",
             mc_addr: mc + 4096,
@@ -429,9 +186,9 @@ fn runtime_refuses_misaligned_bootloader_buffer_and_model_reads_wrong_place() {
         &clock,
         PspPlacement {
             regs: r.regs,
-            mp0_bases: r.mp0,
+            mp0_bases: r.mp0.bases,
             gc: r.gc_regs,
-            gc_bases: r.gc,
+            gc_bases: r.gc.bases,
         },
         PspExpect {
             components: vec![(
@@ -447,8 +204,8 @@ fn runtime_refuses_misaligned_bootloader_buffer_and_model_reads_wrong_place() {
     // SAFETY: 4 KiB + kdb.len() is inside the 2 MiB region.
     unsafe { std::ptr::copy_nonoverlapping(kdb.as_ptr(), p.as_ptr().add(4096), kdb.len()) };
     use barebell::bus::RegisterBus;
-    let c36 = r.regs.c2pmsg_36.byte_offset(&r.mp0).unwrap();
-    let c35 = r.regs.c2pmsg_35.byte_offset(&r.mp0).unwrap();
+    let c36 = r.regs.c2pmsg_36.byte_offset(&r.mp0.bases).unwrap();
+    let c35 = r.regs.c2pmsg_35.byte_offset(&r.mp0.bases).unwrap();
     model.write32(c36, ((mc + 4096) >> 20) as u32);
     model.write32(c35, Component::Kdb.command());
     assert_eq!(model.refusals()[0].status, status::PAYLOAD);
@@ -457,8 +214,8 @@ fn runtime_refuses_misaligned_bootloader_buffer_and_model_reads_wrong_place() {
 #[test]
 fn model_refuses_ip_fw_before_tmr_and_out_of_order() {
     let mut r = rig(&navi31(), |_| {});
-    let images = r.images();
-    let mut p = r.psp();
+    let images = images(&r);
+    let mut p = psp_of(&mut r);
     for (name, c) in BOOT_ORDER {
         if let Some(s) = r.sos.section(name) {
             assert_eq!(p.bootloader_load(c, r.sos.bytes(s)), Ok(Loaded::Loaded));
@@ -530,7 +287,7 @@ fn model_refuses_ip_fw_before_tmr_and_out_of_order() {
 #[test]
 fn ring_create_before_sos_times_out_naming_c2pmsg_64() {
     let mut r = rig(&navi31(), |_| {});
-    let mut p = r.psp();
+    let mut p = psp_of(&mut r);
     assert!(matches!(
         p.ring_create(),
         Err(PspError::Wait(WaitError::Timeout {
@@ -551,7 +308,7 @@ fn ring_create_before_sos_times_out_naming_c2pmsg_64() {
 #[test]
 fn bad_ring_frame_gets_no_fence() {
     let mut r = rig(&navi31(), |_| {});
-    let mut p = r.psp();
+    let mut p = psp_of(&mut r);
     for (name, c) in BOOT_ORDER {
         if let Some(s) = r.sos.section(name) {
             p.bootloader_load(c, r.sos.bytes(s)).unwrap();
@@ -560,7 +317,7 @@ fn bad_ring_frame_gets_no_fence() {
     p.ring_create().unwrap();
     // A write pointer that is not on a frame boundary.
     use barebell::bus::RegisterBus;
-    let c67 = r.regs.c2pmsg_67.byte_offset(&r.mp0).unwrap();
+    let c67 = r.regs.c2pmsg_67.byte_offset(&r.mp0.bases).unwrap();
     r.model.write32(c67, 5);
     assert_eq!(
         r.model.refusals()[0].why,
@@ -577,7 +334,7 @@ fn bad_ring_frame_gets_no_fence() {
 #[test]
 fn wrong_toc_is_refused_with_status() {
     let mut r = rig(&navi31(), |_| {});
-    let mut p = r.psp();
+    let mut p = psp_of(&mut r);
     for (name, c) in BOOT_ORDER {
         if let Some(s) = r.sos.section(name) {
             p.bootloader_load(c, r.sos.bytes(s)).unwrap();
@@ -616,7 +373,7 @@ fn wrong_toc_is_refused_with_status() {
 #[test]
 fn device_gone_mid_bootloader_is_typed() {
     let mut r = rig(&navi31(), |_| {});
-    let mut p = r.psp();
+    let mut p = psp_of(&mut r);
     let kdb = r.sos.bytes(r.sos.section("kdb").unwrap());
     p.bootloader_load(Component::Kdb, kdb).unwrap();
     r.model.unplug();
@@ -625,7 +382,7 @@ fn device_gone_mid_bootloader_is_typed() {
         p.bootloader_load(Component::Spl, spl),
         Err(PspError::Wait(WaitError::DeviceGone {
             what: "MP0_SMN_C2PMSG_81",
-            byte_offset: r.regs.c2pmsg_81.byte_offset(&r.mp0).unwrap()
+            byte_offset: r.regs.c2pmsg_81.byte_offset(&r.mp0.bases).unwrap()
         }))
     );
 }
@@ -633,7 +390,7 @@ fn device_gone_mid_bootloader_is_typed() {
 #[test]
 fn device_gone_during_fence_wait_is_typed() {
     let mut r = rig(&navi31(), |_| {});
-    let mut p = r.psp();
+    let mut p = psp_of(&mut r);
     for (name, c) in BOOT_ORDER {
         if let Some(s) = r.sos.section(name) {
             p.bootloader_load(c, r.sos.bytes(s)).unwrap();
@@ -650,10 +407,10 @@ fn device_gone_during_fence_wait_is_typed() {
 #[test]
 fn rlc_autoload_wait_is_bounded_and_names_the_register() {
     let mut r = rig(&navi31(), |_| {});
-    let p = r.psp();
+    let p = psp_of(&mut r);
     // No AUTOLOAD_RLC was sent: BOOTLOAD_COMPLETE never rises.
     assert!(matches!(
-        p.wait_rlc_autoload(r.gc_regs, &r.gc),
+        p.wait_rlc_autoload(r.gc_regs, &r.gc.bases),
         Err(PspError::Wait(WaitError::Timeout {
             what: "RLC_RLCS_BOOTLOAD_STATUS",
             last: 0,

@@ -1,0 +1,147 @@
+//! `barebell bringup`: the named bring-up steps, run against the device
+//! model.
+//!
+//! Steps, in order (each follows the Linux function named):
+//! - `discovery`: parse the IP discovery table and resolve the MP0 and GC
+//!   register bases (`amdgpu_discovery_reg_base_init()`);
+//! - `psp`: bootloader component loads, the GPCOM ring, LOAD_TOC, SMU and
+//!   TMR, LOAD_IP_FW for every GFX ucode, AUTOLOAD_RLC (`psp_hw_start()`,
+//!   `psp_load_non_psp_fw()`);
+//! - `rlc`: the bounded wait for the RLC autoload
+//!   (`gfx_v11_0_wait_for_rlc_autoload_complete()`).
+//!
+//! NBIO and GMC steps are not built yet, and there is no hardware target:
+//! the model is the only target, and nothing here has run on a GPU.
+
+use barebell::discovery::hw_id;
+use barebell::psp::{self, Image, Psp};
+use barebell::regs::trace::{Access, Symbols, TraceBus};
+use barebell::regs::{Reg, gc_11_0_0, gc_12_0_0, mp_13_0_0, mp_14_0_2};
+use barebell_sim::psp::rig::{self, PartFirmware};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Step {
+    Discovery,
+    Psp,
+    Rlc,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartName {
+    /// A Navi31-class part: GC 11.0.0, MP0 13.0.0.
+    Navi31,
+    /// A Navi48-class part: GC 12.0.1, MP0 14.0.3.
+    Navi48,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BringupArgs {
+    /// Stop after this step.
+    #[arg(long, value_enum, default_value = "rlc")]
+    until: Step,
+    /// Which model part to bring up.
+    #[arg(long, value_enum, default_value = "navi31")]
+    part: PartName,
+    /// Print every register access, with register names.
+    #[arg(long)]
+    trace: bool,
+    /// Where the amdgpu firmware blobs are.
+    #[arg(long, default_value = "/lib/firmware/amdgpu")]
+    firmware_dir: PathBuf,
+}
+
+fn symbols_for(v: (u8, u8, u8)) -> &'static [Reg] {
+    match v {
+        (11, 0, 0) => gc_11_0_0::ALL,
+        (12, 0, 0) | (12, 0, 1) => gc_12_0_0::ALL,
+        (13, 0, 0) => mp_13_0_0::ALL,
+        (14, 0, 2) | (14, 0, 3) => mp_14_0_2::ALL,
+        _ => &[],
+    }
+}
+
+pub fn run(args: BringupArgs) -> ExitCode {
+    match bring_up(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("barebell bringup: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn bring_up(args: &BringupArgs) -> Result<(), String> {
+    let part: PartFirmware = match args.part {
+        PartName::Navi31 => rig::navi31(),
+        PartName::Navi48 => rig::navi48(),
+    };
+    let mut r = rig::rig(&args.firmware_dir, &part, |_| {})?;
+    println!("part {} (device model)", part.desc.name);
+
+    // discovery
+    let d =
+        barebell::discovery::Discovery::parse(&r.table).map_err(|e| format!("discovery: {e}"))?;
+    let mp0 = d.ip(hw_id::MP0, 0).ok_or("no MP0")?;
+    let gc = d.ip(hw_id::GC, 0).ok_or("no GC")?;
+    println!(
+        "step discovery: {} IP instances; GC {:?} bases {:x?}; MP0 {:?} bases {:x?}",
+        d.ip_count(),
+        gc.version.triple(),
+        &gc.bases.0[..usize::from(gc.num_bases).min(8)],
+        mp0.version.triple(),
+        &mp0.bases.0[..usize::from(mp0.num_bases).min(8)],
+    );
+    if args.until == Step::Discovery {
+        return Ok(());
+    }
+
+    let blocks = [
+        (symbols_for(mp0.version.triple()), mp0.bases),
+        (symbols_for(gc.version.triple()), gc.bases),
+    ];
+    let symbols = Symbols { blocks: &blocks };
+    let trace = args.trace;
+    let bus = TraceBus::new(r.model, symbols, move |a: Access| {
+        if trace {
+            println!("  {a}");
+        }
+    });
+    let bufs = r.bufs.take().ok_or("buffers already taken")?;
+    let mut p =
+        Psp::new(&bus, r.clock, r.regs, &mp0.bases, bufs).map_err(|e| format!("psp: {e}"))?;
+    let mut images = vec![
+        Image {
+            fw_type: 0,
+            bytes: &[]
+        };
+        64
+    ];
+    let n = psp::gfx_images(&r.blobs, &mut images).map_err(|e| format!("psp: {e}"))?;
+    let report = psp::load_firmware(
+        &mut p,
+        r.plan,
+        &r.sos,
+        Some(r.smu),
+        &images[..n],
+        Some(r.tmr),
+    )
+    .map_err(|e| format!("psp: {e}"))?;
+    println!(
+        "step psp: {} bootloader components, TMR size {:#x} (model value), {} LOAD_IP_FW, AUTOLOAD_RLC sent",
+        report.components, report.tmr_size, report.ip_fw_loads
+    );
+    if args.until == Step::Psp {
+        return Ok(());
+    }
+    p.wait_rlc_autoload(r.gc_regs, &gc.bases)
+        .map_err(|e| format!("rlc: {e}"))?;
+    println!("step rlc: RLC_RLCS_BOOTLOAD_STATUS.BOOTLOAD_COMPLETE and CP_STAT idle");
+    let refused = r.model.refusals();
+    if !refused.is_empty() {
+        return Err(format!("the model refused requests: {refused:?}"));
+    }
+    Ok(())
+}

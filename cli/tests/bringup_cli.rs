@@ -1,0 +1,44 @@
+//! `barebell bringup --until rlc --trace` as a user runs it, on both model
+//! parts. The expected trace lines are protocol facts from the Linux
+//! sources, not output of the code under test: the first bootloader
+//! command is `PSP_BL__LOAD_KEY_DATABASE` (0x80000) written to C2PMSG_35,
+//! the ring is created with `PSP_RING_TYPE__KM << 16` (0x20000) in
+//! C2PMSG_64, and the RLC reports `BOOTLOAD_COMPLETE` (bit 31).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+use std::process::Command;
+
+fn bringup(part: &str) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
+        .args(["bringup", "--part", part, "--until", "rlc", "--trace"])
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+fn check(part: &str, mailbox: &str) {
+    let (code, text) = bringup(part);
+    assert_eq!(code, 0, "{text}");
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let first_cmd = lines
+        .iter()
+        .position(|l| l.starts_with(&format!("W {mailbox}_35 =")))
+        .unwrap();
+    assert_eq!(lines[first_cmd], format!("W {mailbox}_35 = 0x00080000"));
+    assert!(lines.contains(&format!("W {mailbox}_64 = 0x00020000").as_str()));
+    assert!(lines.contains(&"R RLC_RLCS_BOOTLOAD_STATUS = 0x80000000"));
+    assert!(lines.iter().any(|l| l.starts_with("step rlc:")));
+}
+
+#[test]
+fn navi31_reaches_rlc_with_symbolic_trace() {
+    check("navi31", "MP0_SMN_C2PMSG");
+}
+
+#[test]
+fn navi48_reaches_rlc_with_symbolic_trace() {
+    check("navi48", "MPASP_SMN_C2PMSG");
+}
