@@ -6,7 +6,8 @@
 //! 1. console, IDT, heap, PAT;
 //! 2. TSC rate (CPUID leaf 0x15 if reported, else the PIT);
 //! 3. ECAM from ACPI (RSDP from the PVH start info → XSDT/RSDT → MCFG),
-//!    falling back loudly to q35's 0xb0000000;
+//!    falling back loudly to q35's 0xb0000000 (also forced by `no-mcfg`
+//!    on the command line, which is how CI tests the fallback);
 //! 4. the PCI listing through bridges, with every BAR sized and mapped;
 //! 5. device choice: an AMD (0x1002) function if one is passed through;
 //!    otherwise the built-in model. GPU bring-up is not built yet, so
@@ -107,7 +108,16 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
         feats.hypervisor
     );
 
-    let window = match acpi::find_mcfg(si.rsdp) {
+    // `no-mcfg` on the command line skips ACPI, so CI can exercise the
+    // fallback path on a machine whose firmware always provides MCFG.
+    let skip_acpi = si.cmdline.split_whitespace().any(|w| w == "no-mcfg");
+    let acpi = if skip_acpi {
+        println!("UK ACPI skipped: `no-mcfg` on the command line");
+        None
+    } else {
+        Some(acpi::find_mcfg(si.rsdp))
+    };
+    let window = match acpi.unwrap_or(Err(acpi::AcpiError::NoMcfg)) {
         Ok(f) => {
             println!(
                 "UK ACPI {} at {:#x}, MCFG at {:#x} ({} bytes)",

@@ -1,7 +1,7 @@
 //! `cargo xtask qemu`: build the unikernel, boot it under QEMU (q35, TCG)
 //! and check what it reports against what QEMU itself reports.
 //!
-//! Two machine configurations boot with `hold` on the command line, which
+//! Three machine configurations boot with `hold` on the command line, which
 //! makes the image wait for one byte on COM1 before it exits; while it
 //! waits, QMP's `query-pci` (the data HMP's `info pci` prints) is asked
 //! for the PCI tree. The functions the image enumerated over ECAM, and
@@ -9,10 +9,11 @@
 //! equal QEMU's set exactly. The log must also carry the MMIO latency
 //! summary for `edu`, the AQL-on-the-model summary with no model errors,
 //! and the run must end with the image's success code through
-//! isa-debug-exit. The second configuration adds PCIe root ports with
-//! devices behind them, a conventional PCI bridge with a device behind
-//! it, and a 64-bit prefetchable BAR that firmware places above 4 GiB
-//! (which the image must map write-combining and read through).
+//! isa-debug-exit. `bridges` adds PCIe root ports with devices behind
+//! them, a conventional PCI bridge with a device behind it, and a 64-bit
+//! prefetchable BAR that firmware places above 4 GiB (which the image
+//! must map write-combining and read through). `fallback` tells the image
+//! to ignore ACPI, so it must announce and use q35's fixed ECAM base.
 //!
 //! A third boot of the first configuration without `hold` is timed from
 //! process start to exit: that is the boot-to-exit time reported.
@@ -105,12 +106,33 @@ fn image_size(elf: &Path) -> Result<(u64, u64, u64)> {
 struct Config {
     name: &'static str,
     devices: &'static [&'static str],
+    /// Extra words for the image's command line.
+    cmdline: &'static str,
+    /// Where the ECAM base must have come from (`mcfg` or `fallback`).
+    ecam_source: &'static str,
 }
 
 const CONFIGS: &[Config] = &[
     Config {
         name: "base",
         devices: &["-device", "edu"],
+        cmdline: "",
+        ecam_source: "mcfg",
+    },
+    // The same machine with ACPI ignored: the image must fall back to
+    // q35's fixed ECAM base, say so, and still list the same tree.
+    Config {
+        name: "fallback",
+        devices: &[
+            "-device",
+            "edu",
+            "-device",
+            "pcie-root-port,id=rp1,chassis=1",
+            "-device",
+            "edu,bus=rp1",
+        ],
+        cmdline: "no-mcfg",
+        ecam_source: "fallback",
     },
     Config {
         name: "bridges",
@@ -134,6 +156,8 @@ const CONFIGS: &[Config] = &[
             "-device",
             "pci-testdev",
         ],
+        cmdline: "",
+        ecam_source: "mcfg",
     },
 ];
 
@@ -189,9 +213,12 @@ fn qemu_cmd(kernel: &Path, cfg: &Config, hold: bool, qmp: &Path, com2: &Path) ->
     .arg("-kernel")
     .arg(kernel);
     if hold {
-        cmd.args(["-append", "hold"])
+        cmd.arg("-append")
+            .arg(format!("hold {}", cfg.cmdline))
             .arg("-qmp")
             .arg(format!("unix:{},server=on,wait=off", qmp.display()));
+    } else if !cfg.cmdline.is_empty() {
+        cmd.args(["-append", cfg.cmdline]);
     }
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -458,10 +485,18 @@ fn check(cfg: &Config, b: &Boot) -> Result<String> {
     );
     ensure!(log.contains("UK DONE ok"), "{}: no `UK DONE ok`", cfg.name);
     ensure!(
-        log.contains("UK ECAM source=mcfg"),
-        "{}: the ECAM base did not come from ACPI's MCFG",
-        cfg.name
+        log.contains(&format!("UK ECAM source={} ", cfg.ecam_source)),
+        "{}: the ECAM base did not come from {}",
+        cfg.name,
+        cfg.ecam_source
     );
+    if cfg.ecam_source == "fallback" {
+        ensure!(
+            log.contains("UK WARNING FALLING BACK"),
+            "{}: the fallback was not announced",
+            cfg.name
+        );
+    }
     let (gf, gb) = guest_view(log)?;
     let (qf, qb) = qemu_view(b.qmp.as_ref().context("no query-pci result")?)?;
     ensure!(
