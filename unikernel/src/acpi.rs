@@ -18,10 +18,20 @@ const SDT_HEADER: usize = 36;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AcpiError {
     NoRsdp,
-    BadRsdp { address: u64 },
-    Unmapped { what: &'static str, address: u64 },
-    BadChecksum { what: &'static str, address: u64 },
+    BadRsdp {
+        address: u64,
+    },
+    Unmapped {
+        what: &'static str,
+        address: u64,
+    },
+    BadChecksum {
+        what: &'static str,
+        address: u64,
+    },
     NoMcfg,
+    /// `no-mcfg` on the command line: ACPI was not consulted.
+    Skipped,
 }
 
 impl core::fmt::Display for AcpiError {
@@ -38,6 +48,7 @@ impl core::fmt::Display for AcpiError {
                 write!(f, "{what} at {address:#x} fails its checksum")
             }
             AcpiError::NoMcfg => f.write_str("no MCFG table in the root table"),
+            AcpiError::Skipped => f.write_str("ACPI skipped on request (`no-mcfg`)"),
         }
     }
 }

@@ -112,12 +112,11 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
     // fallback path on a machine whose firmware always provides MCFG.
     let skip_acpi = si.cmdline.split_whitespace().any(|w| w == "no-mcfg");
     let acpi = if skip_acpi {
-        println!("UK ACPI skipped: `no-mcfg` on the command line");
         None
     } else {
         Some(acpi::find_mcfg(si.rsdp))
     };
-    let window = match acpi.unwrap_or(Err(acpi::AcpiError::NoMcfg)) {
+    let window = match acpi.unwrap_or(Err(acpi::AcpiError::Skipped)) {
         Ok(f) => {
             println!(
                 "UK ACPI {} at {:#x}, MCFG at {:#x} ({} bytes)",
