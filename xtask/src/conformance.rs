@@ -185,6 +185,8 @@ typedef int8_t s8; typedef int16_t s16; typedef int32_t s32; typedef int64_t s64
 typedef uint16_t __le16; typedef uint32_t __le32; typedef uint64_t __le64;
 struct mutex { int opaque_; };
 struct amdgpu_device;
+/* amdgpu_doorbell.h's struct amdgpu_doorbell */
+typedef uint64_t resource_size_t;
 #define __printf(a, b)
 #define __packed __attribute__((packed))
 /* as include/uapi/linux/stddef.h defines __DECLARE_FLEX_ARRAY */

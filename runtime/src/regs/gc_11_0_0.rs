@@ -15,6 +15,15 @@ super::registers! {
     CP_HQD_PQ_WPTR_HI = 0x1fe0, 0;
     RLC_RLCS_BOOTLOAD_STATUS = 0x4e82, 1;
     CP_STAT = 0x0f40, 0;
+    CP_HQD_PQ_DOORBELL_CONTROL = 0x1fb8, 0;
+    CP_HQD_DEQUEUE_REQUEST = 0x1fc1, 0;
+    CP_HQD_EOP_RPTR = 0x1fd1, 0;
+    CP_HQD_PQ_WPTR_LO = 0x1fdf, 0;
+    CP_HQD_PQ_WPTR_POLL_ADDR = 0x1fb6, 0;
+    CP_HQD_PQ_WPTR_POLL_ADDR_HI = 0x1fb7, 0;
+    CP_PQ_WPTR_POLL_CNTL1 = 0x1e24, 0;
+    CP_MEC_DOORBELL_RANGE_LOWER = 0x1dfc, 0;
+    CP_MEC_DOORBELL_RANGE_UPPER = 0x1dfd, 0;
 }
 
 /// `RLC_RLCS_BOOTLOAD_STATUS` on GC 11.0.0. `bootload_complete` is what

@@ -46,6 +46,10 @@ pub mod discovery;
 pub mod dma;
 #[cfg(feature = "std")]
 pub mod host;
+pub mod mec;
+#[cfg(feature = "std")]
+pub mod mec_host;
+pub mod mes;
 pub mod psp;
 #[cfg(feature = "std")]
 pub mod thread;

@@ -1,0 +1,545 @@
+//! The MES scheduler as a queue mapper (gfx11, MES API v11).
+//!
+//! The protocol follows `mes_v11_0_submit_pkt_and_poll_completion()`:
+//! every API frame is written to the scheduler ring with its `api_status`
+//! fence pointing at a status slot (value 1), followed by a
+//! QUERY_SCHEDULER_STATUS frame whose fence is the ring fence (value: the
+//! next sequence number). The write pointer, counted in dwords, is stored
+//! to the ring's wptr slot and to the ring's doorbell; then the ring fence
+//! is polled with a bound. Success is "ring fence reached and status slot
+//! non-zero"; a reached ring fence with a zero status slot is MES having
+//! refused the frame (v11 reports no reason: `mes_v11_api_def.h` documents
+//! no error encoding, unlike v12's `MES_ERR_CODE`).
+//!
+//! What is not here yet: starting MES (program counters, unhalt,
+//! `CP_MES_GP3_LO` versions) and mapping the scheduler ring itself (KIQ
+//! MAP_QUEUES on v11). [`Mes::new`] takes a ring that is already mapped;
+//! on the model the MES model is simply told where it is.
+//!
+//! ADD_QUEUE follows `mes_v11_0_add_hw_queue()` with the inputs KFD's
+//! `add_queue_mes()` gives it for an AQL compute queue: process id, page
+//! table base, process and gang context addresses, the doorbell offset in
+//! dwords, MQD address, wptr address, `is_aql_queue`, and the ring size in
+//! dwords in `gds_size` ("for KFD, gds_size is re-used for queue size").
+
+use crate::mapper::{Doorbells, MapError, Mapping, QueueMapper, QueueResources};
+use crate::mqd::{Generation, build_aql};
+use crate::time::{Clock, Deadline};
+use barebell_firmware_if::mes_api::v11;
+use barebell_firmware_if::mes_api::{FRAME_DWORDS, Frame, Le32, Le64};
+use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicU64, Ordering};
+use zerocopy::IntoBytes;
+
+/// `AMDGPU_MES_PROC_CTX_SIZE` / `AMDGPU_MES_GANG_CTX_SIZE` (`amdgpu_mes.h`;
+/// no conformance fact: that header includes `<linux/sched/mm.h>` and does
+/// not compile as user-space C, so these rest on the citation only): one page each, which MES
+/// owns while the process/gang has queues.
+pub const PROC_CTX_BYTES: usize = 0x1000;
+pub const GANG_CTX_BYTES: usize = 0x1000;
+
+/// How long a frame may take: Linux's 2100 ms.
+pub const API_TIMEOUT_NS: u64 = 2_100_000_000;
+
+/// `adev->mes.vmid_mask_gfxhub`/`_mmhub` (`amdgpu_mes_init()`): MES owns
+/// VMIDs 8..=15.
+pub const MES_VMID_MASK: u32 = 0xFFFF_FF00;
+/// `adev->mes.compute_hqd_mask[pipe]` for the first MEC's pipes: queues 2
+/// and 3 of each pipe go to MES.
+pub const MES_COMPUTE_HQD_MASK: u32 = 0xC;
+
+/// The scheduler ring and the words MES writes back, in one page-aligned
+/// block. `RING_DWORDS` must be a power of two and a multiple of two
+/// frames, so a frame pair never straddles the wrap.
+#[repr(C, align(4096))]
+#[derive(Debug)]
+pub struct MesMemory<const RING_DWORDS: usize> {
+    ring: UnsafeCell<[u32; RING_DWORDS]>,
+    /// The ring's write pointer in dwords (MES reads it; Linux's
+    /// `ring->wptr_gpu_addr`).
+    wptr: AtomicU64,
+    /// The ring fence the trailing QUERY_SCHEDULER_STATUS writes.
+    ring_fence: AtomicU64,
+    /// The API status slot each frame's `api_status` points at.
+    status: AtomicU64,
+    /// `query_status_fence_gpu_mc_ptr` of SET_HW_RSRC.
+    query_status_fence: AtomicU64,
+    _pad: [u64; 4],
+    /// `g_sch_ctx_gpu_mc_ptr`: the scheduler's context (MES-owned).
+    sch_ctx: UnsafeCell<[u8; 4096]>,
+}
+
+// SAFETY: the ring is written by the CPU only between a completed fence
+// and the next wptr store (MES reads only below the announced wptr); the
+// other words are atomics; `sch_ctx` is only ever touched by the device.
+unsafe impl<const N: usize> Sync for MesMemory<N> {}
+
+impl<const RING_DWORDS: usize> MesMemory<RING_DWORDS> {
+    const VALID: () = assert!(
+        RING_DWORDS.is_power_of_two() && RING_DWORDS >= 2 * FRAME_DWORDS,
+        "the MES ring holds a power of two of dwords, at least two frames"
+    );
+
+    pub const fn new() -> Self {
+        let () = Self::VALID;
+        MesMemory {
+            ring: UnsafeCell::new([0; RING_DWORDS]),
+            wptr: AtomicU64::new(0),
+            ring_fence: AtomicU64::new(0),
+            status: AtomicU64::new(0),
+            query_status_fence: AtomicU64::new(0),
+            _pad: [0; 4],
+            sch_ctx: UnsafeCell::new([0; 4096]),
+        }
+    }
+
+    pub fn ring_address(&self) -> u64 {
+        self.ring.get() as u64
+    }
+    pub fn ring_dwords(&self) -> usize {
+        RING_DWORDS
+    }
+    pub fn wptr_address(&self) -> u64 {
+        self.wptr.as_ptr() as u64
+    }
+    pub fn ring_fence_address(&self) -> u64 {
+        self.ring_fence.as_ptr() as u64
+    }
+    pub fn status_address(&self) -> u64 {
+        self.status.as_ptr() as u64
+    }
+    pub fn query_status_fence_address(&self) -> u64 {
+        self.query_status_fence.as_ptr() as u64
+    }
+    pub fn sch_ctx_address(&self) -> u64 {
+        self.sch_ctx.get() as u64
+    }
+}
+
+impl<const N: usize> Default for MesMemory<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A process's and its gang's MES context pages (`proc_ctx_bo` and the
+/// gang context KFD allocates per queue; barebell uses one gang per
+/// process).
+#[repr(C, align(4096))]
+#[derive(Debug)]
+pub struct ProcessContext {
+    proc_ctx: UnsafeCell<[u8; PROC_CTX_BYTES]>,
+    gang_ctx: UnsafeCell<[u8; GANG_CTX_BYTES]>,
+}
+
+// SAFETY: only the device touches the contents.
+unsafe impl Sync for ProcessContext {}
+
+impl ProcessContext {
+    pub const fn new() -> Self {
+        ProcessContext {
+            proc_ctx: UnsafeCell::new([0; PROC_CTX_BYTES]),
+            gang_ctx: UnsafeCell::new([0; GANG_CTX_BYTES]),
+        }
+    }
+    pub fn process_context_address(&self) -> u64 {
+        self.proc_ctx.get() as u64
+    }
+    pub fn gang_context_address(&self) -> u64 {
+        self.gang_ctx.get() as u64
+    }
+}
+
+impl Default for ProcessContext {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// One address space that queues can be added to.
+#[derive(Debug, Clone, Copy)]
+pub struct Process<'a> {
+    /// `process_id` (KFD passes the PASID).
+    pub pasid: u32,
+    /// `page_table_base_addr`: the GPU page directory of the process.
+    pub page_table_base: u64,
+    pub va_start: u64,
+    pub va_end: u64,
+    pub context: &'a ProcessContext,
+}
+
+/// Where the MES scheduler ring is and how to ring it.
+#[derive(Debug, Clone, Copy)]
+pub struct MesRing<'a, const RING_DWORDS: usize> {
+    pub memory: &'a MesMemory<RING_DWORDS>,
+    pub doorbell: crate::doorbell::Doorbell,
+}
+
+/// What MES wrote to a frame's status slot, decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MesStatus {
+    /// v11: the ring fence advanced past the frame but its own fence was
+    /// never written (Linux's `!*status_ptr` failure; v11 gives no code).
+    NotCompleted { value: u64 },
+    /// v12: `MES_ERR_CODE` decoded.
+    V12(barebell_firmware_if::mes_api::v12::Status),
+}
+
+/// Why a MES API call failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MesError {
+    /// The ring fence did not reach `seq` within the bound: MES is hung
+    /// or was never started. `frame` names the API frame.
+    Timeout {
+        frame: &'static str,
+        seq: u64,
+        fence: u64,
+        waited_ns: u64,
+    },
+    /// MES processed `frame` and refused it.
+    Failed {
+        frame: &'static str,
+        status: MesStatus,
+    },
+    /// ADD_QUEUE before SET_HW_RSRC succeeded.
+    NotInitialised { frame: &'static str },
+    /// No process registered under this key.
+    UnknownProcess { key: u8 },
+    /// Every process slot is in use.
+    TooManyProcesses,
+}
+
+impl core::fmt::Display for MesError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            MesError::Timeout {
+                frame,
+                seq,
+                fence,
+                waited_ns,
+            } => write!(
+                f,
+                "MES did not answer {frame} within {waited_ns} ns (ring fence {fence}, waiting for {seq})"
+            ),
+            MesError::Failed { frame, status } => {
+                write!(f, "MES refused {frame}: {status:?}")
+            }
+            MesError::NotInitialised { frame } => {
+                write!(f, "{frame} sent before SET_HW_RSRC succeeded")
+            }
+            MesError::UnknownProcess { key } => write!(f, "no process registered as {key}"),
+            MesError::TooManyProcesses => write!(f, "all 16 process slots are in use"),
+        }
+    }
+}
+
+/// Register bases MES is told about in SET_HW_RSRC (`gc_base`,
+/// `mmhub_base`, `osssys_base`: `adev->reg_offset[...][0][0..5]`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HwBases {
+    pub gc: [u32; 5],
+    pub mmhub: [u32; 5],
+    pub osssys: [u32; 5],
+}
+
+/// Maps queues through the MES scheduler (API v11).
+pub struct Mes<'a, C, P, const RING_DWORDS: usize> {
+    ring: MesRing<'a, RING_DWORDS>,
+    clock: C,
+    pause: P,
+    seq: u64,
+    initialised: bool,
+    doorbells: Doorbells,
+    processes: [Option<Process<'a>>; 16],
+    pub timeout_ns: u64,
+}
+
+impl<C, P, const N: usize> core::fmt::Debug for Mes<'_, C, P, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Mes")
+            .field("seq", &self.seq)
+            .field("initialised", &self.initialised)
+            .field("doorbells", &self.doorbells)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Called between looks at a fence. Production passes a spin hint; the
+/// model passes a closure that lets the MES model run, which keeps a
+/// single-threaded test deterministic.
+pub trait Pause {
+    fn pause(&mut self);
+}
+
+impl<F: FnMut()> Pause for F {
+    fn pause(&mut self) {
+        self()
+    }
+}
+
+impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Mes<'a, C, P, RING_DWORDS> {
+    /// A mapper over an already-mapped scheduler ring. `doorbells` is the
+    /// MEC range user queues may take (checked again by MES).
+    pub fn new(ring: MesRing<'a, RING_DWORDS>, clock: C, pause: P, doorbells: Doorbells) -> Self {
+        let seq = ring.memory.ring_fence.load(Ordering::Acquire);
+        Mes {
+            ring,
+            clock,
+            pause,
+            seq,
+            initialised: false,
+            doorbells,
+            processes: [None; 16],
+            timeout_ns: API_TIMEOUT_NS,
+        }
+    }
+
+    pub fn doorbells(&self) -> &Doorbells {
+        &self.doorbells
+    }
+
+    /// Registers the address space queues with process key `key` (the
+    /// `vmid` field of [`QueueResources`]) belong to. MES picks hardware
+    /// VMIDs itself (from [`MES_VMID_MASK`]); the key only names the
+    /// process.
+    pub fn register_process(&mut self, key: u8, p: Process<'a>) -> Result<(), MesError> {
+        let slot = self
+            .processes
+            .get_mut(usize::from(key))
+            .ok_or(MesError::TooManyProcesses)?;
+        *slot = Some(p);
+        Ok(())
+    }
+
+    /// Writes `frame` and a trailing QUERY_SCHEDULER_STATUS, rings, and
+    /// waits (`mes_v11_0_submit_pkt_and_poll_completion()`).
+    pub fn submit<F: Frame>(&mut self, name: &'static str, mut frame: F) -> Result<(), MesError> {
+        let mem = self.ring.memory;
+        mem.status.store(0, Ordering::Relaxed);
+        self.seq = self.seq.wrapping_add(1);
+        let seq = self.seq;
+        frame.set_fence(mem.status_address(), 1);
+        let mut trailer = v11::QueryMesStatus::new();
+        trailer.set_fence(mem.ring_fence_address(), seq);
+        let wptr = mem.wptr.load(Ordering::Relaxed);
+        self.write_frame(wptr, frame.as_bytes());
+        self.write_frame(wptr.wrapping_add(FRAME_DWORDS as u64), trailer.as_bytes());
+        let next = wptr.wrapping_add(2 * FRAME_DWORDS as u64);
+        // `mes_v11_0_ring_set_wptr()`: the wptr slot, then the doorbell.
+        mem.wptr.store(next, Ordering::Release);
+        self.ring.doorbell.ring(next);
+        let deadline = Deadline::after(&self.clock, self.timeout_ns);
+        loop {
+            let fence = mem.ring_fence.load(Ordering::Acquire);
+            if fence.wrapping_sub(seq) < u64::MAX / 2 {
+                break;
+            }
+            if deadline.expired(&self.clock) {
+                return Err(MesError::Timeout {
+                    frame: name,
+                    seq,
+                    fence,
+                    waited_ns: deadline.elapsed_ns(&self.clock),
+                });
+            }
+            self.pause.pause();
+        }
+        let status = mem.status.load(Ordering::Acquire);
+        if status == 0 {
+            return Err(MesError::Failed {
+                frame: name,
+                status: MesStatus::NotCompleted { value: status },
+            });
+        }
+        Ok(())
+    }
+
+    fn write_frame(&self, wptr: u64, bytes: &[u8]) {
+        let start = (wptr as usize) & (RING_DWORDS - 1);
+        let ring = self.ring.memory.ring.get().cast::<u32>();
+        for (i, w) in bytes.chunks_exact(4).enumerate() {
+            let v = u32::from_le_bytes([
+                w.first().copied().unwrap_or(0),
+                w.get(1).copied().unwrap_or(0),
+                w.get(2).copied().unwrap_or(0),
+                w.get(3).copied().unwrap_or(0),
+            ]);
+            let at = (start + i) & (RING_DWORDS - 1);
+            // SAFETY: `at < RING_DWORDS`; MES reads only below the wptr it
+            // was given, and the previous frames at these positions were
+            // consumed (their fence completed before this call).
+            unsafe { ring.add(at).write_volatile(v) };
+        }
+    }
+
+    /// SET_HW_RSRC as `mes_v11_0_set_hw_resources()` fills it.
+    pub fn set_hw_resources(&mut self, bases: &HwBases) -> Result<(), MesError> {
+        let mem = self.ring.memory;
+        let mut f = v11::SetHwResources::new();
+        f.vmid_mask_mmhub = Le32::new(MES_VMID_MASK);
+        f.vmid_mask_gfxhub = Le32::new(MES_VMID_MASK);
+        f.paging_vmid = Le32::new(0);
+        f.g_sch_ctx_gpu_mc_ptr = Le64::new(mem.sch_ctx_address());
+        f.query_status_fence_gpu_mc_ptr = Le64::new(mem.query_status_fence_address());
+        for p in f.compute_hqd_mask.iter_mut().take(4) {
+            *p = Le32::new(MES_COMPUTE_HQD_MASK);
+        }
+        if let Some(g) = f.gfx_hqd_mask.first_mut() {
+            *g = Le32::new(0xFFFF_FFFE);
+        }
+        for (dst, src) in f.gc_base.iter_mut().zip(bases.gc) {
+            *dst = Le32::new(src);
+        }
+        for (dst, src) in f.mmhub_base.iter_mut().zip(bases.mmhub) {
+            *dst = Le32::new(src);
+        }
+        for (dst, src) in f.osssys_base.iter_mut().zip(bases.osssys) {
+            *dst = Le32::new(src);
+        }
+        f.flags = Le32::new(
+            v11::SetHwResourcesFlags::new()
+                .with_disable_reset(true)
+                .with_disable_mes_log(true)
+                .with_use_different_vmid_compute(true)
+                .with_enable_reg_active_poll(true)
+                .with_enable_level_process_quantum_check(true)
+                .into_bits(),
+        );
+        f.oversubscription_timer = Le32::new(50);
+        self.submit("SET_HW_RSRC", f)?;
+        self.initialised = true;
+        Ok(())
+    }
+
+    /// QUERY_SCHEDULER_STATUS on its own (a health check).
+    pub fn query_status(&mut self) -> Result<(), MesError> {
+        self.submit("QUERY_SCHEDULER_STATUS", v11::QueryMesStatus::new())
+    }
+
+    /// SUSPEND of every gang (`mes_v11_0_suspend_gang()` with
+    /// `suspend_all_gangs`), fenced at `fence` with `value`.
+    pub fn suspend_all(&mut self, fence: u64, value: u32) -> Result<(), MesError> {
+        let mut f = v11::Suspend::new();
+        f.flags = Le32::new(
+            v11::SuspendFlags::new()
+                .with_suspend_all_gangs(true)
+                .into_bits(),
+        );
+        f.suspend_fence_addr = Le64::new(fence);
+        f.suspend_fence_value = Le32::new(value);
+        self.submit("SUSPEND", f)
+    }
+
+    /// RESUME of every gang.
+    pub fn resume_all(&mut self) -> Result<(), MesError> {
+        let mut f = v11::Resume::new();
+        f.flags = Le32::new(
+            v11::ResumeFlags::new()
+                .with_resume_all_gangs(true)
+                .into_bits(),
+        );
+        self.submit("RESUME", f)
+    }
+
+    fn add_queue(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
+        if !self.initialised {
+            return Err(MesError::NotInitialised { frame: "ADD_QUEUE" }.into());
+        }
+        let p = self
+            .processes
+            .get(usize::from(q.vmid))
+            .copied()
+            .flatten()
+            .ok_or(MesError::UnknownProcess { key: q.vmid })?;
+        self.doorbells.claim(q.doorbell)?;
+        // With MES the MQD carries VMID 0: MES assigns the VMID when it
+        // maps the gang (KFD's qpd->vmid stays 0 under MES).
+        let mut params = q.mqd_params();
+        params.vmid = 0;
+        // SAFETY: `map`'s caller promises the MQD page is not mapped.
+        if let Err(e) = unsafe { build_aql(Generation::Gfx11, q.mqd, &params) } {
+            self.doorbells.release(q.doorbell);
+            return Err(e.into());
+        }
+        let f = add_queue_frame(&p, q, &params);
+        if let Err(e) = self.submit("ADD_QUEUE", f) {
+            self.doorbells.release(q.doorbell);
+            return Err(e.into());
+        }
+        Ok(Mapping {
+            doorbell: q.doorbell,
+            mqd_address: params.mqd_address,
+            pipe: 0,
+            queue: 0,
+            vmid: q.vmid,
+        })
+    }
+
+    fn remove_queue(&mut self, m: &Mapping) -> Result<(), MapError> {
+        if !self.doorbells.is_used(m.doorbell) {
+            return Err(MapError::NotMapped {
+                doorbell: m.doorbell,
+            });
+        }
+        let p = self
+            .processes
+            .get(usize::from(m.vmid))
+            .copied()
+            .flatten()
+            .ok_or(MesError::UnknownProcess { key: m.vmid })?;
+        let mut f = v11::RemoveQueue::new();
+        f.doorbell_offset = Le32::new(m.doorbell.saturating_mul(2));
+        f.gang_context_addr = Le64::new(p.context.gang_context_address());
+        self.submit("REMOVE_QUEUE", f)?;
+        self.doorbells.release(m.doorbell);
+        Ok(())
+    }
+}
+
+/// The ADD_QUEUE frame for `q` in process `p` with MQD `params`
+/// (`mes_v11_0_add_hw_queue()` with KFD's `add_queue_mes()` inputs).
+/// Public so tests can send a deliberately wrong frame through
+/// [`Mes::submit`].
+pub fn add_queue_frame(
+    p: &Process<'_>,
+    q: &QueueResources<'_>,
+    params: &crate::mqd::AqlMqdParams,
+) -> v11::AddQueue {
+    let mut f = v11::AddQueue::new();
+    f.process_id = Le32::new(p.pasid);
+    f.page_table_base_addr = Le64::new(p.page_table_base);
+    f.process_va_start = Le64::new(p.va_start);
+    f.process_va_end = Le64::new(p.va_end);
+    // `KFD_MES_PROCESS_QUANTUM` / `KFD_MES_GANG_QUANTUM`
+    // (`kfd_device_queue_manager.h`): 10 ms and 1 ms in 100 ns units.
+    f.process_quantum = Le64::new(100_000);
+    f.process_context_addr = Le64::new(p.context.process_context_address());
+    f.gang_quantum = Le64::new(10_000);
+    f.gang_context_addr = Le64::new(p.context.gang_context_address());
+    f.inprocess_gang_priority = Le32::new(v11::priority::NORMAL);
+    f.gang_global_priority_level = Le32::new(v11::priority::NORMAL);
+    f.doorbell_offset = Le32::new(params.doorbell_dword);
+    f.mqd_addr = Le64::new(params.mqd_address);
+    f.wptr_addr = Le64::new(params.write_index_address);
+    f.queue_type = Le32::new(v11::queue_type::COMPUTE);
+    // `add_queue_mes()`: `queue_size = properties.queue_size >> 2`,
+    // the ring size in dwords.
+    f.gds_size = Le32::new((q.ring_bytes / 4) as u32);
+    f.flags = Le32::new(
+        v11::AddQueueFlags::new()
+            .with_is_aql_queue(true)
+            .with_is_kfd_process(true)
+            .into_bits(),
+    );
+    f
+}
+
+impl<C: Clock, P: Pause, const N: usize> QueueMapper for Mes<'_, C, P, N> {
+    unsafe fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
+        self.add_queue(q)
+    }
+
+    fn unmap(&mut self, m: &Mapping) -> Result<(), MapError> {
+        self.remove_queue(m)
+    }
+}

@@ -1,0 +1,330 @@
+//! Direct HQD mapping against the MEC model, on a gfx11 and a gfx12 part:
+//! MQDs, several queues in two VMIDs running AQL dispatches, teardown,
+//! doorbell collisions, and a dequeue that never completes.
+
+use barebell::aql::Dispatch;
+use barebell::bus::WaitError;
+use barebell::hqd::DirectHqd;
+use barebell::mapper::{DoorbellAllocError, Doorbells, MapError, QueueMapper, doorbell_index};
+use barebell::mqd::{ComputeMqdV11, Generation, HQD_FIRST_DWORD, aql_hqd};
+use barebell::queue::QueueConfig;
+use barebell::signal::Condition;
+use barebell_sim::host::signals;
+use barebell_sim::mec::{MecEvent, MecFaults};
+use barebell_sim::mec_host::{GC_BASES, ModelGpu};
+use barebell_sim::{Seed, TickingClock};
+use std::sync::{Arc, Mutex};
+use zerocopy::IntoBytes;
+
+const KERNEL: u64 = 0x4000;
+const BOUND_NS: u64 = 1_000_000;
+
+fn clock() -> TickingClock {
+    TickingClock::new(1_000)
+}
+
+/// The MQD of a 16-slot queue, checked against values worked out by hand
+/// from `kfd_mqd_manager_v11.c` and `gc_11_0_0_sh_mask.h`, not from the
+/// code under test.
+#[test]
+fn aql_mqd_matches_kfd_for_a_16_slot_ring() {
+    let gpu = ModelGpu::new(Generation::Gfx11, Seed(1)).unwrap();
+    let q = gpu.queue::<16>(0x20, QueueConfig::default()).unwrap();
+    let p = q.resources(3).mqd_params();
+    let m = ComputeMqdV11::aql(&p).unwrap();
+    let b = m.as_bytes();
+    let dw = |i: usize| u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().unwrap());
+    assert_eq!(b.len(), 2048);
+    assert_eq!(dw(0), 0xC031_0800, "header");
+    assert_eq!(dw(11), 1, "compute_pipelinestat_enable");
+    for se in [23, 24, 26, 27, 44, 45, 46, 47] {
+        assert_eq!(dw(se), 0xFFFF_FFFF, "static_thread_mgmt dword {se}");
+    }
+    // 16 packets = 1024 bytes = 256 dwords: ffs(256) - 1 - 1 = 7.
+    // RPTR_BLOCK_SIZE 5 << 8, UNORD_DISPATCH bit 28, NO_UPDATE_RPTR bit
+    // 27, SLOT_BASED_WPTR 2 << 18, QUEUE_FULL_EN bit 14.
+    let pq = 7 | 5 << 8 | 1 << 28 | 1 << 27 | 2 << 18 | 1 << 14;
+    assert_eq!(dw(145), pq, "cp_hqd_pq_control");
+    assert_eq!(dw(181), 1, "cp_hqd_aql_control");
+    // doorbell 0x20 (64-bit) = dword 0x40, << 2, plus BIF_DROP (bit 1).
+    assert_eq!(dw(143), 0x40 << 2 | 1 << 1, "cp_hqd_pq_doorbell_control");
+    let mem = q.mem;
+    assert_eq!(
+        u64::from(dw(139)) | u64::from(dw(140)) << 32,
+        mem.read_index_address()
+    );
+    assert_eq!(
+        u64::from(dw(141)) | u64::from(dw(142)) << 32,
+        mem.write_index_address()
+    );
+    assert_eq!(
+        u64::from(dw(136)) | u64::from(dw(137)) << 32,
+        mem.ring_address() >> 8
+    );
+    assert_eq!(
+        u64::from(dw(128)) | u64::from(dw(129)) << 32,
+        q.mqd.address()
+    );
+    // EOP: 4096 bytes -> min(0xA, ffs(4096 / 4 / 4)) = ffs(256) = 9.
+    assert_eq!(dw(167), 9, "cp_hqd_eop_control");
+    assert_eq!(
+        u64::from(dw(165)) | u64::from(dw(166)) << 32,
+        q.eop.address() >> 8
+    );
+    assert_eq!(dw(131), 3, "cp_hqd_vmid");
+    // PRELOAD_REQ | 0x55 << PRELOAD_SIZE(8); no QSWITCH_MODE (CWSR off).
+    assert_eq!(dw(132), 1 | 0x55 << 8, "cp_hqd_persistent_state");
+    assert_eq!(dw(162), 1 << 8, "cp_mqd_control PRIV_STATE");
+    assert_eq!(dw(135), 1 | 1 << 4 | 1 << 8, "cp_hqd_quantum");
+    assert_eq!(dw(149), 3 << 20, "cp_hqd_ib_control");
+    assert_eq!(dw(160), 1 << 14, "cp_hqd_hq_status0");
+    // CWSR off: no context-save area.
+    for i in [171, 172, 173, 174, 175, 176, 177] {
+        assert_eq!(dw(i), 0, "ctx save dword {i}");
+    }
+    assert_eq!(HQD_FIRST_DWORD, 128);
+}
+
+#[test]
+fn mqd_builder_rejects_bad_inputs() {
+    let gpu = ModelGpu::new(Generation::Gfx12, Seed(1)).unwrap();
+    let q = gpu.queue::<16>(0x20, QueueConfig::default()).unwrap();
+    let good = q.resources(0).mqd_params();
+    let mut p = good;
+    p.ring_bytes = 1000;
+    assert!(matches!(
+        aql_hqd(&p),
+        Err(barebell::mqd::MqdError::RingSize { bytes: 1000 })
+    ));
+    let mut p = good;
+    p.ring_address += 64;
+    assert!(matches!(
+        aql_hqd(&p),
+        Err(barebell::mqd::MqdError::Misaligned {
+            field: "ring address",
+            ..
+        })
+    ));
+    let mut p = good;
+    p.eop_address = 0;
+    assert!(matches!(
+        aql_hqd(&p),
+        Err(barebell::mqd::MqdError::Missing {
+            field: "EOP address"
+        })
+    ));
+    let mut p = good;
+    p.doorbell_dword = 1 << 26;
+    assert!(matches!(
+        aql_hqd(&p),
+        Err(barebell::mqd::MqdError::DoorbellOffset { .. })
+    ));
+}
+
+fn direct(gpu: &ModelGpu) -> DirectHqd<&'static barebell_sim::mec::Mec<'static>, TickingClock> {
+    DirectHqd::new(
+        gpu.mec,
+        clock(),
+        GC_BASES,
+        gpu.generation,
+        Doorbells::linux_default(),
+    )
+    .unwrap()
+}
+
+/// Four queues, two in VMID 1 and two in VMID 2, each runs dispatches to
+/// completion; then all are dequeued.
+fn end_to_end(generation: Generation, seed: u64) {
+    let gpu = ModelGpu::new(generation, Seed(seed)).unwrap();
+    let ran = Arc::new(Mutex::new(Vec::new()));
+    let r2 = ran.clone();
+    gpu.mec.cp().register_kernel(
+        KERNEL,
+        Box::new(move |info| r2.lock().unwrap().push(info.queue)),
+    );
+    let mut mapper = direct(&gpu);
+    // The range registers hold byte offsets (index * 8).
+    let (lo, hi) = gpu.mec.doorbell_range();
+    assert_eq!((lo, hi), (0, doorbell_index::USERQUEUE_END * 8));
+
+    let mut queues = Vec::new();
+    let mut mappings = Vec::new();
+    for (i, vmid) in [1u8, 1, 2, 2].into_iter().enumerate() {
+        let db = doorbell_index::USERQUEUE_START + i as u32;
+        let q = gpu.queue::<16>(db, QueueConfig::default()).unwrap();
+        // SAFETY: the queue's memory is leaked and device-mapped.
+        let m = unsafe { mapper.map(&q.resources(vmid)) }.unwrap();
+        assert_eq!(m.vmid, vmid);
+        queues.push(q);
+        mappings.push(m);
+    }
+    let activated = gpu
+        .mec
+        .events()
+        .iter()
+        .filter(|e| matches!(e, MecEvent::Activated { me: 1, .. }))
+        .count();
+    assert_eq!(activated, 4, "{:?}", gpu.mec.events());
+
+    let sig = signals(&mut gpu.mec.cp(), queues.len(), 3);
+    for _round in 0..3 {
+        for (q, s) in queues.iter().zip(sig) {
+            let pkt = Dispatch::linear(64, 64, KERNEL, 0)
+                .signal(s.handle())
+                .packet()
+                .unwrap();
+            q.queue.submit(&pkt, &clock(), BOUND_NS).unwrap();
+        }
+        gpu.mec.run_until_idle(100_000).unwrap();
+    }
+    for s in sig {
+        assert_eq!(s.wait(Condition::Eq, 0, &clock(), BOUND_NS), Ok(0));
+    }
+    assert_eq!(ran.lock().unwrap().len(), 12);
+    assert!(
+        gpu.mec.cp().errors().is_empty(),
+        "{:?}",
+        gpu.mec.cp().errors()
+    );
+
+    for m in &mappings {
+        mapper.unmap(m).unwrap();
+    }
+    assert!(gpu.mec.mapped_doorbells().is_empty());
+    // A dispatch after teardown is not run.
+    let pkt = Dispatch::linear(64, 64, KERNEL, 0).packet().unwrap();
+    queues[0].queue.submit(&pkt, &clock(), BOUND_NS).unwrap();
+    gpu.mec.run_until_idle(10_000).unwrap();
+    assert_eq!(ran.lock().unwrap().len(), 12);
+    // The doorbells are free again.
+    for m in &mappings {
+        assert!(!mapper.doorbells().is_used(m.doorbell));
+    }
+}
+
+#[test]
+fn direct_hqd_runs_dispatches_on_gfx11() {
+    for seed in 0..8 {
+        end_to_end(Generation::Gfx11, seed);
+    }
+}
+
+#[test]
+fn direct_hqd_runs_dispatches_on_gfx12() {
+    for seed in 0..8 {
+        end_to_end(Generation::Gfx12, seed);
+    }
+}
+
+#[test]
+fn doorbell_collision_is_refused_before_any_register_write() {
+    let gpu = ModelGpu::new(Generation::Gfx11, Seed(3)).unwrap();
+    let mut mapper = direct(&gpu);
+    let a = gpu.queue::<16>(0x30, QueueConfig::default()).unwrap();
+    let b = gpu.queue::<16>(0x30, QueueConfig::default()).unwrap();
+    // SAFETY: leaked, device-mapped queue memory.
+    unsafe { mapper.map(&a.resources(1)) }.unwrap();
+    let before = gpu.mec.access_counts();
+    // SAFETY: as above.
+    let err = unsafe { mapper.map(&b.resources(1)) }.unwrap_err();
+    assert_eq!(
+        err,
+        MapError::Doorbell(DoorbellAllocError::InUse { index: 0x30 })
+    );
+    assert_eq!(
+        gpu.mec.access_counts(),
+        before,
+        "nothing reached the device"
+    );
+    // Outside the MEC range: also refused up front.
+    let c = gpu
+        .queue::<16>(doorbell_index::USERQUEUE_END + 1, QueueConfig::default())
+        .unwrap();
+    // SAFETY: as above.
+    let err = unsafe { mapper.map(&c.resources(1)) }.unwrap_err();
+    assert!(matches!(
+        err,
+        MapError::Doorbell(DoorbellAllocError::OutOfRange { .. })
+    ));
+    assert_eq!(gpu.mec.access_counts(), before);
+}
+
+#[test]
+fn dequeue_that_never_completes_is_a_typed_timeout() {
+    let gpu = ModelGpu::new(Generation::Gfx11, Seed(4)).unwrap();
+    let mut mapper = direct(&gpu);
+    let q = gpu.queue::<16>(0x40, QueueConfig::default()).unwrap();
+    // SAFETY: leaked, device-mapped queue memory.
+    let m = unsafe { mapper.map(&q.resources(1)) }.unwrap();
+    gpu.mec.set_faults(MecFaults {
+        dequeue_never_completes: true,
+    });
+    let err = mapper.unmap(&m).unwrap_err();
+    match err {
+        MapError::Dequeue(WaitError::Timeout { what, last, .. }) => {
+            assert_eq!(what, "CP_HQD_ACTIVE clear after dequeue");
+            assert_eq!(last & 1, 1);
+        }
+        other => panic!("expected a dequeue timeout, got {other:?}"),
+    }
+    // The slot and doorbell stay owned: the hardware still has the queue.
+    assert!(mapper.doorbells().is_used(0x40));
+    gpu.mec.set_faults(MecFaults::default());
+    mapper.unmap(&m).unwrap();
+    assert!(!mapper.doorbells().is_used(0x40));
+}
+
+#[test]
+fn unplugged_device_during_dequeue_is_device_gone() {
+    let gpu = ModelGpu::new(Generation::Gfx12, Seed(5)).unwrap();
+    let mut mapper = direct(&gpu);
+    let q = gpu.queue::<16>(0x41, QueueConfig::default()).unwrap();
+    // SAFETY: leaked, device-mapped queue memory.
+    let m = unsafe { mapper.map(&q.resources(2)) }.unwrap();
+    gpu.mec.unplug();
+    assert!(matches!(
+        mapper.unmap(&m),
+        Err(MapError::Dequeue(WaitError::DeviceGone { .. }))
+    ));
+}
+
+#[test]
+fn model_refuses_a_non_aql_hqd_load() {
+    // Direct programming of a window whose AQL control is clear: the
+    // model records the refusal and never binds the queue.
+    use barebell::bus::RegisterBus;
+    use barebell::hqd::GrbmGfxCntl;
+    use barebell::regs::gc_11_0_0 as r;
+    let gpu = ModelGpu::new(Generation::Gfx11, Seed(6)).unwrap();
+    let _mapper = direct(&gpu);
+    let q = gpu.queue::<16>(0x22, QueueConfig::default()).unwrap();
+    let mut hqd = aql_hqd(&q.resources(1).mqd_params()).unwrap();
+    hqd.cp_hqd_aql_control = 0;
+    let bus = gpu.mec;
+    let sel = GrbmGfxCntl::new()
+        .with_meid(1)
+        .with_pipeid(1)
+        .with_queueid(2);
+    bus.write32(
+        r::GRBM_GFX_CNTL.byte_offset(&GC_BASES).unwrap(),
+        sel.into_bits(),
+    );
+    let base = r::CP_MQD_BASE_ADDR.byte_offset(&GC_BASES).unwrap();
+    for (i, v) in hqd.dwords().iter().enumerate() {
+        bus.write32(base + 4 * i, *v);
+    }
+    bus.write32(r::CP_HQD_ACTIVE.byte_offset(&GC_BASES).unwrap(), 1);
+    assert_eq!(
+        gpu.mec.events(),
+        vec![MecEvent::Refused {
+            me: 1,
+            pipe: 1,
+            queue: 2,
+            why: barebell_sim::mec::MecError::NotAql
+        }]
+    );
+    assert_eq!(
+        bus.read32(r::CP_HQD_ACTIVE.byte_offset(&GC_BASES).unwrap()) & 1,
+        0
+    );
+}

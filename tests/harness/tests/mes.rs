@@ -1,0 +1,515 @@
+//! The MES mapper (API v11) against the MES firmware model: queues in two
+//! processes running AQL dispatches, REMOVE_QUEUE, SUSPEND/RESUME, one
+//! test per rejection rule, and the silent / error-status faults.
+
+use barebell::aql::Dispatch;
+use barebell::mapper::{
+    DoorbellAllocError, Doorbells, HqdRegs, MapError, QueueMapper, doorbell_index,
+};
+use barebell::mes::{HwBases, Mes, MesError, MesRing, MesStatus, Process, add_queue_frame};
+use barebell::mqd::{ComputeMqdV11, Generation};
+use barebell::queue::QueueConfig;
+use barebell::signal::Condition;
+use barebell_firmware_if::mes_api::Frame;
+use barebell_firmware_if::mes_api::v11::{self, opcode};
+use barebell_sim::host::signals;
+use barebell_sim::mec_host::{GC_BASES, ModelGpu, PlacedQueue};
+use barebell_sim::mes::{MesEvent, MesFaults, MesModel, Refusal};
+use barebell_sim::{Seed, TickingClock};
+use std::sync::{Arc, Mutex};
+
+const KERNEL: u64 = 0x5000;
+const BOUND_NS: u64 = 1_000_000;
+const RING: usize = 1024;
+/// Two fake page-directory roots: the model keys its page tables on them.
+const PTB: [u64; 2] = [0x7_0000_1000, 0x7_0000_2000];
+
+fn clock() -> TickingClock {
+    TickingClock::new(1_000)
+}
+
+type Mapper = Mes<'static, TickingClock, Box<dyn FnMut()>, RING>;
+
+struct Rig {
+    gpu: ModelGpu,
+    model: &'static MesModel<'static, 'static>,
+    mes: Mapper,
+}
+
+fn rig(seed: u64) -> Rig {
+    let gpu = ModelGpu::new(Generation::Gfx11, Seed(seed)).unwrap();
+    // Bring-up programs the MEC doorbell range (gfx_v11_0_kiq_init_register).
+    Doorbells::linux_default()
+        .program(
+            gpu.mec,
+            &HqdRegs::for_generation(Generation::Gfx11),
+            &GC_BASES,
+        )
+        .unwrap();
+    let (ring, model): (MesRing<'static, RING>, _) = gpu.mes::<RING>().unwrap();
+    let model: &'static MesModel<'static, 'static> = Box::leak(Box::new(model));
+    let pause: Box<dyn FnMut()> = Box::new(move || {
+        model.service();
+    });
+    let mut mes = Mes::new(ring, clock(), pause, Doorbells::linux_default());
+    for (key, ptb) in [(1u8, PTB[0]), (2, PTB[1])] {
+        mes.register_process(
+            key,
+            Process {
+                pasid: 0x8000 + u32::from(key),
+                page_table_base: ptb,
+                va_start: 0,
+                va_end: (1 << 47) - 1,
+                context: gpu.process_context(),
+            },
+        )
+        .unwrap();
+    }
+    Rig { gpu, model, mes }
+}
+
+fn up(r: &mut Rig) {
+    r.mes.set_hw_resources(&HwBases::default()).unwrap();
+}
+
+/// A queue whose memory is mapped in process `key`'s page table.
+fn queue(r: &Rig, key: u8, doorbell: u32) -> PlacedQueue<16> {
+    let q = r.gpu.queue::<16>(doorbell, QueueConfig::default()).unwrap();
+    for (b, l) in q.ranges() {
+        r.model.map_process_memory(PTB[usize::from(key) - 1], b, l);
+    }
+    q
+}
+
+fn last_refusal(model: &MesModel) -> Option<(u8, Refusal)> {
+    model.log().iter().rev().find_map(|e| match *e {
+        MesEvent::Refused { opcode, why } => Some((opcode, why)),
+        MesEvent::Done { .. } => None,
+    })
+}
+
+const FAILED_ADD: MesError = MesError::Failed {
+    frame: "ADD_QUEUE",
+    status: MesStatus::NotCompleted { value: 0 },
+};
+
+#[test]
+fn mes_maps_queues_of_two_processes_and_runs_dispatches() {
+    for seed in 0..4 {
+        let mut r = rig(seed);
+        up(&mut r);
+        r.mes.query_status().unwrap();
+        let ran = Arc::new(Mutex::new(0usize));
+        let r2 = ran.clone();
+        r.gpu
+            .mec
+            .cp()
+            .register_kernel(KERNEL, Box::new(move |_| *r2.lock().unwrap() += 1));
+        let mut queues = Vec::new();
+        let mut maps = Vec::new();
+        for (i, key) in [1u8, 2, 1, 2].into_iter().enumerate() {
+            let q = queue(&r, key, doorbell_index::USERQUEUE_START + i as u32);
+            // SAFETY: leaked, device-mapped queue memory.
+            maps.push(unsafe { r.mes.map(&q.resources(key)) }.unwrap());
+            queues.push(q);
+        }
+        assert_eq!(r.model.queue_count(), 4);
+        let sig = signals(&mut r.gpu.mec.cp(), 4, 2);
+        for _ in 0..2 {
+            for (q, s) in queues.iter().zip(sig) {
+                let p = Dispatch::linear(64, 64, KERNEL, 0)
+                    .signal(s.handle())
+                    .packet()
+                    .unwrap();
+                q.queue.submit(&p, &clock(), BOUND_NS).unwrap();
+            }
+            r.gpu.mec.run_until_idle(100_000).unwrap();
+        }
+        for s in sig {
+            assert_eq!(s.wait(Condition::Eq, 0, &clock(), BOUND_NS), Ok(0));
+        }
+        assert_eq!(*ran.lock().unwrap(), 8);
+        for m in &maps {
+            r.mes.unmap(m).unwrap();
+        }
+        assert_eq!(r.model.queue_count(), 0);
+        assert!(r.gpu.mec.mapped_doorbells().is_empty());
+        assert!(r.gpu.mec.cp().errors().is_empty());
+        // Every frame the runtime sent was accepted: SET_HW_RSRC, one
+        // standalone QUERY, 4 ADD + 4 REMOVE, each followed by a QUERY.
+        let done = r
+            .model
+            .log()
+            .iter()
+            .filter(|e| matches!(e, MesEvent::Done { .. }))
+            .count();
+        assert_eq!(done, 2 * (1 + 1 + 4 + 4));
+        assert!(last_refusal(r.model).is_none());
+    }
+}
+
+#[test]
+fn frame_and_ring_layout_on_the_wire() {
+    // The ring holds the frame then the QUERY_SCHEDULER_STATUS trailer;
+    // the doorbell carries the wptr in dwords.
+    let mut r = rig(1);
+    up(&mut r);
+    let db = r.gpu.doorbells.0[doorbell_index::MES_RING0 as usize]
+        .load(std::sync::atomic::Ordering::Acquire);
+    assert_eq!(db, 128, "one frame + one trailer = 128 dwords");
+    let log = r.model.log();
+    assert_eq!(
+        log,
+        vec![
+            MesEvent::Done {
+                opcode: opcode::SET_HW_RSRC
+            },
+            MesEvent::Done {
+                opcode: opcode::QUERY_SCHEDULER_STATUS
+            }
+        ]
+    );
+}
+
+#[test]
+fn rule_set_hw_rsrc_comes_first() {
+    let mut r = rig(2);
+    let q = queue(&r, 1, 0x20);
+    // The runtime refuses on its own before sending anything...
+    // SAFETY: leaked, device-mapped queue memory.
+    let err = unsafe { r.mes.map(&q.resources(1)) }.unwrap_err();
+    assert_eq!(
+        err,
+        MapError::Mes(MesError::NotInitialised { frame: "ADD_QUEUE" })
+    );
+    assert!(r.model.log().is_empty());
+    // ...and MES refuses a raw ADD_QUEUE sent anyway.
+    let (frame, _) = raw_add(&r, &q, 1, |_| {});
+    assert_eq!(r.mes.submit("ADD_QUEUE", frame), Err(FAILED_ADD));
+    assert_eq!(
+        last_refusal(r.model),
+        Some((opcode::ADD_QUEUE, Refusal::NoHwResources))
+    );
+}
+
+/// Builds the MQD of `q` (process `key`), lets `tweak` spoil it, and
+/// returns the ADD_QUEUE frame the mapper would send.
+fn raw_add(
+    r: &Rig,
+    q: &PlacedQueue<16>,
+    key: u8,
+    tweak: impl FnOnce(&mut ComputeMqdV11),
+) -> (v11::AddQueue, barebell::mqd::AqlMqdParams) {
+    let res = q.resources(key);
+    let mut params = res.mqd_params();
+    params.vmid = 0;
+    let mut m = ComputeMqdV11::aql(&params).unwrap();
+    tweak(&mut m);
+    // SAFETY: the page is not mapped to any HQD.
+    unsafe { q.mqd.write(&m) };
+    let p = Process {
+        pasid: 0x8000 + u32::from(key),
+        page_table_base: PTB[usize::from(key) - 1],
+        va_start: 0,
+        va_end: (1 << 47) - 1,
+        context: r.gpu.process_context(),
+    };
+    (add_queue_frame(&p, &res, &params), params)
+}
+
+fn rejected(
+    tweak_mqd: impl FnOnce(&mut ComputeMqdV11),
+    tweak_frame: impl FnOnce(&mut v11::AddQueue),
+    map_memory: bool,
+) -> Refusal {
+    let mut r = rig(3);
+    up(&mut r);
+    let q = if map_memory {
+        queue(&r, 1, 0x21)
+    } else {
+        r.gpu.queue::<16>(0x21, QueueConfig::default()).unwrap()
+    };
+    let (mut f, _) = raw_add(&r, &q, 1, tweak_mqd);
+    tweak_frame(&mut f);
+    assert_eq!(r.mes.submit("ADD_QUEUE", f), Err(FAILED_ADD));
+    assert_eq!(r.model.queue_count(), 0);
+    assert!(r.gpu.mec.mapped_doorbells().is_empty());
+    let (op, why) = last_refusal(r.model).unwrap();
+    assert_eq!(op, opcode::ADD_QUEUE);
+    why
+}
+
+#[test]
+fn rule_aql_control_must_be_set() {
+    assert_eq!(
+        rejected(|m| m.hqd.cp_hqd_aql_control = 0, |_| {}, true),
+        Refusal::NotAql
+    );
+}
+
+#[test]
+fn rule_queue_size_must_match_the_ring() {
+    // QUEUE_SIZE 8 means 512 dwords; the frame says 256 (16 packets).
+    let why = rejected(
+        |m| m.hqd.cp_hqd_pq_control = m.hqd.cp_hqd_pq_control & !0x3F | 8,
+        |_| {},
+        true,
+    );
+    assert_eq!(
+        why,
+        Refusal::QueueSizeMismatch {
+            mqd_dwords: 512,
+            frame_dwords: 256
+        }
+    );
+}
+
+#[test]
+fn rule_doorbell_inside_the_mec_range() {
+    // Doorbell 0x8B (64-bit) is one past USERQUEUE_END: dword 0x116.
+    let why = rejected(
+        |m| {
+            m.hqd.cp_hqd_pq_doorbell_control = m
+                .hqd
+                .doorbell_control()
+                .with_doorbell_offset(0x116)
+                .into_bits()
+        },
+        |f| f.doorbell_offset = barebell_firmware_if::mes_api::Le32::new(0x116),
+        true,
+    );
+    assert_eq!(
+        why,
+        Refusal::DoorbellOutOfRange {
+            dword: 0x116,
+            lower: 0,
+            upper: doorbell_index::USERQUEUE_END * 8
+        }
+    );
+}
+
+#[test]
+fn rule_doorbell_unused() {
+    let mut r = rig(4);
+    up(&mut r);
+    let a = queue(&r, 1, 0x22);
+    // SAFETY: leaked, device-mapped queue memory.
+    unsafe { r.mes.map(&a.resources(1)) }.unwrap();
+    // Through the mapper: refused before any frame is written.
+    let b = queue(&r, 2, 0x22);
+    let frames_before = r.model.log().len();
+    // SAFETY: as above.
+    let err = unsafe { r.mes.map(&b.resources(2)) }.unwrap_err();
+    assert_eq!(
+        err,
+        MapError::Doorbell(DoorbellAllocError::InUse { index: 0x22 })
+    );
+    assert_eq!(r.model.log().len(), frames_before, "nothing was sent");
+    // A raw frame reusing the doorbell: MES refuses it.
+    let (f, _) = raw_add(&r, &b, 2, |_| {});
+    assert_eq!(r.mes.submit("ADD_QUEUE", f), Err(FAILED_ADD));
+    assert_eq!(
+        last_refusal(r.model),
+        Some((opcode::ADD_QUEUE, Refusal::DoorbellInUse { dword: 0x44 }))
+    );
+}
+
+#[test]
+fn rule_eop_buffer_present() {
+    assert_eq!(
+        rejected(|m| m.hqd.cp_hqd_eop_control = 0, |_| {}, true),
+        Refusal::NoEop
+    );
+    assert_eq!(
+        rejected(
+            |m| {
+                m.hqd.cp_hqd_eop_base_addr_lo = 0;
+                m.hqd.cp_hqd_eop_base_addr_hi = 0
+            },
+            |_| {},
+            true
+        ),
+        Refusal::NoEop
+    );
+}
+
+#[test]
+fn rule_ring_rptr_wptr_mapped_in_the_page_table() {
+    // Memory the device can reach but the process page table lacks.
+    assert!(matches!(
+        rejected(|_| {}, |_| {}, false),
+        Refusal::NotMapped { what: "ring", .. }
+    ));
+    // Mapped in process 1's table, but the frame names process 2's.
+    assert!(matches!(
+        rejected(
+            |_| {},
+            |f| f.page_table_base_addr = barebell_firmware_if::mes_api::Le64::new(PTB[1]),
+            true
+        ),
+        Refusal::NotMapped { what: "ring", .. }
+    ));
+    // wptr elsewhere.
+    assert!(matches!(
+        rejected(
+            |_| {},
+            |f| f.wptr_addr = barebell_firmware_if::mes_api::Le64::new(0x10),
+            true
+        ),
+        Refusal::NotMapped {
+            what: "wptr",
+            address: 0x10
+        }
+    ));
+}
+
+#[test]
+fn rule_header_dwsize_and_opcode() {
+    let mut r = rig(5);
+    up(&mut r);
+    let mut f = v11::QueryMesStatus::new();
+    // dwsize 32 instead of 64.
+    f.header = barebell_firmware_if::mes_api::Le32::new(
+        barebell_firmware_if::mes_api::MesApiHeader::scheduler(opcode::RESUME)
+            .with_dwsize(32)
+            .into_bits(),
+    );
+    assert_eq!(
+        r.mes.submit("RESUME", f),
+        Err(MesError::Failed {
+            frame: "RESUME",
+            status: MesStatus::NotCompleted { value: 0 }
+        })
+    );
+    assert!(matches!(
+        last_refusal(r.model),
+        Some((_, Refusal::BadHeader { .. }))
+    ));
+    let mut g = v11::QueryMesStatus::new();
+    g.header = barebell_firmware_if::mes_api::Le32::new(
+        barebell_firmware_if::mes_api::MesApiHeader::scheduler(opcode::SET_DEBUG_VMID).into_bits(),
+    );
+    assert!(r.mes.submit("SET_DEBUG_VMID", g).is_err());
+    assert_eq!(
+        last_refusal(r.model),
+        Some((
+            opcode::SET_DEBUG_VMID,
+            Refusal::UnknownOpcode {
+                opcode: opcode::SET_DEBUG_VMID
+            }
+        ))
+    );
+}
+
+#[test]
+fn remove_of_an_unknown_queue_is_refused() {
+    let mut r = rig(6);
+    up(&mut r);
+    let mut f = v11::RemoveQueue::new();
+    f.doorbell_offset = barebell_firmware_if::mes_api::Le32::new(0x50);
+    assert_eq!(
+        r.mes.submit("REMOVE_QUEUE", f),
+        Err(MesError::Failed {
+            frame: "REMOVE_QUEUE",
+            status: MesStatus::NotCompleted { value: 0 }
+        })
+    );
+    assert_eq!(
+        last_refusal(r.model),
+        Some((
+            opcode::REMOVE_QUEUE,
+            Refusal::UnknownQueue { doorbell: 0x50 }
+        ))
+    );
+}
+
+#[test]
+fn silent_mes_is_a_typed_timeout_naming_the_frame() {
+    let mut r = rig(7);
+    r.model.set_faults(MesFaults {
+        silent: true,
+        error_status: false,
+    });
+    r.mes.timeout_ns = 50_000;
+    match r.mes.set_hw_resources(&HwBases::default()) {
+        Err(MesError::Timeout {
+            frame, seq, fence, ..
+        }) => {
+            assert_eq!(frame, "SET_HW_RSRC");
+            assert_eq!((seq, fence), (1, 0));
+        }
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+    // Once MES answers again, the next frame goes through (the ring
+    // fence catches up with both sequence numbers).
+    r.model.set_faults(MesFaults::default());
+    r.mes.set_hw_resources(&HwBases::default()).unwrap();
+    let q = queue(&r, 1, 0x23);
+    r.model.set_faults(MesFaults {
+        silent: true,
+        error_status: false,
+    });
+    // SAFETY: leaked, device-mapped queue memory.
+    let err = unsafe { r.mes.map(&q.resources(1)) }.unwrap_err();
+    assert!(matches!(
+        err,
+        MapError::Mes(MesError::Timeout {
+            frame: "ADD_QUEUE",
+            ..
+        })
+    ));
+    // The doorbell was given back.
+    assert!(!r.mes.doorbells().is_used(0x23));
+}
+
+#[test]
+fn error_status_is_a_typed_failure_with_the_decoded_status() {
+    let mut r = rig(8);
+    up(&mut r);
+    r.model.set_faults(MesFaults {
+        silent: false,
+        error_status: true,
+    });
+    let q = queue(&r, 1, 0x24);
+    // SAFETY: leaked, device-mapped queue memory.
+    let err = unsafe { r.mes.map(&q.resources(1)) }.unwrap_err();
+    assert_eq!(err, MapError::Mes(FAILED_ADD));
+    assert_eq!(
+        last_refusal(r.model),
+        Some((opcode::ADD_QUEUE, Refusal::Injected))
+    );
+    assert!(!r.mes.doorbells().is_used(0x24));
+}
+
+#[test]
+fn suspend_stops_the_queues_and_resume_restarts_them() {
+    let mut r = rig(9);
+    up(&mut r);
+    let ran = Arc::new(Mutex::new(0usize));
+    let r2 = ran.clone();
+    r.gpu
+        .mec
+        .cp()
+        .register_kernel(KERNEL, Box::new(move |_| *r2.lock().unwrap() += 1));
+    let q = queue(&r, 1, 0x25);
+    // SAFETY: leaked, device-mapped queue memory.
+    unsafe { r.mes.map(&q.resources(1)) }.unwrap();
+    let fence = signals(&mut r.gpu.mec.cp(), 1, 0);
+    let fence_addr =
+        fence[0].handle().0 + std::mem::offset_of!(barebell::signal::AmdSignal, value) as u64;
+    r.mes.suspend_all(fence_addr, 0x77).unwrap();
+    assert!(r.model.is_suspended());
+    assert_eq!(fence[0].value(), 0x77, "MES wrote the suspend fence");
+    let sig = signals(&mut r.gpu.mec.cp(), 1, 1);
+    let p = Dispatch::linear(64, 64, KERNEL, 0)
+        .signal(sig[0].handle())
+        .packet()
+        .unwrap();
+    q.queue.submit(&p, &clock(), BOUND_NS).unwrap();
+    r.gpu.mec.run_until_idle(1_000).unwrap();
+    assert_eq!(*ran.lock().unwrap(), 0, "suspended: nothing runs");
+    r.mes.resume_all().unwrap();
+    r.gpu.mec.run_until_idle(100_000).unwrap();
+    assert_eq!(sig[0].wait(Condition::Eq, 0, &clock(), BOUND_NS), Ok(0));
+    assert_eq!(*ran.lock().unwrap(), 1);
+}

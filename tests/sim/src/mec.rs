@@ -1,0 +1,441 @@
+//! The MEC's hardware queue slots (HQDs) and the GC registers around them.
+//!
+//! The register file is banked the way `GRBM_GFX_CNTL` banks it: the HQD
+//! window `CP_MQD_BASE_ADDR ..= CP_HQD_PQ_WPTR_HI` exists once per
+//! ME/pipe/queue, and an access goes to the bank the last `GRBM_GFX_CNTL`
+//! write selected (`soc21_grbm_select()`). Everything else is one flat
+//! register file.
+//!
+//! A slot comes alive when `CP_HQD_ACTIVE.ACTIVE` is written to 1 (direct
+//! HQD programming), or when MES or the KIQ model maps an MQD through
+//! [`Mec::map_mqd`]. Either way the model checks what the CP needs to run
+//! an AQL queue and then hands it to the [`CpModel`]:
+//! - `CP_HQD_AQL_CONTROL` is non-zero (AQL packet processing);
+//! - `QUEUE_SIZE` encodes a ring of at least four packets;
+//! - the doorbell is enabled (direct loads) and inside
+//!   `CP_MEC_DOORBELL_RANGE_LOWER..=UPPER`;
+//! - an EOP buffer is given;
+//! - the rptr report address is `amd_queue_t::read_dispatch_id`, whence the
+//!   CP model finds the rest of the descriptor.
+//!
+//! `CP_HQD_DEQUEUE_REQUEST` on an active slot unmaps the queue from the CP
+//! model (in-flight work drains) and clears ACTIVE, unless the
+//! `dequeue_never_completes` fault is set.
+
+use crate::SimClock;
+use crate::cp::{CpError, CpModel, HqdBinding, Step};
+use crate::regfile::ACCESS_NS;
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use barebell::bus::{ALL_ONES, RegisterBus};
+use barebell::hqd::GrbmGfxCntl;
+use barebell::mapper::HqdRegs;
+use barebell::mqd::{Generation, HQD_DWORDS, HqdRegisters};
+use barebell::queue::AmdQueue;
+use barebell::regs::IpBases;
+use core::mem::offset_of;
+use spin::{Mutex, MutexGuard};
+
+/// Fault switches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MecFaults {
+    /// A dequeue request is accepted but the slot never goes inactive (a
+    /// wave that never drains).
+    pub dequeue_never_completes: bool,
+}
+
+/// Why the model refused to run a queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MecError {
+    NotAql,
+    QueueSize {
+        field: u8,
+    },
+    DoorbellDisabled,
+    DoorbellOutOfRange {
+        byte_offset: u64,
+        lower: u32,
+        upper: u32,
+    },
+    DoorbellInUse {
+        dword: u32,
+    },
+    NoEop,
+    /// `rptr_report` and `wptr_poll` are not `read_dispatch_id` and
+    /// `write_dispatch_id` of one `amd_queue_t`.
+    NotAnAqlDescriptor {
+        rptr: u64,
+        wptr: u64,
+    },
+    Bind(CpError),
+}
+
+/// What happened to a slot, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MecEvent {
+    Activated {
+        me: u8,
+        pipe: u8,
+        queue: u8,
+        cp_queue: usize,
+    },
+    Refused {
+        me: u8,
+        pipe: u8,
+        queue: u8,
+        why: MecError,
+    },
+    Dequeued {
+        me: u8,
+        pipe: u8,
+        queue: u8,
+    },
+}
+
+type SlotKey = (u8, u8, u8);
+
+#[derive(Debug, Default)]
+struct State {
+    flat: BTreeMap<usize, u32>,
+    grbm: u32,
+    banks: BTreeMap<SlotKey, [u32; HQD_DWORDS]>,
+    /// Active slot → CP model queue.
+    active: BTreeMap<SlotKey, usize>,
+    /// Doorbell dword offset → CP model queue, for every mapped queue.
+    doorbells: BTreeMap<u32, usize>,
+    events: Vec<MecEvent>,
+    faults: MecFaults,
+    unplugged: bool,
+    reads: u64,
+    writes: u64,
+}
+
+/// The MEC model: banked HQD registers plus the CP it feeds.
+#[derive(Debug)]
+pub struct Mec<'c> {
+    clock: &'c SimClock,
+    bases: IpBases,
+    regs: HqdRegs,
+    window: usize,
+    doorbell_bar: u64,
+    state: Mutex<State>,
+    cp: Mutex<CpModel>,
+}
+
+fn key(grbm: u32) -> SlotKey {
+    let g = GrbmGfxCntl::from_bits(grbm);
+    (g.meid(), g.pipeid(), g.queueid())
+}
+
+impl<'c> Mec<'c> {
+    /// A MEC for `generation` with register segment bases `bases`, whose
+    /// doorbell BAR (as the device sees it) starts at `doorbell_bar`.
+    pub fn new(
+        clock: &'c SimClock,
+        bases: IpBases,
+        generation: Generation,
+        doorbell_bar: u64,
+        cp: CpModel,
+    ) -> Option<Self> {
+        let regs = HqdRegs::for_generation(generation);
+        let window = regs.mqd_base_addr.byte_offset(&bases)?;
+        Some(Mec {
+            clock,
+            bases,
+            regs,
+            window,
+            doorbell_bar,
+            state: Mutex::new(State::default()),
+            cp: Mutex::new(cp),
+        })
+    }
+
+    pub fn bases(&self) -> IpBases {
+        self.bases
+    }
+
+    pub fn doorbell_bar(&self) -> u64 {
+        self.doorbell_bar
+    }
+
+    pub fn set_faults(&self, f: MecFaults) {
+        self.state.lock().faults = f;
+    }
+
+    /// The CP model, locked.
+    pub fn cp(&self) -> MutexGuard<'_, CpModel> {
+        self.cp.lock()
+    }
+
+    pub fn step(&self) -> Step {
+        self.cp.lock().step()
+    }
+
+    pub fn run_until_idle(&self, max_steps: u64) -> Option<u64> {
+        self.cp.lock().run_until_idle(max_steps)
+    }
+
+    pub fn events(&self) -> Vec<MecEvent> {
+        self.state.lock().events.clone()
+    }
+
+    /// Queues currently mapped, by doorbell dword offset.
+    pub fn mapped_doorbells(&self) -> Vec<u32> {
+        self.state.lock().doorbells.keys().copied().collect()
+    }
+
+    pub fn unplug(&self) {
+        self.state.lock().unplugged = true;
+    }
+
+    pub fn access_counts(&self) -> (u64, u64) {
+        let s = self.state.lock();
+        (s.reads, s.writes)
+    }
+
+    /// The device's view of a flat register (no bus access counted).
+    pub fn device_get(&self, byte_offset: usize) -> u32 {
+        self.state
+            .lock()
+            .flat
+            .get(&byte_offset)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// `CP_MEC_DOORBELL_RANGE_LOWER/UPPER` as programmed (byte offsets).
+    pub fn doorbell_range(&self) -> (u32, u32) {
+        let s = self.state.lock();
+        let get = |r: barebell::regs::Reg| {
+            r.byte_offset(&self.bases)
+                .and_then(|o| s.flat.get(&o).copied())
+                .unwrap_or(0)
+        };
+        (
+            get(self.regs.doorbell_range_lower),
+            get(self.regs.doorbell_range_upper),
+        )
+    }
+
+    fn window_index(&self, byte_offset: usize) -> Option<usize> {
+        let i = byte_offset.checked_sub(self.window)? / 4;
+        (byte_offset.is_multiple_of(4) && i < HQD_DWORDS).then_some(i)
+    }
+
+    /// Checks `hqd` and binds it to the CP model. `need_doorbell_en` is
+    /// set for direct loads (the driver enables the doorbell itself);
+    /// MES and the KIQ enable it on the slot they choose.
+    pub fn check_and_bind(
+        &self,
+        hqd: &HqdRegisters,
+        need_doorbell_en: bool,
+    ) -> Result<usize, MecError> {
+        if hqd.cp_hqd_aql_control == 0 {
+            return Err(MecError::NotAql);
+        }
+        let pq = hqd.pq_control();
+        let slots = hqd.ring_bytes().map(|b| b / 64).unwrap_or(0);
+        if slots < 4 {
+            return Err(MecError::QueueSize {
+                field: pq.queue_size(),
+            });
+        }
+        let db = hqd.doorbell_control();
+        if need_doorbell_en && !db.doorbell_en() {
+            return Err(MecError::DoorbellDisabled);
+        }
+        let dword = db.doorbell_offset();
+        let byte = u64::from(dword) * 4;
+        let (lower, upper) = self.doorbell_range();
+        if byte < u64::from(lower) || byte > u64::from(upper) {
+            return Err(MecError::DoorbellOutOfRange {
+                byte_offset: byte,
+                lower,
+                upper,
+            });
+        }
+        if self.state.lock().doorbells.contains_key(&dword) {
+            return Err(MecError::DoorbellInUse { dword });
+        }
+        if hqd.eop_address() == 0 || hqd.cp_hqd_eop_control == 0 {
+            return Err(MecError::NoEop);
+        }
+        let rptr = hqd.rptr_report_address();
+        let wptr = hqd.wptr_poll_address();
+        let desc = rptr.wrapping_sub(offset_of!(AmdQueue, read_dispatch_id) as u64);
+        if desc.wrapping_add(offset_of!(AmdQueue, write_dispatch_id) as u64) != wptr {
+            return Err(MecError::NotAnAqlDescriptor { rptr, wptr });
+        }
+        let q = self
+            .cp
+            .lock()
+            .bind(HqdBinding {
+                ring_base: hqd.ring_address(),
+                slots,
+                descriptor: desc,
+                doorbell: self.doorbell_bar + byte,
+                // The MQD names a wptr poll address, and the CP polls it.
+                poll_write_index: true,
+            })
+            .map_err(MecError::Bind)?;
+        self.state.lock().doorbells.insert(dword, q);
+        Ok(q)
+    }
+
+    /// Maps an MQD image onto a slot on behalf of MES or the KIQ.
+    pub fn map_mqd(&self, slot: SlotKey, hqd: &HqdRegisters) -> Result<usize, MecError> {
+        let r = self.check_and_bind(hqd, false);
+        let mut s = self.state.lock();
+        match r {
+            Ok(q) => {
+                let mut bank = hqd.dwords();
+                if let Some(a) = bank.get_mut(2) {
+                    *a |= 1;
+                }
+                s.banks.insert(slot, bank);
+                s.active.insert(slot, q);
+                s.events.push(MecEvent::Activated {
+                    me: slot.0,
+                    pipe: slot.1,
+                    queue: slot.2,
+                    cp_queue: q,
+                });
+            }
+            Err(why) => s.events.push(MecEvent::Refused {
+                me: slot.0,
+                pipe: slot.1,
+                queue: slot.2,
+                why,
+            }),
+        }
+        r
+    }
+
+    /// Unmaps the queue on doorbell `dword` (MES REMOVE_QUEUE, KIQ
+    /// UNMAP_QUEUES). Returns false if none is mapped there.
+    pub fn unmap_doorbell(&self, dword: u32) -> bool {
+        let mut s = self.state.lock();
+        let Some(q) = s.doorbells.remove(&dword) else {
+            return false;
+        };
+        let slot = s.active.iter().find(|(_, v)| **v == q).map(|(k, _)| *k);
+        if let Some(k) = slot {
+            s.active.remove(&k);
+            if let Some(a) = s.banks.get_mut(&k).and_then(|b| b.get_mut(2)) {
+                *a &= !1;
+            }
+            s.events.push(MecEvent::Dequeued {
+                me: k.0,
+                pipe: k.1,
+                queue: k.2,
+            });
+        }
+        drop(s);
+        self.cp.lock().unbind(q);
+        true
+    }
+
+    fn on_window_write(&self, slot: SlotKey, i: usize, value: u32) {
+        let active_i = (self.regs.hqd_active.offset - self.regs.mqd_base_addr.offset) as usize;
+        let dequeue_i =
+            (self.regs.dequeue_request.offset - self.regs.mqd_base_addr.offset) as usize;
+        let mut s = self.state.lock();
+        let bank = s.banks.entry(slot).or_insert([0; HQD_DWORDS]);
+        let was_active = bank.get(active_i).copied().unwrap_or(0) & 1 == 1;
+        if let Some(r) = bank.get_mut(i) {
+            *r = value;
+        }
+        if i == active_i {
+            // ACTIVE is set by the activation below, not by the write.
+            if let Some(r) = bank.get_mut(i) {
+                *r = value & !1 | u32::from(was_active);
+            }
+            if value & 1 == 1 && !was_active {
+                let image = HqdRegisters::from_dwords(bank);
+                drop(s);
+                let r = self.check_and_bind(&image, true);
+                let mut s = self.state.lock();
+                match r {
+                    Ok(q) => {
+                        if let Some(a) = s.banks.get_mut(&slot).and_then(|b| b.get_mut(active_i)) {
+                            *a |= 1;
+                        }
+                        s.active.insert(slot, q);
+                        s.events.push(MecEvent::Activated {
+                            me: slot.0,
+                            pipe: slot.1,
+                            queue: slot.2,
+                            cp_queue: q,
+                        });
+                    }
+                    Err(why) => s.events.push(MecEvent::Refused {
+                        me: slot.0,
+                        pipe: slot.1,
+                        queue: slot.2,
+                        why,
+                    }),
+                }
+            }
+        } else if i == dequeue_i && value & barebell::hqd::DEQUEUE_REQ_MASK != 0 && was_active {
+            if s.faults.dequeue_never_completes {
+                return;
+            }
+            let q = s.active.remove(&slot);
+            if let Some(a) = s.banks.get_mut(&slot).and_then(|b| b.get_mut(active_i)) {
+                *a &= !1;
+            }
+            if let Some(q) = q {
+                s.doorbells.retain(|_, v| *v != q);
+                s.events.push(MecEvent::Dequeued {
+                    me: slot.0,
+                    pipe: slot.1,
+                    queue: slot.2,
+                });
+                drop(s);
+                self.cp.lock().unbind(q);
+            }
+        }
+    }
+}
+
+impl RegisterBus for Mec<'_> {
+    fn read32(&self, byte_offset: usize) -> u32 {
+        self.clock.advance(ACCESS_NS);
+        let mut s = self.state.lock();
+        s.reads += 1;
+        if s.unplugged || !byte_offset.is_multiple_of(4) {
+            return ALL_ONES;
+        }
+        if let Some(i) = self.window_index(byte_offset) {
+            let k = key(s.grbm);
+            return s.banks.get(&k).and_then(|b| b.get(i)).copied().unwrap_or(0);
+        }
+        if Some(byte_offset) == self.regs.grbm_gfx_cntl.byte_offset(&self.bases) {
+            return s.grbm;
+        }
+        s.flat.get(&byte_offset).copied().unwrap_or(0)
+    }
+
+    fn write32(&self, byte_offset: usize, value: u32) {
+        self.clock.advance(ACCESS_NS);
+        let slot = {
+            let mut s = self.state.lock();
+            s.writes += 1;
+            if s.unplugged || !byte_offset.is_multiple_of(4) {
+                return;
+            }
+            if Some(byte_offset) == self.regs.grbm_gfx_cntl.byte_offset(&self.bases) {
+                s.grbm = value;
+                return;
+            }
+            if self.window_index(byte_offset).is_none() {
+                s.flat.insert(byte_offset, value);
+                return;
+            }
+            key(s.grbm)
+        };
+        if let Some(i) = self.window_index(byte_offset) {
+            self.on_window_write(slot, i, value);
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! Placing queues, MQDs and the MES ring where the MEC/MES models reach
+//! them (leaked host memory mapped into the model's DMA windows, like
+//! [`crate::host`]), for the mapping tests, the bench and the CLI.
+//!
+//! A model GPU is: one [`Mec`] (banked HQD registers + the CP model), one
+//! 4 KiB doorbell page standing in for BAR2, and optionally a
+//! [`MesModel`] whose ring lives in a leaked [`MesMemory`].
+
+use crate::cp::CpModel;
+use crate::host::DoorbellPage;
+use crate::mec::Mec;
+use crate::mes::MesModel;
+use crate::{Seed, SimClock};
+use barebell::doorbell::Doorbell;
+use barebell::mapper::{QueueResources, doorbell_index};
+use barebell::mes::{MesMemory, MesRing, ProcessContext};
+use barebell::mqd::{EopBuffer, Generation, MqdPage};
+use barebell::queue::{AqlQueue, QueueConfig, QueueMemory};
+use barebell::regs::IpBases;
+use core::ptr::NonNull;
+use core::sync::atomic::AtomicU64;
+use std::boxed::Box;
+
+/// GC segment bases the model uses: Navi31's GC bases as an example
+/// input (segment 0 at 0x1260, segment 1 at 0xA000 dwords).
+pub const GC_BASES: IpBases = IpBases([0x1260, 0xA000, 0x1_C000, 0x2_402C, 0, 0, 0, 0]);
+
+/// A model GPU with everything leaked ('static), so a model may run on
+/// another thread for as long as the process lives.
+#[derive(Debug)]
+pub struct ModelGpu {
+    pub clock: &'static SimClock,
+    pub mec: &'static Mec<'static>,
+    pub doorbells: &'static DoorbellPage,
+    pub generation: Generation,
+}
+
+fn leak<T>(v: T) -> &'static T {
+    Box::leak(Box::new(v))
+}
+
+impl ModelGpu {
+    /// `None` only if [`GC_BASES`] lacked the HQD window's segment.
+    pub fn new(generation: Generation, seed: Seed) -> Option<Self> {
+        let clock = leak(SimClock::new());
+        let doorbells = leak(DoorbellPage([const { AtomicU64::new(0) }; 512]));
+        let bar = doorbells as *const DoorbellPage as u64;
+        let mut cp = CpModel::new(seed);
+        // SAFETY: the page is leaked and only accessed atomically.
+        unsafe {
+            cp.dma_mut()
+                .map(bar, core::mem::size_of::<DoorbellPage>() as u64)
+        };
+        let mec = leak(Mec::new(clock, GC_BASES, generation, bar, cp)?);
+        Some(ModelGpu {
+            clock,
+            mec,
+            doorbells,
+            generation,
+        })
+    }
+
+    /// Maps `len` bytes at `base` for the device.
+    ///
+    /// # Safety
+    /// As [`crate::dma::Dma::map`]: live for the process, accessed per
+    /// the device protocol.
+    pub unsafe fn map(&self, base: u64, len: u64) {
+        // SAFETY: forwarded.
+        unsafe { self.mec.cp().dma_mut().map(base, len) }
+    }
+
+    /// The doorbell for 64-bit doorbell index `index` in the BAR2 page.
+    pub fn doorbell(&self, index: u32) -> Option<Doorbell> {
+        let base = NonNull::from(self.doorbells).cast::<u8>();
+        // SAFETY: the page is leaked, 4 KiB, accessed only atomically.
+        unsafe { Doorbell::in_aperture(base, 4096, index) }.ok()
+    }
+
+    /// A queue of `N` slots with its MQD page and EOP buffer, all mapped
+    /// for the device, its `amd_queue_t` initialised. Not yet mapped to
+    /// any HQD.
+    pub fn queue<const N: usize>(
+        &self,
+        doorbell: u32,
+        config: QueueConfig,
+    ) -> Option<PlacedQueue<N>> {
+        let mem: &'static QueueMemory<N> = leak(QueueMemory::new());
+        let mqd: &'static MqdPage = leak(MqdPage::new());
+        let eop: &'static EopBuffer = leak(EopBuffer::new());
+        let db = self.doorbell(doorbell)?;
+        let queue = AqlQueue::new(mem, db, config);
+        // SAFETY: all three are leaked; the device side follows the AQL
+        // protocol and the MQD/EOP are device-owned once mapped.
+        unsafe {
+            self.map(
+                mem as *const _ as u64,
+                core::mem::size_of::<QueueMemory<N>>() as u64,
+            );
+            self.map(mqd.address(), 4096);
+            self.map(eop.address(), barebell::mqd::EOP_BYTES);
+        }
+        Some(PlacedQueue {
+            queue,
+            mem,
+            mqd,
+            eop,
+            doorbell,
+        })
+    }
+
+    /// The MES ring memory and its model, ring doorbell `MES_RING0`.
+    pub fn mes<const RING: usize>(
+        &self,
+    ) -> Option<(MesRing<'static, RING>, MesModel<'static, 'static>)> {
+        let memory: &'static MesMemory<RING> = leak(MesMemory::new());
+        // SAFETY: leaked; the ring is read by the model only below the
+        // announced wptr and the fences are atomics.
+        unsafe {
+            self.map(
+                memory as *const _ as u64,
+                core::mem::size_of::<MesMemory<RING>>() as u64,
+            )
+        };
+        let doorbell = self.doorbell(doorbell_index::MES_RING0)?;
+        let slot =
+            self.doorbells as *const DoorbellPage as u64 + u64::from(doorbell_index::MES_RING0) * 8;
+        let model = MesModel::new(self.mec, memory.ring_address(), RING as u64, slot);
+        Some((MesRing { memory, doorbell }, model))
+    }
+
+    /// A leaked, device-mapped MES process context.
+    pub fn process_context(&self) -> &'static ProcessContext {
+        let c: &'static ProcessContext = leak(ProcessContext::new());
+        // SAFETY: leaked; only the device touches it.
+        unsafe {
+            self.map(
+                c as *const _ as u64,
+                core::mem::size_of::<ProcessContext>() as u64,
+            )
+        };
+        c
+    }
+}
+
+/// A queue placed by [`ModelGpu::queue`].
+#[derive(Debug)]
+pub struct PlacedQueue<const N: usize> {
+    pub queue: AqlQueue<'static, N>,
+    pub mem: &'static QueueMemory<N>,
+    pub mqd: &'static MqdPage,
+    pub eop: &'static EopBuffer,
+    pub doorbell: u32,
+}
+
+impl<const N: usize> PlacedQueue<N> {
+    /// What a mapper needs; `vmid` is the HQD's VMID for direct/KIQ
+    /// mapping and the process key for MES.
+    pub fn resources(&self, vmid: u8) -> QueueResources<'static> {
+        QueueResources::aql(self.mem, self.mqd, self.eop, self.doorbell, vmid)
+    }
+
+    /// Every byte range a process page table must map for this queue:
+    /// the queue memory and the EOP buffer.
+    pub fn ranges(&self) -> [(u64, u64); 2] {
+        [
+            (
+                self.mem as *const _ as u64,
+                core::mem::size_of::<QueueMemory<N>>() as u64,
+            ),
+            (self.eop.address(), barebell::mqd::EOP_BYTES),
+        ]
+    }
+}

@@ -1,0 +1,401 @@
+//! A model of the MES scheduler firmware (API v11, gfx11).
+//!
+//! It consumes 64-dword frames from its ring up to the write pointer the
+//! driver stored to the ring's doorbell, and for each frame:
+//! - validates the header: scheduler type, `dwsize` 64, a known opcode;
+//! - requires SET_HW_RSRC to have succeeded before ADD_QUEUE;
+//! - for ADD_QUEUE, reads the MQD and checks that `cp_hqd_aql_control` is
+//!   set (for an AQL queue), that `QUEUE_SIZE` agrees with the ring size
+//!   the frame gives (`gds_size`, in dwords, as KFD passes it), that the
+//!   doorbell is the MQD's, inside the MEC doorbell range and unused, that
+//!   an EOP buffer is given, and that the ring, rptr, wptr and EOP lie in
+//!   memory mapped in the frame's page table;
+//! - on success writes the frame's `api_status` fence; on refusal leaves
+//!   it unwritten, which is the only failure signal v11 has (Linux's
+//!   `!*status_ptr`; `mes_v11_api_def.h` defines no error code), and
+//!   records the reason in [`MesModel::log`];
+//! - answers QUERY_SCHEDULER_STATUS by writing its fence (the ring fence
+//!   the driver polls).
+//!
+//! Page tables: there is no GMC model yet, so a "page table" is a list of
+//! windows registered per `page_table_base_addr` with
+//! [`MesModel::map_process_memory`]. Memory must also be in the CP model's
+//! DMA windows for the device to touch it.
+//!
+//! SUSPEND (all gangs) stops the CP model (`stop_consuming`) and writes
+//! the suspend fence; RESUME restarts it. Per-gang suspension and HQD
+//! oversubscription are not modelled.
+//!
+//! Faults: `silent` (consumes nothing, answers nothing) and `error_status`
+//! (refuses every frame but QUERY_SCHEDULER_STATUS).
+
+use crate::mec::{Mec, MecError};
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::vec::Vec;
+use barebell::mqd::{HQD_DWORDS, HQD_FIRST_DWORD, HqdRegisters};
+use barebell_firmware_if::mes_api::v11::{self, opcode};
+use barebell_firmware_if::mes_api::{API_TYPE_SCHEDULER, FRAME_BYTES, FRAME_DWORDS, MesApiHeader};
+use core::sync::atomic::Ordering;
+use spin::Mutex;
+use zerocopy::FromBytes;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MesFaults {
+    pub silent: bool,
+    pub error_status: bool,
+}
+
+/// Why the model refused a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    BadHeader { header: u32 },
+    UnknownOpcode { opcode: u8 },
+    NoHwResources,
+    BadHwResources { what: &'static str },
+    MqdUnreadable { address: u64 },
+    NotAql,
+    QueueSizeMismatch { mqd_dwords: u64, frame_dwords: u64 },
+    DoorbellMismatch { frame: u32, mqd: u32 },
+    DoorbellOutOfRange { dword: u32, lower: u32, upper: u32 },
+    DoorbellInUse { dword: u32 },
+    NoEop,
+    NotMapped { what: &'static str, address: u64 },
+    NoFreeHqd,
+    UnknownQueue { doorbell: u32 },
+    Mec(MecError),
+    Injected,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MesEvent {
+    Done { opcode: u8 },
+    Refused { opcode: u8, why: Refusal },
+}
+
+#[derive(Debug, Default)]
+struct State {
+    rptr: u64,
+    hw_rsrc: bool,
+    compute_hqd_mask: [u32; 8],
+    suspended: bool,
+    page_tables: BTreeMap<u64, Vec<(u64, u64)>>,
+    /// Doorbell dword → HQD slot.
+    queues: BTreeMap<u32, (u8, u8, u8)>,
+    faults: MesFaults,
+    log: Vec<MesEvent>,
+}
+
+/// The MES scheduler pipe.
+#[derive(Debug)]
+pub struct MesModel<'m, 'c> {
+    mec: &'m Mec<'c>,
+    ring: u64,
+    ring_dwords: u64,
+    doorbell: u64,
+    state: Mutex<State>,
+}
+
+impl<'m, 'c> MesModel<'m, 'c> {
+    /// MES whose ring of `ring_dwords` is at `ring`, woken by the 64-bit
+    /// doorbell slot at `doorbell` (its value is the ring wptr in dwords).
+    /// The ring's own mapping (KIQ MAP_QUEUES on v11) is taken as done.
+    pub fn new(mec: &'m Mec<'c>, ring: u64, ring_dwords: u64, doorbell: u64) -> Self {
+        MesModel {
+            mec,
+            ring,
+            ring_dwords,
+            doorbell,
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    pub fn set_faults(&self, f: MesFaults) {
+        self.state.lock().faults = f;
+    }
+
+    /// Stand-in for a GPU page table: `len` bytes at `base` are mapped in
+    /// the address space whose root is `page_table_base`.
+    pub fn map_process_memory(&self, page_table_base: u64, base: u64, len: u64) {
+        self.state
+            .lock()
+            .page_tables
+            .entry(page_table_base)
+            .or_default()
+            .push((base, len));
+    }
+
+    pub fn log(&self) -> Vec<MesEvent> {
+        self.state.lock().log.clone()
+    }
+
+    pub fn queue_count(&self) -> usize {
+        self.state.lock().queues.len()
+    }
+
+    pub fn is_suspended(&self) -> bool {
+        self.state.lock().suspended
+    }
+
+    /// Consumes every frame announced on the doorbell. Returns how many.
+    pub fn service(&self) -> usize {
+        if self.state.lock().faults.silent {
+            return 0;
+        }
+        let wptr = match self.mec.cp().dma_mut().u64(self.doorbell, "MES doorbell") {
+            Ok(a) => a.load(Ordering::Acquire),
+            Err(_) => return 0,
+        };
+        let mut n = 0;
+        loop {
+            let rptr = self.state.lock().rptr;
+            if wptr.wrapping_sub(rptr) < FRAME_DWORDS as u64
+                || wptr.wrapping_sub(rptr) > u64::MAX / 2
+            {
+                break;
+            }
+            let at = self.ring + (rptr % self.ring_dwords) * 4;
+            let mut frame = [0u8; FRAME_BYTES];
+            if self
+                .mec
+                .cp()
+                .dma_mut()
+                .read(at, &mut frame, "MES frame")
+                .is_err()
+            {
+                break;
+            }
+            self.frame(&frame);
+            self.state.lock().rptr = rptr.wrapping_add(FRAME_DWORDS as u64);
+            n += 1;
+        }
+        n
+    }
+
+    fn write_fence(&self, addr: u64, value: u64) {
+        if let Ok(a) = self.mec.cp().dma_mut().u64(addr, "MES fence") {
+            a.store(value, Ordering::Release);
+        }
+    }
+
+    fn frame(&self, bytes: &[u8; FRAME_BYTES]) {
+        let word = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        let h = MesApiHeader::from_bits(word);
+        let op = h.opcode();
+        if h.api_type() != API_TYPE_SCHEDULER || usize::from(h.dwsize()) != FRAME_DWORDS {
+            self.refuse(op, Refusal::BadHeader { header: word });
+            return;
+        }
+        // api_status location and value, per frame type.
+        let (fence, result) = match op {
+            opcode::QUERY_SCHEDULER_STATUS => {
+                let Ok(f) = v11::QueryMesStatus::read_from_bytes(bytes) else {
+                    return;
+                };
+                (f.api_status, Ok(()))
+            }
+            opcode::SET_HW_RSRC => {
+                let Ok(f) = v11::SetHwResources::read_from_bytes(bytes) else {
+                    return;
+                };
+                (f.api_status, self.guard(|| self.set_hw_rsrc(&f)))
+            }
+            opcode::ADD_QUEUE => {
+                let Ok(f) = v11::AddQueue::read_from_bytes(bytes) else {
+                    return;
+                };
+                (f.api_status, self.guard(|| self.add_queue(&f)))
+            }
+            opcode::REMOVE_QUEUE => {
+                let Ok(f) = v11::RemoveQueue::read_from_bytes(bytes) else {
+                    return;
+                };
+                (f.api_status, self.guard(|| self.remove_queue(&f)))
+            }
+            opcode::SUSPEND => {
+                let Ok(f) = v11::Suspend::read_from_bytes(bytes) else {
+                    return;
+                };
+                (f.api_status, self.guard(|| self.suspend(&f)))
+            }
+            opcode::RESUME => {
+                let Ok(f) = v11::Resume::read_from_bytes(bytes) else {
+                    return;
+                };
+                (f.api_status, self.guard(|| self.resume()))
+            }
+            other => {
+                self.refuse(other, Refusal::UnknownOpcode { opcode: other });
+                return;
+            }
+        };
+        match result {
+            Ok(()) => {
+                self.state.lock().log.push(MesEvent::Done { opcode: op });
+                self.write_fence(
+                    fence.api_completion_fence_addr.get(),
+                    fence.api_completion_fence_value.get(),
+                );
+            }
+            Err(why) => self.refuse(op, why),
+        }
+    }
+
+    fn guard(&self, f: impl FnOnce() -> Result<(), Refusal>) -> Result<(), Refusal> {
+        if self.state.lock().faults.error_status {
+            return Err(Refusal::Injected);
+        }
+        f()
+    }
+
+    fn refuse(&self, opcode: u8, why: Refusal) {
+        self.state
+            .lock()
+            .log
+            .push(MesEvent::Refused { opcode, why });
+    }
+
+    fn set_hw_rsrc(&self, f: &v11::SetHwResources) -> Result<(), Refusal> {
+        if f.vmid_mask_gfxhub.get() == 0 {
+            return Err(Refusal::BadHwResources {
+                what: "vmid_mask_gfxhub is empty",
+            });
+        }
+        if f.compute_hqd_mask.iter().all(|m| m.get() == 0) {
+            return Err(Refusal::BadHwResources {
+                what: "compute_hqd_mask is empty",
+            });
+        }
+        if f.g_sch_ctx_gpu_mc_ptr.get() == 0 {
+            return Err(Refusal::BadHwResources {
+                what: "g_sch_ctx_gpu_mc_ptr is zero",
+            });
+        }
+        let mut s = self.state.lock();
+        for (d, m) in s.compute_hqd_mask.iter_mut().zip(f.compute_hqd_mask.iter()) {
+            *d = m.get();
+        }
+        s.hw_rsrc = true;
+        Ok(())
+    }
+
+    fn mapped(&self, ptb: u64, what: &'static str, address: u64, len: u64) -> Result<(), Refusal> {
+        let s = self.state.lock();
+        let end = address.checked_add(len);
+        let inside = s.page_tables.get(&ptb).is_some_and(|w| {
+            w.iter().any(|&(b, l)| {
+                address >= b && end.is_some_and(|e| b.checked_add(l).is_some_and(|we| e <= we))
+            })
+        });
+        if inside {
+            Ok(())
+        } else {
+            Err(Refusal::NotMapped { what, address })
+        }
+    }
+
+    fn add_queue(&self, f: &v11::AddQueue) -> Result<(), Refusal> {
+        if !self.state.lock().hw_rsrc {
+            return Err(Refusal::NoHwResources);
+        }
+        let mqd_addr = f.mqd_addr.get();
+        let mut mqd = [0u8; HQD_DWORDS * 4];
+        self.mec
+            .cp()
+            .dma_mut()
+            .read(mqd_addr + (HQD_FIRST_DWORD * 4) as u64, &mut mqd, "MQD")
+            .map_err(|_| Refusal::MqdUnreadable { address: mqd_addr })?;
+        let hqd = HqdRegisters::read_from_bytes(&mqd)
+            .map_err(|_| Refusal::MqdUnreadable { address: mqd_addr })?;
+        let flags = v11::AddQueueFlags::from_bits(f.flags.get());
+        if flags.is_aql_queue() && hqd.cp_hqd_aql_control == 0 {
+            return Err(Refusal::NotAql);
+        }
+        let ring_bytes = hqd.ring_bytes().unwrap_or(0);
+        let frame_dwords = u64::from(f.gds_size.get());
+        if ring_bytes / 4 != frame_dwords {
+            return Err(Refusal::QueueSizeMismatch {
+                mqd_dwords: ring_bytes / 4,
+                frame_dwords,
+            });
+        }
+        let dword = f.doorbell_offset.get();
+        let mqd_db = hqd.doorbell_control().doorbell_offset();
+        if dword != mqd_db {
+            return Err(Refusal::DoorbellMismatch {
+                frame: dword,
+                mqd: mqd_db,
+            });
+        }
+        let (lower, upper) = self.mec.doorbell_range();
+        let byte = u64::from(dword) * 4;
+        if byte < u64::from(lower) || byte > u64::from(upper) {
+            return Err(Refusal::DoorbellOutOfRange {
+                dword,
+                lower,
+                upper,
+            });
+        }
+        if self.state.lock().queues.contains_key(&dword)
+            || self.mec.mapped_doorbells().contains(&dword)
+        {
+            return Err(Refusal::DoorbellInUse { dword });
+        }
+        if hqd.eop_address() == 0 || hqd.cp_hqd_eop_control == 0 {
+            return Err(Refusal::NoEop);
+        }
+        let ptb = f.page_table_base_addr.get();
+        self.mapped(ptb, "ring", hqd.ring_address(), ring_bytes)?;
+        self.mapped(ptb, "rptr", hqd.rptr_report_address(), 8)?;
+        self.mapped(ptb, "wptr", f.wptr_addr.get(), 8)?;
+        // EOP_SIZE e encodes 2^(e+1) dwords.
+        let eop_bytes = 8u64 << hqd.cp_hqd_eop_control.min(40);
+        self.mapped(ptb, "EOP", hqd.eop_address(), eop_bytes)?;
+        let slot = self.free_slot().ok_or(Refusal::NoFreeHqd)?;
+        // MES enables the doorbell on the slot it picks.
+        let mut image = hqd;
+        image.cp_hqd_pq_doorbell_control =
+            hqd.doorbell_control().with_doorbell_en(true).into_bits();
+        self.mec.map_mqd(slot, &image).map_err(Refusal::Mec)?;
+        self.state.lock().queues.insert(dword, slot);
+        Ok(())
+    }
+
+    fn free_slot(&self) -> Option<(u8, u8, u8)> {
+        let s = self.state.lock();
+        let used: BTreeSet<(u8, u8, u8)> = s.queues.values().copied().collect();
+        for (pipe, mask) in s.compute_hqd_mask.iter().enumerate().take(4) {
+            for q in 0..8u8 {
+                let k = (1u8, pipe as u8, q);
+                if mask & (1 << q) != 0 && !used.contains(&k) {
+                    return Some(k);
+                }
+            }
+        }
+        None
+    }
+
+    fn remove_queue(&self, f: &v11::RemoveQueue) -> Result<(), Refusal> {
+        let dword = f.doorbell_offset.get();
+        if self.state.lock().queues.remove(&dword).is_none() {
+            return Err(Refusal::UnknownQueue { doorbell: dword });
+        }
+        self.mec.unmap_doorbell(dword);
+        Ok(())
+    }
+
+    fn suspend(&self, f: &v11::Suspend) -> Result<(), Refusal> {
+        self.state.lock().suspended = true;
+        self.mec.cp().faults.stop_consuming = true;
+        let addr = f.suspend_fence_addr.get();
+        if addr != 0 {
+            self.write_fence(addr, u64::from(f.suspend_fence_value.get()));
+        }
+        Ok(())
+    }
+
+    fn resume(&self) -> Result<(), Refusal> {
+        self.state.lock().suspended = false;
+        self.mec.cp().faults.stop_consuming = false;
+        Ok(())
+    }
+}
