@@ -4,17 +4,19 @@
 //! What it does, in order, each step logging `UK ...` lines on COM1 that
 //! `cargo xtask qemu` parses:
 //! 1. console, IDT, heap, PAT;
-//! 2. TSC rate (CPUID leaf 0x15 if reported, else the PIT);
-//! 3. ECAM from ACPI (RSDP from the PVH start info → XSDT/RSDT → MCFG),
+//! 2. a firmware container passed as a PVH module, read with
+//!    barebell-firmware-if (if one was passed);
+//! 3. TSC rate (CPUID leaf 0x15 if reported, else the PIT);
+//! 4. ECAM from ACPI (RSDP from the PVH start info → XSDT/RSDT → MCFG),
 //!    falling back loudly to q35's 0xb0000000 (also forced by `no-mcfg`
 //!    on the command line, which is how CI tests the fallback);
-//! 4. the PCI listing through bridges, with every BAR sized and mapped;
-//! 5. device choice: an AMD (0x1002) function if one is passed through;
+//! 5. the PCI listing through bridges, with every BAR sized and mapped;
+//! 6. device choice: an AMD (0x1002) function if one is passed through;
 //!    otherwise the built-in model. GPU bring-up is not built yet, so
 //!    with a 0x1002 device it is only reported;
-//! 6. MMIO store latency to QEMU's `edu` device;
-//! 7. the AQL submit path against the CP model (not bring-up);
-//! 8. if the command line says `hold`, wait for one byte from the host
+//! 7. MMIO store latency to QEMU's `edu` device;
+//! 8. the AQL submit path against the CP model (not bring-up);
+//! 9. if the command line says `hold`, wait for one byte from the host
 //!    on COM1 (so the host can query QEMU's monitor while the machine
 //!    still exists), then exit through isa-debug-exit.
 #![no_std]
@@ -28,6 +30,7 @@ mod boot;
 mod console;
 mod defmt_log;
 mod exceptions;
+mod firmware;
 mod heap;
 mod mmio_latency;
 mod paging;
@@ -83,6 +86,8 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
         si.rsdp.unwrap_or(0),
         si.cmdline
     );
+
+    firmware::report(si.module)?;
 
     let feats = tsc::features();
     if !feats.rdtscp {

@@ -7,6 +7,10 @@ const MAGIC: u32 = 0x336e_c578;
 const OFF_VERSION: usize = 4;
 const OFF_CMDLINE: usize = 24;
 const OFF_RSDP: usize = 32;
+const OFF_NR_MODULES: usize = 12;
+const OFF_MODLIST: usize = 16;
+// A module is a 32-byte `struct hvm_modlist_entry`: paddr at 0, size at 8,
+// cmdline_paddr at 16, reserved.
 
 #[derive(Debug, Clone, Copy)]
 pub struct StartInfo {
@@ -14,6 +18,8 @@ pub struct StartInfo {
     pub cmdline: &'static str,
     /// Physical address of the ACPI RSDP (version >= 1), if non-zero.
     pub rsdp: Option<u64>,
+    /// The first module (QEMU passes `-initrd` as one): address, size.
+    pub module: Option<(u64, u64)>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -31,12 +37,14 @@ pub unsafe fn read(addr: u32) -> Result<StartInfo, StartInfoError> {
     let base = addr as usize as *const u8;
     // SAFETY: the PVH ABI places a `hvm_start_info` (at least 48 bytes)
     // at `addr`; fields are naturally aligned.
-    let (magic, version, cmdline_pa, rsdp) = unsafe {
+    let (magic, version, cmdline_pa, rsdp, nr_modules, modlist) = unsafe {
         (
             base.cast::<u32>().read_volatile(),
             base.add(OFF_VERSION).cast::<u32>().read_volatile(),
             base.add(OFF_CMDLINE).cast::<u64>().read_volatile(),
             base.add(OFF_RSDP).cast::<u64>().read_volatile(),
+            base.add(OFF_NR_MODULES).cast::<u32>().read_volatile(),
+            base.add(OFF_MODLIST).cast::<u64>().read_volatile(),
         )
     };
     if magic != MAGIC {
@@ -57,9 +65,25 @@ pub unsafe fn read(addr: u32) -> Result<StartInfo, StartInfoError> {
         let bytes = unsafe { core::slice::from_raw_parts(p, n) };
         core::str::from_utf8(bytes).unwrap_or("")
     };
+    let module = if nr_modules >= 1 && modlist != 0 && modlist < 1 << 30 {
+        let e = modlist as usize as *const u8;
+        // SAFETY: with nr_modules >= 1 the loader placed at least one
+        // 32-byte `hvm_modlist_entry` at `modlist` (in the mapped first
+        // GiB, checked above); paddr and size are its first two u64s.
+        let (pa, len) = unsafe {
+            (
+                e.cast::<u64>().read_volatile(),
+                e.add(8).cast::<u64>().read_volatile(),
+            )
+        };
+        Some((pa, len))
+    } else {
+        None
+    };
     Ok(StartInfo {
         version,
         cmdline,
         rsdp: (version >= 1 && rsdp != 0).then_some(rsdp),
+        module,
     })
 }

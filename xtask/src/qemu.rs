@@ -15,7 +15,11 @@
 //! must map write-combining and read through). `fallback` tells the image
 //! to ignore ACPI, so it must announce and use q35's fixed ECAM base.
 //!
-//! A third boot of the first configuration without `hold` is timed from
+//! Every boot also gets a real firmware container as a PVH module; the
+//! header fields the image reads from it with barebell-firmware-if must
+//! equal the blob's own bytes.
+//!
+//! One more boot of the first configuration without `hold` is timed from
 //! process start to exit: that is the boot-to-exit time reported.
 //!
 //! TCG only: nested KVM on the development VM is not reliable (see
@@ -48,6 +52,9 @@ fn rustflags(root: &Path) -> String {
 /// isa-debug-exit; the image writes 0x10 on success (unikernel/src/rt.rs).
 const SUCCESS_STATUS: i32 = (0x10 << 1) | 1;
 const BOOT_BOUND: Duration = Duration::from_secs(120);
+/// A real firmware container (firmware-amd-graphics, installed by the apt
+/// stage), handed to the image as a PVH module through `-initrd`.
+const FIRMWARE: &str = "/lib/firmware/amdgpu/gc_11_0_0_mes_2.bin";
 
 fn build(root: &Path) -> Result<PathBuf> {
     let target_dir = root.join("target/unikernel");
@@ -210,6 +217,7 @@ fn qemu_cmd(kernel: &Path, cfg: &Config, hold: bool, qmp: &Path, com2: &Path) ->
         "isa-debug-exit,iobase=0xf4,iosize=0x04",
     ])
     .args(cfg.devices)
+    .args(["-initrd", FIRMWARE])
     .arg("-kernel")
     .arg(kernel);
     if hold {
@@ -463,6 +471,33 @@ fn diff<T: Ord + std::fmt::Debug>(
     Ok(())
 }
 
+/// The `UK FW` line the image must print for [`FIRMWARE`], built from the
+/// file's own bytes at the offsets of `struct common_firmware_header`
+/// (Linux 6.12 `amdgpu_ucode.h`: size_bytes 0, header_size_bytes 4,
+/// header_version_major 8, _minor 10, ip_version_major 12, _minor 14,
+/// ucode_version 16, ucode_size_bytes 20, ucode_array_offset_bytes 24),
+/// not with barebell's parser.
+fn expected_firmware_line() -> Result<String> {
+    let b = std::fs::read(FIRMWARE).with_context(|| format!("reading {FIRMWARE}"))?;
+    ensure!(b.len() >= 32, "{FIRMWARE} is shorter than a header");
+    let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+    let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+    Ok(format!(
+        "UK FW module bytes={} size_bytes={} header_size_bytes={} header_version={}.{} ip_version={}.{} ucode_version={:#x} ucode_size_bytes={} ucode_array_offset_bytes={} payload={}",
+        b.len(),
+        u32_at(0),
+        u32_at(4),
+        u16_at(8),
+        u16_at(10),
+        u16_at(12),
+        u16_at(14),
+        u32_at(16),
+        u32_at(20),
+        u32_at(24),
+        u32_at(20)
+    ))
+}
+
 fn latency_line<'a>(log: &'a str, name: &str) -> Result<&'a str> {
     log.lines()
         .find(|l| l.starts_with(&format!("UK LAT {name} ")))
@@ -497,6 +532,12 @@ fn check(cfg: &Config, b: &Boot) -> Result<String> {
             cfg.name
         );
     }
+    let fw = expected_firmware_line()?;
+    ensure!(
+        log.lines().any(|l| l == fw),
+        "{}: the image's firmware header line differs from the blob's bytes; want `{fw}`",
+        cfg.name
+    );
     let (gf, gb) = guest_view(log)?;
     let (qf, qb) = qemu_view(b.qmp.as_ref().context("no query-pci result")?)?;
     ensure!(
