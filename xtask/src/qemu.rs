@@ -3,10 +3,11 @@
 //!
 //! Three machine configurations boot with `hold` on the command line, which
 //! makes the image wait for one byte on COM1 before it exits; while it
-//! waits, QMP's `query-pci` (the data HMP's `info pci` prints) is asked
-//! for the PCI tree. The functions the image enumerated over ECAM, and
-//! every BAR it sized (index, kind, address, size, prefetchable), must
-//! equal QEMU's set exactly. The log must also carry the MMIO latency
+//! waits, QMP's `query-pci` is asked for the PCI tree, and HMP's `info
+//! pci` (through QMP's `human-monitor-command`) for the same tree as
+//! text. The functions the image enumerated over ECAM must equal both;
+//! every BAR it sized (index, kind, address, size, prefetchable) must
+//! equal `query-pci`'s regions exactly. The log must also carry the MMIO latency
 //! summary for `edu`, the AQL-on-the-model summary with no model errors,
 //! and the run must end with the image's success code through
 //! isa-debug-exit. `bridges` adds PCIe root ports with devices behind
@@ -171,8 +172,8 @@ const CONFIGS: &[Config] = &[
 struct Boot {
     log: String,
     status: Option<i32>,
-    /// QMP `query-pci`, if the boot held.
-    qmp: Option<Value>,
+    /// QMP `query-pci` and HMP `info pci`, if the boot held.
+    qmp: Option<(Value, String)>,
     wall: Duration,
     /// The defmt messages from COM2, decoded against the image's table.
     defmt: Vec<String>,
@@ -235,7 +236,7 @@ fn qemu_cmd(kernel: &Path, cfg: &Config, hold: bool, qmp: &Path, com2: &Path) ->
 }
 
 /// `query-pci` over QMP: greeting, capabilities negotiation, the command.
-fn query_pci(sock: &Path) -> Result<Value> {
+fn query_pci(sock: &Path) -> Result<(Value, String)> {
     let s = UnixStream::connect(sock).with_context(|| format!("connecting {}", sock.display()))?;
     s.set_read_timeout(Some(Duration::from_secs(20)))?;
     let mut w = s.try_clone()?;
@@ -255,9 +256,54 @@ fn query_pci(sock: &Path) -> Result<Value> {
     reply(&mut r)?;
     w.write_all(b"{\"execute\":\"query-pci\"}\n")?;
     let v = reply(&mut r)?;
-    v.get("return")
+    let pci = v
+        .get("return")
         .cloned()
-        .with_context(|| format!("query-pci failed: {v}"))
+        .with_context(|| format!("query-pci failed: {v}"))?;
+    // The same tree as HMP's `info pci` prints it, for the second check
+    // and for people reading the log.
+    w.write_all(
+        b"{\"execute\":\"human-monitor-command\",\"arguments\":{\"command-line\":\"info pci\"}}\n",
+    )?;
+    let h = reply(&mut r)?;
+    let info = h
+        .get("return")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .with_context(|| format!("info pci failed: {h}"))?;
+    Ok((pci, info))
+}
+
+/// The functions in HMP `info pci` text: a `Bus  B, device  D, function
+/// F:` line, then a line ending in `PCI device VVVV:DDDD`.
+fn info_pci_functions(text: &str) -> Result<BTreeSet<Fn5>> {
+    let mut out = BTreeSet::new();
+    let mut at = None;
+    for l in text.lines() {
+        let t = l.trim();
+        if let Some(rest) = t.strip_prefix("Bus ") {
+            let nums: Vec<u8> = rest
+                .trim_end_matches(':')
+                .split(',')
+                .filter_map(|p| p.split_whitespace().last()?.parse().ok())
+                .collect();
+            match nums[..] {
+                [b, d, f] => at = Some((b, d, f)),
+                _ => bail!("unexpected `info pci` line {t:?}"),
+            }
+        } else if let (Some((b, d, f)), Some((_, id))) = (at, t.split_once("PCI device ")) {
+            let (v, dev) = id.split_once(':').context("PCI device id")?;
+            out.insert((
+                b,
+                d,
+                f,
+                u16::from_str_radix(v, 16)?,
+                u16::from_str_radix(dev.trim(), 16)?,
+            ));
+            at = None;
+        }
+    }
+    Ok(out)
 }
 
 fn boot(root: &Path, kernel: &Path, cfg: &Config, hold: bool) -> Result<Boot> {
@@ -324,6 +370,12 @@ fn boot(root: &Path, kernel: &Path, cfg: &Config, hold: bool) -> Result<Boot> {
         if hold { "" } else { "-timed" }
     ));
     std::fs::write(&path, format!("{log}\n--- qemu stderr ---\n{err}"))?;
+    if let Some((_, info)) = &qmp {
+        std::fs::write(
+            root.join(format!("target/unikernel/{}-info-pci.txt", cfg.name)),
+            info,
+        )?;
+    }
     if let Some(p) = problem {
         bail!("{} boot: {p}; log {}", cfg.name, path.display());
     }
@@ -539,13 +591,19 @@ fn check(cfg: &Config, b: &Boot) -> Result<String> {
         cfg.name
     );
     let (gf, gb) = guest_view(log)?;
-    let (qf, qb) = qemu_view(b.qmp.as_ref().context("no query-pci result")?)?;
+    let (qmp, info) = b.qmp.as_ref().context("no query-pci result")?;
+    let (qf, qb) = qemu_view(qmp)?;
     ensure!(
         !gf.is_empty(),
         "{}: the image listed no functions",
         cfg.name
     );
     diff(&format!("{}: functions", cfg.name), &gf, &qf)?;
+    diff(
+        &format!("{}: functions vs `info pci`", cfg.name),
+        &gf,
+        &info_pci_functions(info)?,
+    )?;
     diff(&format!("{}: BARs", cfg.name), &gb, &qb)?;
     let store = latency_line(log, "mmio-store")?;
     latency_line(log, "mmio-store-readback")?;
@@ -598,7 +656,7 @@ fn check(cfg: &Config, b: &Boot) -> Result<String> {
         );
     }
     Ok(format!(
-        "{}: {} functions ({} behind bridges), {} BARs ({} above 4 GiB) equal QEMU's query-pci; {} defmt frames decoded; mmio-store p50={}ns",
+        "{}: {} functions ({} behind bridges), {} BARs ({} above 4 GiB) equal QEMU's query-pci (functions also equal `info pci`); {} defmt frames decoded; mmio-store p50={}ns",
         cfg.name,
         gf.len(),
         behind,
@@ -642,7 +700,7 @@ pub fn run(root: &Path) -> Result<String> {
     out.extend(lines.iter().map(|l| l.to_string()));
     // The CI summary shows the first line only.
     let headline = format!(
-        "{} configurations: PCI listings equal QEMU's query-pci, defmt decoded; {file} B image; boot-to-exit {:.2} s; edu store p50 {} ns",
+        "{} configurations: PCI listings equal QEMU's query-pci and info pci, defmt decoded; {file} B image; boot-to-exit {:.2} s; edu store p50 {} ns",
         CONFIGS.len(),
         timed.wall.as_secs_f64(),
         latency_line(&timed.log, "mmio-store")
@@ -709,6 +767,34 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
         assert_eq!(qb.len(), 2, "the expansion ROM (bar 6) is not a BAR");
         diff("functions", &gf, &qf).unwrap();
         diff("BARs", &gb, &qb).unwrap();
+    }
+
+    /// Captured from QEMU 10.0.2's HMP (`-S`, so nothing is mapped yet).
+    const INFO_PCI: &str = "  Bus  0, device   3, function 0:
+    Class 0255: PCI device 1234:11e8
+      PCI subsystem 1af4:1100
+      IRQ 0, pin A
+      BAR0: 32 bit memory (not mapped)
+      id \"\"
+  Bus  0, device   4, function 0:
+    PCI bridge: PCI device 1b36:000c
+      IRQ 0, pin A
+      BUS 0.
+      secondary bus 1.
+  Bus  1, device   0, function 0:
+    Class 0255: PCI device 1234:11e8
+";
+
+    #[test]
+    fn info_pci_text_gives_each_function_once() {
+        let f = info_pci_functions(INFO_PCI).unwrap();
+        let want: BTreeSet<Fn5> = [
+            (0, 3, 0, 0x1234, 0x11e8),
+            (0, 4, 0, 0x1b36, 0x000c),
+            (1, 0, 0, 0x1234, 0x11e8),
+        ]
+        .into();
+        assert_eq!(f, want);
     }
 
     #[test]
