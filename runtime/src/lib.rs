@@ -20,6 +20,7 @@ pub mod bus;
 pub mod conformance;
 pub mod discovery;
 pub mod doorbell;
+pub mod gmc;
 pub mod hqd;
 pub mod latency;
 pub mod mapper;

@@ -44,6 +44,7 @@ impl Seed {
 pub mod cp;
 pub mod discovery;
 pub mod dma;
+pub mod gmc;
 #[cfg(feature = "std")]
 pub mod host;
 pub mod mec;

@@ -1,0 +1,276 @@
+//! GPU page tables in the gfx9–gfx11 format (`amdgpu_vm.h`), four levels
+//! for a 48-bit virtual address.
+//!
+//! The walk the VM L2 does, with `block_size` 9 and 4 KiB pages (Linux's
+//! default for gfx11, see `amdgpu_vm_pt_level_shift()`): PDB2 indexes VA
+//! bits 47:39, PDB1 38:30, PDB0 29:21 and the PTB 20:12, 512 eight-byte
+//! entries per 4 KiB table. An entry's bits 47:12 hold the next table's
+//! (or the page's) address. A PDB0 entry with `pde_pte` set is itself the
+//! PTE of a 2 MiB page. A PTE's `fragment` field promises that the aligned
+//! `4 KiB << fragment` block around it is mapped contiguously with the
+//! same flags, which lets the TLB cache the whole block as one entry
+//! (`amdgpu_vm_pte_fragment()` picks it).
+//!
+//! gfx12 moved several bits (`AMDGPU_PDE_PTE_GFX12` is bit 63, the PRT
+//! and MTYPE fields moved); it is not built here.
+//!
+//! Tables live in caller-provided memory ([`TableArena`]) so that nothing
+//! allocates; the device model walks the very same bytes.
+
+use bitfield_struct::bitfield;
+
+/// Entries per table and the VA shift of each level, PDB2 first.
+pub const ENTRIES: usize = 512;
+pub const LEVEL_SHIFTS: [u32; 4] = [39, 30, 21, 12];
+/// A 2 MiB page: one PDB0 entry with `pde_pte`.
+pub const LARGE_PAGE: u64 = 1 << 21;
+pub const PAGE: u64 = 1 << 12;
+
+/// A gfx9–gfx11 page-table entry; PDEs use the same word with
+/// `pde_pte`/`bfs` meaningful and the permission bits ignored.
+#[bitfield(u64)]
+#[derive(PartialEq, Eq)]
+pub struct Pte {
+    pub valid: bool,
+    pub system: bool,
+    pub snooped: bool,
+    pub tmz: bool,
+    pub executable: bool,
+    pub readable: bool,
+    pub writeable: bool,
+    /// log2(block / 4 KiB) of the contiguous block this PTE belongs to.
+    #[bits(5)]
+    pub fragment: u8,
+    /// Address bits 47:12.
+    #[bits(36)]
+    pub pfn: u64,
+    /// `AMDGPU_PTE_MTYPE_NV10`.
+    #[bits(3)]
+    pub mtype: u8,
+    pub prt: bool,
+    #[bits(2)]
+    __: u8,
+    /// `AMDGPU_PDE_PTE`: this PDB0 entry maps a 2 MiB page.
+    pub pde_pte: bool,
+    pub log: bool,
+    pub tf: bool,
+    #[bits(1)]
+    __: u8,
+    pub noalloc: bool,
+    /// `AMDGPU_PDE_BFS`: block fragment size of the table below.
+    #[bits(5)]
+    pub bfs: u8,
+}
+
+impl Pte {
+    pub fn address(&self) -> u64 {
+        self.pfn() << 12
+    }
+}
+
+/// Access rights and caching of one mapping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flags {
+    pub readable: bool,
+    pub writeable: bool,
+    pub executable: bool,
+    /// System memory (through the IOMMU) rather than VRAM.
+    pub system: bool,
+    pub snooped: bool,
+}
+
+/// One 4 KiB table.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(4096))]
+pub struct Table(pub [u64; ENTRIES]);
+
+impl Table {
+    pub const EMPTY: Table = Table([0; ENTRIES]);
+}
+
+/// Why a mapping could not be written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapError {
+    /// VA, PA or size not 4 KiB aligned, or VA beyond 48 bits.
+    BadRange { va: u64, pa: u64, size: u64 },
+    /// The arena has no free table left.
+    OutOfTables { capacity: usize },
+    /// The range overlaps a 2 MiB page, or a 2 MiB page would replace a
+    /// table already in use.
+    Conflict { va: u64 },
+}
+
+/// Tables in one contiguous, device-visible arena: table `i` sits at MC
+/// address `mc_base + i * 4096`. Table 0 is the root (PDB2).
+#[derive(Debug)]
+pub struct TableArena<'a> {
+    tables: &'a mut [Table],
+    mc_base: u64,
+    used: usize,
+}
+
+impl<'a> TableArena<'a> {
+    /// `tables` must be what the device sees at `mc_base`.
+    pub fn new(tables: &'a mut [Table], mc_base: u64) -> Self {
+        if let Some(root) = tables.first_mut() {
+            *root = Table::EMPTY;
+        }
+        let used = usize::from(!tables.is_empty());
+        TableArena {
+            tables,
+            mc_base,
+            used,
+        }
+    }
+
+    /// MC address of the root table (what the context's page-table base
+    /// register gets).
+    pub fn root(&self) -> u64 {
+        self.mc_base
+    }
+
+    pub fn tables_used(&self) -> usize {
+        self.used
+    }
+
+    fn index_of(&self, mc: u64) -> Option<usize> {
+        let off = mc.checked_sub(self.mc_base)?;
+        let i = usize::try_from(off / PAGE).ok()?;
+        (i < self.used && off % PAGE == 0).then_some(i)
+    }
+
+    fn alloc(&mut self) -> Result<usize, MapError> {
+        let capacity = self.tables.len();
+        let t = self
+            .tables
+            .get_mut(self.used)
+            .ok_or(MapError::OutOfTables { capacity })?;
+        *t = Table::EMPTY;
+        self.used += 1;
+        Ok(self.used - 1)
+    }
+
+    fn entry(&mut self, table: usize, index: usize) -> Option<&mut u64> {
+        self.tables.get_mut(table)?.0.get_mut(index)
+    }
+
+    /// The table below entry `index` of `table`, creating it if needed.
+    fn descend(&mut self, table: usize, index: usize, va: u64) -> Result<usize, MapError> {
+        let cur = Pte::from_bits(self.entry(table, index).map_or(0, |e| *e));
+        if cur.valid() {
+            if cur.pde_pte() {
+                return Err(MapError::Conflict { va });
+            }
+            return self
+                .index_of(cur.address())
+                .ok_or(MapError::Conflict { va });
+        }
+        let next = self.alloc()?;
+        let addr = self.mc_base + next as u64 * PAGE;
+        let pde = Pte::new().with_valid(true).with_pfn(addr >> 12);
+        if let Some(e) = self.entry(table, index) {
+            *e = pde.into_bits();
+        }
+        Ok(next)
+    }
+
+    fn leaf(flags: Flags, pa: u64) -> Pte {
+        Pte::new()
+            .with_valid(true)
+            .with_system(flags.system)
+            .with_snooped(flags.snooped)
+            .with_readable(flags.readable)
+            .with_writeable(flags.writeable)
+            .with_executable(flags.executable)
+            .with_pfn(pa >> 12)
+    }
+
+    /// Maps `size` bytes at `va` to `pa`. 2 MiB-aligned stretches become
+    /// 2 MiB pages when `large_pages`; the rest become 4 KiB PTEs whose
+    /// fragment field is the largest aligned block (up to 2 MiB) that lies
+    /// wholly inside this mapping at matching alignment of VA and PA
+    /// (follows `amdgpu_vm_pte_fragment()`).
+    pub fn map(
+        &mut self,
+        va: u64,
+        pa: u64,
+        size: u64,
+        flags: Flags,
+        large_pages: bool,
+    ) -> Result<(), MapError> {
+        let bad = MapError::BadRange { va, pa, size };
+        if !va.is_multiple_of(PAGE) || !pa.is_multiple_of(PAGE) || !size.is_multiple_of(PAGE) {
+            return Err(bad);
+        }
+        let end = va.checked_add(size).ok_or(bad)?;
+        if end > 1 << 48 || pa.checked_add(size).is_none_or(|e| e > 1 << 48) {
+            return Err(bad);
+        }
+        let mut off = 0;
+        while off < size {
+            let (v, p) = (va + off, pa + off);
+            let idx = |shift: u32| ((v >> shift) & (ENTRIES as u64 - 1)) as usize;
+            let pdb1 = self.descend(0, idx(39), v)?;
+            let pdb0 = self.descend(pdb1, idx(30), v)?;
+            if large_pages && v % LARGE_PAGE == 0 && p % LARGE_PAGE == 0 && size - off >= LARGE_PAGE
+            {
+                let cur = Pte::from_bits(self.entry(pdb0, idx(21)).map_or(0, |e| *e));
+                if cur.valid() && !cur.pde_pte() {
+                    return Err(MapError::Conflict { va: v });
+                }
+                let e = Self::leaf(flags, p).with_pde_pte(true);
+                if let Some(slot) = self.entry(pdb0, idx(21)) {
+                    *slot = e.into_bits();
+                }
+                off += LARGE_PAGE;
+                continue;
+            }
+            let ptb = self.descend(pdb0, idx(21), v)?;
+            // Largest fragment: the aligned block around v must sit inside
+            // [va, end) and VA and PA must share that alignment.
+            let mut frag = 0u8;
+            while frag < 9 {
+                let block = PAGE << (frag + 1);
+                let start = v & !(block - 1);
+                if (v ^ p) & (block - 1) != 0 || start < va || start + block > end {
+                    break;
+                }
+                frag += 1;
+            }
+            let e = Self::leaf(flags, p).with_fragment(frag);
+            if let Some(slot) = self.entry(ptb, idx(12)) {
+                *slot = e.into_bits();
+            }
+            off += PAGE;
+        }
+        Ok(())
+    }
+}
+
+/// Each PTE bit as `amdgpu_vm.h` defines it: `(name, mask)`. The header
+/// cannot be compiled outside the kernel (it pulls in the scheduler and
+/// TTM), so `tests/harness/tests/gmc.rs` checks these against its text.
+pub fn header_masks() -> [(&'static str, u64); 11] {
+    let b = |p: Pte| p.into_bits();
+    [
+        ("AMDGPU_PTE_VALID", b(Pte::new().with_valid(true))),
+        ("AMDGPU_PTE_SYSTEM", b(Pte::new().with_system(true))),
+        ("AMDGPU_PTE_SNOOPED", b(Pte::new().with_snooped(true))),
+        ("AMDGPU_PTE_TMZ", b(Pte::new().with_tmz(true))),
+        ("AMDGPU_PTE_EXECUTABLE", b(Pte::new().with_executable(true))),
+        ("AMDGPU_PTE_READABLE", b(Pte::new().with_readable(true))),
+        ("AMDGPU_PTE_WRITEABLE", b(Pte::new().with_writeable(true))),
+        ("AMDGPU_PTE_PRT", b(Pte::new().with_prt(true))),
+        ("AMDGPU_PDE_PTE", b(Pte::new().with_pde_pte(true))),
+        ("AMDGPU_PTE_LOG", b(Pte::new().with_log(true))),
+        ("AMDGPU_PTE_NOALLOC", b(Pte::new().with_noalloc(true))),
+    ]
+}
+
+/// Positions of the multi-bit fields, for the same header check:
+/// `(field, shift, width)`.
+pub const FIELD_POSITIONS: [(&str, usize, usize); 3] = [
+    ("fragment", Pte::FRAGMENT_OFFSET, Pte::FRAGMENT_BITS),
+    ("bfs", Pte::BFS_OFFSET, Pte::BFS_BITS),
+    ("mtype", Pte::MTYPE_OFFSET, Pte::MTYPE_BITS),
+];

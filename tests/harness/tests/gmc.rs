@@ -1,0 +1,239 @@
+//! The runtime's gfx11 page tables, walked by the model's GMC.
+//!
+//! Expected physical addresses come from the mappings the test asks for,
+//! computed here by hand; the PTE bit positions are checked against the
+//! text of Linux 6.12 `amdgpu_vm.h` (which cannot be compiled outside the
+//! kernel, so the conformance harness cannot probe it).
+
+use barebell::gmc::{
+    FIELD_POSITIONS, Flags, LARGE_PAGE, MapError, PAGE, Pte, Table, TableArena, header_masks,
+};
+use barebell_sim::dma::Dma;
+use barebell_sim::gmc::{Access, FaultReason, Gmc};
+
+const RW: Flags = Flags {
+    readable: true,
+    writeable: true,
+    executable: false,
+    system: false,
+    snooped: false,
+};
+
+/// A leaked arena of `n` tables and a DMA view that maps it.
+fn arena(n: usize) -> (&'static mut [Table], u64, Dma) {
+    let tables: &'static mut [Table] = Box::leak(vec![Table::EMPTY; n].into_boxed_slice());
+    let base = tables.as_ptr() as u64;
+    let mut dma = Dma::default();
+    // SAFETY: leaked, so it outlives `dma`; the runtime is done writing
+    // before the model reads (each test maps first, then walks).
+    unsafe { dma.map(base, (n * 4096) as u64) };
+    (tables, base, dma)
+}
+
+#[test]
+fn small_pages_translate_and_unmapped_faults() {
+    let (tables, base, dma) = arena(8);
+    let root = {
+        let mut a = TableArena::new(tables, base);
+        a.map(0x1_0000_3000, 0x8000_4000, 3 * PAGE, RW, true)
+            .unwrap();
+        assert_eq!(a.tables_used(), 4); // PDB2, PDB1, PDB0, PTB
+        a.root()
+    };
+    let mut g = Gmc::new(&dma, root);
+    for i in 0..3 {
+        let t = g
+            .translate(0x1_0000_3000 + i * PAGE + 0x10, Access::Read)
+            .unwrap();
+        assert_eq!(t.pa, 0x8000_4000 + i * PAGE + 0x10);
+        // VA 0x..3000 and PA 0x..4000 differ in bit 12: no block of two
+        // or more pages lines up, so every PTE is its own fragment.
+        assert_eq!(t.tlb_bytes, PAGE);
+    }
+    let f = g.translate(0x1_0000_6000, Access::Read).unwrap_err();
+    assert_eq!(f.reason, FaultReason::Invalid { level: 3 });
+    assert_eq!(
+        g.translate(0x2_0000_0000, Access::Read).unwrap_err().reason,
+        FaultReason::Invalid { level: 1 }
+    );
+    // The first fault stays latched.
+    assert_eq!(g.fault().unwrap().va, 0x1_0000_6000);
+}
+
+#[test]
+fn permissions_are_enforced() {
+    let (tables, base, dma) = arena(8);
+    let ro = Flags {
+        writeable: false,
+        ..RW
+    };
+    let root = {
+        let mut a = TableArena::new(tables, base);
+        a.map(0x4000_0000, 0x10_0000, PAGE, ro, false).unwrap();
+        a.root()
+    };
+    let mut g = Gmc::new(&dma, root);
+    assert!(g.translate(0x4000_0000, Access::Read).is_ok());
+    assert_eq!(
+        g.translate(0x4000_0008, Access::Write).unwrap_err().reason,
+        FaultReason::Permission
+    );
+    assert_eq!(
+        g.translate(0x4000_0008, Access::Execute)
+            .unwrap_err()
+            .reason,
+        FaultReason::Permission
+    );
+}
+
+#[test]
+fn large_page_is_one_pdb0_entry() {
+    let (tables, base, dma) = arena(8);
+    let root = {
+        let mut a = TableArena::new(tables, base);
+        // 4 MiB at 2 MiB alignment: two 2 MiB pages, no PTB.
+        a.map(0x20_0000_0000, 0x1_0040_0000, 2 * LARGE_PAGE, RW, true)
+            .unwrap();
+        assert_eq!(a.tables_used(), 3);
+        a.root()
+    };
+    let mut g = Gmc::new(&dma, root);
+    let t = g
+        .translate(0x20_0000_0000 + LARGE_PAGE + 0x1234, Access::Write)
+        .unwrap();
+    assert_eq!(t.pa, 0x1_0040_0000 + LARGE_PAGE + 0x1234);
+    assert_eq!(t.tlb_bytes, LARGE_PAGE);
+    // A 4 KiB mapping inside a large page is a conflict, not a silent split.
+    let (tables, base, _) = arena(8);
+    let mut a = TableArena::new(tables, base);
+    a.map(0, 0, LARGE_PAGE, RW, true).unwrap();
+    assert_eq!(
+        a.map(PAGE, 0x5000, PAGE, RW, true),
+        Err(MapError::Conflict { va: PAGE })
+    );
+}
+
+#[test]
+fn fragments_cover_aligned_contiguous_blocks_and_lies_fault() {
+    let (tables, base, dma) = arena(8);
+    // 64 KiB at 64 KiB-aligned VA and PA, not using large pages: every PTE
+    // may claim fragment 4 (64 KiB = 4 KiB << 4).
+    let (va, pa) = (0x7000_0000u64, 0x3_0001_0000u64);
+    let root = {
+        let mut a = TableArena::new(tables, base);
+        a.map(va, pa, 16 * PAGE, RW, false).unwrap();
+        a.root()
+    };
+    let mut g = Gmc::new(&dma, root);
+    for i in 0..16 {
+        let t = g.translate(va + i * PAGE + 8, Access::Read).unwrap();
+        assert_eq!(t.pa, pa + i * PAGE + 8);
+        assert_eq!(t.tlb_bytes, 16 * PAGE);
+    }
+    // Break the promise: point one page of the block elsewhere. Find the
+    // PTE through the tables (root -> PDB1 -> PDB0 -> PTB).
+    let entry = |table: u64, idx: u64| unsafe {
+        // SAFETY: inside the leaked arena, 8-byte aligned.
+        &mut *((table + idx * 8) as *mut u64)
+    };
+    let pdb1 = Pte::from_bits(*entry(root, (va >> 39) & 511)).address();
+    let pdb0 = Pte::from_bits(*entry(pdb1, (va >> 30) & 511)).address();
+    let ptb = Pte::from_bits(*entry(pdb0, (va >> 21) & 511)).address();
+    let pte = entry(ptb, ((va >> 12) & 511) + 5);
+    *pte = Pte::from_bits(*pte).with_pfn(0x9_9999).into_bits();
+    let f = g.translate(va, Access::Read).unwrap_err();
+    assert_eq!(f.reason, FaultReason::FragmentMismatch { fragment: 4 });
+}
+
+#[test]
+fn unaligned_mappings_get_smaller_fragments() {
+    let (tables, base, dma) = arena(8);
+    // 12 KiB starting 4 KiB into a 16 KiB block: the first page can only
+    // be a fragment of itself; the next two form an aligned 8 KiB block.
+    let root = {
+        let mut a = TableArena::new(tables, base);
+        a.map(0x1000, 0x41000, 3 * PAGE, RW, false).unwrap();
+        a.root()
+    };
+    let mut g = Gmc::new(&dma, root);
+    assert_eq!(g.translate(0x1000, Access::Read).unwrap().tlb_bytes, PAGE);
+    assert_eq!(
+        g.translate(0x2000, Access::Read).unwrap().tlb_bytes,
+        2 * PAGE
+    );
+    assert_eq!(
+        g.translate(0x3000, Access::Read).unwrap().tlb_bytes,
+        2 * PAGE
+    );
+    assert_eq!(g.translate(0x3fff, Access::Read).unwrap().pa, 0x43fff);
+}
+
+#[test]
+fn arena_exhaustion_and_bad_ranges_are_typed() {
+    let (tables, base, _) = arena(3);
+    let mut a = TableArena::new(tables, base);
+    assert_eq!(
+        a.map(0, 0, PAGE, RW, false),
+        Err(MapError::OutOfTables { capacity: 3 })
+    );
+    assert!(matches!(
+        a.map(1, 0, PAGE, RW, false),
+        Err(MapError::BadRange { .. })
+    ));
+    assert!(matches!(
+        a.map(1 << 48, 0, PAGE, RW, false),
+        Err(MapError::BadRange { .. })
+    ));
+}
+
+/// `#define NAME (1ULL << N)` lines of `amdgpu_vm.h`, and the FRAG and
+/// BFS shifts, against the runtime's bitfield.
+#[test]
+fn pte_bits_match_amdgpu_vm_h() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../target/artifacts/linux-6.12/drivers/gpu/drm/amd/amdgpu/amdgpu_vm.h"
+    );
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{path}: {e} (run `cargo xtask headers`)"));
+    let shift_of = |name: &str| -> u32 {
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(name) && l.starts_with("#define"))
+            .unwrap_or_else(|| panic!("{name} not in amdgpu_vm.h"));
+        let expr: String = line.split_whitespace().skip(2).collect();
+        let n = expr
+            .strip_prefix("(1ULL<<")
+            .and_then(|r| r.strip_suffix(')'))
+            .unwrap_or_else(|| panic!("{name}: unexpected form {expr}"));
+        n.parse().unwrap()
+    };
+    for (name, mask) in header_masks() {
+        assert_eq!(mask, 1u64 << shift_of(name), "{name}");
+    }
+    let frag = text
+        .lines()
+        .find(|l| l.contains("#define AMDGPU_PTE_FRAG(x)"))
+        .unwrap();
+    assert!(
+        frag.replace(' ', "").ends_with("((x&0x1fULL)<<7)"),
+        "{frag}"
+    );
+    assert_eq!(FIELD_POSITIONS[0], ("fragment", 7, 5));
+    let bfs = text
+        .lines()
+        .find(|l| l.contains("#define AMDGPU_PDE_BFS(a)"))
+        .unwrap();
+    assert!(bfs.replace(' ', "").ends_with("((uint64_t)a<<59)"), "{bfs}");
+    assert_eq!((FIELD_POSITIONS[1].0, FIELD_POSITIONS[1].1), ("bfs", 59));
+    let mtype = text
+        .lines()
+        .find(|l| l.contains("#define AMDGPU_PTE_MTYPE_NV10_SHIFT(mtype)"))
+        .unwrap();
+    assert!(
+        mtype.replace(' ', "").ends_with("((uint64_t)(mtype)<<48)"),
+        "{mtype}"
+    );
+    // AMDGPU_PTE_MTYPE_NV10_MASK is SHIFT(7ULL): three bits.
+    assert_eq!(FIELD_POSITIONS[2], ("mtype", 48, 3));
+}

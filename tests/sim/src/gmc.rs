@@ -1,0 +1,176 @@
+//! The VM L2 walk of the GMC, over page tables in host memory.
+//!
+//! The model reads the runtime's own tables (whatever bytes it wrote),
+//! entry by entry, with its own decoding of the gfx9–gfx11 format written
+//! from `amdgpu_vm.h` (bit positions as plain constants, not the runtime's
+//! bitfield type), so a layout slip in the runtime shows as a wrong
+//! translation or a fault here.
+//!
+//! Faults are what the hardware would raise: an invalid entry at some
+//! level, a permission the PTE does not grant, or a fragment promise the
+//! table breaks (the TLB would translate the whole block from one entry,
+//! so a block whose entries disagree would send accesses to the wrong
+//! place; the model refuses it instead). The fault is recorded the way
+//! `GCVM_L2_PROTECTION_FAULT_STATUS` / `_ADDR` would hold it — the first
+//! fault sticks until cleared — though those registers themselves are not
+//! modelled yet.
+
+use crate::dma::Dma;
+use core::sync::atomic::Ordering;
+
+const VALID: u64 = 1 << 0;
+const EXECUTABLE: u64 = 1 << 4;
+const READABLE: u64 = 1 << 5;
+const WRITEABLE: u64 = 1 << 6;
+const FRAG_SHIFT: u32 = 7;
+const FRAG_MASK: u64 = 0x1f;
+const PDE_PTE: u64 = 1 << 54;
+const ADDR_MASK: u64 = 0x0000_FFFF_FFFF_F000;
+/// Flag bits that must agree across a fragment (everything but the
+/// address and the fragment field itself).
+const FLAG_BITS: u64 = !(ADDR_MASK | (FRAG_MASK << FRAG_SHIFT));
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+    Execute,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultReason {
+    /// The entry at `level` (0 = PDB2 … 3 = PTB) is not valid.
+    Invalid {
+        level: u8,
+    },
+    /// The table address in a PDE is outside mapped memory.
+    BadTable {
+        level: u8,
+    },
+    Permission,
+    /// A PTE claims a fragment its neighbours do not honour.
+    FragmentMismatch {
+        fragment: u8,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VmFault {
+    pub va: u64,
+    pub access: Access,
+    pub reason: FaultReason,
+}
+
+/// A successful translation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Translation {
+    pub pa: u64,
+    /// Size of the TLB entry that serves it: 2 MiB for a large page,
+    /// `4 KiB << fragment` otherwise.
+    pub tlb_bytes: u64,
+}
+
+/// One VM context (a VMID) with its root table.
+#[derive(Debug)]
+pub struct Gmc<'d> {
+    dma: &'d Dma,
+    root: u64,
+    fault: Option<VmFault>,
+}
+
+impl<'d> Gmc<'d> {
+    /// `dma` must map every table the runtime built.
+    pub fn new(dma: &'d Dma, root: u64) -> Self {
+        Gmc {
+            dma,
+            root,
+            fault: None,
+        }
+    }
+
+    /// The latched fault, as the fault status registers would hold it.
+    pub fn fault(&self) -> Option<VmFault> {
+        self.fault
+    }
+
+    pub fn clear_fault(&mut self) {
+        self.fault = None;
+    }
+
+    fn read(&self, table: u64, index: u64, level: u8) -> Result<u64, FaultReason> {
+        self.dma
+            .u64(table + index * 8, "page table entry")
+            .map(|e| e.load(Ordering::Acquire))
+            .map_err(|_| FaultReason::BadTable { level })
+    }
+
+    fn ptb_entry(&self, va: u64) -> Result<u64, FaultReason> {
+        let mut table = self.root;
+        for (level, shift) in [39u32, 30, 21].into_iter().enumerate() {
+            let e = self.read(table, (va >> shift) & 511, level as u8)?;
+            if e & VALID == 0 {
+                return Err(FaultReason::Invalid { level: level as u8 });
+            }
+            if level == 2 && e & PDE_PTE != 0 {
+                return Ok(e);
+            }
+            table = e & ADDR_MASK;
+        }
+        let e = self.read(table, (va >> 12) & 511, 3)?;
+        if e & VALID == 0 {
+            return Err(FaultReason::Invalid { level: 3 });
+        }
+        Ok(e)
+    }
+
+    fn walk(&self, va: u64, access: Access) -> Result<Translation, FaultReason> {
+        let e = self.ptb_entry(va)?;
+        let allowed = match access {
+            Access::Read => e & READABLE != 0,
+            Access::Write => e & WRITEABLE != 0,
+            Access::Execute => e & EXECUTABLE != 0,
+        };
+        if !allowed {
+            return Err(FaultReason::Permission);
+        }
+        if e & PDE_PTE != 0 {
+            let size = 1u64 << 21;
+            return Ok(Translation {
+                pa: (e & ADDR_MASK & !(size - 1)) | (va & (size - 1)),
+                tlb_bytes: size,
+            });
+        }
+        let frag = ((e >> FRAG_SHIFT) & FRAG_MASK) as u8;
+        let block = 4096u64 << frag;
+        if frag > 0 {
+            // Every page of the block must be the same mapping, shifted.
+            let start = va & !(block - 1);
+            let base = (e & ADDR_MASK).wrapping_sub(va & (block - 1) & !0xFFF);
+            for page in (0..block).step_by(4096) {
+                let other = self
+                    .ptb_entry(start + page)
+                    .map_err(|_| FaultReason::FragmentMismatch { fragment: frag })?;
+                if other & ADDR_MASK != base.wrapping_add(page)
+                    || other & FLAG_BITS != e & FLAG_BITS
+                {
+                    return Err(FaultReason::FragmentMismatch { fragment: frag });
+                }
+            }
+        }
+        Ok(Translation {
+            pa: (e & ADDR_MASK) | (va & 0xFFF),
+            tlb_bytes: block,
+        })
+    }
+
+    /// Translates `va`, latching the first fault.
+    pub fn translate(&mut self, va: u64, access: Access) -> Result<Translation, VmFault> {
+        self.walk(va, access).map_err(|reason| {
+            let f = VmFault { va, access, reason };
+            if self.fault.is_none() {
+                self.fault = Some(f);
+            }
+            f
+        })
+    }
+}
