@@ -128,6 +128,11 @@ impl<'m, 'c> MesModel<'m, 'c> {
         self.state.lock().log.clone()
     }
 
+    /// Forgets the event log (long benchmark runs).
+    pub fn clear_log(&self) {
+        self.state.lock().log.clear();
+    }
+
     pub fn queue_count(&self) -> usize {
         self.state.lock().queues.len()
     }
