@@ -20,6 +20,10 @@
 //! header fields the image reads from it with barebell-firmware-if must
 //! equal the blob's own bytes.
 //!
+//! Two boots with `test-panic` and `test-exception` on the command line
+//! check the failure paths: the panic handler and the #UD handler must
+//! print and exit with their own isa-debug-exit codes.
+//!
 //! One more boot of the first configuration without `hold` is timed from
 //! process start to exit: that is the boot-to-exit time reported.
 //!
@@ -683,6 +687,27 @@ pub fn run(root: &Path) -> Result<String> {
         "timed boot failed: status {:?}",
         timed.status
     );
+    // The failure paths: a panic and a CPU exception must each print and
+    // exit through isa-debug-exit with their own code (unikernel/src/rt.rs).
+    for (word, code, want) in [
+        ("test-panic", 0x12, "UK PANIC: "),
+        ("test-exception", 0x13, "UK EXCEPTION vector=6 "),
+    ] {
+        let cfg = Config {
+            name: word,
+            devices: CONFIGS[0].devices,
+            cmdline: word,
+            ecam_source: "-",
+        };
+        let b = boot(root, &kernel, &cfg, false)?;
+        ensure!(
+            b.status == Some((code << 1) | 1) && b.log.lines().any(|l| l.starts_with(want)),
+            "{word}: want exit status {} and a line starting {want:?}; got {:?}",
+            (code << 1) | 1,
+            b.status
+        );
+    }
+    out.push("panic and #UD paths print and exit 37 and 39".into());
     let inside = timed
         .log
         .lines()
