@@ -22,6 +22,7 @@ pub mod discovery;
 pub mod doorbell;
 pub mod gmc;
 pub mod hqd;
+pub mod kiq;
 pub mod latency;
 pub mod mapper;
 pub mod mes;

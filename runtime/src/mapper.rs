@@ -8,7 +8,7 @@
 //!   gfx11 and later;
 //! - [`crate::hqd::DirectHqd`]: write the HQD registers ourselves, as
 //!   tinygrad's AM driver does;
-//! - KIQ MAP_QUEUES (not built yet).
+//! - [`crate::kiq::Kiq`]: PM4 MAP_QUEUES on the KIQ ring, the HWS style.
 //!
 //! Doorbells are allocated here, not by the mappers' back ends, so that a
 //! collision is refused before anything reaches the device.
@@ -357,6 +357,8 @@ pub enum MapError {
     },
     /// MES refused or did not answer.
     Mes(crate::mes::MesError),
+    /// The KIQ did not complete a packet.
+    Kiq(crate::kiq::KiqTimeout),
 }
 
 impl From<MqdError> for MapError {
@@ -392,6 +394,7 @@ impl core::fmt::Display for MapError {
                 write!(f, "no queue on doorbell {doorbell:#x} was mapped here")
             }
             MapError::Mes(e) => write!(f, "MES: {e}"),
+            MapError::Kiq(e) => write!(f, "{e}"),
         }
     }
 }

@@ -47,6 +47,7 @@ pub mod dma;
 pub mod gmc;
 #[cfg(feature = "std")]
 pub mod host;
+pub mod kiq;
 pub mod mec;
 #[cfg(feature = "std")]
 pub mod mec_host;

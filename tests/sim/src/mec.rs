@@ -68,6 +68,8 @@ pub enum MecError {
         wptr: u64,
     },
     Bind(CpError),
+    /// The slot already runs a queue.
+    SlotBusy,
 }
 
 /// What happened to a slot, in order.
@@ -284,7 +286,12 @@ impl<'c> Mec<'c> {
 
     /// Maps an MQD image onto a slot on behalf of MES or the KIQ.
     pub fn map_mqd(&self, slot: SlotKey, hqd: &HqdRegisters) -> Result<usize, MecError> {
-        let r = self.check_and_bind(hqd, false);
+        let busy = self.state.lock().active.contains_key(&slot);
+        let r = if busy {
+            Err(MecError::SlotBusy)
+        } else {
+            self.check_and_bind(hqd, false)
+        };
         let mut s = self.state.lock();
         match r {
             Ok(q) => {

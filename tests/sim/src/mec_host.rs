@@ -4,14 +4,17 @@
 //!
 //! A model GPU is: one [`Mec`] (banked HQD registers + the CP model), one
 //! 4 KiB doorbell page standing in for BAR2, and optionally a
-//! [`MesModel`] whose ring lives in a leaked [`MesMemory`].
+//! [`MesModel`] whose ring lives in a leaked [`MesMemory`], and/or a
+//! [`KiqModel`] on a leaked [`KiqMemory`].
 
 use crate::cp::CpModel;
 use crate::host::DoorbellPage;
+use crate::kiq::KiqModel;
 use crate::mec::Mec;
 use crate::mes::MesModel;
 use crate::{Seed, SimClock};
 use barebell::doorbell::Doorbell;
+use barebell::kiq::{KiqMemory, KiqRing};
 use barebell::mapper::{QueueResources, doorbell_index};
 use barebell::mes::{MesMemory, MesRing, ProcessContext};
 use barebell::mqd::{EopBuffer, Generation, MqdPage};
@@ -127,6 +130,26 @@ impl ModelGpu {
             self.doorbells as *const DoorbellPage as u64 + u64::from(doorbell_index::MES_RING0) * 8;
         let model = MesModel::new(self.mec, memory.ring_address(), RING as u64, slot);
         Some((MesRing { memory, doorbell }, model))
+    }
+
+    /// The KIQ ring memory and its model, ring doorbell `KIQ`.
+    pub fn kiq<const RING: usize>(
+        &self,
+    ) -> Option<(KiqRing<'static, RING>, KiqModel<'static, 'static>)> {
+        let memory: &'static KiqMemory<RING> = leak(KiqMemory::new());
+        // SAFETY: leaked; the ring is read below the announced wptr only
+        // and the fence is an atomic.
+        unsafe {
+            self.map(
+                memory as *const _ as u64,
+                core::mem::size_of::<KiqMemory<RING>>() as u64,
+            )
+        };
+        let doorbell = self.doorbell(doorbell_index::KIQ)?;
+        let slot =
+            self.doorbells as *const DoorbellPage as u64 + u64::from(doorbell_index::KIQ) * 8;
+        let model = KiqModel::new(self.mec, memory.ring_address(), RING as u64, slot);
+        Some((KiqRing { memory, doorbell }, model))
     }
 
     /// A leaked, device-mapped MES process context.

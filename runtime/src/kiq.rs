@@ -1,0 +1,272 @@
+//! The KIQ (kernel interface queue) as a queue mapper: PM4 MAP_QUEUES /
+//! UNMAP_QUEUES on the KIQ ring, the HWS/CPSCH style.
+//!
+//! Each operation writes its packet (`gfx11_kiq_map_queues()` /
+//! `gfx_v12_0_kiq_map_queues()` encodings, which are the same `nvd.h`
+//! packets on both generations) followed by the KIQ fence
+//! (`gfx_v11_0_ring_emit_fence_kiq()`: WRITE_DATA of the sequence number to
+//! memory with write-confirm), stores the write pointer (in dwords) to the
+//! ring's wptr slot and doorbell (`gfx_v11_0_ring_set_wptr_compute()`),
+//! and polls the fence with a bound. The KIQ reports no per-packet status:
+//! a packet it cannot execute stalls the ring, which shows up as a typed
+//! timeout naming the packet.
+//!
+//! Not here yet: the KIQ's own HQD (`gfx_v11_0_kiq_init_register()`, a PM4
+//! MQD loaded by direct register writes). [`Kiq::new`] takes a KIQ ring
+//! that is already running; the model is told where it is.
+
+use crate::mapper::{Doorbells, MapError, Mapping, QueueMapper, QueueResources};
+use crate::mes::Pause;
+use crate::mqd::{Generation, build_aql};
+use crate::time::{Clock, Deadline};
+use barebell_firmware_if::pm4::{self, QueueEngine, unmap_action, write_dst};
+use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+/// Ring, wptr slot and fence slot of the KIQ, page-aligned.
+#[repr(C, align(4096))]
+#[derive(Debug)]
+pub struct KiqMemory<const RING_DWORDS: usize> {
+    ring: UnsafeCell<[u32; RING_DWORDS]>,
+    wptr: AtomicU64,
+    fence: AtomicU64,
+}
+
+// SAFETY: the CPU writes ring dwords only above the KIQ's read position
+// (one operation is outstanding at a time and completes before the next is
+// written); the wptr and fence are atomics.
+unsafe impl<const N: usize> Sync for KiqMemory<N> {}
+
+impl<const RING_DWORDS: usize> KiqMemory<RING_DWORDS> {
+    const VALID: () = assert!(
+        RING_DWORDS.is_power_of_two() && RING_DWORDS >= 64,
+        "the KIQ ring holds a power of two of at least 64 dwords"
+    );
+
+    pub const fn new() -> Self {
+        let () = Self::VALID;
+        KiqMemory {
+            ring: UnsafeCell::new([0; RING_DWORDS]),
+            wptr: AtomicU64::new(0),
+            fence: AtomicU64::new(0),
+        }
+    }
+    pub fn ring_address(&self) -> u64 {
+        self.ring.get() as u64
+    }
+    pub fn wptr_address(&self) -> u64 {
+        self.wptr.as_ptr() as u64
+    }
+    pub fn fence_address(&self) -> u64 {
+        self.fence.as_ptr() as u64
+    }
+}
+
+impl<const N: usize> Default for KiqMemory<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A running KIQ ring and its doorbell.
+#[derive(Debug, Clone, Copy)]
+pub struct KiqRing<'a, const RING_DWORDS: usize> {
+    pub memory: &'a KiqMemory<RING_DWORDS>,
+    pub doorbell: crate::doorbell::Doorbell,
+}
+
+/// The KIQ did not reach the fence after `packet` within the bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KiqTimeout {
+    pub packet: &'static str,
+    pub seq: u32,
+    pub fence: u32,
+    pub waited_ns: u64,
+}
+
+impl core::fmt::Display for KiqTimeout {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "KIQ did not complete {} within {} ns (fence {}, waiting for {})",
+            self.packet, self.waited_ns, self.fence, self.seq
+        )
+    }
+}
+
+/// Bound for one KIQ operation (the MES API bound; Linux's KIQ register
+/// helpers use `MAX_KIQ_REG_WAIT` polls of a few µs each).
+pub const KIQ_TIMEOUT_NS: u64 = 2_100_000_000;
+
+/// Pipes and queues of MEC1 the KIQ may map user queues to.
+const PIPES: u8 = crate::hqd::PIPES;
+const QUEUES: u8 = crate::hqd::QUEUES_PER_PIPE;
+
+/// Maps queues with KIQ MAP_QUEUES.
+pub struct Kiq<'a, C, P, const RING_DWORDS: usize> {
+    ring: KiqRing<'a, RING_DWORDS>,
+    clock: C,
+    pause: P,
+    generation: Generation,
+    seq: u32,
+    doorbells: Doorbells,
+    busy: [u8; PIPES as usize],
+    allowed: [u8; PIPES as usize],
+    pub timeout_ns: u64,
+}
+
+impl<C, P, const N: usize> core::fmt::Debug for Kiq<'_, C, P, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Kiq")
+            .field("seq", &self.seq)
+            .field("generation", &self.generation)
+            .field("busy", &self.busy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS> {
+    pub fn new(
+        ring: KiqRing<'a, RING_DWORDS>,
+        clock: C,
+        pause: P,
+        generation: Generation,
+        doorbells: Doorbells,
+    ) -> Self {
+        let seq = ring.memory.fence.load(Ordering::Acquire) as u32;
+        Kiq {
+            ring,
+            clock,
+            pause,
+            generation,
+            seq,
+            doorbells,
+            busy: [0; PIPES as usize],
+            allowed: [0xFF; PIPES as usize],
+            timeout_ns: KIQ_TIMEOUT_NS,
+        }
+    }
+
+    /// Restricts the MEC1 slots used (bit `q` of `mask[pipe]`).
+    pub fn set_allowed_slots(&mut self, mask: [u8; PIPES as usize]) {
+        self.allowed = mask;
+    }
+
+    pub fn doorbells(&self) -> &Doorbells {
+        &self.doorbells
+    }
+
+    /// Writes `packet`, then the fence, rings, and waits.
+    pub fn submit(&mut self, name: &'static str, packet: &[u32]) -> Result<(), KiqTimeout> {
+        let mem = self.ring.memory;
+        self.seq = self.seq.wrapping_add(1);
+        let seq = self.seq;
+        let fence = pm4::write_data(0, write_dst::MEMORY, true, mem.fence_address(), seq);
+        let mut wptr = mem.wptr.load(Ordering::Relaxed);
+        let ring = mem.ring.get().cast::<u32>();
+        for d in packet.iter().chain(fence.iter()) {
+            let at = (wptr as usize) & (RING_DWORDS - 1);
+            // SAFETY: `at < RING_DWORDS`; the KIQ has consumed everything
+            // up to the previous fence, which completed before this call.
+            unsafe { ring.add(at).write_volatile(*d) };
+            wptr = wptr.wrapping_add(1);
+        }
+        mem.wptr.store(wptr, Ordering::Release);
+        self.ring.doorbell.ring(wptr);
+        let deadline = Deadline::after(&self.clock, self.timeout_ns);
+        loop {
+            let f = mem.fence.load(Ordering::Acquire) as u32;
+            if f.wrapping_sub(seq) < u32::MAX / 2 {
+                return Ok(());
+            }
+            if deadline.expired(&self.clock) {
+                return Err(KiqTimeout {
+                    packet: name,
+                    seq,
+                    fence: f,
+                    waited_ns: deadline.elapsed_ns(&self.clock),
+                });
+            }
+            self.pause.pause();
+        }
+    }
+
+    /// SET_RESOURCES handing the KIQ `queue_mask` (`gfx11_kiq_set_resources()`).
+    pub fn set_resources(&mut self, queue_mask: u64) -> Result<(), KiqTimeout> {
+        self.submit("SET_RESOURCES", &pm4::set_resources(queue_mask))
+    }
+
+    fn free_slot(&self) -> Option<(u8, u8)> {
+        for pipe in 0..PIPES {
+            let p = usize::from(pipe);
+            let free = self.allowed.get(p).copied().unwrap_or(0)
+                & !self.busy.get(p).copied().unwrap_or(0xFF);
+            if free != 0 {
+                return Some((pipe, free.trailing_zeros() as u8));
+            }
+        }
+        None
+    }
+}
+
+impl<C: Clock, P: Pause, const N: usize> QueueMapper for Kiq<'_, C, P, N> {
+    unsafe fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
+        let (pipe, queue) = self.free_slot().ok_or(MapError::NoFreeSlot)?;
+        self.doorbells.claim(q.doorbell)?;
+        let params = q.mqd_params();
+        // SAFETY: the caller promises the MQD page is not mapped.
+        if let Err(e) = unsafe { build_aql(self.generation, q.mqd, &params) } {
+            self.doorbells.release(q.doorbell);
+            return Err(e.into());
+        }
+        let packet = pm4::map_queues(
+            QueueEngine::Compute,
+            pipe,
+            queue,
+            params.doorbell_dword,
+            params.mqd_address,
+            params.write_index_address,
+        );
+        if let Err(e) = self.submit("MAP_QUEUES", &packet) {
+            // The KIQ may still execute the packet later; the doorbell
+            // stays claimed so nothing else is put on it.
+            return Err(MapError::Kiq(e));
+        }
+        if let Some(b) = self.busy.get_mut(usize::from(pipe)) {
+            *b |= 1 << queue;
+        }
+        Ok(Mapping {
+            doorbell: q.doorbell,
+            mqd_address: params.mqd_address,
+            pipe,
+            queue,
+            vmid: q.vmid,
+        })
+    }
+
+    fn unmap(&mut self, m: &Mapping) -> Result<(), MapError> {
+        let p = usize::from(m.pipe);
+        let mapped = m.queue < QUEUES
+            && self.busy.get(p).is_some_and(|b| b & (1 << m.queue) != 0)
+            && self.doorbells.is_used(m.doorbell);
+        if !mapped {
+            return Err(MapError::NotMapped {
+                doorbell: m.doorbell,
+            });
+        }
+        // `amdgpu_gfx_disable_kcq()` resets the queues it unmaps.
+        let packet = pm4::unmap_queues(
+            unmap_action::RESET_QUEUES,
+            false,
+            m.doorbell.saturating_mul(2),
+            (0, 0),
+        );
+        self.submit("UNMAP_QUEUES", &packet)
+            .map_err(MapError::Kiq)?;
+        if let Some(b) = self.busy.get_mut(p) {
+            *b &= !(1 << m.queue);
+        }
+        self.doorbells.release(m.doorbell);
+        Ok(())
+    }
+}

@@ -1,0 +1,203 @@
+//! KIQ MAP_QUEUES / UNMAP_QUEUES against the KIQ and MEC models, on a
+//! gfx11 and a gfx12 part.
+
+use barebell::aql::Dispatch;
+use barebell::kiq::{Kiq, KiqRing, KiqTimeout};
+use barebell::mapper::{
+    DoorbellAllocError, Doorbells, HqdRegs, MapError, QueueMapper, doorbell_index,
+};
+use barebell::mqd::Generation;
+use barebell::queue::QueueConfig;
+use barebell::signal::Condition;
+use barebell_firmware_if::pm4::opcode;
+use barebell_sim::host::signals;
+use barebell_sim::kiq::{KiqEvent, KiqHalt, KiqModel};
+use barebell_sim::mec::{MecError, MecEvent};
+use barebell_sim::mec_host::{GC_BASES, ModelGpu};
+use barebell_sim::{Seed, TickingClock};
+use std::sync::{Arc, Mutex};
+
+const KERNEL: u64 = 0x6000;
+const BOUND_NS: u64 = 1_000_000;
+const RING: usize = 256;
+
+fn clock() -> TickingClock {
+    TickingClock::new(1_000)
+}
+
+type Mapper = Kiq<'static, TickingClock, Box<dyn FnMut()>, RING>;
+
+fn rig(
+    generation: Generation,
+    seed: u64,
+) -> (ModelGpu, &'static KiqModel<'static, 'static>, Mapper) {
+    let gpu = ModelGpu::new(generation, Seed(seed)).unwrap();
+    Doorbells::linux_default()
+        .program(gpu.mec, &HqdRegs::for_generation(generation), &GC_BASES)
+        .unwrap();
+    let (ring, model): (KiqRing<'static, RING>, _) = gpu.kiq::<RING>().unwrap();
+    let model: &'static KiqModel<'static, 'static> = Box::leak(Box::new(model));
+    let pause: Box<dyn FnMut()> = Box::new(move || {
+        model.service();
+    });
+    let kiq = Kiq::new(ring, clock(), pause, generation, Doorbells::linux_default());
+    (gpu, model, kiq)
+}
+
+fn end_to_end(generation: Generation, seed: u64) {
+    let (gpu, model, mut kiq) = rig(generation, seed);
+    kiq.set_resources(0xFFFF_FFFF).unwrap();
+    assert_eq!(model.queue_mask(), 0xFFFF_FFFF);
+    let ran = Arc::new(Mutex::new(0usize));
+    let r2 = ran.clone();
+    gpu.mec
+        .cp()
+        .register_kernel(KERNEL, Box::new(move |_| *r2.lock().unwrap() += 1));
+    let mut queues = Vec::new();
+    let mut maps = Vec::new();
+    for (i, vmid) in [1u8, 2, 1, 2].into_iter().enumerate() {
+        let q = gpu
+            .queue::<16>(
+                doorbell_index::USERQUEUE_START + i as u32,
+                QueueConfig::default(),
+            )
+            .unwrap();
+        // SAFETY: leaked, device-mapped queue memory.
+        maps.push(unsafe { kiq.map(&q.resources(vmid)) }.unwrap());
+        queues.push(q);
+    }
+    // MAP_QUEUES named the slots the mapper chose.
+    let slots: Vec<(u8, u8)> = gpu
+        .mec
+        .events()
+        .iter()
+        .filter_map(|e| match *e {
+            MecEvent::Activated {
+                me: 1, pipe, queue, ..
+            } => Some((pipe, queue)),
+            _ => None,
+        })
+        .collect();
+    let chosen: Vec<(u8, u8)> = maps.iter().map(|m| (m.pipe, m.queue)).collect();
+    assert_eq!(slots, chosen);
+    let sig = signals(&mut gpu.mec.cp(), 4, 2);
+    for _ in 0..2 {
+        for (q, s) in queues.iter().zip(sig) {
+            let p = Dispatch::linear(64, 64, KERNEL, 0)
+                .signal(s.handle())
+                .packet()
+                .unwrap();
+            q.queue.submit(&p, &clock(), BOUND_NS).unwrap();
+        }
+        gpu.mec.run_until_idle(100_000).unwrap();
+    }
+    for s in sig {
+        assert_eq!(s.wait(Condition::Eq, 0, &clock(), BOUND_NS), Ok(0));
+    }
+    assert_eq!(*ran.lock().unwrap(), 8);
+    for m in &maps {
+        kiq.unmap(m).unwrap();
+    }
+    assert!(gpu.mec.mapped_doorbells().is_empty());
+    assert!(!model.is_halted());
+    assert!(gpu.mec.cp().errors().is_empty());
+    let maps_done = model
+        .log()
+        .iter()
+        .filter(|e| matches!(e, KiqEvent::Done { opcode: o } if *o == opcode::MAP_QUEUES))
+        .count();
+    assert_eq!(maps_done, 4);
+}
+
+#[test]
+fn kiq_runs_dispatches_on_gfx11() {
+    for seed in 0..4 {
+        end_to_end(Generation::Gfx11, seed);
+    }
+}
+
+#[test]
+fn kiq_runs_dispatches_on_gfx12() {
+    for seed in 0..4 {
+        end_to_end(Generation::Gfx12, seed);
+    }
+}
+
+#[test]
+fn doorbell_collision_is_refused_before_any_packet() {
+    let (gpu, model, mut kiq) = rig(Generation::Gfx11, 1);
+    let a = gpu.queue::<16>(0x30, QueueConfig::default()).unwrap();
+    let b = gpu.queue::<16>(0x30, QueueConfig::default()).unwrap();
+    // SAFETY: leaked, device-mapped queue memory.
+    unsafe { kiq.map(&a.resources(1)) }.unwrap();
+    let before = model.log().len();
+    // SAFETY: as above.
+    let err = unsafe { kiq.map(&b.resources(1)) }.unwrap_err();
+    assert_eq!(
+        err,
+        MapError::Doorbell(DoorbellAllocError::InUse { index: 0x30 })
+    );
+    assert_eq!(model.log().len(), before);
+}
+
+#[test]
+fn silent_kiq_is_a_typed_timeout_naming_the_packet() {
+    let (gpu, model, mut kiq) = rig(Generation::Gfx12, 2);
+    model.set_silent(true);
+    kiq.timeout_ns = 50_000;
+    let q = gpu.queue::<16>(0x31, QueueConfig::default()).unwrap();
+    // SAFETY: leaked, device-mapped queue memory.
+    let err = unsafe { kiq.map(&q.resources(1)) }.unwrap_err();
+    match err {
+        MapError::Kiq(KiqTimeout {
+            packet, seq, fence, ..
+        }) => {
+            assert_eq!(packet, "MAP_QUEUES");
+            assert_eq!((seq, fence), (1, 0));
+        }
+        other => panic!("expected a KIQ timeout, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_map_the_mec_refuses_halts_the_kiq() {
+    // Two queues forced onto the same slot: the second MAP_QUEUES names a
+    // busy HQD, the MEC refuses, the KIQ halts, the fence never comes.
+    let (gpu, model, mut kiq) = rig(Generation::Gfx11, 3);
+    kiq.timeout_ns = 50_000;
+    let a = gpu.queue::<16>(0x32, QueueConfig::default()).unwrap();
+    let b = gpu.queue::<16>(0x33, QueueConfig::default()).unwrap();
+    kiq.set_allowed_slots([1, 0, 0, 0]);
+    // SAFETY: leaked, device-mapped queue memory.
+    let m = unsafe { kiq.map(&a.resources(1)) }.unwrap();
+    assert_eq!((m.pipe, m.queue), (0, 0));
+    // The mapper itself knows the slot is taken.
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { kiq.map(&b.resources(1)) },
+        Err(MapError::NoFreeSlot)
+    );
+    // A raw MAP_QUEUES onto the busy slot, sent anyway.
+    let mut p = b.resources(1).mqd_params();
+    p.vmid = 1;
+    // SAFETY: b's MQD page is not mapped.
+    unsafe { barebell::mqd::build_aql(Generation::Gfx11, b.mqd, &p) }.unwrap();
+    let pkt = barebell_firmware_if::pm4::map_queues(
+        barebell_firmware_if::pm4::QueueEngine::Compute,
+        0,
+        0,
+        p.doorbell_dword,
+        p.mqd_address,
+        p.write_index_address,
+    );
+    let err = kiq.submit("MAP_QUEUES", &pkt).unwrap_err();
+    assert_eq!(err.packet, "MAP_QUEUES");
+    assert!(model.is_halted());
+    assert_eq!(
+        model.log().last(),
+        Some(&KiqEvent::Halted {
+            opcode: opcode::MAP_QUEUES,
+            why: KiqHalt::Mec(MecError::SlotBusy)
+        })
+    );
+}
