@@ -2,8 +2,10 @@
 //! model.
 //!
 //! Steps, in order (each follows the Linux function named):
-//! - `discovery`: parse the IP discovery table and resolve the MP0 and GC
-//!   register bases (`amdgpu_discovery_reg_base_init()`);
+//! - `discovery`: read the IP discovery table from VRAM through
+//!   `MM_INDEX`/`MM_DATA` (`amdgpu_discovery_read_binary_from_mem()`),
+//!   parse it and resolve the MP0 and GC register bases
+//!   (`amdgpu_discovery_reg_base_init()`);
 //! - `psp`: bootloader component loads, the GPCOM ring, LOAD_TOC, SMU and
 //!   TMR, LOAD_IP_FW for every GFX ucode, AUTOLOAD_RLC (`psp_hw_start()`,
 //!   `psp_load_non_psp_fw()`);
@@ -13,10 +15,11 @@
 //! NBIO and GMC steps are not built yet, and there is no hardware target:
 //! the model is the only target, and nothing here has run on a GPU.
 
-use barebell::discovery::hw_id;
+use barebell::discovery::{Discovery, TABLE_BYTES, boot, hw_id, read_from_vram};
 use barebell::psp::{self, Image, Psp};
 use barebell::regs::trace::{Access, Symbols, TraceBus};
-use barebell::regs::{Reg, gc_11_0_0, gc_12_0_0, mp_13_0_0, mp_14_0_2};
+use barebell::regs::{IpBases, Reg, gc_11_0_0, gc_12_0_0, mp_13_0_0, mp_14_0_2};
+use barebell_sim::discovery::VramWindow;
 use barebell_sim::psp::rig::{self, PartFirmware};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -81,9 +84,32 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
     let mut r = rig::rig(&args.firmware_dir, &part, |_| {})?;
     println!("part {} (device model)", part.desc.name);
 
-    // discovery
-    let d =
-        barebell::discovery::Discovery::parse(&r.table).map_err(|e| format!("discovery: {e}"))?;
+    // discovery: read the table through the MM_INDEX/MM_DATA window at
+    // VRAM size - 64 KiB, then parse it.
+    let vram_mib = match args.part {
+        // RX 7900 XTX and RX 9070 XT board sizes.
+        PartName::Navi31 => 24 * 1024,
+        PartName::Navi48 => 16 * 1024,
+    };
+    let window = VramWindow::new(r.clock, vram_mib, r.table.clone());
+    let boot_blocks = [(boot::ALL, IpBases::default())];
+    let trace = args.trace;
+    let traced = TraceBus::new(
+        &window,
+        Symbols {
+            blocks: &boot_blocks,
+        },
+        move |a: Access| {
+            if trace {
+                println!("  {a}");
+            }
+        },
+    );
+    let mut table = vec![0u8; TABLE_BYTES];
+    let pos = read_from_vram(&traced, r.clock, 2_000_000_000, &mut table)
+        .map_err(|e| format!("discovery read: {e:?}"))?;
+    let d = Discovery::parse(&table).map_err(|e| format!("discovery: {e}"))?;
+    println!("step discovery: table read at VRAM {pos:#x} ({vram_mib} MiB board)");
     let mp0 = d.ip(hw_id::MP0, 0).ok_or("no MP0")?;
     let gc = d.ip(hw_id::GC, 0).ok_or("no GC")?;
     println!(
@@ -103,7 +129,6 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
         (symbols_for(gc.version.triple()), gc.bases),
     ];
     let symbols = Symbols { blocks: &blocks };
-    let trace = args.trace;
     let bus = TraceBus::new(r.model, symbols, move |a: Access| {
         if trace {
             println!("  {a}");

@@ -3,7 +3,8 @@
 //! sources, not output of the code under test: the first bootloader
 //! command is `PSP_BL__LOAD_KEY_DATABASE` (0x80000) written to C2PMSG_35,
 //! the ring is created with `PSP_RING_TYPE__KM << 16` (0x20000) in
-//! C2PMSG_64, and the RLC reports `BOOTLOAD_COMPLETE` (bit 31).
+//! C2PMSG_64, the RLC reports `BOOTLOAD_COMPLETE` (bit 31), and the
+//! discovery binary starts with `BINARY_SIGNATURE` (0x28211407).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 use std::process::Command;
@@ -31,6 +32,9 @@ fn check(part: &str, mailbox: &str) {
     assert!(lines.contains(&format!("W {mailbox}_64 = 0x00020000").as_str()));
     assert!(lines.contains(&"R RLC_RLCS_BOOTLOAD_STATUS = 0x80000000"));
     assert!(lines.iter().any(|l| l.starts_with("step rlc:")));
+    // The first dword read through MM_DATA is BINARY_SIGNATURE.
+    let first_data = lines.iter().find(|l| l.starts_with("R MM_DATA =")).unwrap();
+    assert_eq!(*first_data, "R MM_DATA = 0x28211407");
 }
 
 #[test]

@@ -920,3 +920,123 @@ pub const FACTS: &[Fact] = barebell_facts::fact_table!(
         size_bytes = "size_bytes",
     }),
 );
+
+/// Registers used before the IP bases are known, at the absolute dword
+/// offsets `amdgpu_discovery.c` hard-codes for that reason (they are not
+/// in any header, so no conformance probe reaches them; on an NBIO 4.3.0
+/// part they agree with `nbio_4_3_0_offset.h`, see [`crate::regs::nbio_4_3_0`]).
+pub mod boot {
+    use crate::regs::Reg;
+
+    /// `mmMM_INDEX`: VRAM byte address, bit 31 set to select memory.
+    pub const MM_INDEX: Reg = Reg {
+        name: "MM_INDEX",
+        offset: 0x0,
+        base_idx: 0,
+    };
+    /// `mmMM_DATA`: the dword at the selected address.
+    pub const MM_DATA: Reg = Reg {
+        name: "MM_DATA",
+        offset: 0x1,
+        base_idx: 0,
+    };
+    /// `mmMM_INDEX_HI`: address bits above 30, as `pos >> 31`.
+    pub const MM_INDEX_HI: Reg = Reg {
+        name: "MM_INDEX_HI",
+        offset: 0x6,
+        base_idx: 0,
+    };
+    /// `mmRCC_CONFIG_MEMSIZE`: VRAM size in MiB.
+    pub const RCC_CONFIG_MEMSIZE: Reg = Reg {
+        name: "RCC_CONFIG_MEMSIZE",
+        offset: 0xde3,
+        base_idx: 0,
+    };
+    /// `mmMP0_SMN_C2PMSG_33`: bit 31 once the IFWI has set the card up.
+    pub const MP0_SMN_C2PMSG_33: Reg = Reg {
+        name: "MP0_SMN_C2PMSG_33",
+        offset: 0x16061,
+        base_idx: 0,
+    };
+    /// For symbolic traces (with all-zero bases).
+    pub const ALL: &[Reg] = &[
+        MM_INDEX,
+        MM_DATA,
+        MM_INDEX_HI,
+        RCC_CONFIG_MEMSIZE,
+        MP0_SMN_C2PMSG_33,
+    ];
+    /// Bit 31 of `MM_INDEX` selects VRAM.
+    pub const MM_INDEX_VRAM: u32 = 0x8000_0000;
+}
+
+/// Why the table could not be read from VRAM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadError {
+    /// `RCC_CONFIG_MEMSIZE` reads 0: Linux then reads the table from
+    /// system memory via ACPI, which barebell does not do.
+    NoVramSize,
+    /// VRAM is smaller than the 64 KiB the table sits below.
+    VramTooSmall { mib: u32 },
+    /// The output buffer is smaller than [`TABLE_BYTES`].
+    BufferTooSmall { len: usize },
+    /// A register read all-ones.
+    DeviceGone { what: &'static str },
+}
+
+/// Reads the discovery binary from VRAM through `MM_INDEX`/`MM_DATA`
+/// (follows `amdgpu_discovery_read_binary_from_mem()` and
+/// `amdgpu_device_mm_access()`), into `out[..TABLE_BYTES]`.
+///
+/// The IFWI wait is bounded by `ifwi_timeout_ns` and, as in Linux, not an
+/// error when it runs out: the read is attempted anyway.
+pub fn read_from_vram<B, C>(
+    bus: &B,
+    clock: &C,
+    ifwi_timeout_ns: u64,
+    out: &mut [u8],
+) -> Result<u64, ReadError>
+where
+    B: crate::bus::RegisterBus + ?Sized,
+    C: crate::time::Clock + ?Sized,
+{
+    use crate::bus::{ALL_ONES, RegCondition, WaitError, poll};
+    let at = |r: crate::regs::Reg| r.offset as usize * 4;
+    let len = out.len();
+    let dst = out
+        .get_mut(..TABLE_BYTES)
+        .ok_or(ReadError::BufferTooSmall { len })?;
+    let ready = RegCondition {
+        what: boot::MP0_SMN_C2PMSG_33.name,
+        byte_offset: at(boot::MP0_SMN_C2PMSG_33),
+        mask: 0x8000_0000,
+        want: 0x8000_0000,
+    };
+    if let Err(WaitError::DeviceGone { what, .. }) = poll(bus, clock, ready, ifwi_timeout_ns) {
+        return Err(ReadError::DeviceGone { what });
+    }
+    let mib = bus.read32(at(boot::RCC_CONFIG_MEMSIZE));
+    if mib == ALL_ONES {
+        return Err(ReadError::DeviceGone {
+            what: boot::RCC_CONFIG_MEMSIZE.name,
+        });
+    }
+    if mib == 0 {
+        return Err(ReadError::NoVramSize);
+    }
+    let pos = (u64::from(mib) << 20)
+        .checked_sub(TMR_OFFSET)
+        .ok_or(ReadError::VramTooSmall { mib })?;
+    let mut hi = u32::MAX;
+    for (i, chunk) in dst.chunks_exact_mut(4).enumerate() {
+        let p = pos + 4 * i as u64;
+        bus.write32(at(boot::MM_INDEX), (p as u32) | boot::MM_INDEX_VRAM);
+        let h = (p >> 31) as u32;
+        if h != hi {
+            bus.write32(at(boot::MM_INDEX_HI), h);
+            hi = h;
+        }
+        chunk.copy_from_slice(&bus.read32(at(boot::MM_DATA)).to_le_bytes());
+    }
+    Ok(pos)
+}

@@ -11,6 +11,7 @@ pub mod gc_11_0_0;
 pub mod gc_12_0_0;
 pub mod mp_13_0_0;
 pub mod mp_14_0_2;
+pub mod nbio_4_3_0;
 pub mod trace;
 
 /// Which Linux 6.12 header a register module is checked against, and
@@ -43,6 +44,12 @@ pub const HEADERS: &[HeaderFor] = &[
         offset_header: "mp_13_0_0_offset.h",
         sh_mask_header: "mp_13_0_0_sh_mask.h",
         versions: &[(13, 0, 0)],
+    },
+    HeaderFor {
+        module: "nbio_4_3_0",
+        offset_header: "nbio_4_3_0_offset.h",
+        sh_mask_header: "nbio_4_3_0_sh_mask.h",
+        versions: &[(4, 3, 0)],
     },
     // psp_v14_0.c includes mp_14_0_2_offset.h for every 14.0.x it drives.
     HeaderFor {

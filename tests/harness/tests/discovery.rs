@@ -334,3 +334,80 @@ fn empty_and_short_inputs() {
         Err(Error::OutOfBounds { .. })
     ));
 }
+
+/// The table read back through the model's MM_INDEX/MM_DATA window is
+/// the table the model placed 64 KiB below the top of VRAM.
+#[test]
+fn read_through_mm_window_from_top_of_vram() {
+    use barebell::discovery::{TABLE_BYTES, read_from_vram};
+    use barebell_sim::SimClock;
+    use barebell_sim::discovery::VramWindow;
+    let clock = SimClock::new();
+    let (bin, _) = sim::build(&NAVI31);
+    // 24 GiB, as a Navi31 board has; the table then sits above 4 GiB, so
+    // MM_INDEX_HI must be programmed.
+    let w = VramWindow::new(&clock, 24 * 1024, bin.clone());
+    let mut out = vec![0u8; TABLE_BYTES];
+    let pos = read_from_vram(&w, &clock, 1_000_000, &mut out).unwrap();
+    assert_eq!(pos, (24u64 << 30) - (64 << 10));
+    assert_eq!(out, bin);
+    assert_eq!(w.refusals(), 0);
+    let d = Discovery::parse(&out).unwrap();
+    expect_map(&d, &NAVI31);
+}
+
+#[test]
+fn vram_read_errors_are_typed() {
+    use barebell::discovery::{ReadError, TABLE_BYTES, read_from_vram};
+    use barebell_sim::SimClock;
+    use barebell_sim::discovery::VramWindow;
+    let clock = SimClock::new();
+    let mut out = vec![0u8; TABLE_BYTES];
+    let w = VramWindow::new(&clock, 0, vec![]);
+    assert_eq!(
+        read_from_vram(&w, &clock, 1_000, &mut out),
+        Err(ReadError::NoVramSize)
+    );
+    let w = VramWindow::new(&clock, 8, vec![]);
+    w.unplug();
+    assert_eq!(
+        read_from_vram(&w, &clock, 1_000, &mut out),
+        Err(ReadError::DeviceGone {
+            what: "MP0_SMN_C2PMSG_33"
+        })
+    );
+    let mut short = [0u8; 16];
+    assert_eq!(
+        read_from_vram(&w, &clock, 1_000, &mut short),
+        Err(ReadError::BufferTooSmall { len: 16 })
+    );
+}
+
+/// The absolute boot offsets Linux hard-codes equal NBIO 4.3.0's header
+/// offsets placed at the NBIO segment bases of the model's part
+/// (Navi21's, from `sienna_cichlid_ip_offset.h`): MM_INDEX/DATA/INDEX_HI
+/// in segment 0 (base 0) and RCC_CONFIG_MEMSIZE = 0xD20 + 0xC3 = 0xDE3.
+#[test]
+fn boot_offsets_agree_with_nbio_header_at_navi21_bases() {
+    use barebell::discovery::boot;
+    use barebell::regs::nbio_4_3_0 as nbio;
+    let (bin, _) = sim::build(&NAVI31);
+    let d = Discovery::parse(&bin).unwrap();
+    let b = d.ip(hw_id::NBIF, 0).unwrap().bases;
+    for (abs, r) in [
+        (boot::MM_INDEX, nbio::BIF_BX_PF0_MM_INDEX),
+        (boot::MM_DATA, nbio::BIF_BX_PF0_MM_DATA),
+        (boot::MM_INDEX_HI, nbio::BIF_BX_PF0_MM_INDEX_HI),
+        (
+            boot::RCC_CONFIG_MEMSIZE,
+            nbio::RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE,
+        ),
+    ] {
+        assert_eq!(
+            r.byte_offset(&b),
+            Some(abs.offset as usize * 4),
+            "{}",
+            r.name
+        );
+    }
+}

@@ -333,3 +333,113 @@ pub fn refresh_checksums(b: &mut [u8]) {
         put16(b, BIN_CHECKSUM, s);
     }
 }
+
+/// The card as the driver first sees it: the IFWI-done bit in
+/// C2PMSG_33, the VRAM size in `RCC_CONFIG_MEMSIZE`, and VRAM reachable
+/// through the `MM_INDEX`/`MM_INDEX_HI`/`MM_DATA` window, with the
+/// discovery binary 64 KiB below the top (`amdgpu_discovery.c`). Only the
+/// table's bytes are stored; the rest of VRAM reads as zero.
+///
+/// The window refuses what real hardware would not do: an `MM_INDEX`
+/// write without bit 31 selects register space, not memory, and is
+/// logged as a refusal; data reads then return 0.
+#[derive(Debug)]
+pub struct VramWindow<'c> {
+    clock: &'c crate::SimClock,
+    table: Vec<u8>,
+    table_at: u64,
+    vram_mib: u32,
+    state: spin::Mutex<WindowState>,
+}
+
+#[derive(Debug, Default)]
+struct WindowState {
+    index: u32,
+    index_hi: u32,
+    unplugged: bool,
+    refusals: u32,
+}
+
+/// Absolute byte offsets of the boot registers (dword offsets 0x0, 0x1,
+/// 0x6, 0xde3 and 0x16061 in `amdgpu_discovery.c`, times 4).
+pub const MM_INDEX: usize = 0;
+pub const MM_DATA: usize = 4;
+pub const MM_INDEX_HI: usize = 0x6 * 4;
+pub const RCC_CONFIG_MEMSIZE: usize = 0xde3 * 4;
+pub const MP0_SMN_C2PMSG_33: usize = 0x16061 * 4;
+
+impl<'c> VramWindow<'c> {
+    /// `table` goes at `vram_mib` MiB − 64 KiB.
+    pub fn new(clock: &'c crate::SimClock, vram_mib: u32, table: Vec<u8>) -> Self {
+        let table_at = (u64::from(vram_mib) << 20).saturating_sub(64 << 10);
+        VramWindow {
+            clock,
+            table,
+            table_at,
+            vram_mib,
+            state: spin::Mutex::new(WindowState::default()),
+        }
+    }
+
+    pub fn unplug(&self) {
+        self.state.lock().unplugged = true;
+    }
+
+    /// `MM_INDEX` writes without the memory-select bit.
+    pub fn refusals(&self) -> u32 {
+        self.state.lock().refusals
+    }
+
+    fn vram_dword(&self, addr: u64) -> u32 {
+        let Some(off) = addr.checked_sub(self.table_at) else {
+            return 0;
+        };
+        let off = off as usize;
+        match self.table.get(off..off + 4) {
+            Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+            None => 0,
+        }
+    }
+}
+
+impl barebell::bus::RegisterBus for VramWindow<'_> {
+    fn read32(&self, byte_offset: usize) -> u32 {
+        self.clock.advance(crate::regfile::ACCESS_NS);
+        let s = self.state.lock();
+        if s.unplugged {
+            return barebell::bus::ALL_ONES;
+        }
+        match byte_offset {
+            MP0_SMN_C2PMSG_33 => 0x8000_0000,
+            RCC_CONFIG_MEMSIZE => self.vram_mib,
+            MM_INDEX => s.index,
+            MM_INDEX_HI => s.index_hi,
+            MM_DATA => {
+                if s.index & 0x8000_0000 == 0 {
+                    return 0;
+                }
+                let addr = u64::from(s.index_hi) << 31 | u64::from(s.index & 0x7FFF_FFFF);
+                self.vram_dword(addr)
+            }
+            _ => 0,
+        }
+    }
+
+    fn write32(&self, byte_offset: usize, value: u32) {
+        self.clock.advance(crate::regfile::ACCESS_NS);
+        let mut s = self.state.lock();
+        if s.unplugged {
+            return;
+        }
+        match byte_offset {
+            MM_INDEX => {
+                if value & 0x8000_0000 == 0 {
+                    s.refusals += 1;
+                }
+                s.index = value;
+            }
+            MM_INDEX_HI => s.index_hi = value,
+            _ => {}
+        }
+    }
+}
