@@ -12,7 +12,7 @@
 
 use barebell::hqd::DirectHqd;
 use barebell::mapper::{Doorbells, HqdRegs, QueueMapper};
-use barebell::mes::{HwBases, Mes, Process};
+use barebell::mes::{HwBases, Mes, Process, V11};
 use barebell::mqd::{ComputeMqdV11, Generation};
 use barebell::queue::QueueConfig;
 use barebell_sim::mec_host::{GC_BASES, ModelGpu};
@@ -45,7 +45,7 @@ fn bench(c: &mut Criterion) {
     let pause = move || {
         model.service();
     };
-    let mut mes = Mes::new(
+    let mut mes: Mes<'_, _, _, RING, V11> = Mes::new(
         ring,
         TickingClock::new(1),
         pause,

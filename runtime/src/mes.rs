@@ -1,32 +1,40 @@
-//! The MES scheduler as a queue mapper (gfx11, MES API v11).
+//! The MES scheduler as a queue mapper: API v11 (gfx11) and v12 (gfx12
+//! uni-MES, scheduler pipe 0), chosen by the [`MesApi`] type parameter.
 //!
-//! The protocol follows `mes_v11_0_submit_pkt_and_poll_completion()`:
-//! every API frame is written to the scheduler ring with its `api_status`
-//! fence pointing at a status slot (value 1), followed by a
+//! The protocol follows `mes_v11_0_submit_pkt_and_poll_completion()` (v12's
+//! is the same): every API frame is written to the scheduler ring with its
+//! `api_status` fence pointing at a status slot (value 1), followed by a
 //! QUERY_SCHEDULER_STATUS frame whose fence is the ring fence (value: the
 //! next sequence number). The write pointer, counted in dwords, is stored
 //! to the ring's wptr slot and to the ring's doorbell; then the ring fence
-//! is polled with a bound. Success is "ring fence reached and status slot
-//! non-zero"; a reached ring fence with a zero status slot is MES having
-//! refused the frame (v11 reports no reason: `mes_v11_api_def.h` documents
-//! no error encoding, unlike v12's `MES_ERR_CODE`).
+//! is polled with a bound ([`API_TIMEOUT_NS`], Linux's 2.1 s). A ring
+//! fence that does not arrive is [`MesError::Timeout`] naming the frame.
+//! Once it arrives the status slot decides: v11 documents no error
+//! encoding, so a zero slot is the only failure signal (Linux's
+//! `!*status_ptr`); v12 fails when the low 32 bits are zero and may carry
+//! `MES_ERR_CODE` in the high half, which is decoded into
+//! [`MesStatus::V12`].
 //!
 //! What is not here yet: starting MES (program counters, unhalt,
-//! `CP_MES_GP3_LO` versions) and mapping the scheduler ring itself (KIQ
-//! MAP_QUEUES on v11). [`Mes::new`] takes a ring that is already mapped;
-//! on the model the MES model is simply told where it is.
+//! `CP_MES_GP3_LO` versions, API-version-gated features) and mapping the
+//! scheduler ring itself (KIQ MAP_QUEUES on v11; on v12 the KIQ is mapped
+//! by MES with `map_legacy_kq`). [`Mes::new`] takes a ring that is already
+//! mapped; on the model the MES model is simply told where it is.
 //!
-//! ADD_QUEUE follows `mes_v11_0_add_hw_queue()` with the inputs KFD's
-//! `add_queue_mes()` gives it for an AQL compute queue: process id, page
-//! table base, process and gang context addresses, the doorbell offset in
-//! dwords, MQD address, wptr address, `is_aql_queue`, and the ring size in
-//! dwords in `gds_size` ("for KFD, gds_size is re-used for queue size").
+//! ADD_QUEUE follows `mes_v11_0_add_hw_queue()` / `mes_v12_0_add_hw_queue()`
+//! with the inputs KFD's `add_queue_mes()` gives them for an AQL compute
+//! queue: process id, page table base, process and gang context addresses,
+//! the doorbell offset in dwords, MQD address, wptr address,
+//! `is_aql_queue`, and the ring size in dwords in `gds_size` ("for KFD,
+//! gds_size is re-used for queue size"). SET_HW_RSRC's oversubscription
+//! timer is 50 on both (v12 Linux uses 0 for scheduler firmware older than
+//! 0x8b, whose version barebell does not read yet).
 
 use crate::mapper::{Doorbells, MapError, Mapping, QueueMapper, QueueResources};
-use crate::mqd::{Generation, build_aql};
+use crate::mqd::{AqlMqdParams, Generation, build_aql};
 use crate::time::{Clock, Deadline};
-use barebell_firmware_if::mes_api::v11;
 use barebell_firmware_if::mes_api::{FRAME_DWORDS, Frame, Le32, Le64};
+use barebell_firmware_if::mes_api::{v11, v12};
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicU64, Ordering};
 use zerocopy::IntoBytes;
@@ -242,8 +250,10 @@ pub struct HwBases {
     pub osssys: [u32; 5],
 }
 
-/// Maps queues through the MES scheduler (API v11).
-pub struct Mes<'a, C, P, const RING_DWORDS: usize> {
+/// Maps queues through the MES scheduler; `A` picks the API version
+/// ([`V11`] for gfx11, [`V12`] for gfx12 uni-MES).
+pub struct Mes<'a, C, P, const RING_DWORDS: usize, A: MesApi = V11> {
+    api: core::marker::PhantomData<A>,
     ring: MesRing<'a, RING_DWORDS>,
     clock: C,
     pause: P,
@@ -254,7 +264,7 @@ pub struct Mes<'a, C, P, const RING_DWORDS: usize> {
     pub timeout_ns: u64,
 }
 
-impl<C, P, const N: usize> core::fmt::Debug for Mes<'_, C, P, N> {
+impl<C, P, const N: usize, A: MesApi> core::fmt::Debug for Mes<'_, C, P, N, A> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Mes")
             .field("seq", &self.seq)
@@ -277,12 +287,13 @@ impl<F: FnMut()> Pause for F {
     }
 }
 
-impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Mes<'a, C, P, RING_DWORDS> {
+impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, RING_DWORDS, A> {
     /// A mapper over an already-mapped scheduler ring. `doorbells` is the
     /// MEC range user queues may take (checked again by MES).
     pub fn new(ring: MesRing<'a, RING_DWORDS>, clock: C, pause: P, doorbells: Doorbells) -> Self {
         let seq = ring.memory.ring_fence.load(Ordering::Acquire);
         Mes {
+            api: core::marker::PhantomData,
             ring,
             clock,
             pause,
@@ -319,7 +330,7 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Mes<'a, C, P, RING_DWORDS
         self.seq = self.seq.wrapping_add(1);
         let seq = self.seq;
         frame.set_fence(mem.status_address(), 1);
-        let mut trailer = v11::QueryMesStatus::new();
+        let mut trailer = A::query();
         trailer.set_fence(mem.ring_fence_address(), seq);
         let wptr = mem.wptr.load(Ordering::Relaxed);
         self.write_frame(wptr, frame.as_bytes());
@@ -345,13 +356,10 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Mes<'a, C, P, RING_DWORDS
             self.pause.pause();
         }
         let status = mem.status.load(Ordering::Acquire);
-        if status == 0 {
-            return Err(MesError::Failed {
-                frame: name,
-                status: MesStatus::NotCompleted { value: status },
-            });
-        }
-        Ok(())
+        A::status(status).map_err(|status| MesError::Failed {
+            frame: name,
+            status,
+        })
     }
 
     fn write_frame(&self, wptr: u64, bytes: &[u8]) {
@@ -372,40 +380,15 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Mes<'a, C, P, RING_DWORDS
         }
     }
 
-    /// SET_HW_RSRC as `mes_v11_0_set_hw_resources()` fills it.
+    /// SET_HW_RSRC as `mes_v11_0_set_hw_resources()` /
+    /// `mes_v12_0_set_hw_resources()` fill it for the scheduler pipe.
     pub fn set_hw_resources(&mut self, bases: &HwBases) -> Result<(), MesError> {
         let mem = self.ring.memory;
-        let mut f = v11::SetHwResources::new();
-        f.vmid_mask_mmhub = Le32::new(MES_VMID_MASK);
-        f.vmid_mask_gfxhub = Le32::new(MES_VMID_MASK);
-        f.paging_vmid = Le32::new(0);
-        f.g_sch_ctx_gpu_mc_ptr = Le64::new(mem.sch_ctx_address());
-        f.query_status_fence_gpu_mc_ptr = Le64::new(mem.query_status_fence_address());
-        for p in f.compute_hqd_mask.iter_mut().take(4) {
-            *p = Le32::new(MES_COMPUTE_HQD_MASK);
-        }
-        if let Some(g) = f.gfx_hqd_mask.first_mut() {
-            *g = Le32::new(0xFFFF_FFFE);
-        }
-        for (dst, src) in f.gc_base.iter_mut().zip(bases.gc) {
-            *dst = Le32::new(src);
-        }
-        for (dst, src) in f.mmhub_base.iter_mut().zip(bases.mmhub) {
-            *dst = Le32::new(src);
-        }
-        for (dst, src) in f.osssys_base.iter_mut().zip(bases.osssys) {
-            *dst = Le32::new(src);
-        }
-        f.flags = Le32::new(
-            v11::SetHwResourcesFlags::new()
-                .with_disable_reset(true)
-                .with_disable_mes_log(true)
-                .with_use_different_vmid_compute(true)
-                .with_enable_reg_active_poll(true)
-                .with_enable_level_process_quantum_check(true)
-                .into_bits(),
+        let f = A::set_hw_resources(
+            mem.sch_ctx_address(),
+            mem.query_status_fence_address(),
+            bases,
         );
-        f.oversubscription_timer = Le32::new(50);
         self.submit("SET_HW_RSRC", f)?;
         self.initialised = true;
         Ok(())
@@ -413,32 +396,18 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Mes<'a, C, P, RING_DWORDS
 
     /// QUERY_SCHEDULER_STATUS on its own (a health check).
     pub fn query_status(&mut self) -> Result<(), MesError> {
-        self.submit("QUERY_SCHEDULER_STATUS", v11::QueryMesStatus::new())
+        self.submit("QUERY_SCHEDULER_STATUS", A::query())
     }
 
-    /// SUSPEND of every gang (`mes_v11_0_suspend_gang()` with
-    /// `suspend_all_gangs`), fenced at `fence` with `value`.
+    /// SUSPEND of every gang (`suspend_all_gangs`), fenced at `fence`
+    /// with `value`.
     pub fn suspend_all(&mut self, fence: u64, value: u32) -> Result<(), MesError> {
-        let mut f = v11::Suspend::new();
-        f.flags = Le32::new(
-            v11::SuspendFlags::new()
-                .with_suspend_all_gangs(true)
-                .into_bits(),
-        );
-        f.suspend_fence_addr = Le64::new(fence);
-        f.suspend_fence_value = Le32::new(value);
-        self.submit("SUSPEND", f)
+        self.submit("SUSPEND", A::suspend_all(fence, value))
     }
 
     /// RESUME of every gang.
     pub fn resume_all(&mut self) -> Result<(), MesError> {
-        let mut f = v11::Resume::new();
-        f.flags = Le32::new(
-            v11::ResumeFlags::new()
-                .with_resume_all_gangs(true)
-                .into_bits(),
-        );
-        self.submit("RESUME", f)
+        self.submit("RESUME", A::resume_all())
     }
 
     fn add_queue(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
@@ -457,11 +426,11 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Mes<'a, C, P, RING_DWORDS
         let mut params = q.mqd_params();
         params.vmid = 0;
         // SAFETY: `map`'s caller promises the MQD page is not mapped.
-        if let Err(e) = unsafe { build_aql(Generation::Gfx11, q.mqd, &params) } {
+        if let Err(e) = unsafe { build_aql(A::GENERATION, q.mqd, &params) } {
             self.doorbells.release(q.doorbell);
             return Err(e.into());
         }
-        let f = add_queue_frame(&p, q, &params);
+        let f = A::add_queue(&p, q, &params);
         if let Err(e) = self.submit("ADD_QUEUE", f) {
             self.doorbells.release(q.doorbell);
             return Err(e.into());
@@ -487,54 +456,206 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Mes<'a, C, P, RING_DWORDS
             .copied()
             .flatten()
             .ok_or(MesError::UnknownProcess { key: m.vmid })?;
-        let mut f = v11::RemoveQueue::new();
-        f.doorbell_offset = Le32::new(m.doorbell.saturating_mul(2));
-        f.gang_context_addr = Le64::new(p.context.gang_context_address());
+        let f = A::remove_queue(
+            m.doorbell.saturating_mul(2),
+            p.context.gang_context_address(),
+        );
         self.submit("REMOVE_QUEUE", f)?;
         self.doorbells.release(m.doorbell);
         Ok(())
     }
 }
 
-/// The ADD_QUEUE frame for `q` in process `p` with MQD `params`
-/// (`mes_v11_0_add_hw_queue()` with KFD's `add_queue_mes()` inputs).
-/// Public so tests can send a deliberately wrong frame through
-/// [`Mes::submit`].
-pub fn add_queue_frame(
-    p: &Process<'_>,
-    q: &QueueResources<'_>,
-    params: &crate::mqd::AqlMqdParams,
-) -> v11::AddQueue {
-    let mut f = v11::AddQueue::new();
-    f.process_id = Le32::new(p.pasid);
-    f.page_table_base_addr = Le64::new(p.page_table_base);
-    f.process_va_start = Le64::new(p.va_start);
-    f.process_va_end = Le64::new(p.va_end);
-    // `KFD_MES_PROCESS_QUANTUM` / `KFD_MES_GANG_QUANTUM`
-    // (`kfd_device_queue_manager.h`): 10 ms and 1 ms in 100 ns units.
-    f.process_quantum = Le64::new(100_000);
-    f.process_context_addr = Le64::new(p.context.process_context_address());
-    f.gang_quantum = Le64::new(10_000);
-    f.gang_context_addr = Le64::new(p.context.gang_context_address());
-    f.inprocess_gang_priority = Le32::new(v11::priority::NORMAL);
-    f.gang_global_priority_level = Le32::new(v11::priority::NORMAL);
-    f.doorbell_offset = Le32::new(params.doorbell_dword);
-    f.mqd_addr = Le64::new(params.mqd_address);
-    f.wptr_addr = Le64::new(params.write_index_address);
-    f.queue_type = Le32::new(v11::queue_type::COMPUTE);
-    // `add_queue_mes()`: `queue_size = properties.queue_size >> 2`,
-    // the ring size in dwords.
-    f.gds_size = Le32::new((q.ring_bytes / 4) as u32);
-    f.flags = Le32::new(
-        v11::AddQueueFlags::new()
-            .with_is_aql_queue(true)
-            .with_is_kfd_process(true)
-            .into_bits(),
-    );
-    f
+/// What differs between MES API versions: the frame layouts (v11 is
+/// `pack(4)`, v12 `pack(8)`), the MQD generation, and how a failure shows
+/// in the status slot.
+pub trait MesApi {
+    const GENERATION: Generation;
+    type SetHwResources: Frame;
+    type AddQueue: Frame;
+    type RemoveQueue: Frame;
+    type Suspend: Frame;
+    type Resume: Frame;
+    type Query: Frame;
+    fn set_hw_resources(sch_ctx: u64, query_fence: u64, bases: &HwBases) -> Self::SetHwResources;
+    /// The ADD_QUEUE frame for `q` in process `p` with MQD `params`
+    /// (`mes_v1x_0_add_hw_queue()` with KFD's `add_queue_mes()` inputs).
+    /// Public so tests can send a deliberately wrong frame through
+    /// [`Mes::submit`].
+    fn add_queue(p: &Process<'_>, q: &QueueResources<'_>, params: &AqlMqdParams) -> Self::AddQueue;
+    fn remove_queue(doorbell_dword: u32, gang_context: u64) -> Self::RemoveQueue;
+    fn suspend_all(fence: u64, value: u32) -> Self::Suspend;
+    fn resume_all() -> Self::Resume;
+    fn query() -> Self::Query;
+    /// Decodes the status slot after the ring fence passed the frame.
+    fn status(value: u64) -> Result<(), MesStatus>;
 }
 
-impl<C: Clock, P: Pause, const N: usize> QueueMapper for Mes<'_, C, P, N> {
+/// MES API v11 (gfx11, `mes_v11_api_def.h`).
+#[derive(Debug, Clone, Copy)]
+pub struct V11;
+/// MES API v12 (gfx12 uni-MES, `mes_v12_api_def.h`).
+#[derive(Debug, Clone, Copy)]
+pub struct V12;
+
+macro_rules! mes_api {
+    ($t:ty, $m:ident, $gen:expr, |$flags:ident| $extra_flags:expr) => {
+        impl MesApi for $t {
+            const GENERATION: Generation = $gen;
+            type SetHwResources = $m::SetHwResources;
+            type AddQueue = $m::AddQueue;
+            type RemoveQueue = $m::RemoveQueue;
+            type Suspend = $m::Suspend;
+            type Resume = $m::Resume;
+            type Query = $m::QueryMesStatus;
+
+            fn set_hw_resources(
+                sch_ctx: u64,
+                query_fence: u64,
+                bases: &HwBases,
+            ) -> $m::SetHwResources {
+                let mut f = $m::SetHwResources::new();
+                f.vmid_mask_mmhub = Le32::new(MES_VMID_MASK);
+                f.vmid_mask_gfxhub = Le32::new(MES_VMID_MASK);
+                f.paging_vmid = Le32::new(0);
+                f.g_sch_ctx_gpu_mc_ptr = Le64::new(sch_ctx);
+                f.query_status_fence_gpu_mc_ptr = Le64::new(query_fence);
+                for p in f.compute_hqd_mask.iter_mut().take(4) {
+                    *p = Le32::new(MES_COMPUTE_HQD_MASK);
+                }
+                if let Some(g) = f.gfx_hqd_mask.first_mut() {
+                    *g = Le32::new(0xFFFF_FFFE);
+                }
+                for (dst, src) in f.gc_base.iter_mut().zip(bases.gc) {
+                    *dst = Le32::new(src);
+                }
+                for (dst, src) in f.mmhub_base.iter_mut().zip(bases.mmhub) {
+                    *dst = Le32::new(src);
+                }
+                for (dst, src) in f.osssys_base.iter_mut().zip(bases.osssys) {
+                    *dst = Le32::new(src);
+                }
+                let $flags = $m::SetHwResourcesFlags::new()
+                    .with_disable_reset(true)
+                    .with_disable_mes_log(true)
+                    .with_use_different_vmid_compute(true)
+                    .with_enable_reg_active_poll(true)
+                    .with_enable_level_process_quantum_check(true);
+                f.flags = Le32::new($extra_flags.into_bits());
+                f.oversubscription_timer = Le32::new(50);
+                f
+            }
+
+            fn add_queue(
+                p: &Process<'_>,
+                q: &QueueResources<'_>,
+                params: &AqlMqdParams,
+            ) -> $m::AddQueue {
+                let mut f = $m::AddQueue::new();
+                f.process_id = Le32::new(p.pasid);
+                f.page_table_base_addr = Le64::new(p.page_table_base);
+                f.process_va_start = Le64::new(p.va_start);
+                f.process_va_end = Le64::new(p.va_end);
+                // `KFD_MES_PROCESS_QUANTUM` / `KFD_MES_GANG_QUANTUM`
+                // (`kfd_device_queue_manager.h`): 10 ms and 1 ms in 100 ns units.
+                f.process_quantum = Le64::new(100_000);
+                f.process_context_addr = Le64::new(p.context.process_context_address());
+                f.gang_quantum = Le64::new(10_000);
+                f.gang_context_addr = Le64::new(p.context.gang_context_address());
+                f.inprocess_gang_priority = Le32::new($m::priority::NORMAL);
+                f.gang_global_priority_level = Le32::new($m::priority::NORMAL);
+                f.doorbell_offset = Le32::new(params.doorbell_dword);
+                f.mqd_addr = Le64::new(params.mqd_address);
+                f.wptr_addr = Le64::new(params.write_index_address);
+                f.queue_type = Le32::new($m::queue_type::COMPUTE);
+                // `add_queue_mes()`: `queue_size = properties.queue_size >> 2`,
+                // the ring size in dwords.
+                f.gds_size = Le32::new((q.ring_bytes / 4) as u32);
+                f.flags = Le32::new(
+                    $m::AddQueueFlags::new()
+                        .with_is_aql_queue(true)
+                        .with_is_kfd_process(true)
+                        .into_bits(),
+                );
+                f
+            }
+
+            fn remove_queue(doorbell_dword: u32, gang_context: u64) -> $m::RemoveQueue {
+                let mut f = $m::RemoveQueue::new();
+                f.doorbell_offset = Le32::new(doorbell_dword);
+                f.gang_context_addr = Le64::new(gang_context);
+                f
+            }
+
+            fn suspend_all(fence: u64, value: u32) -> $m::Suspend {
+                let mut f = $m::Suspend::new();
+                f.flags = Le32::new(
+                    $m::SuspendFlags::new()
+                        .with_suspend_all_gangs(true)
+                        .into_bits(),
+                );
+                f.suspend_fence_addr = Le64::new(fence);
+                f.suspend_fence_value = Le32::new(value);
+                f
+            }
+
+            fn resume_all() -> $m::Resume {
+                let mut f = $m::Resume::new();
+                f.flags = Le32::new(
+                    $m::ResumeFlags::new()
+                        .with_resume_all_gangs(true)
+                        .into_bits(),
+                );
+                f
+            }
+
+            fn query() -> $m::QueryMesStatus {
+                $m::QueryMesStatus::new()
+            }
+
+            fn status(value: u64) -> Result<(), MesStatus> {
+                status_of::<$t>(value)
+            }
+        }
+    };
+}
+
+mes_api!(V11, v11, Generation::Gfx11, |flags| flags);
+// `mes_v12_0_set_hw_resources()` also sets `unmapped_doorbell_handling = 1`.
+mes_api!(V12, v12, Generation::Gfx12, |flags| flags
+    .with_unmapped_doorbell_handling(1));
+
+trait StatusKind {
+    const V12: bool;
+}
+impl StatusKind for V11 {
+    const V12: bool = false;
+}
+impl StatusKind for V12 {
+    const V12: bool = true;
+}
+
+/// v11: success is any non-zero value (Linux's `!*status_ptr` check).
+/// v12: success needs the low 32 bits non-zero; otherwise the high half
+/// may carry `MES_ERR_CODE` (`mes_v12_0_submit_pkt_and_poll_completion()`).
+fn status_of<T: StatusKind>(value: u64) -> Result<(), MesStatus> {
+    if !T::V12 {
+        return if value != 0 {
+            Ok(())
+        } else {
+            Err(MesStatus::NotCompleted { value })
+        };
+    }
+    if value as u32 != 0 {
+        return Ok(());
+    }
+    match v12::decode_status(value) {
+        s @ v12::Status::Failed { .. } => Err(MesStatus::V12(s)),
+        v12::Status::Done(_) => Err(MesStatus::NotCompleted { value }),
+    }
+}
+
+impl<C: Clock, P: Pause, const N: usize, A: MesApi> QueueMapper for Mes<'_, C, P, N, A> {
     unsafe fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
         self.add_queue(q)
     }

@@ -1,12 +1,14 @@
-//! The MES mapper (API v11) against the MES firmware model: queues in two
-//! processes running AQL dispatches, REMOVE_QUEUE, SUSPEND/RESUME, one
-//! test per rejection rule, and the silent / error-status faults.
+//! The MES mapper against the MES firmware model, API v11 on a gfx11 part
+//! and v12 on a gfx12 part: queues in two processes running AQL
+//! dispatches, REMOVE_QUEUE, SUSPEND/RESUME, one test per rejection rule
+//! (v11), the decoded v12 failure status, and the silent / error-status
+//! faults.
 
 use barebell::aql::Dispatch;
 use barebell::mapper::{
     DoorbellAllocError, Doorbells, HqdRegs, MapError, QueueMapper, doorbell_index,
 };
-use barebell::mes::{HwBases, Mes, MesError, MesRing, MesStatus, Process, add_queue_frame};
+use barebell::mes::{HwBases, Mes, MesApi, MesError, MesRing, MesStatus, Process, V11, V12};
 use barebell::mqd::{ComputeMqdV11, Generation};
 use barebell::queue::QueueConfig;
 use barebell::signal::Condition;
@@ -28,23 +30,23 @@ fn clock() -> TickingClock {
     TickingClock::new(1_000)
 }
 
-type Mapper = Mes<'static, TickingClock, Box<dyn FnMut()>, RING>;
+type Mapper<A = V11> = Mes<'static, TickingClock, Box<dyn FnMut()>, RING, A>;
 
-struct Rig {
+struct Rig<A: MesApi = V11> {
     gpu: ModelGpu,
     model: &'static MesModel<'static, 'static>,
-    mes: Mapper,
+    mes: Mapper<A>,
 }
 
 fn rig(seed: u64) -> Rig {
-    let gpu = ModelGpu::new(Generation::Gfx11, Seed(seed)).unwrap();
+    rig_for::<V11>(seed)
+}
+
+fn rig_for<A: MesApi>(seed: u64) -> Rig<A> {
+    let gpu = ModelGpu::new(A::GENERATION, Seed(seed)).unwrap();
     // Bring-up programs the MEC doorbell range (gfx_v11_0_kiq_init_register).
     Doorbells::linux_default()
-        .program(
-            gpu.mec,
-            &HqdRegs::for_generation(Generation::Gfx11),
-            &GC_BASES,
-        )
+        .program(gpu.mec, &HqdRegs::for_generation(A::GENERATION), &GC_BASES)
         .unwrap();
     let (ring, model): (MesRing<'static, RING>, _) = gpu.mes::<RING>().unwrap();
     let model: &'static MesModel<'static, 'static> = Box::leak(Box::new(model));
@@ -68,12 +70,12 @@ fn rig(seed: u64) -> Rig {
     Rig { gpu, model, mes }
 }
 
-fn up(r: &mut Rig) {
+fn up<A: MesApi>(r: &mut Rig<A>) {
     r.mes.set_hw_resources(&HwBases::default()).unwrap();
 }
 
 /// A queue whose memory is mapped in process `key`'s page table.
-fn queue(r: &Rig, key: u8, doorbell: u32) -> PlacedQueue<16> {
+fn queue<A: MesApi>(r: &Rig<A>, key: u8, doorbell: u32) -> PlacedQueue<16> {
     let q = r.gpu.queue::<16>(doorbell, QueueConfig::default()).unwrap();
     for (b, l) in q.ranges() {
         r.model.map_process_memory(PTB[usize::from(key) - 1], b, l);
@@ -94,9 +96,22 @@ const FAILED_ADD: MesError = MesError::Failed {
 };
 
 #[test]
-fn mes_maps_queues_of_two_processes_and_runs_dispatches() {
+fn mes_v11_maps_queues_of_two_processes_and_runs_dispatches_on_gfx11() {
     for seed in 0..4 {
-        let mut r = rig(seed);
+        end_to_end::<V11>(seed);
+    }
+}
+
+#[test]
+fn mes_v12_maps_queues_of_two_processes_and_runs_dispatches_on_gfx12() {
+    for seed in 0..4 {
+        end_to_end::<V12>(seed);
+    }
+}
+
+fn end_to_end<A: MesApi>(seed: u64) {
+    {
+        let mut r = rig_for::<A>(seed);
         up(&mut r);
         r.mes.query_status().unwrap();
         let ran = Arc::new(Mutex::new(0usize));
@@ -214,7 +229,7 @@ fn raw_add(
         va_end: (1 << 47) - 1,
         context: r.gpu.process_context(),
     };
-    (add_queue_frame(&p, &res, &params), params)
+    (V11::add_queue(&p, &res, &params), params)
 }
 
 fn rejected(
@@ -512,4 +527,75 @@ fn suspend_stops_the_queues_and_resume_restarts_them() {
     r.gpu.mec.run_until_idle(100_000).unwrap();
     assert_eq!(sig[0].wait(Condition::Eq, 0, &clock(), BOUND_NS), Ok(0));
     assert_eq!(*ran.lock().unwrap(), 1);
+}
+
+#[test]
+fn v12_failure_is_a_typed_error_with_the_decoded_mes_err_code() {
+    use barebell_firmware_if::mes_api::v12;
+    let mut r = rig_for::<V12>(10);
+    // ADD_QUEUE before SET_HW_RSRC, sent raw: v12 MES writes MES_ERR_CODE.
+    let q = queue(&r, 1, 0x26);
+    let res = q.resources(1);
+    let mut params = res.mqd_params();
+    params.vmid = 0;
+    // SAFETY: the page is not mapped to any HQD.
+    unsafe { barebell::mqd::build_aql(Generation::Gfx12, q.mqd, &params) }.unwrap();
+    let p = Process {
+        pasid: 0x8001,
+        page_table_base: PTB[0],
+        va_start: 0,
+        va_end: (1 << 47) - 1,
+        context: r.gpu.process_context(),
+    };
+    let f = V12::add_queue(&p, &res, &params);
+    let err = r.mes.submit("ADD_QUEUE", f).unwrap_err();
+    assert_eq!(
+        err,
+        MesError::Failed {
+            frame: "ADD_QUEUE",
+            status: MesStatus::V12(v12::Status::Failed {
+                api_error: Refusal::NoHwResources.code(),
+                opcode: opcode::ADD_QUEUE,
+                misc_opcode: 0,
+                category: v12::error_category::API,
+            })
+        }
+    );
+    // And through the mapper once initialised, with an injected error.
+    up(&mut r);
+    r.model.set_faults(MesFaults {
+        silent: false,
+        error_status: true,
+    });
+    // SAFETY: leaked, device-mapped queue memory.
+    let err = unsafe { r.mes.map(&q.resources(1)) }.unwrap_err();
+    assert_eq!(
+        err,
+        MapError::Mes(MesError::Failed {
+            frame: "ADD_QUEUE",
+            status: MesStatus::V12(v12::Status::Failed {
+                api_error: Refusal::Injected.code(),
+                opcode: opcode::ADD_QUEUE,
+                misc_opcode: 0,
+                category: v12::error_category::API,
+            })
+        })
+    );
+}
+
+#[test]
+fn v12_silent_mes_times_out_naming_the_frame() {
+    let mut r = rig_for::<V12>(11);
+    r.model.set_faults(MesFaults {
+        silent: true,
+        error_status: false,
+    });
+    r.mes.timeout_ns = 50_000;
+    assert!(matches!(
+        r.mes.query_status(),
+        Err(MesError::Timeout {
+            frame: "QUERY_SCHEDULER_STATUS",
+            ..
+        })
+    ));
 }

@@ -11,7 +11,7 @@ use crate::cp::CpModel;
 use crate::host::DoorbellPage;
 use crate::kiq::KiqModel;
 use crate::mec::Mec;
-use crate::mes::MesModel;
+use crate::mes::{MesApiVersion, MesModel};
 use crate::{Seed, SimClock};
 use barebell::doorbell::Doorbell;
 use barebell::kiq::{KiqMemory, KiqRing};
@@ -112,7 +112,8 @@ impl ModelGpu {
         })
     }
 
-    /// The MES ring memory and its model, ring doorbell `MES_RING0`.
+    /// The MES ring memory and its model (API v11 on gfx11, v12 on gfx12),
+    /// ring doorbell `MES_RING0`.
     pub fn mes<const RING: usize>(
         &self,
     ) -> Option<(MesRing<'static, RING>, MesModel<'static, 'static>)> {
@@ -128,7 +129,11 @@ impl ModelGpu {
         let doorbell = self.doorbell(doorbell_index::MES_RING0)?;
         let slot =
             self.doorbells as *const DoorbellPage as u64 + u64::from(doorbell_index::MES_RING0) * 8;
-        let model = MesModel::new(self.mec, memory.ring_address(), RING as u64, slot);
+        let api = match self.generation {
+            Generation::Gfx11 => MesApiVersion::V11,
+            Generation::Gfx12 => MesApiVersion::V12,
+        };
+        let model = MesModel::new(self.mec, memory.ring_address(), RING as u64, slot).with_api(api);
         Some((MesRing { memory, doorbell }, model))
     }
 

@@ -1,4 +1,5 @@
-//! A model of the MES scheduler firmware (API v11, gfx11).
+//! A model of the MES scheduler firmware (API v11 for gfx11, v12 for gfx12
+//! uni-MES; [`MesApiVersion`]).
 //!
 //! It consumes 64-dword frames from its ring up to the write pointer the
 //! driver stored to the ring's doorbell, and for each frame:
@@ -10,10 +11,13 @@
 //!   doorbell is the MQD's, inside the MEC doorbell range and unused, that
 //!   an EOP buffer is given, and that the ring, rptr, wptr and EOP lie in
 //!   memory mapped in the frame's page table;
-//! - on success writes the frame's `api_status` fence; on refusal leaves
-//!   it unwritten, which is the only failure signal v11 has (Linux's
-//!   `!*status_ptr`; `mes_v11_api_def.h` defines no error code), and
-//!   records the reason in [`MesModel::log`];
+//! - on success writes the frame's `api_status` fence; on refusal, v11
+//!   leaves it unwritten, which is the only failure signal v11 has
+//!   (Linux's `!*status_ptr`; `mes_v11_api_def.h` defines no error code),
+//!   and v12 writes `MES_ERR_CODE` (category API, opcode, and a model
+//!   rule number from [`Refusal::code`] as the API error, since the
+//!   firmware's own codes are not public); either way the reason is in
+//!   [`MesModel::log`];
 //! - answers QUERY_SCHEDULER_STATUS by writing its fence (the ring fence
 //!   the driver polls).
 //!
@@ -33,7 +37,7 @@ use crate::mec::{Mec, MecError};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
 use barebell::mqd::{HQD_DWORDS, HQD_FIRST_DWORD, HqdRegisters};
-use barebell_firmware_if::mes_api::v11::{self, opcode};
+use barebell_firmware_if::mes_api::v12;
 use barebell_firmware_if::mes_api::{API_TYPE_SCHEDULER, FRAME_BYTES, FRAME_DWORDS, MesApiHeader};
 use core::sync::atomic::Ordering;
 use spin::Mutex;
@@ -72,6 +76,119 @@ pub enum MesEvent {
     Refused { opcode: u8, why: Refusal },
 }
 
+/// Which frame layout (and failure reporting) the model speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MesApiVersion {
+    /// `mes_v11_api_def.h`: a refused frame's fence stays unwritten.
+    V11,
+    /// `mes_v12_api_def.h`: a refused frame's fence gets `MES_ERR_CODE`.
+    V12,
+}
+
+impl Refusal {
+    /// The model's own API error code for v12's `MES_ERR_CODE` (bits
+    /// 0..7). Real firmware's codes are not public; these number the
+    /// model's rules so a test can tell them apart in the decoded status.
+    pub fn code(&self) -> u8 {
+        match self {
+            Refusal::BadHeader { .. } => 1,
+            Refusal::UnknownOpcode { .. } => 2,
+            Refusal::NoHwResources => 3,
+            Refusal::BadHwResources { .. } => 4,
+            Refusal::MqdUnreadable { .. } => 5,
+            Refusal::NotAql => 6,
+            Refusal::QueueSizeMismatch { .. } => 7,
+            Refusal::DoorbellMismatch { .. } => 8,
+            Refusal::DoorbellOutOfRange { .. } => 9,
+            Refusal::DoorbellInUse { .. } => 10,
+            Refusal::NoEop => 11,
+            Refusal::NotMapped { .. } => 12,
+            Refusal::NoFreeHqd => 13,
+            Refusal::UnknownQueue { .. } => 14,
+            Refusal::Mec(_) => 15,
+            Refusal::Injected => 16,
+        }
+    }
+}
+
+/// `MES_ERR_CODE(api_err, opcode, 0, MES_ERROR_API)`.
+fn err_code(api_err: u8, opcode: u8) -> u64 {
+    let hi = u32::from(api_err)
+        | u32::from(opcode) << v12::ERROR_CODE_HEADER_SHIFT
+        | u32::from(v12::error_category::API) << v12::ERROR_CATEGORY_SHIFT
+        | 1 << v12::STATUS_ERROR_SHIFT;
+    u64::from(hi) << 32
+}
+
+struct HwArgs {
+    vmid_mask_gfxhub: u32,
+    compute_hqd_mask: [u32; 8],
+    sch_ctx: u64,
+}
+
+struct AddArgs {
+    mqd_addr: u64,
+    is_aql: bool,
+    gds_size: u32,
+    doorbell: u32,
+    ptb: u64,
+    wptr: u64,
+}
+
+/// Reads a frame of API module `$m` into the common handler arguments and
+/// runs the handler; `None` for an opcode the model does not take.
+macro_rules! decode {
+    ($m:ident, $self:ident, $bytes:ident, $op:ident) => {{
+        use barebell_firmware_if::mes_api::$m;
+        match $op {
+            $m::opcode::QUERY_SCHEDULER_STATUS => $m::QueryMesStatus::read_from_bytes($bytes)
+                .ok()
+                .map(|f| (f.api_status, Ok(()))),
+            $m::opcode::SET_HW_RSRC => $m::SetHwResources::read_from_bytes($bytes).ok().map(|f| {
+                let mut mask = [0u32; 8];
+                for (d, m) in mask.iter_mut().zip(f.compute_hqd_mask.iter()) {
+                    *d = m.get();
+                }
+                let a = HwArgs {
+                    vmid_mask_gfxhub: f.vmid_mask_gfxhub.get(),
+                    compute_hqd_mask: mask,
+                    sch_ctx: f.g_sch_ctx_gpu_mc_ptr.get(),
+                };
+                (f.api_status, $self.guard(|| $self.set_hw_rsrc(&a)))
+            }),
+            $m::opcode::ADD_QUEUE => $m::AddQueue::read_from_bytes($bytes).ok().map(|f| {
+                let a = AddArgs {
+                    mqd_addr: f.mqd_addr.get(),
+                    is_aql: $m::AddQueueFlags::from_bits(f.flags.get()).is_aql_queue(),
+                    gds_size: f.gds_size.get(),
+                    doorbell: f.doorbell_offset.get(),
+                    ptb: f.page_table_base_addr.get(),
+                    wptr: f.wptr_addr.get(),
+                };
+                (f.api_status, $self.guard(|| $self.add_queue(&a)))
+            }),
+            $m::opcode::REMOVE_QUEUE => $m::RemoveQueue::read_from_bytes($bytes).ok().map(|f| {
+                (
+                    f.api_status,
+                    $self.guard(|| $self.remove_queue(f.doorbell_offset.get())),
+                )
+            }),
+            $m::opcode::SUSPEND => $m::Suspend::read_from_bytes($bytes).ok().map(|f| {
+                (
+                    f.api_status,
+                    $self.guard(|| {
+                        $self.suspend(f.suspend_fence_addr.get(), f.suspend_fence_value.get())
+                    }),
+                )
+            }),
+            $m::opcode::RESUME => $m::Resume::read_from_bytes($bytes)
+                .ok()
+                .map(|f| (f.api_status, $self.guard(|| $self.resume()))),
+            _ => None,
+        }
+    }};
+}
+
 #[derive(Debug, Default)]
 struct State {
     rptr: u64,
@@ -89,6 +206,7 @@ struct State {
 #[derive(Debug)]
 pub struct MesModel<'m, 'c> {
     mec: &'m Mec<'c>,
+    api: MesApiVersion,
     ring: u64,
     ring_dwords: u64,
     doorbell: u64,
@@ -102,11 +220,22 @@ impl<'m, 'c> MesModel<'m, 'c> {
     pub fn new(mec: &'m Mec<'c>, ring: u64, ring_dwords: u64, doorbell: u64) -> Self {
         MesModel {
             mec,
+            api: MesApiVersion::V11,
             ring,
             ring_dwords,
             doorbell,
             state: Mutex::new(State::default()),
         }
+    }
+
+    /// Speaks API v12 (gfx12 uni-MES) instead of v11.
+    pub fn with_api(mut self, api: MesApiVersion) -> Self {
+        self.api = api;
+        self
+    }
+
+    pub fn api(&self) -> MesApiVersion {
+        self.api
     }
 
     pub fn set_faults(&self, f: MesFaults) {
@@ -191,45 +320,14 @@ impl<'m, 'c> MesModel<'m, 'c> {
             return;
         }
         // api_status location and value, per frame type.
-        let (fence, result) = match op {
-            opcode::QUERY_SCHEDULER_STATUS => {
-                let Ok(f) = v11::QueryMesStatus::read_from_bytes(bytes) else {
-                    return;
-                };
-                (f.api_status, Ok(()))
-            }
-            opcode::SET_HW_RSRC => {
-                let Ok(f) = v11::SetHwResources::read_from_bytes(bytes) else {
-                    return;
-                };
-                (f.api_status, self.guard(|| self.set_hw_rsrc(&f)))
-            }
-            opcode::ADD_QUEUE => {
-                let Ok(f) = v11::AddQueue::read_from_bytes(bytes) else {
-                    return;
-                };
-                (f.api_status, self.guard(|| self.add_queue(&f)))
-            }
-            opcode::REMOVE_QUEUE => {
-                let Ok(f) = v11::RemoveQueue::read_from_bytes(bytes) else {
-                    return;
-                };
-                (f.api_status, self.guard(|| self.remove_queue(&f)))
-            }
-            opcode::SUSPEND => {
-                let Ok(f) = v11::Suspend::read_from_bytes(bytes) else {
-                    return;
-                };
-                (f.api_status, self.guard(|| self.suspend(&f)))
-            }
-            opcode::RESUME => {
-                let Ok(f) = v11::Resume::read_from_bytes(bytes) else {
-                    return;
-                };
-                (f.api_status, self.guard(|| self.resume()))
-            }
-            other => {
-                self.refuse(other, Refusal::UnknownOpcode { opcode: other });
+        let decoded = match self.api {
+            MesApiVersion::V11 => decode!(v11, self, bytes, op),
+            MesApiVersion::V12 => decode!(v12, self, bytes, op),
+        };
+        let (fence, result) = match decoded {
+            Some(d) => d,
+            None => {
+                self.refuse(op, Refusal::UnknownOpcode { opcode: op });
                 return;
             }
         };
@@ -241,7 +339,17 @@ impl<'m, 'c> MesModel<'m, 'c> {
                     fence.api_completion_fence_value.get(),
                 );
             }
-            Err(why) => self.refuse(op, why),
+            Err(why) => {
+                self.refuse(op, why);
+                // v12 reports why in the status slot (`MES_ERR_CODE`);
+                // v11 leaves it unwritten.
+                if self.api == MesApiVersion::V12 {
+                    self.write_fence(
+                        fence.api_completion_fence_addr.get(),
+                        err_code(why.code(), op),
+                    );
+                }
+            }
         }
     }
 
@@ -259,26 +367,24 @@ impl<'m, 'c> MesModel<'m, 'c> {
             .push(MesEvent::Refused { opcode, why });
     }
 
-    fn set_hw_rsrc(&self, f: &v11::SetHwResources) -> Result<(), Refusal> {
-        if f.vmid_mask_gfxhub.get() == 0 {
+    fn set_hw_rsrc(&self, f: &HwArgs) -> Result<(), Refusal> {
+        if f.vmid_mask_gfxhub == 0 {
             return Err(Refusal::BadHwResources {
                 what: "vmid_mask_gfxhub is empty",
             });
         }
-        if f.compute_hqd_mask.iter().all(|m| m.get() == 0) {
+        if f.compute_hqd_mask.iter().all(|m| *m == 0) {
             return Err(Refusal::BadHwResources {
                 what: "compute_hqd_mask is empty",
             });
         }
-        if f.g_sch_ctx_gpu_mc_ptr.get() == 0 {
+        if f.sch_ctx == 0 {
             return Err(Refusal::BadHwResources {
                 what: "g_sch_ctx_gpu_mc_ptr is zero",
             });
         }
         let mut s = self.state.lock();
-        for (d, m) in s.compute_hqd_mask.iter_mut().zip(f.compute_hqd_mask.iter()) {
-            *d = m.get();
-        }
+        s.compute_hqd_mask = f.compute_hqd_mask;
         s.hw_rsrc = true;
         Ok(())
     }
@@ -298,11 +404,11 @@ impl<'m, 'c> MesModel<'m, 'c> {
         }
     }
 
-    fn add_queue(&self, f: &v11::AddQueue) -> Result<(), Refusal> {
+    fn add_queue(&self, f: &AddArgs) -> Result<(), Refusal> {
         if !self.state.lock().hw_rsrc {
             return Err(Refusal::NoHwResources);
         }
-        let mqd_addr = f.mqd_addr.get();
+        let mqd_addr = f.mqd_addr;
         let mut mqd = [0u8; HQD_DWORDS * 4];
         self.mec
             .cp()
@@ -311,19 +417,18 @@ impl<'m, 'c> MesModel<'m, 'c> {
             .map_err(|_| Refusal::MqdUnreadable { address: mqd_addr })?;
         let hqd = HqdRegisters::read_from_bytes(&mqd)
             .map_err(|_| Refusal::MqdUnreadable { address: mqd_addr })?;
-        let flags = v11::AddQueueFlags::from_bits(f.flags.get());
-        if flags.is_aql_queue() && hqd.cp_hqd_aql_control == 0 {
+        if f.is_aql && hqd.cp_hqd_aql_control == 0 {
             return Err(Refusal::NotAql);
         }
         let ring_bytes = hqd.ring_bytes().unwrap_or(0);
-        let frame_dwords = u64::from(f.gds_size.get());
+        let frame_dwords = u64::from(f.gds_size);
         if ring_bytes / 4 != frame_dwords {
             return Err(Refusal::QueueSizeMismatch {
                 mqd_dwords: ring_bytes / 4,
                 frame_dwords,
             });
         }
-        let dword = f.doorbell_offset.get();
+        let dword = f.doorbell;
         let mqd_db = hqd.doorbell_control().doorbell_offset();
         if dword != mqd_db {
             return Err(Refusal::DoorbellMismatch {
@@ -348,10 +453,10 @@ impl<'m, 'c> MesModel<'m, 'c> {
         if hqd.eop_address() == 0 || hqd.cp_hqd_eop_control == 0 {
             return Err(Refusal::NoEop);
         }
-        let ptb = f.page_table_base_addr.get();
+        let ptb = f.ptb;
         self.mapped(ptb, "ring", hqd.ring_address(), ring_bytes)?;
         self.mapped(ptb, "rptr", hqd.rptr_report_address(), 8)?;
-        self.mapped(ptb, "wptr", f.wptr_addr.get(), 8)?;
+        self.mapped(ptb, "wptr", f.wptr, 8)?;
         // EOP_SIZE e encodes 2^(e+1) dwords.
         let eop_bytes = 8u64 << hqd.cp_hqd_eop_control.min(40);
         self.mapped(ptb, "EOP", hqd.eop_address(), eop_bytes)?;
@@ -379,8 +484,7 @@ impl<'m, 'c> MesModel<'m, 'c> {
         None
     }
 
-    fn remove_queue(&self, f: &v11::RemoveQueue) -> Result<(), Refusal> {
-        let dword = f.doorbell_offset.get();
+    fn remove_queue(&self, dword: u32) -> Result<(), Refusal> {
         if self.state.lock().queues.remove(&dword).is_none() {
             return Err(Refusal::UnknownQueue { doorbell: dword });
         }
@@ -388,12 +492,11 @@ impl<'m, 'c> MesModel<'m, 'c> {
         Ok(())
     }
 
-    fn suspend(&self, f: &v11::Suspend) -> Result<(), Refusal> {
+    fn suspend(&self, addr: u64, value: u32) -> Result<(), Refusal> {
         self.state.lock().suspended = true;
         self.mec.cp().faults.stop_consuming = true;
-        let addr = f.suspend_fence_addr.get();
         if addr != 0 {
-            self.write_fence(addr, u64::from(f.suspend_fence_value.get()));
+            self.write_fence(addr, u64::from(value));
         }
         Ok(())
     }
