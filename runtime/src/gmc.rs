@@ -11,8 +11,10 @@
 //! same flags, which lets the TLB cache the whole block as one entry
 //! (`amdgpu_vm_pte_fragment()` picks it).
 //!
-//! gfx12 moved several bits (`AMDGPU_PDE_PTE_GFX12` is bit 63, the PRT
-//! and MTYPE fields moved); it is not built here.
+//! gfx12 keeps bits 47:0 and moves the rest (`AMDGPU_PDE_PTE_GFX12` is
+//! bit 63, PRT 56, MTYPE 55:54, DCC 58, the PDE block fragment size
+//! 62:58): [`PteGfx12`]. [`Format`] picks the large-page bit when
+//! building; everything the builder writes below bit 48 is common.
 //!
 //! Tables live in caller-provided memory ([`TableArena`]) so that nothing
 //! allocates; the device model walks the very same bytes.
@@ -68,6 +70,58 @@ impl Pte {
     }
 }
 
+/// A gfx12 page-table entry (`amdgpu_vm.h`, the `_GFX12` macros). Bits
+/// 47:0 are as in [`Pte`].
+#[bitfield(u64)]
+#[derive(PartialEq, Eq)]
+pub struct PteGfx12 {
+    pub valid: bool,
+    pub system: bool,
+    pub snooped: bool,
+    pub tmz: bool,
+    pub executable: bool,
+    pub readable: bool,
+    pub writeable: bool,
+    #[bits(5)]
+    pub fragment: u8,
+    #[bits(36)]
+    pub pfn: u64,
+    #[bits(6)]
+    __: u8,
+    /// `AMDGPU_PTE_MTYPE_GFX12`.
+    #[bits(2)]
+    pub mtype: u8,
+    /// `AMDGPU_PTE_PRT_GFX12`.
+    pub prt: bool,
+    #[bits(1)]
+    __: u8,
+    /// `AMDGPU_PTE_DCC` in a PTE; bit 0 of `AMDGPU_PDE_BFS_GFX12` in a PDE.
+    pub dcc: bool,
+    #[bits(4)]
+    __: u8,
+    /// `AMDGPU_PTE_IS_PTE` / `AMDGPU_PDE_PTE_GFX12`.
+    pub is_pte: bool,
+}
+
+/// Which entry format the tables are written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// gfx9 to gfx11.
+    Gfx11,
+    Gfx12,
+}
+
+impl Format {
+    /// The bit that makes a PDB0 entry a 2 MiB page
+    /// (`AMDGPU_PDE_PTE_FLAG()`).
+    pub fn pde_pte(self) -> u64 {
+        match self {
+            Format::Gfx11 => Pte::new().with_pde_pte(true).into_bits(),
+            Format::Gfx12 => PteGfx12::new().with_is_pte(true).into_bits(),
+        }
+    }
+}
+
 /// Access rights and caching of one mapping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Flags {
@@ -107,11 +161,12 @@ pub struct TableArena<'a> {
     tables: &'a mut [Table],
     mc_base: u64,
     used: usize,
+    format: Format,
 }
 
 impl<'a> TableArena<'a> {
     /// `tables` must be what the device sees at `mc_base`.
-    pub fn new(tables: &'a mut [Table], mc_base: u64) -> Self {
+    pub fn new(tables: &'a mut [Table], mc_base: u64, format: Format) -> Self {
         if let Some(root) = tables.first_mut() {
             *root = Table::EMPTY;
         }
@@ -120,6 +175,7 @@ impl<'a> TableArena<'a> {
             tables,
             mc_base,
             used,
+            format,
         }
     }
 
@@ -156,9 +212,10 @@ impl<'a> TableArena<'a> {
 
     /// The table below entry `index` of `table`, creating it if needed.
     fn descend(&mut self, table: usize, index: usize, va: u64) -> Result<usize, MapError> {
-        let cur = Pte::from_bits(self.entry(table, index).map_or(0, |e| *e));
+        let raw = self.entry(table, index).map_or(0, |e| *e);
+        let cur = Pte::from_bits(raw);
         if cur.valid() {
-            if cur.pde_pte() {
+            if raw & self.format.pde_pte() != 0 {
                 return Err(MapError::Conflict { va });
             }
             return self
@@ -214,13 +271,14 @@ impl<'a> TableArena<'a> {
             let pdb0 = self.descend(pdb1, idx(30), v)?;
             if large_pages && v % LARGE_PAGE == 0 && p % LARGE_PAGE == 0 && size - off >= LARGE_PAGE
             {
-                let cur = Pte::from_bits(self.entry(pdb0, idx(21)).map_or(0, |e| *e));
-                if cur.valid() && !cur.pde_pte() {
+                let raw = self.entry(pdb0, idx(21)).map_or(0, |e| *e);
+                let large = self.format.pde_pte();
+                if raw & 1 != 0 && raw & large == 0 {
                     return Err(MapError::Conflict { va: v });
                 }
-                let e = Self::leaf(flags, p).with_pde_pte(true);
+                let e = Self::leaf(flags, p).into_bits() | large;
                 if let Some(slot) = self.entry(pdb0, idx(21)) {
-                    *slot = e.into_bits();
+                    *slot = e;
                 }
                 off += LARGE_PAGE;
                 continue;
@@ -273,4 +331,25 @@ pub const FIELD_POSITIONS: [(&str, usize, usize); 3] = [
     ("fragment", Pte::FRAGMENT_OFFSET, Pte::FRAGMENT_BITS),
     ("bfs", Pte::BFS_OFFSET, Pte::BFS_BITS),
     ("mtype", Pte::MTYPE_OFFSET, Pte::MTYPE_BITS),
+];
+
+/// The gfx12 bits, for the same header check: `(name, mask)`.
+pub fn header_masks_gfx12() -> [(&'static str, u64); 4] {
+    let b = |p: PteGfx12| p.into_bits();
+    [
+        ("AMDGPU_PTE_PRT_GFX12", b(PteGfx12::new().with_prt(true))),
+        ("AMDGPU_PTE_DCC", b(PteGfx12::new().with_dcc(true))),
+        ("AMDGPU_PTE_IS_PTE", b(PteGfx12::new().with_is_pte(true))),
+        ("AMDGPU_PDE_PTE_GFX12", Format::Gfx12.pde_pte()),
+    ]
+}
+
+/// gfx12 multi-bit fields: `(field, shift, width)`.
+pub const FIELD_POSITIONS_GFX12: [(&str, usize, usize); 2] = [
+    ("mtype", PteGfx12::MTYPE_OFFSET, PteGfx12::MTYPE_BITS),
+    (
+        "fragment",
+        PteGfx12::FRAGMENT_OFFSET,
+        PteGfx12::FRAGMENT_BITS,
+    ),
 ];

@@ -6,7 +6,8 @@
 //! kernel, so the conformance harness cannot probe it).
 
 use barebell::gmc::{
-    FIELD_POSITIONS, Flags, LARGE_PAGE, MapError, PAGE, Pte, Table, TableArena, header_masks,
+    FIELD_POSITIONS, FIELD_POSITIONS_GFX12, Flags, Format, LARGE_PAGE, MapError, PAGE, Pte, Table,
+    TableArena, header_masks, header_masks_gfx12,
 };
 use barebell_sim::dma::Dma;
 use barebell_sim::gmc::{Access, FaultReason, Gmc};
@@ -34,13 +35,13 @@ fn arena(n: usize) -> (&'static mut [Table], u64, Dma) {
 fn small_pages_translate_and_unmapped_faults() {
     let (tables, base, dma) = arena(8);
     let root = {
-        let mut a = TableArena::new(tables, base);
+        let mut a = TableArena::new(tables, base, Format::Gfx11);
         a.map(0x1_0000_3000, 0x8000_4000, 3 * PAGE, RW, true)
             .unwrap();
         assert_eq!(a.tables_used(), 4); // PDB2, PDB1, PDB0, PTB
         a.root()
     };
-    let mut g = Gmc::new(&dma, root);
+    let mut g = Gmc::new(&dma, root, false);
     for i in 0..3 {
         let t = g
             .translate(0x1_0000_3000 + i * PAGE + 0x10, Access::Read)
@@ -68,11 +69,11 @@ fn permissions_are_enforced() {
         ..RW
     };
     let root = {
-        let mut a = TableArena::new(tables, base);
+        let mut a = TableArena::new(tables, base, Format::Gfx11);
         a.map(0x4000_0000, 0x10_0000, PAGE, ro, false).unwrap();
         a.root()
     };
-    let mut g = Gmc::new(&dma, root);
+    let mut g = Gmc::new(&dma, root, false);
     assert!(g.translate(0x4000_0000, Access::Read).is_ok());
     assert_eq!(
         g.translate(0x4000_0008, Access::Write).unwrap_err().reason,
@@ -90,14 +91,14 @@ fn permissions_are_enforced() {
 fn large_page_is_one_pdb0_entry() {
     let (tables, base, dma) = arena(8);
     let root = {
-        let mut a = TableArena::new(tables, base);
+        let mut a = TableArena::new(tables, base, Format::Gfx11);
         // 4 MiB at 2 MiB alignment: two 2 MiB pages, no PTB.
         a.map(0x20_0000_0000, 0x1_0040_0000, 2 * LARGE_PAGE, RW, true)
             .unwrap();
         assert_eq!(a.tables_used(), 3);
         a.root()
     };
-    let mut g = Gmc::new(&dma, root);
+    let mut g = Gmc::new(&dma, root, false);
     let t = g
         .translate(0x20_0000_0000 + LARGE_PAGE + 0x1234, Access::Write)
         .unwrap();
@@ -105,7 +106,7 @@ fn large_page_is_one_pdb0_entry() {
     assert_eq!(t.tlb_bytes, LARGE_PAGE);
     // A 4 KiB mapping inside a large page is a conflict, not a silent split.
     let (tables, base, _) = arena(8);
-    let mut a = TableArena::new(tables, base);
+    let mut a = TableArena::new(tables, base, Format::Gfx11);
     a.map(0, 0, LARGE_PAGE, RW, true).unwrap();
     assert_eq!(
         a.map(PAGE, 0x5000, PAGE, RW, true),
@@ -120,11 +121,11 @@ fn fragments_cover_aligned_contiguous_blocks_and_lies_fault() {
     // may claim fragment 4 (64 KiB = 4 KiB << 4).
     let (va, pa) = (0x7000_0000u64, 0x3_0001_0000u64);
     let root = {
-        let mut a = TableArena::new(tables, base);
+        let mut a = TableArena::new(tables, base, Format::Gfx11);
         a.map(va, pa, 16 * PAGE, RW, false).unwrap();
         a.root()
     };
-    let mut g = Gmc::new(&dma, root);
+    let mut g = Gmc::new(&dma, root, false);
     for i in 0..16 {
         let t = g.translate(va + i * PAGE + 8, Access::Read).unwrap();
         assert_eq!(t.pa, pa + i * PAGE + 8);
@@ -151,11 +152,11 @@ fn unaligned_mappings_get_smaller_fragments() {
     // 12 KiB starting 4 KiB into a 16 KiB block: the first page can only
     // be a fragment of itself; the next two form an aligned 8 KiB block.
     let root = {
-        let mut a = TableArena::new(tables, base);
+        let mut a = TableArena::new(tables, base, Format::Gfx11);
         a.map(0x1000, 0x41000, 3 * PAGE, RW, false).unwrap();
         a.root()
     };
-    let mut g = Gmc::new(&dma, root);
+    let mut g = Gmc::new(&dma, root, false);
     assert_eq!(g.translate(0x1000, Access::Read).unwrap().tlb_bytes, PAGE);
     assert_eq!(
         g.translate(0x2000, Access::Read).unwrap().tlb_bytes,
@@ -171,7 +172,7 @@ fn unaligned_mappings_get_smaller_fragments() {
 #[test]
 fn arena_exhaustion_and_bad_ranges_are_typed() {
     let (tables, base, _) = arena(3);
-    let mut a = TableArena::new(tables, base);
+    let mut a = TableArena::new(tables, base, Format::Gfx11);
     assert_eq!(
         a.map(0, 0, PAGE, RW, false),
         Err(MapError::OutOfTables { capacity: 3 })
@@ -236,4 +237,68 @@ fn pte_bits_match_amdgpu_vm_h() {
     );
     // AMDGPU_PTE_MTYPE_NV10_MASK is SHIFT(7ULL): three bits.
     assert_eq!(FIELD_POSITIONS[2], ("mtype", 48, 3));
+}
+
+/// The same large-page and fragment layout in the gfx12 format: the
+/// large-page bit is bit 63 there, and a gfx11 walker must not take it.
+#[test]
+fn gfx12_large_page_and_fragment() {
+    let (tables, base, dma) = arena(8);
+    let root = {
+        let mut a = TableArena::new(tables, base, Format::Gfx12);
+        a.map(0x20_0000_0000, 0x1_0040_0000, LARGE_PAGE, RW, true)
+            .unwrap();
+        a.map(0x7000_0000, 0x3_0001_0000, 16 * PAGE, RW, false)
+            .unwrap();
+        a.root()
+    };
+    let mut g = Gmc::new(&dma, root, true);
+    let t = g.translate(0x20_0000_0000 + 0x4321, Access::Read).unwrap();
+    assert_eq!((t.pa, t.tlb_bytes), (0x1_0040_4321, LARGE_PAGE));
+    let t = g.translate(0x7000_3008, Access::Write).unwrap();
+    assert_eq!((t.pa, t.tlb_bytes), (0x3_0001_3008, 16 * PAGE));
+    // Read as gfx11 tables, the 2 MiB entry is a PDE pointing at a
+    // "table" that is really data: not a silent correct translation.
+    let mut wrong = Gmc::new(&dma, root, false);
+    assert!(
+        wrong
+            .translate(0x20_0000_0000 + 0x4321, Access::Read)
+            .map_or(true, |t| t.pa != 0x1_0040_4321)
+    );
+}
+
+#[test]
+fn gfx12_pte_bits_match_amdgpu_vm_h() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../target/artifacts/linux-6.12/drivers/gpu/drm/amd/amdgpu/amdgpu_vm.h"
+    );
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{path}: {e} (run `cargo xtask headers`)"));
+    let def = |name: &str| -> String {
+        text.lines()
+            .find(|l| l.starts_with("#define") && l.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("{name} not in amdgpu_vm.h"))
+            .split_whitespace()
+            .skip(2)
+            .collect()
+    };
+    for (name, mask) in header_masks_gfx12() {
+        assert_eq!(
+            def(name),
+            format!("(1ULL<<{})", mask.trailing_zeros()),
+            "{name}"
+        );
+        assert_eq!(mask.count_ones(), 1, "{name}");
+    }
+    assert_eq!(
+        def("AMDGPU_PTE_MTYPE_GFX12_SHIFT(mtype)"),
+        "((uint64_t)(mtype)<<54)"
+    );
+    assert_eq!(
+        def("AMDGPU_PTE_MTYPE_GFX12_MASK"),
+        "AMDGPU_PTE_MTYPE_GFX12_SHIFT(3ULL)"
+    );
+    assert_eq!(FIELD_POSITIONS_GFX12[0], ("mtype", 54, 2));
+    assert_eq!(FIELD_POSITIONS_GFX12[1], ("fragment", 7, 5));
 }

@@ -24,7 +24,9 @@ const READABLE: u64 = 1 << 5;
 const WRITEABLE: u64 = 1 << 6;
 const FRAG_SHIFT: u32 = 7;
 const FRAG_MASK: u64 = 0x1f;
-const PDE_PTE: u64 = 1 << 54;
+/// `AMDGPU_PDE_PTE` (gfx9-11) and `AMDGPU_PDE_PTE_GFX12`.
+const PDE_PTE_GFX11: u64 = 1 << 54;
+const PDE_PTE_GFX12: u64 = 1 << 63;
 const ADDR_MASK: u64 = 0x0000_FFFF_FFFF_F000;
 /// Flag bits that must agree across a fragment (everything but the
 /// address and the fragment field itself).
@@ -75,15 +77,18 @@ pub struct Translation {
 pub struct Gmc<'d> {
     dma: &'d Dma,
     root: u64,
+    pde_pte: u64,
     fault: Option<VmFault>,
 }
 
 impl<'d> Gmc<'d> {
-    /// `dma` must map every table the runtime built.
-    pub fn new(dma: &'d Dma, root: u64) -> Self {
+    /// `dma` must map every table the runtime built; `gfx12` selects
+    /// the gfx12 large-page bit.
+    pub fn new(dma: &'d Dma, root: u64, gfx12: bool) -> Self {
         Gmc {
             dma,
             root,
+            pde_pte: if gfx12 { PDE_PTE_GFX12 } else { PDE_PTE_GFX11 },
             fault: None,
         }
     }
@@ -111,7 +116,7 @@ impl<'d> Gmc<'d> {
             if e & VALID == 0 {
                 return Err(FaultReason::Invalid { level: level as u8 });
             }
-            if level == 2 && e & PDE_PTE != 0 {
+            if level == 2 && e & self.pde_pte != 0 {
                 return Ok(e);
             }
             table = e & ADDR_MASK;
@@ -133,7 +138,7 @@ impl<'d> Gmc<'d> {
         if !allowed {
             return Err(FaultReason::Permission);
         }
-        if e & PDE_PTE != 0 {
+        if e & self.pde_pte != 0 {
             let size = 1u64 << 21;
             return Ok(Translation {
                 pa: (e & ADDR_MASK & !(size - 1)) | (va & (size - 1)),
