@@ -418,3 +418,41 @@ fn rlc_autoload_wait_is_bounded_and_names_the_register() {
         }))
     ));
 }
+
+/// A frame whose fence the PSP cannot reach: the model refuses the frame
+/// and writes no fence, and the runtime's bounded fence wait ends with a
+/// typed timeout naming the command.
+#[test]
+fn unreachable_fence_times_out_with_the_command_named() {
+    let mut r = rig(&navi31(), |_| {});
+    let mut p = psp_of(&mut r);
+    for (name, c) in BOOT_ORDER {
+        if let Some(s) = r.sos.section(name) {
+            p.bootloader_load(c, r.sos.bytes(s)).unwrap();
+        }
+    }
+    let mut bufs = p.into_buffers();
+    // A fence the model was never given access to.
+    let (fp, fmc) = region(4096, 4096);
+    // SAFETY: leaked region, 4 KiB aligned, used only through this DmaBuf.
+    bufs.fence = unsafe { DmaBuf::new(fp, 4096, fmc) };
+    let mut p = Psp::new(r.model, r.clock, r.regs, &r.mp0.bases, bufs).unwrap();
+    p.ring_create().unwrap();
+    let toc = r.sos.bytes(r.sos.section("toc").unwrap());
+    match p.load_toc(toc) {
+        Err(PspError::FenceTimeout {
+            cmd_id,
+            want,
+            last,
+            waited_ns,
+        }) => {
+            assert_eq!((cmd_id, want, last), (0x20, 1, 0));
+            assert!(waited_ns >= psp::FENCE_TIMEOUT_NS);
+        }
+        other => panic!("expected a fence timeout, got {other:?}"),
+    }
+    assert_eq!(
+        r.model.refusals().last().unwrap().why,
+        "fence not mapped or misaligned"
+    );
+}
