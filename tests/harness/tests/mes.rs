@@ -350,10 +350,12 @@ fn rule_eop_buffer_present() {
 
 #[test]
 fn rule_ring_rptr_wptr_mapped_in_the_page_table() {
-    // Memory the device can reach but the process page table lacks.
+    // Memory the device can reach, but the frame's page-table root is not
+    // a table at all (nothing registered there, nothing built): the GMC
+    // model's walk faults on the ring.
     assert!(matches!(
         rejected(|_| {}, |_| {}, false),
-        Refusal::NotMapped { what: "ring", .. }
+        Refusal::VmFault { what: "ring", .. }
     ));
     // Mapped in process 1's table, but the frame names process 2's.
     assert!(matches!(
@@ -362,7 +364,23 @@ fn rule_ring_rptr_wptr_mapped_in_the_page_table() {
             |f| f.page_table_base_addr = barebell_firmware_if::mes_api::Le64::new(PTB[1]),
             true
         ),
-        Refusal::NotMapped { what: "ring", .. }
+        Refusal::VmFault { what: "ring", .. }
+    ));
+    // A registered window list (standing in for a table) without the
+    // rptr's address.
+    assert!(matches!(
+        rejected(
+            |m| {
+                m.hqd.cp_hqd_pq_rptr_report_addr_lo = 0x20;
+                m.hqd.cp_hqd_pq_rptr_report_addr_hi = 0;
+            },
+            |_| {},
+            true
+        ),
+        Refusal::NotMapped {
+            what: "rptr",
+            address: 0x20
+        }
     ));
     // wptr elsewhere.
     assert!(matches!(
@@ -598,4 +616,103 @@ fn v12_silent_mes_times_out_naming_the_frame() {
             ..
         })
     ));
+}
+
+/// Page tables built by the runtime's `TableArena`, in device-visible
+/// memory, identity-mapping what is passed in.
+fn page_table(gpu: &ModelGpu, format: barebell::gmc::Format, ranges: &[(u64, u64)]) -> u64 {
+    use barebell::gmc::{Flags, Table, TableArena};
+    let n = 64;
+    let tables: &'static mut [Table] = Box::leak(vec![Table::EMPTY; n].into_boxed_slice());
+    let base = tables.as_ptr() as u64;
+    // SAFETY: leaked; the model only reads the tables.
+    unsafe { gpu.map(base, (n * 4096) as u64) };
+    let mut a = TableArena::new(tables, base, format);
+    let flags = Flags {
+        readable: true,
+        writeable: true,
+        executable: false,
+        system: true,
+        snooped: true,
+    };
+    for &(b, l) in ranges {
+        let start = b & !0xFFF;
+        let end = (b + l + 0xFFF) & !0xFFF;
+        a.map(start, start, end - start, flags, false).unwrap();
+    }
+    a.root()
+}
+
+fn with_real_page_table<A: MesApi>(format: barebell::gmc::Format) {
+    let mut r = rig_for::<A>(20);
+    up(&mut r);
+    let q = r.gpu.queue::<16>(0x27, QueueConfig::default()).unwrap();
+    let root = page_table(&r.gpu, format, &q.ranges());
+    r.mes
+        .register_process(
+            3,
+            Process {
+                pasid: 0x8003,
+                page_table_base: root,
+                va_start: 0,
+                va_end: (1 << 47) - 1,
+                context: r.gpu.process_context(),
+            },
+        )
+        .unwrap();
+    // SAFETY: leaked, device-mapped queue memory.
+    let m = unsafe { r.mes.map(&q.resources(3)) }.unwrap();
+    let sig = signals(&mut r.gpu.mec.cp(), 1, 1);
+    let p = Dispatch::linear(64, 64, KERNEL, 0)
+        .signal(sig[0].handle())
+        .packet()
+        .unwrap();
+    r.gpu.mec.cp().register_kernel(KERNEL, Box::new(|_| {}));
+    q.queue.submit(&p, &clock(), BOUND_NS).unwrap();
+    r.gpu.mec.run_until_idle(100_000).unwrap();
+    assert_eq!(sig[0].wait(Condition::Eq, 0, &clock(), BOUND_NS), Ok(0));
+    r.mes.unmap(&m).unwrap();
+
+    // A table that maps the EOP buffer but not the queue memory.
+    let q2 = r.gpu.queue::<16>(0x28, QueueConfig::default()).unwrap();
+    let partial = page_table(&r.gpu, format, &q2.ranges()[1..]);
+    r.mes
+        .register_process(
+            4,
+            Process {
+                pasid: 0x8004,
+                page_table_base: partial,
+                va_start: 0,
+                va_end: (1 << 47) - 1,
+                context: r.gpu.process_context(),
+            },
+        )
+        .unwrap();
+    // SAFETY: as above.
+    let err = unsafe { r.mes.map(&q2.resources(4)) }.unwrap_err();
+    assert!(matches!(
+        err,
+        MapError::Mes(MesError::Failed {
+            frame: "ADD_QUEUE",
+            ..
+        })
+    ));
+    match last_refusal(r.model) {
+        Some((op, Refusal::VmFault { what, fault })) => {
+            assert_eq!(op, opcode::ADD_QUEUE);
+            assert_eq!(what, "ring");
+            assert_eq!(fault.va, q2.mem.ring_address());
+        }
+        other => panic!("expected a VM fault on the ring, got {other:?}"),
+    }
+}
+
+#[test]
+fn rule_mapped_in_a_real_page_table_gfx11() {
+    with_real_page_table::<V11>(barebell::gmc::Format::Gfx11);
+}
+
+#[test]
+fn rule_mapped_in_a_real_page_table_gfx12() {
+    with_real_page_table::<V12>(barebell::gmc::Format::Gfx12);
 }

@@ -21,10 +21,14 @@
 //! - answers QUERY_SCHEDULER_STATUS by writing its fence (the ring fence
 //!   the driver polls).
 //!
-//! Page tables: there is no GMC model yet, so a "page table" is a list of
-//! windows registered per `page_table_base_addr` with
-//! [`MesModel::map_process_memory`]. Memory must also be in the CP model's
-//! DMA windows for the device to touch it.
+//! Page tables: the frame's `page_table_base_addr` is walked by the GMC
+//! model ([`crate::gmc`]) over the tables the runtime built, page by page,
+//! with the access the CP needs (read for ring and wptr, write for rptr
+//! and EOP); because the CP model has no per-VMID translation yet, each
+//! page must map to its own address. A test may instead register a root
+//! with [`MesModel::map_process_memory`], whose window list then stands in
+//! for the table. Memory must also be in the CP model's DMA windows for
+//! the device to touch it.
 //!
 //! SUSPEND (all gangs) stops the CP model (`stop_consuming`) and writes
 //! the suspend fence; RESUME restarts it. Per-gang suspension and HQD
@@ -33,6 +37,7 @@
 //! Faults: `silent` (consumes nothing, answers nothing) and `error_status`
 //! (refuses every frame but QUERY_SCHEDULER_STATUS).
 
+use crate::gmc::{Access, Gmc, VmFault};
 use crate::mec::{Mec, MecError};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
@@ -52,20 +57,56 @@ pub struct MesFaults {
 /// Why the model refused a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
-    BadHeader { header: u32 },
-    UnknownOpcode { opcode: u8 },
+    BadHeader {
+        header: u32,
+    },
+    UnknownOpcode {
+        opcode: u8,
+    },
     NoHwResources,
-    BadHwResources { what: &'static str },
-    MqdUnreadable { address: u64 },
+    BadHwResources {
+        what: &'static str,
+    },
+    MqdUnreadable {
+        address: u64,
+    },
     NotAql,
-    QueueSizeMismatch { mqd_dwords: u64, frame_dwords: u64 },
-    DoorbellMismatch { frame: u32, mqd: u32 },
-    DoorbellOutOfRange { dword: u32, lower: u32, upper: u32 },
-    DoorbellInUse { dword: u32 },
+    QueueSizeMismatch {
+        mqd_dwords: u64,
+        frame_dwords: u64,
+    },
+    DoorbellMismatch {
+        frame: u32,
+        mqd: u32,
+    },
+    DoorbellOutOfRange {
+        dword: u32,
+        lower: u32,
+        upper: u32,
+    },
+    DoorbellInUse {
+        dword: u32,
+    },
     NoEop,
-    NotMapped { what: &'static str, address: u64 },
+    NotMapped {
+        what: &'static str,
+        address: u64,
+    },
+    /// The GMC model's walk of the frame's page table faulted.
+    VmFault {
+        what: &'static str,
+        fault: VmFault,
+    },
+    /// Mapped, but not at its own address (see `mapped`).
+    NotIdentity {
+        what: &'static str,
+        va: u64,
+        pa: u64,
+    },
     NoFreeHqd,
-    UnknownQueue { doorbell: u32 },
+    UnknownQueue {
+        doorbell: u32,
+    },
     Mec(MecError),
     Injected,
 }
@@ -107,6 +148,8 @@ impl Refusal {
             Refusal::UnknownQueue { .. } => 14,
             Refusal::Mec(_) => 15,
             Refusal::Injected => 16,
+            Refusal::VmFault { .. } => 17,
+            Refusal::NotIdentity { .. } => 18,
         }
     }
 }
@@ -389,19 +432,50 @@ impl<'m, 'c> MesModel<'m, 'c> {
         Ok(())
     }
 
-    fn mapped(&self, ptb: u64, what: &'static str, address: u64, len: u64) -> Result<(), Refusal> {
-        let s = self.state.lock();
-        let end = address.checked_add(len);
-        let inside = s.page_tables.get(&ptb).is_some_and(|w| {
-            w.iter().any(|&(b, l)| {
-                address >= b && end.is_some_and(|e| b.checked_add(l).is_some_and(|we| e <= we))
-            })
-        });
-        if inside {
-            Ok(())
-        } else {
-            Err(Refusal::NotMapped { what, address })
+    /// Is `[address, address + len)` mapped in the address space rooted at
+    /// `ptb`? A root registered with [`MesModel::map_process_memory`] is
+    /// answered from its window list; any other root is walked as a real
+    /// page table by the GMC model, page by page, and must translate to
+    /// the same address (the CP model has no per-VMID translation, so
+    /// queues must be identity-mapped).
+    fn mapped(
+        &self,
+        ptb: u64,
+        what: &'static str,
+        address: u64,
+        len: u64,
+        access: Access,
+    ) -> Result<(), Refusal> {
+        let refuse = Refusal::NotMapped { what, address };
+        let end = address.checked_add(len).ok_or(refuse)?;
+        {
+            let s = self.state.lock();
+            if let Some(w) = s.page_tables.get(&ptb) {
+                let inside = w
+                    .iter()
+                    .any(|&(b, l)| address >= b && b.checked_add(l).is_some_and(|we| end <= we));
+                return if inside { Ok(()) } else { Err(refuse) };
+            }
         }
+        let gfx12 = self.api == MesApiVersion::V12;
+        let mut cp = self.mec.cp();
+        let mut gmc = Gmc::new(cp.dma_mut(), ptb, gfx12);
+        let mut page = address & !0xFFF;
+        while page < end {
+            match gmc.translate(page, access) {
+                Ok(t) if t.pa == page => {}
+                Ok(t) => {
+                    return Err(Refusal::NotIdentity {
+                        what,
+                        va: page,
+                        pa: t.pa,
+                    });
+                }
+                Err(fault) => return Err(Refusal::VmFault { what, fault }),
+            }
+            page += 0x1000;
+        }
+        Ok(())
     }
 
     fn add_queue(&self, f: &AddArgs) -> Result<(), Refusal> {
@@ -454,12 +528,12 @@ impl<'m, 'c> MesModel<'m, 'c> {
             return Err(Refusal::NoEop);
         }
         let ptb = f.ptb;
-        self.mapped(ptb, "ring", hqd.ring_address(), ring_bytes)?;
-        self.mapped(ptb, "rptr", hqd.rptr_report_address(), 8)?;
-        self.mapped(ptb, "wptr", f.wptr, 8)?;
+        self.mapped(ptb, "ring", hqd.ring_address(), ring_bytes, Access::Read)?;
+        self.mapped(ptb, "rptr", hqd.rptr_report_address(), 8, Access::Write)?;
+        self.mapped(ptb, "wptr", f.wptr, 8, Access::Read)?;
         // EOP_SIZE e encodes 2^(e+1) dwords.
         let eop_bytes = 8u64 << hqd.cp_hqd_eop_control.min(40);
-        self.mapped(ptb, "EOP", hqd.eop_address(), eop_bytes)?;
+        self.mapped(ptb, "EOP", hqd.eop_address(), eop_bytes, Access::Write)?;
         let slot = self.free_slot().ok_or(Refusal::NoFreeHqd)?;
         // MES enables the doorbell on the slot it picks.
         let mut image = hqd;
