@@ -12,6 +12,7 @@ pub const FACTS: &[&[Fact]] = &[
     crate::regs::gc_11_0_0::MQD_WINDOW_FACTS,
     crate::discovery::FACTS,
     crate::regs::gc_11_0_0::FIELD_FACTS,
+    crate::regs::gc_11_0_0::VM_FIELD_FACTS,
     crate::regs::gc_12_0_0::FACTS,
     crate::regs::gc_12_0_0::FIELD_FACTS,
     crate::regs::mp_13_0_0::FACTS,

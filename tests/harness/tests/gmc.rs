@@ -302,3 +302,106 @@ fn gfx12_pte_bits_match_amdgpu_vm_h() {
     assert_eq!(FIELD_POSITIONS_GFX12[0], ("mtype", 54, 2));
     assert_eq!(FIELD_POSITIONS_GFX12[1], ("fragment", 7, 5));
 }
+
+mod invalidation {
+    use super::*;
+    use barebell::bus::{RegisterBus, WaitError};
+    use barebell::gmc::{INVALIDATE_TIMEOUT_NS, InvalidateError, invalidate_gfxhub};
+    use barebell::regs::IpBases;
+    use barebell::regs::gc_11_0_0::{
+        GCVM_ENG_DISTANCE, GCVM_INVALIDATE_ENG0_ACK, GCVM_INVALIDATE_ENG0_REQ,
+        GCVM_INVALIDATE_ENG17_REQ,
+    };
+    use barebell_sim::gmc::InvalidationEngine;
+    use barebell_sim::{RegisterFile, SimClock};
+
+    /// GC segment bases of the model parts (`sienna_cichlid_ip_offset.h`).
+    const GC: IpBases = IpBases([0x1260, 0xA000, 0x1C000, 0x2402C00, 0, 0, 0, 0]);
+
+    fn engine(clock: &SimClock) -> InvalidationEngine<'_> {
+        InvalidationEngine::new(
+            clock,
+            GCVM_INVALIDATE_ENG0_REQ.byte_offset(&GC).unwrap(),
+            GCVM_INVALIDATE_ENG0_ACK.byte_offset(&GC).unwrap(),
+            GCVM_ENG_DISTANCE as usize * 4,
+        )
+    }
+
+    /// A changed PTE is not seen until the TLB is invalidated, and the
+    /// invalidation lands on engine 17's request register.
+    #[test]
+    fn stale_until_invalidated() {
+        let clock = SimClock::new();
+        let eng = engine(&clock);
+        let (tables, base, dma) = arena(8);
+        let va = 0x5000_0000u64;
+        let root = {
+            let mut a = TableArena::new(tables, base, Format::Gfx11);
+            a.map(va, 0x10_0000, PAGE, RW, false).unwrap();
+            a.root()
+        };
+        let mut g = Gmc::new(&dma, root, false).with_tlb(&eng, 3);
+        assert_eq!(g.translate(va + 4, Access::Read).unwrap().pa, 0x10_0004);
+        // Repoint the page behind the TLB's back.
+        let entry = |table: u64, idx: u64| unsafe {
+            // SAFETY: inside the leaked arena, 8-byte aligned.
+            &mut *((table + idx * 8) as *mut u64)
+        };
+        let pdb1 = Pte::from_bits(*entry(root, (va >> 39) & 511)).address();
+        let pdb0 = Pte::from_bits(*entry(pdb1, (va >> 30) & 511)).address();
+        let ptb = Pte::from_bits(*entry(pdb0, (va >> 21) & 511)).address();
+        let pte = entry(ptb, (va >> 12) & 511);
+        *pte = Pte::from_bits(*pte).with_pfn(0x20_0000 >> 12).into_bits();
+        assert_eq!(g.translate(va + 4, Access::Read).unwrap().pa, 0x10_0004);
+        // Another VMID's invalidation leaves VMID 3's TLB alone.
+        invalidate_gfxhub(&eng, &clock, &GC, 17, 5, 0).unwrap();
+        assert_eq!(g.translate(va + 4, Access::Read).unwrap().pa, 0x10_0004);
+        invalidate_gfxhub(&eng, &clock, &GC, 17, 3, 0).unwrap();
+        assert_eq!(g.translate(va + 4, Access::Read).unwrap().pa, 0x20_0004);
+        assert_eq!(eng.refused(), 0);
+        // Engine 17 of the header is where the request went.
+        assert_eq!(
+            GCVM_INVALIDATE_ENG0_REQ.offset + 17 * GCVM_ENG_DISTANCE,
+            GCVM_INVALIDATE_ENG17_REQ.offset
+        );
+    }
+
+    #[test]
+    fn engine_refuses_requests_without_a_vmid_or_with_reserved_bits() {
+        let clock = SimClock::new();
+        let eng = engine(&clock);
+        let req = GCVM_INVALIDATE_ENG17_REQ.byte_offset(&GC).unwrap();
+        eng.write32(req, 0x0007_0000);
+        eng.write32(req, 0x8000_0001);
+        assert_eq!(eng.refused(), 2);
+    }
+
+    #[test]
+    fn ack_wait_is_bounded_and_typed() {
+        // Registers that never acknowledge.
+        let clock = SimClock::new();
+        let regs = RegisterFile::new(&clock);
+        match invalidate_gfxhub(&regs, &clock, &GC, 17, 0, 0) {
+            Err(InvalidateError::Wait(WaitError::Timeout {
+                what, waited_ns, ..
+            })) => {
+                assert_eq!(what, "GCVM_INVALIDATE_ENG_ACK");
+                assert!(waited_ns >= INVALIDATE_TIMEOUT_NS);
+            }
+            other => panic!("expected a timeout, got {other:?}"),
+        }
+        let eng = engine(&clock);
+        eng.unplug();
+        assert!(matches!(
+            invalidate_gfxhub(&eng, &clock, &GC, 17, 0, 0),
+            Err(InvalidateError::Wait(WaitError::DeviceGone { .. }))
+        ));
+        assert_eq!(
+            invalidate_gfxhub(&eng, &clock, &GC, 18, 0, 0),
+            Err(InvalidateError::BadArgument {
+                engine: 18,
+                vmid: 0
+            })
+        );
+    }
+}

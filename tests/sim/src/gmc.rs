@@ -16,7 +16,8 @@
 //! modelled yet.
 
 use crate::dma::Dma;
-use core::sync::atomic::Ordering;
+use alloc::collections::BTreeMap;
+use core::sync::atomic::{AtomicU64, Ordering};
 
 const VALID: u64 = 1 << 0;
 const EXECUTABLE: u64 = 1 << 4;
@@ -79,6 +80,12 @@ pub struct Gmc<'d> {
     root: u64,
     pde_pte: u64,
     fault: Option<VmFault>,
+    /// Cached translations by 4 KiB page, as the L1/L2 TLBs hold them:
+    /// a table change is not seen until an invalidation.
+    tlb: BTreeMap<u64, (u64, Translation)>,
+    engine: Option<&'d InvalidationEngine<'d>>,
+    seen_generation: u64,
+    vmid: u8,
 }
 
 impl<'d> Gmc<'d> {
@@ -90,7 +97,20 @@ impl<'d> Gmc<'d> {
             root,
             pde_pte: if gfx12 { PDE_PTE_GFX12 } else { PDE_PTE_GFX11 },
             fault: None,
+            tlb: BTreeMap::new(),
+            engine: None,
+            seen_generation: 0,
+            vmid: 0,
         }
+    }
+
+    /// Caches translations as VMID `vmid`, dropping them when `engine`
+    /// completes an invalidation of that VMID.
+    pub fn with_tlb(mut self, engine: &'d InvalidationEngine<'d>, vmid: u8) -> Self {
+        self.engine = Some(engine);
+        self.vmid = vmid;
+        self.seen_generation = engine.generation(vmid);
+        self
     }
 
     /// The latched fault, as the fault status registers would hold it.
@@ -170,12 +190,143 @@ impl<'d> Gmc<'d> {
 
     /// Translates `va`, latching the first fault.
     pub fn translate(&mut self, va: u64, access: Access) -> Result<Translation, VmFault> {
-        self.walk(va, access).map_err(|reason| {
+        if let Some(e) = self.engine {
+            let g = e.generation(self.vmid);
+            if g != self.seen_generation {
+                self.tlb.clear();
+                self.seen_generation = g;
+            }
+            if let Some((entry, t)) = self.tlb.get(&(va >> 12)) {
+                let allowed = match access {
+                    Access::Read => entry & READABLE != 0,
+                    Access::Write => entry & WRITEABLE != 0,
+                    Access::Execute => entry & EXECUTABLE != 0,
+                };
+                if allowed {
+                    return Ok(Translation {
+                        pa: (t.pa & !0xFFF) | (va & 0xFFF),
+                        tlb_bytes: t.tlb_bytes,
+                    });
+                }
+            }
+        }
+        let r = self.walk(va, access);
+        if let (Ok(t), Some(_), Ok(e)) = (r, self.engine, self.ptb_entry(va)) {
+            self.tlb.insert(va >> 12, (e, t));
+        }
+        r.map_err(|reason| {
             let f = VmFault { va, access, reason };
             if self.fault.is_none() {
                 self.fault = Some(f);
             }
             f
         })
+    }
+}
+
+/// The GFXHUB invalidation engines (`GCVM_INVALIDATE_ENG*_REQ/ACK`), on
+/// the register bus at the GC bases.
+///
+/// A request write clears the engine's ACK; the ACK bits of the requested
+/// VMIDs rise a few reads later, and only then do cached translations of
+/// those VMIDs drop (the generation counter a [`Gmc`] watches). Requests
+/// with no VMID bit or with reserved bits 31:27 set are refused (logged,
+/// never acknowledged).
+#[derive(Debug)]
+pub struct InvalidationEngine<'c> {
+    clock: &'c crate::SimClock,
+    req0: usize,
+    ack0: usize,
+    distance: usize,
+    state: spin::Mutex<EngineState>,
+    generations: [AtomicU64; 16],
+}
+
+#[derive(Debug, Default)]
+struct EngineState {
+    /// Per engine: (requested mask, reads until ack, ack value).
+    engines: [(u16, u32, u16); 18],
+    refused: u32,
+    unplugged: bool,
+}
+
+const ACK_READS: u32 = 3;
+
+impl<'c> InvalidationEngine<'c> {
+    /// `req0`/`ack0`: byte offsets of engine 0's registers; `distance`:
+    /// bytes between engines.
+    pub fn new(clock: &'c crate::SimClock, req0: usize, ack0: usize, distance: usize) -> Self {
+        InvalidationEngine {
+            clock,
+            req0,
+            ack0,
+            distance,
+            state: spin::Mutex::new(EngineState::default()),
+            generations: Default::default(),
+        }
+    }
+
+    pub fn generation(&self, vmid: u8) -> u64 {
+        self.generations
+            .get(usize::from(vmid))
+            .map_or(0, |g| g.load(Ordering::Acquire))
+    }
+
+    pub fn refused(&self) -> u32 {
+        self.state.lock().refused
+    }
+
+    pub fn unplug(&self) {
+        self.state.lock().unplugged = true;
+    }
+
+    fn engine_of(&self, byte_offset: usize, base: usize) -> Option<usize> {
+        let off = byte_offset.checked_sub(base)?;
+        (off % self.distance == 0 && off / self.distance < 18).then_some(off / self.distance)
+    }
+}
+
+impl barebell::bus::RegisterBus for InvalidationEngine<'_> {
+    fn read32(&self, byte_offset: usize) -> u32 {
+        self.clock.advance(crate::regfile::ACCESS_NS);
+        let mut s = self.state.lock();
+        if s.unplugged {
+            return barebell::bus::ALL_ONES;
+        }
+        let Some(e) = self.engine_of(byte_offset, self.ack0) else {
+            return 0;
+        };
+        let (mask, left, ack) = s.engines[e];
+        if mask != 0 {
+            if left > 0 {
+                s.engines[e].1 = left - 1;
+                return u32::from(ack);
+            }
+            for v in 0..16 {
+                if mask & (1 << v) != 0 {
+                    self.generations[v].fetch_add(1, Ordering::AcqRel);
+                }
+            }
+            s.engines[e] = (0, 0, ack | mask);
+            return u32::from(ack | mask);
+        }
+        u32::from(ack)
+    }
+
+    fn write32(&self, byte_offset: usize, value: u32) {
+        self.clock.advance(crate::regfile::ACCESS_NS);
+        let mut s = self.state.lock();
+        if s.unplugged {
+            return;
+        }
+        let Some(e) = self.engine_of(byte_offset, self.req0) else {
+            return;
+        };
+        let mask = (value & 0xFFFF) as u16;
+        if mask == 0 || value >> 27 != 0 {
+            s.refused += 1;
+            return;
+        }
+        s.engines[e] = (mask, ACK_READS, 0);
     }
 }
