@@ -22,4 +22,5 @@ pub const FACTS: &[&[Fact]] = &[
     crate::mqd::FACTS,
     crate::hqd::FACTS,
     crate::mapper::FACTS,
+    crate::mes_start::FACTS,
 ];

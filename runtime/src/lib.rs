@@ -26,6 +26,7 @@ pub mod kiq;
 pub mod latency;
 pub mod mapper;
 pub mod mes;
+pub mod mes_start;
 pub mod mqd;
 pub mod psp;
 pub mod queue;

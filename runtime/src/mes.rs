@@ -15,9 +15,8 @@
 //! `MES_ERR_CODE` in the high half, which is decoded into
 //! [`MesStatus::V12`].
 //!
-//! What is not here yet: starting MES (program counters, unhalt,
-//! `CP_MES_GP3_LO` versions, API-version-gated features) and mapping the
-//! scheduler ring itself (KIQ MAP_QUEUES on v11; on v12 the KIQ is mapped
+//! Starting MES and reading its versions is [`crate::mes_start`]. What is
+//! not here yet: mapping the scheduler ring itself (KIQ MAP_QUEUES on v11; on v12 the KIQ is mapped
 //! by MES with `map_legacy_kq`). [`Mes::new`] takes a ring that is already
 //! mapped; on the model the MES model is simply told where it is.
 //!
@@ -261,6 +260,7 @@ pub struct Mes<'a, C, P, const RING_DWORDS: usize, A: MesApi = V11> {
     initialised: bool,
     doorbells: Doorbells,
     processes: [Option<Process<'a>>; 16],
+    versions: Option<crate::mes_start::MesVersions>,
     pub timeout_ns: u64,
 }
 
@@ -301,12 +301,23 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
             initialised: false,
             doorbells,
             processes: [None; 16],
+            versions: None,
             timeout_ns: API_TIMEOUT_NS,
         }
     }
 
     pub fn doorbells(&self) -> &Doorbells {
         &self.doorbells
+    }
+
+    /// The firmware versions [`crate::mes_start::start`] read; features
+    /// gated on them (the v12 oversubscription timer) follow Linux.
+    pub fn set_versions(&mut self, v: crate::mes_start::MesVersions) {
+        self.versions = Some(v);
+    }
+
+    pub fn versions(&self) -> Option<crate::mes_start::MesVersions> {
+        self.versions
     }
 
     /// Registers the address space queues with process key `key` (the
@@ -388,6 +399,7 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
             mem.sch_ctx_address(),
             mem.query_status_fence_address(),
             bases,
+            A::oversubscription_timer(self.versions),
         );
         self.submit("SET_HW_RSRC", f)?;
         self.initialised = true;
@@ -477,7 +489,15 @@ pub trait MesApi {
     type Suspend: Frame;
     type Resume: Frame;
     type Query: Frame;
-    fn set_hw_resources(sch_ctx: u64, query_fence: u64, bases: &HwBases) -> Self::SetHwResources;
+    fn set_hw_resources(
+        sch_ctx: u64,
+        query_fence: u64,
+        bases: &HwBases,
+        oversubscription_timer: u32,
+    ) -> Self::SetHwResources;
+    /// SET_HW_RSRC's oversubscription timer for these firmware versions
+    /// (unknown versions: Linux's current value, 50).
+    fn oversubscription_timer(versions: Option<crate::mes_start::MesVersions>) -> u32;
     /// The ADD_QUEUE frame for `q` in process `p` with MQD `params`
     /// (`mes_v1x_0_add_hw_queue()` with KFD's `add_queue_mes()` inputs).
     /// Public so tests can send a deliberately wrong frame through
@@ -499,7 +519,7 @@ pub struct V11;
 pub struct V12;
 
 macro_rules! mes_api {
-    ($t:ty, $m:ident, $gen:expr, |$flags:ident| $extra_flags:expr) => {
+    ($t:ty, $m:ident, $gen:expr, |$flags:ident| $extra_flags:expr, $timer:expr) => {
         impl MesApi for $t {
             const GENERATION: Generation = $gen;
             type SetHwResources = $m::SetHwResources;
@@ -513,6 +533,7 @@ macro_rules! mes_api {
                 sch_ctx: u64,
                 query_fence: u64,
                 bases: &HwBases,
+                oversubscription_timer: u32,
             ) -> $m::SetHwResources {
                 let mut f = $m::SetHwResources::new();
                 f.vmid_mask_mmhub = Le32::new(MES_VMID_MASK);
@@ -542,8 +563,13 @@ macro_rules! mes_api {
                     .with_enable_reg_active_poll(true)
                     .with_enable_level_process_quantum_check(true);
                 f.flags = Le32::new($extra_flags.into_bits());
-                f.oversubscription_timer = Le32::new(50);
+                f.oversubscription_timer = Le32::new(oversubscription_timer);
                 f
+            }
+
+            fn oversubscription_timer(versions: Option<crate::mes_start::MesVersions>) -> u32 {
+                let gate: fn(&crate::mes_start::MesVersions) -> u32 = $timer;
+                versions.as_ref().map_or(50, gate)
             }
 
             fn add_queue(
@@ -620,10 +646,16 @@ macro_rules! mes_api {
     };
 }
 
-mes_api!(V11, v11, Generation::Gfx11, |flags| flags);
-// `mes_v12_0_set_hw_resources()` also sets `unmapped_doorbell_handling = 1`.
-mes_api!(V12, v12, Generation::Gfx12, |flags| flags
-    .with_unmapped_doorbell_handling(1));
+mes_api!(V11, v11, Generation::Gfx11, |flags| flags, |_| 50);
+// `mes_v12_0_set_hw_resources()` also sets `unmapped_doorbell_handling = 1`
+// and gates the oversubscription timer on the firmware revision.
+mes_api!(
+    V12,
+    v12,
+    Generation::Gfx12,
+    |flags| flags.with_unmapped_doorbell_handling(1),
+    crate::mes_start::MesVersions::v12_oversubscription_timer
+);
 
 trait StatusKind {
     const V12: bool;

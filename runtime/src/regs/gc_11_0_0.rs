@@ -29,6 +29,8 @@ super::registers! {
     CP_PQ_WPTR_POLL_CNTL1 = 0x1e24, 0;
     CP_MEC_DOORBELL_RANGE_LOWER = 0x1dfc, 0;
     CP_MEC_DOORBELL_RANGE_UPPER = 0x1dfd, 0;
+    CP_MES_PRGRM_CNTR_START = 0x2800, 1;
+    CP_MES_PRGRM_CNTR_START_HI = 0x289d, 1;
 }
 
 /// `GCVM_INVALIDATE_ENG*_REQ`: what `gfxhub_v3_0_get_invalidate_req()`

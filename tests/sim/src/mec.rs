@@ -107,6 +107,11 @@ struct State {
     doorbells: BTreeMap<u32, usize>,
     events: Vec<MecEvent>,
     faults: MecFaults,
+    /// MES pipes: program counter start (in dwords, as written), running,
+    /// and the version each reports in `CP_MES_GP3_LO` once running.
+    mes_pc: [u64; 2],
+    mes_running: [bool; 2],
+    mes_versions: [u32; 2],
     unplugged: bool,
     reads: u64,
     writes: u64,
@@ -119,10 +124,56 @@ pub struct Mec<'c> {
     bases: IpBases,
     regs: HqdRegs,
     window: usize,
+    mes_regs: MesRegs,
     doorbell_bar: u64,
     state: Mutex<State>,
     cp: Mutex<CpModel>,
 }
+
+/// Byte offsets of the MES control registers.
+#[derive(Debug, Clone, Copy)]
+struct MesRegs {
+    cntl: Option<usize>,
+    pc: Option<usize>,
+    pc_hi: Option<usize>,
+    gp3: Option<usize>,
+}
+
+impl MesRegs {
+    fn new(g: Generation, b: &IpBases) -> Self {
+        let (cntl, pc, pc_hi, gp3) = match g {
+            Generation::Gfx11 => {
+                use barebell::regs::gc_11_0_0 as r;
+                (
+                    r::CP_MES_CNTL,
+                    r::CP_MES_PRGRM_CNTR_START,
+                    r::CP_MES_PRGRM_CNTR_START_HI,
+                    r::CP_MES_GP3_LO,
+                )
+            }
+            Generation::Gfx12 => {
+                use barebell::regs::gc_12_0_0 as r;
+                (
+                    r::CP_MES_CNTL,
+                    r::CP_MES_PRGRM_CNTR_START,
+                    r::CP_MES_PRGRM_CNTR_START_HI,
+                    r::CP_MES_GP3_LO,
+                )
+            }
+        };
+        MesRegs {
+            cntl: cntl.byte_offset(b),
+            pc: pc.byte_offset(b),
+            pc_hi: pc_hi.byte_offset(b),
+            gp3: gp3.byte_offset(b),
+        }
+    }
+}
+
+/// The version word the model's MES reports per pipe unless told
+/// otherwise: firmware revision 0x4A, API 2 (model values, not any real
+/// firmware's).
+pub const MODEL_MES_VERSION: u32 = 2 << 12 | 0x4A;
 
 fn key(grbm: u32) -> SlotKey {
     let g = GrbmGfxCntl::from_bits(grbm);
@@ -141,13 +192,18 @@ impl<'c> Mec<'c> {
     ) -> Option<Self> {
         let regs = HqdRegs::for_generation(generation);
         let window = regs.mqd_base_addr.byte_offset(&bases)?;
+        let state = State {
+            mes_versions: [MODEL_MES_VERSION; 2],
+            ..State::default()
+        };
         Some(Mec {
             clock,
             bases,
             regs,
             window,
+            mes_regs: MesRegs::new(generation, &bases),
             doorbell_bar,
-            state: Mutex::new(State::default()),
+            state: Mutex::new(state),
             cp: Mutex::new(cp),
         })
     }
@@ -158,6 +214,21 @@ impl<'c> Mec<'c> {
 
     pub fn doorbell_bar(&self) -> u64 {
         self.doorbell_bar
+    }
+
+    /// What each MES pipe reports in `CP_MES_GP3_LO` once running.
+    pub fn set_mes_versions(&self, v: [u32; 2]) {
+        self.state.lock().mes_versions = v;
+    }
+
+    /// Each MES pipe's `CP_MES_PRGRM_CNTR_START(_HI)` as programmed (the
+    /// ucode start address >> 2) and whether it runs.
+    pub fn mes_pipes(&self) -> [(u64, bool); 2] {
+        let s = self.state.lock();
+        [
+            (s.mes_pc[0], s.mes_running[0]),
+            (s.mes_pc[1], s.mes_running[1]),
+        ]
     }
 
     pub fn set_faults(&self, f: MecFaults) {
@@ -405,6 +476,34 @@ impl<'c> Mec<'c> {
     }
 }
 
+impl Mec<'_> {
+    /// `mes_v11_0_enable()`'s view of the MES pipes: program counters are
+    /// banked per pipe (GRBM ME 3); a pipe runs once `MES_PIPEn_ACTIVE` is
+    /// set with its program counter programmed, and stops on `MES_HALT`.
+    fn mes_write(&self, s: &mut State, byte_offset: usize, value: u32) {
+        let (me, pipe, _) = key(s.grbm);
+        let p = usize::from(pipe & 1);
+        if Some(byte_offset) == self.mes_regs.pc && me == 3 {
+            s.mes_pc[p] = s.mes_pc[p] & !0xFFFF_FFFF | u64::from(value);
+        } else if Some(byte_offset) == self.mes_regs.pc_hi && me == 3 {
+            s.mes_pc[p] = s.mes_pc[p] & 0xFFFF_FFFF | u64::from(value) << 32;
+        } else if Some(byte_offset) == self.mes_regs.cntl {
+            let c = barebell::mes_start::MesCntl::from_bits(value);
+            if c.mes_halt() {
+                s.mes_running = [false; 2];
+            }
+            for (i, active) in [c.mes_pipe0_active(), c.mes_pipe1_active()]
+                .into_iter()
+                .enumerate()
+            {
+                if active && s.mes_pc[i] != 0 {
+                    s.mes_running[i] = true;
+                }
+            }
+        }
+    }
+}
+
 impl RegisterBus for Mec<'_> {
     fn read32(&self, byte_offset: usize) -> u32 {
         self.clock.advance(ACCESS_NS);
@@ -419,6 +518,15 @@ impl RegisterBus for Mec<'_> {
         }
         if Some(byte_offset) == self.regs.grbm_gfx_cntl.byte_offset(&self.bases) {
             return s.grbm;
+        }
+        if Some(byte_offset) == self.mes_regs.gp3 {
+            let (me, pipe, _) = key(s.grbm);
+            let p = usize::from(pipe & 1);
+            return if me == 3 && s.mes_running[p] {
+                s.mes_versions[p]
+            } else {
+                0
+            };
         }
         s.flat.get(&byte_offset).copied().unwrap_or(0)
     }
@@ -436,6 +544,7 @@ impl RegisterBus for Mec<'_> {
                 return;
             }
             if self.window_index(byte_offset).is_none() {
+                self.mes_write(&mut s, byte_offset, value);
                 s.flat.insert(byte_offset, value);
                 return;
             }

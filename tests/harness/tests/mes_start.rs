@@ -1,0 +1,162 @@
+//! Starting MES (program counters, unhalt, versions from `CP_MES_GP3_LO`)
+//! against the MEC model's MES pipes, and the version-gated SET_HW_RSRC
+//! field.
+
+use barebell::mapper::{Doorbells, HqdRegs};
+use barebell::mes::{HwBases, Mes, MesApi, V11, V12};
+use barebell::mes_start::{MesStart, MesStartError, MesVersions, start};
+use barebell::mqd::Generation;
+use barebell_firmware_if::mes_api::v12;
+use barebell_sim::mec_host::{GC_BASES, ModelGpu};
+use barebell_sim::{Seed, TickingClock};
+
+const UC: [u64; 2] = [0x1_2345_6780, 0x2_0000_0100];
+
+fn started(generation: Generation) {
+    let gpu = ModelGpu::new(generation, Seed(1)).unwrap();
+    // Model firmware words: feature 0, API 3, firmware 0x51 / 0x52.
+    gpu.mec.set_mes_versions([3 << 12 | 0x51, 3 << 12 | 0x52]);
+    let clock = TickingClock::new(10_000);
+    let v = start(
+        gpu.mec,
+        &clock,
+        &GC_BASES,
+        generation,
+        &MesStart {
+            uc_start: UC,
+            kiq_pipe: true,
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        v,
+        MesVersions {
+            sched: 0x3051,
+            kiq: Some(0x3052)
+        }
+    );
+    assert_eq!((v.firmware(), v.api()), (0x51, 3));
+    assert!(v.wptr_mc_addr());
+    assert!(v.legacy_queue_map());
+    // The program counters hold the ucode start in dwords.
+    assert_eq!(
+        gpu.mec.mes_pipes(),
+        [(0x1_2345_6780 >> 2, true), (0x2_0000_0100 >> 2, true)]
+    );
+}
+
+#[test]
+fn mes_starts_and_reports_versions_on_gfx11() {
+    started(Generation::Gfx11);
+}
+
+#[test]
+fn mes_starts_and_reports_versions_on_gfx12() {
+    started(Generation::Gfx12);
+}
+
+#[test]
+fn a_pipe_without_a_start_address_does_not_run() {
+    let gpu = ModelGpu::new(Generation::Gfx11, Seed(2)).unwrap();
+    let err = start(
+        gpu.mec,
+        &TickingClock::new(10_000),
+        &GC_BASES,
+        Generation::Gfx11,
+        &MesStart {
+            uc_start: [0, 0],
+            kiq_pipe: false,
+        },
+    )
+    .unwrap_err();
+    assert_eq!(err, MesStartError::NotRunning { pipe: 0 });
+    let err = start(
+        gpu.mec,
+        &TickingClock::new(10_000),
+        &GC_BASES,
+        Generation::Gfx11,
+        &MesStart {
+            uc_start: [0x1002, 0],
+            kiq_pipe: false,
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        MesStartError::Misaligned {
+            pipe: 0,
+            address: 0x1002
+        }
+    );
+}
+
+#[test]
+fn unplugged_device_is_device_gone() {
+    let gpu = ModelGpu::new(Generation::Gfx12, Seed(3)).unwrap();
+    gpu.mec.unplug();
+    let err = start(
+        gpu.mec,
+        &TickingClock::new(10_000),
+        &GC_BASES,
+        Generation::Gfx12,
+        &MesStart {
+            uc_start: UC,
+            kiq_pipe: false,
+        },
+    )
+    .unwrap_err();
+    assert_eq!(err, MesStartError::DeviceGone { pipe: 0 });
+}
+
+/// SET_HW_RSRC as written to the ring: v12 firmware before 0x8b gets an
+/// oversubscription timer of 0, from 0x8b on 50
+/// (`mes_v12_0_set_hw_resources()`); v11 always 50.
+fn timer_sent<A: MesApi>(firmware: u32) -> u32 {
+    let gpu = ModelGpu::new(A::GENERATION, Seed(4)).unwrap();
+    Doorbells::linux_default()
+        .program(gpu.mec, &HqdRegs::for_generation(A::GENERATION), &GC_BASES)
+        .unwrap();
+    gpu.mec.set_mes_versions([2 << 12 | firmware, 0]);
+    let v = start(
+        gpu.mec,
+        &TickingClock::new(10_000),
+        &GC_BASES,
+        A::GENERATION,
+        &MesStart {
+            uc_start: UC,
+            kiq_pipe: false,
+        },
+    )
+    .unwrap();
+    let (ring, model) = gpu.mes::<1024>().unwrap();
+    let model: &'static _ = Box::leak(Box::new(model));
+    let pause: Box<dyn FnMut()> = Box::new(move || {
+        model.service();
+    });
+    let mut mes: Mes<'_, _, _, 1024, A> = Mes::new(
+        ring,
+        TickingClock::new(1_000),
+        pause,
+        Doorbells::linux_default(),
+    );
+    mes.set_versions(v);
+    mes.set_hw_resources(&HwBases::default()).unwrap();
+    // Both layouts put oversubscription_timer at the same offset.
+    let off = std::mem::offset_of!(v12::SetHwResources, oversubscription_timer);
+    assert_eq!(
+        off,
+        std::mem::offset_of!(
+            barebell_firmware_if::mes_api::v11::SetHwResources,
+            oversubscription_timer
+        )
+    );
+    // SAFETY: the ring is leaked memory; MES has consumed the frame.
+    unsafe { ((ring.memory.ring_address() + off as u64) as *const u32).read_volatile() }
+}
+
+#[test]
+fn v12_oversubscription_timer_is_gated_on_the_firmware_revision() {
+    assert_eq!(timer_sent::<V12>(0x8a), 0);
+    assert_eq!(timer_sent::<V12>(0x8b), 50);
+    assert_eq!(timer_sent::<V11>(0x10), 50);
+}
