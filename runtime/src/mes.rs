@@ -687,6 +687,18 @@ fn status_of<T: StatusKind>(value: u64) -> Result<(), MesStatus> {
     }
 }
 
+impl<C: Clock, P: Pause, const N: usize> Mes<'_, C, P, N, V12> {
+    /// SET_HW_RSRC_1 as uni-MES sends it after SET_HW_RSRC
+    /// (`mes_v12_0_set_hw_resources_1()`: only `mes_kiq_unmap_timeout`
+    /// = 0xa). v11 sends this frame only under SR-IOV, which barebell
+    /// does not do.
+    pub fn set_hw_resources_1(&mut self) -> Result<(), MesError> {
+        let mut f = v12::SetHwResources1::new();
+        f.mes_kiq_unmap_timeout = Le32::new(0xa);
+        self.submit("SET_HW_RSRC_1", f)
+    }
+}
+
 impl<C: Clock, P: Pause, const N: usize, A: MesApi> QueueMapper for Mes<'_, C, P, N, A> {
     unsafe fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
         self.add_queue(q)

@@ -74,6 +74,25 @@ fn up<A: MesApi>(r: &mut Rig<A>) {
     r.mes.set_hw_resources(&HwBases::default()).unwrap();
 }
 
+#[test]
+fn v12_set_hw_rsrc_1_follows_set_hw_rsrc() {
+    let mut r = rig_for::<V12>(12);
+    // Before SET_HW_RSRC: refused, with the decoded v12 status.
+    let err = r.mes.set_hw_resources_1().unwrap_err();
+    assert!(matches!(
+        err,
+        MesError::Failed {
+            frame: "SET_HW_RSRC_1",
+            status: MesStatus::V12(_)
+        }
+    ));
+    up(&mut r);
+    r.mes.set_hw_resources_1().unwrap();
+    assert!(r.model.log().contains(&MesEvent::Done {
+        opcode: opcode::SET_HW_RSRC_1
+    }));
+}
+
 /// A queue whose memory is mapped in process `key`'s page table.
 fn queue<A: MesApi>(r: &Rig<A>, key: u8, doorbell: u32) -> PlacedQueue<16> {
     let q = r.gpu.queue::<16>(doorbell, QueueConfig::default()).unwrap();
@@ -715,4 +734,64 @@ fn rule_mapped_in_a_real_page_table_gfx11() {
 #[test]
 fn rule_mapped_in_a_real_page_table_gfx12() {
     with_real_page_table::<V12>(barebell::gmc::Format::Gfx12);
+}
+
+#[test]
+fn mes_and_cp_on_a_thread_with_real_time() {
+    use barebell::time::StdClock;
+    use barebell_sim::mec_host::MecThread;
+    const NS: u64 = 2_000_000_000;
+    let gpu = ModelGpu::new(Generation::Gfx11, Seed(30)).unwrap();
+    Doorbells::linux_default()
+        .program(
+            gpu.mec,
+            &HqdRegs::for_generation(Generation::Gfx11),
+            &GC_BASES,
+        )
+        .unwrap();
+    let ran = Arc::new(Mutex::new(0usize));
+    let r2 = ran.clone();
+    gpu.mec
+        .cp()
+        .register_kernel(KERNEL, Box::new(move |_| *r2.lock().unwrap() += 1));
+    let (ring, model) = gpu.mes::<RING>().unwrap();
+    let model: &'static MesModel<'static, 'static> = Box::leak(Box::new(model));
+    let q = gpu.queue::<16>(0x29, QueueConfig::default()).unwrap();
+    for (b, l) in q.ranges() {
+        model.map_process_memory(PTB[0], b, l);
+    }
+    let sig = signals(&mut gpu.mec.cp(), 1, 16);
+    let t = MecThread::spawn(gpu.mec, vec![Box::new(move || model.service())]).unwrap();
+    let mut mes: Mes<'_, _, _, RING, V11> = Mes::new(
+        ring,
+        StdClock::default(),
+        core::hint::spin_loop,
+        Doorbells::linux_default(),
+    );
+    mes.register_process(
+        1,
+        Process {
+            pasid: 0x8001,
+            page_table_base: PTB[0],
+            va_start: 0,
+            va_end: (1 << 47) - 1,
+            context: gpu.process_context(),
+        },
+    )
+    .unwrap();
+    mes.set_hw_resources(&HwBases::default()).unwrap();
+    // SAFETY: leaked, device-mapped queue memory.
+    let m = unsafe { mes.map(&q.resources(1)) }.unwrap();
+    let clock = StdClock::default();
+    for _ in 0..16 {
+        let p = Dispatch::linear(64, 64, KERNEL, 0)
+            .signal(sig[0].handle())
+            .packet()
+            .unwrap();
+        q.queue.submit(&p, &clock, NS).unwrap();
+    }
+    assert_eq!(sig[0].wait(Condition::Eq, 0, &clock, NS), Ok(0));
+    mes.unmap(&m).unwrap();
+    t.stop().unwrap();
+    assert_eq!(*ran.lock().unwrap(), 16);
 }

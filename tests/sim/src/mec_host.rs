@@ -200,3 +200,53 @@ impl<const N: usize> PlacedQueue<N> {
         ]
     }
 }
+
+/// Runs a [`Mec`]'s CP model, and any firmware models' `service` calls
+/// (MES, KIQ), on their own OS thread, so the runtime can use a plain
+/// spinning [`barebell::mes::Pause`] and real time, as on hardware.
+#[derive(Debug)]
+pub struct MecThread {
+    stop: std::sync::Arc<core::sync::atomic::AtomicBool>,
+    handle: std::thread::JoinHandle<()>,
+}
+
+/// A firmware model's service call, run on the [`MecThread`].
+pub type Service = Box<dyn Fn() -> usize + Send>;
+
+impl MecThread {
+    pub fn spawn(
+        mec: &'static Mec<'static>,
+        services: std::vec::Vec<Service>,
+    ) -> std::io::Result<Self> {
+        use core::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(core::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = std::thread::Builder::new()
+            .name("barebell-sim-mec".into())
+            .spawn(move || {
+                let mut idle = 0u32;
+                while !flag.load(Ordering::Relaxed) {
+                    let mut work = mec.step().progressed();
+                    for s in &services {
+                        work |= s() > 0;
+                    }
+                    if work {
+                        idle = 0;
+                    } else {
+                        idle = idle.saturating_add(1);
+                        if idle > 64 {
+                            std::thread::yield_now();
+                        } else {
+                            core::hint::spin_loop();
+                        }
+                    }
+                }
+            })?;
+        Ok(MecThread { stop, handle })
+    }
+
+    pub fn stop(self) -> std::thread::Result<()> {
+        self.stop.store(true, core::sync::atomic::Ordering::Relaxed);
+        self.handle.join()
+    }
+}

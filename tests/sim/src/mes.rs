@@ -224,6 +224,9 @@ macro_rules! decode {
                     }),
                 )
             }),
+            $m::opcode::SET_HW_RSRC_1 => $m::SetHwResources1::read_from_bytes($bytes)
+                .ok()
+                .map(|f| (f.api_status, $self.guard(|| $self.set_hw_rsrc_1()))),
             $m::opcode::RESUME => $m::Resume::read_from_bytes($bytes)
                 .ok()
                 .map(|f| (f.api_status, $self.guard(|| $self.resume()))),
@@ -573,6 +576,15 @@ impl<'m, 'c> MesModel<'m, 'c> {
             self.write_fence(addr, u64::from(value));
         }
         Ok(())
+    }
+
+    /// SET_HW_RSRC_1 supplements SET_HW_RSRC, so it must come after it.
+    fn set_hw_rsrc_1(&self) -> Result<(), Refusal> {
+        if self.state.lock().hw_rsrc {
+            Ok(())
+        } else {
+            Err(Refusal::NoHwResources)
+        }
     }
 
     fn resume(&self) -> Result<(), Refusal> {
