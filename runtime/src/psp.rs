@@ -20,8 +20,9 @@
 //!
 //! MP0 14.x (`psp_v14_0.c`) runs the same mailbox protocol at the same
 //! offsets under the `MPASP_` names ([`PspRegs::MP0_14_0_2`]); its
-//! bundles add SOC/INTF/DBG/RAS/IPKEYMGR drivers (IPKEYMGR has no
-//! bootloader entry in `psp_v13_0_funcs` and is not loaded here either).
+//! bundles add SOC/INTF/DBG/RAS/IPKEYMGR drivers, and it loads IPKEYMGR
+//! too (`psp_v14_0_bootloader_load_ipkeymgr_drv()`; [`Plan::ipkeymgr_drv`]).
+//! Its bootloader wait checks bit 31 only, as this module does for both.
 //!
 //! Where this deviates from Linux, and why:
 //! - After a bootloader command, Linux 13.0.0 waits for `C2PMSG_35` to
@@ -158,12 +159,14 @@ pub enum Component {
     IntfDrv,
     DbgDrv,
     RasDrv,
+    /// Loaded by `psp_v14_0.c` only; `psp_v13_0_funcs` has no entry.
+    IpKeyMgrDrv,
     Sos,
 }
 
 impl Component {
     /// `psp_hw_start()`'s order.
-    pub const ORDER: [Component; 8] = [
+    pub const ORDER: [Component; 9] = [
         Component::Kdb,
         Component::Spl,
         Component::SysDrv,
@@ -171,6 +174,7 @@ impl Component {
         Component::IntfDrv,
         Component::DbgDrv,
         Component::RasDrv,
+        Component::IpKeyMgrDrv,
         Component::Sos,
     ];
 
@@ -183,6 +187,7 @@ impl Component {
             Component::IntfDrv => bootloader::LOAD_INTFDRV,
             Component::DbgDrv => bootloader::LOAD_DBGDRV,
             Component::RasDrv => bootloader::LOAD_RASDRV,
+            Component::IpKeyMgrDrv => bootloader::LOAD_IPKEYMGRDRV,
             Component::Sos => bootloader::LOAD_SOSDRV,
         }
     }
@@ -197,6 +202,7 @@ impl Component {
             Component::IntfDrv => "intf_drv",
             Component::DbgDrv => "dbg_drv",
             Component::RasDrv => "ras_drv",
+            Component::IpKeyMgrDrv => "ipkeymgr_drv",
             Component::Sos => "sos",
         }
     }
@@ -869,6 +875,10 @@ pub struct Plan {
     /// sends SETUP_TMR. 14.0.2/14.0.3 keep the TMR the firmware set up at
     /// boot and send no SETUP_TMR (LOAD_TOC still runs).
     pub setup_tmr: bool,
+    /// 14.x loads the IPKEYMGR driver from the bundle; 13.0.0's
+    /// `psp_v13_0_funcs` has no `bootloader_load_ipkeymgr_drv`, so Linux
+    /// skips it there even if a bundle carries one.
+    pub ipkeymgr_drv: bool,
 }
 
 impl Plan {
@@ -877,10 +887,12 @@ impl Plan {
             (13, 0, 0) => Some(Plan {
                 smu_before_tmr: true,
                 setup_tmr: true,
+                ipkeymgr_drv: false,
             }),
             (14, 0, 2) | (14, 0, 3) => Some(Plan {
                 smu_before_tmr: false,
                 setup_tmr: false,
+                ipkeymgr_drv: true,
             }),
             _ => None,
         }
@@ -917,6 +929,9 @@ pub fn load_firmware<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
 ) -> Result<LoadReport, PspError> {
     let mut report = LoadReport::default();
     for c in Component::ORDER {
+        if c == Component::IpKeyMgrDrv && !plan.ipkeymgr_drv {
+            continue;
+        }
         if let Some(s) = sos.section(c.section()) {
             psp.bootloader_load(c, sos.bytes(s))?;
             report.components += 1;

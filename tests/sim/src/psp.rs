@@ -544,7 +544,9 @@ pub mod rig {
     use std::path::Path;
 
     /// `psp_hw_start()`'s component order, by SOS-bundle section name.
-    pub const BOOT_ORDER: [(&str, Component); 8] = [
+    /// IPKEYMGR_DRV is loaded by MP0 14.x only (`psp_v14_0.c`); the 13.0.0
+    /// bundle has none, so one list serves both parts.
+    pub const BOOT_ORDER: [(&str, Component); 9] = [
         ("kdb", Component::Kdb),
         ("spl", Component::Spl),
         ("sys_drv", Component::SysDrv),
@@ -552,6 +554,7 @@ pub mod rig {
         ("intf_drv", Component::IntfDrv),
         ("dbg_drv", Component::DbgDrv),
         ("ras_drv", Component::RasDrv),
+        ("ipkeymgr_drv", Component::IpKeyMgrDrv),
         ("sos", Component::Sos),
     ];
 
