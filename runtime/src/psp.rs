@@ -25,6 +25,11 @@
 //! Its bootloader wait checks bit 31 only, as this module does for both.
 //!
 //! Where this deviates from Linux, and why:
+//! - `psp_v13_0_bootloader_load_spl()` in Linux 6.12 passes `&psp->kdb`,
+//!   so 13.0.0 sends the KDB bytes with the SPL command; `psp_v14_0.c`
+//!   passes `&psp->spl`. This sends the SPL section on both, taking the
+//!   13.0.0 line for a copy slip; which one the 13.0.0 bootloader expects
+//!   is unconfirmed.
 //! - After a bootloader command, Linux 13.0.0 waits for `C2PMSG_35` to
 //!   equal exactly `0x8000_0000`; a status in bits 15:0 would only show as
 //!   a timeout. This waits for bit 31 and then reports a non-zero status
