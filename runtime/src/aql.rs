@@ -118,7 +118,7 @@ impl SignalHandle {
 #[repr(C, align(64))]
 pub struct KernelDispatchPacket {
     pub header: u16,
-    /// Bits [1:0] hold the number of grid dimensions.
+    /// Bits `[1:0]` hold the number of grid dimensions.
     pub setup: u16,
     pub workgroup_size_x: u16,
     pub workgroup_size_y: u16,

@@ -58,15 +58,15 @@ pub fn end() -> u64 {
 /// What CPUID says about the TSC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TscFeatures {
-    /// CPUID.80000001H:EDX[27].
+    /// `CPUID.80000001H:EDX[27]`.
     pub rdtscp: bool,
-    /// CPUID.80000007H:EDX[8]: the TSC runs at a constant rate in every
+    /// `CPUID.80000007H:EDX[8]`: the TSC runs at a constant rate in every
     /// P-, C- and T-state, so ticks are time.
     pub invariant: bool,
     /// Frequency from CPUID leaf 0x15 (and 0x16's base clock when 0x15
     /// leaves the crystal unreported), if the processor gives one.
     pub cpuid_hz: Option<u64>,
-    /// CPUID.1:ECX[31]: running under a hypervisor, which may virtualise
+    /// `CPUID.1:ECX[31]`: running under a hypervisor, which may virtualise
     /// or trap the TSC.
     pub hypervisor: bool,
 }
