@@ -23,4 +23,5 @@ pub const FACTS: &[&[Fact]] = &[
     crate::hqd::FACTS,
     crate::mapper::FACTS,
     crate::mes_start::FACTS,
+    crate::kiq_hqd::FACTS,
 ];

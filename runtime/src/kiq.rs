@@ -11,9 +11,8 @@
 //! a packet it cannot execute stalls the ring, which shows up as a typed
 //! timeout naming the packet.
 //!
-//! Not here yet: the KIQ's own HQD (`gfx_v11_0_kiq_init_register()`, a PM4
-//! MQD loaded by direct register writes). [`Kiq::new`] takes a KIQ ring
-//! that is already running; the model is told where it is.
+//! The KIQ's own HQD is brought up by [`crate::kiq_hqd::bring_up`];
+//! [`Kiq::new`] takes that running ring.
 
 use crate::mapper::{Doorbells, MapError, Mapping, QueueMapper, QueueResources};
 use crate::mes::Pause;
@@ -30,6 +29,8 @@ pub struct KiqMemory<const RING_DWORDS: usize> {
     ring: UnsafeCell<[u32; RING_DWORDS]>,
     wptr: AtomicU64,
     fence: AtomicU64,
+    /// Where the KIQ reports its read pointer (`CP_HQD_PQ_RPTR_REPORT_ADDR`).
+    rptr: AtomicU64,
 }
 
 // SAFETY: the CPU writes ring dwords only above the KIQ's read position
@@ -49,6 +50,7 @@ impl<const RING_DWORDS: usize> KiqMemory<RING_DWORDS> {
             ring: UnsafeCell::new([0; RING_DWORDS]),
             wptr: AtomicU64::new(0),
             fence: AtomicU64::new(0),
+            rptr: AtomicU64::new(0),
         }
     }
     pub fn ring_address(&self) -> u64 {
@@ -59,6 +61,9 @@ impl<const RING_DWORDS: usize> KiqMemory<RING_DWORDS> {
     }
     pub fn fence_address(&self) -> u64 {
         self.fence.as_ptr() as u64
+    }
+    pub fn rptr_address(&self) -> u64 {
+        self.rptr.as_ptr() as u64
     }
 }
 

@@ -596,6 +596,33 @@ macro_rules! compute_mqd {
                 })
             }
 
+            /// A kernel queue's MQD around `hqd`, with the non-HQD fields
+            /// `gfx_v11_0_compute_mqd_init()` sets that this struct names
+            /// (header, pipeline statistics, SE0..3 thread masks; its
+            /// `compute_misc_reserved = 7` is in reserved padding here and
+            /// stays 0: the HQD load does not read it).
+            pub fn kernel_queue(hqd: HqdRegisters) -> Self {
+                $name {
+                    header: MQD_HEADER,
+                    _r1: [0; 10],
+                    compute_pipelinestat_enable: 1,
+                    _r12: [0; 11],
+                    compute_static_thread_mgmt_se0: u32::MAX,
+                    compute_static_thread_mgmt_se1: u32::MAX,
+                    _r25: 0,
+                    compute_static_thread_mgmt_se2: u32::MAX,
+                    compute_static_thread_mgmt_se3: u32::MAX,
+                    _r28: [0; 16],
+                    compute_static_thread_mgmt_se4: 0,
+                    compute_static_thread_mgmt_se5: 0,
+                    compute_static_thread_mgmt_se6: 0,
+                    compute_static_thread_mgmt_se7: 0,
+                    _r48: [0; 80],
+                    hqd,
+                    _r184: [0; 328],
+                }
+            }
+
             /// Layout facts: the size and every named field's offset,
             /// including each HQD window register.
             pub const FACTS: &[barebell_facts::Fact] = &hqd_facts!($name, $header, $ctype);

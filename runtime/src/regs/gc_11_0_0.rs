@@ -31,6 +31,7 @@ super::registers! {
     CP_MEC_DOORBELL_RANGE_UPPER = 0x1dfd, 0;
     CP_MES_PRGRM_CNTR_START = 0x2800, 1;
     CP_MES_PRGRM_CNTR_START_HI = 0x289d, 1;
+    RLC_CP_SCHEDULERS = 0x098a, 1;
 }
 
 /// `GCVM_INVALIDATE_ENG*_REQ`: what `gfxhub_v3_0_get_invalidate_req()`

@@ -27,6 +27,7 @@ super::registers! {
     CP_MES_GP3_LO = 0x2849, 1;
     CP_MES_PRGRM_CNTR_START = 0x2800, 1;
     CP_MES_PRGRM_CNTR_START_HI = 0x289d, 1;
+    RLC_CP_SCHEDULERS = 0x098a, 1;
 }
 
 /// `RLC_RLCS_BOOTLOAD_STATUS` on GC 12.0.0

@@ -55,6 +55,7 @@ struct State {
 #[derive(Debug)]
 pub struct KiqModel<'m, 'c> {
     mec: &'m Mec<'c>,
+    rptr_report: Option<u64>,
     ring: u64,
     ring_dwords: u64,
     doorbell: u64,
@@ -67,11 +68,27 @@ impl<'m, 'c> KiqModel<'m, 'c> {
     pub fn new(mec: &'m Mec<'c>, ring: u64, ring_dwords: u64, doorbell: u64) -> Self {
         KiqModel {
             mec,
+            rptr_report: None,
             ring,
             ring_dwords,
             doorbell,
             state: Mutex::new(State::default()),
         }
+    }
+
+    /// The KIQ the MEC model saw come up by register programming
+    /// ([`Mec::kiq_hqd`]): its ring, size and doorbell come from the HQD
+    /// registers, and it reports its read pointer (dwords) where
+    /// `CP_HQD_PQ_RPTR_REPORT_ADDR` says.
+    pub fn from_mec(mec: &'m Mec<'c>) -> Option<Self> {
+        let k = mec.kiq_hqd()?;
+        if k.ring_dwords == 0 {
+            return None;
+        }
+        let doorbell = mec.doorbell_bar() + u64::from(k.doorbell_dword) * 4;
+        let mut m = KiqModel::new(mec, k.ring, k.ring_dwords, doorbell);
+        m.rptr_report = Some(k.rptr_report);
+        Some(m)
     }
 
     pub fn set_silent(&self, silent: bool) {
@@ -144,9 +161,17 @@ impl<'m, 'c> KiqModel<'m, 'c> {
             }
             match self.packet(h.opcode(), &body) {
                 Ok(()) => {
-                    let mut s = self.state.lock();
-                    s.log.push(KiqEvent::Done { opcode: h.opcode() });
-                    s.rptr = rptr + 1 + len;
+                    let next = rptr + 1 + len;
+                    {
+                        let mut s = self.state.lock();
+                        s.log.push(KiqEvent::Done { opcode: h.opcode() });
+                        s.rptr = next;
+                    }
+                    if let Some(a) = self.rptr_report
+                        && let Ok(r) = self.mec.cp().dma_mut().u32(a, "KIQ rptr report")
+                    {
+                        r.store((next % self.ring_dwords) as u32, Ordering::Release);
+                    }
                     n += 1;
                 }
                 Err(why) => {

@@ -92,6 +92,23 @@ pub enum MecEvent {
         pipe: u8,
         queue: u8,
     },
+    /// A PM4 queue on the slot `RLC_CP_SCHEDULERS` names as the KIQ came
+    /// up; the KIQ model runs it (see [`Mec::kiq_hqd`]).
+    KiqActivated {
+        me: u8,
+        pipe: u8,
+        queue: u8,
+    },
+}
+
+/// The KIQ's ring as its HQD registers describe it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KiqHqd {
+    pub slot: (u8, u8, u8),
+    pub ring: u64,
+    pub ring_dwords: u64,
+    pub doorbell_dword: u32,
+    pub rptr_report: u64,
 }
 
 type SlotKey = (u8, u8, u8);
@@ -112,6 +129,7 @@ struct State {
     mes_pc: [u64; 2],
     mes_running: [bool; 2],
     mes_versions: [u32; 2],
+    kiq: Option<KiqHqd>,
     unplugged: bool,
     reads: u64,
     writes: u64,
@@ -133,6 +151,7 @@ pub struct Mec<'c> {
 /// Byte offsets of the MES control registers.
 #[derive(Debug, Clone, Copy)]
 struct MesRegs {
+    rlc_sched: Option<usize>,
     cntl: Option<usize>,
     pc: Option<usize>,
     pc_hi: Option<usize>,
@@ -141,7 +160,7 @@ struct MesRegs {
 
 impl MesRegs {
     fn new(g: Generation, b: &IpBases) -> Self {
-        let (cntl, pc, pc_hi, gp3) = match g {
+        let (cntl, pc, pc_hi, gp3, sched) = match g {
             Generation::Gfx11 => {
                 use barebell::regs::gc_11_0_0 as r;
                 (
@@ -149,6 +168,7 @@ impl MesRegs {
                     r::CP_MES_PRGRM_CNTR_START,
                     r::CP_MES_PRGRM_CNTR_START_HI,
                     r::CP_MES_GP3_LO,
+                    r::RLC_CP_SCHEDULERS,
                 )
             }
             Generation::Gfx12 => {
@@ -158,10 +178,12 @@ impl MesRegs {
                     r::CP_MES_PRGRM_CNTR_START,
                     r::CP_MES_PRGRM_CNTR_START_HI,
                     r::CP_MES_GP3_LO,
+                    r::RLC_CP_SCHEDULERS,
                 )
             }
         };
         MesRegs {
+            rlc_sched: sched.byte_offset(b),
             cntl: cntl.byte_offset(b),
             pc: pc.byte_offset(b),
             pc_hi: pc_hi.byte_offset(b),
@@ -214,6 +236,12 @@ impl<'c> Mec<'c> {
 
     pub fn doorbell_bar(&self) -> u64 {
         self.doorbell_bar
+    }
+
+    /// The KIQ's ring, once a PM4 queue came up on the slot
+    /// `RLC_CP_SCHEDULERS` names.
+    pub fn kiq_hqd(&self) -> Option<KiqHqd> {
+        self.state.lock().kiq
     }
 
     /// What each MES pipe reports in `CP_MES_GP3_LO` once running.
@@ -430,6 +458,33 @@ impl<'c> Mec<'c> {
             }
             if value & 1 == 1 && !was_active {
                 let image = HqdRegisters::from_dwords(bank);
+                // `RLC_CP_SCHEDULERS.scheduler0` (enable bit 7) names the
+                // KIQ slot (`gfx_v11_0_kiq_setting()`): a PM4 queue there
+                // is the KIQ, which the KIQ model runs, not the AQL CP.
+                let sched = self
+                    .mes_regs
+                    .rlc_sched
+                    .and_then(|o| s.flat.get(&o).copied())
+                    .unwrap_or(0);
+                let named = u32::from(slot.0) << 5 | u32::from(slot.1) << 3 | u32::from(slot.2);
+                if image.cp_hqd_aql_control == 0 && sched & 0x80 != 0 && sched & 0x7F == named {
+                    if let Some(a) = s.banks.get_mut(&slot).and_then(|b| b.get_mut(active_i)) {
+                        *a |= 1;
+                    }
+                    s.kiq = Some(KiqHqd {
+                        slot,
+                        ring: image.ring_address(),
+                        ring_dwords: image.ring_bytes().unwrap_or(0) / 4,
+                        doorbell_dword: image.doorbell_control().doorbell_offset(),
+                        rptr_report: image.rptr_report_address(),
+                    });
+                    s.events.push(MecEvent::KiqActivated {
+                        me: slot.0,
+                        pipe: slot.1,
+                        queue: slot.2,
+                    });
+                    return;
+                }
                 drop(s);
                 let r = self.check_and_bind(&image, true);
                 let mut s = self.state.lock();

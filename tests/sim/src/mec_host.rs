@@ -157,6 +157,32 @@ impl ModelGpu {
         Some((KiqRing { memory, doorbell }, model))
     }
 
+    /// KIQ ring memory plus a leaked, device-mapped MQD page and EOP
+    /// buffer for bringing the KIQ up by register programming
+    /// ([`barebell::kiq_hqd::bring_up`]); the KIQ model is then
+    /// [`KiqModel::from_mec`].
+    pub fn kiq_parts<const RING: usize>(
+        &self,
+    ) -> (
+        &'static KiqMemory<RING>,
+        &'static MqdPage,
+        &'static EopBuffer,
+    ) {
+        let memory: &'static KiqMemory<RING> = leak(KiqMemory::new());
+        let mqd: &'static MqdPage = leak(MqdPage::new());
+        let eop: &'static EopBuffer = leak(EopBuffer::new());
+        // SAFETY: leaked; device-side accesses follow the ring protocol.
+        unsafe {
+            self.map(
+                memory as *const _ as u64,
+                core::mem::size_of::<KiqMemory<RING>>() as u64,
+            );
+            self.map(mqd.address(), 4096);
+            self.map(eop.address(), barebell::mqd::EOP_BYTES);
+        }
+        (memory, mqd, eop)
+    }
+
     /// A leaked, device-mapped MES process context.
     pub fn process_context(&self) -> &'static ProcessContext {
         let c: &'static ProcessContext = leak(ProcessContext::new());
