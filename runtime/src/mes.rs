@@ -71,7 +71,9 @@ pub struct MesMemory<const RING_DWORDS: usize> {
     status: AtomicU64,
     /// `query_status_fence_gpu_mc_ptr` of SET_HW_RSRC.
     query_status_fence: AtomicU64,
-    _pad: [u64; 4],
+    /// Where MES reports its read pointer (`CP_HQD_PQ_RPTR_REPORT_ADDR`).
+    rptr: AtomicU64,
+    _pad: [u64; 3],
     /// `g_sch_ctx_gpu_mc_ptr`: the scheduler's context (MES-owned).
     sch_ctx: UnsafeCell<[u8; 4096]>,
 }
@@ -95,7 +97,8 @@ impl<const RING_DWORDS: usize> MesMemory<RING_DWORDS> {
             ring_fence: AtomicU64::new(0),
             status: AtomicU64::new(0),
             query_status_fence: AtomicU64::new(0),
-            _pad: [0; 4],
+            rptr: AtomicU64::new(0),
+            _pad: [0; 3],
             sch_ctx: UnsafeCell::new([0; 4096]),
         }
     }
@@ -108,6 +111,9 @@ impl<const RING_DWORDS: usize> MesMemory<RING_DWORDS> {
     }
     pub fn wptr_address(&self) -> u64 {
         self.wptr.as_ptr() as u64
+    }
+    pub fn rptr_address(&self) -> u64 {
+        self.rptr.as_ptr() as u64
     }
     pub fn ring_fence_address(&self) -> u64 {
         self.ring_fence.as_ptr() as u64

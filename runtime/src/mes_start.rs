@@ -13,6 +13,10 @@
 //!
 //! A zero version after the wait means the pipe did not start (wrong
 //! start address, firmware not loaded); all-ones means the device is gone.
+//!
+//! Then the scheduler ring is mapped ([`map_scheduler_ring`], v11: KIQ
+//! MAP_QUEUES of the MQD `mes_v11_0_mqd_init()` builds, ME 2 / engine 5,
+//! as `mes_v11_0_kiq_enable_queue()` does).
 
 use crate::bus::{ALL_ONES, RegisterBus};
 use crate::hqd::GrbmGfxCntl;
@@ -282,3 +286,111 @@ pub const FACTS: &[Fact] = barebell_facts::fact_table!(
     cntl_facts!("gc_11_0_0_sh_mask.h"),
     cntl_facts!("gc_12_0_0_sh_mask.h"),
 );
+
+/// `MES_EOP_SIZE` (`mes_v11_0.c`, a `.c` define, so cited only).
+pub const MES_EOP_BYTES: u64 = 2048;
+
+/// The scheduler ring's MQD image (`mes_v11_0_mqd_init()`).
+///
+/// Linux's `RPTR_BLOCK_SIZE` argument there is already shifted by 8, so
+/// `REG_SET_FIELD` masks it to 0; this keeps that value (0) rather than
+/// the 9 `gfx_v11_0_compute_mqd_init()` writes for the KIQ.
+pub fn scheduler_ring_hqd<const N: usize>(
+    ring: &crate::mes::MesMemory<N>,
+    mqd: &crate::mqd::MqdPage,
+    eop: &crate::mqd::EopBuffer,
+    doorbell: u32,
+) -> Result<crate::mqd::HqdRegisters, crate::mqd::MqdError> {
+    use crate::kiq_hqd::{
+        EOP_CONTROL_DEFAULT, IB_CONTROL_DEFAULT, MQD_CONTROL_DEFAULT, PERSISTENT_STATE_DEFAULT,
+        PQ_CONTROL_DEFAULT,
+    };
+    use crate::mqd::{DoorbellControl, MqdError, PersistentState, PqControl};
+    let ring_addr = ring.ring_address();
+    if !ring_addr.is_multiple_of(256) {
+        return Err(MqdError::Misaligned {
+            field: "MES ring",
+            address: ring_addr,
+            align: 256,
+        });
+    }
+    if eop.address() == 0 {
+        return Err(MqdError::Missing {
+            field: "EOP address",
+        });
+    }
+    let dword = doorbell.saturating_mul(2);
+    if dword >= 1 << 26 {
+        return Err(MqdError::DoorbellOffset { dword });
+    }
+    let lo = |x: u64| x as u32;
+    let hi = |x: u64| (x >> 32) as u32;
+    let pq = PqControl::from_bits(PQ_CONTROL_DEFAULT)
+        .with_queue_size((N.trailing_zeros() - 1) as u8)
+        .with_rptr_block_size(0)
+        .with_unord_dispatch(true)
+        .with_tunnel_dispatch(false)
+        .with_priv_state(true)
+        .with_kmd_queue(true)
+        .with_no_update_rptr(true);
+    Ok(crate::mqd::HqdRegisters {
+        cp_mqd_base_addr_lo: lo(mqd.address()) & !3,
+        cp_mqd_base_addr_hi: hi(mqd.address()),
+        cp_hqd_active: 1,
+        cp_hqd_vmid: 0,
+        cp_hqd_persistent_state: PersistentState::from_bits(PERSISTENT_STATE_DEFAULT)
+            .with_preload_size(0x55)
+            .into_bits(),
+        cp_hqd_pq_base_lo: lo(ring_addr >> 8),
+        cp_hqd_pq_base_hi: hi(ring_addr >> 8),
+        cp_hqd_pq_rptr_report_addr_lo: lo(ring.rptr_address()) & !3,
+        cp_hqd_pq_rptr_report_addr_hi: hi(ring.rptr_address()) & 0xFFFF,
+        cp_hqd_pq_wptr_poll_addr_lo: lo(ring.wptr_address()) & !7,
+        cp_hqd_pq_wptr_poll_addr_hi: hi(ring.wptr_address()) & 0xFFFF,
+        cp_hqd_pq_doorbell_control: DoorbellControl::new()
+            .with_doorbell_offset(dword)
+            .with_doorbell_en(true)
+            .into_bits(),
+        cp_hqd_pq_control: pq.into_bits(),
+        cp_hqd_ib_control: IB_CONTROL_DEFAULT,
+        cp_mqd_control: MQD_CONTROL_DEFAULT,
+        cp_hqd_eop_base_addr_lo: lo(eop.address() >> 8),
+        cp_hqd_eop_base_addr_hi: hi(eop.address() >> 8),
+        cp_hqd_eop_control: EOP_CONTROL_DEFAULT & !0x3F
+            | ((MES_EOP_BYTES / 4).trailing_zeros() - 1),
+        ..crate::mqd::HqdRegisters::default()
+    })
+}
+
+/// Maps the MES scheduler ring through the KIQ (v11,
+/// `mes_v11_0_kiq_enable_queue()`): MQD into `mqd`, then MAP_QUEUES with
+/// ME 2 / engine 5 on MES pipe 0, queue 0, fenced.
+///
+/// # Safety
+/// `ring`, `mqd` and `eop` must stay valid device-visible memory while MES
+/// runs, and `mqd` must not be mapped already.
+pub unsafe fn map_scheduler_ring<C, P, const K: usize, const N: usize>(
+    kiq: &mut crate::kiq::Kiq<'_, C, P, K>,
+    ring: &crate::mes::MesMemory<N>,
+    mqd: &crate::mqd::MqdPage,
+    eop: &crate::mqd::EopBuffer,
+    doorbell: u32,
+) -> Result<(), MapError>
+where
+    C: Clock,
+    P: crate::mes::Pause,
+{
+    let hqd = scheduler_ring_hqd(ring, mqd, eop, doorbell)?;
+    // SAFETY: forwarded contract (not mapped).
+    unsafe { mqd.write(&crate::mqd::ComputeMqdV11::kernel_queue(hqd)) };
+    let packet = barebell_firmware_if::pm4::map_queues(
+        barebell_firmware_if::pm4::QueueEngine::Mes,
+        SCHED_PIPE,
+        0,
+        doorbell.saturating_mul(2),
+        mqd.address(),
+        ring.wptr_address(),
+    );
+    kiq.submit("MAP_QUEUES (MES scheduler ring)", &packet)
+        .map_err(MapError::Kiq)
+}

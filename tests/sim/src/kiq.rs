@@ -7,6 +7,8 @@
 //! - MAP_QUEUES: one compute queue (`num_queues` 1, `engine_sel` 0, ME 1);
 //!   reads the MQD's HQD window, checks the packet's doorbell against the
 //!   MQD's, and maps it on the named pipe/queue through [`Mec::map_mqd`];
+//!   or the MES scheduler ring (ME 2, `engine_sel` 5, pipe 0, which must
+//!   be running), recorded with [`Mec::set_mes_ring`] for the MES model;
 //! - UNMAP_QUEUES (one queue, by doorbell): unmaps it;
 //! - WRITE_DATA to memory (`dst_sel` 5): the fence.
 //!
@@ -14,7 +16,7 @@
 //! in [`KiqModel::log`]: the KIQ has no status channel, so a driver sees a
 //! fence that never arrives. Fault switch: `silent`.
 
-use crate::mec::{Mec, MecError};
+use crate::mec::{Mec, MecError, MesRingHqd};
 use alloc::vec::Vec;
 use barebell::mqd::{HQD_DWORDS, HQD_FIRST_DWORD, HqdRegisters};
 use barebell_firmware_if::pm4::{
@@ -238,9 +240,15 @@ impl<'m, 'c> KiqModel<'m, 'c> {
                 what: "num_queues must be 1",
             });
         }
-        if c.engine_sel() != 0 || c.me() != 1 {
+        let mes = c.me() == 2 && c.engine_sel() == 5;
+        if !mes && (c.engine_sel() != 0 || c.me() != 1) {
             return Err(KiqHalt::BadMap {
-                what: "only compute queues on ME 1 are modelled",
+                what: "only compute queues on ME 1 and the MES ring are modelled",
+            });
+        }
+        if mes && (c.pipe() != 0 || !self.mec.mes_pipe_running(0)) {
+            return Err(KiqHalt::BadMap {
+                what: "the MES scheduler ring goes on MES pipe 0, which must be running",
             });
         }
         let dword = DoorbellCntl::from_bits(at(1)).doorbell_offset();
@@ -259,6 +267,14 @@ impl<'m, 'c> KiqModel<'m, 'c> {
                 packet: dword,
                 mqd: mqd_db,
             });
+        }
+        if mes {
+            self.mec.set_mes_ring(MesRingHqd {
+                ring: hqd.ring_address(),
+                ring_dwords: hqd.ring_bytes().unwrap_or(0) / 4,
+                doorbell_dword: dword,
+            });
+            return Ok(());
         }
         let mut image = hqd;
         image.cp_hqd_pq_doorbell_control =

@@ -101,6 +101,14 @@ pub enum MecEvent {
     },
 }
 
+/// The MES scheduler ring as the MQD the KIQ mapped describes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MesRingHqd {
+    pub ring: u64,
+    pub ring_dwords: u64,
+    pub doorbell_dword: u32,
+}
+
 /// The KIQ's ring as its HQD registers describe it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KiqHqd {
@@ -130,6 +138,7 @@ struct State {
     mes_running: [bool; 2],
     mes_versions: [u32; 2],
     kiq: Option<KiqHqd>,
+    mes_ring: Option<MesRingHqd>,
     unplugged: bool,
     reads: u64,
     writes: u64,
@@ -236,6 +245,26 @@ impl<'c> Mec<'c> {
 
     pub fn doorbell_bar(&self) -> u64 {
         self.doorbell_bar
+    }
+
+    /// Whether MES pipe `pipe` runs (started through `CP_MES_CNTL`).
+    pub fn mes_pipe_running(&self, pipe: u8) -> bool {
+        self.state
+            .lock()
+            .mes_running
+            .get(usize::from(pipe))
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// Records the MES scheduler ring a KIQ MAP_QUEUES (ME 2) mapped.
+    pub fn set_mes_ring(&self, r: MesRingHqd) {
+        self.state.lock().mes_ring = Some(r);
+    }
+
+    /// The MES scheduler ring, once mapped.
+    pub fn mes_ring(&self) -> Option<MesRingHqd> {
+        self.state.lock().mes_ring
     }
 
     /// The KIQ's ring, once a PM4 queue came up on the slot

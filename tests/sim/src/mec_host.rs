@@ -183,6 +183,32 @@ impl ModelGpu {
         (memory, mqd, eop)
     }
 
+    /// MES scheduler ring memory plus a leaked, device-mapped MQD page and
+    /// EOP buffer, for mapping the ring through the KIQ
+    /// ([`barebell::mes_start::map_scheduler_ring`]); the MES model is then
+    /// [`MesModel::from_mec`].
+    pub fn mes_parts<const RING: usize>(
+        &self,
+    ) -> (
+        &'static MesMemory<RING>,
+        &'static MqdPage,
+        &'static EopBuffer,
+    ) {
+        let memory: &'static MesMemory<RING> = leak(MesMemory::new());
+        let mqd: &'static MqdPage = leak(MqdPage::new());
+        let eop: &'static EopBuffer = leak(EopBuffer::new());
+        // SAFETY: leaked; device-side accesses follow the ring protocol.
+        unsafe {
+            self.map(
+                memory as *const _ as u64,
+                core::mem::size_of::<MesMemory<RING>>() as u64,
+            );
+            self.map(mqd.address(), 4096);
+            self.map(eop.address(), barebell::mqd::EOP_BYTES);
+        }
+        (memory, mqd, eop)
+    }
+
     /// A leaked, device-mapped MES process context.
     pub fn process_context(&self) -> &'static ProcessContext {
         let c: &'static ProcessContext = leak(ProcessContext::new());

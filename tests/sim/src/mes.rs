@@ -274,6 +274,16 @@ impl<'m, 'c> MesModel<'m, 'c> {
         }
     }
 
+    /// MES on the scheduler ring the KIQ mapped ([`Mec::mes_ring`]).
+    pub fn from_mec(mec: &'m Mec<'c>, api: MesApiVersion) -> Option<Self> {
+        let r = mec.mes_ring()?;
+        if r.ring_dwords == 0 {
+            return None;
+        }
+        let doorbell = mec.doorbell_bar() + u64::from(r.doorbell_dword) * 4;
+        Some(MesModel::new(mec, r.ring, r.ring_dwords, doorbell).with_api(api))
+    }
+
     /// Speaks API v12 (gfx12 uni-MES) instead of v11.
     pub fn with_api(mut self, api: MesApiVersion) -> Self {
         self.api = api;

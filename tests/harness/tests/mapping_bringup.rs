@@ -1,0 +1,187 @@
+//! The gfx11 bring-up chain with nothing handed to the models: MES started
+//! through CP_MES_CNTL, the KIQ brought up by register programming, the MES
+//! scheduler ring mapped by KIQ MAP_QUEUES, then SET_HW_RSRC, a user queue
+//! by ADD_QUEUE, a dispatch, REMOVE_QUEUE. Each model learns where its ring
+//! is only from what the runtime programmed.
+
+use barebell::aql::Dispatch;
+use barebell::kiq::{Kiq, KiqRing};
+use barebell::kiq_hqd::{KiqSlot, bring_up};
+use barebell::mapper::{Doorbells, HqdRegs, MapError, QueueMapper, doorbell_index};
+use barebell::mes::{HwBases, Mes, MesRing, Process, V11};
+use barebell::mes_start::{MesStart, map_scheduler_ring, start};
+use barebell::mqd::Generation;
+use barebell::queue::QueueConfig;
+use barebell::signal::Condition;
+use barebell_sim::host::signals;
+use barebell_sim::kiq::{KiqEvent, KiqHalt, KiqModel};
+use barebell_sim::mec_host::{GC_BASES, ModelGpu};
+use barebell_sim::mes::{MesApiVersion, MesModel};
+use barebell_sim::{Seed, TickingClock};
+
+const KERNEL: u64 = 0x7000;
+const BOUND_NS: u64 = 1_000_000;
+const KIQ_RING: usize = 256;
+const MES_RING: usize = 1024;
+const PTB: u64 = 0x7_0000_3000;
+
+fn clock() -> TickingClock {
+    TickingClock::new(1_000)
+}
+
+type KiqMapper = Kiq<'static, TickingClock, Box<dyn FnMut()>, KIQ_RING>;
+
+fn kiq_up(gpu: &ModelGpu) -> (KiqMapper, &'static KiqModel<'static, 'static>) {
+    Doorbells::linux_default()
+        .program(
+            gpu.mec,
+            &HqdRegs::for_generation(Generation::Gfx11),
+            &GC_BASES,
+        )
+        .unwrap();
+    let (mem, mqd, eop) = gpu.kiq_parts::<KIQ_RING>();
+    let slot = KiqSlot {
+        pipe: 1,
+        queue: 0,
+        doorbell: doorbell_index::KIQ,
+    };
+    // SAFETY: leaked, device-mapped memory; the MQD page is fresh.
+    unsafe { bring_up(gpu.mec, &GC_BASES, Generation::Gfx11, slot, mem, mqd, eop) }.unwrap();
+    let model: &'static KiqModel<'static, 'static> =
+        Box::leak(Box::new(KiqModel::from_mec(gpu.mec).unwrap()));
+    let pause: Box<dyn FnMut()> = Box::new(move || {
+        model.service();
+    });
+    let ring = KiqRing {
+        memory: mem,
+        doorbell: gpu.doorbell(doorbell_index::KIQ).unwrap(),
+    };
+    let mut kiq = Kiq::new(
+        ring,
+        clock(),
+        pause,
+        Generation::Gfx11,
+        Doorbells::linux_default(),
+    );
+    kiq.set_allowed_slots([0xFF, 0xFE, 0xFF, 0xFF]);
+    (kiq, model)
+}
+
+#[test]
+fn gfx11_bring_up_chain_from_registers_to_a_dispatch() {
+    let gpu = ModelGpu::new(Generation::Gfx11, Seed(50)).unwrap();
+    let versions = start(
+        gpu.mec,
+        &TickingClock::new(10_000),
+        &GC_BASES,
+        Generation::Gfx11,
+        &MesStart {
+            uc_start: [0x10_0000, 0],
+            kiq_pipe: false,
+        },
+    )
+    .unwrap();
+    let (mut kiq, kiq_model) = kiq_up(&gpu);
+    let (mes_mem, mes_mqd, mes_eop) = gpu.mes_parts::<MES_RING>();
+    // SAFETY: leaked, device-mapped memory; the MQD page is fresh.
+    unsafe {
+        map_scheduler_ring(
+            &mut kiq,
+            mes_mem,
+            mes_mqd,
+            mes_eop,
+            doorbell_index::MES_RING0,
+        )
+    }
+    .unwrap();
+    let r = gpu.mec.mes_ring().unwrap();
+    assert_eq!(
+        (r.ring, r.ring_dwords, r.doorbell_dword),
+        (
+            mes_mem.ring_address(),
+            MES_RING as u64,
+            doorbell_index::MES_RING0 * 2
+        )
+    );
+    assert!(!kiq_model.is_halted());
+
+    let model: &'static MesModel<'static, 'static> = Box::leak(Box::new(
+        MesModel::from_mec(gpu.mec, MesApiVersion::V11).unwrap(),
+    ));
+    let pause: Box<dyn FnMut()> = Box::new(move || {
+        model.service();
+    });
+    let ring = MesRing {
+        memory: mes_mem,
+        doorbell: gpu.doorbell(doorbell_index::MES_RING0).unwrap(),
+    };
+    let mut mes: Mes<'_, _, _, MES_RING, V11> =
+        Mes::new(ring, clock(), pause, Doorbells::linux_default());
+    mes.set_versions(versions);
+    mes.set_hw_resources(&HwBases::default()).unwrap();
+    mes.query_status().unwrap();
+    mes.register_process(
+        1,
+        Process {
+            pasid: 0x8001,
+            page_table_base: PTB,
+            va_start: 0,
+            va_end: (1 << 47) - 1,
+            context: gpu.process_context(),
+        },
+    )
+    .unwrap();
+    let q = gpu
+        .queue::<16>(doorbell_index::USERQUEUE_START, QueueConfig::default())
+        .unwrap();
+    for (b, l) in q.ranges() {
+        model.map_process_memory(PTB, b, l);
+    }
+    // SAFETY: leaked, device-mapped queue memory.
+    let m = unsafe { mes.map(&q.resources(1)) }.unwrap();
+    gpu.mec.cp().register_kernel(KERNEL, Box::new(|_| {}));
+    let sig = signals(&mut gpu.mec.cp(), 1, 1);
+    let p = Dispatch::linear(64, 64, KERNEL, 0)
+        .signal(sig[0].handle())
+        .packet()
+        .unwrap();
+    q.queue.submit(&p, &clock(), BOUND_NS).unwrap();
+    gpu.mec.run_until_idle(100_000).unwrap();
+    assert_eq!(sig[0].wait(Condition::Eq, 0, &clock(), BOUND_NS), Ok(0));
+    mes.unmap(&m).unwrap();
+    assert!(gpu.mec.mapped_doorbells().is_empty());
+}
+
+#[test]
+fn mapping_the_scheduler_ring_before_mes_runs_stalls_the_kiq() {
+    let gpu = ModelGpu::new(Generation::Gfx11, Seed(51)).unwrap();
+    let (mut kiq, kiq_model) = kiq_up(&gpu);
+    kiq.timeout_ns = 50_000;
+    let (mes_mem, mes_mqd, mes_eop) = gpu.mes_parts::<MES_RING>();
+    // SAFETY: as above.
+    let err = unsafe {
+        map_scheduler_ring(
+            &mut kiq,
+            mes_mem,
+            mes_mqd,
+            mes_eop,
+            doorbell_index::MES_RING0,
+        )
+    }
+    .unwrap_err();
+    assert!(matches!(
+        err,
+        MapError::Kiq(barebell::kiq::KiqTimeout {
+            packet: "MAP_QUEUES (MES scheduler ring)",
+            ..
+        })
+    ));
+    assert!(matches!(
+        kiq_model.log().last(),
+        Some(KiqEvent::Halted {
+            why: KiqHalt::BadMap { .. },
+            ..
+        })
+    ));
+    assert!(gpu.mec.mes_ring().is_none());
+}
