@@ -14,9 +14,13 @@
 //! A zero version after the wait means the pipe did not start (wrong
 //! start address, firmware not loaded); all-ones means the device is gone.
 //!
-//! Then the scheduler ring is mapped ([`map_scheduler_ring`], v11: KIQ
+//! Then the scheduler ring is mapped. v11 ([`map_scheduler_ring`]): KIQ
 //! MAP_QUEUES of the MQD `mes_v11_0_mqd_init()` builds, ME 2 / engine 5,
-//! as `mes_v11_0_kiq_enable_queue()` does).
+//! as `mes_v11_0_kiq_enable_queue()` does. v12 uni-MES: MES pipe 1's own
+//! ring is loaded by register programming ([`load_pipe_ring`],
+//! `mes_v12_0_queue_init_register()`), and pipe 0's scheduler ring is
+//! mapped by an ADD_QUEUE with `map_legacy_kq` sent on pipe 1
+//! ([`map_legacy_scheduler_ring`], `mes_v12_0_map_legacy_queue()`).
 
 use crate::bus::{ALL_ONES, RegisterBus};
 use crate::hqd::GrbmGfxCntl;
@@ -281,11 +285,26 @@ macro_rules! cntl_facts {
     };
 }
 
-/// `CP_MES_CNTL` fields against both generations' `sh_mask` headers.
+/// `CP_MES_CNTL` fields against both generations' `sh_mask` headers,
+/// and the SCHQ queue type.
 pub const FACTS: &[Fact] = barebell_facts::fact_table!(
     cntl_facts!("gc_11_0_0_sh_mask.h"),
     cntl_facts!("gc_12_0_0_sh_mask.h"),
+    [Fact::constant(
+        "mes_v12_api_def.h",
+        "MES_QUEUE_TYPE_SCHQ",
+        MES_QUEUE_TYPE_SCHQ as u64
+    )],
 );
+
+/// A MES ring with its MQD page, EOP buffer and 64-bit doorbell index.
+#[derive(Debug, Clone, Copy)]
+pub struct MesRingParts<'a, const N: usize> {
+    pub ring: &'a crate::mes::MesMemory<N>,
+    pub mqd: &'a crate::mqd::MqdPage,
+    pub eop: &'a crate::mqd::EopBuffer,
+    pub doorbell: u32,
+}
 
 /// `MES_EOP_SIZE` (`mes_v11_0.c`, a `.c` define, so cited only).
 pub const MES_EOP_BYTES: u64 = 2048;
@@ -371,15 +390,18 @@ pub fn scheduler_ring_hqd<const N: usize>(
 /// runs, and `mqd` must not be mapped already.
 pub unsafe fn map_scheduler_ring<C, P, const K: usize, const N: usize>(
     kiq: &mut crate::kiq::Kiq<'_, C, P, K>,
-    ring: &crate::mes::MesMemory<N>,
-    mqd: &crate::mqd::MqdPage,
-    eop: &crate::mqd::EopBuffer,
-    doorbell: u32,
+    parts: MesRingParts<'_, N>,
 ) -> Result<(), MapError>
 where
     C: Clock,
     P: crate::mes::Pause,
 {
+    let MesRingParts {
+        ring,
+        mqd,
+        eop,
+        doorbell,
+    } = parts;
     let hqd = scheduler_ring_hqd(ring, mqd, eop, doorbell)?;
     // SAFETY: forwarded contract (not mapped).
     unsafe { mqd.write(&crate::mqd::ComputeMqdV11::kernel_queue(hqd)) };
@@ -393,4 +415,106 @@ where
     );
     kiq.submit("MAP_QUEUES (MES scheduler ring)", &packet)
         .map_err(MapError::Kiq)
+}
+
+/// `MES_QUEUE_TYPE_SCHQ` (`mes_v12_api_def.h`): the queue type of a MES
+/// scheduler ring in a `map_legacy_kq` ADD_QUEUE.
+pub const MES_QUEUE_TYPE_SCHQ: u32 = 3;
+
+/// Loads a MES pipe's ring by register programming
+/// (`mes_v12_0_queue_init_register()`): GRBM ME 3 / `pipe`, the HQD
+/// window of the MES ring MQD, `CP_HQD_ACTIVE`.
+///
+/// # Safety
+/// As [`map_scheduler_ring`].
+pub unsafe fn load_pipe_ring<B: RegisterBus + ?Sized, const N: usize>(
+    bus: &B,
+    bases: &IpBases,
+    generation: Generation,
+    pipe: u8,
+    parts: MesRingParts<'_, N>,
+) -> Result<(), MapError> {
+    let MesRingParts {
+        ring,
+        mqd,
+        eop,
+        doorbell,
+    } = parts;
+    let hqd = scheduler_ring_hqd(ring, mqd, eop, doorbell)?;
+    // SAFETY: forwarded contract (not mapped).
+    unsafe {
+        match generation {
+            Generation::Gfx11 => mqd.write(&crate::mqd::ComputeMqdV11::kernel_queue(hqd)),
+            Generation::Gfx12 => mqd.write(&crate::mqd::ComputeMqdV12::kernel_queue(hqd)),
+        }
+    };
+    let regs = crate::mapper::HqdRegs::for_generation(generation);
+    let grbm = regs.at(regs.grbm_gfx_cntl, bases)?;
+    bus.write32(
+        grbm,
+        GrbmGfxCntl::new()
+            .with_meid(MES_ME)
+            .with_pipeid(pipe)
+            .into_bits(),
+    );
+    let mut r = Ok(());
+    // The image's ACTIVE (1, as `mes_v12_0_mqd_init()` sets it) is written
+    // last, after everything it activates, as the register sequence does.
+    let mut image = hqd;
+    image.cp_hqd_active = 0;
+    for (i, w) in image.dwords().iter().enumerate() {
+        match regs.window(i, bases) {
+            Ok(at) => bus.write32(at, *w),
+            Err(e) => {
+                r = Err(e);
+                break;
+            }
+        }
+    }
+    if r.is_ok() {
+        r = regs.at(regs.hqd_active, bases).map(|a| bus.write32(a, 1));
+    }
+    bus.write32(grbm, 0);
+    r
+}
+
+/// Maps MES pipe 0's scheduler ring through MES pipe 1 (v12 uni-MES,
+/// `mes_v12_0_map_legacy_queue()`): an ADD_QUEUE with `map_legacy_kq`,
+/// pipe 0, queue 0, the ring's doorbell, MQD and wptr, queue type SCHQ.
+///
+/// # Safety
+/// As [`map_scheduler_ring`].
+pub unsafe fn map_legacy_scheduler_ring<C, P, const K: usize, const N: usize>(
+    kiq_pipe: &mut crate::mes::Mes<'_, C, P, K, crate::mes::V12>,
+    parts: MesRingParts<'_, N>,
+) -> Result<(), MapError>
+where
+    C: Clock,
+    P: crate::mes::Pause,
+{
+    let MesRingParts {
+        ring,
+        mqd,
+        eop,
+        doorbell,
+    } = parts;
+    use barebell_firmware_if::mes_api::{Frame, Le32, Le64, v12};
+    let hqd = scheduler_ring_hqd(ring, mqd, eop, doorbell)?;
+    // SAFETY: forwarded contract (not mapped).
+    unsafe { mqd.write(&crate::mqd::ComputeMqdV12::kernel_queue(hqd)) };
+    let mut f = v12::AddQueue::new();
+    f.pipe_id = Le32::new(u32::from(SCHED_PIPE));
+    f.queue_id = Le32::new(0);
+    f.doorbell_offset = Le32::new(doorbell.saturating_mul(2));
+    f.mqd_addr = Le64::new(mqd.address());
+    f.wptr_addr = Le64::new(ring.wptr_address());
+    f.queue_type = Le32::new(MES_QUEUE_TYPE_SCHQ);
+    f.flags = Le32::new(
+        v12::AddQueueFlags::new()
+            .with_map_legacy_kq(true)
+            .into_bits(),
+    );
+    kiq_pipe
+        .submit("ADD_QUEUE (map_legacy_kq)", f)
+        .map_err(MapError::Mes)
 }

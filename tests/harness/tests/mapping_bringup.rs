@@ -9,7 +9,7 @@ use barebell::kiq::{Kiq, KiqRing};
 use barebell::kiq_hqd::{KiqSlot, bring_up};
 use barebell::mapper::{Doorbells, HqdRegs, MapError, QueueMapper, doorbell_index};
 use barebell::mes::{HwBases, Mes, MesRing, Process, V11};
-use barebell::mes_start::{MesStart, map_scheduler_ring, start};
+use barebell::mes_start::{MesRingParts, MesStart, map_scheduler_ring, start};
 use barebell::mqd::Generation;
 use barebell::queue::QueueConfig;
 use barebell::signal::Condition;
@@ -87,10 +87,12 @@ fn gfx11_bring_up_chain_from_registers_to_a_dispatch() {
     unsafe {
         map_scheduler_ring(
             &mut kiq,
-            mes_mem,
-            mes_mqd,
-            mes_eop,
-            doorbell_index::MES_RING0,
+            MesRingParts {
+                ring: mes_mem,
+                mqd: mes_mqd,
+                eop: mes_eop,
+                doorbell: doorbell_index::MES_RING0,
+            },
         )
     }
     .unwrap();
@@ -162,10 +164,12 @@ fn mapping_the_scheduler_ring_before_mes_runs_stalls_the_kiq() {
     let err = unsafe {
         map_scheduler_ring(
             &mut kiq,
-            mes_mem,
-            mes_mqd,
-            mes_eop,
-            doorbell_index::MES_RING0,
+            MesRingParts {
+                ring: mes_mem,
+                mqd: mes_mqd,
+                eop: mes_eop,
+                doorbell: doorbell_index::MES_RING0,
+            },
         )
     }
     .unwrap_err();
@@ -184,4 +188,138 @@ fn mapping_the_scheduler_ring_before_mes_runs_stalls_the_kiq() {
         })
     ));
     assert!(gpu.mec.mes_ring().is_none());
+}
+
+/// gfx12 uni-MES: both MES pipes started, pipe 1's ring loaded by register
+/// programming, pipe 0's scheduler ring mapped by a `map_legacy_kq`
+/// ADD_QUEUE on pipe 1, then SET_HW_RSRC/_1, a user queue, a dispatch.
+#[test]
+fn gfx12_uni_mes_chain_from_registers_to_a_dispatch() {
+    use barebell::mes::V12;
+    use barebell::mes_start::{load_pipe_ring, map_legacy_scheduler_ring};
+    let gpu = ModelGpu::new(Generation::Gfx12, Seed(52)).unwrap();
+    Doorbells::linux_default()
+        .program(
+            gpu.mec,
+            &HqdRegs::for_generation(Generation::Gfx12),
+            &GC_BASES,
+        )
+        .unwrap();
+    // Model firmware revision 0x8c on both pipes (>= 0x8b: timer 50).
+    gpu.mec.set_mes_versions([1 << 12 | 0x8c, 1 << 12 | 0x8c]);
+    let versions = start(
+        gpu.mec,
+        &TickingClock::new(10_000),
+        &GC_BASES,
+        Generation::Gfx12,
+        &MesStart {
+            uc_start: [0x10_0000, 0x20_0000],
+            kiq_pipe: true,
+        },
+    )
+    .unwrap();
+    assert_eq!(versions.kiq, Some(1 << 12 | 0x8c));
+
+    // Pipe 1 (uni-MES's KIQ): its ring by register programming.
+    let (m1, q1, e1) = gpu.mes_parts::<MES_RING>();
+    // SAFETY: leaked, device-mapped memory; the MQD page is fresh.
+    unsafe {
+        load_pipe_ring(
+            gpu.mec,
+            &GC_BASES,
+            Generation::Gfx12,
+            1,
+            MesRingParts {
+                ring: m1,
+                mqd: q1,
+                eop: e1,
+                doorbell: doorbell_index::MES_RING1,
+            },
+        )
+    }
+    .unwrap();
+    let pipe1: &'static MesModel<'static, 'static> = Box::leak(Box::new(
+        MesModel::from_mec_pipe(gpu.mec, 1, MesApiVersion::V12).unwrap(),
+    ));
+    let pause1: Box<dyn FnMut()> = Box::new(move || {
+        pipe1.service();
+    });
+    let mut kiq_pipe: Mes<'_, _, _, MES_RING, V12> = Mes::new(
+        MesRing {
+            memory: m1,
+            doorbell: gpu.doorbell(doorbell_index::MES_RING1).unwrap(),
+        },
+        clock(),
+        pause1,
+        Doorbells::linux_default(),
+    );
+    kiq_pipe.set_versions(versions);
+    kiq_pipe.set_hw_resources(&HwBases::default()).unwrap();
+    kiq_pipe.set_hw_resources_1().unwrap();
+
+    // Pipe 0's scheduler ring, mapped through pipe 1.
+    let (m0, q0, e0) = gpu.mes_parts::<MES_RING>();
+    // SAFETY: as above.
+    unsafe {
+        map_legacy_scheduler_ring(
+            &mut kiq_pipe,
+            MesRingParts {
+                ring: m0,
+                mqd: q0,
+                eop: e0,
+                doorbell: doorbell_index::MES_RING0,
+            },
+        )
+    }
+    .unwrap();
+    let r = gpu.mec.mes_ring().unwrap();
+    assert_eq!(r.ring, m0.ring_address());
+
+    let sched: &'static MesModel<'static, 'static> = Box::leak(Box::new(
+        MesModel::from_mec(gpu.mec, MesApiVersion::V12).unwrap(),
+    ));
+    let pause0: Box<dyn FnMut()> = Box::new(move || {
+        sched.service();
+    });
+    let mut mes: Mes<'_, _, _, MES_RING, V12> = Mes::new(
+        MesRing {
+            memory: m0,
+            doorbell: gpu.doorbell(doorbell_index::MES_RING0).unwrap(),
+        },
+        clock(),
+        pause0,
+        Doorbells::linux_default(),
+    );
+    mes.set_versions(versions);
+    mes.set_hw_resources(&HwBases::default()).unwrap();
+    mes.set_hw_resources_1().unwrap();
+    mes.register_process(
+        1,
+        Process {
+            pasid: 0x8001,
+            page_table_base: PTB,
+            va_start: 0,
+            va_end: (1 << 47) - 1,
+            context: gpu.process_context(),
+        },
+    )
+    .unwrap();
+    let q = gpu
+        .queue::<16>(doorbell_index::USERQUEUE_START, QueueConfig::default())
+        .unwrap();
+    for (b, l) in q.ranges() {
+        sched.map_process_memory(PTB, b, l);
+    }
+    // SAFETY: leaked, device-mapped queue memory.
+    let m = unsafe { mes.map(&q.resources(1)) }.unwrap();
+    gpu.mec.cp().register_kernel(KERNEL, Box::new(|_| {}));
+    let sig = signals(&mut gpu.mec.cp(), 1, 1);
+    let p = Dispatch::linear(64, 64, KERNEL, 0)
+        .signal(sig[0].handle())
+        .packet()
+        .unwrap();
+    q.queue.submit(&p, &clock(), BOUND_NS).unwrap();
+    gpu.mec.run_until_idle(100_000).unwrap();
+    assert_eq!(sig[0].wait(Condition::Eq, 0, &clock(), BOUND_NS), Ok(0));
+    mes.unmap(&m).unwrap();
 }

@@ -92,6 +92,10 @@ pub enum MecEvent {
         pipe: u8,
         queue: u8,
     },
+    /// A MES pipe's ring was loaded by register programming (ME 3).
+    MesRingLoaded {
+        pipe: u8,
+    },
     /// A PM4 queue on the slot `RLC_CP_SCHEDULERS` names as the KIQ came
     /// up; the KIQ model runs it (see [`Mec::kiq_hqd`]).
     KiqActivated {
@@ -138,7 +142,8 @@ struct State {
     mes_running: [bool; 2],
     mes_versions: [u32; 2],
     kiq: Option<KiqHqd>,
-    mes_ring: Option<MesRingHqd>,
+    /// Per MES pipe: its ring, once loaded or mapped.
+    mes_rings: [Option<MesRingHqd>; 2],
     unplugged: bool,
     reads: u64,
     writes: u64,
@@ -259,12 +264,23 @@ impl<'c> Mec<'c> {
 
     /// Records the MES scheduler ring a KIQ MAP_QUEUES (ME 2) mapped.
     pub fn set_mes_ring(&self, r: MesRingHqd) {
-        self.state.lock().mes_ring = Some(r);
+        self.state.lock().mes_rings[0] = Some(r);
     }
 
     /// The MES scheduler ring, once mapped.
     pub fn mes_ring(&self) -> Option<MesRingHqd> {
-        self.state.lock().mes_ring
+        self.state.lock().mes_rings[0]
+    }
+
+    /// MES pipe `pipe`'s ring: pipe 0 once mapped (KIQ MAP_QUEUES or
+    /// `map_legacy_kq`), pipe 1 once loaded by register programming.
+    pub fn mes_pipe_ring(&self, pipe: u8) -> Option<MesRingHqd> {
+        self.state
+            .lock()
+            .mes_rings
+            .get(usize::from(pipe))
+            .copied()
+            .flatten()
     }
 
     /// The KIQ's ring, once a PM4 queue came up on the slot
@@ -496,6 +512,22 @@ impl<'c> Mec<'c> {
                     .and_then(|o| s.flat.get(&o).copied())
                     .unwrap_or(0);
                 let named = u32::from(slot.0) << 5 | u32::from(slot.1) << 3 | u32::from(slot.2);
+                // A queue loaded on ME 3 is a MES pipe's own ring
+                // (`mes_v12_0_queue_init_register()`); MES runs it.
+                if slot.0 == 3 {
+                    if let Some(a) = s.banks.get_mut(&slot).and_then(|b| b.get_mut(active_i)) {
+                        *a |= 1;
+                    }
+                    if let Some(r) = s.mes_rings.get_mut(usize::from(slot.1 & 1)) {
+                        *r = Some(MesRingHqd {
+                            ring: image.ring_address(),
+                            ring_dwords: image.ring_bytes().unwrap_or(0) / 4,
+                            doorbell_dword: image.doorbell_control().doorbell_offset(),
+                        });
+                    }
+                    s.events.push(MecEvent::MesRingLoaded { pipe: slot.1 });
+                    return;
+                }
                 if image.cp_hqd_aql_control == 0 && sched & 0x80 != 0 && sched & 0x7F == named {
                     if let Some(a) = s.banks.get_mut(&slot).and_then(|b| b.get_mut(active_i)) {
                         *a |= 1;

@@ -97,6 +97,12 @@ pub enum Refusal {
         what: &'static str,
         fault: VmFault,
     },
+    /// A `map_legacy_kq` ADD_QUEUE for something other than the scheduler
+    /// ring on a running pipe 0.
+    UnsupportedLegacyQueue {
+        queue_type: u32,
+        pipe: u32,
+    },
     /// Mapped, but not at its own address (see `mapped`).
     NotIdentity {
         what: &'static str,
@@ -150,6 +156,7 @@ impl Refusal {
             Refusal::Injected => 16,
             Refusal::VmFault { .. } => 17,
             Refusal::NotIdentity { .. } => 18,
+            Refusal::UnsupportedLegacyQueue { .. } => 19,
         }
     }
 }
@@ -170,6 +177,9 @@ struct HwArgs {
 }
 
 struct AddArgs {
+    map_legacy_kq: bool,
+    pipe_id: u32,
+    queue_type: u32,
     mqd_addr: u64,
     is_aql: bool,
     gds_size: u32,
@@ -201,6 +211,9 @@ macro_rules! decode {
             }),
             $m::opcode::ADD_QUEUE => $m::AddQueue::read_from_bytes($bytes).ok().map(|f| {
                 let a = AddArgs {
+                    map_legacy_kq: $m::AddQueueFlags::from_bits(f.flags.get()).map_legacy_kq(),
+                    pipe_id: f.pipe_id.get(),
+                    queue_type: f.queue_type.get(),
                     mqd_addr: f.mqd_addr.get(),
                     is_aql: $m::AddQueueFlags::from_bits(f.flags.get()).is_aql_queue(),
                     gds_size: f.gds_size.get(),
@@ -276,7 +289,13 @@ impl<'m, 'c> MesModel<'m, 'c> {
 
     /// MES on the scheduler ring the KIQ mapped ([`Mec::mes_ring`]).
     pub fn from_mec(mec: &'m Mec<'c>, api: MesApiVersion) -> Option<Self> {
-        let r = mec.mes_ring()?;
+        Self::from_mec_pipe(mec, 0, api)
+    }
+
+    /// MES on pipe `pipe`'s ring as the MEC model saw it loaded or mapped
+    /// ([`Mec::mes_pipe_ring`]); uni-MES runs pipe 1 as its KIQ.
+    pub fn from_mec_pipe(mec: &'m Mec<'c>, pipe: u8, api: MesApiVersion) -> Option<Self> {
+        let r = mec.mes_pipe_ring(pipe)?;
         if r.ring_dwords == 0 {
             return None;
         }
@@ -495,6 +514,9 @@ impl<'m, 'c> MesModel<'m, 'c> {
         if !self.state.lock().hw_rsrc {
             return Err(Refusal::NoHwResources);
         }
+        if f.map_legacy_kq {
+            return self.map_legacy(f);
+        }
         let mqd_addr = f.mqd_addr;
         let mut mqd = [0u8; HQD_DWORDS * 4];
         self.mec
@@ -554,6 +576,47 @@ impl<'m, 'c> MesModel<'m, 'c> {
             hqd.doorbell_control().with_doorbell_en(true).into_bits();
         self.mec.map_mqd(slot, &image).map_err(Refusal::Mec)?;
         self.state.lock().queues.insert(dword, slot);
+        Ok(())
+    }
+
+    /// `map_legacy_kq`: MES maps a kernel ring; the model takes the one
+    /// uni-MES sends, the scheduler ring (queue type SCHQ, pipe 0).
+    fn map_legacy(&self, f: &AddArgs) -> Result<(), Refusal> {
+        if f.queue_type != barebell::mes_start::MES_QUEUE_TYPE_SCHQ || f.pipe_id != 0 {
+            return Err(Refusal::UnsupportedLegacyQueue {
+                queue_type: f.queue_type,
+                pipe: f.pipe_id,
+            });
+        }
+        if !self.mec.mes_pipe_running(0) {
+            return Err(Refusal::UnsupportedLegacyQueue {
+                queue_type: f.queue_type,
+                pipe: f.pipe_id,
+            });
+        }
+        let mut mqd = [0u8; HQD_DWORDS * 4];
+        self.mec
+            .cp()
+            .dma_mut()
+            .read(f.mqd_addr + (HQD_FIRST_DWORD * 4) as u64, &mut mqd, "MQD")
+            .map_err(|_| Refusal::MqdUnreadable {
+                address: f.mqd_addr,
+            })?;
+        let hqd = HqdRegisters::read_from_bytes(&mqd).map_err(|_| Refusal::MqdUnreadable {
+            address: f.mqd_addr,
+        })?;
+        let mqd_db = hqd.doorbell_control().doorbell_offset();
+        if mqd_db != f.doorbell {
+            return Err(Refusal::DoorbellMismatch {
+                frame: f.doorbell,
+                mqd: mqd_db,
+            });
+        }
+        self.mec.set_mes_ring(crate::mec::MesRingHqd {
+            ring: hqd.ring_address(),
+            ring_dwords: hqd.ring_bytes().unwrap_or(0) / 4,
+            doorbell_dword: mqd_db,
+        });
         Ok(())
     }
 
