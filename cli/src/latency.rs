@@ -7,14 +7,12 @@
 //! only the consumer differs. Numbers therefore describe barebell's CPU
 //! side plus a software CP's reaction time, not a GPU's.
 
+use crate::latency_target::{self as target, MappingMode, Part};
 use barebell::aql::{Dispatch, Fences};
 use barebell::latency::run::{LatencyError, PHASES, Params, Sample, measure};
 use barebell::latency::tsc::{self, TscScale};
 use barebell::latency::{Histogram, Outliers, Summary};
-use barebell::queue::QueueConfig;
-use barebell_sim::Seed;
-use barebell_sim::cp::CpModel;
-use barebell_sim::thread::{CpThread, Idle};
+use barebell_sim::thread::Idle;
 use clap::Args;
 use serde::Serialize;
 use std::io::Write as _;
@@ -23,11 +21,6 @@ use std::process::ExitCode;
 
 /// Phases derived from the CP's own timestamps.
 const CP_PHASES: [&str; 2] = ["cp_launch", "cp_exec"];
-
-/// Ring size of the measured queue.
-const SLOTS: usize = 256;
-/// The kernel object the model's placeholder host function answers to.
-const KERNEL_OBJECT: u64 = 0x10_0000;
 
 #[derive(Args, Debug, Clone)]
 pub struct LatencyArgs {
@@ -70,6 +63,16 @@ pub struct LatencyArgs {
     /// Write a histogram and CDF plot as SVG.
     #[arg(long)]
     svg: Option<PathBuf>,
+    /// Create the queue through this mapping mode on a model GPU (default:
+    /// bind it to the CP model directly).
+    #[arg(long, value_enum)]
+    mapping: Option<MappingMode>,
+    /// Run all three mapping modes one after another and compare them.
+    #[arg(long, conflicts_with = "mapping")]
+    compare: bool,
+    /// Which model part to map on (with --mapping / --compare).
+    #[arg(long, value_enum, default_value = "navi31")]
+    part: Part,
     /// How many of the slowest iterations to list.
     #[arg(long, default_value_t = 5)]
     outliers: usize,
@@ -116,6 +119,8 @@ struct TimerJson {
 #[derive(Serialize, Debug)]
 struct ParamsJson {
     target: &'static str,
+    mapping: &'static str,
+    part: &'static str,
     iterations: usize,
     warmup: usize,
     batch: usize,
@@ -131,10 +136,28 @@ struct ParamsJson {
 struct Report {
     params: ParamsJson,
     timer: TimerJson,
+    /// Wall time of the mapping call, if the queue was mapped.
+    create_ns: Option<u64>,
     /// Per phase, in nanoseconds: publish, doorbell, pickup, completion, total.
     phases: std::collections::BTreeMap<&'static str, PhaseJson>,
     /// The slowest iterations by total time: `[total_ns, iteration]`.
     outliers: Vec<(u64, u64)>,
+    warnings: Vec<String>,
+}
+
+#[derive(Serialize, Debug)]
+struct RunJson {
+    create_ns: Option<u64>,
+    phases: std::collections::BTreeMap<&'static str, PhaseJson>,
+    outliers: Vec<(u64, u64)>,
+}
+
+#[derive(Serialize, Debug)]
+struct CompareReport {
+    params: ParamsJson,
+    timer: TimerJson,
+    /// Keyed by mapping mode.
+    runs: std::collections::BTreeMap<&'static str, RunJson>,
     warnings: Vec<String>,
 }
 
@@ -211,7 +234,7 @@ fn allowed_cpus() -> Vec<usize> {
         .collect()
 }
 
-fn pin_current_thread(cpu: usize) -> Result<(), String> {
+pub(crate) fn pin_current_thread(cpu: usize) -> Result<(), String> {
     // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     // SAFETY: `cpu` is checked against CPU_SETSIZE before use.
@@ -241,81 +264,44 @@ pub fn run(a: LatencyArgs) -> ExitCode {
     }
 }
 
-fn run_inner(a: &LatencyArgs) -> Result<(), String> {
-    if a.iterations == 0 {
-        return Err("--iterations must be at least 1".into());
-    }
-    let mut warnings = Vec::new();
-    let feats = tsc::features();
-    if !cfg!(target_arch = "x86_64") {
-        return Err("the latency timer needs an x86-64 time-stamp counter".into());
-    }
-    if !feats.rdtscp {
-        return Err("this CPU has no RDTSCP; the fenced end-of-interval read needs it".into());
-    }
-    if !feats.invariant {
-        warnings.push("CPUID does not report an invariant TSC: ticks may not be time (frequency changes, or a hypervisor hiding the bit)".to_string());
-    }
-    let cal = calibrate().ok_or("TSC calibration against CLOCK_MONOTONIC_RAW failed")?;
+/// One measured run against one target.
+struct RunResult {
+    label: &'static str,
+    create_ns: Option<u64>,
+    samples: Vec<Sample>,
+    hists: Vec<Box<Histogram>>,
+    summaries: Vec<Summary>,
+    cp_summaries: Vec<Summary>,
+    top: Vec<(u64, u64)>,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_target(
+    a: &LatencyArgs,
+    mapping: Option<MappingMode>,
+    cal: Calibration,
+    idle: Idle,
+    model_cpu: Option<usize>,
+    warnings: &mut Vec<String>,
+) -> Result<RunResult, String> {
     let scale = cal.scale;
-    let (ov_min, ov_p50) = timer_overhead();
-
-    // CPUs: measuring thread on one, model thread on another.
-    let cpus = allowed_cpus();
-    let cpu = a.cpu.or_else(|| cpus.last().copied());
-    let model_cpu = a
-        .model_cpu
-        .or_else(|| cpus.iter().rev().copied().find(|c| Some(*c) != cpu));
-    if cpu.is_some() && cpu == model_cpu {
-        warnings.push(format!("measuring thread and model thread share CPU {}: expect inflated pickup and completion times", cpu.unwrap_or(0)));
-    }
-    if model_cpu.is_none() {
-        warnings.push(
-            "only one CPU is available: the model thread competes with the measuring thread"
-                .to_string(),
-        );
-    }
-
-    // The device: a CP model on its own thread, one queue, one signal.
-    let mut model = CpModel::new(Seed(a.seed));
-    model.use_time_source(monotonic_raw_ns);
-    model.dispatch_ns = a.kernel_ns..=a.kernel_ns;
-    model.register_kernel(KERNEL_OBJECT, Box::new(|_| {}));
-    let q = barebell_sim::host::queue::<SLOTS>(
-        &mut model,
-        QueueConfig {
-            profiling: true,
-            ..Default::default()
-        },
-        false,
-    )
-    .map_err(|e| e.to_string())?;
-    let signal = &barebell_sim::host::signals(&mut model, 1, 0)[0];
-    let packet = Dispatch::linear(64, 64, KERNEL_OBJECT, 0)
-        .signal(signal.handle())
+    let target = match mapping {
+        None => target::unmapped(a.seed, a.kernel_ns, monotonic_raw_ns, idle, model_cpu)?,
+        Some(m) => target::mapped(
+            m,
+            a.part,
+            a.seed,
+            a.kernel_ns,
+            monotonic_raw_ns,
+            idle,
+            model_cpu,
+        )?,
+    };
+    let packet = Dispatch::linear(64, 64, target::KERNEL_OBJECT, 0)
+        .signal(target.signal.handle())
         .fences(Fences::SYSTEM)
         .packet()
         .map_err(|e| e.to_string())?;
-    // A CP of its own spins like hardware; one that shares a CPU must
-    // yield or it starves the thread being measured.
-    let shared = model_cpu.is_none() || model_cpu == cpu;
-    let idle = if shared {
-        Idle::YieldAfter(64)
-    } else {
-        Idle::Spin
-    };
-    let cp = CpThread::spawn_with(model, idle, move || {
-        if let Some(c) = model_cpu {
-            let _ = pin_current_thread(c);
-        }
-    })
-    .map_err(|e| format!("starting the model thread: {e}"))?;
-    if let Some(c) = cpu
-        && let Err(e) = pin_current_thread(c)
-    {
-        warnings.push(format!("could not pin the measuring thread: {e}"));
-    }
-
     let params = Params {
         batch: a.batch,
         pace_ns: a.pace_us.saturating_mul(1_000),
@@ -324,29 +310,33 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
     // Everything the measured loop touches is allocated here, before it.
     let mut warm = vec![Sample::default(); a.warmup];
     let mut samples = vec![Sample::default(); a.iterations];
-    let result = measure(&q.queue, &packet, signal, scale, params, 0, &mut warm).and_then(|()| {
+    let result = measure(
+        &target.queue,
+        &packet,
+        target.signal,
+        scale,
+        params,
+        0,
+        &mut warm,
+    )
+    .and_then(|()| {
         measure(
-            &q.queue,
+            &target.queue,
             &packet,
-            signal,
+            target.signal,
             scale,
             params,
             a.warmup as u64,
             &mut samples,
         )
     });
-    let model = cp
-        .stop()
-        .map_err(|_| "the model thread panicked".to_string())?;
+    let create_ns = target.create_ns;
+    let errors = target.finish()?;
     result.map_err(|e: LatencyError| e.to_string())?;
-    if !model.errors().is_empty() {
-        return Err(format!(
-            "the CP model recorded errors: {:?}",
-            model.errors()
-        ));
+    if !errors.is_empty() {
+        return Err(format!("the CP model recorded errors: {errors:?}"));
     }
 
-    // Statistics.
     let mut hists: Vec<Box<Histogram>> = (0..PHASES.len())
         .map(|_| Box::new(Histogram::new()))
         .collect();
@@ -374,9 +364,10 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         cp_hists[0].record(launch.max(0) as u64);
         cp_hists[1].record(s.cp_end_ts.saturating_sub(s.cp_start_ts));
     }
+    let label = mapping.map_or("unmapped", MappingMode::name);
     if before_doorbell > 0 {
         warnings.push(format!(
-            "{before_doorbell} CP start stamps precede the doorbell by the TSC/monotonic mapping (clamped to 0): calibration error of a few ns"
+            "{label}: {before_doorbell} CP start stamps precede the end of the doorbell store (counted as 0): a CP that polls the write index can start before the doorbell lands, and the TSC/monotonic mapping is good to a few ns"
         ));
     }
     let cp_summaries: Vec<Summary> = cp_hists.iter().filter_map(|h| h.summary()).collect();
@@ -386,49 +377,177 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         .into_iter()
         .take(a.outliers.min(outliers.len()))
         .collect();
+    Ok(RunResult {
+        label,
+        create_ns,
+        samples,
+        hists,
+        summaries,
+        cp_summaries,
+        top,
+    })
+}
 
+fn phases_json(r: &RunResult) -> std::collections::BTreeMap<&'static str, PhaseJson> {
+    PHASES
+        .iter()
+        .copied()
+        .zip(r.summaries.iter().map(|s| PhaseJson::from(*s)))
+        .chain(
+            CP_PHASES
+                .iter()
+                .copied()
+                .zip(r.cp_summaries.iter().map(|s| PhaseJson::from(*s))),
+        )
+        .collect()
+}
+
+fn run_inner(a: &LatencyArgs) -> Result<(), String> {
+    if a.iterations == 0 {
+        return Err("--iterations must be at least 1".into());
+    }
+    let mut warnings = Vec::new();
+    let feats = tsc::features();
+    if !cfg!(target_arch = "x86_64") {
+        return Err("the latency timer needs an x86-64 time-stamp counter".into());
+    }
+    if !feats.rdtscp {
+        return Err("this CPU has no RDTSCP; the fenced end-of-interval read needs it".into());
+    }
+    if !feats.invariant {
+        warnings.push("CPUID does not report an invariant TSC: ticks may not be time (frequency changes, or a hypervisor hiding the bit)".to_string());
+    }
+    let cal = calibrate().ok_or("TSC calibration against CLOCK_MONOTONIC_RAW failed")?;
+    let scale = cal.scale;
+    let (ov_min, ov_p50) = timer_overhead();
+
+    // CPUs: measuring thread on one, model thread on another.
+    let cpus = allowed_cpus();
+    let cpu = a.cpu.or_else(|| cpus.last().copied());
+    let model_cpu = a
+        .model_cpu
+        .or_else(|| cpus.iter().rev().copied().find(|c| Some(*c) != cpu));
+    if cpu.is_some() && cpu == model_cpu {
+        warnings.push(format!(
+            "measuring thread and model thread share CPU {}: expect inflated pickup and completion times",
+            cpu.unwrap_or(0)
+        ));
+    }
+    if model_cpu.is_none() {
+        warnings.push(
+            "only one CPU is available: the model thread competes with the measuring thread"
+                .to_string(),
+        );
+    }
+    // A CP of its own spins like hardware; one that shares a CPU must
+    // yield or it starves the thread being measured.
+    let shared = model_cpu.is_none() || model_cpu == cpu;
+    let idle = if shared {
+        Idle::YieldAfter(64)
+    } else {
+        Idle::Spin
+    };
+    if let Some(c) = cpu
+        && let Err(e) = pin_current_thread(c)
+    {
+        warnings.push(format!("could not pin the measuring thread: {e}"));
+    }
+
+    let modes: Vec<Option<MappingMode>> = if a.compare {
+        vec![
+            Some(MappingMode::Mes),
+            Some(MappingMode::Direct),
+            Some(MappingMode::Kiq),
+        ]
+    } else {
+        vec![a.mapping]
+    };
+    let mut runs = Vec::new();
+    for m in &modes {
+        runs.push(run_target(a, *m, cal, idle, model_cpu, &mut warnings)?);
+    }
+
+    let timer = TimerJson {
+        tsc_hz: scale.hz,
+        calibrated_against: "CLOCK_MONOTONIC_RAW",
+        cpuid_hz: feats.cpuid_hz,
+        invariant_tsc: feats.invariant,
+        hypervisor: feats.hypervisor,
+        overhead_min_ns: scale.to_ns(ov_min),
+        overhead_p50_ns: scale.to_ns(ov_p50),
+    };
+    let params = ParamsJson {
+        target: "model",
+        mapping: if a.compare {
+            "compare"
+        } else {
+            a.mapping.map_or("unmapped", MappingMode::name)
+        },
+        part: match a.part {
+            Part::Navi31 => "navi31",
+            Part::Navi48 => "navi48",
+        },
+        iterations: a.iterations,
+        warmup: a.warmup,
+        batch: a.batch,
+        pace_us: a.pace_us,
+        cpu,
+        model_cpu,
+        kernel_ns: a.kernel_ns,
+        seed: a.seed,
+        ring_slots: target::SLOTS,
+    };
+
+    if a.compare {
+        print_compare(a, scale, &runs, &warnings);
+        let report = CompareReport {
+            params,
+            timer,
+            runs: runs
+                .iter()
+                .map(|r| {
+                    (
+                        r.label,
+                        RunJson {
+                            create_ns: r.create_ns,
+                            phases: phases_json(r),
+                            outliers: r.top.clone(),
+                        },
+                    )
+                })
+                .collect(),
+            warnings,
+        };
+        if let Some(p) = &a.json {
+            let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+            std::fs::write(p, text + "\n").map_err(|e| format!("writing {}: {e}", p.display()))?;
+        }
+        if a.csv.is_some() || a.svg.is_some() {
+            return Err(
+                "--csv and --svg take one run; use them with --mapping instead of --compare".into(),
+            );
+        }
+        return Ok(());
+    }
+
+    let r = runs.pop().ok_or("no run")?;
     print_table(
         a,
         scale,
         feats.invariant,
         ov_min,
         ov_p50,
-        &summaries,
-        &cp_summaries,
-        &top,
+        &r,
         &warnings,
         cpu,
         model_cpu,
     );
-
     let report = Report {
-        params: ParamsJson {
-            target: "model",
-            iterations: a.iterations,
-            warmup: a.warmup,
-            batch: a.batch,
-            pace_us: a.pace_us,
-            cpu,
-            model_cpu,
-            kernel_ns: a.kernel_ns,
-            seed: a.seed,
-            ring_slots: SLOTS,
-        },
-        timer: TimerJson {
-            tsc_hz: scale.hz,
-            calibrated_against: "CLOCK_MONOTONIC_RAW",
-            cpuid_hz: feats.cpuid_hz,
-            invariant_tsc: feats.invariant,
-            hypervisor: feats.hypervisor,
-            overhead_min_ns: scale.to_ns(ov_min),
-            overhead_p50_ns: scale.to_ns(ov_p50),
-        },
-        phases: PHASES
-            .iter()
-            .copied()
-            .zip(summaries.iter().map(|s| PhaseJson::from(*s)))
-            .collect(),
-        outliers: top,
+        params,
+        timer,
+        create_ns: r.create_ns,
+        phases: phases_json(&r),
+        outliers: r.top.clone(),
         warnings,
     };
     if let Some(p) = &a.json {
@@ -436,14 +555,70 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         std::fs::write(p, text + "\n").map_err(|e| format!("writing {}: {e}", p.display()))?;
     }
     if let Some(p) = &a.csv {
-        write_csv(p, &samples, cal, a.warmup)
+        write_csv(p, &r.samples, cal, a.warmup)
             .map_err(|e| format!("writing {}: {e}", p.display()))?;
     }
     if let Some(p) = &a.svg {
-        crate::latency_plot::write_svg(p, &hists, &summaries)
+        crate::latency_plot::write_svg(p, &r.hists, &r.summaries)
             .map_err(|e| format!("writing {}: {e}", p.display()))?;
     }
     Ok(())
+}
+
+/// `--compare`: one row per mapping mode, with ratios against direct HQD.
+fn print_compare(a: &LatencyArgs, scale: TscScale, runs: &[RunResult], warnings: &[String]) {
+    println!(
+        "barebell latency --compare: model {}, {} iterations after {} warm-up per mode, batch {}; TSC {:.3} GHz",
+        match a.part {
+            Part::Navi31 => "navi31 (gfx11, MES v11)",
+            Part::Navi48 => "navi48 (gfx12, uni-MES v12)",
+        },
+        a.iterations,
+        a.warmup,
+        a.batch,
+        scale.hz as f64 / 1e9
+    );
+    println!();
+    let base = runs
+        .iter()
+        .find(|r| r.label == "direct")
+        .and_then(|r| r.summaries.get(4))
+        .map(|s| s.p50.max(1));
+    println!(
+        "{:<8} {:>11} {:>9} {:>9} {:>9} {:>11} {:>10} {:>10} {:>10}",
+        "mapping",
+        "create (ns)",
+        "publish",
+        "doorbell",
+        "pickup",
+        "completion",
+        "total p50",
+        "total p99",
+        "p50/direct"
+    );
+    for r in runs {
+        let p50 = |i: usize| r.summaries.get(i).map_or(0, |s| s.p50);
+        let p99 = r.summaries.get(4).map_or(0, |s| s.p99);
+        let ratio = base.map_or(f64::NAN, |b| p50(4) as f64 / b as f64);
+        println!(
+            "{:<8} {:>11} {:>9} {:>9} {:>9} {:>11} {:>10} {:>10} {:>10.2}",
+            r.label,
+            r.create_ns.map_or("-".to_string(), |n| n.to_string()),
+            p50(0),
+            p50(1),
+            p50(2),
+            p50(3),
+            p50(4),
+            p99,
+            ratio
+        );
+    }
+    println!(
+        "(phase columns are p50 in ns; create is one mapping call: MQD build plus the firmware or register round trip, on the model)"
+    );
+    for w in warnings {
+        println!("warning: {w}");
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -453,16 +628,19 @@ fn print_table(
     invariant: bool,
     ov_min: u64,
     ov_p50: u64,
-    s: &[Summary],
-    cp: &[Summary],
-    top: &[(u64, u64)],
+    r: &RunResult,
     warnings: &[String],
     cpu: Option<usize>,
     model_cpu: Option<usize>,
 ) {
+    let (s, cp, top) = (&r.summaries, &r.cp_summaries, &r.top);
     let cpu_s = |c: Option<usize>| c.map_or("unpinned".to_string(), |c| format!("CPU {c}"));
     println!(
-        "barebell latency: target model (software CP on a thread), {} iterations after {} warm-up, batch {}, {}",
+        "barebell latency: target model (software CP on a thread), queue {}, {} iterations after {} warm-up, batch {}, {}",
+        match (a.mapping, r.create_ns) {
+            (Some(m), Some(ns)) => format!("mapped by {} in {ns} ns", m.name()),
+            _ => "bound to the CP directly".to_string(),
+        },
         a.iterations,
         a.warmup,
         a.batch,

@@ -4,6 +4,7 @@ mod bringup;
 mod fw;
 mod latency;
 mod latency_plot;
+mod latency_target;
 mod pci;
 
 use clap::{Parser, Subcommand};

@@ -270,12 +270,24 @@ impl MecThread {
         mec: &'static Mec<'static>,
         services: std::vec::Vec<Service>,
     ) -> std::io::Result<Self> {
+        Self::spawn_with(mec, services, crate::thread::Idle::YieldAfter(64), || {})
+    }
+
+    /// As [`MecThread::spawn`] with an idle policy, running `setup` on the
+    /// new thread first (e.g. to pin it to a CPU).
+    pub fn spawn_with(
+        mec: &'static Mec<'static>,
+        services: std::vec::Vec<Service>,
+        idle_policy: crate::thread::Idle,
+        setup: impl FnOnce() + Send + 'static,
+    ) -> std::io::Result<Self> {
         use core::sync::atomic::Ordering;
         let stop = std::sync::Arc::new(core::sync::atomic::AtomicBool::new(false));
         let flag = stop.clone();
         let handle = std::thread::Builder::new()
             .name("barebell-sim-mec".into())
             .spawn(move || {
+                setup();
                 let mut idle = 0u32;
                 while !flag.load(Ordering::Relaxed) {
                     let mut work = mec.step().progressed();
@@ -286,7 +298,7 @@ impl MecThread {
                         idle = 0;
                     } else {
                         idle = idle.saturating_add(1);
-                        if idle > 64 {
+                        if matches!(idle_policy, crate::thread::Idle::YieldAfter(n) if idle > n) {
                             std::thread::yield_now();
                         } else {
                             core::hint::spin_loop();

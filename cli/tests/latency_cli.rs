@@ -1,0 +1,124 @@
+//! `barebell latency` as a user runs it: the README's main command on the
+//! model, the JSON keys the README documents, and `--compare`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+use std::process::Command;
+
+fn barebell(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("barebell-latency-{}-{name}", std::process::id()))
+}
+
+const PHASE_KEYS: [&str; 8] = ["count", "min", "mean", "p50", "p90", "p99", "p99_9", "max"];
+
+fn check_phases(phases: &serde_json::Value, iterations: u64) {
+    for phase in [
+        "publish",
+        "doorbell",
+        "pickup",
+        "completion",
+        "total",
+        "cp_launch",
+        "cp_exec",
+    ] {
+        let p = &phases[phase];
+        for k in PHASE_KEYS {
+            assert!(p[k].is_number(), "phases.{phase}.{k} missing: {p}");
+        }
+        assert_eq!(p["count"], iterations);
+        let (p50, p99, max) = (
+            p["p50"].as_u64().unwrap(),
+            p["p99"].as_u64().unwrap(),
+            p["max"].as_u64().unwrap(),
+        );
+        assert!(p50 <= p99 && p99 <= max, "{phase}: {p}");
+    }
+    // The total is the sum of the four phases, so its median cannot be
+    // below any one phase's minimum.
+    let total_p50 = phases["total"]["p50"].as_u64().unwrap();
+    for phase in ["publish", "doorbell", "pickup", "completion"] {
+        assert!(phases[phase]["min"].as_u64().unwrap() <= total_p50);
+    }
+}
+
+#[test]
+fn default_run_writes_documented_json_csv_and_svg() {
+    let (json, csv, svg) = (tmp("run.json"), tmp("run.csv"), tmp("run.svg"));
+    let (code, out) = barebell(&[
+        "latency",
+        "--iterations",
+        "500",
+        "--warmup",
+        "100",
+        "--json",
+        json.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("phase (ns)") && out.contains("total"), "{out}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["params"]["iterations"], 500);
+    assert_eq!(v["params"]["mapping"], "unmapped");
+    assert!(v["timer"]["tsc_hz"].as_u64().unwrap() > 0);
+    check_phases(&v["phases"], 500);
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = rows.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "iteration,publish_ns,doorbell_ns,pickup_ns,completion_ns,total_ns,cp_launch_ns,cp_exec_ns"
+        )
+    );
+    assert_eq!(lines.count(), 500);
+    let s = std::fs::read_to_string(&svg).unwrap();
+    assert!(s.starts_with("<svg") && s.contains("CDF by phase"));
+    for f in [json, csv, svg] {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
+#[test]
+fn compare_runs_all_three_mapping_modes() {
+    for part in ["navi31", "navi48"] {
+        let json = tmp(&format!("cmp-{part}.json"));
+        let (code, out) = barebell(&[
+            "latency",
+            "--compare",
+            "--part",
+            part,
+            "--iterations",
+            "300",
+            "--warmup",
+            "50",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{out}");
+        for mode in ["mes", "direct", "kiq"] {
+            assert!(
+                out.lines().any(|l| l.starts_with(mode)),
+                "no {mode} row:\n{out}"
+            );
+        }
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        for mode in ["mes", "direct", "kiq"] {
+            let r = &v["runs"][mode];
+            assert!(r["create_ns"].as_u64().unwrap() > 0, "{mode}: {r}");
+            check_phases(&r["phases"], 300);
+        }
+        let _ = std::fs::remove_file(json);
+    }
+}
