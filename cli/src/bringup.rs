@@ -12,6 +12,9 @@
 //! - `rlc`: the bounded wait for the RLC autoload
 //!   (`gfx_v11_0_wait_for_rlc_autoload_complete()`).
 //!
+//! - with `--mapping mes|direct|kiq`: MES start, the rings that mapping
+//!   needs, one user queue and a dispatch (`bringup_queue`).
+//!
 //! NBIO and GMC steps are not built yet, and there is no hardware target:
 //! the model is the only target, and nothing here has run on a GPU.
 
@@ -51,6 +54,10 @@ pub struct BringupArgs {
     /// Print every register access, with register names.
     #[arg(long)]
     trace: bool,
+    /// After RLC: start MES, map a user queue this way, run a dispatch and
+    /// print `queue ready`.
+    #[arg(long, value_enum)]
+    mapping: Option<crate::latency_target::MappingMode>,
     /// Where the amdgpu firmware blobs are.
     #[arg(long, default_value = "/lib/firmware/amdgpu")]
     firmware_dir: PathBuf,
@@ -167,6 +174,13 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
     let refused = r.model.refusals();
     if !refused.is_empty() {
         return Err(format!("the model refused requests: {refused:?}"));
+    }
+    if let Some(mode) = args.mapping {
+        let generation = match args.part {
+            PartName::Navi31 => barebell::mqd::Generation::Gfx11,
+            PartName::Navi48 => barebell::mqd::Generation::Gfx12,
+        };
+        crate::bringup_queue::run(generation, mode, 1)?;
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! `barebell`: the command-line front end.
 
 mod bringup;
+mod bringup_queue;
 mod fw;
 mod latency;
 mod latency_plot;

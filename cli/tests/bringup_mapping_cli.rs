@@ -1,0 +1,25 @@
+//! `barebell bringup --mapping` on both model parts: every mode reaches
+//! `queue ready` after discovery, PSP, RLC and MES start.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+use std::process::Command;
+
+#[test]
+fn every_mapping_reaches_queue_ready_on_both_parts() {
+    for part in ["navi31", "navi48"] {
+        for mode in ["mes", "direct", "kiq"] {
+            let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
+                .args(["bringup", "--part", part, "--mapping", mode])
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{part}/{mode}:\n{text}");
+            for step in ["step discovery", "step psp", "step rlc", "step mes"] {
+                assert!(text.contains(step), "{part}/{mode}: no {step}:\n{text}");
+            }
+            let ready = format!("queue ready: {mode} mapping");
+            assert!(text.contains(&ready), "{part}/{mode}:\n{text}");
+        }
+    }
+}
