@@ -26,6 +26,7 @@ pub mod kiq;
 pub mod kiq_hqd;
 pub mod latency;
 pub mod mapper;
+pub mod mem;
 pub mod mes;
 pub mod mes_start;
 pub mod mqd;
