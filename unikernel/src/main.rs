@@ -16,7 +16,10 @@
 //!    with a 0x1002 device it is only reported;
 //! 7. MMIO store latency to QEMU's `edu` device;
 //! 8. the AQL submit path against the CP model (not bring-up);
-//! 9. if the command line says `hold`, wait for one byte from the host
+//! 9. bring-up after RLC on the model GPU (MES start, KIQ and scheduler
+//!    rings, one user queue mapped by MES, directly and by KIQ, a dispatch,
+//!    `queue ready`), for gfx11 and gfx12;
+//! 10. if the command line says `hold`, wait for one byte from the host
 //!    on COM1 (so the host can query QEMU's monitor while the machine
 //!    still exists), then exit through isa-debug-exit.
 #![no_std]
@@ -27,6 +30,7 @@ extern crate alloc;
 mod acpi;
 mod aql_model;
 mod boot;
+mod bringup;
 mod console;
 mod defmt_log;
 mod exceptions;
@@ -42,6 +46,7 @@ mod serial;
 mod start_info;
 
 use barebell::latency::tsc::{self, TscScale};
+use barebell::mqd::Generation;
 use barebell_pcie::ecam::{McfgEntry, mcfg_entries};
 use rt::Exit;
 
@@ -220,6 +225,12 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
     }
 
     aql_model::run(scale, AQL_ITERATIONS, 1)?;
+
+    for generation in [Generation::Gfx11, Generation::Gfx12] {
+        for mapping in bringup::Mapping::ALL {
+            bringup::run(generation, mapping, scale, 1)?;
+        }
+    }
 
     let (used, free) = heap::usage();
     let (tables, pool) = paging::tables_used();

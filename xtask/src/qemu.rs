@@ -560,6 +560,46 @@ fn latency_line<'a>(log: &'a str, name: &str) -> Result<&'a str> {
         .with_context(|| format!("no `{name}` latency summary in the log"))
 }
 
+/// The bring-up chains the image runs on the model GPU, each of which
+/// must end in `queue ready` (a dispatch through the mapped queue whose
+/// completion signal reached 0), and the step that brought the scheduler
+/// ring up on that generation.
+const BRINGUP: &[(&str, &str)] = &[
+    ("gfx11", "scheduler ring mapped by KIQ MAP_QUEUES"),
+    ("gfx12", "scheduler ring mapped by map_legacy_kq ADD_QUEUE"),
+];
+const MAPPINGS: &[&str] = &["mes", "direct", "kiq"];
+
+/// Bring-up reached a ready queue for every generation and mapping, on the
+/// console and in the defmt frames; returns a short description.
+fn bringup_ready(log: &str, defmt: &[String]) -> Result<String> {
+    let mut n = 0;
+    for (g, ring_step) in BRINGUP {
+        ensure!(
+            log.lines()
+                .any(|l| l.starts_with(&format!("UK BRINGUP {g} step mes: "))
+                    && l.contains(ring_step)),
+            "{g}: no `{ring_step}` step"
+        );
+        for m in MAPPINGS {
+            let want = format!("UK BRINGUP {g} queue ready: {m} mapping, ");
+            ensure!(
+                log.lines()
+                    .any(|l| l.starts_with(&want) && l.ends_with("completed (signal 1 -> 0)")),
+                "{g} {m}: no `{want}... completed (signal 1 -> 0)` line"
+            );
+            let frame = format!("BRINGUP {g} queue ready: {m} mapping");
+            ensure!(defmt.contains(&frame), "{g} {m}: no `{frame}` defmt frame");
+            n += 1;
+        }
+    }
+    Ok(format!(
+        "bring-up reached a ready queue {n}x ({} x {})",
+        BRINGUP.iter().map(|b| b.0).collect::<Vec<_>>().join("+"),
+        MAPPINGS.join("/")
+    ))
+}
+
 /// The checks one held boot must pass; returns a one-line description.
 fn check(cfg: &Config, b: &Boot) -> Result<String> {
     let log = &b.log;
@@ -646,6 +686,7 @@ fn check(cfg: &Config, b: &Boot) -> Result<String> {
         "{}: no `DONE ok` among the defmt frames",
         cfg.name
     );
+    let ready = bringup_ready(log, &b.defmt).with_context(|| format!("{}: bring-up", cfg.name))?;
     let behind = gf.iter().filter(|f| f.0 > 0).count();
     let high = gb.iter().filter(|b| b.5 >= 1 << 32).count();
     if cfg.name == "bridges" {
@@ -660,7 +701,7 @@ fn check(cfg: &Config, b: &Boot) -> Result<String> {
         );
     }
     Ok(format!(
-        "{}: {} functions ({} behind bridges), {} BARs ({} above 4 GiB) equal QEMU's query-pci (functions also equal `info pci`); {} defmt frames decoded; mmio-store p50={}ns",
+        "{}: {} functions ({} behind bridges), {} BARs ({} above 4 GiB) equal QEMU's query-pci (functions also equal `info pci`); {} defmt frames decoded; mmio-store p50={}ns; {ready}",
         cfg.name,
         gf.len(),
         behind,
@@ -725,7 +766,7 @@ pub fn run(root: &Path) -> Result<String> {
     out.extend(lines.iter().map(|l| l.to_string()));
     // The CI summary shows the first line only.
     let headline = format!(
-        "{} configurations: PCI listings equal QEMU's query-pci and info pci, defmt decoded; {file} B image; boot-to-exit {:.2} s; edu store p50 {} ns",
+        "{} configurations: PCI listings equal QEMU's query-pci and info pci, bring-up reaches a ready queue (gfx11/gfx12, MES/direct/KIQ), defmt decoded; {file} B image; boot-to-exit {:.2} s; edu store p50 {} ns",
         CONFIGS.len(),
         timed.wall.as_secs_f64(),
         latency_line(&timed.log, "mmio-store")
@@ -809,6 +850,38 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
   Bus  1, device   0, function 0:
     Class 0255: PCI device 1234:11e8
 ";
+
+    /// A console log and defmt frames with every chain ready, written by
+    /// hand in the image's format.
+    fn ready_log() -> (String, Vec<String>) {
+        let mut log = String::from(
+            "UK BRINGUP gfx11 step mes: scheduler ring mapped by KIQ MAP_QUEUES; SET_HW_RSRC and QUERY_SCHEDULER_STATUS answered\n\
+             UK BRINGUP gfx12 step mes: pipe 1 ring loaded by registers; scheduler ring mapped by map_legacy_kq ADD_QUEUE; SET_HW_RSRC/_1 answered\n",
+        );
+        let mut defmt = Vec::new();
+        for g in ["gfx11", "gfx12"] {
+            for m in ["mes", "direct", "kiq"] {
+                log.push_str(&format!(
+                    "UK BRINGUP {g} queue ready: {m} mapping, doorbell 0xd, dispatch 0 completed (signal 1 -> 0)\n"
+                ));
+                defmt.push(format!("BRINGUP {g} queue ready: {m} mapping"));
+            }
+        }
+        (log, defmt)
+    }
+
+    #[test]
+    fn bringup_needs_every_chain_ready() {
+        let (log, defmt) = ready_log();
+        assert!(bringup_ready(&log, &defmt).is_ok());
+        let missing = log.replace("gfx12 queue ready: kiq", "gfx12 queue failed: kiq");
+        let e = bringup_ready(&missing, &defmt).unwrap_err().to_string();
+        assert!(e.contains("gfx12 kiq"), "{e}");
+        let no_frame: Vec<String> = defmt.iter().skip(1).cloned().collect();
+        assert!(bringup_ready(&log, &no_frame).is_err());
+        let no_ring = log.replace("map_legacy_kq", "registers");
+        assert!(bringup_ready(&no_ring, &defmt).is_err());
+    }
 
     #[test]
     fn info_pci_text_gives_each_function_once() {

@@ -4,16 +4,17 @@
 //! live in leaked host allocations mapped into the model's DMA windows.
 //! Leaking is the point: a model running on its own thread may touch them
 //! for as long as the process lives, which is the contract `Dma::map` asks
-//! for. Used by the integration tests and by `barebell latency`.
+//! for. Used by the integration tests, by `barebell latency` and (it needs
+//! only `alloc`) by the unikernel.
 
 use crate::cp::{CpError, CpModel, HqdBinding};
+use alloc::boxed::Box;
+use alloc::vec::Vec;
 use barebell::doorbell::Doorbell;
 use barebell::queue::{AqlQueue, QueueConfig, QueueMemory};
 use barebell::signal::SignalMemory;
 use core::ptr::NonNull;
 use core::sync::atomic::AtomicU64;
-use std::boxed::Box;
-use std::vec::Vec;
 
 /// One page of doorbells, as BAR2 would hold them.
 #[repr(C, align(4096))]

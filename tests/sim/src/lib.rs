@@ -45,11 +45,9 @@ pub mod cp;
 pub mod discovery;
 pub mod dma;
 pub mod gmc;
-#[cfg(feature = "std")]
 pub mod host;
 pub mod kiq;
 pub mod mec;
-#[cfg(feature = "std")]
 pub mod mec_host;
 pub mod mes;
 pub mod psp;

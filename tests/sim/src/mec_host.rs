@@ -6,6 +6,10 @@
 //! 4 KiB doorbell page standing in for BAR2, and optionally a
 //! [`MesModel`] whose ring lives in a leaked [`MesMemory`], and/or a
 //! [`KiqModel`] on a leaked [`KiqMemory`].
+//!
+//! Placement needs only `alloc`, so the unikernel builds the same model
+//! GPU and steps it inline on its one CPU; [`MecThread`], which runs the
+//! models on an OS thread, is behind the `std` feature.
 
 use crate::cp::CpModel;
 use crate::host::DoorbellPage;
@@ -13,6 +17,7 @@ use crate::kiq::KiqModel;
 use crate::mec::Mec;
 use crate::mes::{MesApiVersion, MesModel};
 use crate::{Seed, SimClock};
+use alloc::boxed::Box;
 use barebell::doorbell::Doorbell;
 use barebell::kiq::{KiqMemory, KiqRing};
 use barebell::mapper::{QueueResources, doorbell_index};
@@ -22,7 +27,6 @@ use barebell::queue::{AqlQueue, QueueConfig, QueueMemory};
 use barebell::regs::IpBases;
 use core::ptr::NonNull;
 use core::sync::atomic::AtomicU64;
-use std::boxed::Box;
 
 /// GC segment bases the model uses: Navi31's GC bases as an example
 /// input (segment 0 at 0x1260, segment 1 at 0xA000 dwords).
@@ -256,6 +260,7 @@ impl<const N: usize> PlacedQueue<N> {
 /// Runs a [`Mec`]'s CP model, and any firmware models' `service` calls
 /// (MES, KIQ), on their own OS thread, so the runtime can use a plain
 /// spinning [`barebell::mes::Pause`] and real time, as on hardware.
+#[cfg(feature = "std")]
 #[derive(Debug)]
 pub struct MecThread {
     stop: std::sync::Arc<core::sync::atomic::AtomicBool>,
@@ -263,8 +268,10 @@ pub struct MecThread {
 }
 
 /// A firmware model's service call, run on the [`MecThread`].
+#[cfg(feature = "std")]
 pub type Service = Box<dyn Fn() -> usize + Send>;
 
+#[cfg(feature = "std")]
 impl MecThread {
     pub fn spawn(
         mec: &'static Mec<'static>,
