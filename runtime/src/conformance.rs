@@ -19,6 +19,8 @@ pub const FACTS: &[&[Fact]] = &[
     crate::regs::mp_13_0_0::FIELD_FACTS,
     crate::regs::mp_14_0_2::FACTS,
     crate::regs::nbio_4_3_0::FACTS,
+    crate::regs::nbio_4_3_0::init::FACTS,
+    crate::regs::nbio_4_3_0::init::FIELD_FACTS,
     crate::mqd::FACTS,
     crate::hqd::FACTS,
     crate::mapper::FACTS,

@@ -30,6 +30,7 @@ pub mod mem;
 pub mod mes;
 pub mod mes_start;
 pub mod mqd;
+pub mod nbio;
 pub mod psp;
 pub mod queue;
 pub mod regs;

@@ -19,6 +19,10 @@ const WANTED: &[&str] = &[
     "include/uapi/linux/vfio.h",
     "include/uapi/linux/pci_regs.h",
     "include/uapi/linux/iommufd.h",
+    // kfd_ioctl.h (the HDP remap offsets) and the drm headers it includes.
+    "include/uapi/linux/kfd_ioctl.h",
+    "include/uapi/drm/drm.h",
+    "include/uapi/drm/drm_mode.h",
 ];
 
 /// Where the extracted Linux tree lives.

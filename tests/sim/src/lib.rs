@@ -50,6 +50,7 @@ pub mod kiq;
 pub mod mec;
 pub mod mec_host;
 pub mod mes;
+pub mod nbio;
 pub mod psp;
 #[cfg(feature = "std")]
 pub mod thread;
