@@ -7,7 +7,10 @@ use core::ptr::NonNull;
 use linked_list_allocator::Heap;
 use spin::Mutex;
 
-pub const HEAP_BYTES: usize = 8 << 20;
+/// The PSP bring-up is the big user: each part's rig leaks a 2 MiB
+/// firmware buffer and a 4 MiB TMR (both 1 MiB aligned) and the model's
+/// copies of every expected section, about 11 MiB per part.
+pub const HEAP_BYTES: usize = 48 << 20;
 
 #[repr(C, align(4096))]
 struct Region([u8; HEAP_BYTES]);

@@ -4,21 +4,23 @@
 //! What it does, in order, each step logging `UK ...` lines on COM1 that
 //! `cargo xtask qemu` parses:
 //! 1. console, IDT, heap, PAT;
-//! 2. a firmware container passed as a PVH module, read with
-//!    barebell-firmware-if (if one was passed);
+//! 2. firmware blobs passed as a PVH module (a newc cpio archive), the
+//!    first read with barebell-firmware-if;
 //! 3. TSC rate (CPUID leaf 0x15 if reported, else the PIT);
 //! 4. ECAM from ACPI (RSDP from the PVH start info → XSDT/RSDT → MCFG),
 //!    falling back loudly to q35's 0xb0000000 (also forced by `no-mcfg`
 //!    on the command line, which is how CI tests the fallback);
 //! 5. the PCI listing through bridges, with every BAR sized and mapped;
 //! 6. device choice: an AMD (0x1002) function if one is passed through;
-//!    otherwise the built-in model. GPU bring-up is not built yet, so
-//!    with a 0x1002 device it is only reported;
+//!    otherwise the built-in model. Bring-up of a real device from the
+//!    image is not built, so a 0x1002 device is only reported;
 //! 7. MMIO store latency to QEMU's `edu` device;
 //! 8. the AQL submit path against the CP model (not bring-up);
-//! 9. bring-up after RLC on the model GPU (MES start, KIQ and scheduler
-//!    rings, one user queue mapped by MES, directly and by KIQ, a dispatch,
-//!    `queue ready`), for gfx11 and gfx12;
+//! 9. bring-up on the model, for Navi31 (gfx11) and Navi48 (gfx12):
+//!    discovery, PSP firmware loading with the archive's real blobs and
+//!    RLC autoload; then, on the MEC/MES model, MES start, KIQ and
+//!    scheduler rings, one user queue mapped by MES, directly and by KIQ,
+//!    a dispatch, `queue ready`;
 //! 10. if the command line says `hold`, wait for one byte from the host
 //!    on COM1 (so the host can query QEMU's monitor while the machine
 //!    still exists), then exit through isa-debug-exit.
@@ -41,6 +43,7 @@ mod paging;
 mod pci;
 mod pit;
 mod port;
+mod psp_bringup;
 mod rt;
 mod serial;
 mod start_info;
@@ -103,7 +106,7 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
         unsafe { core::arch::asm!("ud2", options(nomem, nostack)) };
     }
 
-    firmware::report(si.module)?;
+    let blobs = firmware::load(si.module)?;
 
     let feats = tsc::features();
     if !feats.rdtscp {
@@ -189,7 +192,7 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
 
     match devices.iter().find(|d| d.found.vendor == 0x1002) {
         Some(d) => println!(
-            "UK CHOICE AMD function {:?} found; bring-up is not built yet, so only the built-in model runs",
+            "UK CHOICE AMD function {:?} found; bring-up of a real device is not built, so only the built-in model runs",
             d.found.bdf
         ),
         None => println!("UK CHOICE no 0x1002 function; using the built-in model"),
@@ -227,6 +230,7 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
     aql_model::run(scale, AQL_ITERATIONS, 1)?;
 
     for generation in [Generation::Gfx11, Generation::Gfx12] {
+        psp_bringup::run(generation, &blobs)?;
         for mapping in bringup::Mapping::ALL {
             bringup::run(generation, mapping, scale, 1)?;
         }

@@ -33,6 +33,16 @@ pub fn exit(code: Exit) -> ! {
     }
 }
 
+/// The prebuilt `liballoc` (compiled with `panic=unwind`) has landing pads
+/// that name this symbol, e.g. in `alloc::fmt::format`. This image aborts
+/// on panic, so no unwind ever starts and nothing can resume one; if it
+/// were called anyway, it fails the run loudly.
+#[unsafe(no_mangle)]
+pub extern "C" fn _Unwind_Resume() -> ! {
+    crate::console::panic_print(format_args!("UK PANIC: _Unwind_Resume called\n"));
+    exit(Exit::Panic)
+}
+
 #[panic_handler]
 fn panic(info: &PanicInfo) -> ! {
     crate::console::panic_print(format_args!("UK PANIC: {info}\n"));

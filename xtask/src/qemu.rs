@@ -60,6 +60,69 @@ const BOOT_BOUND: Duration = Duration::from_secs(120);
 /// A real firmware container (firmware-amd-graphics, installed by the apt
 /// stage), handed to the image as a PVH module through `-initrd`.
 const FIRMWARE: &str = "/lib/firmware/amdgpu/gc_11_0_0_mes_2.bin";
+/// The blobs the PSP/RLC bring-up in the image needs for Navi31 and
+/// Navi48 (the sets in `barebell_sim::psp::rig::navi31`/`navi48`).
+const BRINGUP_BLOBS: &[&str] = &[
+    "psp_13_0_0_sos.bin",
+    "smu_13_0_0.bin",
+    "gc_11_0_0_pfp.bin",
+    "gc_11_0_0_me.bin",
+    "gc_11_0_0_mec.bin",
+    "gc_11_0_0_mes1.bin",
+    "gc_11_0_0_imu.bin",
+    "gc_11_0_0_rlc.bin",
+    "sdma_6_0_0.bin",
+    "psp_14_0_3_sos.bin",
+    "smu_14_0_3.bin",
+    "gc_12_0_1_pfp.bin",
+    "gc_12_0_1_me.bin",
+    "gc_12_0_1_mec.bin",
+    "gc_12_0_1_uni_mes.bin",
+    "gc_12_0_1_imu.bin",
+    "gc_12_0_1_rlc.bin",
+];
+
+/// Several blobs go in through the one PVH module QEMU's `-initrd` makes,
+/// as a "newc" cpio archive (the Linux initramfs format, written here by
+/// hand: not checked with a cpio tool, none is installed):
+/// [`FIRMWARE`] first, then [`BRINGUP_BLOBS`], each under its file name.
+fn firmware_archive(root: &Path) -> Result<PathBuf> {
+    let dir = Path::new(FIRMWARE).parent().context("firmware directory")?;
+    let mut out = Vec::new();
+    let mut entry = |name: &str, data: &[u8]| -> Result<()> {
+        let name_len = u32::try_from(name.len() + 1)?;
+        let size = u32::try_from(data.len())?;
+        // magic, ino, mode, uid, gid, nlink, mtime, filesize, devmajor,
+        // devminor, rdevmajor, rdevminor, namesize, check.
+        let fields = [1, 0o100_644, 0, 0, 1, 0, size, 0, 0, 0, 0, name_len, 0];
+        out.extend_from_slice(b"070701");
+        for f in fields {
+            out.extend_from_slice(format!("{f:08x}").as_bytes());
+        }
+        out.extend_from_slice(name.as_bytes());
+        out.push(0);
+        while out.len() % 4 != 0 {
+            out.push(0);
+        }
+        out.extend_from_slice(data);
+        while out.len() % 4 != 0 {
+            out.push(0);
+        }
+        Ok(())
+    };
+    let first = Path::new(FIRMWARE);
+    let names = std::iter::once(first.file_name().and_then(|n| n.to_str()).context("name")?)
+        .chain(BRINGUP_BLOBS.iter().copied());
+    for name in names {
+        let path = dir.join(name);
+        let data = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        entry(name, &data)?;
+    }
+    entry("TRAILER!!!", &[])?;
+    let path = root.join("target/unikernel/firmware.cpio");
+    std::fs::write(&path, &out).with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
+}
 
 fn build(root: &Path) -> Result<PathBuf> {
     let target_dir = root.join("target/unikernel");
@@ -205,7 +268,14 @@ fn decode_defmt(elf: &Path, bytes: &[u8]) -> Result<Vec<String>> {
     Ok(out)
 }
 
-fn qemu_cmd(kernel: &Path, cfg: &Config, hold: bool, qmp: &Path, com2: &Path) -> Command {
+fn qemu_cmd(
+    kernel: &Path,
+    initrd: &Path,
+    cfg: &Config,
+    hold: bool,
+    qmp: &Path,
+    com2: &Path,
+) -> Command {
     let mut cmd = Command::new("qemu-system-x86_64");
     cmd.args([
         "-machine", "q35", "-accel", "tcg", "-cpu", "max", "-m", "128", "-smp", "1", "-display",
@@ -222,7 +292,8 @@ fn qemu_cmd(kernel: &Path, cfg: &Config, hold: bool, qmp: &Path, com2: &Path) ->
         "isa-debug-exit,iobase=0xf4,iosize=0x04",
     ])
     .args(cfg.devices)
-    .args(["-initrd", FIRMWARE])
+    .arg("-initrd")
+    .arg(initrd)
     .arg("-kernel")
     .arg(kernel);
     if hold {
@@ -316,7 +387,8 @@ fn boot(root: &Path, kernel: &Path, cfg: &Config, hold: bool) -> Result<Boot> {
     let _ = std::fs::remove_file(&sock);
     let _ = std::fs::remove_file(&com2);
     let started = Instant::now();
-    let mut child = qemu_cmd(kernel, cfg, hold, &sock, &com2)
+    let initrd = root.join("target/unikernel/firmware.cpio");
+    let mut child = qemu_cmd(kernel, &initrd, cfg, hold, &sock, &com2)
         .spawn()
         .context("starting qemu-system-x86_64")?;
     let stdout = child.stdout.take().context("qemu stdout")?;
@@ -568,11 +640,29 @@ const BRINGUP: &[(&str, &str)] = &[
     ("gfx11", "scheduler ring mapped by KIQ MAP_QUEUES"),
     ("gfx12", "scheduler ring mapped by map_legacy_kq ADD_QUEUE"),
 ];
+/// The parts whose discovery → PSP → RLC steps the image runs with the
+/// archive's real blobs, and what each step's line must say.
+const PSP_PARTS: &[&str] = &["navi31-model", "navi48-model"];
+const PSP_STEPS: &[(&str, &str)] = &[
+    ("discovery", "IP instances"),
+    ("psp", "AUTOLOAD_RLC sent"),
+    ("rlc", "BOOTLOAD_COMPLETE"),
+];
 const MAPPINGS: &[&str] = &["mes", "direct", "kiq"];
 
 /// Bring-up reached a ready queue for every generation and mapping, on the
 /// console and in the defmt frames; returns a short description.
 fn bringup_ready(log: &str, defmt: &[String]) -> Result<String> {
+    for part in PSP_PARTS {
+        for (step, says) in PSP_STEPS {
+            let want = format!("UK BRINGUP {part} step {step}: ");
+            ensure!(
+                log.lines()
+                    .any(|l| l.starts_with(&want) && l.contains(says)),
+                "{part}: no `{want}...{says}...` line"
+            );
+        }
+    }
     let mut n = 0;
     for (g, ring_step) in BRINGUP {
         ensure!(
@@ -594,7 +684,8 @@ fn bringup_ready(log: &str, defmt: &[String]) -> Result<String> {
         }
     }
     Ok(format!(
-        "bring-up reached a ready queue {n}x ({} x {})",
+        "discovery/PSP/RLC on {} with real blobs; bring-up reached a ready queue {n}x ({} x {})",
+        PSP_PARTS.join("+"),
         BRINGUP.iter().map(|b| b.0).collect::<Vec<_>>().join("+"),
         MAPPINGS.join("/")
     ))
@@ -714,9 +805,10 @@ fn check(cfg: &Config, b: &Boot) -> Result<String> {
 
 pub fn run(root: &Path) -> Result<String> {
     let kernel = build(root)?;
+    firmware_archive(root)?;
     let (file, loaded, mem) = image_size(&kernel)?;
     let mut out = vec![format!(
-        "image {file} bytes on disk ({loaded} loaded bytes, {mem} bytes in memory with .bss: 8 MiB heap, 1 MiB stack)"
+        "image {file} bytes on disk ({loaded} loaded bytes, {mem} bytes in memory with .bss: 48 MiB heap, 1 MiB stack)"
     )];
     for cfg in CONFIGS {
         let b = boot(root, &kernel, cfg, true)?;
@@ -766,7 +858,7 @@ pub fn run(root: &Path) -> Result<String> {
     out.extend(lines.iter().map(|l| l.to_string()));
     // The CI summary shows the first line only.
     let headline = format!(
-        "{} configurations: PCI listings equal QEMU's query-pci and info pci, bring-up reaches a ready queue (gfx11/gfx12, MES/direct/KIQ), defmt decoded; {file} B image; boot-to-exit {:.2} s; edu store p50 {} ns",
+        "{} configurations: PCI listings equal QEMU's query-pci and info pci, bring-up (discovery, PSP, RLC with real blobs; MES, rings) reaches a ready queue (gfx11/gfx12, MES/direct/KIQ), defmt decoded; {file} B image; boot-to-exit {:.2} s; edu store p50 {} ns",
         CONFIGS.len(),
         timed.wall.as_secs_f64(),
         latency_line(&timed.log, "mmio-store")
@@ -858,6 +950,13 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
             "UK BRINGUP gfx11 step mes: scheduler ring mapped by KIQ MAP_QUEUES; SET_HW_RSRC and QUERY_SCHEDULER_STATUS answered\n\
              UK BRINGUP gfx12 step mes: pipe 1 ring loaded by registers; scheduler ring mapped by map_legacy_kq ADD_QUEUE; SET_HW_RSRC/_1 answered\n",
         );
+        for part in ["navi31-model", "navi48-model"] {
+            log.push_str(&format!(
+                "UK BRINGUP {part} step discovery: table read at VRAM 0x5ffff0000 (24576 MiB board); 11 IP instances; GC (11, 0, 0); MP0 (13, 0, 0)\n\
+                 UK BRINGUP {part} step psp: 4 bootloader components, TMR size 0x400000 (model value), 27 LOAD_IP_FW, AUTOLOAD_RLC sent\n\
+                 UK BRINGUP {part} step rlc: RLC_RLCS_BOOTLOAD_STATUS.BOOTLOAD_COMPLETE and CP_STAT idle\n"
+            ));
+        }
         let mut defmt = Vec::new();
         for g in ["gfx11", "gfx12"] {
             for m in ["mes", "direct", "kiq"] {
@@ -881,6 +980,9 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
         assert!(bringup_ready(&log, &no_frame).is_err());
         let no_ring = log.replace("map_legacy_kq", "registers");
         assert!(bringup_ready(&no_ring, &defmt).is_err());
+        let no_rlc = log.replace("navi48-model step rlc", "navi48-model step rlx");
+        let e = bringup_ready(&no_rlc, &defmt).unwrap_err().to_string();
+        assert!(e.contains("navi48-model"), "{e}");
     }
 
     #[test]

@@ -526,7 +526,8 @@ impl RegisterBus for PspModel<'_> {
 /// discovery table, the model primed with what it must see, and leaked,
 /// aligned buffers mapped into it. Shared by the integration tests and
 /// `barebell bringup`.
-#[cfg(feature = "std")]
+/// Only reading blobs from a directory needs `std`; the unikernel builds
+/// the same rig from blobs handed to it in memory ([`rig::rig_from`]).
 pub mod rig {
     use super::{PspExpect, PspModel, PspPlacement};
     use crate::SimClock;
@@ -541,6 +542,7 @@ pub mod rig {
     use barebell_firmware_if::psp_gfx::fw_type as t;
     use barebell_firmware_if::{CpEngine, Firmware, Kind, MesPipe, parse};
     use core::ptr::NonNull;
+    #[cfg(feature = "std")]
     use std::path::Path;
 
     /// `psp_hw_start()`'s component order, by SOS-bundle section name.
@@ -694,11 +696,27 @@ pub mod rig {
         pub bufs: Option<PspBuffers>,
     }
 
-    fn load(dir: &Path, kind: Kind, name: &str) -> Result<Firmware<'static>, String> {
-        let path = dir.join(name);
-        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-        parse(kind, bytes).map_err(|e| format!("{}: {e}", path.display()))
+    /// A blob by file name, as `'static` bytes.
+    pub trait Blobs {
+        fn get(&mut self, name: &str) -> Result<&'static [u8], String>;
+    }
+
+    /// Blobs read (and leaked) from a directory.
+    #[cfg(feature = "std")]
+    struct Dir<'p>(&'p Path);
+
+    #[cfg(feature = "std")]
+    impl Blobs for Dir<'_> {
+        fn get(&mut self, name: &str) -> Result<&'static [u8], String> {
+            let path = self.0.join(name);
+            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            Ok(Box::leak(bytes.into_boxed_slice()))
+        }
+    }
+
+    fn load(blobs: &mut dyn Blobs, kind: Kind, name: &str) -> Result<Firmware<'static>, String> {
+        let bytes = blobs.get(name)?;
+        parse(kind, bytes).map_err(|e| format!("{name}: {e}"))
     }
 
     fn section(f: &Firmware<'static>, file: &str, name: &str) -> Result<&'static [u8], String> {
@@ -710,17 +728,28 @@ pub mod rig {
 
     /// Zeroed, leaked memory at `align`; host address = MC address.
     fn region(len: usize, align: usize) -> Result<(NonNull<u8>, u64), String> {
-        let layout = std::alloc::Layout::from_size_align(len, align).map_err(|e| format!("{e}"))?;
+        let layout =
+            alloc::alloc::Layout::from_size_align(len, align).map_err(|e| format!("{e}"))?;
         // SAFETY: `len` is non-zero for every caller.
-        let p = unsafe { std::alloc::alloc_zeroed(layout) };
+        let p = unsafe { alloc::alloc::alloc_zeroed(layout) };
         let p = NonNull::new(p).ok_or("out of memory")?;
         Ok((p, p.as_ptr() as u64))
     }
 
     /// Builds a rig for `part` from the blobs in `dir`; `tweak` may alter
     /// what the model expects before it is built.
+    #[cfg(feature = "std")]
     pub fn rig(
         dir: &Path,
+        part: &PartFirmware,
+        tweak: impl FnOnce(&mut PspExpect),
+    ) -> Result<Rig, String> {
+        rig_from(&mut Dir(dir), part, tweak)
+    }
+
+    /// As [`rig`], with the blobs from `blobs`.
+    pub fn rig_from(
+        source: &mut dyn Blobs,
         part: &PartFirmware,
         tweak: impl FnOnce(&mut PspExpect),
     ) -> Result<Rig, String> {
@@ -736,14 +765,14 @@ pub mod rig {
         let g = gc.version.triple();
         let gc_regs = GcRegs::for_version(g).ok_or_else(|| format!("no GC registers for {g:?}"))?;
 
-        let sos = load(dir, Kind::PspSos, part.sos)?;
-        let smu_fw = load(dir, Kind::Smc, part.smu.0)?;
+        let sos = load(source, Kind::PspSos, part.sos)?;
+        let smu_fw = load(source, Kind::Smc, part.smu.0)?;
         let smu = section(&smu_fw, part.smu.0, part.smu.1)?;
         let mut blobs: Vec<(&str, Firmware<'static>)> = Vec::new();
         let mut gfx = Vec::new();
         for (ty, kind, file, sec) in &part.gfx {
             if !blobs.iter().any(|(f, _)| f == file) {
-                blobs.push((file, load(dir, *kind, file)?));
+                blobs.push((file, load(source, *kind, file)?));
             }
             let f = blobs
                 .iter()
