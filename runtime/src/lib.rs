@@ -22,6 +22,7 @@ pub mod discovery;
 pub mod doorbell;
 pub mod gmc;
 pub mod hqd;
+pub mod hub;
 pub mod kiq;
 pub mod kiq_hqd;
 pub mod latency;

@@ -32,6 +32,48 @@ super::registers! {
     CP_MES_PRGRM_CNTR_START = 0x2800, 1;
     CP_MES_PRGRM_CNTR_START_HI = 0x289d, 1;
     RLC_CP_SCHEDULERS = 0x098a, 1;
+    // GFXHUB init (`gfxhub_v3_0_gart_enable()`), used by `crate::hub`.
+    GCMC_VM_FB_LOCATION_BASE = 0x1678, 0;
+    GCMC_VM_FB_LOCATION_TOP = 0x1679, 0;
+    GCMC_VM_AGP_TOP = 0x167a, 0;
+    GCMC_VM_AGP_BOT = 0x167b, 0;
+    GCMC_VM_AGP_BASE = 0x167c, 0;
+    GCMC_VM_SYSTEM_APERTURE_LOW_ADDR = 0x167d, 0;
+    GCMC_VM_SYSTEM_APERTURE_HIGH_ADDR = 0x167e, 0;
+    GCMC_VM_MX_L1_TLB_CNTL = 0x167f, 0;
+    GCMC_VM_SYSTEM_APERTURE_DEFAULT_ADDR_LSB = 0x15a8, 0;
+    GCMC_VM_SYSTEM_APERTURE_DEFAULT_ADDR_MSB = 0x15a9, 0;
+    GCVM_L2_CNTL = 0x15bc, 0;
+    GCVM_L2_CNTL2 = 0x15bd, 0;
+    GCVM_L2_CNTL3 = 0x15be, 0;
+    GCVM_L2_CNTL4 = 0x15d4, 0;
+    GCVM_L2_CNTL5 = 0x15da, 0;
+    GCVM_L2_PROTECTION_FAULT_CNTL2 = 0x15c5, 0;
+    GCVM_L2_PROTECTION_FAULT_STATUS = 0x15c8, 0;
+    GCVM_L2_PROTECTION_FAULT_DEFAULT_ADDR_LO32 = 0x15cb, 0;
+    GCVM_L2_PROTECTION_FAULT_DEFAULT_ADDR_HI32 = 0x15cc, 0;
+    GCVM_L2_CONTEXT1_IDENTITY_APERTURE_LOW_ADDR_LO32 = 0x15ce, 0;
+    GCVM_L2_CONTEXT1_IDENTITY_APERTURE_LOW_ADDR_HI32 = 0x15cf, 0;
+    GCVM_L2_CONTEXT1_IDENTITY_APERTURE_HIGH_ADDR_LO32 = 0x15d0, 0;
+    GCVM_L2_CONTEXT1_IDENTITY_APERTURE_HIGH_ADDR_HI32 = 0x15d1, 0;
+    GCVM_L2_CONTEXT_IDENTITY_PHYSICAL_OFFSET_LO32 = 0x15d2, 0;
+    GCVM_L2_CONTEXT_IDENTITY_PHYSICAL_OFFSET_HI32 = 0x15d3, 0;
+    GCVM_CONTEXT0_CNTL = 0x1688, 0;
+    GCVM_CONTEXT1_CNTL = 0x1689, 0;
+    GCVM_INVALIDATE_ENG0_ADDR_RANGE_LO32 = 0x16cf, 0;
+    GCVM_INVALIDATE_ENG0_ADDR_RANGE_HI32 = 0x16d0, 0;
+    GCVM_INVALIDATE_ENG1_ADDR_RANGE_LO32 = 0x16d1, 0;
+    GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32 = 0x16f3, 0;
+    GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32 = 0x16f4, 0;
+    GCVM_CONTEXT1_PAGE_TABLE_BASE_ADDR_LO32 = 0x16f5, 0;
+    GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32 = 0x1713, 0;
+    GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32 = 0x1714, 0;
+    GCVM_CONTEXT1_PAGE_TABLE_START_ADDR_LO32 = 0x1715, 0;
+    GCVM_CONTEXT1_PAGE_TABLE_START_ADDR_HI32 = 0x1716, 0;
+    GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32 = 0x1733, 0;
+    GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32 = 0x1734, 0;
+    GCVM_CONTEXT1_PAGE_TABLE_END_ADDR_LO32 = 0x1735, 0;
+    GCVM_CONTEXT1_PAGE_TABLE_END_ADDR_HI32 = 0x1736, 0;
 }
 
 /// `GCVM_INVALIDATE_ENG*_REQ`: what `gfxhub_v3_0_get_invalidate_req()`
@@ -228,5 +270,443 @@ pub const MQD_WINDOW_FACTS: &[barebell_facts::Fact] = &[
         "struct v11_compute_mqd",
         "cp_hqd_pq_wptr_hi",
         ((MQD_HQD_FIRST_DWORD + HQD_WINDOW_DWORDS - 1) * 4) as usize,
+    ),
+];
+
+// GFXHUB init (`gfxhub_v3_0_gart_enable()`): the fields `crate::hub`
+// sets. Layouts generated once from `gc_11_0_0_sh_mask.h`; the facts below
+// check them against it on every CI run. `GCVM_CONTEXT0_CNTL` and
+// `GCVM_CONTEXT1_CNTL` share one layout (checked for both).
+
+/// `GCMC_VM_MX_L1_TLB_CNTL`.
+#[bitfield_struct::bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct GcmcVmMxL1TlbCntl {
+    pub enable_l1_tlb: bool,
+    #[bits(2)]
+    __: u8,
+    #[bits(2)]
+    pub system_access_mode: u8,
+    pub system_aperture_unmapped_access: bool,
+    pub enable_advanced_driver_model: bool,
+    #[bits(4)]
+    pub eco_bits: u8,
+    #[bits(3)]
+    pub mtype: u8,
+    #[bits(18)]
+    __: u32,
+}
+
+/// `GCVM_L2_CNTL`.
+#[bitfield_struct::bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct GcvmL2Cntl {
+    pub enable_l2_cache: bool,
+    pub enable_l2_fragment_processing: bool,
+    #[bits(6)]
+    __: u8,
+    pub l2_pde0_cache_tag_generation_mode: bool,
+    #[bits(2)]
+    __: u8,
+    pub enable_default_page_out_to_system_memory: bool,
+    #[bits(6)]
+    __: u8,
+    pub pde_fault_classification: bool,
+    #[bits(2)]
+    pub context1_identity_access_mode: u8,
+    #[bits(5)]
+    pub identity_mode_fragment_size: u8,
+    #[bits(6)]
+    __: u8,
+}
+
+/// `GCVM_L2_CNTL2`.
+#[bitfield_struct::bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct GcvmL2Cntl2 {
+    pub invalidate_all_l1_tlbs: bool,
+    pub invalidate_l2_cache: bool,
+    #[bits(30)]
+    __: u32,
+}
+
+/// `GCVM_L2_CNTL3`.
+#[bitfield_struct::bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct GcvmL2Cntl3 {
+    #[bits(6)]
+    pub bank_select: u8,
+    #[bits(9)]
+    __: u16,
+    #[bits(5)]
+    pub l2_cache_bigk_fragment_size: u8,
+    #[bits(12)]
+    __: u16,
+}
+
+/// `GCVM_L2_CNTL4`.
+#[bitfield_struct::bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct GcvmL2Cntl4 {
+    #[bits(6)]
+    __: u8,
+    pub vmc_tap_pde_request_physical: bool,
+    pub vmc_tap_pte_request_physical: bool,
+    #[bits(24)]
+    __: u32,
+}
+
+/// `GCVM_L2_CNTL5`.
+#[bitfield_struct::bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct GcvmL2Cntl5 {
+    #[bits(5)]
+    pub l2_cache_smallk_fragment_size: u8,
+    #[bits(27)]
+    __: u32,
+}
+
+/// `GCVM_L2_PROTECTION_FAULT_CNTL2`.
+#[bitfield_struct::bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct GcvmL2ProtectionFaultCntl2 {
+    #[bits(18)]
+    __: u32,
+    pub active_page_migration_pte_read_retry: bool,
+    #[bits(13)]
+    __: u16,
+}
+
+/// `GCVM_CONTEXT0_CNTL`.
+#[bitfield_struct::bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct GcvmContextCntl {
+    pub enable_context: bool,
+    #[bits(2)]
+    pub page_table_depth: u8,
+    #[bits(4)]
+    pub page_table_block_size: u8,
+    pub retry_permission_or_invalid_page_fault: bool,
+    #[bits(2)]
+    __: u8,
+    pub range_protection_fault_enable_default: bool,
+    #[bits(1)]
+    __: u8,
+    pub dummy_page_protection_fault_enable_default: bool,
+    #[bits(1)]
+    __: u8,
+    pub pde0_protection_fault_enable_default: bool,
+    #[bits(1)]
+    __: u8,
+    pub valid_protection_fault_enable_default: bool,
+    #[bits(1)]
+    __: u8,
+    pub read_protection_fault_enable_default: bool,
+    #[bits(1)]
+    __: u8,
+    pub write_protection_fault_enable_default: bool,
+    #[bits(1)]
+    __: u8,
+    pub execute_protection_fault_enable_default: bool,
+    #[bits(9)]
+    __: u16,
+}
+
+/// Hub-init field positions, checked against `gc_11_0_0_sh_mask.h`.
+pub const HUB_FIELD_FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
+    super::field_facts!(
+        SH,
+        "GCMC_VM_MX_L1_TLB_CNTL",
+        "ENABLE_L1_TLB",
+        GcmcVmMxL1TlbCntl::ENABLE_L1_TLB_OFFSET,
+        GcmcVmMxL1TlbCntl::ENABLE_L1_TLB_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCMC_VM_MX_L1_TLB_CNTL",
+        "SYSTEM_ACCESS_MODE",
+        GcmcVmMxL1TlbCntl::SYSTEM_ACCESS_MODE_OFFSET,
+        GcmcVmMxL1TlbCntl::SYSTEM_ACCESS_MODE_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCMC_VM_MX_L1_TLB_CNTL",
+        "SYSTEM_APERTURE_UNMAPPED_ACCESS",
+        GcmcVmMxL1TlbCntl::SYSTEM_APERTURE_UNMAPPED_ACCESS_OFFSET,
+        GcmcVmMxL1TlbCntl::SYSTEM_APERTURE_UNMAPPED_ACCESS_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCMC_VM_MX_L1_TLB_CNTL",
+        "ENABLE_ADVANCED_DRIVER_MODEL",
+        GcmcVmMxL1TlbCntl::ENABLE_ADVANCED_DRIVER_MODEL_OFFSET,
+        GcmcVmMxL1TlbCntl::ENABLE_ADVANCED_DRIVER_MODEL_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCMC_VM_MX_L1_TLB_CNTL",
+        "ECO_BITS",
+        GcmcVmMxL1TlbCntl::ECO_BITS_OFFSET,
+        GcmcVmMxL1TlbCntl::ECO_BITS_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCMC_VM_MX_L1_TLB_CNTL",
+        "MTYPE",
+        GcmcVmMxL1TlbCntl::MTYPE_OFFSET,
+        GcmcVmMxL1TlbCntl::MTYPE_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_L2_CNTL",
+        "ENABLE_L2_CACHE",
+        GcvmL2Cntl::ENABLE_L2_CACHE_OFFSET,
+        GcvmL2Cntl::ENABLE_L2_CACHE_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_L2_CNTL",
+        "ENABLE_L2_FRAGMENT_PROCESSING",
+        GcvmL2Cntl::ENABLE_L2_FRAGMENT_PROCESSING_OFFSET,
+        GcvmL2Cntl::ENABLE_L2_FRAGMENT_PROCESSING_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_L2_CNTL",
+        "L2_PDE0_CACHE_TAG_GENERATION_MODE",
+        GcvmL2Cntl::L2_PDE0_CACHE_TAG_GENERATION_MODE_OFFSET,
+        GcvmL2Cntl::L2_PDE0_CACHE_TAG_GENERATION_MODE_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_L2_CNTL",
+        "ENABLE_DEFAULT_PAGE_OUT_TO_SYSTEM_MEMORY",
+        GcvmL2Cntl::ENABLE_DEFAULT_PAGE_OUT_TO_SYSTEM_MEMORY_OFFSET,
+        GcvmL2Cntl::ENABLE_DEFAULT_PAGE_OUT_TO_SYSTEM_MEMORY_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_L2_CNTL",
+        "PDE_FAULT_CLASSIFICATION",
+        GcvmL2Cntl::PDE_FAULT_CLASSIFICATION_OFFSET,
+        GcvmL2Cntl::PDE_FAULT_CLASSIFICATION_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_L2_CNTL",
+        "CONTEXT1_IDENTITY_ACCESS_MODE",
+        GcvmL2Cntl::CONTEXT1_IDENTITY_ACCESS_MODE_OFFSET,
+        GcvmL2Cntl::CONTEXT1_IDENTITY_ACCESS_MODE_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_L2_CNTL",
+        "IDENTITY_MODE_FRAGMENT_SIZE",
+        GcvmL2Cntl::IDENTITY_MODE_FRAGMENT_SIZE_OFFSET,
+        GcvmL2Cntl::IDENTITY_MODE_FRAGMENT_SIZE_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_L2_CNTL2",
+        "INVALIDATE_ALL_L1_TLBS",
+        GcvmL2Cntl2::INVALIDATE_ALL_L1_TLBS_OFFSET,
+        GcvmL2Cntl2::INVALIDATE_ALL_L1_TLBS_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_L2_CNTL2",
+        "INVALIDATE_L2_CACHE",
+        GcvmL2Cntl2::INVALIDATE_L2_CACHE_OFFSET,
+        GcvmL2Cntl2::INVALIDATE_L2_CACHE_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_L2_CNTL3",
+        "BANK_SELECT",
+        GcvmL2Cntl3::BANK_SELECT_OFFSET,
+        GcvmL2Cntl3::BANK_SELECT_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_L2_CNTL3",
+        "L2_CACHE_BIGK_FRAGMENT_SIZE",
+        GcvmL2Cntl3::L2_CACHE_BIGK_FRAGMENT_SIZE_OFFSET,
+        GcvmL2Cntl3::L2_CACHE_BIGK_FRAGMENT_SIZE_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_L2_CNTL4",
+        "VMC_TAP_PDE_REQUEST_PHYSICAL",
+        GcvmL2Cntl4::VMC_TAP_PDE_REQUEST_PHYSICAL_OFFSET,
+        GcvmL2Cntl4::VMC_TAP_PDE_REQUEST_PHYSICAL_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_L2_CNTL4",
+        "VMC_TAP_PTE_REQUEST_PHYSICAL",
+        GcvmL2Cntl4::VMC_TAP_PTE_REQUEST_PHYSICAL_OFFSET,
+        GcvmL2Cntl4::VMC_TAP_PTE_REQUEST_PHYSICAL_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_L2_CNTL5",
+        "L2_CACHE_SMALLK_FRAGMENT_SIZE",
+        GcvmL2Cntl5::L2_CACHE_SMALLK_FRAGMENT_SIZE_OFFSET,
+        GcvmL2Cntl5::L2_CACHE_SMALLK_FRAGMENT_SIZE_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_L2_PROTECTION_FAULT_CNTL2",
+        "ACTIVE_PAGE_MIGRATION_PTE_READ_RETRY",
+        GcvmL2ProtectionFaultCntl2::ACTIVE_PAGE_MIGRATION_PTE_READ_RETRY_OFFSET,
+        GcvmL2ProtectionFaultCntl2::ACTIVE_PAGE_MIGRATION_PTE_READ_RETRY_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_CONTEXT0_CNTL",
+        "ENABLE_CONTEXT",
+        GcvmContextCntl::ENABLE_CONTEXT_OFFSET,
+        GcvmContextCntl::ENABLE_CONTEXT_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_CONTEXT0_CNTL",
+        "PAGE_TABLE_DEPTH",
+        GcvmContextCntl::PAGE_TABLE_DEPTH_OFFSET,
+        GcvmContextCntl::PAGE_TABLE_DEPTH_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_CONTEXT0_CNTL",
+        "PAGE_TABLE_BLOCK_SIZE",
+        GcvmContextCntl::PAGE_TABLE_BLOCK_SIZE_OFFSET,
+        GcvmContextCntl::PAGE_TABLE_BLOCK_SIZE_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_CONTEXT0_CNTL",
+        "RETRY_PERMISSION_OR_INVALID_PAGE_FAULT",
+        GcvmContextCntl::RETRY_PERMISSION_OR_INVALID_PAGE_FAULT_OFFSET,
+        GcvmContextCntl::RETRY_PERMISSION_OR_INVALID_PAGE_FAULT_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_CONTEXT0_CNTL",
+        "RANGE_PROTECTION_FAULT_ENABLE_DEFAULT",
+        GcvmContextCntl::RANGE_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+        GcvmContextCntl::RANGE_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_CONTEXT0_CNTL",
+        "DUMMY_PAGE_PROTECTION_FAULT_ENABLE_DEFAULT",
+        GcvmContextCntl::DUMMY_PAGE_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+        GcvmContextCntl::DUMMY_PAGE_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_CONTEXT0_CNTL",
+        "PDE0_PROTECTION_FAULT_ENABLE_DEFAULT",
+        GcvmContextCntl::PDE0_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+        GcvmContextCntl::PDE0_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_CONTEXT0_CNTL",
+        "VALID_PROTECTION_FAULT_ENABLE_DEFAULT",
+        GcvmContextCntl::VALID_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+        GcvmContextCntl::VALID_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_CONTEXT0_CNTL",
+        "READ_PROTECTION_FAULT_ENABLE_DEFAULT",
+        GcvmContextCntl::READ_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+        GcvmContextCntl::READ_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_CONTEXT0_CNTL",
+        "WRITE_PROTECTION_FAULT_ENABLE_DEFAULT",
+        GcvmContextCntl::WRITE_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+        GcvmContextCntl::WRITE_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_CONTEXT0_CNTL",
+        "EXECUTE_PROTECTION_FAULT_ENABLE_DEFAULT",
+        GcvmContextCntl::EXECUTE_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+        GcvmContextCntl::EXECUTE_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+    ),
+);
+
+/// `GCVM_CONTEXT1_CNTL` has the `GCVM_CONTEXT0_CNTL` layout.
+pub const CONTEXT1_CNTL_FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
+    super::field_facts!(
+        SH,
+        "GCVM_CONTEXT1_CNTL",
+        "ENABLE_CONTEXT",
+        GcvmContextCntl::ENABLE_CONTEXT_OFFSET,
+        GcvmContextCntl::ENABLE_CONTEXT_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_CONTEXT1_CNTL",
+        "PAGE_TABLE_DEPTH",
+        GcvmContextCntl::PAGE_TABLE_DEPTH_OFFSET,
+        GcvmContextCntl::PAGE_TABLE_DEPTH_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_CONTEXT1_CNTL",
+        "PAGE_TABLE_BLOCK_SIZE",
+        GcvmContextCntl::PAGE_TABLE_BLOCK_SIZE_OFFSET,
+        GcvmContextCntl::PAGE_TABLE_BLOCK_SIZE_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_CONTEXT1_CNTL",
+        "RETRY_PERMISSION_OR_INVALID_PAGE_FAULT",
+        GcvmContextCntl::RETRY_PERMISSION_OR_INVALID_PAGE_FAULT_OFFSET,
+        GcvmContextCntl::RETRY_PERMISSION_OR_INVALID_PAGE_FAULT_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_CONTEXT1_CNTL",
+        "RANGE_PROTECTION_FAULT_ENABLE_DEFAULT",
+        GcvmContextCntl::RANGE_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+        GcvmContextCntl::RANGE_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_CONTEXT1_CNTL",
+        "EXECUTE_PROTECTION_FAULT_ENABLE_DEFAULT",
+        GcvmContextCntl::EXECUTE_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+        GcvmContextCntl::EXECUTE_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+    ),
+);
+
+/// Reset values `gfxhub_v3_0_init_cache_regs()` starts from
+/// (`gc_11_0_0_default.h`).
+pub const GCVM_L2_CNTL3_DEFAULT: u32 = 0x8012_0007;
+pub const GCVM_L2_CNTL4_DEFAULT: u32 = 0x0000_00c1;
+pub const GCVM_L2_CNTL5_DEFAULT: u32 = 0x0000_3fe0;
+
+/// The three defaults, checked against `gc_11_0_0_default.h`.
+pub const DEFAULT_FACTS: &[barebell_facts::Fact] = &[
+    barebell_facts::Fact::constant(
+        "gc_11_0_0_default.h",
+        "regGCVM_L2_CNTL3_DEFAULT",
+        GCVM_L2_CNTL3_DEFAULT as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "gc_11_0_0_default.h",
+        "regGCVM_L2_CNTL4_DEFAULT",
+        GCVM_L2_CNTL4_DEFAULT as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "gc_11_0_0_default.h",
+        "regGCVM_L2_CNTL5_DEFAULT",
+        GCVM_L2_CNTL5_DEFAULT as u64,
     ),
 ];

@@ -46,6 +46,7 @@ pub mod discovery;
 pub mod dma;
 pub mod gmc;
 pub mod host;
+pub mod hub;
 pub mod kiq;
 pub mod mec;
 pub mod mec_host;
