@@ -6,6 +6,15 @@
 //!   `MM_INDEX`/`MM_DATA` (`amdgpu_discovery_read_binary_from_mem()`),
 //!   parse it and resolve the MP0 and GC register bases
 //!   (`amdgpu_discovery_reg_base_init()`);
+//! - `nbio`: HDP flush remap, doorbell and self-ring apertures
+//!   (`soc21_common_hw_init()`, `nbio_v4_3_remap_hdp_registers()`,
+//!   `nbio_v4_3_enable_doorbell_aperture()`), on the NBIO model;
+//! - `gmc`: VMID0 page tables in VRAM below the boot region, then GFXHUB
+//!   init (`gfxhub_v3_0_gart_enable()`) on the hub model, which must then
+//!   translate through the runtime's tables. `nbio` and `gmc` are built
+//!   for NBIO 4.3.0 / GC 11.0.0 only; on a Navi48 part they say so and
+//!   are skipped. They run on their own models, beside the PSP model;
+//!   MMHUB init is not built;
 //! - `psp`: bootloader component loads, the GPCOM ring, LOAD_TOC, SMU and
 //!   TMR, LOAD_IP_FW for every GFX ucode, AUTOLOAD_RLC (`psp_hw_start()`,
 //!   `psp_load_non_psp_fw()`);
@@ -15,7 +24,7 @@
 //! - with `--mapping mes|direct|kiq`: MES start, the rings that mapping
 //!   needs, one user queue and a dispatch (`bringup_queue`).
 //!
-//! NBIO and GMC steps are not built yet, and there is no hardware target:
+//! There is no hardware target:
 //! the model is the only target, and nothing here has run on a GPU.
 
 use barebell::discovery::{Discovery, TABLE_BYTES, boot, hw_id, read_from_vram};
@@ -31,6 +40,8 @@ use std::process::ExitCode;
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Step {
     Discovery,
+    Nbio,
+    Gmc,
     Psp,
     Rlc,
 }
@@ -130,6 +141,10 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
     if args.until == Step::Discovery {
         return Ok(());
     }
+    nbio_and_gmc(args, r.clock, &d, vram_mib)?;
+    if matches!(args.until, Step::Nbio | Step::Gmc) {
+        return Ok(());
+    }
 
     let blocks = [
         (symbols_for(mp0.version.triple()), mp0.bases),
@@ -182,5 +197,123 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
         };
         crate::bringup_queue::run(generation, mode, 1)?;
     }
+    Ok(())
+}
+
+/// The `nbio` and `gmc` steps. The doorbell BAR bus address and the MC
+/// placement of VRAM are model values.
+fn nbio_and_gmc(
+    args: &BringupArgs,
+    clock: &barebell_sim::SimClock,
+    d: &Discovery<'_>,
+    vram_mib: u32,
+) -> Result<(), String> {
+    use barebell::gmc::{Flags, Format, LARGE_PAGE, Table, TableArena};
+    use barebell::hub::{HubConfig, gfxhub_gart_enable};
+    use barebell::mem::VramAllocator;
+    use barebell::nbio::{self, MMIO_REG_HOLE_OFFSET};
+    use barebell::regs::nbio_4_3_0;
+    use barebell_sim::gmc::Access as VmAccess;
+    use barebell_sim::hub::HubModel;
+    use barebell_sim::nbio::{DoorbellOutcome, NbioModel};
+
+    const DOORBELL_BUS: u64 = 0x00FC_0000_0000;
+    const FB_START: u64 = 0x0080_0000_0000;
+    let trace = args.trace;
+    let nbif = d.ip(hw_id::NBIF, 0).ok_or("no NBIF")?;
+    if nbif.version.triple() != (4, 3, 0) {
+        println!(
+            "step nbio: skipped: NBIF {:?} has no init module (only NBIO 4.3.0 is built)",
+            nbif.version.triple()
+        );
+    } else {
+        let model = NbioModel::new(clock, nbif.bases, MMIO_REG_HOLE_OFFSET as usize);
+        let blocks = [(nbio_4_3_0::init::ALL, nbif.bases)];
+        let bus = TraceBus::new(&model, Symbols { blocks: &blocks }, move |a: Access| {
+            if trace {
+                println!("  {a}");
+            }
+        });
+        nbio::init(&bus, &nbif.bases, DOORBELL_BUS).map_err(|e| format!("nbio: {e}"))?;
+        nbio::flush_hdp(&bus, MMIO_REG_HOLE_OFFSET).map_err(|e| format!("nbio: {e}"))?;
+        if model.hdp_flushes() != 1 || model.doorbell_write(0, 1) != DoorbellOutcome::Rang {
+            return Err("nbio: the model saw no HDP flush or refused a doorbell".into());
+        }
+        println!(
+            "step nbio: HDP flush at BAR5 + {MMIO_REG_HOLE_OFFSET:#x} (model saw 1 flush), doorbell aperture open, self-ring at {DOORBELL_BUS:#x} (model value)"
+        );
+    }
+    if args.until == Step::Nbio {
+        return Ok(());
+    }
+
+    let gc = d.ip(hw_id::GC, 0).ok_or("no GC")?;
+    if gc.version.triple() != (11, 0, 0) {
+        println!(
+            "step gmc: skipped: GC {:?} has no hub init (only GFXHUB 3.0 / GC 11.0.0 is built)",
+            gc.version.triple()
+        );
+        return Ok(());
+    }
+    // VMID0: a 2 MiB page of VRAM at VA 0, taken from the allocator so it
+    // stays below the discovery/boot region. The tables themselves sit in
+    // host memory the hub model reads as if it were VRAM.
+    let size = u64::from(vram_mib) << 20;
+    let mut vram =
+        VramAllocator::with_boot_region(size, FB_START).map_err(|e| format!("gmc: {e}"))?;
+    let page = vram
+        .alloc(LARGE_PAGE, LARGE_PAGE)
+        .map_err(|e| format!("gmc: {e}"))?;
+    // The page the system aperture answers unmapped accesses with
+    // (`mem_scratch`); its physical address is its VRAM offset here.
+    let scratch = vram.alloc(4096, 4096).map_err(|e| format!("gmc: {e}"))?;
+    let tables: &'static mut [Table] = Box::leak(vec![Table::EMPTY; 4].into_boxed_slice());
+    let mc = tables.as_ptr() as u64;
+    let mut dma = barebell_sim::dma::Dma::default();
+    // SAFETY: leaked, so it lives as long as `dma`; the tables are written
+    // before the model reads them.
+    unsafe { dma.map(mc, 4 * 4096) };
+    let mut arena = TableArena::new(tables, mc, Format::Gfx11);
+    let rw = Flags {
+        readable: true,
+        writeable: true,
+        executable: false,
+        system: false,
+        snooped: false,
+    };
+    arena
+        .map(0, page.mc, LARGE_PAGE, rw, true)
+        .map_err(|e| format!("gmc: {e:?}"))?;
+    let hub = HubModel::new(clock, gc.bases);
+    let blocks = [(gc_11_0_0::ALL, gc.bases)];
+    let bus = TraceBus::new(&hub, Symbols { blocks: &blocks }, move |a: Access| {
+        if trace {
+            println!("  {a}");
+        }
+    });
+    let cfg = HubConfig {
+        pt_base: arena.root(),
+        start: 0,
+        end: (1 << 30) - 1,
+        fb_start: FB_START,
+        fb_end: FB_START + size - 1,
+        agp_start: u64::MAX >> 16,
+        agp_end: 0,
+        default_page: scratch.offset,
+        dummy_page: 0,
+    };
+    gfxhub_gart_enable(&bus, &gc.bases, &cfg).map_err(|e| format!("gmc: {e}"))?;
+    let t = hub
+        .translate(&dma, 0x1000, VmAccess::Read)
+        .map_err(|e| format!("gmc: the hub model refused VA 0x1000: {e:?}"))?;
+    if t.pa != page.mc + 0x1000 {
+        return Err(format!("gmc: VA 0x1000 went to {:#x}", t.pa));
+    }
+    println!(
+        "step gmc: GFXHUB enabled, VMID0 root {:#x}; VA 0x1000 -> MC {:#x} through the hub model's walk ({} KiB TLB entry)",
+        arena.root(),
+        t.pa,
+        t.tlb_bytes >> 10
+    );
     Ok(())
 }

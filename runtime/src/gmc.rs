@@ -373,8 +373,8 @@ pub const INVALIDATE_TIMEOUT_NS: u64 = 100_000_000;
 /// `gmc_v11_0_flush_gpu_tlb()`'s direct path, used before KIQ/MES run,
 /// with `gfxhub_v3_0_get_invalidate_req()`; Linux uses engine 17 for
 /// GART). The GFXHUB path takes no semaphore, as in Linux. Linux flushes
-/// HDP first; that needs the NBIO remap, which is not built, so callers
-/// whose tables were written through the BAR must flush it themselves.
+/// HDP first; this function does not, so callers whose tables were
+/// written through the BAR call [`crate::nbio::flush_hdp`] before it.
 pub fn invalidate_gfxhub<B, C>(
     bus: &B,
     clock: &C,
