@@ -94,12 +94,16 @@ fn pin(cpu: Option<usize>) -> impl FnOnce() + Send + 'static {
 }
 
 /// The queue bound straight to the CP model: no MQD, no firmware.
+/// `after_spawn` runs as soon as the model thread exists (the caller pins
+/// itself there: a thread spawned from a pinned thread starts confined to
+/// its CPU, and an unpinned caller may share the model's CPU while it maps).
 pub fn unmapped(
     seed: u64,
     kernel_ns: u64,
     time: fn() -> u64,
     idle: Idle,
     cpu: Option<usize>,
+    after_spawn: &mut dyn FnMut(),
 ) -> Result<Target, String> {
     let mut model = CpModel::new(Seed(seed));
     configure(&mut model, kernel_ns, time);
@@ -115,6 +119,7 @@ pub fn unmapped(
     let signal = &barebell_sim::host::signals(&mut model, 1, 0)[0];
     let cp = CpThread::spawn_with(model, idle, pin(cpu))
         .map_err(|e| format!("starting the model thread: {e}"))?;
+    after_spawn();
     Ok(Target {
         queue: q.queue,
         signal,
@@ -137,6 +142,7 @@ pub fn mapped(
     time: fn() -> u64,
     idle: Idle,
     cpu: Option<usize>,
+    after_spawn: &mut dyn FnMut(),
 ) -> Result<Target, String> {
     let generation = part.generation();
     let gpu = ModelGpu::new(generation, Seed(seed)).ok_or("building the model GPU")?;
@@ -168,6 +174,7 @@ pub fn mapped(
             let create_ns = t.elapsed().as_nanos() as u64;
             let thread =
                 MecThread::spawn_with(gpu.mec, Vec::new(), idle, pin(cpu)).map_err(|e| err(&e))?;
+            after_spawn();
             Ok(Target {
                 queue: placed.queue,
                 signal,
@@ -191,6 +198,7 @@ pub fn mapped(
             let services: Vec<Service> = vec![Box::new(move || model.service())];
             let thread =
                 MecThread::spawn_with(gpu.mec, services, idle, pin(cpu)).map_err(|e| err(&e))?;
+            after_spawn();
             let mut k = barebell::kiq::Kiq::new(
                 ring,
                 StdClock::default(),
@@ -230,6 +238,7 @@ pub fn mapped(
             let services: Vec<Service> = vec![Box::new(move || model.service())];
             let thread =
                 MecThread::spawn_with(gpu.mec, services, idle, pin(cpu)).map_err(|e| err(&e))?;
+            after_spawn();
             let process = Process {
                 pasid: 0x8001,
                 page_table_base: PTB,
