@@ -134,6 +134,7 @@ pub fn unmapped(
 }
 
 /// A model GPU with the queue created through `mode`.
+#[allow(clippy::too_many_arguments)] // a flat list of the CLI options it takes
 pub fn mapped(
     mode: MappingMode,
     part: Part,
