@@ -50,6 +50,14 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so `barebell bringup --trace | head` would
+    // panic in println! once head exits. Restore the default action and
+    // end quietly, as Unix tools do.
+    // SAFETY: setting a signal's disposition to SIG_DFL at the start of
+    // main, before any thread exists, has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match cli.command {
         Command::Bringup(args) => bringup::run(args),

@@ -23,3 +23,26 @@ fn every_mapping_reaches_queue_ready_on_both_parts() {
         }
     }
 }
+
+#[test]
+fn a_closed_pipe_ends_the_trace_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_barebell"))
+        .args(["bringup", "--trace"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    assert!(first.starts_with("part "), "{first}");
+    drop(out); // what `| head -1` does
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(status.signal(), Some(libc::SIGPIPE), "{status:?}");
+}
