@@ -27,7 +27,7 @@ use barebell::hqd::DirectHqd;
 use barebell::kiq::{Kiq, KiqRing};
 use barebell::kiq_hqd::{KiqSlot, bring_up};
 use barebell::mapper::{Doorbells, HqdRegs, QueueMapper, doorbell_index};
-use barebell::mes::{HwBases, Mes, MesRing, Process, V11, V12};
+use barebell::mes::{HwBases, Mes, MesMemory, MesRing, Process, V11, V12};
 use barebell::mes_start::{
     MesRingParts, MesStart, load_pipe_ring, map_legacy_scheduler_ring, map_scheduler_ring, start,
 };
@@ -185,6 +185,55 @@ fn user_queue<C: Clock>(
     Ok(())
 }
 
+/// The MES model of the scheduler ring the runtime just mapped (found
+/// through the MEC, as firmware would), the pause that services it, and
+/// the runtime's view of that ring.
+fn scheduler<const N: usize>(
+    gpu: &ModelGpu,
+    api: MesApiVersion,
+    memory: &'static MesMemory<N>,
+) -> Result<
+    (
+        &'static MesModel<'static, 'static>,
+        Pause,
+        MesRing<'static, N>,
+    ),
+    String,
+> {
+    let sched: &'static MesModel<'static, 'static> = Box::leak(Box::new(
+        MesModel::from_mec(gpu.mec, api).ok_or("the MES model found no scheduler ring")?,
+    ));
+    let pause: Pause = Box::new(move || {
+        sched.service();
+    });
+    let ring = MesRing {
+        memory,
+        doorbell: gpu
+            .doorbell(doorbell_index::MES_RING0)
+            .ok_or("MES doorbell")?,
+    };
+    Ok((sched, pause, ring))
+}
+
+/// A user queue loaded straight into an HQD, which needs neither MES nor
+/// the KIQ.
+fn direct_queue<C: Clock + Clone>(
+    gpu: &ModelGpu,
+    generation: Generation,
+    clock: &C,
+    report: &mut dyn Report,
+) -> Result<(), String> {
+    let mut d = DirectHqd::new(
+        gpu.mec,
+        clock.clone(),
+        GC_BASES,
+        generation,
+        Doorbells::linux_default(),
+    )
+    .map_err(|x| e("direct HQD")(&x))?;
+    user_queue(gpu, &mut d, Mapping::Direct, None, clock, report)
+}
+
 /// Runs the chain for `generation`, mapping one user queue by `mode`.
 pub fn run<C: Clock + Clone>(
     generation: Generation,
@@ -229,19 +278,7 @@ pub fn run<C: Clock + Clone>(
                 )
             }
             .map_err(|x| e("MES scheduler ring via KIQ")(&x))?;
-            let sched: &'static MesModel<'static, 'static> = Box::leak(Box::new(
-                MesModel::from_mec(gpu.mec, MesApiVersion::V11)
-                    .ok_or("the MES model found no scheduler ring")?,
-            ));
-            let pause: Pause = Box::new(move || {
-                sched.service();
-            });
-            let ring = MesRing {
-                memory: mem,
-                doorbell: gpu
-                    .doorbell(doorbell_index::MES_RING0)
-                    .ok_or("MES doorbell")?,
-            };
+            let (sched, pause, ring) = scheduler(&gpu, MesApiVersion::V11, mem)?;
             let mut mes: Mes<'_, _, _, MES_RING, V11> =
                 Mes::new(ring, clock.clone(), pause, Doorbells::linux_default());
             mes.set_versions(versions);
@@ -259,17 +296,7 @@ pub fn run<C: Clock + Clone>(
                     user_queue(&gpu, &mut mes, mode, Some(sched), &clock, report)
                 }
                 Mapping::Kiq => user_queue(&gpu, &mut kiq, mode, None, &clock, report),
-                Mapping::Direct => {
-                    let mut d = DirectHqd::new(
-                        gpu.mec,
-                        clock.clone(),
-                        GC_BASES,
-                        generation,
-                        Doorbells::linux_default(),
-                    )
-                    .map_err(|x| e("direct HQD")(&x))?;
-                    user_queue(&gpu, &mut d, mode, None, &clock, report)
-                }
+                Mapping::Direct => direct_queue(&gpu, generation, &clock, report),
             }
         }
         Generation::Gfx12 => {
@@ -340,19 +367,7 @@ pub fn run<C: Clock + Clone>(
                 )
             }
             .map_err(|x| e("scheduler ring via map_legacy_kq")(&x))?;
-            let sched: &'static MesModel<'static, 'static> = Box::leak(Box::new(
-                MesModel::from_mec(gpu.mec, MesApiVersion::V12)
-                    .ok_or("the MES model found no scheduler ring")?,
-            ));
-            let pause0: Pause = Box::new(move || {
-                sched.service();
-            });
-            let ring0 = MesRing {
-                memory: m0,
-                doorbell: gpu
-                    .doorbell(doorbell_index::MES_RING0)
-                    .ok_or("MES doorbell")?,
-            };
+            let (sched, pause0, ring0) = scheduler(&gpu, MesApiVersion::V12, m0)?;
             let mut mes: Mes<'_, _, _, MES_RING, V12> =
                 Mes::new(ring0, clock.clone(), pause0, Doorbells::linux_default());
             mes.set_versions(versions);
@@ -373,17 +388,7 @@ pub fn run<C: Clock + Clone>(
                     let mut kiq = kiq_up(&gpu, generation, clock.clone(), report)?;
                     user_queue(&gpu, &mut kiq, mode, None, &clock, report)
                 }
-                Mapping::Direct => {
-                    let mut d = DirectHqd::new(
-                        gpu.mec,
-                        clock.clone(),
-                        GC_BASES,
-                        generation,
-                        Doorbells::linux_default(),
-                    )
-                    .map_err(|x| e("direct HQD")(&x))?;
-                    user_queue(&gpu, &mut d, mode, None, &clock, report)
-                }
+                Mapping::Direct => direct_queue(&gpu, generation, &clock, report),
             }
         }
     }
