@@ -1,6 +1,8 @@
 //! `barebell`: the command-line front end.
 
 mod bringup;
+mod bringup_gmc;
+mod bringup_nbio;
 mod bringup_queue;
 mod fw;
 mod latency;
