@@ -10,7 +10,7 @@
 use crate::latency_target::{self as target, MappingMode, Part};
 use barebell::aql::{Dispatch, Fences};
 use barebell::latency::run::{LatencyError, PHASES, Params, Sample, measure};
-use barebell::latency::tsc::{self, TscScale};
+use barebell::latency::tsc::{self, Correlation, TscScale};
 use barebell::latency::{Histogram, Outliers, Summary};
 use barebell_sim::thread::Idle;
 use clap::Args;
@@ -142,6 +142,9 @@ struct Report {
     phases: std::collections::BTreeMap<&'static str, PhaseJson>,
     /// The slowest iterations by total time: `[total_ns, iteration]`.
     outliers: Vec<(u64, u64)>,
+    /// How far a CP stamp mapped onto the TSC can be off (the wider of the
+    /// two anchors' half brackets); `null` without a correlation.
+    cp_correlation_uncertainty_ns: Option<u64>,
     warnings: Vec<String>,
 }
 
@@ -150,6 +153,7 @@ struct RunJson {
     create_ns: Option<u64>,
     phases: std::collections::BTreeMap<&'static str, PhaseJson>,
     outliers: Vec<(u64, u64)>,
+    cp_correlation_uncertainty_ns: Option<u64>,
 }
 
 #[derive(Serialize, Debug)]
@@ -173,38 +177,33 @@ fn monotonic_raw_ns() -> u64 {
         .wrapping_add(ts.tv_nsec as u64)
 }
 
-/// A TSC frequency measured against CLOCK_MONOTONIC_RAW over ~100 ms, and
-/// the last (monotonic ns, TSC) pair, which maps the model's CP timestamps
-/// (taken from CLOCK_MONOTONIC_RAW) onto the TSC.
-#[derive(Debug, Clone, Copy)]
-struct Calibration {
-    scale: TscScale,
-    anchor_ns: u64,
-    anchor_tsc: u64,
-}
-
-impl Calibration {
-    /// Nanoseconds from TSC reading `tsc` to CLOCK_MONOTONIC_RAW time `ns`
-    /// (negative if `ns` is earlier).
-    fn ns_after(&self, tsc: u64, ns: u64) -> i64 {
-        let tsc_as_ns = self.anchor_ns as i128
-            + (tsc as i128 - self.anchor_tsc as i128) * 1_000_000_000 / self.scale.hz as i128;
-        (ns as i128 - tsc_as_ns) as i64
-    }
-}
-
-fn calibrate() -> Option<Calibration> {
-    let (n0, t0) = (monotonic_raw_ns(), tsc::start());
+/// A TSC frequency measured against CLOCK_MONOTONIC_RAW: two narrow-
+/// bracket anchors ~100 ms apart (see [`tsc::anchor`]).
+fn calibrate() -> Option<TscScale> {
+    let first = tsc::anchor(monotonic_raw_ns, ANCHOR_TRIES)?;
     std::thread::sleep(std::time::Duration::from_millis(100));
-    let (n1, t1) = (monotonic_raw_ns(), tsc::end());
-    let dn = n1.checked_sub(n0)?;
-    let dt = t1.checked_sub(t0)?;
-    let scale = TscScale::from_hz((u128::from(dt) * 1_000_000_000 / u128::from(dn.max(1))) as u64)?;
-    Some(Calibration {
+    let last = tsc::anchor(monotonic_raw_ns, ANCHOR_TRIES)?;
+    let dn = last.other.checked_sub(first.other)?;
+    let dt = last.tsc.checked_sub(first.tsc)?;
+    TscScale::from_hz((u128::from(dt) * 1_000_000_000 / u128::from(dn.max(1))) as u64)
+}
+
+/// Bracketed reads per anchor: enough that one lands between interrupts
+/// with both TSC reads close together (a few µs in all).
+const ANCHOR_TRIES: u32 = 200;
+
+/// Signed ticks to signed nanoseconds.
+fn signed_ns(scale: TscScale, ticks: i128) -> i64 {
+    (ticks * 1_000_000_000 / i128::from(scale.hz)) as i64
+}
+
+/// Nanoseconds from the doorbell store (TSC) to the CP's start stamp
+/// (the model's CLOCK_MONOTONIC_RAW), through the run's correlation.
+fn cp_launch_ns(scale: TscScale, corr: &Correlation, s: &Sample) -> i64 {
+    signed_ns(
         scale,
-        anchor_ns: n1,
-        anchor_tsc: t1,
-    })
+        corr.tsc_at(s.cp_start_ts) - i128::from(s.doorbell_at),
+    )
 }
 
 /// Cost of one start()/end() pair, min and median, in ticks.
@@ -285,20 +284,27 @@ struct RunResult {
     hists: Vec<Box<Histogram>>,
     summaries: Vec<Summary>,
     cp_summaries: Vec<Summary>,
+    /// CP stamps onto the TSC; `None` if an anchor could not be taken.
+    cp_corr: Option<Correlation>,
     top: Vec<(u64, u64)>,
+}
+
+impl RunResult {
+    fn cp_uncertainty_ns(&self, scale: TscScale) -> Option<u64> {
+        self.cp_corr.map(|c| scale.to_ns(c.uncertainty()))
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
 fn run_target(
     a: &LatencyArgs,
     mapping: Option<MappingMode>,
-    cal: Calibration,
+    scale: TscScale,
     idle: Idle,
     cpu: Option<usize>,
     model_cpu: Option<usize>,
     warnings: &mut Vec<String>,
 ) -> Result<RunResult, String> {
-    let scale = cal.scale;
     // The model thread is spawned from this one; it must not start out
     // confined to the measuring CPU (measured: pickup p50 510 ns instead of
     // 170 ns when it did), so unpin before creating the target.
@@ -345,6 +351,9 @@ fn run_target(
     // Everything the measured loop touches is allocated here, before it.
     let mut warm = vec![Sample::default(); a.warmup];
     let mut samples = vec![Sample::default(); a.iterations];
+    // CP stamps are put on the TSC axis by a line through two anchors that
+    // bracket the measured loops.
+    let first = tsc::anchor(monotonic_raw_ns, ANCHOR_TRIES);
     let result = measure(
         &target.queue,
         &packet,
@@ -365,6 +374,8 @@ fn run_target(
             &mut samples,
         )
     });
+    let last = tsc::anchor(monotonic_raw_ns, ANCHOR_TRIES);
+    let cp_corr = first.zip(last).and_then(|(f, l)| Correlation::new(f, l));
     let create_ns = target.create_ns;
     let errors = target.finish()?;
     result.map_err(|e: LatencyError| e.to_string())?;
@@ -388,21 +399,20 @@ fn run_target(
     // to the CP's start stamp, `cp_exec` start to end stamp.
     let mut cp_hists = [Box::new(Histogram::new()), Box::new(Histogram::new())];
     let mut before_doorbell = 0usize;
-    for s in &samples {
-        if s.cp_start_ts == 0 {
-            continue;
+    if let Some(corr) = &cp_corr {
+        for s in samples.iter().filter(|s| s.cp_start_ts != 0) {
+            let launch = cp_launch_ns(scale, corr, s);
+            if launch < 0 {
+                before_doorbell += 1;
+            }
+            cp_hists[0].record(launch.max(0) as u64);
+            cp_hists[1].record(s.cp_end_ts.saturating_sub(s.cp_start_ts));
         }
-        let launch = cal.ns_after(s.doorbell_at, s.cp_start_ts);
-        if launch < 0 {
-            before_doorbell += 1;
-        }
-        cp_hists[0].record(launch.max(0) as u64);
-        cp_hists[1].record(s.cp_end_ts.saturating_sub(s.cp_start_ts));
     }
     let label = mapping.map_or("unmapped", MappingMode::name);
     if before_doorbell > 0 {
         warnings.push(format!(
-            "{label}: {before_doorbell} CP start stamps precede the end of the doorbell store (counted as 0): a CP that polls the write index can start before the doorbell lands, and the TSC/monotonic mapping is good to a few ns"
+            "{label}: {before_doorbell} CP start stamps precede the end of the doorbell store (counted as 0): a CP that polls the write index can start before the doorbell lands, and the TSC/monotonic mapping is good to about the correlation uncertainty in the JSON"
         ));
     }
     let cp_summaries: Vec<Summary> = cp_hists.iter().filter_map(|h| h.summary()).collect();
@@ -419,6 +429,7 @@ fn run_target(
         hists,
         summaries,
         cp_summaries,
+        cp_corr,
         top,
     })
 }
@@ -452,8 +463,7 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
     if !feats.invariant {
         warnings.push("CPUID does not report an invariant TSC: ticks may not be time (frequency changes, or a hypervisor hiding the bit)".to_string());
     }
-    let cal = calibrate().ok_or("TSC calibration against CLOCK_MONOTONIC_RAW failed")?;
-    let scale = cal.scale;
+    let scale = calibrate().ok_or("TSC calibration against CLOCK_MONOTONIC_RAW failed")?;
     let (ov_min, ov_p50) = timer_overhead();
 
     // CPUs: measuring thread on one, model thread on another.
@@ -493,7 +503,15 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
     };
     let mut runs = Vec::new();
     for m in &modes {
-        runs.push(run_target(a, *m, cal, idle, cpu, model_cpu, &mut warnings)?);
+        runs.push(run_target(
+            a,
+            *m,
+            scale,
+            idle,
+            cpu,
+            model_cpu,
+            &mut warnings,
+        )?);
     }
 
     let timer = TimerJson {
@@ -541,6 +559,7 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
                             create_ns: r.create_ns,
                             phases: phases_json(r),
                             outliers: r.top.clone(),
+                            cp_correlation_uncertainty_ns: r.cp_uncertainty_ns(scale),
                         },
                     )
                 })
@@ -577,6 +596,7 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         create_ns: r.create_ns,
         phases: phases_json(&r),
         outliers: r.top.clone(),
+        cp_correlation_uncertainty_ns: r.cp_uncertainty_ns(scale),
         warnings,
     };
     if let Some(p) = &a.json {
@@ -584,7 +604,7 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         std::fs::write(p, text + "\n").map_err(|e| format!("writing {}: {e}", p.display()))?;
     }
     if let Some(p) = &a.csv {
-        write_csv(p, &r.samples, cal, a.warmup)
+        write_csv(p, &r.samples, scale, r.cp_corr.as_ref(), a.warmup)
             .map_err(|e| format!("writing {}: {e}", p.display()))?;
     }
     if let Some(p) = &a.svg {
@@ -705,7 +725,8 @@ fn print_table(
     }
     if !cp.is_empty() {
         println!(
-            "(cp_launch: doorbell store to the CP's start stamp; cp_exec: start to end stamp. The model stamps with CLOCK_MONOTONIC_RAW, mapped onto the TSC by the calibration)"
+            "(cp_launch: doorbell store to the CP's start stamp; cp_exec: start to end stamp. The model stamps with CLOCK_MONOTONIC_RAW, put on the TSC axis by a line through two anchors around the run, good to ±{} ns)",
+            r.cp_uncertainty_ns(scale).unwrap_or(0)
         );
     }
     if !top.is_empty() {
@@ -718,8 +739,13 @@ fn print_table(
     let _ = std::io::stdout().flush();
 }
 
-fn write_csv(p: &Path, samples: &[Sample], cal: Calibration, first: usize) -> std::io::Result<()> {
-    let scale = cal.scale;
+fn write_csv(
+    p: &Path,
+    samples: &[Sample],
+    scale: TscScale,
+    corr: Option<&Correlation>,
+    first: usize,
+) -> std::io::Result<()> {
     let mut f = std::io::BufWriter::new(std::fs::File::create(p)?);
     writeln!(
         f,
@@ -727,13 +753,12 @@ fn write_csv(p: &Path, samples: &[Sample], cal: Calibration, first: usize) -> st
     )?;
     for (i, s) in samples.iter().enumerate() {
         // CP columns stay empty when the CP wrote no timestamps.
-        let (launch, exec) = if s.cp_start_ts == 0 {
-            (String::new(), String::new())
-        } else {
-            (
-                cal.ns_after(s.doorbell_at, s.cp_start_ts).to_string(),
+        let (launch, exec) = match corr {
+            Some(corr) if s.cp_start_ts != 0 => (
+                cp_launch_ns(scale, corr, s).to_string(),
                 s.cp_end_ts.saturating_sub(s.cp_start_ts).to_string(),
-            )
+            ),
+            _ => (String::new(), String::new()),
         };
         writeln!(
             f,

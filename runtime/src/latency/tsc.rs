@@ -10,7 +10,16 @@
 //! Ticks become nanoseconds through a calibration: against
 //! `CLOCK_MONOTONIC_RAW` on a host (the CLI does this), or from CPUID leaf
 //! 0x15 where the processor reports its crystal ratio (bare metal). The
-//! PIT/HPET fallback for processors without leaf 0x15 is not implemented.
+//! unikernel falls back to the 8254 PIT where leaf 0x15 is silent
+//! (`unikernel/src/pit.rs`); HPET is not used.
+//!
+//! Timestamps from another clock (the CP's `start_ts`/`end_ts`, or the
+//! model's stand-in for them) are put on the TSC axis by [`Correlation`]:
+//! a line through two [`Anchor`]s taken before and after a run. A single
+//! anchor plus a frequency from a 100 ms calibration drifts by the
+//! frequency error times the run length (measured: the doorbell-to-CP-start
+//! interval wandered by ±200 ns across runs); two anchors that bracket the
+//! run bound the error by the anchors' own read widths.
 
 /// A TSC reading.
 #[inline(always)]
@@ -140,6 +149,75 @@ impl TscScale {
     }
 }
 
+/// A reading of another clock placed on the TSC axis: the other clock was
+/// read between two TSC reads, so it happened within `half_width` ticks of
+/// `tsc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Anchor {
+    /// Midpoint of the two TSC reads around the other clock's read.
+    pub tsc: u64,
+    /// The other clock's value.
+    pub other: u64,
+    /// Half the distance between the two TSC reads, in ticks.
+    pub half_width: u64,
+}
+
+/// Reads `read` between two TSC reads `tries` times and keeps the reading
+/// with the narrowest bracket, the way NTP-style clock filters keep the
+/// sample with the shortest round trip: an interrupt or a slow read only
+/// widens a bracket, it never moves a narrow one. `None` if `tries` is 0
+/// or the TSC never advanced.
+pub fn anchor(mut read: impl FnMut() -> u64, tries: u32) -> Option<Anchor> {
+    let mut best: Option<Anchor> = None;
+    for _ in 0..tries {
+        let a = start();
+        let other = read();
+        let b = end();
+        let Some(width) = b.checked_sub(a) else {
+            continue;
+        };
+        let candidate = Anchor {
+            tsc: a + width / 2,
+            other,
+            half_width: width.div_ceil(2),
+        };
+        if best.is_none_or(|x| candidate.half_width < x.half_width) {
+            best = Some(candidate);
+        }
+    }
+    best
+}
+
+/// Another clock mapped onto the TSC by the line through two anchors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Correlation {
+    first: Anchor,
+    last: Anchor,
+}
+
+impl Correlation {
+    /// `None` unless both clocks moved forward from `first` to `last`.
+    pub fn new(first: Anchor, last: Anchor) -> Option<Self> {
+        (last.tsc > first.tsc && last.other > first.other).then_some(Correlation { first, last })
+    }
+
+    /// The TSC value at which the other clock read `other` (signed: the
+    /// line may be extrapolated a little before the first anchor).
+    pub fn tsc_at(&self, other: u64) -> i128 {
+        let dt = i128::from(self.last.tsc) - i128::from(self.first.tsc);
+        let dother = i128::from(self.last.other) - i128::from(self.first.other);
+        let since = i128::from(other) - i128::from(self.first.other);
+        i128::from(self.first.tsc) + since * dt / dother
+    }
+
+    /// How far a mapped value can be off, in ticks, between the anchors:
+    /// each anchor is uncertain by its half width, and interpolation between
+    /// them is never worse than the larger of the two.
+    pub fn uncertainty(&self) -> u64 {
+        self.first.half_width.max(self.last.half_width)
+    }
+}
+
 /// The TSC as a [`crate::time::Clock`], for bounded waits in the measured
 /// loop that make no system call.
 #[derive(Debug, Clone, Copy)]
@@ -164,6 +242,54 @@ mod tests {
         let s = TscScale::from_hz(3_000_000_000).unwrap();
         assert_eq!(s.to_ns(3_000), 999); // 1 µs minus the fixed-point floor
         assert!(TscScale::from_hz(0).is_none());
+    }
+
+    #[test]
+    fn correlation_needs_both_clocks_to_advance() {
+        let a = Anchor {
+            tsc: 100,
+            other: 50,
+            half_width: 3,
+        };
+        let later = Anchor {
+            tsc: 300,
+            other: 150,
+            half_width: 5,
+        };
+        assert!(Correlation::new(a, a).is_none());
+        assert!(Correlation::new(later, a).is_none());
+        let c = Correlation::new(a, later).unwrap();
+        // Two TSC ticks per tick of the other clock, through (50, 100).
+        assert_eq!(c.tsc_at(100), 200);
+        assert_eq!(c.tsc_at(40), 80);
+        assert_eq!(c.uncertainty(), 5);
+        assert!(anchor(|| 0, 0).is_none());
+    }
+
+    /// Another clock derived from the TSC (a third of its rate, offset),
+    /// correlated through two anchors 20 ms apart: a fresh bracketed read
+    /// of it must map back inside its bracket, widened by the anchors'
+    /// uncertainty and the clock's own 3-tick granularity.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn correlated_reading_lands_inside_its_bracket() {
+        extern crate std;
+        let other = || start() / 3 + 12_345;
+        let first = anchor(other, 1000).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let last = anchor(other, 1000).unwrap();
+        let c = Correlation::new(first, last).unwrap();
+        let slack = i128::from(c.uncertainty()) + 6;
+        for _ in 0..100 {
+            let a = start();
+            let o = other();
+            let b = end();
+            let t = c.tsc_at(o);
+            assert!(
+                t >= i128::from(a) - slack && t <= i128::from(b) + slack,
+                "{t} outside [{a}, {b}] +- {slack}"
+            );
+        }
     }
 
     #[cfg(target_arch = "x86_64")]
