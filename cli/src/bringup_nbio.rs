@@ -1,6 +1,7 @@
 //! The `nbio` bring-up step: HDP flush remap, doorbell and self-ring
-//! apertures (`soc21_common_hw_init()`, `nbio_v4_3_remap_hdp_registers()`,
-//! `nbio_v4_3_enable_doorbell_aperture()`), on the NBIO model.
+//! apertures (`soc21_common_hw_init()` / `soc24_common_hw_init()` and
+//! their `late_init`), on the NBIO model of the part's discovered
+//! NBIO/NBIF version (NBIO 4.3.0 on Navi31, NBIF 6.3.1 on Navi48).
 
 use crate::bringup::BringupArgs;
 use barebell::discovery::{Discovery, hw_id};
@@ -15,33 +16,30 @@ pub fn step(
     clock: &barebell_sim::SimClock,
     d: &Discovery<'_>,
 ) -> Result<(), String> {
-    use barebell::nbio::{self, MMIO_REG_HOLE_OFFSET};
-    use barebell::regs::nbio_4_3_0;
-    use barebell_sim::nbio::{DoorbellOutcome, NbioModel};
+    use barebell::nbio::{self, MMIO_REG_HOLE_OFFSET, Nbio};
+    use barebell_sim::nbio::{DoorbellOutcome, NbioIp, NbioModel};
 
     let trace = args.trace;
     let nbif = d.ip(hw_id::NBIF, 0).ok_or("no NBIF")?;
-    if nbif.version.triple() != (4, 3, 0) {
-        println!(
-            "step nbio: skipped: NBIF {:?} has no init module (only NBIO 4.3.0 is built)",
-            nbif.version.triple()
-        );
-    } else {
-        let model = NbioModel::new(clock, nbif.bases, MMIO_REG_HOLE_OFFSET as usize);
-        let blocks = [(nbio_4_3_0::init::ALL, nbif.bases)];
-        let bus = TraceBus::new(&model, Symbols { blocks: &blocks }, move |a: Access| {
-            if trace {
-                println!("  {a}");
-            }
-        });
-        nbio::init(&bus, &nbif.bases, DOORBELL_BUS).map_err(|e| format!("nbio: {e}"))?;
-        nbio::flush_hdp(&bus, MMIO_REG_HOLE_OFFSET).map_err(|e| format!("nbio: {e}"))?;
-        if model.hdp_flushes() != 1 || model.doorbell_write(0, 1) != DoorbellOutcome::Rang {
-            return Err("nbio: the model saw no HDP flush or refused a doorbell".into());
+    let version = nbif.version.triple();
+    let n = Nbio::for_version(version, nbif.bases).map_err(|e| format!("nbio: {e}"))?;
+    let ip = NbioIp::from_version(version)
+        .ok_or_else(|| format!("nbio: the model has no NBIO/NBIF {version:?}"))?;
+    let model = NbioModel::new(clock, ip, nbif.bases, MMIO_REG_HOLE_OFFSET as usize);
+    let blocks: Vec<_> = n.regs.symbols.iter().map(|r| (*r, nbif.bases)).collect();
+    let bus = TraceBus::new(&model, Symbols { blocks: &blocks }, move |a: Access| {
+        if trace {
+            println!("  {a}");
         }
-        println!(
-            "step nbio: HDP flush at BAR5 + {MMIO_REG_HOLE_OFFSET:#x} (model saw 1 flush), doorbell aperture open, self-ring at {DOORBELL_BUS:#x} (model value)"
-        );
+    });
+    nbio::init(&bus, &n, DOORBELL_BUS).map_err(|e| format!("nbio: {e}"))?;
+    nbio::flush_hdp(&bus, &n, MMIO_REG_HOLE_OFFSET).map_err(|e| format!("nbio: {e}"))?;
+    if model.hdp_flushes() != 1 || model.doorbell_write(0, 1) != DoorbellOutcome::Rang {
+        return Err("nbio: the model saw no HDP flush or refused a doorbell".into());
     }
+    println!(
+        "step nbio: HDP flush at BAR5 + {MMIO_REG_HOLE_OFFSET:#x} (model saw 1 flush), doorbell aperture open, self-ring at {DOORBELL_BUS:#x} (model value); {} registers",
+        n.regs.ip
+    );
     Ok(())
 }

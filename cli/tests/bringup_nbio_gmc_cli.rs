@@ -1,6 +1,7 @@
 //! `barebell bringup --until gmc --trace`: the `nbio` and `gmc` steps run
-//! on the NBIO and hub models for the Navi31 part and say they are
-//! skipped on the Navi48 part (NBIF 6.3.1 / GC 12 init is not built).
+//! on the NBIO and hub models for the Navi31 part; on the Navi48 part the
+//! `nbio` step runs NBIF 6.3.1 and the `gmc` step says it is skipped
+//! (GC 12 init is not built).
 //!
 //! Expected trace values are composed by hand from Linux 6.12 headers:
 //! `BIF_DOORBELL_APER_EN` is bit 0 of `RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN`,
@@ -46,6 +47,23 @@ fn navi31_runs_nbio_and_gmc_on_the_models() {
 fn navi48_says_nbio_and_gmc_are_not_built() {
     let (code, lines) = run("navi48");
     assert_eq!(code, 0, "{lines:#?}");
-    assert!(lines.iter().any(|l| l.starts_with("step nbio: skipped")));
+    // NBIF 6.3.1 runs the same sequence on its own registers
+    // (`nbif_6_3_1_offset.h`, same names and values as 4.3.0's).
+    let has = |s: &str| lines.iter().any(|l| l == s);
+    assert!(has("W BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL = 0x0007f000"));
+    assert!(has("W BIF_BX0_REMAP_HDP_REG_FLUSH_CNTL = 0x0007f004"));
+    assert!(has("W RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN = 0x00000001"));
+    // The flush is posted by a read of RCC_CONFIG_MEMSIZE (hdp_v7_0.c).
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("R RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE = "))
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("step nbio: HDP flush") && l.ends_with("NBIF 6.3.1 registers"))
+    );
+    assert!(!lines.iter().any(|l| l.starts_with("step nbio: skipped")));
     assert!(lines.iter().any(|l| l.starts_with("step gmc: skipped")));
 }

@@ -25,6 +25,8 @@ pub const FACTS: &[&[Fact]] = &[
     crate::regs::nbio_4_3_0::FACTS,
     crate::regs::nbio_4_3_0::init::FACTS,
     crate::regs::nbio_4_3_0::init::FIELD_FACTS,
+    crate::regs::nbif_6_3_1::FACTS,
+    crate::regs::nbif_6_3_1::FIELD_FACTS,
     crate::mqd::FACTS,
     crate::hqd::FACTS,
     crate::mapper::FACTS,

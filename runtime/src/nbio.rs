@@ -1,12 +1,16 @@
-//! NBIO 4.3.0 (Navi3x) hardware init: the HDP flush remap and the
-//! doorbell apertures.
+//! NBIO/NBIF hardware init for the parts barebell drives: the HDP flush
+//! remap and the doorbell apertures.
 //!
-//! Order follows `soc21_common_hw_init()`: remap the HDP flush registers
-//! (`nbio_v4_3_remap_hdp_registers()`), then open the doorbell aperture
-//! (`nbio_v4_3_enable_doorbell_aperture()`); the self-ring aperture comes
-//! later (`soc21_common_late_init()` calls
-//! `nbio_v4_3_enable_doorbell_selfring_aperture()`) because resizing the
-//! doorbell BAR can move it.
+//! One sequence serves both generations, run over a register table
+//! ([`NbioRegs`]): NBIO 4.3.0 (Navi3x, `nbio_v4_3.c` called from
+//! `soc21.c`) and NBIF 6.3.1 (Navi4x, `nbif_v6_3_1.c` called from
+//! `soc24.c`). In Linux 6.12 the two IP files implement these steps the
+//! same way, and `soc21_common_hw_init()` / `soc24_common_hw_init()` call
+//! them in the same order: remap the HDP flush registers, then open the
+//! doorbell aperture; the self-ring aperture comes later
+//! (`soc2x_common_late_init()`) because resizing the doorbell BAR can
+//! move it. What differs is only which header names the registers, so
+//! each IP has its own table checked against its own header.
 //!
 //! Why the remap matters: the CPU writes page tables, rings and MQDs in
 //! VRAM through the BAR, and those writes sit in HDP (the host data path
@@ -15,21 +19,21 @@
 //! at a fixed byte offset of the register BAR (the "MMIO register hole",
 //! the last 4 KiB page below 512 KiB), so one store there flushes HDP.
 //!
-//! Only NBIO 4.3.0 is covered. Navi48's NBIF 6.3.1 (`nbif_v6_3_1.c`) uses
-//! other registers and is not built here.
+//! Left alone on both: ASPM (`soc2x_program_aspm()`), the `EPF2_STRAP2`
+//! soft-reset strap (`init_registers`, a segment-5 register), and NBIF
+//! 6.3.1's `gc_doorbell_init` (S2A doorbell entries, called from
+//! `gfx_v12_0_hw_init()`, not from the SoC init). None of them changes
+//! what the model checks; whether hardware needs them for barebell's
+//! path is unconfirmed.
 
 use crate::bus::RegisterBus;
-use crate::regs::IpBases;
-use crate::regs::nbio_4_3_0::init::{
-    BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
-    BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW, BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL,
-    BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL, BIF_BX0_REMAP_HDP_REG_FLUSH_CNTL, DoorbellAperEn,
-    RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN, RemapHdpFlushCntl, SelfringAperCntl,
-};
+use crate::regs::nbio_4_3_0::init::{DoorbellAperEn, RemapHdpFlushCntl, SelfringAperCntl};
+use crate::regs::{IpBases, Reg, nbif_6_3_1, nbio_4_3_0};
 
 /// Byte offset in the register BAR where Linux puts the remapped HDP
 /// flush page on hosts with 4 KiB pages: `MMIO_REG_HOLE_OFFSET`, defined
-/// in `nbio_v4_3.c` as `0x80000 - PAGE_SIZE`. It is in a `.c` file, so
+/// as `0x80000 - PAGE_SIZE` in both `nbio_v4_3.c` and `nbif_v6_3_1.c`
+/// (each IP file's `set_reg_remap`). It is a `#define` in a `.c` file, so
 /// the conformance harness cannot probe it; the value is read from the
 /// Linux 6.12 source by hand. Unconfirmed on hardware.
 pub const MMIO_REG_HOLE_OFFSET: u32 = 0x8_0000 - 4096;
@@ -39,9 +43,62 @@ pub const REMAP_HDP_MEM_FLUSH: u32 = 0;
 /// `KFD_MMIO_REMAP_HDP_REG_FLUSH_CNTL`.
 pub const REMAP_HDP_REG_FLUSH: u32 = 4;
 
+/// The registers the sequence touches, as one IP's header names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NbioRegs {
+    /// The IP as discovery reports it, for messages.
+    pub ip: &'static str,
+    pub version: (u8, u8, u8),
+    pub remap_hdp_mem_flush_cntl: Reg,
+    pub remap_hdp_reg_flush_cntl: Reg,
+    pub doorbell_aper_en: Reg,
+    /// Read back after the flush store to post it (what
+    /// `hdp_v6_0_flush_hdp()` / `hdp_v7_0_flush_hdp()` do through
+    /// `get_memsize`).
+    pub config_memsize: Reg,
+    pub selfring_base_high: Reg,
+    pub selfring_base_low: Reg,
+    pub selfring_cntl: Reg,
+    /// The register lists to name accesses by, for tracing.
+    pub symbols: &'static [&'static [Reg]],
+}
+
+/// NBIO 4.3.0 (Navi31), from `nbio_4_3_0_offset.h`.
+pub const NBIO_4_3_0: NbioRegs = NbioRegs {
+    ip: "NBIO 4.3.0",
+    version: (4, 3, 0),
+    remap_hdp_mem_flush_cntl: nbio_4_3_0::init::BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL,
+    remap_hdp_reg_flush_cntl: nbio_4_3_0::init::BIF_BX0_REMAP_HDP_REG_FLUSH_CNTL,
+    doorbell_aper_en: nbio_4_3_0::init::RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN,
+    config_memsize: nbio_4_3_0::RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE,
+    selfring_base_high: nbio_4_3_0::init::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
+    selfring_base_low: nbio_4_3_0::init::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW,
+    selfring_cntl: nbio_4_3_0::init::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL,
+    symbols: &[nbio_4_3_0::init::ALL, nbio_4_3_0::ALL],
+};
+
+/// NBIF 6.3.1 (Navi48), from `nbif_6_3_1_offset.h`.
+pub const NBIF_6_3_1: NbioRegs = NbioRegs {
+    ip: "NBIF 6.3.1",
+    version: (6, 3, 1),
+    remap_hdp_mem_flush_cntl: nbif_6_3_1::BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL,
+    remap_hdp_reg_flush_cntl: nbif_6_3_1::BIF_BX0_REMAP_HDP_REG_FLUSH_CNTL,
+    doorbell_aper_en: nbif_6_3_1::RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN,
+    config_memsize: nbif_6_3_1::RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE,
+    selfring_base_high: nbif_6_3_1::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
+    selfring_base_low: nbif_6_3_1::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW,
+    selfring_cntl: nbif_6_3_1::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL,
+    symbols: &[nbif_6_3_1::ALL],
+};
+
+/// Every table, for lookup by discovered version.
+pub const TABLES: &[&NbioRegs] = &[&NBIO_4_3_0, &NBIF_6_3_1];
+
 /// Why an NBIO step could not run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NbioError {
+    /// Discovery reported an NBIO/NBIF version with no register table.
+    UnsupportedVersion { version: (u8, u8, u8) },
     /// The register is not in the discovered NBIO bases.
     NoRegister { name: &'static str },
     /// The remap offset does not fit the 17-bit dword address field.
@@ -53,6 +110,9 @@ pub enum NbioError {
 impl core::fmt::Display for NbioError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match *self {
+            NbioError::UnsupportedVersion { version: (a, b, c) } => {
+                write!(f, "NBIO/NBIF {a}.{b}.{c} has no register table")
+            }
             NbioError::NoRegister { name } => write!(f, "{name} is not in the NBIO bases"),
             NbioError::BadRemapOffset { offset } => {
                 write!(
@@ -65,9 +125,27 @@ impl core::fmt::Display for NbioError {
     }
 }
 
-fn at(r: crate::regs::Reg, bases: &IpBases) -> Result<usize, NbioError> {
-    r.byte_offset(bases)
-        .ok_or(NbioError::NoRegister { name: r.name })
+/// One NBIO/NBIF instance: its register table at its discovered bases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Nbio {
+    pub regs: &'static NbioRegs,
+    pub bases: IpBases,
+}
+
+impl Nbio {
+    /// The table for a discovered NBIO/NBIF `version`.
+    pub fn for_version(version: (u8, u8, u8), bases: IpBases) -> Result<Self, NbioError> {
+        TABLES
+            .iter()
+            .find(|t| t.version == version)
+            .map(|regs| Nbio { regs, bases })
+            .ok_or(NbioError::UnsupportedVersion { version })
+    }
+
+    fn at(&self, r: Reg) -> Result<usize, NbioError> {
+        r.byte_offset(&self.bases)
+            .ok_or(NbioError::NoRegister { name: r.name })
+    }
 }
 
 fn remap_value(offset: u32) -> Result<u32, NbioError> {
@@ -81,10 +159,10 @@ fn remap_value(offset: u32) -> Result<u32, NbioError> {
 
 /// Mirrors the HDP flush registers at `reg_offset` (normally
 /// [`MMIO_REG_HOLE_OFFSET`]) of the register BAR (follows
-/// `nbio_v4_3_remap_hdp_registers()`).
+/// `nbio_v4_3_remap_hdp_registers()` / `nbif_v6_3_1_remap_hdp_registers()`).
 pub fn remap_hdp<B: RegisterBus + ?Sized>(
     bus: &B,
-    nbio: &IpBases,
+    nbio: &Nbio,
     reg_offset: u32,
 ) -> Result<(), NbioError> {
     let mem = reg_offset
@@ -94,40 +172,51 @@ pub fn remap_hdp<B: RegisterBus + ?Sized>(
         .checked_add(REMAP_HDP_REG_FLUSH)
         .ok_or(NbioError::BadRemapOffset { offset: reg_offset })?;
     let (mem_v, reg_v) = (remap_value(mem)?, remap_value(reg)?);
-    bus.write32(at(BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL, nbio)?, mem_v);
-    bus.write32(at(BIF_BX0_REMAP_HDP_REG_FLUSH_CNTL, nbio)?, reg_v);
+    let (mem_at, reg_at) = (
+        nbio.at(nbio.regs.remap_hdp_mem_flush_cntl)?,
+        nbio.at(nbio.regs.remap_hdp_reg_flush_cntl)?,
+    );
+    bus.write32(mem_at, mem_v);
+    bus.write32(reg_at, reg_v);
     Ok(())
 }
 
-/// Flushes HDP through the remapped register: one store of 0 (what
-/// `hdp_v6_0_flush_hdp()` does without a ring), then a read of the same
-/// register so the posted write has reached the device before the caller
-/// tells the GPU to look at what it wrote.
-pub fn flush_hdp<B: RegisterBus + ?Sized>(bus: &B, reg_offset: u32) -> Result<(), NbioError> {
+/// Flushes HDP through the remapped register: one store of 0, then a read
+/// of `RCC_CONFIG_MEMSIZE` so the posted write has reached the device
+/// before the caller tells the GPU to look at what it wrote (follows
+/// `hdp_v6_0_flush_hdp()` / `hdp_v7_0_flush_hdp()` without a ring, which
+/// read that register rather than the remapped one because reading the
+/// remapped one "causes problems on some platforms").
+pub fn flush_hdp<B: RegisterBus + ?Sized>(
+    bus: &B,
+    nbio: &Nbio,
+    reg_offset: u32,
+) -> Result<(), NbioError> {
+    let memsize = nbio.at(nbio.regs.config_memsize)?;
     let at = reg_offset as usize + REMAP_HDP_MEM_FLUSH as usize;
     bus.write32(at, 0);
-    if bus.read32(at) == crate::bus::ALL_ONES {
+    if bus.read32(memsize) == crate::bus::ALL_ONES {
         return Err(NbioError::DeviceGone {
-            name: "REMAP_HDP_MEM_FLUSH_CNTL",
+            name: nbio.regs.config_memsize.name,
         });
     }
     Ok(())
 }
 
 /// Opens (or closes) the doorbell BAR: until this bit is set, stores to
-/// BAR2 ring nothing (follows `nbio_v4_3_enable_doorbell_aperture()`, a
-/// read-modify-write of one field).
+/// BAR2 ring nothing (follows `nbio_v4_3_enable_doorbell_aperture()` /
+/// `nbif_v6_3_1_enable_doorbell_aperture()`, a read-modify-write of one
+/// field).
 pub fn enable_doorbell_aperture<B: RegisterBus + ?Sized>(
     bus: &B,
-    nbio: &IpBases,
+    nbio: &Nbio,
     enable: bool,
 ) -> Result<(), NbioError> {
-    let r = at(RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN, nbio)?;
+    let reg = nbio.regs.doorbell_aper_en;
+    let r = nbio.at(reg)?;
     let cur = bus.read32(r);
     if cur == crate::bus::ALL_ONES {
-        return Err(NbioError::DeviceGone {
-            name: RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN.name,
-        });
+        return Err(NbioError::DeviceGone { name: reg.name });
     }
     let v = DoorbellAperEn::from_bits(cur).with_bif_doorbell_aper_en(enable);
     bus.write32(r, v.into_bits());
@@ -136,18 +225,19 @@ pub fn enable_doorbell_aperture<B: RegisterBus + ?Sized>(
 
 /// Lets the GPU ring its own doorbells by writing to the doorbell BAR's
 /// bus address `doorbell_bus` (MES and the CP do this), or turns that off
-/// with `None` (follows `nbio_v4_3_enable_doorbell_selfring_aperture()`:
-/// base first, control last).
+/// with `None` (follows `nbio_v4_3_enable_doorbell_selfring_aperture()` /
+/// `nbif_v6_3_1_enable_doorbell_selfring_aperture()`: base first, control
+/// last).
 pub fn enable_doorbell_selfring<B: RegisterBus + ?Sized>(
     bus: &B,
-    nbio: &IpBases,
+    nbio: &Nbio,
     doorbell_bus: Option<u64>,
 ) -> Result<(), NbioError> {
-    let cntl_at = at(BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL, nbio)?;
+    let cntl_at = nbio.at(nbio.regs.selfring_cntl)?;
     let mut cntl = SelfringAperCntl::new();
     if let Some(base) = doorbell_bus {
-        let lo = at(BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW, nbio)?;
-        let hi = at(BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH, nbio)?;
+        let lo = nbio.at(nbio.regs.selfring_base_low)?;
+        let hi = nbio.at(nbio.regs.selfring_base_high)?;
         cntl = cntl
             .with_doorbell_selfring_gpa_aper_en(true)
             .with_doorbell_selfring_gpa_aper_mode(true)
@@ -159,13 +249,12 @@ pub fn enable_doorbell_selfring<B: RegisterBus + ?Sized>(
     Ok(())
 }
 
-/// The `nbio` bring-up step: what `soc21_common_hw_init()` and
-/// `soc21_common_late_init()` do to NBIO, in their order, with the remap
-/// at [`MMIO_REG_HOLE_OFFSET`]. ASPM and the `EPF2_STRAP2` soft-reset
-/// strap are left alone (neither affects what barebell drives).
+/// The `nbio` bring-up step: what `soc21_common_hw_init()` /
+/// `soc24_common_hw_init()` and the matching `late_init` do to NBIO, in
+/// their order, with the remap at [`MMIO_REG_HOLE_OFFSET`].
 pub fn init<B: RegisterBus + ?Sized>(
     bus: &B,
-    nbio: &IpBases,
+    nbio: &Nbio,
     doorbell_bus: u64,
 ) -> Result<(), NbioError> {
     remap_hdp(bus, nbio, MMIO_REG_HOLE_OFFSET)?;
@@ -186,5 +275,22 @@ mod tests {
         assert_eq!(remap_value(2), Err(NbioError::BadRemapOffset { offset: 2 }));
         // The header's mask 0x7FFFC covers the largest value.
         assert_eq!(remap_value(0x7_FFFC), Ok(0x7_FFFC));
+    }
+
+    #[test]
+    fn versions_pick_their_own_table() {
+        let b = IpBases::default();
+        assert_eq!(
+            Nbio::for_version((6, 3, 1), b).map(|n| n.regs.ip),
+            Ok("NBIF 6.3.1")
+        );
+        assert_eq!(
+            Nbio::for_version((4, 3, 0), b).map(|n| n.regs.ip),
+            Ok("NBIO 4.3.0")
+        );
+        assert_eq!(
+            Nbio::for_version((7, 7, 0), b),
+            Err(NbioError::UnsupportedVersion { version: (7, 7, 0) })
+        );
     }
 }

@@ -11,6 +11,7 @@ pub mod gc_11_0_0;
 pub mod gc_12_0_0;
 pub mod mp_13_0_0;
 pub mod mp_14_0_2;
+pub mod nbif_6_3_1;
 pub mod nbio_4_3_0;
 pub mod trace;
 
@@ -50,6 +51,12 @@ pub const HEADERS: &[HeaderFor] = &[
         offset_header: "nbio_4_3_0_offset.h",
         sh_mask_header: "nbio_4_3_0_sh_mask.h",
         versions: &[(4, 3, 0)],
+    },
+    HeaderFor {
+        module: "nbif_6_3_1",
+        offset_header: "nbif_6_3_1_offset.h",
+        sh_mask_header: "nbif_6_3_1_sh_mask.h",
+        versions: &[(6, 3, 1)],
     },
     // psp_v14_0.c includes mp_14_0_2_offset.h for every 14.0.x it drives.
     HeaderFor {

@@ -1,7 +1,11 @@
-//! NBIO 4.3.0 as the runtime's `nbio` step sees it: the HDP flush remap,
-//! the doorbell aperture and the self-ring aperture.
+//! NBIO 4.3.0 (Navi31) and NBIF 6.3.1 (Navi48) as the runtime's `nbio`
+//! step sees them: the HDP flush remap, the doorbell aperture and the
+//! self-ring aperture.
 //!
-//! What the model enforces, from `nbio_v4_3.c` and `soc21.c`:
+//! The two IPs are one model over a per-IP register layout ([`NbioIp`]):
+//! Linux 6.12 drives both the same way (`nbio_v4_3.c` / `soc21.c` and
+//! `nbif_v6_3_1.c` / `soc24.c`), and each layout names its registers from
+//! its own header module. What the model enforces, for either:
 //! - a store to the register-BAR hole flushes HDP only once
 //!   `BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL` points there; before that the
 //!   store lands on nothing and is counted as stray;
@@ -13,17 +17,75 @@
 //! - a GPU-side store to the doorbell BAR's bus address (MES, CP) rings
 //!   only inside an enabled self-ring aperture.
 //!
-//! Field masks below are written by hand from `nbio_4_3_0_sh_mask.h`, not
-//! taken from the runtime's bitfield structs, so a wrong struct shows up
-//! here as a refusal.
+//! Field masks below are written by hand from `nbio_4_3_0_sh_mask.h` and
+//! `nbif_6_3_1_sh_mask.h` (which agree on them), not taken from the
+//! runtime's bitfield structs, so a wrong struct shows up here as a
+//! refusal.
 
 use crate::RegisterFile;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
-use barebell::regs::IpBases;
-use barebell::regs::nbio_4_3_0::init as r;
+use barebell::regs::{IpBases, Reg, nbif_6_3_1, nbio_4_3_0};
 use spin::Mutex;
+
+/// Which NBIO/NBIF the model is, by the register names it answers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NbioIp {
+    /// NBIO 4.3.0 (`nbio_4_3_0_offset.h`), Navi31.
+    Nbio4_3_0,
+    /// NBIF 6.3.1 (`nbif_6_3_1_offset.h`), Navi48.
+    Nbif6_3_1,
+}
+
+impl NbioIp {
+    /// The model for a version as discovery reports it.
+    pub fn from_version(v: (u8, u8, u8)) -> Option<Self> {
+        match v {
+            (4, 3, 0) => Some(NbioIp::Nbio4_3_0),
+            (6, 3, 1) => Some(NbioIp::Nbif6_3_1),
+            _ => None,
+        }
+    }
+
+    fn layout(self) -> Layout {
+        match self {
+            NbioIp::Nbio4_3_0 => {
+                use nbio_4_3_0::init as r;
+                Layout {
+                    remap_mem: r::BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL,
+                    remap_reg: r::BIF_BX0_REMAP_HDP_REG_FLUSH_CNTL,
+                    aper_en: r::RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN,
+                    selfring_cntl: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL,
+                    selfring_lo: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW,
+                    selfring_hi: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
+                }
+            }
+            NbioIp::Nbif6_3_1 => {
+                use nbif_6_3_1 as r;
+                Layout {
+                    remap_mem: r::BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL,
+                    remap_reg: r::BIF_BX0_REMAP_HDP_REG_FLUSH_CNTL,
+                    aper_en: r::RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN,
+                    selfring_cntl: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL,
+                    selfring_lo: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW,
+                    selfring_hi: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
+                }
+            }
+        }
+    }
+}
+
+/// The registers the model watches, from the IP's header module.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    remap_mem: Reg,
+    remap_reg: Reg,
+    aper_en: Reg,
+    selfring_cntl: Reg,
+    selfring_lo: Reg,
+    selfring_hi: Reg,
+}
 
 /// `BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL__ADDRESS_MASK`.
 const REMAP_ADDRESS_MASK: u32 = 0x0007_FFFC;
@@ -54,6 +116,8 @@ struct State {
 #[derive(Debug)]
 pub struct NbioModel<'c> {
     regs: RegisterFile<'c>,
+    ip: NbioIp,
+    layout: Layout,
     bases: IpBases,
     /// Byte offset of the MMIO hole the model treats as the HDP flush
     /// page once remapped.
@@ -64,43 +128,49 @@ pub struct NbioModel<'c> {
 impl<'c> NbioModel<'c> {
     /// `hole`: the register-BAR byte offset Linux remaps HDP to
     /// (`MMIO_REG_HOLE_OFFSET`).
-    pub fn new(clock: &'c crate::SimClock, bases: IpBases, hole: usize) -> Self {
+    pub fn new(clock: &'c crate::SimClock, ip: NbioIp, bases: IpBases, hole: usize) -> Self {
         NbioModel {
             regs: RegisterFile::new(clock),
+            ip,
+            layout: ip.layout(),
             bases,
             hole,
             state: Mutex::new(State::default()),
         }
     }
 
-    fn reg(&self, reg: barebell::regs::Reg) -> u32 {
+    pub fn ip(&self) -> NbioIp {
+        self.ip
+    }
+
+    fn reg(&self, reg: Reg) -> u32 {
         reg.byte_offset(&self.bases)
             .map_or(0, |o| self.regs.device_get(o))
     }
 
     /// Byte offset the MEM flush register is currently remapped to.
     pub fn remapped_mem_flush(&self) -> Option<usize> {
-        let v = self.reg(r::BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL) & REMAP_ADDRESS_MASK;
+        let v = self.reg(self.layout.remap_mem) & REMAP_ADDRESS_MASK;
         (v != 0).then_some(v as usize)
     }
 
     pub fn remapped_reg_flush(&self) -> Option<usize> {
-        let v = self.reg(r::BIF_BX0_REMAP_HDP_REG_FLUSH_CNTL) & REMAP_ADDRESS_MASK;
+        let v = self.reg(self.layout.remap_reg) & REMAP_ADDRESS_MASK;
         (v != 0).then_some(v as usize)
     }
 
     pub fn doorbell_aperture_open(&self) -> bool {
-        self.reg(r::RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN) & APER_EN_MASK != 0
+        self.reg(self.layout.aper_en) & APER_EN_MASK != 0
     }
 
     /// The self-ring aperture's base, if enabled in the mode Linux uses.
     pub fn selfring_base(&self) -> Option<u64> {
-        let c = self.reg(r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL);
+        let c = self.reg(self.layout.selfring_cntl);
         if c & SELFRING_EN_MASK == 0 || c & SELFRING_MODE_MASK == 0 {
             return None;
         }
-        let lo = u64::from(self.reg(r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW));
-        let hi = u64::from(self.reg(r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH));
+        let lo = u64::from(self.reg(self.layout.selfring_lo));
+        let hi = u64::from(self.reg(self.layout.selfring_hi));
         Some(hi << 32 | lo)
     }
 
@@ -196,13 +266,16 @@ mod tests {
     #[test]
     fn closed_aperture_drops_and_reads_all_ones() {
         let c = crate::SimClock::new();
-        let m = NbioModel::new(&c, IpBases([0, 0x14, 0xD20, 0, 0, 0, 0, 0]), 0x7F000);
-        assert_eq!(m.doorbell_write(3, 9), DoorbellOutcome::Dropped);
-        assert_eq!(m.doorbell_read(3), u64::MAX);
-        // BIF_DOORBELL_APER_EN at (0xD20 + 0xC0) * 4, written by hand.
-        m.write32(0x3780, 1);
-        assert_eq!(m.doorbell_write(3, 9), DoorbellOutcome::Rang);
-        assert_eq!(m.doorbell_read(3), 9);
-        assert_eq!(m.dropped(), alloc::vec![(3, 9)]);
+        for ip in [NbioIp::Nbio4_3_0, NbioIp::Nbif6_3_1] {
+            let m = NbioModel::new(&c, ip, IpBases([0, 0x14, 0xD20, 0, 0, 0, 0, 0]), 0x7F000);
+            assert_eq!(m.doorbell_write(3, 9), DoorbellOutcome::Dropped);
+            assert_eq!(m.doorbell_read(3), u64::MAX);
+            // BIF_DOORBELL_APER_EN at (0xD20 + 0xC0) * 4, written by hand
+            // (0xC0 in both nbio_4_3_0_offset.h and nbif_6_3_1_offset.h).
+            m.write32(0x3780, 1);
+            assert_eq!(m.doorbell_write(3, 9), DoorbellOutcome::Rang);
+            assert_eq!(m.doorbell_read(3), 9);
+            assert_eq!(m.dropped(), alloc::vec![(3, 9)]);
+        }
     }
 }
