@@ -72,6 +72,9 @@ pub struct BringupArgs {
     /// Where the amdgpu firmware blobs are.
     #[arg(long, default_value = "/lib/firmware/amdgpu")]
     firmware_dir: PathBuf,
+    /// The device: the model (default) or a GPU (unverified on hardware).
+    #[command(flatten)]
+    pub target: crate::hw::TargetArgs,
 }
 
 fn symbols_for(v: (u8, u8, u8)) -> &'static [Reg] {
@@ -85,7 +88,11 @@ fn symbols_for(v: (u8, u8, u8)) -> &'static [Reg] {
 }
 
 pub fn run(args: BringupArgs) -> ExitCode {
-    match bring_up(&args) {
+    let result = match args.target.hardware() {
+        Some(t) => crate::hw::bringup(t, args.until, args.trace, args.mapping, &args.firmware_dir),
+        None => bring_up(&args),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("barebell bringup: {e}");

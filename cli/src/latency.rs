@@ -76,6 +76,12 @@ pub struct LatencyArgs {
     /// How many of the slowest iterations to list.
     #[arg(long, default_value_t = 5)]
     outliers: usize,
+    /// The device: the model (default) or a GPU (unverified on hardware).
+    #[command(flatten)]
+    target: crate::hw::TargetArgs,
+    /// Where the amdgpu firmware blobs are (hardware targets).
+    #[arg(long, default_value = "/lib/firmware/amdgpu")]
+    firmware_dir: PathBuf,
 }
 
 #[derive(Serialize, Debug)]
@@ -267,7 +273,11 @@ pub(crate) fn pin_current_thread(cpu: usize) -> Result<(), String> {
 }
 
 pub fn run(a: LatencyArgs) -> ExitCode {
-    match run_inner(&a) {
+    let result = match a.target.hardware() {
+        Some(t) => crate::hw::latency(t, a.mapping, &a.firmware_dir),
+        None => run_inner(&a),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("barebell latency: {e}");

@@ -5,6 +5,7 @@ mod bringup_gmc;
 mod bringup_nbio;
 mod bringup_queue;
 mod fw;
+mod hw;
 mod latency;
 mod latency_plot;
 mod latency_target;
@@ -34,10 +35,12 @@ enum Command {
         header: Option<String>,
     },
     /// Measure doorbell-submission latency by phase (publish, doorbell,
-    /// pickup, completion) on the built-in device model.
+    /// pickup, completion) on the built-in device model (`--vfio` and
+    /// `--sysfs` target a GPU: unverified on hardware).
     Latency(latency::LatencyArgs),
     /// Run the named bring-up steps (discovery, psp, rlc) on the device
-    /// model, optionally tracing every register access by name.
+    /// model, optionally tracing every register access by name (`--vfio`
+    /// and `--sysfs` target a GPU: unverified on hardware).
     Bringup(bringup::BringupArgs),
     /// Inspect amdgpu firmware containers.
     Fw {

@@ -1,0 +1,355 @@
+//! Opening the GPU for `--vfio` and `--sysfs`: every check that can
+//! refuse happens here, before anything is written to the device.
+//!
+//! Order (each refusal is an [`OpenError`] naming the values it saw):
+//! the function exists; VFIO: it is bound to `vfio-pci` and has an IOMMU
+//! group, then the device fd is opened; sysfs: it has no driver and we are
+//! root. Then, through the config space of whichever backend opened it,
+//! vendor 0x1002 and a display class, then BAR5 large enough for every
+//! register barebell touches, then BAR0 and BAR2 are mapped. Only memory
+//! decode is enabled (sysfs `enable`, or vfio-pci's own enable on open);
+//! no register is written.
+//!
+//! **Never run on a GPU.**
+
+use super::Target;
+use super::dma::{DmaError, DmaRegion};
+use barebell::bus::Mmio;
+use barebell_pcie::config::{BASE_CLASS_DISPLAY, VENDOR_AMD_ATI};
+use barebell_pcie::sysfs::{BarMapping, SysfsDevice, SysfsError};
+use barebell_pcie::vfio::{VfioDevice, VfioError};
+use barebell_pcie::{Bdf, ConfigSpace};
+use core::ptr::NonNull;
+use std::fmt;
+
+/// BAR indices on AMD dGPUs (both VRAM and doorbells are 64-bit BARs, so
+/// they take two slots each; registers are the 32-bit BAR5), as
+/// `amdgpu_device_init()` and `amdgpu_doorbell_init()` use them.
+pub const VRAM_BAR: u8 = 0;
+pub const DOORBELL_BAR: u8 = 2;
+pub const REGISTER_BAR: u8 = 5;
+
+/// The smallest register BAR barebell accepts: the HDP flush page that
+/// the `nbio` step remaps sits at BAR5 + `MMIO_REG_HOLE_OFFSET` (one page
+/// below 512 KiB), so BAR5 must reach past it.
+pub const MIN_REGISTER_BAR: u64 = barebell::nbio::MMIO_REG_HOLE_OFFSET as u64 + 4096;
+
+/// Bytes of host DMA memory set up at open: one 2 MiB hugepage (the
+/// largest physically contiguous piece the sysfs path can get).
+pub const DMA_BYTES: usize = 2 << 20;
+
+/// Why the device was not opened.
+#[derive(Debug)]
+pub enum OpenError {
+    /// Not an AMD function.
+    NotAmd {
+        bdf: Bdf,
+        vendor: u16,
+        device: u16,
+    },
+    /// AMD, but not a display controller (e.g. the GPU's HDMI audio
+    /// function, or a chipset device).
+    NotDisplay {
+        bdf: Bdf,
+        device: u16,
+        class: (u8, u8, u8),
+    },
+    /// amdgpu owns the function.
+    BoundToAmdgpu {
+        bdf: Bdf,
+    },
+    /// `--sysfs` with some other driver bound.
+    DriverBound {
+        bdf: Bdf,
+        driver: String,
+    },
+    /// `--vfio` on a function not bound to vfio-pci.
+    NotBoundToVfio {
+        bdf: Bdf,
+        driver: Option<String>,
+    },
+    /// `--vfio` on a function the kernel put in no IOMMU group.
+    NoIommuGroup {
+        bdf: Bdf,
+    },
+    /// The sysfs target needs root.
+    NotRoot {
+        bdf: Bdf,
+        why: &'static str,
+    },
+    /// BAR `index` is absent or not memory.
+    BarMissing {
+        bdf: Bdf,
+        index: u8,
+    },
+    /// BAR5 is smaller than [`MIN_REGISTER_BAR`].
+    RegisterBarTooSmall {
+        bdf: Bdf,
+        size: u64,
+        need: u64,
+    },
+    Sysfs(SysfsError),
+    Vfio(VfioError),
+    Dma(DmaError),
+}
+
+impl fmt::Display for OpenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OpenError::NotAmd {
+                bdf,
+                vendor,
+                device,
+            } => write!(
+                f,
+                "{bdf} is not an AMD GPU (vendor {vendor:04x} device {device:04x}; expected vendor {VENDOR_AMD_ATI:04x})"
+            ),
+            OpenError::NotDisplay { bdf, device, class } => write!(
+                f,
+                "{bdf} (AMD device {device:04x}) is not a display controller (class {:02x}{:02x}{:02x}); pick the GPU function, usually function 0",
+                class.0, class.1, class.2
+            ),
+            OpenError::BoundToAmdgpu { bdf } => write!(
+                f,
+                "{bdf} is bound to amdgpu; unbind it first (`echo {bdf} > /sys/bus/pci/devices/{bdf}/driver/unbind`), \
+                 then for --vfio bind vfio-pci (`echo vfio-pci > /sys/bus/pci/devices/{bdf}/driver_override; echo {bdf} > /sys/bus/pci/drivers_probe`)"
+            ),
+            OpenError::DriverBound { bdf, driver } => write!(
+                f,
+                "{bdf} is bound to {driver}; --sysfs needs the function without a driver (`echo {bdf} > /sys/bus/pci/devices/{bdf}/driver/unbind`), or use --vfio if that driver is vfio-pci"
+            ),
+            OpenError::NotBoundToVfio { bdf, driver } => write!(
+                f,
+                "{bdf} is not bound to vfio-pci (driver: {}); bind it with `echo vfio-pci > /sys/bus/pci/devices/{bdf}/driver_override; echo {bdf} > /sys/bus/pci/drivers_probe` (unbind any driver first)",
+                driver.as_deref().unwrap_or("none")
+            ),
+            OpenError::NoIommuGroup { bdf } => write!(
+                f,
+                "{bdf} has no IOMMU group, so VFIO cannot hand it out; turn the IOMMU on (amd_iommu=on / intel_iommu=on) or use --sysfs"
+            ),
+            OpenError::NotRoot { bdf, why } => {
+                write!(f, "--sysfs {bdf} needs root: {why}")
+            }
+            OpenError::BarMissing { bdf, index } => {
+                write!(f, "{bdf}: BAR{index} is absent or not a memory BAR")
+            }
+            OpenError::RegisterBarTooSmall { bdf, size, need } => write!(
+                f,
+                "{bdf}: register BAR5 is {size:#x} bytes, barebell needs at least {need:#x}"
+            ),
+            OpenError::Sysfs(e) => write!(f, "{e}"),
+            OpenError::Vfio(e) => write!(f, "{e}"),
+            OpenError::Dma(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<SysfsError> for OpenError {
+    fn from(e: SysfsError) -> Self {
+        OpenError::Sysfs(e)
+    }
+}
+impl From<VfioError> for OpenError {
+    fn from(e: VfioError) -> Self {
+        OpenError::Vfio(e)
+    }
+}
+impl From<DmaError> for OpenError {
+    fn from(e: DmaError) -> Self {
+        OpenError::Dma(e)
+    }
+}
+
+/// How the device was opened; kept so the fds (and the VFIO container)
+/// live as long as the mappings.
+#[derive(Debug)]
+pub enum Backend {
+    Vfio(VfioDevice),
+    /// The config fd; the BAR mappings hold their own.
+    Sysfs {
+        _config: SysfsDevice,
+    },
+}
+
+/// An opened, checked GPU with its BARs mapped.
+#[derive(Debug)]
+pub struct Device {
+    pub bdf: Bdf,
+    pub device_id: u16,
+    /// The register aperture over [`Self::register_bar`]. Declared before
+    /// the mapping so it is dropped first.
+    pub regs: Mmio,
+    register_bar: BarMapping,
+    /// VRAM as far as BAR0 reaches (all of it with resizable BAR, else
+    /// usually the first 256 MiB).
+    pub vram: BarMapping,
+    /// The doorbell BAR.
+    pub doorbells: BarMapping,
+    /// BAR2's bus address (the doorbell self-ring aperture base).
+    pub doorbell_bus: u64,
+    /// Host memory the device can reach; unmapped from the IOMMU on drop.
+    pub dma: DmaRegion,
+    pub backend: Backend,
+}
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        if let Backend::Vfio(v) = &self.backend {
+            // Nothing to do on failure: the container goes away with the
+            // fd right after, which drops the mapping anyway.
+            let _ = v.unmap_dma(self.dma.bus(), self.dma.len() as u64);
+        }
+    }
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Vendor and class, read through the backend that opened the function.
+fn check_identity(bdf: Bdf, cfg: &dyn ConfigSpace) -> Result<u16, OpenError> {
+    let (vendor, device) = (cfg.vendor_id(), cfg.device_id());
+    if vendor != VENDOR_AMD_ATI {
+        return Err(OpenError::NotAmd {
+            bdf,
+            vendor,
+            device,
+        });
+    }
+    let class = cfg.class();
+    if class.0 != BASE_CLASS_DISPLAY {
+        return Err(OpenError::NotDisplay { bdf, device, class });
+    }
+    Ok(device)
+}
+
+/// BAR sizes and BAR2's bus address from sysfs `resource` (present for
+/// both backends: vfio-pci leaves the function in sysfs).
+fn bar_layout(sys: &SysfsDevice) -> Result<([u64; 6], u64), OpenError> {
+    let res = sys.resources()?;
+    let mut sizes = [0u64; 6];
+    for (s, r) in sizes.iter_mut().zip(res.iter()) {
+        *s = r.size();
+    }
+    let bdf = sys.bdf;
+    let size = |i: u8| sizes.get(usize::from(i)).copied().unwrap_or(0);
+    for i in [VRAM_BAR, DOORBELL_BAR, REGISTER_BAR] {
+        if size(i) == 0 {
+            return Err(OpenError::BarMissing { bdf, index: i });
+        }
+    }
+    if size(REGISTER_BAR) < MIN_REGISTER_BAR {
+        return Err(OpenError::RegisterBarTooSmall {
+            bdf,
+            size: size(REGISTER_BAR),
+            need: MIN_REGISTER_BAR,
+        });
+    }
+    let doorbell_bus = res
+        .get(usize::from(DOORBELL_BAR))
+        .map(|r| r.start)
+        .unwrap_or(0);
+    Ok((sizes, doorbell_bus))
+}
+
+fn mmio(bar: &BarMapping, bdf: Bdf) -> Result<Mmio, OpenError> {
+    let base = NonNull::new(bar.as_ptr()).ok_or(OpenError::BarMissing {
+        bdf,
+        index: REGISTER_BAR,
+    })?;
+    // SAFETY: the mapping is a shared, uncached mmap of BAR5 (sysfs
+    // `resource5` or the VFIO region), `len` bytes long; `Device` keeps it
+    // alive for as long as the `Mmio` (declared before it, so dropped
+    // first).
+    Ok(unsafe { Mmio::new(base, bar.len()) })
+}
+
+/// Opens `target`, running every check above.
+pub fn open(target: Target) -> Result<Device, OpenError> {
+    match target {
+        Target::Vfio(bdf) => open_vfio(bdf),
+        Target::Sysfs(bdf) => open_sysfs(bdf),
+    }
+}
+
+fn open_vfio(bdf: Bdf) -> Result<Device, OpenError> {
+    let sys = SysfsDevice::open(bdf)?;
+    match sys.driver() {
+        Some(d) if d == "vfio-pci" => {}
+        Some(d) if d == "amdgpu" => return Err(OpenError::BoundToAmdgpu { bdf }),
+        driver => return Err(OpenError::NotBoundToVfio { bdf, driver }),
+    }
+    if sys.iommu_group().is_none() {
+        return Err(OpenError::NoIommuGroup { bdf });
+    }
+    let dev = VfioDevice::open(bdf)?;
+    let device_id = check_identity(bdf, &dev)?;
+    let (_, doorbell_bus) = bar_layout(&sys)?;
+    let register_bar = dev.map_region(u32::from(REGISTER_BAR))?;
+    let regs = mmio(&register_bar, bdf)?;
+    let vram = dev.map_region(u32::from(VRAM_BAR))?;
+    let doorbells = dev.map_region(u32::from(DOORBELL_BAR))?;
+    let dma = DmaRegion::for_vfio(&dev, DMA_BYTES)?;
+    Ok(Device {
+        bdf,
+        device_id,
+        regs,
+        register_bar,
+        vram,
+        doorbells,
+        doorbell_bus,
+        dma,
+        backend: Backend::Vfio(dev),
+    })
+}
+
+fn open_sysfs(bdf: Bdf) -> Result<Device, OpenError> {
+    let sys = SysfsDevice::open(bdf)?;
+    let device_id = check_identity(bdf, &sys)?;
+    match sys.driver() {
+        None => {}
+        Some(d) if d == "amdgpu" => return Err(OpenError::BoundToAmdgpu { bdf }),
+        Some(driver) => return Err(OpenError::DriverBound { bdf, driver }),
+    }
+    if !is_root() {
+        return Err(OpenError::NotRoot {
+            bdf,
+            why: "resourceN mmaps and /proc/self/pagemap's physical frame numbers are root-only",
+        });
+    }
+    super::dma::check_no_translation(&sys)?;
+    let (_, doorbell_bus) = bar_layout(&sys)?;
+    sys.enable()?;
+    let register_bar = sys.map_bar(REGISTER_BAR)?;
+    let regs = mmio(&register_bar, bdf)?;
+    let vram = sys.map_bar(VRAM_BAR)?;
+    let doorbells = sys.map_bar(DOORBELL_BAR)?;
+    let dma = DmaRegion::physical(DMA_BYTES)?;
+    Ok(Device {
+        bdf,
+        device_id,
+        regs,
+        register_bar,
+        vram,
+        doorbells,
+        doorbell_bus,
+        dma,
+        backend: Backend::Sysfs { _config: sys },
+    })
+}
+
+impl Device {
+    /// BAR5's length.
+    pub fn register_bar_len(&self) -> usize {
+        self.register_bar.len()
+    }
+
+    /// How the device was opened, for the report.
+    pub fn how(&self) -> &'static str {
+        match self.backend {
+            Backend::Vfio(_) => "vfio",
+            Backend::Sysfs { .. } => "sysfs",
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! The real-hardware targets of `barebell bringup` and `barebell latency`:
+//! `--vfio BDF` and `--sysfs BDF`.
+//!
+//! **Never run on a GPU.** No machine this was written on has an AMD GPU.
+//! What has run: the argument handling and every refusal that a non-AMD
+//! device can trigger (tests in `cli/tests/hw_*.rs`), and, in the QEMU
+//! guest of `cargo xtask qemu-pci`, the VFIO open path up to the vendor
+//! refusal on QEMU's `edu` device. The bring-up steps behind the checks
+//! call the same runtime functions the model path calls, over the BAR5
+//! mapping instead of a model.
+//!
+//! - [`device`] opens the function (VFIO or sysfs), refuses anything that
+//!   is not a usable AMD GPU, and maps BAR0 (VRAM), BAR2 (doorbells) and
+//!   BAR5 (registers);
+//! - [`dma`] provides host memory the GPU can reach, with its bus address
+//!   (an IOMMU mapping through VFIO, or a pinned hugepage resolved through
+//!   [`pagemap`] when the IOMMU is off);
+//! - [`firmware`] names the blobs the discovered IP versions need;
+//! - [`chain`] runs the bring-up steps in Linux's order.
+
+pub mod chain;
+pub mod device;
+pub mod dma;
+pub mod firmware;
+pub mod pagemap;
+
+use barebell_pcie::Bdf;
+use clap::Args;
+
+/// Which device the command drives. One of the three flags at most;
+/// none means the model.
+#[derive(Args, Debug, Clone, Default)]
+#[group(id = "target", multiple = false)]
+pub struct TargetArgs {
+    /// Run against the built-in device model (the default).
+    #[arg(long)]
+    pub model: bool,
+    /// UNVERIFIED ON HARDWARE. Drive the GPU at BDF (e.g. 0000:03:00.0)
+    /// through VFIO: the function must be bound to vfio-pci and sit in an
+    /// IOMMU group. Never run on a GPU.
+    #[arg(long, value_name = "BDF", value_parser = parse_bdf)]
+    pub vfio: Option<Bdf>,
+    /// UNVERIFIED ON HARDWARE. Drive the GPU at BDF through sysfs
+    /// `resourceN` mmaps: needs root, no driver bound (amdgpu unbound),
+    /// and the IOMMU off or in passthrough (DMA uses physical addresses).
+    /// Never run on a GPU.
+    #[arg(long, value_name = "BDF", value_parser = parse_bdf)]
+    pub sysfs: Option<Bdf>,
+}
+
+fn parse_bdf(s: &str) -> Result<Bdf, String> {
+    Bdf::parse(s).map_err(|e| e.to_string())
+}
+
+/// A hardware target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Vfio(Bdf),
+    Sysfs(Bdf),
+}
+
+impl TargetArgs {
+    /// The hardware target, or `None` for the model.
+    pub fn hardware(&self) -> Option<Target> {
+        match (self.vfio, self.sysfs) {
+            (Some(b), _) => Some(Target::Vfio(b)),
+            (None, Some(b)) => Some(Target::Sysfs(b)),
+            (None, None) => None,
+        }
+    }
+}
+
+impl core::fmt::Display for Target {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Target::Vfio(b) => write!(f, "vfio {b}"),
+            Target::Sysfs(b) => write!(f, "sysfs {b}"),
+        }
+    }
+}
+
+/// `barebell bringup --vfio|--sysfs`: the steps up to `until` (and with
+/// `mapping`, MES start and what follows) on the GPU.
+pub fn bringup(
+    target: Target,
+    until: crate::bringup::Step,
+    trace: bool,
+    mapping: Option<crate::latency_target::MappingMode>,
+    firmware_dir: &std::path::Path,
+) -> Result<(), String> {
+    let o = chain::Options {
+        until,
+        trace,
+        mapping,
+        firmware_dir,
+    };
+    chain::bring_up(target, &o).map_err(|e| format!("{target}: {e}"))
+}
+
+/// `barebell latency --vfio|--sysfs`: brings the GPU up to a mapped user
+/// queue (the mapping asked for, MES by default) and would then run the
+/// model path's measurement loop over it (`latency::run::measure`, with
+/// pickup read from the queue's `read_dispatch_id` and the CP stamps from
+/// the AQL profiling fields). The bring-up stops first, at the rings (see
+/// [`chain::RINGS_MISSING`]), so nothing is measured on hardware yet.
+pub fn latency(
+    target: Target,
+    mapping: Option<crate::latency_target::MappingMode>,
+    firmware_dir: &std::path::Path,
+) -> Result<(), String> {
+    let mode = mapping.unwrap_or(crate::latency_target::MappingMode::Mes);
+    bringup(
+        target,
+        crate::bringup::Step::Rlc,
+        false,
+        Some(mode),
+        firmware_dir,
+    )?;
+    Err(format!(
+        "{target}: step user-queue: not built for hardware: {}",
+        chain::RINGS_MISSING
+    ))
+}
