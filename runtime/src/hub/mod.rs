@@ -1,22 +1,53 @@
-//! GFXHUB 3.0 (GC 11.0.0) init: the system aperture, the L1 TLB and L2
-//! cache set-up, VMID0's page-table context and the user contexts, in the
-//! order of `gfxhub_v3_0_gart_enable()`.
+//! VM hub init: the system aperture, the L1 TLB and L2 cache set-up,
+//! VMID0's page-table context and the user contexts, in the order of
+//! `gfxhub_v3_0_gart_enable()`, for all four hubs barebell drives:
+//! GFXHUB 3.0 and MMHUB 3.0.0 (Navi31), GFXHUB 12.0 and MMHUB 4.1.0
+//! (Navi48). Plus reading and clearing the L2 protection-fault registers
+//! ([`read_fault`], [`clear_fault`]).
 //!
-//! Until this runs, the GFX engines' VM L2 translates nothing: every
-//! CP/RLC/MES fetch through VMID0 goes through the context programmed
-//! here. Two deliberate differences from Linux:
-//! - Linux's VMID0 is a flat GART (`PAGE_TABLE_DEPTH` 0, one level of
-//!   PTEs). barebell maps VMID0 with the same four-level tables as user
-//!   VMIDs ([`crate::gmc::TableArena`]), so VMID0 gets depth 3 and block
-//!   size 9 like the user contexts (`amdgpu_vm_adjust_size(adev, 256 * 1024,
-//!   9, 3, 48)` in `gmc_v11_0_sw_init()`).
-//! - MMHUB 3.0 (`mmhub_v3_0_gart_enable()`, the same sequence on the
-//!   MMHUB register block) is not built: it needs the `mmhub_3_0_0`
-//!   register module, which does not exist yet.
+//! Until this runs, the hub's VM L2 translates nothing: every CP/RLC/MES
+//! fetch through the GFXHUB's VMID0, and every PSP/SDMA/VCN access
+//! through the MMHUB's, goes through the context programmed here.
+//!
+//! One sequence, four register tables ([`tables`]): Linux's
+//! `gfxhub_v3_0_gart_enable()`, `mmhub_v3_0_gart_enable()`,
+//! `gfxhub_v12_0_gart_enable()` and `mmhub_v4_1_0_gart_enable()` call the
+//! same helpers in the same order with the same values, on different
+//! register blocks. The differences that matter on bare metal:
+//! - gfx12 generation (GC 12, MMHUB 4.1): `*_CONTEXT*_CNTL` fields from
+//!   the block size up sit one bit higher and the L1 TLB MTYPE is 2 bits
+//!   (`MTYPE_UC` is still 3, `soc24_enum.h`); the fault status register
+//!   is `_STATUS_LO32` (5-bit VFID, PRT at bit 30, UCE) with a `_HI32`.
+//! - The L2 control defaults: GFXHUB 3.0 takes them from
+//!   `gc_11_0_0_default.h`; the other three define them in their `.c`
+//!   file (MMHUB's `L2_CNTL3` is 0x80100007, GC's 0x80120007).
+//! - The default page: gfx12 files compute `gpu_addr - vram_start +
+//!   vram_base_offset` inline where gfx11 calls `amdgpu_gmc_vram_mc2pa()`,
+//!   which is the same expression; [`HubConfig::default_page`] is that
+//!   result either way.
+//! - Not init: MMHUB 4.1 invalidates with `FLUSH_TYPE` 0 only; the MMHUB
+//!   files skip aperture and cache set-up under SR-IOV (never here); the
+//!   gfx12 files read `CONTEXT1_CNTL + i` instead of `+ i * ctx_distance`
+//!   (equal, the distance is 1, checked below).
+//!
+//! One deliberate difference from Linux: Linux's VMID0 is a flat GART
+//! (`PAGE_TABLE_DEPTH` 0, one level of PTEs). barebell maps VMID0 with the
+//! same four-level tables as user VMIDs ([`crate::gmc::TableArena`]), so
+//! VMID0 gets depth 3 and block size 9 like the user contexts
+//! (`amdgpu_vm_adjust_size(adev, 256 * 1024, 9, 3, 48)` in
+//! `gmc_v11_0_sw_init()` and `gmc_v12_0_sw_init()`).
+
+mod fault;
+pub mod tables;
+
+pub use fault::{VmFault, clear_fault, read_fault};
+pub use tables::{
+    GFXHUB_3_0, GFXHUB_12_0, Generation, HUBS, HubRegs, MMHUB_3_0_0, MMHUB_4_1_0, hub_for,
+};
 
 use crate::bus::RegisterBus;
-use crate::regs::gc_11_0_0 as gc;
 use crate::regs::{IpBases, Reg};
+use crate::regs::{gc_11_0_0 as gc, gc_12_0_0 as gc12};
 
 /// What the hub is told about the address map, all as the GPU's MC
 /// addresses unless noted.
@@ -47,7 +78,7 @@ pub struct HubConfig {
 /// Why hub init could not run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HubError {
-    /// The register is not in the discovered GC bases.
+    /// The register is not in the discovered bases of the hub's block.
     NoRegister { name: &'static str },
     /// A field of the configuration is misaligned or out of order.
     BadConfig { field: &'static str, value: u64 },
@@ -58,7 +89,7 @@ pub enum HubError {
 impl core::fmt::Display for HubError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match *self {
-            HubError::NoRegister { name } => write!(f, "{name} is not in the GC bases"),
+            HubError::NoRegister { name } => write!(f, "{name} is not in the discovered bases"),
             HubError::BadConfig { field, value } => {
                 write!(f, "hub config {field} = {value:#x} is invalid")
             }
@@ -126,86 +157,130 @@ fn check(cfg: &HubConfig) -> Result<(), HubError> {
     Ok(())
 }
 
-/// Programs GFXHUB as `gfxhub_v3_0_gart_enable()` does (bare metal, so
-/// the SR-IOV branch that writes the FB location is skipped; the VBIOS
-/// has programmed `GCMC_VM_FB_LOCATION_*`).
+/// Programs GFXHUB 3.0 (`gfxhub_v3_0_gart_enable()`); [`gart_enable`]
+/// with [`GFXHUB_3_0`].
 pub fn gfxhub_gart_enable<B: RegisterBus + ?Sized>(
     bus: &B,
     gc_bases: &IpBases,
     cfg: &HubConfig,
 ) -> Result<(), HubError> {
-    check(cfg)?;
-    let r = Regs {
-        bus,
-        bases: gc_bases,
-    };
-    // gfxhub_v3_0_init_gart_aperture_regs(): VMID0's base, start, end.
-    // The base carries the PDE's VALID bit, as amdgpu_gmc_pd_addr() adds.
-    let base = cfg.pt_base | 1;
-    r.write(gc::GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32, base as u32)?;
-    r.write(
-        gc::GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32,
-        (base >> 32) as u32,
-    )?;
-    r.write(
-        gc::GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32,
-        (cfg.start >> 12) as u32,
-    )?;
-    r.write(
-        gc::GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32,
-        (cfg.start >> 44) as u32,
-    )?;
-    r.write(
-        gc::GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32,
-        (cfg.end >> 12) as u32,
-    )?;
-    r.write(
-        gc::GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32,
-        (cfg.end >> 44) as u32,
-    )?;
+    gart_enable(bus, gc_bases, &GFXHUB_3_0, cfg)
+}
 
-    // gfxhub_v3_0_init_system_aperture_regs().
-    r.write(gc::GCMC_VM_AGP_BASE, 0)?;
-    r.write(gc::GCMC_VM_AGP_BOT, (cfg.agp_start >> 24) as u32)?;
-    r.write(gc::GCMC_VM_AGP_TOP, (cfg.agp_end >> 24) as u32)?;
+/// `*MC_VM_MX_L1_TLB_CNTL` as `*_init_tlb_regs()` sets it.
+fn l1_tlb(generation: Generation, old: u32) -> u32 {
+    match generation {
+        Generation::Gfx11 => gc::GcmcVmMxL1TlbCntl::from_bits(old)
+            .with_enable_l1_tlb(true)
+            .with_system_access_mode(3)
+            .with_enable_advanced_driver_model(true)
+            .with_system_aperture_unmapped_access(false)
+            .with_eco_bits(0)
+            .with_mtype(MTYPE_UC)
+            .into_bits(),
+        Generation::Gfx12 => gc12::GcmcVmMxL1TlbCntl::from_bits(old)
+            .with_enable_l1_tlb(true)
+            .with_system_access_mode(3)
+            .with_enable_advanced_driver_model(true)
+            .with_system_aperture_unmapped_access(false)
+            .with_eco_bits(0)
+            .with_mtype(MTYPE_UC)
+            .into_bits(),
+    }
+}
+
+/// `*_CONTEXT0_CNTL` as `*_enable_system_domain()` sets it, with
+/// barebell's depth (see the module docs).
+fn context0(generation: Generation, old: u32) -> u32 {
+    match generation {
+        Generation::Gfx11 => gc::GcvmContextCntl::from_bits(old)
+            .with_enable_context(true)
+            .with_page_table_depth(PAGE_TABLE_DEPTH)
+            .with_page_table_block_size(0)
+            .with_retry_permission_or_invalid_page_fault(false)
+            .into_bits(),
+        Generation::Gfx12 => gc12::GcvmContextCntl::from_bits(old)
+            .with_enable_context(true)
+            .with_page_table_depth(PAGE_TABLE_DEPTH)
+            .with_page_table_block_size(0)
+            .with_retry_permission_or_invalid_page_fault(false)
+            .into_bits(),
+    }
+}
+
+/// `*_CONTEXT1..15_CNTL` as `*_setup_vmid_config()` sets it; retry is
+/// `!amdgpu_noretry` with the parameter at its default of -1.
+fn user_context(generation: Generation, old: u32) -> u32 {
+    macro_rules! user {
+        ($t:ty) => {
+            <$t>::from_bits(old)
+                .with_enable_context(true)
+                .with_page_table_depth(PAGE_TABLE_DEPTH)
+                .with_range_protection_fault_enable_default(true)
+                .with_dummy_page_protection_fault_enable_default(true)
+                .with_pde0_protection_fault_enable_default(true)
+                .with_valid_protection_fault_enable_default(true)
+                .with_read_protection_fault_enable_default(true)
+                .with_write_protection_fault_enable_default(true)
+                .with_execute_protection_fault_enable_default(true)
+                .with_page_table_block_size(0)
+                .with_retry_permission_or_invalid_page_fault(false)
+                .into_bits()
+        };
+    }
+    match generation {
+        Generation::Gfx11 => user!(gc::GcvmContextCntl),
+        Generation::Gfx12 => user!(gc12::GcvmContextCntl),
+    }
+}
+
+/// Programs one hub as its Linux `*_gart_enable()` does (bare metal, so
+/// the SR-IOV branches are skipped; the VBIOS has programmed
+/// `*MC_VM_FB_LOCATION_*`). `bases` are the discovered segment bases of
+/// the hub's block (`hub.hw_id`).
+pub fn gart_enable<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: &IpBases,
+    hub: &HubRegs,
+    cfg: &HubConfig,
+) -> Result<(), HubError> {
+    check(cfg)?;
+    let r = Regs { bus, bases };
+    // *_init_gart_aperture_regs(): VMID0's base, start, end. The base
+    // carries the PDE's VALID bit, as amdgpu_gmc_pd_addr() adds.
+    let base = cfg.pt_base | 1;
+    r.write(hub.ctx0_base_lo, base as u32)?;
+    r.write(hub.ctx0_base_hi, (base >> 32) as u32)?;
+    r.write(hub.ctx0_start_lo, (cfg.start >> 12) as u32)?;
+    r.write(hub.ctx0_start_hi, (cfg.start >> 44) as u32)?;
+    r.write(hub.ctx0_end_lo, (cfg.end >> 12) as u32)?;
+    r.write(hub.ctx0_end_hi, (cfg.end >> 44) as u32)?;
+
+    // *_init_system_aperture_regs().
+    r.write(hub.agp_base, 0)?;
+    r.write(hub.agp_bot, (cfg.agp_start >> 24) as u32)?;
+    r.write(hub.agp_top, (cfg.agp_end >> 24) as u32)?;
     let low = cfg.fb_start.min(cfg.agp_start);
     let high = cfg.fb_end.max(cfg.agp_end);
-    r.write(gc::GCMC_VM_SYSTEM_APERTURE_LOW_ADDR, (low >> 18) as u32)?;
-    r.write(gc::GCMC_VM_SYSTEM_APERTURE_HIGH_ADDR, (high >> 18) as u32)?;
-    r.write(
-        gc::GCMC_VM_SYSTEM_APERTURE_DEFAULT_ADDR_LSB,
-        (cfg.default_page >> 12) as u32,
-    )?;
-    r.write(
-        gc::GCMC_VM_SYSTEM_APERTURE_DEFAULT_ADDR_MSB,
-        (cfg.default_page >> 44) as u32,
-    )?;
-    r.write(
-        gc::GCVM_L2_PROTECTION_FAULT_DEFAULT_ADDR_LO32,
-        (cfg.dummy_page >> 12) as u32,
-    )?;
-    r.write(
-        gc::GCVM_L2_PROTECTION_FAULT_DEFAULT_ADDR_HI32,
-        (cfg.dummy_page >> 44) as u32,
-    )?;
-    let v =
-        gc::GcvmL2ProtectionFaultCntl2::from_bits(r.read(gc::GCVM_L2_PROTECTION_FAULT_CNTL2, 0)?)
-            .with_active_page_migration_pte_read_retry(true);
-    r.write(gc::GCVM_L2_PROTECTION_FAULT_CNTL2, v.into_bits())?;
+    r.write(hub.aperture_low, (low >> 18) as u32)?;
+    r.write(hub.aperture_high, (high >> 18) as u32)?;
+    r.write(hub.default_addr_lsb, (cfg.default_page >> 12) as u32)?;
+    r.write(hub.default_addr_msb, (cfg.default_page >> 44) as u32)?;
+    r.write(hub.fault_default_lo, (cfg.dummy_page >> 12) as u32)?;
+    r.write(hub.fault_default_hi, (cfg.dummy_page >> 44) as u32)?;
+    let v = gc::GcvmL2ProtectionFaultCntl2::from_bits(r.read(hub.fault_cntl2, 0)?)
+        .with_active_page_migration_pte_read_retry(true);
+    r.write(hub.fault_cntl2, v.into_bits())?;
 
-    // gfxhub_v3_0_init_tlb_regs().
-    let v = gc::GcmcVmMxL1TlbCntl::from_bits(r.read(gc::GCMC_VM_MX_L1_TLB_CNTL, 0)?)
-        .with_enable_l1_tlb(true)
-        .with_system_access_mode(3)
-        .with_enable_advanced_driver_model(true)
-        .with_system_aperture_unmapped_access(false)
-        .with_eco_bits(0)
-        .with_mtype(MTYPE_UC);
-    r.write(gc::GCMC_VM_MX_L1_TLB_CNTL, v.into_bits())?;
+    // *_init_tlb_regs().
+    let v = l1_tlb(hub.generation, r.read(hub.l1_tlb_cntl, 0)?);
+    r.write(hub.l1_tlb_cntl, v)?;
 
-    // gfxhub_v3_0_init_cache_regs(); translate_further is false on gfx11
-    // (gmc_v11_0 never sets it), hence bank select 9 and big-K 6.
-    let v = gc::GcvmL2Cntl::from_bits(r.read(gc::GCVM_L2_CNTL, 0)?)
+    // *_init_cache_regs(); translate_further is false on gfx11 and gfx12
+    // (neither gmc_v11_0 nor gmc_v12_0 sets it), hence bank select 9 and
+    // big-K 6. The L2 control layouts are the same in every generation
+    // (checked per header by the `HUB_FIELD_FACTS` tables).
+    let v = gc::GcvmL2Cntl::from_bits(r.read(hub.l2_cntl, 0)?)
         .with_enable_l2_cache(true)
         .with_enable_l2_fragment_processing(false)
         .with_enable_default_page_out_to_system_memory(true)
@@ -213,90 +288,52 @@ pub fn gfxhub_gart_enable<B: RegisterBus + ?Sized>(
         .with_pde_fault_classification(false)
         .with_context1_identity_access_mode(1)
         .with_identity_mode_fragment_size(0);
-    r.write(gc::GCVM_L2_CNTL, v.into_bits())?;
-    let v = gc::GcvmL2Cntl2::from_bits(r.read(gc::GCVM_L2_CNTL2, 0)?)
+    r.write(hub.l2_cntl, v.into_bits())?;
+    let v = gc::GcvmL2Cntl2::from_bits(r.read(hub.l2_cntl2, 0)?)
         .with_invalidate_all_l1_tlbs(true)
         .with_invalidate_l2_cache(true);
-    r.write(gc::GCVM_L2_CNTL2, v.into_bits())?;
-    let v = gc::GcvmL2Cntl3::from_bits(gc::GCVM_L2_CNTL3_DEFAULT)
+    r.write(hub.l2_cntl2, v.into_bits())?;
+    let v = gc::GcvmL2Cntl3::from_bits(hub.l2_cntl3_default)
         .with_bank_select(9)
         .with_l2_cache_bigk_fragment_size(6);
-    r.write(gc::GCVM_L2_CNTL3, v.into_bits())?;
-    let v = gc::GcvmL2Cntl4::from_bits(gc::GCVM_L2_CNTL4_DEFAULT)
+    r.write(hub.l2_cntl3, v.into_bits())?;
+    let v = gc::GcvmL2Cntl4::from_bits(hub.l2_cntl4_default)
         .with_vmc_tap_pde_request_physical(false)
         .with_vmc_tap_pte_request_physical(false);
-    r.write(gc::GCVM_L2_CNTL4, v.into_bits())?;
-    let v =
-        gc::GcvmL2Cntl5::from_bits(gc::GCVM_L2_CNTL5_DEFAULT).with_l2_cache_smallk_fragment_size(0);
-    r.write(gc::GCVM_L2_CNTL5, v.into_bits())?;
+    r.write(hub.l2_cntl4, v.into_bits())?;
+    let v = gc::GcvmL2Cntl5::from_bits(hub.l2_cntl5_default).with_l2_cache_smallk_fragment_size(0);
+    r.write(hub.l2_cntl5, v.into_bits())?;
 
-    // gfxhub_v3_0_enable_system_domain(), with barebell's depth (see the
-    // module docs).
-    let v = gc::GcvmContextCntl::from_bits(r.read(gc::GCVM_CONTEXT0_CNTL, 0)?)
-        .with_enable_context(true)
-        .with_page_table_depth(PAGE_TABLE_DEPTH)
-        .with_page_table_block_size(0)
-        .with_retry_permission_or_invalid_page_fault(false);
-    r.write(gc::GCVM_CONTEXT0_CNTL, v.into_bits())?;
+    // *_enable_system_domain().
+    let v = context0(hub.generation, r.read(hub.ctx0_cntl, 0)?);
+    r.write(hub.ctx0_cntl, v)?;
 
-    // gfxhub_v3_0_disable_identity_aperture().
-    r.write(
-        gc::GCVM_L2_CONTEXT1_IDENTITY_APERTURE_LOW_ADDR_LO32,
-        0xFFFF_FFFF,
-    )?;
-    r.write(
-        gc::GCVM_L2_CONTEXT1_IDENTITY_APERTURE_LOW_ADDR_HI32,
-        0x0000_000F,
-    )?;
-    r.write(gc::GCVM_L2_CONTEXT1_IDENTITY_APERTURE_HIGH_ADDR_LO32, 0)?;
-    r.write(gc::GCVM_L2_CONTEXT1_IDENTITY_APERTURE_HIGH_ADDR_HI32, 0)?;
-    r.write(gc::GCVM_L2_CONTEXT_IDENTITY_PHYSICAL_OFFSET_LO32, 0)?;
-    r.write(gc::GCVM_L2_CONTEXT_IDENTITY_PHYSICAL_OFFSET_HI32, 0)?;
+    // *_disable_identity_aperture().
+    r.write(hub.identity_low_lo, 0xFFFF_FFFF)?;
+    r.write(hub.identity_low_hi, 0x0000_000F)?;
+    r.write(hub.identity_high_lo, 0)?;
+    r.write(hub.identity_high_hi, 0)?;
+    r.write(hub.identity_offset_lo, 0)?;
+    r.write(hub.identity_offset_hi, 0)?;
 
-    // gfxhub_v3_0_setup_vmid_config(): VMIDs 1..=15.
-    let ctx = gc::GCVM_CONTEXT1_CNTL.offset - gc::GCVM_CONTEXT0_CNTL.offset;
-    let addr = gc::GCVM_CONTEXT1_PAGE_TABLE_START_ADDR_LO32.offset
-        - gc::GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32.offset;
+    // *_setup_vmid_config(): VMIDs 1..=15.
+    let ctx = hub.ctx_distance();
+    let addr = hub.ctx_addr_distance();
     let last = MAX_PFN - 1;
     for i in 0..15u32 {
-        let v = gc::GcvmContextCntl::from_bits(r.read(gc::GCVM_CONTEXT1_CNTL, i * ctx)?)
-            .with_enable_context(true)
-            .with_page_table_depth(PAGE_TABLE_DEPTH)
-            .with_range_protection_fault_enable_default(true)
-            .with_dummy_page_protection_fault_enable_default(true)
-            .with_pde0_protection_fault_enable_default(true)
-            .with_valid_protection_fault_enable_default(true)
-            .with_read_protection_fault_enable_default(true)
-            .with_write_protection_fault_enable_default(true)
-            .with_execute_protection_fault_enable_default(true)
-            .with_page_table_block_size(0)
-            // `!amdgpu_noretry` with the parameter at its default of -1.
-            .with_retry_permission_or_invalid_page_fault(false);
-        r.write_at(gc::GCVM_CONTEXT1_CNTL, i * ctx, v.into_bits())?;
-        r.write_at(gc::GCVM_CONTEXT1_PAGE_TABLE_START_ADDR_LO32, i * addr, 0)?;
-        r.write_at(gc::GCVM_CONTEXT1_PAGE_TABLE_START_ADDR_HI32, i * addr, 0)?;
-        r.write_at(
-            gc::GCVM_CONTEXT1_PAGE_TABLE_END_ADDR_LO32,
-            i * addr,
-            last as u32,
-        )?;
-        r.write_at(
-            gc::GCVM_CONTEXT1_PAGE_TABLE_END_ADDR_HI32,
-            i * addr,
-            (last >> 32) as u32,
-        )?;
+        let v = user_context(hub.generation, r.read(hub.ctx1_cntl, i * ctx)?);
+        r.write_at(hub.ctx1_cntl, i * ctx, v)?;
+        r.write_at(hub.ctx1_start_lo, i * addr, 0)?;
+        r.write_at(hub.ctx1_start_hi, i * addr, 0)?;
+        r.write_at(hub.ctx1_end_lo, i * addr, last as u32)?;
+        r.write_at(hub.ctx1_end_hi, i * addr, (last >> 32) as u32)?;
     }
 
-    // gfxhub_v3_0_program_invalidation(): every engine covers all VAs.
-    let eng = gc::GCVM_INVALIDATE_ENG1_ADDR_RANGE_LO32.offset
-        - gc::GCVM_INVALIDATE_ENG0_ADDR_RANGE_LO32.offset;
+    // *_program_invalidation(): every engine covers all VAs.
+    let eng = hub.eng_addr_distance();
     for i in 0..18u32 {
-        r.write_at(
-            gc::GCVM_INVALIDATE_ENG0_ADDR_RANGE_LO32,
-            i * eng,
-            0xFFFF_FFFF,
-        )?;
-        r.write_at(gc::GCVM_INVALIDATE_ENG0_ADDR_RANGE_HI32, i * eng, 0x1F)?;
+        r.write_at(hub.inv_eng0_range_lo, i * eng, 0xFFFF_FFFF)?;
+        r.write_at(hub.inv_eng0_range_hi, i * eng, 0x1F)?;
     }
     Ok(())
 }

@@ -49,7 +49,10 @@ super::registers! {
     GCVM_L2_CNTL4 = 0x15d4, 0;
     GCVM_L2_CNTL5 = 0x15da, 0;
     GCVM_L2_PROTECTION_FAULT_CNTL2 = 0x15c5, 0;
+    GCVM_L2_PROTECTION_FAULT_CNTL = 0x15c4, 0;
     GCVM_L2_PROTECTION_FAULT_STATUS = 0x15c8, 0;
+    GCVM_L2_PROTECTION_FAULT_ADDR_LO32 = 0x15c9, 0;
+    GCVM_L2_PROTECTION_FAULT_ADDR_HI32 = 0x15ca, 0;
     GCVM_L2_PROTECTION_FAULT_DEFAULT_ADDR_LO32 = 0x15cb, 0;
     GCVM_L2_PROTECTION_FAULT_DEFAULT_ADDR_HI32 = 0x15cc, 0;
     GCVM_L2_CONTEXT1_IDENTITY_APERTURE_LOW_ADDR_LO32 = 0x15ce, 0;
@@ -411,6 +414,96 @@ pub struct GcvmContextCntl {
     #[bits(9)]
     __: u16,
 }
+
+/// `GCVM_L2_PROTECTION_FAULT_CNTL`: Linux clears the latched fault by
+/// setting bit 0 (`WREG32_P(hub->vm_l2_pro_fault_cntl, 1, ~1)` in
+/// `gmc_v11_0_process_interrupt()`).
+#[bitfield_struct::bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct GcvmL2ProtectionFaultCntl {
+    pub clear_protection_fault_status_addr: bool,
+    #[bits(31)]
+    pub rest: u32,
+}
+
+/// `GCVM_L2_PROTECTION_FAULT_ADDR_LO32`: bits 12..44 of the faulting VA.
+#[bitfield_struct::bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct GcvmL2ProtectionFaultAddrLo32 {
+    pub logical_page_addr_lo32: u32,
+}
+
+/// `GCVM_L2_PROTECTION_FAULT_ADDR_HI32`: bits 44..48 of the faulting VA.
+#[bitfield_struct::bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct GcvmL2ProtectionFaultAddrHi32 {
+    #[bits(4)]
+    pub logical_page_addr_hi4: u8,
+    #[bits(28)]
+    __: u32,
+}
+
+/// `GCVM_L2_PROTECTION_FAULT_STATUS`: the first fault the VM L2 saw,
+/// held until cleared (what `gfxhub_v3_0_print_l2_protection_fault_status()`
+/// decodes). MMHUB 3.0.0's `MMVM_` twin has the same layout.
+#[bitfield_struct::bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct GcvmL2ProtectionFaultStatus {
+    pub more_faults: bool,
+    #[bits(3)]
+    pub walker_error: u8,
+    #[bits(4)]
+    pub permission_faults: u8,
+    pub mapping_error: bool,
+    #[bits(9)]
+    pub cid: u16,
+    pub rw: bool,
+    pub atomic: bool,
+    #[bits(4)]
+    pub vmid: u8,
+    pub vf: bool,
+    #[bits(4)]
+    pub vfid: u8,
+    pub prt: bool,
+    #[bits(2)]
+    __: u8,
+}
+
+/// The fault registers' fields, checked against `gc_11_0_0_sh_mask.h`.
+pub const FAULT_FIELD_FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
+    super::vm_fields::vm_fault_reg_field_facts!(SH, "GCVM"),
+    super::vm_fields::vm_status_field_facts!(
+        SH,
+        "GCVM",
+        "_L2_PROTECTION_FAULT_STATUS",
+        GcvmL2ProtectionFaultStatus
+    ),
+);
+
+/// MMHUB 3.0.0 uses every GC 11.0.0 hub layout: each field the hub
+/// sequence and the fault decoding touch, checked against
+/// `mmhub_3_0_0_sh_mask.h` under its `MMVM_`/`MMMC_` name.
+pub const MMHUB_3_0_0_FIELD_FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
+    super::vm_fields::vm_l2_field_facts!("mmhub_3_0_0_sh_mask.h", "MMVM"),
+    super::vm_fields::vm_fault_reg_field_facts!("mmhub_3_0_0_sh_mask.h", "MMVM"),
+    super::vm_fields::vm_layout_field_facts!("mmhub_3_0_0_sh_mask.h", "MMVM", "MMMC"),
+    super::vm_fields::vm_status_field_facts!(
+        "mmhub_3_0_0_sh_mask.h",
+        "MMVM",
+        "_L2_PROTECTION_FAULT_STATUS",
+        GcvmL2ProtectionFaultStatus
+    ),
+);
+
+/// The gfx12-generation hubs (GC 12.0.0, MMHUB 4.1.0) keep GC 11.0.0's
+/// L2 control and fault control/address layouts: checked against their
+/// headers here (the layouts that moved are checked in `gc_12_0_0`).
+pub const GFX12_SHARED_FIELD_FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
+    super::vm_fields::vm_l2_field_facts!("gc_12_0_0_sh_mask.h", "GCVM"),
+    super::vm_fields::vm_fault_reg_field_facts!("gc_12_0_0_sh_mask.h", "GCVM"),
+    super::vm_fields::vm_l2_field_facts!("mmhub_4_1_0_sh_mask.h", "MMVM"),
+    super::vm_fields::vm_fault_reg_field_facts!("mmhub_4_1_0_sh_mask.h", "MMVM"),
+);
 
 /// Hub-init field positions, checked against `gc_11_0_0_sh_mask.h`.
 pub const HUB_FIELD_FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(

@@ -28,6 +28,55 @@ super::registers! {
     CP_MES_PRGRM_CNTR_START = 0x2800, 1;
     CP_MES_PRGRM_CNTR_START_HI = 0x289d, 1;
     RLC_CP_SCHEDULERS = 0x098a, 1;
+    // VM hub (gfxhub_v12_0.c).
+    GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32 = 0x168f, 0;
+    GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32 = 0x1690, 0;
+    GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32 = 0x16af, 0;
+    GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32 = 0x16b0, 0;
+    GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32 = 0x16cf, 0;
+    GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32 = 0x16d0, 0;
+    GCMC_VM_FB_LOCATION_BASE = 0x1614, 0;
+    GCMC_VM_FB_LOCATION_TOP = 0x1615, 0;
+    GCMC_VM_AGP_BASE = 0x1618, 0;
+    GCMC_VM_AGP_BOT = 0x1617, 0;
+    GCMC_VM_AGP_TOP = 0x1616, 0;
+    GCMC_VM_SYSTEM_APERTURE_LOW_ADDR = 0x1619, 0;
+    GCMC_VM_SYSTEM_APERTURE_HIGH_ADDR = 0x161a, 0;
+    GCMC_VM_SYSTEM_APERTURE_DEFAULT_ADDR_LSB = 0x15a8, 0;
+    GCMC_VM_SYSTEM_APERTURE_DEFAULT_ADDR_MSB = 0x15a9, 0;
+    GCVM_L2_PROTECTION_FAULT_DEFAULT_ADDR_LO32 = 0x15d4, 0;
+    GCVM_L2_PROTECTION_FAULT_DEFAULT_ADDR_HI32 = 0x15d5, 0;
+    GCVM_L2_PROTECTION_FAULT_CNTL = 0x15cc, 0;
+    GCVM_L2_PROTECTION_FAULT_CNTL2 = 0x15cd, 0;
+    GCVM_L2_PROTECTION_FAULT_STATUS_LO32 = 0x15d0, 0;
+    GCVM_L2_PROTECTION_FAULT_STATUS_HI32 = 0x15d1, 0;
+    GCVM_L2_PROTECTION_FAULT_ADDR_LO32 = 0x15d2, 0;
+    GCVM_L2_PROTECTION_FAULT_ADDR_HI32 = 0x15d3, 0;
+    GCMC_VM_MX_L1_TLB_CNTL = 0x161b, 0;
+    GCVM_L2_CNTL = 0x15c4, 0;
+    GCVM_L2_CNTL2 = 0x15c5, 0;
+    GCVM_L2_CNTL3 = 0x15c6, 0;
+    GCVM_L2_CNTL4 = 0x15dd, 0;
+    GCVM_L2_CNTL5 = 0x15e3, 0;
+    GCVM_CONTEXT0_CNTL = 0x1624, 0;
+    GCVM_CONTEXT1_CNTL = 0x1625, 0;
+    GCVM_CONTEXT1_PAGE_TABLE_BASE_ADDR_LO32 = 0x1691, 0;
+    GCVM_CONTEXT1_PAGE_TABLE_START_ADDR_LO32 = 0x16b1, 0;
+    GCVM_CONTEXT1_PAGE_TABLE_START_ADDR_HI32 = 0x16b2, 0;
+    GCVM_CONTEXT1_PAGE_TABLE_END_ADDR_LO32 = 0x16d1, 0;
+    GCVM_CONTEXT1_PAGE_TABLE_END_ADDR_HI32 = 0x16d2, 0;
+    GCVM_L2_CONTEXT1_IDENTITY_APERTURE_LOW_ADDR_LO32 = 0x15d7, 0;
+    GCVM_L2_CONTEXT1_IDENTITY_APERTURE_LOW_ADDR_HI32 = 0x15d8, 0;
+    GCVM_L2_CONTEXT1_IDENTITY_APERTURE_HIGH_ADDR_LO32 = 0x15d9, 0;
+    GCVM_L2_CONTEXT1_IDENTITY_APERTURE_HIGH_ADDR_HI32 = 0x15da, 0;
+    GCVM_L2_CONTEXT_IDENTITY_PHYSICAL_OFFSET_LO32 = 0x15db, 0;
+    GCVM_L2_CONTEXT_IDENTITY_PHYSICAL_OFFSET_HI32 = 0x15dc, 0;
+    GCVM_INVALIDATE_ENG0_ADDR_RANGE_LO32 = 0x166b, 0;
+    GCVM_INVALIDATE_ENG0_ADDR_RANGE_HI32 = 0x166c, 0;
+    GCVM_INVALIDATE_ENG1_ADDR_RANGE_LO32 = 0x166d, 0;
+    GCVM_INVALIDATE_ENG0_REQ = 0x1647, 0;
+    GCVM_INVALIDATE_ENG1_REQ = 0x1648, 0;
+    GCVM_INVALIDATE_ENG0_ACK = 0x1659, 0;
 }
 
 /// `RLC_RLCS_BOOTLOAD_STATUS` on GC 12.0.0
@@ -106,5 +155,127 @@ pub const FIELD_FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
         "BOOTLOAD_COMPLETE",
         RlcBootloadStatus::BOOTLOAD_COMPLETE_OFFSET,
         RlcBootloadStatus::BOOTLOAD_COMPLETE_BITS
+    ),
+);
+
+// GFXHUB 12.0 (`gfxhub_v12_0_gart_enable()`): the two layouts that moved
+// against GC 11.0.0, and the fault status, which gained a word. The L2
+// control layouts are unchanged, so `crate::hub` writes those with the GC
+// 11.0.0 structs; `HUB_FIELD_FACTS` checks every field it writes against
+// this generation's header.
+
+/// `GCMC_VM_MX_L1_TLB_CNTL` (gfx12 generation: MTYPE is 2 bits).
+#[bitfield_struct::bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct GcmcVmMxL1TlbCntl {
+    pub enable_l1_tlb: bool,
+    #[bits(2)]
+    __: u8,
+    #[bits(2)]
+    pub system_access_mode: u8,
+    pub system_aperture_unmapped_access: bool,
+    pub enable_advanced_driver_model: bool,
+    #[bits(4)]
+    pub eco_bits: u8,
+    #[bits(2)]
+    pub mtype: u8,
+    #[bits(19)]
+    __: u32,
+}
+
+/// `GCVM_CONTEXT0_CNTL`/`GCVM_CONTEXT1_CNTL` (gfx12 generation: bit 3 is
+/// unused and everything above it sits one bit higher than on GC 11).
+#[bitfield_struct::bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct GcvmContextCntl {
+    pub enable_context: bool,
+    #[bits(2)]
+    pub page_table_depth: u8,
+    #[bits(1)]
+    __: u8,
+    #[bits(4)]
+    pub page_table_block_size: u8,
+    pub retry_permission_or_invalid_page_fault: bool,
+    #[bits(2)]
+    __: u8,
+    pub range_protection_fault_enable_default: bool,
+    #[bits(1)]
+    __: u8,
+    pub dummy_page_protection_fault_enable_default: bool,
+    #[bits(1)]
+    __: u8,
+    pub pde0_protection_fault_enable_default: bool,
+    #[bits(1)]
+    __: u8,
+    pub valid_protection_fault_enable_default: bool,
+    #[bits(1)]
+    __: u8,
+    pub read_protection_fault_enable_default: bool,
+    #[bits(1)]
+    __: u8,
+    pub write_protection_fault_enable_default: bool,
+    #[bits(1)]
+    __: u8,
+    pub execute_protection_fault_enable_default: bool,
+    #[bits(8)]
+    __: u8,
+}
+
+/// `GCVM_L2_PROTECTION_FAULT_STATUS_LO32` (gfx12 generation: VFID is 5
+/// bits, PRT moved to bit 30, UCE is new). `gfxhub_v12_0` decodes this
+/// word only; `_HI32` holds `FED`.
+#[bitfield_struct::bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct GcvmL2ProtectionFaultStatusLo32 {
+    pub more_faults: bool,
+    #[bits(3)]
+    pub walker_error: u8,
+    #[bits(4)]
+    pub permission_faults: u8,
+    pub mapping_error: bool,
+    #[bits(9)]
+    pub cid: u16,
+    pub rw: bool,
+    pub atomic: bool,
+    #[bits(4)]
+    pub vmid: u8,
+    pub vf: bool,
+    #[bits(5)]
+    pub vfid: u8,
+    pub prt: bool,
+    pub uce: bool,
+}
+
+/// The gfx12 layouts of the L1 TLB, context and fault status registers,
+/// checked against `gc_12_0_0_sh_mask.h` (`GCVM_`/`GCMC_`) and
+/// `mmhub_4_1_0_sh_mask.h` (`MMVM_`/`MMMC_`), which share them.
+pub const HUB_FIELD_FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
+    super::vm_fields::vm_layout_field_facts!(SH, "GCVM", "GCMC"),
+    super::vm_fields::vm_status_field_facts!(
+        SH,
+        "GCVM",
+        "_L2_PROTECTION_FAULT_STATUS_LO32",
+        GcvmL2ProtectionFaultStatusLo32
+    ),
+    super::field_facts!(
+        SH,
+        "GCVM_L2_PROTECTION_FAULT_STATUS_LO32",
+        "UCE",
+        GcvmL2ProtectionFaultStatusLo32::UCE_OFFSET,
+        GcvmL2ProtectionFaultStatusLo32::UCE_BITS
+    ),
+    super::vm_fields::vm_layout_field_facts!("mmhub_4_1_0_sh_mask.h", "MMVM", "MMMC"),
+    super::vm_fields::vm_status_field_facts!(
+        "mmhub_4_1_0_sh_mask.h",
+        "MMVM",
+        "_L2_PROTECTION_FAULT_STATUS_LO32",
+        GcvmL2ProtectionFaultStatusLo32
+    ),
+    super::field_facts!(
+        "mmhub_4_1_0_sh_mask.h",
+        "MMVM_L2_PROTECTION_FAULT_STATUS_LO32",
+        "UCE",
+        GcvmL2ProtectionFaultStatusLo32::UCE_OFFSET,
+        GcvmL2ProtectionFaultStatusLo32::UCE_BITS
     ),
 );

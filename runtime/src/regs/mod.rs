@@ -9,11 +9,14 @@
 
 pub mod gc_11_0_0;
 pub mod gc_12_0_0;
+pub mod mmhub_3_0_0;
+pub mod mmhub_4_1_0;
 pub mod mp_13_0_0;
 pub mod mp_14_0_2;
 pub mod nbif_6_3_1;
 pub mod nbio_4_3_0;
 pub mod trace;
+pub(crate) mod vm_fields;
 
 /// Which Linux 6.12 header a register module is checked against, and
 /// which IP versions (as discovery reports them) it serves.
@@ -45,6 +48,18 @@ pub const HEADERS: &[HeaderFor] = &[
         offset_header: "mp_13_0_0_offset.h",
         sh_mask_header: "mp_13_0_0_sh_mask.h",
         versions: &[(13, 0, 0)],
+    },
+    HeaderFor {
+        module: "mmhub_3_0_0",
+        offset_header: "mmhub_3_0_0_offset.h",
+        sh_mask_header: "mmhub_3_0_0_sh_mask.h",
+        versions: &[(3, 0, 0)],
+    },
+    HeaderFor {
+        module: "mmhub_4_1_0",
+        offset_header: "mmhub_4_1_0_offset.h",
+        sh_mask_header: "mmhub_4_1_0_sh_mask.h",
+        versions: &[(4, 1, 0)],
     },
     HeaderFor {
         module: "nbio_4_3_0",

@@ -183,3 +183,52 @@ fn bad_config_is_typed() {
     // Nothing was written: still no translation.
     assert_eq!(hub.read32(((gc.0[0] + 0x1688) * 4) as usize), 0);
 }
+
+/// An unmapped VA inside context 0's range latches the fault registers;
+/// `hub::read_fault` decodes them, a second fault only sets MORE_FAULTS,
+/// and `hub::clear_fault` (bit 0 of `GCVM_L2_PROTECTION_FAULT_CNTL`)
+/// clears them.
+#[test]
+fn unmapped_access_latches_the_fault_registers() {
+    use barebell::hub::{GFXHUB_3_0, clear_fault, read_fault};
+    let clock = SimClock::new();
+    let gc = gc_bases();
+    let hub = HubModel::new(&clock, gc);
+    let (root, dma) = tables();
+    gfxhub_gart_enable(&hub, &gc, &config(root)).unwrap();
+    assert_eq!(read_fault(&hub, &gc, &GFXHUB_3_0), Ok(None));
+    assert!(matches!(
+        hub.translate_as(&dma, 0x50_0008, Access::Write, 6),
+        Err(HubRefusal::Fault(_))
+    ));
+    // gc_11_0_0_offset.h: STATUS 0x15c8, ADDR_LO32 0x15c9, ADDR_HI32
+    // 0x15ca. gc_11_0_0_sh_mask.h: PERMISSION_FAULTS 0xF0, CID 0x3FE00,
+    // RW 0x40000. The model reports an invalid PTE as PERMISSION_FAULTS
+    // bit 0 (its convention).
+    let reg = |dw: u32| hub.read32(((gc.0[0] + dw) * 4) as usize);
+    assert_eq!(reg(0x15c8), 0x10 | (6 << 9) | 0x4_0000);
+    assert_eq!((reg(0x15c9), reg(0x15ca)), (0x500, 0));
+    let f = read_fault(&hub, &gc, &GFXHUB_3_0).unwrap().unwrap();
+    assert_eq!(
+        (
+            f.addr,
+            f.vmid,
+            f.cid,
+            f.write,
+            f.permission_faults,
+            f.more_faults
+        ),
+        (0x50_0000, 0, 6, true, 1, false)
+    );
+    assert!(f.to_string().contains("CID 0x6"), "{f}");
+    // A second fault keeps the first address and sets MORE_FAULTS (0x1).
+    let _ = hub.translate(&dma, 0x60_0000, Access::Read);
+    assert_eq!(reg(0x15c8), 0x10 | (6 << 9) | 0x4_0000 | 0x1);
+    assert_eq!(reg(0x15c9), 0x500);
+    clear_fault(&hub, &gc, &GFXHUB_3_0).unwrap();
+    assert_eq!((reg(0x15c8), reg(0x15c9)), (0, 0));
+    assert_eq!(read_fault(&hub, &gc, &GFXHUB_3_0), Ok(None));
+    // Beyond the context's end: latched too, as a MAPPING_ERROR (0x100).
+    let _ = hub.translate(&dma, 0x100_0000, Access::Read);
+    assert_eq!((reg(0x15c8), reg(0x15c9)), (0x100, 0x1000));
+}

@@ -1,0 +1,556 @@
+//! Field-position facts shared by the four VM hubs barebell programs
+//! (GFXHUB 3.0, MMHUB 3.0.0, GFXHUB 12.0, MMHUB 4.1.0).
+//!
+//! Hub init ([`crate::hub`]) is one sequence over a register table, so it
+//! writes each register through one bitfield layout. Most layouts are
+//! identical in all four `_sh_mask.h` headers; `*_CONTEXT*_CNTL` and
+//! `*MC_VM_MX_L1_TLB_CNTL` changed in the gfx12 generation, and the
+//! fault status gained bits. These macros emit a fact per field the
+//! sequence touches, for one header and one register prefix, so each
+//! hub's own header confirms the layout the code uses for it.
+//!
+//! bitfield-struct keeps its `*_OFFSET`/`*_BITS` constants private to the
+//! module that defines the struct, so the macros name the structs
+//! unqualified and are expanded there (`gc_11_0_0` for the GC 11 layouts,
+//! `gc_12_0_0` for the gfx12 ones), once per header.
+
+/// Two facts (`__SHIFT`, `_MASK`) for one field of a bitfield struct.
+macro_rules! vm_field {
+    ($sh:expr, $pre:literal, $reg:literal, $field:literal, $ty:ty, $off:ident, $bits:ident) => {
+        [
+            barebell_facts::Fact::constant(
+                $sh,
+                concat!($pre, $reg, "__", $field, "__SHIFT"),
+                <$ty>::$off as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $sh,
+                concat!($pre, $reg, "__", $field, "_MASK"),
+                ((1u64 << <$ty>::$bits) - 1) << <$ty>::$off,
+            ),
+        ]
+    };
+}
+pub(crate) use vm_field;
+
+/// The L2 control fields hub init writes, through GC 11.0.0's layouts
+/// (expanded in `gc_11_0_0`). `$vm` is `"GCVM"` or `"MMVM"`.
+macro_rules! vm_l2_field_facts {
+    ($sh:expr, $vm:literal) => {
+        *barebell_facts::fact_table!(
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_CNTL",
+                "ENABLE_L2_CACHE",
+                GcvmL2Cntl,
+                ENABLE_L2_CACHE_OFFSET,
+                ENABLE_L2_CACHE_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_CNTL",
+                "ENABLE_L2_FRAGMENT_PROCESSING",
+                GcvmL2Cntl,
+                ENABLE_L2_FRAGMENT_PROCESSING_OFFSET,
+                ENABLE_L2_FRAGMENT_PROCESSING_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_CNTL",
+                "L2_PDE0_CACHE_TAG_GENERATION_MODE",
+                GcvmL2Cntl,
+                L2_PDE0_CACHE_TAG_GENERATION_MODE_OFFSET,
+                L2_PDE0_CACHE_TAG_GENERATION_MODE_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_CNTL",
+                "ENABLE_DEFAULT_PAGE_OUT_TO_SYSTEM_MEMORY",
+                GcvmL2Cntl,
+                ENABLE_DEFAULT_PAGE_OUT_TO_SYSTEM_MEMORY_OFFSET,
+                ENABLE_DEFAULT_PAGE_OUT_TO_SYSTEM_MEMORY_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_CNTL",
+                "PDE_FAULT_CLASSIFICATION",
+                GcvmL2Cntl,
+                PDE_FAULT_CLASSIFICATION_OFFSET,
+                PDE_FAULT_CLASSIFICATION_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_CNTL",
+                "CONTEXT1_IDENTITY_ACCESS_MODE",
+                GcvmL2Cntl,
+                CONTEXT1_IDENTITY_ACCESS_MODE_OFFSET,
+                CONTEXT1_IDENTITY_ACCESS_MODE_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_CNTL",
+                "IDENTITY_MODE_FRAGMENT_SIZE",
+                GcvmL2Cntl,
+                IDENTITY_MODE_FRAGMENT_SIZE_OFFSET,
+                IDENTITY_MODE_FRAGMENT_SIZE_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_CNTL2",
+                "INVALIDATE_ALL_L1_TLBS",
+                GcvmL2Cntl2,
+                INVALIDATE_ALL_L1_TLBS_OFFSET,
+                INVALIDATE_ALL_L1_TLBS_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_CNTL2",
+                "INVALIDATE_L2_CACHE",
+                GcvmL2Cntl2,
+                INVALIDATE_L2_CACHE_OFFSET,
+                INVALIDATE_L2_CACHE_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_CNTL3",
+                "BANK_SELECT",
+                GcvmL2Cntl3,
+                BANK_SELECT_OFFSET,
+                BANK_SELECT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_CNTL3",
+                "L2_CACHE_BIGK_FRAGMENT_SIZE",
+                GcvmL2Cntl3,
+                L2_CACHE_BIGK_FRAGMENT_SIZE_OFFSET,
+                L2_CACHE_BIGK_FRAGMENT_SIZE_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_CNTL4",
+                "VMC_TAP_PDE_REQUEST_PHYSICAL",
+                GcvmL2Cntl4,
+                VMC_TAP_PDE_REQUEST_PHYSICAL_OFFSET,
+                VMC_TAP_PDE_REQUEST_PHYSICAL_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_CNTL4",
+                "VMC_TAP_PTE_REQUEST_PHYSICAL",
+                GcvmL2Cntl4,
+                VMC_TAP_PTE_REQUEST_PHYSICAL_OFFSET,
+                VMC_TAP_PTE_REQUEST_PHYSICAL_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_CNTL5",
+                "L2_CACHE_SMALLK_FRAGMENT_SIZE",
+                GcvmL2Cntl5,
+                L2_CACHE_SMALLK_FRAGMENT_SIZE_OFFSET,
+                L2_CACHE_SMALLK_FRAGMENT_SIZE_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_PROTECTION_FAULT_CNTL2",
+                "ACTIVE_PAGE_MIGRATION_PTE_READ_RETRY",
+                GcvmL2ProtectionFaultCntl2,
+                ACTIVE_PAGE_MIGRATION_PTE_READ_RETRY_OFFSET,
+                ACTIVE_PAGE_MIGRATION_PTE_READ_RETRY_BITS
+            ),
+        )
+    };
+}
+pub(crate) use vm_l2_field_facts;
+
+/// The fault control and address fields, through GC 11.0.0's layouts
+/// (expanded in `gc_11_0_0`).
+macro_rules! vm_fault_reg_field_facts {
+    ($sh:expr, $vm:literal) => {
+        *barebell_facts::fact_table!(
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_PROTECTION_FAULT_CNTL",
+                "CLEAR_PROTECTION_FAULT_STATUS_ADDR",
+                GcvmL2ProtectionFaultCntl,
+                CLEAR_PROTECTION_FAULT_STATUS_ADDR_OFFSET,
+                CLEAR_PROTECTION_FAULT_STATUS_ADDR_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_PROTECTION_FAULT_ADDR_LO32",
+                "LOGICAL_PAGE_ADDR_LO32",
+                GcvmL2ProtectionFaultAddrLo32,
+                LOGICAL_PAGE_ADDR_LO32_OFFSET,
+                LOGICAL_PAGE_ADDR_LO32_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_L2_PROTECTION_FAULT_ADDR_HI32",
+                "LOGICAL_PAGE_ADDR_HI4",
+                GcvmL2ProtectionFaultAddrHi32,
+                LOGICAL_PAGE_ADDR_HI4_OFFSET,
+                LOGICAL_PAGE_ADDR_HI4_BITS
+            ),
+        )
+    };
+}
+pub(crate) use vm_fault_reg_field_facts;
+
+/// The L1 TLB and context control fields, through the generation's
+/// `GcmcVmMxL1TlbCntl`/`GcvmContextCntl` (expanded where those live).
+/// `$mc` is `"GCMC"` or `"MMMC"`.
+macro_rules! vm_layout_field_facts {
+    ($sh:expr, $vm:literal, $mc:literal) => {
+        *barebell_facts::fact_table!(
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $mc,
+                "_MC_VM_MX_L1_TLB_CNTL",
+                "ENABLE_L1_TLB",
+                GcmcVmMxL1TlbCntl,
+                ENABLE_L1_TLB_OFFSET,
+                ENABLE_L1_TLB_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $mc,
+                "_MC_VM_MX_L1_TLB_CNTL",
+                "SYSTEM_ACCESS_MODE",
+                GcmcVmMxL1TlbCntl,
+                SYSTEM_ACCESS_MODE_OFFSET,
+                SYSTEM_ACCESS_MODE_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $mc,
+                "_MC_VM_MX_L1_TLB_CNTL",
+                "SYSTEM_APERTURE_UNMAPPED_ACCESS",
+                GcmcVmMxL1TlbCntl,
+                SYSTEM_APERTURE_UNMAPPED_ACCESS_OFFSET,
+                SYSTEM_APERTURE_UNMAPPED_ACCESS_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $mc,
+                "_MC_VM_MX_L1_TLB_CNTL",
+                "ENABLE_ADVANCED_DRIVER_MODEL",
+                GcmcVmMxL1TlbCntl,
+                ENABLE_ADVANCED_DRIVER_MODEL_OFFSET,
+                ENABLE_ADVANCED_DRIVER_MODEL_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $mc,
+                "_MC_VM_MX_L1_TLB_CNTL",
+                "ECO_BITS",
+                GcmcVmMxL1TlbCntl,
+                ECO_BITS_OFFSET,
+                ECO_BITS_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $mc,
+                "_MC_VM_MX_L1_TLB_CNTL",
+                "MTYPE",
+                GcmcVmMxL1TlbCntl,
+                MTYPE_OFFSET,
+                MTYPE_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT0_CNTL",
+                "ENABLE_CONTEXT",
+                GcvmContextCntl,
+                ENABLE_CONTEXT_OFFSET,
+                ENABLE_CONTEXT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT0_CNTL",
+                "PAGE_TABLE_DEPTH",
+                GcvmContextCntl,
+                PAGE_TABLE_DEPTH_OFFSET,
+                PAGE_TABLE_DEPTH_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT0_CNTL",
+                "PAGE_TABLE_BLOCK_SIZE",
+                GcvmContextCntl,
+                PAGE_TABLE_BLOCK_SIZE_OFFSET,
+                PAGE_TABLE_BLOCK_SIZE_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT0_CNTL",
+                "RETRY_PERMISSION_OR_INVALID_PAGE_FAULT",
+                GcvmContextCntl,
+                RETRY_PERMISSION_OR_INVALID_PAGE_FAULT_OFFSET,
+                RETRY_PERMISSION_OR_INVALID_PAGE_FAULT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT0_CNTL",
+                "RANGE_PROTECTION_FAULT_ENABLE_DEFAULT",
+                GcvmContextCntl,
+                RANGE_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+                RANGE_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT0_CNTL",
+                "DUMMY_PAGE_PROTECTION_FAULT_ENABLE_DEFAULT",
+                GcvmContextCntl,
+                DUMMY_PAGE_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+                DUMMY_PAGE_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT0_CNTL",
+                "PDE0_PROTECTION_FAULT_ENABLE_DEFAULT",
+                GcvmContextCntl,
+                PDE0_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+                PDE0_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT0_CNTL",
+                "VALID_PROTECTION_FAULT_ENABLE_DEFAULT",
+                GcvmContextCntl,
+                VALID_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+                VALID_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT0_CNTL",
+                "READ_PROTECTION_FAULT_ENABLE_DEFAULT",
+                GcvmContextCntl,
+                READ_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+                READ_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT0_CNTL",
+                "WRITE_PROTECTION_FAULT_ENABLE_DEFAULT",
+                GcvmContextCntl,
+                WRITE_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+                WRITE_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT0_CNTL",
+                "EXECUTE_PROTECTION_FAULT_ENABLE_DEFAULT",
+                GcvmContextCntl,
+                EXECUTE_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+                EXECUTE_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT1_CNTL",
+                "ENABLE_CONTEXT",
+                GcvmContextCntl,
+                ENABLE_CONTEXT_OFFSET,
+                ENABLE_CONTEXT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT1_CNTL",
+                "PAGE_TABLE_DEPTH",
+                GcvmContextCntl,
+                PAGE_TABLE_DEPTH_OFFSET,
+                PAGE_TABLE_DEPTH_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT1_CNTL",
+                "PAGE_TABLE_BLOCK_SIZE",
+                GcvmContextCntl,
+                PAGE_TABLE_BLOCK_SIZE_OFFSET,
+                PAGE_TABLE_BLOCK_SIZE_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT1_CNTL",
+                "RETRY_PERMISSION_OR_INVALID_PAGE_FAULT",
+                GcvmContextCntl,
+                RETRY_PERMISSION_OR_INVALID_PAGE_FAULT_OFFSET,
+                RETRY_PERMISSION_OR_INVALID_PAGE_FAULT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT1_CNTL",
+                "RANGE_PROTECTION_FAULT_ENABLE_DEFAULT",
+                GcvmContextCntl,
+                RANGE_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+                RANGE_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT1_CNTL",
+                "DUMMY_PAGE_PROTECTION_FAULT_ENABLE_DEFAULT",
+                GcvmContextCntl,
+                DUMMY_PAGE_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+                DUMMY_PAGE_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT1_CNTL",
+                "PDE0_PROTECTION_FAULT_ENABLE_DEFAULT",
+                GcvmContextCntl,
+                PDE0_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+                PDE0_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT1_CNTL",
+                "VALID_PROTECTION_FAULT_ENABLE_DEFAULT",
+                GcvmContextCntl,
+                VALID_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+                VALID_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT1_CNTL",
+                "READ_PROTECTION_FAULT_ENABLE_DEFAULT",
+                GcvmContextCntl,
+                READ_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+                READ_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT1_CNTL",
+                "WRITE_PROTECTION_FAULT_ENABLE_DEFAULT",
+                GcvmContextCntl,
+                WRITE_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+                WRITE_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_CONTEXT1_CNTL",
+                "EXECUTE_PROTECTION_FAULT_ENABLE_DEFAULT",
+                GcvmContextCntl,
+                EXECUTE_PROTECTION_FAULT_ENABLE_DEFAULT_OFFSET,
+                EXECUTE_PROTECTION_FAULT_ENABLE_DEFAULT_BITS
+            ),
+        )
+    };
+}
+pub(crate) use vm_layout_field_facts;
+
+/// The fault status fields; `$status` is the register's suffix (it gained
+/// `_LO32` in the gfx12 generation) and `$st` its layout.
+macro_rules! vm_status_field_facts {
+    ($sh:expr, $vm:literal, $status:literal, $st:ty) => {
+        *barebell_facts::fact_table!(
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                $status,
+                "MORE_FAULTS",
+                $st,
+                MORE_FAULTS_OFFSET,
+                MORE_FAULTS_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                $status,
+                "WALKER_ERROR",
+                $st,
+                WALKER_ERROR_OFFSET,
+                WALKER_ERROR_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                $status,
+                "PERMISSION_FAULTS",
+                $st,
+                PERMISSION_FAULTS_OFFSET,
+                PERMISSION_FAULTS_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                $status,
+                "MAPPING_ERROR",
+                $st,
+                MAPPING_ERROR_OFFSET,
+                MAPPING_ERROR_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!($sh, $vm, $status, "CID", $st, CID_OFFSET, CID_BITS),
+            $crate::regs::vm_fields::vm_field!($sh, $vm, $status, "RW", $st, RW_OFFSET, RW_BITS),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                $status,
+                "ATOMIC",
+                $st,
+                ATOMIC_OFFSET,
+                ATOMIC_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                $status,
+                "VMID",
+                $st,
+                VMID_OFFSET,
+                VMID_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!($sh, $vm, $status, "VF", $st, VF_OFFSET, VF_BITS),
+            $crate::regs::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                $status,
+                "VFID",
+                $st,
+                VFID_OFFSET,
+                VFID_BITS
+            ),
+            $crate::regs::vm_fields::vm_field!($sh, $vm, $status, "PRT", $st, PRT_OFFSET, PRT_BITS),
+        )
+    };
+}
+pub(crate) use vm_status_field_facts;
