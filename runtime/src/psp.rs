@@ -37,6 +37,13 @@
 //! - The fence wait reads `C2PMSG_64` once per iteration, where Linux
 //!   invalidates HDP: it catches a vanished device (all-ones) and keeps a
 //!   simulated clock moving.
+//! - When the fence wait times out, Linux only logs the timeout
+//!   (`psp_cmd_submit_buf()`); the VM fault that usually explains it is
+//!   reported separately by the GMC interrupt handler. Given the hub the
+//!   PSP's DMA goes through ([`Psp::with_fault_hub`]), this reads the
+//!   hub's latched fault ([`crate::hub::read_fault`]) and puts it in the
+//!   [`PspError::FenceTimeout`], so the error says which address the PSP
+//!   could not reach.
 //!
 //! No step here has run on hardware.
 
@@ -236,12 +243,15 @@ pub enum PspError {
     RingStatus { status: u32 },
     /// A register needed by a step is not in the IP's discovered bases.
     NoRegister { name: &'static str },
-    /// The fence did not reach the submitted value in time.
+    /// The fence did not reach the submitted value in time. `vm_fault`
+    /// is what the PSP's hub latched, if a hub was given and it latched
+    /// one (the likely reason: the PSP could not reach a buffer).
     FenceTimeout {
         cmd_id: u32,
         want: u32,
         last: u32,
         waited_ns: u64,
+        vm_fault: Option<crate::hub::VmFault>,
     },
     /// The device vanished during a fence wait.
     DeviceGone { cmd_id: u32 },
@@ -291,10 +301,17 @@ impl core::fmt::Display for PspError {
                 want,
                 last,
                 waited_ns,
-            } => write!(
-                f,
-                "GPCOM command {cmd_id:#x}: fence still {last} after {waited_ns} ns, want {want}"
-            ),
+                vm_fault,
+            } => {
+                write!(
+                    f,
+                    "GPCOM command {cmd_id:#x}: fence still {last} after {waited_ns} ns, want {want}"
+                )?;
+                match vm_fault {
+                    Some(fault) => write!(f, "; VM fault latched: {fault}"),
+                    None => Ok(()),
+                }
+            }
             PspError::DeviceGone { cmd_id } => {
                 write!(f, "device gone while waiting for GPCOM command {cmd_id:#x}")
             }
@@ -423,6 +440,24 @@ pub struct PspBuffers {
     pub fence: DmaBuf,
 }
 
+/// The VM hub the PSP's memory accesses go through (MMHUB in Linux), so
+/// that a command that never completes can be explained by the fault the
+/// hub latched.
+#[derive(Clone, Copy)]
+pub struct FaultHub<'a> {
+    pub bus: &'a dyn RegisterBus,
+    pub bases: IpBases,
+    pub regs: &'static crate::hub::HubRegs,
+}
+
+impl core::fmt::Debug for FaultHub<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("FaultHub")
+            .field("hub", &self.regs.name)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Registers resolved to byte offsets for one device.
 #[derive(Debug, Clone, Copy)]
 struct Resolved {
@@ -460,6 +495,7 @@ pub struct Psp<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> {
     buf: PspBuffers,
     fence_value: u32,
     ring_up: bool,
+    fault_hub: Option<FaultHub<'a>>,
 }
 
 impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
@@ -496,7 +532,24 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
             buf,
             fence_value: 0,
             ring_up: false,
+            fault_hub: None,
         })
+    }
+
+    /// Reads `hub`'s latched VM fault when a command's fence times out.
+    pub fn with_fault_hub(mut self, hub: FaultHub<'a>) -> Self {
+        self.fault_hub = Some(hub);
+        self
+    }
+
+    /// The fault the PSP's hub holds, if a hub was given and one is
+    /// latched (a hub register that cannot be read counts as none: the
+    /// caller is already reporting a failure).
+    pub fn vm_fault(&self) -> Option<crate::hub::VmFault> {
+        let h = self.fault_hub?;
+        crate::hub::read_fault(h.bus, &h.bases, h.regs)
+            .ok()
+            .flatten()
     }
 
     fn cond(&self, reg: Reg, byte_offset: usize, mask: u32, want: u32) -> RegCondition {
@@ -669,6 +722,7 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
                     want: value,
                     last,
                     waited_ns: deadline.elapsed_ns(self.clock),
+                    vm_fault: self.vm_fault(),
                 });
             }
             core::hint::spin_loop();

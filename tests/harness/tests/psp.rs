@@ -13,17 +13,29 @@
 //! The refusal tests break one thing each and check both sides: the
 //! model logged the refusal it should, and the runtime returned the typed
 //! error that names it.
+//!
+//! Every PSP memory access goes through the model's MC
+//! (`barebell_sim::mc`): the rig's buffers sit in GTT behind VMID0 page
+//! tables the runtime built and a hub the runtime programmed, so the
+//! mapping tests break the tables (a missing PTE, a PTE without SYSTEM)
+//! and check what the PSP, the hub's fault registers and the runtime's
+//! error then say. Fault register fields are decoded with the masks
+//! parsed from `gc_11_0_0_sh_mask.h`, not with the model's constants.
 
 use barebell::bus::WaitError;
 use barebell::psp::{self, Component, DmaBuf, Image, Loaded, Psp, PspBuffers, PspError};
 use barebell_sim::SimClock;
-use barebell_sim::psp::rig::{BOOT_ORDER, MODEL_TMR, PartFirmware, Rig, navi31, navi48};
+use barebell_sim::gmc::Access;
+use barebell_sim::mc::{McFaultKind, Target};
+use barebell_sim::psp::rig::{
+    self, BOOT_ORDER, FENCE_VA, FW_PRI_BYTES, FW_PRI_VA, Layout, MODEL_TMR, Mapping, PartFirmware,
+    Rig, navi31, navi48,
+};
 use barebell_sim::psp::{PspExpect, PspModel, PspPlacement, status};
 use std::path::Path;
 use std::ptr::NonNull;
 
-/// Zeroed, leaked memory at `align`; in the model the host address is the
-/// MC address.
+/// Zeroed, leaked memory at `align`.
 fn region(len: usize, align: usize) -> (NonNull<u8>, u64) {
     let layout = std::alloc::Layout::from_size_align(len, align).unwrap();
     // SAFETY: non-zero size.
@@ -32,8 +44,15 @@ fn region(len: usize, align: usize) -> (NonNull<u8>, u64) {
     (p, p.as_ptr() as u64)
 }
 
+const FIRMWARE: &str = "/lib/firmware/amdgpu";
+
 fn rig(part: &PartFirmware, tweak: impl FnOnce(&mut PspExpect)) -> Rig {
-    barebell_sim::psp::rig::rig(Path::new("/lib/firmware/amdgpu"), part, tweak)
+    rig::rig(Path::new(FIRMWARE), part, tweak)
+        .unwrap_or_else(|e| panic!("{e} (firmware-amd-graphics)"))
+}
+
+fn rig_layout(part: &PartFirmware, layout: Layout) -> Rig {
+    rig::rig_layout(Path::new(FIRMWARE), part, layout, |_| {})
         .unwrap_or_else(|e| panic!("{e} (firmware-amd-graphics)"))
 }
 
@@ -46,6 +65,75 @@ fn psp_of(r: &mut Rig) -> Psp<'static, PspModel<'static>, SimClock> {
         r.bufs.take().unwrap(),
     )
     .unwrap()
+    .with_fault_hub(r.fault_hub())
+}
+
+/// `#define NAME VALUE` from a header under the extracted Linux tree.
+fn header_value(header: &str, name: &str) -> u64 {
+    let path = format!(
+        "{}/../../target/artifacts/linux-6.12/drivers/gpu/drm/amd/include/asic_reg/{header}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    text.lines()
+        .find_map(|l| {
+            let mut w = l.split_whitespace();
+            (w.next() == Some("#define") && w.next() == Some(name)).then(|| w.next())?
+        })
+        .map(|v| {
+            let v = v.trim_end_matches(['L', 'U', 'l', 'u']);
+            u64::from_str_radix(v.trim_start_matches("0x"), 16).unwrap()
+        })
+        .unwrap_or_else(|| panic!("{name} not in {header}"))
+}
+
+fn field(header: &str, reg_field: &str, value: u32) -> u64 {
+    let mask = header_value(header, &format!("{reg_field}_MASK"));
+    let shift = header_value(header, &format!("{reg_field}__SHIFT"));
+    (u64::from(value) & mask) >> shift
+}
+
+/// Navi31's MMHUB 3.0.0 field masks.
+const MMHUB_SH_MASK: &str = "mmhub/mmhub_3_0_0_sh_mask.h";
+
+/// The MMHUB's raw fault status word, as the host reads it.
+fn fault_status_word(r: &Rig) -> u32 {
+    use barebell::bus::RegisterBus;
+    assert_eq!(r.hub_regs.name, "MMHUB 3.0.0");
+    r.hub
+        .read32(r.hub_regs.fault_status.byte_offset(&r.mmhub.bases).unwrap())
+}
+
+/// The MMHUB's fault registers as the host reads them (Navi31), decoded
+/// with the header's masks: `(address, vmid, cid, rw)`.
+fn fault_registers(r: &Rig) -> (u64, u64, u64, u64) {
+    use barebell::bus::RegisterBus;
+    let at = |reg: barebell::regs::Reg| reg.byte_offset(&r.mmhub.bases).unwrap();
+    let status = fault_status_word(r);
+    let lo = r.hub.read32(at(r.hub_regs.fault_addr_lo));
+    let hi = r.hub.read32(at(r.hub_regs.fault_addr_hi));
+    let h = MMHUB_SH_MASK;
+    let page = field(
+        h,
+        "MMVM_L2_PROTECTION_FAULT_ADDR_HI32__LOGICAL_PAGE_ADDR_HI4",
+        hi,
+    ) << 32
+        | field(
+            h,
+            "MMVM_L2_PROTECTION_FAULT_ADDR_LO32__LOGICAL_PAGE_ADDR_LO32",
+            lo,
+        );
+    let st = |f: &str| field(h, &format!("MMVM_L2_PROTECTION_FAULT_STATUS__{f}"), status);
+    (page << 12, st("VMID"), st("CID"), st("RW"))
+}
+
+fn boot_and_ring(r: &Rig, p: &mut Psp<'static, PspModel<'static>, SimClock>) {
+    for (name, c) in BOOT_ORDER {
+        if let Some(s) = r.sos.section(name) {
+            p.bootloader_load(c, r.sos.bytes(s)).unwrap();
+        }
+    }
+    p.ring_create().unwrap();
 }
 
 fn images(r: &Rig) -> Vec<Image<'static>> {
@@ -62,7 +150,11 @@ fn images(r: &Rig) -> Vec<Image<'static>> {
 }
 
 fn run_part(part: PartFirmware) {
-    let mut r = rig(&part, |_| {});
+    run_layout(part, Layout::default());
+}
+
+fn run_layout(part: PartFirmware, layout: Layout) {
+    let mut r = rig_layout(&part, layout);
     let images = images(&r);
     // The runtime's order and mapping equal the hand-written Linux order.
     let want: Vec<u32> = part.gfx.iter().map(|g| g.0).collect();
@@ -92,6 +184,9 @@ fn run_part(part: PartFirmware) {
     want_cmds.push(0x21);
     assert_eq!(cmds, want_cmds);
     assert!(r.model.commands().iter().all(|c| c.1 == 0));
+    // Every access translated: nothing latched, nothing refused.
+    assert_eq!(p.vm_fault(), None);
+    assert_eq!(r.model.mc().faults(), vec![]);
 }
 
 #[test]
@@ -182,7 +277,7 @@ fn runtime_refuses_misaligned_bootloader_buffer_and_model_reads_wrong_place() {
 
     // Driving the mailbox by hand with such a buffer: C2PMSG_36 can only
     // carry addr >> 20, so the PSP reads 4 KiB before the component.
-    let mut model = PspModel::new(
+    let model = PspModel::new(
         &clock,
         PspPlacement {
             regs: r.regs,
@@ -197,18 +292,22 @@ fn runtime_refuses_misaligned_bootloader_buffer_and_model_reads_wrong_place() {
             )],
             ..PspExpect::default()
         },
+        r.mc,
     );
-    // SAFETY: leaked region.
-    unsafe { model.map(mc, 2 << 20) };
+    // The component 4 KiB into the rig's fw_pri buffer (GART FW_PRI_VA).
     let kdb = r.sos.bytes(r.sos.section("kdb").unwrap());
-    // SAFETY: 4 KiB + kdb.len() is inside the 2 MiB region.
-    unsafe { std::ptr::copy_nonoverlapping(kdb.as_ptr(), p.as_ptr().add(4096), kdb.len()) };
+    let fw = r.gtt.fw_pri;
+    // SAFETY: 4 KiB + kdb.len() is inside the leaked 2 MiB buffer, which
+    // nothing else touches in this test.
+    unsafe { std::ptr::copy_nonoverlapping(kdb.as_ptr(), fw.host.as_ptr().add(4096), kdb.len()) };
     use barebell::bus::RegisterBus;
     let c36 = r.regs.c2pmsg_36.byte_offset(&r.mp0.bases).unwrap();
     let c35 = r.regs.c2pmsg_35.byte_offset(&r.mp0.bases).unwrap();
-    model.write32(c36, ((mc + 4096) >> 20) as u32);
+    model.write32(c36, ((fw.va + 4096) >> 20) as u32);
     model.write32(c35, Component::Kdb.command());
     assert_eq!(model.refusals()[0].status, status::PAYLOAD);
+    // It read, through the GART, what the runtime never wrote: no fault.
+    assert_eq!(r.mc.faults(), vec![]);
 }
 
 #[test]
@@ -419,40 +518,185 @@ fn rlc_autoload_wait_is_bounded_and_names_the_register() {
     ));
 }
 
-/// A frame whose fence the PSP cannot reach: the model refuses the frame
-/// and writes no fence, and the runtime's bounded fence wait ends with a
-/// typed timeout naming the command.
+/// A fence whose PTE is missing: the PSP's fence write faults in the hub,
+/// so the fence never comes; the runtime's bounded wait ends with a typed
+/// timeout naming the command and carrying the fault the hub latched,
+/// whose registers hold the fence's address.
 #[test]
-fn unreachable_fence_times_out_with_the_command_named() {
-    let mut r = rig(&navi31(), |_| {});
+fn missing_fence_pte_faults_and_the_timeout_carries_the_vm_fault() {
+    let mut r = rig_layout(
+        &navi31(),
+        Layout {
+            fence: Mapping::Missing,
+            ..Layout::default()
+        },
+    );
     let mut p = psp_of(&mut r);
-    for (name, c) in BOOT_ORDER {
-        if let Some(s) = r.sos.section(name) {
-            p.bootloader_load(c, r.sos.bytes(s)).unwrap();
-        }
-    }
-    let mut bufs = p.into_buffers();
-    // A fence the model was never given access to.
-    let (fp, fmc) = region(4096, 4096);
-    // SAFETY: leaked region, 4 KiB aligned, used only through this DmaBuf.
-    bufs.fence = unsafe { DmaBuf::new(fp, 4096, fmc) };
-    let mut p = Psp::new(r.model, r.clock, r.regs, &r.mp0.bases, bufs).unwrap();
-    p.ring_create().unwrap();
+    boot_and_ring(&r, &mut p);
     let toc = r.sos.bytes(r.sos.section("toc").unwrap());
-    match p.load_toc(toc) {
-        Err(PspError::FenceTimeout {
-            cmd_id,
-            want,
-            last,
-            waited_ns,
-        }) => {
-            assert_eq!((cmd_id, want, last), (0x20, 1, 0));
-            assert!(waited_ns >= psp::FENCE_TIMEOUT_NS);
-        }
-        other => panic!("expected a fence timeout, got {other:?}"),
-    }
+    let err = p.load_toc(toc).unwrap_err();
+    let PspError::FenceTimeout {
+        cmd_id,
+        want,
+        last,
+        waited_ns,
+        vm_fault: Some(fault),
+    } = err
+    else {
+        panic!("expected a fence timeout with a VM fault, got {err:?}");
+    };
+    assert_eq!((cmd_id, want, last), (0x20, 1, 0));
+    assert!(waited_ns >= psp::FENCE_TIMEOUT_NS);
+    // The runtime's decoding: the fence's GART address, VMID0, MP0's
+    // client id (`mmhub_client_ids_v3_0_0[6]`), a write.
+    assert_eq!(fault.addr, FENCE_VA);
+    assert_eq!(fault.addr, r.gtt.fence.va);
+    assert_eq!((fault.vmid, fault.cid, fault.write), (0, 6, true));
+    let text = err.to_string();
+    assert!(
+        text.contains(&format!("protection fault at {FENCE_VA:#x}")),
+        "{text}"
+    );
+    // The registers themselves, decoded with the header's field masks.
+    assert_eq!(fault_registers(&r), (FENCE_VA, 0, 6, 1));
+    // The model's side: it refused the frame because of the fence.
     assert_eq!(
         r.model.refusals().last().unwrap().why,
         "fence not mapped or misaligned"
+    );
+    let f = r.model.mc().faults();
+    assert_eq!(f.len(), 1);
+    assert_eq!((f[0].addr, f[0].access), (FENCE_VA, Access::Write));
+    assert!(matches!(f[0].kind, McFaultKind::Vm(_)));
+}
+
+/// A command buffer with no PTE: the PSP cannot read the command, runs
+/// nothing and writes no fence; the timeout names the command buffer's
+/// address as a read fault.
+#[test]
+fn missing_command_buffer_pte_is_a_read_fault() {
+    let mut r = rig_layout(
+        &navi31(),
+        Layout {
+            cmd: Mapping::Missing,
+            ..Layout::default()
+        },
+    );
+    let mut p = psp_of(&mut r);
+    boot_and_ring(&r, &mut p);
+    let toc = r.sos.bytes(r.sos.section("toc").unwrap());
+    match p.load_toc(toc) {
+        Err(PspError::FenceTimeout {
+            cmd_id: 0x20,
+            vm_fault: Some(f),
+            ..
+        }) => {
+            assert_eq!((f.addr, f.write), (r.gtt.cmd.va, false));
+        }
+        other => panic!("expected a fence timeout with a VM fault, got {other:?}"),
+    }
+    assert_eq!(fault_registers(&r), (r.gtt.cmd.va, 0, 6, 0));
+    assert!(r.model.commands().is_empty());
+}
+
+/// A PTE that leaves out SYSTEM sends the PSP to VRAM at the bus
+/// address: no fault, but the bytes are not the image, and the PSP's
+/// check of the payload refuses it.
+#[test]
+fn fw_pri_pte_without_system_bit_reads_vram_and_the_payload_is_refused() {
+    let mut r = rig(&navi31(), |_| {});
+    let mut p = psp_of(&mut r);
+    boot_and_ring(&r, &mut p);
+    p.load_toc(r.sos.bytes(r.sos.section("toc").unwrap()))
+        .unwrap();
+    // Remap fw_pri with the same bus addresses but without SYSTEM.
+    let fw = r.gtt.fw_pri;
+    r.gart
+        .map(fw.va, fw.bus, fw.len, rig::gtt_flags(false), false)
+        .unwrap();
+    assert_eq!(
+        r.mc.translate(fw.va + 0x10, Access::Read, "test")
+            .unwrap()
+            .0,
+        Target::Vram(fw.bus + 0x10)
+    );
+    assert_eq!(
+        p.load_ip_fw(barebell_firmware_if::psp_gfx::fw_type::SMU, r.smu),
+        Err(PspError::CommandFailed {
+            cmd_id: 0x06,
+            fw_type: barebell_firmware_if::psp_gfx::fw_type::SMU,
+            status: status::PAYLOAD
+        })
+    );
+    assert_eq!(
+        r.model.refusals().last().unwrap().why,
+        "SMU image differs from the blob"
+    );
+    // A wrong place, not a fault.
+    assert_eq!(p.vm_fault(), None);
+    assert_eq!(r.model.mc().faults(), vec![]);
+}
+
+/// fw_pri mapped with 2 MiB pages (PDB0 entries as PTEs): the walk
+/// serves the whole buffer from one entry, every address lands at the
+/// right bus address, and the full load runs.
+#[test]
+fn fw_pri_as_a_2mib_page_translates_and_the_load_completes() {
+    let r = rig_layout(
+        &navi31(),
+        Layout {
+            fw_pri: Mapping::LargePage,
+            ..Layout::default()
+        },
+    );
+    let fw = r.gtt.fw_pri;
+    assert_eq!(fw.len, FW_PRI_BYTES);
+    assert_eq!(fw.va, FW_PRI_VA);
+    for off in [0, 0x1234, 0x10_0000, FW_PRI_BYTES - 4] {
+        let (t, run) = r.mc.translate(fw.va + off, Access::Read, "test").unwrap();
+        assert_eq!(t, Target::System(fw.bus + off));
+        assert_eq!(run, FW_PRI_BYTES - off, "one 2 MiB TLB entry");
+    }
+    drop(r);
+    run_layout(
+        navi31(),
+        Layout {
+            fw_pri: Mapping::LargePage,
+            ..Layout::default()
+        },
+    );
+}
+
+/// The default layout's fw_pri: 4 KiB PTEs whose fragment field promises
+/// the 2 MiB block (VA and bus address are both 2 MiB aligned).
+#[test]
+fn fw_pri_ptes_carry_a_2mib_fragment() {
+    let r = rig(&navi31(), |_| {});
+    let fw = r.gtt.fw_pri;
+    let (t, run) =
+        r.mc.translate(fw.va + 0x5000, Access::Read, "test")
+            .unwrap();
+    assert_eq!(t, Target::System(fw.bus + 0x5000));
+    assert_eq!(run, FW_PRI_BYTES - 0x5000);
+}
+
+/// An address in no aperture and outside VMID0's range faults as a
+/// mapping error.
+#[test]
+fn address_outside_every_aperture_faults() {
+    let r = rig(&navi31(), |_| {});
+    let va = rig::GART_START + rig::GART_BYTES + 0x1000;
+    let f = r.mc.translate(va, Access::Read, "test").unwrap_err();
+    assert_eq!(f.kind, McFaultKind::Unmapped);
+    let (addr, vmid, cid, rw) = fault_registers(&r);
+    assert_eq!((addr, vmid, cid, rw), (va, 0, 6, 0));
+    let status = fault_status_word(&r);
+    assert_eq!(
+        field(
+            MMHUB_SH_MASK,
+            "MMVM_L2_PROTECTION_FAULT_STATUS__MAPPING_ERROR",
+            status
+        ),
+        1
     );
 }

@@ -18,7 +18,8 @@ pub struct DmaFault {
 
 #[derive(Debug, Default)]
 pub struct Dma {
-    windows: Vec<(u64, u64)>,
+    /// `(device address, length, host address)`.
+    windows: Vec<(u64, u64, u64)>,
 }
 
 impl Dma {
@@ -30,7 +31,22 @@ impl Dma {
     /// the device writes only with atomics or after synchronising through
     /// one (the AQL protocol does this).
     pub unsafe fn map(&mut self, base: u64, len: u64) {
-        self.windows.push((base, len));
+        self.windows.push((base, len, base));
+    }
+
+    /// Lets the device reach `len` host bytes at `host` under the device
+    /// address `device`: an IOMMU mapping (bus address → host page) or a
+    /// piece of modelled VRAM (VRAM offset → its host backing).
+    ///
+    /// # Safety
+    /// As [`Dma::map`], for the host range.
+    pub unsafe fn map_at(&mut self, device: u64, host: *mut u8, len: u64) {
+        self.windows.push((device, len, host as u64));
+    }
+
+    /// Whether every byte of `address..address + len` is in one window.
+    pub fn covers(&self, address: u64, len: u64) -> bool {
+        self.check(address, len, 1, "covers").is_ok()
     }
 
     fn check(
@@ -45,14 +61,18 @@ impl Dma {
             return Err(fault);
         }
         let end = address.checked_add(len).ok_or(fault)?;
-        let inside = self
+        let host = self
             .windows
             .iter()
-            .any(|&(b, l)| address >= b && b.checked_add(l).is_some_and(|e| end <= e));
-        if !inside {
+            .find(|&&(b, l, _)| address >= b && b.checked_add(l).is_some_and(|e| end <= e))
+            .map(|&(b, _, h)| h + (address - b))
+            .ok_or(fault)?;
+        // The host side keeps the device address's alignment only if the
+        // window does; check the host address too.
+        if !host.is_multiple_of(align) {
             return Err(fault);
         }
-        usize::try_from(address).map_err(|_| fault)
+        usize::try_from(host).map_err(|_| fault)
     }
 
     pub fn u16(&self, address: u64, what: &'static str) -> Result<&AtomicU16, DmaFault> {

@@ -12,14 +12,17 @@
 //! so a block whose entries disagree would send accesses to the wrong
 //! place; the model refuses it instead). The fault is recorded the way
 //! `GCVM_L2_PROTECTION_FAULT_STATUS` / `_ADDR` would hold it — the first
-//! fault sticks until cleared — though those registers themselves are not
-//! modelled yet.
+//! fault sticks until cleared. [`crate::mc`] puts the walk in front of
+//! every memory access the PSP model makes (VMID0, the runtime's own
+//! tables) and latches what faults into the hub's
+//! `*_L2_PROTECTION_FAULT_STATUS`/`_ADDR` registers.
 
 use crate::dma::Dma;
 use alloc::collections::BTreeMap;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 const VALID: u64 = 1 << 0;
+const SYSTEM: u64 = 1 << 1;
 const EXECUTABLE: u64 = 1 << 4;
 const READABLE: u64 = 1 << 5;
 const WRITEABLE: u64 = 1 << 6;
@@ -71,6 +74,9 @@ pub struct Translation {
     /// Size of the TLB entry that serves it: 2 MiB for a large page,
     /// `4 KiB << fragment` otherwise.
     pub tlb_bytes: u64,
+    /// The PTE's SYSTEM bit: `pa` is a bus address (through the IOMMU),
+    /// not a VRAM physical address.
+    pub system: bool,
 }
 
 /// One VM context (a VMID) with its root table.
@@ -163,6 +169,7 @@ impl<'d> Gmc<'d> {
             return Ok(Translation {
                 pa: (e & ADDR_MASK & !(size - 1)) | (va & (size - 1)),
                 tlb_bytes: size,
+                system: e & SYSTEM != 0,
             });
         }
         let frag = ((e >> FRAG_SHIFT) & FRAG_MASK) as u8;
@@ -185,6 +192,7 @@ impl<'d> Gmc<'d> {
         Ok(Translation {
             pa: (e & ADDR_MASK) | (va & 0xFFF),
             tlb_bytes: block,
+            system: e & SYSTEM != 0,
         })
     }
 
@@ -206,6 +214,7 @@ impl<'d> Gmc<'d> {
                     return Ok(Translation {
                         pa: (t.pa & !0xFFF) | (va & 0xFFF),
                         tlb_bytes: t.tlb_bytes,
+                        system: t.system,
                     });
                 }
             }

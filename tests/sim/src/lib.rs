@@ -49,6 +49,7 @@ pub mod gmc;
 pub mod host;
 pub mod hub;
 pub mod kiq;
+pub mod mc;
 pub mod mec;
 pub mod mec_host;
 pub mod mes;

@@ -32,7 +32,8 @@
 //! the RLC reports BOOTLOAD_COMPLETE a few GC reads after AUTOLOAD_RLC.
 
 use crate::SimClock;
-use crate::dma::Dma;
+use crate::gmc::Access;
+use crate::mc::{Mc, Target};
 use crate::regfile::ACCESS_NS;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -158,7 +159,7 @@ pub struct PspModel<'c> {
     clock: &'c SimClock,
     at: At,
     expect: PspExpect,
-    dma: Dma,
+    mc: &'c Mc<'c>,
     gc: GcRegs,
     state: Mutex<State>,
 }
@@ -168,7 +169,13 @@ fn off(r: barebell::regs::Reg, b: &IpBases) -> usize {
 }
 
 impl<'c> PspModel<'c> {
-    pub fn new(clock: &'c SimClock, place: PspPlacement, expect: PspExpect) -> Self {
+    /// A PSP whose every memory access goes through `mc`.
+    pub fn new(
+        clock: &'c SimClock,
+        place: PspPlacement,
+        expect: PspExpect,
+        mc: &'c Mc<'c>,
+    ) -> Self {
         let (r, b) = (place.regs, &place.mp0_bases);
         let at = At {
             c35: off(r.c2pmsg_35, b),
@@ -186,7 +193,7 @@ impl<'c> PspModel<'c> {
             clock,
             at,
             expect,
-            dma: Dma::default(),
+            mc,
             gc: place.gc,
             state: Mutex::new(State {
                 c35: READY,
@@ -195,14 +202,9 @@ impl<'c> PspModel<'c> {
         }
     }
 
-    /// Lets the PSP reach `len` bytes at `base` (host address = MC address
-    /// in the model).
-    ///
-    /// # Safety
-    /// As `Dma::map`: the memory must stay valid while the model lives.
-    pub unsafe fn map(&mut self, base: u64, len: u64) {
-        // SAFETY: forwarded contract.
-        unsafe { self.dma.map(base, len) }
+    /// The MC address space the model's DMA goes through.
+    pub fn mc(&self) -> &'c Mc<'c> {
+        self.mc
     }
 
     /// The device leaves the bus: reads return all-ones, writes vanish.
@@ -245,7 +247,7 @@ impl<'c> PspModel<'c> {
         let addr = u64::from(s.c36) << 20;
         let mut got = alloc::vec![0u8; image.len()];
         if self
-            .dma
+            .mc
             .read(addr, &mut got, "bootloader component")
             .is_err()
         {
@@ -276,8 +278,11 @@ impl<'c> PspModel<'c> {
         if size == 0 || !size.is_multiple_of(64) || size > 0x1_0000 {
             return Self::refuse(s, status::RING, "ring size");
         }
-        let mut probe = alloc::vec![0u8; size as usize];
-        if self.dma.read(addr, &mut probe, "ring").is_err() {
+        if self
+            .mc
+            .probe(addr, u64::from(size), Access::Read, "ring")
+            .is_err()
+        {
             return Self::refuse(s, status::DMA, "ring not mapped");
         }
         s.ring = Some((addr, size));
@@ -305,7 +310,7 @@ impl<'c> PspModel<'c> {
             let at = ring + u64::from(s.rptr_dw) * 4;
             s.rptr_dw = (s.rptr_dw + 16) % ring_dw;
             let mut f = [0u8; 64];
-            if self.dma.read(at, &mut f, "ring frame").is_err() {
+            if self.mc.read(at, &mut f, "ring frame").is_err() {
                 Self::refuse(s, status::DMA, "ring frame unreadable");
                 continue;
             }
@@ -322,13 +327,14 @@ impl<'c> PspModel<'c> {
                 Self::refuse(s, status::RING, "malformed ring frame");
                 continue;
             }
-            let Ok(fence_cell) = self.dma.u32(fence, "fence") else {
+            if !fence.is_multiple_of(4) || self.mc.probe(fence, 4, Access::Write, "fence").is_err()
+            {
                 Self::refuse(s, status::DMA, "fence not mapped or misaligned");
                 continue;
-            };
+            }
             let mut c = alloc::vec![0u8; 1024];
-            if self.dma.read(cmd_buf, &mut c, "command buffer").is_err()
-                || !cmd_buf.is_multiple_of(4)
+            if !cmd_buf.is_multiple_of(4)
+                || self.mc.read(cmd_buf, &mut c, "command buffer").is_err()
             {
                 Self::refuse(s, status::DMA, "command buffer not mapped");
                 continue;
@@ -341,19 +347,37 @@ impl<'c> PspModel<'c> {
             let st = self.command(s, cmd_id, &|i| cw(7 + i), &mut resp);
             resp[0] = st;
             s.commands.push((cmd_id, st));
-            for (i, v) in resp.iter().enumerate() {
-                if let Ok(cell) = self.dma.u32(cmd_buf + 864 + 4 * i as u64, "response") {
-                    cell.store(*v, Ordering::Relaxed);
-                }
+            // A response the PSP cannot write, or a fence it cannot
+            // reach, ends the command without a fence (see the module
+            // docs).
+            let wrote = resp.iter().enumerate().all(|(i, v)| {
+                self.mc
+                    .write_u32(
+                        cmd_buf + 864 + 4 * i as u64,
+                        *v,
+                        Ordering::Relaxed,
+                        "response",
+                    )
+                    .is_ok()
+            });
+            if !wrote {
+                Self::refuse(s, status::DMA, "response not writable");
+                continue;
             }
-            fence_cell.store(fence_value, Ordering::Release);
+            if self
+                .mc
+                .write_u32(fence, fence_value, Ordering::Release, "fence")
+                .is_err()
+            {
+                Self::refuse(s, status::DMA, "fence not mapped or misaligned");
+            }
         }
     }
 
     fn read_image(&self, addr_lo: u32, addr_hi: u32, size: u32) -> Option<Vec<u8>> {
         let addr = u64::from(addr_hi) << 32 | u64::from(addr_lo);
         let mut v = alloc::vec![0u8; size as usize];
-        self.dma.read(addr, &mut v, "image").ok().map(|_| v)
+        self.mc.read(addr, &mut v, "image").ok().map(|_| v)
     }
 
     fn command(
@@ -385,6 +409,21 @@ impl<'c> PspModel<'c> {
                 let addr = u64::from(body(1)) << 32 | u64::from(body(0));
                 if !addr.is_multiple_of(0x10_0000) || body(2) < self.expect.tmr_size {
                     return Self::refuse(s, status::TMR, "TMR misaligned or too small");
+                }
+                // The TMR is VRAM (`psp_tmr_init()` allocates it in the
+                // VRAM domain on a dGPU) and `system_phy_addr` is its
+                // physical address (`amdgpu_gmc_vram_pa()`).
+                let phys = u64::from(body(5)) << 32 | u64::from(body(4));
+                match self.mc.translate(addr, Access::Read, "TMR") {
+                    Ok((Target::Vram(off), run)) if off == phys && run >= u64::from(body(2)) => {}
+                    Ok(_) => {
+                        return Self::refuse(
+                            s,
+                            status::TMR,
+                            "TMR not VRAM at its physical address",
+                        );
+                    }
+                    Err(_) => return Self::refuse(s, status::DMA, "TMR not mapped"),
                 }
                 s.tmr_set = true;
                 0
@@ -523,27 +562,125 @@ impl RegisterBus for PspModel<'_> {
 }
 
 /// A ready-to-run PSP bring-up on the model with the real blobs: the
-/// discovery table, the model primed with what it must see, and leaked,
-/// aligned buffers mapped into it. Shared by the integration tests and
-/// `barebell bringup`.
+/// discovery table, the model primed with what it must see, and its
+/// buffers placed as Linux places them, behind the runtime's own VMID0
+/// page tables. Shared by the integration tests, `barebell bringup` and
+/// the unikernel.
+///
+/// The path from an MC address to a byte is the runtime's code end to
+/// end: [`barebell::mem::VramAllocator`] places the VMID0 tables and the
+/// TMR in VRAM, [`barebell::mem::DmaArena`] hands out the host buffers at
+/// bus addresses, [`barebell::gmc::TableArena`] maps them into the GART
+/// with the SYSTEM and SNOOPED bits, and [`barebell::hub::gart_enable`]
+/// programs the MMHUB model (the hub discovery names) that the PSP's
+/// [`crate::mc::Mc`] decodes through.
+/// Where Linux puts the buffers (`amdgpu_psp.c`): `fw_pri` in GTT on bare
+/// metal; ring, command and fence buffers in `VRAM | GTT` (TTM tries VRAM
+/// first), which the rig puts in GTT, so that every GPCOM access walks
+/// the GART; the TMR in VRAM at `PSP_TMR_ALIGNMENT`.
+///
 /// Only reading blobs from a directory needs `std`; the unikernel builds
 /// the same rig from blobs handed to it in memory ([`rig::rig_from`]).
 pub mod rig {
     use super::{PspExpect, PspModel, PspPlacement};
     use crate::SimClock;
     use crate::discovery::{self, NAVI31, NAVI48, PartDesc};
+    use crate::hub::HubModel;
+    use crate::mc::{CID_MP0, Mc};
     use alloc::boxed::Box;
     use alloc::format;
     use alloc::string::String;
     use alloc::vec;
     use alloc::vec::Vec;
     use barebell::discovery::{Discovery, IpInfo, hw_id};
-    use barebell::psp::{self, Component, DmaBuf, GcRegs, Plan, PspBuffers, PspRegs, Tmr};
+    use barebell::gmc::{Flags, Format, Table, TableArena};
+    use barebell::hub::{HubConfig, HubRegs};
+    use barebell::mem::{DmaArena, PAGE_ALIGN, VramAllocator};
+    use barebell::psp::{
+        self, Component, DmaBuf, FaultHub, GcRegs, Plan, PspBuffers, PspRegs, Tmr,
+    };
     use barebell_firmware_if::psp_gfx::fw_type as t;
     use barebell_firmware_if::{CpEngine, Firmware, Kind, MesPipe, parse};
     use core::ptr::NonNull;
     #[cfg(feature = "std")]
     use std::path::Path;
+
+    /// Where VRAM starts in the MC map (a model value; the VBIOS sets it
+    /// on a card).
+    pub const FB_START: u64 = 0x0080_0000_0000;
+    /// VMID0's range: 512 MiB at MC 0, as `gmc_v11_0` sizes the GART and
+    /// `amdgpu_gmc_gart_location()` places it below VRAM when it fits.
+    pub const GART_START: u64 = 0;
+    pub const GART_BYTES: u64 = 512 << 20;
+    /// Where the model's IOMMU puts the rig's host buffers on the bus (a
+    /// model value; inside the VRAM size, so a PTE that forgets SYSTEM
+    /// lands in VRAM rather than off the end).
+    pub const GTT_BUS: u64 = 0x1_0000_0000;
+    /// GART addresses of the buffers (a model choice: 2 MiB aligned for
+    /// `fw_pri`, so its PTEs can carry a 2 MiB fragment).
+    pub const FW_PRI_VA: u64 = 0x20_0000;
+    pub const RING_VA: u64 = 0x40_0000;
+    pub const CMD_VA: u64 = 0x40_1000;
+    pub const FENCE_VA: u64 = 0x40_2000;
+    pub const FW_PRI_BYTES: u64 = 2 << 20;
+    /// VMID0 tables the rig gives the runtime's arena.
+    pub const GART_TABLES: usize = 8;
+
+    /// How the rig maps one GTT buffer into VMID0.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum Mapping {
+        /// 4 KiB PTEs with SYSTEM and SNOOPED, fragments as the runtime
+        /// picks them.
+        #[default]
+        Gtt,
+        /// No PTE at all.
+        Missing,
+        /// The bus address in a PTE without SYSTEM (so it names VRAM).
+        NoSystemBit,
+        /// 2 MiB pages (PDB0 entries with `PDE_PTE`) where aligned.
+        LargePage,
+    }
+
+    /// The mapping of each GTT buffer.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub struct Layout {
+        pub fw_pri: Mapping,
+        pub ring: Mapping,
+        pub cmd: Mapping,
+        pub fence: Mapping,
+    }
+
+    /// One GTT buffer: its GART address, bus address, size and host
+    /// memory (for tests that plant bytes the runtime would not).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct GttBuf {
+        pub va: u64,
+        pub bus: u64,
+        pub len: u64,
+        pub host: NonNull<u8>,
+    }
+
+    /// The four GTT buffers, as placed.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct Gtt {
+        pub fw_pri: GttBuf,
+        pub ring: GttBuf,
+        pub cmd: GttBuf,
+        pub fence: GttBuf,
+    }
+
+    /// The flags of a GTT mapping (`AMDGPU_PTE_SYSTEM | AMDGPU_PTE_SNOOPED`
+    /// plus read/write, as `amdgpu_ttm_tt_pte_flags()` gives cached GTT);
+    /// `system: false` for the deliberately broken variant.
+    pub fn gtt_flags(system: bool) -> Flags {
+        Flags {
+            readable: true,
+            writeable: true,
+            executable: false,
+            system,
+            snooped: system,
+        }
+    }
 
     /// `psp_hw_start()`'s component order, by SOS-bundle section name.
     /// IPKEYMGR_DRV is loaded by MP0 14.x only (`psp_v14_0.c`); the 13.0.0
@@ -570,6 +707,8 @@ pub mod rig {
     #[derive(Debug, Clone)]
     pub struct PartFirmware {
         pub desc: PartDesc,
+        /// Board VRAM size (RX 7900 XTX / RX 9070 XT).
+        pub vram_mib: u32,
         pub sos: &'static str,
         pub smu: (&'static str, &'static str),
         pub gfx: Vec<(u32, Kind, &'static str, &'static str)>,
@@ -584,6 +723,7 @@ pub mod rig {
         let rlc = "gc_11_0_0_rlc.bin";
         PartFirmware {
             desc: NAVI31,
+            vram_mib: 24 * 1024,
             sos: "psp_13_0_0_sos.bin",
             smu: ("smu_13_0_0.bin", "ucode"),
             gfx: vec![
@@ -639,6 +779,7 @@ pub mod rig {
         let rlc = "gc_12_0_1_rlc.bin";
         PartFirmware {
             desc: NAVI48,
+            vram_mib: 16 * 1024,
             sos: "psp_14_0_3_sos.bin",
             smu: ("smu_14_0_3.bin", "ucode"),
             gfx: vec![
@@ -694,6 +835,20 @@ pub mod rig {
         pub blobs: Vec<Firmware<'static>>,
         pub tmr: Tmr,
         pub bufs: Option<PspBuffers>,
+        /// The MMHUB model the PSP's DMA goes through, programmed by the
+        /// runtime.
+        pub hub: &'static HubModel<'static>,
+        /// Its register table (MMHUB 3.0.0 or 4.1.0, from discovery).
+        pub hub_regs: &'static HubRegs,
+        pub mmhub: IpInfo,
+        /// The PSP's view of the MC address space.
+        pub mc: &'static Mc<'static>,
+        /// The runtime's VMID0 tables (in modelled VRAM): tests remap
+        /// through it.
+        pub gart: TableArena<'static>,
+        pub gtt: Gtt,
+        /// VRAM as the runtime's allocator left it.
+        pub vram: VramAllocator,
     }
 
     /// A blob by file name, as `'static` bytes.
@@ -726,14 +881,9 @@ pub mod rig {
         Ok(f.bytes(s))
     }
 
-    /// Zeroed, leaked memory at `align`; host address = MC address.
-    fn region(len: usize, align: usize) -> Result<(NonNull<u8>, u64), String> {
-        let layout =
-            alloc::alloc::Layout::from_size_align(len, align).map_err(|e| format!("{e}"))?;
-        // SAFETY: `len` is non-zero for every caller.
-        let p = unsafe { alloc::alloc::alloc_zeroed(layout) };
-        let p = NonNull::new(p).ok_or("out of memory")?;
-        Ok((p, p.as_ptr() as u64))
+    /// Zeroed, leaked host memory.
+    fn leaked(len: usize) -> &'static mut [u8] {
+        Box::leak(vec![0u8; len].into_boxed_slice())
     }
 
     /// Builds a rig for `part` from the blobs in `dir`; `tweak` may alter
@@ -747,10 +897,31 @@ pub mod rig {
         rig_from(&mut Dir(dir), part, tweak)
     }
 
+    /// As [`rig`], with each GTT buffer mapped as `layout` says.
+    #[cfg(feature = "std")]
+    pub fn rig_layout(
+        dir: &Path,
+        part: &PartFirmware,
+        layout: Layout,
+        tweak: impl FnOnce(&mut PspExpect),
+    ) -> Result<Rig, String> {
+        rig_from_layout(&mut Dir(dir), part, layout, tweak)
+    }
+
     /// As [`rig`], with the blobs from `blobs`.
     pub fn rig_from(
         source: &mut dyn Blobs,
         part: &PartFirmware,
+        tweak: impl FnOnce(&mut PspExpect),
+    ) -> Result<Rig, String> {
+        rig_from_layout(source, part, Layout::default(), tweak)
+    }
+
+    /// As [`rig_from`], with each GTT buffer mapped as `layout` says.
+    pub fn rig_from_layout(
+        source: &mut dyn Blobs,
+        part: &PartFirmware,
+        layout: Layout,
         tweak: impl FnOnce(&mut PspExpect),
     ) -> Result<Rig, String> {
         let clock: &'static SimClock = Box::leak(Box::new(SimClock::new()));
@@ -799,32 +970,13 @@ pub mod rig {
             gc: gc_regs,
             gc_bases: gc.bases,
         };
-        let mut model = PspModel::new(clock, place, expect);
-
-        let mib = 1 << 20;
-        let (fw_p, fw_mc) = region(2 * mib, mib)?;
-        let (ring_p, ring_mc) = region(psp::RING_BYTES, 4096)?;
-        let (cmd_p, cmd_mc) = region(4096, 4096)?;
-        let (fence_p, fence_mc) = region(4096, 4096)?;
-        let (_tmr_p, tmr_mc) = region(MODEL_TMR as usize, mib)?;
-        // SAFETY: the regions are leaked, so they outlive the model.
-        unsafe {
-            model.map(fw_mc, 2 * mib as u64);
-            model.map(ring_mc, psp::RING_BYTES as u64);
-            model.map(cmd_mc, 4096);
-            model.map(fence_mc, 4096);
-            model.map(tmr_mc, u64::from(MODEL_TMR));
-        }
-        // SAFETY: each region is leaked, 4 KiB aligned, and touched by the
-        // host only through its DmaBuf.
-        let bufs = unsafe {
-            PspBuffers {
-                fw_pri: DmaBuf::new(fw_p, 2 * mib, fw_mc),
-                ring: DmaBuf::new(ring_p, psp::RING_BYTES, ring_mc),
-                cmd: DmaBuf::new(cmd_p, 4096, cmd_mc),
-                fence: DmaBuf::new(fence_p, 4096, fence_mc),
-            }
-        };
+        let mmhub = d.ip(hw_id::MMHUB, 0).ok_or("no MMHUB in discovery")?;
+        let mv = mmhub.version.triple();
+        let hub_regs = barebell::hub::hub_for(hw_id::MMHUB, mv)
+            .ok_or_else(|| format!("no hub table for MMHUB {mv:?}"))?;
+        let (hub, mc, gart, vram, gtt, bufs, tmr) = memory(clock, &mmhub, hub_regs, part, layout)?;
+        let mc: &'static Mc<'static> = Box::leak(Box::new(mc));
+        let model = PspModel::new(clock, place, expect, mc);
         Ok(Rig {
             clock,
             model: Box::leak(Box::new(model)),
@@ -837,12 +989,160 @@ pub mod rig {
             sos,
             smu,
             blobs: blobs.into_iter().map(|(_, f)| f).collect(),
-            tmr: Tmr {
-                mc_addr: tmr_mc,
-                capacity: MODEL_TMR,
-                phys_addr: tmr_mc,
-            },
+            tmr,
             bufs: Some(bufs),
+            hub,
+            hub_regs,
+            mmhub,
+            mc,
+            gart,
+            gtt,
+            vram,
         })
+    }
+
+    impl Rig {
+        /// The hub the runtime reads a PSP timeout's VM fault from.
+        pub fn fault_hub(&self) -> FaultHub<'static> {
+            FaultHub {
+                bus: self.hub,
+                bases: self.mmhub.bases,
+                regs: self.hub_regs,
+            }
+        }
+    }
+
+    type Memory = (
+        &'static HubModel<'static>,
+        Mc<'static>,
+        TableArena<'static>,
+        VramAllocator,
+        Gtt,
+        PspBuffers,
+        Tmr,
+    );
+
+    /// VRAM, GTT, the VMID0 tables and the hub, built by the runtime's
+    /// code: the memory behind every PSP access.
+    fn memory(
+        clock: &'static SimClock,
+        mmhub: &IpInfo,
+        hub_regs: &'static HubRegs,
+        part: &PartFirmware,
+        layout: Layout,
+    ) -> Result<Memory, String> {
+        let e = |what: &'static str| move |err: barebell::mem::MemError| format!("{what}: {err}");
+        let size = u64::from(part.vram_mib) << 20;
+        let mut vram = VramAllocator::with_boot_region(size, FB_START).map_err(e("VRAM"))?;
+        let hub: &'static HubModel<'static> =
+            Box::leak(Box::new(HubModel::for_hub(clock, mmhub.bases, hub_regs)));
+        let mut mc = Mc::new(hub, CID_MP0);
+
+        // The VMID0 tables in VRAM, backed by host memory the model reads
+        // as that VRAM. PDEs and the context base hold VRAM physical
+        // addresses (`gmc_v11_0_get_vm_pde()` applies
+        // `amdgpu_gmc_vram_mc2pa()`), which here are VRAM offsets.
+        let table_bytes = GART_TABLES as u64 * 4096;
+        let tables_at = vram
+            .alloc(table_bytes, PAGE_ALIGN)
+            .map_err(e("GART tables"))?;
+        let tables: &'static mut [Table] =
+            Box::leak(vec![Table::EMPTY; GART_TABLES].into_boxed_slice());
+        // SAFETY: leaked, so valid for the model's lifetime; the host
+        // writes the tables only before the model walks them, or (tests)
+        // between commands.
+        unsafe { mc.back_vram(tables_at.offset, tables.as_mut_ptr().cast(), table_bytes) };
+        let format = match hub_regs.generation {
+            barebell::hub::Generation::Gfx11 => Format::Gfx11,
+            barebell::hub::Generation::Gfx12 => Format::Gfx12,
+        };
+        let mut gart = TableArena::new(tables, tables_at.offset, format);
+
+        // The TMR: VRAM, 1 MiB aligned (`PSP_TMR_ALIGNMENT`); the PSP
+        // never hands its bytes back, so the model does not back it.
+        let tmr_at = vram
+            .alloc(u64::from(MODEL_TMR), psp::TMR_ALIGN)
+            .map_err(e("TMR"))?;
+        // The page the system aperture answers unmapped accesses with.
+        let scratch = vram.alloc(4096, PAGE_ALIGN).map_err(e("scratch page"))?;
+
+        // GTT: host memory on the bus at GTT_BUS through the model's IOMMU.
+        let host = leaked(4 << 20);
+        let mut arena = DmaArena::new(host, GTT_BUS).map_err(e("GTT"))?;
+        let mut place = |va: u64, len: u64, align: u64, map: Mapping| {
+            let mut chunk = arena
+                .alloc(len as usize, align)
+                .map_err(|err| format!("GTT buffer at {va:#x}: {err}"))?;
+            let bus = chunk.bus_addr();
+            let p = NonNull::new(chunk.as_mut_ptr()).ok_or("null chunk")?;
+            // SAFETY: leaked with the arena's memory.
+            unsafe { mc.map_bus(bus, p.as_ptr(), len) };
+            let mapped = match map {
+                Mapping::Gtt => gart.map(va, bus, len, gtt_flags(true), false),
+                Mapping::Missing => Ok(()),
+                Mapping::NoSystemBit => gart.map(va, bus, len, gtt_flags(false), false),
+                Mapping::LargePage => gart.map(va, bus, len, gtt_flags(true), true),
+            };
+            mapped.map_err(|err| format!("GART map {va:#x}: {err:?}"))?;
+            // SAFETY: the chunk is leaked and exclusive to this DmaBuf on
+            // the host; the device sees it at `va` through the GART.
+            let buf = unsafe { DmaBuf::new(p, len as usize, va) };
+            Ok::<_, String>((
+                GttBuf {
+                    va,
+                    bus,
+                    len,
+                    host: p,
+                },
+                buf,
+            ))
+        };
+        let two_mib = 2 << 20;
+        let (fw_g, fw_b) = place(FW_PRI_VA, FW_PRI_BYTES, two_mib, layout.fw_pri)?;
+        let ring_len = psp::RING_BYTES as u64;
+        let (ring_g, ring_b) = place(RING_VA, ring_len, PAGE_ALIGN, layout.ring)?;
+        let (cmd_g, cmd_b) = place(CMD_VA, 4096, PAGE_ALIGN, layout.cmd)?;
+        let (fence_g, fence_b) = place(FENCE_VA, 4096, PAGE_ALIGN, layout.fence)?;
+        // `adev->dummy_page_addr`: one more host page on the bus.
+        let mut dummy = arena.alloc(4096, PAGE_ALIGN).map_err(e("dummy page"))?;
+        let dummy_bus = dummy.bus_addr();
+        // SAFETY: leaked with the arena's memory.
+        unsafe { mc.map_bus(dummy_bus, dummy.as_mut_ptr(), 4096) };
+
+        // MMHUB init by the runtime, as `gmc_v11_0_gart_enable()` /
+        // `gmc_v12_0_gart_enable()` do it (`mmhub_v3_0_gart_enable()`,
+        // `mmhub_v4_1_0_gart_enable()`).
+        let cfg = HubConfig {
+            pt_base: gart.root(),
+            start: GART_START,
+            end: GART_START + GART_BYTES - 1,
+            fb_start: FB_START,
+            fb_end: FB_START + size - 1,
+            // Empty (start > end): barebell never enables AGP.
+            agp_start: u64::MAX >> 16,
+            agp_end: 0,
+            default_page: scratch.offset,
+            dummy_page: dummy_bus,
+        };
+        barebell::hub::gart_enable(hub, &mmhub.bases, hub_regs, &cfg)
+            .map_err(|err| format!("{} init: {err}", hub_regs.name))?;
+        let gtt = Gtt {
+            fw_pri: fw_g,
+            ring: ring_g,
+            cmd: cmd_g,
+            fence: fence_g,
+        };
+        let bufs = PspBuffers {
+            fw_pri: fw_b,
+            ring: ring_b,
+            cmd: cmd_b,
+            fence: fence_b,
+        };
+        let tmr = Tmr {
+            mc_addr: tmr_at.mc,
+            capacity: MODEL_TMR,
+            phys_addr: tmr_at.offset,
+        };
+        Ok((hub, mc, gart, vram, gtt, bufs, tmr))
     }
 }

@@ -1,0 +1,265 @@
+//! The GPU's memory-controller (MC) address space as a hub client sees
+//! it: what a PSP DMA to an MC address actually reaches.
+//!
+//! A real client never touches memory by host address. Its MC address is
+//! decoded by the VM L2 of its hub with VMID0's context, as the runtime
+//! programmed it ([`crate::hub::HubModel::vmid0`]):
+//! - inside the system aperture (`*MC_VM_SYSTEM_APERTURE_LOW/HIGH_ADDR`,
+//!   which `*_init_system_aperture_regs()` set to the FB range when the
+//!   AGP aperture is empty, as barebell leaves it), the address is VRAM:
+//!   offset = MC address − aperture base;
+//! - inside VMID0's `PAGE_TABLE_START/END` range (the GART), the runtime's
+//!   own VMID0 tables are walked ([`crate::hub::HubModel::translate_as`] →
+//!   [`crate::gmc`]), read from modelled VRAM where the runtime placed
+//!   them. A PTE with the SYSTEM bit names a bus address, which the IOMMU
+//!   view of host memory resolves; without it, the address is a VRAM
+//!   physical address (Linux's `amdgpu_gmc_vram_mc2pa()` form);
+//! - anything else, and any walk that fails, is a VM fault: the hub model
+//!   latches it in `*_L2_PROTECTION_FAULT_STATUS` and `_ADDR_LO32/HI32`
+//!   with this client's id (the first fault sticks; later ones set
+//!   MORE_FAULTS) and the access does not happen.
+//!
+//! The PSP is an MMHUB client (`mmhub_v3_0.c` and `mmhub_v4_1_0.c` name
+//! client id 6 "MP0"); `gmc_v11_0_gart_enable()` programs the same VMID0
+//! GART on both hubs, and the rig puts the PSP behind the MMHUB model.
+//!
+//! Model choices: VRAM the model does not back reads as zeros and drops
+//! writes (real VRAM holds whatever was there); a bus address the IOMMU
+//! does not map is refused without a VM fault (on a host that is an IOMMU
+//! fault, outside the GPU). Only VMID0 is decoded (the PSP uses no other).
+
+use crate::dma::{Dma, DmaFault};
+use crate::gmc::Access;
+use crate::hub::{HubModel, HubRefusal};
+use alloc::vec::Vec;
+use core::sync::atomic::Ordering;
+use spin::Mutex;
+
+/// `mmhub_client_ids_v3_0_0[6]` / `mmhub_client_ids_v4_1_0[6]`: MP0,
+/// the PSP.
+pub const CID_MP0: u16 = 6;
+
+/// Where a translated access lands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// A VRAM physical address (offset into VRAM).
+    Vram(u64),
+    /// A bus address, resolved by the IOMMU.
+    System(u64),
+}
+
+/// Why an access did not happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McFaultKind {
+    /// The hub refused or the walk faulted (latched by the hub when the
+    /// walk faulted).
+    Vm(HubRefusal),
+    /// Outside the system aperture and outside VMID0's range (latched as
+    /// a mapping error).
+    Unmapped,
+    /// The PTE named a bus address the IOMMU does not map.
+    Iommu(DmaFault),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McFault {
+    pub addr: u64,
+    pub access: Access,
+    pub what: &'static str,
+    pub kind: McFaultKind,
+}
+
+/// One client's view of the MC address space.
+#[derive(Debug)]
+pub struct Mc<'h> {
+    hub: &'h HubModel<'h>,
+    vram: Dma,
+    iommu: Dma,
+    cid: u16,
+    log: Mutex<Vec<McFault>>,
+}
+
+impl<'h> Mc<'h> {
+    /// A client with UTCL2 client id `cid` behind `hub`, with no VRAM
+    /// backed and nothing in the IOMMU yet.
+    pub fn new(hub: &'h HubModel<'h>, cid: u16) -> Self {
+        Mc {
+            hub,
+            vram: Dma::default(),
+            iommu: Dma::default(),
+            cid,
+            log: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Backs `len` bytes of VRAM at physical `offset` with host memory.
+    ///
+    /// # Safety
+    /// As [`Dma::map`], for the host range.
+    pub unsafe fn back_vram(&mut self, offset: u64, host: *mut u8, len: u64) {
+        // SAFETY: forwarded contract.
+        unsafe { self.vram.map_at(offset, host, len) }
+    }
+
+    /// Maps `len` host bytes at bus address `bus` in the IOMMU.
+    ///
+    /// # Safety
+    /// As [`Dma::map`], for the host range.
+    pub unsafe fn map_bus(&mut self, bus: u64, host: *mut u8, len: u64) {
+        // SAFETY: forwarded contract.
+        unsafe { self.iommu.map_at(bus, host, len) }
+    }
+
+    pub fn hub(&self) -> &'h HubModel<'h> {
+        self.hub
+    }
+
+    /// Every refused access, in order.
+    pub fn faults(&self) -> Vec<McFault> {
+        self.log.lock().clone()
+    }
+
+    /// The system aperture as programmed, `(first, last)` byte, once the
+    /// hub's context 0 is up.
+    fn aperture(&self) -> Option<(u64, u64)> {
+        let v = self.hub.vmid0()?;
+        (v.fb_start != 0 && v.fb_start <= v.fb_end).then_some((v.fb_start, v.fb_end))
+    }
+
+    /// Decodes `addr` for `access`: where it lands and how many bytes
+    /// from it are contiguous there. Faults are latched and logged.
+    pub fn translate(
+        &self,
+        addr: u64,
+        access: Access,
+        what: &'static str,
+    ) -> Result<(Target, u64), McFault> {
+        if let Some((low, high)) = self.aperture()
+            && (low..=high).contains(&addr)
+        {
+            return Ok((Target::Vram(addr - low), high - addr + 1));
+        }
+        let fault = |kind| McFault {
+            addr,
+            access,
+            what,
+            kind,
+        };
+        match self.hub.translate_as(&self.vram, addr, access, self.cid) {
+            Ok(t) => {
+                let run = t.tlb_bytes - (addr & (t.tlb_bytes - 1));
+                let target = if t.system {
+                    Target::System(t.pa)
+                } else {
+                    Target::Vram(t.pa)
+                };
+                Ok((target, run))
+            }
+            Err(HubRefusal::OutOfRange { .. }) => Err(self.logged(fault(McFaultKind::Unmapped))),
+            Err(r) => Err(self.logged(fault(McFaultKind::Vm(r)))),
+        }
+    }
+
+    /// Logs a refused access (the hub has latched what it latches).
+    fn logged(&self, f: McFault) -> McFault {
+        self.log.lock().push(f);
+        f
+    }
+
+    /// Reads `out.len()` bytes at `addr`.
+    pub fn read(&self, addr: u64, out: &mut [u8], what: &'static str) -> Result<(), McFault> {
+        let mut done = 0usize;
+        while done < out.len() {
+            let a = addr.wrapping_add(done as u64);
+            let (target, run) = self.translate(a, Access::Read, what)?;
+            let n = usize::try_from(run).map_or(out.len() - done, |r| r.min(out.len() - done));
+            let Some(chunk) = out.get_mut(done..done + n) else {
+                break;
+            };
+            match target {
+                Target::Vram(off) => {
+                    if self.vram.read(off, chunk, what).is_err() {
+                        chunk.fill(0);
+                    }
+                }
+                Target::System(bus) => {
+                    if let Err(e) = self.iommu.read(bus, chunk, what) {
+                        return Err(self.logged(McFault {
+                            addr: a,
+                            access: Access::Read,
+                            what,
+                            kind: McFaultKind::Iommu(e),
+                        }));
+                    }
+                }
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Whether `len` bytes at `addr` would translate for `access`,
+    /// without touching them (faults are latched as for an access).
+    pub fn probe(
+        &self,
+        addr: u64,
+        len: u64,
+        access: Access,
+        what: &'static str,
+    ) -> Result<(), McFault> {
+        let mut done = 0u64;
+        while done < len {
+            let a = addr.wrapping_add(done);
+            let (target, run) = self.translate(a, access, what)?;
+            let n = run.min(len - done);
+            if let Target::System(bus) = target
+                && !self.iommu.covers(bus, n)
+            {
+                let e = DmaFault {
+                    address: bus,
+                    len: n,
+                    what,
+                };
+                return Err(self.logged(McFault {
+                    addr: a,
+                    access,
+                    what,
+                    kind: McFaultKind::Iommu(e),
+                }));
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Stores one dword at `addr` with `order` (fences use Release).
+    pub fn write_u32(
+        &self,
+        addr: u64,
+        value: u32,
+        order: Ordering,
+        what: &'static str,
+    ) -> Result<(), McFault> {
+        let (target, _) = self.translate(addr, Access::Write, what)?;
+        match target {
+            Target::Vram(off) => {
+                if let Ok(cell) = self.vram.u32(off, what) {
+                    cell.store(value, order);
+                }
+                Ok(())
+            }
+            Target::System(bus) => match self.iommu.u32(bus, what) {
+                Ok(cell) => {
+                    cell.store(value, order);
+                    Ok(())
+                }
+                Err(e) => Err(self.logged(McFault {
+                    addr,
+                    access: Access::Write,
+                    what,
+                    kind: McFaultKind::Iommu(e),
+                })),
+            },
+        }
+    }
+}
