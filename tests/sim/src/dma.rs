@@ -134,4 +134,21 @@ mod tests {
         assert_eq!(u64::from_le_bytes(buf), 5);
         assert!(d.read(base + 25, &mut buf, "x").is_err());
     }
+
+    #[test]
+    fn translated_window_reaches_the_host_bytes_at_the_device_address() {
+        let mut mem = [0u64; 4];
+        let host = mem.as_mut_ptr().cast::<u8>();
+        let mut d = Dma::default();
+        // SAFETY: `mem` outlives `d`.
+        unsafe { d.map_at(0x1_0000_0000, host, 32) };
+        d.u64(0x1_0000_0008, "x")
+            .unwrap()
+            .store(7, core::sync::atomic::Ordering::Relaxed);
+        assert_eq!(mem[1], 7);
+        assert!(d.covers(0x1_0000_0000, 32));
+        assert!(!d.covers(0x1_0000_0000, 33));
+        // The host address is not a device address here.
+        assert!(d.u64(host as u64, "x").is_err());
+    }
 }

@@ -1,4 +1,5 @@
-//! The VM L2 walk of the GMC, over page tables in host memory.
+//! The VM L2 walk of the GMC, over page tables in memory the model can
+//! reach (a [`Dma`] view: host memory, or modelled VRAM by offset).
 //!
 //! The model reads the runtime's own tables (whatever bytes it wrote),
 //! entry by entry, with its own decoding of the gfx9–gfx11 format written

@@ -10,14 +10,31 @@
 //!   the component of the real SOS bundle, read from `C2PMSG_36 << 20`
 //!   (so a buffer that is not 1 MiB aligned is read from the wrong place
 //!   and refused as a wrong payload);
-//! - the ring only after sOS runs, with a sane size and mapped memory;
+//! - the ring only after sOS runs, with a sane size and memory it can
+//!   reach;
 //! - ring frames with a write pointer on a frame boundary inside the
-//!   ring, a mapped command buffer and a mapped, aligned fence;
+//!   ring, a reachable command buffer and a reachable, aligned fence;
+//! - a TMR in VRAM whose `system_phy_addr` is its VRAM physical address;
 //! - LOAD_TOC with the real TOC, SETUP_TMR only after it and with a
 //!   1 MiB aligned TMR of at least the size LOAD_TOC answered, SMU
 //!   firmware after LOAD_TOC, every GFX LOAD_IP_FW only after SETUP_TMR,
 //!   in `AMDGPU_UCODE_ID` order, each the exact section of the real blob
 //!   (size and FNV-1a hash), and AUTOLOAD_RLC only after the last one.
+//!
+//! Memory: the model never reads host memory by address. Every access
+//! (the bootloader's `fw_pri` read, the ring, each frame, the command
+//! buffer, LOAD_TOC/LOAD_IP_FW payloads, the response and the fence) is
+//! an MC address decoded by [`crate::mc::Mc`]: the system aperture, or a
+//! walk of the runtime's VMID0 tables through the MMHUB model, which
+//! latches a VM fault when the walk fails. What sOS does when its own DMA
+//! faults is not public. Linux detects a GPCOM failure only by the fence
+//! wait in `psp_cmd_submit_buf()` timing out, so the model makes that the
+//! outcome: a frame whose command buffer, response or fence it cannot
+//! reach is logged as a refusal and gets no fence (model choice). A
+//! bootloader or ring-create command whose buffer does not translate
+//! answers [`status::DMA`] in its mailbox (model choice). A translation
+//! that lands in the wrong place (a PTE without SYSTEM sends the read to
+//! VRAM) is no fault: the PSP sees other bytes and refuses the payload.
 //!
 //! What the real PSP answers to a refusal is not public beyond
 //! `PSP_ERR_UNKNOWN_COMMAND` (0x100): the other status values in
