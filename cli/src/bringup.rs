@@ -10,11 +10,10 @@
 //!   (`soc21_common_hw_init()`, `nbio_v4_3_remap_hdp_registers()`,
 //!   `nbio_v4_3_enable_doorbell_aperture()`), on the NBIO model;
 //! - `gmc`: VMID0 page tables in VRAM below the boot region, then GFXHUB
-//!   init (`gfxhub_v3_0_gart_enable()`) on the hub model, which must then
-//!   translate through the runtime's tables. `nbio` and `gmc` are built
-//!   for NBIO 4.3.0 / GC 11.0.0 only; on a Navi48 part they say so and
-//!   are skipped. They run on their own models, beside the PSP model;
-//!   MMHUB init is not built;
+//!   and MMHUB init (`gmc_v11_0_gart_enable()`: GFXHUB 3.0 + MMHUB 3.0.0
+//!   on Navi31; `gmc_v12_0_gart_enable()`: GFXHUB 12.0 + MMHUB 4.1.0 on
+//!   Navi48) on hub models, which must then translate through the
+//!   runtime's tables. They run on their own models, beside the PSP model;
 //! - `psp`: bootloader component loads, the GPCOM ring, LOAD_TOC, SMU and
 //!   TMR, LOAD_IP_FW for every GFX ucode, AUTOLOAD_RLC (`psp_hw_start()`,
 //!   `psp_load_non_psp_fw()`);
@@ -148,7 +147,8 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
     if args.until == Step::Discovery {
         return Ok(());
     }
-    nbio_and_gmc(args, r.clock, &d, vram_mib)?;
+    // Kept alive for the steps below: VMID0 on both hubs.
+    let _gmc = nbio_and_gmc(args, r.clock, &d, vram_mib)?;
     if matches!(args.until, Step::Nbio | Step::Gmc) {
         return Ok(());
     }
@@ -207,16 +207,18 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// The `nbio` and `gmc` steps, each in its own module.
-fn nbio_and_gmc(
+/// The `nbio` and `gmc` steps, each in its own module. Returns the `gmc`
+/// step's hubs, VRAM allocator and VMID0 tables (`None` when stopping
+/// after `nbio`), which later steps keep using.
+fn nbio_and_gmc<'c>(
     args: &BringupArgs,
-    clock: &barebell_sim::SimClock,
+    clock: &'c barebell_sim::SimClock,
     d: &Discovery<'_>,
     vram_mib: u32,
-) -> Result<(), String> {
+) -> Result<Option<crate::bringup_gmc::GmcState<'c>>, String> {
     crate::bringup_nbio::step(args, clock, d)?;
     if args.until == Step::Nbio {
-        return Ok(());
+        return Ok(None);
     }
-    crate::bringup_gmc::step(args, clock, d, vram_mib)
+    crate::bringup_gmc::step(args, clock, d, vram_mib).map(Some)
 }

@@ -1,40 +1,105 @@
-//! The `gmc` bring-up step: VMID0 page tables in VRAM below the boot
-//! region, then GFXHUB init (`gfxhub_v3_0_gart_enable()`) on the hub model,
-//! which must then translate through the runtime's tables.
+//! The `gmc` bring-up step: VMID0 page tables (the GART), then the GFXHUB
+//! and MMHUB of the part initialised on their hub models, both of which
+//! must then translate through the runtime's tables.
+//!
+//! Navi31 runs GFXHUB 3.0 and MMHUB 3.0.0, Navi48 GFXHUB 12.0 and
+//! MMHUB 4.1.0, all through the one `hub::gart_enable` sequence with the
+//! hub's register table. As in `gmc_v11_0_gart_enable()` /
+//! `gmc_v12_0_gart_enable()`, both hubs get the same VMID0 context (one
+//! GART table). The MMHUB is the one that matters for the PSP: it is an
+//! MMHUB client, so its buffers behind VMID0 are translated by the
+//! MMHUB's context, and [`GmcState`] keeps everything that context needs
+//! alive for the steps after this one.
 
 use crate::bringup::BringupArgs;
 use barebell::discovery::{Discovery, hw_id};
-use barebell::regs::gc_11_0_0;
+use barebell::gmc::{Flags, Format, LARGE_PAGE, Table, TableArena};
+use barebell::hub::{HubConfig, HubRegs, gart_enable, hub_for};
+use barebell::mem::{VramAllocator, VramRange};
+use barebell::regs::IpBases;
 use barebell::regs::trace::{Access, Symbols, TraceBus};
+use barebell_sim::dma::Dma;
+use barebell_sim::gmc::Access as VmAccess;
+use barebell_sim::hub::HubModel;
 
 /// Where VRAM starts in the MC map: a model value.
 pub const FB_START: u64 = 0x0080_0000_0000;
+/// VMID0's VA range (the GART): the first GiB.
+pub const GART_END: u64 = (1 << 30) - 1;
+/// Page tables available to VMID0: the root and what later steps map.
+pub const VMID0_TABLES: usize = 16;
 
-/// Runs the `gmc` step on its own hub model.
-pub fn step(
+/// One initialised hub: its model, its table and where its block sits.
+#[derive(Debug)]
+pub struct HubState<'c> {
+    pub model: HubModel<'c>,
+    pub regs: &'static HubRegs,
+    pub bases: IpBases,
+}
+
+/// What the `gmc` step leaves for later steps: both hubs with VMID0
+/// enabled, the VRAM allocator, VMID0's tables (shared by both hubs, as
+/// Linux shares `adev->gart`) and the DMA view the hub models read the
+/// tables through.
+// The fields are for the steps after `gmc`; until those read them, holding
+// them (and so the hub models' state) is all this struct does.
+#[allow(dead_code)]
+#[derive(Debug)]
+pub struct GmcState<'c> {
+    pub gfxhub: HubState<'c>,
+    pub mmhub: HubState<'c>,
+    pub vram: VramAllocator,
+    /// VMID0's tables; map more with `vmid0.map(..)`, the hubs walk them
+    /// from the root they were programmed with.
+    pub vmid0: TableArena<'static>,
+    /// The tables' memory as the hub models read it (host address = MC
+    /// address of the tables).
+    pub dma: Dma,
+    /// What both hubs were programmed with.
+    pub config: HubConfig,
+    /// The 2 MiB VRAM page mapped at VA 0.
+    pub page: VramRange,
+}
+
+fn hub_state<'c>(
+    clock: &'c barebell_sim::SimClock,
+    d: &Discovery<'_>,
+    hw: u16,
+    what: &str,
+) -> Result<HubState<'c>, String> {
+    let ip = d
+        .ip(hw, 0)
+        .ok_or_else(|| format!("gmc: no {what} in discovery"))?;
+    let regs = hub_for(hw, ip.version.triple()).ok_or_else(|| {
+        format!(
+            "gmc: {what} {:?} has no hub init (built: GFXHUB 3.0, MMHUB 3.0.0, GFXHUB 12.0, MMHUB 4.1.0)",
+            ip.version.triple()
+        )
+    })?;
+    Ok(HubState {
+        model: HubModel::for_hub(clock, ip.bases, regs),
+        regs,
+        bases: ip.bases,
+    })
+}
+
+/// Runs the `gmc` step on its own hub models and returns them.
+pub fn step<'c>(
     args: &BringupArgs,
-    clock: &barebell_sim::SimClock,
+    clock: &'c barebell_sim::SimClock,
     d: &Discovery<'_>,
     vram_mib: u32,
-) -> Result<(), String> {
-    use barebell::gmc::{Flags, Format, LARGE_PAGE, Table, TableArena};
-    use barebell::hub::{HubConfig, gfxhub_gart_enable};
-    use barebell::mem::VramAllocator;
-    use barebell_sim::gmc::Access as VmAccess;
-    use barebell_sim::hub::HubModel;
-
+) -> Result<GmcState<'c>, String> {
     let trace = args.trace;
-    let gc = d.ip(hw_id::GC, 0).ok_or("no GC")?;
-    if gc.version.triple() != (11, 0, 0) {
-        println!(
-            "step gmc: skipped: GC {:?} has no hub init (only GFXHUB 3.0 / GC 11.0.0 is built)",
-            gc.version.triple()
-        );
-        return Ok(());
-    }
+    let gfxhub = hub_state(clock, d, hw_id::GC, "GC")?;
+    let mmhub = hub_state(clock, d, hw_id::MMHUB, "MMHUB")?;
+    let format = match gfxhub.regs.generation {
+        barebell::hub::Generation::Gfx11 => Format::Gfx11,
+        barebell::hub::Generation::Gfx12 => Format::Gfx12,
+    };
     // VMID0: a 2 MiB page of VRAM at VA 0, taken from the allocator so it
     // stays below the discovery/boot region. The tables themselves sit in
-    // host memory the hub model reads as if it were VRAM.
+    // host memory the hub models read as if it were VRAM.
     let size = u64::from(vram_mib) << 20;
     let mut vram =
         VramAllocator::with_boot_region(size, FB_START).map_err(|e| format!("gmc: {e}"))?;
@@ -44,13 +109,14 @@ pub fn step(
     // The page the system aperture answers unmapped accesses with
     // (`mem_scratch`); its physical address is its VRAM offset here.
     let scratch = vram.alloc(4096, 4096).map_err(|e| format!("gmc: {e}"))?;
-    let tables: &'static mut [Table] = Box::leak(vec![Table::EMPTY; 4].into_boxed_slice());
+    let tables: &'static mut [Table] =
+        Box::leak(vec![Table::EMPTY; VMID0_TABLES].into_boxed_slice());
     let mc = tables.as_ptr() as u64;
-    let mut dma = barebell_sim::dma::Dma::default();
+    let mut dma = Dma::default();
     // SAFETY: leaked, so it lives as long as `dma`; the tables are written
-    // before the model reads them.
-    unsafe { dma.map(mc, 4 * 4096) };
-    let mut arena = TableArena::new(tables, mc, Format::Gfx11);
+    // before the models read them.
+    unsafe { dma.map(mc, (VMID0_TABLES * 4096) as u64) };
+    let mut vmid0 = TableArena::new(tables, mc, format);
     let rw = Flags {
         readable: true,
         writeable: true,
@@ -58,20 +124,13 @@ pub fn step(
         system: false,
         snooped: false,
     };
-    arena
+    vmid0
         .map(0, page.mc, LARGE_PAGE, rw, true)
         .map_err(|e| format!("gmc: {e:?}"))?;
-    let hub = HubModel::new(clock, gc.bases);
-    let blocks = [(gc_11_0_0::ALL, gc.bases)];
-    let bus = TraceBus::new(&hub, Symbols { blocks: &blocks }, move |a: Access| {
-        if trace {
-            println!("  {a}");
-        }
-    });
-    let cfg = HubConfig {
-        pt_base: arena.root(),
+    let config = HubConfig {
+        pt_base: vmid0.root(),
         start: 0,
-        end: (1 << 30) - 1,
+        end: GART_END,
         fb_start: FB_START,
         fb_end: FB_START + size - 1,
         agp_start: u64::MAX >> 16,
@@ -79,18 +138,41 @@ pub fn step(
         default_page: scratch.offset,
         dummy_page: 0,
     };
-    gfxhub_gart_enable(&bus, &gc.bases, &cfg).map_err(|e| format!("gmc: {e}"))?;
-    let t = hub
-        .translate(&dma, 0x1000, VmAccess::Read)
-        .map_err(|e| format!("gmc: the hub model refused VA 0x1000: {e:?}"))?;
-    if t.pa != page.mc + 0x1000 {
-        return Err(format!("gmc: VA 0x1000 went to {:#x}", t.pa));
+    // gmc_v11_0_gart_enable() / gmc_v12_0_gart_enable(): GFXHUB, then MMHUB.
+    for h in [&gfxhub, &mmhub] {
+        let blocks = [(h.regs.all, h.bases)];
+        let bus = TraceBus::new(&h.model, Symbols { blocks: &blocks }, move |a: Access| {
+            if trace {
+                println!("  {a}");
+            }
+        });
+        gart_enable(&bus, &h.bases, h.regs, &config)
+            .map_err(|e| format!("gmc: {}: {e}", h.regs.name))?;
+        let t = h
+            .model
+            .translate(&dma, 0x1000, VmAccess::Read)
+            .map_err(|e| format!("gmc: the {} model refused VA 0x1000: {e:?}", h.regs.name))?;
+        if t.pa != page.mc + 0x1000 {
+            return Err(format!(
+                "gmc: {}: VA 0x1000 went to {:#x}",
+                h.regs.name, t.pa
+            ));
+        }
+        println!(
+            "step gmc: {} enabled, VMID0 root {:#x}; VA 0x1000 -> MC {:#x} through the hub model's walk ({} KiB TLB entry)",
+            h.regs.name,
+            vmid0.root(),
+            t.pa,
+            t.tlb_bytes >> 10
+        );
     }
-    println!(
-        "step gmc: GFXHUB enabled, VMID0 root {:#x}; VA 0x1000 -> MC {:#x} through the hub model's walk ({} KiB TLB entry)",
-        arena.root(),
-        t.pa,
-        t.tlb_bytes >> 10
-    );
-    Ok(())
+    Ok(GmcState {
+        gfxhub,
+        mmhub,
+        vram,
+        vmid0,
+        dma,
+        config,
+        page,
+    })
 }

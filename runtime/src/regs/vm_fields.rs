@@ -224,7 +224,7 @@ macro_rules! vm_layout_field_facts {
             $crate::regs::vm_fields::vm_field!(
                 $sh,
                 $mc,
-                "_MC_VM_MX_L1_TLB_CNTL",
+                "_VM_MX_L1_TLB_CNTL",
                 "ENABLE_L1_TLB",
                 GcmcVmMxL1TlbCntl,
                 ENABLE_L1_TLB_OFFSET,
@@ -233,7 +233,7 @@ macro_rules! vm_layout_field_facts {
             $crate::regs::vm_fields::vm_field!(
                 $sh,
                 $mc,
-                "_MC_VM_MX_L1_TLB_CNTL",
+                "_VM_MX_L1_TLB_CNTL",
                 "SYSTEM_ACCESS_MODE",
                 GcmcVmMxL1TlbCntl,
                 SYSTEM_ACCESS_MODE_OFFSET,
@@ -242,7 +242,7 @@ macro_rules! vm_layout_field_facts {
             $crate::regs::vm_fields::vm_field!(
                 $sh,
                 $mc,
-                "_MC_VM_MX_L1_TLB_CNTL",
+                "_VM_MX_L1_TLB_CNTL",
                 "SYSTEM_APERTURE_UNMAPPED_ACCESS",
                 GcmcVmMxL1TlbCntl,
                 SYSTEM_APERTURE_UNMAPPED_ACCESS_OFFSET,
@@ -251,7 +251,7 @@ macro_rules! vm_layout_field_facts {
             $crate::regs::vm_fields::vm_field!(
                 $sh,
                 $mc,
-                "_MC_VM_MX_L1_TLB_CNTL",
+                "_VM_MX_L1_TLB_CNTL",
                 "ENABLE_ADVANCED_DRIVER_MODEL",
                 GcmcVmMxL1TlbCntl,
                 ENABLE_ADVANCED_DRIVER_MODEL_OFFSET,
@@ -260,7 +260,7 @@ macro_rules! vm_layout_field_facts {
             $crate::regs::vm_fields::vm_field!(
                 $sh,
                 $mc,
-                "_MC_VM_MX_L1_TLB_CNTL",
+                "_VM_MX_L1_TLB_CNTL",
                 "ECO_BITS",
                 GcmcVmMxL1TlbCntl,
                 ECO_BITS_OFFSET,
@@ -269,7 +269,7 @@ macro_rules! vm_layout_field_facts {
             $crate::regs::vm_fields::vm_field!(
                 $sh,
                 $mc,
-                "_MC_VM_MX_L1_TLB_CNTL",
+                "_VM_MX_L1_TLB_CNTL",
                 "MTYPE",
                 GcmcVmMxL1TlbCntl,
                 MTYPE_OFFSET,

@@ -232,3 +232,313 @@ fn unmapped_access_latches_the_fault_registers() {
     let _ = hub.translate(&dma, 0x100_0000, Access::Read);
     assert_eq!((reg(0x15c8), reg(0x15c9)), (0x100, 0x1000));
 }
+
+// ---- All four hubs through the one `gart_enable` sequence ----------------
+//
+// Offsets below are hand-copied from each hub's Linux 6.12 `_offset.h`, and
+// register values composed by hand from its `_sh_mask.h` masks, not from
+// the runtime's tables or bitfield structs.
+
+use barebell::hub::{
+    GFXHUB_3_0, GFXHUB_12_0, HubRegs, MMHUB_3_0_0, MMHUB_4_1_0, clear_fault, gart_enable,
+    read_fault,
+};
+use barebell_sim::discovery::NAVI48;
+use barebell_sim::hub::OrderViolation;
+
+/// One hub under test and the header facts the assertions use.
+struct Case {
+    hub: &'static HubRegs,
+    part: &'static sim::PartDesc,
+    hw: u16,
+    gfx12: bool,
+    /// `*_CONTEXT0_CNTL`, `*_CONTEXT15_CNTL`, `*MC_VM_MX_L1_TLB_CNTL`,
+    /// `*_L2_CNTL3`, `*_L2_PROTECTION_FAULT_CNTL`,
+    /// `*_L2_PROTECTION_FAULT_STATUS(_LO32)`, `_ADDR_LO32`, `_ADDR_HI32`,
+    /// `*_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32`, `*MC_VM_SYSTEM_APERTURE_LOW_ADDR`.
+    ctx0_cntl: u32,
+    ctx15_cntl: u32,
+    l1_tlb: u32,
+    l2_cntl3: u32,
+    fault_cntl: u32,
+    status: u32,
+    addr_lo: u32,
+    addr_hi: u32,
+    base_lo: u32,
+    aperture_low: u32,
+    /// The user-context CNTL value from the header masks.
+    user_cntl: u32,
+}
+
+/// gfx11 generation (`gc_11_0_0_sh_mask.h`, `mmhub_3_0_0_sh_mask.h`):
+/// ENABLE_CONTEXT 0x1, PAGE_TABLE_DEPTH 0x6, RANGE 0x400, DUMMY_PAGE
+/// 0x1000, PDE0 0x4000, VALID 0x10000, READ 0x40000, WRITE 0x100000,
+/// EXECUTE 0x400000 (`_ENABLE_DEFAULT` masks).
+const USER_GFX11: u32 = 0x7 | 0x400 | 0x1000 | 0x4000 | 0x1_0000 | 0x4_0000 | 0x10_0000 | 0x40_0000;
+/// gfx12 generation (`gc_12_0_0_sh_mask.h`, `mmhub_4_1_0_sh_mask.h`): the
+/// same fields at 0x800, 0x2000, 0x8000, 0x20000, 0x80000, 0x200000,
+/// 0x800000.
+const USER_GFX12: u32 = 0x7 | 0x800 | 0x2000 | 0x8000 | 0x2_0000 | 0x8_0000 | 0x20_0000 | 0x80_0000;
+
+const CASES: [Case; 4] = [
+    Case {
+        hub: &GFXHUB_3_0,
+        part: &NAVI31,
+        hw: hw_id::GC,
+        gfx12: false,
+        ctx0_cntl: 0x1688,
+        ctx15_cntl: 0x1697,
+        l1_tlb: 0x167f,
+        l2_cntl3: 0x15be,
+        fault_cntl: 0x15c4,
+        status: 0x15c8,
+        addr_lo: 0x15c9,
+        addr_hi: 0x15ca,
+        base_lo: 0x16f3,
+        aperture_low: 0x167d,
+        user_cntl: USER_GFX11,
+    },
+    Case {
+        hub: &MMHUB_3_0_0,
+        part: &NAVI31,
+        hw: hw_id::MMHUB,
+        gfx12: false,
+        ctx0_cntl: 0x0740,
+        ctx15_cntl: 0x074f,
+        l1_tlb: 0x08f3,
+        l2_cntl3: 0x0702,
+        fault_cntl: 0x0708,
+        status: 0x070c,
+        addr_lo: 0x070d,
+        addr_hi: 0x070e,
+        base_lo: 0x07ab,
+        aperture_low: 0x08f1,
+        user_cntl: USER_GFX11,
+    },
+    Case {
+        hub: &GFXHUB_12_0,
+        part: &NAVI48,
+        hw: hw_id::GC,
+        gfx12: true,
+        ctx0_cntl: 0x1624,
+        ctx15_cntl: 0x1633,
+        l1_tlb: 0x161b,
+        l2_cntl3: 0x15c6,
+        fault_cntl: 0x15cc,
+        status: 0x15d0,
+        addr_lo: 0x15d2,
+        addr_hi: 0x15d3,
+        base_lo: 0x168f,
+        aperture_low: 0x1619,
+        user_cntl: USER_GFX12,
+    },
+    Case {
+        hub: &MMHUB_4_1_0,
+        part: &NAVI48,
+        hw: hw_id::MMHUB,
+        gfx12: true,
+        ctx0_cntl: 0x0564,
+        ctx15_cntl: 0x0573,
+        l1_tlb: 0x055b,
+        l2_cntl3: 0x04e6,
+        fault_cntl: 0x04ec,
+        status: 0x04f0,
+        addr_lo: 0x04f2,
+        addr_hi: 0x04f3,
+        base_lo: 0x05cf,
+        aperture_low: 0x0559,
+        user_cntl: USER_GFX12,
+    },
+];
+
+impl Case {
+    fn bases(&self) -> IpBases {
+        let (bin, _) = sim::build(self.part);
+        let d = Discovery::parse(&bin).unwrap();
+        let ip = d.ip(self.hw, 0).unwrap();
+        assert!(
+            self.hub.versions.contains(&ip.version.triple()),
+            "{}",
+            self.hub.name
+        );
+        ip.bases
+    }
+
+    /// The same mappings as `tables()`, in this hub's PTE format, plus a
+    /// 64 KiB block that gets a fragment.
+    fn tables(&self) -> (u64, Dma) {
+        let n = 8;
+        let t: &'static mut [Table] = Box::leak(vec![Table::EMPTY; n].into_boxed_slice());
+        let base = t.as_ptr() as u64;
+        let mut dma = Dma::default();
+        // SAFETY: leaked, outlives `dma`; tables are written before walks.
+        unsafe { dma.map(base, (n * 4096) as u64) };
+        let format = if self.gfx12 {
+            Format::Gfx12
+        } else {
+            Format::Gfx11
+        };
+        let mut a = TableArena::new(t, base, format);
+        a.map(0x40_0000, 0x1234_0000, 0x1_0000, RW, false).unwrap();
+        a.map(0x80_0000, 0x4000_0000, 0x20_0000, RW, true).unwrap();
+        (a.root(), dma)
+    }
+}
+
+fn reg_of(hub: &HubModel<'_>, bases: IpBases, dw: u32) -> u32 {
+    hub.read32(((bases.0[0] + dw) * 4) as usize)
+}
+
+#[test]
+fn every_hub_enables_and_translates_through_the_runtime_tables() {
+    for c in &CASES {
+        let clock = SimClock::new();
+        let b = c.bases();
+        let hub = HubModel::for_hub(&clock, b, c.hub);
+        let (root, dma) = c.tables();
+        assert_eq!(
+            hub.translate(&dma, 0x40_0000, Access::Read),
+            Err(HubRefusal::L1TlbDisabled),
+            "{}",
+            c.hub.name
+        );
+        gart_enable(&hub, &b, c.hub, &config(root)).unwrap();
+        let reg = |dw| reg_of(&hub, b, dw);
+        // Context 0: ENABLE_CONTEXT | PAGE_TABLE_DEPTH 3, block size 0.
+        assert_eq!(reg(c.ctx0_cntl), 0x7, "{}", c.hub.name);
+        assert_eq!(reg(c.ctx15_cntl), c.user_cntl, "{}", c.hub.name);
+        // L1 TLB: ENABLE 0x1, SYSTEM_ACCESS_MODE 3 (0x18), ADVANCED_DRIVER
+        // 0x40, MTYPE_UC 3 at bit 11 (mask 0x3800 gfx11, 0x1800 gfx12).
+        assert_eq!(reg(c.l1_tlb), 0x1 | 0x18 | 0x40 | 0x1800, "{}", c.hub.name);
+        // L2_CNTL3: the .c/_default.h value (0x80120007 GC, 0x80100007
+        // MMHUB) with BANK_SELECT (0x3F) 9 and BIGK (0xF8000) 6: bit 17 of
+        // GC's default falls inside the BIGK mask, so both end equal.
+        assert_eq!(reg(c.l2_cntl3), 0x8013_0009, "{}", c.hub.name);
+        assert_eq!(reg(c.base_lo), (root as u32) | 1, "{}", c.hub.name);
+        assert_eq!(reg(c.aperture_low), (0x80_0000_0000u64 >> 18) as u32);
+        let t = hub.translate(&dma, 0x40_1008, Access::Read).unwrap();
+        assert_eq!(
+            (t.pa, t.tlb_bytes),
+            (0x1234_1008, 0x1_0000),
+            "{}",
+            c.hub.name
+        );
+        let t = hub
+            .translate(&dma, 0x80_0000 + 0x12_3456, Access::Write)
+            .unwrap();
+        assert_eq!(
+            (t.pa, t.tlb_bytes),
+            (0x4000_0000 + 0x12_3456, 0x20_0000),
+            "{}",
+            c.hub.name
+        );
+        let v = hub.vmid0().unwrap();
+        assert_eq!(
+            (v.root, v.start, v.end, v.fb_start, v.default_page),
+            (root, 0, 0xFF_FFFF, 0x80_0000_0000, 0x1000_0000),
+            "{}",
+            c.hub.name
+        );
+        assert_eq!(read_fault(&hub, &b, c.hub), Ok(None), "{}", c.hub.name);
+    }
+}
+
+#[test]
+fn every_hub_refuses_a_context_enabled_before_its_base() {
+    for c in &CASES {
+        let clock = SimClock::new();
+        let b = c.bases();
+        let hub = HubModel::for_hub(&clock, b, c.hub);
+        let (root, dma) = c.tables();
+        // ENABLE_CONTEXT before anything else: Linux writes the base first.
+        hub.write32(((b.0[0] + c.ctx0_cntl) * 4) as usize, 0x7);
+        assert_eq!(
+            hub.order_violation(),
+            Some(OrderViolation::ContextBeforeBase)
+        );
+        gart_enable(&hub, &b, c.hub, &config(root)).unwrap();
+        assert_eq!(
+            hub.translate(&dma, 0x40_0000, Access::Read),
+            Err(HubRefusal::Order(OrderViolation::ContextBeforeBase)),
+            "{}",
+            c.hub.name
+        );
+    }
+    // Base written, L1 TLB still off.
+    let c = &CASES[3];
+    let clock = SimClock::new();
+    let b = c.bases();
+    let hub = HubModel::for_hub(&clock, b, c.hub);
+    hub.write32(((b.0[0] + c.base_lo) * 4) as usize, 0x1001);
+    hub.write32(((b.0[0] + c.ctx0_cntl) * 4) as usize, 0x7);
+    assert_eq!(
+        hub.order_violation(),
+        Some(OrderViolation::ContextBeforeL1Tlb)
+    );
+}
+
+#[test]
+fn every_hub_refuses_an_inverted_system_aperture() {
+    for c in &CASES {
+        let clock = SimClock::new();
+        let b = c.bases();
+        let hub = HubModel::for_hub(&clock, b, c.hub);
+        let (root, dma) = c.tables();
+        gart_enable(&hub, &b, c.hub, &config(root)).unwrap();
+        // *MC_VM_SYSTEM_APERTURE_LOW_ADDR above _HIGH_ADDR (the next dword).
+        let low = (b.0[0] + c.aperture_low) * 4;
+        hub.write32(low as usize, 0x30_0000);
+        hub.write32((low + 4) as usize, 0x20_0000);
+        assert_eq!(
+            hub.translate(&dma, 0x40_0000, Access::Read),
+            Err(HubRefusal::ApertureInverted {
+                low: 0x30_0000,
+                high: 0x20_0000
+            }),
+            "{}",
+            c.hub.name
+        );
+    }
+}
+
+#[test]
+fn every_hub_latches_an_unmapped_access_and_read_fault_decodes_it() {
+    for c in &CASES {
+        let clock = SimClock::new();
+        let b = c.bases();
+        let hub = HubModel::for_hub(&clock, b, c.hub);
+        let (root, dma) = c.tables();
+        let reg = |dw| reg_of(&hub, b, dw);
+        // A VA above 2^44 so ADDR_HI32 is exercised: context 0 spans the
+        // whole 48-bit space here.
+        let mut cfg = config(root);
+        cfg.end = (1 << 48) - 1;
+        gart_enable(&hub, &b, c.hub, &cfg).unwrap();
+        let va = 0x1234_5678_9000u64;
+        assert!(matches!(
+            hub.translate_as(&dma, va + 0x10, Access::Read, 6),
+            Err(HubRefusal::Fault(_))
+        ));
+        // Fields in all four headers: PERMISSION_FAULTS 0xF0, CID 0x3FE00,
+        // RW 0x40000 (read: 0). ADDR_LO32 = VA >> 12 low 32 bits,
+        // ADDR_HI32.LOGICAL_PAGE_ADDR_HI4 (0xF) = VA >> 44.
+        assert_eq!(reg(c.status), 0x10 | (6 << 9), "{}", c.hub.name);
+        assert_eq!(reg(c.addr_lo), 0x2345_6789, "{}", c.hub.name);
+        assert_eq!(reg(c.addr_hi), 0x1, "{}", c.hub.name);
+        let f = read_fault(&hub, &b, c.hub).unwrap().unwrap();
+        assert_eq!(
+            (f.hub, f.addr, f.cid, f.write, f.permission_faults),
+            (c.hub.name, va, 6, false, 1)
+        );
+        assert!(f.to_string().starts_with(c.hub.name), "{f}");
+        // Bit 0 of *_L2_PROTECTION_FAULT_CNTL clears it.
+        clear_fault(&hub, &b, c.hub).unwrap();
+        assert_eq!(
+            (reg(c.status), reg(c.fault_cntl) & 1),
+            (0, 0),
+            "{}",
+            c.hub.name
+        );
+        assert_eq!(read_fault(&hub, &b, c.hub), Ok(None));
+    }
+}
