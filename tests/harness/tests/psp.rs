@@ -700,3 +700,96 @@ fn address_outside_every_aperture_faults() {
         1
     );
 }
+
+/// fw_pri with no PTE: the bootloader cannot read the component and
+/// answers the model's DMA status; the MMHUB holds fw_pri's address, and
+/// the runtime can read the fault it latched.
+#[test]
+fn missing_fw_pri_pte_fails_the_bootloader_load_with_a_latched_fault() {
+    let mut r = rig_layout(
+        &navi31(),
+        Layout {
+            fw_pri: Mapping::Missing,
+            ..Layout::default()
+        },
+    );
+    let mut p = psp_of(&mut r);
+    let kdb = r.sos.bytes(r.sos.section("kdb").unwrap());
+    assert_eq!(
+        p.bootloader_load(Component::Kdb, kdb),
+        Err(PspError::BootloaderStatus {
+            component: Component::Kdb,
+            status: status::DMA
+        })
+    );
+    assert_eq!(fault_registers(&r), (FW_PRI_VA, 0, 6, 0));
+    let f = p.vm_fault().unwrap();
+    assert_eq!((f.addr, f.cid, f.write), (FW_PRI_VA, 6, false));
+}
+
+/// A ring with no PTE: ring create answers the DMA status and the fault
+/// names the ring's address.
+#[test]
+fn missing_ring_pte_fails_ring_create() {
+    let mut r = rig_layout(
+        &navi31(),
+        Layout {
+            ring: Mapping::Missing,
+            ..Layout::default()
+        },
+    );
+    let mut p = psp_of(&mut r);
+    for (name, c) in BOOT_ORDER {
+        if let Some(s) = r.sos.section(name) {
+            p.bootloader_load(c, r.sos.bytes(s)).unwrap();
+        }
+    }
+    assert_eq!(
+        p.ring_create(),
+        Err(PspError::RingStatus {
+            status: status::DMA
+        })
+    );
+    assert_eq!(fault_registers(&r), (rig::RING_VA, 0, 6, 0));
+}
+
+/// SETUP_TMR with a GART address (system memory) or with a physical
+/// address that is not the TMR's: refused.
+#[test]
+fn tmr_must_be_vram_at_its_physical_address() {
+    let mut r = rig(&navi31(), |_| {});
+    let mut p = psp_of(&mut r);
+    boot_and_ring(&r, &mut p);
+    p.load_toc(r.sos.bytes(r.sos.section("toc").unwrap()))
+        .unwrap();
+    // fw_pri's GART address is 1 MiB aligned but is not VRAM.
+    assert!(matches!(
+        p.setup_tmr(FW_PRI_VA, r.tmr.capacity, r.tmr.phys_addr),
+        Err(PspError::CommandFailed {
+            cmd_id: 0x05,
+            status: status::TMR,
+            ..
+        })
+    ));
+    assert!(matches!(
+        p.setup_tmr(r.tmr.mc_addr, r.tmr.capacity, r.tmr.phys_addr + (1 << 20)),
+        Err(PspError::CommandFailed {
+            cmd_id: 0x05,
+            status: status::TMR,
+            ..
+        })
+    ));
+    let why: Vec<&str> = r.model.refusals().iter().map(|x| x.why).collect();
+    assert_eq!(
+        why,
+        [
+            "TMR not VRAM at its physical address",
+            "TMR not VRAM at its physical address"
+        ]
+    );
+    p.setup_tmr(r.tmr.mc_addr, r.tmr.capacity, r.tmr.phys_addr)
+        .unwrap();
+    // The VRAM address is the runtime allocator's: FB base + offset.
+    assert_eq!(r.tmr.mc_addr, rig::FB_START + r.tmr.phys_addr);
+    assert_eq!(r.tmr.phys_addr % psp::TMR_ALIGN, 0);
+}
