@@ -40,11 +40,15 @@ use super::firmware::{self, FirmwareSet};
 use crate::bringup::Step;
 use crate::latency_target::MappingMode;
 use barebell::bus::{RegCondition, RegisterBus, WaitError, poll};
+use barebell::discovery::IpInfo;
 use barebell::discovery::{Discovery, TABLE_BYTES, TMR_OFFSET, boot, hw_id, read_from_vram};
-use barebell::mem::{VramAllocator, VramRange};
-use barebell::psp::{self, DmaBuf, GcRegs, Image, Plan, Psp, PspBuffers, PspRegs, Tmr};
+use barebell::gmc::{Flags, Format, Table, TableArena};
+use barebell::hub::{Generation as HubGeneration, HubConfig, HubRegs, hub_for};
+use barebell::mem::{DmaArena, PAGE_ALIGN, VramAllocator, VramRange};
+use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio, NbioError};
+use barebell::psp::{self, DmaBuf, FaultHub, GcRegs, Image, Plan, Psp, PspBuffers, PspRegs, Tmr};
 use barebell::regs::trace::{Access, Symbols, TraceBus};
-use barebell::regs::{IpBases, Reg, gc_11_0_0};
+use barebell::regs::{IpBases, Reg};
 use barebell::time::StdClock;
 use barebell_firmware_if::Body;
 use core::ptr::NonNull;
@@ -110,63 +114,17 @@ pub struct Options<'a> {
 pub const VBIOS_FB_HOLE: u64 = 16 << 20;
 /// `IFWI init` wait, as Linux's loop (1000 × ~1 ms).
 const IFWI_TIMEOUT_NS: u64 = 1_000_000_000;
-/// `PSP_TMR_SIZE` for everything but Aldebaran, and `PSP_TMR_ALIGNMENT`
-/// (amdgpu_psp.h; not compiled by the harness: the header needs the
+/// `PSP_TMR_SIZE` for everything but Aldebaran (amdgpu_psp.h; not compiled by the harness: the header needs the
 /// whole driver).
 const TMR_SIZE: u32 = 0x40_0000;
-const TMR_ALIGN: u64 = 0x10_0000;
-/// `GCMC_VM_FB_LOCATION_BASE__FB_BASE_MASK`; the field holds bits 24+.
+/// `MMMC_VM_FB_LOCATION_BASE__FB_BASE_MASK` (mmhub_3_0_0 and 4_1_0
+/// sh_mask headers); the field holds MC address bits 24 and up.
 const FB_BASE_MASK: u32 = 0x00FF_FFFF;
-
-/// The NBIO/NBIF instance the `nbio` step programs, and the HDP flush
-/// through its remapped page. Only NBIO 4.3.0 has a runtime module.
-#[derive(Debug, Clone, Copy)]
-struct NbioIp {
-    bases: IpBases,
-}
-
-impl NbioIp {
-    fn for_version(v: (u8, u8, u8), bases: IpBases) -> Result<Self, HwError> {
-        if v == (4, 3, 0) {
-            Ok(NbioIp { bases })
-        } else {
-            Err(HwError::NotBuilt {
-                step: "nbio",
-                missing: format!("NBIF {v:?} init (only NBIO 4.3.0 is built)"),
-            })
-        }
-    }
-    fn init<B: RegisterBus + ?Sized>(&self, bus: &B, doorbell_bus: u64) -> Result<(), HwError> {
-        barebell::nbio::init(bus, &self.bases, doorbell_bus).map_err(step_err("nbio"))
-    }
-    fn flush<B: RegisterBus + ?Sized>(&self, bus: &B) -> Result<(), barebell::nbio::NbioError> {
-        barebell::nbio::flush_hdp(bus, barebell::nbio::MMIO_REG_HOLE_OFFSET)
-    }
-}
-
-/// A bus that flushes HDP before every register write, so VRAM written
-/// through BAR0 is visible to whatever the write tells to look at it.
-struct FlushingBus<'a, B: RegisterBus + ?Sized> {
-    inner: &'a B,
-    nbio: NbioIp,
-}
-
-impl<B: RegisterBus + ?Sized> RegisterBus for FlushingBus<'_, B> {
-    fn read32(&self, byte_offset: usize) -> u32 {
-        self.inner.read32(byte_offset)
-    }
-    fn write32(&self, byte_offset: usize, value: u32) {
-        // The flush was checked once before this bus was built; a device
-        // that has gone shows up on the next read of any poll.
-        let _ = self.nbio.flush(self.inner);
-        self.inner.write32(byte_offset, value)
-    }
-}
 
 fn symbols_for(v: (u8, u8, u8)) -> &'static [Reg] {
     use barebell::regs::{gc_12_0_0, mp_13_0_0, mp_14_0_2};
     match v {
-        (11, 0, 0) => gc_11_0_0::ALL,
+        (11, 0, 0) => barebell::regs::gc_11_0_0::ALL,
         (12, 0, 0) | (12, 0, 1) => gc_12_0_0::ALL,
         (13, 0, 0) => mp_13_0_0::ALL,
         (14, 0, 2) | (14, 0, 3) => mp_14_0_2::ALL,
@@ -271,12 +229,13 @@ pub fn bring_up(target: Target, o: &Options<'_>) -> Result<(), HwError> {
     }
 
     // nbio
-    let nbio = NbioIp::for_version(nbif.version.triple(), nbif.bases)?;
-    let nbio_names: &'static [Reg] = match nbif.version.triple() {
-        (4, 3, 0) => barebell::regs::nbio_4_3_0::init::ALL,
-        _ => &[],
-    };
-    let nbio_blocks = [(nbio_names, nbif.bases)];
+    let nbio =
+        Nbio::for_version(nbif.version.triple(), nbif.bases).map_err(|e| HwError::NotBuilt {
+            step: "nbio",
+            missing: e.to_string(),
+        })?;
+    let nbio_blocks: Vec<(&'static [Reg], IpBases)> =
+        nbio.regs.symbols.iter().map(|r| (*r, nbif.bases)).collect();
     let nbio_bus = TraceBus::new(
         &dev.regs,
         Symbols {
@@ -284,31 +243,44 @@ pub fn bring_up(target: Target, o: &Options<'_>) -> Result<(), HwError> {
         },
         print,
     );
-    nbio.init(&nbio_bus, dev.doorbell_bus)?;
-    nbio.flush(&nbio_bus).map_err(step_err("nbio"))?;
+    barebell::nbio::init(&nbio_bus, &nbio, dev.doorbell_bus).map_err(step_err("nbio"))?;
+    flush_hdp(&nbio_bus, &nbio).map_err(step_err("nbio"))?;
     println!(
-        "step nbio: HDP flush remapped to BAR5 + {:#x} and used once; doorbell aperture open; self-ring at {:#x}",
-        barebell::nbio::MMIO_REG_HOLE_OFFSET,
-        dev.doorbell_bus
+        "step nbio: {} init; HDP flush remapped to BAR5 + {:#x} and used once; doorbell aperture open; self-ring at {:#x}",
+        nbio.regs.ip, MMIO_REG_HOLE_OFFSET, dev.doorbell_bus
     );
     if o.until == Step::Nbio {
         return Ok(());
     }
 
-    // gmc
+    // gmc: MMHUB, as gmc_v11_0/v12_0_hw_init() do; GFXHUB waits for the
+    // gfx block's hw_init, after the RLC autoload.
+    let mmhub_ip = ip(hw_id::MMHUB, "MMHUB")?;
     let g = gc.version.triple();
-    if g != (11, 0, 0) {
-        return Err(HwError::NotBuilt {
-            step: "gmc",
-            missing: format!("hub init for GC {g:?} (only GFXHUB 3.0 / GC 11.0.0 is built)"),
-        });
-    }
-    let gc_blocks = [
+    let mmhub_regs = hub_for(hw_id::MMHUB, mmhub_ip.version.triple());
+    let gfxhub = hub_for(hw_id::GC, g).ok_or_else(|| HwError::NotBuilt {
+        step: "gmc",
+        missing: format!("GFXHUB init for GC {g:?}"),
+    })?;
+    let mut blocks = vec![
         (symbols_for(mp0.version.triple()), mp0.bases),
         (symbols_for(g), gc.bases),
+        (mmhub_regs.map(|h| h.all).unwrap_or(&[]), mmhub_ip.bases),
     ];
-    let gc_bus = TraceBus::new(&dev.regs, Symbols { blocks: &gc_blocks }, print);
-    let mut vram = gmc(&dev, &gc_bus, &nbio, &gc.bases, vram_bytes)?;
+    blocks.extend(nbio_blocks.iter().copied());
+    let bus = TraceBus::new(&dev.regs, Symbols { blocks: &blocks }, print);
+    let mut m = gmc(&dev, &bus, &nbio, &mmhub_ip, vram_bytes)?;
+    println!(
+        "step gmc: FB at MC {:#x}..={:#x}; {} enabled, VMID0 (GART) {:#x}..={:#x} with tables at VRAM {:#x}; PSP buffers in GTT at bus {:#x}, TMR at VRAM {:#x}",
+        m.cfg.fb_start,
+        m.cfg.fb_end,
+        m.mmhub.name,
+        m.cfg.start,
+        m.cfg.end,
+        m.cfg.pt_base,
+        dev.dma.bus(),
+        m.tmr.phys_addr
+    );
     if o.until == Step::Gmc {
         return Ok(());
     }
@@ -324,22 +296,19 @@ pub fn bring_up(target: Target, o: &Options<'_>) -> Result<(), HwError> {
         step: "psp",
         missing,
     })?;
-    let flushing = FlushingBus {
-        inner: &gc_bus,
-        nbio,
-    };
     let (regs, plan, gc_regs) = psp_tables(mp0.version.triple(), g)?;
-    let bufs = psp_buffers(&dev, &mut vram)?;
-    let tmr_range = vram
-        .alloc(u64::from(TMR_SIZE), TMR_ALIGN)
-        .map_err(step_err("psp"))?;
-    let tmr = Tmr {
-        mc_addr: tmr_range.mc,
-        capacity: TMR_SIZE,
-        phys_addr: tmr_range.offset,
-    };
-    let mut p = Psp::new(&flushing, &clock, regs, &mp0.bases, bufs).map_err(step_err("psp"))?;
-    let report = load(&mut p, plan, &set, o.firmware_dir, tmr)?;
+    let bufs = m.bufs.take().ok_or(HwError::Step {
+        step: "psp",
+        detail: "buffers already taken".into(),
+    })?;
+    let mut p = Psp::new(&bus, &clock, regs, &mp0.bases, bufs)
+        .map_err(step_err("psp"))?
+        .with_fault_hub(FaultHub {
+            bus: &bus,
+            bases: m.mmhub_bases,
+            regs: m.mmhub,
+        });
+    let report = load(&mut p, plan, &set, o.firmware_dir, m.tmr)?;
     println!(
         "step psp: {} bootloader components, TMR {:#x} bytes asked by the TOC, {} LOAD_IP_FW, AUTOLOAD_RLC sent",
         report.components, report.tmr_size, report.ip_fw_loads
@@ -348,24 +317,29 @@ pub fn bring_up(target: Target, o: &Options<'_>) -> Result<(), HwError> {
         return Ok(());
     }
 
-    // rlc
+    // rlc, then GFXHUB (gfx_v11_0_hw_init(): RLC autoload wait, then
+    // gfx_v11_0_gfxhub_enable(): GFXHUB init, HDP flush)
     p.wait_rlc_autoload(gc_regs, &gc.bases)
         .map_err(step_err("rlc"))?;
     println!("step rlc: RLC_RLCS_BOOTLOAD_STATUS.BOOTLOAD_COMPLETE and CP_STAT idle");
+    barebell::hub::gart_enable(&bus, &gc.bases, gfxhub, &m.cfg).map_err(step_err("gfxhub"))?;
+    flush_hdp(&bus, &nbio).map_err(step_err("gfxhub"))?;
+    println!(
+        "step gfxhub: {} enabled with the same VMID0 tables",
+        gfxhub.name
+    );
     let Some(_mode) = o.mapping else {
         return Ok(());
     };
 
     // mes
+    let generation = match gfxhub.generation {
+        HubGeneration::Gfx11 => barebell::mqd::Generation::Gfx11,
+        HubGeneration::Gfx12 => barebell::mqd::Generation::Gfx12,
+    };
     let start = mes_start(&set, o.firmware_dir)?;
-    let versions = barebell::mes_start::start(
-        &flushing,
-        &clock,
-        &gc.bases,
-        barebell::mqd::Generation::Gfx11,
-        &start,
-    )
-    .map_err(step_err("mes"))?;
+    let versions = barebell::mes_start::start(&bus, &clock, &gc.bases, generation, &start)
+        .map_err(step_err("mes"))?;
     println!(
         "step mes: MES pipes unhalted; scheduler firmware {:#x}, API {}",
         versions.firmware(),
@@ -375,6 +349,10 @@ pub fn bring_up(target: Target, o: &Options<'_>) -> Result<(), HwError> {
         step: "rings",
         missing: RINGS_MISSING.into(),
     })
+}
+
+fn flush_hdp<B: RegisterBus + ?Sized>(bus: &B, nbio: &Nbio) -> Result<(), NbioError> {
+    barebell::nbio::flush_hdp(bus, nbio, MMIO_REG_HOLE_OFFSET)
 }
 
 /// The IFWI wait and VRAM size as `read_from_vram` does them, then the
@@ -416,81 +394,188 @@ fn read_table<B: RegisterBus + ?Sized>(
     }
 }
 
-/// The `gmc` step; returns the VRAM allocator for the later steps.
-fn gmc<B: RegisterBus + ?Sized>(
-    dev: &Device,
-    bus: &B,
-    nbio: &NbioIp,
-    gc: &IpBases,
-    vram_bytes: u64,
-) -> Result<VramAllocator, HwError> {
-    use barebell::gmc::{Flags, Format, LARGE_PAGE, Table, TableArena};
-    use barebell::hub::{HubConfig, gfxhub_gart_enable};
-    let reg = |r: Reg| {
-        r.byte_offset(gc).ok_or(HwError::Step {
-            step: "gmc",
-            detail: format!("{} is outside the GC bases", r.name),
-        })
+/// Linux's GART size (`amdgpu_gart_size` -1: 512 MiB, `gmc_v11_0_mc_init()`).
+pub const GART_BYTES: u64 = 512 << 20;
+/// `AMDGPU_GMC_HOLE_START` (amdgpu_gmc.h): MC addresses stop below it.
+const GMC_HOLE_START: u64 = 0x0000_8000_0000_0000;
+/// VMID0 tables: enough for a root, one PDB1, one PDB0 and PTBs covering
+/// the few MiB of GTT mapped here.
+const GART_TABLES: usize = 8;
+/// GART addresses of the GTT buffers, as offsets from the GART start
+/// (barebell's choice; Linux's TTM picks them).
+const FW_PRI_OFF: u64 = 0;
+const RING_OFF: u64 = 1 << 20;
+const CMD_OFF: u64 = RING_OFF + 4096;
+const FENCE_OFF: u64 = CMD_OFF + 4096;
+/// `PSP_1_MEG`: Linux's `fw_pri` buffer size.
+const FW_PRI_BYTES: usize = 1 << 20;
+
+/// Where the GART goes, as `amdgpu_gmc_gart_location()` decides it:
+/// gfx11 (`gmc_v11_0_vram_gtt_location()`) places it high, gfx12 low.
+pub fn gart_location(high: bool, fb_start: u64, fb_end: u64, size: u64) -> (u64, u64) {
+    const FOUR_GB: u64 = 1 << 32;
+    let max = GMC_HOLE_START - 1;
+    let below = fb_start;
+    let above = (max + 1).saturating_sub((fb_end + 1).next_multiple_of(FOUR_GB));
+    let size = size.min(below.max(above));
+    let start = if high {
+        max - size + 1
+    } else if below >= size {
+        0
+    } else {
+        fb_end.next_multiple_of(FOUR_GB)
     };
-    let base = bus.read32(reg(gc_11_0_0::GCMC_VM_FB_LOCATION_BASE)?);
-    let top = bus.read32(reg(gc_11_0_0::GCMC_VM_FB_LOCATION_TOP)?);
+    let start = start & !(FOUR_GB - 1);
+    (start, start + size - 1)
+}
+
+/// What the `gmc` step leaves for the later ones.
+struct Memory<'a> {
+    gart: TableArena<'a>,
+    cfg: HubConfig,
+    mmhub: &'static HubRegs,
+    mmhub_bases: IpBases,
+    gtt: DmaArena<'a>,
+    bufs: Option<PspBuffers>,
+    tmr: Tmr,
+}
+
+/// The `gmc` step (`gmc_v11_0_hw_init()` / `gmc_v12_0_hw_init()`): FB
+/// location from the MMHUB (`mmhub_v3_0_get_fb_location()`,
+/// `mmhub_v4_1_0_get_fb_location()`), VMID0 tables in VRAM written
+/// through BAR0, MMHUB init (`*_gart_enable()`), an HDP flush.
+fn gmc<'d, B: RegisterBus + ?Sized>(
+    dev: &'d Device,
+    bus: &B,
+    nbio: &Nbio,
+    mmhub_ip: &IpInfo,
+    vram_bytes: u64,
+) -> Result<Memory<'d>, HwError> {
+    let v = mmhub_ip.version.triple();
+    let mmhub = hub_for(hw_id::MMHUB, v).ok_or_else(|| HwError::NotBuilt {
+        step: "gmc",
+        missing: format!("MMHUB {v:?} init (MMHUB 3.0.0 and 4.1.0 are built)"),
+    })?;
+    let (fb_reg, format, high) = match mmhub.generation {
+        HubGeneration::Gfx11 => (
+            barebell::regs::mmhub_3_0_0::MMMC_VM_FB_LOCATION_BASE,
+            Format::Gfx11,
+            true,
+        ),
+        HubGeneration::Gfx12 => (
+            barebell::regs::mmhub_4_1_0::MMMC_VM_FB_LOCATION_BASE,
+            Format::Gfx12,
+            false,
+        ),
+    };
+    let at = fb_reg.byte_offset(&mmhub_ip.bases).ok_or(HwError::Step {
+        step: "gmc",
+        detail: format!("{} is outside the MMHUB bases", fb_reg.name),
+    })?;
+    let base = bus.read32(at);
     if base == barebell::bus::ALL_ONES {
-        return Err(step_err("gmc")(
-            "GCMC_VM_FB_LOCATION_BASE reads all-ones: device gone",
-        ));
+        return Err(step_err("gmc")(format!(
+            "{} reads all-ones: device gone",
+            fb_reg.name
+        )));
     }
     let fb_start = u64::from(base & FB_BASE_MASK) << 24;
     let fb_end = fb_start + vram_bytes - 1;
+    let (gart_start, gart_end) = gart_location(high, fb_start, fb_end, GART_BYTES);
+
     let mut vram =
         VramAllocator::with_boot_region(vram_bytes, fb_start).map_err(step_err("gmc"))?;
-    vram.alloc(VBIOS_FB_HOLE, 4096).map_err(step_err("gmc"))?;
-    let page = vram
-        .alloc(LARGE_PAGE, LARGE_PAGE)
+    vram.alloc(VBIOS_FB_HOLE, PAGE_ALIGN)
         .map_err(step_err("gmc"))?;
-    let scratch = vram.alloc(4096, 4096).map_err(step_err("gmc"))?;
-    let tables_at = vram.alloc(4 * 4096, 4096).map_err(step_err("gmc"))?;
+    let tables_at = vram
+        .alloc(GART_TABLES as u64 * 4096, PAGE_ALIGN)
+        .map_err(step_err("gmc"))?;
+    let scratch = vram.alloc(4096, PAGE_ALIGN).map_err(step_err("gmc"))?;
     let cpu = Vram { dev }.cpu(&tables_at, "gmc")?;
-    // SAFETY: four pages of VRAM inside BAR0 (checked by `cpu`), handed
-    // out once by the allocator, so nothing else aliases them; `Table` is
-    // plain u64s and the pointer is page aligned. The GPU reads them only
-    // after GFXHUB init below.
-    let tables: &mut [Table] =
-        unsafe { core::slice::from_raw_parts_mut(cpu.as_ptr().cast::<Table>(), 4) };
+    // SAFETY: GART_TABLES pages of VRAM inside BAR0 (checked by `cpu`),
+    // handed out once by the allocator, so nothing else aliases them;
+    // `Table` is plain u64s and the pointer is page aligned. The GPU reads
+    // them only after the hub init below, and the `Device` (and with it
+    // the BAR0 mapping) outlives the returned arena.
+    let tables: &'d mut [Table] =
+        unsafe { core::slice::from_raw_parts_mut(cpu.as_ptr().cast::<Table>(), GART_TABLES) };
     tables.fill(Table::EMPTY);
-    // Entries and the root hold physical addresses (Linux converts VRAM
-    // table addresses with `amdgpu_gmc_vram_mc2pa()`): offset + FB_OFFSET,
-    // with FB_OFFSET taken as 0.
-    let mut arena = TableArena::new(tables, tables_at.offset, Format::Gfx11);
-    let rw = Flags {
-        readable: true,
-        writeable: true,
-        executable: false,
-        system: false,
-        snooped: false,
-    };
-    arena
-        .map(0, page.offset, LARGE_PAGE, rw, true)
-        .map_err(|e| step_err("gmc")(format!("{e:?}")))?;
-    nbio.flush(bus).map_err(step_err("gmc"))?;
+    // PDEs and the root hold VRAM physical addresses (Linux converts them
+    // with `amdgpu_gmc_vram_mc2pa()`): offset + FB_OFFSET, FB_OFFSET = 0.
+    let gart = TableArena::new(tables, tables_at.offset, format);
+
+    // GTT: the DMA region, seen by the GPU at its bus address.
+    let len = dev.dma.len();
+    // SAFETY: the region is locked host memory owned by `dev`, which
+    // outlives the arena; nothing else in this process touches it.
+    let host = unsafe { core::slice::from_raw_parts_mut(dev.dma.as_ptr(), len) };
+    let gtt = DmaArena::new(host, dev.dma.bus()).map_err(step_err("gmc"))?;
     let cfg = HubConfig {
-        pt_base: arena.root(),
-        start: 0,
-        end: (1 << 30) - 1,
+        pt_base: gart.root(),
+        start: gart_start,
+        end: gart_end,
         fb_start,
         fb_end,
+        // Empty (start > end): AGP stays off (`amdgpu_agp` defaults to
+        // off for these parts' `amdgpu_gmc_agp_location()` callers).
         agp_start: u64::MAX >> 16,
         agp_end: 0,
         default_page: scratch.offset,
         dummy_page: dev.dma.bus(),
     };
-    gfxhub_gart_enable(bus, gc, &cfg).map_err(step_err("gmc"))?;
-    println!(
-        "step gmc: FB at MC {fb_start:#x}..={fb_end:#x} (FB_LOCATION_TOP reads {:#x}); VMID0 tables at VRAM {:#x}, VA 0 -> VRAM {:#x} (2 MiB); GFXHUB enabled (MMHUB init not built)",
-        u64::from(top & FB_BASE_MASK) << 24,
-        tables_at.offset,
-        page.offset
-    );
-    Ok(vram)
+    // The TMR: VRAM, `PSP_TMR_ALIGNMENT` aligned, `PSP_TMR_SIZE` bytes
+    // (Linux sizes it from the TOC; `load_firmware` refuses a TOC that
+    // asks for more).
+    let tmr_at = vram
+        .alloc(u64::from(TMR_SIZE), psp::TMR_ALIGN)
+        .map_err(step_err("gmc"))?;
+    let tmr = Tmr {
+        mc_addr: tmr_at.mc,
+        capacity: TMR_SIZE,
+        phys_addr: tmr_at.offset,
+    };
+    let mut m = Memory {
+        gart,
+        cfg,
+        mmhub,
+        mmhub_bases: mmhub_ip.bases,
+        gtt,
+        bufs: None,
+        tmr,
+    };
+    // The GTT buffers are bound before the hub is enabled, so no TLB
+    // invalidation is needed afterwards.
+    m.bufs = Some(psp_buffers(&mut m)?);
+    flush_hdp(bus, nbio).map_err(step_err("gmc"))?;
+    barebell::hub::gart_enable(bus, &mmhub_ip.bases, mmhub, &m.cfg).map_err(step_err("gmc"))?;
+    flush_hdp(bus, nbio).map_err(step_err("gmc"))?;
+    Ok(m)
+}
+
+/// Maps `len` bytes of GTT at GART offset `off` (4 KiB PTEs with SYSTEM
+/// and SNOOPED, as `amdgpu_ttm_tt_pte_flags()` gives cached GTT) and
+/// returns the PSP's view of it.
+fn gtt_buf(m: &mut Memory<'_>, off: u64, len: usize, align: u64) -> Result<DmaBuf, HwError> {
+    let mut chunk = m.gtt.alloc(len, align).map_err(step_err("psp"))?;
+    let va = m.cfg.start + off;
+    let flags = Flags {
+        readable: true,
+        writeable: true,
+        executable: false,
+        system: true,
+        snooped: true,
+    };
+    m.gart
+        .map(va, chunk.bus_addr(), len as u64, flags, false)
+        .map_err(|e| step_err("psp")(format!("GART map {va:#x}: {e:?}")))?;
+    let p = NonNull::new(chunk.as_mut_ptr()).ok_or(HwError::Step {
+        step: "psp",
+        detail: "null GTT chunk".into(),
+    })?;
+    // SAFETY: the chunk is `len` bytes of the locked DMA region, handed
+    // out once by the arena and used by the host only through this
+    // DmaBuf; the device reaches it at `va` through the GART.
+    Ok(unsafe { DmaBuf::new(p, len, va) })
 }
 
 fn psp_tables(mp0: (u8, u8, u8), gc: (u8, u8, u8)) -> Result<(PspRegs, Plan, GcRegs), HwError> {
@@ -505,23 +590,15 @@ fn psp_tables(mp0: (u8, u8, u8), gc: (u8, u8, u8)) -> Result<(PspRegs, Plan, GcR
     ))
 }
 
-/// `fw_pri` (2 MiB, 1 MiB aligned), ring, command and fence buffers in
-/// VRAM inside BAR0.
-fn psp_buffers(dev: &Device, vram: &mut VramAllocator) -> Result<PspBuffers, HwError> {
-    let v = Vram { dev };
-    let mut buf = |size: usize, align: u64| -> Result<DmaBuf, HwError> {
-        let r = vram.alloc(size as u64, align).map_err(step_err("psp"))?;
-        let cpu = v.cpu(&r, "psp")?;
-        // SAFETY: `size` bytes of VRAM inside BAR0 (checked by `cpu`),
-        // handed out once by the allocator, 4 KiB aligned; the device
-        // reaches them at MC address `r.mc`.
-        Ok(unsafe { DmaBuf::new(cpu, size, r.mc) })
-    };
+/// The PSP buffers in GTT as Linux's `psp_sw_init()` sizes `fw_pri`
+/// (`PSP_1_MEG`, 1 MiB aligned), with the ring, command and fence pages
+/// (Linux asks for VRAM or GTT for these; barebell uses GTT).
+fn psp_buffers(m: &mut Memory<'_>) -> Result<PspBuffers, HwError> {
     Ok(PspBuffers {
-        fw_pri: buf(2 << 20, psp::BOOTLOADER_ALIGN)?,
-        ring: buf(psp::RING_BYTES, 4096)?,
-        cmd: buf(4096, 4096)?,
-        fence: buf(4096, 4096)?,
+        fw_pri: gtt_buf(m, FW_PRI_OFF, FW_PRI_BYTES, psp::BOOTLOADER_ALIGN)?,
+        ring: gtt_buf(m, RING_OFF, psp::RING_BYTES, PAGE_ALIGN)?,
+        cmd: gtt_buf(m, CMD_OFF, 4096, PAGE_ALIGN)?,
+        fence: gtt_buf(m, FENCE_OFF, 4096, PAGE_ALIGN)?,
     })
 }
 
@@ -568,8 +645,14 @@ fn mes_start(set: &FirmwareSet, dir: &Path) -> Result<barebell::mes_start::MesSt
             _ => return Err(step_err("mes")(format!("{name}: not a MES v1.0 header"))),
         }
     }
+    // One blob (uni-MES, gfx12): both pipes run it from the same start
+    // address (`amdgpu_mes_init_microcode()` loads the uni_mes file for
+    // each pipe; `mes_v12_0_enable()` starts both).
+    if set.mes.len() == 1 {
+        uc[1] = uc[0];
+    }
     Ok(barebell::mes_start::MesStart {
         uc_start: uc,
-        kiq_pipe: set.mes.len() > 1,
+        kiq_pipe: true,
     })
 }

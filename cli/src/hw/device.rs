@@ -41,11 +41,13 @@ pub const DMA_BYTES: usize = 2 << 20;
 /// Why the device was not opened.
 #[derive(Debug)]
 pub enum OpenError {
-    /// Not an AMD function.
+    /// Not an AMD function; `via` names the config access that read the
+    /// ids (for VFIO, proof that the device fd was opened).
     NotAmd {
         bdf: Bdf,
         vendor: u16,
         device: u16,
+        via: &'static str,
     },
     /// AMD, but not a display controller (e.g. the GPU's HDMI audio
     /// function, or a chipset device).
@@ -100,9 +102,10 @@ impl fmt::Display for OpenError {
                 bdf,
                 vendor,
                 device,
+                via,
             } => write!(
                 f,
-                "{bdf} is not an AMD GPU (vendor {vendor:04x} device {device:04x}; expected vendor {VENDOR_AMD_ATI:04x})"
+                "{bdf} is not an AMD GPU (vendor {vendor:04x} device {device:04x}, read through {via}; expected vendor {VENDOR_AMD_ATI:04x})"
             ),
             OpenError::NotDisplay { bdf, device, class } => write!(
                 f,
@@ -208,13 +211,14 @@ fn is_root() -> bool {
 }
 
 /// Vendor and class, read through the backend that opened the function.
-fn check_identity(bdf: Bdf, cfg: &dyn ConfigSpace) -> Result<u16, OpenError> {
+fn check_identity(bdf: Bdf, cfg: &dyn ConfigSpace, via: &'static str) -> Result<u16, OpenError> {
     let (vendor, device) = (cfg.vendor_id(), cfg.device_id());
     if vendor != VENDOR_AMD_ATI {
         return Err(OpenError::NotAmd {
             bdf,
             vendor,
             device,
+            via,
         });
     }
     let class = cfg.class();
@@ -284,7 +288,7 @@ fn open_vfio(bdf: Bdf) -> Result<Device, OpenError> {
         return Err(OpenError::NoIommuGroup { bdf });
     }
     let dev = VfioDevice::open(bdf)?;
-    let device_id = check_identity(bdf, &dev)?;
+    let device_id = check_identity(bdf, &dev, "the VFIO config region")?;
     let (_, doorbell_bus) = bar_layout(&sys)?;
     let register_bar = dev.map_region(u32::from(REGISTER_BAR))?;
     let regs = mmio(&register_bar, bdf)?;
@@ -306,7 +310,7 @@ fn open_vfio(bdf: Bdf) -> Result<Device, OpenError> {
 
 fn open_sysfs(bdf: Bdf) -> Result<Device, OpenError> {
     let sys = SysfsDevice::open(bdf)?;
-    let device_id = check_identity(bdf, &sys)?;
+    let device_id = check_identity(bdf, &sys, "sysfs config")?;
     match sys.driver() {
         None => {}
         Some(d) if d == "amdgpu" => return Err(OpenError::BoundToAmdgpu { bdf }),
