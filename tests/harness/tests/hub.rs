@@ -542,3 +542,40 @@ fn every_hub_latches_an_unmapped_access_and_read_fault_decodes_it() {
         assert_eq!(read_fault(&hub, &b, c.hub), Ok(None));
     }
 }
+
+/// The L2 control defaults GFXHUB 12.0 and both MMHUBs start from are
+/// `#define`s in their Linux `.c` files, not in a compilable header: read
+/// them from the text of Linux 6.12 `gfxhub_v12_0.c`, `mmhub_v3_0.c` and
+/// `mmhub_v4_1_0.c`. GFXHUB 3.0's come from `gc_11_0_0_default.h`
+/// (conformance facts).
+#[test]
+fn l2_defaults_match_the_linux_c_files() {
+    let define = |file: &str, name: &str| -> u32 {
+        let path = format!(
+            "{}/../../target/artifacts/linux-6.12/drivers/gpu/drm/amd/amdgpu/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{path}: {e} (run `cargo xtask headers`)"));
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("#define") && l.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("{name} not in {file}"));
+        let v = line.split_whitespace().nth(2).unwrap();
+        u32::from_str_radix(v.trim_start_matches("0x"), 16).unwrap()
+    };
+    for (hub, file, vm) in [
+        (&GFXHUB_12_0, "gfxhub_v12_0.c", "GCVM"),
+        (&MMHUB_3_0_0, "mmhub_v3_0.c", "MMVM"),
+        (&MMHUB_4_1_0, "mmhub_v4_1_0.c", "MMVM"),
+    ] {
+        for (n, ours) in [
+            (3, hub.l2_cntl3_default),
+            (4, hub.l2_cntl4_default),
+            (5, hub.l2_cntl5_default),
+        ] {
+            let name = format!("reg{vm}_L2_CNTL{n}_DEFAULT");
+            assert_eq!(ours, define(file, &name), "{} {name}", hub.name);
+        }
+    }
+}
