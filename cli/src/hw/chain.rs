@@ -7,29 +7,31 @@
 //!   read_from_vram`). Linux uses `MM_INDEX`/`MM_DATA` at this point
 //!   (its VRAM aperture is mapped later, in `gmc_v11_0_mc_init()`); the
 //!   BAR0 read is barebell's choice;
-//! - `nbio`: `nbio::init` for the discovered NBIO/NBIF version, then one
-//!   HDP flush through the remapped page;
-//! - `gmc`: the FB location from `GCMC_VM_FB_LOCATION_BASE`
-//!   (`gfxhub_v3_0_get_fb_location()`; Linux reads the MMHUB copy, which
-//!   the VBIOS programs to the same value — unconfirmed), VMID0 tables in
-//!   VRAM written through BAR0, an HDP flush, GFXHUB init
-//!   (`gfxhub_v3_0_gart_enable()`). GC 11.0.0 only;
-//! - `psp`: buffers in VRAM through BAR0 (Linux puts ring, command and
-//!   fence buffers in VRAM and the TMR in VRAM; its `fw_pri` buffer is in
-//!   GTT unless `debug_use_vram_fw_buf`, barebell uses VRAM because GART
-//!   through MMHUB is not built), the firmware the discovered versions
-//!   name, `psp::load_firmware`; every register write is preceded by an
-//!   HDP flush so the PSP sees what the CPU wrote to VRAM (Linux flushes
-//!   before each ring submission);
-//! - `rlc`: `Psp::wait_rlc_autoload`;
-//! - with `--mapping`: MES start (`mes_start::start`, start addresses from
-//!   the MES blobs' headers), then the rings, which stop with
-//!   [`HwError::NotBuilt`]: see [`RINGS_MISSING`].
+//! - `nbio`: `nbio::init` for the discovered NBIO 4.3.0 / NBIF 6.3.1,
+//!   then one HDP flush through the remapped page (`soc21_common_hw_init()`);
+//! - `gmc` (`gmc_v11_0_hw_init()` / `gmc_v12_0_hw_init()`): the FB
+//!   location from `MMMC_VM_FB_LOCATION_BASE`
+//!   (`mmhub_v3_0_get_fb_location()`, `mmhub_v4_1_0_get_fb_location()`),
+//!   the GART placed as `amdgpu_gmc_gart_location()` places it (512 MiB;
+//!   high on gfx11, low on gfx12), VMID0 tables in VRAM written through
+//!   BAR0, the PSP's `fw_pri` (1 MiB), ring, command and fence buffers in
+//!   GTT (the DMA region, bound with SYSTEM|SNOOPED PTEs before the hub
+//!   is enabled), the TMR in VRAM, HDP flushes, MMHUB init
+//!   (`hub::gart_enable`);
+//! - `psp`: the firmware the discovered versions name, `psp::load_firmware`
+//!   (with the MMHUB as the fault hub, so a fence timeout reports the
+//!   latched VM fault);
+//! - `rlc`: `Psp::wait_rlc_autoload`, then GFXHUB init on the same VMID0
+//!   tables and an HDP flush (`gfx_v11_0_hw_init()` enables the GFXHUB
+//!   after the autoload wait);
+//! - with `--mapping` (and for `latency`): MES start (`mes_start::start`,
+//!   start addresses from the MES blobs' headers), then the rings, which
+//!   stop with [`HwError::NotBuilt`]: see [`RINGS_MISSING`].
 //!
 //! VRAM is laid out bottom-up by `VramAllocator` above a 16 MiB hole kept
 //! for the VBIOS framebuffer (Linux reserves `stolen_vga_memory` there,
 //! sized by `amdgpu_gmc_get_vbios_fb_size()`; barebell does not read that
-//! size). `GCMC_VM_FB_OFFSET` is taken as 0 (dGPUs; Linux reads it), so a
+//! size). `MMMC_VM_FB_OFFSET` (`get_mc_fb_offset()`) is taken as 0 (dGPUs; Linux reads it), so a
 //! VRAM offset is its physical address.
 //!
 //! **Never run on a GPU.**
@@ -56,9 +58,9 @@ use std::fmt;
 use std::path::Path;
 
 /// The piece the rings step lacks on hardware.
-pub const RINGS_MISSING: &str = "GPU-visible memory for the KIQ and MES rings, MQDs and the user queue: \
-the runtime hands the device host addresses, which a GPU reaches only through VMID0/process page tables \
-(or the AGP aperture) pointing at the DMA region, and MMHUB/GART mapping of host memory is not built";
+pub const RINGS_MISSING: &str = "the KIQ and MES rings, MQDs, the user queue and its signal: \
+the runtime's ring types hand the device their host addresses, so on a GPU they would need a VMID0 \
+(and process) mapping of VA = host address onto the DMA region, which the hardware path does not build";
 
 /// What the hardware path stopped on.
 #[derive(Debug)]
@@ -197,7 +199,7 @@ pub fn bring_up(target: Target, o: &Options<'_>) -> Result<(), HwError> {
         print,
     );
     let mut table = vec![0u8; TABLE_BYTES];
-    let (pos, how) = read_table(&dev, &bus, &clock, &mut table)?;
+    let (pos, how) = read_table(&dev.vram, &bus, &clock, &mut table)?;
     let d = Discovery::parse(&table).map_err(step_err("discovery"))?;
     let vram_bytes = pos + TMR_OFFSET;
     println!(
@@ -355,12 +357,29 @@ fn flush_hdp<B: RegisterBus + ?Sized>(bus: &B, nbio: &Nbio) -> Result<(), NbioEr
     barebell::nbio::flush_hdp(bus, nbio, MMIO_REG_HOLE_OFFSET)
 }
 
+/// VRAM as far as BAR0 maps it: what the discovery read needs, so that
+/// tests can stand a buffer in for the BAR.
+pub trait Bar0 {
+    fn len(&self) -> usize;
+    /// One 32-bit read; all-ones outside.
+    fn read32(&self, offset: usize) -> u32;
+}
+
+impl Bar0 for barebell_pcie::sysfs::BarMapping {
+    fn len(&self) -> usize {
+        barebell_pcie::sysfs::BarMapping::len(self)
+    }
+    fn read32(&self, offset: usize) -> u32 {
+        barebell_pcie::sysfs::BarMapping::read32(self, offset)
+    }
+}
+
 /// The IFWI wait and VRAM size as `read_from_vram` does them, then the
 /// table through BAR0 if it reaches, else through `read_from_vram`.
-fn read_table<B: RegisterBus + ?Sized>(
-    dev: &Device,
+fn read_table<B: RegisterBus + ?Sized, C: barebell::time::Clock + ?Sized>(
+    bar0: &dyn Bar0,
     bus: &B,
-    clock: &StdClock,
+    clock: &C,
     out: &mut [u8],
 ) -> Result<(u64, &'static str), HwError> {
     let at = |r: Reg| r.offset as usize * 4;
@@ -377,12 +396,11 @@ fn read_table<B: RegisterBus + ?Sized>(
     let pos = (u64::from(mib) << 20).checked_sub(TMR_OFFSET);
     match pos {
         Some(pos)
-            if mib != barebell::bus::ALL_ONES
-                && pos + TABLE_BYTES as u64 <= dev.vram.len() as u64 =>
+            if mib != barebell::bus::ALL_ONES && pos + TABLE_BYTES as u64 <= bar0.len() as u64 =>
         {
             for (i, chunk) in out.chunks_exact_mut(4).take(TABLE_BYTES / 4).enumerate() {
                 let off = usize::try_from(pos).map_err(step_err("discovery"))? + 4 * i;
-                chunk.copy_from_slice(&dev.vram.read32(off).to_le_bytes());
+                chunk.copy_from_slice(&bar0.read32(off).to_le_bytes());
             }
             Ok((pos, "BAR0"))
         }
@@ -655,4 +673,74 @@ fn mes_start(set: &FirmwareSet, dir: &Path) -> Result<barebell::mes_start::MesSt
         uc_start: uc,
         kiq_pipe: true,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use barebell_sim::SimClock;
+    use barebell_sim::discovery::{NAVI31, NAVI48, VramWindow, build};
+
+    /// A BAR0 of `len` bytes over VRAM holding `table` where discovery
+    /// puts it on a board of `mib` MiB.
+    struct Buffer(Vec<u8>);
+    impl Bar0 for Buffer {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn read32(&self, offset: usize) -> u32 {
+            self.0
+                .get(offset..offset + 4)
+                .map_or(u32::MAX, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        }
+    }
+
+    /// The hardware path's discovery read against the model's register
+    /// window (IFWI flag, memory size, MM_INDEX/MM_DATA) and a buffer
+    /// standing in for BAR0: through BAR0 when the BAR reaches the table,
+    /// else through the window; both must return the bytes the model
+    /// synthesised from its part description.
+    #[test]
+    fn discovery_reads_the_model_table_through_bar0_or_mm_index() {
+        for desc in [NAVI31, NAVI48] {
+            let (table, _) = build(&desc);
+            let clock = SimClock::new();
+            let mib = 64u32;
+            let pos = (u64::from(mib) << 20) - TMR_OFFSET;
+            let window = VramWindow::new(&clock, mib, table.clone());
+            let mut vram = vec![0u8; (mib as usize) << 20];
+            vram[pos as usize..pos as usize + table.len()].copy_from_slice(&table);
+            let mut out = vec![0u8; TABLE_BYTES];
+            let (at, how) = read_table(&Buffer(vram), &window, &clock, &mut out).unwrap();
+            assert_eq!((at, how), (pos, "BAR0"), "{}", desc.name);
+            assert_eq!(&out[..table.len()], &table[..], "{}", desc.name);
+
+            let mut out = vec![0u8; TABLE_BYTES];
+            let small = Buffer(vec![0u8; 256 << 10]);
+            let (at, how) = read_table(&small, &window, &clock, &mut out).unwrap();
+            assert_eq!((at, how), (pos, "MM_INDEX/MM_DATA"), "{}", desc.name);
+            assert_eq!(&out[..table.len()], &table[..], "{}", desc.name);
+            Discovery::parse(&out).unwrap();
+        }
+    }
+
+    /// `amdgpu_gmc_gart_location()` worked by hand for a 24 GiB board at
+    /// MC 0x80_0000_0000: HIGH puts the 512 MiB GART at the top of the
+    /// 47-bit MC space rounded down to 4 GiB; LOW puts it at 0 since it
+    /// fits below the FB.
+    #[test]
+    fn gart_lands_where_linux_puts_it() {
+        let fb = 0x80_0000_0000u64;
+        let end = fb + (24u64 << 30) - 1;
+        assert_eq!(
+            gart_location(true, fb, end, GART_BYTES),
+            (0x7FFF_0000_0000, 0x7FFF_1FFF_FFFF)
+        );
+        assert_eq!(gart_location(false, fb, end, GART_BYTES), (0, 0x1FFF_FFFF));
+        // LOW with no room below the FB: after it, 4 GiB aligned.
+        assert_eq!(
+            gart_location(false, 0x1000_0000, 0x1000_0000 + (1 << 30) - 1, GART_BYTES),
+            (0x1_0000_0000, 0x1_1FFF_FFFF)
+        );
+    }
 }
