@@ -16,7 +16,9 @@
 //!   runtime's tables. They run on their own models, beside the PSP model;
 //! - `psp`: bootloader component loads, the GPCOM ring, LOAD_TOC, SMU and
 //!   TMR, LOAD_IP_FW for every GFX ucode, AUTOLOAD_RLC (`psp_hw_start()`,
-//!   `psp_load_non_psp_fw()`);
+//!   `psp_load_non_psp_fw()`), with the PSP model reaching its buffers
+//!   only through the MMHUB's VMID0 (GTT buffers behind the runtime's
+//!   tables, MMHUB init by the runtime; see `barebell_sim::psp::rig`);
 //! - `rlc`: the bounded wait for the RLC autoload
 //!   (`gfx_v11_0_wait_for_rlc_autoload_complete()`).
 //!
@@ -148,10 +150,31 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
         return Ok(());
     }
     // Kept alive for the steps below: VMID0 on both hubs.
-    let _gmc = nbio_and_gmc(args, r.clock, &d, vram_mib)?;
+    let gmc = nbio_and_gmc(args, r.clock, &d, vram_mib)?;
     if matches!(args.until, Step::Nbio | Step::Gmc) {
         return Ok(());
     }
+    // The PSP is an MMHUB client: its buffers go into the gmc step's
+    // VMID0 and its accesses through that step's MMHUB model.
+    let gmc = Box::leak(Box::new(gmc.ok_or("psp: no gmc state")?));
+    let tables = barebell_sim::psp::rig::TableMemory {
+        device: gmc.vmid0.root(),
+        host: std::ptr::NonNull::new(gmc.vmid0.root() as *mut u8).ok_or("psp: null VMID0 root")?,
+        len: (crate::bringup_gmc::VMID0_TABLES * 4096) as u64,
+    };
+    // SAFETY: the gmc step's tables are leaked (host address = the
+    // address its PDEs use) and `gmc` is leaked, so both outlive the model.
+    unsafe {
+        rig::behind(
+            &mut r,
+            &gmc.mmhub.model,
+            tables,
+            &mut gmc.vmid0,
+            &mut gmc.vram,
+            rig::Layout::default(),
+        )
+    }
+    .map_err(|e| format!("psp: {e}"))?;
 
     let blocks = [
         (symbols_for(mp0.version.triple()), mp0.bases),
@@ -164,8 +187,15 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
         }
     });
     let bufs = r.bufs.take().ok_or("buffers already taken")?;
-    let mut p =
-        Psp::new(&bus, r.clock, r.regs, &mp0.bases, bufs).map_err(|e| format!("psp: {e}"))?;
+    // A command that times out reports the fault the MMHUB latched.
+    let g = r.gtt;
+    println!(
+        "step psp: behind the gmc step's {} VMID0: GTT fw_pri {:#x} ring {:#x} cmd {:#x} fence {:#x} (GART, SYSTEM|SNOOPED PTEs); TMR MC {:#x} (VRAM)",
+        r.hub_regs.name, g.fw_pri.va, g.ring.va, g.cmd.va, g.fence.va, r.tmr.mc_addr
+    );
+    let mut p = Psp::new(&bus, r.clock, r.regs, &mp0.bases, bufs)
+        .map_err(|e| format!("psp: {e}"))?
+        .with_fault_hub(r.fault_hub());
     let mut images = vec![
         Image {
             fw_type: 0,
@@ -196,6 +226,10 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
     let refused = r.model.refusals();
     if !refused.is_empty() {
         return Err(format!("the model refused requests: {refused:?}"));
+    }
+    let faults = r.mc.faults();
+    if !faults.is_empty() {
+        return Err(format!("the PSP's memory accesses faulted: {faults:?}"));
     }
     if let Some(mode) = args.mapping {
         let generation = match args.part {

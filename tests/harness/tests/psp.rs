@@ -793,3 +793,79 @@ fn tmr_must_be_vram_at_its_physical_address() {
     assert_eq!(r.tmr.mc_addr, rig::FB_START + r.tmr.phys_addr);
     assert_eq!(r.tmr.phys_addr % psp::TMR_ALIGN, 0);
 }
+
+/// The PSP moved behind a VMID0 built elsewhere (as the `gmc` bring-up
+/// step does: its own MMHUB model and tables, initialised first): the
+/// GTT buffers go into that GART, the load runs, and a missing fence PTE
+/// latches in that hub.
+#[test]
+fn psp_behind_another_vmid0_loads_and_faults_there() {
+    use barebell::gmc::{Format, Table, TableArena};
+    use barebell::hub::HubConfig;
+    use barebell::mem::VramAllocator;
+    use barebell_sim::hub::HubModel;
+    for layout in [
+        Layout::default(),
+        Layout {
+            fence: Mapping::Missing,
+            ..Layout::default()
+        },
+    ] {
+        let mut r = rig(&navi31(), |_| {});
+        let hub: &'static HubModel<'static> = Box::leak(Box::new(HubModel::for_hub(
+            r.clock,
+            r.mmhub.bases,
+            r.hub_regs,
+        )));
+        let tables: &'static mut [Table] = Box::leak(vec![Table::EMPTY; 8].into_boxed_slice());
+        let host = NonNull::new(tables.as_mut_ptr().cast::<u8>()).unwrap();
+        let mut gart = TableArena::new(tables, host.as_ptr() as u64, Format::Gfx11);
+        let size = 24u64 << 30;
+        let mut vram = VramAllocator::with_boot_region(size, rig::FB_START).unwrap();
+        let cfg = HubConfig {
+            pt_base: gart.root(),
+            start: 0,
+            end: (1 << 30) - 1,
+            fb_start: rig::FB_START,
+            fb_end: rig::FB_START + size - 1,
+            agp_start: u64::MAX >> 16,
+            agp_end: 0,
+            default_page: 0,
+            dummy_page: 0,
+        };
+        barebell::hub::gart_enable(hub, &r.mmhub.bases, r.hub_regs, &cfg).unwrap();
+        let mem = rig::TableMemory {
+            device: gart.root(),
+            host,
+            len: 8 * 4096,
+        };
+        // SAFETY: the tables are leaked.
+        unsafe { rig::behind(&mut r, hub, mem, &mut gart, &mut vram, layout) }.unwrap();
+        assert!(std::ptr::eq(r.hub, hub));
+        let images = images(&r);
+        let mut p = psp_of(&mut r);
+        let result = psp::load_firmware(&mut p, r.plan, &r.sos, Some(r.smu), &images, Some(r.tmr));
+        if layout.fence == Mapping::Missing {
+            assert!(matches!(
+                result,
+                Err(PspError::FenceTimeout {
+                    cmd_id: 0x20,
+                    vm_fault: Some(barebell::hub::VmFault {
+                        addr: FENCE_VA,
+                        cid: 6,
+                        ..
+                    }),
+                    ..
+                })
+            ));
+            assert_eq!(fault_registers(&r), (FENCE_VA, 0, 6, 1));
+        } else {
+            result.unwrap();
+            p.wait_rlc_autoload(r.gc_regs, &r.gc.bases).unwrap();
+            assert_eq!(r.model.refusals(), vec![]);
+            assert_eq!(r.mc.faults(), vec![]);
+            // The TMR came from the other allocator.
+            assert!(vram.free() < size - (64 << 10));
+        }
+    }
+}

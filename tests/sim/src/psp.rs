@@ -224,6 +224,11 @@ impl<'c> PspModel<'c> {
         self.mc
     }
 
+    /// What the model expects to see.
+    pub fn expect(&self) -> &PspExpect {
+        &self.expect
+    }
+
     /// The device leaves the bus: reads return all-ones, writes vanish.
     pub fn unplug(&self) {
         self.state.lock().unplugged = true;
@@ -1023,7 +1028,7 @@ pub mod rig {
         pub fn fault_hub(&self) -> FaultHub<'static> {
             FaultHub {
                 bus: self.hub,
-                bases: self.mmhub.bases,
+                bases: self.hub.bases(),
                 regs: self.hub_regs,
             }
         }
@@ -1074,14 +1079,46 @@ pub mod rig {
             barebell::hub::Generation::Gfx12 => Format::Gfx12,
         };
         let mut gart = TableArena::new(tables, tables_at.offset, format);
+        let (gtt, bufs, tmr, dummy_bus) = place_buffers(&mut mc, &mut gart, &mut vram, layout)?;
+        // The page the system aperture answers unmapped accesses with.
+        let scratch = vram.alloc(4096, PAGE_ALIGN).map_err(e("scratch page"))?;
 
+        // MMHUB init by the runtime, as `gmc_v11_0_gart_enable()` /
+        // `gmc_v12_0_gart_enable()` do it (`mmhub_v3_0_gart_enable()`,
+        // `mmhub_v4_1_0_gart_enable()`).
+        let cfg = HubConfig {
+            pt_base: gart.root(),
+            start: GART_START,
+            end: GART_START + GART_BYTES - 1,
+            fb_start: FB_START,
+            fb_end: FB_START + size - 1,
+            // Empty (start > end): barebell never enables AGP.
+            agp_start: u64::MAX >> 16,
+            agp_end: 0,
+            default_page: scratch.offset,
+            dummy_page: dummy_bus,
+        };
+        barebell::hub::gart_enable(hub, &mmhub.bases, hub_regs, &cfg)
+            .map_err(|err| format!("{} init: {err}", hub_regs.name))?;
+        Ok((hub, mc, gart, vram, gtt, bufs, tmr))
+    }
+
+    /// The PSP's buffers: `fw_pri`, ring, command and fence in GTT (host
+    /// memory on the bus through `mc`'s IOMMU, mapped into `gart` as
+    /// `layout` says), the TMR in VRAM from `vram`. Also returns the bus
+    /// address of a dummy page (`adev->dummy_page_addr`).
+    fn place_buffers(
+        mc: &mut Mc<'static>,
+        gart: &mut TableArena<'static>,
+        vram: &mut VramAllocator,
+        layout: Layout,
+    ) -> Result<(Gtt, PspBuffers, Tmr, u64), String> {
+        let e = |what: &'static str| move |err: barebell::mem::MemError| format!("{what}: {err}");
         // The TMR: VRAM, 1 MiB aligned (`PSP_TMR_ALIGNMENT`); the PSP
         // never hands its bytes back, so the model does not back it.
         let tmr_at = vram
             .alloc(u64::from(MODEL_TMR), psp::TMR_ALIGN)
             .map_err(e("TMR"))?;
-        // The page the system aperture answers unmapped accesses with.
-        let scratch = vram.alloc(4096, PAGE_ALIGN).map_err(e("scratch page"))?;
 
         // GTT: host memory on the bus at GTT_BUS through the model's IOMMU.
         let host = leaked(4 << 20);
@@ -1125,24 +1162,6 @@ pub mod rig {
         let dummy_bus = dummy.bus_addr();
         // SAFETY: leaked with the arena's memory.
         unsafe { mc.map_bus(dummy_bus, dummy.as_mut_ptr(), 4096) };
-
-        // MMHUB init by the runtime, as `gmc_v11_0_gart_enable()` /
-        // `gmc_v12_0_gart_enable()` do it (`mmhub_v3_0_gart_enable()`,
-        // `mmhub_v4_1_0_gart_enable()`).
-        let cfg = HubConfig {
-            pt_base: gart.root(),
-            start: GART_START,
-            end: GART_START + GART_BYTES - 1,
-            fb_start: FB_START,
-            fb_end: FB_START + size - 1,
-            // Empty (start > end): barebell never enables AGP.
-            agp_start: u64::MAX >> 16,
-            agp_end: 0,
-            default_page: scratch.offset,
-            dummy_page: dummy_bus,
-        };
-        barebell::hub::gart_enable(hub, &mmhub.bases, hub_regs, &cfg)
-            .map_err(|err| format!("{} init: {err}", hub_regs.name))?;
         let gtt = Gtt {
             fw_pri: fw_g,
             ring: ring_g,
@@ -1160,6 +1179,58 @@ pub mod rig {
             capacity: MODEL_TMR,
             phys_addr: tmr_at.offset,
         };
-        Ok((hub, mc, gart, vram, gtt, bufs, tmr))
+        Ok((gtt, bufs, tmr, dummy_bus))
+    }
+
+    /// VMID0 tables as a hub model reaches them: the address PDEs and the
+    /// context base use for them, and the host memory behind it.
+    #[derive(Debug, Clone, Copy)]
+    pub struct TableMemory {
+        pub device: u64,
+        pub host: NonNull<u8>,
+        pub len: u64,
+    }
+
+    /// Moves the rig's PSP behind a VMID0 someone else built: `hub` (an
+    /// MMHUB model the `gmc` bring-up step initialised, walking `tables`),
+    /// with the GTT buffers mapped into that step's `gart` and the TMR
+    /// taken from its `vram`. The PSP model is rebuilt (same
+    /// expectations) over a new [`Mc`]; the rig's own hub, tables
+    /// ([`Rig::gart`]) and VRAM allocator are left unused. The hub model
+    /// caches no translations, so the new PTEs need no invalidation here
+    /// (on hardware they would: unconfirmed whether Linux flushes MMHUB
+    /// for PSP buffers mapped after `gart_enable`).
+    ///
+    /// # Safety
+    /// `tables.host` must point to `tables.len` bytes that stay valid
+    /// while the model lives (as [`Dma::map`](crate::dma::Dma::map)).
+    pub unsafe fn behind(
+        r: &mut Rig,
+        hub: &'static HubModel<'static>,
+        tables: TableMemory,
+        gart: &mut TableArena<'static>,
+        vram: &mut VramAllocator,
+        layout: Layout,
+    ) -> Result<(), String> {
+        let mut mc = Mc::new(hub, CID_MP0);
+        // SAFETY: the caller's contract.
+        unsafe { mc.back_vram(tables.device, tables.host.as_ptr(), tables.len) };
+        let (gtt, bufs, tmr, _) = place_buffers(&mut mc, gart, vram, layout)?;
+        let mc: &'static Mc<'static> = Box::leak(Box::new(mc));
+        let place = PspPlacement {
+            regs: r.regs,
+            mp0_bases: r.mp0.bases,
+            gc: r.gc_regs,
+            gc_bases: r.gc.bases,
+        };
+        let expect = r.model.expect().clone();
+        r.model = Box::leak(Box::new(PspModel::new(r.clock, place, expect, mc)));
+        r.mc = mc;
+        r.hub = hub;
+        r.hub_regs = hub.hub();
+        r.gtt = gtt;
+        r.bufs = Some(bufs);
+        r.tmr = tmr;
+        Ok(())
     }
 }
