@@ -8,6 +8,15 @@
 //! The PSP/RLC model and the MEC/MES model of [`crate::bringup`] are
 //! separate objects, as on the host: RLC autoload completing here does not
 //! load firmware into the other.
+//!
+//! The PSP and RLC steps run through a [`TraceBus`] whose sink sends
+//! each register access as a defmt frame on COM2 (`TRACE W MP0.<reg>
+//! @<offset> = <value>`, between `TRACE <part> begin` and `end` frames),
+//! names resolved from the MP0 and GC register modules: the symbolic
+//! trace the CLI prints with `--trace`, with no text formatted in the
+//! image. About 130 accesses per part today; the sink stops after
+//! [`TRACE_CAP`] so a polling loop that spins cannot flood the port, and
+//! the `end` frame says how many were left out.
 
 use crate::firmware;
 use crate::println;
@@ -17,11 +26,25 @@ use alloc::vec;
 use barebell::discovery::{Discovery, TABLE_BYTES, hw_id, read_from_vram};
 use barebell::mqd::Generation;
 use barebell::psp::{self, Image, Psp};
+use barebell::regs::trace::{self, Access, NamedSymbols, TraceBus};
+use barebell::regs::{Reg, gc_11_0_0, gc_12_0_0, mp_13_0_0, mp_14_0_2};
 use barebell_sim::discovery::VramWindow;
 use barebell_sim::psp::rig::{self, Blobs};
+use core::cell::Cell;
 
 /// Bound on each simulated-time wait.
 const BOUND_NS: u64 = 2_000_000_000;
+
+/// Accesses traced per part; the rest are counted.
+const TRACE_CAP: u32 = 512;
+
+/// The MP0 and GC register lists of a generation, for naming accesses.
+fn symbols(generation: Generation) -> (&'static [Reg], &'static [Reg]) {
+    match generation {
+        Generation::Gfx11 => (mp_13_0_0::ALL, gc_11_0_0::ALL),
+        Generation::Gfx12 => (mp_14_0_2::ALL, gc_12_0_0::ALL),
+    }
+}
 
 /// Blobs looked up by name in the archive.
 struct Archive<'a>(&'a firmware::Blobs);
@@ -67,8 +90,19 @@ pub fn run(generation: Generation, blobs: &firmware::Blobs) -> Result<(), &'stat
         gc.version.triple(),
         mp0.version.triple()
     );
+    let (mp0_names, gc_names) = symbols(generation);
+    let blocks = [("MP0", mp0_names, mp0.bases), ("GC", gc_names, gc.bases)];
+    let traced = Cell::new(0u32);
+    defmt::info!("TRACE {=str} begin: psp and rlc steps", name);
+    let bus = TraceBus::new(r.model, NamedSymbols { blocks: &blocks }, |a: Access| {
+        let n = traced.get();
+        traced.set(n.saturating_add(1));
+        if n < TRACE_CAP {
+            trace::defmt_sink(a);
+        }
+    });
     let bufs = r.bufs.take().ok_or("PSP buffers already taken")?;
-    let mut p = Psp::new(r.model, r.clock, r.regs, &mp0.bases, bufs).map_err(|e| {
+    let mut p = Psp::new(&bus, r.clock, r.regs, &mp0.bases, bufs).map_err(|e| {
         println!("UK ERROR bring-up {name} psp: {e}");
         "PSP set-up"
     })?;
@@ -103,6 +137,14 @@ pub fn run(generation: Generation, blobs: &firmware::Blobs) -> Result<(), &'stat
         println!("UK ERROR bring-up {name} rlc: {e}");
         "RLC autoload"
     })?;
+    let total = traced.get();
+    defmt::info!(
+        "TRACE {=str} end: {=u32} accesses, {=u32} not traced",
+        name,
+        total,
+        total.saturating_sub(TRACE_CAP)
+    );
+    println!("UK BRINGUP {name} trace: {total} register accesses sent as defmt frames");
     let refused = r.model.refusals();
     if !refused.is_empty() {
         println!("UK ERROR bring-up {name}: the PSP model refused {refused:?}");

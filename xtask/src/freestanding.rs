@@ -1,10 +1,12 @@
 //! The freestanding check: the `no_std` crates must link into an ELF with
 //! no libc, no startup files and no `std`.
 //!
-//! Two builds: the real one must link and pass the ELF checks below; a
-//! second one with `inject-std` (a library's `std` feature, which declares
-//! `extern crate std`) must *fail*, proving the check can see the thing it
-//! guards against.
+//! Three builds: the real one must link and pass the ELF checks below, and
+//! so must the same with the runtime's `defmt` feature (the register
+//! trace's defmt sink, which the unikernel turns on); a third one with
+//! `inject-std` (a library's `std` feature, which declares `extern crate
+//! std`) must *fail*, proving the check can see the thing it guards
+//! against.
 
 use crate::util::cargo;
 use anyhow::{Context, Result, bail};
@@ -14,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// Flags for this build only; host binaries keep the default PIE/PIC model.
 const RUSTFLAGS: &str = "-C relocation-model=static -C link-arg=-nostartfiles -C link-arg=-nostdlib -C link-arg=-static -C target-feature=+crt-static";
 
-fn build(root: &Path, inject_std: bool) -> Result<(bool, String, PathBuf)> {
+fn build(root: &Path, inject_std: bool, features: &[&str]) -> Result<(bool, String, PathBuf)> {
     let target_dir = root.join("target/freestanding");
     let triple = host_triple()?;
     let mut cmd = cargo();
@@ -34,6 +36,9 @@ fn build(root: &Path, inject_std: bool) -> Result<(bool, String, PathBuf)> {
         .env_remove("CARGO_ENCODED_RUSTFLAGS");
     if inject_std {
         cmd.args(["--features", "inject-std"]);
+    }
+    for f in features {
+        cmd.args(["--features", f]);
     }
     let out = cmd
         .output()
@@ -102,12 +107,17 @@ fn inspect(elf: &Path) -> Result<String> {
 }
 
 pub fn run(root: &Path) -> Result<String> {
-    let (ok, log, elf) = build(root, false)?;
+    let (ok, log, elf) = build(root, false, &[])?;
     if !ok {
         bail!("freestanding build failed:\n{log}");
     }
     let facts = inspect(&elf)?;
-    let (bad_ok, bad_log, _) = build(root, true)?;
+    let (ok, log, elf) = build(root, false, &["barebell/defmt"])?;
+    if !ok {
+        bail!("freestanding build with barebell/defmt failed:\n{log}");
+    }
+    inspect(&elf).context("with barebell/defmt")?;
+    let (bad_ok, bad_log, _) = build(root, true, &[])?;
     if bad_ok {
         bail!(
             "the build with `extern crate std` injected into barebell-pcie linked anyway: the check is blind"
@@ -120,6 +130,6 @@ pub fn run(root: &Path) -> Result<String> {
         .trim()
         .to_string();
     Ok(format!(
-        "{facts}; with std injected it fails as it must ({why})"
+        "{facts}; also links with barebell/defmt; with std injected it fails as it must ({why})"
     ))
 }

@@ -691,6 +691,58 @@ fn bringup_ready(log: &str, defmt: &[String]) -> Result<String> {
     ))
 }
 
+/// Registers each part's traced PSP step must show by name, as the
+/// image's defmt sink renders them (`W MP0.<reg> @0x.. = 0x..`): the
+/// bootloader mailbox (written) and the GPCOM ring's write pointer
+/// register. Navi31's MP0 13.0.0 header calls them `MP0_SMN_*`, Navi48's
+/// MP0 14.0.2 header `MPASP_SMN_*`.
+const TRACED: &[(&str, &[&str])] = &[
+    (
+        "navi31-model",
+        &["W MP0.MP0_SMN_C2PMSG_35 @", "MP0.MP0_SMN_C2PMSG_64 @"],
+    ),
+    (
+        "navi48-model",
+        &["W MP0.MPASP_SMN_C2PMSG_35 @", "MP0.MPASP_SMN_C2PMSG_64 @"],
+    ),
+];
+
+/// The symbolic register trace of the PSP step came through defmt: for
+/// each part, frames between `TRACE <part> begin` and `TRACE <part> end`
+/// that name the registers in [`TRACED`]; returns a short description.
+fn traced_psp(defmt: &[String]) -> Result<String> {
+    let mut counts = Vec::new();
+    for (part, wanted) in TRACED {
+        let begin = format!("TRACE {part} begin");
+        let end = format!("TRACE {part} end: ");
+        let start = defmt
+            .iter()
+            .position(|l| l.starts_with(&begin))
+            .with_context(|| format!("{part}: no `{begin}` defmt frame"))?;
+        let len = defmt
+            .get(start + 1..)
+            .unwrap_or_default()
+            .iter()
+            .position(|l| l.starts_with(&end))
+            .with_context(|| format!("{part}: no `{end}...` defmt frame after `{begin}`"))?;
+        let frames = &defmt[start + 1..start + 1 + len];
+        for w in *wanted {
+            ensure!(
+                frames
+                    .iter()
+                    .any(|l| l.strip_prefix("TRACE ").is_some_and(|a| a.contains(w))),
+                "{part}: no traced access `{w}...` among {} TRACE frames",
+                frames.len()
+            );
+        }
+        counts.push(format!("{part} {}", frames.len()));
+    }
+    Ok(format!(
+        "PSP step traced through defmt with register names ({} frames)",
+        counts.join(", ")
+    ))
+}
+
 /// The checks one held boot must pass; returns a one-line description.
 fn check(cfg: &Config, b: &Boot) -> Result<String> {
     let log = &b.log;
@@ -778,6 +830,7 @@ fn check(cfg: &Config, b: &Boot) -> Result<String> {
         cfg.name
     );
     let ready = bringup_ready(log, &b.defmt).with_context(|| format!("{}: bring-up", cfg.name))?;
+    let traced = traced_psp(&b.defmt).with_context(|| format!("{}: register trace", cfg.name))?;
     let behind = gf.iter().filter(|f| f.0 > 0).count();
     let high = gb.iter().filter(|b| b.5 >= 1 << 32).count();
     if cfg.name == "bridges" {
@@ -792,7 +845,7 @@ fn check(cfg: &Config, b: &Boot) -> Result<String> {
         );
     }
     Ok(format!(
-        "{}: {} functions ({} behind bridges), {} BARs ({} above 4 GiB) equal QEMU's query-pci (functions also equal `info pci`); {} defmt frames decoded; mmio-store p50={}ns; {ready}",
+        "{}: {} functions ({} behind bridges), {} BARs ({} above 4 GiB) equal QEMU's query-pci (functions also equal `info pci`); {} defmt frames decoded; mmio-store p50={}ns; {ready}; {traced}",
         cfg.name,
         gf.len(),
         behind,
@@ -983,6 +1036,52 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
         let no_rlc = log.replace("navi48-model step rlc", "navi48-model step rlx");
         let e = bringup_ready(&no_rlc, &defmt).unwrap_err().to_string();
         assert!(e.contains("navi48-model"), "{e}");
+    }
+
+    /// Trace frames written by hand in the image's defmt format, offsets
+    /// and values arbitrary.
+    fn trace_frames() -> Vec<String> {
+        let mut f = Vec::new();
+        for (part, pre) in [("navi31-model", "MP0_SMN"), ("navi48-model", "MPASP_SMN")] {
+            f.push(format!("TRACE {part} begin: psp and rlc steps"));
+            f.push(format!("TRACE R MP0.{pre}_C2PMSG_35 @0x5818c = 0x80000000"));
+            f.push(format!("TRACE W MP0.{pre}_C2PMSG_35 @0x5818c = 0x00080000"));
+            f.push(format!("TRACE W MP0.{pre}_C2PMSG_64 @0x58200 = 0x00000008"));
+            f.push(format!("TRACE {part} end: 3 accesses, 0 not traced"));
+        }
+        f
+    }
+
+    #[test]
+    fn psp_trace_needs_named_mailbox_frames_for_both_parts() {
+        let f = trace_frames();
+        let ok = traced_psp(&f).unwrap();
+        assert!(ok.contains("navi31-model 3, navi48-model 3"), "{ok}");
+        // A read of C2PMSG_35 alone is not the bootloader write.
+        let no_write: Vec<String> = f
+            .iter()
+            .filter(|l| !l.contains("W MP0.MPASP_SMN_C2PMSG_35"))
+            .cloned()
+            .collect();
+        let e = traced_psp(&no_write).unwrap_err().to_string();
+        assert!(e.contains("navi48-model"), "{e}");
+        // Unresolved names (raw offsets) do not count.
+        let raw: Vec<String> = f
+            .iter()
+            .map(|l| l.replace("MP0.MP0_SMN_C2PMSG_64", "[0x58200]"))
+            .collect();
+        assert!(traced_psp(&raw).is_err());
+        // A frame outside the begin/end pair does not count.
+        let mut outside = f.clone();
+        let at = outside
+            .iter()
+            .position(|l| l.starts_with("TRACE navi31-model end"))
+            .unwrap();
+        let moved = outside.remove(at - 1);
+        outside.push(moved);
+        assert!(traced_psp(&outside).is_err());
+        let no_end: Vec<String> = f.iter().filter(|l| !l.contains("end:")).cloned().collect();
+        assert!(traced_psp(&no_end).is_err());
     }
 
     #[test]

@@ -7,6 +7,13 @@
 //! modules' `ALL` lists and the discovered bases, and hands the access to
 //! a callback. It adds no state to the device path: the wrapped bus sees
 //! exactly the accesses it would have seen.
+//!
+//! Two sinks exist: the CLI prints each [`Access`] with its `Display`
+//! form, and with the `defmt` feature [`defmt_sink`] sends each one as a
+//! defmt frame, which is how the unikernel traces with no formatter in
+//! the image (the host decodes the frames against the ELF's string
+//! table). Blocks can carry an IP name ([`Symbols::named`]), so a frame
+//! says which block a register belongs to, not only its name.
 
 use super::{IpBases, Reg};
 use crate::bus::RegisterBus;
@@ -21,11 +28,66 @@ pub struct Symbols<'a> {
 impl Symbols<'_> {
     /// The register at `byte_offset`, if any listed one is there.
     pub fn name(&self, byte_offset: usize) -> Option<&'static str> {
-        self.blocks.iter().find_map(|(regs, bases)| {
-            regs.iter()
-                .find(|r| r.byte_offset(bases) == Some(byte_offset))
-                .map(|r| r.name)
+        find(self.blocks.iter().map(|(r, b)| (*r, b)), byte_offset).map(|r| r.name)
+    }
+}
+
+/// Like [`Symbols`], with each block's IP name (e.g. `"MP0"`), so a trace
+/// says which block a register belongs to.
+#[derive(Debug, Clone, Copy)]
+pub struct NamedSymbols<'a> {
+    pub blocks: &'a [(&'static str, &'static [Reg], IpBases)],
+}
+
+impl NamedSymbols<'_> {
+    /// The block name and register at `byte_offset`.
+    pub fn lookup(&self, byte_offset: usize) -> Option<(&'static str, Reg)> {
+        self.blocks.iter().find_map(|(name, regs, bases)| {
+            find(core::iter::once((*regs, bases)), byte_offset).map(|r| (*name, r))
         })
+    }
+}
+
+fn find<'b>(
+    mut blocks: impl Iterator<Item = (&'static [Reg], &'b IpBases)>,
+    byte_offset: usize,
+) -> Option<Reg> {
+    blocks.find_map(|(regs, bases)| {
+        regs.iter()
+            .find(|r| r.byte_offset(bases) == Some(byte_offset))
+            .copied()
+    })
+}
+
+/// Either kind of symbol table, as [`TraceBus::new`] takes it.
+#[derive(Debug, Clone, Copy)]
+pub enum SymbolTable<'a> {
+    Plain(Symbols<'a>),
+    Named(NamedSymbols<'a>),
+}
+
+impl SymbolTable<'_> {
+    /// Block name (if the table has names) and register name.
+    fn lookup(&self, byte_offset: usize) -> (Option<&'static str>, Option<&'static str>) {
+        match self {
+            SymbolTable::Plain(s) => (None, s.name(byte_offset)),
+            SymbolTable::Named(s) => match s.lookup(byte_offset) {
+                Some((b, r)) => (Some(b), Some(r.name)),
+                None => (None, None),
+            },
+        }
+    }
+}
+
+impl<'a> From<Symbols<'a>> for SymbolTable<'a> {
+    fn from(s: Symbols<'a>) -> Self {
+        SymbolTable::Plain(s)
+    }
+}
+
+impl<'a> From<NamedSymbols<'a>> for SymbolTable<'a> {
+    fn from(s: NamedSymbols<'a>) -> Self {
+        SymbolTable::Named(s)
     }
 }
 
@@ -36,6 +98,8 @@ pub struct Access {
     pub byte_offset: usize,
     pub value: u32,
     pub name: Option<&'static str>,
+    /// The IP block the register was found in, if the symbols name it.
+    pub block: Option<&'static str>,
 }
 
 impl core::fmt::Display for Access {
@@ -48,10 +112,55 @@ impl core::fmt::Display for Access {
     }
 }
 
+/// The same text as `Display` (block prefixed when known, and the byte
+/// offset always shown), built by the host decoder from the frame's
+/// arguments: the image sends the interned format string's index, the
+/// name strings and the two integers, and formats nothing.
+#[cfg(feature = "defmt")]
+impl defmt::Format for Access {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        let dir = if self.write { "W" } else { "R" };
+        match (self.block, self.name) {
+            (Some(b), Some(n)) => defmt::write!(
+                f,
+                "{=str} {=str}.{=str} @{=usize:#x} = {=u32:#010x}",
+                dir,
+                b,
+                n,
+                self.byte_offset,
+                self.value
+            ),
+            (None, Some(n)) => defmt::write!(
+                f,
+                "{=str} {=str} @{=usize:#x} = {=u32:#010x}",
+                dir,
+                n,
+                self.byte_offset,
+                self.value
+            ),
+            (_, None) => defmt::write!(
+                f,
+                "{=str} [{=usize:#x}] = {=u32:#010x}",
+                dir,
+                self.byte_offset,
+                self.value
+            ),
+        }
+    }
+}
+
+/// A sink for [`TraceBus`] that sends each access as one defmt frame at
+/// `info` level (`TRACE <access>`). It needs a `#[defmt::global_logger]`
+/// in the final binary, as every defmt user does.
+#[cfg(feature = "defmt")]
+pub fn defmt_sink(a: Access) {
+    defmt::info!("TRACE {}", a);
+}
+
 /// A [`RegisterBus`] that reports every access to `sink`.
 pub struct TraceBus<'a, B: RegisterBus + ?Sized, F: FnMut(Access)> {
     inner: &'a B,
-    symbols: Symbols<'a>,
+    symbols: SymbolTable<'a>,
     sink: RefCell<F>,
 }
 
@@ -62,20 +171,23 @@ impl<B: RegisterBus + ?Sized, F: FnMut(Access)> core::fmt::Debug for TraceBus<'_
 }
 
 impl<'a, B: RegisterBus + ?Sized, F: FnMut(Access)> TraceBus<'a, B, F> {
-    pub fn new(inner: &'a B, symbols: Symbols<'a>, sink: F) -> Self {
+    /// `symbols`: a [`Symbols`] or a [`NamedSymbols`].
+    pub fn new(inner: &'a B, symbols: impl Into<SymbolTable<'a>>, sink: F) -> Self {
         TraceBus {
             inner,
-            symbols,
+            symbols: symbols.into(),
             sink: RefCell::new(sink),
         }
     }
 
     fn emit(&self, write: bool, byte_offset: usize, value: u32) {
+        let (block, name) = self.symbols.lookup(byte_offset);
         let a = Access {
             write,
             byte_offset,
             value,
-            name: self.symbols.name(byte_offset),
+            name,
+            block,
         };
         // A sink that re-enters the bus would find it borrowed; such an
         // access is simply not traced rather than panicking.
@@ -116,8 +228,8 @@ mod tests {
     #[test]
     fn names_resolve_through_bases() {
         let bases = IpBases([0x16000, 0, 0, 0, 0, 0, 0, 0]);
-        let blocks = [(super::super::mp_13_0_0::ALL, bases)];
-        let sym = Symbols { blocks: &blocks };
+        let blocks = [("MP0", super::super::mp_13_0_0::ALL, bases)];
+        let sym = NamedSymbols { blocks: &blocks };
         let bus = Echo(Cell::new(0));
         let mut seen = [None; 2];
         let mut n = 0;
@@ -133,8 +245,21 @@ mod tests {
         }
         let w = seen[0].unwrap();
         assert_eq!(w.name, Some("MP0_SMN_C2PMSG_35"));
+        assert_eq!(w.block, Some("MP0"));
         assert!(w.write);
         assert_eq!(w.value, 0x8_0000);
         assert_eq!(seen[1].unwrap().name, None);
+        assert_eq!(seen[1].unwrap().block, None);
+    }
+
+    #[test]
+    fn unnamed_blocks_trace_without_a_block() {
+        let bases = IpBases([0x16000, 0, 0, 0, 0, 0, 0, 0]);
+        let blocks = [(super::super::mp_13_0_0::ALL, bases)];
+        let sym = SymbolTable::from(Symbols { blocks: &blocks });
+        assert_eq!(
+            sym.lookup((0x16000 + 0x80) * 4),
+            (None, Some("MP0_SMN_C2PMSG_64"))
+        );
     }
 }
