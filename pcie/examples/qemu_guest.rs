@@ -445,6 +445,38 @@ mod guest {
                 other => return Err(format!("reset without support gave {other:?}")),
             }
         }
-        Ok(())
+        // The group fd is exclusive: close ours before barebell opens it.
+        drop(bar0);
+        drop(dev);
+        barebell_refuses_edu(bdf)
+    }
+
+    /// `barebell bringup --vfio <edu> --until discovery`, the CLI packed as
+    /// `/barebell` by xtask: its hardware target must get through the VFIO
+    /// open (binding, IOMMU group, container, device fd) and then refuse
+    /// edu by the vendor id it read through the VFIO config region,
+    /// before touching a BAR.
+    fn barebell_refuses_edu(bdf: Bdf) -> R<()> {
+        let out = std::process::Command::new("/barebell")
+            .args([
+                "bringup",
+                "--vfio",
+                &bdf.to_string(),
+                "--until",
+                "discovery",
+            ])
+            .output()
+            .map_err(|e| format!("running /barebell: {e}"))?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        let want =
+            "is not an AMD GPU (vendor 1234 device 11e8, read through the VFIO config region";
+        check(
+            out.status.code() == Some(1) && err.contains(want) && out.stdout.is_empty(),
+            &format!(
+                "barebell bringup --vfio {bdf} opened edu through VFIO and refused it ({}): {}",
+                out.status,
+                err.trim()
+            ),
+        )
     }
 }
