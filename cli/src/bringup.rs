@@ -212,7 +212,11 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
         &images[..n],
         Some(r.tmr),
     )
-    .map_err(|e| format!("psp: {e}"))?;
+    .map_err(|e| match (e, p.vm_fault()) {
+        // A fence timeout already carries the fault.
+        (psp::PspError::FenceTimeout { .. }, _) | (_, None) => format!("psp: {e}"),
+        (_, Some(f)) => format!("psp: {e}; MMHUB latched: {f}"),
+    })?;
     println!(
         "step psp: {} bootloader components, TMR size {:#x} (model value), {} LOAD_IP_FW, AUTOLOAD_RLC sent",
         report.components, report.tmr_size, report.ip_fw_loads

@@ -630,8 +630,9 @@ pub mod rig {
     /// Where VRAM starts in the MC map (a model value; the VBIOS sets it
     /// on a card).
     pub const FB_START: u64 = 0x0080_0000_0000;
-    /// VMID0's range: 512 MiB at MC 0, as `gmc_v11_0` sizes the GART and
-    /// `amdgpu_gmc_gart_location()` places it below VRAM when it fits.
+    /// VMID0's range: 512 MiB (`gmc_v11_0_mc_init()`'s default GART size)
+    /// at MC 0, where `amdgpu_gmc_gart_location()`'s best fit puts it
+    /// when the space below VRAM fits it and is the smaller side.
     pub const GART_START: u64 = 0;
     pub const GART_BYTES: u64 = 512 << 20;
     /// Where the model's IOMMU puts the rig's host buffers on the bus (a
@@ -866,10 +867,11 @@ pub mod rig {
         /// The PSP's view of the MC address space.
         pub mc: &'static Mc<'static>,
         /// The runtime's VMID0 tables (in modelled VRAM): tests remap
-        /// through it.
+        /// through it. Unused after [`behind`].
         pub gart: TableArena<'static>,
         pub gtt: Gtt,
-        /// VRAM as the runtime's allocator left it.
+        /// VRAM as the runtime's allocator left it. Unused after
+        /// [`behind`].
         pub vram: VramAllocator,
     }
 
