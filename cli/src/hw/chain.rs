@@ -136,7 +136,7 @@ fn symbols_for(v: (u8, u8, u8)) -> &'static [Reg] {
 
 /// VRAM as seen through BAR0: bounds-checked pointers for CPU access.
 struct Vram<'d> {
-    dev: &'d Device,
+    p: &'d Platform<'d>,
 }
 
 impl Vram<'_> {
@@ -144,20 +144,20 @@ impl Vram<'_> {
     /// `r`.
     fn cpu(&self, r: &VramRange, step: &'static str) -> Result<NonNull<u8>, HwError> {
         let end = r.offset.saturating_add(r.size);
-        if end > self.dev.vram.len() as u64 {
+        if end > self.p.vram.len() as u64 {
             return Err(HwError::NotBuilt {
                 step,
                 missing: format!(
                     "VRAM {:#x}..{end:#x} lies beyond BAR0 ({:#x} bytes); CPU access to VRAM outside BAR0 (resizable BAR or MM_INDEX writes) is not built",
                     r.offset,
-                    self.dev.vram.len()
+                    self.p.vram.len()
                 ),
             });
         }
         let off = usize::try_from(r.offset).map_err(step_err(step))?;
         // SAFETY: `off + size <= BAR0 length`, checked above, so the
         // result stays inside the mapping.
-        let p = unsafe { self.dev.vram.as_ptr().add(off) };
+        let p = unsafe { self.p.vram.as_ptr().add(off) };
         NonNull::new(p).ok_or(HwError::Step {
             step,
             detail: "BAR0 mapped at null".into(),
@@ -165,8 +165,35 @@ impl Vram<'_> {
     }
 }
 
-/// Runs the steps on `target` up to `o.until` (and the mapping steps if
-/// asked).
+/// What the steps run over: the register aperture, VRAM as BAR0 maps
+/// it, host memory the device can reach, and the doorbell BAR's bus
+/// address. A [`Device`] provides one; tests build one over the model.
+pub struct Platform<'p> {
+    pub regs: &'p dyn RegisterBus,
+    pub vram: &'p dyn Bar0,
+    /// The DMA region: host pointer, length, bus address.
+    pub dma: (NonNull<u8>, usize, u64),
+    pub doorbell_bus: u64,
+}
+
+impl Device {
+    /// The device as the steps see it.
+    pub fn platform(&self) -> Result<Platform<'_>, HwError> {
+        let dma = NonNull::new(self.dma.as_ptr()).ok_or(HwError::Step {
+            step: "open",
+            detail: "DMA region at null".into(),
+        })?;
+        Ok(Platform {
+            regs: &self.regs,
+            vram: &self.vram,
+            dma: (dma, self.dma.len(), self.dma.bus()),
+            doorbell_bus: self.doorbell_bus,
+        })
+    }
+}
+
+/// Opens `target` and runs the steps on it up to `o.until` (and the
+/// mapping steps if asked).
 pub fn bring_up(target: Target, o: &Options<'_>) -> Result<(), HwError> {
     let dev = device::open(target)?;
     println!(
@@ -181,6 +208,11 @@ pub fn bring_up(target: Target, o: &Options<'_>) -> Result<(), HwError> {
         dev.dma.len(),
         dev.dma.bus()
     );
+    run(&dev.platform()?, o)
+}
+
+/// The steps, on any platform.
+pub fn run(p: &Platform<'_>, o: &Options<'_>) -> Result<(), HwError> {
     let clock = StdClock::default();
     let trace = o.trace;
     let print = move |a: Access| {
@@ -192,14 +224,14 @@ pub fn bring_up(target: Target, o: &Options<'_>) -> Result<(), HwError> {
     // discovery
     let boot_blocks = [(boot::ALL, IpBases::default())];
     let bus = TraceBus::new(
-        &dev.regs,
+        p.regs,
         Symbols {
             blocks: &boot_blocks,
         },
         print,
     );
     let mut table = vec![0u8; TABLE_BYTES];
-    let (pos, how) = read_table(&dev.vram, &bus, &clock, &mut table)?;
+    let (pos, how) = read_table(p.vram, &bus, &clock, &mut table)?;
     let d = Discovery::parse(&table).map_err(step_err("discovery"))?;
     let vram_bytes = pos + TMR_OFFSET;
     println!(
@@ -239,17 +271,17 @@ pub fn bring_up(target: Target, o: &Options<'_>) -> Result<(), HwError> {
     let nbio_blocks: Vec<(&'static [Reg], IpBases)> =
         nbio.regs.symbols.iter().map(|r| (*r, nbif.bases)).collect();
     let nbio_bus = TraceBus::new(
-        &dev.regs,
+        p.regs,
         Symbols {
             blocks: &nbio_blocks,
         },
         print,
     );
-    barebell::nbio::init(&nbio_bus, &nbio, dev.doorbell_bus).map_err(step_err("nbio"))?;
+    barebell::nbio::init(&nbio_bus, &nbio, p.doorbell_bus).map_err(step_err("nbio"))?;
     flush_hdp(&nbio_bus, &nbio).map_err(step_err("nbio"))?;
     println!(
         "step nbio: {} init; HDP flush remapped to BAR5 + {:#x} and used once; doorbell aperture open; self-ring at {:#x}",
-        nbio.regs.ip, MMIO_REG_HOLE_OFFSET, dev.doorbell_bus
+        nbio.regs.ip, MMIO_REG_HOLE_OFFSET, p.doorbell_bus
     );
     if o.until == Step::Nbio {
         return Ok(());
@@ -270,8 +302,8 @@ pub fn bring_up(target: Target, o: &Options<'_>) -> Result<(), HwError> {
         (mmhub_regs.map(|h| h.all).unwrap_or(&[]), mmhub_ip.bases),
     ];
     blocks.extend(nbio_blocks.iter().copied());
-    let bus = TraceBus::new(&dev.regs, Symbols { blocks: &blocks }, print);
-    let mut m = gmc(&dev, &bus, &nbio, &mmhub_ip, vram_bytes)?;
+    let bus = TraceBus::new(p.regs, Symbols { blocks: &blocks }, print);
+    let mut m = gmc(p, &bus, &nbio, &mmhub_ip, vram_bytes)?;
     println!(
         "step gmc: FB at MC {:#x}..={:#x}; {} enabled, VMID0 (GART) {:#x}..={:#x} with tables at VRAM {:#x}; PSP buffers in GTT at bus {:#x}, TMR at VRAM {:#x}",
         m.cfg.fb_start,
@@ -280,7 +312,7 @@ pub fn bring_up(target: Target, o: &Options<'_>) -> Result<(), HwError> {
         m.cfg.start,
         m.cfg.end,
         m.cfg.pt_base,
-        dev.dma.bus(),
+        p.dma.2,
         m.tmr.phys_addr
     );
     if o.until == Step::Gmc {
@@ -361,6 +393,8 @@ fn flush_hdp<B: RegisterBus + ?Sized>(bus: &B, nbio: &Nbio) -> Result<(), NbioEr
 /// tests can stand a buffer in for the BAR.
 pub trait Bar0 {
     fn len(&self) -> usize;
+    /// The mapping's first byte, for CPU writes (page tables).
+    fn as_ptr(&self) -> *mut u8;
     /// One 32-bit read; all-ones outside.
     fn read32(&self, offset: usize) -> u32;
 }
@@ -368,6 +402,9 @@ pub trait Bar0 {
 impl Bar0 for barebell_pcie::sysfs::BarMapping {
     fn len(&self) -> usize {
         barebell_pcie::sysfs::BarMapping::len(self)
+    }
+    fn as_ptr(&self) -> *mut u8 {
+        barebell_pcie::sysfs::BarMapping::as_ptr(self)
     }
     fn read32(&self, offset: usize) -> u32 {
         barebell_pcie::sysfs::BarMapping::read32(self, offset)
@@ -463,7 +500,7 @@ struct Memory<'a> {
 /// `mmhub_v4_1_0_get_fb_location()`), VMID0 tables in VRAM written
 /// through BAR0, MMHUB init (`*_gart_enable()`), an HDP flush.
 fn gmc<'d, B: RegisterBus + ?Sized>(
-    dev: &'d Device,
+    p: &'d Platform<'d>,
     bus: &B,
     nbio: &Nbio,
     mmhub_ip: &IpInfo,
@@ -509,11 +546,11 @@ fn gmc<'d, B: RegisterBus + ?Sized>(
         .alloc(GART_TABLES as u64 * 4096, PAGE_ALIGN)
         .map_err(step_err("gmc"))?;
     let scratch = vram.alloc(4096, PAGE_ALIGN).map_err(step_err("gmc"))?;
-    let cpu = Vram { dev }.cpu(&tables_at, "gmc")?;
+    let cpu = Vram { p }.cpu(&tables_at, "gmc")?;
     // SAFETY: GART_TABLES pages of VRAM inside BAR0 (checked by `cpu`),
     // handed out once by the allocator, so nothing else aliases them;
     // `Table` is plain u64s and the pointer is page aligned. The GPU reads
-    // them only after the hub init below, and the `Device` (and with it
+    // them only after the hub init below, and the platform (and with it
     // the BAR0 mapping) outlives the returned arena.
     let tables: &'d mut [Table] =
         unsafe { core::slice::from_raw_parts_mut(cpu.as_ptr().cast::<Table>(), GART_TABLES) };
@@ -523,11 +560,12 @@ fn gmc<'d, B: RegisterBus + ?Sized>(
     let gart = TableArena::new(tables, tables_at.offset, format);
 
     // GTT: the DMA region, seen by the GPU at its bus address.
-    let len = dev.dma.len();
-    // SAFETY: the region is locked host memory owned by `dev`, which
-    // outlives the arena; nothing else in this process touches it.
-    let host = unsafe { core::slice::from_raw_parts_mut(dev.dma.as_ptr(), len) };
-    let gtt = DmaArena::new(host, dev.dma.bus()).map_err(step_err("gmc"))?;
+    let (dma, len, dma_bus) = p.dma;
+    // SAFETY: the platform's DMA region is `len` bytes of host memory
+    // that outlives the platform and that nothing else in this process
+    // touches while the steps run.
+    let host = unsafe { core::slice::from_raw_parts_mut(dma.as_ptr(), len) };
+    let gtt = DmaArena::new(host, dma_bus).map_err(step_err("gmc"))?;
     let cfg = HubConfig {
         pt_base: gart.root(),
         start: gart_start,
@@ -539,7 +577,7 @@ fn gmc<'d, B: RegisterBus + ?Sized>(
         agp_start: u64::MAX >> 16,
         agp_end: 0,
         default_page: scratch.offset,
-        dummy_page: dev.dma.bus(),
+        dummy_page: dma_bus,
     };
     // The TMR: VRAM, `PSP_TMR_ALIGNMENT` aligned, `PSP_TMR_SIZE` bytes
     // (Linux sizes it from the TOC; `load_firmware` refuses a TOC that
@@ -687,6 +725,9 @@ mod tests {
     impl Bar0 for Buffer {
         fn len(&self) -> usize {
             self.0.len()
+        }
+        fn as_ptr(&self) -> *mut u8 {
+            self.0.as_ptr().cast_mut()
         }
         fn read32(&self, offset: usize) -> u32 {
             self.0

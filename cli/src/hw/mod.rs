@@ -22,6 +22,8 @@ pub mod chain;
 pub mod device;
 pub mod dma;
 pub mod firmware;
+#[cfg(test)]
+mod model_platform;
 pub mod pagemap;
 
 use barebell_pcie::Bdf;
