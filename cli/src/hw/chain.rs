@@ -577,7 +577,8 @@ fn gmc<'d, B: RegisterBus + ?Sized>(
         agp_start: u64::MAX >> 16,
         agp_end: 0,
         default_page: scratch.offset,
-        dummy_page: dma_bus,
+        // Set below, once the GTT buffers are placed.
+        dummy_page: 0,
     };
     // The TMR: VRAM, `PSP_TMR_ALIGNMENT` aligned, `PSP_TMR_SIZE` bytes
     // (Linux sizes it from the TOC; `load_firmware` refuses a TOC that
@@ -602,6 +603,10 @@ fn gmc<'d, B: RegisterBus + ?Sized>(
     // The GTT buffers are bound before the hub is enabled, so no TLB
     // invalidation is needed afterwards.
     m.bufs = Some(psp_buffers(&mut m)?);
+    // `adev->dummy_page_addr`: a page of its own, since the hub may
+    // redirect faulting writes there.
+    let dummy = m.gtt.alloc(4096, PAGE_ALIGN).map_err(step_err("gmc"))?;
+    m.cfg.dummy_page = dummy.bus_addr();
     flush_hdp(bus, nbio).map_err(step_err("gmc"))?;
     barebell::hub::gart_enable(bus, &mmhub_ip.bases, mmhub, &m.cfg).map_err(step_err("gmc"))?;
     flush_hdp(bus, nbio).map_err(step_err("gmc"))?;

@@ -6,16 +6,19 @@
 //! group, then the device fd is opened; sysfs: it has no driver and we are
 //! root. Then, through the config space of whichever backend opened it,
 //! vendor 0x1002 and a display class, then BAR5 large enough for every
-//! register barebell touches, then BAR0 and BAR2 are mapped. Only memory
-//! decode is enabled (sysfs `enable`, or vfio-pci's own enable on open);
-//! no register is written.
+//! register barebell touches. Only then is anything written: memory
+//! decode and bus mastering in the command register (sysfs `enable` plus
+//! a config write, or a write through the VFIO config region), and BAR0,
+//! BAR2 and BAR5 are mapped. No GPU register is written here.
 //!
 //! **Never run on a GPU.**
 
 use super::Target;
 use super::dma::{DmaError, DmaRegion};
 use barebell::bus::Mmio;
-use barebell_pcie::config::{BASE_CLASS_DISPLAY, VENDOR_AMD_ATI};
+use barebell_pcie::config::{
+    BASE_CLASS_DISPLAY, COMMAND_MASTER, COMMAND_MEMORY, VENDOR_AMD_ATI, update_command,
+};
 use barebell_pcie::sysfs::{BarMapping, SysfsDevice, SysfsError};
 use barebell_pcie::vfio::{VfioDevice, VfioError};
 use barebell_pcie::{Bdf, ConfigSpace};
@@ -287,9 +290,13 @@ fn open_vfio(bdf: Bdf) -> Result<Device, OpenError> {
     if sys.iommu_group().is_none() {
         return Err(OpenError::NoIommuGroup { bdf });
     }
-    let dev = VfioDevice::open(bdf)?;
+    let mut dev = VfioDevice::open(bdf)?;
     let device_id = check_identity(bdf, &dev, "the VFIO config region")?;
     let (_, doorbell_bus) = bar_layout(&sys)?;
+    // Memory decode and bus mastering (the GPU's DMA into the GTT), as
+    // amdgpu_device_init() gets them from pci_enable_device() and
+    // pci_set_master().
+    update_command(&mut dev, COMMAND_MEMORY | COMMAND_MASTER, 0);
     let register_bar = dev.map_region(u32::from(REGISTER_BAR))?;
     let regs = mmio(&register_bar, bdf)?;
     let vram = dev.map_region(u32::from(VRAM_BAR))?;
@@ -325,6 +332,8 @@ fn open_sysfs(bdf: Bdf) -> Result<Device, OpenError> {
     super::dma::check_no_translation(&sys)?;
     let (_, doorbell_bus) = bar_layout(&sys)?;
     sys.enable()?;
+    let mut sys = sys;
+    update_command(&mut sys, COMMAND_MEMORY | COMMAND_MASTER, 0);
     let register_bar = sys.map_bar(REGISTER_BAR)?;
     let regs = mmio(&register_bar, bdf)?;
     let vram = sys.map_bar(VRAM_BAR)?;

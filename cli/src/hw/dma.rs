@@ -1,13 +1,13 @@
 //! Host memory the GPU can reach, and the bus address it reaches it at.
 //!
-//! The runtime uses a buffer's host address as the address it hands the
-//! device (queues, rings and signals are plain `static` objects), so
-//! through VFIO the region is mapped at an IOVA equal to its host virtual
-//! address. Without an IOMMU (`--sysfs`) that cannot be arranged: the
-//! region is one locked 2 MiB hugepage (physically contiguous) whose
-//! physical address comes from `/proc/self/pagemap`, and the IOMMU must be
-//! off or in passthrough for the device to see that address (tinygrad's
-//! AM driver does the same for its sysfs path).
+//! The GPU reaches it through the GART (VMID0 PTEs with the SYSTEM bit
+//! hold bus addresses), so all that matters is one contiguous range on
+//! the bus. Through VFIO the region is mapped at a fixed IOVA
+//! ([`VFIO_IOVA`]). Without an IOMMU (`--sysfs`) it is one locked 2 MiB
+//! hugepage (physically contiguous) whose physical address comes from
+//! `/proc/self/pagemap`, and the IOMMU must be off or in passthrough for
+//! the device to see that address (tinygrad's AM driver does the same for
+//! its sysfs path).
 //!
 //! **Never run with a GPU.** The VFIO map ran on QEMU's `edu` only (the
 //! `pcie` crate's own test); the pagemap path runs in this crate's tests.
@@ -20,6 +20,9 @@ use std::fmt;
 
 /// 2 MiB: the hugepage size and the region's alignment.
 pub const HUGE: usize = 2 << 20;
+/// Where the VFIO path maps the region: 4 GiB, above x86's MSI window
+/// and inside even a 39-bit IOMMU aperture (barebell's choice).
+pub const VFIO_IOVA: u64 = 1 << 32;
 
 #[derive(Debug)]
 pub enum DmaError {
@@ -103,15 +106,15 @@ impl DmaRegion {
         self.bus
     }
 
-    /// `len` bytes, 2 MiB aligned, locked, zeroed, mapped at IOVA = host
-    /// address in `dev`'s IOMMU domain.
+    /// `len` bytes, 2 MiB aligned, locked, zeroed, mapped at
+    /// [`VFIO_IOVA`] in `dev`'s IOMMU domain.
     pub fn for_vfio(dev: &VfioDevice, len: usize) -> Result<Self, DmaError> {
         let mut r = anonymous(len, false)?;
         // SAFETY: the region is locked and owned by the returned value; the
         // caller (`Device`) unmaps it from the IOMMU in its Drop, before
         // this value's Drop munmaps the memory.
-        unsafe { dev.map_dma(r.as_ptr(), len as u64, r.as_ptr() as u64) }.map_err(DmaError::Map)?;
-        r.bus = r.as_ptr() as u64;
+        unsafe { dev.map_dma(r.as_ptr(), len as u64, VFIO_IOVA) }.map_err(DmaError::Map)?;
+        r.bus = VFIO_IOVA;
         Ok(r)
     }
 
