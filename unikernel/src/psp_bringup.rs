@@ -102,10 +102,14 @@ pub fn run(generation: Generation, blobs: &firmware::Blobs) -> Result<(), &'stat
         }
     });
     let bufs = r.bufs.take().ok_or("PSP buffers already taken")?;
-    let mut p = Psp::new(&bus, r.clock, r.regs, &mp0.bases, bufs).map_err(|e| {
-        println!("UK ERROR bring-up {name} psp: {e}");
-        "PSP set-up"
-    })?;
+    let mut p = Psp::new(&bus, r.clock, r.regs, &mp0.bases, bufs)
+        .map_err(|e| {
+            println!("UK ERROR bring-up {name} psp: {e}");
+            "PSP set-up"
+        })?
+        // The PSP's buffers sit behind the rig's MMHUB VMID0: a command
+        // that times out carries the fault the MMHUB latched.
+        .with_fault_hub(r.fault_hub());
     let mut images = vec![
         Image {
             fw_type: 0,
