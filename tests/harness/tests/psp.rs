@@ -869,3 +869,31 @@ fn psp_behind_another_vmid0_loads_and_faults_there() {
         }
     }
 }
+
+/// A SYSTEM PTE whose bus address the IOMMU does not map: the GPU-side
+/// walk succeeds, so the hub latches nothing; the access is refused on
+/// the host side (an IOMMU fault), the fence never comes, and the
+/// runtime's timeout carries no VM fault.
+#[test]
+fn fence_at_a_bus_address_the_iommu_does_not_map_times_out_without_a_vm_fault() {
+    let mut r = rig(&navi31(), |_| {});
+    let mut p = psp_of(&mut r);
+    boot_and_ring(&r, &mut p);
+    let stray = 0x2_0000_0000;
+    r.gart
+        .map(FENCE_VA, stray, 4096, rig::gtt_flags(true), false)
+        .unwrap();
+    let toc = r.sos.bytes(r.sos.section("toc").unwrap());
+    assert!(matches!(
+        p.load_toc(toc),
+        Err(PspError::FenceTimeout {
+            cmd_id: 0x20,
+            vm_fault: None,
+            ..
+        })
+    ));
+    assert_eq!(fault_status_word(&r), 0);
+    let f = r.mc.faults();
+    assert_eq!(f.len(), 1);
+    assert!(matches!(f[0].kind, McFaultKind::Iommu(d) if d.address == stray));
+}
