@@ -34,6 +34,12 @@
 //! size). `MMMC_VM_FB_OFFSET` (`get_mc_fb_offset()`) is taken as 0 (dGPUs; Linux reads it), so a
 //! VRAM offset is its physical address.
 //!
+//! Not done, unlike Linux: no reset first. A GPU that amdgpu (or an
+//! earlier run) already brought up still has sOS running and its rings
+//! set up; the PSP step then sees `SosAlreadyAlive` and may fail at ring
+//! creation. Linux resets on reload (`amdgpu_device_need_reset_on_init()`,
+//! mode-1 reset through the PSP); barebell has no reset built.
+//!
 //! **Never run on a GPU.**
 
 use super::Target;
@@ -607,6 +613,9 @@ fn gmc<'d, B: RegisterBus + ?Sized>(
     // redirect faulting writes there.
     let dummy = m.gtt.alloc(4096, PAGE_ALIGN).map_err(step_err("gmc"))?;
     m.cfg.dummy_page = dummy.bus_addr();
+    // The table stores through BAR0 are plain stores; keep the compiler
+    // (and the CPU) from moving them past the flush and the hub writes.
+    core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
     flush_hdp(bus, nbio).map_err(step_err("gmc"))?;
     barebell::hub::gart_enable(bus, &mmhub_ip.bases, mmhub, &m.cfg).map_err(step_err("gmc"))?;
     flush_hdp(bus, nbio).map_err(step_err("gmc"))?;
