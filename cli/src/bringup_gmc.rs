@@ -32,8 +32,11 @@ pub const VMID0_TABLES: usize = 16;
 /// One initialised hub: its model, its table and where its block sits.
 #[derive(Debug)]
 pub struct HubState<'c> {
+    /// The hub model, VMID0 enabled.
     pub model: HubModel<'c>,
+    /// The runtime's register table it was programmed through.
     pub regs: &'static HubRegs,
+    /// Discovered bases of its block (GC or MMHUB).
     pub bases: IpBases,
 }
 

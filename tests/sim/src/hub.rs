@@ -78,34 +78,23 @@ pub enum OrderViolation {
 /// Why the hub did not translate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HubRefusal {
+    /// `*MC_VM_MX_L1_TLB_CNTL.ENABLE_L1_TLB` is clear.
     L1TlbDisabled,
+    /// `*_L2_CNTL.ENABLE_L2_CACHE` is clear.
     L2CacheDisabled,
-    ContextDisabled {
-        vmid: u8,
-    },
+    /// `*_CONTEXT0_CNTL.ENABLE_CONTEXT` is clear.
+    ContextDisabled { vmid: u8 },
     /// The programming order broke what Linux's order guarantees.
     Order(OrderViolation),
     /// The model walks four levels (depth 3) of 4 KiB blocks only.
-    UnsupportedLayout {
-        depth: u32,
-        block_size: u32,
-    },
+    UnsupportedLayout { depth: u32, block_size: u32 },
     /// The page-table base lacks its VALID bit.
-    InvalidBase {
-        raw: u64,
-    },
+    InvalidBase { raw: u64 },
     /// `*MC_VM_SYSTEM_APERTURE_LOW_ADDR` above `_HIGH_ADDR` (256 KiB units).
-    ApertureInverted {
-        low: u32,
-        high: u32,
-    },
+    ApertureInverted { low: u32, high: u32 },
     /// The VA is outside the context's start..=end range (latched as a
     /// fault).
-    OutOfRange {
-        va: u64,
-        start: u64,
-        end: u64,
-    },
+    OutOfRange { va: u64, start: u64, end: u64 },
     /// The walk itself faulted (latched as a fault).
     Fault(VmFault),
 }
