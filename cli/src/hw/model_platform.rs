@@ -19,13 +19,15 @@ use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
 use barebell::psp::{GcRegs, Plan, PspRegs};
 use barebell::regs::{IpBases, Reg};
 use barebell_firmware_if::parse;
-use barebell_sim::SimClock;
+use barebell_sim::cp::CpModel;
 use barebell_sim::discovery::VramWindow;
 use barebell_sim::hub::HubModel;
 use barebell_sim::mc::{CID_MP0, Mc};
+use barebell_sim::mec::Mec;
 use barebell_sim::nbio::{NbioIp, NbioModel};
 use barebell_sim::psp::rig::{self, BOOT_ORDER, MODEL_TMR, PartFirmware};
 use barebell_sim::psp::{PspExpect, PspModel, PspPlacement};
+use barebell_sim::{Seed, SimClock};
 use core::ptr::NonNull;
 use std::collections::HashSet;
 use std::path::Path;
@@ -53,6 +55,17 @@ impl RegisterBus for Router {
     fn write32(&self, off: usize, v: u32) {
         self.owner(off).write32(off, v)
     }
+}
+
+/// The registers named `names` from a block's register list.
+fn gc_names(all: &[Reg], names: &[&str]) -> Vec<Reg> {
+    let found: Vec<Reg> = all
+        .iter()
+        .filter(|r| names.contains(&r.name))
+        .copied()
+        .collect();
+    assert_eq!(found.len(), names.len(), "{names:?}");
+    found
 }
 
 fn offsets(regs: &[Reg], bases: &IpBases) -> HashSet<usize> {
@@ -118,7 +131,12 @@ const BAR0_BYTES: usize = 64 << 20;
 const DMA_BUS: u64 = 0x1_0000_0000;
 const DMA_BYTES: usize = 2 << 20;
 
-fn run_part(part: PartFirmware, nbio_ip: NbioIp, mapping: Option<MappingMode>) {
+fn run_part(
+    part: PartFirmware,
+    nbio_ip: NbioIp,
+    mapping: Option<MappingMode>,
+    mes_files: [&str; 2],
+) {
     let dir = Path::new("/lib/firmware/amdgpu");
     let clock: &'static SimClock = Box::leak(Box::new(SimClock::new()));
     let (table, _) = barebell_sim::discovery::build(&part.desc);
@@ -194,9 +212,34 @@ fn run_part(part: PartFirmware, nbio_ip: NbioIp, mapping: Option<MappingMode>) {
         .extend((MMIO_REG_HOLE_OFFSET as usize..MMIO_REG_HOLE_OFFSET as usize + 4096).step_by(4));
     let psp_gc: HashSet<usize> =
         offsets(&[gc_regs.rlc_bootload_status, gc_regs.cp_stat], &gc.bases);
+    let generation = match gfxhub_regs.generation {
+        barebell::hub::Generation::Gfx11 => barebell::mqd::Generation::Gfx11,
+        barebell::hub::Generation::Gfx12 => barebell::mqd::Generation::Gfx12,
+    };
+    let mec: &'static Mec<'static> = Box::leak(Box::new(
+        Mec::new(
+            clock,
+            gc.bases,
+            generation,
+            0x00FC_0000_0000,
+            CpModel::new(Seed(1)),
+        )
+        .unwrap(),
+    ));
+    let mes_regs = gc_names(
+        gfxhub_regs.all,
+        &[
+            "GRBM_GFX_CNTL",
+            "CP_MES_CNTL",
+            "CP_MES_GP3_LO",
+            "CP_MES_PRGRM_CNTR_START",
+            "CP_MES_PRGRM_CNTR_START_HI",
+        ],
+    );
     let router: &'static Router = Box::leak(Box::new(Router {
         routes: vec![
-            (boot_regs, window as &dyn RegisterBus),
+            (offsets(&mes_regs, &gc.bases), mec as &dyn RegisterBus),
+            (boot_regs, window),
             (psp_gc, psp),
             (nbio_set, nbio),
             (offsets(mmhub_regs.all, &mmhub.bases), mmhub_model),
@@ -222,17 +265,21 @@ fn run_part(part: PartFirmware, nbio_ip: NbioIp, mapping: Option<MappingMode>) {
     };
     match (chain::run(&platform, &o), mapping) {
         (Ok(()), None) => {}
-        // With a mapping the chain goes on to MES start, which this
-        // platform has no MES model for: CP_MES_GP3_LO stays 0, and the
-        // start must fail typed, naming the step.
-        (
-            Err(HwError::Step {
-                step: "mes",
-                detail,
-            }),
-            Some(_),
-        ) => {
-            assert!(detail.contains("did not start"), "{detail}");
+        // With a mapping the chain starts MES and stops, typed, at the
+        // rings it has not built for hardware. Each pipe's program counter
+        // must be its blob's `mes_uc_start_addr` >> 2, read here straight
+        // from the header bytes (offsets 56/60 of `mes_firmware_header_v1_0`,
+        // checked against amdgpu_ucode.h by firmware-if's facts).
+        (Err(HwError::NotBuilt { step: "rings", .. }), Some(_)) => {
+            let start = |file: &str| {
+                let b = std::fs::read(dir.join(file)).unwrap();
+                let lo = u32::from_le_bytes(b[56..60].try_into().unwrap());
+                let hi = u32::from_le_bytes(b[60..64].try_into().unwrap());
+                (u64::from(hi) << 32 | u64::from(lo)) >> 2
+            };
+            let pipes = mec.mes_pipes();
+            assert_eq!(pipes[0], (start(mes_files[0]), true), "{}", part.desc.name);
+            assert_eq!(pipes[1], (start(mes_files[1]), true), "{}", part.desc.name);
         }
         (r, _) => panic!("{}: {r:?}", part.desc.name),
     }
@@ -245,15 +292,25 @@ fn run_part(part: PartFirmware, nbio_ip: NbioIp, mapping: Option<MappingMode>) {
 
 #[test]
 fn navi31_comes_up_to_rlc_through_the_hardware_steps() {
-    run_part(rig::navi31(), NbioIp::Nbio4_3_0, None);
+    run_part(rig::navi31(), NbioIp::Nbio4_3_0, None, NAVI31_MES);
+}
+
+const NAVI31_MES: [&str; 2] = ["gc_11_0_0_mes_2.bin", "gc_11_0_0_mes1.bin"];
+const NAVI48_MES: [&str; 2] = ["gc_12_0_1_uni_mes.bin", "gc_12_0_1_uni_mes.bin"];
+
+#[test]
+fn with_a_mapping_navi31_starts_mes_then_stops_at_the_rings() {
+    let m = Some(MappingMode::Mes);
+    run_part(rig::navi31(), NbioIp::Nbio4_3_0, m, NAVI31_MES);
 }
 
 #[test]
-fn with_a_mapping_the_chain_goes_on_to_mes_start() {
-    run_part(rig::navi31(), NbioIp::Nbio4_3_0, Some(MappingMode::Mes));
+fn with_a_mapping_navi48_starts_mes_then_stops_at_the_rings() {
+    let m = Some(MappingMode::Direct);
+    run_part(rig::navi48(), NbioIp::Nbif6_3_1, m, NAVI48_MES);
 }
 
 #[test]
 fn navi48_comes_up_to_rlc_through_the_hardware_steps() {
-    run_part(rig::navi48(), NbioIp::Nbif6_3_1, None);
+    run_part(rig::navi48(), NbioIp::Nbif6_3_1, None, NAVI48_MES);
 }
