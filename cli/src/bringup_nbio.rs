@@ -37,6 +37,9 @@ pub fn step(
     if model.hdp_flushes() != 1 || model.doorbell_write(0, 1) != DoorbellOutcome::Rang {
         return Err("nbio: the model saw no HDP flush or refused a doorbell".into());
     }
+    if model.hole_reads() != 0 {
+        return Err("nbio: the flush was posted by reading the remapped register".into());
+    }
     println!(
         "step nbio: HDP flush at BAR5 + {MMIO_REG_HOLE_OFFSET:#x} (model saw 1 flush), doorbell aperture open, self-ring at {DOORBELL_BUS:#x} (model value); {} registers",
         n.regs.ip

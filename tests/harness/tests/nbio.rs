@@ -153,6 +153,10 @@ fn flush_is_posted_through_config_memsize() {
         assert_eq!(seen[1].byte_offset, (0xD20 + 0xC3) * 4);
         assert_eq!(seen[1].name, Some("RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE"));
         assert_eq!(m.hdp_flushes(), 1);
+        assert_eq!(m.hole_reads(), 0, "{}", part.name);
+        // The model does see a read of the hole when one happens.
+        m.read32(HOLE);
+        assert_eq!(m.hole_reads(), 1);
     }
 }
 

@@ -108,6 +108,7 @@ pub enum DoorbellOutcome {
 struct State {
     hdp_flushes: u64,
     stray_hole_writes: u64,
+    hole_reads: u64,
     doorbells: BTreeMap<u32, u64>,
     dropped: Vec<(u32, u64)>,
 }
@@ -183,6 +184,15 @@ impl<'c> NbioModel<'c> {
         self.state.lock().stray_hole_writes
     }
 
+    /// CPU reads of the hole page. Linux posts the flush by reading
+    /// `RCC_CONFIG_MEMSIZE` instead, because reading the remapped register
+    /// "causes problems on some platforms" (`hdp_v6_0_flush_hdp()`,
+    /// `hdp_v7_0_flush_hdp()`); the model answers such reads from its
+    /// register file but counts them so a test can require none.
+    pub fn hole_reads(&self) -> u64 {
+        self.state.lock().hole_reads
+    }
+
     /// A CPU store to doorbell `index` through BAR2.
     pub fn doorbell_write(&self, index: u32, value: u64) -> DoorbellOutcome {
         let mut s = self.state.lock();
@@ -242,6 +252,9 @@ impl<'c> NbioModel<'c> {
 
 impl RegisterBus for NbioModel<'_> {
     fn read32(&self, byte_offset: usize) -> u32 {
+        if byte_offset >= self.hole && byte_offset < self.hole + 4096 {
+            self.state.lock().hole_reads += 1;
+        }
         self.regs.read32(byte_offset)
     }
 
