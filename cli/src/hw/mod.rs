@@ -7,7 +7,9 @@
 //! guest of `cargo xtask qemu-pci`, the VFIO open path up to the vendor
 //! refusal on QEMU's `edu` device. The bring-up steps behind the checks
 //! call the same runtime functions the model path calls, over the BAR5
-//! mapping instead of a model.
+//! mapping instead of a model; [`chain::run`] also runs in `cargo test`
+//! over a platform built from the device models (`model_platform`), up to
+//! MES start for both parts.
 //!
 //! - [`device`] opens the function (VFIO or sysfs), refuses anything that
 //!   is not a usable AMD GPU, and maps BAR0 (VRAM), BAR2 (doorbells) and
