@@ -109,6 +109,27 @@ fn explicit_model_runs_the_model() {
 }
 
 #[test]
+fn explicit_model_runs_the_latency_model() {
+    let json = std::env::temp_dir().join(format!("barebell-hw-cli-{}.json", std::process::id()));
+    let (code, _, err) = barebell(&[
+        "latency",
+        "--model",
+        "--iterations",
+        "200",
+        "--warmup",
+        "20",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&json).unwrap();
+    std::fs::remove_file(&json).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["params"]["target"], "model", "{text}");
+    assert_eq!(v["params"]["iterations"], 200, "{text}");
+}
+
+#[test]
 fn sysfs_refuses_a_non_amd_function_without_writing_to_it() {
     let devs = non_amd();
     if devs.is_empty() {
