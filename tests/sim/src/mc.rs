@@ -179,7 +179,19 @@ impl<'h> Mc<'h> {
             match target {
                 Target::Vram(off) => {
                     if self.vram.read(off, chunk, what).is_err() {
-                        chunk.fill(0);
+                        // Partly backed: page by page, unbacked pages as
+                        // zeros.
+                        let mut at = 0usize;
+                        while at < chunk.len() {
+                            let o = off + at as u64;
+                            let n = (4096 - (o & 0xFFF) as usize).min(chunk.len() - at);
+                            if let Some(piece) = chunk.get_mut(at..at + n)
+                                && self.vram.read(o, piece, what).is_err()
+                            {
+                                piece.fill(0);
+                            }
+                            at += n;
+                        }
                     }
                 }
                 Target::System(bus) => {
