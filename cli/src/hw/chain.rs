@@ -353,7 +353,7 @@ pub fn run(p: &Platform<'_>, o: &Options<'_>) -> Result<(), HwError> {
         "step psp: {} bootloader components, TMR {:#x} bytes asked by the TOC, {} LOAD_IP_FW, AUTOLOAD_RLC sent",
         report.components, report.tmr_size, report.ip_fw_loads
     );
-    if o.until == Step::Psp && o.mapping.is_none() {
+    if o.until == Step::Psp {
         return Ok(());
     }
 
