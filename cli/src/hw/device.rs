@@ -366,3 +366,54 @@ impl Device {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use barebell_pcie::mem::ConfigArray;
+
+    /// Config header bytes: vendor/device at 0x00, class code (base, sub,
+    /// prog-if) at 0x0B/0x0A/0x09, per the PCI header layout.
+    fn header(vendor: u16, device: u16, class: [u8; 3]) -> ConfigArray {
+        let mut b = [0u8; 256];
+        b[0..2].copy_from_slice(&vendor.to_le_bytes());
+        b[2..4].copy_from_slice(&device.to_le_bytes());
+        b[0x0B] = class[0];
+        b[0x0A] = class[1];
+        b[0x09] = class[2];
+        ConfigArray::from_bytes(&b)
+    }
+
+    #[test]
+    fn identity_checks_vendor_then_class() {
+        let bdf = Bdf::parse("0000:03:00.0").unwrap();
+        // A VGA-compatible AMD function (class 03 00 00) passes.
+        let gpu = header(0x1002, 0x744c, [0x03, 0x00, 0x00]);
+        assert_eq!(check_identity(bdf, &gpu, "test").unwrap(), 0x744c);
+        // So does a display controller that is not VGA (03 80 00).
+        let other = header(0x1002, 0x7550, [0x03, 0x80, 0x00]);
+        assert_eq!(check_identity(bdf, &other, "test").unwrap(), 0x7550);
+        // The GPU's HDMI audio function (multimedia audio, 04 03 00).
+        let audio = header(0x1002, 0xab30, [0x04, 0x03, 0x00]);
+        let e = check_identity(bdf, &audio, "test").unwrap_err();
+        assert!(
+            matches!(
+                e,
+                OpenError::NotDisplay {
+                    device: 0xab30,
+                    class: (4, 3, 0),
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // Another vendor is refused before its class is looked at.
+        let intel = header(0x8086, 0x56a0, [0x03, 0x00, 0x00]);
+        let e = check_identity(bdf, &intel, "sysfs config").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("is not an AMD GPU (vendor 8086 device 56a0, read through sysfs config"),
+            "{e}"
+        );
+    }
+}
