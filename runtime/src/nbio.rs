@@ -34,8 +34,9 @@ use crate::regs::{IpBases, Reg, nbif_6_3_1, nbio_4_3_0};
 /// flush page on hosts with 4 KiB pages: `MMIO_REG_HOLE_OFFSET`, defined
 /// as `0x80000 - PAGE_SIZE` in both `nbio_v4_3.c` and `nbif_v6_3_1.c`
 /// (each IP file's `set_reg_remap`). It is a `#define` in a `.c` file, so
-/// the conformance harness cannot probe it; the value is read from the
-/// Linux 6.12 source by hand. Unconfirmed on hardware.
+/// the conformance harness cannot compile a probe for it; a harness test
+/// (`hole_offset_matches_the_linux_c_files`) reads the two files' text
+/// instead. Unconfirmed on hardware.
 pub const MMIO_REG_HOLE_OFFSET: u32 = 0x8_0000 - 4096;
 /// `KFD_MMIO_REMAP_HDP_MEM_FLUSH_CNTL`: offset of the memory-flush
 /// register inside the remapped page.

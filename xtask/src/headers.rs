@@ -21,6 +21,10 @@ const WANTED: &[&str] = &[
     "drivers/gpu/drm/amd/amdgpu/gfxhub_v12_0.c",
     "drivers/gpu/drm/amd/amdgpu/mmhub_v3_0.c",
     "drivers/gpu/drm/amd/amdgpu/mmhub_v4_1_0.c",
+    // MMIO_REG_HOLE_OFFSET, the HDP remap page (read as text by
+    // tests/harness/tests/nbio.rs).
+    "drivers/gpu/drm/amd/amdgpu/nbio_v4_3.c",
+    "drivers/gpu/drm/amd/amdgpu/nbif_v6_3_1.c",
     "include/uapi/linux/vfio.h",
     "include/uapi/linux/pci_regs.h",
     "include/uapi/linux/iommufd.h",

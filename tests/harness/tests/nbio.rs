@@ -45,6 +45,45 @@ fn hole_offset_is_linux_value() {
     assert_eq!(MMIO_REG_HOLE_OFFSET as usize, HOLE);
 }
 
+/// `MMIO_REG_HOLE_OFFSET` is a `#define` in each IP's `.c` file, not in a
+/// compilable header, so conformance cannot probe it: read it from the
+/// text of Linux 6.12 `nbio_v4_3.c` and `nbif_v6_3_1.c` (extracted by
+/// `cargo xtask headers`), evaluate `(BASE - PAGE_SIZE)` for 4 KiB pages,
+/// and check that `set_reg_remap` uses it as the remap offset.
+#[test]
+fn hole_offset_matches_the_linux_c_files() {
+    for file in ["nbio_v4_3.c", "nbif_v6_3_1.c"] {
+        let path = format!(
+            "{}/../../target/artifacts/linux-6.12/drivers/gpu/drm/amd/amdgpu/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{path}: {e} (run `cargo xtask headers`)"));
+        let line = text
+            .lines()
+            .find(|l| {
+                l.starts_with("#define")
+                    && l.split_whitespace().nth(1) == Some("MMIO_REG_HOLE_OFFSET")
+            })
+            .unwrap_or_else(|| panic!("MMIO_REG_HOLE_OFFSET not in {file}"));
+        let expr: String = line
+            .split_whitespace()
+            .skip(2)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let base = expr
+            .strip_prefix('(')
+            .and_then(|e| e.strip_suffix(" - PAGE_SIZE)"))
+            .unwrap_or_else(|| panic!("{file}: unexpected form {expr:?}"));
+        let base = u32::from_str_radix(base.trim_start_matches("0x"), 16).unwrap();
+        assert_eq!(MMIO_REG_HOLE_OFFSET, base - 4096, "{file}");
+        assert!(
+            text.contains("adev->rmmio_remap.reg_offset = MMIO_REG_HOLE_OFFSET;"),
+            "{file}: the hole is not the remap offset"
+        );
+    }
+}
+
 #[test]
 fn each_part_gets_its_own_header_table() {
     let n31 = discovered(&NAVI31, (4, 3, 0));
