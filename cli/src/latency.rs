@@ -8,7 +8,7 @@
 //! side plus a software CP's reaction time, not a GPU's.
 
 use crate::latency_target::{self as target, MappingMode, Part};
-use barebell::aql::{Dispatch, Fences};
+use barebell::aql::{Dispatch, Fences, Packet};
 use barebell::latency::run::{LatencyError, PHASES, Params, Sample, measure};
 use barebell::latency::tsc::{self, Correlation, TscScale};
 use barebell::latency::{Histogram, Outliers, Summary};
@@ -273,10 +273,7 @@ pub(crate) fn pin_current_thread(cpu: usize) -> Result<(), String> {
 }
 
 pub fn run(a: LatencyArgs) -> ExitCode {
-    let result = match a.target.hardware() {
-        Some(t) => crate::hw::latency(t, a.mapping, &a.firmware_dir),
-        None => run_inner(&a),
-    };
+    let result = run_inner(&a);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -325,8 +322,14 @@ fn run_target(
             pin_err = pin_current_thread(c).err();
         }
     };
-    let target = match mapping {
-        None => target::unmapped(
+    let hardware = a.target.hardware();
+    let target = match (hardware, mapping) {
+        (Some(t), m) => {
+            let t = crate::hw::latency_target(t, m, &a.firmware_dir)?;
+            pin_me();
+            t
+        }
+        (None, None) => target::unmapped(
             a.seed,
             a.kernel_ns,
             monotonic_raw_ns,
@@ -334,7 +337,7 @@ fn run_target(
             model_cpu,
             &mut pin_me,
         )?,
-        Some(m) => target::mapped(
+        (None, Some(m)) => target::mapped(
             m,
             a.part,
             a.seed,
@@ -348,11 +351,6 @@ fn run_target(
     if let Some(e) = pin_err {
         warnings.push(format!("could not pin the measuring thread: {e}"));
     }
-    let packet = Dispatch::linear(64, 64, target::KERNEL_OBJECT, 0)
-        .signal(target.signal.handle())
-        .fences(Fences::SYSTEM)
-        .packet()
-        .map_err(|e| e.to_string())?;
     let params = Params {
         batch: a.batch,
         pace_ns: a.pace_us.saturating_mul(1_000),
@@ -364,26 +362,20 @@ fn run_target(
     // CP stamps are put on the TSC axis by a line through two anchors that
     // bracket the measured loops.
     let first = tsc::anchor(monotonic_raw_ns, ANCHOR_TRIES);
-    let result = measure(
-        &target.queue,
-        &packet,
-        target.signal,
-        scale,
-        params,
-        0,
-        &mut warm,
-    )
-    .and_then(|()| {
-        measure(
-            &target.queue,
-            &packet,
-            target.signal,
-            scale,
-            params,
-            a.warmup as u64,
-            &mut samples,
-        )
-    });
+    let result = match hardware {
+        // No code-object loader: on a GPU the packet is a barrier.
+        Some(_) => crate::hw::rings::barrier(target.signal)
+            .map_err(|e| e.to_string())
+            .map(|p| measure_twice(&target, &p, scale, params, &mut warm, &mut samples))?,
+        None => {
+            let packet = Dispatch::linear(64, 64, target::KERNEL_OBJECT, 0)
+                .signal(target.signal.handle())
+                .fences(Fences::SYSTEM)
+                .packet()
+                .map_err(|e| e.to_string())?;
+            measure_twice(&target, &packet, scale, params, &mut warm, &mut samples)
+        }
+    };
     let last = tsc::anchor(monotonic_raw_ns, ANCHOR_TRIES);
     let cp_corr = first.zip(last).and_then(|(f, l)| Correlation::new(f, l));
     let create_ns = target.create_ns;
@@ -444,6 +436,28 @@ fn run_target(
     })
 }
 
+/// The warm-up loop, then the measured one.
+fn measure_twice<P: Packet>(
+    target: &target::Target,
+    packet: &P,
+    scale: TscScale,
+    params: Params,
+    warm: &mut [Sample],
+    samples: &mut [Sample],
+) -> Result<(), LatencyError> {
+    measure(&target.queue, packet, target.signal, scale, params, 0, warm).and_then(|()| {
+        measure(
+            &target.queue,
+            packet,
+            target.signal,
+            scale,
+            params,
+            warm.len() as u64,
+            samples,
+        )
+    })
+}
+
 fn phases_json(r: &RunResult) -> std::collections::BTreeMap<&'static str, PhaseJson> {
     PHASES
         .iter()
@@ -482,13 +496,15 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
     let model_cpu = a
         .model_cpu
         .or_else(|| cpus.iter().rev().copied().find(|c| Some(*c) != cpu));
-    if cpu.is_some() && cpu == model_cpu {
+    // On a GPU there is no model thread to place.
+    let hardware = a.target.hardware();
+    if hardware.is_none() && cpu.is_some() && cpu == model_cpu {
         warnings.push(format!(
             "measuring thread and model thread share CPU {}: expect inflated pickup and completion times",
             cpu.unwrap_or(0)
         ));
     }
-    if model_cpu.is_none() {
+    if hardware.is_none() && model_cpu.is_none() {
         warnings.push(
             "only one CPU is available: the model thread competes with the measuring thread"
                 .to_string(),
@@ -502,7 +518,14 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
     } else {
         Idle::Spin
     };
-    let modes: Vec<Option<MappingMode>> = if a.compare {
+    if hardware.is_some() && a.compare {
+        return Err(
+            "--compare brings up the model three times; on a GPU pick one --mapping".into(),
+        );
+    }
+    let modes: Vec<Option<MappingMode>> = if hardware.is_some() {
+        vec![Some(a.mapping.unwrap_or(MappingMode::Mes))]
+    } else if a.compare {
         vec![
             Some(MappingMode::Mes),
             Some(MappingMode::Direct),
@@ -534,15 +557,22 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         overhead_p50_ns: scale.to_ns(ov_p50),
     };
     let params = ParamsJson {
-        target: "model",
+        target: match hardware {
+            Some(crate::hw::Target::Vfio(_)) => "vfio",
+            Some(crate::hw::Target::Sysfs(_)) => "sysfs",
+            None => "model",
+        },
         mapping: if a.compare {
             "compare"
+        } else if hardware.is_some() {
+            a.mapping.unwrap_or(MappingMode::Mes).name()
         } else {
             a.mapping.map_or("unmapped", MappingMode::name)
         },
-        part: match a.part {
-            Part::Navi31 => "navi31",
-            Part::Navi48 => "navi48",
+        part: match (hardware, a.part) {
+            (Some(_), _) => "discovered",
+            (None, Part::Navi31) => "navi31",
+            (None, Part::Navi48) => "navi48",
         },
         iterations: a.iterations,
         warmup: a.warmup,
@@ -695,8 +725,17 @@ fn print_table(
     let (s, cp, top) = (&r.summaries, &r.cp_summaries, &r.top);
     let cpu_s = |c: Option<usize>| c.map_or("unpinned".to_string(), |c| format!("CPU {c}"));
     println!(
-        "barebell latency: target model (software CP on a thread), queue {}, {} iterations after {} warm-up, batch {}, {}",
-        match (a.mapping, r.create_ns) {
+        "barebell latency: target {}, queue {}, {} iterations after {} warm-up, batch {}, {}",
+        match a.target.hardware() {
+            Some(t) => format!(
+                "{t} (UNVERIFIED ON HARDWARE; the packet is an AQL BARRIER_AND, not a dispatch)"
+            ),
+            None => "model (software CP on a thread)".to_string(),
+        },
+        match (
+            a.mapping.or(a.target.hardware().map(|_| MappingMode::Mes)),
+            r.create_ns
+        ) {
             (Some(m), Some(ns)) => format!("mapped by {} in {ns} ns", m.name()),
             _ => "bound to the CP directly".to_string(),
         },

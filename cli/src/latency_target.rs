@@ -70,6 +70,22 @@ pub struct Target {
 }
 
 impl Target {
+    /// A target built elsewhere (the hardware path): `stop` unmaps the
+    /// queue and returns what the device recorded.
+    pub fn new(
+        queue: AqlQueue<'static, SLOTS>,
+        signal: &'static SignalMemory,
+        create_ns: Option<u64>,
+        stop: Box<dyn FnOnce() -> Result<Vec<CpError>, String>>,
+    ) -> Self {
+        Target {
+            queue,
+            signal,
+            create_ns,
+            stop,
+        }
+    }
+
     /// Unmaps (where mapped), stops the model thread, returns the CP
     /// model's recorded errors.
     pub fn finish(self) -> Result<Vec<CpError>, String> {

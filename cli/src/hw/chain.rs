@@ -25,8 +25,22 @@
 //!   tables and an HDP flush (`gfx_v11_0_hw_init()` enables the GFXHUB
 //!   after the autoload wait);
 //! - with `--mapping` (and for `latency`): MES start (`mes_start::start`,
-//!   start addresses from the MES blobs' headers), then the rings, which
-//!   stop with [`HwError::NotBuilt`]: see [`RINGS_MISSING`].
+//!   start addresses from the MES blobs' headers), then [`super::rings`]:
+//!   the KIQ and MES rings, one user queue mapped by the chosen mode and
+//!   one AQL BARRIER_AND through it (not a dispatch: barebell has no
+//!   code-object loader).
+//!
+//! The DMA region is two kinds of memory. Its first 2 MiB chunk is GTT:
+//! the PSP's buffers, reached through GART PTEs as Linux reaches them.
+//! The rest is the ring area, mapped by the `gmc` step at GPU VA = host
+//! address into VMID0 (whose range grows from the GART to cover it) and
+//! into a second set of tables for the user process, chunk by chunk with
+//! each chunk's bus address. That is the layout KFD gives a user queue
+//! (its ring at its CPU address in the process's GPU VM), and it lets the
+//! runtime's ring, queue, MQD and signal types, which hand the device
+//! their host addresses, live there unchanged. The ring area must miss
+//! the FB (the system aperture) and the GART; `dma::DMA_VA` puts it where
+//! it does, and the step refuses a layout where it does not.
 //!
 //! VRAM is laid out bottom-up by `VramAllocator` above a 16 MiB hole kept
 //! for the VBIOS framebuffer (Linux reserves `stolen_vga_memory` there,
@@ -45,6 +59,7 @@
 use super::Target;
 use super::device::{self, Device, OpenError};
 use super::firmware::{self, FirmwareSet};
+use super::rings::{self, Area, Inputs, OnHardware, Ready, Service};
 use crate::bringup::Step;
 use crate::latency_target::MappingMode;
 use barebell::bus::{RegCondition, RegisterBus, WaitError, poll};
@@ -53,6 +68,7 @@ use barebell::discovery::{Discovery, TABLE_BYTES, TMR_OFFSET, boot, hw_id, read_
 use barebell::gmc::{Flags, Format, Table, TableArena};
 use barebell::hub::{Generation as HubGeneration, HubConfig, HubRegs, hub_for};
 use barebell::mem::{DmaArena, PAGE_ALIGN, VramAllocator, VramRange};
+use barebell::mes::HwBases;
 use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio, NbioError};
 use barebell::psp::{self, DmaBuf, FaultHub, GcRegs, Image, Plan, Psp, PspBuffers, PspRegs, Tmr};
 use barebell::regs::trace::{Access, Symbols, TraceBus};
@@ -62,11 +78,6 @@ use barebell_firmware_if::Body;
 use core::ptr::NonNull;
 use std::fmt;
 use std::path::Path;
-
-/// The piece the rings step lacks on hardware.
-pub const RINGS_MISSING: &str = "the KIQ and MES rings, MQDs, the user queue and its signal: \
-the runtime's ring types hand the device their host addresses, so on a GPU they would need a VMID0 \
-(and process) mapping of VA = host address onto the DMA region, which the hardware path does not build";
 
 /// What the hardware path stopped on.
 #[derive(Debug)]
@@ -172,36 +183,52 @@ impl Vram<'_> {
 }
 
 /// What the steps run over: the register aperture, VRAM as BAR0 maps
-/// it, host memory the device can reach, and the doorbell BAR's bus
-/// address. A [`Device`] provides one; tests build one over the model.
+/// it, host memory the device can reach, and the doorbell BAR. A
+/// [`Device`] provides one; tests build one over the model.
 pub struct Platform<'p> {
     pub regs: &'p dyn RegisterBus,
     pub vram: &'p dyn Bar0,
-    /// The DMA region: host pointer, length, bus address.
-    pub dma: (NonNull<u8>, usize, u64),
+    /// The DMA region: host pointer and length (whole 2 MiB chunks).
+    pub dma: (NonNull<u8>, usize),
+    /// Bus address of each 2 MiB chunk of the DMA region.
+    pub dma_chunks: &'p [u64],
+    /// BAR2's bus address (the NBIO doorbell aperture).
     pub doorbell_bus: u64,
+    /// BAR2 as the host maps it: where doorbell stores go.
+    pub doorbells: (NonNull<u8>, usize),
 }
 
 impl Device {
     /// The device as the steps see it.
     pub fn platform(&self) -> Result<Platform<'_>, HwError> {
-        let dma = NonNull::new(self.dma.as_ptr()).ok_or(HwError::Step {
+        let null = |what: &str| HwError::Step {
             step: "open",
-            detail: "DMA region at null".into(),
-        })?;
+            detail: format!("{what} at null"),
+        };
+        let dma = NonNull::new(self.dma.as_ptr()).ok_or_else(|| null("DMA region"))?;
+        let doorbells = NonNull::new(self.doorbells.as_ptr()).ok_or_else(|| null("BAR2"))?;
         Ok(Platform {
             regs: &self.regs,
             vram: &self.vram,
-            dma: (dma, self.dma.len(), self.dma.bus()),
+            dma: (dma, self.dma.len()),
+            dma_chunks: self.dma.chunks(),
             doorbell_bus: self.doorbell_bus,
+            doorbells: (doorbells, self.doorbells.len()),
         })
     }
 }
 
 /// Opens `target` and runs the steps on it up to `o.until` (and the
-/// mapping steps if asked).
-pub fn bring_up(target: Target, o: &Options<'_>) -> Result<(), HwError> {
-    let dev = device::open(target)?;
+/// mapping steps if asked, up to a mapped queue whose barrier completed).
+///
+/// The device is leaked, not dropped: once the rings exist, MES and the
+/// CP keep the DMA region's addresses (rings, MQDs, process context) and
+/// may read them until a reset, which barebell does not do; unmapping
+/// the IOMMU range or freeing the hugepages under them would turn that
+/// into faults or, without an IOMMU, DMA into reused memory. The process
+/// exit closes the VFIO fds, which tears the IOMMU mapping down.
+pub fn bring_up(target: Target, o: &Options<'_>) -> Result<Option<Ready>, HwError> {
+    let dev: &'static Device = Box::leak(Box::new(device::open(target)?));
     println!(
         "opened {} through {}: AMD device {:04x}; BAR5 {:#x} bytes, BAR0 {:#x} bytes, doorbell BAR2 {:#x} bytes at bus {:#x}; DMA region {:#x} bytes at bus {:#x} (unverified on hardware)",
         dev.bdf,
@@ -214,11 +241,18 @@ pub fn bring_up(target: Target, o: &Options<'_>) -> Result<(), HwError> {
         dev.dma.len(),
         dev.dma.bus()
     );
-    run(&dev.platform()?, o)
+    let p: &'static Platform<'static> = Box::leak(Box::new(dev.platform()?));
+    run(p, o, &mut OnHardware)
 }
 
-/// The steps, on any platform.
-pub fn run(p: &Platform<'_>, o: &Options<'_>) -> Result<(), HwError> {
+/// The steps, on any platform. With a mapping, returns the mapped queue
+/// after its first barrier completed.
+pub fn run(
+    p: &'static Platform<'static>,
+    o: &Options<'_>,
+    service: &mut dyn Service,
+) -> Result<Option<Ready>, HwError> {
+    let platform = p;
     let clock = StdClock::default();
     let trace = o.trace;
     let print = move |a: Access| {
@@ -265,7 +299,7 @@ pub fn run(p: &Platform<'_>, o: &Options<'_>) -> Result<(), HwError> {
         nbif.version.triple()
     );
     if o.until == Step::Discovery {
-        return Ok(());
+        return Ok(None);
     }
 
     // nbio
@@ -290,7 +324,7 @@ pub fn run(p: &Platform<'_>, o: &Options<'_>) -> Result<(), HwError> {
         nbio.regs.ip, MMIO_REG_HOLE_OFFSET, p.doorbell_bus
     );
     if o.until == Step::Nbio {
-        return Ok(());
+        return Ok(None);
     }
 
     // gmc: MMHUB, as gmc_v11_0/v12_0_hw_init() do; GFXHUB waits for the
@@ -311,18 +345,22 @@ pub fn run(p: &Platform<'_>, o: &Options<'_>) -> Result<(), HwError> {
     let bus = TraceBus::new(p.regs, Symbols { blocks: &blocks }, print);
     let mut m = gmc(p, &bus, &nbio, &mmhub_ip, vram_bytes)?;
     println!(
-        "step gmc: FB at MC {:#x}..={:#x}; {} enabled, VMID0 (GART) {:#x}..={:#x} with tables at VRAM {:#x}; PSP buffers in GTT at bus {:#x}, TMR at VRAM {:#x}",
+        "step gmc: FB at MC {:#x}..={:#x}; {} enabled, VMID0 {:#x}..={:#x} (GART from {:#x}; ring area at VA = host {:#x}, {:#x} bytes, also in the process tables at VRAM {:#x}) with tables at VRAM {:#x}; PSP buffers in GTT at bus {:#x}, TMR at VRAM {:#x}",
         m.cfg.fb_start,
         m.cfg.fb_end,
         m.mmhub.name,
         m.cfg.start,
         m.cfg.end,
+        m.gart_start,
+        m.rings.0.as_ptr() as u64,
+        m.rings.1,
+        m.process.root(),
         m.cfg.pt_base,
-        p.dma.2,
+        p.dma_chunks.first().copied().unwrap_or(0),
         m.tmr.phys_addr
     );
     if o.until == Step::Gmc {
-        return Ok(());
+        return Ok(None);
     }
 
     // psp
@@ -354,7 +392,7 @@ pub fn run(p: &Platform<'_>, o: &Options<'_>) -> Result<(), HwError> {
         report.components, report.tmr_size, report.ip_fw_loads
     );
     if o.until == Step::Psp {
-        return Ok(());
+        return Ok(None);
     }
 
     // rlc, then GFXHUB (gfx_v11_0_hw_init(): RLC autoload wait, then
@@ -368,8 +406,8 @@ pub fn run(p: &Platform<'_>, o: &Options<'_>) -> Result<(), HwError> {
         "step gfxhub: {} enabled with the same VMID0 tables",
         gfxhub.name
     );
-    let Some(_mode) = o.mapping else {
-        return Ok(());
+    let Some(mode) = o.mapping else {
+        return Ok(None);
     };
 
     // mes
@@ -385,10 +423,44 @@ pub fn run(p: &Platform<'_>, o: &Options<'_>) -> Result<(), HwError> {
         versions.firmware(),
         versions.api()
     );
-    Err(HwError::NotBuilt {
-        step: "rings",
-        missing: RINGS_MISSING.into(),
-    })
+    let bases5 = |b: IpBases| {
+        let mut o = [0u32; 5];
+        o.copy_from_slice(b.0.get(..5).unwrap_or(&[0; 5]));
+        o
+    };
+    let osssys = ip(hw_id::OSSSYS, "OSSSYS")?;
+    let Memory {
+        process, rings: r, ..
+    } = m;
+    // SAFETY: the ring area is the DMA region past its first chunk, which
+    // the platform keeps mapped for the process ('static) and which only
+    // the rings step uses from here on.
+    let area = unsafe { Area::new(r.0, r.1) };
+    let ready = rings::run(
+        Inputs {
+            platform,
+            gc_bases: gc.bases,
+            generation,
+            versions,
+            hw_bases: HwBases {
+                gc: bases5(gc.bases),
+                mmhub: bases5(mmhub_ip.bases),
+                osssys: bases5(osssys.bases),
+            },
+            gfxhub,
+            process_root: process.root(),
+            area,
+            service,
+        },
+        mode,
+    )?;
+    println!(
+        "step queue: {} mapping; barrier packet {} through doorbell {:#x} completed (a BARRIER_AND with no dependencies, not a dispatch)",
+        mode.name(),
+        ready.packet_id,
+        ready.doorbell
+    );
+    Ok(Some(ready))
 }
 
 fn flush_hdp<B: RegisterBus + ?Sized>(bus: &B, nbio: &Nbio) -> Result<(), NbioError> {
@@ -459,9 +531,15 @@ fn read_table<B: RegisterBus + ?Sized, C: barebell::time::Clock + ?Sized>(
 pub const GART_BYTES: u64 = 512 << 20;
 /// `AMDGPU_GMC_HOLE_START` (amdgpu_gmc.h): MC addresses stop below it.
 const GMC_HOLE_START: u64 = 0x0000_8000_0000_0000;
-/// VMID0 tables: enough for a root, one PDB1, one PDB0 and PTBs covering
-/// the few MiB of GTT mapped here.
-const GART_TABLES: usize = 8;
+/// VMID0 tables: a root, and per mapped range (the GART's GTT buffers,
+/// the ring area at its host address) a PDB1, a PDB0 and the PTBs
+/// covering a few MiB.
+const GART_TABLES: usize = 16;
+/// The process page tables: a root, PDB1, PDB0 and the ring area's PTBs.
+const PROCESS_TABLES: usize = 8;
+/// The DMA region's chunk size; chunk 0 is GTT for the PSP, the rest is
+/// the ring area.
+const CHUNK: usize = super::dma::HUGE;
 /// GART addresses of the GTT buffers, as offsets from the GART start
 /// (barebell's choice; Linux's TTM picks them).
 const FW_PRI_OFF: u64 = 0;
@@ -493,6 +571,14 @@ pub fn gart_location(high: bool, fb_start: u64, fb_end: u64, size: u64) -> (u64,
 /// What the `gmc` step leaves for the later ones.
 struct Memory<'a> {
     gart: TableArena<'a>,
+    /// The GART's first byte (VMID0's range starts lower when the ring
+    /// area lies below it).
+    gart_start: u64,
+    /// The user process's page tables: the ring area at VA = host
+    /// address, nothing else.
+    process: TableArena<'a>,
+    /// The ring area: host pointer and length.
+    rings: (NonNull<u8>, usize),
     cfg: HubConfig,
     mmhub: &'static HubRegs,
     mmhub_bases: IpBases,
@@ -552,6 +638,10 @@ fn gmc<'d, B: RegisterBus + ?Sized>(
         .alloc(GART_TABLES as u64 * 4096, PAGE_ALIGN)
         .map_err(step_err("gmc"))?;
     let scratch = vram.alloc(4096, PAGE_ALIGN).map_err(step_err("gmc"))?;
+    let process_at = vram
+        .alloc(PROCESS_TABLES as u64 * 4096, PAGE_ALIGN)
+        .map_err(step_err("gmc"))?;
+    let process_cpu = Vram { p }.cpu(&process_at, "gmc")?;
     let cpu = Vram { p }.cpu(&tables_at, "gmc")?;
     // SAFETY: GART_TABLES pages of VRAM inside BAR0 (checked by `cpu`),
     // handed out once by the allocator, so nothing else aliases them;
@@ -563,19 +653,60 @@ fn gmc<'d, B: RegisterBus + ?Sized>(
     tables.fill(Table::EMPTY);
     // PDEs and the root hold VRAM physical addresses (Linux converts them
     // with `amdgpu_gmc_vram_mc2pa()`): offset + FB_OFFSET, FB_OFFSET = 0.
-    let gart = TableArena::new(tables, tables_at.offset, format);
+    let mut gart = TableArena::new(tables, tables_at.offset, format);
+    // SAFETY: as for the VMID0 tables: PROCESS_TABLES pages of VRAM
+    // inside BAR0, handed out once, page aligned, outliving the arena.
+    let ptables: &'d mut [Table] = unsafe {
+        core::slice::from_raw_parts_mut(process_cpu.as_ptr().cast::<Table>(), PROCESS_TABLES)
+    };
+    let mut process = TableArena::new(ptables, process_at.offset, format);
 
-    // GTT: the DMA region, seen by the GPU at its bus address.
-    let (dma, len, dma_bus) = p.dma;
+    // GTT: the DMA region's first chunk, seen by the GPU at its bus
+    // address through the GART.
+    let (dma, len) = p.dma;
+    let (Some(&gtt_bus), true) = (p.dma_chunks.first(), len > CHUNK) else {
+        return Err(HwError::NotBuilt {
+            step: "gmc",
+            missing: format!(
+                "a DMA region of more than one {CHUNK:#x}-byte chunk (GTT, then the ring area); this one has {len:#x} bytes"
+            ),
+        });
+    };
     // SAFETY: the platform's DMA region is `len` bytes of host memory
     // that outlives the platform and that nothing else in this process
-    // touches while the steps run.
-    let host = unsafe { core::slice::from_raw_parts_mut(dma.as_ptr(), len) };
-    let gtt = DmaArena::new(host, dma_bus).map_err(step_err("gmc"))?;
+    // touches while the steps run; chunk 0 goes to the arena, the rest
+    // to the ring area, so the two never overlap.
+    let host = unsafe { core::slice::from_raw_parts_mut(dma.as_ptr(), CHUNK) };
+    let gtt = DmaArena::new(host, gtt_bus).map_err(step_err("gmc"))?;
+    // SAFETY: `len > CHUNK`, so the ring area starts inside the region.
+    let rings_at = unsafe { dma.add(CHUNK) };
+    let rings = (rings_at, len - CHUNK);
+    let (ring_va, ring_end) = ring_range(rings, (fb_start, fb_end), (gart_start, gart_end))?;
+    // The ring area at VA = host address, chunk by chunk (each chunk is
+    // contiguous on the bus, the chunks need not be), in VMID0 and in
+    // the process tables.
+    let ring_flags = Flags {
+        readable: true,
+        writeable: true,
+        executable: false,
+        system: true,
+        snooped: true,
+    };
+    for (k, bus) in p.dma_chunks.iter().enumerate().skip(1) {
+        let va = ring_va + ((k - 1) * CHUNK) as u64;
+        if va > ring_end {
+            break;
+        }
+        for (name, t) in [("VMID0", &mut gart), ("process", &mut process)] {
+            t.map(va, *bus, CHUNK as u64, ring_flags, false)
+                .map_err(|e| step_err("gmc")(format!("{name} map of {va:#x}: {e:?}")))?;
+        }
+    }
     let cfg = HubConfig {
         pt_base: gart.root(),
-        start: gart_start,
-        end: gart_end,
+        // VMID0 covers both the GART and the ring area.
+        start: gart_start.min(ring_va),
+        end: gart_end.max(ring_end),
         fb_start,
         fb_end,
         // Empty (start > end): AGP stays off (`amdgpu_agp` defaults to
@@ -599,6 +730,9 @@ fn gmc<'d, B: RegisterBus + ?Sized>(
     };
     let mut m = Memory {
         gart,
+        gart_start,
+        process,
+        rings,
         cfg,
         mmhub,
         mmhub_bases: mmhub_ip.bases,
@@ -622,12 +756,43 @@ fn gmc<'d, B: RegisterBus + ?Sized>(
     Ok(m)
 }
 
+/// The ring area's first and last GPU VA (= host address), refused if it
+/// falls in the FB (the system aperture, where VMID0 does not
+/// translate), in the GART, or at or above the MC hole.
+fn ring_range(
+    rings: (NonNull<u8>, usize),
+    fb: (u64, u64),
+    gart: (u64, u64),
+) -> Result<(u64, u64), HwError> {
+    let start = rings.0.as_ptr() as u64;
+    let end = start + rings.1 as u64 - 1;
+    let overlaps = |(a, b): (u64, u64)| start <= b && a <= end;
+    let clash = if overlaps(fb) {
+        Some(("the FB (system aperture)", fb))
+    } else if overlaps(gart) {
+        Some(("the GART", gart))
+    } else if end >= GMC_HOLE_START {
+        Some(("the MC hole", (GMC_HOLE_START, u64::MAX)))
+    } else {
+        None
+    };
+    match clash {
+        Some((what, (a, b))) => Err(HwError::Step {
+            step: "gmc",
+            detail: format!(
+                "the ring area at host {start:#x}..={end:#x} overlaps {what} at {a:#x}..={b:#x}, so it cannot sit at VA = host address"
+            ),
+        }),
+        None => Ok((start, end)),
+    }
+}
+
 /// Maps `len` bytes of GTT at GART offset `off` (4 KiB PTEs with SYSTEM
 /// and SNOOPED, as `amdgpu_ttm_tt_pte_flags()` gives cached GTT) and
 /// returns the PSP's view of it.
 fn gtt_buf(m: &mut Memory<'_>, off: u64, len: usize, align: u64) -> Result<DmaBuf, HwError> {
     let mut chunk = m.gtt.alloc(len, align).map_err(step_err("psp"))?;
-    let va = m.cfg.start + off;
+    let va = m.gart_start + off;
     let flags = Flags {
         readable: true,
         writeable: true,

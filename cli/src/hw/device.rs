@@ -37,9 +37,11 @@ pub const REGISTER_BAR: u8 = 5;
 /// below 512 KiB), so BAR5 must reach past it.
 pub const MIN_REGISTER_BAR: u64 = barebell::nbio::MMIO_REG_HOLE_OFFSET as u64 + 4096;
 
-/// Bytes of host DMA memory set up at open: one 2 MiB hugepage (the
-/// largest physically contiguous piece the sysfs path can get).
-pub const DMA_BYTES: usize = 2 << 20;
+/// Bytes of host DMA memory set up at open: two 2 MiB chunks (hugepages
+/// on the sysfs path). The first is GTT for the PSP (its 1 MiB `fw_pri`
+/// must be contiguous on the bus), the second holds the rings, MQDs,
+/// the user queue and its signal at VA = host address.
+pub const DMA_BYTES: usize = 4 << 20;
 
 /// Why the device was not opened.
 #[derive(Debug)]

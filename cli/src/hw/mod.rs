@@ -27,6 +27,7 @@ pub mod firmware;
 #[cfg(test)]
 mod model_platform;
 pub mod pagemap;
+pub mod rings;
 
 use barebell_pcie::Bdf;
 use clap::Args;
@@ -84,7 +85,8 @@ impl core::fmt::Display for Target {
 }
 
 /// `barebell bringup --vfio|--sysfs`: the steps up to `until` (and with
-/// `mapping`, MES start and what follows) on the GPU.
+/// `mapping`, MES start, the rings and a mapped queue whose barrier
+/// completed, then unmapped) on the GPU.
 pub fn bringup(
     target: Target,
     until: crate::bringup::Step,
@@ -98,30 +100,57 @@ pub fn bringup(
         mapping,
         firmware_dir,
     };
-    chain::bring_up(target, &o).map_err(|e| format!("{target}: {e}"))
+    let fail = |e: chain::HwError| format!("{target}: {e}");
+    if let Some(ready) = chain::bring_up(target, &o).map_err(fail)? {
+        ready.unmap().map_err(fail)?;
+        println!("queue ready (unverified on hardware: the packet was a barrier, not a dispatch)");
+    }
+    Ok(())
 }
 
 /// `barebell latency --vfio|--sysfs`: brings the GPU up to a mapped user
-/// queue (the mapping asked for, MES by default) and would then run the
-/// model path's measurement loop over it (`latency::run::measure`, with
-/// pickup read from the queue's `read_dispatch_id` and the CP stamps from
-/// the AQL profiling fields). The bring-up stops first, at the rings (see
-/// [`chain::RINGS_MISSING`]), so nothing is measured on hardware yet.
-pub fn latency(
+/// queue (the mapping asked for, MES by default) and hands it to the
+/// model path's measurement loop and reports. The packet measured is the
+/// BARRIER_AND the bring-up ended with, not a dispatch.
+pub fn latency_target(
     target: Target,
     mapping: Option<crate::latency_target::MappingMode>,
     firmware_dir: &std::path::Path,
-) -> Result<(), String> {
+) -> Result<crate::latency_target::Target, String> {
     let mode = mapping.unwrap_or(crate::latency_target::MappingMode::Mes);
-    bringup(
-        target,
-        crate::bringup::Step::Rlc,
-        false,
-        Some(mode),
+    let o = chain::Options {
+        until: crate::bringup::Step::Rlc,
+        trace: false,
+        mapping: Some(mode),
         firmware_dir,
-    )?;
-    Err(format!(
-        "{target}: step user-queue: not built for hardware: {}",
-        chain::RINGS_MISSING
-    ))
+    };
+    let fail = |e: chain::HwError| format!("{target}: {e}");
+    let ready = chain::bring_up(target, &o)
+        .map_err(fail)?
+        .ok_or_else(|| format!("{target}: the bring-up stopped before the queue"))?;
+    Ok(into_target(ready))
+}
+
+/// The latency loop's view of a mapped hardware queue; finishing it
+/// unmaps the queue.
+pub fn into_target(ready: rings::Ready) -> crate::latency_target::Target {
+    let rings::Ready {
+        queue,
+        signal,
+        mapping,
+        mut mapper,
+        create_ns,
+        ..
+    } = ready;
+    crate::latency_target::Target::new(
+        queue,
+        signal,
+        Some(create_ns),
+        Box::new(move || {
+            mapper
+                .unmap(&mapping)
+                .map_err(|e| format!("unmapping the queue: {e:?}"))?;
+            Ok(Vec::new())
+        }),
+    )
 }

@@ -13,7 +13,7 @@
 //! by a TSC deadline with a typed error.
 
 use super::tsc::{self, TscClock, TscScale};
-use crate::aql::KernelDispatchPacket;
+use crate::aql::Packet;
 use crate::queue::{AqlQueue, SubmitError};
 use crate::signal::{Condition, SignalMemory, SignalTimeout};
 use crate::time::Deadline;
@@ -107,11 +107,12 @@ impl core::fmt::Display for LatencyError {
 }
 
 /// Runs `out.len()` iterations (after none of warm-up: callers warm up by
-/// calling this first with a scratch slice). `packet` must name `signal`
-/// as its completion signal.
-pub fn measure<const SLOTS: usize>(
+/// calling this first with a scratch slice). `packet` (a dispatch, or a
+/// barrier where no kernel can be loaded) must name `signal` as its
+/// completion signal.
+pub fn measure<const SLOTS: usize, P: Packet>(
     queue: &AqlQueue<'_, SLOTS>,
-    packet: &KernelDispatchPacket,
+    packet: &P,
     signal: &SignalMemory,
     scale: TscScale,
     params: Params,
