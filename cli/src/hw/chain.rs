@@ -455,10 +455,10 @@ pub fn run(
         mode,
     )?;
     println!(
-        "step queue: {} mapping; barrier packet {} through doorbell {:#x} completed (a BARRIER_AND with no dependencies, not a dispatch)",
+        "queue ready: {} mapping, doorbell {:#x}, barrier {} completed (signal 1 -> 0; an AQL BARRIER_AND with no dependencies, not a dispatch; unverified on hardware)",
         mode.name(),
-        ready.packet_id,
-        ready.doorbell
+        ready.doorbell,
+        ready.packet_id
     );
     Ok(Some(ready))
 }

@@ -8,17 +8,21 @@
 //! refusal on QEMU's `edu` device. The bring-up steps behind the checks
 //! call the same runtime functions the model path calls, over the BAR5
 //! mapping instead of a model; [`chain::run`] also runs in `cargo test`
-//! over a platform built from the device models (`model_platform`), up to
-//! MES start for both parts.
+//! over a platform built from the device models (`model_platform`), to a
+//! ready queue on both parts by all three mappings, and the latency loop
+//! runs over that queue there.
 //!
 //! - [`device`] opens the function (VFIO or sysfs), refuses anything that
 //!   is not a usable AMD GPU, and maps BAR0 (VRAM), BAR2 (doorbells) and
 //!   BAR5 (registers);
-//! - [`dma`] provides host memory the GPU can reach, with its bus address
-//!   (an IOMMU mapping through VFIO, or a pinned hugepage resolved through
-//!   [`pagemap`] when the IOMMU is off);
+//! - [`dma`] provides host memory the GPU can reach at a fixed host
+//!   address, with each 2 MiB chunk's bus address (an IOMMU mapping
+//!   through VFIO, or pinned hugepages resolved through [`pagemap`] when
+//!   the IOMMU is off);
 //! - [`firmware`] names the blobs the discovered IP versions need;
-//! - [`chain`] runs the bring-up steps in Linux's order.
+//! - [`chain`] runs the bring-up steps in Linux's order;
+//! - [`rings`] takes it from MES start to a mapped queue whose first
+//!   packet (an AQL barrier: there is no code-object loader) completed.
 
 pub mod chain;
 pub mod device;
@@ -103,7 +107,7 @@ pub fn bringup(
     let fail = |e: chain::HwError| format!("{target}: {e}");
     if let Some(ready) = chain::bring_up(target, &o).map_err(fail)? {
         ready.unmap().map_err(fail)?;
-        println!("queue ready (unverified on hardware: the packet was a barrier, not a dispatch)");
+        println!("step unmap: the queue is off the hardware");
     }
     Ok(())
 }

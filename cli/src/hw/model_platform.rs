@@ -33,7 +33,7 @@ use barebell_firmware_if::parse;
 use barebell_sim::cp::CpModel;
 use barebell_sim::discovery::VramWindow;
 use barebell_sim::dma::Dma;
-use barebell_sim::gmc::Access;
+use barebell_sim::gmc::{Access, Gmc};
 use barebell_sim::host::DoorbellPage;
 use barebell_sim::hub::HubModel;
 use barebell_sim::kiq::KiqModel;
@@ -456,12 +456,16 @@ fn run_part(
             + (u32::from(rings::USER_VMID) - 1) as usize
                 * gfxhub_regs.ctx_addr_distance() as usize
                 * 4;
-        assert_eq!(
-            router.read32(lo) & 1,
-            1,
-            "VMID {} base not valid",
-            rings::USER_VMID
-        );
+        let base = u64::from(router.read32(lo)) | u64::from(router.read32(lo + 4)) << 32;
+        assert_eq!(base & 1, 1, "VMID {} base not valid", rings::USER_VMID);
+        // The tables that context names map the ring at its host
+        // address too (the GMC model's walker, in the part's format).
+        let gfx12 = generation == barebell::mqd::Generation::Gfx12;
+        let t = Gmc::new(&walk, base & !0xFFF, gfx12)
+            .translate(ring, Access::Read)
+            .unwrap_or_else(|e| panic!("process walk of {ring:#x}: {e:?}"));
+        assert!(t.system, "process PTE without SYSTEM");
+        assert_eq!(t.pa, DMA_BUS + (ring - dma.as_ptr() as u64));
     }
     Some((ready, mec))
 }
