@@ -377,7 +377,18 @@ fn run_target(
         }
     };
     let last = tsc::anchor(monotonic_raw_ns, ANCHOR_TRIES);
-    let cp_corr = first.zip(last).and_then(|(f, l)| Correlation::new(f, l));
+    // A GPU stamps signals in its own clock's ticks, not
+    // CLOCK_MONOTONIC_RAW nanoseconds; mapping those onto the TSC is not
+    // built, so hardware runs report no CP phases.
+    let cp_corr = match hardware {
+        Some(_) => {
+            warnings.push(
+                "CP timestamps on a GPU are GPU clock ticks; correlating them with the TSC is not built, so cp_launch/cp_exec are omitted".to_string(),
+            );
+            None
+        }
+        None => first.zip(last).and_then(|(f, l)| Correlation::new(f, l)),
+    };
     let create_ns = target.create_ns;
     let errors = target.finish()?;
     result.map_err(|e: LatencyError| e.to_string())?;
