@@ -487,6 +487,11 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
     if a.iterations == 0 {
         return Err("--iterations must be at least 1".into());
     }
+    if a.target.hardware().is_some() && a.compare {
+        return Err(
+            "--compare brings up the model three times; on a GPU pick one --mapping".into(),
+        );
+    }
     let mut warnings = Vec::new();
     let feats = tsc::features();
     if !cfg!(target_arch = "x86_64") {
@@ -529,11 +534,6 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
     } else {
         Idle::Spin
     };
-    if hardware.is_some() && a.compare {
-        return Err(
-            "--compare brings up the model three times; on a GPU pick one --mapping".into(),
-        );
-    }
     let modes: Vec<Option<MappingMode>> = if hardware.is_some() {
         vec![Some(a.mapping.unwrap_or(MappingMode::Mes))]
     } else if a.compare {

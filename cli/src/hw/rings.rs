@@ -64,9 +64,8 @@ const MES_RING: usize = 1024;
 /// Bound on each wait for the barrier (submit space, completion).
 pub const BOUND_NS: u64 = 2_000_000_000;
 /// The VMID a direct or KIQ-mapped user queue runs in: the first of the
-/// VMIDs KFD keeps for user processes (8..=15 when it shares with the
-/// graphics driver, `amdgpu_amdkfd_device_init()`'s `compute_vmid_bitmap`
-/// 0xFF00).
+/// VMIDs Linux leaves to KFD (`gmc_v11_0_sw_init()` sets
+/// `first_kfd_vmid` to 8: graphics/compute use 1-7, KFD 8-15).
 pub const USER_VMID: u8 = 8;
 const PASID: u32 = 0x8001;
 
