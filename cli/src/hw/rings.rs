@@ -4,8 +4,8 @@
 //!
 //! The sequence is the model chain's (`barebell_sim::chain`: gfx11 KIQ by
 //! register programming as `gfx_v11_0_kiq_setting()`/`kiq_hqd::bring_up`
-//! do, the scheduler ring by KIQ MAP_QUEUES as `mes_v11_0_kiq_hw_init()`
-//! has the KIQ map it; gfx12 uni-MES with pipe 1's ring by registers and
+//! do, the scheduler ring by KIQ MAP_QUEUES as
+//! `mes_v11_0_kiq_enable_queue()` has the KIQ map it; gfx12 uni-MES with pipe 1's ring by registers and
 //! the scheduler ring by a `map_legacy_kq` ADD_QUEUE on pipe 1, as
 //! `mes_v12_0_hw_init()` does), calling the same runtime functions. It is
 //! written out here rather than shared because the model chain
@@ -13,7 +13,9 @@
 //! model through the MEC once its ring is mapped, stepping the CP,
 //! placing memory with `ModelGpu`, checking a kernel ran); here those
 //! points are the [`Service`] hooks, which do nothing on hardware and
-//! drive the models in `model_platform`'s tests.
+//! drive the models in `model_platform`'s tests. Register accesses here
+//! go straight to the platform's bus: `--trace` covers the steps up to
+//! MES start.
 //!
 //! Memory: every ring, MQD, EOP buffer, the queue and its signal are
 //! placed in the DMA region's ring area, which the `gmc` step mapped at
@@ -25,14 +27,14 @@
 //!
 //! The packet is an AQL BARRIER_AND with no dependencies and a completion
 //! signal, not a dispatch: there is no code-object loader in barebell,
-//! and a barrier launches no wavefront. What makes it complete at once
-//! is in the HSA runtime header this machine ships
-//! (`/usr/include/hsa/hsa.h`, `hsa_barrier_and_packet_t`): dependency
-//! handles of 0 "are interpreted by the packet processor as satisfied
-//! dependencies", and `completion_signal` is the signal used to indicate
-//! completion of the job, which the packet processor decrements (the
-//! CP model does the same: `tests/harness/tests/aql.rs`). Whether the
-//! gfx11/gfx12 CP firmware handles it like that is unverified here.
+//! and a barrier launches no wavefront. Why it should complete at once:
+//! the HSA runtime header this machine ships (`/usr/include/hsa/hsa.h`,
+//! `hsa_barrier_and_packet_t`) documents a dependency handle of 0 as a
+//! dependency the packet processor treats as met, so with all five at 0
+//! nothing is waited for, and the completion signal is how the packet
+//! processor reports the packet done (the CP model does the same:
+//! `tests/harness/tests/aql.rs`). Whether the gfx11/gfx12 CP firmware
+//! handles it like that is unverified here.
 
 use super::chain::{HwError, Platform};
 use crate::latency_target::MappingMode;
