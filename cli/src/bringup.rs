@@ -78,7 +78,9 @@ pub struct BringupArgs {
     pub target: crate::hw::TargetArgs,
 }
 
-fn symbols_for(v: (u8, u8, u8)) -> &'static [Reg] {
+/// The register names `--trace` resolves for an IP version (the model
+/// and hardware paths share it).
+pub(crate) fn symbols_for(v: (u8, u8, u8)) -> &'static [Reg] {
     match v {
         (11, 0, 0) => gc_11_0_0::ALL,
         (12, 0, 0) | (12, 0, 1) => gc_12_0_0::ALL,

@@ -140,17 +140,6 @@ const TMR_SIZE: u32 = 0x40_0000;
 /// sh_mask headers); the field holds MC address bits 24 and up.
 const FB_BASE_MASK: u32 = 0x00FF_FFFF;
 
-fn symbols_for(v: (u8, u8, u8)) -> &'static [Reg] {
-    use barebell::regs::{gc_12_0_0, mp_13_0_0, mp_14_0_2};
-    match v {
-        (11, 0, 0) => barebell::regs::gc_11_0_0::ALL,
-        (12, 0, 0) | (12, 0, 1) => gc_12_0_0::ALL,
-        (13, 0, 0) => mp_13_0_0::ALL,
-        (14, 0, 2) | (14, 0, 3) => mp_14_0_2::ALL,
-        _ => &[],
-    }
-}
-
 /// VRAM as seen through BAR0: bounds-checked pointers for CPU access.
 struct Vram<'d> {
     p: &'d Platform<'d>,
@@ -337,8 +326,8 @@ pub fn run(
         missing: format!("GFXHUB init for GC {g:?}"),
     })?;
     let mut blocks = vec![
-        (symbols_for(mp0.version.triple()), mp0.bases),
-        (symbols_for(g), gc.bases),
+        (crate::bringup::symbols_for(mp0.version.triple()), mp0.bases),
+        (crate::bringup::symbols_for(g), gc.bases),
         (mmhub_regs.map(|h| h.all).unwrap_or(&[]), mmhub_ip.bases),
     ];
     blocks.extend(nbio_blocks.iter().copied());
