@@ -31,7 +31,7 @@
 use barebell::discovery::{Discovery, TABLE_BYTES, boot, hw_id, read_from_vram};
 use barebell::psp::{self, Image, Psp};
 use barebell::regs::trace::{Access, Symbols, TraceBus};
-use barebell::regs::{IpBases, Reg, gc_11_0_0, gc_12_0_0, mp_13_0_0, mp_14_0_2};
+use barebell::regs::{IpBases, Reg};
 use barebell_sim::discovery::VramWindow;
 use barebell_sim::psp::rig::{self, PartFirmware};
 use clap::{Args, ValueEnum};
@@ -78,16 +78,19 @@ pub struct BringupArgs {
     pub target: crate::hw::TargetArgs,
 }
 
-/// The register names `--trace` resolves for an IP version (the model
-/// and hardware paths share it).
-pub(crate) fn symbols_for(v: (u8, u8, u8)) -> &'static [Reg] {
-    match v {
-        (11, 0, 0) => gc_11_0_0::ALL,
-        (12, 0, 0) | (12, 0, 1) => gc_12_0_0::ALL,
-        (13, 0, 0) => mp_13_0_0::ALL,
-        (14, 0, 2) | (14, 0, 3) => mp_14_0_2::ALL,
-        _ => &[],
-    }
+/// The register tables `--trace` resolves names from for the given IP
+/// instances, through the runtime's header table (the model and hardware
+/// paths share it).
+pub(crate) fn symbol_blocks(
+    ips: &[&barebell::discovery::IpInfo],
+) -> Vec<(&'static [Reg], IpBases)> {
+    ips.iter()
+        .flat_map(|ip| {
+            barebell::regs::registers_for(ip.hw_id, ip.version.triple())
+                .iter()
+                .map(|t| (*t, ip.bases))
+        })
+        .collect()
 }
 
 pub fn run(args: BringupArgs) -> ExitCode {
@@ -178,10 +181,7 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
     }
     .map_err(|e| format!("psp: {e}"))?;
 
-    let blocks = [
-        (symbols_for(mp0.version.triple()), mp0.bases),
-        (symbols_for(gc.version.triple()), gc.bases),
-    ];
+    let blocks = symbol_blocks(&[&mp0, &gc]);
     let symbols = Symbols { blocks: &blocks };
     let bus = TraceBus::new(r.model, symbols, move |a: Access| {
         if trace {

@@ -325,11 +325,8 @@ pub fn run(
         step: "gmc",
         missing: format!("GFXHUB init for GC {g:?}"),
     })?;
-    let mut blocks = vec![
-        (crate::bringup::symbols_for(mp0.version.triple()), mp0.bases),
-        (crate::bringup::symbols_for(g), gc.bases),
-        (mmhub_regs.map(|h| h.all).unwrap_or(&[]), mmhub_ip.bases),
-    ];
+    let mut blocks = crate::bringup::symbol_blocks(&[&mp0, &gc]);
+    blocks.push((mmhub_regs.map(|h| h.all).unwrap_or(&[]), mmhub_ip.bases));
     blocks.extend(nbio_blocks.iter().copied());
     let bus = TraceBus::new(p.regs, Symbols { blocks: &blocks }, print);
     let mut m = gmc(p, &bus, &nbio, &mmhub_ip, vram_bytes)?;

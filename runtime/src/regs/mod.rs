@@ -19,72 +19,104 @@ pub mod trace;
 pub(crate) mod vm_fields;
 
 /// Which Linux 6.12 header a register module is checked against, and
-/// which IP versions (as discovery reports them) it serves.
+/// which IP (discovery `hw_id`) and versions it serves. The offset header
+/// is the module's own `HEADER`, the key its conformance facts are checked
+/// under, so this table and the checks cannot name different files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HeaderFor {
+    /// `hw_id` as discovery reports it (`crate::discovery::hw_id`).
+    pub hw_id: u16,
     pub module: &'static str,
     pub offset_header: &'static str,
     pub sh_mask_header: &'static str,
     pub versions: &'static [(u8, u8, u8)],
+    /// The module's register tables, for resolving names in a trace.
+    pub registers: &'static [&'static [Reg]],
 }
 
 /// The header table. An IP version missing here has no register module.
+/// Keyed by `hw_id` and version: versions alone collide across IPs (HDP
+/// and OSSSYS are both 6.0.0 on Navi31).
 pub const HEADERS: &[HeaderFor] = &[
     HeaderFor {
+        hw_id: crate::discovery::hw_id::GC,
         module: "gc_11_0_0",
-        offset_header: "gc_11_0_0_offset.h",
+        offset_header: gc_11_0_0::HEADER,
         sh_mask_header: "gc_11_0_0_sh_mask.h",
         versions: &[(11, 0, 0)],
+        registers: &[gc_11_0_0::ALL],
     },
     // Linux 6.12 has one GC 12 header; gfx_v12_0.c uses it for 12.0.0 and 12.0.1.
     HeaderFor {
+        hw_id: crate::discovery::hw_id::GC,
         module: "gc_12_0_0",
-        offset_header: "gc_12_0_0_offset.h",
+        offset_header: gc_12_0_0::HEADER,
         sh_mask_header: "gc_12_0_0_sh_mask.h",
         versions: &[(12, 0, 0), (12, 0, 1)],
+        registers: &[gc_12_0_0::ALL],
     },
     HeaderFor {
+        hw_id: crate::discovery::hw_id::MP0,
         module: "mp_13_0_0",
-        offset_header: "mp_13_0_0_offset.h",
+        offset_header: mp_13_0_0::HEADER,
         sh_mask_header: "mp_13_0_0_sh_mask.h",
         versions: &[(13, 0, 0)],
-    },
-    HeaderFor {
-        module: "mmhub_3_0_0",
-        offset_header: "mmhub_3_0_0_offset.h",
-        sh_mask_header: "mmhub_3_0_0_sh_mask.h",
-        versions: &[(3, 0, 0)],
-    },
-    HeaderFor {
-        module: "mmhub_4_1_0",
-        offset_header: "mmhub_4_1_0_offset.h",
-        sh_mask_header: "mmhub_4_1_0_sh_mask.h",
-        versions: &[(4, 1, 0)],
-    },
-    HeaderFor {
-        module: "nbio_4_3_0",
-        offset_header: "nbio_4_3_0_offset.h",
-        sh_mask_header: "nbio_4_3_0_sh_mask.h",
-        versions: &[(4, 3, 0)],
-    },
-    HeaderFor {
-        module: "nbif_6_3_1",
-        offset_header: "nbif_6_3_1_offset.h",
-        sh_mask_header: "nbif_6_3_1_sh_mask.h",
-        versions: &[(6, 3, 1)],
+        registers: &[mp_13_0_0::ALL],
     },
     // psp_v14_0.c includes mp_14_0_2_offset.h for every 14.0.x it drives.
     HeaderFor {
+        hw_id: crate::discovery::hw_id::MP0,
         module: "mp_14_0_2",
-        offset_header: "mp_14_0_2_offset.h",
+        offset_header: mp_14_0_2::HEADER,
         sh_mask_header: "mp_14_0_2_sh_mask.h",
         versions: &[(14, 0, 2), (14, 0, 3)],
+        registers: &[mp_14_0_2::ALL],
+    },
+    HeaderFor {
+        hw_id: crate::discovery::hw_id::MMHUB,
+        module: "mmhub_3_0_0",
+        offset_header: mmhub_3_0_0::HEADER,
+        sh_mask_header: "mmhub_3_0_0_sh_mask.h",
+        versions: &[(3, 0, 0)],
+        registers: &[mmhub_3_0_0::ALL],
+    },
+    HeaderFor {
+        hw_id: crate::discovery::hw_id::MMHUB,
+        module: "mmhub_4_1_0",
+        offset_header: mmhub_4_1_0::HEADER,
+        sh_mask_header: "mmhub_4_1_0_sh_mask.h",
+        versions: &[(4, 1, 0)],
+        registers: &[mmhub_4_1_0::ALL],
+    },
+    HeaderFor {
+        hw_id: crate::discovery::hw_id::NBIF,
+        module: "nbio_4_3_0",
+        offset_header: nbio_4_3_0::HEADER,
+        sh_mask_header: "nbio_4_3_0_sh_mask.h",
+        versions: &[(4, 3, 0)],
+        registers: &[nbio_4_3_0::init::ALL, nbio_4_3_0::ALL],
+    },
+    HeaderFor {
+        hw_id: crate::discovery::hw_id::NBIF,
+        module: "nbif_6_3_1",
+        offset_header: nbif_6_3_1::HEADER,
+        sh_mask_header: "nbif_6_3_1_sh_mask.h",
+        versions: &[(6, 3, 1)],
+        registers: &[nbif_6_3_1::ALL],
     },
 ];
 
 /// The register module serving an IP version, if any.
-pub fn header_for(version: (u8, u8, u8)) -> Option<&'static HeaderFor> {
-    HEADERS.iter().find(|h| h.versions.contains(&version))
+pub fn header_for(hw_id: u16, version: (u8, u8, u8)) -> Option<&'static HeaderFor> {
+    HEADERS
+        .iter()
+        .find(|h| h.hw_id == hw_id && h.versions.contains(&version))
+}
+
+/// The register tables for an IP version (empty if none is built), for
+/// [`trace::Symbols`].
+pub fn registers_for(hw_id: u16, version: (u8, u8, u8)) -> &'static [&'static [Reg]] {
+    header_for(hw_id, version).map_or(&[], |h| h.registers)
 }
 
 /// A register: its name as Linux spells it (without the `reg` prefix), its
@@ -131,6 +163,9 @@ macro_rules! registers {
             )*
         ];
 
+        /// The header this module's facts are checked against.
+        pub const HEADER: &str = $header;
+
         /// Every register of this module, for symbolic tracing.
         pub const ALL: &[$crate::regs::Reg] = &[$($name),*];
     };
@@ -161,6 +196,34 @@ pub(crate) use field_facts;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn header_table_is_unambiguous_and_names_the_sh_mask_beside_the_offset_header() {
+        for (i, a) in HEADERS.iter().enumerate() {
+            assert_eq!(
+                a.offset_header.strip_suffix("_offset.h"),
+                a.sh_mask_header.strip_suffix("_sh_mask.h"),
+                "{}",
+                a.module
+            );
+            assert!(a.registers.iter().all(|t| !t.is_empty()), "{}", a.module);
+            for b in &HEADERS[i + 1..] {
+                let shared = a.versions.iter().any(|v| b.versions.contains(v));
+                assert!(
+                    !(a.hw_id == b.hw_id && shared),
+                    "{} and {} serve the same IP version",
+                    a.module,
+                    b.module
+                );
+            }
+        }
+        // HDP and OSSSYS share version 6.0.0 with nothing built: not GC's.
+        assert!(header_for(crate::discovery::hw_id::GC, (6, 0, 0)).is_none());
+        assert_eq!(
+            header_for(crate::discovery::hw_id::MMHUB, (3, 0, 0)).map(|h| h.module),
+            Some("mmhub_3_0_0")
+        );
+    }
 
     #[test]
     fn byte_offset_uses_selected_segment() {
