@@ -23,6 +23,7 @@ pub mod doorbell;
 pub mod gmc;
 pub mod hqd;
 pub mod hub;
+pub mod indirect;
 pub mod kiq;
 pub mod kiq_hqd;
 pub mod latency;

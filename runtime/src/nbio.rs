@@ -60,6 +60,11 @@ pub struct NbioRegs {
     pub selfring_base_high: Reg,
     pub selfring_base_low: Reg,
     pub selfring_cntl: Reg,
+    /// The index/data pair for registers beyond the BAR
+    /// (`get_pcie_index_offset()` / `get_pcie_data_offset()`), used by
+    /// [`crate::indirect::IndirectBus`].
+    pub rsmu_index: Reg,
+    pub rsmu_data: Reg,
     /// The register lists to name accesses by, for tracing.
     pub symbols: &'static [&'static [Reg]],
 }
@@ -75,6 +80,8 @@ pub const NBIO_4_3_0: NbioRegs = NbioRegs {
     selfring_base_high: nbio_4_3_0::init::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
     selfring_base_low: nbio_4_3_0::init::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW,
     selfring_cntl: nbio_4_3_0::init::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL,
+    rsmu_index: nbio_4_3_0::BIF_BX_PF0_RSMU_INDEX,
+    rsmu_data: nbio_4_3_0::BIF_BX_PF0_RSMU_DATA,
     symbols: &[nbio_4_3_0::init::ALL, nbio_4_3_0::ALL],
 };
 
@@ -89,6 +96,8 @@ pub const NBIF_6_3_1: NbioRegs = NbioRegs {
     selfring_base_high: nbif_6_3_1::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
     selfring_base_low: nbif_6_3_1::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW,
     selfring_cntl: nbif_6_3_1::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL,
+    rsmu_index: nbif_6_3_1::BIF_BX_PF0_RSMU_INDEX,
+    rsmu_data: nbif_6_3_1::BIF_BX_PF0_RSMU_DATA,
     symbols: &[nbif_6_3_1::ALL],
 };
 

@@ -67,6 +67,7 @@ use barebell::discovery::IpInfo;
 use barebell::discovery::{Discovery, TABLE_BYTES, TMR_OFFSET, boot, hw_id, read_from_vram};
 use barebell::gmc::{Flags, Format, Table, TableArena};
 use barebell::hub::{Generation as HubGeneration, HubConfig, HubRegs, hub_for};
+use barebell::indirect::IndirectBus;
 use barebell::mem::{DmaArena, PAGE_ALIGN, VramAllocator, VramRange};
 use barebell::mes::HwBases;
 use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio, NbioError};
@@ -176,6 +177,10 @@ impl Vram<'_> {
 /// [`Device`] provides one; tests build one over the model.
 pub struct Platform<'p> {
     pub regs: &'p dyn RegisterBus,
+    /// How many bytes of the register space `regs` maps directly (BAR5's
+    /// length, Linux's `rmmio_size`); once the NBIO is known, the steps
+    /// reach registers past it through the RSMU index/data pair.
+    pub regs_len: usize,
     pub vram: &'p dyn Bar0,
     /// The DMA region: host pointer and length (whole 2 MiB chunks).
     pub dma: (NonNull<u8>, usize),
@@ -198,6 +203,7 @@ impl Device {
         let doorbells = NonNull::new(self.doorbells.as_ptr()).ok_or_else(|| null("BAR2"))?;
         Ok(Platform {
             regs: &self.regs,
+            regs_len: self.regs.len(),
             vram: &self.vram,
             dma: (dma, self.dma.len()),
             dma_chunks: self.dma.chunks(),
@@ -297,6 +303,15 @@ pub fn run(
             step: "nbio",
             missing: e.to_string(),
         })?;
+    // From here on, registers past BAR5 go through the NBIO's index/data
+    // pair, as amdgpu_device_rreg() sends them to pcie_rreg.
+    let indirect: &'static IndirectBus<&'static dyn RegisterBus> = Box::leak(Box::new(
+        IndirectBus::new(p.regs, p.regs_len, nbio.regs, &nbif.bases).map_err(step_err("nbio"))?,
+    ));
+    let p: &'static Platform<'static> = Box::leak(Box::new(Platform {
+        regs: indirect,
+        ..*p
+    }));
     let nbio_blocks: Vec<(&'static [Reg], IpBases)> =
         nbio.regs.symbols.iter().map(|r| (*r, nbif.bases)).collect();
     let nbio_bus = TraceBus::new(

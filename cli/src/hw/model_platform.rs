@@ -30,6 +30,7 @@ use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
 use barebell::psp::{GcRegs, Plan, PspRegs};
 use barebell::regs::{IpBases, Reg};
 use barebell_firmware_if::parse;
+use barebell_sim::bar::BarWindow;
 use barebell_sim::cp::CpModel;
 use barebell_sim::discovery::VramWindow;
 use barebell_sim::dma::Dma;
@@ -50,6 +51,9 @@ use core::ptr::NonNull;
 use core::sync::atomic::AtomicU64;
 use std::collections::HashSet;
 use std::path::Path;
+
+/// BAR5's length on Navi3x/Navi4x boards.
+const REGS_BYTES: usize = 1 << 20;
 
 /// Routes each register to the model that owns it; the MEC model takes
 /// the rest.
@@ -372,8 +376,17 @@ fn run_part(
         len: BAR0_BYTES,
     };
     let chunks: &'static [u64] = Box::leak(Box::new([DMA_BUS, DMA_BUS + (DMA_BYTES / 2) as u64]));
+    // BAR5 as a real board maps it: 1 MiB; anything past it must go
+    // through the NBIO's index/data pair or it is lost (counted).
+    let bar5: &'static BarWindow<&'static Router> = Box::leak(Box::new(BarWindow::new(
+        router,
+        REGS_BYTES,
+        nbio_regs.regs.rsmu_index.byte_offset(&nbif.bases).unwrap(),
+        nbio_regs.regs.rsmu_data.byte_offset(&nbif.bases).unwrap(),
+    )));
     let platform: &'static Platform<'static> = Box::leak(Box::new(Platform {
-        regs: router,
+        regs: bar5,
+        regs_len: REGS_BYTES,
         vram: Box::leak(Box::new(bar0)),
         dma: (dma, DMA_BYTES),
         dma_chunks: chunks,
@@ -412,6 +425,7 @@ fn run_part(
         )
     });
     assert!(psp.refusals().is_empty(), "{:?}", psp.refusals());
+    assert_eq!(bar5.counts().beyond, 0, "an access past BAR5 was lost");
     assert!(psp.sos_running());
     assert!(nbio.hdp_flushes() >= 1, "no HDP flush after the remap");
     assert!(mmhub_model.vmid0().is_some(), "MMHUB VMID0 not enabled");

@@ -13,6 +13,8 @@ super::registers! {
     BIF_BX_PF0_MM_DATA = 0x0001, 0;
     BIF_BX_PF0_MM_INDEX_HI = 0x0006, 0;
     RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE = 0x00c3, 2;
+    BIF_BX_PF0_RSMU_INDEX = 0x0000, 1;
+    BIF_BX_PF0_RSMU_DATA = 0x0001, 1;
 }
 
 /// Registers `nbio_v4_3.c` programs at hardware init: the HDP flush

@@ -41,6 +41,7 @@ impl Seed {
     }
 }
 
+pub mod bar;
 pub mod chain;
 pub mod cp;
 pub mod discovery;
