@@ -18,6 +18,8 @@ pub const FACTS: &[&[Fact]] = &[
     crate::regs::gc_11_0_0::DEFAULT_FACTS,
     crate::hub::FACTS,
     crate::hub::tables::FACTS,
+    crate::hub::invalidate::FACTS,
+    crate::regs::gc_11_0_0::INVALIDATE_REQ_FIELD_FACTS,
     crate::regs::gc_11_0_0::FAULT_FIELD_FACTS,
     crate::regs::gc_12_0_0::HUB_FIELD_FACTS,
     crate::regs::mmhub_3_0_0::FACTS,

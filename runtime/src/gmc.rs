@@ -354,27 +354,14 @@ pub const FIELD_POSITIONS_GFX12: [(&str, usize, usize); 2] = [
     ),
 ];
 
-/// Why a TLB invalidation did not complete.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InvalidateError {
-    /// Engines are 0..=17; VMIDs 0..=15.
-    BadArgument { engine: u32, vmid: u32 },
-    /// The bounded wait for the ACK bit ended.
-    Wait(crate::bus::WaitError),
-    /// The register is not in the discovered GC bases.
-    NoRegister,
-}
+pub use crate::hub::invalidate::{INVALIDATE_TIMEOUT_NS, InvalidateError};
 
-/// `usec_timeout`: Linux polls the ACK 100 000 times, 1 µs apart.
-pub const INVALIDATE_TIMEOUT_NS: u64 = 100_000_000;
-
-/// Invalidates `vmid`'s GFXHUB translations through invalidation engine
-/// `engine` and waits, bounded, for its ACK (follows
-/// `gmc_v11_0_flush_gpu_tlb()`'s direct path, used before KIQ/MES run,
-/// with `gfxhub_v3_0_get_invalidate_req()`; Linux uses engine 17 for
-/// GART). The GFXHUB path takes no semaphore, as in Linux. Linux flushes
-/// HDP first; this function does not, so callers whose tables were
-/// written through the BAR call [`crate::nbio::flush_hdp`] before it.
+/// Invalidates `vmid`'s GFXHUB 3.0 (GC 11.0.0) translations through
+/// invalidation engine `engine` and waits, bounded, for its ACK:
+/// [`crate::hub::invalidate`] with [`crate::hub::GFXHUB_3_0`], kept for
+/// callers that predate the hub tables. No semaphore, as in Linux for the
+/// GFXHUB. Callers whose tables were written through the BAR call
+/// [`crate::nbio::flush_hdp`] first.
 pub fn invalidate_gfxhub<B, C>(
     bus: &B,
     clock: &C,
@@ -387,36 +374,13 @@ where
     B: crate::bus::RegisterBus + ?Sized,
     C: crate::time::Clock + ?Sized,
 {
-    use crate::regs::gc_11_0_0::{
-        GCVM_ENG_DISTANCE, GCVM_INVALIDATE_ENG0_ACK, GCVM_INVALIDATE_ENG0_REQ, GcvmInvalidateReq,
-    };
-    if engine > 17 || vmid > 15 {
-        return Err(InvalidateError::BadArgument { engine, vmid });
-    }
-    let at = |r: crate::regs::Reg| {
-        let r = crate::regs::Reg {
-            offset: r.offset + engine * GCVM_ENG_DISTANCE,
-            ..r
-        };
-        r.byte_offset(gc_bases).ok_or(InvalidateError::NoRegister)
-    };
-    let req_at = at(GCVM_INVALIDATE_ENG0_REQ)?;
-    let ack_at = at(GCVM_INVALIDATE_ENG0_ACK)?;
-    let req = GcvmInvalidateReq::new()
-        .with_per_vmid_invalidate_req(1 << vmid)
-        .with_flush_type(flush_type)
-        .with_invalidate_l2_ptes(true)
-        .with_invalidate_l2_pde0(true)
-        .with_invalidate_l2_pde1(true)
-        .with_invalidate_l2_pde2(true)
-        .with_invalidate_l1_ptes(true);
-    bus.write32(req_at, req.into_bits());
-    let cond = crate::bus::RegCondition {
-        what: "GCVM_INVALIDATE_ENG_ACK",
-        byte_offset: ack_at,
-        mask: 1 << vmid,
-        want: 1 << vmid,
-    };
-    crate::bus::poll(bus, clock, cond, INVALIDATE_TIMEOUT_NS).map_err(InvalidateError::Wait)?;
-    Ok(())
+    crate::hub::invalidate(
+        bus,
+        clock,
+        gc_bases,
+        &crate::hub::GFXHUB_3_0,
+        engine,
+        vmid,
+        flush_type,
+    )
 }

@@ -3,7 +3,9 @@
 //! `gfxhub_v3_0_gart_enable()`, for all four hubs barebell drives:
 //! GFXHUB 3.0 and MMHUB 3.0.0 (Navi31), GFXHUB 12.0 and MMHUB 4.1.0
 //! (Navi48). Plus reading and clearing the L2 protection-fault registers
-//! ([`read_fault`], [`clear_fault`]).
+//! ([`read_fault`], [`clear_fault`]), and TLB invalidation through the
+//! hub's invalidation engines ([`invalidate`]), which callers run after
+//! `gart_enable` as Linux's `gmc_v1x_0_gart_enable()` does.
 //!
 //! Until this runs, the hub's VM L2 translates nothing: every CP/RLC/MES
 //! fetch through the GFXHUB's VMID0, and every PSP/SDMA/VCN access
@@ -38,9 +40,11 @@
 //! `gmc_v11_0_sw_init()` and `gmc_v12_0_sw_init()`).
 
 mod fault;
+pub mod invalidate;
 pub mod tables;
 
 pub use fault::{VmFault, clear_fault, read_fault};
+pub use invalidate::{GART_ENGINE, InvalidateError, invalidate};
 pub use tables::{
     GFXHUB_3_0, GFXHUB_12_0, Generation, HUBS, HubRegs, MMHUB_3_0_0, MMHUB_4_1_0, hub_for,
 };

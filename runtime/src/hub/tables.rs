@@ -83,6 +83,23 @@ pub struct HubRegs {
     pub inv_eng0_range_lo: Reg,
     pub inv_eng0_range_hi: Reg,
     pub inv_eng1_range_lo: Reg,
+    /// Invalidation engine 0's semaphore, request and acknowledge
+    /// registers, and engine 1's request (for the engine distance).
+    pub inv_eng0_sem: Reg,
+    pub inv_eng0_req: Reg,
+    pub inv_eng1_req: Reg,
+    pub inv_eng0_ack: Reg,
+    /// Whether a direct invalidation takes the engine's semaphore
+    /// (`gmc_v11_0_use_invalidate_semaphore()` / v12: the MMHUB, bare
+    /// metal).
+    pub use_semaphore: bool,
+    /// Whether the hub's `*_get_invalidate_req()` ignores the caller's
+    /// flush type and asks for 0 (`mmhub_v4_1_0.c`: legacy only).
+    pub legacy_flush_only: bool,
+    /// `*_L2_BANK_SELECT_RESERVED_CID2`, where the hub's `*_init()` sets
+    /// `vm_l2_bank_select_reserved_cid2` (both MMHUBs): the register the
+    /// private invalidation after the ACK goes through.
+    pub l2_bank_select_reserved_cid2: Option<Reg>,
     /// Every register of the hub's block module, for symbolic tracing.
     pub all: &'static [Reg],
 }
@@ -99,6 +116,11 @@ impl HubRegs {
     /// Dwords between invalidation engine `n` and `n + 1` range pairs.
     pub const fn eng_addr_distance(&self) -> u32 {
         self.inv_eng1_range_lo.offset - self.inv_eng0_range_lo.offset
+    }
+    /// Dwords between invalidation engine `n` and `n + 1` semaphore,
+    /// request and acknowledge registers (`hub->eng_distance`).
+    pub const fn eng_distance(&self) -> u32 {
+        self.inv_eng1_req.offset - self.inv_eng0_req.offset
     }
 }
 
@@ -165,6 +187,13 @@ pub const GFXHUB_3_0: HubRegs = HubRegs {
     inv_eng0_range_lo: gc11::GCVM_INVALIDATE_ENG0_ADDR_RANGE_LO32,
     inv_eng0_range_hi: gc11::GCVM_INVALIDATE_ENG0_ADDR_RANGE_HI32,
     inv_eng1_range_lo: gc11::GCVM_INVALIDATE_ENG1_ADDR_RANGE_LO32,
+    inv_eng0_sem: gc11::GCVM_INVALIDATE_ENG0_SEM,
+    inv_eng0_req: gc11::GCVM_INVALIDATE_ENG0_REQ,
+    inv_eng1_req: gc11::GCVM_INVALIDATE_ENG1_REQ,
+    inv_eng0_ack: gc11::GCVM_INVALIDATE_ENG0_ACK,
+    use_semaphore: false,
+    legacy_flush_only: false,
+    l2_bank_select_reserved_cid2: None,
     all: gc11::ALL,
 };
 
@@ -219,6 +248,13 @@ pub const MMHUB_3_0_0: HubRegs = HubRegs {
     inv_eng0_range_lo: mm3::MMVM_INVALIDATE_ENG0_ADDR_RANGE_LO32,
     inv_eng0_range_hi: mm3::MMVM_INVALIDATE_ENG0_ADDR_RANGE_HI32,
     inv_eng1_range_lo: mm3::MMVM_INVALIDATE_ENG1_ADDR_RANGE_LO32,
+    inv_eng0_sem: mm3::MMVM_INVALIDATE_ENG0_SEM,
+    inv_eng0_req: mm3::MMVM_INVALIDATE_ENG0_REQ,
+    inv_eng1_req: mm3::MMVM_INVALIDATE_ENG1_REQ,
+    inv_eng0_ack: mm3::MMVM_INVALIDATE_ENG0_ACK,
+    use_semaphore: true,
+    legacy_flush_only: false,
+    l2_bank_select_reserved_cid2: Some(mm3::MMVM_L2_BANK_SELECT_RESERVED_CID2),
     all: mm3::ALL,
 };
 
@@ -273,6 +309,13 @@ pub const GFXHUB_12_0: HubRegs = HubRegs {
     inv_eng0_range_lo: gc12::GCVM_INVALIDATE_ENG0_ADDR_RANGE_LO32,
     inv_eng0_range_hi: gc12::GCVM_INVALIDATE_ENG0_ADDR_RANGE_HI32,
     inv_eng1_range_lo: gc12::GCVM_INVALIDATE_ENG1_ADDR_RANGE_LO32,
+    inv_eng0_sem: gc12::GCVM_INVALIDATE_ENG0_SEM,
+    inv_eng0_req: gc12::GCVM_INVALIDATE_ENG0_REQ,
+    inv_eng1_req: gc12::GCVM_INVALIDATE_ENG1_REQ,
+    inv_eng0_ack: gc12::GCVM_INVALIDATE_ENG0_ACK,
+    use_semaphore: false,
+    legacy_flush_only: false,
+    l2_bank_select_reserved_cid2: None,
     all: gc12::ALL,
 };
 
@@ -327,6 +370,13 @@ pub const MMHUB_4_1_0: HubRegs = HubRegs {
     inv_eng0_range_lo: mm41::MMVM_INVALIDATE_ENG0_ADDR_RANGE_LO32,
     inv_eng0_range_hi: mm41::MMVM_INVALIDATE_ENG0_ADDR_RANGE_HI32,
     inv_eng1_range_lo: mm41::MMVM_INVALIDATE_ENG1_ADDR_RANGE_LO32,
+    inv_eng0_sem: mm41::MMVM_INVALIDATE_ENG0_SEM,
+    inv_eng0_req: mm41::MMVM_INVALIDATE_ENG0_REQ,
+    inv_eng1_req: mm41::MMVM_INVALIDATE_ENG1_REQ,
+    inv_eng0_ack: mm41::MMVM_INVALIDATE_ENG0_ACK,
+    use_semaphore: true,
+    legacy_flush_only: true,
+    l2_bank_select_reserved_cid2: Some(mm41::MMVM_L2_BANK_SELECT_RESERVED_CID2),
     all: mm41::ALL,
 };
 

@@ -19,6 +19,8 @@ super::registers! {
     GCVM_INVALIDATE_ENG1_REQ = 0x16ac, 0;
     GCVM_INVALIDATE_ENG17_REQ = 0x16bc, 0;
     GCVM_INVALIDATE_ENG0_ACK = 0x16bd, 0;
+    GCVM_INVALIDATE_ENG0_SEM = 0x1699, 0;
+    GCVM_INVALIDATE_ENG17_SEM = 0x16aa, 0;
     GCVM_INVALIDATE_ENG17_ACK = 0x16ce, 0;
     CP_HQD_PQ_DOORBELL_CONTROL = 0x1fb8, 0;
     CP_HQD_DEQUEUE_REQUEST = 0x1fc1, 0;
@@ -193,6 +195,98 @@ pub const VM_FIELD_FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
             (17 * GCVM_ENG_DISTANCE) as u64,
         ),
     ],
+);
+
+/// The `*_INVALIDATE_ENG0_REQ` fields `*_get_invalidate_req()` sets, for
+/// one header and register prefix. Expanded here because the positions
+/// are [`GcvmInvalidateReq`]'s private constants.
+macro_rules! invalidate_req_field_facts {
+    ($sh:literal, $vm:literal) => {
+        barebell_facts::fact_table!(
+            super::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_INVALIDATE_ENG0_REQ",
+                "PER_VMID_INVALIDATE_REQ",
+                GcvmInvalidateReq,
+                PER_VMID_INVALIDATE_REQ_OFFSET,
+                PER_VMID_INVALIDATE_REQ_BITS
+            ),
+            super::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_INVALIDATE_ENG0_REQ",
+                "FLUSH_TYPE",
+                GcvmInvalidateReq,
+                FLUSH_TYPE_OFFSET,
+                FLUSH_TYPE_BITS
+            ),
+            super::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_INVALIDATE_ENG0_REQ",
+                "INVALIDATE_L2_PTES",
+                GcvmInvalidateReq,
+                INVALIDATE_L2_PTES_OFFSET,
+                INVALIDATE_L2_PTES_BITS
+            ),
+            super::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_INVALIDATE_ENG0_REQ",
+                "INVALIDATE_L2_PDE0",
+                GcvmInvalidateReq,
+                INVALIDATE_L2_PDE0_OFFSET,
+                INVALIDATE_L2_PDE0_BITS
+            ),
+            super::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_INVALIDATE_ENG0_REQ",
+                "INVALIDATE_L2_PDE1",
+                GcvmInvalidateReq,
+                INVALIDATE_L2_PDE1_OFFSET,
+                INVALIDATE_L2_PDE1_BITS
+            ),
+            super::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_INVALIDATE_ENG0_REQ",
+                "INVALIDATE_L2_PDE2",
+                GcvmInvalidateReq,
+                INVALIDATE_L2_PDE2_OFFSET,
+                INVALIDATE_L2_PDE2_BITS
+            ),
+            super::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_INVALIDATE_ENG0_REQ",
+                "INVALIDATE_L1_PTES",
+                GcvmInvalidateReq,
+                INVALIDATE_L1_PTES_OFFSET,
+                INVALIDATE_L1_PTES_BITS
+            ),
+            super::vm_fields::vm_field!(
+                $sh,
+                $vm,
+                "_INVALIDATE_ENG0_REQ",
+                "CLEAR_PROTECTION_FAULT_STATUS_ADDR",
+                GcvmInvalidateReq,
+                CLEAR_PROTECTION_FAULT_STATUS_ADDR_OFFSET,
+                CLEAR_PROTECTION_FAULT_STATUS_ADDR_BITS
+            ),
+        )
+    };
+}
+
+/// The other three hubs write their request register through
+/// [`GcvmInvalidateReq`] too (`hub::invalidate`): its fields checked
+/// against `gc_12_0_0_sh_mask.h`, `mmhub_3_0_0_sh_mask.h` and
+/// `mmhub_4_1_0_sh_mask.h` (GC 11.0.0's own are in [`VM_FIELD_FACTS`]).
+pub const INVALIDATE_REQ_FIELD_FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
+    *invalidate_req_field_facts!("gc_12_0_0_sh_mask.h", "GCVM"),
+    *invalidate_req_field_facts!("mmhub_3_0_0_sh_mask.h", "MMVM"),
+    *invalidate_req_field_facts!("mmhub_4_1_0_sh_mask.h", "MMVM"),
 );
 
 /// `RLC_RLCS_BOOTLOAD_STATUS` on GC 11.0.0. `bootload_complete` is what

@@ -305,7 +305,7 @@ fn gfx12_pte_bits_match_amdgpu_vm_h() {
 
 mod invalidation {
     use super::*;
-    use barebell::bus::{RegisterBus, WaitError};
+    use barebell::bus::RegisterBus;
     use barebell::gmc::{INVALIDATE_TIMEOUT_NS, InvalidateError, invalidate_gfxhub};
     use barebell::regs::IpBases;
     use barebell::regs::gc_11_0_0::{
@@ -382,25 +382,32 @@ mod invalidation {
         let clock = SimClock::new();
         let regs = RegisterFile::new(&clock);
         match invalidate_gfxhub(&regs, &clock, &GC, 17, 0, 0) {
-            Err(InvalidateError::Wait(WaitError::Timeout {
-                what, waited_ns, ..
-            })) => {
-                assert_eq!(what, "GCVM_INVALIDATE_ENG_ACK");
+            Err(InvalidateError::AckTimeout {
+                register,
+                engine,
+                waited_ns,
+                ..
+            }) => {
+                assert_eq!((register, engine), ("GCVM_INVALIDATE_ENG0_ACK", 17));
                 assert!(waited_ns >= INVALIDATE_TIMEOUT_NS);
             }
             other => panic!("expected a timeout, got {other:?}"),
         }
         let eng = engine(&clock);
         eng.unplug();
-        assert!(matches!(
+        assert_eq!(
             invalidate_gfxhub(&eng, &clock, &GC, 17, 0, 0),
-            Err(InvalidateError::Wait(WaitError::DeviceGone { .. }))
-        ));
+            Err(InvalidateError::DeviceGone {
+                register: "GCVM_INVALIDATE_ENG0_ACK",
+                engine: 17
+            })
+        );
         assert_eq!(
             invalidate_gfxhub(&eng, &clock, &GC, 18, 0, 0),
             Err(InvalidateError::BadArgument {
                 engine: 18,
-                vmid: 0
+                vmid: 0,
+                flush_type: 0
             })
         );
     }

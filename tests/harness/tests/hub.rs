@@ -579,3 +579,340 @@ fn l2_defaults_match_the_linux_c_files() {
         }
     }
 }
+
+// ---- TLB invalidation on all four hubs -----------------------------------
+//
+// Expected offsets and request values are parsed from each hub's Linux
+// 6.12 `_offset.h` and `_sh_mask.h` text, not taken from the runtime's
+// tables or its request encoder.
+
+mod invalidation {
+    use super::*;
+    use barebell::hub::invalidate::{INVALIDATE_TIMEOUT_NS, InvalidateError};
+    use barebell::hub::{GART_ENGINE, invalidate};
+    use std::sync::Mutex;
+
+    /// A `#define` of a `_offset.h`/`_sh_mask.h` in the extracted tree.
+    fn header(file: &str, name: &str) -> u32 {
+        let dir = if file.starts_with("gc_") {
+            "gc"
+        } else {
+            "mmhub"
+        };
+        let path = format!(
+            "{}/../../target/artifacts/linux-6.12/drivers/gpu/drm/amd/include/asic_reg/{dir}/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{path}: {e} (run `cargo xtask headers`)"));
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("#define") && l.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("{name} not in {file}"));
+        let v = line.split_whitespace().nth(2).unwrap();
+        u32::from_str_radix(v.trim_start_matches("0x").trim_end_matches('L'), 16).unwrap()
+    }
+
+    /// What the header text says about one hub's engine 17.
+    struct Expect {
+        vm: &'static str,
+        sem: usize,
+        req: usize,
+        ack: usize,
+        cid2: usize,
+        private_bit: u32,
+        /// The request for `vmid` and `flush_type` as
+        /// `*_get_invalidate_req()` composes it, from the masks.
+        req_value: Box<dyn Fn(u32, u32) -> u32>,
+    }
+
+    fn expect(c: &Case) -> Expect {
+        let (base, vm) = match c.hub.hw_id {
+            hw_id::GC => ("gc", "GCVM"),
+            _ => ("mmhub", "MMVM"),
+        };
+        let file = match (base, c.gfx12) {
+            ("gc", false) => "gc_11_0_0",
+            ("gc", true) => "gc_12_0_0",
+            (_, false) => "mmhub_3_0_0",
+            (_, true) => "mmhub_4_1_0",
+        };
+        let off = format!("{file}_offset.h");
+        let sh = format!("{file}_sh_mask.h");
+        let b = c.bases();
+        let at = |name: String| ((b.0[0] + header(&off, &name)) * 4) as usize;
+        let m = |field: &str| header(&sh, &format!("{vm}_INVALIDATE_ENG0_REQ__{field}_MASK"));
+        let s = |field: &str| header(&sh, &format!("{vm}_INVALIDATE_ENG0_REQ__{field}__SHIFT"));
+        let fixed = m("INVALIDATE_L2_PTES")
+            | m("INVALIDATE_L2_PDE0")
+            | m("INVALIDATE_L2_PDE1")
+            | m("INVALIDATE_L2_PDE2")
+            | m("INVALIDATE_L1_PTES");
+        let (vm_mask, vm_shift) = (m("PER_VMID_INVALIDATE_REQ"), s("PER_VMID_INVALIDATE_REQ"));
+        let (ft_mask, ft_shift) = (m("FLUSH_TYPE"), s("FLUSH_TYPE"));
+        Expect {
+            vm,
+            sem: at(format!("reg{vm}_INVALIDATE_ENG17_SEM")),
+            req: at(format!("reg{vm}_INVALIDATE_ENG17_REQ")),
+            ack: at(format!("reg{vm}_INVALIDATE_ENG17_ACK")),
+            cid2: at(format!("reg{vm}_L2_BANK_SELECT_RESERVED_CID2")),
+            private_bit: header(
+                &sh,
+                &format!(
+                    "{vm}_L2_BANK_SELECT_RESERVED_CID2__RESERVED_CACHE_PRIVATE_INVALIDATION_MASK"
+                ),
+            ),
+            req_value: Box::new(move |vmid, flush| {
+                ((1 << vmid) << vm_shift) & vm_mask | (flush << ft_shift) & ft_mask | fixed
+            }),
+        }
+    }
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Op {
+        R(usize, u32),
+        W(usize, u32),
+    }
+
+    /// The hub model with every access logged.
+    struct Recorder<'a> {
+        hub: &'a HubModel<'a>,
+        log: Mutex<Vec<Op>>,
+    }
+
+    impl RegisterBus for Recorder<'_> {
+        fn read32(&self, o: usize) -> u32 {
+            let v = self.hub.read32(o);
+            self.log.lock().unwrap().push(Op::R(o, v));
+            v
+        }
+        fn write32(&self, o: usize, v: u32) {
+            self.log.lock().unwrap().push(Op::W(o, v));
+            self.hub.write32(o, v)
+        }
+    }
+
+    fn enabled(c: &Case, clock: &'static SimClock) -> (&'static HubModel<'static>, IpBases, Dma) {
+        let b = c.bases();
+        let hub: &'static HubModel<'static> =
+            Box::leak(Box::new(HubModel::for_hub(clock, b, c.hub)));
+        let (root, dma) = c.tables();
+        gart_enable(hub, &b, c.hub, &config(root)).unwrap();
+        (hub, b, dma)
+    }
+
+    fn clock() -> &'static SimClock {
+        Box::leak(Box::new(SimClock::new()))
+    }
+
+    fn mmhub(c: &Case) -> bool {
+        c.hub.hw_id == hw_id::MMHUB
+    }
+
+    #[test]
+    fn every_hub_flushes_vmid0_on_engine_17_as_linux_does() {
+        for c in &CASES {
+            let clock = clock();
+            let (hub, b, dma) = enabled(c, clock);
+            let e = expect(c);
+            let name = c.hub.name;
+            // gart_enable wrote VMID0's base: a walk now could hit a
+            // stale TLB, and the model counts it.
+            assert!(hub.stale(0), "{name}");
+            hub.translate(&dma, 0x40_0000, Access::Read).unwrap();
+            assert_eq!(hub.stale_walks(), 1, "{name}");
+
+            let rec = Recorder {
+                hub,
+                log: Mutex::new(Vec::new()),
+            };
+            invalidate(&rec, clock, &b, c.hub, GART_ENGINE, 0, 0).unwrap();
+            let log = rec.log.into_inner().unwrap();
+            let req = Op::W(e.req, (e.req_value)(0, 0));
+            let req_at = log.iter().position(|o| *o == req);
+            assert!(req_at.is_some(), "{name}: no {req:x?} in {log:x?}");
+            let req_at = req_at.unwrap();
+            // The ACK read that saw bit 0 comes after the request.
+            let acked = log
+                .iter()
+                .position(|o| matches!(o, Op::R(a, v) if *a == e.ack && v & 1 != 0))
+                .unwrap_or_else(|| panic!("{name}: ACK never seen: {log:x?}"));
+            assert!(acked > req_at, "{name}");
+            let sem_reads: Vec<_> = log
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| matches!(o, Op::R(a, _) if *a == e.sem))
+                .collect();
+            let sem_release = log.iter().position(|o| *o == Op::W(e.sem, 0));
+            let cid2 = log
+                .iter()
+                .position(|o| matches!(o, Op::W(a, v) if *a == e.cid2 && v & e.private_bit != 0));
+            let s = hub.invalidations();
+            if mmhub(c) {
+                // Acquired (read 1) before the request, released after the ACK.
+                assert_eq!(sem_reads.len(), 1, "{name}: {log:x?}");
+                assert_eq!(*sem_reads[0].1, Op::R(e.sem, 1), "{name}");
+                assert!(sem_reads[0].0 < req_at, "{name}");
+                assert!(sem_release.unwrap() > acked, "{name}");
+                // Private invalidation after the release, then a read back.
+                let cid2 = cid2.unwrap_or_else(|| panic!("{name}: no CID2 write: {log:x?}"));
+                assert!(cid2 > sem_release.unwrap(), "{name}");
+                assert!(
+                    matches!(log.last(), Some(Op::R(a, _)) if *a == e.cid2),
+                    "{name}"
+                );
+                assert_eq!((s.acquires, s.releases, s.private_invalidations), (1, 1, 1));
+            } else {
+                assert!(sem_reads.is_empty() && sem_release.is_none(), "{name}");
+                assert!(cid2.is_none(), "{name}");
+                assert_eq!((s.acquires, s.releases, s.private_invalidations), (0, 0, 0));
+            }
+            assert!(!hub.semaphore_held(17), "{name}");
+            assert_eq!((s.accepted, s.refused, s.completed[0]), (1, 0, 1), "{name}");
+            assert!(!hub.stale(0), "{name}");
+            hub.translate(&dma, 0x40_0000, Access::Read).unwrap();
+            assert_eq!(
+                hub.stale_walks(),
+                1,
+                "{name}: flushed, so no new stale walk"
+            );
+            assert!(e.vm.ends_with("VM"));
+        }
+    }
+
+    #[test]
+    fn flush_type_lands_in_its_field_except_on_mmhub_4_1() {
+        for c in &CASES {
+            let clock = clock();
+            let (hub, b, _) = enabled(c, clock);
+            let e = expect(c);
+            invalidate(hub, clock, &b, c.hub, GART_ENGINE, 5, 2).unwrap();
+            // mmhub_v4_1_0_get_invalidate_req(): "Only use legacy inv on
+            // mmhub side" -- FLUSH_TYPE 0 whatever the caller asks.
+            let flush = if std::ptr::eq(c.hub, &MMHUB_4_1_0) {
+                0
+            } else {
+                2
+            };
+            assert_eq!(
+                hub.invalidations().last_request[17],
+                (e.req_value)(5, flush),
+                "{}",
+                c.hub.name
+            );
+            assert_eq!(hub.invalidations().completed[5], 1, "{}", c.hub.name);
+        }
+    }
+
+    #[test]
+    fn an_ack_that_never_comes_is_a_typed_timeout_naming_the_ack() {
+        for c in &CASES {
+            let clock = clock();
+            let (hub, b, _) = enabled(c, clock);
+            let e = expect(c);
+            hub.never_ack();
+            match invalidate(hub, clock, &b, c.hub, GART_ENGINE, 3, 0) {
+                Err(InvalidateError::AckTimeout {
+                    register,
+                    engine,
+                    vmid,
+                    waited_ns,
+                    ..
+                }) => {
+                    assert_eq!(register, format!("{}_INVALIDATE_ENG0_ACK", e.vm));
+                    assert_eq!((engine, vmid), (17, 3));
+                    assert!(waited_ns >= INVALIDATE_TIMEOUT_NS);
+                }
+                other => panic!("{}: {other:?}", c.hub.name),
+            }
+            // Linux releases the semaphore even then.
+            assert!(!hub.semaphore_held(17), "{}", c.hub.name);
+            let s = hub.invalidations();
+            assert_eq!(s.releases, s.acquires, "{}", c.hub.name);
+            assert_eq!(s.private_invalidations, 0, "{}", c.hub.name);
+        }
+    }
+
+    #[test]
+    fn a_semaphore_never_granted_is_a_typed_timeout_and_no_request() {
+        for c in CASES.iter().filter(|c| mmhub(c)) {
+            let clock = clock();
+            let (hub, b, _) = enabled(c, clock);
+            hub.never_grant_semaphore();
+            match invalidate(hub, clock, &b, c.hub, GART_ENGINE, 0, 0) {
+                Err(InvalidateError::SemaphoreTimeout {
+                    register,
+                    engine,
+                    waited_ns,
+                }) => {
+                    assert_eq!(register, "MMVM_INVALIDATE_ENG0_SEM");
+                    assert_eq!(engine, 17);
+                    assert!(waited_ns >= INVALIDATE_TIMEOUT_NS);
+                }
+                other => panic!("{}: {other:?}", c.hub.name),
+            }
+            let s = hub.invalidations();
+            assert_eq!((s.accepted, s.refused, s.last_request[17]), (0, 0, 0));
+        }
+    }
+
+    #[test]
+    fn the_model_refuses_requests_without_semaphore_or_vmid() {
+        for c in &CASES {
+            let clock = clock();
+            let (hub, _, _) = enabled(c, clock);
+            let e = expect(c);
+            // A request with no VMID bit: refused on every hub.
+            hub.write32(e.req, (e.req_value)(0, 0) & !1);
+            // A well-formed request written straight to the register,
+            // without taking the semaphore.
+            hub.write32(e.req, (e.req_value)(0, 0));
+            for _ in 0..10 {
+                hub.read32(e.ack);
+            }
+            let s = hub.invalidations();
+            if mmhub(c) {
+                assert_eq!((s.refused, s.without_semaphore), (2, 1), "{}", c.hub.name);
+                assert_eq!(hub.read32(e.ack), 0, "{}: ACK left clear", c.hub.name);
+            } else {
+                assert_eq!((s.refused, s.accepted), (1, 1), "{}", c.hub.name);
+                assert_eq!(hub.read32(e.ack) & 1, 1, "{}", c.hub.name);
+            }
+        }
+    }
+
+    #[test]
+    fn device_gone_bad_arguments_and_missing_bases_are_typed() {
+        for c in &CASES {
+            let clock = clock();
+            let (hub, b, _) = enabled(c, clock);
+            let e = expect(c);
+            for (engine, vmid, flush_type) in [(18, 0, 0), (17, 16, 0), (17, 0, 8)] {
+                assert_eq!(
+                    invalidate(hub, clock, &b, c.hub, engine, vmid, flush_type),
+                    Err(InvalidateError::BadArgument {
+                        engine,
+                        vmid,
+                        flush_type
+                    })
+                );
+            }
+            assert!(matches!(
+                // A base whose offsets overflow: nothing resolves.
+                invalidate(hub, clock, &IpBases([u32::MAX; 8]), c.hub, 17, 0, 0),
+                Err(InvalidateError::NoRegister { engine: 17, .. })
+            ));
+            hub.unplug();
+            // The first register read: the semaphore on the MMHUB, the
+            // ACK on the GFXHUB.
+            let first = if mmhub(c) { "SEM" } else { "ACK" };
+            match invalidate(hub, clock, &b, c.hub, GART_ENGINE, 0, 0) {
+                Err(InvalidateError::DeviceGone { register, engine }) => {
+                    assert_eq!(register, format!("{}_INVALIDATE_ENG0_{first}", e.vm));
+                    assert_eq!(engine, 17);
+                }
+                other => panic!("{}: {other:?}", c.hub.name),
+            }
+        }
+    }
+}

@@ -26,6 +26,26 @@
 //! headers; the model's choice, documented on [`fault_status`], is a
 //! convention, not a fact.
 //!
+//! The invalidation engines (`*_INVALIDATE_ENG0..17_SEM/REQ/ACK`): a
+//! request clears the engine's ACK and the requested VMIDs' ACK bits rise
+//! a few ACK reads later ([`ACK_READS`]). On the MMHUB (where Linux's
+//! `gmc_v1x_0_use_invalidate_semaphore()` takes the semaphore) a read of
+//! `_SEM` acquires it and reads 1, writing 0 releases it, and a request
+//! without the semaphore held is refused: counted, ACK left clear. A
+//! request with no VMID bit or with reserved bits 31:27 set is refused on
+//! every hub. Whether hardware refuses or serves these is not public
+//! (model convention, unconfirmed). A write of bit 25 to
+//! `MMVM_L2_BANK_SELECT_RESERVED_CID2` is counted as a private
+//! invalidation and the bit reads back clear (unconfirmed).
+//!
+//! The model walks the tables on every access and caches nothing, so a
+//! missing invalidation cannot show up as a stale translation. Instead it
+//! is flagged: a write to a context's page-table base marks that VMID
+//! stale until an invalidation of it completes, and every VMID0
+//! translation while VMID0 is stale counts in [`HubModel::stale_walks`]
+//! (it still translates). That is what hardware could serve from a stale
+//! TLB; tests assert the bring-up paths never do it.
+//!
 //! Masks and offsets of the fields are hand-written from the
 //! `_sh_mask.h` headers, not the runtime's bitfield structs; register
 //! offsets come from the runtime's conformance-checked tables.
@@ -33,7 +53,8 @@
 use crate::RegisterFile;
 use crate::dma::Dma;
 use crate::gmc::{Access, FaultReason, Gmc, Translation, VmFault};
-use barebell::bus::RegisterBus;
+use barebell::bus::{ALL_ONES, RegisterBus};
+use barebell::discovery::hw_id;
 use barebell::hub::{GFXHUB_3_0, Generation, HubRegs};
 use barebell::regs::{IpBases, Reg};
 use spin::Mutex;
@@ -61,6 +82,54 @@ const RW: u32 = 0x4_0000;
 const CLEAR_FAULT: u32 = 0x1;
 /// `*_L2_PROTECTION_FAULT_ADDR_HI32__LOGICAL_PAGE_ADDR_HI4`.
 const ADDR_HI4: u64 = 0xF;
+/// `*_INVALIDATE_ENG0_REQ__PER_VMID_INVALIDATE_REQ_MASK`; bits 31:27 are
+/// reserved (the last field, `INVALIDATE_4K_PAGES_ONLY`, is bit 26).
+const PER_VMID: u32 = 0xFFFF;
+const REQ_RESERVED_SHIFT: u32 = 27;
+/// `*_L2_BANK_SELECT_RESERVED_CID2__RESERVED_CACHE_PRIVATE_INVALIDATION_MASK`.
+const PRIVATE_INVALIDATION: u32 = 0x0200_0000;
+/// ACK reads after a request before the ACK bits rise.
+pub const ACK_READS: u32 = 3;
+const ENGINES: usize = 18;
+
+/// The invalidation engines' state and what they saw.
+#[derive(Debug, Default)]
+struct Engines {
+    /// Per engine: VMIDs requested and not yet acknowledged, ACK reads
+    /// left until they are, and the ACK bits.
+    pending: [(u16, u32, u16); ENGINES],
+    sem_held: [bool; ENGINES],
+    stats: InvalidationStats,
+    /// VMIDs whose page-table base changed since their last completed
+    /// invalidation.
+    stale: u16,
+    stale_walks: u32,
+    never_ack: bool,
+    never_grant: bool,
+    unplugged: bool,
+}
+
+/// What the invalidation engines of one hub saw.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InvalidationStats {
+    /// Requests taken (ACK will rise).
+    pub accepted: u32,
+    /// Requests refused: no VMID bit, reserved bits, or (MMHUB) the
+    /// semaphore not held.
+    pub refused: u32,
+    /// Requests refused because the semaphore was not held (also in
+    /// `refused`).
+    pub without_semaphore: u32,
+    /// Completed invalidations per VMID.
+    pub completed: [u32; 16],
+    /// Semaphore acquires and releases.
+    pub acquires: u32,
+    pub releases: u32,
+    /// Bit-25 writes to `*_L2_BANK_SELECT_RESERVED_CID2`.
+    pub private_invalidations: u32,
+    /// The last request value accepted or refused, per engine.
+    pub last_request: [u32; ENGINES],
+}
 
 /// Context 0 was enabled before something Linux programs first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,6 +214,7 @@ pub struct HubModel<'c> {
     bases: IpBases,
     hub: &'static HubRegs,
     order: Mutex<Option<OrderViolation>>,
+    engines: Mutex<Engines>,
 }
 
 impl<'c> HubModel<'c> {
@@ -161,6 +231,7 @@ impl<'c> HubModel<'c> {
             bases,
             hub,
             order: Mutex::new(None),
+            engines: Mutex::new(Engines::default()),
         }
     }
 
@@ -249,6 +320,158 @@ impl<'c> HubModel<'c> {
         self.set(r, value)
     }
 
+    /// Whether requests need the engine's semaphore: the MMHUB, where
+    /// `gmc_v11_0_use_invalidate_semaphore()` / v12 take it.
+    pub fn semaphore_hub(&self) -> bool {
+        self.hub.hw_id == hw_id::MMHUB
+    }
+
+    /// What the invalidation engines saw so far.
+    pub fn invalidations(&self) -> InvalidationStats {
+        self.engines.lock().stats
+    }
+
+    /// Whether `engine`'s semaphore is held.
+    pub fn semaphore_held(&self, engine: usize) -> bool {
+        self.engines
+            .lock()
+            .sem_held
+            .get(engine)
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// VMID0 translations made while VMID0's page-table base had changed
+    /// since its last invalidation.
+    pub fn stale_walks(&self) -> u32 {
+        self.engines.lock().stale_walks
+    }
+
+    /// Whether `vmid`'s page-table base changed since its last completed
+    /// invalidation.
+    pub fn stale(&self, vmid: u8) -> bool {
+        vmid < 16 && self.engines.lock().stale & (1 << vmid) != 0
+    }
+
+    /// Makes every engine hold its ACK bits down forever.
+    pub fn never_ack(&self) {
+        self.engines.lock().never_ack = true;
+    }
+
+    /// Makes every semaphore read 0 forever.
+    pub fn never_grant_semaphore(&self) {
+        self.engines.lock().never_grant = true;
+    }
+
+    /// The hub's registers read as all-ones from now on.
+    pub fn unplug(&self) {
+        self.engines.lock().unplugged = true;
+        self.regs.unplug();
+    }
+
+    /// Engine whose `reg` (engine-0 register of the table) is at
+    /// `byte_offset`.
+    fn engine_at(&self, reg: Reg, byte_offset: usize) -> Option<usize> {
+        let base = self.at(reg, 0)?;
+        let stride = self.hub.eng_distance() as usize * 4;
+        let off = byte_offset.checked_sub(base)?;
+        (stride != 0 && off % stride == 0 && off / stride < ENGINES).then_some(off / stride)
+    }
+
+    /// VMID whose page-table base (LO32 or HI32) is at `byte_offset`.
+    fn base_vmid(&self, byte_offset: usize) -> Option<u8> {
+        let h = self.hub;
+        if self.at(h.ctx0_base_lo, 0) == Some(byte_offset)
+            || self.at(h.ctx0_base_hi, 0) == Some(byte_offset)
+        {
+            return Some(0);
+        }
+        let d = h.ctx_addr_distance();
+        (0..15u32).find_map(|i| {
+            (self.at(h.ctx1_base_lo, i * d) == Some(byte_offset)
+                || self.at(h.ctx1_base_lo, i * d + 1) == Some(byte_offset))
+            .then_some(i as u8 + 1)
+        })
+    }
+
+    fn on_read(&self, byte_offset: usize) {
+        let h = self.hub;
+        if let Some(e) = self.engine_at(h.inv_eng0_sem, byte_offset) {
+            let mut s = self.engines.lock();
+            if !s.sem_held[e] && !s.never_grant {
+                s.sem_held[e] = true;
+                s.stats.acquires += 1;
+            }
+            let v = u32::from(s.sem_held[e]);
+            drop(s);
+            self.regs.device_set(byte_offset, v);
+        }
+        if let Some(e) = self.engine_at(h.inv_eng0_ack, byte_offset) {
+            let mut s = self.engines.lock();
+            let (mask, left, ack) = s.pending[e];
+            if mask != 0 && !s.never_ack {
+                if left > 0 {
+                    s.pending[e].1 = left - 1;
+                } else {
+                    for v in 0..16 {
+                        if mask & (1 << v) != 0 {
+                            s.stats.completed[v] += 1;
+                        }
+                    }
+                    s.stale &= !mask;
+                    s.pending[e] = (0, 0, ack | mask);
+                }
+            }
+            let v = u32::from(s.pending[e].2);
+            drop(s);
+            self.regs.device_set(byte_offset, v);
+        }
+    }
+
+    fn on_engine_write(&self, byte_offset: usize, value: u32) {
+        let h = self.hub;
+        if let Some(e) = self.engine_at(h.inv_eng0_req, byte_offset) {
+            let mut s = self.engines.lock();
+            s.stats.last_request[e] = value;
+            let mask = (value & PER_VMID) as u16;
+            let no_sem = self.semaphore_hub() && !s.sem_held[e];
+            let malformed = mask == 0 || value >> REQ_RESERVED_SHIFT != 0;
+            if malformed || no_sem {
+                s.stats.refused += 1;
+                s.stats.without_semaphore += u32::from(!malformed && no_sem);
+                s.pending[e] = (0, 0, 0);
+            } else {
+                s.stats.accepted += 1;
+                s.pending[e] = (mask, ACK_READS, 0);
+            }
+            drop(s);
+            if let Some(ack) = self.at(h.inv_eng0_ack, e as u32 * h.eng_distance()) {
+                self.regs.device_set(ack, 0);
+            }
+        }
+        if let Some(e) = self.engine_at(h.inv_eng0_sem, byte_offset) {
+            let mut s = self.engines.lock();
+            if value & 1 == 0 && s.sem_held[e] {
+                s.sem_held[e] = false;
+                s.stats.releases += 1;
+            }
+            let v = u32::from(s.sem_held[e]);
+            drop(s);
+            self.regs.device_set(byte_offset, v);
+        }
+        if let Some(cid2) = h.l2_bank_select_reserved_cid2
+            && self.at(cid2, 0) == Some(byte_offset)
+            && value & PRIVATE_INVALIDATION != 0
+        {
+            self.engines.lock().stats.private_invalidations += 1;
+            self.regs
+                .device_set(byte_offset, value & !PRIVATE_INVALIDATION);
+        }
+        if let Some(vmid) = self.base_vmid(byte_offset) {
+            self.engines.lock().stale |= 1 << vmid;
+        }
+    }
+
     /// The order violation recorded so far, if any.
     pub fn order_violation(&self) -> Option<OrderViolation> {
         *self.order.lock()
@@ -297,6 +520,12 @@ impl<'c> HubModel<'c> {
         let (low, high) = (self.get(h.aperture_low, 0), self.get(h.aperture_high, 0));
         if low > high {
             return Err(HubRefusal::ApertureInverted { low, high });
+        }
+        {
+            let mut s = self.engines.lock();
+            if s.stale & 1 != 0 {
+                s.stale_walks += 1;
+            }
         }
         let start = self.pair(h.ctx0_start_lo, h.ctx0_start_hi) << 12;
         let end = self.pair(h.ctx0_end_lo, h.ctx0_end_hi) << 12 | 0xFFF;
@@ -355,10 +584,19 @@ impl<'c> HubModel<'c> {
 
 impl RegisterBus for HubModel<'_> {
     fn read32(&self, byte_offset: usize) -> u32 {
-        self.regs.read32(byte_offset)
+        let v = self.regs.read32(byte_offset);
+        if v == ALL_ONES {
+            return v;
+        }
+        self.on_read(byte_offset);
+        self.regs.device_get(byte_offset)
     }
     fn write32(&self, byte_offset: usize, value: u32) {
         self.regs.write32(byte_offset, value);
+        if self.engines.lock().unplugged {
+            return;
+        }
         self.on_write(byte_offset, value);
+        self.on_engine_write(byte_offset, value);
     }
 }

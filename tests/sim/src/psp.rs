@@ -1102,6 +1102,18 @@ pub mod rig {
         };
         barebell::hub::gart_enable(hub, &mmhub.bases, hub_regs, &cfg)
             .map_err(|err| format!("{} init: {err}", hub_regs.name))?;
+        // Then VMID0's TLB flush on engine 17, as both functions do right
+        // after (no HDP flush: the host wrote the tables directly).
+        barebell::hub::invalidate(
+            hub,
+            clock,
+            &mmhub.bases,
+            hub_regs,
+            barebell::hub::GART_ENGINE,
+            0,
+            0,
+        )
+        .map_err(|err| format!("{} VMID0 flush: {err}", hub_regs.name))?;
         Ok((hub, mc, gart, vram, gtt, bufs, tmr))
     }
 
