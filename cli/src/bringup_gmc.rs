@@ -14,7 +14,7 @@
 use crate::bringup::BringupArgs;
 use barebell::discovery::{Discovery, hw_id};
 use barebell::gmc::{Flags, Format, LARGE_PAGE, Table, TableArena};
-use barebell::hub::{HubConfig, HubRegs, gart_enable, hub_for};
+use barebell::hub::{GART_ENGINE, HubConfig, HubRegs, gart_enable, hub_for, invalidate};
 use barebell::mem::{VramAllocator, VramRange};
 use barebell::regs::IpBases;
 use barebell::regs::trace::{Access, Symbols, TraceBus};
@@ -151,22 +151,42 @@ pub fn step<'c>(
         });
         gart_enable(&bus, &h.bases, h.regs, &config)
             .map_err(|e| format!("gmc: {}: {e}", h.regs.name))?;
+        // VMID0's TLB flush on the GART engine, as gmc_v1x_0_gart_enable()
+        // (MMHUB) and gfx_v1x_0_gfxhub_enable() (GFXHUB) follow the hub's
+        // init with it. No HDP flush: the tables are host memory here.
+        invalidate(&bus, clock, &h.bases, h.regs, GART_ENGINE, 0, 0)
+            .map_err(|e| format!("gmc: {} VMID0 flush: {e}", h.regs.name))?;
         let t = h
             .model
             .translate(&dma, 0x1000, VmAccess::Read)
             .map_err(|e| format!("gmc: the {} model refused VA 0x1000: {e:?}", h.regs.name))?;
+        if h.model.stale_walks() != 0 {
+            return Err(format!(
+                "gmc: {}: the model walked VMID0 before its TLB flush",
+                h.regs.name
+            ));
+        }
         if t.pa != page.mc + 0x1000 {
             return Err(format!(
                 "gmc: {}: VA 0x1000 went to {:#x}",
                 h.regs.name, t.pa
             ));
         }
+        let inv = h.model.invalidations();
         println!(
-            "step gmc: {} enabled, VMID0 root {:#x}; VA 0x1000 -> MC {:#x} through the hub model's walk ({} KiB TLB entry)",
+            "step gmc: {} enabled, VMID0 flushed on engine {GART_ENGINE} ({}); VA 0x1000 -> MC {:#x} through the hub model's walk ({} KiB TLB entry), root {:#x}",
             h.regs.name,
-            vmid0.root(),
+            if h.regs.use_semaphore {
+                format!(
+                    "semaphore taken {} / released {}, private invalidation {}",
+                    inv.acquires, inv.releases, inv.private_invalidations
+                )
+            } else {
+                "no semaphore".to_string()
+            },
             t.pa,
-            t.tlb_bytes >> 10
+            t.tlb_bytes >> 10,
+            vmid0.root(),
         );
     }
     Ok(GmcState {

@@ -344,7 +344,7 @@ pub fn run(
     blocks.push((mmhub_regs.map(|h| h.all).unwrap_or(&[]), mmhub_ip.bases));
     blocks.extend(nbio_blocks.iter().copied());
     let bus = TraceBus::new(p.regs, Symbols { blocks: &blocks }, print);
-    let mut m = gmc(p, &bus, &nbio, &mmhub_ip, vram_bytes)?;
+    let mut m = gmc(p, &bus, &clock, &nbio, &mmhub_ip, vram_bytes)?;
     println!(
         "step gmc: FB at MC {:#x}..={:#x}; {} enabled, VMID0 {:#x}..={:#x} (GART from {:#x}; ring area at VA = host {:#x}, {:#x} bytes, also in the process tables at VRAM {:#x}) with tables at VRAM {:#x}; PSP buffers in GTT at bus {:#x}, TMR at VRAM {:#x}",
         m.cfg.fb_start,
@@ -403,8 +403,20 @@ pub fn run(
     println!("step rlc: RLC_RLCS_BOOTLOAD_STATUS.BOOTLOAD_COMPLETE and CP_STAT idle");
     barebell::hub::gart_enable(&bus, &gc.bases, gfxhub, &m.cfg).map_err(step_err("gfxhub"))?;
     flush_hdp(&bus, &nbio).map_err(step_err("gfxhub"))?;
+    // gfx_v11_0_gfxhub_enable() / gfx_v12_0_gfxhub_enable(): VMID0's TLB
+    // flush on the GFXHUB after the HDP flush.
+    barebell::hub::invalidate(
+        &bus,
+        &clock,
+        &gc.bases,
+        gfxhub,
+        barebell::hub::GART_ENGINE,
+        0,
+        0,
+    )
+    .map_err(step_err("gfxhub"))?;
     println!(
-        "step gfxhub: {} enabled with the same VMID0 tables",
+        "step gfxhub: {} enabled with the same VMID0 tables, VMID0 flushed",
         gfxhub.name
     );
     let Some(mode) = o.mapping else {
@@ -591,10 +603,12 @@ struct Memory<'a> {
 /// The `gmc` step (`gmc_v11_0_hw_init()` / `gmc_v12_0_hw_init()`): FB
 /// location from the MMHUB (`mmhub_v3_0_get_fb_location()`,
 /// `mmhub_v4_1_0_get_fb_location()`), VMID0 tables in VRAM written
-/// through BAR0, MMHUB init (`*_gart_enable()`), an HDP flush.
-fn gmc<'d, B: RegisterBus + ?Sized>(
+/// through BAR0, MMHUB init (`*_gart_enable()`), an HDP flush, VMID0's
+/// TLB flush on engine 17.
+fn gmc<'d, B: RegisterBus + ?Sized, C: barebell::time::Clock + ?Sized>(
     p: &'d Platform<'d>,
     bus: &B,
+    clock: &C,
     nbio: &Nbio,
     mmhub_ip: &IpInfo,
     vram_bytes: u64,
@@ -741,8 +755,8 @@ fn gmc<'d, B: RegisterBus + ?Sized>(
         bufs: None,
         tmr,
     };
-    // The GTT buffers are bound before the hub is enabled, so no TLB
-    // invalidation is needed afterwards.
+    // The GTT buffers are bound before the hub is enabled; the VMID0
+    // flush after `gart_enable` covers them.
     m.bufs = Some(psp_buffers(&mut m)?);
     // `adev->dummy_page_addr`: a page of its own, since the hub may
     // redirect faulting writes there.
@@ -754,6 +768,18 @@ fn gmc<'d, B: RegisterBus + ?Sized>(
     flush_hdp(bus, nbio).map_err(step_err("gmc"))?;
     barebell::hub::gart_enable(bus, &mmhub_ip.bases, mmhub, &m.cfg).map_err(step_err("gmc"))?;
     flush_hdp(bus, nbio).map_err(step_err("gmc"))?;
+    // gmc_v11_0_gart_enable() / gmc_v12_0_gart_enable(): HDP flush (just
+    // done), then VMID0's TLB flush on the MMHUB's GART engine.
+    barebell::hub::invalidate(
+        bus,
+        clock,
+        &mmhub_ip.bases,
+        mmhub,
+        barebell::hub::GART_ENGINE,
+        0,
+        0,
+    )
+    .map_err(step_err("gmc"))?;
     Ok(m)
 }
 

@@ -305,6 +305,23 @@ fn point_user_vmid(i: &Inputs<'_>) -> Result<(), HwError> {
     let base = i.process_root | 1;
     i.platform.regs.write32(lo, base as u32);
     i.platform.regs.write32(lo + 4, (base >> 32) as u32);
+    // The context's cached walk must go: flush the VMID on the GART
+    // engine. Linux sends this flush through the KIQ once it runs
+    // (`gmc_v11_0_flush_gpu_tlb()`'s fw path); barebell writes the same
+    // request and polls the same ACK itself. The process tables were
+    // written through BAR0 before the gmc step's HDP flush, and nothing
+    // has gone through the BAR into them since.
+    let clock = StdClock::default();
+    barebell::hub::invalidate(
+        i.platform.regs,
+        &clock,
+        &i.gc_bases,
+        hub,
+        barebell::hub::GART_ENGINE,
+        u32::from(USER_VMID),
+        0,
+    )
+    .map_err(err("flushing the user VMID's TLB"))?;
     Ok(())
 }
 
