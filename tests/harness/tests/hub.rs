@@ -882,6 +882,52 @@ mod invalidation {
     }
 
     #[test]
+    fn a_user_context_base_write_is_stale_until_that_vmid_is_flushed() {
+        for c in &CASES {
+            let clock = clock();
+            let (hub, b, _) = enabled(c, clock);
+            let name = c.hub.name;
+            invalidate(hub, clock, &b, c.hub, GART_ENGINE, 0, 0).unwrap();
+            // VMID 8's base: CONTEXT1's pair plus 7 pairs (the header's
+            // CONTEXT8 - CONTEXT1 distance).
+            let file = match (c.hub.hw_id, c.gfx12) {
+                (hw_id::GC, false) => "gc_11_0_0",
+                (hw_id::GC, true) => "gc_12_0_0",
+                (_, false) => "mmhub_3_0_0",
+                (_, true) => "mmhub_4_1_0",
+            };
+            let vm = expect(c).vm;
+            let ctx8 = header(
+                &format!("{file}_offset.h"),
+                &format!("reg{vm}_CONTEXT8_PAGE_TABLE_BASE_ADDR_LO32"),
+            );
+            hub.write32(((b.0[0] + ctx8) * 4) as usize, 0x1000 | 1);
+            assert!(hub.stale(8) && !hub.stale(0), "{name}");
+            invalidate(hub, clock, &b, c.hub, GART_ENGINE, 7, 0).unwrap();
+            assert!(hub.stale(8), "{name}: another VMID's flush leaves it stale");
+            invalidate(hub, clock, &b, c.hub, GART_ENGINE, 8, 0).unwrap();
+            assert!(!hub.stale(8), "{name}");
+        }
+    }
+
+    /// The PSP rig (what the PSP tests and the unikernel boot) flushes
+    /// its MMHUB's VMID0 after `gart_enable`, semaphore and all.
+    #[test]
+    fn the_psp_rig_flushes_its_mmhub() {
+        use barebell_sim::psp::rig;
+        for part in [rig::navi31(), rig::navi48()] {
+            let r = rig::rig(std::path::Path::new("/lib/firmware/amdgpu"), &part, |_| {})
+                .unwrap_or_else(|e| panic!("{e} (firmware-amd-graphics)"));
+            let s = r.hub.invalidations();
+            let name = r.hub_regs.name;
+            assert_eq!(s.completed[0], 1, "{name}");
+            assert_eq!((s.acquires, s.releases, s.refused), (1, 1, 0), "{name}");
+            assert_eq!(s.private_invalidations, 1, "{name}");
+            assert!(!r.hub.stale(0), "{name}");
+        }
+    }
+
+    #[test]
     fn device_gone_bad_arguments_and_missing_bases_are_typed() {
         for c in &CASES {
             let clock = clock();
