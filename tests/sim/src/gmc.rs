@@ -241,7 +241,9 @@ impl<'d> Gmc<'d> {
 /// VMIDs rise a few reads later, and only then do cached translations of
 /// those VMIDs drop (the generation counter a [`Gmc`] watches). Requests
 /// with no VMID bit or with reserved bits 31:27 set are refused (logged,
-/// never acknowledged).
+/// never acknowledged). No semaphore: this stand-alone engine exists for
+/// the caching [`Gmc`]; the engines of all four hubs, with the MMHUB
+/// semaphore, are in [`crate::hub::HubModel`].
 #[derive(Debug)]
 pub struct InvalidationEngine<'c> {
     clock: &'c crate::SimClock,
