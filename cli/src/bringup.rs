@@ -163,12 +163,12 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
     // VMID0 and its accesses through that step's MMHUB model.
     let gmc = Box::leak(Box::new(gmc.ok_or("psp: no gmc state")?));
     let tables = barebell_sim::psp::rig::TableMemory {
-        device: gmc.vmid0.root(),
-        host: std::ptr::NonNull::new(gmc.vmid0.root() as *mut u8).ok_or("psp: null VMID0 root")?,
-        len: (crate::bringup_gmc::VMID0_TABLES * 4096) as u64,
+        device: gmc.tables_at.offset,
+        host: gmc.tables_host,
+        len: gmc.tables_at.size,
     };
-    // SAFETY: the gmc step's tables are leaked (host address = the
-    // address its PDEs use) and `gmc` is leaked, so both outlive the model.
+    // SAFETY: the gmc step's tables are leaked and `gmc` is leaked, so
+    // both outlive the model; `device` is the VRAM offset its PDEs use.
     unsafe {
         rig::behind(
             &mut r,

@@ -21,6 +21,7 @@ use barebell::regs::trace::{Access, Symbols, TraceBus};
 use barebell_sim::dma::Dma;
 use barebell_sim::gmc::Access as VmAccess;
 use barebell_sim::hub::HubModel;
+use core::ptr::NonNull;
 
 /// Where VRAM starts in the MC map: a model value.
 pub const FB_START: u64 = 0x0080_0000_0000;
@@ -55,9 +56,12 @@ pub struct GmcState<'c> {
     /// VMID0's tables; map more with `vmid0.map(..)`, the hubs walk them
     /// from the root they were programmed with.
     pub vmid0: TableArena<'static>,
-    /// The tables' memory as the hub models read it (host address = MC
-    /// address of the tables).
+    /// The tables' memory as the hub models read it (VRAM offset → host
+    /// backing).
     pub dma: Dma,
+    /// Where VMID0's tables sit in VRAM, and their host backing.
+    pub tables_at: VramRange,
+    pub tables_host: NonNull<u8>,
     /// What both hubs were programmed with.
     pub config: HubConfig,
     /// The 2 MiB VRAM page mapped at VA 0.
@@ -101,8 +105,12 @@ pub fn step<'c>(
         barebell::hub::Generation::Gfx12 => Format::Gfx12,
     };
     // VMID0: a 2 MiB page of VRAM at VA 0, taken from the allocator so it
-    // stays below the discovery/boot region. The tables themselves sit in
-    // host memory the hub models read as if it were VRAM.
+    // stays below the discovery/boot region, and the tables themselves in
+    // VRAM too (host memory the hub models read as that VRAM). PTEs and
+    // PDEs hold VRAM physical addresses, as Linux's do
+    // (`amdgpu_gmc_vram_mc2pa()` in `gmc_v11_0_get_vm_pde()`; a VRAM PTE
+    // is the BO's offset plus `vram_base_offset`, 0 on a dGPU); here a
+    // VRAM offset is its physical address.
     let size = u64::from(vram_mib) << 20;
     let mut vram =
         VramAllocator::with_boot_region(size, FB_START).map_err(|e| format!("gmc: {e}"))?;
@@ -112,14 +120,18 @@ pub fn step<'c>(
     // The page the system aperture answers unmapped accesses with
     // (`mem_scratch`); its physical address is its VRAM offset here.
     let scratch = vram.alloc(4096, 4096).map_err(|e| format!("gmc: {e}"))?;
+    let table_bytes = (VMID0_TABLES * 4096) as u64;
+    let tables_at = vram
+        .alloc(table_bytes, 4096)
+        .map_err(|e| format!("gmc: VMID0 tables: {e}"))?;
     let tables: &'static mut [Table] =
         Box::leak(vec![Table::EMPTY; VMID0_TABLES].into_boxed_slice());
-    let mc = tables.as_ptr() as u64;
+    let tables_host = NonNull::new(tables.as_mut_ptr().cast::<u8>()).ok_or("gmc: null tables")?;
     let mut dma = Dma::default();
-    // SAFETY: leaked, so it lives as long as `dma`; the tables are written
-    // before the models read them.
-    unsafe { dma.map(mc, (VMID0_TABLES * 4096) as u64) };
-    let mut vmid0 = TableArena::new(tables, mc, format);
+    // SAFETY: leaked, so it lives as long as `dma`; the host writes the
+    // tables through `vmid0` before the models walk them.
+    unsafe { dma.map_at(tables_at.offset, tables_host.as_ptr(), table_bytes) };
+    let mut vmid0 = TableArena::new(tables, tables_at.offset, format);
     let rw = Flags {
         readable: true,
         writeable: true,
@@ -128,7 +140,7 @@ pub fn step<'c>(
         snooped: false,
     };
     vmid0
-        .map(0, page.mc, LARGE_PAGE, rw, true)
+        .map(0, page.offset, LARGE_PAGE, rw, true)
         .map_err(|e| format!("gmc: {e:?}"))?;
     let config = HubConfig {
         pt_base: vmid0.root(),
@@ -166,7 +178,7 @@ pub fn step<'c>(
                 h.regs.name
             ));
         }
-        if t.pa != page.mc + 0x1000 {
+        if t.pa != page.offset + 0x1000 {
             return Err(format!(
                 "gmc: {}: VA 0x1000 went to {:#x}",
                 h.regs.name, t.pa
@@ -174,7 +186,7 @@ pub fn step<'c>(
         }
         let inv = h.model.invalidations();
         println!(
-            "step gmc: {} enabled, VMID0 flushed on engine {GART_ENGINE} ({}); VA 0x1000 -> MC {:#x} through the hub model's walk ({} KiB TLB entry), root {:#x}",
+            "step gmc: {} enabled, VMID0 flushed on engine {GART_ENGINE} ({}); VA 0x1000 -> VRAM {:#x} through the hub model's walk ({} KiB TLB entry), root at VRAM {:#x}",
             h.regs.name,
             if h.regs.use_semaphore {
                 format!(
@@ -195,6 +207,8 @@ pub fn step<'c>(
         vram,
         vmid0,
         dma,
+        tables_at,
+        tables_host,
         config,
         page,
     })
