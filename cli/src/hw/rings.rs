@@ -45,7 +45,7 @@ use barebell::hub::HubRegs;
 use barebell::kiq::{Kiq, KiqMemory, KiqRing};
 use barebell::kiq_hqd::{KiqSlot, bring_up};
 use barebell::mapper::{Doorbells, HqdRegs, Mapping, QueueMapper, QueueResources, doorbell_index};
-use barebell::mes::{HwBases, Mes, MesMemory, MesRing, Process, ProcessContext, V11, V12};
+use barebell::mes::{HwBases, Mes, MesApi, MesMemory, MesRing, Process, ProcessContext, V11, V12};
 use barebell::mes_start::{
     MesRingParts, MesVersions, load_pipe_ring, map_legacy_scheduler_ring, map_scheduler_ring,
 };
@@ -378,6 +378,28 @@ fn user_queue(
     })
 }
 
+/// The mapper the user queue goes through: the scheduler (after
+/// registering the process whose tables cover the ring area), the KIQ
+/// `kiq` brings up, or direct HQD programming.
+fn choose_mapper<A: MesApi + 'static>(
+    i: &mut Inputs<'_>,
+    mut mes: Mes<'static, StdClock, Pause, MES_RING, A>,
+    mode: MappingMode,
+    kiq: impl FnOnce(&mut Inputs<'_>) -> Result<Box<dyn QueueMapper>, HwError>,
+) -> Result<Box<dyn QueueMapper>, HwError> {
+    match mode {
+        MappingMode::Mes => {
+            let p = process(i)?;
+            let (base, len) = i.area.range();
+            i.service.process_maps(i.process_root, base, len);
+            mes.register_process(1, p).map_err(err("process"))?;
+            Ok(Box::new(mes))
+        }
+        MappingMode::Kiq => kiq(i),
+        MappingMode::Direct => direct(i),
+    }
+}
+
 fn direct(i: &mut Inputs<'_>) -> Result<Box<dyn QueueMapper>, HwError> {
     let d = DirectHqd::new(
         i.platform.regs,
@@ -422,17 +444,7 @@ pub fn run(mut i: Inputs<'_>, mode: MappingMode) -> Result<Ready, HwError> {
             println!(
                 "step mes: scheduler ring mapped by KIQ MAP_QUEUES; SET_HW_RSRC and QUERY_SCHEDULER_STATUS answered"
             );
-            let mapper: Box<dyn QueueMapper> = match mode {
-                MappingMode::Mes => {
-                    let p = process(&mut i)?;
-                    let (base, len) = i.area.range();
-                    i.service.process_maps(i.process_root, base, len);
-                    mes.register_process(1, p).map_err(err("process"))?;
-                    Box::new(mes)
-                }
-                MappingMode::Kiq => Box::new(kiq),
-                MappingMode::Direct => direct(&mut i)?,
-            };
+            let mapper = choose_mapper(&mut i, mes, mode, |_| Ok(Box::new(kiq)))?;
             user_queue(&mut i, mapper, mode)
         }
         Generation::Gfx12 => {
@@ -482,17 +494,7 @@ pub fn run(mut i: Inputs<'_>, mode: MappingMode) -> Result<Ready, HwError> {
             println!(
                 "step mes: pipe 1 ring loaded by registers; scheduler ring mapped by map_legacy_kq ADD_QUEUE; SET_HW_RSRC/_1 answered"
             );
-            let mapper: Box<dyn QueueMapper> = match mode {
-                MappingMode::Mes => {
-                    let p = process(&mut i)?;
-                    let (base, len) = i.area.range();
-                    i.service.process_maps(i.process_root, base, len);
-                    mes.register_process(1, p).map_err(err("process"))?;
-                    Box::new(mes)
-                }
-                MappingMode::Kiq => Box::new(kiq_up(&mut i)?),
-                MappingMode::Direct => direct(&mut i)?,
-            };
+            let mapper = choose_mapper(&mut i, mes, mode, |i| Ok(Box::new(kiq_up(i)?)))?;
             user_queue(&mut i, mapper, mode)
         }
     }

@@ -80,41 +80,30 @@ pub fn read_fault<B: RegisterBus + ?Sized>(
     let hi = gc::GcvmL2ProtectionFaultAddrHi32::from_bits(r.read(hub.fault_addr_hi, 0)?);
     let page = u64::from(hi.logical_page_addr_hi4()) << 32 | u64::from(lo.logical_page_addr_lo32());
     let addr = page << 12;
+    // The two generations' status words name the same fields at different
+    // positions; each layout is checked against its own header.
+    macro_rules! decode {
+        ($s:expr) => {{
+            let s = $s;
+            VmFault {
+                hub: hub.name,
+                addr,
+                vmid: s.vmid(),
+                cid: s.cid(),
+                write: s.rw(),
+                atomic: s.atomic(),
+                permission_faults: s.permission_faults(),
+                walker_error: s.walker_error(),
+                mapping_error: s.mapping_error(),
+                more_faults: s.more_faults(),
+                prt: s.prt(),
+                status,
+            }
+        }};
+    }
     let f = match hub.generation {
-        Generation::Gfx11 => {
-            let s = gc::GcvmL2ProtectionFaultStatus::from_bits(status);
-            VmFault {
-                hub: hub.name,
-                addr,
-                vmid: s.vmid(),
-                cid: s.cid(),
-                write: s.rw(),
-                atomic: s.atomic(),
-                permission_faults: s.permission_faults(),
-                walker_error: s.walker_error(),
-                mapping_error: s.mapping_error(),
-                more_faults: s.more_faults(),
-                prt: s.prt(),
-                status,
-            }
-        }
-        Generation::Gfx12 => {
-            let s = gc12::GcvmL2ProtectionFaultStatusLo32::from_bits(status);
-            VmFault {
-                hub: hub.name,
-                addr,
-                vmid: s.vmid(),
-                cid: s.cid(),
-                write: s.rw(),
-                atomic: s.atomic(),
-                permission_faults: s.permission_faults(),
-                walker_error: s.walker_error(),
-                mapping_error: s.mapping_error(),
-                more_faults: s.more_faults(),
-                prt: s.prt(),
-                status,
-            }
-        }
+        Generation::Gfx11 => decode!(gc::GcvmL2ProtectionFaultStatus::from_bits(status)),
+        Generation::Gfx12 => decode!(gc12::GcvmL2ProtectionFaultStatusLo32::from_bits(status)),
     };
     Ok(Some(f))
 }
