@@ -10,11 +10,13 @@
 //! the CP model) is inside the measured time: it stands in for firmware,
 //! which on hardware runs on the GPU while the CPU spins on the fence.
 
-use barebell::hqd::DirectHqd;
-use barebell::mapper::{Doorbells, HqdRegs, QueueMapper};
-use barebell::mes::{HwBases, Mes, Process, V11};
-use barebell::mqd::{ComputeMqdV11, Generation};
-use barebell::queue::QueueConfig;
+use barebell::aql::queue::QueueConfig;
+use barebell::gfx::doorbells::Doorbells;
+use barebell::gfx::hqd::DirectHqd;
+use barebell::gfx::mapper::{HqdRegs, QueueMapper};
+use barebell::gfx::mes::{HwBases, Mes, Process, V11};
+use barebell::gfx::mqd::ComputeMqdV11;
+use barebell::ip::Generation;
 use barebell_sim::mec_host::{GC_BASES, ModelGpu};
 use barebell_sim::{Seed, TickingClock};
 use criterion::{Criterion, criterion_group, criterion_main};

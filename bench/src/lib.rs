@@ -2,9 +2,9 @@
 //! doorbell is plain memory, and a stand-in for the CP that only frees
 //! slots (so a benchmark measures the CPU side alone).
 
-use barebell::aql::{Dispatch, KernelDispatchPacket};
-use barebell::doorbell::Doorbell;
-use barebell::queue::{AqlQueue, QueueConfig, QueueMemory};
+use barebell::aql::doorbell::Doorbell;
+use barebell::aql::packet::{Dispatch, KernelDispatchPacket};
+use barebell::aql::queue::{AqlQueue, QueueConfig, QueueMemory};
 use barebell::time::Clock;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicU64, Ordering};

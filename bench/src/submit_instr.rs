@@ -4,8 +4,8 @@
 //!
 //! usage: submit-instr barebell|floor|c-protocol N
 
-use barebell::aql::{KernelDispatchPacket, Packet};
-use barebell::queue::AqlQueue;
+use barebell::aql::packet::{KernelDispatchPacket, Packet};
+use barebell::aql::queue::AqlQueue;
 use barebell_bench::{DOORBELL, MEM, NoClock, SLOTS, drain, packet, queue};
 use std::hint::black_box;
 use std::process::ExitCode;

@@ -28,9 +28,9 @@
 //! There is no hardware target:
 //! the model is the only target, and nothing here has run on a GPU.
 
+use barebell::bus::trace::{Access, Symbols, TraceBus};
 use barebell::discovery::{Discovery, TABLE_BYTES, boot, hw_id, read_from_vram};
 use barebell::psp::{self, Image, Psp};
-use barebell::regs::trace::{Access, Symbols, TraceBus};
 use barebell::regs::{IpBases, Reg};
 use barebell_sim::discovery::VramWindow;
 use barebell_sim::psp::rig::{self, PartFirmware};
@@ -239,8 +239,8 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
     }
     if let Some(mode) = args.mapping {
         let generation = match args.part {
-            PartName::Navi31 => barebell::mqd::Generation::Gfx11,
-            PartName::Navi48 => barebell::mqd::Generation::Gfx12,
+            PartName::Navi31 => barebell::ip::Generation::Gfx11,
+            PartName::Navi48 => barebell::ip::Generation::Gfx12,
         };
         crate::bringup_queue::run(generation, mode, 1)?;
     }

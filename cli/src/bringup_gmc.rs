@@ -12,12 +12,13 @@
 //! alive for the steps after this one.
 
 use crate::bringup::BringupArgs;
+use barebell::bus::trace::{Access, Symbols, TraceBus};
 use barebell::discovery::{Discovery, hw_id};
-use barebell::gmc::{Flags, Format, LARGE_PAGE, Table, TableArena};
-use barebell::hub::{GART_ENGINE, HubConfig, HubRegs, gart_enable, hub_for, invalidate};
+use barebell::gmc::hub::{GART_ENGINE, HubConfig, HubRegs, gart_enable, hub_for, invalidate};
+use barebell::gmc::pagetable::{Flags, LARGE_PAGE, Table, TableArena};
+use barebell::ip::Generation;
 use barebell::mem::{VramAllocator, VramRange};
 use barebell::regs::IpBases;
-use barebell::regs::trace::{Access, Symbols, TraceBus};
 use barebell_sim::dma::Dma;
 use barebell_sim::gmc::Access as VmAccess;
 use barebell_sim::hub::HubModel;
@@ -101,8 +102,8 @@ pub fn step<'c>(
     let gfxhub = hub_state(clock, d, hw_id::GC, "GC")?;
     let mmhub = hub_state(clock, d, hw_id::MMHUB, "MMHUB")?;
     let format = match gfxhub.regs.generation {
-        barebell::hub::Generation::Gfx11 => Format::Gfx11,
-        barebell::hub::Generation::Gfx12 => Format::Gfx12,
+        barebell::ip::Generation::Gfx11 => Generation::Gfx11,
+        barebell::ip::Generation::Gfx12 => Generation::Gfx12,
     };
     // VMID0: a 2 MiB page of VRAM at VA 0, taken from the allocator so it
     // stays below the discovery/boot region, and the tables themselves in

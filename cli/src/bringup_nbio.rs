@@ -4,8 +4,8 @@
 //! NBIO/NBIF version (NBIO 4.3.0 on Navi31, NBIF 6.3.1 on Navi48).
 
 use crate::bringup::BringupArgs;
+use barebell::bus::trace::{Access, Symbols, TraceBus};
 use barebell::discovery::{Discovery, hw_id};
-use barebell::regs::trace::{Access, Symbols, TraceBus};
 
 /// The doorbell BAR's bus address: a model value.
 pub const DOORBELL_BUS: u64 = 0x00FC_0000_0000;

@@ -2,7 +2,7 @@
 //! (`barebell_sim::chain`, shared with the unikernel), reported on stdout.
 
 use crate::latency_target::MappingMode;
-use barebell::mqd::Generation;
+use barebell::ip::Generation;
 use barebell::time::StdClock;
 use barebell_sim::chain::{self, Mapping, Report};
 

@@ -8,7 +8,7 @@
 //! side plus a software CP's reaction time, not a GPU's.
 
 use crate::latency_target::{self as target, MappingMode, Part};
-use barebell::aql::{Dispatch, Fences, Packet};
+use barebell::aql::packet::{Dispatch, Fences, Packet};
 use barebell::latency::run::{LatencyError, PHASES, Params, Sample, measure};
 use barebell::latency::tsc::{self, Correlation, TscScale};
 use barebell::latency::{Histogram, Outliers, Summary};

@@ -4,11 +4,13 @@
 //! MAP_QUEUES). Whatever the mode, submission is the same AQL path; what
 //! differs is how the queue reached the CP and how long that took.
 
-use barebell::mapper::{Doorbells, HqdRegs, QueueMapper, doorbell_index};
-use barebell::mes::{HwBases, Mes, Process, V11, V12};
-use barebell::mqd::Generation;
-use barebell::queue::{AqlQueue, QueueConfig};
-use barebell::signal::SignalMemory;
+use barebell::aql::queue::{AqlQueue, QueueConfig};
+use barebell::aql::signal::SignalMemory;
+use barebell::gfx::doorbells::Doorbells;
+use barebell::gfx::doorbells::doorbell_index;
+use barebell::gfx::mapper::{HqdRegs, QueueMapper};
+use barebell::gfx::mes::{HwBases, Mes, Process, V11, V12};
+use barebell::ip::Generation;
 use barebell::time::StdClock;
 use barebell_sim::Seed;
 use barebell_sim::cp::{CpError, CpModel};
@@ -176,7 +178,7 @@ pub fn mapped(
     let err = |e: &dyn std::fmt::Display| format!("{} mapping: {e}", mode.name());
     match mode {
         MappingMode::Direct => {
-            let mut m = barebell::hqd::DirectHqd::new(
+            let mut m = barebell::gfx::hqd::DirectHqd::new(
                 gpu.mec,
                 StdClock::default(),
                 GC_BASES,
@@ -216,7 +218,7 @@ pub fn mapped(
             let thread =
                 MecThread::spawn_with(gpu.mec, services, idle, pin(cpu)).map_err(|e| err(&e))?;
             after_spawn();
-            let mut k = barebell::kiq::Kiq::new(
+            let mut k = barebell::gfx::kiq::Kiq::new(
                 ring,
                 StdClock::default(),
                 core::hint::spin_loop,

@@ -68,6 +68,19 @@ impl Clock for StdClock {
     }
 }
 
+/// Called between looks at a fence. Production passes a spin hint; the
+/// model passes a closure that lets the MES model run, which keeps a
+/// single-threaded test deterministic.
+pub trait Pause {
+    fn pause(&mut self);
+}
+
+impl<F: FnMut()> Pause for F {
+    fn pause(&mut self) {
+        self()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,9 +8,9 @@
 //! data race on packet bodies.
 #![cfg(loom)]
 
-use barebell::aql::KernelDispatchPacket;
-use barebell::queue::{QueueMem, submit_with};
-use barebell::signal::{Condition, SignalValue, wait_until};
+use barebell::aql::packet::KernelDispatchPacket;
+use barebell::aql::queue::{QueueMem, submit_with};
+use barebell::aql::signal::{Condition, SignalValue, wait_until};
 use barebell::time::Clock;
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;

@@ -12,12 +12,12 @@
 use crate::mmio_latency::print_summary;
 use crate::println;
 use alloc::boxed::Box;
-use barebell::aql::Dispatch;
-use barebell::doorbell::Doorbell;
+use barebell::aql::packet::Dispatch;
+use barebell::aql::doorbell::Doorbell;
 use barebell::latency::Histogram;
 use barebell::latency::tsc::{self, TscClock, TscScale};
-use barebell::queue::{AqlQueue, QueueConfig, QueueMemory};
-use barebell::signal::{Condition, SignalMemory};
+use barebell::aql::queue::{AqlQueue, QueueConfig, QueueMemory};
+use barebell::aql::signal::{Condition, SignalMemory};
 use barebell_sim::Seed;
 use barebell_sim::cp::{CpModel, HqdBinding};
 use core::ptr::NonNull;

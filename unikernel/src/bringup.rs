@@ -13,7 +13,7 @@
 
 use crate::println;
 use barebell::latency::tsc::{self, TscClock, TscScale};
-use barebell::mqd::Generation;
+use barebell::ip::Generation;
 use barebell_sim::chain::{self, Report};
 
 pub use barebell_sim::chain::Mapping;

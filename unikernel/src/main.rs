@@ -49,7 +49,7 @@ mod serial;
 mod start_info;
 
 use barebell::latency::tsc::{self, TscScale};
-use barebell::mqd::Generation;
+use barebell::ip::Generation;
 use barebell_pcie::ecam::{McfgEntry, mcfg_entries};
 use rt::Exit;
 

@@ -62,17 +62,18 @@ use super::firmware::{self, FirmwareSet};
 use super::rings::{self, Area, Inputs, OnHardware, Ready, Service};
 use crate::bringup::Step;
 use crate::latency_target::MappingMode;
+use barebell::bus::indirect::IndirectBus;
+use barebell::bus::trace::{Access, Symbols, TraceBus};
 use barebell::bus::{RegCondition, RegisterBus, WaitError, poll};
 use barebell::discovery::IpInfo;
 use barebell::discovery::{Discovery, TABLE_BYTES, TMR_OFFSET, boot, hw_id, read_from_vram};
-use barebell::gmc::{Flags, Format, Table, TableArena};
-use barebell::hub::{Generation as HubGeneration, HubConfig, HubRegs, hub_for};
-use barebell::indirect::IndirectBus;
+use barebell::gfx::mes::HwBases;
+use barebell::gmc::hub::{HubConfig, HubRegs, hub_for};
+use barebell::gmc::pagetable::{Flags, Table, TableArena};
+use barebell::ip::Generation;
 use barebell::mem::{DmaArena, PAGE_ALIGN, VramAllocator, VramRange};
-use barebell::mes::HwBases;
 use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio, NbioError};
 use barebell::psp::{self, DmaBuf, FaultHub, GcRegs, Image, Plan, Psp, PspBuffers, PspRegs, Tmr};
-use barebell::regs::trace::{Access, Symbols, TraceBus};
 use barebell::regs::{IpBases, Reg};
 use barebell::time::StdClock;
 use barebell_firmware_if::Body;
@@ -306,7 +307,8 @@ pub fn run(
     // From here on, registers past BAR5 go through the NBIO's index/data
     // pair, as amdgpu_device_rreg() sends them to pcie_rreg.
     let indirect: &'static IndirectBus<&'static dyn RegisterBus> = Box::leak(Box::new(
-        IndirectBus::new(p.regs, p.regs_len, nbio.regs, &nbif.bases).map_err(step_err("nbio"))?,
+        IndirectBus::new(p.regs, p.regs_len, nbio.regs.rsmu_pair(), &nbif.bases)
+            .map_err(step_err("nbio"))?,
     ));
     let p: &'static Platform<'static> = Box::leak(Box::new(Platform {
         regs: indirect,
@@ -401,16 +403,16 @@ pub fn run(
     p.wait_rlc_autoload(gc_regs, &gc.bases)
         .map_err(step_err("rlc"))?;
     println!("step rlc: RLC_RLCS_BOOTLOAD_STATUS.BOOTLOAD_COMPLETE and CP_STAT idle");
-    barebell::hub::gart_enable(&bus, &gc.bases, gfxhub, &m.cfg).map_err(step_err("gfxhub"))?;
+    barebell::gmc::hub::gart_enable(&bus, &gc.bases, gfxhub, &m.cfg).map_err(step_err("gfxhub"))?;
     flush_hdp(&bus, &nbio).map_err(step_err("gfxhub"))?;
     // gfx_v11_0_gfxhub_enable() / gfx_v12_0_gfxhub_enable(): VMID0's TLB
     // flush on the GFXHUB after the HDP flush.
-    barebell::hub::invalidate(
+    barebell::gmc::hub::invalidate(
         &bus,
         &clock,
         &gc.bases,
         gfxhub,
-        barebell::hub::GART_ENGINE,
+        barebell::gmc::hub::GART_ENGINE,
         0,
         0,
     )
@@ -425,11 +427,11 @@ pub fn run(
 
     // mes
     let generation = match gfxhub.generation {
-        HubGeneration::Gfx11 => barebell::mqd::Generation::Gfx11,
-        HubGeneration::Gfx12 => barebell::mqd::Generation::Gfx12,
+        Generation::Gfx11 => barebell::ip::Generation::Gfx11,
+        Generation::Gfx12 => barebell::ip::Generation::Gfx12,
     };
     let start = mes_start(&set, o.firmware_dir)?;
-    let versions = barebell::mes_start::start(&bus, &clock, &gc.bases, generation, &start)
+    let versions = barebell::gfx::mes::start::start(&bus, &clock, &gc.bases, generation, &start)
         .map_err(step_err("mes"))?;
     println!(
         "step mes: MES pipes unhalted; scheduler firmware {:#x}, API {}",
@@ -619,14 +621,14 @@ fn gmc<'d, B: RegisterBus + ?Sized, C: barebell::time::Clock + ?Sized>(
         missing: format!("MMHUB {v:?} init (MMHUB 3.0.0 and 4.1.0 are built)"),
     })?;
     let (fb_reg, format, high) = match mmhub.generation {
-        HubGeneration::Gfx11 => (
+        Generation::Gfx11 => (
             barebell::regs::mmhub_3_0_0::MMMC_VM_FB_LOCATION_BASE,
-            Format::Gfx11,
+            Generation::Gfx11,
             true,
         ),
-        HubGeneration::Gfx12 => (
+        Generation::Gfx12 => (
             barebell::regs::mmhub_4_1_0::MMMC_VM_FB_LOCATION_BASE,
-            Format::Gfx12,
+            Generation::Gfx12,
             false,
         ),
     };
@@ -766,16 +768,17 @@ fn gmc<'d, B: RegisterBus + ?Sized, C: barebell::time::Clock + ?Sized>(
     // (and the CPU) from moving them past the flush and the hub writes.
     core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
     flush_hdp(bus, nbio).map_err(step_err("gmc"))?;
-    barebell::hub::gart_enable(bus, &mmhub_ip.bases, mmhub, &m.cfg).map_err(step_err("gmc"))?;
+    barebell::gmc::hub::gart_enable(bus, &mmhub_ip.bases, mmhub, &m.cfg)
+        .map_err(step_err("gmc"))?;
     flush_hdp(bus, nbio).map_err(step_err("gmc"))?;
     // gmc_v11_0_gart_enable() / gmc_v12_0_gart_enable(): HDP flush (just
     // done), then VMID0's TLB flush on the MMHUB's GART engine.
-    barebell::hub::invalidate(
+    barebell::gmc::hub::invalidate(
         bus,
         clock,
         &mmhub_ip.bases,
         mmhub,
-        barebell::hub::GART_ENGINE,
+        barebell::gmc::hub::GART_ENGINE,
         0,
         0,
     )
@@ -898,7 +901,10 @@ fn load<B: RegisterBus + ?Sized>(
 
 /// Pipe start addresses from the MES blobs' headers (what Linux keeps in
 /// `adev->mes.uc_start_addr[pipe]`).
-fn mes_start(set: &FirmwareSet, dir: &Path) -> Result<barebell::mes_start::MesStart, HwError> {
+fn mes_start(
+    set: &FirmwareSet,
+    dir: &Path,
+) -> Result<barebell::gfx::mes::start::MesStart, HwError> {
     let mut uc = [0u64; 2];
     for (slot, name) in uc.iter_mut().zip(&set.mes) {
         let f = firmware::load(dir, name).map_err(step_err("mes"))?;
@@ -913,7 +919,7 @@ fn mes_start(set: &FirmwareSet, dir: &Path) -> Result<barebell::mes_start::MesSt
     if set.mes.len() == 1 {
         uc[1] = uc[0];
     }
-    Ok(barebell::mes_start::MesStart {
+    Ok(barebell::gfx::mes::start::MesStart {
         uc_start: uc,
         kiq_pipe: true,
     })

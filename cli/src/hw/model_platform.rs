@@ -25,7 +25,7 @@ use crate::bringup::Step;
 use crate::latency_target::MappingMode;
 use barebell::bus::RegisterBus;
 use barebell::discovery::{Discovery, boot, hw_id};
-use barebell::hub::{HubRegs, hub_for};
+use barebell::gmc::hub::{HubRegs, hub_for};
 use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
 use barebell::psp::{GcRegs, Plan, PspRegs};
 use barebell::regs::{IpBases, Reg};
@@ -307,8 +307,8 @@ fn run_part(
     let psp_gc: HashSet<usize> =
         offsets(&[gc_regs.rlc_bootload_status, gc_regs.cp_stat], &gc.bases);
     let generation = match gfxhub_regs.generation {
-        barebell::hub::Generation::Gfx11 => barebell::mqd::Generation::Gfx11,
-        barebell::hub::Generation::Gfx12 => barebell::mqd::Generation::Gfx12,
+        barebell::ip::Generation::Gfx11 => barebell::ip::Generation::Gfx11,
+        barebell::ip::Generation::Gfx12 => barebell::ip::Generation::Gfx12,
     };
     // BAR2 stand-in: the doorbell page the MEC model watches.
     let doorbells: &'static DoorbellPage =
@@ -337,8 +337,8 @@ fn run_part(
     // Every other GC register (HQDs, doorbell range, KIQ) is the MEC's
     // too, after the hub's and the PSP's own.
     let gc_all = match generation {
-        barebell::mqd::Generation::Gfx11 => barebell::regs::gc_11_0_0::ALL,
-        barebell::mqd::Generation::Gfx12 => barebell::regs::gc_12_0_0::ALL,
+        barebell::ip::Generation::Gfx11 => barebell::regs::gc_11_0_0::ALL,
+        barebell::ip::Generation::Gfx12 => barebell::regs::gc_12_0_0::ALL,
     };
     let mp0_all = match mp0.version.triple() {
         (13, 0, 0) => barebell::regs::mp_13_0_0::ALL,
@@ -400,8 +400,8 @@ fn run_part(
         firmware_dir: dir,
     };
     let api = match generation {
-        barebell::mqd::Generation::Gfx11 => MesApiVersion::V11,
-        barebell::mqd::Generation::Gfx12 => MesApiVersion::V12,
+        barebell::ip::Generation::Gfx11 => MesApiVersion::V11,
+        barebell::ip::Generation::Gfx12 => MesApiVersion::V12,
     };
     let mut models = Models {
         mec,
@@ -474,7 +474,7 @@ fn run_part(
         assert_eq!(base & 1, 1, "VMID {} base not valid", rings::USER_VMID);
         // The tables that context names map the ring at its host
         // address too (the GMC model's walker, in the part's format).
-        let gfx12 = generation == barebell::mqd::Generation::Gfx12;
+        let gfx12 = generation == barebell::ip::Generation::Gfx12;
         let t = Gmc::new(&walk, base & !0xFFF, gfx12)
             .translate(ring, Access::Read)
             .unwrap_or_else(|e| panic!("process walk of {ring:#x}: {e:?}"));

@@ -38,21 +38,28 @@
 
 use super::chain::{HwError, Platform};
 use crate::latency_target::MappingMode;
-use barebell::aql::{BarrierKind, BarrierPacket, Fences};
-use barebell::doorbell::Doorbell;
-use barebell::hqd::DirectHqd;
-use barebell::hub::HubRegs;
-use barebell::kiq::{Kiq, KiqMemory, KiqRing};
-use barebell::kiq_hqd::{KiqSlot, bring_up};
-use barebell::mapper::{Doorbells, HqdRegs, Mapping, QueueMapper, QueueResources, doorbell_index};
-use barebell::mes::{HwBases, Mes, MesApi, MesMemory, MesRing, Process, ProcessContext, V11, V12};
-use barebell::mes_start::{
-    MesRingParts, MesVersions, load_pipe_ring, map_legacy_scheduler_ring, map_scheduler_ring,
+use barebell::aql::doorbell::Doorbell;
+use barebell::aql::packet::{BarrierKind, BarrierPacket, Fences};
+use barebell::aql::queue::{AqlQueue, QueueConfig, QueueMemory};
+use barebell::aql::signal::{Condition, SignalMemory};
+use barebell::gfx::doorbells::Doorbells;
+use barebell::gfx::doorbells::doorbell_index;
+use barebell::gfx::hqd::DirectHqd;
+use barebell::gfx::kiq::hqd::{KiqSlot, bring_up};
+use barebell::gfx::kiq::{Kiq, KiqMemory, KiqRing};
+use barebell::gfx::mapper::{HqdRegs, Mapping, QueueMapper, QueueResources};
+use barebell::gfx::mes::rings::MesRingParts;
+use barebell::gfx::mes::rings::load_pipe_ring;
+use barebell::gfx::mes::rings::map_legacy_scheduler_ring;
+use barebell::gfx::mes::rings::map_scheduler_ring;
+use barebell::gfx::mes::start::MesVersions;
+use barebell::gfx::mes::{
+    HwBases, Mes, MesApi, MesMemory, MesRing, Process, ProcessContext, V11, V12,
 };
-use barebell::mqd::{EopBuffer, Generation, MqdPage};
-use barebell::queue::{AqlQueue, QueueConfig, QueueMemory};
+use barebell::gfx::mqd::{EopBuffer, MqdPage};
+use barebell::gmc::hub::HubRegs;
+use barebell::ip::Generation;
 use barebell::regs::IpBases;
-use barebell::signal::{Condition, SignalMemory};
 use barebell::time::StdClock;
 use core::ptr::NonNull;
 
@@ -312,12 +319,12 @@ fn point_user_vmid(i: &Inputs<'_>) -> Result<(), HwError> {
     // written through BAR0 before the gmc step's HDP flush, and nothing
     // has gone through the BAR into them since.
     let clock = StdClock::default();
-    barebell::hub::invalidate(
+    barebell::gmc::hub::invalidate(
         i.platform.regs,
         &clock,
         &i.gc_bases,
         hub,
-        barebell::hub::GART_ENGINE,
+        barebell::gmc::hub::GART_ENGINE,
         u32::from(USER_VMID),
         0,
     )

@@ -13,9 +13,9 @@
 //! by a TSC deadline with a typed error.
 
 use super::tsc::{self, TscClock, TscScale};
-use crate::aql::Packet;
-use crate::queue::{AqlQueue, SubmitError};
-use crate::signal::{Condition, SignalMemory, SignalTimeout};
+use crate::aql::packet::Packet;
+use crate::aql::queue::{AqlQueue, SubmitError};
+use crate::aql::signal::{Condition, SignalMemory, SignalTimeout};
 use crate::time::Deadline;
 
 /// One iteration's phase durations, in TSC ticks, plus what the CP

@@ -34,7 +34,7 @@ super::registers! {
     CP_MES_PRGRM_CNTR_START = 0x2800, 1;
     CP_MES_PRGRM_CNTR_START_HI = 0x289d, 1;
     RLC_CP_SCHEDULERS = 0x098a, 1;
-    // GFXHUB init (`gfxhub_v3_0_gart_enable()`), used by `crate::hub`.
+    // GFXHUB init (`gfxhub_v3_0_gart_enable()`), used by `crate::gmc::hub`.
     GCMC_VM_FB_LOCATION_BASE = 0x1678, 0;
     GCMC_VM_FB_LOCATION_TOP = 0x1679, 0;
     GCMC_VM_AGP_TOP = 0x167a, 0;
@@ -370,7 +370,7 @@ pub const MQD_WINDOW_FACTS: &[barebell_facts::Fact] = &[
     ),
 ];
 
-// GFXHUB init (`gfxhub_v3_0_gart_enable()`): the fields `crate::hub`
+// GFXHUB init (`gfxhub_v3_0_gart_enable()`): the fields `crate::gmc::hub`
 // sets. Layouts generated once from `gc_11_0_0_sh_mask.h`; the facts below
 // check them against it on every CI run. `GCVM_CONTEXT0_CNTL` and
 // `GCVM_CONTEXT1_CNTL` share one layout (checked for both).

@@ -164,7 +164,7 @@ pub const FIELD_FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
 
 // GFXHUB 12.0 (`gfxhub_v12_0_gart_enable()`): the two layouts that moved
 // against GC 11.0.0, and the fault status, which gained a word. The L2
-// control layouts are unchanged, so `crate::hub` writes those with the GC
+// control layouts are unchanged, so `crate::gmc::hub` writes those with the GC
 // 11.0.0 structs; `HUB_FIELD_FACTS` checks every field it writes against
 // this generation's header.
 

@@ -15,7 +15,6 @@ pub mod mp_13_0_0;
 pub mod mp_14_0_2;
 pub mod nbif_6_3_1;
 pub mod nbio_4_3_0;
-pub mod trace;
 pub(crate) mod vm_fields;
 
 /// Which Linux 6.12 header a register module is checked against, and
@@ -24,7 +23,7 @@ pub(crate) mod vm_fields;
 /// under, so this table and the checks cannot name different files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HeaderFor {
-    /// `hw_id` as discovery reports it (`crate::discovery::hw_id`).
+    /// `hw_id` as discovery reports it (`crate::ip::hw_id`).
     pub hw_id: u16,
     pub module: &'static str,
     pub offset_header: &'static str,
@@ -39,7 +38,7 @@ pub struct HeaderFor {
 /// and OSSSYS are both 6.0.0 on Navi31).
 pub const HEADERS: &[HeaderFor] = &[
     HeaderFor {
-        hw_id: crate::discovery::hw_id::GC,
+        hw_id: crate::ip::hw_id::GC,
         module: "gc_11_0_0",
         offset_header: gc_11_0_0::HEADER,
         sh_mask_header: "gc_11_0_0_sh_mask.h",
@@ -48,7 +47,7 @@ pub const HEADERS: &[HeaderFor] = &[
     },
     // Linux 6.12 has one GC 12 header; gfx_v12_0.c uses it for 12.0.0 and 12.0.1.
     HeaderFor {
-        hw_id: crate::discovery::hw_id::GC,
+        hw_id: crate::ip::hw_id::GC,
         module: "gc_12_0_0",
         offset_header: gc_12_0_0::HEADER,
         sh_mask_header: "gc_12_0_0_sh_mask.h",
@@ -56,7 +55,7 @@ pub const HEADERS: &[HeaderFor] = &[
         registers: &[gc_12_0_0::ALL],
     },
     HeaderFor {
-        hw_id: crate::discovery::hw_id::MP0,
+        hw_id: crate::ip::hw_id::MP0,
         module: "mp_13_0_0",
         offset_header: mp_13_0_0::HEADER,
         sh_mask_header: "mp_13_0_0_sh_mask.h",
@@ -65,7 +64,7 @@ pub const HEADERS: &[HeaderFor] = &[
     },
     // psp_v14_0.c includes mp_14_0_2_offset.h for every 14.0.x it drives.
     HeaderFor {
-        hw_id: crate::discovery::hw_id::MP0,
+        hw_id: crate::ip::hw_id::MP0,
         module: "mp_14_0_2",
         offset_header: mp_14_0_2::HEADER,
         sh_mask_header: "mp_14_0_2_sh_mask.h",
@@ -73,7 +72,7 @@ pub const HEADERS: &[HeaderFor] = &[
         registers: &[mp_14_0_2::ALL],
     },
     HeaderFor {
-        hw_id: crate::discovery::hw_id::MMHUB,
+        hw_id: crate::ip::hw_id::MMHUB,
         module: "mmhub_3_0_0",
         offset_header: mmhub_3_0_0::HEADER,
         sh_mask_header: "mmhub_3_0_0_sh_mask.h",
@@ -81,7 +80,7 @@ pub const HEADERS: &[HeaderFor] = &[
         registers: &[mmhub_3_0_0::ALL],
     },
     HeaderFor {
-        hw_id: crate::discovery::hw_id::MMHUB,
+        hw_id: crate::ip::hw_id::MMHUB,
         module: "mmhub_4_1_0",
         offset_header: mmhub_4_1_0::HEADER,
         sh_mask_header: "mmhub_4_1_0_sh_mask.h",
@@ -89,7 +88,7 @@ pub const HEADERS: &[HeaderFor] = &[
         registers: &[mmhub_4_1_0::ALL],
     },
     HeaderFor {
-        hw_id: crate::discovery::hw_id::NBIF,
+        hw_id: crate::ip::hw_id::NBIF,
         module: "nbio_4_3_0",
         offset_header: nbio_4_3_0::HEADER,
         sh_mask_header: "nbio_4_3_0_sh_mask.h",
@@ -97,7 +96,7 @@ pub const HEADERS: &[HeaderFor] = &[
         registers: &[nbio_4_3_0::init::ALL, nbio_4_3_0::ALL],
     },
     HeaderFor {
-        hw_id: crate::discovery::hw_id::NBIF,
+        hw_id: crate::ip::hw_id::NBIF,
         module: "nbif_6_3_1",
         offset_header: nbif_6_3_1::HEADER,
         sh_mask_header: "nbif_6_3_1_sh_mask.h",
@@ -218,9 +217,9 @@ mod tests {
             }
         }
         // HDP and OSSSYS share version 6.0.0 with nothing built: not GC's.
-        assert!(header_for(crate::discovery::hw_id::GC, (6, 0, 0)).is_none());
+        assert!(header_for(crate::ip::hw_id::GC, (6, 0, 0)).is_none());
         assert_eq!(
-            header_for(crate::discovery::hw_id::MMHUB, (3, 0, 0)).map(|h| h.module),
+            header_for(crate::ip::hw_id::MMHUB, (3, 0, 0)).map(|h| h.module),
             Some("mmhub_3_0_0")
         );
     }

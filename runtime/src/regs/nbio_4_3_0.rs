@@ -117,17 +117,5 @@ pub mod init {
             SelfringAperCntl::DOORBELL_SELFRING_GPA_APER_SIZE_OFFSET,
             SelfringAperCntl::DOORBELL_SELFRING_GPA_APER_SIZE_BITS
         ),
-        [
-            barebell_facts::Fact::constant(
-                "linux/kfd_ioctl.h",
-                "KFD_MMIO_REMAP_HDP_MEM_FLUSH_CNTL",
-                crate::nbio::REMAP_HDP_MEM_FLUSH as u64,
-            ),
-            barebell_facts::Fact::constant(
-                "linux/kfd_ioctl.h",
-                "KFD_MMIO_REMAP_HDP_REG_FLUSH_CNTL",
-                crate::nbio::REMAP_HDP_REG_FLUSH as u64,
-            ),
-        ],
     );
 }

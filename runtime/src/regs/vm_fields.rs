@@ -1,7 +1,7 @@
 //! Field-position facts shared by the four VM hubs barebell programs
 //! (GFXHUB 3.0, MMHUB 3.0.0, GFXHUB 12.0, MMHUB 4.1.0).
 //!
-//! Hub init ([`crate::hub`]) is one sequence over a register table, so it
+//! Hub init ([`crate::gmc::hub`]) is one sequence over a register table, so it
 //! writes each register through one bitfield layout. Most layouts are
 //! identical in all four `_sh_mask.h` headers; `*_CONTEXT*_CNTL` and
 //! `*MC_VM_MX_L1_TLB_CNTL` changed in the gfx12 generation, and the

@@ -1,7 +1,7 @@
 //! Shared fixtures for the integration tests: the model's placement
 //! helpers (`barebell_sim::host`) with test-friendly signatures.
 
-use barebell::queue::QueueConfig;
+use barebell::aql::queue::QueueConfig;
 use barebell_sim::cp::CpModel;
 pub use barebell_sim::host::{ModelQueue as Rig, signals};
 

@@ -1,12 +1,12 @@
 //! The AQL submit path against the CP model: ordering, wrap, full rings,
 //! hung and misbehaving CPs.
 
-use barebell::aql::{
+use barebell::aql::packet::{
     AgentDispatchPacket, BarrierKind, BarrierPacket, BarrierValuePacket, Dispatch, Fences,
     KernelDispatchPacket, PacketHeader, SignalHandle,
 };
-use barebell::queue::{QueueConfig, QueueMem, SubmitError};
-use barebell::signal::{Condition, SignalTimeout};
+use barebell::aql::queue::{QueueConfig, QueueMem, SubmitError};
+use barebell::aql::signal::{Condition, SignalTimeout};
 use barebell::time::StdClock;
 use barebell_sim::cp::{CpError, CpModel};
 use barebell_sim::thread::CpThread;
@@ -327,13 +327,15 @@ fn cp_stalls_on_an_unpublished_slot() {
     let p = dispatch(KERNEL_A, SignalHandle::NONE);
     // Reserve and write the body and ring, but do not publish the header.
     let id = r.queue.reserve(1);
-    r.queue.write_body(id, barebell::aql::Packet::bytes(&p));
+    r.queue
+        .write_body(id, barebell::aql::packet::Packet::bytes(&p));
     r.queue.ring(id);
     m.run_until_idle(1_000).unwrap();
     let st = m.stats(r.model_queue).unwrap();
     assert_eq!(st.consumed, 0);
     assert!(st.stalls > 0);
-    r.queue.publish(id, barebell::aql::Packet::header_word(&p));
+    r.queue
+        .publish(id, barebell::aql::packet::Packet::header_word(&p));
     m.run_until_idle(MAX_STEPS).unwrap();
     assert_eq!(*log.lock().unwrap(), ["A"]);
 }

@@ -5,10 +5,11 @@
 //! text of Linux 6.12 `amdgpu_vm.h` (which cannot be compiled outside the
 //! kernel, so the conformance harness cannot probe it).
 
-use barebell::gmc::{
-    FIELD_POSITIONS, FIELD_POSITIONS_GFX12, Flags, Format, LARGE_PAGE, MapError, PAGE, Pte, Table,
+use barebell::gmc::pagetable::{
+    FIELD_POSITIONS, FIELD_POSITIONS_GFX12, Flags, LARGE_PAGE, MapError, PAGE, Pte, Table,
     TableArena, header_masks, header_masks_gfx12,
 };
+use barebell::ip::Generation;
 use barebell_sim::dma::Dma;
 use barebell_sim::gmc::{Access, FaultReason, Gmc};
 
@@ -35,7 +36,7 @@ fn arena(n: usize) -> (&'static mut [Table], u64, Dma) {
 fn small_pages_translate_and_unmapped_faults() {
     let (tables, base, dma) = arena(8);
     let root = {
-        let mut a = TableArena::new(tables, base, Format::Gfx11);
+        let mut a = TableArena::new(tables, base, Generation::Gfx11);
         a.map(0x1_0000_3000, 0x8000_4000, 3 * PAGE, RW, true)
             .unwrap();
         assert_eq!(a.tables_used(), 4); // PDB2, PDB1, PDB0, PTB
@@ -69,7 +70,7 @@ fn permissions_are_enforced() {
         ..RW
     };
     let root = {
-        let mut a = TableArena::new(tables, base, Format::Gfx11);
+        let mut a = TableArena::new(tables, base, Generation::Gfx11);
         a.map(0x4000_0000, 0x10_0000, PAGE, ro, false).unwrap();
         a.root()
     };
@@ -91,7 +92,7 @@ fn permissions_are_enforced() {
 fn large_page_is_one_pdb0_entry() {
     let (tables, base, dma) = arena(8);
     let root = {
-        let mut a = TableArena::new(tables, base, Format::Gfx11);
+        let mut a = TableArena::new(tables, base, Generation::Gfx11);
         // 4 MiB at 2 MiB alignment: two 2 MiB pages, no PTB.
         a.map(0x20_0000_0000, 0x1_0040_0000, 2 * LARGE_PAGE, RW, true)
             .unwrap();
@@ -106,7 +107,7 @@ fn large_page_is_one_pdb0_entry() {
     assert_eq!(t.tlb_bytes, LARGE_PAGE);
     // A 4 KiB mapping inside a large page is a conflict, not a silent split.
     let (tables, base, _) = arena(8);
-    let mut a = TableArena::new(tables, base, Format::Gfx11);
+    let mut a = TableArena::new(tables, base, Generation::Gfx11);
     a.map(0, 0, LARGE_PAGE, RW, true).unwrap();
     assert_eq!(
         a.map(PAGE, 0x5000, PAGE, RW, true),
@@ -121,7 +122,7 @@ fn fragments_cover_aligned_contiguous_blocks_and_lies_fault() {
     // may claim fragment 4 (64 KiB = 4 KiB << 4).
     let (va, pa) = (0x7000_0000u64, 0x3_0001_0000u64);
     let root = {
-        let mut a = TableArena::new(tables, base, Format::Gfx11);
+        let mut a = TableArena::new(tables, base, Generation::Gfx11);
         a.map(va, pa, 16 * PAGE, RW, false).unwrap();
         a.root()
     };
@@ -152,7 +153,7 @@ fn unaligned_mappings_get_smaller_fragments() {
     // 12 KiB starting 4 KiB into a 16 KiB block: the first page can only
     // be a fragment of itself; the next two form an aligned 8 KiB block.
     let root = {
-        let mut a = TableArena::new(tables, base, Format::Gfx11);
+        let mut a = TableArena::new(tables, base, Generation::Gfx11);
         a.map(0x1000, 0x41000, 3 * PAGE, RW, false).unwrap();
         a.root()
     };
@@ -172,7 +173,7 @@ fn unaligned_mappings_get_smaller_fragments() {
 #[test]
 fn arena_exhaustion_and_bad_ranges_are_typed() {
     let (tables, base, _) = arena(3);
-    let mut a = TableArena::new(tables, base, Format::Gfx11);
+    let mut a = TableArena::new(tables, base, Generation::Gfx11);
     assert_eq!(
         a.map(0, 0, PAGE, RW, false),
         Err(MapError::OutOfTables { capacity: 3 })
@@ -245,7 +246,7 @@ fn pte_bits_match_amdgpu_vm_h() {
 fn gfx12_large_page_and_fragment() {
     let (tables, base, dma) = arena(8);
     let root = {
-        let mut a = TableArena::new(tables, base, Format::Gfx12);
+        let mut a = TableArena::new(tables, base, Generation::Gfx12);
         a.map(0x20_0000_0000, 0x1_0040_0000, LARGE_PAGE, RW, true)
             .unwrap();
         a.map(0x7000_0000, 0x3_0001_0000, 16 * PAGE, RW, false)
@@ -306,7 +307,7 @@ fn gfx12_pte_bits_match_amdgpu_vm_h() {
 mod invalidation {
     use super::*;
     use barebell::bus::RegisterBus;
-    use barebell::gmc::{INVALIDATE_TIMEOUT_NS, InvalidateError, invalidate_gfxhub};
+    use barebell::gmc::pagetable::{INVALIDATE_TIMEOUT_NS, InvalidateError, invalidate_gfxhub};
     use barebell::regs::IpBases;
     use barebell::regs::gc_11_0_0::{
         GCVM_ENG_DISTANCE, GCVM_INVALIDATE_ENG0_ACK, GCVM_INVALIDATE_ENG0_REQ,
@@ -336,7 +337,7 @@ mod invalidation {
         let (tables, base, dma) = arena(8);
         let va = 0x5000_0000u64;
         let root = {
-            let mut a = TableArena::new(tables, base, Format::Gfx11);
+            let mut a = TableArena::new(tables, base, Generation::Gfx11);
             a.map(va, 0x10_0000, PAGE, RW, false).unwrap();
             a.root()
         };

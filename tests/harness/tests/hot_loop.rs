@@ -6,9 +6,9 @@
 //! `write`, `futex`, `mmap`, `clock_gettime` that misses the vDSO) kills the
 //! child with SIGSYS, which the parent sees.
 
-use barebell::aql::{Dispatch, KernelDispatchPacket};
-use barebell::doorbell::Doorbell;
-use barebell::queue::{AqlQueue, QueueConfig, QueueMemory};
+use barebell::aql::doorbell::Doorbell;
+use barebell::aql::packet::{Dispatch, KernelDispatchPacket};
+use barebell::aql::queue::{AqlQueue, QueueConfig, QueueMemory};
 use barebell::time::Clock;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};

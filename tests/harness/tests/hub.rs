@@ -10,8 +10,9 @@
 
 use barebell::bus::RegisterBus;
 use barebell::discovery::{Discovery, hw_id};
-use barebell::gmc::{Flags, Format, Table, TableArena};
-use barebell::hub::{HubConfig, HubError, gfxhub_gart_enable};
+use barebell::gmc::hub::{HubConfig, HubError, gfxhub_gart_enable};
+use barebell::gmc::pagetable::{Flags, Table, TableArena};
+use barebell::ip::Generation;
 use barebell::regs::IpBases;
 use barebell_sim::SimClock;
 use barebell_sim::discovery::{self as sim, NAVI31};
@@ -45,7 +46,7 @@ fn tables() -> (u64, Dma) {
     let mut dma = Dma::default();
     // SAFETY: leaked, outlives `dma`; tables are written before walks.
     unsafe { dma.map(base, (n * 4096) as u64) };
-    let mut a = TableArena::new(t, base, Format::Gfx11);
+    let mut a = TableArena::new(t, base, Generation::Gfx11);
     a.map(0x40_0000, 0x1234_0000, 0x1_0000, RW, false).unwrap();
     a.map(0x80_0000, 0x4000_0000, 0x20_0000, RW, true).unwrap();
     (a.root(), dma)
@@ -190,7 +191,7 @@ fn bad_config_is_typed() {
 /// clears them.
 #[test]
 fn unmapped_access_latches_the_fault_registers() {
-    use barebell::hub::{GFXHUB_3_0, clear_fault, read_fault};
+    use barebell::gmc::hub::{GFXHUB_3_0, clear_fault, read_fault};
     let clock = SimClock::new();
     let gc = gc_bases();
     let hub = HubModel::new(&clock, gc);
@@ -239,7 +240,7 @@ fn unmapped_access_latches_the_fault_registers() {
 // register values composed by hand from its `_sh_mask.h` masks, not from
 // the runtime's tables or bitfield structs.
 
-use barebell::hub::{
+use barebell::gmc::hub::{
     GFXHUB_3_0, GFXHUB_12_0, HubRegs, MMHUB_3_0_0, MMHUB_4_1_0, clear_fault, gart_enable,
     read_fault,
 };
@@ -374,9 +375,9 @@ impl Case {
         // SAFETY: leaked, outlives `dma`; tables are written before walks.
         unsafe { dma.map(base, (n * 4096) as u64) };
         let format = if self.gfx12 {
-            Format::Gfx12
+            Generation::Gfx12
         } else {
-            Format::Gfx11
+            Generation::Gfx11
         };
         let mut a = TableArena::new(t, base, format);
         a.map(0x40_0000, 0x1234_0000, 0x1_0000, RW, false).unwrap();
@@ -588,8 +589,8 @@ fn l2_defaults_match_the_linux_c_files() {
 
 mod invalidation {
     use super::*;
-    use barebell::hub::invalidate::{INVALIDATE_TIMEOUT_NS, InvalidateError};
-    use barebell::hub::{GART_ENGINE, invalidate};
+    use barebell::gmc::hub::invalidate::{INVALIDATE_TIMEOUT_NS, InvalidateError};
+    use barebell::gmc::hub::{GART_ENGINE, invalidate};
     use std::sync::Mutex;
 
     /// A `#define` of a `_offset.h`/`_sh_mask.h` in the extracted tree.

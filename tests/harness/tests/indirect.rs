@@ -1,5 +1,5 @@
 //! Registers beyond the register BAR through the NBIO's RSMU index/data
-//! pair (`barebell::indirect::IndirectBus`), against a BAR window model
+//! pair (`barebell::bus::indirect::IndirectBus`), against a BAR window model
 //! (`barebell_sim::bar::BarWindow`) that loses direct accesses past its
 //! end as an unclaimed PCIe access is lost.
 //!
@@ -7,9 +7,9 @@
 //! the runtime parses; the RSMU offsets are the `nbio_4_3_0_offset.h` /
 //! `nbif_6_3_1_offset.h` values the conformance stage checks.
 
+use barebell::bus::indirect::{IndirectBus, IndirectError};
 use barebell::bus::{ALL_ONES, RegisterBus};
 use barebell::discovery::{Discovery, hw_id};
-use barebell::indirect::{IndirectBus, IndirectError};
 use barebell::nbio::{NBIF_6_3_1, NBIO_4_3_0, NbioRegs};
 use barebell::psp::{self, Image, Psp};
 use barebell::regs::IpBases;
@@ -61,7 +61,7 @@ fn registers_beyond_the_bar_are_reached_through_the_pair_and_lost_without_it() {
     assert_eq!(w.read32(far), ALL_ONES);
     assert_eq!(w.counts().beyond, 2);
 
-    let bus = IndirectBus::new(w, SMALL_BAR, &NBIO_4_3_0, &bases).unwrap();
+    let bus = IndirectBus::new(w, SMALL_BAR, NBIO_4_3_0.rsmu_pair(), &bases).unwrap();
     bus.write32(far, 0xCAFE_F00D);
     assert_eq!(file.device_get(far), 0xCAFE_F00D);
     file.device_set(far + 4, 0x0BAD_BEEF);
@@ -83,7 +83,7 @@ fn the_pair_must_itself_be_inside_the_bar_and_in_the_bases() {
     let bases = IpBases([0, 0x14, 0xD20, 0x10400, 0, 0, 0, 0]);
     let clock = SimClock::new();
     let file = RegisterFile::new(&clock);
-    let err = IndirectBus::new(&file, 0x40, &NBIF_6_3_1, &bases).unwrap_err();
+    let err = IndirectBus::new(&file, 0x40, NBIF_6_3_1.rsmu_pair(), &bases).unwrap_err();
     assert!(
         matches!(
             err,
@@ -98,7 +98,7 @@ fn the_pair_must_itself_be_inside_the_bar_and_in_the_bases() {
     // Segment 1 far up: the pair would itself need the pair.
     let far = IpBases([0, 0x241B000, 0, 0, 0, 0, 0, 0]);
     assert!(matches!(
-        IndirectBus::new(&file, SMALL_BAR, &NBIF_6_3_1, &far),
+        IndirectBus::new(&file, SMALL_BAR, NBIF_6_3_1.rsmu_pair(), &far),
         Err(IndirectError::PairOutsideBar {
             byte_offset: 0x906_C000,
             ..
@@ -114,7 +114,7 @@ fn concurrent_indirect_accesses_stay_paired() {
     let clock = leak(SimClock::new());
     let file = leak(RegisterFile::new(clock));
     let w = leak(window(file, &NBIO_4_3_0, &bases));
-    let bus = leak(IndirectBus::new(w, SMALL_BAR, &NBIO_4_3_0, &bases).unwrap());
+    let bus = leak(IndirectBus::new(w, SMALL_BAR, NBIO_4_3_0.rsmu_pair(), &bases).unwrap());
     let threads: Vec<_> = (0..4u32)
         .map(|t| {
             std::thread::spawn(move || {
@@ -148,7 +148,7 @@ fn psp_load_beyond_the_bar(part: PartFirmware, nbio: &NbioRegs) {
     let c35 = r.regs.c2pmsg_35.byte_offset(&r.mp0.bases).unwrap();
     assert!(c35 >= SMALL_BAR, "the mailbox must lie beyond the window");
     let w = leak(window(r.model, nbio, &bases));
-    let bus = leak(IndirectBus::new(w, SMALL_BAR, nbio, &bases).unwrap());
+    let bus = leak(IndirectBus::new(w, SMALL_BAR, nbio.rsmu_pair(), &bases).unwrap());
     let mut p = Psp::new(bus, r.clock, r.regs, &r.mp0.bases, r.bufs.take().unwrap()).unwrap();
     let mut images = vec![
         Image {

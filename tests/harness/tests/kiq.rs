@@ -1,14 +1,17 @@
 //! KIQ MAP_QUEUES / UNMAP_QUEUES against the KIQ and MEC models, on a
 //! gfx11 and a gfx12 part.
 
-use barebell::aql::Dispatch;
-use barebell::kiq::{Kiq, KiqRing, KiqTimeout};
-use barebell::mapper::{
-    DoorbellAllocError, Doorbells, HqdRegs, MapError, QueueMapper, doorbell_index,
-};
-use barebell::mqd::Generation;
-use barebell::queue::QueueConfig;
-use barebell::signal::Condition;
+use barebell::aql::packet::Dispatch;
+use barebell::aql::queue::QueueConfig;
+use barebell::aql::signal::Condition;
+use barebell::gfx::doorbells::Doorbells;
+use barebell::gfx::doorbells::doorbell_index;
+use barebell::gfx::error::DoorbellAllocError;
+use barebell::gfx::error::KiqTimeout;
+use barebell::gfx::error::MapError;
+use barebell::gfx::kiq::{Kiq, KiqRing};
+use barebell::gfx::mapper::{HqdRegs, QueueMapper};
+use barebell::ip::Generation;
 use barebell_firmware_if::pm4::opcode;
 use barebell_sim::host::signals;
 use barebell_sim::kiq::{KiqEvent, KiqHalt, KiqModel};
@@ -181,7 +184,7 @@ fn a_map_the_mec_refuses_halts_the_kiq() {
     let mut p = b.resources(1).mqd_params();
     p.vmid = 1;
     // SAFETY: b's MQD page is not mapped.
-    unsafe { barebell::mqd::build_aql(Generation::Gfx11, b.mqd, &p) }.unwrap();
+    unsafe { barebell::gfx::mqd::build_aql(Generation::Gfx11, b.mqd, &p) }.unwrap();
     let pkt = barebell_firmware_if::pm4::map_queues(
         barebell_firmware_if::pm4::QueueEngine::Compute,
         0,
@@ -207,7 +210,7 @@ fn a_map_the_mec_refuses_halts_the_kiq() {
 /// goes through the HQD window), the KIQ model takes its ring from those
 /// registers, and MAP_QUEUES on it runs a user queue.
 fn kiq_from_registers(generation: Generation) {
-    use barebell::kiq_hqd::{KiqSlot, bring_up};
+    use barebell::gfx::kiq::hqd::{KiqSlot, bring_up};
     let gpu = ModelGpu::new(generation, Seed(40)).unwrap();
     Doorbells::linux_default()
         .program(gpu.mec, &HqdRegs::for_generation(generation), &GC_BASES)

@@ -1,10 +1,10 @@
 //! The latency tool's measured loop against the CP model on a thread: it
 //! produces sane phase samples, allocates nothing and makes no system call.
 
-use barebell::aql::Dispatch;
+use barebell::aql::packet::Dispatch;
+use barebell::aql::queue::QueueConfig;
 use barebell::latency::run::{Params, Sample, measure};
 use barebell::latency::tsc::{self, TscScale};
-use barebell::queue::QueueConfig;
 use barebell_sim::Seed;
 use barebell_sim::cp::CpModel;
 use barebell_sim::thread::CpThread;
@@ -17,7 +17,7 @@ const KERNEL: u64 = 0x4000;
 /// A model with one queue and one signal, its CP on a thread.
 fn setup() -> (
     barebell_sim::host::ModelQueue<64>,
-    &'static barebell::signal::SignalMemory,
+    &'static barebell::aql::signal::SignalMemory,
     CpThread,
 ) {
     let mut m = CpModel::new(Seed(21));

@@ -2,13 +2,18 @@
 //! MQDs, several queues in two VMIDs running AQL dispatches, teardown,
 //! doorbell collisions, and a dequeue that never completes.
 
-use barebell::aql::Dispatch;
+use barebell::aql::packet::Dispatch;
+use barebell::aql::queue::QueueConfig;
+use barebell::aql::signal::Condition;
 use barebell::bus::WaitError;
-use barebell::hqd::DirectHqd;
-use barebell::mapper::{DoorbellAllocError, Doorbells, MapError, QueueMapper, doorbell_index};
-use barebell::mqd::{ComputeMqdV11, Generation, HQD_FIRST_DWORD, aql_hqd};
-use barebell::queue::QueueConfig;
-use barebell::signal::Condition;
+use barebell::gfx::doorbells::Doorbells;
+use barebell::gfx::doorbells::doorbell_index;
+use barebell::gfx::error::DoorbellAllocError;
+use barebell::gfx::error::MapError;
+use barebell::gfx::hqd::DirectHqd;
+use barebell::gfx::mapper::QueueMapper;
+use barebell::gfx::mqd::{ComputeMqdV11, HQD_FIRST_DWORD, aql_hqd};
+use barebell::ip::Generation;
 use barebell_sim::host::signals;
 use barebell_sim::mec::{MecEvent, MecFaults};
 use barebell_sim::mec_host::{GC_BASES, ModelGpu};
@@ -94,13 +99,13 @@ fn mqd_builder_rejects_bad_inputs() {
     p.ring_bytes = 1000;
     assert!(matches!(
         aql_hqd(&p),
-        Err(barebell::mqd::MqdError::RingSize { bytes: 1000 })
+        Err(barebell::gfx::error::MqdError::RingSize { bytes: 1000 })
     ));
     let mut p = good;
     p.ring_address += 64;
     assert!(matches!(
         aql_hqd(&p),
-        Err(barebell::mqd::MqdError::Misaligned {
+        Err(barebell::gfx::error::MqdError::Misaligned {
             field: "ring address",
             ..
         })
@@ -109,7 +114,7 @@ fn mqd_builder_rejects_bad_inputs() {
     p.eop_address = 0;
     assert!(matches!(
         aql_hqd(&p),
-        Err(barebell::mqd::MqdError::Missing {
+        Err(barebell::gfx::error::MqdError::Missing {
             field: "EOP address"
         })
     ));
@@ -117,7 +122,7 @@ fn mqd_builder_rejects_bad_inputs() {
     p.doorbell_dword = 1 << 26;
     assert!(matches!(
         aql_hqd(&p),
-        Err(barebell::mqd::MqdError::DoorbellOffset { .. })
+        Err(barebell::gfx::error::MqdError::DoorbellOffset { .. })
     ));
 }
 
@@ -293,7 +298,7 @@ fn model_refuses_a_non_aql_hqd_load() {
     // Direct programming of a window whose AQL control is clear: the
     // model records the refusal and never binds the queue.
     use barebell::bus::RegisterBus;
-    use barebell::hqd::GrbmGfxCntl;
+    use barebell::gfx::grbm::GrbmGfxCntl;
     use barebell::regs::gc_11_0_0 as r;
     let gpu = ModelGpu::new(Generation::Gfx11, Seed(6)).unwrap();
     let _mapper = direct(&gpu);

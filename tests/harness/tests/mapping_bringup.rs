@@ -4,15 +4,20 @@
 //! by ADD_QUEUE, a dispatch, REMOVE_QUEUE. Each model learns where its ring
 //! is only from what the runtime programmed.
 
-use barebell::aql::Dispatch;
-use barebell::kiq::{Kiq, KiqRing};
-use barebell::kiq_hqd::{KiqSlot, bring_up};
-use barebell::mapper::{Doorbells, HqdRegs, MapError, QueueMapper, doorbell_index};
-use barebell::mes::{HwBases, Mes, MesRing, Process, V11};
-use barebell::mes_start::{MesRingParts, MesStart, map_scheduler_ring, start};
-use barebell::mqd::Generation;
-use barebell::queue::QueueConfig;
-use barebell::signal::Condition;
+use barebell::aql::packet::Dispatch;
+use barebell::aql::queue::QueueConfig;
+use barebell::aql::signal::Condition;
+use barebell::gfx::doorbells::Doorbells;
+use barebell::gfx::doorbells::doorbell_index;
+use barebell::gfx::error::MapError;
+use barebell::gfx::kiq::hqd::{KiqSlot, bring_up};
+use barebell::gfx::kiq::{Kiq, KiqRing};
+use barebell::gfx::mapper::{HqdRegs, QueueMapper};
+use barebell::gfx::mes::rings::MesRingParts;
+use barebell::gfx::mes::rings::map_scheduler_ring;
+use barebell::gfx::mes::start::{MesStart, start};
+use barebell::gfx::mes::{HwBases, Mes, MesRing, Process, V11};
+use barebell::ip::Generation;
 use barebell_sim::host::signals;
 use barebell_sim::kiq::{KiqEvent, KiqHalt, KiqModel};
 use barebell_sim::mec_host::{GC_BASES, ModelGpu};
@@ -175,7 +180,7 @@ fn mapping_the_scheduler_ring_before_mes_runs_stalls_the_kiq() {
     .unwrap_err();
     assert!(matches!(
         err,
-        MapError::Kiq(barebell::kiq::KiqTimeout {
+        MapError::Kiq(barebell::gfx::error::KiqTimeout {
             packet: "MAP_QUEUES (MES scheduler ring)",
             ..
         })
@@ -195,8 +200,9 @@ fn mapping_the_scheduler_ring_before_mes_runs_stalls_the_kiq() {
 /// ADD_QUEUE on pipe 1, then SET_HW_RSRC/_1, a user queue, a dispatch.
 #[test]
 fn gfx12_uni_mes_chain_from_registers_to_a_dispatch() {
-    use barebell::mes::V12;
-    use barebell::mes_start::{load_pipe_ring, map_legacy_scheduler_ring};
+    use barebell::gfx::mes::V12;
+    use barebell::gfx::mes::rings::load_pipe_ring;
+    use barebell::gfx::mes::rings::map_legacy_scheduler_ring;
     let gpu = ModelGpu::new(Generation::Gfx12, Seed(52)).unwrap();
     Doorbells::linux_default()
         .program(

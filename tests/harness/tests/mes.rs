@@ -4,14 +4,19 @@
 //! (v11), the decoded v12 failure status, and the silent / error-status
 //! faults.
 
-use barebell::aql::Dispatch;
-use barebell::mapper::{
-    DoorbellAllocError, Doorbells, HqdRegs, MapError, QueueMapper, doorbell_index,
-};
-use barebell::mes::{HwBases, Mes, MesApi, MesError, MesRing, MesStatus, Process, V11, V12};
-use barebell::mqd::{ComputeMqdV11, Generation};
-use barebell::queue::QueueConfig;
-use barebell::signal::Condition;
+use barebell::aql::packet::Dispatch;
+use barebell::aql::queue::QueueConfig;
+use barebell::aql::signal::Condition;
+use barebell::gfx::doorbells::Doorbells;
+use barebell::gfx::doorbells::doorbell_index;
+use barebell::gfx::error::DoorbellAllocError;
+use barebell::gfx::error::MapError;
+use barebell::gfx::error::MesError;
+use barebell::gfx::error::MesStatus;
+use barebell::gfx::mapper::{HqdRegs, QueueMapper};
+use barebell::gfx::mes::{HwBases, Mes, MesApi, MesRing, Process, V11, V12};
+use barebell::gfx::mqd::ComputeMqdV11;
+use barebell::ip::Generation;
 use barebell_firmware_if::mes_api::Frame;
 use barebell_firmware_if::mes_api::v11::{self, opcode};
 use barebell_sim::host::signals;
@@ -233,7 +238,7 @@ fn raw_add(
     q: &PlacedQueue<16>,
     key: u8,
     tweak: impl FnOnce(&mut ComputeMqdV11),
-) -> (v11::AddQueue, barebell::mqd::AqlMqdParams) {
+) -> (v11::AddQueue, barebell::gfx::mqd::AqlMqdParams) {
     let res = q.resources(key);
     let mut params = res.mqd_params();
     params.vmid = 0;
@@ -548,7 +553,7 @@ fn suspend_stops_the_queues_and_resume_restarts_them() {
     unsafe { r.mes.map(&q.resources(1)) }.unwrap();
     let fence = signals(&mut r.gpu.mec.cp(), 1, 0);
     let fence_addr =
-        fence[0].handle().0 + std::mem::offset_of!(barebell::signal::AmdSignal, value) as u64;
+        fence[0].handle().0 + std::mem::offset_of!(barebell::aql::signal::AmdSignal, value) as u64;
     r.mes.suspend_all(fence_addr, 0x77).unwrap();
     assert!(r.model.is_suspended());
     assert_eq!(fence[0].value(), 0x77, "MES wrote the suspend fence");
@@ -576,7 +581,7 @@ fn v12_failure_is_a_typed_error_with_the_decoded_mes_err_code() {
     let mut params = res.mqd_params();
     params.vmid = 0;
     // SAFETY: the page is not mapped to any HQD.
-    unsafe { barebell::mqd::build_aql(Generation::Gfx12, q.mqd, &params) }.unwrap();
+    unsafe { barebell::gfx::mqd::build_aql(Generation::Gfx12, q.mqd, &params) }.unwrap();
     let p = Process {
         pasid: 0x8001,
         page_table_base: PTB[0],
@@ -639,8 +644,8 @@ fn v12_silent_mes_times_out_naming_the_frame() {
 
 /// Page tables built by the runtime's `TableArena`, in device-visible
 /// memory, identity-mapping what is passed in.
-fn page_table(gpu: &ModelGpu, format: barebell::gmc::Format, ranges: &[(u64, u64)]) -> u64 {
-    use barebell::gmc::{Flags, Table, TableArena};
+fn page_table(gpu: &ModelGpu, format: barebell::ip::Generation, ranges: &[(u64, u64)]) -> u64 {
+    use barebell::gmc::pagetable::{Flags, Table, TableArena};
     let n = 64;
     let tables: &'static mut [Table] = Box::leak(vec![Table::EMPTY; n].into_boxed_slice());
     let base = tables.as_ptr() as u64;
@@ -662,7 +667,7 @@ fn page_table(gpu: &ModelGpu, format: barebell::gmc::Format, ranges: &[(u64, u64
     a.root()
 }
 
-fn with_real_page_table<A: MesApi>(format: barebell::gmc::Format) {
+fn with_real_page_table<A: MesApi>(format: barebell::ip::Generation) {
     let mut r = rig_for::<A>(20);
     up(&mut r);
     let q = r.gpu.queue::<16>(0x27, QueueConfig::default()).unwrap();
@@ -728,12 +733,12 @@ fn with_real_page_table<A: MesApi>(format: barebell::gmc::Format) {
 
 #[test]
 fn rule_mapped_in_a_real_page_table_gfx11() {
-    with_real_page_table::<V11>(barebell::gmc::Format::Gfx11);
+    with_real_page_table::<V11>(barebell::ip::Generation::Gfx11);
 }
 
 #[test]
 fn rule_mapped_in_a_real_page_table_gfx12() {
-    with_real_page_table::<V12>(barebell::gmc::Format::Gfx12);
+    with_real_page_table::<V12>(barebell::ip::Generation::Gfx12);
 }
 
 #[test]

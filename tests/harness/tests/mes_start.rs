@@ -2,10 +2,11 @@
 //! against the MEC model's MES pipes, and the version-gated SET_HW_RSRC
 //! field.
 
-use barebell::mapper::{Doorbells, HqdRegs};
-use barebell::mes::{HwBases, Mes, MesApi, V11, V12};
-use barebell::mes_start::{MesStart, MesStartError, MesVersions, start};
-use barebell::mqd::Generation;
+use barebell::gfx::doorbells::Doorbells;
+use barebell::gfx::mapper::HqdRegs;
+use barebell::gfx::mes::start::{MesStart, MesStartError, MesVersions, start};
+use barebell::gfx::mes::{HwBases, Mes, MesApi, V11, V12};
+use barebell::ip::Generation;
 use barebell_firmware_if::mes_api::v12;
 use barebell_sim::mec_host::{GC_BASES, ModelGpu};
 use barebell_sim::{Seed, TickingClock};

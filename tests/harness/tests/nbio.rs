@@ -13,10 +13,10 @@
 //! is `0x80000 - 4096` from `nbio_v4_3.c` and `nbif_v6_3_1.c`.
 
 use barebell::bus::RegisterBus;
+use barebell::bus::trace::{Access, Symbols, TraceBus};
 use barebell::discovery::{Discovery, hw_id};
 use barebell::nbio::{self, MMIO_REG_HOLE_OFFSET, Nbio, NbioError};
 use barebell::regs::IpBases;
-use barebell::regs::trace::{Access, Symbols, TraceBus};
 use barebell_sim::SimClock;
 use barebell_sim::discovery::{self as sim, NAVI31, NAVI48, PartDesc};
 use barebell_sim::nbio::{DoorbellOutcome, NbioIp, NbioModel};

@@ -800,8 +800,9 @@ fn tmr_must_be_vram_at_its_physical_address() {
 /// latches in that hub.
 #[test]
 fn psp_behind_another_vmid0_loads_and_faults_there() {
-    use barebell::gmc::{Format, Table, TableArena};
-    use barebell::hub::HubConfig;
+    use barebell::gmc::hub::HubConfig;
+    use barebell::gmc::pagetable::{Table, TableArena};
+    use barebell::ip::Generation;
     use barebell::mem::VramAllocator;
     use barebell_sim::hub::HubModel;
     for layout in [
@@ -819,7 +820,7 @@ fn psp_behind_another_vmid0_loads_and_faults_there() {
         )));
         let tables: &'static mut [Table] = Box::leak(vec![Table::EMPTY; 8].into_boxed_slice());
         let host = NonNull::new(tables.as_mut_ptr().cast::<u8>()).unwrap();
-        let mut gart = TableArena::new(tables, host.as_ptr() as u64, Format::Gfx11);
+        let mut gart = TableArena::new(tables, host.as_ptr() as u64, Generation::Gfx11);
         let size = 24u64 << 30;
         let mut vram = VramAllocator::with_boot_region(size, rig::FB_START).unwrap();
         let cfg = HubConfig {
@@ -833,7 +834,7 @@ fn psp_behind_another_vmid0_loads_and_faults_there() {
             default_page: 0,
             dummy_page: 0,
         };
-        barebell::hub::gart_enable(hub, &r.mmhub.bases, r.hub_regs, &cfg).unwrap();
+        barebell::gmc::hub::gart_enable(hub, &r.mmhub.bases, r.hub_regs, &cfg).unwrap();
         let mem = rig::TableMemory {
             device: gart.root(),
             host,
@@ -850,7 +851,7 @@ fn psp_behind_another_vmid0_loads_and_faults_there() {
                 result,
                 Err(PspError::FenceTimeout {
                     cmd_id: 0x20,
-                    vm_fault: Some(barebell::hub::VmFault {
+                    vm_fault: Some(barebell::gmc::hub::VmFault {
                         addr: FENCE_VA,
                         cid: 6,
                         ..

@@ -22,18 +22,22 @@ use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
 use alloc::sync::Arc;
-use barebell::aql::Dispatch;
-use barebell::hqd::DirectHqd;
-use barebell::kiq::{Kiq, KiqRing};
-use barebell::kiq_hqd::{KiqSlot, bring_up};
-use barebell::mapper::{Doorbells, HqdRegs, QueueMapper, doorbell_index};
-use barebell::mes::{HwBases, Mes, MesMemory, MesRing, Process, V11, V12};
-use barebell::mes_start::{
-    MesRingParts, MesStart, load_pipe_ring, map_legacy_scheduler_ring, map_scheduler_ring, start,
-};
-use barebell::mqd::Generation;
-use barebell::queue::QueueConfig;
-use barebell::signal::Condition;
+use barebell::aql::packet::Dispatch;
+use barebell::aql::queue::QueueConfig;
+use barebell::aql::signal::Condition;
+use barebell::gfx::doorbells::Doorbells;
+use barebell::gfx::doorbells::doorbell_index;
+use barebell::gfx::hqd::DirectHqd;
+use barebell::gfx::kiq::hqd::{KiqSlot, bring_up};
+use barebell::gfx::kiq::{Kiq, KiqRing};
+use barebell::gfx::mapper::{HqdRegs, QueueMapper};
+use barebell::gfx::mes::rings::MesRingParts;
+use barebell::gfx::mes::rings::load_pipe_ring;
+use barebell::gfx::mes::rings::map_legacy_scheduler_ring;
+use barebell::gfx::mes::rings::map_scheduler_ring;
+use barebell::gfx::mes::start::{MesStart, start};
+use barebell::gfx::mes::{HwBases, Mes, MesMemory, MesRing, Process, V11, V12};
+use barebell::ip::Generation;
 use barebell::time::Clock;
 use core::sync::atomic::{AtomicU64, Ordering};
 

@@ -28,12 +28,12 @@ use crate::dma::{Dma, DmaFault};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
-use barebell::aql::{
+use barebell::aql::packet::{
     AMD_AQL_FORMAT_PM4_IB, AMD_PACKET_TYPE_BARRIER_VALUE, FenceScope, INVALID_HEADER, PacketHeader,
     PacketType,
 };
-use barebell::queue::{AMD_QUEUE_PROPERTIES_ENABLE_PROFILING_SHIFT, AmdQueue};
-use barebell::signal::{AmdSignal, Condition};
+use barebell::aql::queue::{AMD_QUEUE_PROPERTIES_ENABLE_PROFILING_SHIFT, AmdQueue};
+use barebell::aql::signal::{AmdSignal, Condition};
 use core::mem::offset_of;
 use core::sync::atomic::Ordering;
 use rand::Rng as _;

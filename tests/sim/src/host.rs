@@ -10,9 +10,9 @@
 use crate::cp::{CpError, CpModel, HqdBinding};
 use alloc::boxed::Box;
 use alloc::vec::Vec;
-use barebell::doorbell::Doorbell;
-use barebell::queue::{AqlQueue, QueueConfig, QueueMemory};
-use barebell::signal::SignalMemory;
+use barebell::aql::doorbell::Doorbell;
+use barebell::aql::queue::{AqlQueue, QueueConfig, QueueMemory};
+use barebell::aql::signal::SignalMemory;
 use core::ptr::NonNull;
 use core::sync::atomic::AtomicU64;
 
@@ -42,7 +42,7 @@ impl<const N: usize> ModelQueue<N> {
 /// Why a queue could not be placed.
 #[derive(Debug)]
 pub enum PlaceError {
-    Doorbell(barebell::doorbell::DoorbellError),
+    Doorbell(barebell::aql::doorbell::DoorbellError),
     Bind(CpError),
 }
 

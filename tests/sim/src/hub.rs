@@ -54,8 +54,9 @@ use crate::RegisterFile;
 use crate::dma::Dma;
 use crate::gmc::{Access, FaultReason, Gmc, Translation, VmFault};
 use barebell::bus::{ALL_ONES, RegisterBus};
-use barebell::discovery::hw_id;
-use barebell::hub::{GFXHUB_3_0, Generation, HubRegs};
+use barebell::gmc::hub::{GFXHUB_3_0, HubRegs};
+use barebell::ip::Generation;
+use barebell::ip::hw_id;
 use barebell::regs::{IpBases, Reg};
 use spin::Mutex;
 

@@ -18,7 +18,7 @@
 
 use crate::mec::{Mec, MecError, MesRingHqd};
 use alloc::vec::Vec;
-use barebell::mqd::{HQD_DWORDS, HQD_FIRST_DWORD, HqdRegisters};
+use barebell::gfx::mqd::{HQD_DWORDS, HQD_FIRST_DWORD, HqdRegisters};
 use barebell_firmware_if::pm4::{
     DoorbellCntl, MapQueuesCntl, PACKET_TYPE3, Type3Header, UnmapQueuesCntl, WriteDataCntl, opcode,
     write_dst,

@@ -27,11 +27,12 @@ use crate::cp::{CpError, CpModel, HqdBinding, Step};
 use crate::regfile::ACCESS_NS;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
+use barebell::aql::queue::AmdQueue;
 use barebell::bus::{ALL_ONES, RegisterBus};
-use barebell::hqd::GrbmGfxCntl;
-use barebell::mapper::HqdRegs;
-use barebell::mqd::{Generation, HQD_DWORDS, HqdRegisters};
-use barebell::queue::AmdQueue;
+use barebell::gfx::grbm::GrbmGfxCntl;
+use barebell::gfx::mapper::HqdRegs;
+use barebell::gfx::mqd::{HQD_DWORDS, HqdRegisters};
+use barebell::ip::Generation;
 use barebell::regs::IpBases;
 use core::mem::offset_of;
 use spin::{Mutex, MutexGuard};
@@ -570,7 +571,8 @@ impl<'c> Mec<'c> {
                     }),
                 }
             }
-        } else if i == dequeue_i && value & barebell::hqd::DEQUEUE_REQ_MASK != 0 && was_active {
+        } else if i == dequeue_i && value & barebell::gfx::hqd::DEQUEUE_REQ_MASK != 0 && was_active
+        {
             if s.faults.dequeue_never_completes {
                 return;
             }
@@ -604,7 +606,7 @@ impl Mec<'_> {
         } else if Some(byte_offset) == self.mes_regs.pc_hi && me == 3 {
             s.mes_pc[p] = s.mes_pc[p] & 0xFFFF_FFFF | u64::from(value) << 32;
         } else if Some(byte_offset) == self.mes_regs.cntl {
-            let c = barebell::mes_start::MesCntl::from_bits(value);
+            let c = barebell::gfx::mes::start::MesCntl::from_bits(value);
             if c.mes_halt() {
                 s.mes_running = [false; 2];
             }

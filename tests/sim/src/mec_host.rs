@@ -18,12 +18,14 @@ use crate::mec::Mec;
 use crate::mes::{MesApiVersion, MesModel};
 use crate::{Seed, SimClock};
 use alloc::boxed::Box;
-use barebell::doorbell::Doorbell;
-use barebell::kiq::{KiqMemory, KiqRing};
-use barebell::mapper::{QueueResources, doorbell_index};
-use barebell::mes::{MesMemory, MesRing, ProcessContext};
-use barebell::mqd::{EopBuffer, Generation, MqdPage};
-use barebell::queue::{AqlQueue, QueueConfig, QueueMemory};
+use barebell::aql::doorbell::Doorbell;
+use barebell::aql::queue::{AqlQueue, QueueConfig, QueueMemory};
+use barebell::gfx::doorbells::doorbell_index;
+use barebell::gfx::kiq::{KiqMemory, KiqRing};
+use barebell::gfx::mapper::QueueResources;
+use barebell::gfx::mes::{MesMemory, MesRing, ProcessContext};
+use barebell::gfx::mqd::{EopBuffer, MqdPage};
+use barebell::ip::Generation;
 use barebell::regs::IpBases;
 use core::ptr::NonNull;
 use core::sync::atomic::AtomicU64;
@@ -105,7 +107,7 @@ impl ModelGpu {
                 core::mem::size_of::<QueueMemory<N>>() as u64,
             );
             self.map(mqd.address(), 4096);
-            self.map(eop.address(), barebell::mqd::EOP_BYTES);
+            self.map(eop.address(), barebell::gfx::mqd::EOP_BYTES);
         }
         Some(PlacedQueue {
             queue,
@@ -163,7 +165,7 @@ impl ModelGpu {
 
     /// KIQ ring memory plus a leaked, device-mapped MQD page and EOP
     /// buffer for bringing the KIQ up by register programming
-    /// ([`barebell::kiq_hqd::bring_up`]); the KIQ model is then
+    /// ([`barebell::gfx::kiq::hqd::bring_up`]); the KIQ model is then
     /// [`KiqModel::from_mec`].
     pub fn kiq_parts<const RING: usize>(
         &self,
@@ -182,14 +184,14 @@ impl ModelGpu {
                 core::mem::size_of::<KiqMemory<RING>>() as u64,
             );
             self.map(mqd.address(), 4096);
-            self.map(eop.address(), barebell::mqd::EOP_BYTES);
+            self.map(eop.address(), barebell::gfx::mqd::EOP_BYTES);
         }
         (memory, mqd, eop)
     }
 
     /// MES scheduler ring memory plus a leaked, device-mapped MQD page and
     /// EOP buffer, for mapping the ring through the KIQ
-    /// ([`barebell::mes_start::map_scheduler_ring`]); the MES model is then
+    /// ([`barebell::gfx::mes::start::map_scheduler_ring`]); the MES model is then
     /// [`MesModel::from_mec`].
     pub fn mes_parts<const RING: usize>(
         &self,
@@ -208,7 +210,7 @@ impl ModelGpu {
                 core::mem::size_of::<MesMemory<RING>>() as u64,
             );
             self.map(mqd.address(), 4096);
-            self.map(eop.address(), barebell::mqd::EOP_BYTES);
+            self.map(eop.address(), barebell::gfx::mqd::EOP_BYTES);
         }
         (memory, mqd, eop)
     }
@@ -252,14 +254,14 @@ impl<const N: usize> PlacedQueue<N> {
                 self.mem as *const _ as u64,
                 core::mem::size_of::<QueueMemory<N>>() as u64,
             ),
-            (self.eop.address(), barebell::mqd::EOP_BYTES),
+            (self.eop.address(), barebell::gfx::mqd::EOP_BYTES),
         ]
     }
 }
 
 /// Runs a [`Mec`]'s CP model, and any firmware models' `service` calls
 /// (MES, KIQ), on their own OS thread, so the runtime can use a plain
-/// spinning [`barebell::mes::Pause`] and real time, as on hardware.
+/// spinning [`barebell::gfx::mes::Pause`] and real time, as on hardware.
 #[cfg(feature = "std")]
 #[derive(Debug)]
 pub struct MecThread {

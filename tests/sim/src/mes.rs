@@ -41,7 +41,7 @@ use crate::gmc::{Access, Gmc, VmFault};
 use crate::mec::{Mec, MecError};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
-use barebell::mqd::{HQD_DWORDS, HQD_FIRST_DWORD, HqdRegisters};
+use barebell::gfx::mqd::{HQD_DWORDS, HQD_FIRST_DWORD, HqdRegisters};
 use barebell_firmware_if::mes_api::v12;
 use barebell_firmware_if::mes_api::{API_TYPE_SCHEDULER, FRAME_BYTES, FRAME_DWORDS, MesApiHeader};
 use core::sync::atomic::Ordering;
@@ -582,7 +582,7 @@ impl<'m, 'c> MesModel<'m, 'c> {
     /// `map_legacy_kq`: MES maps a kernel ring; the model takes the one
     /// uni-MES sends, the scheduler ring (queue type SCHQ, pipe 0).
     fn map_legacy(&self, f: &AddArgs) -> Result<(), Refusal> {
-        if f.queue_type != barebell::mes_start::MES_QUEUE_TYPE_SCHQ || f.pipe_id != 0 {
+        if f.queue_type != barebell::gfx::mes::rings::MES_QUEUE_TYPE_SCHQ || f.pipe_id != 0 {
             return Err(Refusal::UnsupportedLegacyQueue {
                 queue_type: f.queue_type,
                 pipe: f.pipe_id,

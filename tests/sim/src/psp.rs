@@ -592,8 +592,8 @@ impl RegisterBus for PspModel<'_> {
 /// The path from an MC address to a byte is the runtime's code end to
 /// end: [`barebell::mem::VramAllocator`] places the VMID0 tables and the
 /// TMR in VRAM, [`barebell::mem::DmaArena`] hands out the host buffers at
-/// bus addresses, [`barebell::gmc::TableArena`] maps them into the GART
-/// with the SYSTEM and SNOOPED bits, and [`barebell::hub::gart_enable`]
+/// bus addresses, [`barebell::gmc::pagetable::TableArena`] maps them into the GART
+/// with the SYSTEM and SNOOPED bits, and [`barebell::gmc::hub::gart_enable`]
 /// programs the MMHUB model (the hub discovery names) that the PSP's
 /// [`crate::mc::Mc`] decodes through.
 /// Where Linux puts the buffers (`amdgpu_psp.c`): `fw_pri` in GTT on bare
@@ -615,8 +615,9 @@ pub mod rig {
     use alloc::vec;
     use alloc::vec::Vec;
     use barebell::discovery::{Discovery, IpInfo, hw_id};
-    use barebell::gmc::{Flags, Format, Table, TableArena};
-    use barebell::hub::{HubConfig, HubRegs};
+    use barebell::gmc::hub::{HubConfig, HubRegs};
+    use barebell::gmc::pagetable::{Flags, Table, TableArena};
+    use barebell::ip::Generation;
     use barebell::mem::{DmaArena, PAGE_ALIGN, VramAllocator};
     use barebell::psp::{
         self, Component, DmaBuf, FaultHub, GcRegs, Plan, PspBuffers, PspRegs, Tmr,
@@ -996,7 +997,7 @@ pub mod rig {
         };
         let mmhub = d.ip(hw_id::MMHUB, 0).ok_or("no MMHUB in discovery")?;
         let mv = mmhub.version.triple();
-        let hub_regs = barebell::hub::hub_for(hw_id::MMHUB, mv)
+        let hub_regs = barebell::gmc::hub::hub_for(hw_id::MMHUB, mv)
             .ok_or_else(|| format!("no hub table for MMHUB {mv:?}"))?;
         let (hub, mc, gart, vram, gtt, bufs, tmr) = memory(clock, &mmhub, hub_regs, part, layout)?;
         let mc: &'static Mc<'static> = Box::leak(Box::new(mc));
@@ -1077,8 +1078,8 @@ pub mod rig {
         // between commands.
         unsafe { mc.back_vram(tables_at.offset, tables.as_mut_ptr().cast(), table_bytes) };
         let format = match hub_regs.generation {
-            barebell::hub::Generation::Gfx11 => Format::Gfx11,
-            barebell::hub::Generation::Gfx12 => Format::Gfx12,
+            barebell::ip::Generation::Gfx11 => Generation::Gfx11,
+            barebell::ip::Generation::Gfx12 => Generation::Gfx12,
         };
         let mut gart = TableArena::new(tables, tables_at.offset, format);
         let (gtt, bufs, tmr, dummy_bus) = place_buffers(&mut mc, &mut gart, &mut vram, layout)?;
@@ -1100,16 +1101,16 @@ pub mod rig {
             default_page: scratch.offset,
             dummy_page: dummy_bus,
         };
-        barebell::hub::gart_enable(hub, &mmhub.bases, hub_regs, &cfg)
+        barebell::gmc::hub::gart_enable(hub, &mmhub.bases, hub_regs, &cfg)
             .map_err(|err| format!("{} init: {err}", hub_regs.name))?;
         // Then VMID0's TLB flush on engine 17, as both functions do right
         // after (no HDP flush: the host wrote the tables directly).
-        barebell::hub::invalidate(
+        barebell::gmc::hub::invalidate(
             hub,
             clock,
             &mmhub.bases,
             hub_regs,
-            barebell::hub::GART_ENGINE,
+            barebell::gmc::hub::GART_ENGINE,
             0,
             0,
         )

@@ -15,8 +15,8 @@
 //! table). Blocks can carry an IP name ([`Symbols::named`]), so a frame
 //! says which block a register belongs to, not only its name.
 
-use super::{IpBases, Reg};
 use crate::bus::RegisterBus;
+use crate::regs::{IpBases, Reg};
 use core::cell::RefCell;
 
 /// Register lists with the bases of the IP instance they belong to.
@@ -228,7 +228,7 @@ mod tests {
     #[test]
     fn names_resolve_through_bases() {
         let bases = IpBases([0x16000, 0, 0, 0, 0, 0, 0, 0]);
-        let blocks = [("MP0", super::super::mp_13_0_0::ALL, bases)];
+        let blocks = [("MP0", crate::regs::mp_13_0_0::ALL, bases)];
         let sym = NamedSymbols { blocks: &blocks };
         let bus = Echo(Cell::new(0));
         let mut seen = [None; 2];
@@ -255,7 +255,7 @@ mod tests {
     #[test]
     fn unnamed_blocks_trace_without_a_block() {
         let bases = IpBases([0x16000, 0, 0, 0, 0, 0, 0, 0]);
-        let blocks = [(super::super::mp_13_0_0::ALL, bases)];
+        let blocks = [(crate::regs::mp_13_0_0::ALL, bases)];
         let sym = SymbolTable::from(Symbols { blocks: &blocks });
         assert_eq!(
             sym.lookup((0x16000 + 0x80) * 4),

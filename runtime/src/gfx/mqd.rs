@@ -21,6 +21,8 @@
 //! types, each checked against its own header, so that a future divergence
 //! shows up as a conformance mismatch rather than as a silent mix-up.
 
+use crate::gfx::error::MqdError;
+use crate::ip::Generation;
 use bitfield_struct::bitfield;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
@@ -361,15 +363,6 @@ impl Default for EopBuffer {
     }
 }
 
-/// Which MQD layout a part uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Generation {
-    /// gfx11 (GC 11.x, `v11_structs.h`).
-    Gfx11,
-    /// gfx12 (GC 12.x, `v12_structs.h`).
-    Gfx12,
-}
-
 /// Everything `update_mqd()` takes from `struct queue_properties` for an
 /// AQL queue, in GPU addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -387,54 +380,6 @@ pub struct AqlMqdParams {
     pub eop_address: u64,
     pub eop_bytes: u64,
     pub vmid: u8,
-}
-
-/// Why an MQD could not be built.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MqdError {
-    /// The ring must be a power of two of at least 256 bytes (four AQL
-    /// packets), and `QUEUE_SIZE` holds at most 63.
-    RingSize { bytes: u64 },
-    /// A field needs this alignment: the ring and EOP bases are stored
-    /// `>> 8`, the MQD base and the index addresses must be 8-aligned.
-    Misaligned {
-        field: &'static str,
-        address: u64,
-        align: u64,
-    },
-    /// An address is zero.
-    Missing { field: &'static str },
-    /// The doorbell offset does not fit `DOORBELL_OFFSET` (26 bits).
-    DoorbellOffset { dword: u32 },
-    /// The EOP buffer must be a power of two of at least 16 bytes.
-    EopSize { bytes: u64 },
-    /// VMIDs are 4 bits.
-    Vmid { vmid: u8 },
-}
-
-impl core::fmt::Display for MqdError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match *self {
-            MqdError::RingSize { bytes } => write!(
-                f,
-                "ring of {bytes} bytes: must be a power of two from 256 bytes"
-            ),
-            MqdError::Misaligned {
-                field,
-                address,
-                align,
-            } => write!(f, "{field} {address:#x} is not {align}-byte aligned"),
-            MqdError::Missing { field } => write!(f, "{field} is zero"),
-            MqdError::DoorbellOffset { dword } => {
-                write!(f, "doorbell dword offset {dword:#x} exceeds 26 bits")
-            }
-            MqdError::EopSize { bytes } => write!(
-                f,
-                "EOP buffer of {bytes} bytes: must be a power of two from 16 bytes"
-            ),
-            MqdError::Vmid { vmid } => write!(f, "VMID {vmid} exceeds 15"),
-        }
-    }
 }
 
 fn aligned(field: &'static str, address: u64, align: u64) -> Result<(), MqdError> {

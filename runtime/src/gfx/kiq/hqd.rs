@@ -6,7 +6,7 @@
 //! same with bit 7, the enable) and `gfx_v11_0_compute_mqd_init()` for the
 //! MQD (a privileged kernel PM4 queue: `PRIV_STATE`, `KMD_QUEUE`, no AQL,
 //! `RPTR_BLOCK_SIZE` of a GPU page, doorbell enabled, VMID 0). The MQD is
-//! then loaded the way [`crate::hqd`] loads any queue (GRBM select, the
+//! then loaded the way [`crate::gfx::hqd`] loads any queue (GRBM select, the
 //! HQD window, `CP_HQD_ACTIVE`); Linux's `gfx_v11_0_kiq_init_register()`
 //! writes the same registers one by one, which the window copy covers.
 //!
@@ -16,13 +16,17 @@
 //! that file, not on a conformance fact.
 
 use crate::bus::RegisterBus;
-use crate::hqd::{GrbmGfxCntl, MEC1};
-use crate::kiq::KiqMemory;
-use crate::mapper::{HqdRegs, MapError};
-use crate::mqd::{
-    DoorbellControl, EopBuffer, Generation, HQD_ACTIVE_MASK, HqdRegisters,
-    IB_CONTROL_MIN_IB_AVAIL_SIZE_SHIFT, MqdError, MqdPage, PersistentState, PqControl,
+use crate::gfx::error::MapError;
+use crate::gfx::error::MqdError;
+use crate::gfx::grbm::GrbmGfxCntl;
+use crate::gfx::hqd::MEC1;
+use crate::gfx::kiq::KiqMemory;
+use crate::gfx::mapper::HqdRegs;
+use crate::gfx::mqd::{
+    DoorbellControl, EopBuffer, HQD_ACTIVE_MASK, HqdRegisters, IB_CONTROL_MIN_IB_AVAIL_SIZE_SHIFT,
+    MqdPage, PersistentState, PqControl,
 };
+use crate::ip::Generation;
 use crate::regs::{IpBases, Reg};
 use barebell_facts::Fact;
 
@@ -156,8 +160,8 @@ pub unsafe fn bring_up<B: RegisterBus + ?Sized, const N: usize>(
     // SAFETY: forwarded contract (not mapped).
     unsafe {
         match generation {
-            Generation::Gfx11 => mqd.write(&crate::mqd::ComputeMqdV11::kernel_queue(hqd)),
-            Generation::Gfx12 => mqd.write(&crate::mqd::ComputeMqdV12::kernel_queue(hqd)),
+            Generation::Gfx11 => mqd.write(&crate::gfx::mqd::ComputeMqdV11::kernel_queue(hqd)),
+            Generation::Gfx12 => mqd.write(&crate::gfx::mqd::ComputeMqdV12::kernel_queue(hqd)),
         }
     };
     let grbm = at(regs.grbm_gfx_cntl, bases)?;

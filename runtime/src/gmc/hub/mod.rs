@@ -34,7 +34,7 @@
 //!
 //! One deliberate difference from Linux: Linux's VMID0 is a flat GART
 //! (`PAGE_TABLE_DEPTH` 0, one level of PTEs). barebell maps VMID0 with the
-//! same four-level tables as user VMIDs ([`crate::gmc::TableArena`]), so
+//! same four-level tables as user VMIDs ([`crate::gmc::pagetable::TableArena`]), so
 //! VMID0 gets depth 3 and block size 9 like the user contexts
 //! (`amdgpu_vm_adjust_size(adev, 256 * 1024, 9, 3, 48)` in
 //! `gmc_v11_0_sw_init()` and `gmc_v12_0_sw_init()`).
@@ -45,11 +45,10 @@ pub mod tables;
 
 pub use fault::{VmFault, clear_fault, read_fault};
 pub use invalidate::{GART_ENGINE, InvalidateError, invalidate};
-pub use tables::{
-    GFXHUB_3_0, GFXHUB_12_0, Generation, HUBS, HubRegs, MMHUB_3_0_0, MMHUB_4_1_0, hub_for,
-};
+pub use tables::{GFXHUB_3_0, GFXHUB_12_0, HUBS, HubRegs, MMHUB_3_0_0, MMHUB_4_1_0, hub_for};
 
 use crate::bus::RegisterBus;
+use crate::ip::Generation;
 use crate::regs::{IpBases, Reg};
 use crate::regs::{gc_11_0_0 as gc, gc_12_0_0 as gc12};
 

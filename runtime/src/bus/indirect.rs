@@ -21,8 +21,7 @@
 //! as an unclaimed PCIe access would be.
 
 use crate::bus::{ALL_ONES, RegisterBus};
-use crate::nbio::NbioRegs;
-use crate::regs::IpBases;
+use crate::regs::{IpBases, Reg};
 
 /// Why the index/data pair cannot be used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,14 +67,16 @@ pub struct IndirectBus<B> {
 
 impl<B: RegisterBus> IndirectBus<B> {
     /// `bar_len` is how many bytes of the register space `inner` maps
-    /// directly (`rmmio_size`: BAR5's length).
+    /// directly (`rmmio_size`: BAR5's length); `pair` is the NBIO's
+    /// `(RSMU_INDEX, RSMU_DATA)` (`crate::nbio::NbioRegs`), resolved
+    /// against the NBIO's bases.
     pub fn new(
         inner: B,
         bar_len: usize,
-        nbio: &NbioRegs,
+        pair: (Reg, Reg),
         nbio_bases: &IpBases,
     ) -> Result<Self, IndirectError> {
-        let at = |r: crate::regs::Reg| {
+        let at = |r: Reg| {
             let off = r
                 .byte_offset(nbio_bases)
                 .ok_or(IndirectError::NoRegister { name: r.name })?;
@@ -89,8 +90,8 @@ impl<B: RegisterBus> IndirectBus<B> {
             Ok(off)
         };
         Ok(IndirectBus {
-            index: at(nbio.rsmu_index)?,
-            data: at(nbio.rsmu_data)?,
+            index: at(pair.0)?,
+            data: at(pair.1)?,
             inner,
             bar_len,
             lock: spin::Mutex::new(()),

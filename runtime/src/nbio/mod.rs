@@ -62,7 +62,7 @@ pub struct NbioRegs {
     pub selfring_cntl: Reg,
     /// The index/data pair for registers beyond the BAR
     /// (`get_pcie_index_offset()` / `get_pcie_data_offset()`), used by
-    /// [`crate::indirect::IndirectBus`].
+    /// [`crate::bus::indirect::IndirectBus`].
     pub rsmu_index: Reg,
     pub rsmu_data: Reg,
     /// The register lists to name accesses by, for tracing.
@@ -70,6 +70,14 @@ pub struct NbioRegs {
 }
 
 /// NBIO 4.3.0 (Navi31), from `nbio_4_3_0_offset.h`.
+impl NbioRegs {
+    /// `(RSMU_INDEX, RSMU_DATA)`: the index/data pair
+    /// [`crate::bus::IndirectBus`] reaches registers past BAR5 through.
+    pub const fn rsmu_pair(&self) -> (Reg, Reg) {
+        (self.rsmu_index, self.rsmu_data)
+    }
+}
+
 pub const NBIO_4_3_0: NbioRegs = NbioRegs {
     ip: "NBIO 4.3.0",
     version: (4, 3, 0),
@@ -271,6 +279,20 @@ pub fn init<B: RegisterBus + ?Sized>(
     enable_doorbell_aperture(bus, nbio, true)?;
     enable_doorbell_selfring(bus, nbio, Some(doorbell_bus))
 }
+
+/// The remap page's layout, against the uapi header that names it.
+pub const FACTS: &[barebell_facts::Fact] = &[
+    barebell_facts::Fact::constant(
+        "linux/kfd_ioctl.h",
+        "KFD_MMIO_REMAP_HDP_MEM_FLUSH_CNTL",
+        REMAP_HDP_MEM_FLUSH as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "linux/kfd_ioctl.h",
+        "KFD_MMIO_REMAP_HDP_REG_FLUSH_CNTL",
+        REMAP_HDP_REG_FLUSH as u64,
+    ),
+];
 
 #[cfg(test)]
 mod tests {

@@ -7,6 +7,13 @@
 
 use crate::time::{Clock, Deadline};
 
+pub mod block;
+pub mod indirect;
+pub mod trace;
+
+pub use block::{Block, BlockError};
+pub use indirect::{IndirectBus, IndirectError};
+
 /// Value a PCIe read returns when no device answers (surprise removal,
 /// link down, function-level reset in progress). AMD parts also return it
 /// for registers behind a powered-off block, so a poll that sees it cannot

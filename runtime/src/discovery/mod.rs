@@ -59,19 +59,7 @@ pub mod table {
     pub const TOTAL_TABLES: usize = 6;
 }
 
-/// Hardware ids (`soc15_hw_ip.h`) of the blocks barebell programs.
-pub mod hw_id {
-    pub const MP1: u16 = 1;
-    pub const GC: u16 = 11;
-    pub const MMHUB: u16 = 34;
-    pub const ATHUB: u16 = 35;
-    pub const OSSSYS: u16 = 40;
-    pub const HDP: u16 = 41;
-    pub const SDMA0: u16 = 42;
-    pub const NBIF: u16 = 108;
-    pub const UMC: u16 = 150;
-    pub const MP0: u16 = 255;
-}
+pub use crate::ip::hw_id;
 
 /// `struct table_info`.
 #[derive(Debug, Clone, Copy, FromBytes, IntoBytes, Immutable, KnownLayout)]

@@ -15,7 +15,7 @@
 //! `MES_ERR_CODE` in the high half, which is decoded into
 //! [`MesStatus::V12`].
 //!
-//! Starting MES and reading its versions is [`crate::mes_start`]. What is
+//! Starting MES and reading its versions is [`crate::gfx::mes::start`]. What is
 //! not here yet: mapping the scheduler ring itself (KIQ MAP_QUEUES on v11; on v12 the KIQ is mapped
 //! by MES with `map_legacy_kq`). [`Mes::new`] takes a ring that is already
 //! mapped; on the model the MES model is simply told where it is.
@@ -29,8 +29,16 @@
 //! timer is 50 on both (v12 Linux uses 0 for scheduler firmware older than
 //! 0x8b, whose version barebell does not read yet).
 
-use crate::mapper::{Doorbells, MapError, Mapping, QueueMapper, QueueResources};
-use crate::mqd::{AqlMqdParams, Generation, build_aql};
+pub mod rings;
+pub mod start;
+
+use crate::gfx::doorbells::Doorbells;
+use crate::gfx::error::MapError;
+use crate::gfx::error::{MesError, MesStatus};
+use crate::gfx::mapper::{Mapping, QueueMapper, QueueResources};
+use crate::gfx::mqd::{AqlMqdParams, build_aql};
+use crate::ip::Generation;
+use crate::time::Pause;
 use crate::time::{Clock, Deadline};
 use barebell_firmware_if::mes_api::{FRAME_DWORDS, Frame, Le32, Le64};
 use barebell_firmware_if::mes_api::{v11, v12};
@@ -185,65 +193,7 @@ pub struct Process<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct MesRing<'a, const RING_DWORDS: usize> {
     pub memory: &'a MesMemory<RING_DWORDS>,
-    pub doorbell: crate::doorbell::Doorbell,
-}
-
-/// What MES wrote to a frame's status slot, decoded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MesStatus {
-    /// v11: the ring fence advanced past the frame but its own fence was
-    /// never written (Linux's `!*status_ptr` failure; v11 gives no code).
-    NotCompleted { value: u64 },
-    /// v12: `MES_ERR_CODE` decoded.
-    V12(barebell_firmware_if::mes_api::v12::Status),
-}
-
-/// Why a MES API call failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MesError {
-    /// The ring fence did not reach `seq` within the bound: MES is hung
-    /// or was never started. `frame` names the API frame.
-    Timeout {
-        frame: &'static str,
-        seq: u64,
-        fence: u64,
-        waited_ns: u64,
-    },
-    /// MES processed `frame` and refused it.
-    Failed {
-        frame: &'static str,
-        status: MesStatus,
-    },
-    /// ADD_QUEUE before SET_HW_RSRC succeeded.
-    NotInitialised { frame: &'static str },
-    /// No process registered under this key.
-    UnknownProcess { key: u8 },
-    /// Every process slot is in use.
-    TooManyProcesses,
-}
-
-impl core::fmt::Display for MesError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match *self {
-            MesError::Timeout {
-                frame,
-                seq,
-                fence,
-                waited_ns,
-            } => write!(
-                f,
-                "MES did not answer {frame} within {waited_ns} ns (ring fence {fence}, waiting for {seq})"
-            ),
-            MesError::Failed { frame, status } => {
-                write!(f, "MES refused {frame}: {status:?}")
-            }
-            MesError::NotInitialised { frame } => {
-                write!(f, "{frame} sent before SET_HW_RSRC succeeded")
-            }
-            MesError::UnknownProcess { key } => write!(f, "no process registered as {key}"),
-            MesError::TooManyProcesses => write!(f, "all 16 process slots are in use"),
-        }
-    }
+    pub doorbell: crate::aql::doorbell::Doorbell,
 }
 
 /// Register bases MES is told about in SET_HW_RSRC (`gc_base`,
@@ -266,7 +216,7 @@ pub struct Mes<'a, C, P, const RING_DWORDS: usize, A: MesApi = V11> {
     initialised: bool,
     doorbells: Doorbells,
     processes: [Option<Process<'a>>; 16],
-    versions: Option<crate::mes_start::MesVersions>,
+    versions: Option<crate::gfx::mes::start::MesVersions>,
     pub timeout_ns: u64,
 }
 
@@ -277,19 +227,6 @@ impl<C, P, const N: usize, A: MesApi> core::fmt::Debug for Mes<'_, C, P, N, A> {
             .field("initialised", &self.initialised)
             .field("doorbells", &self.doorbells)
             .finish_non_exhaustive()
-    }
-}
-
-/// Called between looks at a fence. Production passes a spin hint; the
-/// model passes a closure that lets the MES model run, which keeps a
-/// single-threaded test deterministic.
-pub trait Pause {
-    fn pause(&mut self);
-}
-
-impl<F: FnMut()> Pause for F {
-    fn pause(&mut self) {
-        self()
     }
 }
 
@@ -316,13 +253,13 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
         &self.doorbells
     }
 
-    /// The firmware versions [`crate::mes_start::start`] read; features
+    /// The firmware versions [`crate::gfx::mes::start::start`] read; features
     /// gated on them (the v12 oversubscription timer) follow Linux.
-    pub fn set_versions(&mut self, v: crate::mes_start::MesVersions) {
+    pub fn set_versions(&mut self, v: crate::gfx::mes::start::MesVersions) {
         self.versions = Some(v);
     }
 
-    pub fn versions(&self) -> Option<crate::mes_start::MesVersions> {
+    pub fn versions(&self) -> Option<crate::gfx::mes::start::MesVersions> {
         self.versions
     }
 
@@ -503,7 +440,7 @@ pub trait MesApi {
     ) -> Self::SetHwResources;
     /// SET_HW_RSRC's oversubscription timer for these firmware versions
     /// (unknown versions: Linux's current value, 50).
-    fn oversubscription_timer(versions: Option<crate::mes_start::MesVersions>) -> u32;
+    fn oversubscription_timer(versions: Option<crate::gfx::mes::start::MesVersions>) -> u32;
     /// The ADD_QUEUE frame for `q` in process `p` with MQD `params`
     /// (`mes_v1x_0_add_hw_queue()` with KFD's `add_queue_mes()` inputs).
     /// Public so tests can send a deliberately wrong frame through
@@ -573,8 +510,10 @@ macro_rules! mes_api {
                 f
             }
 
-            fn oversubscription_timer(versions: Option<crate::mes_start::MesVersions>) -> u32 {
-                let gate: fn(&crate::mes_start::MesVersions) -> u32 = $timer;
+            fn oversubscription_timer(
+                versions: Option<crate::gfx::mes::start::MesVersions>,
+            ) -> u32 {
+                let gate: fn(&crate::gfx::mes::start::MesVersions) -> u32 = $timer;
                 versions.as_ref().map_or(50, gate)
             }
 
@@ -660,7 +599,7 @@ mes_api!(
     v12,
     Generation::Gfx12,
     |flags| flags.with_unmapped_doorbell_handling(1),
-    crate::mes_start::MesVersions::v12_oversubscription_timer
+    crate::gfx::mes::start::MesVersions::v12_oversubscription_timer
 );
 
 trait StatusKind {

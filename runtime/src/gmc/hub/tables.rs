@@ -7,21 +7,10 @@
 //! and the L2 control defaults differ. So barebell has one sequence
 //! ([`super::gart_enable`]) and one table per hub.
 
-use crate::discovery::hw_id;
+use crate::ip::Generation;
+use crate::ip::hw_id;
 use crate::regs::Reg;
 use crate::regs::{gc_11_0_0 as gc11, gc_12_0_0 as gc12, mmhub_3_0_0 as mm3, mmhub_4_1_0 as mm41};
-
-/// Which generation of field layouts a hub's registers use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Generation {
-    /// GC 11.0.0 / MMHUB 3.0.0 layouts.
-    Gfx11,
-    /// GC 12.0.0 / MMHUB 4.1.0: `*_CONTEXT*_CNTL` fields one bit higher
-    /// from the block size up, a 2-bit L1 TLB MTYPE, and
-    /// `*_L2_PROTECTION_FAULT_STATUS` split into `_LO32`/`_HI32` with a
-    /// 5-bit VFID and PRT at bit 30.
-    Gfx12,
-}
 
 /// One VM hub: where its registers are and how its fields are laid out.
 /// Register names are the hub's own (`GCVM_…` or `MMVM_…`), so traces

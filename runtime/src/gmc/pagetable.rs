@@ -13,12 +13,13 @@
 //!
 //! gfx12 keeps bits 47:0 and moves the rest (`AMDGPU_PDE_PTE_GFX12` is
 //! bit 63, PRT 56, MTYPE 55:54, DCC 58, the PDE block fragment size
-//! 62:58): [`PteGfx12`]. [`Format`] picks the large-page bit when
+//! 62:58): [`PteGfx12`]. [`Generation`] picks the large-page bit when
 //! building; everything the builder writes below bit 48 is common.
 //!
 //! Tables live in caller-provided memory ([`TableArena`]) so that nothing
 //! allocates; the device model walks the very same bytes.
 
+use crate::ip::Generation;
 use bitfield_struct::bitfield;
 
 /// Entries per table and the VA shift of each level, PDB2 first.
@@ -103,21 +104,13 @@ pub struct PteGfx12 {
     pub is_pte: bool,
 }
 
-/// Which entry format the tables are written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// gfx9 to gfx11.
-    Gfx11,
-    Gfx12,
-}
-
-impl Format {
+impl Generation {
     /// The bit that makes a PDB0 entry a 2 MiB page
     /// (`AMDGPU_PDE_PTE_FLAG()`).
     pub fn pde_pte(self) -> u64 {
         match self {
-            Format::Gfx11 => Pte::new().with_pde_pte(true).into_bits(),
-            Format::Gfx12 => PteGfx12::new().with_is_pte(true).into_bits(),
+            Generation::Gfx11 => Pte::new().with_pde_pte(true).into_bits(),
+            Generation::Gfx12 => PteGfx12::new().with_is_pte(true).into_bits(),
         }
     }
 }
@@ -161,12 +154,12 @@ pub struct TableArena<'a> {
     tables: &'a mut [Table],
     mc_base: u64,
     used: usize,
-    format: Format,
+    format: Generation,
 }
 
 impl<'a> TableArena<'a> {
     /// `tables` must be what the device sees at `mc_base`.
-    pub fn new(tables: &'a mut [Table], mc_base: u64, format: Format) -> Self {
+    pub fn new(tables: &'a mut [Table], mc_base: u64, format: Generation) -> Self {
         if let Some(root) = tables.first_mut() {
             *root = Table::EMPTY;
         }
@@ -340,7 +333,7 @@ pub fn header_masks_gfx12() -> [(&'static str, u64); 4] {
         ("AMDGPU_PTE_PRT_GFX12", b(PteGfx12::new().with_prt(true))),
         ("AMDGPU_PTE_DCC", b(PteGfx12::new().with_dcc(true))),
         ("AMDGPU_PTE_IS_PTE", b(PteGfx12::new().with_is_pte(true))),
-        ("AMDGPU_PDE_PTE_GFX12", Format::Gfx12.pde_pte()),
+        ("AMDGPU_PDE_PTE_GFX12", Generation::Gfx12.pde_pte()),
     ]
 }
 
@@ -354,11 +347,11 @@ pub const FIELD_POSITIONS_GFX12: [(&str, usize, usize); 2] = [
     ),
 ];
 
-pub use crate::hub::invalidate::{INVALIDATE_TIMEOUT_NS, InvalidateError};
+pub use crate::gmc::hub::invalidate::{INVALIDATE_TIMEOUT_NS, InvalidateError};
 
 /// Invalidates `vmid`'s GFXHUB 3.0 (GC 11.0.0) translations through
 /// invalidation engine `engine` and waits, bounded, for its ACK:
-/// [`crate::hub::invalidate`] with [`crate::hub::GFXHUB_3_0`], kept for
+/// [`crate::gmc::hub::invalidate`] with [`crate::gmc::hub::GFXHUB_3_0`], kept for
 /// callers that predate the hub tables. No semaphore, as in Linux for the
 /// GFXHUB. Callers whose tables were written through the BAR call
 /// [`crate::nbio::flush_hdp`] first.
@@ -374,11 +367,11 @@ where
     B: crate::bus::RegisterBus + ?Sized,
     C: crate::time::Clock + ?Sized,
 {
-    crate::hub::invalidate(
+    crate::gmc::hub::invalidate(
         bus,
         clock,
         gc_bases,
-        &crate::hub::GFXHUB_3_0,
+        &crate::gmc::hub::GFXHUB_3_0,
         engine,
         vmid,
         flush_type,

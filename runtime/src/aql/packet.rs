@@ -701,7 +701,7 @@ impl BarrierValuePacket {
     /// Wait until `(signal & mask) cond value` (AMD vendor extension).
     pub fn new(
         signal: SignalHandle,
-        cond: crate::signal::Condition,
+        cond: crate::aql::signal::Condition,
         value: i64,
         mask: i64,
         completion_signal: SignalHandle,

@@ -11,12 +11,18 @@
 //! a packet it cannot execute stalls the ring, which shows up as a typed
 //! timeout naming the packet.
 //!
-//! The KIQ's own HQD is brought up by [`crate::kiq_hqd::bring_up`];
+//! The KIQ's own HQD is brought up by [`crate::gfx::kiq::hqd::bring_up`];
 //! [`Kiq::new`] takes that running ring.
 
-use crate::mapper::{Doorbells, MapError, Mapping, QueueMapper, QueueResources};
-use crate::mes::Pause;
-use crate::mqd::{Generation, build_aql};
+pub mod hqd;
+
+use crate::gfx::doorbells::Doorbells;
+use crate::gfx::error::KiqTimeout;
+use crate::gfx::error::MapError;
+use crate::gfx::mapper::{Mapping, QueueMapper, QueueResources};
+use crate::gfx::mqd::build_aql;
+use crate::ip::Generation;
+use crate::time::Pause;
 use crate::time::{Clock, Deadline};
 use barebell_firmware_if::pm4::{self, QueueEngine, unmap_action, write_dst};
 use core::cell::UnsafeCell;
@@ -77,26 +83,7 @@ impl<const N: usize> Default for KiqMemory<N> {
 #[derive(Debug, Clone, Copy)]
 pub struct KiqRing<'a, const RING_DWORDS: usize> {
     pub memory: &'a KiqMemory<RING_DWORDS>,
-    pub doorbell: crate::doorbell::Doorbell,
-}
-
-/// The KIQ did not reach the fence after `packet` within the bound.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KiqTimeout {
-    pub packet: &'static str,
-    pub seq: u32,
-    pub fence: u32,
-    pub waited_ns: u64,
-}
-
-impl core::fmt::Display for KiqTimeout {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "KIQ did not complete {} within {} ns (fence {}, waiting for {})",
-            self.packet, self.waited_ns, self.fence, self.seq
-        )
-    }
+    pub doorbell: crate::aql::doorbell::Doorbell,
 }
 
 /// Bound for one KIQ operation (the MES API bound; Linux's KIQ register
@@ -104,8 +91,8 @@ impl core::fmt::Display for KiqTimeout {
 pub const KIQ_TIMEOUT_NS: u64 = 2_100_000_000;
 
 /// Pipes and queues of MEC1 the KIQ may map user queues to.
-const PIPES: u8 = crate::hqd::PIPES;
-const QUEUES: u8 = crate::hqd::QUEUES_PER_PIPE;
+const PIPES: u8 = crate::gfx::hqd::PIPES;
+const QUEUES: u8 = crate::gfx::hqd::QUEUES_PER_PIPE;
 
 /// Maps queues with KIQ MAP_QUEUES.
 pub struct Kiq<'a, C, P, const RING_DWORDS: usize> {

@@ -7,7 +7,7 @@
 //! therefore loads `value` with acquire ordering, and only then may read the
 //! timestamps or the kernel's results.
 
-use crate::aql::SignalHandle;
+use crate::aql::packet::SignalHandle;
 use crate::time::{Clock, Deadline};
 use barebell_facts::{Fact, layout_facts};
 use core::cell::UnsafeCell;

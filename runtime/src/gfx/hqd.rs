@@ -12,34 +12,18 @@
 //! `&mut self` on every operation gives that for one mapper.
 
 use crate::bus::{RegCondition, RegisterBus, poll};
-use crate::mapper::{Doorbells, HqdRegs, MapError, Mapping, QueueMapper, QueueResources};
-use crate::mqd::{
-    DoorbellControl, EOP_RPTR_INIT_FETCHER_SHIFT, Generation, HQD_ACTIVE_MASK, HQD_DWORDS,
-    HQD_FIRST_DWORD, HqdRegisters, build_aql,
+use crate::gfx::doorbells::Doorbells;
+use crate::gfx::error::MapError;
+use crate::gfx::grbm::GrbmGfxCntl;
+use crate::gfx::mapper::{HqdRegs, Mapping, QueueMapper, QueueResources};
+use crate::gfx::mqd::{
+    DoorbellControl, EOP_RPTR_INIT_FETCHER_SHIFT, HQD_ACTIVE_MASK, HQD_DWORDS, HQD_FIRST_DWORD,
+    HqdRegisters, build_aql,
 };
+use crate::ip::Generation;
 use crate::regs::IpBases;
 use crate::time::Clock;
 use barebell_facts::Fact;
-use bitfield_struct::bitfield;
-
-/// `GRBM_GFX_CNTL`: which ME/pipe/queue (and VMID) banked registers
-/// address (`soc21_grbm_select()`).
-#[bitfield(u32)]
-#[derive(PartialEq, Eq)]
-pub struct GrbmGfxCntl {
-    #[bits(2)]
-    pub pipeid: u8,
-    #[bits(2)]
-    pub meid: u8,
-    #[bits(4)]
-    pub vmid: u8,
-    #[bits(3)]
-    pub queueid: u8,
-    #[bits(3)]
-    pub ctxid: u8,
-    #[bits(18)]
-    __: u32,
-}
 
 /// `CP_HQD_DEQUEUE_REQUEST` value `DRAIN_PIPE` (`enum
 /// hqd_dequeue_request_type` in `amdgpu_amdkfd_gfx_v11.c`; that enum lives

@@ -129,8 +129,8 @@ pub const FACTS: &[Fact] = barebell_facts::fact_table!(
 // The ring and the submit path.
 // ---------------------------------------------------------------------------
 
-use crate::aql::{INVALID_HEADER, Packet};
-use crate::doorbell::Doorbell;
+use crate::aql::doorbell::Doorbell;
+use crate::aql::packet::{INVALID_HEADER, Packet};
 use crate::time::{Clock, Deadline};
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};

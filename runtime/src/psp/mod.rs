@@ -41,7 +41,7 @@
 //!   (`psp_cmd_submit_buf()`); the VM fault that usually explains it is
 //!   reported separately by the GMC interrupt handler. Given the hub the
 //!   PSP's DMA goes through ([`Psp::with_fault_hub`]), this reads the
-//!   hub's latched fault ([`crate::hub::read_fault`]) and puts it in the
+//!   hub's latched fault ([`crate::gmc::hub::read_fault`]) and puts it in the
 //!   [`PspError::FenceTimeout`], so the error says which address the PSP
 //!   could not reach.
 //!
@@ -251,7 +251,7 @@ pub enum PspError {
         want: u32,
         last: u32,
         waited_ns: u64,
-        vm_fault: Option<crate::hub::VmFault>,
+        vm_fault: Option<crate::gmc::hub::VmFault>,
     },
     /// The device vanished during a fence wait.
     DeviceGone { cmd_id: u32 },
@@ -447,7 +447,7 @@ pub struct PspBuffers {
 pub struct FaultHub<'a> {
     pub bus: &'a dyn RegisterBus,
     pub bases: IpBases,
-    pub regs: &'static crate::hub::HubRegs,
+    pub regs: &'static crate::gmc::hub::HubRegs,
 }
 
 impl core::fmt::Debug for FaultHub<'_> {
@@ -545,9 +545,9 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
     /// The fault the PSP's hub holds, if a hub was given and one is
     /// latched (a hub register that cannot be read counts as none: the
     /// caller is already reporting a failure).
-    pub fn vm_fault(&self) -> Option<crate::hub::VmFault> {
+    pub fn vm_fault(&self) -> Option<crate::gmc::hub::VmFault> {
         let h = self.fault_hub?;
-        crate::hub::read_fault(h.bus, &h.bases, h.regs)
+        crate::gmc::hub::read_fault(h.bus, &h.bases, h.regs)
             .ok()
             .flatten()
     }

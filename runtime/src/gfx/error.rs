@@ -1,0 +1,230 @@
+//! The gfx layer's errors, in one leaf module so that the mappers and
+//! their back ends (direct HQD, KIQ, MES) can share [`MapError`] without
+//! importing each other.
+
+use crate::bus::WaitError;
+
+/// Why an MQD could not be built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MqdError {
+    /// The ring must be a power of two of at least 256 bytes (four AQL
+    /// packets), and `QUEUE_SIZE` holds at most 63.
+    RingSize { bytes: u64 },
+    /// A field needs this alignment: the ring and EOP bases are stored
+    /// `>> 8`, the MQD base and the index addresses must be 8-aligned.
+    Misaligned {
+        field: &'static str,
+        address: u64,
+        align: u64,
+    },
+    /// An address is zero.
+    Missing { field: &'static str },
+    /// The doorbell offset does not fit `DOORBELL_OFFSET` (26 bits).
+    DoorbellOffset { dword: u32 },
+    /// The EOP buffer must be a power of two of at least 16 bytes.
+    EopSize { bytes: u64 },
+    /// VMIDs are 4 bits.
+    Vmid { vmid: u8 },
+}
+
+impl core::fmt::Display for MqdError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            MqdError::RingSize { bytes } => write!(
+                f,
+                "ring of {bytes} bytes: must be a power of two from 256 bytes"
+            ),
+            MqdError::Misaligned {
+                field,
+                address,
+                align,
+            } => write!(f, "{field} {address:#x} is not {align}-byte aligned"),
+            MqdError::Missing { field } => write!(f, "{field} is zero"),
+            MqdError::DoorbellOffset { dword } => {
+                write!(f, "doorbell dword offset {dword:#x} exceeds 26 bits")
+            }
+            MqdError::EopSize { bytes } => write!(
+                f,
+                "EOP buffer of {bytes} bytes: must be a power of two from 16 bytes"
+            ),
+            MqdError::Vmid { vmid } => write!(f, "VMID {vmid} exceeds 15"),
+        }
+    }
+}
+
+/// What MES wrote to a frame's status slot, decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MesStatus {
+    /// v11: the ring fence advanced past the frame but its own fence was
+    /// never written (Linux's `!*status_ptr` failure; v11 gives no code).
+    NotCompleted { value: u64 },
+    /// v12: `MES_ERR_CODE` decoded.
+    V12(barebell_firmware_if::mes_api::v12::Status),
+}
+
+/// Why a MES API call failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MesError {
+    /// The ring fence did not reach `seq` within the bound: MES is hung
+    /// or was never started. `frame` names the API frame.
+    Timeout {
+        frame: &'static str,
+        seq: u64,
+        fence: u64,
+        waited_ns: u64,
+    },
+    /// MES processed `frame` and refused it.
+    Failed {
+        frame: &'static str,
+        status: MesStatus,
+    },
+    /// ADD_QUEUE before SET_HW_RSRC succeeded.
+    NotInitialised { frame: &'static str },
+    /// No process registered under this key.
+    UnknownProcess { key: u8 },
+    /// Every process slot is in use.
+    TooManyProcesses,
+}
+
+impl core::fmt::Display for MesError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            MesError::Timeout {
+                frame,
+                seq,
+                fence,
+                waited_ns,
+            } => write!(
+                f,
+                "MES did not answer {frame} within {waited_ns} ns (ring fence {fence}, waiting for {seq})"
+            ),
+            MesError::Failed { frame, status } => {
+                write!(f, "MES refused {frame}: {status:?}")
+            }
+            MesError::NotInitialised { frame } => {
+                write!(f, "{frame} sent before SET_HW_RSRC succeeded")
+            }
+            MesError::UnknownProcess { key } => write!(f, "no process registered as {key}"),
+            MesError::TooManyProcesses => write!(f, "all 16 process slots are in use"),
+        }
+    }
+}
+
+/// The KIQ did not reach the fence after `packet` within the bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KiqTimeout {
+    pub packet: &'static str,
+    pub seq: u32,
+    pub fence: u32,
+    pub waited_ns: u64,
+}
+
+impl core::fmt::Display for KiqTimeout {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "KIQ did not complete {} within {} ns (fence {}, waiting for {})",
+            self.packet, self.waited_ns, self.fence, self.seq
+        )
+    }
+}
+
+/// Why a doorbell could not be taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DoorbellAllocError {
+    /// Outside the range the MEC listens on (`lower..=upper`).
+    OutOfRange { index: u32, lower: u32, upper: u32 },
+    /// Another queue has it.
+    InUse { index: u32 },
+    /// Every doorbell of the range is taken.
+    Exhausted { lower: u32, upper: u32 },
+}
+
+impl core::fmt::Display for DoorbellAllocError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            DoorbellAllocError::OutOfRange {
+                index,
+                lower,
+                upper,
+            } => write!(
+                f,
+                "doorbell {index:#x} is outside the MEC doorbell range {lower:#x}..={upper:#x}"
+            ),
+            DoorbellAllocError::InUse { index } => {
+                write!(f, "doorbell {index:#x} is already used by another queue")
+            }
+            DoorbellAllocError::Exhausted { lower, upper } => {
+                write!(f, "no free doorbell in {lower:#x}..={upper:#x}")
+            }
+        }
+    }
+}
+
+/// Why a queue could not be mapped or unmapped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapError {
+    Mqd(MqdError),
+    Doorbell(DoorbellAllocError),
+    /// All HQD slots this mapper may use are taken.
+    NoFreeSlot,
+    /// The chosen HQD is already active.
+    HqdBusy {
+        pipe: u8,
+        queue: u8,
+    },
+    /// The register's segment base is missing from the discovery bases.
+    RegisterOutsideAperture {
+        register: &'static str,
+    },
+    /// The HQD did not go inactive after `CP_HQD_DEQUEUE_REQUEST`.
+    Dequeue(WaitError),
+    /// The mapping is not one this mapper made (or already unmapped).
+    NotMapped {
+        doorbell: u32,
+    },
+    /// MES refused or did not answer.
+    Mes(MesError),
+    /// The KIQ did not complete a packet.
+    Kiq(KiqTimeout),
+}
+
+impl From<MqdError> for MapError {
+    fn from(e: MqdError) -> Self {
+        MapError::Mqd(e)
+    }
+}
+
+impl From<DoorbellAllocError> for MapError {
+    fn from(e: DoorbellAllocError) -> Self {
+        MapError::Doorbell(e)
+    }
+}
+
+impl From<MesError> for MapError {
+    fn from(e: MesError) -> Self {
+        MapError::Mes(e)
+    }
+}
+
+impl core::fmt::Display for MapError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            MapError::Mqd(e) => write!(f, "MQD: {e}"),
+            MapError::Doorbell(e) => write!(f, "doorbell: {e}"),
+            MapError::NoFreeSlot => write!(f, "no free HQD slot"),
+            MapError::HqdBusy { pipe, queue } => {
+                write!(f, "HQD pipe {pipe} queue {queue} is already active")
+            }
+            MapError::RegisterOutsideAperture { register } => {
+                write!(f, "register {register} has no base in the discovery table")
+            }
+            MapError::Dequeue(e) => write!(f, "dequeue: {e}"),
+            MapError::NotMapped { doorbell } => {
+                write!(f, "no queue on doorbell {doorbell:#x} was mapped here")
+            }
+            MapError::Mes(e) => write!(f, "MES: {e}"),
+            MapError::Kiq(e) => write!(f, "{e}"),
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! Putting a compute queue on the hardware: one trait, several mappers.
+//!
+//! A queue is memory (ring, `amd_queue_t`, MQD page, EOP buffer) plus a
+//! doorbell. "Mapping" it means making one hardware queue slot (HQD) on a
+//! MEC pipe load that MQD and listen on that doorbell. There are three ways
+//! to get there, which users can compare:
+//! - [`crate::gfx::mes::Mes`]: ask the MES scheduler (ADD_QUEUE), as KFD does on
+//!   gfx11 and later;
+//! - [`crate::gfx::hqd::DirectHqd`]: write the HQD registers ourselves, as
+//!   tinygrad's AM driver does;
+//! - [`crate::gfx::kiq::Kiq`]: PM4 MAP_QUEUES on the KIQ ring, the HWS style.
+//!
+//! Doorbells are allocated here, not by the mappers' back ends, so that a
+//! collision is refused before anything reaches the device.
+
+use crate::aql::queue::QueueMemory;
+use crate::gfx::error::MapError;
+use crate::gfx::mqd::{AqlMqdParams, EOP_BYTES, EopBuffer, MqdPage};
+use crate::ip::Generation;
+use crate::regs::{IpBases, Reg};
+
+/// The GC registers a mapper touches, per generation. GC 11.0.0 and
+/// 12.0.0 place them identically; each set is checked against its own
+/// `gc_*_offset.h`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HqdRegs {
+    pub generation: Generation,
+    pub grbm_gfx_cntl: Reg,
+    pub mqd_base_addr: Reg,
+    pub hqd_active: Reg,
+    pub doorbell_control: Reg,
+    pub dequeue_request: Reg,
+    pub eop_rptr: Reg,
+    pub wptr_lo: Reg,
+    pub wptr_hi: Reg,
+    pub wptr_poll_addr: Reg,
+    pub wptr_poll_addr_hi: Reg,
+    pub wptr_poll_cntl1: Reg,
+    pub doorbell_range_lower: Reg,
+    pub doorbell_range_upper: Reg,
+}
+
+impl HqdRegs {
+    pub const fn for_generation(g: Generation) -> Self {
+        match g {
+            Generation::Gfx11 => {
+                use crate::regs::gc_11_0_0 as r;
+                HqdRegs {
+                    generation: g,
+                    grbm_gfx_cntl: r::GRBM_GFX_CNTL,
+                    mqd_base_addr: r::CP_MQD_BASE_ADDR,
+                    hqd_active: r::CP_HQD_ACTIVE,
+                    doorbell_control: r::CP_HQD_PQ_DOORBELL_CONTROL,
+                    dequeue_request: r::CP_HQD_DEQUEUE_REQUEST,
+                    eop_rptr: r::CP_HQD_EOP_RPTR,
+                    wptr_lo: r::CP_HQD_PQ_WPTR_LO,
+                    wptr_hi: r::CP_HQD_PQ_WPTR_HI,
+                    wptr_poll_addr: r::CP_HQD_PQ_WPTR_POLL_ADDR,
+                    wptr_poll_addr_hi: r::CP_HQD_PQ_WPTR_POLL_ADDR_HI,
+                    wptr_poll_cntl1: r::CP_PQ_WPTR_POLL_CNTL1,
+                    doorbell_range_lower: r::CP_MEC_DOORBELL_RANGE_LOWER,
+                    doorbell_range_upper: r::CP_MEC_DOORBELL_RANGE_UPPER,
+                }
+            }
+            Generation::Gfx12 => {
+                use crate::regs::gc_12_0_0 as r;
+                HqdRegs {
+                    generation: g,
+                    grbm_gfx_cntl: r::GRBM_GFX_CNTL,
+                    mqd_base_addr: r::CP_MQD_BASE_ADDR,
+                    hqd_active: r::CP_HQD_ACTIVE,
+                    doorbell_control: r::CP_HQD_PQ_DOORBELL_CONTROL,
+                    dequeue_request: r::CP_HQD_DEQUEUE_REQUEST,
+                    eop_rptr: r::CP_HQD_EOP_RPTR,
+                    wptr_lo: r::CP_HQD_PQ_WPTR_LO,
+                    wptr_hi: r::CP_HQD_PQ_WPTR_HI,
+                    wptr_poll_addr: r::CP_HQD_PQ_WPTR_POLL_ADDR,
+                    wptr_poll_addr_hi: r::CP_HQD_PQ_WPTR_POLL_ADDR_HI,
+                    wptr_poll_cntl1: r::CP_PQ_WPTR_POLL_CNTL1,
+                    doorbell_range_lower: r::CP_MEC_DOORBELL_RANGE_LOWER,
+                    doorbell_range_upper: r::CP_MEC_DOORBELL_RANGE_UPPER,
+                }
+            }
+        }
+    }
+
+    /// Byte offset of `reg`, or a typed error naming it.
+    pub fn at(&self, reg: Reg, bases: &IpBases) -> Result<usize, MapError> {
+        reg.byte_offset(bases)
+            .ok_or(MapError::RegisterOutsideAperture { register: reg.name })
+    }
+
+    /// Byte offset of HQD window register `i` (MQD dword `128 + i`).
+    pub fn window(&self, i: usize, bases: &IpBases) -> Result<usize, MapError> {
+        let first = self.at(self.mqd_base_addr, bases)?;
+        first
+            .checked_add(i * 4)
+            .ok_or(MapError::RegisterOutsideAperture {
+                register: "HQD window",
+            })
+    }
+}
+
+/// What a mapper needs to know about one queue, in GPU addresses.
+#[derive(Debug, Clone, Copy)]
+pub struct QueueResources<'a> {
+    pub mqd: &'a MqdPage,
+    pub eop: &'a EopBuffer,
+    pub ring_address: u64,
+    pub ring_bytes: u64,
+    pub read_index_address: u64,
+    pub write_index_address: u64,
+    /// 64-bit doorbell index in the doorbell BAR.
+    pub doorbell: u32,
+    pub vmid: u8,
+}
+
+impl<'a> QueueResources<'a> {
+    /// The resources of an AQL queue in `mem`. On the model (and with an
+    /// identity-mapped IOMMU) GPU addresses equal CPU addresses.
+    pub fn aql<const SLOTS: usize>(
+        mem: &QueueMemory<SLOTS>,
+        mqd: &'a MqdPage,
+        eop: &'a EopBuffer,
+        doorbell: u32,
+        vmid: u8,
+    ) -> Self {
+        QueueResources {
+            mqd,
+            eop,
+            ring_address: mem.ring_address(),
+            ring_bytes: (SLOTS * 64) as u64,
+            read_index_address: mem.read_index_address(),
+            write_index_address: mem.write_index_address(),
+            doorbell,
+            vmid,
+        }
+    }
+
+    /// The MQD parameters for these resources.
+    pub fn mqd_params(&self) -> AqlMqdParams {
+        AqlMqdParams {
+            mqd_address: self.mqd.address(),
+            ring_address: self.ring_address,
+            ring_bytes: self.ring_bytes,
+            read_index_address: self.read_index_address,
+            write_index_address: self.write_index_address,
+            doorbell_dword: self.doorbell.saturating_mul(2),
+            eop_address: self.eop.address(),
+            eop_bytes: EOP_BYTES,
+            vmid: self.vmid,
+        }
+    }
+}
+
+/// A mapped queue: enough to unmap it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mapping {
+    pub doorbell: u32,
+    pub mqd_address: u64,
+    /// MEC pipe and queue slot (direct HQD / KIQ); MES picks its own and
+    /// does not tell, so these are 0 for MES.
+    pub pipe: u8,
+    pub queue: u8,
+    pub vmid: u8,
+}
+
+/// Maps and unmaps compute queues. Implementations claim the doorbell
+/// before touching the device, so a collision is an error with nothing
+/// sent.
+pub trait QueueMapper {
+    /// Builds the queue's MQD and makes the hardware run it.
+    ///
+    /// # Safety
+    /// Every address in `q` must be valid memory the device may read and
+    /// write for as long as the queue stays mapped, and `q.mqd` must not be
+    /// mapped already.
+    unsafe fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError>;
+
+    /// Takes the queue off the hardware and frees its doorbell.
+    fn unmap(&mut self, m: &Mapping) -> Result<(), MapError>;
+}

@@ -1,0 +1,241 @@
+//! The MES pipes' own rings: the scheduler ring (pipe 0) and, on gfx12,
+//! the KIQ pipe's ring (pipe 1), loaded by registers or mapped by the KIQ
+//! or by a `map_legacy_kq` ADD_QUEUE.
+
+use crate::bus::RegisterBus;
+use crate::gfx::error::MapError;
+use crate::gfx::grbm::GrbmGfxCntl;
+use crate::gfx::mes::start::{MES_ME, SCHED_PIPE};
+use crate::ip::Generation;
+use crate::regs::IpBases;
+use crate::time::Clock;
+
+/// A MES ring with its MQD page, EOP buffer and 64-bit doorbell index.
+#[derive(Debug, Clone, Copy)]
+pub struct MesRingParts<'a, const N: usize> {
+    pub ring: &'a crate::gfx::mes::MesMemory<N>,
+    pub mqd: &'a crate::gfx::mqd::MqdPage,
+    pub eop: &'a crate::gfx::mqd::EopBuffer,
+    pub doorbell: u32,
+}
+
+/// `MES_EOP_SIZE` (`mes_v11_0.c`, a `.c` define, so cited only).
+pub const MES_EOP_BYTES: u64 = 2048;
+
+/// The scheduler ring's MQD image (`mes_v11_0_mqd_init()`).
+///
+/// Linux's `RPTR_BLOCK_SIZE` argument there is already shifted by 8, so
+/// `REG_SET_FIELD` masks it to 0; this keeps that value (0) rather than
+/// the 9 `gfx_v11_0_compute_mqd_init()` writes for the KIQ.
+pub fn scheduler_ring_hqd<const N: usize>(
+    ring: &crate::gfx::mes::MesMemory<N>,
+    mqd: &crate::gfx::mqd::MqdPage,
+    eop: &crate::gfx::mqd::EopBuffer,
+    doorbell: u32,
+) -> Result<crate::gfx::mqd::HqdRegisters, crate::gfx::error::MqdError> {
+    use crate::gfx::error::MqdError;
+    use crate::gfx::kiq::hqd::{
+        EOP_CONTROL_DEFAULT, IB_CONTROL_DEFAULT, MQD_CONTROL_DEFAULT, PERSISTENT_STATE_DEFAULT,
+        PQ_CONTROL_DEFAULT,
+    };
+    use crate::gfx::mqd::{DoorbellControl, PersistentState, PqControl};
+    let ring_addr = ring.ring_address();
+    if !ring_addr.is_multiple_of(256) {
+        return Err(MqdError::Misaligned {
+            field: "MES ring",
+            address: ring_addr,
+            align: 256,
+        });
+    }
+    if eop.address() == 0 {
+        return Err(MqdError::Missing {
+            field: "EOP address",
+        });
+    }
+    let dword = doorbell.saturating_mul(2);
+    if dword >= 1 << 26 {
+        return Err(MqdError::DoorbellOffset { dword });
+    }
+    let lo = |x: u64| x as u32;
+    let hi = |x: u64| (x >> 32) as u32;
+    let pq = PqControl::from_bits(PQ_CONTROL_DEFAULT)
+        .with_queue_size((N.trailing_zeros() - 1) as u8)
+        .with_rptr_block_size(0)
+        .with_unord_dispatch(true)
+        .with_tunnel_dispatch(false)
+        .with_priv_state(true)
+        .with_kmd_queue(true)
+        .with_no_update_rptr(true);
+    Ok(crate::gfx::mqd::HqdRegisters {
+        cp_mqd_base_addr_lo: lo(mqd.address()) & !3,
+        cp_mqd_base_addr_hi: hi(mqd.address()),
+        cp_hqd_active: 1,
+        cp_hqd_vmid: 0,
+        cp_hqd_persistent_state: PersistentState::from_bits(PERSISTENT_STATE_DEFAULT)
+            .with_preload_size(0x55)
+            .into_bits(),
+        cp_hqd_pq_base_lo: lo(ring_addr >> 8),
+        cp_hqd_pq_base_hi: hi(ring_addr >> 8),
+        cp_hqd_pq_rptr_report_addr_lo: lo(ring.rptr_address()) & !3,
+        cp_hqd_pq_rptr_report_addr_hi: hi(ring.rptr_address()) & 0xFFFF,
+        cp_hqd_pq_wptr_poll_addr_lo: lo(ring.wptr_address()) & !7,
+        cp_hqd_pq_wptr_poll_addr_hi: hi(ring.wptr_address()) & 0xFFFF,
+        cp_hqd_pq_doorbell_control: DoorbellControl::new()
+            .with_doorbell_offset(dword)
+            .with_doorbell_en(true)
+            .into_bits(),
+        cp_hqd_pq_control: pq.into_bits(),
+        cp_hqd_ib_control: IB_CONTROL_DEFAULT,
+        cp_mqd_control: MQD_CONTROL_DEFAULT,
+        cp_hqd_eop_base_addr_lo: lo(eop.address() >> 8),
+        cp_hqd_eop_base_addr_hi: hi(eop.address() >> 8),
+        cp_hqd_eop_control: EOP_CONTROL_DEFAULT & !0x3F
+            | ((MES_EOP_BYTES / 4).trailing_zeros() - 1),
+        ..crate::gfx::mqd::HqdRegisters::default()
+    })
+}
+
+/// `MES_QUEUE_TYPE_SCHQ` (`mes_v12_api_def.h`): the queue type of a MES
+/// scheduler ring in a `map_legacy_kq` ADD_QUEUE.
+pub const MES_QUEUE_TYPE_SCHQ: u32 = 3;
+
+/// The SCHQ queue type, against the v12 API header.
+pub const FACTS: &[barebell_facts::Fact] = &[barebell_facts::Fact::constant(
+    "mes_v12_api_def.h",
+    "MES_QUEUE_TYPE_SCHQ",
+    MES_QUEUE_TYPE_SCHQ as u64,
+)];
+
+/// Maps the MES scheduler ring through the KIQ (v11,
+/// `mes_v11_0_kiq_enable_queue()`): MQD into `mqd`, then MAP_QUEUES with
+/// ME 2 / engine 5 on MES pipe 0, queue 0, fenced.
+///
+/// # Safety
+/// `ring`, `mqd` and `eop` must stay valid device-visible memory while MES
+/// runs, and `mqd` must not be mapped already.
+pub unsafe fn map_scheduler_ring<C, P, const K: usize, const N: usize>(
+    kiq: &mut crate::gfx::kiq::Kiq<'_, C, P, K>,
+    parts: MesRingParts<'_, N>,
+) -> Result<(), MapError>
+where
+    C: Clock,
+    P: crate::time::Pause,
+{
+    let MesRingParts {
+        ring,
+        mqd,
+        eop,
+        doorbell,
+    } = parts;
+    let hqd = scheduler_ring_hqd(ring, mqd, eop, doorbell)?;
+    // SAFETY: forwarded contract (not mapped).
+    unsafe { mqd.write(&crate::gfx::mqd::ComputeMqdV11::kernel_queue(hqd)) };
+    let packet = barebell_firmware_if::pm4::map_queues(
+        barebell_firmware_if::pm4::QueueEngine::Mes,
+        SCHED_PIPE,
+        0,
+        doorbell.saturating_mul(2),
+        mqd.address(),
+        ring.wptr_address(),
+    );
+    kiq.submit("MAP_QUEUES (MES scheduler ring)", &packet)
+        .map_err(MapError::Kiq)
+}
+
+/// Loads a MES pipe's ring by register programming
+/// (`mes_v12_0_queue_init_register()`): GRBM ME 3 / `pipe`, the HQD
+/// window of the MES ring MQD, `CP_HQD_ACTIVE`.
+///
+/// # Safety
+/// As [`map_scheduler_ring`].
+pub unsafe fn load_pipe_ring<B: RegisterBus + ?Sized, const N: usize>(
+    bus: &B,
+    bases: &IpBases,
+    generation: Generation,
+    pipe: u8,
+    parts: MesRingParts<'_, N>,
+) -> Result<(), MapError> {
+    let MesRingParts {
+        ring,
+        mqd,
+        eop,
+        doorbell,
+    } = parts;
+    let hqd = scheduler_ring_hqd(ring, mqd, eop, doorbell)?;
+    // SAFETY: forwarded contract (not mapped).
+    unsafe {
+        match generation {
+            Generation::Gfx11 => mqd.write(&crate::gfx::mqd::ComputeMqdV11::kernel_queue(hqd)),
+            Generation::Gfx12 => mqd.write(&crate::gfx::mqd::ComputeMqdV12::kernel_queue(hqd)),
+        }
+    };
+    let regs = crate::gfx::mapper::HqdRegs::for_generation(generation);
+    let grbm = regs.at(regs.grbm_gfx_cntl, bases)?;
+    bus.write32(
+        grbm,
+        GrbmGfxCntl::new()
+            .with_meid(MES_ME)
+            .with_pipeid(pipe)
+            .into_bits(),
+    );
+    let mut r = Ok(());
+    // The image's ACTIVE (1, as `mes_v12_0_mqd_init()` sets it) is written
+    // last, after everything it activates, as the register sequence does.
+    let mut image = hqd;
+    image.cp_hqd_active = 0;
+    for (i, w) in image.dwords().iter().enumerate() {
+        match regs.window(i, bases) {
+            Ok(at) => bus.write32(at, *w),
+            Err(e) => {
+                r = Err(e);
+                break;
+            }
+        }
+    }
+    if r.is_ok() {
+        r = regs.at(regs.hqd_active, bases).map(|a| bus.write32(a, 1));
+    }
+    bus.write32(grbm, 0);
+    r
+}
+
+/// Maps MES pipe 0's scheduler ring through MES pipe 1 (v12 uni-MES,
+/// `mes_v12_0_map_legacy_queue()`): an ADD_QUEUE with `map_legacy_kq`,
+/// pipe 0, queue 0, the ring's doorbell, MQD and wptr, queue type SCHQ.
+///
+/// # Safety
+/// As [`map_scheduler_ring`].
+pub unsafe fn map_legacy_scheduler_ring<C, P, const K: usize, const N: usize>(
+    kiq_pipe: &mut crate::gfx::mes::Mes<'_, C, P, K, crate::gfx::mes::V12>,
+    parts: MesRingParts<'_, N>,
+) -> Result<(), MapError>
+where
+    C: Clock,
+    P: crate::time::Pause,
+{
+    let MesRingParts {
+        ring,
+        mqd,
+        eop,
+        doorbell,
+    } = parts;
+    use barebell_firmware_if::mes_api::{Frame, Le32, Le64, v12};
+    let hqd = scheduler_ring_hqd(ring, mqd, eop, doorbell)?;
+    // SAFETY: forwarded contract (not mapped).
+    unsafe { mqd.write(&crate::gfx::mqd::ComputeMqdV12::kernel_queue(hqd)) };
+    let mut f = v12::AddQueue::new();
+    f.pipe_id = Le32::new(u32::from(SCHED_PIPE));
+    f.queue_id = Le32::new(0);
+    f.doorbell_offset = Le32::new(doorbell.saturating_mul(2));
+    f.mqd_addr = Le64::new(mqd.address());
+    f.wptr_addr = Le64::new(ring.wptr_address());
+    f.queue_type = Le32::new(MES_QUEUE_TYPE_SCHQ);
+    f.flags = Le32::new(
+        v12::AddQueueFlags::new()
+            .with_map_legacy_kq(true)
+            .into_bits(),
+    );
+    kiq_pipe
+        .submit("ADD_QUEUE (map_legacy_kq)", f)
+        .map_err(MapError::Mes)
+}

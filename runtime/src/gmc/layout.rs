@@ -1,0 +1,127 @@
+//! Where things go in the GPU's memory-controller (MC) address space:
+//! the FB (VRAM) where the VBIOS put it, the GART as
+//! `amdgpu_gmc_gart_location()` places it, and what VRAM keeps back at
+//! its bottom for the VBIOS framebuffer.
+//!
+//! This is policy, not mechanism: Linux decides it in
+//! `gmc_v11_0_vram_gtt_location()` / `gmc_v12_0_vram_gtt_location()` and
+//! `amdgpu_gmc.c`; barebell follows the same rules so that a GPU sees the
+//! layout amdgpu would have given it.
+
+/// Linux's GART size (`amdgpu_gart_size` -1 → 512 MiB,
+/// `gmc_v11_0_mc_init()` / `gmc_v12_0_mc_init()`).
+pub const GART_BYTES: u64 = 512 << 20;
+/// `AMDGPU_GMC_HOLE_START` (amdgpu_gmc.h): MC addresses stop below it.
+pub const GMC_HOLE_START: u64 = 0x0000_8000_0000_0000;
+/// Kept back at the bottom of VRAM for the VBIOS framebuffer. Linux
+/// reserves `stolen_vga_memory` there, sized by
+/// `amdgpu_gmc_get_vbios_fb_size()`; this is a fixed upper bound.
+pub const VBIOS_FB_HOLE: u64 = 16 << 20;
+/// `MMMC_VM_FB_LOCATION_BASE__FB_BASE_MASK` (mmhub_3_0_0 and 4_1_0
+/// sh_mask headers); the field holds MC address bits 24 and up.
+pub const FB_BASE_MASK: u32 = 0x00FF_FFFF;
+
+/// Which end of the MC space the GART goes to
+/// (`enum amdgpu_gart_placement`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GartPlacement {
+    /// `AMDGPU_GART_PLACEMENT_HIGH`: gfx11 (`gmc_v11_0_vram_gtt_location()`).
+    High,
+    /// `AMDGPU_GART_PLACEMENT_LOW`: gfx12 (`gmc_v12_0_vram_gtt_location()`).
+    Low,
+}
+
+/// Where the GART goes, as `amdgpu_gmc_gart_location()` decides it: at
+/// most `size` bytes, 4 GiB aligned, high (below the MC hole) or low
+/// (at 0 if it fits below the FB, else after it).
+pub fn gart_location(place: GartPlacement, fb_start: u64, fb_end: u64, size: u64) -> (u64, u64) {
+    const FOUR_GB: u64 = 1 << 32;
+    let max = GMC_HOLE_START - 1;
+    let below = fb_start;
+    let above = (max + 1).saturating_sub(fb_end.saturating_add(1).next_multiple_of(FOUR_GB));
+    let size = size.min(below.max(above)).max(1);
+    let start = match place {
+        GartPlacement::High => (max - size + 1) & !(FOUR_GB - 1),
+        GartPlacement::Low if below >= size => 0,
+        GartPlacement::Low => fb_end.saturating_add(1).next_multiple_of(FOUR_GB),
+    };
+    (start, start.saturating_add(size - 1))
+}
+
+/// The FB's MC address from `MMMC_VM_FB_LOCATION_BASE`
+/// (`mmhub_v3_0_get_fb_location()`, `mmhub_v4_1_0_get_fb_location()`).
+pub fn fb_start(fb_location_base: u32) -> u64 {
+    u64::from(fb_location_base & FB_BASE_MASK) << 24
+}
+
+/// The MC layout of one part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McLayout {
+    /// VRAM size in bytes (`RCC_CONFIG_MEMSIZE` MiB).
+    pub vram_bytes: u64,
+    pub fb_start: u64,
+    pub fb_end: u64,
+    pub gart_start: u64,
+    pub gart_end: u64,
+}
+
+impl McLayout {
+    /// The layout Linux computes for VRAM of `vram_bytes` at the FB base
+    /// the VBIOS left, with a GART of [`GART_BYTES`]. `None` if the FB
+    /// would run into the MC hole.
+    pub fn new(place: GartPlacement, fb_location_base: u32, vram_bytes: u64) -> Option<Self> {
+        let fb_start = fb_start(fb_location_base);
+        let fb_end = fb_start.checked_add(vram_bytes)?.checked_sub(1)?;
+        if vram_bytes == 0 || fb_end >= GMC_HOLE_START {
+            return None;
+        }
+        let (gart_start, gart_end) = gart_location(place, fb_start, fb_end, GART_BYTES);
+        Some(McLayout {
+            vram_bytes,
+            fb_start,
+            fb_end,
+            gart_start,
+            gart_end,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `amdgpu_gmc_gart_location()` worked by hand for a 24 GiB board at
+    /// MC 0x80_0000_0000: HIGH puts the 512 MiB GART at the top of the
+    /// 47-bit MC space rounded down to 4 GiB; LOW puts it at 0 since it
+    /// fits below the FB.
+    #[test]
+    fn gart_lands_where_linux_puts_it() {
+        let fb = 0x80_0000_0000u64;
+        let end = fb + (24u64 << 30) - 1;
+        assert_eq!(
+            gart_location(GartPlacement::High, fb, end, GART_BYTES),
+            (0x7FFF_0000_0000, 0x7FFF_1FFF_FFFF)
+        );
+        assert_eq!(
+            gart_location(GartPlacement::Low, fb, end, GART_BYTES),
+            (0, 0x1FFF_FFFF)
+        );
+        // LOW with no room below the FB: after it, 4 GiB aligned.
+        assert_eq!(
+            gart_location(
+                GartPlacement::Low,
+                0x1000_0000,
+                0x1000_0000 + (1 << 30) - 1,
+                GART_BYTES
+            ),
+            (0x1_0000_0000, 0x1_1FFF_FFFF)
+        );
+    }
+
+    #[test]
+    fn a_memory_size_that_would_cross_the_hole_is_refused() {
+        assert!(McLayout::new(GartPlacement::High, 0x8000, 1 << 30).is_some());
+        assert!(McLayout::new(GartPlacement::High, 0xFF_FFFF, u64::MAX >> 1).is_none());
+        assert!(McLayout::new(GartPlacement::Low, 0x8000, 0).is_none());
+    }
+}
