@@ -16,7 +16,6 @@ use barebell::bus::trace::{Access, Symbols, TraceBus};
 use barebell::discovery::{Discovery, hw_id};
 use barebell::gmc::hub::{GART_ENGINE, HubConfig, HubRegs, gart_enable, hub_for, invalidate};
 use barebell::gmc::pagetable::{Flags, LARGE_PAGE, Table, TableArena};
-use barebell::ip::Generation;
 use barebell::mem::{VramAllocator, VramRange};
 use barebell::regs::IpBases;
 use barebell_sim::dma::Dma;
@@ -101,10 +100,7 @@ pub fn step<'c>(
     let trace = args.trace;
     let gfxhub = hub_state(clock, d, hw_id::GC, "GC")?;
     let mmhub = hub_state(clock, d, hw_id::MMHUB, "MMHUB")?;
-    let format = match gfxhub.regs.generation {
-        barebell::ip::Generation::Gfx11 => Generation::Gfx11,
-        barebell::ip::Generation::Gfx12 => Generation::Gfx12,
-    };
+    let format = gfxhub.regs.generation;
     // VMID0: a 2 MiB page of VRAM at VA 0, taken from the allocator so it
     // stays below the discovery/boot region, and the tables themselves in
     // VRAM too (host memory the hub models read as that VRAM). PTEs and

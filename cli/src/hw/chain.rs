@@ -426,10 +426,7 @@ pub fn run(
     };
 
     // mes
-    let generation = match gfxhub.generation {
-        Generation::Gfx11 => barebell::ip::Generation::Gfx11,
-        Generation::Gfx12 => barebell::ip::Generation::Gfx12,
-    };
+    let generation = gfxhub.generation;
     let start = mes_start(&set, o.firmware_dir)?;
     let versions = barebell::gfx::mes::start::start(&bus, &clock, &gc.bases, generation, &start)
         .map_err(step_err("mes"))?;

@@ -306,10 +306,7 @@ fn run_part(
         .extend((MMIO_REG_HOLE_OFFSET as usize..MMIO_REG_HOLE_OFFSET as usize + 4096).step_by(4));
     let psp_gc: HashSet<usize> =
         offsets(&[gc_regs.rlc_bootload_status, gc_regs.cp_stat], &gc.bases);
-    let generation = match gfxhub_regs.generation {
-        barebell::ip::Generation::Gfx11 => barebell::ip::Generation::Gfx11,
-        barebell::ip::Generation::Gfx12 => barebell::ip::Generation::Gfx12,
-    };
+    let generation = gfxhub_regs.generation;
     // BAR2 stand-in: the doorbell page the MEC model watches.
     let doorbells: &'static DoorbellPage =
         Box::leak(Box::new(DoorbellPage([const { AtomicU64::new(0) }; 512])));
