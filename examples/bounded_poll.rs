@@ -6,7 +6,7 @@
 //! been unplugged, when reads return all-ones.
 
 use barebell::bus::{RegCondition, poll};
-use barebell_sim::{RegisterFile, SimClock};
+use barebell_model::{RegisterFile, SimClock};
 
 fn main() {
     let clock = SimClock::new();

@@ -18,7 +18,7 @@
 //!   TMR, LOAD_IP_FW for every GFX ucode, AUTOLOAD_RLC (`psp_hw_start()`,
 //!   `psp_load_non_psp_fw()`), with the PSP model reaching its buffers
 //!   only through the MMHUB's VMID0 (GTT buffers behind the runtime's
-//!   tables, MMHUB init by the runtime; see `barebell_sim::psp::rig`);
+//!   tables, MMHUB init by the runtime; see `barebell_model::psp::rig`);
 //! - `rlc`: the bounded wait for the RLC autoload
 //!   (`gfx_v11_0_wait_for_rlc_autoload_complete()`).
 //!
@@ -32,8 +32,8 @@ use barebell::bus::trace::{Access, Symbols, TraceBus};
 use barebell::discovery::{Discovery, TABLE_BYTES, boot, hw_id, read_from_vram};
 use barebell::psp::{self, Image, Psp};
 use barebell::regs::{IpBases, Reg};
-use barebell_sim::discovery::VramWindow;
-use barebell_sim::psp::rig::{self, PartFirmware};
+use barebell_model::discovery::VramWindow;
+use barebell_model::psp::rig::{self, PartFirmware};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -162,7 +162,7 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
     // The PSP is an MMHUB client: its buffers go into the gmc step's
     // VMID0 and its accesses through that step's MMHUB model.
     let gmc = Box::leak(Box::new(gmc.ok_or("psp: no gmc state")?));
-    let tables = barebell_sim::psp::rig::TableMemory {
+    let tables = barebell_model::psp::rig::TableMemory {
         device: gmc.tables_at.offset,
         host: gmc.tables_host,
         len: gmc.tables_at.size,
@@ -252,7 +252,7 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
 /// after `nbio`), which later steps keep using.
 fn nbio_and_gmc<'c>(
     args: &BringupArgs,
-    clock: &'c barebell_sim::SimClock,
+    clock: &'c barebell_model::SimClock,
     d: &Discovery<'_>,
     vram_mib: u32,
 ) -> Result<Option<crate::bringup_gmc::GmcState<'c>>, String> {

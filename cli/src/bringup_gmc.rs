@@ -18,9 +18,9 @@ use barebell::gmc::hub::{GART_ENGINE, HubConfig, HubRegs, gart_enable, hub_for, 
 use barebell::gmc::pagetable::{Flags, LARGE_PAGE, Table, TableArena};
 use barebell::mem::{VramAllocator, VramRange};
 use barebell::regs::IpBases;
-use barebell_sim::dma::Dma;
-use barebell_sim::gmc::Access as VmAccess;
-use barebell_sim::hub::HubModel;
+use barebell_model::dma::Dma;
+use barebell_model::gmc::Access as VmAccess;
+use barebell_model::hub::HubModel;
 use core::ptr::NonNull;
 
 /// Where VRAM starts in the MC map: a model value.
@@ -69,7 +69,7 @@ pub struct GmcState<'c> {
 }
 
 fn hub_state<'c>(
-    clock: &'c barebell_sim::SimClock,
+    clock: &'c barebell_model::SimClock,
     d: &Discovery<'_>,
     hw: u16,
     what: &str,
@@ -93,7 +93,7 @@ fn hub_state<'c>(
 /// Runs the `gmc` step on its own hub models and returns them.
 pub fn step<'c>(
     args: &BringupArgs,
-    clock: &'c barebell_sim::SimClock,
+    clock: &'c barebell_model::SimClock,
     d: &Discovery<'_>,
     vram_mib: u32,
 ) -> Result<GmcState<'c>, String> {

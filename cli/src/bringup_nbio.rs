@@ -13,11 +13,11 @@ pub const DOORBELL_BUS: u64 = 0x00FC_0000_0000;
 /// Runs the `nbio` step on its own model.
 pub fn step(
     args: &BringupArgs,
-    clock: &barebell_sim::SimClock,
+    clock: &barebell_model::SimClock,
     d: &Discovery<'_>,
 ) -> Result<(), String> {
     use barebell::nbio::{self, MMIO_REG_HOLE_OFFSET, Nbio};
-    use barebell_sim::nbio::{DoorbellOutcome, NbioIp, NbioModel};
+    use barebell_model::nbio::{DoorbellOutcome, NbioIp, NbioModel};
 
     let trace = args.trace;
     let nbif = d.ip(hw_id::NBIF, 0).ok_or("no NBIF")?;

@@ -1,10 +1,10 @@
 //! `barebell bringup --mapping`: the bring-up chain after RLC autoload
-//! (`barebell_sim::chain`, shared with the unikernel), reported on stdout.
+//! (`barebell_model::chain`, shared with the unikernel), reported on stdout.
 
 use crate::latency_target::MappingMode;
 use barebell::ip::Generation;
 use barebell::time::StdClock;
-use barebell_sim::chain::{self, Mapping, Report};
+use barebell_model::chain::{self, Mapping, Report};
 
 struct Stdout;
 

@@ -12,7 +12,7 @@ use barebell::aql::packet::{Dispatch, Fences, Packet};
 use barebell::latency::run::{LatencyError, PHASES, Params, Sample, measure};
 use barebell::latency::tsc::{self, Correlation, TscScale};
 use barebell::latency::{Histogram, Outliers, Summary};
-use barebell_sim::thread::Idle;
+use barebell_model::thread::Idle;
 use clap::Args;
 use serde::Serialize;
 use std::io::Write as _;

@@ -12,10 +12,10 @@ use barebell::gfx::mapper::{HqdRegs, QueueMapper};
 use barebell::gfx::mes::{HwBases, Mes, Process, V11, V12};
 use barebell::ip::Generation;
 use barebell::time::StdClock;
-use barebell_sim::Seed;
-use barebell_sim::cp::{CpError, CpModel};
-use barebell_sim::mec_host::{GC_BASES, MecThread, ModelGpu, Service};
-use barebell_sim::thread::{CpThread, Idle};
+use barebell_model::Seed;
+use barebell_model::cp::{CpError, CpModel};
+use barebell_model::mec_host::{GC_BASES, MecThread, ModelGpu, Service};
+use barebell_model::thread::{CpThread, Idle};
 use std::time::Instant;
 
 pub const SLOTS: usize = 256;
@@ -125,7 +125,7 @@ pub fn unmapped(
 ) -> Result<Target, String> {
     let mut model = CpModel::new(Seed(seed));
     configure(&mut model, kernel_ns, time);
-    let q = barebell_sim::host::queue::<SLOTS>(
+    let q = barebell_model::host::queue::<SLOTS>(
         &mut model,
         QueueConfig {
             profiling: true,
@@ -134,7 +134,7 @@ pub fn unmapped(
         false,
     )
     .map_err(|e| e.to_string())?;
-    let signal = &barebell_sim::host::signals(&mut model, 1, 0)[0];
+    let signal = &barebell_model::host::signals(&mut model, 1, 0)[0];
     let cp = CpThread::spawn_with(model, idle, pin(cpu))
         .map_err(|e| format!("starting the model thread: {e}"))?;
     after_spawn();
@@ -173,7 +173,7 @@ pub fn mapped(
     let placed = gpu
         .queue::<SLOTS>(doorbell_index::USERQUEUE_START, config)
         .ok_or("placing the queue")?;
-    let signal = &barebell_sim::host::signals(&mut gpu.mec.cp(), 1, 0)[0];
+    let signal = &barebell_model::host::signals(&mut gpu.mec.cp(), 1, 0)[0];
     let doorbells = Doorbells::linux_default();
     let err = |e: &dyn std::fmt::Display| format!("{} mapping: {e}", mode.name());
     match mode {

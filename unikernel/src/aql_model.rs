@@ -1,4 +1,4 @@
-//! The AQL submit path against barebell-sim's CP model, inside the VM.
+//! The AQL submit path against barebell-model's CP model, inside the VM.
 //!
 //! This is not bring-up (no firmware, no MQD, no GPU): it is barebell's
 //! production `AqlQueue` (static ring, ROCR publish order, 64-bit doorbell
@@ -18,8 +18,8 @@ use barebell::latency::Histogram;
 use barebell::latency::tsc::{self, TscClock, TscScale};
 use barebell::aql::queue::{AqlQueue, QueueConfig, QueueMemory};
 use barebell::aql::signal::{Condition, SignalMemory};
-use barebell_sim::Seed;
-use barebell_sim::cp::{CpModel, HqdBinding};
+use barebell_model::Seed;
+use barebell_model::cp::{CpModel, HqdBinding};
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicU64, Ordering};
 

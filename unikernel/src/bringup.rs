@@ -1,5 +1,5 @@
 //! Bring-up after RLC autoload on the model GPU, inside the VM: the chain
-//! `barebell bringup --mapping` runs on the host (`barebell_sim::chain`:
+//! `barebell bringup --mapping` runs on the host (`barebell_model::chain`:
 //! MES start, the rings each mapping needs by register programming, one
 //! user queue, a dispatch through barebell's `AqlQueue`, its completion
 //! signal, `queue ready`), with the same `no_std` runtime code against the
@@ -14,9 +14,9 @@
 use crate::println;
 use barebell::latency::tsc::{self, TscClock, TscScale};
 use barebell::ip::Generation;
-use barebell_sim::chain::{self, Report};
+use barebell_model::chain::{self, Report};
 
-pub use barebell_sim::chain::Mapping;
+pub use barebell_model::chain::Mapping;
 
 fn gen_name(g: Generation) -> &'static str {
     match g {

@@ -30,8 +30,8 @@ use barebell::ip::Generation;
 use barebell::psp::{self, Image, Psp};
 use barebell::bus::trace::{self, Access, NamedSymbols, TraceBus};
 use barebell::regs::{Reg, gc_11_0_0, gc_12_0_0, mp_13_0_0, mp_14_0_2};
-use barebell_sim::discovery::VramWindow;
-use barebell_sim::psp::rig::{self, Blobs};
+use barebell_model::discovery::VramWindow;
+use barebell_model::psp::rig::{self, Blobs};
 use core::cell::Cell;
 
 /// Bound on each simulated-time wait.

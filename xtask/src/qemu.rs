@@ -61,7 +61,7 @@ const BOOT_BOUND: Duration = Duration::from_secs(120);
 /// stage), handed to the image as a PVH module through `-initrd`.
 const FIRMWARE: &str = "/lib/firmware/amdgpu/gc_11_0_0_mes_2.bin";
 /// The blobs the PSP/RLC bring-up in the image needs for Navi31 and
-/// Navi48 (the sets in `barebell_sim::psp::rig::navi31`/`navi48`).
+/// Navi48 (the sets in `barebell_model::psp::rig::navi31`/`navi48`).
 const BRINGUP_BLOBS: &[&str] = &[
     "psp_13_0_0_sos.bin",
     "smu_13_0_0.bin",

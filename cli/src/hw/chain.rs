@@ -925,8 +925,8 @@ fn mes_start(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use barebell_sim::SimClock;
-    use barebell_sim::discovery::{NAVI31, NAVI48, VramWindow, build};
+    use barebell_model::SimClock;
+    use barebell_model::discovery::{NAVI31, NAVI48, VramWindow, build};
 
     /// A BAR0 of `len` bytes over VRAM holding `table` where discovery
     /// puts it on a board of `mib` MiB.

@@ -76,7 +76,7 @@ pub fn load(dir: &Path, name: &str) -> Result<Firmware<'static>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use barebell_sim::psp::rig;
+    use barebell_model::psp::rig;
 
     /// The names derived from versions equal the model rig's list, which
     /// was written out by hand from `amdgpu_ucode.h` and the init_microcode

@@ -2,7 +2,7 @@
 //! chosen mode, and one AQL packet through it, on a real GPU's registers
 //! and doorbell BAR. **Never run on a GPU.**
 //!
-//! The sequence is the model chain's (`barebell_sim::chain`: gfx11 KIQ by
+//! The sequence is the model chain's (`barebell_model::chain`: gfx11 KIQ by
 //! register programming as `gfx_v11_0_kiq_setting()`/`kiq_hqd::bring_up`
 //! do, the scheduler ring by KIQ MAP_QUEUES as
 //! `mes_v11_0_kiq_enable_queue()` has the KIQ map it; gfx12 uni-MES with pipe 1's ring by registers and

@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut bytes = rest.to_vec();
     if mode & 1 == 1 {
-        barebell_sim::discovery::refresh_checksums(&mut bytes);
+        barebell_model::discovery::refresh_checksums(&mut bytes);
     }
     let Ok(d) = Discovery::parse(&bytes) else {
         return;

@@ -8,9 +8,9 @@ use barebell::aql::packet::{
 use barebell::aql::queue::{QueueConfig, QueueMem, SubmitError};
 use barebell::aql::signal::{Condition, SignalTimeout};
 use barebell::time::StdClock;
-use barebell_sim::cp::{CpError, CpModel};
-use barebell_sim::thread::CpThread;
-use barebell_sim::{Seed, TickingClock};
+use barebell_model::cp::{CpError, CpModel};
+use barebell_model::thread::CpThread;
+use barebell_model::{Seed, TickingClock};
 use barebell_tests::{rig, rig_with, signals};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

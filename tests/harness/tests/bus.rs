@@ -3,7 +3,7 @@
 
 use barebell::bus::{RegCondition, WaitError, poll};
 use barebell::time::Clock;
-use barebell_sim::{RegisterFile, SimClock, regfile::ACCESS_NS};
+use barebell_model::{RegisterFile, SimClock, regfile::ACCESS_NS};
 
 const READY: RegCondition = RegCondition {
     what: "test ready bit",

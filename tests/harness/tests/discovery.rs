@@ -1,5 +1,5 @@
 //! The runtime's discovery parser against binaries the model synthesises
-//! from a declarative part description (`barebell_sim::discovery`).
+//! from a declarative part description (`barebell_model::discovery`).
 //!
 //! Expected values come from the descriptions (the builder's input), never
 //! from the parser; the corruption tests check that each class of bad
@@ -7,7 +7,7 @@
 
 use barebell::discovery::{Discovery, Error, IpVersion, hw_id};
 use barebell::regs::{IpBases, Reg};
-use barebell_sim::discovery::{self as sim, IpDesc, NAVI31, NAVI48, PartDesc};
+use barebell_model::discovery::{self as sim, IpDesc, NAVI31, NAVI48, PartDesc};
 
 fn expect_map(d: &Discovery<'_>, desc: &PartDesc) {
     let all: Vec<&IpDesc> = desc.dies.iter().flat_map(|die| die.iter()).collect();
@@ -340,8 +340,8 @@ fn empty_and_short_inputs() {
 #[test]
 fn read_through_mm_window_from_top_of_vram() {
     use barebell::discovery::{TABLE_BYTES, read_from_vram};
-    use barebell_sim::SimClock;
-    use barebell_sim::discovery::VramWindow;
+    use barebell_model::SimClock;
+    use barebell_model::discovery::VramWindow;
     let clock = SimClock::new();
     let (bin, _) = sim::build(&NAVI31);
     // 24 GiB, as a Navi31 board has; the table then sits above 4 GiB, so
@@ -359,8 +359,8 @@ fn read_through_mm_window_from_top_of_vram() {
 #[test]
 fn vram_read_errors_are_typed() {
     use barebell::discovery::{ReadError, TABLE_BYTES, read_from_vram};
-    use barebell_sim::SimClock;
-    use barebell_sim::discovery::VramWindow;
+    use barebell_model::SimClock;
+    use barebell_model::discovery::VramWindow;
     let clock = SimClock::new();
     let mut out = vec![0u8; TABLE_BYTES];
     let w = VramWindow::new(&clock, 0, vec![]);

@@ -10,8 +10,8 @@ use barebell::gmc::pagetable::{
     TableArena, header_masks, header_masks_gfx12,
 };
 use barebell::ip::Generation;
-use barebell_sim::dma::Dma;
-use barebell_sim::gmc::{Access, FaultReason, Gmc};
+use barebell_model::dma::Dma;
+use barebell_model::gmc::{Access, FaultReason, Gmc};
 
 const RW: Flags = Flags {
     readable: true,
@@ -313,8 +313,8 @@ mod invalidation {
         GCVM_ENG_DISTANCE, GCVM_INVALIDATE_ENG0_ACK, GCVM_INVALIDATE_ENG0_REQ,
         GCVM_INVALIDATE_ENG17_REQ,
     };
-    use barebell_sim::gmc::InvalidationEngine;
-    use barebell_sim::{RegisterFile, SimClock};
+    use barebell_model::gmc::InvalidationEngine;
+    use barebell_model::{RegisterFile, SimClock};
 
     /// GC segment bases of the model parts (`sienna_cichlid_ip_offset.h`).
     const GC: IpBases = IpBases([0x1260, 0xA000, 0x1C000, 0x2402C00, 0, 0, 0, 0]);

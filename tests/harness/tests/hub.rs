@@ -14,11 +14,11 @@ use barebell::gmc::hub::{HubConfig, HubError, gfxhub_gart_enable};
 use barebell::gmc::pagetable::{Flags, Table, TableArena};
 use barebell::ip::Generation;
 use barebell::regs::IpBases;
-use barebell_sim::SimClock;
-use barebell_sim::discovery::{self as sim, NAVI31};
-use barebell_sim::dma::Dma;
-use barebell_sim::gmc::{Access, FaultReason};
-use barebell_sim::hub::{HubModel, HubRefusal};
+use barebell_model::SimClock;
+use barebell_model::discovery::{self as sim, NAVI31};
+use barebell_model::dma::Dma;
+use barebell_model::gmc::{Access, FaultReason};
+use barebell_model::hub::{HubModel, HubRefusal};
 
 const RW: Flags = Flags {
     readable: true,
@@ -244,8 +244,8 @@ use barebell::gmc::hub::{
     GFXHUB_3_0, GFXHUB_12_0, HubRegs, MMHUB_3_0_0, MMHUB_4_1_0, clear_fault, gart_enable,
     read_fault,
 };
-use barebell_sim::discovery::NAVI48;
-use barebell_sim::hub::OrderViolation;
+use barebell_model::discovery::NAVI48;
+use barebell_model::hub::OrderViolation;
 
 /// One hub under test and the header facts the assertions use.
 struct Case {
@@ -915,7 +915,7 @@ mod invalidation {
     /// its MMHUB's VMID0 after `gart_enable`, semaphore and all.
     #[test]
     fn the_psp_rig_flushes_its_mmhub() {
-        use barebell_sim::psp::rig;
+        use barebell_model::psp::rig;
         for part in [rig::navi31(), rig::navi48()] {
             let r = rig::rig(std::path::Path::new("/lib/firmware/amdgpu"), &part, |_| {})
                 .unwrap_or_else(|e| panic!("{e} (firmware-amd-graphics)"));

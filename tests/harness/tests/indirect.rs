@@ -1,6 +1,6 @@
 //! Registers beyond the register BAR through the NBIO's RSMU index/data
 //! pair (`barebell::bus::indirect::IndirectBus`), against a BAR window model
-//! (`barebell_sim::bar::BarWindow`) that loses direct accesses past its
+//! (`barebell_model::bar::BarWindow`) that loses direct accesses past its
 //! end as an unclaimed PCIe access is lost.
 //!
 //! The NBIO bases come from the discovery table the model synthesises and
@@ -13,10 +13,10 @@ use barebell::discovery::{Discovery, hw_id};
 use barebell::nbio::{NBIF_6_3_1, NBIO_4_3_0, NbioRegs};
 use barebell::psp::{self, Image, Psp};
 use barebell::regs::IpBases;
-use barebell_sim::SimClock;
-use barebell_sim::bar::BarWindow;
-use barebell_sim::psp::rig::{self, PartFirmware, navi31, navi48};
-use barebell_sim::regfile::RegisterFile;
+use barebell_model::SimClock;
+use barebell_model::bar::BarWindow;
+use barebell_model::psp::rig::{self, PartFirmware, navi31, navi48};
+use barebell_model::regfile::RegisterFile;
 use std::path::Path;
 
 /// A BAR smaller than the 1 MiB of real boards, so that MP0's mailbox

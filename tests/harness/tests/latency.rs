@@ -5,9 +5,9 @@ use barebell::aql::packet::Dispatch;
 use barebell::aql::queue::QueueConfig;
 use barebell::latency::run::{Params, Sample, measure};
 use barebell::latency::tsc::{self, TscScale};
-use barebell_sim::Seed;
-use barebell_sim::cp::CpModel;
-use barebell_sim::thread::CpThread;
+use barebell_model::Seed;
+use barebell_model::cp::CpModel;
+use barebell_model::thread::CpThread;
 
 #[global_allocator]
 static GLOBAL: barebell_tests::CountingAlloc = barebell_tests::CountingAlloc;
@@ -16,15 +16,15 @@ const KERNEL: u64 = 0x4000;
 
 /// A model with one queue and one signal, its CP on a thread.
 fn setup() -> (
-    barebell_sim::host::ModelQueue<64>,
+    barebell_model::host::ModelQueue<64>,
     &'static barebell::aql::signal::SignalMemory,
     CpThread,
 ) {
     let mut m = CpModel::new(Seed(21));
     m.dispatch_ns = 0..=0;
     m.register_kernel(KERNEL, Box::new(|_| {}));
-    let q = barebell_sim::host::queue::<64>(&mut m, QueueConfig::default(), false).unwrap();
-    let s = &barebell_sim::host::signals(&mut m, 1, 0)[0];
+    let q = barebell_model::host::queue::<64>(&mut m, QueueConfig::default(), false).unwrap();
+    let s = &barebell_model::host::signals(&mut m, 1, 0)[0];
     let cp = CpThread::spawn(m).unwrap();
     (q, s, cp)
 }

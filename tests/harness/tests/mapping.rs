@@ -14,10 +14,10 @@ use barebell::gfx::hqd::DirectHqd;
 use barebell::gfx::mapper::QueueMapper;
 use barebell::gfx::mqd::{ComputeMqdV11, HQD_FIRST_DWORD, aql_hqd};
 use barebell::ip::Generation;
-use barebell_sim::host::signals;
-use barebell_sim::mec::{MecEvent, MecFaults};
-use barebell_sim::mec_host::{GC_BASES, ModelGpu};
-use barebell_sim::{Seed, TickingClock};
+use barebell_model::host::signals;
+use barebell_model::mec::{MecEvent, MecFaults};
+use barebell_model::mec_host::{GC_BASES, ModelGpu};
+use barebell_model::{Seed, TickingClock};
 use std::sync::{Arc, Mutex};
 use zerocopy::IntoBytes;
 
@@ -126,7 +126,7 @@ fn mqd_builder_rejects_bad_inputs() {
     ));
 }
 
-fn direct(gpu: &ModelGpu) -> DirectHqd<&'static barebell_sim::mec::Mec<'static>, TickingClock> {
+fn direct(gpu: &ModelGpu) -> DirectHqd<&'static barebell_model::mec::Mec<'static>, TickingClock> {
     DirectHqd::new(
         gpu.mec,
         clock(),
@@ -325,7 +325,7 @@ fn model_refuses_a_non_aql_hqd_load() {
             me: 1,
             pipe: 1,
             queue: 2,
-            why: barebell_sim::mec::MecError::NotAql
+            why: barebell_model::mec::MecError::NotAql
         }]
     );
     assert_eq!(

@@ -18,11 +18,11 @@ use barebell::gfx::mes::rings::map_scheduler_ring;
 use barebell::gfx::mes::start::{MesStart, start};
 use barebell::gfx::mes::{HwBases, Mes, MesRing, Process, V11};
 use barebell::ip::Generation;
-use barebell_sim::host::signals;
-use barebell_sim::kiq::{KiqEvent, KiqHalt, KiqModel};
-use barebell_sim::mec_host::{GC_BASES, ModelGpu};
-use barebell_sim::mes::{MesApiVersion, MesModel};
-use barebell_sim::{Seed, TickingClock};
+use barebell_model::host::signals;
+use barebell_model::kiq::{KiqEvent, KiqHalt, KiqModel};
+use barebell_model::mec_host::{GC_BASES, ModelGpu};
+use barebell_model::mes::{MesApiVersion, MesModel};
+use barebell_model::{Seed, TickingClock};
 
 const KERNEL: u64 = 0x7000;
 const BOUND_NS: u64 = 1_000_000;

@@ -10,7 +10,7 @@
 
 use barebell::mem::{DmaArena, MemError, PAGE_ALIGN, PSP_ALIGN, VramAllocator};
 use barebell::psp::{PspBuffers, PspError};
-use barebell_sim::dma::Dma;
+use barebell_model::dma::Dma;
 
 /// A leaked host buffer whose bus address, in the model, is its address.
 fn leaked(len: usize) -> (&'static mut [u8], u64) {
@@ -72,9 +72,9 @@ fn psp_buffers_from_the_arena() {
         .into_psp_buf()
         .unwrap();
     assert_eq!(fw_pri.mc_addr() & 0xF_FFFF, 0);
-    let rig = barebell_sim::psp::rig::rig(
+    let rig = barebell_model::psp::rig::rig(
         std::path::Path::new("/lib/firmware/amdgpu"),
-        &barebell_sim::psp::rig::navi31(),
+        &barebell_model::psp::rig::navi31(),
         |_| {},
     )
     .unwrap();

@@ -17,16 +17,16 @@ use barebell::bus::trace::{Access, Symbols, TraceBus};
 use barebell::discovery::{Discovery, hw_id};
 use barebell::nbio::{self, MMIO_REG_HOLE_OFFSET, Nbio, NbioError};
 use barebell::regs::IpBases;
-use barebell_sim::SimClock;
-use barebell_sim::discovery::{self as sim, NAVI31, NAVI48, PartDesc};
-use barebell_sim::nbio::{DoorbellOutcome, NbioIp, NbioModel};
+use barebell_model::SimClock;
+use barebell_model::discovery::{self as sim, NAVI31, NAVI48, PartDesc};
+use barebell_model::nbio::{DoorbellOutcome, NbioIp, NbioModel};
 use std::cell::RefCell;
 
 const HOLE: usize = 0x7F000;
 const DOORBELL_BUS: u64 = 0x00FC_0000_0000;
 
 /// Each part with the NBIO/NBIF version its discovery table must report
-/// (see `barebell_sim::discovery`) and the model of that IP.
+/// (see `barebell_model::discovery`) and the model of that IP.
 const PARTS: &[(&PartDesc, (u8, u8, u8), NbioIp)] = &[
     (&NAVI31, (4, 3, 0), NbioIp::Nbio4_3_0),
     (&NAVI48, (6, 3, 1), NbioIp::Nbif6_3_1),

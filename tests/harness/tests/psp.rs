@@ -5,7 +5,7 @@
 //! and the runtime parses, so the path is discovery → register offsets →
 //! bootloader → ring → commands → RLC autoload. What the model expects
 //! (component order, which section goes with which `GFX_FW_TYPE`, the
-//! load order) is written out by hand in `barebell_sim::psp::rig` from
+//! load order) is written out by hand in `barebell_model::psp::rig` from
 //! `psp_hw_start()`, `AMDGPU_UCODE_ID` and `psp_get_fw_type()`,
 //! independently of the runtime's tables, so an ordering or mapping slip
 //! in either shows.
@@ -15,7 +15,7 @@
 //! error that names it.
 //!
 //! Every PSP memory access goes through the model's MC
-//! (`barebell_sim::mc`): the rig's buffers sit in GTT behind VMID0 page
+//! (`barebell_model::mc`): the rig's buffers sit in GTT behind VMID0 page
 //! tables the runtime built and a hub the runtime programmed, so the
 //! mapping tests break the tables (a missing PTE, a PTE without SYSTEM)
 //! and check what the PSP, the hub's fault registers and the runtime's
@@ -24,14 +24,14 @@
 
 use barebell::bus::WaitError;
 use barebell::psp::{self, Component, DmaBuf, Image, Loaded, Psp, PspBuffers, PspError};
-use barebell_sim::SimClock;
-use barebell_sim::gmc::Access;
-use barebell_sim::mc::{McFaultKind, Target};
-use barebell_sim::psp::rig::{
+use barebell_model::SimClock;
+use barebell_model::gmc::Access;
+use barebell_model::mc::{McFaultKind, Target};
+use barebell_model::psp::rig::{
     self, BOOT_ORDER, FENCE_VA, FW_PRI_BYTES, FW_PRI_VA, Layout, MODEL_TMR, Mapping, PartFirmware,
     Rig, navi31, navi48,
 };
-use barebell_sim::psp::{PspExpect, PspModel, PspPlacement, status};
+use barebell_model::psp::{PspExpect, PspModel, PspPlacement, status};
 use std::path::Path;
 use std::ptr::NonNull;
 
@@ -804,7 +804,7 @@ fn psp_behind_another_vmid0_loads_and_faults_there() {
     use barebell::gmc::pagetable::{Table, TableArena};
     use barebell::ip::Generation;
     use barebell::mem::VramAllocator;
-    use barebell_sim::hub::HubModel;
+    use barebell_model::hub::HubModel;
     for layout in [
         Layout::default(),
         Layout {

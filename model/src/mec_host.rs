@@ -294,7 +294,7 @@ impl MecThread {
         let stop = std::sync::Arc::new(core::sync::atomic::AtomicBool::new(false));
         let flag = stop.clone();
         let handle = std::thread::Builder::new()
-            .name("barebell-sim-mec".into())
+            .name("barebell-model-mec".into())
             .spawn(move || {
                 setup();
                 let mut idle = 0u32;

@@ -1,4 +1,4 @@
-//! barebell-sim: a model of the parts of an AMD GPU that barebell drives.
+//! barebell-model: a model of the parts of an AMD GPU that barebell drives.
 //!
 //! This is a simulator, not a mirror of barebell: each block keeps its own
 //! state and enforces what the public sources say the hardware enforces, so

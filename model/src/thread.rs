@@ -40,7 +40,7 @@ impl CpThread {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let handle = std::thread::Builder::new()
-            .name("barebell-sim-cp".into())
+            .name("barebell-model-cp".into())
             .spawn(move || {
                 setup();
                 let mut idle = 0u32;
