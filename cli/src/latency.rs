@@ -7,11 +7,15 @@
 //! only the consumer differs. Numbers therefore describe barebell's CPU
 //! side plus a software CP's reaction time, not a GPU's.
 
-use crate::latency_target::{self as target, MappingMode, Part};
+use crate::bringup::MappingArg;
+use crate::latency_target::{self as target, Work};
+use crate::target::{Hardware, PartArg};
 use barebell::aql::packet::{Dispatch, Fences, Packet};
+use barebell::aql::{BarrierKind, BarrierPacket};
 use barebell::latency::run::{LatencyError, PHASES, Params, Sample, measure};
 use barebell::latency::tsc::{self, Correlation, TscScale};
 use barebell::latency::{Histogram, Outliers, Summary};
+use barebell_bringup::{FirmwareDir, Mapping};
 use barebell_model::thread::Idle;
 use clap::Args;
 use serde::Serialize;
@@ -63,24 +67,24 @@ pub struct LatencyArgs {
     /// Write a histogram and CDF plot as SVG.
     #[arg(long)]
     svg: Option<PathBuf>,
-    /// Create the queue through this mapping mode on a model GPU (default:
-    /// bind it to the CP model directly).
+    /// Bring the device up and map the queue this way (default on the
+    /// model: bind the queue to the CP model directly, no bring-up; on a
+    /// GPU: mes). The model's bring-up needs the firmware files.
     #[arg(long, value_enum)]
-    mapping: Option<MappingMode>,
+    mapping: Option<MappingArg>,
     /// Run all three mapping modes one after another and compare them.
     #[arg(long, conflicts_with = "mapping")]
     compare: bool,
-    /// Which model part to map on (with --mapping / --compare).
-    #[arg(long, value_enum, default_value = "navi31")]
-    part: Part,
     /// How many of the slowest iterations to list.
     #[arg(long, default_value_t = 5)]
     outliers: usize,
-    /// The device: the model (default) or a GPU (unverified on hardware).
+    /// The device: the model (default, with --part for --mapping and
+    /// --compare) or a GPU (unverified on hardware).
     #[command(flatten)]
-    target: crate::hw::TargetArgs,
-    /// Where the amdgpu firmware blobs are (hardware targets).
-    #[arg(long, default_value = "/lib/firmware/amdgpu")]
+    target: crate::target::TargetArgs,
+    /// Where the amdgpu firmware blobs are (the bring-up needs them on the
+    /// model as on a GPU).
+    #[arg(long, default_value = FirmwareDir::SYSTEM)]
     firmware_dir: PathBuf,
 }
 
@@ -305,7 +309,7 @@ impl RunResult {
 #[allow(clippy::too_many_arguments)]
 fn run_target(
     a: &LatencyArgs,
-    mapping: Option<MappingMode>,
+    mapping: Option<Mapping>,
     scale: TscScale,
     idle: Idle,
     cpu: Option<usize>,
@@ -323,34 +327,6 @@ fn run_target(
         }
     };
     let hardware = a.target.hardware();
-    let target = match (hardware, mapping) {
-        (Some(t), m) => {
-            let t = crate::hw::latency_target(t, m, &a.firmware_dir)?;
-            pin_me();
-            t
-        }
-        (None, None) => target::unmapped(
-            a.seed,
-            a.kernel_ns,
-            monotonic_raw_ns,
-            idle,
-            model_cpu,
-            &mut pin_me,
-        )?,
-        (None, Some(m)) => target::mapped(
-            m,
-            a.part,
-            a.seed,
-            a.kernel_ns,
-            monotonic_raw_ns,
-            idle,
-            model_cpu,
-            &mut pin_me,
-        )?,
-    };
-    if let Some(e) = pin_err {
-        warnings.push(format!("could not pin the measuring thread: {e}"));
-    }
     let params = Params {
         batch: a.batch,
         pace_ns: a.pace_us.saturating_mul(1_000),
@@ -361,22 +337,64 @@ fn run_target(
     let mut samples = vec![Sample::default(); a.iterations];
     // CP stamps are put on the TSC axis by a line through two anchors that
     // bracket the measured loops.
-    let first = tsc::anchor(monotonic_raw_ns, ANCHOR_TRIES);
-    let result = match hardware {
-        // No code-object loader: on a GPU the packet is a barrier.
-        Some(_) => crate::hw::rings::barrier(target.signal)
-            .map_err(|e| e.to_string())
-            .map(|p| measure_twice(&target, &p, scale, params, &mut warm, &mut samples))?,
-        None => {
-            let packet = Dispatch::linear(64, 64, target::KERNEL_OBJECT, 0)
-                .signal(target.signal.handle())
-                .fences(Fences::SYSTEM)
-                .packet()
-                .map_err(|e| e.to_string())?;
-            measure_twice(&target, &packet, scale, params, &mut warm, &mut samples)
+    let mut anchors = (None, None);
+    let mut measured = |t: &target::Target<'_>, work: Work| -> Result<Option<u64>, String> {
+        anchors.0 = tsc::anchor(monotonic_raw_ns, ANCHOR_TRIES);
+        let r = match work {
+            Work::Barrier => {
+                let p =
+                    BarrierPacket::new(BarrierKind::And, &[], t.signal.handle(), Fences::SYSTEM)
+                        .map_err(|e| e.to_string())?;
+                measure_twice(t, &p, scale, params, &mut warm, &mut samples)
+            }
+            Work::ModelKernel => {
+                let p = Dispatch::linear(64, 64, target::KERNEL_OBJECT, 0)
+                    .signal(t.signal.handle())
+                    .fences(Fences::SYSTEM)
+                    .packet()
+                    .map_err(|e| e.to_string())?;
+                measure_twice(t, &p, scale, params, &mut warm, &mut samples)
+            }
+        };
+        anchors.1 = tsc::anchor(monotonic_raw_ns, ANCHOR_TRIES);
+        r.map_err(|e: LatencyError| e.to_string())?;
+        Ok(t.create_ns)
+    };
+    let fw = FirmwareDir(a.firmware_dir.clone());
+    let (create_ns, errors) = match (hardware, mapping) {
+        (None, None) => {
+            let (r, errors) = target::with_unmapped(
+                a.seed,
+                a.kernel_ns,
+                monotonic_raw_ns,
+                idle,
+                model_cpu,
+                &mut pin_me,
+                |t| measured(t, Work::ModelKernel),
+            )?;
+            (r?, errors)
+        }
+        (_, m) => {
+            let device = crate::target::open(&a.target, &fw, a.seed)?;
+            let r = target::with_device(
+                &device,
+                &fw,
+                m.unwrap_or(Mapping::Mes),
+                a.kernel_ns,
+                monotonic_raw_ns,
+                idle,
+                model_cpu,
+                &mut pin_me,
+                |t, w| measured(t, w),
+            );
+            device.finish();
+            let (r, errors) = r?;
+            (r?, errors)
         }
     };
-    let last = tsc::anchor(monotonic_raw_ns, ANCHOR_TRIES);
+    if let Some(e) = pin_err {
+        warnings.push(format!("could not pin the measuring thread: {e}"));
+    }
     // A GPU stamps signals in its own clock's ticks, not
     // CLOCK_MONOTONIC_RAW nanoseconds; mapping those onto the TSC is not
     // built, so hardware runs report no CP phases.
@@ -387,11 +405,11 @@ fn run_target(
             );
             None
         }
-        None => first.zip(last).and_then(|(f, l)| Correlation::new(f, l)),
+        None => anchors
+            .0
+            .zip(anchors.1)
+            .and_then(|(f, l)| Correlation::new(f, l)),
     };
-    let create_ns = target.create_ns;
-    let errors = target.finish()?;
-    result.map_err(|e: LatencyError| e.to_string())?;
     if !errors.is_empty() {
         return Err(format!("the CP model recorded errors: {errors:?}"));
     }
@@ -422,7 +440,7 @@ fn run_target(
             cp_hists[1].record(s.cp_end_ts.saturating_sub(s.cp_start_ts));
         }
     }
-    let label = mapping.map_or("unmapped", MappingMode::name);
+    let label = mapping.map_or("unmapped", Mapping::name);
     if before_doorbell > 0 {
         warnings.push(format!(
             "{label}: {before_doorbell} CP start stamps precede the end of the doorbell store (counted as 0): a CP that polls the write index can start before the doorbell lands, and the TSC/monotonic mapping is good to about the correlation uncertainty in the JSON"
@@ -449,16 +467,16 @@ fn run_target(
 
 /// The warm-up loop, then the measured one.
 fn measure_twice<P: Packet>(
-    target: &target::Target,
+    target: &target::Target<'_>,
     packet: &P,
     scale: TscScale,
     params: Params,
     warm: &mut [Sample],
     samples: &mut [Sample],
 ) -> Result<(), LatencyError> {
-    measure(&target.queue, packet, target.signal, scale, params, 0, warm).and_then(|()| {
+    measure(target.queue, packet, target.signal, scale, params, 0, warm).and_then(|()| {
         measure(
-            &target.queue,
+            target.queue,
             packet,
             target.signal,
             scale,
@@ -534,16 +552,13 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
     } else {
         Idle::Spin
     };
-    let modes: Vec<Option<MappingMode>> = if hardware.is_some() {
-        vec![Some(a.mapping.unwrap_or(MappingMode::Mes))]
+    let mapping: Option<Mapping> = a.mapping.map(Into::into);
+    let modes: Vec<Option<Mapping>> = if hardware.is_some() {
+        vec![Some(mapping.unwrap_or(Mapping::Mes))]
     } else if a.compare {
-        vec![
-            Some(MappingMode::Mes),
-            Some(MappingMode::Direct),
-            Some(MappingMode::Kiq),
-        ]
+        Mapping::ALL.into_iter().map(Some).collect()
     } else {
-        vec![a.mapping]
+        vec![mapping]
     };
     let mut runs = Vec::new();
     for m in &modes {
@@ -569,21 +584,20 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
     };
     let params = ParamsJson {
         target: match hardware {
-            Some(crate::hw::Target::Vfio(_)) => "vfio",
-            Some(crate::hw::Target::Sysfs(_)) => "sysfs",
+            Some(Hardware::Vfio(_)) => "vfio",
+            Some(Hardware::Sysfs(_)) => "sysfs",
             None => "model",
         },
         mapping: if a.compare {
             "compare"
         } else if hardware.is_some() {
-            a.mapping.unwrap_or(MappingMode::Mes).name()
+            mapping.unwrap_or(Mapping::Mes).name()
         } else {
-            a.mapping.map_or("unmapped", MappingMode::name)
+            mapping.map_or("unmapped", Mapping::name)
         },
-        part: match (hardware, a.part) {
-            (Some(_), _) => "discovered",
-            (None, Part::Navi31) => "navi31",
-            (None, Part::Navi48) => "navi48",
+        part: match hardware {
+            Some(_) => "discovered",
+            None => a.target.part.name(),
         },
         iterations: a.iterations,
         warmup: a.warmup,
@@ -669,9 +683,9 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
 fn print_compare(a: &LatencyArgs, scale: TscScale, runs: &[RunResult], warnings: &[String]) {
     println!(
         "barebell latency --compare: model {}, {} iterations after {} warm-up per mode, batch {}; TSC {:.3} GHz",
-        match a.part {
-            Part::Navi31 => "navi31 (gfx11, MES v11)",
-            Part::Navi48 => "navi48 (gfx12, uni-MES v12)",
+        match a.target.part {
+            PartArg::Navi31 => "navi31 (gfx11, MES v11)",
+            PartArg::Navi48 => "navi48 (gfx12, uni-MES v12)",
         },
         a.iterations,
         a.warmup,
@@ -744,7 +758,9 @@ fn print_table(
             None => "model (software CP on a thread)".to_string(),
         },
         match (
-            a.mapping.or(a.target.hardware().map(|_| MappingMode::Mes)),
+            a.mapping
+                .map(Into::into)
+                .or(a.target.hardware().map(|_| Mapping::Mes)),
             r.create_ns
         ) {
             (Some(m), Some(ns)) => format!("mapped by {} in {ns} ns", m.name()),

@@ -1,98 +1,32 @@
 //! The devices `barebell latency` measures against: the CP model with a
-//! queue bound straight to it, or a model GPU whose queue was created by
-//! one of the three mapping modes (MES ADD_QUEUE, direct HQD load, KIQ
-//! MAP_QUEUES). Whatever the mode, submission is the same AQL path; what
-//! differs is how the queue reached the CP and how long that took.
+//! queue bound straight to it (no bring-up), or a device brought up by the
+//! one bring-up sequence with its user queue mapped by one of the three
+//! modes (MES ADD_QUEUE, direct HQD load, KIQ MAP_QUEUES): the model GPU
+//! (`VirtualGpu`) or a GPU. Whatever the mode, submission is the same AQL
+//! path; what differs is how the queue reached the CP and how long that
+//! took.
 
+use crate::target::Device;
 use barebell::aql::queue::{AqlQueue, QueueConfig};
 use barebell::aql::signal::SignalMemory;
-use barebell::gfx::doorbells::Doorbells;
-use barebell::gfx::doorbells::doorbell_index;
-use barebell::gfx::mapper::{HqdRegs, QueueMapper};
-use barebell::gfx::mes::{HwBases, Mes, Process, V11, V12};
-use barebell::ip::Generation;
-use barebell::time::StdClock;
+use barebell_bringup::{FirmwareDir, Mapping, Options, Sink, Step};
 use barebell_model::Seed;
 use barebell_model::cp::{CpError, CpModel};
-use barebell_model::mec_host::{GC_BASES, MecThread, ModelGpu, Service};
 use barebell_model::thread::{CpThread, Idle};
-use std::time::Instant;
 
-pub const SLOTS: usize = 256;
+pub const SLOTS: usize = barebell_bringup::queue::SLOTS;
 /// The kernel object the model's placeholder host function answers to.
 pub const KERNEL_OBJECT: u64 = 0x10_0000;
-/// Page-table base the MES model is told the process uses; the model
-/// checks queue memory against the windows registered for it.
-const PTB: u64 = 0x7_0000_1000;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum MappingMode {
-    /// MES ADD_QUEUE (what KFD does on gfx11+).
-    Mes,
-    /// Direct HQD register load (what tinygrad's AM driver does).
-    Direct,
-    /// PM4 MAP_QUEUES on the KIQ ring (HWS/CPSCH style).
-    Kiq,
-}
-
-impl MappingMode {
-    pub fn name(self) -> &'static str {
-        match self {
-            MappingMode::Mes => "mes",
-            MappingMode::Direct => "direct",
-            MappingMode::Kiq => "kiq",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Part {
-    /// Navi31-class, gfx11 (MES API v11).
-    Navi31,
-    /// Navi48-class, gfx12 (uni-MES, API v12).
-    Navi48,
-}
-
-impl Part {
-    fn generation(self) -> Generation {
-        match self {
-            Part::Navi31 => Generation::Gfx11,
-            Part::Navi48 => Generation::Gfx12,
-        }
-    }
-}
-
-/// What the measured loop needs, plus how to shut the device down.
-pub struct Target {
-    pub queue: AqlQueue<'static, SLOTS>,
-    pub signal: &'static SignalMemory,
-    /// Wall time of the mapping call (MQD build + firmware round trip).
+/// What the measured loop needs.
+#[derive(Debug)]
+pub struct Target<'a> {
+    pub queue: &'a AqlQueue<'a, SLOTS>,
+    pub signal: &'a SignalMemory,
+    /// Host wall time of the mapping call (MQD build + firmware or
+    /// register round trip; on the model the firmware stand-ins run in
+    /// that time, on this thread).
     pub create_ns: Option<u64>,
-    stop: Box<dyn FnOnce() -> Result<Vec<CpError>, String>>,
-}
-
-impl Target {
-    /// A target built elsewhere (the hardware path): `stop` unmaps the
-    /// queue and returns what the device recorded.
-    pub fn new(
-        queue: AqlQueue<'static, SLOTS>,
-        signal: &'static SignalMemory,
-        create_ns: Option<u64>,
-        stop: Box<dyn FnOnce() -> Result<Vec<CpError>, String>>,
-    ) -> Self {
-        Target {
-            queue,
-            signal,
-            create_ns,
-            stop,
-        }
-    }
-
-    /// Unmaps (where mapped), stops the model thread, returns the CP
-    /// model's recorded errors.
-    pub fn finish(self) -> Result<Vec<CpError>, String> {
-        (self.stop)()
-    }
 }
 
 /// Shared CP model settings: host time for timestamps, the placeholder
@@ -111,18 +45,20 @@ fn pin(cpu: Option<usize>) -> impl FnOnce() + Send + 'static {
     }
 }
 
-/// The queue bound straight to the CP model: no MQD, no firmware.
-/// `after_spawn` runs as soon as the model thread exists (the caller pins
-/// itself there: a thread spawned from a pinned thread starts confined to
-/// its CPU, and an unpinned caller may share the model's CPU while it maps).
-pub fn unmapped(
+/// The queue bound straight to the CP model: no MQD, no firmware, no
+/// bring-up. `after_spawn` runs as soon as the model thread exists (the
+/// caller pins itself there: a thread spawned from a pinned thread starts
+/// confined to its CPU, and an unpinned caller may share the model's CPU).
+/// `f` measures; the CP model's recorded errors come back with its result.
+pub fn with_unmapped<R>(
     seed: u64,
     kernel_ns: u64,
     time: fn() -> u64,
     idle: Idle,
     cpu: Option<usize>,
     after_spawn: &mut dyn FnMut(),
-) -> Result<Target, String> {
+    f: impl FnOnce(&Target<'_>) -> R,
+) -> Result<(R, Vec<CpError>), String> {
     let mut model = CpModel::new(Seed(seed));
     configure(&mut model, kernel_ns, time);
     let q = barebell_model::host::queue::<SLOTS>(
@@ -138,193 +74,103 @@ pub fn unmapped(
     let cp = CpThread::spawn_with(model, idle, pin(cpu))
         .map_err(|e| format!("starting the model thread: {e}"))?;
     after_spawn();
-    Ok(Target {
-        queue: q.queue,
+    let t = Target {
+        queue: &q.queue,
         signal,
         create_ns: None,
-        stop: Box::new(move || {
-            let m = cp
-                .stop()
-                .map_err(|_| "the model thread panicked".to_string())?;
-            Ok(m.errors().to_vec())
-        }),
-    })
+    };
+    let r = f(&t);
+    let m = cp
+        .stop()
+        .map_err(|_| "the model thread panicked".to_string())?;
+    Ok((r, m.errors().to_vec()))
 }
 
-/// A model GPU with the queue created through `mode`.
+/// A sink that reports nothing and keeps host wall time, so the mapping
+/// call is timed as the host sees it.
+#[derive(Debug)]
+struct Stopwatch(std::time::Instant);
+
+impl Default for Stopwatch {
+    fn default() -> Self {
+        Stopwatch(std::time::Instant::now())
+    }
+}
+
+impl Sink for Stopwatch {
+    fn step(&self, _: Step, _: std::fmt::Arguments<'_>) {}
+    fn wall_ns(&self) -> Option<u64> {
+        u64::try_from(self.0.elapsed().as_nanos()).ok()
+    }
+}
+
+/// What the measured loop submits on a brought-up device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    /// A dispatch of the model CP's placeholder kernel ([`KERNEL_OBJECT`]).
+    ModelKernel,
+    /// An AQL BARRIER_AND with no dependencies (a GPU: no code-object
+    /// loader yet).
+    Barrier,
+}
+
+/// `device` brought up by the one bring-up sequence to a user queue
+/// mapped by `mapping`, then `f` measures on it: on the model with the
+/// MEC model on a thread of its own (pinned by `cpu`), on a GPU with its
+/// own CP. The queue is unmapped after `f`; the CP model's recorded
+/// errors (model only) come back with `f`'s result.
 #[allow(clippy::too_many_arguments)] // a flat list of the CLI options it takes
-pub fn mapped(
-    mode: MappingMode,
-    part: Part,
-    seed: u64,
+pub fn with_device<R>(
+    device: &Device,
+    fw: &FirmwareDir,
+    mapping: Mapping,
     kernel_ns: u64,
     time: fn() -> u64,
     idle: Idle,
     cpu: Option<usize>,
     after_spawn: &mut dyn FnMut(),
-) -> Result<Target, String> {
-    let generation = part.generation();
-    let gpu = ModelGpu::new(generation, Seed(seed)).ok_or("building the model GPU")?;
-    configure(&mut gpu.mec.cp(), kernel_ns, time);
-    let config = QueueConfig {
-        profiling: true,
-        ..Default::default()
+    f: impl FnOnce(&Target<'_>, Work) -> R,
+) -> Result<(R, Vec<CpError>), String> {
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(mapping),
     };
-    let placed = gpu
-        .queue::<SLOTS>(doorbell_index::USERQUEUE_START, config)
-        .ok_or("placing the queue")?;
-    let signal = &barebell_model::host::signals(&mut gpu.mec.cp(), 1, 0)[0];
-    let doorbells = Doorbells::linux_default();
-    let err = |e: &dyn std::fmt::Display| format!("{} mapping: {e}", mode.name());
-    match mode {
-        MappingMode::Direct => {
-            let mut m = barebell::gfx::hqd::DirectHqd::new(
-                gpu.mec,
-                StdClock::default(),
-                GC_BASES,
-                generation,
-                doorbells,
-            )
-            .map_err(|e| err(&format_args!("{e:?}")))?;
-            let res = placed.resources(1);
-            let t = Instant::now();
-            // SAFETY: `placed`'s memory is leaked and mapped for the device.
-            let mapping = unsafe { m.map(&res) }.map_err(|e| err(&format_args!("{e:?}")))?;
-            let create_ns = t.elapsed().as_nanos() as u64;
-            let thread =
-                MecThread::spawn_with(gpu.mec, Vec::new(), idle, pin(cpu)).map_err(|e| err(&e))?;
-            after_spawn();
-            Ok(Target {
-                queue: placed.queue,
-                signal,
-                create_ns: Some(create_ns),
-                stop: Box::new(move || {
-                    thread
-                        .stop()
-                        .map_err(|_| "the model thread panicked".to_string())?;
-                    m.unmap(&mapping)
-                        .map_err(|e| format!("direct unmap: {e:?}"))?;
-                    Ok(gpu.mec.cp().errors().to_vec())
-                }),
+    let fail = |e: &dyn std::fmt::Display| {
+        format!(
+            "{}: {} mapping: {e}{}",
+            device.name(),
+            mapping.name(),
+            device.diagnostics()
+        )
+    };
+    let watch = Stopwatch::default();
+    let gpu = barebell_bringup::run(device.platform(), fw, &opts, &watch).map_err(|e| fail(&e))?;
+    let q = gpu
+        .queue
+        .ok_or_else(|| fail(&"the bring-up stopped before the queue"))?;
+    let t = Target {
+        queue: &q.queue,
+        signal: q.signal,
+        create_ns: Some(q.create_ns),
+    };
+    let r = match device {
+        Device::Model(m) => {
+            configure(&mut m.mec().cp(), kernel_ns, time);
+            m.with_mec_thread(idle, pin(cpu), || {
+                after_spawn();
+                f(&t, Work::ModelKernel)
             })
+            .map_err(|e| fail(&e))?
         }
-        MappingMode::Kiq => {
-            doorbells
-                .program(gpu.mec, &HqdRegs::for_generation(generation), &GC_BASES)
-                .map_err(|e| err(&format_args!("{e:?}")))?;
-            let (ring, model) = gpu.kiq::<256>().ok_or("placing the KIQ ring")?;
-            let model = Box::leak(Box::new(model));
-            let services: Vec<Service> = vec![Box::new(move || model.service())];
-            let thread =
-                MecThread::spawn_with(gpu.mec, services, idle, pin(cpu)).map_err(|e| err(&e))?;
+        Device::Hw(_) => {
             after_spawn();
-            let mut k = barebell::gfx::kiq::Kiq::new(
-                ring,
-                StdClock::default(),
-                core::hint::spin_loop,
-                generation,
-                doorbells,
-            );
-            k.set_resources(0xFFFF_FFFF)
-                .map_err(|e| err(&format_args!("{e:?}")))?;
-            let res = placed.resources(1);
-            let t = Instant::now();
-            // SAFETY: as above.
-            let mapping = unsafe { k.map(&res) }.map_err(|e| err(&format_args!("{e:?}")))?;
-            let create_ns = t.elapsed().as_nanos() as u64;
-            Ok(Target {
-                queue: placed.queue,
-                signal,
-                create_ns: Some(create_ns),
-                stop: Box::new(move || {
-                    k.unmap(&mapping).map_err(|e| format!("KIQ unmap: {e:?}"))?;
-                    thread
-                        .stop()
-                        .map_err(|_| "the model thread panicked".to_string())?;
-                    Ok(gpu.mec.cp().errors().to_vec())
-                }),
-            })
+            f(&t, Work::Barrier)
         }
-        MappingMode::Mes => {
-            doorbells
-                .program(gpu.mec, &HqdRegs::for_generation(generation), &GC_BASES)
-                .map_err(|e| err(&format_args!("{e:?}")))?;
-            let (ring, model) = gpu.mes::<1024>().ok_or("placing the MES ring")?;
-            let model = Box::leak(Box::new(model));
-            for (b, l) in placed.ranges() {
-                model.map_process_memory(PTB, b, l);
-            }
-            let services: Vec<Service> = vec![Box::new(move || model.service())];
-            let thread =
-                MecThread::spawn_with(gpu.mec, services, idle, pin(cpu)).map_err(|e| err(&e))?;
-            after_spawn();
-            let process = Process {
-                pasid: 0x8001,
-                page_table_base: PTB,
-                va_start: 0,
-                va_end: (1 << 47) - 1,
-                context: gpu.process_context(),
-            };
-            let res = placed.resources(1);
-            // The API version follows the part: v11 frames on gfx11, v12
-            // (uni-MES, with SET_HW_RSRC_1) on gfx12.
-            let (create_ns, unmap): (u64, Box<dyn FnOnce() -> Result<(), String>>) =
-                match generation {
-                    Generation::Gfx11 => {
-                        let mut mes: Mes<'_, _, _, 1024, V11> =
-                            Mes::new(ring, StdClock::default(), core::hint::spin_loop, doorbells);
-                        mes.register_process(1, process)
-                            .map_err(|e| err(&format_args!("{e:?}")))?;
-                        mes.set_hw_resources(&HwBases::default())
-                            .map_err(|e| err(&format_args!("{e:?}")))?;
-                        let t = Instant::now();
-                        // SAFETY: as above.
-                        let mapping =
-                            unsafe { mes.map(&res) }.map_err(|e| err(&format_args!("{e:?}")))?;
-                        let ns = t.elapsed().as_nanos() as u64;
-                        (
-                            ns,
-                            Box::new(move || {
-                                mes.unmap(&mapping)
-                                    .map_err(|e| format!("MES REMOVE_QUEUE: {e:?}"))
-                            }),
-                        )
-                    }
-                    Generation::Gfx12 => {
-                        let mut mes: Mes<'_, _, _, 1024, V12> =
-                            Mes::new(ring, StdClock::default(), core::hint::spin_loop, doorbells);
-                        mes.register_process(1, process)
-                            .map_err(|e| err(&format_args!("{e:?}")))?;
-                        mes.set_hw_resources(&HwBases::default())
-                            .map_err(|e| err(&format_args!("{e:?}")))?;
-                        mes.set_hw_resources_1()
-                            .map_err(|e| err(&format_args!("{e:?}")))?;
-                        let t = Instant::now();
-                        // SAFETY: as above.
-                        let mapping =
-                            unsafe { mes.map(&res) }.map_err(|e| err(&format_args!("{e:?}")))?;
-                        let ns = t.elapsed().as_nanos() as u64;
-                        (
-                            ns,
-                            Box::new(move || {
-                                mes.unmap(&mapping)
-                                    .map_err(|e| format!("MES REMOVE_QUEUE: {e:?}"))
-                            }),
-                        )
-                    }
-                };
-            Ok(Target {
-                queue: placed.queue,
-                signal,
-                create_ns: Some(create_ns),
-                stop: Box::new(move || {
-                    unmap()?;
-                    thread
-                        .stop()
-                        .map_err(|_| "the model thread panicked".to_string())?;
-                    Ok(gpu.mec.cp().errors().to_vec())
-                }),
-            })
-        }
-    }
+    };
+    q.unmap().map_err(|e| fail(&e))?;
+    let errors = match device {
+        Device::Model(m) => m.mec().cp().errors().to_vec(),
+        Device::Hw(_) => Vec::new(),
+    };
+    Ok((r, errors))
 }

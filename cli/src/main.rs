@@ -1,15 +1,13 @@
 //! `barebell`: the command-line front end.
 
 mod bringup;
-mod bringup_gmc;
-mod bringup_nbio;
-mod bringup_queue;
 mod fw;
 mod hw;
 mod latency;
 mod latency_plot;
 mod latency_target;
 mod pci;
+mod target;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -38,9 +36,10 @@ enum Command {
     /// pickup, completion) on the built-in device model (`--vfio` and
     /// `--sysfs` target a GPU: unverified on hardware).
     Latency(latency::LatencyArgs),
-    /// Run the named bring-up steps (discovery, psp, rlc) on the device
-    /// model, optionally tracing every register access by name (`--vfio`
-    /// and `--sysfs` target a GPU: unverified on hardware).
+    /// Run the bring-up (discovery, nbio, gmc, psp, rlc, and with
+    /// --mapping mes, rings and a user queue) on the device model,
+    /// optionally tracing every register access by name (`--vfio` and
+    /// `--sysfs` target a GPU: unverified on hardware).
     Bringup(bringup::BringupArgs),
     /// Inspect amdgpu firmware containers.
     Fw {

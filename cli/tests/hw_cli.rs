@@ -105,7 +105,7 @@ fn help_says_the_hardware_targets_are_unverified() {
 fn explicit_model_runs_the_model() {
     let (code, out, err) = barebell(&["bringup", "--model", "--until", "discovery"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("(device model)"), "{out}");
+    assert!(out.contains("the device model"), "{out}");
 }
 
 #[test]

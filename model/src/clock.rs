@@ -1,21 +1,23 @@
 //! Simulated time.
 
+use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 /// A clock that moves only when the simulation says so.
 ///
 /// Register accesses in the model advance it by a fixed cost, so a bounded
 /// poll in the runtime always terminates after a computable number of
-/// accesses, independent of how fast the host is.
-#[derive(Debug, Default)]
+/// accesses, independent of how fast the host is. Cloning gives another
+/// handle on the same time: every block model of one GPU shares one clock.
+#[derive(Debug, Default, Clone)]
 pub struct SimClock {
-    now_ns: AtomicU64,
+    now_ns: Arc<AtomicU64>,
 }
 
 impl SimClock {
-    pub const fn new() -> Self {
+    pub fn new() -> Self {
         SimClock {
-            now_ns: AtomicU64::new(0),
+            now_ns: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -27,6 +29,34 @@ impl SimClock {
 impl barebell::time::Clock for SimClock {
     fn now_ns(&self) -> u64 {
         self.now_ns.load(Ordering::Relaxed)
+    }
+}
+
+impl SimClock {
+    /// This time as the host sees it: every read costs `step_ns` of
+    /// simulated time (the host's own work between looks), so that a wait
+    /// that only watches the clock (a `udelay`) still ends.
+    pub fn host_view(&self, step_ns: u64) -> HostClock {
+        HostClock {
+            sim: self.clone(),
+            step_ns,
+        }
+    }
+}
+
+/// A [`SimClock`] that moves by a fixed step whenever the host reads it.
+#[derive(Debug, Clone)]
+pub struct HostClock {
+    sim: SimClock,
+    step_ns: u64,
+}
+
+impl barebell::time::Clock for HostClock {
+    fn now_ns(&self) -> u64 {
+        self.sim
+            .now_ns
+            .fetch_add(self.step_ns, Ordering::Relaxed)
+            .wrapping_add(self.step_ns)
     }
 }
 

@@ -344,8 +344,8 @@ pub fn refresh_checksums(b: &mut [u8]) {
 /// write without bit 31 selects register space, not memory, and is
 /// logged as a refusal; data reads then return 0.
 #[derive(Debug)]
-pub struct VramWindow<'c> {
-    clock: &'c crate::SimClock,
+pub struct VramWindow {
+    clock: crate::SimClock,
     table: Vec<u8>,
     table_at: u64,
     vram_mib: u32,
@@ -368,12 +368,12 @@ pub const MM_INDEX_HI: usize = 0x6 * 4;
 pub const RCC_CONFIG_MEMSIZE: usize = 0xde3 * 4;
 pub const MP0_SMN_C2PMSG_33: usize = 0x16061 * 4;
 
-impl<'c> VramWindow<'c> {
+impl VramWindow {
     /// `table` goes at `vram_mib` MiB − 64 KiB.
-    pub fn new(clock: &'c crate::SimClock, vram_mib: u32, table: Vec<u8>) -> Self {
+    pub fn new(clock: &crate::SimClock, vram_mib: u32, table: Vec<u8>) -> Self {
         let table_at = (u64::from(vram_mib) << 20).saturating_sub(64 << 10);
         VramWindow {
-            clock,
+            clock: clock.clone(),
             table,
             table_at,
             vram_mib,
@@ -402,7 +402,7 @@ impl<'c> VramWindow<'c> {
     }
 }
 
-impl barebell::bus::RegisterBus for VramWindow<'_> {
+impl barebell::bus::RegisterBus for VramWindow {
     fn read32(&self, byte_offset: usize) -> u32 {
         self.clock.advance(crate::regfile::ACCESS_NS);
         let s = self.state.lock();

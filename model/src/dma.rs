@@ -44,6 +44,14 @@ impl Dma {
         self.windows.push((device, len, host as u64));
     }
 
+    /// The host address of device address `address`, if `len` bytes from
+    /// it lie in one window.
+    pub fn host_of(&self, address: u64, len: u64) -> Option<u64> {
+        self.check(address, len, 1, "host_of")
+            .ok()
+            .map(|h| h as u64)
+    }
+
     /// Whether every byte of `address..address + len` is in one window.
     pub fn covers(&self, address: u64, len: u64) -> bool {
         self.check(address, len, 1, "covers").is_ok()

@@ -90,7 +90,7 @@ pub struct Gmc<'d> {
     /// Cached translations by 4 KiB page, as the L1/L2 TLBs hold them:
     /// a table change is not seen until an invalidation.
     tlb: BTreeMap<u64, (u64, Translation)>,
-    engine: Option<&'d InvalidationEngine<'d>>,
+    engine: Option<&'d InvalidationEngine>,
     seen_generation: u64,
     vmid: u8,
 }
@@ -113,7 +113,7 @@ impl<'d> Gmc<'d> {
 
     /// Caches translations as VMID `vmid`, dropping them when `engine`
     /// completes an invalidation of that VMID.
-    pub fn with_tlb(mut self, engine: &'d InvalidationEngine<'d>, vmid: u8) -> Self {
+    pub fn with_tlb(mut self, engine: &'d InvalidationEngine, vmid: u8) -> Self {
         self.engine = Some(engine);
         self.vmid = vmid;
         self.seen_generation = engine.generation(vmid);
@@ -245,8 +245,8 @@ impl<'d> Gmc<'d> {
 /// the caching [`Gmc`]; the engines of all four hubs, with the MMHUB
 /// semaphore, are in [`crate::hub::HubModel`].
 #[derive(Debug)]
-pub struct InvalidationEngine<'c> {
-    clock: &'c crate::SimClock,
+pub struct InvalidationEngine {
+    clock: crate::SimClock,
     req0: usize,
     ack0: usize,
     distance: usize,
@@ -264,12 +264,12 @@ struct EngineState {
 
 const ACK_READS: u32 = 3;
 
-impl<'c> InvalidationEngine<'c> {
+impl InvalidationEngine {
     /// `req0`/`ack0`: byte offsets of engine 0's registers; `distance`:
     /// bytes between engines.
-    pub fn new(clock: &'c crate::SimClock, req0: usize, ack0: usize, distance: usize) -> Self {
+    pub fn new(clock: &crate::SimClock, req0: usize, ack0: usize, distance: usize) -> Self {
         InvalidationEngine {
-            clock,
+            clock: clock.clone(),
             req0,
             ack0,
             distance,
@@ -298,7 +298,7 @@ impl<'c> InvalidationEngine<'c> {
     }
 }
 
-impl barebell::bus::RegisterBus for InvalidationEngine<'_> {
+impl barebell::bus::RegisterBus for InvalidationEngine {
     fn read32(&self, byte_offset: usize) -> u32 {
         self.clock.advance(crate::regfile::ACCESS_NS);
         let mut s = self.state.lock();

@@ -210,23 +210,23 @@ pub fn fault_status(reason: Option<FaultReason>, access: Access, cid: u16) -> u3
 /// One hub's registers over a register file, at its block's discovered
 /// bases.
 #[derive(Debug)]
-pub struct HubModel<'c> {
-    regs: RegisterFile<'c>,
+pub struct HubModel {
+    regs: RegisterFile,
     bases: IpBases,
     hub: &'static HubRegs,
     order: Mutex<Option<OrderViolation>>,
     engines: Mutex<Engines>,
 }
 
-impl<'c> HubModel<'c> {
+impl HubModel {
     /// GFXHUB 3.0 (GC 11.0.0) at the discovered GC bases.
-    pub fn new(clock: &'c crate::SimClock, gc: IpBases) -> Self {
+    pub fn new(clock: &crate::SimClock, gc: IpBases) -> Self {
         Self::for_hub(clock, gc, &GFXHUB_3_0)
     }
 
     /// Any of the runtime's hub tables, at the discovered bases of its
     /// block (`hub.hw_id`).
-    pub fn for_hub(clock: &'c crate::SimClock, bases: IpBases, hub: &'static HubRegs) -> Self {
+    pub fn for_hub(clock: &crate::SimClock, bases: IpBases, hub: &'static HubRegs) -> Self {
         HubModel {
             regs: RegisterFile::new(clock),
             bases,
@@ -583,7 +583,7 @@ impl<'c> HubModel<'c> {
     }
 }
 
-impl RegisterBus for HubModel<'_> {
+impl RegisterBus for HubModel {
     fn read32(&self, byte_offset: usize) -> u32 {
         let v = self.regs.read32(byte_offset);
         if v == ALL_ONES {

@@ -17,6 +17,7 @@
 //! fence that never arrives. Fault switch: `silent`.
 
 use crate::mec::{Mec, MecError, MesRingHqd};
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::gfx::mqd::{HQD_DWORDS, HQD_FIRST_DWORD, HqdRegisters};
 use barebell_firmware_if::pm4::{
@@ -55,8 +56,8 @@ struct State {
 }
 
 #[derive(Debug)]
-pub struct KiqModel<'m, 'c> {
-    mec: &'m Mec<'c>,
+pub struct KiqModel {
+    mec: Arc<Mec>,
     rptr_report: Option<u64>,
     ring: u64,
     ring_dwords: u64,
@@ -64,10 +65,10 @@ pub struct KiqModel<'m, 'c> {
     state: Mutex<State>,
 }
 
-impl<'m, 'c> KiqModel<'m, 'c> {
+impl KiqModel {
     /// A KIQ whose ring of `ring_dwords` is at `ring`, woken through the
     /// 64-bit doorbell slot at `doorbell`.
-    pub fn new(mec: &'m Mec<'c>, ring: u64, ring_dwords: u64, doorbell: u64) -> Self {
+    pub fn new(mec: Arc<Mec>, ring: u64, ring_dwords: u64, doorbell: u64) -> Self {
         KiqModel {
             mec,
             rptr_report: None,
@@ -82,7 +83,7 @@ impl<'m, 'c> KiqModel<'m, 'c> {
     /// ([`Mec::kiq_hqd`]): its ring, size and doorbell come from the HQD
     /// registers, and it reports its read pointer (dwords) where
     /// `CP_HQD_PQ_RPTR_REPORT_ADDR` says.
-    pub fn from_mec(mec: &'m Mec<'c>) -> Option<Self> {
+    pub fn from_mec(mec: Arc<Mec>) -> Option<Self> {
         let k = mec.kiq_hqd()?;
         if k.ring_dwords == 0 {
             return None;

@@ -42,7 +42,6 @@ impl Seed {
 }
 
 pub mod bar;
-pub mod chain;
 pub mod cp;
 pub mod discovery;
 pub mod dma;
@@ -55,6 +54,11 @@ pub mod mec;
 pub mod mec_host;
 pub mod mes;
 pub mod nbio;
+pub mod parts;
 pub mod psp;
 #[cfg(feature = "std")]
 pub mod thread;
+pub mod vgpu;
+
+pub use parts::Part;
+pub use vgpu::VirtualGpu;

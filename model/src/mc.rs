@@ -31,6 +31,7 @@
 use crate::dma::{Dma, DmaFault};
 use crate::gmc::Access;
 use crate::hub::{HubModel, HubRefusal};
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
 use spin::Mutex;
@@ -71,18 +72,18 @@ pub struct McFault {
 
 /// One client's view of the MC address space.
 #[derive(Debug)]
-pub struct Mc<'h> {
-    hub: &'h HubModel<'h>,
+pub struct Mc {
+    hub: Arc<HubModel>,
     vram: Dma,
     iommu: Dma,
     cid: u16,
     log: Mutex<Vec<McFault>>,
 }
 
-impl<'h> Mc<'h> {
+impl Mc {
     /// A client with UTCL2 client id `cid` behind `hub`, with no VRAM
     /// backed and nothing in the IOMMU yet.
-    pub fn new(hub: &'h HubModel<'h>, cid: u16) -> Self {
+    pub fn new(hub: Arc<HubModel>, cid: u16) -> Self {
         Mc {
             hub,
             vram: Dma::default(),
@@ -110,8 +111,13 @@ impl<'h> Mc<'h> {
         unsafe { self.iommu.map_at(bus, host, len) }
     }
 
-    pub fn hub(&self) -> &'h HubModel<'h> {
-        self.hub
+    pub fn hub(&self) -> &HubModel {
+        &self.hub
+    }
+
+    /// The shared hub, for another client behind it.
+    pub fn hub_arc(&self) -> Arc<HubModel> {
+        self.hub.clone()
     }
 
     /// Every refused access, in order.

@@ -152,8 +152,8 @@ struct State {
 
 /// The MEC model: banked HQD registers plus the CP it feeds.
 #[derive(Debug)]
-pub struct Mec<'c> {
-    clock: &'c SimClock,
+pub struct Mec {
+    clock: SimClock,
     bases: IpBases,
     regs: HqdRegs,
     window: usize,
@@ -217,11 +217,11 @@ fn key(grbm: u32) -> SlotKey {
     (g.meid(), g.pipeid(), g.queueid())
 }
 
-impl<'c> Mec<'c> {
+impl Mec {
     /// A MEC for `generation` with register segment bases `bases`, whose
     /// doorbell BAR (as the device sees it) starts at `doorbell_bar`.
     pub fn new(
-        clock: &'c SimClock,
+        clock: &SimClock,
         bases: IpBases,
         generation: Generation,
         doorbell_bar: u64,
@@ -234,7 +234,7 @@ impl<'c> Mec<'c> {
             ..State::default()
         };
         Some(Mec {
-            clock,
+            clock: clock.clone(),
             bases,
             regs,
             window,
@@ -594,7 +594,7 @@ impl<'c> Mec<'c> {
     }
 }
 
-impl Mec<'_> {
+impl Mec {
     /// `mes_v11_0_enable()`'s view of the MES pipes: program counters are
     /// banked per pipe (GRBM ME 3); a pipe runs once `MES_PIPEn_ACTIVE` is
     /// set with its program counter programmed, and stops on `MES_HALT`.
@@ -622,7 +622,7 @@ impl Mec<'_> {
     }
 }
 
-impl RegisterBus for Mec<'_> {
+impl RegisterBus for Mec {
     fn read32(&self, byte_offset: usize) -> u32 {
         self.clock.advance(ACCESS_NS);
         let mut s = self.state.lock();

@@ -18,6 +18,7 @@ use crate::mec::Mec;
 use crate::mes::{MesApiVersion, MesModel};
 use crate::{Seed, SimClock};
 use alloc::boxed::Box;
+use alloc::sync::Arc;
 use barebell::aql::doorbell::Doorbell;
 use barebell::aql::queue::{AqlQueue, QueueConfig, QueueMemory};
 use barebell::gfx::doorbells::doorbell_index;
@@ -39,7 +40,9 @@ pub const GC_BASES: IpBases = IpBases([0x1260, 0xA000, 0x1_C000, 0x2_402C, 0, 0,
 #[derive(Debug)]
 pub struct ModelGpu {
     pub clock: &'static SimClock,
-    pub mec: &'static Mec<'static>,
+    pub mec: &'static Mec,
+    /// The same MEC, for firmware models that hold it.
+    pub mec_arc: Arc<Mec>,
     pub doorbells: &'static DoorbellPage,
     pub generation: Generation,
 }
@@ -60,10 +63,13 @@ impl ModelGpu {
             cp.dma_mut()
                 .map(bar, core::mem::size_of::<DoorbellPage>() as u64)
         };
-        let mec = leak(Mec::new(clock, GC_BASES, generation, bar, cp)?);
+        let mec_arc = Arc::new(Mec::new(clock, GC_BASES, generation, bar, cp)?);
+        let leaked: &'static Arc<Mec> = leak(mec_arc.clone());
+        let mec: &'static Mec = leaked;
         Some(ModelGpu {
             clock,
             mec,
+            mec_arc,
             doorbells,
             generation,
         })
@@ -120,9 +126,7 @@ impl ModelGpu {
 
     /// The MES ring memory and its model (API v11 on gfx11, v12 on gfx12),
     /// ring doorbell `MES_RING0`.
-    pub fn mes<const RING: usize>(
-        &self,
-    ) -> Option<(MesRing<'static, RING>, MesModel<'static, 'static>)> {
+    pub fn mes<const RING: usize>(&self) -> Option<(MesRing<'static, RING>, MesModel)> {
         let memory: &'static MesMemory<RING> = leak(MesMemory::new());
         // SAFETY: leaked; the ring is read by the model only below the
         // announced wptr and the fences are atomics.
@@ -139,14 +143,18 @@ impl ModelGpu {
             Generation::Gfx11 => MesApiVersion::V11,
             Generation::Gfx12 => MesApiVersion::V12,
         };
-        let model = MesModel::new(self.mec, memory.ring_address(), RING as u64, slot).with_api(api);
+        let model = MesModel::new(
+            self.mec_arc.clone(),
+            memory.ring_address(),
+            RING as u64,
+            slot,
+        )
+        .with_api(api);
         Some((MesRing { memory, doorbell }, model))
     }
 
     /// The KIQ ring memory and its model, ring doorbell `KIQ`.
-    pub fn kiq<const RING: usize>(
-        &self,
-    ) -> Option<(KiqRing<'static, RING>, KiqModel<'static, 'static>)> {
+    pub fn kiq<const RING: usize>(&self) -> Option<(KiqRing<'static, RING>, KiqModel)> {
         let memory: &'static KiqMemory<RING> = leak(KiqMemory::new());
         // SAFETY: leaked; the ring is read below the announced wptr only
         // and the fence is an atomic.
@@ -159,7 +167,12 @@ impl ModelGpu {
         let doorbell = self.doorbell(doorbell_index::KIQ)?;
         let slot =
             self.doorbells as *const DoorbellPage as u64 + u64::from(doorbell_index::KIQ) * 8;
-        let model = KiqModel::new(self.mec, memory.ring_address(), RING as u64, slot);
+        let model = KiqModel::new(
+            self.mec_arc.clone(),
+            memory.ring_address(),
+            RING as u64,
+            slot,
+        );
         Some((KiqRing { memory, doorbell }, model))
     }
 
@@ -275,17 +288,14 @@ pub type Service = Box<dyn Fn() -> usize + Send>;
 
 #[cfg(feature = "std")]
 impl MecThread {
-    pub fn spawn(
-        mec: &'static Mec<'static>,
-        services: std::vec::Vec<Service>,
-    ) -> std::io::Result<Self> {
+    pub fn spawn(mec: &'static Mec, services: std::vec::Vec<Service>) -> std::io::Result<Self> {
         Self::spawn_with(mec, services, crate::thread::Idle::YieldAfter(64), || {})
     }
 
     /// As [`MecThread::spawn`] with an idle policy, running `setup` on the
     /// new thread first (e.g. to pin it to a CPU).
     pub fn spawn_with(
-        mec: &'static Mec<'static>,
+        mec: &'static Mec,
         services: std::vec::Vec<Service>,
         idle_policy: crate::thread::Idle,
         setup: impl FnOnce() + Send + 'static,

@@ -40,6 +40,7 @@
 use crate::gmc::{Access, Gmc, VmFault};
 use crate::mec::{Mec, MecError};
 use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::gfx::mqd::{HQD_DWORDS, HQD_FIRST_DWORD, HqdRegisters};
 use barebell_firmware_if::mes_api::v12;
@@ -261,10 +262,15 @@ struct State {
     log: Vec<MesEvent>,
 }
 
+/// How a platform walks a process's page tables for the MES model: the
+/// host address `va` reaches through the tables rooted at `ptb`.
+pub type Translator =
+    alloc::boxed::Box<dyn Fn(u64, u64, Access) -> Result<u64, VmFault> + Send + Sync>;
+
 /// The MES scheduler pipe.
-#[derive(Debug)]
-pub struct MesModel<'m, 'c> {
-    mec: &'m Mec<'c>,
+pub struct MesModel {
+    translator: Option<Translator>,
+    mec: Arc<Mec>,
     api: MesApiVersion,
     ring: u64,
     ring_dwords: u64,
@@ -272,12 +278,25 @@ pub struct MesModel<'m, 'c> {
     state: Mutex<State>,
 }
 
-impl<'m, 'c> MesModel<'m, 'c> {
+impl core::fmt::Debug for MesModel {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("MesModel")
+            .field("api", &self.api)
+            .field("ring", &self.ring)
+            .field("ring_dwords", &self.ring_dwords)
+            .field("doorbell", &self.doorbell)
+            .field("translator", &self.translator.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl MesModel {
     /// MES whose ring of `ring_dwords` is at `ring`, woken by the 64-bit
     /// doorbell slot at `doorbell` (its value is the ring wptr in dwords).
     /// The ring's own mapping (KIQ MAP_QUEUES on v11) is taken as done.
-    pub fn new(mec: &'m Mec<'c>, ring: u64, ring_dwords: u64, doorbell: u64) -> Self {
+    pub fn new(mec: Arc<Mec>, ring: u64, ring_dwords: u64, doorbell: u64) -> Self {
         MesModel {
+            translator: None,
             mec,
             api: MesApiVersion::V11,
             ring,
@@ -288,19 +307,27 @@ impl<'m, 'c> MesModel<'m, 'c> {
     }
 
     /// MES on the scheduler ring the KIQ mapped ([`Mec::mes_ring`]).
-    pub fn from_mec(mec: &'m Mec<'c>, api: MesApiVersion) -> Option<Self> {
+    pub fn from_mec(mec: Arc<Mec>, api: MesApiVersion) -> Option<Self> {
         Self::from_mec_pipe(mec, 0, api)
     }
 
     /// MES on pipe `pipe`'s ring as the MEC model saw it loaded or mapped
     /// ([`Mec::mes_pipe_ring`]); uni-MES runs pipe 1 as its KIQ.
-    pub fn from_mec_pipe(mec: &'m Mec<'c>, pipe: u8, api: MesApiVersion) -> Option<Self> {
+    pub fn from_mec_pipe(mec: Arc<Mec>, pipe: u8, api: MesApiVersion) -> Option<Self> {
         let r = mec.mes_pipe_ring(pipe)?;
         if r.ring_dwords == 0 {
             return None;
         }
         let doorbell = mec.doorbell_bar() + u64::from(r.doorbell_dword) * 4;
         Some(MesModel::new(mec, r.ring, r.ring_dwords, doorbell).with_api(api))
+    }
+
+    /// Walks process page tables with `t` (the platform's GMC and IOMMU)
+    /// instead of through the CP model's DMA windows: each page of queue
+    /// memory must reach the host byte the CP model reads at that VA.
+    pub fn with_translator(mut self, t: Translator) -> Self {
+        self.translator = Some(t);
+        self
     }
 
     /// Speaks API v12 (gfx12 uni-MES) instead of v11.
@@ -488,6 +515,20 @@ impl<'m, 'c> MesModel<'m, 'c> {
                     .any(|&(b, l)| address >= b && b.checked_add(l).is_some_and(|we| end <= we));
                 return if inside { Ok(()) } else { Err(refuse) };
             }
+        }
+        if let Some(t) = &self.translator {
+            let mut page = address & !0xFFF;
+            while page < end {
+                match t(ptb, page, access) {
+                    Ok(host) if host == page => {}
+                    Ok(pa) => {
+                        return Err(Refusal::NotIdentity { what, va: page, pa });
+                    }
+                    Err(fault) => return Err(Refusal::VmFault { what, fault }),
+                }
+                page += 0x1000;
+            }
+            return Ok(());
         }
         let gfx12 = self.api == MesApiVersion::V12;
         let mut cp = self.mec.cp();

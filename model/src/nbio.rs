@@ -115,8 +115,8 @@ struct State {
 
 /// The NBIO block over a register file, at the discovered NBIO bases.
 #[derive(Debug)]
-pub struct NbioModel<'c> {
-    regs: RegisterFile<'c>,
+pub struct NbioModel {
+    regs: RegisterFile,
     ip: NbioIp,
     layout: Layout,
     bases: IpBases,
@@ -126,10 +126,10 @@ pub struct NbioModel<'c> {
     state: Mutex<State>,
 }
 
-impl<'c> NbioModel<'c> {
+impl NbioModel {
     /// `hole`: the register-BAR byte offset Linux remaps HDP to
     /// (`MMIO_REG_HOLE_OFFSET`).
-    pub fn new(clock: &'c crate::SimClock, ip: NbioIp, bases: IpBases, hole: usize) -> Self {
+    pub fn new(clock: &crate::SimClock, ip: NbioIp, bases: IpBases, hole: usize) -> Self {
         NbioModel {
             regs: RegisterFile::new(clock),
             ip,
@@ -250,7 +250,7 @@ impl<'c> NbioModel<'c> {
     }
 }
 
-impl RegisterBus for NbioModel<'_> {
+impl RegisterBus for NbioModel {
     fn read32(&self, byte_offset: usize) -> u32 {
         if byte_offset >= self.hole && byte_offset < self.hole + 4096 {
             self.state.lock().hole_reads += 1;

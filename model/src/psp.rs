@@ -53,6 +53,7 @@ use crate::gmc::Access;
 use crate::mc::{Mc, Target};
 use crate::regfile::ACCESS_NS;
 use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::bus::{ALL_ONES, RegisterBus};
 use barebell::psp::{Component, GcRegs, PspRegs};
@@ -172,11 +173,11 @@ struct State {
 
 /// The PSP and the RLC autoload status, on the register bus.
 #[derive(Debug)]
-pub struct PspModel<'c> {
-    clock: &'c SimClock,
+pub struct PspModel {
+    clock: SimClock,
     at: At,
     expect: PspExpect,
-    mc: &'c Mc<'c>,
+    mc: Arc<Mc>,
     gc: GcRegs,
     state: Mutex<State>,
 }
@@ -185,14 +186,9 @@ fn off(r: barebell::regs::Reg, b: &IpBases) -> usize {
     r.byte_offset(b).unwrap_or(usize::MAX)
 }
 
-impl<'c> PspModel<'c> {
+impl PspModel {
     /// A PSP whose every memory access goes through `mc`.
-    pub fn new(
-        clock: &'c SimClock,
-        place: PspPlacement,
-        expect: PspExpect,
-        mc: &'c Mc<'c>,
-    ) -> Self {
+    pub fn new(clock: &SimClock, place: PspPlacement, expect: PspExpect, mc: Arc<Mc>) -> Self {
         let (r, b) = (place.regs, &place.mp0_bases);
         let at = At {
             c35: off(r.c2pmsg_35, b),
@@ -207,7 +203,7 @@ impl<'c> PspModel<'c> {
             cp_stat: off(place.gc.cp_stat, &place.gc_bases),
         };
         PspModel {
-            clock,
+            clock: clock.clone(),
             at,
             expect,
             mc,
@@ -220,8 +216,8 @@ impl<'c> PspModel<'c> {
     }
 
     /// The MC address space the model's DMA goes through.
-    pub fn mc(&self) -> &'c Mc<'c> {
-        self.mc
+    pub fn mc(&self) -> &Mc {
+        &self.mc
     }
 
     /// What the model expects to see.
@@ -502,7 +498,7 @@ impl<'c> PspModel<'c> {
     }
 }
 
-impl RegisterBus for PspModel<'_> {
+impl RegisterBus for PspModel {
     fn read32(&self, byte_offset: usize) -> u32 {
         self.clock.advance(ACCESS_NS);
         let mut s = self.state.lock();
@@ -612,6 +608,7 @@ pub mod rig {
     use alloc::boxed::Box;
     use alloc::format;
     use alloc::string::String;
+    use alloc::sync::Arc;
     use alloc::vec;
     use alloc::vec::Vec;
     use barebell::discovery::{Discovery, IpInfo, hw_id};
@@ -846,7 +843,7 @@ pub mod rig {
     #[derive(Debug)]
     pub struct Rig {
         pub clock: &'static SimClock,
-        pub model: &'static PspModel<'static>,
+        pub model: &'static PspModel,
         pub table: Vec<u8>,
         pub mp0: IpInfo,
         pub gc: IpInfo,
@@ -861,12 +858,14 @@ pub mod rig {
         pub bufs: Option<PspBuffers>,
         /// The MMHUB model the PSP's DMA goes through, programmed by the
         /// runtime.
-        pub hub: &'static HubModel<'static>,
+        pub hub: &'static HubModel,
         /// Its register table (MMHUB 3.0.0 or 4.1.0, from discovery).
         pub hub_regs: &'static HubRegs,
         pub mmhub: IpInfo,
         /// The PSP's view of the MC address space.
-        pub mc: &'static Mc<'static>,
+        pub mc: &'static Mc,
+        /// The same MC, for another PSP model over it.
+        pub mc_arc: Arc<Mc>,
         /// The runtime's VMID0 tables (in modelled VRAM): tests remap
         /// through it. Unused after [`behind`].
         pub gart: TableArena<'static>,
@@ -1000,8 +999,8 @@ pub mod rig {
         let hub_regs = barebell::gmc::hub::hub_for(hw_id::MMHUB, mv)
             .ok_or_else(|| format!("no hub table for MMHUB {mv:?}"))?;
         let (hub, mc, gart, vram, gtt, bufs, tmr) = memory(clock, &mmhub, hub_regs, part, layout)?;
-        let mc: &'static Mc<'static> = Box::leak(Box::new(mc));
-        let model = PspModel::new(clock, place, expect, mc);
+        let mc = Arc::new(mc);
+        let model = PspModel::new(clock, place, expect, mc.clone());
         Ok(Rig {
             clock,
             model: Box::leak(Box::new(model)),
@@ -1016,14 +1015,22 @@ pub mod rig {
             blobs: blobs.into_iter().map(|(_, f)| f).collect(),
             tmr,
             bufs: Some(bufs),
-            hub,
+            hub: leak_arc(hub),
             hub_regs,
             mmhub,
-            mc,
+            mc: leak_arc(mc.clone()),
+            mc_arc: mc,
             gart,
             gtt,
             vram,
         })
+    }
+
+    /// The rig is a test fixture whose parts live for the process: a
+    /// shared model leaked as a `'static` reference.
+    fn leak_arc<T>(a: Arc<T>) -> &'static T {
+        let r: &'static Arc<T> = Box::leak(Box::new(a));
+        r
     }
 
     impl Rig {
@@ -1038,8 +1045,8 @@ pub mod rig {
     }
 
     type Memory = (
-        &'static HubModel<'static>,
-        Mc<'static>,
+        Arc<HubModel>,
+        Mc,
         TableArena<'static>,
         VramAllocator,
         Gtt,
@@ -1059,9 +1066,8 @@ pub mod rig {
         let e = |what: &'static str| move |err: barebell::mem::MemError| format!("{what}: {err}");
         let size = u64::from(part.vram_mib) << 20;
         let mut vram = VramAllocator::with_boot_region(size, FB_START).map_err(e("VRAM"))?;
-        let hub: &'static HubModel<'static> =
-            Box::leak(Box::new(HubModel::for_hub(clock, mmhub.bases, hub_regs)));
-        let mut mc = Mc::new(hub, CID_MP0);
+        let hub = Arc::new(HubModel::for_hub(clock, mmhub.bases, hub_regs));
+        let mut mc = Mc::new(hub.clone(), CID_MP0);
 
         // The VMID0 tables in VRAM, backed by host memory the model reads
         // as that VRAM. PDEs and the context base hold VRAM physical
@@ -1101,12 +1107,12 @@ pub mod rig {
             default_page: scratch.offset,
             dummy_page: dummy_bus,
         };
-        barebell::gmc::hub::gart_enable(hub, &mmhub.bases, hub_regs, &cfg)
+        barebell::gmc::hub::gart_enable(&*hub, &mmhub.bases, hub_regs, &cfg)
             .map_err(|err| format!("{} init: {err}", hub_regs.name))?;
         // Then VMID0's TLB flush on engine 17, as both functions do right
         // after (no HDP flush: the host wrote the tables directly).
         barebell::gmc::hub::invalidate(
-            hub,
+            &*hub,
             clock,
             &mmhub.bases,
             hub_regs,
@@ -1123,7 +1129,7 @@ pub mod rig {
     /// `layout` says), the TMR in VRAM from `vram`. Also returns the bus
     /// address of a dummy page (`adev->dummy_page_addr`).
     fn place_buffers(
-        mc: &mut Mc<'static>,
+        mc: &mut Mc,
         gart: &mut TableArena<'static>,
         vram: &mut VramAllocator,
         layout: Layout,
@@ -1221,17 +1227,17 @@ pub mod rig {
     /// while the model lives (as [`Dma::map`](crate::dma::Dma::map)).
     pub unsafe fn behind(
         r: &mut Rig,
-        hub: &'static HubModel<'static>,
+        hub: Arc<HubModel>,
         tables: TableMemory,
         gart: &mut TableArena<'static>,
         vram: &mut VramAllocator,
         layout: Layout,
     ) -> Result<(), String> {
-        let mut mc = Mc::new(hub, CID_MP0);
+        let mut mc = Mc::new(hub.clone(), CID_MP0);
         // SAFETY: the caller's contract.
         unsafe { mc.back_vram(tables.device, tables.host.as_ptr(), tables.len) };
         let (gtt, bufs, tmr, _) = place_buffers(&mut mc, gart, vram, layout)?;
-        let mc: &'static Mc<'static> = Box::leak(Box::new(mc));
+        let mc = Arc::new(mc);
         let place = PspPlacement {
             regs: r.regs,
             mp0_bases: r.mp0.bases,
@@ -1239,10 +1245,11 @@ pub mod rig {
             gc_bases: r.gc.bases,
         };
         let expect = r.model.expect().clone();
-        r.model = Box::leak(Box::new(PspModel::new(r.clock, place, expect, mc)));
-        r.mc = mc;
-        r.hub = hub;
+        r.model = Box::leak(Box::new(PspModel::new(r.clock, place, expect, mc.clone())));
+        r.mc = leak_arc(mc.clone());
+        r.mc_arc = mc;
         r.hub_regs = hub.hub();
+        r.hub = leak_arc(hub);
         r.gtt = gtt;
         r.bufs = Some(bufs);
         r.tmr = tmr;

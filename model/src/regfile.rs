@@ -24,15 +24,15 @@ struct State {
 
 /// A sparse register file implementing [`RegisterBus`].
 #[derive(Debug)]
-pub struct RegisterFile<'c> {
-    clock: &'c SimClock,
+pub struct RegisterFile {
+    clock: SimClock,
     state: Mutex<State>,
 }
 
-impl<'c> RegisterFile<'c> {
-    pub fn new(clock: &'c SimClock) -> Self {
+impl RegisterFile {
+    pub fn new(clock: &SimClock) -> Self {
         RegisterFile {
-            clock,
+            clock: clock.clone(),
             state: Mutex::new(State::default()),
         }
     }
@@ -64,7 +64,7 @@ impl<'c> RegisterFile<'c> {
     }
 }
 
-impl RegisterBus for RegisterFile<'_> {
+impl RegisterBus for RegisterFile {
     fn read32(&self, byte_offset: usize) -> u32 {
         self.clock.advance(ACCESS_NS);
         let mut s = self.state.lock();

@@ -37,6 +37,7 @@ pub mod ip;
 pub mod latency;
 pub mod mem;
 pub mod nbio;
+pub mod platform;
 pub mod psp;
 pub mod regs;
 pub mod time;

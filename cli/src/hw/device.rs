@@ -41,7 +41,7 @@ pub const MIN_REGISTER_BAR: u64 = barebell::nbio::MMIO_REG_HOLE_OFFSET as u64 + 
 /// on the sysfs path). The first is GTT for the PSP (its 1 MiB `fw_pri`
 /// must be contiguous on the bus), the second holds the rings, MQDs,
 /// the user queue and its signal at VA = host address.
-pub const DMA_BYTES: usize = 4 << 20;
+pub const DMA_BYTES: usize = barebell::platform::DMA_BYTES;
 
 /// Why the device was not opened.
 #[derive(Debug)]

@@ -33,13 +33,13 @@ use core::ptr::NonNull;
 use std::fmt;
 
 /// 2 MiB: the hugepage size and the region's alignment.
-pub const HUGE: usize = 2 << 20;
+pub const HUGE: usize = barebell::platform::DMA_CHUNK;
 /// Where the VFIO path maps the region: 4 GiB, above x86's MSI window
 /// and inside even a 39-bit IOMMU aperture (barebell's choice).
 pub const VFIO_IOVA: u64 = 1 << 32;
 /// Where the region sits in the host's (and so the GPU's) address space:
-/// 32 TiB (see the module docs).
-pub const DMA_VA: usize = 0x2000_0000_0000;
+/// the layout's one address for it (see the module docs).
+pub const DMA_VA: usize = barebell::platform::DMA_HOST_VA;
 
 #[derive(Debug)]
 pub enum DmaError {

@@ -214,6 +214,37 @@ impl SignalMemory {
     ) -> Result<i64, SignalTimeout> {
         wait_until(self, cond, compare, clock, timeout_ns)
     }
+
+    /// [`SignalMemory::wait`], calling `pause` between looks (the
+    /// platform's hook: a spin on hardware, the device model's turn to
+    /// run when it shares this thread).
+    pub fn wait_pausing<C: Clock + ?Sized, P: crate::time::Pause>(
+        &self,
+        cond: Condition,
+        compare: i64,
+        clock: &C,
+        timeout_ns: u64,
+        pause: &mut P,
+    ) -> Result<i64, SignalTimeout> {
+        struct With<'a, P>(&'a SignalMemory, core::cell::RefCell<&'a mut P>);
+        impl<P: crate::time::Pause> SignalValue for With<'_, P> {
+            fn load_acquire(&self) -> i64 {
+                self.0.value()
+            }
+            fn pause(&self) {
+                if let Ok(mut p) = self.1.try_borrow_mut() {
+                    p.pause();
+                }
+            }
+        }
+        wait_until(
+            &With(self, core::cell::RefCell::new(pause)),
+            cond,
+            compare,
+            clock,
+            timeout_ns,
+        )
+    }
 }
 
 impl SignalValue for SignalMemory {

@@ -102,12 +102,17 @@ pub struct Access {
     pub block: Option<&'static str>,
 }
 
+/// `W GC.CP_HQD_ACTIVE @0xc82c = 0x00000001`: direction, block and
+/// register where known, BAR5 byte offset, value (the same text the defmt
+/// frames decode to).
 impl core::fmt::Display for Access {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let dir = if self.write { "W" } else { "R" };
-        match self.name {
-            Some(n) => write!(f, "{dir} {n} = {:#010x}", self.value),
-            None => write!(f, "{dir} [{:#x}] = {:#010x}", self.byte_offset, self.value),
+        let (at, v) = (self.byte_offset, self.value);
+        match (self.block, self.name) {
+            (Some(b), Some(n)) => write!(f, "{dir} {b}.{n} @{at:#x} = {v:#010x}"),
+            (None, Some(n)) => write!(f, "{dir} {n} @{at:#x} = {v:#010x}"),
+            (_, None) => write!(f, "{dir} [{at:#x}] = {v:#010x}"),
         }
     }
 }

@@ -972,6 +972,32 @@ pub enum ReadError {
     DeviceGone { what: &'static str },
 }
 
+impl core::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            ReadError::NoVramSize => write!(
+                f,
+                "RCC_CONFIG_MEMSIZE reads 0 (a table in system memory via ACPI is not supported)"
+            ),
+            ReadError::VramTooSmall { mib } => {
+                write!(
+                    f,
+                    "{mib} MiB of VRAM cannot hold the table 64 KiB below its top"
+                )
+            }
+            ReadError::BufferTooSmall { len } => {
+                write!(
+                    f,
+                    "a {len}-byte buffer cannot hold the {TABLE_BYTES}-byte table"
+                )
+            }
+            ReadError::DeviceGone { what } => {
+                write!(f, "{what} reads all-ones: the device is gone")
+            }
+        }
+    }
+}
+
 /// Reads the discovery binary from VRAM through `MM_INDEX`/`MM_DATA`
 /// (follows `amdgpu_discovery_read_binary_from_mem()` and
 /// `amdgpu_device_mm_access()`), into `out[..TABLE_BYTES]`.

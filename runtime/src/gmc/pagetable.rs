@@ -147,6 +147,23 @@ pub enum MapError {
     Conflict { va: u64 },
 }
 
+impl core::fmt::Display for MapError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            MapError::BadRange { va, pa, size } => write!(
+                f,
+                "{size:#x} bytes from VA {va:#x} to PA {pa:#x}: not 4 KiB aligned or beyond 48 bits"
+            ),
+            MapError::OutOfTables { capacity } => {
+                write!(f, "all {capacity} page tables of the arena are in use")
+            }
+            MapError::Conflict { va } => {
+                write!(f, "{va:#x} overlaps a 2 MiB page or a table already in use")
+            }
+        }
+    }
+}
+
 /// Tables in one contiguous, device-visible arena: table `i` sits at MC
 /// address `mc_base + i * 4096`. Table 0 is the root (PDB2).
 #[derive(Debug)]

@@ -15,6 +15,10 @@
 
 use crate::discovery;
 
+pub mod device;
+
+pub use device::DeviceArena;
+
 /// Why an allocation or a region could not be made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemError {

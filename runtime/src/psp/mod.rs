@@ -797,28 +797,44 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
         Ok(())
     }
 
-    /// Bounded wait for the RLC autoload (follows
-    /// `gfx_v11_0_wait_for_rlc_autoload_complete()`): BOOTLOAD_COMPLETE
-    /// first, then `CP_STAT == 0`, each named in its error.
+    /// [`wait_rlc_autoload`] on this PSP's bus and clock.
     pub fn wait_rlc_autoload(&self, gc: GcRegs, gc_bases: &IpBases) -> Result<(), PspError> {
-        let st = resolve(gc.rlc_bootload_status, gc_bases)?;
-        let cp = resolve(gc.cp_stat, gc_bases)?;
-        let c = self.cond(
-            gc.rlc_bootload_status,
-            st,
-            gc.bootload_complete,
-            gc.bootload_complete,
-        );
-        poll(self.bus, self.clock, c, REG_TIMEOUT_NS)?;
-        let c = self.cond(gc.cp_stat, cp, 0xFFFF_FFFF, 0);
-        poll(self.bus, self.clock, c, REG_TIMEOUT_NS)?;
-        Ok(())
+        wait_rlc_autoload(self.bus, self.clock, gc, gc_bases)
     }
 
     /// Gives the buffers back.
     pub fn into_buffers(self) -> PspBuffers {
         self.buf
     }
+}
+
+/// Bounded wait for the RLC autoload (follows
+/// `gfx_v11_0_wait_for_rlc_autoload_complete()`): BOOTLOAD_COMPLETE first,
+/// then `CP_STAT == 0`, each named in its error.
+pub fn wait_rlc_autoload<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
+    bus: &B,
+    clock: &C,
+    gc: GcRegs,
+    gc_bases: &IpBases,
+) -> Result<(), PspError> {
+    let st = resolve(gc.rlc_bootload_status, gc_bases)?;
+    let cp = resolve(gc.cp_stat, gc_bases)?;
+    let cond = |r: Reg, at: usize, mask: u32, want: u32| RegCondition {
+        what: r.name,
+        byte_offset: at,
+        mask,
+        want,
+    };
+    let c = cond(
+        gc.rlc_bootload_status,
+        st,
+        gc.bootload_complete,
+        gc.bootload_complete,
+    );
+    poll(bus, clock, c, REG_TIMEOUT_NS)?;
+    let c = cond(gc.cp_stat, cp, 0xFFFF_FFFF, 0);
+    poll(bus, clock, c, REG_TIMEOUT_NS)?;
+    Ok(())
 }
 
 /// `AMDGPU_UCODE_ID` order of the PSP-loaded graphics ucode types, with

@@ -319,7 +319,7 @@ mod invalidation {
     /// GC segment bases of the model parts (`sienna_cichlid_ip_offset.h`).
     const GC: IpBases = IpBases([0x1260, 0xA000, 0x1C000, 0x2402C00, 0, 0, 0, 0]);
 
-    fn engine(clock: &SimClock) -> InvalidationEngine<'_> {
+    fn engine(clock: &SimClock) -> InvalidationEngine {
         InvalidationEngine::new(
             clock,
             GCVM_INVALIDATE_ENG0_REQ.byte_offset(&GC).unwrap(),

@@ -386,7 +386,7 @@ impl Case {
     }
 }
 
-fn reg_of(hub: &HubModel<'_>, bases: IpBases, dw: u32) -> u32 {
+fn reg_of(hub: &HubModel, bases: IpBases, dw: u32) -> u32 {
     hub.read32(((bases.0[0] + dw) * 4) as usize)
 }
 
@@ -677,7 +677,7 @@ mod invalidation {
 
     /// The hub model with every access logged.
     struct Recorder<'a> {
-        hub: &'a HubModel<'a>,
+        hub: &'a HubModel,
         log: Mutex<Vec<Op>>,
     }
 
@@ -693,10 +693,9 @@ mod invalidation {
         }
     }
 
-    fn enabled(c: &Case, clock: &'static SimClock) -> (&'static HubModel<'static>, IpBases, Dma) {
+    fn enabled(c: &Case, clock: &'static SimClock) -> (&'static HubModel, IpBases, Dma) {
         let b = c.bases();
-        let hub: &'static HubModel<'static> =
-            Box::leak(Box::new(HubModel::for_hub(clock, b, c.hub)));
+        let hub: &'static HubModel = Box::leak(Box::new(HubModel::for_hub(clock, b, c.hub)));
         let (root, dma) = c.tables();
         gart_enable(hub, &b, c.hub, &config(root)).unwrap();
         (hub, b, dma)

@@ -30,16 +30,13 @@ fn clock() -> TickingClock {
 
 type Mapper = Kiq<'static, TickingClock, Box<dyn FnMut()>, RING>;
 
-fn rig(
-    generation: Generation,
-    seed: u64,
-) -> (ModelGpu, &'static KiqModel<'static, 'static>, Mapper) {
+fn rig(generation: Generation, seed: u64) -> (ModelGpu, &'static KiqModel, Mapper) {
     let gpu = ModelGpu::new(generation, Seed(seed)).unwrap();
     Doorbells::linux_default()
         .program(gpu.mec, &HqdRegs::for_generation(generation), &GC_BASES)
         .unwrap();
     let (ring, model): (KiqRing<'static, RING>, _) = gpu.kiq::<RING>().unwrap();
-    let model: &'static KiqModel<'static, 'static> = Box::leak(Box::new(model));
+    let model: &'static KiqModel = Box::leak(Box::new(model));
     let pause: Box<dyn FnMut()> = Box::new(move || {
         model.service();
     });
@@ -233,8 +230,8 @@ fn kiq_from_registers(generation: Generation) {
         (k.ring, k.ring_dwords, k.doorbell_dword),
         (mem.ring_address(), RING as u64, 0)
     );
-    let model: &'static KiqModel<'static, 'static> =
-        Box::leak(Box::new(KiqModel::from_mec(gpu.mec).unwrap()));
+    let model: &'static KiqModel =
+        Box::leak(Box::new(KiqModel::from_mec(gpu.mec_arc.clone()).unwrap()));
     let pause: Box<dyn FnMut()> = Box::new(move || {
         model.service();
     });

@@ -126,7 +126,7 @@ fn mqd_builder_rejects_bad_inputs() {
     ));
 }
 
-fn direct(gpu: &ModelGpu) -> DirectHqd<&'static barebell_model::mec::Mec<'static>, TickingClock> {
+fn direct(gpu: &ModelGpu) -> DirectHqd<&'static barebell_model::mec::Mec, TickingClock> {
     DirectHqd::new(
         gpu.mec,
         clock(),

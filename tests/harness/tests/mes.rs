@@ -39,7 +39,7 @@ type Mapper<A = V11> = Mes<'static, TickingClock, Box<dyn FnMut()>, RING, A>;
 
 struct Rig<A: MesApi = V11> {
     gpu: ModelGpu,
-    model: &'static MesModel<'static, 'static>,
+    model: &'static MesModel,
     mes: Mapper<A>,
 }
 
@@ -54,7 +54,7 @@ fn rig_for<A: MesApi>(seed: u64) -> Rig<A> {
         .program(gpu.mec, &HqdRegs::for_generation(A::GENERATION), &GC_BASES)
         .unwrap();
     let (ring, model): (MesRing<'static, RING>, _) = gpu.mes::<RING>().unwrap();
-    let model: &'static MesModel<'static, 'static> = Box::leak(Box::new(model));
+    let model: &'static MesModel = Box::leak(Box::new(model));
     let pause: Box<dyn FnMut()> = Box::new(move || {
         model.service();
     });
@@ -760,7 +760,7 @@ fn mes_and_cp_on_a_thread_with_real_time() {
         .cp()
         .register_kernel(KERNEL, Box::new(move |_| *r2.lock().unwrap() += 1));
     let (ring, model) = gpu.mes::<RING>().unwrap();
-    let model: &'static MesModel<'static, 'static> = Box::leak(Box::new(model));
+    let model: &'static MesModel = Box::leak(Box::new(model));
     let q = gpu.queue::<16>(0x29, QueueConfig::default()).unwrap();
     for (b, l) in q.ranges() {
         model.map_process_memory(PTB[0], b, l);

@@ -56,7 +56,7 @@ fn rig_layout(part: &PartFirmware, layout: Layout) -> Rig {
         .unwrap_or_else(|e| panic!("{e} (firmware-amd-graphics)"))
 }
 
-fn psp_of(r: &mut Rig) -> Psp<'static, PspModel<'static>, SimClock> {
+fn psp_of(r: &mut Rig) -> Psp<'static, PspModel, SimClock> {
     Psp::new(
         r.model,
         r.clock,
@@ -127,7 +127,7 @@ fn fault_registers(r: &Rig) -> (u64, u64, u64, u64) {
     (page << 12, st("VMID"), st("CID"), st("RW"))
 }
 
-fn boot_and_ring(r: &Rig, p: &mut Psp<'static, PspModel<'static>, SimClock>) {
+fn boot_and_ring(r: &Rig, p: &mut Psp<'static, PspModel, SimClock>) {
     for (name, c) in BOOT_ORDER {
         if let Some(s) = r.sos.section(name) {
             p.bootloader_load(c, r.sos.bytes(s)).unwrap();
@@ -292,7 +292,7 @@ fn runtime_refuses_misaligned_bootloader_buffer_and_model_reads_wrong_place() {
             )],
             ..PspExpect::default()
         },
-        r.mc,
+        r.mc_arc.clone(),
     );
     // The component 4 KiB into the rig's fw_pri buffer (GART FW_PRI_VA).
     let kdb = r.sos.bytes(r.sos.section("kdb").unwrap());
@@ -813,11 +813,7 @@ fn psp_behind_another_vmid0_loads_and_faults_there() {
         },
     ] {
         let mut r = rig(&navi31(), |_| {});
-        let hub: &'static HubModel<'static> = Box::leak(Box::new(HubModel::for_hub(
-            r.clock,
-            r.mmhub.bases,
-            r.hub_regs,
-        )));
+        let hub = std::sync::Arc::new(HubModel::for_hub(r.clock, r.mmhub.bases, r.hub_regs));
         let tables: &'static mut [Table] = Box::leak(vec![Table::EMPTY; 8].into_boxed_slice());
         let host = NonNull::new(tables.as_mut_ptr().cast::<u8>()).unwrap();
         let mut gart = TableArena::new(tables, host.as_ptr() as u64, Generation::Gfx11);
@@ -834,15 +830,15 @@ fn psp_behind_another_vmid0_loads_and_faults_there() {
             default_page: 0,
             dummy_page: 0,
         };
-        barebell::gmc::hub::gart_enable(hub, &r.mmhub.bases, r.hub_regs, &cfg).unwrap();
+        barebell::gmc::hub::gart_enable(&*hub, &r.mmhub.bases, r.hub_regs, &cfg).unwrap();
         let mem = rig::TableMemory {
             device: gart.root(),
             host,
             len: 8 * 4096,
         };
         // SAFETY: the tables are leaked.
-        unsafe { rig::behind(&mut r, hub, mem, &mut gart, &mut vram, layout) }.unwrap();
-        assert!(std::ptr::eq(r.hub, hub));
+        unsafe { rig::behind(&mut r, hub.clone(), mem, &mut gart, &mut vram, layout) }.unwrap();
+        assert!(std::ptr::eq(r.hub, &*hub));
         let images = images(&r);
         let mut p = psp_of(&mut r);
         let result = psp::load_firmware(&mut p, r.plan, &r.sos, Some(r.smu), &images, Some(r.tmr));

@@ -1,0 +1,133 @@
+//! Step 1, discovery: the IP discovery table and every block's register
+//! bases.
+//!
+//! Follows `amdgpu_discovery_init()` → `amdgpu_discovery_read_binary_from_mem()`:
+//! wait for the IFWI (`MP0_SMN_C2PMSG_33` bit 31), read the VRAM size
+//! (`RCC_CONFIG_MEMSIZE`), and copy the 10 KiB table at VRAM size − 64 KiB
+//! through `MM_INDEX`/`MM_DATA` (`amdgpu_device_mm_access()`), then
+//! `amdgpu_discovery_reg_base_init()`. When BAR0 reaches the table the
+//! copy is made through BAR0 instead, as tinygrad's AM does on a large
+//! BAR (`AMDev._run_discovery()`); Linux maps its VRAM aperture only
+//! later, in `gmc_v11_0_mc_init()`.
+
+use crate::error::{BringupError, ErrorKind, ResultAt};
+use crate::sink::{Sink, Step};
+use alloc::vec;
+use alloc::vec::Vec;
+use barebell::bus::{ALL_ONES, RegCondition, RegisterBus, WaitError, poll};
+use barebell::discovery::{Discovery, IpInfo, TABLE_BYTES, TMR_OFFSET, boot, read_from_vram};
+use barebell::ip::{Generation, hw_id};
+use barebell::platform::Platform;
+
+/// `IFWI init` wait, as Linux's loop (1000 × ~1 ms).
+pub const IFWI_TIMEOUT_NS: u64 = 1_000_000_000;
+
+/// What discovery found: the blocks later steps program.
+#[derive(Debug, Clone)]
+pub struct Ips {
+    /// VRAM size in bytes.
+    pub vram_bytes: u64,
+    /// Where the table was read (VRAM offset) and how.
+    pub table_at: u64,
+    pub read_through: &'static str,
+    pub generation: Generation,
+    pub gc: IpInfo,
+    pub mp0: IpInfo,
+    pub mp1: IpInfo,
+    pub nbif: IpInfo,
+    pub mmhub: IpInfo,
+    pub osssys: IpInfo,
+    pub sdma0: Option<IpInfo>,
+    /// Every IP instance of the table (for naming registers in traces).
+    pub all: Vec<IpInfo>,
+}
+
+/// Reads and parses the table.
+pub fn run<'p>(p: &'p dyn Platform, sink: &'p dyn Sink) -> Result<Ips, BringupError> {
+    let s = Step::Discovery;
+    let bus = crate::bus::Bus::direct(p, sink);
+    let mut table = vec![0u8; TABLE_BYTES];
+    let (pos, how) = read_table(p, &bus, &mut table)?;
+    let d = Discovery::parse(&table).at(s)?;
+    let ip = |id: u16, name: &'static str| d.ip(id, 0).ok_or(ErrorKind::MissingIp { ip: name });
+    let gc = ip(hw_id::GC, "GC").at(s)?;
+    let generation = Generation::of_gc(gc.version.triple())
+        .ok_or(ErrorKind::Unsupported {
+            what: "GC",
+            version: gc.version.triple(),
+        })
+        .at(s)?;
+    let mut all = Vec::new();
+    d.for_each_ip(|i| all.push(i));
+    let ips = Ips {
+        vram_bytes: pos + TMR_OFFSET,
+        table_at: pos,
+        read_through: how,
+        generation,
+        gc,
+        mp0: ip(hw_id::MP0, "MP0").at(s)?,
+        mp1: ip(hw_id::MP1, "MP1").at(s)?,
+        nbif: ip(hw_id::NBIF, "NBIF").at(s)?,
+        mmhub: ip(hw_id::MMHUB, "MMHUB").at(s)?,
+        osssys: ip(hw_id::OSSSYS, "OSSSYS").at(s)?,
+        sdma0: d.ip(hw_id::SDMA0, 0),
+        all,
+    };
+    sink.step(
+        s,
+        format_args!(
+            "table read at VRAM {pos:#x} through {how} ({} MiB of VRAM); {} IP instances; GC {:?}, MP0 {:?}, MP1 {:?}, NBIF {:?}, MMHUB {:?}",
+            ips.vram_bytes >> 20,
+            d.ip_count(),
+            gc.version.triple(),
+            ips.mp0.version.triple(),
+            ips.mp1.version.triple(),
+            ips.nbif.version.triple(),
+            ips.mmhub.version.triple(),
+        ),
+    );
+    Ok(ips)
+}
+
+/// The IFWI wait and VRAM size as `read_from_vram` does them, then the
+/// table through BAR0 if BAR0 reaches it, else through `read_from_vram`.
+fn read_table(
+    p: &dyn Platform,
+    bus: &dyn RegisterBus,
+    out: &mut [u8],
+) -> Result<(u64, &'static str), BringupError> {
+    let s = Step::Discovery;
+    let at = |r: barebell::regs::Reg| r.offset as usize * 4;
+    let ready = RegCondition {
+        what: boot::MP0_SMN_C2PMSG_33.name,
+        byte_offset: at(boot::MP0_SMN_C2PMSG_33),
+        mask: 0x8000_0000,
+        want: 0x8000_0000,
+    };
+    // Linux goes on after the IFWI wait runs out; only a vanished device
+    // stops here.
+    if let Err(e @ WaitError::DeviceGone { .. }) = poll(bus, p.clock(), ready, IFWI_TIMEOUT_NS) {
+        return Err(e).at(s);
+    }
+    let mib = bus.read32(at(boot::RCC_CONFIG_MEMSIZE));
+    if mib == ALL_ONES {
+        return Err(ErrorKind::DeviceGone {
+            register: boot::RCC_CONFIG_MEMSIZE.name,
+        })
+        .at(s);
+    }
+    let vram = p.vram();
+    let pos = (u64::from(mib) << 20).checked_sub(TMR_OFFSET);
+    match pos {
+        Some(pos) if vram.at(pos, TABLE_BYTES as u64).is_some() => {
+            for (i, chunk) in out.chunks_exact_mut(4).take(TABLE_BYTES / 4).enumerate() {
+                chunk.copy_from_slice(&vram.read32(pos + 4 * i as u64).to_le_bytes());
+            }
+            Ok((pos, "BAR0"))
+        }
+        _ => {
+            let pos = read_from_vram(bus, p.clock(), IFWI_TIMEOUT_NS, out).at(s)?;
+            Ok((pos, "MM_INDEX/MM_DATA"))
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! Which firmware files the discovered IP versions need, and where the
+//! bring-up gets their bytes.
+//!
+//! Files are named as `amdgpu_ucode_request()`'s callers name them
+//! (`psp_init_sos_microcode()`, `smu_v13_0_init_microcode()`,
+//! `gfx_v11_0_init_microcode()`, `amdgpu_mes_init_microcode()`,
+//! `amdgpu_sdma_init_microcode()`): the IP version with dots as
+//! underscores, then the role.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use barebell_firmware_if::{Firmware, Kind, parse};
+
+/// Where firmware blobs come from: a directory on the host
+/// (`/lib/firmware/amdgpu`), the unikernel's initrd archive, a test's
+/// table.
+pub trait FirmwareSource {
+    /// The bytes of `name` (e.g. `psp_13_0_0_sos.bin`), or why not.
+    fn load(&self, name: &str) -> Result<Vec<u8>, String>;
+}
+
+type V = (u8, u8, u8);
+
+/// The files one part needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FirmwareSet {
+    pub sos: String,
+    pub smu: String,
+    /// GFX-side blobs (SDMA, PFP, ME, MEC, RLC, IMU, MES).
+    pub gfx: Vec<String>,
+    /// The MES blobs whose headers give the pipes' start addresses
+    /// (scheduler, then KIQ if a separate blob).
+    pub mes: Vec<String>,
+}
+
+fn v(x: V) -> String {
+    format!("{}_{}_{}", x.0, x.1, x.2)
+}
+
+impl FirmwareSet {
+    /// The set for MP0 `mp0`, MP1 `mp1`, GC `gc` and SDMA0 `sdma`, or
+    /// `None` for a GC generation barebell does not bring up.
+    pub fn for_versions(mp0: V, mp1: V, gc: V, sdma: Option<V>) -> Option<FirmwareSet> {
+        let g = v(gc);
+        let sos = format!("psp_{}_sos.bin", v(mp0));
+        let smu = format!("smu_{}.bin", v(mp1));
+        let common = ["pfp", "me", "mec", "rlc", "imu"].map(|r| format!("gc_{g}_{r}.bin"));
+        match gc.0 {
+            // gfx11: MES scheduler from `_mes_2` (the firmware
+            // `amdgpu_mes_init_microcode()` asks for first) and the KIQ
+            // pipe from `_mes1`; SDMA 6 has one blob with ctx/ctl sections.
+            11 => {
+                let mes = vec![format!("gc_{g}_mes_2.bin"), format!("gc_{g}_mes1.bin")];
+                let mut gfx: Vec<String> = Vec::new();
+                if let Some(s) = sdma {
+                    gfx.push(format!("sdma_{}.bin", v(s)));
+                }
+                gfx.extend(common);
+                gfx.extend(mes.iter().cloned());
+                Some(FirmwareSet { sos, smu, gfx, mes })
+            }
+            // gfx12 with uni-MES (`adev->enable_uni_mes`): one MES blob.
+            // SDMA 7 loads as SDMA_RS64, which barebell does not map yet,
+            // so it is left out.
+            12 => {
+                let mes = vec![format!("gc_{g}_uni_mes.bin")];
+                let mut gfx: Vec<String> = common.into();
+                gfx.extend(mes.iter().cloned());
+                Some(FirmwareSet { sos, smu, gfx, mes })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Loads `name` from `src`.
+pub fn bytes(src: &dyn FirmwareSource, name: &str) -> Result<Vec<u8>, (String, String)> {
+    src.load(name).map_err(|e| (String::from(name), e))
+}
+
+/// Parses `bytes` as the container `name`'s kind says.
+pub fn parse_named<'b>(name: &str, bytes: &'b [u8]) -> Result<Firmware<'b>, (String, String)> {
+    parse(Kind::from_file_name(name), bytes).map_err(|e| (String::from(name), format!("{e}")))
+}
+
+/// Firmware files in a directory (`/lib/firmware/amdgpu`, where Debian's
+/// firmware-amd-graphics puts them).
+#[cfg(feature = "std")]
+#[derive(Debug, Clone)]
+pub struct FirmwareDir(pub std::path::PathBuf);
+
+#[cfg(feature = "std")]
+impl FirmwareDir {
+    pub const SYSTEM: &'static str = "/lib/firmware/amdgpu";
+
+    pub fn system() -> Self {
+        FirmwareDir(Self::SYSTEM.into())
+    }
+}
+
+#[cfg(feature = "std")]
+impl FirmwareSource for FirmwareDir {
+    fn load(&self, name: &str) -> Result<Vec<u8>, String> {
+        let p = self.0.join(name);
+        std::fs::read(&p)
+            .map_err(|e| format!("{}: {e} (is firmware-amd-graphics installed?)", p.display()))
+    }
+}

@@ -1,0 +1,401 @@
+//! Step 3, gmc: the memory layout and the MMHUB, as `gmc_v11_0_hw_init()`
+//! / `gmc_v12_0_hw_init()` set them up.
+//!
+//! - The FB (VRAM) sits where the VBIOS put it: `MMMC_VM_FB_LOCATION_BASE`
+//!   (`mmhub_v3_0_get_fb_location()`, `mmhub_v4_1_0_get_fb_location()`);
+//!   `MMMC_VM_FB_OFFSET` is taken as 0 (dGPUs), so a VRAM offset is its
+//!   physical address.
+//! - The GART goes where `amdgpu_gmc_gart_location()` puts it (high on
+//!   gfx11, low on gfx12; [`barebell::gmc::layout`]).
+//! - VRAM is laid out bottom-up above a hole kept for the VBIOS
+//!   framebuffer: VMID0's tables, the default (scratch) page, the process
+//!   tables, the TMR.
+//! - GTT is the DMA region's first chunk, reached through GART PTEs with
+//!   SYSTEM|SNOOPED (`amdgpu_ttm_tt_pte_flags()` for cached GTT): the
+//!   PSP's `fw_pri`, ring, command and fence buffers and the dummy page.
+//! - The rest of the DMA region is the ring area, mapped at GPU VA = host
+//!   address into VMID0 (whose range grows from the GART to cover it)
+//!   and into a second set of tables for the user process: the layout KFD
+//!   gives a user queue (its ring at its CPU address in the process's GPU
+//!   VM), which lets the runtime's ring, queue, MQD and signal types,
+//!   which hand the device their host addresses, live there unchanged. The
+//!   ring area must miss the FB (the system aperture) and the GART.
+//! - Then an HDP flush, MMHUB init (`mmhub_v3_0_gart_enable()`,
+//!   `mmhub_v4_1_0_gart_enable()`), another flush, and VMID0's TLB flush
+//!   on the MMHUB's GART engine (`gmc_v11_0_gart_enable()`).
+//!
+//! The layout is the same on every platform: only the platform's BAR0
+//! length and DMA region (its host address and bus addresses) differ.
+
+use crate::Gpu;
+use crate::error::{BringupError, ErrorKind, ResultAt};
+use crate::nbio::flush_hdp;
+use crate::sink::{Sink, Step};
+use alloc::format;
+use barebell::gmc::hub::{self, GART_ENGINE, HubConfig, HubRegs, hub_for};
+use barebell::gmc::layout::{GMC_HOLE_START, GartPlacement, McLayout, VBIOS_FB_HOLE};
+use barebell::gmc::pagetable::{Flags, Table, TableArena};
+use barebell::ip::{Generation, hw_id};
+use barebell::mem::{DeviceArena, DmaArena, PAGE_ALIGN, VramAllocator, VramRange};
+use barebell::nbio::Nbio;
+use barebell::platform::{DMA_CHUNK, Platform};
+use barebell::psp::{self, DmaBuf, PspBuffers, Tmr};
+use barebell::regs::{mmhub_3_0_0, mmhub_4_1_0};
+use core::ptr::NonNull;
+
+/// VMID0 tables: a root, and per mapped range (the GART's GTT buffers,
+/// the ring area at its host address) a PDB1, a PDB0 and the PTBs
+/// covering a few MiB.
+pub const GART_TABLES: usize = 16;
+/// The process page tables: a root, PDB1, PDB0 and the ring area's PTBs.
+pub const PROCESS_TABLES: usize = 8;
+/// `PSP_TMR_SIZE` for everything but Aldebaran (`amdgpu_psp.h`; that
+/// header needs the whole driver to compile, so cited, not a fact).
+pub const TMR_SIZE: u32 = 0x40_0000;
+/// GART offsets of the GTT buffers (barebell's choice; Linux's TTM picks
+/// them).
+const FW_PRI_OFF: u64 = 0;
+const RING_OFF: u64 = 1 << 20;
+const CMD_OFF: u64 = RING_OFF + 4096;
+const FENCE_OFF: u64 = CMD_OFF + 4096;
+/// `PSP_1_MEG`: Linux's `fw_pri` buffer size.
+const FW_PRI_BYTES: usize = 1 << 20;
+
+/// The layout as the steps and traces report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LayoutReport {
+    pub mc: McLayout,
+    /// VMID0's VA range (the GART, grown to cover the ring area).
+    pub vmid0: (u64, u64),
+    /// VMID0's root table, VRAM physical address.
+    pub vmid0_root: u64,
+    /// The process tables' root, VRAM physical address.
+    pub process_root: u64,
+    /// The ring area: first byte (GPU VA = host address) and length.
+    pub ring_area: (u64, u64),
+    /// GTT's bus address (the DMA region's first chunk).
+    pub gtt_bus: u64,
+    pub tmr: Tmr,
+}
+
+/// What the gmc step leaves for the later ones.
+pub struct Memory<'p> {
+    gart: TableArena<'p>,
+    pub(crate) process: TableArena<'p>,
+    ring_area: Option<DeviceArena<'p>>,
+    ring_range: (u64, u64),
+    pub(crate) cfg: HubConfig,
+    pub(crate) mmhub: &'static HubRegs,
+    pub(crate) gfxhub: &'static HubRegs,
+    gtt: DmaArena<'p>,
+    gtt_bus: u64,
+    gart_start: u64,
+    pub(crate) bufs: Option<PspBuffers>,
+    pub(crate) tmr: Tmr,
+    mc: McLayout,
+}
+
+impl core::fmt::Debug for Memory<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Memory")
+            .field("layout", &self.report())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'p> Memory<'p> {
+    pub fn report(&self) -> LayoutReport {
+        LayoutReport {
+            mc: self.mc,
+            vmid0: (self.cfg.start, self.cfg.end),
+            vmid0_root: self.gart.root(),
+            process_root: self.process.root(),
+            ring_area: self.ring_range,
+            gtt_bus: self.gtt_bus,
+            tmr: self.tmr,
+        }
+    }
+
+    /// The ring area, for the rings and queue steps (once).
+    pub(crate) fn take_ring_area(&mut self) -> DeviceArena<'p> {
+        self.ring_area.take().unwrap_or_else(|| {
+            // SAFETY: an empty range: nothing can be placed in it.
+            unsafe { DeviceArena::new(NonNull::dangling(), 0) }
+        })
+    }
+}
+
+fn layout_err(detail: alloc::string::String) -> BringupError {
+    BringupError {
+        step: Step::Gmc,
+        kind: ErrorKind::Layout(detail),
+    }
+}
+
+/// A CPU view of `r` (VRAM) through BAR0, as `n` page tables.
+///
+/// A `&mut` out of a shared platform reference: sound because the
+/// platform promises its VRAM is used only through it, this bring-up
+/// claimed the platform (once), and the VRAM allocator hands each range
+/// out once.
+#[allow(clippy::mut_from_ref)]
+fn vram_tables<'p>(p: &'p dyn Platform, r: &VramRange) -> Result<&'p mut [Table], BringupError> {
+    let n = usize::try_from(r.size / 4096).map_err(|_| layout_err(format!("{r:?}")))?;
+    let ptr = p.vram().at(r.offset, r.size).ok_or_else(|| {
+        layout_err(format!(
+            "VRAM {:#x}..{:#x} lies beyond BAR0 ({:#x} bytes); CPU access to VRAM outside BAR0 is not built",
+            r.offset,
+            r.end(),
+            p.vram().len
+        ))
+    })?;
+    if !(ptr.as_ptr() as usize).is_multiple_of(core::mem::align_of::<Table>()) {
+        return Err(layout_err(format!("BAR0 + {:#x} is misaligned", r.offset)));
+    }
+    // SAFETY: `n` pages of VRAM inside BAR0 (checked by `at`), handed out
+    // once by the VRAM allocator, so nothing else aliases them; the
+    // platform keeps BAR0 mapped for 'p and lets nothing else use it
+    // (its `unsafe impl`), and the platform was claimed by this
+    // bring-up. `Table` is plain u64s and the pointer is aligned.
+    let t = unsafe { core::slice::from_raw_parts_mut(ptr.as_ptr().cast::<Table>(), n) };
+    t.fill(Table::EMPTY);
+    Ok(t)
+}
+
+/// The ring area's first and last GPU VA (= host address), refused if it
+/// falls in the FB (the system aperture, where VMID0 does not
+/// translate), in the GART, or at or above the MC hole.
+fn ring_range(start: u64, len: u64, mc: &McLayout) -> Result<(u64, u64), BringupError> {
+    let end = start + len - 1;
+    let overlaps = |a: u64, b: u64| start <= b && a <= end;
+    let clash = if overlaps(mc.fb_start, mc.fb_end) {
+        Some(("the FB (system aperture)", mc.fb_start, mc.fb_end))
+    } else if overlaps(mc.gart_start, mc.gart_end) {
+        Some(("the GART", mc.gart_start, mc.gart_end))
+    } else if end >= GMC_HOLE_START {
+        Some(("the MC hole", GMC_HOLE_START, u64::MAX))
+    } else {
+        None
+    };
+    match clash {
+        Some((what, a, b)) => Err(layout_err(format!(
+            "the ring area at host {start:#x}..={end:#x} overlaps {what} at {a:#x}..={b:#x}, so it cannot sit at VA = host address"
+        ))),
+        None => Ok((start, end)),
+    }
+}
+
+/// Flags of GTT and ring-area mappings: cached system memory
+/// (`AMDGPU_PTE_SYSTEM | AMDGPU_PTE_SNOOPED`, `amdgpu_ttm_tt_pte_flags()`).
+const SYSTEM_RW: Flags = Flags {
+    readable: true,
+    writeable: true,
+    executable: false,
+    system: true,
+    snooped: true,
+};
+
+/// Places everything, enables the MMHUB.
+pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>, BringupError> {
+    let s = Step::Gmc;
+    let p = gpu.platform;
+    let bus = &gpu.bus;
+    let ips = &gpu.ips;
+    let mmhub_v = ips.mmhub.version.triple();
+    let mmhub = hub_for(hw_id::MMHUB, mmhub_v)
+        .ok_or(ErrorKind::Unsupported {
+            what: "MMHUB",
+            version: mmhub_v,
+        })
+        .at(s)?;
+    let gc_v = ips.gc.version.triple();
+    let gfxhub = hub_for(hw_id::GC, gc_v)
+        .ok_or(ErrorKind::Unsupported {
+            what: "GFXHUB of GC",
+            version: gc_v,
+        })
+        .at(s)?;
+    let (fb_reg, place) = match ips.generation {
+        Generation::Gfx11 => (mmhub_3_0_0::MMMC_VM_FB_LOCATION_BASE, GartPlacement::High),
+        Generation::Gfx12 => (mmhub_4_1_0::MMMC_VM_FB_LOCATION_BASE, GartPlacement::Low),
+    };
+    let fb_base = bus.block(ips.mmhub.bases).read(fb_reg).at(s)?;
+    if fb_base == barebell::bus::ALL_ONES {
+        return Err(ErrorKind::DeviceGone {
+            register: fb_reg.name,
+        })
+        .at(s);
+    }
+    let mc = McLayout::new(place, fb_base, ips.vram_bytes).ok_or_else(|| {
+        layout_err(format!(
+            "{} MiB of VRAM at FB base {fb_base:#x} runs into the MC hole",
+            ips.vram_bytes >> 20
+        ))
+    })?;
+
+    // VRAM, bottom up.
+    let mut vram = VramAllocator::with_boot_region(mc.vram_bytes, mc.fb_start).at(s)?;
+    vram.alloc(VBIOS_FB_HOLE, PAGE_ALIGN).at(s)?;
+    let tables_at = vram.alloc(GART_TABLES as u64 * 4096, PAGE_ALIGN).at(s)?;
+    let scratch = vram.alloc(4096, PAGE_ALIGN).at(s)?;
+    let process_at = vram.alloc(PROCESS_TABLES as u64 * 4096, PAGE_ALIGN).at(s)?;
+    // PDEs and the root hold VRAM physical addresses (Linux converts them
+    // with `amdgpu_gmc_vram_mc2pa()`): offset + FB_OFFSET, FB_OFFSET = 0.
+    let mut gart = TableArena::new(
+        vram_tables(p, &tables_at)?,
+        tables_at.offset,
+        ips.generation,
+    );
+    let mut process = TableArena::new(
+        vram_tables(p, &process_at)?,
+        process_at.offset,
+        ips.generation,
+    );
+    // The TMR: VRAM, `PSP_TMR_ALIGNMENT` aligned.
+    let tmr_at = vram.alloc(u64::from(TMR_SIZE), psp::TMR_ALIGN).at(s)?;
+    let tmr = Tmr {
+        mc_addr: tmr_at.mc,
+        capacity: TMR_SIZE,
+        phys_addr: tmr_at.offset,
+    };
+
+    // GTT: the DMA region's first chunk, at its bus address through the
+    // GART; the rest is the ring area.
+    let dma = p.dma();
+    let gtt_bus = *dma
+        .chunk_bus
+        .first()
+        .ok_or_else(|| layout_err("an empty DMA region".into()))?;
+    if dma.len <= DMA_CHUNK {
+        return Err(layout_err(format!(
+            "a DMA region of more than one {DMA_CHUNK:#x}-byte chunk (GTT, then the ring area); this one has {:#x} bytes",
+            dma.len
+        )));
+    }
+    // SAFETY: the platform's DMA region is `dma.len` bytes of host memory
+    // that lives for 'p and that nothing else uses (its `unsafe impl`);
+    // this bring-up claimed the platform. Chunk 0 goes to the GTT arena,
+    // the rest to the ring area, so the two never overlap.
+    let gtt_mem = unsafe { core::slice::from_raw_parts_mut(dma.host.as_ptr(), DMA_CHUNK) };
+    let gtt = DmaArena::new(gtt_mem, gtt_bus).at(s)?;
+    // SAFETY: as above; `dma.len > DMA_CHUNK`, so this stays inside.
+    let area_at = unsafe { dma.host.add(DMA_CHUNK) };
+    let area_len = dma.len - DMA_CHUNK;
+    let (ring_va, ring_end) = ring_range(area_at.as_ptr() as u64, area_len as u64, &mc)?;
+    // The ring area at VA = host address, chunk by chunk (each chunk is
+    // contiguous on the bus, the chunks need not be), in VMID0 and in the
+    // process tables.
+    for (k, bus_addr) in dma.chunk_bus.iter().enumerate().skip(1) {
+        let va = ring_va + ((k - 1) * DMA_CHUNK) as u64;
+        if va > ring_end {
+            break;
+        }
+        for (table, t) in [("VMID0", &mut gart), ("process", &mut process)] {
+            t.map(va, *bus_addr, DMA_CHUNK as u64, SYSTEM_RW, false)
+                .map_err(|why| ErrorKind::PageTable { table, va, why })
+                .at(s)?;
+        }
+    }
+    // SAFETY: `[area_at, area_at + area_len)` is the DMA region past its
+    // first chunk: valid for 'p, used by nothing else, and mapped just
+    // above at VA = host address in VMID0 and in the process tables,
+    // which are the contexts the rings (VMID0) and the user queue (the
+    // process) run in.
+    let ring_area = unsafe { DeviceArena::new(area_at, area_len) };
+
+    let cfg = HubConfig {
+        pt_base: gart.root(),
+        // VMID0 covers both the GART and the ring area.
+        start: mc.gart_start.min(ring_va),
+        end: mc.gart_end.max(ring_end),
+        fb_start: mc.fb_start,
+        fb_end: mc.fb_end,
+        // Empty (start > end): AGP stays off (`amdgpu_agp` defaults to off
+        // for these parts' `amdgpu_gmc_agp_location()` callers).
+        agp_start: u64::MAX >> 16,
+        agp_end: 0,
+        default_page: scratch.offset,
+        // Set below, once the GTT buffers are placed.
+        dummy_page: 0,
+    };
+    let mut m = Memory {
+        gart,
+        process,
+        ring_area: Some(ring_area),
+        ring_range: (ring_va, area_len as u64),
+        cfg,
+        mmhub,
+        gfxhub,
+        gtt,
+        gtt_bus,
+        gart_start: mc.gart_start,
+        bufs: None,
+        tmr,
+        mc,
+    };
+    // The GTT buffers are bound before the hub is enabled; the VMID0
+    // flush after `gart_enable` covers them.
+    m.bufs = Some(PspBuffers {
+        fw_pri: gtt_buf(&mut m, FW_PRI_OFF, FW_PRI_BYTES, psp::BOOTLOADER_ALIGN)?,
+        ring: gtt_buf(&mut m, RING_OFF, psp::RING_BYTES, PAGE_ALIGN)?,
+        cmd: gtt_buf(&mut m, CMD_OFF, 4096, PAGE_ALIGN)?,
+        fence: gtt_buf(&mut m, FENCE_OFF, 4096, PAGE_ALIGN)?,
+    });
+    // `adev->dummy_page_addr`: a page of its own, since the hub may
+    // redirect faulting writes there.
+    let dummy = m.gtt.alloc(4096, PAGE_ALIGN).at(s)?;
+    m.cfg.dummy_page = dummy.bus_addr();
+    // The table stores through BAR0 are plain stores; keep the compiler
+    // (and the CPU) from moving them past the flush and the hub writes.
+    core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
+    flush_hdp(bus, nbio).at(s)?;
+    hub::gart_enable(bus, &ips.mmhub.bases, mmhub, &m.cfg).at(s)?;
+    flush_hdp(bus, nbio).at(s)?;
+    // gmc_v11_0_gart_enable() / gmc_v12_0_gart_enable(): HDP flush (just
+    // done), then VMID0's TLB flush on the MMHUB's GART engine.
+    hub::invalidate(bus, p.clock(), &ips.mmhub.bases, mmhub, GART_ENGINE, 0, 0).at(s)?;
+    let r = m.report();
+    sink.step(
+        s,
+        format_args!(
+            "FB at MC {:#x}..={:#x}; GART {:#x}..={:#x}; {} enabled, VMID0 {:#x}..={:#x} with tables at VRAM {:#x}; ring area at VA = host {:#x}, {:#x} bytes, also in the process tables at VRAM {:#x}; PSP buffers in GTT at bus {:#x}; TMR at VRAM {:#x}",
+            mc.fb_start,
+            mc.fb_end,
+            mc.gart_start,
+            mc.gart_end,
+            mmhub.name,
+            r.vmid0.0,
+            r.vmid0.1,
+            r.vmid0_root,
+            r.ring_area.0,
+            r.ring_area.1,
+            r.process_root,
+            r.gtt_bus,
+            r.tmr.phys_addr
+        ),
+    );
+    Ok(m)
+}
+
+/// Maps `len` bytes of GTT at GART offset `off` (4 KiB PTEs, cached
+/// system memory) and returns the PSP's view of it.
+fn gtt_buf(m: &mut Memory<'_>, off: u64, len: usize, align: u64) -> Result<DmaBuf, BringupError> {
+    let s = Step::Gmc;
+    let mut chunk = m.gtt.alloc(len, align).at(s)?;
+    let va = m.gart_start + off;
+    m.gart
+        .map(va, chunk.bus_addr(), len as u64, SYSTEM_RW, false)
+        .map_err(|why| ErrorKind::PageTable {
+            table: "VMID0",
+            va,
+            why,
+        })
+        .at(s)?;
+    let host =
+        NonNull::new(chunk.as_mut_ptr()).ok_or_else(|| layout_err("a null GTT chunk".into()))?;
+    // SAFETY: the chunk is `len` bytes of the claimed DMA region, handed
+    // out once by the arena and used by the host only through this
+    // DmaBuf; the device reaches it at `va` through the GART mapping just
+    // written.
+    Ok(unsafe { DmaBuf::new(host, len, va) })
+}

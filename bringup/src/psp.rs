@@ -1,0 +1,107 @@
+//! Step 4, psp: firmware into the GPU through the PSP, in the order of
+//! `psp_hw_start()` and `psp_load_non_psp_fw()`: the bootloader components
+//! of the sOS bundle, the GPCOM ring, LOAD_TOC, the SMU firmware and the
+//! TMR in the MP0 version's order, LOAD_IP_FW for every GFX ucode, then
+//! AUTOLOAD_RLC. The PSP reaches its buffers through the MMHUB's VMID0
+//! (GTT), so a command that never completes is reported with the fault
+//! the MMHUB latched.
+
+use crate::Gpu;
+use crate::error::{BringupError, ErrorKind, ResultAt};
+use crate::firmware::{self, FirmwareSet, FirmwareSource};
+use crate::gmc::Memory;
+use crate::sink::{Sink, Step};
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use barebell::psp::{self, FaultHub, Image, Plan, Psp, PspRegs};
+
+fn fw_err((name, why): (String, String)) -> BringupError {
+    BringupError {
+        step: Step::Psp,
+        kind: ErrorKind::Firmware { name, why },
+    }
+}
+
+/// Loads the firmware the discovered versions name; returns the set for
+/// the MES start.
+pub fn run(
+    gpu: &Gpu<'_>,
+    mem: &mut Memory<'_>,
+    fw: &dyn FirmwareSource,
+    sink: &dyn Sink,
+) -> Result<FirmwareSet, BringupError> {
+    let s = Step::Psp;
+    let ips = &gpu.ips;
+    let (mp0, mp1, gc) = (
+        ips.mp0.version.triple(),
+        ips.mp1.version.triple(),
+        ips.gc.version.triple(),
+    );
+    let set = FirmwareSet::for_versions(mp0, mp1, gc, ips.sdma0.map(|d| d.version.triple()))
+        .ok_or(ErrorKind::Unsupported {
+            what: "GC",
+            version: gc,
+        })
+        .at(s)?;
+    let unsupported = |what| ErrorKind::Unsupported { what, version: mp0 };
+    let regs = PspRegs::for_version(mp0)
+        .ok_or(unsupported("PSP registers of MP0"))
+        .at(s)?;
+    let plan = Plan::for_version(mp0)
+        .ok_or(unsupported("a PSP plan for MP0"))
+        .at(s)?;
+    let bufs = mem
+        .bufs
+        .take()
+        .ok_or_else(|| ErrorKind::Layout("the PSP buffers were already used".into()))
+        .at(s)?;
+    let sos_bytes = firmware::bytes(fw, &set.sos).map_err(fw_err)?;
+    let sos = firmware::parse_named(&set.sos, &sos_bytes).map_err(fw_err)?;
+    let smu_bytes = firmware::bytes(fw, &set.smu).map_err(fw_err)?;
+    let smu_fw = firmware::parse_named(&set.smu, &smu_bytes).map_err(fw_err)?;
+    let smu = smu_fw
+        .section("ucode")
+        .map(|x| smu_fw.bytes(x))
+        .ok_or_else(|| fw_err((set.smu.clone(), "no ucode section".into())))?;
+    let files = set
+        .gfx
+        .iter()
+        .map(|n| firmware::bytes(fw, n).map_err(fw_err))
+        .collect::<Result<Vec<_>, _>>()?;
+    let blobs = set
+        .gfx
+        .iter()
+        .zip(&files)
+        .map(|(n, b)| firmware::parse_named(n, b).map_err(fw_err))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut images = vec![
+        Image {
+            fw_type: 0,
+            bytes: &[]
+        };
+        64
+    ];
+    let n = psp::gfx_images(&blobs, &mut images).at(s)?;
+    let gfx = images.get(..n).unwrap_or(&[]);
+    let mut p = Psp::new(&gpu.bus, gpu.platform.clock(), regs, &ips.mp0.bases, bufs)
+        .at(s)?
+        .with_fault_hub(FaultHub {
+            bus: &gpu.bus,
+            bases: ips.mmhub.bases,
+            regs: mem.mmhub,
+        });
+    let report = psp::load_firmware(&mut p, plan, &sos, Some(smu), gfx, Some(mem.tmr)).at(s)?;
+    sink.step(
+        s,
+        format_args!(
+            "{} bootloader components, TMR {:#x} bytes asked by the TOC, {} LOAD_IP_FW ({} GFX images from {} files), AUTOLOAD_RLC sent",
+            report.components,
+            report.tmr_size,
+            report.ip_fw_loads,
+            n,
+            set.gfx.len()
+        ),
+    );
+    Ok(set)
+}

@@ -1,0 +1,265 @@
+//! Step 8, queue: one AQL user queue, mapped by the chosen mode, and a
+//! first packet through it.
+//!
+//! The queue's ring and `amd_queue_t`, MQD, EOP buffer and completion
+//! signal are placed in the ring area (GPU VA = host address in VMID0 and
+//! in the process tables). By mapping mode:
+//! - `mes`: the process is registered with MES (its page-table root, a
+//!   process context) and the queue added by ADD_QUEUE, as KFD does on
+//!   gfx11+ (`add_queue_mes()`); MES picks the VMID;
+//! - `direct`: the HQD registers are written straight from the MQD, as
+//!   tinygrad's AM does; the queue runs in [`USER_VMID`], whose GFXHUB
+//!   context is pointed at the process tables first;
+//! - `kiq`: PM4 MAP_QUEUES on the KIQ ring (the HWS style), same VMID.
+//!
+//! The packet is an AQL BARRIER_AND with no dependencies and a completion
+//! signal: the HSA header (`hsa.h`, `hsa_barrier_and_packet_t`) treats a
+//! dependency handle of 0 as met, so it completes once the packet
+//! processor has fetched it; no kernel code is involved.
+
+use crate::Gpu;
+use crate::error::{BringupError, ErrorKind, ResultAt};
+use crate::gmc::Memory;
+use crate::rings::{self, Pauser, Rings, Scheduler};
+use crate::sink::{Sink, Step};
+use alloc::boxed::Box;
+use alloc::format;
+use barebell::aql::{
+    AqlQueue, BarrierKind, BarrierPacket, Condition, Fences, QueueConfig, QueueMemory, SignalMemory,
+};
+use barebell::gfx::doorbells::{Doorbells, doorbell_index};
+use barebell::gfx::hqd::DirectHqd;
+use barebell::gfx::mapper::{Mapping as HqdMapping, QueueMapper, QueueResources};
+use barebell::gfx::mes::{Process, ProcessContext};
+use barebell::gfx::mqd::{EopBuffer, MqdPage};
+use barebell::gmc::hub::{self, GART_ENGINE};
+use barebell::mem::DeviceArena;
+
+/// Slots of the user queue.
+pub const SLOTS: usize = 256;
+/// Bound on each wait for the first packet (submit space, completion).
+pub const BOUND_NS: u64 = 2_000_000_000;
+/// The VMID a direct or KIQ-mapped user queue runs in: the first of the
+/// VMIDs Linux leaves to KFD (`gmc_v11_0_sw_init()` sets `first_kfd_vmid`
+/// to 8: graphics and compute use 1-7, KFD 8-15).
+pub const USER_VMID: u8 = 8;
+/// The PASID MES is given for the process.
+const PASID: u32 = 0x8001;
+
+/// How the user queue reaches a hardware queue slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mapping {
+    /// MES ADD_QUEUE (what KFD does on gfx11+).
+    Mes,
+    /// Direct HQD register load (what tinygrad's AM driver does).
+    Direct,
+    /// PM4 MAP_QUEUES on the KIQ ring (HWS/CPSCH style).
+    Kiq,
+}
+
+impl Mapping {
+    pub const ALL: [Mapping; 3] = [Mapping::Mes, Mapping::Direct, Mapping::Kiq];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mapping::Mes => "mes",
+            Mapping::Direct => "direct",
+            Mapping::Kiq => "kiq",
+        }
+    }
+}
+
+/// A mapped user queue whose first packet completed.
+pub struct UserQueue<'p> {
+    pub queue: AqlQueue<'p, SLOTS>,
+    pub signal: &'p SignalMemory,
+    pub doorbell: u32,
+    pub mode: Mapping,
+    pub mapping: HqdMapping,
+    /// Time of the mapping call (MQD build + firmware round trip): host
+    /// wall time when the sink keeps it, else the platform's clock.
+    pub create_ns: u64,
+    /// The first packet's id.
+    pub packet_id: u64,
+    mapper: Box<dyn QueueMapper + 'p>,
+    platform: &'p dyn barebell::platform::Platform,
+}
+
+impl core::fmt::Debug for UserQueue<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("UserQueue")
+            .field("doorbell", &self.doorbell)
+            .field("mode", &self.mode)
+            .field("mapping", &self.mapping)
+            .field("create_ns", &self.create_ns)
+            .finish_non_exhaustive()
+    }
+}
+
+impl UserQueue<'_> {
+    /// The barrier the bring-up submits: no dependencies, this queue's
+    /// signal, system-scope fences so the signal write is visible to the
+    /// host.
+    pub fn barrier(&self) -> Result<BarrierPacket, BringupError> {
+        barrier(self.signal)
+    }
+
+    /// Waits for the completion signal to reach `value`, pausing on the
+    /// platform between looks.
+    pub fn wait_signal(&self, value: i64, bound_ns: u64) -> Result<i64, BringupError> {
+        let p = self.platform;
+        self.signal
+            .wait_pausing(Condition::Eq, value, p.clock(), bound_ns, &mut Pauser(p))
+            .map_err(|e| ErrorKind::Queue(format!("completion signal: {e}")))
+            .at(Step::Queue)
+    }
+
+    /// Takes the queue off the device.
+    pub fn unmap(mut self) -> Result<(), BringupError> {
+        self.mapper.unmap(&self.mapping).at(Step::Unmap)
+    }
+}
+
+fn barrier(signal: &SignalMemory) -> Result<BarrierPacket, BringupError> {
+    BarrierPacket::new(BarrierKind::And, &[], signal.handle(), Fences::SYSTEM)
+        .map_err(|e| ErrorKind::Queue(format!("barrier packet: {e}")))
+        .at(Step::Queue)
+}
+
+/// Points [`USER_VMID`]'s GFXHUB context at the process tables, as
+/// `gfxhub_v3_0_setup_vm_pt_regs()` does for a KFD VMID (MES does this
+/// itself for the queues it maps), then flushes that VMID's TLB. Linux
+/// sends this flush through the KIQ once it runs
+/// (`gmc_v11_0_flush_gpu_tlb()`'s firmware path); barebell writes the same
+/// request and polls the same ACK itself.
+fn point_user_vmid(gpu: &Gpu<'_>, mem: &Memory<'_>) -> Result<(), BringupError> {
+    let s = Step::Queue;
+    let hub = mem.gfxhub;
+    let gc = gpu.bus.block(gpu.ips.gc.bases);
+    let n = u32::from(USER_VMID) - 1;
+    let lo = gc
+        .offset_nth(hub.ctx1_base_lo, n, hub.ctx_addr_distance())
+        .at(s)?;
+    let base = mem.process.root() | 1;
+    use barebell::bus::RegisterBus;
+    gpu.bus.write32(lo, base as u32);
+    gpu.bus.write32(lo + 4, (base >> 32) as u32);
+    hub::invalidate(
+        &gpu.bus,
+        gpu.platform.clock(),
+        &gpu.ips.gc.bases,
+        hub,
+        GART_ENGINE,
+        u32::from(USER_VMID),
+        0,
+    )
+    .at(s)?;
+    Ok(())
+}
+
+/// Places the user queue, maps it, submits one barrier and waits for its
+/// signal.
+pub fn run<'p>(
+    gpu: &Gpu<'p>,
+    mem: &Memory<'p>,
+    area: &mut DeviceArena<'p>,
+    rings: Rings<'p>,
+    mode: Mapping,
+    sink: &dyn Sink,
+) -> Result<UserQueue<'p>, BringupError> {
+    let s = Step::Queue;
+    let p = gpu.platform;
+    let qmem = area.put(QueueMemory::<SLOTS>::new()).at(s)?;
+    let mqd = area.put(MqdPage::new()).at(s)?;
+    let eop = area.put(EopBuffer::new()).at(s)?;
+    let signal = area.put(SignalMemory::new(1)).at(s)?;
+    let db = rings::doorbell(p, doorbell_index::USERQUEUE_START, s)?;
+    let queue = AqlQueue::new(
+        qmem,
+        db,
+        QueueConfig {
+            profiling: true,
+            ..Default::default()
+        },
+    );
+    let Rings { scheduler, kiq, .. } = rings;
+    let (mut mapper, vmid): (Box<dyn QueueMapper + 'p>, u8) = match mode {
+        Mapping::Mes => {
+            let process = Process {
+                pasid: PASID,
+                page_table_base: mem.process.root(),
+                va_start: 0,
+                va_end: (1 << 47) - 1,
+                context: area.put(ProcessContext::new()).at(s)?,
+            };
+            // MES takes the process key here and picks the VMID itself.
+            let m: Box<dyn QueueMapper + 'p> = match scheduler {
+                Scheduler::V11(mut m) => {
+                    m.register_process(1, process).at(s)?;
+                    Box::new(m)
+                }
+                Scheduler::V12(mut m) => {
+                    m.register_process(1, process).at(s)?;
+                    Box::new(m)
+                }
+            };
+            (m, 1)
+        }
+        Mapping::Kiq => {
+            point_user_vmid(gpu, mem)?;
+            let k = match kiq {
+                Some(k) => k,
+                None => rings::kiq_up(gpu, area, s, sink)?,
+            };
+            (Box::new(k), USER_VMID)
+        }
+        Mapping::Direct => {
+            point_user_vmid(gpu, mem)?;
+            let d = DirectHqd::new(
+                gpu.bus.clone(),
+                p.clock(),
+                gpu.ips.gc.bases,
+                gpu.ips.generation,
+                Doorbells::linux_default(),
+            )
+            .at(s)?;
+            (Box::new(d), USER_VMID)
+        }
+    };
+    let res = QueueResources::aql(qmem, mqd, eop, doorbell_index::USERQUEUE_START, vmid);
+    let now = || sink.wall_ns().unwrap_or_else(|| p.clock().now_ns());
+    let t = now();
+    // SAFETY: the queue memory, MQD and EOP buffer were just placed in the
+    // ring area, which lives for 'p at GPU VA = host address in the
+    // queue's VMID (VMID0 and the process tables); the MQD page is fresh.
+    let mapping = unsafe { mapper.map(&res) }.at(s)?;
+    let create_ns = now().saturating_sub(t);
+    let packet = barrier(signal)?;
+    let id = queue
+        .submit(&packet, p.clock(), BOUND_NS)
+        .map_err(|e| ErrorKind::Queue(format!("submit: {e}")))
+        .at(s)?;
+    let q = UserQueue {
+        queue,
+        signal,
+        doorbell: doorbell_index::USERQUEUE_START,
+        mode,
+        mapping,
+        create_ns,
+        packet_id: id,
+        mapper,
+        platform: p,
+    };
+    q.wait_signal(0, BOUND_NS)?;
+    sink.step(
+        s,
+        format_args!(
+            "queue ready: {} mapping, doorbell {:#x}, VMID {}, barrier {} completed (signal 1 -> 0; an AQL BARRIER_AND with no dependencies)",
+            mode.name(),
+            q.doorbell,
+            q.mapping.vmid,
+            q.packet_id
+        ),
+    );
+    Ok(q)
+}

@@ -1,0 +1,277 @@
+//! Step 7, rings: the kernel rings MES and the KIQ run on, after MES start.
+//!
+//! gfx11 (`mes_v11_0_hw_init()` with a MEC KIQ): the KIQ by register
+//! programming on MEC1 pipe 1 queue 0 (`gfx_v11_0_kiq_init_register()`),
+//! the MES scheduler ring by KIQ MAP_QUEUES (as
+//! `mes_v11_0_kiq_enable_queue()` has the KIQ map it), SET_HW_RSRC with
+//! the discovered bases, QUERY_SCHEDULER_STATUS.
+//!
+//! gfx12 uni-MES (`mes_v12_0_hw_init()`): MES pipe 1's ring by registers
+//! (`mes_v12_0_queue_init_register()`), SET_HW_RSRC and SET_HW_RSRC_1 on
+//! it, pipe 0's scheduler ring by a `map_legacy_kq` ADD_QUEUE on pipe 1
+//! (`mes_v12_0_map_legacy_queue()`), SET_HW_RSRC and SET_HW_RSRC_1 on
+//! pipe 0.
+//!
+//! Everything lives in the ring area (GPU VA = host address in VMID0).
+
+use crate::Gpu;
+use crate::error::{BringupError, ErrorKind, ResultAt};
+use crate::sink::{Sink, Step};
+use alloc::format;
+use barebell::aql::Doorbell;
+use barebell::gfx::doorbells::{Doorbells, doorbell_index};
+use barebell::gfx::kiq::hqd::{KiqSlot, bring_up};
+use barebell::gfx::kiq::{Kiq, KiqMemory, KiqRing};
+use barebell::gfx::mapper::HqdRegs;
+use barebell::gfx::mes::rings::{
+    MesRingParts, load_pipe_ring, map_legacy_scheduler_ring, map_scheduler_ring,
+};
+use barebell::gfx::mes::start::MesVersions;
+use barebell::gfx::mes::{HwBases, Mes, MesMemory, MesRing, V11, V12};
+use barebell::gfx::mqd::{EopBuffer, MqdPage};
+use barebell::ip::Generation;
+use barebell::mem::DeviceArena;
+use barebell::platform::Platform;
+use barebell::regs::IpBases;
+use barebell::time::{Clock, Pause};
+
+/// KIQ ring size, in dwords.
+pub const KIQ_RING: usize = 256;
+/// MES ring size, in dwords.
+pub const MES_RING: usize = 1024;
+
+/// What the runtime's firmware waits call between looks at a fence: the
+/// platform's pause (a spin on hardware; the firmware models' turn on the
+/// model).
+#[derive(Clone, Copy)]
+pub struct Pauser<'p>(pub &'p dyn Platform);
+
+impl Pause for Pauser<'_> {
+    fn pause(&mut self) {
+        self.0.pause()
+    }
+}
+
+impl core::fmt::Debug for Pauser<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Pauser").field(&self.0.name()).finish()
+    }
+}
+
+pub type ClockRef<'p> = &'p dyn Clock;
+pub type KiqClient<'p> = Kiq<'p, ClockRef<'p>, Pauser<'p>, KIQ_RING>;
+pub type MesClient<'p, A> = Mes<'p, ClockRef<'p>, Pauser<'p>, MES_RING, A>;
+
+/// The scheduler, by API version.
+pub enum Scheduler<'p> {
+    V11(MesClient<'p, V11>),
+    V12(MesClient<'p, V12>),
+}
+
+impl core::fmt::Debug for Scheduler<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Scheduler::V11(_) => f.write_str("Scheduler::V11"),
+            Scheduler::V12(_) => f.write_str("Scheduler::V12"),
+        }
+    }
+}
+
+impl core::fmt::Debug for Rings<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Rings")
+            .field("scheduler", &self.scheduler)
+            .field("kiq", &self.kiq.is_some())
+            .field("pipe1", &self.pipe1.is_some())
+            .finish()
+    }
+}
+
+/// The rings, up and answering.
+pub struct Rings<'p> {
+    pub scheduler: Scheduler<'p>,
+    /// gfx11: the MEC KIQ the scheduler ring was mapped through.
+    pub kiq: Option<KiqClient<'p>>,
+    /// gfx12: MES pipe 1.
+    pub pipe1: Option<MesClient<'p, V12>>,
+}
+
+fn place<'p, T>(area: &mut DeviceArena<'p>, v: T) -> Result<&'p T, BringupError> {
+    area.put(v).at(Step::Rings)
+}
+
+/// The platform's doorbell `index` (64-bit slots).
+pub fn doorbell(p: &dyn Platform, index: u32, step: Step) -> Result<Doorbell, BringupError> {
+    let a = p.doorbells();
+    // SAFETY: the platform's doorbell aperture is a live mapping of BAR2
+    // (or the model's doorbell page) of `a.len` bytes for as long as the
+    // platform lives, valid for 64-bit stores (its `unsafe impl`), and
+    // the doorbell is used only while the platform is borrowed.
+    unsafe { Doorbell::in_aperture(a.host, a.len, index) }
+        .map_err(|e| ErrorKind::Queue(format!("doorbell {index:#x}: {e}")))
+        .at(step)
+}
+
+/// `SET_HW_RESOURCES`' base arrays: the first five segment bases.
+fn bases5(b: IpBases) -> [u32; 5] {
+    let mut o = [0u32; 5];
+    if let Some(src) = b.0.get(..5) {
+        o.copy_from_slice(src);
+    }
+    o
+}
+
+/// Loads the KIQ by registers (MEC1 pipe 1 queue 0,
+/// `gfx_v11_0_kiq_init_register()`).
+pub(crate) fn kiq_up<'p>(
+    gpu: &Gpu<'p>,
+    area: &mut DeviceArena<'p>,
+    step: Step,
+    sink: &dyn Sink,
+) -> Result<KiqClient<'p>, BringupError> {
+    let mem = area.put(KiqMemory::<KIQ_RING>::new()).at(step)?;
+    let mqd = area.put(MqdPage::new()).at(step)?;
+    let eop = area.put(EopBuffer::new()).at(step)?;
+    let slot = KiqSlot {
+        pipe: 1,
+        queue: 0,
+        doorbell: doorbell_index::KIQ,
+    };
+    // SAFETY: all three were just placed in the ring area, which lives
+    // for 'p at GPU VA = host address in VMID0 (where the KIQ runs); the
+    // MQD page is fresh.
+    unsafe {
+        bring_up(
+            &gpu.bus,
+            &gpu.ips.gc.bases,
+            gpu.ips.generation,
+            slot,
+            mem,
+            mqd,
+            eop,
+        )
+    }
+    .at(step)?;
+    let p = gpu.platform;
+    let ring = KiqRing {
+        memory: mem,
+        doorbell: doorbell(p, doorbell_index::KIQ, step)?,
+    };
+    let mut kiq = Kiq::new(
+        ring,
+        p.clock(),
+        Pauser(p),
+        gpu.ips.generation,
+        Doorbells::linux_default(),
+    );
+    // Keep user queues off the KIQ's own slot.
+    kiq.set_allowed_slots([0xFF, 0xFE, 0xFF, 0xFF]);
+    sink.step(
+        step,
+        format_args!("KIQ HQD loaded by register programming (MEC1 pipe 1 queue 0)"),
+    );
+    Ok(kiq)
+}
+
+fn parts<'p>(
+    area: &mut DeviceArena<'p>,
+    doorbell: u32,
+) -> Result<MesRingParts<'p, MES_RING>, BringupError> {
+    Ok(MesRingParts {
+        ring: place(area, MesMemory::<MES_RING>::new())?,
+        mqd: place(area, MqdPage::new())?,
+        eop: place(area, EopBuffer::new())?,
+        doorbell,
+    })
+}
+
+/// Brings the rings up for the discovered generation.
+pub fn run<'p>(
+    gpu: &Gpu<'p>,
+    area: &mut DeviceArena<'p>,
+    versions: MesVersions,
+    sink: &dyn Sink,
+) -> Result<Rings<'p>, BringupError> {
+    let s = Step::Rings;
+    let p = gpu.platform;
+    let gc = gpu.ips.gc.bases;
+    let generation = gpu.ips.generation;
+    let hw = HwBases {
+        gc: bases5(gc),
+        mmhub: bases5(gpu.ips.mmhub.bases),
+        osssys: bases5(gpu.ips.osssys.bases),
+    };
+    Doorbells::linux_default()
+        .program(&gpu.bus, &HqdRegs::for_generation(generation), &gc)
+        .at(s)?;
+    match generation {
+        Generation::Gfx11 => {
+            let mut kiq = kiq_up(gpu, area, s, sink)?;
+            let sched = parts(area, doorbell_index::MES_RING0)?;
+            let memory = sched.ring;
+            // SAFETY: ring, MQD and EOP were just placed in the ring area
+            // (GPU VA = host address in VMID0, where MES runs), for 'p;
+            // the MQD page is fresh.
+            unsafe { map_scheduler_ring(&mut kiq, sched) }.at(s)?;
+            let ring = MesRing {
+                memory,
+                doorbell: doorbell(p, doorbell_index::MES_RING0, s)?,
+            };
+            let mut mes: MesClient<'p, V11> =
+                Mes::new(ring, p.clock(), Pauser(p), Doorbells::linux_default());
+            mes.set_versions(versions);
+            mes.set_hw_resources(&hw).at(s)?;
+            mes.query_status().at(s)?;
+            sink.step(
+                s,
+                format_args!(
+                    "MES scheduler ring mapped by KIQ MAP_QUEUES; SET_HW_RSRC and QUERY_SCHEDULER_STATUS answered"
+                ),
+            );
+            Ok(Rings {
+                scheduler: Scheduler::V11(mes),
+                kiq: Some(kiq),
+                pipe1: None,
+            })
+        }
+        Generation::Gfx12 => {
+            let p1 = parts(area, doorbell_index::MES_RING1)?;
+            let m1 = p1.ring;
+            // SAFETY: as above.
+            unsafe { load_pipe_ring(&gpu.bus, &gc, generation, 1, p1) }.at(s)?;
+            let ring1 = MesRing {
+                memory: m1,
+                doorbell: doorbell(p, doorbell_index::MES_RING1, s)?,
+            };
+            let mut pipe1: MesClient<'p, V12> =
+                Mes::new(ring1, p.clock(), Pauser(p), Doorbells::linux_default());
+            pipe1.set_versions(versions);
+            pipe1.set_hw_resources(&hw).at(s)?;
+            pipe1.set_hw_resources_1().at(s)?;
+            let p0 = parts(area, doorbell_index::MES_RING0)?;
+            let m0 = p0.ring;
+            // SAFETY: as above.
+            unsafe { map_legacy_scheduler_ring(&mut pipe1, p0) }.at(s)?;
+            let ring0 = MesRing {
+                memory: m0,
+                doorbell: doorbell(p, doorbell_index::MES_RING0, s)?,
+            };
+            let mut mes: MesClient<'p, V12> =
+                Mes::new(ring0, p.clock(), Pauser(p), Doorbells::linux_default());
+            mes.set_versions(versions);
+            mes.set_hw_resources(&hw).at(s)?;
+            mes.set_hw_resources_1().at(s)?;
+            sink.step(
+                s,
+                format_args!(
+                    "MES pipe 1 ring loaded by registers; scheduler ring mapped by map_legacy_kq ADD_QUEUE; SET_HW_RSRC and SET_HW_RSRC_1 answered on both pipes"
+                ),
+            );
+            Ok(Rings {
+                scheduler: Scheduler::V12(mes),
+                kiq: None,
+                pipe1: Some(pipe1),
+            })
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! Where the bring-up reports: each finished step, and (when asked) every
+//! register access. The CLI prints text or JSON, the unikernel sends
+//! defmt frames, tests collect; the steps never print.
+
+use barebell::bus::trace::Access;
+use core::fmt;
+
+/// The named steps, in the order they run (Linux's IP-block order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Step {
+    /// Open the device (the platform's own step; the bring-up starts
+    /// after it).
+    Open,
+    /// Read and parse the IP discovery table.
+    Discovery,
+    /// NBIO/NBIF: HDP flush remap, doorbell aperture, indirect registers.
+    Nbio,
+    /// GMC: FB and GART placement, VMID0 tables, MMHUB.
+    Gmc,
+    /// PSP: bootloader, sOS, TOC, TMR, firmware loads, RLC autoload.
+    Psp,
+    /// RLC autoload done; GFXHUB.
+    Rlc,
+    /// MES pipes started (with a mapping).
+    Mes,
+    /// The KIQ and MES rings (with a mapping).
+    Rings,
+    /// One user queue mapped and a first packet through it.
+    Queue,
+    /// Taking the queue off the device.
+    Unmap,
+}
+
+impl Step {
+    /// Every step the bring-up runs, in order.
+    pub const ALL: [Step; 8] = [
+        Step::Discovery,
+        Step::Nbio,
+        Step::Gmc,
+        Step::Psp,
+        Step::Rlc,
+        Step::Mes,
+        Step::Rings,
+        Step::Queue,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Open => "open",
+            Step::Discovery => "discovery",
+            Step::Nbio => "nbio",
+            Step::Gmc => "gmc",
+            Step::Psp => "psp",
+            Step::Rlc => "rlc",
+            Step::Mes => "mes",
+            Step::Rings => "rings",
+            Step::Queue => "queue",
+            Step::Unmap => "unmap",
+        }
+    }
+
+    /// The step named `name`, as `--until` spells it.
+    pub fn from_name(name: &str) -> Option<Step> {
+        Step::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Receives the bring-up's reports. Methods take `&self` so that the
+/// trace can be reported from inside a register access; implementations
+/// keep their own interior mutability.
+pub trait Sink {
+    /// A step did something worth saying (one line, no trailing newline).
+    fn step(&self, step: Step, detail: fmt::Arguments<'_>);
+    /// Whether [`Sink::access`] wants the register trace.
+    fn tracing(&self) -> bool {
+        false
+    }
+    /// One register access, resolved to a name where the register is
+    /// known.
+    fn access(&self, _a: Access) {}
+    /// Host wall time in ns, for timing steps (the mapping call); `None`
+    /// times them on the platform's clock (simulated time on the model).
+    fn wall_ns(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// A sink that keeps nothing.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Quiet;
+
+impl Sink for Quiet {
+    fn step(&self, _: Step, _: fmt::Arguments<'_>) {}
+}

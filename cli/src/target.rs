@@ -1,0 +1,180 @@
+//! Which device a command drives: the device model (the default) or a GPU
+//! through VFIO or sysfs. Either way the command gets a [`Platform`] and
+//! runs the same code on it.
+
+use crate::hw::HwPlatform;
+use barebell::platform::Platform;
+use barebell_bringup::{FirmwareDir, FirmwareSource};
+use barebell_model::vgpu::HostMemory;
+use barebell_model::{Seed, VirtualGpu};
+use barebell_pcie::Bdf;
+use clap::{Args, ValueEnum};
+
+/// Bytes of modelled VRAM backed by host memory (BAR0 of the model): the
+/// bring-up's VRAM allocations (VBIOS hole, page tables, TMR) fit below.
+pub const MODEL_BAR0_BYTES: usize = 64 << 20;
+
+/// A model part.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartArg {
+    /// Navi31-class, gfx11: GC 11.0.0, MP0 13.0.0, NBIO 4.3.0 (MES API v11).
+    Navi31,
+    /// Navi48-class, gfx12: GC 12.0.1, MP0 14.0.3, NBIF 6.3.1 (uni-MES,
+    /// API v12).
+    Navi48,
+}
+
+impl PartArg {
+    pub fn name(self) -> &'static str {
+        match self {
+            PartArg::Navi31 => "navi31",
+            PartArg::Navi48 => "navi48",
+        }
+    }
+
+    pub fn part(self) -> barebell_model::Part {
+        match self {
+            PartArg::Navi31 => barebell_model::parts::navi31(),
+            PartArg::Navi48 => barebell_model::parts::navi48(),
+        }
+    }
+}
+
+/// The device flags: one of `--model`, `--vfio`, `--sysfs` (none means
+/// the model).
+#[derive(Args, Debug, Clone)]
+#[group(id = "target", multiple = false)]
+pub struct TargetArgs {
+    /// Run against the built-in device model (the default).
+    #[arg(long)]
+    pub model: bool,
+    /// UNVERIFIED ON HARDWARE. Drive the GPU at BDF (e.g. 0000:03:00.0)
+    /// through VFIO: the function must be bound to vfio-pci and sit in an
+    /// IOMMU group. Never run on a GPU.
+    #[arg(long, value_name = "BDF", value_parser = parse_bdf)]
+    pub vfio: Option<Bdf>,
+    /// UNVERIFIED ON HARDWARE. Drive the GPU at BDF through sysfs
+    /// `resourceN` mmaps: needs root, no driver bound (amdgpu unbound),
+    /// and the IOMMU off or in passthrough (DMA uses physical addresses).
+    /// Never run on a GPU.
+    #[arg(long, value_name = "BDF", value_parser = parse_bdf)]
+    pub sysfs: Option<Bdf>,
+    /// Which model part (the model only: a GPU is what it is).
+    #[arg(long, value_enum, default_value = "navi31", conflicts_with_all = ["vfio", "sysfs"])]
+    pub part: PartArg,
+}
+
+fn parse_bdf(s: &str) -> Result<Bdf, String> {
+    Bdf::parse(s).map_err(|e| e.to_string())
+}
+
+/// A hardware target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hardware {
+    Vfio(Bdf),
+    Sysfs(Bdf),
+}
+
+impl core::fmt::Display for Hardware {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Hardware::Vfio(b) => write!(f, "vfio {b}"),
+            Hardware::Sysfs(b) => write!(f, "sysfs {b}"),
+        }
+    }
+}
+
+impl TargetArgs {
+    /// The hardware target, or `None` for the model.
+    pub fn hardware(&self) -> Option<Hardware> {
+        match (self.vfio, self.sysfs) {
+            (Some(b), _) => Some(Hardware::Vfio(b)),
+            (None, Some(b)) => Some(Hardware::Sysfs(b)),
+            (None, None) => None,
+        }
+    }
+}
+
+/// An opened device.
+#[derive(Debug)]
+pub enum Device {
+    Model(Box<VirtualGpu>),
+    Hw(Box<HwPlatform>),
+}
+
+/// Builds the model part `part` over freshly allocated host memory, its
+/// PSP expecting the firmware in `fw`.
+pub fn model(part: PartArg, fw: &FirmwareDir, seed: u64) -> Result<VirtualGpu, String> {
+    let mem = HostMemory::allocate(MODEL_BAR0_BYTES)?;
+    VirtualGpu::new(part.part(), &|n| fw.load(n), mem, Seed(seed))
+        .map_err(|e| format!("building the model {}: {e}", part.name()))
+}
+
+/// Opens what `t` names.
+pub fn open(t: &TargetArgs, fw: &FirmwareDir, seed: u64) -> Result<Device, String> {
+    match t.hardware() {
+        None => Ok(Device::Model(Box::new(model(t.part, fw, seed)?))),
+        Some(Hardware::Vfio(b)) => HwPlatform::open(crate::hw::Target::Vfio(b))
+            .map(|p| Device::Hw(Box::new(p)))
+            .map_err(|e| e.to_string()),
+        Some(Hardware::Sysfs(b)) => HwPlatform::open(crate::hw::Target::Sysfs(b))
+            .map(|p| Device::Hw(Box::new(p)))
+            .map_err(|e| e.to_string()),
+    }
+}
+
+impl Device {
+    pub fn platform(&self) -> &dyn Platform {
+        match self {
+            Device::Model(m) => &**m,
+            Device::Hw(h) => &**h,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        self.platform().name()
+    }
+
+    /// One line saying what was opened.
+    pub fn describe(&self) -> String {
+        match self {
+            Device::Model(m) => format!(
+                "{}: the device model ({} MiB of VRAM, BAR0 backed for the first {} MiB; DMA region at host {:#x})",
+                m.name(),
+                m.part().firmware.vram_mib,
+                MODEL_BAR0_BYTES >> 20,
+                Platform::dma(&**m).host.as_ptr() as usize
+            ),
+            Device::Hw(h) => h.describe(),
+        }
+    }
+
+    /// What the device side knows about a failure (the model's firmware
+    /// stand-ins' logs), to append to an error.
+    pub fn diagnostics(&self) -> String {
+        match self {
+            Device::Model(m) => {
+                let refused = m.psp().refusals();
+                let mut s = String::new();
+                if !refused.is_empty() {
+                    s.push_str(&format!("\nthe PSP model refused: {refused:?}"));
+                }
+                let faults = m.psp().mc().faults();
+                if !faults.is_empty() {
+                    s.push_str(&format!("\nthe PSP's memory accesses faulted: {faults:?}"));
+                }
+                s
+            }
+            Device::Hw(_) => String::new(),
+        }
+    }
+
+    /// Ends the run: the model is dropped; a GPU's memory is kept for the
+    /// rest of the process (see [`HwPlatform::retire`]).
+    pub fn finish(self) {
+        match self {
+            Device::Model(m) => drop(m),
+            Device::Hw(h) => h.retire(),
+        }
+    }
+}

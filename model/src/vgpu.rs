@@ -1,0 +1,748 @@
+//! [`VirtualGpu`]: one model GPU behind the same [`Platform`] a real one
+//! is reached through.
+//!
+//! - BAR5 (1 MiB, as a Navi3x/Navi4x board maps it) routes each register
+//!   to the block model that owns it: the discovery window (IFWI flag,
+//!   VRAM size, `MM_INDEX`/`MM_DATA`), the NBIO, the MMHUB and GFXHUB
+//!   hub models, the PSP (MP0 and the RLC autoload status), and the MEC
+//!   (every other GC register: MES control, HQDs, doorbell range, KIQ).
+//!   Accesses past the BAR are lost (counted) unless they go through the
+//!   NBIO's RSMU index/data pair, as on a card.
+//! - BAR0 is host memory the MC model reads as VRAM from offset 0.
+//! - BAR2 is a page of 64-bit doorbells the MEC model watches.
+//! - The DMA region is host memory in the model's IOMMU at a fixed bus
+//!   address; its ring area is read by the CP model at GPU VA = host
+//!   address (the CP model does not translate through VMIDs yet: see
+//!   `docs/STATUS.md`).
+//! - [`Platform::pause`] is where the firmware stand-ins run: the KIQ and
+//!   MES models are found through the MEC model once their rings exist
+//!   (as firmware would find them) and serviced, and the CP model runs to
+//!   idle. The bring-up calls it between looks at every fence, so one
+//!   thread suffices (the unikernel has one CPU).
+//!
+//! What is a model convention and not a public fact: the FB location the
+//! "VBIOS" leaves, the discovery table's IP bases, the bus addresses of
+//! the DMA region and of BAR2, the TMR size the PSP model asks for, and
+//! everything listed as such in the block models.
+
+use crate::bar::BarWindow;
+use crate::cp::CpModel;
+use crate::discovery::{self, VramWindow};
+use crate::dma::Dma;
+use crate::gmc::{Access, Gmc, VmFault};
+use crate::host::DoorbellPage;
+use crate::hub::HubModel;
+use crate::kiq::KiqModel;
+use crate::mc::{CID_MP0, Mc};
+use crate::mec::Mec;
+use crate::mes::{MesApiVersion, MesModel};
+use crate::nbio::NbioModel;
+use crate::parts::Part;
+use crate::psp::rig::{BOOT_ORDER, MODEL_TMR, PartFirmware};
+use crate::psp::{PspExpect, PspModel, PspPlacement};
+use crate::{Seed, SimClock};
+use alloc::boxed::Box;
+use alloc::collections::BTreeSet;
+use alloc::format;
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use barebell::bus::RegisterBus;
+use barebell::discovery::{Discovery, boot};
+use barebell::gmc::hub::hub_for;
+use barebell::ip::{Generation, hw_id};
+use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
+use barebell::platform::{Aperture, DMA_CHUNK, DmaRegion, Platform};
+use barebell::psp::{GcRegs, Plan, PspRegs};
+use barebell::regs::{IpBases, Reg};
+use barebell::time::Clock;
+use barebell_firmware_if::{Firmware, Kind, parse};
+use core::ptr::NonNull;
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use spin::Mutex;
+
+/// BAR5's length on Navi3x/Navi4x boards.
+pub const REGS_BYTES: usize = 1 << 20;
+/// Where the model's IOMMU puts the DMA region on the bus (a model value;
+/// the VFIO path uses the same IOVA).
+pub const DMA_BUS: u64 = 1 << 32;
+/// BAR2's bus address (a model value).
+pub const DOORBELL_BUS: u64 = 0x00FC_0000_0000;
+/// Simulated time a host read of the clock costs (a model convention: the
+/// host's own work between two looks at the device).
+pub const HOST_READ_NS: u64 = 10;
+/// Steps the CP model may take in one pause before it must be idle.
+const CP_STEPS_PER_PAUSE: u64 = 1_000_000;
+
+/// Firmware blobs by file name, for the PSP model's expectations (the
+/// images it must see loaded, byte for byte).
+pub type Files<'a> = &'a dyn Fn(&str) -> Result<Vec<u8>, String>;
+
+/// The host memory a [`VirtualGpu`] stands on: BAR0's backing (the
+/// modelled VRAM from offset 0) and the DMA region.
+pub struct HostMemory {
+    vram: NonNull<u8>,
+    vram_len: usize,
+    dma: NonNull<u8>,
+    dma_len: usize,
+    release: Option<Box<dyn FnOnce() + Send>>,
+}
+
+impl core::fmt::Debug for HostMemory {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("HostMemory")
+            .field("vram", &self.vram)
+            .field("vram_len", &self.vram_len)
+            .field("dma", &self.dma)
+            .field("dma_len", &self.dma_len)
+            .finish_non_exhaustive()
+    }
+}
+
+// SAFETY: the pointers name memory this value owns (the contract of
+// `new`); moving the owner between threads moves nothing.
+unsafe impl Send for HostMemory {}
+// SAFETY: `&HostMemory` only hands out the pointers.
+unsafe impl Sync for HostMemory {}
+
+impl HostMemory {
+    /// # Safety
+    /// `vram` and `dma` must point to `vram_len` and `dma_len` bytes of
+    /// zeroed, writable memory that stay valid until `release` runs (or
+    /// forever, without one), that nothing else uses, and that do not
+    /// overlap; `dma` must be 2 MiB aligned and `dma_len` a multiple of
+    /// 2 MiB. `release` runs once, when the value is dropped.
+    pub unsafe fn new(
+        vram: NonNull<u8>,
+        vram_len: usize,
+        dma: NonNull<u8>,
+        dma_len: usize,
+        release: Option<Box<dyn FnOnce() + Send>>,
+    ) -> Self {
+        HostMemory {
+            vram,
+            vram_len,
+            dma,
+            dma_len,
+            release,
+        }
+    }
+
+    /// `vram_len` bytes of VRAM backing from the heap and
+    /// [`barebell::platform::DMA_BYTES`] of DMA region mapped at
+    /// [`barebell::platform::DMA_HOST_VA`] (the next free slot above it
+    /// when several models share a process), as the hardware targets
+    /// place theirs.
+    #[cfg(feature = "std")]
+    pub fn allocate(vram_len: usize) -> Result<Self, String> {
+        use barebell::platform::{DMA_BYTES, DMA_HOST_VA};
+        static NEXT: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+        let layout = std::alloc::Layout::from_size_align(vram_len.max(4096), 4096)
+            .map_err(|e| format!("VRAM backing: {e}"))?;
+        // SAFETY: non-zero size.
+        let vram = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })
+            .ok_or_else(|| format!("VRAM backing: {vram_len:#x} bytes not available"))?;
+        let mut tried = 0;
+        let dma = loop {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let at = DMA_HOST_VA + n * 2 * DMA_BYTES;
+            // SAFETY: a fresh anonymous mapping at an address nothing in
+            // this process uses (MAP_FIXED_NOREPLACE refuses a clash).
+            let p = unsafe {
+                libc::mmap(
+                    at as *mut libc::c_void,
+                    DMA_BYTES,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
+                    -1,
+                    0,
+                )
+            };
+            if p as usize == at {
+                break at;
+            }
+            if p != libc::MAP_FAILED {
+                // An old kernel ignored NOREPLACE and put it elsewhere.
+                // SAFETY: the mapping just made, unmapped at once.
+                unsafe { libc::munmap(p, DMA_BYTES) };
+            }
+            tried += 1;
+            if tried > 64 {
+                // SAFETY: `vram` came from `alloc_zeroed(layout)`.
+                unsafe { std::alloc::dealloc(vram.as_ptr(), layout) };
+                return Err(format!(
+                    "DMA region: no free {DMA_BYTES:#x}-byte slot above {DMA_HOST_VA:#x}: {}",
+                    std::io::Error::last_os_error()
+                ));
+            }
+        };
+        let vram_addr = vram.as_ptr() as usize;
+        let release = Box::new(move || {
+            // SAFETY: the two allocations made above, released once.
+            unsafe {
+                libc::munmap(dma as *mut libc::c_void, DMA_BYTES);
+                std::alloc::dealloc(vram_addr as *mut u8, layout);
+            }
+        });
+        let dma = NonNull::new(dma as *mut u8).ok_or("DMA region at null")?;
+        // SAFETY: both regions were just allocated, zeroed, disjoint,
+        // owned by this value until `release`; the DMA region is at a
+        // multiple of 2 MiB (DMA_HOST_VA and the stride are) and
+        // DMA_BYTES is whole chunks.
+        Ok(unsafe { HostMemory::new(vram, vram_len, dma, DMA_BYTES, Some(release)) })
+    }
+}
+
+impl Drop for HostMemory {
+    fn drop(&mut self) {
+        if let Some(r) = self.release.take() {
+            r();
+        }
+    }
+}
+
+/// Routes each register to the model that owns it; the MEC takes the
+/// rest.
+struct Router {
+    routes: Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync>)>,
+    rest: Arc<Mec>,
+}
+
+impl Router {
+    fn read(&self, off: usize) -> u32 {
+        match self.routes.iter().find(|(set, _)| set.contains(&off)) {
+            Some((_, m)) => m.read32(off),
+            None => self.rest.read32(off),
+        }
+    }
+    fn write(&self, off: usize, v: u32) {
+        match self.routes.iter().find(|(set, _)| set.contains(&off)) {
+            Some((_, m)) => m.write32(off, v),
+            None => self.rest.write32(off, v),
+        }
+    }
+}
+
+impl RegisterBus for Router {
+    fn read32(&self, off: usize) -> u32 {
+        self.read(off)
+    }
+    fn write32(&self, off: usize, v: u32) {
+        self.write(off, v)
+    }
+}
+
+/// The firmware stand-ins, found once their rings exist.
+#[derive(Default)]
+struct Firmwares {
+    kiq: Option<KiqModel>,
+    sched: Option<MesModel>,
+    pipe1: Option<MesModel>,
+}
+
+/// A model GPU that the bring-up drives as it would drive a card.
+pub struct VirtualGpu {
+    name: String,
+    part: Part,
+    clock: SimClock,
+    /// What the bring-up waits on: the simulated clock, moved by
+    /// [`HOST_READ_NS`] per read.
+    host_clock: crate::clock::HostClock,
+    bar5: BarWindow<Router>,
+    nbio: Arc<NbioModel>,
+    mmhub: Arc<HubModel>,
+    gfxhub: Arc<HubModel>,
+    psp: Arc<PspModel>,
+    mec: Arc<Mec>,
+    api: MesApiVersion,
+    firmwares: Mutex<Firmwares>,
+    doorbells: Box<DoorbellPage>,
+    chunk_bus: Vec<u64>,
+    claimed: AtomicBool,
+    /// Last: the models above hold addresses inside it.
+    memory: HostMemory,
+}
+
+impl core::fmt::Debug for VirtualGpu {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("VirtualGpu")
+            .field("name", &self.name)
+            .field("memory", &self.memory)
+            .finish_non_exhaustive()
+    }
+}
+
+fn offsets(regs: &[Reg], bases: &IpBases) -> BTreeSet<usize> {
+    regs.iter().filter_map(|r| r.byte_offset(bases)).collect()
+}
+
+/// The PSP model's expectations from the part's firmware list.
+fn expect(fw: &PartFirmware, files: Files<'_>, plan: Plan) -> Result<PspExpect, String> {
+    let read = |name: &str| files(name).map_err(|e| format!("{name}: {e}"));
+    let parsed = |name: &str,
+                  kind: Kind,
+                  bytes: &[u8],
+                  f: &mut dyn FnMut(&Firmware<'_>) -> Result<(), String>| {
+        let fw = parse(kind, bytes).map_err(|e| format!("{name}: {e}"))?;
+        f(&fw)
+    };
+    let sos_bytes = read(fw.sos)?;
+    let mut components = Vec::new();
+    let mut toc = Vec::new();
+    parsed(fw.sos, Kind::PspSos, &sos_bytes, &mut |sos| {
+        components = BOOT_ORDER
+            .iter()
+            .filter_map(|(n, c)| sos.section(n).map(|s| (*c, sos.bytes(s).to_vec())))
+            .collect();
+        toc = sos
+            .section("toc")
+            .map(|s| sos.bytes(s).to_vec())
+            .ok_or_else(|| format!("{}: no toc section", fw.sos))?;
+        Ok(())
+    })?;
+    let smu_bytes = read(fw.smu.0)?;
+    let mut smu = Vec::new();
+    parsed(fw.smu.0, Kind::Smc, &smu_bytes, &mut |f| {
+        smu = f
+            .section(fw.smu.1)
+            .map(|s| f.bytes(s).to_vec())
+            .ok_or_else(|| format!("{}: no {} section", fw.smu.0, fw.smu.1))?;
+        Ok(())
+    })?;
+    let mut gfx = Vec::new();
+    for (t, kind, file, sec) in &fw.gfx {
+        let bytes = read(file)?;
+        parsed(file, *kind, &bytes, &mut |f| {
+            let b = f
+                .section(sec)
+                .map(|s| f.bytes(s).to_vec())
+                .ok_or_else(|| format!("{file}: no {sec} section"))?;
+            gfx.push((*t, b));
+            Ok(())
+        })?;
+    }
+    Ok(PspExpect {
+        components,
+        toc,
+        tmr_size: MODEL_TMR,
+        smu: Some(smu),
+        gfx,
+        boot_time_tmr: !plan.setup_tmr,
+    })
+}
+
+impl VirtualGpu {
+    /// Builds `part` over `memory`, with the PSP model expecting the
+    /// firmware `files` holds for it, stepping from `seed`.
+    pub fn new(
+        part: Part,
+        files: Files<'_>,
+        memory: HostMemory,
+        seed: Seed,
+    ) -> Result<Self, String> {
+        let clock = SimClock::new();
+        let (table, _) = discovery::build(&part.firmware.desc);
+        let d =
+            Discovery::parse(&table).map_err(|e| format!("the model's discovery table: {e}"))?;
+        let ip = |id: u16, name: &str| {
+            d.ip(id, 0)
+                .ok_or_else(|| format!("the model's discovery table has no {name}"))
+        };
+        let (mp0, gc, nbif, mmhub) = (
+            ip(hw_id::MP0, "MP0")?,
+            ip(hw_id::GC, "GC")?,
+            ip(hw_id::NBIF, "NBIF")?,
+            ip(hw_id::MMHUB, "MMHUB")?,
+        );
+        let generation = part.generation;
+        let unsupported = |what: &str, v: (u8, u8, u8)| format!("no {what} for {v:?}");
+        let mmhub_regs = hub_for(hw_id::MMHUB, mmhub.version.triple())
+            .ok_or_else(|| unsupported("MMHUB table", mmhub.version.triple()))?;
+        let gfxhub_regs = hub_for(hw_id::GC, gc.version.triple())
+            .ok_or_else(|| unsupported("GFXHUB table", gc.version.triple()))?;
+        let mp0_v = mp0.version.triple();
+        let regs =
+            PspRegs::for_version(mp0_v).ok_or_else(|| unsupported("PSP registers", mp0_v))?;
+        let plan = Plan::for_version(mp0_v).ok_or_else(|| unsupported("PSP plan", mp0_v))?;
+        let gc_regs = GcRegs::for_version(gc.version.triple())
+            .ok_or_else(|| unsupported("RLC registers", gc.version.triple()))?;
+        let nbio_regs = Nbio::for_version(nbif.version.triple(), nbif.bases)
+            .map_err(|e| format!("the model's NBIO: {e}"))?;
+
+        let window = Arc::new(VramWindow::new(
+            &clock,
+            part.firmware.vram_mib,
+            table.clone(),
+        ));
+        let nbio = Arc::new(NbioModel::new(
+            &clock,
+            part.nbio,
+            nbif.bases,
+            MMIO_REG_HOLE_OFFSET as usize,
+        ));
+        let mmhub_model = Arc::new(HubModel::for_hub(&clock, mmhub.bases, mmhub_regs));
+        let gfxhub_model = Arc::new(HubModel::for_hub(&clock, gc.bases, gfxhub_regs));
+        // What the VBIOS leaves in the FB location.
+        let fb_reg = mmhub_regs
+            .all
+            .iter()
+            .find(|r| r.name == "MMMC_VM_FB_LOCATION_BASE")
+            .and_then(|r| r.byte_offset(&mmhub.bases))
+            .ok_or("MMMC_VM_FB_LOCATION_BASE is not in the MMHUB table")?;
+        mmhub_model.write32(fb_reg, (part.fb_start >> 24) as u32);
+
+        let chunks = memory.dma_len / DMA_CHUNK;
+        let chunk_bus: Vec<u64> = (0..chunks)
+            .map(|i| DMA_BUS + (i * DMA_CHUNK) as u64)
+            .collect();
+        let mut mc = Mc::new(mmhub_model.clone(), CID_MP0);
+        // SAFETY: both ranges belong to `memory`, which the VirtualGpu
+        // owns and drops after every model (field order).
+        unsafe {
+            mc.back_vram(0, memory.vram.as_ptr(), memory.vram_len as u64);
+            mc.map_bus(DMA_BUS, memory.dma.as_ptr(), memory.dma_len as u64);
+        }
+        let psp = Arc::new(PspModel::new(
+            &clock,
+            PspPlacement {
+                regs,
+                mp0_bases: mp0.bases,
+                gc: gc_regs,
+                gc_bases: gc.bases,
+            },
+            expect(&part.firmware, files, plan)?,
+            Arc::new(mc),
+        ));
+
+        let doorbells = Box::new(DoorbellPage([const { AtomicU64::new(0) }; 512]));
+        let bar2 = &*doorbells as *const DoorbellPage as u64;
+        let mut cp = CpModel::new(seed);
+        // SAFETY: the doorbell page is owned by the VirtualGpu (boxed, so
+        // it does not move) and the DMA region by `memory`; both outlive
+        // the CP model, and the device side uses them per the device
+        // protocol (atomics, AQL).
+        unsafe {
+            cp.dma_mut().map(bar2, 4096);
+            cp.dma_mut()
+                .map(memory.dma.as_ptr() as u64, memory.dma_len as u64);
+        }
+        let mec = Arc::new(
+            Mec::new(&clock, gc.bases, generation, bar2, cp)
+                .ok_or("the MEC model found no HQD window in the GC bases")?,
+        );
+
+        let named = |names: &[&str]| -> Vec<Reg> {
+            gfxhub_regs
+                .all
+                .iter()
+                .filter(|r| names.contains(&r.name))
+                .copied()
+                .collect()
+        };
+        let mes_regs = named(&[
+            "GRBM_GFX_CNTL",
+            "CP_MES_CNTL",
+            "CP_MES_GP3_LO",
+            "CP_MES_PRGRM_CNTR_START",
+            "CP_MES_PRGRM_CNTR_START_HI",
+        ]);
+        let gc_all = match generation {
+            Generation::Gfx11 => barebell::regs::gc_11_0_0::ALL,
+            Generation::Gfx12 => barebell::regs::gc_12_0_0::ALL,
+        };
+        let mp0_all = match mp0_v {
+            (13, 0, 0) => barebell::regs::mp_13_0_0::ALL,
+            _ => barebell::regs::mp_14_0_2::ALL,
+        };
+        // The hub's registers are its VM and MC blocks; `gfxhub_regs.all`
+        // is the whole GC list.
+        let hub_own: Vec<Reg> = gfxhub_regs
+            .all
+            .iter()
+            .filter(|r| {
+                ["GCVM_", "GCMC_", "GCUTCL2_", "GCL2"]
+                    .iter()
+                    .any(|p| r.name.starts_with(p))
+            })
+            .copied()
+            .collect();
+        let boot_regs: BTreeSet<usize> = boot::ALL.iter().map(|r| r.offset as usize * 4).collect();
+        let mut nbio_set = BTreeSet::new();
+        for list in nbio_regs.regs.symbols {
+            nbio_set.extend(offsets(list, &nbif.bases));
+        }
+        let hole = MMIO_REG_HOLE_OFFSET as usize;
+        nbio_set.extend((hole..hole + 4096).step_by(4));
+        let psp_gc = offsets(&[gc_regs.rlc_bootload_status, gc_regs.cp_stat], &gc.bases);
+        let router = Router {
+            routes: alloc::vec![
+                (
+                    offsets(&mes_regs, &gc.bases),
+                    mec.clone() as Arc<dyn RegisterBus + Send + Sync>
+                ),
+                (boot_regs, window.clone()),
+                (psp_gc, psp.clone()),
+                (nbio_set, nbio.clone()),
+                (offsets(mmhub_regs.all, &mmhub.bases), mmhub_model.clone()),
+                (offsets(&hub_own, &gc.bases), gfxhub_model.clone()),
+                (offsets(gc_all, &gc.bases), mec.clone()),
+                (offsets(mp0_all, &mp0.bases), psp.clone()),
+            ],
+            rest: mec.clone(),
+        };
+        let index = nbio_regs
+            .regs
+            .rsmu_index
+            .byte_offset(&nbif.bases)
+            .ok_or("RSMU_INDEX is not in the NBIO bases")?;
+        let data = nbio_regs
+            .regs
+            .rsmu_data
+            .byte_offset(&nbif.bases)
+            .ok_or("RSMU_DATA is not in the NBIO bases")?;
+        let bar5 = BarWindow::new(router, REGS_BYTES, index, data);
+        let api = match generation {
+            Generation::Gfx11 => MesApiVersion::V11,
+            Generation::Gfx12 => MesApiVersion::V12,
+        };
+        Ok(VirtualGpu {
+            name: format!("model {}", part.name),
+            part,
+            host_clock: clock.host_view(HOST_READ_NS),
+            clock,
+            bar5,
+            nbio,
+            mmhub: mmhub_model,
+            gfxhub: gfxhub_model,
+            psp,
+            mec,
+            api,
+            firmwares: Mutex::new(Firmwares::default()),
+            doorbells,
+            chunk_bus,
+            claimed: AtomicBool::new(false),
+            memory,
+        })
+    }
+
+    pub fn part(&self) -> &Part {
+        &self.part
+    }
+
+    pub fn sim_clock(&self) -> &SimClock {
+        &self.clock
+    }
+
+    /// The MEC model (HQDs, MES pipes, the CP behind them), e.g. to run
+    /// it on a thread of its own.
+    pub fn mec(&self) -> &Mec {
+        &self.mec
+    }
+
+    pub fn psp(&self) -> &PspModel {
+        &self.psp
+    }
+
+    pub fn nbio(&self) -> &NbioModel {
+        &self.nbio
+    }
+
+    pub fn mmhub(&self) -> &HubModel {
+        &self.mmhub
+    }
+
+    pub fn gfxhub(&self) -> &HubModel {
+        &self.gfxhub
+    }
+
+    /// Accesses BAR5 lost past its end, and those through the RSMU pair.
+    pub fn bar5_counts(&self) -> crate::bar::BarCounts {
+        self.bar5.counts()
+    }
+
+    /// The host address the GPU reaches at `va` through the tables
+    /// rooted at `root` (a VRAM physical address): the walk the hub
+    /// makes, then the IOMMU (SYSTEM pages) or the VRAM backing.
+    pub fn translate(&self, root: u64, va: u64, access: Access) -> Result<u64, VmFault> {
+        self.space().translate(root, va, access)
+    }
+
+    fn space(&self) -> Space {
+        Space {
+            vram: (
+                self.memory.vram.as_ptr() as u64,
+                self.memory.vram_len as u64,
+            ),
+            dma: (self.memory.dma.as_ptr() as u64, self.memory.dma_len as u64),
+            chunk_bus: self.chunk_bus.clone(),
+            gfx12: self.part.generation == Generation::Gfx12,
+        }
+    }
+
+    /// Runs the MEC model (the CP behind every HQD) on a thread of its
+    /// own while `f` runs, as a GPU's CP runs beside the host: the
+    /// runtime's waits then see real time and a CP that needs no pause.
+    /// `setup` runs first on the new thread (e.g. to pin it). The thread
+    /// is scoped: it cannot outlive this VirtualGpu.
+    #[cfg(feature = "std")]
+    pub fn with_mec_thread<R>(
+        &self,
+        idle: crate::thread::Idle,
+        setup: impl FnOnce() + Send,
+        f: impl FnOnce() -> R,
+    ) -> std::io::Result<R> {
+        let mec: &Mec = &self.mec;
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let h = std::thread::Builder::new()
+                .name("barebell-model-mec".into())
+                .spawn_scoped(s, || {
+                    setup();
+                    let mut idle_for = 0u32;
+                    while !stop.load(Ordering::Relaxed) {
+                        if mec.step().progressed() {
+                            idle_for = 0;
+                        } else {
+                            idle_for = idle_for.saturating_add(1);
+                            match idle {
+                                crate::thread::Idle::YieldAfter(n) if idle_for > n => {
+                                    std::thread::yield_now()
+                                }
+                                _ => core::hint::spin_loop(),
+                            }
+                        }
+                    }
+                })?;
+            let r = f();
+            stop.store(true, Ordering::Relaxed);
+            h.join()
+                .map_err(|_| std::io::Error::other("the model's MEC thread panicked"))?;
+            Ok(r)
+        })
+    }
+
+    /// What the firmware stand-ins logged, for error reports.
+    pub fn firmware_logs(&self) -> String {
+        let f = self.firmwares.lock();
+        format!(
+            "KIQ model: {:?}\nMES pipe 1: {:?}\nscheduler: {:?}\nMEC: {:?}",
+            f.kiq.as_ref().map(|k| k.log()),
+            f.pipe1.as_ref().map(|m| m.log()),
+            f.sched.as_ref().map(|m| m.log()),
+            self.mec.events()
+        )
+    }
+
+    fn translator(&self) -> crate::mes::Translator {
+        let space = self.space();
+        Box::new(move |root, va, access| space.translate(root, va, access))
+    }
+}
+
+/// The memory a walk reaches: VRAM backing and the DMA region with its
+/// chunks' bus addresses (plain numbers, so a translator can own a copy).
+#[derive(Debug, Clone)]
+struct Space {
+    vram: (u64, u64),
+    dma: (u64, u64),
+    chunk_bus: Vec<u64>,
+    gfx12: bool,
+}
+
+impl Space {
+    fn translate(&self, root: u64, va: u64, access: Access) -> Result<u64, VmFault> {
+        let mut vram = Dma::default();
+        let mut iommu = Dma::default();
+        // SAFETY: windows over the VirtualGpu's own memory, read during
+        // this call only; whoever holds a `Space` (a MES model's
+        // translator) is dropped with the VirtualGpu, before its memory.
+        unsafe {
+            vram.map_at(0, self.vram.0 as *mut u8, self.vram.1);
+            for (i, bus) in self.chunk_bus.iter().enumerate() {
+                let host = self.dma.0 + (i * DMA_CHUNK) as u64;
+                iommu.map_at(*bus, host as *mut u8, DMA_CHUNK as u64);
+            }
+        }
+        let t = Gmc::new(&vram, root & !0xFFF, self.gfx12).translate(va, access)?;
+        let space = if t.system { &iommu } else { &vram };
+        space.host_of(t.pa, 1).ok_or(VmFault {
+            va,
+            access,
+            reason: crate::gmc::FaultReason::BadTable { level: 3 },
+        })
+    }
+}
+
+// SAFETY: every promise of the trait is kept by construction:
+// - `regs` is the BAR window over the routed block models, each access
+//   one call into a model, in program order;
+// - `vram` is `memory`'s VRAM backing, owned by this value, used only
+//   through it (the MC model reads it as VRAM);
+// - `doorbells` is the boxed doorbell page, owned by this value, valid
+//   for aligned 64-bit stores, at the bus address the MEC model uses;
+// - `dma` is `memory`'s DMA region: 2 MiB aligned whole chunks, owned by
+//   this value until it drops (after every model that holds its
+//   addresses), in the model IOMMU at `chunk_bus`.
+unsafe impl Platform for VirtualGpu {
+    fn regs(&self) -> &dyn RegisterBus {
+        &self.bar5
+    }
+    fn regs_len(&self) -> usize {
+        REGS_BYTES
+    }
+    fn vram(&self) -> Aperture {
+        Aperture {
+            host: self.memory.vram,
+            len: self.memory.vram_len,
+        }
+    }
+    fn doorbells(&self) -> Aperture {
+        Aperture {
+            host: NonNull::from(&*self.doorbells).cast(),
+            len: core::mem::size_of::<DoorbellPage>(),
+        }
+    }
+    fn doorbell_bus(&self) -> u64 {
+        DOORBELL_BUS
+    }
+    fn dma(&self) -> DmaRegion<'_> {
+        DmaRegion {
+            host: self.memory.dma,
+            len: self.memory.dma_len,
+            chunk_bus: &self.chunk_bus,
+        }
+    }
+    fn clock(&self) -> &dyn Clock {
+        &self.host_clock
+    }
+    fn pause(&self) {
+        let mut f = self.firmwares.lock();
+        if f.kiq.is_none() {
+            f.kiq = KiqModel::from_mec(self.mec.clone());
+        }
+        if f.sched.is_none() {
+            f.sched = MesModel::from_mec(self.mec.clone(), self.api)
+                .map(|m| m.with_translator(self.translator()));
+        }
+        if f.pipe1.is_none() && self.api == MesApiVersion::V12 {
+            f.pipe1 = MesModel::from_mec_pipe(self.mec.clone(), 1, self.api);
+        }
+        if let Some(k) = &f.kiq {
+            k.service();
+        }
+        if let Some(m) = &f.pipe1 {
+            m.service();
+        }
+        if let Some(m) = &f.sched {
+            m.service();
+        }
+        drop(f);
+        self.mec.run_until_idle(CP_STEPS_PER_PAUSE);
+    }
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn claim(&self) -> bool {
+        !self.claimed.swap(true, Ordering::AcqRel)
+    }
+}
