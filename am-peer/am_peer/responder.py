@@ -10,7 +10,7 @@ satisfies. Register semantics the responder has no rule for are plain storage;
 `unruled()` lists them, which is the raw list behind docs/am-boot.md's "what
 the model must learn" table. In strict mode a refused handshake raises.
 """
-import mmap, struct
+import mmap, pathlib, re, struct
 from tinygrad.runtime.autogen.am import am
 from tinygrad.runtime.support.amd import import_module
 from . import discovery
@@ -57,8 +57,18 @@ FW_NAMES = {v: k.removeprefix("GFX_FW_TYPE_") for k, v in vars(am).items() if k.
 # (gfx_v11_0_config_mec_cache_rs64).
 BANKED = ("CP_HQD_", "CP_MQD_", "SH_MEM_", "CP_MEC_RS64_PRGRM_CNTR_START", "CP_PFP_PRGRM_CNTR_START", "CP_ME_PRGRM_CNTR_START")
 
+def header_defaults(linux: pathlib.Path, gc: tuple[int, int, int]) -> dict[str, int]:
+  """Reset values from Linux's `asic_reg/gc/gc_X_Y_Z_default.h` (extracted by
+  `cargo xtask headers`). AM read-modify-writes many registers
+  (`AMRegister.update`), so what it writes depends on them. Linux 6.12 ships
+  one for GC 11.0.0 and none for GC 12, MMHUB, OSSSYS, NBIO or MP: those
+  registers read 0 until written (a model convention, not a hardware fact)."""
+  f = linux / f"drivers/gpu/drm/amd/include/asic_reg/gc/gc_{gc[0]}_{gc[1]}_{gc[2]}_default.h"
+  if not f.exists(): return {}
+  return {m.group(1): int(m.group(2), 16) for m in re.finditer(r"#define reg(\w+)_DEFAULT\s+(0x[0-9a-fA-F]+)", f.read_text())}
+
 class Responder:
-  def __init__(self, part: Part, disc: bytes, symbols, tracer, strict: bool = False, state: str = "cold"):
+  def __init__(self, part: Part, disc: bytes, symbols, tracer, strict: bool = False, state: str = "cold", linux: pathlib.Path | None = None):
     self.part, self.syms, self.tracer, self.strict = part, symbols, tracer, strict
     self.ips = discovery.parse(disc)
     ver = lambda n: discovery.find(self.ips, n).version
@@ -76,6 +86,8 @@ class Responder:
     self._dma, self._dma_next = mmap.mmap(-1, 64 << 20), 0
     self.dma_bus = 0x1_0000_0000  # model value: IOVA of the DMA pool
     self.cfg = self._config_space()
+    defaults = header_defaults(linux, self.gc) if linux else {}
+    self.defaults = {symbols.dw(n): v for n, v in defaults.items() if n in symbols.by_name}
     self.regs: dict[int, int] = {}
     self.banks: dict[tuple[int, int], int] = {}
     self.last_bank: dict[str, int] = {}
@@ -148,9 +160,9 @@ class Responder:
       self._poke(f"{hub}_VM_FB_LOCATION_BASE", FB_BASE >> 24)
       self._poke(f"{hub}_VM_FB_LOCATION_TOP", (FB_BASE + self.vram_bytes - 1) >> 24)
     self._poke("RCC_CONFIG_MEMSIZE", self.part.vram_mib)  # amdgpu_discovery.c: VRAM size in MiB at dword 0xde3
-    # gc_11_0_0_default.h regCP_MEC_RS64_CNTL_DEFAULT 0x40000000: MEC halted
-    # (Linux 6.12 ships no gc_12_0_0_default.h; the gfx11 value is assumed).
-    self._poke("CP_MEC_RS64_CNTL", 0x40000000)
+    # gc_11_0_0_default.h regCP_MEC_RS64_CNTL_DEFAULT 0x40000000: MEC halted.
+    # Linux 6.12 ships no gc_12_0_0_default.h; gfx12 is assumed to start halted too.
+    if self.syms.dw("CP_MEC_RS64_CNTL") not in self.defaults: self._poke("CP_MEC_RS64_CNTL", 0x40000000)
 
   def _poke(self, name: str, value: int): self.regs[self.syms.dw(name)] = value
 
@@ -165,7 +177,7 @@ class Responder:
 
   def _get(self, dw: int, name: str) -> int:
     b = self._bank(name)
-    return self.banks.get((b, dw), 0) if b is not None else self.regs.get(dw, 0)
+    return self.banks.get((b, dw), self.defaults.get(dw, 0)) if b is not None else self.regs.get(dw, self.defaults.get(dw, 0))
 
   def _set(self, dw: int, name: str, value: int):
     b = self._bank(name)

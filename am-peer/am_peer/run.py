@@ -77,6 +77,7 @@ def main(argv=None) -> int:
   ap.add_argument("--discovery", help="discovery binary (default: dumped from the model by cargo)")
   ap.add_argument("--nbio-seg5", default="0x04040000", help="sixth NBIO base added to the model's table, or 'none'")
   ap.add_argument("--state", choices=["cold", "amdgpu"], default="cold", help="what ran before AM (responder only)")
+  ap.add_argument("--linux", help="extracted Linux 6.12 tree (default target/artifacts/linux-6.12, from `cargo xtask headers`)")
   ap.add_argument("--strict", action="store_true", help="a refused handshake stops the run")
   ap.add_argument("--no-queues", action="store_true", help="stop at AM's boot done")
   ap.add_argument("--out", help="trace file (default: stdout summary only)")
@@ -89,7 +90,9 @@ def main(argv=None) -> int:
   fw = firmware.install(tracer)
   if a.backend == "responder":
     from .responder import Responder, PARTS
-    backend = Responder(PARTS[a.part], disc, syms, tracer, strict=a.strict, state=a.state)
+    linux = pathlib.Path(a.linux) if a.linux else REPO / "target" / "artifacts" / "linux-6.12"
+    if not linux.exists(): raise SystemExit(f"{linux} missing: run `cargo xtask headers` (register reset values come from there)")
+    backend = Responder(PARTS[a.part], disc, syms, tracer, strict=a.strict, state=a.state, linux=linux)
   else:
     from .backend import CBackend
     backend = CBackend(a.backend, a.part, seed=0, strict=a.strict)
