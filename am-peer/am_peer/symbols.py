@@ -35,6 +35,7 @@ class Symbols:
       for name, (offset, segment, fields) in import_module(prefix, ver, submod="regs").items():
         if segment >= len(ip.bases): continue
         dw, short = ip.bases[segment] + offset, strip(name)
+        if block == "MP1" and not short.startswith("MP1_"): continue  # AM uses only the MP1 mailbox from this module
         blk = "SDMA" if block == "GC" and short.startswith("SDMA") else "MP1" if short.startswith("MP1_") else block
         self.by_dw.setdefault(dw, (blk, short))
         self.by_name.setdefault(short, dw)
