@@ -232,7 +232,7 @@ class Responder:
     for hub in ("MM", "GC"):
       rule(f"{hub}VM_INVALIDATE_ENG17_REQ", write=lambda v, h=hub: self._tlb_req(h, v))
       rule(f"{hub}VM_INVALIDATE_ENG17_ACK")
-    # gmc_v11_0_flush_vm_hub(): "a read return value of 1 means semaphore acquire"
+    # gmc_v11_0_flush_gpu_tlb(): "a read return value of 1 means semaphore acquire"
     rule("MMVM_INVALIDATE_ENG17_SEM", read=lambda: 1, write=lambda v: None)
     # gfx_v11_0_wait_for_rlc_autoload_complete(): CP_STAT == 0 and
     # RLC_RLCS_BOOTLOAD_STATUS.BOOTLOAD_COMPLETE == 1 once autoload finished.
@@ -409,7 +409,7 @@ class Responder:
 
   # ---- hubs ----
   def _tlb_req(self, hub: str, v: int):
-    """gmc_v11_0_flush_vm_hub(): a request on engine 17 is answered by the
+    """gmc_v11_0_flush_gpu_tlb(): a request on engine 17 is answered by the
     VMID's bit in ..._INVALIDATE_ENG17_ACK."""
     vmids = v & 0xFFFF  # PER_VMID_INVALIDATE_REQ, bits 15:0
     self._poke(f"{hub}VM_INVALIDATE_ENG17_ACK", vmids)
