@@ -1,0 +1,136 @@
+"""Drives tinygrad's AM driver against a virtual GPU and writes the trace.
+
+  python3 -m am_peer.run --part navi31 [--backend responder|LIB.so] [--state cold|amdgpu] [--strict]
+
+Steps, as tinygrad runs them on a real board:
+1. `AMDev(pci_dev)` (amdev.py): discovery, firmware, SOC/GMC/IH/PSP/SMU
+   init_hw, then GFX/SDMA init_hw, clocks, clock gating, SCRATCH_REG6/7:
+   its "boot done" point (printed by AM itself at DEBUG>=2).
+2. The queues `AMDDevice.__init__` (ops_amd.py) creates through
+   `PCIIface.create_queue`: one compute queue, PM4 (AMD_AQL defaults to 0 on
+   single-XCC parts), 16 MiB ring, 0x1000 EOP, `AM_GFX.setup_ring(..., idx=0,
+   aql=False)` = MEC pipe 0 queue 0 by direct HQD load; then SDMA queue 0.
+   Buffers are allocated as `PCIIfaceBase.alloc` does for cpu_access VRAM:
+   `mm.valloc(size, uncached=True, contiguous=True)`.
+"""
+import argparse, os, pathlib, sys, time
+
+HERE = pathlib.Path(__file__).resolve().parent.parent
+REPO = HERE.parent
+
+# AM's progress lines ("am vgpu:navi31: boot done") need DEBUG>=2; read by
+# tinygrad at import.
+os.environ.setdefault("DEBUG", "2")
+
+# The functions whose entry marks a step in the trace: AM's IP methods, not
+# its register accessors.
+STEP_SKIP = {"read", "write", "update", "rreg", "wreg", "reg", "wreg_pair", "read_bitfields", "encode", "decode", "fields_mask",
+             "_grbm_select", "paddr2mc", "paddr2xgmi", "xgmi2paddr", "get_pte_flags", "set_entry", "entry", "valid", "address",
+             "is_page", "supports_huge_page", "is_pte_huge_page", "__post_init__", "desc", "_smu_cmn_send_msg", "indirect_rreg",
+             "indirect_wreg", "fmt_ver", "_alloc_ring", "_ih_srcs", "_config_helper", "_ip_module", "hwid_names", "_wait_for_bootloader",
+             "_prep_msg1", "is_hive", "load_fw", "<lambda>", "<genexpr>", "<listcomp>", "<dictcomp>", "<setcomp>"}
+
+def step_hook(tracer):
+  am_dir = str(pathlib.Path(__import__("tinygrad.runtime.support.am", fromlist=["x"]).__file__).parent)
+  def hook(frame, event, arg):
+    if event != "call": return
+    code = frame.f_code
+    if code.co_filename.startswith(am_dir) and code.co_name not in STEP_SKIP and "." in code.co_qualname and \
+       code.co_qualname not in ("AM_IP.__init__", "AMPageTableEntry.__init__"):
+      tracer.step(code.co_qualname)
+  return hook
+
+def discovery_blob(part: str, path: str | None, seg5: str) -> bytes:
+  """The model's table (barebell_sim::discovery::build), dumped by the
+  `dump_discovery` example unless a file is given; with a sixth NBIO base
+  unless `seg5` is "none" (see examples/dump_discovery.rs for why)."""
+  if path: return pathlib.Path(path).read_bytes()
+  out = REPO / "target" / "am-peer" / f"{part}{'' if seg5 == 'none' else '-seg5-' + seg5}.disc"
+  if not out.exists():
+    import subprocess
+    out.parent.mkdir(parents=True, exist_ok=True)
+    extra = [] if seg5 == "none" else ["--nbio-seg5", seg5]
+    subprocess.run(["cargo", "run", "-q", "--release", "-p", "barebell-examples", "--example", "dump_discovery", "--", part, str(out), *extra],
+                   cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+  return out.read_bytes()
+
+def create_queues(adev, pci_dev, tracer):
+  """PCIIface.create_queue's calls for the compute queue and SDMA queue 0."""
+  def alloc(size, cpu_access=True): return adev.mm.valloc((size + 0xFFF) & ~0xFFF, uncached=True, contiguous=cpu_access)
+  # amd_queue_t read_dispatch_id / write_dispatch_id offsets (ROCR
+  # amd_hsa_queue.h: 128 and 56), which AMDDevice.create_queue passes as rptr/wptr.
+  rptr_off, wptr_off = 128, 56
+  tracer.step("harness: compute queue (PCIIface.create_queue, KFD_IOC_QUEUE_TYPE_COMPUTE)")
+  ring, gart, eop = alloc(16 << 20), alloc(0x100), alloc(0x1000, cpu_access=False)
+  db = adev.gfx.setup_ring(ring.va_addr, ring.size, gart.va_addr + rptr_off, gart.va_addr + wptr_off, eop.va_addr, eop.size, False, False)
+  tracer.note(f"compute queue: ring VA {ring.va_addr:#x} (VRAM {ring.paddrs[0][0]:#x}), doorbell index {db}")
+  tracer.step("harness: SDMA queue 0 (PCIIface.create_queue, KFD_IOC_QUEUE_TYPE_SDMA)")
+  sring, sgart = alloc(16 << 20), alloc(0x100)
+  sdb = adev.sdma.setup_ring(sring.va_addr, sring.size, sgart.va_addr + rptr_off, sgart.va_addr + wptr_off, 0)
+  tracer.note(f"sdma queue 0: ring VA {sring.va_addr:#x}, doorbell index {sdb}")
+  return db, sdb
+
+def main(argv=None) -> int:
+  ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+  ap.add_argument("--part", choices=["navi31", "navi48"], required=True)
+  ap.add_argument("--backend", default="responder", help="'responder' or the path of the model's cdylib (ABI.md)")
+  ap.add_argument("--discovery", help="discovery binary (default: dumped from the model by cargo)")
+  ap.add_argument("--nbio-seg5", default="0x04040000", help="sixth NBIO base added to the model's table, or 'none'")
+  ap.add_argument("--state", choices=["cold", "amdgpu"], default="cold", help="what ran before AM (responder only)")
+  ap.add_argument("--linux", help="extracted Linux 6.12 tree (default target/artifacts/linux-6.12, from `cargo xtask headers`)")
+  ap.add_argument("--strict", action="store_true", help="a refused handshake stops the run")
+  ap.add_argument("--no-queues", action="store_true", help="stop at AM's boot done")
+  ap.add_argument("--out", help="trace file (default: stdout summary only)")
+  a = ap.parse_args(argv)
+
+  from . import discovery, symbols, trace, pcidev, firmware
+  disc = discovery_blob(a.part, a.discovery, a.nbio_seg5)
+  syms = symbols.Symbols(discovery.parse(disc))
+  tracer = trace.Tracer(syms)
+  fw = firmware.install(tracer)
+  if a.backend == "responder":
+    from .responder import Responder, PARTS
+    linux = pathlib.Path(a.linux) if a.linux else REPO / "target" / "artifacts" / "linux-6.12"
+    if not linux.exists(): raise SystemExit(f"{linux} missing: run `cargo xtask headers` (register reset values come from there)")
+    backend = Responder(PARTS[a.part], disc, syms, tracer, strict=a.strict, state=a.state, linux=linux)
+  else:
+    from .backend import CBackend
+    backend = CBackend(a.backend, a.part, seed=0, strict=a.strict)
+  dev = pcidev.VirtualPCIDevice(backend, tracer, pcibus=f"vgpu:{a.part}")
+
+  from tinygrad.runtime.support.am.amdev import AMDev
+  t0, ok, err = time.perf_counter(), False, None
+  sys.setprofile(step_hook(tracer))
+  try:
+    adev = AMDev(dev)
+    tracer.step("boot done (AMDev.__init__ returned)")
+    boot_writes = tracer.writes
+    if not a.no_queues: create_queues(adev, dev, tracer)
+    ok = True
+  except Exception as e:  # the run's outcome is reported, not hidden
+    import traceback
+    err = f"{type(e).__name__}: {e}\n" + "".join(traceback.format_exception(e)[-6:])
+    tracer.step(f"STOPPED: {err}")
+    boot_writes = tracer.writes
+  finally:
+    sys.setprofile(None)
+  dt = time.perf_counter() - t0
+
+  if a.out:
+    pathlib.Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+    pathlib.Path(a.out).write_text(tracer.text())
+    if hasattr(backend, "summary"): pathlib.Path(a.out).with_suffix(".regs").write_text(backend.summary())
+  refusals = getattr(backend, "refusals", [])
+  print(f"am peer: {a.part} {'boot done' if ok else 'FAILED'} ({boot_writes} register writes to boot done, "
+        f"{tracer.writes} in all, {tracer.reads} reads, {len(refusals)} refusals, {dt:.1f} s)")
+  if err: print(f"  stopped: {err}")
+  for r in refusals: print(f"  refused: {r}")
+  for name, got, pin in fw.differing(): print(f"  firmware {name}: Debian sha256 {got[:16]} != AM pin {pin[:16]}")
+  for h in getattr(backend, "hqds", []): print(f"  {h}")
+  if hasattr(backend, "unruled"):
+    print(f"  registers AM touched: {len(backend.touched)}; answered by a rule: {len(backend.touched) - len(backend.unruled())}; "
+          f"plain storage: {len(backend.unruled())}")
+  return 0 if ok and not refusals else 1
+
+if __name__ == "__main__":
+  sys.exit(main())

@@ -1,0 +1,57 @@
+"""The trace recorder.
+
+Register lines follow barebell's `bringup --trace` text (and its defmt form
+`W MP0.MP0_SMN_C2PMSG_35 @0x5818c = 0x00080000`): direction, block.name,
+BAR5 byte offset, value. Other line kinds:
+
+  ## AM_PSP.init_hw            an AM function was entered (the step it belongs to)
+  # psp: LOAD_TOC -> ...        what the backend made of an access (responder notes)
+  M VRAM @0x... = 0x...         a host store to VRAM of <= 8 bytes (value shown)
+  M VRAM @0x... +0x... sha256:  a larger host store to VRAM (length and digest)
+  D BAR2 @0x... = 0x...         a doorbell store
+  C CFG @0x.. = 0x.. (n)        a PCI config write of n bytes
+
+Consecutive identical reads of one register (a poll) fold into one line
+ending in `(xN)`.
+"""
+import hashlib
+
+class Tracer:
+  def __init__(self, symbols=None):
+    self.symbols, self.lines, self.writes, self.reads = symbols, [], 0, 0
+    self._last_read: tuple[int, int] | None = None
+    self._repeat = 0
+
+  def _flush_read(self):
+    if self._repeat > 1: self.lines[-1] += f" (x{self._repeat})"
+    self._last_read, self._repeat = None, 0
+
+  def _emit(self, line: str):
+    self._flush_read()
+    self.lines.append(line)
+
+  def regname(self, dw: int) -> str:
+    n = self.symbols.name(dw) if self.symbols else None
+    return f"{n[0]}.{n[1]} @{dw * 4:#x}" if n else f"[{dw * 4:#x}]"
+
+  def reg(self, write: bool, dw: int, value: int):
+    if write: self.writes += 1
+    else: self.reads += 1
+    if not write and self._last_read == (dw, value):
+      self._repeat += 1
+      return
+    self._emit(f"  {'W' if write else 'R'} {self.regname(dw)} = {value:#010x}")
+    if not write: self._last_read, self._repeat = (dw, value), 1
+
+  def mem(self, space: str, offset: int, data: bytes):
+    if len(data) <= 8: self._emit(f"  M {space} @{offset:#x} = {int.from_bytes(data, 'little'):#x}")
+    else: self._emit(f"  M {space} @{offset:#x} +{len(data):#x} sha256:{hashlib.sha256(data).hexdigest()[:16]}")
+
+  def doorbell(self, offset: int, value: int): self._emit(f"  D BAR2 @{offset:#x} = {value:#x}")
+  def config(self, offset: int, value: int, size: int): self._emit(f"  C CFG @{offset:#04x} = {value:#x} ({size})")
+  def note(self, text: str): self._emit(f"  # {text}")
+  def step(self, name: str): self._emit(f"## {name}")
+
+  def text(self) -> str:
+    self._flush_read()
+    return "\n".join(self.lines) + "\n"
