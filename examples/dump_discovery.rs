@@ -3,7 +3,7 @@
 //! tinygrad's AM driver (the peer in `am-peer/`) finds its IP blocks by
 //! reading this table from VRAM at VRAM size − 64 KiB, as a real card's
 //! IFWI leaves it there. The Python harness has no table of its own: it
-//! loads the one the model synthesises (`barebell_sim::discovery::build`).
+//! loads the one the model synthesises (`barebell_model::discovery::build`).
 //!
 //! `--nbio-seg5 BASE` appends a sixth NBIO segment base. The model's parts
 //! give NBIO five (Navi21's `sienna_cichlid_ip_offset.h`), but the NBIO
@@ -15,7 +15,7 @@
 //!
 //! `cargo run -p barebell-examples --example dump_discovery -- navi31 out.bin [--nbio-seg5 0x04040000]`
 
-use barebell_sim::discovery::{IpDesc, NAVI31, NAVI48, NBIF_HWID, PartDesc, build};
+use barebell_model::discovery::{IpDesc, NAVI31, NAVI48, NBIF_HWID, PartDesc, build};
 use std::process::ExitCode;
 
 fn with_nbio_seg5(desc: PartDesc, seg5: u64) -> PartDesc {
