@@ -1,0 +1,509 @@
+//! Kernel arguments: typed values checked against the metadata's `.args`,
+//! then written, with every hidden argument, at the offsets the metadata
+//! gives. No offset is assumed: a hidden argument the metadata does not
+//! list is not written, and one it lists goes where it says.
+//!
+//! Hidden arguments are filled as CLR fills them in
+//! `roc::VirtualGPU::submitKernelInternal()` (`rocclr/device/rocm/rocvirtual.cpp`),
+//! for a HIP launch (no global offset, no device-side enqueue, no
+//! cooperative groups):
+//!
+//! | value kind | value |
+//! |---|---|
+//! | `hidden_block_count_{x,y,z}` | workgroups along the axis (`global / local`); 1 on axes past the dimension count |
+//! | `hidden_group_size_{x,y,z}` | work-items per workgroup along the axis; 1 past the dimension count |
+//! | `hidden_remainder_{x,y,z}` | `global % local`, only for axes within the dimension count (always 0 for a HIP grid) |
+//! | `hidden_grid_dims` | the dimension count |
+//! | `hidden_global_offset_{x,y,z}` | 0 (HIP has no global offset) |
+//! | `hidden_dynamic_lds_size` | the launch's dynamic LDS bytes |
+//! | `hidden_queue_ptr` | the queue's `amd_queue_t` address |
+//! | `hidden_private_base`, `hidden_shared_base` | the queue's `private_/group_segment_aperture_base_hi` |
+//! | `hidden_heap_v1`, `hidden_hostcall_buffer`, `hidden_printf_buffer` | the caller's buffer, or 0 when it gives none (CLR allocates them; barebell does not) |
+//! | `hidden_multigrid_sync_arg` | 0 (CLR: no cooperative launch) |
+//! | `hidden_default_queue`, `hidden_completion_action` | 0 (CLR: no device-side enqueue) |
+//! | `hidden_none` | nothing |
+//!
+//! CLR leaves entries it does not write as they were in the argument
+//! buffer it copies; barebell zeroes the whole segment first, so those are 0.
+
+use crate::loader::Kernel;
+use crate::metadata::{ArgMeta, KernelMeta, ValueKind};
+
+/// A by-value scalar, in one of the job format's types.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    I8(i8),
+    U8(u8),
+    I16(i16),
+    U16(u16),
+    I32(i32),
+    U32(u32),
+    I64(i64),
+    U64(u64),
+    /// IEEE binary16, as its bits.
+    F16(u16),
+    F32(f32),
+    F64(f64),
+}
+
+impl Scalar {
+    pub const fn size(&self) -> usize {
+        match self {
+            Scalar::I8(_) | Scalar::U8(_) => 1,
+            Scalar::I16(_) | Scalar::U16(_) | Scalar::F16(_) => 2,
+            Scalar::I32(_) | Scalar::U32(_) | Scalar::F32(_) => 4,
+            Scalar::I64(_) | Scalar::U64(_) | Scalar::F64(_) => 8,
+        }
+    }
+
+    /// Little-endian bytes in the low `size()` bytes of the result.
+    pub fn to_le(&self) -> [u8; 8] {
+        let mut b = [0u8; 8];
+        match *self {
+            Scalar::I8(v) => b[..1].copy_from_slice(&v.to_le_bytes()),
+            Scalar::U8(v) => b[..1].copy_from_slice(&v.to_le_bytes()),
+            Scalar::I16(v) => b[..2].copy_from_slice(&v.to_le_bytes()),
+            Scalar::U16(v) | Scalar::F16(v) => b[..2].copy_from_slice(&v.to_le_bytes()),
+            Scalar::I32(v) => b[..4].copy_from_slice(&v.to_le_bytes()),
+            Scalar::U32(v) => b[..4].copy_from_slice(&v.to_le_bytes()),
+            Scalar::F32(v) => b[..4].copy_from_slice(&v.to_le_bytes()),
+            Scalar::I64(v) => b = v.to_le_bytes(),
+            Scalar::U64(v) => b = v.to_le_bytes(),
+            Scalar::F64(v) => b = v.to_le_bytes(),
+        }
+        b
+    }
+
+    /// The job format's name of the type.
+    pub const fn type_name(&self) -> &'static str {
+        match self {
+            Scalar::I8(_) => "i8",
+            Scalar::U8(_) => "u8",
+            Scalar::I16(_) => "i16",
+            Scalar::U16(_) => "u16",
+            Scalar::I32(_) => "i32",
+            Scalar::U32(_) => "u32",
+            Scalar::I64(_) => "i64",
+            Scalar::U64(_) => "u64",
+            Scalar::F16(_) => "f16",
+            Scalar::F32(_) => "f32",
+            Scalar::F64(_) => "f64",
+        }
+    }
+}
+
+/// One explicit kernel argument.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Arg<'a> {
+    /// A `global_buffer` argument: the buffer's device address.
+    Buffer(u64),
+    /// A `by_value` scalar; its size must equal the metadata's.
+    Scalar(Scalar),
+    /// A `by_value` aggregate or vector as raw bytes of the metadata's size.
+    Bytes(&'a [u8]),
+    /// A `dynamic_shared_pointer` (OpenCL `__local T*`): this many LDS
+    /// bytes are allocated after the kernel's static LDS and the argument
+    /// receives their LDS offset, as CLR does.
+    Local(u32),
+}
+
+impl Arg<'_> {
+    fn what(&self) -> ArgWhat {
+        match self {
+            Arg::Buffer(_) => ArgWhat::Buffer,
+            Arg::Scalar(s) => ArgWhat::Scalar(s.type_name(), s.size() as u32),
+            Arg::Bytes(b) => ArgWhat::Bytes(b.len()),
+            Arg::Local(_) => ArgWhat::Local,
+        }
+    }
+}
+
+/// What the caller passed, for messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgWhat {
+    Buffer,
+    Scalar(&'static str, u32),
+    Bytes(usize),
+    Local,
+}
+
+impl core::fmt::Display for ArgWhat {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            ArgWhat::Buffer => f.write_str("a buffer"),
+            ArgWhat::Scalar(t, n) => write!(f, "a {t} scalar ({n} bytes)"),
+            ArgWhat::Bytes(n) => write!(f, "{n} raw bytes"),
+            ArgWhat::Local => f.write_str("a dynamic LDS size"),
+        }
+    }
+}
+
+/// Values only the runtime knows, for the hidden arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HiddenValues {
+    /// `amd_queue_t` address (`hidden_queue_ptr`).
+    pub queue_ptr: u64,
+    /// `amd_queue_t::private_segment_aperture_base_hi`.
+    pub private_base_hi: u32,
+    /// `amd_queue_t::group_segment_aperture_base_hi`.
+    pub shared_base_hi: u32,
+    pub heap: u64,
+    pub hostcall_buffer: u64,
+    pub printf_buffer: u64,
+}
+
+/// A launch's shape, HIP-style.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    /// Workgroups per axis (HIP `gridDim`).
+    pub grid: [u32; 3],
+    /// Work-items per workgroup per axis (HIP `blockDim`).
+    pub block: [u32; 3],
+    /// Dimension count written to the packet's `setup` and to
+    /// `hidden_grid_dims` (HIP always launches 3).
+    pub dims: u8,
+    /// Dynamic LDS bytes (HIP `sharedMemBytes`).
+    pub dynamic_lds: u32,
+}
+
+impl Geometry {
+    /// A HIP launch: `hipLaunchKernel(f, grid, block, args, shmem, stream)`
+    /// is always three-dimensional (`ihipLaunchKernel` builds a 3-D
+    /// `NDRangeContainer`).
+    pub const fn hip(grid: [u32; 3], block: [u32; 3], dynamic_lds: u32) -> Self {
+        Geometry {
+            grid,
+            block,
+            dims: 3,
+            dynamic_lds,
+        }
+    }
+
+    /// Work-items per axis, or the axis that overflows 32 bits.
+    pub fn work_items(&self) -> Result<[u32; 3], u8> {
+        let mut out = [0u32; 3];
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.grid[i].checked_mul(self.block[i]).ok_or(i as u8)?;
+        }
+        Ok(out)
+    }
+}
+
+/// An argument list that does not match the kernel, or a kernarg buffer
+/// that cannot hold it. Nothing has been written when this is returned.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArgError {
+    /// Wrong number of explicit arguments.
+    Count { expected: usize, given: usize },
+    /// An argument of the wrong kind (a scalar where a buffer goes, …).
+    Kind {
+        index: usize,
+        name: Option<alloc::string::String>,
+        expected: ValueKind,
+        given: ArgWhat,
+    },
+    /// A by-value argument of the wrong size.
+    Size {
+        index: usize,
+        name: Option<alloc::string::String>,
+        expected: u32,
+        given: ArgWhat,
+    },
+    /// A value kind barebell does not fill (images, samplers, pipes, …).
+    Unsupported { index: usize, kind: ValueKind },
+    /// The kernarg buffer is smaller than the kernel's segment.
+    BufferTooSmall { needed: u32, given: usize },
+    /// The kernarg buffer's device address is not aligned as required
+    /// (the larger of 16 and `.kernarg_segment_align`).
+    BufferMisaligned { address: u64, align: u32 },
+    /// The LDS the launch needs exceeds what a workgroup may have.
+    Lds { needed: u64, limit: u32 },
+}
+
+impl core::fmt::Display for ArgError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let named =
+            |f: &mut core::fmt::Formatter<'_>, i: usize, n: &Option<alloc::string::String>| {
+                write!(f, "argument {i}")?;
+                if let Some(n) = n {
+                    write!(f, " ({n})")?;
+                }
+                Ok(())
+            };
+        match self {
+            ArgError::Count { expected, given } => write!(
+                f,
+                "the kernel takes {expected} arguments; {given} were given"
+            ),
+            ArgError::Kind {
+                index,
+                name,
+                expected,
+                given,
+            } => {
+                named(f, *index, name)?;
+                write!(f, ": the kernel expects {expected}; got {given}")
+            }
+            ArgError::Size {
+                index,
+                name,
+                expected,
+                given,
+            } => {
+                named(f, *index, name)?;
+                write!(
+                    f,
+                    ": the kernel expects {expected} bytes by value; got {given}"
+                )
+            }
+            ArgError::Unsupported { index, kind } => write!(
+                f,
+                "argument {index}: value kind {kind} is not one barebell fills"
+            ),
+            ArgError::BufferTooSmall { needed, given } => write!(
+                f,
+                "the kernarg buffer holds {given} bytes; the kernel's segment is {needed}"
+            ),
+            ArgError::BufferMisaligned { address, align } => write!(
+                f,
+                "kernarg address {address:#x} is not {align}-byte aligned"
+            ),
+            ArgError::Lds { needed, limit } => write!(
+                f,
+                "the launch needs {needed} bytes of LDS per workgroup; the part allows {limit}"
+            ),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for ArgError {}
+
+/// HSA requires kernarg segments 16-byte aligned (ROCR allocates them so).
+pub const KERNARG_MIN_ALIGN: u32 = 16;
+
+fn kind_error(index: usize, meta: &ArgMeta, given: ArgWhat) -> ArgError {
+    ArgError::Kind {
+        index,
+        name: meta.name.clone(),
+        expected: meta.value_kind.clone(),
+        given,
+    }
+}
+
+/// Checks `args` against the metadata; returns the LDS bytes the
+/// `dynamic_shared_pointer` arguments add (their offsets start at the
+/// kernel's static LDS size, each aligned to its `.pointee_align`).
+pub fn check_args(meta: &KernelMeta, args: &[Arg<'_>]) -> Result<u64, ArgError> {
+    let expected = meta.explicit_count();
+    if expected != args.len() {
+        return Err(ArgError::Count {
+            expected,
+            given: args.len(),
+        });
+    }
+    let mut lds = u64::from(meta.group_segment_fixed_size);
+    for ((index, m), a) in meta.explicit_args().zip(args) {
+        match (&m.value_kind, a) {
+            (ValueKind::GlobalBuffer, Arg::Buffer(_)) => {
+                if m.size != 8 {
+                    return Err(ArgError::Size {
+                        index,
+                        name: m.name.clone(),
+                        expected: m.size,
+                        given: a.what(),
+                    });
+                }
+            }
+            (ValueKind::ByValue, Arg::Scalar(_) | Arg::Bytes(_)) => {
+                let given = match a {
+                    Arg::Scalar(s) => s.size(),
+                    Arg::Bytes(b) => b.len(),
+                    _ => 0,
+                };
+                if given != m.size as usize {
+                    return Err(ArgError::Size {
+                        index,
+                        name: m.name.clone(),
+                        expected: m.size,
+                        given: a.what(),
+                    });
+                }
+            }
+            (ValueKind::DynamicSharedPointer, Arg::Local(bytes)) => {
+                if m.size != 4 && m.size != 8 {
+                    return Err(ArgError::Unsupported {
+                        index,
+                        kind: m.value_kind.clone(),
+                    });
+                }
+                let align = u64::from(m.pointee_align.unwrap_or(1).max(1));
+                lds = lds.div_ceil(align) * align + u64::from(*bytes);
+            }
+            (ValueKind::GlobalBuffer | ValueKind::ByValue | ValueKind::DynamicSharedPointer, _) => {
+                return Err(kind_error(index, m, a.what()));
+            }
+            (k, _) => {
+                return Err(ArgError::Unsupported {
+                    index,
+                    kind: k.clone(),
+                });
+            }
+        }
+    }
+    for (index, m) in meta.args.iter().enumerate() {
+        if matches!(m.value_kind, ValueKind::Other(_)) && m.value_kind.is_hidden() {
+            return Err(ArgError::Unsupported {
+                index,
+                kind: m.value_kind.clone(),
+            });
+        }
+    }
+    Ok(lds - u64::from(meta.group_segment_fixed_size))
+}
+
+/// Where a kernarg segment is written: a host view and its device address.
+#[derive(Debug)]
+pub struct KernargBuffer<'m> {
+    pub host: &'m mut [u8],
+    pub device_address: u64,
+}
+
+fn put(out: &mut [u8], m: &ArgMeta, value: u64) {
+    let at = m.offset as usize;
+    let n = (m.size as usize).min(8);
+    let bytes = value.to_le_bytes();
+    // Offsets were checked against the segment size when the metadata was
+    // parsed, and the buffer against the segment size before writing.
+    if let Some(d) = out.get_mut(at..at + n) {
+        d.copy_from_slice(&bytes[..n]);
+    }
+}
+
+/// Checks the arguments and the buffer, then writes the whole segment:
+/// zeroes, explicit arguments, hidden arguments. Returns the LDS bytes
+/// the `dynamic_shared_pointer` arguments take.
+pub fn write_kernargs(
+    kernel: &Kernel,
+    geometry: &Geometry,
+    args: &[Arg<'_>],
+    hidden: &HiddenValues,
+    buf: &mut KernargBuffer<'_>,
+) -> Result<u64, ArgError> {
+    let local_bytes = check_args(&kernel.meta, args)?;
+    fill(kernel, geometry, args, hidden, buf)?;
+    Ok(local_bytes)
+}
+
+/// [`write_kernargs`] for arguments already passed through [`check_args`].
+pub(crate) fn fill(
+    kernel: &Kernel,
+    geometry: &Geometry,
+    args: &[Arg<'_>],
+    hidden: &HiddenValues,
+    buf: &mut KernargBuffer<'_>,
+) -> Result<(), ArgError> {
+    let meta = &kernel.meta;
+    let size = meta.kernarg_segment_size;
+    if buf.host.len() < size as usize {
+        return Err(ArgError::BufferTooSmall {
+            needed: size,
+            given: buf.host.len(),
+        });
+    }
+    let align = meta.kernarg_segment_align.max(KERNARG_MIN_ALIGN);
+    if !buf.device_address.is_multiple_of(u64::from(align)) {
+        return Err(ArgError::BufferMisaligned {
+            address: buf.device_address,
+            align,
+        });
+    }
+    let out = &mut buf.host[..size as usize];
+    out.fill(0);
+
+    // Explicit arguments.
+    let mut lds = u64::from(meta.group_segment_fixed_size);
+    for ((_, m), a) in meta.explicit_args().zip(args) {
+        match *a {
+            Arg::Buffer(addr) => put(out, m, addr),
+            Arg::Scalar(s) => {
+                let at = m.offset as usize;
+                if let Some(d) = out.get_mut(at..at + s.size()) {
+                    d.copy_from_slice(&s.to_le()[..s.size()]);
+                }
+            }
+            Arg::Bytes(b) => {
+                let at = m.offset as usize;
+                if let Some(d) = out.get_mut(at..at + b.len()) {
+                    d.copy_from_slice(b);
+                }
+            }
+            Arg::Local(bytes) => {
+                let align = u64::from(m.pointee_align.unwrap_or(1).max(1));
+                lds = lds.div_ceil(align) * align;
+                put(out, m, lds);
+                lds += u64::from(bytes);
+            }
+        }
+    }
+
+    // Hidden arguments, where the metadata puts them.
+    let g = geometry;
+    let dims = usize::from(g.dims.clamp(1, 3));
+    for m in meta.args.iter() {
+        let axis = |i: usize| i < dims;
+        let value = match m.value_kind {
+            ValueKind::HiddenBlockCountX => Some(u64::from(g.grid[0])),
+            ValueKind::HiddenBlockCountY => Some(if axis(1) { u64::from(g.grid[1]) } else { 1 }),
+            ValueKind::HiddenBlockCountZ => Some(if axis(2) { u64::from(g.grid[2]) } else { 1 }),
+            ValueKind::HiddenGroupSizeX => Some(u64::from(g.block[0])),
+            ValueKind::HiddenGroupSizeY => Some(if axis(1) { u64::from(g.block[1]) } else { 1 }),
+            ValueKind::HiddenGroupSizeZ => Some(if axis(2) { u64::from(g.block[2]) } else { 1 }),
+            // global = grid * block, so the remainder is 0 on every axis
+            // CLR writes; it writes none past the dimension count.
+            ValueKind::HiddenRemainderX
+            | ValueKind::HiddenRemainderY
+            | ValueKind::HiddenRemainderZ => Some(0),
+            ValueKind::HiddenGridDims => Some(dims as u64),
+            ValueKind::HiddenGlobalOffsetX
+            | ValueKind::HiddenGlobalOffsetY
+            | ValueKind::HiddenGlobalOffsetZ => Some(0),
+            ValueKind::HiddenDynamicLdsSize => Some(u64::from(g.dynamic_lds)),
+            ValueKind::HiddenQueuePtr => Some(hidden.queue_ptr),
+            ValueKind::HiddenPrivateBase => Some(u64::from(hidden.private_base_hi)),
+            ValueKind::HiddenSharedBase => Some(u64::from(hidden.shared_base_hi)),
+            ValueKind::HiddenHeapV1 => Some(hidden.heap),
+            ValueKind::HiddenHostcallBuffer => Some(hidden.hostcall_buffer),
+            ValueKind::HiddenPrintfBuffer => Some(hidden.printf_buffer),
+            ValueKind::HiddenMultigridSyncArg
+            | ValueKind::HiddenDefaultQueue
+            | ValueKind::HiddenCompletionAction => Some(0),
+            _ => None,
+        };
+        if let Some(v) = value {
+            put(out, m, v);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scalar_bytes_are_little_endian_and_sized() {
+        assert_eq!(Scalar::U16(0x1234).to_le()[..2], [0x34, 0x12]);
+        assert_eq!(Scalar::F32(1.0).to_le()[..4], 1.0f32.to_le_bytes());
+        assert_eq!(Scalar::I8(-1).size(), 1);
+        assert_eq!(Scalar::F64(0.0).size(), 8);
+    }
+
+    #[test]
+    fn work_items_overflow_names_the_axis() {
+        let g = Geometry::hip([1, 1 << 20, 1], [1, 1 << 12, 1], 0);
+        assert_eq!(g.work_items(), Err(1));
+        let g = Geometry::hip([4, 2, 1], [256, 1, 1], 0);
+        assert_eq!(g.work_items(), Ok([1024, 2, 1]));
+    }
+}
