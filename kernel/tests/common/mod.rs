@@ -399,3 +399,31 @@ pub fn directives(b: &Built) -> BTreeMap<String, BTreeMap<String, i64>> {
     }
     out
 }
+
+/// A kernel with `printf`, whose metadata then carries
+/// `hidden_printf_buffer`; `__printf_alloc` (normally from the device
+/// library) is defined here so the link succeeds with `-nogpulib`.
+/// Built at -O0, where every hidden argument is kept.
+pub const PRINTF_CL: &str = r#"
+__global char *__printf_alloc(uint bytes) { return 0; }
+__kernel void p(__global int *o) { printf("x %d\n", o[0]); }
+"#;
+
+/// Offsets by value kind for one kernel, from `llvm-readelf --notes`.
+pub fn arg_offsets(b: &Built, kernel: &str) -> Vec<(String, u32, u32)> {
+    let (_, yaml) = notes(b);
+    let k = yaml
+        .iter()
+        .find(|k| k.keys[".name"] == kernel)
+        .unwrap_or_else(|| panic!("no kernel {kernel}"));
+    k.args
+        .iter()
+        .map(|a| {
+            (
+                a[".value_kind"].clone(),
+                a[".offset"].parse().unwrap(),
+                a[".size"].parse().unwrap(),
+            )
+        })
+        .collect()
+}
