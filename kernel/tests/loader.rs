@@ -102,6 +102,17 @@ fn metadata_matches_llvm_readelf_notes() {
             if let Some(d) = y.keys.get(".uses_dynamic_stack") {
                 assert_eq!(m.uses_dynamic_stack, d == "true");
             }
+            assert_eq!(
+                m.uniform_work_group_size,
+                y.keys
+                    .get(".uniform_work_group_size")
+                    .is_some_and(|v| v == "1")
+            );
+            assert_eq!(
+                m.reqd_workgroup_size
+                    .map(|r| format!("{},{},{}", r[0], r[1], r[2])),
+                y.keys.get(".reqd_workgroup_size").cloned()
+            );
             assert_eq!(m.args.len(), y.args.len(), "{name}");
             for (a, ya) in m.args.iter().zip(&y.args) {
                 assert_eq!(a.offset, ya[".offset"].parse::<u32>().unwrap());
@@ -111,6 +122,11 @@ fn metadata_matches_llvm_readelf_notes() {
                 assert_eq!(
                     a.type_name.as_deref(),
                     ya.get(".type_name").map(|s| s.as_str())
+                );
+                assert_eq!(a.name.as_deref(), ya.get(".name").map(|s| s.as_str()));
+                assert_eq!(
+                    a.address_space.map(|s| format!("{s:?}").to_lowercase()),
+                    ya.get(".address_space").cloned()
                 );
                 assert_eq!(
                     a.pointee_align,

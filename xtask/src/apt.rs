@@ -15,6 +15,9 @@ const MAIN: &[&str] = &[
     "clang-19",
     "lld-19",
     "llvm-19",
+    // LLVM's C++ headers (ELF.h, AMDHSAKernelDescriptor.h) for the
+    // kernel crate's conformance facts.
+    "llvm-19-dev",
     "pciutils",
     "valgrind",
     "xz-utils",

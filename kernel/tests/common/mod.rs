@@ -46,6 +46,8 @@ __kernel void priv(__global int *o, int n) {
   for (int i = 0; i < 64; i++) a[i] = i * n;
   o[GID0] = a[n & 63];
 }
+__kernel __attribute__((reqd_work_group_size(64, 2, 1)))
+void fixed(__global int *o) { o[GID0] = 1; }
 __kernel void scalars(char a, short b, long c, double d, __global half *h, float f, uchar2 v) {
   h[0] = (half)(a + b + c + d + f + v.x);
 }
