@@ -14,68 +14,14 @@ pub const OBJDUMP: &str = "llvm-objdump-19";
 
 /// OpenCL C test kernels, written with clang builtins only (`-nogpulib`
 /// means no device library and no OpenCL work-item functions).
-pub const KERNELS_CL: &str = r#"
-#pragma OPENCL EXTENSION cl_khr_fp16 : enable
-#define GID0 (__builtin_amdgcn_workgroup_id_x() * __builtin_amdgcn_workgroup_size_x() + __builtin_amdgcn_workitem_id_x())
-__kernel void vadd(__global const float *a, __global const float *b, __global float *c, uint n) {
-  uint i = GID0;
-  if (i < n) c[i] = a[i] + b[i];
-}
-/* Reads the implicit block counts (hidden_block_count_x/y/z, the first
-   three implicit dwords in code object v5+) and the group sizes
-   (clang lowers __builtin_amdgcn_workgroup_size_* to loads of
-   hidden_group_size_*), one record per workgroup. */
-__kernel void dims(__global uint *out) {
-  __constant uint *imp = (__constant uint *)__builtin_amdgcn_implicitarg_ptr();
-  uint i = __builtin_amdgcn_workgroup_id_x() + __builtin_amdgcn_workgroup_id_y() * imp[0];
-  out[i * 6 + 0] = imp[0];
-  out[i * 6 + 1] = imp[1];
-  out[i * 6 + 2] = imp[2];
-  out[i * 6 + 3] = __builtin_amdgcn_workgroup_size_x();
-  out[i * 6 + 4] = __builtin_amdgcn_workgroup_size_y();
-  out[i * 6 + 5] = __builtin_amdgcn_workgroup_size_z();
-}
-__kernel void empty(void) {}
-__kernel void withlds(__global int *o, __local int *l) {
-  l[__builtin_amdgcn_workitem_id_x()] = 1;
-  __builtin_amdgcn_s_barrier();
-  o[GID0] = l[0];
-}
-__kernel void priv(__global int *o, int n) {
-  volatile int a[64];
-  for (int i = 0; i < 64; i++) a[i] = i * n;
-  o[GID0] = a[n & 63];
-}
-__kernel __attribute__((reqd_work_group_size(64, 2, 1)))
-void fixed(__global int *o) { o[GID0] = 1; }
-__kernel void scalars(char a, short b, long c, double d, __global half *h, float f, uchar2 v) {
-  h[0] = (half)(a + b + c + d + f + v.x);
-}
-"#;
+pub const KERNELS_CL: &str = include_str!("../kernels/kernels.cl");
 
 /// Program-scope pointers: ld.lld emits R_AMDGPU_RELATIVE64 for them.
-pub const RELOC_CL: &str = r#"
-__global int counter = 5;
-__global int table[4] = {1, 2, 3, 4};
-__global int *ptrs[2] = { &table[1], &table[3] };
-__global int *gp = &counter;
-__kernel void reloc(__global int *o) { o[0] = *ptrs[0] + *ptrs[1] + *gp; *gp += 1; }
-"#;
+pub const RELOC_CL: &str = include_str!("../kernels/reloc.cl");
 
 /// Default-visibility data in a shared object is preemptible, so ld.lld
 /// emits R_AMDGPU_ABS64 against the symbol.
-pub const ABS64_S: &str = r#"
-  .amdgcn_target "amdgcn-amd-amdhsa--gfx1100"
-  .data
-  .globl vis
-  .p2align 3
-vis:
-  .quad 42
-  .globl ptr
-ptr:
-  .quad vis
-  .quad vis+8
-"#;
+pub const ABS64_S: &str = include_str!("../kernels/abs64.s");
 
 fn work_dir() -> PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kernels");
@@ -406,10 +352,7 @@ pub fn directives(b: &Built) -> BTreeMap<String, BTreeMap<String, i64>> {
 /// `hidden_printf_buffer`; `__printf_alloc` (normally from the device
 /// library) is defined here so the link succeeds with `-nogpulib`.
 /// Built at -O0, where every hidden argument is kept.
-pub const PRINTF_CL: &str = r#"
-__global char *__printf_alloc(uint bytes) { return 0; }
-__kernel void p(__global int *o) { printf("x %d\n", o[0]); }
-"#;
+pub const PRINTF_CL: &str = include_str!("../kernels/printf.cl");
 
 /// Offsets by value kind for one kernel, from `llvm-readelf --notes`.
 pub fn arg_offsets(b: &Built, kernel: &str) -> Vec<(String, u32, u32)> {
