@@ -28,6 +28,7 @@
 
 use crate::loader::Kernel;
 use crate::metadata::{ArgMeta, KernelMeta, ValueKind};
+use alloc::vec::Vec;
 
 /// A by-value scalar, in one of the job format's types.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -282,6 +283,134 @@ impl std::error::Error for ArgError {}
 /// HSA requires kernarg segments 16-byte aligned (ROCR allocates them so).
 pub const KERNARG_MIN_ALIGN: u32 = 16;
 
+/// How an explicit argument is passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExplicitKind {
+    Buffer,
+    ByValue,
+    Local,
+    /// Images, samplers, pipes, queues, unknown kinds: refused at launch.
+    Unsupported,
+}
+
+/// An explicit argument, compactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExplicitSlot {
+    /// Index in the metadata's `.args`.
+    pub index: u16,
+    pub kind: ExplicitKind,
+    pub offset: u32,
+    pub size: u32,
+    pub pointee_align: u32,
+}
+
+/// The runtime values a hidden argument can take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HiddenKind {
+    BlockCount(u8),
+    GroupSize(u8),
+    GridDims,
+    DynamicLdsSize,
+    QueuePtr,
+    PrivateBase,
+    SharedBase,
+    Heap,
+    Hostcall,
+    Printf,
+}
+
+/// A hidden argument, compactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HiddenSlot {
+    pub kind: HiddenKind,
+    pub offset: u32,
+    /// 1 to 8 bytes are written.
+    pub size: u8,
+}
+
+/// A kernel's arguments, reduced at load time to what a launch reads, so
+/// the launch path walks two short arrays.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ArgLayout {
+    pub explicit: Vec<ExplicitSlot>,
+    pub hidden: Vec<HiddenSlot>,
+    /// The first `hidden_*` kind this loader does not know, if any (such
+    /// a kernel is refused at launch: its value cannot be filled).
+    pub unknown_hidden: Option<usize>,
+    pub segment_size: u32,
+    pub segment_align: u32,
+    pub static_lds: u32,
+}
+
+impl ArgLayout {
+    pub fn new(meta: &KernelMeta) -> Self {
+        let mut l = ArgLayout {
+            segment_size: meta.kernarg_segment_size,
+            segment_align: meta.kernarg_segment_align.max(KERNARG_MIN_ALIGN),
+            static_lds: meta.group_segment_fixed_size,
+            ..Default::default()
+        };
+        for (i, m) in meta.args.iter().enumerate() {
+            let hidden = |kind| HiddenSlot {
+                kind,
+                offset: m.offset,
+                size: m.size.min(8) as u8,
+            };
+            let h = match &m.value_kind {
+                ValueKind::HiddenBlockCountX => hidden(HiddenKind::BlockCount(0)),
+                ValueKind::HiddenBlockCountY => hidden(HiddenKind::BlockCount(1)),
+                ValueKind::HiddenBlockCountZ => hidden(HiddenKind::BlockCount(2)),
+                ValueKind::HiddenGroupSizeX => hidden(HiddenKind::GroupSize(0)),
+                ValueKind::HiddenGroupSizeY => hidden(HiddenKind::GroupSize(1)),
+                ValueKind::HiddenGroupSizeZ => hidden(HiddenKind::GroupSize(2)),
+                ValueKind::HiddenGridDims => hidden(HiddenKind::GridDims),
+                ValueKind::HiddenDynamicLdsSize => hidden(HiddenKind::DynamicLdsSize),
+                ValueKind::HiddenQueuePtr => hidden(HiddenKind::QueuePtr),
+                ValueKind::HiddenPrivateBase => hidden(HiddenKind::PrivateBase),
+                ValueKind::HiddenSharedBase => hidden(HiddenKind::SharedBase),
+                ValueKind::HiddenHeapV1 => hidden(HiddenKind::Heap),
+                ValueKind::HiddenHostcallBuffer => hidden(HiddenKind::Hostcall),
+                ValueKind::HiddenPrintfBuffer => hidden(HiddenKind::Printf),
+                // Zero-valued (the segment is zeroed before filling):
+                // remainders and global offsets are 0 for a HIP grid; no
+                // cooperative launch, no device-side enqueue.
+                ValueKind::HiddenRemainderX
+                | ValueKind::HiddenRemainderY
+                | ValueKind::HiddenRemainderZ
+                | ValueKind::HiddenGlobalOffsetX
+                | ValueKind::HiddenGlobalOffsetY
+                | ValueKind::HiddenGlobalOffsetZ
+                | ValueKind::HiddenMultigridSyncArg
+                | ValueKind::HiddenDefaultQueue
+                | ValueKind::HiddenCompletionAction
+                | ValueKind::HiddenNone => continue,
+                k if k.is_hidden() => {
+                    l.unknown_hidden.get_or_insert(i);
+                    continue;
+                }
+                k => {
+                    let kind = match k {
+                        ValueKind::GlobalBuffer => ExplicitKind::Buffer,
+                        ValueKind::ByValue => ExplicitKind::ByValue,
+                        ValueKind::DynamicSharedPointer => ExplicitKind::Local,
+                        _ => ExplicitKind::Unsupported,
+                    };
+                    l.explicit.push(ExplicitSlot {
+                        index: i as u16,
+                        kind,
+                        offset: m.offset,
+                        size: m.size,
+                        pointee_align: m.pointee_align.unwrap_or(1).max(1),
+                    });
+                    continue;
+                }
+            };
+            l.hidden.push(h);
+        }
+        l
+    }
+}
+
 fn kind_error(index: usize, meta: &ArgMeta, given: ArgWhat) -> ArgError {
     ArgError::Kind {
         index,
@@ -291,75 +420,76 @@ fn kind_error(index: usize, meta: &ArgMeta, given: ArgWhat) -> ArgError {
     }
 }
 
-/// Checks `args` against the metadata; returns the LDS bytes the
-/// `dynamic_shared_pointer` arguments add (their offsets start at the
+/// Checks `args` against the kernel's arguments; returns the LDS bytes
+/// the `dynamic_shared_pointer` arguments add (their offsets start at the
 /// kernel's static LDS size, each aligned to its `.pointee_align`).
-pub fn check_args(meta: &KernelMeta, args: &[Arg<'_>]) -> Result<u64, ArgError> {
-    let expected = meta.explicit_count();
-    if expected != args.len() {
+pub fn check_args(kernel: &Kernel, args: &[Arg<'_>]) -> Result<u64, ArgError> {
+    let l = &kernel.layout;
+    if l.explicit.len() != args.len() {
         return Err(ArgError::Count {
-            expected,
+            expected: l.explicit.len(),
             given: args.len(),
         });
     }
-    let mut lds = u64::from(meta.group_segment_fixed_size);
-    for ((index, m), a) in meta.explicit_args().zip(args) {
-        match (&m.value_kind, a) {
-            (ValueKind::GlobalBuffer, Arg::Buffer(_)) => {
-                if m.size != 8 {
-                    return Err(ArgError::Size {
-                        index,
-                        name: m.name.clone(),
-                        expected: m.size,
-                        given: a.what(),
-                    });
-                }
-            }
-            (ValueKind::ByValue, Arg::Scalar(_) | Arg::Bytes(_)) => {
-                let given = match a {
-                    Arg::Scalar(s) => s.size(),
-                    Arg::Bytes(b) => b.len(),
-                    _ => 0,
-                };
-                if given != m.size as usize {
-                    return Err(ArgError::Size {
-                        index,
-                        name: m.name.clone(),
-                        expected: m.size,
-                        given: a.what(),
-                    });
-                }
-            }
-            (ValueKind::DynamicSharedPointer, Arg::Local(bytes)) => {
-                if m.size != 4 && m.size != 8 {
-                    return Err(ArgError::Unsupported {
-                        index,
-                        kind: m.value_kind.clone(),
-                    });
-                }
-                let align = u64::from(m.pointee_align.unwrap_or(1).max(1));
+    let static_lds = u64::from(l.static_lds);
+    let mut lds = static_lds;
+    for (slot, a) in l.explicit.iter().zip(args) {
+        let ok = match (slot.kind, a) {
+            (ExplicitKind::Buffer, Arg::Buffer(_)) => slot.size == 8,
+            (ExplicitKind::ByValue, Arg::Scalar(s)) => s.size() == slot.size as usize,
+            (ExplicitKind::ByValue, Arg::Bytes(b)) => b.len() == slot.size as usize,
+            (ExplicitKind::Local, Arg::Local(bytes)) => {
+                let align = u64::from(slot.pointee_align);
                 lds = lds.div_ceil(align) * align + u64::from(*bytes);
+                slot.size == 4 || slot.size == 8
             }
-            (ValueKind::GlobalBuffer | ValueKind::ByValue | ValueKind::DynamicSharedPointer, _) => {
-                return Err(kind_error(index, m, a.what()));
-            }
-            (k, _) => {
-                return Err(ArgError::Unsupported {
-                    index,
-                    kind: k.clone(),
-                });
-            }
+            _ => false,
+        };
+        if !ok {
+            return Err(arg_error(kernel, slot, a));
         }
     }
-    for (index, m) in meta.args.iter().enumerate() {
-        if matches!(m.value_kind, ValueKind::Other(_)) && m.value_kind.is_hidden() {
-            return Err(ArgError::Unsupported {
-                index,
-                kind: m.value_kind.clone(),
-            });
-        }
+    if let Some(index) = l.unknown_hidden {
+        return Err(ArgError::Unsupported {
+            index,
+            kind: kernel
+                .meta
+                .args
+                .get(index)
+                .map_or(ValueKind::HiddenNone, |m| m.value_kind.clone()),
+        });
     }
-    Ok(lds - u64::from(meta.group_segment_fixed_size))
+    Ok(lds - static_lds)
+}
+
+/// The error for an argument that failed the check (off the fast path).
+#[cold]
+fn arg_error(kernel: &Kernel, slot: &ExplicitSlot, a: &Arg<'_>) -> ArgError {
+    let index = usize::from(slot.index);
+    let Some(m) = kernel.meta.args.get(index) else {
+        return ArgError::Count {
+            expected: kernel.layout.explicit.len(),
+            given: 0,
+        };
+    };
+    match (slot.kind, a) {
+        (ExplicitKind::Unsupported, _) => ArgError::Unsupported {
+            index,
+            kind: m.value_kind.clone(),
+        },
+        (ExplicitKind::Local, Arg::Local(_)) => ArgError::Unsupported {
+            index,
+            kind: m.value_kind.clone(),
+        },
+        (ExplicitKind::Buffer, Arg::Buffer(_))
+        | (ExplicitKind::ByValue, Arg::Scalar(_) | Arg::Bytes(_)) => ArgError::Size {
+            index,
+            name: m.name.clone(),
+            expected: m.size,
+            given: a.what(),
+        },
+        _ => kind_error(index, m, a.what()),
+    }
 }
 
 /// Where a kernarg segment is written: a host view and its device address.
@@ -369,14 +499,34 @@ pub struct KernargBuffer<'m> {
     pub device_address: u64,
 }
 
-fn put(out: &mut [u8], m: &ArgMeta, value: u64) {
-    let at = m.offset as usize;
-    let n = (m.size as usize).min(8);
-    let bytes = value.to_le_bytes();
-    // Offsets were checked against the segment size when the metadata was
-    // parsed, and the buffer against the segment size before writing.
-    if let Some(d) = out.get_mut(at..at + n) {
-        d.copy_from_slice(&bytes[..n]);
+/// Stores the low `size` bytes of `value` at `at` (bounds were checked at
+/// load: every argument lies inside the segment).
+#[inline(always)]
+fn put(out: &mut [u8], at: u32, size: u8, value: u64) {
+    let at = at as usize;
+    let b = value.to_le_bytes();
+    match size {
+        8 => {
+            if let Some(d) = out.get_mut(at..at + 8) {
+                d.copy_from_slice(&b);
+            }
+        }
+        4 => {
+            if let Some(d) = out.get_mut(at..at + 4) {
+                d.copy_from_slice(&b[..4]);
+            }
+        }
+        2 => {
+            if let Some(d) = out.get_mut(at..at + 2) {
+                d.copy_from_slice(&b[..2]);
+            }
+        }
+        n => {
+            let n = usize::from(n.min(8));
+            if let Some(d) = out.get_mut(at..at + n) {
+                d.copy_from_slice(&b[..n]);
+            }
+        }
     }
 }
 
@@ -390,7 +540,7 @@ pub fn write_kernargs(
     hidden: &HiddenValues,
     buf: &mut KernargBuffer<'_>,
 ) -> Result<u64, ArgError> {
-    let local_bytes = check_args(&kernel.meta, args)?;
+    let local_bytes = check_args(kernel, args)?;
     fill(kernel, geometry, args, hidden, buf)?;
     Ok(local_bytes)
 }
@@ -403,45 +553,47 @@ pub(crate) fn fill(
     hidden: &HiddenValues,
     buf: &mut KernargBuffer<'_>,
 ) -> Result<(), ArgError> {
-    let meta = &kernel.meta;
-    let size = meta.kernarg_segment_size;
+    let l = &kernel.layout;
+    let size = l.segment_size;
     if buf.host.len() < size as usize {
         return Err(ArgError::BufferTooSmall {
             needed: size,
             given: buf.host.len(),
         });
     }
-    let align = meta.kernarg_segment_align.max(KERNARG_MIN_ALIGN);
-    if !buf.device_address.is_multiple_of(u64::from(align)) {
+    if !buf
+        .device_address
+        .is_multiple_of(u64::from(l.segment_align))
+    {
         return Err(ArgError::BufferMisaligned {
             address: buf.device_address,
-            align,
+            align: l.segment_align,
         });
     }
     let out = &mut buf.host[..size as usize];
     out.fill(0);
 
     // Explicit arguments.
-    let mut lds = u64::from(meta.group_segment_fixed_size);
-    for ((_, m), a) in meta.explicit_args().zip(args) {
+    let mut lds = u64::from(l.static_lds);
+    for (slot, a) in l.explicit.iter().zip(args) {
         match *a {
-            Arg::Buffer(addr) => put(out, m, addr),
-            Arg::Scalar(s) => {
-                let at = m.offset as usize;
-                if let Some(d) = out.get_mut(at..at + s.size()) {
-                    d.copy_from_slice(&s.to_le()[..s.size()]);
-                }
-            }
+            Arg::Buffer(addr) => put(out, slot.offset, 8, addr),
+            Arg::Scalar(s) => put(
+                out,
+                slot.offset,
+                s.size() as u8,
+                u64::from_le_bytes(s.to_le()),
+            ),
             Arg::Bytes(b) => {
-                let at = m.offset as usize;
+                let at = slot.offset as usize;
                 if let Some(d) = out.get_mut(at..at + b.len()) {
                     d.copy_from_slice(b);
                 }
             }
             Arg::Local(bytes) => {
-                let align = u64::from(m.pointee_align.unwrap_or(1).max(1));
+                let align = u64::from(slot.pointee_align);
                 lds = lds.div_ceil(align) * align;
-                put(out, m, lds);
+                put(out, slot.offset, slot.size.min(8) as u8, lds);
                 lds += u64::from(bytes);
             }
         }
@@ -450,39 +602,26 @@ pub(crate) fn fill(
     // Hidden arguments, where the metadata puts them.
     let g = geometry;
     let dims = usize::from(g.dims.clamp(1, 3));
-    for m in meta.args.iter() {
-        let axis = |i: usize| i < dims;
-        let value = match m.value_kind {
-            ValueKind::HiddenBlockCountX => Some(u64::from(g.grid[0])),
-            ValueKind::HiddenBlockCountY => Some(if axis(1) { u64::from(g.grid[1]) } else { 1 }),
-            ValueKind::HiddenBlockCountZ => Some(if axis(2) { u64::from(g.grid[2]) } else { 1 }),
-            ValueKind::HiddenGroupSizeX => Some(u64::from(g.block[0])),
-            ValueKind::HiddenGroupSizeY => Some(if axis(1) { u64::from(g.block[1]) } else { 1 }),
-            ValueKind::HiddenGroupSizeZ => Some(if axis(2) { u64::from(g.block[2]) } else { 1 }),
-            // global = grid * block, so the remainder is 0 on every axis
-            // CLR writes; it writes none past the dimension count.
-            ValueKind::HiddenRemainderX
-            | ValueKind::HiddenRemainderY
-            | ValueKind::HiddenRemainderZ => Some(0),
-            ValueKind::HiddenGridDims => Some(dims as u64),
-            ValueKind::HiddenGlobalOffsetX
-            | ValueKind::HiddenGlobalOffsetY
-            | ValueKind::HiddenGlobalOffsetZ => Some(0),
-            ValueKind::HiddenDynamicLdsSize => Some(u64::from(g.dynamic_lds)),
-            ValueKind::HiddenQueuePtr => Some(hidden.queue_ptr),
-            ValueKind::HiddenPrivateBase => Some(u64::from(hidden.private_base_hi)),
-            ValueKind::HiddenSharedBase => Some(u64::from(hidden.shared_base_hi)),
-            ValueKind::HiddenHeapV1 => Some(hidden.heap),
-            ValueKind::HiddenHostcallBuffer => Some(hidden.hostcall_buffer),
-            ValueKind::HiddenPrintfBuffer => Some(hidden.printf_buffer),
-            ValueKind::HiddenMultigridSyncArg
-            | ValueKind::HiddenDefaultQueue
-            | ValueKind::HiddenCompletionAction => Some(0),
-            _ => None,
+    for h in &l.hidden {
+        let value = match h.kind {
+            HiddenKind::BlockCount(a) => {
+                let a = usize::from(a);
+                if a < dims { u64::from(g.grid[a]) } else { 1 }
+            }
+            HiddenKind::GroupSize(a) => {
+                let a = usize::from(a);
+                if a < dims { u64::from(g.block[a]) } else { 1 }
+            }
+            HiddenKind::GridDims => dims as u64,
+            HiddenKind::DynamicLdsSize => u64::from(g.dynamic_lds),
+            HiddenKind::QueuePtr => hidden.queue_ptr,
+            HiddenKind::PrivateBase => u64::from(hidden.private_base_hi),
+            HiddenKind::SharedBase => u64::from(hidden.shared_base_hi),
+            HiddenKind::Heap => hidden.heap,
+            HiddenKind::Hostcall => hidden.hostcall_buffer,
+            HiddenKind::Printf => hidden.printf_buffer,
         };
-        if let Some(v) = value {
-            put(out, m, v);
-        }
+        put(out, h.offset, h.size, value);
     }
     Ok(())
 }

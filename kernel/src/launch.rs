@@ -239,7 +239,7 @@ pub fn prepare(
     completion: SignalHandle,
 ) -> Result<KernelDispatchPacket, LaunchError> {
     let items = check_geometry(kernel, geometry)?;
-    let local = kernarg::check_args(&kernel.meta, args)?;
+    let local = kernarg::check_args(kernel, args)?;
     let private = private_segment_size(kernel, ctx.stack_bytes);
     check_scratch(kernel, private, ctx.scratch)?;
     let group =

@@ -19,6 +19,7 @@
 //! address must be aligned to the largest `p_align`.
 
 use crate::descriptor::{DESCRIPTOR_ALIGN, DESCRIPTOR_SIZE, ENTRY_ALIGN, KernelDescriptor};
+use crate::kernarg::ArgLayout;
 use crate::metadata::{self, KernelMeta, Metadata, MetadataError};
 use crate::target::{
     CodeObjectVersion, CodeTarget, ELF_H, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, NT_AMDGPU_METADATA, Part,
@@ -663,6 +664,7 @@ impl<'a> CodeObject<'a> {
                 let descriptor_address = delta.wrapping_add(k.descriptor_vaddr);
                 Kernel {
                     meta: k.meta.clone(),
+                    layout: ArgLayout::new(&k.meta),
                     descriptor: k.descriptor,
                     descriptor_address,
                     entry_address: descriptor_address
@@ -690,6 +692,8 @@ pub struct DeviceImage<'m> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Kernel {
     pub meta: KernelMeta,
+    /// The arguments reduced to what a launch reads.
+    pub layout: ArgLayout,
     pub descriptor: KernelDescriptor,
     /// The dispatch packet's `kernel_object`.
     pub descriptor_address: u64,

@@ -109,8 +109,19 @@ impl ValueKind {
     }
 
     /// Hidden arguments are filled by the runtime, never by the caller.
+    /// (A plain match: this runs for every argument on the launch path.)
     pub fn is_hidden(&self) -> bool {
-        self.as_str().starts_with("hidden_")
+        match self {
+            ValueKind::ByValue
+            | ValueKind::GlobalBuffer
+            | ValueKind::DynamicSharedPointer
+            | ValueKind::Sampler
+            | ValueKind::Image
+            | ValueKind::Pipe
+            | ValueKind::Queue => false,
+            ValueKind::Other(s) => s.starts_with("hidden_"),
+            _ => true,
+        }
     }
 }
 
@@ -491,6 +502,8 @@ mod tests {
         for (s, k) in KINDS {
             assert_eq!(&ValueKind::parse(s), k);
             assert_eq!(k.as_str(), *s);
+            // The match agrees with LLVM's naming convention.
+            assert_eq!(k.is_hidden(), s.starts_with("hidden_"), "{s}");
         }
         assert_eq!(
             ValueKind::parse("hidden_future_thing"),
