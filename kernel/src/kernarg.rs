@@ -638,6 +638,87 @@ mod tests {
         assert_eq!(Scalar::F64(0.0).size(), 8);
     }
 
+    /// `hidden_private_base` / `hidden_shared_base` are emitted only for
+    /// targets without aperture registers (not gfx11/gfx12), so no test
+    /// kernel carries them; this metadata places them by hand.
+    #[test]
+    fn apertures_and_unknown_hidden_kinds() {
+        use crate::descriptor::KernelDescriptor;
+        use crate::metadata::ArgMeta;
+        let arg = |kind: &str, offset, size| ArgMeta {
+            name: None,
+            type_name: None,
+            offset,
+            size,
+            value_kind: ValueKind::parse(kind),
+            address_space: None,
+            pointee_align: None,
+        };
+        let mut meta = KernelMeta {
+            name: "k".into(),
+            symbol: "k.kd".into(),
+            kernarg_segment_size: 32,
+            kernarg_segment_align: 8,
+            group_segment_fixed_size: 0,
+            private_segment_fixed_size: 0,
+            wavefront_size: 32,
+            sgpr_count: 0,
+            vgpr_count: 0,
+            max_flat_workgroup_size: 256,
+            uses_dynamic_stack: false,
+            reqd_workgroup_size: None,
+            uniform_work_group_size: false,
+            args: alloc::vec![
+                arg("hidden_private_base", 8, 4),
+                arg("hidden_shared_base", 12, 4),
+                arg("hidden_queue_ptr", 16, 8),
+            ],
+        };
+        let kernel = |meta: &KernelMeta| Kernel {
+            layout: ArgLayout::new(meta),
+            meta: meta.clone(),
+            descriptor: KernelDescriptor {
+                raw: Default::default(),
+            },
+            descriptor_address: 0,
+            entry_address: 0,
+        };
+        let hidden = HiddenValues {
+            queue_ptr: 0x1122_3344_5566_7788,
+            private_base_hi: 0xaaaa_0001,
+            shared_base_hi: 0xbbbb_0002,
+            ..Default::default()
+        };
+        let mut host = [0xffu8; 32];
+        let g = Geometry::hip([1, 1, 1], [1, 1, 1], 0);
+        write_kernargs(
+            &kernel(&meta),
+            &g,
+            &[],
+            &hidden,
+            &mut KernargBuffer {
+                host: &mut host,
+                device_address: 0x1000,
+            },
+        )
+        .unwrap();
+        assert_eq!(host[..8], [0; 8]);
+        assert_eq!(host[8..12], 0xaaaa_0001u32.to_le_bytes());
+        assert_eq!(host[12..16], 0xbbbb_0002u32.to_le_bytes());
+        assert_eq!(host[16..24], 0x1122_3344_5566_7788u64.to_le_bytes());
+        assert_eq!(host[24..], [0; 8]);
+
+        meta.args.push(arg("hidden_from_the_future", 24, 8));
+        let e = check_args(&kernel(&meta), &[]).unwrap_err();
+        assert_eq!(
+            e,
+            ArgError::Unsupported {
+                index: 3,
+                kind: ValueKind::Other("hidden_from_the_future".into())
+            }
+        );
+    }
+
     #[test]
     fn work_items_overflow_names_the_axis() {
         let g = Geometry::hip([1, 1 << 20, 1], [1, 1 << 12, 1], 0);

@@ -249,3 +249,77 @@ pub const FACTS: &[Fact] = &[
         TMPRING_WAVESIZE_MASK_GFX12 as u64,
     ),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NAVI31_LIKE: ScratchPart = ScratchPart {
+        gfx_major: 11,
+        compute_units: 96,
+        shader_engines: 6,
+        max_slots_per_cu: 32,
+    };
+
+    #[test]
+    fn rocr_arithmetic_worked_by_hand() {
+        // QueueCreate: 260 B/lane × 32 slots × 64 lanes × 96 CUs
+        //   = 51_118_080 bytes.
+        // FillComputeTmpRingSize_Gfx11: WAVESIZE = ceil(64 × 260 / 256)
+        //   = 65; waves = 51_118_080 / (65 × 256) = 3072, per engine
+        //   3072 / 6 = 512 (below the 96 × 32 cap); register value
+        //   65 << 12 | 512 = 0x41200 (field positions: gc_11_0_0_sh_mask.h).
+        let p = ScratchPlan::new(&NAVI31_LIKE, 260).unwrap();
+        assert_eq!(p.bytes, 51_118_080);
+        assert_eq!(p.compute_tmpring_size, 0x41200);
+        assert_eq!(p.wave64_lane_byte_size, 260);
+        assert_eq!(p.grant().per_lane(64), 260);
+        assert_eq!(p.grant().per_lane(32), 520);
+        let none = ScratchPlan::new(&NAVI31_LIKE, 0).unwrap();
+        assert_eq!((none.bytes, none.compute_tmpring_size), (0, 0));
+    }
+
+    #[test]
+    fn limits_are_typed_errors() {
+        // 200_000 B/lane: WAVESIZE 50_000 exceeds gfx11's 15 bits but fits
+        // gfx12's 18.
+        assert_eq!(
+            ScratchPlan::new(&NAVI31_LIKE, 200_000),
+            Err(ScratchError::WaveSizeOverflow { units: 50_000 })
+        );
+        let gfx12 = ScratchPart {
+            gfx_major: 12,
+            ..NAVI31_LIKE
+        };
+        assert!(ScratchPlan::new(&gfx12, 200_000).is_ok());
+        assert_eq!(
+            ScratchPlan::new(&gfx12, MAX_SIZE_PER_THREAD + 1),
+            Err(ScratchError::TooLarge {
+                size_per_thread: MAX_SIZE_PER_THREAD + 1
+            })
+        );
+        let gfx10 = ScratchPart {
+            gfx_major: 10,
+            ..NAVI31_LIKE
+        };
+        assert_eq!(
+            ScratchPlan::new(&gfx10, 16),
+            Err(ScratchError::UnsupportedGfx(10))
+        );
+    }
+
+    #[test]
+    fn apply_writes_the_queue_fields() {
+        // SAFETY: AmdQueue is plain integers; all-zero is valid.
+        let mut q: AmdQueue = unsafe { core::mem::zeroed() };
+        let p = ScratchPlan::new(&NAVI31_LIKE, 64).unwrap();
+        let g = p.apply(&mut q, 0x7f00_0040_0000);
+        assert_eq!(q.scratch_backing_memory_location, 0x7f00_0040_0000);
+        assert_eq!(q.scratch_backing_memory_byte_size, p.bytes);
+        assert_eq!(q.scratch_wave64_lane_byte_size, 64);
+        assert_eq!(q.compute_tmpring_size, p.compute_tmpring_size);
+        assert_eq!(q.scratch_resource_descriptor[0], 0x0040_0000);
+        assert_eq!(q.scratch_resource_descriptor[1] & 0xffff, 0x7f00);
+        assert_eq!(g.wave64_lane_byte_size, 64);
+    }
+}

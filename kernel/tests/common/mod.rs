@@ -246,10 +246,11 @@ pub fn notes(b: &Built) -> (BTreeMap<String, String>, Vec<YamlKernel>) {
     let mut kernel_key = String::new();
     let split = |t: &str| -> (String, String) {
         let (k, v) = t.split_once(':').unwrap_or((t, ""));
-        (
-            k.trim().to_string(),
-            v.trim().trim_matches('\'').to_string(),
-        )
+        // `!str` is YAML's explicit string tag (LLVM writes `!str n` so
+        // that `n` does not read as a boolean).
+        let v = v.trim();
+        let v = v.strip_prefix("!str ").unwrap_or(v);
+        (k.trim().to_string(), v.trim_matches('\'').to_string())
     };
     let append = |map: &mut BTreeMap<String, String>, k: &str, v: &str| {
         let e = map.entry(k.to_string()).or_default();
