@@ -22,6 +22,9 @@ const MAIN: &[&str] = &[
     "valgrind",
     "xz-utils",
     "gcc",
+    // C++: the llvm/ conformance probes, and libFuzzer (built by
+    // libfuzzer-sys) for the kernel fuzz smoke.
+    "g++",
     "libc6-dev",
 ];
 
