@@ -15,10 +15,16 @@ const MAIN: &[&str] = &[
     "clang-19",
     "lld-19",
     "llvm-19",
+    // LLVM's C++ headers (ELF.h, AMDHSAKernelDescriptor.h) for the
+    // kernel crate's conformance facts.
+    "llvm-19-dev",
     "pciutils",
     "valgrind",
     "xz-utils",
     "gcc",
+    // C++: the llvm/ conformance probes, and libFuzzer (built by
+    // libfuzzer-sys) for the kernel fuzz smoke.
+    "g++",
     "libc6-dev",
 ];
 

@@ -57,7 +57,7 @@ pub fn loom(root: &Path) -> Result<String> {
 const ITERATIONS: u64 = 100_000;
 
 /// Instructions per call of `function` when `submit-instr MODE` runs.
-fn count(bin: &Path, mode: &str, function: &str, work: &Path) -> Result<f64> {
+pub(crate) fn count(bin: &Path, mode: &str, function: &str, work: &Path) -> Result<f64> {
     let out_file = work.join(format!("callgrind.{mode}.out"));
     let out = Command::new("valgrind")
         .arg("--tool=callgrind")

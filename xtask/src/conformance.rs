@@ -171,6 +171,8 @@ struct Spec {
     include: String,
     /// Resolved path, for messages.
     path: String,
+    /// Compile the probe as C++17 (LLVM's headers) instead of C.
+    cxx: bool,
 }
 
 /// Just enough of the kernel's types and annotations for the amdgpu
@@ -200,7 +202,31 @@ const HSA_PRELUDE: &str = "#include <stdint.h>\n#include <stdbool.h>\n#include <
 const UAPI_PRELUDE: &str =
     "#include <stdint.h>\n#include <stdbool.h>\n#include <stddef.h>\n#define __user\n";
 
+/// LLVM 19's installed headers (Debian `llvm-19-dev`).
+const LLVM_INCLUDE: &str = "/usr/lib/llvm-19/include";
+
+/// Keys `llvm/...` name LLVM 19 C++ headers (`llvm/BinaryFormat/ELF.h`,
+/// `llvm/Support/AMDHSAKernelDescriptor.h`); probes use C++ names such as
+/// `llvm::ELF::EM_AMDGPU`.
+fn llvm_spec(key: &str) -> Result<Spec, String> {
+    let root = Path::new(LLVM_INCLUDE);
+    let path = root.join(key);
+    if !path.exists() {
+        return Err(format!("{} not found (llvm-19-dev)", path.display()));
+    }
+    Ok(Spec {
+        include_dirs: vec![root.to_path_buf()],
+        prelude: "#include <cstddef>\n#include <cstdint>\n",
+        include: format!("#include <{key}>"),
+        path: path.display().to_string(),
+        cxx: true,
+    })
+}
+
 fn spec_for(key: &str, linux: &LinuxHeaders) -> Result<Spec, String> {
+    if key.starts_with("llvm/") {
+        return llvm_spec(key);
+    }
     if key.starts_with("hsa/") {
         let path = Path::new("/usr/include").join(key);
         if !path.exists() {
@@ -211,6 +237,7 @@ fn spec_for(key: &str, linux: &LinuxHeaders) -> Result<Spec, String> {
             prelude: HSA_PRELUDE,
             include: format!("#include <{key}>"),
             path: path.display().to_string(),
+            cxx: false,
         });
     }
     if key.starts_with("linux/") {
@@ -223,6 +250,7 @@ fn spec_for(key: &str, linux: &LinuxHeaders) -> Result<Spec, String> {
             prelude: UAPI_PRELUDE,
             include: format!("#include <{key}>"),
             path: path.display().to_string(),
+            cxx: false,
         });
     }
     let amd = linux.amd();
@@ -238,6 +266,7 @@ fn spec_for(key: &str, linux: &LinuxHeaders) -> Result<Spec, String> {
         prelude: KERNEL_SHIM,
         include: format!("#include \"{key}\""),
         path: found.display().to_string(),
+        cxx: false,
     })
 }
 
@@ -350,7 +379,7 @@ fn probe_header(
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
-    let c_file = work.join(format!("{stem}.c"));
+    let c_file = work.join(format!("{stem}.{}", if spec.cxx { "cpp" } else { "c" }));
     let bin = work.join(stem);
     let mut live: Vec<usize> = idx.to_vec();
     let mut out: Probed = Vec::new();
@@ -358,8 +387,15 @@ fn probe_header(
     loop {
         let (src, line_of) = generate(spec, &live, facts);
         std::fs::write(&c_file, &src)?;
-        let mut cmd = Command::new("cc");
-        cmd.args(["-std=gnu11", "-w", "-fmax-errors=0"]);
+        let mut cmd = if spec.cxx {
+            let mut c = Command::new("c++");
+            c.args(["-std=c++17", "-w", "-fmax-errors=0"]);
+            c
+        } else {
+            let mut c = Command::new("cc");
+            c.args(["-std=gnu11", "-w", "-fmax-errors=0"]);
+            c
+        };
         for d in &spec.include_dirs {
             cmd.arg("-I").arg(d);
         }
@@ -445,6 +481,7 @@ mod tests {
             prelude: "",
             include: "#include <h>".into(),
             path: "h".into(),
+            cxx: false,
         };
         let (src, map) = generate(&spec, &[0, 1], &facts);
         let lines: Vec<&str> = src.lines().collect();

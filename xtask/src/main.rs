@@ -7,6 +7,7 @@ mod conformance;
 mod freestanding;
 mod fwcheck;
 mod headers;
+mod kernel;
 mod lspci;
 mod qemu;
 mod qemu_pci;
@@ -52,6 +53,25 @@ enum Cmd {
     /// Cross-check the firmware parser against a C reader built on
     /// Linux's amdgpu_ucode.h, over every gc/psp/sdma/imu/smu blob.
     Fwcheck,
+    /// Build the kernel loader's fuzz seed corpus (kernel/fuzz/corpus)
+    /// from the test kernels with clang-19.
+    KernelCorpus,
+    /// Count instructions per kernel launch under callgrind.
+    KernelInstr,
+    /// Fuzz the kernel loader (target code_object or metadata).
+    KernelFuzz {
+        #[arg(default_value = "code_object")]
+        target: String,
+        /// Stop after this many seconds (0: no limit).
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+        /// Stop after this many executions (0: no limit).
+        #[arg(long, default_value_t = 0)]
+        runs: u64,
+        /// Build with AddressSanitizer (needs the nightly toolchain).
+        #[arg(long)]
+        asan: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -69,6 +89,19 @@ fn main() -> ExitCode {
         Cmd::QemuPci => qemu_pci::run_stage(&root).map(|s| println!("{s}")),
         Cmd::Qemu => qemu::run(&root).map(|s| println!("{s}")),
         Cmd::Fwcheck => fwcheck::run(&root).map(|s| println!("{s}")),
+        Cmd::KernelCorpus => kernel::corpus(&root).map(|s| println!("{s}")),
+        Cmd::KernelInstr => kernel::instr(&root).map(|s| println!("{s}")),
+        Cmd::KernelFuzz {
+            target,
+            seconds,
+            runs,
+            asan,
+        } => kernel::fuzz(&root, &target, seconds, runs, asan).map(|r| {
+            println!(
+                "{}: {} executions in {:.1} s, 0 crashes",
+                r.target, r.runs, r.seconds
+            )
+        }),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
