@@ -7,6 +7,7 @@ mod conformance;
 mod freestanding;
 mod fwcheck;
 mod headers;
+mod isa_diff;
 mod lspci;
 mod qemu;
 mod qemu_pci;
@@ -49,6 +50,9 @@ enum Cmd {
     /// Build the unikernel, boot it in QEMU (q35, TCG) and check its PCI
     /// listing against QEMU's own, plus its latency summaries.
     Qemu,
+    /// Compare barebell-isa's disassembly with LLVM 19 (random words and the
+    /// test suite's code objects).
+    IsaDiff,
     /// Cross-check the firmware parser against a C reader built on
     /// Linux's amdgpu_ucode.h, over every gc/psp/sdma/imu/smu blob.
     Fwcheck,
@@ -69,6 +73,7 @@ fn main() -> ExitCode {
         Cmd::QemuPci => qemu_pci::run_stage(&root).map(|s| println!("{s}")),
         Cmd::Qemu => qemu::run(&root).map(|s| println!("{s}")),
         Cmd::Fwcheck => fwcheck::run(&root).map(|s| println!("{s}")),
+        Cmd::IsaDiff => isa_diff::run(&root).map(|s| println!("{s}")),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
