@@ -95,6 +95,12 @@ fn enc(name: &str) -> &'static str {
         "vopc" => "Enc::Vopc",
         "vop3" => "Enc::Vop3",
         "vop3p" => "Enc::Vop3p",
+        "smem" => "Enc::Smem",
+        "ds" => "Enc::Ds",
+        "mubuf" => "Enc::Mubuf",
+        "flat0" | "vflat0" => "Enc::Flat",
+        "flat1" | "vflat1" => "Enc::Scratch",
+        "flat2" | "vflat2" => "Enc::Global",
         other => panic!("unknown encoding {other}"),
     }
 }
@@ -103,9 +109,28 @@ fn parse_u64(s: &str) -> u64 {
     u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap_or_else(|_| panic!("bad hex {s}"))
 }
 
-fn table(cpu: &str, text: &str, out: &mut String) {
+fn table(cpu: &str, text: &str, mem: &str, out: &mut String) {
     let upper = cpu.to_uppercase();
     let mut rows = Vec::new();
+    // Memory encodings: `CPU ENC OPCODE NAME` (operands printed by hand).
+    for line in mem.lines() {
+        let mut it = line.split_whitespace();
+        let (Some(c), Some(e), Some(op), Some(name)) = (it.next(), it.next(), it.next(), it.next())
+        else {
+            continue;
+        };
+        if c != cpu {
+            continue;
+        }
+        let op = parse_u64(op);
+        rows.push((
+            format!(
+                "    OpInfo {{ enc: {}, op: {op:#x}, name: {name:?}, mask: 0, val: 0, mods: 0, opnds: &[] }},\n",
+                enc(e)
+            ),
+            format!("{}, {op:#x}", enc(e)),
+        ));
+    }
     for line in text.lines() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -117,6 +142,11 @@ fn table(cpu: &str, text: &str, out: &mut String) {
         let name = it.next().expect("name");
         let mask = parse_u64(it.next().expect("mask"));
         let val = parse_u64(it.next().expect("val"));
+        let mods = if e == "vop3" || e == "vop3p" {
+            parse_u64(it.next().expect("mods"))
+        } else {
+            0
+        };
         let mut ops = String::new();
         for o in it {
             if let Some(t) = o.strip_prefix('=') {
@@ -128,7 +158,7 @@ fn table(cpu: &str, text: &str, out: &mut String) {
         }
         rows.push((
             format!(
-                "    OpInfo {{ enc: {}, op: {op:#x}, name: {name:?}, mask: {mask:#x}, val: {val:#x}, opnds: &[{ops}] }},\n",
+                "    OpInfo {{ enc: {}, op: {op:#x}, name: {name:?}, mask: {mask:#x}, val: {val:#x}, mods: {mods:#x}, opnds: &[{ops}] }},\n",
                 enc(e)
             ),
             format!("{}, {op:#x}", enc(e)),
@@ -153,11 +183,21 @@ fn main() {
     let dir = std::env::var("CARGO_MANIFEST_DIR").expect("manifest dir");
     let out_dir = std::env::var("OUT_DIR").expect("out dir");
     let mut out = String::new();
+    let mp = Path::new(&dir).join("data").join("mem.txt");
+    println!("cargo:rerun-if-changed={}", mp.display());
+    let mem = std::fs::read_to_string(&mp).expect("mem data file");
     for cpu in ["gfx1100", "gfx1201"] {
-        let p = Path::new(&dir).join("data").join(format!("{cpu}.txt"));
-        println!("cargo:rerun-if-changed={}", p.display());
-        let text = std::fs::read_to_string(&p).expect("data file");
-        table(cpu, &text, &mut out);
+        let mut text = String::new();
+        for part in ["", "_vop3"] {
+            let p = Path::new(&dir)
+                .join("data")
+                .join(format!("{cpu}{part}.txt"));
+            println!("cargo:rerun-if-changed={}", p.display());
+            if let Ok(t) = std::fs::read_to_string(&p) {
+                text.push_str(&t);
+            }
+        }
+        table(cpu, &text, &mem, &mut out);
     }
     std::fs::write(Path::new(&out_dir).join("tables.rs"), out).expect("write tables");
 }

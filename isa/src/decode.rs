@@ -197,6 +197,54 @@ pub(crate) fn family(target: Target, w: u32) -> Result<Enc, &'static str> {
     }
 }
 
+fn lookup_mem(
+    target: Target,
+    enc: Enc,
+    op: u16,
+    bytes: &[u8],
+    w0: u32,
+    n: usize,
+) -> Result<Inst, DecodeError> {
+    if bytes.len() < n * 4 {
+        return Err(DecodeError::Invalid { word: w0 });
+    }
+    let info = target
+        .index(enc, op)
+        .ok_or(DecodeError::Invalid { word: w0 })?;
+    let mut words = [0u32; 4];
+    for (i, w) in words.iter_mut().enumerate().take(n) {
+        *w = dword(bytes, i).unwrap_or(0);
+    }
+    Ok(Inst {
+        info,
+        words,
+        len: (n * 4) as u8,
+        literal: None,
+    })
+}
+
+/// gfx11 FLAT/GLOBAL/SCRATCH: segment in bits 17:16, opcode in 24:18.
+fn decode_flat(target: Target, bytes: &[u8], w0: u32) -> Result<Inst, DecodeError> {
+    let enc = match (w0 >> 16) & 3 {
+        0 => Enc::Flat,
+        1 => Enc::Scratch,
+        2 => Enc::Global,
+        _ => return Err(DecodeError::Invalid { word: w0 }),
+    };
+    lookup_mem(target, enc, ((w0 >> 18) & 0x7f) as u16, bytes, w0, 2)
+}
+
+/// gfx12 VFLAT/VGLOBAL/VSCRATCH: segment in bits 25:24, opcode in 21:14.
+fn decode_vflat(target: Target, bytes: &[u8], w0: u32) -> Result<Inst, DecodeError> {
+    let enc = match (w0 >> 24) & 3 {
+        0 => Enc::Flat,
+        1 => Enc::Scratch,
+        2 => Enc::Global,
+        _ => return Err(DecodeError::Invalid { word: w0 }),
+    };
+    lookup_mem(target, enc, ((w0 >> 14) & 0xff) as u16, bytes, w0, 3)
+}
+
 /// Decodes the instruction at the start of `bytes`.
 pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let w0 = dword(bytes, 0).ok_or(DecodeError::Truncated)?;
@@ -215,10 +263,19 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
         Enc::Vopc => ((w0 >> 17) & 0xff, 1),
         Enc::Vop3 => ((w0 >> 16) & 0x3ff, 2),
         Enc::Vop3p => ((w0 >> 16) & 0x7f, 2),
+        Enc::Smem if target.is_gfx12() => ((w0 >> 13) & 0x3f, 2),
+        Enc::Smem => ((w0 >> 18) & 0xff, 2),
+        Enc::Ds => ((w0 >> 18) & 0xff, 2),
+        Enc::Mubuf => ((w0 >> 18) & 0xff, 2),
+        Enc::Flat if target.is_gfx12() => return decode_vflat(target, bytes, w0),
+        Enc::Flat => return decode_flat(target, bytes, w0),
         _ => return Err(DecodeError::Invalid { word: w0 }),
     };
     if dwords == 2 && bytes.len() < 8 {
         return Err(DecodeError::Invalid { word: w0 });
+    }
+    if matches!(enc, Enc::Smem | Enc::Ds | Enc::Mubuf) {
+        return lookup_mem(target, enc, op as u16, bytes, w0, 2);
     }
     let info = target
         .index(enc, op as u16)

@@ -8,6 +8,10 @@ extern crate alloc;
 extern crate std;
 
 pub mod decode;
+pub mod exec;
+pub mod kd;
+pub mod launch;
+pub mod mem;
 pub mod print;
 pub mod table;
 

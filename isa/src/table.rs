@@ -121,6 +121,8 @@ pub struct OpInfo {
     /// fields, that must equal `val` for the word to be this instruction.
     pub mask: u64,
     pub val: u64,
+    /// VOP3/VOP3P modifier bits (of the first 64) that this opcode prints.
+    pub mods: u64,
     /// Operands in print order.
     pub opnds: &'static [Opnd],
 }

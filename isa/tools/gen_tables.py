@@ -23,8 +23,18 @@ LITS = [0x3800, 0x3e22f983, 0x3f000000, 0xffff3800, 0x12345678, 0xfffffff0, 0x10
         0x3fe00000, 0x3f00, 0x3118, 0x3fc45f30]
 
 
+def strip_mods(tok):
+    t = tok.replace('|', '')
+    if t.startswith('neg(') and t.endswith(')'):
+        t = t[4:-1]
+    if t.startswith('-') and (t[1:2] in 'vst' or t[1:].startswith('ttmp') or t[1:].startswith('null') or t[1:].startswith('m0') or t[1:].startswith('exec') or t[1:].startswith('src')):
+        t = t[1:]
+    return t
+
+
 def split_ops(text):
-    """mnemonic, [operands] split at top-level ', '."""
+    """mnemonic, [operands] split at top-level ', '; trailing space-separated
+    modifiers of the last operand are dropped."""
     if ' ' not in text:
         return text, []
     mn, rest = text.split(' ', 1)
@@ -43,6 +53,8 @@ def split_ops(text):
             continue
         cur += c
         i += 1
+    if depth == 0 and ' ' in cur and not cur.startswith('hwreg(') and not cur.startswith('sendmsg('):
+        cur = cur.split(' ', 1)[0]
     out.append(cur)
     return mn, out
 
@@ -117,7 +129,7 @@ def discover(enc, op, bases):
         if len(ops2) != len(ops):
             continue
         for i, (a, c) in enumerate(zip(ops, ops2)):
-            if a != c and roles[i] is None:
+            if strip_mods(a) != strip_mods(c) and roles[i] is None:
                 roles[i] = f
     return r, mn, ops, roles, b
 
@@ -238,7 +250,55 @@ VOP1 = Enc('vop1', 25, 7, 0x3f, 9, 8, [('vdst', 17, 8, 3, 7, 'vdst'), ('src0', 0
 VOPC = Enc('vopc', 25, 7, 0x3e, 17, 8, [('vsrc1', 9, 8, 2, 6, 'vsrc'), ('src0', 0, 9, 257, 261, 'src')], 1)
 
 
+VOP3 = Enc('vop3', 26, 6, 0b110101, 16, 10, [('vdst', 0, 8, 3, 7, 'vdst'), ('sdst3', 8, 7, 5, 9, 'sdst'),
+            ('src0', 32, 9, 257, 261, 'src'), ('src1', 41, 9, 258, 262, 'src'), ('src2', 50, 9, 260, 264, 'src')], 2)
+VOP3P = Enc('vop3p', 24, 8, 0xcc, 16, 7, [('vdst', 0, 8, 3, 7, 'vdst'),
+            ('src0', 32, 9, 257, 261, 'src'), ('src1', 41, 9, 258, 262, 'src'), ('src2', 50, 9, 260, 264, 'src')], 2)
+
+
+def gen_vop3(enc, ops_range, out):
+    bases = [{}, {'src2': 0}, {'src1': 0, 'src2': 0}, {'src0': 0, 'src1': 0, 'src2': 0},
+             {'vdst': 0, 'src0': 0, 'src1': 0, 'src2': 0}, {'sdst3': 0}, {'sdst3': 0, 'src2': 0},
+             {'sdst3': 0, 'src1': 0, 'src2': 0}]
+    for op in ops_range:
+        d = discover(enc, op, bases)
+        if not d:
+            continue
+        r, mn, ops, roles, b = d
+        # modifiers printed after the operands are not operands
+        nops = []
+        nroles = []
+        for t, f in zip(ops, roles):
+            nops.append(t)
+            nroles.append(f)
+        desc = operand_desc(enc, op, r, ops, roles, b)
+        mask, val = fixed_bits(enc, op, b, r)
+        # which modifier bits print (flip changes the text)
+        base = enc.raw(op, b)
+        modpos = [8, 9, 10, 11, 12, 13, 14, 15, 59, 60, 61, 62, 63] if enc.name == 'vop3' else [8, 9, 10, 11, 12, 13, 14, 15, 59, 60, 61, 62, 63]
+        bl = []
+        for i in modpos:
+            w = base ^ (1 << i)
+            bl.append(words([w & 0xffffffff, w >> 32, 0x11223344, 0]))
+        rr = first(bl, CPU)
+        mods = 0
+        for i, x in zip(modpos, rr):
+            if x and x != r and not any(f and f[0] == 'sdst3' and 8 <= i <= 14 for f in roles):
+                mods |= 1 << i
+        out.append('%s 0x%x %s 0x%x 0x%x 0x%x %s' % (enc.name, op, mn, mask, val, mods, ' '.join(desc)))
+        print(out[-1], r, file=sys.stderr)
+
+
 def main():
+    if len(sys.argv) > 3 and sys.argv[3] == 'vop3':
+        out = []
+        gen_vop3(VOP3, range(1024), out)
+        gen_vop3(VOP3P, range(128), out)
+        with open(sys.argv[2], 'w') as f:
+            for sig, name in SIGS.items():
+                f.write('# %s %s\n' % (name, ' | '.join(sig)))
+            f.write('\n'.join(out) + '\n')
+        return
     out = []
     gen(SOP2, [o for o in range(128) if (o >> 5) != 0b11], [{}, {'sdst': 4, 'ssrc0': 4, 'ssrc1': 4}], out)
     gen(SOPK, range(32), [{}, {'sdst': 4}], out)
