@@ -49,6 +49,9 @@ fn ty(spec: &str) -> String {
         };
         return format!("Ty::Simm(Simm::{st})");
     }
+    if kind == "mask" {
+        return "Ty::Mask".into();
+    }
     if kind == "k32" {
         return "Ty::Kimm".into();
     }

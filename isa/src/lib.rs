@@ -13,6 +13,7 @@ pub mod kd;
 pub mod launch;
 pub mod mem;
 pub mod print;
+mod print_mem;
 pub mod table;
 
 pub use decode::{DecodeError, Inst, Target, decode};

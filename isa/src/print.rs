@@ -2,7 +2,7 @@
 //! --disassemble` give for the same bytes (AMDGPUInstPrinter's conventions).
 
 use crate::decode::{Inst, Target};
-use crate::table::{Imm, Simm, Ty};
+use crate::table::{Enc, Fld, Imm, Simm, Ty};
 use core::fmt::{self, Write};
 
 /// Printing context: target and wave size (wave64 names `vcc`/`exec` where
@@ -27,7 +27,7 @@ impl Inst {
     }
 }
 
-fn reg_range(f: &mut dyn Write, prefix: &str, first: u32, width: u8) -> fmt::Result {
+pub(crate) fn reg_range(f: &mut dyn Write, prefix: &str, first: u32, width: u8) -> fmt::Result {
     if width == 1 {
         write!(f, "{prefix}{first}")
     } else {
@@ -45,7 +45,7 @@ fn sgpr_align(width: u8) -> u32 {
 }
 
 /// Names a scalar register operand (values 0..=127 and the special sources).
-fn scalar(f: &mut dyn Write, v: u32, width: u8) -> fmt::Result {
+pub(crate) fn scalar(f: &mut dyn Write, v: u32, width: u8) -> fmt::Result {
     let al = sgpr_align(width);
     match v {
         0..=105 => reg_range(f, "s", v / al * al, width),
@@ -369,11 +369,48 @@ fn msg_name(_target: Target, id: u32, rtn: bool) -> Option<&'static str> {
     }
 }
 
+/// Writes one source with VOP3 neg/abs modifiers: registers as `-|x|`,
+/// constants as `neg(|x|)`.
+fn vop3_source(
+    f: &mut dyn Write,
+    v: u32,
+    width: u8,
+    imm: Imm,
+    lit: Option<u32>,
+    neg: bool,
+    abs: bool,
+) -> fmt::Result {
+    let is_const = (128..=255).contains(&v) && !matches!(v, 235..=239 | 251..=254);
+    if neg {
+        f.write_str(if is_const { "neg(" } else { "-" })?;
+    }
+    if abs {
+        f.write_str("|")?;
+    }
+    source(f, v, width, imm, lit)?;
+    if abs {
+        f.write_str("|")?;
+    }
+    if neg && is_const {
+        f.write_str(")")?;
+    }
+    Ok(())
+}
+
 impl fmt::Display for Display<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let inst = self.inst;
         let info = inst.info;
+        if matches!(
+            info.enc,
+            Enc::Smem | Enc::Ds | Enc::Flat | Enc::Global | Enc::Scratch | Enc::Mubuf
+        ) {
+            return crate::print_mem::mem(f, inst, self.syntax);
+        }
         f.write_str(info.name)?;
+        let q = inst.qword();
+        let mods = info.mods;
+        let vop3 = info.enc == Enc::Vop3;
         let mut sep = " ";
         for o in info.opnds {
             let v = inst.field(o.fld);
@@ -383,10 +420,27 @@ impl fmt::Display for Display<'_> {
             f.write_str(sep)?;
             sep = ", ";
             match o.ty {
+                Ty::SReg(w) if vop3 && o.fld == Fld::Vdst && info.name.starts_with("v_cmp") => {
+                    scalar(f, v, if self.syntax.wave64 { 2 } else { w })?
+                }
+                Ty::SReg(w) if vop3 && o.fld == Fld::Sdst3 => {
+                    scalar(f, v, if self.syntax.wave64 { 2 } else { w })?
+                }
                 Ty::SReg(w) => scalar(f, v, w)?,
                 Ty::VReg(w) => reg_range(f, "v", v, w)?,
+                Ty::Src(w, imm) if vop3 => {
+                    let i = match o.fld {
+                        Fld::Src1 => 1,
+                        Fld::Src2 => 2,
+                        _ => 0,
+                    };
+                    let neg = mods >> (61 + i) & 1 != 0 && q >> (61 + i) & 1 != 0;
+                    let abs = mods >> (8 + i) & 1 != 0 && q >> (8 + i) & 1 != 0;
+                    vop3_source(f, v, w, imm, inst.literal, neg, abs)?
+                }
                 Ty::SSrc(w, imm) | Ty::Src(w, imm) => source(f, v, w, imm, inst.literal)?,
                 Ty::Kimm => write!(f, "{:#x}", inst.literal.unwrap_or(0))?,
+                Ty::Mask => scalar(f, v, if self.syntax.wave64 { 2 } else { 1 })?,
                 Ty::Simm(style) => simm(f, info.name, v, style, self.syntax)?,
                 Ty::Text(t) => {
                     if self.syntax.wave64 && t == "vcc_lo" {
@@ -394,6 +448,32 @@ impl fmt::Display for Display<'_> {
                     } else {
                         f.write_str(t)?;
                     }
+                }
+            }
+        }
+        if vop3 {
+            let opsel = (q >> 11) & 0xf;
+            if mods & (0xf << 11) != 0 && opsel != 0 {
+                let nsrc = info
+                    .opnds
+                    .iter()
+                    .filter(|o| matches!(o.fld, Fld::Src0 | Fld::Src1 | Fld::Src2))
+                    .count();
+                f.write_str(" op_sel:[")?;
+                for i in 0..nsrc {
+                    write!(f, "{},", opsel >> i & 1)?;
+                }
+                write!(f, "{}]", opsel >> 3 & 1)?;
+            }
+            if mods & (1 << 15) != 0 && q >> 15 & 1 != 0 {
+                f.write_str(" clamp")?;
+            }
+            if mods & (3 << 59) != 0 {
+                match (q >> 59) & 3 {
+                    1 => f.write_str(" mul:2")?,
+                    2 => f.write_str(" mul:4")?,
+                    3 => f.write_str(" div:2")?,
+                    _ => {}
                 }
             }
         }

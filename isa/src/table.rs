@@ -99,6 +99,8 @@ pub enum Ty {
     Simm(Simm),
     /// Literal constant operand.
     Kimm,
+    /// A lane mask in scalar registers: one SGPR in wave32, a pair in wave64.
+    Mask,
     /// Fixed text (`vcc_lo` prints `vcc` in wave64).
     Text(&'static str),
 }
