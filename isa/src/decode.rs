@@ -245,6 +245,72 @@ fn decode_vflat(target: Target, bytes: &[u8], w0: u32) -> Result<Inst, DecodeErr
     lookup_mem(target, enc, ((w0 >> 14) & 0xff) as u16, bytes, w0, 3)
 }
 
+/// VOPD component opcodes (X: 4 bits, Y: 5 bits) by target; `None` where
+/// LLVM 19 has none.
+pub(crate) fn vopd_name(target: Target, op: u32) -> Option<&'static str> {
+    Some(match op {
+        0 => "fmac_f32",
+        1 => "fmaak_f32",
+        2 => "fmamk_f32",
+        3 => "mul_f32",
+        4 => "add_f32",
+        5 => "sub_f32",
+        6 => "subrev_f32",
+        7 => "mul_dx9_zero_f32",
+        8 => "mov_b32",
+        9 => "cndmask_b32",
+        10 if target.is_gfx12() => "max_num_f32",
+        11 if target.is_gfx12() => "min_num_f32",
+        10 => "max_f32",
+        11 => "min_f32",
+        12 if !target.is_gfx12() => "dot2acc_f32_f16",
+        13 if !target.is_gfx12() => "dot2acc_f32_bf16",
+        16 => "add_nc_u32",
+        17 => "lshlrev_b32",
+        18 => "and_b32",
+        _ => return None,
+    })
+}
+
+pub(crate) static VOPD_INFO: OpInfo = OpInfo {
+    enc: Enc::Vopd,
+    op: 0,
+    name: "v_dual",
+    mask: 0,
+    val: 0,
+    mods: 0,
+    opnds: &[],
+};
+
+fn decode_vopd(target: Target, bytes: &[u8], w0: u32) -> Result<Inst, DecodeError> {
+    let w1 = dword(bytes, 1).ok_or(DecodeError::Invalid { word: w0 })?;
+    let opx = (w0 >> 22) & 0xf;
+    let opy = (w0 >> 17) & 0x1f;
+    let (Some(nx), Some(ny)) = (vopd_name(target, opx), vopd_name(target, opy)) else {
+        return Err(DecodeError::Invalid { word: w0 });
+    };
+    if opx >= 16 {
+        return Err(DecodeError::Invalid { word: w0 });
+    }
+    let kimm = |n: &str| n.starts_with("fmaak") || n.starts_with("fmamk");
+    let lit = (w0 & 0x1ff) == 255 || (w1 & 0x1ff) == 255 || kimm(nx) || kimm(ny);
+    let mut words = [w0, w1, 0, 0];
+    let mut len = 8;
+    let mut literal = None;
+    if lit {
+        let l = dword(bytes, 2).ok_or(DecodeError::Invalid { word: w0 })?;
+        words[2] = l;
+        literal = Some(l);
+        len = 12;
+    }
+    Ok(Inst {
+        info: &VOPD_INFO,
+        words,
+        len,
+        literal,
+    })
+}
+
 /// Decodes the instruction at the start of `bytes`.
 pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let w0 = dword(bytes, 0).ok_or(DecodeError::Truncated)?;
@@ -269,6 +335,7 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
         Enc::Mubuf => ((w0 >> 18) & 0xff, 2),
         Enc::Flat if target.is_gfx12() => return decode_vflat(target, bytes, w0),
         Enc::Flat => return decode_flat(target, bytes, w0),
+        Enc::Vopd => return decode_vopd(target, bytes, w0),
         _ => return Err(DecodeError::Invalid { word: w0 }),
     };
     if dwords == 2 && bytes.len() < 8 {

@@ -351,6 +351,7 @@ impl<'m, M: Memory> Interp<'m, M> {
             Enc::Ds => self.ds(w, sh, &inst, &ctx),
             Enc::Flat | Enc::Global | Enc::Scratch => self.flat(w, sh, &inst, &ctx),
             Enc::Mubuf => self.mubuf(w, &inst, &ctx),
+            Enc::Vopd => self.vopd(w, &inst, &ctx),
             _ => unimpl!(self, ctx, inst),
         };
         if matches!(
@@ -490,7 +491,16 @@ impl<'m, M: Memory> Interp<'m, M> {
             }
             Enc::Sop1 => {
                 let s0 = q & 0xff;
-                if is64(name) && !name.starts_with("s_bcnt") && !name.starts_with("s_ff") {
+                // gfx12 split barrier: the signal half; s_barrier_wait blocks.
+                if matches!(name, "s_barrier_signal" | "s_barrier_signal_isfirst") {
+                    return Ok(Flow::Next);
+                }
+                if is64(name)
+                    && !name.starts_with("s_bcnt")
+                    && !name.starts_with("s_ctz")
+                    && !name.starts_with("s_clz")
+                    && !name.starts_with("s_cls")
+                {
                     let a = self.sread64(w, s0, lit, K::F64);
                     let exec = w.exec();
                     let r = match name {

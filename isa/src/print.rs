@@ -401,6 +401,9 @@ impl fmt::Display for Display<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let inst = self.inst;
         let info = inst.info;
+        if info.enc == Enc::Vopd {
+            return vopd(f, inst, self.syntax);
+        }
         if matches!(
             info.enc,
             Enc::Smem | Enc::Ds | Enc::Flat | Enc::Global | Enc::Scratch | Enc::Mubuf
@@ -479,4 +482,37 @@ impl fmt::Display for Display<'_> {
         }
         Ok(())
     }
+}
+
+fn vopd(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt::Result {
+    let (w0, w1) = (inst.words[0], inst.words[1]);
+    let vdstx = w1 >> 24;
+    let vdsty = (((w1 >> 17) & 0x7f) << 1) | (!vdstx & 1);
+    let halves = [
+        ((w0 >> 22) & 0xf, vdstx, w0 & 0x1ff, (w0 >> 9) & 0xff),
+        ((w0 >> 17) & 0x1f, vdsty, w1 & 0x1ff, (w1 >> 9) & 0xff),
+    ];
+    for (i, (op, vdst, src0, vsrc1)) in halves.into_iter().enumerate() {
+        let name = crate::decode::vopd_name(syntax.target, op).unwrap_or("?");
+        if i == 1 {
+            f.write_str(" :: ")?;
+        }
+        let imm = if name.starts_with("dot2acc_f32_f16") {
+            Imm::V2F16
+        } else if name.starts_with("dot2acc_f32_bf16") {
+            Imm::V2BF16
+        } else {
+            Imm::B32
+        };
+        write!(f, "v_dual_{name} v{vdst}, ")?;
+        source(f, src0, 1, imm, inst.literal)?;
+        let k = inst.literal.unwrap_or(0);
+        match name {
+            "mov_b32" => {}
+            "fmaak_f32" => write!(f, ", v{vsrc1}, {k:#x}")?,
+            "fmamk_f32" => write!(f, ", {k:#x}, v{vsrc1}")?,
+            _ => write!(f, ", v{vsrc1}")?,
+        }
+    }
+    Ok(())
 }

@@ -77,8 +77,9 @@ fn iarith() {
         let mut r = x.wrapping_mul(7).wrapping_sub(y);
         r ^= (x >> 3) | (y << 2);
         r = r.wrapping_add(((x as u32) >> 5) as i32);
-        r = r.wrapping_add(if y != 0 { x.wrapping_div(y) } else { 0 });
-        r = r.wrapping_add(if y != 0 { x.wrapping_rem(y) } else { 0 });
+        let ok = y != 0 && !(x == i32::MIN && y == -1);
+        r = r.wrapping_add(if ok { x / y } else { 0 });
+        r = r.wrapping_add(if ok { x % y } else { 0 });
         r = r.wrapping_add(x.max(y).wrapping_sub(x.min(y)));
         r.wrapping_add(((x as u32).wrapping_mul(y as u32) >> 7) as i32)
     };

@@ -1270,3 +1270,84 @@ fn omod_clamp64(r: u64, omod: u32, clamp: bool) -> u64 {
     }
     db(x)
 }
+
+impl<M: Memory> Interp<'_, M> {
+    /// VOPD: two independent VALU operations; both read their sources
+    /// before either writes (ISA: dual-issue semantics).
+    pub(super) fn vopd(&mut self, w: &mut Wave, inst: &Inst, ctx: &Ctx) -> Result<Flow, ExecError> {
+        let (w0, w1) = (inst.words[0], inst.words[1]);
+        let lit = inst.literal;
+        let vdstx = w1 >> 24;
+        let vdsty = (((w1 >> 17) & 0x7f) << 1) | (!vdstx & 1);
+        let halves = [
+            (
+                (w0 >> 22) & 0xf,
+                vdstx,
+                w0 & 0x1ff,
+                256 + ((w0 >> 9) & 0xff),
+            ),
+            (
+                (w0 >> 17) & 0x1f,
+                vdsty,
+                w1 & 0x1ff,
+                256 + ((w1 >> 9) & 0xff),
+            ),
+        ];
+        let exec = w.exec();
+        let vcc = w.vcc();
+        let mut results: [alloc::vec::Vec<(u32, u32)>; 2] =
+            [alloc::vec::Vec::new(), alloc::vec::Vec::new()];
+        for (h, (op, vdst, src0, vsrc1)) in halves.into_iter().enumerate() {
+            let Some(name) = crate::decode::vopd_name(self.syntax.target, op) else {
+                unimpl!(self, ctx, inst)
+            };
+            let a = self.resolve(w, src0, lit, K::F32, false);
+            let b = self.resolve(w, vsrc1, lit, K::F32, false);
+            let k = Src::Const(u64::from(lit.unwrap_or(0)));
+            self.check_vgpr(w, vdst, 1, ctx)?;
+            let (f, srcs): (Option<F3>, [Src; 3]) = match name {
+                "mov_b32" => (None, [a, a, a]),
+                "cndmask_b32" => (None, [a, b, a]),
+                "fmac_f32" => (op32("v_fmac_f32").map(|x| x.2), [a, b, Src::V(vdst)]),
+                "fmaak_f32" => (op32("v_fmaak_f32").map(|x| x.2), [a, b, k]),
+                "fmamk_f32" => (op32("v_fmamk_f32").map(|x| x.2), [a, k, b]),
+                n => {
+                    let full = alloc::format!("v_{n}");
+                    match op32(&full) {
+                        Some(x) => (Some(x.2), [a, b, b]),
+                        None => unimpl!(self, ctx, inst),
+                    }
+                }
+            };
+            for lane in 0..w.wave_size {
+                if exec >> lane & 1 == 0 {
+                    continue;
+                }
+                let v = match (name, f) {
+                    ("mov_b32", _) => self.get(w, a, lane),
+                    ("cndmask_b32", _) => {
+                        if vcc >> lane & 1 != 0 {
+                            self.get(w, b, lane)
+                        } else {
+                            self.get(w, a, lane)
+                        }
+                    }
+                    (_, Some(f)) => f(
+                        self.get(w, srcs[0], lane),
+                        self.get(w, srcs[1], lane),
+                        self.get(w, srcs[2], lane),
+                    ),
+                    _ => 0,
+                };
+                results[h].push((lane, v));
+            }
+            let _ = vdst;
+        }
+        for (h, (_, vdst, _, _)) in halves.into_iter().enumerate() {
+            for &(lane, v) in &results[h] {
+                w.vset(vdst, lane, v);
+            }
+        }
+        Ok(Flow::Next)
+    }
+}

@@ -9,14 +9,15 @@ __kernel void iarith(__global const int *a, __global const int *b, __global int 
   int i = get_global_id(0);
   if (i >= n) return;
   int x = a[i], y = b[i];
-  int r = x * 7 - y;
-  r ^= (x >> 3) | (y << 2);
+  // Signed overflow is undefined in C: wrap-around arithmetic in uint.
+  uint r = (uint)x * 7u - (uint)y;
+  r ^= (uint)((x >> 3) | (int)((uint)y << 2));
   r += (uint)x >> 5;
-  r += y != 0 ? x / y : 0;
-  r += y != 0 ? x % y : 0;
-  r += (x > y ? x : y) - (x < y ? x : y);
-  r += (int)((uint)x * (uint)y >> 7);
-  o[i] = r;
+  r += (uint)(y != 0 && !(x == INT_MIN && y == -1) ? x / y : 0);
+  r += (uint)(y != 0 && !(x == INT_MIN && y == -1) ? x % y : 0);
+  r += (uint)(x > y ? x : y) - (uint)(x < y ? x : y);
+  r += (uint)x * (uint)y >> 7;
+  o[i] = (int)r;
 }
 __kernel void uarith64(__global const ulong *a, __global const ulong *b, __global ulong *o, int n) {
   int i = get_global_id(0);
