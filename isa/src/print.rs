@@ -454,6 +454,44 @@ impl fmt::Display for Display<'_> {
                 }
             }
         }
+        if info.enc == Enc::Vop3p {
+            let nsrc = info
+                .opnds
+                .iter()
+                .filter(|o| matches!(o.fld, Fld::Src0 | Fld::Src1 | Fld::Src2))
+                .count() as u64;
+            let bit = |pos: u64| (q >> pos) & 1;
+            let list = |f: &mut fmt::Formatter<'_>, label: &str, pos: [u64; 3]| -> fmt::Result {
+                write!(f, " {label}:[")?;
+                for i in 0..nsrc as usize {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{}", bit(pos[i]))?;
+                }
+                f.write_str("]")
+            };
+            let opsel = [11u64, 12, 13];
+            let opsel_hi = [59u64, 60, 14];
+            let neg_lo = [61u64, 62, 63];
+            let neg_hi = [8u64, 9, 10];
+            let any = |pos: [u64; 3], want: u64| (0..nsrc as usize).any(|i| bit(pos[i]) == want);
+            if mods & (7 << 11) != 0 && any(opsel, 1) {
+                list(f, "op_sel", opsel)?;
+            }
+            if mods & (3 << 59 | 1 << 14) != 0 && any(opsel_hi, 0) {
+                list(f, "op_sel_hi", opsel_hi)?;
+            }
+            if mods & (7 << 61) != 0 && any(neg_lo, 1) {
+                list(f, "neg_lo", neg_lo)?;
+            }
+            if mods & (7 << 8) != 0 && any(neg_hi, 1) {
+                list(f, "neg_hi", neg_hi)?;
+            }
+            if mods & (1 << 15) != 0 && q >> 15 & 1 != 0 {
+                f.write_str(" clamp")?;
+            }
+        }
         if vop3 {
             let opsel = (q >> 11) & 0xf;
             if mods & (0xf << 11) != 0 && opsel != 0 {
