@@ -554,3 +554,253 @@ fn racy_kernel_depends_on_seed_and_correct_one_does_not() {
         "atomic kernel differs across seeds: {correct:?}"
     );
 }
+
+#[test]
+fn conversions() {
+    let mut r = Rng(15);
+    let a: Vec<f32> = (0..N).map(|_| r.f32_special() * 3.0).collect();
+    each(|t, w| {
+        let o = run1(
+            t,
+            w,
+            "cvt",
+            &[
+                buf(&a),
+                buf(&vec![0i32; N]),
+                buf(&vec![0u32; N]),
+                buf(&vec![0f32; N]),
+                buf(&vec![0f64; N]),
+                val(N as i32),
+            ],
+            N as u32,
+            64,
+        );
+        let (oi, ou, of, od): (Vec<i32>, Vec<u32>, Vec<f32>, Vec<f64>) = (
+            from_bytes(&o[1]),
+            from_bytes(&o[2]),
+            from_bytes(&o[3]),
+            from_bytes(&o[4]),
+        );
+        for i in 0..N {
+            let x = a[i];
+            // The ISA saturates and maps NaN to 0, which Rust's `as` also does.
+            assert_eq!(oi[i], x as i32, "cvt i32 {x}");
+            assert_eq!(ou[i], x as u32, "cvt u32 {x}");
+            assert!(same_f32(of[i], ((x * 3.0) as i32) as f32), "cvt f32 {x}");
+            let e = f64::from(x) * 2.0;
+            assert!(od[i] == e || (od[i].is_nan() && e.is_nan()), "cvt f64 {x}");
+        }
+    });
+}
+
+#[test]
+fn compares_with_nan_and_inf() {
+    let mut r = Rng(16);
+    let a: Vec<f32> = (0..N).map(|_| r.f32_special()).collect();
+    let b: Vec<f32> = (0..N)
+        .map(|i| if i % 5 == 0 { a[i] } else { r.f32_special() })
+        .collect();
+    each(|t, w| {
+        let o = run1(
+            t,
+            w,
+            "cmpsel",
+            &[buf(&a), buf(&b), buf(&vec![0i32; N]), val(N as i32)],
+            N as u32,
+            64,
+        );
+        let c: Vec<i32> = from_bytes(&o[2]);
+        for i in 0..N {
+            let (x, y) = (a[i], b[i]);
+            let e = (x < y) as i32
+                | ((x == y) as i32) << 1
+                | ((x > y) as i32) << 2
+                | (x.is_nan() as i32) << 3
+                | (y.is_nan() as i32) << 4
+                | (x.is_infinite() as i32) << 5;
+            assert_eq!(c[i], e, "cmpsel x={x} y={y}");
+        }
+    });
+}
+
+#[test]
+fn cas_loop_counter() {
+    each(|t, w| {
+        let o = run1(t, w, "cas_counter", &[buf(&[5u32])], 300, 64);
+        assert_eq!(from_bytes::<u32>(&o[0])[0], 305);
+    });
+}
+
+#[test]
+fn transcendentals_within_model_precision() {
+    let mut r = Rng(17);
+    let a: Vec<f32> = (0..256)
+        .map(|_| ((r.u32() % 20000) as f32 - 10000.0) / 100.0 + 0.37)
+        .collect();
+    each(|t, w| {
+        let o = run1(
+            t,
+            w,
+            "transcend",
+            &[buf(&a), buf(&vec![0f32; 4 * 256])],
+            256,
+            64,
+        );
+        let c: Vec<f32> = from_bytes(&o[1]);
+        for i in 0..256 {
+            let x = f64::from(a[i]);
+            let e = [
+                1.0 / x,
+                x.abs().sqrt(),
+                (x * 0.125).exp2(),
+                (x.abs() + 1.0).log2(),
+            ];
+            for k in 0..4 {
+                let g = f64::from(c[4 * i + k]);
+                assert!(
+                    (g - e[k]).abs() <= e[k].abs() * 2e-6,
+                    "transcend[{i}][{k}] x={x}: {g} vs {}",
+                    e[k]
+                );
+            }
+        }
+    });
+}
+
+#[test]
+fn half_scalar_ops() {
+    let mut r = Rng(18);
+    let n = 256;
+    let h = |r: &mut Rng| half::f16::from_f32(((r.u32() % 4000) as f32 - 2000.0) / 128.0).to_bits();
+    let a: Vec<u16> = (0..n).map(|_| h(&mut r)).collect();
+    let b: Vec<u16> = (0..n).map(|_| h(&mut r)).collect();
+    each(|t, w| {
+        let o = run1(
+            t,
+            w,
+            "f16_scalar",
+            &[buf(&a), buf(&b), buf(&vec![0f32; n])],
+            n as u32,
+            64,
+        );
+        let c: Vec<f32> = from_bytes(&o[2]);
+        for i in 0..n {
+            let (x, y) = (half::f16::from_bits(a[i]), half::f16::from_bits(b[i]));
+            let e = (x + y).to_f32() + (x * y).to_f32();
+            assert!(
+                same_f32(c[i], e),
+                "f16_scalar[{i}] {x} {y}: {} vs {e}",
+                c[i]
+            );
+        }
+    });
+}
+
+#[test]
+fn sign_extending_loads() {
+    let mut r = Rng(19);
+    let n = 256;
+    let c8: Vec<i8> = (0..n).map(|_| r.u32() as i8).collect();
+    let s16: Vec<i16> = (0..n).map(|_| r.u32() as i16).collect();
+    each(|t, w| {
+        let o = run1(
+            t,
+            w,
+            "signext",
+            &[buf(&c8), buf(&s16), buf(&vec![0i32; n])],
+            n as u32,
+            64,
+        );
+        let c: Vec<i32> = from_bytes(&o[2]);
+        for i in 0..n {
+            assert_eq!(c[i], i32::from(c8[i]) * 2 + i32::from(s16[i]));
+        }
+    });
+}
+
+#[test]
+fn unsigned_minmax_bitcounts() {
+    let mut r = Rng(20);
+    let n = 512;
+    let a: Vec<u32> = (0..n)
+        .map(|i| {
+            if i % 13 == 0 {
+                0
+            } else {
+                r.u32() >> (r.u32() % 32)
+            }
+        })
+        .collect();
+    let b: Vec<u32> = (0..n).map(|_| r.u32()).collect();
+    each(|t, w| {
+        let o = run1(
+            t,
+            w,
+            "minmax_u",
+            &[buf(&a), buf(&b), buf(&vec![0u32; n])],
+            n as u32,
+            128,
+        );
+        let c: Vec<u32> = from_bytes(&o[2]);
+        for i in 0..n {
+            let (x, y) = (a[i], b[i]);
+            let e = x
+                .max(y)
+                .wrapping_sub(x.min(y))
+                .wrapping_add(u32::from(x > y))
+                .wrapping_add(x.leading_zeros())
+                .wrapping_add(y.count_ones());
+            assert_eq!(c[i], e);
+        }
+    });
+}
+
+#[test]
+fn shifts_64bit() {
+    let mut r = Rng(21);
+    let n = 256;
+    let a: Vec<i64> = (0..n).map(|_| r.next() as i64).collect();
+    let s: Vec<u32> = (0..n).map(|_| r.u32()).collect();
+    each(|t, w| {
+        let o = run1(
+            t,
+            w,
+            "shifts64",
+            &[buf(&a), buf(&s), buf(&vec![0i64; 3 * n])],
+            n as u32,
+            64,
+        );
+        let c: Vec<i64> = from_bytes(&o[2]);
+        for i in 0..n {
+            let k = s[i] & 63;
+            assert_eq!(c[3 * i], a[i] << k);
+            assert_eq!(c[3 * i + 1], a[i] >> k);
+            assert_eq!(c[3 * i + 2], ((a[i] as u64) >> k) as i64);
+        }
+    });
+}
+
+#[test]
+fn bit_operations() {
+    let mut r = Rng(22);
+    let n = 256;
+    let a: Vec<u32> = (0..n).map(|_| r.u32()).collect();
+    each(|t, w| {
+        let o = run1(
+            t,
+            w,
+            "bitops",
+            &[buf(&a), buf(&vec![0u32; n])],
+            n as u32,
+            64,
+        );
+        let c: Vec<u32> = from_bytes(&o[1]);
+        for i in 0..n {
+            let x = a[i];
+            let e = (x & 0xff00_ff00)
+                | ((x >> 4) & 0x000f_000f)
+                | x.rotate_left(7) ^ x.wrapping_mul(0x9e37_79b9);
+            assert_eq!(c[i], e);
+        }
+    });
+}
