@@ -5,10 +5,11 @@ use barebell_facts::Fact;
 /// Every fact table of the three library crates, tagged with the crate.
 /// `barebell facts` prints it; `cargo xtask conformance` checks it.
 pub fn all_facts() -> impl Iterator<Item = (&'static str, &'static Fact)> {
-    let tables: [(&'static str, &'static [&'static [Fact]]); 3] = [
+    let tables: [(&'static str, &'static [&'static [Fact]]); 4] = [
         ("runtime", barebell::conformance::FACTS),
         ("pcie", barebell_pcie::conformance::FACTS),
         ("firmware-if", barebell_firmware_if::conformance::FACTS),
+        ("isa", barebell_isa::kd::FACTS),
     ];
     tables.into_iter().flat_map(|(k, t)| {
         t.iter()

@@ -4,6 +4,7 @@ mod bringup;
 mod bringup_gmc;
 mod bringup_nbio;
 mod bringup_queue;
+mod disasm;
 mod fw;
 mod hw;
 mod latency;
@@ -42,6 +43,9 @@ enum Command {
     /// model, optionally tracing every register access by name (`--vfio`
     /// and `--sysfs` target a GPU: unverified on hardware).
     Bringup(bringup::BringupArgs),
+    /// Disassemble the kernels of an AMDGPU code object (gfx1100/gfx1201)
+    /// in LLVM syntax.
+    Disasm(disasm::DisasmArgs),
     /// Inspect amdgpu firmware containers.
     Fw {
         #[command(subcommand)]
@@ -67,6 +71,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Bringup(args) => bringup::run(args),
         Command::Fw { command } => fw::run(command),
+        Command::Disasm(args) => disasm::run(args),
         Command::Latency(args) => latency::run(args),
         Command::Pci { command } => pci::run(command),
         Command::Facts { header } => {

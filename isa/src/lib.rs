@@ -16,5 +16,8 @@ pub mod print;
 mod print_mem;
 pub mod table;
 
+#[cfg(feature = "std")]
+pub mod objdump;
+
 pub use decode::{DecodeError, Inst, Target, decode};
 pub use print::Syntax;

@@ -235,6 +235,127 @@ fn random_words(t: Target, wave64: bool, n: usize, seed: u64, tally: &mut Tally)
     Ok(())
 }
 
+/// Builds the semantic suite's kernels (isa/tests/kernels/suite.cl) for one
+/// target and wave size, as the tests do.
+fn build_suite(root: &Path, t: Target, wave64: bool) -> Result<std::path::PathBuf> {
+    let dir = root.join("target").join("isa-diff");
+    std::fs::create_dir_all(&dir)?;
+    let stem = format!("suite_{}_w{}", t.mcpu(), if wave64 { 64 } else { 32 });
+    let obj = dir.join(format!("{stem}.o"));
+    let so = dir.join(format!("{stem}.so"));
+    let src = root.join("isa").join("tests").join("kernels");
+    let mut cc = Command::new("clang-19");
+    cc.args([
+        "-target",
+        "amdgcn-amd-amdhsa",
+        &format!("-mcpu={}", t.mcpu()),
+        "-nogpulib",
+        "-O2",
+        "-cl-std=CL2.0",
+        "-x",
+        "cl",
+        "-c",
+    ]);
+    if wave64 {
+        cc.arg("-mwavefrontsize64");
+    }
+    cc.arg("-I")
+        .arg(&src)
+        .arg(src.join("suite.cl"))
+        .arg("-o")
+        .arg(&obj);
+    crate::util::run(&mut cc).context("clang-19 (apt: clang-19)")?;
+    crate::util::run(
+        Command::new("ld.lld-19")
+            .arg("-shared")
+            .arg(&obj)
+            .arg("-o")
+            .arg(&so),
+    )
+    .context("ld.lld-19 (apt: lld-19)")?;
+    Ok(so)
+}
+
+/// `llvm-objdump-19 -d` per function: instruction texts.
+fn objdump_functions(so: &Path, t: Target, wave64: bool) -> Result<BTreeMap<String, Vec<String>>> {
+    let mut cmd = Command::new("llvm-objdump-19");
+    cmd.args(["-d", &format!("--mcpu={}", t.mcpu())]);
+    if wave64 {
+        cmd.arg("--mattr=+wavefrontsize64");
+    }
+    cmd.arg(so);
+    let out = crate::util::output(&mut cmd)?;
+    let mut funcs: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut cur: Option<String> = None;
+    for l in out.lines() {
+        if let Some(rest) = l.strip_suffix(">:") {
+            if let Some((_, name)) = rest.split_once(" <") {
+                cur = Some(name.to_string());
+                funcs.entry(name.to_string()).or_default();
+                continue;
+            }
+        }
+        if let (Some(c), Some(body)) = (&cur, l.strip_prefix('\t')) {
+            let text = body.split("//").next().unwrap_or("");
+            funcs.entry(c.clone()).or_default().push(norm(text));
+        }
+    }
+    Ok(funcs)
+}
+
+/// Code-object differential: (functions, instructions, mismatches, report).
+fn code_objects(root: &Path) -> Result<(usize, usize, usize, String)> {
+    let mut nf = 0;
+    let mut ni = 0;
+    let mut bad = 0;
+    let mut report = String::new();
+    for (t, w64) in [
+        (Target::Gfx1100, false),
+        (Target::Gfx1100, true),
+        (Target::Gfx1201, false),
+        (Target::Gfx1201, true),
+    ] {
+        let so = build_suite(root, t, w64)?;
+        let llvm = objdump_functions(&so, t, w64)?;
+        let elf = std::fs::read(&so)?;
+        let (_, ours) =
+            barebell_isa::objdump::disassemble(&elf, None).map_err(|e| anyhow::anyhow!(e))?;
+        for f in ours {
+            nf += 1;
+            let Some(l) = llvm.get(&f.name) else {
+                bad += 1;
+                let _ = writeln!(
+                    report,
+                    "  {} {}: not in llvm-objdump output",
+                    t.mcpu(),
+                    f.name
+                );
+                continue;
+            };
+            let mine: Vec<String> = f.lines.iter().map(|x| norm(&x.text)).collect();
+            ni += mine.len().max(l.len());
+            for i in 0..mine.len().max(l.len()) {
+                let (a, b) = (mine.get(i), l.get(i));
+                if a != b {
+                    bad += 1;
+                    if bad <= 40 {
+                        let _ = writeln!(
+                            report,
+                            "  {} w{} {}[{i}]: llvm: {} | ours: {}",
+                            t.mcpu(),
+                            if w64 { 64 } else { 32 },
+                            f.name,
+                            b.map(String::as_str).unwrap_or("-"),
+                            a.map(String::as_str).unwrap_or("-")
+                        );
+                    }
+                }
+            }
+        }
+    }
+    Ok((nf, ni, bad, report))
+}
+
 /// Words per target (environment `BAREBELL_ISA_WORDS`, default 1,000,000).
 fn words_per_target() -> usize {
     std::env::var("BAREBELL_ISA_WORDS")
@@ -243,7 +364,15 @@ fn words_per_target() -> usize {
         .unwrap_or(1_000_000)
 }
 
-pub fn run(_root: &Path) -> Result<String> {
+pub fn run(root: &Path) -> Result<String> {
+    let (nf, ni, bad, rep) = code_objects(root)?;
+    let co = format!(
+        "code objects: {nf} functions, {ni} instructions vs llvm-objdump-19, {bad} mismatches"
+    );
+    eprintln!("{co}");
+    if bad != 0 {
+        bail!("{co}\n{rep}");
+    }
     let n = words_per_target();
     let seed = 0x00ba_5eba_11ed;
     let configs = [
@@ -302,5 +431,5 @@ pub fn run(_root: &Path) -> Result<String> {
         let keep: String = report.lines().take(400).collect::<Vec<_>>().join("\n");
         bail!("{total_mismatch} mismatches against LLVM 19\n{summary}{keep}");
     }
-    Ok(summary.trim_end().replace('\n', "; "))
+    Ok(format!("{co}; {}", summary.trim_end().replace('\n', "; ")))
 }

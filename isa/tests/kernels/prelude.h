@@ -2,7 +2,6 @@
 // kernels use, written on clang's AMDGPU builtins (the suite builds with
 // -nogpulib, so there is no device library).
 typedef unsigned int uint;
-#define INT_MIN (-2147483647 - 1)
 static inline uint bb_lid(uint d) { return d == 0 ? __builtin_amdgcn_workitem_id_x() : d == 1 ? __builtin_amdgcn_workitem_id_y() : __builtin_amdgcn_workitem_id_z(); }
 static inline uint bb_gid(uint d) { return d == 0 ? __builtin_amdgcn_workgroup_id_x() : d == 1 ? __builtin_amdgcn_workgroup_id_y() : __builtin_amdgcn_workgroup_id_z(); }
 // hsa_kernel_dispatch_packet_t: workgroup_size_x at byte 4 (u16 index 2).
