@@ -15,6 +15,8 @@ const MAIN: &[&str] = &[
     "clang-19",
     "lld-19",
     "llvm-19",
+    "llvm-19-dev",
+    "g++",
     "pciutils",
     "valgrind",
     "xz-utils",

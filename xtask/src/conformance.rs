@@ -171,6 +171,8 @@ struct Spec {
     include: String,
     /// Resolved path, for messages.
     path: String,
+    /// Compile as C++ (LLVM's headers are C++).
+    cxx: bool,
 }
 
 /// Just enough of the kernel's types and annotations for the amdgpu
@@ -200,7 +202,24 @@ const HSA_PRELUDE: &str = "#include <stdint.h>\n#include <stdbool.h>\n#include <
 const UAPI_PRELUDE: &str =
     "#include <stdint.h>\n#include <stdbool.h>\n#include <stddef.h>\n#define __user\n";
 
+/// LLVM 19's headers (Debian `llvm-19-dev`), keyed by their path under the
+/// include directory, e.g. `llvm/Support/AMDHSAKernelDescriptor.h`.
+const LLVM_INCLUDE: &str = "/usr/lib/llvm-19/include";
+
 fn spec_for(key: &str, linux: &LinuxHeaders) -> Result<Spec, String> {
+    if key.starts_with("llvm/") {
+        let path = Path::new(LLVM_INCLUDE).join(key);
+        if !path.exists() {
+            return Err(format!("{} not found (llvm-19-dev)", path.display()));
+        }
+        return Ok(Spec {
+            include_dirs: vec![PathBuf::from(LLVM_INCLUDE)],
+            prelude: "#include <cstdint>\n#include <cstddef>\n",
+            include: format!("#include <{key}>"),
+            path: path.display().to_string(),
+            cxx: true,
+        });
+    }
     if key.starts_with("hsa/") {
         let path = Path::new("/usr/include").join(key);
         if !path.exists() {
@@ -211,6 +230,7 @@ fn spec_for(key: &str, linux: &LinuxHeaders) -> Result<Spec, String> {
             prelude: HSA_PRELUDE,
             include: format!("#include <{key}>"),
             path: path.display().to_string(),
+            cxx: false,
         });
     }
     if key.starts_with("linux/") {
@@ -223,6 +243,7 @@ fn spec_for(key: &str, linux: &LinuxHeaders) -> Result<Spec, String> {
             prelude: UAPI_PRELUDE,
             include: format!("#include <{key}>"),
             path: path.display().to_string(),
+            cxx: false,
         });
     }
     let amd = linux.amd();
@@ -238,6 +259,7 @@ fn spec_for(key: &str, linux: &LinuxHeaders) -> Result<Spec, String> {
         prelude: KERNEL_SHIM,
         include: format!("#include \"{key}\""),
         path: found.display().to_string(),
+        cxx: false,
     })
 }
 
@@ -350,7 +372,7 @@ fn probe_header(
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
-    let c_file = work.join(format!("{stem}.c"));
+    let c_file = work.join(format!("{stem}.{}", if spec.cxx { "cpp" } else { "c" }));
     let bin = work.join(stem);
     let mut live: Vec<usize> = idx.to_vec();
     let mut out: Probed = Vec::new();
@@ -358,8 +380,15 @@ fn probe_header(
     loop {
         let (src, line_of) = generate(spec, &live, facts);
         std::fs::write(&c_file, &src)?;
-        let mut cmd = Command::new("cc");
-        cmd.args(["-std=gnu11", "-w", "-fmax-errors=0"]);
+        let mut cmd = if spec.cxx {
+            let mut c = Command::new("c++");
+            c.args(["-std=c++17", "-w", "-fmax-errors=0"]);
+            c
+        } else {
+            let mut c = Command::new("cc");
+            c.args(["-std=gnu11", "-w", "-fmax-errors=0"]);
+            c
+        };
         for d in &spec.include_dirs {
             cmd.arg("-I").arg(d);
         }
@@ -445,6 +474,7 @@ mod tests {
             prelude: "",
             include: "#include <h>".into(),
             path: "h".into(),
+            cxx: false,
         };
         let (src, map) = generate(&spec, &[0, 1], &facts);
         let lines: Vec<&str> = src.lines().collect();
