@@ -384,10 +384,8 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
                     needs_literal = true;
                 }
             }
-            Ty::SReg(w) => {
-                if !sdst_ok(v, w) {
-                    return Err(DecodeError::Invalid { word: w0 });
-                }
+            Ty::SReg(w) if !sdst_ok(v, w) => {
+                return Err(DecodeError::Invalid { word: w0 });
             }
             Ty::Kimm => needs_literal = true,
             _ => {}

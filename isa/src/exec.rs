@@ -303,10 +303,10 @@ impl<'m, M: Memory> Interp<'m, M> {
         if self.cache.is_empty() {
             self.cache = vec![(u64::MAX, dummy_inst()); 4096];
         }
-        if let Some((a, i)) = self.cache.get(slot) {
-            if *a == pc {
-                return Ok(*i);
-            }
+        if let Some((a, i)) = self.cache.get(slot)
+            && *a == pc
+        {
+            return Ok(*i);
         }
         let mut b = [0u8; 16];
         // Read what is mapped: a kernel may end close to a mapping's end.
@@ -688,7 +688,7 @@ impl<'m, M: Memory> Interp<'m, M> {
                 "s_bfe_u64" | "s_bfe_i64" => {
                     let off = b & 63;
                     let width = (b >> 16) & 127;
-                    let r = if width == 0 {
+                    if width == 0 {
                         0
                     } else {
                         let v = a >> off;
@@ -703,8 +703,7 @@ impl<'m, M: Memory> Interp<'m, M> {
                         } else {
                             v
                         }
-                    };
-                    r
+                    }
                 }
                 _ => unimpl!(self, ctx, inst),
             };
@@ -998,23 +997,25 @@ pub(crate) fn cmp_int(op: &str, a: i64, b: i64) -> bool {
 }
 
 pub(crate) fn cmp_float(op: &str, a: f64, b: f64) -> bool {
-    let un = a.is_nan() || b.is_nan();
+    use core::cmp::Ordering::{Equal, Greater, Less};
+    // None: unordered (a NaN operand).
+    let o = a.partial_cmp(&b);
     match op {
         "f" => false,
-        "lt" => a < b,
-        "eq" => a == b,
-        "le" => a <= b,
-        "gt" => a > b,
-        "lg" => a < b || a > b,
-        "ge" => a >= b,
-        "o" => !un,
-        "u" => un,
-        "nge" => !(a >= b),
-        "nlg" => !(a < b || a > b),
-        "ngt" => !(a > b),
-        "nle" => !(a <= b),
-        "neq" => a != b,
-        "nlt" => !(a < b),
+        "lt" => o == Some(Less),
+        "eq" => o == Some(Equal),
+        "le" => matches!(o, Some(Less | Equal)),
+        "gt" => o == Some(Greater),
+        "lg" => matches!(o, Some(Less | Greater)),
+        "ge" => matches!(o, Some(Greater | Equal)),
+        "o" => o.is_some(),
+        "u" => o.is_none(),
+        "nge" => !matches!(o, Some(Greater | Equal)),
+        "nlg" => !matches!(o, Some(Less | Greater)),
+        "ngt" => o != Some(Greater),
+        "nle" => !matches!(o, Some(Less | Equal)),
+        "neq" => o != Some(Equal),
+        "nlt" => o != Some(Less),
         "t" => true,
         _ => false,
     }

@@ -173,7 +173,7 @@ pub fn launch<M: Memory>(
         wave64: wave_size == 64,
     };
     let mut interp = Interp::new(mem, syntax);
-    let mut rng = Rng(cfg.seed ^ 0x5eed_0f_ba5e);
+    let mut rng = Rng(cfg.seed ^ 0x005e_ed0f_ba5e);
     let mut stats = Stats::default();
     let mut next_group: u64 = 0;
     let mut resident: Vec<Group> = Vec::new();

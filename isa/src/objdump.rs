@@ -113,10 +113,10 @@ pub fn disassemble(elf: &[u8], kernel: Option<&str>) -> Result<(Target, Vec<Func
             lines,
         });
     }
-    if let Some(k) = kernel {
-        if out.is_empty() {
-            return Err(alloc::format!("no function named {k} in .text"));
-        }
+    if let Some(k) = kernel
+        && out.is_empty()
+    {
+        return Err(alloc::format!("no function named {k} in .text"));
     }
     Ok((target, out))
 }

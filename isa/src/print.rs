@@ -463,11 +463,11 @@ impl fmt::Display for Display<'_> {
             let bit = |pos: u64| (q >> pos) & 1;
             let list = |f: &mut fmt::Formatter<'_>, label: &str, pos: [u64; 3]| -> fmt::Result {
                 write!(f, " {label}:[")?;
-                for i in 0..nsrc as usize {
+                for (i, p) in pos.iter().take(nsrc as usize).enumerate() {
                     if i > 0 {
                         f.write_str(",")?;
                     }
-                    write!(f, "{}", bit(pos[i]))?;
+                    write!(f, "{}", bit(*p))?;
                 }
                 f.write_str("]")
             };

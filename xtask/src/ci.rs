@@ -6,7 +6,9 @@
 //! Later work adds its stages (benchmarks, the QEMU boot) to [`stages`].
 
 use crate::util::{cargo, run as run_cmd};
-use crate::{apt, bench, conformance, freestanding, fwcheck, headers, lspci, qemu, qemu_pci};
+use crate::{
+    apt, bench, conformance, freestanding, fwcheck, headers, isa_diff, lspci, qemu, qemu_pci,
+};
 use anyhow::Result;
 use std::path::Path;
 use std::process::ExitCode;
@@ -53,6 +55,7 @@ fn stages(install: bool) -> Vec<(&'static str, StageFn)> {
         ("pci in qemu", qemu_pci::run_stage),
         ("unikernel in qemu", qemu::run),
         ("firmware C cross-check", fwcheck::run),
+        ("isa vs llvm", isa_diff::run),
     ]);
     v
 }

@@ -283,7 +283,7 @@ impl<M: Memory> Interp<'_, M> {
                     if saddr_on {
                         a = a.wrapping_add(u64::from(w.s[saddr as usize]));
                     }
-                    if sve || !saddr_on && !g12 && addr_r != 0 && sve {
+                    if sve {
                         a = a.wrapping_add(u64::from(w.vget(addr_r, lane)));
                     }
                     (2, a & 0xffff_ffff)

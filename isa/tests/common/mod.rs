@@ -3,6 +3,8 @@
 //! hidden arguments from the metadata note) and runs dispatches through
 //! `barebell_isa::launch`.
 #![allow(dead_code)]
+// Test-harness code: a failed step should abort the test with its message.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use barebell_isa::Target;
 use barebell_isa::launch::{Dispatch, LaunchConfig, LaunchError, Stats, launch};
