@@ -806,3 +806,292 @@ fn bit_operations() {
         }
     });
 }
+
+#[test]
+fn matmul_tiles_in_lds() {
+    let mut r = Rng(23);
+    let a: Vec<f32> = (0..256).map(|_| (r.u32() % 100) as f32 / 8.0).collect();
+    let b: Vec<f32> = (0..256).map(|_| (r.u32() % 100) as f32 / 16.0).collect();
+    each(|t, w| {
+        let res = run(
+            t,
+            w,
+            "matmul16",
+            &[buf(&a), buf(&b), buf(&[0f32; 256])],
+            [16, 16, 1],
+            [16, 16, 1],
+            1,
+        )
+        .unwrap_or_else(|e| panic!("matmul16: {e}"));
+        let c: Vec<f32> = from_bytes(&res.bufs[2]);
+        for y in 0..16 {
+            for x in 0..16 {
+                let mut s = 0f32;
+                for k in 0..16 {
+                    s = a[y * 16 + k].mul_add(b[k * 16 + x], s);
+                }
+                // products of multiples of 1/128 below 2^24/128 are exact either way
+                assert_eq!(c[y * 16 + x], s, "C[{y}][{x}]");
+            }
+        }
+    });
+}
+
+#[test]
+fn inclusive_scan_in_lds() {
+    let mut r = Rng(24);
+    let a: Vec<u32> = (0..1024).map(|_| r.u32() % 100).collect();
+    each(|t, w| {
+        let o = run1(
+            t,
+            w,
+            "scan_lds",
+            &[buf(&a), buf(&vec![0u32; 1024])],
+            1024,
+            256,
+        );
+        let c: Vec<u32> = from_bytes(&o[1]);
+        for g in 0..4 {
+            let mut s = 0;
+            for i in 0..256 {
+                s += a[g * 256 + i];
+                assert_eq!(c[g * 256 + i], s, "scan[{g}][{i}]");
+            }
+        }
+    });
+}
+
+#[test]
+fn global_histogram_and_u64_atomics() {
+    let mut r = Rng(25);
+    let a: Vec<u32> = (0..3000).map(|_| r.u32()).collect();
+    let b: Vec<u64> = (0..3000).map(|_| r.next() >> 8).collect();
+    each(|t, w| {
+        let o = run1(
+            t,
+            w,
+            "atomic_inc_hist",
+            &[buf(&a), buf(&[0u32; 64])],
+            3000,
+            128,
+        );
+        let mut e = [0u32; 64];
+        for x in &a {
+            e[(x % 64) as usize] += 1;
+        }
+        assert_eq!(from_bytes::<u32>(&o[1]), e.to_vec());
+        let o = run1(t, w, "atomic_u64", &[buf(&b), buf(&[7u64])], 3000, 128);
+        let s = b.iter().fold(7u64, |s, x| s.wrapping_add(*x));
+        assert_eq!(from_bytes::<u64>(&o[1])[0], s);
+    });
+}
+
+#[test]
+fn double_division() {
+    let mut r = Rng(26);
+    let a: Vec<f64> = (0..256)
+        .map(|_| f64::from(r.f32_special()) * 1.25)
+        .collect();
+    let b: Vec<f64> = (0..256).map(|_| f64::from(r.f32_special()) + 0.5).collect();
+    each(|t, w| {
+        let o = run1(
+            t,
+            w,
+            "ddiv",
+            &[buf(&a), buf(&b), buf(&[0f64; 256])],
+            256,
+            64,
+        );
+        let c: Vec<f64> = from_bytes(&o[2]);
+        for i in 0..256 {
+            let e = a[i] / b[i];
+            let ok = (c[i].is_nan() && e.is_nan())
+                || c[i] == e
+                || (c[i].to_bits() as i64 - e.to_bits() as i64).abs() <= 1;
+            assert!(ok, "ddiv[{i}] {}/{}: {} vs {e}", a[i], b[i], c[i]);
+        }
+    });
+}
+
+#[test]
+fn short_arithmetic() {
+    let mut r = Rng(27);
+    let a: Vec<i16> = (0..256).map(|_| r.u32() as i16).collect();
+    let b: Vec<i16> = (0..256).map(|_| r.u32() as i16).collect();
+    each(|t, w| {
+        let o = run1(
+            t,
+            w,
+            "short_ops",
+            &[buf(&a), buf(&b), buf(&[0i16; 256])],
+            256,
+            64,
+        );
+        let c: Vec<i16> = from_bytes(&o[2]);
+        for i in 0..256 {
+            let (x, y) = (i32::from(a[i]), i32::from(b[i]));
+            let e = (x * y + (x >> 2) - (y & 0x7f)) as i16;
+            assert_eq!(c[i], e, "short_ops[{i}]");
+        }
+    });
+}
+
+#[test]
+fn float4_vectors() {
+    let mut r = Rng(28);
+    let a: Vec<[f32; 4]> = (0..256)
+        .map(|_| [0; 4].map(|_: i32| (r.u32() % 1000) as f32 / 4.0))
+        .collect();
+    let b: Vec<[f32; 4]> = (0..256)
+        .map(|_| [0; 4].map(|_: i32| (r.u32() % 1000) as f32 / 8.0))
+        .collect();
+    each(|t, w| {
+        let o = run1(
+            t,
+            w,
+            "float4_ops",
+            &[buf(&a), buf(&b), buf(&[[0f32; 4]; 256])],
+            256,
+            64,
+        );
+        let c: Vec<[f32; 4]> = from_bytes(&o[2]);
+        for i in 0..256 {
+            for k in 0..4 {
+                let e = a[i][k].mul_add(2.0, b[i][k]) - (k + 1) as f32;
+                let e2 = a[i][k] * 2.0 + b[i][k] - (k + 1) as f32;
+                assert!(c[i][k] == e || c[i][k] == e2, "float4[{i}][{k}]");
+            }
+        }
+    });
+}
+
+#[test]
+fn transpose_through_lds() {
+    let n = 64u32;
+    let a: Vec<u32> = (0..n * n).collect();
+    each(|t, w| {
+        let res = run(
+            t,
+            w,
+            "transpose_lds",
+            &[buf(&a), buf(&vec![0u32; (n * n) as usize]), val(n)],
+            [n, n, 1],
+            [16, 16, 1],
+            5,
+        )
+        .unwrap_or_else(|e| panic!("transpose: {e}"));
+        let c: Vec<u32> = from_bytes(&res.bufs[1]);
+        for y in 0..n {
+            for x in 0..n {
+                assert_eq!(c[(x * n + y) as usize], a[(y * n + x) as usize]);
+            }
+        }
+    });
+}
+
+#[test]
+fn grid_stride_loop() {
+    let mut r = Rng(29);
+    let n = 5000;
+    let a: Vec<i32> = (0..n).map(|_| (r.u32() % 10000) as i32).collect();
+    each(|t, w| {
+        // 4 workgroups of 64 cover the array in strides of 256
+        let o = run1(
+            t,
+            w,
+            "grid_stride",
+            &[buf(&a), buf(&vec![0i32; n]), val(n as i32)],
+            256,
+            64,
+        );
+        let c: Vec<i32> = from_bytes(&o[1]);
+        for i in 0..n {
+            assert_eq!(c[i], a[i] * 3 + 1);
+        }
+    });
+}
+
+#[test]
+fn saturating_clamp_to_u8() {
+    let mut r = Rng(30);
+    let a: Vec<i32> = (0..256).map(|_| (r.u32() % 1000) as i32 - 300).collect();
+    each(|t, w| {
+        let o = run1(t, w, "clamp_sat", &[buf(&a), buf(&[0u8; 256])], 256, 64);
+        let c: Vec<u8> = from_bytes(&o[1]);
+        for i in 0..256 {
+            assert_eq!(c[i], a[i].clamp(0, 255) as u8);
+        }
+    });
+}
+
+#[test]
+fn float_to_half_rounding() {
+    let mut r = Rng(31);
+    let a: Vec<f32> = (0..512).map(|_| r.f32_special() / 8.0).collect();
+    each(|t, w| {
+        let o = run1(t, w, "to_half", &[buf(&a), buf(&[0u16; 512])], 512, 64);
+        let c: Vec<u16> = from_bytes(&o[1]);
+        for i in 0..512 {
+            let e = half::f16::from_f32(a[i]);
+            assert!(
+                c[i] == e.to_bits() || (e.is_nan() && half::f16::from_bits(c[i]).is_nan()),
+                "to_half[{i}] {}",
+                a[i]
+            );
+        }
+    });
+}
+
+#[test]
+fn lds_neighbour_pairs() {
+    let mut r = Rng(32);
+    let a: Vec<u32> = (0..512).map(|_| r.u32() % 1000).collect();
+    each(|t, w| {
+        let o = run1(t, w, "lds_pairs", &[buf(&a), buf(&[0u32; 512])], 512, 256);
+        let c: Vec<u32> = from_bytes(&o[1]);
+        for i in 0..512 {
+            let next = if i % 256 == 255 { 0 } else { a[i + 1] };
+            assert_eq!(c[i], a[i] + next);
+        }
+    });
+}
+
+#[test]
+fn lds_min_max_atomics() {
+    let mut r = Rng(33);
+    let a: Vec<i32> = (0..1024).map(|_| r.u32() as i32).collect();
+    each(|t, w| {
+        let o = run1(t, w, "lds_minmax", &[buf(&a), buf(&[0i32; 8])], 1024, 256);
+        let c: Vec<i32> = from_bytes(&o[1]);
+        for g in 0..4 {
+            let s = &a[g * 256..(g + 1) * 256];
+            assert_eq!(
+                (c[2 * g], c[2 * g + 1]),
+                (*s.iter().min().unwrap(), *s.iter().max().unwrap())
+            );
+        }
+    });
+}
+
+#[test]
+fn double_conversions() {
+    let mut r = Rng(34);
+    let a: Vec<f64> = (0..256)
+        .map(|_| f64::from(r.f32_special()) * 1.75)
+        .collect();
+    each(|t, w| {
+        let o = run1(
+            t,
+            w,
+            "dcvt",
+            &[buf(&a), buf(&[0i32; 256]), buf(&[0f32; 256])],
+            256,
+            64,
+        );
+        let (ci, cf): (Vec<i32>, Vec<f32>) = (from_bytes(&o[1]), from_bytes(&o[2]));
+        for i in 0..256 {
+            assert_eq!(ci[i], a[i] as i32, "dcvt i32 {}", a[i]);
+            assert!(same_f32(cf[i], a[i] as f32), "dcvt f32 {}", a[i]);
+        }
+    });
+}

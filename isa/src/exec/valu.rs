@@ -309,6 +309,20 @@ fn op32(base: &str) -> Option<(K, bool, F3)> {
         "v_mul_hi_i32_i24" => (F32, false, |a, b, _| {
             ((i64::from(sext24(a)) * i64::from(sext24(b))) >> 32) as u32
         }),
+        "v_mad_u16" => (F16, false, |a, b, c| {
+            a.wrapping_mul(b).wrapping_add(c) & 0xffff
+        }),
+        "v_mad_i16" => (F16, false, |a, b, c| {
+            u32::from(
+                (a as u16 as i16)
+                    .wrapping_mul(b as u16 as i16)
+                    .wrapping_add(c as u16 as i16) as u16,
+            )
+        }),
+        "v_mad_u32_u16" => (F16, false, |a, b, c| (a & 0xffff) * (b & 0xffff) + c),
+        "v_mad_i32_i16" => (F16, false, |a, b, c| {
+            (i32::from(a as u16 as i16) * i32::from(b as u16 as i16)).wrapping_add(c as i32) as u32
+        }),
         "v_mad_u32_u24" => (F32, false, |a, b, c| {
             (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(c)
         }),
@@ -444,7 +458,27 @@ fn op64(base: &str) -> Option<(bool, F3w)> {
     let f: (bool, F3w) = match base {
         "v_add_f64" => (true, |a, b, _| db(dl(a) + dl(b))),
         "v_mul_f64" => (true, |a, b, _| db(dl(a) * dl(b))),
-        "v_fma_f64" | "v_fmac_f64" => (true, |a, b, c| db(libm::fma(dl(a), dl(b), dl(c)))),
+        "v_fma_f64" | "v_fmac_f64" | "v_div_fmas_f64" => {
+            (true, |a, b, c| db(libm::fma(dl(a), dl(b), dl(c))))
+        }
+        "v_div_fixup_f64" => (true, |a, b, c| {
+            // ISA V_DIV_FIXUP_F64: quotient estimate a, divisor b, numerator c.
+            let (q, d, n) = (dl(a), dl(b), dl(c));
+            if d.is_nan() || n.is_nan() {
+                return db(if n.is_nan() { n } else { d });
+            }
+            if (d == 0.0 && n == 0.0) || (d.is_infinite() && n.is_infinite()) {
+                return 0x7ff8_0000_0000_0000;
+            }
+            let sign = (b ^ c) & (1 << 63);
+            if d == 0.0 || n.is_infinite() {
+                return sign | 0x7ff0_0000_0000_0000;
+            }
+            if d.is_infinite() || n == 0.0 {
+                return sign;
+            }
+            a
+        }),
         "v_min_f64" | "v_min_num_f64" => (true, |a, b, _| db(dmin(dl(a), dl(b)))),
         "v_max_f64" | "v_max_num_f64" => (true, |a, b, _| db(dmax(dl(a), dl(b)))),
         "v_trunc_f64" => (true, |a, _, _| db(libm::trunc(dl(a)))),
@@ -813,6 +847,25 @@ impl<M: Memory> Interp<'_, M> {
                     };
                     let _ = (y, z);
                     w.vset(vdst, lane, v);
+                }
+                let old = w.mask_at(sdst);
+                w.set_mask_at(sdst, old & !exec);
+                return Ok(Flow::Next);
+            }
+            "v_div_scale_f64" => {
+                // Model: no pre-scaling (see v_div_scale_f32); D = S0, VCC = 0.
+                let a = self.resolve(w, s[0], lit, K::F64, true);
+                self.check_vgpr(w, vdst, 2, ctx)?;
+                for lane in 0..ws {
+                    if exec >> lane & 1 == 0 {
+                        continue;
+                    }
+                    let mut v = self.get64(w, a, lane);
+                    if neg & 1 != 0 {
+                        v ^= 1 << 63;
+                    }
+                    w.vset(vdst, lane, v as u32);
+                    w.vset(vdst + 1, lane, (v >> 32) as u32);
                 }
                 let old = w.mask_at(sdst);
                 w.set_mask_at(sdst, old & !exec);

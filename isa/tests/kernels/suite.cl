@@ -212,3 +212,92 @@ __kernel void bitops(__global const uint *a, __global uint *o) {
   uint x = a[i];
   o[i] = (x & 0xff00ff00u) | ((x >> 4) & 0x000f000fu) | ((x << 7) | (x >> 25)) ^ (x * 0x9e3779b9u);
 }
+__kernel void matmul16(__global const float *A, __global const float *B, __global float *C) {
+  // 16x16 tiles through LDS; one workgroup of 16x16.
+  __local float ta[16][16], tb[16][16];
+  uint x = get_local_id(0), y = get_local_id(1);
+  ta[y][x] = A[y * 16 + x];
+  tb[y][x] = B[y * 16 + x];
+  BARRIER();
+  float s = 0.0f;
+  for (int k = 0; k < 16; k++) s = s + ta[y][k] * tb[k][x];
+  C[y * 16 + x] = s;
+}
+__kernel void scan_lds(__global const uint *a, __global uint *o) {
+  __local uint t[256];
+  uint l = get_local_id(0);
+  t[l] = a[get_global_id(0)];
+  BARRIER();
+  for (uint off = 1; off < 256; off <<= 1) {
+    uint v = l >= off ? t[l - off] : 0;
+    BARRIER();
+    t[l] += v;
+    BARRIER();
+  }
+  o[get_global_id(0)] = t[l];
+}
+__kernel void atomic_inc_hist(__global const uint *a, __global uint *h) {
+  __opencl_atomic_fetch_add((volatile __global atomic_uint *)&h[a[get_global_id(0)] % 64], 1u, memory_order_relaxed, memory_scope_device);
+}
+__kernel void atomic_u64(__global const ulong *a, __global ulong *sum) {
+  __opencl_atomic_fetch_add((volatile __global atomic_ulong *)sum, a[get_global_id(0)], memory_order_relaxed, memory_scope_device);
+}
+__kernel void ddiv(__global const double *a, __global const double *b, __global double *o) {
+  int i = get_global_id(0);
+  o[i] = a[i] / b[i];
+}
+__kernel void short_ops(__global const short *a, __global const short *b, __global short *o) {
+  int i = get_global_id(0);
+  short x = a[i], y = b[i];
+  o[i] = (short)(x * y + (x >> 2) - (short)(y & 0x7f));
+}
+__kernel void float4_ops(__global const float4 *a, __global const float4 *b, __global float4 *o) {
+  int i = get_global_id(0);
+  float4 x = a[i], y = b[i];
+  o[i] = x * 2.0f + y - (float4)(1.0f, 2.0f, 3.0f, 4.0f);
+}
+__kernel void transpose_lds(__global const uint *a, __global uint *o, uint n) {
+  __local uint t[16][17];
+  uint x = get_local_id(0), y = get_local_id(1);
+  uint gx = get_group_id(0) * 16, gy = get_group_id(1) * 16;
+  t[y][x] = a[(gy + y) * n + gx + x];
+  BARRIER();
+  o[(gx + y) * n + gy + x] = t[x][y];
+}
+__kernel void grid_stride(__global const int *a, __global int *o, int n) {
+  uint stride = get_local_size(0) * 4;
+  for (uint i = get_global_id(0); i < (uint)n; i += stride) o[i] = a[i] * 3 + 1;
+}
+__kernel void clamp_sat(__global const int *a, __global uchar *o) {
+  int i = get_global_id(0);
+  int x = a[i];
+  o[i] = (uchar)(x < 0 ? 0 : x > 255 ? 255 : x);
+}
+__kernel void to_half(__global const float *a, __global half *o) {
+  int i = get_global_id(0);
+  o[i] = (half)a[i];
+}
+__kernel void lds_pairs(__global const uint *a, __global uint *o) {
+  __local uint t[257];
+  uint l = get_local_id(0);
+  t[l] = a[get_global_id(0)];
+  if (l == 0) t[256] = 0;
+  BARRIER();
+  o[get_global_id(0)] = t[l] + t[l + 1];
+}
+__kernel void lds_minmax(__global const int *a, __global int *o) {
+  __local int mn, mx;
+  uint l = get_local_id(0);
+  if (l == 0) { mn = 0x7fffffff; mx = (int)0x80000000; }
+  BARRIER();
+  int x = a[get_global_id(0)];
+  __opencl_atomic_fetch_min((volatile __local atomic_int *)&mn, x, memory_order_relaxed, memory_scope_work_group);
+  __opencl_atomic_fetch_max((volatile __local atomic_int *)&mx, x, memory_order_relaxed, memory_scope_work_group);
+  BARRIER();
+  if (l == 0) { o[2 * get_group_id(0)] = mn; o[2 * get_group_id(0) + 1] = mx; }
+}
+__kernel void dcvt(__global const double *a, __global int *oi, __global float *of) {
+  int i = get_global_id(0);
+  oi[i] = (int)a[i];
+  of[i] = (float)a[i];
+}
