@@ -463,7 +463,7 @@ fn op64(base: &str) -> Option<(bool, F3w)> {
         }
         "v_div_fixup_f64" => (true, |a, b, c| {
             // ISA V_DIV_FIXUP_F64: quotient estimate a, divisor b, numerator c.
-            let (q, d, n) = (dl(a), dl(b), dl(c));
+            let (d, n) = (dl(b), dl(c));
             if d.is_nan() || n.is_nan() {
                 return db(if n.is_nan() { n } else { d });
             }
