@@ -157,6 +157,39 @@ fn sdst_ok(v: u32, width: u8) -> bool {
     }
 }
 
+/// 16-bit VOP1/VOP2/VOPC (e32) forms address only v0..v127 (LLVM's
+/// `*_Lo128` register classes): true if the destination is such a register.
+pub(crate) fn lo128_dst(name: &str) -> bool {
+    if name.contains("_pk_") || name.starts_with("v_cmp") || name.starts_with("v_readfirstlane") {
+        return false;
+    }
+    let base = name.strip_suffix("_e32").unwrap_or(name);
+    let mut parts = base.split('_').skip(1);
+    // first type-looking suffix
+    parts
+        .find(|p| {
+            matches!(
+                *p,
+                "f16"
+                    | "i16"
+                    | "u16"
+                    | "b16"
+                    | "f32"
+                    | "i32"
+                    | "u32"
+                    | "b32"
+                    | "f64"
+                    | "i64"
+                    | "u64"
+                    | "b64"
+                    | "u8"
+                    | "i8"
+                    | "i4"
+            )
+        })
+        .is_some_and(|t| matches!(t, "f16" | "i16" | "u16" | "b16"))
+}
+
 /// Identifies the encoding family of a first dword.
 pub(crate) fn family(target: Target, w: u32) -> Result<Enc, &'static str> {
     if w >> 31 == 0 {
@@ -215,12 +248,16 @@ fn lookup_mem(
     for (i, w) in words.iter_mut().enumerate().take(n) {
         *w = dword(bytes, i).unwrap_or(0);
     }
-    Ok(Inst {
+    let inst = Inst {
         info,
         words,
         len: (n * 4) as u8,
         literal: None,
-    })
+    };
+    if !crate::print_mem::mem_fields_ok(&inst, target.is_gfx12()) {
+        return Err(DecodeError::Invalid { word: w0 });
+    }
+    Ok(inst)
 }
 
 /// gfx11 FLAT/GLOBAL/SCRATCH: segment in bits 17:16, opcode in 24:18.
@@ -357,6 +394,9 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
         return Err(DecodeError::Invalid { word: w0 });
     }
     let mut needs_literal = false;
+    if matches!(enc, Enc::Vop1 | Enc::Vop2) && lo128_dst(info.name) && (w0 >> 17) & 0x80 != 0 {
+        return Err(DecodeError::Invalid { word: w0 });
+    }
     for o in info.opnds {
         let v = field_of(enc, q, o.fld);
         match o.ty {

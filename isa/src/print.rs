@@ -414,6 +414,12 @@ impl fmt::Display for Display<'_> {
         let q = inst.qword();
         let mods = info.mods;
         let vop3 = info.enc == Enc::Vop3;
+        let lo128 = matches!(info.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc);
+        // vsrc1 is 16-bit when src0 is (the two sources share a type).
+        let lo128_src1 = info
+            .opnds
+            .iter()
+            .any(|o| o.fld == Fld::Src0 && matches!(o.ty, Ty::Src(_, Imm::F16 | Imm::I16)));
         let mut sep = " ";
         for o in info.opnds {
             let v = inst.field(o.fld);
@@ -430,7 +436,14 @@ impl fmt::Display for Display<'_> {
                     scalar(f, v, if self.syntax.wave64 { 2 } else { w })?
                 }
                 Ty::SReg(w) => scalar(f, v, w)?,
-                Ty::VReg(w) => reg_range(f, "v", v, w)?,
+                Ty::VReg(w) => {
+                    reg_range(f, "v", v, w)?;
+                    if lo128 && o.fld == Fld::Vsrc1 && v >= 128 && lo128_src1 {
+                        f.write_str(
+                            "/*Invalid register, operand has 'VGPR_32_Lo128' register class*/",
+                        )?;
+                    }
+                }
                 Ty::Src(w, imm) if vop3 => {
                     let i = match o.fld {
                         Fld::Src1 => 1,
@@ -441,7 +454,14 @@ impl fmt::Display for Display<'_> {
                     let abs = mods >> (8 + i) & 1 != 0 && q >> (8 + i) & 1 != 0;
                     vop3_source(f, v, w, imm, inst.literal, neg, abs)?
                 }
-                Ty::SSrc(w, imm) | Ty::Src(w, imm) => source(f, v, w, imm, inst.literal)?,
+                Ty::SSrc(w, imm) | Ty::Src(w, imm) => {
+                    source(f, v, w, imm, inst.literal)?;
+                    if lo128 && matches!(imm, Imm::F16 | Imm::I16) && v >= 384 {
+                        f.write_str(
+                            "/*Invalid register, operand has 'VS_32_Lo128' register class*/",
+                        )?;
+                    }
+                }
                 Ty::Kimm => write!(f, "{:#x}", inst.literal.unwrap_or(0))?,
                 Ty::Mask => scalar(f, v, if self.syntax.wave64 { 2 } else { 1 })?,
                 Ty::Simm(style) => simm(f, info.name, v, style, self.syntax)?,

@@ -30,6 +30,53 @@ fn hex_signed(f: &mut dyn Write, v: i64) -> fmt::Result {
     }
 }
 
+/// DS operand shape from the mnemonic: (returns data, has data0, has
+/// data1, two addresses).
+pub(crate) fn ds_shape(name: &str) -> (bool, bool, bool, bool) {
+    let op = name.strip_prefix("ds_").unwrap_or(name);
+    let two = op.contains("2addr");
+    let rtn = op.contains("_rtn_")
+        || op.starts_with("load")
+        || op.starts_with("bpermute")
+        || op.starts_with("permute");
+    let two_data =
+        op.starts_with("cmpstore") || op.starts_with("mskor") || (two && op.starts_with("store"));
+    let has_data = !op.starts_with("load");
+    (rtn, has_data, two_data, two)
+}
+
+/// Whether LLVM accepts the operand fields of a memory word (unused
+/// register fields must be zero, FLAT has no SADDR).
+pub(crate) fn mem_fields_ok(inst: &Inst, gfx12: bool) -> bool {
+    let name = inst.info.name;
+    let (w0, w1) = (inst.words[0], inst.words[1]);
+    match inst.info.enc {
+        Enc::Ds => {
+            let (rtn, has_data, two_data, _) = ds_shape(name);
+            let d0 = (w1 >> 8) & 0xff;
+            let d1 = (w1 >> 16) & 0xff;
+            let vdst = w1 >> 24;
+            (rtn || vdst == 0)
+                && (has_data || d0 == 0)
+                && (two_data || d1 == 0)
+                && (gfx12 || w0 >> 17 & 1 == 0)
+        }
+        Enc::Flat | Enc::Global | Enc::Scratch if !gfx12 => {
+            let (seg, op) = name.split_once('_').unwrap_or(("", ""));
+            let load = op.starts_with("load");
+            let atomic = op.starts_with("atomic");
+            let glc = (w0 >> 14) & 1 != 0;
+            let data = (w1 >> 8) & 0xff;
+            let saddr = (w1 >> 16) & 0x7f;
+            let vdst = w1 >> 24;
+            (seg != "flat" || saddr == 124)
+                && (load || (atomic && glc) || vdst == 0)
+                && (!load || data == 0)
+        }
+        _ => true,
+    }
+}
+
 pub(crate) fn mem(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt::Result {
     let name = inst.info.name;
     let (w0, w1) = (inst.words[0], inst.words[1]);
