@@ -337,6 +337,20 @@ fn special(f: &mut dyn Write, name: &str, v: u32, syntax: Syntax) -> fmt::Result
                 write!(f, "{v}")
             }
         }
+        "s_getreg_b32" | "s_setreg_b32" | "s_setreg_imm32_b32" => {
+            let id = v & 63;
+            let offset = (v >> 6) & 31;
+            let size = ((v >> 11) & 31) + 1;
+            f.write_str("hwreg(")?;
+            match hwreg_name(syntax.target, id) {
+                Some(n) => f.write_str(n)?,
+                None => write!(f, "{id}")?,
+            }
+            if offset != 0 || size != 32 {
+                write!(f, ", {offset}, {size}")?;
+            }
+            f.write_str(")")
+        }
         "s_endpgm" => {
             if v != 0 {
                 write!(f, "{v}")?;
@@ -344,6 +358,57 @@ fn special(f: &mut dyn Write, name: &str, v: u32, syntax: Syntax) -> fmt::Result
             Ok(())
         }
         _ => write!(f, "{v:#x}"),
+    }
+}
+
+/// Hardware register names LLVM 19 prints in `hwreg(...)` (ids as
+/// llvm-mc-19 names them for each target).
+fn hwreg_name(target: Target, id: u32) -> Option<&'static str> {
+    if target.is_gfx12() {
+        Some(match id {
+            1 => "HW_REG_MODE",
+            2 => "HW_REG_STATUS",
+            4 => "HW_REG_STATE_PRIV",
+            5 => "HW_REG_GPR_ALLOC",
+            6 => "HW_REG_LDS_ALLOC",
+            7 => "HW_REG_IB_STS",
+            10 => "HW_REG_PERF_SNAPSHOT_DATA",
+            11 => "HW_REG_PERF_SNAPSHOT_PC_LO",
+            12 => "HW_REG_PERF_SNAPSHOT_PC_HI",
+            15 => "HW_REG_PERF_SNAPSHOT_DATA1",
+            16 => "HW_REG_PERF_SNAPSHOT_DATA2",
+            17 => "HW_REG_EXCP_FLAG_PRIV",
+            18 => "HW_REG_EXCP_FLAG_USER",
+            19 => "HW_REG_TRAP_CTRL",
+            20 => "HW_REG_SCRATCH_BASE_LO",
+            21 => "HW_REG_SCRATCH_BASE_HI",
+            23 => "HW_REG_HW_ID1",
+            24 => "HW_REG_HW_ID2",
+            29 => "HW_REG_SHADER_CYCLES_LO",
+            30 => "HW_REG_SHADER_CYCLES_HI",
+            31 => "HW_REG_DVGPR_ALLOC_LO",
+            32 => "HW_REG_DVGPR_ALLOC_HI",
+            _ => return None,
+        })
+    } else {
+        Some(match id {
+            1 => "HW_REG_MODE",
+            2 => "HW_REG_STATUS",
+            3 => "HW_REG_TRAPSTS",
+            5 => "HW_REG_GPR_ALLOC",
+            6 => "HW_REG_LDS_ALLOC",
+            7 => "HW_REG_IB_STS",
+            15 => "HW_REG_SH_MEM_BASES",
+            18 => "HW_REG_PERF_SNAPSHOT_PC_LO",
+            19 => "HW_REG_PERF_SNAPSHOT_PC_HI",
+            20 => "HW_REG_FLAT_SCR_LO",
+            21 => "HW_REG_FLAT_SCR_HI",
+            23 => "HW_REG_HW_ID1",
+            24 => "HW_REG_HW_ID2",
+            27 => "HW_REG_PERF_SNAPSHOT_DATA",
+            29 => "HW_REG_SHADER_CYCLES",
+            _ => return None,
+        })
     }
 }
 
