@@ -12,6 +12,19 @@
 # low 64 encoding bits that must hold that value for LLVM to accept the word.
 # The CI stage `cargo xtask isa-diff` re-checks everything these lines imply
 # against llvm-mc-19 and llvm-objdump-19.
+#
+# Usage: gen_tables.py CPU OUT            (SOP*, VOP1/2/C -> data/CPU.txt)
+#        gen_tables.py CPU OUT vop3       (VOP3, VOP3P -> data/CPU_vop3.txt)
+#
+# The committed CPU_vop3.txt files were post-processed by hand after this
+# script (a known gap of the script, to be folded in): operand tokens split
+# out of LLVM's "/*Invalid register, operand has 'X' register class*/"
+# comments were dropped; sources whose literal signature did not match a
+# KNOWN class took the class of the instruction's first classified source
+# (f64 ops: f64; v_dot2_bf16_bf16: v2bf16; v_dot2_f16_f16: v2f16/f16); the
+# carry-in/select operand of v_cndmask_*_e64 and v_*_co_ci_u32_e64 became
+# `src2:mask`. mem.txt lists SMEM/DS/FLAT/MUBUF mnemonics from enumerating
+# each opcode with a few base words.
 import sys
 import random
 from llvmmc import first, words
