@@ -1,6 +1,7 @@
 //! `barebell`: the command-line front end.
 
 mod bringup;
+mod disasm;
 mod fw;
 mod hw;
 mod latency;
@@ -41,6 +42,9 @@ enum Command {
     /// optionally tracing every register access by name (`--vfio` and
     /// `--sysfs` target a GPU: unverified on hardware).
     Bringup(bringup::BringupArgs),
+    /// Disassemble the kernels of an AMDGPU code object (gfx1100/gfx1201)
+    /// in LLVM syntax.
+    Disasm(disasm::DisasmArgs),
     /// Inspect amdgpu firmware containers.
     Fw {
         #[command(subcommand)]
@@ -66,6 +70,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Bringup(args) => bringup::run(args),
         Command::Fw { command } => fw::run(command),
+        Command::Disasm(args) => disasm::run(args),
         Command::Latency(args) => latency::run(args),
         Command::Pci { command } => pci::run(command),
         Command::Facts { header } => {

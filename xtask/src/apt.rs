@@ -18,6 +18,7 @@ const MAIN: &[&str] = &[
     // LLVM's C++ headers (ELF.h, AMDHSAKernelDescriptor.h) for the
     // kernel crate's conformance facts.
     "llvm-19-dev",
+    "g++",
     "pciutils",
     "valgrind",
     "xz-utils",

@@ -7,7 +7,8 @@
 
 use crate::util::{cargo, run as run_cmd};
 use crate::{
-    apt, bench, conformance, freestanding, fwcheck, headers, kernel, lspci, qemu, qemu_pci,
+    apt, bench, conformance, freestanding, fwcheck, headers, isa_diff, kernel, lspci, qemu,
+    qemu_pci,
 };
 use anyhow::Result;
 use std::path::Path;
@@ -56,6 +57,7 @@ fn stages(install: bool) -> Vec<(&'static str, StageFn)> {
         ("unikernel in qemu", qemu::run),
         ("firmware C cross-check", fwcheck::run),
         ("kernel fuzz smoke", kernel::smoke),
+        ("isa vs llvm", isa_diff::run),
     ]);
     v
 }

@@ -8,6 +8,7 @@ mod freestanding;
 mod fwcheck;
 mod headers;
 mod kernel;
+mod isa_diff;
 mod lspci;
 mod qemu;
 mod qemu_pci;
@@ -50,6 +51,9 @@ enum Cmd {
     /// Build the unikernel, boot it in QEMU (q35, TCG) and check its PCI
     /// listing against QEMU's own, plus its latency summaries.
     Qemu,
+    /// Compare barebell-isa's disassembly with LLVM 19 (random words and the
+    /// test suite's code objects).
+    IsaDiff,
     /// Cross-check the firmware parser against a C reader built on
     /// Linux's amdgpu_ucode.h, over every gc/psp/sdma/imu/smu blob.
     Fwcheck,
@@ -102,6 +106,7 @@ fn main() -> ExitCode {
                 r.target, r.runs, r.seconds
             )
         }),
+        Cmd::IsaDiff => isa_diff::run(&root).map(|s| println!("{s}")),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

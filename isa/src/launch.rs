@@ -1,0 +1,379 @@
+//! Dispatch: from an AQL kernel dispatch packet's fields and the kernel
+//! descriptor to running waves, as the CP/SPI does it.
+//!
+//! The steps follow AMDGPUUsage's "Initial Kernel Execution State" (LLVM 19):
+//! enabled user SGPRs are packed from s0 in the order private segment buffer
+//! (4), dispatch ptr (2), queue ptr (2), kernarg segment ptr (2), dispatch id
+//! (2), flat scratch init (2), private segment size (1); the system SGPRs
+//! (workgroup id x/y/z, workgroup info, private segment wave offset) follow
+//! at s[USER_SGPR_COUNT]. On gfx12 (architected SGPRs) the workgroup ids are
+//! delivered in TTMP9 (x) and TTMP7 (y in [15:0], z in [31:16]) instead.
+//! Work-item ids are packed into v0 on gfx11+ (x [9:0], y [19:10], z [29:20]).
+//!
+//! Model conventions (not hardware facts): scratch is a per-lane byte array
+//! addressed from 0 (the swizzled layout and FLAT_SCRATCH base are not
+//! modelled); the private segment buffer descriptor and flat scratch init
+//! SGPRs hold zero; dynamic LDS is the packet's group segment size.
+
+use crate::decode::Target;
+use crate::exec::{ExecError, Flow, Interp, Shared, Wave};
+use crate::kd::{KD_SIZE, KernelDescriptor};
+use crate::mem::{MemFault, Memory};
+use crate::print::Syntax;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// The AQL kernel dispatch packet fields the launch uses (HSA
+/// `hsa_kernel_dispatch_packet_t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Dispatch {
+    pub setup_dims: u8,
+    pub workgroup_size: [u16; 3],
+    pub grid_size: [u32; 3],
+    pub private_segment_size: u32,
+    pub group_segment_size: u32,
+    pub kernel_object: u64,
+    pub kernarg_address: u64,
+    pub packet_address: u64,
+    pub queue_address: u64,
+    pub dispatch_id: u64,
+}
+
+/// Launch options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchConfig {
+    pub target: Target,
+    /// Chooses the order in which waves and workgroups run.
+    pub seed: u64,
+    /// Bound on instructions over the whole dispatch.
+    pub max_instructions: u64,
+    /// Workgroups resident (interleaved) at once.
+    pub resident_workgroups: u32,
+}
+
+impl LaunchConfig {
+    pub fn new(target: Target) -> LaunchConfig {
+        LaunchConfig {
+            target,
+            seed: 0,
+            max_instructions: 1 << 34,
+            resident_workgroups: 4,
+        }
+    }
+}
+
+/// Counts from a finished dispatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stats {
+    pub workgroups: u64,
+    pub waves: u64,
+    pub instructions: u64,
+    pub lane_instructions: u64,
+}
+
+/// Why a dispatch did not complete.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LaunchError {
+    /// The kernel descriptor could not be read.
+    Descriptor(MemFault),
+    /// The packet or descriptor asks for something the model does not do.
+    Unsupported(&'static str),
+    /// A packet field is out of range (zero sizes, too many lanes).
+    BadPacket(&'static str),
+    /// A wave stopped (illegal/unimplemented instruction, fault): the CP
+    /// would report this as the queue's error.
+    Wave {
+        workgroup: [u32; 3],
+        wave: u32,
+        error: ExecError,
+    },
+    /// The instruction bound ran out (a hung kernel).
+    Timeout { instructions: u64 },
+}
+
+impl core::fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            LaunchError::Descriptor(e) => write!(f, "reading the kernel descriptor: {e}"),
+            LaunchError::Unsupported(w) => write!(f, "unsupported dispatch: {w}"),
+            LaunchError::BadPacket(w) => write!(f, "bad dispatch packet: {w}"),
+            LaunchError::Wave {
+                workgroup,
+                wave,
+                error,
+            } => write!(
+                f,
+                "wave {wave} of workgroup ({}, {}, {}): {error}",
+                workgroup[0], workgroup[1], workgroup[2]
+            ),
+            LaunchError::Timeout { instructions } => {
+                write!(
+                    f,
+                    "dispatch did not finish within {instructions} instructions"
+                )
+            }
+        }
+    }
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+struct Group {
+    id: [u32; 3],
+    lds: Vec<u8>,
+    waves: Vec<Wave>,
+    at_barrier: Vec<bool>,
+}
+
+/// Runs a dispatch to completion.
+pub fn launch<M: Memory>(
+    mem: &mut M,
+    cfg: &LaunchConfig,
+    d: &Dispatch,
+) -> Result<Stats, LaunchError> {
+    let mut kb = [0u8; KD_SIZE];
+    mem.read(d.kernel_object, &mut kb)
+        .map_err(LaunchError::Descriptor)?;
+    let kd = KernelDescriptor::parse(&kb);
+    if kd.denorm_mode_32() != 3 || kd.denorm_mode_16_64() != 3 {
+        return Err(LaunchError::Unsupported(
+            "FLOAT_DENORM_MODE other than 3 (denormals preserved) is not modelled",
+        ));
+    }
+    if d.workgroup_size.contains(&0) || d.grid_size.contains(&0) {
+        return Err(LaunchError::BadPacket("zero workgroup or grid size"));
+    }
+    let wg_lanes: u32 = d.workgroup_size.iter().map(|&x| u32::from(x)).product();
+    if wg_lanes > 1024 {
+        return Err(LaunchError::BadPacket(
+            "more than 1024 work-items per workgroup",
+        ));
+    }
+    let wave_size: u32 = if kd.wave32() { 32 } else { 64 };
+    let nvgpr = kd.vgpr_count().max(1);
+    let entry = d
+        .kernel_object
+        .wrapping_add(kd.kernel_code_entry_byte_offset as u64);
+    let scratch = kd.private_segment_fixed_size.max(d.private_segment_size);
+    let lds_size = (kd.group_segment_fixed_size + d.group_segment_size) as usize;
+    let ngroups: [u32; 3] =
+        core::array::from_fn(|i| d.grid_size[i].div_ceil(u32::from(d.workgroup_size[i])));
+    let total_groups = u64::from(ngroups[0]) * u64::from(ngroups[1]) * u64::from(ngroups[2]);
+    let syntax = Syntax {
+        target: cfg.target,
+        wave64: wave_size == 64,
+    };
+    let mut interp = Interp::new(mem, syntax);
+    let mut rng = Rng(cfg.seed ^ 0x005e_ed0f_ba5e);
+    let mut stats = Stats::default();
+    let mut next_group: u64 = 0;
+    let mut resident: Vec<Group> = Vec::new();
+    let slots = cfg.resident_workgroups.max(1) as usize;
+    loop {
+        while resident.len() < slots && next_group < total_groups {
+            let g = next_group;
+            next_group += 1;
+            let id = [
+                (g % u64::from(ngroups[0])) as u32,
+                ((g / u64::from(ngroups[0])) % u64::from(ngroups[1])) as u32,
+                (g / (u64::from(ngroups[0]) * u64::from(ngroups[1]))) as u32,
+            ];
+            resident.push(make_group(
+                &kd, d, cfg.target, id, ngroups, wave_size, nvgpr, scratch, lds_size, entry,
+            ));
+            stats.workgroups += 1;
+        }
+        if resident.is_empty() {
+            break;
+        }
+        // Pick a runnable wave among all resident groups.
+        let gi = (rng.next() % resident.len() as u64) as usize;
+        let group = &mut resident[gi];
+        let runnable: Vec<usize> = (0..group.waves.len())
+            .filter(|&i| !group.waves[i].done && !group.at_barrier[i])
+            .collect();
+        if runnable.is_empty() {
+            // all waiting at the barrier (or done): release, or retire the group
+            if group.waves.iter().all(|w| w.done) {
+                stats.waves += group.waves.len() as u64;
+                resident.swap_remove(gi);
+            } else {
+                for b in group.at_barrier.iter_mut() {
+                    *b = false;
+                }
+            }
+            continue;
+        }
+        let wi = runnable[(rng.next() % runnable.len() as u64) as usize];
+        let quantum = 1 + rng.next() % 24;
+        let Group {
+            id,
+            lds,
+            waves,
+            at_barrier,
+            ..
+        } = group;
+        let mut sh = Shared {
+            lds: lds.as_mut_slice(),
+            target: cfg.target,
+        };
+        let w = &mut waves[wi];
+        for _ in 0..quantum {
+            match interp.step(w, &mut sh) {
+                Ok(Flow::Next) => {}
+                Ok(Flow::Barrier) => {
+                    at_barrier[wi] = true;
+                    break;
+                }
+                Ok(Flow::End) => break,
+                Err(error) => {
+                    return Err(LaunchError::Wave {
+                        workgroup: *id,
+                        wave: wi as u32,
+                        error,
+                    });
+                }
+            }
+        }
+        if interp.instructions > cfg.max_instructions {
+            return Err(LaunchError::Timeout {
+                instructions: interp.instructions,
+            });
+        }
+    }
+    stats.instructions = interp.instructions;
+    stats.lane_instructions = interp.lane_instructions;
+    Ok(stats)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn make_group(
+    kd: &KernelDescriptor,
+    d: &Dispatch,
+    target: Target,
+    id: [u32; 3],
+    ngroups: [u32; 3],
+    wave_size: u32,
+    nvgpr: u32,
+    scratch: u32,
+    lds_size: usize,
+    entry: u64,
+) -> Group {
+    let ws = [
+        u32::from(d.workgroup_size[0]),
+        u32::from(d.workgroup_size[1]),
+        u32::from(d.workgroup_size[2]),
+    ];
+    // Partial workgroups at the grid's edge (HSA: the last workgroup may be
+    // smaller).
+    let size: [u32; 3] = core::array::from_fn(|i| {
+        let start = id[i] * ws[i];
+        ws[i].min(d.grid_size[i] - start)
+    });
+    let lanes = size[0] * size[1] * size[2];
+    let nwaves = lanes.div_ceil(wave_size);
+    let mut waves = Vec::with_capacity(nwaves as usize);
+    for wv in 0..nwaves {
+        let mut w = Wave::new(wave_size, nvgpr, scratch);
+        w.pc = entry;
+        // user SGPRs
+        let mut s = 0usize;
+        let put = |w: &mut Wave, s: &mut usize, v: u32| {
+            if *s < 106 {
+                w.s[*s] = v;
+            }
+            *s += 1;
+        };
+        if kd.private_segment_buffer() {
+            for _ in 0..4 {
+                put(&mut w, &mut s, 0);
+            }
+        }
+        if kd.dispatch_ptr() {
+            put(&mut w, &mut s, d.packet_address as u32);
+            put(&mut w, &mut s, (d.packet_address >> 32) as u32);
+        }
+        if kd.queue_ptr() {
+            put(&mut w, &mut s, d.queue_address as u32);
+            put(&mut w, &mut s, (d.queue_address >> 32) as u32);
+        }
+        if kd.kernarg_segment_ptr() {
+            put(&mut w, &mut s, d.kernarg_address as u32);
+            put(&mut w, &mut s, (d.kernarg_address >> 32) as u32);
+        }
+        if kd.dispatch_id() {
+            put(&mut w, &mut s, d.dispatch_id as u32);
+            put(&mut w, &mut s, (d.dispatch_id >> 32) as u32);
+        }
+        if kd.flat_scratch_init() {
+            put(&mut w, &mut s, 0);
+            put(&mut w, &mut s, 0);
+        }
+        if kd.private_segment_size() {
+            put(&mut w, &mut s, scratch);
+        }
+        // system SGPRs
+        let mut s = kd.user_sgpr_count() as usize;
+        let en = kd.workgroup_id();
+        if target.is_gfx12() {
+            w.s[108 + 9] = id[0];
+            w.s[108 + 7] = id[1] & 0xffff | (id[2] & 0xffff) << 16;
+        } else {
+            for i in 0..3 {
+                if en[i] {
+                    put(&mut w, &mut s, id[i]);
+                }
+            }
+        }
+        if kd.workgroup_info() {
+            put(&mut w, &mut s, 0);
+        }
+        if kd.private_segment() {
+            put(&mut w, &mut s, 0);
+        }
+        let _ = ngroups;
+        // work-item ids, packed
+        let mut exec = 0u64;
+        for lane in 0..wave_size {
+            let flat = wv * wave_size + lane;
+            if flat >= lanes {
+                continue;
+            }
+            exec |= 1 << lane;
+            let x = flat % size[0];
+            let y = (flat / size[0]) % size[1];
+            let z = flat / (size[0] * size[1]);
+            let v0 = match kd.vgpr_workitem_id() {
+                0 => x,
+                1 => x | y << 10,
+                _ => x | y << 10 | z << 20,
+            };
+            if let Some(r) = w.v.get_mut(lane as usize) {
+                *r = v0;
+            }
+        }
+        w.s[126] = exec as u32;
+        w.s[127] = if wave_size == 64 {
+            (exec >> 32) as u32
+        } else {
+            0
+        };
+        waves.push(w);
+    }
+    let n = waves.len();
+    Group {
+        id,
+        lds: vec![0; lds_size],
+        waves,
+        at_barrier: vec![false; n],
+    }
+}

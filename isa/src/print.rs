@@ -1,0 +1,641 @@
+//! LLVM-syntax printing: the text `llvm-objdump-19 -d` / `llvm-mc-19
+//! --disassemble` give for the same bytes (AMDGPUInstPrinter's conventions).
+
+use crate::decode::{Inst, Target};
+use crate::table::{Enc, Fld, Imm, Simm, Ty};
+use core::fmt::{self, Write};
+
+/// Printing context: target and wave size (wave64 names `vcc`/`exec` where
+/// wave32 names `vcc_lo`/`exec_lo`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Syntax {
+    pub target: Target,
+    pub wave64: bool,
+}
+
+/// An instruction ready to print in LLVM syntax.
+#[derive(Debug, Clone, Copy)]
+pub struct Display<'a> {
+    pub inst: &'a Inst,
+    pub syntax: Syntax,
+}
+
+impl Inst {
+    /// LLVM-syntax text of the instruction.
+    pub fn display(&self, syntax: Syntax) -> Display<'_> {
+        Display { inst: self, syntax }
+    }
+}
+
+pub(crate) fn reg_range(f: &mut dyn Write, prefix: &str, first: u32, width: u8) -> fmt::Result {
+    if width == 1 {
+        write!(f, "{prefix}{first}")
+    } else {
+        write!(f, "{prefix}[{first}:{}]", first + u32::from(width) - 1)
+    }
+}
+
+/// SGPR alignment LLVM applies to a tuple of `width` dwords.
+fn sgpr_align(width: u8) -> u32 {
+    match width {
+        1 => 1,
+        2 => 2,
+        _ => 4,
+    }
+}
+
+/// Names a scalar register operand (values 0..=127 and the special sources).
+pub(crate) fn scalar(f: &mut dyn Write, v: u32, width: u8) -> fmt::Result {
+    let al = sgpr_align(width);
+    match v {
+        0..=105 => reg_range(f, "s", v / al * al, width),
+        106 | 107 if width == 1 => f.write_str(if v == 106 { "vcc_lo" } else { "vcc_hi" }),
+        106 | 107 => f.write_str("vcc"),
+        108..=123 => reg_range(f, "ttmp", (v - 108) / al * al, width),
+        124 => f.write_str("null"),
+        125 => f.write_str("m0"),
+        126 | 127 if width == 1 => f.write_str(if v == 126 { "exec_lo" } else { "exec_hi" }),
+        126 | 127 => f.write_str("exec"),
+        235 => f.write_str("src_shared_base"),
+        236 => f.write_str("src_shared_limit"),
+        237 => f.write_str("src_private_base"),
+        238 => f.write_str("src_private_limit"),
+        239 => f.write_str("src_pops_exiting_wave_id"),
+        251 => f.write_str("src_vccz"),
+        252 => f.write_str("src_execz"),
+        253 => f.write_str("src_scc"),
+        254 => f.write_str("src_lds_direct"),
+        _ => write!(f, "/*unknown {v}*/"),
+    }
+}
+
+const F32_INLINE: [(u32, &str); 9] = [
+    (0x3f000000, "0.5"),
+    (0xbf000000, "-0.5"),
+    (0x3f800000, "1.0"),
+    (0xbf800000, "-1.0"),
+    (0x40000000, "2.0"),
+    (0xc0000000, "-2.0"),
+    (0x40800000, "4.0"),
+    (0xc0800000, "-4.0"),
+    (0x3e22f983, "0.15915494"),
+];
+const F16_INLINE: [(u32, &str); 9] = [
+    (0x3800, "0.5"),
+    (0xb800, "-0.5"),
+    (0x3c00, "1.0"),
+    (0xbc00, "-1.0"),
+    (0x4000, "2.0"),
+    (0xc000, "-2.0"),
+    (0x4400, "4.0"),
+    (0xc400, "-4.0"),
+    (0x3118, "0.15915494"),
+];
+const BF16_INLINE: [(u32, &str); 9] = [
+    (0x3f00, "0.5"),
+    (0xbf00, "-0.5"),
+    (0x3f80, "1.0"),
+    (0xbf80, "-1.0"),
+    (0x4000, "2.0"),
+    (0xc000, "-2.0"),
+    (0x4080, "4.0"),
+    (0xc080, "-4.0"),
+    (0x3e22, "0.15915494"),
+];
+/// High halves of the f64 inline constants.
+const F64_INLINE_HI: [(u32, &str); 8] = [
+    (0x3fe00000, "0.5"),
+    (0xbfe00000, "-0.5"),
+    (0x3ff00000, "1.0"),
+    (0xbff00000, "-1.0"),
+    (0x40000000, "2.0"),
+    (0xc0000000, "-2.0"),
+    (0x40100000, "4.0"),
+    (0xc0100000, "-4.0"),
+];
+const FLOAT_TEXT: [&str; 9] = [
+    "0.5",
+    "-0.5",
+    "1.0",
+    "-1.0",
+    "2.0",
+    "-2.0",
+    "4.0",
+    "-4.0",
+    "0.15915494",
+];
+
+fn lookup(table: &[(u32, &'static str)], v: u32) -> Option<&'static str> {
+    table.iter().find(|(k, _)| *k == v).map(|(_, s)| *s)
+}
+
+fn inline_int(v: i64) -> bool {
+    (-16..=64).contains(&v)
+}
+
+/// A literal constant as LLVM prints it for an operand of class `imm`.
+fn literal(f: &mut dyn Write, lit: u32, imm: Imm) -> fmt::Result {
+    let s32 = lit as i32;
+    match imm {
+        Imm::B32 | Imm::Reg | Imm::Msg => {
+            if inline_int(s32.into()) {
+                write!(f, "{s32}")
+            } else if let Some(t) = lookup(&F32_INLINE, lit) {
+                f.write_str(t)
+            } else {
+                write!(f, "{lit:#x}")
+            }
+        }
+        Imm::B64 => {
+            if inline_int(lit.into()) {
+                write!(f, "{lit}")
+            } else {
+                write!(f, "{lit:#x}")
+            }
+        }
+        Imm::F64 => {
+            if lit == 0 {
+                f.write_str("0")
+            } else if let Some(t) = lookup(&F64_INLINE_HI, lit) {
+                f.write_str(t)
+            } else {
+                write!(f, "{lit:#x}")
+            }
+        }
+        Imm::F16 => {
+            let lo = lit & 0xffff;
+            let s16 = lo as u16 as i16;
+            if inline_int(s16.into()) {
+                write!(f, "{s16}")
+            } else if let Some(t) = lookup(&F16_INLINE, lo) {
+                f.write_str(t)
+            } else {
+                write!(f, "{lo:#x}")
+            }
+        }
+        Imm::BF16 => {
+            let lo = lit & 0xffff;
+            let s16 = lo as u16 as i16;
+            if inline_int(s16.into()) {
+                write!(f, "{s16}")
+            } else if let Some(t) = lookup(&BF16_INLINE, lo) {
+                f.write_str(t)
+            } else {
+                write!(f, "{lo:#x}")
+            }
+        }
+        Imm::I16 => {
+            if inline_int(s32.into()) {
+                write!(f, "{s32}")
+            } else if let Some(t) = lookup(&F32_INLINE, lit) {
+                f.write_str(t)
+            } else {
+                write!(f, "{:#x}", lit & 0xffff)
+            }
+        }
+        Imm::V2F16 | Imm::V2I16 => {
+            if inline_int(s32.into()) {
+                write!(f, "{s32}")
+            } else if let Some(t) = lookup(&F16_INLINE, lit) {
+                f.write_str(t)
+            } else {
+                write!(f, "{lit:#x}")
+            }
+        }
+        Imm::V2BF16 => {
+            if inline_int(s32.into()) {
+                write!(f, "{s32}")
+            } else if let Some(t) = lookup(&BF16_INLINE, lit) {
+                f.write_str(t)
+            } else {
+                write!(f, "{lit:#x}")
+            }
+        }
+    }
+}
+
+/// An inline float constant (source values 240..=248).
+fn inline_float(f: &mut dyn Write, v: u32, imm: Imm) -> fmt::Result {
+    let i = (v - 240) as usize;
+    match imm {
+        Imm::B64 | Imm::F64 if v == 248 => f.write_str("0.15915494309189532"),
+        Imm::I16 => write!(f, "{:#x}", F16_INLINE[i].0),
+        _ => f.write_str(FLOAT_TEXT[i]),
+    }
+}
+
+/// A 9-bit (or 8-bit scalar) source operand.
+fn source(f: &mut dyn Write, v: u32, width: u8, imm: Imm, lit: Option<u32>) -> fmt::Result {
+    match v {
+        256..=511 => reg_range(f, "v", v - 256, width),
+        128..=192 => write!(f, "{}", v - 128),
+        193..=208 => write!(f, "-{}", v - 192),
+        240..=248 => inline_float(f, v, imm),
+        255 => literal(f, lit.unwrap_or(0), imm),
+        _ => scalar(f, v, width),
+    }?;
+    if imm == Imm::Reg && (128..=255).contains(&v) && !(235..=239).contains(&v) && v < 251
+        || imm == Imm::Reg && v == 255
+    {
+        f.write_str("/*Invalid immediate*/")?;
+    }
+    Ok(())
+}
+
+fn simm(f: &mut dyn Write, name: &str, v: u32, style: Simm, syntax: Syntax) -> fmt::Result {
+    match style {
+        Simm::Hex => write!(f, "{v:#x}"),
+        Simm::U16 => {
+            if v <= 64 {
+                write!(f, "{v}")
+            } else {
+                write!(f, "{v:#x}")
+            }
+        }
+        Simm::UDec => write!(f, "{v}"),
+        Simm::Special => special(f, name, v, syntax),
+    }
+}
+
+fn special(f: &mut dyn Write, name: &str, v: u32, syntax: Syntax) -> fmt::Result {
+    match name {
+        "s_waitcnt" => {
+            let vm = (v >> 10) & 0x3f;
+            let lgkm = (v >> 4) & 0x3f;
+            let exp = v & 7;
+            let all = vm == 0x3f && lgkm == 0x3f && exp == 7;
+            let mut sep = "";
+            if vm != 0x3f || all {
+                write!(f, "vmcnt({vm})")?;
+                sep = " ";
+            }
+            if exp != 7 || all {
+                write!(f, "{sep}expcnt({exp})")?;
+                sep = " ";
+            }
+            if lgkm != 0x3f || all {
+                write!(f, "{sep}lgkmcnt({lgkm})")?;
+            }
+            Ok(())
+        }
+        "s_delay_alu" => {
+            const IDS: [&str; 12] = [
+                "NO_DEP",
+                "VALU_DEP_1",
+                "VALU_DEP_2",
+                "VALU_DEP_3",
+                "VALU_DEP_4",
+                "TRANS32_DEP_1",
+                "TRANS32_DEP_2",
+                "TRANS32_DEP_3",
+                "FMA_ACCUM_CYCLE_1",
+                "SALU_CYCLE_1",
+                "SALU_CYCLE_2",
+                "SALU_CYCLE_3",
+            ];
+            const SKIPS: [&str; 6] = ["SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"];
+            let id0 = (v & 0xf) as usize;
+            let skip = ((v >> 4) & 7) as usize;
+            let id1 = ((v >> 7) & 0xf) as usize;
+            let mut sep = "";
+            if id0 != 0 {
+                let t = IDS
+                    .get(id0)
+                    .copied()
+                    .unwrap_or("/* invalid instid value */");
+                write!(f, "instid0({t})")?;
+                sep = " | ";
+            }
+            if skip != 0 {
+                let t = SKIPS
+                    .get(skip)
+                    .copied()
+                    .unwrap_or("/* invalid instskip value */");
+                write!(f, "{sep}instskip({t})")?;
+                sep = " | ";
+            }
+            if id1 != 0 {
+                let t = IDS
+                    .get(id1)
+                    .copied()
+                    .unwrap_or("/* invalid instid value */");
+                write!(f, "{sep}instid1({t})")?;
+                sep = " | ";
+            }
+            if sep.is_empty() {
+                f.write_str("0")?;
+            }
+            Ok(())
+        }
+        "s_sendmsg" | "s_sendmsghalt" => {
+            let id = v & 0xff;
+            if let Some(n) = msg_name(syntax.target, id, false) {
+                write!(f, "sendmsg({n})")
+            } else if v == id {
+                write!(f, "sendmsg({id}, 0, 0)")
+            } else {
+                write!(f, "{v}")
+            }
+        }
+        "s_getreg_b32" | "s_setreg_b32" | "s_setreg_imm32_b32" => {
+            let id = v & 63;
+            let offset = (v >> 6) & 31;
+            let size = ((v >> 11) & 31) + 1;
+            f.write_str("hwreg(")?;
+            match hwreg_name(syntax.target, id) {
+                Some(n) => f.write_str(n)?,
+                None => write!(f, "{id}")?,
+            }
+            if offset != 0 || size != 32 {
+                write!(f, ", {offset}, {size}")?;
+            }
+            f.write_str(")")
+        }
+        "s_endpgm" => {
+            if v != 0 {
+                write!(f, "{v}")?;
+            }
+            Ok(())
+        }
+        _ => write!(f, "{v:#x}"),
+    }
+}
+
+/// Hardware register names LLVM 19 prints in `hwreg(...)` (ids as
+/// llvm-mc-19 names them for each target).
+fn hwreg_name(target: Target, id: u32) -> Option<&'static str> {
+    if target.is_gfx12() {
+        Some(match id {
+            1 => "HW_REG_MODE",
+            2 => "HW_REG_STATUS",
+            4 => "HW_REG_STATE_PRIV",
+            5 => "HW_REG_GPR_ALLOC",
+            6 => "HW_REG_LDS_ALLOC",
+            7 => "HW_REG_IB_STS",
+            10 => "HW_REG_PERF_SNAPSHOT_DATA",
+            11 => "HW_REG_PERF_SNAPSHOT_PC_LO",
+            12 => "HW_REG_PERF_SNAPSHOT_PC_HI",
+            15 => "HW_REG_PERF_SNAPSHOT_DATA1",
+            16 => "HW_REG_PERF_SNAPSHOT_DATA2",
+            17 => "HW_REG_EXCP_FLAG_PRIV",
+            18 => "HW_REG_EXCP_FLAG_USER",
+            19 => "HW_REG_TRAP_CTRL",
+            20 => "HW_REG_SCRATCH_BASE_LO",
+            21 => "HW_REG_SCRATCH_BASE_HI",
+            23 => "HW_REG_HW_ID1",
+            24 => "HW_REG_HW_ID2",
+            29 => "HW_REG_SHADER_CYCLES_LO",
+            30 => "HW_REG_SHADER_CYCLES_HI",
+            31 => "HW_REG_DVGPR_ALLOC_LO",
+            32 => "HW_REG_DVGPR_ALLOC_HI",
+            _ => return None,
+        })
+    } else {
+        Some(match id {
+            1 => "HW_REG_MODE",
+            2 => "HW_REG_STATUS",
+            3 => "HW_REG_TRAPSTS",
+            5 => "HW_REG_GPR_ALLOC",
+            6 => "HW_REG_LDS_ALLOC",
+            7 => "HW_REG_IB_STS",
+            15 => "HW_REG_SH_MEM_BASES",
+            18 => "HW_REG_PERF_SNAPSHOT_PC_LO",
+            19 => "HW_REG_PERF_SNAPSHOT_PC_HI",
+            20 => "HW_REG_FLAT_SCR_LO",
+            21 => "HW_REG_FLAT_SCR_HI",
+            23 => "HW_REG_HW_ID1",
+            24 => "HW_REG_HW_ID2",
+            27 => "HW_REG_PERF_SNAPSHOT_DATA",
+            29 => "HW_REG_SHADER_CYCLES",
+            _ => return None,
+        })
+    }
+}
+
+/// Message names LLVM 19 knows for `s_sendmsg` (gfx11/gfx12 `SendMsg` ids).
+fn msg_name(_target: Target, id: u32, rtn: bool) -> Option<&'static str> {
+    if rtn {
+        return match id {
+            128 => Some("MSG_RTN_GET_DOORBELL"),
+            129 => Some("MSG_RTN_GET_DDID"),
+            130 => Some("MSG_RTN_GET_TMA"),
+            131 => Some("MSG_RTN_GET_REALTIME"),
+            132 => Some("MSG_RTN_SAVE_WAVE"),
+            133 => Some("MSG_RTN_GET_TBA"),
+            _ => None,
+        };
+    }
+    match id {
+        1 => Some("MSG_INTERRUPT"),
+        2 => Some("MSG_HS_TESSFACTOR"),
+        3 => Some("MSG_DEALLOC_VGPRS"),
+        9 => Some("MSG_GS_ALLOC_REQ"),
+        _ => None,
+    }
+}
+
+/// Writes one source with VOP3 neg/abs modifiers: registers as `-|x|`,
+/// constants as `neg(|x|)`.
+fn vop3_source(
+    f: &mut dyn Write,
+    v: u32,
+    width: u8,
+    imm: Imm,
+    lit: Option<u32>,
+    neg: bool,
+    abs: bool,
+) -> fmt::Result {
+    let is_const = (128..=255).contains(&v) && !matches!(v, 235..=239 | 251..=254);
+    if neg {
+        f.write_str(if is_const { "neg(" } else { "-" })?;
+    }
+    if abs {
+        f.write_str("|")?;
+    }
+    source(f, v, width, imm, lit)?;
+    if abs {
+        f.write_str("|")?;
+    }
+    if neg && is_const {
+        f.write_str(")")?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for Display<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inst = self.inst;
+        let info = inst.info;
+        if info.enc == Enc::Vopd {
+            return vopd(f, inst, self.syntax);
+        }
+        if matches!(
+            info.enc,
+            Enc::Smem | Enc::Ds | Enc::Flat | Enc::Global | Enc::Scratch | Enc::Mubuf
+        ) {
+            return crate::print_mem::mem(f, inst, self.syntax);
+        }
+        f.write_str(info.name)?;
+        let q = inst.qword();
+        let mods = info.mods;
+        let vop3 = info.enc == Enc::Vop3;
+        let lo128 = matches!(info.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc);
+        // vsrc1 is 16-bit when src0 is (the two sources share a type).
+        let lo128_src1 = info
+            .opnds
+            .iter()
+            .any(|o| o.fld == Fld::Src0 && matches!(o.ty, Ty::Src(_, Imm::F16 | Imm::I16)));
+        let mut sep = " ";
+        for o in info.opnds {
+            let v = inst.field(o.fld);
+            if o.ty == Ty::Simm(Simm::Special) && info.name == "s_endpgm" && v == 0 {
+                continue;
+            }
+            f.write_str(sep)?;
+            sep = ", ";
+            match o.ty {
+                Ty::SReg(w) if vop3 && o.fld == Fld::Vdst && info.name.starts_with("v_cmp") => {
+                    scalar(f, v, if self.syntax.wave64 { 2 } else { w })?
+                }
+                Ty::SReg(w) if vop3 && o.fld == Fld::Sdst3 => {
+                    scalar(f, v, if self.syntax.wave64 { 2 } else { w })?
+                }
+                Ty::SReg(w) => scalar(f, v, w)?,
+                Ty::VReg(w) => {
+                    reg_range(f, "v", v, w)?;
+                    if lo128 && o.fld == Fld::Vsrc1 && v >= 128 && lo128_src1 {
+                        f.write_str(
+                            "/*Invalid register, operand has 'VGPR_32_Lo128' register class*/",
+                        )?;
+                    }
+                }
+                Ty::Src(w, imm) if vop3 => {
+                    let i = match o.fld {
+                        Fld::Src1 => 1,
+                        Fld::Src2 => 2,
+                        _ => 0,
+                    };
+                    let neg = mods >> (61 + i) & 1 != 0 && q >> (61 + i) & 1 != 0;
+                    let abs = mods >> (8 + i) & 1 != 0 && q >> (8 + i) & 1 != 0;
+                    vop3_source(f, v, w, imm, inst.literal, neg, abs)?
+                }
+                Ty::SSrc(w, imm) | Ty::Src(w, imm) => {
+                    source(f, v, w, imm, inst.literal)?;
+                    if lo128 && matches!(imm, Imm::F16 | Imm::I16) && v >= 384 {
+                        f.write_str(
+                            "/*Invalid register, operand has 'VS_32_Lo128' register class*/",
+                        )?;
+                    }
+                }
+                Ty::Kimm => write!(f, "{:#x}", inst.literal.unwrap_or(0))?,
+                Ty::Mask => scalar(f, v, if self.syntax.wave64 { 2 } else { 1 })?,
+                Ty::Simm(style) => simm(f, info.name, v, style, self.syntax)?,
+                Ty::Text(t) => {
+                    if self.syntax.wave64 && t == "vcc_lo" {
+                        f.write_str("vcc")?;
+                    } else {
+                        f.write_str(t)?;
+                    }
+                }
+            }
+        }
+        if info.enc == Enc::Vop3p {
+            let nsrc = info
+                .opnds
+                .iter()
+                .filter(|o| matches!(o.fld, Fld::Src0 | Fld::Src1 | Fld::Src2))
+                .count() as u64;
+            let bit = |pos: u64| (q >> pos) & 1;
+            let list = |f: &mut fmt::Formatter<'_>, label: &str, pos: [u64; 3]| -> fmt::Result {
+                write!(f, " {label}:[")?;
+                for (i, p) in pos.iter().take(nsrc as usize).enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{}", bit(*p))?;
+                }
+                f.write_str("]")
+            };
+            let opsel = [11u64, 12, 13];
+            let opsel_hi = [59u64, 60, 14];
+            let neg_lo = [61u64, 62, 63];
+            let neg_hi = [8u64, 9, 10];
+            let any = |pos: [u64; 3], want: u64| (0..nsrc as usize).any(|i| bit(pos[i]) == want);
+            if mods & (7 << 11) != 0 && any(opsel, 1) {
+                list(f, "op_sel", opsel)?;
+            }
+            if mods & (3 << 59 | 1 << 14) != 0 && any(opsel_hi, 0) {
+                list(f, "op_sel_hi", opsel_hi)?;
+            }
+            if mods & (7 << 61) != 0 && any(neg_lo, 1) {
+                list(f, "neg_lo", neg_lo)?;
+            }
+            if mods & (7 << 8) != 0 && any(neg_hi, 1) {
+                list(f, "neg_hi", neg_hi)?;
+            }
+            if mods & (1 << 15) != 0 && q >> 15 & 1 != 0 {
+                f.write_str(" clamp")?;
+            }
+        }
+        if vop3 {
+            let opsel = (q >> 11) & 0xf;
+            if mods & (0xf << 11) != 0 && opsel != 0 {
+                let nsrc = info
+                    .opnds
+                    .iter()
+                    .filter(|o| matches!(o.fld, Fld::Src0 | Fld::Src1 | Fld::Src2))
+                    .count();
+                f.write_str(" op_sel:[")?;
+                for i in 0..nsrc {
+                    write!(f, "{},", opsel >> i & 1)?;
+                }
+                write!(f, "{}]", opsel >> 3 & 1)?;
+            }
+            if mods & (1 << 15) != 0 && q >> 15 & 1 != 0 {
+                f.write_str(" clamp")?;
+            }
+            if mods & (3 << 59) != 0 {
+                match (q >> 59) & 3 {
+                    1 => f.write_str(" mul:2")?,
+                    2 => f.write_str(" mul:4")?,
+                    3 => f.write_str(" div:2")?,
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn vopd(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt::Result {
+    let (w0, w1) = (inst.words[0], inst.words[1]);
+    let vdstx = w1 >> 24;
+    let vdsty = (((w1 >> 17) & 0x7f) << 1) | (!vdstx & 1);
+    let halves = [
+        ((w0 >> 22) & 0xf, vdstx, w0 & 0x1ff, (w0 >> 9) & 0xff),
+        ((w0 >> 17) & 0x1f, vdsty, w1 & 0x1ff, (w1 >> 9) & 0xff),
+    ];
+    for (i, (op, vdst, src0, vsrc1)) in halves.into_iter().enumerate() {
+        let name = crate::decode::vopd_name(syntax.target, op).unwrap_or("?");
+        if i == 1 {
+            f.write_str(" :: ")?;
+        }
+        let imm = if name.starts_with("dot2acc_f32_f16") {
+            Imm::V2F16
+        } else if name.starts_with("dot2acc_f32_bf16") {
+            Imm::V2BF16
+        } else {
+            Imm::B32
+        };
+        write!(f, "v_dual_{name} v{vdst}, ")?;
+        source(f, src0, 1, imm, inst.literal)?;
+        let k = inst.literal.unwrap_or(0);
+        match name {
+            "mov_b32" => {}
+            "fmaak_f32" => write!(f, ", v{vsrc1}, {k:#x}")?,
+            "fmamk_f32" => write!(f, ", {k:#x}, v{vsrc1}")?,
+            _ => write!(f, ", v{vsrc1}")?,
+        }
+    }
+    Ok(())
+}
