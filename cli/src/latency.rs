@@ -398,14 +398,19 @@ fn run_target(
     mapping: Option<MappingMode>,
     scale: TscScale,
     idle: Idle,
+    cpus: &[usize],
     cpu: Option<usize>,
     model_cpu: Option<usize>,
     warnings: &mut Vec<String>,
 ) -> Result<RunResult, String> {
     // The model thread is spawned from this one; it must not start out
     // confined to the measuring CPU (measured: pickup p50 510 ns instead of
-    // 170 ns when it did), so unpin before creating the target.
-    unpin_current_thread(&allowed_cpus());
+    // 170 ns when it did), so unpin before creating the target. `cpus` is
+    // the set the process started with: after a first run (`--compare`)
+    // this thread's own mask is the measuring CPU alone, and a model thread
+    // started there never ran under SCHED_FIFO (`chrt -f 10 barebell
+    // latency --compare` timed out at iteration 0).
+    unpin_current_thread(cpus);
     let hardware = a.target.hardware();
     let probe_cpus = match (hardware, cpu, model_cpu) {
         (None, Some(c), Some(m)) if c != m => Some((c, m)),
@@ -662,6 +667,7 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
             *m,
             scale,
             idle,
+            &cpus,
             cpu,
             model_cpu,
             &mut warnings,
