@@ -38,6 +38,11 @@ pub struct LatencyArgs {
     /// back).
     #[arg(long, default_value_t = 0)]
     pace_us: u64,
+    /// Before each iteration, wait a pseudo-random 0 to this many ns, so
+    /// that doorbells do not lock onto the model's polling loop (0: never;
+    /// then the p50 depends on where they lock, and moves between runs).
+    #[arg(long, default_value_t = 100)]
+    jitter_ns: u64,
     /// CPU for the measuring thread (default: the highest-numbered CPU this
     /// process may use).
     #[arg(long)]
@@ -131,6 +136,7 @@ struct ParamsJson {
     warmup: usize,
     batch: usize,
     pace_us: u64,
+    jitter_ns: u64,
     cpu: Option<usize>,
     model_cpu: Option<usize>,
     kernel_ns: u64,
@@ -455,6 +461,7 @@ fn run_target(
     let params = Params {
         batch: a.batch,
         pace_ns: a.pace_us.saturating_mul(1_000),
+        jitter_ns: a.jitter_ns,
         bound_ns: a.bound_ms.saturating_mul(1_000_000),
     };
     // Everything the measured loop touches is allocated here, before it.
@@ -705,6 +712,7 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         warmup: a.warmup,
         batch: a.batch,
         pace_us: a.pace_us,
+        jitter_ns: a.jitter_ns,
         cpu,
         model_cpu,
         kernel_ns: a.kernel_ns,
@@ -888,10 +896,11 @@ fn print_table(
         a.iterations,
         a.warmup,
         a.batch,
-        if a.pace_us == 0 {
-            "back to back".to_string()
-        } else {
-            format!("paced every {} µs", a.pace_us)
+        match (a.pace_us, a.jitter_ns) {
+            (0, 0) => "back to back".to_string(),
+            (0, j) => format!("back to back after 0-{j} ns of jitter"),
+            (p, 0) => format!("paced every {p} µs"),
+            (p, j) => format!("paced every {p} µs plus 0-{j} ns of jitter"),
         }
     );
     println!(

@@ -584,6 +584,7 @@ fn hardware_latency_loop_runs_against_the_model_platform() {
         batch: 1,
         pace_ns: 0,
         bound_ns: 2_000_000_000,
+        jitter_ns: 0,
     };
     let thread = MecThread::spawn_with(mec, Vec::new(), Idle::YieldAfter(64), || {}).unwrap();
     let mut samples = vec![Sample::default(); 300];

@@ -61,6 +61,14 @@ pub struct Params {
     pub pace_ns: u64,
     /// Bound on each wait (pickup, completion, ring space).
     pub bound_ns: u64,
+    /// Before each iteration, outside its phases, wait a pseudo-random
+    /// 0..`jitter_ns` (0 = never). Back-to-back iterations otherwise lock
+    /// onto the consumer's polling loop: each doorbell lands at the same
+    /// point of it, just before or just after its doorbell look, and which
+    /// one moves the pickup p50 by a whole loop period between runs. With
+    /// the jitter the doorbell lands at a spread of points, as an
+    /// application's submissions do, and the p50 is their median.
+    pub jitter_ns: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -161,11 +169,22 @@ pub fn measure<const SLOTS: usize, P: Packet>(
     };
     let pace_ticks = ticks(params.pace_ns);
     let bound = ticks(params.bound_ns);
+    let jitter = ticks(params.jitter_ns);
+    // xorshift64 (Marsaglia), seeded per call: any spread will do, and a
+    // fixed seed keeps runs alike.
+    let mut rng = 0x9E37_79B9_7F4A_7C15 ^ first_iteration;
     let mut next_start = tsc::start();
     for (k, sample) in out.iter_mut().enumerate() {
         let iteration = first_iteration + k as u64;
         while pace_ticks > 0 && tsc::start() < next_start {
             core::hint::spin_loop();
+        }
+        if jitter > 0 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let until = tsc::start().saturating_add(rng % jitter);
+            while tsc::start() < until {}
         }
         signal.reset(batch);
         let t0 = tsc::start();

@@ -38,6 +38,7 @@ const PARAMS: Params = Params {
     batch: 1,
     pace_ns: 0,
     bound_ns: 2_000_000_000,
+    jitter_ns: 0,
 };
 
 #[test]
@@ -201,4 +202,43 @@ fn waits_end_at_the_bound_with_a_typed_error() {
     };
     assert_eq!((iteration, timeout.compare, timeout.last), (7, 0, 1));
     assert!((BOUND_NS..BOUND_NS + 1_000_000_000).contains(&timeout.waited_ns));
+}
+
+/// `jitter_ns` waits between iterations, outside the phases: with 20 µs of
+/// jitter, the median time between consecutive doorbells not spent in the
+/// phases is about 10 µs (uniform over 0-20 µs), and it varies.
+#[test]
+fn jitter_spreads_iteration_starts_outside_the_phases() {
+    let (q, s, cp) = setup();
+    let pkt = Dispatch::linear(64, 64, KERNEL, 0)
+        .signal(s.handle())
+        .packet()
+        .unwrap();
+    let sc = scale();
+    let mut samples = vec![Sample::default(); 400];
+    let params = Params {
+        jitter_ns: 20_000,
+        ..PARAMS
+    };
+    measure(&q.queue, &pkt, s, sc, params, 0, &mut samples).unwrap();
+    cp.stop().unwrap();
+    // Time between one doorbell and the next not spent in the next
+    // iteration's own publish and doorbell phases, nor in this one's
+    // pickup and completion.
+    let mut extra: Vec<u64> = samples
+        .windows(2)
+        .map(|w| {
+            let gap = w[1].doorbell_at - w[0].doorbell_at;
+            let phases = w[0].pickup + w[0].completion + w[1].publish + w[1].doorbell;
+            sc.to_ns(gap.saturating_sub(phases))
+        })
+        .collect();
+    extra.sort_unstable();
+    let median = extra[extra.len() / 2];
+    assert!(
+        (5_000..15_000).contains(&median),
+        "median extra wait {median} ns"
+    );
+    let (lo, hi) = (extra[0], extra[extra.len() - 1]);
+    assert!(hi - lo > 10_000, "extra wait spans only {lo}..{hi} ns");
 }
