@@ -42,6 +42,11 @@ pub struct LatencyArgs {
     /// back).
     #[arg(long, default_value_t = 0)]
     pace_us: u64,
+    /// Before each iteration, wait a pseudo-random 0 to this many ns, so
+    /// that doorbells do not lock onto the model's polling loop (0: never;
+    /// then the p50 depends on where they lock, and moves between runs).
+    #[arg(long, default_value_t = 100)]
+    jitter_ns: u64,
     /// CPU for the measuring thread (default: the highest-numbered CPU this
     /// process may use).
     #[arg(long)]
@@ -135,11 +140,20 @@ struct ParamsJson {
     warmup: usize,
     batch: usize,
     pace_us: u64,
+    jitter_ns: u64,
     cpu: Option<usize>,
     model_cpu: Option<usize>,
     kernel_ns: u64,
     seed: u64,
     ring_slots: usize,
+}
+
+/// [`cpu_round_trip_ns`] taken before the target is created and after it
+/// is shut down; null where there is no model thread on a CPU of its own.
+#[derive(Serialize, Debug, Clone, Copy, Default)]
+struct RoundTripJson {
+    before: Option<u64>,
+    after: Option<u64>,
 }
 
 #[derive(Serialize, Debug)]
@@ -155,6 +169,9 @@ struct Report {
     /// How far a CP stamp mapped onto the TSC can be off (the wider of the
     /// two anchors' half brackets); `null` without a correlation.
     cp_correlation_uncertainty_ns: Option<u64>,
+    /// Cache-line round trip between the measuring and the model CPU, in
+    /// ns, before and after the run: pickup and completion scale with it.
+    cpu_round_trip_ns: RoundTripJson,
     warnings: Vec<String>,
 }
 
@@ -164,6 +181,7 @@ struct RunJson {
     phases: std::collections::BTreeMap<&'static str, PhaseJson>,
     outliers: Vec<(u64, u64)>,
     cp_correlation_uncertainty_ns: Option<u64>,
+    cpu_round_trip_ns: RoundTripJson,
 }
 
 #[derive(Serialize, Debug)]
@@ -276,6 +294,81 @@ pub(crate) fn pin_current_thread(cpu: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// Median time for one cache line to go from `cpu` to `other` and back, in
+/// ns: this thread (pinned to `cpu` for the probe) stores, a thread pinned to
+/// `other` answers. Pickup and completion are such round trips between the
+/// measuring and the model CPU, so they move with it; under a hypervisor
+/// the host may place the two vCPUs differently from one run to the next.
+/// On the 2-vCPU EPYC VM this was written on, the round trip was 60-70,
+/// 110-120 or 450-490 ns from run to run, and the default run's total p50
+/// followed it: 230, 310-340 and 760-850 ns. `None` if a thread could not
+/// be placed or an answer took over 100 ms.
+fn cpu_round_trip_ns(cpu: usize, other: usize, scale: TscScale) -> Option<u64> {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    /// One value per cache line (128 bytes also keeps the adjacent-line
+    /// prefetcher from pairing them).
+    #[repr(align(128))]
+    struct Line(AtomicU64);
+    const WARMUP: u64 = 200;
+    const TRIPS: u64 = 2_000;
+    // Waits until `line` holds `v`, looking 64 times between clock reads.
+    fn wait_for(line: &Line, v: u64, deadline: u64) -> bool {
+        loop {
+            for _ in 0..64 {
+                if line.0.load(Ordering::Acquire) == v {
+                    return true;
+                }
+            }
+            if tsc::start() > deadline {
+                return false;
+            }
+        }
+    }
+    let bound = scale.hz / 10;
+    let lines = Arc::new([Line(AtomicU64::new(0)), Line(AtomicU64::new(0))]);
+    let theirs = lines.clone();
+    // The answering thread inherits this thread's mask: spawn it while this
+    // thread is confined to `other`, so that it never starts on `cpu`,
+    // where a SCHED_FIFO caller spinning below would starve it.
+    let mask = allowed_cpus();
+    pin_current_thread(other).ok()?;
+    let answer = std::thread::Builder::new()
+        .name("barebell-rtt".into())
+        .spawn(move || {
+            for i in 1..=WARMUP + TRIPS {
+                if !wait_for(&theirs[0], i, tsc::start() + bound) {
+                    return None;
+                }
+                theirs[1].0.store(i, Ordering::Release);
+            }
+            Some(())
+        });
+    let mut trips = Vec::with_capacity(TRIPS as usize);
+    if answer.is_ok() && pin_current_thread(cpu).is_ok() {
+        for i in 1..=WARMUP + TRIPS {
+            let t = tsc::start();
+            lines[0].0.store(i, Ordering::Release);
+            if !wait_for(&lines[1], i, t + bound) {
+                break;
+            }
+            if i > WARMUP {
+                trips.push(tsc::end().wrapping_sub(t));
+            }
+        }
+    }
+    // The answering thread gives up by itself within 100 ms of a missing
+    // store, so this join is bounded.
+    let answered = answer.ok().and_then(|h| h.join().ok()).flatten().is_some();
+    // Back to the mask the caller had: a thread it spawns next inherits it.
+    unpin_current_thread(&mask);
+    if !answered || trips.len() as u64 != TRIPS {
+        return None;
+    }
+    trips.sort_unstable();
+    Some(scale.to_ns(trips[trips.len() / 2]))
+}
+
 pub fn run(a: LatencyArgs) -> ExitCode {
     let result = run_inner(&a);
     match result {
@@ -298,6 +391,9 @@ struct RunResult {
     /// CP stamps onto the TSC; `None` if an anchor could not be taken.
     cp_corr: Option<Correlation>,
     top: Vec<(u64, u64)>,
+    /// Cross-CPU round trip before and after the run (model targets with
+    /// two CPUs only).
+    round_trip: RoundTripJson,
 }
 
 impl RunResult {
@@ -312,24 +408,36 @@ fn run_target(
     mapping: Option<Mapping>,
     scale: TscScale,
     idle: Idle,
+    cpus: &[usize],
     cpu: Option<usize>,
     model_cpu: Option<usize>,
     warnings: &mut Vec<String>,
 ) -> Result<RunResult, String> {
     // The model thread is spawned from this one; it must not start out
     // confined to the measuring CPU (measured: pickup p50 510 ns instead of
-    // 170 ns when it did), so unpin before creating the target.
-    unpin_current_thread(&allowed_cpus());
+    // 170 ns when it did), so unpin before creating the target. `cpus` is
+    // the set the process started with: after a first run (`--compare`)
+    // this thread's own mask is the measuring CPU alone, and a model thread
+    // started there never ran under SCHED_FIFO (`chrt -f 10 barebell
+    // latency --compare` timed out at iteration 0).
+    unpin_current_thread(cpus);
+    let hardware = a.target.hardware();
+    let probe_cpus = match (hardware, cpu, model_cpu) {
+        (None, Some(c), Some(m)) if c != m => Some((c, m)),
+        _ => None,
+    };
+    let probe = || probe_cpus.and_then(|(c, m)| cpu_round_trip_ns(c, m, scale));
+    let rtt_before = probe();
     let mut pin_err = None;
     let mut pin_me = || {
         if let Some(c) = cpu {
             pin_err = pin_current_thread(c).err();
         }
     };
-    let hardware = a.target.hardware();
     let params = Params {
         batch: a.batch,
         pace_ns: a.pace_us.saturating_mul(1_000),
+        jitter_ns: a.jitter_ns,
         bound_ns: a.bound_ms.saturating_mul(1_000_000),
     };
     // Everything the measured loop touches is allocated here, before it.
@@ -410,6 +518,18 @@ fn run_target(
             .zip(anchors.1)
             .and_then(|(f, l)| Correlation::new(f, l)),
     };
+    let round_trip = RoundTripJson {
+        before: rtt_before,
+        after: probe(),
+    };
+    if let (Some(b), Some(f)) = (round_trip.before, round_trip.after)
+        && b.max(f) * 4 > b.min(f) * 5
+    {
+        warnings.push(format!(
+            "{}: the cross-CPU round trip moved from {b} to {f} ns during the run (under a hypervisor, the host placed a vCPU elsewhere); pickup and completion move with it, so compare runs only at equal round trips",
+            mapping.map_or("unmapped", Mapping::name)
+        ));
+    }
     if !errors.is_empty() {
         return Err(format!("the CP model recorded errors: {errors:?}"));
     }
@@ -462,6 +582,7 @@ fn run_target(
         cp_summaries,
         cp_corr,
         top,
+        round_trip,
     })
 }
 
@@ -567,6 +688,7 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
             *m,
             scale,
             idle,
+            &cpus,
             cpu,
             model_cpu,
             &mut warnings,
@@ -603,6 +725,7 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         warmup: a.warmup,
         batch: a.batch,
         pace_us: a.pace_us,
+        jitter_ns: a.jitter_ns,
         cpu,
         model_cpu,
         kernel_ns: a.kernel_ns,
@@ -625,6 +748,7 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
                             phases: phases_json(r),
                             outliers: r.top.clone(),
                             cp_correlation_uncertainty_ns: r.cp_uncertainty_ns(scale),
+                            cpu_round_trip_ns: r.round_trip,
                         },
                     )
                 })
@@ -662,6 +786,7 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         phases: phases_json(&r),
         outliers: r.top.clone(),
         cp_correlation_uncertainty_ns: r.cp_uncertainty_ns(scale),
+        cpu_round_trip_ns: r.round_trip,
         warnings,
     };
     if let Some(p) = &a.json {
@@ -677,6 +802,18 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
             .map_err(|e| format!("writing {}: {e}", p.display()))?;
     }
     Ok(())
+}
+
+/// The round-trip line of the report, if the probe ran.
+fn round_trip_text(rt: RoundTripJson) -> Option<String> {
+    let ns = |v: Option<u64>| v.map_or("-".to_string(), |n| format!("{n} ns"));
+    (rt.before.is_some() || rt.after.is_some()).then(|| {
+        format!(
+            "cross-CPU cache-line round trip (measuring CPU <-> model CPU, median): {} before the run, {} after; pickup and completion move with it",
+            ns(rt.before),
+            ns(rt.after)
+        )
+    })
 }
 
 /// `--compare`: one row per mapping mode, with ratios against direct HQD.
@@ -730,6 +867,11 @@ fn print_compare(a: &LatencyArgs, scale: TscScale, runs: &[RunResult], warnings:
     println!(
         "(phase columns are p50 in ns; create is one mapping call: MQD build plus the firmware or register round trip, on the model)"
     );
+    for r in runs {
+        if let Some(t) = round_trip_text(r.round_trip) {
+            println!("{}: {t}", r.label);
+        }
+    }
     for w in warnings {
         println!("warning: {w}");
     }
@@ -769,10 +911,11 @@ fn print_table(
         a.iterations,
         a.warmup,
         a.batch,
-        if a.pace_us == 0 {
-            "back to back".to_string()
-        } else {
-            format!("paced every {} µs", a.pace_us)
+        match (a.pace_us, a.jitter_ns) {
+            (0, 0) => "back to back".to_string(),
+            (0, j) => format!("back to back after 0-{j} ns of jitter"),
+            (p, 0) => format!("paced every {p} µs"),
+            (p, j) => format!("paced every {p} µs plus 0-{j} ns of jitter"),
         }
     );
     println!(
@@ -788,6 +931,9 @@ fn print_table(
         cpu_s(cpu),
         cpu_s(model_cpu)
     );
+    if let Some(t) = round_trip_text(r.round_trip) {
+        println!("{t}");
+    }
     println!();
     println!(
         "{:<11} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10}",

@@ -317,10 +317,13 @@ impl MecThread {
                         idle = 0;
                     } else {
                         idle = idle.saturating_add(1);
-                        if matches!(idle_policy, crate::thread::Idle::YieldAfter(n) if idle > n) {
-                            std::thread::yield_now();
-                        } else {
-                            core::hint::spin_loop();
+                        // As in `CpThread`: `Spin` steps again at once.
+                        match idle_policy {
+                            crate::thread::Idle::YieldAfter(n) if idle > n => {
+                                std::thread::yield_now()
+                            }
+                            crate::thread::Idle::YieldAfter(_) => core::hint::spin_loop(),
+                            crate::thread::Idle::Spin => {}
                         }
                     }
                 }

@@ -11,12 +11,21 @@
 //! The loop allocates nothing and makes no system call: samples go into a
 //! caller-provided slice, timing uses the TSC, and every wait is bounded
 //! by a TSC deadline with a typed error.
+//!
+//! The pickup and completion waits are part of what is measured, so they
+//! poll with plain loads and nothing else: no PAUSE and no clock read
+//! between looks (the deadline is checked once every [`POLLS_PER_CHECK`]
+//! looks, against the TSC stamp that opened the phase). A look that also
+//! read the fenced TSC and paused took about 48 ns on the machine this was
+//! tuned on (25 ns PAUSE, 23 ns `lfence; rdtsc; lfence`), so a phase ended
+//! at the first look after the CP's store, up to 48 ns late; which look
+//! that was flipped between runs and made the pickup p50 jump between two
+//! values 40-50 ns apart.
 
 use super::tsc::{self, TscClock, TscScale};
 use crate::aql::packet::Packet;
 use crate::aql::queue::{AqlQueue, SubmitError};
 use crate::aql::signal::{Condition, SignalMemory, SignalTimeout};
-use crate::time::Deadline;
 
 /// One iteration's phase durations, in TSC ticks, plus what the CP
 /// reported about the same dispatch.
@@ -52,6 +61,14 @@ pub struct Params {
     pub pace_ns: u64,
     /// Bound on each wait (pickup, completion, ring space).
     pub bound_ns: u64,
+    /// Before each iteration, outside its phases, wait a pseudo-random
+    /// 0..`jitter_ns` (0 = never). Back-to-back iterations otherwise lock
+    /// onto the consumer's polling loop: each doorbell lands at the same
+    /// point of it, just before or just after its doorbell look, and which
+    /// one moves the pickup p50 by a whole loop period between runs. With
+    /// the jitter the doorbell lands at a spread of points, as an
+    /// application's submissions do, and the p50 is their median.
+    pub jitter_ns: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,6 +123,26 @@ impl core::fmt::Display for LatencyError {
     }
 }
 
+/// Looks between two deadline checks in the pickup and completion waits.
+pub const POLLS_PER_CHECK: u32 = 64;
+
+/// Looks at `done` until it holds or the TSC passes `deadline`; returns the
+/// TSC at the deadline check that gave up, or `None` once `done` held.
+#[inline(always)]
+fn poll_until(mut done: impl FnMut() -> bool, deadline: u64) -> Option<u64> {
+    loop {
+        for _ in 0..POLLS_PER_CHECK {
+            if done() {
+                return None;
+            }
+        }
+        let now = tsc::start();
+        if now >= deadline {
+            return if done() { None } else { Some(now) };
+        }
+    }
+}
+
 /// Runs `out.len()` iterations (after none of warm-up: callers warm up by
 /// calling this first with a scratch slice). `packet` (a dispatch, or a
 /// barrier where no kernel can be loaded) must name `signal` as its
@@ -127,12 +164,27 @@ pub fn measure<const SLOTS: usize, P: Packet>(
     }
     let clock = TscClock(scale);
     let batch = params.batch as i64;
-    let pace_ticks = (u128::from(params.pace_ns) * u128::from(scale.hz) / 1_000_000_000) as u64;
+    let ticks = |ns: u64| {
+        u64::try_from(u128::from(ns) * u128::from(scale.hz) / 1_000_000_000).unwrap_or(u64::MAX)
+    };
+    let pace_ticks = ticks(params.pace_ns);
+    let bound = ticks(params.bound_ns);
+    let jitter = ticks(params.jitter_ns);
+    // xorshift64 (Marsaglia), seeded per call: any spread will do, and a
+    // fixed seed keeps runs alike.
+    let mut rng = 0x9E37_79B9_7F4A_7C15 ^ first_iteration;
     let mut next_start = tsc::start();
     for (k, sample) in out.iter_mut().enumerate() {
         let iteration = first_iteration + k as u64;
         while pace_ticks > 0 && tsc::start() < next_start {
             core::hint::spin_loop();
+        }
+        if jitter > 0 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let until = tsc::start().saturating_add(rng % jitter);
+            while tsc::start() < until {}
         }
         signal.reset(batch);
         let t0 = tsc::start();
@@ -146,26 +198,28 @@ pub fn measure<const SLOTS: usize, P: Packet>(
         let t1 = tsc::end();
         queue.ring_doorbell(last);
         let t2 = tsc::end();
-        let deadline = Deadline::after(&clock, params.bound_ns);
-        loop {
-            let read = queue.read_index();
-            if read.wrapping_sub(last) != 0 && read.wrapping_sub(last) < 1 << 63 {
-                break;
-            }
-            if deadline.expired(&clock) {
-                return Err(LatencyError::Pickup {
-                    iteration,
-                    packet_id: last,
-                    read_index: read,
-                    waited_ns: deadline.elapsed_ns(&clock),
-                });
-            }
-            core::hint::spin_loop();
+        // The read index has passed `last` (wrapping u64 order).
+        let passed = |read: u64| read.wrapping_sub(last) != 0 && read.wrapping_sub(last) < 1 << 63;
+        if let Some(gave_up) = poll_until(|| passed(queue.read_index()), t2.saturating_add(bound)) {
+            return Err(LatencyError::Pickup {
+                iteration,
+                packet_id: last,
+                read_index: queue.read_index(),
+                waited_ns: scale.to_ns(gave_up.wrapping_sub(t2)),
+            });
         }
         let t3 = tsc::end();
-        signal
-            .wait(Condition::Eq, 0, &clock, params.bound_ns)
-            .map_err(|timeout| LatencyError::Completion { iteration, timeout })?;
+        if let Some(gave_up) = poll_until(|| signal.value() == 0, t3.saturating_add(bound)) {
+            return Err(LatencyError::Completion {
+                iteration,
+                timeout: SignalTimeout {
+                    condition: Condition::Eq,
+                    compare: 0,
+                    last: signal.value(),
+                    waited_ns: scale.to_ns(gave_up.wrapping_sub(t3)),
+                },
+            });
+        }
         let t4 = tsc::end();
         let (cp_start_ts, cp_end_ts) = signal.timestamps().unwrap_or((0, 0));
         *sample = Sample {

@@ -38,6 +38,7 @@ const PARAMS: Params = Params {
     batch: 1,
     pace_ns: 0,
     bound_ns: 2_000_000_000,
+    jitter_ns: 0,
 };
 
 #[test]
@@ -148,4 +149,96 @@ fn measured_loop_makes_no_system_call() {
             0
         }
     );
+}
+
+/// Both waits give up at their bound with the typed error, measured from
+/// the TSC stamp that opened the phase: a CP that consumes nothing fails
+/// the pickup, one that never finishes the dispatch fails the completion.
+#[test]
+fn waits_end_at_the_bound_with_a_typed_error() {
+    use barebell::latency::run::LatencyError;
+    const BOUND_NS: u64 = 20_000_000;
+    let params = Params {
+        bound_ns: BOUND_NS,
+        ..PARAMS
+    };
+    let run = |configure: fn(&mut CpModel)| {
+        let mut m = CpModel::new(Seed(22));
+        m.register_kernel(KERNEL, Box::new(|_| {}));
+        configure(&mut m);
+        let q = barebell_model::host::queue::<64>(&mut m, QueueConfig::default(), false).unwrap();
+        let s = &barebell_model::host::signals(&mut m, 1, 0)[0];
+        let cp = CpThread::spawn(m).unwrap();
+        let pkt = Dispatch::linear(64, 64, KERNEL, 0)
+            .signal(s.handle())
+            .packet()
+            .unwrap();
+        let mut samples = vec![Sample::default(); 4];
+        let err = measure(&q.queue, &pkt, s, scale(), params, 7, &mut samples).unwrap_err();
+        cp.stop().unwrap();
+        err
+    };
+
+    let err = run(|m| m.faults.stop_consuming = true);
+    let LatencyError::Pickup {
+        iteration,
+        packet_id,
+        read_index,
+        waited_ns,
+    } = err
+    else {
+        panic!("expected a pickup timeout, got {err:?}");
+    };
+    assert_eq!((iteration, packet_id, read_index), (7, 0, 0));
+    // At least the bound; at most one deadline check (64 looks) late, with
+    // a wide margin for a preempted test thread.
+    assert!((BOUND_NS..BOUND_NS + 1_000_000_000).contains(&waited_ns));
+
+    // The model's own counter advances 10-100 ns a step, so a dispatch
+    // this long is still running when the bound passes.
+    let err = run(|m| m.dispatch_ns = u64::MAX / 2..=u64::MAX / 2);
+    let LatencyError::Completion { iteration, timeout } = err else {
+        panic!("expected a completion timeout, got {err:?}");
+    };
+    assert_eq!((iteration, timeout.compare, timeout.last), (7, 0, 1));
+    assert!((BOUND_NS..BOUND_NS + 1_000_000_000).contains(&timeout.waited_ns));
+}
+
+/// `jitter_ns` waits between iterations, outside the phases: with 20 µs of
+/// jitter, the median time between consecutive doorbells not spent in the
+/// phases is about 10 µs (uniform over 0-20 µs), and it varies.
+#[test]
+fn jitter_spreads_iteration_starts_outside_the_phases() {
+    let (q, s, cp) = setup();
+    let pkt = Dispatch::linear(64, 64, KERNEL, 0)
+        .signal(s.handle())
+        .packet()
+        .unwrap();
+    let sc = scale();
+    let mut samples = vec![Sample::default(); 400];
+    let params = Params {
+        jitter_ns: 20_000,
+        ..PARAMS
+    };
+    measure(&q.queue, &pkt, s, sc, params, 0, &mut samples).unwrap();
+    cp.stop().unwrap();
+    // Time between one doorbell and the next not spent in the next
+    // iteration's own publish and doorbell phases, nor in this one's
+    // pickup and completion.
+    let mut extra: Vec<u64> = samples
+        .windows(2)
+        .map(|w| {
+            let gap = w[1].doorbell_at - w[0].doorbell_at;
+            let phases = w[0].pickup + w[0].completion + w[1].publish + w[1].doorbell;
+            sc.to_ns(gap.saturating_sub(phases))
+        })
+        .collect();
+    extra.sort_unstable();
+    let median = extra[extra.len() / 2];
+    assert!(
+        (5_000..15_000).contains(&median),
+        "median extra wait {median} ns"
+    );
+    let (lo, hi) = (extra[0], extra[extra.len() - 1]);
+    assert!(hi - lo > 10_000, "extra wait spans only {lo}..{hi} ns");
 }
