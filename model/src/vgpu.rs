@@ -604,11 +604,13 @@ impl VirtualGpu {
                             idle_for = 0;
                         } else {
                             idle_for = idle_for.saturating_add(1);
-                            match idle {
-                                crate::thread::Idle::YieldAfter(n) if idle_for > n => {
-                                    std::thread::yield_now()
-                                }
-                                _ => core::hint::spin_loop(),
+                            // `Spin` steps again at once, as the model's
+                            // other CP threads do (a PAUSE here delays the
+                            // pickup it measures); `YieldAfter` yields.
+                            if let crate::thread::Idle::YieldAfter(n) = idle
+                                && idle_for > n
+                            {
+                                std::thread::yield_now();
                             }
                         }
                     }
