@@ -136,16 +136,16 @@ impl HostMemory {
     #[cfg(feature = "std")]
     pub fn allocate(vram_len: usize) -> Result<Self, String> {
         use barebell::platform::{DMA_BYTES, DMA_HOST_VA};
-        static NEXT: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
         let layout = std::alloc::Layout::from_size_align(vram_len.max(4096), 4096)
             .map_err(|e| format!("VRAM backing: {e}"))?;
         // SAFETY: non-zero size.
         let vram = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })
             .ok_or_else(|| format!("VRAM backing: {vram_len:#x} bytes not available"))?;
+        // The first free slot from DMA_HOST_VA up: a lone model (the CLI)
+        // sits exactly where a GPU's region would.
         let mut tried = 0;
         let dma = loop {
-            let n = NEXT.fetch_add(1, Ordering::Relaxed);
-            let at = DMA_HOST_VA + n * 2 * DMA_BYTES;
+            let at = DMA_HOST_VA + tried * 2 * DMA_BYTES;
             // SAFETY: a fresh anonymous mapping at an address nothing in
             // this process uses (MAP_FIXED_NOREPLACE refuses a clash).
             let p = unsafe {

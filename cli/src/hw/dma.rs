@@ -186,6 +186,21 @@ impl Drop for DmaRegion {
     }
 }
 
+#[cfg(test)]
+impl DmaRegion {
+    /// What `for_vfio` maps, without a VFIO device: `len` bytes at
+    /// [`DMA_VA`], chunks at [`VFIO_IOVA`] onwards (the bus addresses the
+    /// VFIO path gives them).
+    pub fn anonymous_for_test(len: usize) -> Result<Self, DmaError> {
+        let len = len.next_multiple_of(HUGE);
+        let mut r = anonymous(len, false, DMA_VA)?;
+        r.chunks = (0..len / HUGE)
+            .map(|i| VFIO_IOVA + (i * HUGE) as u64)
+            .collect();
+        Ok(r)
+    }
+}
+
 /// Anonymous, zeroed, locked memory at host address `at` (2 MiB
 /// aligned): a hugepage when asked (contiguous). `MAP_FIXED_NOREPLACE`,
 /// so an address already in use is an error rather than a clobbered

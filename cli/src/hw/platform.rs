@@ -16,10 +16,23 @@ use core::sync::atomic::{AtomicBool, Ordering};
 /// An opened GPU.
 #[derive(Debug)]
 pub struct HwPlatform {
-    dev: Device,
+    parts: Parts,
     name: String,
     clock: StdClock,
     claimed: AtomicBool,
+}
+
+/// Where the BARs come from: an opened device, or (in tests) the device
+/// model standing in for one, with the DMA region still allocated by this
+/// module's hardware code.
+#[derive(Debug)]
+enum Parts {
+    Device(Device),
+    #[cfg(test)]
+    Model {
+        gpu: Box<barebell_model::VirtualGpu>,
+        dma: super::dma::DmaRegion,
+    },
 }
 
 impl HwPlatform {
@@ -28,7 +41,7 @@ impl HwPlatform {
         let dev = device::open(target)?;
         Ok(HwPlatform {
             name: format!("{target}"),
-            dev,
+            parts: Parts::Device(dev),
             clock: StdClock::default(),
             claimed: AtomicBool::new(false),
         })
@@ -36,7 +49,11 @@ impl HwPlatform {
 
     /// One line saying what was opened.
     pub fn describe(&self) -> String {
-        let d = &self.dev;
+        let d = match &self.parts {
+            Parts::Device(d) => d,
+            #[cfg(test)]
+            Parts::Model { gpu, .. } => return format!("{} standing in for a GPU", gpu.name()),
+        };
         format!(
             "opened {} through {}: AMD device {:04x}; BAR5 {:#x} bytes, BAR0 {:#x} bytes, doorbell BAR2 {:#x} bytes at bus {:#x}; DMA region {:#x} bytes at bus {:#x} (unverified on hardware)",
             d.bdf,
@@ -80,37 +97,178 @@ fn aperture(ptr: *mut u8, len: usize) -> Aperture {
 // it.
 unsafe impl Platform for HwPlatform {
     fn regs(&self) -> &dyn RegisterBus {
-        &self.dev.regs
+        match &self.parts {
+            Parts::Device(d) => &d.regs,
+            #[cfg(test)]
+            Parts::Model { gpu, .. } => gpu.regs(),
+        }
     }
     fn regs_len(&self) -> usize {
-        self.dev.register_bar_len()
+        match &self.parts {
+            Parts::Device(d) => d.register_bar_len(),
+            #[cfg(test)]
+            Parts::Model { gpu, .. } => gpu.regs_len(),
+        }
     }
     fn vram(&self) -> Aperture {
-        aperture(self.dev.vram.as_ptr(), self.dev.vram.len())
+        match &self.parts {
+            Parts::Device(d) => aperture(d.vram.as_ptr(), d.vram.len()),
+            #[cfg(test)]
+            Parts::Model { gpu, .. } => gpu.vram(),
+        }
     }
     fn doorbells(&self) -> Aperture {
-        aperture(self.dev.doorbells.as_ptr(), self.dev.doorbells.len())
+        match &self.parts {
+            Parts::Device(d) => aperture(d.doorbells.as_ptr(), d.doorbells.len()),
+            #[cfg(test)]
+            Parts::Model { gpu, .. } => gpu.doorbells(),
+        }
     }
     fn doorbell_bus(&self) -> u64 {
-        self.dev.doorbell_bus
+        match &self.parts {
+            Parts::Device(d) => d.doorbell_bus,
+            #[cfg(test)]
+            Parts::Model { gpu, .. } => gpu.doorbell_bus(),
+        }
     }
     fn dma(&self) -> DmaRegion<'_> {
+        let r = match &self.parts {
+            Parts::Device(d) => &d.dma,
+            #[cfg(test)]
+            Parts::Model { dma, .. } => dma,
+        };
         DmaRegion {
-            host: NonNull::new(self.dev.dma.as_ptr()).unwrap_or(NonNull::dangling()),
-            len: self.dev.dma.len(),
-            chunk_bus: self.dev.dma.chunks(),
+            host: NonNull::new(r.as_ptr()).unwrap_or(NonNull::dangling()),
+            len: r.len(),
+            chunk_bus: r.chunks(),
         }
     }
     fn clock(&self) -> &dyn Clock {
         &self.clock
     }
     fn pause(&self) {
-        std::thread::yield_now();
+        match &self.parts {
+            Parts::Device(_) => std::thread::yield_now(),
+            // The model's firmware stand-ins run in its pause.
+            #[cfg(test)]
+            Parts::Model { gpu, .. } => gpu.pause(),
+        }
     }
     fn name(&self) -> &str {
         &self.name
     }
     fn claim(&self) -> bool {
         !self.claimed.swap(true, Ordering::AcqRel)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use barebell::bus::trace::Access;
+    use barebell_bringup::{FirmwareDir, FirmwareSource, Mapping, Options, Sink, Step};
+    use barebell_model::vgpu::HostMemory;
+    use barebell_model::{Seed, VirtualGpu, parts};
+    use std::cell::RefCell;
+
+    /// Keeps every step line and every traced access.
+    #[derive(Default)]
+    struct Record(RefCell<Vec<String>>);
+    impl Sink for Record {
+        fn step(&self, step: Step, detail: std::fmt::Arguments<'_>) {
+            self.0.borrow_mut().push(format!("step {step}: {detail}"));
+        }
+        fn tracing(&self) -> bool {
+            true
+        }
+        fn access(&self, a: Access) {
+            self.0.borrow_mut().push(format!("  {a}"));
+        }
+    }
+
+    fn run(p: &dyn Platform) -> (Vec<String>, barebell_bringup::gmc::LayoutReport) {
+        let fw = FirmwareDir::system();
+        let sink = Record::default();
+        let opts = Options {
+            until: Step::Queue,
+            mapping: Some(Mapping::Mes),
+        };
+        let layout = {
+            let gpu = barebell_bringup::run(p, &fw, &opts, &sink).unwrap();
+            let layout = gpu.memory.unwrap();
+            gpu.queue.unwrap().unmap().unwrap();
+            layout
+        };
+        (sink.0.into_inner(), layout)
+    }
+
+    /// `barebell bringup --model --part navi31 --mapping mes --trace` and
+    /// the hardware target's platform (this file's `Platform` impl and
+    /// `super::dma`'s DMA region at `DMA_VA`, over the same model BARs in
+    /// place of a card's) run the same steps with the same layout: the same
+    /// GART placement, VMID0 range and process-table root, and register
+    /// traces equal line for line (the hardware platform's own accesses,
+    /// config space and the IOMMU, are not register accesses).
+    #[test]
+    fn the_model_and_hardware_paths_trace_the_same_bring_up() {
+        let fw = FirmwareDir::system();
+        let files = |n: &str| fw.load(n).map_err(|e| e.to_string());
+        // The model target, exactly as `barebell bringup --model` builds it.
+        let model = crate::target::model(crate::target::PartArg::Navi31, &fw, 1).unwrap();
+        let (model_trace, model_layout) = run(&model);
+        drop(model);
+        // The hardware path's DMA region, at the same fixed address.
+        let dma = super::super::dma::DmaRegion::anonymous_for_test(barebell::platform::DMA_BYTES)
+            .unwrap();
+        let layout =
+            std::alloc::Layout::from_size_align(crate::target::MODEL_BAR0_BYTES, 4096).unwrap();
+        // SAFETY: a non-zero size; leaked below (the model keeps pointers
+        // into it for the rest of the test process).
+        let vram = unsafe { std::alloc::alloc_zeroed(layout) };
+        // SAFETY: `vram` is never freed (valid forever, used only here),
+        // zeroed and 4 KiB aligned; the DMA
+        // region is owned by the platform below, which drops the model
+        // (`Parts::Model` declares `gpu` first) before it unmaps.
+        let mem = unsafe {
+            HostMemory::new(
+                NonNull::new(vram).unwrap(),
+                layout.size(),
+                NonNull::new(dma.as_ptr()).unwrap(),
+                dma.len(),
+                None,
+            )
+        };
+        let gpu = VirtualGpu::new(parts::navi31(), &files, mem, Seed(1)).unwrap();
+        let hw = HwPlatform {
+            parts: Parts::Model {
+                gpu: Box::new(gpu),
+                dma,
+            },
+            name: "model standing in for vfio".into(),
+            clock: StdClock::default(),
+            claimed: AtomicBool::new(false),
+        };
+        let (hw_trace, hw_layout) = run(&hw);
+        assert_eq!(model_layout, hw_layout);
+        assert_eq!(
+            model_layout.ring_area.0,
+            barebell::platform::DMA_HOST_VA as u64 + 2 * 1024 * 1024
+        );
+        let first_diff = model_trace.iter().zip(&hw_trace).position(|(a, b)| a != b);
+        assert_eq!(
+            first_diff,
+            None,
+            "{:?}",
+            first_diff.map(|i| (&model_trace[i], &hw_trace[i]))
+        );
+        assert_eq!(model_trace.len(), hw_trace.len());
+        let gmc = model_trace
+            .iter()
+            .find(|l| l.starts_with("step gmc:"))
+            .unwrap();
+        assert!(
+            gmc.contains("GART 0x7fff00000000..=0x7fff1fffffff"),
+            "{gmc}"
+        );
     }
 }
