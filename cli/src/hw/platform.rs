@@ -48,6 +48,8 @@ impl HwPlatform {
     }
 
     /// One line saying what was opened.
+    // One arm outside tests, where the model stand-in does not exist.
+    #[allow(clippy::infallible_destructuring_match)]
     pub fn describe(&self) -> String {
         let d = match &self.parts {
             Parts::Device(d) => d,
