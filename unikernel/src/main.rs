@@ -3,7 +3,8 @@
 //!
 //! What it does, in order, each step logging `UK ...` lines on COM1 that
 //! `cargo xtask qemu` parses:
-//! 1. console, IDT, heap, PAT, the model's DMA region mapped at
+//! 1. console, IDT, heap, PAT; the memory functions checked against
+//!    byte references; the model's DMA region mapped at
 //!    `barebell::platform::DMA_HOST_VA`;
 //! 2. firmware blobs passed as a PVH module (a newc cpio archive), the
 //!    first read with barebell-firmware-if;
@@ -86,6 +87,11 @@ extern "C" fn kmain(start_info_addr: u32) -> ! {
 }
 
 fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
+    let cases = rt::check_memory_functions().map_err(|(f, n, shift)| {
+        println!("UK ERROR {f} of {n} bytes (shift {shift}) differs from the byte reference");
+        "memory functions"
+    })?;
+    println!("UK MEM memcpy, memmove and memset equal byte references in {cases} cases");
     let frames = devmem::init()?;
     println!(
         "UK DEVMEM DMA region {:#x} bytes at VA {:#x} (frames at PA {frames:#x}, identity alias unmapped); VRAM backing {} MiB",

@@ -995,6 +995,11 @@ fn check(
     );
     ensure!(log.contains("UK DONE ok"), "{}: no `UK DONE ok`", cfg.name);
     ensure!(
+        log.lines().any(|l| l.starts_with("UK MEM ")),
+        "{}: the memory functions were not checked",
+        cfg.name
+    );
+    ensure!(
         log.contains(&format!("UK ECAM source={} ", cfg.ecam_source)),
         "{}: the ECAM base did not come from {}",
         cfg.name,
