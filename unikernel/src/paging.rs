@@ -257,7 +257,9 @@ impl Mapper {
         Ok(pages)
     }
 
-    /// A pointer to the present 2 MiB leaf entry mapping `va`, if any.
+    /// A pointer to the present 2 MiB leaf entry mapping `va`, if any
+    /// (the page-directory entry: neither the boot code nor this mapper
+    /// makes 4 KiB page tables).
     fn entry_ptr(&self, va: u64) -> Result<Option<*mut u64>, MapError> {
         let mut table = (&raw mut BOOT_PML4).cast::<u64>();
         for shift in [39u32, 30, 21] {
