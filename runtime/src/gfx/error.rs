@@ -2,7 +2,7 @@
 //! their back ends (direct HQD, KIQ, MES) can share [`MapError`] without
 //! importing each other.
 
-use crate::bus::WaitError;
+use crate::bus::{BlockError, WaitError};
 
 /// Why an MQD could not be built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -173,10 +173,9 @@ pub enum MapError {
         pipe: u8,
         queue: u8,
     },
-    /// The register's segment base is missing from the discovery bases.
-    RegisterOutsideAperture {
-        register: &'static str,
-    },
+    /// A register could not be reached: its segment base is missing from
+    /// the discovery bases.
+    Register(BlockError),
     /// The HQD did not go inactive after `CP_HQD_DEQUEUE_REQUEST`.
     Dequeue(WaitError),
     /// The mapping is not one this mapper made (or already unmapped).
@@ -201,6 +200,12 @@ impl From<DoorbellAllocError> for MapError {
     }
 }
 
+impl From<BlockError> for MapError {
+    fn from(e: BlockError) -> Self {
+        MapError::Register(e)
+    }
+}
+
 impl From<MesError> for MapError {
     fn from(e: MesError) -> Self {
         MapError::Mes(e)
@@ -216,9 +221,7 @@ impl core::fmt::Display for MapError {
             MapError::HqdBusy { pipe, queue } => {
                 write!(f, "HQD pipe {pipe} queue {queue} is already active")
             }
-            MapError::RegisterOutsideAperture { register } => {
-                write!(f, "register {register} has no base in the discovery table")
-            }
+            MapError::Register(e) => write!(f, "{e}"),
             MapError::Dequeue(e) => write!(f, "dequeue: {e}"),
             MapError::NotMapped { doorbell } => {
                 write!(f, "no queue on doorbell {doorbell:#x} was mapped here")

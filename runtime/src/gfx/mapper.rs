@@ -14,10 +14,12 @@
 //! collision is refused before anything reaches the device.
 
 use crate::aql::queue::QueueMemory;
+use crate::bus::{Block, BlockError, RegisterBus};
 use crate::gfx::error::MapError;
-use crate::gfx::mqd::{AqlMqdParams, EOP_BYTES, EopBuffer, MqdPage};
+use crate::gfx::grbm::GrbmSelect;
+use crate::gfx::mqd::{AqlMqdParams, EOP_BYTES, EopBuffer, HqdRegisters, MqdPage};
 use crate::ip::Generation;
-use crate::regs::{IpBases, Reg};
+use crate::regs::Reg;
 
 /// The GC registers a mapper touches, per generation. GC 11.0.0 and
 /// 12.0.0 place them identically; each set is checked against its own
@@ -84,20 +86,31 @@ impl HqdRegs {
         }
     }
 
-    /// Byte offset of `reg`, or a typed error naming it.
-    pub fn at(&self, reg: Reg, bases: &IpBases) -> Result<usize, MapError> {
-        reg.byte_offset(bases)
-            .ok_or(MapError::RegisterOutsideAperture { register: reg.name })
+    /// Selects ME `me`, pipe `pipe`, queue `queue` of `gc` (the GC block)
+    /// for as long as the returned guard lives.
+    pub fn select<'b, B: RegisterBus + ?Sized>(
+        &self,
+        gc: Block<'b, B>,
+        me: u8,
+        pipe: u8,
+        queue: u8,
+    ) -> Result<GrbmSelect<'b, B>, BlockError> {
+        GrbmSelect::new(gc, self.grbm_gfx_cntl, me, pipe, queue)
     }
 
-    /// Byte offset of HQD window register `i` (MQD dword `128 + i`).
-    pub fn window(&self, i: usize, bases: &IpBases) -> Result<usize, MapError> {
-        let first = self.at(self.mqd_base_addr, bases)?;
-        first
-            .checked_add(i * 4)
-            .ok_or(MapError::RegisterOutsideAperture {
-                register: "HQD window",
-            })
+    /// Copies `image` into the selected slot's HQD window: MQD dword
+    /// `128 + i` to the `i`-th register from `CP_MQD_BASE_ADDR`.
+    pub fn load_window<B: RegisterBus + ?Sized>(
+        &self,
+        slot: &GrbmSelect<'_, B>,
+        image: &HqdRegisters,
+    ) -> Result<(), BlockError> {
+        let gc = slot.block();
+        for (i, w) in (0u32..).zip(image.dwords()) {
+            let at = gc.offset_nth(self.mqd_base_addr, i, 1)?;
+            gc.bus.write32(at, w);
+        }
+        Ok(())
     }
 }
 

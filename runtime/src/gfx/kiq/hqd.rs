@@ -15,7 +15,7 @@
 //! `gfx_v12_0.c` defines the same values locally, so on gfx12 they rest on
 //! that file, not on a conformance fact.
 
-use crate::bus::RegisterBus;
+use crate::bus::{Block, RegisterBus};
 use crate::gfx::error::MapError;
 use crate::gfx::error::MqdError;
 use crate::gfx::grbm::GrbmGfxCntl;
@@ -27,7 +27,7 @@ use crate::gfx::mqd::{
     MqdPage, PersistentState, PqControl,
 };
 use crate::ip::Generation;
-use crate::regs::{IpBases, Reg};
+use crate::regs::IpBases;
 use barebell_facts::Fact;
 
 /// `regCP_HQD_PQ_CONTROL_DEFAULT` and friends (`gc_11_0_0_default.h`).
@@ -126,11 +126,6 @@ pub fn kiq_hqd<const N: usize>(
     })
 }
 
-fn at(reg: Reg, bases: &IpBases) -> Result<usize, MapError> {
-    reg.byte_offset(bases)
-        .ok_or(MapError::RegisterOutsideAperture { register: reg.name })
-}
-
 /// Makes `slot` the KIQ and starts it on the ring in `ring`.
 ///
 /// # Safety
@@ -147,12 +142,13 @@ pub unsafe fn bring_up<B: RegisterBus + ?Sized, const N: usize>(
 ) -> Result<(), MapError> {
     let hqd = kiq_hqd(ring, mqd, eop, slot.doorbell)?;
     let regs = HqdRegs::for_generation(generation);
+    let gc = Block::new(bus, *bases);
     let sched = match generation {
         Generation::Gfx11 => crate::regs::gc_11_0_0::RLC_CP_SCHEDULERS,
         Generation::Gfx12 => crate::regs::gc_12_0_0::RLC_CP_SCHEDULERS,
     };
     // gfx_v11_0_kiq_setting().
-    let s = at(sched, bases)?;
+    let s = gc.offset(sched)?;
     let v = bus.read32(s) & !SCHEDULER0_MASK | scheduler0(MEC1, slot.pipe, slot.queue);
     bus.write32(s, v);
     bus.write32(s, v | SCHEDULER_ENABLE);
@@ -164,7 +160,7 @@ pub unsafe fn bring_up<B: RegisterBus + ?Sized, const N: usize>(
             Generation::Gfx12 => mqd.write(&crate::gfx::mqd::ComputeMqdV12::kernel_queue(hqd)),
         }
     };
-    let grbm = at(regs.grbm_gfx_cntl, bases)?;
+    let grbm = gc.offset(regs.grbm_gfx_cntl)?;
     bus.write32(
         grbm,
         GrbmGfxCntl::new()
@@ -173,11 +169,11 @@ pub unsafe fn bring_up<B: RegisterBus + ?Sized, const N: usize>(
             .with_queueid(slot.queue)
             .into_bits(),
     );
-    let active = at(regs.hqd_active, bases)?;
+    let active = gc.offset(regs.hqd_active)?;
     let busy = bus.read32(active) & HQD_ACTIVE_MASK != 0;
     if !busy {
-        for (i, w) in hqd.dwords().iter().enumerate() {
-            bus.write32(regs.window(i, bases)?, *w);
+        for (i, w) in (0u32..).zip(hqd.dwords()) {
+            bus.write32(gc.offset_nth(regs.mqd_base_addr, i, 1)?, w);
         }
         bus.write32(active, HQD_ACTIVE_MASK);
     }

@@ -2,7 +2,7 @@
 //! the KIQ pipe's ring (pipe 1), loaded by registers or mapped by the KIQ
 //! or by a `map_legacy_kq` ADD_QUEUE.
 
-use crate::bus::RegisterBus;
+use crate::bus::{Block, RegisterBus};
 use crate::gfx::error::MapError;
 use crate::gfx::grbm::GrbmGfxCntl;
 use crate::gfx::mes::start::{MES_ME, SCHED_PIPE};
@@ -170,7 +170,8 @@ pub unsafe fn load_pipe_ring<B: RegisterBus + ?Sized, const N: usize>(
         }
     };
     let regs = crate::gfx::mapper::HqdRegs::for_generation(generation);
-    let grbm = regs.at(regs.grbm_gfx_cntl, bases)?;
+    let gc = Block::new(bus, *bases);
+    let grbm = gc.offset(regs.grbm_gfx_cntl)?;
     bus.write32(
         grbm,
         GrbmGfxCntl::new()
@@ -183,17 +184,17 @@ pub unsafe fn load_pipe_ring<B: RegisterBus + ?Sized, const N: usize>(
     // last, after everything it activates, as the register sequence does.
     let mut image = hqd;
     image.cp_hqd_active = 0;
-    for (i, w) in image.dwords().iter().enumerate() {
-        match regs.window(i, bases) {
-            Ok(at) => bus.write32(at, *w),
+    for (i, w) in (0u32..).zip(image.dwords()) {
+        match gc.offset_nth(regs.mqd_base_addr, i, 1) {
+            Ok(at) => bus.write32(at, w),
             Err(e) => {
-                r = Err(e);
+                r = Err(e.into());
                 break;
             }
         }
     }
     if r.is_ok() {
-        r = regs.at(regs.hqd_active, bases).map(|a| bus.write32(a, 1));
+        r = gc.write(regs.hqd_active, 1).map_err(MapError::from);
     }
     bus.write32(grbm, 0);
     r

@@ -22,8 +22,7 @@
 //! mapped by an ADD_QUEUE with `map_legacy_kq` sent on pipe 1
 //! ([`map_legacy_scheduler_ring`], `mes_v12_0_map_legacy_queue()`).
 
-use crate::bus::{ALL_ONES, RegisterBus};
-use crate::gfx::error::MapError;
+use crate::bus::{ALL_ONES, Block, BlockError, RegisterBus};
 use crate::gfx::grbm::GrbmGfxCntl;
 use crate::ip::Generation;
 use crate::regs::{IpBases, Reg};
@@ -113,7 +112,7 @@ impl MesVersions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MesStartError {
     /// A register has no base in the discovery table.
-    Register(MapError),
+    Register(BlockError),
     /// The start address does not fit `CP_MES_PRGRM_CNTR_START(_HI)`
     /// (address >> 2 must fit 64 bits: always; must be 4-aligned).
     Misaligned { pipe: u8, address: u64 },
@@ -175,11 +174,10 @@ const fn regs(g: Generation) -> Regs {
     }
 }
 
-fn at(reg: Reg, bases: &IpBases) -> Result<usize, MesStartError> {
-    reg.byte_offset(bases)
-        .ok_or(MesStartError::Register(MapError::RegisterOutsideAperture {
-            register: reg.name,
-        }))
+impl From<BlockError> for MesStartError {
+    fn from(e: BlockError) -> Self {
+        MesStartError::Register(e)
+    }
 }
 
 /// Unhalts MES and reads its versions.
@@ -191,11 +189,12 @@ pub fn start<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     s: &MesStart,
 ) -> Result<MesVersions, MesStartError> {
     let r = regs(generation);
-    let grbm = at(r.grbm, bases)?;
-    let cntl = at(r.cntl, bases)?;
-    let pc = at(r.pc, bases)?;
-    let pc_hi = at(r.pc_hi, bases)?;
-    let gp3 = at(r.gp3, bases)?;
+    let gc = Block::new(bus, *bases);
+    let grbm = gc.offset(r.grbm)?;
+    let cntl = gc.offset(r.cntl)?;
+    let pc = gc.offset(r.pc)?;
+    let pc_hi = gc.offset(r.pc_hi)?;
+    let gp3 = gc.offset(r.gp3)?;
     let pipes: &[u8] = if s.kiq_pipe {
         &[SCHED_PIPE, KIQ_PIPE]
     } else {
