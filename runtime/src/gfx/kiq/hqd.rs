@@ -18,7 +18,6 @@
 use crate::bus::{Block, RegisterBus};
 use crate::gfx::error::MapError;
 use crate::gfx::error::MqdError;
-use crate::gfx::grbm::GrbmGfxCntl;
 use crate::gfx::hqd::MEC1;
 use crate::gfx::kiq::KiqMemory;
 use crate::gfx::mapper::HqdRegs;
@@ -148,10 +147,9 @@ pub unsafe fn bring_up<B: RegisterBus + ?Sized, const N: usize>(
         Generation::Gfx12 => crate::regs::gc_12_0_0::RLC_CP_SCHEDULERS,
     };
     // gfx_v11_0_kiq_setting().
-    let s = gc.offset(sched)?;
-    let v = bus.read32(s) & !SCHEDULER0_MASK | scheduler0(MEC1, slot.pipe, slot.queue);
-    bus.write32(s, v);
-    bus.write32(s, v | SCHEDULER_ENABLE);
+    let v = gc.read(sched)? & !SCHEDULER0_MASK | scheduler0(MEC1, slot.pipe, slot.queue);
+    gc.write(sched, v)?;
+    gc.write(sched, v | SCHEDULER_ENABLE)?;
     // The MQD page holds the image too, as Linux keeps it for resume.
     // SAFETY: forwarded contract (not mapped).
     unsafe {
@@ -160,30 +158,17 @@ pub unsafe fn bring_up<B: RegisterBus + ?Sized, const N: usize>(
             Generation::Gfx12 => mqd.write(&crate::gfx::mqd::ComputeMqdV12::kernel_queue(hqd)),
         }
     };
-    let grbm = gc.offset(regs.grbm_gfx_cntl)?;
-    bus.write32(
-        grbm,
-        GrbmGfxCntl::new()
-            .with_meid(MEC1)
-            .with_pipeid(slot.pipe)
-            .with_queueid(slot.queue)
-            .into_bits(),
-    );
-    let active = gc.offset(regs.hqd_active)?;
-    let busy = bus.read32(active) & HQD_ACTIVE_MASK != 0;
-    if !busy {
-        for (i, w) in (0u32..).zip(hqd.dwords()) {
-            bus.write32(gc.offset_nth(regs.mqd_base_addr, i, 1)?, w);
-        }
-        bus.write32(active, HQD_ACTIVE_MASK);
-    }
-    bus.write32(grbm, 0);
-    if busy {
+    // The slot stays selected only while `sel` lives: every exit, errors
+    // included, selects ME 0 pipe 0 queue 0 again.
+    let sel = regs.select(gc, MEC1, slot.pipe, slot.queue)?;
+    if gc.read(regs.hqd_active)? & HQD_ACTIVE_MASK != 0 {
         return Err(MapError::HqdBusy {
             pipe: slot.pipe,
             queue: slot.queue,
         });
     }
+    regs.load_window(&sel, &hqd)?;
+    gc.write(regs.hqd_active, HQD_ACTIVE_MASK)?;
     Ok(())
 }
 

@@ -4,7 +4,6 @@
 
 use crate::bus::{Block, RegisterBus};
 use crate::gfx::error::MapError;
-use crate::gfx::grbm::GrbmGfxCntl;
 use crate::gfx::mes::start::{MES_ME, SCHED_PIPE};
 use crate::ip::Generation;
 use crate::regs::IpBases;
@@ -171,33 +170,15 @@ pub unsafe fn load_pipe_ring<B: RegisterBus + ?Sized, const N: usize>(
     };
     let regs = crate::gfx::mapper::HqdRegs::for_generation(generation);
     let gc = Block::new(bus, *bases);
-    let grbm = gc.offset(regs.grbm_gfx_cntl)?;
-    bus.write32(
-        grbm,
-        GrbmGfxCntl::new()
-            .with_meid(MES_ME)
-            .with_pipeid(pipe)
-            .into_bits(),
-    );
-    let mut r = Ok(());
+    // ME 3 / `pipe` stays selected only while `sel` lives.
+    let sel = regs.select(gc, MES_ME, pipe, 0)?;
     // The image's ACTIVE (1, as `mes_v12_0_mqd_init()` sets it) is written
     // last, after everything it activates, as the register sequence does.
     let mut image = hqd;
     image.cp_hqd_active = 0;
-    for (i, w) in (0u32..).zip(image.dwords()) {
-        match gc.offset_nth(regs.mqd_base_addr, i, 1) {
-            Ok(at) => bus.write32(at, w),
-            Err(e) => {
-                r = Err(e.into());
-                break;
-            }
-        }
-    }
-    if r.is_ok() {
-        r = gc.write(regs.hqd_active, 1).map_err(MapError::from);
-    }
-    bus.write32(grbm, 0);
-    r
+    regs.load_window(&sel, &image)?;
+    gc.write(regs.hqd_active, 1)?;
+    Ok(())
 }
 
 /// Maps MES pipe 0's scheduler ring through MES pipe 1 (v12 uni-MES,
