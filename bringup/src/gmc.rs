@@ -297,10 +297,11 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
         }
     }
     // SAFETY: `[area_at, area_at + area_len)` is the DMA region past its
-    // first chunk: valid for 'p, used by nothing else, and mapped just
-    // above at VA = host address in VMID0 and in the process tables,
-    // which are the contexts the rings (VMID0) and the user queue (the
-    // process) run in.
+    // first chunk: valid for 'p and, by the platform's contract, kept
+    // mapped until the device can no longer reach it; used by nothing
+    // else (the platform was claimed once); and mapped just above at VA =
+    // host address in VMID0 and in the process tables, which are the
+    // contexts the rings (VMID0) and the user queue (the process) run in.
     let ring_area = unsafe { DeviceArena::new(area_at, area_len) };
 
     let cfg = HubConfig {

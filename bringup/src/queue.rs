@@ -173,9 +173,9 @@ pub fn run<'p>(
     let mqd = area.put(MqdPage::new()).at(s)?;
     let eop = area.put(EopBuffer::new()).at(s)?;
     let signal = area.put(SignalMemory::new(1)).at(s)?;
-    let db = rings::doorbell(p, doorbell_index::USERQUEUE_START, s)?;
+    let db = rings::doorbell(gpu, doorbell_index::USERQUEUE_START, s)?;
     let queue = AqlQueue::new(
-        qmem,
+        qmem.get(),
         db,
         QueueConfig {
             profiling: true,
@@ -190,7 +190,7 @@ pub fn run<'p>(
                 page_table_base: mem.process.root(),
                 va_start: 0,
                 va_end: (1 << 47) - 1,
-                context: area.put(ProcessContext::new()).at(s)?,
+                context: area.put(ProcessContext::new()).at(s)?.get(),
             };
             // MES takes the process key here and picks the VMID itself.
             let m: Box<dyn QueueMapper + 'p> = match scheduler {
@@ -229,19 +229,16 @@ pub fn run<'p>(
     let res = QueueResources::aql(qmem, mqd, eop, doorbell_index::USERQUEUE_START, vmid);
     let now = || sink.wall_ns().unwrap_or_else(|| p.clock().now_ns());
     let t = now();
-    // SAFETY: the queue memory, MQD and EOP buffer were just placed in the
-    // ring area, which lives for 'p at GPU VA = host address in the
-    // queue's VMID (VMID0 and the process tables); the MQD page is fresh.
-    let mapping = unsafe { mapper.map(&res) }.at(s)?;
+    let mapping = mapper.map(&res).at(s)?;
     let create_ns = now().saturating_sub(t);
-    let packet = barrier(signal)?;
+    let packet = barrier(&signal)?;
     let id = queue
         .submit(&packet, p.clock(), BOUND_NS)
         .map_err(|e| ErrorKind::Queue(format!("submit: {e}")))
         .at(s)?;
     let q = UserQueue {
         queue,
-        signal,
+        signal: signal.get(),
         doorbell: doorbell_index::USERQUEUE_START,
         mode,
         mapping,

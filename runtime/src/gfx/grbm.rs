@@ -87,6 +87,7 @@ mod tests {
     use crate::gfx::kiq::hqd::{KiqSlot, bring_up};
     use crate::gfx::mqd::{EopBuffer, MqdPage};
     use crate::ip::Generation;
+    use crate::mem::Dev;
     use crate::regs::{IpBases, gc_11_0_0 as gc};
     use core::cell::Cell;
 
@@ -139,9 +140,11 @@ mod tests {
             queue: 0,
             doorbell: 0,
         };
-        // SAFETY: no device: the fake bus never dereferences the addresses
-        // the MQD names, and the MQD page is fresh.
-        let r = unsafe { bring_up(&bus, &BASES, Generation::Gfx11, slot, &ring, &mqd, &eop) };
+        // SAFETY: there is no device: the fake bus is given addresses in
+        // register values only and never reaches memory through them.
+        let (ring, mqd, eop) =
+            unsafe { (Dev::assume(&ring), Dev::assume(&mqd), Dev::assume(&eop)) };
+        let r = bring_up(&bus, &BASES, Generation::Gfx11, slot, ring, mqd, eop);
         assert_eq!(
             r,
             Err(MapError::Register(BlockError::OutsideBases {
@@ -164,14 +167,16 @@ mod tests {
         let ring = MesMemory::<1024>::new();
         let mqd = MqdPage::new();
         let eop = EopBuffer::new();
-        let parts = MesRingParts {
-            ring: &ring,
-            mqd: &mqd,
-            eop: &eop,
-            doorbell: 0xC,
-        };
         // SAFETY: as above.
-        let r = unsafe { load_pipe_ring(&bus, &BASES, Generation::Gfx12, 1, parts) };
+        let parts = unsafe {
+            MesRingParts {
+                ring: Dev::assume(&ring),
+                mqd: Dev::assume(&mqd),
+                eop: Dev::assume(&eop),
+                doorbell: 0xC,
+            }
+        };
+        let r = load_pipe_ring(&bus, &BASES, Generation::Gfx12, 1, parts);
         assert_eq!(
             r,
             Err(MapError::Register(BlockError::OutsideBases {

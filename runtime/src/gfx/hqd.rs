@@ -172,14 +172,13 @@ impl<B: RegisterBus, C: Clock> DirectHqd<B, C> {
 }
 
 impl<B: RegisterBus, C: Clock> QueueMapper for DirectHqd<B, C> {
-    unsafe fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
+    fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
         // Nothing reaches the device until the doorbell, the slot and the
         // MQD are known to be good.
         let (pipe, queue) = self.free_slot().ok_or(MapError::NoFreeSlot)?;
         self.doorbells.claim(q.doorbell)?;
         let params = q.mqd_params();
-        // SAFETY: the caller promises the MQD page is not mapped.
-        let hqd = match unsafe { build_aql(self.regs.generation, q.mqd, &params) } {
+        let hqd = match build_aql(self.regs.generation, &q.mqd, &params) {
             Ok(h) => h,
             Err(e) => {
                 self.doorbells.release(q.doorbell);

@@ -26,6 +26,7 @@ use crate::gfx::mqd::{
     MqdPage, PersistentState, PqControl,
 };
 use crate::ip::Generation;
+use crate::mem::Dev;
 use crate::regs::IpBases;
 use barebell_facts::Fact;
 
@@ -125,21 +126,18 @@ pub fn kiq_hqd<const N: usize>(
     })
 }
 
-/// Makes `slot` the KIQ and starts it on the ring in `ring`.
-///
-/// # Safety
-/// `ring`, `mqd` and `eop` must stay valid device-visible memory while the
-/// KIQ runs, and `mqd` must not be mapped already.
-pub unsafe fn bring_up<B: RegisterBus + ?Sized, const N: usize>(
+/// Makes `slot` the KIQ and starts it on the ring in `ring`; `mqd` must
+/// not be mapped already (see [`MqdPage`]).
+pub fn bring_up<B: RegisterBus + ?Sized, const N: usize>(
     bus: &B,
     bases: &IpBases,
     generation: Generation,
     slot: KiqSlot,
-    ring: &KiqMemory<N>,
-    mqd: &MqdPage,
-    eop: &EopBuffer,
+    ring: Dev<'_, KiqMemory<N>>,
+    mqd: Dev<'_, MqdPage>,
+    eop: Dev<'_, EopBuffer>,
 ) -> Result<(), MapError> {
-    let hqd = kiq_hqd(ring, mqd, eop, slot.doorbell)?;
+    let hqd = kiq_hqd(&ring, &mqd, &eop, slot.doorbell)?;
     let regs = HqdRegs::for_generation(generation);
     let gc = Block::new(bus, *bases);
     let sched = match generation {
@@ -151,13 +149,10 @@ pub unsafe fn bring_up<B: RegisterBus + ?Sized, const N: usize>(
     gc.write(sched, v)?;
     gc.write(sched, v | SCHEDULER_ENABLE)?;
     // The MQD page holds the image too, as Linux keeps it for resume.
-    // SAFETY: forwarded contract (not mapped).
-    unsafe {
-        match generation {
-            Generation::Gfx11 => mqd.write(&crate::gfx::mqd::ComputeMqdV11::kernel_queue(hqd)),
-            Generation::Gfx12 => mqd.write(&crate::gfx::mqd::ComputeMqdV12::kernel_queue(hqd)),
-        }
-    };
+    match generation {
+        Generation::Gfx11 => mqd.write(&crate::gfx::mqd::ComputeMqdV11::kernel_queue(hqd)),
+        Generation::Gfx12 => mqd.write(&crate::gfx::mqd::ComputeMqdV12::kernel_queue(hqd)),
+    }
     // The slot stays selected only while `sel` lives: every exit, errors
     // included, selects ME 0 pipe 0 queue 0 again.
     let sel = regs.select(gc, MEC1, slot.pipe, slot.queue)?;

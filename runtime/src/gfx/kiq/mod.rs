@@ -202,12 +202,11 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
 }
 
 impl<C: Clock, P: Pause, const N: usize> QueueMapper for Kiq<'_, C, P, N> {
-    unsafe fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
+    fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
         let (pipe, queue) = self.free_slot().ok_or(MapError::NoFreeSlot)?;
         self.doorbells.claim(q.doorbell)?;
         let params = q.mqd_params();
-        // SAFETY: the caller promises the MQD page is not mapped.
-        if let Err(e) = unsafe { build_aql(self.generation, q.mqd, &params) } {
+        if let Err(e) = build_aql(self.generation, &q.mqd, &params) {
             self.doorbells.release(q.doorbell);
             return Err(e.into());
         }

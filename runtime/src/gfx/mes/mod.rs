@@ -380,8 +380,7 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
         // maps the gang (KFD's qpd->vmid stays 0 under MES).
         let mut params = q.mqd_params();
         params.vmid = 0;
-        // SAFETY: `map`'s caller promises the MQD page is not mapped.
-        if let Err(e) = unsafe { build_aql(A::GENERATION, q.mqd, &params) } {
+        if let Err(e) = build_aql(A::GENERATION, &q.mqd, &params) {
             self.doorbells.release(q.doorbell);
             return Err(e.into());
         }
@@ -645,7 +644,7 @@ impl<C: Clock, P: Pause, const N: usize> Mes<'_, C, P, N, V12> {
 }
 
 impl<C: Clock, P: Pause, const N: usize, A: MesApi> QueueMapper for Mes<'_, C, P, N, A> {
-    unsafe fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
+    fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
         self.add_queue(q)
     }
 
