@@ -190,7 +190,7 @@ pub fn run<'p>(
                 page_table_base: mem.process.root(),
                 va_start: 0,
                 va_end: (1 << 47) - 1,
-                context: area.put(ProcessContext::new()).at(s)?.get(),
+                context: area.put(ProcessContext::new()).at(s)?,
             };
             // MES takes the process key here and picks the VMID itself.
             let m: Box<dyn QueueMapper + 'p> = match scheduler {

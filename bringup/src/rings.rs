@@ -145,7 +145,7 @@ pub(crate) fn kiq_up<'p>(
     .at(step)?;
     let p = gpu.platform;
     let ring = KiqRing {
-        memory: mem.get(),
+        memory: mem,
         doorbell: doorbell(gpu, doorbell_index::KIQ, step)?,
     };
     let mut kiq = Kiq::new(
@@ -201,7 +201,7 @@ pub fn run<'p>(
             let sched = parts(area, doorbell_index::MES_RING0)?;
             map_scheduler_ring(&mut kiq, sched).at(s)?;
             let ring = MesRing {
-                memory: sched.ring.get(),
+                memory: sched.ring,
                 doorbell: doorbell(gpu, doorbell_index::MES_RING0, s)?,
             };
             let mut mes: MesClient<'p, V11> =
@@ -225,7 +225,7 @@ pub fn run<'p>(
             let p1 = parts(area, doorbell_index::MES_RING1)?;
             load_pipe_ring(&gpu.bus, &gc, generation, 1, p1).at(s)?;
             let ring1 = MesRing {
-                memory: p1.ring.get(),
+                memory: p1.ring,
                 doorbell: doorbell(gpu, doorbell_index::MES_RING1, s)?,
             };
             let mut pipe1: MesClient<'p, V12> =
@@ -236,7 +236,7 @@ pub fn run<'p>(
             let p0 = parts(area, doorbell_index::MES_RING0)?;
             map_legacy_scheduler_ring(&mut pipe1, p0).at(s)?;
             let ring0 = MesRing {
-                memory: p0.ring.get(),
+                memory: p0.ring,
                 doorbell: doorbell(gpu, doorbell_index::MES_RING0, s)?,
             };
             let mut mes: MesClient<'p, V12> =

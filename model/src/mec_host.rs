@@ -139,7 +139,7 @@ impl ModelGpu {
     /// The MES ring memory and its model (API v11 on gfx11, v12 on gfx12),
     /// ring doorbell `MES_RING0`.
     pub fn mes<const RING: usize>(&self) -> Option<(MesRing<'static, RING>, MesModel)> {
-        let memory: &'static MesMemory<RING> = self.place(MesMemory::new()).get();
+        let memory = self.place(MesMemory::<RING>::new());
         let doorbell = self.doorbell(doorbell_index::MES_RING0)?;
         let slot =
             self.doorbells as *const DoorbellPage as u64 + u64::from(doorbell_index::MES_RING0) * 8;
@@ -159,7 +159,7 @@ impl ModelGpu {
 
     /// The KIQ ring memory and its model, ring doorbell `KIQ`.
     pub fn kiq<const RING: usize>(&self) -> Option<(KiqRing<'static, RING>, KiqModel)> {
-        let memory: &'static KiqMemory<RING> = self.place(KiqMemory::new()).get();
+        let memory = self.place(KiqMemory::<RING>::new());
         let doorbell = self.doorbell(doorbell_index::KIQ)?;
         let slot =
             self.doorbells as *const DoorbellPage as u64 + u64::from(doorbell_index::KIQ) * 8;
@@ -209,8 +209,8 @@ impl ModelGpu {
     }
 
     /// A leaked, device-mapped MES process context.
-    pub fn process_context(&self) -> &'static ProcessContext {
-        self.place(ProcessContext::new()).get()
+    pub fn process_context(&self) -> Dev<'static, ProcessContext> {
+        self.place(ProcessContext::new())
     }
 }
 

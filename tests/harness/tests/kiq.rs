@@ -226,7 +226,7 @@ fn kiq_from_registers(generation: Generation) {
         model.service();
     });
     let ring = KiqRing {
-        memory: mem.get(),
+        memory: mem,
         doorbell: gpu.doorbell(doorbell_index::KIQ).unwrap(),
     };
     let mut kiq: Mapper = Kiq::new(ring, clock(), pause, generation, Doorbells::linux_default());

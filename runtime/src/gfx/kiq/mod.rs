@@ -22,6 +22,7 @@ use crate::gfx::error::MapError;
 use crate::gfx::mapper::{Mapping, QueueMapper, QueueResources};
 use crate::gfx::mqd::build_aql;
 use crate::ip::Generation;
+use crate::mem::Dev;
 use crate::time::Pause;
 use crate::time::{Clock, Deadline};
 use barebell_firmware_if::pm4::{self, QueueEngine, unmap_action, write_dst};
@@ -82,7 +83,7 @@ impl<const N: usize> Default for KiqMemory<N> {
 /// A running KIQ ring and its doorbell.
 #[derive(Debug, Clone, Copy)]
 pub struct KiqRing<'a, const RING_DWORDS: usize> {
-    pub memory: &'a KiqMemory<RING_DWORDS>,
+    pub memory: Dev<'a, KiqMemory<RING_DWORDS>>,
     pub doorbell: crate::aql::doorbell::Doorbell,
 }
 

@@ -38,6 +38,7 @@ use crate::gfx::error::{MesError, MesStatus};
 use crate::gfx::mapper::{Mapping, QueueMapper, QueueResources};
 use crate::gfx::mqd::{AqlMqdParams, build_aql};
 use crate::ip::Generation;
+use crate::mem::Dev;
 use crate::time::Pause;
 use crate::time::{Clock, Deadline};
 use barebell_firmware_if::mes_api::{FRAME_DWORDS, Frame, Le32, Le64};
@@ -186,13 +187,14 @@ pub struct Process<'a> {
     pub page_table_base: u64,
     pub va_start: u64,
     pub va_end: u64,
-    pub context: &'a ProcessContext,
+    /// The process and gang context pages MES keeps its state in.
+    pub context: Dev<'a, ProcessContext>,
 }
 
 /// Where the MES scheduler ring is and how to ring it.
 #[derive(Debug, Clone, Copy)]
 pub struct MesRing<'a, const RING_DWORDS: usize> {
-    pub memory: &'a MesMemory<RING_DWORDS>,
+    pub memory: Dev<'a, MesMemory<RING_DWORDS>>,
     pub doorbell: crate::aql::doorbell::Doorbell,
 }
 
