@@ -58,7 +58,7 @@ pub use barebell::platform::Platform;
 pub use error::{BringupError, ErrorKind};
 #[cfg(feature = "std")]
 pub use firmware::FirmwareDir;
-pub use firmware::{FirmwareSet, FirmwareSource};
+pub use firmware::{FirmwareError, FirmwareSet, FirmwareSource};
 pub use queue::{Mapping, UserQueue};
 pub use sink::{Quiet, Sink, Step};
 
@@ -135,10 +135,9 @@ pub fn run<'p>(
     sink: &'p dyn Sink,
 ) -> Result<Gpu<'p>, BringupError> {
     if !platform.claim() {
-        return Err(ErrorKind::Layout(alloc::format!(
-            "{} was already brought up once; its memory belongs to that run",
-            platform.name()
-        )))
+        return Err(ErrorKind::AlreadyClaimed {
+            platform: platform.name().into(),
+        })
         .at(Step::Discovery);
     }
     // 1. discovery

@@ -7,21 +7,13 @@
 //! the MMHUB latched.
 
 use crate::Gpu;
-use crate::error::{BringupError, ErrorKind, ResultAt};
-use crate::firmware::{self, FirmwareSet, FirmwareSource};
+use crate::error::{BringupError, ErrorKind, LayoutError, ResultAt};
+use crate::firmware::{self, FirmwareError, FirmwareSet, FirmwareSource};
 use crate::gmc::Memory;
 use crate::sink::{Sink, Step};
-use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use barebell::psp::{self, FaultHub, Image, Plan, Psp, PspRegs};
-
-fn fw_err((name, why): (String, String)) -> BringupError {
-    BringupError {
-        step: Step::Psp,
-        kind: ErrorKind::Firmware { name, why },
-    }
-}
 
 /// Loads the firmware the discovered versions name; returns the set for
 /// the MES start.
@@ -51,29 +43,29 @@ pub fn run(
     let plan = Plan::for_version(mp0)
         .ok_or(unsupported("a PSP plan for MP0"))
         .at(s)?;
-    let bufs = mem
-        .bufs
-        .take()
-        .ok_or_else(|| ErrorKind::Layout("the PSP buffers were already used".into()))
-        .at(s)?;
-    let sos_bytes = firmware::bytes(fw, &set.sos).map_err(fw_err)?;
-    let sos = firmware::parse_named(&set.sos, &sos_bytes).map_err(fw_err)?;
-    let smu_bytes = firmware::bytes(fw, &set.smu).map_err(fw_err)?;
-    let smu_fw = firmware::parse_named(&set.smu, &smu_bytes).map_err(fw_err)?;
+    let bufs = mem.bufs.take().ok_or(LayoutError::PspBuffersTaken).at(s)?;
+    let sos_bytes = fw.load(&set.sos).at(s)?;
+    let sos = firmware::parse_named(&set.sos, &sos_bytes).at(s)?;
+    let smu_bytes = fw.load(&set.smu).at(s)?;
+    let smu_fw = firmware::parse_named(&set.smu, &smu_bytes).at(s)?;
     let smu = smu_fw
         .section("ucode")
         .map(|x| smu_fw.bytes(x))
-        .ok_or_else(|| fw_err((set.smu.clone(), "no ucode section".into())))?;
+        .ok_or_else(|| FirmwareError::Lacks {
+            name: set.smu.clone(),
+            what: "ucode section",
+        })
+        .at(s)?;
     let files = set
         .gfx
         .iter()
-        .map(|n| firmware::bytes(fw, n).map_err(fw_err))
+        .map(|n| fw.load(n).at(s))
         .collect::<Result<Vec<_>, _>>()?;
     let blobs = set
         .gfx
         .iter()
         .zip(&files)
-        .map(|(n, b)| firmware::parse_named(n, b).map_err(fw_err))
+        .map(|(n, b)| firmware::parse_named(n, b).at(s))
         .collect::<Result<Vec<_>, _>>()?;
     let mut images = vec![
         Image {

@@ -18,12 +18,11 @@
 //! processor has fetched it; no kernel code is involved.
 
 use crate::Gpu;
-use crate::error::{BringupError, ErrorKind, ResultAt};
+use crate::error::{BringupError, QueueError, ResultAt};
 use crate::gmc::Memory;
 use crate::rings::{self, Pauser, Rings, Scheduler};
 use crate::sink::{Sink, Step};
 use alloc::boxed::Box;
-use alloc::format;
 use barebell::aql::{
     AqlQueue, BarrierKind, BarrierPacket, Condition, Fences, QueueConfig, QueueMemory, SignalMemory,
 };
@@ -110,7 +109,7 @@ impl UserQueue<'_> {
         let p = self.platform;
         self.signal
             .wait_pausing(Condition::Eq, value, p.clock(), bound_ns, &mut Pauser(p))
-            .map_err(|e| ErrorKind::Queue(format!("completion signal: {e}")))
+            .map_err(QueueError::Signal)
             .at(Step::Queue)
     }
 
@@ -122,7 +121,7 @@ impl UserQueue<'_> {
 
 fn barrier(signal: &SignalMemory) -> Result<BarrierPacket, BringupError> {
     BarrierPacket::new(BarrierKind::And, &[], signal.handle(), Fences::SYSTEM)
-        .map_err(|e| ErrorKind::Queue(format!("barrier packet: {e}")))
+        .map_err(QueueError::Barrier)
         .at(Step::Queue)
 }
 
@@ -234,7 +233,7 @@ pub fn run<'p>(
     let packet = barrier(&signal)?;
     let id = queue
         .submit(&packet, p.clock(), BOUND_NS)
-        .map_err(|e| ErrorKind::Queue(format!("submit: {e}")))
+        .map_err(QueueError::Submit)
         .at(s)?;
     let q = UserQueue {
         queue,

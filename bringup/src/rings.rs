@@ -15,9 +15,8 @@
 //! Everything lives in the ring area (GPU VA = host address in VMID0).
 
 use crate::Gpu;
-use crate::error::{BringupError, ErrorKind, ResultAt};
+use crate::error::{BringupError, QueueError, ResultAt};
 use crate::sink::{Sink, Step};
-use alloc::format;
 use barebell::aql::Doorbell;
 use barebell::gfx::doorbells::{Doorbells, doorbell_index};
 use barebell::gfx::kiq::hqd::{KiqSlot, bring_up};
@@ -104,7 +103,7 @@ fn place<'p, T>(area: &mut DeviceArena<'p>, v: T) -> Result<Dev<'p, T>, BringupE
 pub fn doorbell(gpu: &Gpu<'_>, index: u32, step: Step) -> Result<Doorbell, BringupError> {
     gpu.doorbells
         .doorbell(index)
-        .map_err(|e| ErrorKind::Queue(format!("doorbell {index:#x}: {e}")))
+        .map_err(|error| QueueError::Doorbell { index, error })
         .at(step)
 }
 

@@ -45,6 +45,7 @@ pub mod bar;
 pub mod cp;
 pub mod discovery;
 pub mod dma;
+pub mod error;
 pub mod gmc;
 pub mod host;
 pub mod hub;
@@ -60,5 +61,6 @@ pub mod psp;
 pub mod thread;
 pub mod vgpu;
 
+pub use error::ModelError;
 pub use parts::Part;
 pub use vgpu::VirtualGpu;

@@ -134,6 +134,12 @@ pub struct Refusal {
     pub why: &'static str,
 }
 
+impl core::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{} (status {:#x})", self.why, self.status)
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct At {
     c35: usize,
@@ -603,11 +609,10 @@ pub mod rig {
     use super::{PspExpect, PspModel, PspPlacement};
     use crate::SimClock;
     use crate::discovery::{self, NAVI31, NAVI48, PartDesc};
+    use crate::error::ModelError;
     use crate::hub::HubModel;
     use crate::mc::{CID_MP0, Mc};
     use alloc::boxed::Box;
-    use alloc::format;
-    use alloc::string::String;
     use alloc::sync::Arc;
     use alloc::vec;
     use alloc::vec::Vec;
@@ -619,6 +624,7 @@ pub mod rig {
     use barebell::psp::{
         self, Component, DmaBuf, FaultHub, GcRegs, Plan, PspBuffers, PspRegs, Tmr,
     };
+    use barebell_bringup::FirmwareError;
     use barebell_firmware_if::psp_gfx::fw_type as t;
     use barebell_firmware_if::{CpEngine, Firmware, Kind, MesPipe, parse};
     use core::ptr::NonNull;
@@ -877,31 +883,44 @@ pub mod rig {
 
     /// A blob by file name, as `'static` bytes.
     pub trait Blobs {
-        fn get(&mut self, name: &str) -> Result<&'static [u8], String>;
+        fn get(&mut self, name: &str) -> Result<&'static [u8], FirmwareError>;
     }
 
     /// Blobs read (and leaked) from a directory.
     #[cfg(feature = "std")]
-    struct Dir<'p>(&'p Path);
+    struct Dir(barebell_bringup::FirmwareDir);
 
     #[cfg(feature = "std")]
-    impl Blobs for Dir<'_> {
-        fn get(&mut self, name: &str) -> Result<&'static [u8], String> {
-            let path = self.0.join(name);
-            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    impl Blobs for Dir {
+        fn get(&mut self, name: &str) -> Result<&'static [u8], FirmwareError> {
+            use barebell_bringup::FirmwareSource;
+            let bytes = self.0.load(name)?;
             Ok(Box::leak(bytes.into_boxed_slice()))
         }
     }
 
-    fn load(blobs: &mut dyn Blobs, kind: Kind, name: &str) -> Result<Firmware<'static>, String> {
+    fn load(
+        blobs: &mut dyn Blobs,
+        kind: Kind,
+        name: &str,
+    ) -> Result<Firmware<'static>, FirmwareError> {
         let bytes = blobs.get(name)?;
-        parse(kind, bytes).map_err(|e| format!("{name}: {e}"))
+        parse(kind, bytes).map_err(|error| FirmwareError::Malformed {
+            name: name.into(),
+            error,
+        })
     }
 
-    fn section(f: &Firmware<'static>, file: &str, name: &str) -> Result<&'static [u8], String> {
-        let s = f
-            .section(name)
-            .ok_or_else(|| format!("{file}: no section {name}"))?;
+    fn section(
+        f: &Firmware<'static>,
+        file: &str,
+        what: &'static str,
+        name: &str,
+    ) -> Result<&'static [u8], FirmwareError> {
+        let s = f.section(name).ok_or_else(|| FirmwareError::Lacks {
+            name: file.into(),
+            what,
+        })?;
         Ok(f.bytes(s))
     }
 
@@ -917,8 +936,12 @@ pub mod rig {
         dir: &Path,
         part: &PartFirmware,
         tweak: impl FnOnce(&mut PspExpect),
-    ) -> Result<Rig, String> {
-        rig_from(&mut Dir(dir), part, tweak)
+    ) -> Result<Rig, ModelError> {
+        rig_from(
+            &mut Dir(barebell_bringup::FirmwareDir(dir.into())),
+            part,
+            tweak,
+        )
     }
 
     /// As [`rig`], with each GTT buffer mapped as `layout` says.
@@ -928,8 +951,13 @@ pub mod rig {
         part: &PartFirmware,
         layout: Layout,
         tweak: impl FnOnce(&mut PspExpect),
-    ) -> Result<Rig, String> {
-        rig_from_layout(&mut Dir(dir), part, layout, tweak)
+    ) -> Result<Rig, ModelError> {
+        rig_from_layout(
+            &mut Dir(barebell_bringup::FirmwareDir(dir.into())),
+            part,
+            layout,
+            tweak,
+        )
     }
 
     /// As [`rig`], with the blobs from `blobs`.
@@ -937,7 +965,7 @@ pub mod rig {
         source: &mut dyn Blobs,
         part: &PartFirmware,
         tweak: impl FnOnce(&mut PspExpect),
-    ) -> Result<Rig, String> {
+    ) -> Result<Rig, ModelError> {
         rig_from_layout(source, part, Layout::default(), tweak)
     }
 
@@ -947,41 +975,44 @@ pub mod rig {
         part: &PartFirmware,
         layout: Layout,
         tweak: impl FnOnce(&mut PspExpect),
-    ) -> Result<Rig, String> {
+    ) -> Result<Rig, ModelError> {
         let clock: &'static SimClock = Box::leak(Box::new(SimClock::new()));
         let (table, _) = discovery::build(&part.desc);
-        let d = Discovery::parse(&table).map_err(|e| format!("discovery: {e}"))?;
-        let mp0 = d.ip(hw_id::MP0, 0).ok_or("no MP0 in discovery")?;
-        let gc = d.ip(hw_id::GC, 0).ok_or("no GC in discovery")?;
+        let d = Discovery::parse(&table).map_err(ModelError::Discovery)?;
+        let ip = |id: u16, ip: &'static str| d.ip(id, 0).ok_or(ModelError::MissingIp { ip });
+        let mp0 = ip(hw_id::MP0, "MP0")?;
+        let gc = ip(hw_id::GC, "GC")?;
+        let unsupported =
+            |what: &'static str, version: (u8, u8, u8)| ModelError::Unsupported { what, version };
         let v = mp0.version.triple();
-        let regs =
-            PspRegs::for_version(v).ok_or_else(|| format!("no PSP registers for MP0 {v:?}"))?;
-        let plan = Plan::for_version(v).ok_or_else(|| format!("no PSP plan for MP0 {v:?}"))?;
+        let regs = PspRegs::for_version(v).ok_or(unsupported("PSP registers", v))?;
+        let plan = Plan::for_version(v).ok_or(unsupported("PSP plan", v))?;
         let g = gc.version.triple();
-        let gc_regs = GcRegs::for_version(g).ok_or_else(|| format!("no GC registers for {g:?}"))?;
+        let gc_regs = GcRegs::for_version(g).ok_or(unsupported("RLC registers", g))?;
 
         let sos = load(source, Kind::PspSos, part.sos)?;
         let smu_fw = load(source, Kind::Smc, part.smu.0)?;
-        let smu = section(&smu_fw, part.smu.0, part.smu.1)?;
+        let smu = section(&smu_fw, part.smu.0, "SMU ucode section", part.smu.1)?;
         let mut blobs: Vec<(&str, Firmware<'static>)> = Vec::new();
         let mut gfx = Vec::new();
         for (ty, kind, file, sec) in &part.gfx {
             if !blobs.iter().any(|(f, _)| f == file) {
                 blobs.push((file, load(source, *kind, file)?));
             }
-            let f = blobs
-                .iter()
-                .find(|(f, _)| f == file)
-                .map(|(_, fw)| *fw)
-                .ok_or("blob vanished")?;
-            gfx.push((*ty, section(&f, file, sec)?.to_vec()));
+            // Loaded just above if it was not already.
+            if let Some((_, f)) = blobs.iter().find(|(f, _)| f == file) {
+                gfx.push((
+                    *ty,
+                    section(f, file, "section the PSP model expects", sec)?.to_vec(),
+                ));
+            }
         }
         let mut expect = PspExpect {
             components: BOOT_ORDER
                 .iter()
                 .filter_map(|(name, c)| sos.section(name).map(|s| (*c, sos.bytes(s).to_vec())))
                 .collect(),
-            toc: section(&sos, part.sos, "toc")?.to_vec(),
+            toc: section(&sos, part.sos, "toc section", "toc")?.to_vec(),
             tmr_size: MODEL_TMR,
             smu: Some(smu.to_vec()),
             gfx,
@@ -994,10 +1025,10 @@ pub mod rig {
             gc: gc_regs,
             gc_bases: gc.bases,
         };
-        let mmhub = d.ip(hw_id::MMHUB, 0).ok_or("no MMHUB in discovery")?;
+        let mmhub = ip(hw_id::MMHUB, "MMHUB")?;
         let mv = mmhub.version.triple();
         let hub_regs = barebell::gmc::hub::hub_for(hw_id::MMHUB, mv)
-            .ok_or_else(|| format!("no hub table for MMHUB {mv:?}"))?;
+            .ok_or(unsupported("MMHUB hub table", mv))?;
         let (hub, mc, gart, vram, gtt, bufs, tmr) = memory(clock, &mmhub, hub_regs, part, layout)?;
         let mc = Arc::new(mc);
         let model = PspModel::new(clock, place, expect, mc.clone());
@@ -1062,8 +1093,8 @@ pub mod rig {
         hub_regs: &'static HubRegs,
         part: &PartFirmware,
         layout: Layout,
-    ) -> Result<Memory, String> {
-        let e = |what: &'static str| move |err: barebell::mem::MemError| format!("{what}: {err}");
+    ) -> Result<Memory, ModelError> {
+        let e = |what: &'static str| move |error| ModelError::Memory { what, error };
         let size = u64::from(part.vram_mib) << 20;
         let mut vram = VramAllocator::with_boot_region(size, FB_START).map_err(e("VRAM"))?;
         let hub = Arc::new(HubModel::for_hub(clock, mmhub.bases, hub_regs));
@@ -1107,8 +1138,12 @@ pub mod rig {
             default_page: scratch.offset,
             dummy_page: dummy_bus,
         };
-        barebell::gmc::hub::gart_enable(&*hub, &mmhub.bases, hub_regs, &cfg)
-            .map_err(|err| format!("{} init: {err}", hub_regs.name))?;
+        barebell::gmc::hub::gart_enable(&*hub, &mmhub.bases, hub_regs, &cfg).map_err(|error| {
+            ModelError::Hub {
+                hub: hub_regs.name,
+                error,
+            }
+        })?;
         // Then VMID0's TLB flush on engine 17, as both functions do right
         // after (no HDP flush: the host wrote the tables directly).
         barebell::gmc::hub::invalidate(
@@ -1120,7 +1155,10 @@ pub mod rig {
             0,
             0,
         )
-        .map_err(|err| format!("{} VMID0 flush: {err}", hub_regs.name))?;
+        .map_err(|error| ModelError::Invalidate {
+            hub: hub_regs.name,
+            error,
+        })?;
         Ok((hub, mc, gart, vram, gtt, bufs, tmr))
     }
 
@@ -1133,8 +1171,8 @@ pub mod rig {
         gart: &mut TableArena<'static>,
         vram: &mut VramAllocator,
         layout: Layout,
-    ) -> Result<(Gtt, PspBuffers, Tmr, u64), String> {
-        let e = |what: &'static str| move |err: barebell::mem::MemError| format!("{what}: {err}");
+    ) -> Result<(Gtt, PspBuffers, Tmr, u64), ModelError> {
+        let e = |what: &'static str| move |error| ModelError::Memory { what, error };
         // The TMR: VRAM, 1 MiB aligned (`PSP_TMR_ALIGNMENT`); the PSP
         // never hands its bytes back, so the model does not back it.
         let tmr_at = vram
@@ -1147,9 +1185,9 @@ pub mod rig {
         let mut place = |va: u64, len: u64, align: u64, map: Mapping| {
             let mut chunk = arena
                 .alloc(len as usize, align)
-                .map_err(|err| format!("GTT buffer at {va:#x}: {err}"))?;
+                .map_err(e("a GTT buffer"))?;
             let bus = chunk.bus_addr();
-            let p = NonNull::new(chunk.as_mut_ptr()).ok_or("null chunk")?;
+            let p = NonNull::from(chunk.bytes()).cast::<u8>();
             // SAFETY: leaked with the arena's memory.
             unsafe { mc.map_bus(bus, p.as_ptr(), len) };
             let mapped = match map {
@@ -1158,11 +1196,11 @@ pub mod rig {
                 Mapping::NoSystemBit => gart.map(va, bus, len, gtt_flags(false), false),
                 Mapping::LargePage => gart.map(va, bus, len, gtt_flags(true), true),
             };
-            mapped.map_err(|err| format!("GART map {va:#x}: {err:?}"))?;
+            mapped.map_err(|error| ModelError::PageTable { va, error })?;
             // SAFETY: the chunk is leaked and exclusive to this DmaBuf on
             // the host; the device sees it at `va` through the GART.
             let buf = unsafe { DmaBuf::new(p, len as usize, va) };
-            Ok::<_, String>((
+            Ok::<_, ModelError>((
                 GttBuf {
                     va,
                     bus,
@@ -1232,7 +1270,7 @@ pub mod rig {
         gart: &mut TableArena<'static>,
         vram: &mut VramAllocator,
         layout: Layout,
-    ) -> Result<(), String> {
+    ) -> Result<(), ModelError> {
         let mut mc = Mc::new(hub.clone(), CID_MP0);
         // SAFETY: the caller's contract.
         unsafe { mc.back_vram(tables.device, tables.host.as_ptr(), tables.len) };

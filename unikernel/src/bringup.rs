@@ -31,12 +31,10 @@
 
 use crate::firmware::Blobs;
 use crate::{devmem, println};
-use alloc::format;
-use alloc::string::String;
 use alloc::vec::Vec;
 use barebell::bus::trace::{self, Access};
 use barebell::latency::tsc::{self, TscScale};
-use barebell_bringup::{FirmwareSource, Mapping, Options, Sink, Step};
+use barebell_bringup::{FirmwareError, FirmwareSource, Mapping, Options, Sink, Step};
 use barebell_model::{Part, Seed, VirtualGpu, parts};
 use core::cell::Cell;
 use core::fmt;
@@ -50,12 +48,15 @@ const TRACE_CAP: u32 = 2048;
 struct Archive<'a>(&'a Blobs);
 
 impl FirmwareSource for Archive<'_> {
-    fn load(&self, name: &str) -> Result<Vec<u8>, String> {
+    fn load(&self, name: &str) -> Result<Vec<u8>, FirmwareError> {
         self.0
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, b)| b.to_vec())
-            .ok_or_else(|| format!("{name} is not in the -initrd archive"))
+            .ok_or_else(|| FirmwareError::NotFound {
+                name: name.into(),
+                place: "the -initrd archive".into(),
+            })
     }
 }
 
@@ -147,7 +148,7 @@ fn run(part: Part, mapping: Mapping, blobs: &Blobs, scale: TscScale) -> Result<(
     let m = mapping.name();
     let fw = Archive(blobs);
     let memory = devmem::take().ok_or("the model's memory is not free")?;
-    let gpu = VirtualGpu::new(part, &|n| fw.load(n), memory, Seed(SEED)).map_err(|e| {
+    let gpu = VirtualGpu::new(part, &fw, memory, Seed(SEED)).map_err(|e| {
         println!("UK ERROR bring-up {name} {m}: building the model: {e}");
         "building the model"
     })?;

@@ -62,6 +62,27 @@ pub enum MesStatus {
     V12(barebell_firmware_if::mes_api::v12::Status),
 }
 
+impl core::fmt::Display for MesStatus {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        use barebell_firmware_if::mes_api::v12::Status;
+        match *self {
+            MesStatus::NotCompleted { value } => {
+                write!(f, "its fence was never written (the slot holds {value:#x})")
+            }
+            MesStatus::V12(Status::Done(v)) => write!(f, "completed with fence {v:#x}"),
+            MesStatus::V12(Status::Failed {
+                api_error,
+                opcode,
+                misc_opcode,
+                category,
+            }) => write!(
+                f,
+                "MES_ERR_CODE api_error {api_error:#x}, opcode {opcode:#x}, misc opcode {misc_opcode:#x}, category {category:#x}"
+            ),
+        }
+    }
+}
+
 /// Why a MES API call failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MesError {
@@ -99,7 +120,7 @@ impl core::fmt::Display for MesError {
                 "MES did not answer {frame} within {waited_ns} ns (ring fence {fence}, waiting for {seq})"
             ),
             MesError::Failed { frame, status } => {
-                write!(f, "MES refused {frame}: {status:?}")
+                write!(f, "MES refused {frame}: {status}")
             }
             MesError::NotInitialised { frame } => {
                 write!(f, "{frame} sent before SET_HW_RSRC succeeded")
