@@ -37,17 +37,18 @@
 //! Faults: `silent` (consumes nothing, answers nothing) and `error_status`
 //! (refuses every frame but QUERY_SCHEDULER_STATUS).
 
+use crate::decode::mes_api::{
+    self, API_TYPE_SCHEDULER, FRAME_BYTES, FRAME_DWORDS, FrameView, HEADER_DWSIZE, HEADER_OPCODE,
+    HEADER_TYPE, Layout, add_flags, opcode, queue_type, v12_error,
+};
+use crate::decode::mqd::{Hqd, MQD_BYTES};
 use crate::gmc::{Access, Gmc, VmFault};
 use crate::mec::{Mec, MecError};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use barebell::gfx::mqd::{HQD_DWORDS, HQD_FIRST_DWORD, HqdRegisters};
-use barebell_firmware_if::mes_api::v12;
-use barebell_firmware_if::mes_api::{API_TYPE_SCHEDULER, FRAME_BYTES, FRAME_DWORDS, MesApiHeader};
 use core::sync::atomic::Ordering;
 use spin::Mutex;
-use zerocopy::FromBytes;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MesFaults {
@@ -165,9 +166,9 @@ impl Refusal {
 /// `MES_ERR_CODE(api_err, opcode, 0, MES_ERROR_API)`.
 fn err_code(api_err: u8, opcode: u8) -> u64 {
     let hi = u32::from(api_err)
-        | u32::from(opcode) << v12::ERROR_CODE_HEADER_SHIFT
-        | u32::from(v12::error_category::API) << v12::ERROR_CATEGORY_SHIFT
-        | 1 << v12::STATUS_ERROR_SHIFT;
+        | u32::from(opcode) << v12_error::HEADER_SHIFT
+        | v12_error::CATEGORY_API << v12_error::CATEGORY_SHIFT
+        | 1 << v12_error::STATUS_ERROR_SHIFT;
     u64::from(hi) << 32
 }
 
@@ -175,6 +176,16 @@ struct HwArgs {
     vmid_mask_gfxhub: u32,
     compute_hqd_mask: [u32; 8],
     sch_ctx: u64,
+}
+
+impl HwArgs {
+    fn decode(f: &FrameView<'_>, l: &Layout) -> Self {
+        HwArgs {
+            vmid_mask_gfxhub: f.u32(l.set_hw.vmid_mask_gfxhub),
+            compute_hqd_mask: f.u32s::<8>(l.set_hw.compute_hqd_mask),
+            sch_ctx: f.u64(l.set_hw.g_sch_ctx_gpu_mc_ptr),
+        }
+    }
 }
 
 struct AddArgs {
@@ -189,64 +200,22 @@ struct AddArgs {
     wptr: u64,
 }
 
-/// Reads a frame of API module `$m` into the common handler arguments and
-/// runs the handler; `None` for an opcode the model does not take.
-macro_rules! decode {
-    ($m:ident, $self:ident, $bytes:ident, $op:ident) => {{
-        use barebell_firmware_if::mes_api::$m;
-        match $op {
-            $m::opcode::QUERY_SCHEDULER_STATUS => $m::QueryMesStatus::read_from_bytes($bytes)
-                .ok()
-                .map(|f| (f.api_status, Ok(()))),
-            $m::opcode::SET_HW_RSRC => $m::SetHwResources::read_from_bytes($bytes).ok().map(|f| {
-                let mut mask = [0u32; 8];
-                for (d, m) in mask.iter_mut().zip(f.compute_hqd_mask.iter()) {
-                    *d = m.get();
-                }
-                let a = HwArgs {
-                    vmid_mask_gfxhub: f.vmid_mask_gfxhub.get(),
-                    compute_hqd_mask: mask,
-                    sch_ctx: f.g_sch_ctx_gpu_mc_ptr.get(),
-                };
-                (f.api_status, $self.guard(|| $self.set_hw_rsrc(&a)))
-            }),
-            $m::opcode::ADD_QUEUE => $m::AddQueue::read_from_bytes($bytes).ok().map(|f| {
-                let a = AddArgs {
-                    map_legacy_kq: $m::AddQueueFlags::from_bits(f.flags.get()).map_legacy_kq(),
-                    pipe_id: f.pipe_id.get(),
-                    queue_type: f.queue_type.get(),
-                    mqd_addr: f.mqd_addr.get(),
-                    is_aql: $m::AddQueueFlags::from_bits(f.flags.get()).is_aql_queue(),
-                    gds_size: f.gds_size.get(),
-                    doorbell: f.doorbell_offset.get(),
-                    ptb: f.page_table_base_addr.get(),
-                    wptr: f.wptr_addr.get(),
-                };
-                (f.api_status, $self.guard(|| $self.add_queue(&a)))
-            }),
-            $m::opcode::REMOVE_QUEUE => $m::RemoveQueue::read_from_bytes($bytes).ok().map(|f| {
-                (
-                    f.api_status,
-                    $self.guard(|| $self.remove_queue(f.doorbell_offset.get())),
-                )
-            }),
-            $m::opcode::SUSPEND => $m::Suspend::read_from_bytes($bytes).ok().map(|f| {
-                (
-                    f.api_status,
-                    $self.guard(|| {
-                        $self.suspend(f.suspend_fence_addr.get(), f.suspend_fence_value.get())
-                    }),
-                )
-            }),
-            $m::opcode::SET_HW_RSRC_1 => $m::SetHwResources1::read_from_bytes($bytes)
-                .ok()
-                .map(|f| (f.api_status, $self.guard(|| $self.set_hw_rsrc_1()))),
-            $m::opcode::RESUME => $m::Resume::read_from_bytes($bytes)
-                .ok()
-                .map(|f| (f.api_status, $self.guard(|| $self.resume()))),
-            _ => None,
+impl AddArgs {
+    fn decode(f: &FrameView<'_>, l: &Layout) -> Self {
+        let a = &l.add;
+        let flags = f.u32(a.flags);
+        AddArgs {
+            map_legacy_kq: add_flags::MAP_LEGACY_KQ.is_set(flags),
+            pipe_id: f.u32(a.pipe_id),
+            queue_type: f.u32(a.queue_type),
+            mqd_addr: f.u64(a.mqd_addr),
+            is_aql: add_flags::IS_AQL_QUEUE.is_set(flags),
+            gds_size: f.u32(a.gds_size),
+            doorbell: f.u32(a.doorbell_offset),
+            ptb: f.u64(a.page_table_base_addr),
+            wptr: f.u64(a.wptr_addr),
         }
-    }};
+    }
 }
 
 #[derive(Debug, Default)]
@@ -413,43 +382,66 @@ impl MesModel {
         }
     }
 
+    fn layout(&self) -> &'static Layout {
+        match self.api {
+            MesApiVersion::V11 => &mes_api::V11,
+            MesApiVersion::V12 => &mes_api::V12,
+        }
+    }
+
     fn frame(&self, bytes: &[u8; FRAME_BYTES]) {
-        let word = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-        let h = MesApiHeader::from_bits(word);
-        let op = h.opcode();
-        if h.api_type() != API_TYPE_SCHEDULER || usize::from(h.dwsize()) != FRAME_DWORDS {
+        let f = FrameView::new(bytes);
+        let word = f.header();
+        let op = HEADER_OPCODE.get(word) as u8;
+        if HEADER_TYPE.get(word) != API_TYPE_SCHEDULER
+            || HEADER_DWSIZE.get(word) as usize != FRAME_DWORDS
+        {
             self.refuse(op, Refusal::BadHeader { header: word });
             return;
         }
-        // api_status location and value, per frame type.
-        let decoded = match self.api {
-            MesApiVersion::V11 => decode!(v11, self, bytes, op),
-            MesApiVersion::V12 => decode!(v12, self, bytes, op),
-        };
-        let (fence, result) = match decoded {
-            Some(d) => d,
-            None => {
+        let l = self.layout();
+        let (status_at, result) = match u32::from(op) {
+            opcode::QUERY_SCHEDULER_STATUS => (l.query_api_status, Ok(())),
+            opcode::SET_HW_RSRC => (
+                l.set_hw.api_status,
+                self.guard(|| self.set_hw_rsrc(&HwArgs::decode(&f, l))),
+            ),
+            opcode::ADD_QUEUE => (
+                l.add.api_status,
+                self.guard(|| self.add_queue(&AddArgs::decode(&f, l))),
+            ),
+            opcode::REMOVE_QUEUE => (
+                l.remove.api_status,
+                self.guard(|| self.remove_queue(f.u32(l.remove.doorbell_offset))),
+            ),
+            opcode::SUSPEND => (
+                l.suspend.api_status,
+                self.guard(|| {
+                    self.suspend(
+                        f.u64(l.suspend.suspend_fence_addr),
+                        f.u32(l.suspend.suspend_fence_value),
+                    )
+                }),
+            ),
+            opcode::SET_HW_RSRC_1 => (l.set_hw_1_api_status, self.guard(|| self.set_hw_rsrc_1())),
+            opcode::RESUME => (l.resume.api_status, self.guard(|| self.resume())),
+            _ => {
                 self.refuse(op, Refusal::UnknownOpcode { opcode: op });
                 return;
             }
         };
+        let (fence_addr, fence_value) = f.api_status(status_at);
         match result {
             Ok(()) => {
                 self.state.lock().log.push(MesEvent::Done { opcode: op });
-                self.write_fence(
-                    fence.api_completion_fence_addr.get(),
-                    fence.api_completion_fence_value.get(),
-                );
+                self.write_fence(fence_addr, fence_value);
             }
             Err(why) => {
                 self.refuse(op, why);
                 // v12 reports why in the status slot (`MES_ERR_CODE`);
                 // v11 leaves it unwritten.
                 if self.api == MesApiVersion::V12 {
-                    self.write_fence(
-                        fence.api_completion_fence_addr.get(),
-                        err_code(why.code(), op),
-                    );
+                    self.write_fence(fence_addr, err_code(why.code(), op));
                 }
             }
         }
@@ -558,19 +550,11 @@ impl MesModel {
         if f.map_legacy_kq {
             return self.map_legacy(f);
         }
-        let mqd_addr = f.mqd_addr;
-        let mut mqd = [0u8; HQD_DWORDS * 4];
-        self.mec
-            .cp()
-            .dma_mut()
-            .read(mqd_addr + (HQD_FIRST_DWORD * 4) as u64, &mut mqd, "MQD")
-            .map_err(|_| Refusal::MqdUnreadable { address: mqd_addr })?;
-        let hqd = HqdRegisters::read_from_bytes(&mqd)
-            .map_err(|_| Refusal::MqdUnreadable { address: mqd_addr })?;
-        if f.is_aql && hqd.cp_hqd_aql_control == 0 {
+        let hqd = self.read_mqd(f.mqd_addr)?;
+        if f.is_aql && !hqd.aql() {
             return Err(Refusal::NotAql);
         }
-        let ring_bytes = hqd.ring_bytes().unwrap_or(0);
+        let ring_bytes = hqd.ring_bytes();
         let frame_dwords = u64::from(f.gds_size);
         if ring_bytes / 4 != frame_dwords {
             return Err(Refusal::QueueSizeMismatch {
@@ -579,7 +563,7 @@ impl MesModel {
             });
         }
         let dword = f.doorbell;
-        let mqd_db = hqd.doorbell_control().doorbell_offset();
+        let mqd_db = hqd.doorbell();
         if dword != mqd_db {
             return Err(Refusal::DoorbellMismatch {
                 frame: dword,
@@ -600,22 +584,19 @@ impl MesModel {
         {
             return Err(Refusal::DoorbellInUse { dword });
         }
-        if hqd.eop_address() == 0 || hqd.cp_hqd_eop_control == 0 {
+        if hqd.eop() == 0 || hqd.dword(crate::decode::mqd::dw::EOP_CONTROL) == 0 {
             return Err(Refusal::NoEop);
         }
         let ptb = f.ptb;
-        self.mapped(ptb, "ring", hqd.ring_address(), ring_bytes, Access::Read)?;
-        self.mapped(ptb, "rptr", hqd.rptr_report_address(), 8, Access::Write)?;
+        self.mapped(ptb, "ring", hqd.ring(), ring_bytes, Access::Read)?;
+        self.mapped(ptb, "rptr", hqd.rptr_report(), 8, Access::Write)?;
         self.mapped(ptb, "wptr", f.wptr, 8, Access::Read)?;
-        // EOP_SIZE e encodes 2^(e+1) dwords.
-        let eop_bytes = 8u64 << hqd.cp_hqd_eop_control.min(40);
-        self.mapped(ptb, "EOP", hqd.eop_address(), eop_bytes, Access::Write)?;
+        self.mapped(ptb, "EOP", hqd.eop(), hqd.eop_bytes(), Access::Write)?;
         let slot = self.free_slot().ok_or(Refusal::NoFreeHqd)?;
         // MES enables the doorbell on the slot it picks.
-        let mut image = hqd;
-        image.cp_hqd_pq_doorbell_control =
-            hqd.doorbell_control().with_doorbell_en(true).into_bits();
-        self.mec.map_mqd(slot, &image).map_err(Refusal::Mec)?;
+        self.mec
+            .map_window(slot, &hqd.with_doorbell_enabled().0)
+            .map_err(Refusal::Mec)?;
         self.state.lock().queues.insert(dword, slot);
         Ok(())
     }
@@ -623,7 +604,7 @@ impl MesModel {
     /// `map_legacy_kq`: MES maps a kernel ring; the model takes the one
     /// uni-MES sends, the scheduler ring (queue type SCHQ, pipe 0).
     fn map_legacy(&self, f: &AddArgs) -> Result<(), Refusal> {
-        if f.queue_type != barebell::gfx::mes::rings::MES_QUEUE_TYPE_SCHQ || f.pipe_id != 0 {
+        if f.queue_type != queue_type::SCHQ || f.pipe_id != 0 {
             return Err(Refusal::UnsupportedLegacyQueue {
                 queue_type: f.queue_type,
                 pipe: f.pipe_id,
@@ -635,18 +616,8 @@ impl MesModel {
                 pipe: f.pipe_id,
             });
         }
-        let mut mqd = [0u8; HQD_DWORDS * 4];
-        self.mec
-            .cp()
-            .dma_mut()
-            .read(f.mqd_addr + (HQD_FIRST_DWORD * 4) as u64, &mut mqd, "MQD")
-            .map_err(|_| Refusal::MqdUnreadable {
-                address: f.mqd_addr,
-            })?;
-        let hqd = HqdRegisters::read_from_bytes(&mqd).map_err(|_| Refusal::MqdUnreadable {
-            address: f.mqd_addr,
-        })?;
-        let mqd_db = hqd.doorbell_control().doorbell_offset();
+        let hqd = self.read_mqd(f.mqd_addr)?;
+        let mqd_db = hqd.doorbell();
         if mqd_db != f.doorbell {
             return Err(Refusal::DoorbellMismatch {
                 frame: f.doorbell,
@@ -654,11 +625,21 @@ impl MesModel {
             });
         }
         self.mec.set_mes_ring(crate::mec::MesRingHqd {
-            ring: hqd.ring_address(),
-            ring_dwords: hqd.ring_bytes().unwrap_or(0) / 4,
+            ring: hqd.ring(),
+            ring_dwords: hqd.ring_bytes() / 4,
             doorbell_dword: mqd_db,
         });
         Ok(())
+    }
+
+    fn read_mqd(&self, address: u64) -> Result<Hqd, Refusal> {
+        let mut bytes = [0u8; MQD_BYTES];
+        self.mec
+            .cp()
+            .dma_mut()
+            .read(address, &mut bytes, "MQD")
+            .map_err(|_| Refusal::MqdUnreadable { address })?;
+        Ok(Hqd::from_mqd(&bytes))
     }
 
     fn free_slot(&self) -> Option<(u8, u8, u8)> {
