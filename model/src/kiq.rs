@@ -214,6 +214,9 @@ impl KiqModel {
         let mut m = KiqModel::new(mec, hqd.ring(), ring_dwords, doorbell);
         m.home = home;
         m.rptr_report = Some(hqd.rptr_report());
+        if let Err(why) = m.check_ring(hqd) {
+            m.halt(0, why);
+        }
         Some(m)
     }
 
@@ -245,6 +248,35 @@ impl KiqModel {
 
     pub fn home(&self) -> KiqHome {
         self.home
+    }
+
+    /// What the KIQ firmware needs of its own ring.
+    fn check_ring(&self, hqd: &Hqd) -> Result<(), KiqHalt> {
+        let bad = |what| Err(KiqHalt::BadRing { what });
+        if !hqd.privileged() || !hqd.kmd_queue() {
+            return bad("the KIQ ring is not a privileged kernel queue (PRIV_STATE, KMD_QUEUE)");
+        }
+        if hqd.vmid() != 0 {
+            return bad("the KIQ ring is not in VMID 0");
+        }
+        if !hqd.doorbell_en() {
+            return bad("the KIQ ring's doorbell is not enabled");
+        }
+        if hqd.aql() {
+            return bad("the KIQ ring is an AQL queue; the KIQ parses PM4");
+        }
+        if hqd.mqd_base() == 0 {
+            return bad("CP_MQD_BASE_ADDR of the KIQ ring is 0");
+        }
+        let mut cp = self.mec.cp();
+        let dma = cp.dma_mut();
+        if !dma.covers(hqd.ring(), hqd.ring_bytes()) {
+            return bad("the KIQ ring is not in device memory");
+        }
+        if !dma.covers(hqd.rptr_report(), 4) {
+            return bad("the KIQ's rptr report address is not in device memory");
+        }
+        Ok(())
     }
 
     pub fn set_silent(&self, silent: bool) {
@@ -287,6 +319,15 @@ impl KiqModel {
         Some(v)
     }
 
+    fn topology(&self) -> Option<KiqHalt> {
+        match self.home {
+            KiqHome::Mec(_) if self.mec.mes_pipes()[1].1 => Some(KiqHalt::Topology {
+                what: "a MEC KIQ beside a running MES KIQ pipe: with MES, Linux runs the KIQ on MES pipe 1 (enable_mes_kiq)",
+            }),
+            _ => None,
+        }
+    }
+
     /// Executes every packet announced on the doorbell. Returns how many.
     pub fn service(&self) -> usize {
         {
@@ -294,6 +335,10 @@ impl KiqModel {
             if s.silent || s.halted {
                 return 0;
             }
+        }
+        if let Some(why) = self.topology() {
+            self.halt(0, why);
+            return 0;
         }
         let Ok(wptr) = self
             .mec
@@ -386,6 +431,11 @@ impl KiqModel {
         let dw = |d: usize| Self::at(body, d - 1);
         match op {
             opcode::SET_RESOURCES => {
+                if sr::QUEUE_TYPE.get(dw(1)) != 0 {
+                    return Err(KiqHalt::BadMap {
+                        what: "SET_RESOURCES to the KIQ has queue_type 0 (gfx11_kiq_set_resources())",
+                    });
+                }
                 let mask =
                     u64::from(dw(sr::DW_QUEUE_MASK_LO)) | u64::from(dw(sr::DW_QUEUE_MASK_HI)) << 32;
                 self.state.lock().resources = Some(mask);
@@ -470,8 +520,17 @@ impl KiqModel {
         }
         if !mes && me != 1 {
             return Err(KiqHalt::BadMap {
-                what: "only compute queues on ME 1 and the MES ring are modelled",
+                what: "compute queues load on ME 1: GC 11/12 have one MEC (mec.num_mec = 1)",
             });
+        }
+        if !mes {
+            let Some(mask) = self.state.lock().resources else {
+                return Err(KiqHalt::NoResources);
+            };
+            let bit = u32::from(me - 1) * 32 + u32::from(pipe) * 8 + u32::from(queue);
+            if mask.checked_shr(bit).unwrap_or(0) & 1 == 0 {
+                return Err(KiqHalt::NotInQueueMask { me, pipe, queue });
+            }
         }
         let dword = mq::DOORBELL_OFFSET.get(Self::at(body, 1));
         let mqd_addr = Self::addr(body, mq::DW_MQD_LO - 1);
@@ -483,8 +542,31 @@ impl KiqModel {
                 mqd: hqd.doorbell(),
             });
         }
-        let _ = wptr;
+        if hqd.wptr_poll() != wptr {
+            return Err(KiqHalt::WptrMismatch {
+                packet: wptr,
+                mqd: hqd.wptr_poll(),
+            });
+        }
+        if hqd.eop() == 0 || !self.mec.cp().dma_mut().covers(hqd.eop(), hqd.eop_bytes()) {
+            return Err(KiqHalt::EopUnmapped {
+                address: hqd.eop(),
+                bytes: hqd.eop_bytes(),
+            });
+        }
         if mes {
+            // `mes_v11_0_mqd_init()`: a privileged kernel queue in VMID 0
+            // with its doorbell enabled.
+            let bad = |what| Err(KiqHalt::BadMesRing { what });
+            if !hqd.privileged() || !hqd.kmd_queue() {
+                return bad("the MES ring is not a privileged kernel queue");
+            }
+            if hqd.vmid() != 0 {
+                return bad("the MES ring is not in VMID 0");
+            }
+            if !hqd.doorbell_en() {
+                return bad("the MES ring's doorbell is not enabled");
+            }
             self.mec.set_mes_ring(MesRingHqd {
                 ring: hqd.ring(),
                 ring_dwords: hqd.ring_bytes() / 4,

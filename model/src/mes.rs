@@ -99,8 +99,9 @@ pub enum Refusal {
         what: &'static str,
         fault: VmFault,
     },
-    /// A `map_legacy_kq` ADD_QUEUE for something other than the scheduler
-    /// ring on a running pipe 0.
+    /// A `map_legacy_kq` ADD_QUEUE this pipe does not serve, or for
+    /// something other than the scheduler ring on a running pipe 0 or a
+    /// compute queue on a MEC1 slot.
     UnsupportedLegacyQueue {
         queue_type: u32,
         pipe: u32,
@@ -112,6 +113,11 @@ pub enum Refusal {
         pa: u64,
     },
     NoFreeHqd,
+    /// The frame's `wptr_addr` is not the MQD's write-pointer address.
+    WptrMismatch {
+        frame: u64,
+        mqd: u64,
+    },
     UnknownQueue {
         doorbell: u32,
     },
@@ -159,6 +165,7 @@ impl Refusal {
             Refusal::VmFault { .. } => 17,
             Refusal::NotIdentity { .. } => 18,
             Refusal::UnsupportedLegacyQueue { .. } => 19,
+            Refusal::WptrMismatch { .. } => 20,
         }
     }
 }
@@ -191,6 +198,7 @@ impl HwArgs {
 struct AddArgs {
     map_legacy_kq: bool,
     pipe_id: u32,
+    queue_id: u32,
     queue_type: u32,
     mqd_addr: u64,
     is_aql: bool,
@@ -207,6 +215,7 @@ impl AddArgs {
         AddArgs {
             map_legacy_kq: add_flags::MAP_LEGACY_KQ.is_set(flags),
             pipe_id: f.u32(a.pipe_id),
+            queue_id: f.u32(a.queue_id),
             queue_type: f.u32(a.queue_type),
             mqd_addr: f.u64(a.mqd_addr),
             is_aql: add_flags::IS_AQL_QUEUE.is_set(flags),
@@ -241,6 +250,8 @@ pub struct MesModel {
     translator: Option<Translator>,
     mec: Arc<Mec>,
     api: MesApiVersion,
+    /// The MES pipe this firmware runs on (0 scheduler, 1 KIQ).
+    pipe: u8,
     ring: u64,
     ring_dwords: u64,
     doorbell: u64,
@@ -268,6 +279,7 @@ impl MesModel {
             translator: None,
             mec,
             api: MesApiVersion::V11,
+            pipe: 0,
             ring,
             ring_dwords,
             doorbell,
@@ -288,7 +300,9 @@ impl MesModel {
             return None;
         }
         let doorbell = mec.doorbell_bar() + u64::from(r.doorbell_dword) * 4;
-        Some(MesModel::new(mec, r.ring, r.ring_dwords, doorbell).with_api(api))
+        let mut m = MesModel::new(mec, r.ring, r.ring_dwords, doorbell).with_api(api);
+        m.pipe = pipe;
+        Some(m)
     }
 
     /// Walks process page tables with `t` (the platform's GMC and IOMMU)
@@ -601,20 +615,30 @@ impl MesModel {
         Ok(())
     }
 
-    /// `map_legacy_kq`: MES maps a kernel ring; the model takes the one
-    /// uni-MES sends, the scheduler ring (queue type SCHQ, pipe 0).
+    /// `map_legacy_kq`: MES maps a kernel (legacy) queue onto the HQD the
+    /// frame names, from the MQD it names. Who takes it: on uni-MES (v12)
+    /// the KIQ pipe (`mes_v12_0_map_legacy_queue()` sends it on
+    /// `AMDGPU_MES_KIQ_PIPE` when `enable_uni_mes`), on v11 the scheduler
+    /// pipe (`mes_v11_0_map_legacy_queue()`). What it maps:
+    /// - the scheduler ring (queue type SCHQ, pipe 0, which must be
+    ///   running): `mes_v12_0_queue_init()` for `AMDGPU_MES_SCHED_PIPE`;
+    /// - a compute queue on ME 1, pipe `pipe_id`, queue `queue_id`
+    ///   (`amdgpu_gfx_mes_enable_kcq()` → `amdgpu_mes_map_legacy_queue()`
+    ///   for each KCQ): the queue must have the frame's doorbell and write
+    ///   pointer in its MQD (both come from one ring in
+    ///   `amdgpu_mes_map_legacy_queue()`), and its EOP buffer must be in
+    ///   device memory.
     fn map_legacy(&self, f: &AddArgs) -> Result<(), Refusal> {
-        if f.queue_type != queue_type::SCHQ || f.pipe_id != 0 {
-            return Err(Refusal::UnsupportedLegacyQueue {
-                queue_type: f.queue_type,
-                pipe: f.pipe_id,
-            });
-        }
-        if !self.mec.mes_pipe_running(0) {
-            return Err(Refusal::UnsupportedLegacyQueue {
-                queue_type: f.queue_type,
-                pipe: f.pipe_id,
-            });
+        let unsupported = Refusal::UnsupportedLegacyQueue {
+            queue_type: f.queue_type,
+            pipe: f.pipe_id,
+        };
+        let served_here = match self.api {
+            MesApiVersion::V12 => self.pipe == 1,
+            MesApiVersion::V11 => self.pipe == 0,
+        };
+        if !served_here {
+            return Err(unsupported);
         }
         let hqd = self.read_mqd(f.mqd_addr)?;
         let mqd_db = hqd.doorbell();
@@ -624,11 +648,34 @@ impl MesModel {
                 mqd: mqd_db,
             });
         }
-        self.mec.set_mes_ring(crate::mec::MesRingHqd {
-            ring: hqd.ring(),
-            ring_dwords: hqd.ring_bytes() / 4,
-            doorbell_dword: mqd_db,
-        });
+        if f.queue_type == queue_type::SCHQ && self.api == MesApiVersion::V12 {
+            if f.pipe_id != 0 || !self.mec.mes_pipe_running(0) {
+                return Err(unsupported);
+            }
+            self.mec.set_mes_ring(crate::mec::MesRingHqd {
+                ring: hqd.ring(),
+                ring_dwords: hqd.ring_bytes() / 4,
+                doorbell_dword: mqd_db,
+            });
+            return Ok(());
+        }
+        if f.queue_type != queue_type::COMPUTE || f.pipe_id >= 4 || f.queue_id >= 8 {
+            return Err(unsupported);
+        }
+        if hqd.wptr_poll() != f.wptr {
+            return Err(Refusal::WptrMismatch {
+                frame: f.wptr,
+                mqd: hqd.wptr_poll(),
+            });
+        }
+        if hqd.eop() == 0 || !self.mec.cp().dma_mut().covers(hqd.eop(), hqd.eop_bytes()) {
+            return Err(Refusal::NoEop);
+        }
+        let slot = (1, f.pipe_id as u8, f.queue_id as u8);
+        self.mec
+            .map_window(slot, &hqd.with_doorbell_enabled().0)
+            .map_err(Refusal::Mec)?;
+        self.state.lock().queues.insert(f.doorbell, slot);
         Ok(())
     }
 

@@ -644,6 +644,31 @@ impl VirtualGpu {
         })
     }
 
+    /// Where the KIQ firmware the model found runs, once it found one.
+    pub fn kiq_home(&self) -> Option<crate::kiq::KiqHome> {
+        self.firmwares.lock().kiq.as_ref().map(KiqModel::home)
+    }
+
+    /// The KIQ model's event log (empty before a KIQ came up).
+    pub fn kiq_log(&self) -> Vec<crate::kiq::KiqEvent> {
+        self.firmwares
+            .lock()
+            .kiq
+            .as_ref()
+            .map(KiqModel::log)
+            .unwrap_or_default()
+    }
+
+    /// MES pipe 1's event log on gfx12 uni-MES (empty otherwise).
+    pub fn mes_pipe1_log(&self) -> Vec<crate::mes::MesEvent> {
+        self.firmwares
+            .lock()
+            .pipe1
+            .as_ref()
+            .map(MesModel::log)
+            .unwrap_or_default()
+    }
+
     /// What the firmware stand-ins logged, for error reports.
     pub fn firmware_logs(&self) -> String {
         let f = self.firmwares.lock();
@@ -741,7 +766,16 @@ unsafe impl Platform for VirtualGpu {
     fn pause(&self) {
         let mut f = self.firmwares.lock();
         if f.kiq.is_none() {
-            f.kiq = KiqModel::from_mec(self.mec.clone());
+            // gfx11 runs the KIQ firmware on MES pipe 1 (`enable_mes_kiq`,
+            // `mes_v11_0_kiq_setting()`); a KIQ on a MEC slot is the
+            // `!enable_mes_kiq` path, which the KIQ model refuses while
+            // MES pipe 1 runs. gfx12 uni-MES runs the MES API on pipe 1
+            // (the `pipe1` model below), so only a MEC KIQ can appear.
+            f.kiq = match self.api {
+                MesApiVersion::V11 => KiqModel::from_mes_pipe(self.mec.clone())
+                    .or_else(|| KiqModel::from_mec(self.mec.clone())),
+                MesApiVersion::V12 => KiqModel::from_mec(self.mec.clone()),
+            };
         }
         if f.sched.is_none() {
             f.sched = MesModel::from_mec(self.mec.clone(), self.api)

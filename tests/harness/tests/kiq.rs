@@ -125,6 +125,7 @@ fn kiq_runs_dispatches_on_gfx12() {
 #[test]
 fn doorbell_collision_is_refused_before_any_packet() {
     let (gpu, model, mut kiq) = rig(Generation::Gfx11, 1);
+    kiq.set_resources(0xFFFF_FFFF).unwrap();
     let a = gpu.queue::<16>(0x30, QueueConfig::default()).unwrap();
     let b = gpu.queue::<16>(0x30, QueueConfig::default()).unwrap();
     kiq.map(&a.resources(1)).unwrap();
@@ -161,6 +162,7 @@ fn a_map_the_mec_refuses_halts_the_kiq() {
     // busy HQD, the MEC refuses, the KIQ halts, the fence never comes.
     let (gpu, model, mut kiq) = rig(Generation::Gfx11, 3);
     kiq.timeout_ns = 50_000;
+    kiq.set_resources(0xFFFF_FFFF).unwrap();
     let a = gpu.queue::<16>(0x32, QueueConfig::default()).unwrap();
     let b = gpu.queue::<16>(0x33, QueueConfig::default()).unwrap();
     kiq.set_allowed_slots([1, 0, 0, 0]);
@@ -268,4 +270,41 @@ fn kiq_brought_up_by_registers_runs_a_queue_on_gfx11() {
 #[test]
 fn kiq_brought_up_by_registers_runs_a_queue_on_gfx12() {
     kiq_from_registers(Generation::Gfx12);
+}
+
+/// `amdgpu_gfx_enable_kcq()` sends SET_RESOURCES before any MAP_QUEUES;
+/// the KIQ model halts on a compute MAP_QUEUES that comes first. The
+/// mapper must not send one: the map fails and nothing reaches the KIQ.
+#[test]
+fn map_before_set_resources_is_refused_before_any_packet() {
+    let (gpu, model, mut kiq) = rig(Generation::Gfx11, 5);
+    kiq.timeout_ns = 50_000;
+    let q = gpu.queue::<16>(0x34, QueueConfig::default()).unwrap();
+    assert!(kiq.map(&q.resources(1)).is_err());
+    assert_eq!(model.log(), [], "the KIQ saw a packet");
+}
+
+/// The queue mask `amdgpu_gfx_enable_kcq()` sends names exactly the slots
+/// it maps (`mec * 32 + pipe * 8 + queue`); a MAP_QUEUES outside it
+/// halts the KIQ.
+#[test]
+fn map_outside_the_queue_mask_halts_the_kiq() {
+    let (gpu, model, mut kiq) = rig(Generation::Gfx11, 6);
+    kiq.timeout_ns = 50_000;
+    // Pipe 0 queue 0 only (bit 0).
+    kiq.set_resources(1).unwrap();
+    kiq.set_allowed_slots([0, 1, 0, 0]);
+    let q = gpu.queue::<16>(0x35, QueueConfig::default()).unwrap();
+    assert!(kiq.map(&q.resources(1)).is_err());
+    assert_eq!(
+        model.log().last(),
+        Some(&KiqEvent::Halted {
+            opcode: opcode::MAP_QUEUES,
+            why: KiqHalt::NotInQueueMask {
+                me: 1,
+                pipe: 1,
+                queue: 0
+            }
+        })
+    );
 }
