@@ -141,6 +141,7 @@ fn doorbell_collision_is_refused_before_any_packet() {
 #[test]
 fn silent_kiq_is_a_typed_timeout_naming_the_packet() {
     let (gpu, model, mut kiq) = rig(Generation::Gfx12, 2);
+    kiq.set_resources(0xFFFF_FFFF).unwrap();
     model.set_silent(true);
     kiq.timeout_ns = 50_000;
     let q = gpu.queue::<16>(0x31, QueueConfig::default()).unwrap();
@@ -150,7 +151,8 @@ fn silent_kiq_is_a_typed_timeout_naming_the_packet() {
             packet, seq, fence, ..
         }) => {
             assert_eq!(packet, "MAP_QUEUES");
-            assert_eq!((seq, fence), (1, 0));
+            // SET_RESOURCES was fence 1.
+            assert_eq!((seq, fence), (2, 1));
         }
         other => panic!("expected a KIQ timeout, got {other:?}"),
     }
@@ -280,7 +282,7 @@ fn map_before_set_resources_is_refused_before_any_packet() {
     let (gpu, model, mut kiq) = rig(Generation::Gfx11, 5);
     kiq.timeout_ns = 50_000;
     let q = gpu.queue::<16>(0x34, QueueConfig::default()).unwrap();
-    assert!(kiq.map(&q.resources(1)).is_err());
+    assert_eq!(kiq.map(&q.resources(1)), Err(MapError::KiqNoResources));
     assert_eq!(model.log(), [], "the KIQ saw a packet");
 }
 

@@ -1,5 +1,8 @@
-//! Bringing up the KIQ itself: a PM4 ring on a MEC1 queue slot, loaded by
-//! direct register programming.
+//! Bringing up the KIQ itself: a PM4 ring loaded by direct register
+//! programming, on MES pipe 1 ([`bring_up_on_mes`], what Linux 6.12 does
+//! on every GC 11 part) or on a MEC1 queue slot ([`bring_up`], the
+//! `!enable_mes_kiq` path, which no shipping driver runs beside MES on
+//! GC 11/12: it stays for rigs with no MES).
 //!
 //! Follows `gfx_v11_0_kiq_setting()` (tell the RLC which slot is the KIQ:
 //! `RLC_CP_SCHEDULERS.scheduler0 = me << 5 | pipe << 3 | queue`, then the
@@ -140,14 +143,8 @@ pub fn bring_up<B: RegisterBus + ?Sized, const N: usize>(
     let hqd = kiq_hqd(&ring, &mqd, &eop, slot.doorbell)?;
     let regs = HqdRegs::for_generation(generation);
     let gc = Block::new(bus, *bases);
-    let sched = match generation {
-        Generation::Gfx11 => crate::regs::gc_11_0_0::RLC_CP_SCHEDULERS,
-        Generation::Gfx12 => crate::regs::gc_12_0_0::RLC_CP_SCHEDULERS,
-    };
     // gfx_v11_0_kiq_setting().
-    let v = gc.read(sched)? & !SCHEDULER0_MASK | scheduler0(MEC1, slot.pipe, slot.queue);
-    gc.write(sched, v)?;
-    gc.write(sched, v | SCHEDULER_ENABLE)?;
+    name_kiq(bus, bases, generation, MEC1, slot.pipe, slot.queue)?;
     // The MQD page holds the image too, as Linux keeps it for resume.
     match generation {
         Generation::Gfx11 => mqd.write(&crate::gfx::mqd::ComputeMqdV11::kernel_queue(hqd)),
@@ -165,6 +162,65 @@ pub fn bring_up<B: RegisterBus + ?Sized, const N: usize>(
     regs.load_window(&sel, &hqd)?;
     gc.write(regs.hqd_active, HQD_ACTIVE_MASK)?;
     Ok(())
+}
+
+/// Tells the RLC which queue is the KIQ: `RLC_CP_SCHEDULERS.scheduler0 =
+/// me << 5 | pipe << 3 | queue`, then the same with the enable bit
+/// (`gfx_v11_0_kiq_setting()`, `mes_v11_0_kiq_setting()`).
+pub fn name_kiq<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: &IpBases,
+    generation: Generation,
+    me: u8,
+    pipe: u8,
+    queue: u8,
+) -> Result<(), MapError> {
+    let gc = Block::new(bus, *bases);
+    let sched = match generation {
+        Generation::Gfx11 => crate::regs::gc_11_0_0::RLC_CP_SCHEDULERS,
+        Generation::Gfx12 => crate::regs::gc_12_0_0::RLC_CP_SCHEDULERS,
+    };
+    let v = gc.read(sched)? & !SCHEDULER0_MASK | scheduler0(me, pipe, queue);
+    gc.write(sched, v)?;
+    gc.write(sched, v | SCHEDULER_ENABLE)?;
+    Ok(())
+}
+
+/// Makes MES pipe 1 the KIQ and starts it on `ring`: the gfx11 topology
+/// of Linux 6.12 (`enable_mes_kiq`, set for every GC 11 part by
+/// `amdgpu_discovery_set_mes_ip_blocks()`). Follows
+/// `mes_v11_0_kiq_hw_init()` after MES is unhalted with both pipes
+/// active ([`crate::gfx::mes::start::start`] with `kiq_pipe`):
+/// `mes_v11_0_kiq_setting()` names ME 3 pipe 1 queue 0 in
+/// `RLC_CP_SCHEDULERS`, `mes_v11_0_mqd_init()` builds the ring's MQD (the
+/// same image as the scheduler ring's: privileged kernel queue, VMID 0,
+/// `MES_EOP_SIZE`), and `mes_v11_0_queue_init_register()` loads it on ME 3
+/// pipe 1. `doorbell` is the 64-bit index (Linux: `mes_ring1`).
+/// `mqd` must not be mapped already (see [`MqdPage`]).
+pub fn bring_up_on_mes<B: RegisterBus + ?Sized, const N: usize>(
+    bus: &B,
+    bases: &IpBases,
+    generation: Generation,
+    ring: Dev<'_, KiqMemory<N>>,
+    mqd: Dev<'_, MqdPage>,
+    eop: Dev<'_, EopBuffer>,
+    doorbell: u32,
+) -> Result<(), MapError> {
+    use crate::gfx::mes::rings::{MesPipeRing, load_on_mes_pipe, mes_pipe_ring_hqd};
+    use crate::gfx::mes::start::{KIQ_PIPE, MES_ME};
+    let hqd = mes_pipe_ring_hqd(
+        MesPipeRing {
+            ring: ring.ring_address(),
+            ring_dwords: N,
+            rptr: ring.rptr_address(),
+            wptr: ring.wptr_address(),
+        },
+        &mqd,
+        &eop,
+        doorbell,
+    )?;
+    name_kiq(bus, bases, generation, MES_ME, KIQ_PIPE, 0)?;
+    load_on_mes_pipe(bus, bases, generation, KIQ_PIPE, hqd, mqd)
 }
 
 macro_rules! kiq_facts {

@@ -29,6 +29,7 @@
 //! timer is 50 on both (v12 Linux uses 0 for scheduler firmware older than
 //! 0x8b, whose version barebell does not read yet).
 
+pub mod legacy;
 pub mod rings;
 pub mod start;
 

@@ -33,13 +33,52 @@ pub fn scheduler_ring_hqd<const N: usize>(
     eop: &crate::gfx::mqd::EopBuffer,
     doorbell: u32,
 ) -> Result<crate::gfx::mqd::HqdRegisters, crate::gfx::error::MqdError> {
+    mes_pipe_ring_hqd(
+        MesPipeRing {
+            ring: ring.ring_address(),
+            ring_dwords: N,
+            rptr: ring.rptr_address(),
+            wptr: ring.wptr_address(),
+        },
+        mqd,
+        eop,
+        doorbell,
+    )
+}
+
+/// Where a ring a MES pipe runs lives: what `mes_v11_0_mqd_init()` takes
+/// from the `amdgpu_ring` (the scheduler ring, or the KIQ ring on MES
+/// pipe 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MesPipeRing {
+    pub ring: u64,
+    /// A power of two.
+    pub ring_dwords: usize,
+    pub rptr: u64,
+    pub wptr: u64,
+}
+
+/// `mes_v11_0_mqd_init()` (`mes_v12_0_mqd_init()` is the same) for
+/// `ring`: a privileged kernel queue in VMID 0, doorbell `doorbell`
+/// (64-bit index) enabled, EOP of `MES_EOP_SIZE`.
+pub fn mes_pipe_ring_hqd(
+    r: MesPipeRing,
+    mqd: &crate::gfx::mqd::MqdPage,
+    eop: &crate::gfx::mqd::EopBuffer,
+    doorbell: u32,
+) -> Result<crate::gfx::mqd::HqdRegisters, crate::gfx::error::MqdError> {
     use crate::gfx::error::MqdError;
     use crate::gfx::kiq::hqd::{
         EOP_CONTROL_DEFAULT, IB_CONTROL_DEFAULT, MQD_CONTROL_DEFAULT, PERSISTENT_STATE_DEFAULT,
         PQ_CONTROL_DEFAULT,
     };
     use crate::gfx::mqd::{DoorbellControl, PersistentState, PqControl};
-    let ring_addr = ring.ring_address();
+    let ring_addr = r.ring;
+    if !r.ring_dwords.is_power_of_two() || r.ring_dwords < 4 {
+        return Err(MqdError::RingSize {
+            bytes: (r.ring_dwords * 4) as u64,
+        });
+    }
     if !ring_addr.is_multiple_of(256) {
         return Err(MqdError::Misaligned {
             field: "MES ring",
@@ -59,7 +98,7 @@ pub fn scheduler_ring_hqd<const N: usize>(
     let lo = |x: u64| x as u32;
     let hi = |x: u64| (x >> 32) as u32;
     let pq = PqControl::from_bits(PQ_CONTROL_DEFAULT)
-        .with_queue_size((N.trailing_zeros() - 1) as u8)
+        .with_queue_size((r.ring_dwords.trailing_zeros() - 1) as u8)
         .with_rptr_block_size(0)
         .with_unord_dispatch(true)
         .with_tunnel_dispatch(false)
@@ -76,10 +115,10 @@ pub fn scheduler_ring_hqd<const N: usize>(
             .into_bits(),
         cp_hqd_pq_base_lo: lo(ring_addr >> 8),
         cp_hqd_pq_base_hi: hi(ring_addr >> 8),
-        cp_hqd_pq_rptr_report_addr_lo: lo(ring.rptr_address()) & !3,
-        cp_hqd_pq_rptr_report_addr_hi: hi(ring.rptr_address()) & 0xFFFF,
-        cp_hqd_pq_wptr_poll_addr_lo: lo(ring.wptr_address()) & !7,
-        cp_hqd_pq_wptr_poll_addr_hi: hi(ring.wptr_address()) & 0xFFFF,
+        cp_hqd_pq_rptr_report_addr_lo: lo(r.rptr) & !3,
+        cp_hqd_pq_rptr_report_addr_hi: hi(r.rptr) & 0xFFFF,
+        cp_hqd_pq_wptr_poll_addr_lo: lo(r.wptr) & !7,
+        cp_hqd_pq_wptr_poll_addr_hi: hi(r.wptr) & 0xFFFF,
         cp_hqd_pq_doorbell_control: DoorbellControl::new()
             .with_doorbell_offset(dword)
             .with_doorbell_en(true)
@@ -157,6 +196,21 @@ pub fn load_pipe_ring<B: RegisterBus + ?Sized, const N: usize>(
         doorbell,
     } = parts;
     let hqd = scheduler_ring_hqd(&ring, &mqd, &eop, doorbell)?;
+    load_on_mes_pipe(bus, bases, generation, pipe, hqd, mqd)
+}
+
+/// Writes `hqd` into `mqd` and loads it on MES pipe `pipe` by register
+/// programming (`mes_v11_0_queue_init_register()` /
+/// `mes_v12_0_queue_init_register()`): GRBM ME 3 / `pipe`, the HQD
+/// window, then `CP_HQD_ACTIVE`.
+pub fn load_on_mes_pipe<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: &IpBases,
+    generation: Generation,
+    pipe: u8,
+    hqd: crate::gfx::mqd::HqdRegisters,
+    mqd: Dev<'_, crate::gfx::mqd::MqdPage>,
+) -> Result<(), MapError> {
     match generation {
         Generation::Gfx11 => mqd.write(&crate::gfx::mqd::ComputeMqdV11::kernel_queue(hqd)),
         Generation::Gfx12 => mqd.write(&crate::gfx::mqd::ComputeMqdV12::kernel_queue(hqd)),
