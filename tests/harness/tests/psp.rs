@@ -27,11 +27,12 @@ use barebell::psp::{self, Component, DmaBuf, Image, Loaded, Psp, PspBuffers, Psp
 use barebell_model::SimClock;
 use barebell_model::gmc::Access;
 use barebell_model::mc::{McFaultKind, Target};
+use barebell_model::psp::iface::bl;
 use barebell_model::psp::rig::{
-    self, BOOT_ORDER, FENCE_VA, FW_PRI_BYTES, FW_PRI_VA, Layout, MODEL_TMR, Mapping, PartFirmware,
-    Rig, navi31, navi48,
+    self, FENCE_VA, FW_PRI_BYTES, FW_PRI_VA, Layout, MODEL_TMR, Mapping, PartFirmware, Rig, navi31,
+    navi48,
 };
-use barebell_model::psp::{PspExpect, PspModel, PspPlacement, status};
+use barebell_model::psp::{PspExpect, PspModel, status};
 use std::path::Path;
 use std::ptr::NonNull;
 
@@ -45,6 +46,21 @@ fn region(len: usize, align: usize) -> (NonNull<u8>, u64) {
 }
 
 const FIRMWARE: &str = "/lib/firmware/amdgpu";
+
+/// `psp_hw_start()`'s component order, by barebell-firmware-if's
+/// SOS-bundle section name: how these tests drive the runtime's
+/// bootloader loads one by one.
+const BOOT_ORDER: [(&str, Component); 9] = [
+    ("kdb", Component::Kdb),
+    ("spl", Component::Spl),
+    ("sys_drv", Component::SysDrv),
+    ("soc_drv", Component::SocDrv),
+    ("intf_drv", Component::IntfDrv),
+    ("dbg_drv", Component::DbgDrv),
+    ("ras_drv", Component::RasDrv),
+    ("ipkeymgr_drv", Component::IpKeyMgrDrv),
+    ("sos", Component::Sos),
+];
 
 fn rig(part: &PartFirmware, tweak: impl FnOnce(&mut PspExpect)) -> Rig {
     rig::rig(Path::new(FIRMWARE), part, tweak)
@@ -279,15 +295,10 @@ fn runtime_refuses_misaligned_bootloader_buffer_and_model_reads_wrong_place() {
     // carry addr >> 20, so the PSP reads 4 KiB before the component.
     let model = PspModel::new(
         &clock,
-        PspPlacement {
-            regs: r.regs,
-            mp0_bases: r.mp0.bases,
-            gc: r.gc_regs,
-            gc_bases: r.gc.bases,
-        },
+        r.model.placement(),
         PspExpect {
-            components: vec![(
-                Component::Kdb,
+            stages: vec![(
+                bl::LOAD_KEY_DATABASE,
                 r.sos.bytes(r.sos.section("kdb").unwrap()).to_vec(),
             )],
             ..PspExpect::default()
@@ -304,7 +315,7 @@ fn runtime_refuses_misaligned_bootloader_buffer_and_model_reads_wrong_place() {
     let c36 = r.regs.c2pmsg_36.byte_offset(&r.mp0.bases).unwrap();
     let c35 = r.regs.c2pmsg_35.byte_offset(&r.mp0.bases).unwrap();
     model.write32(c36, ((fw.va + 4096) >> 20) as u32);
-    model.write32(c35, Component::Kdb.command());
+    model.write32(c35, bl::LOAD_KEY_DATABASE);
     assert_eq!(model.refusals()[0].status, status::PAYLOAD);
     // It read, through the GART, what the runtime never wrote: no fault.
     assert_eq!(r.mc.faults(), vec![]);
