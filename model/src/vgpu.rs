@@ -372,6 +372,8 @@ impl VirtualGpu {
             Mec::new(&clock, gc.bases, generation, bar2, cp)
                 .ok_or("the MEC model found no HQD window in the GC bases")?,
         );
+        // The engines run only what the PSP's RLC autoload put in place.
+        mec.set_loaded_firmware(psp.loaded());
 
         let named = |names: &[&str]| -> Vec<Reg> {
             gfxhub_regs

@@ -52,19 +52,23 @@ use crate::SimClock;
 use crate::gmc::Access;
 use crate::mc::{Mc, Target};
 use crate::regfile::ACCESS_NS;
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::bus::{ALL_ONES, RegisterBus};
 use barebell::ip::Generation;
 use barebell::psp::PspRegs;
 use barebell::regs::{IpBases, Reg};
+use barebell::time::Clock;
 use barebell_facts::Fact;
 use core::sync::atomic::Ordering;
 use iface::{bl, buf, cmd, ctrl, dword, frame, fw, qword};
 use spin::Mutex;
 
 pub mod iface;
+pub mod loaded;
+
+pub use loaded::LoadedFirmware;
 
 /// Status values the model reports (bits 15:0 of C2PMSG_35/64, or
 /// `resp.status`). Model-defined except `UNKNOWN_COMMAND`.
@@ -82,7 +86,21 @@ pub mod status {
 const READY: u32 = ctrl::RESPONSE;
 const BUSY_READS: u32 = 3;
 const SOL_READS: u32 = 3;
-const AUTOLOAD_READS: u32 = 4;
+/// How long the RLC autoload takes once AUTOLOAD_RLC is accepted (a
+/// model value; Linux allows `adev->usec_timeout` polls, about 100 ms,
+/// in `gfx_v11_0_wait_for_rlc_autoload_complete()`).
+pub const AUTOLOAD_NS: u64 = 50_000;
+/// The RLC's own code: AUTOLOAD_RLC is refused until these are in. A
+/// model rule: both public drivers that ran on silicon load them (Linux
+/// `psp_load_non_psp_fw()`, tinygrad's `AMFirmware`); which of them the
+/// autoload truly needs is not public.
+pub const RLC_CODE: [u32; 5] = [
+    fw::IMU_I,
+    fw::IMU_D,
+    fw::RLC_IRAM,
+    fw::RLC_DRAM_BOOT,
+    fw::RLC_G,
+];
 /// The sign-of-life value sOS leaves in C2PMSG_81 (any non-zero value).
 pub const SOS_ALIVE: u32 = 0x0000_0001;
 
@@ -204,8 +222,8 @@ struct State {
     toc_loaded: bool,
     tmr_set: bool,
     smu_loaded: bool,
-    next_gfx: usize,
-    autoload_reads: Option<u32>,
+    /// GFX images in the TMR, by type.
+    pending: BTreeSet<u32>,
     unplugged: bool,
     refusals: Vec<Refusal>,
     commands: Vec<(u32, u32)>,
@@ -220,6 +238,7 @@ pub struct PspModel {
     mc: Arc<Mc>,
     place: PspPlacement,
     gc: RlcStatus,
+    loaded: Arc<LoadedFirmware>,
     state: Mutex<State>,
 }
 
@@ -250,6 +269,7 @@ impl PspModel {
             mc,
             place,
             gc: place.gc,
+            loaded: Arc::new(LoadedFirmware::new(clock)),
             state: Mutex::new(State {
                 c35: READY,
                 ..State::default()
@@ -265,6 +285,11 @@ impl PspModel {
     /// Where its registers are.
     pub fn placement(&self) -> PspPlacement {
         self.place
+    }
+
+    /// What the RLC autoload put in place, for the engine models.
+    pub fn loaded(&self) -> Arc<LoadedFirmware> {
+        self.loaded.clone()
     }
 
     /// What the model expects to see.
@@ -460,7 +485,7 @@ impl PspModel {
                 if !s.toc_loaded {
                     return Self::refuse(s, status::ORDER, "SETUP_TMR before LOAD_TOC");
                 }
-                if s.next_gfx > 0 {
+                if !s.pending.is_empty() {
                     return Self::refuse(s, status::ORDER, "SETUP_TMR after GFX loads");
                 }
                 let addr = qword(body, buf::TMR_ADDR_LO, buf::TMR_ADDR_HI);
@@ -511,12 +536,16 @@ impl PspModel {
                 if !tmr_ready {
                     return Self::refuse(s, status::ORDER, "LOAD_IP_FW before SETUP_TMR");
                 }
-                let Some((want_t, want)) = self.expect.gfx.get(s.next_gfx) else {
-                    return Self::refuse(s, status::ORDER, "LOAD_IP_FW after the last GFX image");
+                // Any image of the part, in any order: AM loads a subset
+                // in its own order (SDMA TH1 before TH0) and silicon took
+                // it (`docs/am-boot.md` §1.4); see [`loaded`].
+                let Some((_, want)) = self.expect.gfx.iter().find(|(w, _)| *w == t) else {
+                    return Self::refuse(
+                        s,
+                        status::PAYLOAD,
+                        "GFX type this part's firmware does not provide",
+                    );
                 };
-                if *want_t != t {
-                    return Self::refuse(s, status::ORDER, "GFX image out of order");
-                }
                 if want.len() != img.len() || fnv1a(want) != fnv1a(&img) {
                     return Self::refuse(
                         s,
@@ -524,14 +553,16 @@ impl PspModel {
                         "GFX image differs from the blob section",
                     );
                 }
-                s.next_gfx += 1;
+                s.pending.insert(t);
                 0
             }
             cmd::AUTOLOAD_RLC => {
-                if s.next_gfx != self.expect.gfx.len() || self.expect.gfx.is_empty() {
-                    return Self::refuse(s, status::ORDER, "AUTOLOAD_RLC before every GFX image");
+                if !RLC_CODE.iter().all(|t| s.pending.contains(t)) {
+                    return Self::refuse(s, status::ORDER, "AUTOLOAD_RLC without the RLC's code");
                 }
-                s.autoload_reads = Some(AUTOLOAD_READS);
+                // The autoload copies what is in the TMR now.
+                let done = self.clock.now_ns() + AUTOLOAD_NS;
+                self.loaded.autoload(s.pending.clone(), done);
                 0
             }
             _ => Self::refuse(s, status::UNKNOWN_COMMAND, "unknown GPCOM command"),
@@ -591,14 +622,7 @@ impl RegisterBus for PspModel {
             return s.wptr_dw;
         }
         if byte_offset == a.rlc || byte_offset == a.cp_stat {
-            let done = match s.autoload_reads {
-                Some(0) => true,
-                Some(n) => {
-                    s.autoload_reads = Some(n - 1);
-                    false
-                }
-                None => false,
-            };
+            let done = self.loaded.complete();
             return if byte_offset == a.rlc {
                 if done { self.gc.complete } else { 0 }
             } else if done {

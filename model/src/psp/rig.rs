@@ -242,10 +242,13 @@ pub fn navi31() -> PartFirmware {
     }
 }
 
-/// The gfx12 set. SDMA 7 ships one `ucode` section that Linux loads
-/// as `SDMA_RS64`, which barebell does not map yet, so it is left
-/// out; the unified MES blob serves the scheduler pipe only (which
-/// pipes Linux loads it for on 12.0.1 is unconfirmed here).
+/// The gfx12 set. SDMA 7's v3 header holds one image, loaded as
+/// `AMDGPU_UCODE_ID_SDMA_RS64`, which `psp_get_fw_type()` sends as
+/// `GFX_FW_TYPE_SDMA_UCODE_TH0` (`amdgpu_sdma_init_microcode()`). With
+/// `enable_uni_mes`, `mes_v12_0_early_init()` runs
+/// `amdgpu_mes_init_microcode()` for both pipes on the one unified blob:
+/// pipe 0 as `CP_MES`/`CP_MES_DATA`, pipe 1 as `CP_MES1`/`CP_MES1_DATA`
+/// (`GFX_FW_TYPE_CP_MES_KIQ`/`MES_KIQ_STACK`).
 pub fn navi48() -> PartFirmware {
     let (pfp, me, mec) = ("gc_12_0_1_pfp.bin", "gc_12_0_1_me.bin", "gc_12_0_1_mec.bin");
     let (mes, imu, rlc) = (
@@ -253,12 +256,14 @@ pub fn navi48() -> PartFirmware {
         "gc_12_0_1_imu.bin",
         "gc_12_0_1_rlc.bin",
     );
+    let sdma = "sdma_7_0_1.bin";
     PartFirmware {
         desc: NAVI48,
         vram_mib: 16 * 1024,
         sos: "psp_14_0_3_sos.bin",
         smu: "smu_14_0_3.bin",
         gfx: vec![
+            (t::SDMA_UCODE_TH0, sdma, Image::SdmaRs64),
             (t::RS64_PFP, pfp, Image::Rs64Ucode),
             (t::RS64_ME, me, Image::Rs64Ucode),
             (t::RS64_MEC, mec, Image::Rs64Ucode),
@@ -272,6 +277,8 @@ pub fn navi48() -> PartFirmware {
             (t::RS64_MEC_P3_STACK, mec, Image::Rs64Data),
             (t::CP_MES, mes, Image::MesUcode),
             (t::MES_STACK, mes, Image::MesData),
+            (t::CP_MES_KIQ, mes, Image::MesUcode),
+            (t::MES_KIQ_STACK, mes, Image::MesData),
             (t::IMU_I, imu, Image::ImuI),
             (t::IMU_D, imu, Image::ImuD),
             (t::RLC_RESTORE_LIST_GPM_MEM, rlc, Image::RlcListGpm),

@@ -181,6 +181,18 @@ fn run_layout(part: PartFirmware, layout: Layout) {
         psp::load_firmware(&mut p, r.plan, &r.sos, Some(r.smu), &images, Some(r.tmr)).unwrap();
     p.wait_rlc_autoload(r.gc_regs, &r.gc.bases).unwrap();
     assert_eq!(r.model.refusals(), vec![]);
+    // The RLC autoload put the whole Linux list in place: every MES and
+    // MEC pipe has its code.
+    let loaded = r.model.loaded();
+    assert_eq!(
+        loaded.images(),
+        part.gfx
+            .iter()
+            .map(|g| g.0)
+            .collect::<std::collections::BTreeSet<u32>>()
+    );
+    assert!(loaded.mes_pipe(0) && loaded.mes_pipe(1));
+    assert!((0..4).all(|pipe| loaded.mec_pipe(pipe)));
     let n_components = BOOT_ORDER
         .iter()
         .filter(|(n, _)| r.sos.section(n).is_some())
@@ -322,7 +334,7 @@ fn runtime_refuses_misaligned_bootloader_buffer_and_model_reads_wrong_place() {
 }
 
 #[test]
-fn model_refuses_ip_fw_before_tmr_and_out_of_order() {
+fn model_refuses_ip_fw_before_tmr_and_wrong_payloads() {
     let mut r = rig(&navi31(), |_| {});
     let images = images(&r);
     let mut p = psp_of(&mut r);
@@ -346,15 +358,7 @@ fn model_refuses_ip_fw_before_tmr_and_out_of_order() {
     );
     p.setup_tmr(r.tmr.mc_addr, r.tmr.capacity, r.tmr.phys_addr)
         .unwrap();
-    // The second image before the first.
     let second = images[1];
-    assert!(matches!(
-        p.load_ip_fw(second.fw_type, second.bytes),
-        Err(PspError::CommandFailed {
-            status: status::ORDER,
-            ..
-        })
-    ));
     // The right type with another section's bytes.
     assert!(matches!(
         p.load_ip_fw(first.fw_type, second.bytes),
@@ -371,7 +375,16 @@ fn model_refuses_ip_fw_before_tmr_and_out_of_order() {
             ..
         })
     ));
-    // AUTOLOAD_RLC before every image is in.
+    // A type no Navi31 blob provides (`GFX_FW_TYPE_CP_MEC`, 4: the
+    // pre-RS64 MEC).
+    assert!(matches!(
+        p.load_ip_fw(4, first.bytes),
+        Err(PspError::CommandFailed {
+            status: status::PAYLOAD,
+            ..
+        })
+    ));
+    // AUTOLOAD_RLC before the RLC's own code is in.
     assert!(matches!(
         p.autoload_rlc(),
         Err(PspError::CommandFailed {
@@ -380,18 +393,71 @@ fn model_refuses_ip_fw_before_tmr_and_out_of_order() {
             ..
         })
     ));
+    // The second image before the first is fine (see the AM test).
+    p.load_ip_fw(second.fw_type, second.bytes).unwrap();
     p.load_ip_fw(first.fw_type, first.bytes).unwrap();
     let why: Vec<&str> = r.model.refusals().iter().map(|x| x.why).collect();
     assert_eq!(
         why,
         [
             "LOAD_IP_FW before SETUP_TMR",
-            "GFX image out of order",
             "GFX image differs from the blob section",
             "GFX image differs from the blob section",
-            "AUTOLOAD_RLC before every GFX image",
+            "GFX type this part's firmware does not provide",
+            "AUTOLOAD_RLC without the RLC's code",
         ]
     );
+}
+
+/// tinygrad's AM loads a strict subset of Linux's images, in its own
+/// order (`docs/am-boot.md` §1.4, from `AMFirmware` in tinygrad 0.14.0;
+/// Navi31: SDMA TH1 before TH0, the MEC with its pipe-0 stack only, no
+/// PFP/ME/MES), and sOS took it on a gfx1100. The model takes it too, the
+/// autoload completes, and the record holds exactly those images: MEC
+/// pipe 0 has code and stack, pipe 1 has no stack, no MES pipe has code.
+#[test]
+fn am_image_subset_in_am_order_is_accepted_and_recorded() {
+    use barebell_model::psp::iface::fw;
+    let mut r = rig(&navi31(), |_| {});
+    let images = images(&r);
+    let mut p = psp_of(&mut r);
+    boot_and_ring(&r, &mut p);
+    p.load_toc(r.sos.bytes(r.sos.section("toc").unwrap()))
+        .unwrap();
+    p.load_ip_fw(fw::SMU, r.smu).unwrap();
+    p.setup_tmr(r.tmr.mc_addr, r.tmr.capacity, r.tmr.phys_addr)
+        .unwrap();
+    let am = [
+        fw::SDMA_UCODE_TH1,
+        fw::SDMA_UCODE_TH0,
+        fw::RS64_MEC,
+        fw::RS64_MEC_P0_STACK,
+        fw::IMU_I,
+        fw::IMU_D,
+        fw::RLC_IRAM,
+        fw::RLC_DRAM_BOOT,
+        fw::RLC_P,
+        fw::RLC_V,
+        fw::RLC_G,
+    ];
+    let loaded = r.model.loaded();
+    for t in am {
+        let img = images.iter().find(|i| i.fw_type == t).unwrap();
+        p.load_ip_fw(t, img.bytes).unwrap();
+    }
+    p.autoload_rlc().unwrap();
+    // Nothing is in place until the autoload has run.
+    assert!(!loaded.complete());
+    assert!(!loaded.has(fw::RLC_G));
+    p.wait_rlc_autoload(r.gc_regs, &r.gc.bases).unwrap();
+    assert_eq!(r.model.refusals(), vec![]);
+    assert_eq!(
+        loaded.images(),
+        am.into_iter().collect::<std::collections::BTreeSet<u32>>()
+    );
+    assert!(loaded.mec_pipe(0));
+    assert!(!loaded.mec_pipe(1));
+    assert!(!loaded.mes_pipe(0) && !loaded.mes_pipe(1));
 }
 
 #[test]
