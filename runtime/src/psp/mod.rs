@@ -901,27 +901,58 @@ pub struct Image<'a> {
     pub bytes: &'a [u8],
 }
 
+/// `psp_get_fw_type()` for one section of a parsed blob:
+/// barebell-firmware-if's SOC21 table, plus the gfx12 case it lacks:
+/// SDMA 7's v3 header holds one image, `AMDGPU_UCODE_ID_SDMA_RS64`
+/// (`amdgpu_sdma_init_microcode()`), which PSP loads as
+/// `GFX_FW_TYPE_SDMA_UCODE_TH0`.
+fn fw_type_of(fw: &barebell_firmware_if::Firmware<'_>, section: &str) -> Option<u32> {
+    use barebell_firmware_if::{Body, ucode::sdma::Sdma};
+    match (&fw.body, section) {
+        (Body::Sdma(Sdma::V3_0(_)), "ucode") => Some(fw_type::SDMA_UCODE_TH0),
+        _ => psp_gfx::soc21_fw_type(fw.kind, section),
+    }
+}
+
+/// With a unified MES blob (`<gc>_uni_mes.bin`, `adev->enable_uni_mes`),
+/// `mes_v12_0_early_init()` runs `amdgpu_mes_init_microcode()` for both
+/// pipes on the same file: pipe 1's `CP_MES1`/`CP_MES1_DATA`
+/// (`GFX_FW_TYPE_CP_MES_KIQ`/`MES_KIQ_STACK`) are its ucode and data,
+/// which the table maps to pipe 0's types.
+fn unified_mes_source(t: u32) -> Option<u32> {
+    match t {
+        fw_type::CP_MES_KIQ => Some(fw_type::CP_MES),
+        fw_type::MES_KIQ_STACK => Some(fw_type::MES_STACK),
+        _ => None,
+    }
+}
+
 /// Fills `out` with the GFX images of `blobs`, in [`gfx_load_order`],
 /// and returns how many were written. A type no blob provides is left
 /// out, as Linux skips ucodes with no firmware (`fw_load_skip_check()`);
 /// empty sections are left out for the same reason. Section names map to
-/// types through `barebell_firmware_if::psp_gfx::soc21_fw_type` (written
-/// for SOC21; using it for gfx12 blobs assumes their sections keep the
-/// same roles, which is unconfirmed).
+/// types through [`fw_type_of`] (barebell-firmware-if's SOC21 table;
+/// using it for gfx12 blobs assumes their sections keep the same roles,
+/// which the PSP model's own reader checks byte for byte).
 pub fn gfx_images<'a>(
     blobs: &[barebell_firmware_if::Firmware<'a>],
     out: &mut [Image<'a>],
 ) -> Result<usize, PspError> {
-    let find = |t: u32| -> Option<&'a [u8]> {
-        blobs.iter().find_map(|fw| {
-            fw.sections().iter().find_map(|s| {
-                (psp_gfx::soc21_fw_type(fw.kind, s.name) == Some(t)).then(|| fw.bytes(s))
+    use barebell_firmware_if::{Kind, MesPipe};
+    let find_in = |t: u32, unified_only: bool| -> Option<&'a [u8]> {
+        blobs
+            .iter()
+            .filter(|fw| !unified_only || fw.kind == Kind::Mes(MesPipe::Unified))
+            .find_map(|fw| {
+                fw.sections()
+                    .iter()
+                    .find_map(|s| (fw_type_of(fw, s.name) == Some(t)).then(|| fw.bytes(s)))
             })
-        })
     };
     let mut n = 0;
     for &t in gfx_load_order() {
-        let Some(bytes) = find(stack_source(t).unwrap_or(t)) else {
+        let direct = find_in(stack_source(t).unwrap_or(t), false);
+        let Some(bytes) = direct.or_else(|| find_in(unified_mes_source(t)?, true)) else {
             continue;
         };
         if bytes.is_empty() {
