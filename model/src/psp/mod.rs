@@ -490,8 +490,18 @@ impl PspModel {
                 }
                 let addr = qword(body, buf::TMR_ADDR_LO, buf::TMR_ADDR_HI);
                 let size = dword(body, buf::TMR_SIZE);
-                if !addr.is_multiple_of(0x10_0000) || size < self.expect.tmr_size {
-                    return Self::refuse(s, status::TMR, "TMR misaligned or too small");
+                // `PSP_TMR_ALIGNMENT` (1 MiB).
+                if !addr.is_multiple_of(0x10_0000) {
+                    return Self::refuse(s, status::TMR, "TMR misaligned");
+                }
+                // Both public drivers send exactly what LOAD_TOC asked
+                // for: Linux `amdgpu_bo_size()` of the TMR
+                // `psp_tmr_init()` allocated at that size
+                // (`psp_prep_tmr_cmd_buf()`), tinygrad `self.tmr_size`
+                // (`_tmr_load_cmd`). What sOS does with another size is
+                // not public; the model refuses it (model rule).
+                if size != self.expect.tmr_size {
+                    return Self::refuse(s, status::TMR, "SETUP_TMR size is not LOAD_TOC's answer");
                 }
                 // The TMR is VRAM (`psp_tmr_init()` allocates it in the
                 // VRAM domain on a dGPU) and `system_phy_addr` is its

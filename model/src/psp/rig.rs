@@ -166,9 +166,21 @@ impl Mp0 {
     }
 }
 
-/// The TMR size the model answers LOAD_TOC with (the real PSP
-/// computes it from the TOC; this value is the model's).
-pub const MODEL_TMR: u32 = 0x40_0000;
+/// The TMR size a real Navi31 asks for: Linux prints the TMR it sized
+/// from LOAD_TOC's answer in `psp_tmr_load()` ("reserve 0x%lx from 0x%llx
+/// for PSP TMR", `amdgpu_bo_size(psp->tmr_bo)` after `psp_tmr_init()`
+/// allocated `resp.tmr_size` bytes), and a public RX 7900 XTX log shows
+/// "reserve 0x1300000 from 0x85fc000000 for PSP TMR"
+/// (github.com/ROCm/legacy-rocm-build issue 2253); tinygrad's AM reserves
+/// the same 0x1300000 as its maximum (`AM_PSP.init_sw`).
+pub const NAVI31_TMR: u32 = 0x130_0000;
+/// What the model's Navi48 answers: no public MP0 14.0.3 value exists
+/// (the part keeps a boot-time TMR, so neither driver sends SETUP_TMR
+/// and no log prints a size). A model value: Navi31's.
+pub const NAVI48_TMR_MODEL_VALUE: u32 = NAVI31_TMR;
+/// The TMR the rig reserves before LOAD_TOC answers (a fixture value,
+/// larger than any answer, as tinygrad reserves its maximum up front).
+pub const RIG_TMR_BYTES: u32 = 0x200_0000;
 
 /// One part's firmware set: the SOS bundle, the SMU blob, and the GFX
 /// images `(fw_type, file, image)` in `AMDGPU_UCODE_ID` order, written
@@ -183,6 +195,8 @@ pub struct PartFirmware {
     pub sos: &'static str,
     /// The SMC blob; its image is the common one (`AMDGPU_UCODE_ID_SMC`).
     pub smu: &'static str,
+    /// The TMR size the part's PSP answers LOAD_TOC with.
+    pub tmr_size: u32,
     pub gfx: Vec<(u32, &'static str, Image)>,
 }
 
@@ -211,6 +225,7 @@ pub fn navi31() -> PartFirmware {
         vram_mib: 24 * 1024,
         sos: "psp_13_0_0_sos.bin",
         smu: "smu_13_0_0.bin",
+        tmr_size: NAVI31_TMR,
         gfx: vec![
             (t::SDMA_UCODE_TH0, sdma, Image::SdmaTh0),
             (t::SDMA_UCODE_TH1, sdma, Image::SdmaTh1),
@@ -262,6 +277,7 @@ pub fn navi48() -> PartFirmware {
         vram_mib: 16 * 1024,
         sos: "psp_14_0_3_sos.bin",
         smu: "smu_14_0_3.bin",
+        tmr_size: NAVI48_TMR_MODEL_VALUE,
         gfx: vec![
             (t::SDMA_UCODE_TH0, sdma, Image::SdmaRs64),
             (t::RS64_PFP, pfp, Image::Rs64Ucode),
@@ -338,7 +354,7 @@ pub fn expect(
     Ok(PspExpect {
         stages,
         toc,
-        tmr_size: MODEL_TMR,
+        tmr_size: part.tmr_size,
         smu: Some(smu),
         gfx,
         boot_time_tmr: mp0.boot_time_tmr,
@@ -649,7 +665,7 @@ fn place_buffers(
     // The TMR: VRAM, 1 MiB aligned (`PSP_TMR_ALIGNMENT`); the PSP
     // never hands its bytes back, so the model does not back it.
     let tmr_at = vram
-        .alloc(u64::from(MODEL_TMR), psp::TMR_ALIGN)
+        .alloc(u64::from(RIG_TMR_BYTES), psp::TMR_ALIGN)
         .map_err(e("TMR"))?;
 
     // GTT: host memory on the bus at GTT_BUS through the model's IOMMU.
@@ -708,7 +724,7 @@ fn place_buffers(
     };
     let tmr = Tmr {
         mc_addr: tmr_at.mc,
-        capacity: MODEL_TMR,
+        capacity: RIG_TMR_BYTES,
         phys_addr: tmr_at.offset,
     };
     Ok((gtt, bufs, tmr, dummy_bus))

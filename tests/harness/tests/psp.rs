@@ -29,8 +29,7 @@ use barebell_model::gmc::Access;
 use barebell_model::mc::{McFaultKind, Target};
 use barebell_model::psp::iface::bl;
 use barebell_model::psp::rig::{
-    self, FENCE_VA, FW_PRI_BYTES, FW_PRI_VA, Layout, MODEL_TMR, Mapping, PartFirmware, Rig, navi31,
-    navi48,
+    self, FENCE_VA, FW_PRI_BYTES, FW_PRI_VA, Layout, Mapping, PartFirmware, Rig, navi31, navi48,
 };
 use barebell_model::psp::{PspExpect, PspModel, status};
 use std::path::Path;
@@ -198,7 +197,9 @@ fn run_layout(part: PartFirmware, layout: Layout) {
         .filter(|(n, _)| r.sos.section(n).is_some())
         .count();
     assert_eq!(report.components, n_components);
-    assert_eq!(report.tmr_size, MODEL_TMR);
+    // LOAD_TOC's answer is the part's (0x1300000 on Navi31, as on a
+    // real RX 7900 XTX).
+    assert_eq!(report.tmr_size, part.tmr_size);
     assert_eq!(report.ip_fw_loads, part.gfx.len() + 1);
     // Every GPCOM command succeeded, in the plan's order.
     let cmds: Vec<u32> = r.model.commands().iter().map(|c| c.0).collect();
@@ -356,7 +357,7 @@ fn model_refuses_ip_fw_before_tmr_and_wrong_payloads() {
             status: status::ORDER
         })
     );
-    p.setup_tmr(r.tmr.mc_addr, r.tmr.capacity, r.tmr.phys_addr)
+    p.setup_tmr(r.tmr.mc_addr, rig::NAVI31_TMR, r.tmr.phys_addr)
         .unwrap();
     let second = images[1];
     // The right type with another section's bytes.
@@ -425,7 +426,7 @@ fn am_image_subset_in_am_order_is_accepted_and_recorded() {
     p.load_toc(r.sos.bytes(r.sos.section("toc").unwrap()))
         .unwrap();
     p.load_ip_fw(fw::SMU, r.smu).unwrap();
-    p.setup_tmr(r.tmr.mc_addr, r.tmr.capacity, r.tmr.phys_addr)
+    p.setup_tmr(r.tmr.mc_addr, rig::NAVI31_TMR, r.tmr.phys_addr)
         .unwrap();
     let am = [
         fw::SDMA_UCODE_TH1,
@@ -528,7 +529,7 @@ fn wrong_toc_is_refused_with_status() {
     );
     // SETUP_TMR is refused until a good TOC.
     assert!(matches!(
-        p.setup_tmr(r.tmr.mc_addr, r.tmr.capacity, 0),
+        p.setup_tmr(r.tmr.mc_addr, rig::NAVI31_TMR, 0),
         Err(PspError::CommandFailed {
             cmd_id: 0x05,
             status: status::ORDER,
@@ -537,7 +538,7 @@ fn wrong_toc_is_refused_with_status() {
     ));
     // The runtime refuses a misaligned TMR itself.
     assert_eq!(
-        p.setup_tmr(r.tmr.mc_addr + 4096, r.tmr.capacity, 0),
+        p.setup_tmr(r.tmr.mc_addr + 4096, rig::NAVI31_TMR, 0),
         Err(PspError::Misaligned {
             what: "TMR",
             mc_addr: r.tmr.mc_addr + 4096,
@@ -841,7 +842,7 @@ fn tmr_must_be_vram_at_its_physical_address() {
         .unwrap();
     // fw_pri's GART address is 1 MiB aligned but is not VRAM.
     assert!(matches!(
-        p.setup_tmr(FW_PRI_VA, r.tmr.capacity, r.tmr.phys_addr),
+        p.setup_tmr(FW_PRI_VA, rig::NAVI31_TMR, r.tmr.phys_addr),
         Err(PspError::CommandFailed {
             cmd_id: 0x05,
             status: status::TMR,
@@ -849,7 +850,7 @@ fn tmr_must_be_vram_at_its_physical_address() {
         })
     ));
     assert!(matches!(
-        p.setup_tmr(r.tmr.mc_addr, r.tmr.capacity, r.tmr.phys_addr + (1 << 20)),
+        p.setup_tmr(r.tmr.mc_addr, rig::NAVI31_TMR, r.tmr.phys_addr + (1 << 20)),
         Err(PspError::CommandFailed {
             cmd_id: 0x05,
             status: status::TMR,
@@ -864,11 +865,40 @@ fn tmr_must_be_vram_at_its_physical_address() {
             "TMR not VRAM at its physical address"
         ]
     );
-    p.setup_tmr(r.tmr.mc_addr, r.tmr.capacity, r.tmr.phys_addr)
+    p.setup_tmr(r.tmr.mc_addr, rig::NAVI31_TMR, r.tmr.phys_addr)
         .unwrap();
     // The VRAM address is the runtime allocator's: FB base + offset.
     assert_eq!(r.tmr.mc_addr, rig::FB_START + r.tmr.phys_addr);
     assert_eq!(r.tmr.phys_addr % psp::TMR_ALIGN, 0);
+}
+
+/// SETUP_TMR carries the size LOAD_TOC asked for, as both drivers send
+/// it (`psp_tmr_init()` allocates `resp.tmr_size` bytes and
+/// `psp_prep_tmr_cmd_buf()` sends the buffer's size; tinygrad sends
+/// `tmr_size`): not the size of a larger reservation.
+#[test]
+fn setup_tmr_carries_the_size_load_toc_asked_for() {
+    let mut r = rig(&navi31(), |_| {});
+    let mut p = psp_of(&mut r);
+    boot_and_ring(&r, &mut p);
+    let asked = p
+        .load_toc(r.sos.bytes(r.sos.section("toc").unwrap()))
+        .unwrap();
+    assert_eq!(asked, 0x130_0000);
+    assert!(r.tmr.capacity > asked);
+    assert!(matches!(
+        p.setup_tmr(r.tmr.mc_addr, r.tmr.capacity, r.tmr.phys_addr),
+        Err(PspError::CommandFailed {
+            cmd_id: 0x05,
+            status: status::TMR,
+            ..
+        })
+    ));
+    assert_eq!(
+        r.model.refusals().last().unwrap().why,
+        "SETUP_TMR size is not LOAD_TOC's answer"
+    );
+    p.setup_tmr(r.tmr.mc_addr, asked, r.tmr.phys_addr).unwrap();
 }
 
 /// The PSP moved behind a VMID0 built elsewhere (as the `gmc` bring-up
