@@ -129,14 +129,14 @@ pub fn run(generation: Generation, blobs: &firmware::Blobs) -> Result<(), &'stat
         &r.sos,
         Some(r.smu),
         images.get(..n).ok_or("image count")?,
-        Some(r.tmr),
+        Some(&mut r.tmr),
     )
     .map_err(|e| {
         println!("UK ERROR bring-up {name} psp load: {e}");
         "PSP firmware load"
     })?;
     println!(
-        "UK BRINGUP {name} step psp: {} bootloader components, TMR size {:#x} (model value), {} LOAD_IP_FW, AUTOLOAD_RLC sent",
+        "UK BRINGUP {name} step psp: {} bootloader components, TMR {:#x} bytes asked by the TOC, {} LOAD_IP_FW, AUTOLOAD_RLC sent",
         report.components, report.tmr_size, report.ip_fw_loads
     );
     p.wait_rlc_autoload(r.gc_regs, &gc.bases).map_err(|e| {

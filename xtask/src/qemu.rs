@@ -1006,7 +1006,7 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
         for part in ["navi31-model", "navi48-model"] {
             log.push_str(&format!(
                 "UK BRINGUP {part} step discovery: table read at VRAM 0x5ffff0000 (24576 MiB board); 11 IP instances; GC (11, 0, 0); MP0 (13, 0, 0)\n\
-                 UK BRINGUP {part} step psp: 4 bootloader components, TMR size 0x400000 (model value), 27 LOAD_IP_FW, AUTOLOAD_RLC sent\n\
+                 UK BRINGUP {part} step psp: 4 bootloader components, TMR 0x1300000 bytes asked by the TOC, 27 LOAD_IP_FW, AUTOLOAD_RLC sent\n\
                  UK BRINGUP {part} step rlc: RLC_RLCS_BOOTLOAD_STATUS.BOOTLOAD_COMPLETE and CP_STAT idle\n"
             ));
         }

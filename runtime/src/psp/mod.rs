@@ -1014,24 +1014,59 @@ pub struct Tmr {
     pub phys_addr: u64,
 }
 
+/// `PSP_TMR_SIZE()` for every part but Aldebaran (`amdgpu_psp.h`; that
+/// header needs the whole driver to compile, so cited, not a fact): the
+/// size `psp_tmr_init()` starts from when there is no TOC to ask.
+pub const DEFAULT_TMR_SIZE: u32 = 0x40_0000;
+
+/// Where the TMR comes from. `psp_tmr_init()` asks LOAD_TOC how large it
+/// must be and only then allocates it (VRAM, `PSP_TMR_ALIGNMENT`); a
+/// caller that reserved one up front (tinygrad reserves its maximum,
+/// 0x1300000) hands in that reservation ([`Tmr`] implements this).
+pub trait TmrSource {
+    /// A TMR of at least `size` bytes (LOAD_TOC's answer).
+    fn tmr(&mut self, size: u32) -> Result<Tmr, PspError>;
+}
+
+/// A TMR reserved before LOAD_TOC answered serves any size that fits.
+impl TmrSource for Tmr {
+    fn tmr(&mut self, size: u32) -> Result<Tmr, PspError> {
+        if size > self.capacity {
+            return Err(PspError::TooLarge {
+                what: "TMR",
+                len: size as usize,
+                capacity: self.capacity as usize,
+            });
+        }
+        Ok(*self)
+    }
+}
+
 /// What [`load_firmware`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct LoadReport {
     pub components: usize,
+    /// The TMR size LOAD_TOC asked for ([`DEFAULT_TMR_SIZE`] without a
+    /// TOC).
     pub tmr_size: u32,
+    /// The TMR SETUP_TMR handed over (`None` with a boot-time TMR).
+    pub tmr: Option<Tmr>,
     pub ip_fw_loads: usize,
 }
 
 /// The whole of `psp_load_fw()` up to the RLC autoload: bootloader
-/// components from the SOS bundle `sos`, the ring, LOAD_TOC, SMU and TMR
-/// in `plan`'s order, every image of `gfx` in order, AUTOLOAD_RLC.
+/// components from the SOS bundle `sos`, the ring, LOAD_TOC and the TMR
+/// it sizes (`psp_tmr_init()`: the TMR is taken from `tmr` once the
+/// answer is known), SMU and SETUP_TMR in `plan`'s order (SETUP_TMR
+/// carries the TOC's size, `psp_prep_tmr_cmd_buf()`), every image of
+/// `gfx` in order, AUTOLOAD_RLC.
 pub fn load_firmware<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     psp: &mut Psp<'_, B, C>,
     plan: Plan,
     sos: &barebell_firmware_if::Firmware<'_>,
     smu: Option<&[u8]>,
     gfx: &[Image<'_>],
-    tmr: Option<Tmr>,
+    tmr: Option<&mut dyn TmrSource>,
 ) -> Result<LoadReport, PspError> {
     let mut report = LoadReport::default();
     for c in Component::ORDER {
@@ -1044,8 +1079,18 @@ pub fn load_firmware<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
         }
     }
     psp.ring_create()?;
+    // psp_tmr_init(): the TOC's answer, or PSP_TMR_SIZE without a TOC;
+    // then the buffer, unless the firmware keeps a boot-time TMR.
+    report.tmr_size = DEFAULT_TMR_SIZE;
     if let Some(s) = sos.section("toc") {
         report.tmr_size = psp.load_toc(sos.bytes(s))?;
+    }
+    if plan.setup_tmr {
+        let source = tmr.ok_or(PspError::OutOfOrder {
+            step: "SETUP_TMR",
+            needs: "a TMR buffer",
+        })?;
+        report.tmr = Some(source.tmr(report.tmr_size)?);
     }
     let load_smu = |psp: &mut Psp<'_, B, C>, report: &mut LoadReport| {
         if let Some(img) = smu {
@@ -1057,19 +1102,10 @@ pub fn load_firmware<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     if plan.smu_before_tmr {
         load_smu(psp, &mut report)?;
     }
-    if plan.setup_tmr {
-        let t = tmr.ok_or(PspError::OutOfOrder {
-            step: "SETUP_TMR",
-            needs: "a TMR buffer",
-        })?;
-        if t.capacity < report.tmr_size {
-            return Err(PspError::TooLarge {
-                what: "TMR",
-                len: report.tmr_size as usize,
-                capacity: t.capacity as usize,
-            });
-        }
-        psp.setup_tmr(t.mc_addr, t.capacity, t.phys_addr)?;
+    // psp_tmr_load(): SETUP_TMR with the buffer's size, which
+    // psp_tmr_init() made the TOC's answer.
+    if let Some(t) = report.tmr {
+        psp.setup_tmr(t.mc_addr, report.tmr_size, t.phys_addr)?;
     }
     if !plan.smu_before_tmr {
         load_smu(psp, &mut report)?;

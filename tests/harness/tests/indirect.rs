@@ -164,7 +164,7 @@ fn psp_load_beyond_the_bar(part: PartFirmware, nbio: &NbioRegs) {
         &r.sos,
         Some(r.smu),
         &images[..n],
-        Some(r.tmr),
+        Some(&mut r.tmr),
     )
     .unwrap();
     p.wait_rlc_autoload(r.gc_regs, &r.gc.bases).unwrap();

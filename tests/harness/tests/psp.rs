@@ -176,8 +176,15 @@ fn run_layout(part: PartFirmware, layout: Layout) {
     let got: Vec<u32> = images.iter().map(|i| i.fw_type).collect();
     assert_eq!(got, want);
     let mut p = psp_of(&mut r);
-    let report =
-        psp::load_firmware(&mut p, r.plan, &r.sos, Some(r.smu), &images, Some(r.tmr)).unwrap();
+    let report = psp::load_firmware(
+        &mut p,
+        r.plan,
+        &r.sos,
+        Some(r.smu),
+        &images,
+        Some(&mut r.tmr),
+    )
+    .unwrap();
     p.wait_rlc_autoload(r.gc_regs, &r.gc.bases).unwrap();
     assert_eq!(r.model.refusals(), vec![]);
     // The RLC autoload put the whole Linux list in place: every MES and
@@ -948,7 +955,14 @@ fn psp_behind_another_vmid0_loads_and_faults_there() {
         assert!(std::ptr::eq(r.hub, &*hub));
         let images = images(&r);
         let mut p = psp_of(&mut r);
-        let result = psp::load_firmware(&mut p, r.plan, &r.sos, Some(r.smu), &images, Some(r.tmr));
+        let result = psp::load_firmware(
+            &mut p,
+            r.plan,
+            &r.sos,
+            Some(r.smu),
+            &images,
+            Some(&mut r.tmr),
+        );
         if layout.fence == Mapping::Missing {
             assert!(matches!(
                 result,
