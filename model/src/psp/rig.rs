@@ -148,6 +148,13 @@ pub struct Mp0 {
     /// `psp_v13_0_funcs` has no `bootloader_load_ipkeymgr_drv`, so an
     /// MP0 13.0.0 bootloader never sees that stage.
     pub ipkeymgr_stage: bool,
+    /// The SPL stage (`PSP_BL__LOAD_TOS_SPL_TABLE`, run when the bundle
+    /// has an SPL component) carries the bundle's KDB, not its SPL:
+    /// `psp_v13_0_bootloader_load_spl()` passes `&psp->kdb`, and
+    /// tinygrad's AM sends `spl_key` = the KDB below MP0 14 and the SPL
+    /// from 14 on (`AM_PSP.init_hw`), which sOS took on a gfx1100;
+    /// `psp_v14_0_bootloader_load_spl()` passes `&psp->spl`.
+    pub spl_carries_kdb: bool,
 }
 
 impl Mp0 {
@@ -156,10 +163,12 @@ impl Mp0 {
             (13, 0, 0) => Some(Mp0 {
                 boot_time_tmr: false,
                 ipkeymgr_stage: false,
+                spl_carries_kdb: true,
             }),
             (14, 0, 2) | (14, 0, 3) => Some(Mp0 {
                 boot_time_tmr: true,
                 ipkeymgr_stage: true,
+                spl_carries_kdb: false,
             }),
             _ => None,
         }
@@ -325,9 +334,17 @@ pub fn expect(
         if command == bl::LOAD_IPKEYMGRDRV && !mp0.ipkeymgr_stage {
             continue;
         }
-        if let Some(bytes) = ucode::sos_component(&sos, component).map_err(named(part.sos))? {
-            stages.push((command, bytes.to_vec()));
-        }
+        let Some(bytes) = ucode::sos_component(&sos, component).map_err(named(part.sos))? else {
+            continue;
+        };
+        let bytes = if component == psp_fw::SPL && mp0.spl_carries_kdb {
+            ucode::sos_component(&sos, psp_fw::KDB)
+                .map_err(named(part.sos))?
+                .ok_or_else(|| format!("{}: an SPL stage but no KDB", part.sos))?
+        } else {
+            bytes
+        };
+        stages.push((command, bytes.to_vec()));
     }
     let toc = ucode::sos_component(&sos, psp_fw::TOC)
         .map_err(named(part.sos))?

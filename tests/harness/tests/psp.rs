@@ -142,11 +142,31 @@ fn fault_registers(r: &Rig) -> (u64, u64, u64, u64) {
     (page << 12, st("VMID"), st("CID"), st("RW"))
 }
 
+/// The bootloader stages as Linux sends them, for driving the runtime
+/// one stage at a time: every component of the bundle in
+/// `psp_hw_start()` order, except that on MP0 13.0.0 the SPL stage
+/// carries the KDB (`psp_v13_0_bootloader_load_spl()` passes
+/// `&psp->kdb`), and that 13.0.0 has no IPKEYMGR stage.
+fn stages(r: &Rig) -> Vec<(Component, &'static [u8])> {
+    let v13 = r.mp0.version.triple() == (13, 0, 0);
+    BOOT_ORDER
+        .iter()
+        .filter(|(_, c)| !(v13 && *c == Component::IpKeyMgrDrv))
+        .filter_map(|(name, c)| {
+            r.sos.section(name)?;
+            let name = if v13 && *c == Component::Spl {
+                "kdb"
+            } else {
+                name
+            };
+            Some((*c, r.sos.bytes(r.sos.section(name)?)))
+        })
+        .collect()
+}
+
 fn boot_and_ring(r: &Rig, p: &mut Psp<'static, PspModel, SimClock>) {
-    for (name, c) in BOOT_ORDER {
-        if let Some(s) = r.sos.section(name) {
-            p.bootloader_load(c, r.sos.bytes(s)).unwrap();
-        }
+    for (c, bytes) in stages(r) {
+        p.bootloader_load(c, bytes).unwrap();
     }
     p.ring_create().unwrap();
 }
@@ -284,6 +304,32 @@ fn model_refuses_wrong_payload() {
     );
 }
 
+/// MP0 13.0.0's SPL stage carries the KDB (`psp_v13_0_bootloader_load_spl()`
+/// passes `&psp->kdb`; tinygrad's `spl_key`); MP0 14.0.3's carries the
+/// bundle's SPL (`psp_v14_0_bootloader_load_spl()`).
+#[test]
+fn spl_stage_carries_the_kdb_on_mp0_13_and_the_spl_on_14() {
+    for part in [navi31(), navi48()] {
+        let mut r = rig(&part, |_| {});
+        let mut p = psp_of(&mut r);
+        let kdb = r.sos.bytes(r.sos.section("kdb").unwrap());
+        let spl = r.sos.bytes(r.sos.section("spl").unwrap());
+        assert_ne!(kdb, spl);
+        p.bootloader_load(Component::Kdb, kdb).unwrap();
+        let v13 = r.mp0.version.triple() == (13, 0, 0);
+        let (wrong, right) = if v13 { (spl, kdb) } else { (kdb, spl) };
+        assert_eq!(
+            p.bootloader_load(Component::Spl, wrong),
+            Err(PspError::BootloaderStatus {
+                component: Component::Spl,
+                status: status::PAYLOAD
+            })
+        );
+        p.bootloader_load(Component::Spl, right).unwrap();
+        assert_eq!(r.model.refusals().len(), 1);
+    }
+}
+
 #[test]
 fn runtime_refuses_misaligned_bootloader_buffer_and_model_reads_wrong_place() {
     // The runtime will not hand the PSP a buffer it cannot address.
@@ -346,10 +392,8 @@ fn model_refuses_ip_fw_before_tmr_and_wrong_payloads() {
     let mut r = rig(&navi31(), |_| {});
     let images = images(&r);
     let mut p = psp_of(&mut r);
-    for (name, c) in BOOT_ORDER {
-        if let Some(s) = r.sos.section(name) {
-            assert_eq!(p.bootloader_load(c, r.sos.bytes(s)), Ok(Loaded::Loaded));
-        }
+    for (c, bytes) in stages(&r) {
+        assert_eq!(p.bootloader_load(c, bytes), Ok(Loaded::Loaded));
     }
     p.ring_create().unwrap();
     p.load_toc(r.sos.bytes(r.sos.section("toc").unwrap()))
@@ -493,10 +537,8 @@ fn ring_create_before_sos_times_out_naming_c2pmsg_64() {
 fn bad_ring_frame_gets_no_fence() {
     let mut r = rig(&navi31(), |_| {});
     let mut p = psp_of(&mut r);
-    for (name, c) in BOOT_ORDER {
-        if let Some(s) = r.sos.section(name) {
-            p.bootloader_load(c, r.sos.bytes(s)).unwrap();
-        }
+    for (c, bytes) in stages(&r) {
+        p.bootloader_load(c, bytes).unwrap();
     }
     p.ring_create().unwrap();
     // A write pointer that is not on a frame boundary.
@@ -519,10 +561,8 @@ fn bad_ring_frame_gets_no_fence() {
 fn wrong_toc_is_refused_with_status() {
     let mut r = rig(&navi31(), |_| {});
     let mut p = psp_of(&mut r);
-    for (name, c) in BOOT_ORDER {
-        if let Some(s) = r.sos.section(name) {
-            p.bootloader_load(c, r.sos.bytes(s)).unwrap();
-        }
+    for (c, bytes) in stages(&r) {
+        p.bootloader_load(c, bytes).unwrap();
     }
     p.ring_create().unwrap();
     let kdb = r.sos.bytes(r.sos.section("kdb").unwrap());
@@ -575,10 +615,8 @@ fn device_gone_mid_bootloader_is_typed() {
 fn device_gone_during_fence_wait_is_typed() {
     let mut r = rig(&navi31(), |_| {});
     let mut p = psp_of(&mut r);
-    for (name, c) in BOOT_ORDER {
-        if let Some(s) = r.sos.section(name) {
-            p.bootloader_load(c, r.sos.bytes(s)).unwrap();
-        }
+    for (c, bytes) in stages(&r) {
+        p.bootloader_load(c, bytes).unwrap();
     }
     p.ring_create().unwrap();
     r.model.unplug();
@@ -824,10 +862,8 @@ fn missing_ring_pte_fails_ring_create() {
         },
     );
     let mut p = psp_of(&mut r);
-    for (name, c) in BOOT_ORDER {
-        if let Some(s) = r.sos.section(name) {
-            p.bootloader_load(c, r.sos.bytes(s)).unwrap();
-        }
+    for (c, bytes) in stages(&r) {
+        p.bootloader_load(c, bytes).unwrap();
     }
     assert_eq!(
         p.ring_create(),
