@@ -24,12 +24,13 @@
 //! too (`psp_v14_0_bootloader_load_ipkeymgr_drv()`; [`Plan::ipkeymgr_drv`]).
 //! Its bootloader wait checks bit 31 only, as this module does for both.
 //!
+//! The SPL stage runs when the bundle has an SPL component, and on 13.0.0
+//! carries the KDB: `psp_v13_0_bootloader_load_spl()` passes `&psp->kdb`
+//! with `PSP_BL__LOAD_TOS_SPL_TABLE`, and tinygrad's AM does the same
+//! (`spl_key`), which sOS accepted on a gfx1100; `psp_v14_0.c` passes
+//! `&psp->spl` ([`Plan::spl_from_kdb`]).
+//!
 //! Where this deviates from Linux, and why:
-//! - `psp_v13_0_bootloader_load_spl()` in Linux 6.12 passes `&psp->kdb`,
-//!   so 13.0.0 sends the KDB bytes with the SPL command; `psp_v14_0.c`
-//!   passes `&psp->spl`. This sends the SPL section on both, taking the
-//!   13.0.0 line for a copy slip; which one the 13.0.0 bootloader expects
-//!   is unconfirmed.
 //! - After a bootloader command, Linux 13.0.0 waits for `C2PMSG_35` to
 //!   equal exactly `0x8000_0000`; a status in bits 15:0 would only show as
 //!   a timeout. This waits for bit 31 and then reports a non-zero status
@@ -985,6 +986,9 @@ pub struct Plan {
     /// `psp_v13_0_funcs` has no `bootloader_load_ipkeymgr_drv`, so Linux
     /// skips it there even if a bundle carries one.
     pub ipkeymgr_drv: bool,
+    /// 13.0.0's SPL stage sends the bundle's KDB
+    /// (`psp_v13_0_bootloader_load_spl()`); 14.x's sends the SPL.
+    pub spl_from_kdb: bool,
 }
 
 impl Plan {
@@ -994,11 +998,13 @@ impl Plan {
                 smu_before_tmr: true,
                 setup_tmr: true,
                 ipkeymgr_drv: false,
+                spl_from_kdb: true,
             }),
             (14, 0, 2) | (14, 0, 3) => Some(Plan {
                 smu_before_tmr: false,
                 setup_tmr: false,
                 ipkeymgr_drv: true,
+                spl_from_kdb: false,
             }),
             _ => None,
         }
@@ -1073,10 +1079,23 @@ pub fn load_firmware<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
         if c == Component::IpKeyMgrDrv && !plan.ipkeymgr_drv {
             continue;
         }
-        if let Some(s) = sos.section(c.section()) {
-            psp.bootloader_load(c, sos.bytes(s))?;
-            report.components += 1;
-        }
+        // psp_hw_start(): a stage runs if the bundle has its component.
+        let Some(s) = sos.section(c.section()) else {
+            continue;
+        };
+        let bytes = if c == Component::Spl && plan.spl_from_kdb {
+            let kdb = sos
+                .section(Component::Kdb.section())
+                .ok_or(PspError::OutOfOrder {
+                    step: "the SPL stage (which carries the KDB on MP0 13.0.0)",
+                    needs: "a KDB in the SOS bundle",
+                })?;
+            sos.bytes(kdb)
+        } else {
+            sos.bytes(s)
+        };
+        psp.bootloader_load(c, bytes)?;
+        report.components += 1;
     }
     psp.ring_create()?;
     // psp_tmr_init(): the TOC's answer, or PSP_TMR_SIZE without a TOC;
