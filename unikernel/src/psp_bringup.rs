@@ -104,7 +104,7 @@ pub fn run(generation: Generation, blobs: &firmware::Blobs) -> Result<(), &'stat
         }
     });
     let bufs = r.bufs.take().ok_or("PSP buffers already taken")?;
-    let mut p = Psp::new(&bus, r.clock, r.regs, &mp0.bases, bufs)
+    let mut p = Psp::new(&bus, r.host, r.regs, &mp0.bases, bufs)
         .map_err(|e| {
             println!("UK ERROR bring-up {name} psp: {e}");
             "PSP set-up"

@@ -84,12 +84,66 @@ pub mod status {
 }
 
 const READY: u32 = ctrl::RESPONSE;
-const BUSY_READS: u32 = 3;
-const SOL_READS: u32 = 3;
-/// How long the RLC autoload takes once AUTOLOAD_RLC is accepted (a
-/// model value; Linux allows `adev->usec_timeout` polls, about 100 ms,
-/// in `gfx_v11_0_wait_for_rlc_autoload_complete()`).
-pub const AUTOLOAD_NS: u64 = 50_000;
+
+/// How long the model's PSP takes, in simulated time. A real PSP's
+/// times are not public: [`PspTiming::MODEL`] holds model values inside
+/// every budget Linux 6.12 grants, and [`PspTiming::SLOWEST_LINUX_ACCEPTS`]
+/// the slowest PSP whose answers Linux's waits still see, to catch a
+/// driver that waits less than Linux does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PspTiming {
+    /// C2PMSG_35 reads busy (bit 31 clear) this long after a bootloader
+    /// command.
+    pub bootloader_ns: u64,
+    /// From LOAD_SOSDRV to the sign of life in C2PMSG_81.
+    pub sos_boot_ns: u64,
+    /// From the sign of life to C2PMSG_64 bit 31: sOS ready for ring
+    /// commands (`psp_v13_0_ring_create()` waits for it, "Wait for sOS
+    /// ready for ring creation", apart from the sign of life).
+    pub sos_ring_ready_ns: u64,
+    /// From a ring command in C2PMSG_64 to its answer.
+    pub ring_cmd_ns: u64,
+    /// From AUTOLOAD_RLC to BOOTLOAD_COMPLETE.
+    pub autoload_ns: u64,
+}
+
+impl PspTiming {
+    /// The model's PSP (model values). `sos_boot_ns` is past 20 ms:
+    /// `psp_v13_0_bootloader_load_sos()` reads C2PMSG_81 after
+    /// `mdelay(20)` and waits for it to change from that value, so on
+    /// the silicon Linux runs on it changes after those 20 ms; the model's
+    /// sOS signs life once, at 25 ms.
+    pub const MODEL: PspTiming = PspTiming {
+        bootloader_ns: 3_000,
+        sos_boot_ns: 25_000_000,
+        sos_ring_ready_ns: 1_000_000,
+        ring_cmd_ns: 1_000_000,
+        autoload_ns: 50_000,
+    };
+
+    /// Each answer 1 ms inside what Linux 6.12 waits for it
+    /// (`psp_v13_0.c`, `psp_v14_0.c`; `psp_wait_for()` is
+    /// `usec_timeout` = 100 000 polls of `udelay(1)`, at least 100 ms):
+    /// the bootloader 10 × `psp_wait_for()`; the sign of life `mdelay(20)`
+    /// then `psp_wait_for()`; sOS ready `psp_wait_for()`; a ring command
+    /// `mdelay(20)` then `psp_wait_for()`; the RLC autoload
+    /// `usec_timeout` × `udelay(1)`
+    /// (`gfx_v11_0_wait_for_rlc_autoload_complete()`).
+    pub const SLOWEST_LINUX_ACCEPTS: PspTiming = PspTiming {
+        bootloader_ns: 999_000_000,
+        sos_boot_ns: 119_000_000,
+        sos_ring_ready_ns: 99_000_000,
+        ring_cmd_ns: 119_000_000,
+        autoload_ns: 99_000_000,
+    };
+}
+
+impl Default for PspTiming {
+    fn default() -> Self {
+        PspTiming::MODEL
+    }
+}
+
 /// The RLC's own code: AUTOLOAD_RLC is refused until these are in. A
 /// model rule: both public drivers that ran on silicon load them (Linux
 /// `psp_load_non_psp_fw()`, tinygrad's `AMFirmware`); which of them the
@@ -210,12 +264,17 @@ struct At {
 struct State {
     other: BTreeMap<usize, u32>,
     c35: u32,
-    busy_reads: u32,
+    /// C2PMSG_35 reads busy until then.
+    bootloader_busy_until: u64,
     c36: u32,
     next_stage: usize,
-    sos_loaded: bool,
-    sol_reads: u32,
+    /// When LOAD_SOSDRV was accepted.
+    sos_loaded_at: Option<u64>,
     c64: u32,
+    /// A ring command in C2PMSG_64 and when sOS answers it.
+    c64_cmd: Option<(u64, u32)>,
+    /// A ring command came before sOS was ready: nobody answers it.
+    c64_unanswered: bool,
     ring: Option<(u64, u32)>,
     rptr_dw: u32,
     wptr_dw: u32,
@@ -224,6 +283,7 @@ struct State {
     smu_loaded: bool,
     /// GFX images in the TMR, by type.
     pending: BTreeSet<u32>,
+    timing: PspTiming,
     unplugged: bool,
     refusals: Vec<Refusal>,
     commands: Vec<(u32, u32)>,
@@ -272,6 +332,7 @@ impl PspModel {
             loaded: Arc::new(LoadedFirmware::new(clock)),
             state: Mutex::new(State {
                 c35: READY,
+                timing: PspTiming::MODEL,
                 ..State::default()
             }),
         }
@@ -311,8 +372,41 @@ impl PspModel {
         self.state.lock().commands.clone()
     }
 
+    /// Whether sOS has signed life.
     pub fn sos_running(&self) -> bool {
-        self.state.lock().sos_loaded
+        let s = self.state.lock();
+        self.sos_alive(&s)
+    }
+
+    /// How long the model's PSP takes from here on.
+    pub fn set_timing(&self, t: PspTiming) {
+        self.state.lock().timing = t;
+    }
+
+    fn sos_alive(&self, s: &State) -> bool {
+        let boot = s.timing.sos_boot_ns;
+        s.sos_loaded_at
+            .is_some_and(|t| self.clock.now_ns() >= t.saturating_add(boot))
+    }
+
+    fn sos_ready(&self, s: &State) -> bool {
+        let after = s
+            .timing
+            .sos_boot_ns
+            .saturating_add(s.timing.sos_ring_ready_ns);
+        s.sos_loaded_at
+            .is_some_and(|t| self.clock.now_ns() >= t.saturating_add(after))
+    }
+
+    /// Answers a ring command whose time has come.
+    fn settle(&self, s: &mut State) {
+        if let Some((at, v)) = s.c64_cmd
+            && self.clock.now_ns() >= at
+        {
+            s.c64_cmd = None;
+            let st = self.ring_command(s, v);
+            s.c64 = READY | (st & ctrl::STATUS_MASK);
+        }
     }
 
     fn refuse(s: &mut State, status: u32, why: &'static str) -> u32 {
@@ -321,8 +415,15 @@ impl PspModel {
     }
 
     fn bootloader_command(&self, s: &mut State, command: u32) -> u32 {
-        if s.busy_reads > 0 {
+        if self.clock.now_ns() < s.bootloader_busy_until {
             return Self::refuse(s, status::BUSY, "bootloader command while busy");
+        }
+        // Once sOS runs, the bootloader is gone: a second load is
+        // refused (model rule; what a real PSP answers is not public,
+        // and both drivers check the sign of life first,
+        // `psp_v13_0_is_sos_alive()`, tinygrad `is_sos_alive()`).
+        if self.sos_alive(s) {
+            return Self::refuse(s, status::ORDER, "bootloader command while sOS runs");
         }
         if !bl::ALL.iter().any(|(_, c)| *c == command) {
             return Self::refuse(s, status::UNKNOWN_COMMAND, "unknown bootloader command");
@@ -347,18 +448,31 @@ impl PspModel {
         }
         s.next_stage += 1;
         if command == bl::LOAD_SOSDRV {
-            s.sos_loaded = true;
-            s.sol_reads = SOL_READS;
+            s.sos_loaded_at = Some(self.clock.now_ns());
         }
         0
     }
 
+    /// A ring command, when sOS answers it: INIT_GPCOM_RING
+    /// (`psp_v13_0_ring_create()`) or DESTROY_RINGS
+    /// (`psp_v13_0_ring_stop()`).
     fn ring_command(&self, s: &mut State, v: u32) -> u32 {
+        if v == ctrl::DESTROY_RINGS {
+            s.ring = None;
+            s.rptr_dw = 0;
+            s.wptr_dw = 0;
+            return 0;
+        }
         if v != ctrl::INIT_GPCOM_RING {
             return Self::refuse(s, status::UNKNOWN_COMMAND, "ring control command");
         }
-        if !s.sos_loaded || s.sol_reads > 0 {
-            return Self::refuse(s, status::ORDER, "ring create before sOS runs");
+        // A live ring is destroyed before another is created: tinygrad's
+        // `_ring_create` sends DESTROY_RINGS when C2PMSG_71 is non-zero,
+        // and Linux stops its ring (`psp_v13_0_ring_stop()`) before it
+        // lets go of the PSP. What sOS answers to a second create is not
+        // public; the model refuses it (model rule).
+        if s.ring.is_some() {
+            return Self::refuse(s, status::RING, "ring create while a ring exists");
         }
         let lo = s.other.get(&self.at.c69).copied().unwrap_or(0);
         let hi = s.other.get(&self.at.c70).copied().unwrap_or(0);
@@ -571,7 +685,7 @@ impl PspModel {
                     return Self::refuse(s, status::ORDER, "AUTOLOAD_RLC without the RLC's code");
                 }
                 // The autoload copies what is in the TMR now.
-                let done = self.clock.now_ns() + AUTOLOAD_NS;
+                let done = self.clock.now_ns() + s.timing.autoload_ns;
                 self.loaded.autoload(s.pending.clone(), done);
                 0
             }
@@ -602,31 +716,24 @@ impl RegisterBus for PspModel {
         if s.unplugged || !byte_offset.is_multiple_of(4) {
             return ALL_ONES;
         }
+        self.settle(&mut s);
         let a = self.at;
         if byte_offset == a.c35 {
-            if s.busy_reads > 0 {
-                s.busy_reads -= 1;
+            if self.clock.now_ns() < s.bootloader_busy_until {
                 return 0;
             }
             return s.c35;
         }
         if byte_offset == a.c81 {
-            if s.sos_loaded {
-                if s.sol_reads > 0 {
-                    s.sol_reads -= 1;
-                    return 0;
-                }
-                return SOS_ALIVE;
-            }
-            return 0;
+            return if self.sos_alive(&s) { SOS_ALIVE } else { 0 };
         }
         if byte_offset == a.c64 {
-            // Bit 31 tells the driver sOS can take ring commands.
-            return if s.sos_loaded && s.sol_reads == 0 {
-                READY | (s.c64 & 0xFFFF)
-            } else {
-                0
-            };
+            // The driver's own command (bit 31 clear) until sOS answers
+            // it; bit 31 with the last status once sOS is ready.
+            if s.c64_cmd.is_some() || s.c64_unanswered || !self.sos_ready(&s) {
+                return s.c64;
+            }
+            return READY | (s.c64 & ctrl::STATUS_MASK);
         }
         if byte_offset == a.c67 {
             return s.wptr_dw;
@@ -651,16 +758,30 @@ impl RegisterBus for PspModel {
         if s.unplugged || !byte_offset.is_multiple_of(4) {
             return;
         }
+        self.settle(&mut s);
         let a = self.at;
         if byte_offset == a.c36 {
             s.c36 = value;
         } else if byte_offset == a.c35 {
             let st = self.bootloader_command(&mut s, value);
-            s.c35 = READY | (st & 0xFFFF);
-            s.busy_reads = BUSY_READS;
+            s.c35 = READY | (st & ctrl::STATUS_MASK);
+            s.bootloader_busy_until = self.clock.now_ns() + s.timing.bootloader_ns;
         } else if byte_offset == a.c64 {
-            let st = self.ring_command(&mut s, value);
-            s.c64 = st;
+            s.c64 = value;
+            if s.c64_cmd.is_some() {
+                Self::refuse(
+                    &mut s,
+                    status::BUSY,
+                    "ring command while the last is unanswered",
+                );
+            } else if !self.sos_ready(&s) {
+                // Nothing runs yet to answer it.
+                s.c64_unanswered = true;
+                Self::refuse(&mut s, status::ORDER, "ring command before sOS is ready");
+            } else {
+                let at = self.clock.now_ns() + s.timing.ring_cmd_ns;
+                s.c64_cmd = Some((at, value));
+            }
         } else if byte_offset == a.c67 {
             self.consume(&mut s, value);
         } else {

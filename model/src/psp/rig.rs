@@ -22,6 +22,7 @@
 use super::iface::{bl, fw as t};
 use super::{PspExpect, PspModel, PspPlacement, RlcStatus};
 use crate::SimClock;
+use crate::clock::HostClock;
 use crate::discovery::{self, NAVI31, NAVI48, PartDesc};
 use crate::hub::HubModel;
 use crate::mc::{CID_MP0, Mc};
@@ -187,6 +188,9 @@ pub const NAVI31_TMR: u32 = 0x130_0000;
 /// (the part keeps a boot-time TMR, so neither driver sends SETUP_TMR
 /// and no log prints a size). A model value: Navi31's.
 pub const NAVI48_TMR_MODEL_VALUE: u32 = NAVI31_TMR;
+/// Simulated time a host read of the rig's clock costs (a model
+/// convention, as `vgpu::HOST_READ_NS`).
+pub const RIG_HOST_READ_NS: u64 = 100;
 /// The TMR the rig reserves before LOAD_TOC answers (a fixture value,
 /// larger than any answer, as tinygrad reserves its maximum up front).
 pub const RIG_TMR_BYTES: u32 = 0x200_0000;
@@ -383,6 +387,10 @@ pub fn expect(
 #[derive(Debug)]
 pub struct Rig {
     pub clock: &'static SimClock,
+    /// The same time as the runtime sees it: every read of it moves it
+    /// by [`RIG_HOST_READ_NS`], so the runtime's delays (`mdelay()`)
+    /// end. Hand this, not [`Rig::clock`], to the runtime.
+    pub host: &'static HostClock,
     pub model: &'static PspModel,
     pub table: Vec<u8>,
     pub mp0: IpInfo,
@@ -486,6 +494,7 @@ pub fn rig_from_layout(
     tweak: impl FnOnce(&mut PspExpect),
 ) -> Result<Rig, String> {
     let clock: &'static SimClock = Box::leak(Box::new(SimClock::new()));
+    let host: &'static HostClock = Box::leak(Box::new(clock.host_view(RIG_HOST_READ_NS)));
     let (table, _) = discovery::build(&part.desc);
     let d = Discovery::parse(&table).map_err(|e| format!("discovery: {e}"))?;
     let mp0 = d.ip(hw_id::MP0, 0).ok_or("no MP0 in discovery")?;
@@ -547,6 +556,7 @@ pub fn rig_from_layout(
     let model = PspModel::new(clock, place, expect, mc.clone());
     Ok(Rig {
         clock,
+        host,
         model: Box::leak(Box::new(model)),
         table,
         mp0,

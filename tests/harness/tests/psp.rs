@@ -25,6 +25,7 @@
 use barebell::bus::WaitError;
 use barebell::psp::{self, Component, DmaBuf, Image, Loaded, Psp, PspBuffers, PspError};
 use barebell_model::SimClock;
+use barebell_model::clock::HostClock;
 use barebell_model::gmc::Access;
 use barebell_model::mc::{McFaultKind, Target};
 use barebell_model::psp::iface::bl;
@@ -71,10 +72,12 @@ fn rig_layout(part: &PartFirmware, layout: Layout) -> Rig {
         .unwrap_or_else(|e| panic!("{e} (firmware-amd-graphics)"))
 }
 
-fn psp_of(r: &mut Rig) -> Psp<'static, PspModel, SimClock> {
+type RigPsp = Psp<'static, PspModel, HostClock>;
+
+fn psp_of(r: &mut Rig) -> RigPsp {
     Psp::new(
         r.model,
-        r.clock,
+        r.host,
         r.regs,
         &r.mp0.bases,
         r.bufs.take().unwrap(),
@@ -164,7 +167,7 @@ fn stages(r: &Rig) -> Vec<(Component, &'static [u8])> {
         .collect()
 }
 
-fn boot_and_ring(r: &Rig, p: &mut Psp<'static, PspModel, SimClock>) {
+fn boot_and_ring(r: &Rig, p: &mut RigPsp) {
     for (c, bytes) in stages(r) {
         p.bootloader_load(c, bytes).unwrap();
     }
@@ -1050,4 +1053,134 @@ fn fence_at_a_bus_address_the_iommu_does_not_map_times_out_without_a_vm_fault() 
     let f = r.mc.faults();
     assert_eq!(f.len(), 1);
     assert!(matches!(f[0].kind, McFaultKind::Iommu(d) if d.address == stray));
+}
+
+/// The slowest PSP Linux 6.12's waits still accept (each answer 1 ms
+/// inside Linux's budget: the sign of life within 120 ms of LOAD_SOSDRV,
+/// `mdelay(20)` and `psp_wait_for()` in `psp_v13_0_bootloader_load_sos()`;
+/// sOS ready for the ring within `psp_wait_for()`'s 100 ms; the
+/// ring-create answer within 120 ms of the command, `mdelay(20)` and
+/// `psp_wait_for()` in `psp_v13_0_ring_create()`): the load must still
+/// complete, so the runtime must wait as long as Linux does.
+#[test]
+fn the_slowest_psp_linux_accepts_still_loads() {
+    use barebell::time::Clock;
+    use barebell_model::psp::PspTiming;
+    for part in [navi31(), navi48()] {
+        let mut r = rig(&part, |_| {});
+        let slow = PspTiming::SLOWEST_LINUX_ACCEPTS;
+        r.model.set_timing(PspTiming {
+            sos_boot_ns: slow.sos_boot_ns,
+            sos_ring_ready_ns: slow.sos_ring_ready_ns,
+            ring_cmd_ns: slow.ring_cmd_ns,
+            ..PspTiming::MODEL
+        });
+        let images = images(&r);
+        let mut p = psp_of(&mut r);
+        let started = r.clock.now_ns();
+        psp::load_firmware(
+            &mut p,
+            r.plan,
+            &r.sos,
+            Some(r.smu),
+            &images,
+            Some(&mut r.tmr),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", part.sos));
+        p.wait_rlc_autoload(r.gc_regs, &r.gc.bases).unwrap();
+        assert_eq!(r.model.refusals(), vec![]);
+        // It took the slow PSP's time: sOS, its ring readiness, the ring.
+        let took = r.clock.now_ns() - started;
+        assert!(took >= 119_000_000 + 99_000_000 + 119_000_000, "{took}");
+    }
+}
+
+/// A second driver on a PSP whose sOS runs and whose ring is live (the
+/// first left it up): the bootloader stages are skipped (the sign of
+/// life says sOS runs, `psp_v13_0_is_sos_alive()`), the live ring is
+/// destroyed (tinygrad's `_ring_create` sends DESTROY_RINGS when
+/// C2PMSG_71 is non-zero; Linux `psp_v13_0_ring_stop()`) before a new
+/// one is created, and commands then run on the new ring.
+#[test]
+fn a_second_driver_destroys_the_live_ring_before_creating_its_own() {
+    use barebell::bus::RegisterBus;
+    let mut r = rig(&navi31(), |_| {});
+    let images = images(&r);
+    let mut p = psp_of(&mut r);
+    psp::load_firmware(
+        &mut p,
+        r.plan,
+        &r.sos,
+        Some(r.smu),
+        &images,
+        Some(&mut r.tmr),
+    )
+    .unwrap();
+    let c71 = r.regs.c2pmsg_71.byte_offset(&r.mp0.bases).unwrap();
+    assert_ne!(r.model.read32(c71), 0, "the first driver's ring is live");
+    let mut second = Psp::new(r.model, r.host, r.regs, &r.mp0.bases, p.into_buffers())
+        .unwrap()
+        .with_fault_hub(r.fault_hub());
+    for (c, bytes) in stages(&r) {
+        assert_eq!(
+            second.bootloader_load(c, bytes),
+            Ok(Loaded::SosAlreadyAlive)
+        );
+    }
+    second.ring_create().unwrap();
+    let asked = second
+        .load_toc(r.sos.bytes(r.sos.section("toc").unwrap()))
+        .unwrap();
+    assert_eq!(asked, rig::NAVI31_TMR);
+    assert_eq!(r.model.refusals(), vec![]);
+}
+
+/// A live sOS refuses a second bootloader load (model rule: the
+/// bootloader is gone once sOS runs); the runtime never sends one: it
+/// reads the sign of life first and reports `SosAlreadyAlive`.
+#[test]
+fn a_live_sos_refuses_a_bootloader_command_and_the_runtime_sends_none() {
+    use barebell::bus::RegisterBus;
+    let mut r = rig(&navi31(), |_| {});
+    let mut p = psp_of(&mut r);
+    boot_and_ring(&r, &mut p);
+    let kdb = r.sos.bytes(r.sos.section("kdb").unwrap());
+    assert_eq!(
+        p.bootloader_load(Component::Kdb, kdb),
+        Ok(Loaded::SosAlreadyAlive)
+    );
+    assert_eq!(r.model.refusals(), vec![]);
+    let c35 = r.regs.c2pmsg_35.byte_offset(&r.mp0.bases).unwrap();
+    r.model.write32(c35, bl::LOAD_KEY_DATABASE);
+    assert_eq!(
+        r.model.refusals().last().unwrap().why,
+        "bootloader command while sOS runs"
+    );
+}
+
+/// sOS signs life in C2PMSG_81 before it is ready for ring commands
+/// (C2PMSG_64 bit 31, which both drivers wait for before the create:
+/// `psp_v13_0_ring_create()`, tinygrad `_ring_create`). A create written
+/// between the two is never answered.
+#[test]
+fn a_ring_command_before_sos_is_ready_is_never_answered() {
+    use barebell::bus::RegisterBus;
+    use barebell_model::psp::iface::ctrl;
+    let mut r = rig(&navi31(), |_| {});
+    let mut p = psp_of(&mut r);
+    for (c, bytes) in stages(&r) {
+        p.bootloader_load(c, bytes).unwrap();
+    }
+    let at = |reg: barebell::regs::Reg| reg.byte_offset(&r.mp0.bases).unwrap();
+    assert_ne!(r.model.read32(at(r.regs.c2pmsg_81)), 0, "sOS signed life");
+    assert_eq!(r.model.read32(at(r.regs.c2pmsg_64)) & ctrl::RESPONSE, 0);
+    r.model.write32(at(r.regs.c2pmsg_71), 0x1000);
+    r.model.write32(at(r.regs.c2pmsg_64), ctrl::INIT_GPCOM_RING);
+    assert_eq!(
+        r.model.refusals().last().unwrap().why,
+        "ring command before sOS is ready"
+    );
+    // Long after sOS became ready, still no answer.
+    r.clock.advance(200_000_000);
+    assert_eq!(r.model.read32(at(r.regs.c2pmsg_64)), ctrl::INIT_GPCOM_RING);
 }
