@@ -30,7 +30,17 @@
 //! (`spl_key`), which sOS accepted on a gfx1100; `psp_v14_0.c` passes
 //! `&psp->spl` ([`Plan::spl_from_kdb`]).
 //!
+//! Waits follow Linux's timing: the bootloader 10 × 100 ms
+//! ([`BOOTLOADER_TIMEOUT_NS`]), `mdelay(20)` ([`HANDSHAKE_DELAY_NS`])
+//! before the sign-of-life wait and after each ring command, sOS ready
+//! (`C2PMSG_64` bit 31) before the ring is created, and a live ring
+//! stopped before another is created ([`Psp::ring_stop`]).
+//!
 //! Where this deviates from Linux, and why:
+//! - After the SOS load, Linux waits for `C2PMSG_81` to change from what
+//!   it reads after the 20 ms delay; this waits for it to be non-zero
+//!   (the sign of life, as tinygrad tests it), which also accepts an sOS
+//!   that came up within the delay.
 //! - After a bootloader command, Linux 13.0.0 waits for `C2PMSG_35` to
 //!   equal exactly `0x8000_0000`; a status in bits 15:0 would only show as
 //!   a timeout. This waits for bit 31 and then reports a non-zero status
@@ -50,7 +60,7 @@
 
 use crate::bus::{ALL_ONES, RegCondition, RegisterBus, WaitError, poll};
 use crate::regs::{IpBases, Reg};
-use crate::time::{Clock, Deadline};
+use crate::time::{Clock, Deadline, delay};
 use barebell_firmware_if::psp_gfx::{
     self, CMD_RESP_BYTES, CmdResp, GFX_CMD_STATUS_MASK, RESP_OFFSET, RbFrame, Resp, TmrFlags,
     bootloader, ctrl_cmd, fw_type,
@@ -73,6 +83,13 @@ pub const READY: u32 = 0x8000_0000;
 pub const REG_TIMEOUT_NS: u64 = 100_000_000;
 /// `psp_v13_0_wait_for_bootloader()` retries that wait 10 times on 13.0.0.
 pub const BOOTLOADER_TIMEOUT_NS: u64 = 10 * REG_TIMEOUT_NS;
+/// The `mdelay(20)` Linux puts after writing a command whose answer it
+/// then polls for, in `psp_v13_0_bootloader_load_sos()`,
+/// `psp_v13_0_ring_create()` and `psp_v13_0_ring_stop()` (and their
+/// `psp_v14_0.c` twins): "there might be handshake issue with hardware
+/// which needs delay". tinygrad's AM sleeps the same 20 ms in
+/// `_ring_create`.
+pub const HANDSHAKE_DELAY_NS: u64 = 20_000_000;
 /// `psp_cmd_submit_buf()`: `psp_timeout` (20 000) sleeps of 60-100 µs.
 pub const FENCE_TIMEOUT_NS: u64 = 2_000_000_000;
 
@@ -600,7 +617,12 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
         self.bus.write32(self.at.c36, (mc >> 20) as u32);
         self.bus.write32(self.at.c35, component.command());
         if component == Component::Sos {
-            // Sign of life: C2PMSG_81 leaves zero once sOS runs.
+            // psp_v13_0_bootloader_load_sos(): mdelay(20), then up to
+            // 100 ms for the sign of life. Linux waits for C2PMSG_81 to
+            // change from what it reads after the delay; this waits for
+            // it to leave zero, which also takes an sOS that signed life
+            // within the 20 ms (tinygrad's `is_sos_alive()` test).
+            delay(self.clock, HANDSHAKE_DELAY_NS);
             let c = RegCondition {
                 what: self.regs.c2pmsg_81.name,
                 byte_offset: self.at.c81,
@@ -646,9 +668,35 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
         }
     }
 
+    /// Stops the PSP's rings (follows `psp_v13_0_ring_stop()`, bare-metal
+    /// branch): DESTROY_RINGS in C2PMSG_64, `mdelay(20)`, then the
+    /// response flag.
+    pub fn ring_stop(&mut self) -> Result<(), PspError> {
+        self.bus.write32(self.at.c64, ctrl_cmd::DESTROY_RINGS);
+        delay(self.clock, HANDSHAKE_DELAY_NS);
+        let c = self.cond(self.regs.c2pmsg_64, self.at.c64, READY, READY);
+        poll(self.bus, self.clock, c, REG_TIMEOUT_NS)?;
+        self.ring_up = false;
+        Ok(())
+    }
+
     /// Creates the GPCOM (KM) ring (follows `psp_v13_0_ring_create()`,
-    /// bare-metal branch).
+    /// bare-metal branch). A ring someone left live (C2PMSG_71 holds its
+    /// size) is stopped first, as tinygrad's `_ring_create` does (Linux
+    /// stops its own in `psp_ring_destroy()` before it lets go of the
+    /// PSP, so it never meets one).
     pub fn ring_create(&mut self) -> Result<(), PspError> {
+        let live = self.bus.read32(self.at.c71);
+        if live == ALL_ONES {
+            return Err(PspError::Wait(WaitError::DeviceGone {
+                what: self.regs.c2pmsg_71.name,
+                byte_offset: self.at.c71,
+            }));
+        }
+        if live != 0 {
+            self.ring_stop()?;
+        }
+        // "Wait for sOS ready for ring creation".
         let c = self.cond(self.regs.c2pmsg_64, self.at.c64, READY, READY);
         poll(self.bus, self.clock, c, REG_TIMEOUT_NS)?;
         let len = self.buf.ring.len();
@@ -658,6 +706,7 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
         self.bus.write32(self.at.c70, (mc >> 32) as u32);
         self.bus.write32(self.at.c71, len as u32);
         self.bus.write32(self.at.c64, RING_TYPE_KM << 16);
+        delay(self.clock, HANDSHAKE_DELAY_NS);
         let c = self.cond(self.regs.c2pmsg_64, self.at.c64, READY, READY);
         let v = poll(self.bus, self.clock, c, REG_TIMEOUT_NS)?;
         let status = v & GFX_CMD_STATUS_MASK;
@@ -932,7 +981,7 @@ fn unified_mes_source(t: u32) -> Option<u32> {
 /// and returns how many were written. A type no blob provides is left
 /// out, as Linux skips ucodes with no firmware (`fw_load_skip_check()`);
 /// empty sections are left out for the same reason. Section names map to
-/// types through [`fw_type_of`] (barebell-firmware-if's SOC21 table;
+/// types as `psp_get_fw_type()` maps them (barebell-firmware-if's SOC21 table;
 /// using it for gfx12 blobs assumes their sections keep the same roles,
 /// which the PSP model's own reader checks byte for byte).
 pub fn gfx_images<'a>(
