@@ -4,22 +4,43 @@
 //! graphics firmware, plus the two GC registers that report the RLC
 //! autoload.
 //!
+//! Everything it reads from the driver (bootloader commands, ring
+//! frames, command buffers, firmware types, the blobs it compares
+//! against) it decodes with its own code written from `psp_gfx_if.h`,
+//! `amdgpu_psp.h` and `amdgpu_ucode.h` ([`iface`], [`crate::ucode`]),
+//! each value a conformance fact: never with the runtime's or
+//! barebell-firmware-if's types, so a layout or numbering slip on the
+//! runtime side is refused here rather than mirrored.
+//!
 //! It enforces what the public sources say the PSP expects
-//! (`psp_v13_0.c`, `amdgpu_psp.c`, `psp_gfx_if.h`), and refuses the rest:
-//! - bootloader components in `psp_hw_start()` order, each byte-for-byte
-//!   the component of the real SOS bundle, read from `C2PMSG_36 << 20`
-//!   (so a buffer that is not 1 MiB aligned is read from the wrong place
-//!   and refused as a wrong payload);
-//! - the ring only after sOS runs, with a sane size and memory it can
-//!   reach;
+//! (`psp_v13_0.c`, `psp_v14_0.c`, `amdgpu_psp.c`, `psp_gfx_if.h`, and
+//! what tinygrad's AM showed silicon accepts), and refuses the rest:
+//! - bootloader stages in `psp_hw_start()` order, each byte-for-byte the
+//!   component of the real SOS bundle (on MP0 13.0.0 the SPL stage
+//!   carries the KDB, `psp_v13_0_bootloader_load_spl()`), read from
+//!   `C2PMSG_36 << 20` (so a buffer that is not 1 MiB aligned is read from
+//!   the wrong place and refused as a wrong payload); none once sOS runs;
+//! - the ring only once sOS is ready (C2PMSG_64 bit 31), with a sane size
+//!   and memory it can reach, and not over a live ring (DESTROY_RINGS
+//!   first);
 //! - ring frames with a write pointer on a frame boundary inside the
 //!   ring, a reachable command buffer and a reachable, aligned fence;
-//! - a TMR in VRAM whose `system_phy_addr` is its VRAM physical address;
-//! - LOAD_TOC with the real TOC, SETUP_TMR only after it and with a
-//!   1 MiB aligned TMR of at least the size LOAD_TOC answered, SMU
-//!   firmware after LOAD_TOC, every GFX LOAD_IP_FW only after SETUP_TMR,
-//!   in `AMDGPU_UCODE_ID` order, each the exact section of the real blob
-//!   (size and FNV-1a hash), and AUTOLOAD_RLC only after the last one.
+//! - LOAD_TOC with the real TOC, answered with the part's TMR size
+//!   (0x1300000 on Navi31, as a real RX 7900 XTX asks); SETUP_TMR only
+//!   after it, before any GFX image, 1 MiB aligned, in VRAM at its
+//!   `system_phy_addr`, and carrying exactly the size LOAD_TOC answered;
+//!   SMU firmware after LOAD_TOC; GFX LOAD_IP_FW only after SETUP_TMR (or
+//!   LOAD_TOC with a boot-time TMR), any image of the part in any order,
+//!   each the exact image of the real blob (size and FNV-1a hash);
+//!   AUTOLOAD_RLC once the RLC's own code is in ([`RLC_CODE`]);
+//! - engines run only what the autoload put in place: the record is
+//!   [`LoadedFirmware`], which the MEC model's MES pipes consult.
+//!
+//! Time ([`PspTiming`]): every register access costs
+//! [`crate::regfile::ACCESS_NS`]; the bootloader, the sign of life, sOS
+//! readiness for the ring, each ring command and the RLC autoload take
+//! simulated time, so a driver that waits less than its answer takes
+//! fails here as it would on a card.
 //!
 //! Memory: the model never reads host memory by address. Every access
 //! (the bootloader's `fw_pri` read, the ring, each frame, the command
@@ -43,10 +64,10 @@
 //! ([`PspModel::refusals`]) so tests can check the model refused for the
 //! reason they meant.
 //!
-//! Time: every register access costs [`crate::regfile::ACCESS_NS`]; a
-//! bootloader command keeps C2PMSG_35 busy (bit 31 clear) for a few
-//! reads, sOS shows its sign of life a few reads after SOS is loaded, and
-//! the RLC reports BOOTLOAD_COMPLETE a few GC reads after AUTOLOAD_RLC.
+//! What a real PSP does with a ring command written before sOS is ready,
+//! a second INIT_GPCOM_RING, a bootloader command to a running sOS or a
+//! SETUP_TMR of another size is not public: the model refuses each
+//! (model rules, labelled where they are enforced).
 
 use crate::SimClock;
 use crate::gmc::Access;

@@ -17,7 +17,7 @@
 //! the GART; the TMR in VRAM at `PSP_TMR_ALIGNMENT`.
 //!
 //! Only reading blobs from a directory needs `std`; the unikernel builds
-//! the same rig from blobs handed to it in memory ([`rig::rig_from`]).
+//! the same rig from blobs handed to it in memory ([`rig_from`]).
 
 use super::iface::{bl, fw as t};
 use super::{PspExpect, PspModel, PspPlacement, RlcStatus};
