@@ -19,7 +19,8 @@
 //!   component of the real SOS bundle (on MP0 13.0.0 the SPL stage
 //!   carries the KDB, `psp_v13_0_bootloader_load_spl()`), read from
 //!   `C2PMSG_36 << 20` (so a buffer that is not 1 MiB aligned is read from
-//!   the wrong place and refused as a wrong payload); none once sOS runs;
+//!   the wrong place and refused as a wrong payload; IPKEYMGR may be left
+//!   out, as AM does); none once sOS runs;
 //! - the ring only once sOS is ready (C2PMSG_64 bit 31), with a sane size
 //!   and memory it can reach, and not over a live ring (DESTROY_RINGS
 //!   first);
@@ -448,6 +449,16 @@ impl PspModel {
         }
         if !bl::ALL.iter().any(|(_, c)| *c == command) {
             return Self::refuse(s, status::UNKNOWN_COMMAND, "unknown bootloader command");
+        }
+        // The IPKEYMGR stage may be left out: tinygrad's AM never loads it
+        // (its list has no such stage) and sOS came up on a gfx1201.
+        if self
+            .expect
+            .stages
+            .get(s.next_stage)
+            .is_some_and(|(w, _)| *w == bl::LOAD_IPKEYMGRDRV && command != bl::LOAD_IPKEYMGRDRV)
+        {
+            s.next_stage += 1;
         }
         let Some((want, image)) = self.expect.stages.get(s.next_stage) else {
             return Self::refuse(s, status::ORDER, "component after sOS");

@@ -1184,3 +1184,22 @@ fn a_ring_command_before_sos_is_ready_is_never_answered() {
     r.clock.advance(200_000_000);
     assert_eq!(r.model.read32(at(r.regs.c2pmsg_64)), ctrl::INIT_GPCOM_RING);
 }
+
+/// tinygrad's AM loads no IPKEYMGR stage on MP0 14.0.3 although the
+/// bundle has one (its stage list has none), and sOS came up on a
+/// gfx1201 (`docs/am-boot.md` §1.4): the model takes AM's stages.
+#[test]
+fn am_bootloader_stages_without_ipkeymgr_bring_sos_up_on_navi48() {
+    let mut r = rig(&navi48(), |_| {});
+    let mut p = psp_of(&mut r);
+    let am: Vec<_> = stages(&r)
+        .into_iter()
+        .filter(|(c, _)| *c != Component::IpKeyMgrDrv)
+        .collect();
+    assert_eq!(am.len() + 1, stages(&r).len());
+    for (c, bytes) in am {
+        assert_eq!(p.bootloader_load(c, bytes), Ok(Loaded::Loaded));
+    }
+    assert!(r.model.sos_running());
+    assert_eq!(r.model.refusals(), vec![]);
+}
