@@ -14,10 +14,11 @@ use crate::error::{BringupError, ErrorKind, ResultAt};
 use crate::sink::{Sink, Step};
 use alloc::vec;
 use alloc::vec::Vec;
-use barebell::bus::{ALL_ONES, RegCondition, RegisterBus, WaitError, poll};
+use barebell::bus::{ALL_ONES, Block, BlockError, RegisterBus, WaitError};
 use barebell::discovery::{Discovery, IpInfo, TABLE_BYTES, TMR_OFFSET, boot, read_from_vram};
 use barebell::ip::{Generation, hw_id};
 use barebell::platform::Platform;
+use barebell::regs::IpBases;
 
 /// `IFWI init` wait, as Linux's loop (1000 × ~1 ms).
 pub const IFWI_TIMEOUT_NS: u64 = 1_000_000_000;
@@ -97,19 +98,18 @@ fn read_table(
     out: &mut [u8],
 ) -> Result<(u64, &'static str), BringupError> {
     let s = Step::Discovery;
-    let at = |r: barebell::regs::Reg| r.offset as usize * 4;
-    let ready = RegCondition {
-        what: boot::MP0_SMN_C2PMSG_33.name,
-        byte_offset: at(boot::MP0_SMN_C2PMSG_33),
-        mask: 0x8000_0000,
-        want: 0x8000_0000,
-    };
+    // The boot registers sit at absolute offsets: every base 0.
+    let b = Block::new(bus, IpBases::default());
+    let ready = boot::MP0_SMN_C2PMSG_33;
+    let bit31 = 0x8000_0000;
     // Linux goes on after the IFWI wait runs out; only a vanished device
-    // stops here.
-    if let Err(e @ WaitError::DeviceGone { .. }) = poll(bus, p.clock(), ready, IFWI_TIMEOUT_NS) {
-        return Err(e).at(s);
+    // (or a register that cannot be placed) stops here.
+    match b.poll(p.clock(), ready, bit31, bit31, ready.name, IFWI_TIMEOUT_NS) {
+        Err(BlockError::Wait(e @ WaitError::DeviceGone { .. })) => return Err(e).at(s),
+        Err(e @ BlockError::OutsideBases { .. }) => return Err(e).at(s),
+        _ => {}
     }
-    let mib = bus.read32(at(boot::RCC_CONFIG_MEMSIZE));
+    let mib = b.read(boot::RCC_CONFIG_MEMSIZE).at(s)?;
     if mib == ALL_ONES {
         return Err(ErrorKind::DeviceGone {
             register: boot::RCC_CONFIG_MEMSIZE.name,

@@ -11,7 +11,7 @@
 
 use crate::Gpu;
 use crate::error::{BringupError, ErrorKind, ResultAt};
-use crate::firmware::{self, FirmwareSet, FirmwareSource};
+use crate::firmware::{self, FirmwareError, FirmwareSet, FirmwareSource};
 use crate::gmc::Memory;
 use crate::nbio::flush_hdp;
 use crate::sink::{Sink, Step};
@@ -75,18 +75,14 @@ pub fn mes_start(
     let s = Step::Mes;
     let mut uc = [0u64; 2];
     for (slot, name) in uc.iter_mut().zip(&set.mes) {
-        let fail = |(name, why)| BringupError {
-            step: s,
-            kind: ErrorKind::Firmware { name, why },
-        };
-        let bytes = firmware::bytes(fw, name).map_err(fail)?;
-        let f = firmware::parse_named(name, &bytes).map_err(fail)?;
+        let bytes = fw.load(name).at(s)?;
+        let f = firmware::parse_named(name, &bytes).at(s)?;
         match f.body {
             Body::Mes(m) => *slot = m.uc_start_addr(),
             _ => {
-                return Err(ErrorKind::Firmware {
+                return Err(FirmwareError::Lacks {
                     name: name.clone(),
-                    why: "not a MES v1.0 header".into(),
+                    what: "MES v1.0 header",
                 })
                 .at(s);
             }

@@ -29,10 +29,9 @@
 //! length and DMA region (its host address and bus addresses) differ.
 
 use crate::Gpu;
-use crate::error::{BringupError, ErrorKind, ResultAt};
+use crate::error::{BringupError, ErrorKind, LayoutError, ResultAt};
 use crate::nbio::flush_hdp;
 use crate::sink::{Sink, Step};
-use alloc::format;
 use barebell::gmc::hub::{self, GART_ENGINE, HubConfig, HubRegs, hub_for};
 use barebell::gmc::layout::{GMC_HOLE_START, GartPlacement, McLayout, VBIOS_FB_HOLE};
 use barebell::gmc::pagetable::{Flags, Table, TableArena};
@@ -122,10 +121,10 @@ impl<'p> Memory<'p> {
     }
 }
 
-fn layout_err(detail: alloc::string::String) -> BringupError {
+fn layout_err(e: LayoutError) -> BringupError {
     BringupError {
         step: Step::Gmc,
-        kind: ErrorKind::Layout(detail),
+        kind: ErrorKind::Layout(e),
     }
 }
 
@@ -137,17 +136,17 @@ fn layout_err(detail: alloc::string::String) -> BringupError {
 /// out once.
 #[allow(clippy::mut_from_ref)]
 fn vram_tables<'p>(p: &'p dyn Platform, r: &VramRange) -> Result<&'p mut [Table], BringupError> {
-    let n = usize::try_from(r.size / 4096).map_err(|_| layout_err(format!("{r:?}")))?;
+    let n = usize::try_from(r.size / 4096)
+        .map_err(|_| layout_err(LayoutError::TooLarge { size: r.size }))?;
     let ptr = p.vram().at(r.offset, r.size).ok_or_else(|| {
-        layout_err(format!(
-            "VRAM {:#x}..{:#x} lies beyond BAR0 ({:#x} bytes); CPU access to VRAM outside BAR0 is not built",
-            r.offset,
-            r.end(),
-            p.vram().len
-        ))
+        layout_err(LayoutError::BeyondBar0 {
+            offset: r.offset,
+            end: r.end(),
+            bar0: p.vram().len,
+        })
     })?;
     if !(ptr.as_ptr() as usize).is_multiple_of(core::mem::align_of::<Table>()) {
-        return Err(layout_err(format!("BAR0 + {:#x} is misaligned", r.offset)));
+        return Err(layout_err(LayoutError::Misaligned { offset: r.offset }));
     }
     // SAFETY: `n` pages of VRAM inside BAR0 (checked by `at`), handed out
     // once by the VRAM allocator, so nothing else aliases them; the
@@ -175,9 +174,13 @@ fn ring_range(start: u64, len: u64, mc: &McLayout) -> Result<(u64, u64), Bringup
         None
     };
     match clash {
-        Some((what, a, b)) => Err(layout_err(format!(
-            "the ring area at host {start:#x}..={end:#x} overlaps {what} at {a:#x}..={b:#x}, so it cannot sit at VA = host address"
-        ))),
+        Some((what, a, b)) => Err(layout_err(LayoutError::RingAreaClash {
+            start,
+            end,
+            what,
+            a,
+            b,
+        })),
         None => Ok((start, end)),
     }
 }
@@ -224,10 +227,10 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
         .at(s);
     }
     let mc = McLayout::new(place, fb_base, ips.vram_bytes).ok_or_else(|| {
-        layout_err(format!(
-            "{} MiB of VRAM at FB base {fb_base:#x} runs into the MC hole",
-            ips.vram_bytes >> 20
-        ))
+        layout_err(LayoutError::McHole {
+            vram_bytes: ips.vram_bytes,
+            fb_base,
+        })
     })?;
 
     // VRAM, bottom up.
@@ -252,15 +255,13 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
     // GTT: the DMA region's first chunk, at its bus address through the
     // GART; the rest is the ring area.
     let dma = p.dma();
-    let gtt_bus = *dma
-        .chunk_bus
-        .first()
-        .ok_or_else(|| layout_err("an empty DMA region".into()))?;
+    let too_small = LayoutError::DmaTooSmall {
+        len: dma.len,
+        chunk: DMA_CHUNK,
+    };
+    let gtt_bus = *dma.chunk_bus.first().ok_or_else(|| layout_err(too_small))?;
     if dma.len <= DMA_CHUNK {
-        return Err(layout_err(format!(
-            "a DMA region of more than one {DMA_CHUNK:#x}-byte chunk (GTT, then the ring area); this one has {:#x} bytes",
-            dma.len
-        )));
+        return Err(layout_err(too_small));
     }
     // SAFETY: the platform's DMA region is `dma.len` bytes of host memory
     // that lives for 'p and that nothing else uses (its `unsafe impl`);
@@ -287,10 +288,11 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
         }
     }
     // SAFETY: `[area_at, area_at + area_len)` is the DMA region past its
-    // first chunk: valid for 'p, used by nothing else, and mapped just
-    // above at VA = host address in VMID0 and in the process tables,
-    // which are the contexts the rings (VMID0) and the user queue (the
-    // process) run in.
+    // first chunk: valid for 'p and, by the platform's contract, kept
+    // mapped until the device can no longer reach it; used by nothing
+    // else (the platform was claimed once); and mapped just above at VA =
+    // host address in VMID0 and in the process tables, which are the
+    // contexts the rings (VMID0) and the user queue (the process) run in.
     let ring_area = unsafe { DeviceArena::new(area_at, area_len) };
 
     let cfg = HubConfig {
@@ -380,8 +382,7 @@ fn gtt_buf(m: &mut Memory<'_>, off: u64, len: usize, align: u64) -> Result<DmaBu
             why,
         })
         .at(s)?;
-    let host =
-        NonNull::new(chunk.as_mut_ptr()).ok_or_else(|| layout_err("a null GTT chunk".into()))?;
+    let host = NonNull::new(chunk.as_mut_ptr()).ok_or_else(|| layout_err(LayoutError::NullGtt))?;
     // SAFETY: the chunk is `len` bytes of the claimed DMA region, handed
     // out once by the arena and used by the host only through this
     // DmaBuf; the device reaches it at `va` through the GART mapping just

@@ -8,11 +8,10 @@
 //! the MMHUB latched.
 
 use crate::Gpu;
-use crate::error::{BringupError, ErrorKind, ResultAt};
-use crate::firmware::{self, FirmwareSet, FirmwareSource};
+use crate::error::{BringupError, ErrorKind, LayoutError, ResultAt};
+use crate::firmware::{self, FirmwareError, FirmwareSet, FirmwareSource};
 use crate::gmc::Memory;
 use crate::sink::{Sink, Step};
-use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use barebell::mem::VramAllocator;
@@ -38,13 +37,6 @@ impl TmrSource for VramTmr<'_> {
             capacity: size,
             phys_addr: at.offset,
         })
-    }
-}
-
-fn fw_err((name, why): (String, String)) -> BringupError {
-    BringupError {
-        step: Step::Psp,
-        kind: ErrorKind::Firmware { name, why },
     }
 }
 
@@ -76,29 +68,29 @@ pub fn run(
     let plan = Plan::for_version(mp0)
         .ok_or(unsupported("a PSP plan for MP0"))
         .at(s)?;
-    let bufs = mem
-        .bufs
-        .take()
-        .ok_or_else(|| ErrorKind::Layout("the PSP buffers were already used".into()))
-        .at(s)?;
-    let sos_bytes = firmware::bytes(fw, &set.sos).map_err(fw_err)?;
-    let sos = firmware::parse_named(&set.sos, &sos_bytes).map_err(fw_err)?;
-    let smu_bytes = firmware::bytes(fw, &set.smu).map_err(fw_err)?;
-    let smu_fw = firmware::parse_named(&set.smu, &smu_bytes).map_err(fw_err)?;
+    let bufs = mem.bufs.take().ok_or(LayoutError::PspBuffersTaken).at(s)?;
+    let sos_bytes = fw.load(&set.sos).at(s)?;
+    let sos = firmware::parse_named(&set.sos, &sos_bytes).at(s)?;
+    let smu_bytes = fw.load(&set.smu).at(s)?;
+    let smu_fw = firmware::parse_named(&set.smu, &smu_bytes).at(s)?;
     let smu = smu_fw
         .section("ucode")
         .map(|x| smu_fw.bytes(x))
-        .ok_or_else(|| fw_err((set.smu.clone(), "no ucode section".into())))?;
+        .ok_or_else(|| FirmwareError::Lacks {
+            name: set.smu.clone(),
+            what: "ucode section",
+        })
+        .at(s)?;
     let files = set
         .gfx
         .iter()
-        .map(|n| firmware::bytes(fw, n).map_err(fw_err))
+        .map(|n| fw.load(n).at(s))
         .collect::<Result<Vec<_>, _>>()?;
     let blobs = set
         .gfx
         .iter()
         .zip(&files)
-        .map(|(n, b)| firmware::parse_named(n, b).map_err(fw_err))
+        .map(|(n, b)| firmware::parse_named(n, b).at(s))
         .collect::<Result<Vec<_>, _>>()?;
     let mut images = vec![
         Image {
@@ -120,7 +112,7 @@ pub fn run(
     let report = psp::load_firmware(&mut p, plan, &sos, Some(smu), gfx, Some(&mut tmr)).at(s)?;
     let placed = match report.tmr {
         Some(t) => alloc::format!(" at VRAM {:#x}", t.phys_addr),
-        None => String::from(" (boot-time TMR: none allocated, no SETUP_TMR)"),
+        None => alloc::string::String::from(" (boot-time TMR: none allocated, no SETUP_TMR)"),
     };
     sink.step(
         s,

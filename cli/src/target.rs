@@ -4,7 +4,7 @@
 
 use crate::hw::HwPlatform;
 use barebell::platform::Platform;
-use barebell_bringup::{FirmwareDir, FirmwareSource};
+use barebell_bringup::FirmwareDir;
 use barebell_model::vgpu::HostMemory;
 use barebell_model::{Seed, VirtualGpu};
 use barebell_pcie::Bdf;
@@ -105,8 +105,8 @@ pub enum Device {
 /// Builds the model part `part` over freshly allocated host memory, its
 /// PSP expecting the firmware in `fw`.
 pub fn model(part: PartArg, fw: &FirmwareDir, seed: u64) -> Result<VirtualGpu, String> {
-    let mem = HostMemory::allocate(MODEL_BAR0_BYTES)?;
-    VirtualGpu::new(part.part(), &|n| fw.load(n), mem, Seed(seed))
+    HostMemory::allocate(MODEL_BAR0_BYTES)
+        .and_then(|mem| VirtualGpu::new(part.part(), fw, mem, Seed(seed)))
         .map_err(|e| format!("building the model {}: {e}", part.name()))
 }
 
@@ -157,11 +157,15 @@ impl Device {
                 let refused = m.psp().refusals();
                 let mut s = String::new();
                 if !refused.is_empty() {
-                    s.push_str(&format!("\nthe PSP model refused: {refused:?}"));
+                    for r in &refused {
+                        s.push_str(&format!("\nthe PSP model refused: {r}"));
+                    }
                 }
                 let faults = m.psp().mc().faults();
                 if !faults.is_empty() {
-                    s.push_str(&format!("\nthe PSP's memory accesses faulted: {faults:?}"));
+                    for x in &faults {
+                        s.push_str(&format!("\nthe PSP's memory access faulted: {x}"));
+                    }
                 }
                 s
             }

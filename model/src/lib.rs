@@ -45,6 +45,7 @@ pub mod bar;
 pub mod cp;
 pub mod discovery;
 pub mod dma;
+pub mod error;
 pub mod gmc;
 pub mod host;
 pub mod hub;
@@ -65,5 +66,6 @@ pub mod vgpu;
 /// xtask conformance`.
 pub const FACTS: &[&[barebell_facts::Fact]] = &[psp::FACTS, psp::iface::FACTS, ucode::FACTS];
 
+pub use error::ModelError;
 pub use parts::Part;
 pub use vgpu::VirtualGpu;

@@ -70,6 +70,28 @@ pub struct McFault {
     pub kind: McFaultKind,
 }
 
+impl core::fmt::Display for McFaultKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            McFaultKind::Vm(r) => write!(f, "the hub refused ({r:?})"),
+            McFaultKind::Unmapped => {
+                write!(f, "outside the system aperture and VMID0's range")
+            }
+            McFaultKind::Iommu(e) => write!(f, "IOMMU: {e}"),
+        }
+    }
+}
+
+impl core::fmt::Display for McFault {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{} ({:?} at MC {:#x}): {}",
+            self.what, self.access, self.addr, self.kind
+        )
+    }
+}
+
 /// One client's view of the MC address space.
 #[derive(Debug)]
 pub struct Mc {

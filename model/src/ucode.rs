@@ -13,8 +13,6 @@
 //! Only the fields the model needs are read; headers of other versions
 //! than the ones named are refused with a message.
 
-use alloc::format;
-use alloc::string::String;
 use barebell_facts::Fact;
 
 const H: &str = "amdgpu_ucode.h";
@@ -93,6 +91,43 @@ pub mod psp_fw {
     pub const IPKEYMGR_DRV: u32 = 11;
 }
 
+/// Why the reader refused a blob.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Error {
+    /// Shorter than a firmware header.
+    Short { len: usize },
+    /// A header field at byte `at` lies past the blob's `len` bytes.
+    FieldPastEnd { at: usize, len: usize },
+    /// An image of `size` bytes at `offset` runs past the blob's end.
+    SpanPastEnd { offset: u32, size: u32, len: usize },
+    /// The header version is not one `what` is read from.
+    Version {
+        what: &'static str,
+        want: (u16, u16),
+        got: (u16, u16),
+    },
+}
+
+impl core::fmt::Display for Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Error::Short { len } => write!(f, "{len} bytes: shorter than a firmware header"),
+            Error::FieldPastEnd { at, len } => {
+                write!(f, "header field at byte {at} past the end ({len} bytes)")
+            }
+            Error::SpanPastEnd { offset, size, len } => write!(
+                f,
+                "{size} bytes at {offset:#x} run past the blob ({len} bytes)"
+            ),
+            Error::Version { what, want, got } => write!(
+                f,
+                "{what} is read from header v{}.{}+, this blob has v{}.{}",
+                want.0, want.1, got.0, got.1
+            ),
+        }
+    }
+}
+
 /// Which image of a blob, by the ucode id it serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Image {
@@ -134,40 +169,33 @@ pub enum Image {
     RlcV,
 }
 
-fn u32_at(b: &[u8], at: usize) -> Result<u32, String> {
+fn u32_at(b: &[u8], at: usize) -> Result<u32, Error> {
     match b.get(at..at.saturating_add(4)) {
         Some(&[x, y, z, w]) => Ok(u32::from_le_bytes([x, y, z, w])),
-        _ => Err(format!(
-            "header field at byte {at} past the end ({} bytes)",
-            b.len()
-        )),
+        _ => Err(Error::FieldPastEnd { at, len: b.len() }),
     }
 }
 
-fn u16_at(b: &[u8], at: usize) -> Result<u16, String> {
+fn u16_at(b: &[u8], at: usize) -> Result<u16, Error> {
     match b.get(at..at.saturating_add(2)) {
         Some(&[x, y]) => Ok(u16::from_le_bytes([x, y])),
-        _ => Err(format!(
-            "header field at byte {at} past the end ({} bytes)",
-            b.len()
-        )),
+        _ => Err(Error::FieldPastEnd { at, len: b.len() }),
     }
 }
 
-fn span(b: &[u8], offset: u32, size: u32) -> Result<&[u8], String> {
+fn span(b: &[u8], offset: u32, size: u32) -> Result<&[u8], Error> {
     let start = offset as usize;
     b.get(start..start.saturating_add(size as usize))
-        .ok_or_else(|| {
-            format!(
-                "{size} bytes at {offset:#x} run past the blob ({} bytes)",
-                b.len()
-            )
+        .ok_or(Error::SpanPastEnd {
+            offset,
+            size,
+            len: b.len(),
         })
 }
 
-fn version(b: &[u8]) -> Result<(u16, u16), String> {
+fn version(b: &[u8]) -> Result<(u16, u16), Error> {
     if b.len() < common::BYTES {
-        return Err(format!("{} bytes: shorter than a firmware header", b.len()));
+        return Err(Error::Short { len: b.len() });
     }
     Ok((
         u16_at(b, common::HEADER_VERSION_MAJOR)?,
@@ -175,20 +203,22 @@ fn version(b: &[u8]) -> Result<(u16, u16), String> {
     ))
 }
 
-fn need(b: &[u8], major: u16, min_minor: u16, what: &str) -> Result<(), String> {
-    let (ma, mi) = version(b)?;
-    if ma != major || mi < min_minor {
-        return Err(format!(
-            "{what} needs header v{major}.{min_minor}+, this blob has v{ma}.{mi}"
-        ));
+fn need(b: &[u8], major: u16, min_minor: u16, what: &'static str) -> Result<(), Error> {
+    let got = version(b)?;
+    if got.0 != major || got.1 < min_minor {
+        return Err(Error::Version {
+            what,
+            want: (major, min_minor),
+            got,
+        });
     }
     Ok(())
 }
 
 /// The bytes of `which` in `blob`.
-pub fn image(blob: &[u8], which: Image) -> Result<&[u8], String> {
+pub fn image(blob: &[u8], which: Image) -> Result<&[u8], Error> {
     let array = |b: &[u8]| u32_at(b, common::UCODE_ARRAY_OFFSET_BYTES);
-    let pair = |(s, o): (usize, usize)| -> Result<&[u8], String> {
+    let pair = |(s, o): (usize, usize)| -> Result<&[u8], Error> {
         span(blob, u32_at(blob, o)?, u32_at(blob, s)?)
     };
     match which {
@@ -256,13 +286,16 @@ pub fn image(blob: &[u8], which: Image) -> Result<&[u8], String> {
 /// The component of type `fw_type` ([`psp_fw`]) in an SOS bundle
 /// (`psp_firmware_header_v2_0`), if the bundle has one: `size_bytes` at
 /// the common array offset plus the descriptor's `offset_bytes`.
-pub fn sos_component(blob: &[u8], fw_type: u32) -> Result<Option<&[u8]>, String> {
+pub fn sos_component(blob: &[u8], fw_type: u32) -> Result<Option<&[u8]>, Error> {
     need(blob, 2, 0, "an SOS bundle")?;
-    let (_, minor) = version(blob)?;
-    if minor != 0 {
-        return Err(format!(
-            "SOS bundle header v2.{minor}: only v2.0 is read by the model"
-        ));
+    let got = version(blob)?;
+    if got.1 != 0 {
+        // v2.1 adds `psp_aux_fw_bin_index` before the descriptors.
+        return Err(Error::Version {
+            what: "an SOS bundle (only v2.0 is read by the model)",
+            want: (2, 0),
+            got,
+        });
     }
     let base = u32_at(blob, common::UCODE_ARRAY_OFFSET_BYTES)?;
     let count = u32_at(blob, psp::BIN_COUNT)? as usize;

@@ -29,6 +29,7 @@ use crate::bar::BarWindow;
 use crate::cp::CpModel;
 use crate::discovery::{self, VramWindow};
 use crate::dma::Dma;
+use crate::error::ModelError;
 use crate::gmc::{Access, Gmc, VmFault};
 use crate::host::DoorbellPage;
 use crate::hub::HubModel;
@@ -55,6 +56,7 @@ use barebell::platform::{Aperture, DMA_CHUNK, DmaRegion, Platform};
 use barebell::psp::PspRegs;
 use barebell::regs::{IpBases, Reg};
 use barebell::time::Clock;
+use barebell_bringup::FirmwareSource;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use spin::Mutex;
@@ -73,8 +75,9 @@ pub const HOST_READ_NS: u64 = 10;
 const CP_STEPS_PER_PAUSE: u64 = 1_000_000;
 
 /// Firmware blobs by file name, for the PSP model's expectations (the
-/// images it must see loaded, byte for byte).
-pub type Files<'a> = &'a dyn Fn(&str) -> Result<Vec<u8>, String>;
+/// images it must see loaded, byte for byte): the same source the
+/// bring-up loads from (a directory, the initrd, a closure).
+pub type Files<'a> = &'a dyn FirmwareSource;
 
 /// The host memory a [`VirtualGpu`] stands on: BAR0's backing (the
 /// modelled VRAM from offset 0) and the DMA region.
@@ -132,13 +135,13 @@ impl HostMemory {
     /// when several models share a process), as the hardware targets
     /// place theirs.
     #[cfg(feature = "std")]
-    pub fn allocate(vram_len: usize) -> Result<Self, String> {
+    pub fn allocate(vram_len: usize) -> Result<Self, ModelError> {
         use barebell::platform::{DMA_BYTES, DMA_HOST_VA};
+        let no_vram = ModelError::VramBacking { bytes: vram_len };
         let layout = std::alloc::Layout::from_size_align(vram_len.max(4096), 4096)
-            .map_err(|e| format!("VRAM backing: {e}"))?;
+            .map_err(|_| no_vram.clone())?;
         // SAFETY: non-zero size.
-        let vram = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })
-            .ok_or_else(|| format!("VRAM backing: {vram_len:#x} bytes not available"))?;
+        let vram = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) }).ok_or(no_vram)?;
         // The first free slot from DMA_HOST_VA up: a lone model (the CLI)
         // sits exactly where a GPU's region would.
         let mut tried = 0;
@@ -168,10 +171,11 @@ impl HostMemory {
             if tried > 64 {
                 // SAFETY: `vram` came from `alloc_zeroed(layout)`.
                 unsafe { std::alloc::dealloc(vram.as_ptr(), layout) };
-                return Err(format!(
-                    "DMA region: no free {DMA_BYTES:#x}-byte slot above {DMA_HOST_VA:#x}: {}",
-                    std::io::Error::last_os_error()
-                ));
+                return Err(ModelError::DmaRegion {
+                    bytes: DMA_BYTES,
+                    above: DMA_HOST_VA,
+                    errno: std::io::Error::last_os_error().raw_os_error().unwrap_or(0),
+                });
             }
         };
         let vram_addr = vram.as_ptr() as usize;
@@ -182,7 +186,11 @@ impl HostMemory {
                 std::alloc::dealloc(vram_addr as *mut u8, layout);
             }
         });
-        let dma = NonNull::new(dma as *mut u8).ok_or("DMA region at null")?;
+        let dma = NonNull::new(dma as *mut u8).ok_or(ModelError::DmaRegion {
+            bytes: DMA_BYTES,
+            above: DMA_HOST_VA,
+            errno: 0,
+        })?;
         // SAFETY: both regions were just allocated, zeroed, disjoint,
         // owned by this value until `release`; the DMA region is at a
         // multiple of 2 MiB (DMA_HOST_VA and the stride are) and
@@ -282,15 +290,11 @@ impl VirtualGpu {
         files: Files<'_>,
         memory: HostMemory,
         seed: Seed,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ModelError> {
         let clock = SimClock::new();
         let (table, _) = discovery::build(&part.firmware.desc);
-        let d =
-            Discovery::parse(&table).map_err(|e| format!("the model's discovery table: {e}"))?;
-        let ip = |id: u16, name: &str| {
-            d.ip(id, 0)
-                .ok_or_else(|| format!("the model's discovery table has no {name}"))
-        };
+        let d = Discovery::parse(&table).map_err(ModelError::Discovery)?;
+        let ip = |id: u16, ip: &'static str| d.ip(id, 0).ok_or(ModelError::MissingIp { ip });
         let (mp0, gc, nbif, mmhub) = (
             ip(hw_id::MP0, "MP0")?,
             ip(hw_id::GC, "GC")?,
@@ -298,7 +302,8 @@ impl VirtualGpu {
             ip(hw_id::MMHUB, "MMHUB")?,
         );
         let generation = part.generation;
-        let unsupported = |what: &str, v: (u8, u8, u8)| format!("no {what} for {v:?}");
+        let unsupported =
+            |what: &'static str, version: (u8, u8, u8)| ModelError::Unsupported { what, version };
         let mmhub_regs = hub_for(hw_id::MMHUB, mmhub.version.triple())
             .ok_or_else(|| unsupported("MMHUB table", mmhub.version.triple()))?;
         let gfxhub_regs = hub_for(hw_id::GC, gc.version.triple())
@@ -306,8 +311,8 @@ impl VirtualGpu {
         let mp0_v = mp0.version.triple();
         let regs =
             PspRegs::for_version(mp0_v).ok_or_else(|| unsupported("PSP registers", mp0_v))?;
-        let nbio_regs = Nbio::for_version(nbif.version.triple(), nbif.bases)
-            .map_err(|e| format!("the model's NBIO: {e}"))?;
+        let nbio_regs =
+            Nbio::for_version(nbif.version.triple(), nbif.bases).map_err(ModelError::Nbio)?;
 
         let window = Arc::new(VramWindow::new(
             &clock,
@@ -328,7 +333,9 @@ impl VirtualGpu {
             .iter()
             .find(|r| r.name == "MMMC_VM_FB_LOCATION_BASE")
             .and_then(|r| r.byte_offset(&mmhub.bases))
-            .ok_or("MMMC_VM_FB_LOCATION_BASE is not in the MMHUB table")?;
+            .ok_or(ModelError::Register {
+                name: "MMMC_VM_FB_LOCATION_BASE",
+            })?;
         mmhub_model.write32(fb_reg, (part.fb_start >> 24) as u32);
 
         let chunks = memory.dma_len / DMA_CHUNK;
@@ -350,9 +357,7 @@ impl VirtualGpu {
                 gc: RlcStatus::for_generation(generation),
                 gc_bases: gc.bases,
             },
-            rig::expect(&part.firmware, &mut |name| {
-                files(name).map_err(|e| format!("{name}: {e}"))
-            })?,
+            rig::expect(&part.firmware, &mut |name| files.load(name))?,
             Arc::new(mc),
         ));
 
@@ -368,10 +373,11 @@ impl VirtualGpu {
             cp.dma_mut()
                 .map(memory.dma.as_ptr() as u64, memory.dma_len as u64);
         }
-        let mec = Arc::new(
-            Mec::new(&clock, gc.bases, generation, bar2, cp)
-                .ok_or("the MEC model found no HQD window in the GC bases")?,
-        );
+        let mec = Arc::new(Mec::new(&clock, gc.bases, generation, bar2, cp).ok_or(
+            ModelError::Register {
+                name: "CP_MQD_BASE_ADDR (the MEC model's HQD window)",
+            },
+        )?);
         // The engines run only what the PSP's RLC autoload put in place.
         mec.set_loaded_firmware(psp.loaded());
 
@@ -435,16 +441,22 @@ impl VirtualGpu {
             ],
             rest: mec.clone(),
         };
-        let index = nbio_regs
-            .regs
-            .rsmu_index
-            .byte_offset(&nbif.bases)
-            .ok_or("RSMU_INDEX is not in the NBIO bases")?;
-        let data = nbio_regs
-            .regs
-            .rsmu_data
-            .byte_offset(&nbif.bases)
-            .ok_or("RSMU_DATA is not in the NBIO bases")?;
+        let index =
+            nbio_regs
+                .regs
+                .rsmu_index
+                .byte_offset(&nbif.bases)
+                .ok_or(ModelError::Register {
+                    name: nbio_regs.regs.rsmu_index.name,
+                })?;
+        let data =
+            nbio_regs
+                .regs
+                .rsmu_data
+                .byte_offset(&nbif.bases)
+                .ok_or(ModelError::Register {
+                    name: nbio_regs.regs.rsmu_data.name,
+                })?;
         let bar5 = BarWindow::new(router, REGS_BYTES, index, data);
         let api = match generation {
             Generation::Gfx11 => MesApiVersion::V11,

@@ -175,7 +175,7 @@ unsafe impl Platform for HwPlatform {
 mod tests {
     use super::*;
     use barebell::bus::trace::Access;
-    use barebell_bringup::{FirmwareDir, FirmwareSource, Mapping, Options, Sink, Step};
+    use barebell_bringup::{FirmwareDir, Mapping, Options, Sink, Step};
     use barebell_model::vgpu::HostMemory;
     use barebell_model::{Seed, VirtualGpu, parts};
     use std::cell::RefCell;
@@ -221,7 +221,6 @@ mod tests {
     #[test]
     fn the_model_and_hardware_paths_trace_the_same_bring_up() {
         let fw = FirmwareDir::system();
-        let files = |n: &str| fw.load(n).map_err(|e| e.to_string());
         // The model target, exactly as `barebell bringup --model` builds it.
         let model = crate::target::model(crate::target::PartArg::Navi31, &fw, 1).unwrap();
         let (model_trace, model_layout) = run(&model);
@@ -247,7 +246,7 @@ mod tests {
                 None,
             )
         };
-        let gpu = VirtualGpu::new(parts::navi31(), &files, mem, Seed(1)).unwrap();
+        let gpu = VirtualGpu::new(parts::navi31(), &fw, mem, Seed(1)).unwrap();
         let hw = HwPlatform {
             parts: Parts::Model {
                 gpu: Box::new(gpu),

@@ -268,6 +268,12 @@ pub struct Refusal {
     pub why: &'static str,
 }
 
+impl core::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{} (status {:#x})", self.why, self.status)
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct At {
     c35: usize,

@@ -24,12 +24,11 @@ use super::{PspExpect, PspModel, PspPlacement, RlcStatus};
 use crate::SimClock;
 use crate::clock::HostClock;
 use crate::discovery::{self, NAVI31, NAVI48, PartDesc};
+use crate::error::ModelError;
 use crate::hub::HubModel;
 use crate::mc::{CID_MP0, Mc};
 use crate::ucode::{self, Image, psp_fw};
 use alloc::boxed::Box;
-use alloc::format;
-use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -39,6 +38,7 @@ use barebell::gmc::pagetable::{Flags, Table, TableArena};
 use barebell::ip::Generation;
 use barebell::mem::{DmaArena, PAGE_ALIGN, VramAllocator};
 use barebell::psp::{self, DmaBuf, FaultHub, GcRegs, Plan, PspBuffers, PspRegs, Tmr};
+use barebell_bringup::FirmwareError;
 use barebell_firmware_if::{Firmware, Kind, parse};
 use core::ptr::NonNull;
 #[cfg(feature = "std")]
@@ -324,14 +324,22 @@ pub fn navi48() -> PartFirmware {
 /// blob's bytes by file name.
 pub fn expect(
     part: &PartFirmware,
-    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, String>,
-) -> Result<PspExpect, String> {
-    let mp0 = part
-        .mp0()
-        .ok_or_else(|| format!("{}: no MP0 version the model knows", part.sos))?;
-    fn named(file: &str) -> impl Fn(String) -> String + '_ {
-        move |e| format!("{file}: {e}")
+    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, FirmwareError>,
+) -> Result<PspExpect, ModelError> {
+    let mp0 = part.mp0().ok_or(ModelError::Unsupported {
+        what: "PSP model behaviour of the part's MP0",
+        version: (0, 0, 0),
+    })?;
+    fn named(file: &str) -> impl Fn(ucode::Error) -> ModelError + '_ {
+        move |error| ModelError::Blob {
+            name: file.into(),
+            error,
+        }
     }
+    let lacks = |what: &'static str| FirmwareError::Lacks {
+        name: part.sos.into(),
+        what,
+    };
     let sos = read(part.sos)?;
     let mut stages = Vec::new();
     for (component, command) in STAGES {
@@ -344,7 +352,7 @@ pub fn expect(
         let bytes = if component == psp_fw::SPL && mp0.spl_carries_kdb {
             ucode::sos_component(&sos, psp_fw::KDB)
                 .map_err(named(part.sos))?
-                .ok_or_else(|| format!("{}: an SPL stage but no KDB", part.sos))?
+                .ok_or_else(|| lacks("KDB component (MP0 13.0.0's SPL stage carries it)"))?
         } else {
             bytes
         };
@@ -352,7 +360,7 @@ pub fn expect(
     }
     let toc = ucode::sos_component(&sos, psp_fw::TOC)
         .map_err(named(part.sos))?
-        .ok_or_else(|| format!("{}: no TOC in the bundle", part.sos))?
+        .ok_or_else(|| lacks("TOC component"))?
         .to_vec();
     let smu_blob = read(part.smu)?;
     let smu = ucode::image(&smu_blob, Image::Common)
@@ -425,28 +433,31 @@ pub struct Rig {
 
 /// A blob by file name, as `'static` bytes.
 pub trait Blobs {
-    fn get(&mut self, name: &str) -> Result<&'static [u8], String>;
+    fn get(&mut self, name: &str) -> Result<&'static [u8], FirmwareError>;
 }
 
 /// Blobs read (and leaked) from a directory.
 #[cfg(feature = "std")]
-struct Dir<'p>(&'p Path);
+struct Dir(barebell_bringup::FirmwareDir);
 
 #[cfg(feature = "std")]
-impl Blobs for Dir<'_> {
-    fn get(&mut self, name: &str) -> Result<&'static [u8], String> {
-        let path = self.0.join(name);
-        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+impl Blobs for Dir {
+    fn get(&mut self, name: &str) -> Result<&'static [u8], FirmwareError> {
+        use barebell_bringup::FirmwareSource;
+        let bytes = self.0.load(name)?;
         Ok(Box::leak(bytes.into_boxed_slice()))
     }
 }
 
 /// The generation of a GC version, for the model's RLC status registers.
-fn gc_regs_generation(v: (u8, u8, u8)) -> Result<Generation, String> {
+fn gc_regs_generation(v: (u8, u8, u8)) -> Result<Generation, ModelError> {
     match v.0 {
         11 => Ok(Generation::Gfx11),
         12 => Ok(Generation::Gfx12),
-        _ => Err(format!("no RLC status registers for GC {v:?}")),
+        _ => Err(ModelError::Unsupported {
+            what: "RLC status registers of GC",
+            version: v,
+        }),
     }
 }
 
@@ -462,8 +473,12 @@ pub fn rig(
     dir: &Path,
     part: &PartFirmware,
     tweak: impl FnOnce(&mut PspExpect),
-) -> Result<Rig, String> {
-    rig_from(&mut Dir(dir), part, tweak)
+) -> Result<Rig, ModelError> {
+    rig_from(
+        &mut Dir(barebell_bringup::FirmwareDir(dir.into())),
+        part,
+        tweak,
+    )
 }
 
 /// As [`rig`], with each GTT buffer mapped as `layout` says.
@@ -473,8 +488,13 @@ pub fn rig_layout(
     part: &PartFirmware,
     layout: Layout,
     tweak: impl FnOnce(&mut PspExpect),
-) -> Result<Rig, String> {
-    rig_from_layout(&mut Dir(dir), part, layout, tweak)
+) -> Result<Rig, ModelError> {
+    rig_from_layout(
+        &mut Dir(barebell_bringup::FirmwareDir(dir.into())),
+        part,
+        layout,
+        tweak,
+    )
 }
 
 /// As [`rig`], with the blobs from `blobs`.
@@ -482,7 +502,7 @@ pub fn rig_from(
     source: &mut dyn Blobs,
     part: &PartFirmware,
     tweak: impl FnOnce(&mut PspExpect),
-) -> Result<Rig, String> {
+) -> Result<Rig, ModelError> {
     rig_from_layout(source, part, Layout::default(), tweak)
 }
 
@@ -492,18 +512,21 @@ pub fn rig_from_layout(
     part: &PartFirmware,
     layout: Layout,
     tweak: impl FnOnce(&mut PspExpect),
-) -> Result<Rig, String> {
+) -> Result<Rig, ModelError> {
     let clock: &'static SimClock = Box::leak(Box::new(SimClock::new()));
     let host: &'static HostClock = Box::leak(Box::new(clock.host_view(RIG_HOST_READ_NS)));
     let (table, _) = discovery::build(&part.desc);
-    let d = Discovery::parse(&table).map_err(|e| format!("discovery: {e}"))?;
-    let mp0 = d.ip(hw_id::MP0, 0).ok_or("no MP0 in discovery")?;
-    let gc = d.ip(hw_id::GC, 0).ok_or("no GC in discovery")?;
+    let d = Discovery::parse(&table).map_err(ModelError::Discovery)?;
+    let ip = |id: u16, ip: &'static str| d.ip(id, 0).ok_or(ModelError::MissingIp { ip });
+    let mp0 = ip(hw_id::MP0, "MP0")?;
+    let gc = ip(hw_id::GC, "GC")?;
+    let unsupported =
+        |what: &'static str, version: (u8, u8, u8)| ModelError::Unsupported { what, version };
     let v = mp0.version.triple();
-    let regs = PspRegs::for_version(v).ok_or_else(|| format!("no PSP registers for MP0 {v:?}"))?;
-    let plan = Plan::for_version(v).ok_or_else(|| format!("no PSP plan for MP0 {v:?}"))?;
+    let regs = PspRegs::for_version(v).ok_or(unsupported("PSP registers", v))?;
+    let plan = Plan::for_version(v).ok_or(unsupported("PSP plan", v))?;
     let g = gc.version.triple();
-    let gc_regs = GcRegs::for_version(g).ok_or_else(|| format!("no GC registers for {g:?}"))?;
+    let gc_regs = GcRegs::for_version(g).ok_or(unsupported("RLC registers", g))?;
 
     // Every blob once, leaked for the run.
     let mut cache: Vec<(&str, &'static [u8])> = Vec::new();
@@ -519,22 +542,31 @@ pub fn rig_from_layout(
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, b)| *b)
-            .ok_or_else(|| format!("{name}: not read"))
+            .ok_or_else(|| FirmwareError::NotFound {
+                name: name.into(),
+                place: "the blobs the rig read".into(),
+            })
     };
     // What the model must see, by its own reader.
     let mut expect = expect(part, &mut |name| bytes(name).map(<[u8]>::to_vec))?;
     tweak(&mut expect);
     // What the runtime is handed, by barebell-firmware-if, as the
     // bring-up parses it.
-    let runtime_parse = |name: &str| -> Result<Firmware<'static>, String> {
-        parse(Kind::from_file_name(name), bytes(name)?).map_err(|e| format!("{name}: {e}"))
+    let runtime_parse = |name: &str| -> Result<Firmware<'static>, FirmwareError> {
+        parse(Kind::from_file_name(name), bytes(name)?).map_err(|error| FirmwareError::Malformed {
+            name: name.into(),
+            error,
+        })
     };
     let sos = runtime_parse(part.sos)?;
     let smu_fw = runtime_parse(part.smu)?;
     let smu = smu_fw
         .section("ucode")
         .map(|x| smu_fw.bytes(x))
-        .ok_or_else(|| format!("{}: no ucode section", part.smu))?;
+        .ok_or_else(|| FirmwareError::Lacks {
+            name: part.smu.into(),
+            what: "SMU ucode section",
+        })?;
     let mut blobs: Vec<(&str, Firmware<'static>)> = Vec::new();
     for (_, file, _) in &part.gfx {
         if !blobs.iter().any(|(f, _)| f == file) {
@@ -547,10 +579,10 @@ pub fn rig_from_layout(
         gc: RlcStatus::for_generation(gc_regs_generation(g)?),
         gc_bases: gc.bases,
     };
-    let mmhub = d.ip(hw_id::MMHUB, 0).ok_or("no MMHUB in discovery")?;
+    let mmhub = ip(hw_id::MMHUB, "MMHUB")?;
     let mv = mmhub.version.triple();
-    let hub_regs = barebell::gmc::hub::hub_for(hw_id::MMHUB, mv)
-        .ok_or_else(|| format!("no hub table for MMHUB {mv:?}"))?;
+    let hub_regs =
+        barebell::gmc::hub::hub_for(hw_id::MMHUB, mv).ok_or(unsupported("MMHUB hub table", mv))?;
     let (hub, mc, gart, vram, gtt, bufs, tmr) = memory(clock, &mmhub, hub_regs, part, layout)?;
     let mc = Arc::new(mc);
     let model = PspModel::new(clock, place, expect, mc.clone());
@@ -616,8 +648,8 @@ fn memory(
     hub_regs: &'static HubRegs,
     part: &PartFirmware,
     layout: Layout,
-) -> Result<Memory, String> {
-    let e = |what: &'static str| move |err: barebell::mem::MemError| format!("{what}: {err}");
+) -> Result<Memory, ModelError> {
+    let e = |what: &'static str| move |error| ModelError::Memory { what, error };
     let size = u64::from(part.vram_mib) << 20;
     let mut vram = VramAllocator::with_boot_region(size, FB_START).map_err(e("VRAM"))?;
     let hub = Arc::new(HubModel::for_hub(clock, mmhub.bases, hub_regs));
@@ -661,8 +693,12 @@ fn memory(
         default_page: scratch.offset,
         dummy_page: dummy_bus,
     };
-    barebell::gmc::hub::gart_enable(&*hub, &mmhub.bases, hub_regs, &cfg)
-        .map_err(|err| format!("{} init: {err}", hub_regs.name))?;
+    barebell::gmc::hub::gart_enable(&*hub, &mmhub.bases, hub_regs, &cfg).map_err(|error| {
+        ModelError::Hub {
+            hub: hub_regs.name,
+            error,
+        }
+    })?;
     // Then VMID0's TLB flush on engine 17, as both functions do right
     // after (no HDP flush: the host wrote the tables directly).
     barebell::gmc::hub::invalidate(
@@ -674,7 +710,10 @@ fn memory(
         0,
         0,
     )
-    .map_err(|err| format!("{} VMID0 flush: {err}", hub_regs.name))?;
+    .map_err(|error| ModelError::Invalidate {
+        hub: hub_regs.name,
+        error,
+    })?;
     Ok((hub, mc, gart, vram, gtt, bufs, tmr))
 }
 
@@ -687,8 +726,8 @@ fn place_buffers(
     gart: &mut TableArena<'static>,
     vram: &mut VramAllocator,
     layout: Layout,
-) -> Result<(Gtt, PspBuffers, Tmr, u64), String> {
-    let e = |what: &'static str| move |err: barebell::mem::MemError| format!("{what}: {err}");
+) -> Result<(Gtt, PspBuffers, Tmr, u64), ModelError> {
+    let e = |what: &'static str| move |error| ModelError::Memory { what, error };
     // The TMR: VRAM, 1 MiB aligned (`PSP_TMR_ALIGNMENT`); the PSP
     // never hands its bytes back, so the model does not back it.
     let tmr_at = vram
@@ -701,9 +740,9 @@ fn place_buffers(
     let mut place = |va: u64, len: u64, align: u64, map: Mapping| {
         let mut chunk = arena
             .alloc(len as usize, align)
-            .map_err(|err| format!("GTT buffer at {va:#x}: {err}"))?;
+            .map_err(e("a GTT buffer"))?;
         let bus = chunk.bus_addr();
-        let p = NonNull::new(chunk.as_mut_ptr()).ok_or("null chunk")?;
+        let p = NonNull::from(chunk.bytes()).cast::<u8>();
         // SAFETY: leaked with the arena's memory.
         unsafe { mc.map_bus(bus, p.as_ptr(), len) };
         let mapped = match map {
@@ -712,11 +751,11 @@ fn place_buffers(
             Mapping::NoSystemBit => gart.map(va, bus, len, gtt_flags(false), false),
             Mapping::LargePage => gart.map(va, bus, len, gtt_flags(true), true),
         };
-        mapped.map_err(|err| format!("GART map {va:#x}: {err:?}"))?;
+        mapped.map_err(|error| ModelError::PageTable { va, error })?;
         // SAFETY: the chunk is leaked and exclusive to this DmaBuf on
         // the host; the device sees it at `va` through the GART.
         let buf = unsafe { DmaBuf::new(p, len as usize, va) };
-        Ok::<_, String>((
+        Ok::<_, ModelError>((
             GttBuf {
                 va,
                 bus,
@@ -786,7 +825,7 @@ pub unsafe fn behind(
     gart: &mut TableArena<'static>,
     vram: &mut VramAllocator,
     layout: Layout,
-) -> Result<(), String> {
+) -> Result<(), ModelError> {
     let mut mc = Mc::new(hub.clone(), CID_MP0);
     // SAFETY: the caller's contract.
     unsafe { mc.back_vram(tables.device, tables.host.as_ptr(), tables.len) };

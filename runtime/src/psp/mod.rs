@@ -58,7 +58,7 @@
 //!
 //! No step here has run on hardware.
 
-use crate::bus::{ALL_ONES, RegCondition, RegisterBus, WaitError, poll};
+use crate::bus::{ALL_ONES, Block, BlockError, RegCondition, RegisterBus, WaitError, poll};
 use crate::regs::{IpBases, Reg};
 use crate::time::{Clock, Deadline, delay};
 use barebell_firmware_if::psp_gfx::{
@@ -260,7 +260,7 @@ pub enum PspError {
     /// The ring-create command came back with a non-zero status.
     RingStatus { status: u32 },
     /// A register needed by a step is not in the IP's discovered bases.
-    NoRegister { name: &'static str },
+    Register(BlockError),
     /// The fence did not reach the submitted value in time. `vm_fault`
     /// is what the PSP's hub latched, if a hub was given and it latched
     /// one (the likely reason: the PSP could not reach a buffer).
@@ -292,6 +292,17 @@ impl From<WaitError> for PspError {
     }
 }
 
+/// A register that cannot be placed is [`PspError::Register`]; a wait on
+/// one that ends is [`PspError::Wait`], as from [`poll`].
+impl From<BlockError> for PspError {
+    fn from(e: BlockError) -> Self {
+        match e {
+            BlockError::Wait(w) => PspError::Wait(w),
+            e => PspError::Register(e),
+        }
+    }
+}
+
 impl core::fmt::Display for PspError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match *self {
@@ -313,7 +324,7 @@ impl core::fmt::Display for PspError {
             PspError::RingStatus { status } => {
                 write!(f, "PSP ring create: C2PMSG_64 status {status:#x}")
             }
-            PspError::NoRegister { name } => write!(f, "{name}: segment not in discovery bases"),
+            PspError::Register(e) => write!(f, "{e}"),
             PspError::FenceTimeout {
                 cmd_id,
                 want,
@@ -489,11 +500,6 @@ struct Resolved {
     c81: usize,
 }
 
-fn resolve(r: Reg, bases: &IpBases) -> Result<usize, PspError> {
-    r.byte_offset(bases)
-        .ok_or(PspError::NoRegister { name: r.name })
-}
-
 /// Outcome of one bootloader load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Loaded {
@@ -525,15 +531,16 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
         mp0_bases: &IpBases,
         buf: PspBuffers,
     ) -> Result<Self, PspError> {
+        let mp0 = Block::new(bus, *mp0_bases);
         let at = Resolved {
-            c35: resolve(regs.c2pmsg_35, mp0_bases)?,
-            c36: resolve(regs.c2pmsg_36, mp0_bases)?,
-            c64: resolve(regs.c2pmsg_64, mp0_bases)?,
-            c67: resolve(regs.c2pmsg_67, mp0_bases)?,
-            c69: resolve(regs.c2pmsg_69, mp0_bases)?,
-            c70: resolve(regs.c2pmsg_70, mp0_bases)?,
-            c71: resolve(regs.c2pmsg_71, mp0_bases)?,
-            c81: resolve(regs.c2pmsg_81, mp0_bases)?,
+            c35: mp0.offset(regs.c2pmsg_35)?,
+            c36: mp0.offset(regs.c2pmsg_36)?,
+            c64: mp0.offset(regs.c2pmsg_64)?,
+            c67: mp0.offset(regs.c2pmsg_67)?,
+            c69: mp0.offset(regs.c2pmsg_69)?,
+            c70: mp0.offset(regs.c2pmsg_70)?,
+            c71: mp0.offset(regs.c2pmsg_71)?,
+            c81: mp0.offset(regs.c2pmsg_81)?,
         };
         if !buf.fw_pri.mc_addr().is_multiple_of(BOOTLOADER_ALIGN) {
             return Err(PspError::Misaligned {
@@ -867,23 +874,22 @@ pub fn wait_rlc_autoload<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     gc: GcRegs,
     gc_bases: &IpBases,
 ) -> Result<(), PspError> {
-    let st = resolve(gc.rlc_bootload_status, gc_bases)?;
-    let cp = resolve(gc.cp_stat, gc_bases)?;
-    let cond = |r: Reg, at: usize, mask: u32, want: u32| RegCondition {
-        what: r.name,
-        byte_offset: at,
-        mask,
-        want,
-    };
-    let c = cond(
-        gc.rlc_bootload_status,
-        st,
-        gc.bootload_complete,
-        gc.bootload_complete,
-    );
-    poll(bus, clock, c, REG_TIMEOUT_NS)?;
-    let c = cond(gc.cp_stat, cp, 0xFFFF_FFFF, 0);
-    poll(bus, clock, c, REG_TIMEOUT_NS)?;
+    let b = Block::new(bus, *gc_bases);
+    let st = gc.rlc_bootload_status;
+    // Both resolve before either wait, so a missing base fails first.
+    for r in [st, gc.cp_stat] {
+        b.offset(r)?;
+    }
+    let complete = gc.bootload_complete;
+    b.poll(clock, st, complete, complete, st.name, REG_TIMEOUT_NS)?;
+    b.poll(
+        clock,
+        gc.cp_stat,
+        0xFFFF_FFFF,
+        0,
+        gc.cp_stat.name,
+        REG_TIMEOUT_NS,
+    )?;
     Ok(())
 }
 

@@ -946,7 +946,7 @@ mod invalidation {
             assert!(matches!(
                 // A base whose offsets overflow: nothing resolves.
                 invalidate(hub, clock, &IpBases([u32::MAX; 8]), c.hub, 17, 0, 0),
-                Err(InvalidateError::NoRegister { engine: 17, .. })
+                Err(InvalidateError::Register { engine: 17, .. })
             ));
             hub.unplug();
             // The first register read: the semaphore on the MMHUB, the
