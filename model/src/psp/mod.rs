@@ -130,15 +130,16 @@ pub struct PspTiming {
 }
 
 impl PspTiming {
-    /// The model's PSP (model values). `sos_boot_ns` is past 20 ms:
+    /// The model's PSP (model values, short so that register traces
+    /// stay short). `sos_boot_ns` is past 20 ms:
     /// `psp_v13_0_bootloader_load_sos()` reads C2PMSG_81 after
     /// `mdelay(20)` and waits for it to change from that value, so on
     /// the silicon Linux runs on it changes after those 20 ms; the model's
-    /// sOS signs life once, at 25 ms.
+    /// sOS signs life once, at 20.5 ms.
     pub const MODEL: PspTiming = PspTiming {
         bootloader_ns: 3_000,
-        sos_boot_ns: 25_000_000,
-        sos_ring_ready_ns: 1_000_000,
+        sos_boot_ns: 20_500_000,
+        sos_ring_ready_ns: 100_000,
         ring_cmd_ns: 1_000_000,
         autoload_ns: 50_000,
     };
