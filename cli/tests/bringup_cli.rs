@@ -59,7 +59,7 @@ fn navi48_reaches_rlc_with_symbolic_trace() {
     check("navi48", "MPASP_SMN_C2PMSG");
 }
 
-/// `barebell bringup --part navi31 --until psp` names the TMR size the
+/// `barebell bringup --model --part navi31 --until psp` names the TMR size the
 /// PSP's LOAD_TOC asked for: 0x1300000 on the model's Navi31, the size a
 /// real RX 7900 XTX asks for (Linux prints it in `psp_tmr_load()`:
 /// "reserve 0x1300000 from 0x85fc000000 for PSP TMR", public log in
@@ -67,7 +67,7 @@ fn navi48_reaches_rlc_with_symbolic_trace() {
 #[test]
 fn navi31_psp_step_names_the_tmr_size_the_toc_asked_for() {
     let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
-        .args(["bringup", "--part", "navi31", "--until", "psp"])
+        .args(["bringup", "--model", "--part", "navi31", "--until", "psp"])
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
