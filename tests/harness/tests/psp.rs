@@ -1203,3 +1203,20 @@ fn am_bootloader_stages_without_ipkeymgr_bring_sos_up_on_navi48() {
     assert!(r.model.sos_running());
     assert_eq!(r.model.refusals(), vec![]);
 }
+
+/// A bootloader that takes as long as Linux waits for it
+/// (`psp_v13_0_wait_for_bootloader()`: 10 × `psp_wait_for()`, 1 s, less
+/// 1 ms): the runtime's wait (`BOOTLOADER_TIMEOUT_NS`) still sees it.
+#[test]
+fn a_bootloader_as_slow_as_linux_waits_for_still_loads() {
+    use barebell_model::psp::PspTiming;
+    let mut r = rig(&navi31(), |_| {});
+    r.model.set_timing(PspTiming {
+        bootloader_ns: PspTiming::SLOWEST_LINUX_ACCEPTS.bootloader_ns,
+        ..PspTiming::MODEL
+    });
+    let mut p = psp_of(&mut r);
+    let kdb = r.sos.bytes(r.sos.section("kdb").unwrap());
+    assert_eq!(p.bootloader_load(Component::Kdb, kdb), Ok(Loaded::Loaded));
+    assert_eq!(r.model.refusals(), vec![]);
+}
