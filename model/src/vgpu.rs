@@ -22,8 +22,10 @@
 //!
 //! What is a model convention and not a public fact: the FB location the
 //! "VBIOS" leaves, the discovery table's IP bases, the bus addresses of
-//! the DMA region and of BAR2, the TMR size the PSP model asks for, and
-//! everything listed as such in the block models.
+//! the DMA region and of BAR2, the Navi48 TMR size the PSP model asks
+//! for (Navi31's is a real card's), the PSP's timings
+//! (`psp::PspTiming::MODEL`), and everything listed as such in the block
+//! models.
 
 use crate::bar::BarWindow;
 use crate::cp::CpModel;
