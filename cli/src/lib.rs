@@ -11,7 +11,7 @@ pub fn all_facts() -> impl Iterator<Item = (&'static str, &'static Fact)> {
         ("firmware-if", barebell_firmware_if::conformance::FACTS),
         ("kernel", barebell_kernel::conformance::FACTS),
         ("isa", barebell_isa::kd::FACTS),
-        ("model", barebell_model::conformance::FACTS),
+        ("model", barebell_model::FACTS),
     ];
     tables.into_iter().flat_map(|(k, t)| {
         t.iter()

@@ -42,7 +42,6 @@ impl Seed {
 }
 
 pub mod bar;
-pub mod conformance;
 pub mod cp;
 pub mod decode;
 pub mod discovery;
@@ -61,7 +60,19 @@ pub mod parts;
 pub mod psp;
 #[cfg(feature = "std")]
 pub mod thread;
+pub mod ucode;
 pub mod vgpu;
+
+/// Every hardware fact the model's own decoders rely on, for `cargo
+/// xtask conformance`.
+pub const FACTS: &[&[barebell_facts::Fact]] = &[
+    psp::FACTS,
+    psp::iface::FACTS,
+    ucode::FACTS,
+    decode::mes_api::FACTS,
+    decode::pm4::FACTS,
+    decode::mqd::FACTS,
+];
 
 pub use error::ModelError;
 pub use parts::Part;

@@ -7,15 +7,14 @@
 //! (`mes_v11_api_def.h`, `mes_v12_api_def.h`, `nvd.h`,
 //! `kfd_pm4_headers_ai.h`, `v11_structs.h`, `v12_structs.h`, the GC
 //! `sh_mask` headers), as plain byte offsets and bit positions, and each
-//! value is a conformance fact of its own ([`FACTS`], registered in the
-//! CLI's `all_facts`), checked by `cargo xtask conformance` against those
+//! value is a conformance fact of its own (gathered in the crate's
+//! `FACTS`, registered in the CLI's `all_facts`), checked by `cargo xtask conformance` against those
 //! headers independently of the runtime's tables.
 
 pub mod mes_api;
 pub mod mqd;
 pub mod pm4;
 
-use barebell_facts::Fact;
 
 /// A bit field of a 32-bit word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,9 +55,6 @@ pub fn le32(b: &[u8], at: usize) -> u32 {
 pub fn le64(b: &[u8], at: usize) -> u64 {
     u64::from(le32(b, at)) | u64::from(le32(b, at.saturating_add(4))) << 32
 }
-
-/// Every fact the model's decoders rest on.
-pub const FACTS: &[&[Fact]] = &[mes_api::FACTS, pm4::FACTS, mqd::FACTS];
 
 #[cfg(test)]
 mod tests {
