@@ -70,6 +70,7 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     psp::iface::FACTS,
     ucode::FACTS,
     decode::mes_api::FACTS,
+    decode::mes_regs::FACTS,
     decode::pm4::FACTS,
     decode::mqd::FACTS,
 ];

@@ -41,6 +41,7 @@ use crate::decode::mes_api::{
     self, API_TYPE_SCHEDULER, FRAME_BYTES, FRAME_DWORDS, FrameView, HEADER_DWSIZE, HEADER_OPCODE,
     HEADER_TYPE, Layout, add_flags, opcode, queue_type, v12_error,
 };
+use crate::decode::mes_regs;
 use crate::decode::mqd::{Hqd, MQD_BYTES};
 use crate::gmc::{Access, Gmc, VmFault};
 use crate::mec::{Mec, MecError};
@@ -118,6 +119,34 @@ pub enum Refusal {
         frame: u64,
         mqd: u64,
     },
+    /// ADD_QUEUE's `page_table_base_addr` is not a valid PDE (no
+    /// `AMDGPU_PTE_VALID`, as `amdgpu_gmc_pd_addr()` gives it).
+    PageTableNotValid {
+        ptb: u64,
+    },
+    /// ADD_QUEUE's `vm_context_cntl` is not the hub's context control.
+    VmContextCntl {
+        frame: u32,
+        hub: u32,
+    },
+    /// A process or gang context the firmware would write is missing,
+    /// misaligned, shared or outside device-visible memory.
+    BadContext {
+        what: &'static str,
+        address: u64,
+    },
+    /// ADD_QUEUE's flags or queue type do not describe the MQD.
+    BadAddQueue {
+        what: &'static str,
+    },
+    /// A SUSPEND the model does not take (per-gang, or with no fence).
+    BadSuspend {
+        what: &'static str,
+    },
+    /// gfx12 doorbell registers MES relies on are not programmed.
+    DoorbellRegisters {
+        what: &'static str,
+    },
     UnknownQueue {
         doorbell: u32,
     },
@@ -166,6 +195,12 @@ impl Refusal {
             Refusal::NotIdentity { .. } => 18,
             Refusal::UnsupportedLegacyQueue { .. } => 19,
             Refusal::WptrMismatch { .. } => 20,
+            Refusal::PageTableNotValid { .. } => 21,
+            Refusal::VmContextCntl { .. } => 22,
+            Refusal::BadContext { .. } => 23,
+            Refusal::BadAddQueue { .. } => 24,
+            Refusal::BadSuspend { .. } => 25,
+            Refusal::DoorbellRegisters { .. } => 26,
         }
     }
 }
@@ -180,23 +215,84 @@ fn err_code(api_err: u8, opcode: u8) -> u64 {
 }
 
 struct HwArgs {
+    vmid_mask_mmhub: u32,
     vmid_mask_gfxhub: u32,
+    gds_size: u32,
     compute_hqd_mask: [u32; 8],
+    sdma_hqd_mask: [u32; mes_api::SDMA_PIPES],
+    aggregated_doorbells: [u32; mes_api::PRIORITY_LEVELS],
     sch_ctx: u64,
+    query_fence: u64,
+    gc_base: [u32; 5],
+    mmhub_base: [u32; 5],
+    osssys_base: [u32; 5],
+    unmapped_doorbell_handling: Option<u32>,
 }
 
 impl HwArgs {
     fn decode(f: &FrameView<'_>, l: &Layout) -> Self {
+        let h = &l.set_hw;
         HwArgs {
-            vmid_mask_gfxhub: f.u32(l.set_hw.vmid_mask_gfxhub),
-            compute_hqd_mask: f.u32s::<8>(l.set_hw.compute_hqd_mask),
-            sch_ctx: f.u64(l.set_hw.g_sch_ctx_gpu_mc_ptr),
+            vmid_mask_mmhub: f.u32(h.vmid_mask_mmhub),
+            vmid_mask_gfxhub: f.u32(h.vmid_mask_gfxhub),
+            gds_size: f.u32(h.gds_size),
+            compute_hqd_mask: f.u32s::<8>(h.compute_hqd_mask),
+            sdma_hqd_mask: f.u32s(h.sdma_hqd_mask),
+            aggregated_doorbells: f.u32s(h.aggregated_doorbells),
+            sch_ctx: f.u64(h.g_sch_ctx_gpu_mc_ptr),
+            query_fence: f.u64(h.query_status_fence_gpu_mc_ptr),
+            gc_base: f.u32s(h.gc_base),
+            mmhub_base: f.u32s(h.mmhub_base),
+            osssys_base: f.u32s(h.osssys_base),
+            unmapped_doorbell_handling: h.unmapped_doorbell_handling.map(|b| b.get(f.u32(h.flags))),
         }
     }
 }
 
+/// What the MES model knows of the part it runs on, to check SET_HW_RSRC
+/// and ADD_QUEUE against (see [`MesModel::with_part`]).
+pub struct MesPart {
+    /// GC, MMHUB and OSSSYS segment bases (first five), as discovery
+    /// gives them (`adev->reg_offset[...][0][0..5]`).
+    pub gc_base: [u32; 5],
+    pub mmhub_base: [u32; 5],
+    pub osssys_base: [u32; 5],
+    /// SDMA engines present.
+    pub sdma_instances: usize,
+    /// Reads the GFXHUB's `GCVM_CONTEXT1_CNTL` (what `*_setup_vmid_config()`
+    /// programmed for VMIDs 1..15; Linux keeps it as `hub->vm_cntx_cntl`).
+    pub context_cntl: alloc::boxed::Box<dyn Fn() -> u32 + Send + Sync>,
+}
+
+impl core::fmt::Debug for MesPart {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("MesPart")
+            .field("gc_base", &self.gc_base)
+            .field("sdma_instances", &self.sdma_instances)
+            .finish_non_exhaustive()
+    }
+}
+
+/// GDS bytes MES is given: `gfx_v11_0_set_gds_init()` sets 0x1000 on
+/// every GC 11 part; GC 12 has no GDS (`gfx_v12_0.c` sets none, so
+/// `adev->gds.gds_size` stays 0).
+fn gds_bytes(api: MesApiVersion) -> u32 {
+    match api {
+        MesApiVersion::V11 => 0x1000,
+        MesApiVersion::V12 => 0,
+    }
+}
+
+/// `amdgpu_mes_init()` for SDMA 6 and later: queues 2..7 of each present
+/// engine go to MES (0 and 1 stay kernel queues), none of an absent one.
+const SDMA_MES_QUEUES: u32 = 0xfc;
+
 struct AddArgs {
     map_legacy_kq: bool,
+    is_kfd_process: bool,
+    process_context: u64,
+    gang_context: u64,
+    vm_context_cntl: u32,
     pipe_id: u32,
     queue_id: u32,
     queue_type: u32,
@@ -214,6 +310,10 @@ impl AddArgs {
         let flags = f.u32(a.flags);
         AddArgs {
             map_legacy_kq: add_flags::MAP_LEGACY_KQ.is_set(flags),
+            is_kfd_process: add_flags::IS_KFD_PROCESS.is_set(flags),
+            process_context: f.u64(a.process_context_addr),
+            gang_context: f.u64(a.gang_context_addr),
+            vm_context_cntl: f.u32(a.vm_context_cntl),
             pipe_id: f.u32(a.pipe_id),
             queue_id: f.u32(a.queue_id),
             queue_type: f.u32(a.queue_type),
@@ -232,6 +332,9 @@ struct State {
     rptr: u64,
     hw_rsrc: bool,
     compute_hqd_mask: [u32; 8],
+    aggregated_doorbells: [u32; mes_api::PRIORITY_LEVELS],
+    /// Gang context address → doorbells of its queues.
+    gangs: BTreeMap<u64, BTreeSet<u32>>,
     suspended: bool,
     page_tables: BTreeMap<u64, Vec<(u64, u64)>>,
     /// Doorbell dword → HQD slot.
@@ -248,6 +351,7 @@ pub type Translator =
 /// The MES scheduler pipe.
 pub struct MesModel {
     translator: Option<Translator>,
+    part: Option<MesPart>,
     mec: Arc<Mec>,
     api: MesApiVersion,
     /// The MES pipe this firmware runs on (0 scheduler, 1 KIQ).
@@ -277,6 +381,7 @@ impl MesModel {
     pub fn new(mec: Arc<Mec>, ring: u64, ring_dwords: u64, doorbell: u64) -> Self {
         MesModel {
             translator: None,
+            part: None,
             mec,
             api: MesApiVersion::V11,
             pipe: 0,
@@ -310,6 +415,14 @@ impl MesModel {
     /// memory must reach the host byte the CP model reads at that VA.
     pub fn with_translator(mut self, t: Translator) -> Self {
         self.translator = Some(t);
+        self
+    }
+
+    /// Checks SET_HW_RSRC's register bases and SDMA masks and ADD_QUEUE's
+    /// `vm_context_cntl` against `part` (without it: two SDMA engines,
+    /// and `vm_context_cntl` must only enable its context).
+    pub fn with_part(mut self, part: MesPart) -> Self {
+        self.part = Some(part);
         self
     }
 
@@ -426,12 +539,18 @@ impl MesModel {
             ),
             opcode::REMOVE_QUEUE => (
                 l.remove.api_status,
-                self.guard(|| self.remove_queue(f.u32(l.remove.doorbell_offset))),
+                self.guard(|| {
+                    self.remove_queue(
+                        f.u32(l.remove.doorbell_offset),
+                        f.u64(l.remove.gang_context_addr),
+                    )
+                }),
             ),
             opcode::SUSPEND => (
                 l.suspend.api_status,
                 self.guard(|| {
                     self.suspend(
+                        f.u32(l.suspend.flags),
                         f.u64(l.suspend.suspend_fence_addr),
                         f.u32(l.suspend.suspend_fence_value),
                     )
@@ -475,25 +594,137 @@ impl MesModel {
             .push(MesEvent::Refused { opcode, why });
     }
 
+    /// SET_HW_RSRC. What the firmware takes from it, as
+    /// `mes_v11_0_set_hw_resources()` / `mes_v12_0_set_hw_resources()`
+    /// fill it from `amdgpu_mes_init()`:
+    /// - on the scheduler pipe, the resources it schedules: VMID masks of
+    ///   both hubs, compute HQD mask, GDS size (`adev->gds.gds_size`),
+    ///   the SDMA queues of every present engine (`0xfc`, SDMA 6+), and
+    ///   the five aggregated doorbells (`amdgpu_mes_doorbell_init()`:
+    ///   one 64-bit doorbell per priority level, in the page after the
+    ///   kernel doorbells, so outside the MEC's queue range);
+    /// - on every pipe, its scheduler context and query-status fence (the
+    ///   firmware writes both: they must be device-visible, 8-byte
+    ///   aligned), and the register bases it programs through
+    ///   (`adev->reg_offset[...][0][0..5]`);
+    /// - v12: `unmapped_doorbell_handling`, which `mes_v12_0_hw_init()`
+    ///   enables in `CP_UNMAPPED_DOORBELL` first
+    ///   (`mes_v12_0_enable_unmapped_doorbell_handling()`: `ENABLE` and
+    ///   `PROC_LSB` 0xd, two doorbell pages per process).
+    ///
+    /// uni-MES's KIQ pipe (v12 pipe 1) gets no scheduler resources
+    /// (`mes_v12_0_set_hw_resources()` fills them only for
+    /// `AMDGPU_MES_SCHED_PIPE`), so the masks are not checked there.
     fn set_hw_rsrc(&self, f: &HwArgs) -> Result<(), Refusal> {
-        if f.vmid_mask_gfxhub == 0 {
-            return Err(Refusal::BadHwResources {
-                what: "vmid_mask_gfxhub is empty",
-            });
+        let bad = |what| Err(Refusal::BadHwResources { what });
+        let scheduler = !(self.api == MesApiVersion::V12 && self.pipe == 1);
+        if scheduler {
+            if f.vmid_mask_gfxhub == 0 || f.vmid_mask_mmhub == 0 {
+                return bad("a VMID mask is empty");
+            }
+            if f.compute_hqd_mask.iter().all(|m| *m == 0) {
+                return bad("compute_hqd_mask is empty");
+            }
+            if f.gds_size != gds_bytes(self.api) {
+                return bad("gds_size is not the part's GDS size");
+            }
+            let engines = self.part.as_ref().map_or(2, |p| p.sdma_instances);
+            for (i, m) in f.sdma_hqd_mask.iter().enumerate() {
+                let want = if i < engines { SDMA_MES_QUEUES } else { 0 };
+                if *m != want {
+                    return bad("sdma_hqd_mask does not give MES queues 2..7 of each SDMA engine");
+                }
+            }
+            let (lower, upper) = self.mec.doorbell_range();
+            let rings = [self.doorbell_dword()];
+            for (i, d) in f.aggregated_doorbells.iter().enumerate() {
+                let in_mec = (u64::from(lower)..=u64::from(upper)).contains(&(u64::from(*d) * 4));
+                let again = f.aggregated_doorbells[..i].contains(d);
+                if *d == 0 || d % 2 != 0 || in_mec || again || rings.contains(d) {
+                    return bad(
+                        "aggregated_doorbells are not five distinct 64-bit doorbells outside the MEC range",
+                    );
+                }
+            }
         }
-        if f.compute_hqd_mask.iter().all(|m| *m == 0) {
-            return Err(Refusal::BadHwResources {
-                what: "compute_hqd_mask is empty",
-            });
+        if f.sch_ctx == 0 || f.sch_ctx % 8 != 0 || !self.device_visible(f.sch_ctx, 8) {
+            return bad("g_sch_ctx_gpu_mc_ptr is not device-visible, aligned memory");
         }
-        if f.sch_ctx == 0 {
-            return Err(Refusal::BadHwResources {
-                what: "g_sch_ctx_gpu_mc_ptr is zero",
-            });
+        if f.query_fence == 0 || f.query_fence % 8 != 0 || !self.device_visible(f.query_fence, 8) {
+            return bad("query_status_fence_gpu_mc_ptr is not device-visible, aligned memory");
+        }
+        if let Some(p) = &self.part
+            && (f.gc_base != p.gc_base
+                || f.mmhub_base != p.mmhub_base
+                || f.osssys_base != p.osssys_base)
+        {
+            return bad("gc/mmhub/osssys_base are not the discovered segment bases");
+        }
+        if scheduler && let Some(h) = f.unmapped_doorbell_handling {
+            if h != 1 {
+                return bad("unmapped_doorbell_handling is not 1 (mes_v12_0_set_hw_resources())");
+            }
+            let v = self.gc_reg(mes_regs::CP_UNMAPPED_DOORBELL);
+            if !mes_regs::UNMAPPED_ENABLE.is_set(v) || mes_regs::UNMAPPED_PROC_LSB.get(v) != 0xd {
+                return Err(Refusal::DoorbellRegisters {
+                    what: "CP_UNMAPPED_DOORBELL is not enabled with PROC_LSB 0xd before SET_HW_RSRC",
+                });
+            }
         }
         let mut s = self.state.lock();
-        s.compute_hqd_mask = f.compute_hqd_mask;
+        if scheduler {
+            s.compute_hqd_mask = f.compute_hqd_mask;
+            s.aggregated_doorbells = f.aggregated_doorbells;
+        }
         s.hw_rsrc = true;
+        Ok(())
+    }
+
+    /// This pipe's own ring doorbell, in dwords.
+    fn doorbell_dword(&self) -> u32 {
+        (self.doorbell.saturating_sub(self.mec.doorbell_bar()) / 4) as u32
+    }
+
+    /// Memory the firmware can write at `address` (the CP model's DMA
+    /// windows).
+    fn device_visible(&self, address: u64, len: u64) -> bool {
+        self.mec.cp().dma_mut().covers(address, len)
+    }
+
+    /// A GC register as the MEC model holds it.
+    fn gc_reg(&self, r: mes_regs::GcReg) -> u32 {
+        use barebell::bus::RegisterBus;
+        r.byte_offset(&self.mec.bases().0)
+            .map_or(0, |at| self.mec.read32(at))
+    }
+
+    /// v12: before MES takes queues, `mes_v12_0_hw_init()` has pointed
+    /// `CP_MES_DOORBELL_CONTROL1..5` at the aggregated doorbells SET_HW_RSRC
+    /// named, each enabled (`mes_v12_0_init_aggregated_doorbell()`): the
+    /// doorbells MES watches for oversubscribed queues.
+    fn aggregated_doorbells_programmed(&self) -> Result<(), Refusal> {
+        if self.api != MesApiVersion::V12 {
+            return Ok(());
+        }
+        let agg = self.state.lock().aggregated_doorbells;
+        for (r, d) in mes_regs::CP_MES_DOORBELL_CONTROL.iter().zip(agg) {
+            let v = self.gc_reg(*r);
+            if !mes_regs::MES_DB_EN.is_set(v) || mes_regs::MES_DB_OFFSET.get(v) != d {
+                return Err(Refusal::DoorbellRegisters {
+                    what: "CP_MES_DOORBELL_CONTROL1..5 do not enable the aggregated doorbells",
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// ADD_QUEUE's process/gang context: a page MES owns
+    /// (`AMDGPU_MES_PROC_CTX_SIZE`, `AMDGPU_MES_GANG_CTX_SIZE`), page
+    /// aligned, device-visible.
+    fn context(&self, what: &'static str, address: u64) -> Result<(), Refusal> {
+        if address == 0 || address % 0x1000 != 0 || !self.device_visible(address, 0x1000) {
+            return Err(Refusal::BadContext { what, address });
+        }
         Ok(())
     }
 
@@ -568,6 +799,55 @@ impl MesModel {
         if f.is_aql && !hqd.aql() {
             return Err(Refusal::NotAql);
         }
+        // `is_aql_queue` tells MES that `gds_size` is the ring size
+        // (`mes_v11_0_add_hw_queue()`); an AQL MQD without it would get
+        // GDS from the ring size. Only compute queues are modelled.
+        if hqd.aql() && !f.is_aql {
+            return Err(Refusal::BadAddQueue {
+                what: "an AQL MQD without is_aql_queue",
+            });
+        }
+        if f.queue_type != queue_type::COMPUTE {
+            return Err(Refusal::BadAddQueue {
+                what: "queue_type is not COMPUTE",
+            });
+        }
+        if !f.is_kfd_process {
+            return Err(Refusal::BadAddQueue {
+                what: "a user AQL queue without is_kfd_process",
+            });
+        }
+        // `page_table_base_addr` is a PDE: `amdgpu_gmc_pd_addr()` ORs
+        // `AMDGPU_PTE_VALID` into the root's address.
+        if f.ptb & mes_regs::PTE_VALID == 0 {
+            return Err(Refusal::PageTableNotValid { ptb: f.ptb });
+        }
+        // `vm_context_cntl` is what MES programs into the VMID it picks:
+        // the hub's own context control (`mes_v11_0_add_hw_queue()`:
+        // `hub->vm_cntx_cntl`).
+        let hub = match &self.part {
+            Some(p) => Some((p.context_cntl)()),
+            None => None,
+        };
+        let cntl_ok = match hub {
+            Some(h) => f.vm_context_cntl == h,
+            None => mes_regs::CONTEXT_CNTL_ENABLE.is_set(f.vm_context_cntl),
+        };
+        if !cntl_ok {
+            return Err(Refusal::VmContextCntl {
+                frame: f.vm_context_cntl,
+                hub: hub.unwrap_or(0),
+            });
+        }
+        self.context("process context", f.process_context)?;
+        self.context("gang context", f.gang_context)?;
+        if f.process_context == f.gang_context {
+            return Err(Refusal::BadContext {
+                what: "gang context (the same page as the process context)",
+                address: f.gang_context,
+            });
+        }
+        self.aggregated_doorbells_programmed()?;
         let ring_bytes = hqd.ring_bytes();
         let frame_dwords = u64::from(f.gds_size);
         if ring_bytes / 4 != frame_dwords {
@@ -601,7 +881,7 @@ impl MesModel {
         if hqd.eop() == 0 || hqd.dword(crate::decode::mqd::dw::EOP_CONTROL) == 0 {
             return Err(Refusal::NoEop);
         }
-        let ptb = f.ptb;
+        let ptb = f.ptb & mes_regs::PDE_ADDRESS;
         self.mapped(ptb, "ring", hqd.ring(), ring_bytes, Access::Read)?;
         self.mapped(ptb, "rptr", hqd.rptr_report(), 8, Access::Write)?;
         self.mapped(ptb, "wptr", f.wptr, 8, Access::Read)?;
@@ -611,7 +891,9 @@ impl MesModel {
         self.mec
             .map_window(slot, &hqd.with_doorbell_enabled().0)
             .map_err(Refusal::Mec)?;
-        self.state.lock().queues.insert(dword, slot);
+        let mut s = self.state.lock();
+        s.queues.insert(dword, slot);
+        s.gangs.entry(f.gang_context).or_default().insert(dword);
         Ok(())
     }
 
@@ -703,15 +985,53 @@ impl MesModel {
         None
     }
 
-    fn remove_queue(&self, dword: u32) -> Result<(), Refusal> {
-        if self.state.lock().queues.remove(&dword).is_none() {
+    /// REMOVE_QUEUE: the doorbell names the queue; a queue of a gang is
+    /// removed from the gang the frame names (`mes_v11_0_remove_hw_queue()`
+    /// sends both), which must be its own.
+    fn remove_queue(&self, dword: u32, gang: u64) -> Result<(), Refusal> {
+        let mut s = self.state.lock();
+        if !s.queues.contains_key(&dword) {
             return Err(Refusal::UnknownQueue { doorbell: dword });
         }
+        let own = s
+            .gangs
+            .iter()
+            .find(|(_, q)| q.contains(&dword))
+            .map(|(g, _)| *g);
+        if let Some(g) = own {
+            if g != gang {
+                return Err(Refusal::BadContext {
+                    what: "gang context (not the queue's gang)",
+                    address: gang,
+                });
+            }
+            if let Some(q) = s.gangs.get_mut(&g) {
+                q.remove(&dword);
+                if q.is_empty() {
+                    s.gangs.remove(&g);
+                }
+            }
+        }
+        s.queues.remove(&dword);
+        drop(s);
         self.mec.unmap_doorbell(dword);
         Ok(())
     }
 
-    fn suspend(&self, addr: u64, value: u32) -> Result<(), Refusal> {
+    /// SUSPEND: the model takes `suspend_all_gangs` only (per-gang
+    /// suspension is not modelled), and the fence the driver waits on
+    /// must be given (`mes_v11_0_suspend_gang()` always passes one).
+    fn suspend(&self, flags: u32, addr: u64, value: u32) -> Result<(), Refusal> {
+        if !mes_api::ALL_GANGS.is_set(flags) {
+            return Err(Refusal::BadSuspend {
+                what: "not suspend_all_gangs",
+            });
+        }
+        if addr == 0 || !self.device_visible(addr, 8) {
+            return Err(Refusal::BadSuspend {
+                what: "no device-visible suspend fence",
+            });
+        }
         self.state.lock().suspended = true;
         self.mec.cp().faults.stop_consuming = true;
         if addr != 0 {

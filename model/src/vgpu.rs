@@ -263,6 +263,7 @@ pub struct VirtualGpu {
     psp: Arc<PspModel>,
     mec: Arc<Mec>,
     api: MesApiVersion,
+    mes_info: MesInfo,
     firmwares: Mutex<Firmwares>,
     doorbells: Box<DoorbellPage>,
     chunk_bus: Vec<u64>,
@@ -277,6 +278,51 @@ impl core::fmt::Debug for VirtualGpu {
             .field("name", &self.name)
             .field("memory", &self.memory)
             .finish_non_exhaustive()
+    }
+}
+
+/// What the MES model checks SET_HW_RSRC and ADD_QUEUE against, from the
+/// part's own description (not from what the runtime discovered).
+#[derive(Debug, Clone, Copy)]
+struct MesInfo {
+    gc: [u32; 5],
+    mmhub: [u32; 5],
+    osssys: [u32; 5],
+    sdma: usize,
+    /// `GCVM_CONTEXT1_CNTL` in the BAR.
+    ctx1_cntl: usize,
+}
+
+impl MesInfo {
+    fn of(desc: &discovery::PartDesc, ctx1_cntl: usize) -> Self {
+        let ips = || desc.dies.iter().flat_map(|d| d.iter());
+        let five = |id: u16| {
+            let mut o = [0u32; 5];
+            if let Some(ip) = ips().find(|ip| ip.hw_id == id && ip.instance == 0) {
+                for (d, b) in o.iter_mut().zip(ip.bases) {
+                    *d = *b as u32;
+                }
+            }
+            o
+        };
+        MesInfo {
+            gc: five(discovery::GC_HWID),
+            mmhub: five(discovery::MMHUB_HWID),
+            osssys: five(discovery::OSSSYS_HWID),
+            sdma: ips().filter(|ip| ip.hw_id == discovery::SDMA0_HWID).count(),
+            ctx1_cntl,
+        }
+    }
+
+    fn part(&self, hub: Arc<HubModel>) -> crate::mes::MesPart {
+        let at = self.ctx1_cntl;
+        crate::mes::MesPart {
+            gc_base: self.gc,
+            mmhub_base: self.mmhub,
+            osssys_base: self.osssys,
+            sdma_instances: self.sdma,
+            context_cntl: Box::new(move || hub.read32(at)),
+        }
     }
 }
 
@@ -464,6 +510,14 @@ impl VirtualGpu {
             Generation::Gfx11 => MesApiVersion::V11,
             Generation::Gfx12 => MesApiVersion::V12,
         };
+        let ctx1_cntl = gc_all
+            .iter()
+            .find(|r| r.name == "GCVM_CONTEXT1_CNTL")
+            .and_then(|r| r.byte_offset(&gc.bases))
+            .ok_or(ModelError::Register {
+                name: "GCVM_CONTEXT1_CNTL",
+            })?;
+        let mes_info = MesInfo::of(&part.firmware.desc, ctx1_cntl);
         Ok(VirtualGpu {
             name: format!("model {}", part.name),
             part,
@@ -476,6 +530,7 @@ impl VirtualGpu {
             psp,
             mec,
             api,
+            mes_info,
             firmwares: Mutex::new(Firmwares::default()),
             doorbells,
             chunk_bus,
@@ -716,11 +771,14 @@ unsafe impl Platform for VirtualGpu {
             };
         }
         if f.sched.is_none() {
-            f.sched = MesModel::from_mec(self.mec.clone(), self.api)
-                .map(|m| m.with_translator(self.translator()));
+            f.sched = MesModel::from_mec(self.mec.clone(), self.api).map(|m| {
+                m.with_translator(self.translator())
+                    .with_part(self.mes_info.part(self.gfxhub.clone()))
+            });
         }
         if f.pipe1.is_none() && self.api == MesApiVersion::V12 {
-            f.pipe1 = MesModel::from_mec_pipe(self.mec.clone(), 1, self.api);
+            f.pipe1 = MesModel::from_mec_pipe(self.mec.clone(), 1, self.api)
+                .map(|m| m.with_part(self.mes_info.part(self.gfxhub.clone())));
         }
         if let Some(k) = &f.kiq {
             k.service();

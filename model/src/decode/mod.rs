@@ -12,9 +12,9 @@
 //! headers independently of the runtime's tables.
 
 pub mod mes_api;
+pub mod mes_regs;
 pub mod mqd;
 pub mod pm4;
-
 
 /// A bit field of a 32-bit word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
