@@ -194,9 +194,17 @@ pub fn run<'p>(
     } = rings;
     let (mut mapper, vmid): (Box<dyn QueueMapper + 'p>, u8) = match mode {
         Mapping::Mes => {
+            // Linux keeps the context control it programmed
+            // (`hub->vm_cntx_cntl`); barebell reads it back.
+            let vm_context_cntl = gpu
+                .bus
+                .block(gpu.ips.gc.bases)
+                .read(mem.gfxhub.ctx1_cntl)
+                .at(s)?;
             let process = Process {
                 pasid: PASID,
                 page_table_base: mem.process.root(),
+                vm_context_cntl,
                 va_start: 0,
                 va_end: (1 << 47) - 1,
                 context: area.put(ProcessContext::new()).at(s)?,

@@ -27,7 +27,8 @@ use barebell::gfx::kiq::hqd::bring_up_on_mes;
 use barebell::gfx::kiq::{Kiq, KiqMemory, KiqRing};
 use barebell::gfx::mapper::HqdRegs;
 use barebell::gfx::mes::rings::{
-    MesRingParts, load_pipe_ring, map_legacy_scheduler_ring, map_scheduler_ring,
+    MesRingParts, enable_unmapped_doorbell_handling, init_aggregated_doorbell, load_pipe_ring,
+    map_legacy_scheduler_ring, map_scheduler_ring,
 };
 use barebell::gfx::mes::start::MesVersions;
 use barebell::gfx::mes::{HwBases, Mes, MesMemory, MesRing, V11, V12};
@@ -198,6 +199,12 @@ pub fn run<'p>(
         gc: bases5(gc),
         mmhub: bases5(gpu.ips.mmhub.bases),
         osssys: bases5(gpu.ips.osssys.bases),
+        sdma_engines: gpu
+            .ips
+            .all
+            .iter()
+            .filter(|i| i.hw_id == barebell::discovery::hw_id::SDMA0)
+            .count() as u8,
     };
     Doorbells::linux_default()
         .program(&gpu.bus, &HqdRegs::for_generation(generation), &gc)
@@ -242,6 +249,9 @@ pub fn run<'p>(
             pipe1.set_versions(versions);
             pipe1.set_hw_resources(&hw).at(s)?;
             pipe1.set_hw_resources_1().at(s)?;
+            // mes_v12_0_hw_init(): unmapped-doorbell handling first, then
+            // the scheduler pipe's ring and SET_HW_RSRC.
+            enable_unmapped_doorbell_handling(&gpu.bus, &gc).at(s)?;
             let p0 = parts(area, doorbell_index::MES_RING0)?;
             map_legacy_scheduler_ring(&mut pipe1, p0).at(s)?;
             let ring0 = MesRing {
@@ -253,6 +263,8 @@ pub fn run<'p>(
             mes.set_versions(versions);
             mes.set_hw_resources(&hw).at(s)?;
             mes.set_hw_resources_1().at(s)?;
+            init_aggregated_doorbell(&gpu.bus, &gc).at(s)?;
+            mes.query_status().at(s)?;
             sink.step(
                 s,
                 format_args!(

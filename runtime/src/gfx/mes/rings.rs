@@ -138,12 +138,111 @@ pub fn mes_pipe_ring_hqd(
 /// scheduler ring in a `map_legacy_kq` ADD_QUEUE.
 pub const MES_QUEUE_TYPE_SCHQ: u32 = 3;
 
-/// The SCHQ queue type, against the v12 API header.
-pub const FACTS: &[barebell_facts::Fact] = &[barebell_facts::Fact::constant(
-    "mes_v12_api_def.h",
-    "MES_QUEUE_TYPE_SCHQ",
-    MES_QUEUE_TYPE_SCHQ as u64,
-)];
+/// `CP_UNMAPPED_DOORBELL` fields (gfx12).
+pub const UNMAPPED_DOORBELL_ENABLE: u32 = 1 << 0;
+pub const UNMAPPED_DOORBELL_PROC_LSB_SHIFT: u32 = 8;
+pub const UNMAPPED_DOORBELL_PROC_LSB_MASK: u32 = 0x1F << UNMAPPED_DOORBELL_PROC_LSB_SHIFT;
+/// `CP_MES_DOORBELL_CONTROL1..5` fields (gfx12).
+pub const MES_DOORBELL_OFFSET_SHIFT: u32 = 2;
+pub const MES_DOORBELL_OFFSET_MASK: u32 = 0x0FFF_FFFC;
+pub const MES_DOORBELL_EN: u32 = 1 << 30;
+pub const MES_DOORBELL_HIT: u32 = 1 << 31;
+/// `CP_HQD_GFX_CONTROL.DB_UPDATED_MSG_EN`.
+pub const HQD_GFX_DB_UPDATED_MSG_EN: u32 = 1 << 15;
+
+/// The SCHQ queue type, against the v12 API header; the gfx12 doorbell
+/// register fields against `gc_12_0_0_sh_mask.h`.
+pub const FACTS: &[barebell_facts::Fact] = &[
+    barebell_facts::Fact::constant(
+        "mes_v12_api_def.h",
+        "MES_QUEUE_TYPE_SCHQ",
+        MES_QUEUE_TYPE_SCHQ as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "gc_12_0_0_sh_mask.h",
+        "CP_UNMAPPED_DOORBELL__ENABLE_MASK",
+        UNMAPPED_DOORBELL_ENABLE as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "gc_12_0_0_sh_mask.h",
+        "CP_UNMAPPED_DOORBELL__PROC_LSB_MASK",
+        UNMAPPED_DOORBELL_PROC_LSB_MASK as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "gc_12_0_0_sh_mask.h",
+        "CP_MES_DOORBELL_CONTROL1__DOORBELL_OFFSET_MASK",
+        MES_DOORBELL_OFFSET_MASK as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "gc_12_0_0_sh_mask.h",
+        "CP_MES_DOORBELL_CONTROL1__DOORBELL_OFFSET__SHIFT",
+        MES_DOORBELL_OFFSET_SHIFT as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "gc_12_0_0_sh_mask.h",
+        "CP_MES_DOORBELL_CONTROL1__DOORBELL_EN_MASK",
+        MES_DOORBELL_EN as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "gc_12_0_0_sh_mask.h",
+        "CP_MES_DOORBELL_CONTROL1__DOORBELL_HIT_MASK",
+        MES_DOORBELL_HIT as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "gc_12_0_0_sh_mask.h",
+        "CP_HQD_GFX_CONTROL__DB_UPDATED_MSG_EN_MASK",
+        HQD_GFX_DB_UPDATED_MSG_EN as u64,
+    ),
+];
+
+/// gfx12: lets MES handle doorbells of queues it has not mapped
+/// (`mes_v12_0_enable_unmapped_doorbell_handling()`, called by
+/// `mes_v12_0_hw_init()` before the scheduler pipe's ring and
+/// SET_HW_RSRC): `PROC_LSB` 0xd (two doorbell pages per process), then
+/// `ENABLE`.
+pub fn enable_unmapped_doorbell_handling<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: &IpBases,
+) -> Result<(), MapError> {
+    use crate::regs::gc_12_0_0 as gc;
+    let b = Block::new(bus, *bases);
+    let v = b.read(gc::CP_UNMAPPED_DOORBELL)? & !UNMAPPED_DOORBELL_PROC_LSB_MASK
+        | 0xd << UNMAPPED_DOORBELL_PROC_LSB_SHIFT
+        | UNMAPPED_DOORBELL_ENABLE;
+    b.write(gc::CP_UNMAPPED_DOORBELL, v)?;
+    Ok(())
+}
+
+/// gfx12: points `CP_MES_DOORBELL_CONTROL1..5` at the aggregated
+/// doorbells SET_HW_RSRC named ([`crate::gfx::mes::aggregated_doorbells`],
+/// low to realtime), each enabled, and sets `CP_HQD_GFX_CONTROL`'s
+/// `DB_UPDATED_MSG_EN` (`mes_v12_0_init_aggregated_doorbell()`, after the
+/// scheduler pipe's SET_HW_RSRC).
+pub fn init_aggregated_doorbell<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: &IpBases,
+) -> Result<(), MapError> {
+    use crate::regs::gc_12_0_0 as gc;
+    let b = Block::new(bus, *bases);
+    let regs = [
+        gc::CP_MES_DOORBELL_CONTROL1,
+        gc::CP_MES_DOORBELL_CONTROL2,
+        gc::CP_MES_DOORBELL_CONTROL3,
+        gc::CP_MES_DOORBELL_CONTROL4,
+        gc::CP_MES_DOORBELL_CONTROL5,
+    ];
+    for (r, d) in regs
+        .into_iter()
+        .zip(crate::gfx::mes::aggregated_doorbells())
+    {
+        let v = b.read(r)? & !(MES_DOORBELL_OFFSET_MASK | MES_DOORBELL_EN | MES_DOORBELL_HIT)
+            | (d << MES_DOORBELL_OFFSET_SHIFT) & MES_DOORBELL_OFFSET_MASK
+            | MES_DOORBELL_EN;
+        b.write(r, v)?;
+    }
+    b.write(gc::CP_HQD_GFX_CONTROL, HQD_GFX_DB_UPDATED_MSG_EN)?;
+    Ok(())
+}
 
 /// Maps the MES scheduler ring through the KIQ (v11,
 /// `mes_v11_0_kiq_enable_queue()`): MQD into `mqd`, then MAP_QUEUES with
