@@ -174,8 +174,8 @@ impl ModelGpu {
 
     /// KIQ ring memory plus a leaked, device-mapped MQD page and EOP
     /// buffer for bringing the KIQ up by register programming
-    /// ([`barebell::gfx::kiq::hqd::bring_up`]); the KIQ model is then
-    /// [`KiqModel::from_mec`].
+    /// (`barebell::gfx::kiq::hqd::bring_up_on_mes`); the KIQ model is then
+    /// [`KiqModel::from_mes_pipe`].
     pub fn kiq_parts<const RING: usize>(
         &self,
     ) -> (

@@ -647,10 +647,13 @@ impl MesModel {
                 }
             }
         }
-        if f.sch_ctx == 0 || f.sch_ctx % 8 != 0 || !self.device_visible(f.sch_ctx, 8) {
+        if f.sch_ctx == 0 || !f.sch_ctx.is_multiple_of(8) || !self.device_visible(f.sch_ctx, 8) {
             return bad("g_sch_ctx_gpu_mc_ptr is not device-visible, aligned memory");
         }
-        if f.query_fence == 0 || f.query_fence % 8 != 0 || !self.device_visible(f.query_fence, 8) {
+        if f.query_fence == 0
+            || !f.query_fence.is_multiple_of(8)
+            || !self.device_visible(f.query_fence, 8)
+        {
             return bad("query_status_fence_gpu_mc_ptr is not device-visible, aligned memory");
         }
         if let Some(p) = &self.part
@@ -722,7 +725,8 @@ impl MesModel {
     /// (`AMDGPU_MES_PROC_CTX_SIZE`, `AMDGPU_MES_GANG_CTX_SIZE`), page
     /// aligned, device-visible.
     fn context(&self, what: &'static str, address: u64) -> Result<(), Refusal> {
-        if address == 0 || address % 0x1000 != 0 || !self.device_visible(address, 0x1000) {
+        if address == 0 || !address.is_multiple_of(0x1000) || !self.device_visible(address, 0x1000)
+        {
             return Err(Refusal::BadContext { what, address });
         }
         Ok(())
@@ -825,10 +829,7 @@ impl MesModel {
         // `vm_context_cntl` is what MES programs into the VMID it picks:
         // the hub's own context control (`mes_v11_0_add_hw_queue()`:
         // `hub->vm_cntx_cntl`).
-        let hub = match &self.part {
-            Some(p) => Some((p.context_cntl)()),
-            None => None,
-        };
+        let hub = self.part.as_ref().map(|p| (p.context_cntl)());
         let cntl_ok = match hub {
             Some(h) => f.vm_context_cntl == h,
             None => mes_regs::CONTEXT_CNTL_ENABLE.is_set(f.vm_context_cntl),

@@ -17,11 +17,9 @@ impl GcReg {
     /// Byte offset in the register BAR for the discovered GC `bases`.
     pub fn byte_offset(self, bases: &[u32; 8]) -> Option<usize> {
         let base = *bases.get(self.segment)?;
-        Some(
-            (base as usize)
-                .checked_add(self.offset as usize)?
-                .checked_mul(4)?,
-        )
+        (base as usize)
+            .checked_add(self.offset as usize)?
+            .checked_mul(4)
     }
 }
 

@@ -197,45 +197,53 @@ fn a_map_the_mec_refuses_halts_the_kiq() {
     );
 }
 
-/// The whole KIQ path with nothing handed to the model: the KIQ comes up
-/// by register programming (RLC_CP_SCHEDULERS names its slot, its PM4 MQD
-/// goes through the HQD window), the KIQ model takes its ring from those
-/// registers, and MAP_QUEUES on it runs a user queue.
+/// The whole KIQ path with nothing handed to the model, in the topology
+/// Linux 6.12 runs on GC 11: MES starts with both pipes, the KIQ ring is
+/// loaded on MES pipe 1 by register programming (`mes_v11_0_kiq_setting()`
+/// names it in RLC_CP_SCHEDULERS, `mes_v11_0_queue_init_register()` loads
+/// it), the KIQ model takes its ring from those registers, and MAP_QUEUES
+/// on it runs a user queue.
 fn kiq_from_registers(generation: Generation) {
-    use barebell::gfx::kiq::hqd::{KiqSlot, bring_up};
+    use barebell::gfx::kiq::hqd::bring_up_on_mes;
+    use barebell::gfx::mes::start::{MesStart, start};
     let gpu = ModelGpu::new(generation, Seed(40)).unwrap();
     Doorbells::linux_default()
         .program(gpu.mec, &HqdRegs::for_generation(generation), &GC_BASES)
         .unwrap();
+    gpu.mec.set_mes_versions([0x51, 0x52]);
+    start(
+        gpu.mec,
+        &TickingClock::new(10_000),
+        &GC_BASES,
+        generation,
+        &MesStart {
+            uc_start: [0x1_0000_0000, 0x1_0010_0000],
+            kiq_pipe: true,
+        },
+    )
+    .unwrap();
     let (mem, mqd, eop) = gpu.kiq_parts::<RING>();
-    let slot = KiqSlot {
-        pipe: 1,
-        queue: 0,
-        doorbell: doorbell_index::KIQ,
-    };
-    bring_up(gpu.mec, &GC_BASES, generation, slot, mem, mqd, eop).unwrap();
-    assert!(gpu.mec.events().contains(&MecEvent::KiqActivated {
-        me: 1,
-        pipe: 1,
-        queue: 0
-    }));
-    let k = gpu.mec.kiq_hqd().unwrap();
-    assert_eq!(
-        (k.ring, k.ring_dwords, k.doorbell_dword),
-        (mem.ring_address(), RING as u64, 0)
-    );
-    let model: &'static KiqModel =
-        Box::leak(Box::new(KiqModel::from_mec(gpu.mec_arc.clone()).unwrap()));
+    bring_up_on_mes(
+        gpu.mec,
+        &GC_BASES,
+        generation,
+        mem,
+        mqd,
+        eop,
+        doorbell_index::MES_RING1,
+    )
+    .unwrap();
+    let model: &'static KiqModel = Box::leak(Box::new(
+        KiqModel::from_mes_pipe(gpu.mec_arc.clone()).unwrap(),
+    ));
     let pause: Box<dyn FnMut()> = Box::new(move || {
         model.service();
     });
     let ring = KiqRing {
         memory: mem,
-        doorbell: gpu.doorbell(doorbell_index::KIQ).unwrap(),
+        doorbell: gpu.doorbell(doorbell_index::MES_RING1).unwrap(),
     };
     let mut kiq: Mapper = Kiq::new(ring, clock(), pause, generation, Doorbells::linux_default());
-    // Keep user queues off the KIQ's own slot.
-    kiq.set_allowed_slots([0xFF, 0xFE, 0xFF, 0xFF]);
     kiq.set_resources(0xFFFF_FFFF).unwrap();
     let ran = Arc::new(Mutex::new(0usize));
     let r2 = ran.clone();
@@ -265,13 +273,8 @@ fn kiq_from_registers(generation: Generation) {
 }
 
 #[test]
-fn kiq_brought_up_by_registers_runs_a_queue_on_gfx11() {
+fn kiq_on_mes_pipe_1_brought_up_by_registers_runs_a_queue_on_gfx11() {
     kiq_from_registers(Generation::Gfx11);
-}
-
-#[test]
-fn kiq_brought_up_by_registers_runs_a_queue_on_gfx12() {
-    kiq_from_registers(Generation::Gfx12);
 }
 
 /// `amdgpu_gfx_enable_kcq()` sends SET_RESOURCES before any MAP_QUEUES;

@@ -11,8 +11,8 @@
 //! a packet it cannot execute stalls the ring, which shows up as a typed
 //! timeout naming the packet.
 //!
-//! The KIQ's own HQD is brought up by [`crate::gfx::kiq::hqd::bring_up`];
-//! [`Kiq::new`] takes that running ring.
+//! The KIQ's own HQD is brought up on MES pipe 1 by
+//! [`crate::gfx::kiq::hqd::bring_up_on_mes`]; [`Kiq::new`] takes that running ring.
 
 pub mod hqd;
 
