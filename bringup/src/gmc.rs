@@ -244,7 +244,7 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
     let process_at = vram.alloc(PROCESS_TABLES as u64 * 4096, PAGE_ALIGN).at(s)?;
     // PDEs and the root hold VRAM physical addresses (Linux converts them
     // with `amdgpu_gmc_vram_mc2pa()`): offset + FB_OFFSET, FB_OFFSET = 0.
-    let mut gart = TableArena::new(
+    let gart = TableArena::new(
         vram_tables(p, &tables_at)?,
         tables_at.offset,
         ips.generation,
@@ -283,6 +283,19 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
     let area_at = unsafe { dma.host.add(DMA_CHUNK) };
     let area_len = dma.len - DMA_CHUNK;
     let (ring_va, ring_end) = ring_range(area_at.as_ptr() as u64, area_len as u64, &mc)?;
+    // VMID0 covers both the GART and the ring area; the hub walks `VA -
+    // PAGE_TABLE_START_ADDR`, so its tables are indexed from that start
+    // (`amdgpu_gart_map()` indexes the GART by the offset into the
+    // aperture; tinygrad's AM by `vaddr - va_base`). The process tables
+    // are a user context's: start 0 (`*_setup_vmid_config()`).
+    let (vmid0_start, vmid0_end) = (mc.gart_start.min(ring_va), mc.gart_end.max(ring_end));
+    if vmid0_end - vmid0_start >= 1 << 48 {
+        return Err(layout_err(LayoutError::Vmid0TooWide {
+            start: vmid0_start,
+            end: vmid0_end,
+        }));
+    }
+    let mut gart = gart.with_va_base(vmid0_start);
     // The ring area at VA = host address, chunk by chunk (each chunk is
     // contiguous on the bus, the chunks need not be), in VMID0 and in the
     // process tables.
@@ -307,9 +320,8 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
 
     let cfg = HubConfig {
         pt_base: gart.root(),
-        // VMID0 covers both the GART and the ring area.
-        start: mc.gart_start.min(ring_va),
-        end: mc.gart_end.max(ring_end),
+        start: vmid0_start,
+        end: vmid0_end,
         fb_start: mc.fb_start,
         fb_end: mc.fb_end,
         // Empty (start > end): AGP stays off (`amdgpu_agp` defaults to off
