@@ -315,6 +315,8 @@ struct Leaf {
 #[derive(Debug)]
 pub struct Gmc<'d> {
     dma: &'d Dma,
+    /// The physical address `dma`'s address 0 stands for.
+    vram_base: u64,
     ctx: Context,
     fault: Option<VmFault>,
     /// Cached translations by 4 KiB page, as the L1/L2 TLBs hold them:
@@ -338,6 +340,7 @@ impl<'d> Gmc<'d> {
     pub fn with_context(dma: &'d Dma, ctx: Context) -> Self {
         Gmc {
             dma,
+            vram_base: 0,
             ctx,
             fault: None,
             tlb: BTreeMap::new(),
@@ -345,6 +348,16 @@ impl<'d> Gmc<'d> {
             seen_generation: 0,
             vmid: 0,
         }
+    }
+
+    /// Tables live at physical address `base + a` for `dma` address `a`:
+    /// `dma` is VRAM by offset and `base` the hub's `*MC_VM_FB_OFFSET`,
+    /// the physical address of VRAM offset 0 (Linux's
+    /// `vm_manager.vram_base_offset`, which `amdgpu_gmc_vram_mc2pa()` adds
+    /// to every PDE and to the context base).
+    pub fn with_vram_base(mut self, base: u64) -> Self {
+        self.vram_base = base;
+        self
     }
 
     /// The context walked.
@@ -374,6 +387,7 @@ impl<'d> Gmc<'d> {
         let at = index
             .checked_mul(8)
             .and_then(|o| table.checked_add(o))
+            .and_then(|a| a.checked_sub(self.vram_base))
             .ok_or(FaultReason::BadTable { level })?;
         self.dma
             .u64(at, "page table entry")

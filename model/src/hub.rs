@@ -399,6 +399,18 @@ impl HubModel {
         }
     }
 
+    /// `*MC_VM_FB_OFFSET` as a byte address: the physical address of VRAM
+    /// offset 0, what every VRAM address in a PDE, a PTE or a context
+    /// base is relative to (`mmhub_v3_0_get_mc_fb_offset()` shifts the
+    /// register by 24). 0 if the hub's table lacks the register.
+    pub fn fb_offset(&self) -> u64 {
+        self.hub
+            .all
+            .iter()
+            .find(|r| r.name.ends_with("MC_VM_FB_OFFSET"))
+            .map_or(0, |r| u64::from(self.get(*r, 0)) << 24)
+    }
+
     /// A hub register as the device holds it (not counted as an access).
     pub fn device_reg(&self, r: Reg) -> u32 {
         self.get(r, 0)
@@ -587,8 +599,10 @@ impl HubModel {
     }
 
     /// Translates `va` through context `vmid` (0..=15) for client `cid`,
-    /// walking the tables in `dma` from the root, start, depth and block
-    /// size that context's registers hold. VMID0 also needs its system
+    /// walking the tables in `dma` (VRAM by offset; table addresses are
+    /// physical, [`HubModel::fb_offset`] apart) from the root, start,
+    /// depth and block size that context's registers hold. A VRAM page's
+    /// `pa` is physical too. VMID0 also needs its system
     /// aperture in order (its only user here is the MC, which decodes the
     /// aperture first).
     pub fn translate_vmid_as(
@@ -635,6 +649,7 @@ impl HubModel {
             return Err(HubRefusal::OutOfRange { va, start, end });
         }
         Gmc::with_context(dma, self.context(vmid))
+            .with_vram_base(self.fb_offset())
             .translate(va, access)
             .map_err(|f| {
                 self.latch(va, fault_status_vmid(Some(f.reason), access, cid, vmid));

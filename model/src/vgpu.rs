@@ -394,16 +394,31 @@ impl VirtualGpu {
         ));
         let mmhub_model = Arc::new(HubModel::for_hub(&clock, mmhub.bases, mmhub_regs));
         let gfxhub_model = Arc::new(HubModel::for_hub(&clock, gc.bases, gfxhub_regs));
-        // What the VBIOS leaves in the FB location.
-        let fb_reg = mmhub_regs
-            .all
-            .iter()
-            .find(|r| r.name == "MMMC_VM_FB_LOCATION_BASE")
-            .and_then(|r| r.byte_offset(&mmhub.bases))
-            .ok_or(ModelError::Register {
-                name: "MMMC_VM_FB_LOCATION_BASE",
-            })?;
-        mmhub_model.write32(fb_reg, (part.fb_start >> 24) as u32);
+        // What the VBIOS leaves in both hubs' FB location and offset: BASE
+        // and TOP in 16 MiB units, TOP the last 16 MiB (as
+        // `mmhub_v3_0_get_fb_location()` and tinygrad's
+        // `AM_GMC.init_sw()` read them), OFFSET the physical address of
+        // VRAM offset 0 in the same units.
+        let vram_bytes = u64::from(part.firmware.vram_mib) << 20;
+        let fb_top = (part.fb_start + vram_bytes - 1) >> 24;
+        for (hub, regs, prefix) in [
+            (&mmhub_model, mmhub_regs.all, "MMMC_VM_FB_"),
+            (&gfxhub_model, gfxhub_regs.all, "GCMC_VM_FB_"),
+        ] {
+            for (field, value) in [
+                ("LOCATION_BASE", part.fb_start >> 24),
+                ("LOCATION_TOP", fb_top),
+                ("OFFSET", part.fb_offset >> 24),
+            ] {
+                let r = regs
+                    .iter()
+                    .find(|r| r.name.strip_prefix(prefix) == Some(field))
+                    .ok_or(ModelError::Register {
+                        name: "*MC_VM_FB_LOCATION_BASE/TOP, *MC_VM_FB_OFFSET",
+                    })?;
+                hub.set_device_reg(*r, value as u32);
+            }
+        }
 
         let chunks = memory.dma_len / DMA_CHUNK;
         let chunk_bus: Vec<u64> = (0..chunks)
@@ -597,6 +612,7 @@ impl VirtualGpu {
             dma: (self.memory.dma.as_ptr() as u64, self.memory.dma_len as u64),
             chunk_bus: self.chunk_bus.clone(),
             gfx12: self.part.generation == Generation::Gfx12,
+            fb_offset: self.part.fb_offset,
         }
     }
 
@@ -670,6 +686,8 @@ struct Space {
     dma: (u64, u64),
     chunk_bus: Vec<u64>,
     gfx12: bool,
+    /// Physical address of VRAM offset 0 (`*MC_VM_FB_OFFSET`).
+    fb_offset: u64,
 }
 
 impl Space {
@@ -686,9 +704,15 @@ impl Space {
                 iommu.map_at(*bus, host as *mut u8, DMA_CHUNK as u64);
             }
         }
-        let t = Gmc::new(&vram, root & !0xFFF, self.gfx12).translate(va, access)?;
-        let space = if t.system { &iommu } else { &vram };
-        space.host_of(t.pa, 1).ok_or(VmFault {
+        let t = Gmc::new(&vram, root & !0xFFF, self.gfx12)
+            .with_vram_base(self.fb_offset)
+            .translate(va, access)?;
+        let (space, at) = if t.system {
+            (&iommu, Some(t.pa))
+        } else {
+            (&vram, t.pa.checked_sub(self.fb_offset))
+        };
+        at.and_then(|a| space.host_of(a, 1)).ok_or(VmFault {
             va,
             access,
             reason: crate::gmc::FaultReason::BadTable { level: 3 },

@@ -37,6 +37,7 @@ super::registers! {
     // GFXHUB init (`gfxhub_v3_0_gart_enable()`), used by `crate::gmc::hub`.
     GCMC_VM_FB_LOCATION_BASE = 0x1678, 0;
     GCMC_VM_FB_LOCATION_TOP = 0x1679, 0;
+    GCMC_VM_FB_OFFSET = 0x15a7, 0;
     GCMC_VM_AGP_TOP = 0x167a, 0;
     GCMC_VM_AGP_BOT = 0x167b, 0;
     GCMC_VM_AGP_BASE = 0x167c, 0;

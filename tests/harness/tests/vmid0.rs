@@ -19,6 +19,8 @@ use barebell_tests::{FirmwareDir, virtual_gpu};
 
 fn check(part: barebell_model::Part, gart_start: u64) {
     let name = part.name;
+    let fb_offset = part.fb_offset;
+    let vram_bytes = u64::from(part.firmware.vram_mib) << 20;
     let gpu = virtual_gpu(part, 1);
     let opts = Options {
         until: Step::Gmc,
@@ -55,6 +57,25 @@ fn check(part: barebell_model::Part, gart_start: u64) {
         "{name}"
     );
     assert!(mc.faults().is_empty(), "{name}: {:?}", mc.faults());
+    // The default page is a VRAM physical address
+    // (`amdgpu_gmc_vram_mc2pa()`): inside FB_OFFSET..FB_OFFSET + VRAM.
+    assert!(
+        (fb_offset..fb_offset + vram_bytes).contains(&v.default_page),
+        "{name}: default page {:#x}, FB_OFFSET {fb_offset:#x}",
+        v.default_page
+    );
+    // The process tables (a user context, start 0), rooted at the
+    // physical address the layout reports, map the ring area at VA =
+    // host address.
+    let host = gpu
+        .translate(layout.process_root, ring_va + 0x40, Access::Read)
+        .unwrap_or_else(|e| {
+            panic!(
+                "{name}: process tables at {:#x}: {e:?}",
+                layout.process_root
+            )
+        });
+    assert_eq!(host, ring_va + 0x40, "{name}");
 }
 
 #[test]
@@ -65,4 +86,22 @@ fn navi31_gart_high_is_walked_from_its_start() {
 #[test]
 fn navi48_gart_low_is_walked_from_its_start() {
     check(parts::navi48(), 0);
+}
+
+/// `*MC_VM_FB_OFFSET` is the physical address of VRAM offset 0; Linux
+/// reads it (`mmhub_v3_0_get_mc_fb_offset()`,
+/// `mmhub_v4_1_0_get_mc_fb_offset()`) into `vm_manager.vram_base_offset`
+/// and adds it to every VRAM address it puts in a PDE, the context base
+/// and the default page (`amdgpu_gmc_vram_mc2pa()`). A dGPU's VBIOS leaves
+/// 0 (the model parts' value); an offset the model chooses here shows the
+/// runtime reads the register instead of assuming 0.
+#[test]
+fn a_non_zero_fb_offset_is_added_to_every_vram_physical_address() {
+    for (part, gart_start) in [(parts::navi31(), 0x7FFF_0000_0000), (parts::navi48(), 0)] {
+        let part = barebell_model::Part {
+            fb_offset: 1 << 36,
+            ..part
+        };
+        check(part, gart_start);
+    }
 }
