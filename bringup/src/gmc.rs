@@ -3,8 +3,11 @@
 //!
 //! - The FB (VRAM) sits where the VBIOS put it: `MMMC_VM_FB_LOCATION_BASE`
 //!   (`mmhub_v3_0_get_fb_location()`, `mmhub_v4_1_0_get_fb_location()`);
-//!   `MMMC_VM_FB_OFFSET` is taken as 0 (dGPUs), so a VRAM offset is its
-//!   physical address.
+//!   `MMMC_VM_FB_OFFSET` is the physical address of VRAM offset 0
+//!   (`mmhub_v3_0_get_mc_fb_offset()` → `vm_manager.vram_base_offset`,
+//!   `gmc_v11_0_vram_gtt_location()`), added to every VRAM address a PDE,
+//!   a context base, the default page or the TMR's physical address holds
+//!   (`amdgpu_gmc_vram_mc2pa()`, `amdgpu_gmc_vram_pa()`).
 //! - The GART goes where `amdgpu_gmc_gart_location()` puts it (high on
 //!   gfx11, low on gfx12; [`barebell::gmc::layout`]).
 //! - VRAM is laid out bottom-up above a hole kept for the VBIOS
@@ -64,6 +67,8 @@ const FW_PRI_BYTES: usize = 1 << 20;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LayoutReport {
     pub mc: McLayout,
+    /// `MMMC_VM_FB_OFFSET` in bytes: the physical address of VRAM offset 0.
+    pub vram_base_offset: u64,
     /// VMID0's VA range (the GART, grown to cover the ring area).
     pub vmid0: (u64, u64),
     /// VMID0's root table, VRAM physical address.
@@ -92,6 +97,7 @@ pub struct Memory<'p> {
     pub(crate) bufs: Option<PspBuffers>,
     pub(crate) tmr: Tmr,
     mc: McLayout,
+    vram_base_offset: u64,
 }
 
 impl core::fmt::Debug for Memory<'_> {
@@ -106,6 +112,7 @@ impl<'p> Memory<'p> {
     pub fn report(&self) -> LayoutReport {
         LayoutReport {
             mc: self.mc,
+            vram_base_offset: self.vram_base_offset,
             vmid0: (self.cfg.start, self.cfg.end),
             vmid0_root: self.gart.root(),
             process_root: self.process.root(),
@@ -218,17 +225,31 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
             version: gc_v,
         })
         .at(s)?;
-    let (fb_reg, place) = match ips.generation {
-        Generation::Gfx11 => (mmhub_3_0_0::MMMC_VM_FB_LOCATION_BASE, GartPlacement::High),
-        Generation::Gfx12 => (mmhub_4_1_0::MMMC_VM_FB_LOCATION_BASE, GartPlacement::Low),
+    let (fb_reg, offset_reg, place) = match ips.generation {
+        Generation::Gfx11 => (
+            mmhub_3_0_0::MMMC_VM_FB_LOCATION_BASE,
+            mmhub_3_0_0::MMMC_VM_FB_OFFSET,
+            GartPlacement::High,
+        ),
+        Generation::Gfx12 => (
+            mmhub_4_1_0::MMMC_VM_FB_LOCATION_BASE,
+            mmhub_4_1_0::MMMC_VM_FB_OFFSET,
+            GartPlacement::Low,
+        ),
     };
-    let fb_base = bus.block(ips.mmhub.bases).read(fb_reg).at(s)?;
-    if fb_base == barebell::bus::ALL_ONES {
-        return Err(ErrorKind::DeviceGone {
-            register: fb_reg.name,
-        })
-        .at(s);
-    }
+    let read = |r: barebell::regs::Reg| -> Result<u32, BringupError> {
+        let v = bus.block(ips.mmhub.bases).read(r).at(s)?;
+        if v == barebell::bus::ALL_ONES {
+            return Err(ErrorKind::DeviceGone { register: r.name }).at(s);
+        }
+        Ok(v)
+    };
+    let fb_base = read(fb_reg)?;
+    // `mmhub_v3_0_get_mc_fb_offset()` / `mmhub_v4_1_0_get_mc_fb_offset()`:
+    // the whole register, shifted by 24.
+    let vram_base_offset = u64::from(read(offset_reg)?) << 24;
+    // `amdgpu_gmc_vram_mc2pa()` for a VRAM offset.
+    let pa = |offset: u64| offset + vram_base_offset;
     let mc = McLayout::new(place, fb_base, ips.vram_bytes).ok_or_else(|| {
         layout_err(LayoutError::McHole {
             vram_bytes: ips.vram_bytes,
@@ -243,15 +264,15 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
     let scratch = vram.alloc(4096, PAGE_ALIGN).at(s)?;
     let process_at = vram.alloc(PROCESS_TABLES as u64 * 4096, PAGE_ALIGN).at(s)?;
     // PDEs and the root hold VRAM physical addresses (Linux converts them
-    // with `amdgpu_gmc_vram_mc2pa()`): offset + FB_OFFSET, FB_OFFSET = 0.
+    // with `amdgpu_gmc_vram_mc2pa()` in `gmc_v11_0_get_vm_pde()`).
     let gart = TableArena::new(
         vram_tables(p, &tables_at)?,
-        tables_at.offset,
+        pa(tables_at.offset),
         ips.generation,
     );
     let mut process = TableArena::new(
         vram_tables(p, &process_at)?,
-        process_at.offset,
+        pa(process_at.offset),
         ips.generation,
     );
     // The TMR: VRAM, `PSP_TMR_ALIGNMENT` aligned.
@@ -259,7 +280,8 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
     let tmr = Tmr {
         mc_addr: tmr_at.mc,
         capacity: TMR_SIZE,
-        phys_addr: tmr_at.offset,
+        // `amdgpu_gmc_vram_pa()` (`psp_prep_tmr_cmd_buf()`).
+        phys_addr: pa(tmr_at.offset),
     };
 
     // GTT: the DMA region's first chunk, at its bus address through the
@@ -328,7 +350,7 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
         // for these parts' `amdgpu_gmc_agp_location()` callers).
         agp_start: u64::MAX >> 16,
         agp_end: 0,
-        default_page: scratch.offset,
+        default_page: pa(scratch.offset),
         // Set below, once the GTT buffers are placed.
         dummy_page: 0,
     };
@@ -346,6 +368,7 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
         bufs: None,
         tmr,
         mc,
+        vram_base_offset,
     };
     // The GTT buffers are bound before the hub is enabled; the VMID0
     // flush after `gart_enable` covers them.
@@ -372,9 +395,10 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
     sink.step(
         s,
         format_args!(
-            "FB at MC {:#x}..={:#x}; GART {:#x}..={:#x}; {} enabled, VMID0 {:#x}..={:#x} with tables at VRAM {:#x}; ring area at VA = host {:#x}, {:#x} bytes, also in the process tables at VRAM {:#x}; PSP buffers in GTT at bus {:#x}; TMR at VRAM {:#x}",
+            "FB at MC {:#x}..={:#x}, FB_OFFSET {:#x}; GART {:#x}..={:#x}; {} enabled, VMID0 {:#x}..={:#x} with tables at VRAM {:#x}; ring area at VA = host {:#x}, {:#x} bytes, also in the process tables at VRAM {:#x}; PSP buffers in GTT at bus {:#x}; TMR at VRAM {:#x}",
             mc.fb_start,
             mc.fb_end,
+            vram_base_offset,
             mc.gart_start,
             mc.gart_end,
             mmhub.name,
