@@ -68,38 +68,38 @@ use barebell::ip::hw_id;
 use barebell::regs::{IpBases, Reg};
 use spin::Mutex;
 
-const ENABLE_L1_TLB: u32 = 0x1;
-const ENABLE_L2_CACHE: u32 = 0x1;
-const ENABLE_CONTEXT: u32 = 0x1;
-const DEPTH_MASK: u32 = 0x6;
-const DEPTH_SHIFT: u32 = 1;
+pub(crate) const ENABLE_L1_TLB: u32 = 0x1;
+pub(crate) const ENABLE_L2_CACHE: u32 = 0x1;
+pub(crate) const ENABLE_CONTEXT: u32 = 0x1;
+pub(crate) const DEPTH_MASK: u32 = 0x6;
+pub(crate) const DEPTH_SHIFT: u32 = 1;
 /// `PAGE_TABLE_BLOCK_SIZE`: 0x78 on GC 11 / MMHUB 3.0, 0xF0 on GC 12 /
 /// MMHUB 4.1.
-const BLOCK_SIZE_GFX11: (u32, u32) = (0x78, 3);
-const BLOCK_SIZE_GFX12: (u32, u32) = (0xF0, 4);
-const ADDR_MASK: u64 = 0x0000_FFFF_FFFF_F000;
+pub(crate) const BLOCK_SIZE_GFX11: (u32, u32) = (0x78, 3);
+pub(crate) const BLOCK_SIZE_GFX12: (u32, u32) = (0xF0, 4);
+pub(crate) const ADDR_MASK: u64 = 0x0000_FFFF_FFFF_F000;
 /// `*_L2_PROTECTION_FAULT_STATUS(_LO32)` fields; the same positions in all
 /// four headers.
-const MORE_FAULTS: u32 = 0x1;
-const WALKER_ERROR_SHIFT: u32 = 1;
-const PERMISSION_FAULTS_SHIFT: u32 = 4;
-const MAPPING_ERROR: u32 = 0x100;
-const CID_SHIFT: u32 = 9;
-const CID_MASK: u32 = 0x3_FE00;
-const RW: u32 = 0x4_0000;
+pub(crate) const MORE_FAULTS: u32 = 0x1;
+pub(crate) const WALKER_ERROR_SHIFT: u32 = 1;
+pub(crate) const PERMISSION_FAULTS_SHIFT: u32 = 4;
+pub(crate) const MAPPING_ERROR: u32 = 0x100;
+pub(crate) const CID_SHIFT: u32 = 9;
+pub(crate) const CID_MASK: u32 = 0x3_FE00;
+pub(crate) const RW: u32 = 0x4_0000;
 /// `VMID` (mask 0xF00000), the same in all four headers.
-const VMID_SHIFT: u32 = 20;
-const VMID_MASK: u32 = 0xF0_0000;
+pub(crate) const VMID_SHIFT: u32 = 20;
+pub(crate) const VMID_MASK: u32 = 0xF0_0000;
 /// `*_L2_PROTECTION_FAULT_CNTL__CLEAR_PROTECTION_FAULT_STATUS_ADDR`.
-const CLEAR_FAULT: u32 = 0x1;
+pub(crate) const CLEAR_FAULT: u32 = 0x1;
 /// `*_L2_PROTECTION_FAULT_ADDR_HI32__LOGICAL_PAGE_ADDR_HI4`.
-const ADDR_HI4: u64 = 0xF;
+pub(crate) const ADDR_HI4: u64 = 0xF;
 /// `*_INVALIDATE_ENG0_REQ__PER_VMID_INVALIDATE_REQ_MASK`; bits 31:27 are
 /// reserved (the last field, `INVALIDATE_4K_PAGES_ONLY`, is bit 26).
-const PER_VMID: u32 = 0xFFFF;
-const REQ_RESERVED_SHIFT: u32 = 27;
+pub(crate) const PER_VMID: u32 = 0xFFFF;
+pub(crate) const REQ_RESERVED_SHIFT: u32 = 27;
 /// `*_L2_BANK_SELECT_RESERVED_CID2__RESERVED_CACHE_PRIVATE_INVALIDATION_MASK`.
-const PRIVATE_INVALIDATION: u32 = 0x0200_0000;
+pub(crate) const PRIVATE_INVALIDATION: u32 = 0x0200_0000;
 /// ACK reads after a request before the ACK bits rise.
 pub const ACK_READS: u32 = 3;
 const ENGINES: usize = 18;

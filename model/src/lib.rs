@@ -42,7 +42,9 @@ impl Seed {
 }
 
 pub mod bar;
+pub mod conformance;
 pub mod cp;
+pub mod dcn;
 pub mod discovery;
 pub mod dma;
 pub mod error;

@@ -9,6 +9,7 @@
 //! `amdgpu_ucode.h` and `psp_get_fw_type()` (see
 //! [`crate::psp::rig::PartFirmware`]).
 
+use crate::dcn::Display;
 use crate::nbio::NbioIp;
 use crate::psp::rig::{self, PartFirmware};
 use barebell::ip::Generation;
@@ -32,6 +33,10 @@ pub struct Part {
     /// register matters for APUs, whose VRAM is carved out of system
     /// memory); tests set other values to show the runtime reads it.
     pub fb_offset: u64,
+    /// What the VBIOS left on screen ([`crate::dcn`]), `None` where the
+    /// model has no display (gfx12). A model value: it depends on the
+    /// board and monitor.
+    pub display: Option<Display>,
     /// Discovery table, VRAM size and firmware.
     pub firmware: PartFirmware,
     /// The MES blobs whose headers give each pipe's start address
@@ -51,6 +56,8 @@ pub fn navi31() -> Part {
         nbio: NbioIp::Nbio4_3_0,
         fb_start: rig::FB_START,
         fb_offset: 0,
+        // A UEFI GOP at 1080p (model value).
+        display: Some(Display::GOP_1080P),
         firmware: rig::navi31(),
         mes_files: ["gc_11_0_0_mes_2.bin", "gc_11_0_0_mes1.bin"],
     }
@@ -65,6 +72,7 @@ pub fn navi48() -> Part {
         nbio: NbioIp::Nbif6_3_1,
         fb_start: rig::FB_START,
         fb_offset: 0,
+        display: None,
         firmware: rig::navi48(),
         mes_files: ["gc_12_0_1_uni_mes.bin", "gc_12_0_1_uni_mes.bin"],
     }

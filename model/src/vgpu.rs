@@ -27,6 +27,7 @@
 
 use crate::bar::BarWindow;
 use crate::cp::CpModel;
+use crate::dcn::DcnModel;
 use crate::discovery::{self, VramWindow};
 use crate::dma::Dma;
 use crate::error::ModelError;
@@ -260,6 +261,7 @@ pub struct VirtualGpu {
     nbio: Arc<NbioModel>,
     mmhub: Arc<HubModel>,
     gfxhub: Arc<HubModel>,
+    dcn: Option<Arc<DcnModel>>,
     psp: Arc<PspModel>,
     mec: Arc<Mec>,
     api: MesApiVersion,
@@ -420,6 +422,27 @@ impl VirtualGpu {
             }
         }
 
+        // The display the VBIOS left, scanning out of VRAM 0, if the part
+        // has one and discovery lists its DMU.
+        let dcn = match (part.display, d.ip(crate::discovery::DMU_HWID, 0)) {
+            (Some(display), Some(dmu)) => {
+                // SAFETY: VRAM's backing belongs to `memory`, which the
+                // VirtualGpu owns and drops after every model; 4 KiB
+                // aligned; the host writing it is what the model watches.
+                let m = unsafe {
+                    DcnModel::new(
+                        &clock,
+                        dmu.bases,
+                        display,
+                        memory.vram.as_ptr(),
+                        memory.vram_len as u64,
+                    )
+                };
+                Some(Arc::new(m))
+            }
+            _ => None,
+        };
+
         let chunks = memory.dma_len / DMA_CHUNK;
         let chunk_bus: Vec<u64> = (0..chunks)
             .map(|i| DMA_BUS + (i * DMA_CHUNK) as u64)
@@ -504,6 +527,10 @@ impl VirtualGpu {
         let hole = MMIO_REG_HOLE_OFFSET as usize;
         nbio_set.extend((hole..hole + 4096).step_by(4));
         let psp_gc = offsets(&[gc_regs.rlc_bootload_status, gc_regs.cp_stat], &gc.bases);
+        let mut routes: Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync>)> = Vec::new();
+        if let Some(m) = &dcn {
+            routes.push((m.offsets().collect(), m.clone()));
+        }
         let router = Router {
             routes: alloc::vec![
                 (
@@ -519,6 +546,10 @@ impl VirtualGpu {
                 (offsets(mp0_all, &mp0.bases), psp.clone()),
             ],
             rest: mec.clone(),
+        };
+        let router = Router {
+            routes: routes.into_iter().chain(router.routes).collect(),
+            ..router
         };
         let index =
             nbio_regs
@@ -550,6 +581,7 @@ impl VirtualGpu {
             nbio,
             mmhub: mmhub_model,
             gfxhub: gfxhub_model,
+            dcn,
             psp,
             mec,
             api,
@@ -589,6 +621,17 @@ impl VirtualGpu {
 
     pub fn gfxhub(&self) -> &HubModel {
         &self.gfxhub
+    }
+
+    /// The display model, if the part has one.
+    pub fn dcn(&self) -> Option<&DcnModel> {
+        self.dcn.as_deref()
+    }
+
+    /// The first VRAM offset of the VBIOS's picture on screen that the
+    /// host overwrote, or `None` (intact, or no display).
+    pub fn scanout_clobbered(&self) -> Option<u64> {
+        self.dcn.as_ref().and_then(|m| m.clobbered())
     }
 
     /// Accesses BAR5 lost past its end, and those through the RSMU pair.
