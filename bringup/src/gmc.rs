@@ -10,8 +10,14 @@
 //!   (`amdgpu_gmc_vram_mc2pa()`, `amdgpu_gmc_vram_pa()`).
 //! - The GART goes where `amdgpu_gmc_gart_location()` puts it (high on
 //!   gfx11, low on gfx12; [`barebell::gmc::layout`]).
-//! - VRAM is laid out bottom-up above a hole kept for the VBIOS
-//!   framebuffer: VMID0's tables, the default (scratch) page, the process
+//! - VRAM is laid out bottom-up above the VBIOS framebuffer, which the
+//!   display may still scan out: Linux keeps `stolen_vga_memory` (and
+//!   `stolen_extended_memory`) at VRAM 0, sized by
+//!   `amdgpu_gmc_get_vbios_allocations()` from `gmc_v11_0_get_vbios_fb_size()`
+//!   (the DCN's VGA mode or primary surface; 0 without display hardware)
+//!   or `gmc_v12_0_get_vbios_fb_size()` (0). barebell has no display
+//!   driver to take the screen over, so it keeps that memory for good.
+//!   Above it: VMID0's tables, the default (scratch) page, the process
 //!   tables, the TMR.
 //! - GTT is the DMA region's first chunk, reached through GART PTEs with
 //!   SYSTEM|SNOOPED (`amdgpu_ttm_tt_pte_flags()` for cached GTT): the
@@ -35,14 +41,16 @@ use crate::error::{BringupError, ErrorKind, LayoutError, ResultAt};
 use crate::nbio::flush_hdp;
 use crate::sink::{Sink, Step};
 use barebell::gmc::hub::{self, GART_ENGINE, HubConfig, HubRegs, hub_for};
-use barebell::gmc::layout::{GMC_HOLE_START, GartPlacement, McLayout, VBIOS_FB_HOLE};
+use barebell::gmc::layout::{
+    GMC_HOLE_START, GartPlacement, McLayout, vbios_fb_size_gfx11, vbios_reservation,
+};
 use barebell::gmc::pagetable::{Flags, Table, TableArena};
 use barebell::ip::{Generation, hw_id};
 use barebell::mem::{DeviceArena, DmaArena, PAGE_ALIGN, VramAllocator, VramRange};
 use barebell::nbio::Nbio;
 use barebell::platform::{DMA_CHUNK, Platform};
 use barebell::psp::{self, DmaBuf, PspBuffers, Tmr};
-use barebell::regs::{mmhub_3_0_0, mmhub_4_1_0};
+use barebell::regs::{dcn_3_2_0, mmhub_3_0_0, mmhub_4_1_0};
 use core::ptr::NonNull;
 
 /// VMID0 tables: a root, and per mapped range (the GART's GTT buffers,
@@ -67,6 +75,8 @@ const FW_PRI_BYTES: usize = 1 << 20;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LayoutReport {
     pub mc: McLayout,
+    /// Bytes kept at VRAM 0 for the VBIOS framebuffer.
+    pub vbios_fb: u64,
     /// `MMMC_VM_FB_OFFSET` in bytes: the physical address of VRAM offset 0.
     pub vram_base_offset: u64,
     /// VMID0's VA range (the GART, grown to cover the ring area).
@@ -97,6 +107,7 @@ pub struct Memory<'p> {
     pub(crate) bufs: Option<PspBuffers>,
     pub(crate) tmr: Tmr,
     mc: McLayout,
+    vbios_fb: u64,
     vram_base_offset: u64,
 }
 
@@ -112,6 +123,7 @@ impl<'p> Memory<'p> {
     pub fn report(&self) -> LayoutReport {
         LayoutReport {
             mc: self.mc,
+            vbios_fb: self.vbios_fb,
             vram_base_offset: self.vram_base_offset,
             vmid0: (self.cfg.start, self.cfg.end),
             vmid0_root: self.gart.root(),
@@ -195,6 +207,37 @@ fn ring_range(start: u64, len: u64, mc: &McLayout) -> Result<(u64, u64), Bringup
     }
 }
 
+/// The VBIOS framebuffer's size in bytes: `amdgpu_gmc_get_vbios_fb_size()`
+/// where `amdgpu_gmc_get_vbios_allocations()` calls it, i.e. only with
+/// display hardware (`amdgpu_device_has_display_hardware()`).
+fn vbios_fb_size(gpu: &Gpu<'_>) -> Result<u64, BringupError> {
+    let s = Step::Gmc;
+    let ips = &gpu.ips;
+    let Some(dmu) = ips.dmu else {
+        return Ok(0);
+    };
+    match ips.generation {
+        // gmc_v11_0_get_vbios_fb_size(): the DCN 3.2.0 registers.
+        Generation::Gfx11 => {
+            let b = gpu.bus.block(dmu.bases);
+            let mut v = [0u32; 3];
+            for (out, r) in v.iter_mut().zip([
+                dcn_3_2_0::D1VGA_CONTROL,
+                dcn_3_2_0::HUBP0_DCSURF_PRI_VIEWPORT_DIMENSION,
+                dcn_3_2_0::HUBPREQ0_DCSURF_SURFACE_PITCH,
+            ]) {
+                *out = b.read(r).at(s)?;
+                if *out == barebell::bus::ALL_ONES {
+                    return Err(ErrorKind::DeviceGone { register: r.name }).at(s);
+                }
+            }
+            Ok(vbios_fb_size_gfx11(v[0], v[1], v[2]))
+        }
+        // gmc_v12_0_get_vbios_fb_size() returns 0.
+        Generation::Gfx12 => Ok(0),
+    }
+}
+
 /// Flags of GTT and ring-area mappings: cached system memory
 /// (`AMDGPU_PTE_SYSTEM | AMDGPU_PTE_SNOOPED`, `amdgpu_ttm_tt_pte_flags()`).
 const SYSTEM_RW: Flags = Flags {
@@ -257,9 +300,12 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
         })
     })?;
 
-    // VRAM, bottom up.
+    // VRAM, bottom up, from above the VBIOS framebuffer.
+    let vbios_fb = vbios_reservation(vbios_fb_size(gpu)?, mc.vram_bytes);
     let mut vram = VramAllocator::with_boot_region(mc.vram_bytes, mc.fb_start).at(s)?;
-    vram.alloc(VBIOS_FB_HOLE, PAGE_ALIGN).at(s)?;
+    if vbios_fb > 0 {
+        vram.alloc(vbios_fb, PAGE_ALIGN).at(s)?;
+    }
     let tables_at = vram.alloc(GART_TABLES as u64 * 4096, PAGE_ALIGN).at(s)?;
     let scratch = vram.alloc(4096, PAGE_ALIGN).at(s)?;
     let process_at = vram.alloc(PROCESS_TABLES as u64 * 4096, PAGE_ALIGN).at(s)?;
@@ -368,6 +414,7 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
         bufs: None,
         tmr,
         mc,
+        vbios_fb,
         vram_base_offset,
     };
     // The GTT buffers are bound before the hub is enabled; the VMID0
@@ -395,10 +442,11 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
     sink.step(
         s,
         format_args!(
-            "FB at MC {:#x}..={:#x}, FB_OFFSET {:#x}; GART {:#x}..={:#x}; {} enabled, VMID0 {:#x}..={:#x} with tables at VRAM {:#x}; ring area at VA = host {:#x}, {:#x} bytes, also in the process tables at VRAM {:#x}; PSP buffers in GTT at bus {:#x}; TMR at VRAM {:#x}",
+            "FB at MC {:#x}..={:#x}, FB_OFFSET {:#x}, VBIOS framebuffer {:#x} bytes kept; GART {:#x}..={:#x}; {} enabled, VMID0 {:#x}..={:#x} with tables at VRAM {:#x}; ring area at VA = host {:#x}, {:#x} bytes, also in the process tables at VRAM {:#x}; PSP buffers in GTT at bus {:#x}; TMR at VRAM {:#x}",
             mc.fb_start,
             mc.fb_end,
             vram_base_offset,
+            vbios_fb,
             mc.gart_start,
             mc.gart_end,
             mmhub.name,

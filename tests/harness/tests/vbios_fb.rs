@@ -42,8 +42,9 @@ fn the_model_vbios_leaves_its_mode_in_the_dcn_registers() {
 }
 
 /// Runs the bring-up on navi31 with `display` on screen and checks the
-/// picture survived.
-fn survives(display: Display, until: Step, mapping: Option<Mapping>) {
+/// picture survived and the layout kept `kept` bytes at VRAM 0 (worked
+/// by hand from `gmc_v11_0_get_vbios_fb_size()`).
+fn survives(display: Display, kept: u64, until: Step, mapping: Option<Mapping>) {
     let part = barebell_model::Part {
         display: Some(display),
         ..parts::navi31()
@@ -59,16 +60,35 @@ fn survives(display: Display, until: Step, mapping: Option<Mapping>) {
         display.bytes(),
         up.memory
     );
+    assert_eq!(up.memory.map(|m| m.vbios_fb), Some(kept), "{display:?}");
 }
 
 #[test]
 fn a_4k_gop_framebuffer_is_left_alone() {
     // 2160 lines of 3840 pixels: 31.6 MiB, more than a fixed 16 MiB.
-    survives(Display::GOP_2160P, Step::Rlc, None);
+    survives(Display::GOP_2160P, 2160 * 3840 * 4, Step::Rlc, None);
 }
 
 #[test]
 fn a_1080p_gop_framebuffer_and_vga_mode_are_left_alone() {
-    survives(Display::GOP_1080P, Step::Queue, Some(Mapping::Mes));
-    survives(Display::Vga, Step::Rlc, None);
+    survives(
+        Display::GOP_1080P,
+        1080 * 1920 * 4,
+        Step::Queue,
+        Some(Mapping::Mes),
+    );
+    // AMDGPU_VBIOS_VGA_ALLOCATION.
+    survives(Display::Vga, 9 << 20, Step::Rlc, None);
+}
+
+/// Navi48: `gmc_v12_0_get_vbios_fb_size()` is 0, so nothing is kept.
+#[test]
+fn gfx12_keeps_nothing() {
+    let gpu = virtual_gpu(parts::navi48(), 1);
+    let opts = Options {
+        until: Step::Gmc,
+        mapping: None,
+    };
+    let up = barebell_bringup::run(&gpu, &FirmwareDir::system(), &opts, &Quiet).unwrap();
+    assert_eq!(up.memory.map(|m| m.vbios_fb), Some(0));
 }
