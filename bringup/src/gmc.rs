@@ -434,9 +434,11 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
     core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
     flush_hdp(bus, nbio).at(s)?;
     hub::gart_enable(bus, &ips.mmhub.bases, mmhub, &m.cfg).at(s)?;
+    // gmc_v11_0_gart_enable() / gmc_v12_0_gart_enable(): HDP flush, the
+    // fault defaults (amdgpu_vm_fault_stop's default: faults go to the
+    // default page), then VMID0's TLB flush on the MMHUB's GART engine.
     flush_hdp(bus, nbio).at(s)?;
-    // gmc_v11_0_gart_enable() / gmc_v12_0_gart_enable(): HDP flush (just
-    // done), then VMID0's TLB flush on the MMHUB's GART engine.
+    hub::set_fault_enable_default(bus, &ips.mmhub.bases, mmhub, true).at(s)?;
     hub::invalidate(bus, p.clock(), &ips.mmhub.bases, mmhub, GART_ENGINE, 0, 0).at(s)?;
     let r = m.report();
     sink.step(

@@ -20,8 +20,8 @@
 //!   idle. The bring-up calls it between looks at every fence, so one
 //!   thread suffices (the unikernel has one CPU).
 //!
-//! What is a model convention and not a public fact: the FB location the
-//! "VBIOS" leaves, the discovery table's IP bases, the bus addresses of
+//! What is a model convention and not a public fact: the FB location,
+//! FB offset and display mode the "VBIOS" leaves ([`crate::Part`]), the discovery table's IP bases, the bus addresses of
 //! the DMA region and of BAR2, the TMR size the PSP model asks for, and
 //! everything listed as such in the block models.
 

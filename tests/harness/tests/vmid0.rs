@@ -57,6 +57,11 @@ fn check(part: barebell_model::Part, gart_start: u64) {
         "{name}"
     );
     assert!(mc.faults().is_empty(), "{name}: {:?}", mc.faults());
+    // *_set_fault_enable_default(true) after gart_enable: the eleven
+    // *_PROTECTION_FAULT_ENABLE_DEFAULT bits (masks 0x4..=0x1000 in the
+    // sh_mask headers), no CRASH_ON_* bits.
+    let h = gpu.mmhub();
+    assert_eq!(h.device_reg(h.hub().fault_cntl), 0x1FFC, "{name}");
     // The default page is a VRAM physical address
     // (`amdgpu_gmc_vram_mc2pa()`): inside FB_OFFSET..FB_OFFSET + VRAM.
     assert!(

@@ -33,11 +33,19 @@
 //!   (equal, the distance is 1, checked below).
 //!
 //! One deliberate difference from Linux: Linux's VMID0 is a flat GART
-//! (`PAGE_TABLE_DEPTH` 0, one level of PTEs). barebell maps VMID0 with the
-//! same four-level tables as user VMIDs ([`crate::gmc::pagetable::TableArena`]), so
-//! VMID0 gets depth 3 and block size 9 like the user contexts
-//! (`amdgpu_vm_adjust_size(adev, 256 * 1024, 9, 3, 48)` in
-//! `gmc_v11_0_sw_init()` and `gmc_v12_0_sw_init()`).
+//! (`PAGE_TABLE_DEPTH` 0, one level of PTEs over the 512 MiB aperture).
+//! barebell maps VMID0 with the same four-level tables as user VMIDs
+//! ([`crate::gmc::pagetable::TableArena`]), so VMID0 gets depth 3 and
+//! block size 9 like the user contexts (`amdgpu_vm_adjust_size(adev,
+//! 256 * 1024, 9, 3, 48)` in `gmc_v11_0_sw_init()` and
+//! `gmc_v12_0_sw_init()`), as tinygrad's AM runs VMID0 on gfx1100 and
+//! gfx1201 silicon (`AM_GMC.enable_vm_addressing()`, depth 3 from
+//! `va_base`). The reason: VMID0 also maps the ring area at VA = host
+//! address, which may sit terabytes away from the GART; a flat table
+//! over that span would need 8 bytes per 4 KiB of it. Either way the
+//! tables are indexed from `PAGE_TABLE_START_ADDR`
+//! ([`crate::gmc::pagetable::TableArena::with_va_base`]), as the hub
+//! walks `VA - START`.
 
 mod fault;
 pub mod invalidate;
@@ -340,6 +348,42 @@ pub fn gart_enable<B: RegisterBus + ?Sized>(
         write_nth(&r, hub.inv_eng0_range_hi, i, eng, 0x1F)?;
     }
     Ok(())
+}
+
+/// `*_set_fault_enable_default()` (`gfxhub_v3_0.c`, `mmhub_v3_0.c`,
+/// `gfxhub_v12_0.c`, `mmhub_v4_1_0.c`, one layout): every
+/// `*_PROTECTION_FAULT_ENABLE_DEFAULT` bit of `*_L2_PROTECTION_FAULT_CNTL`
+/// set to `value` ("true redirects VM faults to the default page"), and
+/// with `value` false the two `CRASH_ON_*` bits set. Linux calls it right
+/// after `gart_enable` and an HDP flush with `value` true
+/// (`amdgpu_vm_fault_stop` defaults to `AMDGPU_VM_FAULT_STOP_NEVER`):
+/// `gmc_v11_0_gart_enable()`, `gfx_v11_0_gfxhub_enable()` and their
+/// gfx12 twins.
+pub fn set_fault_enable_default<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: &IpBases,
+    hub: &HubRegs,
+    value: bool,
+) -> Result<(), HubError> {
+    let r = Block::new(bus, *bases);
+    let mut v = gc::GcvmL2ProtectionFaultCntl::from_bits(read_live(&r, hub.fault_cntl, 0, 0)?)
+        .with_range_protection_fault_enable_default(value)
+        .with_pde0_protection_fault_enable_default(value)
+        .with_pde1_protection_fault_enable_default(value)
+        .with_pde2_protection_fault_enable_default(value)
+        .with_translate_further_protection_fault_enable_default(value)
+        .with_nack_protection_fault_enable_default(value)
+        .with_dummy_page_protection_fault_enable_default(value)
+        .with_valid_protection_fault_enable_default(value)
+        .with_read_protection_fault_enable_default(value)
+        .with_write_protection_fault_enable_default(value)
+        .with_execute_protection_fault_enable_default(value);
+    if !value {
+        v = v
+            .with_crash_on_no_retry_fault(true)
+            .with_crash_on_retry_fault(true);
+    }
+    Ok(r.write(hub.fault_cntl, v.into_bits())?)
 }
 
 /// Distances Linux derives in `gfxhub_v3_0_init()`, and `MTYPE_UC`,
