@@ -15,8 +15,8 @@
 //!   `stolen_extended_memory`) at VRAM 0, sized by
 //!   `amdgpu_gmc_get_vbios_allocations()` from `gmc_v11_0_get_vbios_fb_size()`
 //!   (the DCN's VGA mode or primary surface; 0 without display hardware)
-//!   or `gmc_v12_0_get_vbios_fb_size()` (0). barebell has no display
-//!   driver to take the screen over, so it keeps that memory for good.
+//!   or `gmc_v12_0_get_vbios_fb_size()` (0), and frees it only in
+//!   `amdgpu_ttm_fini()`; barebell keeps it for the whole run.
 //!   Above it: VMID0's tables, the default (scratch) page, the process
 //!   tables, the TMR.
 //! - GTT is the DMA region's first chunk, reached through GART PTEs with
