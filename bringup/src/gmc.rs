@@ -18,7 +18,8 @@
 //!   or `gmc_v12_0_get_vbios_fb_size()` (0), and frees it only in
 //!   `amdgpu_ttm_fini()`; barebell keeps it for the whole run.
 //!   Above it: VMID0's tables, the default (scratch) page, the process
-//!   tables, the TMR.
+//!   tables; the allocator is kept for the TMR, which the psp step sizes
+//!   from LOAD_TOC's answer (`psp_tmr_init()`).
 //! - GTT is the DMA region's first chunk, reached through GART PTEs with
 //!   SYSTEM|SNOOPED (`amdgpu_ttm_tt_pte_flags()` for cached GTT): the
 //!   PSP's `fw_pri`, ring, command and fence buffers and the dummy page.
@@ -49,7 +50,7 @@ use barebell::ip::{Generation, hw_id};
 use barebell::mem::{DeviceArena, DmaArena, PAGE_ALIGN, VramAllocator, VramRange};
 use barebell::nbio::Nbio;
 use barebell::platform::{DMA_CHUNK, Platform};
-use barebell::psp::{self, DmaBuf, PspBuffers, Tmr};
+use barebell::psp::{self, DmaBuf, PspBuffers};
 use barebell::regs::{dcn_3_2_0, mmhub_3_0_0, mmhub_4_1_0};
 use core::ptr::NonNull;
 
@@ -59,9 +60,6 @@ use core::ptr::NonNull;
 pub const GART_TABLES: usize = 16;
 /// The process page tables: a root, PDB1, PDB0 and the ring area's PTBs.
 pub const PROCESS_TABLES: usize = 8;
-/// `PSP_TMR_SIZE` for everything but Aldebaran (`amdgpu_psp.h`; that
-/// header needs the whole driver to compile, so cited, not a fact).
-pub const TMR_SIZE: u32 = 0x40_0000;
 /// GART offsets of the GTT buffers (barebell's choice; Linux's TTM picks
 /// them).
 const FW_PRI_OFF: u64 = 0;
@@ -89,7 +87,6 @@ pub struct LayoutReport {
     pub ring_area: (u64, u64),
     /// GTT's bus address (the DMA region's first chunk).
     pub gtt_bus: u64,
-    pub tmr: Tmr,
 }
 
 /// What the gmc step leaves for the later ones.
@@ -105,10 +102,11 @@ pub struct Memory<'p> {
     gtt_bus: u64,
     gart_start: u64,
     pub(crate) bufs: Option<PspBuffers>,
-    pub(crate) tmr: Tmr,
+    /// VRAM past the tables, for the TMR (the psp step).
+    pub(crate) vram: VramAllocator,
     mc: McLayout,
     vbios_fb: u64,
-    vram_base_offset: u64,
+    pub(crate) vram_base_offset: u64,
 }
 
 impl core::fmt::Debug for Memory<'_> {
@@ -130,7 +128,6 @@ impl<'p> Memory<'p> {
             process_root: self.process.root(),
             ring_area: self.ring_range,
             gtt_bus: self.gtt_bus,
-            tmr: self.tmr,
         }
     }
 
@@ -321,14 +318,6 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
         pa(process_at.offset),
         ips.generation,
     );
-    // The TMR: VRAM, `PSP_TMR_ALIGNMENT` aligned.
-    let tmr_at = vram.alloc(u64::from(TMR_SIZE), psp::TMR_ALIGN).at(s)?;
-    let tmr = Tmr {
-        mc_addr: tmr_at.mc,
-        capacity: TMR_SIZE,
-        // `amdgpu_gmc_vram_pa()` (`psp_prep_tmr_cmd_buf()`).
-        phys_addr: pa(tmr_at.offset),
-    };
 
     // GTT: the DMA region's first chunk, at its bus address through the
     // GART; the rest is the ring area.
@@ -412,7 +401,7 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
         gtt_bus,
         gart_start: mc.gart_start,
         bufs: None,
-        tmr,
+        vram,
         mc,
         vbios_fb,
         vram_base_offset,
@@ -444,7 +433,7 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
     sink.step(
         s,
         format_args!(
-            "FB at MC {:#x}..={:#x}, FB_OFFSET {:#x}, VBIOS framebuffer {:#x} bytes kept; GART {:#x}..={:#x}; {} enabled, VMID0 {:#x}..={:#x} with tables at VRAM {:#x}; ring area at VA = host {:#x}, {:#x} bytes, also in the process tables at VRAM {:#x}; PSP buffers in GTT at bus {:#x}; TMR at VRAM {:#x}",
+            "FB at MC {:#x}..={:#x}, FB_OFFSET {:#x}, VBIOS framebuffer {:#x} bytes kept; GART {:#x}..={:#x}; {} enabled, VMID0 {:#x}..={:#x} with tables at VRAM {:#x}; ring area at VA = host {:#x}, {:#x} bytes, also in the process tables at VRAM {:#x}; PSP buffers in GTT at bus {:#x}",
             mc.fb_start,
             mc.fb_end,
             vram_base_offset,
@@ -459,7 +448,6 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
             r.ring_area.1,
             r.process_root,
             r.gtt_bus,
-            r.tmr.phys_addr
         ),
     );
     Ok(m)

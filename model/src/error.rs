@@ -37,6 +37,12 @@ pub enum ModelError {
         hub: &'static str,
         error: InvalidateError,
     },
+    /// The PSP model's own container reader ([`crate::ucode`]) refused
+    /// a blob it checks the loads against.
+    Blob {
+        name: alloc::string::String,
+        error: crate::ucode::Error,
+    },
     /// The heap had no `bytes` of VRAM backing.
     VramBacking { bytes: usize },
     /// No free slot for the DMA region at or above `above` in the host's
@@ -73,6 +79,9 @@ impl core::fmt::Display for ModelError {
             ModelError::PageTable { va, error } => write!(f, "GART map {va:#x}: {error}"),
             ModelError::Hub { hub, error } => write!(f, "{hub} init: {error}"),
             ModelError::Invalidate { hub, error } => write!(f, "{hub} VMID0 flush: {error}"),
+            ModelError::Blob { name, error } => {
+                write!(f, "{name}, as the PSP model reads it: {error}")
+            }
             ModelError::VramBacking { bytes } => {
                 write!(f, "VRAM backing: {bytes:#x} bytes not available")
             }

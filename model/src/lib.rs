@@ -61,7 +61,12 @@ pub mod parts;
 pub mod psp;
 #[cfg(feature = "std")]
 pub mod thread;
+pub mod ucode;
 pub mod vgpu;
+
+/// Every hardware fact the model's own decoders rely on, for `cargo
+/// xtask conformance`.
+pub const FACTS: &[&[barebell_facts::Fact]] = &[psp::FACTS, psp::iface::FACTS, ucode::FACTS];
 
 pub use error::ModelError;
 pub use parts::Part;

@@ -21,9 +21,11 @@
 //!   thread suffices (the unikernel has one CPU).
 //!
 //! What is a model convention and not a public fact: the FB location,
-//! FB offset and display mode the "VBIOS" leaves ([`crate::Part`]), the discovery table's IP bases, the bus addresses of
-//! the DMA region and of BAR2, the TMR size the PSP model asks for, and
-//! everything listed as such in the block models.
+//! FB offset and display mode the "VBIOS" leaves ([`crate::Part`]), the
+//! discovery table's IP bases, the bus addresses of the DMA region and of
+//! BAR2, the Navi48 TMR size the PSP model asks for (Navi31's is a real
+//! card's), the PSP's timings (`psp::PspTiming::MODEL`), and everything
+//! listed as such in the block models.
 
 use crate::bar::BarWindow;
 use crate::cp::CpModel;
@@ -40,8 +42,7 @@ use crate::mec::Mec;
 use crate::mes::{MesApiVersion, MesModel};
 use crate::nbio::NbioModel;
 use crate::parts::Part;
-use crate::psp::rig::{BOOT_ORDER, MODEL_TMR, PartFirmware};
-use crate::psp::{PspExpect, PspModel, PspPlacement};
+use crate::psp::{PspModel, PspPlacement, RlcStatus, rig};
 use crate::{Seed, SimClock};
 use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
@@ -55,11 +56,10 @@ use barebell::gmc::hub::hub_for;
 use barebell::ip::{Generation, hw_id};
 use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
 use barebell::platform::{Aperture, DMA_CHUNK, DmaRegion, Platform};
-use barebell::psp::{GcRegs, Plan, PspRegs};
+use barebell::psp::PspRegs;
 use barebell::regs::{IpBases, Reg};
 use barebell::time::Clock;
-use barebell_bringup::{FirmwareError, FirmwareSource};
-use barebell_firmware_if::{Firmware, Kind, parse};
+use barebell_bringup::FirmwareSource;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use spin::Mutex;
@@ -286,68 +286,6 @@ fn offsets(regs: &[Reg], bases: &IpBases) -> BTreeSet<usize> {
     regs.iter().filter_map(|r| r.byte_offset(bases)).collect()
 }
 
-/// The PSP model's expectations from the part's firmware list.
-fn expect(fw: &PartFirmware, files: Files<'_>, plan: Plan) -> Result<PspExpect, FirmwareError> {
-    let read = |name: &str| files.load(name);
-    let parsed = |name: &str,
-                  kind: Kind,
-                  bytes: &[u8],
-                  f: &mut dyn FnMut(&Firmware<'_>) -> Result<(), FirmwareError>| {
-        let fw = parse(kind, bytes).map_err(|error| FirmwareError::Malformed {
-            name: name.into(),
-            error,
-        })?;
-        f(&fw)
-    };
-    let lacks = |name: &str, what: &'static str| FirmwareError::Lacks {
-        name: name.into(),
-        what,
-    };
-    let sos_bytes = read(fw.sos)?;
-    let mut components = Vec::new();
-    let mut toc = Vec::new();
-    parsed(fw.sos, Kind::PspSos, &sos_bytes, &mut |sos| {
-        components = BOOT_ORDER
-            .iter()
-            .filter_map(|(n, c)| sos.section(n).map(|s| (*c, sos.bytes(s).to_vec())))
-            .collect();
-        toc = sos
-            .section("toc")
-            .map(|s| sos.bytes(s).to_vec())
-            .ok_or_else(|| lacks(fw.sos, "toc section"))?;
-        Ok(())
-    })?;
-    let smu_bytes = read(fw.smu.0)?;
-    let mut smu = Vec::new();
-    parsed(fw.smu.0, Kind::Smc, &smu_bytes, &mut |f| {
-        smu = f
-            .section(fw.smu.1)
-            .map(|s| f.bytes(s).to_vec())
-            .ok_or_else(|| lacks(fw.smu.0, "SMU ucode section"))?;
-        Ok(())
-    })?;
-    let mut gfx = Vec::new();
-    for (t, kind, file, sec) in &fw.gfx {
-        let bytes = read(file)?;
-        parsed(file, *kind, &bytes, &mut |f| {
-            let b = f
-                .section(sec)
-                .map(|s| f.bytes(s).to_vec())
-                .ok_or_else(|| lacks(file, "section the PSP model expects"))?;
-            gfx.push((*t, b));
-            Ok(())
-        })?;
-    }
-    Ok(PspExpect {
-        components,
-        toc,
-        tmr_size: MODEL_TMR,
-        smu: Some(smu),
-        gfx,
-        boot_time_tmr: !plan.setup_tmr,
-    })
-}
-
 impl VirtualGpu {
     /// Builds `part` over `memory`, with the PSP model expecting the
     /// firmware `files` holds for it, stepping from `seed`.
@@ -377,9 +315,6 @@ impl VirtualGpu {
         let mp0_v = mp0.version.triple();
         let regs =
             PspRegs::for_version(mp0_v).ok_or_else(|| unsupported("PSP registers", mp0_v))?;
-        let plan = Plan::for_version(mp0_v).ok_or_else(|| unsupported("PSP plan", mp0_v))?;
-        let gc_regs = GcRegs::for_version(gc.version.triple())
-            .ok_or_else(|| unsupported("RLC registers", gc.version.triple()))?;
         let nbio_regs =
             Nbio::for_version(nbif.version.triple(), nbif.bases).map_err(ModelError::Nbio)?;
 
@@ -459,10 +394,10 @@ impl VirtualGpu {
             PspPlacement {
                 regs,
                 mp0_bases: mp0.bases,
-                gc: gc_regs,
+                gc: RlcStatus::for_generation(generation),
                 gc_bases: gc.bases,
             },
-            expect(&part.firmware, files, plan)?,
+            rig::expect(&part.firmware, &mut |name| files.load(name))?,
             Arc::new(mc),
         ));
 
@@ -483,6 +418,8 @@ impl VirtualGpu {
                 name: "CP_MQD_BASE_ADDR (the MEC model's HQD window)",
             },
         )?);
+        // The engines run only what the PSP's RLC autoload put in place.
+        mec.set_loaded_firmware(psp.loaded());
 
         let named = |names: &[&str]| -> Vec<Reg> {
             gfxhub_regs
@@ -526,7 +463,8 @@ impl VirtualGpu {
         }
         let hole = MMIO_REG_HOLE_OFFSET as usize;
         nbio_set.extend((hole..hole + 4096).step_by(4));
-        let psp_gc = offsets(&[gc_regs.rlc_bootload_status, gc_regs.cp_stat], &gc.bases);
+        let rlc = RlcStatus::for_generation(generation);
+        let psp_gc = offsets(&[rlc.bootload_status, rlc.cp_stat], &gc.bases);
         let mut routes: Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync>)> = Vec::new();
         if let Some(m) = &dcn {
             routes.push((m.offsets().collect(), m.clone()));
