@@ -28,13 +28,13 @@
 //! listed as such in the block models.
 
 use crate::bar::BarWindow;
+use crate::bar::DoorbellPage;
 use crate::cp::CpModel;
 use crate::dcn::DcnModel;
 use crate::discovery::{self, VramWindow};
 use crate::dma::Dma;
 use crate::error::ModelError;
 use crate::gmc::{Access, Gmc, VmFault};
-use crate::host::DoorbellPage;
 use crate::hub::HubModel;
 use crate::kiq::KiqModel;
 use crate::mc::{CID_MP0, Mc};
@@ -42,7 +42,7 @@ use crate::mec::Mec;
 use crate::mes::{MesApiVersion, MesModel};
 use crate::nbio::NbioModel;
 use crate::parts::Part;
-use crate::psp::{PspModel, PspPlacement, RlcStatus, rig};
+use crate::psp::{PspModel, PspPlacement, RlcStatus, firmware};
 use crate::{Seed, SimClock};
 use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
@@ -52,11 +52,11 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
 use barebell::discovery::{Discovery, boot};
-use barebell::gmc::hub::hub_for;
 use barebell::ip::{Generation, hw_id};
 use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
 use barebell::platform::{Aperture, DMA_CHUNK, DmaRegion, Platform};
-use barebell::psp::PspRegs;
+use barebell::regs::hub::hub_for;
+use barebell::regs::mp::PspRegs;
 use barebell::regs::{IpBases, Reg};
 use barebell::time::Clock;
 use barebell_bringup::FirmwareSource;
@@ -397,7 +397,7 @@ impl VirtualGpu {
                 gc: RlcStatus::for_generation(generation),
                 gc_bases: gc.bases,
             },
-            rig::expect(&part.firmware, &mut |name| files.load(name))?,
+            firmware::expect(&part.firmware, &mut |name| files.load(name))?,
             Arc::new(mc),
         ));
 
