@@ -42,18 +42,18 @@ impl Seed {
 }
 
 pub mod bar;
+pub mod conformance;
 pub mod cp;
+pub mod dcn;
 pub mod decode;
 pub mod discovery;
 pub mod dma;
 pub mod error;
 pub mod gmc;
-pub mod host;
 pub mod hub;
 pub mod kiq;
 pub mod mc;
 pub mod mec;
-pub mod mec_host;
 pub mod mes;
 pub mod nbio;
 pub mod parts;
@@ -75,6 +75,7 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     decode::mqd::FACTS,
 ];
 
+pub use bar::DoorbellPage;
 pub use error::ModelError;
 pub use parts::Part;
 pub use vgpu::VirtualGpu;
