@@ -247,7 +247,7 @@ pub fn run<'p>(
             let mut pipe1: MesClient<'p, V12> =
                 Mes::new(ring1, p.clock(), Pauser(p), Doorbells::linux_default());
             pipe1.set_versions(versions);
-            pipe1.set_hw_resources(&hw).at(s)?;
+            pipe1.set_kiq_pipe_hw_resources(&hw).at(s)?;
             pipe1.set_hw_resources_1().at(s)?;
             // mes_v12_0_hw_init(): unmapped-doorbell handling first, then
             // the scheduler pipe's ring and SET_HW_RSRC.

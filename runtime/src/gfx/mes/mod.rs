@@ -691,6 +691,31 @@ fn status_of<T: StatusKind>(value: u64) -> Result<(), MesStatus> {
 }
 
 impl<C: Clock, P: Pause, const N: usize> Mes<'_, C, P, N, V12> {
+    /// SET_HW_RSRC on uni-MES's KIQ pipe (pipe 1):
+    /// `mes_v12_0_set_hw_resources()` fills the scheduler resources (VMID,
+    /// HQD and SDMA masks, GDS, aggregated doorbells) only for
+    /// `AMDGPU_MES_SCHED_PIPE`, so they stay 0 here; the pipe's own
+    /// context, query fence, register bases and flags are as on pipe 0.
+    pub fn set_kiq_pipe_hw_resources(&mut self, bases: &HwBases) -> Result<(), MesError> {
+        let mem = self.ring.memory;
+        let mut f = V12::set_hw_resources(
+            mem.sch_ctx_address(),
+            mem.query_status_fence_address(),
+            bases,
+            V12::oversubscription_timer(self.versions),
+        );
+        f.vmid_mask_mmhub = Le32::new(0);
+        f.vmid_mask_gfxhub = Le32::new(0);
+        f.gds_size = Le32::new(0);
+        f.compute_hqd_mask = [Le32::new(0); 8];
+        f.gfx_hqd_mask = [Le32::new(0); 2];
+        f.sdma_hqd_mask = [Le32::new(0); 2];
+        f.aggregated_doorbells = [Le32::new(0); 5];
+        self.submit("SET_HW_RSRC", f)?;
+        self.initialised = true;
+        Ok(())
+    }
+
     /// SET_HW_RSRC_1 as uni-MES sends it after SET_HW_RSRC
     /// (`mes_v12_0_set_hw_resources_1()`: only `mes_kiq_unmap_timeout`
     /// = 0xa). v11 sends this frame only under SR-IOV, which barebell
