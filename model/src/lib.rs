@@ -61,10 +61,12 @@ pub mod psp;
 pub mod thread;
 pub mod ucode;
 pub mod vgpu;
+pub mod wave;
 
 /// Every hardware fact the model's own decoders rely on, for `cargo
 /// xtask conformance`.
-pub const FACTS: &[&[barebell_facts::Fact]] = &[psp::FACTS, psp::iface::FACTS, ucode::FACTS];
+pub const FACTS: &[&[barebell_facts::Fact]] =
+    &[psp::FACTS, psp::iface::FACTS, ucode::FACTS, wave::FACTS];
 
 pub use error::ModelError;
 pub use parts::Part;

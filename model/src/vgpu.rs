@@ -366,6 +366,10 @@ impl VirtualGpu {
         let doorbells = Box::new(DoorbellPage([const { AtomicU64::new(0) }; 512]));
         let bar2 = &*doorbells as *const DoorbellPage as u64;
         let mut cp = CpModel::new(seed);
+        cp.shader.target = match generation {
+            Generation::Gfx11 => barebell_isa::Target::Gfx1100,
+            Generation::Gfx12 => barebell_isa::Target::Gfx1201,
+        };
         // SAFETY: the doorbell page is owned by the VirtualGpu (boxed, so
         // it does not move) and the DMA region by `memory`; both outlive
         // the CP model, and the device side uses them per the device
