@@ -7,7 +7,9 @@ mod hw;
 mod latency;
 mod latency_plot;
 mod latency_target;
+mod model_launch;
 mod pci;
+mod run;
 mod target;
 
 use clap::{Parser, Subcommand};
@@ -45,6 +47,10 @@ enum Command {
     /// Disassemble the kernels of an AMDGPU code object (gfx1100/gfx1201)
     /// in LLVM syntax.
     Disasm(disasm::DisasmArgs),
+    /// Run a kernel from a JSON job file (code object, kernel, grid, block,
+    /// buffers, arguments) on the device model and print every buffer
+    /// (`--vfio`/`--sysfs`: not built, unverified on hardware).
+    Run(run::RunArgs),
     /// Inspect amdgpu firmware containers.
     Fw {
         #[command(subcommand)]
@@ -72,6 +78,7 @@ fn main() -> ExitCode {
         Command::Fw { command } => fw::run(command),
         Command::Disasm(args) => disasm::run(args),
         Command::Latency(args) => latency::run(args),
+        Command::Run(args) => run::run(args),
         Command::Pci { command } => pci::run(command),
         Command::Facts { header } => {
             let mut n = 0usize;

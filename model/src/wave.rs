@@ -196,18 +196,19 @@ impl<V: DeviceView + ?Sized> Memory for ViewMemory<'_, V> {
     }
 }
 
-/// Text of an instruction or fault, kept in a fixed buffer so that errors
-/// stay `Copy` (the CP's error log holds plain values).
+/// Text of an instruction or fault, kept in a fixed 64-byte buffer so that
+/// errors stay `Copy` and small (the CP's error log holds plain values);
+/// longer texts are cut at a character boundary.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Text {
-    bytes: [u8; 80],
+    bytes: [u8; 64],
     len: u8,
 }
 
 impl Text {
     pub fn new(s: &str) -> Text {
         let mut t = Text {
-            bytes: [0; 80],
+            bytes: [0; 64],
             len: 0,
         };
         let _ = core::fmt::Write::write_str(&mut t, s);
@@ -521,7 +522,7 @@ mod tests {
         assert_eq!(t.as_str(), "v_cubeid_f32 v0, v1, v2, v3");
         let long: alloc::string::String = core::iter::repeat_n('é', 60).collect();
         let t = Text::new(&long);
-        assert_eq!(t.as_str().chars().count(), 40);
+        assert_eq!(t.as_str().chars().count(), 32);
     }
 
     #[test]
