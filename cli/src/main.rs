@@ -5,6 +5,7 @@ mod disasm;
 mod fw;
 mod hw;
 mod latency;
+mod latency_kernel;
 mod latency_plot;
 mod latency_target;
 mod model_launch;

@@ -22,7 +22,9 @@
 //! Kernels: a dispatch runs the kernel's machine code on the model's
 //! shader engines ([`crate::wave`]: kernel descriptor, SGPR/VGPR set-up,
 //! LDS, scratch check, waves through `barebell_isa`) when it launches,
-//! while the packet is still in its slot. A wave that stops is recorded as
+//! right after consuming the slot (the packet is still there for a kernel
+//! that reads it through the dispatch pointer: a producer can only reuse
+//! the slot after a whole ring of later packets). A wave that stops is recorded as
 //! [`CpError::Kernel`]; the queue halts and the completion signal is not
 //! decremented. **Model convention**: a host function registered for a
 //! `kernel_object` address ([`CpModel::register_kernel`]) runs instead of
@@ -148,6 +150,8 @@ enum Work {
     Dispatch {
         kernel_object: u64,
         info: DispatchInfo,
+        /// The packet for the shader engines (none: a host function).
+        isa: Option<barebell_isa::launch::Dispatch>,
     },
     Barrier,
 }
@@ -417,6 +421,7 @@ impl CpModel {
             if let Work::Dispatch {
                 kernel_object,
                 info,
+                isa: None,
             } = f.work
                 && let Some(k) = self.kernels.get_mut(&kernel_object)
             {
@@ -602,19 +607,13 @@ impl CpModel {
                     });
                 }
                 let kernel_object = u64_at(32);
-                if !self.kernels.contains_key(&kernel_object) {
-                    let d = crate::wave::decode_packet(&body, slot, b.descriptor, read);
-                    self.shader
-                        .dispatch(&self.dma, &d)
-                        .map_err(|fault| CpError::Kernel {
-                            queue: q,
-                            id: read,
-                            fault,
-                        })?;
-                }
+                // Machine code unless a host function stands in for it.
+                let isa = (!self.kernels.contains_key(&kernel_object))
+                    .then(|| crate::wave::decode_packet(&body, slot, b.descriptor, read));
                 Work::Dispatch {
                     kernel_object,
                     info,
+                    isa,
                 }
             }
             t @ (PacketType::BarrierAnd | PacketType::BarrierOr) => {
@@ -725,8 +724,20 @@ impl CpModel {
             .u64(rptr_addr, "read_dispatch_id")
             .map_err(dma_err)?
             .store(next, Ordering::Release);
+        self.queues[q].consumed += 1;
+        // The waves run once the packet is consumed; the kernel still
+        // finds it in its slot through the dispatch pointer. A wave that
+        // stops halts the queue before the completion signal is queued.
+        if let Work::Dispatch { isa: Some(d), .. } = &work {
+            self.shader
+                .dispatch(&self.dma, d)
+                .map_err(|fault| CpError::Kernel {
+                    queue: q,
+                    id: read,
+                    fault,
+                })?;
+        }
         let queue = &mut self.queues[q];
-        queue.consumed += 1;
         queue.in_flight.push(InFlight {
             due_ns: due,
             start_ns: start,

@@ -112,12 +112,13 @@ fn unimplemented_instruction_is_the_queue_error_and_the_signal_stays() {
         )),
         "{msg}"
     );
-    // The queue halted on the packet: neither signal dropped, nothing
-    // consumed.
+    // The queue halted on the packet: neither signal dropped, the second
+    // packet was never launched.
     assert_eq!((s[0].value(), s[1].value()), (1, 1));
     let st = m.stats(0).unwrap();
     assert!(st.halted);
-    assert_eq!(st.consumed, 0);
+    assert_eq!(st.consumed, 1);
+    assert_eq!(r.queue.read_index(), 1);
 }
 
 #[test]
