@@ -68,8 +68,10 @@ pub fn launch_job(
     part: PartArg,
     seed: u64,
 ) -> Result<(Outcome, LoadedCode), String> {
-    let start = Instant::now();
     let mut s = Session::new(part, seed)?;
+    // First launch: from here (code-object bytes in memory, queue made) to
+    // the completion signal.
+    let start = Instant::now();
     let code = model_launch::load(&mut s.model, &s.part, bytes)?;
     let kernel = code
         .kernel(&job.kernel)

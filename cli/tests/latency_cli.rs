@@ -146,7 +146,11 @@ fn kernel_vadd_runs_on_the_model_and_the_json_names_it() {
             serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         std::fs::remove_file(&json).ok();
         assert_eq!(v["params"]["kernel"], "vadd");
-        let mcpu = if part == "navi31" { "gfx1100" } else { "gfx1201" };
+        let mcpu = if part == "navi31" {
+            "gfx1100"
+        } else {
+            "gfx1201"
+        };
         assert!(
             v["params"]["kernel_detail"]
                 .as_str()

@@ -44,6 +44,17 @@ fn packet(kd: u64, signal: SignalHandle) -> KernelDispatchPacket {
         .unwrap()
 }
 
+/// The runtime's `amd_queue_t` offsets of the scratch fields.
+fn off(field: &str) -> u64 {
+    use barebell::aql::queue::AmdQueue;
+    use core::mem::offset_of;
+    (match field {
+        "loc" => offset_of!(AmdQueue, scratch_backing_memory_location),
+        "size" => offset_of!(AmdQueue, scratch_backing_memory_byte_size),
+        _ => offset_of!(AmdQueue, scratch_wave64_lane_byte_size),
+    }) as u64
+}
+
 const S_ENDPGM: [u8; 4] = [0x00, 0x00, 0xb0, 0xbf];
 
 #[test]
@@ -185,4 +196,81 @@ fn private_segment_without_queue_scratch_is_refused() {
     assert!(m.errors()[0].to_string().contains("no scratch"));
     assert_eq!(s[0].value(), 1);
     assert_eq!(m.shader.dispatches, 0);
+}
+
+#[test]
+fn queue_scratch_too_small_per_lane_is_refused() {
+    // amd_queue_t's scratch fields as AqlQueue::InitScratchSRD fills
+    // them, at the runtime's offsets (the model decodes them with its
+    // own). 8 bytes per wave64 lane give a wave32 lane 16; the kernel asks
+    // for 32.
+    let mut m = CpModel::new(Seed(7));
+    let kd = kernel(&mut m, &S_ENDPGM, 32);
+    let r = rig::<8>(&mut m, QueueConfig::default());
+    let backing: &'static mut [u8] = Box::leak(vec![0u8; 4096].into_boxed_slice());
+    let d = r.queue.memory().descriptor_address();
+    // SAFETY: the descriptor is this queue's leaked amd_queue_t; the model
+    // runs on this thread, after these stores.
+    unsafe {
+        std::sync::atomic::AtomicU64::from_ptr((d + off("loc")) as *mut u64).store(
+            backing.as_ptr() as u64,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        std::sync::atomic::AtomicU64::from_ptr((d + off("size")) as *mut u64)
+            .store(4096, std::sync::atomic::Ordering::Relaxed);
+        std::sync::atomic::AtomicU32::from_ptr((d + off("lane")) as *mut u32)
+            .store(8, std::sync::atomic::Ordering::Relaxed);
+    }
+    let s = signals(&mut m, 1, 1);
+    r.queue
+        .submit(
+            &packet(kd, s[0].handle()),
+            &TickingClock::new(1_000),
+            BOUND_NS,
+        )
+        .unwrap();
+    m.run_until_idle(10_000).unwrap();
+    assert_eq!(
+        m.errors(),
+        [CpError::Kernel {
+            queue: 0,
+            id: 0,
+            fault: KernelFault::ScratchTooSmall {
+                kernel_bytes: 32,
+                queue_bytes: 16
+            }
+        }]
+    );
+    assert_eq!(s[0].value(), 1);
+}
+
+#[test]
+fn queue_scratch_large_enough_lets_the_kernel_run() {
+    let mut m = CpModel::new(Seed(8));
+    let kd = kernel(&mut m, &S_ENDPGM, 32);
+    let r = rig::<8>(&mut m, QueueConfig::default());
+    let backing: &'static mut [u8] = Box::leak(vec![0u8; 4096].into_boxed_slice());
+    let d = r.queue.memory().descriptor_address();
+    // SAFETY: as above.
+    unsafe {
+        std::sync::atomic::AtomicU64::from_ptr((d + off("loc")) as *mut u64).store(
+            backing.as_ptr() as u64,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        std::sync::atomic::AtomicU64::from_ptr((d + off("size")) as *mut u64)
+            .store(4096, std::sync::atomic::Ordering::Relaxed);
+        std::sync::atomic::AtomicU32::from_ptr((d + off("lane")) as *mut u32)
+            .store(16, std::sync::atomic::Ordering::Relaxed);
+    }
+    let s = signals(&mut m, 1, 1);
+    r.queue
+        .submit(
+            &packet(kd, s[0].handle()),
+            &TickingClock::new(1_000),
+            BOUND_NS,
+        )
+        .unwrap();
+    m.run_until_idle(10_000).unwrap();
+    assert_eq!(m.errors(), []);
+    assert_eq!(s[0].value(), 0);
 }
