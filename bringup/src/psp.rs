@@ -18,8 +18,10 @@ use barebell::mem::VramAllocator;
 use barebell::psp::{self, FaultHub, Image, Plan, Psp, PspError, PspRegs, Tmr, TmrSource};
 
 /// `psp_tmr_init()`'s allocation, made once LOAD_TOC has answered: VRAM,
-/// `PSP_TMR_ALIGNMENT`, exactly the size asked for.
-struct VramTmr<'a>(&'a mut VramAllocator);
+/// `PSP_TMR_ALIGNMENT`, exactly the size asked for. The second field is
+/// `MMMC_VM_FB_OFFSET`: the PSP gets the TMR's physical address,
+/// `amdgpu_gmc_vram_pa()` in `psp_prep_tmr_cmd_buf()`.
+struct VramTmr<'a>(&'a mut VramAllocator, u64);
 
 impl TmrSource for VramTmr<'_> {
     fn tmr(&mut self, size: u32) -> Result<Tmr, PspError> {
@@ -35,7 +37,7 @@ impl TmrSource for VramTmr<'_> {
         Ok(Tmr {
             mc_addr: at.mc,
             capacity: size,
-            phys_addr: at.offset,
+            phys_addr: at.offset + self.1,
         })
     }
 }
@@ -108,7 +110,7 @@ pub fn run(
             bases: ips.mmhub.bases,
             regs: mem.mmhub,
         });
-    let mut tmr = VramTmr(&mut mem.vram);
+    let mut tmr = VramTmr(&mut mem.vram, mem.vram_base_offset);
     let report = psp::load_firmware(&mut p, plan, &sos, Some(smu), gfx, Some(&mut tmr)).at(s)?;
     let placed = match report.tmr {
         Some(t) => alloc::format!(" at VRAM {:#x}", t.phys_addr),

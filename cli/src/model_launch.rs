@@ -4,7 +4,7 @@
 //! into memory the model can reach, kernargs, buffers and queue scratch.
 //!
 //! Memory here is leaked host memory mapped into the CP model's DMA
-//! windows (device address = host address), as `barebell_model::host`
+//! windows (device address = host address), as `barebell_model_host::queue`
 //! places queues and signals: the model may touch it for as long as the
 //! process lives.
 
@@ -16,7 +16,7 @@ use barebell_kernel::scratch::{ScratchPart, ScratchPlan};
 use barebell_kernel::{CodeObject, DeviceImage, LaunchContext, LoadedCode, Part};
 use barebell_model::Seed;
 use barebell_model::cp::CpModel;
-use barebell_model::host::ModelQueue;
+use barebell_model_host::queue::ModelQueue;
 use core::mem::offset_of;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -99,7 +99,7 @@ impl Session {
         let (part, target) = part(p);
         let mut model = CpModel::new(Seed(seed));
         model.shader.target = target;
-        let queue = barebell_model::host::queue::<SLOTS>(
+        let queue = barebell_model_host::queue::queue::<SLOTS>(
             &mut model,
             QueueConfig {
                 profiling: true,
@@ -108,7 +108,7 @@ impl Session {
             false,
         )
         .map_err(|e| e.to_string())?;
-        let signal = &barebell_model::host::signals(&mut model, 1, 0)[0];
+        let signal = &barebell_model_host::queue::signals(&mut model, 1, 0)[0];
         Ok(Session {
             model,
             queue,

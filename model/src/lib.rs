@@ -42,17 +42,17 @@ impl Seed {
 }
 
 pub mod bar;
+pub mod conformance;
 pub mod cp;
+pub mod dcn;
 pub mod discovery;
 pub mod dma;
 pub mod error;
 pub mod gmc;
-pub mod host;
 pub mod hub;
 pub mod kiq;
 pub mod mc;
 pub mod mec;
-pub mod mec_host;
 pub mod mes;
 pub mod nbio;
 pub mod parts;
@@ -68,6 +68,7 @@ pub mod wave;
 pub const FACTS: &[&[barebell_facts::Fact]] =
     &[psp::FACTS, psp::iface::FACTS, ucode::FACTS, wave::FACTS];
 
+pub use bar::DoorbellPage;
 pub use error::ModelError;
 pub use parts::Part;
 pub use vgpu::VirtualGpu;

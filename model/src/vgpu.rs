@@ -20,20 +20,21 @@
 //!   idle. The bring-up calls it between looks at every fence, so one
 //!   thread suffices (the unikernel has one CPU).
 //!
-//! What is a model convention and not a public fact: the FB location the
-//! "VBIOS" leaves, the discovery table's IP bases, the bus addresses of
-//! the DMA region and of BAR2, the Navi48 TMR size the PSP model asks
-//! for (Navi31's is a real card's), the PSP's timings
-//! (`psp::PspTiming::MODEL`), and everything listed as such in the block
-//! models.
+//! What is a model convention and not a public fact: the FB location,
+//! FB offset and display mode the "VBIOS" leaves ([`crate::Part`]), the
+//! discovery table's IP bases, the bus addresses of the DMA region and of
+//! BAR2, the Navi48 TMR size the PSP model asks for (Navi31's is a real
+//! card's), the PSP's timings (`psp::PspTiming::MODEL`), and everything
+//! listed as such in the block models.
 
 use crate::bar::BarWindow;
+use crate::bar::DoorbellPage;
 use crate::cp::CpModel;
+use crate::dcn::DcnModel;
 use crate::discovery::{self, VramWindow};
 use crate::dma::Dma;
 use crate::error::ModelError;
 use crate::gmc::{Access, Gmc, VmFault};
-use crate::host::DoorbellPage;
 use crate::hub::HubModel;
 use crate::kiq::KiqModel;
 use crate::mc::{CID_MP0, Mc};
@@ -41,7 +42,7 @@ use crate::mec::Mec;
 use crate::mes::{MesApiVersion, MesModel};
 use crate::nbio::NbioModel;
 use crate::parts::Part;
-use crate::psp::{PspModel, PspPlacement, RlcStatus, rig};
+use crate::psp::{PspModel, PspPlacement, RlcStatus, firmware};
 use crate::{Seed, SimClock};
 use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
@@ -51,11 +52,11 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
 use barebell::discovery::{Discovery, boot};
-use barebell::gmc::hub::hub_for;
 use barebell::ip::{Generation, hw_id};
 use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
 use barebell::platform::{Aperture, DMA_CHUNK, DmaRegion, Platform};
-use barebell::psp::PspRegs;
+use barebell::regs::hub::hub_for;
+use barebell::regs::mp::PspRegs;
 use barebell::regs::{IpBases, Reg};
 use barebell::time::Clock;
 use barebell_bringup::FirmwareSource;
@@ -260,6 +261,7 @@ pub struct VirtualGpu {
     nbio: Arc<NbioModel>,
     mmhub: Arc<HubModel>,
     gfxhub: Arc<HubModel>,
+    dcn: Option<Arc<DcnModel>>,
     psp: Arc<PspModel>,
     mec: Arc<Mec>,
     api: MesApiVersion,
@@ -329,16 +331,52 @@ impl VirtualGpu {
         ));
         let mmhub_model = Arc::new(HubModel::for_hub(&clock, mmhub.bases, mmhub_regs));
         let gfxhub_model = Arc::new(HubModel::for_hub(&clock, gc.bases, gfxhub_regs));
-        // What the VBIOS leaves in the FB location.
-        let fb_reg = mmhub_regs
-            .all
-            .iter()
-            .find(|r| r.name == "MMMC_VM_FB_LOCATION_BASE")
-            .and_then(|r| r.byte_offset(&mmhub.bases))
-            .ok_or(ModelError::Register {
-                name: "MMMC_VM_FB_LOCATION_BASE",
-            })?;
-        mmhub_model.write32(fb_reg, (part.fb_start >> 24) as u32);
+        // What the VBIOS leaves in both hubs' FB location and offset: BASE
+        // and TOP in 16 MiB units, TOP the last 16 MiB (as
+        // `mmhub_v3_0_get_fb_location()` and tinygrad's
+        // `AM_GMC.init_sw()` read them), OFFSET the physical address of
+        // VRAM offset 0 in the same units.
+        let vram_bytes = u64::from(part.firmware.vram_mib) << 20;
+        let fb_top = (part.fb_start + vram_bytes - 1) >> 24;
+        for (hub, regs, prefix) in [
+            (&mmhub_model, mmhub_regs.all, "MMMC_VM_FB_"),
+            (&gfxhub_model, gfxhub_regs.all, "GCMC_VM_FB_"),
+        ] {
+            for (field, value) in [
+                ("LOCATION_BASE", part.fb_start >> 24),
+                ("LOCATION_TOP", fb_top),
+                ("OFFSET", part.fb_offset >> 24),
+            ] {
+                let r = regs
+                    .iter()
+                    .find(|r| r.name.strip_prefix(prefix) == Some(field))
+                    .ok_or(ModelError::Register {
+                        name: "*MC_VM_FB_LOCATION_BASE/TOP, *MC_VM_FB_OFFSET",
+                    })?;
+                hub.set_device_reg(*r, value as u32);
+            }
+        }
+
+        // The display the VBIOS left, scanning out of VRAM 0, if the part
+        // has one and discovery lists its DMU.
+        let dcn = match (part.display, d.ip(crate::discovery::DMU_HWID, 0)) {
+            (Some(display), Some(dmu)) => {
+                // SAFETY: VRAM's backing belongs to `memory`, which the
+                // VirtualGpu owns and drops after every model; 4 KiB
+                // aligned; the host writing it is what the model watches.
+                let m = unsafe {
+                    DcnModel::new(
+                        &clock,
+                        dmu.bases,
+                        display,
+                        memory.vram.as_ptr(),
+                        memory.vram_len as u64,
+                    )
+                };
+                Some(Arc::new(m))
+            }
+            _ => None,
+        };
 
         let chunks = memory.dma_len / DMA_CHUNK;
         let chunk_bus: Vec<u64> = (0..chunks)
@@ -359,7 +397,7 @@ impl VirtualGpu {
                 gc: RlcStatus::for_generation(generation),
                 gc_bases: gc.bases,
             },
-            rig::expect(&part.firmware, &mut |name| files.load(name))?,
+            firmware::expect(&part.firmware, &mut |name| files.load(name))?,
             Arc::new(mc),
         ));
 
@@ -431,6 +469,10 @@ impl VirtualGpu {
         nbio_set.extend((hole..hole + 4096).step_by(4));
         let rlc = RlcStatus::for_generation(generation);
         let psp_gc = offsets(&[rlc.bootload_status, rlc.cp_stat], &gc.bases);
+        let mut routes: Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync>)> = Vec::new();
+        if let Some(m) = &dcn {
+            routes.push((m.offsets().collect(), m.clone()));
+        }
         let router = Router {
             routes: alloc::vec![
                 (
@@ -446,6 +488,10 @@ impl VirtualGpu {
                 (offsets(mp0_all, &mp0.bases), psp.clone()),
             ],
             rest: mec.clone(),
+        };
+        let router = Router {
+            routes: routes.into_iter().chain(router.routes).collect(),
+            ..router
         };
         let index =
             nbio_regs
@@ -477,6 +523,7 @@ impl VirtualGpu {
             nbio,
             mmhub: mmhub_model,
             gfxhub: gfxhub_model,
+            dcn,
             psp,
             mec,
             api,
@@ -518,6 +565,17 @@ impl VirtualGpu {
         &self.gfxhub
     }
 
+    /// The display model, if the part has one.
+    pub fn dcn(&self) -> Option<&DcnModel> {
+        self.dcn.as_deref()
+    }
+
+    /// The first VRAM offset of the VBIOS's picture on screen that the
+    /// host overwrote, or `None` (intact, or no display).
+    pub fn scanout_clobbered(&self) -> Option<u64> {
+        self.dcn.as_ref().and_then(|m| m.clobbered())
+    }
+
     /// Accesses BAR5 lost past its end, and those through the RSMU pair.
     pub fn bar5_counts(&self) -> crate::bar::BarCounts {
         self.bar5.counts()
@@ -539,6 +597,7 @@ impl VirtualGpu {
             dma: (self.memory.dma.as_ptr() as u64, self.memory.dma_len as u64),
             chunk_bus: self.chunk_bus.clone(),
             gfx12: self.part.generation == Generation::Gfx12,
+            fb_offset: self.part.fb_offset,
         }
     }
 
@@ -612,6 +671,8 @@ struct Space {
     dma: (u64, u64),
     chunk_bus: Vec<u64>,
     gfx12: bool,
+    /// Physical address of VRAM offset 0 (`*MC_VM_FB_OFFSET`).
+    fb_offset: u64,
 }
 
 impl Space {
@@ -628,9 +689,15 @@ impl Space {
                 iommu.map_at(*bus, host as *mut u8, DMA_CHUNK as u64);
             }
         }
-        let t = Gmc::new(&vram, root & !0xFFF, self.gfx12).translate(va, access)?;
-        let space = if t.system { &iommu } else { &vram };
-        space.host_of(t.pa, 1).ok_or(VmFault {
+        let t = Gmc::new(&vram, root & !0xFFF, self.gfx12)
+            .with_vram_base(self.fb_offset)
+            .translate(va, access)?;
+        let (space, at) = if t.system {
+            (&iommu, Some(t.pa))
+        } else {
+            (&vram, t.pa.checked_sub(self.fb_offset))
+        };
+        at.and_then(|a| space.host_of(a, 1)).ok_or(VmFault {
             va,
             access,
             reason: crate::gmc::FaultReason::BadTable { level: 3 },

@@ -79,7 +79,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::bus::{ALL_ONES, RegisterBus};
 use barebell::ip::Generation;
-use barebell::psp::PspRegs;
+use barebell::regs::mp::PspRegs;
 use barebell::regs::{IpBases, Reg};
 use barebell::time::Clock;
 use barebell_facts::Fact;
@@ -829,4 +829,4 @@ impl RegisterBus for PspModel {
     }
 }
 
-pub mod rig;
+pub mod firmware;

@@ -8,8 +8,8 @@ use barebell::gfx::mes::start::{MesStart, MesStartError, MesVersions, start};
 use barebell::gfx::mes::{HwBases, Mes, MesApi, V11, V12};
 use barebell::ip::Generation;
 use barebell_firmware_if::mes_api::v12;
-use barebell_model::mec_host::{GC_BASES, ModelGpu};
 use barebell_model::{Seed, TickingClock};
+use barebell_model_host::mec::{GC_BASES, ModelGpu};
 
 const UC: [u64; 2] = [0x1_2345_6780, 0x2_0000_0100];
 
