@@ -49,6 +49,7 @@ pub mod error;
 pub mod gmc;
 pub mod host;
 pub mod hub;
+pub mod ih;
 pub mod kiq;
 pub mod mc;
 pub mod mec;
@@ -56,9 +57,16 @@ pub mod mec_host;
 pub mod mes;
 pub mod nbio;
 pub mod parts;
+pub mod power;
 pub mod psp;
+pub mod s2a;
+pub mod sdma;
+pub mod smu;
+pub mod soc;
+pub mod socregs;
 #[cfg(feature = "std")]
 pub mod thread;
+pub mod unknown;
 pub mod vgpu;
 
 pub use error::ModelError;

@@ -249,6 +249,34 @@ impl PspModel {
         self.state.lock().sos_loaded
     }
 
+    // --- issue 15 (tinygrad's AM on the model): what the SMU, SDMA and
+    // RLC models ask of the PSP.
+
+    /// Whether LOAD_IP_FW has put the SMU firmware in place.
+    pub fn smu_loaded(&self) -> bool {
+        self.state.lock().smu_loaded
+    }
+
+    /// Whether the RLC autoload has completed (its images are in place).
+    pub fn autoload_complete(&self) -> bool {
+        self.state.lock().autoload_reads == Some(0)
+    }
+
+    /// A mode-1 reset (the SMU's `Mode1Reset`): the PSP restarts from its
+    /// bootloader, as after power-on; the logs are kept.
+    pub fn mode1_reset(&self) {
+        let mut s = self.state.lock();
+        let refusals = core::mem::take(&mut s.refusals);
+        let commands = core::mem::take(&mut s.commands);
+        *s = State {
+            c35: READY,
+            refusals,
+            commands,
+            ..State::default()
+        };
+    }
+    // --- end issue 15
+
     fn refuse(s: &mut State, status: u32, why: &'static str) -> u32 {
         s.refusals.push(Refusal { status, why });
         status
