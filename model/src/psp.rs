@@ -18,8 +18,10 @@
 //! - LOAD_TOC with the real TOC, SETUP_TMR only after it and with a
 //!   1 MiB aligned TMR of at least the size LOAD_TOC answered, SMU
 //!   firmware after LOAD_TOC, every GFX LOAD_IP_FW only after SETUP_TMR,
-//!   in `AMDGPU_UCODE_ID` order, each the exact section of the real blob
-//!   (size and FNV-1a hash), and AUTOLOAD_RLC only after the last one.
+//!   in any order (issue 15: Linux's and tinygrad's orders both boot
+//!   silicon), each the exact section of the real blob (size and FNV-1a
+//!   hash) of an image the part has, and AUTOLOAD_RLC only once every
+//!   image but the [`AUTOLOAD_OPTIONAL`] ones is in.
 //!
 //! Memory: the model never reads host memory by address. Every access
 //! (the bootloader's `fw_pri` read, the ring, each frame, the command
@@ -78,6 +80,10 @@ const READY: u32 = 0x8000_0000;
 const BUSY_READS: u32 = 3;
 const SOL_READS: u32 = 3;
 const AUTOLOAD_READS: u32 = 4;
+/// Simulated time the RLC autoload takes when nobody polls it (a
+/// **model value**: the time is not public; Linux allows
+/// `adev->usec_timeout`, `gfx_v11_0_wait_for_rlc_autoload_complete()`).
+pub const AUTOLOAD_NS: u64 = 100 * ACCESS_NS;
 /// The sign-of-life value sOS leaves in C2PMSG_81 (any non-zero value).
 pub const SOS_ALIVE: u32 = 0x0000_0001;
 
@@ -170,12 +176,67 @@ struct State {
     toc_loaded: bool,
     tmr_set: bool,
     smu_loaded: bool,
-    next_gfx: usize,
+    /// GFX images loaded so far (fw types), in arrival order.
+    gfx_loaded: Vec<u32>,
     autoload_reads: Option<u32>,
+    /// Simulated time AUTOLOAD_RLC arrived (issue 15).
+    autoload_since: Option<u64>,
     unplugged: bool,
     refusals: Vec<Refusal>,
     commands: Vec<(u32, u32)>,
 }
+
+/// `psp_gfx_if.h` `GFX_FW_TYPE_*` the RLC autoload completes without
+/// (issue 15): tinygrad's AM loads none of them on GC 11.0.0 (no PFP,
+/// no ME, no MES, one MEC stack, no RLC restore lists: `AMFirmware`) and
+/// has booted Navi31 boards; on GC 12 it loads PFP and ME with their P0
+/// stacks, which the model then also does not demand (looser than the
+/// evidence: nothing public says gfx12's autoload needs them). Every
+/// other image of the part must be loaded before `AUTOLOAD_RLC`.
+pub const AUTOLOAD_OPTIONAL: [u32; 17] = [
+    20, // RLC_RESTORE_LIST_GPM_MEM
+    21, // RLC_RESTORE_LIST_SRM_MEM
+    33, // CP_MES
+    34, // MES_STACK
+    77, // RS64_MES_STACK
+    79, // RS64_KIQ_STACK
+    81, // CP_MES_KIQ
+    82, // MES_KIQ_STACK
+    87, // RS64_PFP
+    88, // RS64_ME
+    90, // RS64_PFP_P0_STACK
+    91, // RS64_PFP_P1_STACK
+    92, // RS64_ME_P0_STACK
+    93, // RS64_ME_P1_STACK
+    95, // RS64_MEC_P1_STACK
+    96, // RS64_MEC_P2_STACK
+    97, // RS64_MEC_P3_STACK
+];
+
+/// The `GFX_FW_TYPE_*` values above, checked against `psp_gfx_if.h`.
+pub const FACTS: &[barebell_facts::Fact] = &{
+    use barebell_facts::Fact;
+    const H: &str = "psp_gfx_if.h";
+    [
+        Fact::constant(H, "GFX_FW_TYPE_RLC_RESTORE_LIST_GPM_MEM", 20),
+        Fact::constant(H, "GFX_FW_TYPE_RLC_RESTORE_LIST_SRM_MEM", 21),
+        Fact::constant(H, "GFX_FW_TYPE_CP_MES", 33),
+        Fact::constant(H, "GFX_FW_TYPE_MES_STACK", 34),
+        Fact::constant(H, "GFX_FW_TYPE_RS64_MES_STACK", 77),
+        Fact::constant(H, "GFX_FW_TYPE_RS64_KIQ_STACK", 79),
+        Fact::constant(H, "GFX_FW_TYPE_CP_MES_KIQ", 81),
+        Fact::constant(H, "GFX_FW_TYPE_MES_KIQ_STACK", 82),
+        Fact::constant(H, "GFX_FW_TYPE_RS64_PFP", 87),
+        Fact::constant(H, "GFX_FW_TYPE_RS64_ME", 88),
+        Fact::constant(H, "GFX_FW_TYPE_RS64_PFP_P0_STACK", 90),
+        Fact::constant(H, "GFX_FW_TYPE_RS64_PFP_P1_STACK", 91),
+        Fact::constant(H, "GFX_FW_TYPE_RS64_ME_P0_STACK", 92),
+        Fact::constant(H, "GFX_FW_TYPE_RS64_ME_P1_STACK", 93),
+        Fact::constant(H, "GFX_FW_TYPE_RS64_MEC_P1_STACK", 95),
+        Fact::constant(H, "GFX_FW_TYPE_RS64_MEC_P2_STACK", 96),
+        Fact::constant(H, "GFX_FW_TYPE_RS64_MEC_P3_STACK", 97),
+    ]
+};
 
 /// The PSP and the RLC autoload status, on the register bus.
 #[derive(Debug)]
@@ -185,6 +246,8 @@ pub struct PspModel {
     expect: PspExpect,
     mc: Arc<Mc>,
     gc: GcRegs,
+    /// Issue 15: the MP0 13.x bootloader (see `spl_stage_takes_kdb`).
+    spl_takes_kdb: bool,
     state: Mutex<State>,
 }
 
@@ -214,6 +277,7 @@ impl PspModel {
             expect,
             mc,
             gc: place.gc,
+            spl_takes_kdb: r.c2pmsg_35.name.starts_with("MP0_"),
             state: Mutex::new(State {
                 c35: READY,
                 ..State::default()
@@ -259,7 +323,23 @@ impl PspModel {
 
     /// Whether the RLC autoload has completed (its images are in place).
     pub fn autoload_complete(&self) -> bool {
-        self.state.lock().autoload_reads == Some(0)
+        let mut s = self.state.lock();
+        self.autoload_elapsed(&mut s);
+        s.autoload_reads == Some(0)
+    }
+
+    /// Issue 15: the autoload also completes with time, not only with
+    /// status polls: a driver that does not poll (tinygrad's AM's wait is
+    /// vacuous, docs/am-boot.md §3) finds it done once
+    /// [`AUTOLOAD_NS`] of simulated time has passed, as on silicon,
+    /// where the RLC works whether or not anyone looks.
+    fn autoload_elapsed(&self, s: &mut State) {
+        if let (Some(n), Some(t0)) = (s.autoload_reads, s.autoload_since)
+            && n > 0
+            && barebell::time::Clock::now_ns(&self.clock) >= t0 + AUTOLOAD_NS
+        {
+            s.autoload_reads = Some(0);
+        }
     }
 
     /// A mode-1 reset (the SMU's `Mode1Reset`): the PSP restarts from its
@@ -276,6 +356,29 @@ impl PspModel {
         };
     }
     // --- end issue 15
+
+    /// Issue 15: on MP0 13.x the SPL stage (`PSP_BL__LOAD_TOS_SPL_TABLE`)
+    /// also takes the key database's bytes. Linux sends the bundle's SPL
+    /// section (`psp_v13_0_bootloader_load_spl()`); tinygrad's AM sends
+    /// the KDB section for MP0 below 14.0.0 (`AM_PSP.init_hw`, `spl_key`)
+    /// and has booted Navi31 boards that way, so the 13.x bootloader
+    /// accepts both. On 14.x AM sends the SPL section too and the model
+    /// stays strict.
+    fn spl_stage_takes_kdb(&self, component: Component, addr: u64) -> bool {
+        if component != Component::Spl || !self.spl_takes_kdb {
+            return false;
+        }
+        let Some((_, kdb)) = self
+            .expect
+            .components
+            .iter()
+            .find(|(c, _)| *c == Component::Kdb)
+        else {
+            return false;
+        };
+        let mut got = alloc::vec![0u8; kdb.len()];
+        self.mc.read(addr, &mut got, "bootloader component").is_ok() && got == *kdb
+    }
 
     fn refuse(s: &mut State, status: u32, why: &'static str) -> u32 {
         s.refusals.push(Refusal { status, why });
@@ -305,7 +408,7 @@ impl PspModel {
         {
             return Self::refuse(s, status::DMA, "component buffer not mapped");
         }
-        if got != *image {
+        if got != *image && !self.spl_stage_takes_kdb(component, addr) {
             return Self::refuse(s, status::PAYLOAD, "component bytes differ from the bundle");
         }
         s.next_component += 1;
@@ -455,7 +558,7 @@ impl PspModel {
                 if !s.toc_loaded {
                     return Self::refuse(s, status::ORDER, "SETUP_TMR before LOAD_TOC");
                 }
-                if s.next_gfx > 0 {
+                if !s.gfx_loaded.is_empty() {
                     return Self::refuse(s, status::ORDER, "SETUP_TMR after GFX loads");
                 }
                 let addr = u64::from(body(1)) << 32 | u64::from(body(0));
@@ -504,12 +607,13 @@ impl PspModel {
                 if !tmr_ready {
                     return Self::refuse(s, status::ORDER, "LOAD_IP_FW before SETUP_TMR");
                 }
-                let Some((want_t, want)) = self.expect.gfx.get(s.next_gfx) else {
-                    return Self::refuse(s, status::ORDER, "LOAD_IP_FW after the last GFX image");
+                // Any order: Linux loads in `AMDGPU_UCODE_ID` order
+                // (`psp_load_non_psp_fw()`), tinygrad's AM in its own
+                // (`AMFirmware.descs`, e.g. SDMA TH1 before TH0), and
+                // both boot silicon (issue 15).
+                let Some((_, want)) = self.expect.gfx.iter().find(|(w, _)| *w == t) else {
+                    return Self::refuse(s, status::ORDER, "GFX image this part does not load");
                 };
-                if *want_t != t {
-                    return Self::refuse(s, status::ORDER, "GFX image out of order");
-                }
                 if want.len() != img.len() || fnv1a(want) != fnv1a(&img) {
                     return Self::refuse(
                         s,
@@ -517,14 +621,20 @@ impl PspModel {
                         "GFX image differs from the blob section",
                     );
                 }
-                s.next_gfx += 1;
+                s.gfx_loaded.push(t);
                 0
             }
             cmd::AUTOLOAD_RLC => {
-                if s.next_gfx != self.expect.gfx.len() || self.expect.gfx.is_empty() {
+                let missing = self
+                    .expect
+                    .gfx
+                    .iter()
+                    .any(|(w, _)| !AUTOLOAD_OPTIONAL.contains(w) && !s.gfx_loaded.contains(w));
+                if missing || self.expect.gfx.is_empty() {
                     return Self::refuse(s, status::ORDER, "AUTOLOAD_RLC before every GFX image");
                 }
                 s.autoload_reads = Some(AUTOLOAD_READS);
+                s.autoload_since = Some(barebell::time::Clock::now_ns(&self.clock));
                 0
             }
             _ => Self::refuse(s, status::UNKNOWN_COMMAND, "unknown GPCOM command"),
@@ -569,6 +679,7 @@ impl RegisterBus for PspModel {
             return s.wptr_dw;
         }
         if byte_offset == a.rlc || byte_offset == a.cp_stat {
+            self.autoload_elapsed(&mut s);
             let done = match s.autoload_reads {
                 Some(0) => true,
                 Some(n) => {

@@ -206,6 +206,9 @@ pub struct SocBlocks {
     pub power: alloc::sync::Arc<crate::power::PowerModel>,
     pub s2a: alloc::sync::Arc<crate::s2a::S2aModel>,
     pub log: alloc::sync::Arc<RefusalLog>,
+    /// `PCI_COMMAND` bus master as the host last set it (recorded, not
+    /// yet enforced on DMA: the model's DMA users do not consult it).
+    pub bus_master: AtomicBool,
 }
 
 /// What the SOC blocks need from the PSP side of the GPU.
@@ -348,6 +351,7 @@ impl SocBlocks {
             power,
             s2a,
             log,
+            bus_master: AtomicBool::new(false),
         })
     }
 

@@ -29,6 +29,7 @@
 // discovery in VRAM, doorbell stores).
 mod am;
 pub use am::FACTS as AM_FACTS;
+pub use am::RefusalMark;
 use am::soc_blocks;
 
 use crate::bar::BarWindow;
@@ -417,6 +418,15 @@ impl VirtualGpu {
                 name: "MMMC_VM_FB_LOCATION_BASE",
             })?;
         mmhub_model.write32(fb_reg, (part.fb_start >> 24) as u32);
+        // Issue 15: the rest of what the VBIOS leaves (TOP, GFXHUB copy).
+        am::vbios_fb_location(
+            [
+                (&*mmhub_model, mmhub_regs.all),
+                (&*gfxhub_model, gfxhub_regs.all),
+            ],
+            part.fb_start,
+            u64::from(part.firmware.vram_mib) << 20,
+        );
 
         let chunks = memory.dma_len / DMA_CHUNK;
         let chunk_bus: Vec<u64> = (0..chunks)

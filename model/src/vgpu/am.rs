@@ -167,3 +167,168 @@ impl VirtualGpu {
         core::mem::size_of_val(&self.doorbells.0)
     }
 }
+
+/// Where each refusal list stood: the SOC log, the PSP's, the MEC's.
+pub type RefusalMark = [usize; 3];
+
+impl VirtualGpu {
+    fn mec_refusals(&self) -> Vec<String> {
+        use alloc::format;
+        self.mec
+            .events()
+            .iter()
+            .filter_map(|e| match e {
+                crate::mec::MecEvent::Refused {
+                    me,
+                    pipe,
+                    queue,
+                    why,
+                } => Some(format!(
+                    "MEC: HQD me {me} pipe {pipe} queue {queue} refused: {why:?}"
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// How long each refusal list is now (cheap: for a caller that
+    /// checks after every access).
+    pub fn refusal_mark(&self) -> RefusalMark {
+        [
+            self.soc.log.len(),
+            self.psp.refusals().len(),
+            self.mec_refusals().len(),
+        ]
+    }
+
+    /// The refusals logged after `mark`.
+    pub fn refusals_since(&self, mark: RefusalMark) -> Vec<String> {
+        use alloc::format;
+        let mut out: Vec<String> = self
+            .soc
+            .log
+            .since(mark[0])
+            .iter()
+            .map(|r| format!("{r}"))
+            .collect();
+        out.extend(
+            self.psp
+                .refusals()
+                .iter()
+                .skip(mark[1])
+                .map(|r| format!("PSP: {r}")),
+        );
+        out.extend(self.mec_refusals().into_iter().skip(mark[2]));
+        out
+    }
+
+    /// The host set or cleared `PCI_COMMAND` bus master.
+    pub fn set_bus_master(&self, on: bool) {
+        self.soc.bus_master.store(on, Ordering::Relaxed);
+    }
+
+    /// What a second driver's boot left in the model, one fact a line:
+    /// MEC HQDs activated, SMU messages answered, SDMA, IH rings, S2A.
+    pub fn am_status(&self) -> String {
+        use alloc::format;
+        use core::fmt::Write;
+        let mut s = String::new();
+        for e in self.mec.events() {
+            if let crate::mec::MecEvent::Activated {
+                me, pipe, queue, ..
+            } = e
+            {
+                let _ = writeln!(s, "MEC: HQD me {me} pipe {pipe} queue {queue} active");
+            }
+        }
+        let answered = self
+            .soc
+            .smu
+            .events()
+            .iter()
+            .filter(|e| matches!(e, smu::SmuEvent::Answered { .. }))
+            .count();
+        let _ = writeln!(
+            s,
+            "SMU: {answered} messages answered, features {}",
+            if self.soc.smu.features_enabled() {
+                "enabled"
+            } else {
+                "off"
+            }
+        );
+        let _ = writeln!(
+            s,
+            "SDMA0: {}{}",
+            if self.soc.sdma.running() {
+                "running"
+            } else {
+                "halted"
+            },
+            self.soc
+                .sdma
+                .queue()
+                .map(|q| format!(", queue 0 ring {:#x} ({:#x} bytes)", q.ring, q.bytes))
+                .unwrap_or_default()
+        );
+        for r in self.soc.ih.rings() {
+            let _ = writeln!(
+                s,
+                "IH: ring {} at {:#x} ({:#x} bytes)",
+                r.ring, r.base, r.bytes
+            );
+        }
+        let _ = writeln!(s, "S2A: {} doorbell ports", self.soc.s2a.ports().len());
+        let _ = writeln!(
+            s,
+            "PSP: sOS {}, SMU firmware {}, RLC autoload {}",
+            if self.psp.sos_running() {
+                "running"
+            } else {
+                "not running"
+            },
+            if self.psp.smu_loaded() {
+                "loaded"
+            } else {
+                "not loaded"
+            },
+            if self.psp.autoload_complete() {
+                "complete"
+            } else {
+                "not complete"
+            }
+        );
+        s
+    }
+}
+
+/// What the VBIOS leaves in both hubs' FB location registers before any
+/// driver runs: `*MC_VM_FB_LOCATION_BASE` = first and `_TOP` = last
+/// 16 MiB unit of VRAM in the MC space. Linux reads both
+/// (`mmhub_v3_0_get_fb_location()`, `mmhub_v4_1_0_get_fb_location()`,
+/// `gfxhub_v3_0_get_fb_location()`: `base`/`top` `<< 24`) and writes
+/// neither; tinygrad's AM derives the system aperture from them
+/// (`AM_GMC.init_sw`: `fb_end = TOP << 24`). The FB base itself is a
+/// model value ([`crate::parts::Part::fb_start`]).
+pub(super) fn vbios_fb_location(
+    hubs: [(&crate::hub::HubModel, &[barebell::regs::Reg]); 2],
+    fb_start: u64,
+    vram_bytes: u64,
+) {
+    use barebell::bus::RegisterBus;
+    let top = fb_start + vram_bytes.max(1) - 1;
+    for (hub, regs) in hubs {
+        for r in regs {
+            let value = if r.name.ends_with("MC_VM_FB_LOCATION_BASE") {
+                fb_start >> 24
+            } else if r.name.ends_with("MC_VM_FB_LOCATION_TOP") {
+                top >> 24
+            } else {
+                continue;
+            };
+            if let Some(o) = r.byte_offset(&hub.bases()) {
+                hub.write32(o, value as u32);
+            }
+        }
+    }
+}
