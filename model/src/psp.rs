@@ -213,6 +213,12 @@ pub const AUTOLOAD_OPTIONAL: [u32; 17] = [
     97, // RS64_MEC_P3_STACK
 ];
 
+/// On MP0 14 (Navi48) also `GFX_FW_TYPE_SDMA_UCODE_TH0`: barebell does
+/// not load SDMA 7's image yet, and whether the gfx12 autoload needs it
+/// is not public (a **model leniency**, named so it is not forgotten;
+/// Linux and tinygrad's AM both load it).
+pub const AUTOLOAD_OPTIONAL_MP0_14: [u32; 1] = [71];
+
 /// The `GFX_FW_TYPE_*` values above, checked against `psp_gfx_if.h`.
 pub const FACTS: &[barebell_facts::Fact] = &{
     use barebell_facts::Fact;
@@ -235,6 +241,7 @@ pub const FACTS: &[barebell_facts::Fact] = &{
         Fact::constant(H, "GFX_FW_TYPE_RS64_MEC_P1_STACK", 95),
         Fact::constant(H, "GFX_FW_TYPE_RS64_MEC_P2_STACK", 96),
         Fact::constant(H, "GFX_FW_TYPE_RS64_MEC_P3_STACK", 97),
+        Fact::constant(H, "GFX_FW_TYPE_SDMA_UCODE_TH0", 71),
     ]
 };
 
@@ -393,6 +400,18 @@ impl PspModel {
             return Self::refuse(s, status::UNKNOWN_COMMAND, "unknown bootloader command");
         };
         let component = Component::ORDER[pos];
+        // Issue 15: the IPKEYMGR stage may be skipped. Linux 6.12 loads it
+        // when the bundle has one (`psp_hw_start()`,
+        // `psp_v14_0_bootloader_load_ipkeymgr_drv()`); tinygrad's AM has
+        // no such stage (`AM_PSP.init_hw`) and boots Navi48 boards, so the
+        // bootloader goes on to SOSDRV without it.
+        if let (Some((Component::IpKeyMgrDrv, _)), Some((next, _))) = (
+            self.expect.components.get(s.next_component),
+            self.expect.components.get(s.next_component + 1),
+        ) && *next == component
+        {
+            s.next_component += 1;
+        }
         let Some((want, image)) = self.expect.components.get(s.next_component) else {
             return Self::refuse(s, status::ORDER, "component after sOS");
         };
@@ -625,11 +644,11 @@ impl PspModel {
                 0
             }
             cmd::AUTOLOAD_RLC => {
-                let missing = self
-                    .expect
-                    .gfx
-                    .iter()
-                    .any(|(w, _)| !AUTOLOAD_OPTIONAL.contains(w) && !s.gfx_loaded.contains(w));
+                let missing = self.expect.gfx.iter().any(|(w, _)| {
+                    !AUTOLOAD_OPTIONAL.contains(w)
+                        && !(!self.spl_takes_kdb && AUTOLOAD_OPTIONAL_MP0_14.contains(w))
+                        && !s.gfx_loaded.contains(w)
+                });
                 if missing || self.expect.gfx.is_empty() {
                     return Self::refuse(s, status::ORDER, "AUTOLOAD_RLC before every GFX image");
                 }
@@ -934,8 +953,8 @@ pub mod rig {
     }
 
     /// The gfx12 set. SDMA 7 ships one `ucode` section that Linux loads
-    /// as `SDMA_RS64`, which barebell does not map yet, so it is left
-    /// out; the unified MES blob serves the scheduler pipe only (which
+    /// as `SDMA_RS64` (type SDMA_UCODE_TH0), which barebell does not map
+    /// yet: the model accepts it and does not demand it; the unified MES blob serves the scheduler pipe only (which
     /// pipes Linux loads it for on 12.0.1 is unconfirmed here).
     pub fn navi48() -> PartFirmware {
         let pfp = Kind::Cp(CpEngine::Pfp);
@@ -949,6 +968,11 @@ pub mod rig {
             sos: "psp_14_0_3_sos.bin",
             smu: ("smu_14_0_3.bin", "ucode"),
             gfx: vec![
+                // Issue 15: SDMA 7's one image, loaded as SDMA_UCODE_TH0
+                // by Linux (`psp_get_fw_type()`: AMDGPU_UCODE_ID_SDMA_RS64)
+                // and tinygrad's AM (`AMFirmware`); not demanded before
+                // AUTOLOAD_RLC on MP0 14 (see `AUTOLOAD_OPTIONAL_MP0_14`).
+                (t::SDMA_UCODE_TH0, Kind::Sdma, "sdma_7_0_1.bin", "ucode"),
                 (t::RS64_PFP, pfp, "gc_12_0_1_pfp.bin", "ucode"),
                 (t::RS64_ME, me, "gc_12_0_1_me.bin", "ucode"),
                 (t::RS64_MEC, mec, "gc_12_0_1_mec.bin", "ucode"),
