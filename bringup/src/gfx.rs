@@ -3,7 +3,8 @@
 //! rlc (`gfx_v11_0_hw_init()` / `gfx_v12_0_hw_init()`): wait for the RLC
 //! autoload (`gfx_v11_0_wait_for_rlc_autoload_complete()`), then enable
 //! the GFXHUB on the same VMID0 tables (`gfx_v11_0_gfxhub_enable()`:
-//! `gfxhub_v3_0_gart_enable()`, an HDP flush, VMID0's TLB flush).
+//! `gfxhub_v3_0_gart_enable()`, an HDP flush, the fault defaults, VMID0's
+//! TLB flush).
 //!
 //! mes (`mes_v11_0_enable()` / `mes_v12_0_enable()`): the MES pipes'
 //! program counters from the MES blobs' headers, pipes unhalted, versions
@@ -44,6 +45,8 @@ pub fn rlc(
     let bus = &gpu.bus;
     hub::gart_enable(bus, &gc.bases, mem.gfxhub, &mem.cfg).at(s)?;
     flush_hdp(bus, nbio).at(s)?;
+    // gfx_v11_0_gfxhub_enable(): the fault defaults, as for the MMHUB.
+    hub::set_fault_enable_default(bus, &gc.bases, mem.gfxhub, true).at(s)?;
     hub::invalidate(
         bus,
         gpu.platform.clock(),

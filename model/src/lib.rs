@@ -42,18 +42,18 @@ impl Seed {
 }
 
 pub mod bar;
+pub mod conformance;
 pub mod cp;
+pub mod dcn;
 pub mod discovery;
 pub mod dma;
 pub mod error;
 pub mod gmc;
-pub mod host;
 pub mod hub;
 pub mod ih;
 pub mod kiq;
 pub mod mc;
 pub mod mec;
-pub mod mec_host;
 pub mod mes;
 pub mod nbio;
 pub mod parts;
@@ -66,9 +66,26 @@ pub mod soc;
 pub mod socregs;
 #[cfg(feature = "std")]
 pub mod thread;
+pub mod ucode;
 pub mod unknown;
 pub mod vgpu;
 
+/// Every hardware fact the model's own decoders rely on, for `cargo
+/// xtask conformance`.
+pub const FACTS: &[&[barebell_facts::Fact]] = &[
+    psp::FACTS,
+    psp::iface::FACTS,
+    ucode::FACTS,
+    // Issue 15: the SOC blocks tinygrad's AM drives.
+    smu::FACTS,
+    ih::FACTS,
+    sdma::FACTS,
+    power::FACTS,
+    s2a::FACTS,
+    vgpu::AM_FACTS,
+];
+
+pub use bar::DoorbellPage;
 pub use error::ModelError;
 pub use parts::Part;
 pub use vgpu::VirtualGpu;

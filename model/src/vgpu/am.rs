@@ -41,7 +41,7 @@ pub(super) fn soc_blocks(
     files: Files<'_>,
     psp: &Arc<PspModel>,
 ) -> Result<SocBlocks, ModelError> {
-    let smu_file = part.firmware.smu.0;
+    let smu_file = part.firmware.smu;
     let blob = files.load(smu_file)?;
     let version = blob
         .get(UCODE_VERSION_AT..UCODE_VERSION_AT + 4)
@@ -299,36 +299,5 @@ impl VirtualGpu {
             }
         );
         s
-    }
-}
-
-/// What the VBIOS leaves in both hubs' FB location registers before any
-/// driver runs: `*MC_VM_FB_LOCATION_BASE` = first and `_TOP` = last
-/// 16 MiB unit of VRAM in the MC space. Linux reads both
-/// (`mmhub_v3_0_get_fb_location()`, `mmhub_v4_1_0_get_fb_location()`,
-/// `gfxhub_v3_0_get_fb_location()`: `base`/`top` `<< 24`) and writes
-/// neither; tinygrad's AM derives the system aperture from them
-/// (`AM_GMC.init_sw`: `fb_end = TOP << 24`). The FB base itself is a
-/// model value ([`crate::parts::Part::fb_start`]).
-pub(super) fn vbios_fb_location(
-    hubs: [(&crate::hub::HubModel, &[barebell::regs::Reg]); 2],
-    fb_start: u64,
-    vram_bytes: u64,
-) {
-    use barebell::bus::RegisterBus;
-    let top = fb_start + vram_bytes.max(1) - 1;
-    for (hub, regs) in hubs {
-        for r in regs {
-            let value = if r.name.ends_with("MC_VM_FB_LOCATION_BASE") {
-                fb_start >> 24
-            } else if r.name.ends_with("MC_VM_FB_LOCATION_TOP") {
-                top >> 24
-            } else {
-                continue;
-            };
-            if let Some(o) = r.byte_offset(&hub.bases()) {
-                hub.write32(o, value as u32);
-            }
-        }
     }
 }
