@@ -1,7 +1,7 @@
 """The ctypes binding to the model's cdylib, as specified in ../ABI.md.
 
 The model crate exports this ABI from `model-ffi/` (crate
-barebell-model-ffi, `target/release/libbarebell_model.so`). It implements the same backend interface as responder.Responder, which
+barebell-model-ffi, `target/release/libbarebell_model_ffi.so`). It implements the same backend interface as responder.Responder, which
 is all pcidev.VirtualPCIDevice needs. Any non-zero status from the library is
 a refusal: its text comes from vgpu_last_error and is raised, never ignored.
 """

@@ -8,7 +8,7 @@
 //!    tinygrad is copied into the repository.
 //! 2. `cargo build --release -p barebell-model-ffi -p barebell-cli`.
 //! 3. Per part: `am-peer/run.sh --part P --backend
-//!    target/release/libbarebell_model.so --out target/am-peer/P-am.txt`
+//!    target/release/libbarebell_model_ffi.so --out target/am-peer/P-am.txt`
 //!    (AM's `AMDev(...)` to its boot done, then its compute and SDMA
 //!    queues), `barebell bringup --part P --mapping direct --trace`
 //!    into `target/am-peer/P-barebell.txt`, and `barebell trace diff`
@@ -29,7 +29,7 @@ const PARTS: [&str; 2] = ["navi31", "navi48"];
 
 /// Runs one AM boot; returns the register writes to boot done.
 fn am_boot(root: &Path, part: &str, out: &Path) -> Result<u64> {
-    let lib = root.join("target/release/libbarebell_model.so");
+    let lib = root.join("target/release/libbarebell_model_ffi.so");
     let o = Command::new(root.join("am-peer/run.sh"))
         .current_dir(root)
         .args(["--part", part, "--backend"])
