@@ -12,6 +12,7 @@ mod model_launch;
 mod pci;
 mod run;
 mod target;
+mod trace_diff;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -62,6 +63,22 @@ enum Command {
         #[command(subcommand)]
         command: pci::PciCommand,
     },
+    /// Work with register traces (`bringup --trace`, am-peer's).
+    Trace {
+        #[command(subcommand)]
+        command: TraceCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum TraceCommand {
+    /// Compare two traces register by register, per IP block: registers
+    /// one side writes and the other never does, final values that
+    /// differ (address registers masked), and the order of the steps.
+    Diff {
+        a: std::path::PathBuf,
+        b: std::path::PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -81,6 +98,9 @@ fn main() -> ExitCode {
         Command::Latency(args) => latency::run(args),
         Command::Run(args) => run::run(args),
         Command::Pci { command } => pci::run(command),
+        Command::Trace {
+            command: TraceCommand::Diff { a, b },
+        } => trace_diff::run(&a, &b),
         Command::Facts { header } => {
             let mut n = 0usize;
             for (krate, fact) in barebell_cli::all_facts() {
