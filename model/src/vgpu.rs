@@ -27,6 +27,13 @@
 //! card's), the PSP's timings (`psp::PspTiming::MODEL`), and everything
 //! listed as such in the block models.
 
+// Issue 15: what tinygrad's AM driver needs (SOC blocks, refusals,
+// discovery in VRAM, doorbell stores).
+mod am;
+pub use am::FACTS as AM_FACTS;
+pub use am::RefusalMark;
+use am::soc_blocks;
+
 use crate::bar::BarWindow;
 use crate::bar::DoorbellPage;
 use crate::cp::CpModel;
@@ -215,18 +222,23 @@ impl Drop for HostMemory {
 struct Router {
     routes: Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync>)>,
     rest: Arc<Mec>,
+    /// Issue 15: where an access no block model claims is logged (and,
+    /// in strict mode, refused instead of reaching the MEC's storage).
+    unknown: crate::unknown::UnknownRegisters,
 }
 
 impl Router {
     fn read(&self, off: usize) -> u32 {
         match self.routes.iter().find(|(set, _)| set.contains(&off)) {
             Some((_, m)) => m.read32(off),
+            None if self.unknown.refuse(off, None) => 0,
             None => self.rest.read32(off),
         }
     }
     fn write(&self, off: usize, v: u32) {
         match self.routes.iter().find(|(set, _)| set.contains(&off)) {
             Some((_, m)) => m.write32(off, v),
+            None if self.unknown.refuse(off, Some(v)) => {}
             None => self.rest.write32(off, v),
         }
     }
@@ -270,6 +282,8 @@ pub struct VirtualGpu {
     doorbells: Box<DoorbellPage>,
     chunk_bus: Vec<u64>,
     claimed: AtomicBool,
+    /// Issue 15: the SOC blocks (SMU, IH, SDMA, clock gating, S2A).
+    soc: Arc<crate::soc::SocBlocks>,
     /// Last: the models above hold addresses inside it.
     memory: HostMemory,
 }
@@ -450,6 +464,10 @@ impl VirtualGpu {
         let doorbells = Box::new(DoorbellPage([const { AtomicU64::new(0) }; 512]));
         let bar2 = &*doorbells as *const DoorbellPage as u64;
         let mut cp = CpModel::new(seed);
+        cp.shader.target = match generation {
+            Generation::Gfx11 => barebell_isa::Target::Gfx1100,
+            Generation::Gfx12 => barebell_isa::Target::Gfx1201,
+        };
         // SAFETY: the doorbell page is owned by the VirtualGpu (boxed, so
         // it does not move) and the DMA region by `memory`; both outlive
         // the CP model, and the device side uses them per the device
@@ -509,31 +527,36 @@ impl VirtualGpu {
         }
         let hole = MMIO_REG_HOLE_OFFSET as usize;
         nbio_set.extend((hole..hole + 4096).step_by(4));
+        // Issue 15: the HDP flush register itself (see `crate::nbio`).
+        nbio_set.extend(nbio.direct_flush());
         let rlc = RlcStatus::for_generation(generation);
         let psp_gc = offsets(&[rlc.bootload_status, rlc.cp_stat], &gc.bases);
         let mut routes: Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync>)> = Vec::new();
         if let Some(m) = &dcn {
             routes.push((m.offsets().collect(), m.clone()));
         }
+        // Issue 15: the SOC blocks tinygrad's AM drives (SMU, IH, SDMA,
+        // clock gating and scratch, S2A), on the PSP's state. Their
+        // registers come before the GC catch-all.
+        let soc = Arc::new(soc_blocks(&clock, &d, generation, &part, files, &psp)?);
+        routes.extend(soc.routes());
+        routes.extend(alloc::vec![
+            (
+                offsets(&mes_regs, &gc.bases),
+                mec.clone() as Arc<dyn RegisterBus + Send + Sync>
+            ),
+            (boot_regs, window.clone()),
+            (psp_gc, psp.clone()),
+            (nbio_set, nbio.clone()),
+            (offsets(mmhub_regs.all, &mmhub.bases), mmhub_model.clone()),
+            (offsets(&hub_own, &gc.bases), gfxhub_model.clone()),
+            (offsets(gc_all, &gc.bases), mec.clone()),
+            (offsets(mp0_all, &mp0.bases), psp.clone()),
+        ]);
         let router = Router {
-            routes: alloc::vec![
-                (
-                    offsets(&mes_regs, &gc.bases),
-                    mec.clone() as Arc<dyn RegisterBus + Send + Sync>
-                ),
-                (boot_regs, window.clone()),
-                (psp_gc, psp.clone()),
-                (nbio_set, nbio.clone()),
-                (offsets(mmhub_regs.all, &mmhub.bases), mmhub_model.clone()),
-                (offsets(&hub_own, &gc.bases), gfxhub_model.clone()),
-                (offsets(gc_all, &gc.bases), mec.clone()),
-                (offsets(mp0_all, &mp0.bases), psp.clone()),
-            ],
+            routes,
             rest: mec.clone(),
-        };
-        let router = Router {
-            routes: routes.into_iter().chain(router.routes).collect(),
-            ..router
+            unknown: crate::unknown::UnknownRegisters::new(&d, soc.log.clone()),
         };
         let index =
             nbio_regs
@@ -564,7 +587,7 @@ impl VirtualGpu {
                 name: "GCVM_CONTEXT1_CNTL",
             })?;
         let mes_info = MesInfo::of(&part.firmware.desc, ctx1_cntl);
-        Ok(VirtualGpu {
+        let gpu = VirtualGpu {
             name: format!("model {}", part.name),
             part,
             host_clock: clock.host_view(HOST_READ_NS),
@@ -582,8 +605,11 @@ impl VirtualGpu {
             doorbells,
             chunk_bus,
             claimed: AtomicBool::new(false),
+            soc,
             memory,
-        })
+        };
+        gpu.place_discovery(&table);
+        Ok(gpu)
     }
 
     pub fn part(&self) -> &Part {
