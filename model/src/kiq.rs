@@ -277,9 +277,11 @@ impl KiqModel {
             });
             return Ok(());
         }
-        let mut image = hqd;
-        image.cp_hqd_pq_doorbell_control =
-            hqd.doorbell_control().with_doorbell_en(true).into_bits();
+        // The KIQ enables the doorbell on the slot it maps; the MEC reads
+        // the window with its own decoder (`crate::cpregs`).
+        let mut image = crate::cpregs::Hqd::from_mqd_window(&bytes);
+        let db = crate::cpregs::w::PQ_DOORBELL_CONTROL;
+        image.set(db, image.get(db) | crate::cpregs::DOORBELL_EN_MASK);
         self.mec
             .map_mqd((c.me(), c.pipe(), c.queue()), &image)
             .map_err(KiqHalt::Mec)?;

@@ -43,11 +43,13 @@ impl Seed {
 
 pub mod bar;
 pub mod cp;
+pub mod cpregs;
 pub mod discovery;
 pub mod dma;
 pub mod error;
 pub mod gmc;
 pub mod host;
+pub mod hsa;
 pub mod hub;
 pub mod kiq;
 pub mod mc;
@@ -60,6 +62,10 @@ pub mod psp;
 #[cfg(feature = "std")]
 pub mod thread;
 pub mod vgpu;
+
+/// Every hardware fact the MEC and CP models decode by, for `cargo xtask
+/// conformance` (registered in `barebell_cli::all_facts`).
+pub const MEC_FACTS: &[&[barebell_facts::Fact]] = &[cpregs::FACTS, hsa::FACTS];
 
 pub use error::ModelError;
 pub use parts::Part;

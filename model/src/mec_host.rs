@@ -3,7 +3,9 @@
 //! [`crate::host`]), for the mapping tests, the bench and the CLI.
 //!
 //! A model GPU is: one [`Mec`] (banked HQD registers + the CP model), one
-//! 4 KiB doorbell page standing in for BAR2, and optionally a
+//! 4 KiB doorbell page standing in for BAR2 (with no NBIO in front: every
+//! doorbell store reaches the MEC, and no hub: queues read memory at
+//! device address = host address; a rig convention), and optionally a
 //! [`MesModel`] whose ring lives in a leaked [`MesMemory`], and/or a
 //! [`KiqModel`] on a leaked [`KiqMemory`].
 //!
@@ -64,7 +66,10 @@ impl ModelGpu {
             cp.dma_mut()
                 .map(bar, core::mem::size_of::<DoorbellPage>() as u64)
         };
-        let mec_arc = Arc::new(Mec::new(clock, GC_BASES, generation, bar, cp)?);
+        // SAFETY: the page is leaked (lives for the process), 512 aligned
+        // u64s, and accessed only atomically.
+        let mec = unsafe { Mec::new(clock, GC_BASES, generation, bar, 512, cp) }?;
+        let mec_arc = Arc::new(mec);
         let leaked: &'static Arc<Mec> = leak(mec_arc.clone());
         let mec: &'static Mec = leaked;
         Some(ModelGpu {

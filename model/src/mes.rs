@@ -612,10 +612,15 @@ impl MesModel {
         self.mapped(ptb, "EOP", hqd.eop_address(), eop_bytes, Access::Write)?;
         let slot = self.free_slot().ok_or(Refusal::NoFreeHqd)?;
         // MES enables the doorbell on the slot it picks.
-        let mut image = hqd;
-        image.cp_hqd_pq_doorbell_control =
-            hqd.doorbell_control().with_doorbell_en(true).into_bits();
-        self.mec.map_mqd(slot, &image).map_err(Refusal::Mec)?;
+        // The MEC reads the window with its own decoder (`crate::cpregs`);
+        // the queue runs in the process's page tables, which MES points
+        // the VMID it assigns at.
+        let mut image = crate::cpregs::Hqd::from_mqd_window(&mqd);
+        let db = crate::cpregs::w::PQ_DOORBELL_CONTROL;
+        image.set(db, image.get(db) | crate::cpregs::DOORBELL_EN_MASK);
+        self.mec
+            .map_mqd_process(slot, &image, ptb)
+            .map_err(Refusal::Mec)?;
         self.state.lock().queues.insert(dword, slot);
         Ok(())
     }

@@ -440,11 +440,13 @@ impl VirtualGpu {
             cp.dma_mut()
                 .map(memory.dma.as_ptr() as u64, memory.dma_len as u64);
         }
-        let mec = Arc::new(Mec::new(&clock, gc.bases, generation, bar2, cp).ok_or(
-            ModelError::Register {
-                name: "CP_MQD_BASE_ADDR (the MEC model's HQD window)",
-            },
-        )?);
+        // SAFETY: the doorbell page is boxed in the VirtualGpu (it does not
+        // move, and the MEC, which the VirtualGpu also owns, is dropped
+        // with it) and holds 512 u64s, accessed only atomically.
+        let mec = unsafe { Mec::new(&clock, gc.bases, generation, bar2, 512, cp) };
+        let mec = Arc::new(mec.ok_or(ModelError::Register {
+            name: "CP_MQD_BASE_ADDR (the MEC model's HQD window)",
+        })?);
 
         let named = |names: &[&str]| -> Vec<Reg> {
             gfxhub_regs
