@@ -193,9 +193,6 @@ pub struct KiqHqd {
 
 type SlotKey = (u8, u8, u8);
 
-/// Staging switch, removed by the next commit.
-const ENFORCE_PIPES: bool = false;
-
 /// Pipes per MEC (`gfx_v11_0_sw_init()`: `num_pipe_per_mec = 4`).
 pub const MEC_PIPES: u8 = 4;
 
@@ -372,10 +369,6 @@ impl Mec {
         cp: CpModel,
     ) -> Option<Self> {
         let (regs, window) = Regs::new(generation, &bases);
-        let mut cp = cp;
-        if !ENFORCE_PIPES {
-            cp.set_running_pipes(0xF);
-        }
         let window = window.byte_offset(&bases)?;
         let state = State {
             flat: BTreeMap::new(),
@@ -511,7 +504,7 @@ impl Mec {
         let s = self.state.lock();
         let k = s.kiq?;
         let on_mec = matches!(k.slot.0, 1 | 2);
-        (!ENFORCE_PIPES || !on_mec || s.running >> k.slot.1 & 1 == 1).then_some(k)
+        (!on_mec || s.running >> k.slot.1 & 1 == 1).then_some(k)
     }
 
     /// What each MES pipe reports in `CP_MES_GP3_LO` once running.
@@ -1050,9 +1043,7 @@ impl Mec {
         }
         if running != s.running {
             s.running = running;
-            if ENFORCE_PIPES {
-                self.cp.lock().set_running_pipes(running);
-            }
+            self.cp.lock().set_running_pipes(running);
         }
     }
 

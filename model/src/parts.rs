@@ -28,6 +28,9 @@ pub struct Part {
     /// The MES blobs whose headers give each pipe's start address
     /// (scheduler pipe, KIQ pipe).
     pub mes_files: [&'static str; 2],
+    /// The MEC blob whose `gfx_firmware_header_v2_0` gives the start
+    /// address every MEC pipe must run from.
+    pub mec_file: &'static str,
 }
 
 /// The names `--part` accepts.
@@ -43,6 +46,7 @@ pub fn navi31() -> Part {
         fb_start: rig::FB_START,
         firmware: rig::navi31(),
         mes_files: ["gc_11_0_0_mes_2.bin", "gc_11_0_0_mes1.bin"],
+        mec_file: "gc_11_0_0_mec.bin",
     }
 }
 
@@ -56,6 +60,7 @@ pub fn navi48() -> Part {
         fb_start: rig::FB_START,
         firmware: rig::navi48(),
         mes_files: ["gc_12_0_1_uni_mes.bin", "gc_12_0_1_uni_mes.bin"],
+        mec_file: "gc_12_0_1_mec.bin",
     }
 }
 

@@ -75,6 +75,11 @@ pub const DOORBELL_BUS: u64 = 0x00FC_0000_0000;
 pub const HOST_READ_NS: u64 = 10;
 /// Steps the CP model may take in one pause before it must be idle.
 const CP_STEPS_PER_PAUSE: u64 = 1_000_000;
+/// Simulated time a pause costs when no model had anything to do (a
+/// model convention: a host that backs off while the device is idle). A
+/// wait for something the device will never do then ends after
+/// `bound / PAUSE_IDLE_NS` looks instead of `bound / HOST_READ_NS`.
+pub const PAUSE_IDLE_NS: u64 = 10_000;
 
 /// Firmware blobs by file name, for the PSP model's expectations (the
 /// images it must see loaded, byte for byte): the same source the
@@ -447,6 +452,15 @@ impl VirtualGpu {
         let mec = Arc::new(mec.ok_or(ModelError::Register {
             name: "CP_MQD_BASE_ADDR (the MEC model's HQD window)",
         })?);
+        // Every MEC pipe must start where the MEC ucode does
+        // (`gfx_v11_0_config_gfx_rs64()` programs it from this header).
+        let mec_blob = files.load(part.mec_file)?;
+        let pc =
+            crate::cpregs::gfx_v2::pc_start(&mec_blob).ok_or_else(|| FirmwareError::Lacks {
+                name: part.mec_file.into(),
+                what: "gfx_firmware_header_v2_0 (the MEC start address)",
+            })?;
+        mec.expect_pc(pc);
 
         let named = |names: &[&str]| -> Vec<Reg> {
             gfxhub_regs
@@ -752,17 +766,22 @@ unsafe impl Platform for VirtualGpu {
         if f.pipe1.is_none() && self.api == MesApiVersion::V12 {
             f.pipe1 = MesModel::from_mec_pipe(self.mec.clone(), 1, self.api);
         }
+        let mut worked = 0;
         if let Some(k) = &f.kiq {
-            k.service();
+            worked += k.service();
         }
         if let Some(m) = &f.pipe1 {
-            m.service();
+            worked += m.service();
         }
         if let Some(m) = &f.sched {
-            m.service();
+            worked += m.service();
         }
         drop(f);
-        self.mec.run_until_idle(CP_STEPS_PER_PAUSE);
+        // `run_until_idle` takes two steps to see an idle CP.
+        let steps = self.mec.run_until_idle(CP_STEPS_PER_PAUSE);
+        if worked == 0 && steps.is_some_and(|n| n <= 2) {
+            self.clock.advance(PAUSE_IDLE_NS);
+        }
     }
     fn name(&self) -> &str {
         &self.name
