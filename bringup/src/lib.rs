@@ -23,8 +23,8 @@
 //! 4. [`psp`]: bootloader components, sOS, the GPCOM ring, LOAD_TOC, TMR,
 //!    LOAD_IP_FW for every GFX ucode, AUTOLOAD_RLC (`psp_hw_start()`,
 //!    `psp_load_non_psp_fw()`);
-//! 5. [`gfx`] (rlc): the RLC autoload wait, then GFXHUB init and flush
-//!    (`gfx_v11_0_hw_init()`);
+//! 5. [`gfx`] (rlc): the RLC autoload wait, the MEC program counters,
+//!    GFXHUB init and flush, the MEC started (`gfx_v11_0_hw_init()`);
 //! 6. with a mapping, [`gfx`] (mes): MES pipes started
 //!    (`mes_v11_0_enable()`);
 //! 7. [`rings`]: the KIQ and the MES scheduler ring, SET_HW_RSRC
@@ -180,7 +180,7 @@ pub fn run<'p>(
         return Ok(gpu);
     }
     // 5. rlc, GFXHUB
-    gfx::rlc(&gpu, &mem, &nbio, sink)?;
+    gfx::rlc(&gpu, &mem, &nbio, &set, fw, sink)?;
     gpu.reached = Step::Rlc;
     let Some(mapping) = opts.mapping else {
         return Ok(gpu);

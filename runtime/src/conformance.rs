@@ -42,5 +42,6 @@ pub const FACTS: &[&[Fact]] = &[
     crate::gfx::hqd::FACTS,
     crate::gfx::doorbells::FACTS,
     crate::gfx::mes::start::FACTS,
+    crate::gfx::mec::FACTS,
     crate::gfx::kiq::hqd::FACTS,
 ];

@@ -13,6 +13,7 @@ pub mod grbm;
 pub mod hqd;
 pub mod kiq;
 pub mod mapper;
+pub mod mec;
 pub mod mes;
 pub mod mqd;
 
