@@ -243,6 +243,10 @@ pub mod sh_mem {
     pub const PRIVATE_BASE_MASK: u32 = 0xFFFF;
     pub const SHARED_BASE_MASK: u32 = 0xFFFF_0000;
     pub const SHARED_BASE_SHIFT: u32 = 16;
+    /// `regSH_MEM_CONFIG_DEFAULT` / `regSH_MEM_BASES_DEFAULT`
+    /// (`gc_11_0_0_default.h`; the model uses them for GC 12 too).
+    pub const CONFIG_DEFAULT: u32 = 0xC000;
+    pub const BASES_DEFAULT: u32 = 0;
 }
 
 /// `gfx_firmware_header_v2_0` (`amdgpu_ucode.h`): where the RS64 engines'
@@ -592,6 +596,16 @@ pub const FACTS: &[Fact] = barebell_facts::fact_table!(
             "gc_11_0_0_default.h",
             "regCP_MEC_RS64_PRGRM_CNTR_START_HI_DEFAULT",
             MEC_PC_START_HI_DEFAULT as u64
+        ),
+        Fact::constant(
+            "gc_11_0_0_default.h",
+            "regSH_MEM_CONFIG_DEFAULT",
+            sh_mem::CONFIG_DEFAULT as u64
+        ),
+        Fact::constant(
+            "gc_11_0_0_default.h",
+            "regSH_MEM_BASES_DEFAULT",
+            sh_mem::BASES_DEFAULT as u64
         ),
         Fact::constant(
             "gc_11_0_0_default.h",

@@ -104,6 +104,14 @@ pub enum MecError {
     SlotBusy,
     /// Not a MEC slot (ME 1 or 2, pipe 0..=3, queue 0..=7).
     NotAMecSlot,
+    /// The queue's VMID has no compute apertures: `SH_MEM_CONFIG` not in
+    /// 64-bit, unaligned mode or `SH_MEM_BASES` zero (see
+    /// [`Mec::apertures_set`]).
+    AperturesUnset {
+        vmid: u8,
+        config: u32,
+        bases: u32,
+    },
 }
 
 /// What happened to a slot or pipe, in order.
@@ -389,7 +397,10 @@ impl Mec {
             mec_code: None,
             running: 0,
             poll_pending: 0,
-            sh_mem: [(0, 0); 16],
+            sh_mem: [(
+                cpregs::sh_mem::CONFIG_DEFAULT,
+                cpregs::sh_mem::BASES_DEFAULT,
+            ); 16],
             mes_pc: [0; 2],
             mes_running: [false; 2],
             mes_versions: [MODEL_MES_VERSION; 2],
@@ -465,6 +476,27 @@ impl Mec {
             .get(usize::from(vmid))
             .copied()
             .unwrap_or((0, 0))
+    }
+
+    /// Whether `vmid`'s compute apertures are set as
+    /// `gfx_v11_0_init_compute_vmid()` / `gfx_v12_0_init_compute_vmid()`
+    /// set them for the KFD VMIDs (8..=15): `SH_MEM_CONFIG` in
+    /// `SH_MEM_ADDRESS_MODE_64` with `SH_MEM_ALIGNMENT_MODE_UNALIGNED`
+    /// (its reset value 0xC000, `gc_11_0_0_default.h`, has alignment mode
+    /// 0) and both `SH_MEM_BASES` apertures non-zero (reset value 0: the
+    /// LDS and scratch apertures would start at flat address 0, over the
+    /// queue's own memory).
+    /// The hardware does not refuse such a queue; its flat accesses would
+    /// go wrong later. The model refuses it at activation (a model
+    /// convention, so the mistake shows where it is made).
+    pub fn apertures_set(&self, vmid: u8) -> bool {
+        use cpregs::sh_mem as m;
+        let (config, bases) = self.sh_mem(vmid);
+        config & m::ADDRESS_MODE_MASK == m::ADDRESS_MODE_64
+            && (config & m::ALIGNMENT_MODE_MASK) >> m::ALIGNMENT_MODE_SHIFT
+                == m::ALIGNMENT_MODE_UNALIGNED
+            && bases & m::PRIVATE_BASE_MASK != 0
+            && bases & m::SHARED_BASE_MASK != 0
     }
 
     /// Whether MES pipe `pipe` runs (started through `CP_MES_CNTL`).
@@ -752,6 +784,20 @@ impl Mec {
         }
         if need_doorbell_en && !hqd.doorbell_enabled() {
             return Err(MecError::DoorbellDisabled);
+        }
+        // MES programs a process's apertures itself (ADD_QUEUE carries
+        // `sh_mem_config_data` and `sh_mem_bases`); direct and KIQ-mapped
+        // queues rely on what the driver put in the VMID's bank.
+        if let AddressSpace::Vmid(vmid) = space
+            && vmid != 0
+            && !self.apertures_set(vmid)
+        {
+            let (config, bases) = self.sh_mem(vmid);
+            return Err(MecError::AperturesUnset {
+                vmid,
+                config,
+                bases,
+            });
         }
         let dword = hqd.doorbell_dword();
         let byte = u64::from(dword) * 4;

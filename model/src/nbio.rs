@@ -15,7 +15,17 @@
 //!   (a closed BAR window answering like an unclaimed PCIe read is the
 //!   model's choice, unconfirmed on hardware);
 //! - a GPU-side store to the doorbell BAR's bus address (MES, CP) rings
-//!   only inside an enabled self-ring aperture.
+//!   only inside an enabled self-ring aperture;
+//! - a doorbell store reaches the GC (the MEC's queues) only through the
+//!   S2A routing `nbio_v4_3_gc_doorbell_init()` /
+//!   `nbif_v6_3_1_gc_doorbell_init()` program after the RLC autoload:
+//!   entry 0 enabled with AWID 3 and entry 3 enabled with AWID 6, both
+//!   with `AWADDR_31_28_VALUE` 3, and (NBIF 6.3.1) `DROP_EN` clear. The
+//!   S2A fields' meaning is not documented beyond their names; the model
+//!   does not know which of the two ports carries the compute queues'
+//!   doorbells, so it requires both entries as Linux writes them (a model
+//!   convention), and drops the store otherwise
+//!   ([`NbioModel::route_gc_doorbell`]).
 //!
 //! Field masks below are written by hand from `nbio_4_3_0_sh_mask.h` and
 //! `nbif_6_3_1_sh_mask.h` (which agree on them), not taken from the
@@ -59,6 +69,7 @@ impl NbioIp {
                     selfring_cntl: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL,
                     selfring_lo: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW,
                     selfring_hi: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
+                    s2a: [r::S2A_DOORBELL_ENTRY_0_CTRL, r::S2A_DOORBELL_ENTRY_3_CTRL],
                 }
             }
             NbioIp::Nbif6_3_1 => {
@@ -70,6 +81,10 @@ impl NbioIp {
                     selfring_cntl: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL,
                     selfring_lo: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW,
                     selfring_hi: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
+                    s2a: [
+                        r::GDC_S2A0_S2A_DOORBELL_ENTRY_0_CTRL,
+                        r::GDC_S2A0_S2A_DOORBELL_ENTRY_3_CTRL,
+                    ],
                 }
             }
         }
@@ -85,6 +100,31 @@ struct Layout {
     selfring_cntl: Reg,
     selfring_lo: Reg,
     selfring_hi: Reg,
+    /// S2A doorbell entries 0 and 3.
+    s2a: [Reg; 2],
+}
+
+/// `S2A_DOORBELL_ENTRY_n_CTRL` fields (`nbio_4_3_0_sh_mask.h`,
+/// `nbif_6_3_1_sh_mask.h`; `DROP_EN` only in the latter), by hand.
+pub mod s2a {
+    pub const ENABLE_MASK: u32 = 0x0000_0001;
+    pub const AWID_MASK: u32 = 0x0000_003E;
+    pub const AWID_SHIFT: u32 = 1;
+    pub const DROP_EN_MASK: u32 = 0x0800_0000;
+    pub const AWADDR_31_28_MASK: u32 = 0xF000_0000;
+    pub const AWADDR_31_28_SHIFT: u32 = 28;
+    /// `(AWID, AWADDR_31_28_VALUE)` of entries 0 and 3 as
+    /// `nbio_v4_3_gc_doorbell_init()` programs them (0x30000007,
+    /// 0x3000000d).
+    pub const GC_PORTS: [(u32, u32); 2] = [(3, 3), (6, 3)];
+
+    /// Whether `v` is an enabled, non-dropping entry with `port`.
+    pub fn routes(v: u32, port: (u32, u32)) -> bool {
+        v & ENABLE_MASK != 0
+            && v & DROP_EN_MASK == 0
+            && (v & AWID_MASK) >> AWID_SHIFT == port.0
+            && (v & AWADDR_31_28_MASK) >> AWADDR_31_28_SHIFT == port.1
+    }
 }
 
 /// `BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL__ADDRESS_MASK`.
@@ -201,6 +241,33 @@ impl NbioModel {
             DoorbellOutcome::Rang
         } else {
             s.dropped.push((index, value));
+            DoorbellOutcome::Dropped
+        }
+    }
+
+    /// Whether the S2A routing sends doorbells to the GC (see the module
+    /// documentation).
+    pub fn s2a_routes_gc(&self) -> bool {
+        self.layout
+            .s2a
+            .iter()
+            .zip(s2a::GC_PORTS)
+            .all(|(r, port)| s2a::routes(self.reg(*r), port))
+    }
+
+    /// The S2A entries 0 and 3 as the device holds them.
+    pub fn s2a_entries(&self) -> [u32; 2] {
+        self.layout.s2a.map(|r| self.reg(r))
+    }
+
+    /// A doorbell store through BAR2 on its way to the GC's queues:
+    /// dropped (and recorded) unless the aperture is open and the S2A
+    /// entries route it.
+    pub fn route_gc_doorbell(&self, dword: u32, value: u64) -> DoorbellOutcome {
+        if self.doorbell_aperture_open() && self.s2a_routes_gc() {
+            DoorbellOutcome::Rang
+        } else {
+            self.state.lock().dropped.push((dword / 2, value));
             DoorbellOutcome::Dropped
         }
     }

@@ -461,6 +461,12 @@ impl VirtualGpu {
                 what: "gfx_firmware_header_v2_0 (the MEC start address)",
             })?;
         mec.expect_pc(pc);
+        // Queue doorbells reach the MEC only through BAR2, the NBIO's
+        // doorbell aperture and its S2A routing to the GC.
+        let route = nbio.clone();
+        mec.set_doorbell_bridge(Box::new(move |dword, value| {
+            route.route_gc_doorbell(dword, value) == crate::nbio::DoorbellOutcome::Rang
+        }));
 
         let named = |names: &[&str]| -> Vec<Reg> {
             gfxhub_regs

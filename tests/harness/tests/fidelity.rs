@@ -161,3 +161,58 @@ fn navi48_mec_starts_before_any_queue() {
         mec_started_first(parts::navi48(), m);
     }
 }
+
+/// Item 9: after the autoload the bring-up routes GC doorbells through
+/// the S2A entries `nbio_v4_3_gc_doorbell_init()` /
+/// `nbif_v6_3_1_gc_doorbell_init()` write (0x30000007, 0x3000000d, read
+/// from those functions by hand), gives the KFD VMIDs their apertures
+/// (`gfx_v11_0_init_compute_vmid()`), and sets `GRBM_CNTL.READ_TIMEOUT`
+/// to 0xff and the golden `TCP_CNTL` bit 29; the model dropped no queue
+/// doorbell and refused no queue.
+fn gfx_init_after_autoload(part: Part, mapping: Mapping) {
+    let name = part.name;
+    let (gpu, t, r) = run(part, Some(mapping));
+    let logs = gpu.firmware_logs();
+    assert_eq!(r, Ok(Step::Queue), "{name} {mapping:?}\n{logs}");
+    assert_eq!(
+        gpu.nbio().s2a_entries(),
+        [0x3000_0007, 0x3000_000d],
+        "{name}"
+    );
+    assert_eq!(gpu.nbio().dropped(), vec![], "{name} {mapping:?}");
+    for vmid in 8..16 {
+        // DEFAULT_SH_MEM_CONFIG: address mode 64 (0), alignment
+        // unaligned (3 << 2), INITIAL_INST_PREFETCH 3 (3 << 14);
+        // SH_MEM_BASES: LDS_APP_BASE 1 << 16 | SCRATCH_APP_BASE 2.
+        assert_eq!(gpu.mec().sh_mem(vmid), (0xC00C, 0x0001_0002), "{name}");
+    }
+    let grbm = t.writes("GRBM_CNTL");
+    assert!(
+        grbm.last().is_some_and(|(_, v)| v & 0xFF == 0xFF),
+        "{name}: {grbm:x?}"
+    );
+    let tcp = t.writes("TCP_CNTL");
+    assert!(
+        tcp.last().is_some_and(|(_, v)| v & 1 << 29 != 0),
+        "{name}: {tcp:x?}"
+    );
+    let events = gpu.mec().events();
+    assert!(
+        !events.iter().any(|e| matches!(e, MecEvent::Refused { .. })),
+        "{name}: {events:?}"
+    );
+}
+
+#[test]
+fn navi31_gfx_init_after_autoload() {
+    for m in Mapping::ALL {
+        gfx_init_after_autoload(parts::navi31(), m);
+    }
+}
+
+#[test]
+fn navi48_gfx_init_after_autoload() {
+    for m in Mapping::ALL {
+        gfx_init_after_autoload(parts::navi48(), m);
+    }
+}
