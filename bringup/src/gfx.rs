@@ -5,7 +5,11 @@
 //! point the MEC pipes at their ucode (`gfx_v11_0_config_gfx_rs64()`, MEC
 //! part), enable the GFXHUB on the same VMID0 tables
 //! (`gfx_v11_0_gfxhub_enable()`: `gfxhub_v3_0_gart_enable()`, an HDP
-//! flush, VMID0's TLB flush), then start the MEC
+//! flush, VMID0's TLB flush), the golden registers, constants and compute
+//! VMID apertures (`gfx_v11_0_init_golden_registers()`,
+//! `gfx_v11_0_constants_init()`, `gfx_v11_0_init_compute_vmid()`), the
+//! S2A doorbell routing (`nbio_v4_3_gc_doorbell_init()` /
+//! `nbif_v6_3_1_gc_doorbell_init()`), then start the MEC
 //! (`gfx_v11_0_cp_compute_enable()`, which `gfx_v11_0_cp_resume()` runs
 //! before any queue is set up).
 //!
@@ -19,8 +23,8 @@ use crate::firmware::{self, FirmwareError, FirmwareSet, FirmwareSource};
 use crate::gmc::Memory;
 use crate::nbio::flush_hdp;
 use crate::sink::{Sink, Step};
-use barebell::gfx::mec;
 use barebell::gfx::mes::start::{self, MesStart, MesVersions};
+use barebell::gfx::{init, mec};
 use barebell::gmc::hub::{self, GART_ENGINE};
 use barebell::nbio::Nbio;
 use barebell::psp::{self, GcRegs};
@@ -71,7 +75,26 @@ pub fn rlc(
             mem.gfxhub.name
         ),
     );
-    let cntl = mec::compute_enable(bus, &gc.bases, gpu.ips.generation, true).at(s)?;
+    // `gfx_v11_0_init_golden_registers()`, `gfx_v11_0_constants_init()`,
+    // then `adev->nbio.funcs->gc_doorbell_init()`, in hw_init's order.
+    let g = gpu.ips.generation;
+    init::golden(bus, &gc.bases, g).at(s)?;
+    init::constants(bus, &gc.bases, g).at(s)?;
+    barebell::nbio::gc_doorbell_init(bus, nbio).at(s)?;
+    sink.step(
+        s,
+        format_args!(
+            "golden registers; GRBM_CNTL.READ_TIMEOUT 0xff; SH_MEM_CONFIG {:#x} for VMIDs 0-15, \
+             SH_MEM_BASES {:#x} (1-7) and {:#x} (KFD 8-15); S2A doorbell entries 0 and 3 \
+             {:#x} {:#x}",
+            init::DEFAULT_SH_MEM_CONFIG.into_bits(),
+            init::GFX_SH_MEM_BASES.into_bits(),
+            init::COMPUTE_SH_MEM_BASES.into_bits(),
+            barebell::nbio::GC_S2A_ENTRIES[0].into_bits(),
+            barebell::nbio::GC_S2A_ENTRIES[1].into_bits(),
+        ),
+    );
+    let cntl = mec::compute_enable(bus, &gc.bases, g, true).at(s)?;
     sink.step(
         s,
         format_args!(
