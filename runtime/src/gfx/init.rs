@@ -1,11 +1,11 @@
 //! The GFX register init Linux does after the RLC autoload, as far as
 //! compute needs it (`gfx_v11_0_hw_init()` / `gfx_v12_0_hw_init()`):
 //!
-//! - [`golden`]: `gfx_v11_0_init_golden_registers()`'s
+//! - [`golden`], from `gfx_v11_0_init_golden_registers()`'s
 //!   `golden_settings_gc_11_0` (`TCP_CNTL` bit 29 set under mask
 //!   0x20000000). GC 12's golden list touches only `DB_MEM_CONFIG` (the
 //!   depth block, graphics only), so nothing is written there.
-//! - [`constants`]: from `gfx_v11_0_constants_init()`,
+//! - [`constants`], from `gfx_v11_0_constants_init()`:
 //!   `GRBM_CNTL.READ_TIMEOUT` = 0xff, then every VMID's `SH_MEM_CONFIG`
 //!   (`DEFAULT_SH_MEM_CONFIG`) and VMIDs 1..=15's `SH_MEM_BASES` from the
 //!   GMC's private/shared apertures (`gmc_v11_0_sw_init()`:
