@@ -272,6 +272,8 @@ pub struct VirtualGpu {
     doorbells: Box<DoorbellPage>,
     chunk_bus: Vec<u64>,
     claimed: AtomicBool,
+    /// Fault switch: the MES and KIQ firmware stand-ins never run.
+    schedulers_silent: AtomicBool,
     /// Last: the models above hold addresses inside it.
     memory: HostMemory,
 }
@@ -564,6 +566,7 @@ impl VirtualGpu {
             doorbells,
             chunk_bus,
             claimed: AtomicBool::new(false),
+            schedulers_silent: AtomicBool::new(false),
             memory,
         })
     }
@@ -584,6 +587,13 @@ impl VirtualGpu {
 
     pub fn psp(&self) -> &PspModel {
         &self.psp
+    }
+
+    /// Fault switch: the MES and KIQ firmware never answer (as on a part
+    /// whose MES code did not load). tinygrad's topology, one AQL queue
+    /// loaded straight into MEC pipe 0 queue 0, needs neither.
+    pub fn silence_schedulers(&self, on: bool) {
+        self.schedulers_silent.store(on, Ordering::Relaxed);
     }
 
     pub fn nbio(&self) -> &NbioModel {
@@ -773,6 +783,14 @@ unsafe impl Platform for VirtualGpu {
             f.pipe1 = MesModel::from_mec_pipe(self.mec.clone(), 1, self.api);
         }
         let mut worked = 0;
+        if self.schedulers_silent.load(Ordering::Relaxed) {
+            drop(f);
+            let steps = self.mec.run_until_idle(CP_STEPS_PER_PAUSE);
+            if steps.is_some_and(|n| n <= 2) {
+                self.clock.advance(PAUSE_IDLE_NS);
+            }
+            return;
+        }
         if let Some(k) = &f.kiq {
             worked += k.service();
         }

@@ -222,3 +222,54 @@ fn navi48_gfx_init_after_autoload() {
         gfx_init_after_autoload(parts::navi48(), m);
     }
 }
+
+/// Item 6: `--mapping direct` stands alone, as tinygrad's AM driver runs
+/// (one AQL queue loaded by registers into MEC pipe 0 queue 0, no KIQ, no
+/// MES): with the MES and KIQ firmware silenced it still reaches `queue
+/// ready`, and it never starts a MES pipe or loads a KIQ.
+fn direct_alone(part: Part) {
+    let name = part.name;
+    let gpu = virtual_gpu(part, 7);
+    gpu.silence_schedulers(true);
+    let trace = Trace::default();
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(Mapping::Direct),
+    };
+    let fw = FirmwareDir::system();
+    let r = barebell_bringup::run(&gpu, &fw, &opts, &trace)
+        .map(|up| up.reached)
+        .map_err(|e| e.to_string());
+    assert_eq!(r, Ok(Step::Queue), "{name}");
+    assert_eq!(trace.writes("CP_MES_CNTL"), vec![], "{name}");
+    let events = gpu.mec().events();
+    assert!(
+        !events.iter().any(|e| matches!(
+            e,
+            MecEvent::KiqActivated { .. } | MecEvent::MesRingLoaded { .. }
+        )),
+        "{name}: {events:?}"
+    );
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            MecEvent::Activated {
+                me: 1,
+                pipe: 0,
+                queue: 0,
+                ..
+            }
+        )),
+        "{name}: not on MEC 1 pipe 0 queue 0: {events:?}"
+    );
+}
+
+#[test]
+fn navi31_direct_needs_neither_kiq_nor_mes() {
+    direct_alone(parts::navi31());
+}
+
+#[test]
+fn navi48_direct_needs_neither_kiq_nor_mes() {
+    direct_alone(parts::navi48());
+}
