@@ -162,7 +162,7 @@ pub fn run<'p>(
     gpu: &Gpu<'p>,
     mem: &Memory<'p>,
     area: &mut DeviceArena<'p>,
-    rings: Rings<'p>,
+    rings: Option<Rings<'p>>,
     mode: Mapping,
     sink: &dyn Sink,
 ) -> Result<UserQueue<'p>, BringupError> {
@@ -181,9 +181,13 @@ pub fn run<'p>(
             ..Default::default()
         },
     );
-    let Rings { scheduler, kiq, .. } = rings;
+    let (scheduler, kiq) = match rings {
+        Some(Rings { scheduler, kiq, .. }) => (Some(scheduler), kiq),
+        None => (None, None),
+    };
     let (mut mapper, vmid): (Box<dyn QueueMapper + 'p>, u8) = match mode {
         Mapping::Mes => {
+            let scheduler = scheduler.ok_or(QueueError::NoScheduler).at(s)?;
             let process = Process {
                 pasid: PASID,
                 page_table_base: mem.process.root(),
