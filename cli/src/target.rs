@@ -41,17 +41,16 @@ impl PartArg {
 }
 
 /// The device flags: one of `--model`, `--vfio`, `--sysfs` (none means
-/// the model).
+/// the model); `--part` goes with the model.
 #[derive(Args, Debug, Clone)]
-#[group(id = "target", multiple = false)]
 pub struct TargetArgs {
     /// Run against the built-in device model (the default).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["vfio", "sysfs"])]
     pub model: bool,
     /// UNVERIFIED ON HARDWARE. Drive the GPU at BDF (e.g. 0000:03:00.0)
     /// through VFIO: the function must be bound to vfio-pci and sit in an
     /// IOMMU group. Never run on a GPU.
-    #[arg(long, value_name = "BDF", value_parser = parse_bdf)]
+    #[arg(long, value_name = "BDF", value_parser = parse_bdf, conflicts_with = "sysfs")]
     pub vfio: Option<Bdf>,
     /// UNVERIFIED ON HARDWARE. Drive the GPU at BDF through sysfs
     /// `resourceN` mmaps: needs root, no driver bound (amdgpu unbound),
