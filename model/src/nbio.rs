@@ -358,4 +358,32 @@ mod tests {
             assert_eq!(m.dropped(), alloc::vec![(3, 9)]);
         }
     }
+
+    #[test]
+    fn gc_doorbells_need_both_s2a_entries_as_linux_writes_them() {
+        let c = crate::SimClock::new();
+        // Entries 0 and 3 by hand: NBIO 4.3.0 at 0x4f7640/0x4f7643 in
+        // segment 3 (here 0), NBIF 6.3.1 at 0x1cb/0x1ce in segment 2.
+        let cases = [
+            (NbioIp::Nbio4_3_0, 0x4f7640 * 4, 0x4f7643 * 4),
+            (NbioIp::Nbif6_3_1, (0xD20 + 0x1cb) * 4, (0xD20 + 0x1ce) * 4),
+        ];
+        for (ip, e0, e3) in cases {
+            let m = NbioModel::new(&c, ip, IpBases([0, 0x14, 0xD20, 0, 0, 0, 0, 0]), 0x7F000);
+            m.write32(0x3780, 1);
+            assert_eq!(m.route_gc_doorbell(26, 1), DoorbellOutcome::Dropped);
+            m.write32(e0, 0x3000_0007);
+            assert_eq!(m.route_gc_doorbell(26, 2), DoorbellOutcome::Dropped);
+            m.write32(e3, 0x3000_000d);
+            assert_eq!(m.route_gc_doorbell(26, 3), DoorbellOutcome::Rang);
+            // A wrong AWID routes nowhere.
+            m.write32(e0, 0x3000_0005);
+            assert_eq!(m.route_gc_doorbell(26, 4), DoorbellOutcome::Dropped);
+            m.write32(e0, 0x3000_0007);
+            // The aperture closed stops it too.
+            m.write32(0x3780, 0);
+            assert_eq!(m.route_gc_doorbell(26, 5), DoorbellOutcome::Dropped);
+            assert_eq!(m.dropped(), alloc::vec![(13, 1), (13, 2), (13, 4), (13, 5)]);
+        }
+    }
 }
