@@ -39,6 +39,11 @@ pub struct Ips {
     pub mmhub: IpInfo,
     pub osssys: IpInfo,
     pub sdma0: Option<IpInfo>,
+    /// The display (DMU), unless absent or harvested: Linux's
+    /// `amdgpu_device_has_display_hardware()` (a `DCE_HWIP` version and
+    /// no `AMD_HARVEST_IP_DMU_MASK`, set from the harvest table or the
+    /// entry's harvest bits, `amdgpu_discovery_harvest_ip()`).
+    pub dmu: Option<IpInfo>,
     /// Every IP instance of the table (for naming registers in traces).
     pub all: Vec<IpInfo>,
 }
@@ -60,6 +65,11 @@ pub fn run<'p>(p: &'p dyn Platform, sink: &'p dyn Sink) -> Result<Ips, BringupEr
         .at(s)?;
     let mut all = Vec::new();
     d.for_each_ip(|i| all.push(i));
+    let mut dmu_harvested = false;
+    d.for_each_harvested(|id, _| dmu_harvested |= id == hw_id::DMU);
+    let dmu = d
+        .ip(hw_id::DMU, 0)
+        .filter(|i| !dmu_harvested && i.harvest == 0);
     let ips = Ips {
         vram_bytes: pos + TMR_OFFSET,
         table_at: pos,
@@ -72,6 +82,7 @@ pub fn run<'p>(p: &'p dyn Platform, sink: &'p dyn Sink) -> Result<Ips, BringupEr
         mmhub: ip(hw_id::MMHUB, "MMHUB").at(s)?,
         osssys: ip(hw_id::OSSSYS, "OSSSYS").at(s)?,
         sdma0: d.ip(hw_id::SDMA0, 0),
+        dmu,
         all,
     };
     sink.step(

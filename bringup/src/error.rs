@@ -148,6 +148,9 @@ pub enum LayoutError {
         a: u64,
         b: u64,
     },
+    /// VMID0 would span 2^48 bytes or more (the GART and the ring area
+    /// too far apart for four levels of tables).
+    Vmid0TooWide { start: u64, end: u64 },
     /// A GTT chunk came back at a null host address.
     NullGtt,
     /// The PSP buffers were taken already (a step ran twice).
@@ -189,6 +192,10 @@ impl fmt::Display for LayoutError {
             } => write!(
                 f,
                 "the ring area at host {start:#x}..={end:#x} overlaps {what} at {a:#x}..={b:#x}, so it cannot sit at VA = host address"
+            ),
+            LayoutError::Vmid0TooWide { start, end } => write!(
+                f,
+                "VMID0 would cover {start:#x}..={end:#x}, more than the 2^48 bytes four levels of page tables reach (the ring area is too far from the GART)"
             ),
             LayoutError::NullGtt => write!(f, "a null GTT chunk"),
             LayoutError::PspBuffersTaken => write!(f, "the PSP buffers were already used"),

@@ -121,12 +121,16 @@ impl FirmwareSet {
                 gfx.extend(mes.iter().cloned());
                 Some(FirmwareSet { sos, smu, gfx, mes })
             }
-            // gfx12 with uni-MES (`adev->enable_uni_mes`): one MES blob.
-            // SDMA 7 loads as SDMA_RS64, which barebell does not map yet,
-            // so it is left out.
+            // gfx12 with uni-MES (`adev->enable_uni_mes`): one MES blob,
+            // loaded for both pipes (`mes_v12_0_early_init()`); SDMA 7's
+            // one image loads as SDMA_RS64 (`amdgpu_sdma_init_microcode()`).
             12 => {
                 let mes = vec![format!("gc_{g}_uni_mes.bin")];
-                let mut gfx: Vec<String> = common.into();
+                let mut gfx: Vec<String> = Vec::new();
+                if let Some(s) = sdma {
+                    gfx.push(format!("sdma_{}.bin", v(s)));
+                }
+                gfx.extend(common);
                 gfx.extend(mes.iter().cloned());
                 Some(FirmwareSet { sos, smu, gfx, mes })
             }

@@ -5,7 +5,7 @@
 //! point the MEC pipes at their ucode (`gfx_v11_0_config_gfx_rs64()`, MEC
 //! part), enable the GFXHUB on the same VMID0 tables
 //! (`gfx_v11_0_gfxhub_enable()`: `gfxhub_v3_0_gart_enable()`, an HDP
-//! flush, VMID0's TLB flush), the golden registers, constants and compute
+//! flush, the fault defaults, VMID0's TLB flush), the golden registers, constants and compute
 //! VMID apertures (`gfx_v11_0_init_golden_registers()`,
 //! `gfx_v11_0_constants_init()`, `gfx_v11_0_init_compute_vmid()`), the
 //! S2A doorbell routing (`nbio_v4_3_gc_doorbell_init()` /
@@ -58,6 +58,8 @@ pub fn rlc(
     mec::config_rs64(bus, &gc.bases, gpu.ips.generation, pc).at(s)?;
     hub::gart_enable(bus, &gc.bases, mem.gfxhub, &mem.cfg).at(s)?;
     flush_hdp(bus, nbio).at(s)?;
+    // gfx_v11_0_gfxhub_enable(): the fault defaults, as for the MMHUB.
+    hub::set_fault_enable_default(bus, &gc.bases, mem.gfxhub, true).at(s)?;
     hub::invalidate(
         bus,
         gpu.platform.clock(),

@@ -1,8 +1,9 @@
 //! Step 4, psp: firmware into the GPU through the PSP, in the order of
 //! `psp_hw_start()` and `psp_load_non_psp_fw()`: the bootloader components
-//! of the sOS bundle, the GPCOM ring, LOAD_TOC, the SMU firmware and the
-//! TMR in the MP0 version's order, LOAD_IP_FW for every GFX ucode, then
-//! AUTOLOAD_RLC. The PSP reaches its buffers through the MMHUB's VMID0
+//! of the sOS bundle, the GPCOM ring, LOAD_TOC and the TMR it sizes (VRAM
+//! allocated after the answer, as `psp_tmr_init()` does), the SMU
+//! firmware and SETUP_TMR in the MP0 version's order, LOAD_IP_FW for
+//! every GFX ucode, then AUTOLOAD_RLC. The PSP reaches its buffers through the MMHUB's VMID0
 //! (GTT), so a command that never completes is reported with the fault
 //! the MMHUB latched.
 
@@ -13,7 +14,33 @@ use crate::gmc::Memory;
 use crate::sink::{Sink, Step};
 use alloc::vec;
 use alloc::vec::Vec;
-use barebell::psp::{self, FaultHub, Image, Plan, Psp, PspRegs};
+use barebell::mem::VramAllocator;
+use barebell::psp::{self, FaultHub, Image, Plan, Psp, PspError, PspRegs, Tmr, TmrSource};
+
+/// `psp_tmr_init()`'s allocation, made once LOAD_TOC has answered: VRAM,
+/// `PSP_TMR_ALIGNMENT`, exactly the size asked for. The second field is
+/// `MMMC_VM_FB_OFFSET`: the PSP gets the TMR's physical address,
+/// `amdgpu_gmc_vram_pa()` in `psp_prep_tmr_cmd_buf()`.
+struct VramTmr<'a>(&'a mut VramAllocator, u64);
+
+impl TmrSource for VramTmr<'_> {
+    fn tmr(&mut self, size: u32) -> Result<Tmr, PspError> {
+        let free = self.0.free();
+        let at = self
+            .0
+            .alloc(u64::from(size), psp::TMR_ALIGN)
+            .map_err(|_| PspError::TooLarge {
+                what: "TMR in the VRAM left",
+                len: size as usize,
+                capacity: usize::try_from(free).unwrap_or(usize::MAX),
+            })?;
+        Ok(Tmr {
+            mc_addr: at.mc,
+            capacity: size,
+            phys_addr: at.offset + self.1,
+        })
+    }
+}
 
 /// Loads the firmware the discovered versions name; returns the set for
 /// the MES start.
@@ -83,11 +110,16 @@ pub fn run(
             bases: ips.mmhub.bases,
             regs: mem.mmhub,
         });
-    let report = psp::load_firmware(&mut p, plan, &sos, Some(smu), gfx, Some(mem.tmr)).at(s)?;
+    let mut tmr = VramTmr(&mut mem.vram, mem.vram_base_offset);
+    let report = psp::load_firmware(&mut p, plan, &sos, Some(smu), gfx, Some(&mut tmr)).at(s)?;
+    let placed = match report.tmr {
+        Some(t) => alloc::format!(" at VRAM {:#x}", t.phys_addr),
+        None => alloc::string::String::from(" (boot-time TMR: none allocated, no SETUP_TMR)"),
+    };
     sink.step(
         s,
         format_args!(
-            "{} bootloader components, TMR {:#x} bytes asked by the TOC, {} LOAD_IP_FW ({} GFX images from {} files), AUTOLOAD_RLC sent",
+            "{} bootloader components, TMR {:#x} bytes asked by the TOC{placed}, {} LOAD_IP_FW ({} GFX images from {} files), AUTOLOAD_RLC sent",
             report.components,
             report.tmr_size,
             report.ip_fw_loads,

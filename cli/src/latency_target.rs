@@ -61,7 +61,7 @@ pub fn with_unmapped<R>(
 ) -> Result<(R, Vec<CpError>), String> {
     let mut model = CpModel::new(Seed(seed));
     configure(&mut model, kernel_ns, time);
-    let q = barebell_model::host::queue::<SLOTS>(
+    let q = barebell_model_host::queue::queue::<SLOTS>(
         &mut model,
         QueueConfig {
             profiling: true,
@@ -70,7 +70,7 @@ pub fn with_unmapped<R>(
         false,
     )
     .map_err(|e| e.to_string())?;
-    let signal = &barebell_model::host::signals(&mut model, 1, 0)[0];
+    let signal = &barebell_model_host::queue::signals(&mut model, 1, 0)[0];
     let cp = CpThread::spawn_with(model, idle, pin(cpu))
         .map_err(|e| format!("starting the model thread: {e}"))?;
     after_spawn();

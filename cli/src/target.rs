@@ -41,8 +41,9 @@ impl PartArg {
 }
 
 /// The device flags: one of `--model`, `--vfio`, `--sysfs` (none means
-/// the model); `--part` goes with the model.
+/// the model), and `--part` with the model.
 #[derive(Args, Debug, Clone)]
+#[group(skip)]
 pub struct TargetArgs {
     /// Run against the built-in device model (the default).
     #[arg(long, conflicts_with_all = ["vfio", "sysfs"])]

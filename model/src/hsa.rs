@@ -2,8 +2,8 @@
 //! headers and bodies, `amd_queue_t` and `amd_signal_t`.
 //!
 //! Written from ROCR's public headers (`hsa.h`, `hsa_ext_amd.h`,
-//! `amd_hsa_queue.h`, `amd_hsa_signal.h`), not from the runtime's
-//! `barebell::aql` types, so a layout or encoding bug in the runtime
+//! `amd_hsa_queue.h`, `amd_hsa_signal.h`), not from the runtime's AQL
+//! types, so a layout or encoding bug in the runtime
 //! shows up as a packet the CP refuses or misreads. Every offset and
 //! value here is a conformance fact ([`FACTS`]).
 

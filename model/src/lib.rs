@@ -42,31 +42,39 @@ impl Seed {
 }
 
 pub mod bar;
+pub mod conformance;
 pub mod cp;
 pub mod cpregs;
+pub mod dcn;
 pub mod discovery;
 pub mod dma;
 pub mod error;
 pub mod gmc;
-pub mod host;
 pub mod hsa;
 pub mod hub;
 pub mod kiq;
 pub mod mc;
 pub mod mec;
-pub mod mec_host;
 pub mod mes;
 pub mod nbio;
 pub mod parts;
 pub mod psp;
 #[cfg(feature = "std")]
 pub mod thread;
+pub mod ucode;
 pub mod vgpu;
 
-/// Every hardware fact the MEC and CP models decode by, for `cargo xtask
-/// conformance` (registered in `barebell_cli::all_facts`).
-pub const MEC_FACTS: &[&[barebell_facts::Fact]] = &[cpregs::FACTS, hsa::FACTS];
+/// Every hardware fact the model's own decoders rely on, for `cargo
+/// xtask conformance`.
+pub const FACTS: &[&[barebell_facts::Fact]] = &[
+    psp::FACTS,
+    psp::iface::FACTS,
+    ucode::FACTS,
+    cpregs::FACTS,
+    hsa::FACTS,
+];
 
+pub use bar::DoorbellPage;
 pub use error::ModelError;
 pub use parts::Part;
 pub use vgpu::VirtualGpu;

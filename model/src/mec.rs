@@ -57,6 +57,7 @@ use crate::SimClock;
 use crate::cp::{AddressSpace, CpError, CpModel, MecBinding, Step};
 use crate::cpregs::{self, Hqd, WINDOW_DWORDS, grbm, mec_cntl, mes_cntl, w};
 use crate::hsa::queue as amdq;
+use crate::psp::LoadedFirmware;
 use crate::regfile::ACCESS_NS;
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
@@ -133,6 +134,11 @@ pub enum MecEvent {
         me: u8,
         pipe: u8,
         queue: u8,
+    },
+    /// A MES pipe was unhalted whose code the RLC autoload never put in
+    /// place ([`crate::psp::LoadedFirmware::mes_pipe`]): it does not run.
+    MesPipeWithoutCode {
+        pipe: u8,
     },
     /// A MES pipe's ring was loaded by register programming (ME 3).
     MesRingLoaded {
@@ -246,6 +252,9 @@ struct State {
     mes_rings: [Option<MesRingHqd>; 2],
     /// Doorbell stores that reached the MEC on a dword no queue uses.
     unclaimed_doorbells: u64,
+    /// What the PSP's RLC autoload put in place; `None` for a MEC built
+    /// without a PSP model, which takes every code as loaded.
+    firmware: Option<Arc<LoadedFirmware>>,
     unplugged: bool,
     reads: u64,
     writes: u64,
@@ -407,6 +416,7 @@ impl Mec {
             kiq: None,
             mes_rings: [None; 2],
             unclaimed_doorbells: 0,
+            firmware: None,
             unplugged: false,
             reads: 0,
             writes: 0,
@@ -497,6 +507,12 @@ impl Mec {
                 == m::ALIGNMENT_MODE_UNALIGNED
             && bases & m::PRIVATE_BASE_MASK != 0
             && bases & m::SHARED_BASE_MASK != 0
+    }
+
+    /// Engines run only code the RLC autoload put in place: `firmware`
+    /// is the PSP model's record of it.
+    pub fn set_loaded_firmware(&self, firmware: Arc<LoadedFirmware>) {
+        self.state.lock().firmware = Some(firmware);
     }
 
     /// Whether MES pipe `pipe` runs (started through `CP_MES_CNTL`).
@@ -1069,9 +1085,8 @@ impl Mec {
                 }
                 continue;
             }
-            if let Some(f) = &s.mec_code
-                && !f(p)
-            {
+            let loaded = s.firmware.as_ref().is_none_or(|f| f.mec_pipe(p));
+            if !loaded || s.mec_code.as_ref().is_some_and(|f| !f(p)) {
                 if !was {
                     s.events.push(MecEvent::MecPipeWithoutCode { pipe: p });
                 }
@@ -1161,7 +1176,8 @@ impl Mec {
 
     /// `mes_v11_0_enable()`'s view of the MES pipes: program counters are
     /// banked per pipe (GRBM ME 3); a pipe runs once `MES_PIPEn_ACTIVE` is
-    /// set with its program counter programmed, and stops on `MES_HALT`.
+    /// set with its program counter programmed and its code in place
+    /// (the PSP's RLC autoload loaded it), and stops on `MES_HALT`.
     fn mes_write(&self, s: &mut State, byte_offset: usize, value: u32) {
         let (me, pipe, _) = grbm::slot(s.grbm);
         let p = usize::from(pipe & 1);
@@ -1178,7 +1194,14 @@ impl Mec {
                 value & mes_cntl::PIPE1_ACTIVE != 0,
             ];
             for (i, a) in active.into_iter().enumerate() {
-                if a && s.mes_pc[i] != 0 {
+                if !a || s.mes_running[i] {
+                    continue;
+                }
+                let code = s.firmware.as_ref().is_none_or(|f| f.mes_pipe(i as u8));
+                if !code {
+                    s.events
+                        .push(MecEvent::MesPipeWithoutCode { pipe: i as u8 });
+                } else if s.mes_pc[i] != 0 {
                     s.mes_running[i] = true;
                 }
             }

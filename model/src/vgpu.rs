@@ -20,18 +20,21 @@
 //!   idle. The bring-up calls it between looks at every fence, so one
 //!   thread suffices (the unikernel has one CPU).
 //!
-//! What is a model convention and not a public fact: the FB location the
-//! "VBIOS" leaves, the discovery table's IP bases, the bus addresses of
-//! the DMA region and of BAR2, the TMR size the PSP model asks for, and
-//! everything listed as such in the block models.
+//! What is a model convention and not a public fact: the FB location,
+//! FB offset and display mode the "VBIOS" leaves ([`crate::Part`]), the
+//! discovery table's IP bases, the bus addresses of the DMA region and of
+//! BAR2, the Navi48 TMR size the PSP model asks for (Navi31's is a real
+//! card's), the PSP's timings (`psp::PspTiming::MODEL`), and everything
+//! listed as such in the block models.
 
 use crate::bar::BarWindow;
+use crate::bar::DoorbellPage;
 use crate::cp::CpModel;
+use crate::dcn::DcnModel;
 use crate::discovery::{self, VramWindow};
 use crate::dma::Dma;
 use crate::error::ModelError;
 use crate::gmc::{Access, Gmc, VmFault};
-use crate::host::DoorbellPage;
 use crate::hub::HubModel;
 use crate::kiq::KiqModel;
 use crate::mc::{CID_MP0, Mc};
@@ -39,8 +42,7 @@ use crate::mec::Mec;
 use crate::mes::{MesApiVersion, MesModel};
 use crate::nbio::NbioModel;
 use crate::parts::Part;
-use crate::psp::rig::{BOOT_ORDER, MODEL_TMR, PartFirmware};
-use crate::psp::{PspExpect, PspModel, PspPlacement};
+use crate::psp::{PspModel, PspPlacement, RlcStatus, firmware};
 use crate::{Seed, SimClock};
 use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
@@ -50,15 +52,14 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
 use barebell::discovery::{Discovery, boot};
-use barebell::gmc::hub::hub_for;
 use barebell::ip::{Generation, hw_id};
 use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
 use barebell::platform::{Aperture, DMA_CHUNK, DmaRegion, Platform};
-use barebell::psp::{GcRegs, Plan, PspRegs};
+use barebell::regs::hub::hub_for;
+use barebell::regs::mp::PspRegs;
 use barebell::regs::{IpBases, Reg};
 use barebell::time::Clock;
-use barebell_bringup::{FirmwareError, FirmwareSource};
-use barebell_firmware_if::{Firmware, Kind, parse};
+use barebell_bringup::FirmwareSource;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use spin::Mutex;
@@ -265,6 +266,7 @@ pub struct VirtualGpu {
     nbio: Arc<NbioModel>,
     mmhub: Arc<HubModel>,
     gfxhub: Arc<HubModel>,
+    dcn: Option<Arc<DcnModel>>,
     psp: Arc<PspModel>,
     mec: Arc<Mec>,
     api: MesApiVersion,
@@ -289,68 +291,6 @@ impl core::fmt::Debug for VirtualGpu {
 
 fn offsets(regs: &[Reg], bases: &IpBases) -> BTreeSet<usize> {
     regs.iter().filter_map(|r| r.byte_offset(bases)).collect()
-}
-
-/// The PSP model's expectations from the part's firmware list.
-fn expect(fw: &PartFirmware, files: Files<'_>, plan: Plan) -> Result<PspExpect, FirmwareError> {
-    let read = |name: &str| files.load(name);
-    let parsed = |name: &str,
-                  kind: Kind,
-                  bytes: &[u8],
-                  f: &mut dyn FnMut(&Firmware<'_>) -> Result<(), FirmwareError>| {
-        let fw = parse(kind, bytes).map_err(|error| FirmwareError::Malformed {
-            name: name.into(),
-            error,
-        })?;
-        f(&fw)
-    };
-    let lacks = |name: &str, what: &'static str| FirmwareError::Lacks {
-        name: name.into(),
-        what,
-    };
-    let sos_bytes = read(fw.sos)?;
-    let mut components = Vec::new();
-    let mut toc = Vec::new();
-    parsed(fw.sos, Kind::PspSos, &sos_bytes, &mut |sos| {
-        components = BOOT_ORDER
-            .iter()
-            .filter_map(|(n, c)| sos.section(n).map(|s| (*c, sos.bytes(s).to_vec())))
-            .collect();
-        toc = sos
-            .section("toc")
-            .map(|s| sos.bytes(s).to_vec())
-            .ok_or_else(|| lacks(fw.sos, "toc section"))?;
-        Ok(())
-    })?;
-    let smu_bytes = read(fw.smu.0)?;
-    let mut smu = Vec::new();
-    parsed(fw.smu.0, Kind::Smc, &smu_bytes, &mut |f| {
-        smu = f
-            .section(fw.smu.1)
-            .map(|s| f.bytes(s).to_vec())
-            .ok_or_else(|| lacks(fw.smu.0, "SMU ucode section"))?;
-        Ok(())
-    })?;
-    let mut gfx = Vec::new();
-    for (t, kind, file, sec) in &fw.gfx {
-        let bytes = read(file)?;
-        parsed(file, *kind, &bytes, &mut |f| {
-            let b = f
-                .section(sec)
-                .map(|s| f.bytes(s).to_vec())
-                .ok_or_else(|| lacks(file, "section the PSP model expects"))?;
-            gfx.push((*t, b));
-            Ok(())
-        })?;
-    }
-    Ok(PspExpect {
-        components,
-        toc,
-        tmr_size: MODEL_TMR,
-        smu: Some(smu),
-        gfx,
-        boot_time_tmr: !plan.setup_tmr,
-    })
 }
 
 impl VirtualGpu {
@@ -382,9 +322,6 @@ impl VirtualGpu {
         let mp0_v = mp0.version.triple();
         let regs =
             PspRegs::for_version(mp0_v).ok_or_else(|| unsupported("PSP registers", mp0_v))?;
-        let plan = Plan::for_version(mp0_v).ok_or_else(|| unsupported("PSP plan", mp0_v))?;
-        let gc_regs = GcRegs::for_version(gc.version.triple())
-            .ok_or_else(|| unsupported("RLC registers", gc.version.triple()))?;
         let nbio_regs =
             Nbio::for_version(nbif.version.triple(), nbif.bases).map_err(ModelError::Nbio)?;
 
@@ -401,16 +338,52 @@ impl VirtualGpu {
         ));
         let mmhub_model = Arc::new(HubModel::for_hub(&clock, mmhub.bases, mmhub_regs));
         let gfxhub_model = Arc::new(HubModel::for_hub(&clock, gc.bases, gfxhub_regs));
-        // What the VBIOS leaves in the FB location.
-        let fb_reg = mmhub_regs
-            .all
-            .iter()
-            .find(|r| r.name == "MMMC_VM_FB_LOCATION_BASE")
-            .and_then(|r| r.byte_offset(&mmhub.bases))
-            .ok_or(ModelError::Register {
-                name: "MMMC_VM_FB_LOCATION_BASE",
-            })?;
-        mmhub_model.write32(fb_reg, (part.fb_start >> 24) as u32);
+        // What the VBIOS leaves in both hubs' FB location and offset: BASE
+        // and TOP in 16 MiB units, TOP the last 16 MiB (as
+        // `mmhub_v3_0_get_fb_location()` and tinygrad's
+        // `AM_GMC.init_sw()` read them), OFFSET the physical address of
+        // VRAM offset 0 in the same units.
+        let vram_bytes = u64::from(part.firmware.vram_mib) << 20;
+        let fb_top = (part.fb_start + vram_bytes - 1) >> 24;
+        for (hub, regs, prefix) in [
+            (&mmhub_model, mmhub_regs.all, "MMMC_VM_FB_"),
+            (&gfxhub_model, gfxhub_regs.all, "GCMC_VM_FB_"),
+        ] {
+            for (field, value) in [
+                ("LOCATION_BASE", part.fb_start >> 24),
+                ("LOCATION_TOP", fb_top),
+                ("OFFSET", part.fb_offset >> 24),
+            ] {
+                let r = regs
+                    .iter()
+                    .find(|r| r.name.strip_prefix(prefix) == Some(field))
+                    .ok_or(ModelError::Register {
+                        name: "*MC_VM_FB_LOCATION_BASE/TOP, *MC_VM_FB_OFFSET",
+                    })?;
+                hub.set_device_reg(*r, value as u32);
+            }
+        }
+
+        // The display the VBIOS left, scanning out of VRAM 0, if the part
+        // has one and discovery lists its DMU.
+        let dcn = match (part.display, d.ip(crate::discovery::DMU_HWID, 0)) {
+            (Some(display), Some(dmu)) => {
+                // SAFETY: VRAM's backing belongs to `memory`, which the
+                // VirtualGpu owns and drops after every model; 4 KiB
+                // aligned; the host writing it is what the model watches.
+                let m = unsafe {
+                    DcnModel::new(
+                        &clock,
+                        dmu.bases,
+                        display,
+                        memory.vram.as_ptr(),
+                        memory.vram_len as u64,
+                    )
+                };
+                Some(Arc::new(m))
+            }
+            _ => None,
+        };
 
         let chunks = memory.dma_len / DMA_CHUNK;
         let chunk_bus: Vec<u64> = (0..chunks)
@@ -428,10 +401,10 @@ impl VirtualGpu {
             PspPlacement {
                 regs,
                 mp0_bases: mp0.bases,
-                gc: gc_regs,
+                gc: RlcStatus::for_generation(generation),
                 gc_bases: gc.bases,
             },
-            expect(&part.firmware, files, plan)?,
+            firmware::expect(&part.firmware, &mut |name| files.load(name))?,
             Arc::new(mc),
         ));
 
@@ -458,7 +431,7 @@ impl VirtualGpu {
         // (`gfx_v11_0_config_gfx_rs64()` programs it from this header).
         let mec_blob = files.load(part.mec_file)?;
         let pc =
-            crate::cpregs::gfx_v2::pc_start(&mec_blob).ok_or_else(|| FirmwareError::Lacks {
+            crate::cpregs::gfx_v2::pc_start(&mec_blob).ok_or_else(|| barebell_bringup::FirmwareError::Lacks {
                 name: part.mec_file.into(),
                 what: "gfx_firmware_header_v2_0 (the MEC start address)",
             })?;
@@ -469,6 +442,8 @@ impl VirtualGpu {
         mec.set_doorbell_bridge(Box::new(move |dword, value| {
             route.route_gc_doorbell(dword, value) == crate::nbio::DoorbellOutcome::Rang
         }));
+        // The engines run only what the PSP's RLC autoload put in place.
+        mec.set_loaded_firmware(psp.loaded());
 
         let named = |names: &[&str]| -> Vec<Reg> {
             gfxhub_regs
@@ -512,7 +487,12 @@ impl VirtualGpu {
         }
         let hole = MMIO_REG_HOLE_OFFSET as usize;
         nbio_set.extend((hole..hole + 4096).step_by(4));
-        let psp_gc = offsets(&[gc_regs.rlc_bootload_status, gc_regs.cp_stat], &gc.bases);
+        let rlc = RlcStatus::for_generation(generation);
+        let psp_gc = offsets(&[rlc.bootload_status, rlc.cp_stat], &gc.bases);
+        let mut routes: Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync>)> = Vec::new();
+        if let Some(m) = &dcn {
+            routes.push((m.offsets().collect(), m.clone()));
+        }
         let router = Router {
             routes: alloc::vec![
                 (
@@ -528,6 +508,10 @@ impl VirtualGpu {
                 (offsets(mp0_all, &mp0.bases), psp.clone()),
             ],
             rest: mec.clone(),
+        };
+        let router = Router {
+            routes: routes.into_iter().chain(router.routes).collect(),
+            ..router
         };
         let index =
             nbio_regs
@@ -559,6 +543,7 @@ impl VirtualGpu {
             nbio,
             mmhub: mmhub_model,
             gfxhub: gfxhub_model,
+            dcn,
             psp,
             mec,
             api,
@@ -608,6 +593,17 @@ impl VirtualGpu {
         &self.gfxhub
     }
 
+    /// The display model, if the part has one.
+    pub fn dcn(&self) -> Option<&DcnModel> {
+        self.dcn.as_deref()
+    }
+
+    /// The first VRAM offset of the VBIOS's picture on screen that the
+    /// host overwrote, or `None` (intact, or no display).
+    pub fn scanout_clobbered(&self) -> Option<u64> {
+        self.dcn.as_ref().and_then(|m| m.clobbered())
+    }
+
     /// Accesses BAR5 lost past its end, and those through the RSMU pair.
     pub fn bar5_counts(&self) -> crate::bar::BarCounts {
         self.bar5.counts()
@@ -629,6 +625,7 @@ impl VirtualGpu {
             dma: (self.memory.dma.as_ptr() as u64, self.memory.dma_len as u64),
             chunk_bus: self.chunk_bus.clone(),
             gfx12: self.part.generation == Generation::Gfx12,
+            fb_offset: self.part.fb_offset,
         }
     }
 
@@ -702,6 +699,8 @@ struct Space {
     dma: (u64, u64),
     chunk_bus: Vec<u64>,
     gfx12: bool,
+    /// Physical address of VRAM offset 0 (`*MC_VM_FB_OFFSET`).
+    fb_offset: u64,
 }
 
 impl Space {
@@ -718,9 +717,15 @@ impl Space {
                 iommu.map_at(*bus, host as *mut u8, DMA_CHUNK as u64);
             }
         }
-        let t = Gmc::new(&vram, root & !0xFFF, self.gfx12).translate(va, access)?;
-        let space = if t.system { &iommu } else { &vram };
-        space.host_of(t.pa, 1).ok_or(VmFault {
+        let t = Gmc::new(&vram, root & !0xFFF, self.gfx12)
+            .with_vram_base(self.fb_offset)
+            .translate(va, access)?;
+        let (space, at) = if t.system {
+            (&iommu, Some(t.pa))
+        } else {
+            (&vram, t.pa.checked_sub(self.fb_offset))
+        };
+        at.and_then(|a| space.host_of(a, 1)).ok_or(VmFault {
             va,
             access,
             reason: crate::gmc::FaultReason::BadTable { level: 3 },

@@ -13,10 +13,12 @@
 //! identity alias taken out of the page tables, so the only way to them
 //! is through that address.
 //!
-//! The VRAM backing is a static too: the bring-up's VRAM allocations end
-//! at 21 MiB (the 16 MiB VBIOS hole, VMID0's and the process's page
-//! tables, the 4 MiB TMR at 17 MiB; `barebell_bringup::gmc`), so
-//! [`VRAM_BYTES`] backs 32 MiB. The host CLI backs 64 MiB; nothing the
+//! The VRAM backing is a static too: the bring-up's VRAM allocations the
+//! CPU touches end near 17 MiB (the 16 MiB VBIOS hole, VMID0's and the
+//! process's page tables; `barebell_bringup::gmc`), so [`VRAM_BYTES`]
+//! backs 32 MiB. The TMR the psp step places above them (0x1300000 bytes
+//! on Navi31, sized by LOAD_TOC) needs no backing: neither the CPU nor
+//! the model ever touches its bytes. The host CLI backs 64 MiB; nothing the
 //! device sees differs, since the discovery table at the top of VRAM is
 //! read through `MM_INDEX`/`MM_DATA` either way (`cargo xtask qemu`
 //! compares the two bring-ups' reports and traces).

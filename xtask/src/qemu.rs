@@ -96,6 +96,7 @@ const BRINGUP_BLOBS: &[&str] = &[
     "gc_12_0_1_uni_mes.bin",
     "gc_12_0_1_imu.bin",
     "gc_12_0_1_rlc.bin",
+    "sdma_7_0_1.bin",
 ];
 
 /// Several blobs go in through the one PVH module QEMU's `-initrd` makes,

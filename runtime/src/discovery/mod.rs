@@ -782,6 +782,7 @@ pub const FACTS: &[Fact] = barebell_facts::fact_table!(
         Fact::constant("soc15_hw_ip.h", "NBIF_HWID", hw_id::NBIF as u64),
         Fact::constant("soc15_hw_ip.h", "UMC_HWID", hw_id::UMC as u64),
         Fact::constant("soc15_hw_ip.h", "MP0_HWID", hw_id::MP0 as u64),
+        Fact::constant("soc15_hw_ip.h", "DMU_HWID", hw_id::DMU as u64),
     ],
     layout_facts!(H, TableInfo = "struct table_info" {
         offset = "offset",

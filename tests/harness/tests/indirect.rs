@@ -15,8 +15,8 @@ use barebell::psp::{self, Image, Psp};
 use barebell::regs::IpBases;
 use barebell_model::SimClock;
 use barebell_model::bar::BarWindow;
-use barebell_model::psp::rig::{self, PartFirmware, navi31, navi48};
 use barebell_model::regfile::RegisterFile;
+use barebell_model_host::psp_rig::{self as rig, PartFirmware, navi31, navi48};
 use std::path::Path;
 
 /// A BAR smaller than the 1 MiB of real boards, so that MP0's mailbox
@@ -149,7 +149,7 @@ fn psp_load_beyond_the_bar(part: PartFirmware, nbio: &NbioRegs) {
     assert!(c35 >= SMALL_BAR, "the mailbox must lie beyond the window");
     let w = leak(window(r.model, nbio, &bases));
     let bus = leak(IndirectBus::new(w, SMALL_BAR, nbio.rsmu_pair(), &bases).unwrap());
-    let mut p = Psp::new(bus, r.clock, r.regs, &r.mp0.bases, r.bufs.take().unwrap()).unwrap();
+    let mut p = Psp::new(bus, r.host, r.regs, &r.mp0.bases, r.bufs.take().unwrap()).unwrap();
     let mut images = vec![
         Image {
             fw_type: 0,
@@ -164,7 +164,7 @@ fn psp_load_beyond_the_bar(part: PartFirmware, nbio: &NbioRegs) {
         &r.sos,
         Some(r.smu),
         &images[..n],
-        Some(r.tmr),
+        Some(&mut r.tmr),
     )
     .unwrap();
     p.wait_rlc_autoload(r.gc_regs, &r.gc.bases).unwrap();

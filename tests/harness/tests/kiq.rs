@@ -13,11 +13,11 @@ use barebell::gfx::kiq::{Kiq, KiqRing};
 use barebell::gfx::mapper::{HqdRegs, QueueMapper};
 use barebell::ip::Generation;
 use barebell_firmware_if::pm4::opcode;
-use barebell_model::host::signals;
 use barebell_model::kiq::{KiqEvent, KiqHalt, KiqModel};
 use barebell_model::mec::{MecError, MecEvent};
-use barebell_model::mec_host::{GC_BASES, ModelGpu};
 use barebell_model::{Seed, TickingClock};
+use barebell_model_host::mec::{GC_BASES, ModelGpu};
+use barebell_model_host::queue::signals;
 use std::sync::{Arc, Mutex};
 
 const KERNEL: u64 = 0x6000;

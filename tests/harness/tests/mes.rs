@@ -19,10 +19,10 @@ use barebell::gfx::mqd::ComputeMqdV11;
 use barebell::ip::Generation;
 use barebell_firmware_if::mes_api::Frame;
 use barebell_firmware_if::mes_api::v11::{self, opcode};
-use barebell_model::host::signals;
-use barebell_model::mec_host::{GC_BASES, ModelGpu, PlacedQueue};
 use barebell_model::mes::{MesEvent, MesFaults, MesModel, Refusal};
 use barebell_model::{Seed, TickingClock};
+use barebell_model_host::mec::{GC_BASES, ModelGpu, PlacedQueue};
+use barebell_model_host::queue::signals;
 use std::sync::{Arc, Mutex};
 
 const KERNEL: u64 = 0x5000;
@@ -734,7 +734,7 @@ fn rule_mapped_in_a_real_page_table_gfx12() {
 #[test]
 fn mes_and_cp_on_a_thread_with_real_time() {
     use barebell::time::StdClock;
-    use barebell_model::mec_host::MecThread;
+    use barebell_model::thread::MecThread;
     const NS: u64 = 2_000_000_000;
     let gpu = ModelGpu::new(Generation::Gfx11, Seed(30)).unwrap();
     Doorbells::linux_default()

@@ -11,7 +11,7 @@
 //! fetch through the GFXHUB's VMID0, and every PSP/SDMA/VCN access
 //! through the MMHUB's, goes through the context programmed here.
 //!
-//! One sequence, four register tables ([`tables`]): Linux's
+//! One sequence, four register tables ([`crate::regs::hub`]): Linux's
 //! `gfxhub_v3_0_gart_enable()`, `mmhub_v3_0_gart_enable()`,
 //! `gfxhub_v12_0_gart_enable()` and `mmhub_v4_1_0_gart_enable()` call the
 //! same helpers in the same order with the same values, on different
@@ -33,19 +33,28 @@
 //!   (equal, the distance is 1, checked below).
 //!
 //! One deliberate difference from Linux: Linux's VMID0 is a flat GART
-//! (`PAGE_TABLE_DEPTH` 0, one level of PTEs). barebell maps VMID0 with the
-//! same four-level tables as user VMIDs ([`crate::gmc::pagetable::TableArena`]), so
-//! VMID0 gets depth 3 and block size 9 like the user contexts
-//! (`amdgpu_vm_adjust_size(adev, 256 * 1024, 9, 3, 48)` in
-//! `gmc_v11_0_sw_init()` and `gmc_v12_0_sw_init()`).
+//! (`PAGE_TABLE_DEPTH` 0, one level of PTEs over the 512 MiB aperture).
+//! barebell maps VMID0 with the same four-level tables as user VMIDs
+//! ([`crate::gmc::pagetable::TableArena`]), so VMID0 gets depth 3 and
+//! block size 9 like the user contexts (`amdgpu_vm_adjust_size(adev,
+//! 256 * 1024, 9, 3, 48)` in `gmc_v11_0_sw_init()` and
+//! `gmc_v12_0_sw_init()`), as tinygrad's AM runs VMID0 on gfx1100 and
+//! gfx1201 silicon (`AM_GMC.enable_vm_addressing()`, depth 3 from
+//! `va_base`). The reason: VMID0 also maps the ring area at VA = host
+//! address, which may sit terabytes away from the GART; a flat table
+//! over that span would need 8 bytes per 4 KiB of it. Either way the
+//! tables are indexed from `PAGE_TABLE_START_ADDR`
+//! ([`crate::gmc::pagetable::TableArena::with_va_base`]), as the hub
+//! walks `VA - START`.
 
 mod fault;
 pub mod invalidate;
-pub mod tables;
 
+pub use crate::regs::hub::{
+    GFXHUB_3_0, GFXHUB_12_0, HUBS, HubRegs, MMHUB_3_0_0, MMHUB_4_1_0, hub_for,
+};
 pub use fault::{VmFault, clear_fault, read_fault};
 pub use invalidate::{GART_ENGINE, InvalidateError, invalidate};
-pub use tables::{GFXHUB_3_0, GFXHUB_12_0, HUBS, HubRegs, MMHUB_3_0_0, MMHUB_4_1_0, hub_for};
 
 use crate::bus::{Block, BlockError, RegisterBus};
 use crate::ip::Generation;
@@ -342,10 +351,47 @@ pub fn gart_enable<B: RegisterBus + ?Sized>(
     Ok(())
 }
 
+/// `*_set_fault_enable_default()` (`gfxhub_v3_0.c`, `mmhub_v3_0.c`,
+/// `gfxhub_v12_0.c`, `mmhub_v4_1_0.c`, one layout): every
+/// `*_PROTECTION_FAULT_ENABLE_DEFAULT` bit of `*_L2_PROTECTION_FAULT_CNTL`
+/// set to `value` ("true redirects VM faults to the default page"), and
+/// with `value` false the two `CRASH_ON_*` bits set. Linux calls it right
+/// after `gart_enable` and an HDP flush with `value` true
+/// (`amdgpu_vm_fault_stop` defaults to `AMDGPU_VM_FAULT_STOP_NEVER`):
+/// `gmc_v11_0_gart_enable()`, `gfx_v11_0_gfxhub_enable()` and their
+/// gfx12 twins.
+pub fn set_fault_enable_default<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: &IpBases,
+    hub: &HubRegs,
+    value: bool,
+) -> Result<(), HubError> {
+    let r = Block::new(bus, *bases);
+    let mut v = gc::GcvmL2ProtectionFaultCntl::from_bits(read_live(&r, hub.fault_cntl, 0, 0)?)
+        .with_range_protection_fault_enable_default(value)
+        .with_pde0_protection_fault_enable_default(value)
+        .with_pde1_protection_fault_enable_default(value)
+        .with_pde2_protection_fault_enable_default(value)
+        .with_translate_further_protection_fault_enable_default(value)
+        .with_nack_protection_fault_enable_default(value)
+        .with_dummy_page_protection_fault_enable_default(value)
+        .with_valid_protection_fault_enable_default(value)
+        .with_read_protection_fault_enable_default(value)
+        .with_write_protection_fault_enable_default(value)
+        .with_execute_protection_fault_enable_default(value);
+    if !value {
+        v = v
+            .with_crash_on_no_retry_fault(true)
+            .with_crash_on_retry_fault(true);
+    }
+    Ok(r.write(hub.fault_cntl, v.into_bits())?)
+}
+
 /// Distances Linux derives in `gfxhub_v3_0_init()`, and `MTYPE_UC`,
 /// checked against the headers.
 pub const FACTS: &[barebell_facts::Fact] = &[
     barebell_facts::Fact::constant("soc21_enum.h", "MTYPE_UC", MTYPE_UC as u64),
+    barebell_facts::Fact::constant("soc24_enum.h", "MTYPE_UC", MTYPE_UC as u64),
     barebell_facts::Fact::constant(
         "gc_11_0_0_offset.h",
         "regGCVM_CONTEXT1_CNTL - regGCVM_CONTEXT0_CNTL",
