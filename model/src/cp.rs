@@ -335,9 +335,9 @@ pub struct MecBinding {
 /// protocol. The header word is loaded with acquire ordering, and only
 /// if its type is not INVALID is the body read: a producer that stores
 /// the header with release ordering after the body is therefore seen
-/// whole, and one that does not is seen torn (the loom test in
-/// `model/tests/loom.rs` runs this function against the runtime's
-/// producer).
+/// whole, and one that does not is seen torn (`model/tests/publish.rs`
+/// runs this function under every interleaving of both producers'
+/// stores with its two loads).
 pub trait RingRead {
     /// The first dword of the slot at device address `slot`, acquire.
     fn header_acquire(&self, slot: u64) -> Result<u32, CpError>;

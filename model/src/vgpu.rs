@@ -430,11 +430,12 @@ impl VirtualGpu {
         // Every MEC pipe must start where the MEC ucode does
         // (`gfx_v11_0_config_gfx_rs64()` programs it from this header).
         let mec_blob = files.load(part.mec_file)?;
-        let pc =
-            crate::cpregs::gfx_v2::pc_start(&mec_blob).ok_or_else(|| barebell_bringup::FirmwareError::Lacks {
+        let pc = crate::cpregs::gfx_v2::pc_start(&mec_blob).ok_or_else(|| {
+            barebell_bringup::FirmwareError::Lacks {
                 name: part.mec_file.into(),
                 what: "gfx_firmware_header_v2_0 (the MEC start address)",
-            })?;
+            }
+        })?;
         mec.expect_pc(pc);
         // Queue doorbells reach the MEC only through BAR2, the NBIO's
         // doorbell aperture and its S2A routing to the GC.
