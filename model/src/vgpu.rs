@@ -9,11 +9,15 @@
 //!   Accesses past the BAR are lost (counted) unless they go through the
 //!   NBIO's RSMU index/data pair, as on a card.
 //! - BAR0 is host memory the MC model reads as VRAM from offset 0.
-//! - BAR2 is a page of 64-bit doorbells the MEC model watches.
+//! - BAR2 is a page of 64-bit doorbells the MEC model watches; a store
+//!   reaches a queue only through the NBIO's doorbell aperture and its
+//!   S2A routing to the GC (`NbioModel::route_gc_doorbell`).
 //! - The DMA region is host memory in the model's IOMMU at a fixed bus
-//!   address; its ring area is read by the CP model at GPU VA = host
-//!   address (the CP model does not translate through VMIDs yet: see
-//!   `docs/STATUS.md`).
+//!   address. The CP model reads every MEC-mapped queue through its VMID
+//!   (`CpTranslate`): the GFXHUB's context registers and walk
+//!   (`HubModel::translate_vmid_as`, client CPC) for direct and KIQ
+//!   queues, the process tables MES was given for MES queues; then the
+//!   VRAM backing or the IOMMU.
 //! - [`Platform::pause`] is where the firmware stand-ins run: the KIQ and
 //!   MES models are found through the MEC model once their rings exist
 //!   (as firmware would find them) and serviced, and the CP model runs to
@@ -35,7 +39,7 @@ use crate::discovery::{self, VramWindow};
 use crate::dma::Dma;
 use crate::error::ModelError;
 use crate::gmc::{Access, Gmc, VmFault};
-use crate::hub::HubModel;
+use crate::hub::{HubModel, HubRefusal};
 use crate::kiq::KiqModel;
 use crate::mc::{CID_MP0, Mc};
 use crate::mec::Mec;
@@ -55,7 +59,7 @@ use barebell::discovery::{Discovery, boot};
 use barebell::ip::{Generation, hw_id};
 use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
 use barebell::platform::{Aperture, DMA_CHUNK, DmaRegion, Platform};
-use barebell::regs::hub::hub_for;
+use barebell::regs::hub::{HubRegs, hub_for};
 use barebell::regs::mp::PspRegs;
 use barebell::regs::{IpBases, Reg};
 use barebell::time::Clock;
@@ -293,6 +297,24 @@ fn offsets(regs: &[Reg], bases: &IpBases) -> BTreeSet<usize> {
     regs.iter().filter_map(|r| r.byte_offset(bases)).collect()
 }
 
+/// A hub's own registers: its named ones plus contexts 1..=15's CNTL,
+/// base, start and end (`gfxhub_v3_0_setup_vmid_config()` and a user
+/// VMID's base reach them as context 1's register plus a stride, names
+/// the tables do not list).
+fn hub_offsets(named: &[Reg], h: &HubRegs, bases: &IpBases) -> BTreeSet<usize> {
+    let mut set = offsets(named, bases);
+    let at = |r: Reg, dwords: u32| r.byte_offset(bases).map(|o| o + 4 * dwords as usize);
+    for i in 0..15u32 {
+        set.extend(at(h.ctx1_cntl, i * h.ctx_distance()));
+        for lo in [h.ctx1_base_lo, h.ctx1_start_lo, h.ctx1_end_lo] {
+            let a = i * h.ctx_addr_distance();
+            set.extend(at(lo, a));
+            set.extend(at(lo, a + 1));
+        }
+    }
+    set
+}
+
 impl VirtualGpu {
     /// Builds `part` over `memory`, with the PSP model expecting the
     /// firmware `files` holds for it, stepping from `seed`.
@@ -503,8 +525,14 @@ impl VirtualGpu {
                 (boot_regs, window.clone()),
                 (psp_gc, psp.clone()),
                 (nbio_set, nbio.clone()),
-                (offsets(mmhub_regs.all, &mmhub.bases), mmhub_model.clone()),
-                (offsets(&hub_own, &gc.bases), gfxhub_model.clone()),
+                (
+                    hub_offsets(mmhub_regs.all, mmhub_regs, &mmhub.bases),
+                    mmhub_model.clone(),
+                ),
+                (
+                    hub_offsets(&hub_own, gfxhub_regs, &gc.bases),
+                    gfxhub_model.clone(),
+                ),
                 (offsets(gc_all, &gc.bases), mec.clone()),
                 (offsets(mp0_all, &mp0.bases), psp.clone()),
             ],
@@ -535,7 +563,7 @@ impl VirtualGpu {
             Generation::Gfx11 => MesApiVersion::V11,
             Generation::Gfx12 => MesApiVersion::V12,
         };
-        Ok(VirtualGpu {
+        let gpu = VirtualGpu {
             name: format!("model {}", part.name),
             part,
             host_clock: clock.host_view(HOST_READ_NS),
@@ -554,7 +582,16 @@ impl VirtualGpu {
             claimed: AtomicBool::new(false),
             schedulers_silent: AtomicBool::new(false),
             memory,
-        })
+        };
+        // The CP reads every MEC-mapped queue through its VMID: the
+        // GFXHUB's context registers and walk for direct and KIQ queues,
+        // the process tables MES was given for MES queues.
+        let t = CpTranslate {
+            hub: gpu.gfxhub.clone(),
+            space: gpu.space(),
+        };
+        gpu.mec.cp().set_translator(Box::new(t));
+        Ok(gpu)
     }
 
     pub fn part(&self) -> &Part {
@@ -731,6 +768,80 @@ impl Space {
             access,
             reason: crate::gmc::FaultReason::BadTable { level: 3 },
         })
+    }
+}
+
+/// GFXHUB client id of the compute CP (`CPC`, index 5 of
+/// `gfxhub_client_ids` in `gfxhub_v3_0.c`), what a CP fault latches.
+const CID_CPC: u16 = 5;
+
+/// The CP's view of a queue's address space (`cp::Translate`).
+struct CpTranslate {
+    hub: Arc<HubModel>,
+    space: Space,
+}
+
+impl CpTranslate {
+    fn vram(&self) -> Dma {
+        let mut vram = Dma::default();
+        // SAFETY: a window over the VirtualGpu's own VRAM backing, read
+        // during one translation only; the CP model holding this
+        // translator is dropped with the VirtualGpu, before its memory.
+        unsafe { vram.map_at(0, self.space.vram.0 as *mut u8, self.space.vram.1) };
+        vram
+    }
+
+    fn iommu(&self) -> Dma {
+        let mut iommu = Dma::default();
+        for (i, bus) in self.space.chunk_bus.iter().enumerate() {
+            let host = self.space.dma.0 + (i * DMA_CHUNK) as u64;
+            // SAFETY: as for `vram`: the VirtualGpu's own DMA chunks.
+            unsafe { iommu.map_at(*bus, host as *mut u8, DMA_CHUNK as u64) };
+        }
+        iommu
+    }
+}
+
+impl crate::cp::Translate for CpTranslate {
+    fn translate(
+        &self,
+        space: crate::cp::AddressSpace,
+        va: u64,
+        access: Access,
+    ) -> Result<u64, crate::cp::VmRefusal> {
+        use crate::cp::{AddressSpace, VmRefusal};
+        let vmid = match space {
+            AddressSpace::Identity => return Ok(va),
+            AddressSpace::Process { root, .. } => {
+                return self
+                    .space
+                    .translate(root, va, access)
+                    .map_err(|f| VmRefusal::Walk(f.reason));
+            }
+            AddressSpace::Vmid(v) => v,
+        };
+        let vram = self.vram();
+        let t = self
+            .hub
+            .translate_vmid_as(&vram, vmid, va, access, CID_CPC)
+            .map_err(|r| match r {
+                HubRefusal::InvalidBase { raw } => VmRefusal::InvalidBase { raw },
+                HubRefusal::OutOfRange { start, end, .. } => VmRefusal::OutOfRange { start, end },
+                HubRefusal::Fault(f) => VmRefusal::Walk(f.reason),
+                _ => VmRefusal::ContextDisabled,
+            })?;
+        let (mem, at) = if t.system {
+            (self.iommu(), Some(t.pa))
+        } else {
+            (vram, t.pa.checked_sub(self.space.fb_offset))
+        };
+        at.and_then(|a| mem.host_of(a, 1))
+            .ok_or(VmRefusal::Unbacked { pa: t.pa })
+    }
+
+    fn generation(&self) -> u64 {
+        let s = self.hub.invalidations();
+        s.completed.iter().map(|&n| u64::from(n)).sum()
     }
 }
 
