@@ -52,17 +52,26 @@ pub mod error;
 pub mod gmc;
 pub mod hsa;
 pub mod hub;
+pub mod ih;
 pub mod kiq;
 pub mod mc;
 pub mod mec;
 pub mod mes;
 pub mod nbio;
 pub mod parts;
+pub mod power;
 pub mod psp;
+pub mod s2a;
+pub mod sdma;
+pub mod smu;
+pub mod soc;
+pub mod socregs;
 #[cfg(feature = "std")]
 pub mod thread;
 pub mod ucode;
+pub mod unknown;
 pub mod vgpu;
+pub mod wave;
 
 /// Every hardware fact the model's own decoders rely on, for `cargo
 /// xtask conformance`.
@@ -72,6 +81,15 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     ucode::FACTS,
     cpregs::FACTS,
     hsa::FACTS,
+    // Issue 15: the SOC blocks tinygrad's AM drives.
+    smu::FACTS,
+    ih::FACTS,
+    sdma::FACTS,
+    power::FACTS,
+    s2a::FACTS,
+    vgpu::AM_FACTS,
+    // Issue 16/17: the dispatch packet and queue scratch fields the CP reads.
+    wave::FACTS,
 ];
 
 pub use bar::DoorbellPage;

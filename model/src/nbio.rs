@@ -9,6 +9,14 @@
 //! - a store to the register-BAR hole flushes HDP only once
 //!   `BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL` points there; before that the
 //!   store lands on nothing and is counted as stray;
+//! - a store to `BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL`, the flush
+//!   register itself, always flushes; the remap register's reset value
+//!   points at it (a **model value** after NBIO 2.3's public default:
+//!   `nbio_2_3_default.h` `mmREMAP_HDP_MEM_FLUSH_CNTL_DEFAULT` 0x385c is
+//!   the byte offset of NBIO 2.3's `BIF_BX_PF_HDP_MEM_COHERENCY_FLUSH_CNTL`;
+//!   NBIO 4.3.0 and NBIF 6.3.1 have no default header). A driver that
+//!   never remaps (tinygrad's AM: `AM_GMC.flush_hdp()` writes wherever the
+//!   remap register points) then flushes through the register itself;
 //! - a doorbell store through BAR2 rings only while
 //!   `RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN.BIF_DOORBELL_APER_EN` is set;
 //!   otherwise it is dropped and a read of the slot returns all-ones
@@ -69,7 +77,6 @@ impl NbioIp {
                     selfring_cntl: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL,
                     selfring_lo: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW,
                     selfring_hi: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
-                    s2a: [r::S2A_DOORBELL_ENTRY_0_CTRL, r::S2A_DOORBELL_ENTRY_3_CTRL],
                 }
             }
             NbioIp::Nbif6_3_1 => {
@@ -81,10 +88,6 @@ impl NbioIp {
                     selfring_cntl: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL,
                     selfring_lo: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW,
                     selfring_hi: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
-                    s2a: [
-                        r::GDC_S2A0_S2A_DOORBELL_ENTRY_0_CTRL,
-                        r::GDC_S2A0_S2A_DOORBELL_ENTRY_3_CTRL,
-                    ],
                 }
             }
         }
@@ -100,8 +103,6 @@ struct Layout {
     selfring_cntl: Reg,
     selfring_lo: Reg,
     selfring_hi: Reg,
-    /// S2A doorbell entries 0 and 3.
-    s2a: [Reg; 2],
 }
 
 /// `S2A_DOORBELL_ENTRY_n_CTRL` fields (`nbio_4_3_0_sh_mask.h`,
@@ -124,6 +125,15 @@ pub mod s2a {
             && v & DROP_EN_MASK == 0
             && (v & AWID_MASK) >> AWID_SHIFT == port.0
             && (v & AWADDR_31_28_MASK) >> AWADDR_31_28_SHIFT == port.1
+    }
+
+    /// Whether entries 0 and 3 (`entries`, as the device holds them)
+    /// send doorbells to the GC (see the `nbio` module documentation).
+    pub fn routes_gc(entries: [u32; 2]) -> bool {
+        entries
+            .iter()
+            .zip(GC_PORTS)
+            .all(|(v, port)| routes(*v, port))
     }
 }
 
@@ -163,6 +173,8 @@ pub struct NbioModel {
     /// Byte offset of the MMIO hole the model treats as the HDP flush
     /// page once remapped.
     hole: usize,
+    /// Byte offset of `BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL`.
+    direct_flush: Option<usize>,
     state: Mutex<State>,
 }
 
@@ -170,12 +182,27 @@ impl NbioModel {
     /// `hole`: the register-BAR byte offset Linux remaps HDP to
     /// (`MMIO_REG_HOLE_OFFSET`).
     pub fn new(clock: &crate::SimClock, ip: NbioIp, bases: IpBases, hole: usize) -> Self {
+        let regs = RegisterFile::new(clock);
+        let layout = ip.layout();
+        let direct_flush = match ip {
+            NbioIp::Nbio4_3_0 => {
+                crate::socregs::nbio_4_3_0::BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL
+            }
+            NbioIp::Nbif6_3_1 => {
+                crate::socregs::nbif_6_3_1::BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL
+            }
+        }
+        .byte_offset(&bases);
+        if let (Some(d), Some(r)) = (direct_flush, layout.remap_mem.byte_offset(&bases)) {
+            regs.device_set(r, d as u32 & REMAP_ADDRESS_MASK);
+        }
         NbioModel {
-            regs: RegisterFile::new(clock),
+            regs,
             ip,
-            layout: ip.layout(),
+            layout,
             bases,
             hole,
+            direct_flush,
             state: Mutex::new(State::default()),
         }
     }
@@ -192,7 +219,13 @@ impl NbioModel {
     /// Byte offset the MEM flush register is currently remapped to.
     pub fn remapped_mem_flush(&self) -> Option<usize> {
         let v = self.reg(self.layout.remap_mem) & REMAP_ADDRESS_MASK;
-        (v != 0).then_some(v as usize)
+        (v != 0 && Some(v as usize) != self.direct_flush).then_some(v as usize)
+    }
+
+    /// Byte offset of `BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL` (routed to
+    /// this model besides the runtime's NBIO registers).
+    pub fn direct_flush(&self) -> Option<usize> {
+        self.direct_flush
     }
 
     pub fn remapped_reg_flush(&self) -> Option<usize> {
@@ -245,26 +278,11 @@ impl NbioModel {
         }
     }
 
-    /// Whether the S2A routing sends doorbells to the GC (see the module
-    /// documentation).
-    pub fn s2a_routes_gc(&self) -> bool {
-        self.layout
-            .s2a
-            .iter()
-            .zip(s2a::GC_PORTS)
-            .all(|(r, port)| s2a::routes(self.reg(*r), port))
-    }
-
-    /// The S2A entries 0 and 3 as the device holds them.
-    pub fn s2a_entries(&self) -> [u32; 2] {
-        self.layout.s2a.map(|r| self.reg(r))
-    }
-
     /// A doorbell store through BAR2 on its way to the GC's queues:
     /// dropped (and recorded) unless the aperture is open and the S2A
-    /// entries route it.
-    pub fn route_gc_doorbell(&self, dword: u32, value: u64) -> DoorbellOutcome {
-        if self.doorbell_aperture_open() && self.s2a_routes_gc() {
+    /// entries 0 and 3 (`s2a`, held by the [`crate::s2a`] model) route it.
+    pub fn route_gc_doorbell(&self, dword: u32, value: u64, s2a: [u32; 2]) -> DoorbellOutcome {
+        if self.doorbell_aperture_open() && s2a::routes_gc(s2a) {
             DoorbellOutcome::Rang
         } else {
             self.state.lock().dropped.push((dword / 2, value));
@@ -326,6 +344,9 @@ impl RegisterBus for NbioModel {
     }
 
     fn write32(&self, byte_offset: usize, value: u32) {
+        if Some(byte_offset) == self.direct_flush {
+            self.state.lock().hdp_flushes += 1;
+        }
         let in_hole = byte_offset >= self.hole && byte_offset < self.hole + 4096;
         if in_hole {
             let mut s = self.state.lock();
@@ -362,28 +383,27 @@ mod tests {
     #[test]
     fn gc_doorbells_need_both_s2a_entries_as_linux_writes_them() {
         let c = crate::SimClock::new();
-        // Entries 0 and 3 by hand: NBIO 4.3.0 at 0x4f7640/0x4f7643 in
-        // segment 3 (here 0), NBIF 6.3.1 at 0x1cb/0x1ce in segment 2.
-        let cases = [
-            (NbioIp::Nbio4_3_0, 0x4f7640 * 4, 0x4f7643 * 4),
-            (NbioIp::Nbif6_3_1, (0xD20 + 0x1cb) * 4, (0xD20 + 0x1ce) * 4),
-        ];
-        for (ip, e0, e3) in cases {
+        // The values `nbio_v4_3_gc_doorbell_init()` writes, by hand.
+        let linux = [0x3000_0007, 0x3000_000d];
+        for ip in [NbioIp::Nbio4_3_0, NbioIp::Nbif6_3_1] {
             let m = NbioModel::new(&c, ip, IpBases([0, 0x14, 0xD20, 0, 0, 0, 0, 0]), 0x7F000);
             m.write32(0x3780, 1);
-            assert_eq!(m.route_gc_doorbell(26, 1), DoorbellOutcome::Dropped);
-            m.write32(e0, 0x3000_0007);
-            assert_eq!(m.route_gc_doorbell(26, 2), DoorbellOutcome::Dropped);
-            m.write32(e3, 0x3000_000d);
-            assert_eq!(m.route_gc_doorbell(26, 3), DoorbellOutcome::Rang);
-            // A wrong AWID routes nowhere.
-            m.write32(e0, 0x3000_0005);
-            assert_eq!(m.route_gc_doorbell(26, 4), DoorbellOutcome::Dropped);
-            m.write32(e0, 0x3000_0007);
+            assert_eq!(m.route_gc_doorbell(26, 1, [0, 0]), DoorbellOutcome::Dropped);
+            let only0 = [linux[0], 0];
+            assert_eq!(m.route_gc_doorbell(26, 2, only0), DoorbellOutcome::Dropped);
+            assert_eq!(m.route_gc_doorbell(26, 3, linux), DoorbellOutcome::Rang);
+            // A wrong AWID routes nowhere, nor does DROP_EN (bit 27).
+            let awid5 = [0x3000_0005, linux[1]];
+            assert_eq!(m.route_gc_doorbell(26, 4, awid5), DoorbellOutcome::Dropped);
+            let drop = [linux[0] | 1 << 27, linux[1]];
+            assert_eq!(m.route_gc_doorbell(26, 6, drop), DoorbellOutcome::Dropped);
             // The aperture closed stops it too.
             m.write32(0x3780, 0);
-            assert_eq!(m.route_gc_doorbell(26, 5), DoorbellOutcome::Dropped);
-            assert_eq!(m.dropped(), alloc::vec![(13, 1), (13, 2), (13, 4), (13, 5)]);
+            assert_eq!(m.route_gc_doorbell(26, 5, linux), DoorbellOutcome::Dropped);
+            assert_eq!(
+                m.dropped(),
+                alloc::vec![(13, 1), (13, 2), (13, 4), (13, 6), (13, 5)]
+            );
         }
     }
 }

@@ -31,6 +31,13 @@
 //! card's), the PSP's timings (`psp::PspTiming::MODEL`), and everything
 //! listed as such in the block models.
 
+// Issue 15: what tinygrad's AM driver needs (SOC blocks, refusals,
+// discovery in VRAM, doorbell stores).
+mod am;
+pub use am::FACTS as AM_FACTS;
+pub use am::RefusalMark;
+use am::soc_blocks;
+
 use crate::bar::BarWindow;
 use crate::bar::DoorbellPage;
 use crate::cp::CpModel;
@@ -224,18 +231,23 @@ impl Drop for HostMemory {
 struct Router {
     routes: Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync>)>,
     rest: Arc<Mec>,
+    /// Issue 15: where an access no block model claims is logged (and,
+    /// in strict mode, refused instead of reaching the MEC's storage).
+    unknown: crate::unknown::UnknownRegisters,
 }
 
 impl Router {
     fn read(&self, off: usize) -> u32 {
         match self.routes.iter().find(|(set, _)| set.contains(&off)) {
             Some((_, m)) => m.read32(off),
+            None if self.unknown.refuse(off, None) => 0,
             None => self.rest.read32(off),
         }
     }
     fn write(&self, off: usize, v: u32) {
         match self.routes.iter().find(|(set, _)| set.contains(&off)) {
             Some((_, m)) => m.write32(off, v),
+            None if self.unknown.refuse(off, Some(v)) => {}
             None => self.rest.write32(off, v),
         }
     }
@@ -280,6 +292,8 @@ pub struct VirtualGpu {
     claimed: AtomicBool,
     /// Fault switch: the MES and KIQ firmware stand-ins never run.
     schedulers_silent: AtomicBool,
+    /// Issue 15: the SOC blocks (SMU, IH, SDMA, clock gating, S2A).
+    soc: Arc<crate::soc::SocBlocks>,
     /// Last: the models above hold addresses inside it.
     memory: HostMemory,
 }
@@ -433,6 +447,10 @@ impl VirtualGpu {
         let doorbells = Box::new(DoorbellPage([const { AtomicU64::new(0) }; 512]));
         let bar2 = &*doorbells as *const DoorbellPage as u64;
         let mut cp = CpModel::new(seed);
+        cp.shader.target = match generation {
+            Generation::Gfx11 => barebell_isa::Target::Gfx1100,
+            Generation::Gfx12 => barebell_isa::Target::Gfx1201,
+        };
         // SAFETY: the doorbell page is owned by the VirtualGpu (boxed, so
         // it does not move) and the DMA region by `memory`; both outlive
         // the CP model, and the device side uses them per the device
@@ -459,12 +477,6 @@ impl VirtualGpu {
             }
         })?;
         mec.expect_pc(pc);
-        // Queue doorbells reach the MEC only through BAR2, the NBIO's
-        // doorbell aperture and its S2A routing to the GC.
-        let route = nbio.clone();
-        mec.set_doorbell_bridge(Box::new(move |dword, value| {
-            route.route_gc_doorbell(dword, value) == crate::nbio::DoorbellOutcome::Rang
-        }));
         // The engines run only what the PSP's RLC autoload put in place.
         mec.set_loaded_firmware(psp.loaded());
 
@@ -510,37 +522,49 @@ impl VirtualGpu {
         }
         let hole = MMIO_REG_HOLE_OFFSET as usize;
         nbio_set.extend((hole..hole + 4096).step_by(4));
+        // Issue 15: the HDP flush register itself (see `crate::nbio`).
+        nbio_set.extend(nbio.direct_flush());
         let rlc = RlcStatus::for_generation(generation);
         let psp_gc = offsets(&[rlc.bootload_status, rlc.cp_stat], &gc.bases);
         let mut routes: Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync>)> = Vec::new();
         if let Some(m) = &dcn {
             routes.push((m.offsets().collect(), m.clone()));
         }
+        // Issue 15: the SOC blocks tinygrad's AM drives (SMU, IH, SDMA,
+        // clock gating and scratch, S2A), on the PSP's state. Their
+        // registers come before the GC catch-all.
+        let soc = Arc::new(soc_blocks(&clock, &d, generation, &part, files, &psp)?);
+        // Queue doorbells reach the MEC only through BAR2, the NBIO's
+        // doorbell aperture and the S2A routing to the GC (entries 0 and 3).
+        let (route, s2a) = (nbio.clone(), soc.s2a.clone());
+        mec.set_doorbell_bridge(Box::new(move |dword, value| {
+            let entries = [s2a.entry(0), s2a.entry(3)];
+            route.route_gc_doorbell(dword, value, entries) == crate::nbio::DoorbellOutcome::Rang
+        }));
+        routes.extend(soc.routes());
+        routes.extend(alloc::vec![
+            (
+                offsets(&mes_regs, &gc.bases),
+                mec.clone() as Arc<dyn RegisterBus + Send + Sync>
+            ),
+            (boot_regs, window.clone()),
+            (psp_gc, psp.clone()),
+            (nbio_set, nbio.clone()),
+            (
+                hub_offsets(mmhub_regs.all, mmhub_regs, &mmhub.bases),
+                mmhub_model.clone(),
+            ),
+            (
+                hub_offsets(&hub_own, gfxhub_regs, &gc.bases),
+                gfxhub_model.clone(),
+            ),
+            (offsets(gc_all, &gc.bases), mec.clone()),
+            (offsets(mp0_all, &mp0.bases), psp.clone()),
+        ]);
         let router = Router {
-            routes: alloc::vec![
-                (
-                    offsets(&mes_regs, &gc.bases),
-                    mec.clone() as Arc<dyn RegisterBus + Send + Sync>
-                ),
-                (boot_regs, window.clone()),
-                (psp_gc, psp.clone()),
-                (nbio_set, nbio.clone()),
-                (
-                    hub_offsets(mmhub_regs.all, mmhub_regs, &mmhub.bases),
-                    mmhub_model.clone(),
-                ),
-                (
-                    hub_offsets(&hub_own, gfxhub_regs, &gc.bases),
-                    gfxhub_model.clone(),
-                ),
-                (offsets(gc_all, &gc.bases), mec.clone()),
-                (offsets(mp0_all, &mp0.bases), psp.clone()),
-            ],
+            routes,
             rest: mec.clone(),
-        };
-        let router = Router {
-            routes: routes.into_iter().chain(router.routes).collect(),
-            ..router
+            unknown: crate::unknown::UnknownRegisters::new(&d, soc.log.clone()),
         };
         let index =
             nbio_regs
@@ -581,8 +605,10 @@ impl VirtualGpu {
             chunk_bus,
             claimed: AtomicBool::new(false),
             schedulers_silent: AtomicBool::new(false),
+            soc,
             memory,
         };
+        gpu.place_discovery(&table);
         // The CP reads every MEC-mapped queue through its VMID: the
         // GFXHUB's context registers and walk for direct and KIQ queues,
         // the process tables MES was given for MES queues.
@@ -610,6 +636,11 @@ impl VirtualGpu {
 
     pub fn psp(&self) -> &PspModel {
         &self.psp
+    }
+
+    /// S2A doorbell entries 0 and 3 as the device holds them.
+    pub fn s2a_entries(&self) -> [u32; 2] {
+        [self.soc.s2a.entry(0), self.soc.s2a.entry(3)]
     }
 
     /// Fault switch: the MES and KIQ firmware never answer (as on a part

@@ -27,6 +27,8 @@ const MAIN: &[&str] = &[
     // libfuzzer-sys) for the kernel fuzz smoke.
     "g++",
     "libc6-dev",
+    // am-peer: pip installs the pinned tinygrad wheel (--require-hashes).
+    "python3-pip",
 ];
 
 /// From bookworm-backports: the 2025 firmware set and QEMU 10.

@@ -176,11 +176,7 @@ fn gfx_init_after_autoload(part: Part, mapping: Mapping) {
     let (gpu, t, r) = run(part, Some(mapping));
     let logs = gpu.firmware_logs();
     assert_eq!(r, Ok(Step::Queue), "{name} {mapping:?}\n{logs}");
-    assert_eq!(
-        gpu.nbio().s2a_entries(),
-        [0x3000_0007, 0x3000_000d],
-        "{name}"
-    );
+    assert_eq!(gpu.s2a_entries(), [0x3000_0007, 0x3000_000d], "{name}");
     assert_eq!(gpu.nbio().dropped(), vec![], "{name} {mapping:?}");
     for vmid in 8..16 {
         // DEFAULT_SH_MEM_CONFIG: address mode 64 (0), alignment
