@@ -214,6 +214,8 @@ pub enum QueueError {
     Submit(SubmitError),
     /// The completion signal did not reach its value in time.
     Signal(SignalTimeout),
+    /// The MES mapping was asked for without the MES rings up.
+    NoScheduler,
 }
 
 impl fmt::Display for QueueError {
@@ -223,6 +225,12 @@ impl fmt::Display for QueueError {
             QueueError::Barrier(e) => write!(f, "barrier packet: {e}"),
             QueueError::Submit(e) => write!(f, "submit: {e}"),
             QueueError::Signal(e) => write!(f, "completion signal: {e}"),
+            QueueError::NoScheduler => {
+                write!(
+                    f,
+                    "the MES mapping needs the MES scheduler ring, which is not up"
+                )
+            }
         }
     }
 }

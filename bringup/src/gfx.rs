@@ -1,10 +1,17 @@
 //! Steps 5 and 6: the GFX block after the PSP.
 //!
-//! rlc (`gfx_v11_0_hw_init()` / `gfx_v12_0_hw_init()`): wait for the RLC
-//! autoload (`gfx_v11_0_wait_for_rlc_autoload_complete()`), then enable
-//! the GFXHUB on the same VMID0 tables (`gfx_v11_0_gfxhub_enable()`:
-//! `gfxhub_v3_0_gart_enable()`, an HDP flush, the fault defaults, VMID0's
-//! TLB flush).
+//! rlc (`gfx_v11_0_hw_init()` / `gfx_v12_0_hw_init()`, in its order):
+//! wait for the RLC autoload (`gfx_v11_0_wait_for_rlc_autoload_complete()`),
+//! point the MEC pipes at their ucode (`gfx_v11_0_config_gfx_rs64()`, MEC
+//! part), enable the GFXHUB on the same VMID0 tables
+//! (`gfx_v11_0_gfxhub_enable()`: `gfxhub_v3_0_gart_enable()`, an HDP
+//! flush, the fault defaults, VMID0's TLB flush), the golden registers, constants and compute
+//! VMID apertures (`gfx_v11_0_init_golden_registers()`,
+//! `gfx_v11_0_constants_init()`, `gfx_v11_0_init_compute_vmid()`), the
+//! S2A doorbell routing (`nbio_v4_3_gc_doorbell_init()` /
+//! `nbif_v6_3_1_gc_doorbell_init()`), then start the MEC
+//! (`gfx_v11_0_cp_compute_enable()`, which `gfx_v11_0_cp_resume()` runs
+//! before any queue is set up).
 //!
 //! mes (`mes_v11_0_enable()` / `mes_v12_0_enable()`): the MES pipes'
 //! program counters from the MES blobs' headers, pipes unhalted, versions
@@ -17,16 +24,20 @@ use crate::gmc::Memory;
 use crate::nbio::flush_hdp;
 use crate::sink::{Sink, Step};
 use barebell::gfx::mes::start::{self, MesStart, MesVersions};
+use barebell::gfx::{init, mec};
 use barebell::gmc::hub::{self, GART_ENGINE};
 use barebell::nbio::Nbio;
 use barebell::psp::{self, GcRegs};
 use barebell_firmware_if::Body;
 
-/// The RLC autoload wait, then the GFXHUB.
+/// The RLC autoload wait, the MEC program counters, the GFXHUB, then the
+/// MEC started.
 pub fn rlc(
     gpu: &Gpu<'_>,
     mem: &Memory<'_>,
     nbio: &Nbio,
+    set: &FirmwareSet,
+    fw: &dyn FirmwareSource,
     sink: &dyn Sink,
 ) -> Result<(), BringupError> {
     let s = Step::Rlc;
@@ -43,6 +54,8 @@ pub fn rlc(
         format_args!("RLC_RLCS_BOOTLOAD_STATUS.BOOTLOAD_COMPLETE and CP_STAT idle"),
     );
     let bus = &gpu.bus;
+    let pc = mec_pc(set, fw).at(s)?;
+    mec::config_rs64(bus, &gc.bases, gpu.ips.generation, pc).at(s)?;
     hub::gart_enable(bus, &gc.bases, mem.gfxhub, &mem.cfg).at(s)?;
     flush_hdp(bus, nbio).at(s)?;
     // gfx_v11_0_gfxhub_enable(): the fault defaults, as for the MMHUB.
@@ -64,7 +77,58 @@ pub fn rlc(
             mem.gfxhub.name
         ),
     );
+    // `gfx_v11_0_init_golden_registers()`, `gfx_v11_0_constants_init()`,
+    // then `adev->nbio.funcs->gc_doorbell_init()`, in hw_init's order.
+    let g = gpu.ips.generation;
+    init::golden(bus, &gc.bases, g).at(s)?;
+    init::constants(bus, &gc.bases, g).at(s)?;
+    barebell::nbio::gc_doorbell_init(bus, nbio).at(s)?;
+    sink.step(
+        s,
+        format_args!(
+            "golden registers; GRBM_CNTL.READ_TIMEOUT 0xff; SH_MEM_CONFIG {:#x} for VMIDs 0-15, \
+             SH_MEM_BASES {:#x} (1-7) and {:#x} (KFD 8-15); S2A doorbell entries 0 and 3 \
+             {:#x} {:#x}",
+            init::DEFAULT_SH_MEM_CONFIG.into_bits(),
+            init::GFX_SH_MEM_BASES.into_bits(),
+            init::COMPUTE_SH_MEM_BASES.into_bits(),
+            barebell::nbio::GC_S2A_ENTRIES[0].into_bits(),
+            barebell::nbio::GC_S2A_ENTRIES[1].into_bits(),
+        ),
+    );
+    let cntl = mec::compute_enable(bus, &gc.bases, g, true).at(s)?;
+    sink.step(
+        s,
+        format_args!(
+            "MEC pipes 0-3 at {pc:#x} (CP_MEC_RS64_PRGRM_CNTR_START), reset pulsed; \
+             CP_MEC_RS64_CNTL {cntl:#010x}: active, unhalted"
+        ),
+    );
     Ok(())
+}
+
+/// The MEC ucode start in dwords, from the `gc_*_mec.bin`
+/// `gfx_firmware_header_v2_0` (`gfx_v11_0_config_gfx_rs64()` reads
+/// `ucode_start_addr_lo/hi` from `adev->gfx.mec_fw`).
+fn mec_pc(set: &FirmwareSet, fw: &dyn FirmwareSource) -> Result<u64, FirmwareError> {
+    let name = set
+        .gfx
+        .iter()
+        .find(|n| n.ends_with("_mec.bin"))
+        .ok_or(FirmwareError::Lacks {
+            name: "gc_*_mec.bin".into(),
+            what: "a MEC blob in the firmware set",
+        })?;
+    let bytes = fw.load(name)?;
+    let f = firmware::parse_named(name, &bytes)?;
+    match f.body {
+        Body::Gfx(g) if g.is_rs64() => g.pc_start(),
+        _ => None,
+    }
+    .ok_or_else(|| FirmwareError::Lacks {
+        name: name.clone(),
+        what: "gfx_firmware_header_v2_0 (an RS64 MEC start address)",
+    })
 }
 
 /// Pipe start addresses from the MES blobs' headers (what Linux keeps in

@@ -23,9 +23,9 @@
 //! 4. [`psp`]: bootloader components, sOS, the GPCOM ring, LOAD_TOC, TMR,
 //!    LOAD_IP_FW for every GFX ucode, AUTOLOAD_RLC (`psp_hw_start()`,
 //!    `psp_load_non_psp_fw()`);
-//! 5. [`gfx`] (rlc): the RLC autoload wait, then GFXHUB init and flush
-//!    (`gfx_v11_0_hw_init()`);
-//! 6. with a mapping, [`gfx`] (mes): MES pipes started
+//! 5. [`gfx`] (rlc): the RLC autoload wait, the MEC program counters,
+//!    GFXHUB init and flush, the MEC started (`gfx_v11_0_hw_init()`);
+//! 6. with a mapping other than `direct`, [`gfx`] (mes): MES pipes started
 //!    (`mes_v11_0_enable()`);
 //! 7. [`rings`]: the KIQ and the MES scheduler ring, SET_HW_RSRC
 //!    (`mes_v11_0_hw_init()` / `mes_v12_0_hw_init()`);
@@ -180,7 +180,7 @@ pub fn run<'p>(
         return Ok(gpu);
     }
     // 5. rlc, GFXHUB
-    gfx::rlc(&gpu, &mem, &nbio, sink)?;
+    gfx::rlc(&gpu, &mem, &nbio, &set, fw, sink)?;
     gpu.reached = Step::Rlc;
     let Some(mapping) = opts.mapping else {
         return Ok(gpu);
@@ -188,19 +188,36 @@ pub fn run<'p>(
     if opts.stops_after(Step::Rlc) {
         return Ok(gpu);
     }
-    // 6. MES start
-    let versions = gfx::mes_start(&gpu, &set, fw, sink)?;
-    gpu.reached = Step::Mes;
-    if opts.stops_after(Step::Mes) {
-        return Ok(gpu);
-    }
-    // 7. the rings
+    // 6. MES start and 7. the rings: `direct` needs neither. tinygrad's
+    // AM driver loads its one compute queue straight into MEC pipe 0
+    // queue 0 with no KIQ and no MES running, so the best-proven path is
+    // not gated behind the least-proven one.
     let mut area = mem.take_ring_area();
-    let rings = rings::run(&gpu, &mut area, versions, sink)?;
-    gpu.reached = Step::Rings;
-    if opts.stops_after(Step::Rings) {
-        return Ok(gpu);
-    }
+    let rings = if mapping == Mapping::Direct {
+        for st in [Step::Mes, Step::Rings] {
+            sink.step(
+                st,
+                format_args!("skipped: the direct mapping needs neither MES nor the KIQ"),
+            );
+            gpu.reached = st;
+            if opts.stops_after(st) {
+                return Ok(gpu);
+            }
+        }
+        None
+    } else {
+        let versions = gfx::mes_start(&gpu, &set, fw, sink)?;
+        gpu.reached = Step::Mes;
+        if opts.stops_after(Step::Mes) {
+            return Ok(gpu);
+        }
+        let rings = rings::run(&gpu, &mut area, versions, sink)?;
+        gpu.reached = Step::Rings;
+        if opts.stops_after(Step::Rings) {
+            return Ok(gpu);
+        }
+        Some(rings)
+    };
     // 8. the user queue
     let q = queue::run(&gpu, &mem, &mut area, rings, mapping, sink)?;
     gpu.queue = Some(q);

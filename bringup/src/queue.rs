@@ -168,7 +168,7 @@ pub fn run<'p>(
     gpu: &Gpu<'p>,
     mem: &Memory<'p>,
     area: &mut DeviceArena<'p>,
-    rings: Rings<'p>,
+    rings: Option<Rings<'p>>,
     mode: Mapping,
     sink: &dyn Sink,
 ) -> Result<UserQueue<'p>, BringupError> {
@@ -187,13 +187,17 @@ pub fn run<'p>(
             ..Default::default()
         },
     );
-    let Rings {
-        scheduler,
-        kiq,
-        pipe1,
-    } = rings;
+    let (scheduler, kiq, pipe1) = match rings {
+        Some(Rings {
+            scheduler,
+            kiq,
+            pipe1,
+        }) => (Some(scheduler), kiq, pipe1),
+        None => (None, None, None),
+    };
     let (mut mapper, vmid): (Box<dyn QueueMapper + 'p>, u8) = match mode {
         Mapping::Mes => {
+            let scheduler = scheduler.ok_or(QueueError::NoScheduler).at(s)?;
             // Linux keeps the context control it programmed
             // (`hub->vm_cntx_cntl`); barebell reads it back.
             let vm_context_cntl = gpu

@@ -2,8 +2,13 @@
 //! them (leaked host memory mapped into the model's DMA windows, like
 //! [`crate::queue`]), for the mapping tests, the bench and the CLI.
 //!
-//! A model GPU is: one [`Mec`] (banked HQD registers + the CP model), one
-//! 4 KiB doorbell page standing in for BAR2, and optionally a
+//! A model GPU is: one [`Mec`] (banked HQD registers + the CP model),
+//! started as the bring-up starts a real one (the MEC pipes pointed at a
+//! program and unhalted, the VMIDs' `SH_MEM` apertures set: see
+//! [`ModelGpu::new`]), one
+//! 4 KiB doorbell page standing in for BAR2 (with no NBIO in front: every
+//! doorbell store reaches the MEC, and no hub: queues read memory at
+//! device address = host address; a rig convention), and optionally a
 //! [`MesModel`] whose ring lives in a leaked [`MesMemory`], and/or a
 //! [`KiqModel`] on a leaked [`KiqMemory`].
 //!
@@ -36,6 +41,10 @@ use core::sync::atomic::AtomicU64;
 /// input (segment 0 at 0x1260, segment 1 at 0xA000 dwords).
 pub const GC_BASES: IpBases = IpBases([0x1260, 0xA000, 0x1_C000, 0x2_402C, 0, 0, 0, 0]);
 
+/// The MEC program counter the rig writes (a rig value: the rig's MEC
+/// knows no firmware blob to check it against).
+pub const RIG_MEC_PC: u64 = 0x800;
+
 /// A model GPU with everything leaked ('static), so a model may run on
 /// another thread for as long as the process lives.
 #[derive(Debug)]
@@ -64,7 +73,18 @@ impl ModelGpu {
             cp.dma_mut()
                 .map(bar, core::mem::size_of::<DoorbellPage>() as u64)
         };
-        let mec_arc = Arc::new(Mec::new(clock, GC_BASES, generation, bar, cp)?);
+        // SAFETY: the page is leaked (lives for the process), 512 aligned
+        // u64s, and accessed only atomically.
+        let mec = unsafe { Mec::new(clock, GC_BASES, generation, bar, 512, cp) }?;
+        // The GFX init the bring-up does after the RLC autoload
+        // (`gfx_v11_0_hw_init()`): SH_MEM for every VMID, the MEC pipes
+        // given a program and started. The rig MEC checks no start
+        // address (it has no firmware), so any program counter does.
+        let g = generation;
+        barebell::gfx::init::constants(&mec, &GC_BASES, g).ok()?;
+        barebell::gfx::mec::config_rs64(&mec, &GC_BASES, g, RIG_MEC_PC).ok()?;
+        barebell::gfx::mec::compute_enable(&mec, &GC_BASES, g, true).ok()?;
+        let mec_arc = Arc::new(mec);
         let leaked: &'static Arc<Mec> = leak(mec_arc.clone());
         let mec: &'static Mec = leaked;
         Some(ModelGpu {

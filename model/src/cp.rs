@@ -19,6 +19,27 @@
 //!   dispatch packets are not executed by GPU CPs. Either halts the queue
 //!   with a recorded error, as a queue error does on hardware.
 //!
+//! - Wake-up: a queue the MEC maps learns of new packets only from
+//!   doorbell stores the MEC routes to it ([`CpModel::ring`]), or from
+//!   its write pointer when polling is on: once per
+//!   `CP_PQ_WPTR_POLL_CNTL1` request ("trigger a one-shot polling read
+//!   from memory in the CP", `hqd_load_v11()`), continuously while
+//!   `CP_PQ_WPTR_POLL_CNTL.EN` is set (the MQD comment "only used if
+//!   CP_PQ_WPTR_POLL_CNTL.CP_PQ_WPTR_POLL_CNTL__EN_MASK=1",
+//!   `gfx_v11_0_compute_mqd_init()`; Linux turns it off,
+//!   `gfx_v11_0_kiq_init_register()`). A standalone rig queue
+//!   ([`HqdBinding`]) reads its doorbell word itself.
+//! - Addresses: a MEC-mapped queue's ring, `amd_queue_t`, packets and
+//!   signals are device addresses in its VMID, translated through the
+//!   hub ([`Translate`]) and cached per queue until an invalidation; a
+//!   translation that fails halts the queue with [`CpError::Vm`] (the
+//!   hub latches the fault).
+//! - A queue on a MEC pipe launches nothing while that pipe is not
+//!   running ([`CpModel::set_running_pipes`]).
+//!
+//! Everything the CP reads it decodes with [`crate::hsa`], its own
+//! reading of ROCR's headers.
+//!
 //! Kernels: a dispatch runs the kernel's machine code on the model's
 //! shader engines ([`crate::wave`]: kernel descriptor, SGPR/VGPR set-up,
 //! LDS, scratch check, waves through `barebell_isa`) when it launches,
@@ -33,20 +54,17 @@
 
 use crate::Rng;
 use crate::dma::{Dma, DmaFault};
+use crate::gmc::{Access, FaultReason};
+use crate::hsa::{condition, header, packet, queue as amdq, signal as amds};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
-use barebell::aql::packet::{
-    AMD_AQL_FORMAT_PM4_IB, AMD_PACKET_TYPE_BARRIER_VALUE, FenceScope, INVALID_HEADER, PacketHeader,
-    PacketType,
-};
-use barebell::aql::queue::{AMD_QUEUE_PROPERTIES_ENABLE_PROFILING_SHIFT, AmdQueue};
-use barebell::aql::signal::{AmdSignal, Condition};
-use core::mem::offset_of;
 use core::sync::atomic::Ordering;
 use rand::Rng as _;
 
-/// Where a queue lives, as the MQD tells the CP.
+/// Where a standalone queue lives (a rig with no MEC in front of the CP:
+/// the CP is told the addresses directly, reads them as host addresses
+/// and watches its doorbell word itself).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HqdBinding {
     pub ring_base: u64,
@@ -55,7 +73,8 @@ pub struct HqdBinding {
     /// `amd_queue_t` address; the CP derives the read/write index and
     /// properties addresses from it.
     pub descriptor: u64,
-    /// The 8-byte doorbell slot.
+    /// The 8-byte doorbell slot the CP reads (a rig convention: a MEC
+    /// model is woken by doorbell stores routed to it instead).
     pub doorbell: u64,
     /// Also poll `write_dispatch_id` (as `CP_HQD_PQ_WPTR_POLL_ADDR` lets a
     /// CP do). The model watches doorbell *memory*, so it can miss a value
@@ -63,6 +82,83 @@ pub struct HqdBinding {
     /// looked; real doorbell hardware sees every write. Multi-producer
     /// tests turn this on so a lost observation cannot strand a packet.
     pub poll_write_index: bool,
+}
+
+/// The address space a queue's memory is read in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddressSpace {
+    /// Addresses are host addresses (a rig without a GMC).
+    Identity,
+    /// The GFXHUB context of this VMID (`GCVM_CONTEXTn_*`), as the HQD's
+    /// `CP_HQD_VMID` names it.
+    Vmid(u8),
+    /// The page tables rooted at `root` (a VRAM physical address), which
+    /// MES points the VMID it assigned at (ADD_QUEUE's
+    /// `page_table_base_addr`).
+    Process { vmid: u8, root: u64 },
+}
+
+impl AddressSpace {
+    pub fn vmid(self) -> Option<u8> {
+        match self {
+            AddressSpace::Identity => None,
+            AddressSpace::Vmid(v) | AddressSpace::Process { vmid: v, .. } => Some(v),
+        }
+    }
+}
+
+/// Why a translation through a queue's VMID failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VmRefusal {
+    /// `GCVM_CONTEXTn_CNTL.ENABLE_CONTEXT` is clear.
+    ContextDisabled,
+    /// The page-table base lacks its VALID bit.
+    InvalidBase { raw: u64 },
+    /// A depth or block size the model's walker does not implement.
+    UnsupportedLayout { depth: u32, block_size: u32 },
+    /// Outside the context's `PAGE_TABLE_START/END_ADDR`.
+    OutOfRange { start: u64, end: u64 },
+    /// The walk faulted.
+    Walk(FaultReason),
+    /// The translation reached memory the model does not back.
+    Unbacked { pa: u64 },
+    /// An access that crosses a page boundary (the CP never makes one).
+    CrossesPage,
+}
+
+/// How the CP model turns a queue's device address into a host address:
+/// the hub's context registers and page walk, then the IOMMU or the VRAM
+/// backing. Set by whoever composes the CP with a hub (the `VirtualGpu`).
+pub trait Translate: Send {
+    fn translate(&self, space: AddressSpace, va: u64, access: Access) -> Result<u64, VmRefusal>;
+    /// Changes whenever a TLB invalidation completes on the hub: cached
+    /// translations older than it are dropped.
+    fn generation(&self) -> u64;
+}
+
+/// Translations cached per queue, as a UTCL1/L2 TLB holds them.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tlb {
+    entries: [(u64, u64); 8],
+    used: usize,
+    next: usize,
+}
+
+impl Tlb {
+    fn get(&self, page: u64) -> Option<u64> {
+        self.entries
+            .iter()
+            .take(self.used)
+            .find(|(p, _)| *p == page)
+            .map(|(_, h)| *h)
+    }
+    fn put(&mut self, page: u64, host: u64) {
+        if let Some(e) = self.entries.get_mut(self.next) {
+            *e = (page, host);
+        }
+        self.next = (self.next + 1) % self.entries.len();
+        self.used = (self.used + 1).min(self.entries.len());
+    }
 }
 
 /// What a registered host kernel is told about its launch.
@@ -107,6 +203,14 @@ pub enum CpError {
         queue: usize,
         fault: DmaFault,
     },
+    /// A device address of the queue did not translate in its VMID.
+    Vm {
+        queue: usize,
+        space: AddressSpace,
+        va: u64,
+        what: &'static str,
+        why: VmRefusal,
+    },
 }
 
 impl core::fmt::Display for CpError {
@@ -132,6 +236,16 @@ impl core::fmt::Display for CpError {
                 write!(f, "queue {queue}, packet {id}: kernel: {fault}")
             }
             CpError::Dma { queue, fault } => write!(f, "queue {queue}: {fault}"),
+            CpError::Vm {
+                queue,
+                space,
+                va,
+                what,
+                why,
+            } => write!(
+                f,
+                "queue {queue}: {what} at {va:#x} does not translate in {space:?}: {why:?}"
+            ),
         }
     }
 }
@@ -164,12 +278,33 @@ struct InFlight {
     work: Work,
 }
 
+/// How a queue learns of new packets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wake {
+    /// A rig without a MEC: the CP reads this doorbell word itself.
+    Memory {
+        doorbell: u64,
+        poll_write_index: bool,
+    },
+    /// Doorbell stores routed by the MEC ([`CpModel::ring`]) and the
+    /// write-pointer polls the registers ask for.
+    Routed,
+}
+
 #[derive(Debug)]
 struct Queue {
-    b: HqdBinding,
+    ring_base: u64,
+    slots: u64,
+    descriptor: u64,
+    wake: Wake,
+    space: AddressSpace,
+    /// The MEC pipe it sits on; `None` for a standalone rig queue.
+    pipe: Option<u8>,
     /// Highest packet id announced so far (doorbell values may arrive out
     /// of order from several producers; the CP keeps the maximum).
     announced: u64,
+    /// A one-shot write-pointer poll is pending.
+    poll_once: bool,
     profiling: bool,
     in_flight: Vec<InFlight>,
     halted: bool,
@@ -178,6 +313,7 @@ struct Queue {
     unmapped: bool,
     consumed: u64,
     stalls: u64,
+    tlb: Tlb,
 }
 
 /// Per-queue counters for tests and reports.
@@ -187,6 +323,47 @@ pub struct QueueStats {
     pub in_flight: usize,
     pub stalls: u64,
     pub halted: bool,
+    /// Highest packet id the queue has been told of.
+    pub announced: u64,
+}
+
+/// A MEC-mapped queue, as the MEC hands it to the CP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MecBinding {
+    pub ring_base: u64,
+    pub slots: u64,
+    pub descriptor: u64,
+    pub space: AddressSpace,
+    pub pipe: u8,
+}
+
+/// How the CP reads one ring slot: the consumer half of the AQL publish
+/// protocol. The header word is loaded with acquire ordering, and only
+/// if its type is not INVALID is the body read: a producer that stores
+/// the header with release ordering after the body is therefore seen
+/// whole, and one that does not is seen torn (`model/tests/publish.rs`
+/// runs this function under every interleaving of both producers'
+/// stores with its two loads).
+pub trait RingRead {
+    /// The first dword of the slot at device address `slot`, acquire.
+    fn header_acquire(&self, slot: u64) -> Result<u32, CpError>;
+    /// Bytes 4..64 of the slot.
+    fn body(&self, slot: u64, out: &mut [u8; 60]) -> Result<(), CpError>;
+}
+
+/// The packet in `slot` if its header is valid: bytes 0..4 are the word
+/// the acquire load saw, 4..64 the body read after it.
+pub fn fetch_packet<R: RingRead + ?Sized>(r: &R, slot: u64) -> Result<Option<[u8; 64]>, CpError> {
+    let word = r.header_acquire(slot)?;
+    if header::packet_type(word as u16) == header::INVALID {
+        return Ok(None);
+    }
+    let mut body = [0u8; 60];
+    r.body(slot, &mut body)?;
+    let mut p = [0u8; 64];
+    p[..4].copy_from_slice(&word.to_le_bytes());
+    p[4..].copy_from_slice(&body);
+    Ok(Some(p))
 }
 
 /// The CP model. Deterministic: all timing comes from the seeded RNG and
@@ -207,6 +384,12 @@ pub struct CpModel {
     /// instead of its seeded counter: used when the model runs on a thread
     /// next to a latency measurement, so timestamps are host nanoseconds.
     time_source: Option<fn() -> u64>,
+    translator: Option<Box<dyn Translate>>,
+    tlb_generation: u64,
+    /// MEC pipes that run (bit per pipe).
+    running_pipes: u8,
+    /// `CP_PQ_WPTR_POLL_CNTL.EN`.
+    wptr_polling: bool,
 }
 
 impl core::fmt::Debug for CpModel {
@@ -216,6 +399,7 @@ impl core::fmt::Debug for CpModel {
             .field("queues", &self.queues)
             .field("errors", &self.errors)
             .field("faults", &self.faults)
+            .field("running_pipes", &self.running_pipes)
             .finish_non_exhaustive()
     }
 }
@@ -235,6 +419,52 @@ impl Step {
 
 const HDR: &str = "packet header";
 
+// `a` is later than `b` in wrapping u64 order.
+fn later(a: u64, b: u64) -> bool {
+    a != b && a.wrapping_sub(b) < 1 << 63
+}
+
+fn u16_at(b: &[u8; 64], o: usize) -> u16 {
+    u16::from_le_bytes([b[o], b[o + 1]])
+}
+fn u32_at(b: &[u8; 64], o: usize) -> u32 {
+    u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]])
+}
+fn u64_at(b: &[u8; 64], o: usize) -> u64 {
+    u64::from(u32_at(b, o)) | u64::from(u32_at(b, o + 4)) << 32
+}
+
+/// One queue's view of memory for [`fetch_packet`]: the slot's device
+/// address translated in the queue's space.
+struct QueueRing<'a> {
+    cp: &'a CpModel,
+    q: usize,
+    host: u64,
+}
+
+impl RingRead for QueueRing<'_> {
+    fn header_acquire(&self, _slot: u64) -> Result<u32, CpError> {
+        Ok(self
+            .cp
+            .dma
+            .u32(self.host, HDR)
+            .map_err(|fault| CpError::Dma {
+                queue: self.q,
+                fault,
+            })?
+            .load(Ordering::Acquire))
+    }
+    fn body(&self, _slot: u64, out: &mut [u8; 60]) -> Result<(), CpError> {
+        self.cp
+            .dma
+            .read(self.host + 4, out, "packet body")
+            .map_err(|fault| CpError::Dma {
+                queue: self.q,
+                fault,
+            })
+    }
+}
+
 impl CpModel {
     pub fn new(seed: crate::Seed) -> Self {
         CpModel {
@@ -248,6 +478,10 @@ impl CpModel {
             faults: CpFaults::default(),
             dispatch_ns: 200..=5_000,
             time_source: None,
+            translator: None,
+            tlb_generation: 0,
+            running_pipes: 0,
+            wptr_polling: false,
         }
     }
 
@@ -255,6 +489,12 @@ impl CpModel {
     /// run stops being deterministic; use it only with the thread driver.
     pub fn use_time_source(&mut self, f: fn() -> u64) {
         self.time_source = Some(f);
+    }
+
+    /// Translates MEC-mapped queues' addresses through `t` from now on.
+    pub fn set_translator(&mut self, t: Box<dyn Translate>) {
+        self.tlb_generation = t.generation();
+        self.translator = Some(t);
     }
 
     pub fn dma_mut(&mut self) -> &mut Dma {
@@ -271,51 +511,137 @@ impl CpModel {
         self.kernels.insert(kernel_object, f);
     }
 
-    /// Maps a queue (what MES ADD_QUEUE or an HQD load ends with). The
-    /// doorbell slot is device memory: it is reset to "nothing announced"
-    /// (`read index - 1`), as the doorbell page holds no stale value for a
-    /// freshly mapped queue.
+    /// MEC pipes that run, bit per pipe (the MEC model's pipe control).
+    pub fn set_running_pipes(&mut self, mask: u8) {
+        self.running_pipes = mask;
+    }
+
+    /// `CP_PQ_WPTR_POLL_CNTL.EN`: continuous write-pointer polling.
+    pub fn set_wptr_polling(&mut self, on: bool) {
+        self.wptr_polling = on;
+    }
+
+    /// Maps a standalone rig queue. The doorbell slot is reset to
+    /// "nothing announced" (`read index - 1`): it is device memory, and
+    /// holds no stale value for a freshly mapped queue.
     pub fn bind(&mut self, b: HqdBinding) -> Result<usize, CpError> {
         let q = self.queues.len();
-        let dma_err = |fault| CpError::Dma { queue: q, fault };
-        if !b.slots.is_power_of_two() || !b.ring_base.is_multiple_of(256) {
+        self.push(
+            b.ring_base,
+            b.slots,
+            b.descriptor,
+            Wake::Memory {
+                doorbell: b.doorbell,
+                poll_write_index: b.poll_write_index,
+            },
+            AddressSpace::Identity,
+            None,
+        )?;
+        let announced = self.queues.get(q).map_or(0, |x| x.announced);
+        self.dma
+            .u64(b.doorbell, "doorbell")
+            .map_err(|fault| CpError::Dma { queue: q, fault })?
+            .store(announced, Ordering::Release);
+        Ok(q)
+    }
+
+    /// Maps a queue the MEC loaded on one of its pipes: it is woken only
+    /// through [`CpModel::ring`] and the polls the registers ask for.
+    pub fn bind_mec(&mut self, b: MecBinding) -> Result<usize, CpError> {
+        self.push(
+            b.ring_base,
+            b.slots,
+            b.descriptor,
+            Wake::Routed,
+            b.space,
+            Some(b.pipe),
+        )
+    }
+
+    fn push(
+        &mut self,
+        ring_base: u64,
+        slots: u64,
+        descriptor: u64,
+        wake: Wake,
+        space: AddressSpace,
+        pipe: Option<u8>,
+    ) -> Result<usize, CpError> {
+        let q = self.queues.len();
+        if !slots.is_power_of_two() || !ring_base.is_multiple_of(256) {
             return Err(CpError::BadDispatch {
                 queue: q,
                 id: 0,
                 what: "ring size not a power of two or base not 256-byte aligned",
             });
         }
-        let read = self
-            .dma
-            .u64(
-                b.descriptor + offset_of!(AmdQueue, read_dispatch_id) as u64,
-                "read_dispatch_id",
-            )
-            .map_err(dma_err)?
-            .load(Ordering::Acquire);
-        let props = self
-            .dma
-            .u32(
-                b.descriptor + offset_of!(AmdQueue, queue_properties) as u64,
-                "queue_properties",
-            )
-            .map_err(dma_err)?
-            .load(Ordering::Relaxed);
-        self.dma
-            .u64(b.doorbell, "doorbell")
-            .map_err(dma_err)?
-            .store(read.wrapping_sub(1), Ordering::Release);
         self.queues.push(Queue {
-            b,
-            announced: read.wrapping_sub(1),
-            profiling: props >> AMD_QUEUE_PROPERTIES_ENABLE_PROFILING_SHIFT & 1 == 1,
+            ring_base,
+            slots,
+            descriptor,
+            wake,
+            space,
+            pipe,
+            announced: 0,
+            poll_once: false,
+            profiling: false,
             in_flight: Vec::new(),
             halted: false,
             unmapped: false,
             consumed: 0,
             stalls: 0,
+            tlb: Tlb::default(),
         });
-        Ok(q)
+        let r = (|| {
+            let read = self
+                .u64_at(
+                    q,
+                    descriptor + amdq::READ_DISPATCH_ID,
+                    Access::Read,
+                    "read_dispatch_id",
+                )?
+                .load(Ordering::Acquire);
+            let props = self
+                .u32_at(
+                    q,
+                    descriptor + amdq::QUEUE_PROPERTIES,
+                    Access::Read,
+                    "queue_properties",
+                )?
+                .load(Ordering::Relaxed);
+            Ok::<_, CpError>((read, props))
+        })();
+        match r {
+            Ok((read, props)) => {
+                if let Some(x) = self.queues.get_mut(q) {
+                    x.announced = read.wrapping_sub(1);
+                    x.profiling = props >> amdq::ENABLE_PROFILING_SHIFT & 1 == 1;
+                }
+                Ok(q)
+            }
+            Err(e) => {
+                self.queues.pop();
+                Err(e)
+            }
+        }
+    }
+
+    /// A doorbell store routed to queue `q` (its value: the id of the last
+    /// packet announced).
+    pub fn ring(&mut self, q: usize, value: u64) {
+        if let Some(x) = self.queues.get_mut(q)
+            && later(value, x.announced)
+        {
+            x.announced = value;
+        }
+    }
+
+    /// A one-shot read of queue `q`'s write pointer
+    /// (`CP_PQ_WPTR_POLL_CNTL1`).
+    pub fn poll_once(&mut self, q: usize) {
+        if let Some(x) = self.queues.get_mut(q) {
+            x.poll_once = true;
+        }
     }
 
     /// Takes queue `q` off the CP (what a dequeue or MES REMOVE_QUEUE ends
@@ -331,6 +657,11 @@ impl CpModel {
         }
     }
 
+    /// Whether any queue has work in flight.
+    pub fn busy(&self) -> bool {
+        self.queues.iter().any(|q| !q.in_flight.is_empty())
+    }
+
     pub fn errors(&self) -> &[CpError] {
         &self.errors
     }
@@ -341,7 +672,88 @@ impl CpModel {
             in_flight: q.in_flight.len(),
             stalls: q.stalls,
             halted: q.halted,
+            announced: q.announced,
         })
+    }
+
+    /// The host address of device address `va` of queue `q`, `len` bytes.
+    fn host(
+        &mut self,
+        q: usize,
+        va: u64,
+        len: u64,
+        access: Access,
+        what: &'static str,
+    ) -> Result<u64, CpError> {
+        let Some(queue) = self.queues.get_mut(q) else {
+            return Ok(va);
+        };
+        let space = queue.space;
+        if space == AddressSpace::Identity {
+            return Ok(va);
+        }
+        let vm = |why| CpError::Vm {
+            queue: q,
+            space,
+            va,
+            what,
+            why,
+        };
+        if (va & 0xFFF) + len > 0x1000 {
+            return Err(vm(VmRefusal::CrossesPage));
+        }
+        let page = va & !0xFFF;
+        if let Some(h) = queue.tlb.get(page) {
+            return Ok(h + (va & 0xFFF));
+        }
+        let Some(t) = self.translator.as_ref() else {
+            // A MEC without a hub: no VMIDs to translate through (a rig).
+            return Ok(va);
+        };
+        let h = t.translate(space, page, access).map_err(vm)?;
+        if let Some(queue) = self.queues.get_mut(q) {
+            queue.tlb.put(page, h);
+        }
+        Ok(h + (va & 0xFFF))
+    }
+
+    fn u64_at(
+        &mut self,
+        q: usize,
+        va: u64,
+        access: Access,
+        what: &'static str,
+    ) -> Result<&core::sync::atomic::AtomicU64, CpError> {
+        let h = self.host(q, va, 8, access, what)?;
+        self.dma
+            .u64(h, what)
+            .map_err(|fault| CpError::Dma { queue: q, fault })
+    }
+
+    fn i64_at(
+        &mut self,
+        q: usize,
+        va: u64,
+        access: Access,
+        what: &'static str,
+    ) -> Result<&core::sync::atomic::AtomicI64, CpError> {
+        let h = self.host(q, va, 8, access, what)?;
+        self.dma
+            .i64(h, what)
+            .map_err(|fault| CpError::Dma { queue: q, fault })
+    }
+
+    fn u32_at(
+        &mut self,
+        q: usize,
+        va: u64,
+        access: Access,
+        what: &'static str,
+    ) -> Result<&core::sync::atomic::AtomicU32, CpError> {
+        let h = self.host(q, va, 4, access, what)?;
+        self.dma
+            .u32(h, what)
+            .map_err(|fault| CpError::Dma { queue: q, fault })
     }
 
     /// One deterministic step: time advances, due work completes, and each
@@ -357,6 +769,15 @@ impl CpModel {
         match self.time_source {
             Some(f) => self.now_ns = f(),
             None => self.now_ns += self.rng.random_range(10..=100),
+        }
+        if let Some(t) = &self.translator {
+            let g = t.generation();
+            if g != self.tlb_generation {
+                self.tlb_generation = g;
+                for q in &mut self.queues {
+                    q.tlb = Tlb::default();
+                }
+            }
         }
         for q in 0..self.queues.len() {
             s.completed += self.retire(q);
@@ -414,6 +835,9 @@ impl CpModel {
                 true
             }
         });
+        if due.is_empty() {
+            return 0;
+        }
         due.sort_by_key(|f| f.due_ns);
         let profiling = queue.profiling;
         let mut n = 0;
@@ -427,8 +851,8 @@ impl CpModel {
             {
                 k(&info);
             }
-            if let Err(fault) = self.complete_signal(f.signal, profiling, f.start_ns, now) {
-                self.fail(q, CpError::Dma { queue: q, fault });
+            if let Err(e) = self.complete_signal(q, f.signal, profiling, f.start_ns, now) {
+                self.fail(q, e);
             }
             n += 1;
         }
@@ -436,61 +860,45 @@ impl CpModel {
     }
 
     fn complete_signal(
-        &self,
+        &mut self,
+        q: usize,
         handle: u64,
         profiling: bool,
         start: u64,
         end: u64,
-    ) -> Result<(), DmaFault> {
+    ) -> Result<(), CpError> {
         if handle == 0 {
             return Ok(());
         }
         if profiling {
-            self.dma
-                .u64(
-                    handle + offset_of!(AmdSignal, start_ts) as u64,
-                    "signal start_ts",
-                )?
+            self.u64_at(q, handle + amds::START_TS, Access::Write, "signal start_ts")?
                 .store(start, Ordering::Relaxed);
-            self.dma
-                .u64(
-                    handle + offset_of!(AmdSignal, end_ts) as u64,
-                    "signal end_ts",
-                )?
+            self.u64_at(q, handle + amds::END_TS, Access::Write, "signal end_ts")?
                 .store(end, Ordering::Relaxed);
         }
-        self.dma
-            .i64(handle + offset_of!(AmdSignal, value) as u64, "signal value")?
+        self.i64_at(q, handle + amds::VALUE, Access::Write, "signal value")?
             .fetch_sub(1, Ordering::Release);
         let mailbox = self
-            .dma
-            .u64(
-                handle + offset_of!(AmdSignal, event_mailbox_ptr) as u64,
+            .u64_at(
+                q,
+                handle + amds::EVENT_MAILBOX_PTR,
+                Access::Read,
                 "signal mailbox",
             )?
             .load(Ordering::Relaxed);
         if mailbox != 0 {
             let id = self
-                .dma
-                .u32(
-                    handle + offset_of!(AmdSignal, event_id) as u64,
-                    "signal event_id",
-                )?
+                .u32_at(q, handle + amds::EVENT_ID, Access::Read, "signal event_id")?
                 .load(Ordering::Relaxed);
-            self.dma
-                .u64(mailbox, "event mailbox")?
+            self.u64_at(q, mailbox, Access::Write, "event mailbox")?
                 .store(u64::from(id), Ordering::Release);
         }
         Ok(())
     }
 
-    fn signal_value(&self, handle: u64) -> Result<i64, DmaFault> {
+    fn signal_value(&mut self, q: usize, handle: u64) -> Result<i64, CpError> {
         Ok(self
-            .dma
-            .i64(
-                handle + offset_of!(AmdSignal, value) as u64,
-                "dependency signal",
-            )?
+            .i64_at(q, handle + amds::VALUE, Access::Read, "dependency signal")?
             .load(Ordering::Acquire))
     }
 
@@ -505,6 +913,55 @@ impl CpModel {
         }
     }
 
+    /// The highest id queue `q` knows of after looking where its wake-up
+    /// comes from.
+    fn look(&mut self, q: usize) -> Result<u64, CpError> {
+        let Some(queue) = self.queues.get(q) else {
+            return Ok(0);
+        };
+        let (wake, descriptor, mut announced, once) = (
+            queue.wake,
+            queue.descriptor,
+            queue.announced,
+            queue.poll_once,
+        );
+        let poll = match wake {
+            Wake::Memory {
+                doorbell,
+                poll_write_index,
+            } => {
+                let rung = self
+                    .dma
+                    .u64(doorbell, "doorbell")
+                    .map_err(|fault| CpError::Dma { queue: q, fault })?
+                    .load(Ordering::Acquire);
+                if later(rung, announced) {
+                    announced = rung;
+                }
+                poll_write_index
+            }
+            Wake::Routed => self.wptr_polling || once,
+        };
+        if poll {
+            let w = self
+                .u64_at(
+                    q,
+                    descriptor + amdq::WRITE_DISPATCH_ID,
+                    Access::Read,
+                    "write_dispatch_id",
+                )?
+                .load(Ordering::Acquire);
+            if later(w.wrapping_sub(1), announced) {
+                announced = w.wrapping_sub(1);
+            }
+        }
+        if let Some(x) = self.queues.get_mut(q) {
+            x.announced = announced;
+            x.poll_once = false;
+        }
+        Ok(announced)
+    }
+
     fn try_process(&mut self, q: usize) -> Result<bool, CpError> {
         let Some(queue) = self.queues.get(q) else {
             return Ok(false);
@@ -512,55 +969,33 @@ impl CpModel {
         if queue.halted || queue.unmapped {
             return Ok(false);
         }
-        let b = queue.b;
-        let dma_err = |fault| CpError::Dma { queue: q, fault };
-        let rptr_addr = b.descriptor + offset_of!(AmdQueue, read_dispatch_id) as u64;
+        if let Some(p) = queue.pipe
+            && self.running_pipes >> p & 1 == 0
+        {
+            return Ok(false);
+        }
+        let (ring_base, slots, descriptor) = (queue.ring_base, queue.slots, queue.descriptor);
+        let rptr_addr = descriptor + amdq::READ_DISPATCH_ID;
         let read = self
-            .dma
-            .u64(rptr_addr, "read_dispatch_id")
-            .map_err(dma_err)?
+            .u64_at(q, rptr_addr, Access::Read, "read_dispatch_id")?
             .load(Ordering::Relaxed);
-        // `a` is later than `b` in wrapping u64 order.
-        let later = |a: u64, b: u64| a != b && a.wrapping_sub(b) < 1 << 63;
-        let mut announced = queue.announced;
-        let rung = self
-            .dma
-            .u64(b.doorbell, "doorbell")
-            .map_err(dma_err)?
-            .load(Ordering::Acquire);
-        if later(rung, announced) {
-            announced = rung;
-        }
-        if b.poll_write_index {
-            let wptr_addr = b.descriptor + offset_of!(AmdQueue, write_dispatch_id) as u64;
-            let w = self
-                .dma
-                .u64(wptr_addr, "write_dispatch_id")
-                .map_err(dma_err)?
-                .load(Ordering::Acquire);
-            if later(w.wrapping_sub(1), announced) {
-                announced = w.wrapping_sub(1);
-            }
-        }
-        self.queues[q].announced = announced;
+        let announced = self.look(q)?;
         if later(read, announced) {
             return Ok(false);
         }
-        let slot = b.ring_base + (read & (b.slots - 1)) * 64;
-        let word = self
-            .dma
-            .u32(slot, HDR)
-            .map_err(dma_err)?
-            .load(Ordering::Acquire);
-        let header = PacketHeader::from_bits(word as u16);
-        let raw = word as u16;
-        if raw & 0xff == PacketType::Invalid as u16 {
-            self.queues[q].stalls += 1;
+        let slot = ring_base + (read & (slots - 1)) * 64;
+        let host = self.host(q, slot, 64, Access::Read, HDR)?;
+        let Some(body) = fetch_packet(&QueueRing { cp: self, q, host }, slot)? else {
+            if let Some(x) = self.queues.get_mut(q) {
+                x.stalls += 1;
+            }
             return Ok(false);
-        }
-        if header.reserved() != 0
-            || header.acquire() == FenceScope::Reserved
-            || header.release() == FenceScope::Reserved
+        };
+        let raw = u16_at(&body, 0);
+        let kind = header::packet_type(raw);
+        if raw & header::RESERVED_MASK != 0
+            || header::acquire(raw) == header::SCOPE_RESERVED
+            || header::release(raw) == header::SCOPE_RESERVED
         {
             return Err(CpError::MalformedHeader {
                 queue: q,
@@ -568,29 +1003,34 @@ impl CpModel {
                 header: raw,
             });
         }
-        let mut body = [0u8; 64];
-        self.dma
-            .read(slot, &mut body, "packet body")
-            .map_err(dma_err)?;
-        let u16_at = |o: usize| u16::from_le_bytes([body[o], body[o + 1]]);
-        let u32_at =
-            |o: usize| u32::from_le_bytes([body[o], body[o + 1], body[o + 2], body[o + 3]]);
-        let u64_at = |o: usize| u64::from(u32_at(o)) | u64::from(u32_at(o + 4)) << 32;
-        let signal = u64_at(56);
-        let barrier_blocked = header.barrier() && !self.queues[q].in_flight.is_empty();
-        let work = match header.packet_type() {
-            PacketType::KernelDispatch => {
+        let signal = u64_at(&body, packet::COMPLETION_SIGNAL);
+        let barrier_blocked =
+            header::barrier(raw) && self.queues.get(q).is_some_and(|x| !x.in_flight.is_empty());
+        let work = match kind {
+            header::KERNEL_DISPATCH => {
                 if barrier_blocked {
                     return Ok(false);
                 }
-                let dims = (u16_at(2) & 3) as u8;
+                let setup = u16_at(&body, packet::SETUP);
+                let dims = (setup >> packet::SETUP_DIMENSIONS_SHIFT
+                    & ((1 << packet::SETUP_DIMENSIONS_WIDTH) - 1)) as u8;
+                let wg = packet::WORKGROUP_SIZE_X;
+                let gr = packet::GRID_SIZE_X;
                 let info = DispatchInfo {
                     queue: q,
                     packet_id: read,
                     dimensions: dims,
-                    workgroup: [u16_at(4), u16_at(6), u16_at(8)],
-                    grid: [u32_at(12), u32_at(16), u32_at(20)],
-                    kernarg_address: u64_at(40),
+                    workgroup: [
+                        u16_at(&body, wg),
+                        u16_at(&body, wg + 2),
+                        u16_at(&body, wg + 4),
+                    ],
+                    grid: [
+                        u32_at(&body, gr),
+                        u32_at(&body, gr + 4),
+                        u32_at(&body, gr + 8),
+                    ],
+                    kernarg_address: u64_at(&body, packet::KERNARG_ADDRESS),
                 };
                 if !(1..=3).contains(&dims) {
                     return Err(CpError::BadDispatch {
@@ -606,56 +1046,61 @@ impl CpModel {
                         what: "zero grid or workgroup size",
                     });
                 }
-                let kernel_object = u64_at(32);
+                let kernel_object = u64_at(&body, packet::KERNEL_OBJECT);
                 // Machine code unless a host function stands in for it.
                 let isa = (!self.kernels.contains_key(&kernel_object))
-                    .then(|| crate::wave::decode_packet(&body, slot, b.descriptor, read));
+                    .then(|| crate::wave::decode_packet(&body, slot, descriptor, read));
                 Work::Dispatch {
                     kernel_object,
                     info,
                     isa,
                 }
             }
-            t @ (PacketType::BarrierAnd | PacketType::BarrierOr) => {
+            header::BARRIER_AND | header::BARRIER_OR => {
                 if barrier_blocked {
                     return Ok(false);
                 }
                 let mut any_met = false;
                 let mut all_met = true;
                 let mut any_dep = false;
-                for i in 0..5 {
-                    let h = u64_at(8 + 8 * i);
+                for i in 0..packet::DEP_SIGNALS {
+                    let h = u64_at(&body, packet::DEP_SIGNAL + 8 * i);
                     if h == 0 {
                         continue;
                     }
                     any_dep = true;
-                    let met = self.signal_value(h).map_err(dma_err)? == 0;
+                    let met = self.signal_value(q, h)? == 0;
                     any_met |= met;
                     all_met &= met;
                 }
                 // With no dependencies both kinds are satisfied at once
                 // (unconfirmed for barrier-OR: the HSA spec is read here as
                 // "no dependency left to wait for").
-                let ready = match t {
-                    PacketType::BarrierAnd => all_met,
-                    _ => any_met || !any_dep,
+                let ready = if kind == header::BARRIER_AND {
+                    all_met
+                } else {
+                    any_met || !any_dep
                 };
                 if !ready {
-                    self.queues[q].stalls += 1;
+                    if let Some(x) = self.queues.get_mut(q) {
+                        x.stalls += 1;
+                    }
                     return Ok(false);
                 }
                 Work::Barrier
             }
-            PacketType::VendorSpecific => {
+            header::VENDOR_SPECIFIC => {
                 if barrier_blocked {
                     return Ok(false);
                 }
-                let format = u16_at(2);
-                if format & 0xff == u16::from(AMD_PACKET_TYPE_BARRIER_VALUE) {
-                    let sig = u64_at(8);
-                    let value = u64_at(16) as i64;
-                    let mask = u64_at(24) as i64;
-                    let Some(cond) = Condition::from_u32(u32_at(32)) else {
+                let format = body[packet::AMD_FORMAT];
+                if format == packet::AMD_BARRIER_VALUE {
+                    let sig = u64_at(&body, packet::BV_SIGNAL);
+                    let value = u64_at(&body, packet::BV_VALUE) as i64;
+                    let mask = u64_at(&body, packet::BV_MASK) as i64;
+                    let cond = u32_at(&body, packet::BV_COND);
+                    let v = self.signal_value(q, sig)?;
+                    let Some(holds) = condition::holds(cond, v & mask, value) else {
                         return Err(CpError::UnsupportedPacket {
                             queue: q,
                             id: read,
@@ -663,13 +1108,14 @@ impl CpModel {
                             detail: "barrier-value condition > 3",
                         });
                     };
-                    let v = self.signal_value(sig).map_err(dma_err)?;
-                    if !cond.holds(v & mask, value) {
-                        self.queues[q].stalls += 1;
+                    if !holds {
+                        if let Some(x) = self.queues.get_mut(q) {
+                            x.stalls += 1;
+                        }
                         return Ok(false);
                     }
                     Work::Barrier
-                } else if format == AMD_AQL_FORMAT_PM4_IB {
+                } else if format == packet::AMD_FORMAT_PM4_IB {
                     // The model has no PM4 engine; refusing is more honest
                     // than pretending the indirect buffer ran.
                     return Err(CpError::UnsupportedPacket {
@@ -687,7 +1133,7 @@ impl CpModel {
                     });
                 }
             }
-            PacketType::AgentDispatch => {
+            header::AGENT_DISPATCH => {
                 return Err(CpError::UnsupportedPacket {
                     queue: q,
                     id: read,
@@ -695,7 +1141,7 @@ impl CpModel {
                     detail: "agent dispatch on a GPU queue",
                 });
             }
-            PacketType::Invalid => {
+            _ => {
                 return Err(CpError::MalformedHeader {
                     queue: q,
                     id: read,
@@ -710,21 +1156,21 @@ impl CpModel {
             Work::Barrier => start,
         };
         self.dma
-            .u16(slot, HDR)
-            .map_err(dma_err)?
-            .store(INVALID_HEADER, Ordering::Relaxed);
+            .u16(host, HDR)
+            .map_err(|fault| CpError::Dma { queue: q, fault })?
+            .store(header::INVALID, Ordering::Relaxed);
         let next = if self.faults.corrupt_read_index {
             self.faults.corrupt_read_index = false;
             read.wrapping_add(1)
-                .wrapping_add(self.rng.random_range(b.slots * 4..1 << 40))
+                .wrapping_add(self.rng.random_range(slots * 4..1 << 40))
         } else {
             read.wrapping_add(1)
         };
-        self.dma
-            .u64(rptr_addr, "read_dispatch_id")
-            .map_err(dma_err)?
+        self.u64_at(q, rptr_addr, Access::Write, "read_dispatch_id")?
             .store(next, Ordering::Release);
-        self.queues[q].consumed += 1;
+        if let Some(queue) = self.queues.get_mut(q) {
+            queue.consumed += 1;
+        }
         // The waves run once the packet is consumed; the kernel still
         // finds it in its slot through the dispatch pointer. A wave that
         // stops halts the queue before the completion signal is queued.
@@ -737,13 +1183,14 @@ impl CpModel {
                     fault,
                 })?;
         }
-        let queue = &mut self.queues[q];
-        queue.in_flight.push(InFlight {
-            due_ns: due,
-            start_ns: start,
-            signal,
-            work,
-        });
+        if let Some(queue) = self.queues.get_mut(q) {
+            queue.in_flight.push(InFlight {
+                due_ns: due,
+                start_ns: start,
+                signal,
+                work,
+            });
+        }
         Ok(true)
     }
 }

@@ -65,7 +65,7 @@
 //! fence that never arrives. Fault switches: `silent`, and
 //! [`KiqModel::hold`] (packets wait until released: a late completion).
 
-use crate::decode::mqd::{Hqd, MQD_BYTES, WINDOW_DWORDS};
+use crate::decode::mqd::{Hqd, MQD_BYTES};
 use crate::decode::pm4::{
     self, map_queues as mq, opcode, query_status as qs, set_resources as sr, unmap_queues as uq,
     write_data as wd,
@@ -574,9 +574,11 @@ impl KiqModel {
             });
             return Ok(());
         }
-        let image: [u32; WINDOW_DWORDS] = hqd.with_doorbell_enabled().0;
+        // The KIQ enables the doorbell on the slot it maps; the MEC reads
+        // the window with its own decoder (`crate::cpregs`).
+        let image = crate::cpregs::Hqd(hqd.with_doorbell_enabled().0);
         self.mec
-            .map_window((me, pipe, queue), &image)
+            .map_mqd((me, pipe, queue), &image)
             .map_err(KiqHalt::Mec)?;
         Ok(())
     }

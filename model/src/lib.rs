@@ -44,12 +44,14 @@ impl Seed {
 pub mod bar;
 pub mod conformance;
 pub mod cp;
+pub mod cpregs;
 pub mod dcn;
 pub mod decode;
 pub mod discovery;
 pub mod dma;
 pub mod error;
 pub mod gmc;
+pub mod hsa;
 pub mod hub;
 pub mod ih;
 pub mod kiq;
@@ -82,6 +84,8 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     decode::mes_regs::FACTS,
     decode::pm4::FACTS,
     decode::mqd::FACTS,
+    cpregs::FACTS,
+    hsa::FACTS,
     // Issue 15: the SOC blocks tinygrad's AM drives.
     smu::FACTS,
     ih::FACTS,

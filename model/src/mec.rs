@@ -1,42 +1,72 @@
-//! The MEC's hardware queue slots (HQDs) and the GC registers around them.
+//! The MEC: its pipes, its hardware queue slots (HQDs) and the GC
+//! registers around them.
 //!
-//! The register file is banked the way `GRBM_GFX_CNTL` banks it: the HQD
-//! window `CP_MQD_BASE_ADDR ..= CP_HQD_PQ_WPTR_HI` exists once per
-//! ME/pipe/queue, and an access goes to the bank the last `GRBM_GFX_CNTL`
-//! write selected (`soc21_grbm_select()`). Everything else is one flat
-//! register file.
+//! Pipes (`gfx_v11_0_config_gfx_rs64()`, `gfx_v11_0_cp_compute_enable()`,
+//! their gfx12 twins; tinygrad's `_config_mec()` / `_enable_mec()`): the
+//! MEC comes out of reset halted (`regCP_MEC_RS64_CNTL_DEFAULT` =
+//! `MEC_HALT`, `gc_11_0_0_default.h`). A pipe runs its firmware once
+//! - its `CP_MEC_RS64_PRGRM_CNTR_START(_HI)` (banked per pipe by
+//!   `GRBM_GFX_CNTL` ME 1) was written and then taken by a
+//!   `MEC_PIPEn_RESET` pulse: both drivers write the start address and
+//!   then pulse reset, so the model takes the address when the pipe
+//!   leaves reset (a model reading of that order; a pipe left without a
+//!   pulse has no program);
+//! - that address is the MEC ucode's start from the `gc_*_mec.bin`
+//!   header, when the model knows the blob ([`Mec::expect_pc`]);
+//! - `MEC_PIPEn_ACTIVE` is set, `MEC_PIPEn_RESET` and `MEC_HALT` clear;
+//! - and, when the model knows what the RLC autoload put in place, the
+//!   MEC code for that pipe is there ([`Mec::set_code_check`]).
 //!
-//! A slot comes alive when `CP_HQD_ACTIVE.ACTIVE` is written to 1 (direct
-//! HQD programming), or when MES or the KIQ model maps an MQD through
-//! [`Mec::map_mqd`]. Either way the model checks what the CP needs to run
-//! an AQL queue and then hands it to the [`CpModel`]:
+//! No HQD on a pipe that does not run does anything: direct loads, KIQ
+//! and MES maps are accepted as register or firmware writes, but the CP
+//! launches nothing from them, and the KIQ firmware stand-in is not
+//! found until its pipe runs.
+//!
+//! HQDs: the window `CP_MQD_BASE_ADDR ..= CP_HQD_PQ_WPTR_HI` exists once
+//! per ME/pipe/queue, and an access goes to the bank the last
+//! `GRBM_GFX_CNTL` write selected (`soc21_grbm_select()`); `SH_MEM_CONFIG`
+//! and `SH_MEM_BASES` are banked per VMID the same way. Everything else
+//! is one flat register file. A slot comes alive when
+//! `CP_HQD_ACTIVE.ACTIVE` is written to 1 (direct HQD programming), or
+//! when MES or the KIQ model maps an MQD through [`Mec::map_mqd`]. Either
+//! way the model checks what the CP needs to run an AQL queue and then
+//! hands it to the [`CpModel`]:
 //! - `CP_HQD_AQL_CONTROL` is non-zero (AQL packet processing);
 //! - `QUEUE_SIZE` encodes a ring of at least four packets;
 //! - the doorbell is enabled (direct loads) and inside
 //!   `CP_MEC_DOORBELL_RANGE_LOWER..=UPPER`;
 //! - an EOP buffer is given;
-//! - the rptr report address is `amd_queue_t::read_dispatch_id`, whence the
-//!   CP model finds the rest of the descriptor.
+//! - the rptr report address is `amd_queue_t::read_dispatch_id` and the
+//!   wptr poll address `write_dispatch_id` of one descriptor.
+//!
+//! Doorbells: the queue is woken only by doorbell stores that reach the
+//! MEC ([`Mec::doorbell`]): the model watches its BAR2 page
+//! ([`Mec::scan_doorbells`]) and hands each changed slot to the bridge
+//! in front of it (the NBIO model's aperture and S2A routing in the
+//! `VirtualGpu`), or by the write-pointer polls `CP_PQ_WPTR_POLL_CNTL`
+//! and `CP_PQ_WPTR_POLL_CNTL1` ask for (see [`crate::cp`]).
 //!
 //! `CP_HQD_DEQUEUE_REQUEST` on an active slot unmaps the queue from the CP
 //! model (in-flight work drains) and clears ACTIVE, unless the
 //! `dequeue_never_completes` fault is set.
+//!
+//! Everything is decoded with [`crate::cpregs`], the model's own reading
+//! of the headers; register offsets come from `barebell::regs`.
 
 use crate::SimClock;
-use crate::cp::{CpError, CpModel, HqdBinding, Step};
+use crate::cp::{AddressSpace, CpError, CpModel, MecBinding, Step};
+use crate::cpregs::{self, Hqd, WINDOW_DWORDS, grbm, mec_cntl, mes_cntl, w};
+use crate::hsa::queue as amdq;
 use crate::psp::LoadedFirmware;
 use crate::regfile::ACCESS_NS;
+use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use barebell::aql::queue::AmdQueue;
 use barebell::bus::{ALL_ONES, RegisterBus};
-use barebell::gfx::grbm::GrbmGfxCntl;
-use barebell::gfx::mapper::HqdRegs;
-use barebell::gfx::mqd::{HQD_DWORDS, HqdRegisters};
 use barebell::ip::Generation;
-use barebell::regs::IpBases;
-use core::mem::offset_of;
+use barebell::regs::{IpBases, Reg};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use spin::{Mutex, MutexGuard};
 
 /// Fault switches.
@@ -73,9 +103,19 @@ pub enum MecError {
     Bind(CpError),
     /// The slot already runs a queue.
     SlotBusy,
+    /// Not a MEC slot (ME 1 or 2, pipe 0..=3, queue 0..=7).
+    NotAMecSlot,
+    /// The queue's VMID has no compute apertures: `SH_MEM_CONFIG` not in
+    /// 64-bit, unaligned mode or `SH_MEM_BASES` zero (see
+    /// [`Mec::apertures_set`]).
+    AperturesUnset {
+        vmid: u8,
+        config: u32,
+        bases: u32,
+    },
 }
 
-/// What happened to a slot, in order.
+/// What happened to a slot or pipe, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MecEvent {
     Activated {
@@ -105,11 +145,45 @@ pub enum MecEvent {
         pipe: u8,
     },
     /// A PM4 queue on the slot `RLC_CP_SCHEDULERS` names as the KIQ came
-    /// up; the KIQ model runs it (see [`Mec::kiq_hqd`]).
+    /// up; the KIQ model runs it once its pipe runs (see
+    /// [`Mec::kiq_hqd`]).
     KiqActivated {
         me: u8,
         pipe: u8,
         queue: u8,
+    },
+    /// A queue was loaded on a MEC pipe that does not run: it does
+    /// nothing until the pipe runs.
+    QueueOnStoppedPipe {
+        me: u8,
+        pipe: u8,
+        queue: u8,
+    },
+    /// A MEC pipe started running its firmware at `pc` (dwords).
+    MecPipeRunning {
+        pipe: u8,
+        pc: u64,
+    },
+    /// A MEC pipe stopped (halt, reset or inactive).
+    MecPipeStopped {
+        pipe: u8,
+    },
+    /// A MEC pipe was let run with no start address taken from a reset
+    /// pulse after `CP_MEC_RS64_PRGRM_CNTR_START` was written.
+    MecPipeNoProgram {
+        pipe: u8,
+    },
+    /// A MEC pipe was let run from an address that is not the MEC
+    /// ucode's start.
+    MecPipeWrongPc {
+        pipe: u8,
+        pc: u64,
+        expected: u64,
+    },
+    /// A MEC pipe was let run whose code the RLC autoload never put in
+    /// place.
+    MecPipeWithoutCode {
+        pipe: u8,
     },
 }
 
@@ -134,17 +208,41 @@ pub struct KiqHqd {
 /// ME, pipe, queue.
 pub type SlotKey = (u8, u8, u8);
 
-#[derive(Debug, Default)]
+/// Pipes per MEC (`gfx_v11_0_sw_init()`: `num_pipe_per_mec = 4`).
+pub const MEC_PIPES: u8 = 4;
+
+/// Whether a MEC pipe has its code (the RLC autoload's record).
+pub type CodeCheck = Arc<dyn Fn(u8) -> bool + Send + Sync>;
+
+/// The bridge in front of the MEC's doorbells: given a doorbell dword
+/// offset and the value stored there, whether the store reaches the GC.
+pub type DoorbellBridge = Box<dyn Fn(u32, u64) -> bool + Send + Sync>;
+
 struct State {
     flat: BTreeMap<usize, u32>,
     grbm: u32,
-    banks: BTreeMap<SlotKey, [u32; HQD_DWORDS]>,
+    banks: BTreeMap<SlotKey, Hqd>,
     /// Active slot → CP model queue.
     active: BTreeMap<SlotKey, usize>,
     /// Doorbell dword offset → CP model queue, for every mapped queue.
     doorbells: BTreeMap<u32, usize>,
     events: Vec<MecEvent>,
     faults: MecFaults,
+    /// `CP_MEC_RS64_CNTL`.
+    mec_cntl: u32,
+    /// Per MEC pipe: `CP_MEC_RS64_PRGRM_CNTR_START(_HI)` and whether it
+    /// was written since power-on.
+    mec_pc: [(u32, u32, bool); MEC_PIPES as usize],
+    /// Per MEC pipe: the start address taken at the last reset release.
+    mec_program: [Option<(u32, u32, bool)>; MEC_PIPES as usize],
+    mec_expected: Option<(u32, u32)>,
+    mec_code: Option<CodeCheck>,
+    /// MEC pipes that run, bit per pipe.
+    running: u8,
+    /// `CP_PQ_WPTR_POLL_CNTL1` bits not yet served (queue not active).
+    poll_pending: u32,
+    /// Per VMID: `SH_MEM_CONFIG`, `SH_MEM_BASES`.
+    sh_mem: [(u32, u32); 16],
     /// MES pipes: program counter start (in dwords, as written), running,
     /// and the version each reports in `CP_MES_GP3_LO` once running.
     mes_pc: [u64; 2],
@@ -153,6 +251,8 @@ struct State {
     kiq: Option<KiqHqd>,
     /// Per MES pipe: its ring, once loaded or mapped.
     mes_rings: [Option<MesRingHqd>; 2],
+    /// Doorbell stores that reached the MEC on a dword no queue uses.
+    unclaimed_doorbells: u64,
     /// What the PSP's RLC autoload put in place; `None` for a MEC built
     /// without a PSP model, which takes every code as loaded.
     firmware: Option<Arc<LoadedFirmware>>,
@@ -161,60 +261,101 @@ struct State {
     writes: u64,
 }
 
-/// The MEC model: banked HQD registers plus the CP it feeds.
-#[derive(Debug)]
+impl core::fmt::Debug for State {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("State")
+            .field("mec_cntl", &self.mec_cntl)
+            .field("running", &self.running)
+            .field("active", &self.active)
+            .field("events", &self.events)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The BAR2 page as the MEC model watches it: the last value seen in
+/// each 64-bit slot, and which slots a queue listens on.
+struct Watch {
+    shadow: Vec<u64>,
+    hot: Vec<usize>,
+}
+
+/// Byte offsets of the registers the model acts on.
+#[derive(Debug, Clone, Copy)]
+struct Regs {
+    grbm_gfx_cntl: Option<usize>,
+    doorbell_range_lower: Option<usize>,
+    doorbell_range_upper: Option<usize>,
+    wptr_poll_cntl: Option<usize>,
+    wptr_poll_cntl1: Option<usize>,
+    mec_cntl: Option<usize>,
+    mec_pc: Option<usize>,
+    mec_pc_hi: Option<usize>,
+    sh_mem_config: Option<usize>,
+    sh_mem_bases: Option<usize>,
+    rlc_sched: Option<usize>,
+    mes_cntl: Option<usize>,
+    mes_pc: Option<usize>,
+    mes_pc_hi: Option<usize>,
+    mes_gp3: Option<usize>,
+}
+
+impl Regs {
+    fn new(g: Generation, b: &IpBases) -> (Self, Reg) {
+        macro_rules! table {
+            ($m:path) => {{
+                use $m as r;
+                let o = |x: Reg| x.byte_offset(b);
+                (
+                    Regs {
+                        grbm_gfx_cntl: o(r::GRBM_GFX_CNTL),
+                        doorbell_range_lower: o(r::CP_MEC_DOORBELL_RANGE_LOWER),
+                        doorbell_range_upper: o(r::CP_MEC_DOORBELL_RANGE_UPPER),
+                        wptr_poll_cntl: o(r::CP_PQ_WPTR_POLL_CNTL),
+                        wptr_poll_cntl1: o(r::CP_PQ_WPTR_POLL_CNTL1),
+                        mec_cntl: o(r::CP_MEC_RS64_CNTL),
+                        mec_pc: o(r::CP_MEC_RS64_PRGRM_CNTR_START),
+                        mec_pc_hi: o(r::CP_MEC_RS64_PRGRM_CNTR_START_HI),
+                        sh_mem_config: o(r::SH_MEM_CONFIG),
+                        sh_mem_bases: o(r::SH_MEM_BASES),
+                        rlc_sched: o(r::RLC_CP_SCHEDULERS),
+                        mes_cntl: o(r::CP_MES_CNTL),
+                        mes_pc: o(r::CP_MES_PRGRM_CNTR_START),
+                        mes_pc_hi: o(r::CP_MES_PRGRM_CNTR_START_HI),
+                        mes_gp3: o(r::CP_MES_GP3_LO),
+                    },
+                    r::CP_MQD_BASE_ADDR,
+                )
+            }};
+        }
+        match g {
+            Generation::Gfx11 => table!(barebell::regs::gc_11_0_0),
+            Generation::Gfx12 => table!(barebell::regs::gc_12_0_0),
+        }
+    }
+}
+
+/// The MEC model: pipes, banked HQD registers, and the CP they feed.
 pub struct Mec {
     clock: SimClock,
     bases: IpBases,
-    regs: HqdRegs,
+    regs: Regs,
     window: usize,
-    mes_regs: MesRegs,
     doorbell_bar: u64,
+    doorbell_slots: usize,
+    bridge: Mutex<Option<DoorbellBridge>>,
+    watch: Mutex<Watch>,
+    steps: AtomicU32,
     state: Mutex<State>,
     cp: Mutex<CpModel>,
 }
 
-/// Byte offsets of the MES control registers.
-#[derive(Debug, Clone, Copy)]
-struct MesRegs {
-    rlc_sched: Option<usize>,
-    cntl: Option<usize>,
-    pc: Option<usize>,
-    pc_hi: Option<usize>,
-    gp3: Option<usize>,
-}
-
-impl MesRegs {
-    fn new(g: Generation, b: &IpBases) -> Self {
-        let (cntl, pc, pc_hi, gp3, sched) = match g {
-            Generation::Gfx11 => {
-                use barebell::regs::gc_11_0_0 as r;
-                (
-                    r::CP_MES_CNTL,
-                    r::CP_MES_PRGRM_CNTR_START,
-                    r::CP_MES_PRGRM_CNTR_START_HI,
-                    r::CP_MES_GP3_LO,
-                    r::RLC_CP_SCHEDULERS,
-                )
-            }
-            Generation::Gfx12 => {
-                use barebell::regs::gc_12_0_0 as r;
-                (
-                    r::CP_MES_CNTL,
-                    r::CP_MES_PRGRM_CNTR_START,
-                    r::CP_MES_PRGRM_CNTR_START_HI,
-                    r::CP_MES_GP3_LO,
-                    r::RLC_CP_SCHEDULERS,
-                )
-            }
-        };
-        MesRegs {
-            rlc_sched: sched.byte_offset(b),
-            cntl: cntl.byte_offset(b),
-            pc: pc.byte_offset(b),
-            pc_hi: pc_hi.byte_offset(b),
-            gp3: gp3.byte_offset(b),
-        }
+impl core::fmt::Debug for Mec {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Mec")
+            .field("bases", &self.bases)
+            .field("doorbell_bar", &self.doorbell_bar)
+            .field("state", &*self.state.lock())
+            .finish_non_exhaustive()
     }
 }
 
@@ -223,35 +364,82 @@ impl MesRegs {
 /// firmware's).
 pub const MODEL_MES_VERSION: u32 = 2 << 12 | 0x4A;
 
-fn key(grbm: u32) -> SlotKey {
-    let g = GrbmGfxCntl::from_bits(grbm);
-    (g.meid(), g.pipeid(), g.queueid())
-}
+/// How many steps of [`Mec::step`] between two scans of
+/// every doorbell slot; the slots a queue listens on are scanned every
+/// step. A store to another slot reaches nothing either way; the full
+/// scan only accounts for it.
+pub const FULL_SCAN_EVERY: u32 = 256;
 
 impl Mec {
     /// A MEC for `generation` with register segment bases `bases`, whose
-    /// doorbell BAR (as the device sees it) starts at `doorbell_bar`.
-    pub fn new(
+    /// doorbell BAR is the `slots` 64-bit slots at host address
+    /// `doorbell_bar` (which the CP model's DMA view must map).
+    ///
+    /// # Safety
+    /// `doorbell_bar` must point to `slots` aligned `u64`s that stay valid
+    /// for as long as the MEC lives and are accessed only atomically.
+    pub unsafe fn new(
         clock: &SimClock,
         bases: IpBases,
         generation: Generation,
         doorbell_bar: u64,
+        slots: usize,
         cp: CpModel,
     ) -> Option<Self> {
-        let regs = HqdRegs::for_generation(generation);
-        let window = regs.mqd_base_addr.byte_offset(&bases)?;
+        let (regs, window) = Regs::new(generation, &bases);
+        let window = window.byte_offset(&bases)?;
         let state = State {
+            flat: BTreeMap::new(),
+            grbm: 0,
+            banks: BTreeMap::new(),
+            active: BTreeMap::new(),
+            doorbells: BTreeMap::new(),
+            events: Vec::new(),
+            faults: MecFaults::default(),
+            mec_cntl: mec_cntl::DEFAULT,
+            mec_pc: [(
+                cpregs::MEC_PC_START_DEFAULT,
+                cpregs::MEC_PC_START_HI_DEFAULT,
+                false,
+            ); MEC_PIPES as usize],
+            mec_program: [None; MEC_PIPES as usize],
+            mec_expected: None,
+            mec_code: None,
+            running: 0,
+            poll_pending: 0,
+            sh_mem: [(
+                cpregs::sh_mem::CONFIG_DEFAULT,
+                cpregs::sh_mem::BASES_DEFAULT,
+            ); 16],
+            mes_pc: [0; 2],
+            mes_running: [false; 2],
             mes_versions: [MODEL_MES_VERSION; 2],
-            ..State::default()
+            kiq: None,
+            mes_rings: [None; 2],
+            unclaimed_doorbells: 0,
+            firmware: None,
+            unplugged: false,
+            reads: 0,
+            writes: 0,
         };
+        let mut flat = BTreeMap::new();
+        if let Some(o) = regs.wptr_poll_cntl {
+            flat.insert(o, cpregs::WPTR_POLL_CNTL_DEFAULT);
+        }
         Some(Mec {
             clock: clock.clone(),
             bases,
             regs,
             window,
-            mes_regs: MesRegs::new(generation, &bases),
             doorbell_bar,
-            state: Mutex::new(state),
+            doorbell_slots: slots,
+            bridge: Mutex::new(None),
+            watch: Mutex::new(Watch {
+                shadow: alloc::vec![0; slots],
+                hot: Vec::new(),
+            }),
+            steps: AtomicU32::new(0),
+            state: Mutex::new(State { flat, ..state }),
             cp: Mutex::new(cp),
         })
     }
@@ -262,6 +450,64 @@ impl Mec {
 
     pub fn doorbell_bar(&self) -> u64 {
         self.doorbell_bar
+    }
+
+    /// The start address (`CP_MEC_RS64_PRGRM_CNTR_START` and `_HI`
+    /// values) the MEC ucode needs, from its blob's header
+    /// ([`cpregs::gfx_v2::pc_start`]).
+    pub fn expect_pc(&self, pc: (u32, u32)) {
+        self.state.lock().mec_expected = Some(pc);
+    }
+
+    /// What the RLC autoload put in place: a pipe runs only if `f(pipe)`.
+    pub fn set_code_check(&self, f: CodeCheck) {
+        self.state.lock().mec_code = Some(f);
+    }
+
+    /// Doorbell stores reach the MEC only through `bridge` from now on.
+    pub fn set_doorbell_bridge(&self, bridge: DoorbellBridge) {
+        *self.bridge.lock() = Some(bridge);
+    }
+
+    /// MEC pipes that run, bit per pipe.
+    pub fn running_pipes(&self) -> u8 {
+        self.state.lock().running
+    }
+
+    /// `CP_MEC_RS64_CNTL` as the device holds it.
+    pub fn mec_cntl(&self) -> u32 {
+        self.state.lock().mec_cntl
+    }
+
+    /// `SH_MEM_CONFIG` and `SH_MEM_BASES` of `vmid`.
+    pub fn sh_mem(&self, vmid: u8) -> (u32, u32) {
+        self.state
+            .lock()
+            .sh_mem
+            .get(usize::from(vmid))
+            .copied()
+            .unwrap_or((0, 0))
+    }
+
+    /// Whether `vmid`'s compute apertures are set as
+    /// `gfx_v11_0_init_compute_vmid()` / `gfx_v12_0_init_compute_vmid()`
+    /// set them for the KFD VMIDs (8..=15): `SH_MEM_CONFIG` in
+    /// `SH_MEM_ADDRESS_MODE_64` with `SH_MEM_ALIGNMENT_MODE_UNALIGNED`
+    /// (its reset value 0xC000, `gc_11_0_0_default.h`, has alignment mode
+    /// 0) and both `SH_MEM_BASES` apertures non-zero (reset value 0: the
+    /// LDS and scratch apertures would start at flat address 0, over the
+    /// queue's own memory).
+    /// The hardware does not refuse such a queue; its flat accesses would
+    /// go wrong later. The model refuses it at activation (a model
+    /// convention, so the mistake shows where it is made).
+    pub fn apertures_set(&self, vmid: u8) -> bool {
+        use cpregs::sh_mem as m;
+        let (config, bases) = self.sh_mem(vmid);
+        config & m::ADDRESS_MODE_MASK == m::ADDRESS_MODE_64
+            && (config & m::ALIGNMENT_MODE_MASK) >> m::ALIGNMENT_MODE_SHIFT
+                == m::ALIGNMENT_MODE_UNALIGNED
+            && bases & m::PRIVATE_BASE_MASK != 0
+            && bases & m::SHARED_BASE_MASK != 0
     }
 
     /// Engines run only code the RLC autoload put in place: `firmware`
@@ -302,22 +548,25 @@ impl Mec {
     }
 
     /// The KIQ's ring, once a PM4 queue came up on the slot
-    /// `RLC_CP_SCHEDULERS` names.
+    /// `RLC_CP_SCHEDULERS` names and the pipe it sits on runs.
     pub fn kiq_hqd(&self) -> Option<KiqHqd> {
-        self.state.lock().kiq
+        let s = self.state.lock();
+        let k = s.kiq?;
+        let on_mec = matches!(k.slot.0, 1 | 2);
+        (!on_mec || s.running >> k.slot.1 & 1 == 1).then_some(k)
     }
 
     /// A slot's HQD registers as last written or loaded (`None` if the
     /// slot was never touched), in window order: for the firmware models,
     /// which decode them with their own code.
-    pub fn bank(&self, slot: SlotKey) -> Option<[u32; HQD_DWORDS]> {
-        self.state.lock().banks.get(&slot).copied()
+    pub fn bank(&self, slot: SlotKey) -> Option<[u32; cpregs::WINDOW_DWORDS]> {
+        self.state.lock().banks.get(&slot).map(|h| h.0)
     }
 
     /// `RLC_CP_SCHEDULERS` as programmed (0 if never written).
     pub fn rlc_cp_schedulers(&self) -> u32 {
         let s = self.state.lock();
-        self.mes_regs
+        self.regs
             .rlc_sched
             .and_then(|o| s.flat.get(&o).copied())
             .unwrap_or(0)
@@ -325,8 +574,12 @@ impl Mec {
 
     /// As [`Mec::map_mqd`], for an image the caller decoded as raw window
     /// dwords (MQD dwords 128..=183).
-    pub fn map_window(&self, slot: SlotKey, window: &[u32; HQD_DWORDS]) -> Result<usize, MecError> {
-        self.map_mqd(slot, &HqdRegisters::from_dwords(window))
+    pub fn map_window(
+        &self,
+        slot: SlotKey,
+        window: &[u32; cpregs::WINDOW_DWORDS],
+    ) -> Result<usize, MecError> {
+        self.map_mqd(slot, &cpregs::Hqd(*window))
     }
 
     /// What each MES pipe reports in `CP_MES_GP3_LO` once running.
@@ -353,12 +606,35 @@ impl Mec {
         self.cp.lock()
     }
 
+    /// One look at the doorbells (every slot a queue listens on; all of
+    /// them every [`FULL_SCAN_EVERY`] steps), then one CP step.
     pub fn step(&self) -> Step {
+        let n = self.steps.fetch_add(1, Ordering::Relaxed);
+        self.scan_doorbells(n.is_multiple_of(FULL_SCAN_EVERY));
         self.cp.lock().step()
     }
 
+    /// Scans every doorbell, then steps until nothing is announced, in
+    /// flight or launchable, or `max_steps` pass: what a MEC does between
+    /// two looks of the host. Returns the steps taken, or `None` on the
+    /// bound.
     pub fn run_until_idle(&self, max_steps: u64) -> Option<u64> {
-        self.cp.lock().run_until_idle(max_steps)
+        self.scan_doorbells(true);
+        let mut idle_for = 0;
+        for i in 0..max_steps {
+            let rang = self.scan_doorbells(i.is_multiple_of(u64::from(FULL_SCAN_EVERY)));
+            let s = self.cp.lock().step();
+            let busy = self.cp.lock().busy();
+            if s.progressed() || busy || rang > 0 {
+                idle_for = 0;
+            } else {
+                idle_for += 1;
+                if idle_for >= 2 {
+                    return Some(i + 1);
+                }
+            }
+        }
+        None
     }
 
     pub fn events(&self) -> Vec<MecEvent> {
@@ -368,6 +644,11 @@ impl Mec {
     /// Queues currently mapped, by doorbell dword offset.
     pub fn mapped_doorbells(&self) -> Vec<u32> {
         self.state.lock().doorbells.keys().copied().collect()
+    }
+
+    /// Doorbell stores that reached the MEC on a dword no queue uses.
+    pub fn unclaimed_doorbells(&self) -> u64 {
+        self.state.lock().unclaimed_doorbells
     }
 
     pub fn unplug(&self) {
@@ -392,45 +673,176 @@ impl Mec {
     /// `CP_MEC_DOORBELL_RANGE_LOWER/UPPER` as programmed (byte offsets).
     pub fn doorbell_range(&self) -> (u32, u32) {
         let s = self.state.lock();
-        let get = |r: barebell::regs::Reg| {
-            r.byte_offset(&self.bases)
-                .and_then(|o| s.flat.get(&o).copied())
-                .unwrap_or(0)
-        };
+        Self::range_in(&self.regs, &s)
+    }
+
+    fn range_in(regs: &Regs, s: &State) -> (u32, u32) {
+        let get = |o: Option<usize>| o.and_then(|o| s.flat.get(&o).copied()).unwrap_or(0);
         (
-            get(self.regs.doorbell_range_lower),
-            get(self.regs.doorbell_range_upper),
+            get(regs.doorbell_range_lower),
+            get(regs.doorbell_range_upper),
         )
     }
 
     fn window_index(&self, byte_offset: usize) -> Option<usize> {
         let i = byte_offset.checked_sub(self.window)? / 4;
-        (byte_offset.is_multiple_of(4) && i < HQD_DWORDS).then_some(i)
+        (byte_offset.is_multiple_of(4) && i < WINDOW_DWORDS).then_some(i)
     }
 
-    /// Checks `hqd` and binds it to the CP model. `need_doorbell_en` is
-    /// set for direct loads (the driver enables the doorbell itself);
-    /// MES and the KIQ enable it on the slot they choose.
-    pub fn check_and_bind(
+    fn slot_atomic(&self, slot: usize) -> Option<&AtomicU64> {
+        if slot >= self.doorbell_slots {
+            return None;
+        }
+        // SAFETY: `new`'s contract: `doorbell_slots` aligned u64s at
+        // `doorbell_bar`, live as long as `self`, accessed atomically.
+        Some(unsafe { AtomicU64::from_ptr((self.doorbell_bar as *mut u64).add(slot)) })
+    }
+
+    /// Looks at the doorbell page: every slot whose value changed since
+    /// the last look is a doorbell store, handed to the bridge (if any)
+    /// and, if it passes, to [`Mec::doorbell`]. `full` scans every slot,
+    /// otherwise only those a queue listens on. Returns the stores that
+    /// reached a queue.
+    pub fn scan_doorbells(&self, full: bool) -> usize {
+        let mut changed: [(usize, u64); 16] = [(0, 0); 16];
+        let mut n = 0;
+        let mut more = true;
+        let mut from = 0;
+        let mut rang = 0;
+        while more {
+            more = false;
+            {
+                let mut w = self.watch.lock();
+                let Watch { shadow, hot } = &mut *w;
+                let mut look = |i: usize, shadow: &mut Vec<u64>| -> bool {
+                    let Some(a) = self.slot_atomic(i) else {
+                        return true;
+                    };
+                    let v = a.load(Ordering::Acquire);
+                    if let Some(old) = shadow.get_mut(i)
+                        && *old != v
+                    {
+                        if n == changed.len() {
+                            return false;
+                        }
+                        *old = v;
+                        changed[n] = (i, v);
+                        n += 1;
+                    }
+                    true
+                };
+                if full {
+                    for i in from..self.doorbell_slots {
+                        if !look(i, shadow) {
+                            more = true;
+                            from = i;
+                            break;
+                        }
+                    }
+                } else {
+                    for &i in hot.iter() {
+                        if !look(i, shadow) {
+                            break;
+                        }
+                    }
+                }
+            }
+            for &(i, v) in &changed[..n] {
+                let dword = (i * 2) as u32;
+                let passes = self.bridge.lock().as_ref().is_none_or(|b| b(dword, v));
+                if passes && self.doorbell(dword, v) {
+                    rang += 1;
+                }
+            }
+            n = 0;
+        }
+        rang
+    }
+
+    /// A doorbell store that reached the GC: the queue listening on
+    /// `dword` learns of packets up to `value`. Returns whether a queue
+    /// listens there.
+    pub fn doorbell(&self, dword: u32, value: u64) -> bool {
+        let q = {
+            let mut s = self.state.lock();
+            let q = s.doorbells.get(&dword).copied();
+            if q.is_none() {
+                s.unclaimed_doorbells += 1;
+            }
+            q
+        };
+        match q {
+            Some(q) => {
+                self.cp.lock().ring(q, value);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Puts "nothing announced" (`value`) into doorbell `dword`'s slot and
+    /// starts watching it: the doorbell is device memory and holds no
+    /// stale value for a freshly mapped queue.
+    fn arm_doorbell(&self, dword: u32, value: u64) {
+        let slot = (dword / 2) as usize;
+        let mut w = self.watch.lock();
+        if let Some(a) = self.slot_atomic(slot) {
+            a.store(value, Ordering::Release);
+        }
+        if let Some(s) = w.shadow.get_mut(slot) {
+            *s = value;
+        }
+        if !w.hot.contains(&slot) {
+            w.hot.push(slot);
+        }
+    }
+
+    fn disarm_doorbell(&self, dword: u32) {
+        let slot = (dword / 2) as usize;
+        self.watch.lock().hot.retain(|s| *s != slot);
+    }
+
+    /// Checks `hqd` and binds it to the CP model in address space
+    /// `space`. `need_doorbell_en` is set for direct loads (the driver
+    /// enables the doorbell itself); MES and the KIQ enable it on the
+    /// slot they choose.
+    fn check_and_bind(
         &self,
-        hqd: &HqdRegisters,
+        slot: SlotKey,
+        hqd: &Hqd,
         need_doorbell_en: bool,
+        space: AddressSpace,
     ) -> Result<usize, MecError> {
-        if hqd.cp_hqd_aql_control == 0 {
+        if !matches!(slot.0, 1 | 2) || slot.1 >= MEC_PIPES || slot.2 >= 8 {
+            return Err(MecError::NotAMecSlot);
+        }
+        if !hqd.aql() {
             return Err(MecError::NotAql);
         }
-        let pq = hqd.pq_control();
-        let slots = hqd.ring_bytes().map(|b| b / 64).unwrap_or(0);
+        let slots = hqd.ring_bytes() / 64;
         if slots < 4 {
             return Err(MecError::QueueSize {
-                field: pq.queue_size(),
+                field: hqd.queue_size_field() as u8,
             });
         }
-        let db = hqd.doorbell_control();
-        if need_doorbell_en && !db.doorbell_en() {
+        if need_doorbell_en && !hqd.doorbell_enabled() {
             return Err(MecError::DoorbellDisabled);
         }
-        let dword = db.doorbell_offset();
+        // MES programs a process's apertures itself (ADD_QUEUE carries
+        // `sh_mem_config_data` and `sh_mem_bases`); direct and KIQ-mapped
+        // queues rely on what the driver put in the VMID's bank.
+        if let AddressSpace::Vmid(vmid) = space
+            && vmid != 0
+            && !self.apertures_set(vmid)
+        {
+            let (config, bases) = self.sh_mem(vmid);
+            return Err(MecError::AperturesUnset {
+                vmid,
+                config,
+                bases,
+            });
+        }
+        let dword = hqd.doorbell_dword();
         let byte = u64::from(dword) * 4;
         let (lower, upper) = self.doorbell_range();
         if byte < u64::from(lower) || byte > u64::from(upper) {
@@ -443,46 +855,78 @@ impl Mec {
         if self.state.lock().doorbells.contains_key(&dword) {
             return Err(MecError::DoorbellInUse { dword });
         }
-        if hqd.eop_address() == 0 || hqd.cp_hqd_eop_control == 0 {
+        if hqd.eop_address() == 0 || hqd.eop_size_field() == 0 {
             return Err(MecError::NoEop);
         }
         let rptr = hqd.rptr_report_address();
         let wptr = hqd.wptr_poll_address();
-        let desc = rptr.wrapping_sub(offset_of!(AmdQueue, read_dispatch_id) as u64);
-        if desc.wrapping_add(offset_of!(AmdQueue, write_dispatch_id) as u64) != wptr {
+        let desc = rptr.wrapping_sub(amdq::READ_DISPATCH_ID);
+        if desc.wrapping_add(amdq::WRITE_DISPATCH_ID) != wptr {
             return Err(MecError::NotAnAqlDescriptor { rptr, wptr });
         }
-        let q = self
-            .cp
-            .lock()
-            .bind(HqdBinding {
+        let mut cp = self.cp.lock();
+        let q = cp
+            .bind_mec(MecBinding {
                 ring_base: hqd.ring_address(),
                 slots,
                 descriptor: desc,
-                doorbell: self.doorbell_bar + byte,
-                // The MQD names a wptr poll address, and the CP polls it.
-                poll_write_index: true,
+                space,
+                pipe: slot.1,
             })
             .map_err(MecError::Bind)?;
-        self.state.lock().doorbells.insert(dword, q);
+        let announced = cp.stats(q).map_or(0, |x| x.announced);
+        drop(cp);
+        self.arm_doorbell(dword, announced);
+        let mut s = self.state.lock();
+        s.doorbells.insert(dword, q);
+        let bit = 1u32 << ((u32::from(slot.1) * 8 + u32::from(slot.2)) & 31);
+        let once = slot.0 == 1 && s.poll_pending & bit != 0;
+        s.poll_pending &= !bit;
+        if s.running >> slot.1 & 1 == 0 {
+            s.events.push(MecEvent::QueueOnStoppedPipe {
+                me: slot.0,
+                pipe: slot.1,
+                queue: slot.2,
+            });
+        }
+        drop(s);
+        if once {
+            self.cp.lock().poll_once(q);
+        }
         Ok(q)
     }
 
-    /// Maps an MQD image onto a slot on behalf of MES or the KIQ.
-    pub fn map_mqd(&self, slot: SlotKey, hqd: &HqdRegisters) -> Result<usize, MecError> {
+    /// Maps an MQD's HQD image onto a slot on behalf of the KIQ (the
+    /// queue runs in the VMID its `CP_HQD_VMID` names).
+    pub fn map_mqd(&self, slot: SlotKey, hqd: &Hqd) -> Result<usize, MecError> {
+        self.map_in(slot, hqd, AddressSpace::Vmid(hqd.vmid()))
+    }
+
+    /// Maps an MQD's HQD image onto a slot on behalf of MES, which points
+    /// the VMID it assigned at the process's page tables `root`.
+    pub fn map_mqd_process(&self, slot: SlotKey, hqd: &Hqd, root: u64) -> Result<usize, MecError> {
+        self.map_in(
+            slot,
+            hqd,
+            AddressSpace::Process {
+                vmid: hqd.vmid(),
+                root,
+            },
+        )
+    }
+
+    fn map_in(&self, slot: SlotKey, hqd: &Hqd, space: AddressSpace) -> Result<usize, MecError> {
         let busy = self.state.lock().active.contains_key(&slot);
         let r = if busy {
             Err(MecError::SlotBusy)
         } else {
-            self.check_and_bind(hqd, false)
+            self.check_and_bind(slot, hqd, false, space)
         };
         let mut s = self.state.lock();
         match r {
             Ok(q) => {
-                let mut bank = hqd.dwords();
-                if let Some(a) = bank.get_mut(2) {
-                    *a |= 1;
-                }
+                let mut bank = *hqd;
+                bank.set(w::ACTIVE, bank.get(w::ACTIVE) | cpregs::HQD_ACTIVE_MASK);
                 s.banks.insert(slot, bank);
                 s.active.insert(slot, q);
                 s.events.push(MecEvent::Activated {
@@ -512,8 +956,8 @@ impl Mec {
         let slot = s.active.iter().find(|(_, v)| **v == q).map(|(k, _)| *k);
         if let Some(k) = slot {
             s.active.remove(&k);
-            if let Some(a) = s.banks.get_mut(&k).and_then(|b| b.get_mut(2)) {
-                *a &= !1;
+            if let Some(b) = s.banks.get_mut(&k) {
+                b.set(w::ACTIVE, b.get(w::ACTIVE) & !cpregs::HQD_ACTIVE_MASK);
             }
             s.events.push(MecEvent::Dequeued {
                 me: k.0,
@@ -522,61 +966,57 @@ impl Mec {
             });
         }
         drop(s);
+        self.disarm_doorbell(dword);
         self.cp.lock().unbind(q);
         true
     }
 
     fn on_window_write(&self, slot: SlotKey, i: usize, value: u32) {
-        let active_i = (self.regs.hqd_active.offset - self.regs.mqd_base_addr.offset) as usize;
-        let dequeue_i =
-            (self.regs.dequeue_request.offset - self.regs.mqd_base_addr.offset) as usize;
         let mut s = self.state.lock();
-        let bank = s.banks.entry(slot).or_insert([0; HQD_DWORDS]);
-        let was_active = bank.get(active_i).copied().unwrap_or(0) & 1 == 1;
-        if let Some(r) = bank.get_mut(i) {
-            *r = value;
-        }
-        if i == active_i {
+        let bank = s.banks.entry(slot).or_default();
+        let was_active = bank.active();
+        bank.set(i, value);
+        if i == w::ACTIVE {
             // ACTIVE is set by the activation below, not by the write.
-            if let Some(r) = bank.get_mut(i) {
-                *r = value & !1 | u32::from(was_active);
-            }
-            if value & 1 == 1 && !was_active {
-                let image = HqdRegisters::from_dwords(bank);
+            bank.set(i, value & !cpregs::HQD_ACTIVE_MASK | u32::from(was_active));
+            if value & cpregs::HQD_ACTIVE_MASK != 0 && !was_active {
+                let image = *bank;
+                let set_active = |s: &mut State| {
+                    if let Some(b) = s.banks.get_mut(&slot) {
+                        b.set(w::ACTIVE, b.get(w::ACTIVE) | cpregs::HQD_ACTIVE_MASK);
+                    }
+                };
                 // `RLC_CP_SCHEDULERS.scheduler0` (enable bit 7) names the
                 // KIQ slot (`gfx_v11_0_kiq_setting()`): a PM4 queue there
                 // is the KIQ, which the KIQ model runs, not the AQL CP.
                 let sched = self
-                    .mes_regs
+                    .regs
                     .rlc_sched
                     .and_then(|o| s.flat.get(&o).copied())
-                    .unwrap_or(0);
+                    .unwrap_or(0)
+                    & cpregs::SCHEDULER0_MASK;
                 let named = u32::from(slot.0) << 5 | u32::from(slot.1) << 3 | u32::from(slot.2);
                 // A queue loaded on ME 3 is a MES pipe's own ring
                 // (`mes_v12_0_queue_init_register()`); MES runs it.
                 if slot.0 == 3 {
-                    if let Some(a) = s.banks.get_mut(&slot).and_then(|b| b.get_mut(active_i)) {
-                        *a |= 1;
-                    }
+                    set_active(&mut s);
                     if let Some(r) = s.mes_rings.get_mut(usize::from(slot.1 & 1)) {
                         *r = Some(MesRingHqd {
                             ring: image.ring_address(),
-                            ring_dwords: image.ring_bytes().unwrap_or(0) / 4,
-                            doorbell_dword: image.doorbell_control().doorbell_offset(),
+                            ring_dwords: image.ring_bytes() / 4,
+                            doorbell_dword: image.doorbell_dword(),
                         });
                     }
                     s.events.push(MecEvent::MesRingLoaded { pipe: slot.1 });
                     return;
                 }
-                if image.cp_hqd_aql_control == 0 && sched & 0x80 != 0 && sched & 0x7F == named {
-                    if let Some(a) = s.banks.get_mut(&slot).and_then(|b| b.get_mut(active_i)) {
-                        *a |= 1;
-                    }
+                if !image.aql() && sched & 0x80 != 0 && sched & 0x7F == named {
+                    set_active(&mut s);
                     s.kiq = Some(KiqHqd {
                         slot,
                         ring: image.ring_address(),
-                        ring_dwords: image.ring_bytes().unwrap_or(0) / 4,
-                        doorbell_dword: image.doorbell_control().doorbell_offset(),
+                        ring_dwords: image.ring_bytes() / 4,
+                        doorbell_dword: image.doorbell_dword(),
                         rptr_report: image.rptr_report_address(),
                     });
                     s.events.push(MecEvent::KiqActivated {
@@ -584,16 +1024,21 @@ impl Mec {
                         pipe: slot.1,
                         queue: slot.2,
                     });
+                    if s.running >> slot.1 & 1 == 0 {
+                        s.events.push(MecEvent::QueueOnStoppedPipe {
+                            me: slot.0,
+                            pipe: slot.1,
+                            queue: slot.2,
+                        });
+                    }
                     return;
                 }
                 drop(s);
-                let r = self.check_and_bind(&image, true);
+                let r = self.check_and_bind(slot, &image, true, AddressSpace::Vmid(image.vmid()));
                 let mut s = self.state.lock();
                 match r {
                     Ok(q) => {
-                        if let Some(a) = s.banks.get_mut(&slot).and_then(|b| b.get_mut(active_i)) {
-                            *a |= 1;
-                        }
+                        set_active(&mut s);
                         s.active.insert(slot, q);
                         s.events.push(MecEvent::Activated {
                             me: slot.0,
@@ -610,16 +1055,16 @@ impl Mec {
                     }),
                 }
             }
-        } else if i == dequeue_i && value & barebell::gfx::hqd::DEQUEUE_REQ_MASK != 0 && was_active
-        {
+        } else if i == w::DEQUEUE_REQUEST && value & cpregs::DEQUEUE_REQ_MASK != 0 && was_active {
             if s.faults.dequeue_never_completes {
                 return;
             }
             let q = s.active.remove(&slot);
-            if let Some(a) = s.banks.get_mut(&slot).and_then(|b| b.get_mut(active_i)) {
-                *a &= !1;
+            if let Some(b) = s.banks.get_mut(&slot) {
+                b.set(w::ACTIVE, b.get(w::ACTIVE) & !cpregs::HQD_ACTIVE_MASK);
             }
             if let Some(q) = q {
+                let dword = s.doorbells.iter().find(|(_, v)| **v == q).map(|(k, _)| *k);
                 s.doorbells.retain(|_, v| *v != q);
                 s.events.push(MecEvent::Dequeued {
                     me: slot.0,
@@ -627,34 +1072,156 @@ impl Mec {
                     queue: slot.2,
                 });
                 drop(s);
+                if let Some(d) = dword {
+                    self.disarm_doorbell(d);
+                }
                 self.cp.lock().unbind(q);
             }
         }
     }
-}
 
-impl Mec {
+    /// Re-evaluates which MEC pipes run after a control write.
+    fn pipes(&self, s: &mut State) {
+        let c = s.mec_cntl;
+        let mut running = 0u8;
+        for p in 0..MEC_PIPES {
+            let i = usize::from(p);
+            let on = c & mec_cntl::HALT == 0 && mec_cntl::active(c, p) && !mec_cntl::reset(c, p);
+            if !on {
+                continue;
+            }
+            let was = s.running >> p & 1 == 1;
+            let program = s.mec_program.get(i).copied().flatten();
+            // A start address is taken only if the driver wrote one.
+            let Some((lo, hi, _)) = program.filter(|x| x.2) else {
+                if !was {
+                    s.events.push(MecEvent::MecPipeNoProgram { pipe: p });
+                }
+                continue;
+            };
+            let pc = u64::from(hi) << 32 | u64::from(lo);
+            if let Some((elo, ehi)) = s.mec_expected
+                && (elo, ehi) != (lo, hi)
+            {
+                if !was {
+                    s.events.push(MecEvent::MecPipeWrongPc {
+                        pipe: p,
+                        pc,
+                        expected: u64::from(ehi) << 32 | u64::from(elo),
+                    });
+                }
+                continue;
+            }
+            let loaded = s.firmware.as_ref().is_none_or(|f| f.mec_pipe(p));
+            if !loaded || s.mec_code.as_ref().is_some_and(|f| !f(p)) {
+                if !was {
+                    s.events.push(MecEvent::MecPipeWithoutCode { pipe: p });
+                }
+                continue;
+            }
+            running |= 1 << p;
+            if !was {
+                s.events.push(MecEvent::MecPipeRunning { pipe: p, pc });
+            }
+        }
+        for p in 0..MEC_PIPES {
+            if s.running >> p & 1 == 1 && running >> p & 1 == 0 {
+                s.events.push(MecEvent::MecPipeStopped { pipe: p });
+            }
+        }
+        if running != s.running {
+            s.running = running;
+            self.cp.lock().set_running_pipes(running);
+        }
+    }
+
+    /// `gfx_v11_0_config_gfx_rs64()` / `gfx_v11_0_cp_compute_enable()`:
+    /// the MEC program counters (banked per pipe, GRBM ME 1) and
+    /// `CP_MEC_RS64_CNTL`.
+    fn mec_write(&self, s: &mut State, byte_offset: usize, value: u32) {
+        let (me, pipe, _) = grbm::slot(s.grbm);
+        let p = usize::from(pipe);
+        if Some(byte_offset) == self.regs.mec_pc && me == 1 {
+            if let Some(pc) = s.mec_pc.get_mut(p) {
+                *pc = (value, pc.1, true);
+            }
+        } else if Some(byte_offset) == self.regs.mec_pc_hi && me == 1 {
+            if let Some(pc) = s.mec_pc.get_mut(p) {
+                *pc = (pc.0, value, true);
+            }
+        } else if Some(byte_offset) == self.regs.mec_cntl {
+            let old = s.mec_cntl;
+            s.mec_cntl = value;
+            for q in 0..MEC_PIPES {
+                let i = usize::from(q);
+                if mec_cntl::reset(value, q) {
+                    // In reset: no program until the reset is released.
+                    if let Some(x) = s.mec_program.get_mut(i) {
+                        *x = None;
+                    }
+                } else if mec_cntl::reset(old, q)
+                    && let (Some(x), Some(pc)) = (s.mec_program.get_mut(i), s.mec_pc.get(i))
+                {
+                    // Leaving reset: the pipe takes its start address.
+                    *x = Some(*pc);
+                }
+            }
+            self.pipes(s);
+        } else if Some(byte_offset) == self.regs.wptr_poll_cntl {
+            self.cp
+                .lock()
+                .set_wptr_polling(value & cpregs::WPTR_POLL_EN_MASK != 0);
+        } else if Some(byte_offset) == self.regs.wptr_poll_cntl1 {
+            // `get_queue_mask()`: bit pipe * 8 + queue of MEC 1. Active
+            // queues poll once now, the others when they activate.
+            let mut now = Vec::new();
+            for (&(me, p, q), &cq) in &s.active {
+                let bit = u32::from(p) * 8 + u32::from(q);
+                if me == 1 && bit < 32 && value >> bit & 1 == 1 {
+                    now.push(cq);
+                }
+            }
+            s.poll_pending |= value;
+            let mut cp = self.cp.lock();
+            for q in now {
+                cp.poll_once(q);
+            }
+        } else if Some(byte_offset) == self.regs.sh_mem_config
+            || Some(byte_offset) == self.regs.sh_mem_bases
+        {
+            let v = usize::from(grbm::vmid(s.grbm));
+            let config = Some(byte_offset) == self.regs.sh_mem_config;
+            if let Some(e) = s.sh_mem.get_mut(v) {
+                if config {
+                    e.0 = value;
+                } else {
+                    e.1 = value;
+                }
+            }
+        }
+    }
+
     /// `mes_v11_0_enable()`'s view of the MES pipes: program counters are
     /// banked per pipe (GRBM ME 3); a pipe runs once `MES_PIPEn_ACTIVE` is
     /// set with its program counter programmed and its code in place
     /// (the PSP's RLC autoload loaded it), and stops on `MES_HALT`.
     fn mes_write(&self, s: &mut State, byte_offset: usize, value: u32) {
-        let (me, pipe, _) = key(s.grbm);
+        let (me, pipe, _) = grbm::slot(s.grbm);
         let p = usize::from(pipe & 1);
-        if Some(byte_offset) == self.mes_regs.pc && me == 3 {
+        if Some(byte_offset) == self.regs.mes_pc && me == 3 {
             s.mes_pc[p] = s.mes_pc[p] & !0xFFFF_FFFF | u64::from(value);
-        } else if Some(byte_offset) == self.mes_regs.pc_hi && me == 3 {
+        } else if Some(byte_offset) == self.regs.mes_pc_hi && me == 3 {
             s.mes_pc[p] = s.mes_pc[p] & 0xFFFF_FFFF | u64::from(value) << 32;
-        } else if Some(byte_offset) == self.mes_regs.cntl {
-            let c = barebell::gfx::mes::start::MesCntl::from_bits(value);
-            if c.mes_halt() {
+        } else if Some(byte_offset) == self.regs.mes_cntl {
+            if value & mes_cntl::HALT != 0 {
                 s.mes_running = [false; 2];
             }
-            for (i, active) in [c.mes_pipe0_active(), c.mes_pipe1_active()]
-                .into_iter()
-                .enumerate()
-            {
-                if !active || s.mes_running[i] {
+            let active = [
+                value & mes_cntl::PIPE0_ACTIVE != 0,
+                value & mes_cntl::PIPE1_ACTIVE != 0,
+            ];
+            for (i, a) in active.into_iter().enumerate() {
+                if !a || s.mes_running[i] {
                     continue;
                 }
                 let code = s.firmware.as_ref().is_none_or(|f| f.mes_pipe(i as u8));
@@ -667,6 +1234,31 @@ impl Mec {
             }
         }
     }
+
+    fn banked_read(&self, s: &State, byte_offset: usize) -> Option<u32> {
+        if Some(byte_offset) == self.regs.sh_mem_config
+            || Some(byte_offset) == self.regs.sh_mem_bases
+        {
+            let e = s.sh_mem.get(usize::from(grbm::vmid(s.grbm)))?;
+            return Some(if Some(byte_offset) == self.regs.sh_mem_config {
+                e.0
+            } else {
+                e.1
+            });
+        }
+        let (me, pipe, _) = grbm::slot(s.grbm);
+        let pc = s.mec_pc.get(usize::from(pipe))?;
+        if me == 1 && Some(byte_offset) == self.regs.mec_pc {
+            return Some(pc.0);
+        }
+        if me == 1 && Some(byte_offset) == self.regs.mec_pc_hi {
+            return Some(pc.1);
+        }
+        if Some(byte_offset) == self.regs.mec_cntl {
+            return Some(s.mec_cntl);
+        }
+        None
+    }
 }
 
 impl RegisterBus for Mec {
@@ -678,20 +1270,23 @@ impl RegisterBus for Mec {
             return ALL_ONES;
         }
         if let Some(i) = self.window_index(byte_offset) {
-            let k = key(s.grbm);
-            return s.banks.get(&k).and_then(|b| b.get(i)).copied().unwrap_or(0);
+            let k = grbm::slot(s.grbm);
+            return s.banks.get(&k).map_or(0, |b| b.get(i));
         }
-        if Some(byte_offset) == self.regs.grbm_gfx_cntl.byte_offset(&self.bases) {
+        if Some(byte_offset) == self.regs.grbm_gfx_cntl {
             return s.grbm;
         }
-        if Some(byte_offset) == self.mes_regs.gp3 {
-            let (me, pipe, _) = key(s.grbm);
+        if Some(byte_offset) == self.regs.mes_gp3 {
+            let (me, pipe, _) = grbm::slot(s.grbm);
             let p = usize::from(pipe & 1);
             return if me == 3 && s.mes_running[p] {
                 s.mes_versions[p]
             } else {
                 0
             };
+        }
+        if let Some(v) = self.banked_read(&s, byte_offset) {
+            return v;
         }
         s.flat.get(&byte_offset).copied().unwrap_or(0)
     }
@@ -704,16 +1299,17 @@ impl RegisterBus for Mec {
             if s.unplugged || !byte_offset.is_multiple_of(4) {
                 return;
             }
-            if Some(byte_offset) == self.regs.grbm_gfx_cntl.byte_offset(&self.bases) {
+            if Some(byte_offset) == self.regs.grbm_gfx_cntl {
                 s.grbm = value;
                 return;
             }
             if self.window_index(byte_offset).is_none() {
                 self.mes_write(&mut s, byte_offset, value);
+                self.mec_write(&mut s, byte_offset, value);
                 s.flat.insert(byte_offset, value);
                 return;
             }
-            key(s.grbm)
+            grbm::slot(s.grbm)
         };
         if let Some(i) = self.window_index(byte_offset) {
             self.on_window_write(slot, i, value);

@@ -889,8 +889,12 @@ impl MesModel {
         self.mapped(ptb, "EOP", hqd.eop(), hqd.eop_bytes(), Access::Write)?;
         let slot = self.free_slot().ok_or(Refusal::NoFreeHqd)?;
         // MES enables the doorbell on the slot it picks.
+        // The MEC reads the window with its own decoder (`crate::cpregs`);
+        // the queue runs in the process's page tables, which MES points
+        // the VMID it assigns at.
+        let image = crate::cpregs::Hqd(hqd.with_doorbell_enabled().0);
         self.mec
-            .map_window(slot, &hqd.with_doorbell_enabled().0)
+            .map_mqd_process(slot, &image, ptb)
             .map_err(Refusal::Mec)?;
         let mut s = self.state.lock();
         s.queues.insert(dword, slot);

@@ -23,7 +23,17 @@
 //!   (a closed BAR window answering like an unclaimed PCIe read is the
 //!   model's choice, unconfirmed on hardware);
 //! - a GPU-side store to the doorbell BAR's bus address (MES, CP) rings
-//!   only inside an enabled self-ring aperture.
+//!   only inside an enabled self-ring aperture;
+//! - a doorbell store reaches the GC (the MEC's queues) only through the
+//!   S2A routing `nbio_v4_3_gc_doorbell_init()` /
+//!   `nbif_v6_3_1_gc_doorbell_init()` program after the RLC autoload:
+//!   entry 0 enabled with AWID 3 and entry 3 enabled with AWID 6, both
+//!   with `AWADDR_31_28_VALUE` 3, and (NBIF 6.3.1) `DROP_EN` clear. The
+//!   S2A fields' meaning is not documented beyond their names; the model
+//!   does not know which of the two ports carries the compute queues'
+//!   doorbells, so it requires both entries as Linux writes them (a model
+//!   convention), and drops the store otherwise
+//!   ([`NbioModel::route_gc_doorbell`]).
 //!
 //! Field masks below are written by hand from `nbio_4_3_0_sh_mask.h` and
 //! `nbif_6_3_1_sh_mask.h` (which agree on them), not taken from the
@@ -93,6 +103,38 @@ struct Layout {
     selfring_cntl: Reg,
     selfring_lo: Reg,
     selfring_hi: Reg,
+}
+
+/// `S2A_DOORBELL_ENTRY_n_CTRL` fields (`nbio_4_3_0_sh_mask.h`,
+/// `nbif_6_3_1_sh_mask.h`; `DROP_EN` only in the latter), by hand.
+pub mod s2a {
+    pub const ENABLE_MASK: u32 = 0x0000_0001;
+    pub const AWID_MASK: u32 = 0x0000_003E;
+    pub const AWID_SHIFT: u32 = 1;
+    pub const DROP_EN_MASK: u32 = 0x0800_0000;
+    pub const AWADDR_31_28_MASK: u32 = 0xF000_0000;
+    pub const AWADDR_31_28_SHIFT: u32 = 28;
+    /// `(AWID, AWADDR_31_28_VALUE)` of entries 0 and 3 as
+    /// `nbio_v4_3_gc_doorbell_init()` programs them (0x30000007,
+    /// 0x3000000d).
+    pub const GC_PORTS: [(u32, u32); 2] = [(3, 3), (6, 3)];
+
+    /// Whether `v` is an enabled, non-dropping entry with `port`.
+    pub fn routes(v: u32, port: (u32, u32)) -> bool {
+        v & ENABLE_MASK != 0
+            && v & DROP_EN_MASK == 0
+            && (v & AWID_MASK) >> AWID_SHIFT == port.0
+            && (v & AWADDR_31_28_MASK) >> AWADDR_31_28_SHIFT == port.1
+    }
+
+    /// Whether entries 0 and 3 (`entries`, as the device holds them)
+    /// send doorbells to the GC (see the `nbio` module documentation).
+    pub fn routes_gc(entries: [u32; 2]) -> bool {
+        entries
+            .iter()
+            .zip(GC_PORTS)
+            .all(|(v, port)| routes(*v, port))
+    }
 }
 
 /// `BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL__ADDRESS_MASK`.
@@ -236,6 +278,18 @@ impl NbioModel {
         }
     }
 
+    /// A doorbell store through BAR2 on its way to the GC's queues:
+    /// dropped (and recorded) unless the aperture is open and the S2A
+    /// entries 0 and 3 (`s2a`, held by the [`crate::s2a`] model) route it.
+    pub fn route_gc_doorbell(&self, dword: u32, value: u64, s2a: [u32; 2]) -> DoorbellOutcome {
+        if self.doorbell_aperture_open() && s2a::routes_gc(s2a) {
+            DoorbellOutcome::Rang
+        } else {
+            self.state.lock().dropped.push((dword / 2, value));
+            DoorbellOutcome::Dropped
+        }
+    }
+
     /// A CPU read of doorbell `index` through BAR2.
     pub fn doorbell_read(&self, index: u32) -> u64 {
         if !self.doorbell_aperture_open() {
@@ -323,6 +377,33 @@ mod tests {
             assert_eq!(m.doorbell_write(3, 9), DoorbellOutcome::Rang);
             assert_eq!(m.doorbell_read(3), 9);
             assert_eq!(m.dropped(), alloc::vec![(3, 9)]);
+        }
+    }
+
+    #[test]
+    fn gc_doorbells_need_both_s2a_entries_as_linux_writes_them() {
+        let c = crate::SimClock::new();
+        // The values `nbio_v4_3_gc_doorbell_init()` writes, by hand.
+        let linux = [0x3000_0007, 0x3000_000d];
+        for ip in [NbioIp::Nbio4_3_0, NbioIp::Nbif6_3_1] {
+            let m = NbioModel::new(&c, ip, IpBases([0, 0x14, 0xD20, 0, 0, 0, 0, 0]), 0x7F000);
+            m.write32(0x3780, 1);
+            assert_eq!(m.route_gc_doorbell(26, 1, [0, 0]), DoorbellOutcome::Dropped);
+            let only0 = [linux[0], 0];
+            assert_eq!(m.route_gc_doorbell(26, 2, only0), DoorbellOutcome::Dropped);
+            assert_eq!(m.route_gc_doorbell(26, 3, linux), DoorbellOutcome::Rang);
+            // A wrong AWID routes nowhere, nor does DROP_EN (bit 27).
+            let awid5 = [0x3000_0005, linux[1]];
+            assert_eq!(m.route_gc_doorbell(26, 4, awid5), DoorbellOutcome::Dropped);
+            let drop = [linux[0] | 1 << 27, linux[1]];
+            assert_eq!(m.route_gc_doorbell(26, 6, drop), DoorbellOutcome::Dropped);
+            // The aperture closed stops it too.
+            m.write32(0x3780, 0);
+            assert_eq!(m.route_gc_doorbell(26, 5, linux), DoorbellOutcome::Dropped);
+            assert_eq!(
+                m.dropped(),
+                alloc::vec![(13, 1), (13, 2), (13, 4), (13, 6), (13, 5)]
+            );
         }
     }
 }

@@ -42,6 +42,9 @@ pub struct Part {
     /// The MES blobs whose headers give each pipe's start address
     /// (scheduler pipe, KIQ pipe).
     pub mes_files: [&'static str; 2],
+    /// The MEC blob whose `gfx_firmware_header_v2_0` gives the start
+    /// address every MEC pipe must run from.
+    pub mec_file: &'static str,
 }
 
 /// The names `--part` accepts.
@@ -60,6 +63,7 @@ pub fn navi31() -> Part {
         display: Some(Display::GOP_1080P),
         firmware: firmware::navi31(),
         mes_files: ["gc_11_0_0_mes_2.bin", "gc_11_0_0_mes1.bin"],
+        mec_file: "gc_11_0_0_mec.bin",
     }
 }
 
@@ -75,6 +79,7 @@ pub fn navi48() -> Part {
         display: None,
         firmware: firmware::navi48(),
         mes_files: ["gc_12_0_1_uni_mes.bin", "gc_12_0_1_uni_mes.bin"],
+        mec_file: "gc_12_0_1_mec.bin",
     }
 }
 

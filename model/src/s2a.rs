@@ -10,10 +10,10 @@
 //! through the RSMU index/data pair); NBIF 6.3.1 has them in the GDC
 //! block, segment 2. The strap is in segment 5 on both.
 //!
-//! Each entry is decoded ([`S2aPort`]); the model does not (yet) gate
-//! doorbell delivery on them: barebell's own bring-up does not program
-//! them (issue 14), and the MEC model takes doorbells from its BAR2 page
-//! directly. Recorded in `docs/fidelity.md`.
+//! Each entry is decoded ([`S2aPort`]); entries 0 and 3 gate doorbell
+//! delivery to the GC: the `VirtualGpu` hands them to
+//! `NbioModel::route_gc_doorbell`, the MEC model's doorbell bridge
+//! (issue 14; `docs/fidelity.md`).
 //!
 //! Reset values (*model values*): the entries read 0 (disabled); the
 //! strap reads NBIO 2.3's default `smnRCC_DEV0_EPF2_STRAP2_DEFAULT`
@@ -189,6 +189,11 @@ impl S2aModel {
                 })
             })
             .collect()
+    }
+
+    /// Entry `port`'s raw value (0 for a port past 3).
+    pub fn entry(&self, port: usize) -> u32 {
+        self.entries.get(port).map_or(0, |at| self.regs.get(*at))
     }
 
     /// `STRAP_NO_SOFT_RESET_DEV0_F2` as set.

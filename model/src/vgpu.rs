@@ -9,11 +9,15 @@
 //!   Accesses past the BAR are lost (counted) unless they go through the
 //!   NBIO's RSMU index/data pair, as on a card.
 //! - BAR0 is host memory the MC model reads as VRAM from offset 0.
-//! - BAR2 is a page of 64-bit doorbells the MEC model watches.
+//! - BAR2 is a page of 64-bit doorbells the MEC model watches; a store
+//!   reaches a queue only through the NBIO's doorbell aperture and its
+//!   S2A routing to the GC (`NbioModel::route_gc_doorbell`).
 //! - The DMA region is host memory in the model's IOMMU at a fixed bus
-//!   address; its ring area is read by the CP model at GPU VA = host
-//!   address (the CP model does not translate through VMIDs yet: see
-//!   `docs/STATUS.md`).
+//!   address. The CP model reads every MEC-mapped queue through its VMID
+//!   (`CpTranslate`): the GFXHUB's context registers and walk
+//!   (`HubModel::translate_vmid_as`, client CPC) for direct and KIQ
+//!   queues, the process tables MES was given for MES queues; then the
+//!   VRAM backing or the IOMMU.
 //! - [`Platform::pause`] is where the firmware stand-ins run: the KIQ and
 //!   MES models are found through the MEC model once their rings exist
 //!   (as firmware would find them) and serviced, and the CP model runs to
@@ -42,7 +46,7 @@ use crate::discovery::{self, VramWindow};
 use crate::dma::Dma;
 use crate::error::ModelError;
 use crate::gmc::{Access, Gmc, VmFault};
-use crate::hub::HubModel;
+use crate::hub::{HubModel, HubRefusal};
 use crate::kiq::KiqModel;
 use crate::mc::{CID_MP0, Mc};
 use crate::mec::Mec;
@@ -62,7 +66,7 @@ use barebell::discovery::{Discovery, boot};
 use barebell::ip::{Generation, hw_id};
 use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
 use barebell::platform::{Aperture, DMA_CHUNK, DmaRegion, Platform};
-use barebell::regs::hub::hub_for;
+use barebell::regs::hub::{HubRegs, hub_for};
 use barebell::regs::mp::PspRegs;
 use barebell::regs::{IpBases, Reg};
 use barebell::time::Clock;
@@ -83,6 +87,11 @@ pub const DOORBELL_BUS: u64 = 0x00FC_0000_0000;
 pub const HOST_READ_NS: u64 = 10;
 /// Steps the CP model may take in one pause before it must be idle.
 const CP_STEPS_PER_PAUSE: u64 = 1_000_000;
+/// Simulated time a pause costs when no model had anything to do (a
+/// model convention: a host that backs off while the device is idle). A
+/// wait for something the device will never do then ends after
+/// `bound / PAUSE_IDLE_NS` looks instead of `bound / HOST_READ_NS`.
+pub const PAUSE_IDLE_NS: u64 = 10_000;
 
 /// Firmware blobs by file name, for the PSP model's expectations (the
 /// images it must see loaded, byte for byte): the same source the
@@ -282,6 +291,8 @@ pub struct VirtualGpu {
     doorbells: Box<DoorbellPage>,
     chunk_bus: Vec<u64>,
     claimed: AtomicBool,
+    /// Fault switch: the MES and KIQ firmware stand-ins never run.
+    schedulers_silent: AtomicBool,
     /// Issue 15: the SOC blocks (SMU, IH, SDMA, clock gating, S2A).
     soc: Arc<crate::soc::SocBlocks>,
     /// Last: the models above hold addresses inside it.
@@ -344,6 +355,24 @@ impl MesInfo {
 
 fn offsets(regs: &[Reg], bases: &IpBases) -> BTreeSet<usize> {
     regs.iter().filter_map(|r| r.byte_offset(bases)).collect()
+}
+
+/// A hub's own registers: its named ones plus contexts 1..=15's CNTL,
+/// base, start and end (`gfxhub_v3_0_setup_vmid_config()` and a user
+/// VMID's base reach them as context 1's register plus a stride, names
+/// the tables do not list).
+fn hub_offsets(named: &[Reg], h: &HubRegs, bases: &IpBases) -> BTreeSet<usize> {
+    let mut set = offsets(named, bases);
+    let at = |r: Reg, dwords: u32| r.byte_offset(bases).map(|o| o + 4 * dwords as usize);
+    for i in 0..15u32 {
+        set.extend(at(h.ctx1_cntl, i * h.ctx_distance()));
+        for lo in [h.ctx1_base_lo, h.ctx1_start_lo, h.ctx1_end_lo] {
+            let a = i * h.ctx_addr_distance();
+            set.extend(at(lo, a));
+            set.extend(at(lo, a + 1));
+        }
+    }
+    set
 }
 
 impl VirtualGpu {
@@ -477,11 +506,23 @@ impl VirtualGpu {
             cp.dma_mut()
                 .map(memory.dma.as_ptr() as u64, memory.dma_len as u64);
         }
-        let mec = Arc::new(Mec::new(&clock, gc.bases, generation, bar2, cp).ok_or(
-            ModelError::Register {
-                name: "CP_MQD_BASE_ADDR (the MEC model's HQD window)",
-            },
-        )?);
+        // SAFETY: the doorbell page is boxed in the VirtualGpu (it does not
+        // move, and the MEC, which the VirtualGpu also owns, is dropped
+        // with it) and holds 512 u64s, accessed only atomically.
+        let mec = unsafe { Mec::new(&clock, gc.bases, generation, bar2, 512, cp) };
+        let mec = Arc::new(mec.ok_or(ModelError::Register {
+            name: "CP_MQD_BASE_ADDR (the MEC model's HQD window)",
+        })?);
+        // Every MEC pipe must start where the MEC ucode does
+        // (`gfx_v11_0_config_gfx_rs64()` programs it from this header).
+        let mec_blob = files.load(part.mec_file)?;
+        let pc = crate::cpregs::gfx_v2::pc_start(&mec_blob).ok_or_else(|| {
+            barebell_bringup::FirmwareError::Lacks {
+                name: part.mec_file.into(),
+                what: "gfx_firmware_header_v2_0 (the MEC start address)",
+            }
+        })?;
+        mec.expect_pc(pc);
         // The engines run only what the PSP's RLC autoload put in place.
         mec.set_loaded_firmware(psp.loaded());
 
@@ -539,6 +580,13 @@ impl VirtualGpu {
         // clock gating and scratch, S2A), on the PSP's state. Their
         // registers come before the GC catch-all.
         let soc = Arc::new(soc_blocks(&clock, &d, generation, &part, files, &psp)?);
+        // Queue doorbells reach the MEC only through BAR2, the NBIO's
+        // doorbell aperture and the S2A routing to the GC (entries 0 and 3).
+        let (route, s2a) = (nbio.clone(), soc.s2a.clone());
+        mec.set_doorbell_bridge(Box::new(move |dword, value| {
+            let entries = [s2a.entry(0), s2a.entry(3)];
+            route.route_gc_doorbell(dword, value, entries) == crate::nbio::DoorbellOutcome::Rang
+        }));
         routes.extend(soc.routes());
         routes.extend(alloc::vec![
             (
@@ -548,8 +596,14 @@ impl VirtualGpu {
             (boot_regs, window.clone()),
             (psp_gc, psp.clone()),
             (nbio_set, nbio.clone()),
-            (offsets(mmhub_regs.all, &mmhub.bases), mmhub_model.clone()),
-            (offsets(&hub_own, &gc.bases), gfxhub_model.clone()),
+            (
+                hub_offsets(mmhub_regs.all, mmhub_regs, &mmhub.bases),
+                mmhub_model.clone(),
+            ),
+            (
+                hub_offsets(&hub_own, gfxhub_regs, &gc.bases),
+                gfxhub_model.clone(),
+            ),
             (offsets(gc_all, &gc.bases), mec.clone()),
             (offsets(mp0_all, &mp0.bases), psp.clone()),
         ]);
@@ -605,10 +659,19 @@ impl VirtualGpu {
             doorbells,
             chunk_bus,
             claimed: AtomicBool::new(false),
+            schedulers_silent: AtomicBool::new(false),
             soc,
             memory,
         };
         gpu.place_discovery(&table);
+        // The CP reads every MEC-mapped queue through its VMID: the
+        // GFXHUB's context registers and walk for direct and KIQ queues,
+        // the process tables MES was given for MES queues.
+        let t = CpTranslate {
+            hub: gpu.gfxhub.clone(),
+            space: gpu.space(),
+        };
+        gpu.mec.cp().set_translator(Box::new(t));
         Ok(gpu)
     }
 
@@ -628,6 +691,18 @@ impl VirtualGpu {
 
     pub fn psp(&self) -> &PspModel {
         &self.psp
+    }
+
+    /// S2A doorbell entries 0 and 3 as the device holds them.
+    pub fn s2a_entries(&self) -> [u32; 2] {
+        [self.soc.s2a.entry(0), self.soc.s2a.entry(3)]
+    }
+
+    /// Fault switch: the MES and KIQ firmware never answer (as on a part
+    /// whose MES code did not load). tinygrad's topology, one AQL queue
+    /// loaded straight into MEC pipe 0 queue 0, needs neither.
+    pub fn silence_schedulers(&self, on: bool) {
+        self.schedulers_silent.store(on, Ordering::Relaxed);
     }
 
     pub fn nbio(&self) -> &NbioModel {
@@ -807,6 +882,80 @@ impl Space {
     }
 }
 
+/// GFXHUB client id of the compute CP (`CPC`, index 5 of
+/// `gfxhub_client_ids` in `gfxhub_v3_0.c`), what a CP fault latches.
+const CID_CPC: u16 = 5;
+
+/// The CP's view of a queue's address space (`cp::Translate`).
+struct CpTranslate {
+    hub: Arc<HubModel>,
+    space: Space,
+}
+
+impl CpTranslate {
+    fn vram(&self) -> Dma {
+        let mut vram = Dma::default();
+        // SAFETY: a window over the VirtualGpu's own VRAM backing, read
+        // during one translation only; the CP model holding this
+        // translator is dropped with the VirtualGpu, before its memory.
+        unsafe { vram.map_at(0, self.space.vram.0 as *mut u8, self.space.vram.1) };
+        vram
+    }
+
+    fn iommu(&self) -> Dma {
+        let mut iommu = Dma::default();
+        for (i, bus) in self.space.chunk_bus.iter().enumerate() {
+            let host = self.space.dma.0 + (i * DMA_CHUNK) as u64;
+            // SAFETY: as for `vram`: the VirtualGpu's own DMA chunks.
+            unsafe { iommu.map_at(*bus, host as *mut u8, DMA_CHUNK as u64) };
+        }
+        iommu
+    }
+}
+
+impl crate::cp::Translate for CpTranslate {
+    fn translate(
+        &self,
+        space: crate::cp::AddressSpace,
+        va: u64,
+        access: Access,
+    ) -> Result<u64, crate::cp::VmRefusal> {
+        use crate::cp::{AddressSpace, VmRefusal};
+        let vmid = match space {
+            AddressSpace::Identity => return Ok(va),
+            AddressSpace::Process { root, .. } => {
+                return self
+                    .space
+                    .translate(root, va, access)
+                    .map_err(|f| VmRefusal::Walk(f.reason));
+            }
+            AddressSpace::Vmid(v) => v,
+        };
+        let vram = self.vram();
+        let t = self
+            .hub
+            .translate_vmid_as(&vram, vmid, va, access, CID_CPC)
+            .map_err(|r| match r {
+                HubRefusal::InvalidBase { raw } => VmRefusal::InvalidBase { raw },
+                HubRefusal::OutOfRange { start, end, .. } => VmRefusal::OutOfRange { start, end },
+                HubRefusal::Fault(f) => VmRefusal::Walk(f.reason),
+                _ => VmRefusal::ContextDisabled,
+            })?;
+        let (mem, at) = if t.system {
+            (self.iommu(), Some(t.pa))
+        } else {
+            (vram, t.pa.checked_sub(self.space.fb_offset))
+        };
+        at.and_then(|a| mem.host_of(a, 1))
+            .ok_or(VmRefusal::Unbacked { pa: t.pa })
+    }
+
+    fn generation(&self) -> u64 {
+        let s = self.hub.invalidations();
+        s.completed.iter().map(|&n| u64::from(n)).sum()
+    }
+}
+
 // SAFETY: every promise of the trait is kept by construction:
 // - `regs` is the BAR window over the routed block models, each access
 //   one call into a model, in program order;
@@ -873,17 +1022,30 @@ unsafe impl Platform for VirtualGpu {
             f.pipe1 = MesModel::from_mec_pipe(self.mec.clone(), 1, self.api)
                 .map(|m| m.with_part(self.mes_info.part(self.gfxhub.clone())));
         }
+        let mut worked = 0;
+        if self.schedulers_silent.load(Ordering::Relaxed) {
+            drop(f);
+            let steps = self.mec.run_until_idle(CP_STEPS_PER_PAUSE);
+            if steps.is_some_and(|n| n <= 2) {
+                self.clock.advance(PAUSE_IDLE_NS);
+            }
+            return;
+        }
         if let Some(k) = &f.kiq {
-            k.service();
+            worked += k.service();
         }
         if let Some(m) = &f.pipe1 {
-            m.service();
+            worked += m.service();
         }
         if let Some(m) = &f.sched {
-            m.service();
+            worked += m.service();
         }
         drop(f);
-        self.mec.run_until_idle(CP_STEPS_PER_PAUSE);
+        // `run_until_idle` takes two steps to see an idle CP.
+        let steps = self.mec.run_until_idle(CP_STEPS_PER_PAUSE);
+        if worked == 0 && steps.is_some_and(|n| n <= 2) {
+            self.clock.advance(PAUSE_IDLE_NS);
+        }
     }
     fn name(&self) -> &str {
         &self.name

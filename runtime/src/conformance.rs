@@ -44,5 +44,8 @@ pub const FACTS: &[&[Fact]] = &[
     crate::gfx::hqd::FACTS,
     crate::gfx::doorbells::FACTS,
     crate::gfx::mes::start::FACTS,
+    crate::gfx::mec::FACTS,
+    crate::gfx::init::FACTS,
+    crate::nbio::S2A_FACTS,
     crate::gfx::kiq::hqd::FACTS,
 ];

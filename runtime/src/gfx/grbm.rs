@@ -65,6 +65,14 @@ impl<'b, B: RegisterBus + ?Sized> GrbmSelect<'b, B> {
         self.gc.write(self.reg, select_value(me, pipe, queue))
     }
 
+    /// Selects VMID `vmid`'s bank (ME 0, pipe 0, queue 0), for the
+    /// per-VMID registers `soc21_grbm_select(adev, 0, 0, 0, vmid)` reaches
+    /// (`SH_MEM_CONFIG`, `SH_MEM_BASES`).
+    pub fn switch_vmid(&self, vmid: u8) -> Result<(), BlockError> {
+        self.gc
+            .write(self.reg, GrbmGfxCntl::new().with_vmid(vmid).into_bits())
+    }
+
     /// The block the selection applies to.
     pub fn block(&self) -> Block<'b, B> {
         self.gc

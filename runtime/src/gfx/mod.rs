@@ -11,8 +11,10 @@ pub mod doorbells;
 pub mod error;
 pub mod grbm;
 pub mod hqd;
+pub mod init;
 pub mod kiq;
 pub mod mapper;
+pub mod mec;
 pub mod mes;
 pub mod mqd;
 

@@ -67,6 +67,9 @@ pub struct NbioRegs {
     pub rsmu_data: Reg,
     /// The register lists to name accesses by, for tracing.
     pub symbols: &'static [&'static [Reg]],
+    /// S2A doorbell entries 0 and 3, which route doorbells to the GC
+    /// ([`gc_doorbell_init`]).
+    pub s2a_entries: [Reg; 2],
 }
 
 /// NBIO 4.3.0 (Navi31), from `nbio_4_3_0_offset.h`.
@@ -88,6 +91,10 @@ pub const NBIO_4_3_0: NbioRegs = NbioRegs {
     selfring_base_high: nbio_4_3_0::init::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
     selfring_base_low: nbio_4_3_0::init::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW,
     selfring_cntl: nbio_4_3_0::init::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL,
+    s2a_entries: [
+        nbio_4_3_0::init::S2A_DOORBELL_ENTRY_0_CTRL,
+        nbio_4_3_0::init::S2A_DOORBELL_ENTRY_3_CTRL,
+    ],
     rsmu_index: nbio_4_3_0::BIF_BX_PF0_RSMU_INDEX,
     rsmu_data: nbio_4_3_0::BIF_BX_PF0_RSMU_DATA,
     symbols: &[nbio_4_3_0::init::ALL, nbio_4_3_0::ALL],
@@ -106,6 +113,10 @@ pub const NBIF_6_3_1: NbioRegs = NbioRegs {
     selfring_cntl: nbif_6_3_1::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL,
     rsmu_index: nbif_6_3_1::BIF_BX_PF0_RSMU_INDEX,
     rsmu_data: nbif_6_3_1::BIF_BX_PF0_RSMU_DATA,
+    s2a_entries: [
+        nbif_6_3_1::GDC_S2A0_S2A_DOORBELL_ENTRY_0_CTRL,
+        nbif_6_3_1::GDC_S2A0_S2A_DOORBELL_ENTRY_3_CTRL,
+    ],
     symbols: &[nbif_6_3_1::ALL],
 };
 
@@ -287,6 +298,115 @@ pub fn init<B: RegisterBus + ?Sized>(
     enable_doorbell_aperture(bus, nbio, true)?;
     enable_doorbell_selfring(bus, nbio, Some(doorbell_bus))
 }
+
+/// `S2A_DOORBELL_ENTRY_n_CTRL` (NBIO 4.3.0; NBIF 6.3.1's
+/// `GDC_S2A0_S2A_DOORBELL_ENTRY_n_CTRL` adds `DROP_EN`, which barebell
+/// leaves clear).
+#[bitfield_struct::bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct S2aDoorbellEntryCtrl {
+    pub enable: bool,
+    #[bits(5)]
+    pub awid: u8,
+    pub fence_enable: bool,
+    #[bits(10)]
+    pub range_offset: u16,
+    #[bits(8)]
+    pub range_size: u8,
+    pub bit64_support_dis: bool,
+    pub need_deduct_range_offset: bool,
+    pub drop_en: bool,
+    #[bits(4)]
+    pub awaddr_31_28_value: u8,
+}
+
+/// Entries 0 and 3 as `nbio_v4_3_gc_doorbell_init()` /
+/// `nbif_v6_3_1_gc_doorbell_init()` write them (0x30000007, 0x3000000d):
+/// enabled, AWID 3 and 6, `AWADDR_31_28_VALUE` 3, no range.
+pub const GC_S2A_ENTRIES: [S2aDoorbellEntryCtrl; 2] = [
+    S2aDoorbellEntryCtrl::new()
+        .with_enable(true)
+        .with_awid(3)
+        .with_awaddr_31_28_value(3),
+    S2aDoorbellEntryCtrl::new()
+        .with_enable(true)
+        .with_awid(6)
+        .with_awaddr_31_28_value(3),
+];
+
+/// Routes doorbells to the GC through the S2A entries, as
+/// `gfx_v11_0_hw_init()` does after the RLC autoload
+/// (`adev->nbio.funcs->gc_doorbell_init`). Until then a queue's doorbell
+/// reaches no queue.
+pub fn gc_doorbell_init<B: RegisterBus + ?Sized>(bus: &B, nbio: &Nbio) -> Result<(), NbioError> {
+    let b = nbio.block(bus);
+    for reg in nbio.regs.s2a_entries {
+        b.offset(reg)?;
+    }
+    for (reg, v) in nbio.regs.s2a_entries.into_iter().zip(GC_S2A_ENTRIES) {
+        b.write(reg, v.into_bits())?;
+    }
+    Ok(())
+}
+
+macro_rules! s2a_facts {
+    ($h:literal, $reg:literal, $p:literal) => {
+        [
+            barebell_facts::Fact::constant(
+                $h,
+                concat!($reg, "__S2A_DOORBELL_PORT", $p, "_ENABLE_MASK"),
+                S2aDoorbellEntryCtrl::new().with_enable(true).into_bits() as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                concat!($reg, "__S2A_DOORBELL_PORT", $p, "_AWID_MASK"),
+                S2aDoorbellEntryCtrl::new().with_awid(0x1F).into_bits() as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                concat!($reg, "__S2A_DOORBELL_PORT", $p, "_RANGE_OFFSET_MASK"),
+                S2aDoorbellEntryCtrl::new()
+                    .with_range_offset(0x3FF)
+                    .into_bits() as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                concat!($reg, "__S2A_DOORBELL_PORT", $p, "_RANGE_SIZE_MASK"),
+                S2aDoorbellEntryCtrl::new()
+                    .with_range_size(0xFF)
+                    .into_bits() as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                concat!($reg, "__S2A_DOORBELL_PORT", $p, "_AWADDR_31_28_VALUE_MASK"),
+                S2aDoorbellEntryCtrl::new()
+                    .with_awaddr_31_28_value(0xF)
+                    .into_bits() as u64,
+            ),
+        ]
+    };
+}
+
+/// The S2A entry fields against both IPs' `sh_mask` headers.
+pub const S2A_FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
+    s2a_facts!("nbio_4_3_0_sh_mask.h", "S2A_DOORBELL_ENTRY_0_CTRL", "0"),
+    s2a_facts!("nbio_4_3_0_sh_mask.h", "S2A_DOORBELL_ENTRY_3_CTRL", "3"),
+    s2a_facts!(
+        "nbif_6_3_1_sh_mask.h",
+        "GDC_S2A0_S2A_DOORBELL_ENTRY_0_CTRL",
+        "0"
+    ),
+    s2a_facts!(
+        "nbif_6_3_1_sh_mask.h",
+        "GDC_S2A0_S2A_DOORBELL_ENTRY_3_CTRL",
+        "3"
+    ),
+    [barebell_facts::Fact::constant(
+        "nbif_6_3_1_sh_mask.h",
+        "GDC_S2A0_S2A_DOORBELL_ENTRY_0_CTRL__S2A_DOORBELL_PORT0_DROP_EN_MASK",
+        S2aDoorbellEntryCtrl::new().with_drop_en(true).into_bits() as u64
+    )],
+);
 
 /// The remap page's layout, against the uapi header that names it.
 pub const FACTS: &[barebell_facts::Fact] = &[

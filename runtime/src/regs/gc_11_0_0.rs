@@ -34,6 +34,23 @@ super::registers! {
     CP_MES_PRGRM_CNTR_START = 0x2800, 1;
     CP_MES_PRGRM_CNTR_START_HI = 0x289d, 1;
     RLC_CP_SCHEDULERS = 0x098a, 1;
+    // MEC start (`gfx_v11_0_config_gfx_rs64()`, `gfx_v11_0_cp_compute_enable()`).
+    CP_MEC_RS64_CNTL = 0x2904, 1;
+    CP_MEC_RS64_PRGRM_CNTR_START = 0x2900, 1;
+    CP_MEC_RS64_PRGRM_CNTR_START_HI = 0x2938, 1;
+    CP_ME_CNTL = 0x0803, 1;
+    CP_PFP_PRGRM_CNTR_START = 0x1e44, 0;
+    CP_PFP_PRGRM_CNTR_START_HI = 0x1e59, 0;
+    CP_ME_PRGRM_CNTR_START = 0x1e45, 0;
+    CP_ME_PRGRM_CNTR_START_HI = 0x1e79, 0;
+    CP_PQ_WPTR_POLL_CNTL = 0x1e23, 0;
+    // GFX init after autoload (`gfx_v11_0_constants_init()`, golden
+    // settings, `gfx_v11_0_rlc_resume()`).
+    GRBM_CNTL = 0x0da0, 0;
+    SH_MEM_CONFIG = 0x09e4, 1;
+    SH_MEM_BASES = 0x09e3, 1;
+    TCP_CNTL = 0x19a2, 1;
+    RLC_SRM_CNTL = 0x4c80, 1;
     // GFXHUB init (`gfxhub_v3_0_gart_enable()`), used by `crate::gmc::hub`.
     GCMC_VM_FB_LOCATION_BASE = 0x1678, 0;
     GCMC_VM_FB_LOCATION_TOP = 0x1679, 0;

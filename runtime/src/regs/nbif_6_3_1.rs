@@ -24,6 +24,8 @@ super::registers! {
     BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL = 0x00f5, 2;
     BIF_BX_PF0_RSMU_INDEX = 0x0000, 1;
     BIF_BX_PF0_RSMU_DATA = 0x0001, 1;
+    GDC_S2A0_S2A_DOORBELL_ENTRY_0_CTRL = 0x01cb, 2;
+    GDC_S2A0_S2A_DOORBELL_ENTRY_3_CTRL = 0x01ce, 2;
 }
 
 const SH: &str = "nbif_6_3_1_sh_mask.h";

@@ -30,6 +30,8 @@ pub mod init {
         BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL = 0x00f5, 2;
         BIF_BX_PF0_GPU_HDP_FLUSH_REQ = 0x0106, 2;
         BIF_BX_PF0_GPU_HDP_FLUSH_DONE = 0x0107, 2;
+        S2A_DOORBELL_ENTRY_0_CTRL = 0x4f7640, 3;
+        S2A_DOORBELL_ENTRY_3_CTRL = 0x4f7643, 3;
     }
 
     /// `BIF_BX0_REMAP_HDP_{MEM,REG}_FLUSH_CNTL`: the byte offset in the
