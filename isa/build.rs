@@ -11,13 +11,57 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-fn ty(spec: &str) -> String {
-    // FIELD:TYPE, TYPE is one of
+/// `FIELD:TYPE` operand type: (Ty expression, wave64 width, hi note, SGPR
+/// note, special verdicts, note classes).
+fn ty(spec: &str) -> (String, u8, String, String, String, String) {
+    // TYPE[/W64][@HI|^HI][%SGPR][~W32[/W64][:CLASS[/CLASS64]]]
+    let mut rest = spec;
+    let mut specs = String::from("[\"\", \"\"]");
+    let mut classes = String::from("[\"\", \"\"]");
+    if let Some((a, b)) = rest.split_once('~') {
+        rest = a;
+        let (v, c) = b.split_once(':').unwrap_or((b, ""));
+        let (v32, v64) = v.split_once('/').unwrap_or((v, v));
+        let (c32, c64) = c.split_once('/').unwrap_or((c, c));
+        specs = format!("[{v32:?}, {v64:?}]");
+        classes = format!("[{c32:?}, {c64:?}]");
+    }
+    let mut sgpr = "Note::Ok".to_string();
+    let mut hi = "Note::Ok".to_string();
+    let note = |c: &str, all: bool| -> String {
+        if c == "x" {
+            "Note::Invalid".into()
+        } else if all {
+            format!("Note::All({c:?})")
+        } else {
+            format!("Note::Class({c:?})")
+        }
+    };
+    if let Some((a, b)) = rest.split_once('%') {
+        sgpr = note(b, false);
+        rest = a;
+    }
+    if let Some((a, b)) = rest.split_once('@') {
+        hi = note(b, false);
+        rest = a;
+    } else if let Some((a, b)) = rest.split_once('^') {
+        hi = note(b, true);
+        rest = a;
+    }
+    let mut w64 = 0u8;
+    if let Some((a, b)) = rest.split_once('/') {
+        w64 = b.parse().expect("wave64 width");
+        rest = a;
+    }
+    (base_ty(rest), w64, hi, sgpr, specs, classes)
+}
+
+fn base_ty(spec: &str) -> String {
     //   s<w> / v<w>            register of <w> dwords
     //   src<w>.<imm>           9-bit source, register of <w> dwords or constant
     //   s<w>.<imm>             8-bit scalar source
     //   imm.<style>            16-bit immediate
-    //   k32                    32-bit literal constant (KIMM)
+    //   mask                   lane mask
     let (kind, rest) = match spec.split_once('.') {
         Some((a, b)) => (a, Some(b)),
         None => (spec, None),
@@ -52,9 +96,6 @@ fn ty(spec: &str) -> String {
     if kind == "mask" {
         return "Ty::Mask".into();
     }
-    if kind == "k32" {
-        return "Ty::Kimm".into();
-    }
     if let Some(w) = kind.strip_prefix("src") {
         let w: u8 = w.parse().expect("width");
         return format!("Ty::Src({w}, {})", imm(rest.expect("imm class")));
@@ -82,12 +123,19 @@ fn field(name: &str) -> &'static str {
         "src2" => "Fld::Src2",
         "kimm" => "Fld::Kimm",
         "sdst3" => "Fld::Sdst3",
+        "dsrc0" => "Fld::Dsrc0",
         other => panic!("unknown field {other}"),
     }
 }
 
-fn enc(name: &str) -> &'static str {
-    match name {
+/// Encoding name in the data files: (Enc, Form).
+fn enc(name: &str) -> (&'static str, &'static str) {
+    let (base, form) = match name.split_once('_') {
+        Some((b, "dpp16")) => (b, "Form::Dpp16"),
+        Some((b, "dpp8")) => (b, "Form::Dpp8"),
+        _ => (name, "Form::Plain"),
+    };
+    let e = match base {
         "sop1" => "Enc::Sop1",
         "sop2" => "Enc::Sop2",
         "sopk" => "Enc::Sopk",
@@ -105,12 +153,16 @@ fn enc(name: &str) -> &'static str {
         "flat1" | "vflat1" => "Enc::Scratch",
         "flat2" | "vflat2" => "Enc::Global",
         other => panic!("unknown encoding {other}"),
-    }
+    };
+    (e, form)
 }
 
-fn parse_u64(s: &str) -> u64 {
-    u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap_or_else(|_| panic!("bad hex {s}"))
+fn parse_u128(s: &str) -> u128 {
+    u128::from_str_radix(s.trim_start_matches("0x"), 16).unwrap_or_else(|_| panic!("bad hex {s}"))
 }
+
+const NOSPEC: &str =
+    "w64: 0, hi: Note::Ok, sgpr: Note::Ok, spec: [\"\", \"\"], class: [\"\", \"\"], t16: false";
 
 fn table(cpu: &str, text: &str, mem: &str, out: &mut String) {
     let upper = cpu.to_uppercase();
@@ -125,13 +177,13 @@ fn table(cpu: &str, text: &str, mem: &str, out: &mut String) {
         if c != cpu {
             continue;
         }
-        let op = parse_u64(op);
+        let op = parse_u128(op);
+        let (e, form) = enc(e);
         rows.push((
             format!(
-                "    OpInfo {{ enc: {}, op: {op:#x}, name: {name:?}, mask: 0, val: 0, mods: 0, opnds: &[] }},\n",
-                enc(e)
+                "    OpInfo {{ enc: {e}, form: {form}, op: {op:#x}, name: {name:?}, mask: 0, val: 0, mods: 0, sext: 0, flags: 0, opnds: &[] }},\n",
             ),
-            format!("{}, {op:#x}", enc(e)),
+            format!("{e}, {form}, {op:#x}"),
         ));
     }
     for line in text.lines() {
@@ -140,31 +192,54 @@ fn table(cpu: &str, text: &str, mem: &str, out: &mut String) {
             continue;
         }
         let mut it = line.split_whitespace();
-        let e = it.next().expect("enc");
-        let op = parse_u64(it.next().expect("op"));
+        let (e, form) = enc(it.next().expect("enc"));
+        let op = parse_u128(it.next().expect("op"));
         let name = it.next().expect("name");
-        let mask = parse_u64(it.next().expect("mask"));
-        let val = parse_u64(it.next().expect("val"));
-        let mods = if e == "vop3" || e == "vop3p" {
-            parse_u64(it.next().expect("mods"))
-        } else {
-            0
-        };
+        let mask = parse_u128(it.next().expect("mask"));
+        let val = parse_u128(it.next().expect("val"));
+        let mods = parse_u128(it.next().expect("mods"));
+        let sext = parse_u128(it.next().expect("sext"));
+        let flags: u8 = it
+            .next()
+            .expect("flags")
+            .chars()
+            .map(|c| match c {
+                'm' => 1,
+                'k' => 2,
+                'p' => 4,
+                'v' => 8,
+                '-' => 0,
+                other => panic!("unknown flag {other}"),
+            })
+            .sum();
         let mut ops = String::new();
         for o in it {
             if let Some(t) = o.strip_prefix('=') {
-                let _ = write!(ops, "Opnd {{ fld: Fld::None, ty: Ty::Text({t:?}) }}, ");
+                let _ = write!(
+                    ops,
+                    "Opnd {{ fld: Fld::None, ty: Ty::Text({t:?}), {NOSPEC} }}, "
+                );
+            } else if o == "k32" {
+                let _ = write!(ops, "Opnd {{ fld: Fld::Kimm, ty: Ty::Kimm, {NOSPEC} }}, ");
             } else {
                 let (f, t) = o.split_once(':').expect("field:type");
-                let _ = write!(ops, "Opnd {{ fld: {}, ty: {} }}, ", field(f), ty(t));
+                let (t, t16) = match t.strip_suffix("!t") {
+                    Some(t) => (t, true),
+                    None => (t, false),
+                };
+                let (t, w64, hi, sgpr, specs, classes) = ty(t);
+                let _ = write!(
+                    ops,
+                    "Opnd {{ fld: {}, ty: {t}, w64: {w64}, hi: {hi}, sgpr: {sgpr}, spec: {specs}, class: {classes}, t16: {t16} }}, ",
+                    field(f)
+                );
             }
         }
         rows.push((
             format!(
-                "    OpInfo {{ enc: {}, op: {op:#x}, name: {name:?}, mask: {mask:#x}, val: {val:#x}, mods: {mods:#x}, opnds: &[{ops}] }},\n",
-                enc(e)
+                "    OpInfo {{ enc: {e}, form: {form}, op: {op:#x}, name: {name:?}, mask: {mask:#x}, val: {val:#x}, mods: {mods:#x}, sext: {sext:#x}, flags: {flags}, opnds: &[{ops}] }},\n",
             ),
-            format!("{}, {op:#x}", enc(e)),
+            format!("{e}, {form}, {op:#x}"),
         ));
     }
     let _ = writeln!(out, "pub(crate) static OPS_{upper}: &[OpInfo] = &[");
@@ -174,7 +249,7 @@ fn table(cpu: &str, text: &str, mem: &str, out: &mut String) {
     out.push_str("];\n");
     let _ = writeln!(
         out,
-        "pub(crate) fn index_{cpu}(enc: Enc, op: u16) -> Option<usize> {{\n    match (enc, op) {{"
+        "pub(crate) fn index_{cpu}(enc: Enc, form: Form, op: u16) -> Option<usize> {{\n    match (enc, form, op) {{"
     );
     for (i, (_, key)) in rows.iter().enumerate() {
         let _ = writeln!(out, "        ({key}) => Some({i}),");
@@ -190,16 +265,9 @@ fn main() {
     println!("cargo:rerun-if-changed={}", mp.display());
     let mem = std::fs::read_to_string(&mp).expect("mem data file");
     for cpu in ["gfx1100", "gfx1201"] {
-        let mut text = String::new();
-        for part in ["", "_vop3"] {
-            let p = Path::new(&dir)
-                .join("data")
-                .join(format!("{cpu}{part}.txt"));
-            println!("cargo:rerun-if-changed={}", p.display());
-            if let Ok(t) = std::fs::read_to_string(&p) {
-                text.push_str(&t);
-            }
-        }
+        let p = Path::new(&dir).join("data").join(format!("{cpu}.txt"));
+        println!("cargo:rerun-if-changed={}", p.display());
+        let text = std::fs::read_to_string(&p).expect("data file");
         table(cpu, &text, &mem, &mut out);
     }
     std::fs::write(Path::new(&out_dir).join("tables.rs"), out).expect("write tables");

@@ -326,7 +326,7 @@ impl<'m, M: Memory> Interp<'m, M> {
             });
             return Err(ExecError::Fault { pc, fault });
         }
-        let inst = decode(self.syntax.target, &b[..n]).map_err(|_| ExecError::Illegal {
+        let inst = decode(self.syntax, &b[..n]).map_err(|_| ExecError::Illegal {
             pc,
             word: u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
         })?;

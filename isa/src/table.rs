@@ -30,6 +30,28 @@ pub enum Enc {
     Mtbuf,
 }
 
+/// The form of a VOP instruction: plain, or with a DPP16 / DPP8 dword.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Form {
+    Plain,
+    Dpp16,
+    Dpp8,
+}
+
+/// What LLVM does with a register that an operand's class does not hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Note {
+    /// Accepted and printed plainly.
+    Ok,
+    /// The word is rejected.
+    Invalid,
+    /// Printed with "/*Invalid register, operand has 'CLASS' register
+    /// class*/" after it.
+    Class(&'static str),
+    /// As `Class`, for every VGPR (not only v128 and up).
+    All(&'static str),
+}
+
 /// An operand field of an encoding. Where it sits depends on the encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fld {
@@ -48,6 +70,8 @@ pub enum Fld {
     Kimm,
     /// VOP3's scalar destination (VOP3SD, VOPC promoted to VOP3).
     Sdst3,
+    /// The source VGPR of a DPP control dword.
+    Dsrc0,
 }
 
 /// How an immediate in a source operand prints (LLVM's operand types).
@@ -110,23 +134,79 @@ pub enum Ty {
 pub struct Opnd {
     pub fld: Fld,
     pub ty: Ty,
+    /// Register width in wave64 where it differs (WMMA), else 0.
+    pub w64: u8,
+    /// How a VGPR from v128 up is taken (16-bit `*_Lo128` classes) or any
+    /// VGPR in a scalar-only operand.
+    pub hi: Note,
+    /// How an SGPR or TTMP in a 9-bit source is taken.
+    pub sgpr: Note,
+    /// LLVM's verdict on each of [`SPECIAL`] in this operand, in wave32 and
+    /// wave64: `.` accepted, `x` rejected, `n` printed with the "Invalid
+    /// register" note naming `class` (wave32 / wave64); `-` where the field
+    /// cannot hold the value; empty for operands that take no scalar value.
+    pub spec: [&'static str; 2],
+    pub class: [&'static str; 2],
+    /// A 16-bit VGPR operand (VGPR_16): prints `v<n>.l` / `v<n>.h`, bit 7 of
+    /// the register number selecting the half.
+    pub t16: bool,
 }
+
+/// The special scalar source values whose treatment differs per operand:
+/// vcc_lo, vcc_hi, null, m0, exec_lo, exec_hi, src_shared_base/limit,
+/// src_private_base/limit, src_pops_exiting_wave_id, src_vccz, src_execz,
+/// src_scc, src_lds_direct.
+pub const SPECIAL: [u32; 15] = [
+    106, 107, 124, 125, 126, 127, 235, 236, 237, 238, 239, 251, 252, 253, 254,
+];
+
+impl Opnd {
+    /// LLVM's verdict on special value `v` (b'.', b'x', b'n'), if probed.
+    pub fn special(&self, v: u32, wave64: bool) -> Option<u8> {
+        let i = SPECIAL.iter().position(|&s| s == v)?;
+        self.spec[usize::from(wave64)].as_bytes().get(i).copied()
+    }
+}
+
+/// VOP3P whose neg_lo/neg_hi bits print as negation and absolute value of
+/// the source (`v_fma_mix*`).
+pub const FLAG_MIX: u8 = 1;
+/// VOP3P whose op_sel bits print as `index_key:N` (`v_swmmac*`).
+pub const FLAG_INDEX_KEY: u8 = 2;
+/// VOP3 whose op_sel prints as two entries (`v_permlane16_b32`).
+pub const FLAG_PERMLANE: u8 = 4;
+/// DPP whose implicit `vcc_lo` prints inside src1's absolute-value bars
+/// (gfx12 `v_cndmask_b32_dpp`).
+pub const FLAG_VCC_IN: u8 = 8;
 
 /// One opcode of one encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpInfo {
     pub enc: Enc,
+    pub form: Form,
     pub op: u16,
     /// LLVM 19's mnemonic.
     pub name: &'static str,
-    /// Bits of the first 64 encoding bits, outside the opcode and the operand
-    /// fields, that must equal `val` for the word to be this instruction.
-    pub mask: u64,
-    pub val: u64,
-    /// VOP3/VOP3P modifier bits (of the first 64) that this opcode prints.
-    pub mods: u64,
+    /// Bits of the instruction (up to 96), outside the opcode and the
+    /// operand fields, that must equal `val` for the word to be this
+    /// instruction.
+    pub mask: u128,
+    pub val: u128,
+    /// Modifier bits (VOP3/VOP3P/DPP) that this opcode prints.
+    pub mods: u128,
+    /// The negation bits among `mods` that print as `sext(...)`.
+    pub sext: u128,
+    /// Printing quirks: [`FLAG_MIX`], [`FLAG_INDEX_KEY`], [`FLAG_PERMLANE`],
+    /// [`FLAG_VCC_IN`].
+    pub flags: u8,
     /// Operands in print order.
     pub opnds: &'static [Opnd],
+}
+
+impl OpInfo {
+    pub fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
 }
 
 include!(concat!(env!("OUT_DIR"), "/tables.rs"));

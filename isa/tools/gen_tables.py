@@ -1,167 +1,58 @@
 #!/usr/bin/env python3
-# Development-time table generator (not run by the build or CI).
+# Table generator for barebell-isa: asks llvm-mc-19 (the ground truth that
+# `cargo xtask isa-diff` compares against) what each opcode of each encoding
+# is called and how its operands print, and writes isa/data/<cpu>.txt.
 #
-# Asks llvm-mc-19 (the ground truth the CI differential compares against) what
-# each opcode of each supported encoding is called and which operand types it
-# prints, and writes isa/data/<cpu>.txt: one line per opcode
+#   gen_tables.py            regenerate isa/data/gfx1100.txt and gfx1201.txt
+#   gen_tables.py --check    regenerate into memory and fail (exit 1) if the
+#                            committed files differ (run by `cargo xtask
+#                            isa-diff`)
 #
-#   ENC OPCODE NAME FIXMASK FIXVAL OPERAND...
+# Nothing here is edited by hand afterwards: the committed data files are
+# exactly this script's output (the check above holds that).
 #
-# OPERAND is FIELD:TYPE (a field of the encoding printed with TYPE) or =TEXT
-# (fixed text such as vcc_lo). FIXMASK/FIXVAL are the non-operand bits of the
-# low 64 encoding bits that must hold that value for LLVM to accept the word.
-# The CI stage `cargo xtask isa-diff` re-checks everything these lines imply
-# against llvm-mc-19 and llvm-objdump-19.
+# One line per (encoding, opcode):
 #
-# Usage: gen_tables.py CPU OUT            (SOP*, VOP1/2/C -> data/CPU.txt)
-#        gen_tables.py CPU OUT vop3       (VOP3, VOP3P -> data/CPU_vop3.txt)
+#   ENC OPCODE NAME MASK VAL MODS SEXT FLAGS OPERAND...
 #
-# The committed CPU_vop3.txt files were post-processed by hand after this
-# script (a known gap of the script, to be folded in): operand tokens split
-# out of LLVM's "/*Invalid register, operand has 'X' register class*/"
-# comments were dropped; sources whose literal signature did not match a
-# KNOWN class took the class of the instruction's first classified source
-# (f64 ops: f64; v_dot2_bf16_bf16: v2bf16; v_dot2_f16_f16: v2f16/f16); the
-# carry-in/select operand of v_cndmask_*_e64 and v_*_co_ci_u32_e64 became
-# `src2:mask`. mem.txt lists SMEM/DS/FLAT/MUBUF mnemonics from enumerating
-# each opcode with a few base words.
+# MASK/VAL: bits of the instruction (up to 96, the literal excluded) outside
+# the prefix, the opcode and the printed operand fields that must hold VAL
+# for LLVM to accept the word (found by flipping each bit of a valid word).
+# MODS: modifier bits that change the printed text (VOP3/VOP3P/DPP); SEXT:
+# those of them that print as sext(...) rather than as a negation. FLAGS:
+# `m` (VOP3P whose neg_lo/neg_hi bits print as -x / |x|, v_fma_mix*), `k`
+# (op_sel bits print as index_key:N, v_swmmac*), `p` (op_sel:[a,b] of
+# v_permlane16), `v` (vcc_lo printed inside src1's |..|), or -.
+# OPERAND is FIELD:TYPE (an encoding field printed with TYPE) or =TEXT
+# (printed as is, e.g. vcc_lo). TYPE is
+#   s<n> / v<n>           scalar / vector register tuple of n dwords
+#   mask                  lane mask: one SGPR in wave32, a pair in wave64
+#   src<n>.<imm>          9-bit source (register tuple of n dwords or constant)
+#   s<n>.<imm>            8-bit scalar source
+#   imm.<style>           16-bit immediate (hex, u16, udec, special)
+#   k32                   the literal dword as a constant operand
+# where <imm> names how constants print (LLVM's operand types): b32 b64 f64
+# f16 i16 v2f16 v2i16 bf16 v2bf16, reg (register-only operand: constants
+# print with an "Invalid immediate" note), msg (s_sendmsg_rtn).
+# A type may end in /<n>: its register width in wave64 (WMMA).
+#
+# Memory, image and the other hand-printed encodings get `ENC OPCODE NAME`
+# lines (operand shapes follow from the mnemonic in the decoder).
 import sys
-import random
-from llvmmc import first, words
+import os
+import re
 
-CPU = sys.argv[1] if len(sys.argv) > 1 else 'gfx1100'
-G12 = CPU.startswith('gfx12')
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mc import Runner  # noqa: E402
 
+MC = Runner()
+CPUS = ['gfx1100', 'gfx1201']
 LITS = [0x3800, 0x3e22f983, 0x3f000000, 0xffff3800, 0x12345678, 0xfffffff0, 0x10,
         0x3fe00000, 0x3f00, 0x3118, 0x3fc45f30]
+LIT = 0x11223344
 
-
-def strip_mods(tok):
-    t = tok.replace('|', '')
-    if t.startswith('neg(') and t.endswith(')'):
-        t = t[4:-1]
-    if t.startswith('-') and (t[1:2] in 'vst' or t[1:].startswith('ttmp') or t[1:].startswith('null') or t[1:].startswith('m0') or t[1:].startswith('exec') or t[1:].startswith('src')):
-        t = t[1:]
-    return t
-
-
-def split_ops(text):
-    """mnemonic, [operands] split at top-level ', '; trailing space-separated
-    modifiers of the last operand are dropped."""
-    if ' ' not in text:
-        return text, []
-    mn, rest = text.split(' ', 1)
-    out, depth, cur = [], 0, ''
-    i = 0
-    while i < len(rest):
-        c = rest[i]
-        if c in '([':
-            depth += 1
-        elif c in ')]':
-            depth -= 1
-        if depth == 0 and rest.startswith(', ', i):
-            out.append(cur)
-            cur = ''
-            i += 2
-            continue
-        cur += c
-        i += 1
-    if depth == 0 and ' ' in cur and not cur.startswith('hwreg(') and not cur.startswith('sendmsg('):
-        cur = cur.split(' ', 1)[0]
-    out.append(cur)
-    return mn, out
-
-
-class Enc:
-    """An encoding: prefix bits, opcode field, operand fields (name, lo, width,
-    base value, alternative value, kind), total size in dwords."""
-
-    def __init__(self, name, prefix_lo, prefix_w, prefix, op_lo, op_w, fields, dwords):
-        self.name, self.prefix_lo, self.prefix_w, self.prefix = name, prefix_lo, prefix_w, prefix
-        self.op_lo, self.op_w, self.fields, self.dwords = op_lo, op_w, fields, dwords
-
-    def word(self, op, vals, lit=0x11223344):
-        w = self.prefix << self.prefix_lo | op << self.op_lo
-        for (name, lo, width, base, alt, kind) in self.fields:
-            v = vals.get(name, base)
-            w |= (v & ((1 << width) - 1)) << lo
-        ws = [w & 0xffffffff, w >> 32 & 0xffffffff, w >> 64 & 0xffffffff][:self.dwords]
-        return words(ws + [lit, 0x55667788, 0])[:16]
-
-    def raw(self, op, vals):
-        w = self.prefix << self.prefix_lo | op << self.op_lo
-        for (name, lo, width, base, alt, kind) in self.fields:
-            v = vals.get(name, base)
-            w |= (v & ((1 << width) - 1)) << lo
-        return w
-
-
-def src_type(enc, op, fname, vals):
-    """Classify how a source field prints immediates: probe literals and
-    1/(2*pi)."""
-    bl = [enc.word(op, dict(vals, **{fname: 255}), l) for l in LITS]
-    bl.append(enc.word(op, dict(vals, **{fname: 248})))
-    r = first(bl, CPU)
-    if not all(r):
-        return None
-    toks = []
-    for x in r:
-        mn, ops = split_ops(x)
-        toks.append(ops)
-    return toks
-
-
-def main():
-    pass
-
-
-if __name__ == '__main__':
-    main()
-
-
-def discover(enc, op, bases):
-    """Find a base that decodes; map printed operands to fields."""
-    for b in bases:
-        r = first([enc.word(op, b)], CPU)[0]
-        if r:
-            break
-    else:
-        return None
-    mn, ops = split_ops(r)
-    fieldvals = dict((f[0], b.get(f[0], f[3])) for f in enc.fields)
-    # vary each field to its alternative value
-    alts = []
-    for f in enc.fields:
-        alts.append(enc.word(op, dict(b, **{f[0]: f[4]})))
-    ra = first(alts, CPU)
-    roles = [None] * len(ops)
-    for f, x in zip(enc.fields, ra):
-        if not x:
-            continue
-        mn2, ops2 = split_ops(x)
-        if len(ops2) != len(ops):
-            continue
-        for i, (a, c) in enumerate(zip(ops, ops2)):
-            if strip_mods(a) != strip_mods(c) and roles[i] is None:
-                roles[i] = f
-    return r, mn, ops, roles, b
-
-
-def reg_width(tok):
-    import re
-    m = re.match(r'^[sv]\[(\d+):(\d+)\]', tok)
-    if m:
-        return int(m.group(2)) - int(m.group(1)) + 1
-    m = re.match(r'^ttmp\[(\d+):(\d+)\]', tok)
-    if m:
-        return int(m.group(2)) - int(m.group(1)) + 1
-    return 1
-
-
-SIGS = {}
-
-# Literal-probe signatures (LITS, then inline 248 and 240) of the immediate
-# printing classes seen so far, named after LLVM's operand types.
+# Literal-probe signatures (the LITS, then inline 248 and 240, with sign and
+# absolute-value marks removed) of LLVM's immediate printing classes.
 KNOWN = {
     ('0x3800', '0.15915494', '0.5', '0xffff3800', '0x12345678', '-16', '16', '0x3fe00000', '0x3f00', '0x3118', '0x3fc45f30', '0.15915494', '0.5'): 'b32',
     ('0x3800', '0x3e22f983', '0x3f000000', '0xffff3800', '0x12345678', '0xfffffff0', '16', '0x3fe00000', '0x3f00', '0x3118', '0x3fc45f30', '0.15915494309189532', '0.5'): 'b64',
@@ -169,162 +60,514 @@ KNOWN = {
     ('0.5', '0xf983', '0', '0.5', '0x5678', '-16', '16', '0', '0x3f00', '0.15915494', '0x5f30', '0.15915494', '0.5'): 'f16',
     ('0x3800', '0x3e22f983', '0x3f000000', '0xffff3800', '0x12345678', '0xfffffff0', '0x10', '0.5', '0x3f00', '0x3118', '0x3fc45f30', '0.15915494309189532', '0.5'): 'f64',
     ('0x3800', '0.15915494', '0.5', '0x3800', '0x5678', '-16', '16', '0x0', '0x3f00', '0x3118', '0x5f30', '0x3118', '0x3800'): 'i16',
+    ('0x3800', '0x3e22f983', '0x3f000000', '0xffff3800', '0x12345678', '-16', '16', '0x3fe00000', '0.5', '0x3118', '0x3fc45f30', '0.15915494', '0.5'): 'v2bf16',
+    ('0x3800', '0x3e22f983', '0', '0xffff3800', '0x12345678', '-16', '16', '0', '0.5', '0x3118', '0x3fc45f30', '0.15915494', '0.5'): 'bf16',
 }
 
 
-def imm_sig(enc, op, fname, b, idx):
-    bl = [enc.word(op, dict(b, **{fname: 255}), l) for l in LITS]
-    bl.append(enc.word(op, dict(b, **{fname: 248})))
-    bl.append(enc.word(op, dict(b, **{fname: 240})))
-    r = first(bl, CPU)
-    sig = []
-    for x in r:
-        if not x:
-            sig.append('-')
+# ---------------------------------------------------------------- text
+
+def split_ops(text):
+    """(mnemonic, [operand tokens], trailing modifier text). Operands are
+    split at ', ' outside (), [] and /* */; the last one ends at the first
+    space outside them."""
+    if ' ' not in text:
+        return text, [], ''
+    mn, rest = text.split(' ', 1)
+    out, cur, depth, i = [], '', 0, 0
+    while i < len(rest):
+        if rest.startswith('/*', i):
+            j = rest.index('*/', i) + 2
+            cur += rest[i:j]
+            i = j
             continue
-        mn, ops = split_ops(x)
-        sig.append(ops[idx] if idx < len(ops) else '?')
-    return tuple(sig)
+        c = rest[i]
+        if c in '([':
+            depth += 1
+        elif c in ')]':
+            depth -= 1
+        if depth == 0 and rest.startswith(', ', i):
+            out.append(cur)
+            cur, i = '', i + 2
+            continue
+        if depth == 0 and c == ' ':
+            out.append(cur)
+            return mn, out, rest[i + 1:]
+        cur += c
+        i += 1
+    out.append(cur)
+    return mn, out, ''
 
 
-def operand_desc(enc, op, r, ops, roles, b):
+def bare(tok):
+    """An operand token without neg/abs marks and disassembler comments."""
+    t = re.sub(r'/\*.*?\*/', '', tok)
+    t = t.replace('|', '')
+    if t.startswith('neg(') and t.endswith(')'):
+        t = t[4:-1]
+    if t.startswith('-') and re.match(r'-[a-z]', t):
+        t = t[1:]
+    return t
+
+
+def reg_width(tok):
+    m = re.match(r'^(?:[sv]|ttmp)\[(\d+):(\d+)\]', bare(tok))
+    return int(m.group(2)) - int(m.group(1)) + 1 if m else 1
+
+
+# ---------------------------------------------------------------- encodings
+
+class Field:
+    def __init__(self, name, lo, width, base, alt, kind):
+        self.name, self.lo, self.width, self.base, self.alt, self.kind = name, lo, width, base, alt, kind
+
+    @property
+    def mask(self):
+        return ((1 << self.width) - 1) << self.lo
+
+
+class Enc:
+    """An encoding: prefix (lo, width, value), opcode field (lo, width),
+    operand fields, size in dwords, extra fixed fields (lo, width, value),
+    modifier bit positions, base operand values to try."""
+
+    def __init__(self, name, dwords, prefix, op, fields, fixed=(), modpos=(), bases=({},),
+                 ops=None, types_from=None):
+        self.name, self.dwords, self.prefix, self.op = name, dwords, prefix, op
+        self.fields, self.fixed, self.modpos, self.bases = fields, list(fixed), list(modpos), bases
+        self.ops = ops if ops is not None else range(1 << op[1])
+        self.types_from = types_from
+
+    def raw(self, op, vals):
+        lo, w, v = self.prefix
+        x = v << lo | op << self.op[0]
+        for (flo, fw, fv) in self.fixed:
+            x |= fv << flo
+        for f in self.fields:
+            x |= (vals.get(f.name, f.base) & ((1 << f.width) - 1)) << f.lo
+        return x | vals.get('_or', 0)
+
+    def words(self, x, lit=LIT):
+        return tuple((x >> (32 * i)) & 0xffffffff for i in range(self.dwords)) + (lit, 0x55667788, 0)[:4 - self.dwords]
+
+    def word(self, op, vals, lit=LIT):
+        return self.words(self.raw(op, vals), lit)
+
+    def fixed_mask(self):
+        lo, w, _ = self.prefix
+        m = ((1 << w) - 1) << lo | ((1 << self.op[1]) - 1) << self.op[0]
+        for (flo, fw, _) in self.fixed:
+            m |= ((1 << fw) - 1) << flo
+        return m
+
+
+def F(*a):
+    return Field(*a)
+
+
+SDST = F('sdst', 16, 7, 5, 9, 'sdst')
+SOP2 = Enc('sop2', 1, (30, 2, 0b10), (23, 7), [SDST, F('ssrc1', 8, 8, 2, 6, 'ssrc'), F('ssrc0', 0, 8, 3, 7, 'ssrc')],
+           bases=({}, {'sdst': 4, 'ssrc0': 4, 'ssrc1': 4}), ops=[o for o in range(128) if o >> 5 != 0b11])
+SOPK = Enc('sopk', 1, (28, 4, 0b1011), (23, 5), [SDST, F('simm16', 0, 16, 0x1234, 0x21, 'simm')],
+           bases=({}, {'sdst': 4}))
+SOP1 = Enc('sop1', 1, (23, 9, 0x17d), (8, 8), [SDST, F('ssrc0', 0, 8, 3, 7, 'ssrc')],
+           bases=({}, {'sdst': 4, 'ssrc0': 4}, {'ssrc0': 0}, {'sdst': 0}, {'sdst': 0, 'ssrc0': 0},
+                  {'ssrc0': 0x80, 'sdst': 0x7c}))
+SOPC = Enc('sopc', 1, (23, 9, 0x17e), (16, 7), [F('ssrc1', 8, 8, 2, 6, 'ssrc'), F('ssrc0', 0, 8, 3, 7, 'ssrc')],
+           bases=({}, {'ssrc0': 4, 'ssrc1': 4}))
+SOPP = Enc('sopp', 1, (23, 9, 0x17f), (16, 7), [F('simm16', 0, 16, 0x1234, 0x21, 'simm')],
+           bases=({}, {'simm16': 0}))
+
+VDST32 = F('vdst', 17, 8, 3, 7, 'vdst')
+VSRC1 = F('vsrc1', 9, 8, 2, 6, 'vsrc')
+SRC0 = F('src0', 0, 9, 257, 261, 'src')
+VOP2 = Enc('vop2', 1, (31, 1, 0), (25, 6), [VDST32, VSRC1, SRC0], ops=range(0x3e))
+VOP1 = Enc('vop1', 1, (25, 7, 0x3f), (9, 8), [VDST32, SRC0], bases=({}, {'vdst': 0, 'src0': 0}))
+VOPC = Enc('vopc', 1, (25, 7, 0x3e), (17, 8), [VSRC1, SRC0])
+
+VOP3_FIELDS = [F('vdst', 0, 8, 3, 7, 'vdst'), F('sdst3', 8, 7, 5, 9, 'sdst'),
+               F('src0', 32, 9, 257, 261, 'src'), F('src1', 41, 9, 258, 262, 'src'),
+               F('src2', 50, 9, 260, 264, 'src')]
+VOP3P_FIELDS = [f for f in VOP3_FIELDS if f.name != 'sdst3']
+VOP3_BASES = ({}, {'src2': 0}, {'src1': 0, 'src2': 0}, {'src0': 0, 'src1': 0, 'src2': 0},
+              {'vdst': 0, 'src0': 0, 'src1': 0, 'src2': 0}, {'sdst3': 0}, {'sdst3': 0, 'src2': 0},
+              {'sdst3': 0, 'src1': 0, 'src2': 0}, {'src0': 256, 'src1': 264, 'src2': 272, 'vdst': 8},
+              {'src0': 256, 'src1': 260, 'src2': 264, 'vdst': 8})
+# Packed (VOP3P) bases also with op_sel_hi set, which some opcodes require.
+OPSEL_HI = 1 << 14 | 3 << 59
+VOP3P_BASES = VOP3_BASES + tuple(dict(b, _or=OPSEL_HI) for b in VOP3_BASES) + (
+    {'src0': 264, 'src1': 268, 'src2': 256, 'vdst': 0, '_or': OPSEL_HI},
+    {'src0': 264, 'src1': 272, 'src2': 276, 'vdst': 0, '_or': OPSEL_HI},
+    {'src0': 264, 'src1': 265, 'src2': 256, 'vdst': 0, '_or': OPSEL_HI})
+MODPOS = [8, 9, 10, 11, 12, 13, 14, 15, 59, 60, 61, 62, 63]
+VOP3 = Enc('vop3', 2, (26, 6, 0b110101), (16, 10), VOP3_FIELDS, modpos=MODPOS, bases=VOP3_BASES)
+VOP3P = Enc('vop3p', 2, (24, 8, 0xcc), (16, 7), VOP3P_FIELDS, modpos=MODPOS, bases=VOP3P_BASES)
+
+# DPP forms. DPP16: src0 = 250 and a control dword (src0 VGPR in 7:0,
+# dpp_ctrl 16:8 = quad_perm:[0,1,2,3], row/bank masks 0xf); DPP8: src0 = 233
+# and a dword of lane selects.
+DSRC0 = F('dsrc0', 32, 8, 3, 5, 'vsrc')
+DPP16_CTRL = [(40, 9, 0xe4), (56, 8, 0xff)]
+DPP8_SEL = (40, 24, 0xfac688)
+DPP16_MODS = [52, 53, 54, 55]
+DPP16_MODS3 = MODPOS + [84, 85, 86, 87]
+VOP2_DPP16 = Enc('vop2_dpp16', 2, (31, 1, 0), (25, 6), [VDST32, VSRC1, DSRC0], fixed=[(0, 9, 250)] + DPP16_CTRL,
+                 modpos=DPP16_MODS, ops=range(0x3e), types_from='vop2')
+VOP2_DPP8 = Enc('vop2_dpp8', 2, (31, 1, 0), (25, 6), [VDST32, VSRC1, DSRC0], fixed=[(0, 9, 233), DPP8_SEL],
+                ops=range(0x3e), types_from='vop2')
+VOP1_DPP16 = Enc('vop1_dpp16', 2, (25, 7, 0x3f), (9, 8), [VDST32, DSRC0], fixed=[(0, 9, 250)] + DPP16_CTRL,
+                 modpos=DPP16_MODS, types_from='vop1', bases=({}, {'vdst': 0}))
+VOP1_DPP8 = Enc('vop1_dpp8', 2, (25, 7, 0x3f), (9, 8), [VDST32, DSRC0], fixed=[(0, 9, 233), DPP8_SEL],
+                types_from='vop1', bases=({}, {'vdst': 0}))
+VOPC_DPP16 = Enc('vopc_dpp16', 2, (25, 7, 0x3e), (17, 8), [VSRC1, DSRC0], fixed=[(0, 9, 250)] + DPP16_CTRL,
+                 modpos=DPP16_MODS, types_from='vopc')
+VOPC_DPP8 = Enc('vopc_dpp8', 2, (25, 7, 0x3e), (17, 8), [VSRC1, DSRC0], fixed=[(0, 9, 233), DPP8_SEL],
+                types_from='vopc')
+
+D3SRC0 = F('dsrc0', 64, 8, 1, 5, 'vsrc')
+VOP3_DPP_FIELDS = [f for f in VOP3_FIELDS if f.name != 'src0'] + [D3SRC0]
+VOP3P_DPP_FIELDS = [f for f in VOP3P_FIELDS if f.name != 'src0'] + [D3SRC0]
+VOP3_DPP16 = Enc('vop3_dpp16', 3, (26, 6, 0b110101), (16, 10), VOP3_DPP_FIELDS,
+                 fixed=[(32, 9, 250), (72, 9, 0xe4), (88, 8, 0xff)], modpos=DPP16_MODS3, bases=VOP3_BASES,
+                 types_from='vop3')
+VOP3_DPP8 = Enc('vop3_dpp8', 3, (26, 6, 0b110101), (16, 10), VOP3_DPP_FIELDS,
+                fixed=[(32, 9, 233), (72, 24, 0xfac688)], modpos=MODPOS, bases=VOP3_BASES, types_from='vop3')
+VOP3P_DPP16 = Enc('vop3p_dpp16', 3, (24, 8, 0xcc), (16, 7), VOP3P_DPP_FIELDS,
+                  fixed=[(32, 9, 250), (72, 9, 0xe4), (88, 8, 0xff)], modpos=DPP16_MODS3, bases=VOP3P_BASES,
+                  types_from='vop3p')
+VOP3P_DPP8 = Enc('vop3p_dpp8', 3, (24, 8, 0xcc), (16, 7), VOP3P_DPP_FIELDS,
+                 fixed=[(32, 9, 233), (72, 24, 0xfac688)], modpos=MODPOS, bases=VOP3P_BASES, types_from='vop3p')
+
+ENCODINGS = [SOP2, SOPK, SOP1, SOPC, SOPP, VOP2, VOP1, VOPC, VOP3, VOP3P,
+             VOP2_DPP16, VOP2_DPP8, VOP1_DPP16, VOP1_DPP8, VOPC_DPP16, VOPC_DPP8,
+             VOP3_DPP16, VOP3_DPP8, VOP3P_DPP16, VOP3P_DPP8]
+
+
+# ---------------------------------------------------------------- learning
+
+class Row:
+    def __init__(self, enc, op, base, text, nbytes):
+        self.enc, self.op, self.base, self.text, self.nbytes = enc, op, base, text, nbytes
+        self.mn, self.ops, _ = split_ops(text)
+        self.roles = [None] * len(self.ops)
+        self.types = [None] * len(self.ops)
+        self.mask = self.val = self.mods = self.sext = 0
+        self.flags = set()
+
+
+def discover(cpu, enc):
+    """One Row per opcode that some base decodes to a single instruction of
+    the encoding's size (with or without a literal)."""
+    qs = [(op, b) for op in enc.ops for b in enc.bases]
+    res = MC.run(cpu, False, [enc.word(op, b) for op, b in qs])
+    rows = {}
+    for (op, b), r in zip(qs, res):
+        if op in rows or r is None:
+            continue
+        text, n = r
+        if n not in (enc.dwords * 4, enc.dwords * 4 + 4):
+            continue
+        rows[op] = Row(enc, op, b, text, n)
+    return [rows[op] for op in sorted(rows)]
+
+
+def find_roles(cpu, rows):
+    qs = [(row, f) for row in rows for f in row.enc.fields]
+    res = MC.run(cpu, False, [row.enc.word(row.op, dict(row.base, **{f.name: f.alt})) for row, f in qs])
+    for (row, f), r in zip(qs, res):
+        if r is None:
+            continue
+        mn, ops, _ = split_ops(r[0])
+        if mn != row.mn or len(ops) != len(row.ops):
+            continue
+        for i, (a, c) in enumerate(zip(row.ops, ops)):
+            if bare(a) != bare(c) and row.roles[i] is None:
+                row.roles[i] = f
+
+
+SIMM_STYLES = {
+    ('0x21', '0x1234', '0xffff', '0x8000', '0x40', '0x41', '0x0'): 'hex',
+    ('33', '0x1234', '0xffff', '0x8000', '64', '0x41', '0'): 'u16',
+    ('33', '4660', '65535', '32768', '64', '65', '0'): 'udec',
+}
+SIMM_PROBES = [0x21, 0x1234, 0xffff, 0x8000, 0x40, 0x41, 0]
+
+
+def scalar_like(row, i, f):
+    """Sources, and 8-bit destination fields that hold a scalar register
+    (v_readfirstlane_b32, v_readlane_b32): LLVM decodes both as sources."""
+    return f.kind in ('src', 'ssrc') or (f.kind == 'vdst' and bare(row.ops[i]).startswith('s'))
+
+
+def find_types(cpu, rows, sigs):
+    qs = []
+    for row in rows:
+        for i, f in enumerate(row.roles):
+            if f is None or f.name == 'dsrc0':
+                continue
+            if f.kind == 'simm':
+                for v in SIMM_PROBES:
+                    qs.append((row, i, row.enc.word(row.op, dict(row.base, **{f.name: v}))))
+            elif scalar_like(row, i, f):
+                for lit in LITS:
+                    qs.append((row, i, row.enc.word(row.op, dict(row.base, **{f.name: 255}), lit)))
+                for v in (248, 240):
+                    qs.append((row, i, row.enc.word(row.op, dict(row.base, **{f.name: v}))))
+    res = MC.run(cpu, False, [q[2] for q in qs])
+    got = {}
+    for (row, i, _), r in zip(qs, res):
+        tok = '-'
+        if r is not None:
+            ops = split_ops(r[0])[1]
+            tok = ops[i] if i < len(ops) else '?'
+        got.setdefault((id(row), i), []).append(tok)
+    for row in rows:
+        for i, f in enumerate(row.roles):
+            if f is None:
+                continue
+            tok = row.ops[i]
+            rk = 'v' if bare(tok).startswith('v') else 's'
+            w = reg_width(tok)
+            if f.name == 'dsrc0':
+                row.types[i] = 'v%d' % w
+                continue
+            if f.kind == 'simm':
+                sig = tuple(got[(id(row), i)])
+                row.types[i] = 'imm.' + SIMM_STYLES.get(sig, 'special')
+            elif scalar_like(row, i, f):
+                sig = got[(id(row), i)]
+                if all('/*Invalid immediate*/' in x for x in sig):
+                    cls = 'reg'
+                elif all(x.startswith('sendmsg(') for x in sig):
+                    cls = 'msg'
+                else:
+                    key = tuple(bare(x) for x in sig)
+                    cls = KNOWN.get(key)
+                    if cls is None:
+                        cls = sigs.setdefault(key, 'T%d' % len(sigs))
+                row.types[i] = '%s%d.%s' % ('src' if f.kind == 'src' else rk, w, cls)
+            else:
+                row.types[i] = '%s%d' % (rk, w)
+
+
+def find_wave64(cpu, rows):
+    """Scalar operands that print as a pair in wave64 are lane masks; vector
+    operands whose width changes with the wave size get a /<w64> suffix."""
+    res = MC.run(cpu, True, [row.enc.word(row.op, row.base) for row in rows])
+    for row, r in zip(rows, res):
+        if r is None:
+            continue
+        mn, ops, _ = split_ops(r[0])
+        if len(ops) != len(row.ops):
+            continue
+        for i, (a, b) in enumerate(zip(row.ops, ops)):
+            if row.roles[i] is None or row.types[i] is None:
+                continue
+            wa, wb = reg_width(a), reg_width(b)
+            if wa == wb:
+                continue
+            t = row.types[i]
+            if t.startswith('s') and wa == 1 and wb == 2 and row.roles[i].kind in ('sdst', 'ssrc', 'src', 'vdst'):
+                row.types[i] = 'mask'
+            else:
+                row.types[i] = t + '/%d' % wb
+
+
+def find_fixed(cpu, rows):
+    """Bits outside the prefix, opcode and printed fields whose flip makes
+    LLVM reject the word; and modifier bits whose flip changes the text."""
+    qs = []
+    for row in rows:
+        enc = row.enc
+        used = enc.fixed_mask()
+        for f in row.roles:
+            if f is not None:
+                used |= f.mask
+        base = enc.raw(row.op, row.base)
+        for i in range(enc.dwords * 32):
+            if not (used >> i) & 1:
+                qs.append((row, i, enc.words(base ^ (1 << i))))
+    res = MC.run(cpu, False, [q[2] for q in qs])
+    for (row, i, _), r in zip(qs, res):
+        base = row.enc.raw(row.op, row.base)
+        if r is None:
+            row.mask |= 1 << i
+            row.val |= base & (1 << i)
+        elif i in row.enc.modpos and r[0] != row.text:
+            row.mods |= 1 << i
+            if 'sext(' in r[0] and 'sext(' not in row.text:
+                row.sext |= 1 << i
+            if re.search(r' op_sel:\[\d,\d\]', r[0]) and 'op_sel' not in row.text:
+                # v_permlane16/x16: op_sel:[fi,bc] from the src0/src1 bits
+                row.flags.add('p')
+            if ', vcc_lo|' in r[0]:
+                # gfx12 v_cndmask_b32_dpp: the carry prints inside src1's |...|
+                row.flags.add('v')
+            if 'index_key' in r[0]:
+                # v_swmmac_*: op_sel bits print as index_key:N
+                row.flags.add('k')
+            if row.enc.name.startswith('vop3p') and i in (8, 9, 10, 61, 62, 63) and 'neg_' not in r[0]:
+                # v_fma_mix*: neg_lo/neg_hi print as neg and abs of the source
+                row.flags.add('m')
+
+
+NOTE = re.compile(r"/\*Invalid register, operand has '([A-Za-z0-9_]+)' register class\*/")
+
+
+def find_notes(cpu, rows):
+    """How each register operand takes a high VGPR (v200) and, for 9-bit
+    sources, an SGPR (s5): accepted, rejected (@x / %x), or printed with
+    LLVM's "Invalid register" note naming the class (@CLASS / %CLASS); ^CLASS
+    when every VGPR gets the note."""
+    qs = []
+    for row in rows:
+        for i, f in enumerate(row.roles):
+            if f is None or f.kind not in ('vdst', 'vsrc', 'src'):
+                continue
+            if not bare(row.ops[i]).startswith('v'):
+                continue
+            hi = 256 + 200 if f.kind == 'src' else 200
+            qs.append((row, i, '@', row.enc.word(row.op, dict(row.base, **{f.name: hi}))))
+            if f.kind == 'src':
+                qs.append((row, i, '%', row.enc.word(row.op, dict(row.base, **{f.name: 5}))))
+    res = MC.run(cpu, False, [q[3] for q in qs])
+    for (row, i, mark, _), r in zip(qs, res):
+        if mark == '@' and NOTE.search(row.ops[i]):
+            # Even the base's low VGPR has the note: every VGPR has it.
+            row.types[i] += '^' + NOTE.search(row.ops[i]).group(1)
+            continue
+        if r is None:
+            row.types[i] += mark + 'x'
+            continue
+        ops = split_ops(r[0])[1]
+        m = NOTE.search(ops[i]) if i < len(ops) else None
+        if m:
+            row.types[i] += mark + m.group(1)
+
+
+SPECIAL = [106, 107, 124, 125, 126, 127, 235, 236, 237, 238, 239, 251, 252, 253, 254]
+
+
+def find_specials(cpu, rows):
+    """What LLVM makes of each special scalar value (vcc_lo, vcc_hi, null,
+    m0, exec_lo, exec_hi, src_*) in each scalar-capable operand, in wave32
+    and wave64: '.' accepted, 'x' rejected, 'n' printed with the operand's
+    "Invalid register" note. Written as ~W32[/W64][:CLASS] over SPECIAL
+    ('-' where the field cannot hold the value)."""
+    qs = []
+    for row in rows:
+        for i, f in enumerate(row.roles):
+            if f is None or f.kind not in ('sdst', 'ssrc', 'src', 'vdst'):
+                continue
+            if f.kind == 'vdst' and not bare(row.ops[i]).startswith('s'):
+                continue
+            for v in SPECIAL:
+                if v < (1 << f.width) and not (f.kind in ('sdst', 'vdst') and v > 127):
+                    for w64 in (False, True):
+                        qs.append((row, i, v, w64))
+    res = {}
+    for w64 in (False, True):
+        sel = [q for q in qs if q[3] == w64]
+        out = MC.run(cpu, w64, [row.enc.word(row.op, dict(row.base, **{row.roles[i].name: v}))
+                                for row, i, v, _ in sel])
+        for q, r in zip(sel, out):
+            res[q] = r
+    for row in rows:
+        for i, f in enumerate(row.roles):
+            if f is None or row.types[i] is None:
+                continue
+            if not any((row, i, v, False) in res for v in SPECIAL):
+                continue
+            verdicts = []
+            classes = []
+            for w64 in (False, True):
+                cls = set()
+                s = ''
+                for v in SPECIAL:
+                    r = res.get((row, i, v, w64), 'skip')
+                    if r == 'skip':
+                        s += '-'
+                    elif r is None:
+                        s += 'x'
+                    else:
+                        ops = split_ops(r[0])[1]
+                        m = NOTE.search(ops[i]) if i < len(ops) else None
+                        if m:
+                            cls.add(m.group(1))
+                            s += 'n'
+                        else:
+                            s += '.'
+                verdicts.append(s)
+                assert len(cls) <= 1, (row.text, cls)
+                classes.append(cls.pop() if cls else '')
+            t = '~' + verdicts[0]
+            if verdicts[1] != verdicts[0]:
+                t += '/' + verdicts[1]
+            if classes[0] or classes[1]:
+                t += ':' + classes[0]
+                if classes[1] != classes[0]:
+                    t += '/' + classes[1]
+            row.types[i] += t
+
+
+def learn(cpu):
+    sigs = {}
+    byname = {}
+    allrows = []
+    for enc in ENCODINGS:
+        rows = discover(cpu, enc)
+        byname[enc.name] = rows
+        allrows += rows
+    find_roles(cpu, allrows)
+    find_types(cpu, allrows, sigs)
+    find_wave64(cpu, allrows)
+    find_notes(cpu, allrows)
+    find_specials(cpu, allrows)
+    find_fixed(cpu, allrows)
+    return allrows, sigs
+
+
+def fmt_row(row):
     desc = []
-    for i, (tok, f) in enumerate(zip(ops, roles)):
+    for tok, f, t in zip(row.ops, row.roles, row.types):
         if f is None:
-            if tok == '0x11223344':
-                desc.append('kimm:k32')
-            else:
-                desc.append('=' + tok)
-            continue
-        name, lo, width, base, alt, kind = f
-        w = reg_width(tok)
-        rk = 'v' if tok.startswith('v') else 's'
-        if kind == 'simm':
-            vs = [0x21, 0x1234, 0xffff, 0x8000, 0x40, 0x41, 0]
-            r2 = first([enc.word(op, dict(b, **{name: v})) for v in vs], CPU)
-            sig = tuple((split_ops(x)[1] + ['']*4)[i] if x else '-' for x in r2)
-            st = {('0x21', '0x1234', '0xffff', '0x8000', '0x40', '0x41', '0x0'): 'hex',
-                  ('33', '0x1234', '0xffff', '0x8000', '64', '0x41', '0'): 'u16',
-                  ('33', '4660', '65535', '32768', '64', '65', '0'): 'udec'}.get(sig, 'special')
-            desc.append('%s:imm.%s' % (name, st))
-            continue
-        if kind in ('src', 'ssrc'):
-            sig = imm_sig(enc, op, name, b, i)
-            if all('/*Invalid immediate*/' in x for x in sig):
-                cls = 'reg'
-            elif all(x.startswith('sendmsg(') for x in sig):
-                cls = 'msg'
-            else:
-                cls = KNOWN.get(sig) or SIGS.setdefault(sig, 'T%d' % len(SIGS))
-            desc.append('%s:%s%d.%s' % (name, rk if kind == 'ssrc' else 'src', w, cls))
+            desc.append('k32' if bare(tok) == '0x%x' % LIT else '=' + tok)
         else:
-            desc.append('%s:%s%d' % (name, rk, w))
-    return desc
+            # VGPR_16 operands print as v<n>.l / v<n>.h (bit 7 selects the half)
+            t16 = '!t' if re.match(r'^-?\|?v\d+\.[lh]', tok) else ''
+            desc.append('%s:%s%s' % (f.name, t, t16))
+    return '%s 0x%x %s 0x%x 0x%x 0x%x 0x%x %s %s' % (row.enc.name, row.op, row.mn, row.mask, row.val, row.mods,
+                                                     row.sext, ''.join(sorted(row.flags)) or '-', ' '.join(desc))
 
 
-def fixed_bits(enc, op, b, text):
-    """Bits outside prefix/opcode whose flip makes LLVM reject the base word."""
-    total = enc.dwords * 32
-    base = enc.raw(op, b)
-    opmask = ((1 << enc.prefix_w) - 1) << enc.prefix_lo | ((1 << enc.op_w) - 1) << enc.op_lo
-    bits = [i for i in range(total) if not (opmask >> i) & 1]
-    bl = []
-    for i in bits:
-        w = base ^ (1 << i)
-        ws = [w & 0xffffffff, w >> 32 & 0xffffffff, w >> 64 & 0xffffffff][:enc.dwords]
-        bl.append(words(ws + [0x11223344, 0x55667788, 0])[:16])
-    r = first(bl, CPU)
-    mask = 0
-    for i, x in zip(bits, r):
-        if x is None:
-            mask |= 1 << i
-    return mask, base & mask
-
-
-def gen(enc, ops_range, bases, out):
-    for op in ops_range:
-        d = discover(enc, op, bases)
-        if not d:
-            continue
-        r, mn, ops, roles, b = d
-        desc = operand_desc(enc, op, r, ops, roles, b)
-        mask, val = fixed_bits(enc, op, b, r)
-        out.append('%s 0x%x %s 0x%x 0x%x %s' % (enc.name, op, mn, mask, val, ' '.join(desc)))
-        print(out[-1], file=sys.stderr)
-
-
-SOP2 = Enc('sop2', 30, 2, 0b10, 23, 7, [('sdst', 16, 7, 5, 9, 'sdst'), ('ssrc1', 8, 8, 2, 6, 'ssrc'), ('ssrc0', 0, 8, 3, 7, 'ssrc')], 1)
-SOPK = Enc('sopk', 28, 4, 0b1011, 23, 5, [('sdst', 16, 7, 5, 9, 'sdst'), ('simm16', 0, 16, 0x1234, 0x21, 'simm')], 1)
-SOP1 = Enc('sop1', 23, 9, 0x17d, 8, 8, [('sdst', 16, 7, 5, 9, 'sdst'), ('ssrc0', 0, 8, 3, 7, 'ssrc')], 1)
-SOPC = Enc('sopc', 23, 9, 0x17e, 16, 7, [('ssrc1', 8, 8, 2, 6, 'ssrc'), ('ssrc0', 0, 8, 3, 7, 'ssrc')], 1)
-SOPP = Enc('sopp', 23, 9, 0x17f, 16, 7, [('simm16', 0, 16, 0x1234, 0x21, 'simm')], 1)
-VOP2 = Enc('vop2', 31, 1, 0, 25, 6, [('vdst', 17, 8, 3, 7, 'vdst'), ('vsrc1', 9, 8, 2, 6, 'vsrc'), ('src0', 0, 9, 257, 261, 'src')], 1)
-VOP1 = Enc('vop1', 25, 7, 0x3f, 9, 8, [('vdst', 17, 8, 3, 7, 'vdst'), ('src0', 0, 9, 257, 261, 'src')], 1)
-VOPC = Enc('vopc', 25, 7, 0x3e, 17, 8, [('vsrc1', 9, 8, 2, 6, 'vsrc'), ('src0', 0, 9, 257, 261, 'src')], 1)
-
-
-VOP3 = Enc('vop3', 26, 6, 0b110101, 16, 10, [('vdst', 0, 8, 3, 7, 'vdst'), ('sdst3', 8, 7, 5, 9, 'sdst'),
-            ('src0', 32, 9, 257, 261, 'src'), ('src1', 41, 9, 258, 262, 'src'), ('src2', 50, 9, 260, 264, 'src')], 2)
-VOP3P = Enc('vop3p', 24, 8, 0xcc, 16, 7, [('vdst', 0, 8, 3, 7, 'vdst'),
-            ('src0', 32, 9, 257, 261, 'src'), ('src1', 41, 9, 258, 262, 'src'), ('src2', 50, 9, 260, 264, 'src')], 2)
-
-
-def gen_vop3(enc, ops_range, out):
-    bases = [{}, {'src2': 0}, {'src1': 0, 'src2': 0}, {'src0': 0, 'src1': 0, 'src2': 0},
-             {'vdst': 0, 'src0': 0, 'src1': 0, 'src2': 0}, {'sdst3': 0}, {'sdst3': 0, 'src2': 0},
-             {'sdst3': 0, 'src1': 0, 'src2': 0}]
-    for op in ops_range:
-        d = discover(enc, op, bases)
-        if not d:
-            continue
-        r, mn, ops, roles, b = d
-        # modifiers printed after the operands are not operands
-        nops = []
-        nroles = []
-        for t, f in zip(ops, roles):
-            nops.append(t)
-            nroles.append(f)
-        desc = operand_desc(enc, op, r, ops, roles, b)
-        mask, val = fixed_bits(enc, op, b, r)
-        # which modifier bits print (flip changes the text)
-        base = enc.raw(op, b)
-        modpos = [8, 9, 10, 11, 12, 13, 14, 15, 59, 60, 61, 62, 63] if enc.name == 'vop3' else [8, 9, 10, 11, 12, 13, 14, 15, 59, 60, 61, 62, 63]
-        bl = []
-        for i in modpos:
-            w = base ^ (1 << i)
-            bl.append(words([w & 0xffffffff, w >> 32, 0x11223344, 0]))
-        rr = first(bl, CPU)
-        mods = 0
-        for i, x in zip(modpos, rr):
-            if x and x != r and not any(f and f[0] == 'sdst3' and 8 <= i <= 14 for f in roles):
-                mods |= 1 << i
-        out.append('%s 0x%x %s 0x%x 0x%x 0x%x %s' % (enc.name, op, mn, mask, val, mods, ' '.join(desc)))
-        print(out[-1], r, file=sys.stderr)
+def generate(cpu):
+    rows, sigs = learn(cpu)
+    lines = ['# Generated by isa/tools/gen_tables.py from llvm-mc-19; do not edit.']
+    for sig, name in sigs.items():
+        lines.append('# unknown immediate class %s: %s' % (name, ' | '.join(sig)))
+    lines += [fmt_row(r) for r in rows]
+    return '\n'.join(lines) + '\n'
 
 
 def main():
-    if len(sys.argv) > 3 and sys.argv[3] == 'vop3':
-        out = []
-        gen_vop3(VOP3, range(1024), out)
-        gen_vop3(VOP3P, range(128), out)
-        with open(sys.argv[2], 'w') as f:
-            for sig, name in SIGS.items():
-                f.write('# %s %s\n' % (name, ' | '.join(sig)))
-            f.write('\n'.join(out) + '\n')
-        return
-    out = []
-    gen(SOP2, [o for o in range(128) if (o >> 5) != 0b11], [{}, {'sdst': 4, 'ssrc0': 4, 'ssrc1': 4}], out)
-    gen(SOPK, range(32), [{}, {'sdst': 4}], out)
-    gen(SOP1, range(256), [{}, {'sdst': 4, 'ssrc0': 4}, {'ssrc0': 0}, {'sdst': 0}, {'sdst': 0, 'ssrc0': 0}, {'ssrc0': 0x80, 'sdst': 0x7c}], out)
-    gen(SOPC, range(128), [{}, {'ssrc0': 4, 'ssrc1': 4}], out)
-    gen(SOPP, range(128), [{}, {'simm16': 0}], out)
-    gen(VOP2, range(0x3e), [{}], out)
-    gen(VOP1, range(256), [{}, {'vdst': 0, 'src0': 0}], out)
-    gen(VOPC, range(256), [{}], out)
-    with open(sys.argv[2], 'w') as f:
-        for sig, name in SIGS.items():
-            f.write('# %s %s\n' % (name, ' | '.join(sig)))
-        f.write('\n'.join(out) + '\n')
+    check = '--check' in sys.argv
+    here = os.path.dirname(os.path.abspath(__file__))
+    data = os.path.join(here, '..', 'data')
+    bad = []
+    for cpu in CPUS:
+        text = generate(cpu)
+        path = os.path.join(data, cpu + '.txt')
+        if check:
+            old = open(path).read() if os.path.exists(path) else ''
+            if old != text:
+                bad.append(path)
+        else:
+            with open(path, 'w') as f:
+                f.write(text)
+    if bad:
+        print('tables differ from what llvm-mc-19 gives (rerun isa/tools/gen_tables.py): '
+              + ', '.join(bad), file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == '__main__':
