@@ -219,8 +219,12 @@ fn table(cpu: &str, text: &str, mem: &str, out: &mut String) {
                     ops,
                     "Opnd {{ fld: Fld::None, ty: Ty::Text({t:?}), {NOSPEC} }}, "
                 );
-            } else if o == "k32" {
-                let _ = write!(ops, "Opnd {{ fld: Fld::Kimm, ty: Ty::Kimm, {NOSPEC} }}, ");
+            } else if let Some(k) = o.strip_prefix("k32") {
+                let b32 = k == ".b32";
+                let _ = write!(
+                    ops,
+                    "Opnd {{ fld: Fld::Kimm, ty: Ty::Kimm({b32}), {NOSPEC} }}, "
+                );
             } else {
                 let (f, t) = o.split_once(':').expect("field:type");
                 let (t, t16) = match t.strip_suffix("!t") {

@@ -220,6 +220,7 @@ fn operands_ok(info: &OpInfo, q: u128, wave64: bool) -> Option<bool> {
                     lit = true;
                 }
             }
+            Ty::SSrc(_, Imm::Msg) => {}
             Ty::SSrc(w, _) => {
                 if !scalar_ok(o, v, w, wave64) {
                     return None;
@@ -264,7 +265,7 @@ fn operands_ok(info: &OpInfo, q: u128, wave64: bool) -> Option<bool> {
                     return None;
                 }
             }
-            Ty::Kimm => lit = true,
+            Ty::Kimm(_) => lit = true,
             Ty::Simm(_) | Ty::Text(_) => {}
         }
     }

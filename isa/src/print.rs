@@ -5,6 +5,7 @@ use crate::decode::{Inst, Target, width};
 use crate::table::{
     Enc, FLAG_INDEX_KEY, FLAG_MIX, FLAG_PERMLANE, FLAG_VCC_IN, Fld, Form, Imm, Note, Opnd, Simm, Ty,
 };
+use alloc::string::String;
 use core::fmt::{self, Write};
 
 /// Printing context: target and wave size (wave64 names `vcc`/`exec` where
@@ -330,8 +331,10 @@ fn special(f: &mut dyn Write, name: &str, v: u32, syntax: Syntax) -> fmt::Result
             Ok(())
         }
         "s_sendmsg" | "s_sendmsghalt" => {
+            // gfx11+: the message id is the low byte; the rest is ignored
+            // when the id has a name.
             let id = v & 0xff;
-            if let Some(n) = msg_name(syntax.target, id, false) {
+            if let Some(n) = msg_name(syntax.target, id) {
                 write!(f, "sendmsg({n})")
             } else if v == id {
                 write!(f, "sendmsg({id}, 0, 0)")
@@ -339,6 +342,8 @@ fn special(f: &mut dyn Write, name: &str, v: u32, syntax: Syntax) -> fmt::Result
                 write!(f, "{v}")
             }
         }
+        "s_waitcnt_depctr" | "s_wait_alu" => depctr(f, v),
+        "s_version" => version(f, v),
         "s_getreg_b32" | "s_setreg_b32" | "s_setreg_imm32_b32" => {
             let id = v & 63;
             let offset = (v >> 6) & 31;
@@ -414,26 +419,88 @@ fn hwreg_name(target: Target, id: u32) -> Option<&'static str> {
     }
 }
 
-/// Message names LLVM 19 knows for `s_sendmsg` (gfx11/gfx12 `SendMsg` ids).
-fn msg_name(_target: Target, id: u32, rtn: bool) -> Option<&'static str> {
-    if rtn {
-        return match id {
-            128 => Some("MSG_RTN_GET_DOORBELL"),
-            129 => Some("MSG_RTN_GET_DDID"),
-            130 => Some("MSG_RTN_GET_TMA"),
-            131 => Some("MSG_RTN_GET_REALTIME"),
-            132 => Some("MSG_RTN_SAVE_WAVE"),
-            133 => Some("MSG_RTN_GET_TBA"),
-            _ => None,
-        };
+/// Message names LLVM 19 prints in `sendmsg(...)` on gfx11/gfx12 (ids that
+/// need an operation, like MSG_SYSMSG, never print by name there).
+fn msg_name(target: Target, id: u32) -> Option<&'static str> {
+    let g12 = target.is_gfx12();
+    Some(match id {
+        1 => "MSG_INTERRUPT",
+        2 => "MSG_HS_TESSFACTOR",
+        3 => "MSG_DEALLOC_VGPRS",
+        5 if !g12 => "MSG_STALL_WAVE_GEN",
+        6 if !g12 => "MSG_HALT_WAVES",
+        9 => "MSG_GS_ALLOC_REQ",
+        128 => "MSG_RTN_GET_DOORBELL",
+        129 => "MSG_RTN_GET_DDID",
+        130 => "MSG_RTN_GET_TMA",
+        131 => "MSG_RTN_GET_REALTIME",
+        132 => "MSG_RTN_SAVE_WAVE",
+        133 => "MSG_RTN_GET_TBA",
+        134 => "MSG_RTN_GET_TBA_TO_PC",
+        135 if g12 => "MSG_RTN_GET_SE_AID_ID",
+        _ => return None,
+    })
+}
+
+/// `s_waitcnt_depctr` / `s_wait_alu` operand: the named counter fields
+/// (name, offset, width; the default is all ones) when no other bit is set,
+/// the non-default ones only unless all are default; else hex.
+fn depctr(f: &mut dyn Write, v: u32) -> fmt::Result {
+    const FIELDS: [(&str, u32, u32); 7] = [
+        ("depctr_hold_cnt", 7, 1),
+        ("depctr_sa_sdst", 0, 1),
+        ("depctr_va_vdst", 12, 4),
+        ("depctr_va_sdst", 9, 3),
+        ("depctr_va_ssrc", 8, 1),
+        ("depctr_va_vcc", 1, 1),
+        ("depctr_vm_vsrc", 2, 3),
+    ];
+    let used: u32 = FIELDS.iter().map(|(_, o, w)| ((1 << w) - 1) << o).sum();
+    if v & !used != 0 {
+        return write!(f, "{v:#x}");
     }
-    match id {
-        1 => Some("MSG_INTERRUPT"),
-        2 => Some("MSG_HS_TESSFACTOR"),
-        3 => Some("MSG_DEALLOC_VGPRS"),
-        9 => Some("MSG_GS_ALLOC_REQ"),
-        _ => None,
+    let val = |o: u32, w: u32| (v >> o) & ((1 << w) - 1);
+    let all_default = FIELDS.iter().all(|&(_, o, w)| val(o, w) == (1 << w) - 1);
+    let mut sep = "";
+    for &(name, o, w) in &FIELDS {
+        let x = val(o, w);
+        if x != (1 << w) - 1 || all_default {
+            write!(f, "{sep}{name}({x})")?;
+            sep = " ";
+        }
     }
+    Ok(())
+}
+
+/// `s_version` operand: the version (a name where LLVM has one) OR-ed
+/// with the W64/W32/MDP bits as an expression; hex if bits 12:8 are set.
+fn version(f: &mut dyn Write, v: u32) -> fmt::Result {
+    if v & 0x1f00 != 0 {
+        return write!(f, "{v:#x}");
+    }
+    let mut text = match v & 0xff {
+        0 => String::from("UC_VERSION_GFX7"),
+        4 => String::from("UC_VERSION_GFX10"),
+        6 => String::from("UC_VERSION_GFX11"),
+        9 => String::from("UC_VERSION_GFX12"),
+        n => alloc::format!("{n}"),
+    };
+    let mut nested = false;
+    for (bit, name) in [
+        (13, "UC_VERSION_W64_BIT"),
+        (14, "UC_VERSION_W32_BIT"),
+        (15, "UC_VERSION_MDP_BIT"),
+    ] {
+        if v >> bit & 1 != 0 {
+            text = if nested {
+                alloc::format!("({text})|{name}")
+            } else {
+                alloc::format!("{text}|{name}")
+            };
+            nested = true;
+        }
+    }
+    f.write_str(&text)
 }
 
 /// LLVM's "Invalid register" note for a register the operand's class does
@@ -688,6 +755,10 @@ impl fmt::Display for Display<'_> {
                         inner,
                     )?;
                 }
+                Ty::Src(_, Imm::Msg) | Ty::SSrc(_, Imm::Msg) => {
+                    // s_sendmsg_rtn_*: the field is a message id
+                    special(f, "s_sendmsg", v, self.syntax)?;
+                }
                 Ty::Src(w, imm) | Ty::SSrc(w, imm) => {
                     let (neg, abs, sext) = src_mods(o.fld);
                     let w = width(o, w, wave64);
@@ -706,7 +777,8 @@ impl fmt::Display for Display<'_> {
                         None,
                     )?;
                 }
-                Ty::Kimm => write!(f, "{:#x}", inst.literal.unwrap_or(0))?,
+                Ty::Kimm(false) => write!(f, "{:#x}", inst.literal.unwrap_or(0))?,
+                Ty::Kimm(true) => literal(f, inst.literal.unwrap_or(0), Imm::B32)?,
                 Ty::Simm(style) => simm(f, info.name, v, style, self.syntax)?,
                 Ty::Text(t) => {
                     if wave64 && t == "vcc_lo" {

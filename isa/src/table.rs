@@ -122,7 +122,9 @@ pub enum Ty {
     /// 16-bit immediate.
     Simm(Simm),
     /// Literal constant operand.
-    Kimm,
+    /// Literal constant operand: always hex, or (true) printed like a b32
+    /// source literal.
+    Kimm(bool),
     /// A lane mask in scalar registers: one SGPR in wave32, a pair in wave64.
     Mask,
     /// Fixed text (`vcc_lo` prints `vcc` in wave64).

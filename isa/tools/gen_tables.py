@@ -313,6 +313,12 @@ def find_types(cpu, rows, sigs):
                     qs.append((row, i, row.enc.word(row.op, dict(row.base, **{f.name: 255}), lit)))
                 for v in (248, 240):
                     qs.append((row, i, row.enc.word(row.op, dict(row.base, **{f.name: v}))))
+    # literal constant operands (no field): probe how the literal prints
+    for row in rows:
+        for i, f in enumerate(row.roles):
+            if f is None and bare(row.ops[i]) == '0x%x' % LIT:
+                for lit in LITS:
+                    qs.append((row, i, row.enc.word(row.op, row.base, lit)))
     res = MC.run(cpu, False, [q[2] for q in qs])
     got = {}
     for (row, i, _), r in zip(qs, res):
@@ -324,6 +330,10 @@ def find_types(cpu, rows, sigs):
     for row in rows:
         for i, f in enumerate(row.roles):
             if f is None:
+                if (id(row), i) in got:
+                    sig = got[(id(row), i)]
+                    hexes = all(x == '0x%x' % l for x, l in zip(sig, LITS))
+                    row.types[i] = 'k32' if hexes else 'k32.' + KNOWN.get(tuple(sig) + ('0.15915494', '0.5'), 'b32')
                 continue
             tok = row.ops[i]
             rk = 'v' if bare(tok).startswith('v') else 's'
@@ -531,7 +541,7 @@ def fmt_row(row):
     desc = []
     for tok, f, t in zip(row.ops, row.roles, row.types):
         if f is None:
-            desc.append('k32' if bare(tok) == '0x%x' % LIT else '=' + tok)
+            desc.append(t if t and t.startswith('k32') else '=' + tok)
         else:
             # VGPR_16 operands print as v<n>.l / v<n>.h (bit 7 selects the half)
             t16 = '!t' if re.match(r'^-?\|?v\d+\.[lh]', tok) else ''

@@ -260,12 +260,34 @@ fn random_words(t: Target, wave64: bool, n: usize, seed: u64, tally: &mut Tally)
     let fams = families(t);
     let only = std::env::var("BAREBELL_ISA_FAMILY").ok();
     let syntax = Syntax { target: t, wave64 };
+    // Development aid: BAREBELL_ISA_SWEEP="W0 W1 W2 W3 LO WIDTH" (hex words,
+    // then a bit field of the 128) compares every value of the field.
+    let sweep: Option<(u128, u32, u32)> = std::env::var("BAREBELL_ISA_SWEEP").ok().map(|s| {
+        let v: Vec<&str> = s.split_whitespace().collect();
+        let w = |i: usize| {
+            u128::from(u32::from_str_radix(v.get(i).copied().unwrap_or("0"), 16).unwrap_or(0))
+        };
+        let base = w(0) | w(1) << 32 | w(2) << 64 | w(3) << 96;
+        let num = |i: usize| v.get(i).and_then(|x| x.parse().ok()).unwrap_or(0u32);
+        (base, num(4), num(5).min(20))
+    });
+    let n = match sweep {
+        Some((_, _, width)) => 1usize << width,
+        None => n,
+    };
     const CHUNK: usize = 100_000;
     let mut done = 0;
     while done < n {
         let m = CHUNK.min(n - done);
         let blocks: Vec<[u8; 16]> = (0..m)
-            .map(|_| draw(&mut rng, &fams, only.as_deref()))
+            .map(|i| match sweep {
+                Some((base, lo, width)) => {
+                    let mask = ((1u128 << width) - 1) << lo;
+                    let x = (base & !mask) | ((done + i) as u128) << lo;
+                    x.to_le_bytes()
+                }
+                None => draw(&mut rng, &fams, only.as_deref()),
+            })
             .collect();
         let llvm = llvm_first(t, wave64, &blocks)?;
         for (b, l) in blocks.iter().zip(llvm) {
