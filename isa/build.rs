@@ -124,6 +124,12 @@ fn field(name: &str) -> &'static str {
         "kimm" => "Fld::Kimm",
         "sdst3" => "Fld::Sdst3",
         "dsrc0" => "Fld::Dsrc0",
+        "srcx0" => "Fld::SrcX0",
+        "vsrcx1" => "Fld::VsrcX1",
+        "vdstx" => "Fld::VdstX",
+        "srcy0" => "Fld::SrcY0",
+        "vsrcy1" => "Fld::VsrcY1",
+        "vdsty" => "Fld::VdstY",
         other => panic!("unknown field {other}"),
     }
 }
@@ -146,6 +152,8 @@ fn enc(name: &str) -> (&'static str, &'static str) {
         "vopc" => "Enc::Vopc",
         "vop3" => "Enc::Vop3",
         "vop3p" => "Enc::Vop3p",
+        "vopdx" => "Enc::Vopd",
+        "vopdy" => "Enc::VopdY",
         "smem" => "Enc::Smem",
         "ds" => "Enc::Ds",
         "mubuf" => "Enc::Mubuf",

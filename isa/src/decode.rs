@@ -131,6 +131,13 @@ pub(crate) fn field_of(enc: Enc, q: u128, f: Fld) -> u32 {
         (Enc::Vop3, Fld::Src1) | (Enc::Vop3p, Fld::Src1) => bits(41, 9),
         (Enc::Vop3, Fld::Src2) | (Enc::Vop3p, Fld::Src2) => bits(50, 9),
         (Enc::Vop3, Fld::Dsrc0) | (Enc::Vop3p, Fld::Dsrc0) => bits(64, 8),
+        (_, Fld::SrcX0) => bits(0, 9),
+        (_, Fld::VsrcX1) => bits(9, 8),
+        (_, Fld::VdstX) => bits(56, 8),
+        (_, Fld::SrcY0) => bits(32, 9),
+        (_, Fld::VsrcY1) => bits(41, 8),
+        // bit 0 of vdstY is the inverse of vdstX's
+        (_, Fld::VdstY) => bits(49, 7) << 1 | (!bits(56, 1) & 1),
         (_, Fld::Dsrc0) => bits(32, 8),
         (_, Fld::Src0) => bits(0, 9),
         _ => 0,
@@ -398,69 +405,47 @@ fn decode_vflat(target: Target, bytes: &[u8], w0: u32) -> Result<Inst, DecodeErr
     lookup_mem(target, enc, ((w0 >> 14) & 0xff) as u16, bytes, w0, 3)
 }
 
-/// VOPD component opcodes (X: 4 bits, Y: 5 bits) by target; `None` where
-/// LLVM 19 has none.
-pub(crate) fn vopd_name(target: Target, op: u32) -> Option<&'static str> {
-    Some(match op {
-        0 => "fmac_f32",
-        1 => "fmaak_f32",
-        2 => "fmamk_f32",
-        3 => "mul_f32",
-        4 => "add_f32",
-        5 => "sub_f32",
-        6 => "subrev_f32",
-        7 => "mul_dx9_zero_f32",
-        8 => "mov_b32",
-        9 => "cndmask_b32",
-        10 if target.is_gfx12() => "max_num_f32",
-        11 if target.is_gfx12() => "min_num_f32",
-        10 => "max_f32",
-        11 => "min_f32",
-        12 if !target.is_gfx12() => "dot2acc_f32_f16",
-        13 if !target.is_gfx12() => "dot2acc_f32_bf16",
-        16 => "add_nc_u32",
-        17 => "lshlrev_b32",
-        18 => "and_b32",
-        _ => return None,
-    })
+/// The Y component of a decoded VOPD pair (its X component is `info`).
+pub fn vopd_y(target: Target, inst: &Inst) -> Option<&'static OpInfo> {
+    target.index(
+        Enc::VopdY,
+        Form::Plain,
+        ((inst.words[0] >> 17) & 0x1f) as u16,
+    )
 }
 
-pub(crate) static VOPD_INFO: OpInfo = OpInfo {
-    enc: Enc::Vopd,
-    form: Form::Plain,
-    op: 0,
-    name: "v_dual",
-    mask: 0,
-    val: 0,
-    mods: 0,
-    sext: 0,
-    flags: 0,
-    opnds: &[],
-};
-
-fn decode_vopd(target: Target, bytes: &[u8], w0: u32) -> Result<Inst, DecodeError> {
-    let w1 = dword(bytes, 1).ok_or(DecodeError::Invalid { word: w0 })?;
-    let opx = (w0 >> 22) & 0xf;
-    let opy = (w0 >> 17) & 0x1f;
-    let (Some(nx), Some(ny)) = (vopd_name(target, opx), vopd_name(target, opy)) else {
-        return Err(DecodeError::Invalid { word: w0 });
-    };
-    if opx >= 16 {
-        return Err(DecodeError::Invalid { word: w0 });
+/// VOPD (wave32 only): X opcode in 25:22, Y opcode in 21:17, both from
+/// the tables; one literal dword serves both components.
+fn decode_vopd(syntax: Syntax, bytes: &[u8], w0: u32) -> Result<Inst, DecodeError> {
+    let bad = DecodeError::Invalid { word: w0 };
+    if syntax.wave64 || bytes.len() < 8 {
+        return Err(bad);
     }
-    let kimm = |n: &str| n.starts_with("fmaak") || n.starts_with("fmamk");
-    let lit = (w0 & 0x1ff) == 255 || (w1 & 0x1ff) == 255 || kimm(nx) || kimm(ny);
+    let t = syntax.target;
+    let x = t
+        .index(Enc::Vopd, Form::Plain, ((w0 >> 22) & 0xf) as u16)
+        .ok_or(bad)?;
+    let y = t
+        .index(Enc::VopdY, Form::Plain, ((w0 >> 17) & 0x1f) as u16)
+        .ok_or(bad)?;
+    let w1 = dword(bytes, 1).unwrap_or(0);
+    let q = u128::from(w0) | u128::from(w1) << 32;
+    if q & x.mask != x.val || q & y.mask != y.val {
+        return Err(bad);
+    }
+    let lx = operands_ok(x, q, false).ok_or(bad)?;
+    let ly = operands_ok(y, q, false).ok_or(bad)?;
     let mut words = [w0, w1, 0, 0];
     let mut len = 8;
     let mut literal = None;
-    if lit {
-        let l = dword(bytes, 2).ok_or(DecodeError::Invalid { word: w0 })?;
+    if lx || ly {
+        let l = dword(bytes, 2).ok_or(bad)?;
         words[2] = l;
         literal = Some(l);
         len = 12;
     }
     Ok(Inst {
-        info: &VOPD_INFO,
+        info: x,
         words,
         len,
         literal,
@@ -522,7 +507,7 @@ pub fn decode(syntax: Syntax, bytes: &[u8]) -> Result<Inst, DecodeError> {
         }
         Enc::Flat if target.is_gfx12() => decode_vflat(target, bytes, w0),
         Enc::Flat => decode_flat(target, bytes, w0),
-        Enc::Vopd => decode_vopd(target, bytes, w0),
+        Enc::Vopd => decode_vopd(syntax, bytes, w0),
         _ => Err(bad),
     }
 }

@@ -3,7 +3,8 @@
 
 use crate::decode::{Inst, Target, width};
 use crate::table::{
-    Enc, FLAG_INDEX_KEY, FLAG_MIX, FLAG_PERMLANE, FLAG_VCC_IN, Fld, Form, Imm, Note, Opnd, Simm, Ty,
+    Enc, FLAG_INDEX_KEY, FLAG_MIX, FLAG_PERMLANE, FLAG_VCC_IN, Fld, Form, Imm, Note, OpInfo, Opnd,
+    Simm, Ty,
 };
 use alloc::string::String;
 use core::fmt::{self, Write};
@@ -673,10 +674,18 @@ impl fmt::Display for Display<'_> {
         ) {
             return crate::print_mem::mem(f, inst, self.syntax);
         }
+        operands(f, inst, info, self.syntax)
+    }
+}
+
+/// A table-driven instruction (or VOPD component `info`): mnemonic,
+/// operands and modifiers.
+fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fmt::Result {
+    {
         f.write_str(info.name)?;
         let q = inst.bits();
         let mods = info.mods;
-        let wave64 = self.syntax.wave64;
+        let wave64 = syntax.wave64;
         let vop3 = info.enc == Enc::Vop3 || info.has(FLAG_MIX);
         let dpp32 =
             info.form == Form::Dpp16 && matches!(info.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc);
@@ -757,7 +766,7 @@ impl fmt::Display for Display<'_> {
                 }
                 Ty::Src(_, Imm::Msg) | Ty::SSrc(_, Imm::Msg) => {
                     // s_sendmsg_rtn_*: the field is a message id
-                    special(f, "s_sendmsg", v, self.syntax)?;
+                    special(f, "s_sendmsg", v, syntax)?;
                 }
                 Ty::Src(w, imm) | Ty::SSrc(w, imm) => {
                     let (neg, abs, sext) = src_mods(o.fld);
@@ -779,7 +788,7 @@ impl fmt::Display for Display<'_> {
                 }
                 Ty::Kimm(false) => write!(f, "{:#x}", inst.literal.unwrap_or(0))?,
                 Ty::Kimm(true) => literal(f, inst.literal.unwrap_or(0), Imm::B32)?,
-                Ty::Simm(style) => simm(f, info.name, v, style, self.syntax)?,
+                Ty::Simm(style) => simm(f, info.name, v, style, syntax)?,
                 Ty::Text(t) => {
                     if wave64 && t == "vcc_lo" {
                         f.write_str("vcc")?;
@@ -796,7 +805,7 @@ impl fmt::Display for Display<'_> {
             .count();
         if info.enc == Enc::Vop3p {
             let bitq = |pos: u32| (q >> pos) & 1;
-            let list = |f: &mut fmt::Formatter<'_>, label: &str, pos: [u32; 3]| -> fmt::Result {
+            let list = |f: &mut dyn Write, label: &str, pos: [u32; 3]| -> fmt::Result {
                 write!(f, " {label}:[")?;
                 for (i, p) in pos.iter().take(nsrc).enumerate() {
                     if i > 0 {
@@ -867,34 +876,10 @@ impl fmt::Display for Display<'_> {
 }
 
 fn vopd(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt::Result {
-    let (w0, w1) = (inst.words[0], inst.words[1]);
-    let vdstx = w1 >> 24;
-    let vdsty = (((w1 >> 17) & 0x7f) << 1) | (!vdstx & 1);
-    let halves = [
-        ((w0 >> 22) & 0xf, vdstx, w0 & 0x1ff, (w0 >> 9) & 0xff),
-        ((w0 >> 17) & 0x1f, vdsty, w1 & 0x1ff, (w1 >> 9) & 0xff),
-    ];
-    for (i, (op, vdst, src0, vsrc1)) in halves.into_iter().enumerate() {
-        let name = crate::decode::vopd_name(syntax.target, op).unwrap_or("?");
-        if i == 1 {
-            f.write_str(" :: ")?;
-        }
-        let imm = if name.starts_with("dot2acc_f32_f16") {
-            Imm::V2F16
-        } else if name.starts_with("dot2acc_f32_bf16") {
-            Imm::V2BF16
-        } else {
-            Imm::B32
-        };
-        write!(f, "v_dual_{name} v{vdst}, ")?;
-        source(f, src0, 1, imm, inst.literal)?;
-        let k = inst.literal.unwrap_or(0);
-        match name {
-            "mov_b32" => {}
-            "fmaak_f32" => write!(f, ", v{vsrc1}, {k:#x}")?,
-            "fmamk_f32" => write!(f, ", {k:#x}, v{vsrc1}")?,
-            _ => write!(f, ", v{vsrc1}")?,
-        }
+    operands(f, inst, inst.info, syntax)?;
+    if let Some(y) = crate::decode::vopd_y(syntax.target, inst) {
+        f.write_str(" :: ")?;
+        operands(f, inst, y, syntax)?;
     }
     Ok(())
 }

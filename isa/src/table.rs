@@ -22,6 +22,8 @@ pub enum Enc {
     Vop3,
     Vop3p,
     Vopd,
+    /// The Y component of a VOPD pair (a table key; instructions are `Vopd`).
+    VopdY,
     Ds,
     Flat,
     Global,
@@ -72,6 +74,13 @@ pub enum Fld {
     Sdst3,
     /// The source VGPR of a DPP control dword.
     Dsrc0,
+    /// VOPD component fields.
+    SrcX0,
+    VsrcX1,
+    VdstX,
+    SrcY0,
+    VsrcY1,
+    VdstY,
 }
 
 /// How an immediate in a source operand prints (LLVM's operand types).

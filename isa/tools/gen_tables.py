@@ -132,8 +132,8 @@ class Enc:
     modifier bit positions, base operand values to try."""
 
     def __init__(self, name, dwords, prefix, op, fields, fixed=(), modpos=(), bases=({},),
-                 ops=None, types_from=None):
-        self.name, self.dwords, self.prefix, self.op = name, dwords, prefix, op
+                 ops=None, types_from=None, part=None):
+        self.name, self.dwords, self.prefix, self.op, self.part = name, dwords, prefix, op, part
         self.fields, self.fixed, self.modpos, self.bases = fields, list(fixed), list(modpos), bases
         self.ops = ops if ops is not None else range(1 << op[1])
         self.types_from = types_from
@@ -238,7 +238,20 @@ VOP3P_DPP16 = Enc('vop3p_dpp16', 3, (24, 8, 0xcc), (16, 7), VOP3P_DPP_FIELDS,
 VOP3P_DPP8 = Enc('vop3p_dpp8', 3, (24, 8, 0xcc), (16, 7), VOP3P_DPP_FIELDS,
                  fixed=[(32, 9, 233), (72, 24, 0xfac688)], modpos=MODPOS, bases=VOP3P_BASES, types_from='vop3p')
 
-ENCODINGS = [SOP2, SOPK, SOP1, SOPC, SOPP, VOP2, VOP1, VOPC, VOP3, VOP3P,
+# VOPD: one row per component opcode, learned with the other component a
+# v_dual_mov_b32. X: op 25:22, src0 8:0, vsrc1 16:9, vdst 63:56. Y: op
+# 21:17, src0 40:32, vsrc1 48:41, vdst 55:49 (its bit 0 is the inverse of
+# vdstX's).
+VOPDX = Enc('vopdx', 2, (26, 6, 0b110010), (22, 4),
+            [F('srcx0', 0, 9, 257, 261, 'src'), F('vsrcx1', 9, 8, 2, 6, 'vsrc'), F('vdstx', 56, 8, 4, 6, 'vdst')],
+            fixed=[(17, 5, 8), (32, 9, 266), (41, 8, 0), (49, 7, 3)], part=0,
+            bases=({}, {'vsrcx1': 0}, {'srcx0': 0}))
+VOPDY = Enc('vopdy', 2, (26, 6, 0b110010), (17, 5),
+            [F('srcy0', 32, 9, 257, 261, 'src'), F('vsrcy1', 41, 8, 2, 6, 'vsrc'), F('vdsty', 49, 7, 3, 5, 'vdst')],
+            fixed=[(22, 4, 8), (0, 9, 266), (9, 8, 0), (56, 8, 4)], part=1,
+            bases=({}, {'vsrcy1': 0}, {'srcy0': 0}))
+
+ENCODINGS = [SOP2, SOPK, SOP1, SOPC, SOPP, VOP2, VOP1, VOPC, VOP3, VOP3P, VOPDX, VOPDY,
              VOP2_DPP16, VOP2_DPP8, VOP1_DPP16, VOP1_DPP8, VOPC_DPP16, VOPC_DPP8,
              VOP3_DPP16, VOP3_DPP8, VOP3P_DPP16, VOP3P_DPP8]
 
@@ -255,6 +268,15 @@ class Row:
         self.flags = set()
 
 
+def view(enc, text):
+    """The part of an instruction's text a row describes (one component of
+    a VOPD pair)."""
+    if enc.part is None:
+        return text
+    parts = text.split(' :: ')
+    return parts[enc.part] if len(parts) == 2 else ''
+
+
 def discover(cpu, enc):
     """One Row per opcode that some base decodes to a single instruction of
     the encoding's size (with or without a literal)."""
@@ -267,7 +289,7 @@ def discover(cpu, enc):
         text, n = r
         if n not in (enc.dwords * 4, enc.dwords * 4 + 4):
             continue
-        rows[op] = Row(enc, op, b, text, n)
+        rows[op] = Row(enc, op, b, view(enc, text), n)
     return [rows[op] for op in sorted(rows)]
 
 
@@ -277,7 +299,7 @@ def find_roles(cpu, rows):
     for (row, f), r in zip(qs, res):
         if r is None:
             continue
-        mn, ops, _ = split_ops(r[0])
+        mn, ops, _ = split_ops(view(row.enc, r[0]))
         if mn != row.mn or len(ops) != len(row.ops):
             continue
         for i, (a, c) in enumerate(zip(row.ops, ops)):
@@ -324,7 +346,7 @@ def find_types(cpu, rows, sigs):
     for (row, i, _), r in zip(qs, res):
         tok = '-'
         if r is not None:
-            ops = split_ops(r[0])[1]
+            ops = split_ops(view(row.enc, r[0]))[1]
             tok = ops[i] if i < len(ops) else '?'
         got.setdefault((id(row), i), []).append(tok)
     for row in rows:
@@ -367,7 +389,7 @@ def find_wave64(cpu, rows):
     for row, r in zip(rows, res):
         if r is None:
             continue
-        mn, ops, _ = split_ops(r[0])
+        mn, ops, _ = split_ops(view(row.enc, r[0]))
         if len(ops) != len(row.ops):
             continue
         for i, (a, b) in enumerate(zip(row.ops, ops)):
@@ -403,7 +425,7 @@ def find_fixed(cpu, rows):
         if r is None:
             row.mask |= 1 << i
             row.val |= base & (1 << i)
-        elif i in row.enc.modpos and r[0] != row.text:
+        elif i in row.enc.modpos and view(row.enc, r[0]) != row.text:
             row.mods |= 1 << i
             if 'sext(' in r[0] and 'sext(' not in row.text:
                 row.sext |= 1 << i
@@ -449,7 +471,7 @@ def find_notes(cpu, rows):
         if r is None:
             row.types[i] += mark + 'x'
             continue
-        ops = split_ops(r[0])[1]
+        ops = split_ops(view(row.enc, r[0]))[1]
         m = NOTE.search(ops[i]) if i < len(ops) else None
         if m:
             row.types[i] += mark + m.group(1)
@@ -500,7 +522,7 @@ def find_specials(cpu, rows):
                     elif r is None:
                         s += 'x'
                     else:
-                        ops = split_ops(r[0])[1]
+                        ops = split_ops(view(row.enc, r[0]))[1]
                         m = NOTE.search(ops[i]) if i < len(ops) else None
                         if m:
                             cls.add(m.group(1))
