@@ -96,6 +96,9 @@ fn base_ty(spec: &str) -> String {
     if kind == "mask" {
         return "Ty::Mask".into();
     }
+    if kind == "off" {
+        return "Ty::Off".into();
+    }
     if let Some(w) = kind.strip_prefix("src") {
         let w: u8 = w.parse().expect("width");
         return format!("Ty::Src({w}, {})", imm(rest.expect("imm class")));
@@ -130,16 +133,24 @@ fn field(name: &str) -> &'static str {
         "srcy0" => "Fld::SrcY0",
         "vsrcy1" => "Fld::VsrcY1",
         "vdsty" => "Fld::VdstY",
+        "sdata" => "Fld::Sdata",
+        "sbase" => "Fld::Sbase",
+        "soffset" => "Fld::Soffset",
+        "offset" => "Fld::SmemOff",
+        "offset24" => "Fld::SmemOff24",
         other => panic!("unknown field {other}"),
     }
 }
 
 /// Encoding name in the data files: (Enc, Form).
-fn enc(name: &str) -> (&'static str, &'static str) {
+fn enc(name: &str) -> (&'static str, String) {
     let (base, form) = match name.split_once('_') {
-        Some((b, "dpp16")) => (b, "Form::Dpp16"),
-        Some((b, "dpp8")) => (b, "Form::Dpp8"),
-        _ => (name, "Form::Plain"),
+        Some((b, "dpp16")) => (b, "Form::Dpp16".to_string()),
+        Some((b, "dpp8")) => (b, "Form::Dpp8".to_string()),
+        _ => match name.split_once(':') {
+            Some((b, v)) => (b, format!("Form::Var({v})")),
+            None => (name, "Form::Plain".to_string()),
+        },
     };
     let e = match base {
         "sop1" => "Enc::Sop1",
@@ -216,6 +227,7 @@ fn table(cpu: &str, text: &str, mem: &str, out: &mut String) {
                 'k' => 2,
                 'p' => 4,
                 'v' => 8,
+                'o' => 16,
                 '-' => 0,
                 other => panic!("unknown flag {other}"),
             })

@@ -138,6 +138,11 @@ pub(crate) fn field_of(enc: Enc, q: u128, f: Fld) -> u32 {
         (_, Fld::VsrcY1) => bits(41, 8),
         // bit 0 of vdstY is the inverse of vdstX's
         (_, Fld::VdstY) => bits(49, 7) << 1 | (!bits(56, 1) & 1),
+        (_, Fld::Sdata) => bits(6, 7),
+        (_, Fld::Sbase) => bits(0, 6) << 1,
+        (_, Fld::Soffset) => bits(57, 7),
+        (_, Fld::SmemOff) => bits(32, 21),
+        (_, Fld::SmemOff24) => bits(32, 24),
         (_, Fld::Dsrc0) => bits(32, 8),
         (_, Fld::Src0) => bits(0, 9),
         _ => 0,
@@ -273,7 +278,7 @@ fn operands_ok(info: &OpInfo, q: u128, wave64: bool) -> Option<bool> {
                 }
             }
             Ty::Kimm(_) => lit = true,
-            Ty::Simm(_) | Ty::Text(_) => {}
+            Ty::Simm(_) | Ty::Text(_) | Ty::Off => {}
         }
     }
     Some(lit)
@@ -499,10 +504,17 @@ pub fn decode(syntax: Syntax, bytes: &[u8]) -> Result<Inst, DecodeError> {
                 form => row(enc, form, op, 3).or_else(|_| row(enc, Form::Plain, op, 2)),
             }
         }
-        Enc::Smem if target.is_gfx12() => {
-            lookup_mem(target, enc, ((w0 >> 13) & 0x3f) as u16, bytes, w0, 2)
+        Enc::Smem => {
+            // variants: soffset is null (bit 0), offset is 0 (bit 1, gfx11)
+            let null = u8::from(w1 >> 25 == 124);
+            let (op, var) = if target.is_gfx12() {
+                ((w0 >> 13) & 0x3f, null)
+            } else {
+                ((w0 >> 18) & 0xff, null | u8::from(w1 & 0x1f_ffff == 0) << 1)
+            };
+            row(enc, Form::Var(var), op, 2)
         }
-        Enc::Smem | Enc::Ds | Enc::Mubuf => {
+        Enc::Ds | Enc::Mubuf => {
             lookup_mem(target, enc, ((w0 >> 18) & 0xff) as u16, bytes, w0, 2)
         }
         Enc::Flat if target.is_gfx12() => decode_vflat(target, bytes, w0),

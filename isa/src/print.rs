@@ -504,6 +504,20 @@ fn version(f: &mut dyn Write, v: u32) -> fmt::Result {
     f.write_str(&text)
 }
 
+/// `v` as a signed `bits`-bit number.
+pub(crate) fn sign_extend(v: u32, bits: u32) -> i64 {
+    i64::from(((v << (32 - bits)) as i32) >> (32 - bits))
+}
+
+/// A signed value in hex the way LLVM prints SMEM offsets (`-0x10`).
+pub(crate) fn hex_signed(f: &mut dyn Write, v: i64) -> fmt::Result {
+    if v < 0 {
+        write!(f, "-{:#x}", -v)
+    } else {
+        write!(f, "{v:#x}")
+    }
+}
+
 /// LLVM's "Invalid register" note for a register the operand's class does
 /// not hold.
 fn note(f: &mut dyn Write, class: &str) -> fmt::Result {
@@ -670,11 +684,15 @@ impl fmt::Display for Display<'_> {
         }
         if matches!(
             info.enc,
-            Enc::Smem | Enc::Ds | Enc::Flat | Enc::Global | Enc::Scratch | Enc::Mubuf
+            Enc::Ds | Enc::Flat | Enc::Global | Enc::Scratch | Enc::Mubuf
         ) {
             return crate::print_mem::mem(f, inst, self.syntax);
         }
-        operands(f, inst, info, self.syntax)
+        operands(f, inst, info, self.syntax)?;
+        if info.enc == Enc::Smem {
+            crate::print_mem::smem_suffix(f, inst, self.syntax)?;
+        }
+        Ok(())
     }
 }
 
@@ -715,6 +733,11 @@ fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fm
             f.write_str(sep)?;
             sep = ", ";
             match o.ty {
+                Ty::SReg(3) if (108..=123).contains(&v) => {
+                    // LLVM has no 96-bit TTMP tuples: one TTMP, noted
+                    write!(f, "ttmp{}", v - 108)?;
+                    note(f, o.class[usize::from(wave64)])?;
+                }
                 Ty::SReg(w) => {
                     scalar(f, v, width(o, w, wave64))?;
                     operand_note(f, o, v, false, wave64)?;
@@ -785,6 +808,10 @@ fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fm
                         wave64,
                         None,
                     )?;
+                }
+                Ty::Off => {
+                    let bits = if o.fld == Fld::SmemOff24 { 24 } else { 21 };
+                    hex_signed(f, sign_extend(v, bits))?;
                 }
                 Ty::Kimm(false) => write!(f, "{:#x}", inst.literal.unwrap_or(0))?,
                 Ty::Kimm(true) => literal(f, inst.literal.unwrap_or(0), Imm::B32)?,
@@ -868,7 +895,7 @@ fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fm
                 }
             }
         }
-        if info.form != Form::Plain {
+        if matches!(info.form, Form::Dpp16 | Form::Dpp8) {
             dpp_suffix(f, inst)?;
         }
         Ok(())

@@ -2,8 +2,8 @@
 //! SCRATCH, MUBUF cache controls). Operand shapes follow from the mnemonic.
 
 use crate::decode::Inst;
-use crate::print::{Syntax, reg_range, scalar};
-use crate::table::Enc;
+use crate::print::{Syntax, hex_signed, reg_range, scalar, sign_extend};
+use crate::table::{Enc, FLAG_OFFSET};
 use core::fmt::{self, Write};
 
 fn data_width(name: &str) -> u8 {
@@ -22,12 +22,35 @@ fn data_width(name: &str) -> u8 {
     }
 }
 
-fn hex_signed(f: &mut dyn Write, v: i64) -> fmt::Result {
-    if v < 0 {
-        write!(f, "-{:#x}", -v)
-    } else {
-        write!(f, "{v:#x}")
+/// SMEM modifiers after the operands: the offset (variants that print it
+/// as a modifier), then glc/dlc (gfx11) or th/scope (gfx12).
+pub(crate) fn smem_suffix(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt::Result {
+    let (w0, w1) = (inst.words[0], inst.words[1]);
+    let g12 = syntax.target.is_gfx12();
+    if inst.info.has(FLAG_OFFSET) {
+        f.write_str(" offset:")?;
+        if g12 {
+            hex_signed(f, sign_extend(w1 & 0xff_ffff, 24))?;
+        } else {
+            hex_signed(f, sign_extend(w1 & 0x1f_ffff, 21))?;
+        }
     }
+    // cache policy bits, where the instruction has them
+    let mods = inst.info.mods as u32;
+    if g12 {
+        // th in bits 24:23, scope in 22:21
+        if mods & 0x1e0_0000 != 0 {
+            gfx12_cpol(f, (w0 >> 23) & 3, (w0 >> 21) & 3, false, false)?;
+        }
+    } else {
+        if (mods & w0) >> 14 & 1 != 0 {
+            f.write_str(" glc")?;
+        }
+        if (mods & w0) >> 13 & 1 != 0 {
+            f.write_str(" dlc")?;
+        }
+    }
+    Ok(())
 }
 
 /// DS operand shape from the mnemonic: (returns data, has data0, has
@@ -285,6 +308,53 @@ pub(crate) fn mem(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt::Result
 }
 
 const SCOPES: [&str; 4] = ["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"];
+
+/// gfx12 cache policy as AMDGPUInstPrinter::printTH / printScope write it:
+/// `th` (3 bits) names depend on store/atomic, then `scope` (2 bits).
+pub(crate) fn gfx12_cpol(
+    f: &mut dyn Write,
+    th: u32,
+    scope: u32,
+    store: bool,
+    atomic: bool,
+) -> fmt::Result {
+    if th != 0 {
+        f.write_str(" th:")?;
+        if atomic {
+            f.write_str("TH_ATOMIC_")?;
+            if th & 4 != 0 {
+                if scope >= 2 {
+                    f.write_str(if th & 2 != 0 { "CASCADE_NT" } else { "CASCADE_RT" })?;
+                } else {
+                    write!(f, "{th:#x}")?;
+                }
+            } else if th & 2 != 0 {
+                f.write_str(if th & 1 != 0 { "NT_RETURN" } else { "NT" })?;
+            } else {
+                f.write_str("RETURN")?;
+            }
+        } else if !store && th == 7 {
+            write!(f, "{th:#x}")?;
+        } else {
+            f.write_str(if store { "TH_STORE_" } else { "TH_LOAD_" })?;
+            f.write_str(match th {
+                1 => "NT",
+                2 => "HT",
+                3 if scope == 3 => "BYPASS",
+                3 if store => "RT_WB",
+                3 => "LU",
+                4 => "NT_RT",
+                5 => "RT_NT",
+                6 => "NT_HT",
+                _ => "NT_WB",
+            })?;
+        }
+    }
+    if scope != 0 {
+        write!(f, " scope:{}", SCOPES[scope as usize & 3])?;
+    }
+    Ok(())
+}
 
 fn gfx12_cache(f: &mut dyn Write, w1: u32) -> fmt::Result {
     let scope = (w1 >> 18) & 3;

@@ -38,6 +38,9 @@ pub enum Form {
     Plain,
     Dpp16,
     Dpp8,
+    /// Variant of a memory encoding: which of the family's predicates hold
+    /// (e.g. SMEM: soffset is null, offset is 0), one bit each.
+    Var(u8),
 }
 
 /// What LLVM does with a register that an operand's class does not hold.
@@ -81,6 +84,13 @@ pub enum Fld {
     SrcY0,
     VsrcY1,
     VdstY,
+    /// SMEM: data, base (register pairs), SGPR offset, signed offset
+    /// (21 bits on gfx11, 24 on gfx12).
+    Sdata,
+    Sbase,
+    Soffset,
+    SmemOff,
+    SmemOff24,
 }
 
 /// How an immediate in a source operand prints (LLVM's operand types).
@@ -131,6 +141,8 @@ pub enum Ty {
     /// 16-bit immediate.
     Simm(Simm),
     /// Literal constant operand.
+    /// Signed offset printed as a hex operand (SMEM).
+    Off,
     /// Literal constant operand: always hex, or (true) printed like a b32
     /// source literal.
     Kimm(bool),
@@ -189,6 +201,8 @@ pub const FLAG_PERMLANE: u8 = 4;
 /// DPP whose implicit `vcc_lo` prints inside src1's absolute-value bars
 /// (gfx12 `v_cndmask_b32_dpp`).
 pub const FLAG_VCC_IN: u8 = 8;
+/// Memory variant whose offset prints as an `offset:` modifier.
+pub const FLAG_OFFSET: u8 = 16;
 
 /// One opcode of one encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -22,7 +22,8 @@
 # those of them that print as sext(...) rather than as a negation. FLAGS:
 # `m` (VOP3P whose neg_lo/neg_hi bits print as -x / |x|, v_fma_mix*), `k`
 # (op_sel bits print as index_key:N, v_swmmac*), `p` (op_sel:[a,b] of
-# v_permlane16), `v` (vcc_lo printed inside src1's |..|), or -.
+# v_permlane16), `v` (vcc_lo printed inside src1's |..|), `o` (an offset
+# printed as a modifier after the operands), or -.
 # OPERAND is FIELD:TYPE (an encoding field printed with TYPE) or =TEXT
 # (printed as is, e.g. vcc_lo). TYPE is
 #   s<n> / v<n>           scalar / vector register tuple of n dwords
@@ -118,8 +119,16 @@ def reg_width(tok):
 # ---------------------------------------------------------------- encodings
 
 class Field:
-    def __init__(self, name, lo, width, base, alt, kind):
+    """An operand field: bits lo..lo+width, base and alternative values for
+    probing, kind (sdst: 7-bit scalar register, ssrc: 8-bit scalar source,
+    src: 9-bit source, vdst/vsrc: 8-bit VGPR, simm: 16-bit immediate, off:
+    signed offset printed as an operand, imm: other immediate), and the
+    register-number scale (SMEM sbase and buffer resources count in pairs
+    or quads)."""
+
+    def __init__(self, name, lo, width, base, alt, kind, scale=1):
         self.name, self.lo, self.width, self.base, self.alt, self.kind = name, lo, width, base, alt, kind
+        self.scale = scale
 
     @property
     def mask(self):
@@ -132,8 +141,13 @@ class Enc:
     modifier bit positions, base operand values to try."""
 
     def __init__(self, name, dwords, prefix, op, fields, fixed=(), modpos=(), bases=({},),
-                 ops=None, types_from=None, part=None):
+                 ops=None, types_from=None, part=None, preds=()):
         self.name, self.dwords, self.prefix, self.op, self.part = name, dwords, prefix, op, part
+        # Variant predicates (field, value, other value): LLVM has separate
+        # instructions for each combination (e.g. SMEM with/without an SGPR
+        # offset); rows are learned per combination, numbered by the bits
+        # of the predicates that hold.
+        self.preds = list(preds)
         self.fields, self.fixed, self.modpos, self.bases = fields, list(fixed), list(modpos), bases
         self.ops = ops if ops is not None else range(1 << op[1])
         self.types_from = types_from
@@ -251,6 +265,17 @@ VOPDY = Enc('vopdy', 2, (26, 6, 0b110010), (17, 5),
             fixed=[(22, 4, 8), (0, 9, 266), (9, 8, 0), (56, 8, 4)], part=1,
             bases=({}, {'vsrcy1': 0}, {'srcy0': 0}))
 
+# SMEM. gfx11: sbase 5:0 (pairs), sdata 12:6, dlc 13, glc 14, op 25:18;
+# offset 52:32 (signed 21), soffset 63:57. gfx12: op 18:13, scope 22:21,
+# th 24:23; offset 55:32 (signed 24). Variants: soffset null, offset 0.
+SMEM_FIELDS = [F('sdata', 6, 7, 5, 9, 'sdst'), F('sbase', 0, 6, 1, 3, 'sdst', 2),
+               F('soffset', 57, 7, 7, 9, 'sdst')]
+SMEM11 = Enc('smem', 2, (26, 6, 0b111101), (18, 8), SMEM_FIELDS + [F('offset', 32, 21, 0x10, 0x20, 'off')],
+             preds=[('soffset', 124, 7), ('offset', 0, 0x10)], bases=({}, {'sbase': 2}, {'sdata': 4}),
+             modpos=[13, 14])
+SMEM12 = Enc('smem', 2, (26, 6, 0b111101), (13, 6), SMEM_FIELDS + [F('offset24', 32, 24, 0x10, 0x20, 'off')],
+             preds=[('soffset', 124, 7)], bases=({}, {'sbase': 2}, {'sdata': 4}), modpos=[21, 22, 23, 24])
+
 ENCODINGS = [SOP2, SOPK, SOP1, SOPC, SOPP, VOP2, VOP1, VOPC, VOP3, VOP3P, VOPDX, VOPDY,
              VOP2_DPP16, VOP2_DPP8, VOP1_DPP16, VOP1_DPP8, VOPC_DPP16, VOPC_DPP8,
              VOP3_DPP16, VOP3_DPP8, VOP3P_DPP16, VOP3P_DPP8]
@@ -266,6 +291,7 @@ class Row:
         self.types = [None] * len(self.ops)
         self.mask = self.val = self.mods = self.sext = 0
         self.flags = set()
+        self.combo = None
 
 
 def view(enc, text):
@@ -277,24 +303,45 @@ def view(enc, text):
     return parts[enc.part] if len(parts) == 2 else ''
 
 
+def combo_base(enc, combo, b):
+    b = dict(b)
+    for i, (name, val, other) in enumerate(enc.preds):
+        b[name] = val if combo >> i & 1 else other
+    return b
+
+
 def discover(cpu, enc):
-    """One Row per opcode that some base decodes to a single instruction of
-    the encoding's size (with or without a literal)."""
-    qs = [(op, b) for op in enc.ops for b in enc.bases]
-    res = MC.run(cpu, False, [enc.word(op, b) for op, b in qs])
+    """One Row per opcode (and variant) that some base decodes to a single
+    instruction of the encoding's size (with or without a literal)."""
+    qs = [(op, c, combo_base(enc, c, b)) for op in enc.ops for c in range(1 << len(enc.preds))
+          for b in enc.bases]
+    res = MC.run(cpu, False, [enc.word(op, b) for op, c, b in qs])
     rows = {}
-    for (op, b), r in zip(qs, res):
-        if op in rows or r is None:
+    for (op, c, b), r in zip(qs, res):
+        if (op, c) in rows or r is None:
             continue
         text, n = r
         if n not in (enc.dwords * 4, enc.dwords * 4 + 4):
             continue
-        rows[op] = Row(enc, op, b, view(enc, text), n)
-    return [rows[op] for op in sorted(rows)]
+        rows[(op, c)] = Row(enc, op, b, view(enc, text), n)
+        rows[(op, c)].combo = c
+        if 'offset:' in split_ops(view(enc, text))[2]:
+            # an offset printed as a modifier after the operands
+            rows[(op, c)].flags.add('o')
+    return [rows[k] for k in sorted(rows)]
+
+
+def pred_holds(row, name):
+    """Whether a variant predicate on field `name` holds in this row (such
+    a field keeps its value while roles are probed)."""
+    for i, (pname, _, _) in enumerate(row.enc.preds):
+        if pname == name:
+            return row.combo >> i & 1 != 0
+    return False
 
 
 def find_roles(cpu, rows):
-    qs = [(row, f) for row in rows for f in row.enc.fields]
+    qs = [(row, f) for row in rows for f in row.enc.fields if not pred_holds(row, f.name)]
     res = MC.run(cpu, False, [row.enc.word(row.op, dict(row.base, **{f.name: f.alt})) for row, f in qs])
     for (row, f), r in zip(qs, res):
         if r is None:
@@ -315,9 +362,15 @@ SIMM_STYLES = {
 SIMM_PROBES = [0x21, 0x1234, 0xffff, 0x8000, 0x40, 0x41, 0]
 
 
+def is_num(tok):
+    return re.match(r'^-?(0x[0-9a-f]+|[0-9]+)$', tok) is not None
+
+
 def scalar_like(row, i, f):
     """Sources, and 8-bit destination fields that hold a scalar register
     (v_readfirstlane_b32, v_readlane_b32): LLVM decodes both as sources."""
+    if is_num(row.ops[i]):
+        return False
     return f.kind in ('src', 'ssrc') or (f.kind == 'vdst' and bare(row.ops[i]).startswith('s'))
 
 
@@ -329,6 +382,9 @@ def find_types(cpu, rows, sigs):
                 continue
             if f.kind == 'simm':
                 for v in SIMM_PROBES:
+                    qs.append((row, i, row.enc.word(row.op, dict(row.base, **{f.name: v}))))
+            elif f.kind != 'off' and (f.kind == 'imm' or is_num(row.ops[i])):
+                for v in (5, 64, 65, (1 << f.width) - 1):
                     qs.append((row, i, row.enc.word(row.op, dict(row.base, **{f.name: v}))))
             elif scalar_like(row, i, f):
                 for lit in LITS:
@@ -366,6 +422,22 @@ def find_types(cpu, rows, sigs):
             if f.kind == 'simm':
                 sig = tuple(got[(id(row), i)])
                 row.types[i] = 'imm.' + SIMM_STYLES.get(sig, 'special')
+            elif f.kind == 'off':
+                row.types[i] = 'off'
+            elif f.kind == 'imm' or is_num(tok):
+                vals = (5, 64, 65, (1 << f.width) - 1)
+                pairs = [(v, x) for v, x in zip(vals, got[(id(row), i)]) if x != '-']
+                if all(x == str(v) for v, x in pairs):
+                    style = 'udec'
+                elif all(x == (str(v) if v <= 64 else '0x%x' % v) for v, x in pairs):
+                    style = 'u16'
+                elif all(x == '0x%x' % v for v, x in pairs):
+                    style = 'hex'
+                else:
+                    style = 'special'
+                if style == 'special':
+                    print('unknown immediate style', row.text, pairs, file=sys.stderr)
+                row.types[i] = 'imm.' + style
             elif scalar_like(row, i, f):
                 sig = got[(id(row), i)]
                 if all('/*Invalid immediate*/' in x for x in sig):
@@ -412,9 +484,12 @@ def find_fixed(cpu, rows):
     for row in rows:
         enc = row.enc
         used = enc.fixed_mask()
-        for f in row.roles:
-            if f is not None:
+        for f, t in zip(row.roles, row.types):
+            # immediate fields are probed too: some values are reserved
+            if f is not None and not (t or '').startswith('imm.'):
                 used |= f.mask
+        for (name, _, _) in enc.preds:
+            used |= next(f for f in enc.fields if f.name == name).mask
         base = enc.raw(row.op, row.base)
         for i in range(enc.dwords * 32):
             if not (used >> i) & 1:
@@ -489,18 +564,18 @@ def find_specials(cpu, rows):
     qs = []
     for row in rows:
         for i, f in enumerate(row.roles):
-            if f is None or f.kind not in ('sdst', 'ssrc', 'src', 'vdst'):
+            if f is None or f.kind not in ('sdst', 'ssrc', 'src', 'vdst') or is_num(row.ops[i]):
                 continue
             if f.kind == 'vdst' and not bare(row.ops[i]).startswith('s'):
                 continue
             for v in SPECIAL:
-                if v < (1 << f.width) and not (f.kind in ('sdst', 'vdst') and v > 127):
+                if v % f.scale == 0 and v // f.scale < (1 << f.width) and not (f.kind in ('sdst', 'vdst') and v > 127):
                     for w64 in (False, True):
                         qs.append((row, i, v, w64))
     res = {}
     for w64 in (False, True):
         sel = [q for q in qs if q[3] == w64]
-        out = MC.run(cpu, w64, [row.enc.word(row.op, dict(row.base, **{row.roles[i].name: v}))
+        out = MC.run(cpu, w64, [row.enc.word(row.op, dict(row.base, **{row.roles[i].name: v // row.roles[i].scale}))
                                 for row, i, v, _ in sel])
         for q, r in zip(sel, out):
             res[q] = r
@@ -542,11 +617,16 @@ def find_specials(cpu, rows):
             row.types[i] += t
 
 
+def encodings(cpu):
+    g12 = cpu.startswith('gfx12')
+    return ENCODINGS + ([SMEM12] if g12 else [SMEM11])
+
+
 def learn(cpu):
     sigs = {}
     byname = {}
     allrows = []
-    for enc in ENCODINGS:
+    for enc in encodings(cpu):
         rows = discover(cpu, enc)
         byname[enc.name] = rows
         allrows += rows
@@ -568,7 +648,8 @@ def fmt_row(row):
             # VGPR_16 operands print as v<n>.l / v<n>.h (bit 7 selects the half)
             t16 = '!t' if re.match(r'^-?\|?v\d+\.[lh]', tok) else ''
             desc.append('%s:%s%s' % (f.name, t, t16))
-    return '%s 0x%x %s 0x%x 0x%x 0x%x 0x%x %s %s' % (row.enc.name, row.op, row.mn, row.mask, row.val, row.mods,
+    name = row.enc.name if row.combo is None or not row.enc.preds else '%s:%d' % (row.enc.name, row.combo)
+    return '%s 0x%x %s 0x%x 0x%x 0x%x 0x%x %s %s' % (name, row.op, row.mn, row.mask, row.val, row.mods,
                                                      row.sext, ''.join(sorted(row.flags)) or '-', ' '.join(desc))
 
 
