@@ -138,6 +138,9 @@ fn field(name: &str) -> &'static str {
         "soffset" => "Fld::Soffset",
         "offset" => "Fld::SmemOff",
         "offset24" => "Fld::SmemOff24",
+        "addr" => "Fld::Addr",
+        "data0" => "Fld::Data0",
+        "data1" => "Fld::Data1",
         other => panic!("unknown field {other}"),
     }
 }
@@ -228,6 +231,8 @@ fn table(cpu: &str, text: &str, mem: &str, out: &mut String) {
                 'p' => 4,
                 'v' => 8,
                 'o' => 16,
+                '2' => 32,
+                'z' => 64,
                 '-' => 0,
                 other => panic!("unknown flag {other}"),
             })

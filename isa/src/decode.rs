@@ -143,6 +143,10 @@ pub(crate) fn field_of(enc: Enc, q: u128, f: Fld) -> u32 {
         (_, Fld::Soffset) => bits(57, 7),
         (_, Fld::SmemOff) => bits(32, 21),
         (_, Fld::SmemOff24) => bits(32, 24),
+        (Enc::Ds, Fld::Vdst) => bits(56, 8),
+        (_, Fld::Addr) => bits(32, 8),
+        (_, Fld::Data0) => bits(40, 8),
+        (_, Fld::Data1) => bits(48, 8),
         (_, Fld::Dsrc0) => bits(32, 8),
         (_, Fld::Src0) => bits(0, 9),
         _ => 0,
@@ -514,9 +518,8 @@ pub fn decode(syntax: Syntax, bytes: &[u8]) -> Result<Inst, DecodeError> {
             };
             row(enc, Form::Var(var), op, 2)
         }
-        Enc::Ds | Enc::Mubuf => {
-            lookup_mem(target, enc, ((w0 >> 18) & 0xff) as u16, bytes, w0, 2)
-        }
+        Enc::Ds => row(enc, Form::Plain, (w0 >> 18) & 0xff, 2),
+        Enc::Mubuf => lookup_mem(target, enc, ((w0 >> 18) & 0xff) as u16, bytes, w0, 2),
         Enc::Flat if target.is_gfx12() => decode_vflat(target, bytes, w0),
         Enc::Flat => decode_flat(target, bytes, w0),
         Enc::Vopd => decode_vopd(syntax, bytes, w0),

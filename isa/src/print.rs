@@ -684,15 +684,16 @@ impl fmt::Display for Display<'_> {
         }
         if matches!(
             info.enc,
-            Enc::Ds | Enc::Flat | Enc::Global | Enc::Scratch | Enc::Mubuf
+            Enc::Flat | Enc::Global | Enc::Scratch | Enc::Mubuf
         ) {
             return crate::print_mem::mem(f, inst, self.syntax);
         }
         operands(f, inst, info, self.syntax)?;
-        if info.enc == Enc::Smem {
-            crate::print_mem::smem_suffix(f, inst, self.syntax)?;
+        match info.enc {
+            Enc::Smem => crate::print_mem::smem_suffix(f, inst, self.syntax),
+            Enc::Ds => crate::print_mem::ds_suffix(f, inst),
+            _ => Ok(()),
         }
-        Ok(())
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::decode::Inst;
 use crate::print::{Syntax, hex_signed, reg_range, scalar, sign_extend};
-use crate::table::{Enc, FLAG_OFFSET};
+use crate::table::{Enc, FLAG_OFFSET, FLAG_OFFSET01, FLAG_SWIZZLE};
 use core::fmt::{self, Write};
 
 fn data_width(name: &str) -> u8 {
@@ -20,6 +20,77 @@ fn data_width(name: &str) -> u8 {
     } else {
         1
     }
+}
+
+/// DS modifiers: offset (one 16-bit, two 8-bit, or a swizzle pattern),
+/// then gds (gfx11, where the instruction has it).
+pub(crate) fn ds_suffix(f: &mut dyn Write, inst: &Inst) -> fmt::Result {
+    let w0 = inst.words[0];
+    let (off0, off1) = (w0 & 0xff, (w0 >> 8) & 0xff);
+    let info = inst.info;
+    if info.has(FLAG_OFFSET01) {
+        if off0 != 0 {
+            write!(f, " offset0:{off0}")?;
+        }
+        if off1 != 0 {
+            write!(f, " offset1:{off1}")?;
+        }
+    } else if info.has(FLAG_SWIZZLE) {
+        swizzle(f, w0 & 0xffff)?;
+    } else if info.has(FLAG_OFFSET) && w0 & 0xffff != 0 {
+        write!(f, " offset:{}", w0 & 0xffff)?;
+    }
+    if (info.mods as u32 & w0) >> 17 & 1 != 0 {
+        f.write_str(" gds")?;
+    }
+    Ok(())
+}
+
+/// `ds_swizzle_b32` offset as AMDGPUInstPrinter::printSwizzle writes it.
+fn swizzle(f: &mut dyn Write, imm: u32) -> fmt::Result {
+    if imm == 0 {
+        return Ok(());
+    }
+    f.write_str(" offset:")?;
+    if imm & 0xff00 == 0x8000 {
+        // quad permutation: four 2-bit lane selects
+        f.write_str("swizzle(QUAD_PERM")?;
+        for i in 0..4 {
+            write!(f, ",{}", (imm >> (2 * i)) & 3)?;
+        }
+        return f.write_str(")");
+    }
+    if imm & 0x8000 != 0 {
+        return write!(f, "{imm}");
+    }
+    // bitmask permutation: and/or/xor masks of 5 bits
+    let and = imm & 0x1f;
+    let or = (imm >> 5) & 0x1f;
+    let xor = (imm >> 10) & 0x1f;
+    if and == 0x1f && or == 0 && xor.count_ones() == 1 {
+        return write!(f, "swizzle(SWAP,{xor})");
+    }
+    if and == 0x1f && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
+        return write!(f, "swizzle(REVERSE,{})", xor + 1);
+    }
+    let group = 0x1f - and + 1;
+    if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
+        return write!(f, "swizzle(BROADCAST,{group},{or})");
+    }
+    f.write_str("swizzle(BITMASK_PERM,\"")?;
+    let p0 = or ^ xor;
+    let p1 = (0x1f & and | or) ^ xor;
+    for bit in (0..5).rev() {
+        let m = 1 << bit;
+        let c = match (p0 & m != 0, p1 & m != 0) {
+            (false, false) => '0',
+            (true, true) => '1',
+            (false, true) => 'p',
+            (true, false) => 'i',
+        };
+        write!(f, "{c}")?;
+    }
+    f.write_str("\")")
 }
 
 /// SMEM modifiers after the operands: the offset (variants that print it
@@ -324,7 +395,11 @@ pub(crate) fn gfx12_cpol(
             f.write_str("TH_ATOMIC_")?;
             if th & 4 != 0 {
                 if scope >= 2 {
-                    f.write_str(if th & 2 != 0 { "CASCADE_NT" } else { "CASCADE_RT" })?;
+                    f.write_str(if th & 2 != 0 {
+                        "CASCADE_NT"
+                    } else {
+                        "CASCADE_RT"
+                    })?;
                 } else {
                     write!(f, "{th:#x}")?;
                 }

@@ -91,6 +91,11 @@ pub enum Fld {
     Soffset,
     SmemOff,
     SmemOff24,
+    /// Vector memory (DS, gfx11 FLAT): address, data, second data VGPRs
+    /// (the destination is `Vdst`).
+    Addr,
+    Data0,
+    Data1,
 }
 
 /// How an immediate in a source operand prints (LLVM's operand types).
@@ -203,6 +208,10 @@ pub const FLAG_PERMLANE: u8 = 4;
 pub const FLAG_VCC_IN: u8 = 8;
 /// Memory variant whose offset prints as an `offset:` modifier.
 pub const FLAG_OFFSET: u8 = 16;
+/// DS with two 8-bit offsets (`offset0:`/`offset1:`).
+pub const FLAG_OFFSET01: u8 = 32;
+/// `ds_swizzle_b32`: the offset prints as `swizzle(...)`.
+pub const FLAG_SWIZZLE: u8 = 64;
 
 /// One opcode of one encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -276,7 +276,17 @@ SMEM11 = Enc('smem', 2, (26, 6, 0b111101), (18, 8), SMEM_FIELDS + [F('offset', 3
 SMEM12 = Enc('smem', 2, (26, 6, 0b111101), (13, 6), SMEM_FIELDS + [F('offset24', 32, 24, 0x10, 0x20, 'off')],
              preds=[('soffset', 124, 7)], bases=({}, {'sbase': 2}, {'sdata': 4}), modpos=[21, 22, 23, 24])
 
-ENCODINGS = [SOP2, SOPK, SOP1, SOPC, SOPP, VOP2, VOP1, VOPC, VOP3, VOP3P, VOPDX, VOPDY,
+# DS: offset0 7:0, offset1 15:8, gds 17 (gfx11), op 25:18; addr 39:32,
+# data0 47:40, data1 55:48, vdst 63:56. Offsets print as modifiers.
+DS = Enc('ds', 2, (26, 6, 0b110110), (18, 8),
+         [F('vdst', 56, 8, 3, 7, 'vdst'), F('addr', 32, 8, 1, 5, 'vsrc'), F('data0', 40, 8, 4, 8, 'vsrc'),
+          F('data1', 48, 8, 12, 16, 'vsrc')],
+         bases=({'_or': 0x0201}, {'_or': 0x0201, 'vdst': 0}, {'_or': 0x0201, 'data1': 0},
+                {'_or': 0x0201, 'vdst': 0, 'data1': 0}, {'_or': 0x0201, 'data0': 0, 'data1': 0},
+                {'_or': 0x0201, 'vdst': 0, 'data0': 0, 'data1': 0}, {}, {'vdst': 0, 'data0': 0, 'data1': 0}),
+         modpos=[17])
+
+ENCODINGS = [SOP2, SOPK, SOP1, SOPC, SOPP, VOP2, VOP1, VOPC, VOP3, VOP3P, VOPDX, VOPDY, DS,
              VOP2_DPP16, VOP2_DPP8, VOP1_DPP16, VOP1_DPP8, VOPC_DPP16, VOPC_DPP8,
              VOP3_DPP16, VOP3_DPP8, VOP3P_DPP16, VOP3P_DPP8]
 
@@ -325,9 +335,14 @@ def discover(cpu, enc):
             continue
         rows[(op, c)] = Row(enc, op, b, view(enc, text), n)
         rows[(op, c)].combo = c
-        if 'offset:' in split_ops(view(enc, text))[2]:
+        tail = split_ops(view(enc, text))[2]
+        if 'offset:swizzle(' in tail:
+            rows[(op, c)].flags.add('z')
+        elif 'offset:' in tail:
             # an offset printed as a modifier after the operands
             rows[(op, c)].flags.add('o')
+        if 'offset0:' in tail:
+            rows[(op, c)].flags.add('2')
     return [rows[k] for k in sorted(rows)]
 
 
