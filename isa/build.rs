@@ -141,6 +141,11 @@ fn field(name: &str) -> &'static str {
         "addr" => "Fld::Addr",
         "data0" => "Fld::Data0",
         "data1" => "Fld::Data1",
+        "saddr" => "Fld::Saddr",
+        "vdst12" => "Fld::Vdst12",
+        "vaddr" => "Fld::Vaddr",
+        "vdata" => "Fld::Vdata",
+        "saddr12" => "Fld::Saddr12",
         other => panic!("unknown field {other}"),
     }
 }

@@ -143,7 +143,12 @@ pub(crate) fn field_of(enc: Enc, q: u128, f: Fld) -> u32 {
         (_, Fld::Soffset) => bits(57, 7),
         (_, Fld::SmemOff) => bits(32, 21),
         (_, Fld::SmemOff24) => bits(32, 24),
-        (Enc::Ds, Fld::Vdst) => bits(56, 8),
+        (Enc::Ds | Enc::Flat | Enc::Global | Enc::Scratch, Fld::Vdst) => bits(56, 8),
+        (_, Fld::Saddr) => bits(48, 7),
+        (_, Fld::Vdst12) => bits(32, 8),
+        (_, Fld::Vaddr) => bits(64, 8),
+        (_, Fld::Vdata) => bits(55, 8),
+        (_, Fld::Saddr12) => bits(0, 7),
         (_, Fld::Addr) => bits(32, 8),
         (_, Fld::Data0) => bits(40, 8),
         (_, Fld::Data1) => bits(48, 8),
@@ -392,26 +397,30 @@ fn lookup_mem(
     Ok(inst)
 }
 
-/// gfx11 FLAT/GLOBAL/SCRATCH: segment in bits 17:16, opcode in 24:18.
-fn decode_flat(target: Target, bytes: &[u8], w0: u32) -> Result<Inst, DecodeError> {
-    let enc = match (w0 >> 16) & 3 {
+/// FLAT/GLOBAL/SCRATCH (gfx11: 64 bits, segment 17:16, opcode 24:18;
+/// gfx12: 96 bits, segment 25:24, opcode 21:14). Variants: the scalar
+/// address is null (bit 0), atomics return (gfx11 glc / gfx12 th bit 0,
+/// bit 1), scratch takes a VGPR address (bit 2).
+fn decode_flat(syntax: Syntax, bytes: &[u8], w0: u32) -> Result<Inst, DecodeError> {
+    let w1 = dword(bytes, 1).unwrap_or(0);
+    let (seg, op, var, n) = if syntax.target.is_gfx12() {
+        let var = u8::from(w0 & 0x7f == 124)
+            | u8::from(w1 >> 20 & 1 != 0) << 1
+            | u8::from(w1 >> 17 & 1 != 0) << 2;
+        ((w0 >> 24) & 3, (w0 >> 14) & 0xff, var, 3)
+    } else {
+        let var = u8::from((w1 >> 16) & 0x7f == 124)
+            | u8::from(w0 >> 14 & 1 != 0) << 1
+            | u8::from(w1 >> 23 & 1 != 0) << 2;
+        ((w0 >> 16) & 3, (w0 >> 18) & 0x7f, var, 2)
+    };
+    let enc = match seg {
         0 => Enc::Flat,
         1 => Enc::Scratch,
         2 => Enc::Global,
         _ => return Err(DecodeError::Invalid { word: w0 }),
     };
-    lookup_mem(target, enc, ((w0 >> 18) & 0x7f) as u16, bytes, w0, 2)
-}
-
-/// gfx12 VFLAT/VGLOBAL/VSCRATCH: segment in bits 25:24, opcode in 21:14.
-fn decode_vflat(target: Target, bytes: &[u8], w0: u32) -> Result<Inst, DecodeError> {
-    let enc = match (w0 >> 24) & 3 {
-        0 => Enc::Flat,
-        1 => Enc::Scratch,
-        2 => Enc::Global,
-        _ => return Err(DecodeError::Invalid { word: w0 }),
-    };
-    lookup_mem(target, enc, ((w0 >> 14) & 0xff) as u16, bytes, w0, 3)
+    decode_row(syntax, bytes, enc, Form::Var(var), op, n)
 }
 
 /// The Y component of a decoded VOPD pair (its X component is `info`).
@@ -520,8 +529,7 @@ pub fn decode(syntax: Syntax, bytes: &[u8]) -> Result<Inst, DecodeError> {
         }
         Enc::Ds => row(enc, Form::Plain, (w0 >> 18) & 0xff, 2),
         Enc::Mubuf => lookup_mem(target, enc, ((w0 >> 18) & 0xff) as u16, bytes, w0, 2),
-        Enc::Flat if target.is_gfx12() => decode_vflat(target, bytes, w0),
-        Enc::Flat => decode_flat(target, bytes, w0),
+        Enc::Flat => decode_flat(syntax, bytes, w0),
         Enc::Vopd => decode_vopd(syntax, bytes, w0),
         _ => Err(bad),
     }

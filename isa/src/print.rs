@@ -682,16 +682,16 @@ impl fmt::Display for Display<'_> {
         if info.enc == Enc::Vopd {
             return vopd(f, inst, self.syntax);
         }
-        if matches!(
-            info.enc,
-            Enc::Flat | Enc::Global | Enc::Scratch | Enc::Mubuf
-        ) {
+        if info.enc == Enc::Mubuf {
             return crate::print_mem::mem(f, inst, self.syntax);
         }
         operands(f, inst, info, self.syntax)?;
         match info.enc {
             Enc::Smem => crate::print_mem::smem_suffix(f, inst, self.syntax),
             Enc::Ds => crate::print_mem::ds_suffix(f, inst),
+            Enc::Flat | Enc::Global | Enc::Scratch => {
+                crate::print_mem::flat_suffix(f, inst, self.syntax)
+            }
             _ => Ok(()),
         }
     }

@@ -93,6 +93,51 @@ fn swizzle(f: &mut dyn Write, imm: u32) -> fmt::Result {
     f.write_str("\")")
 }
 
+/// FLAT/GLOBAL/SCRATCH modifiers: offset, then glc/slc/dlc (gfx11) or
+/// th/scope (gfx12).
+pub(crate) fn flat_suffix(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt::Result {
+    let info = inst.info;
+    let (w0, w1, w2) = (inst.words[0], inst.words[1], inst.words[2]);
+    let mods = info.mods;
+    if syntax.target.is_gfx12() {
+        let off = sign_extend(w2 >> 8, 24);
+        if info.has(FLAG_OFFSET) && off != 0 {
+            write!(f, " offset:{off}")?;
+        }
+        if mods >> 50 & 0x1b != 0 || info.form != crate::table::Form::Plain {
+            let name = info.name;
+            gfx12_cpol(
+                f,
+                (w1 >> 20) & 7,
+                (w1 >> 18) & 3,
+                name.contains("_store"),
+                name.contains("_atomic"),
+            )?;
+        }
+        return Ok(());
+    }
+    if info.has(FLAG_OFFSET) {
+        let raw = w0 & 0x1fff;
+        if raw != 0 {
+            if info.enc == Enc::Flat {
+                write!(f, " offset:{raw}")?;
+            } else {
+                write!(f, " offset:{}", sign_extend(raw, 13))?;
+            }
+        }
+    }
+    if w0 >> 14 & 1 != 0 {
+        f.write_str(" glc")?;
+    }
+    if (mods as u32 & w0) >> 15 & 1 != 0 {
+        f.write_str(" slc")?;
+    }
+    if (mods as u32 & w0) >> 13 & 1 != 0 {
+        f.write_str(" dlc")?;
+    }
+    Ok(())
+}
+
 /// SMEM modifiers after the operands: the offset (variants that print it
 /// as a modifier), then glc/dlc (gfx11) or th/scope (gfx12).
 pub(crate) fn smem_suffix(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt::Result {

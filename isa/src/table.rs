@@ -96,6 +96,13 @@ pub enum Fld {
     Addr,
     Data0,
     Data1,
+    /// gfx11 FLAT scalar address (bits 54:48).
+    Saddr,
+    /// gfx12 VFLAT: destination, address, data and scalar address.
+    Vdst12,
+    Vaddr,
+    Vdata,
+    Saddr12,
 }
 
 /// How an immediate in a source operand prints (LLVM's operand types).

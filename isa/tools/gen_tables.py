@@ -68,6 +68,10 @@ KNOWN = {
 
 # ---------------------------------------------------------------- text
 
+BARE_MODIFIERS = {'glc', 'slc', 'dlc', 'gds', 'offen', 'idxen', 'tfe', 'lds', 'd16', 'a16', 'unorm', 'lwe',
+                  'r128', 'nv', 'done', 'row_en', 'vm', 'compr', 'clamp'}
+
+
 def split_ops(text):
     """(mnemonic, [operand tokens], trailing modifier text). Operands are
     split at ', ' outside (), [] and /* */; the last one ends at the first
@@ -75,6 +79,9 @@ def split_ops(text):
     if ' ' not in text:
         return text, [], ''
     mn, rest = text.split(' ', 1)
+    first = rest.split(' ', 1)[0].rstrip(',')
+    if re.match(r'^[a-z_0-9]+:', first) or first in BARE_MODIFIERS:
+        return mn, [], rest
     out, cur, depth, i = [], '', 0, 0
     while i < len(rest):
         if rest.startswith('/*', i):
@@ -285,6 +292,28 @@ DS = Enc('ds', 2, (26, 6, 0b110110), (18, 8),
                 {'_or': 0x0201, 'vdst': 0, 'data1': 0}, {'_or': 0x0201, 'data0': 0, 'data1': 0},
                 {'_or': 0x0201, 'vdst': 0, 'data0': 0, 'data1': 0}, {}, {'vdst': 0, 'data0': 0, 'data1': 0}),
          modpos=[17])
+
+# gfx11 FLAT/GLOBAL/SCRATCH: offset 12:0, dlc 13, glc 14, slc 15, segment
+# 17:16, op 24:18; addr 39:32, data 47:40, saddr 54:48, sve 55, vdst 63:56.
+# Variants: saddr null, glc (atomics return), sve (scratch VGPR address).
+FLAT_FIELDS = [F('vdst', 56, 8, 3, 7, 'vdst'), F('addr', 32, 8, 1, 5, 'vsrc'), F('data0', 40, 8, 4, 8, 'vsrc'),
+               F('saddr', 48, 7, 2, 6, 'sdst'), F('glc', 14, 1, 1, 0, 'imm'), F('sve', 55, 1, 1, 0, 'imm')]
+FLAT_PREDS = [('saddr', 124, 2), ('glc', 1, 0), ('sve', 1, 0)]
+FLAT_BASES = ({'_or': 0x10}, {'_or': 0x10, 'vdst': 0}, {'_or': 0x10, 'data0': 0}, {'_or': 0x10, 'vdst': 0, 'data0': 0},
+              {}, {'vdst': 0}, {'data0': 0}, {'vdst': 0, 'data0': 0})
+FLAT11 = [Enc('flat%d' % seg, 2, (26, 6, 0b110111), (18, 7), FLAT_FIELDS, fixed=[(16, 2, seg)], preds=FLAT_PREDS,
+              bases=FLAT_BASES, modpos=[13, 15]) for seg in range(3)]
+
+# gfx12 VFLAT/VGLOBAL/VSCRATCH: saddr 6:0, op 21:14, segment 25:24; vdst
+# 39:32, sve 49, scope 51:50, th 54:52, data 62:55; vaddr 71:64, offset
+# 95:72. Variants: saddr null, th bit 0 (atomics return), sve.
+VFLAT_FIELDS = [F('vdst12', 32, 8, 3, 7, 'vdst'), F('vaddr', 64, 8, 1, 5, 'vsrc'), F('vdata', 55, 8, 4, 8, 'vsrc'),
+                F('saddr12', 0, 7, 2, 6, 'sdst'), F('th0', 52, 1, 1, 0, 'imm'), F('sve12', 49, 1, 1, 0, 'imm')]
+VFLAT_PREDS = [('saddr12', 124, 2), ('th0', 1, 0), ('sve12', 1, 0)]
+VFLAT_BASES = tuple(dict({k.replace('vdst', 'vdst12').replace('data0', 'vdata'): v for k, v in b.items()},
+                         **({'_or': 0x10 << 72} if '_or' in b else {})) for b in FLAT_BASES)
+VFLAT = [Enc('vflat%d' % seg, 3, (26, 6, 0b111011), (14, 8), VFLAT_FIELDS, fixed=[(24, 2, seg)], preds=VFLAT_PREDS,
+             bases=VFLAT_BASES, modpos=[50, 51, 53, 54]) for seg in range(3)]
 
 ENCODINGS = [SOP2, SOPK, SOP1, SOPC, SOPP, VOP2, VOP1, VOPC, VOP3, VOP3P, VOPDX, VOPDY, DS,
              VOP2_DPP16, VOP2_DPP8, VOP1_DPP16, VOP1_DPP8, VOPC_DPP16, VOPC_DPP8,
@@ -634,7 +663,7 @@ def find_specials(cpu, rows):
 
 def encodings(cpu):
     g12 = cpu.startswith('gfx12')
-    return ENCODINGS + ([SMEM12] if g12 else [SMEM11])
+    return ENCODINGS + ([SMEM12] + VFLAT if g12 else [SMEM11] + FLAT11)
 
 
 def learn(cpu):
