@@ -146,6 +146,13 @@ fn field(name: &str) -> &'static str {
         "vaddr" => "Fld::Vaddr",
         "vdata" => "Fld::Vdata",
         "saddr12" => "Fld::Saddr12",
+        "vdata11" => "Fld::Vdata11",
+        "vaddr11" => "Fld::Vaddr11",
+        "srsrc" => "Fld::Srsrc",
+        "soffset8" => "Fld::Soffset8",
+        "vdata12" => "Fld::Vdata12",
+        "rsrc" => "Fld::Rsrc",
+        "soffset7" => "Fld::Soffset7",
         other => panic!("unknown field {other}"),
     }
 }
@@ -175,7 +182,8 @@ fn enc(name: &str) -> (&'static str, String) {
         "vopdy" => "Enc::VopdY",
         "smem" => "Enc::Smem",
         "ds" => "Enc::Ds",
-        "mubuf" => "Enc::Mubuf",
+        "mubuf" | "vbuffer" => "Enc::Mubuf",
+        "mtbuf" => "Enc::Mtbuf",
         "flat0" | "vflat0" => "Enc::Flat",
         "flat1" | "vflat1" => "Enc::Scratch",
         "flat2" | "vflat2" => "Enc::Global",
@@ -191,31 +199,19 @@ fn parse_u128(s: &str) -> u128 {
 const NOSPEC: &str =
     "w64: 0, hi: Note::Ok, sgpr: Note::Ok, spec: [\"\", \"\"], class: [\"\", \"\"], t16: false";
 
-fn table(cpu: &str, text: &str, mem: &str, out: &mut String) {
+fn table(cpu: &str, text: &str, out: &mut String) {
     let upper = cpu.to_uppercase();
     let mut rows = Vec::new();
-    // Memory encodings: `CPU ENC OPCODE NAME` (operands printed by hand).
-    for line in mem.lines() {
-        let mut it = line.split_whitespace();
-        let (Some(c), Some(e), Some(op), Some(name)) = (it.next(), it.next(), it.next(), it.next())
-        else {
-            continue;
-        };
-        if c != cpu {
-            continue;
-        }
-        let op = parse_u128(op);
-        let (e, form) = enc(e);
-        rows.push((
-            format!(
-                "    OpInfo {{ enc: {e}, form: {form}, op: {op:#x}, name: {name:?}, mask: 0, val: 0, mods: 0, sext: 0, flags: 0, opnds: &[] }},\n",
-            ),
-            format!("{e}, {form}, {op:#x}"),
-        ));
-    }
+    let mut formats = vec![String::from("-"); 128];
     for line in text.lines() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(f) = line.strip_prefix("fmt ") {
+            let (v, t) = f.split_once(' ').expect("fmt value text");
+            let v: usize = v.parse().expect("fmt value");
+            formats[v] = t.to_string();
             continue;
         }
         let mut it = line.split_whitespace();
@@ -276,6 +272,12 @@ fn table(cpu: &str, text: &str, mem: &str, out: &mut String) {
             format!("{e}, {form}, {op:#x}"),
         ));
     }
+    let _ = writeln!(out, "pub(crate) static FORMATS_{upper}: [&str; 128] = [");
+    for f in &formats {
+        let t = if f == "-" { "" } else { f.as_str() };
+        let _ = writeln!(out, "    {t:?},");
+    }
+    out.push_str("];\n");
     let _ = writeln!(out, "pub(crate) static OPS_{upper}: &[OpInfo] = &[");
     for (r, _) in &rows {
         out.push_str(r);
@@ -295,14 +297,11 @@ fn main() {
     let dir = std::env::var("CARGO_MANIFEST_DIR").expect("manifest dir");
     let out_dir = std::env::var("OUT_DIR").expect("out dir");
     let mut out = String::new();
-    let mp = Path::new(&dir).join("data").join("mem.txt");
-    println!("cargo:rerun-if-changed={}", mp.display());
-    let mem = std::fs::read_to_string(&mp).expect("mem data file");
     for cpu in ["gfx1100", "gfx1201"] {
         let p = Path::new(&dir).join("data").join(format!("{cpu}.txt"));
         println!("cargo:rerun-if-changed={}", p.display());
         let text = std::fs::read_to_string(&p).expect("data file");
-        table(cpu, &text, &mem, &mut out);
+        table(cpu, &text, &mut out);
     }
     std::fs::write(Path::new(&out_dir).join("tables.rs"), out).expect("write tables");
 }

@@ -149,6 +149,13 @@ pub(crate) fn field_of(enc: Enc, q: u128, f: Fld) -> u32 {
         (_, Fld::Vaddr) => bits(64, 8),
         (_, Fld::Vdata) => bits(55, 8),
         (_, Fld::Saddr12) => bits(0, 7),
+        (_, Fld::Vdata11) => bits(40, 8),
+        (_, Fld::Vaddr11) => bits(32, 8),
+        (_, Fld::Srsrc) => bits(48, 5) << 2,
+        (_, Fld::Soffset8) => bits(56, 8),
+        (_, Fld::Vdata12) => bits(32, 8),
+        (_, Fld::Rsrc) => bits(41, 7),
+        (_, Fld::Soffset7) => bits(0, 7),
         (_, Fld::Addr) => bits(32, 8),
         (_, Fld::Data0) => bits(40, 8),
         (_, Fld::Data1) => bits(48, 8),
@@ -361,40 +368,11 @@ pub(crate) fn family(target: Target, w: u32) -> Option<Enc> {
         (0b110110, _) => Some(Enc::Ds),
         (0b110111, _) if !g12 => Some(Enc::Flat),
         (0b111000, _) if !g12 => Some(Enc::Mubuf),
+        (0b111010, _) if !g12 => Some(Enc::Mtbuf),
         (0b111011, _) if g12 => Some(Enc::Flat),
         (0b110001, _) if g12 => Some(Enc::Mubuf),
         _ => None,
     }
-}
-
-fn lookup_mem(
-    target: Target,
-    enc: Enc,
-    op: u16,
-    bytes: &[u8],
-    w0: u32,
-    n: usize,
-) -> Result<Inst, DecodeError> {
-    if bytes.len() < n * 4 {
-        return Err(DecodeError::Invalid { word: w0 });
-    }
-    let info = target
-        .index(enc, Form::Plain, op)
-        .ok_or(DecodeError::Invalid { word: w0 })?;
-    let mut words = [0u32; 4];
-    for (i, w) in words.iter_mut().enumerate().take(n) {
-        *w = dword(bytes, i).unwrap_or(0);
-    }
-    let inst = Inst {
-        info,
-        words,
-        len: (n * 4) as u8,
-        literal: None,
-    };
-    if !crate::print_mem::mem_fields_ok(&inst, target.is_gfx12()) {
-        return Err(DecodeError::Invalid { word: w0 });
-    }
-    Ok(inst)
 }
 
 /// FLAT/GLOBAL/SCRATCH (gfx11: 64 bits, segment 17:16, opcode 24:18;
@@ -528,7 +506,27 @@ pub fn decode(syntax: Syntax, bytes: &[u8]) -> Result<Inst, DecodeError> {
             row(enc, Form::Var(var), op, 2)
         }
         Enc::Ds => row(enc, Form::Plain, (w0 >> 18) & 0xff, 2),
-        Enc::Mubuf => lookup_mem(target, enc, ((w0 >> 18) & 0xff) as u16, bytes, w0, 2),
+        Enc::Mubuf | Enc::Mtbuf if target.is_gfx12() => {
+            // VBUFFER; variants: offen, idxen, tfe, th bit 0
+            let var = u8::from(w1 >> 30 & 1 != 0)
+                | u8::from(w1 >> 31 & 1 != 0) << 1
+                | u8::from(w0 >> 22 & 1 != 0) << 2
+                | u8::from(w1 >> 20 & 1 != 0) << 3;
+            row(Enc::Mubuf, Form::Var(var), (w0 >> 14) & 0xff, 3)
+        }
+        Enc::Mubuf | Enc::Mtbuf => {
+            // variants: offen, idxen, tfe, glc
+            let var = u8::from(w1 >> 22 & 1 != 0)
+                | u8::from(w1 >> 23 & 1 != 0) << 1
+                | u8::from(w1 >> 21 & 1 != 0) << 2
+                | u8::from(w0 >> 14 & 1 != 0) << 3;
+            let op = if enc == Enc::Mubuf {
+                (w0 >> 18) & 0xff
+            } else {
+                (w0 >> 15) & 0xf
+            };
+            row(enc, Form::Var(var), op, 2)
+        }
         Enc::Flat => decode_flat(syntax, bytes, w0),
         Enc::Vopd => decode_vopd(syntax, bytes, w0),
         _ => Err(bad),

@@ -682,11 +682,9 @@ impl fmt::Display for Display<'_> {
         if info.enc == Enc::Vopd {
             return vopd(f, inst, self.syntax);
         }
-        if info.enc == Enc::Mubuf {
-            return crate::print_mem::mem(f, inst, self.syntax);
-        }
         operands(f, inst, info, self.syntax)?;
         match info.enc {
+            Enc::Mubuf | Enc::Mtbuf => crate::print_mem::buf_suffix(f, inst, self.syntax),
             Enc::Smem => crate::print_mem::smem_suffix(f, inst, self.syntax),
             Enc::Ds => crate::print_mem::ds_suffix(f, inst),
             Enc::Flat | Enc::Global | Enc::Scratch => {

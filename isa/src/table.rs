@@ -103,6 +103,15 @@ pub enum Fld {
     Vaddr,
     Vdata,
     Saddr12,
+    /// gfx11 MUBUF/MTBUF: data, address, resource (quads), scalar offset.
+    Vdata11,
+    Vaddr11,
+    Srsrc,
+    Soffset8,
+    /// gfx12 VBUFFER: data, resource, scalar offset (the address is `Vaddr`).
+    Vdata12,
+    Rsrc,
+    Soffset7,
 }
 
 /// How an immediate in a source operand prints (LLVM's operand types).
