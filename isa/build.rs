@@ -184,6 +184,8 @@ fn enc(name: &str) -> (&'static str, String) {
         "ds" => "Enc::Ds",
         "mubuf" | "vbuffer" => "Enc::Mubuf",
         "mtbuf" => "Enc::Mtbuf",
+        "vinterp" => "Enc::Vinterp",
+        "ldsdir" => "Enc::Ldsdir",
         "flat0" | "vflat0" => "Enc::Flat",
         "flat1" | "vflat1" => "Enc::Scratch",
         "flat2" | "vflat2" => "Enc::Global",
@@ -245,6 +247,8 @@ fn table(cpu: &str, text: &str, out: &mut String) {
                     ops,
                     "Opnd {{ fld: Fld::None, ty: Ty::Text({t:?}), {NOSPEC} }}, "
                 );
+            } else if o == "attr" {
+                let _ = write!(ops, "Opnd {{ fld: Fld::None, ty: Ty::Attr, {NOSPEC} }}, ");
             } else if let Some(k) = o.strip_prefix("k32") {
                 let b32 = k == ".b32";
                 let _ = write!(

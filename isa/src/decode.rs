@@ -125,11 +125,11 @@ pub(crate) fn field_of(enc: Enc, q: u128, f: Fld) -> u32 {
         (_, Fld::Simm16) => bits(0, 16),
         (Enc::Vop2, Fld::Vdst) | (Enc::Vop1, Fld::Vdst) => bits(17, 8),
         (Enc::Vop2, Fld::Vsrc1) | (Enc::Vopc, Fld::Vsrc1) => bits(9, 8),
-        (Enc::Vop3, Fld::Vdst) | (Enc::Vop3p, Fld::Vdst) => bits(0, 8),
+        (Enc::Vop3 | Enc::Vop3p | Enc::Vinterp | Enc::Ldsdir, Fld::Vdst) => bits(0, 8),
         (Enc::Vop3, Fld::Sdst3) => bits(8, 7),
-        (Enc::Vop3, Fld::Src0) | (Enc::Vop3p, Fld::Src0) => bits(32, 9),
-        (Enc::Vop3, Fld::Src1) | (Enc::Vop3p, Fld::Src1) => bits(41, 9),
-        (Enc::Vop3, Fld::Src2) | (Enc::Vop3p, Fld::Src2) => bits(50, 9),
+        (Enc::Vop3 | Enc::Vop3p | Enc::Vinterp, Fld::Src0) => bits(32, 9),
+        (Enc::Vop3 | Enc::Vop3p | Enc::Vinterp, Fld::Src1) => bits(41, 9),
+        (Enc::Vop3 | Enc::Vop3p | Enc::Vinterp, Fld::Src2) => bits(50, 9),
         (Enc::Vop3, Fld::Dsrc0) | (Enc::Vop3p, Fld::Dsrc0) => bits(64, 8),
         (_, Fld::SrcX0) => bits(0, 9),
         (_, Fld::VsrcX1) => bits(9, 8),
@@ -294,7 +294,7 @@ fn operands_ok(info: &OpInfo, q: u128, wave64: bool) -> Option<bool> {
                 }
             }
             Ty::Kimm(_) => lit = true,
-            Ty::Simm(_) | Ty::Text(_) | Ty::Off => {}
+            Ty::Simm(_) | Ty::Text(_) | Ty::Off | Ty::Attr => {}
         }
     }
     Some(lit)
@@ -369,6 +369,11 @@ pub(crate) fn family(target: Target, w: u32) -> Option<Enc> {
         (0b110111, _) if !g12 => Some(Enc::Flat),
         (0b111000, _) if !g12 => Some(Enc::Mubuf),
         (0b111010, _) if !g12 => Some(Enc::Mtbuf),
+        (_, 0xcd) => Some(Enc::Vinterp),
+        (_, 0xce) => Some(Enc::Ldsdir),
+        (0b111110, _) => Some(Enc::Exp),
+        (0b111100, _) if !g12 => Some(Enc::Mimg),
+        (0b110100 | 0b111001, _) if g12 => Some(Enc::Mimg),
         (0b111011, _) if g12 => Some(Enc::Flat),
         (0b110001, _) if g12 => Some(Enc::Mubuf),
         _ => None,
@@ -447,6 +452,25 @@ fn decode_vopd(syntax: Syntax, bytes: &[u8], w0: u32) -> Result<Inst, DecodeErro
         literal,
     })
 }
+
+/// Export has no opcode: every word with the prefix is valid (the
+/// target, enables, done and row_en fields print; the rest is ignored).
+pub(crate) static EXP_INFO: OpInfo = OpInfo {
+    enc: Enc::Exp,
+    form: Form::Plain,
+    op: 0,
+    name: "exp",
+    mask: 0,
+    val: 0,
+    mods: 0,
+    sext: 0,
+    flags: 0,
+    opnds: &[],
+};
+pub(crate) static EXPORT_INFO: OpInfo = OpInfo {
+    name: "export",
+    ..EXP_INFO
+};
 
 /// DPP selector in a source-0 field: 250 is DPP16, 233/234 DPP8.
 fn dpp_form(src0: u32) -> Form {
@@ -528,6 +552,18 @@ pub fn decode(syntax: Syntax, bytes: &[u8]) -> Result<Inst, DecodeError> {
             row(enc, Form::Var(var), op, 2)
         }
         Enc::Flat => decode_flat(syntax, bytes, w0),
+        Enc::Vinterp => row(enc, Form::Plain, (w0 >> 16) & 0x7f, 2),
+        Enc::Ldsdir => row(enc, Form::Plain, (w0 >> 20) & 3, 1),
+        Enc::Exp if bytes.len() >= 8 => Ok(Inst {
+            info: if target.is_gfx12() {
+                &EXPORT_INFO
+            } else {
+                &EXP_INFO
+            },
+            words: [w0, w1, 0, 0],
+            len: 8,
+            literal: None,
+        }),
         Enc::Vopd => decode_vopd(syntax, bytes, w0),
         _ => Err(bad),
     }

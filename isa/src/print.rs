@@ -682,8 +682,25 @@ impl fmt::Display for Display<'_> {
         if info.enc == Enc::Vopd {
             return vopd(f, inst, self.syntax);
         }
+        if info.enc == Enc::Exp {
+            return crate::print_mem::export(f, inst);
+        }
         operands(f, inst, info, self.syntax)?;
         match info.enc {
+            Enc::Vinterp => write!(f, " wait_exp:{}", (inst.words[0] >> 8) & 7),
+            Enc::Ldsdir => {
+                let w0 = inst.words[0];
+                if self.syntax.target.is_gfx12() {
+                    write!(
+                        f,
+                        " wait_va_vdst:{} wait_vm_vsrc:{}",
+                        (w0 >> 16) & 0xf,
+                        (w0 >> 23) & 1
+                    )
+                } else {
+                    write!(f, " wait_vdst:{}", (w0 >> 16) & 0xf)
+                }
+            }
             Enc::Mubuf | Enc::Mtbuf => crate::print_mem::buf_suffix(f, inst, self.syntax),
             Enc::Smem => crate::print_mem::smem_suffix(f, inst, self.syntax),
             Enc::Ds => crate::print_mem::ds_suffix(f, inst),
@@ -704,6 +721,7 @@ fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fm
         let mods = info.mods;
         let wave64 = syntax.wave64;
         let vop3 = info.enc == Enc::Vop3 || info.has(FLAG_MIX);
+        let vinterp = info.enc == Enc::Vinterp;
         let dpp32 =
             info.form == Form::Dpp16 && matches!(info.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc);
         let bit = |pos: u32| mods >> pos & 1 != 0 && q >> pos & 1 != 0;
@@ -714,6 +732,9 @@ fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fm
             };
             let (n, a) = if vop3 {
                 (61 + i, 8 + i)
+            } else if vinterp {
+                // bits 10:8 are wait_exp: no absolute value
+                (61 + i, 127)
             } else if dpp32 && i < 2 {
                 (52 + 2 * i, 53 + 2 * i)
             } else {
@@ -812,6 +833,11 @@ fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fm
                     let bits = if o.fld == Fld::SmemOff24 { 24 } else { 21 };
                     hex_signed(f, sign_extend(v, bits))?;
                 }
+                Ty::Attr => {
+                    let w0 = inst.words[0];
+                    let chan = ["x", "y", "z", "w"][(w0 >> 8) as usize & 3];
+                    write!(f, "attr{}.{chan}", (w0 >> 10) & 0x3f)?;
+                }
                 Ty::Kimm(false) => write!(f, "{:#x}", inst.literal.unwrap_or(0))?,
                 Ty::Kimm(true) => literal(f, inst.literal.unwrap_or(0), Imm::B32)?,
                 Ty::Simm(style) => simm(f, info.name, v, style, syntax)?,
@@ -869,7 +895,11 @@ fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fm
                 f.write_str(" clamp")?;
             }
         }
-        if info.enc == Enc::Vop3 {
+        if vinterp && mods & (1 << 15) != 0 && q >> 15 & 1 != 0 {
+            // VINTERP prints clamp before op_sel
+            f.write_str(" clamp")?;
+        }
+        if info.enc == Enc::Vop3 || vinterp {
             let opsel = (q & mods) >> 11 & 0xf;
             if info.has(FLAG_PERMLANE) {
                 if opsel != 0 {
@@ -882,7 +912,7 @@ fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fm
                 }
                 write!(f, "{}]", opsel >> 3 & 1)?;
             }
-            if mods & (1 << 15) != 0 && q >> 15 & 1 != 0 {
+            if !vinterp && mods & (1 << 15) != 0 && q >> 15 & 1 != 0 {
                 f.write_str(" clamp")?;
             }
             if mods & (3 << 59) != 0 {

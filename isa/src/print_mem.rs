@@ -195,6 +195,37 @@ pub(crate) fn buf_suffix(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt:
     Ok(())
 }
 
+/// Export: target, the four sources (`off` where not enabled), done and
+/// row_en (AMDGPUInstPrinter::printExpTgt / printExpSrcN).
+pub(crate) fn export(f: &mut dyn Write, inst: &Inst) -> fmt::Result {
+    let (w0, w1) = (inst.words[0], inst.words[1]);
+    f.write_str(inst.info.name)?;
+    let tgt = (w0 >> 4) & 0x3f;
+    match tgt {
+        0..=7 => write!(f, " mrt{tgt}")?,
+        8 => f.write_str(" mrtz")?,
+        12..=16 => write!(f, " pos{}", tgt - 12)?,
+        20 => f.write_str(" prim")?,
+        21 | 22 => write!(f, " dual_src_blend{}", tgt - 21)?,
+        _ => write!(f, " invalid_target_{tgt}")?,
+    }
+    for i in 0..4 {
+        f.write_str(if i == 0 { " " } else { ", " })?;
+        if w0 >> i & 1 != 0 {
+            write!(f, "v{}", (w1 >> (8 * i)) & 0xff)?;
+        } else {
+            f.write_str("off")?;
+        }
+    }
+    if w0 >> 11 & 1 != 0 {
+        f.write_str(" done")?;
+    }
+    if w0 >> 13 & 1 != 0 {
+        f.write_str(" row_en")?;
+    }
+    Ok(())
+}
+
 /// SMEM modifiers after the operands: the offset (variants that print it
 /// as a modifier), then glc/dlc (gfx11) or th/scope (gfx12).
 pub(crate) fn smem_suffix(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt::Result {

@@ -30,6 +30,14 @@ pub enum Enc {
     Scratch,
     Mubuf,
     Mtbuf,
+    /// Interpolation (v_interp_*_f32 with wait_exp).
+    Vinterp,
+    /// LDS direct/parameter loads (gfx12 VDSDIR).
+    Ldsdir,
+    /// Export.
+    Exp,
+    /// Image instructions (gfx11 MIMG, gfx12 VIMAGE/VSAMPLE).
+    Mimg,
 }
 
 /// The form of a VOP instruction: plain, or with a DPP16 / DPP8 dword.
@@ -164,6 +172,8 @@ pub enum Ty {
     /// Literal constant operand.
     /// Signed offset printed as a hex operand (SMEM).
     Off,
+    /// LDS parameter `attrN.c` (attribute 15:10, channel 9:8).
+    Attr,
     /// Literal constant operand: always hex, or (true) printed like a b32
     /// source literal.
     Kimm(bool),

@@ -338,7 +338,14 @@ VBUFFER = Enc('vbuffer', 3, (26, 6, 0b110001), (14, 8), VBUF_FIELDS, preds=VBUF_
               bases=({'_or': 0x10 << 72 | 1 << 55}, {'_or': 0x10 << 72 | 1 << 55, 'vdata12': 0}, {'_or': 1 << 55},
                      {'_or': 1 << 55, 'vdata12': 0}))
 
-ENCODINGS = [SOP2, SOPK, SOP1, SOPC, SOPP, VOP2, VOP1, VOPC, VOP3, VOP3P, VOPDX, VOPDY, DS,
+# VINTERP: vdst 7:0, wait_exp 10:8, op_sel 14:11, clamp 15, op 22:16; src0
+# 40:32, src1 49:41, src2 58:50, neg 63:61.
+VINTERP = Enc('vinterp', 2, (24, 8, 0xcd), (16, 7), VOP3P_FIELDS, modpos=MODPOS, bases=VOP3_BASES)
+# LDSDIR (gfx12 VDSDIR): vdst 7:0, attr channel 9:8, attr 15:10, wait_vdst
+# (gfx12 wait_va_vdst) 19:16, op 21:20, gfx12 wait_vm_vsrc 23.
+LDSDIR = Enc('ldsdir', 1, (24, 8, 0xce), (20, 2), [F('vdst', 0, 8, 3, 7, 'vdst')], modpos=[16, 17, 18, 19, 23])
+
+ENCODINGS = [SOP2, SOPK, SOP1, SOPC, SOPP, VOP2, VOP1, VOPC, VOP3, VOP3P, VOPDX, VOPDY, DS, VINTERP, LDSDIR,
              VOP2_DPP16, VOP2_DPP8, VOP1_DPP16, VOP1_DPP8, VOPC_DPP16, VOPC_DPP8,
              VOP3_DPP16, VOP3_DPP8, VOP3P_DPP16, VOP3P_DPP8]
 
@@ -711,7 +718,12 @@ def fmt_row(row):
     desc = []
     for tok, f, t in zip(row.ops, row.roles, row.types):
         if f is None:
-            desc.append(t if t and t.startswith('k32') else '=' + tok)
+            if t and t.startswith('k32'):
+                desc.append(t)
+            elif re.match(r'^attr\d+\.[xyzw]$', tok):
+                desc.append('attr')
+            else:
+                desc.append('=' + tok)
         else:
             # VGPR_16 operands print as v<n>.l / v<n>.h (bit 7 selects the half)
             t16 = '!t' if re.match(r'^-?\|?v\d+\.[lh]', tok) else ''
