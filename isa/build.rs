@@ -99,6 +99,12 @@ fn base_ty(spec: &str) -> String {
     if kind == "off" {
         return "Ty::Off".into();
     }
+    if kind == "mdata" {
+        return "Ty::Mdata".into();
+    }
+    if kind == "maddr" {
+        return "Ty::Maddr".into();
+    }
     if let Some(w) = kind.strip_prefix("src") {
         let w: u8 = w.parse().expect("width");
         return format!("Ty::Src({w}, {})", imm(rest.expect("imm class")));
@@ -153,6 +159,9 @@ fn field(name: &str) -> &'static str {
         "vdata12" => "Fld::Vdata12",
         "rsrc" => "Fld::Rsrc",
         "soffset7" => "Fld::Soffset7",
+        "ssamp" => "Fld::Ssamp",
+        "rsrc9" => "Fld::Rsrc9",
+        "samp9" => "Fld::Samp9",
         other => panic!("unknown field {other}"),
     }
 }
@@ -164,6 +173,8 @@ fn enc(name: &str) -> (&'static str, String) {
         Some((b, "dpp8")) => (b, "Form::Dpp8".to_string()),
         _ => match name.split_once(':') {
             Some((b, v)) => (b, format!("Form::Var({v})")),
+            None if name == "vimage" => (name, "Form::Var(0)".to_string()),
+            None if name == "vsample" => (name, "Form::Var(1)".to_string()),
             None => (name, "Form::Plain".to_string()),
         },
     };
@@ -186,6 +197,7 @@ fn enc(name: &str) -> (&'static str, String) {
         "mtbuf" => "Enc::Mtbuf",
         "vinterp" => "Enc::Vinterp",
         "ldsdir" => "Enc::Ldsdir",
+        "mimg" | "vimage" | "vsample" => "Enc::Mimg",
         "flat0" | "vflat0" => "Enc::Flat",
         "flat1" | "vflat1" => "Enc::Scratch",
         "flat2" | "vflat2" => "Enc::Global",
@@ -205,9 +217,51 @@ fn table(cpu: &str, text: &str, out: &mut String) {
     let upper = cpu.to_uppercase();
     let mut rows = Vec::new();
     let mut formats = vec![String::from("-"); 128];
+    let mut imgs: Vec<(String, String)> = Vec::new();
     for line in text.lines() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(t) = line.strip_prefix("imgtab ") {
+            let mut it = t.split_whitespace();
+            let id: usize = it.next().expect("imgtab id").parse().expect("imgtab id");
+            let entries: Vec<String> = it.map(|e| format!("{e:?}")).collect();
+            assert_eq!(entries.len(), 96, "imgtab {id}");
+            let _ = writeln!(
+                out,
+                "static IMGTAB_{upper}_{id}: [&str; 96] = [{}];",
+                entries.join(", ")
+            );
+            continue;
+        }
+        if let Some(t) = line.strip_prefix("img ") {
+            let f: Vec<&str> = t.split_whitespace().collect();
+            let (e, form) = enc(f[0]);
+            let op = parse_u128(f[1]);
+            let w: Vec<u8> = f[3].split(',').map(|x| x.parse().expect("w")).collect();
+            let mut w5 = [0u8; 5];
+            for (d, s) in w5.iter_mut().zip(&w) {
+                *d = *s;
+            }
+            let canon = if f[4] == "-" {
+                "None".to_string()
+            } else {
+                format!("Some({:?})", f[4])
+            };
+            imgs.push((
+                format!(
+                    "    ImgInfo {{ vd: {}, w: {w5:?}, nw: {}, canon: {canon}, tab: &IMGTAB_{upper}_{}, nsa: {}, gather: {}, dmask: {}, dim: {} }},\n",
+                    f[2],
+                    w.len(),
+                    f[5],
+                    f[6],
+                    f[7].contains('g'),
+                    f[7].contains('D'),
+                    f[7].contains('M')
+                ),
+                format!("{e}, {form}, {op:#x}"),
+            ));
             continue;
         }
         if let Some(f) = line.strip_prefix("fmt ") {
@@ -292,6 +346,19 @@ fn table(cpu: &str, text: &str, out: &mut String) {
         "pub(crate) fn index_{cpu}(enc: Enc, form: Form, op: u16) -> Option<usize> {{\n    match (enc, form, op) {{"
     );
     for (i, (_, key)) in rows.iter().enumerate() {
+        let _ = writeln!(out, "        ({key}) => Some({i}),");
+    }
+    out.push_str("        _ => None,\n    }\n}\n");
+    let _ = writeln!(out, "pub(crate) static IMG_{upper}: &[ImgInfo] = &[");
+    for (r, _) in &imgs {
+        out.push_str(r);
+    }
+    out.push_str("];\n");
+    let _ = writeln!(
+        out,
+        "pub(crate) fn img_index_{cpu}(enc: Enc, form: Form, op: u16) -> Option<usize> {{\n    match (enc, form, op) {{"
+    );
+    for (i, (_, key)) in imgs.iter().enumerate() {
         let _ = writeln!(out, "        ({key}) => Some({i}),");
     }
     out.push_str("        _ => None,\n    }\n}\n");

@@ -156,6 +156,9 @@ pub(crate) fn field_of(enc: Enc, q: u128, f: Fld) -> u32 {
         (_, Fld::Vdata12) => bits(32, 8),
         (_, Fld::Rsrc) => bits(41, 7),
         (_, Fld::Soffset7) => bits(0, 7),
+        (_, Fld::Ssamp) => bits(58, 5) << 2,
+        (_, Fld::Rsrc9) => bits(41, 9),
+        (_, Fld::Samp9) => bits(55, 9),
         (_, Fld::Addr) => bits(32, 8),
         (_, Fld::Data0) => bits(40, 8),
         (_, Fld::Data1) => bits(48, 8),
@@ -294,7 +297,7 @@ fn operands_ok(info: &OpInfo, q: u128, wave64: bool) -> Option<bool> {
                 }
             }
             Ty::Kimm(_) => lit = true,
-            Ty::Simm(_) | Ty::Text(_) | Ty::Off | Ty::Attr => {}
+            Ty::Simm(_) | Ty::Text(_) | Ty::Off | Ty::Attr | Ty::Mdata | Ty::Maddr => {}
         }
     }
     Some(lit)
@@ -453,6 +456,45 @@ fn decode_vopd(syntax: Syntax, bytes: &[u8], w0: u32) -> Result<Inst, DecodeErro
     })
 }
 
+/// Images: gfx11 MIMG (variant: NSA, whose address dwords follow), gfx12
+/// VIMAGE (variant 0) and VSAMPLE (variant 1); then the register widths
+/// must work out as LLVM's resizing does (`image::shape`).
+fn decode_image(syntax: Syntax, bytes: &[u8], w0: u32) -> Result<Inst, DecodeError> {
+    let bad = DecodeError::Invalid { word: w0 };
+    let t = syntax.target;
+    let inst = if t.is_gfx12() {
+        let var = u8::from(w0 >> 26 == 0b111001);
+        decode_row(
+            syntax,
+            bytes,
+            Enc::Mimg,
+            Form::Var(var),
+            (w0 >> 14) & 0xff,
+            3,
+        )?
+    } else {
+        let nsa = (w0 & 1) as u8;
+        let op = (w0 >> 18) & 0xff;
+        let mut inst = decode_row(syntax, bytes, Enc::Mimg, Form::Var(nsa), op, 2)?;
+        if nsa == 1 {
+            let img = crate::image::info(t, Form::Var(1), op as u16).ok_or(bad)?;
+            let n = usize::from(img.nsa);
+            if inst.literal.is_some() || bytes.len() < 8 + 4 * n {
+                return Err(bad);
+            }
+            for i in 0..n {
+                inst.words[2 + i] = dword(bytes, 2 + i).ok_or(bad)?;
+            }
+            inst.len = (8 + 4 * n) as u8;
+        }
+        inst
+    };
+    if crate::image::shape(t, &inst).is_none() {
+        return Err(bad);
+    }
+    Ok(inst)
+}
+
 /// Export has no opcode: every word with the prefix is valid (the
 /// target, enables, done and row_en fields print; the rest is ignored).
 pub(crate) static EXP_INFO: OpInfo = OpInfo {
@@ -552,6 +594,7 @@ pub fn decode(syntax: Syntax, bytes: &[u8]) -> Result<Inst, DecodeError> {
             row(enc, Form::Var(var), op, 2)
         }
         Enc::Flat => decode_flat(syntax, bytes, w0),
+        Enc::Mimg => decode_image(syntax, bytes, w0),
         Enc::Vinterp => row(enc, Form::Plain, (w0 >> 16) & 0x7f, 2),
         Enc::Ldsdir => row(enc, Form::Plain, (w0 >> 20) & 3, 1),
         Enc::Exp if bytes.len() >= 8 => Ok(Inst {

@@ -702,6 +702,7 @@ impl fmt::Display for Display<'_> {
                 }
             }
             Enc::Mubuf | Enc::Mtbuf => crate::print_mem::buf_suffix(f, inst, self.syntax),
+            Enc::Mimg => crate::print_mem::image_suffix(f, inst, self.syntax),
             Enc::Smem => crate::print_mem::smem_suffix(f, inst, self.syntax),
             Enc::Ds => crate::print_mem::ds_suffix(f, inst),
             Enc::Flat | Enc::Global | Enc::Scratch => {
@@ -832,6 +833,25 @@ fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fm
                 Ty::Off => {
                     let bits = if o.fld == Fld::SmemOff24 { 24 } else { 21 };
                     hex_signed(f, sign_extend(v, bits))?;
+                }
+                Ty::Mdata | Ty::Maddr => {
+                    let Some(sh) = crate::image::shape(syntax.target, inst) else {
+                        return Ok(());
+                    };
+                    if o.ty == Ty::Mdata {
+                        reg_range(f, "v", sh.vdata, sh.data_width)?;
+                    } else if sh.list && sh.naddr > 1 {
+                        f.write_str("[")?;
+                        for (j, &(r, w)) in sh.addr.iter().take(sh.naddr.into()).enumerate() {
+                            if j > 0 {
+                                f.write_str(", ")?;
+                            }
+                            reg_range(f, "v", r, w)?;
+                        }
+                        f.write_str("]")?;
+                    } else {
+                        reg_range(f, "v", sh.addr[0].0, sh.addr[0].1)?;
+                    }
                 }
                 Ty::Attr => {
                     let w0 = inst.words[0];

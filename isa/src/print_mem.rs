@@ -226,6 +226,82 @@ pub(crate) fn export(f: &mut dyn Write, inst: &Inst) -> fmt::Result {
     Ok(())
 }
 
+/// Image modifiers: dmask, dim, then the bits the instruction prints, in
+/// LLVM's order (gfx11: unorm glc slc dlc r128 a16 tfe lwe d16; gfx12:
+/// unorm th/scope r128 a16 tfe lwe d16).
+pub(crate) fn image_suffix(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt::Result {
+    const DIMS: [&str; 8] = [
+        "1D",
+        "2D",
+        "3D",
+        "CUBE",
+        "1D_ARRAY",
+        "2D_ARRAY",
+        "2D_MSAA",
+        "2D_MSAA_ARRAY",
+    ];
+    let info = inst.info;
+    let Some(img) = crate::image::info(syntax.target, info.form, info.op) else {
+        return Ok(());
+    };
+    let q = inst.bits() & info.mods;
+    let bit = |b: u32| q >> b & 1 != 0;
+    let (w0, w1) = (inst.words[0], inst.words[1]);
+    let g12 = syntax.target.is_gfx12();
+    let (dmask, dim) = if g12 {
+        ((w0 >> 22) & 0xf, w0 & 7)
+    } else {
+        ((w0 >> 8) & 0xf, (w0 >> 2) & 7)
+    };
+    if img.dmask && dmask != 0 {
+        write!(f, " dmask:{dmask:#x}")?;
+    }
+    if img.dim {
+        write!(f, " dim:SQ_RSRC_IMG_{}", DIMS[dim as usize])?;
+    }
+    let names: &[(u32, &str)] = if g12 {
+        &[
+            (13, " unorm"),
+            (999, ""),
+            (4, " r128"),
+            (6, " a16"),
+            (55, " tfe"),
+            (3, " tfe"),
+            (40, " lwe"),
+            (5, " d16"),
+        ]
+    } else {
+        &[
+            (7, " unorm"),
+            (14, " glc"),
+            (12, " slc"),
+            (13, " dlc"),
+            (15, " r128"),
+            (16, " a16"),
+            (53, " tfe"),
+            (54, " lwe"),
+            (17, " d16"),
+        ]
+    };
+    for &(b, name) in names {
+        if b == 999 {
+            if info.mods >> 50 & 0x1b != 0 {
+                let n = info.name;
+                gfx12_cpol(
+                    f,
+                    (w1 >> 20) & 7,
+                    (w1 >> 18) & 3,
+                    n.starts_with("image_store"),
+                    n.starts_with("image_atomic"),
+                )?;
+            }
+        } else if bit(b) {
+            f.write_str(name)?;
+        }
+    }
+    Ok(())
+}
+
 /// SMEM modifiers after the operands: the offset (variants that print it
 /// as a modifier), then glc/dlc (gfx11) or th/scope (gfx12).
 pub(crate) fn smem_suffix(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt::Result {

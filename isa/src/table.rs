@@ -120,6 +120,10 @@ pub enum Fld {
     Vdata12,
     Rsrc,
     Soffset7,
+    /// Images: gfx11 sampler (quads), gfx12 9-bit resource and sampler.
+    Ssamp,
+    Rsrc9,
+    Samp9,
 }
 
 /// How an immediate in a source operand prints (LLVM's operand types).
@@ -174,6 +178,9 @@ pub enum Ty {
     Off,
     /// LDS parameter `attrN.c` (attribute 15:10, channel 9:8).
     Attr,
+    /// Image data and address registers (widths from [`ImgInfo`]).
+    Mdata,
+    Maddr,
     /// Literal constant operand: always hex, or (true) printed like a b32
     /// source literal.
     Kimm(bool),
@@ -261,6 +268,30 @@ pub struct OpInfo {
     pub flags: u8,
     /// Operands in print order.
     pub opnds: &'static [Opnd],
+}
+
+/// How an image instruction's data and address registers print (learned
+/// from llvm-mc-19 by the table generator, see `learn_images`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImgInfo {
+    /// The largest data register the initial decode accepts is 256 - vd.
+    pub vd: u8,
+    /// As `vd`, per address register (at most five).
+    pub w: [u8; 5],
+    pub nw: u8,
+    /// Data width then address widths as printed when widening overflows
+    /// v255 (base-36 digits), if that can happen.
+    pub canon: Option<&'static str>,
+    /// Per dim (8) x a16 (2) x key (6): data width then address widths
+    /// (base-36 digits), or "x" for an invalid word.
+    pub tab: &'static [&'static str; 96],
+    /// gfx11 NSA dwords after the instruction.
+    pub nsa: u8,
+    /// The data size ignores dmask (gather4, msaa_load).
+    pub gather: bool,
+    /// dmask:/dim: print.
+    pub dmask: bool,
+    pub dim: bool,
 }
 
 impl OpInfo {

@@ -345,6 +345,38 @@ VINTERP = Enc('vinterp', 2, (24, 8, 0xcd), (16, 7), VOP3P_FIELDS, modpos=MODPOS,
 # (gfx12 wait_va_vdst) 19:16, op 21:20, gfx12 wait_vm_vsrc 23.
 LDSDIR = Enc('ldsdir', 1, (24, 8, 0xce), (20, 2), [F('vdst', 0, 8, 3, 7, 'vdst')], modpos=[16, 17, 18, 19, 23])
 
+# Images. gfx11 MIMG: nsa 0, dim 4:2, unorm 7, dmask 11:8, slc 12, dlc 13,
+# glc 14, r128 15, a16 16, d16 17, op 25:18; vaddr 39:32, vdata 47:40,
+# srsrc 52:48 (quads), tfe 53, lwe 54, ssamp 62:58 (quads); with nsa, one
+# more dword holds vaddr1..4. gfx12 VIMAGE: dim 2:0, r128 4, d16 5, a16 6,
+# op 21:14, dmask 25:22; vdata 39:32, rsrc 49:41 (9-bit), scope 51:50, th
+# 54:52, tfe 55, vaddr4 63:56; vaddr0..3 in the third dword. VSAMPLE: tfe 3,
+# unorm 13, lwe 40, samp 63:55 (9-bit), no vaddr4.
+MIMG11 = Enc('mimg', 2, (26, 6, 0b111100), (18, 8),
+             [F('vdata11', 40, 8, 1, 5, 'vsrc'), F('vaddr11', 32, 8, 2, 6, 'vsrc'), F('srsrc', 48, 5, 1, 2, 'sdst', 4),
+              F('ssamp', 58, 5, 3, 2, 'sdst', 4), F('nsa', 0, 1, 1, 0, 'imm')],
+             preds=[('nsa', 1, 0)], bases=({'_or': 1 << 2 | 0xf << 8}, {'_or': 1 << 2 | 0xf << 8, 'ssamp': 0}),
+             modpos=[7, 12, 13, 14, 15, 16, 17, 53, 54])
+IMG12_VADDR = [F('vaddr', 64, 8, 2, 6, 'vsrc'), F('vaddr1', 72, 8, 10, 14, 'vsrc'), F('vaddr2', 80, 8, 11, 15, 'vsrc'),
+               F('vaddr3', 88, 8, 12, 16, 'vsrc')]
+VIMAGE = Enc('vimage', 3, (26, 6, 0b110100), (14, 8),
+             [F('vdata12', 32, 8, 1, 5, 'vsrc'), F('rsrc9', 41, 9, 4, 8, 'src')] + IMG12_VADDR
+             + [F('vaddr4', 56, 8, 13, 17, 'vsrc')],
+             bases=({'_or': 1 | 0xf << 22}, {'_or': 1 | 0xf << 22, 'vaddr4': 0},
+                    {'_or': 1 | 0xf << 22, 'vaddr4': 0, 'vaddr3': 0},
+                    {'_or': 1 | 0xf << 22, 'vaddr4': 0, 'vaddr3': 0, 'vaddr2': 0},
+                    {'_or': 1 | 0xf << 22, 'vaddr4': 0, 'vaddr3': 0, 'vaddr2': 0, 'vaddr1': 0}),
+             modpos=[4, 5, 6, 50, 51, 52, 53, 54, 55])
+VSAMPLE = Enc('vsample', 3, (26, 6, 0b111001), (14, 8),
+              [F('vdata12', 32, 8, 1, 5, 'vsrc'), F('rsrc9', 41, 9, 4, 8, 'src'), F('samp9', 55, 9, 12, 16, 'src')]
+              + IMG12_VADDR,
+              bases=tuple(dict(b, **s) for s in ({}, {'samp9': 0}) for b in (
+                  {'_or': 1 | 0xf << 22}, {'_or': 1 | 0xf << 22, 'vaddr3': 0},
+                  {'_or': 1 | 0xf << 22, 'vaddr3': 0, 'vaddr2': 0},
+                  {'_or': 1 | 0xf << 22, 'vaddr3': 0, 'vaddr2': 0, 'vaddr1': 0})),
+              modpos=[3, 4, 5, 6, 13, 40, 50, 51, 52, 53, 54])
+IMAGE_ENCS = ('mimg', 'vimage', 'vsample')
+
 ENCODINGS = [SOP2, SOPK, SOP1, SOPC, SOPP, VOP2, VOP1, VOPC, VOP3, VOP3P, VOPDX, VOPDY, DS, VINTERP, LDSDIR,
              VOP2_DPP16, VOP2_DPP8, VOP1_DPP16, VOP1_DPP8, VOPC_DPP16, VOPC_DPP8,
              VOP3_DPP16, VOP3_DPP8, VOP3P_DPP16, VOP3P_DPP8]
@@ -606,6 +638,9 @@ def find_notes(cpu, rows):
             if f is None or f.kind not in ('vdst', 'vsrc', 'src'):
                 continue
             if not bare(row.ops[i]).startswith('v'):
+                if f.kind == 'src' and not is_num(row.ops[i]) and row.types[i] != 'mask':
+                    # a scalar operand in a 9-bit field: how a VGPR prints
+                    qs.append((row, i, '^', row.enc.word(row.op, dict(row.base, **{f.name: 256 + 8}))))
                 continue
             hi = 256 + 200 if f.kind == 'src' else 200
             qs.append((row, i, '@', row.enc.word(row.op, dict(row.base, **{f.name: hi}))))
@@ -618,7 +653,8 @@ def find_notes(cpu, rows):
             row.types[i] += '^' + NOTE.search(row.ops[i]).group(1)
             continue
         if r is None:
-            row.types[i] += mark + 'x'
+            if mark != '^':
+                row.types[i] += mark + 'x'
             continue
         ops = split_ops(view(row.enc, r[0]))[1]
         m = NOTE.search(ops[i]) if i < len(ops) else None
@@ -693,8 +729,9 @@ def find_specials(cpu, rows):
 
 def encodings(cpu):
     g12 = cpu.startswith('gfx12')
-    return ENCODINGS + ([SMEM12] + VFLAT + [VBUFFER] if g12 else [SMEM11] + FLAT11 + [MUBUF11, MTBUF11])
-
+    if g12:
+        return ENCODINGS + [SMEM12] + VFLAT + [VBUFFER, VIMAGE, VSAMPLE]
+    return ENCODINGS + [SMEM11] + FLAT11 + [MUBUF11, MTBUF11, MIMG11]
 
 
 def learn(cpu):
@@ -724,6 +761,10 @@ def fmt_row(row):
                 desc.append('attr')
             else:
                 desc.append('=' + tok)
+        elif row.enc.name in IMAGE_ENCS and f.name.startswith('vdata'):
+            desc.append('%s:mdata' % f.name)
+        elif row.enc.name in IMAGE_ENCS and f.name.startswith('vaddr'):
+            desc.append('%s:maddr' % f.name)
         else:
             # VGPR_16 operands print as v<n>.l / v<n>.h (bit 7 selects the half)
             t16 = '!t' if re.match(r'^-?\|?v\d+\.[lh]', tok) else ''
@@ -731,6 +772,162 @@ def fmt_row(row):
     name = row.enc.name if row.combo is None or not row.enc.preds else '%s:%d' % (row.enc.name, row.combo)
     return '%s 0x%x %s 0x%x 0x%x 0x%x 0x%x %s %s' % (name, row.op, row.mn, row.mask, row.val, row.mods,
                                                      row.sext, ''.join(sorted(row.flags)) or '-', ' '.join(desc))
+
+
+# ---------------------------------------------------------------- images
+
+# dmask/d16/tfe settings probed per (dim, a16). LLVM's data size is the
+# dmask channels (4 for gather4-style instructions), halved (rounding up)
+# with d16, plus one with tfe; the table keeps, per size 1..5, the first
+# valid probe of that size.
+IMG_PROBES = [(1, 0, 0), (3, 0, 0), (7, 0, 0), (15, 0, 0), (15, 0, 1), (1, 0, 1), (15, 1, 0), (15, 1, 1),
+              (1, 1, 0)]
+
+
+def img_size(dmask, d16, tfe, gather):
+    n = 4 if gather else max(bin(dmask).count('1'), 1)
+    if d16:
+        n = (n + 1) // 2
+    return n + tfe
+DIGITS = '0123456789abcdefghijklmnopqrstuvwxyz'
+
+
+def img_layout(enc):
+    """(dim (lo, width), a16 bit, tfe bit, dmask lo, vdata field, vaddr
+    fields) of an image encoding."""
+    if enc.name == 'mimg':
+        return (2, 3), 16, 53, 8, 'vdata11', ['vaddr11']
+    tfe = 55 if enc.name == 'vimage' else 3
+    addrs = ['vaddr', 'vaddr1', 'vaddr2', 'vaddr3'] + (['vaddr4'] if enc.name == 'vimage' else [])
+    return (0, 3), 6, tfe, 22, 'vdata12', addrs
+
+
+def img_word(enc, row, dim, a16, dmask, d16, tfe, regs, vdata=1):
+    """An image word with the given settings; regs are the address VGPRs
+    (gfx11 NSA: the first in the instruction, the rest in the NSA dword)."""
+    (dlo, dw), a16b, tfeb, dmlo, vd, addrs = img_layout(enc)
+    d16b = 17 if enc.name == 'mimg' else 5
+    vals = dict(row.base)
+    vals[vd] = vdata
+    for name, r in zip(addrs, regs):
+        f = next(f for f in enc.fields if f.name == name)
+        if not (row.mask >> f.lo) & 1:
+            vals[name] = r
+    x = enc.raw(row.op, vals)
+    x &= ~(((1 << dw) - 1) << dlo | 1 << a16b | 1 << tfeb | 0xf << dmlo | 1 << d16b)
+    x |= dim << dlo | a16 << a16b | tfe << tfeb | dmask << dmlo | d16 << d16b
+    extra = regs[1] | regs[2] << 8 | regs[3] << 16 | regs[4] << 24 if enc.name == 'mimg' else LIT
+    return enc.words(x, extra)
+
+
+def img_parse(text):
+    """(vdata width, [address register widths]) of a printed image
+    instruction."""
+    ops = split_ops(text)[1]
+    vd = reg_width(ops[0])
+    a = ops[1]
+    if a.startswith('['):
+        elems = [e.strip() for e in re.findall(r'v\[\d+:\d+\]|v\d+', a[1:-1])]
+        return vd, [reg_width(e) for e in elems]
+    return vd, [reg_width(a)]
+
+
+def img_spec(p):
+    vd, va = p
+    return DIGITS[vd] + ''.join(DIGITS[w] for w in va)
+
+
+def learn_images(cpu, rows):
+    """Per image row: the printed data/address widths for every dim, a16
+    and data size (`imgtab` tables), the largest register each operand's
+    initial decode accepts, and what LLVM prints when widening overflows
+    v255 (the instruction as first decoded)."""
+    rows = [r for r in rows if r.enc.name in IMAGE_ENCS]
+    regs = [2, 10, 11, 12, 13]
+    qs = []
+    for row in rows:
+        for dim in range(8):
+            for a16 in (0, 1):
+                for dm, d16, tfe in IMG_PROBES:
+                    qs.append((row, dim, a16, (dm, d16, tfe),
+                               img_word(row.enc, row, dim, a16, dm, d16, tfe, regs)))
+    res = MC.run(cpu, False, [q[4] for q in qs])
+    got = {}
+    for (row, dim, a16, p, _), r in zip(qs, res):
+        got[(id(row), dim, a16, p)] = img_spec(img_parse(r[0])) if r else 'x'
+    tabs = {}
+    gathers = {}
+    for row in rows:
+        # gather4-style when no dim/a16 shows dmask changing the data size
+        differs = any(got[(id(row), d, a, (1, 0, 0))] != got[(id(row), d, a, (15, 0, 0))]
+                      for d in range(8) for a in (0, 1))
+        g = not differs
+        gathers[id(row)] = g
+        tab = []
+        for dim in range(8):
+            for a16 in (0, 1):
+                for size in range(1, 7):
+                    e = 'x'
+                    for p in IMG_PROBES:
+                        if img_size(*p, g) == size and got[(id(row), dim, a16, p)] != 'x':
+                            e = got[(id(row), dim, a16, p)]
+                            break
+                    tab.append(e)
+        tabs[id(row)] = tab
+    # validity limits: the largest register each operand accepts
+    lim = []
+    for row in rows:
+        _, _, _, _, vd, addrs = img_layout(row.enc)
+        for k in range(1, 17):
+            lim.append((row, 'd', k, img_word(row.enc, row, 1, 0, 1, 0, 0, regs, vdata=256 - k)))
+            for j in range(5 if row.enc.name == 'mimg' and row.combo else len(addrs)):
+                rr = list(regs)
+                rr[j] = 256 - k
+                lim.append((row, j, k, img_word(row.enc, row, 1, 0, 1, 0, 0, rr)))
+    res = MC.run(cpu, False, [q[3] for q in lim])
+    best = {}
+    for (row, which, k, _), r in zip(lim, res):
+        key = (id(row), which)
+        if r is not None and key not in best:
+            best[key] = k
+    out = []
+    canon_q = []
+    for row in rows:
+        tab = tabs[id(row)]
+        vdl = best.get((id(row), 'd'), 17)
+        n = 5 if row.enc.name == 'mimg' and row.combo else len(img_layout(row.enc)[5])
+        wl = [best.get((id(row), j), 17) for j in range(n)]
+        row.img = {'vd': vdl, 'w': wl, 'tab': ' '.join(tab)}
+        # a setting whose data or an address widens past the decoded
+        # width: overflow it to see the instruction as first decoded
+        g = gathers[id(row)]
+        for i, e in enumerate(tab):
+            if e == 'x':
+                continue
+            ev = DIGITS.index(e[0])
+            ea = [DIGITS.index(c) for c in e[1:]]
+            dim, rest = divmod(i, 12)
+            a16, key = divmod(rest, 6)
+            p = next(p for p in IMG_PROBES if img_size(*p, g) == key + 1
+                     and got[(id(row), dim, a16, p)] != 'x')
+            if ev > vdl:
+                canon_q.append((row, img_word(row.enc, row, dim, a16, *p, regs, vdata=256 - vdl)))
+                break
+            grow = [j for j, w in enumerate(ea) if j < len(wl) and w > wl[j]]
+            if grow:
+                rr = list(regs)
+                rr[grow[0]] = 256 - wl[grow[0]]
+                canon_q.append((row, img_word(row.enc, row, dim, a16, *p, rr)))
+                break
+    res = MC.run(cpu, False, [q[1] for q in canon_q])
+    for (row, _), r in zip(canon_q, res):
+        row.img['canon'] = img_spec(img_parse(r[0])) if r else 'x'
+    for row in rows:
+        flags = (('g' if gathers[id(row)] else '') + ('D' if 'dmask:' in row.text else '')
+                 + ('M' if 'dim:' in row.text else ''))
+        row.img['flags'] = flags or '-'
+        row.img['nsa'] = (row.nbytes - row.enc.dwords * 4) // 4 if row.enc.name == 'mimg' else 0
+    return rows
 
 
 def formats(cpu):
@@ -751,11 +948,24 @@ def formats(cpu):
 
 def generate(cpu):
     rows, sigs = learn(cpu)
+    learn_images(cpu, rows)
     lines = ['# Generated by isa/tools/gen_tables.py from llvm-mc-19; do not edit.']
     lines += formats(cpu)
+    tabs = {}
+    for row in rows:
+        if getattr(row, 'img', None) and row.img['tab'] not in tabs:
+            tabs[row.img['tab']] = len(tabs)
+    lines += ['imgtab %d %s' % (i, t) for t, i in tabs.items()]
     for sig, name in sigs.items():
         lines.append('# unknown immediate class %s: %s' % (name, ' | '.join(sig)))
-    lines += [fmt_row(r) for r in rows]
+    for r in rows:
+        lines.append(fmt_row(r))
+        if getattr(r, 'img', None):
+            name = r.enc.name if not r.enc.preds else '%s:%d' % (r.enc.name, r.combo)
+            i = r.img
+            lines.append('img %s 0x%x %d %s %s %d %d %s' % (name, r.op, i['vd'], ','.join(map(str, i['w'])),
+                                                          i.get('canon', '-'), tabs[i['tab']], i['nsa'],
+                                                          i['flags']))
     return '\n'.join(lines) + '\n'
 
 
