@@ -679,7 +679,7 @@ def find_specials(cpu, rows):
             if f.kind == 'vdst' and not bare(row.ops[i]).startswith('s'):
                 continue
             for v in SPECIAL:
-                if v % f.scale == 0 and v // f.scale < (1 << f.width) and not (f.kind in ('sdst', 'vdst') and v > 127):
+                if v % f.scale == 0 and v // f.scale < (1 << f.width):
                     for w64 in (False, True):
                         qs.append((row, i, v, w64))
     res = {}

@@ -4,11 +4,13 @@
 //! 1. Random words: per target, N samples of 16 bytes (a first dword drawn
 //!    either uniformly or with a random encoding prefix, then three uniform
 //!    dwords) are given to `llvm-mc-19 --disassemble`, each in its own atomic
-//!    block `[..]` followed by a two-instruction marker block, and the first
-//!    instruction LLVM prints (or its "invalid instruction encoding" warning
-//!    at the block's first byte) is compared with `barebell_isa::decode` of the
-//!    same bytes. Valid and invalid words alike count, in every encoding
-//!    family (nothing is redrawn); 0 mismatches is the only pass.
+//!    block `[..]` followed by a two-instruction marker block. Every
+//!    instruction LLVM prints for the block, in order, and where it reports
+//!    "invalid instruction encoding" (it stops there), is compared with
+//!    `barebell_isa::decode` run over the same bytes as a stream, so each
+//!    instruction's length is checked by where the next one starts. Valid and
+//!    invalid words alike count, in every encoding family (nothing is
+//!    redrawn); 0 mismatches is the only pass.
 //! 2. Code objects: every kernel the semantic test suite builds (OpenCL C with
 //!    clang-19, linked with ld.lld-19) is disassembled by `barebell disasm`'s
 //!    library path and by `llvm-objdump-19 -d`, instruction by instruction.
@@ -149,9 +151,12 @@ fn norm(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// LLVM's verdict on the first instruction of each block: `Some(text)` or
-/// `None` for "invalid instruction encoding".
-fn llvm_first(t: Target, wave64: bool, blocks: &[[u8; 16]]) -> Result<Vec<Option<String>>> {
+/// LLVM's disassembly of each block as a stream: the text of every
+/// instruction in order, ending with `<invalid at byte N>` where LLVM reports
+/// "invalid instruction encoding" (it stops there inside an atomic block).
+/// Comparing whole blocks checks each instruction's length too: the next
+/// instruction starts where the previous one ended.
+fn llvm_blocks(t: Target, wave64: bool, blocks: &[[u8; 16]]) -> Result<Vec<Vec<String>>> {
     let mut input = String::with_capacity(blocks.len() * 120);
     for b in blocks {
         input.push('[');
@@ -189,8 +194,8 @@ fn llvm_first(t: Target, wave64: bool, blocks: &[[u8; 16]]) -> Result<Vec<Option
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     // "<stdin>:LINE:COL: warning: invalid instruction encoding"; block k is on
-    // line 2k+1 and its first byte at column 2.
-    let mut invalid_first = vec![false; blocks.len()];
+    // line 2k+1, its byte j at column 2 + 5j ("0xNN," each).
+    let mut invalid_at: Vec<Option<usize>> = vec![None; blocks.len()];
     for l in stderr.lines() {
         let Some(rest) = l.strip_prefix("<stdin>:") else {
             continue;
@@ -202,11 +207,13 @@ fn llvm_first(t: Target, wave64: bool, blocks: &[[u8; 16]]) -> Result<Vec<Option
         let (Ok(line), Ok(col)) = (line.parse::<usize>(), col.parse::<usize>()) else {
             continue;
         };
-        if col == 2
-            && line % 2 == 1
-            && let Some(slot) = invalid_first.get_mut(line / 2)
+        if col < 2 || (col - 2) % 5 != 0 {
+            bail!("llvm-mc warning at an unexpected column: {l}");
+        }
+        if line % 2 == 1
+            && let Some(slot) = invalid_at.get_mut(line / 2)
         {
-            *slot = true;
+            *slot = Some((col - 2) / 5);
         }
     }
     let lines: Vec<&str> = stdout
@@ -216,22 +223,42 @@ fn llvm_first(t: Target, wave64: bool, blocks: &[[u8; 16]]) -> Result<Vec<Option
         .collect();
     let mut res = Vec::with_capacity(blocks.len());
     let mut i = 0;
-    for inv in invalid_first {
-        let start = i;
+    for inv in invalid_at {
+        let mut cur = Vec::new();
         while i + 1 < lines.len() && !(lines[i] == "s_nop 42" && lines[i + 1] == "s_nop 0x539") {
+            cur.push(norm(lines[i]));
             i += 1;
         }
         if i + 1 >= lines.len() {
             bail!("llvm-mc output lost its block markers");
         }
-        res.push(if inv || start == i {
-            None
-        } else {
-            Some(norm(lines[start]))
-        });
+        if let Some(at) = inv {
+            cur.push(format!("<invalid at byte {at}>"));
+        }
+        res.push(cur);
         i += 2;
     }
     Ok(res)
+}
+
+/// barebell-isa's disassembly of a block as a stream, in the form of
+/// [`llvm_blocks`].
+fn ours_block(syntax: Syntax, b: &[u8]) -> Vec<String> {
+    let mut v = Vec::new();
+    let mut off = 0;
+    while off < b.len() {
+        match decode(syntax, &b[off..]) {
+            Ok(i) => {
+                v.push(norm(&i.display(syntax).to_string()));
+                off += usize::from(i.len);
+            }
+            Err(_) => {
+                v.push(format!("<invalid at byte {off}>"));
+                break;
+            }
+        }
+    }
+    v
 }
 
 #[derive(Default)]
@@ -239,6 +266,8 @@ struct Tally {
     words: u64,
     llvm_valid: u64,
     llvm_invalid: u64,
+    /// Instructions and invalid verdicts compared (all in each block).
+    instructions: u64,
     mismatches: u64,
     examples: BTreeMap<String, Vec<String>>,
     per_key: BTreeMap<String, u64>,
@@ -289,25 +318,29 @@ fn random_words(t: Target, wave64: bool, n: usize, seed: u64, tally: &mut Tally)
                 None => draw(&mut rng, &fams, only.as_deref()),
             })
             .collect();
-        let llvm = llvm_first(t, wave64, &blocks)?;
+        let llvm = llvm_blocks(t, wave64, &blocks)?;
         for (b, l) in blocks.iter().zip(llvm) {
             tally.words += 1;
             let w0 = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
             let fam = family_of(t, w0);
             *tally.per_family.entry(fam).or_default() += 1;
-            let ours = match decode(syntax, b) {
-                Ok(i) => Some(norm(&i.display(syntax).to_string())),
-                Err(_) => None,
-            };
-            match &l {
-                Some(_) => tally.llvm_valid += 1,
-                None => tally.llvm_invalid += 1,
+            let first_valid = l.first().is_some_and(|x| !x.starts_with("<invalid"));
+            if first_valid {
+                tally.llvm_valid += 1;
+            } else {
+                tally.llvm_invalid += 1;
             }
+            tally.instructions += l.len() as u64;
+            let ours = ours_block(syntax, b);
             if ours != l {
                 tally.mismatches += 1;
-                let key = match &l {
-                    Some(s) => format!("{fam} {}", s.split(' ').next().unwrap_or("")),
-                    None => format!("{fam} <invalid>"),
+                // the first instruction that differs names the mismatch
+                let k = ours.iter().zip(&l).take_while(|(a, b)| a == b).count();
+                let head = l.get(k).map_or("<end>", String::as_str);
+                let key = if head.starts_with("<invalid") {
+                    format!("{fam} #{k} <invalid>")
+                } else {
+                    format!("{fam} #{k} {}", head.split(' ').next().unwrap_or(""))
                 };
                 *tally.per_key.entry(key.clone()).or_default() += 1;
                 let ex = tally.examples.entry(key).or_default();
@@ -315,8 +348,8 @@ fn random_words(t: Target, wave64: bool, n: usize, seed: u64, tally: &mut Tally)
                     ex.push(format!(
                         "[{}] llvm: {}\n      ours: {}",
                         hex_words(b),
-                        l.as_deref().unwrap_or("<invalid>"),
-                        ours.as_deref().unwrap_or("<invalid>")
+                        l.join(" | "),
+                        ours.join(" | ")
                     ));
                 }
             }
@@ -517,12 +550,14 @@ pub fn run(root: &Path) -> Result<String> {
         let tally = r?;
         total_mismatch += tally.mismatches;
         let line = format!(
-            "{} wave{}: {} random words ({} valid, {} invalid for LLVM): {} mismatches",
+            "{} wave{}: {} random words ({} valid, {} invalid first for LLVM; {} decodes in \
+             their 16-byte blocks): {} mismatches",
             t.mcpu(),
             if w64 { 64 } else { 32 },
             tally.words,
             tally.llvm_valid,
             tally.llvm_invalid,
+            tally.instructions,
             tally.mismatches
         );
         eprintln!("{line}");
