@@ -14,10 +14,11 @@ use crate::error::{BringupError, ErrorKind, ResultAt};
 use crate::sink::{Sink, Step};
 use alloc::vec;
 use alloc::vec::Vec;
-use barebell::bus::{ALL_ONES, RegCondition, RegisterBus, WaitError, poll};
+use barebell::bus::{ALL_ONES, Block, BlockError, RegisterBus, WaitError};
 use barebell::discovery::{Discovery, IpInfo, TABLE_BYTES, TMR_OFFSET, boot, read_from_vram};
 use barebell::ip::{Generation, hw_id};
 use barebell::platform::Platform;
+use barebell::regs::IpBases;
 
 /// `IFWI init` wait, as Linux's loop (1000 × ~1 ms).
 pub const IFWI_TIMEOUT_NS: u64 = 1_000_000_000;
@@ -38,6 +39,11 @@ pub struct Ips {
     pub mmhub: IpInfo,
     pub osssys: IpInfo,
     pub sdma0: Option<IpInfo>,
+    /// The display (DMU), unless absent or harvested: Linux's
+    /// `amdgpu_device_has_display_hardware()` (a `DCE_HWIP` version and
+    /// no `AMD_HARVEST_IP_DMU_MASK`, set from the harvest table or the
+    /// entry's harvest bits, `amdgpu_discovery_harvest_ip()`).
+    pub dmu: Option<IpInfo>,
     /// Every IP instance of the table (for naming registers in traces).
     pub all: Vec<IpInfo>,
 }
@@ -59,6 +65,11 @@ pub fn run<'p>(p: &'p dyn Platform, sink: &'p dyn Sink) -> Result<Ips, BringupEr
         .at(s)?;
     let mut all = Vec::new();
     d.for_each_ip(|i| all.push(i));
+    let mut dmu_harvested = false;
+    d.for_each_harvested(|id, _| dmu_harvested |= id == hw_id::DMU);
+    let dmu = d
+        .ip(hw_id::DMU, 0)
+        .filter(|i| !dmu_harvested && i.harvest == 0);
     let ips = Ips {
         vram_bytes: pos + TMR_OFFSET,
         table_at: pos,
@@ -71,6 +82,7 @@ pub fn run<'p>(p: &'p dyn Platform, sink: &'p dyn Sink) -> Result<Ips, BringupEr
         mmhub: ip(hw_id::MMHUB, "MMHUB").at(s)?,
         osssys: ip(hw_id::OSSSYS, "OSSSYS").at(s)?,
         sdma0: d.ip(hw_id::SDMA0, 0),
+        dmu,
         all,
     };
     sink.step(
@@ -97,19 +109,18 @@ fn read_table(
     out: &mut [u8],
 ) -> Result<(u64, &'static str), BringupError> {
     let s = Step::Discovery;
-    let at = |r: barebell::regs::Reg| r.offset as usize * 4;
-    let ready = RegCondition {
-        what: boot::MP0_SMN_C2PMSG_33.name,
-        byte_offset: at(boot::MP0_SMN_C2PMSG_33),
-        mask: 0x8000_0000,
-        want: 0x8000_0000,
-    };
+    // The boot registers sit at absolute offsets: every base 0.
+    let b = Block::new(bus, IpBases::default());
+    let ready = boot::MP0_SMN_C2PMSG_33;
+    let bit31 = 0x8000_0000;
     // Linux goes on after the IFWI wait runs out; only a vanished device
-    // stops here.
-    if let Err(e @ WaitError::DeviceGone { .. }) = poll(bus, p.clock(), ready, IFWI_TIMEOUT_NS) {
-        return Err(e).at(s);
+    // (or a register that cannot be placed) stops here.
+    match b.poll(p.clock(), ready, bit31, bit31, ready.name, IFWI_TIMEOUT_NS) {
+        Err(BlockError::Wait(e @ WaitError::DeviceGone { .. })) => return Err(e).at(s),
+        Err(e @ BlockError::OutsideBases { .. }) => return Err(e).at(s),
+        _ => {}
     }
-    let mib = bus.read32(at(boot::RCC_CONFIG_MEMSIZE));
+    let mib = b.read(boot::RCC_CONFIG_MEMSIZE).at(s)?;
     if mib == ALL_ONES {
         return Err(ErrorKind::DeviceGone {
             register: boot::RCC_CONFIG_MEMSIZE.name,

@@ -1,7 +1,9 @@
 //! The bring-up's one error type: which step failed, and why.
 
+use crate::firmware::FirmwareError;
 use crate::sink::Step;
 use alloc::string::String;
+use barebell::aql::{DoorbellError, PacketError, SubmitError, signal::SignalTimeout};
 use barebell::bus::{BlockError, IndirectError, WaitError};
 use barebell::discovery::{Error as TableError, ReadError};
 use barebell::gfx::error::{KiqTimeout, MapError, MesError};
@@ -45,7 +47,12 @@ pub enum ErrorKind {
     /// An allocation in VRAM, GTT or the ring area did not fit.
     Memory(MemError),
     /// The memory layout cannot be built on this platform.
-    Layout(String),
+    Layout(LayoutError),
+    /// The platform was brought up once already: its memory belongs to
+    /// that run.
+    AlreadyClaimed {
+        platform: String,
+    },
     /// A page-table mapping was refused.
     PageTable {
         table: &'static str,
@@ -54,11 +61,8 @@ pub enum ErrorKind {
     },
     Hub(HubError),
     Invalidate(InvalidateError),
-    /// A firmware file is missing or malformed.
-    Firmware {
-        name: String,
-        why: String,
-    },
+    /// A firmware file is missing, unreadable or malformed.
+    Firmware(FirmwareError),
     Psp(PspError),
     MesStart(MesStartError),
     Mes(MesError),
@@ -66,7 +70,7 @@ pub enum ErrorKind {
     /// A queue could not be mapped or unmapped.
     Map(MapError),
     /// The first packet could not be submitted or did not complete.
-    Queue(String),
+    Queue(QueueError),
     /// The device reads all-ones: it is gone or its decode is off.
     DeviceGone {
         register: &'static str,
@@ -95,22 +99,130 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Nbio(e) => write!(f, "{e}"),
             ErrorKind::Indirect(e) => write!(f, "indirect register access: {e}"),
             ErrorKind::Memory(e) => write!(f, "memory: {e}"),
-            ErrorKind::Layout(s) => write!(f, "memory layout: {s}"),
+            ErrorKind::Layout(e) => write!(f, "memory layout: {e}"),
+            ErrorKind::AlreadyClaimed { platform } => write!(
+                f,
+                "{platform} was already brought up once; its memory belongs to that run"
+            ),
             ErrorKind::PageTable { table, va, why } => {
                 write!(f, "{table} page tables refused {va:#x}: {why}")
             }
             ErrorKind::Hub(e) => write!(f, "{e}"),
             ErrorKind::Invalidate(e) => write!(f, "TLB invalidation: {e}"),
-            ErrorKind::Firmware { name, why } => write!(f, "firmware {name}: {why}"),
+            ErrorKind::Firmware(e) => write!(f, "{e}"),
             ErrorKind::Psp(e) => write!(f, "{e}"),
             ErrorKind::MesStart(e) => write!(f, "{e}"),
             ErrorKind::Mes(e) => write!(f, "MES: {e}"),
             ErrorKind::Kiq(e) => write!(f, "{e}"),
             ErrorKind::Map(e) => write!(f, "{e}"),
-            ErrorKind::Queue(s) => write!(f, "{s}"),
+            ErrorKind::Queue(e) => write!(f, "{e}"),
             ErrorKind::DeviceGone { register } => {
                 write!(f, "{register} reads all-ones: the device is gone")
             }
+        }
+    }
+}
+
+/// Why the memory layout cannot be built on this platform.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LayoutError {
+    /// VRAM `offset..end` lies beyond BAR0's `bar0` bytes; CPU access to
+    /// VRAM outside BAR0 is not built.
+    BeyondBar0 { offset: u64, end: u64, bar0: usize },
+    /// BAR0 + `offset` is not aligned for page tables.
+    Misaligned { offset: u64 },
+    /// A VRAM range of `size` bytes does not fit the host's address space.
+    TooLarge { size: u64 },
+    /// `vram_bytes` of VRAM at FB base `fb_base` (16 MiB units) runs into
+    /// the MC hole.
+    McHole { vram_bytes: u64, fb_base: u32 },
+    /// The DMA region must be more than one `chunk` (GTT, then the ring
+    /// area); this one has `len` bytes.
+    DmaTooSmall { len: usize, chunk: usize },
+    /// The ring area `start..=end` (host address = GPU VA) overlaps
+    /// `what` at `a..=b`, so it cannot sit at VA = host address.
+    RingAreaClash {
+        start: u64,
+        end: u64,
+        what: &'static str,
+        a: u64,
+        b: u64,
+    },
+    /// VMID0 would span 2^48 bytes or more (the GART and the ring area
+    /// too far apart for four levels of tables).
+    Vmid0TooWide { start: u64, end: u64 },
+    /// A GTT chunk came back at a null host address.
+    NullGtt,
+    /// The PSP buffers were taken already (a step ran twice).
+    PspBuffersTaken,
+}
+
+impl fmt::Display for LayoutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            LayoutError::BeyondBar0 { offset, end, bar0 } => write!(
+                f,
+                "VRAM {offset:#x}..{end:#x} lies beyond BAR0 ({bar0:#x} bytes); CPU access to VRAM outside BAR0 is not built"
+            ),
+            LayoutError::Misaligned { offset } => write!(f, "BAR0 + {offset:#x} is misaligned"),
+            LayoutError::TooLarge { size } => {
+                write!(
+                    f,
+                    "a VRAM range of {size:#x} bytes is too large for this host"
+                )
+            }
+            LayoutError::McHole {
+                vram_bytes,
+                fb_base,
+            } => write!(
+                f,
+                "{} MiB of VRAM at FB base {fb_base:#x} runs into the MC hole",
+                vram_bytes >> 20
+            ),
+            LayoutError::DmaTooSmall { len, chunk } => write!(
+                f,
+                "a DMA region of more than one {chunk:#x}-byte chunk (GTT, then the ring area) is needed; this one has {len:#x} bytes"
+            ),
+            LayoutError::RingAreaClash {
+                start,
+                end,
+                what,
+                a,
+                b,
+            } => write!(
+                f,
+                "the ring area at host {start:#x}..={end:#x} overlaps {what} at {a:#x}..={b:#x}, so it cannot sit at VA = host address"
+            ),
+            LayoutError::Vmid0TooWide { start, end } => write!(
+                f,
+                "VMID0 would cover {start:#x}..={end:#x}, more than the 2^48 bytes four levels of page tables reach (the ring area is too far from the GART)"
+            ),
+            LayoutError::NullGtt => write!(f, "a null GTT chunk"),
+            LayoutError::PspBuffersTaken => write!(f, "the PSP buffers were already used"),
+        }
+    }
+}
+
+/// Why the first packet could not go through the user queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueError {
+    /// The platform's doorbell aperture has no doorbell `index`.
+    Doorbell { index: u32, error: DoorbellError },
+    /// The barrier packet could not be built.
+    Barrier(PacketError),
+    /// The packet could not be written to the ring.
+    Submit(SubmitError),
+    /// The completion signal did not reach its value in time.
+    Signal(SignalTimeout),
+}
+
+impl fmt::Display for QueueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueueError::Doorbell { index, error } => write!(f, "doorbell {index:#x}: {error}"),
+            QueueError::Barrier(e) => write!(f, "barrier packet: {e}"),
+            QueueError::Submit(e) => write!(f, "submit: {e}"),
+            QueueError::Signal(e) => write!(f, "completion signal: {e}"),
         }
     }
 }
@@ -147,6 +259,9 @@ at_from!(
     MesError => Mes,
     KiqTimeout => Kiq,
     MapError => Map,
+    FirmwareError => Firmware,
+    LayoutError => Layout,
+    QueueError => Queue,
 );
 
 impl At for ErrorKind {

@@ -15,10 +15,70 @@ use barebell_firmware_if::{Firmware, Kind, parse};
 
 /// Where firmware blobs come from: a directory on the host
 /// (`/lib/firmware/amdgpu`), the unikernel's initrd archive, a test's
-/// table.
+/// table. A closure `Fn(&str) -> Result<Vec<u8>, FirmwareError>` is one.
 pub trait FirmwareSource {
     /// The bytes of `name` (e.g. `psp_13_0_0_sos.bin`), or why not.
-    fn load(&self, name: &str) -> Result<Vec<u8>, String>;
+    fn load(&self, name: &str) -> Result<Vec<u8>, FirmwareError>;
+}
+
+impl<F: Fn(&str) -> Result<Vec<u8>, FirmwareError>> FirmwareSource for F {
+    fn load(&self, name: &str) -> Result<Vec<u8>, FirmwareError> {
+        self(name)
+    }
+}
+
+/// Why a firmware file could not be had or used. Every variant names the
+/// file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FirmwareError {
+    /// The source has no file of that name; `place` says where it looked
+    /// (a directory, "the initrd").
+    NotFound { name: String, place: String },
+    /// The file is there but could not be read; `detail` is what the
+    /// system said.
+    Unreadable {
+        name: String,
+        place: String,
+        detail: String,
+    },
+    /// The container does not parse as the kind its name says.
+    Malformed {
+        name: String,
+        error: barebell_firmware_if::Error,
+    },
+    /// It parses, but lacks what the step needs (a section, a header
+    /// kind).
+    Lacks { name: String, what: &'static str },
+}
+
+impl FirmwareError {
+    /// The file the error is about.
+    pub fn name(&self) -> &str {
+        match self {
+            FirmwareError::NotFound { name, .. }
+            | FirmwareError::Unreadable { name, .. }
+            | FirmwareError::Malformed { name, .. }
+            | FirmwareError::Lacks { name, .. } => name,
+        }
+    }
+}
+
+impl core::fmt::Display for FirmwareError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            FirmwareError::NotFound { name, place } => write!(
+                f,
+                "firmware {name} is not in {place} (Debian's firmware-amd-graphics package provides the amdgpu blobs)"
+            ),
+            FirmwareError::Unreadable {
+                name,
+                place,
+                detail,
+            } => write!(f, "firmware {name} in {place} cannot be read: {detail}"),
+            FirmwareError::Malformed { name, error } => write!(f, "firmware {name}: {error}"),
+            FirmwareError::Lacks { name, what } => write!(f, "firmware {name} has no {what}"),
+        }
+    }
 }
 
 type V = (u8, u8, u8);
@@ -61,12 +121,16 @@ impl FirmwareSet {
                 gfx.extend(mes.iter().cloned());
                 Some(FirmwareSet { sos, smu, gfx, mes })
             }
-            // gfx12 with uni-MES (`adev->enable_uni_mes`): one MES blob.
-            // SDMA 7 loads as SDMA_RS64, which barebell does not map yet,
-            // so it is left out.
+            // gfx12 with uni-MES (`adev->enable_uni_mes`): one MES blob,
+            // loaded for both pipes (`mes_v12_0_early_init()`); SDMA 7's
+            // one image loads as SDMA_RS64 (`amdgpu_sdma_init_microcode()`).
             12 => {
                 let mes = vec![format!("gc_{g}_uni_mes.bin")];
-                let mut gfx: Vec<String> = common.into();
+                let mut gfx: Vec<String> = Vec::new();
+                if let Some(s) = sdma {
+                    gfx.push(format!("sdma_{}.bin", v(s)));
+                }
+                gfx.extend(common);
                 gfx.extend(mes.iter().cloned());
                 Some(FirmwareSet { sos, smu, gfx, mes })
             }
@@ -75,14 +139,12 @@ impl FirmwareSet {
     }
 }
 
-/// Loads `name` from `src`.
-pub fn bytes(src: &dyn FirmwareSource, name: &str) -> Result<Vec<u8>, (String, String)> {
-    src.load(name).map_err(|e| (String::from(name), e))
-}
-
 /// Parses `bytes` as the container `name`'s kind says.
-pub fn parse_named<'b>(name: &str, bytes: &'b [u8]) -> Result<Firmware<'b>, (String, String)> {
-    parse(Kind::from_file_name(name), bytes).map_err(|e| (String::from(name), format!("{e}")))
+pub fn parse_named<'b>(name: &str, bytes: &'b [u8]) -> Result<Firmware<'b>, FirmwareError> {
+    parse(Kind::from_file_name(name), bytes).map_err(|error| FirmwareError::Malformed {
+        name: String::from(name),
+        error,
+    })
 }
 
 /// Firmware files in a directory (`/lib/firmware/amdgpu`, where Debian's
@@ -102,9 +164,18 @@ impl FirmwareDir {
 
 #[cfg(feature = "std")]
 impl FirmwareSource for FirmwareDir {
-    fn load(&self, name: &str) -> Result<Vec<u8>, String> {
-        let p = self.0.join(name);
-        std::fs::read(&p)
-            .map_err(|e| format!("{}: {e} (is firmware-amd-graphics installed?)", p.display()))
+    fn load(&self, name: &str) -> Result<Vec<u8>, FirmwareError> {
+        use alloc::string::ToString;
+        std::fs::read(self.0.join(name)).map_err(|e| {
+            let (name, place) = (String::from(name), self.0.display().to_string());
+            match e.kind() {
+                std::io::ErrorKind::NotFound => FirmwareError::NotFound { name, place },
+                _ => FirmwareError::Unreadable {
+                    name,
+                    place,
+                    detail: e.to_string(),
+                },
+            }
+        })
     }
 }

@@ -3,7 +3,8 @@
 //! rlc (`gfx_v11_0_hw_init()` / `gfx_v12_0_hw_init()`): wait for the RLC
 //! autoload (`gfx_v11_0_wait_for_rlc_autoload_complete()`), then enable
 //! the GFXHUB on the same VMID0 tables (`gfx_v11_0_gfxhub_enable()`:
-//! `gfxhub_v3_0_gart_enable()`, an HDP flush, VMID0's TLB flush).
+//! `gfxhub_v3_0_gart_enable()`, an HDP flush, the fault defaults, VMID0's
+//! TLB flush).
 //!
 //! mes (`mes_v11_0_enable()` / `mes_v12_0_enable()`): the MES pipes'
 //! program counters from the MES blobs' headers, pipes unhalted, versions
@@ -11,7 +12,7 @@
 
 use crate::Gpu;
 use crate::error::{BringupError, ErrorKind, ResultAt};
-use crate::firmware::{self, FirmwareSet, FirmwareSource};
+use crate::firmware::{self, FirmwareError, FirmwareSet, FirmwareSource};
 use crate::gmc::Memory;
 use crate::nbio::flush_hdp;
 use crate::sink::{Sink, Step};
@@ -44,6 +45,8 @@ pub fn rlc(
     let bus = &gpu.bus;
     hub::gart_enable(bus, &gc.bases, mem.gfxhub, &mem.cfg).at(s)?;
     flush_hdp(bus, nbio).at(s)?;
+    // gfx_v11_0_gfxhub_enable(): the fault defaults, as for the MMHUB.
+    hub::set_fault_enable_default(bus, &gc.bases, mem.gfxhub, true).at(s)?;
     hub::invalidate(
         bus,
         gpu.platform.clock(),
@@ -75,18 +78,14 @@ pub fn mes_start(
     let s = Step::Mes;
     let mut uc = [0u64; 2];
     for (slot, name) in uc.iter_mut().zip(&set.mes) {
-        let fail = |(name, why)| BringupError {
-            step: s,
-            kind: ErrorKind::Firmware { name, why },
-        };
-        let bytes = firmware::bytes(fw, name).map_err(fail)?;
-        let f = firmware::parse_named(name, &bytes).map_err(fail)?;
+        let bytes = fw.load(name).at(s)?;
+        let f = firmware::parse_named(name, &bytes).at(s)?;
         match f.body {
             Body::Mes(m) => *slot = m.uc_start_addr(),
             _ => {
-                return Err(ErrorKind::Firmware {
+                return Err(FirmwareError::Lacks {
                     name: name.clone(),
-                    why: "not a MES v1.0 header".into(),
+                    what: "MES v1.0 header",
                 })
                 .at(s);
             }

@@ -3,13 +3,23 @@
 //!
 //! - The FB (VRAM) sits where the VBIOS put it: `MMMC_VM_FB_LOCATION_BASE`
 //!   (`mmhub_v3_0_get_fb_location()`, `mmhub_v4_1_0_get_fb_location()`);
-//!   `MMMC_VM_FB_OFFSET` is taken as 0 (dGPUs), so a VRAM offset is its
-//!   physical address.
+//!   `MMMC_VM_FB_OFFSET` is the physical address of VRAM offset 0
+//!   (`mmhub_v3_0_get_mc_fb_offset()` → `vm_manager.vram_base_offset`,
+//!   `gmc_v11_0_vram_gtt_location()`), added to every VRAM address a PDE,
+//!   a context base, the default page or the TMR's physical address holds
+//!   (`amdgpu_gmc_vram_mc2pa()`, `amdgpu_gmc_vram_pa()`).
 //! - The GART goes where `amdgpu_gmc_gart_location()` puts it (high on
 //!   gfx11, low on gfx12; [`barebell::gmc::layout`]).
-//! - VRAM is laid out bottom-up above a hole kept for the VBIOS
-//!   framebuffer: VMID0's tables, the default (scratch) page, the process
-//!   tables, the TMR.
+//! - VRAM is laid out bottom-up above the VBIOS framebuffer, which the
+//!   display may still scan out: Linux keeps `stolen_vga_memory` (and
+//!   `stolen_extended_memory`) at VRAM 0, sized by
+//!   `amdgpu_gmc_get_vbios_allocations()` from `gmc_v11_0_get_vbios_fb_size()`
+//!   (the DCN's VGA mode or primary surface; 0 without display hardware)
+//!   or `gmc_v12_0_get_vbios_fb_size()` (0), and frees it only in
+//!   `amdgpu_ttm_fini()`; barebell keeps it for the whole run.
+//!   Above it: VMID0's tables, the default (scratch) page, the process
+//!   tables; the allocator is kept for the TMR, which the psp step sizes
+//!   from LOAD_TOC's answer (`psp_tmr_init()`).
 //! - GTT is the DMA region's first chunk, reached through GART PTEs with
 //!   SYSTEM|SNOOPED (`amdgpu_ttm_tt_pte_flags()` for cached GTT): the
 //!   PSP's `fw_pri`, ring, command and fence buffers and the dummy page.
@@ -28,19 +38,20 @@
 //! length and DMA region (its host address and bus addresses) differ.
 
 use crate::Gpu;
-use crate::error::{BringupError, ErrorKind, ResultAt};
+use crate::error::{BringupError, ErrorKind, LayoutError, ResultAt};
 use crate::nbio::flush_hdp;
 use crate::sink::{Sink, Step};
-use alloc::format;
 use barebell::gmc::hub::{self, GART_ENGINE, HubConfig, HubRegs, hub_for};
-use barebell::gmc::layout::{GMC_HOLE_START, GartPlacement, McLayout, VBIOS_FB_HOLE};
+use barebell::gmc::layout::{
+    GMC_HOLE_START, GartPlacement, McLayout, vbios_fb_size_gfx11, vbios_reservation,
+};
 use barebell::gmc::pagetable::{Flags, Table, TableArena};
 use barebell::ip::{Generation, hw_id};
 use barebell::mem::{DeviceArena, DmaArena, PAGE_ALIGN, VramAllocator, VramRange};
 use barebell::nbio::Nbio;
 use barebell::platform::{DMA_CHUNK, Platform};
-use barebell::psp::{self, DmaBuf, PspBuffers, Tmr};
-use barebell::regs::{mmhub_3_0_0, mmhub_4_1_0};
+use barebell::psp::{self, DmaBuf, PspBuffers};
+use barebell::regs::{dcn_3_2_0, mmhub_3_0_0, mmhub_4_1_0};
 use core::ptr::NonNull;
 
 /// VMID0 tables: a root, and per mapped range (the GART's GTT buffers,
@@ -49,9 +60,6 @@ use core::ptr::NonNull;
 pub const GART_TABLES: usize = 16;
 /// The process page tables: a root, PDB1, PDB0 and the ring area's PTBs.
 pub const PROCESS_TABLES: usize = 8;
-/// `PSP_TMR_SIZE` for everything but Aldebaran (`amdgpu_psp.h`; that
-/// header needs the whole driver to compile, so cited, not a fact).
-pub const TMR_SIZE: u32 = 0x40_0000;
 /// GART offsets of the GTT buffers (barebell's choice; Linux's TTM picks
 /// them).
 const FW_PRI_OFF: u64 = 0;
@@ -65,6 +73,10 @@ const FW_PRI_BYTES: usize = 1 << 20;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LayoutReport {
     pub mc: McLayout,
+    /// Bytes kept at VRAM 0 for the VBIOS framebuffer.
+    pub vbios_fb: u64,
+    /// `MMMC_VM_FB_OFFSET` in bytes: the physical address of VRAM offset 0.
+    pub vram_base_offset: u64,
     /// VMID0's VA range (the GART, grown to cover the ring area).
     pub vmid0: (u64, u64),
     /// VMID0's root table, VRAM physical address.
@@ -75,7 +87,6 @@ pub struct LayoutReport {
     pub ring_area: (u64, u64),
     /// GTT's bus address (the DMA region's first chunk).
     pub gtt_bus: u64,
-    pub tmr: Tmr,
 }
 
 /// What the gmc step leaves for the later ones.
@@ -91,8 +102,11 @@ pub struct Memory<'p> {
     gtt_bus: u64,
     gart_start: u64,
     pub(crate) bufs: Option<PspBuffers>,
-    pub(crate) tmr: Tmr,
+    /// VRAM past the tables, for the TMR (the psp step).
+    pub(crate) vram: VramAllocator,
     mc: McLayout,
+    vbios_fb: u64,
+    pub(crate) vram_base_offset: u64,
 }
 
 impl core::fmt::Debug for Memory<'_> {
@@ -107,12 +121,13 @@ impl<'p> Memory<'p> {
     pub fn report(&self) -> LayoutReport {
         LayoutReport {
             mc: self.mc,
+            vbios_fb: self.vbios_fb,
+            vram_base_offset: self.vram_base_offset,
             vmid0: (self.cfg.start, self.cfg.end),
             vmid0_root: self.gart.root(),
             process_root: self.process.root(),
             ring_area: self.ring_range,
             gtt_bus: self.gtt_bus,
-            tmr: self.tmr,
         }
     }
 
@@ -125,10 +140,10 @@ impl<'p> Memory<'p> {
     }
 }
 
-fn layout_err(detail: alloc::string::String) -> BringupError {
+fn layout_err(e: LayoutError) -> BringupError {
     BringupError {
         step: Step::Gmc,
-        kind: ErrorKind::Layout(detail),
+        kind: ErrorKind::Layout(e),
     }
 }
 
@@ -140,17 +155,17 @@ fn layout_err(detail: alloc::string::String) -> BringupError {
 /// out once.
 #[allow(clippy::mut_from_ref)]
 fn vram_tables<'p>(p: &'p dyn Platform, r: &VramRange) -> Result<&'p mut [Table], BringupError> {
-    let n = usize::try_from(r.size / 4096).map_err(|_| layout_err(format!("{r:?}")))?;
+    let n = usize::try_from(r.size / 4096)
+        .map_err(|_| layout_err(LayoutError::TooLarge { size: r.size }))?;
     let ptr = p.vram().at(r.offset, r.size).ok_or_else(|| {
-        layout_err(format!(
-            "VRAM {:#x}..{:#x} lies beyond BAR0 ({:#x} bytes); CPU access to VRAM outside BAR0 is not built",
-            r.offset,
-            r.end(),
-            p.vram().len
-        ))
+        layout_err(LayoutError::BeyondBar0 {
+            offset: r.offset,
+            end: r.end(),
+            bar0: p.vram().len,
+        })
     })?;
     if !(ptr.as_ptr() as usize).is_multiple_of(core::mem::align_of::<Table>()) {
-        return Err(layout_err(format!("BAR0 + {:#x} is misaligned", r.offset)));
+        return Err(layout_err(LayoutError::Misaligned { offset: r.offset }));
     }
     // SAFETY: `n` pages of VRAM inside BAR0 (checked by `at`), handed out
     // once by the VRAM allocator, so nothing else aliases them; the
@@ -178,10 +193,45 @@ fn ring_range(start: u64, len: u64, mc: &McLayout) -> Result<(u64, u64), Bringup
         None
     };
     match clash {
-        Some((what, a, b)) => Err(layout_err(format!(
-            "the ring area at host {start:#x}..={end:#x} overlaps {what} at {a:#x}..={b:#x}, so it cannot sit at VA = host address"
-        ))),
+        Some((what, a, b)) => Err(layout_err(LayoutError::RingAreaClash {
+            start,
+            end,
+            what,
+            a,
+            b,
+        })),
         None => Ok((start, end)),
+    }
+}
+
+/// The VBIOS framebuffer's size in bytes: `amdgpu_gmc_get_vbios_fb_size()`
+/// where `amdgpu_gmc_get_vbios_allocations()` calls it, i.e. only with
+/// display hardware (`amdgpu_device_has_display_hardware()`).
+fn vbios_fb_size(gpu: &Gpu<'_>) -> Result<u64, BringupError> {
+    let s = Step::Gmc;
+    let ips = &gpu.ips;
+    let Some(dmu) = ips.dmu else {
+        return Ok(0);
+    };
+    match ips.generation {
+        // gmc_v11_0_get_vbios_fb_size(): the DCN 3.2.0 registers.
+        Generation::Gfx11 => {
+            let b = gpu.bus.block(dmu.bases);
+            let mut v = [0u32; 3];
+            for (out, r) in v.iter_mut().zip([
+                dcn_3_2_0::D1VGA_CONTROL,
+                dcn_3_2_0::HUBP0_DCSURF_PRI_VIEWPORT_DIMENSION,
+                dcn_3_2_0::HUBPREQ0_DCSURF_SURFACE_PITCH,
+            ]) {
+                *out = b.read(r).at(s)?;
+                if *out == barebell::bus::ALL_ONES {
+                    return Err(ErrorKind::DeviceGone { register: r.name }).at(s);
+                }
+            }
+            Ok(vbios_fb_size_gfx11(v[0], v[1], v[2]))
+        }
+        // gmc_v12_0_get_vbios_fb_size() returns 0.
+        Generation::Gfx12 => Ok(0),
     }
 }
 
@@ -215,62 +265,70 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
             version: gc_v,
         })
         .at(s)?;
-    let (fb_reg, place) = match ips.generation {
-        Generation::Gfx11 => (mmhub_3_0_0::MMMC_VM_FB_LOCATION_BASE, GartPlacement::High),
-        Generation::Gfx12 => (mmhub_4_1_0::MMMC_VM_FB_LOCATION_BASE, GartPlacement::Low),
+    let (fb_reg, offset_reg, place) = match ips.generation {
+        Generation::Gfx11 => (
+            mmhub_3_0_0::MMMC_VM_FB_LOCATION_BASE,
+            mmhub_3_0_0::MMMC_VM_FB_OFFSET,
+            GartPlacement::High,
+        ),
+        Generation::Gfx12 => (
+            mmhub_4_1_0::MMMC_VM_FB_LOCATION_BASE,
+            mmhub_4_1_0::MMMC_VM_FB_OFFSET,
+            GartPlacement::Low,
+        ),
     };
-    let fb_base = bus.block(ips.mmhub.bases).read(fb_reg).at(s)?;
-    if fb_base == barebell::bus::ALL_ONES {
-        return Err(ErrorKind::DeviceGone {
-            register: fb_reg.name,
-        })
-        .at(s);
-    }
+    let read = |r: barebell::regs::Reg| -> Result<u32, BringupError> {
+        let v = bus.block(ips.mmhub.bases).read(r).at(s)?;
+        if v == barebell::bus::ALL_ONES {
+            return Err(ErrorKind::DeviceGone { register: r.name }).at(s);
+        }
+        Ok(v)
+    };
+    let fb_base = read(fb_reg)?;
+    // `mmhub_v3_0_get_mc_fb_offset()` / `mmhub_v4_1_0_get_mc_fb_offset()`:
+    // the whole register, shifted by 24.
+    let vram_base_offset = u64::from(read(offset_reg)?) << 24;
+    // `amdgpu_gmc_vram_mc2pa()` for a VRAM offset.
+    let pa = |offset: u64| offset + vram_base_offset;
     let mc = McLayout::new(place, fb_base, ips.vram_bytes).ok_or_else(|| {
-        layout_err(format!(
-            "{} MiB of VRAM at FB base {fb_base:#x} runs into the MC hole",
-            ips.vram_bytes >> 20
-        ))
+        layout_err(LayoutError::McHole {
+            vram_bytes: ips.vram_bytes,
+            fb_base,
+        })
     })?;
 
-    // VRAM, bottom up.
+    // VRAM, bottom up, from above the VBIOS framebuffer.
+    let vbios_fb = vbios_reservation(vbios_fb_size(gpu)?, mc.vram_bytes);
     let mut vram = VramAllocator::with_boot_region(mc.vram_bytes, mc.fb_start).at(s)?;
-    vram.alloc(VBIOS_FB_HOLE, PAGE_ALIGN).at(s)?;
+    if vbios_fb > 0 {
+        vram.alloc(vbios_fb, PAGE_ALIGN).at(s)?;
+    }
     let tables_at = vram.alloc(GART_TABLES as u64 * 4096, PAGE_ALIGN).at(s)?;
     let scratch = vram.alloc(4096, PAGE_ALIGN).at(s)?;
     let process_at = vram.alloc(PROCESS_TABLES as u64 * 4096, PAGE_ALIGN).at(s)?;
     // PDEs and the root hold VRAM physical addresses (Linux converts them
-    // with `amdgpu_gmc_vram_mc2pa()`): offset + FB_OFFSET, FB_OFFSET = 0.
-    let mut gart = TableArena::new(
+    // with `amdgpu_gmc_vram_mc2pa()` in `gmc_v11_0_get_vm_pde()`).
+    let gart = TableArena::new(
         vram_tables(p, &tables_at)?,
-        tables_at.offset,
+        pa(tables_at.offset),
         ips.generation,
     );
     let mut process = TableArena::new(
         vram_tables(p, &process_at)?,
-        process_at.offset,
+        pa(process_at.offset),
         ips.generation,
     );
-    // The TMR: VRAM, `PSP_TMR_ALIGNMENT` aligned.
-    let tmr_at = vram.alloc(u64::from(TMR_SIZE), psp::TMR_ALIGN).at(s)?;
-    let tmr = Tmr {
-        mc_addr: tmr_at.mc,
-        capacity: TMR_SIZE,
-        phys_addr: tmr_at.offset,
-    };
 
     // GTT: the DMA region's first chunk, at its bus address through the
     // GART; the rest is the ring area.
     let dma = p.dma();
-    let gtt_bus = *dma
-        .chunk_bus
-        .first()
-        .ok_or_else(|| layout_err("an empty DMA region".into()))?;
+    let too_small = LayoutError::DmaTooSmall {
+        len: dma.len,
+        chunk: DMA_CHUNK,
+    };
+    let gtt_bus = *dma.chunk_bus.first().ok_or_else(|| layout_err(too_small))?;
     if dma.len <= DMA_CHUNK {
-        return Err(layout_err(format!(
-            "a DMA region of more than one {DMA_CHUNK:#x}-byte chunk (GTT, then the ring area); this one has {:#x} bytes",
-            dma.len
-        )));
+        return Err(layout_err(too_small));
     }
     // SAFETY: the platform's DMA region is `dma.len` bytes of host memory
     // that lives for 'p and that nothing else uses (its `unsafe impl`);
@@ -282,6 +340,19 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
     let area_at = unsafe { dma.host.add(DMA_CHUNK) };
     let area_len = dma.len - DMA_CHUNK;
     let (ring_va, ring_end) = ring_range(area_at.as_ptr() as u64, area_len as u64, &mc)?;
+    // VMID0 covers both the GART and the ring area; the hub walks `VA -
+    // PAGE_TABLE_START_ADDR`, so its tables are indexed from that start
+    // (`amdgpu_gart_map()` indexes the GART by the offset into the
+    // aperture; tinygrad's AM by `vaddr - va_base`). The process tables
+    // are a user context's: start 0 (`*_setup_vmid_config()`).
+    let (vmid0_start, vmid0_end) = (mc.gart_start.min(ring_va), mc.gart_end.max(ring_end));
+    if vmid0_end - vmid0_start >= 1 << 48 {
+        return Err(layout_err(LayoutError::Vmid0TooWide {
+            start: vmid0_start,
+            end: vmid0_end,
+        }));
+    }
+    let mut gart = gart.with_va_base(vmid0_start);
     // The ring area at VA = host address, chunk by chunk (each chunk is
     // contiguous on the bus, the chunks need not be), in VMID0 and in the
     // process tables.
@@ -297,24 +368,24 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
         }
     }
     // SAFETY: `[area_at, area_at + area_len)` is the DMA region past its
-    // first chunk: valid for 'p, used by nothing else, and mapped just
-    // above at VA = host address in VMID0 and in the process tables,
-    // which are the contexts the rings (VMID0) and the user queue (the
-    // process) run in.
+    // first chunk: valid for 'p and, by the platform's contract, kept
+    // mapped until the device can no longer reach it; used by nothing
+    // else (the platform was claimed once); and mapped just above at VA =
+    // host address in VMID0 and in the process tables, which are the
+    // contexts the rings (VMID0) and the user queue (the process) run in.
     let ring_area = unsafe { DeviceArena::new(area_at, area_len) };
 
     let cfg = HubConfig {
         pt_base: gart.root(),
-        // VMID0 covers both the GART and the ring area.
-        start: mc.gart_start.min(ring_va),
-        end: mc.gart_end.max(ring_end),
+        start: vmid0_start,
+        end: vmid0_end,
         fb_start: mc.fb_start,
         fb_end: mc.fb_end,
         // Empty (start > end): AGP stays off (`amdgpu_agp` defaults to off
         // for these parts' `amdgpu_gmc_agp_location()` callers).
         agp_start: u64::MAX >> 16,
         agp_end: 0,
-        default_page: scratch.offset,
+        default_page: pa(scratch.offset),
         // Set below, once the GTT buffers are placed.
         dummy_page: 0,
     };
@@ -330,8 +401,10 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
         gtt_bus,
         gart_start: mc.gart_start,
         bufs: None,
-        tmr,
+        vram,
         mc,
+        vbios_fb,
+        vram_base_offset,
     };
     // The GTT buffers are bound before the hub is enabled; the VMID0
     // flush after `gart_enable` covers them.
@@ -350,17 +423,21 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
     core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
     flush_hdp(bus, nbio).at(s)?;
     hub::gart_enable(bus, &ips.mmhub.bases, mmhub, &m.cfg).at(s)?;
+    // gmc_v11_0_gart_enable() / gmc_v12_0_gart_enable(): HDP flush, the
+    // fault defaults (amdgpu_vm_fault_stop's default: faults go to the
+    // default page), then VMID0's TLB flush on the MMHUB's GART engine.
     flush_hdp(bus, nbio).at(s)?;
-    // gmc_v11_0_gart_enable() / gmc_v12_0_gart_enable(): HDP flush (just
-    // done), then VMID0's TLB flush on the MMHUB's GART engine.
+    hub::set_fault_enable_default(bus, &ips.mmhub.bases, mmhub, true).at(s)?;
     hub::invalidate(bus, p.clock(), &ips.mmhub.bases, mmhub, GART_ENGINE, 0, 0).at(s)?;
     let r = m.report();
     sink.step(
         s,
         format_args!(
-            "FB at MC {:#x}..={:#x}; GART {:#x}..={:#x}; {} enabled, VMID0 {:#x}..={:#x} with tables at VRAM {:#x}; ring area at VA = host {:#x}, {:#x} bytes, also in the process tables at VRAM {:#x}; PSP buffers in GTT at bus {:#x}; TMR at VRAM {:#x}",
+            "FB at MC {:#x}..={:#x}, FB_OFFSET {:#x}, VBIOS framebuffer {:#x} bytes kept; GART {:#x}..={:#x}; {} enabled, VMID0 {:#x}..={:#x} with tables at VRAM {:#x}; ring area at VA = host {:#x}, {:#x} bytes, also in the process tables at VRAM {:#x}; PSP buffers in GTT at bus {:#x}",
             mc.fb_start,
             mc.fb_end,
+            vram_base_offset,
+            vbios_fb,
             mc.gart_start,
             mc.gart_end,
             mmhub.name,
@@ -371,7 +448,6 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
             r.ring_area.1,
             r.process_root,
             r.gtt_bus,
-            r.tmr.phys_addr
         ),
     );
     Ok(m)
@@ -391,8 +467,7 @@ fn gtt_buf(m: &mut Memory<'_>, off: u64, len: usize, align: u64) -> Result<DmaBu
             why,
         })
         .at(s)?;
-    let host =
-        NonNull::new(chunk.as_mut_ptr()).ok_or_else(|| layout_err("a null GTT chunk".into()))?;
+    let host = NonNull::new(chunk.as_mut_ptr()).ok_or_else(|| layout_err(LayoutError::NullGtt))?;
     // SAFETY: the chunk is `len` bytes of the claimed DMA region, handed
     // out once by the arena and used by the host only through this
     // DmaBuf; the device reaches it at `va` through the GART mapping just

@@ -58,12 +58,13 @@ pub use barebell::platform::Platform;
 pub use error::{BringupError, ErrorKind};
 #[cfg(feature = "std")]
 pub use firmware::FirmwareDir;
-pub use firmware::{FirmwareSet, FirmwareSource};
+pub use firmware::{FirmwareError, FirmwareSet, FirmwareSource};
 pub use queue::{Mapping, UserQueue};
 pub use sink::{Quiet, Sink, Step};
 
 use crate::bus::Bus;
 use crate::error::ResultAt;
+use barebell::aql::DoorbellAperture;
 
 /// What to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +98,9 @@ pub struct Gpu<'p> {
     /// The register bus every later access goes through (BAR5, the RSMU
     /// pair past it, the trace).
     pub bus: Bus<'p>,
+    /// The platform's doorbell aperture (BAR2), which hands out the
+    /// rings' and queues' doorbells.
+    pub doorbells: DoorbellAperture,
     /// Discovered versions and bases.
     pub ips: discovery::Ips,
     /// The memory layout the gmc step built (absent if it did not run).
@@ -131,17 +135,23 @@ pub fn run<'p>(
     sink: &'p dyn Sink,
 ) -> Result<Gpu<'p>, BringupError> {
     if !platform.claim() {
-        return Err(ErrorKind::Layout(alloc::format!(
-            "{} was already brought up once; its memory belongs to that run",
-            platform.name()
-        )))
+        return Err(ErrorKind::AlreadyClaimed {
+            platform: platform.name().into(),
+        })
         .at(Step::Discovery);
     }
     // 1. discovery
     let ips = discovery::run(platform, sink)?;
+    let db = platform.doorbells();
+    // SAFETY: the platform maps its doorbell aperture, `db.len` bytes
+    // valid for aligned 64-bit stores, for as long as it lives (its
+    // `unsafe impl`); the doorbells handed out are used by what this call
+    // returns, which borrows the platform for 'p.
+    let doorbells = unsafe { DoorbellAperture::new(db.host, db.len) };
     let mut gpu = Gpu {
         platform,
         bus: Bus::direct(platform, sink),
+        doorbells,
         ips,
         memory: None,
         queue: None,

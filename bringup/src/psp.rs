@@ -1,25 +1,44 @@
 //! Step 4, psp: firmware into the GPU through the PSP, in the order of
 //! `psp_hw_start()` and `psp_load_non_psp_fw()`: the bootloader components
-//! of the sOS bundle, the GPCOM ring, LOAD_TOC, the SMU firmware and the
-//! TMR in the MP0 version's order, LOAD_IP_FW for every GFX ucode, then
-//! AUTOLOAD_RLC. The PSP reaches its buffers through the MMHUB's VMID0
+//! of the sOS bundle, the GPCOM ring, LOAD_TOC and the TMR it sizes (VRAM
+//! allocated after the answer, as `psp_tmr_init()` does), the SMU
+//! firmware and SETUP_TMR in the MP0 version's order, LOAD_IP_FW for
+//! every GFX ucode, then AUTOLOAD_RLC. The PSP reaches its buffers through the MMHUB's VMID0
 //! (GTT), so a command that never completes is reported with the fault
 //! the MMHUB latched.
 
 use crate::Gpu;
-use crate::error::{BringupError, ErrorKind, ResultAt};
-use crate::firmware::{self, FirmwareSet, FirmwareSource};
+use crate::error::{BringupError, ErrorKind, LayoutError, ResultAt};
+use crate::firmware::{self, FirmwareError, FirmwareSet, FirmwareSource};
 use crate::gmc::Memory;
 use crate::sink::{Sink, Step};
-use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
-use barebell::psp::{self, FaultHub, Image, Plan, Psp, PspRegs};
+use barebell::mem::VramAllocator;
+use barebell::psp::{self, FaultHub, Image, Plan, Psp, PspError, PspRegs, Tmr, TmrSource};
 
-fn fw_err((name, why): (String, String)) -> BringupError {
-    BringupError {
-        step: Step::Psp,
-        kind: ErrorKind::Firmware { name, why },
+/// `psp_tmr_init()`'s allocation, made once LOAD_TOC has answered: VRAM,
+/// `PSP_TMR_ALIGNMENT`, exactly the size asked for. The second field is
+/// `MMMC_VM_FB_OFFSET`: the PSP gets the TMR's physical address,
+/// `amdgpu_gmc_vram_pa()` in `psp_prep_tmr_cmd_buf()`.
+struct VramTmr<'a>(&'a mut VramAllocator, u64);
+
+impl TmrSource for VramTmr<'_> {
+    fn tmr(&mut self, size: u32) -> Result<Tmr, PspError> {
+        let free = self.0.free();
+        let at = self
+            .0
+            .alloc(u64::from(size), psp::TMR_ALIGN)
+            .map_err(|_| PspError::TooLarge {
+                what: "TMR in the VRAM left",
+                len: size as usize,
+                capacity: usize::try_from(free).unwrap_or(usize::MAX),
+            })?;
+        Ok(Tmr {
+            mc_addr: at.mc,
+            capacity: size,
+            phys_addr: at.offset + self.1,
+        })
     }
 }
 
@@ -51,29 +70,29 @@ pub fn run(
     let plan = Plan::for_version(mp0)
         .ok_or(unsupported("a PSP plan for MP0"))
         .at(s)?;
-    let bufs = mem
-        .bufs
-        .take()
-        .ok_or_else(|| ErrorKind::Layout("the PSP buffers were already used".into()))
-        .at(s)?;
-    let sos_bytes = firmware::bytes(fw, &set.sos).map_err(fw_err)?;
-    let sos = firmware::parse_named(&set.sos, &sos_bytes).map_err(fw_err)?;
-    let smu_bytes = firmware::bytes(fw, &set.smu).map_err(fw_err)?;
-    let smu_fw = firmware::parse_named(&set.smu, &smu_bytes).map_err(fw_err)?;
+    let bufs = mem.bufs.take().ok_or(LayoutError::PspBuffersTaken).at(s)?;
+    let sos_bytes = fw.load(&set.sos).at(s)?;
+    let sos = firmware::parse_named(&set.sos, &sos_bytes).at(s)?;
+    let smu_bytes = fw.load(&set.smu).at(s)?;
+    let smu_fw = firmware::parse_named(&set.smu, &smu_bytes).at(s)?;
     let smu = smu_fw
         .section("ucode")
         .map(|x| smu_fw.bytes(x))
-        .ok_or_else(|| fw_err((set.smu.clone(), "no ucode section".into())))?;
+        .ok_or_else(|| FirmwareError::Lacks {
+            name: set.smu.clone(),
+            what: "ucode section",
+        })
+        .at(s)?;
     let files = set
         .gfx
         .iter()
-        .map(|n| firmware::bytes(fw, n).map_err(fw_err))
+        .map(|n| fw.load(n).at(s))
         .collect::<Result<Vec<_>, _>>()?;
     let blobs = set
         .gfx
         .iter()
         .zip(&files)
-        .map(|(n, b)| firmware::parse_named(n, b).map_err(fw_err))
+        .map(|(n, b)| firmware::parse_named(n, b).at(s))
         .collect::<Result<Vec<_>, _>>()?;
     let mut images = vec![
         Image {
@@ -91,11 +110,16 @@ pub fn run(
             bases: ips.mmhub.bases,
             regs: mem.mmhub,
         });
-    let report = psp::load_firmware(&mut p, plan, &sos, Some(smu), gfx, Some(mem.tmr)).at(s)?;
+    let mut tmr = VramTmr(&mut mem.vram, mem.vram_base_offset);
+    let report = psp::load_firmware(&mut p, plan, &sos, Some(smu), gfx, Some(&mut tmr)).at(s)?;
+    let placed = match report.tmr {
+        Some(t) => alloc::format!(" at VRAM {:#x}", t.phys_addr),
+        None => alloc::string::String::from(" (boot-time TMR: none allocated, no SETUP_TMR)"),
+    };
     sink.step(
         s,
         format_args!(
-            "{} bootloader components, TMR {:#x} bytes asked by the TOC, {} LOAD_IP_FW ({} GFX images from {} files), AUTOLOAD_RLC sent",
+            "{} bootloader components, TMR {:#x} bytes asked by the TOC{placed}, {} LOAD_IP_FW ({} GFX images from {} files), AUTOLOAD_RLC sent",
             report.components,
             report.tmr_size,
             report.ip_fw_loads,

@@ -18,12 +18,11 @@
 //! processor has fetched it; no kernel code is involved.
 
 use crate::Gpu;
-use crate::error::{BringupError, ErrorKind, ResultAt};
+use crate::error::{BringupError, QueueError, ResultAt};
 use crate::gmc::Memory;
 use crate::rings::{self, Pauser, Rings, Scheduler};
 use crate::sink::{Sink, Step};
 use alloc::boxed::Box;
-use alloc::format;
 use barebell::aql::{
     AqlQueue, BarrierKind, BarrierPacket, Condition, Fences, QueueConfig, QueueMemory, SignalMemory,
 };
@@ -110,7 +109,7 @@ impl UserQueue<'_> {
         let p = self.platform;
         self.signal
             .wait_pausing(Condition::Eq, value, p.clock(), bound_ns, &mut Pauser(p))
-            .map_err(|e| ErrorKind::Queue(format!("completion signal: {e}")))
+            .map_err(QueueError::Signal)
             .at(Step::Queue)
     }
 
@@ -122,7 +121,7 @@ impl UserQueue<'_> {
 
 fn barrier(signal: &SignalMemory) -> Result<BarrierPacket, BringupError> {
     BarrierPacket::new(BarrierKind::And, &[], signal.handle(), Fences::SYSTEM)
-        .map_err(|e| ErrorKind::Queue(format!("barrier packet: {e}")))
+        .map_err(QueueError::Barrier)
         .at(Step::Queue)
 }
 
@@ -173,9 +172,9 @@ pub fn run<'p>(
     let mqd = area.put(MqdPage::new()).at(s)?;
     let eop = area.put(EopBuffer::new()).at(s)?;
     let signal = area.put(SignalMemory::new(1)).at(s)?;
-    let db = rings::doorbell(p, doorbell_index::USERQUEUE_START, s)?;
+    let db = rings::doorbell(gpu, doorbell_index::USERQUEUE_START, s)?;
     let queue = AqlQueue::new(
-        qmem,
+        qmem.get(),
         db,
         QueueConfig {
             profiling: true,
@@ -229,19 +228,16 @@ pub fn run<'p>(
     let res = QueueResources::aql(qmem, mqd, eop, doorbell_index::USERQUEUE_START, vmid);
     let now = || sink.wall_ns().unwrap_or_else(|| p.clock().now_ns());
     let t = now();
-    // SAFETY: the queue memory, MQD and EOP buffer were just placed in the
-    // ring area, which lives for 'p at GPU VA = host address in the
-    // queue's VMID (VMID0 and the process tables); the MQD page is fresh.
-    let mapping = unsafe { mapper.map(&res) }.at(s)?;
+    let mapping = mapper.map(&res).at(s)?;
     let create_ns = now().saturating_sub(t);
-    let packet = barrier(signal)?;
+    let packet = barrier(&signal)?;
     let id = queue
         .submit(&packet, p.clock(), BOUND_NS)
-        .map_err(|e| ErrorKind::Queue(format!("submit: {e}")))
+        .map_err(QueueError::Submit)
         .at(s)?;
     let q = UserQueue {
         queue,
-        signal,
+        signal: signal.get(),
         doorbell: doorbell_index::USERQUEUE_START,
         mode,
         mapping,

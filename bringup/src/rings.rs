@@ -15,9 +15,8 @@
 //! Everything lives in the ring area (GPU VA = host address in VMID0).
 
 use crate::Gpu;
-use crate::error::{BringupError, ErrorKind, ResultAt};
+use crate::error::{BringupError, QueueError, ResultAt};
 use crate::sink::{Sink, Step};
-use alloc::format;
 use barebell::aql::Doorbell;
 use barebell::gfx::doorbells::{Doorbells, doorbell_index};
 use barebell::gfx::kiq::hqd::{KiqSlot, bring_up};
@@ -30,7 +29,7 @@ use barebell::gfx::mes::start::MesVersions;
 use barebell::gfx::mes::{HwBases, Mes, MesMemory, MesRing, V11, V12};
 use barebell::gfx::mqd::{EopBuffer, MqdPage};
 use barebell::ip::Generation;
-use barebell::mem::DeviceArena;
+use barebell::mem::{Dev, DeviceArena};
 use barebell::platform::Platform;
 use barebell::regs::IpBases;
 use barebell::time::{Clock, Pause};
@@ -96,19 +95,15 @@ pub struct Rings<'p> {
     pub pipe1: Option<MesClient<'p, V12>>,
 }
 
-fn place<'p, T>(area: &mut DeviceArena<'p>, v: T) -> Result<&'p T, BringupError> {
+fn place<'p, T>(area: &mut DeviceArena<'p>, v: T) -> Result<Dev<'p, T>, BringupError> {
     area.put(v).at(Step::Rings)
 }
 
 /// The platform's doorbell `index` (64-bit slots).
-pub fn doorbell(p: &dyn Platform, index: u32, step: Step) -> Result<Doorbell, BringupError> {
-    let a = p.doorbells();
-    // SAFETY: the platform's doorbell aperture is a live mapping of BAR2
-    // (or the model's doorbell page) of `a.len` bytes for as long as the
-    // platform lives, valid for 64-bit stores (its `unsafe impl`), and
-    // the doorbell is used only while the platform is borrowed.
-    unsafe { Doorbell::in_aperture(a.host, a.len, index) }
-        .map_err(|e| ErrorKind::Queue(format!("doorbell {index:#x}: {e}")))
+pub fn doorbell(gpu: &Gpu<'_>, index: u32, step: Step) -> Result<Doorbell, BringupError> {
+    gpu.doorbells
+        .doorbell(index)
+        .map_err(|error| QueueError::Doorbell { index, error })
         .at(step)
 }
 
@@ -137,25 +132,20 @@ pub(crate) fn kiq_up<'p>(
         queue: 0,
         doorbell: doorbell_index::KIQ,
     };
-    // SAFETY: all three were just placed in the ring area, which lives
-    // for 'p at GPU VA = host address in VMID0 (where the KIQ runs); the
-    // MQD page is fresh.
-    unsafe {
-        bring_up(
-            &gpu.bus,
-            &gpu.ips.gc.bases,
-            gpu.ips.generation,
-            slot,
-            mem,
-            mqd,
-            eop,
-        )
-    }
+    bring_up(
+        &gpu.bus,
+        &gpu.ips.gc.bases,
+        gpu.ips.generation,
+        slot,
+        mem,
+        mqd,
+        eop,
+    )
     .at(step)?;
     let p = gpu.platform;
     let ring = KiqRing {
         memory: mem,
-        doorbell: doorbell(p, doorbell_index::KIQ, step)?,
+        doorbell: doorbell(gpu, doorbell_index::KIQ, step)?,
     };
     let mut kiq = Kiq::new(
         ring,
@@ -208,14 +198,10 @@ pub fn run<'p>(
         Generation::Gfx11 => {
             let mut kiq = kiq_up(gpu, area, s, sink)?;
             let sched = parts(area, doorbell_index::MES_RING0)?;
-            let memory = sched.ring;
-            // SAFETY: ring, MQD and EOP were just placed in the ring area
-            // (GPU VA = host address in VMID0, where MES runs), for 'p;
-            // the MQD page is fresh.
-            unsafe { map_scheduler_ring(&mut kiq, sched) }.at(s)?;
+            map_scheduler_ring(&mut kiq, sched).at(s)?;
             let ring = MesRing {
-                memory,
-                doorbell: doorbell(p, doorbell_index::MES_RING0, s)?,
+                memory: sched.ring,
+                doorbell: doorbell(gpu, doorbell_index::MES_RING0, s)?,
             };
             let mut mes: MesClient<'p, V11> =
                 Mes::new(ring, p.clock(), Pauser(p), Doorbells::linux_default());
@@ -236,12 +222,10 @@ pub fn run<'p>(
         }
         Generation::Gfx12 => {
             let p1 = parts(area, doorbell_index::MES_RING1)?;
-            let m1 = p1.ring;
-            // SAFETY: as above.
-            unsafe { load_pipe_ring(&gpu.bus, &gc, generation, 1, p1) }.at(s)?;
+            load_pipe_ring(&gpu.bus, &gc, generation, 1, p1).at(s)?;
             let ring1 = MesRing {
-                memory: m1,
-                doorbell: doorbell(p, doorbell_index::MES_RING1, s)?,
+                memory: p1.ring,
+                doorbell: doorbell(gpu, doorbell_index::MES_RING1, s)?,
             };
             let mut pipe1: MesClient<'p, V12> =
                 Mes::new(ring1, p.clock(), Pauser(p), Doorbells::linux_default());
@@ -249,12 +233,10 @@ pub fn run<'p>(
             pipe1.set_hw_resources(&hw).at(s)?;
             pipe1.set_hw_resources_1().at(s)?;
             let p0 = parts(area, doorbell_index::MES_RING0)?;
-            let m0 = p0.ring;
-            // SAFETY: as above.
-            unsafe { map_legacy_scheduler_ring(&mut pipe1, p0) }.at(s)?;
+            map_legacy_scheduler_ring(&mut pipe1, p0).at(s)?;
             let ring0 = MesRing {
-                memory: m0,
-                doorbell: doorbell(p, doorbell_index::MES_RING0, s)?,
+                memory: p0.ring,
+                doorbell: doorbell(gpu, doorbell_index::MES_RING0, s)?,
             };
             let mut mes: MesClient<'p, V12> =
                 Mes::new(ring0, p.clock(), Pauser(p), Doorbells::linux_default());

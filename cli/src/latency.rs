@@ -531,7 +531,8 @@ fn run_target(
         ));
     }
     if !errors.is_empty() {
-        return Err(format!("the CP model recorded errors: {errors:?}"));
+        let list: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        return Err(format!("the CP model recorded errors: {}", list.join("; ")));
     }
 
     let mut hists: Vec<Box<Histogram>> = (0..PHASES.len())

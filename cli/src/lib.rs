@@ -5,12 +5,14 @@ use barebell_facts::Fact;
 /// Every fact table of the library crates, tagged with the crate.
 /// `barebell facts` prints it; `cargo xtask conformance` checks it.
 pub fn all_facts() -> impl Iterator<Item = (&'static str, &'static Fact)> {
-    let tables: [(&'static str, &'static [&'static [Fact]]); 5] = [
+    let tables: [(&'static str, &'static [&'static [Fact]]); 7] = [
         ("runtime", barebell::conformance::FACTS),
         ("pcie", barebell_pcie::conformance::FACTS),
         ("firmware-if", barebell_firmware_if::conformance::FACTS),
         ("kernel", barebell_kernel::conformance::FACTS),
         ("isa", barebell_isa::kd::FACTS),
+        ("model", barebell_model::FACTS),
+        ("model", barebell_model::conformance::FACTS),
     ];
     tables.into_iter().flat_map(|(k, t)| {
         t.iter()

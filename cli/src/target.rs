@@ -4,7 +4,7 @@
 
 use crate::hw::HwPlatform;
 use barebell::platform::Platform;
-use barebell_bringup::{FirmwareDir, FirmwareSource};
+use barebell_bringup::FirmwareDir;
 use barebell_model::vgpu::HostMemory;
 use barebell_model::{Seed, VirtualGpu};
 use barebell_pcie::Bdf;
@@ -41,17 +41,17 @@ impl PartArg {
 }
 
 /// The device flags: one of `--model`, `--vfio`, `--sysfs` (none means
-/// the model).
+/// the model), and `--part` with the model.
 #[derive(Args, Debug, Clone)]
-#[group(id = "target", multiple = false)]
+#[group(skip)]
 pub struct TargetArgs {
     /// Run against the built-in device model (the default).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["vfio", "sysfs"])]
     pub model: bool,
     /// UNVERIFIED ON HARDWARE. Drive the GPU at BDF (e.g. 0000:03:00.0)
     /// through VFIO: the function must be bound to vfio-pci and sit in an
     /// IOMMU group. Never run on a GPU.
-    #[arg(long, value_name = "BDF", value_parser = parse_bdf)]
+    #[arg(long, value_name = "BDF", value_parser = parse_bdf, conflicts_with = "sysfs")]
     pub vfio: Option<Bdf>,
     /// UNVERIFIED ON HARDWARE. Drive the GPU at BDF through sysfs
     /// `resourceN` mmaps: needs root, no driver bound (amdgpu unbound),
@@ -105,8 +105,8 @@ pub enum Device {
 /// Builds the model part `part` over freshly allocated host memory, its
 /// PSP expecting the firmware in `fw`.
 pub fn model(part: PartArg, fw: &FirmwareDir, seed: u64) -> Result<VirtualGpu, String> {
-    let mem = HostMemory::allocate(MODEL_BAR0_BYTES)?;
-    VirtualGpu::new(part.part(), &|n| fw.load(n), mem, Seed(seed))
+    HostMemory::allocate(MODEL_BAR0_BYTES)
+        .and_then(|mem| VirtualGpu::new(part.part(), fw, mem, Seed(seed)))
         .map_err(|e| format!("building the model {}: {e}", part.name()))
 }
 
@@ -157,11 +157,15 @@ impl Device {
                 let refused = m.psp().refusals();
                 let mut s = String::new();
                 if !refused.is_empty() {
-                    s.push_str(&format!("\nthe PSP model refused: {refused:?}"));
+                    for r in &refused {
+                        s.push_str(&format!("\nthe PSP model refused: {r}"));
+                    }
                 }
                 let faults = m.psp().mc().faults();
                 if !faults.is_empty() {
-                    s.push_str(&format!("\nthe PSP's memory accesses faulted: {faults:?}"));
+                    for x in &faults {
+                        s.push_str(&format!("\nthe PSP's memory access faulted: {x}"));
+                    }
                 }
                 s
             }

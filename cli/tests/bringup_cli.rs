@@ -58,3 +58,27 @@ fn navi31_reaches_rlc_with_symbolic_trace() {
 fn navi48_reaches_rlc_with_symbolic_trace() {
     check("navi48", "MPASP_SMN_C2PMSG");
 }
+
+/// `barebell bringup --model --part navi31 --until psp` names the TMR size the
+/// PSP's LOAD_TOC asked for: 0x1300000 on the model's Navi31, the size a
+/// real RX 7900 XTX asks for (Linux prints it in `psp_tmr_load()`:
+/// "reserve 0x1300000 from 0x85fc000000 for PSP TMR", public log in
+/// github.com/ROCm/legacy-rocm-build issue 2253).
+#[test]
+fn navi31_psp_step_names_the_tmr_size_the_toc_asked_for() {
+    let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
+        .args(["bringup", "--model", "--part", "navi31", "--until", "psp"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{text}{err}");
+    let psp = text
+        .lines()
+        .find(|l| l.starts_with("step psp:"))
+        .unwrap_or_else(|| panic!("no psp step in:\n{text}"));
+    assert!(
+        psp.contains("TMR 0x1300000 bytes asked by the TOC"),
+        "{psp}"
+    );
+}

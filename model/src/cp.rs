@@ -100,6 +100,38 @@ pub enum CpError {
     },
 }
 
+impl core::fmt::Display for CpError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            CpError::MalformedHeader { queue, id, header } => write!(
+                f,
+                "queue {queue}, packet {id}: malformed AQL header {header:#06x}"
+            ),
+            CpError::UnsupportedPacket {
+                queue,
+                id,
+                header,
+                detail,
+            } => write!(
+                f,
+                "queue {queue}, packet {id}: header {header:#06x} is not supported by the model: {detail}"
+            ),
+            CpError::BadDispatch { queue, id, what } => {
+                write!(f, "queue {queue}, packet {id}: bad dispatch: {what}")
+            }
+            CpError::UnknownKernel {
+                queue,
+                id,
+                kernel_object,
+            } => write!(
+                f,
+                "queue {queue}, packet {id}: no kernel registered at {kernel_object:#x}"
+            ),
+            CpError::Dma { queue, fault } => write!(f, "queue {queue}: {fault}"),
+        }
+    }
+}
+
 /// Switches that make the CP misbehave, for testing the runtime's bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CpFaults {

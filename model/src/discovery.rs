@@ -19,6 +19,11 @@
 //!   `mmhub_v3_0.c`, `hdp_v6_0.c`, `ih_v6_0.c`; `nbif_v6_3_1.c`,
 //!   `mmhub_v4_1_0.c`, `hdp_v7_0.c`, `ih_v7_0.c`); which exact revision a
 //!   given board reports is unconfirmed.
+//! - The display: Navi31 (RX 7900) has DCN 3.2.0 (`gmc_v11_0.c`
+//!   includes `dcn_3_2_0_offset.h` to read it); the Navi48 table lists no
+//!   DMU: Linux 6.12 reads no display register on gfx12
+//!   (`gmc_v12_0_get_vbios_fb_size()` returns 0) and the model has no
+//!   gfx12 display (see [`crate::dcn`]).
 //! - Which table version and base width real boards use is unconfirmed;
 //!   the two parts use version 4 with 32- and 64-bit bases, and tests
 //!   rebuild them as versions 1 and 3.
@@ -105,6 +110,8 @@ pub const SDMA0_HWID: u16 = 42;
 pub const VCN_HWID: u16 = 12;
 pub const NBIF_HWID: u16 = 108;
 pub const MP0_HWID: u16 = 255;
+/// `DMU_HWID`: the display (Linux's `DCE_HWIP`).
+pub const DMU_HWID: u16 = 271;
 
 // Navi21 segment bases (`sienna_cichlid_ip_offset.h`); see module docs.
 const GC_BASES: &[u64] = &[0x1260, 0xA000, 0x1C000, 0x2402C00];
@@ -116,6 +123,8 @@ const HDP_BASES: &[u64] = &[0xF20, 0x240A400];
 const OSSSYS_BASES: &[u64] = &[0x10A0, 0x240A000];
 const SDMA_BASES: &[u64] = &[0x1260, 0xA000, 0x1C000, 0x2402C00];
 const VCN_BASES: &[u64] = &[0x7800, 0x7E00, 0x2403000];
+/// `DCN_BASE` of `sienna_cichlid_ip_offset.h`.
+const DCN_BASES: &[u64] = &[0x12, 0xC0, 0x34C0, 0x9000, 0x2403C00];
 
 /// A Navi31-class (gfx1100) part.
 pub const NAVI31: PartDesc = PartDesc {
@@ -134,6 +143,8 @@ pub const NAVI31: PartDesc = PartDesc {
         IpDesc::new(SDMA0_HWID, 1, (6, 0, 0), SDMA_BASES),
         IpDesc::new(VCN_HWID, 0, (4, 0, 0), VCN_BASES),
         IpDesc::new(VCN_HWID, 1, (4, 0, 0), VCN_BASES),
+        // DCN 3.2.0 (`dcn_3_2_0_offset.h`, what `gmc_v11_0.c` includes).
+        IpDesc::new(DMU_HWID, 0, (3, 2, 0), DCN_BASES),
     ]],
     gc: Some(GcDesc {
         num_se: 6,

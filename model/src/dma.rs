@@ -16,6 +16,16 @@ pub struct DmaFault {
     pub what: &'static str,
 }
 
+impl core::fmt::Display for DmaFault {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{}: {:#x} bytes at device address {:#x} are not mapped for the device",
+            self.what, self.len, self.address
+        )
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Dma {
     /// `(device address, length, host address)`.

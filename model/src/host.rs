@@ -50,7 +50,7 @@ impl core::fmt::Display for PlaceError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             PlaceError::Doorbell(e) => write!(f, "doorbell: {e}"),
-            PlaceError::Bind(e) => write!(f, "binding the queue to the CP model: {e:?}"),
+            PlaceError::Bind(e) => write!(f, "binding the queue to the CP model: {e}"),
         }
     }
 }

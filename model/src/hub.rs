@@ -3,15 +3,23 @@
 //! protection-fault registers.
 //!
 //! The model keeps the hub registers the runtime programs, at the hub's
-//! block bases, and for each access through VMID0 checks what the VM L2
+//! block bases, and for each access through a VMID checks what the VM L2
 //! would need before it walks anything: the L1 TLB and the L2 cache
-//! enabled, context 0 enabled with a four-level depth and 4 KiB blocks, a
-//! page-table base with its VALID bit, a system aperture whose low bound
-//! is not above its high bound, and the VA inside the context's
-//! start/end range. Only then does it hand the walk to
-//! [`crate::gmc::Gmc`] over the root the registers name. It also watches
-//! the order Linux programs things in: context 0 enabled before its
-//! page-table base, its L1 TLB or its L2 cache is a sticky
+//! enabled, the context enabled, a page-table base with its VALID bit
+//! (`amdgpu_gmc_pd_addr()` adds it), for VMID0 a system aperture whose
+//! low bound is not above its high bound, and the VA inside the
+//! context's start/end range. Only then does it hand the walk to
+//! [`crate::gmc::Gmc`] with the context the registers describe
+//! ([`crate::gmc::Context`]): the root, `PAGE_TABLE_START_ADDR` (the walk
+//! indexes `VA - START`), `PAGE_TABLE_DEPTH` and `PAGE_TABLE_BLOCK_SIZE`.
+//! Every depth the 2-bit field holds is walked, as the hardware does:
+//! Linux runs VMID0 as a flat table (depth 0,
+//! `gfxhub_v3_0_enable_system_domain()`), tinygrad as four levels (depth
+//! 3, `AM_GMC.enable_vm_addressing()`), and `amdgpu_gmc_init_pdb0()`
+//! parts with depth 1; all on silicon. VMIDs 1–15 are walked the same way
+//! from their own registers ([`HubModel::translate_vmid_as`]). It also
+//! watches the order Linux programs things in: context 0 enabled before
+//! its page-table base, its L1 TLB or its L2 cache is a sticky
 //! [`OrderViolation`] every later translation reports. Whether hardware
 //! faults or returns the default page for each of these is not public;
 //! the model refuses, the strict reading (unconfirmed).
@@ -52,7 +60,7 @@
 
 use crate::RegisterFile;
 use crate::dma::Dma;
-use crate::gmc::{Access, FaultReason, Gmc, Translation, VmFault};
+use crate::gmc::{Access, Context, FaultReason, Format, Gmc, Translation, VmFault};
 use barebell::bus::{ALL_ONES, RegisterBus};
 use barebell::gmc::hub::{GFXHUB_3_0, HubRegs};
 use barebell::ip::Generation;
@@ -60,35 +68,38 @@ use barebell::ip::hw_id;
 use barebell::regs::{IpBases, Reg};
 use spin::Mutex;
 
-const ENABLE_L1_TLB: u32 = 0x1;
-const ENABLE_L2_CACHE: u32 = 0x1;
-const ENABLE_CONTEXT: u32 = 0x1;
-const DEPTH_MASK: u32 = 0x6;
-const DEPTH_SHIFT: u32 = 1;
+pub(crate) const ENABLE_L1_TLB: u32 = 0x1;
+pub(crate) const ENABLE_L2_CACHE: u32 = 0x1;
+pub(crate) const ENABLE_CONTEXT: u32 = 0x1;
+pub(crate) const DEPTH_MASK: u32 = 0x6;
+pub(crate) const DEPTH_SHIFT: u32 = 1;
 /// `PAGE_TABLE_BLOCK_SIZE`: 0x78 on GC 11 / MMHUB 3.0, 0xF0 on GC 12 /
 /// MMHUB 4.1.
-const BLOCK_SIZE_GFX11: (u32, u32) = (0x78, 3);
-const BLOCK_SIZE_GFX12: (u32, u32) = (0xF0, 4);
-const ADDR_MASK: u64 = 0x0000_FFFF_FFFF_F000;
+pub(crate) const BLOCK_SIZE_GFX11: (u32, u32) = (0x78, 3);
+pub(crate) const BLOCK_SIZE_GFX12: (u32, u32) = (0xF0, 4);
+pub(crate) const ADDR_MASK: u64 = 0x0000_FFFF_FFFF_F000;
 /// `*_L2_PROTECTION_FAULT_STATUS(_LO32)` fields; the same positions in all
 /// four headers.
-const MORE_FAULTS: u32 = 0x1;
-const WALKER_ERROR_SHIFT: u32 = 1;
-const PERMISSION_FAULTS_SHIFT: u32 = 4;
-const MAPPING_ERROR: u32 = 0x100;
-const CID_SHIFT: u32 = 9;
-const CID_MASK: u32 = 0x3_FE00;
-const RW: u32 = 0x4_0000;
+pub(crate) const MORE_FAULTS: u32 = 0x1;
+pub(crate) const WALKER_ERROR_SHIFT: u32 = 1;
+pub(crate) const PERMISSION_FAULTS_SHIFT: u32 = 4;
+pub(crate) const MAPPING_ERROR: u32 = 0x100;
+pub(crate) const CID_SHIFT: u32 = 9;
+pub(crate) const CID_MASK: u32 = 0x3_FE00;
+pub(crate) const RW: u32 = 0x4_0000;
+/// `VMID` (mask 0xF00000), the same in all four headers.
+pub(crate) const VMID_SHIFT: u32 = 20;
+pub(crate) const VMID_MASK: u32 = 0xF0_0000;
 /// `*_L2_PROTECTION_FAULT_CNTL__CLEAR_PROTECTION_FAULT_STATUS_ADDR`.
-const CLEAR_FAULT: u32 = 0x1;
+pub(crate) const CLEAR_FAULT: u32 = 0x1;
 /// `*_L2_PROTECTION_FAULT_ADDR_HI32__LOGICAL_PAGE_ADDR_HI4`.
-const ADDR_HI4: u64 = 0xF;
+pub(crate) const ADDR_HI4: u64 = 0xF;
 /// `*_INVALIDATE_ENG0_REQ__PER_VMID_INVALIDATE_REQ_MASK`; bits 31:27 are
 /// reserved (the last field, `INVALIDATE_4K_PAGES_ONLY`, is bit 26).
-const PER_VMID: u32 = 0xFFFF;
-const REQ_RESERVED_SHIFT: u32 = 27;
+pub(crate) const PER_VMID: u32 = 0xFFFF;
+pub(crate) const REQ_RESERVED_SHIFT: u32 = 27;
 /// `*_L2_BANK_SELECT_RESERVED_CID2__RESERVED_CACHE_PRIVATE_INVALIDATION_MASK`.
-const PRIVATE_INVALIDATION: u32 = 0x0200_0000;
+pub(crate) const PRIVATE_INVALIDATION: u32 = 0x0200_0000;
 /// ACK reads after a request before the ACK bits rise.
 pub const ACK_READS: u32 = 3;
 const ENGINES: usize = 18;
@@ -156,8 +167,6 @@ pub enum HubRefusal {
     ContextDisabled { vmid: u8 },
     /// The programming order broke what Linux's order guarantees.
     Order(OrderViolation),
-    /// The model walks four levels (depth 3) of 4 KiB blocks only.
-    UnsupportedLayout { depth: u32, block_size: u32 },
     /// The page-table base lacks its VALID bit.
     InvalidBase { raw: u64 },
     /// `*MC_VM_SYSTEM_APERTURE_LOW_ADDR` above `_HIGH_ADDR` (256 KiB units).
@@ -183,6 +192,23 @@ pub struct Vmid0 {
     pub fb_end: u64,
     /// `*MC_VM_SYSTEM_APERTURE_DEFAULT_ADDR` as a byte address.
     pub default_page: u64,
+    /// `PAGE_TABLE_DEPTH` and `PAGE_TABLE_BLOCK_SIZE` of `*_CONTEXT0_CNTL`.
+    pub depth: u8,
+    pub block_size: u8,
+}
+
+/// One context's registers as programmed (any VMID).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextRegs {
+    /// `ENABLE_CONTEXT`.
+    pub enabled: bool,
+    /// `*_PAGE_TABLE_BASE_ADDR_LO32/HI32` as written (VALID in bit 0).
+    pub base: u64,
+    /// First and last byte of the VA range.
+    pub start: u64,
+    pub end: u64,
+    pub depth: u8,
+    pub block_size: u8,
 }
 
 /// The status word the model latches for a failed translation (model
@@ -190,8 +216,13 @@ pub struct Vmid0 {
 /// entry, bit 1/2/3 for a missing read/write/execute permission;
 /// `WALKER_ERROR` 1 for a table address outside memory, 2 for a broken
 /// fragment; `MAPPING_ERROR` for a VA outside the context's range. `RW` is set
-/// for writes, `VMID` is 0, `CID` the client's id.
+/// for writes, `VMID` is 0 (see [`fault_status_vmid`]), `CID` the client's id.
 pub fn fault_status(reason: Option<FaultReason>, access: Access, cid: u16) -> u32 {
+    fault_status_vmid(reason, access, cid, 0)
+}
+
+/// [`fault_status`] for a fault in context `vmid` (the `VMID` field).
+pub fn fault_status_vmid(reason: Option<FaultReason>, access: Access, cid: u16, vmid: u8) -> u32 {
     let class = match reason {
         Some(FaultReason::Invalid { .. }) => 0x1 << PERMISSION_FAULTS_SHIFT,
         Some(FaultReason::Permission) => match access {
@@ -201,10 +232,13 @@ pub fn fault_status(reason: Option<FaultReason>, access: Access, cid: u16) -> u3
         },
         Some(FaultReason::BadTable { .. }) => 1 << WALKER_ERROR_SHIFT,
         Some(FaultReason::FragmentMismatch { .. }) => 2 << WALKER_ERROR_SHIFT,
-        None => MAPPING_ERROR,
+        Some(FaultReason::OutOfRange) | None => MAPPING_ERROR,
     };
     let rw = if access == Access::Write { RW } else { 0 };
-    class | rw | ((u32::from(cid) << CID_SHIFT) & CID_MASK)
+    class
+        | rw
+        | ((u32::from(cid) << CID_SHIFT) & CID_MASK)
+        | ((u32::from(vmid) << VMID_SHIFT) & VMID_MASK)
 }
 
 /// One hub's registers over a register file, at its block's discovered
@@ -299,15 +333,82 @@ impl HubModel {
         if self.get(h.ctx0_cntl, 0) & ENABLE_CONTEXT == 0 {
             return None;
         }
-        let raw = self.pair(h.ctx0_base_lo, h.ctx0_base_hi);
+        let c = self.context_regs(0);
         Some(Vmid0 {
-            root: raw & ADDR_MASK,
-            start: self.pair(h.ctx0_start_lo, h.ctx0_start_hi) << 12,
-            end: self.pair(h.ctx0_end_lo, h.ctx0_end_hi) << 12 | 0xFFF,
+            root: c.base & ADDR_MASK,
+            start: c.start,
+            end: c.end,
             fb_start: u64::from(self.get(h.aperture_low, 0)) << 18,
             fb_end: u64::from(self.get(h.aperture_high, 0)) << 18 | 0x3_FFFF,
             default_page: self.pair(h.default_addr_lsb, h.default_addr_msb) << 12,
+            depth: c.depth,
+            block_size: c.block_size,
         })
+    }
+
+    /// Context `vmid`'s registers (0..=15) as programmed. Context `n >= 1`
+    /// sits `n - 1` strides past context 1 (`ctx_distance` dwords for
+    /// CNTL, `ctx_addr_distance` for the address pairs, as
+    /// `*_setup_vmid_config()` steps them; checked against the offset
+    /// headers); HI32 is the dword after each LO32.
+    pub fn context_regs(&self, vmid: u8) -> ContextRegs {
+        let h = self.hub;
+        let (cntl, base, start, end) = if vmid == 0 {
+            (
+                self.get(h.ctx0_cntl, 0),
+                self.pair(h.ctx0_base_lo, h.ctx0_base_hi),
+                self.pair(h.ctx0_start_lo, h.ctx0_start_hi),
+                self.pair(h.ctx0_end_lo, h.ctx0_end_hi),
+            )
+        } else {
+            let i = u32::from(vmid.min(15) - 1);
+            let a = i * h.ctx_addr_distance();
+            let pair = |lo: Reg| u64::from(self.get(lo, a + 1)) << 32 | u64::from(self.get(lo, a));
+            (
+                self.get(h.ctx1_cntl, i * h.ctx_distance()),
+                pair(h.ctx1_base_lo),
+                pair(h.ctx1_start_lo),
+                pair(h.ctx1_end_lo),
+            )
+        };
+        let (bs_mask, bs_shift) = self.block_size_field();
+        ContextRegs {
+            enabled: cntl & ENABLE_CONTEXT != 0,
+            base,
+            // START/END hold page numbers; END names the last page.
+            start: start << 12,
+            end: end << 12 | 0xFFF,
+            depth: ((cntl & DEPTH_MASK) >> DEPTH_SHIFT) as u8,
+            block_size: ((cntl & bs_mask) >> bs_shift) as u8,
+        }
+    }
+
+    /// The walk context of `vmid` as its registers describe it.
+    pub fn context(&self, vmid: u8) -> Context {
+        let c = self.context_regs(vmid);
+        Context {
+            root: c.base & ADDR_MASK,
+            start: c.start,
+            end: c.end,
+            depth: c.depth,
+            block_size: c.block_size,
+            format: match self.hub.generation {
+                Generation::Gfx11 => Format::Gfx11,
+                Generation::Gfx12 => Format::Gfx12,
+            },
+        }
+    }
+
+    /// `*MC_VM_FB_OFFSET` as a byte address: the physical address of VRAM
+    /// offset 0, what every VRAM address in a PDE, a PTE or a context
+    /// base is relative to (`mmhub_v3_0_get_mc_fb_offset()` shifts the
+    /// register by 24). 0 if the hub's table lacks the register.
+    pub fn fb_offset(&self) -> u64 {
+        self.hub
+            .all
+            .iter()
+            .find(|r| r.name.ends_with("MC_VM_FB_OFFSET"))
+            .map_or(0, |r| u64::from(self.get(*r, 0)) << 24)
     }
 
     /// A hub register as the device holds it (not counted as an access).
@@ -494,6 +595,24 @@ impl HubModel {
         access: Access,
         cid: u16,
     ) -> Result<Translation, HubRefusal> {
+        self.translate_vmid_as(dma, 0, va, access, cid)
+    }
+
+    /// Translates `va` through context `vmid` (0..=15) for client `cid`,
+    /// walking the tables in `dma` (VRAM by offset; table addresses are
+    /// physical, [`HubModel::fb_offset`] apart) from the root, start,
+    /// depth and block size that context's registers hold. A VRAM page's
+    /// `pa` is physical too. VMID0 also needs its system
+    /// aperture in order (its only user here is the MC, which decodes the
+    /// aperture first).
+    pub fn translate_vmid_as(
+        &self,
+        dma: &Dma,
+        vmid: u8,
+        va: u64,
+        access: Access,
+        cid: u16,
+    ) -> Result<Translation, HubRefusal> {
         let h = self.hub;
         if let Some(v) = self.order_violation() {
             return Err(HubRefusal::Order(v));
@@ -504,40 +623,36 @@ impl HubModel {
         if self.get(h.l2_cntl, 0) & ENABLE_L2_CACHE == 0 {
             return Err(HubRefusal::L2CacheDisabled);
         }
-        let cntl = self.get(h.ctx0_cntl, 0);
-        if cntl & ENABLE_CONTEXT == 0 {
-            return Err(HubRefusal::ContextDisabled { vmid: 0 });
+        let vmid = vmid.min(15);
+        let regs = self.context_regs(vmid);
+        if !regs.enabled {
+            return Err(HubRefusal::ContextDisabled { vmid });
         }
-        let depth = (cntl & DEPTH_MASK) >> DEPTH_SHIFT;
-        let (bs_mask, bs_shift) = self.block_size_field();
-        let block_size = (cntl & bs_mask) >> bs_shift;
-        if depth != 3 || block_size != 0 {
-            return Err(HubRefusal::UnsupportedLayout { depth, block_size });
+        if regs.base & 1 == 0 {
+            return Err(HubRefusal::InvalidBase { raw: regs.base });
         }
-        let raw = self.pair(h.ctx0_base_lo, h.ctx0_base_hi);
-        if raw & 1 == 0 {
-            return Err(HubRefusal::InvalidBase { raw });
-        }
-        let (low, high) = (self.get(h.aperture_low, 0), self.get(h.aperture_high, 0));
-        if low > high {
-            return Err(HubRefusal::ApertureInverted { low, high });
+        if vmid == 0 {
+            let (low, high) = (self.get(h.aperture_low, 0), self.get(h.aperture_high, 0));
+            if low > high {
+                return Err(HubRefusal::ApertureInverted { low, high });
+            }
         }
         {
             let mut s = self.engines.lock();
-            if s.stale & 1 != 0 {
+            if vmid == 0 && s.stale & 1 != 0 {
                 s.stale_walks += 1;
             }
         }
-        let start = self.pair(h.ctx0_start_lo, h.ctx0_start_hi) << 12;
-        let end = self.pair(h.ctx0_end_lo, h.ctx0_end_hi) << 12 | 0xFFF;
+        let (start, end) = (regs.start, regs.end);
         if va < start || va > end {
-            self.latch(va, fault_status(None, access, cid));
+            self.latch(va, fault_status_vmid(None, access, cid, vmid));
             return Err(HubRefusal::OutOfRange { va, start, end });
         }
-        Gmc::new(dma, raw & ADDR_MASK, h.generation == Generation::Gfx12)
+        Gmc::with_context(dma, self.context(vmid))
+            .with_vram_base(self.fb_offset())
             .translate(va, access)
             .map_err(|f| {
-                self.latch(va, fault_status(Some(f.reason), access, cid));
+                self.latch(va, fault_status_vmid(Some(f.reason), access, cid, vmid));
                 HubRefusal::Fault(f)
             })
     }
@@ -551,7 +666,6 @@ impl HubModel {
             return;
         }
         let page = va >> 12;
-        // VMID 0: the model translates context 0 only.
         self.set(h.fault_status, status);
         self.set(h.fault_addr_lo, page as u32);
         self.set(h.fault_addr_hi, ((page >> 32) & ADDR_HI4) as u32);

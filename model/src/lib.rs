@@ -42,9 +42,12 @@ impl Seed {
 }
 
 pub mod bar;
+pub mod conformance;
 pub mod cp;
+pub mod dcn;
 pub mod discovery;
 pub mod dma;
+pub mod error;
 pub mod gmc;
 pub mod host;
 pub mod hub;
@@ -58,7 +61,13 @@ pub mod parts;
 pub mod psp;
 #[cfg(feature = "std")]
 pub mod thread;
+pub mod ucode;
 pub mod vgpu;
 
+/// Every hardware fact the model's own decoders rely on, for `cargo
+/// xtask conformance`.
+pub const FACTS: &[&[barebell_facts::Fact]] = &[psp::FACTS, psp::iface::FACTS, ucode::FACTS];
+
+pub use error::ModelError;
 pub use parts::Part;
 pub use vgpu::VirtualGpu;

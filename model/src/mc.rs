@@ -13,7 +13,10 @@
 //!   [`crate::gmc`]), read from modelled VRAM where the runtime placed
 //!   them. A PTE with the SYSTEM bit names a bus address, which the IOMMU
 //!   view of host memory resolves; without it, the address is a VRAM
-//!   physical address (Linux's `amdgpu_gmc_vram_mc2pa()` form);
+//!   physical address (Linux's `amdgpu_gmc_vram_mc2pa()` form: VRAM
+//!   offset + `*MC_VM_FB_OFFSET`, [`crate::hub::HubModel::fb_offset`]);
+//!   table addresses in PDEs and the context base are physical the same
+//!   way;
 //! - anything else, and any walk that fails, is a VM fault: the hub model
 //!   latches it in `*_L2_PROTECTION_FAULT_STATUS` and `_ADDR_LO32/HI32`
 //!   with this client's id (the first fault sticks; later ones set
@@ -60,6 +63,9 @@ pub enum McFaultKind {
     Unmapped,
     /// The PTE named a bus address the IOMMU does not map.
     Iommu(DmaFault),
+    /// A VRAM PTE's physical address lies below `*MC_VM_FB_OFFSET`, the
+    /// physical address of VRAM offset 0.
+    BelowFbOffset { pa: u64, fb_offset: u64 },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,6 +74,32 @@ pub struct McFault {
     pub access: Access,
     pub what: &'static str,
     pub kind: McFaultKind,
+}
+
+impl core::fmt::Display for McFaultKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            McFaultKind::Vm(r) => write!(f, "the hub refused ({r:?})"),
+            McFaultKind::Unmapped => {
+                write!(f, "outside the system aperture and VMID0's range")
+            }
+            McFaultKind::Iommu(e) => write!(f, "IOMMU: {e}"),
+            McFaultKind::BelowFbOffset { pa, fb_offset } => write!(
+                f,
+                "VRAM physical address {pa:#x} is below MC_VM_FB_OFFSET {fb_offset:#x}"
+            ),
+        }
+    }
+}
+
+impl core::fmt::Display for McFault {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{} ({:?} at MC {:#x}): {}",
+            self.what, self.access, self.addr, self.kind
+        )
+    }
 }
 
 /// One client's view of the MC address space.
@@ -157,7 +189,18 @@ impl Mc {
                 let target = if t.system {
                     Target::System(t.pa)
                 } else {
-                    Target::Vram(t.pa)
+                    // Physical → VRAM offset (`amdgpu_gmc_vram_mc2pa()`
+                    // added FB_OFFSET going the other way).
+                    let fb_offset = self.hub.fb_offset();
+                    match t.pa.checked_sub(fb_offset) {
+                        Some(off) => Target::Vram(off),
+                        None => {
+                            return Err(self.logged(fault(McFaultKind::BelowFbOffset {
+                                pa: t.pa,
+                                fb_offset,
+                            })));
+                        }
+                    }
                 };
                 Ok((target, run))
             }

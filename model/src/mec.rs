@@ -24,8 +24,10 @@
 
 use crate::SimClock;
 use crate::cp::{CpError, CpModel, HqdBinding, Step};
+use crate::psp::LoadedFirmware;
 use crate::regfile::ACCESS_NS;
 use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::aql::queue::AmdQueue;
 use barebell::bus::{ALL_ONES, RegisterBus};
@@ -93,6 +95,11 @@ pub enum MecEvent {
         pipe: u8,
         queue: u8,
     },
+    /// A MES pipe was unhalted whose code the RLC autoload never put in
+    /// place ([`crate::psp::LoadedFirmware::mes_pipe`]): it does not run.
+    MesPipeWithoutCode {
+        pipe: u8,
+    },
     /// A MES pipe's ring was loaded by register programming (ME 3).
     MesRingLoaded {
         pipe: u8,
@@ -145,6 +152,9 @@ struct State {
     kiq: Option<KiqHqd>,
     /// Per MES pipe: its ring, once loaded or mapped.
     mes_rings: [Option<MesRingHqd>; 2],
+    /// What the PSP's RLC autoload put in place; `None` for a MEC built
+    /// without a PSP model, which takes every code as loaded.
+    firmware: Option<Arc<LoadedFirmware>>,
     unplugged: bool,
     reads: u64,
     writes: u64,
@@ -251,6 +261,12 @@ impl Mec {
 
     pub fn doorbell_bar(&self) -> u64 {
         self.doorbell_bar
+    }
+
+    /// Engines run only code the RLC autoload put in place: `firmware`
+    /// is the PSP model's record of it.
+    pub fn set_loaded_firmware(&self, firmware: Arc<LoadedFirmware>) {
+        self.state.lock().firmware = Some(firmware);
     }
 
     /// Whether MES pipe `pipe` runs (started through `CP_MES_CNTL`).
@@ -597,7 +613,8 @@ impl Mec {
 impl Mec {
     /// `mes_v11_0_enable()`'s view of the MES pipes: program counters are
     /// banked per pipe (GRBM ME 3); a pipe runs once `MES_PIPEn_ACTIVE` is
-    /// set with its program counter programmed, and stops on `MES_HALT`.
+    /// set with its program counter programmed and its code in place
+    /// (the PSP's RLC autoload loaded it), and stops on `MES_HALT`.
     fn mes_write(&self, s: &mut State, byte_offset: usize, value: u32) {
         let (me, pipe, _) = key(s.grbm);
         let p = usize::from(pipe & 1);
@@ -614,7 +631,14 @@ impl Mec {
                 .into_iter()
                 .enumerate()
             {
-                if active && s.mes_pc[i] != 0 {
+                if !active || s.mes_running[i] {
+                    continue;
+                }
+                let code = s.firmware.as_ref().is_none_or(|f| f.mes_pipe(i as u8));
+                if !code {
+                    s.events
+                        .push(MecEvent::MesPipeWithoutCode { pipe: i as u8 });
+                } else if s.mes_pc[i] != 0 {
                     s.mes_running[i] = true;
                 }
             }

@@ -19,7 +19,7 @@ use crate::mes::{MesApiVersion, MesModel};
 use crate::{Seed, SimClock};
 use alloc::boxed::Box;
 use alloc::sync::Arc;
-use barebell::aql::doorbell::Doorbell;
+use barebell::aql::doorbell::{Doorbell, DoorbellAperture};
 use barebell::aql::queue::{AqlQueue, QueueConfig, QueueMemory};
 use barebell::gfx::doorbells::doorbell_index;
 use barebell::gfx::kiq::{KiqMemory, KiqRing};
@@ -27,6 +27,7 @@ use barebell::gfx::mapper::QueueResources;
 use barebell::gfx::mes::{MesMemory, MesRing, ProcessContext};
 use barebell::gfx::mqd::{EopBuffer, MqdPage};
 use barebell::ip::Generation;
+use barebell::mem::Dev;
 use barebell::regs::IpBases;
 use core::ptr::NonNull;
 use core::sync::atomic::AtomicU64;
@@ -85,11 +86,32 @@ impl ModelGpu {
         unsafe { self.mec.cp().dma_mut().map(base, len) }
     }
 
+    /// The BAR2 page as a doorbell aperture.
+    pub fn doorbell_aperture(&self) -> DoorbellAperture {
+        let base = NonNull::from(self.doorbells).cast::<u8>();
+        // SAFETY: the page is leaked (lives for the process), 4 KiB, and
+        // accessed only atomically (the MEC model's loads, doorbell stores).
+        unsafe { DoorbellAperture::new(base, 4096) }
+    }
+
     /// The doorbell for 64-bit doorbell index `index` in the BAR2 page.
     pub fn doorbell(&self, index: u32) -> Option<Doorbell> {
-        let base = NonNull::from(self.doorbells).cast::<u8>();
-        // SAFETY: the page is leaked, 4 KiB, accessed only atomically.
-        unsafe { Doorbell::in_aperture(base, 4096, index) }.ok()
+        self.doorbell_aperture().doorbell(index).ok()
+    }
+
+    /// `v`, leaked and mapped for the device over its whole size.
+    fn place<T>(&self, v: T) -> Dev<'static, T> {
+        let r: &'static T = leak(v);
+        let len = core::mem::size_of::<T>() as u64;
+        // SAFETY: leaked, so it stays allocated (holding only `v`) for the
+        // rest of the process, and it is mapped just here into the model's
+        // DMA window at its host address, which is the only context the
+        // model's firmware uses; the device side follows each type's
+        // protocol (rings below the announced wptr, atomics for fences).
+        unsafe {
+            self.map(core::ptr::from_ref(r) as u64, len);
+            Dev::assume(r)
+        }
     }
 
     /// A queue of `N` slots with its MQD page and EOP buffer, all mapped
@@ -100,21 +122,11 @@ impl ModelGpu {
         doorbell: u32,
         config: QueueConfig,
     ) -> Option<PlacedQueue<N>> {
-        let mem: &'static QueueMemory<N> = leak(QueueMemory::new());
-        let mqd: &'static MqdPage = leak(MqdPage::new());
-        let eop: &'static EopBuffer = leak(EopBuffer::new());
+        let mem = self.place(QueueMemory::<N>::new());
+        let mqd = self.place(MqdPage::new());
+        let eop = self.place(EopBuffer::new());
         let db = self.doorbell(doorbell)?;
-        let queue = AqlQueue::new(mem, db, config);
-        // SAFETY: all three are leaked; the device side follows the AQL
-        // protocol and the MQD/EOP are device-owned once mapped.
-        unsafe {
-            self.map(
-                mem as *const _ as u64,
-                core::mem::size_of::<QueueMemory<N>>() as u64,
-            );
-            self.map(mqd.address(), 4096);
-            self.map(eop.address(), barebell::gfx::mqd::EOP_BYTES);
-        }
+        let queue = AqlQueue::new(mem.get(), db, config);
         Some(PlacedQueue {
             queue,
             mem,
@@ -127,15 +139,7 @@ impl ModelGpu {
     /// The MES ring memory and its model (API v11 on gfx11, v12 on gfx12),
     /// ring doorbell `MES_RING0`.
     pub fn mes<const RING: usize>(&self) -> Option<(MesRing<'static, RING>, MesModel)> {
-        let memory: &'static MesMemory<RING> = leak(MesMemory::new());
-        // SAFETY: leaked; the ring is read by the model only below the
-        // announced wptr and the fences are atomics.
-        unsafe {
-            self.map(
-                memory as *const _ as u64,
-                core::mem::size_of::<MesMemory<RING>>() as u64,
-            )
-        };
+        let memory = self.place(MesMemory::<RING>::new());
         let doorbell = self.doorbell(doorbell_index::MES_RING0)?;
         let slot =
             self.doorbells as *const DoorbellPage as u64 + u64::from(doorbell_index::MES_RING0) * 8;
@@ -155,15 +159,7 @@ impl ModelGpu {
 
     /// The KIQ ring memory and its model, ring doorbell `KIQ`.
     pub fn kiq<const RING: usize>(&self) -> Option<(KiqRing<'static, RING>, KiqModel)> {
-        let memory: &'static KiqMemory<RING> = leak(KiqMemory::new());
-        // SAFETY: leaked; the ring is read below the announced wptr only
-        // and the fence is an atomic.
-        unsafe {
-            self.map(
-                memory as *const _ as u64,
-                core::mem::size_of::<KiqMemory<RING>>() as u64,
-            )
-        };
+        let memory = self.place(KiqMemory::<RING>::new());
         let doorbell = self.doorbell(doorbell_index::KIQ)?;
         let slot =
             self.doorbells as *const DoorbellPage as u64 + u64::from(doorbell_index::KIQ) * 8;
@@ -183,23 +179,15 @@ impl ModelGpu {
     pub fn kiq_parts<const RING: usize>(
         &self,
     ) -> (
-        &'static KiqMemory<RING>,
-        &'static MqdPage,
-        &'static EopBuffer,
+        Dev<'static, KiqMemory<RING>>,
+        Dev<'static, MqdPage>,
+        Dev<'static, EopBuffer>,
     ) {
-        let memory: &'static KiqMemory<RING> = leak(KiqMemory::new());
-        let mqd: &'static MqdPage = leak(MqdPage::new());
-        let eop: &'static EopBuffer = leak(EopBuffer::new());
-        // SAFETY: leaked; device-side accesses follow the ring protocol.
-        unsafe {
-            self.map(
-                memory as *const _ as u64,
-                core::mem::size_of::<KiqMemory<RING>>() as u64,
-            );
-            self.map(mqd.address(), 4096);
-            self.map(eop.address(), barebell::gfx::mqd::EOP_BYTES);
-        }
-        (memory, mqd, eop)
+        (
+            self.place(KiqMemory::new()),
+            self.place(MqdPage::new()),
+            self.place(EopBuffer::new()),
+        )
     }
 
     /// MES scheduler ring memory plus a leaked, device-mapped MQD page and
@@ -209,36 +197,20 @@ impl ModelGpu {
     pub fn mes_parts<const RING: usize>(
         &self,
     ) -> (
-        &'static MesMemory<RING>,
-        &'static MqdPage,
-        &'static EopBuffer,
+        Dev<'static, MesMemory<RING>>,
+        Dev<'static, MqdPage>,
+        Dev<'static, EopBuffer>,
     ) {
-        let memory: &'static MesMemory<RING> = leak(MesMemory::new());
-        let mqd: &'static MqdPage = leak(MqdPage::new());
-        let eop: &'static EopBuffer = leak(EopBuffer::new());
-        // SAFETY: leaked; device-side accesses follow the ring protocol.
-        unsafe {
-            self.map(
-                memory as *const _ as u64,
-                core::mem::size_of::<MesMemory<RING>>() as u64,
-            );
-            self.map(mqd.address(), 4096);
-            self.map(eop.address(), barebell::gfx::mqd::EOP_BYTES);
-        }
-        (memory, mqd, eop)
+        (
+            self.place(MesMemory::new()),
+            self.place(MqdPage::new()),
+            self.place(EopBuffer::new()),
+        )
     }
 
     /// A leaked, device-mapped MES process context.
-    pub fn process_context(&self) -> &'static ProcessContext {
-        let c: &'static ProcessContext = leak(ProcessContext::new());
-        // SAFETY: leaked; only the device touches it.
-        unsafe {
-            self.map(
-                c as *const _ as u64,
-                core::mem::size_of::<ProcessContext>() as u64,
-            )
-        };
-        c
+    pub fn process_context(&self) -> Dev<'static, ProcessContext> {
+        self.place(ProcessContext::new())
     }
 }
 
@@ -246,9 +218,9 @@ impl ModelGpu {
 #[derive(Debug)]
 pub struct PlacedQueue<const N: usize> {
     pub queue: AqlQueue<'static, N>,
-    pub mem: &'static QueueMemory<N>,
-    pub mqd: &'static MqdPage,
-    pub eop: &'static EopBuffer,
+    pub mem: Dev<'static, QueueMemory<N>>,
+    pub mqd: Dev<'static, MqdPage>,
+    pub eop: Dev<'static, EopBuffer>,
     pub doorbell: u32,
 }
 
@@ -264,7 +236,7 @@ impl<const N: usize> PlacedQueue<N> {
     pub fn ranges(&self) -> [(u64, u64); 2] {
         [
             (
-                self.mem as *const _ as u64,
+                self.mem.address(),
                 core::mem::size_of::<QueueMemory<N>>() as u64,
             ),
             (self.eop.address(), barebell::gfx::mqd::EOP_BYTES),

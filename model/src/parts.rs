@@ -9,6 +9,7 @@
 //! `amdgpu_ucode.h` and `psp_get_fw_type()` (see
 //! [`crate::psp::rig::PartFirmware`]).
 
+use crate::dcn::Display;
 use crate::nbio::NbioIp;
 use crate::psp::rig::{self, PartFirmware};
 use barebell::ip::Generation;
@@ -23,6 +24,19 @@ pub struct Part {
     /// What the VBIOS leaves in `MMMC_VM_FB_LOCATION_BASE`: the FB's MC
     /// address (a model value; a card's VBIOS sets it).
     pub fb_start: u64,
+    /// What the VBIOS leaves in `*MC_VM_FB_OFFSET` (bytes; the register
+    /// holds bits 24 and up): the physical address of VRAM offset 0,
+    /// which Linux reads as `vm_manager.vram_base_offset`
+    /// (`mmhub_v3_0_get_mc_fb_offset()`) and adds to every VRAM address
+    /// it puts in a PDE or PTE (`amdgpu_gmc_vram_mc2pa()`). 0 on both
+    /// parts (a model value: a dGPU's own VRAM starts at physical 0; the
+    /// register matters for APUs, whose VRAM is carved out of system
+    /// memory); tests set other values to show the runtime reads it.
+    pub fb_offset: u64,
+    /// What the VBIOS left on screen ([`crate::dcn`]), `None` where the
+    /// model has no display (gfx12). A model value: it depends on the
+    /// board and monitor.
+    pub display: Option<Display>,
     /// Discovery table, VRAM size and firmware.
     pub firmware: PartFirmware,
     /// The MES blobs whose headers give each pipe's start address
@@ -41,6 +55,9 @@ pub fn navi31() -> Part {
         generation: Generation::Gfx11,
         nbio: NbioIp::Nbio4_3_0,
         fb_start: rig::FB_START,
+        fb_offset: 0,
+        // A UEFI GOP at 1080p (model value).
+        display: Some(Display::GOP_1080P),
         firmware: rig::navi31(),
         mes_files: ["gc_11_0_0_mes_2.bin", "gc_11_0_0_mes1.bin"],
     }
@@ -54,6 +71,8 @@ pub fn navi48() -> Part {
         generation: Generation::Gfx12,
         nbio: NbioIp::Nbif6_3_1,
         fb_start: rig::FB_START,
+        fb_offset: 0,
+        display: None,
         firmware: rig::navi48(),
         mes_files: ["gc_12_0_1_uni_mes.bin", "gc_12_0_1_uni_mes.bin"],
     }

@@ -20,15 +20,19 @@
 //!   idle. The bring-up calls it between looks at every fence, so one
 //!   thread suffices (the unikernel has one CPU).
 //!
-//! What is a model convention and not a public fact: the FB location the
-//! "VBIOS" leaves, the discovery table's IP bases, the bus addresses of
-//! the DMA region and of BAR2, the TMR size the PSP model asks for, and
-//! everything listed as such in the block models.
+//! What is a model convention and not a public fact: the FB location,
+//! FB offset and display mode the "VBIOS" leaves ([`crate::Part`]), the
+//! discovery table's IP bases, the bus addresses of the DMA region and of
+//! BAR2, the Navi48 TMR size the PSP model asks for (Navi31's is a real
+//! card's), the PSP's timings (`psp::PspTiming::MODEL`), and everything
+//! listed as such in the block models.
 
 use crate::bar::BarWindow;
 use crate::cp::CpModel;
+use crate::dcn::DcnModel;
 use crate::discovery::{self, VramWindow};
 use crate::dma::Dma;
+use crate::error::ModelError;
 use crate::gmc::{Access, Gmc, VmFault};
 use crate::host::DoorbellPage;
 use crate::hub::HubModel;
@@ -38,8 +42,7 @@ use crate::mec::Mec;
 use crate::mes::{MesApiVersion, MesModel};
 use crate::nbio::NbioModel;
 use crate::parts::Part;
-use crate::psp::rig::{BOOT_ORDER, MODEL_TMR, PartFirmware};
-use crate::psp::{PspExpect, PspModel, PspPlacement};
+use crate::psp::{PspModel, PspPlacement, RlcStatus, rig};
 use crate::{Seed, SimClock};
 use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
@@ -53,10 +56,10 @@ use barebell::gmc::hub::hub_for;
 use barebell::ip::{Generation, hw_id};
 use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
 use barebell::platform::{Aperture, DMA_CHUNK, DmaRegion, Platform};
-use barebell::psp::{GcRegs, Plan, PspRegs};
+use barebell::psp::PspRegs;
 use barebell::regs::{IpBases, Reg};
 use barebell::time::Clock;
-use barebell_firmware_if::{Firmware, Kind, parse};
+use barebell_bringup::FirmwareSource;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use spin::Mutex;
@@ -75,8 +78,9 @@ pub const HOST_READ_NS: u64 = 10;
 const CP_STEPS_PER_PAUSE: u64 = 1_000_000;
 
 /// Firmware blobs by file name, for the PSP model's expectations (the
-/// images it must see loaded, byte for byte).
-pub type Files<'a> = &'a dyn Fn(&str) -> Result<Vec<u8>, String>;
+/// images it must see loaded, byte for byte): the same source the
+/// bring-up loads from (a directory, the initrd, a closure).
+pub type Files<'a> = &'a dyn FirmwareSource;
 
 /// The host memory a [`VirtualGpu`] stands on: BAR0's backing (the
 /// modelled VRAM from offset 0) and the DMA region.
@@ -134,13 +138,13 @@ impl HostMemory {
     /// when several models share a process), as the hardware targets
     /// place theirs.
     #[cfg(feature = "std")]
-    pub fn allocate(vram_len: usize) -> Result<Self, String> {
+    pub fn allocate(vram_len: usize) -> Result<Self, ModelError> {
         use barebell::platform::{DMA_BYTES, DMA_HOST_VA};
+        let no_vram = ModelError::VramBacking { bytes: vram_len };
         let layout = std::alloc::Layout::from_size_align(vram_len.max(4096), 4096)
-            .map_err(|e| format!("VRAM backing: {e}"))?;
+            .map_err(|_| no_vram.clone())?;
         // SAFETY: non-zero size.
-        let vram = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })
-            .ok_or_else(|| format!("VRAM backing: {vram_len:#x} bytes not available"))?;
+        let vram = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) }).ok_or(no_vram)?;
         // The first free slot from DMA_HOST_VA up: a lone model (the CLI)
         // sits exactly where a GPU's region would.
         let mut tried = 0;
@@ -170,10 +174,11 @@ impl HostMemory {
             if tried > 64 {
                 // SAFETY: `vram` came from `alloc_zeroed(layout)`.
                 unsafe { std::alloc::dealloc(vram.as_ptr(), layout) };
-                return Err(format!(
-                    "DMA region: no free {DMA_BYTES:#x}-byte slot above {DMA_HOST_VA:#x}: {}",
-                    std::io::Error::last_os_error()
-                ));
+                return Err(ModelError::DmaRegion {
+                    bytes: DMA_BYTES,
+                    above: DMA_HOST_VA,
+                    errno: std::io::Error::last_os_error().raw_os_error().unwrap_or(0),
+                });
             }
         };
         let vram_addr = vram.as_ptr() as usize;
@@ -184,7 +189,11 @@ impl HostMemory {
                 std::alloc::dealloc(vram_addr as *mut u8, layout);
             }
         });
-        let dma = NonNull::new(dma as *mut u8).ok_or("DMA region at null")?;
+        let dma = NonNull::new(dma as *mut u8).ok_or(ModelError::DmaRegion {
+            bytes: DMA_BYTES,
+            above: DMA_HOST_VA,
+            errno: 0,
+        })?;
         // SAFETY: both regions were just allocated, zeroed, disjoint,
         // owned by this value until `release`; the DMA region is at a
         // multiple of 2 MiB (DMA_HOST_VA and the stride are) and
@@ -252,6 +261,7 @@ pub struct VirtualGpu {
     nbio: Arc<NbioModel>,
     mmhub: Arc<HubModel>,
     gfxhub: Arc<HubModel>,
+    dcn: Option<Arc<DcnModel>>,
     psp: Arc<PspModel>,
     mec: Arc<Mec>,
     api: MesApiVersion,
@@ -276,61 +286,6 @@ fn offsets(regs: &[Reg], bases: &IpBases) -> BTreeSet<usize> {
     regs.iter().filter_map(|r| r.byte_offset(bases)).collect()
 }
 
-/// The PSP model's expectations from the part's firmware list.
-fn expect(fw: &PartFirmware, files: Files<'_>, plan: Plan) -> Result<PspExpect, String> {
-    let read = |name: &str| files(name).map_err(|e| format!("{name}: {e}"));
-    let parsed = |name: &str,
-                  kind: Kind,
-                  bytes: &[u8],
-                  f: &mut dyn FnMut(&Firmware<'_>) -> Result<(), String>| {
-        let fw = parse(kind, bytes).map_err(|e| format!("{name}: {e}"))?;
-        f(&fw)
-    };
-    let sos_bytes = read(fw.sos)?;
-    let mut components = Vec::new();
-    let mut toc = Vec::new();
-    parsed(fw.sos, Kind::PspSos, &sos_bytes, &mut |sos| {
-        components = BOOT_ORDER
-            .iter()
-            .filter_map(|(n, c)| sos.section(n).map(|s| (*c, sos.bytes(s).to_vec())))
-            .collect();
-        toc = sos
-            .section("toc")
-            .map(|s| sos.bytes(s).to_vec())
-            .ok_or_else(|| format!("{}: no toc section", fw.sos))?;
-        Ok(())
-    })?;
-    let smu_bytes = read(fw.smu.0)?;
-    let mut smu = Vec::new();
-    parsed(fw.smu.0, Kind::Smc, &smu_bytes, &mut |f| {
-        smu = f
-            .section(fw.smu.1)
-            .map(|s| f.bytes(s).to_vec())
-            .ok_or_else(|| format!("{}: no {} section", fw.smu.0, fw.smu.1))?;
-        Ok(())
-    })?;
-    let mut gfx = Vec::new();
-    for (t, kind, file, sec) in &fw.gfx {
-        let bytes = read(file)?;
-        parsed(file, *kind, &bytes, &mut |f| {
-            let b = f
-                .section(sec)
-                .map(|s| f.bytes(s).to_vec())
-                .ok_or_else(|| format!("{file}: no {sec} section"))?;
-            gfx.push((*t, b));
-            Ok(())
-        })?;
-    }
-    Ok(PspExpect {
-        components,
-        toc,
-        tmr_size: MODEL_TMR,
-        smu: Some(smu),
-        gfx,
-        boot_time_tmr: !plan.setup_tmr,
-    })
-}
-
 impl VirtualGpu {
     /// Builds `part` over `memory`, with the PSP model expecting the
     /// firmware `files` holds for it, stepping from `seed`.
@@ -339,15 +294,11 @@ impl VirtualGpu {
         files: Files<'_>,
         memory: HostMemory,
         seed: Seed,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ModelError> {
         let clock = SimClock::new();
         let (table, _) = discovery::build(&part.firmware.desc);
-        let d =
-            Discovery::parse(&table).map_err(|e| format!("the model's discovery table: {e}"))?;
-        let ip = |id: u16, name: &str| {
-            d.ip(id, 0)
-                .ok_or_else(|| format!("the model's discovery table has no {name}"))
-        };
+        let d = Discovery::parse(&table).map_err(ModelError::Discovery)?;
+        let ip = |id: u16, ip: &'static str| d.ip(id, 0).ok_or(ModelError::MissingIp { ip });
         let (mp0, gc, nbif, mmhub) = (
             ip(hw_id::MP0, "MP0")?,
             ip(hw_id::GC, "GC")?,
@@ -355,7 +306,8 @@ impl VirtualGpu {
             ip(hw_id::MMHUB, "MMHUB")?,
         );
         let generation = part.generation;
-        let unsupported = |what: &str, v: (u8, u8, u8)| format!("no {what} for {v:?}");
+        let unsupported =
+            |what: &'static str, version: (u8, u8, u8)| ModelError::Unsupported { what, version };
         let mmhub_regs = hub_for(hw_id::MMHUB, mmhub.version.triple())
             .ok_or_else(|| unsupported("MMHUB table", mmhub.version.triple()))?;
         let gfxhub_regs = hub_for(hw_id::GC, gc.version.triple())
@@ -363,11 +315,8 @@ impl VirtualGpu {
         let mp0_v = mp0.version.triple();
         let regs =
             PspRegs::for_version(mp0_v).ok_or_else(|| unsupported("PSP registers", mp0_v))?;
-        let plan = Plan::for_version(mp0_v).ok_or_else(|| unsupported("PSP plan", mp0_v))?;
-        let gc_regs = GcRegs::for_version(gc.version.triple())
-            .ok_or_else(|| unsupported("RLC registers", gc.version.triple()))?;
-        let nbio_regs = Nbio::for_version(nbif.version.triple(), nbif.bases)
-            .map_err(|e| format!("the model's NBIO: {e}"))?;
+        let nbio_regs =
+            Nbio::for_version(nbif.version.triple(), nbif.bases).map_err(ModelError::Nbio)?;
 
         let window = Arc::new(VramWindow::new(
             &clock,
@@ -382,14 +331,52 @@ impl VirtualGpu {
         ));
         let mmhub_model = Arc::new(HubModel::for_hub(&clock, mmhub.bases, mmhub_regs));
         let gfxhub_model = Arc::new(HubModel::for_hub(&clock, gc.bases, gfxhub_regs));
-        // What the VBIOS leaves in the FB location.
-        let fb_reg = mmhub_regs
-            .all
-            .iter()
-            .find(|r| r.name == "MMMC_VM_FB_LOCATION_BASE")
-            .and_then(|r| r.byte_offset(&mmhub.bases))
-            .ok_or("MMMC_VM_FB_LOCATION_BASE is not in the MMHUB table")?;
-        mmhub_model.write32(fb_reg, (part.fb_start >> 24) as u32);
+        // What the VBIOS leaves in both hubs' FB location and offset: BASE
+        // and TOP in 16 MiB units, TOP the last 16 MiB (as
+        // `mmhub_v3_0_get_fb_location()` and tinygrad's
+        // `AM_GMC.init_sw()` read them), OFFSET the physical address of
+        // VRAM offset 0 in the same units.
+        let vram_bytes = u64::from(part.firmware.vram_mib) << 20;
+        let fb_top = (part.fb_start + vram_bytes - 1) >> 24;
+        for (hub, regs, prefix) in [
+            (&mmhub_model, mmhub_regs.all, "MMMC_VM_FB_"),
+            (&gfxhub_model, gfxhub_regs.all, "GCMC_VM_FB_"),
+        ] {
+            for (field, value) in [
+                ("LOCATION_BASE", part.fb_start >> 24),
+                ("LOCATION_TOP", fb_top),
+                ("OFFSET", part.fb_offset >> 24),
+            ] {
+                let r = regs
+                    .iter()
+                    .find(|r| r.name.strip_prefix(prefix) == Some(field))
+                    .ok_or(ModelError::Register {
+                        name: "*MC_VM_FB_LOCATION_BASE/TOP, *MC_VM_FB_OFFSET",
+                    })?;
+                hub.set_device_reg(*r, value as u32);
+            }
+        }
+
+        // The display the VBIOS left, scanning out of VRAM 0, if the part
+        // has one and discovery lists its DMU.
+        let dcn = match (part.display, d.ip(crate::discovery::DMU_HWID, 0)) {
+            (Some(display), Some(dmu)) => {
+                // SAFETY: VRAM's backing belongs to `memory`, which the
+                // VirtualGpu owns and drops after every model; 4 KiB
+                // aligned; the host writing it is what the model watches.
+                let m = unsafe {
+                    DcnModel::new(
+                        &clock,
+                        dmu.bases,
+                        display,
+                        memory.vram.as_ptr(),
+                        memory.vram_len as u64,
+                    )
+                };
+                Some(Arc::new(m))
+            }
+            _ => None,
+        };
 
         let chunks = memory.dma_len / DMA_CHUNK;
         let chunk_bus: Vec<u64> = (0..chunks)
@@ -407,10 +394,10 @@ impl VirtualGpu {
             PspPlacement {
                 regs,
                 mp0_bases: mp0.bases,
-                gc: gc_regs,
+                gc: RlcStatus::for_generation(generation),
                 gc_bases: gc.bases,
             },
-            expect(&part.firmware, files, plan)?,
+            rig::expect(&part.firmware, &mut |name| files.load(name))?,
             Arc::new(mc),
         ));
 
@@ -426,10 +413,13 @@ impl VirtualGpu {
             cp.dma_mut()
                 .map(memory.dma.as_ptr() as u64, memory.dma_len as u64);
         }
-        let mec = Arc::new(
-            Mec::new(&clock, gc.bases, generation, bar2, cp)
-                .ok_or("the MEC model found no HQD window in the GC bases")?,
-        );
+        let mec = Arc::new(Mec::new(&clock, gc.bases, generation, bar2, cp).ok_or(
+            ModelError::Register {
+                name: "CP_MQD_BASE_ADDR (the MEC model's HQD window)",
+            },
+        )?);
+        // The engines run only what the PSP's RLC autoload put in place.
+        mec.set_loaded_firmware(psp.loaded());
 
         let named = |names: &[&str]| -> Vec<Reg> {
             gfxhub_regs
@@ -473,7 +463,12 @@ impl VirtualGpu {
         }
         let hole = MMIO_REG_HOLE_OFFSET as usize;
         nbio_set.extend((hole..hole + 4096).step_by(4));
-        let psp_gc = offsets(&[gc_regs.rlc_bootload_status, gc_regs.cp_stat], &gc.bases);
+        let rlc = RlcStatus::for_generation(generation);
+        let psp_gc = offsets(&[rlc.bootload_status, rlc.cp_stat], &gc.bases);
+        let mut routes: Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync>)> = Vec::new();
+        if let Some(m) = &dcn {
+            routes.push((m.offsets().collect(), m.clone()));
+        }
         let router = Router {
             routes: alloc::vec![
                 (
@@ -490,16 +485,26 @@ impl VirtualGpu {
             ],
             rest: mec.clone(),
         };
-        let index = nbio_regs
-            .regs
-            .rsmu_index
-            .byte_offset(&nbif.bases)
-            .ok_or("RSMU_INDEX is not in the NBIO bases")?;
-        let data = nbio_regs
-            .regs
-            .rsmu_data
-            .byte_offset(&nbif.bases)
-            .ok_or("RSMU_DATA is not in the NBIO bases")?;
+        let router = Router {
+            routes: routes.into_iter().chain(router.routes).collect(),
+            ..router
+        };
+        let index =
+            nbio_regs
+                .regs
+                .rsmu_index
+                .byte_offset(&nbif.bases)
+                .ok_or(ModelError::Register {
+                    name: nbio_regs.regs.rsmu_index.name,
+                })?;
+        let data =
+            nbio_regs
+                .regs
+                .rsmu_data
+                .byte_offset(&nbif.bases)
+                .ok_or(ModelError::Register {
+                    name: nbio_regs.regs.rsmu_data.name,
+                })?;
         let bar5 = BarWindow::new(router, REGS_BYTES, index, data);
         let api = match generation {
             Generation::Gfx11 => MesApiVersion::V11,
@@ -514,6 +519,7 @@ impl VirtualGpu {
             nbio,
             mmhub: mmhub_model,
             gfxhub: gfxhub_model,
+            dcn,
             psp,
             mec,
             api,
@@ -555,6 +561,17 @@ impl VirtualGpu {
         &self.gfxhub
     }
 
+    /// The display model, if the part has one.
+    pub fn dcn(&self) -> Option<&DcnModel> {
+        self.dcn.as_deref()
+    }
+
+    /// The first VRAM offset of the VBIOS's picture on screen that the
+    /// host overwrote, or `None` (intact, or no display).
+    pub fn scanout_clobbered(&self) -> Option<u64> {
+        self.dcn.as_ref().and_then(|m| m.clobbered())
+    }
+
     /// Accesses BAR5 lost past its end, and those through the RSMU pair.
     pub fn bar5_counts(&self) -> crate::bar::BarCounts {
         self.bar5.counts()
@@ -576,6 +593,7 @@ impl VirtualGpu {
             dma: (self.memory.dma.as_ptr() as u64, self.memory.dma_len as u64),
             chunk_bus: self.chunk_bus.clone(),
             gfx12: self.part.generation == Generation::Gfx12,
+            fb_offset: self.part.fb_offset,
         }
     }
 
@@ -649,6 +667,8 @@ struct Space {
     dma: (u64, u64),
     chunk_bus: Vec<u64>,
     gfx12: bool,
+    /// Physical address of VRAM offset 0 (`*MC_VM_FB_OFFSET`).
+    fb_offset: u64,
 }
 
 impl Space {
@@ -665,9 +685,15 @@ impl Space {
                 iommu.map_at(*bus, host as *mut u8, DMA_CHUNK as u64);
             }
         }
-        let t = Gmc::new(&vram, root & !0xFFF, self.gfx12).translate(va, access)?;
-        let space = if t.system { &iommu } else { &vram };
-        space.host_of(t.pa, 1).ok_or(VmFault {
+        let t = Gmc::new(&vram, root & !0xFFF, self.gfx12)
+            .with_vram_base(self.fb_offset)
+            .translate(va, access)?;
+        let (space, at) = if t.system {
+            (&iommu, Some(t.pa))
+        } else {
+            (&vram, t.pa.checked_sub(self.fb_offset))
+        };
+        at.and_then(|a| space.host_of(a, 1)).ok_or(VmFault {
             va,
             access,
             reason: crate::gmc::FaultReason::BadTable { level: 3 },

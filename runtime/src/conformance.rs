@@ -25,6 +25,8 @@ pub const FACTS: &[&[Fact]] = &[
     crate::regs::gc_11_0_0::FAULT_FIELD_FACTS,
     crate::regs::gc_12_0_0::HUB_FIELD_FACTS,
     crate::regs::mmhub_3_0_0::FACTS,
+    crate::regs::dcn_3_2_0::FACTS,
+    crate::regs::dcn_3_2_0::FIELD_FACTS,
     crate::regs::gc_11_0_0::MMHUB_3_0_0_FIELD_FACTS,
     crate::regs::gc_11_0_0::GFX12_SHARED_FIELD_FACTS,
     crate::regs::mmhub_4_1_0::FACTS,

@@ -14,6 +14,8 @@ pub mod hw_id {
     pub const NBIF: u16 = 108;
     pub const UMC: u16 = 150;
     pub const MP0: u16 = 255;
+    /// The display (Linux's `DCE_HWIP`).
+    pub const DMU: u16 = 271;
 }
 
 /// The GFX generation of a part, which selects the MQD layout

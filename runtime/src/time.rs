@@ -45,6 +45,16 @@ impl Deadline {
     }
 }
 
+/// Busy-waits `ns` nanoseconds on `clock` (Linux's `mdelay()`/`udelay()`
+/// where a step needs time to pass rather than a condition to hold).
+/// Bounded by the clock: it ends once `ns` have passed.
+pub fn delay<C: Clock + ?Sized>(clock: &C, ns: u64) {
+    let d = Deadline::after(clock, ns);
+    while !d.expired(clock) {
+        core::hint::spin_loop();
+    }
+}
+
 /// `std::time::Instant` as a [`Clock`], for host tools.
 #[cfg(feature = "std")]
 #[derive(Debug, Clone, Copy)]
@@ -102,6 +112,23 @@ mod tests {
         c.set_to(150);
         assert!(d.expired(&c));
         assert_eq!(d.elapsed_ns(&c), 50);
+    }
+
+    /// Moves by 7 ns per read.
+    struct Ticking(Cell<u64>);
+    impl Clock for Ticking {
+        fn now_ns(&self) -> u64 {
+            self.0.set(self.0.get() + 7);
+            self.0.get()
+        }
+    }
+
+    #[test]
+    fn delay_lasts_at_least_its_time_and_ends() {
+        let c = Ticking(Cell::new(0));
+        delay(&c, 1_000);
+        assert!(c.0.get() >= 1_000);
+        assert!(c.0.get() < 1_000 + 3 * 7);
     }
 
     #[test]

@@ -12,12 +12,12 @@
 use crate::mmio_latency::print_summary;
 use crate::println;
 use alloc::boxed::Box;
-use barebell::aql::packet::Dispatch;
 use barebell::aql::doorbell::Doorbell;
-use barebell::latency::Histogram;
-use barebell::latency::tsc::{self, TscClock, TscScale};
+use barebell::aql::packet::Dispatch;
 use barebell::aql::queue::{AqlQueue, QueueConfig, QueueMemory};
 use barebell::aql::signal::{Condition, SignalMemory};
+use barebell::latency::Histogram;
+use barebell::latency::tsc::{self, TscClock, TscScale};
 use barebell_model::Seed;
 use barebell_model::cp::{CpModel, HqdBinding};
 use core::ptr::NonNull;

@@ -1,77 +1,231 @@
-//! Bring-up after RLC autoload on the model GPU, inside the VM: the chain
-//! `barebell bringup --mapping` runs on the host (`barebell_model::chain`:
-//! MES start, the rings each mapping needs by register programming, one
-//! user queue, a dispatch through barebell's `AqlQueue`, its completion
-//! signal, `queue ready`), with the same `no_std` runtime code against the
-//! same `no_std + alloc` model. There is one CPU and no threads, which the
-//! chain is built for: the firmware models are serviced inline from the
-//! runtime's pause closures and the CP model is stepped to idle.
+//! Bring-up inside the VM: the one bring-up sequence
+//! (`barebell_bringup::run`, the code `barebell bringup` runs on the host,
+//! over the model or a GPU) over the device model's `VirtualGpu`, for each
+//! model part (Navi31, gfx11; Navi48, gfx12) and each way of mapping the
+//! user queue (MES, direct HQD load, KIQ), from discovery to a mapped
+//! queue whose first packet completed, then unmapped.
 //!
-//! This module only reports: each line goes to COM1 with the `UK BRINGUP
-//! <gen>` prefix `cargo xtask qemu` looks for, and each ready queue also as
-//! a defmt frame.
+//! Only the platform's pieces are the image's own: the firmware comes
+//! from the `-initrd` archive ([`Archive`], a `FirmwareSource`), the
+//! model's memory from [`crate::devmem`] (its DMA region at the host's
+//! `DMA_HOST_VA`, so the layout equals the host's), and the reports go to
+//! [`Console`], a `Sink`. One CPU and no threads: the model's firmware
+//! stand-ins run when the bring-up pauses between looks at a fence.
+//!
+//! Reports, which `cargo xtask qemu` checks (and compares with the host
+//! CLI's `barebell bringup --part <part> --mapping <mapping> --trace`):
+//! - on COM1, a `UK BRINGUP <part> run <mapping>: ...` header, each step
+//!   as `UK BRINGUP <part> step <name>: <detail>`, then `queue ready`,
+//!   the unmap, and `UK BRINGUP <part> <mapping> done`;
+//! - on COM2, defmt frames: the register trace from the psp step to the
+//!   unmap (each access as `TRACE W MP0.<reg> @<offset> = <value>`,
+//!   names resolved by the bring-up's bus, nothing formatted in the
+//!   image), between `TRACE <part> <mapping> begin` and `end` frames,
+//!   with a `TRACE <part> <mapping> step <name> reported` frame where
+//!   each step reports; and one `BRINGUP <part> queue ready` frame per
+//!   run. 352 to 454 accesses per run today; the sink stops sending after
+//!   [`TRACE_CAP`] (so a polling loop that spins cannot flood the port)
+//!   and the `end` frame says how many it left out. Discovery's table
+//!   read (over 5,000 `MM_INDEX`/`MM_DATA` accesses) and the nbio and gmc
+//!   steps are not traced.
 
-use crate::println;
-use barebell::latency::tsc::{self, TscClock, TscScale};
-use barebell::ip::Generation;
-use barebell_model::chain::{self, Report};
+use crate::firmware::Blobs;
+use crate::{devmem, println};
+use alloc::vec::Vec;
+use barebell::bus::trace::{self, Access};
+use barebell::latency::tsc::{self, TscScale};
+use barebell_bringup::{FirmwareError, FirmwareSource, Mapping, Options, Sink, Step};
+use barebell_model::{Part, Seed, VirtualGpu, parts};
+use core::cell::Cell;
+use core::fmt;
 
-pub use barebell_model::chain::Mapping;
+/// The model's seed: the one `barebell bringup` opens its model with.
+const SEED: u64 = 1;
+/// Accesses traced per run; the rest are counted.
+const TRACE_CAP: u32 = 2048;
 
-fn gen_name(g: Generation) -> &'static str {
-    match g {
-        Generation::Gfx11 => "gfx11",
-        Generation::Gfx12 => "gfx12",
+/// Firmware files looked up by name in the `-initrd` archive.
+struct Archive<'a>(&'a Blobs);
+
+impl FirmwareSource for Archive<'_> {
+    fn load(&self, name: &str) -> Result<Vec<u8>, FirmwareError> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| b.to_vec())
+            .ok_or_else(|| FirmwareError::NotFound {
+                name: name.into(),
+                place: "the -initrd archive".into(),
+            })
     }
 }
 
+/// Steps as console lines; from the psp step on, every register access
+/// as a defmt frame.
 struct Console {
     part: &'static str,
-}
-
-impl Report for Console {
-    fn step(&mut self, line: core::fmt::Arguments<'_>) {
-        println!("UK BRINGUP {} {line}", self.part);
-    }
-
-    fn queue_ready(&mut self, mapping: Mapping, doorbell: u32, packet_id: u64) {
-        println!(
-            "UK BRINGUP {} queue ready: {} mapping, doorbell {doorbell:#x}, dispatch {packet_id} completed (signal 1 -> 0)",
-            self.part,
-            mapping.name()
-        );
-        defmt::info!(
-            "BRINGUP {=str} queue ready: {=str} mapping",
-            self.part,
-            mapping.name()
-        );
-    }
-}
-
-/// Runs the chain for `generation`, mapping the user queue by `mode`.
-pub fn run(
-    generation: Generation,
-    mode: Mapping,
+    mapping: &'static str,
     scale: TscScale,
-    seed: u64,
-) -> Result<(), &'static str> {
+    /// Open once the gmc step has reported, until the run ends.
+    tracing: Cell<bool>,
+    accesses: Cell<u32>,
+}
+
+impl Console {
+    /// Closes the trace window with its `end` frame; returns the
+    /// accesses seen.
+    fn end(&self) -> u32 {
+        let n = self.accesses.get();
+        if self.tracing.replace(false) {
+            defmt::info!(
+                "TRACE {=str} {=str} end: {=u32} accesses, {=u32} not traced",
+                self.part,
+                self.mapping,
+                n,
+                n.saturating_sub(TRACE_CAP)
+            );
+        }
+        n
+    }
+
+    fn marker(&self, step: Step) {
+        if self.tracing.get() {
+            defmt::info!(
+                "TRACE {=str} {=str} step {=str} reported",
+                self.part,
+                self.mapping,
+                step.name()
+            );
+        }
+    }
+}
+
+impl Sink for Console {
+    fn step(&self, step: Step, detail: fmt::Arguments<'_>) {
+        println!("UK BRINGUP {} step {step}: {detail}", self.part);
+        self.marker(step);
+        if step == Step::Gmc && !self.tracing.get() {
+            self.tracing.set(true);
+            defmt::info!(
+                "TRACE {=str} {=str} begin: psp, rlc, mes, rings, queue and unmap steps",
+                self.part,
+                self.mapping
+            );
+        }
+    }
+
+    fn tracing(&self) -> bool {
+        self.tracing.get()
+    }
+
+    fn access(&self, a: Access) {
+        let n = self.accesses.get();
+        self.accesses.set(n.saturating_add(1));
+        if n < TRACE_CAP {
+            trace::defmt_sink(a);
+        }
+    }
+
+    fn wall_ns(&self) -> Option<u64> {
+        Some(self.scale.to_ns(tsc::start()))
+    }
+}
+
+/// Every part, every mapping.
+pub fn run_all(blobs: &Blobs, scale: TscScale) -> Result<(), &'static str> {
+    for part in [parts::navi31(), parts::navi48()] {
+        for mapping in Mapping::ALL {
+            run(part.clone(), mapping, blobs, scale)?;
+        }
+    }
+    Ok(())
+}
+
+/// One model of `part`, brought up with the queue mapped by `mapping`.
+fn run(part: Part, mapping: Mapping, blobs: &Blobs, scale: TscScale) -> Result<(), &'static str> {
     let t0 = tsc::start();
-    let part = gen_name(generation);
-    chain::run(
-        generation,
-        mode,
-        seed,
-        TscClock(scale),
-        &mut Console { part },
-    )
-    .map_err(|e| {
-        println!("UK ERROR bring-up {part} {}: {e}", mode.name());
-        "bring-up"
+    let name = part.name;
+    let m = mapping.name();
+    let fw = Archive(blobs);
+    let memory = devmem::take().ok_or("the model's memory is not free")?;
+    let gpu = VirtualGpu::new(part, &fw, memory, Seed(SEED)).map_err(|e| {
+        println!("UK ERROR bring-up {name} {m}: building the model: {e}");
+        "building the model"
     })?;
+    let dma = barebell::platform::Platform::dma(&gpu).host.as_ptr() as usize;
+    println!(
+        "UK BRINGUP {name} run {m}: {}, BAR0 backed for {} MiB, DMA region at host {dma:#x}, seed {SEED}",
+        barebell::platform::Platform::name(&gpu),
+        devmem::VRAM_BYTES >> 20
+    );
+    let sink = Console {
+        part: name,
+        mapping: m,
+        scale,
+        tracing: Cell::new(false),
+        accesses: Cell::new(0),
+    };
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(mapping),
+    };
+    let fail = |what: &dyn fmt::Display| {
+        println!("UK ERROR bring-up {name} {m}: {what}");
+        for l in gpu.firmware_logs().lines() {
+            println!("UK ERROR   {l}");
+        }
+        let refused = gpu.psp().refusals();
+        if !refused.is_empty() {
+            println!("UK ERROR   the PSP model refused: {refused:?}");
+        }
+        "bring-up"
+    };
+    let up = barebell_bringup::run(&gpu, &fw, &opts, &sink).map_err(|e| {
+        sink.end();
+        fail(&e)
+    })?;
+    let q = up
+        .queue
+        .ok_or_else(|| fail(&"no user queue after the queue step"))?;
+    // What the integration test (tests/harness/tests/bringup.rs) asks of
+    // the model after a bring-up.
+    let refused = gpu.psp().refusals();
+    if !refused.is_empty() {
+        return Err(fail(&format_args!("the PSP model refused {refused:?}")));
+    }
+    let lost = gpu.bar5_counts().beyond;
+    if lost != 0 {
+        return Err(fail(&format_args!("{lost} accesses past BAR5 were lost")));
+    }
+    let cp_errors = gpu.mec().cp().errors().len();
+    if cp_errors != 0 {
+        return Err(fail(&format_args!("{cp_errors} CP model errors")));
+    }
+    let signal = q.signal.value();
+    if q.mode != mapping || signal != 0 {
+        return Err(fail(&format_args!(
+            "mapped {:?}, completion signal {signal} (want {mapping:?}, 0)",
+            q.mode
+        )));
+    }
+    println!(
+        "UK BRINGUP {name} queue ready: {m} mapping, doorbell {:#x}, barrier packet {} completed (signal 1 -> 0)",
+        q.doorbell, q.packet_id
+    );
+    defmt::info!("BRINGUP {=str} queue ready: {=str} mapping", name, m);
+    q.unmap().map_err(|e| {
+        sink.end();
+        fail(&e)
+    })?;
+    println!("UK BRINGUP {name} step unmap: the queue is off the device");
+    sink.marker(Step::Unmap);
+    let traced = sink.end();
+    println!(
+        "UK BRINGUP {name} trace: {traced} register accesses from psp to unmap sent as defmt frames"
+    );
     let us = scale.to_ns(tsc::end().wrapping_sub(t0)) / 1000;
     println!(
-        "UK BRINGUP {part} {} done in {us}us (model GPU built, MES started, rings up, queue mapped, dispatch completed, unmapped)",
-        mode.name()
+        "UK BRINGUP {name} {m} done in {us}us (model built; discovery, nbio, gmc, psp, rlc, mes, rings, queue; barrier completed; unmapped)"
     );
     Ok(())
 }

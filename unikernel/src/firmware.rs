@@ -4,8 +4,9 @@
 //! read and reported with `barebell-firmware-if` (the third `no_std`
 //! crate), and `cargo xtask qemu` compares what is printed with that
 //! blob's own header bytes, read on the host at the offsets of
-//! `struct common_firmware_header` (Linux's `amdgpu_ucode.h`). The rest
-//! feed the PSP bring-up on the model.
+//! `struct common_firmware_header` (Linux's `amdgpu_ucode.h`). All of
+//! them feed the bring-up on the model (`crate::bringup`), which asks for
+//! the files the discovered IP versions need by name.
 
 use crate::println;
 use alloc::string::String;

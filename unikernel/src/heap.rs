@@ -1,16 +1,19 @@
 //! The heap: `linked_list_allocator` over a static region, behind a spin
 //! lock. Only set-up code allocates (the device model's tables, the PCI
-//! listing); the measured loops do not.
+//! listing); the measured loops do not. The high-water mark is kept, for
+//! the log.
 
 use core::alloc::{GlobalAlloc, Layout};
 use core::ptr::NonNull;
+use core::sync::atomic::{AtomicUsize, Ordering};
 use linked_list_allocator::Heap;
 use spin::Mutex;
 
-/// The PSP bring-up is the big user: each part's rig leaks a 2 MiB
-/// firmware buffer and a 4 MiB TMR (both 1 MiB aligned) and the model's
-/// copies of every expected section, about 11 MiB per part.
-pub const HEAP_BYTES: usize = 48 << 20;
+/// The bring-up is the big user: the firmware files it reads (copies out
+/// of the archive), the PSP model's copies of every image it expects, the
+/// models' state. The model's VRAM backing and DMA region are not on the
+/// heap (`crate::devmem`).
+pub const HEAP_BYTES: usize = 16 << 20;
 
 #[repr(C, align(4096))]
 struct Region([u8; HEAP_BYTES]);
@@ -19,6 +22,9 @@ static mut REGION: Region = Region([0; HEAP_BYTES]);
 
 struct Locked(Mutex<Heap>);
 
+/// The most bytes in use at once.
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
 #[global_allocator]
 static ALLOCATOR: Locked = Locked(Mutex::new(Heap::empty()));
 
@@ -26,10 +32,12 @@ static ALLOCATOR: Locked = Locked(Mutex::new(Heap::empty()));
 // it owns exclusively (see `init`), and the lock serialises every call.
 unsafe impl GlobalAlloc for Locked {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        self.0
-            .lock()
+        let mut h = self.0.lock();
+        let p = h
             .allocate_first_fit(layout)
-            .map_or(core::ptr::null_mut(), NonNull::as_ptr)
+            .map_or(core::ptr::null_mut(), NonNull::as_ptr);
+        PEAK.fetch_max(h.used(), Ordering::Relaxed);
+        p
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -51,8 +59,8 @@ pub fn init() -> (usize, usize) {
     (start as usize, HEAP_BYTES)
 }
 
-/// Bytes in use and free.
-pub fn usage() -> (usize, usize) {
+/// Bytes in use, free, and the most ever in use.
+pub fn usage() -> (usize, usize, usize) {
     let h = ALLOCATOR.0.lock();
-    (h.used(), h.free())
+    (h.used(), h.free(), PEAK.load(Ordering::Relaxed))
 }

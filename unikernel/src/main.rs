@@ -3,7 +3,9 @@
 //!
 //! What it does, in order, each step logging `UK ...` lines on COM1 that
 //! `cargo xtask qemu` parses:
-//! 1. console, IDT, heap, PAT;
+//! 1. console, IDT, heap, PAT; the memory functions checked against
+//!    byte references; the model's DMA region mapped at
+//!    `barebell::platform::DMA_HOST_VA`;
 //! 2. firmware blobs passed as a PVH module (a newc cpio archive), the
 //!    first read with barebell-firmware-if;
 //! 3. TSC rate (CPUID leaf 0x15 if reported, else the PIT);
@@ -16,14 +18,18 @@
 //!    image is not built, so a 0x1002 device is only reported;
 //! 7. MMIO store latency to QEMU's `edu` device;
 //! 8. the AQL submit path against the CP model (not bring-up);
-//! 9. bring-up on the model, for Navi31 (gfx11) and Navi48 (gfx12):
-//!    discovery, PSP firmware loading with the archive's real blobs and
-//!    RLC autoload; then, on the MEC/MES model, MES start, KIQ and
-//!    scheduler rings, one user queue mapped by MES, directly and by KIQ,
-//!    a dispatch, `queue ready`;
+//! 9. bring-up on the device model (`barebell_model::VirtualGpu`):
+//!    the one bring-up sequence the host CLI runs (`barebell_bringup::run`),
+//!    for Navi31 (gfx11) and Navi48 (gfx12), each with the user queue
+//!    mapped by MES, directly and by KIQ: discovery, NBIO, GMC, PSP
+//!    firmware loading with the archive's real blobs, RLC autoload, MES
+//!    start, KIQ and scheduler rings, the queue, a first packet through
+//!    it, `queue ready`, unmap; the model's DMA region at the host's
+//!    `DMA_HOST_VA` so the memory layout is the host's (see [`bringup`]
+//!    and [`devmem`]);
 //! 10. if the command line says `hold`, wait for one byte from the host
-//!    on COM1 (so the host can query QEMU's monitor while the machine
-//!    still exists), then exit through isa-debug-exit.
+//!     on COM1 (so the host can query QEMU's monitor while the machine
+//!     still exists), then exit through isa-debug-exit.
 #![no_std]
 #![no_main]
 
@@ -35,6 +41,7 @@ mod boot;
 mod bringup;
 mod console;
 mod defmt_log;
+mod devmem;
 mod exceptions;
 mod firmware;
 mod heap;
@@ -43,13 +50,11 @@ mod paging;
 mod pci;
 mod pit;
 mod port;
-mod psp_bringup;
 mod rt;
 mod serial;
 mod start_info;
 
 use barebell::latency::tsc::{self, TscScale};
-use barebell::ip::Generation;
 use barebell_pcie::ecam::{McfgEntry, mcfg_entries};
 use rt::Exit;
 
@@ -82,6 +87,18 @@ extern "C" fn kmain(start_info_addr: u32) -> ! {
 }
 
 fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
+    let cases = rt::check_memory_functions().map_err(|(f, n, shift)| {
+        println!("UK ERROR {f} of {n} bytes (shift {shift}) differs from the byte reference");
+        "memory functions"
+    })?;
+    println!("UK MEM memcpy, memmove and memset equal byte references in {cases} cases");
+    let frames = devmem::init()?;
+    println!(
+        "UK DEVMEM DMA region {:#x} bytes at VA {:#x} (frames at PA {frames:#x}, identity alias unmapped); VRAM backing {} MiB",
+        barebell::platform::DMA_BYTES,
+        barebell::platform::DMA_HOST_VA,
+        devmem::VRAM_BYTES >> 20
+    );
     // SAFETY: this is the value the PVH loader left in %ebx, forwarded
     // unchanged by the boot code; it lies in the first MiB.
     let si = unsafe { start_info::read(start_info_addr) }.map_err(|e| {
@@ -229,16 +246,11 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
 
     aql_model::run(scale, AQL_ITERATIONS, 1)?;
 
-    for generation in [Generation::Gfx11, Generation::Gfx12] {
-        psp_bringup::run(generation, &blobs)?;
-        for mapping in bringup::Mapping::ALL {
-            bringup::run(generation, mapping, scale, 1)?;
-        }
-    }
+    bringup::run_all(&blobs, scale)?;
 
-    let (used, free) = heap::usage();
+    let (used, free, peak) = heap::usage();
     let (tables, pool) = paging::tables_used();
-    println!("UK heap used={used} free={free}; page tables {tables}/{pool}");
+    println!("UK heap used={used} free={free} peak={peak}; page tables {tables}/{pool}");
     let elapsed = scale.to_ns(tsc::end().wrapping_sub(boot_tsc));
     println!("UK time kmain-to-exit={}us", elapsed / 1000);
 

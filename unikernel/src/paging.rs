@@ -1,11 +1,17 @@
-//! Identity page tables for device memory, with the caching each kind of
-//! memory needs.
+//! Page tables for device memory, with the caching each kind of memory
+//! needs.
 //!
 //! The boot code maps the first GiB write-back; everything else is mapped
 //! here on demand with 2 MiB pages: the ECAM window and register BARs
 //! uncached (UC), prefetchable BARs (where a GPU's VRAM aperture lives)
 //! write-combining (WC). Addresses above 4 GiB get page tables like any
-//! other; the identity map reaches 256 TiB (4-level paging).
+//! other; the identity map reaches 128 TiB (4-level paging, the lower
+//! canonical half).
+//!
+//! One range is not identity mapped: the model GPU's DMA region, whose
+//! frames [`map_to`] places at `barebell::platform::DMA_HOST_VA` (where
+//! the host CLI and the hardware targets put theirs), after [`unmap`]
+//! took their identity alias away (see `crate::devmem`).
 //!
 //! x86 has no WC encoding in the page-table bits themselves: PWT, PCD and
 //! (for a 2 MiB page) bit 12 select one of eight PAT entries, and the PAT
@@ -79,6 +85,8 @@ pub enum MapError {
     NoTables { needed_for: u64 },
     /// A 1 GiB page already covers `address`; splitting is not done.
     HugeParent { address: u64 },
+    /// [`map_to`] and [`unmap`] take whole 2 MiB pages only.
+    Misaligned { va: u64, phys: u64, len: u64 },
 }
 
 impl core::fmt::Display for MapError {
@@ -96,6 +104,10 @@ impl core::fmt::Display for MapError {
             MapError::HugeParent { address } => {
                 write!(f, "{address:#x} lies in a 1 GiB page")
             }
+            MapError::Misaligned { va, phys, len } => write!(
+                f,
+                "VA {va:#x}, PA {phys:#x}, {len:#x} bytes: not whole 2 MiB pages"
+            ),
         }
     }
 }
@@ -188,29 +200,86 @@ impl Mapper {
                 start: phys,
                 end: phys.saturating_add(len),
             })?;
-        let pml4 = (&raw mut BOOT_PML4).cast::<u64>();
+        self.map_pages(start, start, end - start, cache)
+    }
+
+    /// Maps `[va, va + len)` to `[phys, phys + len)`, all 2 MiB aligned
+    /// and checked by the callers.
+    fn map_pages(&mut self, va: u64, phys: u64, len: u64, cache: Cache) -> Result<u64, MapError> {
         let mut pages = 0;
-        let mut p = start;
-        while p < end {
-            let i4 = (p >> 39 & 511) as usize;
-            let i3 = (p >> 30 & 511) as usize;
-            let i2 = (p >> 21 & 511) as usize;
-            // SAFETY: the indices are < 512, inside each 512-entry table.
-            let pdpt = self.next_level(unsafe { pml4.add(i4) }, p)?;
-            // SAFETY: as above.
-            let pd = self.next_level(unsafe { pdpt.add(i3) }, p)?;
-            // SAFETY: as above; the entry maps [p, p + 2 MiB) to itself,
-            // which is what every caller means by "identity map". invlpg
+        let mut off = 0;
+        while off < len {
+            let (v, p) = (va + off, phys + off);
+            let pd = self.pd_for(v)?;
+            // SAFETY: `pd` is a live page directory and the index is
+            // < 512; the entry maps [v, v + 2 MiB) to [p, p + 2 MiB), which
+            // is what the caller asked for (identity for `map`). invlpg
             // drops a stale translation if the entry was present.
             unsafe {
-                pd.add(i2)
+                pd.add((v >> 21 & 511) as usize)
                     .write_volatile(p | PRESENT | WRITABLE | HUGE | cache.bits());
-                core::arch::asm!("invlpg [{0}]", in(reg) p, options(nostack));
+                core::arch::asm!("invlpg [{0}]", in(reg) v, options(nostack));
             }
             pages += 1;
-            p += PAGE_2M;
+            off += PAGE_2M;
         }
         Ok(pages)
+    }
+
+    /// The page directory covering `va`, made if absent.
+    fn pd_for(&mut self, va: u64) -> Result<*mut u64, MapError> {
+        let pml4 = (&raw mut BOOT_PML4).cast::<u64>();
+        // SAFETY: the indices are < 512, inside each 512-entry table.
+        let pdpt = self.next_level(unsafe { pml4.add((va >> 39 & 511) as usize) }, va)?;
+        // SAFETY: as above.
+        self.next_level(unsafe { pdpt.add((va >> 30 & 511) as usize) }, va)
+    }
+
+    /// Clears the 2 MiB entries of `[va, va + len)` that are present.
+    fn unmap(&mut self, va: u64, len: u64) -> Result<u64, MapError> {
+        let mut pages = 0;
+        let mut off = 0;
+        while off < len {
+            let v = va + off;
+            off += PAGE_2M;
+            let Some(e) = self.entry_ptr(v)? else {
+                continue;
+            };
+            // SAFETY: `e` is the present 2 MiB leaf entry for `v` in a
+            // live table (found by `entry_ptr`); clearing it and invlpg
+            // make `v` fault from now on, which is the point.
+            unsafe {
+                e.write_volatile(0);
+                core::arch::asm!("invlpg [{0}]", in(reg) v, options(nostack));
+            }
+            pages += 1;
+        }
+        Ok(pages)
+    }
+
+    /// A pointer to the present 2 MiB leaf entry mapping `va`, if any
+    /// (the page-directory entry: neither the boot code nor this mapper
+    /// makes 4 KiB page tables).
+    fn entry_ptr(&self, va: u64) -> Result<Option<*mut u64>, MapError> {
+        let mut table = (&raw mut BOOT_PML4).cast::<u64>();
+        for shift in [39u32, 30, 21] {
+            // SAFETY: index < 512 within a live table.
+            let at = unsafe { table.add((va >> shift & 511) as usize) };
+            // SAFETY: `at` points into a live table, written only under
+            // the mapper's lock, which the caller holds.
+            let e = unsafe { at.read_volatile() };
+            if e & PRESENT == 0 {
+                return Ok(None);
+            }
+            if shift == 21 {
+                return Ok(Some(at));
+            }
+            if e & HUGE != 0 {
+                return Err(MapError::HugeParent { address: va });
+            }
+            table = (e & ADDR_MASK) as *mut u64;
+        }
+        Ok(None)
     }
 
     fn entry(&self, address: u64) -> Option<u64> {
@@ -235,6 +304,34 @@ impl Mapper {
 /// type. Afterwards `phys as *mut u8` is a valid pointer to the range.
 pub fn map(phys: u64, len: u64, cache: Cache) -> Result<u64, MapError> {
     MAPPER.lock().map(phys, len, cache)
+}
+
+/// Maps `[va, va + len)` to the physical range at `phys` with 2 MiB pages
+/// of type `cache`; all three must be multiples of 2 MiB and the range
+/// must lie in the lower canonical half. Returns the number of pages
+/// written. What was mapped at `va` before is replaced.
+pub fn map_to(va: u64, phys: u64, len: u64, cache: Cache) -> Result<u64, MapError> {
+    let aligned = (va | phys | len) & (PAGE_2M - 1) == 0;
+    if !aligned {
+        return Err(MapError::Misaligned { va, phys, len });
+    }
+    if va.checked_add(len).is_none_or(|e| e > LIMIT) {
+        return Err(MapError::OutOfRange {
+            start: va,
+            end: va.saturating_add(len),
+        });
+    }
+    MAPPER.lock().map_pages(va, phys, len, cache)
+}
+
+/// Takes the 2 MiB pages of `[va, va + len)` out of the page tables
+/// (those present); returns how many were. Both must be multiples of
+/// 2 MiB.
+pub fn unmap(va: u64, len: u64) -> Result<u64, MapError> {
+    if (va | len) & (PAGE_2M - 1) != 0 {
+        return Err(MapError::Misaligned { va, phys: va, len });
+    }
+    MAPPER.lock().unmap(va, len)
 }
 
 /// The leaf (2 MiB) entry mapping `address`, for the log.

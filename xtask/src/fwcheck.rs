@@ -117,8 +117,16 @@ fn records(text: &str) -> Vec<String> {
 
 /// The PSP bootloader codes live in `amdgpu_psp.h`, which includes the
 /// whole driver and cannot be compiled in user space; so the enum itself
-/// is cut out of the header text and compiled alone.
+/// is cut out of the header text and compiled alone. Both the runtime's
+/// codes (barebell-firmware-if) and the PSP model's own are checked.
 fn check_bootloader_codes(amd: &Path, work: &Path) -> Result<usize> {
+    let firmware_if = barebell_firmware_if::psp_gfx::bootloader::ALL;
+    let model = barebell_model::psp::iface::bl::ALL;
+    Ok(check_codes(amd, work, "firmware-if", firmware_if)?
+        + check_codes(amd, work, "model", model)?)
+}
+
+fn check_codes(amd: &Path, work: &Path, krate: &str, codes: &[(&str, u32)]) -> Result<usize> {
     let path = amd.join("amdgpu/amdgpu_psp.h");
     let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
     let start = text
@@ -130,7 +138,6 @@ fn check_bootloader_codes(amd: &Path, work: &Path) -> Result<usize> {
     let mut src = String::from("#include <stdio.h>\n");
     src.push_str(&text[start..start + len + 2]);
     src.push_str("\nint main(void) {\n");
-    let codes = barebell_firmware_if::psp_gfx::bootloader::ALL;
     for (name, _) in codes {
         let _ = writeln!(
             src,
@@ -138,8 +145,8 @@ fn check_bootloader_codes(amd: &Path, work: &Path) -> Result<usize> {
         );
     }
     src.push_str("  return 0;\n}\n");
-    let c = work.join("bootloader.c");
-    let bin = work.join("bootloader");
+    let c = work.join(format!("bootloader-{krate}.c"));
+    let bin = work.join(format!("bootloader-{krate}"));
     std::fs::write(&c, src)?;
     crate::util::output(Command::new("cc").arg(&c).arg("-o").arg(&bin))
         .context("compiling the extracted psp_bootloader_cmd enum")?;
@@ -147,7 +154,9 @@ fn check_bootloader_codes(amd: &Path, work: &Path) -> Result<usize> {
     for ((name, want), line) in codes.iter().zip(got.lines()) {
         let expect = format!("{name} {want}");
         if line != expect {
-            bail!("bootloader code mismatch: amdgpu_psp.h says {line:?}, Rust has {expect:?}");
+            bail!(
+                "bootloader code mismatch ({krate}): amdgpu_psp.h says {line:?}, Rust has {expect:?}"
+            );
         }
     }
     if got.lines().count() != codes.len() {

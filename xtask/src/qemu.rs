@@ -20,6 +20,20 @@
 //! header fields the image reads from it with barebell-firmware-if must
 //! equal the blob's own bytes.
 //!
+//! The image runs the one bring-up (`barebell_bringup::run`) over the
+//! device model for Navi31 and Navi48 with each queue mapping (MES,
+//! direct, KIQ), with the firmware from the same archive. Each of the six
+//! runs must report every step in order with what that step must say
+//! (the ring area at the host's VA, the PSP's AUTOLOAD_RLC, the RLC
+//! autoload, the generation's scheduler ring, `queue ready`), and send
+//! its register trace from the psp step to the unmap as defmt frames with
+//! the PSP mailbox registers named and none dropped. The host CLI's
+//! `barebell bringup --part <part> --mapping <mapping> --trace` runs the
+//! same six bring-ups over the same model on the host: the image's step
+//! lines must equal the host's line for line and its trace the host's
+//! access for access, which holds only if the memory layout in the VM
+//! (the model's DMA region at `DMA_HOST_VA`) is the host's.
+//!
 //! Two boots with `test-panic` and `test-exception` on the command line
 //! check the failure paths: the panic handler and the #UD handler must
 //! print and exit with their own isa-debug-exit codes.
@@ -60,8 +74,10 @@ const BOOT_BOUND: Duration = Duration::from_secs(120);
 /// A real firmware container (firmware-amd-graphics, installed by the apt
 /// stage), handed to the image as a PVH module through `-initrd`.
 const FIRMWARE: &str = "/lib/firmware/amdgpu/gc_11_0_0_mes_2.bin";
-/// The blobs the PSP/RLC bring-up in the image needs for Navi31 and
-/// Navi48 (the sets in `barebell_model::psp::rig::navi31`/`navi48`).
+/// The other blobs the bring-up in the image needs for Navi31 and Navi48
+/// (`barebell_bringup::FirmwareSet::for_versions` for their IP versions;
+/// the model's PSP expects the same files, `barebell_model::parts`).
+/// [`FIRMWARE`] is Navi31's MES scheduler blob.
 const BRINGUP_BLOBS: &[&str] = &[
     "psp_13_0_0_sos.bin",
     "smu_13_0_0.bin",
@@ -80,6 +96,7 @@ const BRINGUP_BLOBS: &[&str] = &[
     "gc_12_0_1_uni_mes.bin",
     "gc_12_0_1_imu.bin",
     "gc_12_0_1_rlc.bin",
+    "sdma_7_0_1.bin",
 ];
 
 /// Several blobs go in through the one PVH module QEMU's `-initrd` makes,
@@ -632,119 +649,339 @@ fn latency_line<'a>(log: &'a str, name: &str) -> Result<&'a str> {
         .with_context(|| format!("no `{name}` latency summary in the log"))
 }
 
-/// The bring-up chains the image runs on the model GPU, each of which
-/// must end in `queue ready` (a dispatch through the mapped queue whose
-/// completion signal reached 0), and the step that brought the scheduler
-/// ring up on that generation.
-const BRINGUP: &[(&str, &str)] = &[
-    ("gfx11", "scheduler ring mapped by KIQ MAP_QUEUES"),
-    ("gfx12", "scheduler ring mapped by map_legacy_kq ADD_QUEUE"),
-];
-/// The parts whose discovery → PSP → RLC steps the image runs with the
-/// archive's real blobs, and what each step's line must say.
-const PSP_PARTS: &[&str] = &["navi31-model", "navi48-model"];
-const PSP_STEPS: &[(&str, &str)] = &[
-    ("discovery", "IP instances"),
-    ("psp", "AUTOLOAD_RLC sent"),
-    ("rlc", "BOOTLOAD_COMPLETE"),
+/// The model parts the image brings up, with the step line that says how
+/// the scheduler ring came up on that generation and the prefix of the
+/// PSP mailbox registers in that part's MP0 header (`MP0_SMN_*` in MP0
+/// 13.0.0's, `MPASP_SMN_*` in 14.0.2's).
+const PARTS: &[(&str, &str, &str)] = &[
+    (
+        "navi31",
+        "MES scheduler ring mapped by KIQ MAP_QUEUES",
+        "MP0_SMN",
+    ),
+    (
+        "navi48",
+        "scheduler ring mapped by map_legacy_kq ADD_QUEUE",
+        "MPASP_SMN",
+    ),
 ];
 const MAPPINGS: &[&str] = &["mes", "direct", "kiq"];
+/// Where every platform puts the ring area: the DMA region sits at 32 TiB
+/// (`barebell::platform::DMA_HOST_VA`) and its first 2 MiB chunk is GTT,
+/// so the ring area starts 2 MiB above. The image must report this
+/// address: an identity-mapped region would sit elsewhere.
+const RING_AREA: &str = "ring area at VA = host 0x200000200000, ";
 
-/// Bring-up reached a ready queue for every generation and mapping, on the
-/// console and in the defmt frames; returns a short description.
-fn bringup_ready(log: &str, defmt: &[String]) -> Result<String> {
-    for part in PSP_PARTS {
-        for (step, says) in PSP_STEPS {
-            let want = format!("UK BRINGUP {part} step {step}: ");
-            ensure!(
-                log.lines()
-                    .any(|l| l.starts_with(&want) && l.contains(says)),
-                "{part}: no `{want}...{says}...` line"
-            );
+/// The steps of one run in the order they must report, each with what its
+/// line must say (`{m}` is the mapping).
+fn step_phrases(ring: &'static str) -> [(&'static str, &'static str); 9] {
+    [
+        ("discovery", "IP instances"),
+        ("nbio", "through the RSMU index/data pair"),
+        ("gmc", RING_AREA),
+        ("psp", "AUTOLOAD_RLC sent"),
+        ("rlc", "BOOTLOAD_COMPLETE"),
+        ("mes", "MES pipes unhalted"),
+        ("rings", ring),
+        ("queue", "queue ready: {m} mapping, "),
+        ("unmap", "the queue is off the device"),
+    ]
+}
+
+/// One run's console lines: from `UK BRINGUP <part> run <mapping>:` to
+/// `UK BRINGUP <part> <mapping> done`.
+fn run_segment<'a>(log: &'a str, part: &str, m: &str) -> Result<Vec<&'a str>> {
+    let head = format!("UK BRINGUP {part} run {m}: ");
+    let done = format!("UK BRINGUP {part} {m} done in ");
+    let mut lines = log.lines().skip_while(|l| !l.starts_with(&head));
+    let first = lines
+        .next()
+        .with_context(|| format!("{part} {m}: no `{head}...` line"))?;
+    let mut seg = vec![first];
+    for l in lines {
+        seg.push(l);
+        if l.starts_with(&done) {
+            return Ok(seg);
         }
     }
-    let mut n = 0;
-    for (g, ring_step) in BRINGUP {
-        ensure!(
-            log.lines()
-                .any(|l| l.starts_with(&format!("UK BRINGUP {g} step mes: "))
-                    && l.contains(ring_step)),
-            "{g}: no `{ring_step}` step"
-        );
+    bail!("{part} {m}: no `{done}...` line after `{head}...`")
+}
+
+/// What one run reported: its `step <name>: <detail>` lines.
+fn run_steps<'a>(seg: &[&'a str], part: &str) -> Vec<&'a str> {
+    let prefix = format!("UK BRINGUP {part} ");
+    seg.iter()
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .filter(|l| l.starts_with("step "))
+        .collect()
+}
+
+/// Every part reached a ready queue with every mapping, through every
+/// step in order, on the console and in the defmt frames; returns a
+/// short description.
+fn bringup_ready(log: &str, defmt: &[String]) -> Result<String> {
+    // `UK BRINGUP <part> queue ready: ...`, not the queue step's line.
+    let ready = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("UK BRINGUP ")?.split_once(' '))
+        .filter(|(_, rest)| rest.starts_with("queue ready: "))
+        .count();
+    let want = PARTS.len() * MAPPINGS.len();
+    ensure!(
+        ready == want,
+        "{ready} `UK BRINGUP <part> queue ready` lines, want {want}"
+    );
+    for (part, ring, _) in PARTS {
         for m in MAPPINGS {
-            let want = format!("UK BRINGUP {g} queue ready: {m} mapping, ");
+            let seg = run_segment(log, part, m)?;
             ensure!(
-                log.lines()
-                    .any(|l| l.starts_with(&want) && l.ends_with("completed (signal 1 -> 0)")),
-                "{g} {m}: no `{want}... completed (signal 1 -> 0)` line"
+                seg[0].contains("DMA region at host 0x200000000000,"),
+                "{part} {m}: the model's DMA region is not at DMA_HOST_VA: {}",
+                seg[0]
             );
-            let frame = format!("BRINGUP {g} queue ready: {m} mapping");
-            ensure!(defmt.contains(&frame), "{g} {m}: no `{frame}` defmt frame");
-            n += 1;
+            let steps = run_steps(&seg, part);
+            let mut at = 0;
+            for (step, says) in step_phrases(ring) {
+                let says = says.replace("{m}", m);
+                let want = format!("step {step}: ");
+                let found = steps
+                    .get(at..)
+                    .unwrap_or_default()
+                    .iter()
+                    .position(|l| l.starts_with(&want) && l.contains(&says));
+                let Some(i) = found else {
+                    bail!("{part} {m}: no `{want}...{says}...` line after the steps before it")
+                };
+                at += i + 1;
+            }
+            let want = format!("UK BRINGUP {part} queue ready: {m} mapping, ");
+            ensure!(
+                seg.iter()
+                    .any(|l| l.starts_with(&want) && l.ends_with("completed (signal 1 -> 0)")),
+                "{part} {m}: no `{want}... completed (signal 1 -> 0)` line"
+            );
+            let frame = format!("BRINGUP {part} queue ready: {m} mapping");
+            let n = defmt.iter().filter(|l| **l == frame).count();
+            ensure!(n == 1, "{part} {m}: {n} `{frame}` defmt frames, want 1");
         }
     }
     Ok(format!(
-        "discovery/PSP/RLC on {} with real blobs; bring-up reached a ready queue {n}x ({} x {})",
-        PSP_PARTS.join("+"),
-        BRINGUP.iter().map(|b| b.0).collect::<Vec<_>>().join("+"),
+        "bring-up reached a ready queue {want}x ({} x {}), every step in order",
+        PARTS.iter().map(|p| p.0).collect::<Vec<_>>().join("+"),
         MAPPINGS.join("/")
     ))
 }
 
-/// Registers each part's traced PSP step must show by name, as the
-/// image's defmt sink renders them (`W MP0.<reg> @0x.. = 0x..`): the
-/// bootloader mailbox (written) and the GPCOM ring's write pointer
-/// register. Navi31's MP0 13.0.0 header calls them `MP0_SMN_*`, Navi48's
-/// MP0 14.0.2 header `MPASP_SMN_*`.
-const TRACED: &[(&str, &[&str])] = &[
-    (
-        "navi31-model",
-        &["W MP0.MP0_SMN_C2PMSG_35 @", "MP0.MP0_SMN_C2PMSG_64 @"],
-    ),
-    (
-        "navi48-model",
-        &["W MP0.MPASP_SMN_C2PMSG_35 @", "MP0.MPASP_SMN_C2PMSG_64 @"],
-    ),
-];
+/// One run's trace frames: every `TRACE ` frame between `TRACE <part>
+/// <mapping> begin` and `end`, and the `end` frame's two counts.
+fn run_trace<'a>(defmt: &'a [String], part: &str, m: &str) -> Result<(Vec<&'a str>, u64, u64)> {
+    let begin = format!("TRACE {part} {m} begin");
+    let end = format!("TRACE {part} {m} end: ");
+    let start = defmt
+        .iter()
+        .position(|l| l.starts_with(&begin))
+        .with_context(|| format!("{part} {m}: no `{begin}` defmt frame"))?;
+    let rest = defmt.get(start + 1..).unwrap_or_default();
+    let len = rest
+        .iter()
+        .position(|l| l.starts_with(&end))
+        .with_context(|| format!("{part} {m}: no `{end}...` defmt frame after `{begin}`"))?;
+    // `<n> accesses, <m> not traced`
+    let counts: Vec<u64> = rest[len][end.len()..]
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let [seen, dropped] = counts[..] else {
+        bail!("{part} {m}: malformed end frame `{}`", rest[len]);
+    };
+    let frames = rest[..len]
+        .iter()
+        .map(String::as_str)
+        .filter(|l| l.starts_with("TRACE "))
+        .collect();
+    Ok((frames, seen, dropped))
+}
 
-/// The symbolic register trace of the PSP step came through defmt: for
-/// each part, frames between `TRACE <part> begin` and `TRACE <part> end`
-/// that name the registers in [`TRACED`]; returns a short description.
-fn traced_psp(defmt: &[String]) -> Result<String> {
+/// Each run's register trace (psp step to unmap) came through defmt with
+/// register names: every access frame is there (the `end` frame's count
+/// equals the frames, none dropped), and the psp step's frames name the
+/// written bootloader mailbox (C2PMSG_35) and the GPCOM ring's write
+/// pointer (C2PMSG_64); returns a short description.
+fn traced(defmt: &[String]) -> Result<String> {
     let mut counts = Vec::new();
-    for (part, wanted) in TRACED {
-        let begin = format!("TRACE {part} begin");
-        let end = format!("TRACE {part} end: ");
-        let start = defmt
-            .iter()
-            .position(|l| l.starts_with(&begin))
-            .with_context(|| format!("{part}: no `{begin}` defmt frame"))?;
-        let len = defmt
-            .get(start + 1..)
-            .unwrap_or_default()
-            .iter()
-            .position(|l| l.starts_with(&end))
-            .with_context(|| format!("{part}: no `{end}...` defmt frame after `{begin}`"))?;
-        let frames = &defmt[start + 1..start + 1 + len];
-        for w in *wanted {
+    for (part, _, pre) in PARTS {
+        for m in MAPPINGS {
+            let (frames, seen, dropped) = run_trace(defmt, part, m)?;
+            let accesses = frames
+                .iter()
+                .filter(|l| l.starts_with("TRACE R ") || l.starts_with("TRACE W "))
+                .count() as u64;
             ensure!(
-                frames
-                    .iter()
-                    .any(|l| l.strip_prefix("TRACE ").is_some_and(|a| a.contains(w))),
-                "{part}: no traced access `{w}...` among {} TRACE frames",
-                frames.len()
+                dropped == 0 && seen == accesses,
+                "{part} {m}: the end frame counts {seen} accesses, {dropped} not traced; {accesses} access frames arrived"
             );
+            let psp_end = format!("TRACE {part} {m} step psp reported");
+            let psp = frames
+                .iter()
+                .position(|l| *l == psp_end)
+                .with_context(|| format!("{part} {m}: no `{psp_end}` frame"))?;
+            for w in [
+                format!("TRACE W MP0.{pre}_C2PMSG_35 @"),
+                format!("MP0.{pre}_C2PMSG_64 @"),
+            ] {
+                ensure!(
+                    frames[..psp].iter().any(|l| l.contains(&w)),
+                    "{part} {m}: no traced access `{w}...` among the psp step's {psp} frames"
+                );
+            }
+            counts.push(accesses);
         }
-        counts.push(format!("{part} {}", frames.len()));
     }
     Ok(format!(
-        "PSP step traced through defmt with register names ({} frames)",
-        counts.join(", ")
+        "psp-to-unmap register traces through defmt with register names ({} accesses per run)",
+        counts
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join("/")
+    ))
+}
+
+/// The host's `barebell bringup` over the model, for comparison: the
+/// device line, the step lines, and the trace after the gmc step in the
+/// image's frame form (`TRACE <access>`, and `TRACE <part> <mapping> step
+/// <name> reported` where a step reports).
+#[derive(Debug, Clone, Default)]
+struct HostRun {
+    device: String,
+    steps: Vec<String>,
+    trace: Vec<String>,
+}
+
+/// Parses `barebell bringup --part <part> --mapping <m> --trace` output.
+fn parse_host_run(text: &str, part: &str, m: &str) -> Result<HostRun> {
+    let mut lines = text.lines();
+    let mut run = HostRun {
+        device: lines.next().context("empty output")?.to_string(),
+        ..HostRun::default()
+    };
+    let mut tracing = false;
+    for l in lines {
+        if let Some(a) = l.strip_prefix("  ") {
+            if tracing {
+                run.trace.push(format!("TRACE {a}"));
+            }
+        } else if let Some(rest) = l.strip_prefix("step ") {
+            let name = rest.split(':').next().unwrap_or_default();
+            if tracing {
+                run.trace
+                    .push(format!("TRACE {part} {m} step {name} reported"));
+            }
+            tracing |= name == "gmc";
+            run.steps.push(l.to_string());
+        } else {
+            bail!("unexpected line {l:?}");
+        }
+    }
+    Ok(run)
+}
+
+/// Runs the host CLI's bring-up over the model for every part and
+/// mapping (the debug build `cargo test` makes, as the lspci stage uses).
+fn host_runs(root: &Path) -> Result<Vec<((&'static str, &'static str), HostRun)>> {
+    let mut out = Vec::new();
+    for (part, _, _) in PARTS {
+        for m in MAPPINGS {
+            let text = crate::util::output(cargo().current_dir(root).args([
+                "run",
+                "--quiet",
+                "-p",
+                "barebell-cli",
+                "--bin",
+                "barebell",
+                "--",
+                "bringup",
+                "--part",
+                part,
+                "--mapping",
+                m,
+                "--trace",
+            ]))?;
+            let run = parse_host_run(&text, part, m)
+                .with_context(|| format!("host `barebell bringup --part {part} --mapping {m}`"))?;
+            out.push(((*part, *m), run));
+        }
+    }
+    Ok(out)
+}
+
+/// First difference between two line lists, for an error message.
+fn first_difference(a: &[impl AsRef<str>], b: &[impl AsRef<str>]) -> String {
+    let n = a.len().min(b.len());
+    match (0..n).find(|&i| a[i].as_ref() != b[i].as_ref()) {
+        Some(i) => format!(
+            "line {i}: image `{}`, host `{}`",
+            a[i].as_ref(),
+            b[i].as_ref()
+        ),
+        None => format!("image {} lines, host {}", a.len(), b.len()),
+    }
+}
+
+/// The image ran the host's bring-up: for every part and mapping its step
+/// lines equal the host CLI's line for line (so the same memory layout,
+/// firmware loads and queue), and its register trace from the psp step on
+/// equals the host's access for access (names, offsets, values, and where
+/// each step reported); the model's DMA region is where the host's is.
+fn same_as_host(
+    log: &str,
+    defmt: &[String],
+    host: &[((&'static str, &'static str), HostRun)],
+) -> Result<String> {
+    let mut accesses = 0;
+    for ((part, m), h) in host {
+        let seg = run_segment(log, part, m)?;
+        let steps = run_steps(&seg, part);
+        ensure!(
+            steps.len() == h.steps.len() && steps.iter().zip(&h.steps).all(|(a, b)| a == b),
+            "{part} {m}: step lines differ from the host's: {}",
+            first_difference(&steps, &h.steps)
+        );
+        let dma = |l: &str| {
+            l.split("DMA region at host ").nth(1).map(|r| {
+                r.trim_end_matches(')')
+                    .split(',')
+                    .next()
+                    .unwrap_or(r)
+                    .to_string()
+            })
+        };
+        ensure!(
+            dma(seg[0]).is_some() && dma(seg[0]) == dma(&h.device),
+            "{part} {m}: DMA region differs: image `{}`, host `{}`",
+            seg[0],
+            h.device
+        );
+        let (frames, _, _) = run_trace(defmt, part, m)?;
+        ensure!(
+            frames.len() == h.trace.len() && frames.iter().zip(&h.trace).all(|(a, b)| a == b),
+            "{part} {m}: trace differs from the host's: {}",
+            first_difference(&frames, &h.trace)
+        );
+        accesses += h.trace.iter().filter(|l| !l.contains(" reported")).count();
+    }
+    Ok(format!(
+        "step lines and {accesses} traced accesses equal the host CLI's `barebell bringup --trace` for all {} runs",
+        host.len()
     ))
 }
 
 /// The checks one held boot must pass; returns a one-line description.
-fn check(cfg: &Config, b: &Boot) -> Result<String> {
+fn check(
+    cfg: &Config,
+    b: &Boot,
+    host: &[((&'static str, &'static str), HostRun)],
+) -> Result<String> {
     let log = &b.log;
     if let Some(l) = log.lines().find(|l| {
         l.starts_with("UK PANIC") || l.starts_with("UK EXCEPTION") || l.starts_with("UK ERROR")
@@ -758,6 +995,11 @@ fn check(cfg: &Config, b: &Boot) -> Result<String> {
         b.status
     );
     ensure!(log.contains("UK DONE ok"), "{}: no `UK DONE ok`", cfg.name);
+    ensure!(
+        log.lines().any(|l| l.starts_with("UK MEM ")),
+        "{}: the memory functions were not checked",
+        cfg.name
+    );
     ensure!(
         log.contains(&format!("UK ECAM source={} ", cfg.ecam_source)),
         "{}: the ECAM base did not come from {}",
@@ -830,7 +1072,9 @@ fn check(cfg: &Config, b: &Boot) -> Result<String> {
         cfg.name
     );
     let ready = bringup_ready(log, &b.defmt).with_context(|| format!("{}: bring-up", cfg.name))?;
-    let traced = traced_psp(&b.defmt).with_context(|| format!("{}: register trace", cfg.name))?;
+    let traced = traced(&b.defmt).with_context(|| format!("{}: register trace", cfg.name))?;
+    let same = same_as_host(log, &b.defmt, host)
+        .with_context(|| format!("{}: bring-up vs the host CLI", cfg.name))?;
     let behind = gf.iter().filter(|f| f.0 > 0).count();
     let high = gb.iter().filter(|b| b.5 >= 1 << 32).count();
     if cfg.name == "bridges" {
@@ -845,7 +1089,7 @@ fn check(cfg: &Config, b: &Boot) -> Result<String> {
         );
     }
     Ok(format!(
-        "{}: {} functions ({} behind bridges), {} BARs ({} above 4 GiB) equal QEMU's query-pci (functions also equal `info pci`); {} defmt frames decoded; mmio-store p50={}ns; {ready}; {traced}",
+        "{}: {} functions ({} behind bridges), {} BARs ({} above 4 GiB) equal QEMU's query-pci (functions also equal `info pci`); {} defmt frames decoded; mmio-store p50={}ns; {ready}; {traced}; {same}",
         cfg.name,
         gf.len(),
         behind,
@@ -861,11 +1105,12 @@ pub fn run(root: &Path) -> Result<String> {
     firmware_archive(root)?;
     let (file, loaded, mem) = image_size(&kernel)?;
     let mut out = vec![format!(
-        "image {file} bytes on disk ({loaded} loaded bytes, {mem} bytes in memory with .bss: 48 MiB heap, 1 MiB stack)"
+        "image {file} bytes on disk ({loaded} loaded bytes, {mem} bytes in memory with .bss: heap, the model's VRAM backing and DMA region, 1 MiB stack)"
     )];
+    let host = host_runs(root)?;
     for cfg in CONFIGS {
         let b = boot(root, &kernel, cfg, true)?;
-        out.push(check(cfg, &b)?);
+        out.push(check(cfg, &b, &host)?);
     }
     let timed = boot(root, &kernel, &CONFIGS[0], false)?;
     ensure!(
@@ -873,6 +1118,18 @@ pub fn run(root: &Path) -> Result<String> {
         "timed boot failed: status {:?}",
         timed.status
     );
+    bringup_ready(&timed.log, &timed.defmt).context("timed boot: bring-up")?;
+    let heap_line = |prefix: &str, key: &str| {
+        timed
+            .log
+            .lines()
+            .find(|l| l.starts_with(prefix))
+            .and_then(|l| kv(l, key))
+            .map(|v| v.trim_end_matches(';').to_string())
+            .with_context(|| format!("timed boot: no `{prefix}... {key}=` line"))
+    };
+    let peak: u64 = heap_line("UK heap used=", "peak")?.parse()?;
+    let heap = hex(&heap_line("UK heap at=", "len")?)?;
     // The failure paths: a panic and a CPU exception must each print and
     // exit through isa-debug-exit with their own code (unikernel/src/rt.rs).
     for (word, code, want) in [
@@ -900,8 +1157,10 @@ pub fn run(root: &Path) -> Result<String> {
         .find_map(|l| l.strip_prefix("UK time kmain-to-exit="))
         .unwrap_or("?");
     out.push(format!(
-        "boot-to-exit {:.3} s wall (qemu start to exit, TCG), {inside} from kmain to exit",
-        timed.wall.as_secs_f64()
+        "boot-to-exit {:.3} s wall (qemu start to exit, TCG), {inside} from kmain to exit; heap peak {:.1} of {} MiB",
+        timed.wall.as_secs_f64(),
+        peak as f64 / f64::from(1 << 20),
+        heap >> 20
     ));
     let lines: Vec<&str> = timed
         .log
@@ -911,7 +1170,7 @@ pub fn run(root: &Path) -> Result<String> {
     out.extend(lines.iter().map(|l| l.to_string()));
     // The CI summary shows the first line only.
     let headline = format!(
-        "{} configurations: PCI listings equal QEMU's query-pci and info pci, bring-up (discovery, PSP, RLC with real blobs; MES, rings) reaches a ready queue (gfx11/gfx12, MES/direct/KIQ), defmt decoded; {file} B image; boot-to-exit {:.2} s; edu store p50 {} ns",
+        "{} configurations: PCI listings equal QEMU's query-pci and info pci, the one bring-up (barebell-bringup on the model, real blobs) reaches a ready queue (navi31/navi48 x MES/direct/KIQ) with step lines and psp-to-unmap traces equal to the host CLI's, defmt decoded; {file} B image; boot-to-exit {:.2} s; edu store p50 {} ns",
         CONFIGS.len(),
         timed.wall.as_secs_f64(),
         latency_line(&timed.log, "mmio-store")
@@ -996,92 +1255,234 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
     Class 0255: PCI device 1234:11e8
 ";
 
-    /// A console log and defmt frames with every chain ready, written by
-    /// hand in the image's format.
+    /// The step lines of one run, in the CLI's form (`step <name>:
+    /// <detail>`), written by hand in the bring-up's wording.
+    fn steps(part: &str, m: &str) -> Vec<String> {
+        let ring = if part == "navi31" {
+            "MES scheduler ring mapped by KIQ MAP_QUEUES; SET_HW_RSRC and QUERY_SCHEDULER_STATUS answered"
+        } else {
+            "MES pipe 1 ring loaded by registers; scheduler ring mapped by map_legacy_kq ADD_QUEUE; SET_HW_RSRC and SET_HW_RSRC_1 answered on both pipes"
+        };
+        [
+            "step discovery: table read at VRAM 0x5ffff0000 through MM_INDEX/MM_DATA (24576 MiB of VRAM); 11 IP instances".to_string(),
+            "step nbio: NBIO 4.3.0 init; registers past BAR5 (0x100000 bytes) through the RSMU index/data pair".into(),
+            "step gmc: FB at MC 0x8000000000..=0x85ffffffff; ring area at VA = host 0x200000200000, 0x200000 bytes".into(),
+            "step psp: 4 bootloader components, 27 LOAD_IP_FW, AUTOLOAD_RLC sent".into(),
+            "step rlc: RLC_RLCS_BOOTLOAD_STATUS.BOOTLOAD_COMPLETE and CP_STAT idle".into(),
+            "step rlc: GFXHUB 3.0 enabled with the same VMID0 tables, VMID0 flushed".into(),
+            "step mes: MES pipes unhalted at 0x1400 and 0x1400".into(),
+            format!("step rings: {ring}"),
+            format!("step queue: queue ready: {m} mapping, doorbell 0xd, VMID 8, barrier 0 completed"),
+            "step unmap: the queue is off the device".into(),
+        ]
+        .into()
+    }
+
+    /// One run's trace after the gmc step, in the image's frame form:
+    /// each step's accesses, then its report; offsets and values
+    /// arbitrary.
+    fn trace(part: &str, m: &str) -> Vec<String> {
+        let pre = if part == "navi31" {
+            "MP0_SMN"
+        } else {
+            "MPASP_SMN"
+        };
+        let mark = |s: &str| format!("TRACE {part} {m} step {s} reported");
+        vec![
+            format!("TRACE R MP0.{pre}_C2PMSG_35 @0x5818c = 0x80000000"),
+            format!("TRACE W MP0.{pre}_C2PMSG_35 @0x5818c = 0x00080000"),
+            format!("TRACE W MP0.{pre}_C2PMSG_64 @0x58200 = 0x00000008"),
+            mark("psp"),
+            "TRACE R GC.RLC_RLCS_BOOTLOAD_STATUS @0x3ba08 = 0x80000000".into(),
+            mark("rlc"),
+            mark("rlc"),
+            mark("mes"),
+            mark("rings"),
+            mark("queue"),
+            mark("unmap"),
+        ]
+    }
+
+    /// A console log and defmt frames of every run, as the image prints
+    /// them.
     fn ready_log() -> (String, Vec<String>) {
-        let mut log = String::from(
-            "UK BRINGUP gfx11 step mes: scheduler ring mapped by KIQ MAP_QUEUES; SET_HW_RSRC and QUERY_SCHEDULER_STATUS answered\n\
-             UK BRINGUP gfx12 step mes: pipe 1 ring loaded by registers; scheduler ring mapped by map_legacy_kq ADD_QUEUE; SET_HW_RSRC/_1 answered\n",
-        );
-        for part in ["navi31-model", "navi48-model"] {
-            log.push_str(&format!(
-                "UK BRINGUP {part} step discovery: table read at VRAM 0x5ffff0000 (24576 MiB board); 11 IP instances; GC (11, 0, 0); MP0 (13, 0, 0)\n\
-                 UK BRINGUP {part} step psp: 4 bootloader components, TMR size 0x400000 (model value), 27 LOAD_IP_FW, AUTOLOAD_RLC sent\n\
-                 UK BRINGUP {part} step rlc: RLC_RLCS_BOOTLOAD_STATUS.BOOTLOAD_COMPLETE and CP_STAT idle\n"
-            ));
-        }
+        let mut log = String::new();
         let mut defmt = Vec::new();
-        for g in ["gfx11", "gfx12"] {
+        for part in ["navi31", "navi48"] {
             for m in ["mes", "direct", "kiq"] {
                 log.push_str(&format!(
-                    "UK BRINGUP {g} queue ready: {m} mapping, doorbell 0xd, dispatch 0 completed (signal 1 -> 0)\n"
+                    "UK BRINGUP {part} run {m}: model {part}, BAR0 backed for 32 MiB, DMA region at host 0x200000000000, seed 1\n"
                 ));
-                defmt.push(format!("BRINGUP {g} queue ready: {m} mapping"));
+                for s in steps(part, m) {
+                    log.push_str(&format!("UK BRINGUP {part} {s}\n"));
+                    if s.starts_with("step queue") {
+                        log.push_str(&format!(
+                            "UK BRINGUP {part} queue ready: {m} mapping, doorbell 0xd, barrier packet 0 completed (signal 1 -> 0)\n"
+                        ));
+                    }
+                }
+                log.push_str(&format!("UK BRINGUP {part} {m} done in 1us\n"));
+                defmt.push(format!("TRACE {part} {m} begin: psp, ..."));
+                defmt.extend(trace(part, m));
+                defmt.push(format!("BRINGUP {part} queue ready: {m} mapping"));
+                defmt.push(format!("TRACE {part} {m} end: 4 accesses, 0 not traced"));
             }
         }
         (log, defmt)
     }
 
+    /// The host CLI's output for one run, as `barebell bringup --trace`
+    /// prints it: each step's accesses, then its line.
+    fn host_text(part: &str, m: &str) -> String {
+        let mut t = format!(
+            "model {part}: the device model (24576 MiB of VRAM, BAR0 backed for the first 64 MiB; DMA region at host 0x200000000000)\n"
+        );
+        let mut frames = trace(part, m).into_iter();
+        let mut after_gmc = false;
+        for s in steps(part, m) {
+            if after_gmc {
+                for f in frames.by_ref() {
+                    if f.ends_with(" reported") {
+                        break;
+                    }
+                    t.push_str(&format!("  {}\n", &f["TRACE ".len()..]));
+                }
+            } else {
+                t.push_str("  R BOOT.MM_INDEX @0x0 = 0x00000000\n");
+            }
+            t.push_str(&format!("{s}\n"));
+            after_gmc |= s.starts_with("step gmc");
+        }
+        t
+    }
+
+    fn host() -> Vec<((&'static str, &'static str), HostRun)> {
+        let mut v = Vec::new();
+        for part in ["navi31", "navi48"] {
+            for m in ["mes", "direct", "kiq"] {
+                v.push((
+                    (part, m),
+                    parse_host_run(&host_text(part, m), part, m).unwrap(),
+                ));
+            }
+        }
+        v
+    }
+
     #[test]
-    fn bringup_needs_every_chain_ready() {
+    fn bringup_needs_every_run_ready_through_every_step() {
         let (log, defmt) = ready_log();
-        assert!(bringup_ready(&log, &defmt).is_ok());
-        let missing = log.replace("gfx12 queue ready: kiq", "gfx12 queue failed: kiq");
-        let e = bringup_ready(&missing, &defmt).unwrap_err().to_string();
-        assert!(e.contains("gfx12 kiq"), "{e}");
-        let no_frame: Vec<String> = defmt.iter().skip(1).cloned().collect();
-        assert!(bringup_ready(&log, &no_frame).is_err());
+        let ok = bringup_ready(&log, &defmt).unwrap();
+        assert!(ok.contains("6x"), "{ok}");
+        let missing = log.replace("navi48 queue ready: kiq", "navi48 queue failed: kiq");
+        assert!(bringup_ready(&missing, &defmt).is_err());
+        let no_frame: Vec<String> = defmt
+            .iter()
+            .filter(|l| *l != "BRINGUP navi31 queue ready: mes mapping")
+            .cloned()
+            .collect();
+        let e = bringup_ready(&log, &no_frame).unwrap_err().to_string();
+        assert!(e.contains("navi31 mes"), "{e}");
         let no_ring = log.replace("map_legacy_kq", "registers");
         assert!(bringup_ready(&no_ring, &defmt).is_err());
-        let no_rlc = log.replace("navi48-model step rlc", "navi48-model step rlx");
+        let no_rlc = log.replace("navi48 step rlc", "navi48 step rlx");
         let e = bringup_ready(&no_rlc, &defmt).unwrap_err().to_string();
-        assert!(e.contains("navi48-model"), "{e}");
-    }
-
-    /// Trace frames written by hand in the image's defmt format, offsets
-    /// and values arbitrary.
-    fn trace_frames() -> Vec<String> {
-        let mut f = Vec::new();
-        for (part, pre) in [("navi31-model", "MP0_SMN"), ("navi48-model", "MPASP_SMN")] {
-            f.push(format!("TRACE {part} begin: psp and rlc steps"));
-            f.push(format!("TRACE R MP0.{pre}_C2PMSG_35 @0x5818c = 0x80000000"));
-            f.push(format!("TRACE W MP0.{pre}_C2PMSG_35 @0x5818c = 0x00080000"));
-            f.push(format!("TRACE W MP0.{pre}_C2PMSG_64 @0x58200 = 0x00000008"));
-            f.push(format!("TRACE {part} end: 3 accesses, 0 not traced"));
-        }
-        f
+        assert!(e.contains("navi48"), "{e}");
+        // The layout must be the host's: the ring area at 32 TiB + 2 MiB.
+        let identity = log.replace("VA = host 0x200000200000", "VA = host 0x2600000");
+        assert!(bringup_ready(&identity, &defmt).is_err());
+        // Steps out of order do not count.
+        let swapped = log.replacen(
+            "UK BRINGUP navi31 step psp: 4 bootloader components, 27 LOAD_IP_FW, AUTOLOAD_RLC sent\nUK BRINGUP navi31 step rlc: RLC_RLCS_BOOTLOAD_STATUS.BOOTLOAD_COMPLETE and CP_STAT idle\n",
+            "UK BRINGUP navi31 step rlc: RLC_RLCS_BOOTLOAD_STATUS.BOOTLOAD_COMPLETE and CP_STAT idle\nUK BRINGUP navi31 step psp: 4 bootloader components, 27 LOAD_IP_FW, AUTOLOAD_RLC sent\n",
+            1,
+        );
+        assert_ne!(swapped, log);
+        assert!(bringup_ready(&swapped, &defmt).is_err());
+        // A seventh queue is one too many.
+        let extra = format!("{log}UK BRINGUP navi31 queue ready: mes mapping, again\n");
+        assert!(bringup_ready(&extra, &defmt).is_err());
     }
 
     #[test]
-    fn psp_trace_needs_named_mailbox_frames_for_both_parts() {
-        let f = trace_frames();
-        let ok = traced_psp(&f).unwrap();
-        assert!(ok.contains("navi31-model 3, navi48-model 3"), "{ok}");
+    fn trace_needs_named_mailbox_frames_for_every_run() {
+        let (_, f) = ready_log();
+        let ok = traced(&f).unwrap();
+        assert!(ok.contains("(4/4/4/4/4/4 accesses"), "{ok}");
         // A read of C2PMSG_35 alone is not the bootloader write.
         let no_write: Vec<String> = f
             .iter()
             .filter(|l| !l.contains("W MP0.MPASP_SMN_C2PMSG_35"))
-            .cloned()
+            .map(|l| {
+                if l.starts_with("TRACE navi48") {
+                    l.replace("4 accesses", "3 accesses")
+                } else {
+                    l.clone()
+                }
+            })
             .collect();
-        let e = traced_psp(&no_write).unwrap_err().to_string();
-        assert!(e.contains("navi48-model"), "{e}");
+        let e = traced(&no_write).unwrap_err().to_string();
+        assert!(e.contains("navi48 mes"), "{e}");
         // Unresolved names (raw offsets) do not count.
         let raw: Vec<String> = f
             .iter()
             .map(|l| l.replace("MP0.MP0_SMN_C2PMSG_64", "[0x58200]"))
             .collect();
-        assert!(traced_psp(&raw).is_err());
-        // A frame outside the begin/end pair does not count.
-        let mut outside = f.clone();
-        let at = outside
+        assert!(traced(&raw).is_err());
+        // The mailbox must be in the psp step, before its report.
+        let late: Vec<String> = f
             .iter()
-            .position(|l| l.starts_with("TRACE navi31-model end"))
-            .unwrap();
-        let moved = outside.remove(at - 1);
-        outside.push(moved);
-        assert!(traced_psp(&outside).is_err());
+            .map(|l| {
+                l.replace(
+                    "navi31 kiq step psp reported",
+                    "navi31 kiq step nbio reported",
+                )
+            })
+            .collect();
+        assert!(traced(&late).is_err());
+        // A frame that did not arrive, or one left out, fails.
+        let lost: Vec<String> = f
+            .iter()
+            .filter(|l| !l.starts_with("TRACE R GC.RLC"))
+            .cloned()
+            .collect();
+        assert!(traced(&lost).is_err());
+        let capped: Vec<String> = f
+            .iter()
+            .map(|l| l.replace("0 not traced", "1 not traced"))
+            .collect();
+        assert!(traced(&capped).is_err());
         let no_end: Vec<String> = f.iter().filter(|l| !l.contains("end:")).cloned().collect();
-        assert!(traced_psp(&no_end).is_err());
+        assert!(traced(&no_end).is_err());
+    }
+
+    #[test]
+    fn the_image_must_match_the_host_line_for_line() {
+        let (log, defmt) = ready_log();
+        let host = host();
+        // Accesses before the gmc report are not traced.
+        assert!(!host[0].1.trace.iter().any(|l| l.contains("MM_INDEX")));
+        assert_eq!(host[0].1.trace, trace("navi31", "mes"));
+        let ok = same_as_host(&log, &defmt, &host).unwrap();
+        assert!(ok.contains("24 traced accesses"), "{ok}");
+        let detail = log.replace("27 LOAD_IP_FW", "26 LOAD_IP_FW");
+        let e = same_as_host(&detail, &defmt, &host)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("27 LOAD_IP_FW"), "{e}");
+        let value: Vec<String> = defmt
+            .iter()
+            .map(|l| l.replace("= 0x00000008", "= 0x00000009"))
+            .collect();
+        assert!(same_as_host(&log, &value, &host).is_err());
+        let moved = log.replace(
+            "DMA region at host 0x200000000000",
+            "DMA region at host 0x2400000",
+        );
+        assert!(same_as_host(&moved, &defmt, &host).is_err());
+        let mut fewer = host.clone();
+        fewer[5].1.steps.pop();
+        assert!(same_as_host(&log, &defmt, &fewer).is_err());
     }
 
     #[test]

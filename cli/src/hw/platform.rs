@@ -146,7 +146,14 @@ unsafe impl Platform for HwPlatform {
         }
     }
     fn clock(&self) -> &dyn Clock {
-        &self.clock
+        match &self.parts {
+            Parts::Device(_) => &self.clock,
+            // A model standing in for a card keeps the model's simulated
+            // time (its PSP answers after so much of it), so the bring-up
+            // waits on that time here as on the model target.
+            #[cfg(test)]
+            Parts::Model { gpu, .. } => gpu.clock(),
+        }
     }
     fn pause(&self) {
         match &self.parts {
@@ -168,7 +175,7 @@ unsafe impl Platform for HwPlatform {
 mod tests {
     use super::*;
     use barebell::bus::trace::Access;
-    use barebell_bringup::{FirmwareDir, FirmwareSource, Mapping, Options, Sink, Step};
+    use barebell_bringup::{FirmwareDir, Mapping, Options, Sink, Step};
     use barebell_model::vgpu::HostMemory;
     use barebell_model::{Seed, VirtualGpu, parts};
     use std::cell::RefCell;
@@ -214,7 +221,6 @@ mod tests {
     #[test]
     fn the_model_and_hardware_paths_trace_the_same_bring_up() {
         let fw = FirmwareDir::system();
-        let files = |n: &str| fw.load(n).map_err(|e| e.to_string());
         // The model target, exactly as `barebell bringup --model` builds it.
         let model = crate::target::model(crate::target::PartArg::Navi31, &fw, 1).unwrap();
         let (model_trace, model_layout) = run(&model);
@@ -240,7 +246,7 @@ mod tests {
                 None,
             )
         };
-        let gpu = VirtualGpu::new(parts::navi31(), &files, mem, Seed(1)).unwrap();
+        let gpu = VirtualGpu::new(parts::navi31(), &fw, mem, Seed(1)).unwrap();
         let hw = HwPlatform {
             parts: Parts::Model {
                 gpu: Box::new(gpu),

@@ -87,8 +87,14 @@ pub fn build(src: &str, lang: &str, mcpu: &str, cov: u8, extra: &[&str]) -> Buil
     let src_path = dir.join(format!("{name}.{ext}"));
     let out = dir.join(format!("{name}.co"));
     if !out.exists() {
-        std::fs::write(&src_path, src).unwrap();
-        let tmp = dir.join(format!("{name}.{}.tmp", std::process::id()));
+        // Unique per call: two test threads of this process may build the
+        // same kernel at once, and each renames its own output into place.
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!("{name}.{}.{n}.tmp", std::process::id()));
+        let src_tmp = dir.join(format!("{name}.{}.{n}.{ext}", std::process::id()));
+        std::fs::write(&src_tmp, src).unwrap();
+        std::fs::rename(&src_tmp, &src_path).unwrap();
         run(Command::new(CLANG)
             .args(&args)
             .arg("-x")

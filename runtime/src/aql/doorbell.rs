@@ -69,28 +69,18 @@ impl Doorbell {
         Ok(Doorbell { slot })
     }
 
-    /// Doorbell `index` inside a mapped doorbell aperture (BAR2).
+    /// Doorbell `index` inside a mapped doorbell aperture (BAR2); the same
+    /// as [`DoorbellAperture::new`] then [`DoorbellAperture::doorbell`].
     ///
     /// # Safety
-    /// `aperture` must be a live mapping of `aperture_bytes` bytes of the
-    /// doorbell BAR (uncached), valid for as long as the doorbell is used.
+    /// As [`DoorbellAperture::new`].
     pub unsafe fn in_aperture(
         aperture: NonNull<u8>,
         aperture_bytes: usize,
         index: u32,
     ) -> Result<Self, DoorbellError> {
-        let out = DoorbellError::OutOfAperture {
-            index,
-            aperture_bytes,
-        };
-        let offset = (index as usize).checked_mul(DOORBELL_BYTES).ok_or(out)?;
-        if offset.checked_add(DOORBELL_BYTES).ok_or(out)? > aperture_bytes {
-            return Err(out);
-        }
-        // SAFETY: `offset + 8 <= aperture_bytes`, inside the mapping.
-        let slot = unsafe { aperture.add(offset) }.cast::<u64>();
-        // SAFETY: the caller's contract on the aperture covers the slot.
-        unsafe { Self::from_ptr(slot) }
+        // SAFETY: forwarded contract.
+        unsafe { DoorbellAperture::new(aperture, aperture_bytes) }.doorbell(index)
     }
 
     /// Tells the CP that packets up to and including `last_packet_id` are
@@ -107,6 +97,59 @@ impl Doorbell {
     }
 }
 
+/// A mapped doorbell aperture (BAR2, or the model's doorbell page). The
+/// argument that the mapping is live is made once, by [`DoorbellAperture::new`];
+/// [`DoorbellAperture::doorbell`] then hands out bounds-checked doorbells
+/// safely.
+#[derive(Debug, Clone, Copy)]
+pub struct DoorbellAperture {
+    base: NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: the aperture is an address range; the doorbells it hands out
+// are `Send + Sync` for the reasons given on `Doorbell`.
+unsafe impl Send for DoorbellAperture {}
+// SAFETY: as above; `doorbell` only computes addresses.
+unsafe impl Sync for DoorbellAperture {}
+
+impl DoorbellAperture {
+    /// # Safety
+    /// `base` must be a live mapping of `len` bytes of the doorbell BAR
+    /// (uncached), or of host memory that every other party accesses only
+    /// with atomic 8-byte stores and loads (the device model's doorbell
+    /// page), and stay so for as long as any doorbell this aperture hands
+    /// out (or any copy of one) is used.
+    pub unsafe fn new(base: NonNull<u8>, len: usize) -> Self {
+        DoorbellAperture { base, len }
+    }
+
+    /// The aperture's length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// 64-bit doorbell `index`, refused if it lies outside the aperture.
+    pub fn doorbell(&self, index: u32) -> Result<Doorbell, DoorbellError> {
+        let out = DoorbellError::OutOfAperture {
+            index,
+            aperture_bytes: self.len,
+        };
+        let offset = (index as usize).checked_mul(DOORBELL_BYTES).ok_or(out)?;
+        if offset.checked_add(DOORBELL_BYTES).ok_or(out)? > self.len {
+            return Err(out);
+        }
+        // SAFETY: `offset + 8 <= len`, inside the mapping `new` was given.
+        let slot = unsafe { self.base.add(offset) }.cast::<u64>();
+        // SAFETY: `new`'s contract covers every slot inside the aperture.
+        unsafe { Doorbell::from_ptr(slot) }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,11 +159,11 @@ mod tests {
         let mut page = [0u64; 4];
         let base = NonNull::new(page.as_mut_ptr().cast::<u8>()).unwrap();
         // SAFETY: `page` outlives the doorbells below.
-        let d = unsafe { Doorbell::in_aperture(base, 32, 3) }.unwrap();
+        let aperture = unsafe { DoorbellAperture::new(base, 32) };
+        let d = aperture.doorbell(3).unwrap();
         d.ring(0x1234_5678_9abc_def0);
         assert_eq!(
-            // SAFETY: as above.
-            unsafe { Doorbell::in_aperture(base, 32, 4) }.unwrap_err(),
+            aperture.doorbell(4).unwrap_err(),
             DoorbellError::OutOfAperture {
                 index: 4,
                 aperture_bytes: 32

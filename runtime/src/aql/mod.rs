@@ -8,7 +8,7 @@ pub mod packet;
 pub mod queue;
 pub mod signal;
 
-pub use doorbell::{Doorbell, DoorbellError};
+pub use doorbell::{Doorbell, DoorbellAperture, DoorbellError};
 pub use packet::{
     BarrierKind, BarrierPacket, Dispatch, Fences, KernelDispatchPacket, Packet, PacketError,
     PacketHeader, SignalHandle,

@@ -20,14 +20,14 @@
 //! that does not fit 32 bits reads as all-ones and its writes are dropped,
 //! as an unclaimed PCIe access would be.
 
-use crate::bus::{ALL_ONES, RegisterBus};
+use crate::bus::{ALL_ONES, Block, BlockError, RegisterBus};
 use crate::regs::{IpBases, Reg};
 
 /// Why the index/data pair cannot be used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IndirectError {
-    /// The register is not in the discovered NBIO bases.
-    NoRegister { name: &'static str },
+    /// A register of the pair is not in the discovered NBIO bases.
+    Register(BlockError),
     /// The pair itself lies beyond the directly mapped range, so it could
     /// never be reached.
     PairOutsideBar {
@@ -40,7 +40,7 @@ pub enum IndirectError {
 impl core::fmt::Display for IndirectError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match *self {
-            IndirectError::NoRegister { name } => write!(f, "{name} is not in the NBIO bases"),
+            IndirectError::Register(e) => write!(f, "{e}"),
             IndirectError::PairOutsideBar {
                 name,
                 byte_offset,
@@ -76,10 +76,9 @@ impl<B: RegisterBus> IndirectBus<B> {
         pair: (Reg, Reg),
         nbio_bases: &IpBases,
     ) -> Result<Self, IndirectError> {
+        let nbio = Block::new(&inner, *nbio_bases);
         let at = |r: Reg| {
-            let off = r
-                .byte_offset(nbio_bases)
-                .ok_or(IndirectError::NoRegister { name: r.name })?;
+            let off = nbio.offset(r).map_err(IndirectError::Register)?;
             if off.checked_add(4).is_none_or(|end| end > bar_len) {
                 return Err(IndirectError::PairOutsideBar {
                     name: r.name,

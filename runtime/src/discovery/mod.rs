@@ -782,6 +782,7 @@ pub const FACTS: &[Fact] = barebell_facts::fact_table!(
         Fact::constant("soc15_hw_ip.h", "NBIF_HWID", hw_id::NBIF as u64),
         Fact::constant("soc15_hw_ip.h", "UMC_HWID", hw_id::UMC as u64),
         Fact::constant("soc15_hw_ip.h", "MP0_HWID", hw_id::MP0 as u64),
+        Fact::constant("soc15_hw_ip.h", "DMU_HWID", hw_id::DMU as u64),
     ],
     layout_facts!(H, TableInfo = "struct table_info" {
         offset = "offset",
@@ -970,6 +971,14 @@ pub enum ReadError {
     BufferTooSmall { len: usize },
     /// A register read all-ones.
     DeviceGone { what: &'static str },
+    /// A boot register cannot be placed (never, at base 0; kept typed).
+    Register(crate::bus::BlockError),
+}
+
+impl From<crate::bus::BlockError> for ReadError {
+    fn from(e: crate::bus::BlockError) -> Self {
+        ReadError::Register(e)
+    }
 }
 
 impl core::fmt::Display for ReadError {
@@ -994,6 +1003,7 @@ impl core::fmt::Display for ReadError {
             ReadError::DeviceGone { what } => {
                 write!(f, "{what} reads all-ones: the device is gone")
             }
+            ReadError::Register(e) => write!(f, "{e}"),
         }
     }
 }
@@ -1014,22 +1024,23 @@ where
     B: crate::bus::RegisterBus + ?Sized,
     C: crate::time::Clock + ?Sized,
 {
-    use crate::bus::{ALL_ONES, RegCondition, WaitError, poll};
-    let at = |r: crate::regs::Reg| r.offset as usize * 4;
+    use crate::bus::{ALL_ONES, Block, BlockError, WaitError};
+    // Absolute offsets: the boot registers with every base 0.
+    let b = Block::new(bus, crate::regs::IpBases::default());
     let len = out.len();
     let dst = out
         .get_mut(..TABLE_BYTES)
         .ok_or(ReadError::BufferTooSmall { len })?;
-    let ready = RegCondition {
-        what: boot::MP0_SMN_C2PMSG_33.name,
-        byte_offset: at(boot::MP0_SMN_C2PMSG_33),
-        mask: 0x8000_0000,
-        want: 0x8000_0000,
-    };
-    if let Err(WaitError::DeviceGone { what, .. }) = poll(bus, clock, ready, ifwi_timeout_ns) {
-        return Err(ReadError::DeviceGone { what });
+    let ready = boot::MP0_SMN_C2PMSG_33;
+    let bit31 = 0x8000_0000;
+    match b.poll(clock, ready, bit31, bit31, ready.name, ifwi_timeout_ns) {
+        Err(BlockError::Wait(WaitError::DeviceGone { what, .. })) => {
+            return Err(ReadError::DeviceGone { what });
+        }
+        Err(e @ BlockError::OutsideBases { .. }) => return Err(ReadError::Register(e)),
+        _ => {}
     }
-    let mib = bus.read32(at(boot::RCC_CONFIG_MEMSIZE));
+    let mib = b.read(boot::RCC_CONFIG_MEMSIZE)?;
     if mib == ALL_ONES {
         return Err(ReadError::DeviceGone {
             what: boot::RCC_CONFIG_MEMSIZE.name,
@@ -1044,13 +1055,13 @@ where
     let mut hi = u32::MAX;
     for (i, chunk) in dst.chunks_exact_mut(4).enumerate() {
         let p = pos + 4 * i as u64;
-        bus.write32(at(boot::MM_INDEX), (p as u32) | boot::MM_INDEX_VRAM);
+        b.write(boot::MM_INDEX, (p as u32) | boot::MM_INDEX_VRAM)?;
         let h = (p >> 31) as u32;
         if h != hi {
-            bus.write32(at(boot::MM_INDEX_HI), h);
+            b.write(boot::MM_INDEX_HI, h)?;
             hi = h;
         }
-        chunk.copy_from_slice(&bus.read32(at(boot::MM_DATA)).to_le_bytes());
+        chunk.copy_from_slice(&b.read(boot::MM_DATA)?.to_le_bytes());
     }
     Ok(pos)
 }

@@ -1,7 +1,7 @@
 //! The doorbell plan and allocator: which 64-bit doorbell each ring uses,
 //! and the MEC range that must cover them.
 
-use crate::bus::RegisterBus;
+use crate::bus::{Block, RegisterBus};
 use crate::gfx::error::{DoorbellAllocError, MapError};
 use crate::gfx::mapper::HqdRegs;
 use crate::regs::IpBases;
@@ -136,10 +136,15 @@ impl Doorbells {
         regs: &HqdRegs,
         bases: &IpBases,
     ) -> Result<(), MapError> {
-        let lower = regs.at(regs.doorbell_range_lower, bases)?;
-        let upper = regs.at(regs.doorbell_range_upper, bases)?;
-        bus.write32(lower, (self.lower * 8) & DOORBELL_RANGE_MASK);
-        bus.write32(upper, (self.upper * 8) & DOORBELL_RANGE_MASK);
+        let gc = Block::new(bus, *bases);
+        gc.write(
+            regs.doorbell_range_lower,
+            (self.lower * 8) & DOORBELL_RANGE_MASK,
+        )?;
+        gc.write(
+            regs.doorbell_range_upper,
+            (self.upper * 8) & DOORBELL_RANGE_MASK,
+        )?;
         Ok(())
     }
 }

@@ -2,7 +2,7 @@
 //! their back ends (direct HQD, KIQ, MES) can share [`MapError`] without
 //! importing each other.
 
-use crate::bus::WaitError;
+use crate::bus::{BlockError, WaitError};
 
 /// Why an MQD could not be built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +62,27 @@ pub enum MesStatus {
     V12(barebell_firmware_if::mes_api::v12::Status),
 }
 
+impl core::fmt::Display for MesStatus {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        use barebell_firmware_if::mes_api::v12::Status;
+        match *self {
+            MesStatus::NotCompleted { value } => {
+                write!(f, "its fence was never written (the slot holds {value:#x})")
+            }
+            MesStatus::V12(Status::Done(v)) => write!(f, "completed with fence {v:#x}"),
+            MesStatus::V12(Status::Failed {
+                api_error,
+                opcode,
+                misc_opcode,
+                category,
+            }) => write!(
+                f,
+                "MES_ERR_CODE api_error {api_error:#x}, opcode {opcode:#x}, misc opcode {misc_opcode:#x}, category {category:#x}"
+            ),
+        }
+    }
+}
+
 /// Why a MES API call failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MesError {
@@ -99,7 +120,7 @@ impl core::fmt::Display for MesError {
                 "MES did not answer {frame} within {waited_ns} ns (ring fence {fence}, waiting for {seq})"
             ),
             MesError::Failed { frame, status } => {
-                write!(f, "MES refused {frame}: {status:?}")
+                write!(f, "MES refused {frame}: {status}")
             }
             MesError::NotInitialised { frame } => {
                 write!(f, "{frame} sent before SET_HW_RSRC succeeded")
@@ -173,10 +194,9 @@ pub enum MapError {
         pipe: u8,
         queue: u8,
     },
-    /// The register's segment base is missing from the discovery bases.
-    RegisterOutsideAperture {
-        register: &'static str,
-    },
+    /// A register could not be reached: its segment base is missing from
+    /// the discovery bases.
+    Register(BlockError),
     /// The HQD did not go inactive after `CP_HQD_DEQUEUE_REQUEST`.
     Dequeue(WaitError),
     /// The mapping is not one this mapper made (or already unmapped).
@@ -201,6 +221,12 @@ impl From<DoorbellAllocError> for MapError {
     }
 }
 
+impl From<BlockError> for MapError {
+    fn from(e: BlockError) -> Self {
+        MapError::Register(e)
+    }
+}
+
 impl From<MesError> for MapError {
     fn from(e: MesError) -> Self {
         MapError::Mes(e)
@@ -216,9 +242,7 @@ impl core::fmt::Display for MapError {
             MapError::HqdBusy { pipe, queue } => {
                 write!(f, "HQD pipe {pipe} queue {queue} is already active")
             }
-            MapError::RegisterOutsideAperture { register } => {
-                write!(f, "register {register} has no base in the discovery table")
-            }
+            MapError::Register(e) => write!(f, "{e}"),
             MapError::Dequeue(e) => write!(f, "dequeue: {e}"),
             MapError::NotMapped { doorbell } => {
                 write!(f, "no queue on doorbell {doorbell:#x} was mapped here")

@@ -29,6 +29,14 @@ pub struct GrbmGfxCntl {
     __: u32,
 }
 
+fn select_value(me: u8, pipe: u8, queue: u8) -> u32 {
+    GrbmGfxCntl::new()
+        .with_meid(me)
+        .with_pipeid(pipe)
+        .with_queueid(queue)
+        .into_bits()
+}
+
 /// A bank selection that lasts as long as the value: dropping it selects
 /// ME 0, pipe 0, queue 0 again.
 #[derive(Debug)]
@@ -47,12 +55,14 @@ impl<'b, B: RegisterBus + ?Sized> GrbmSelect<'b, B> {
         pipe: u8,
         queue: u8,
     ) -> Result<Self, BlockError> {
-        let v = GrbmGfxCntl::new()
-            .with_meid(me)
-            .with_pipeid(pipe)
-            .with_queueid(queue);
-        gc.write(reg, v.into_bits())?;
+        gc.write(reg, select_value(me, pipe, queue))?;
         Ok(GrbmSelect { gc, reg })
+    }
+
+    /// Selects another bank without going through ME 0 pipe 0 queue 0
+    /// in between; the guard still deselects when dropped.
+    pub fn switch(&self, me: u8, pipe: u8, queue: u8) -> Result<(), BlockError> {
+        self.gc.write(self.reg, select_value(me, pipe, queue))
     }
 
     /// The block the selection applies to.
@@ -66,5 +76,114 @@ impl<B: RegisterBus + ?Sized> Drop for GrbmSelect<'_, B> {
         // The register resolved when the guard was made, so this cannot
         // fail; a failure would leave nothing better to do anyway.
         let _ = self.gc.write(self.reg, 0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gfx::error::MapError;
+    use crate::gfx::kiq::KiqMemory;
+    use crate::gfx::kiq::hqd::{KiqSlot, bring_up};
+    use crate::gfx::mqd::{EopBuffer, MqdPage};
+    use crate::ip::Generation;
+    use crate::mem::Dev;
+    use crate::regs::{IpBases, gc_11_0_0 as gc};
+    use core::cell::Cell;
+
+    /// GC segment 1 (`GRBM_GFX_CNTL`, `RLC_CP_SCHEDULERS`) at 0; segment
+    /// 0 (every HQD register) so high that `base + offset` overflows: the
+    /// HQD registers cannot be placed, the select register can.
+    const BASES: IpBases = IpBases([0xFFFF_F000, 0, 0, 0, 0, 0, 0, 0]);
+
+    /// Keeps `GRBM_GFX_CNTL` and every value written to it; everything
+    /// else reads 0 and drops writes.
+    struct Grbm {
+        at: usize,
+        value: Cell<u32>,
+        selects: Cell<u32>,
+    }
+
+    impl Grbm {
+        fn new() -> Self {
+            let at = gc::GRBM_GFX_CNTL.byte_offset(&BASES).unwrap();
+            Grbm {
+                at,
+                value: Cell::new(0),
+                selects: Cell::new(0),
+            }
+        }
+    }
+
+    impl RegisterBus for Grbm {
+        fn read32(&self, at: usize) -> u32 {
+            if at == self.at { self.value.get() } else { 0 }
+        }
+        fn write32(&self, at: usize, v: u32) {
+            if at == self.at {
+                self.value.set(v);
+                if v != 0 {
+                    self.selects.set(self.selects.get() + 1);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn kiq_bring_up_failing_mid_load_leaves_no_queue_selected() {
+        let bus = Grbm::new();
+        let ring = KiqMemory::<64>::new();
+        let mqd = MqdPage::new();
+        let eop = EopBuffer::new();
+        let slot = KiqSlot {
+            pipe: 1,
+            queue: 0,
+            doorbell: 0,
+        };
+        // SAFETY: there is no device: the fake bus is given addresses in
+        // register values only and never reaches memory through them.
+        let (ring, mqd, eop) =
+            unsafe { (Dev::assume(&ring), Dev::assume(&mqd), Dev::assume(&eop)) };
+        let r = bring_up(&bus, &BASES, Generation::Gfx11, slot, ring, mqd, eop);
+        assert_eq!(
+            r,
+            Err(MapError::Register(BlockError::OutsideBases {
+                register: "CP_HQD_ACTIVE"
+            }))
+        );
+        assert_eq!(bus.selects.get(), 1, "the KIQ slot was selected");
+        assert_eq!(
+            GrbmGfxCntl::from_bits(bus.value.get()),
+            GrbmGfxCntl::new(),
+            "GRBM_GFX_CNTL still selects a queue after the error"
+        );
+    }
+
+    #[test]
+    fn mes_pipe_ring_load_failing_mid_load_leaves_no_queue_selected() {
+        use crate::gfx::mes::MesMemory;
+        use crate::gfx::mes::rings::{MesRingParts, load_pipe_ring};
+        let bus = Grbm::new();
+        let ring = MesMemory::<1024>::new();
+        let mqd = MqdPage::new();
+        let eop = EopBuffer::new();
+        // SAFETY: as above.
+        let parts = unsafe {
+            MesRingParts {
+                ring: Dev::assume(&ring),
+                mqd: Dev::assume(&mqd),
+                eop: Dev::assume(&eop),
+                doorbell: 0xC,
+            }
+        };
+        let r = load_pipe_ring(&bus, &BASES, Generation::Gfx12, 1, parts);
+        assert_eq!(
+            r,
+            Err(MapError::Register(BlockError::OutsideBases {
+                register: "CP_MQD_BASE_ADDR"
+            }))
+        );
+        assert_eq!(bus.selects.get(), 1, "MES pipe 1 was selected");
+        assert_eq!(bus.value.get(), 0, "GRBM_GFX_CNTL still selects pipe 1");
     }
 }

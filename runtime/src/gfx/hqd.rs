@@ -11,10 +11,10 @@
 //! only user of `GRBM_GFX_CNTL` while it runs (Linux holds `srbm_mutex`);
 //! `&mut self` on every operation gives that for one mapper.
 
-use crate::bus::{RegCondition, RegisterBus, poll};
+use crate::bus::{Block, BlockError, RegisterBus};
 use crate::gfx::doorbells::Doorbells;
 use crate::gfx::error::MapError;
-use crate::gfx::grbm::GrbmGfxCntl;
+use crate::gfx::grbm::{GrbmGfxCntl, GrbmSelect};
 use crate::gfx::mapper::{HqdRegs, Mapping, QueueMapper, QueueResources};
 use crate::gfx::mqd::{
     DoorbellControl, EOP_RPTR_INIT_FETCHER_SHIFT, HQD_ACTIVE_MASK, HQD_DWORDS, HQD_FIRST_DWORD,
@@ -109,99 +109,90 @@ impl<B: RegisterBus, C: Clock> DirectHqd<B, C> {
         None
     }
 
-    fn select(&self, pipe: u8, queue: u8) -> Result<(), MapError> {
-        let at = self.regs.at(self.regs.grbm_gfx_cntl, &self.bases)?;
-        let v = GrbmGfxCntl::new()
-            .with_meid(MEC1)
-            .with_pipeid(pipe)
-            .with_queueid(queue);
-        self.bus.write32(at, v.into_bits());
-        Ok(())
-    }
-
-    fn deselect(&self) -> Result<(), MapError> {
-        let at = self.regs.at(self.regs.grbm_gfx_cntl, &self.bases)?;
-        self.bus.write32(at, 0);
-        Ok(())
+    fn gc(&self) -> Block<'_, B> {
+        Block::new(&self.bus, self.bases)
     }
 
     /// Loads `hqd` into the selected slot (`hqd_load_v11()`).
-    fn load(&self, pipe: u8, queue: u8, hqd: &HqdRegisters) -> Result<(), MapError> {
+    fn load(
+        &self,
+        slot: &GrbmSelect<'_, B>,
+        pipe: u8,
+        queue: u8,
+        hqd: &HqdRegisters,
+    ) -> Result<(), MapError> {
         let r = &self.regs;
-        let b = &self.bases;
-        let active = r.at(r.hqd_active, b)?;
-        if self.bus.read32(active) & HQD_ACTIVE_MASK != 0 {
+        let gc = slot.block();
+        if gc.read(r.hqd_active)? & HQD_ACTIVE_MASK != 0 {
             return Err(MapError::HqdBusy { pipe, queue });
         }
-        for (i, v) in hqd.dwords().iter().enumerate() {
-            self.bus.write32(r.window(i, b)?, *v);
-        }
+        r.load_window(slot, hqd)?;
         let doorbell = DoorbellControl::from_bits(hqd.cp_hqd_pq_doorbell_control)
             .with_doorbell_en(true)
             .into_bits();
-        self.bus.write32(r.at(r.doorbell_control, b)?, doorbell);
+        gc.write(r.doorbell_control, doorbell)?;
         // A fresh MQD has rptr = wptr = 0, so `hqd_load_v11()`'s guessed
         // wptr is the MQD's own (zero) value.
-        self.bus.write32(r.at(r.wptr_lo, b)?, hqd.cp_hqd_pq_wptr_lo);
-        self.bus.write32(r.at(r.wptr_hi, b)?, hqd.cp_hqd_pq_wptr_hi);
-        self.bus
-            .write32(r.at(r.wptr_poll_addr, b)?, hqd.cp_hqd_pq_wptr_poll_addr_lo);
-        self.bus.write32(
-            r.at(r.wptr_poll_addr_hi, b)?,
-            hqd.cp_hqd_pq_wptr_poll_addr_hi,
-        );
+        gc.write(r.wptr_lo, hqd.cp_hqd_pq_wptr_lo)?;
+        gc.write(r.wptr_hi, hqd.cp_hqd_pq_wptr_hi)?;
+        gc.write(r.wptr_poll_addr, hqd.cp_hqd_pq_wptr_poll_addr_lo)?;
+        gc.write(r.wptr_poll_addr_hi, hqd.cp_hqd_pq_wptr_poll_addr_hi)?;
         // `get_queue_mask()`: bit (pipe * queues_per_pipe + queue); Linux
         // writes the whole register with this one bit.
         let bit = u32::from(pipe) * u32::from(QUEUES_PER_PIPE) + u32::from(queue);
-        self.bus
-            .write32(r.at(r.wptr_poll_cntl1, b)?, 1u32 << (bit & 31));
-        self.bus.write32(
-            r.at(r.eop_rptr, b)?,
+        gc.write(r.wptr_poll_cntl1, 1u32 << (bit & 31))?;
+        gc.write(
+            r.eop_rptr,
             hqd.cp_hqd_eop_rptr | 1 << EOP_RPTR_INIT_FETCHER_SHIFT,
-        );
-        self.bus
-            .write32(active, hqd.cp_hqd_active | HQD_ACTIVE_MASK);
+        )?;
+        gc.write(r.hqd_active, hqd.cp_hqd_active | HQD_ACTIVE_MASK)?;
         Ok(())
     }
 
     /// Dequeues the selected slot and waits for it to go inactive
     /// (`hqd_destroy_v11()` with DRAIN_PIPE).
-    fn dequeue(&self) -> Result<(), MapError> {
+    fn dequeue(&self, slot: &GrbmSelect<'_, B>) -> Result<(), MapError> {
         let r = &self.regs;
-        let b = &self.bases;
-        self.bus
-            .write32(r.at(r.dequeue_request, b)?, DEQUEUE_DRAIN_PIPE);
-        let cond = RegCondition {
-            what: "CP_HQD_ACTIVE clear after dequeue",
-            byte_offset: r.at(r.hqd_active, b)?,
-            mask: HQD_ACTIVE_MASK,
-            want: 0,
-        };
-        poll(&self.bus, &self.clock, cond, self.dequeue_timeout_ns).map_err(MapError::Dequeue)?;
+        let gc = slot.block();
+        gc.write(r.dequeue_request, DEQUEUE_DRAIN_PIPE)?;
+        gc.poll(
+            &self.clock,
+            r.hqd_active,
+            HQD_ACTIVE_MASK,
+            0,
+            "CP_HQD_ACTIVE clear after dequeue",
+            self.dequeue_timeout_ns,
+        )
+        .map_err(|e| match e {
+            BlockError::Wait(w) => MapError::Dequeue(w),
+            e => MapError::Register(e),
+        })?;
         Ok(())
     }
 }
 
 impl<B: RegisterBus, C: Clock> QueueMapper for DirectHqd<B, C> {
-    unsafe fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
+    fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
         // Nothing reaches the device until the doorbell, the slot and the
         // MQD are known to be good.
         let (pipe, queue) = self.free_slot().ok_or(MapError::NoFreeSlot)?;
         self.doorbells.claim(q.doorbell)?;
         let params = q.mqd_params();
-        // SAFETY: the caller promises the MQD page is not mapped.
-        let hqd = match unsafe { build_aql(self.regs.generation, q.mqd, &params) } {
+        let hqd = match build_aql(self.regs.generation, &q.mqd, &params) {
             Ok(h) => h,
             Err(e) => {
                 self.doorbells.release(q.doorbell);
                 return Err(e.into());
             }
         };
+        // The slot stays selected only while the guard lives: every exit,
+        // errors included, selects ME 0 pipe 0 queue 0 again.
         let loaded = self
-            .select(pipe, queue)
-            .and_then(|()| self.load(pipe, queue, &hqd));
-        let deselected = self.deselect();
-        if let Err(e) = loaded.and(deselected) {
+            .regs
+            .select(self.gc(), MEC1, pipe, queue)
+            .map_err(MapError::from)
+            .and_then(|slot| self.load(&slot, pipe, queue, &hqd));
+        if let Err(e) = loaded {
             self.doorbells.release(q.doorbell);
             return Err(e);
         }
@@ -227,11 +218,12 @@ impl<B: RegisterBus, C: Clock> QueueMapper for DirectHqd<B, C> {
                 doorbell: m.doorbell,
             });
         }
-        let r = self.select(m.pipe, m.queue).and_then(|()| self.dequeue());
-        let d = self.deselect();
         // On a dequeue timeout the slot stays marked busy: the hardware
         // still owns it, and reusing it would load over a live queue.
-        r.and(d)?;
+        self.regs
+            .select(self.gc(), MEC1, m.pipe, m.queue)
+            .map_err(MapError::from)
+            .and_then(|slot| self.dequeue(&slot))?;
         if let Some(bits) = self.busy.get_mut(p) {
             *bits &= !(1 << m.queue);
         }

@@ -14,10 +14,13 @@
 //! collision is refused before anything reaches the device.
 
 use crate::aql::queue::QueueMemory;
+use crate::bus::{Block, BlockError, RegisterBus};
 use crate::gfx::error::MapError;
-use crate::gfx::mqd::{AqlMqdParams, EOP_BYTES, EopBuffer, MqdPage};
+use crate::gfx::grbm::GrbmSelect;
+use crate::gfx::mqd::{AqlMqdParams, EOP_BYTES, EopBuffer, HqdRegisters, MqdPage};
 use crate::ip::Generation;
-use crate::regs::{IpBases, Reg};
+use crate::mem::Dev;
+use crate::regs::Reg;
 
 /// The GC registers a mapper touches, per generation. GC 11.0.0 and
 /// 12.0.0 place them identically; each set is checked against its own
@@ -84,44 +87,59 @@ impl HqdRegs {
         }
     }
 
-    /// Byte offset of `reg`, or a typed error naming it.
-    pub fn at(&self, reg: Reg, bases: &IpBases) -> Result<usize, MapError> {
-        reg.byte_offset(bases)
-            .ok_or(MapError::RegisterOutsideAperture { register: reg.name })
+    /// Selects ME `me`, pipe `pipe`, queue `queue` of `gc` (the GC block)
+    /// for as long as the returned guard lives.
+    pub fn select<'b, B: RegisterBus + ?Sized>(
+        &self,
+        gc: Block<'b, B>,
+        me: u8,
+        pipe: u8,
+        queue: u8,
+    ) -> Result<GrbmSelect<'b, B>, BlockError> {
+        GrbmSelect::new(gc, self.grbm_gfx_cntl, me, pipe, queue)
     }
 
-    /// Byte offset of HQD window register `i` (MQD dword `128 + i`).
-    pub fn window(&self, i: usize, bases: &IpBases) -> Result<usize, MapError> {
-        let first = self.at(self.mqd_base_addr, bases)?;
-        first
-            .checked_add(i * 4)
-            .ok_or(MapError::RegisterOutsideAperture {
-                register: "HQD window",
-            })
+    /// Copies `image` into the selected slot's HQD window: MQD dword
+    /// `128 + i` to the `i`-th register from `CP_MQD_BASE_ADDR`.
+    pub fn load_window<B: RegisterBus + ?Sized>(
+        &self,
+        slot: &GrbmSelect<'_, B>,
+        image: &HqdRegisters,
+    ) -> Result<(), BlockError> {
+        let gc = slot.block();
+        for (i, w) in (0u32..).zip(image.dwords()) {
+            let at = gc.offset_nth(self.mqd_base_addr, i, 1)?;
+            gc.bus.write32(at, w);
+        }
+        Ok(())
     }
 }
 
 /// What a mapper needs to know about one queue, in GPU addresses.
+///
+/// Made only from [`Dev`] handles ([`QueueResources::aql`]), so every
+/// address a mapper hands the device is device memory that outlives the
+/// device's use of it; that is what lets [`QueueMapper::map`] be safe.
 #[derive(Debug, Clone, Copy)]
 pub struct QueueResources<'a> {
-    pub mqd: &'a MqdPage,
-    pub eop: &'a EopBuffer,
-    pub ring_address: u64,
-    pub ring_bytes: u64,
-    pub read_index_address: u64,
-    pub write_index_address: u64,
+    pub(crate) mqd: Dev<'a, MqdPage>,
+    pub(crate) eop: Dev<'a, EopBuffer>,
+    pub(crate) ring_address: u64,
+    pub(crate) ring_bytes: u64,
+    pub(crate) read_index_address: u64,
+    pub(crate) write_index_address: u64,
     /// 64-bit doorbell index in the doorbell BAR.
-    pub doorbell: u32,
-    pub vmid: u8,
+    pub(crate) doorbell: u32,
+    pub(crate) vmid: u8,
 }
 
 impl<'a> QueueResources<'a> {
-    /// The resources of an AQL queue in `mem`. On the model (and with an
-    /// identity-mapped IOMMU) GPU addresses equal CPU addresses.
+    /// The resources of an AQL queue in `mem`. GPU addresses are host
+    /// addresses (the [`Dev`] contract).
     pub fn aql<const SLOTS: usize>(
-        mem: &QueueMemory<SLOTS>,
-        mqd: &'a MqdPage,
-        eop: &'a EopBuffer,
+        mem: Dev<'a, QueueMemory<SLOTS>>,
+        mqd: Dev<'a, MqdPage>,
+        eop: Dev<'a, EopBuffer>,
         doorbell: u32,
         vmid: u8,
     ) -> Self {
@@ -135,6 +153,26 @@ impl<'a> QueueResources<'a> {
             doorbell,
             vmid,
         }
+    }
+
+    /// The MQD page.
+    pub fn mqd(&self) -> Dev<'a, MqdPage> {
+        self.mqd
+    }
+
+    /// The EOP buffer.
+    pub fn eop(&self) -> Dev<'a, EopBuffer> {
+        self.eop
+    }
+
+    /// The 64-bit doorbell index.
+    pub fn doorbell(&self) -> u32 {
+        self.doorbell
+    }
+
+    /// The HQD's VMID (direct and KIQ mapping) or the process key (MES).
+    pub fn vmid(&self) -> u8 {
+        self.vmid
     }
 
     /// The MQD parameters for these resources.
@@ -169,13 +207,11 @@ pub struct Mapping {
 /// before touching the device, so a collision is an error with nothing
 /// sent.
 pub trait QueueMapper {
-    /// Builds the queue's MQD and makes the hardware run it.
-    ///
-    /// # Safety
-    /// Every address in `q` must be valid memory the device may read and
-    /// write for as long as the queue stays mapped, and `q.mqd` must not be
-    /// mapped already.
-    unsafe fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError>;
+    /// Builds the queue's MQD and makes the hardware run it. Every address
+    /// the device is given comes from `q`'s [`Dev`] handles. `q`'s MQD
+    /// page must not be mapped already (a device-level error, see
+    /// [`MqdPage`]): unmap a queue before mapping its page again.
+    fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError>;
 
     /// Takes the queue off the hardware and frees its doorbell.
     fn unmap(&mut self, m: &Mapping) -> Result<(), MapError>;

@@ -275,14 +275,17 @@ pub const EOP_BYTES: u64 = 4096;
 /// One MQD in its own 4 KiB page, as `allocate_mqd()` does when MES owns
 /// the MQD ("MES writes to areas beyond MQD size"). Page alignment also
 /// satisfies every address alignment the CP wants of an MQD.
+///
+/// Like a `Cell`, the page is written through `&self` and never lends a
+/// reference into its bytes (reads copy out), and it is not `Sync`, so
+/// the CPU's writes cannot race each other. The device's accesses are
+/// not the CPU's: writing the MQD of a queue the device is running hands
+/// it a changed MQD mid-flight, a device-level error the mappers leave to
+/// their caller (map a page again only after unmapping it), not a host
+/// memory-safety matter.
 #[repr(C, align(4096))]
 #[derive(Debug)]
 pub struct MqdPage(core::cell::UnsafeCell<[u8; 4096]>);
-
-// SAFETY: the page is written by the CPU only while no mapper has handed
-// it to the device (`build` takes the queue as unmapped by contract), and
-// afterwards only read; the device's writes are its own business.
-unsafe impl Sync for MqdPage {}
 
 impl MqdPage {
     pub const fn new() -> Self {
@@ -297,9 +300,11 @@ impl MqdPage {
     /// Copies of the first 2 KiB as the HQD register window.
     pub fn hqd(&self) -> HqdRegisters {
         let mut h = HqdRegisters::default();
-        // SAFETY: the page is 4096 bytes; the window lies at 512..736. The
-        // device may write these bytes concurrently only after mapping,
-        // when a torn copy is what a register read would also give.
+        // SAFETY: the page is 4096 bytes; the window lies at 512..736; no
+        // reference into the page exists (the type lends none) and it is
+        // not `Sync`, so no CPU write runs meanwhile. The device may write
+        // these bytes concurrently only after mapping, when a torn copy is
+        // what a register read would also give.
         unsafe {
             core::ptr::copy_nonoverlapping(
                 self.0.get().cast::<u8>().add(HQD_FIRST_DWORD * 4),
@@ -310,15 +315,15 @@ impl MqdPage {
         h
     }
 
-    /// Zeroes the page and writes `mqd` at its start.
-    ///
-    /// # Safety
-    /// No device may be reading or writing the page (it is not mapped).
-    pub unsafe fn write<M: IntoBytes + Immutable>(&self, mqd: &M) {
+    /// Zeroes the page and writes `mqd` at its start. The page must not
+    /// be mapped to the device (see the type's docs).
+    pub fn write<M: IntoBytes + Immutable>(&self, mqd: &M) {
         let src = mqd.as_bytes();
         let len = src.len().min(4096);
-        // SAFETY: the caller guarantees exclusive access; both ranges lie
-        // inside the 4096-byte page.
+        // SAFETY: both ranges lie inside the 4096-byte page; the type lends
+        // no reference into its bytes and is not `Sync`, so nothing else
+        // on the CPU reads or writes them during the copy (`src` is a
+        // separate value, so the ranges do not overlap).
         unsafe {
             let dst = self.0.get().cast::<u8>();
             core::ptr::write_bytes(dst, 0, 4096);
@@ -328,7 +333,8 @@ impl MqdPage {
 
     /// Raw bytes, for a model that validates a submitted MQD.
     pub fn bytes(&self) -> [u8; 4096] {
-        // SAFETY: reading plain bytes inside the page.
+        // SAFETY: a copy of plain bytes inside the page; no CPU write runs
+        // meanwhile (not `Sync`, no reference lent).
         unsafe { *self.0.get() }
     }
 }
@@ -628,12 +634,10 @@ compute_mqd!(
     "struct v12_compute_mqd"
 );
 
-/// Builds the AQL MQD for `generation` into `page`.
-///
-/// # Safety
-/// `page` must not be mapped to the device (no mapper has handed it out,
-/// or it has been unmapped).
-pub unsafe fn build_aql(
+/// Builds the AQL MQD for `generation` into `page`, which must not be
+/// mapped to the device (no mapper has handed it out, or it has been
+/// unmapped; see [`MqdPage`]).
+pub fn build_aql(
     generation: Generation,
     page: &MqdPage,
     p: &AqlMqdParams,
@@ -648,14 +652,12 @@ pub unsafe fn build_aql(
     match generation {
         Generation::Gfx11 => {
             let m = ComputeMqdV11::aql(p)?;
-            // SAFETY: forwarded contract.
-            unsafe { page.write(&m) };
+            page.write(&m);
             Ok(m.hqd)
         }
         Generation::Gfx12 => {
             let m = ComputeMqdV12::aql(p)?;
-            // SAFETY: forwarded contract.
-            unsafe { page.write(&m) };
+            page.write(&m);
             Ok(m.hqd)
         }
     }

@@ -8,15 +8,45 @@
 //! `amdgpu_gmc.c`; barebell follows the same rules so that a GPU sees the
 //! layout amdgpu would have given it.
 
+use crate::regs::dcn_3_2_0 as dcn;
+
 /// Linux's GART size (`amdgpu_gart_size` -1 → 512 MiB,
 /// `gmc_v11_0_mc_init()` / `gmc_v12_0_mc_init()`).
 pub const GART_BYTES: u64 = 512 << 20;
 /// `AMDGPU_GMC_HOLE_START` (amdgpu_gmc.h): MC addresses stop below it.
 pub const GMC_HOLE_START: u64 = 0x0000_8000_0000_0000;
-/// Kept back at the bottom of VRAM for the VBIOS framebuffer. Linux
-/// reserves `stolen_vga_memory` there, sized by
-/// `amdgpu_gmc_get_vbios_fb_size()`; this is a fixed upper bound.
-pub const VBIOS_FB_HOLE: u64 = 16 << 20;
+/// `AMDGPU_VBIOS_VGA_ALLOCATION` (`amdgpu.h`: "8MB for vga emulator and
+/// 1 MB for FB"; that header needs the whole driver to compile, so it is
+/// cited, not a fact).
+pub const VGA_ALLOCATION: u64 = 9 << 20;
+
+/// The VBIOS framebuffer's size as `gmc_v11_0_get_vbios_fb_size()`
+/// computes it from the DCN 3.2.0 registers: VGA mode
+/// (`D1VGA_CONTROL.D1VGA_MODE_ENABLE`) needs [`VGA_ALLOCATION`]; otherwise
+/// the primary surface's viewport height times its pitch (pixels) times
+/// 4 bytes. (`gmc_v12_0_get_vbios_fb_size()` returns 0 on gfx12.)
+pub fn vbios_fb_size_gfx11(d1vga_control: u32, viewport: u32, pitch: u32) -> u64 {
+    if dcn::field(d1vga_control, dcn::D1VGA_MODE_ENABLE) != 0 {
+        return VGA_ALLOCATION;
+    }
+    let height = u64::from(dcn::field(viewport, dcn::PRI_VIEWPORT_HEIGHT));
+    let pitch = u64::from(dcn::field(pitch, dcn::PITCH));
+    height * pitch * 4
+}
+
+/// What `amdgpu_gmc_get_vbios_allocations()` keeps back at VRAM 0 for a
+/// VBIOS framebuffer of `fb_size` bytes (0 without display hardware):
+/// nothing if that would leave less than 8 MiB of VRAM, else the
+/// framebuffer (split by Linux into `stolen_vga_memory` and
+/// `stolen_extended_memory`, contiguous from 0; `keep_stolen_vga_memory`
+/// is false for these parts), rounded up to whole 4 KiB pages as
+/// `amdgpu_bo_create_kernel_at()` allocates them.
+pub fn vbios_reservation(fb_size: u64, vram_bytes: u64) -> u64 {
+    if vram_bytes.saturating_sub(fb_size) < 8 << 20 {
+        return 0;
+    }
+    fb_size.next_multiple_of(4096)
+}
 /// `MMMC_VM_FB_LOCATION_BASE__FB_BASE_MASK` (mmhub_3_0_0 and 4_1_0
 /// sh_mask headers); the field holds MC address bits 24 and up.
 pub const FB_BASE_MASK: u32 = 0x00FF_FFFF;
@@ -116,6 +146,26 @@ mod tests {
             ),
             (0x1_0000_0000, 0x1_1FFF_FFFF)
         );
+    }
+
+    /// `gmc_v11_0_get_vbios_fb_size()` worked by hand: VGA mode is 9 MiB
+    /// whatever the surface says; a 1920x1080 surface with a 1920-pixel
+    /// pitch is 1080 * 1920 * 4 bytes; a pitch wider than the viewport
+    /// counts (2048 * 4 per line).
+    #[test]
+    fn vbios_fb_size_follows_gmc_v11() {
+        assert_eq!(vbios_fb_size_gfx11(1, 1080 << 16 | 1920, 1920), 9 << 20);
+        assert_eq!(vbios_fb_size_gfx11(0, 1080 << 16 | 1920, 1920), 8_294_400);
+        assert_eq!(vbios_fb_size_gfx11(0, 768 << 16 | 1366, 2048), 6_291_456);
+        // META_PITCH (bits 29:16) is not the pitch.
+        assert_eq!(vbios_fb_size_gfx11(0, 2 << 16, 0x5_0001), 8);
+        assert_eq!(vbios_fb_size_gfx11(0, 0, 0), 0);
+        // amdgpu_gmc_get_vbios_allocations(): nothing if < 8 MiB would be
+        // left; pages otherwise.
+        assert_eq!(vbios_reservation(8_294_400, 24 << 30), 8_294_400);
+        assert_eq!(vbios_reservation(4097, 24 << 30), 8192);
+        assert_eq!(vbios_reservation(9 << 20, 16 << 20), 0);
+        assert_eq!(vbios_reservation(0, 1 << 30), 0);
     }
 
     #[test]

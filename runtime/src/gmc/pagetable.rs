@@ -138,7 +138,8 @@ impl Table {
 /// Why a mapping could not be written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MapError {
-    /// VA, PA or size not 4 KiB aligned, or VA beyond 48 bits.
+    /// VA, PA or size not 4 KiB aligned, VA below the tables' start, or
+    /// VA − start or PA beyond 48 bits.
     BadRange { va: u64, pa: u64, size: u64 },
     /// The arena has no free table left.
     OutOfTables { capacity: usize },
@@ -152,7 +153,7 @@ impl core::fmt::Display for MapError {
         match *self {
             MapError::BadRange { va, pa, size } => write!(
                 f,
-                "{size:#x} bytes from VA {va:#x} to PA {pa:#x}: not 4 KiB aligned or beyond 48 bits"
+                "{size:#x} bytes from VA {va:#x} to PA {pa:#x}: not 4 KiB aligned, below the tables' start or beyond 48 bits"
             ),
             MapError::OutOfTables { capacity } => {
                 write!(f, "all {capacity} page tables of the arena are in use")
@@ -166,10 +167,19 @@ impl core::fmt::Display for MapError {
 
 /// Tables in one contiguous, device-visible arena: table `i` sits at MC
 /// address `mc_base + i * 4096`. Table 0 is the root (PDB2).
+///
+/// The tables translate VAs from `va_base` on: the hub walks `VA -
+/// PAGE_TABLE_START_ADDR`, so entry indices come from the VA relative to
+/// the context's start, as `amdgpu_gart_map()` indexes the GART by the
+/// offset into the aperture and tinygrad's AM walks `vaddr - va_base`
+/// (`PageTableTraverseContext`). User contexts start at 0
+/// (`*_setup_vmid_config()`), VMID0 at the GART's start
+/// (`*_init_gart_aperture_regs()`).
 #[derive(Debug)]
 pub struct TableArena<'a> {
     tables: &'a mut [Table],
     mc_base: u64,
+    va_base: u64,
     used: usize,
     format: Generation,
 }
@@ -184,9 +194,23 @@ impl<'a> TableArena<'a> {
         TableArena {
             tables,
             mc_base,
+            va_base: 0,
             used,
             format,
         }
+    }
+
+    /// The same tables for a context whose `PAGE_TABLE_START_ADDR` is
+    /// `va_base` (4 KiB aligned): [`TableArena::map`] then indexes `va -
+    /// va_base` and refuses VAs below it.
+    pub fn with_va_base(mut self, va_base: u64) -> Self {
+        self.va_base = va_base;
+        self
+    }
+
+    /// The first VA the tables translate (the context's start).
+    pub fn va_base(&self) -> u64 {
+        self.va_base
     }
 
     /// MC address of the root table (what the context's page-table base
@@ -256,7 +280,8 @@ impl<'a> TableArena<'a> {
     /// 2 MiB pages when `large_pages`; the rest become 4 KiB PTEs whose
     /// fragment field is the largest aligned block (up to 2 MiB) that lies
     /// wholly inside this mapping at matching alignment of VA and PA
-    /// (follows `amdgpu_vm_pte_fragment()`).
+    /// (follows `amdgpu_vm_pte_fragment()`). Indices, 2 MiB alignment and
+    /// fragments are taken on `va - va_base`, the address the hub walks.
     pub fn map(
         &mut self,
         va: u64,
@@ -266,20 +291,26 @@ impl<'a> TableArena<'a> {
         large_pages: bool,
     ) -> Result<(), MapError> {
         let bad = MapError::BadRange { va, pa, size };
-        if !va.is_multiple_of(PAGE) || !pa.is_multiple_of(PAGE) || !size.is_multiple_of(PAGE) {
+        if !va.is_multiple_of(PAGE)
+            || !pa.is_multiple_of(PAGE)
+            || !size.is_multiple_of(PAGE)
+            || !self.va_base.is_multiple_of(PAGE)
+        {
             return Err(bad);
         }
-        let end = va.checked_add(size).ok_or(bad)?;
+        let rel = va.checked_sub(self.va_base).ok_or(bad)?;
+        let end = rel.checked_add(size).ok_or(bad)?;
         if end > 1 << 48 || pa.checked_add(size).is_none_or(|e| e > 1 << 48) {
             return Err(bad);
         }
         let mut off = 0;
         while off < size {
-            let (v, p) = (va + off, pa + off);
-            let idx = |shift: u32| ((v >> shift) & (ENTRIES as u64 - 1)) as usize;
+            let (r, p) = (rel + off, pa + off);
+            let v = va + off;
+            let idx = |shift: u32| ((r >> shift) & (ENTRIES as u64 - 1)) as usize;
             let pdb1 = self.descend(0, idx(39), v)?;
             let pdb0 = self.descend(pdb1, idx(30), v)?;
-            if large_pages && v % LARGE_PAGE == 0 && p % LARGE_PAGE == 0 && size - off >= LARGE_PAGE
+            if large_pages && r % LARGE_PAGE == 0 && p % LARGE_PAGE == 0 && size - off >= LARGE_PAGE
             {
                 let raw = self.entry(pdb0, idx(21)).map_or(0, |e| *e);
                 let large = self.format.pde_pte();
@@ -294,13 +325,14 @@ impl<'a> TableArena<'a> {
                 continue;
             }
             let ptb = self.descend(pdb0, idx(21), v)?;
-            // Largest fragment: the aligned block around v must sit inside
-            // [va, end) and VA and PA must share that alignment.
+            // Largest fragment: the aligned block around r must sit inside
+            // [rel, end) and the walked address and PA must share that
+            // alignment.
             let mut frag = 0u8;
             while frag < 9 {
                 let block = PAGE << (frag + 1);
-                let start = v & !(block - 1);
-                if (v ^ p) & (block - 1) != 0 || start < va || start + block > end {
+                let start = r & !(block - 1);
+                if (r ^ p) & (block - 1) != 0 || start < rel || start + block > end {
                     break;
                 }
                 frag += 1;

@@ -17,7 +17,7 @@ use crate::discovery;
 
 pub mod device;
 
-pub use device::DeviceArena;
+pub use device::{Dev, DeviceArena};
 
 /// Why an allocation or a region could not be made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -26,7 +26,7 @@
 //! what the model checks; whether hardware needs them for barebell's
 //! path is unconfirmed.
 
-use crate::bus::RegisterBus;
+use crate::bus::{Block, BlockError, RegisterBus};
 use crate::regs::nbio_4_3_0::init::{DoorbellAperEn, RemapHdpFlushCntl, SelfringAperCntl};
 use crate::regs::{IpBases, Reg, nbif_6_3_1, nbio_4_3_0};
 
@@ -117,8 +117,8 @@ pub const TABLES: &[&NbioRegs] = &[&NBIO_4_3_0, &NBIF_6_3_1];
 pub enum NbioError {
     /// Discovery reported an NBIO/NBIF version with no register table.
     UnsupportedVersion { version: (u8, u8, u8) },
-    /// The register is not in the discovered NBIO bases.
-    NoRegister { name: &'static str },
+    /// A register is not in the discovered NBIO bases.
+    Register(BlockError),
     /// The remap offset does not fit the 17-bit dword address field.
     BadRemapOffset { offset: u32 },
     /// A register read as all-ones: the device is gone.
@@ -131,7 +131,7 @@ impl core::fmt::Display for NbioError {
             NbioError::UnsupportedVersion { version: (a, b, c) } => {
                 write!(f, "NBIO/NBIF {a}.{b}.{c} has no register table")
             }
-            NbioError::NoRegister { name } => write!(f, "{name} is not in the NBIO bases"),
+            NbioError::Register(e) => write!(f, "{e}"),
             NbioError::BadRemapOffset { offset } => {
                 write!(
                     f,
@@ -140,6 +140,12 @@ impl core::fmt::Display for NbioError {
             }
             NbioError::DeviceGone { name } => write!(f, "{name} read as all-ones"),
         }
+    }
+}
+
+impl From<BlockError> for NbioError {
+    fn from(e: BlockError) -> Self {
+        NbioError::Register(e)
     }
 }
 
@@ -160,9 +166,9 @@ impl Nbio {
             .ok_or(NbioError::UnsupportedVersion { version })
     }
 
-    fn at(&self, r: Reg) -> Result<usize, NbioError> {
-        r.byte_offset(&self.bases)
-            .ok_or(NbioError::NoRegister { name: r.name })
+    /// This instance's registers on `bus`.
+    pub fn block<'b, B: RegisterBus + ?Sized>(&self, bus: &'b B) -> Block<'b, B> {
+        Block::new(bus, self.bases)
     }
 }
 
@@ -190,9 +196,10 @@ pub fn remap_hdp<B: RegisterBus + ?Sized>(
         .checked_add(REMAP_HDP_REG_FLUSH)
         .ok_or(NbioError::BadRemapOffset { offset: reg_offset })?;
     let (mem_v, reg_v) = (remap_value(mem)?, remap_value(reg)?);
+    let b = nbio.block(bus);
     let (mem_at, reg_at) = (
-        nbio.at(nbio.regs.remap_hdp_mem_flush_cntl)?,
-        nbio.at(nbio.regs.remap_hdp_reg_flush_cntl)?,
+        b.offset(nbio.regs.remap_hdp_mem_flush_cntl)?,
+        b.offset(nbio.regs.remap_hdp_reg_flush_cntl)?,
     );
     bus.write32(mem_at, mem_v);
     bus.write32(reg_at, reg_v);
@@ -210,7 +217,7 @@ pub fn flush_hdp<B: RegisterBus + ?Sized>(
     nbio: &Nbio,
     reg_offset: u32,
 ) -> Result<(), NbioError> {
-    let memsize = nbio.at(nbio.regs.config_memsize)?;
+    let memsize = nbio.block(bus).offset(nbio.regs.config_memsize)?;
     let at = reg_offset as usize + REMAP_HDP_MEM_FLUSH as usize;
     bus.write32(at, 0);
     if bus.read32(memsize) == crate::bus::ALL_ONES {
@@ -231,13 +238,13 @@ pub fn enable_doorbell_aperture<B: RegisterBus + ?Sized>(
     enable: bool,
 ) -> Result<(), NbioError> {
     let reg = nbio.regs.doorbell_aper_en;
-    let r = nbio.at(reg)?;
-    let cur = bus.read32(r);
+    let b = nbio.block(bus);
+    let cur = b.read(reg)?;
     if cur == crate::bus::ALL_ONES {
         return Err(NbioError::DeviceGone { name: reg.name });
     }
     let v = DoorbellAperEn::from_bits(cur).with_bif_doorbell_aper_en(enable);
-    bus.write32(r, v.into_bits());
+    b.write(reg, v.into_bits())?;
     Ok(())
 }
 
@@ -251,11 +258,12 @@ pub fn enable_doorbell_selfring<B: RegisterBus + ?Sized>(
     nbio: &Nbio,
     doorbell_bus: Option<u64>,
 ) -> Result<(), NbioError> {
-    let cntl_at = nbio.at(nbio.regs.selfring_cntl)?;
+    let b = nbio.block(bus);
+    let cntl_at = b.offset(nbio.regs.selfring_cntl)?;
     let mut cntl = SelfringAperCntl::new();
     if let Some(base) = doorbell_bus {
-        let lo = nbio.at(nbio.regs.selfring_base_low)?;
-        let hi = nbio.at(nbio.regs.selfring_base_high)?;
+        let lo = b.offset(nbio.regs.selfring_base_low)?;
+        let hi = b.offset(nbio.regs.selfring_base_high)?;
         cntl = cntl
             .with_doorbell_selfring_gpa_aper_en(true)
             .with_doorbell_selfring_gpa_aper_mode(true)

@@ -24,12 +24,23 @@
 //! too (`psp_v14_0_bootloader_load_ipkeymgr_drv()`; [`Plan::ipkeymgr_drv`]).
 //! Its bootloader wait checks bit 31 only, as this module does for both.
 //!
+//! The SPL stage runs when the bundle has an SPL component, and on 13.0.0
+//! carries the KDB: `psp_v13_0_bootloader_load_spl()` passes `&psp->kdb`
+//! with `PSP_BL__LOAD_TOS_SPL_TABLE`, and tinygrad's AM does the same
+//! (`spl_key`), which sOS accepted on a gfx1100; `psp_v14_0.c` passes
+//! `&psp->spl` ([`Plan::spl_from_kdb`]).
+//!
+//! Waits follow Linux's timing: the bootloader 10 × 100 ms
+//! ([`BOOTLOADER_TIMEOUT_NS`]), `mdelay(20)` ([`HANDSHAKE_DELAY_NS`])
+//! before the sign-of-life wait and after each ring command, sOS ready
+//! (`C2PMSG_64` bit 31) before the ring is created, and a live ring
+//! stopped before another is created ([`Psp::ring_stop`]).
+//!
 //! Where this deviates from Linux, and why:
-//! - `psp_v13_0_bootloader_load_spl()` in Linux 6.12 passes `&psp->kdb`,
-//!   so 13.0.0 sends the KDB bytes with the SPL command; `psp_v14_0.c`
-//!   passes `&psp->spl`. This sends the SPL section on both, taking the
-//!   13.0.0 line for a copy slip; which one the 13.0.0 bootloader expects
-//!   is unconfirmed.
+//! - After the SOS load, Linux waits for `C2PMSG_81` to change from what
+//!   it reads after the 20 ms delay; this waits for it to be non-zero
+//!   (the sign of life, as tinygrad tests it), which also accepts an sOS
+//!   that came up within the delay.
 //! - After a bootloader command, Linux 13.0.0 waits for `C2PMSG_35` to
 //!   equal exactly `0x8000_0000`; a status in bits 15:0 would only show as
 //!   a timeout. This waits for bit 31 and then reports a non-zero status
@@ -47,9 +58,9 @@
 //!
 //! No step here has run on hardware.
 
-use crate::bus::{ALL_ONES, RegCondition, RegisterBus, WaitError, poll};
+use crate::bus::{ALL_ONES, Block, BlockError, RegCondition, RegisterBus, WaitError, poll};
 use crate::regs::{IpBases, Reg};
-use crate::time::{Clock, Deadline};
+use crate::time::{Clock, Deadline, delay};
 use barebell_firmware_if::psp_gfx::{
     self, CMD_RESP_BYTES, CmdResp, GFX_CMD_STATUS_MASK, RESP_OFFSET, RbFrame, Resp, TmrFlags,
     bootloader, ctrl_cmd, fw_type,
@@ -72,6 +83,13 @@ pub const READY: u32 = 0x8000_0000;
 pub const REG_TIMEOUT_NS: u64 = 100_000_000;
 /// `psp_v13_0_wait_for_bootloader()` retries that wait 10 times on 13.0.0.
 pub const BOOTLOADER_TIMEOUT_NS: u64 = 10 * REG_TIMEOUT_NS;
+/// The `mdelay(20)` Linux puts after writing a command whose answer it
+/// then polls for, in `psp_v13_0_bootloader_load_sos()`,
+/// `psp_v13_0_ring_create()` and `psp_v13_0_ring_stop()` (and their
+/// `psp_v14_0.c` twins): "there might be handshake issue with hardware
+/// which needs delay". tinygrad's AM sleeps the same 20 ms in
+/// `_ring_create`.
+pub const HANDSHAKE_DELAY_NS: u64 = 20_000_000;
 /// `psp_cmd_submit_buf()`: `psp_timeout` (20 000) sleeps of 60-100 µs.
 pub const FENCE_TIMEOUT_NS: u64 = 2_000_000_000;
 
@@ -242,7 +260,7 @@ pub enum PspError {
     /// The ring-create command came back with a non-zero status.
     RingStatus { status: u32 },
     /// A register needed by a step is not in the IP's discovered bases.
-    NoRegister { name: &'static str },
+    Register(BlockError),
     /// The fence did not reach the submitted value in time. `vm_fault`
     /// is what the PSP's hub latched, if a hub was given and it latched
     /// one (the likely reason: the PSP could not reach a buffer).
@@ -274,6 +292,17 @@ impl From<WaitError> for PspError {
     }
 }
 
+/// A register that cannot be placed is [`PspError::Register`]; a wait on
+/// one that ends is [`PspError::Wait`], as from [`poll`].
+impl From<BlockError> for PspError {
+    fn from(e: BlockError) -> Self {
+        match e {
+            BlockError::Wait(w) => PspError::Wait(w),
+            e => PspError::Register(e),
+        }
+    }
+}
+
 impl core::fmt::Display for PspError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match *self {
@@ -295,7 +324,7 @@ impl core::fmt::Display for PspError {
             PspError::RingStatus { status } => {
                 write!(f, "PSP ring create: C2PMSG_64 status {status:#x}")
             }
-            PspError::NoRegister { name } => write!(f, "{name}: segment not in discovery bases"),
+            PspError::Register(e) => write!(f, "{e}"),
             PspError::FenceTimeout {
                 cmd_id,
                 want,
@@ -471,11 +500,6 @@ struct Resolved {
     c81: usize,
 }
 
-fn resolve(r: Reg, bases: &IpBases) -> Result<usize, PspError> {
-    r.byte_offset(bases)
-        .ok_or(PspError::NoRegister { name: r.name })
-}
-
 /// Outcome of one bootloader load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Loaded {
@@ -507,15 +531,16 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
         mp0_bases: &IpBases,
         buf: PspBuffers,
     ) -> Result<Self, PspError> {
+        let mp0 = Block::new(bus, *mp0_bases);
         let at = Resolved {
-            c35: resolve(regs.c2pmsg_35, mp0_bases)?,
-            c36: resolve(regs.c2pmsg_36, mp0_bases)?,
-            c64: resolve(regs.c2pmsg_64, mp0_bases)?,
-            c67: resolve(regs.c2pmsg_67, mp0_bases)?,
-            c69: resolve(regs.c2pmsg_69, mp0_bases)?,
-            c70: resolve(regs.c2pmsg_70, mp0_bases)?,
-            c71: resolve(regs.c2pmsg_71, mp0_bases)?,
-            c81: resolve(regs.c2pmsg_81, mp0_bases)?,
+            c35: mp0.offset(regs.c2pmsg_35)?,
+            c36: mp0.offset(regs.c2pmsg_36)?,
+            c64: mp0.offset(regs.c2pmsg_64)?,
+            c67: mp0.offset(regs.c2pmsg_67)?,
+            c69: mp0.offset(regs.c2pmsg_69)?,
+            c70: mp0.offset(regs.c2pmsg_70)?,
+            c71: mp0.offset(regs.c2pmsg_71)?,
+            c81: mp0.offset(regs.c2pmsg_81)?,
         };
         if !buf.fw_pri.mc_addr().is_multiple_of(BOOTLOADER_ALIGN) {
             return Err(PspError::Misaligned {
@@ -599,7 +624,12 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
         self.bus.write32(self.at.c36, (mc >> 20) as u32);
         self.bus.write32(self.at.c35, component.command());
         if component == Component::Sos {
-            // Sign of life: C2PMSG_81 leaves zero once sOS runs.
+            // psp_v13_0_bootloader_load_sos(): mdelay(20), then up to
+            // 100 ms for the sign of life. Linux waits for C2PMSG_81 to
+            // change from what it reads after the delay; this waits for
+            // it to leave zero, which also takes an sOS that signed life
+            // within the 20 ms (tinygrad's `is_sos_alive()` test).
+            delay(self.clock, HANDSHAKE_DELAY_NS);
             let c = RegCondition {
                 what: self.regs.c2pmsg_81.name,
                 byte_offset: self.at.c81,
@@ -645,9 +675,35 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
         }
     }
 
+    /// Stops the PSP's rings (follows `psp_v13_0_ring_stop()`, bare-metal
+    /// branch): DESTROY_RINGS in C2PMSG_64, `mdelay(20)`, then the
+    /// response flag.
+    pub fn ring_stop(&mut self) -> Result<(), PspError> {
+        self.bus.write32(self.at.c64, ctrl_cmd::DESTROY_RINGS);
+        delay(self.clock, HANDSHAKE_DELAY_NS);
+        let c = self.cond(self.regs.c2pmsg_64, self.at.c64, READY, READY);
+        poll(self.bus, self.clock, c, REG_TIMEOUT_NS)?;
+        self.ring_up = false;
+        Ok(())
+    }
+
     /// Creates the GPCOM (KM) ring (follows `psp_v13_0_ring_create()`,
-    /// bare-metal branch).
+    /// bare-metal branch). A ring someone left live (C2PMSG_71 holds its
+    /// size) is stopped first, as tinygrad's `_ring_create` does (Linux
+    /// stops its own in `psp_ring_destroy()` before it lets go of the
+    /// PSP, so it never meets one).
     pub fn ring_create(&mut self) -> Result<(), PspError> {
+        let live = self.bus.read32(self.at.c71);
+        if live == ALL_ONES {
+            return Err(PspError::Wait(WaitError::DeviceGone {
+                what: self.regs.c2pmsg_71.name,
+                byte_offset: self.at.c71,
+            }));
+        }
+        if live != 0 {
+            self.ring_stop()?;
+        }
+        // "Wait for sOS ready for ring creation".
         let c = self.cond(self.regs.c2pmsg_64, self.at.c64, READY, READY);
         poll(self.bus, self.clock, c, REG_TIMEOUT_NS)?;
         let len = self.buf.ring.len();
@@ -657,6 +713,7 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
         self.bus.write32(self.at.c70, (mc >> 32) as u32);
         self.bus.write32(self.at.c71, len as u32);
         self.bus.write32(self.at.c64, RING_TYPE_KM << 16);
+        delay(self.clock, HANDSHAKE_DELAY_NS);
         let c = self.cond(self.regs.c2pmsg_64, self.at.c64, READY, READY);
         let v = poll(self.bus, self.clock, c, REG_TIMEOUT_NS)?;
         let status = v & GFX_CMD_STATUS_MASK;
@@ -817,23 +874,22 @@ pub fn wait_rlc_autoload<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     gc: GcRegs,
     gc_bases: &IpBases,
 ) -> Result<(), PspError> {
-    let st = resolve(gc.rlc_bootload_status, gc_bases)?;
-    let cp = resolve(gc.cp_stat, gc_bases)?;
-    let cond = |r: Reg, at: usize, mask: u32, want: u32| RegCondition {
-        what: r.name,
-        byte_offset: at,
-        mask,
-        want,
-    };
-    let c = cond(
-        gc.rlc_bootload_status,
-        st,
-        gc.bootload_complete,
-        gc.bootload_complete,
-    );
-    poll(bus, clock, c, REG_TIMEOUT_NS)?;
-    let c = cond(gc.cp_stat, cp, 0xFFFF_FFFF, 0);
-    poll(bus, clock, c, REG_TIMEOUT_NS)?;
+    let b = Block::new(bus, *gc_bases);
+    let st = gc.rlc_bootload_status;
+    // Both resolve before either wait, so a missing base fails first.
+    for r in [st, gc.cp_stat] {
+        b.offset(r)?;
+    }
+    let complete = gc.bootload_complete;
+    b.poll(clock, st, complete, complete, st.name, REG_TIMEOUT_NS)?;
+    b.poll(
+        clock,
+        gc.cp_stat,
+        0xFFFF_FFFF,
+        0,
+        gc.cp_stat.name,
+        REG_TIMEOUT_NS,
+    )?;
     Ok(())
 }
 
@@ -901,27 +957,58 @@ pub struct Image<'a> {
     pub bytes: &'a [u8],
 }
 
+/// `psp_get_fw_type()` for one section of a parsed blob:
+/// barebell-firmware-if's SOC21 table, plus the gfx12 case it lacks:
+/// SDMA 7's v3 header holds one image, `AMDGPU_UCODE_ID_SDMA_RS64`
+/// (`amdgpu_sdma_init_microcode()`), which PSP loads as
+/// `GFX_FW_TYPE_SDMA_UCODE_TH0`.
+fn fw_type_of(fw: &barebell_firmware_if::Firmware<'_>, section: &str) -> Option<u32> {
+    use barebell_firmware_if::{Body, ucode::sdma::Sdma};
+    match (&fw.body, section) {
+        (Body::Sdma(Sdma::V3_0(_)), "ucode") => Some(fw_type::SDMA_UCODE_TH0),
+        _ => psp_gfx::soc21_fw_type(fw.kind, section),
+    }
+}
+
+/// With a unified MES blob (`<gc>_uni_mes.bin`, `adev->enable_uni_mes`),
+/// `mes_v12_0_early_init()` runs `amdgpu_mes_init_microcode()` for both
+/// pipes on the same file: pipe 1's `CP_MES1`/`CP_MES1_DATA`
+/// (`GFX_FW_TYPE_CP_MES_KIQ`/`MES_KIQ_STACK`) are its ucode and data,
+/// which the table maps to pipe 0's types.
+fn unified_mes_source(t: u32) -> Option<u32> {
+    match t {
+        fw_type::CP_MES_KIQ => Some(fw_type::CP_MES),
+        fw_type::MES_KIQ_STACK => Some(fw_type::MES_STACK),
+        _ => None,
+    }
+}
+
 /// Fills `out` with the GFX images of `blobs`, in [`gfx_load_order`],
 /// and returns how many were written. A type no blob provides is left
 /// out, as Linux skips ucodes with no firmware (`fw_load_skip_check()`);
 /// empty sections are left out for the same reason. Section names map to
-/// types through `barebell_firmware_if::psp_gfx::soc21_fw_type` (written
-/// for SOC21; using it for gfx12 blobs assumes their sections keep the
-/// same roles, which is unconfirmed).
+/// types as `psp_get_fw_type()` maps them (barebell-firmware-if's SOC21 table;
+/// using it for gfx12 blobs assumes their sections keep the same roles,
+/// which the PSP model's own reader checks byte for byte).
 pub fn gfx_images<'a>(
     blobs: &[barebell_firmware_if::Firmware<'a>],
     out: &mut [Image<'a>],
 ) -> Result<usize, PspError> {
-    let find = |t: u32| -> Option<&'a [u8]> {
-        blobs.iter().find_map(|fw| {
-            fw.sections().iter().find_map(|s| {
-                (psp_gfx::soc21_fw_type(fw.kind, s.name) == Some(t)).then(|| fw.bytes(s))
+    use barebell_firmware_if::{Kind, MesPipe};
+    let find_in = |t: u32, unified_only: bool| -> Option<&'a [u8]> {
+        blobs
+            .iter()
+            .filter(|fw| !unified_only || fw.kind == Kind::Mes(MesPipe::Unified))
+            .find_map(|fw| {
+                fw.sections()
+                    .iter()
+                    .find_map(|s| (fw_type_of(fw, s.name) == Some(t)).then(|| fw.bytes(s)))
             })
-        })
     };
     let mut n = 0;
     for &t in gfx_load_order() {
-        let Some(bytes) = find(stack_source(t).unwrap_or(t)) else {
+        let direct = find_in(stack_source(t).unwrap_or(t), false);
+        let Some(bytes) = direct.or_else(|| find_in(unified_mes_source(t)?, true)) else {
             continue;
         };
         if bytes.is_empty() {
@@ -954,6 +1041,9 @@ pub struct Plan {
     /// `psp_v13_0_funcs` has no `bootloader_load_ipkeymgr_drv`, so Linux
     /// skips it there even if a bundle carries one.
     pub ipkeymgr_drv: bool,
+    /// 13.0.0's SPL stage sends the bundle's KDB
+    /// (`psp_v13_0_bootloader_load_spl()`); 14.x's sends the SPL.
+    pub spl_from_kdb: bool,
 }
 
 impl Plan {
@@ -963,11 +1053,13 @@ impl Plan {
                 smu_before_tmr: true,
                 setup_tmr: true,
                 ipkeymgr_drv: false,
+                spl_from_kdb: true,
             }),
             (14, 0, 2) | (14, 0, 3) => Some(Plan {
                 smu_before_tmr: false,
                 setup_tmr: false,
                 ipkeymgr_drv: true,
+                spl_from_kdb: false,
             }),
             _ => None,
         }
@@ -983,38 +1075,96 @@ pub struct Tmr {
     pub phys_addr: u64,
 }
 
+/// `PSP_TMR_SIZE()` for every part but Aldebaran (`amdgpu_psp.h`; that
+/// header needs the whole driver to compile, so cited, not a fact): the
+/// size `psp_tmr_init()` starts from when there is no TOC to ask.
+pub const DEFAULT_TMR_SIZE: u32 = 0x40_0000;
+
+/// Where the TMR comes from. `psp_tmr_init()` asks LOAD_TOC how large it
+/// must be and only then allocates it (VRAM, `PSP_TMR_ALIGNMENT`); a
+/// caller that reserved one up front (tinygrad reserves its maximum,
+/// 0x1300000) hands in that reservation ([`Tmr`] implements this).
+pub trait TmrSource {
+    /// A TMR of at least `size` bytes (LOAD_TOC's answer).
+    fn tmr(&mut self, size: u32) -> Result<Tmr, PspError>;
+}
+
+/// A TMR reserved before LOAD_TOC answered serves any size that fits.
+impl TmrSource for Tmr {
+    fn tmr(&mut self, size: u32) -> Result<Tmr, PspError> {
+        if size > self.capacity {
+            return Err(PspError::TooLarge {
+                what: "TMR",
+                len: size as usize,
+                capacity: self.capacity as usize,
+            });
+        }
+        Ok(*self)
+    }
+}
+
 /// What [`load_firmware`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct LoadReport {
     pub components: usize,
+    /// The TMR size LOAD_TOC asked for ([`DEFAULT_TMR_SIZE`] without a
+    /// TOC).
     pub tmr_size: u32,
+    /// The TMR SETUP_TMR handed over (`None` with a boot-time TMR).
+    pub tmr: Option<Tmr>,
     pub ip_fw_loads: usize,
 }
 
 /// The whole of `psp_load_fw()` up to the RLC autoload: bootloader
-/// components from the SOS bundle `sos`, the ring, LOAD_TOC, SMU and TMR
-/// in `plan`'s order, every image of `gfx` in order, AUTOLOAD_RLC.
+/// components from the SOS bundle `sos`, the ring, LOAD_TOC and the TMR
+/// it sizes (`psp_tmr_init()`: the TMR is taken from `tmr` once the
+/// answer is known), SMU and SETUP_TMR in `plan`'s order (SETUP_TMR
+/// carries the TOC's size, `psp_prep_tmr_cmd_buf()`), every image of
+/// `gfx` in order, AUTOLOAD_RLC.
 pub fn load_firmware<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     psp: &mut Psp<'_, B, C>,
     plan: Plan,
     sos: &barebell_firmware_if::Firmware<'_>,
     smu: Option<&[u8]>,
     gfx: &[Image<'_>],
-    tmr: Option<Tmr>,
+    tmr: Option<&mut dyn TmrSource>,
 ) -> Result<LoadReport, PspError> {
     let mut report = LoadReport::default();
     for c in Component::ORDER {
         if c == Component::IpKeyMgrDrv && !plan.ipkeymgr_drv {
             continue;
         }
-        if let Some(s) = sos.section(c.section()) {
-            psp.bootloader_load(c, sos.bytes(s))?;
-            report.components += 1;
-        }
+        // psp_hw_start(): a stage runs if the bundle has its component.
+        let Some(s) = sos.section(c.section()) else {
+            continue;
+        };
+        let bytes = if c == Component::Spl && plan.spl_from_kdb {
+            let kdb = sos
+                .section(Component::Kdb.section())
+                .ok_or(PspError::OutOfOrder {
+                    step: "the SPL stage (which carries the KDB on MP0 13.0.0)",
+                    needs: "a KDB in the SOS bundle",
+                })?;
+            sos.bytes(kdb)
+        } else {
+            sos.bytes(s)
+        };
+        psp.bootloader_load(c, bytes)?;
+        report.components += 1;
     }
     psp.ring_create()?;
+    // psp_tmr_init(): the TOC's answer, or PSP_TMR_SIZE without a TOC;
+    // then the buffer, unless the firmware keeps a boot-time TMR.
+    report.tmr_size = DEFAULT_TMR_SIZE;
     if let Some(s) = sos.section("toc") {
         report.tmr_size = psp.load_toc(sos.bytes(s))?;
+    }
+    if plan.setup_tmr {
+        let source = tmr.ok_or(PspError::OutOfOrder {
+            step: "SETUP_TMR",
+            needs: "a TMR buffer",
+        })?;
+        report.tmr = Some(source.tmr(report.tmr_size)?);
     }
     let load_smu = |psp: &mut Psp<'_, B, C>, report: &mut LoadReport| {
         if let Some(img) = smu {
@@ -1026,19 +1176,10 @@ pub fn load_firmware<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     if plan.smu_before_tmr {
         load_smu(psp, &mut report)?;
     }
-    if plan.setup_tmr {
-        let t = tmr.ok_or(PspError::OutOfOrder {
-            step: "SETUP_TMR",
-            needs: "a TMR buffer",
-        })?;
-        if t.capacity < report.tmr_size {
-            return Err(PspError::TooLarge {
-                what: "TMR",
-                len: report.tmr_size as usize,
-                capacity: t.capacity as usize,
-            });
-        }
-        psp.setup_tmr(t.mc_addr, t.capacity, t.phys_addr)?;
+    // psp_tmr_load(): SETUP_TMR with the buffer's size, which
+    // psp_tmr_init() made the TOC's answer.
+    if let Some(t) = report.tmr {
+        psp.setup_tmr(t.mc_addr, report.tmr_size, t.phys_addr)?;
     }
     if !plan.smu_before_tmr {
         load_smu(psp, &mut report)?;

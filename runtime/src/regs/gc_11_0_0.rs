@@ -37,6 +37,7 @@ super::registers! {
     // GFXHUB init (`gfxhub_v3_0_gart_enable()`), used by `crate::gmc::hub`.
     GCMC_VM_FB_LOCATION_BASE = 0x1678, 0;
     GCMC_VM_FB_LOCATION_TOP = 0x1679, 0;
+    GCMC_VM_FB_OFFSET = 0x15a7, 0;
     GCMC_VM_AGP_TOP = 0x167a, 0;
     GCMC_VM_AGP_BOT = 0x167b, 0;
     GCMC_VM_AGP_BASE = 0x167c, 0;
@@ -516,8 +517,25 @@ pub struct GcvmContextCntl {
 #[derive(PartialEq, Eq)]
 pub struct GcvmL2ProtectionFaultCntl {
     pub clear_protection_fault_status_addr: bool,
-    #[bits(31)]
-    pub rest: u32,
+    pub allow_subsequent_protection_fault_status_addr_updates: bool,
+    /// The `*_ENABLE_DEFAULT` bits `*_set_fault_enable_default()` sets:
+    /// a fault of that kind goes to the default page.
+    pub range_protection_fault_enable_default: bool,
+    pub pde0_protection_fault_enable_default: bool,
+    pub pde1_protection_fault_enable_default: bool,
+    pub pde2_protection_fault_enable_default: bool,
+    pub translate_further_protection_fault_enable_default: bool,
+    pub nack_protection_fault_enable_default: bool,
+    pub dummy_page_protection_fault_enable_default: bool,
+    pub valid_protection_fault_enable_default: bool,
+    pub read_protection_fault_enable_default: bool,
+    pub write_protection_fault_enable_default: bool,
+    pub execute_protection_fault_enable_default: bool,
+    #[bits(16)]
+    pub client_id_no_retry_fault_interrupt: u16,
+    pub other_client_id_no_retry_fault_interrupt: bool,
+    pub crash_on_no_retry_fault: bool,
+    pub crash_on_retry_fault: bool,
 }
 
 /// `GCVM_L2_PROTECTION_FAULT_ADDR_LO32`: bits 12..44 of the faulting VA.

@@ -18,6 +18,7 @@ super::registers! {
     MMVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32 = 0x07ec, 0;
     MMMC_VM_FB_LOCATION_BASE = 0x08ec, 0;
     MMMC_VM_FB_LOCATION_TOP = 0x08ed, 0;
+    MMMC_VM_FB_OFFSET = 0x08d7, 0;
     MMMC_VM_AGP_BASE = 0x08f0, 0;
     MMMC_VM_AGP_BOT = 0x08ef, 0;
     MMMC_VM_AGP_TOP = 0x08ee, 0;

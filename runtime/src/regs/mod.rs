@@ -7,6 +7,7 @@
 //! `(base[BASE_IDX] + offset) * 4` (see `amdgpu_discovery.c`, which fills
 //! `adev->reg_offset[ip][inst][seg]`, and the `SOC15_REG_OFFSET` macro).
 
+pub mod dcn_3_2_0;
 pub mod gc_11_0_0;
 pub mod gc_12_0_0;
 pub mod mmhub_3_0_0;
@@ -94,6 +95,15 @@ pub const HEADERS: &[HeaderFor] = &[
         sh_mask_header: "nbio_4_3_0_sh_mask.h",
         versions: &[(4, 3, 0)],
         registers: &[nbio_4_3_0::init::ALL, nbio_4_3_0::ALL],
+    },
+    // gmc_v11_0.c reads the DCN 3.2.0 header for every GC 11 display.
+    HeaderFor {
+        hw_id: crate::ip::hw_id::DMU,
+        module: "dcn_3_2_0",
+        offset_header: dcn_3_2_0::HEADER,
+        sh_mask_header: "dcn_3_2_0_sh_mask.h",
+        versions: &[(3, 2, 0)],
+        registers: &[dcn_3_2_0::ALL],
     },
     HeaderFor {
         hw_id: crate::ip::hw_id::NBIF,

@@ -108,9 +108,8 @@ pub use barebell_bringup::FirmwareDir;
 /// A model part over freshly allocated host memory (64 MiB of VRAM
 /// backing), with the system's firmware.
 pub fn virtual_gpu(part: barebell_model::Part, seed: u64) -> barebell_model::VirtualGpu {
-    use barebell_bringup::FirmwareSource;
     let fw = FirmwareDir::system();
     let mem = barebell_model::vgpu::HostMemory::allocate(64 << 20).expect("host memory");
-    barebell_model::VirtualGpu::new(part, &|n| fw.load(n), mem, barebell_model::Seed(seed))
+    barebell_model::VirtualGpu::new(part, &fw, mem, barebell_model::Seed(seed))
         .expect("building the virtual GPU")
 }

@@ -24,6 +24,12 @@ fn bring_up(part: barebell_model::Part, mapping: Option<Mapping>) {
         gpu.psp().refusals()
     );
     assert_eq!(gpu.bar5_counts().beyond, 0, "an access past BAR5 was lost");
+    // The VBIOS's picture (navi31's model display) is still on screen.
+    assert_eq!(
+        gpu.scanout_clobbered(),
+        None,
+        "{name}: framebuffer overwritten"
+    );
     assert!(gpu.psp().sos_running());
     assert!(gpu.mmhub().vmid0().is_some(), "MMHUB VMID0 not enabled");
     assert!(gpu.gfxhub().vmid0().is_some(), "GFXHUB VMID0 not enabled");

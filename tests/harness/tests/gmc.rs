@@ -11,7 +11,7 @@ use barebell::gmc::pagetable::{
 };
 use barebell::ip::Generation;
 use barebell_model::dma::Dma;
-use barebell_model::gmc::{Access, FaultReason, Gmc};
+use barebell_model::gmc::{self as walk, Access, Context, FaultReason, Format, Gmc};
 
 const RW: Flags = Flags {
     readable: true,
@@ -302,6 +302,287 @@ fn gfx12_pte_bits_match_amdgpu_vm_h() {
     );
     assert_eq!(FIELD_POSITIONS_GFX12[0], ("mtype", 54, 2));
     assert_eq!(FIELD_POSITIONS_GFX12[1], ("fragment", 7, 5));
+}
+
+/// `amdgpu_vm.h` as text (the header cannot be compiled outside the
+/// kernel).
+fn amdgpu_vm_h() -> String {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../target/artifacts/linux-6.12/drivers/gpu/drm/amd/amdgpu/amdgpu_vm.h"
+    );
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{path}: {e} (run `cargo xtask headers`)"))
+}
+
+/// The body of `#define NAME ...` (continuation lines joined),
+/// whitespace removed.
+fn define(text: &str, name: &str) -> String {
+    let joined = text.replace("\\\n", " ");
+    joined
+        .lines()
+        .find(|l| l.starts_with("#define") && l.split_whitespace().nth(1) == Some(name))
+        .unwrap_or_else(|| panic!("{name} not in amdgpu_vm.h"))
+        .split_whitespace()
+        .skip(2)
+        .collect()
+}
+
+/// The model's own PTE constants (`barebell_model::gmc::bits`), which
+/// its walker decodes with, against the header text: each single bit as
+/// `(1ULL << n)`, each field macro's shift and mask.
+#[test]
+fn model_pte_bits_match_amdgpu_vm_h() {
+    let text = amdgpu_vm_h();
+    for (name, mask) in walk::HEADER_BITS {
+        assert_eq!(mask.count_ones(), 1, "{name}");
+        assert_eq!(
+            define(&text, name),
+            format!("(1ULL<<{})", mask.trailing_zeros()),
+            "{name}"
+        );
+    }
+    // AMDGPU_PTE_FRAG(x) ((x & 0x1fULL) << 7)
+    let (name, shift, mask) = walk::HEADER_FIELDS[0];
+    assert_eq!(define(&text, name), format!("((x&{mask:#x}ULL)<<{shift})"));
+    // AMDGPU_PDE_BFS(a) ((uint64_t)a << 59): no mask, all bits above.
+    let (name, shift, mask) = walk::HEADER_FIELDS[1];
+    assert_eq!(define(&text, name), format!("((uint64_t)a<<{shift})"));
+    assert_eq!(mask, u64::MAX >> shift);
+    // The MTYPE shifts, and their masks as SHIFT(n) of the field.
+    for (field, mask_name) in [
+        (walk::HEADER_FIELDS[2], "AMDGPU_PTE_MTYPE_NV10_MASK"),
+        (walk::HEADER_FIELDS[3], "AMDGPU_PTE_MTYPE_GFX12_MASK"),
+    ] {
+        let (name, shift, mask) = field;
+        assert_eq!(
+            define(&text, name),
+            format!("((uint64_t)(mtype)<<{shift})"),
+            "{name}"
+        );
+        let shift_macro = name.trim_end_matches("(mtype)");
+        assert_eq!(
+            define(&text, mask_name),
+            format!("{shift_macro}({mask}ULL)"),
+            "{mask_name}"
+        );
+    }
+    // AMDGPU_PDE_BFS_GFX12(a) ((uint64_t)((a) & 0x1fULL) << 58)
+    let (name, shift, mask) = walk::HEADER_FIELDS[4];
+    assert_eq!(
+        define(&text, name),
+        format!("((uint64_t)((a)&{mask:#x}ULL)<<{shift})")
+    );
+    // The "PDE is PTE" bit each format's walk takes, by generation
+    // (AMDGPU_PDE_PTE_FLAG()).
+    assert!(
+        define(&text, "AMDGPU_PDE_PTE_FLAG(adev)")
+            .contains("?AMDGPU_PDE_PTE_GFX12:AMDGPU_PDE_PTE)")
+    );
+    assert_eq!(Format::Gfx11.pde_pte(), walk::bits::PDE_PTE);
+    assert_eq!(Format::Gfx12.pde_pte(), walk::bits::PDE_PTE_GFX12);
+}
+
+/// Hand-built tables, in leaked, 4 KiB-aligned host memory the walk
+/// reads as physical memory.
+fn raw_tables(bytes: usize) -> (&'static mut [u64], u64, Dma) {
+    let layout = std::alloc::Layout::from_size_align(bytes, 4096).unwrap();
+    // SAFETY: non-zero size; the memory is leaked (never freed).
+    let p = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u64>();
+    assert!(!p.is_null());
+    // SAFETY: `bytes` zeroed bytes, 4 KiB aligned, owned by nobody else.
+    let t: &'static mut [u64] = unsafe { std::slice::from_raw_parts_mut(p, bytes / 8) };
+    let base = t.as_ptr() as u64;
+    let mut dma = Dma::default();
+    // SAFETY: leaked, outlives `dma`; written before any walk.
+    unsafe { dma.map(base, bytes as u64) };
+    (t, base, dma)
+}
+
+const V: u64 = walk::bits::VALID;
+const R: u64 = walk::bits::READABLE;
+const W: u64 = walk::bits::WRITEABLE;
+const SYS: u64 = walk::bits::SYSTEM;
+
+/// Depth 0, the flat GART Linux gives VMID0 (`*_enable_system_domain()`
+/// with `PAGE_TABLE_DEPTH` 0; `amdgpu_gart_map()` writes PTE `n` for GART
+/// offset `n * 4 KiB`): one table of 4 KiB PTEs indexed by `(VA - START)
+/// >> 12`, longer than 512 entries, from a START that is not 0.
+#[test]
+fn depth_0_is_a_flat_table_indexed_from_start() {
+    // A 4 MiB GART: 1024 PTEs (8 KiB of table).
+    let start = 0x7FFF_0000_0000u64;
+    let (t, base, dma) = raw_tables(8192);
+    t[0] = V | R | W | SYS | 0x1_0000_0000;
+    t[600] = V | R | 0x2_0000_3000; // offset 600 * 4 KiB, read-only
+    let ctx = Context {
+        root: base,
+        start,
+        end: start + (4 << 20) - 1,
+        depth: 0,
+        block_size: 0,
+        format: Format::Gfx11,
+    };
+    let mut g = Gmc::with_context(&dma, ctx);
+    let tr = g.translate(start + 0x10, Access::Write).unwrap();
+    assert_eq!(
+        (tr.pa, tr.system, tr.tlb_bytes),
+        (0x1_0000_0010, true, PAGE)
+    );
+    let tr = g
+        .translate(start + 600 * PAGE + 0xABC, Access::Read)
+        .unwrap();
+    assert_eq!((tr.pa, tr.system), (0x2_0000_3ABC, false));
+    assert_eq!(
+        g.translate(start + 600 * PAGE, Access::Write)
+            .unwrap_err()
+            .reason,
+        FaultReason::Permission
+    );
+    // The absolute VA's index (its low bits) is not what is walked: entry
+    // 1 is empty.
+    assert_eq!(
+        g.translate(start + PAGE, Access::Read).unwrap_err().reason,
+        FaultReason::Invalid { level: walk::PTB }
+    );
+    // Below START and past END: outside the context.
+    assert_eq!(
+        g.translate(start - PAGE, Access::Read).unwrap_err().reason,
+        FaultReason::OutOfRange
+    );
+    assert_eq!(
+        g.translate(start + (4 << 20), Access::Read)
+            .unwrap_err()
+            .reason,
+        FaultReason::OutOfRange
+    );
+}
+
+/// Depth 3 from a non-zero START, tinygrad's VMID0 (`va_base`
+/// 0x2000_0000_0000, `enable_vm_addressing()` with depth 3): PDB2 index
+/// = bits 47:39 of `VA - START`, and so on down. Also a PDB1 entry used
+/// as a 1 GiB page (`AMDGPU_PDE_PTE` on a directory level above PDB0, as
+/// tinygrad's `get_pte_flags()` writes it) and a PDB0 entry as a 2 MiB
+/// page.
+#[test]
+fn depth_3_walks_va_minus_start_with_pages_at_any_directory_level() {
+    let start = 0x2000_0000_0000u64;
+    let (t, base, dma) = raw_tables(5 * 4096);
+    let table = |i: u64| base + i * 4096;
+    // rel = 0x1_4060_3000: PDB2[0] → PDB1[5] → PDB0[3] → PTB[3].
+    let rel = 0x1_4060_3000u64;
+    t[0] = V | table(1);
+    t[512 + 5] = V | table(2);
+    t[1024 + 3] = V | table(3);
+    t[1536 + 3] = V | R | W | 0x55_0000_0000;
+    // PDB1[7] as a 1 GiB page; PDB0[4] as a 2 MiB page.
+    t[512 + 7] = V | R | walk::bits::PDE_PTE | 0x80_0000_0000;
+    t[1024 + 4] = V | R | walk::bits::PDE_PTE | 0x60_0020_0000;
+    let mut g = Gmc::with_context(
+        &dma,
+        Context {
+            root: base,
+            start,
+            end: 0x7FFF_FFFF_FFFF,
+            depth: 3,
+            block_size: 0,
+            format: Format::Gfx11,
+        },
+    );
+    let tr = g.translate(start + rel + 0x44, Access::Write).unwrap();
+    assert_eq!((tr.pa, tr.tlb_bytes), (0x55_0000_0044, PAGE));
+    let tr = g
+        .translate(start + (7 << 30) + 0x1234_5678, Access::Read)
+        .unwrap();
+    assert_eq!((tr.pa, tr.tlb_bytes), (0x80_1234_5678, 1 << 30));
+    let tr = g
+        .translate(start + (5 << 30) + (4 << 21) + 0x1_2345, Access::Read)
+        .unwrap();
+    assert_eq!((tr.pa, tr.tlb_bytes), (0x60_0021_2345, LARGE_PAGE));
+    // The same offset from 0 instead of from START walks nothing.
+    let mut from_zero = Gmc::new(&dma, base, false);
+    assert!(from_zero.translate(start + rel, Access::Read).is_err());
+    // In the gfx12 format the bit-54 entries are plain PDEs, and bit 63
+    // makes the page.
+    t[1024 + 4] = V | R | walk::bits::PDE_PTE_GFX12 | 0x60_0020_0000;
+    let mut g12 = Gmc::with_context(
+        &dma,
+        Context {
+            format: Format::Gfx12,
+            ..g.context()
+        },
+    );
+    let tr = g12
+        .translate(start + (5 << 30) + (4 << 21) + 8, Access::Read)
+        .unwrap();
+    assert_eq!(tr.pa, 0x60_0020_0008);
+}
+
+/// Depth 1 with a block size, as `amdgpu_gmc_init_pdb0()` builds VMID0:
+/// PDB0 entries used as PTEs each cover `2^block_size * 2 MiB`, and the
+/// PDB0 entry after them points at a PTB of more than 512 entries
+/// (`2^(9 + block_size)`).
+#[test]
+fn depth_1_with_block_size_follows_init_pdb0() {
+    let bs = 2u8; // PDE0 pages of 8 MiB; PTBs of 2048 entries.
+    let (t, base, dma) = raw_tables(4096 + 2048 * 8);
+    let ptb = base + 4096;
+    // PDB0[0]: VRAM 0 as an 8 MiB page with fragment 9 + bs
+    // (AMDGPU_PTE_FRAG(vmid0_page_table_block_size + 9)).
+    t[0] = V | R | W | walk::bits::PDE_PTE | ((9 + u64::from(bs)) << 7);
+    // PDB0[1]: the huge PTB; its entry 1500 maps a system page.
+    t[1] = V | ptb;
+    t[512 + 1500] = V | R | SYS | 0xABCD_E000;
+    let fb = 0x80_0000_0000u64;
+    let mut g = Gmc::with_context(
+        &dma,
+        Context {
+            root: base,
+            start: fb,
+            end: fb + (16 << 20) - 1,
+            depth: 1,
+            block_size: bs,
+            format: Format::Gfx11,
+        },
+    );
+    let tr = g.translate(fb + 0x7F_FFF8, Access::Write).unwrap();
+    assert_eq!((tr.pa, tr.tlb_bytes), (0x7F_FFF8, 8 << 20));
+    let tr = g
+        .translate(fb + (8 << 20) + 1500 * PAGE + 4, Access::Read)
+        .unwrap();
+    assert_eq!((tr.pa, tr.system), (0xABCD_E004, true));
+}
+
+/// The runtime's tables for a context starting at `va_base`, walked by
+/// the model from that start: what VMID0 needs when the GART is high.
+#[test]
+fn arena_with_a_va_base_indexes_from_it() {
+    let (tables, base, dma) = arena(8);
+    let start = 0x7FFF_0000_0000u64;
+    let root = {
+        let mut a = TableArena::new(tables, base, Generation::Gfx11).with_va_base(start);
+        a.map(start + 0x3000, 0x8000_4000, 3 * PAGE, RW, false)
+            .unwrap();
+        a.map(start + LARGE_PAGE, 0x1_0000_0000, LARGE_PAGE, RW, true)
+            .unwrap();
+        assert!(matches!(
+            a.map(start - PAGE, 0, PAGE, RW, false),
+            Err(MapError::BadRange { .. })
+        ));
+        a.root()
+    };
+    let ctx = Context {
+        start,
+        end: start + (512 << 20) - 1,
+        ..Context::four_level(root, Format::Gfx11)
+    };
+    let mut g = Gmc::with_context(&dma, ctx);
+    let tr = g.translate(start + 0x4008, Access::Read).unwrap();
+    assert_eq!(tr.pa, 0x8000_5008);
+    let tr = g
+        .translate(start + LARGE_PAGE + 0x10_0000, Access::Read)
+        .unwrap();
+    assert_eq!((tr.pa, tr.tlb_bytes), (0x1_0010_0000, LARGE_PAGE));
 }
 
 mod invalidation {

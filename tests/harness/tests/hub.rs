@@ -544,6 +544,109 @@ fn every_hub_latches_an_unmapped_access_and_read_fault_decodes_it() {
     }
 }
 
+/// A flat table of `entries` 4 KiB PTEs in leaked, 4 KiB-aligned memory,
+/// PTE `i` mapping page `i` to `pa0 + i * 4 KiB` (read-write), and a DMA
+/// view of it.
+fn flat_table(entries: usize, pa0: u64) -> (u64, Dma) {
+    let bytes = entries * 8;
+    let layout = std::alloc::Layout::from_size_align(bytes, 4096).unwrap();
+    // SAFETY: non-zero size; leaked.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u64>();
+    assert!(!p.is_null());
+    // SAFETY: `entries` zeroed u64s, owned here only.
+    let t = unsafe { std::slice::from_raw_parts_mut(p, entries) };
+    for (i, e) in t.iter_mut().enumerate() {
+        // AMDGPU_PTE_VALID | READABLE | WRITEABLE (amdgpu_vm.h bits 0, 5, 6).
+        *e = (pa0 + i as u64 * 4096) | 0x1 | 0x20 | 0x40;
+    }
+    let base = p as u64;
+    let mut dma = Dma::default();
+    // SAFETY: leaked, outlives `dma`; written before any walk.
+    unsafe { dma.map(base, bytes as u64) };
+    (base, dma)
+}
+
+/// Linux's VMID0: a flat GART at depth 0 (`*_enable_system_domain()`
+/// writes `PAGE_TABLE_DEPTH` 0 over the register's value) from the GART
+/// start, PTE `n` for GART offset `n * 4 KiB` (`amdgpu_gart_map()`). The
+/// hub model walks it on every hub, as the hardware does for Linux.
+#[test]
+fn every_hub_walks_linux_flat_gart_at_depth_0() {
+    for c in &CASES {
+        let clock = SimClock::new();
+        let b = c.bases();
+        let hub = HubModel::for_hub(&clock, b, c.hub);
+        // A 4 MiB GART high in the MC space, as gfx11 places it.
+        let (root, dma) = flat_table(1024, 0x3_0000_0000);
+        let start = 0x7FFF_0000_0000u64;
+        let mut cfg = config(root);
+        cfg.start = start;
+        cfg.end = start + (4 << 20) - 1;
+        gart_enable(&hub, &b, c.hub, &cfg).unwrap();
+        // PAGE_TABLE_DEPTH (mask 0x6 in all four headers) to 0.
+        let at = ((b.0[0] + c.ctx0_cntl) * 4) as usize;
+        hub.write32(at, hub.read32(at) & !0x6);
+        assert_eq!(hub.vmid0().unwrap().depth, 0, "{}", c.hub.name);
+        let t = hub
+            .translate(&dma, start + 777 * 4096 + 0x18, Access::Write)
+            .unwrap_or_else(|e| panic!("{}: {e:?}", c.hub.name));
+        assert_eq!(t.pa, 0x3_0000_0000 + 777 * 4096 + 0x18, "{}", c.hub.name);
+        // The last PTE, and one past the context's end.
+        let t = hub
+            .translate(&dma, start + (4 << 20) - 8, Access::Read)
+            .unwrap();
+        assert_eq!(t.pa, 0x3_0000_0000 + (4 << 20) - 8);
+        assert!(matches!(
+            hub.translate(&dma, start + (4 << 20), Access::Read),
+            Err(HubRefusal::OutOfRange { .. })
+        ));
+    }
+}
+
+/// VMIDs 1–15 are walked from their own registers: `gart_enable` sets
+/// them up as `*_setup_vmid_config()` does (depth 3, start 0), a context
+/// base written later selects the tables, and a fault latches the VMID
+/// (`VMID` field 0xF00000 in all four headers).
+#[test]
+fn every_hub_walks_user_contexts_from_their_registers() {
+    for c in &CASES {
+        let clock = SimClock::new();
+        let b = c.bases();
+        let hub = HubModel::for_hub(&clock, b, c.hub);
+        let (root, dma) = c.tables();
+        gart_enable(&hub, &b, c.hub, &config(root)).unwrap();
+        // No base yet: the VALID bit is missing.
+        assert_eq!(
+            hub.translate_vmid_as(&dma, 5, 0x40_0000, Access::Read, 0),
+            Err(HubRefusal::InvalidBase { raw: 0 }),
+            "{}",
+            c.hub.name
+        );
+        // Context n's base LO32 is n pairs past context 0's.
+        let base = ((b.0[0] + c.base_lo + 2 * 5) * 4) as usize;
+        hub.write32(base, (root as u32) | 1);
+        hub.write32(base + 4, (root >> 32) as u32);
+        let t = hub
+            .translate_vmid_as(&dma, 5, 0x40_1008, Access::Read, 0)
+            .unwrap();
+        assert_eq!(t.pa, 0x1234_1008, "{}", c.hub.name);
+        assert!(matches!(
+            hub.translate_vmid_as(&dma, 5, 0x50_0000, Access::Read, 3),
+            Err(HubRefusal::Fault(_))
+        ));
+        assert_eq!(
+            reg_of(&hub, b, c.status),
+            0x10 | (3 << 9) | (5 << 20),
+            "{}",
+            c.hub.name
+        );
+        assert_eq!(
+            hub.translate_vmid_as(&dma, 6, 0x40_0000, Access::Read, 0),
+            Err(HubRefusal::InvalidBase { raw: 0 })
+        );
+    }
+}
+
 /// The L2 control defaults GFXHUB 12.0 and both MMHUBs start from are
 /// `#define`s in their Linux `.c` files, not in a compilable header: read
 /// them from the text of Linux 6.12 `gfxhub_v12_0.c`, `mmhub_v3_0.c` and
@@ -946,7 +1049,7 @@ mod invalidation {
             assert!(matches!(
                 // A base whose offsets overflow: nothing resolves.
                 invalidate(hub, clock, &IpBases([u32::MAX; 8]), c.hub, 17, 0, 0),
-                Err(InvalidateError::NoRegister { engine: 17, .. })
+                Err(InvalidateError::Register { engine: 17, .. })
             ));
             hub.unplug();
             // The first register read: the semaphore on the MMHUB, the

@@ -149,7 +149,7 @@ fn psp_load_beyond_the_bar(part: PartFirmware, nbio: &NbioRegs) {
     assert!(c35 >= SMALL_BAR, "the mailbox must lie beyond the window");
     let w = leak(window(r.model, nbio, &bases));
     let bus = leak(IndirectBus::new(w, SMALL_BAR, nbio.rsmu_pair(), &bases).unwrap());
-    let mut p = Psp::new(bus, r.clock, r.regs, &r.mp0.bases, r.bufs.take().unwrap()).unwrap();
+    let mut p = Psp::new(bus, r.host, r.regs, &r.mp0.bases, r.bufs.take().unwrap()).unwrap();
     let mut images = vec![
         Image {
             fw_type: 0,
@@ -164,7 +164,7 @@ fn psp_load_beyond_the_bar(part: PartFirmware, nbio: &NbioRegs) {
         &r.sos,
         Some(r.smu),
         &images[..n],
-        Some(r.tmr),
+        Some(&mut r.tmr),
     )
     .unwrap();
     p.wait_rlc_autoload(r.gc_regs, &r.gc.bases).unwrap();

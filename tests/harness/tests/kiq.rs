@@ -62,8 +62,7 @@ fn end_to_end(generation: Generation, seed: u64) {
                 QueueConfig::default(),
             )
             .unwrap();
-        // SAFETY: leaked, device-mapped queue memory.
-        maps.push(unsafe { kiq.map(&q.resources(vmid)) }.unwrap());
+        maps.push(kiq.map(&q.resources(vmid)).unwrap());
         queues.push(q);
     }
     // MAP_QUEUES named the slots the mapper chose.
@@ -128,11 +127,9 @@ fn doorbell_collision_is_refused_before_any_packet() {
     let (gpu, model, mut kiq) = rig(Generation::Gfx11, 1);
     let a = gpu.queue::<16>(0x30, QueueConfig::default()).unwrap();
     let b = gpu.queue::<16>(0x30, QueueConfig::default()).unwrap();
-    // SAFETY: leaked, device-mapped queue memory.
-    unsafe { kiq.map(&a.resources(1)) }.unwrap();
+    kiq.map(&a.resources(1)).unwrap();
     let before = model.log().len();
-    // SAFETY: as above.
-    let err = unsafe { kiq.map(&b.resources(1)) }.unwrap_err();
+    let err = kiq.map(&b.resources(1)).unwrap_err();
     assert_eq!(
         err,
         MapError::Doorbell(DoorbellAllocError::InUse { index: 0x30 })
@@ -146,8 +143,7 @@ fn silent_kiq_is_a_typed_timeout_naming_the_packet() {
     model.set_silent(true);
     kiq.timeout_ns = 50_000;
     let q = gpu.queue::<16>(0x31, QueueConfig::default()).unwrap();
-    // SAFETY: leaked, device-mapped queue memory.
-    let err = unsafe { kiq.map(&q.resources(1)) }.unwrap_err();
+    let err = kiq.map(&q.resources(1)).unwrap_err();
     match err {
         MapError::Kiq(KiqTimeout {
             packet, seq, fence, ..
@@ -168,20 +164,15 @@ fn a_map_the_mec_refuses_halts_the_kiq() {
     let a = gpu.queue::<16>(0x32, QueueConfig::default()).unwrap();
     let b = gpu.queue::<16>(0x33, QueueConfig::default()).unwrap();
     kiq.set_allowed_slots([1, 0, 0, 0]);
-    // SAFETY: leaked, device-mapped queue memory.
-    let m = unsafe { kiq.map(&a.resources(1)) }.unwrap();
+    let m = kiq.map(&a.resources(1)).unwrap();
     assert_eq!((m.pipe, m.queue), (0, 0));
     // The mapper itself knows the slot is taken.
-    // SAFETY: as above.
-    assert_eq!(
-        unsafe { kiq.map(&b.resources(1)) },
-        Err(MapError::NoFreeSlot)
-    );
+    assert_eq!(kiq.map(&b.resources(1)), Err(MapError::NoFreeSlot));
     // A raw MAP_QUEUES onto the busy slot, sent anyway.
     let mut p = b.resources(1).mqd_params();
     p.vmid = 1;
-    // SAFETY: b's MQD page is not mapped.
-    unsafe { barebell::gfx::mqd::build_aql(Generation::Gfx11, b.mqd, &p) }.unwrap();
+    // b's MQD page is not mapped.
+    barebell::gfx::mqd::build_aql(Generation::Gfx11, &b.mqd, &p).unwrap();
     let pkt = barebell_firmware_if::pm4::map_queues(
         barebell_firmware_if::pm4::QueueEngine::Compute,
         0,
@@ -218,8 +209,7 @@ fn kiq_from_registers(generation: Generation) {
         queue: 0,
         doorbell: doorbell_index::KIQ,
     };
-    // SAFETY: leaked, device-mapped memory; the MQD page is fresh.
-    unsafe { bring_up(gpu.mec, &GC_BASES, generation, slot, mem, mqd, eop) }.unwrap();
+    bring_up(gpu.mec, &GC_BASES, generation, slot, mem, mqd, eop).unwrap();
     assert!(gpu.mec.events().contains(&MecEvent::KiqActivated {
         me: 1,
         pipe: 1,
@@ -251,8 +241,7 @@ fn kiq_from_registers(generation: Generation) {
     let q = gpu
         .queue::<16>(doorbell_index::USERQUEUE_START, QueueConfig::default())
         .unwrap();
-    // SAFETY: leaked, device-mapped queue memory.
-    let m = unsafe { kiq.map(&q.resources(1)) }.unwrap();
+    let m = kiq.map(&q.resources(1)).unwrap();
     let sig = signals(&mut gpu.mec.cp(), 1, 1);
     let p = Dispatch::linear(64, 64, KERNEL, 0)
         .signal(sig[0].handle())

@@ -157,8 +157,7 @@ fn end_to_end(generation: Generation, seed: u64) {
     for (i, vmid) in [1u8, 1, 2, 2].into_iter().enumerate() {
         let db = doorbell_index::USERQUEUE_START + i as u32;
         let q = gpu.queue::<16>(db, QueueConfig::default()).unwrap();
-        // SAFETY: the queue's memory is leaked and device-mapped.
-        let m = unsafe { mapper.map(&q.resources(vmid)) }.unwrap();
+        let m = mapper.map(&q.resources(vmid)).unwrap();
         assert_eq!(m.vmid, vmid);
         queues.push(q);
         mappings.push(m);
@@ -227,11 +226,9 @@ fn doorbell_collision_is_refused_before_any_register_write() {
     let mut mapper = direct(&gpu);
     let a = gpu.queue::<16>(0x30, QueueConfig::default()).unwrap();
     let b = gpu.queue::<16>(0x30, QueueConfig::default()).unwrap();
-    // SAFETY: leaked, device-mapped queue memory.
-    unsafe { mapper.map(&a.resources(1)) }.unwrap();
+    mapper.map(&a.resources(1)).unwrap();
     let before = gpu.mec.access_counts();
-    // SAFETY: as above.
-    let err = unsafe { mapper.map(&b.resources(1)) }.unwrap_err();
+    let err = mapper.map(&b.resources(1)).unwrap_err();
     assert_eq!(
         err,
         MapError::Doorbell(DoorbellAllocError::InUse { index: 0x30 })
@@ -245,8 +242,7 @@ fn doorbell_collision_is_refused_before_any_register_write() {
     let c = gpu
         .queue::<16>(doorbell_index::USERQUEUE_END + 1, QueueConfig::default())
         .unwrap();
-    // SAFETY: as above.
-    let err = unsafe { mapper.map(&c.resources(1)) }.unwrap_err();
+    let err = mapper.map(&c.resources(1)).unwrap_err();
     assert!(matches!(
         err,
         MapError::Doorbell(DoorbellAllocError::OutOfRange { .. })
@@ -259,8 +255,7 @@ fn dequeue_that_never_completes_is_a_typed_timeout() {
     let gpu = ModelGpu::new(Generation::Gfx11, Seed(4)).unwrap();
     let mut mapper = direct(&gpu);
     let q = gpu.queue::<16>(0x40, QueueConfig::default()).unwrap();
-    // SAFETY: leaked, device-mapped queue memory.
-    let m = unsafe { mapper.map(&q.resources(1)) }.unwrap();
+    let m = mapper.map(&q.resources(1)).unwrap();
     gpu.mec.set_faults(MecFaults {
         dequeue_never_completes: true,
     });
@@ -284,8 +279,7 @@ fn unplugged_device_during_dequeue_is_device_gone() {
     let gpu = ModelGpu::new(Generation::Gfx12, Seed(5)).unwrap();
     let mut mapper = direct(&gpu);
     let q = gpu.queue::<16>(0x41, QueueConfig::default()).unwrap();
-    // SAFETY: leaked, device-mapped queue memory.
-    let m = unsafe { mapper.map(&q.resources(2)) }.unwrap();
+    let m = mapper.map(&q.resources(2)).unwrap();
     gpu.mec.unplug();
     assert!(matches!(
         mapper.unmap(&m),

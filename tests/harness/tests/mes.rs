@@ -148,8 +148,7 @@ fn end_to_end<A: MesApi>(seed: u64) {
         let mut maps = Vec::new();
         for (i, key) in [1u8, 2, 1, 2].into_iter().enumerate() {
             let q = queue(&r, key, doorbell_index::USERQUEUE_START + i as u32);
-            // SAFETY: leaked, device-mapped queue memory.
-            maps.push(unsafe { r.mes.map(&q.resources(key)) }.unwrap());
+            maps.push(r.mes.map(&q.resources(key)).unwrap());
             queues.push(q);
         }
         assert_eq!(r.model.queue_count(), 4);
@@ -215,8 +214,7 @@ fn rule_set_hw_rsrc_comes_first() {
     let mut r = rig(2);
     let q = queue(&r, 1, 0x20);
     // The runtime refuses on its own before sending anything...
-    // SAFETY: leaked, device-mapped queue memory.
-    let err = unsafe { r.mes.map(&q.resources(1)) }.unwrap_err();
+    let err = r.mes.map(&q.resources(1)).unwrap_err();
     assert_eq!(
         err,
         MapError::Mes(MesError::NotInitialised { frame: "ADD_QUEUE" })
@@ -244,8 +242,8 @@ fn raw_add(
     params.vmid = 0;
     let mut m = ComputeMqdV11::aql(&params).unwrap();
     tweak(&mut m);
-    // SAFETY: the page is not mapped to any HQD.
-    unsafe { q.mqd.write(&m) };
+    // The page is not mapped to any HQD.
+    q.mqd.write(&m);
     let p = Process {
         pasid: 0x8000 + u32::from(key),
         page_table_base: PTB[usize::from(key) - 1],
@@ -332,13 +330,11 @@ fn rule_doorbell_unused() {
     let mut r = rig(4);
     up(&mut r);
     let a = queue(&r, 1, 0x22);
-    // SAFETY: leaked, device-mapped queue memory.
-    unsafe { r.mes.map(&a.resources(1)) }.unwrap();
+    r.mes.map(&a.resources(1)).unwrap();
     // Through the mapper: refused before any frame is written.
     let b = queue(&r, 2, 0x22);
     let frames_before = r.model.log().len();
-    // SAFETY: as above.
-    let err = unsafe { r.mes.map(&b.resources(2)) }.unwrap_err();
+    let err = r.mes.map(&b.resources(2)).unwrap_err();
     assert_eq!(
         err,
         MapError::Doorbell(DoorbellAllocError::InUse { index: 0x22 })
@@ -506,8 +502,7 @@ fn silent_mes_is_a_typed_timeout_naming_the_frame() {
         silent: true,
         error_status: false,
     });
-    // SAFETY: leaked, device-mapped queue memory.
-    let err = unsafe { r.mes.map(&q.resources(1)) }.unwrap_err();
+    let err = r.mes.map(&q.resources(1)).unwrap_err();
     assert!(matches!(
         err,
         MapError::Mes(MesError::Timeout {
@@ -528,8 +523,7 @@ fn error_status_is_a_typed_failure_with_the_decoded_status() {
         error_status: true,
     });
     let q = queue(&r, 1, 0x24);
-    // SAFETY: leaked, device-mapped queue memory.
-    let err = unsafe { r.mes.map(&q.resources(1)) }.unwrap_err();
+    let err = r.mes.map(&q.resources(1)).unwrap_err();
     assert_eq!(err, MapError::Mes(FAILED_ADD));
     assert_eq!(
         last_refusal(r.model),
@@ -549,8 +543,7 @@ fn suspend_stops_the_queues_and_resume_restarts_them() {
         .cp()
         .register_kernel(KERNEL, Box::new(move |_| *r2.lock().unwrap() += 1));
     let q = queue(&r, 1, 0x25);
-    // SAFETY: leaked, device-mapped queue memory.
-    unsafe { r.mes.map(&q.resources(1)) }.unwrap();
+    r.mes.map(&q.resources(1)).unwrap();
     let fence = signals(&mut r.gpu.mec.cp(), 1, 0);
     let fence_addr =
         fence[0].handle().0 + std::mem::offset_of!(barebell::aql::signal::AmdSignal, value) as u64;
@@ -580,8 +573,8 @@ fn v12_failure_is_a_typed_error_with_the_decoded_mes_err_code() {
     let res = q.resources(1);
     let mut params = res.mqd_params();
     params.vmid = 0;
-    // SAFETY: the page is not mapped to any HQD.
-    unsafe { barebell::gfx::mqd::build_aql(Generation::Gfx12, q.mqd, &params) }.unwrap();
+    // The page is not mapped to any HQD.
+    barebell::gfx::mqd::build_aql(Generation::Gfx12, &q.mqd, &params).unwrap();
     let p = Process {
         pasid: 0x8001,
         page_table_base: PTB[0],
@@ -609,8 +602,7 @@ fn v12_failure_is_a_typed_error_with_the_decoded_mes_err_code() {
         silent: false,
         error_status: true,
     });
-    // SAFETY: leaked, device-mapped queue memory.
-    let err = unsafe { r.mes.map(&q.resources(1)) }.unwrap_err();
+    let err = r.mes.map(&q.resources(1)).unwrap_err();
     assert_eq!(
         err,
         MapError::Mes(MesError::Failed {
@@ -684,8 +676,7 @@ fn with_real_page_table<A: MesApi>(format: barebell::ip::Generation) {
             },
         )
         .unwrap();
-    // SAFETY: leaked, device-mapped queue memory.
-    let m = unsafe { r.mes.map(&q.resources(3)) }.unwrap();
+    let m = r.mes.map(&q.resources(3)).unwrap();
     let sig = signals(&mut r.gpu.mec.cp(), 1, 1);
     let p = Dispatch::linear(64, 64, KERNEL, 0)
         .signal(sig[0].handle())
@@ -712,8 +703,7 @@ fn with_real_page_table<A: MesApi>(format: barebell::ip::Generation) {
             },
         )
         .unwrap();
-    // SAFETY: as above.
-    let err = unsafe { r.mes.map(&q2.resources(4)) }.unwrap_err();
+    let err = r.mes.map(&q2.resources(4)).unwrap_err();
     assert!(matches!(
         err,
         MapError::Mes(MesError::Failed {
@@ -785,8 +775,7 @@ fn mes_and_cp_on_a_thread_with_real_time() {
     )
     .unwrap();
     mes.set_hw_resources(&HwBases::default()).unwrap();
-    // SAFETY: leaked, device-mapped queue memory.
-    let m = unsafe { mes.map(&q.resources(1)) }.unwrap();
+    let m = mes.map(&q.resources(1)).unwrap();
     let clock = StdClock::default();
     for _ in 0..16 {
         let p = Dispatch::linear(64, 64, KERNEL, 0)

@@ -161,3 +161,56 @@ fn v12_oversubscription_timer_is_gated_on_the_firmware_revision() {
     assert_eq!(timer_sent::<V12>(0x8b), 50);
     assert_eq!(timer_sent::<V11>(0x10), 50);
 }
+
+/// A MES pipe runs only code the PSP's RLC autoload put in place
+/// (`barebell_model::psp::LoadedFirmware`): with pipe 0's `CP_MES` and
+/// `MES_STACK` loaded but not pipe 1's `CP_MES_KIQ`/`MES_KIQ_STACK` (what
+/// barebell loaded on gfx12 before it followed `mes_v12_0_early_init()`),
+/// pipe 0 starts and pipe 1 stays silent, which the runtime reports as
+/// not running.
+#[test]
+fn a_pipe_whose_code_was_never_loaded_does_not_run() {
+    use barebell_model::mec::MecEvent;
+    use barebell_model::psp::LoadedFirmware;
+    use barebell_model::psp::iface::fw;
+    for generation in [Generation::Gfx11, Generation::Gfx12] {
+        let gpu = ModelGpu::new(generation, Seed(3)).unwrap();
+        let loaded = LoadedFirmware::autoloaded(gpu.clock, [fw::CP_MES, fw::MES_STACK]);
+        gpu.mec.set_loaded_firmware(std::sync::Arc::new(loaded));
+        let err = start(
+            gpu.mec,
+            &TickingClock::new(10_000),
+            &GC_BASES,
+            generation,
+            &MesStart {
+                uc_start: UC,
+                kiq_pipe: true,
+            },
+        )
+        .unwrap_err();
+        assert_eq!(err, MesStartError::NotRunning { pipe: 1 });
+        assert!(gpu.mec.mes_pipe_running(0));
+        assert!(!gpu.mec.mes_pipe_running(1));
+        assert!(
+            gpu.mec
+                .events()
+                .contains(&MecEvent::MesPipeWithoutCode { pipe: 1 })
+        );
+        // Nothing loaded at all: not even pipe 0 runs.
+        let gpu = ModelGpu::new(generation, Seed(4)).unwrap();
+        let none = LoadedFirmware::autoloaded(gpu.clock, []);
+        gpu.mec.set_loaded_firmware(std::sync::Arc::new(none));
+        let err = start(
+            gpu.mec,
+            &TickingClock::new(10_000),
+            &GC_BASES,
+            generation,
+            &MesStart {
+                uc_start: UC,
+                kiq_pipe: false,
+            },
+        )
+        .unwrap_err();
+        assert_eq!(err, MesStartError::NotRunning { pipe: 0 });
+    }
+}

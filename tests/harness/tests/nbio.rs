@@ -12,8 +12,8 @@
 //! `cfgRCC_DEV0_EPF0_RCC_DOORBELL_APER_EN` (0x30203780). The hole offset
 //! is `0x80000 - 4096` from `nbio_v4_3.c` and `nbif_v6_3_1.c`.
 
-use barebell::bus::RegisterBus;
 use barebell::bus::trace::{Access, Symbols, TraceBus};
+use barebell::bus::{BlockError, RegisterBus};
 use barebell::discovery::{Discovery, hw_id};
 use barebell::nbio::{self, MMIO_REG_HOLE_OFFSET, Nbio, NbioError};
 use barebell::regs::IpBases;
@@ -217,9 +217,9 @@ fn errors_are_typed() {
         };
         assert_eq!(
             nbio::enable_doorbell_aperture(&m, &short, true),
-            Err(NbioError::NoRegister {
-                name: "RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN"
-            })
+            Err(NbioError::Register(BlockError::OutsideBases {
+                register: "RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN"
+            }))
         );
         m.unplug();
         assert_eq!(

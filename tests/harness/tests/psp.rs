@@ -25,13 +25,14 @@
 use barebell::bus::WaitError;
 use barebell::psp::{self, Component, DmaBuf, Image, Loaded, Psp, PspBuffers, PspError};
 use barebell_model::SimClock;
+use barebell_model::clock::HostClock;
 use barebell_model::gmc::Access;
 use barebell_model::mc::{McFaultKind, Target};
+use barebell_model::psp::iface::bl;
 use barebell_model::psp::rig::{
-    self, BOOT_ORDER, FENCE_VA, FW_PRI_BYTES, FW_PRI_VA, Layout, MODEL_TMR, Mapping, PartFirmware,
-    Rig, navi31, navi48,
+    self, FENCE_VA, FW_PRI_BYTES, FW_PRI_VA, Layout, Mapping, PartFirmware, Rig, navi31, navi48,
 };
-use barebell_model::psp::{PspExpect, PspModel, PspPlacement, status};
+use barebell_model::psp::{PspExpect, PspModel, status};
 use std::path::Path;
 use std::ptr::NonNull;
 
@@ -46,6 +47,21 @@ fn region(len: usize, align: usize) -> (NonNull<u8>, u64) {
 
 const FIRMWARE: &str = "/lib/firmware/amdgpu";
 
+/// `psp_hw_start()`'s component order, by barebell-firmware-if's
+/// SOS-bundle section name: how these tests drive the runtime's
+/// bootloader loads one by one.
+const BOOT_ORDER: [(&str, Component); 9] = [
+    ("kdb", Component::Kdb),
+    ("spl", Component::Spl),
+    ("sys_drv", Component::SysDrv),
+    ("soc_drv", Component::SocDrv),
+    ("intf_drv", Component::IntfDrv),
+    ("dbg_drv", Component::DbgDrv),
+    ("ras_drv", Component::RasDrv),
+    ("ipkeymgr_drv", Component::IpKeyMgrDrv),
+    ("sos", Component::Sos),
+];
+
 fn rig(part: &PartFirmware, tweak: impl FnOnce(&mut PspExpect)) -> Rig {
     rig::rig(Path::new(FIRMWARE), part, tweak)
         .unwrap_or_else(|e| panic!("{e} (firmware-amd-graphics)"))
@@ -56,10 +72,12 @@ fn rig_layout(part: &PartFirmware, layout: Layout) -> Rig {
         .unwrap_or_else(|e| panic!("{e} (firmware-amd-graphics)"))
 }
 
-fn psp_of(r: &mut Rig) -> Psp<'static, PspModel, SimClock> {
+type RigPsp = Psp<'static, PspModel, HostClock>;
+
+fn psp_of(r: &mut Rig) -> RigPsp {
     Psp::new(
         r.model,
-        r.clock,
+        r.host,
         r.regs,
         &r.mp0.bases,
         r.bufs.take().unwrap(),
@@ -127,11 +145,31 @@ fn fault_registers(r: &Rig) -> (u64, u64, u64, u64) {
     (page << 12, st("VMID"), st("CID"), st("RW"))
 }
 
-fn boot_and_ring(r: &Rig, p: &mut Psp<'static, PspModel, SimClock>) {
-    for (name, c) in BOOT_ORDER {
-        if let Some(s) = r.sos.section(name) {
-            p.bootloader_load(c, r.sos.bytes(s)).unwrap();
-        }
+/// The bootloader stages as Linux sends them, for driving the runtime
+/// one stage at a time: every component of the bundle in
+/// `psp_hw_start()` order, except that on MP0 13.0.0 the SPL stage
+/// carries the KDB (`psp_v13_0_bootloader_load_spl()` passes
+/// `&psp->kdb`), and that 13.0.0 has no IPKEYMGR stage.
+fn stages(r: &Rig) -> Vec<(Component, &'static [u8])> {
+    let v13 = r.mp0.version.triple() == (13, 0, 0);
+    BOOT_ORDER
+        .iter()
+        .filter(|(_, c)| !(v13 && *c == Component::IpKeyMgrDrv))
+        .filter_map(|(name, c)| {
+            r.sos.section(name)?;
+            let name = if v13 && *c == Component::Spl {
+                "kdb"
+            } else {
+                name
+            };
+            Some((*c, r.sos.bytes(r.sos.section(name)?)))
+        })
+        .collect()
+}
+
+fn boot_and_ring(r: &Rig, p: &mut RigPsp) {
+    for (c, bytes) in stages(r) {
+        p.bootloader_load(c, bytes).unwrap();
     }
     p.ring_create().unwrap();
 }
@@ -161,16 +199,37 @@ fn run_layout(part: PartFirmware, layout: Layout) {
     let got: Vec<u32> = images.iter().map(|i| i.fw_type).collect();
     assert_eq!(got, want);
     let mut p = psp_of(&mut r);
-    let report =
-        psp::load_firmware(&mut p, r.plan, &r.sos, Some(r.smu), &images, Some(r.tmr)).unwrap();
+    let report = psp::load_firmware(
+        &mut p,
+        r.plan,
+        &r.sos,
+        Some(r.smu),
+        &images,
+        Some(&mut r.tmr),
+    )
+    .unwrap();
     p.wait_rlc_autoload(r.gc_regs, &r.gc.bases).unwrap();
     assert_eq!(r.model.refusals(), vec![]);
+    // The RLC autoload put the whole Linux list in place: every MES and
+    // MEC pipe has its code.
+    let loaded = r.model.loaded();
+    assert_eq!(
+        loaded.images(),
+        part.gfx
+            .iter()
+            .map(|g| g.0)
+            .collect::<std::collections::BTreeSet<u32>>()
+    );
+    assert!(loaded.mes_pipe(0) && loaded.mes_pipe(1));
+    assert!((0..4).all(|pipe| loaded.mec_pipe(pipe)));
     let n_components = BOOT_ORDER
         .iter()
         .filter(|(n, _)| r.sos.section(n).is_some())
         .count();
     assert_eq!(report.components, n_components);
-    assert_eq!(report.tmr_size, MODEL_TMR);
+    // LOAD_TOC's answer is the part's (0x1300000 on Navi31, as on a
+    // real RX 7900 XTX).
+    assert_eq!(report.tmr_size, part.tmr_size);
     assert_eq!(report.ip_fw_loads, part.gfx.len() + 1);
     // Every GPCOM command succeeded, in the plan's order.
     let cmds: Vec<u32> = r.model.commands().iter().map(|c| c.0).collect();
@@ -248,6 +307,32 @@ fn model_refuses_wrong_payload() {
     );
 }
 
+/// MP0 13.0.0's SPL stage carries the KDB (`psp_v13_0_bootloader_load_spl()`
+/// passes `&psp->kdb`; tinygrad's `spl_key`); MP0 14.0.3's carries the
+/// bundle's SPL (`psp_v14_0_bootloader_load_spl()`).
+#[test]
+fn spl_stage_carries_the_kdb_on_mp0_13_and_the_spl_on_14() {
+    for part in [navi31(), navi48()] {
+        let mut r = rig(&part, |_| {});
+        let mut p = psp_of(&mut r);
+        let kdb = r.sos.bytes(r.sos.section("kdb").unwrap());
+        let spl = r.sos.bytes(r.sos.section("spl").unwrap());
+        assert_ne!(kdb, spl);
+        p.bootloader_load(Component::Kdb, kdb).unwrap();
+        let v13 = r.mp0.version.triple() == (13, 0, 0);
+        let (wrong, right) = if v13 { (spl, kdb) } else { (kdb, spl) };
+        assert_eq!(
+            p.bootloader_load(Component::Spl, wrong),
+            Err(PspError::BootloaderStatus {
+                component: Component::Spl,
+                status: status::PAYLOAD
+            })
+        );
+        p.bootloader_load(Component::Spl, right).unwrap();
+        assert_eq!(r.model.refusals().len(), 1);
+    }
+}
+
 #[test]
 fn runtime_refuses_misaligned_bootloader_buffer_and_model_reads_wrong_place() {
     // The runtime will not hand the PSP a buffer it cannot address.
@@ -279,15 +364,10 @@ fn runtime_refuses_misaligned_bootloader_buffer_and_model_reads_wrong_place() {
     // carry addr >> 20, so the PSP reads 4 KiB before the component.
     let model = PspModel::new(
         &clock,
-        PspPlacement {
-            regs: r.regs,
-            mp0_bases: r.mp0.bases,
-            gc: r.gc_regs,
-            gc_bases: r.gc.bases,
-        },
+        r.model.placement(),
         PspExpect {
-            components: vec![(
-                Component::Kdb,
+            stages: vec![(
+                bl::LOAD_KEY_DATABASE,
                 r.sos.bytes(r.sos.section("kdb").unwrap()).to_vec(),
             )],
             ..PspExpect::default()
@@ -304,21 +384,19 @@ fn runtime_refuses_misaligned_bootloader_buffer_and_model_reads_wrong_place() {
     let c36 = r.regs.c2pmsg_36.byte_offset(&r.mp0.bases).unwrap();
     let c35 = r.regs.c2pmsg_35.byte_offset(&r.mp0.bases).unwrap();
     model.write32(c36, ((fw.va + 4096) >> 20) as u32);
-    model.write32(c35, Component::Kdb.command());
+    model.write32(c35, bl::LOAD_KEY_DATABASE);
     assert_eq!(model.refusals()[0].status, status::PAYLOAD);
     // It read, through the GART, what the runtime never wrote: no fault.
     assert_eq!(r.mc.faults(), vec![]);
 }
 
 #[test]
-fn model_refuses_ip_fw_before_tmr_and_out_of_order() {
+fn model_refuses_ip_fw_before_tmr_and_wrong_payloads() {
     let mut r = rig(&navi31(), |_| {});
     let images = images(&r);
     let mut p = psp_of(&mut r);
-    for (name, c) in BOOT_ORDER {
-        if let Some(s) = r.sos.section(name) {
-            assert_eq!(p.bootloader_load(c, r.sos.bytes(s)), Ok(Loaded::Loaded));
-        }
+    for (c, bytes) in stages(&r) {
+        assert_eq!(p.bootloader_load(c, bytes), Ok(Loaded::Loaded));
     }
     p.ring_create().unwrap();
     p.load_toc(r.sos.bytes(r.sos.section("toc").unwrap()))
@@ -333,17 +411,9 @@ fn model_refuses_ip_fw_before_tmr_and_out_of_order() {
             status: status::ORDER
         })
     );
-    p.setup_tmr(r.tmr.mc_addr, r.tmr.capacity, r.tmr.phys_addr)
+    p.setup_tmr(r.tmr.mc_addr, rig::NAVI31_TMR, r.tmr.phys_addr)
         .unwrap();
-    // The second image before the first.
     let second = images[1];
-    assert!(matches!(
-        p.load_ip_fw(second.fw_type, second.bytes),
-        Err(PspError::CommandFailed {
-            status: status::ORDER,
-            ..
-        })
-    ));
     // The right type with another section's bytes.
     assert!(matches!(
         p.load_ip_fw(first.fw_type, second.bytes),
@@ -360,7 +430,16 @@ fn model_refuses_ip_fw_before_tmr_and_out_of_order() {
             ..
         })
     ));
-    // AUTOLOAD_RLC before every image is in.
+    // A type no Navi31 blob provides (`GFX_FW_TYPE_CP_MEC`, 4: the
+    // pre-RS64 MEC).
+    assert!(matches!(
+        p.load_ip_fw(4, first.bytes),
+        Err(PspError::CommandFailed {
+            status: status::PAYLOAD,
+            ..
+        })
+    ));
+    // AUTOLOAD_RLC before the RLC's own code is in.
     assert!(matches!(
         p.autoload_rlc(),
         Err(PspError::CommandFailed {
@@ -369,18 +448,71 @@ fn model_refuses_ip_fw_before_tmr_and_out_of_order() {
             ..
         })
     ));
+    // The second image before the first is fine (see the AM test).
+    p.load_ip_fw(second.fw_type, second.bytes).unwrap();
     p.load_ip_fw(first.fw_type, first.bytes).unwrap();
     let why: Vec<&str> = r.model.refusals().iter().map(|x| x.why).collect();
     assert_eq!(
         why,
         [
             "LOAD_IP_FW before SETUP_TMR",
-            "GFX image out of order",
             "GFX image differs from the blob section",
             "GFX image differs from the blob section",
-            "AUTOLOAD_RLC before every GFX image",
+            "GFX type this part's firmware does not provide",
+            "AUTOLOAD_RLC without the RLC's code",
         ]
     );
+}
+
+/// tinygrad's AM loads a strict subset of Linux's images, in its own
+/// order (`docs/am-boot.md` §1.4, from `AMFirmware` in tinygrad 0.14.0;
+/// Navi31: SDMA TH1 before TH0, the MEC with its pipe-0 stack only, no
+/// PFP/ME/MES), and sOS took it on a gfx1100. The model takes it too, the
+/// autoload completes, and the record holds exactly those images: MEC
+/// pipe 0 has code and stack, pipe 1 has no stack, no MES pipe has code.
+#[test]
+fn am_image_subset_in_am_order_is_accepted_and_recorded() {
+    use barebell_model::psp::iface::fw;
+    let mut r = rig(&navi31(), |_| {});
+    let images = images(&r);
+    let mut p = psp_of(&mut r);
+    boot_and_ring(&r, &mut p);
+    p.load_toc(r.sos.bytes(r.sos.section("toc").unwrap()))
+        .unwrap();
+    p.load_ip_fw(fw::SMU, r.smu).unwrap();
+    p.setup_tmr(r.tmr.mc_addr, rig::NAVI31_TMR, r.tmr.phys_addr)
+        .unwrap();
+    let am = [
+        fw::SDMA_UCODE_TH1,
+        fw::SDMA_UCODE_TH0,
+        fw::RS64_MEC,
+        fw::RS64_MEC_P0_STACK,
+        fw::IMU_I,
+        fw::IMU_D,
+        fw::RLC_IRAM,
+        fw::RLC_DRAM_BOOT,
+        fw::RLC_P,
+        fw::RLC_V,
+        fw::RLC_G,
+    ];
+    let loaded = r.model.loaded();
+    for t in am {
+        let img = images.iter().find(|i| i.fw_type == t).unwrap();
+        p.load_ip_fw(t, img.bytes).unwrap();
+    }
+    p.autoload_rlc().unwrap();
+    // Nothing is in place until the autoload has run.
+    assert!(!loaded.complete());
+    assert!(!loaded.has(fw::RLC_G));
+    p.wait_rlc_autoload(r.gc_regs, &r.gc.bases).unwrap();
+    assert_eq!(r.model.refusals(), vec![]);
+    assert_eq!(
+        loaded.images(),
+        am.into_iter().collect::<std::collections::BTreeSet<u32>>()
+    );
+    assert!(loaded.mec_pipe(0));
+    assert!(!loaded.mec_pipe(1));
+    assert!(!loaded.mes_pipe(0) && !loaded.mes_pipe(1));
 }
 
 #[test]
@@ -408,10 +540,8 @@ fn ring_create_before_sos_times_out_naming_c2pmsg_64() {
 fn bad_ring_frame_gets_no_fence() {
     let mut r = rig(&navi31(), |_| {});
     let mut p = psp_of(&mut r);
-    for (name, c) in BOOT_ORDER {
-        if let Some(s) = r.sos.section(name) {
-            p.bootloader_load(c, r.sos.bytes(s)).unwrap();
-        }
+    for (c, bytes) in stages(&r) {
+        p.bootloader_load(c, bytes).unwrap();
     }
     p.ring_create().unwrap();
     // A write pointer that is not on a frame boundary.
@@ -434,10 +564,8 @@ fn bad_ring_frame_gets_no_fence() {
 fn wrong_toc_is_refused_with_status() {
     let mut r = rig(&navi31(), |_| {});
     let mut p = psp_of(&mut r);
-    for (name, c) in BOOT_ORDER {
-        if let Some(s) = r.sos.section(name) {
-            p.bootloader_load(c, r.sos.bytes(s)).unwrap();
-        }
+    for (c, bytes) in stages(&r) {
+        p.bootloader_load(c, bytes).unwrap();
     }
     p.ring_create().unwrap();
     let kdb = r.sos.bytes(r.sos.section("kdb").unwrap());
@@ -451,7 +579,7 @@ fn wrong_toc_is_refused_with_status() {
     );
     // SETUP_TMR is refused until a good TOC.
     assert!(matches!(
-        p.setup_tmr(r.tmr.mc_addr, r.tmr.capacity, 0),
+        p.setup_tmr(r.tmr.mc_addr, rig::NAVI31_TMR, 0),
         Err(PspError::CommandFailed {
             cmd_id: 0x05,
             status: status::ORDER,
@@ -460,7 +588,7 @@ fn wrong_toc_is_refused_with_status() {
     ));
     // The runtime refuses a misaligned TMR itself.
     assert_eq!(
-        p.setup_tmr(r.tmr.mc_addr + 4096, r.tmr.capacity, 0),
+        p.setup_tmr(r.tmr.mc_addr + 4096, rig::NAVI31_TMR, 0),
         Err(PspError::Misaligned {
             what: "TMR",
             mc_addr: r.tmr.mc_addr + 4096,
@@ -490,10 +618,8 @@ fn device_gone_mid_bootloader_is_typed() {
 fn device_gone_during_fence_wait_is_typed() {
     let mut r = rig(&navi31(), |_| {});
     let mut p = psp_of(&mut r);
-    for (name, c) in BOOT_ORDER {
-        if let Some(s) = r.sos.section(name) {
-            p.bootloader_load(c, r.sos.bytes(s)).unwrap();
-        }
+    for (c, bytes) in stages(&r) {
+        p.bootloader_load(c, bytes).unwrap();
     }
     p.ring_create().unwrap();
     r.model.unplug();
@@ -739,10 +865,8 @@ fn missing_ring_pte_fails_ring_create() {
         },
     );
     let mut p = psp_of(&mut r);
-    for (name, c) in BOOT_ORDER {
-        if let Some(s) = r.sos.section(name) {
-            p.bootloader_load(c, r.sos.bytes(s)).unwrap();
-        }
+    for (c, bytes) in stages(&r) {
+        p.bootloader_load(c, bytes).unwrap();
     }
     assert_eq!(
         p.ring_create(),
@@ -764,7 +888,7 @@ fn tmr_must_be_vram_at_its_physical_address() {
         .unwrap();
     // fw_pri's GART address is 1 MiB aligned but is not VRAM.
     assert!(matches!(
-        p.setup_tmr(FW_PRI_VA, r.tmr.capacity, r.tmr.phys_addr),
+        p.setup_tmr(FW_PRI_VA, rig::NAVI31_TMR, r.tmr.phys_addr),
         Err(PspError::CommandFailed {
             cmd_id: 0x05,
             status: status::TMR,
@@ -772,7 +896,7 @@ fn tmr_must_be_vram_at_its_physical_address() {
         })
     ));
     assert!(matches!(
-        p.setup_tmr(r.tmr.mc_addr, r.tmr.capacity, r.tmr.phys_addr + (1 << 20)),
+        p.setup_tmr(r.tmr.mc_addr, rig::NAVI31_TMR, r.tmr.phys_addr + (1 << 20)),
         Err(PspError::CommandFailed {
             cmd_id: 0x05,
             status: status::TMR,
@@ -787,11 +911,40 @@ fn tmr_must_be_vram_at_its_physical_address() {
             "TMR not VRAM at its physical address"
         ]
     );
-    p.setup_tmr(r.tmr.mc_addr, r.tmr.capacity, r.tmr.phys_addr)
+    p.setup_tmr(r.tmr.mc_addr, rig::NAVI31_TMR, r.tmr.phys_addr)
         .unwrap();
     // The VRAM address is the runtime allocator's: FB base + offset.
     assert_eq!(r.tmr.mc_addr, rig::FB_START + r.tmr.phys_addr);
     assert_eq!(r.tmr.phys_addr % psp::TMR_ALIGN, 0);
+}
+
+/// SETUP_TMR carries the size LOAD_TOC asked for, as both drivers send
+/// it (`psp_tmr_init()` allocates `resp.tmr_size` bytes and
+/// `psp_prep_tmr_cmd_buf()` sends the buffer's size; tinygrad sends
+/// `tmr_size`): not the size of a larger reservation.
+#[test]
+fn setup_tmr_carries_the_size_load_toc_asked_for() {
+    let mut r = rig(&navi31(), |_| {});
+    let mut p = psp_of(&mut r);
+    boot_and_ring(&r, &mut p);
+    let asked = p
+        .load_toc(r.sos.bytes(r.sos.section("toc").unwrap()))
+        .unwrap();
+    assert_eq!(asked, 0x130_0000);
+    assert!(r.tmr.capacity > asked);
+    assert!(matches!(
+        p.setup_tmr(r.tmr.mc_addr, r.tmr.capacity, r.tmr.phys_addr),
+        Err(PspError::CommandFailed {
+            cmd_id: 0x05,
+            status: status::TMR,
+            ..
+        })
+    ));
+    assert_eq!(
+        r.model.refusals().last().unwrap().why,
+        "SETUP_TMR size is not LOAD_TOC's answer"
+    );
+    p.setup_tmr(r.tmr.mc_addr, asked, r.tmr.phys_addr).unwrap();
 }
 
 /// The PSP moved behind a VMID0 built elsewhere (as the `gmc` bring-up
@@ -841,7 +994,14 @@ fn psp_behind_another_vmid0_loads_and_faults_there() {
         assert!(std::ptr::eq(r.hub, &*hub));
         let images = images(&r);
         let mut p = psp_of(&mut r);
-        let result = psp::load_firmware(&mut p, r.plan, &r.sos, Some(r.smu), &images, Some(r.tmr));
+        let result = psp::load_firmware(
+            &mut p,
+            r.plan,
+            &r.sos,
+            Some(r.smu),
+            &images,
+            Some(&mut r.tmr),
+        );
         if layout.fence == Mapping::Missing {
             assert!(matches!(
                 result,
@@ -893,4 +1053,170 @@ fn fence_at_a_bus_address_the_iommu_does_not_map_times_out_without_a_vm_fault() 
     let f = r.mc.faults();
     assert_eq!(f.len(), 1);
     assert!(matches!(f[0].kind, McFaultKind::Iommu(d) if d.address == stray));
+}
+
+/// The slowest PSP Linux 6.12's waits still accept (each answer 1 ms
+/// inside Linux's budget: the sign of life within 120 ms of LOAD_SOSDRV,
+/// `mdelay(20)` and `psp_wait_for()` in `psp_v13_0_bootloader_load_sos()`;
+/// sOS ready for the ring within `psp_wait_for()`'s 100 ms; the
+/// ring-create answer within 120 ms of the command, `mdelay(20)` and
+/// `psp_wait_for()` in `psp_v13_0_ring_create()`): the load must still
+/// complete, so the runtime must wait as long as Linux does.
+#[test]
+fn the_slowest_psp_linux_accepts_still_loads() {
+    use barebell::time::Clock;
+    use barebell_model::psp::PspTiming;
+    for part in [navi31(), navi48()] {
+        let mut r = rig(&part, |_| {});
+        let slow = PspTiming::SLOWEST_LINUX_ACCEPTS;
+        r.model.set_timing(PspTiming {
+            sos_boot_ns: slow.sos_boot_ns,
+            sos_ring_ready_ns: slow.sos_ring_ready_ns,
+            ring_cmd_ns: slow.ring_cmd_ns,
+            ..PspTiming::MODEL
+        });
+        let images = images(&r);
+        let mut p = psp_of(&mut r);
+        let started = r.clock.now_ns();
+        psp::load_firmware(
+            &mut p,
+            r.plan,
+            &r.sos,
+            Some(r.smu),
+            &images,
+            Some(&mut r.tmr),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", part.sos));
+        p.wait_rlc_autoload(r.gc_regs, &r.gc.bases).unwrap();
+        assert_eq!(r.model.refusals(), vec![]);
+        // It took the slow PSP's time: sOS, its ring readiness, the ring.
+        let took = r.clock.now_ns() - started;
+        assert!(took >= 119_000_000 + 99_000_000 + 119_000_000, "{took}");
+    }
+}
+
+/// A second driver on a PSP whose sOS runs and whose ring is live (the
+/// first left it up): the bootloader stages are skipped (the sign of
+/// life says sOS runs, `psp_v13_0_is_sos_alive()`), the live ring is
+/// destroyed (tinygrad's `_ring_create` sends DESTROY_RINGS when
+/// C2PMSG_71 is non-zero; Linux `psp_v13_0_ring_stop()`) before a new
+/// one is created, and commands then run on the new ring.
+#[test]
+fn a_second_driver_destroys_the_live_ring_before_creating_its_own() {
+    use barebell::bus::RegisterBus;
+    let mut r = rig(&navi31(), |_| {});
+    let images = images(&r);
+    let mut p = psp_of(&mut r);
+    psp::load_firmware(
+        &mut p,
+        r.plan,
+        &r.sos,
+        Some(r.smu),
+        &images,
+        Some(&mut r.tmr),
+    )
+    .unwrap();
+    let c71 = r.regs.c2pmsg_71.byte_offset(&r.mp0.bases).unwrap();
+    assert_ne!(r.model.read32(c71), 0, "the first driver's ring is live");
+    let mut second = Psp::new(r.model, r.host, r.regs, &r.mp0.bases, p.into_buffers())
+        .unwrap()
+        .with_fault_hub(r.fault_hub());
+    for (c, bytes) in stages(&r) {
+        assert_eq!(
+            second.bootloader_load(c, bytes),
+            Ok(Loaded::SosAlreadyAlive)
+        );
+    }
+    second.ring_create().unwrap();
+    let asked = second
+        .load_toc(r.sos.bytes(r.sos.section("toc").unwrap()))
+        .unwrap();
+    assert_eq!(asked, rig::NAVI31_TMR);
+    assert_eq!(r.model.refusals(), vec![]);
+}
+
+/// A live sOS refuses a second bootloader load (model rule: the
+/// bootloader is gone once sOS runs); the runtime never sends one: it
+/// reads the sign of life first and reports `SosAlreadyAlive`.
+#[test]
+fn a_live_sos_refuses_a_bootloader_command_and_the_runtime_sends_none() {
+    use barebell::bus::RegisterBus;
+    let mut r = rig(&navi31(), |_| {});
+    let mut p = psp_of(&mut r);
+    boot_and_ring(&r, &mut p);
+    let kdb = r.sos.bytes(r.sos.section("kdb").unwrap());
+    assert_eq!(
+        p.bootloader_load(Component::Kdb, kdb),
+        Ok(Loaded::SosAlreadyAlive)
+    );
+    assert_eq!(r.model.refusals(), vec![]);
+    let c35 = r.regs.c2pmsg_35.byte_offset(&r.mp0.bases).unwrap();
+    r.model.write32(c35, bl::LOAD_KEY_DATABASE);
+    assert_eq!(
+        r.model.refusals().last().unwrap().why,
+        "bootloader command while sOS runs"
+    );
+}
+
+/// sOS signs life in C2PMSG_81 before it is ready for ring commands
+/// (C2PMSG_64 bit 31, which both drivers wait for before the create:
+/// `psp_v13_0_ring_create()`, tinygrad `_ring_create`). A create written
+/// between the two is never answered.
+#[test]
+fn a_ring_command_before_sos_is_ready_is_never_answered() {
+    use barebell::bus::RegisterBus;
+    use barebell_model::psp::iface::ctrl;
+    let mut r = rig(&navi31(), |_| {});
+    let mut p = psp_of(&mut r);
+    for (c, bytes) in stages(&r) {
+        p.bootloader_load(c, bytes).unwrap();
+    }
+    let at = |reg: barebell::regs::Reg| reg.byte_offset(&r.mp0.bases).unwrap();
+    assert_ne!(r.model.read32(at(r.regs.c2pmsg_81)), 0, "sOS signed life");
+    assert_eq!(r.model.read32(at(r.regs.c2pmsg_64)) & ctrl::RESPONSE, 0);
+    r.model.write32(at(r.regs.c2pmsg_71), 0x1000);
+    r.model.write32(at(r.regs.c2pmsg_64), ctrl::INIT_GPCOM_RING);
+    assert_eq!(
+        r.model.refusals().last().unwrap().why,
+        "ring command before sOS is ready"
+    );
+    // Long after sOS became ready, still no answer.
+    r.clock.advance(200_000_000);
+    assert_eq!(r.model.read32(at(r.regs.c2pmsg_64)), ctrl::INIT_GPCOM_RING);
+}
+
+/// tinygrad's AM loads no IPKEYMGR stage on MP0 14.0.3 although the
+/// bundle has one (its stage list has none), and sOS came up on a
+/// gfx1201 (`docs/am-boot.md` §1.4): the model takes AM's stages.
+#[test]
+fn am_bootloader_stages_without_ipkeymgr_bring_sos_up_on_navi48() {
+    let mut r = rig(&navi48(), |_| {});
+    let mut p = psp_of(&mut r);
+    let am: Vec<_> = stages(&r)
+        .into_iter()
+        .filter(|(c, _)| *c != Component::IpKeyMgrDrv)
+        .collect();
+    assert_eq!(am.len() + 1, stages(&r).len());
+    for (c, bytes) in am {
+        assert_eq!(p.bootloader_load(c, bytes), Ok(Loaded::Loaded));
+    }
+    assert!(r.model.sos_running());
+    assert_eq!(r.model.refusals(), vec![]);
+}
+
+/// A bootloader that takes as long as Linux waits for it
+/// (`psp_v13_0_wait_for_bootloader()`: 10 × `psp_wait_for()`, 1 s, less
+/// 1 ms): the runtime's wait (`BOOTLOADER_TIMEOUT_NS`) still sees it.
+#[test]
+fn a_bootloader_as_slow_as_linux_waits_for_still_loads() {
+    use barebell_model::psp::PspTiming;
+    let mut r = rig(&navi31(), |_| {});
+    r.model.set_timing(PspTiming {
+        bootloader_ns: PspTiming::SLOWEST_LINUX_ACCEPTS.bootloader_ns,
+        ..PspTiming::MODEL
+    });
+    let mut p = psp_of(&mut r);
+    let kdb = r.sos.bytes(r.sos.section("kdb").unwrap());
+    assert_eq!(p.bootloader_load(Component::Kdb, kdb), Ok(Loaded::Loaded));
+    assert_eq!(r.model.refusals(), vec![]);
 }

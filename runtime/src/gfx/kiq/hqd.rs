@@ -15,10 +15,9 @@
 //! `gfx_v12_0.c` defines the same values locally, so on gfx12 they rest on
 //! that file, not on a conformance fact.
 
-use crate::bus::RegisterBus;
+use crate::bus::{Block, RegisterBus};
 use crate::gfx::error::MapError;
 use crate::gfx::error::MqdError;
-use crate::gfx::grbm::GrbmGfxCntl;
 use crate::gfx::hqd::MEC1;
 use crate::gfx::kiq::KiqMemory;
 use crate::gfx::mapper::HqdRegs;
@@ -27,7 +26,8 @@ use crate::gfx::mqd::{
     MqdPage, PersistentState, PqControl,
 };
 use crate::ip::Generation;
-use crate::regs::{IpBases, Reg};
+use crate::mem::Dev;
+use crate::regs::IpBases;
 use barebell_facts::Fact;
 
 /// `regCP_HQD_PQ_CONTROL_DEFAULT` and friends (`gc_11_0_0_default.h`).
@@ -126,68 +126,44 @@ pub fn kiq_hqd<const N: usize>(
     })
 }
 
-fn at(reg: Reg, bases: &IpBases) -> Result<usize, MapError> {
-    reg.byte_offset(bases)
-        .ok_or(MapError::RegisterOutsideAperture { register: reg.name })
-}
-
-/// Makes `slot` the KIQ and starts it on the ring in `ring`.
-///
-/// # Safety
-/// `ring`, `mqd` and `eop` must stay valid device-visible memory while the
-/// KIQ runs, and `mqd` must not be mapped already.
-pub unsafe fn bring_up<B: RegisterBus + ?Sized, const N: usize>(
+/// Makes `slot` the KIQ and starts it on the ring in `ring`; `mqd` must
+/// not be mapped already (see [`MqdPage`]).
+pub fn bring_up<B: RegisterBus + ?Sized, const N: usize>(
     bus: &B,
     bases: &IpBases,
     generation: Generation,
     slot: KiqSlot,
-    ring: &KiqMemory<N>,
-    mqd: &MqdPage,
-    eop: &EopBuffer,
+    ring: Dev<'_, KiqMemory<N>>,
+    mqd: Dev<'_, MqdPage>,
+    eop: Dev<'_, EopBuffer>,
 ) -> Result<(), MapError> {
-    let hqd = kiq_hqd(ring, mqd, eop, slot.doorbell)?;
+    let hqd = kiq_hqd(&ring, &mqd, &eop, slot.doorbell)?;
     let regs = HqdRegs::for_generation(generation);
+    let gc = Block::new(bus, *bases);
     let sched = match generation {
         Generation::Gfx11 => crate::regs::gc_11_0_0::RLC_CP_SCHEDULERS,
         Generation::Gfx12 => crate::regs::gc_12_0_0::RLC_CP_SCHEDULERS,
     };
     // gfx_v11_0_kiq_setting().
-    let s = at(sched, bases)?;
-    let v = bus.read32(s) & !SCHEDULER0_MASK | scheduler0(MEC1, slot.pipe, slot.queue);
-    bus.write32(s, v);
-    bus.write32(s, v | SCHEDULER_ENABLE);
+    let v = gc.read(sched)? & !SCHEDULER0_MASK | scheduler0(MEC1, slot.pipe, slot.queue);
+    gc.write(sched, v)?;
+    gc.write(sched, v | SCHEDULER_ENABLE)?;
     // The MQD page holds the image too, as Linux keeps it for resume.
-    // SAFETY: forwarded contract (not mapped).
-    unsafe {
-        match generation {
-            Generation::Gfx11 => mqd.write(&crate::gfx::mqd::ComputeMqdV11::kernel_queue(hqd)),
-            Generation::Gfx12 => mqd.write(&crate::gfx::mqd::ComputeMqdV12::kernel_queue(hqd)),
-        }
-    };
-    let grbm = at(regs.grbm_gfx_cntl, bases)?;
-    bus.write32(
-        grbm,
-        GrbmGfxCntl::new()
-            .with_meid(MEC1)
-            .with_pipeid(slot.pipe)
-            .with_queueid(slot.queue)
-            .into_bits(),
-    );
-    let active = at(regs.hqd_active, bases)?;
-    let busy = bus.read32(active) & HQD_ACTIVE_MASK != 0;
-    if !busy {
-        for (i, w) in hqd.dwords().iter().enumerate() {
-            bus.write32(regs.window(i, bases)?, *w);
-        }
-        bus.write32(active, HQD_ACTIVE_MASK);
+    match generation {
+        Generation::Gfx11 => mqd.write(&crate::gfx::mqd::ComputeMqdV11::kernel_queue(hqd)),
+        Generation::Gfx12 => mqd.write(&crate::gfx::mqd::ComputeMqdV12::kernel_queue(hqd)),
     }
-    bus.write32(grbm, 0);
-    if busy {
+    // The slot stays selected only while `sel` lives: every exit, errors
+    // included, selects ME 0 pipe 0 queue 0 again.
+    let sel = regs.select(gc, MEC1, slot.pipe, slot.queue)?;
+    if gc.read(regs.hqd_active)? & HQD_ACTIVE_MASK != 0 {
         return Err(MapError::HqdBusy {
             pipe: slot.pipe,
             queue: slot.queue,
         });
     }
+    regs.load_window(&sel, &hqd)?;
+    gc.write(regs.hqd_active, HQD_ACTIVE_MASK)?;
     Ok(())
 }
 

@@ -22,6 +22,7 @@ use crate::gfx::error::MapError;
 use crate::gfx::mapper::{Mapping, QueueMapper, QueueResources};
 use crate::gfx::mqd::build_aql;
 use crate::ip::Generation;
+use crate::mem::Dev;
 use crate::time::Pause;
 use crate::time::{Clock, Deadline};
 use barebell_firmware_if::pm4::{self, QueueEngine, unmap_action, write_dst};
@@ -82,7 +83,7 @@ impl<const N: usize> Default for KiqMemory<N> {
 /// A running KIQ ring and its doorbell.
 #[derive(Debug, Clone, Copy)]
 pub struct KiqRing<'a, const RING_DWORDS: usize> {
-    pub memory: &'a KiqMemory<RING_DWORDS>,
+    pub memory: Dev<'a, KiqMemory<RING_DWORDS>>,
     pub doorbell: crate::aql::doorbell::Doorbell,
 }
 
@@ -202,12 +203,11 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
 }
 
 impl<C: Clock, P: Pause, const N: usize> QueueMapper for Kiq<'_, C, P, N> {
-    unsafe fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
+    fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
         let (pipe, queue) = self.free_slot().ok_or(MapError::NoFreeSlot)?;
         self.doorbells.claim(q.doorbell)?;
         let params = q.mqd_params();
-        // SAFETY: the caller promises the MQD page is not mapped.
-        if let Err(e) = unsafe { build_aql(self.generation, q.mqd, &params) } {
+        if let Err(e) = build_aql(self.generation, &q.mqd, &params) {
             self.doorbells.release(q.doorbell);
             return Err(e.into());
         }

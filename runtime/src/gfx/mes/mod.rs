@@ -38,6 +38,7 @@ use crate::gfx::error::{MesError, MesStatus};
 use crate::gfx::mapper::{Mapping, QueueMapper, QueueResources};
 use crate::gfx::mqd::{AqlMqdParams, build_aql};
 use crate::ip::Generation;
+use crate::mem::Dev;
 use crate::time::Pause;
 use crate::time::{Clock, Deadline};
 use barebell_firmware_if::mes_api::{FRAME_DWORDS, Frame, Le32, Le64};
@@ -186,13 +187,14 @@ pub struct Process<'a> {
     pub page_table_base: u64,
     pub va_start: u64,
     pub va_end: u64,
-    pub context: &'a ProcessContext,
+    /// The process and gang context pages MES keeps its state in.
+    pub context: Dev<'a, ProcessContext>,
 }
 
 /// Where the MES scheduler ring is and how to ring it.
 #[derive(Debug, Clone, Copy)]
 pub struct MesRing<'a, const RING_DWORDS: usize> {
-    pub memory: &'a MesMemory<RING_DWORDS>,
+    pub memory: Dev<'a, MesMemory<RING_DWORDS>>,
     pub doorbell: crate::aql::doorbell::Doorbell,
 }
 
@@ -380,8 +382,7 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
         // maps the gang (KFD's qpd->vmid stays 0 under MES).
         let mut params = q.mqd_params();
         params.vmid = 0;
-        // SAFETY: `map`'s caller promises the MQD page is not mapped.
-        if let Err(e) = unsafe { build_aql(A::GENERATION, q.mqd, &params) } {
+        if let Err(e) = build_aql(A::GENERATION, &q.mqd, &params) {
             self.doorbells.release(q.doorbell);
             return Err(e.into());
         }
@@ -645,7 +646,7 @@ impl<C: Clock, P: Pause, const N: usize> Mes<'_, C, P, N, V12> {
 }
 
 impl<C: Clock, P: Pause, const N: usize, A: MesApi> QueueMapper for Mes<'_, C, P, N, A> {
-    unsafe fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
+    fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
         self.add_queue(q)
     }
 

@@ -2,20 +2,20 @@
 //! the KIQ pipe's ring (pipe 1), loaded by registers or mapped by the KIQ
 //! or by a `map_legacy_kq` ADD_QUEUE.
 
-use crate::bus::RegisterBus;
+use crate::bus::{Block, RegisterBus};
 use crate::gfx::error::MapError;
-use crate::gfx::grbm::GrbmGfxCntl;
 use crate::gfx::mes::start::{MES_ME, SCHED_PIPE};
 use crate::ip::Generation;
+use crate::mem::Dev;
 use crate::regs::IpBases;
 use crate::time::Clock;
 
 /// A MES ring with its MQD page, EOP buffer and 64-bit doorbell index.
 #[derive(Debug, Clone, Copy)]
 pub struct MesRingParts<'a, const N: usize> {
-    pub ring: &'a crate::gfx::mes::MesMemory<N>,
-    pub mqd: &'a crate::gfx::mqd::MqdPage,
-    pub eop: &'a crate::gfx::mqd::EopBuffer,
+    pub ring: Dev<'a, crate::gfx::mes::MesMemory<N>>,
+    pub mqd: Dev<'a, crate::gfx::mqd::MqdPage>,
+    pub eop: Dev<'a, crate::gfx::mqd::EopBuffer>,
     pub doorbell: u32,
 }
 
@@ -109,11 +109,9 @@ pub const FACTS: &[barebell_facts::Fact] = &[barebell_facts::Fact::constant(
 /// Maps the MES scheduler ring through the KIQ (v11,
 /// `mes_v11_0_kiq_enable_queue()`): MQD into `mqd`, then MAP_QUEUES with
 /// ME 2 / engine 5 on MES pipe 0, queue 0, fenced.
-///
-/// # Safety
-/// `ring`, `mqd` and `eop` must stay valid device-visible memory while MES
-/// runs, and `mqd` must not be mapped already.
-pub unsafe fn map_scheduler_ring<C, P, const K: usize, const N: usize>(
+/// The parts' MQD page must not be mapped already (see
+/// [`crate::gfx::mqd::MqdPage`]).
+pub fn map_scheduler_ring<C, P, const K: usize, const N: usize>(
     kiq: &mut crate::gfx::kiq::Kiq<'_, C, P, K>,
     parts: MesRingParts<'_, N>,
 ) -> Result<(), MapError>
@@ -127,9 +125,8 @@ where
         eop,
         doorbell,
     } = parts;
-    let hqd = scheduler_ring_hqd(ring, mqd, eop, doorbell)?;
-    // SAFETY: forwarded contract (not mapped).
-    unsafe { mqd.write(&crate::gfx::mqd::ComputeMqdV11::kernel_queue(hqd)) };
+    let hqd = scheduler_ring_hqd(&ring, &mqd, &eop, doorbell)?;
+    mqd.write(&crate::gfx::mqd::ComputeMqdV11::kernel_queue(hqd));
     let packet = barebell_firmware_if::pm4::map_queues(
         barebell_firmware_if::pm4::QueueEngine::Mes,
         SCHED_PIPE,
@@ -145,10 +142,8 @@ where
 /// Loads a MES pipe's ring by register programming
 /// (`mes_v12_0_queue_init_register()`): GRBM ME 3 / `pipe`, the HQD
 /// window of the MES ring MQD, `CP_HQD_ACTIVE`.
-///
-/// # Safety
-/// As [`map_scheduler_ring`].
-pub unsafe fn load_pipe_ring<B: RegisterBus + ?Sized, const N: usize>(
+/// The parts' MQD page must not be mapped already.
+pub fn load_pipe_ring<B: RegisterBus + ?Sized, const N: usize>(
     bus: &B,
     bases: &IpBases,
     generation: Generation,
@@ -161,51 +156,29 @@ pub unsafe fn load_pipe_ring<B: RegisterBus + ?Sized, const N: usize>(
         eop,
         doorbell,
     } = parts;
-    let hqd = scheduler_ring_hqd(ring, mqd, eop, doorbell)?;
-    // SAFETY: forwarded contract (not mapped).
-    unsafe {
-        match generation {
-            Generation::Gfx11 => mqd.write(&crate::gfx::mqd::ComputeMqdV11::kernel_queue(hqd)),
-            Generation::Gfx12 => mqd.write(&crate::gfx::mqd::ComputeMqdV12::kernel_queue(hqd)),
-        }
-    };
+    let hqd = scheduler_ring_hqd(&ring, &mqd, &eop, doorbell)?;
+    match generation {
+        Generation::Gfx11 => mqd.write(&crate::gfx::mqd::ComputeMqdV11::kernel_queue(hqd)),
+        Generation::Gfx12 => mqd.write(&crate::gfx::mqd::ComputeMqdV12::kernel_queue(hqd)),
+    }
     let regs = crate::gfx::mapper::HqdRegs::for_generation(generation);
-    let grbm = regs.at(regs.grbm_gfx_cntl, bases)?;
-    bus.write32(
-        grbm,
-        GrbmGfxCntl::new()
-            .with_meid(MES_ME)
-            .with_pipeid(pipe)
-            .into_bits(),
-    );
-    let mut r = Ok(());
+    let gc = Block::new(bus, *bases);
+    // ME 3 / `pipe` stays selected only while `sel` lives.
+    let sel = regs.select(gc, MES_ME, pipe, 0)?;
     // The image's ACTIVE (1, as `mes_v12_0_mqd_init()` sets it) is written
     // last, after everything it activates, as the register sequence does.
     let mut image = hqd;
     image.cp_hqd_active = 0;
-    for (i, w) in image.dwords().iter().enumerate() {
-        match regs.window(i, bases) {
-            Ok(at) => bus.write32(at, *w),
-            Err(e) => {
-                r = Err(e);
-                break;
-            }
-        }
-    }
-    if r.is_ok() {
-        r = regs.at(regs.hqd_active, bases).map(|a| bus.write32(a, 1));
-    }
-    bus.write32(grbm, 0);
-    r
+    regs.load_window(&sel, &image)?;
+    gc.write(regs.hqd_active, 1)?;
+    Ok(())
 }
 
 /// Maps MES pipe 0's scheduler ring through MES pipe 1 (v12 uni-MES,
 /// `mes_v12_0_map_legacy_queue()`): an ADD_QUEUE with `map_legacy_kq`,
 /// pipe 0, queue 0, the ring's doorbell, MQD and wptr, queue type SCHQ.
-///
-/// # Safety
-/// As [`map_scheduler_ring`].
-pub unsafe fn map_legacy_scheduler_ring<C, P, const K: usize, const N: usize>(
+/// The parts' MQD page must not be mapped already.
+pub fn map_legacy_scheduler_ring<C, P, const K: usize, const N: usize>(
     kiq_pipe: &mut crate::gfx::mes::Mes<'_, C, P, K, crate::gfx::mes::V12>,
     parts: MesRingParts<'_, N>,
 ) -> Result<(), MapError>
@@ -220,9 +193,8 @@ where
         doorbell,
     } = parts;
     use barebell_firmware_if::mes_api::{Frame, Le32, Le64, v12};
-    let hqd = scheduler_ring_hqd(ring, mqd, eop, doorbell)?;
-    // SAFETY: forwarded contract (not mapped).
-    unsafe { mqd.write(&crate::gfx::mqd::ComputeMqdV12::kernel_queue(hqd)) };
+    let hqd = scheduler_ring_hqd(&ring, &mqd, &eop, doorbell)?;
+    mqd.write(&crate::gfx::mqd::ComputeMqdV12::kernel_queue(hqd));
     let mut f = v12::AddQueue::new();
     f.pipe_id = Le32::new(u32::from(SCHED_PIPE));
     f.queue_id = Le32::new(0);

@@ -22,9 +22,8 @@
 //! mapped by an ADD_QUEUE with `map_legacy_kq` sent on pipe 1
 //! ([`map_legacy_scheduler_ring`], `mes_v12_0_map_legacy_queue()`).
 
-use crate::bus::{ALL_ONES, RegisterBus};
-use crate::gfx::error::MapError;
-use crate::gfx::grbm::GrbmGfxCntl;
+use crate::bus::{ALL_ONES, Block, BlockError, RegisterBus};
+use crate::gfx::grbm::GrbmSelect;
 use crate::ip::Generation;
 use crate::regs::{IpBases, Reg};
 use crate::time::{Clock, Deadline};
@@ -113,7 +112,7 @@ impl MesVersions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MesStartError {
     /// A register has no base in the discovery table.
-    Register(MapError),
+    Register(BlockError),
     /// The start address does not fit `CP_MES_PRGRM_CNTR_START(_HI)`
     /// (address >> 2 must fit 64 bits: always; must be 4-aligned).
     Misaligned { pipe: u8, address: u64 },
@@ -175,11 +174,10 @@ const fn regs(g: Generation) -> Regs {
     }
 }
 
-fn at(reg: Reg, bases: &IpBases) -> Result<usize, MesStartError> {
-    reg.byte_offset(bases)
-        .ok_or(MesStartError::Register(MapError::RegisterOutsideAperture {
-            register: reg.name,
-        }))
+impl From<BlockError> for MesStartError {
+    fn from(e: BlockError) -> Self {
+        MesStartError::Register(e)
+    }
 }
 
 /// Unhalts MES and reads its versions.
@@ -191,11 +189,11 @@ pub fn start<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     s: &MesStart,
 ) -> Result<MesVersions, MesStartError> {
     let r = regs(generation);
-    let grbm = at(r.grbm, bases)?;
-    let cntl = at(r.cntl, bases)?;
-    let pc = at(r.pc, bases)?;
-    let pc_hi = at(r.pc_hi, bases)?;
-    let gp3 = at(r.gp3, bases)?;
+    let gc = Block::new(bus, *bases);
+    // Every register resolves before the first access.
+    for reg in [r.grbm, r.cntl, r.pc, r.pc_hi, r.gp3] {
+        gc.offset(reg)?;
+    }
     let pipes: &[u8] = if s.kiq_pipe {
         &[SCHED_PIPE, KIQ_PIPE]
     } else {
@@ -207,36 +205,38 @@ pub fn start<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
             return Err(MesStartError::Misaligned { pipe, address });
         }
     }
-    let reset = MesCntl::from_bits(bus.read32(cntl))
+    let reset = MesCntl::from_bits(gc.read(r.cntl)?)
         .with_mes_pipe0_reset(true)
         .with_mes_pipe1_reset(s.kiq_pipe);
-    bus.write32(cntl, reset.into_bits());
-    let select = |pipe: u8| {
-        GrbmGfxCntl::new()
-            .with_meid(MES_ME)
-            .with_pipeid(pipe)
-            .into_bits()
-    };
-    for &pipe in pipes {
-        let word = s.uc_start.get(usize::from(pipe)).copied().unwrap_or(0) >> 2;
-        bus.write32(grbm, select(pipe));
-        bus.write32(pc, word as u32);
-        bus.write32(pc_hi, (word >> 32) as u32);
+    gc.write(r.cntl, reset.into_bits())?;
+    {
+        // One selection for both program counters, as
+        // `mes_v11_0_enable()` deselects once after its loop.
+        let mut sel: Option<GrbmSelect<'_, B>> = None;
+        for &pipe in pipes {
+            match &sel {
+                Some(g) => g.switch(MES_ME, pipe, 0)?,
+                None => sel = Some(GrbmSelect::new(gc, r.grbm, MES_ME, pipe, 0)?),
+            }
+            let word = s.uc_start.get(usize::from(pipe)).copied().unwrap_or(0) >> 2;
+            gc.write(r.pc, word as u32)?;
+            gc.write(r.pc_hi, (word >> 32) as u32)?;
+        }
     }
-    bus.write32(grbm, 0);
     let run = MesCntl::new()
         .with_mes_pipe0_active(true)
         .with_mes_pipe1_active(s.kiq_pipe);
-    bus.write32(cntl, run.into_bits());
+    gc.write(r.cntl, run.into_bits())?;
     let delay = Deadline::after(clock, START_DELAY_NS);
     while !delay.expired(clock) {
         core::hint::spin_loop();
     }
     let mut versions = [0u32; 2];
     for &pipe in pipes {
-        bus.write32(grbm, select(pipe));
-        let v = bus.read32(gp3);
-        bus.write32(grbm, 0);
+        let v = {
+            let _sel = GrbmSelect::new(gc, r.grbm, MES_ME, pipe, 0)?;
+            gc.read(r.gp3)?
+        };
         if v == ALL_ONES {
             return Err(MesStartError::DeviceGone { pipe });
         }

@@ -11,8 +11,8 @@
 //! is not in the public headers; they are reported raw.
 
 use super::tables::HubRegs;
-use super::{HubError, Regs};
-use crate::bus::RegisterBus;
+use super::{HubError, read_live};
+use crate::bus::{Block, RegisterBus};
 use crate::ip::Generation;
 use crate::regs::{IpBases, gc_11_0_0 as gc, gc_12_0_0 as gc12};
 
@@ -72,13 +72,13 @@ pub fn read_fault<B: RegisterBus + ?Sized>(
     bases: &IpBases,
     hub: &HubRegs,
 ) -> Result<Option<VmFault>, HubError> {
-    let r = Regs { bus, bases };
-    let status = r.read(hub.fault_status, 0)?;
+    let r = Block::new(bus, *bases);
+    let status = read_live(&r, hub.fault_status, 0, 0)?;
     if status == 0 {
         return Ok(None);
     }
-    let lo = gc::GcvmL2ProtectionFaultAddrLo32::from_bits(r.read(hub.fault_addr_lo, 0)?);
-    let hi = gc::GcvmL2ProtectionFaultAddrHi32::from_bits(r.read(hub.fault_addr_hi, 0)?);
+    let lo = gc::GcvmL2ProtectionFaultAddrLo32::from_bits(read_live(&r, hub.fault_addr_lo, 0, 0)?);
+    let hi = gc::GcvmL2ProtectionFaultAddrHi32::from_bits(read_live(&r, hub.fault_addr_hi, 0, 0)?);
     let page = u64::from(hi.logical_page_addr_hi4()) << 32 | u64::from(lo.logical_page_addr_lo32());
     let addr = page << 12;
     // The two generations' status words name the same fields at different
@@ -116,8 +116,8 @@ pub fn clear_fault<B: RegisterBus + ?Sized>(
     bases: &IpBases,
     hub: &HubRegs,
 ) -> Result<(), HubError> {
-    let r = Regs { bus, bases };
-    let v = gc::GcvmL2ProtectionFaultCntl::from_bits(r.read(hub.fault_cntl, 0)?)
+    let r = Block::new(bus, *bases);
+    let v = gc::GcvmL2ProtectionFaultCntl::from_bits(read_live(&r, hub.fault_cntl, 0, 0)?)
         .with_clear_protection_fault_status_addr(true);
-    r.write(hub.fault_cntl, v.into_bits())
+    Ok(r.write(hub.fault_cntl, v.into_bits())?)
 }

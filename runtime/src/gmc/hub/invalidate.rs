@@ -30,7 +30,7 @@
 //! the tables directly and have no HDP).
 
 use super::HubRegs;
-use crate::bus::{ALL_ONES, RegCondition, RegisterBus, WaitError, poll};
+use crate::bus::{ALL_ONES, Block, BlockError, RegCondition, RegisterBus, WaitError, poll};
 use crate::regs::gc_11_0_0::GcvmInvalidateReq;
 use crate::regs::{IpBases, Reg};
 use crate::time::Clock;
@@ -61,8 +61,9 @@ pub enum InvalidateError {
         vmid: u32,
         flush_type: u8,
     },
-    /// The register is not in the discovered bases of the hub's block.
-    NoRegister { name: &'static str, engine: u32 },
+    /// A register of `engine` is not in the discovered bases of the hub's
+    /// block.
+    Register { error: BlockError, engine: u32 },
     /// The semaphore never read 1; no request was written.
     SemaphoreTimeout {
         register: &'static str,
@@ -93,9 +94,7 @@ impl core::fmt::Display for InvalidateError {
                 f,
                 "invalidate: engine {engine} (0..=17), vmid {vmid} (0..=15), flush type {flush_type} (0..=7)"
             ),
-            InvalidateError::NoRegister { name, engine } => {
-                write!(f, "{name} (engine {engine}) is not in the discovered bases")
-            }
+            InvalidateError::Register { error, engine } => write!(f, "{error} (engine {engine})"),
             InvalidateError::SemaphoreTimeout {
                 register,
                 engine,
@@ -161,21 +160,12 @@ where
             flush_type,
         });
     }
-    let at = |r: Reg, e: u32| {
-        let no = InvalidateError::NoRegister {
-            name: r.name,
-            engine: e,
-        };
-        let offset = hub
-            .eng_distance()
-            .checked_mul(e)
-            .and_then(|d| r.offset.checked_add(d))
-            .ok_or(no)?;
-        Reg { offset, ..r }.byte_offset(bases).ok_or(no)
-    };
-    let req_at = at(hub.inv_eng0_req, engine)?;
-    let ack_at = at(hub.inv_eng0_ack, engine)?;
-    let sem_at = at(hub.inv_eng0_sem, engine)?;
+    let b = Block::new(bus, *bases);
+    let no = |error| InvalidateError::Register { error, engine };
+    let at = |r: Reg| b.offset_nth(r, engine, hub.eng_distance()).map_err(no);
+    let req_at = at(hub.inv_eng0_req)?;
+    let ack_at = at(hub.inv_eng0_ack)?;
+    let sem_at = at(hub.inv_eng0_sem)?;
     let gone = |r: Reg| InvalidateError::DeviceGone {
         register: r.name,
         engine,
@@ -224,10 +214,7 @@ where
     acked?;
 
     if let Some(cid2) = hub.l2_bank_select_reserved_cid2 {
-        let cid2_at = cid2.byte_offset(bases).ok_or(InvalidateError::NoRegister {
-            name: cid2.name,
-            engine,
-        })?;
+        let cid2_at = b.offset(cid2).map_err(no)?;
         let v = bus.read32(cid2_at);
         if v == ALL_ONES {
             return Err(gone(cid2));

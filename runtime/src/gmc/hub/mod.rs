@@ -33,11 +33,19 @@
 //!   (equal, the distance is 1, checked below).
 //!
 //! One deliberate difference from Linux: Linux's VMID0 is a flat GART
-//! (`PAGE_TABLE_DEPTH` 0, one level of PTEs). barebell maps VMID0 with the
-//! same four-level tables as user VMIDs ([`crate::gmc::pagetable::TableArena`]), so
-//! VMID0 gets depth 3 and block size 9 like the user contexts
-//! (`amdgpu_vm_adjust_size(adev, 256 * 1024, 9, 3, 48)` in
-//! `gmc_v11_0_sw_init()` and `gmc_v12_0_sw_init()`).
+//! (`PAGE_TABLE_DEPTH` 0, one level of PTEs over the 512 MiB aperture).
+//! barebell maps VMID0 with the same four-level tables as user VMIDs
+//! ([`crate::gmc::pagetable::TableArena`]), so VMID0 gets depth 3 and
+//! block size 9 like the user contexts (`amdgpu_vm_adjust_size(adev,
+//! 256 * 1024, 9, 3, 48)` in `gmc_v11_0_sw_init()` and
+//! `gmc_v12_0_sw_init()`), as tinygrad's AM runs VMID0 on gfx1100 and
+//! gfx1201 silicon (`AM_GMC.enable_vm_addressing()`, depth 3 from
+//! `va_base`). The reason: VMID0 also maps the ring area at VA = host
+//! address, which may sit terabytes away from the GART; a flat table
+//! over that span would need 8 bytes per 4 KiB of it. Either way the
+//! tables are indexed from `PAGE_TABLE_START_ADDR`
+//! ([`crate::gmc::pagetable::TableArena::with_va_base`]), as the hub
+//! walks `VA - START`.
 
 mod fault;
 pub mod invalidate;
@@ -47,7 +55,7 @@ pub use fault::{VmFault, clear_fault, read_fault};
 pub use invalidate::{GART_ENGINE, InvalidateError, invalidate};
 pub use tables::{GFXHUB_3_0, GFXHUB_12_0, HUBS, HubRegs, MMHUB_3_0_0, MMHUB_4_1_0, hub_for};
 
-use crate::bus::RegisterBus;
+use crate::bus::{Block, BlockError, RegisterBus};
 use crate::ip::Generation;
 use crate::regs::{IpBases, Reg};
 use crate::regs::{gc_11_0_0 as gc, gc_12_0_0 as gc12};
@@ -81,8 +89,8 @@ pub struct HubConfig {
 /// Why hub init could not run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HubError {
-    /// The register is not in the discovered bases of the hub's block.
-    NoRegister { name: &'static str },
+    /// A register is not in the discovered bases of the hub's block.
+    Register(BlockError),
     /// A field of the configuration is misaligned or out of order.
     BadConfig { field: &'static str, value: u64 },
     /// A read-modify-write register read as all-ones.
@@ -92,12 +100,18 @@ pub enum HubError {
 impl core::fmt::Display for HubError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match *self {
-            HubError::NoRegister { name } => write!(f, "{name} is not in the discovered bases"),
+            HubError::Register(e) => write!(f, "{e}"),
             HubError::BadConfig { field, value } => {
                 write!(f, "hub config {field} = {value:#x} is invalid")
             }
             HubError::DeviceGone { name } => write!(f, "{name} read as all-ones"),
         }
+    }
+}
+
+impl From<BlockError> for HubError {
+    fn from(e: BlockError) -> Self {
+        HubError::Register(e)
     }
 }
 
@@ -109,38 +123,33 @@ pub const MAX_PFN: u64 = 1 << 36;
 /// `MTYPE_UC` (`soc21_enum.h`): uncached, what the L1 TLB control gets.
 pub const MTYPE_UC: u8 = 3;
 
-struct Regs<'a, B: RegisterBus + ?Sized> {
-    bus: &'a B,
-    bases: &'a IpBases,
+/// The `index`-th of the registers that start at `r` and repeat every
+/// `stride` dwords (`stride` 0: `r` itself), read and refused if it reads
+/// all-ones (a read-modify-write must not write a dead device's value
+/// back).
+fn read_live<B: RegisterBus + ?Sized>(
+    b: &Block<'_, B>,
+    r: Reg,
+    index: u32,
+    stride: u32,
+) -> Result<u32, HubError> {
+    let v = b.bus.read32(b.offset_nth(r, index, stride)?);
+    if v == crate::bus::ALL_ONES {
+        return Err(HubError::DeviceGone { name: r.name });
+    }
+    Ok(v)
 }
 
-impl<B: RegisterBus + ?Sized> Regs<'_, B> {
-    fn at(&self, r: Reg, dwords: u32) -> Result<usize, HubError> {
-        let r2 = Reg {
-            offset: r
-                .offset
-                .checked_add(dwords)
-                .ok_or(HubError::NoRegister { name: r.name })?,
-            ..r
-        };
-        r2.byte_offset(self.bases)
-            .ok_or(HubError::NoRegister { name: r.name })
-    }
-    fn write(&self, r: Reg, v: u32) -> Result<(), HubError> {
-        self.write_at(r, 0, v)
-    }
-    fn write_at(&self, r: Reg, dwords: u32, v: u32) -> Result<(), HubError> {
-        let at = self.at(r, dwords)?;
-        self.bus.write32(at, v);
-        Ok(())
-    }
-    fn read(&self, r: Reg, dwords: u32) -> Result<u32, HubError> {
-        let v = self.bus.read32(self.at(r, dwords)?);
-        if v == crate::bus::ALL_ONES {
-            return Err(HubError::DeviceGone { name: r.name });
-        }
-        Ok(v)
-    }
+/// Writes the `index`-th register of the array at `r` (stride in dwords).
+fn write_nth<B: RegisterBus + ?Sized>(
+    b: &Block<'_, B>,
+    r: Reg,
+    index: u32,
+    stride: u32,
+    v: u32,
+) -> Result<(), HubError> {
+    b.bus.write32(b.offset_nth(r, index, stride)?, v);
+    Ok(())
 }
 
 fn check(cfg: &HubConfig) -> Result<(), HubError> {
@@ -248,7 +257,7 @@ pub fn gart_enable<B: RegisterBus + ?Sized>(
     cfg: &HubConfig,
 ) -> Result<(), HubError> {
     check(cfg)?;
-    let r = Regs { bus, bases };
+    let r = Block::new(bus, *bases);
     // *_init_gart_aperture_regs(): VMID0's base, start, end. The base
     // carries the PDE's VALID bit, as amdgpu_gmc_pd_addr() adds.
     let base = cfg.pt_base | 1;
@@ -271,19 +280,19 @@ pub fn gart_enable<B: RegisterBus + ?Sized>(
     r.write(hub.default_addr_msb, (cfg.default_page >> 44) as u32)?;
     r.write(hub.fault_default_lo, (cfg.dummy_page >> 12) as u32)?;
     r.write(hub.fault_default_hi, (cfg.dummy_page >> 44) as u32)?;
-    let v = gc::GcvmL2ProtectionFaultCntl2::from_bits(r.read(hub.fault_cntl2, 0)?)
+    let v = gc::GcvmL2ProtectionFaultCntl2::from_bits(read_live(&r, hub.fault_cntl2, 0, 0)?)
         .with_active_page_migration_pte_read_retry(true);
     r.write(hub.fault_cntl2, v.into_bits())?;
 
     // *_init_tlb_regs().
-    let v = l1_tlb(hub.generation, r.read(hub.l1_tlb_cntl, 0)?);
+    let v = l1_tlb(hub.generation, read_live(&r, hub.l1_tlb_cntl, 0, 0)?);
     r.write(hub.l1_tlb_cntl, v)?;
 
     // *_init_cache_regs(); translate_further is false on gfx11 and gfx12
     // (neither gmc_v11_0 nor gmc_v12_0 sets it), hence bank select 9 and
     // big-K 6. The L2 control layouts are the same in every generation
     // (checked per header by the `HUB_FIELD_FACTS` tables).
-    let v = gc::GcvmL2Cntl::from_bits(r.read(hub.l2_cntl, 0)?)
+    let v = gc::GcvmL2Cntl::from_bits(read_live(&r, hub.l2_cntl, 0, 0)?)
         .with_enable_l2_cache(true)
         .with_enable_l2_fragment_processing(false)
         .with_enable_default_page_out_to_system_memory(true)
@@ -292,7 +301,7 @@ pub fn gart_enable<B: RegisterBus + ?Sized>(
         .with_context1_identity_access_mode(1)
         .with_identity_mode_fragment_size(0);
     r.write(hub.l2_cntl, v.into_bits())?;
-    let v = gc::GcvmL2Cntl2::from_bits(r.read(hub.l2_cntl2, 0)?)
+    let v = gc::GcvmL2Cntl2::from_bits(read_live(&r, hub.l2_cntl2, 0, 0)?)
         .with_invalidate_all_l1_tlbs(true)
         .with_invalidate_l2_cache(true);
     r.write(hub.l2_cntl2, v.into_bits())?;
@@ -308,7 +317,7 @@ pub fn gart_enable<B: RegisterBus + ?Sized>(
     r.write(hub.l2_cntl5, v.into_bits())?;
 
     // *_enable_system_domain().
-    let v = context0(hub.generation, r.read(hub.ctx0_cntl, 0)?);
+    let v = context0(hub.generation, read_live(&r, hub.ctx0_cntl, 0, 0)?);
     r.write(hub.ctx0_cntl, v)?;
 
     // *_disable_identity_aperture().
@@ -324,21 +333,57 @@ pub fn gart_enable<B: RegisterBus + ?Sized>(
     let addr = hub.ctx_addr_distance();
     let last = MAX_PFN - 1;
     for i in 0..15u32 {
-        let v = user_context(hub.generation, r.read(hub.ctx1_cntl, i * ctx)?);
-        r.write_at(hub.ctx1_cntl, i * ctx, v)?;
-        r.write_at(hub.ctx1_start_lo, i * addr, 0)?;
-        r.write_at(hub.ctx1_start_hi, i * addr, 0)?;
-        r.write_at(hub.ctx1_end_lo, i * addr, last as u32)?;
-        r.write_at(hub.ctx1_end_hi, i * addr, (last >> 32) as u32)?;
+        let v = user_context(hub.generation, read_live(&r, hub.ctx1_cntl, i, ctx)?);
+        write_nth(&r, hub.ctx1_cntl, i, ctx, v)?;
+        write_nth(&r, hub.ctx1_start_lo, i, addr, 0)?;
+        write_nth(&r, hub.ctx1_start_hi, i, addr, 0)?;
+        write_nth(&r, hub.ctx1_end_lo, i, addr, last as u32)?;
+        write_nth(&r, hub.ctx1_end_hi, i, addr, (last >> 32) as u32)?;
     }
 
     // *_program_invalidation(): every engine covers all VAs.
     let eng = hub.eng_addr_distance();
     for i in 0..18u32 {
-        r.write_at(hub.inv_eng0_range_lo, i * eng, 0xFFFF_FFFF)?;
-        r.write_at(hub.inv_eng0_range_hi, i * eng, 0x1F)?;
+        write_nth(&r, hub.inv_eng0_range_lo, i, eng, 0xFFFF_FFFF)?;
+        write_nth(&r, hub.inv_eng0_range_hi, i, eng, 0x1F)?;
     }
     Ok(())
+}
+
+/// `*_set_fault_enable_default()` (`gfxhub_v3_0.c`, `mmhub_v3_0.c`,
+/// `gfxhub_v12_0.c`, `mmhub_v4_1_0.c`, one layout): every
+/// `*_PROTECTION_FAULT_ENABLE_DEFAULT` bit of `*_L2_PROTECTION_FAULT_CNTL`
+/// set to `value` ("true redirects VM faults to the default page"), and
+/// with `value` false the two `CRASH_ON_*` bits set. Linux calls it right
+/// after `gart_enable` and an HDP flush with `value` true
+/// (`amdgpu_vm_fault_stop` defaults to `AMDGPU_VM_FAULT_STOP_NEVER`):
+/// `gmc_v11_0_gart_enable()`, `gfx_v11_0_gfxhub_enable()` and their
+/// gfx12 twins.
+pub fn set_fault_enable_default<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: &IpBases,
+    hub: &HubRegs,
+    value: bool,
+) -> Result<(), HubError> {
+    let r = Block::new(bus, *bases);
+    let mut v = gc::GcvmL2ProtectionFaultCntl::from_bits(read_live(&r, hub.fault_cntl, 0, 0)?)
+        .with_range_protection_fault_enable_default(value)
+        .with_pde0_protection_fault_enable_default(value)
+        .with_pde1_protection_fault_enable_default(value)
+        .with_pde2_protection_fault_enable_default(value)
+        .with_translate_further_protection_fault_enable_default(value)
+        .with_nack_protection_fault_enable_default(value)
+        .with_dummy_page_protection_fault_enable_default(value)
+        .with_valid_protection_fault_enable_default(value)
+        .with_read_protection_fault_enable_default(value)
+        .with_write_protection_fault_enable_default(value)
+        .with_execute_protection_fault_enable_default(value);
+    if !value {
+        v = v
+            .with_crash_on_no_retry_fault(true)
+            .with_crash_on_retry_fault(true);
+    }
+    Ok(r.write(hub.fault_cntl, v.into_bits())?)
 }
 
 /// Distances Linux derives in `gfxhub_v3_0_init()`, and `MTYPE_UC`,

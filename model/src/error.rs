@@ -1,0 +1,98 @@
+//! Why a model could not be built.
+
+use barebell::gmc::hub::{HubError, InvalidateError};
+use barebell::gmc::pagetable::MapError;
+use barebell::mem::MemError;
+use barebell::nbio::NbioError;
+use barebell_bringup::FirmwareError;
+
+/// Why a [`crate::VirtualGpu`] (or its host memory) could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelError {
+    /// A firmware file the PSP model checks the loads against is missing,
+    /// unreadable, malformed or lacks a section.
+    Firmware(FirmwareError),
+    /// The part's own discovery table does not parse (a model bug).
+    Discovery(barebell::discovery::Error),
+    /// The part's discovery table lacks an IP block the model needs.
+    MissingIp { ip: &'static str },
+    /// barebell has no table (registers, hub, PSP plan) for this IP
+    /// version of the part.
+    Unsupported {
+        what: &'static str,
+        version: (u8, u8, u8),
+    },
+    /// The part's NBIO cannot be placed.
+    Nbio(NbioError),
+    /// A register the model places has no base in the part's table.
+    Register { name: &'static str },
+    /// A fixture's allocation (VRAM, GTT, a PSP buffer) did not fit.
+    Memory { what: &'static str, error: MemError },
+    /// A fixture's GART mapping at `va` was refused.
+    PageTable { va: u64, error: MapError },
+    /// The runtime's hub init refused the fixture's configuration.
+    Hub { hub: &'static str, error: HubError },
+    /// The runtime's VMID0 flush on the fixture's hub did not complete.
+    Invalidate {
+        hub: &'static str,
+        error: InvalidateError,
+    },
+    /// The PSP model's own container reader ([`crate::ucode`]) refused
+    /// a blob it checks the loads against.
+    Blob {
+        name: alloc::string::String,
+        error: crate::ucode::Error,
+    },
+    /// The heap had no `bytes` of VRAM backing.
+    VramBacking { bytes: usize },
+    /// No free slot for the DMA region at or above `above` in the host's
+    /// address space; `errno` is what the last `mmap` said.
+    DmaRegion {
+        bytes: usize,
+        above: usize,
+        errno: i32,
+    },
+}
+
+impl From<FirmwareError> for ModelError {
+    fn from(e: FirmwareError) -> Self {
+        ModelError::Firmware(e)
+    }
+}
+
+impl core::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            ModelError::Firmware(e) => write!(f, "{e}"),
+            ModelError::Discovery(e) => write!(f, "the model's discovery table: {e}"),
+            ModelError::MissingIp { ip } => {
+                write!(f, "the model's discovery table has no {ip}")
+            }
+            ModelError::Unsupported { what, version } => {
+                write!(f, "no {what} for {}.{}.{}", version.0, version.1, version.2)
+            }
+            ModelError::Nbio(e) => write!(f, "the model's NBIO: {e}"),
+            ModelError::Register { name } => {
+                write!(f, "{name} has no base in the model's discovery table")
+            }
+            ModelError::Memory { what, error } => write!(f, "{what}: {error}"),
+            ModelError::PageTable { va, error } => write!(f, "GART map {va:#x}: {error}"),
+            ModelError::Hub { hub, error } => write!(f, "{hub} init: {error}"),
+            ModelError::Invalidate { hub, error } => write!(f, "{hub} VMID0 flush: {error}"),
+            ModelError::Blob { name, error } => {
+                write!(f, "{name}, as the PSP model reads it: {error}")
+            }
+            ModelError::VramBacking { bytes } => {
+                write!(f, "VRAM backing: {bytes:#x} bytes not available")
+            }
+            ModelError::DmaRegion {
+                bytes,
+                above,
+                errno,
+            } => write!(
+                f,
+                "DMA region: no free {bytes:#x}-byte slot above {above:#x} (last mmap: errno {errno})"
+            ),
+        }
+    }
+}

@@ -1,0 +1,845 @@
+//! A ready-to-run PSP bring-up on the model with the real blobs: the
+//! discovery table, the model primed with what it must see, and its
+//! buffers placed as Linux places them, behind the runtime's own VMID0
+//! page tables. Shared by the integration tests, `barebell bringup` and
+//! the unikernel.
+//!
+//! The path from an MC address to a byte is the runtime's code end to
+//! end: [`barebell::mem::VramAllocator`] places the VMID0 tables and the
+//! TMR in VRAM, [`barebell::mem::DmaArena`] hands out the host buffers at
+//! bus addresses, [`barebell::gmc::pagetable::TableArena`] maps them into the GART
+//! with the SYSTEM and SNOOPED bits, and [`barebell::gmc::hub::gart_enable`]
+//! programs the MMHUB model (the hub discovery names) that the PSP's
+//! [`crate::mc::Mc`] decodes through.
+//! Where Linux puts the buffers (`amdgpu_psp.c`): `fw_pri` in GTT on bare
+//! metal; ring, command and fence buffers in `VRAM | GTT` (TTM tries VRAM
+//! first), which the rig puts in GTT, so that every GPCOM access walks
+//! the GART; the TMR in VRAM at `PSP_TMR_ALIGNMENT`.
+//!
+//! Only reading blobs from a directory needs `std`; the unikernel builds
+//! the same rig from blobs handed to it in memory ([`rig_from`]).
+
+use super::iface::{bl, fw as t};
+use super::{PspExpect, PspModel, PspPlacement, RlcStatus};
+use crate::SimClock;
+use crate::clock::HostClock;
+use crate::discovery::{self, NAVI31, NAVI48, PartDesc};
+use crate::error::ModelError;
+use crate::hub::HubModel;
+use crate::mc::{CID_MP0, Mc};
+use crate::ucode::{self, Image, psp_fw};
+use alloc::boxed::Box;
+use alloc::sync::Arc;
+use alloc::vec;
+use alloc::vec::Vec;
+use barebell::discovery::{Discovery, IpInfo, hw_id};
+use barebell::gmc::hub::{HubConfig, HubRegs};
+use barebell::gmc::pagetable::{Flags, Table, TableArena};
+use barebell::ip::Generation;
+use barebell::mem::{DmaArena, PAGE_ALIGN, VramAllocator};
+use barebell::psp::{self, DmaBuf, FaultHub, GcRegs, Plan, PspBuffers, PspRegs, Tmr};
+use barebell_bringup::FirmwareError;
+use barebell_firmware_if::{Firmware, Kind, parse};
+use core::ptr::NonNull;
+#[cfg(feature = "std")]
+use std::path::Path;
+
+/// Where VRAM starts in the MC map (a model value; the VBIOS sets it
+/// on a card).
+pub const FB_START: u64 = 0x0080_0000_0000;
+/// VMID0's range: 512 MiB (`gmc_v11_0_mc_init()`'s default GART size)
+/// at MC 0, where `amdgpu_gmc_gart_location()`'s best fit puts it
+/// when the space below VRAM fits it and is the smaller side.
+pub const GART_START: u64 = 0;
+pub const GART_BYTES: u64 = 512 << 20;
+/// Where the model's IOMMU puts the rig's host buffers on the bus (a
+/// model value; inside the VRAM size, so a PTE that forgets SYSTEM
+/// lands in VRAM rather than off the end).
+pub const GTT_BUS: u64 = 0x1_0000_0000;
+/// GART addresses of the buffers (a model choice: 2 MiB aligned for
+/// `fw_pri`, so its PTEs can carry a 2 MiB fragment).
+pub const FW_PRI_VA: u64 = 0x20_0000;
+pub const RING_VA: u64 = 0x40_0000;
+pub const CMD_VA: u64 = 0x40_1000;
+pub const FENCE_VA: u64 = 0x40_2000;
+pub const FW_PRI_BYTES: u64 = 2 << 20;
+/// VMID0 tables the rig gives the runtime's arena.
+pub const GART_TABLES: usize = 8;
+
+/// How the rig maps one GTT buffer into VMID0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mapping {
+    /// 4 KiB PTEs with SYSTEM and SNOOPED, fragments as the runtime
+    /// picks them.
+    #[default]
+    Gtt,
+    /// No PTE at all.
+    Missing,
+    /// The bus address in a PTE without SYSTEM (so it names VRAM).
+    NoSystemBit,
+    /// 2 MiB pages (PDB0 entries with `PDE_PTE`) where aligned.
+    LargePage,
+}
+
+/// The mapping of each GTT buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Layout {
+    pub fw_pri: Mapping,
+    pub ring: Mapping,
+    pub cmd: Mapping,
+    pub fence: Mapping,
+}
+
+/// One GTT buffer: its GART address, bus address, size and host
+/// memory (for tests that plant bytes the runtime would not).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GttBuf {
+    pub va: u64,
+    pub bus: u64,
+    pub len: u64,
+    pub host: NonNull<u8>,
+}
+
+/// The four GTT buffers, as placed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gtt {
+    pub fw_pri: GttBuf,
+    pub ring: GttBuf,
+    pub cmd: GttBuf,
+    pub fence: GttBuf,
+}
+
+/// The flags of a GTT mapping (`AMDGPU_PTE_SYSTEM | AMDGPU_PTE_SNOOPED`
+/// plus read/write, as `amdgpu_ttm_tt_pte_flags()` gives cached GTT);
+/// `system: false` for the deliberately broken variant.
+pub fn gtt_flags(system: bool) -> Flags {
+    Flags {
+        readable: true,
+        writeable: true,
+        executable: false,
+        system,
+        snooped: system,
+    }
+}
+
+/// `psp_hw_start()`'s bootloader stages: the SOS-bundle component each
+/// carries (`enum psp_fw_type`) and the command that loads it (`enum
+/// psp_bootloader_cmd`). A stage whose component the bundle lacks is
+/// skipped (`is_psp_fw_valid()`).
+pub const STAGES: [(u32, u32); 9] = [
+    (psp_fw::KDB, bl::LOAD_KEY_DATABASE),
+    (psp_fw::SPL, bl::LOAD_TOS_SPL_TABLE),
+    (psp_fw::SYS_DRV, bl::LOAD_SYSDRV),
+    (psp_fw::SOC_DRV, bl::LOAD_SOCDRV),
+    (psp_fw::INTF_DRV, bl::LOAD_INTFDRV),
+    (psp_fw::DBG_DRV, bl::LOAD_DBGDRV),
+    (psp_fw::RAS_DRV, bl::LOAD_RASDRV),
+    (psp_fw::IPKEYMGR_DRV, bl::LOAD_IPKEYMGRDRV),
+    (psp_fw::SOS, bl::LOAD_SOSDRV),
+];
+
+/// What the model knows of an MP0 version's firmware loading, from
+/// Linux 6.12: `psp_early_init()` and the `psp_v13_0_funcs` /
+/// `psp_v14_0_funcs` tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mp0 {
+    /// 14.0.2/14.0.3 keep `boot_time_tmr` (the firmware set the TMR up
+    /// at boot: no SETUP_TMR); 13.0.0 clears it.
+    pub boot_time_tmr: bool,
+    /// `psp_v13_0_funcs` has no `bootloader_load_ipkeymgr_drv`, so an
+    /// MP0 13.0.0 bootloader never sees that stage.
+    pub ipkeymgr_stage: bool,
+    /// The SPL stage (`PSP_BL__LOAD_TOS_SPL_TABLE`, run when the bundle
+    /// has an SPL component) carries the bundle's KDB, not its SPL:
+    /// `psp_v13_0_bootloader_load_spl()` passes `&psp->kdb`, and
+    /// tinygrad's AM sends `spl_key` = the KDB below MP0 14 and the SPL
+    /// from 14 on (`AM_PSP.init_hw`), which sOS took on a gfx1100;
+    /// `psp_v14_0_bootloader_load_spl()` passes `&psp->spl`.
+    pub spl_carries_kdb: bool,
+}
+
+impl Mp0 {
+    pub fn for_version(v: (u8, u8, u8)) -> Option<Mp0> {
+        match v {
+            (13, 0, 0) => Some(Mp0 {
+                boot_time_tmr: false,
+                ipkeymgr_stage: false,
+                spl_carries_kdb: true,
+            }),
+            (14, 0, 2) | (14, 0, 3) => Some(Mp0 {
+                boot_time_tmr: true,
+                ipkeymgr_stage: true,
+                spl_carries_kdb: false,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// The TMR size a real Navi31 asks for: Linux prints the TMR it sized
+/// from LOAD_TOC's answer in `psp_tmr_load()` ("reserve 0x%lx from 0x%llx
+/// for PSP TMR", `amdgpu_bo_size(psp->tmr_bo)` after `psp_tmr_init()`
+/// allocated `resp.tmr_size` bytes), and a public RX 7900 XTX log shows
+/// "reserve 0x1300000 from 0x85fc000000 for PSP TMR"
+/// (github.com/ROCm/legacy-rocm-build issue 2253); tinygrad's AM reserves
+/// the same 0x1300000 as its maximum (`AM_PSP.init_sw`).
+pub const NAVI31_TMR: u32 = 0x130_0000;
+/// What the model's Navi48 answers: no public MP0 14.0.3 value exists
+/// (the part keeps a boot-time TMR, so neither driver sends SETUP_TMR
+/// and no log prints a size). A model value: Navi31's.
+pub const NAVI48_TMR_MODEL_VALUE: u32 = NAVI31_TMR;
+/// Simulated time a host read of the rig's clock costs (a model
+/// convention, as `vgpu::HOST_READ_NS`).
+pub const RIG_HOST_READ_NS: u64 = 100;
+/// The TMR the rig reserves before LOAD_TOC answers (a fixture value,
+/// larger than any answer, as tinygrad reserves its maximum up front).
+pub const RIG_TMR_BYTES: u32 = 0x200_0000;
+
+/// One part's firmware set: the SOS bundle, the SMU blob, and the GFX
+/// images `(fw_type, file, image)` in `AMDGPU_UCODE_ID` order, written
+/// out by hand from `amdgpu_ucode.h`, `psp_get_fw_type()` and
+/// `amdgpu_ucode_init_single_fw()` so that it checks the runtime's own
+/// table.
+#[derive(Debug, Clone)]
+pub struct PartFirmware {
+    pub desc: PartDesc,
+    /// Board VRAM size (RX 7900 XTX / RX 9070 XT).
+    pub vram_mib: u32,
+    pub sos: &'static str,
+    /// The SMC blob; its image is the common one (`AMDGPU_UCODE_ID_SMC`).
+    pub smu: &'static str,
+    /// The TMR size the part's PSP answers LOAD_TOC with.
+    pub tmr_size: u32,
+    pub gfx: Vec<(u32, &'static str, Image)>,
+}
+
+impl PartFirmware {
+    /// The MP0 version of the part's discovery table.
+    pub fn mp0(&self) -> Option<Mp0> {
+        self.desc
+            .dies
+            .iter()
+            .flat_map(|d| d.iter())
+            .find(|ip| ip.hw_id == discovery::MP0_HWID)
+            .and_then(|ip| Mp0::for_version(ip.version))
+    }
+}
+
+pub fn navi31() -> PartFirmware {
+    let (pfp, me, mec) = ("gc_11_0_0_pfp.bin", "gc_11_0_0_me.bin", "gc_11_0_0_mec.bin");
+    let (mes, kiq, imu) = (
+        "gc_11_0_0_mes_2.bin",
+        "gc_11_0_0_mes1.bin",
+        "gc_11_0_0_imu.bin",
+    );
+    let (sdma, rlc) = ("sdma_6_0_0.bin", "gc_11_0_0_rlc.bin");
+    PartFirmware {
+        desc: NAVI31,
+        vram_mib: 24 * 1024,
+        sos: "psp_13_0_0_sos.bin",
+        smu: "smu_13_0_0.bin",
+        tmr_size: NAVI31_TMR,
+        gfx: vec![
+            (t::SDMA_UCODE_TH0, sdma, Image::SdmaTh0),
+            (t::SDMA_UCODE_TH1, sdma, Image::SdmaTh1),
+            (t::RS64_PFP, pfp, Image::Rs64Ucode),
+            (t::RS64_ME, me, Image::Rs64Ucode),
+            (t::RS64_MEC, mec, Image::Rs64Ucode),
+            (t::RS64_PFP_P0_STACK, pfp, Image::Rs64Data),
+            (t::RS64_PFP_P1_STACK, pfp, Image::Rs64Data),
+            (t::RS64_ME_P0_STACK, me, Image::Rs64Data),
+            (t::RS64_ME_P1_STACK, me, Image::Rs64Data),
+            (t::RS64_MEC_P0_STACK, mec, Image::Rs64Data),
+            (t::RS64_MEC_P1_STACK, mec, Image::Rs64Data),
+            (t::RS64_MEC_P2_STACK, mec, Image::Rs64Data),
+            (t::RS64_MEC_P3_STACK, mec, Image::Rs64Data),
+            (t::CP_MES, mes, Image::MesUcode),
+            (t::MES_STACK, mes, Image::MesData),
+            (t::CP_MES_KIQ, kiq, Image::MesUcode),
+            (t::MES_KIQ_STACK, kiq, Image::MesData),
+            (t::IMU_I, imu, Image::ImuI),
+            (t::IMU_D, imu, Image::ImuD),
+            (t::RLC_RESTORE_LIST_GPM_MEM, rlc, Image::RlcListGpm),
+            (t::RLC_RESTORE_LIST_SRM_MEM, rlc, Image::RlcListSrm),
+            (t::RLC_IRAM, rlc, Image::RlcIram),
+            (t::RLC_DRAM_BOOT, rlc, Image::RlcDram),
+            (t::RLC_P, rlc, Image::RlcP),
+            (t::RLC_V, rlc, Image::RlcV),
+            (t::RLC_G, rlc, Image::Common),
+        ],
+    }
+}
+
+/// The gfx12 set. SDMA 7's v3 header holds one image, loaded as
+/// `AMDGPU_UCODE_ID_SDMA_RS64`, which `psp_get_fw_type()` sends as
+/// `GFX_FW_TYPE_SDMA_UCODE_TH0` (`amdgpu_sdma_init_microcode()`). With
+/// `enable_uni_mes`, `mes_v12_0_early_init()` runs
+/// `amdgpu_mes_init_microcode()` for both pipes on the one unified blob:
+/// pipe 0 as `CP_MES`/`CP_MES_DATA`, pipe 1 as `CP_MES1`/`CP_MES1_DATA`
+/// (`GFX_FW_TYPE_CP_MES_KIQ`/`MES_KIQ_STACK`).
+pub fn navi48() -> PartFirmware {
+    let (pfp, me, mec) = ("gc_12_0_1_pfp.bin", "gc_12_0_1_me.bin", "gc_12_0_1_mec.bin");
+    let (mes, imu, rlc) = (
+        "gc_12_0_1_uni_mes.bin",
+        "gc_12_0_1_imu.bin",
+        "gc_12_0_1_rlc.bin",
+    );
+    let sdma = "sdma_7_0_1.bin";
+    PartFirmware {
+        desc: NAVI48,
+        vram_mib: 16 * 1024,
+        sos: "psp_14_0_3_sos.bin",
+        smu: "smu_14_0_3.bin",
+        tmr_size: NAVI48_TMR_MODEL_VALUE,
+        gfx: vec![
+            (t::SDMA_UCODE_TH0, sdma, Image::SdmaRs64),
+            (t::RS64_PFP, pfp, Image::Rs64Ucode),
+            (t::RS64_ME, me, Image::Rs64Ucode),
+            (t::RS64_MEC, mec, Image::Rs64Ucode),
+            (t::RS64_PFP_P0_STACK, pfp, Image::Rs64Data),
+            (t::RS64_PFP_P1_STACK, pfp, Image::Rs64Data),
+            (t::RS64_ME_P0_STACK, me, Image::Rs64Data),
+            (t::RS64_ME_P1_STACK, me, Image::Rs64Data),
+            (t::RS64_MEC_P0_STACK, mec, Image::Rs64Data),
+            (t::RS64_MEC_P1_STACK, mec, Image::Rs64Data),
+            (t::RS64_MEC_P2_STACK, mec, Image::Rs64Data),
+            (t::RS64_MEC_P3_STACK, mec, Image::Rs64Data),
+            (t::CP_MES, mes, Image::MesUcode),
+            (t::MES_STACK, mes, Image::MesData),
+            (t::CP_MES_KIQ, mes, Image::MesUcode),
+            (t::MES_KIQ_STACK, mes, Image::MesData),
+            (t::IMU_I, imu, Image::ImuI),
+            (t::IMU_D, imu, Image::ImuD),
+            (t::RLC_RESTORE_LIST_GPM_MEM, rlc, Image::RlcListGpm),
+            (t::RLC_RESTORE_LIST_SRM_MEM, rlc, Image::RlcListSrm),
+            (t::RLC_IRAM, rlc, Image::RlcIram),
+            (t::RLC_DRAM_BOOT, rlc, Image::RlcDram),
+            (t::RLC_G, rlc, Image::Common),
+        ],
+    }
+}
+
+/// What the PSP model must see for `part`, read from its blobs with the
+/// model's own container reader ([`crate::ucode`]). `read` gives a
+/// blob's bytes by file name.
+pub fn expect(
+    part: &PartFirmware,
+    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, FirmwareError>,
+) -> Result<PspExpect, ModelError> {
+    let mp0 = part.mp0().ok_or(ModelError::Unsupported {
+        what: "PSP model behaviour of the part's MP0",
+        version: (0, 0, 0),
+    })?;
+    fn named(file: &str) -> impl Fn(ucode::Error) -> ModelError + '_ {
+        move |error| ModelError::Blob {
+            name: file.into(),
+            error,
+        }
+    }
+    let lacks = |what: &'static str| FirmwareError::Lacks {
+        name: part.sos.into(),
+        what,
+    };
+    let sos = read(part.sos)?;
+    let mut stages = Vec::new();
+    for (component, command) in STAGES {
+        if command == bl::LOAD_IPKEYMGRDRV && !mp0.ipkeymgr_stage {
+            continue;
+        }
+        let Some(bytes) = ucode::sos_component(&sos, component).map_err(named(part.sos))? else {
+            continue;
+        };
+        let bytes = if component == psp_fw::SPL && mp0.spl_carries_kdb {
+            ucode::sos_component(&sos, psp_fw::KDB)
+                .map_err(named(part.sos))?
+                .ok_or_else(|| lacks("KDB component (MP0 13.0.0's SPL stage carries it)"))?
+        } else {
+            bytes
+        };
+        stages.push((command, bytes.to_vec()));
+    }
+    let toc = ucode::sos_component(&sos, psp_fw::TOC)
+        .map_err(named(part.sos))?
+        .ok_or_else(|| lacks("TOC component"))?
+        .to_vec();
+    let smu_blob = read(part.smu)?;
+    let smu = ucode::image(&smu_blob, Image::Common)
+        .map_err(named(part.smu))?
+        .to_vec();
+    let mut files: Vec<(&str, Vec<u8>)> = Vec::new();
+    let mut gfx = Vec::new();
+    for (fw_type, file, which) in &part.gfx {
+        if !files.iter().any(|(f, _)| f == file) {
+            files.push((file, read(file)?));
+        }
+        let blob = files
+            .iter()
+            .find(|(f, _)| f == file)
+            .map(|(_, b)| b.as_slice())
+            .unwrap_or(&[]);
+        let bytes = ucode::image(blob, *which).map_err(named(file))?;
+        gfx.push((*fw_type, bytes.to_vec()));
+    }
+    Ok(PspExpect {
+        stages,
+        toc,
+        tmr_size: part.tmr_size,
+        smu: Some(smu),
+        gfx,
+        boot_time_tmr: mp0.boot_time_tmr,
+    })
+}
+
+/// Everything a run needs; the model and memory are leaked so the
+/// runtime can borrow them for `'static`.
+#[derive(Debug)]
+pub struct Rig {
+    pub clock: &'static SimClock,
+    /// The same time as the runtime sees it: every read of it moves it
+    /// by [`RIG_HOST_READ_NS`], so the runtime's delays (`mdelay()`)
+    /// end. Hand this, not [`Rig::clock`], to the runtime.
+    pub host: &'static HostClock,
+    pub model: &'static PspModel,
+    pub table: Vec<u8>,
+    pub mp0: IpInfo,
+    pub gc: IpInfo,
+    pub regs: PspRegs,
+    pub gc_regs: GcRegs,
+    pub plan: Plan,
+    pub sos: Firmware<'static>,
+    pub smu: &'static [u8],
+    /// Parsed GFX blobs, one per file.
+    pub blobs: Vec<Firmware<'static>>,
+    pub tmr: Tmr,
+    pub bufs: Option<PspBuffers>,
+    /// The MMHUB model the PSP's DMA goes through, programmed by the
+    /// runtime.
+    pub hub: &'static HubModel,
+    /// Its register table (MMHUB 3.0.0 or 4.1.0, from discovery).
+    pub hub_regs: &'static HubRegs,
+    pub mmhub: IpInfo,
+    /// The PSP's view of the MC address space.
+    pub mc: &'static Mc,
+    /// The same MC, for another PSP model over it.
+    pub mc_arc: Arc<Mc>,
+    /// The runtime's VMID0 tables (in modelled VRAM): tests remap
+    /// through it. Unused after [`behind`].
+    pub gart: TableArena<'static>,
+    pub gtt: Gtt,
+    /// VRAM as the runtime's allocator left it. Unused after
+    /// [`behind`].
+    pub vram: VramAllocator,
+}
+
+/// A blob by file name, as `'static` bytes.
+pub trait Blobs {
+    fn get(&mut self, name: &str) -> Result<&'static [u8], FirmwareError>;
+}
+
+/// Blobs read (and leaked) from a directory.
+#[cfg(feature = "std")]
+struct Dir(barebell_bringup::FirmwareDir);
+
+#[cfg(feature = "std")]
+impl Blobs for Dir {
+    fn get(&mut self, name: &str) -> Result<&'static [u8], FirmwareError> {
+        use barebell_bringup::FirmwareSource;
+        let bytes = self.0.load(name)?;
+        Ok(Box::leak(bytes.into_boxed_slice()))
+    }
+}
+
+/// The generation of a GC version, for the model's RLC status registers.
+fn gc_regs_generation(v: (u8, u8, u8)) -> Result<Generation, ModelError> {
+    match v.0 {
+        11 => Ok(Generation::Gfx11),
+        12 => Ok(Generation::Gfx12),
+        _ => Err(ModelError::Unsupported {
+            what: "RLC status registers of GC",
+            version: v,
+        }),
+    }
+}
+
+/// Zeroed, leaked host memory.
+fn leaked(len: usize) -> &'static mut [u8] {
+    Box::leak(vec![0u8; len].into_boxed_slice())
+}
+
+/// Builds a rig for `part` from the blobs in `dir`; `tweak` may alter
+/// what the model expects before it is built.
+#[cfg(feature = "std")]
+pub fn rig(
+    dir: &Path,
+    part: &PartFirmware,
+    tweak: impl FnOnce(&mut PspExpect),
+) -> Result<Rig, ModelError> {
+    rig_from(
+        &mut Dir(barebell_bringup::FirmwareDir(dir.into())),
+        part,
+        tweak,
+    )
+}
+
+/// As [`rig`], with each GTT buffer mapped as `layout` says.
+#[cfg(feature = "std")]
+pub fn rig_layout(
+    dir: &Path,
+    part: &PartFirmware,
+    layout: Layout,
+    tweak: impl FnOnce(&mut PspExpect),
+) -> Result<Rig, ModelError> {
+    rig_from_layout(
+        &mut Dir(barebell_bringup::FirmwareDir(dir.into())),
+        part,
+        layout,
+        tweak,
+    )
+}
+
+/// As [`rig`], with the blobs from `blobs`.
+pub fn rig_from(
+    source: &mut dyn Blobs,
+    part: &PartFirmware,
+    tweak: impl FnOnce(&mut PspExpect),
+) -> Result<Rig, ModelError> {
+    rig_from_layout(source, part, Layout::default(), tweak)
+}
+
+/// As [`rig_from`], with each GTT buffer mapped as `layout` says.
+pub fn rig_from_layout(
+    source: &mut dyn Blobs,
+    part: &PartFirmware,
+    layout: Layout,
+    tweak: impl FnOnce(&mut PspExpect),
+) -> Result<Rig, ModelError> {
+    let clock: &'static SimClock = Box::leak(Box::new(SimClock::new()));
+    let host: &'static HostClock = Box::leak(Box::new(clock.host_view(RIG_HOST_READ_NS)));
+    let (table, _) = discovery::build(&part.desc);
+    let d = Discovery::parse(&table).map_err(ModelError::Discovery)?;
+    let ip = |id: u16, ip: &'static str| d.ip(id, 0).ok_or(ModelError::MissingIp { ip });
+    let mp0 = ip(hw_id::MP0, "MP0")?;
+    let gc = ip(hw_id::GC, "GC")?;
+    let unsupported =
+        |what: &'static str, version: (u8, u8, u8)| ModelError::Unsupported { what, version };
+    let v = mp0.version.triple();
+    let regs = PspRegs::for_version(v).ok_or(unsupported("PSP registers", v))?;
+    let plan = Plan::for_version(v).ok_or(unsupported("PSP plan", v))?;
+    let g = gc.version.triple();
+    let gc_regs = GcRegs::for_version(g).ok_or(unsupported("RLC registers", g))?;
+
+    // Every blob once, leaked for the run.
+    let mut cache: Vec<(&str, &'static [u8])> = Vec::new();
+    let mut names = vec![part.sos, part.smu];
+    names.extend(part.gfx.iter().map(|g| g.1));
+    for name in names {
+        if !cache.iter().any(|(n, _)| *n == name) {
+            cache.push((name, source.get(name)?));
+        }
+    }
+    let bytes = |name: &str| {
+        cache
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, b)| *b)
+            .ok_or_else(|| FirmwareError::NotFound {
+                name: name.into(),
+                place: "the blobs the rig read".into(),
+            })
+    };
+    // What the model must see, by its own reader.
+    let mut expect = expect(part, &mut |name| bytes(name).map(<[u8]>::to_vec))?;
+    tweak(&mut expect);
+    // What the runtime is handed, by barebell-firmware-if, as the
+    // bring-up parses it.
+    let runtime_parse = |name: &str| -> Result<Firmware<'static>, FirmwareError> {
+        parse(Kind::from_file_name(name), bytes(name)?).map_err(|error| FirmwareError::Malformed {
+            name: name.into(),
+            error,
+        })
+    };
+    let sos = runtime_parse(part.sos)?;
+    let smu_fw = runtime_parse(part.smu)?;
+    let smu = smu_fw
+        .section("ucode")
+        .map(|x| smu_fw.bytes(x))
+        .ok_or_else(|| FirmwareError::Lacks {
+            name: part.smu.into(),
+            what: "SMU ucode section",
+        })?;
+    let mut blobs: Vec<(&str, Firmware<'static>)> = Vec::new();
+    for (_, file, _) in &part.gfx {
+        if !blobs.iter().any(|(f, _)| f == file) {
+            blobs.push((file, runtime_parse(file)?));
+        }
+    }
+    let place = PspPlacement {
+        regs,
+        mp0_bases: mp0.bases,
+        gc: RlcStatus::for_generation(gc_regs_generation(g)?),
+        gc_bases: gc.bases,
+    };
+    let mmhub = ip(hw_id::MMHUB, "MMHUB")?;
+    let mv = mmhub.version.triple();
+    let hub_regs =
+        barebell::gmc::hub::hub_for(hw_id::MMHUB, mv).ok_or(unsupported("MMHUB hub table", mv))?;
+    let (hub, mc, gart, vram, gtt, bufs, tmr) = memory(clock, &mmhub, hub_regs, part, layout)?;
+    let mc = Arc::new(mc);
+    let model = PspModel::new(clock, place, expect, mc.clone());
+    Ok(Rig {
+        clock,
+        host,
+        model: Box::leak(Box::new(model)),
+        table,
+        mp0,
+        gc,
+        regs,
+        gc_regs,
+        plan,
+        sos,
+        smu,
+        blobs: blobs.into_iter().map(|(_, f)| f).collect(),
+        tmr,
+        bufs: Some(bufs),
+        hub: leak_arc(hub),
+        hub_regs,
+        mmhub,
+        mc: leak_arc(mc.clone()),
+        mc_arc: mc,
+        gart,
+        gtt,
+        vram,
+    })
+}
+
+/// The rig is a test fixture whose parts live for the process: a
+/// shared model leaked as a `'static` reference.
+fn leak_arc<T>(a: Arc<T>) -> &'static T {
+    let r: &'static Arc<T> = Box::leak(Box::new(a));
+    r
+}
+
+impl Rig {
+    /// The hub the runtime reads a PSP timeout's VM fault from.
+    pub fn fault_hub(&self) -> FaultHub<'static> {
+        FaultHub {
+            bus: self.hub,
+            bases: self.hub.bases(),
+            regs: self.hub_regs,
+        }
+    }
+}
+
+type Memory = (
+    Arc<HubModel>,
+    Mc,
+    TableArena<'static>,
+    VramAllocator,
+    Gtt,
+    PspBuffers,
+    Tmr,
+);
+
+/// VRAM, GTT, the VMID0 tables and the hub, built by the runtime's
+/// code: the memory behind every PSP access.
+fn memory(
+    clock: &'static SimClock,
+    mmhub: &IpInfo,
+    hub_regs: &'static HubRegs,
+    part: &PartFirmware,
+    layout: Layout,
+) -> Result<Memory, ModelError> {
+    let e = |what: &'static str| move |error| ModelError::Memory { what, error };
+    let size = u64::from(part.vram_mib) << 20;
+    let mut vram = VramAllocator::with_boot_region(size, FB_START).map_err(e("VRAM"))?;
+    let hub = Arc::new(HubModel::for_hub(clock, mmhub.bases, hub_regs));
+    let mut mc = Mc::new(hub.clone(), CID_MP0);
+
+    // The VMID0 tables in VRAM, backed by host memory the model reads
+    // as that VRAM. PDEs and the context base hold VRAM physical
+    // addresses (`gmc_v11_0_get_vm_pde()` applies
+    // `amdgpu_gmc_vram_mc2pa()`), which here are VRAM offsets.
+    let table_bytes = GART_TABLES as u64 * 4096;
+    let tables_at = vram
+        .alloc(table_bytes, PAGE_ALIGN)
+        .map_err(e("GART tables"))?;
+    let tables: &'static mut [Table] =
+        Box::leak(vec![Table::EMPTY; GART_TABLES].into_boxed_slice());
+    // SAFETY: leaked, so valid for the model's lifetime; the host
+    // writes the tables only before the model walks them, or (tests)
+    // between commands.
+    unsafe { mc.back_vram(tables_at.offset, tables.as_mut_ptr().cast(), table_bytes) };
+    let format = match hub_regs.generation {
+        barebell::ip::Generation::Gfx11 => Generation::Gfx11,
+        barebell::ip::Generation::Gfx12 => Generation::Gfx12,
+    };
+    let mut gart = TableArena::new(tables, tables_at.offset, format);
+    let (gtt, bufs, tmr, dummy_bus) = place_buffers(&mut mc, &mut gart, &mut vram, layout)?;
+    // The page the system aperture answers unmapped accesses with.
+    let scratch = vram.alloc(4096, PAGE_ALIGN).map_err(e("scratch page"))?;
+
+    // MMHUB init by the runtime, as `gmc_v11_0_gart_enable()` /
+    // `gmc_v12_0_gart_enable()` do it (`mmhub_v3_0_gart_enable()`,
+    // `mmhub_v4_1_0_gart_enable()`).
+    let cfg = HubConfig {
+        pt_base: gart.root(),
+        start: GART_START,
+        end: GART_START + GART_BYTES - 1,
+        fb_start: FB_START,
+        fb_end: FB_START + size - 1,
+        // Empty (start > end): barebell never enables AGP.
+        agp_start: u64::MAX >> 16,
+        agp_end: 0,
+        default_page: scratch.offset,
+        dummy_page: dummy_bus,
+    };
+    barebell::gmc::hub::gart_enable(&*hub, &mmhub.bases, hub_regs, &cfg).map_err(|error| {
+        ModelError::Hub {
+            hub: hub_regs.name,
+            error,
+        }
+    })?;
+    // Then VMID0's TLB flush on engine 17, as both functions do right
+    // after (no HDP flush: the host wrote the tables directly).
+    barebell::gmc::hub::invalidate(
+        &*hub,
+        clock,
+        &mmhub.bases,
+        hub_regs,
+        barebell::gmc::hub::GART_ENGINE,
+        0,
+        0,
+    )
+    .map_err(|error| ModelError::Invalidate {
+        hub: hub_regs.name,
+        error,
+    })?;
+    Ok((hub, mc, gart, vram, gtt, bufs, tmr))
+}
+
+/// The PSP's buffers: `fw_pri`, ring, command and fence in GTT (host
+/// memory on the bus through `mc`'s IOMMU, mapped into `gart` as
+/// `layout` says), the TMR in VRAM from `vram`. Also returns the bus
+/// address of a dummy page (`adev->dummy_page_addr`).
+fn place_buffers(
+    mc: &mut Mc,
+    gart: &mut TableArena<'static>,
+    vram: &mut VramAllocator,
+    layout: Layout,
+) -> Result<(Gtt, PspBuffers, Tmr, u64), ModelError> {
+    let e = |what: &'static str| move |error| ModelError::Memory { what, error };
+    // The TMR: VRAM, 1 MiB aligned (`PSP_TMR_ALIGNMENT`); the PSP
+    // never hands its bytes back, so the model does not back it.
+    let tmr_at = vram
+        .alloc(u64::from(RIG_TMR_BYTES), psp::TMR_ALIGN)
+        .map_err(e("TMR"))?;
+
+    // GTT: host memory on the bus at GTT_BUS through the model's IOMMU.
+    let host = leaked(4 << 20);
+    let mut arena = DmaArena::new(host, GTT_BUS).map_err(e("GTT"))?;
+    let mut place = |va: u64, len: u64, align: u64, map: Mapping| {
+        let mut chunk = arena
+            .alloc(len as usize, align)
+            .map_err(e("a GTT buffer"))?;
+        let bus = chunk.bus_addr();
+        let p = NonNull::from(chunk.bytes()).cast::<u8>();
+        // SAFETY: leaked with the arena's memory.
+        unsafe { mc.map_bus(bus, p.as_ptr(), len) };
+        let mapped = match map {
+            Mapping::Gtt => gart.map(va, bus, len, gtt_flags(true), false),
+            Mapping::Missing => Ok(()),
+            Mapping::NoSystemBit => gart.map(va, bus, len, gtt_flags(false), false),
+            Mapping::LargePage => gart.map(va, bus, len, gtt_flags(true), true),
+        };
+        mapped.map_err(|error| ModelError::PageTable { va, error })?;
+        // SAFETY: the chunk is leaked and exclusive to this DmaBuf on
+        // the host; the device sees it at `va` through the GART.
+        let buf = unsafe { DmaBuf::new(p, len as usize, va) };
+        Ok::<_, ModelError>((
+            GttBuf {
+                va,
+                bus,
+                len,
+                host: p,
+            },
+            buf,
+        ))
+    };
+    let two_mib = 2 << 20;
+    let (fw_g, fw_b) = place(FW_PRI_VA, FW_PRI_BYTES, two_mib, layout.fw_pri)?;
+    let ring_len = psp::RING_BYTES as u64;
+    let (ring_g, ring_b) = place(RING_VA, ring_len, PAGE_ALIGN, layout.ring)?;
+    let (cmd_g, cmd_b) = place(CMD_VA, 4096, PAGE_ALIGN, layout.cmd)?;
+    let (fence_g, fence_b) = place(FENCE_VA, 4096, PAGE_ALIGN, layout.fence)?;
+    // `adev->dummy_page_addr`: one more host page on the bus.
+    let mut dummy = arena.alloc(4096, PAGE_ALIGN).map_err(e("dummy page"))?;
+    let dummy_bus = dummy.bus_addr();
+    // SAFETY: leaked with the arena's memory.
+    unsafe { mc.map_bus(dummy_bus, dummy.as_mut_ptr(), 4096) };
+    let gtt = Gtt {
+        fw_pri: fw_g,
+        ring: ring_g,
+        cmd: cmd_g,
+        fence: fence_g,
+    };
+    let bufs = PspBuffers {
+        fw_pri: fw_b,
+        ring: ring_b,
+        cmd: cmd_b,
+        fence: fence_b,
+    };
+    let tmr = Tmr {
+        mc_addr: tmr_at.mc,
+        capacity: RIG_TMR_BYTES,
+        phys_addr: tmr_at.offset,
+    };
+    Ok((gtt, bufs, tmr, dummy_bus))
+}
+
+/// VMID0 tables as a hub model reaches them: the address PDEs and the
+/// context base use for them, and the host memory behind it.
+#[derive(Debug, Clone, Copy)]
+pub struct TableMemory {
+    pub device: u64,
+    pub host: NonNull<u8>,
+    pub len: u64,
+}
+
+/// Moves the rig's PSP behind a VMID0 someone else built: `hub` (an
+/// MMHUB model the `gmc` bring-up step initialised, walking `tables`),
+/// with the GTT buffers mapped into that step's `gart` and the TMR
+/// taken from its `vram`. The PSP model is rebuilt (same
+/// expectations) over a new [`Mc`]; the rig's own hub, tables
+/// ([`Rig::gart`]) and VRAM allocator are left unused. The hub model
+/// caches no translations, so the new PTEs need no invalidation here
+/// (on hardware they would: unconfirmed whether Linux flushes MMHUB
+/// for PSP buffers mapped after `gart_enable`).
+///
+/// # Safety
+/// `tables.host` must point to `tables.len` bytes that stay valid
+/// while the model lives (as [`Dma::map`](crate::dma::Dma::map)).
+pub unsafe fn behind(
+    r: &mut Rig,
+    hub: Arc<HubModel>,
+    tables: TableMemory,
+    gart: &mut TableArena<'static>,
+    vram: &mut VramAllocator,
+    layout: Layout,
+) -> Result<(), ModelError> {
+    let mut mc = Mc::new(hub.clone(), CID_MP0);
+    // SAFETY: the caller's contract.
+    unsafe { mc.back_vram(tables.device, tables.host.as_ptr(), tables.len) };
+    let (gtt, bufs, tmr, _) = place_buffers(&mut mc, gart, vram, layout)?;
+    let mc = Arc::new(mc);
+    let place = r.model.placement();
+    let expect = r.model.expect().clone();
+    r.model = Box::leak(Box::new(PspModel::new(r.clock, place, expect, mc.clone())));
+    r.mc = leak_arc(mc.clone());
+    r.mc_arc = mc;
+    r.hub_regs = hub.hub();
+    r.hub = leak_arc(hub);
+    r.gtt = gtt;
+    r.bufs = Some(bufs);
+    r.tmr = tmr;
+    Ok(())
+}
