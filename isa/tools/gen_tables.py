@@ -5,8 +5,8 @@
 #
 #   gen_tables.py            regenerate isa/data/gfx1100.txt and gfx1201.txt
 #   gen_tables.py --check    regenerate into memory and fail (exit 1) if the
-#                            committed files differ (run by `cargo xtask
-#                            isa-diff`)
+#                            committed files differ (`cargo xtask isa-tables
+#                            --check`, a `cargo xtask ci` stage)
 #
 # Nothing here is edited by hand afterwards: the committed data files are
 # exactly this script's output (the check above holds that).

@@ -27,6 +27,8 @@ const MAIN: &[&str] = &[
     // libfuzzer-sys) for the kernel fuzz smoke.
     "g++",
     "libc6-dev",
+    // barebell-isa's table generator (isa/tools/gen_tables.py).
+    "python3",
 ];
 
 /// From bookworm-backports: the 2025 firmware set and QEMU 10.

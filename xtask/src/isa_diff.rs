@@ -480,6 +480,37 @@ fn code_objects(root: &Path) -> Result<(usize, usize, usize, String)> {
     Ok((nf, ni, bad, report))
 }
 
+/// `cargo xtask isa-tables [--check]`: runs isa/tools/gen_tables.py, which
+/// asks llvm-mc-19 for every opcode's name and operand shapes and writes
+/// isa/data/<cpu>.txt (the decoder's only source of opcodes); with `check`
+/// it fails if the committed files differ from what LLVM gives now.
+pub fn tables(root: &Path, check: bool) -> Result<String> {
+    let start = std::time::Instant::now();
+    let mut cmd = Command::new("python3");
+    cmd.current_dir(root).arg("isa/tools/gen_tables.py");
+    if check {
+        cmd.arg("--check");
+    }
+    crate::util::run(&mut cmd).context("isa/tools/gen_tables.py (apt: python3, llvm-19)")?;
+    let rows: usize = ["gfx1100", "gfx1201"]
+        .iter()
+        .map(|c| {
+            std::fs::read_to_string(root.join("isa").join("data").join(format!("{c}.txt")))
+                .map(|s| s.lines().filter(|l| !l.starts_with('#')).count())
+                .unwrap_or(0)
+        })
+        .sum();
+    Ok(format!(
+        "{rows} table lines (gfx1100, gfx1201) {} llvm-mc-19; {:.0} s",
+        if check {
+            "identical to"
+        } else {
+            "written from"
+        },
+        start.elapsed().as_secs_f64()
+    ))
+}
+
 /// Words per configuration (environment `BAREBELL_ISA_WORDS`, default
 /// 1,000,000).
 fn words_per_config() -> usize {

@@ -54,6 +54,12 @@ enum Cmd {
     /// Compare barebell-isa's disassembly with LLVM 19 (random words and the
     /// test suite's code objects).
     IsaDiff,
+    /// Regenerate barebell-isa's opcode tables (isa/data/*.txt) from
+    /// llvm-mc-19, or with --check fail if the committed ones differ.
+    IsaTables {
+        #[arg(long)]
+        check: bool,
+    },
     /// Cross-check the firmware parser against a C reader built on
     /// Linux's amdgpu_ucode.h, over every gc/psp/sdma/imu/smu blob.
     Fwcheck,
@@ -107,6 +113,7 @@ fn main() -> ExitCode {
             )
         }),
         Cmd::IsaDiff => isa_diff::run(&root).map(|s| println!("{s}")),
+        Cmd::IsaTables { check } => isa_diff::tables(&root, check).map(|s| println!("{s}")),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
