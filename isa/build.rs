@@ -216,11 +216,20 @@ const NOSPEC: &str =
 fn table(cpu: &str, text: &str, out: &mut String) {
     let upper = cpu.to_uppercase();
     let mut rows = Vec::new();
+    let mut words: Vec<String> = Vec::new();
     let mut formats = vec![String::from("-"); 128];
     let mut imgs: Vec<(String, String)> = Vec::new();
     for line in text.lines() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(t) = line.strip_prefix("word ") {
+            let (w, name) = t.split_once(' ').expect("word value name");
+            let w = parse_u128(w);
+            words.push(format!(
+                "    ({w:#x}, OpInfo {{ enc: Enc::Vop1, form: Form::Plain, op: 0, name: {name:?}, mask: 0, val: 0, mods: 0, w64: [0, 0, 0], sext: 0, flags: 0, opnds: &[] }}),\n"
+            ));
             continue;
         }
         if let Some(t) = line.strip_prefix("imgtab ") {
@@ -274,9 +283,15 @@ fn table(cpu: &str, text: &str, out: &mut String) {
         let (e, form) = enc(it.next().expect("enc"));
         let op = parse_u128(it.next().expect("op"));
         let name = it.next().expect("name");
-        let mask = parse_u128(it.next().expect("mask"));
-        let val = parse_u128(it.next().expect("val"));
-        let mods = parse_u128(it.next().expect("mods"));
+        // MASK, VAL and MODS may carry a /<wave64 value>
+        let mut w32w64 = || {
+            let s = it.next().expect("mask/val/mods");
+            let (a, b) = s.split_once('/').unwrap_or((s, s));
+            (parse_u128(a), parse_u128(b))
+        };
+        let (mask, mask64) = w32w64();
+        let (val, val64) = w32w64();
+        let (mods, mods64) = w32w64();
         let sext = parse_u128(it.next().expect("sext"));
         let flags: u8 = it
             .next()
@@ -325,7 +340,7 @@ fn table(cpu: &str, text: &str, out: &mut String) {
         }
         rows.push((
             format!(
-                "    OpInfo {{ enc: {e}, form: {form}, op: {op:#x}, name: {name:?}, mask: {mask:#x}, val: {val:#x}, mods: {mods:#x}, sext: {sext:#x}, flags: {flags}, opnds: &[{ops}] }},\n",
+                "    OpInfo {{ enc: {e}, form: {form}, op: {op:#x}, name: {name:?}, mask: {mask:#x}, val: {val:#x}, mods: {mods:#x}, w64: [{mask64:#x}, {val64:#x}, {mods64:#x}], sext: {sext:#x}, flags: {flags}, opnds: &[{ops}] }},\n",
             ),
             format!("{e}, {form}, {op:#x}"),
         ));
@@ -334,6 +349,14 @@ fn table(cpu: &str, text: &str, out: &mut String) {
     for f in &formats {
         let t = if f == "-" { "" } else { f.as_str() };
         let _ = writeln!(out, "    {t:?},");
+    }
+    out.push_str("];\n");
+    let _ = writeln!(
+        out,
+        "pub(crate) static WORDS_{upper}: &[(u32, OpInfo)] = &["
+    );
+    for w in &words {
+        out.push_str(w);
     }
     out.push_str("];\n");
     let _ = writeln!(out, "pub(crate) static OPS_{upper}: &[OpInfo] = &[");

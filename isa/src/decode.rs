@@ -41,6 +41,14 @@ impl Target {
         matches!(self, Target::Gfx1201)
     }
 
+    /// Whole dwords that are instructions of their own (v_illegal).
+    fn words(self) -> &'static [(u32, OpInfo)] {
+        match self {
+            Target::Gfx1100 => crate::table::WORDS_GFX1100,
+            Target::Gfx1201 => crate::table::WORDS_GFX1201,
+        }
+    }
+
     fn table(self) -> &'static [OpInfo] {
         match self {
             Target::Gfx1100 => crate::table::OPS_GFX1100,
@@ -324,7 +332,8 @@ fn decode_row(
         *w = dword(bytes, i).unwrap_or(0);
     }
     let q = u128::from(words[0]) | u128::from(words[1]) << 32 | u128::from(words[2]) << 64;
-    if q & info.mask != info.val {
+    let (mask, val) = info.fixed(syntax.wave64);
+    if q & mask != val {
         return Err(bad);
     }
     let lit = operands_ok(info, q, syntax.wave64).ok_or(bad)?;
@@ -505,6 +514,7 @@ pub(crate) static EXP_INFO: OpInfo = OpInfo {
     mask: 0,
     val: 0,
     mods: 0,
+    w64: [0, 0, 0],
     sext: 0,
     flags: 0,
     opnds: &[],
@@ -529,6 +539,14 @@ pub fn decode(syntax: Syntax, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let target = syntax.target;
     let w0 = dword(bytes, 0).ok_or(DecodeError::Truncated)?;
     let bad = DecodeError::Invalid { word: w0 };
+    if let Some((_, info)) = target.words().iter().find(|(w, _)| *w == w0) {
+        return Ok(Inst {
+            info,
+            words: [w0, 0, 0, 0],
+            len: 4,
+            literal: None,
+        });
+    }
     let enc = family(target, w0).ok_or(bad)?;
     let w1 = dword(bytes, 1).unwrap_or(0);
     let row = |enc, form, op, n| decode_row(syntax, bytes, enc, form, op, n);

@@ -719,7 +719,7 @@ fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fm
     {
         f.write_str(info.name)?;
         let q = inst.bits();
-        let mods = info.mods;
+        let mods = info.mods_for(syntax.wave64);
         let wave64 = syntax.wave64;
         let vop3 = info.enc == Enc::Vop3 || info.has(FLAG_MIX);
         let vinterp = info.enc == Enc::Vinterp;

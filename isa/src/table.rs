@@ -261,6 +261,9 @@ pub struct OpInfo {
     pub val: u128,
     /// Modifier bits (VOP3/VOP3P/DPP) that this opcode prints.
     pub mods: u128,
+    /// `mask`, `val` and `mods` in wave64 (they differ for some WMMA/SWMMAC
+    /// rows: the 8-bit SWMMACs take a two-bit index_key there).
+    pub w64: [u128; 3],
     /// The negation bits among `mods` that print as `sext(...)`.
     pub sext: u128,
     /// Printing quirks: [`FLAG_MIX`], [`FLAG_INDEX_KEY`], [`FLAG_PERMLANE`],
@@ -295,6 +298,20 @@ pub struct ImgInfo {
 }
 
 impl OpInfo {
+    /// `(mask, val)` for the wave size.
+    pub fn fixed(&self, wave64: bool) -> (u128, u128) {
+        if wave64 {
+            (self.w64[0], self.w64[1])
+        } else {
+            (self.mask, self.val)
+        }
+    }
+
+    /// The printed modifier bits for the wave size.
+    pub fn mods_for(&self, wave64: bool) -> u128 {
+        if wave64 { self.w64[2] } else { self.mods }
+    }
+
     pub fn has(&self, flag: u8) -> bool {
         self.flags & flag != 0
     }

@@ -18,6 +18,8 @@
 # MASK/VAL: bits of the instruction (up to 96, the literal excluded) outside
 # the prefix, the opcode and the printed operand fields that must hold VAL
 # for LLVM to accept the word (found by flipping each bit of a valid word).
+# MASK, VAL and MODS take a /<wave64 value> where wave64 differs (rows whose
+# operand widths change with the wave size).
 # MODS: modifier bits that change the printed text (VOP3/VOP3P/DPP); SEXT:
 # those of them that print as sext(...) rather than as a negation. FLAGS:
 # `m` (VOP3P whose neg_lo/neg_hi bits print as -x / |x|, v_fma_mix*), `k`
@@ -36,6 +38,9 @@
 # f16 i16 v2f16 v2i16 bf16 v2bf16, reg (register-only operand: constants
 # print with an "Invalid immediate" note), msg (s_sendmsg_rtn).
 # A type may end in /<n>: its register width in wave64 (WMMA).
+#
+# `word 0xWORD NAME`: a whole dword that is an instruction of its own
+# (v_illegal).
 #
 # Memory, image and the other hand-printed encodings get `ENC OPCODE NAME`
 # lines (operand shapes follow from the mnemonic in the decoder).
@@ -391,6 +396,8 @@ class Row:
         self.roles = [None] * len(self.ops)
         self.types = [None] * len(self.ops)
         self.mask = self.val = self.mods = self.sext = 0
+        # wave64 fixed and modifier bits where they differ (WMMA/SWMMAC)
+        self.w64 = None
         self.flags = set()
         self.combo = None
 
@@ -622,6 +629,40 @@ def find_fixed(cpu, rows):
             if row.enc.name.startswith('vop3p') and i in (8, 9, 10, 61, 62, 63) and 'neg_' not in r[0]:
                 # v_fma_mix*: neg_lo/neg_hi print as neg and abs of the source
                 row.flags.add('m')
+    # Rows whose operand widths change with the wave size (WMMA/SWMMAC) can
+    # accept different bits in wave64 (the 8-bit SWMMACs take a two-bit
+    # index_key there): the same flips, asked in wave64.
+    w64rows = [row for row in rows if any(t and '/' in t for t in row.types)]
+    bases = MC.run(cpu, True, [row.enc.words(row.enc.raw(row.op, row.base)) for row in w64rows])
+    qs = []
+    for row, b in zip(w64rows, bases):
+        if b is None:
+            continue
+        enc = row.enc
+        used = enc.fixed_mask()
+        for f, t in zip(row.roles, row.types):
+            if f is not None and not (t or '').startswith('imm.'):
+                used |= f.mask
+        for (name, _, _) in enc.preds:
+            used |= next(f for f in enc.fields if f.name == name).mask
+        base = enc.raw(row.op, row.base)
+        row.w64 = [0, 0, 0, view(enc, b[0])]
+        for i in range(enc.dwords * 32):
+            if not (used >> i) & 1:
+                qs.append((row, i, enc.words(base ^ (1 << i))))
+    res = MC.run(cpu, True, [q[2] for q in qs])
+    for (row, i, _), r in zip(qs, res):
+        base = row.enc.raw(row.op, row.base)
+        if r is None:
+            row.w64[0] |= 1 << i
+            row.w64[1] |= base & (1 << i)
+        elif i in row.enc.modpos and view(row.enc, r[0]) != row.w64[3]:
+            row.w64[2] |= 1 << i
+            if 'index_key' in r[0]:
+                row.flags.add('k')
+    for row in w64rows:
+        if row.w64 is not None and row.w64[:3] == [row.mask, row.val, row.mods]:
+            row.w64 = None
 
 
 NOTE = re.compile(r"/\*Invalid register, operand has '([A-Za-z0-9_]+)' register class\*/")
@@ -770,8 +811,11 @@ def fmt_row(row):
             t16 = '!t' if re.match(r'^-?\|?v\d+\.[lh]', tok) else ''
             desc.append('%s:%s%s' % (f.name, t, t16))
     name = row.enc.name if row.combo is None or not row.enc.preds else '%s:%d' % (row.enc.name, row.combo)
-    return '%s 0x%x %s 0x%x 0x%x 0x%x 0x%x %s %s' % (name, row.op, row.mn, row.mask, row.val, row.mods,
-                                                     row.sext, ''.join(sorted(row.flags)) or '-', ' '.join(desc))
+    bits = ['0x%x' % x for x in (row.mask, row.val, row.mods)]
+    if row.w64 is not None:
+        bits = ['%s/0x%x' % (b, x) for b, x in zip(bits, row.w64[:3])]
+    return '%s 0x%x %s %s 0x%x %s %s' % (name, row.op, row.mn, ' '.join(bits), row.sext,
+                                         ''.join(sorted(row.flags)) or '-', ' '.join(desc))
 
 
 # ---------------------------------------------------------------- images
@@ -946,6 +990,23 @@ def formats(cpu):
     return out
 
 
+def exact_words(cpu):
+    """Whole words LLVM decodes as an operandless instruction of their own
+    (v_illegal is the all-zero dword): `word 0xWORD NAME`, kept when no
+    single-bit flip of the word prints the same mnemonic."""
+    out = []
+    for w in (0x00000000,):
+        res = MC.run(cpu, False, [(w,)] + [(w ^ (1 << i),) for i in range(32)])
+        if res[0] is None or res[0][1] != 4:
+            continue
+        mn, ops, mods = split_ops(res[0][0])
+        if ops or mods:
+            continue
+        if all(r is None or split_ops(r[0])[0] != mn for r in res[1:]):
+            out.append('word 0x%x %s' % (w, mn))
+    return out
+
+
 def generate(cpu):
     rows, sigs = learn(cpu)
     learn_images(cpu, rows)
@@ -958,6 +1019,7 @@ def generate(cpu):
     lines += ['imgtab %d %s' % (i, t) for t, i in tabs.items()]
     for sig, name in sigs.items():
         lines.append('# unknown immediate class %s: %s' % (name, ' | '.join(sig)))
+    lines += exact_words(cpu)
     for r in rows:
         lines.append(fmt_row(r))
         if getattr(r, 'img', None):
