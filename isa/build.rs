@@ -305,6 +305,7 @@ fn table(cpu: &str, text: &str, out: &mut String) {
                 'o' => 16,
                 '2' => 32,
                 'z' => 64,
+                '3' => 128,
                 '-' => 0,
                 other => panic!("unknown flag {other}"),
             })

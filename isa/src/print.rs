@@ -3,8 +3,8 @@
 
 use crate::decode::{Inst, Target, width};
 use crate::table::{
-    Enc, FLAG_INDEX_KEY, FLAG_MIX, FLAG_PERMLANE, FLAG_VCC_IN, Fld, Form, Imm, Note, OpInfo, Opnd,
-    Simm, Ty,
+    Enc, FLAG_INDEX_KEY, FLAG_MIX, FLAG_OPSEL3, FLAG_PERMLANE, FLAG_VCC_IN, Fld, Form, Imm, Note,
+    OpInfo, Opnd, Simm, Ty,
 };
 use alloc::string::String;
 use core::fmt::{self, Write};
@@ -927,7 +927,8 @@ fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fm
                 }
             } else if opsel != 0 {
                 f.write_str(" op_sel:[")?;
-                for i in 0..nsrc {
+                let slots = if info.has(FLAG_OPSEL3) { 3 } else { nsrc };
+                for i in 0..slots {
                     write!(f, "{},", opsel >> i & 1)?;
                 }
                 write!(f, "{}]", opsel >> 3 & 1)?;

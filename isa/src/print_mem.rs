@@ -25,7 +25,8 @@ pub(crate) fn ds_suffix(f: &mut dyn Write, inst: &Inst) -> fmt::Result {
     } else if info.has(FLAG_OFFSET) && w0 & 0xffff != 0 {
         write!(f, " offset:{}", w0 & 0xffff)?;
     }
-    if (info.mods as u32 & w0) >> 17 & 1 != 0 {
+    // gds: a modifier bit, or a bit the opcode requires set (ds_gws_*)
+    if ((info.mods as u32 & w0) | (info.mask as u32 & info.val as u32)) >> 17 & 1 != 0 {
         f.write_str(" gds")?;
     }
     Ok(())

@@ -245,6 +245,9 @@ pub const FLAG_OFFSET: u8 = 16;
 pub const FLAG_OFFSET01: u8 = 32;
 /// `ds_swizzle_b32`: the offset prints as `swizzle(...)`.
 pub const FLAG_SWIZZLE: u8 = 64;
+/// A VOP3 op_sel lists three source slots though two sources print (the
+/// tied src2 of `v_fmac_f16_e64`).
+pub const FLAG_OPSEL3: u8 = 128;
 
 /// One opcode of one encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -25,7 +25,8 @@
 # `m` (VOP3P whose neg_lo/neg_hi bits print as -x / |x|, v_fma_mix*), `k`
 # (op_sel bits print as index_key:N, v_swmmac*), `p` (op_sel:[a,b] of
 # v_permlane16), `v` (vcc_lo printed inside src1's |..|), `o` (an offset
-# printed as a modifier after the operands), or -.
+# printed as a modifier after the operands), `3` (a VOP3 op_sel lists three
+# sources with two printed: the tied src2 of v_fmac_f16_e64), or -.
 # OPERAND is FIELD:TYPE (an encoding field printed with TYPE) or =TEXT
 # (printed as is, e.g. vcc_lo). TYPE is
 #   s<n> / v<n>           scalar / vector register tuple of n dwords
@@ -295,7 +296,15 @@ DS = Enc('ds', 2, (26, 6, 0b110110), (18, 8),
           F('data1', 48, 8, 12, 16, 'vsrc')],
          bases=({'_or': 0x0201}, {'_or': 0x0201, 'vdst': 0}, {'_or': 0x0201, 'data1': 0},
                 {'_or': 0x0201, 'vdst': 0, 'data1': 0}, {'_or': 0x0201, 'data0': 0, 'data1': 0},
-                {'_or': 0x0201, 'vdst': 0, 'data0': 0, 'data1': 0}, {}, {'vdst': 0, 'data0': 0, 'data1': 0}),
+                {'_or': 0x0201, 'vdst': 0, 'data0': 0, 'data1': 0}, {}, {'vdst': 0, 'data0': 0, 'data1': 0},
+                # ds_append, ds_gws_*, *_addtid_*: unused register fields must be 0
+                {'_or': 0x0201, 'addr': 0, 'data1': 0}, {'_or': 0x0201, 'addr': 0, 'data0': 0, 'data1': 0},
+                {'_or': 0x0201, 'addr': 0, 'vdst': 0, 'data1': 0},
+                {'_or': 0x0201, 'addr': 0, 'vdst': 0, 'data0': 0, 'data1': 0},
+                # gfx11 ds_gws_*, ds_ordered_count, ds_*_gs_reg_rtn: gds set too
+                {'_or': 0x20201, 'addr': 0, 'data1': 0}, {'_or': 0x20201, 'addr': 0, 'data0': 0, 'data1': 0},
+                {'_or': 0x20201, 'data1': 0}, {'_or': 0x20201}, {'_or': 0x20201, 'addr': 0, 'vdst': 0, 'data1': 0},
+                {'_or': 0x20201, 'addr': 0, 'vdst': 0, 'data0': 0, 'data1': 0}),
          modpos=[17])
 
 # gfx11 FLAT/GLOBAL/SCRATCH: offset 12:0, dlc 13, glc 14, slc 15, segment
@@ -617,8 +626,10 @@ def find_fixed(cpu, rows):
             row.mods |= 1 << i
             if 'sext(' in r[0] and 'sext(' not in row.text:
                 row.sext |= 1 << i
-            if re.search(r' op_sel:\[\d,\d\]', r[0]) and 'op_sel' not in row.text:
+            nsrc = sum(1 for f in row.roles if f is not None and f.name in ('src0', 'src1', 'src2', 'dsrc0'))
+            if re.search(r' op_sel:\[\d,\d\]', r[0]) and 'op_sel' not in row.text and nsrc != 1:
                 # v_permlane16/x16: op_sel:[fi,bc] from the src0/src1 bits
+                # (one source prints op_sel:[src0,dst] the ordinary way)
                 row.flags.add('p')
             if ', vcc_lo|' in r[0]:
                 # gfx12 v_cndmask_b32_dpp: the carry prints inside src1's |...|
@@ -626,6 +637,10 @@ def find_fixed(cpu, rows):
             if 'index_key' in r[0]:
                 # v_swmmac_*: op_sel bits print as index_key:N
                 row.flags.add('k')
+            m = re.search(r' op_sel:\[([\d,]+)\]', r[0])
+            if m and row.enc.name.startswith('vop3') and len(m.group(1).split(',')) == 4 and nsrc < 3:
+                # v_fmac_f16_e64: op_sel lists the tied src2 as well
+                row.flags.add('3')
             if row.enc.name.startswith('vop3p') and i in (8, 9, 10, 61, 62, 63) and 'neg_' not in r[0]:
                 # v_fma_mix*: neg_lo/neg_hi print as neg and abs of the source
                 row.flags.add('m')
