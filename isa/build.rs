@@ -293,7 +293,7 @@ fn table(cpu: &str, text: &str, out: &mut String) {
         let (val, val64) = w32w64();
         let (mods, mods64) = w32w64();
         let sext = parse_u128(it.next().expect("sext"));
-        let flags: u8 = it
+        let flags: u16 = it
             .next()
             .expect("flags")
             .chars()
@@ -306,6 +306,7 @@ fn table(cpu: &str, text: &str, out: &mut String) {
                 '2' => 32,
                 'z' => 64,
                 '3' => 128,
+                'b' => 256,
                 '-' => 0,
                 other => panic!("unknown flag {other}"),
             })

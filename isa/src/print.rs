@@ -3,8 +3,8 @@
 
 use crate::decode::{Inst, Target, width};
 use crate::table::{
-    Enc, FLAG_INDEX_KEY, FLAG_MIX, FLAG_OPSEL3, FLAG_PERMLANE, FLAG_VCC_IN, Fld, Form, Imm, Note,
-    OpInfo, Opnd, Simm, Ty,
+    Enc, FLAG_BYTE_SEL, FLAG_INDEX_KEY, FLAG_MIX, FLAG_OPSEL3, FLAG_PERMLANE, FLAG_VCC_IN, Fld,
+    Form, Imm, Note, OpInfo, Opnd, Simm, Ty,
 };
 use alloc::string::String;
 use core::fmt::{self, Write};
@@ -921,7 +921,19 @@ fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fm
         }
         if info.enc == Enc::Vop3 || vinterp {
             let opsel = (q & mods) >> 11 & 0xf;
-            if info.has(FLAG_PERMLANE) {
+            if info.has(FLAG_BYTE_SEL) {
+                // as llvm-mc-19 prints them: v_cvt_sr_* take op_sel bits
+                // 13 (low) and 14 (high), v_cvt_f32_fp8/bf8 (and pk) bits 12
+                // (low) and 11 (high)
+                let b = if mods & (3 << 13) != 0 {
+                    (q >> 13) & 3
+                } else {
+                    (q >> 12) & 1 | ((q >> 11) & 1) << 1
+                };
+                if b != 0 {
+                    write!(f, " byte_sel:{b}")?;
+                }
+            } else if info.has(FLAG_PERMLANE) {
                 if opsel != 0 {
                     write!(f, " op_sel:[{},{}]", opsel & 1, opsel >> 1 & 1)?;
                 }

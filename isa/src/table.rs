@@ -231,23 +231,26 @@ impl Opnd {
 
 /// VOP3P whose neg_lo/neg_hi bits print as negation and absolute value of
 /// the source (`v_fma_mix*`).
-pub const FLAG_MIX: u8 = 1;
+pub const FLAG_MIX: u16 = 1;
 /// VOP3P whose op_sel bits print as `index_key:N` (`v_swmmac*`).
-pub const FLAG_INDEX_KEY: u8 = 2;
+pub const FLAG_INDEX_KEY: u16 = 2;
 /// VOP3 whose op_sel prints as two entries (`v_permlane16_b32`).
-pub const FLAG_PERMLANE: u8 = 4;
+pub const FLAG_PERMLANE: u16 = 4;
 /// DPP whose implicit `vcc_lo` prints inside src1's absolute-value bars
 /// (gfx12 `v_cndmask_b32_dpp`).
-pub const FLAG_VCC_IN: u8 = 8;
+pub const FLAG_VCC_IN: u16 = 8;
 /// Memory variant whose offset prints as an `offset:` modifier.
-pub const FLAG_OFFSET: u8 = 16;
+pub const FLAG_OFFSET: u16 = 16;
 /// DS with two 8-bit offsets (`offset0:`/`offset1:`).
-pub const FLAG_OFFSET01: u8 = 32;
+pub const FLAG_OFFSET01: u16 = 32;
 /// `ds_swizzle_b32`: the offset prints as `swizzle(...)`.
-pub const FLAG_SWIZZLE: u8 = 64;
+pub const FLAG_SWIZZLE: u16 = 64;
 /// A VOP3 op_sel lists three source slots though two sources print (the
 /// tied src2 of `v_fmac_f16_e64`).
-pub const FLAG_OPSEL3: u8 = 128;
+pub const FLAG_OPSEL3: u16 = 128;
+/// op_sel bits print as `byte_sel:N` (gfx12 `v_cvt_sr_fp8/bf8_f32`,
+/// `v_cvt_f32_fp8/bf8`).
+pub const FLAG_BYTE_SEL: u16 = 256;
 
 /// One opcode of one encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -270,8 +273,9 @@ pub struct OpInfo {
     /// The negation bits among `mods` that print as `sext(...)`.
     pub sext: u128,
     /// Printing quirks: [`FLAG_MIX`], [`FLAG_INDEX_KEY`], [`FLAG_PERMLANE`],
-    /// [`FLAG_VCC_IN`].
-    pub flags: u8,
+    /// [`FLAG_VCC_IN`], [`FLAG_OFFSET`], [`FLAG_OFFSET01`], [`FLAG_SWIZZLE`],
+    /// [`FLAG_OPSEL3`], [`FLAG_BYTE_SEL`].
+    pub flags: u16,
     /// Operands in print order.
     pub opnds: &'static [Opnd],
 }
@@ -315,7 +319,7 @@ impl OpInfo {
         if wave64 { self.w64[2] } else { self.mods }
     }
 
-    pub fn has(&self, flag: u8) -> bool {
+    pub fn has(&self, flag: u16) -> bool {
         self.flags & flag != 0
     }
 }

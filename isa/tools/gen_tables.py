@@ -26,7 +26,8 @@
 # (op_sel bits print as index_key:N, v_swmmac*), `p` (op_sel:[a,b] of
 # v_permlane16), `v` (vcc_lo printed inside src1's |..|), `o` (an offset
 # printed as a modifier after the operands), `3` (a VOP3 op_sel lists three
-# sources with two printed: the tied src2 of v_fmac_f16_e64), or -.
+# sources with two printed: the tied src2 of v_fmac_f16_e64), `b` (op_sel
+# bits print as byte_sel:N), or -.
 # OPERAND is FIELD:TYPE (an encoding field printed with TYPE) or =TEXT
 # (printed as is, e.g. vcc_lo). TYPE is
 #   s<n> / v<n>           scalar / vector register tuple of n dwords
@@ -637,6 +638,10 @@ def find_fixed(cpu, rows):
             if 'index_key' in r[0]:
                 # v_swmmac_*: op_sel bits print as index_key:N
                 row.flags.add('k')
+            if 'byte_sel:' in r[0]:
+                # gfx12 v_cvt_sr_fp8/bf8_f32, v_cvt_f32_fp8/bf8: op_sel bits print
+                # as byte_sel:N
+                row.flags.add('b')
             m = re.search(r' op_sel:\[([\d,]+)\]', r[0])
             if m and row.enc.name.startswith('vop3') and len(m.group(1).split(',')) == 4 and nsrc < 3:
                 # v_fmac_f16_e64: op_sel lists the tied src2 as well
