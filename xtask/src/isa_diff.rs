@@ -125,7 +125,7 @@ fn family_of(t: Target, w0: u32) -> &'static str {
 /// three uniform dwords.
 fn draw(rng: &mut Rng, fams: &[Family], only: Option<&str>) -> [u8; 16] {
     let mut w = [rng.u32(), rng.u32(), rng.u32(), rng.u32()];
-    let zero: [bool; 3] = core::array::from_fn(|_| rng.next() % 8 == 0);
+    let zero: [bool; 3] = core::array::from_fn(|_| rng.next().is_multiple_of(8));
     let fam = match only {
         Some(name) => fams.iter().find(|f| f.name == name),
         None if rng.next() & 1 == 0 => None,
