@@ -1,8 +1,7 @@
 """The ctypes binding to the model's cdylib, as specified in ../ABI.md.
 
-The model crate does not export this ABI yet; this binding is written to the
-spec so that `run.py --backend path/to/libbarebell_model.so` works the day it
-does. It implements the same backend interface as responder.Responder, which
+The model crate exports this ABI from `model-ffi/` (crate
+barebell-model-ffi, `target/release/libbarebell_model_ffi.so`). It implements the same backend interface as responder.Responder, which
 is all pcidev.VirtualPCIDevice needs. Any non-zero status from the library is
 a refusal: its text comes from vgpu_last_error and is raised, never ignored.
 """
@@ -30,6 +29,8 @@ class CBackend:
       "vgpu_config_read": (ctypes.c_int32, [P, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint32)]),
       "vgpu_config_write": (ctypes.c_int32, [P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]),
       "vgpu_service": (ctypes.c_int32, [P]),
+      "vgpu_refusals": (ctypes.c_size_t, [P, ctypes.c_char_p, ctypes.c_size_t]),
+      "vgpu_status": (ctypes.c_size_t, [P, ctypes.c_char_p, ctypes.c_size_t]),
     }
     for name, (res, args) in sig.items():
       fn = getattr(lib, name)
@@ -44,6 +45,20 @@ class CBackend:
   def close(self):
     if self.h: self.lib.vgpu_free(self.h)
     self.h = None
+
+  def _text(self, fn) -> str:
+    n = fn(self.h, None, 0)
+    buf = ctypes.create_string_buffer(n + 1)
+    fn(self.h, buf, n + 1)
+    return buf.value.decode(errors="replace")
+  @property
+  def refusals(self) -> list[str]:
+    """Every refusal the model logged (strict or not)."""
+    return [l for l in self._text(self.lib.vgpu_refusals).splitlines() if l]
+  @property
+  def hqds(self) -> list[str]:
+    """What the model's blocks show after the run (HQDs, MEC, SMU, SDMA, IH, PSP)."""
+    return [f"model: {l}" for l in self._text(self.lib.vgpu_status).splitlines() if l]
 
   def _check(self, status: int, what: str):
     if status == 0: return

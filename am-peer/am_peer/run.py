@@ -84,18 +84,26 @@ def main(argv=None) -> int:
   a = ap.parse_args(argv)
 
   from . import discovery, symbols, trace, pcidev, firmware
-  disc = discovery_blob(a.part, a.discovery, a.nbio_seg5)
+  cbackend = None
+  if a.backend != "responder":
+    # The model: its own discovery table, where its IFWI leaves it (VRAM
+    # size - 64 KiB, amdgpu_discovery.c), names the trace's registers.
+    from .backend import CBackend
+    cbackend = CBackend(a.backend, a.part, seed=0, strict=a.strict)
+    vram = cbackend.vram()
+    disc = a.discovery and pathlib.Path(a.discovery).read_bytes() or bytes(vram[len(vram) - (64 << 10):])
+  else:
+    disc = discovery_blob(a.part, a.discovery, a.nbio_seg5)
   syms = symbols.Symbols(discovery.parse(disc))
   tracer = trace.Tracer(syms)
   fw = firmware.install(tracer)
-  if a.backend == "responder":
+  if cbackend is not None:
+    backend = cbackend
+  elif a.backend == "responder":
     from .responder import Responder, PARTS
     linux = pathlib.Path(a.linux) if a.linux else REPO / "target" / "artifacts" / "linux-6.12"
     if not linux.exists(): raise SystemExit(f"{linux} missing: run `cargo xtask headers` (register reset values come from there)")
     backend = Responder(PARTS[a.part], disc, syms, tracer, strict=a.strict, state=a.state, linux=linux)
-  else:
-    from .backend import CBackend
-    backend = CBackend(a.backend, a.part, seed=0, strict=a.strict)
   dev = pcidev.VirtualPCIDevice(backend, tracer, pcibus=f"vgpu:{a.part}")
 
   from tinygrad.runtime.support.am.amdev import AMDev

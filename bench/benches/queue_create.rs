@@ -17,11 +17,26 @@ use barebell::gfx::mapper::{HqdRegs, QueueMapper};
 use barebell::gfx::mes::{HwBases, Mes, Process, V11};
 use barebell::gfx::mqd::ComputeMqdV11;
 use barebell::ip::Generation;
-use barebell_model::mec_host::{GC_BASES, ModelGpu};
 use barebell_model::{Seed, TickingClock};
+use barebell_model_host::mec::{GC_BASES, ModelGpu};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+
+/// SET_HW_RSRC inputs for a rig with no discovery: no register bases
+/// (the rig's MES model has no part to compare them with) and the two
+/// SDMA engines every gfx11/gfx12 part here has.
+const HW: HwBases = HwBases {
+    gc: [0; 5],
+    mmhub: [0; 5],
+    osssys: [0; 5],
+    sdma_engines: 2,
+};
+/// The rig has no GFXHUB: a context control that only enables its
+/// context (`GCVM_CONTEXT1_CNTL.ENABLE_CONTEXT`), all a part-less MES
+/// model checks.
+#[allow(dead_code)]
+const VM_CONTEXT_CNTL: u32 = 1;
 
 const RING: usize = 1024;
 const PTB: u64 = 0x7_0000_1000;
@@ -56,6 +71,7 @@ fn bench(c: &mut Criterion) {
     let process = Process {
         pasid: 0x8001,
         page_table_base: PTB,
+        vm_context_cntl: VM_CONTEXT_CNTL,
         va_start: 0,
         va_end: (1 << 47) - 1,
         context: gpu.process_context(),
@@ -66,9 +82,7 @@ fn bench(c: &mut Criterion) {
     for (b, l) in q.ranges() {
         model.map_process_memory(PTB, b, l);
     }
-    if mes.register_process(1, process).is_err()
-        || mes.set_hw_resources(&HwBases::default()).is_err()
-    {
+    if mes.register_process(1, process).is_err() || mes.set_hw_resources(&HW).is_err() {
         return;
     }
     let res = q.resources(1);

@@ -10,7 +10,12 @@
 //! - `direct`: the HQD registers are written straight from the MQD, as
 //!   tinygrad's AM does; the queue runs in [`USER_VMID`], whose GFXHUB
 //!   context is pointed at the process tables first;
-//! - `kiq`: PM4 MAP_QUEUES on the KIQ ring (the HWS style), same VMID.
+//! - `kiq`: through the KIQ, same VMID: on gfx11 PM4 MAP_QUEUES on the
+//!   KIQ ring (MES pipe 1, after its SET_RESOURCES), as
+//!   `amdgpu_gfx_enable_kcq()` maps kernel compute queues; on gfx12
+//!   uni-MES, whose KIQ is MES pipe 1 speaking the MES API, a
+//!   `map_legacy_kq` ADD_QUEUE there, as `amdgpu_gfx_mes_enable_kcq()`
+//!   does.
 //!
 //! The packet is an AQL BARRIER_AND with no dependencies and a completion
 //! signal: the HSA header (`hsa.h`, `hsa_barrier_and_packet_t`) treats a
@@ -18,7 +23,7 @@
 //! processor has fetched it; no kernel code is involved.
 
 use crate::Gpu;
-use crate::error::{BringupError, QueueError, ResultAt};
+use crate::error::{BringupError, ErrorKind, QueueError, ResultAt};
 use crate::gmc::Memory;
 use crate::rings::{self, Pauser, Rings, Scheduler};
 use crate::sink::{Sink, Step};
@@ -29,6 +34,7 @@ use barebell::aql::{
 use barebell::gfx::doorbells::{Doorbells, doorbell_index};
 use barebell::gfx::hqd::DirectHqd;
 use barebell::gfx::mapper::{Mapping as HqdMapping, QueueMapper, QueueResources};
+use barebell::gfx::mes::legacy::LegacyQueues;
 use barebell::gfx::mes::{Process, ProcessContext};
 use barebell::gfx::mqd::{EopBuffer, MqdPage};
 use barebell::gmc::hub::{self, GART_ENGINE};
@@ -181,12 +187,24 @@ pub fn run<'p>(
             ..Default::default()
         },
     );
-    let Rings { scheduler, kiq, .. } = rings;
+    let Rings {
+        scheduler,
+        kiq,
+        pipe1,
+    } = rings;
     let (mut mapper, vmid): (Box<dyn QueueMapper + 'p>, u8) = match mode {
         Mapping::Mes => {
+            // Linux keeps the context control it programmed
+            // (`hub->vm_cntx_cntl`); barebell reads it back.
+            let vm_context_cntl = gpu
+                .bus
+                .block(gpu.ips.gc.bases)
+                .read(mem.gfxhub.ctx1_cntl)
+                .at(s)?;
             let process = Process {
                 pasid: PASID,
                 page_table_base: mem.process.root(),
+                vm_context_cntl,
                 va_start: 0,
                 va_end: (1 << 47) - 1,
                 context: area.put(ProcessContext::new()).at(s)?,
@@ -206,11 +224,18 @@ pub fn run<'p>(
         }
         Mapping::Kiq => {
             point_user_vmid(gpu, mem)?;
-            let k = match kiq {
-                Some(k) => k,
-                None => rings::kiq_up(gpu, area, s, sink)?,
+            let m: Box<dyn QueueMapper + 'p> = match (kiq, pipe1) {
+                (Some(k), _) => Box::new(k),
+                (None, Some(p1)) => Box::new(LegacyQueues::new(p1, Doorbells::linux_default())),
+                (None, None) => {
+                    return Err(ErrorKind::Unsupported {
+                        what: "a KIQ on this GC",
+                        version: gpu.ips.gc.version.triple(),
+                    })
+                    .at(s);
+                }
             };
-            (Box::new(k), USER_VMID)
+            (m, USER_VMID)
         }
         Mapping::Direct => {
             point_user_vmid(gpu, mem)?;

@@ -1,16 +1,20 @@
 //! Step 7, rings: the kernel rings MES and the KIQ run on, after MES start.
 //!
-//! gfx11 (`mes_v11_0_hw_init()` with a MEC KIQ): the KIQ by register
-//! programming on MEC1 pipe 1 queue 0 (`gfx_v11_0_kiq_init_register()`),
-//! the MES scheduler ring by KIQ MAP_QUEUES (as
-//! `mes_v11_0_kiq_enable_queue()` has the KIQ map it), SET_HW_RSRC with
-//! the discovered bases, QUERY_SCHEDULER_STATUS.
+//! gfx11 (`mes_v11_0_kiq_hw_init()` with `enable_mes_kiq`, which Linux
+//! 6.12 sets for every GC 11 part in `amdgpu_discovery_set_mes_ip_blocks()`):
+//! the KIQ is MES pipe 1 — `mes_v11_0_kiq_setting()` names ME 3 pipe 1
+//! queue 0 in `RLC_CP_SCHEDULERS` and `mes_v11_0_queue_init_register()`
+//! loads the KIQ ring there (doorbell `mes_ring1`); the MES scheduler ring
+//! is mapped by KIQ MAP_QUEUES (`mes_v11_0_kiq_enable_queue()`), then
+//! SET_HW_RSRC and QUERY_SCHEDULER_STATUS (`mes_v11_0_hw_init()`); then the
+//! KIQ gets SET_RESOURCES with the queue mask of the slots it may map
+//! (`amdgpu_gfx_enable_kcq()` sends it before any MAP_QUEUES).
 //!
 //! gfx12 uni-MES (`mes_v12_0_hw_init()`): MES pipe 1's ring by registers
 //! (`mes_v12_0_queue_init_register()`), SET_HW_RSRC and SET_HW_RSRC_1 on
 //! it, pipe 0's scheduler ring by a `map_legacy_kq` ADD_QUEUE on pipe 1
 //! (`mes_v12_0_map_legacy_queue()`), SET_HW_RSRC and SET_HW_RSRC_1 on
-//! pipe 0.
+//! pipe 0. There is no PM4 KIQ: pipe 1 is the KIQ.
 //!
 //! Everything lives in the ring area (GPU VA = host address in VMID0).
 
@@ -19,11 +23,12 @@ use crate::error::{BringupError, QueueError, ResultAt};
 use crate::sink::{Sink, Step};
 use barebell::aql::Doorbell;
 use barebell::gfx::doorbells::{Doorbells, doorbell_index};
-use barebell::gfx::kiq::hqd::{KiqSlot, bring_up};
+use barebell::gfx::kiq::hqd::bring_up_on_mes;
 use barebell::gfx::kiq::{Kiq, KiqMemory, KiqRing};
 use barebell::gfx::mapper::HqdRegs;
 use barebell::gfx::mes::rings::{
-    MesRingParts, load_pipe_ring, map_legacy_scheduler_ring, map_scheduler_ring,
+    MesRingParts, enable_unmapped_doorbell_handling, init_aggregated_doorbell, load_pipe_ring,
+    map_legacy_scheduler_ring, map_scheduler_ring,
 };
 use barebell::gfx::mes::start::MesVersions;
 use barebell::gfx::mes::{HwBases, Mes, MesMemory, MesRing, V11, V12};
@@ -89,9 +94,10 @@ impl core::fmt::Debug for Rings<'_> {
 /// The rings, up and answering.
 pub struct Rings<'p> {
     pub scheduler: Scheduler<'p>,
-    /// gfx11: the MEC KIQ the scheduler ring was mapped through.
+    /// gfx11: the KIQ (on MES pipe 1) the scheduler ring was mapped
+    /// through, given its SET_RESOURCES.
     pub kiq: Option<KiqClient<'p>>,
-    /// gfx12: MES pipe 1.
+    /// gfx12: MES pipe 1, uni-MES's KIQ.
     pub pipe1: Option<MesClient<'p, V12>>,
 }
 
@@ -116,9 +122,16 @@ fn bases5(b: IpBases) -> [u32; 5] {
     o
 }
 
-/// Loads the KIQ by registers (MEC1 pipe 1 queue 0,
-/// `gfx_v11_0_kiq_init_register()`).
-pub(crate) fn kiq_up<'p>(
+/// The KIQ slots user queues may take on gfx11: queues 0 and 1 of each
+/// pipe. GC 11.0.0 drivers use four queues a pipe (`gfx_v11_0_sw_init()`:
+/// `num_queue_per_pipe = 4`) and give MES queues 2 and 3
+/// (`amdgpu_mes_init()`: `compute_hqd_mask = 0xc`).
+pub const GFX11_KIQ_SLOTS: [u8; 4] = [0x3; 4];
+
+/// Makes MES pipe 1 the KIQ and loads its ring
+/// (`mes_v11_0_kiq_setting()`, `mes_v11_0_queue_init_register()`);
+/// doorbell `MES_RING1` (`mes_v11_0_kiq_ring_init()`: `mes_ring1 << 1`).
+fn kiq_up<'p>(
     gpu: &Gpu<'p>,
     area: &mut DeviceArena<'p>,
     step: Step,
@@ -127,25 +140,20 @@ pub(crate) fn kiq_up<'p>(
     let mem = area.put(KiqMemory::<KIQ_RING>::new()).at(step)?;
     let mqd = area.put(MqdPage::new()).at(step)?;
     let eop = area.put(EopBuffer::new()).at(step)?;
-    let slot = KiqSlot {
-        pipe: 1,
-        queue: 0,
-        doorbell: doorbell_index::KIQ,
-    };
-    bring_up(
+    bring_up_on_mes(
         &gpu.bus,
         &gpu.ips.gc.bases,
         gpu.ips.generation,
-        slot,
         mem,
         mqd,
         eop,
+        doorbell_index::MES_RING1,
     )
     .at(step)?;
     let p = gpu.platform;
     let ring = KiqRing {
         memory: mem,
-        doorbell: doorbell(gpu, doorbell_index::KIQ, step)?,
+        doorbell: doorbell(gpu, doorbell_index::MES_RING1, step)?,
     };
     let mut kiq = Kiq::new(
         ring,
@@ -154,11 +162,12 @@ pub(crate) fn kiq_up<'p>(
         gpu.ips.generation,
         Doorbells::linux_default(),
     );
-    // Keep user queues off the KIQ's own slot.
-    kiq.set_allowed_slots([0xFF, 0xFE, 0xFF, 0xFF]);
+    kiq.set_allowed_slots(GFX11_KIQ_SLOTS);
     sink.step(
         step,
-        format_args!("KIQ HQD loaded by register programming (MEC1 pipe 1 queue 0)"),
+        format_args!(
+            "KIQ on MES pipe 1: RLC_CP_SCHEDULERS names ME 3 pipe 1 queue 0, ring loaded by registers"
+        ),
     );
     Ok(kiq)
 }
@@ -190,6 +199,12 @@ pub fn run<'p>(
         gc: bases5(gc),
         mmhub: bases5(gpu.ips.mmhub.bases),
         osssys: bases5(gpu.ips.osssys.bases),
+        sdma_engines: gpu
+            .ips
+            .all
+            .iter()
+            .filter(|i| i.hw_id == barebell::discovery::hw_id::SDMA0)
+            .count() as u8,
     };
     Doorbells::linux_default()
         .program(&gpu.bus, &HqdRegs::for_generation(generation), &gc)
@@ -208,10 +223,12 @@ pub fn run<'p>(
             mes.set_versions(versions);
             mes.set_hw_resources(&hw).at(s)?;
             mes.query_status().at(s)?;
+            let mask = kiq.allowed_queue_mask();
+            kiq.set_resources(mask).at(s)?;
             sink.step(
                 s,
                 format_args!(
-                    "MES scheduler ring mapped by KIQ MAP_QUEUES; SET_HW_RSRC and QUERY_SCHEDULER_STATUS answered"
+                    "MES scheduler ring mapped by KIQ MAP_QUEUES; SET_HW_RSRC and QUERY_SCHEDULER_STATUS answered; KIQ SET_RESOURCES queue mask {mask:#x}"
                 ),
             );
             Ok(Rings {
@@ -230,8 +247,11 @@ pub fn run<'p>(
             let mut pipe1: MesClient<'p, V12> =
                 Mes::new(ring1, p.clock(), Pauser(p), Doorbells::linux_default());
             pipe1.set_versions(versions);
-            pipe1.set_hw_resources(&hw).at(s)?;
+            pipe1.set_kiq_pipe_hw_resources(&hw).at(s)?;
             pipe1.set_hw_resources_1().at(s)?;
+            // mes_v12_0_hw_init(): unmapped-doorbell handling first, then
+            // the scheduler pipe's ring and SET_HW_RSRC.
+            enable_unmapped_doorbell_handling(&gpu.bus, &gc).at(s)?;
             let p0 = parts(area, doorbell_index::MES_RING0)?;
             map_legacy_scheduler_ring(&mut pipe1, p0).at(s)?;
             let ring0 = MesRing {
@@ -243,6 +263,8 @@ pub fn run<'p>(
             mes.set_versions(versions);
             mes.set_hw_resources(&hw).at(s)?;
             mes.set_hw_resources_1().at(s)?;
+            init_aggregated_doorbell(&gpu.bus, &gc).at(s)?;
+            mes.query_status().at(s)?;
             sink.step(
                 s,
                 format_args!(

@@ -8,6 +8,7 @@
 //! side plus a software CP's reaction time, not a GPU's.
 
 use crate::bringup::MappingArg;
+use crate::latency_kernel::KernelSpec;
 use crate::latency_target::{self as target, Work};
 use crate::target::{Hardware, PartArg};
 use barebell::aql::packet::{Dispatch, Fences, Packet};
@@ -54,9 +55,17 @@ pub struct LatencyArgs {
     /// CPU for the model's CP thread (default: another allowed CPU).
     #[arg(long)]
     model_cpu: Option<usize>,
-    /// How long the model's placeholder kernel "runs", in ns.
+    /// How long the model's placeholder kernel "runs", in ns (the
+    /// placeholder is a host function standing in for a kernel, a model
+    /// convention; without --kernel it is what is dispatched).
     #[arg(long, default_value_t = 0)]
     kernel_ns: u64,
+    /// Dispatch a real kernel, run by the model's shader engines: `empty`
+    /// (one workgroup of 64), `vadd` (c = a + b over 1024 f32, 4 x 256;
+    /// both built from cli/kernels/latency.cl) or `FILE.co:NAME` (one
+    /// workgroup of 64; buffer arguments get zeroed 64 KiB, values 0).
+    #[arg(long, value_name = "empty|vadd|FILE.co:NAME")]
+    kernel: Option<String>,
     /// Seed for the model.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -144,6 +153,14 @@ struct ParamsJson {
     cpu: Option<usize>,
     model_cpu: Option<usize>,
     kernel_ns: u64,
+    /// The dispatched kernel (`--kernel`); null: the model's placeholder
+    /// host function (or a barrier on a GPU).
+    kernel: Option<String>,
+    /// Where the kernel's code object came from and its launch shape.
+    kernel_detail: Option<String>,
+    /// Code-object bytes in memory to the first dispatch's completion, on
+    /// a fresh model queue stepped on the measuring thread.
+    first_launch_ns: Option<u64>,
     seed: u64,
     ring_slots: usize,
 }
@@ -411,6 +428,7 @@ fn run_target(
     cpus: &[usize],
     cpu: Option<usize>,
     model_cpu: Option<usize>,
+    kernel: Option<&KernelSpec>,
     warnings: &mut Vec<String>,
 ) -> Result<RunResult, String> {
     // The model thread is spawned from this one; it must not start out
@@ -455,6 +473,7 @@ fn run_target(
                         .map_err(|e| e.to_string())?;
                 measure_twice(t, &p, scale, params, &mut warm, &mut samples)
             }
+            Work::Kernel(p) => measure_twice(t, &p, scale, params, &mut warm, &mut samples),
             Work::ModelKernel => {
                 let p = Dispatch::linear(64, 64, target::KERNEL_OBJECT, 0)
                     .signal(t.signal.handle())
@@ -474,11 +493,12 @@ fn run_target(
             let (r, errors) = target::with_unmapped(
                 a.seed,
                 a.kernel_ns,
+                kernel.map(|k| (k, a.target.part)),
                 monotonic_raw_ns,
                 idle,
                 model_cpu,
                 &mut pin_me,
-                |t| measured(t, Work::ModelKernel),
+                |t, w| measured(t, w),
             )?;
             (r?, errors)
         }
@@ -489,6 +509,7 @@ fn run_target(
                 &fw,
                 m.unwrap_or(Mapping::Mes),
                 a.kernel_ns,
+                kernel.map(|k| (k, a.target.part)),
                 monotonic_raw_ns,
                 idle,
                 model_cpu,
@@ -682,6 +703,15 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
     } else {
         vec![mapping]
     };
+    let kernel = match &a.kernel {
+        Some(k) => Some(KernelSpec::resolve(k, a.target.part)?),
+        None => None,
+    };
+    // Measured before the run, on this thread, while nothing else runs.
+    let first_launch_ns = match (&kernel, hardware) {
+        (Some(k), None) => Some(k.first_launch_ns(a.target.part, a.seed)?),
+        _ => None,
+    };
     let mut runs = Vec::new();
     for m in &modes {
         runs.push(run_target(
@@ -692,6 +722,7 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
             &cpus,
             cpu,
             model_cpu,
+            kernel.as_ref(),
             &mut warnings,
         )?);
     }
@@ -730,6 +761,9 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         cpu,
         model_cpu,
         kernel_ns: a.kernel_ns,
+        kernel: kernel.as_ref().map(|k| k.label.clone()),
+        kernel_detail: kernel.as_ref().map(KernelSpec::describe),
+        first_launch_ns,
         seed: a.seed,
         ring_slots: target::SLOTS,
     };
@@ -769,6 +803,15 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
     }
 
     let r = runs.pop().ok_or("no run")?;
+    if let Some(k) = &kernel {
+        println!(
+            "kernel: {}{}",
+            k.describe(),
+            first_launch_ns.map_or(String::new(), |n| format!(
+                "; first launch {n} ns (code object bytes in memory to the first completion)"
+            ))
+        );
+    }
     print_table(
         a,
         scale,

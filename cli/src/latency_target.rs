@@ -6,7 +6,9 @@
 //! path; what differs is how the queue reached the CP and how long that
 //! took.
 
-use crate::target::Device;
+use crate::latency_kernel::{KernelSpec, Placed};
+use crate::target::{Device, PartArg};
+use barebell::aql::packet::KernelDispatchPacket;
 use barebell::aql::queue::{AqlQueue, QueueConfig};
 use barebell::aql::signal::SignalMemory;
 use barebell_bringup::{FirmwareDir, Mapping, Options, Sink, Step};
@@ -50,18 +52,20 @@ fn pin(cpu: Option<usize>) -> impl FnOnce() + Send + 'static {
 /// caller pins itself there: a thread spawned from a pinned thread starts
 /// confined to its CPU, and an unpinned caller may share the model's CPU).
 /// `f` measures; the CP model's recorded errors come back with its result.
+#[allow(clippy::too_many_arguments)] // a flat list of the CLI options it takes
 pub fn with_unmapped<R>(
     seed: u64,
     kernel_ns: u64,
+    kernel: Option<(&KernelSpec, PartArg)>,
     time: fn() -> u64,
     idle: Idle,
     cpu: Option<usize>,
     after_spawn: &mut dyn FnMut(),
-    f: impl FnOnce(&Target<'_>) -> R,
+    f: impl FnOnce(&Target<'_>, Work) -> R,
 ) -> Result<(R, Vec<CpError>), String> {
     let mut model = CpModel::new(Seed(seed));
     configure(&mut model, kernel_ns, time);
-    let q = barebell_model::host::queue::<SLOTS>(
+    let q = barebell_model_host::queue::queue::<SLOTS>(
         &mut model,
         QueueConfig {
             profiling: true,
@@ -70,7 +74,18 @@ pub fn with_unmapped<R>(
         false,
     )
     .map_err(|e| e.to_string())?;
-    let signal = &barebell_model::host::signals(&mut model, 1, 0)[0];
+    let signal = &barebell_model_host::queue::signals(&mut model, 1, 0)[0];
+    let placed = match kernel {
+        Some((k, part)) => {
+            model.shader.target = crate::model_launch::part(part).1;
+            let ctx = barebell_kernel::LaunchContext::new(
+                crate::model_launch::part(part).0,
+                q.queue.memory().descriptor_address(),
+            );
+            Some(k.place(&mut model, part, &ctx, signal.handle())?)
+        }
+        None => None,
+    };
     let cp = CpThread::spawn_with(model, idle, pin(cpu))
         .map_err(|e| format!("starting the model thread: {e}"))?;
     after_spawn();
@@ -79,10 +94,15 @@ pub fn with_unmapped<R>(
         signal,
         create_ns: None,
     };
-    let r = f(&t);
+    let r = f(&t, work(placed.as_ref()));
     let m = cp
         .stop()
         .map_err(|_| "the model thread panicked".to_string())?;
+    if m.errors().is_empty()
+        && let Some(p) = &placed
+    {
+        p.check()?;
+    }
     Ok((r, m.errors().to_vec()))
 }
 
@@ -104,11 +124,20 @@ impl Sink for Stopwatch {
     }
 }
 
-/// What the measured loop submits on a brought-up device.
+/// The work for a placed kernel, else the placeholder.
+fn work(placed: Option<&Placed>) -> Work {
+    placed.map_or(Work::ModelKernel, |p| Work::Kernel(p.packet))
+}
+
+/// What the measured loop submits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Work {
-    /// A dispatch of the model CP's placeholder kernel ([`KERNEL_OBJECT`]).
+    /// A dispatch of the model CP's placeholder host function
+    /// ([`KERNEL_OBJECT`]; a model convention).
     ModelKernel,
+    /// A dispatch of a real kernel (`--kernel`), run by the model's
+    /// shader engines.
+    Kernel(KernelDispatchPacket),
     /// An AQL BARRIER_AND with no dependencies (a GPU: no code-object
     /// loader yet).
     Barrier,
@@ -125,6 +154,7 @@ pub fn with_device<R>(
     fw: &FirmwareDir,
     mapping: Mapping,
     kernel_ns: u64,
+    kernel: Option<(&KernelSpec, PartArg)>,
     time: fn() -> u64,
     idle: Idle,
     cpu: Option<usize>,
@@ -153,14 +183,31 @@ pub fn with_device<R>(
         signal: q.signal,
         create_ns: Some(q.create_ns),
     };
+    let mut placed = None;
     let r = match device {
         Device::Model(m) => {
             configure(&mut m.mec().cp(), kernel_ns, time);
+            if let Some((k, part)) = kernel {
+                // The kernel's memory joins the CP's DMA windows (device
+                // address = host address, as the ring area is placed).
+                let ctx = barebell_kernel::LaunchContext::new(
+                    crate::model_launch::part(part).0,
+                    q.queue.memory().descriptor_address(),
+                );
+                placed = Some(k.place(&mut m.mec().cp(), part, &ctx, q.signal.handle())?);
+            }
+            let w = work(placed.as_ref());
             m.with_mec_thread(idle, pin(cpu), || {
                 after_spawn();
-                f(&t, Work::ModelKernel)
+                f(&t, w)
             })
             .map_err(|e| fail(&e))?
+        }
+        Device::Hw(_) if kernel.is_some() => {
+            return Err(
+                "--kernel on a GPU is not built (UNVERIFIED ON HARDWARE): the bring-up hands out no device memory for code objects yet; the GPU path measures a barrier"
+                    .into(),
+            );
         }
         Device::Hw(_) => {
             after_spawn();
@@ -172,5 +219,10 @@ pub fn with_device<R>(
         Device::Model(m) => m.mec().cp().errors().to_vec(),
         Device::Hw(_) => Vec::new(),
     };
+    if errors.is_empty()
+        && let Some(p) = &placed
+    {
+        p.check()?;
+    }
     Ok((r, errors))
 }

@@ -5,10 +5,14 @@ mod disasm;
 mod fw;
 mod hw;
 mod latency;
+mod latency_kernel;
 mod latency_plot;
 mod latency_target;
+mod model_launch;
 mod pci;
+mod run;
 mod target;
+mod trace_diff;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -45,6 +49,10 @@ enum Command {
     /// Disassemble the kernels of an AMDGPU code object (gfx1100/gfx1201)
     /// in LLVM syntax.
     Disasm(disasm::DisasmArgs),
+    /// Run a kernel from a JSON job file (code object, kernel, grid, block,
+    /// buffers, arguments) on the device model and print every buffer
+    /// (`--vfio`/`--sysfs`: not built, unverified on hardware).
+    Run(run::RunArgs),
     /// Inspect amdgpu firmware containers.
     Fw {
         #[command(subcommand)]
@@ -54,6 +62,22 @@ enum Command {
     Pci {
         #[command(subcommand)]
         command: pci::PciCommand,
+    },
+    /// Work with register traces (`bringup --trace`, am-peer's).
+    Trace {
+        #[command(subcommand)]
+        command: TraceCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum TraceCommand {
+    /// Compare two traces register by register, per IP block: registers
+    /// one side writes and the other never does, final values that
+    /// differ (address registers masked), and the order of the steps.
+    Diff {
+        a: std::path::PathBuf,
+        b: std::path::PathBuf,
     },
 }
 
@@ -72,7 +96,11 @@ fn main() -> ExitCode {
         Command::Fw { command } => fw::run(command),
         Command::Disasm(args) => disasm::run(args),
         Command::Latency(args) => latency::run(args),
+        Command::Run(args) => run::run(args),
         Command::Pci { command } => pci::run(command),
+        Command::Trace {
+            command: TraceCommand::Diff { a, b },
+        } => trace_diff::run(&a, &b),
         Command::Facts { header } => {
             let mut n = 0usize;
             for (krate, fact) in barebell_cli::all_facts() {

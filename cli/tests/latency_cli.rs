@@ -122,3 +122,50 @@ fn compare_runs_all_three_mapping_modes() {
         let _ = std::fs::remove_file(json);
     }
 }
+
+#[test]
+fn kernel_vadd_runs_on_the_model_and_the_json_names_it() {
+    for part in ["navi31", "navi48"] {
+        let json = tmp(&format!("vadd-{part}.json"));
+        let (code, out) = barebell(&[
+            "latency",
+            "--kernel",
+            "vadd",
+            "--part",
+            part,
+            "--iterations",
+            "50",
+            "--warmup",
+            "5",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{out}");
+        assert!(out.contains("kernel: vadd from built-in"), "{out}");
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        std::fs::remove_file(&json).ok();
+        assert_eq!(v["params"]["kernel"], "vadd");
+        let mcpu = if part == "navi31" {
+            "gfx1100"
+        } else {
+            "gfx1201"
+        };
+        assert!(
+            v["params"]["kernel_detail"]
+                .as_str()
+                .unwrap()
+                .contains(mcpu),
+            "{v}"
+        );
+        assert!(v["params"]["first_launch_ns"].as_u64().unwrap() > 0);
+        check_phases(&v["phases"], 50);
+    }
+}
+
+#[test]
+fn kernel_from_a_file_needs_file_colon_name() {
+    let (code, out) = barebell(&["latency", "--kernel", "nonsense", "--iterations", "1"]);
+    assert_ne!(code, 0);
+    assert!(out.contains("give empty, vadd or FILE.co:NAME"), "{out}");
+}

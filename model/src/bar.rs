@@ -13,6 +13,7 @@
 //! INDEX is one cursor shared by every host thread, as on the device.
 
 use barebell::bus::{ALL_ONES, RegisterBus};
+use core::sync::atomic::AtomicU64;
 use spin::Mutex;
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -112,3 +113,8 @@ impl<B: RegisterBus> RegisterBus for BarWindow<B> {
         self.inner.write32(byte_offset, value)
     }
 }
+
+/// One page of doorbells, as BAR2 would hold them.
+#[repr(C, align(4096))]
+#[derive(Debug)]
+pub struct DoorbellPage(pub [AtomicU64; 512]);

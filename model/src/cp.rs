@@ -19,9 +19,17 @@
 //!   dispatch packets are not executed by GPU CPs. Either halts the queue
 //!   with a recorded error, as a queue error does on hardware.
 //!
-//! Kernels: until barebell runs real ISA, a dispatch calls a host function
-//! registered for its `kernel_object` address. This is a placeholder for
-//! the shader engines, named as such; nothing about it models the GPU.
+//! Kernels: a dispatch runs the kernel's machine code on the model's
+//! shader engines ([`crate::wave`]: kernel descriptor, SGPR/VGPR set-up,
+//! LDS, scratch check, waves through `barebell_isa`) when it launches,
+//! right after consuming the slot (the packet is still there for a kernel
+//! that reads it through the dispatch pointer: a producer can only reuse
+//! the slot after a whole ring of later packets). A wave that stops is recorded as
+//! [`CpError::Kernel`]; the queue halts and the completion signal is not
+//! decremented. **Model convention**: a host function registered for a
+//! `kernel_object` address ([`CpModel::register_kernel`]) runs instead of
+//! machine code; tests and `barebell latency --kernel-ns` use it for
+//! synthetic kernels. Nothing about it models the GPU.
 
 use crate::Rng;
 use crate::dma::{Dma, DmaFault};
@@ -89,10 +97,11 @@ pub enum CpError {
         id: u64,
         what: &'static str,
     },
-    UnknownKernel {
+    /// The dispatch's kernel stopped (see [`crate::wave`]).
+    Kernel {
         queue: usize,
         id: u64,
-        kernel_object: u64,
+        fault: crate::wave::KernelFault,
     },
     Dma {
         queue: usize,
@@ -119,14 +128,9 @@ impl core::fmt::Display for CpError {
             CpError::BadDispatch { queue, id, what } => {
                 write!(f, "queue {queue}, packet {id}: bad dispatch: {what}")
             }
-            CpError::UnknownKernel {
-                queue,
-                id,
-                kernel_object,
-            } => write!(
-                f,
-                "queue {queue}, packet {id}: no kernel registered at {kernel_object:#x}"
-            ),
+            CpError::Kernel { queue, id, fault } => {
+                write!(f, "queue {queue}, packet {id}: kernel: {fault}")
+            }
             CpError::Dma { queue, fault } => write!(f, "queue {queue}: {fault}"),
         }
     }
@@ -146,6 +150,8 @@ enum Work {
     Dispatch {
         kernel_object: u64,
         info: DispatchInfo,
+        /// The packet for the shader engines (none: a host function).
+        isa: Option<barebell_isa::launch::Dispatch>,
     },
     Barrier,
 }
@@ -191,6 +197,8 @@ pub struct CpModel {
     now_ns: u64,
     queues: Vec<Queue>,
     kernels: BTreeMap<u64, HostKernel>,
+    /// The shader engines that run dispatched kernels.
+    pub shader: crate::wave::Shader,
     errors: Vec<CpError>,
     pub faults: CpFaults,
     /// Launch-to-completion time of a dispatch, drawn per packet.
@@ -235,6 +243,7 @@ impl CpModel {
             now_ns: 0,
             queues: Vec::new(),
             kernels: BTreeMap::new(),
+            shader: crate::wave::Shader::new(seed.0),
             errors: Vec::new(),
             faults: CpFaults::default(),
             dispatch_ns: 200..=5_000,
@@ -256,7 +265,8 @@ impl CpModel {
         self.now_ns
     }
 
-    /// Registers the placeholder host function for `kernel_object`.
+    /// Registers a host function to run instead of machine code for
+    /// `kernel_object` (a model convention for synthetic kernels).
     pub fn register_kernel(&mut self, kernel_object: u64, f: HostKernel) {
         self.kernels.insert(kernel_object, f);
     }
@@ -411,6 +421,7 @@ impl CpModel {
             if let Work::Dispatch {
                 kernel_object,
                 info,
+                isa: None,
             } = f.work
                 && let Some(k) = self.kernels.get_mut(&kernel_object)
             {
@@ -596,16 +607,13 @@ impl CpModel {
                     });
                 }
                 let kernel_object = u64_at(32);
-                if !self.kernels.contains_key(&kernel_object) {
-                    return Err(CpError::UnknownKernel {
-                        queue: q,
-                        id: read,
-                        kernel_object,
-                    });
-                }
+                // Machine code unless a host function stands in for it.
+                let isa = (!self.kernels.contains_key(&kernel_object))
+                    .then(|| crate::wave::decode_packet(&body, slot, b.descriptor, read));
                 Work::Dispatch {
                     kernel_object,
                     info,
+                    isa,
                 }
             }
             t @ (PacketType::BarrierAnd | PacketType::BarrierOr) => {
@@ -716,8 +724,20 @@ impl CpModel {
             .u64(rptr_addr, "read_dispatch_id")
             .map_err(dma_err)?
             .store(next, Ordering::Release);
+        self.queues[q].consumed += 1;
+        // The waves run once the packet is consumed; the kernel still
+        // finds it in its slot through the dispatch pointer. A wave that
+        // stops halts the queue before the completion signal is queued.
+        if let Work::Dispatch { isa: Some(d), .. } = &work {
+            self.shader
+                .dispatch(&self.dma, d)
+                .map_err(|fault| CpError::Kernel {
+                    queue: q,
+                    id: read,
+                    fault,
+                })?;
+        }
         let queue = &mut self.queues[q];
-        queue.consumed += 1;
         queue.in_flight.push(InFlight {
             due_ns: due,
             start_ns: start,

@@ -116,8 +116,24 @@ pub const DMU_HWID: u16 = 271;
 // Navi21 segment bases (`sienna_cichlid_ip_offset.h`); see module docs.
 const GC_BASES: &[u64] = &[0x1260, 0xA000, 0x1C000, 0x2402C00];
 const MP0_BASES: &[u64] = &[0x16000, 0xDC0000, 0xE00000, 0xE40000, 0x243FC00];
-const MP1_BASES: &[u64] = &[0x16000, 0xDC0000, 0xE00000, 0xE40000, 0x243FC00];
-const NBIO_BASES: &[u64] = &[0x0, 0x14, 0xD20, 0x10400, 0x241B000];
+/// MP1: Navi21's segment 0, and a **model value** for segment 1:
+/// seg0 + 0x200. Linux 6.12 reaches MP1 14.0.x's SMU mailbox at
+/// seg1 + 0x82 (`mp_14_0_2_offset.h` `regMP1_SMN_C2PMSG_66`, BASE_IDX 1,
+/// `smu_v14_0_2_set_smu_mailbox_registers()`), tinygrad's AM at seg0 +
+/// 0x282 (`mp_11_0_offset.h`, imported for every part by
+/// `AMDev._build_regs`); both have run on gfx1201 boards, so there the
+/// two name one register and seg1 = seg0 + 0x200. MP1 13.0.0 uses
+/// segment 0 only (`mp_13_0_0_offset.h`, BASE_IDX 0), so Navi31 does not
+/// care. Navi21's own seg1 (0xDC0000) would split the two drivers.
+const MP1_BASES: &[u64] = &[0x16000, 0x16200, 0xE00000, 0xE40000, 0x243FC00];
+/// NBIO: Navi21's five segments plus segment 5 = 0x04040000, Navi24's
+/// (`beige_goby_ip_offset.h` `NBIO_BASE__INST0_SEG5`, the same
+/// generation with the same segments 0-4). NBIO 4.3.0 and NBIF 6.3.1 put
+/// `RCC_DEV0_EPF2_STRAP*` in segment 5 (`regRCC_DEV0_EPF2_STRAP2_BASE_IDX`
+/// 5), which tinygrad's AM writes (`AM_SOC.init_hw`) and resolves for
+/// every register at discovery (`AMDev._build_regs`); the Navi31/48 value
+/// is not public, so this is a **model value** of Navi24's shape.
+const NBIO_BASES: &[u64] = &[0x0, 0x14, 0xD20, 0x10400, 0x241B000, 0x4040000];
 const MMHUB_BASES: &[u64] = &[0x1A000, 0x2408800];
 const HDP_BASES: &[u64] = &[0xF20, 0x240A400];
 const OSSSYS_BASES: &[u64] = &[0x10A0, 0x240A000];

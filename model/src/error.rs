@@ -1,7 +1,5 @@
 //! Why a model could not be built.
 
-use barebell::gmc::hub::{HubError, InvalidateError};
-use barebell::gmc::pagetable::MapError;
 use barebell::mem::MemError;
 use barebell::nbio::NbioError;
 use barebell_bringup::FirmwareError;
@@ -28,15 +26,6 @@ pub enum ModelError {
     Register { name: &'static str },
     /// A fixture's allocation (VRAM, GTT, a PSP buffer) did not fit.
     Memory { what: &'static str, error: MemError },
-    /// A fixture's GART mapping at `va` was refused.
-    PageTable { va: u64, error: MapError },
-    /// The runtime's hub init refused the fixture's configuration.
-    Hub { hub: &'static str, error: HubError },
-    /// The runtime's VMID0 flush on the fixture's hub did not complete.
-    Invalidate {
-        hub: &'static str,
-        error: InvalidateError,
-    },
     /// The PSP model's own container reader ([`crate::ucode`]) refused
     /// a blob it checks the loads against.
     Blob {
@@ -76,9 +65,6 @@ impl core::fmt::Display for ModelError {
                 write!(f, "{name} has no base in the model's discovery table")
             }
             ModelError::Memory { what, error } => write!(f, "{what}: {error}"),
-            ModelError::PageTable { va, error } => write!(f, "GART map {va:#x}: {error}"),
-            ModelError::Hub { hub, error } => write!(f, "{hub} init: {error}"),
-            ModelError::Invalidate { hub, error } => write!(f, "{hub} VMID0 flush: {error}"),
             ModelError::Blob { name, error } => {
                 write!(f, "{name}, as the PSP model reads it: {error}")
             }

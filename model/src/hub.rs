@@ -62,9 +62,9 @@ use crate::RegisterFile;
 use crate::dma::Dma;
 use crate::gmc::{Access, Context, FaultReason, Format, Gmc, Translation, VmFault};
 use barebell::bus::{ALL_ONES, RegisterBus};
-use barebell::gmc::hub::{GFXHUB_3_0, HubRegs};
 use barebell::ip::Generation;
 use barebell::ip::hw_id;
+use barebell::regs::hub::{GFXHUB_3_0, HubRegs};
 use barebell::regs::{IpBases, Reg};
 use spin::Mutex;
 

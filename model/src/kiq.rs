@@ -1,43 +1,142 @@
 //! A model of the KIQ: a PM4 ring the CP front end parses packet by
 //! packet, up to the write pointer stored to its doorbell (in dwords).
 //!
-//! Packets it executes (gfx11/gfx12 `nvd.h` encodings, decoded with
-//! firmware-if's bitfields):
-//! - SET_RESOURCES: accepted (queue mask recorded);
-//! - MAP_QUEUES: one compute queue (`num_queues` 1, `engine_sel` 0, ME 1);
-//!   reads the MQD's HQD window, checks the packet's doorbell against the
-//!   MQD's, and maps it on the named pipe/queue through [`Mec::map_mqd`];
-//!   or the MES scheduler ring (ME 2, `engine_sel` 5, pipe 0, which must
-//!   be running), recorded with [`Mec::set_mes_ring`] for the MES model;
-//! - UNMAP_QUEUES (one queue, by doorbell): unmaps it;
+//! Packets are decoded with the model's own code ([`crate::decode::pm4`],
+//! written from `nvd.h` and `kfd_pm4_headers_ai.h`); MQDs with
+//! [`crate::decode::mqd`]. Nothing here reads the runtime's or
+//! firmware-if's types.
+//!
+//! Where the KIQ runs ([`KiqHome`]):
+//! - on MES pipe 1 (ME 3), the gfx11 topology of Linux 6.12:
+//!   `amdgpu_discovery_set_mes_ip_blocks()` sets `enable_mes_kiq` for
+//!   every GC 11.x and 12.x part, `mes_v11_0_kiq_setting()` points
+//!   `RLC_CP_SCHEDULERS.scheduler0` at ME 3 pipe 1 queue 0, and
+//!   `mes_v11_0_queue_init_register()` loads the KIQ ring there
+//!   ([`KiqModel::from_mes_pipe`]);
+//! - on a MEC slot `RLC_CP_SCHEDULERS` names (`gfx_v11_0_kiq_setting()`,
+//!   `gfx_v11_0_kiq_init_register()`, the `!enable_mes_kiq` path), found
+//!   through [`Mec::kiq_hqd`] ([`KiqModel::from_mec`]). No shipping
+//!   driver runs this beside MES on GC 11/12: `enable_mes_kiq` has been
+//!   set together with `enable_mes` since GC 11.0.0 was added to
+//!   `amdgpu_discovery_set_mes_ip_blocks()`, and `mes_v11_0_enable()` /
+//!   `mes_v12_0_enable()` activate MES pipe 1 only with `enable_mes_kiq`.
+//!   So a MEC KIQ while MES pipe 1 runs is refused (halted with
+//!   [`KiqHalt::Topology`]): a model rule derived from the drivers'
+//!   topology, not a documented hardware interlock. A MEC KIQ with no
+//!   MES KIQ pipe (the GC 10 topology, the test rigs) runs.
+//!
+//! The KIQ's own ring must be a privileged kernel queue in VMID 0 with its
+//! doorbell enabled (`gfx_v11_0_compute_mqd_init()` and
+//! `mes_v11_0_mqd_init()` both set `PRIV_STATE`, `KMD_QUEUE`,
+//! `DOORBELL_EN` and `CP_HQD_VMID` 0); a ring that is not is refused.
+//!
+//! Packets it executes:
+//! - SET_RESOURCES (`gfx11_kiq_set_resources()`): `queue_type` 0 (KIQ);
+//!   records the queue mask;
+//! - MAP_QUEUES (`gfx11_kiq_map_queues()`): one queue (`num_queues` 1) on
+//!   specified slots (`queue_sel` 0), either
+//!   - a compute queue (`engine_sel` 0) on ME 1: GC 11 and GC 12 have one
+//!     MEC (`gfx_v11_0_sw_init()` / `gfx_v12_0_sw_init()`:
+//!     `mec.num_mec = 1`), so ME 2 is refused. As `amdgpu_gfx_enable_kcq()`
+//!     sends SET_RESOURCES before any MAP_QUEUES and builds its queue mask
+//!     from exactly the slots it maps
+//!     (`amdgpu_queue_mask_bit_to_set_resource_bit()`: `mec * 32 + pipe *
+//!     8 + queue`), a compute MAP_QUEUES before SET_RESOURCES, or onto a
+//!     slot outside its mask, is refused (a model rule from that order);
+//!   - or the MES scheduler ring (`engine_sel` 5, ME 2, pipe 0, which
+//!     must be running), recorded with [`Mec::set_mes_ring`];
+//!
+//!   The MQD's doorbell must be the packet's, and the packet's
+//!   `wptr_addr` the MQD's `CP_HQD_PQ_WPTR_POLL_ADDR` (both drivers fill
+//!   the two from one value: `ring->wptr_gpu_addr`, KFD's
+//!   `q->properties.write_ptr`); the EOP buffer the MQD sizes
+//!   (`2^(EOP_SIZE+1)` dwords) must lie in device memory;
+//! - UNMAP_QUEUES (`gfx11_kiq_unmap_queues()`): queues named by doorbell
+//!   (`queue_sel` 0, up to four), compute engine; `PREEMPT_QUEUES` and
+//!   `RESET_QUEUES` unmap, `PREEMPT_QUEUES_NO_UNMAP` leaves the queue
+//!   mapped and writes the trailing fence (dwords 3..5),
+//!   `DISABLE_PROCESS_QUEUES` (by PASID) is not modelled and halts;
+//! - QUERY_STATUS (`gfx11_kiq_query_status()`): fence-only commands
+//!   (1 and 2) on the compute engine write the 64-bit data to the address;
 //! - WRITE_DATA to memory (`dst_sel` 5): the fence.
 //!
 //! Anything else, or a MAP the MEC refuses, halts the ring with the reason
 //! in [`KiqModel::log`]: the KIQ has no status channel, so a driver sees a
-//! fence that never arrives. Fault switch: `silent`.
+//! fence that never arrives. Fault switches: `silent`, and
+//! [`KiqModel::hold`] (packets wait until released: a late completion).
 
-use crate::mec::{Mec, MecError, MesRingHqd};
+use crate::decode::mqd::{Hqd, MQD_BYTES, WINDOW_DWORDS};
+use crate::decode::pm4::{
+    self, map_queues as mq, opcode, query_status as qs, set_resources as sr, unmap_queues as uq,
+    write_data as wd,
+};
+use crate::mec::{Mec, MecError, MesRingHqd, SlotKey};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use barebell::gfx::mqd::{HQD_DWORDS, HQD_FIRST_DWORD, HqdRegisters};
-use barebell_firmware_if::pm4::{
-    DoorbellCntl, MapQueuesCntl, PACKET_TYPE3, Type3Header, UnmapQueuesCntl, WriteDataCntl, opcode,
-    write_dst,
-};
 use core::sync::atomic::Ordering;
 use spin::Mutex;
-use zerocopy::FromBytes;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KiqHalt {
-    NotType3 { header: u32 },
-    Unsupported { opcode: u8 },
-    BadMap { what: &'static str },
-    DoorbellMismatch { packet: u32, mqd: u32 },
-    MqdUnreadable { address: u64 },
+    NotType3 {
+        header: u32,
+    },
+    Unsupported {
+        opcode: u8,
+    },
+    BadMap {
+        what: &'static str,
+    },
+    DoorbellMismatch {
+        packet: u32,
+        mqd: u32,
+    },
+    MqdUnreadable {
+        address: u64,
+    },
     Mec(MecError),
-    UnknownQueue { doorbell: u32 },
-    FenceUnmapped { address: u64 },
+    UnknownQueue {
+        doorbell: u32,
+    },
+    FenceUnmapped {
+        address: u64,
+    },
+    /// A KIQ where no driver puts one (see the module docs).
+    Topology {
+        what: &'static str,
+    },
+    /// The KIQ's own ring is not what its firmware runs.
+    BadRing {
+        what: &'static str,
+    },
+    /// A compute MAP_QUEUES before any SET_RESOURCES.
+    NoResources,
+    /// A compute MAP_QUEUES onto a slot outside SET_RESOURCES' queue mask.
+    NotInQueueMask {
+        me: u8,
+        pipe: u8,
+        queue: u8,
+    },
+    /// MAP_QUEUES' `wptr_addr` is not the MQD's write-pointer address.
+    WptrMismatch {
+        packet: u64,
+        mqd: u64,
+    },
+    /// The MQD's EOP buffer is not in device memory.
+    EopUnmapped {
+        address: u64,
+        bytes: u64,
+    },
+    /// The MES ring's MQD is not a privileged kernel queue in VMID 0.
+    BadMesRing {
+        what: &'static str,
+    },
+    BadUnmap {
+        what: &'static str,
+    },
+    BadQuery {
+        what: &'static str,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,18 +145,36 @@ pub enum KiqEvent {
     Halted { opcode: u8, why: KiqHalt },
 }
 
+/// Where the KIQ firmware runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KiqHome {
+    /// A ring handed to the model directly ([`KiqModel::new`]).
+    Given,
+    /// A MEC slot `RLC_CP_SCHEDULERS` names.
+    Mec(SlotKey),
+    /// MES pipe 1 (ME 3).
+    MesPipe1,
+}
+
 #[derive(Debug, Default)]
 struct State {
     rptr: u64,
     halted: bool,
     silent: bool,
-    queue_mask: u64,
+    /// Packets at or after this many consumed are held back (a KIQ that
+    /// is slow to get to them); `None`: no hold.
+    hold_after: Option<u64>,
+    consumed: u64,
+    /// SET_RESOURCES seen, and its queue mask.
+    resources: Option<u64>,
     log: Vec<KiqEvent>,
 }
 
+/// The KIQ firmware.
 #[derive(Debug)]
 pub struct KiqModel {
     mec: Arc<Mec>,
+    home: KiqHome,
     rptr_report: Option<u64>,
     ring: u64,
     ring_dwords: u64,
@@ -65,12 +182,24 @@ pub struct KiqModel {
     state: Mutex<State>,
 }
 
+/// `RLC_CP_SCHEDULERS.scheduler0` naming `slot`, with its enable bit 7
+/// (`gfx_v11_0_kiq_setting()`, `mes_v11_0_kiq_setting()`:
+/// `me << 5 | pipe << 3 | queue`, then `| 0x80`).
+pub fn scheduler0(slot: SlotKey) -> u32 {
+    0x80 | u32::from(slot.0) << 5 | u32::from(slot.1) << 3 | u32::from(slot.2)
+}
+
+/// The MES KIQ slot: ME 3, `AMDGPU_MES_KIQ_PIPE` (1), queue 0
+/// (`mes_v11_0_kiq_ring_init()`).
+pub const MES_KIQ_SLOT: SlotKey = (3, 1, 0);
+
 impl KiqModel {
     /// A KIQ whose ring of `ring_dwords` is at `ring`, woken through the
     /// 64-bit doorbell slot at `doorbell`.
     pub fn new(mec: Arc<Mec>, ring: u64, ring_dwords: u64, doorbell: u64) -> Self {
         KiqModel {
             mec,
+            home: KiqHome::Given,
             rptr_report: None,
             ring,
             ring_dwords,
@@ -79,23 +208,90 @@ impl KiqModel {
         }
     }
 
-    /// The KIQ the MEC model saw come up by register programming
+    fn from_image(mec: Arc<Mec>, home: KiqHome, hqd: &Hqd) -> Option<Self> {
+        let ring_dwords = hqd.ring_bytes() / 4;
+        let doorbell = mec.doorbell_bar() + u64::from(hqd.doorbell()) * 4;
+        let mut m = KiqModel::new(mec, hqd.ring(), ring_dwords, doorbell);
+        m.home = home;
+        m.rptr_report = Some(hqd.rptr_report());
+        if let Err(why) = m.check_ring(hqd) {
+            m.halt(0, why);
+        }
+        Some(m)
+    }
+
+    /// The MEC KIQ the MEC model saw come up by register programming
     /// ([`Mec::kiq_hqd`]): its ring, size and doorbell come from the HQD
     /// registers, and it reports its read pointer (dwords) where
     /// `CP_HQD_PQ_RPTR_REPORT_ADDR` says.
     pub fn from_mec(mec: Arc<Mec>) -> Option<Self> {
         let k = mec.kiq_hqd()?;
-        if k.ring_dwords == 0 {
+        let bank = mec.bank(k.slot)?;
+        Self::from_image(mec, KiqHome::Mec(k.slot), &Hqd(bank))
+    }
+
+    /// The gfx11 MES KIQ: MES pipe 1's ring, once loaded by registers on
+    /// ME 3 pipe 1 with `RLC_CP_SCHEDULERS` naming that slot
+    /// (`mes_v11_0_kiq_setting()` runs before
+    /// `mes_v11_0_queue_init_register()`); `None` until then.
+    pub fn from_mes_pipe(mec: Arc<Mec>) -> Option<Self> {
+        if mec.rlc_cp_schedulers() & 0xFF != scheduler0(MES_KIQ_SLOT) {
             return None;
         }
-        let doorbell = mec.doorbell_bar() + u64::from(k.doorbell_dword) * 4;
-        let mut m = KiqModel::new(mec, k.ring, k.ring_dwords, doorbell);
-        m.rptr_report = Some(k.rptr_report);
-        Some(m)
+        let bank = mec.bank(MES_KIQ_SLOT)?;
+        let hqd = Hqd(bank);
+        if !hqd.active() || !mec.mes_pipes()[1].1 {
+            return None;
+        }
+        Self::from_image(mec, KiqHome::MesPipe1, &hqd)
+    }
+
+    pub fn home(&self) -> KiqHome {
+        self.home
+    }
+
+    /// What the KIQ firmware needs of its own ring.
+    fn check_ring(&self, hqd: &Hqd) -> Result<(), KiqHalt> {
+        let bad = |what| Err(KiqHalt::BadRing { what });
+        if !hqd.privileged() || !hqd.kmd_queue() {
+            return bad("the KIQ ring is not a privileged kernel queue (PRIV_STATE, KMD_QUEUE)");
+        }
+        if hqd.vmid() != 0 {
+            return bad("the KIQ ring is not in VMID 0");
+        }
+        if !hqd.doorbell_en() {
+            return bad("the KIQ ring's doorbell is not enabled");
+        }
+        if hqd.aql() {
+            return bad("the KIQ ring is an AQL queue; the KIQ parses PM4");
+        }
+        if hqd.mqd_base() == 0 {
+            return bad("CP_MQD_BASE_ADDR of the KIQ ring is 0");
+        }
+        let mut cp = self.mec.cp();
+        let dma = cp.dma_mut();
+        if !dma.covers(hqd.ring(), hqd.ring_bytes()) {
+            return bad("the KIQ ring is not in device memory");
+        }
+        if !dma.covers(hqd.rptr_report(), 4) {
+            return bad("the KIQ's rptr report address is not in device memory");
+        }
+        Ok(())
     }
 
     pub fn set_silent(&self, silent: bool) {
         self.state.lock().silent = silent;
+    }
+
+    /// Holds every packet after the next `n` (a KIQ slow to get to them);
+    /// [`KiqModel::release`] lets them through.
+    pub fn hold(&self, n: u64) {
+        let mut s = self.state.lock();
+        s.hold_after = Some(s.consumed + n);
+    }
+
+    pub fn release(&self) {
+        self.state.lock().hold_after = None;
     }
 
     pub fn log(&self) -> Vec<KiqEvent> {
@@ -106,12 +302,13 @@ impl KiqModel {
         self.state.lock().halted
     }
 
+    /// SET_RESOURCES' queue mask (0 before one arrived).
     pub fn queue_mask(&self) -> u64 {
-        self.state.lock().queue_mask
+        self.state.lock().resources.unwrap_or(0)
     }
 
     fn dword(&self, index: u64) -> Option<u32> {
-        let at = self.ring + (index % self.ring_dwords) * 4;
+        let at = self.ring + (index % self.ring_dwords.max(1)) * 4;
         let v = self
             .mec
             .cp()
@@ -122,6 +319,15 @@ impl KiqModel {
         Some(v)
     }
 
+    fn topology(&self) -> Option<KiqHalt> {
+        match self.home {
+            KiqHome::Mec(_) if self.mec.mes_pipes()[1].1 => Some(KiqHalt::Topology {
+                what: "a MEC KIQ beside a running MES KIQ pipe: with MES, Linux runs the KIQ on MES pipe 1 (enable_mes_kiq)",
+            }),
+            _ => None,
+        }
+    }
+
     /// Executes every packet announced on the doorbell. Returns how many.
     pub fn service(&self) -> usize {
         {
@@ -129,6 +335,10 @@ impl KiqModel {
             if s.silent || s.halted {
                 return 0;
             }
+        }
+        if let Some(why) = self.topology() {
+            self.halt(0, why);
+            return 0;
         }
         let Ok(wptr) = self
             .mec
@@ -141,17 +351,20 @@ impl KiqModel {
         };
         let mut n = 0;
         loop {
-            let rptr = self.state.lock().rptr;
-            if wptr.wrapping_sub(rptr) == 0 || wptr.wrapping_sub(rptr) > u64::MAX / 2 {
+            let (rptr, held) = {
+                let s = self.state.lock();
+                (s.rptr, s.hold_after.is_some_and(|h| s.consumed >= h))
+            };
+            if held || wptr.wrapping_sub(rptr) == 0 || wptr.wrapping_sub(rptr) > u64::MAX / 2 {
                 break;
             }
             let Some(word) = self.dword(rptr) else { break };
-            let h = Type3Header::from_bits(word);
-            if u32::from(h.packet_type()) != PACKET_TYPE3 {
+            if pm4::HEADER_TYPE.get(word) != pm4::PACKET_TYPE3 {
                 self.halt(0, KiqHalt::NotType3 { header: word });
                 break;
             }
-            let len = u64::from(h.count()) + 1;
+            let op = pm4::HEADER_OPCODE.get(word) as u8;
+            let len = u64::from(pm4::HEADER_COUNT.get(word)) + 1;
             if wptr.wrapping_sub(rptr) < len + 1 {
                 break;
             }
@@ -162,23 +375,24 @@ impl KiqModel {
                     None => return n,
                 }
             }
-            match self.packet(h.opcode(), &body) {
+            match self.packet(u32::from(op), &body) {
                 Ok(()) => {
                     let next = rptr + 1 + len;
                     {
                         let mut s = self.state.lock();
-                        s.log.push(KiqEvent::Done { opcode: h.opcode() });
+                        s.log.push(KiqEvent::Done { opcode: op });
                         s.rptr = next;
+                        s.consumed += 1;
                     }
                     if let Some(a) = self.rptr_report
                         && let Ok(r) = self.mec.cp().dma_mut().u32(a, "KIQ rptr report")
                     {
-                        r.store((next % self.ring_dwords) as u32, Ordering::Release);
+                        r.store((next % self.ring_dwords.max(1)) as u32, Ordering::Release);
                     }
                     n += 1;
                 }
                 Err(why) => {
-                    self.halt(h.opcode(), why);
+                    self.halt(op, why);
                     break;
                 }
             }
@@ -192,97 +406,236 @@ impl KiqModel {
         s.log.push(KiqEvent::Halted { opcode, why });
     }
 
-    fn packet(&self, op: u8, body: &[u32]) -> Result<(), KiqHalt> {
-        let at = |i: usize| body.get(i).copied().unwrap_or(0);
-        let addr = |i: usize| u64::from(at(i)) | u64::from(at(i + 1)) << 32;
+    /// Body dword `i` (dword `i + 1` of the packet; 0 past the end).
+    fn at(body: &[u32], i: usize) -> u32 {
+        body.get(i).copied().unwrap_or(0)
+    }
+
+    fn addr(body: &[u32], i: usize) -> u64 {
+        u64::from(Self::at(body, i)) | u64::from(Self::at(body, i + 1)) << 32
+    }
+
+    fn store64(&self, addr: u64, value: u64) -> Result<(), KiqHalt> {
+        self.mec
+            .cp()
+            .dma_mut()
+            .u64(addr, "KIQ fence")
+            .map_err(|_| KiqHalt::FenceUnmapped { address: addr })?
+            .store(value, Ordering::Release);
+        Ok(())
+    }
+
+    /// `op`'s body is `body` (packet dwords 1..).
+    fn packet(&self, op: u32, body: &[u32]) -> Result<(), KiqHalt> {
+        // Packet dword d is body[d - 1].
+        let dw = |d: usize| Self::at(body, d - 1);
         match op {
             opcode::SET_RESOURCES => {
-                self.state.lock().queue_mask = addr(1);
+                if sr::QUEUE_TYPE.get(dw(1)) != 0 {
+                    return Err(KiqHalt::BadMap {
+                        what: "SET_RESOURCES to the KIQ has queue_type 0 (gfx11_kiq_set_resources())",
+                    });
+                }
+                let mask =
+                    u64::from(dw(sr::DW_QUEUE_MASK_LO)) | u64::from(dw(sr::DW_QUEUE_MASK_HI)) << 32;
+                self.state.lock().resources = Some(mask);
                 Ok(())
             }
             opcode::WRITE_DATA => {
-                let c = WriteDataCntl::from_bits(at(0));
-                if c.dst_sel() != write_dst::MEMORY {
-                    return Err(KiqHalt::Unsupported { opcode: op });
+                if wd::DST_SEL.get(dw(1)) != wd::DST_MEMORY {
+                    return Err(KiqHalt::Unsupported { opcode: op as u8 });
                 }
-                let a = addr(1);
-                self.mec
-                    .cp()
-                    .dma_mut()
-                    .u32(a, "KIQ WRITE_DATA")
-                    .map_err(|_| KiqHalt::FenceUnmapped { address: a })?
-                    .store(at(3), Ordering::Release);
+                let a = Self::addr(body, 1);
+                let mut cp = self.mec.cp();
+                for (i, d) in body.iter().skip(3).enumerate() {
+                    let at = a + 4 * i as u64;
+                    cp.dma_mut()
+                        .u32(at, "KIQ WRITE_DATA")
+                        .map_err(|_| KiqHalt::FenceUnmapped { address: at })?
+                        .store(*d, Ordering::Release);
+                }
                 Ok(())
             }
             opcode::MAP_QUEUES => self.map(body),
-            opcode::UNMAP_QUEUES => {
-                let c = UnmapQueuesCntl::from_bits(at(0));
-                if c.num_queues() != 1 || c.queue_sel() != 0 {
-                    return Err(KiqHalt::BadMap {
-                        what: "UNMAP_QUEUES must name one queue by doorbell",
+            opcode::UNMAP_QUEUES => self.unmap(body),
+            opcode::QUERY_STATUS => {
+                let c = dw(1);
+                let cmd = qs::COMMAND.get(c);
+                if cmd != qs::FENCE_ONLY_IMMEDIATE && cmd != qs::FENCE_ONLY_AFTER_WRITE_ACK {
+                    return Err(KiqHalt::BadQuery {
+                        what: "only fence-only QUERY_STATUS commands (1, 2) are modelled",
                     });
                 }
-                let dword = DoorbellCntl::from_bits(at(1)).doorbell_offset();
-                if self.mec.unmap_doorbell(dword) {
-                    Ok(())
-                } else {
-                    Err(KiqHalt::UnknownQueue { doorbell: dword })
+                if qs::INTERRUPT_SEL.get(c) != 0 || qs::ENG_SEL.get(dw(2)) != 0 {
+                    return Err(KiqHalt::BadQuery {
+                        what: "QUERY_STATUS of a compute queue's completion status only",
+                    });
                 }
+                self.store64(Self::addr(body, 2), Self::addr(body, 4))
             }
-            other => Err(KiqHalt::Unsupported { opcode: other }),
+            other => Err(KiqHalt::Unsupported {
+                opcode: other as u8,
+            }),
         }
     }
 
+    fn read_mqd(&self, address: u64) -> Result<Hqd, KiqHalt> {
+        let mut bytes = [0u8; MQD_BYTES];
+        self.mec
+            .cp()
+            .dma_mut()
+            .read(address, &mut bytes, "MQD")
+            .map_err(|_| KiqHalt::MqdUnreadable { address })?;
+        Ok(Hqd::from_mqd(&bytes))
+    }
+
     fn map(&self, body: &[u32]) -> Result<(), KiqHalt> {
-        let at = |i: usize| body.get(i).copied().unwrap_or(0);
-        let c = MapQueuesCntl::from_bits(at(0));
-        if c.num_queues() != 1 {
+        let c = Self::at(body, 0);
+        if mq::NUM_QUEUES.get(c) != 1 {
             return Err(KiqHalt::BadMap {
                 what: "num_queues must be 1",
             });
         }
-        let mes = c.me() == 2 && c.engine_sel() == 5;
-        if !mes && (c.engine_sel() != 0 || c.me() != 1) {
+        if mq::QUEUE_SEL.get(c) != 0 {
             return Err(KiqHalt::BadMap {
-                what: "only compute queues on ME 1 and the MES ring are modelled",
+                what: "only queue_sel 0 (the slot the packet names) is modelled",
             });
         }
-        if mes && (c.pipe() != 0 || !self.mec.mes_pipe_running(0)) {
+        let (me, pipe, queue) = (
+            mq::ME.get(c) as u8,
+            mq::PIPE.get(c) as u8,
+            mq::QUEUE.get(c) as u8,
+        );
+        let engine = mq::ENGINE_SEL.get(c);
+        let mes = engine == mq::ENGINE_MES;
+        if engine != mq::ENGINE_COMPUTE && !mes {
             return Err(KiqHalt::BadMap {
-                what: "the MES scheduler ring goes on MES pipe 0, which must be running",
+                what: "only compute queues and the MES ring are modelled",
             });
         }
-        let dword = DoorbellCntl::from_bits(at(1)).doorbell_offset();
-        let mqd = u64::from(at(2)) | u64::from(at(3)) << 32;
-        let mut bytes = [0u8; HQD_DWORDS * 4];
-        self.mec
-            .cp()
-            .dma_mut()
-            .read(mqd + (HQD_FIRST_DWORD * 4) as u64, &mut bytes, "MQD")
-            .map_err(|_| KiqHalt::MqdUnreadable { address: mqd })?;
-        let hqd = HqdRegisters::read_from_bytes(&bytes)
-            .map_err(|_| KiqHalt::MqdUnreadable { address: mqd })?;
-        let mqd_db = hqd.doorbell_control().doorbell_offset();
-        if mqd_db != dword {
+        if mes && (me != 2 || pipe != 0 || !self.mec.mes_pipes()[0].1) {
+            return Err(KiqHalt::BadMap {
+                what: "the MES scheduler ring goes on ME 2 pipe 0 (gfx11_kiq_map_queues()), which must be running",
+            });
+        }
+        if !mes && me != 1 {
+            return Err(KiqHalt::BadMap {
+                what: "compute queues load on ME 1: GC 11/12 have one MEC (mec.num_mec = 1)",
+            });
+        }
+        if !mes {
+            let Some(mask) = self.state.lock().resources else {
+                return Err(KiqHalt::NoResources);
+            };
+            let bit = u32::from(me - 1) * 32 + u32::from(pipe) * 8 + u32::from(queue);
+            if mask.checked_shr(bit).unwrap_or(0) & 1 == 0 {
+                return Err(KiqHalt::NotInQueueMask { me, pipe, queue });
+            }
+        }
+        let dword = mq::DOORBELL_OFFSET.get(Self::at(body, 1));
+        let mqd_addr = Self::addr(body, mq::DW_MQD_LO - 1);
+        let wptr = Self::addr(body, mq::DW_WPTR_LO - 1);
+        let hqd = self.read_mqd(mqd_addr)?;
+        if hqd.doorbell() != dword {
             return Err(KiqHalt::DoorbellMismatch {
                 packet: dword,
-                mqd: mqd_db,
+                mqd: hqd.doorbell(),
+            });
+        }
+        if hqd.wptr_poll() != wptr {
+            return Err(KiqHalt::WptrMismatch {
+                packet: wptr,
+                mqd: hqd.wptr_poll(),
+            });
+        }
+        if hqd.eop() == 0 || !self.mec.cp().dma_mut().covers(hqd.eop(), hqd.eop_bytes()) {
+            return Err(KiqHalt::EopUnmapped {
+                address: hqd.eop(),
+                bytes: hqd.eop_bytes(),
             });
         }
         if mes {
+            // `mes_v11_0_mqd_init()`: a privileged kernel queue in VMID 0
+            // with its doorbell enabled.
+            let bad = |what| Err(KiqHalt::BadMesRing { what });
+            if !hqd.privileged() || !hqd.kmd_queue() {
+                return bad("the MES ring is not a privileged kernel queue");
+            }
+            if hqd.vmid() != 0 {
+                return bad("the MES ring is not in VMID 0");
+            }
+            if !hqd.doorbell_en() {
+                return bad("the MES ring's doorbell is not enabled");
+            }
             self.mec.set_mes_ring(MesRingHqd {
-                ring: hqd.ring_address(),
-                ring_dwords: hqd.ring_bytes().unwrap_or(0) / 4,
+                ring: hqd.ring(),
+                ring_dwords: hqd.ring_bytes() / 4,
                 doorbell_dword: dword,
             });
             return Ok(());
         }
-        let mut image = hqd;
-        image.cp_hqd_pq_doorbell_control =
-            hqd.doorbell_control().with_doorbell_en(true).into_bits();
+        let image: [u32; WINDOW_DWORDS] = hqd.with_doorbell_enabled().0;
         self.mec
-            .map_mqd((c.me(), c.pipe(), c.queue()), &image)
+            .map_window((me, pipe, queue), &image)
             .map_err(KiqHalt::Mec)?;
         Ok(())
+    }
+
+    fn unmap(&self, body: &[u32]) -> Result<(), KiqHalt> {
+        let c = Self::at(body, 0);
+        let action = uq::ACTION.get(c);
+        if uq::QUEUE_SEL.get(c) != 0 {
+            return Err(KiqHalt::BadUnmap {
+                what: "only queue_sel 0 (queues named by doorbell) is modelled",
+            });
+        }
+        if uq::ENGINE_SEL.get(c) != 0 {
+            return Err(KiqHalt::BadUnmap {
+                what: "only compute queues are modelled",
+            });
+        }
+        let n = uq::NUM_QUEUES.get(c) as usize;
+        match action {
+            uq::PREEMPT_QUEUES | uq::RESET_QUEUES => {
+                if !(1..=4).contains(&n) {
+                    return Err(KiqHalt::BadUnmap {
+                        what: "num_queues must be 1..=4",
+                    });
+                }
+                let doorbells: Vec<u32> = (0..n)
+                    .map(|i| uq::DOORBELL_OFFSET0.get(Self::at(body, 1 + i)))
+                    .collect();
+                if let Some(d) = doorbells
+                    .iter()
+                    .find(|d| !self.mec.mapped_doorbells().contains(d))
+                {
+                    return Err(KiqHalt::UnknownQueue { doorbell: *d });
+                }
+                for d in doorbells {
+                    self.mec.unmap_doorbell(d);
+                }
+                Ok(())
+            }
+            uq::PREEMPT_QUEUES_NO_UNMAP => {
+                let d = uq::DOORBELL_OFFSET0.get(Self::at(body, 1));
+                if n != 1 || !self.mec.mapped_doorbells().contains(&d) {
+                    return Err(KiqHalt::UnknownQueue { doorbell: d });
+                }
+                // The queue stays mapped; the trailing fence (`gpu_addr`,
+                // one dword of `seq` in `gfx11_kiq_unmap_queues()`) is
+                // written.
+                let addr = Self::addr(body, 2);
+                self.mec
+                    .cp()
+                    .dma_mut()
+                    .u32(addr, "KIQ trailing fence")
+                    .map_err(|_| KiqHalt::FenceUnmapped { address: addr })?
+                    .store(Self::at(body, 4), Ordering::Release);
+                Ok(())
+            }
+            _ => Err(KiqHalt::BadUnmap {
+                what: "DISABLE_PROCESS_QUEUES (by PASID) is not modelled",
+            }),
+        }
     }
 }

@@ -45,29 +45,55 @@ pub mod bar;
 pub mod conformance;
 pub mod cp;
 pub mod dcn;
+pub mod decode;
 pub mod discovery;
 pub mod dma;
 pub mod error;
 pub mod gmc;
-pub mod host;
 pub mod hub;
+pub mod ih;
 pub mod kiq;
 pub mod mc;
 pub mod mec;
-pub mod mec_host;
 pub mod mes;
 pub mod nbio;
 pub mod parts;
+pub mod power;
 pub mod psp;
+pub mod s2a;
+pub mod sdma;
+pub mod smu;
+pub mod soc;
+pub mod socregs;
 #[cfg(feature = "std")]
 pub mod thread;
 pub mod ucode;
+pub mod unknown;
 pub mod vgpu;
+pub mod wave;
 
 /// Every hardware fact the model's own decoders rely on, for `cargo
 /// xtask conformance`.
-pub const FACTS: &[&[barebell_facts::Fact]] = &[psp::FACTS, psp::iface::FACTS, ucode::FACTS];
+pub const FACTS: &[&[barebell_facts::Fact]] = &[
+    psp::FACTS,
+    psp::iface::FACTS,
+    ucode::FACTS,
+    decode::mes_api::FACTS,
+    decode::mes_regs::FACTS,
+    decode::pm4::FACTS,
+    decode::mqd::FACTS,
+    // Issue 15: the SOC blocks tinygrad's AM drives.
+    smu::FACTS,
+    ih::FACTS,
+    sdma::FACTS,
+    power::FACTS,
+    s2a::FACTS,
+    vgpu::AM_FACTS,
+    // Issue 16/17: the dispatch packet and queue scratch fields the CP reads.
+    wave::FACTS,
+];
 
+pub use bar::DoorbellPage;
 pub use error::ModelError;
 pub use parts::Part;
 pub use vgpu::VirtualGpu;

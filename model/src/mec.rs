@@ -131,7 +131,8 @@ pub struct KiqHqd {
     pub rptr_report: u64,
 }
 
-type SlotKey = (u8, u8, u8);
+/// ME, pipe, queue.
+pub type SlotKey = (u8, u8, u8);
 
 #[derive(Debug, Default)]
 struct State {
@@ -304,6 +305,28 @@ impl Mec {
     /// `RLC_CP_SCHEDULERS` names.
     pub fn kiq_hqd(&self) -> Option<KiqHqd> {
         self.state.lock().kiq
+    }
+
+    /// A slot's HQD registers as last written or loaded (`None` if the
+    /// slot was never touched), in window order: for the firmware models,
+    /// which decode them with their own code.
+    pub fn bank(&self, slot: SlotKey) -> Option<[u32; HQD_DWORDS]> {
+        self.state.lock().banks.get(&slot).copied()
+    }
+
+    /// `RLC_CP_SCHEDULERS` as programmed (0 if never written).
+    pub fn rlc_cp_schedulers(&self) -> u32 {
+        let s = self.state.lock();
+        self.mes_regs
+            .rlc_sched
+            .and_then(|o| s.flat.get(&o).copied())
+            .unwrap_or(0)
+    }
+
+    /// As [`Mec::map_mqd`], for an image the caller decoded as raw window
+    /// dwords (MQD dwords 128..=183).
+    pub fn map_window(&self, slot: SlotKey, window: &[u32; HQD_DWORDS]) -> Result<usize, MecError> {
+        self.map_mqd(slot, &HqdRegisters::from_dwords(window))
     }
 
     /// What each MES pipe reports in `CP_MES_GP3_LO` once running.

@@ -37,17 +37,19 @@
 //! Faults: `silent` (consumes nothing, answers nothing) and `error_status`
 //! (refuses every frame but QUERY_SCHEDULER_STATUS).
 
+use crate::decode::mes_api::{
+    self, API_TYPE_SCHEDULER, FRAME_BYTES, FRAME_DWORDS, FrameView, HEADER_DWSIZE, HEADER_OPCODE,
+    HEADER_TYPE, Layout, add_flags, opcode, queue_type, v12_error,
+};
+use crate::decode::mes_regs;
+use crate::decode::mqd::{Hqd, MQD_BYTES};
 use crate::gmc::{Access, Gmc, VmFault};
 use crate::mec::{Mec, MecError};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use barebell::gfx::mqd::{HQD_DWORDS, HQD_FIRST_DWORD, HqdRegisters};
-use barebell_firmware_if::mes_api::v12;
-use barebell_firmware_if::mes_api::{API_TYPE_SCHEDULER, FRAME_BYTES, FRAME_DWORDS, MesApiHeader};
 use core::sync::atomic::Ordering;
 use spin::Mutex;
-use zerocopy::FromBytes;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MesFaults {
@@ -98,8 +100,9 @@ pub enum Refusal {
         what: &'static str,
         fault: VmFault,
     },
-    /// A `map_legacy_kq` ADD_QUEUE for something other than the scheduler
-    /// ring on a running pipe 0.
+    /// A `map_legacy_kq` ADD_QUEUE this pipe does not serve, or for
+    /// something other than the scheduler ring on a running pipe 0 or a
+    /// compute queue on a MEC1 slot.
     UnsupportedLegacyQueue {
         queue_type: u32,
         pipe: u32,
@@ -111,6 +114,39 @@ pub enum Refusal {
         pa: u64,
     },
     NoFreeHqd,
+    /// The frame's `wptr_addr` is not the MQD's write-pointer address.
+    WptrMismatch {
+        frame: u64,
+        mqd: u64,
+    },
+    /// ADD_QUEUE's `page_table_base_addr` is not a valid PDE (no
+    /// `AMDGPU_PTE_VALID`, as `amdgpu_gmc_pd_addr()` gives it).
+    PageTableNotValid {
+        ptb: u64,
+    },
+    /// ADD_QUEUE's `vm_context_cntl` is not the hub's context control.
+    VmContextCntl {
+        frame: u32,
+        hub: u32,
+    },
+    /// A process or gang context the firmware would write is missing,
+    /// misaligned, shared or outside device-visible memory.
+    BadContext {
+        what: &'static str,
+        address: u64,
+    },
+    /// ADD_QUEUE's flags or queue type do not describe the MQD.
+    BadAddQueue {
+        what: &'static str,
+    },
+    /// A SUSPEND the model does not take (per-gang, or with no fence).
+    BadSuspend {
+        what: &'static str,
+    },
+    /// gfx12 doorbell registers MES relies on are not programmed.
+    DoorbellRegisters {
+        what: &'static str,
+    },
     UnknownQueue {
         doorbell: u32,
     },
@@ -158,6 +194,13 @@ impl Refusal {
             Refusal::VmFault { .. } => 17,
             Refusal::NotIdentity { .. } => 18,
             Refusal::UnsupportedLegacyQueue { .. } => 19,
+            Refusal::WptrMismatch { .. } => 20,
+            Refusal::PageTableNotValid { .. } => 21,
+            Refusal::VmContextCntl { .. } => 22,
+            Refusal::BadContext { .. } => 23,
+            Refusal::BadAddQueue { .. } => 24,
+            Refusal::BadSuspend { .. } => 25,
+            Refusal::DoorbellRegisters { .. } => 26,
         }
     }
 }
@@ -165,21 +208,93 @@ impl Refusal {
 /// `MES_ERR_CODE(api_err, opcode, 0, MES_ERROR_API)`.
 fn err_code(api_err: u8, opcode: u8) -> u64 {
     let hi = u32::from(api_err)
-        | u32::from(opcode) << v12::ERROR_CODE_HEADER_SHIFT
-        | u32::from(v12::error_category::API) << v12::ERROR_CATEGORY_SHIFT
-        | 1 << v12::STATUS_ERROR_SHIFT;
+        | u32::from(opcode) << v12_error::HEADER_SHIFT
+        | v12_error::CATEGORY_API << v12_error::CATEGORY_SHIFT
+        | 1 << v12_error::STATUS_ERROR_SHIFT;
     u64::from(hi) << 32
 }
 
 struct HwArgs {
+    vmid_mask_mmhub: u32,
     vmid_mask_gfxhub: u32,
+    gds_size: u32,
     compute_hqd_mask: [u32; 8],
+    sdma_hqd_mask: [u32; mes_api::SDMA_PIPES],
+    aggregated_doorbells: [u32; mes_api::PRIORITY_LEVELS],
     sch_ctx: u64,
+    query_fence: u64,
+    gc_base: [u32; 5],
+    mmhub_base: [u32; 5],
+    osssys_base: [u32; 5],
+    unmapped_doorbell_handling: Option<u32>,
 }
+
+impl HwArgs {
+    fn decode(f: &FrameView<'_>, l: &Layout) -> Self {
+        let h = &l.set_hw;
+        HwArgs {
+            vmid_mask_mmhub: f.u32(h.vmid_mask_mmhub),
+            vmid_mask_gfxhub: f.u32(h.vmid_mask_gfxhub),
+            gds_size: f.u32(h.gds_size),
+            compute_hqd_mask: f.u32s::<8>(h.compute_hqd_mask),
+            sdma_hqd_mask: f.u32s(h.sdma_hqd_mask),
+            aggregated_doorbells: f.u32s(h.aggregated_doorbells),
+            sch_ctx: f.u64(h.g_sch_ctx_gpu_mc_ptr),
+            query_fence: f.u64(h.query_status_fence_gpu_mc_ptr),
+            gc_base: f.u32s(h.gc_base),
+            mmhub_base: f.u32s(h.mmhub_base),
+            osssys_base: f.u32s(h.osssys_base),
+            unmapped_doorbell_handling: h.unmapped_doorbell_handling.map(|b| b.get(f.u32(h.flags))),
+        }
+    }
+}
+
+/// What the MES model knows of the part it runs on, to check SET_HW_RSRC
+/// and ADD_QUEUE against (see [`MesModel::with_part`]).
+pub struct MesPart {
+    /// GC, MMHUB and OSSSYS segment bases (first five), as discovery
+    /// gives them (`adev->reg_offset[...][0][0..5]`).
+    pub gc_base: [u32; 5],
+    pub mmhub_base: [u32; 5],
+    pub osssys_base: [u32; 5],
+    /// SDMA engines present.
+    pub sdma_instances: usize,
+    /// Reads the GFXHUB's `GCVM_CONTEXT1_CNTL` (what `*_setup_vmid_config()`
+    /// programmed for VMIDs 1..15; Linux keeps it as `hub->vm_cntx_cntl`).
+    pub context_cntl: alloc::boxed::Box<dyn Fn() -> u32 + Send + Sync>,
+}
+
+impl core::fmt::Debug for MesPart {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("MesPart")
+            .field("gc_base", &self.gc_base)
+            .field("sdma_instances", &self.sdma_instances)
+            .finish_non_exhaustive()
+    }
+}
+
+/// GDS bytes MES is given: `gfx_v11_0_set_gds_init()` sets 0x1000 on
+/// every GC 11 part; GC 12 has no GDS (`gfx_v12_0.c` sets none, so
+/// `adev->gds.gds_size` stays 0).
+fn gds_bytes(api: MesApiVersion) -> u32 {
+    match api {
+        MesApiVersion::V11 => 0x1000,
+        MesApiVersion::V12 => 0,
+    }
+}
+
+/// `amdgpu_mes_init()` for SDMA 6 and later: queues 2..7 of each present
+/// engine go to MES (0 and 1 stay kernel queues), none of an absent one.
+const SDMA_MES_QUEUES: u32 = 0xfc;
 
 struct AddArgs {
     map_legacy_kq: bool,
+    is_kfd_process: bool,
+    process_context: u64,
+    gang_context: u64,
+    vm_context_cntl: u32,
     pipe_id: u32,
+    queue_id: u32,
     queue_type: u32,
     mqd_addr: u64,
     is_aql: bool,
@@ -189,64 +304,27 @@ struct AddArgs {
     wptr: u64,
 }
 
-/// Reads a frame of API module `$m` into the common handler arguments and
-/// runs the handler; `None` for an opcode the model does not take.
-macro_rules! decode {
-    ($m:ident, $self:ident, $bytes:ident, $op:ident) => {{
-        use barebell_firmware_if::mes_api::$m;
-        match $op {
-            $m::opcode::QUERY_SCHEDULER_STATUS => $m::QueryMesStatus::read_from_bytes($bytes)
-                .ok()
-                .map(|f| (f.api_status, Ok(()))),
-            $m::opcode::SET_HW_RSRC => $m::SetHwResources::read_from_bytes($bytes).ok().map(|f| {
-                let mut mask = [0u32; 8];
-                for (d, m) in mask.iter_mut().zip(f.compute_hqd_mask.iter()) {
-                    *d = m.get();
-                }
-                let a = HwArgs {
-                    vmid_mask_gfxhub: f.vmid_mask_gfxhub.get(),
-                    compute_hqd_mask: mask,
-                    sch_ctx: f.g_sch_ctx_gpu_mc_ptr.get(),
-                };
-                (f.api_status, $self.guard(|| $self.set_hw_rsrc(&a)))
-            }),
-            $m::opcode::ADD_QUEUE => $m::AddQueue::read_from_bytes($bytes).ok().map(|f| {
-                let a = AddArgs {
-                    map_legacy_kq: $m::AddQueueFlags::from_bits(f.flags.get()).map_legacy_kq(),
-                    pipe_id: f.pipe_id.get(),
-                    queue_type: f.queue_type.get(),
-                    mqd_addr: f.mqd_addr.get(),
-                    is_aql: $m::AddQueueFlags::from_bits(f.flags.get()).is_aql_queue(),
-                    gds_size: f.gds_size.get(),
-                    doorbell: f.doorbell_offset.get(),
-                    ptb: f.page_table_base_addr.get(),
-                    wptr: f.wptr_addr.get(),
-                };
-                (f.api_status, $self.guard(|| $self.add_queue(&a)))
-            }),
-            $m::opcode::REMOVE_QUEUE => $m::RemoveQueue::read_from_bytes($bytes).ok().map(|f| {
-                (
-                    f.api_status,
-                    $self.guard(|| $self.remove_queue(f.doorbell_offset.get())),
-                )
-            }),
-            $m::opcode::SUSPEND => $m::Suspend::read_from_bytes($bytes).ok().map(|f| {
-                (
-                    f.api_status,
-                    $self.guard(|| {
-                        $self.suspend(f.suspend_fence_addr.get(), f.suspend_fence_value.get())
-                    }),
-                )
-            }),
-            $m::opcode::SET_HW_RSRC_1 => $m::SetHwResources1::read_from_bytes($bytes)
-                .ok()
-                .map(|f| (f.api_status, $self.guard(|| $self.set_hw_rsrc_1()))),
-            $m::opcode::RESUME => $m::Resume::read_from_bytes($bytes)
-                .ok()
-                .map(|f| (f.api_status, $self.guard(|| $self.resume()))),
-            _ => None,
+impl AddArgs {
+    fn decode(f: &FrameView<'_>, l: &Layout) -> Self {
+        let a = &l.add;
+        let flags = f.u32(a.flags);
+        AddArgs {
+            map_legacy_kq: add_flags::MAP_LEGACY_KQ.is_set(flags),
+            is_kfd_process: add_flags::IS_KFD_PROCESS.is_set(flags),
+            process_context: f.u64(a.process_context_addr),
+            gang_context: f.u64(a.gang_context_addr),
+            vm_context_cntl: f.u32(a.vm_context_cntl),
+            pipe_id: f.u32(a.pipe_id),
+            queue_id: f.u32(a.queue_id),
+            queue_type: f.u32(a.queue_type),
+            mqd_addr: f.u64(a.mqd_addr),
+            is_aql: add_flags::IS_AQL_QUEUE.is_set(flags),
+            gds_size: f.u32(a.gds_size),
+            doorbell: f.u32(a.doorbell_offset),
+            ptb: f.u64(a.page_table_base_addr),
+            wptr: f.u64(a.wptr_addr),
         }
-    }};
+    }
 }
 
 #[derive(Debug, Default)]
@@ -254,6 +332,9 @@ struct State {
     rptr: u64,
     hw_rsrc: bool,
     compute_hqd_mask: [u32; 8],
+    aggregated_doorbells: [u32; mes_api::PRIORITY_LEVELS],
+    /// Gang context address → doorbells of its queues.
+    gangs: BTreeMap<u64, BTreeSet<u32>>,
     suspended: bool,
     page_tables: BTreeMap<u64, Vec<(u64, u64)>>,
     /// Doorbell dword → HQD slot.
@@ -270,8 +351,11 @@ pub type Translator =
 /// The MES scheduler pipe.
 pub struct MesModel {
     translator: Option<Translator>,
+    part: Option<MesPart>,
     mec: Arc<Mec>,
     api: MesApiVersion,
+    /// The MES pipe this firmware runs on (0 scheduler, 1 KIQ).
+    pipe: u8,
     ring: u64,
     ring_dwords: u64,
     doorbell: u64,
@@ -297,8 +381,10 @@ impl MesModel {
     pub fn new(mec: Arc<Mec>, ring: u64, ring_dwords: u64, doorbell: u64) -> Self {
         MesModel {
             translator: None,
+            part: None,
             mec,
             api: MesApiVersion::V11,
+            pipe: 0,
             ring,
             ring_dwords,
             doorbell,
@@ -319,7 +405,9 @@ impl MesModel {
             return None;
         }
         let doorbell = mec.doorbell_bar() + u64::from(r.doorbell_dword) * 4;
-        Some(MesModel::new(mec, r.ring, r.ring_dwords, doorbell).with_api(api))
+        let mut m = MesModel::new(mec, r.ring, r.ring_dwords, doorbell).with_api(api);
+        m.pipe = pipe;
+        Some(m)
     }
 
     /// Walks process page tables with `t` (the platform's GMC and IOMMU)
@@ -327,6 +415,14 @@ impl MesModel {
     /// memory must reach the host byte the CP model reads at that VA.
     pub fn with_translator(mut self, t: Translator) -> Self {
         self.translator = Some(t);
+        self
+    }
+
+    /// Checks SET_HW_RSRC's register bases and SDMA masks and ADD_QUEUE's
+    /// `vm_context_cntl` against `part` (without it: two SDMA engines,
+    /// and `vm_context_cntl` must only enable its context).
+    pub fn with_part(mut self, part: MesPart) -> Self {
+        self.part = Some(part);
         self
     }
 
@@ -413,43 +509,72 @@ impl MesModel {
         }
     }
 
+    fn layout(&self) -> &'static Layout {
+        match self.api {
+            MesApiVersion::V11 => &mes_api::V11,
+            MesApiVersion::V12 => &mes_api::V12,
+        }
+    }
+
     fn frame(&self, bytes: &[u8; FRAME_BYTES]) {
-        let word = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-        let h = MesApiHeader::from_bits(word);
-        let op = h.opcode();
-        if h.api_type() != API_TYPE_SCHEDULER || usize::from(h.dwsize()) != FRAME_DWORDS {
+        let f = FrameView::new(bytes);
+        let word = f.header();
+        let op = HEADER_OPCODE.get(word) as u8;
+        if HEADER_TYPE.get(word) != API_TYPE_SCHEDULER
+            || HEADER_DWSIZE.get(word) as usize != FRAME_DWORDS
+        {
             self.refuse(op, Refusal::BadHeader { header: word });
             return;
         }
-        // api_status location and value, per frame type.
-        let decoded = match self.api {
-            MesApiVersion::V11 => decode!(v11, self, bytes, op),
-            MesApiVersion::V12 => decode!(v12, self, bytes, op),
-        };
-        let (fence, result) = match decoded {
-            Some(d) => d,
-            None => {
+        let l = self.layout();
+        let (status_at, result) = match u32::from(op) {
+            opcode::QUERY_SCHEDULER_STATUS => (l.query_api_status, Ok(())),
+            opcode::SET_HW_RSRC => (
+                l.set_hw.api_status,
+                self.guard(|| self.set_hw_rsrc(&HwArgs::decode(&f, l))),
+            ),
+            opcode::ADD_QUEUE => (
+                l.add.api_status,
+                self.guard(|| self.add_queue(&AddArgs::decode(&f, l))),
+            ),
+            opcode::REMOVE_QUEUE => (
+                l.remove.api_status,
+                self.guard(|| {
+                    self.remove_queue(
+                        f.u32(l.remove.doorbell_offset),
+                        f.u64(l.remove.gang_context_addr),
+                    )
+                }),
+            ),
+            opcode::SUSPEND => (
+                l.suspend.api_status,
+                self.guard(|| {
+                    self.suspend(
+                        f.u32(l.suspend.flags),
+                        f.u64(l.suspend.suspend_fence_addr),
+                        f.u32(l.suspend.suspend_fence_value),
+                    )
+                }),
+            ),
+            opcode::SET_HW_RSRC_1 => (l.set_hw_1_api_status, self.guard(|| self.set_hw_rsrc_1())),
+            opcode::RESUME => (l.resume.api_status, self.guard(|| self.resume())),
+            _ => {
                 self.refuse(op, Refusal::UnknownOpcode { opcode: op });
                 return;
             }
         };
+        let (fence_addr, fence_value) = f.api_status(status_at);
         match result {
             Ok(()) => {
                 self.state.lock().log.push(MesEvent::Done { opcode: op });
-                self.write_fence(
-                    fence.api_completion_fence_addr.get(),
-                    fence.api_completion_fence_value.get(),
-                );
+                self.write_fence(fence_addr, fence_value);
             }
             Err(why) => {
                 self.refuse(op, why);
                 // v12 reports why in the status slot (`MES_ERR_CODE`);
                 // v11 leaves it unwritten.
                 if self.api == MesApiVersion::V12 {
-                    self.write_fence(
-                        fence.api_completion_fence_addr.get(),
-                        err_code(why.code(), op),
-                    );
+                    self.write_fence(fence_addr, err_code(why.code(), op));
                 }
             }
         }
@@ -469,25 +594,141 @@ impl MesModel {
             .push(MesEvent::Refused { opcode, why });
     }
 
+    /// SET_HW_RSRC. What the firmware takes from it, as
+    /// `mes_v11_0_set_hw_resources()` / `mes_v12_0_set_hw_resources()`
+    /// fill it from `amdgpu_mes_init()`:
+    /// - on the scheduler pipe, the resources it schedules: VMID masks of
+    ///   both hubs, compute HQD mask, GDS size (`adev->gds.gds_size`),
+    ///   the SDMA queues of every present engine (`0xfc`, SDMA 6+), and
+    ///   the five aggregated doorbells (`amdgpu_mes_doorbell_init()`:
+    ///   one 64-bit doorbell per priority level, in the page after the
+    ///   kernel doorbells, so outside the MEC's queue range);
+    /// - on every pipe, its scheduler context and query-status fence (the
+    ///   firmware writes both: they must be device-visible, 8-byte
+    ///   aligned), and the register bases it programs through
+    ///   (`adev->reg_offset[...][0][0..5]`);
+    /// - v12: `unmapped_doorbell_handling`, which `mes_v12_0_hw_init()`
+    ///   enables in `CP_UNMAPPED_DOORBELL` first
+    ///   (`mes_v12_0_enable_unmapped_doorbell_handling()`: `ENABLE` and
+    ///   `PROC_LSB` 0xd, two doorbell pages per process).
+    ///
+    /// uni-MES's KIQ pipe (v12 pipe 1) gets no scheduler resources
+    /// (`mes_v12_0_set_hw_resources()` fills them only for
+    /// `AMDGPU_MES_SCHED_PIPE`), so the masks are not checked there.
     fn set_hw_rsrc(&self, f: &HwArgs) -> Result<(), Refusal> {
-        if f.vmid_mask_gfxhub == 0 {
-            return Err(Refusal::BadHwResources {
-                what: "vmid_mask_gfxhub is empty",
-            });
+        let bad = |what| Err(Refusal::BadHwResources { what });
+        let scheduler = !(self.api == MesApiVersion::V12 && self.pipe == 1);
+        if scheduler {
+            if f.vmid_mask_gfxhub == 0 || f.vmid_mask_mmhub == 0 {
+                return bad("a VMID mask is empty");
+            }
+            if f.compute_hqd_mask.iter().all(|m| *m == 0) {
+                return bad("compute_hqd_mask is empty");
+            }
+            if f.gds_size != gds_bytes(self.api) {
+                return bad("gds_size is not the part's GDS size");
+            }
+            let engines = self.part.as_ref().map_or(2, |p| p.sdma_instances);
+            for (i, m) in f.sdma_hqd_mask.iter().enumerate() {
+                let want = if i < engines { SDMA_MES_QUEUES } else { 0 };
+                if *m != want {
+                    return bad("sdma_hqd_mask does not give MES queues 2..7 of each SDMA engine");
+                }
+            }
+            let (lower, upper) = self.mec.doorbell_range();
+            let rings = [self.doorbell_dword()];
+            for (i, d) in f.aggregated_doorbells.iter().enumerate() {
+                let in_mec = (u64::from(lower)..=u64::from(upper)).contains(&(u64::from(*d) * 4));
+                let again = f.aggregated_doorbells[..i].contains(d);
+                if *d == 0 || d % 2 != 0 || in_mec || again || rings.contains(d) {
+                    return bad(
+                        "aggregated_doorbells are not five distinct 64-bit doorbells outside the MEC range",
+                    );
+                }
+            }
         }
-        if f.compute_hqd_mask.iter().all(|m| *m == 0) {
-            return Err(Refusal::BadHwResources {
-                what: "compute_hqd_mask is empty",
-            });
+        if f.sch_ctx == 0 || !f.sch_ctx.is_multiple_of(8) || !self.device_visible(f.sch_ctx, 8) {
+            return bad("g_sch_ctx_gpu_mc_ptr is not device-visible, aligned memory");
         }
-        if f.sch_ctx == 0 {
-            return Err(Refusal::BadHwResources {
-                what: "g_sch_ctx_gpu_mc_ptr is zero",
-            });
+        if f.query_fence == 0
+            || !f.query_fence.is_multiple_of(8)
+            || !self.device_visible(f.query_fence, 8)
+        {
+            return bad("query_status_fence_gpu_mc_ptr is not device-visible, aligned memory");
+        }
+        if let Some(p) = &self.part
+            && (f.gc_base != p.gc_base
+                || f.mmhub_base != p.mmhub_base
+                || f.osssys_base != p.osssys_base)
+        {
+            return bad("gc/mmhub/osssys_base are not the discovered segment bases");
+        }
+        if scheduler && let Some(h) = f.unmapped_doorbell_handling {
+            if h != 1 {
+                return bad("unmapped_doorbell_handling is not 1 (mes_v12_0_set_hw_resources())");
+            }
+            let v = self.gc_reg(mes_regs::CP_UNMAPPED_DOORBELL);
+            if !mes_regs::UNMAPPED_ENABLE.is_set(v) || mes_regs::UNMAPPED_PROC_LSB.get(v) != 0xd {
+                return Err(Refusal::DoorbellRegisters {
+                    what: "CP_UNMAPPED_DOORBELL is not enabled with PROC_LSB 0xd before SET_HW_RSRC",
+                });
+            }
         }
         let mut s = self.state.lock();
-        s.compute_hqd_mask = f.compute_hqd_mask;
+        if scheduler {
+            s.compute_hqd_mask = f.compute_hqd_mask;
+            s.aggregated_doorbells = f.aggregated_doorbells;
+        }
         s.hw_rsrc = true;
+        Ok(())
+    }
+
+    /// This pipe's own ring doorbell, in dwords.
+    fn doorbell_dword(&self) -> u32 {
+        (self.doorbell.saturating_sub(self.mec.doorbell_bar()) / 4) as u32
+    }
+
+    /// Memory the firmware can write at `address` (the CP model's DMA
+    /// windows).
+    fn device_visible(&self, address: u64, len: u64) -> bool {
+        self.mec.cp().dma_mut().covers(address, len)
+    }
+
+    /// A GC register as the MEC model holds it.
+    fn gc_reg(&self, r: mes_regs::GcReg) -> u32 {
+        use barebell::bus::RegisterBus;
+        r.byte_offset(&self.mec.bases().0)
+            .map_or(0, |at| self.mec.read32(at))
+    }
+
+    /// v12: before MES takes queues, `mes_v12_0_hw_init()` has pointed
+    /// `CP_MES_DOORBELL_CONTROL1..5` at the aggregated doorbells SET_HW_RSRC
+    /// named, each enabled (`mes_v12_0_init_aggregated_doorbell()`): the
+    /// doorbells MES watches for oversubscribed queues.
+    fn aggregated_doorbells_programmed(&self) -> Result<(), Refusal> {
+        if self.api != MesApiVersion::V12 {
+            return Ok(());
+        }
+        let agg = self.state.lock().aggregated_doorbells;
+        for (r, d) in mes_regs::CP_MES_DOORBELL_CONTROL.iter().zip(agg) {
+            let v = self.gc_reg(*r);
+            if !mes_regs::MES_DB_EN.is_set(v) || mes_regs::MES_DB_OFFSET.get(v) != d {
+                return Err(Refusal::DoorbellRegisters {
+                    what: "CP_MES_DOORBELL_CONTROL1..5 do not enable the aggregated doorbells",
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// ADD_QUEUE's process/gang context: a page MES owns
+    /// (`AMDGPU_MES_PROC_CTX_SIZE`, `AMDGPU_MES_GANG_CTX_SIZE`), page
+    /// aligned, device-visible.
+    fn context(&self, what: &'static str, address: u64) -> Result<(), Refusal> {
+        if address == 0 || !address.is_multiple_of(0x1000) || !self.device_visible(address, 0x1000)
+        {
+            return Err(Refusal::BadContext { what, address });
+        }
         Ok(())
     }
 
@@ -558,19 +799,57 @@ impl MesModel {
         if f.map_legacy_kq {
             return self.map_legacy(f);
         }
-        let mqd_addr = f.mqd_addr;
-        let mut mqd = [0u8; HQD_DWORDS * 4];
-        self.mec
-            .cp()
-            .dma_mut()
-            .read(mqd_addr + (HQD_FIRST_DWORD * 4) as u64, &mut mqd, "MQD")
-            .map_err(|_| Refusal::MqdUnreadable { address: mqd_addr })?;
-        let hqd = HqdRegisters::read_from_bytes(&mqd)
-            .map_err(|_| Refusal::MqdUnreadable { address: mqd_addr })?;
-        if f.is_aql && hqd.cp_hqd_aql_control == 0 {
+        let hqd = self.read_mqd(f.mqd_addr)?;
+        if f.is_aql && !hqd.aql() {
             return Err(Refusal::NotAql);
         }
-        let ring_bytes = hqd.ring_bytes().unwrap_or(0);
+        // `is_aql_queue` tells MES that `gds_size` is the ring size
+        // (`mes_v11_0_add_hw_queue()`); an AQL MQD without it would get
+        // GDS from the ring size. Only compute queues are modelled.
+        if hqd.aql() && !f.is_aql {
+            return Err(Refusal::BadAddQueue {
+                what: "an AQL MQD without is_aql_queue",
+            });
+        }
+        if f.queue_type != queue_type::COMPUTE {
+            return Err(Refusal::BadAddQueue {
+                what: "queue_type is not COMPUTE",
+            });
+        }
+        if !f.is_kfd_process {
+            return Err(Refusal::BadAddQueue {
+                what: "a user AQL queue without is_kfd_process",
+            });
+        }
+        // `page_table_base_addr` is a PDE: `amdgpu_gmc_pd_addr()` ORs
+        // `AMDGPU_PTE_VALID` into the root's address.
+        if f.ptb & mes_regs::PTE_VALID == 0 {
+            return Err(Refusal::PageTableNotValid { ptb: f.ptb });
+        }
+        // `vm_context_cntl` is what MES programs into the VMID it picks:
+        // the hub's own context control (`mes_v11_0_add_hw_queue()`:
+        // `hub->vm_cntx_cntl`).
+        let hub = self.part.as_ref().map(|p| (p.context_cntl)());
+        let cntl_ok = match hub {
+            Some(h) => f.vm_context_cntl == h,
+            None => mes_regs::CONTEXT_CNTL_ENABLE.is_set(f.vm_context_cntl),
+        };
+        if !cntl_ok {
+            return Err(Refusal::VmContextCntl {
+                frame: f.vm_context_cntl,
+                hub: hub.unwrap_or(0),
+            });
+        }
+        self.context("process context", f.process_context)?;
+        self.context("gang context", f.gang_context)?;
+        if f.process_context == f.gang_context {
+            return Err(Refusal::BadContext {
+                what: "gang context (the same page as the process context)",
+                address: f.gang_context,
+            });
+        }
+        self.aggregated_doorbells_programmed()?;
+        let ring_bytes = hqd.ring_bytes();
         let frame_dwords = u64::from(f.gds_size);
         if ring_bytes / 4 != frame_dwords {
             return Err(Refusal::QueueSizeMismatch {
@@ -579,7 +858,7 @@ impl MesModel {
             });
         }
         let dword = f.doorbell;
-        let mqd_db = hqd.doorbell_control().doorbell_offset();
+        let mqd_db = hqd.doorbell();
         if dword != mqd_db {
             return Err(Refusal::DoorbellMismatch {
                 frame: dword,
@@ -600,65 +879,97 @@ impl MesModel {
         {
             return Err(Refusal::DoorbellInUse { dword });
         }
-        if hqd.eop_address() == 0 || hqd.cp_hqd_eop_control == 0 {
+        if hqd.eop() == 0 || hqd.dword(crate::decode::mqd::dw::EOP_CONTROL) == 0 {
             return Err(Refusal::NoEop);
         }
-        let ptb = f.ptb;
-        self.mapped(ptb, "ring", hqd.ring_address(), ring_bytes, Access::Read)?;
-        self.mapped(ptb, "rptr", hqd.rptr_report_address(), 8, Access::Write)?;
+        let ptb = f.ptb & mes_regs::PDE_ADDRESS;
+        self.mapped(ptb, "ring", hqd.ring(), ring_bytes, Access::Read)?;
+        self.mapped(ptb, "rptr", hqd.rptr_report(), 8, Access::Write)?;
         self.mapped(ptb, "wptr", f.wptr, 8, Access::Read)?;
-        // EOP_SIZE e encodes 2^(e+1) dwords.
-        let eop_bytes = 8u64 << hqd.cp_hqd_eop_control.min(40);
-        self.mapped(ptb, "EOP", hqd.eop_address(), eop_bytes, Access::Write)?;
+        self.mapped(ptb, "EOP", hqd.eop(), hqd.eop_bytes(), Access::Write)?;
         let slot = self.free_slot().ok_or(Refusal::NoFreeHqd)?;
         // MES enables the doorbell on the slot it picks.
-        let mut image = hqd;
-        image.cp_hqd_pq_doorbell_control =
-            hqd.doorbell_control().with_doorbell_en(true).into_bits();
-        self.mec.map_mqd(slot, &image).map_err(Refusal::Mec)?;
-        self.state.lock().queues.insert(dword, slot);
+        self.mec
+            .map_window(slot, &hqd.with_doorbell_enabled().0)
+            .map_err(Refusal::Mec)?;
+        let mut s = self.state.lock();
+        s.queues.insert(dword, slot);
+        s.gangs.entry(f.gang_context).or_default().insert(dword);
         Ok(())
     }
 
-    /// `map_legacy_kq`: MES maps a kernel ring; the model takes the one
-    /// uni-MES sends, the scheduler ring (queue type SCHQ, pipe 0).
+    /// `map_legacy_kq`: MES maps a kernel (legacy) queue onto the HQD the
+    /// frame names, from the MQD it names. Who takes it: on uni-MES (v12)
+    /// the KIQ pipe (`mes_v12_0_map_legacy_queue()` sends it on
+    /// `AMDGPU_MES_KIQ_PIPE` when `enable_uni_mes`), on v11 the scheduler
+    /// pipe (`mes_v11_0_map_legacy_queue()`). What it maps:
+    /// - the scheduler ring (queue type SCHQ, pipe 0, which must be
+    ///   running): `mes_v12_0_queue_init()` for `AMDGPU_MES_SCHED_PIPE`;
+    /// - a compute queue on ME 1, pipe `pipe_id`, queue `queue_id`
+    ///   (`amdgpu_gfx_mes_enable_kcq()` → `amdgpu_mes_map_legacy_queue()`
+    ///   for each KCQ): the queue must have the frame's doorbell and write
+    ///   pointer in its MQD (both come from one ring in
+    ///   `amdgpu_mes_map_legacy_queue()`), and its EOP buffer must be in
+    ///   device memory.
     fn map_legacy(&self, f: &AddArgs) -> Result<(), Refusal> {
-        if f.queue_type != barebell::gfx::mes::rings::MES_QUEUE_TYPE_SCHQ || f.pipe_id != 0 {
-            return Err(Refusal::UnsupportedLegacyQueue {
-                queue_type: f.queue_type,
-                pipe: f.pipe_id,
-            });
+        let unsupported = Refusal::UnsupportedLegacyQueue {
+            queue_type: f.queue_type,
+            pipe: f.pipe_id,
+        };
+        let served_here = match self.api {
+            MesApiVersion::V12 => self.pipe == 1,
+            MesApiVersion::V11 => self.pipe == 0,
+        };
+        if !served_here {
+            return Err(unsupported);
         }
-        if !self.mec.mes_pipe_running(0) {
-            return Err(Refusal::UnsupportedLegacyQueue {
-                queue_type: f.queue_type,
-                pipe: f.pipe_id,
-            });
-        }
-        let mut mqd = [0u8; HQD_DWORDS * 4];
-        self.mec
-            .cp()
-            .dma_mut()
-            .read(f.mqd_addr + (HQD_FIRST_DWORD * 4) as u64, &mut mqd, "MQD")
-            .map_err(|_| Refusal::MqdUnreadable {
-                address: f.mqd_addr,
-            })?;
-        let hqd = HqdRegisters::read_from_bytes(&mqd).map_err(|_| Refusal::MqdUnreadable {
-            address: f.mqd_addr,
-        })?;
-        let mqd_db = hqd.doorbell_control().doorbell_offset();
+        let hqd = self.read_mqd(f.mqd_addr)?;
+        let mqd_db = hqd.doorbell();
         if mqd_db != f.doorbell {
             return Err(Refusal::DoorbellMismatch {
                 frame: f.doorbell,
                 mqd: mqd_db,
             });
         }
-        self.mec.set_mes_ring(crate::mec::MesRingHqd {
-            ring: hqd.ring_address(),
-            ring_dwords: hqd.ring_bytes().unwrap_or(0) / 4,
-            doorbell_dword: mqd_db,
-        });
+        if f.queue_type == queue_type::SCHQ && self.api == MesApiVersion::V12 {
+            if f.pipe_id != 0 || !self.mec.mes_pipe_running(0) {
+                return Err(unsupported);
+            }
+            self.mec.set_mes_ring(crate::mec::MesRingHqd {
+                ring: hqd.ring(),
+                ring_dwords: hqd.ring_bytes() / 4,
+                doorbell_dword: mqd_db,
+            });
+            return Ok(());
+        }
+        if f.queue_type != queue_type::COMPUTE || f.pipe_id >= 4 || f.queue_id >= 8 {
+            return Err(unsupported);
+        }
+        if hqd.wptr_poll() != f.wptr {
+            return Err(Refusal::WptrMismatch {
+                frame: f.wptr,
+                mqd: hqd.wptr_poll(),
+            });
+        }
+        if hqd.eop() == 0 || !self.mec.cp().dma_mut().covers(hqd.eop(), hqd.eop_bytes()) {
+            return Err(Refusal::NoEop);
+        }
+        let slot = (1, f.pipe_id as u8, f.queue_id as u8);
+        self.mec
+            .map_window(slot, &hqd.with_doorbell_enabled().0)
+            .map_err(Refusal::Mec)?;
+        self.state.lock().queues.insert(f.doorbell, slot);
         Ok(())
+    }
+
+    fn read_mqd(&self, address: u64) -> Result<Hqd, Refusal> {
+        let mut bytes = [0u8; MQD_BYTES];
+        self.mec
+            .cp()
+            .dma_mut()
+            .read(address, &mut bytes, "MQD")
+            .map_err(|_| Refusal::MqdUnreadable { address })?;
+        Ok(Hqd::from_mqd(&bytes))
     }
 
     fn free_slot(&self) -> Option<(u8, u8, u8)> {
@@ -675,15 +986,53 @@ impl MesModel {
         None
     }
 
-    fn remove_queue(&self, dword: u32) -> Result<(), Refusal> {
-        if self.state.lock().queues.remove(&dword).is_none() {
+    /// REMOVE_QUEUE: the doorbell names the queue; a queue of a gang is
+    /// removed from the gang the frame names (`mes_v11_0_remove_hw_queue()`
+    /// sends both), which must be its own.
+    fn remove_queue(&self, dword: u32, gang: u64) -> Result<(), Refusal> {
+        let mut s = self.state.lock();
+        if !s.queues.contains_key(&dword) {
             return Err(Refusal::UnknownQueue { doorbell: dword });
         }
+        let own = s
+            .gangs
+            .iter()
+            .find(|(_, q)| q.contains(&dword))
+            .map(|(g, _)| *g);
+        if let Some(g) = own {
+            if g != gang {
+                return Err(Refusal::BadContext {
+                    what: "gang context (not the queue's gang)",
+                    address: gang,
+                });
+            }
+            if let Some(q) = s.gangs.get_mut(&g) {
+                q.remove(&dword);
+                if q.is_empty() {
+                    s.gangs.remove(&g);
+                }
+            }
+        }
+        s.queues.remove(&dword);
+        drop(s);
         self.mec.unmap_doorbell(dword);
         Ok(())
     }
 
-    fn suspend(&self, addr: u64, value: u32) -> Result<(), Refusal> {
+    /// SUSPEND: the model takes `suspend_all_gangs` only (per-gang
+    /// suspension is not modelled), and the fence the driver waits on
+    /// must be given (`mes_v11_0_suspend_gang()` always passes one).
+    fn suspend(&self, flags: u32, addr: u64, value: u32) -> Result<(), Refusal> {
+        if !mes_api::ALL_GANGS.is_set(flags) {
+            return Err(Refusal::BadSuspend {
+                what: "not suspend_all_gangs",
+            });
+        }
+        if addr == 0 || !self.device_visible(addr, 8) {
+            return Err(Refusal::BadSuspend {
+                what: "no device-visible suspend fence",
+            });
+        }
         self.state.lock().suspended = true;
         self.mec.cp().faults.stop_consuming = true;
         if addr != 0 {

@@ -9,6 +9,14 @@
 //! - a store to the register-BAR hole flushes HDP only once
 //!   `BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL` points there; before that the
 //!   store lands on nothing and is counted as stray;
+//! - a store to `BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL`, the flush
+//!   register itself, always flushes; the remap register's reset value
+//!   points at it (a **model value** after NBIO 2.3's public default:
+//!   `nbio_2_3_default.h` `mmREMAP_HDP_MEM_FLUSH_CNTL_DEFAULT` 0x385c is
+//!   the byte offset of NBIO 2.3's `BIF_BX_PF_HDP_MEM_COHERENCY_FLUSH_CNTL`;
+//!   NBIO 4.3.0 and NBIF 6.3.1 have no default header). A driver that
+//!   never remaps (tinygrad's AM: `AM_GMC.flush_hdp()` writes wherever the
+//!   remap register points) then flushes through the register itself;
 //! - a doorbell store through BAR2 rings only while
 //!   `RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN.BIF_DOORBELL_APER_EN` is set;
 //!   otherwise it is dropped and a read of the slot returns all-ones
@@ -123,6 +131,8 @@ pub struct NbioModel {
     /// Byte offset of the MMIO hole the model treats as the HDP flush
     /// page once remapped.
     hole: usize,
+    /// Byte offset of `BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL`.
+    direct_flush: Option<usize>,
     state: Mutex<State>,
 }
 
@@ -130,12 +140,27 @@ impl NbioModel {
     /// `hole`: the register-BAR byte offset Linux remaps HDP to
     /// (`MMIO_REG_HOLE_OFFSET`).
     pub fn new(clock: &crate::SimClock, ip: NbioIp, bases: IpBases, hole: usize) -> Self {
+        let regs = RegisterFile::new(clock);
+        let layout = ip.layout();
+        let direct_flush = match ip {
+            NbioIp::Nbio4_3_0 => {
+                crate::socregs::nbio_4_3_0::BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL
+            }
+            NbioIp::Nbif6_3_1 => {
+                crate::socregs::nbif_6_3_1::BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL
+            }
+        }
+        .byte_offset(&bases);
+        if let (Some(d), Some(r)) = (direct_flush, layout.remap_mem.byte_offset(&bases)) {
+            regs.device_set(r, d as u32 & REMAP_ADDRESS_MASK);
+        }
         NbioModel {
-            regs: RegisterFile::new(clock),
+            regs,
             ip,
-            layout: ip.layout(),
+            layout,
             bases,
             hole,
+            direct_flush,
             state: Mutex::new(State::default()),
         }
     }
@@ -152,7 +177,13 @@ impl NbioModel {
     /// Byte offset the MEM flush register is currently remapped to.
     pub fn remapped_mem_flush(&self) -> Option<usize> {
         let v = self.reg(self.layout.remap_mem) & REMAP_ADDRESS_MASK;
-        (v != 0).then_some(v as usize)
+        (v != 0 && Some(v as usize) != self.direct_flush).then_some(v as usize)
+    }
+
+    /// Byte offset of `BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL` (routed to
+    /// this model besides the runtime's NBIO registers).
+    pub fn direct_flush(&self) -> Option<usize> {
+        self.direct_flush
     }
 
     pub fn remapped_reg_flush(&self) -> Option<usize> {
@@ -259,6 +290,9 @@ impl RegisterBus for NbioModel {
     }
 
     fn write32(&self, byte_offset: usize, value: u32) {
+        if Some(byte_offset) == self.direct_flush {
+            self.state.lock().hdp_flushes += 1;
+        }
         let in_hole = byte_offset >= self.hole && byte_offset < self.hole + 4096;
         if in_hole {
             let mut s = self.state.lock();

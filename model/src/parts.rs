@@ -7,11 +7,11 @@
 //! discovery binary is installable here, so the segment bases are Navi21's
 //! (see [`crate::discovery`]). The firmware lists are written by hand from
 //! `amdgpu_ucode.h` and `psp_get_fw_type()` (see
-//! [`crate::psp::rig::PartFirmware`]).
+//! [`crate::psp::firmware::PartFirmware`]).
 
 use crate::dcn::Display;
 use crate::nbio::NbioIp;
-use crate::psp::rig::{self, PartFirmware};
+use crate::psp::firmware::{self, PartFirmware};
 use barebell::ip::Generation;
 
 /// One model part.
@@ -54,11 +54,11 @@ pub fn navi31() -> Part {
         name: "navi31",
         generation: Generation::Gfx11,
         nbio: NbioIp::Nbio4_3_0,
-        fb_start: rig::FB_START,
+        fb_start: firmware::FB_START,
         fb_offset: 0,
         // A UEFI GOP at 1080p (model value).
         display: Some(Display::GOP_1080P),
-        firmware: rig::navi31(),
+        firmware: firmware::navi31(),
         mes_files: ["gc_11_0_0_mes_2.bin", "gc_11_0_0_mes1.bin"],
     }
 }
@@ -70,10 +70,10 @@ pub fn navi48() -> Part {
         name: "navi48",
         generation: Generation::Gfx12,
         nbio: NbioIp::Nbif6_3_1,
-        fb_start: rig::FB_START,
+        fb_start: firmware::FB_START,
         fb_offset: 0,
         display: None,
-        firmware: rig::navi48(),
+        firmware: firmware::navi48(),
         mes_files: ["gc_12_0_1_uni_mes.bin", "gc_12_0_1_uni_mes.bin"],
     }
 }

@@ -72,3 +72,66 @@ impl CpThread {
         self.handle.join()
     }
 }
+
+/// Runs a [`crate::mec::Mec`]'s CP model, and any firmware models' `service` calls
+/// (MES, KIQ), on their own OS thread, so the runtime can use a plain
+/// spinning pause and real time, as on hardware.
+#[derive(Debug)]
+pub struct MecThread {
+    stop: std::sync::Arc<core::sync::atomic::AtomicBool>,
+    handle: std::thread::JoinHandle<()>,
+}
+
+/// A firmware model's service call, run on the [`MecThread`].
+pub type Service = std::boxed::Box<dyn Fn() -> usize + Send>;
+
+impl MecThread {
+    pub fn spawn(
+        mec: &'static crate::mec::Mec,
+        services: std::vec::Vec<Service>,
+    ) -> std::io::Result<Self> {
+        Self::spawn_with(mec, services, Idle::YieldAfter(64), || {})
+    }
+
+    /// As [`MecThread::spawn`] with an idle policy, running `setup` on the
+    /// new thread first (e.g. to pin it to a CPU).
+    pub fn spawn_with(
+        mec: &'static crate::mec::Mec,
+        services: std::vec::Vec<Service>,
+        idle_policy: Idle,
+        setup: impl FnOnce() + Send + 'static,
+    ) -> std::io::Result<Self> {
+        use core::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(core::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = std::thread::Builder::new()
+            .name("barebell-model-mec".into())
+            .spawn(move || {
+                setup();
+                let mut idle = 0u32;
+                while !flag.load(Ordering::Relaxed) {
+                    let mut work = mec.step().progressed();
+                    for s in &services {
+                        work |= s() > 0;
+                    }
+                    if work {
+                        idle = 0;
+                    } else {
+                        idle = idle.saturating_add(1);
+                        // As in `CpThread`: `Spin` steps again at once.
+                        match idle_policy {
+                            Idle::YieldAfter(n) if idle > n => std::thread::yield_now(),
+                            Idle::YieldAfter(_) => core::hint::spin_loop(),
+                            Idle::Spin => {}
+                        }
+                    }
+                }
+            })?;
+        Ok(MecThread { stop, handle })
+    }
+
+    pub fn stop(self) -> std::thread::Result<()> {
+        self.stop.store(true, core::sync::atomic::Ordering::Relaxed);
+        self.handle.join()
+    }
+}

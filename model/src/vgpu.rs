@@ -27,14 +27,21 @@
 //! card's), the PSP's timings (`psp::PspTiming::MODEL`), and everything
 //! listed as such in the block models.
 
+// Issue 15: what tinygrad's AM driver needs (SOC blocks, refusals,
+// discovery in VRAM, doorbell stores).
+mod am;
+pub use am::FACTS as AM_FACTS;
+pub use am::RefusalMark;
+use am::soc_blocks;
+
 use crate::bar::BarWindow;
+use crate::bar::DoorbellPage;
 use crate::cp::CpModel;
 use crate::dcn::DcnModel;
 use crate::discovery::{self, VramWindow};
 use crate::dma::Dma;
 use crate::error::ModelError;
 use crate::gmc::{Access, Gmc, VmFault};
-use crate::host::DoorbellPage;
 use crate::hub::HubModel;
 use crate::kiq::KiqModel;
 use crate::mc::{CID_MP0, Mc};
@@ -42,7 +49,7 @@ use crate::mec::Mec;
 use crate::mes::{MesApiVersion, MesModel};
 use crate::nbio::NbioModel;
 use crate::parts::Part;
-use crate::psp::{PspModel, PspPlacement, RlcStatus, rig};
+use crate::psp::{PspModel, PspPlacement, RlcStatus, firmware};
 use crate::{Seed, SimClock};
 use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
@@ -52,11 +59,11 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
 use barebell::discovery::{Discovery, boot};
-use barebell::gmc::hub::hub_for;
 use barebell::ip::{Generation, hw_id};
 use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
 use barebell::platform::{Aperture, DMA_CHUNK, DmaRegion, Platform};
-use barebell::psp::PspRegs;
+use barebell::regs::hub::hub_for;
+use barebell::regs::mp::PspRegs;
 use barebell::regs::{IpBases, Reg};
 use barebell::time::Clock;
 use barebell_bringup::FirmwareSource;
@@ -215,18 +222,23 @@ impl Drop for HostMemory {
 struct Router {
     routes: Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync>)>,
     rest: Arc<Mec>,
+    /// Issue 15: where an access no block model claims is logged (and,
+    /// in strict mode, refused instead of reaching the MEC's storage).
+    unknown: crate::unknown::UnknownRegisters,
 }
 
 impl Router {
     fn read(&self, off: usize) -> u32 {
         match self.routes.iter().find(|(set, _)| set.contains(&off)) {
             Some((_, m)) => m.read32(off),
+            None if self.unknown.refuse(off, None) => 0,
             None => self.rest.read32(off),
         }
     }
     fn write(&self, off: usize, v: u32) {
         match self.routes.iter().find(|(set, _)| set.contains(&off)) {
             Some((_, m)) => m.write32(off, v),
+            None if self.unknown.refuse(off, Some(v)) => {}
             None => self.rest.write32(off, v),
         }
     }
@@ -265,10 +277,13 @@ pub struct VirtualGpu {
     psp: Arc<PspModel>,
     mec: Arc<Mec>,
     api: MesApiVersion,
+    mes_info: MesInfo,
     firmwares: Mutex<Firmwares>,
     doorbells: Box<DoorbellPage>,
     chunk_bus: Vec<u64>,
     claimed: AtomicBool,
+    /// Issue 15: the SOC blocks (SMU, IH, SDMA, clock gating, S2A).
+    soc: Arc<crate::soc::SocBlocks>,
     /// Last: the models above hold addresses inside it.
     memory: HostMemory,
 }
@@ -279,6 +294,51 @@ impl core::fmt::Debug for VirtualGpu {
             .field("name", &self.name)
             .field("memory", &self.memory)
             .finish_non_exhaustive()
+    }
+}
+
+/// What the MES model checks SET_HW_RSRC and ADD_QUEUE against, from the
+/// part's own description (not from what the runtime discovered).
+#[derive(Debug, Clone, Copy)]
+struct MesInfo {
+    gc: [u32; 5],
+    mmhub: [u32; 5],
+    osssys: [u32; 5],
+    sdma: usize,
+    /// `GCVM_CONTEXT1_CNTL` in the BAR.
+    ctx1_cntl: usize,
+}
+
+impl MesInfo {
+    fn of(desc: &discovery::PartDesc, ctx1_cntl: usize) -> Self {
+        let ips = || desc.dies.iter().flat_map(|d| d.iter());
+        let five = |id: u16| {
+            let mut o = [0u32; 5];
+            if let Some(ip) = ips().find(|ip| ip.hw_id == id && ip.instance == 0) {
+                for (d, b) in o.iter_mut().zip(ip.bases) {
+                    *d = *b as u32;
+                }
+            }
+            o
+        };
+        MesInfo {
+            gc: five(discovery::GC_HWID),
+            mmhub: five(discovery::MMHUB_HWID),
+            osssys: five(discovery::OSSSYS_HWID),
+            sdma: ips().filter(|ip| ip.hw_id == discovery::SDMA0_HWID).count(),
+            ctx1_cntl,
+        }
+    }
+
+    fn part(&self, hub: Arc<HubModel>) -> crate::mes::MesPart {
+        let at = self.ctx1_cntl;
+        crate::mes::MesPart {
+            gc_base: self.gc,
+            mmhub_base: self.mmhub,
+            osssys_base: self.osssys,
+            sdma_instances: self.sdma,
+            context_cntl: Box::new(move || hub.read32(at)),
+        }
     }
 }
 
@@ -397,13 +457,17 @@ impl VirtualGpu {
                 gc: RlcStatus::for_generation(generation),
                 gc_bases: gc.bases,
             },
-            rig::expect(&part.firmware, &mut |name| files.load(name))?,
+            firmware::expect(&part.firmware, &mut |name| files.load(name))?,
             Arc::new(mc),
         ));
 
         let doorbells = Box::new(DoorbellPage([const { AtomicU64::new(0) }; 512]));
         let bar2 = &*doorbells as *const DoorbellPage as u64;
         let mut cp = CpModel::new(seed);
+        cp.shader.target = match generation {
+            Generation::Gfx11 => barebell_isa::Target::Gfx1100,
+            Generation::Gfx12 => barebell_isa::Target::Gfx1201,
+        };
         // SAFETY: the doorbell page is owned by the VirtualGpu (boxed, so
         // it does not move) and the DMA region by `memory`; both outlive
         // the CP model, and the device side uses them per the device
@@ -463,31 +527,36 @@ impl VirtualGpu {
         }
         let hole = MMIO_REG_HOLE_OFFSET as usize;
         nbio_set.extend((hole..hole + 4096).step_by(4));
+        // Issue 15: the HDP flush register itself (see `crate::nbio`).
+        nbio_set.extend(nbio.direct_flush());
         let rlc = RlcStatus::for_generation(generation);
         let psp_gc = offsets(&[rlc.bootload_status, rlc.cp_stat], &gc.bases);
         let mut routes: Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync>)> = Vec::new();
         if let Some(m) = &dcn {
             routes.push((m.offsets().collect(), m.clone()));
         }
+        // Issue 15: the SOC blocks tinygrad's AM drives (SMU, IH, SDMA,
+        // clock gating and scratch, S2A), on the PSP's state. Their
+        // registers come before the GC catch-all.
+        let soc = Arc::new(soc_blocks(&clock, &d, generation, &part, files, &psp)?);
+        routes.extend(soc.routes());
+        routes.extend(alloc::vec![
+            (
+                offsets(&mes_regs, &gc.bases),
+                mec.clone() as Arc<dyn RegisterBus + Send + Sync>
+            ),
+            (boot_regs, window.clone()),
+            (psp_gc, psp.clone()),
+            (nbio_set, nbio.clone()),
+            (offsets(mmhub_regs.all, &mmhub.bases), mmhub_model.clone()),
+            (offsets(&hub_own, &gc.bases), gfxhub_model.clone()),
+            (offsets(gc_all, &gc.bases), mec.clone()),
+            (offsets(mp0_all, &mp0.bases), psp.clone()),
+        ]);
         let router = Router {
-            routes: alloc::vec![
-                (
-                    offsets(&mes_regs, &gc.bases),
-                    mec.clone() as Arc<dyn RegisterBus + Send + Sync>
-                ),
-                (boot_regs, window.clone()),
-                (psp_gc, psp.clone()),
-                (nbio_set, nbio.clone()),
-                (offsets(mmhub_regs.all, &mmhub.bases), mmhub_model.clone()),
-                (offsets(&hub_own, &gc.bases), gfxhub_model.clone()),
-                (offsets(gc_all, &gc.bases), mec.clone()),
-                (offsets(mp0_all, &mp0.bases), psp.clone()),
-            ],
+            routes,
             rest: mec.clone(),
-        };
-        let router = Router {
-            routes: routes.into_iter().chain(router.routes).collect(),
-            ..router
+            unknown: crate::unknown::UnknownRegisters::new(&d, soc.log.clone()),
         };
         let index =
             nbio_regs
@@ -510,7 +579,15 @@ impl VirtualGpu {
             Generation::Gfx11 => MesApiVersion::V11,
             Generation::Gfx12 => MesApiVersion::V12,
         };
-        Ok(VirtualGpu {
+        let ctx1_cntl = gc_all
+            .iter()
+            .find(|r| r.name == "GCVM_CONTEXT1_CNTL")
+            .and_then(|r| r.byte_offset(&gc.bases))
+            .ok_or(ModelError::Register {
+                name: "GCVM_CONTEXT1_CNTL",
+            })?;
+        let mes_info = MesInfo::of(&part.firmware.desc, ctx1_cntl);
+        let gpu = VirtualGpu {
             name: format!("model {}", part.name),
             part,
             host_clock: clock.host_view(HOST_READ_NS),
@@ -523,12 +600,16 @@ impl VirtualGpu {
             psp,
             mec,
             api,
+            mes_info,
             firmwares: Mutex::new(Firmwares::default()),
             doorbells,
             chunk_bus,
             claimed: AtomicBool::new(false),
+            soc,
             memory,
-        })
+        };
+        gpu.place_discovery(&table);
+        Ok(gpu)
     }
 
     pub fn part(&self) -> &Part {
@@ -641,6 +722,31 @@ impl VirtualGpu {
         })
     }
 
+    /// Where the KIQ firmware the model found runs, once it found one.
+    pub fn kiq_home(&self) -> Option<crate::kiq::KiqHome> {
+        self.firmwares.lock().kiq.as_ref().map(KiqModel::home)
+    }
+
+    /// The KIQ model's event log (empty before a KIQ came up).
+    pub fn kiq_log(&self) -> Vec<crate::kiq::KiqEvent> {
+        self.firmwares
+            .lock()
+            .kiq
+            .as_ref()
+            .map(KiqModel::log)
+            .unwrap_or_default()
+    }
+
+    /// MES pipe 1's event log on gfx12 uni-MES (empty otherwise).
+    pub fn mes_pipe1_log(&self) -> Vec<crate::mes::MesEvent> {
+        self.firmwares
+            .lock()
+            .pipe1
+            .as_ref()
+            .map(MesModel::log)
+            .unwrap_or_default()
+    }
+
     /// What the firmware stand-ins logged, for error reports.
     pub fn firmware_logs(&self) -> String {
         let f = self.firmwares.lock();
@@ -746,14 +852,26 @@ unsafe impl Platform for VirtualGpu {
     fn pause(&self) {
         let mut f = self.firmwares.lock();
         if f.kiq.is_none() {
-            f.kiq = KiqModel::from_mec(self.mec.clone());
+            // gfx11 runs the KIQ firmware on MES pipe 1 (`enable_mes_kiq`,
+            // `mes_v11_0_kiq_setting()`); a KIQ on a MEC slot is the
+            // `!enable_mes_kiq` path, which the KIQ model refuses while
+            // MES pipe 1 runs. gfx12 uni-MES runs the MES API on pipe 1
+            // (the `pipe1` model below), so only a MEC KIQ can appear.
+            f.kiq = match self.api {
+                MesApiVersion::V11 => KiqModel::from_mes_pipe(self.mec.clone())
+                    .or_else(|| KiqModel::from_mec(self.mec.clone())),
+                MesApiVersion::V12 => KiqModel::from_mec(self.mec.clone()),
+            };
         }
         if f.sched.is_none() {
-            f.sched = MesModel::from_mec(self.mec.clone(), self.api)
-                .map(|m| m.with_translator(self.translator()));
+            f.sched = MesModel::from_mec(self.mec.clone(), self.api).map(|m| {
+                m.with_translator(self.translator())
+                    .with_part(self.mes_info.part(self.gfxhub.clone()))
+            });
         }
         if f.pipe1.is_none() && self.api == MesApiVersion::V12 {
-            f.pipe1 = MesModel::from_mec_pipe(self.mec.clone(), 1, self.api);
+            f.pipe1 = MesModel::from_mec_pipe(self.mec.clone(), 1, self.api)
+                .map(|m| m.with_part(self.mes_info.part(self.gfxhub.clone())));
         }
         if let Some(k) = &f.kiq {
             k.service();

@@ -19,7 +19,7 @@ pub const FACTS: &[&[Fact]] = &[
     crate::regs::gc_11_0_0::CONTEXT1_CNTL_FACTS,
     crate::regs::gc_11_0_0::DEFAULT_FACTS,
     crate::gmc::hub::FACTS,
-    crate::gmc::hub::tables::FACTS,
+    crate::regs::hub::FACTS,
     crate::gmc::hub::invalidate::FACTS,
     crate::regs::gc_11_0_0::INVALIDATE_REQ_FIELD_FACTS,
     crate::regs::gc_11_0_0::FAULT_FIELD_FACTS,

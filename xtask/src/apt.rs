@@ -29,6 +29,8 @@ const MAIN: &[&str] = &[
     "libc6-dev",
     // barebell-isa's table generator (isa/tools/gen_tables.py).
     "python3",
+    // am-peer: pip installs the pinned tinygrad wheel (--require-hashes).
+    "python3-pip",
 ];
 
 /// From bookworm-backports: the 2025 firmware set and QEMU 10.

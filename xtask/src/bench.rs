@@ -129,7 +129,11 @@ pub fn instr(root: &Path) -> Result<String> {
             "{line}: barebell's submit takes more than {MAX_VS_C} of the hand-written C protocol's instructions"
         );
     }
-    Ok(line)
+    // The kernel launch (checks, kernargs, packet, submit), counted the
+    // same way (`cargo xtask kernel-instr`).
+    let launch = crate::kernel::instr(root)?;
+    println!("kernel launch {launch}");
+    Ok(format!("{line}; kernel launch {launch}"))
 }
 
 fn disassembly_of(dump: &str, symbol: &str) -> String {

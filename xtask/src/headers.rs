@@ -32,6 +32,8 @@ const WANTED: &[&str] = &[
     "include/uapi/linux/kfd_ioctl.h",
     "include/uapi/drm/drm.h",
     "include/uapi/drm/drm_mode.h",
+    // The SMU message ids and DPM table sizes (model/src/smu.rs facts).
+    "drivers/gpu/drm/amd/pm/swsmu/inc/pmfw_if/*.h",
 ];
 
 /// Where the extracted Linux tree lives.
@@ -59,7 +61,9 @@ pub fn ensure(root: &Path) -> Result<LinuxHeaders> {
     let meta = std::fs::metadata(tar).with_context(|| {
         format!("{TARBALL} not found: install linux-source-6.12 (`cargo xtask deps`)")
     })?;
-    let stamp_text = format!("{TARBALL} {}\n", meta.len());
+    // The list is part of the stamp: a cache extracted with an older
+    // list is extracted again.
+    let stamp_text = format!("{TARBALL} {} {}\n", meta.len(), WANTED.join(","));
     let stamp = dir.join(".stamp");
     if std::fs::read_to_string(&stamp).ok().as_deref() == Some(stamp_text.as_str()) {
         return Ok(LinuxHeaders { root: dir });

@@ -1,5 +1,6 @@
 //! `cargo xtask`: everything CI does, runnable by hand one stage at a time.
 
+mod am_peer;
 mod apt;
 mod bench;
 mod ci;
@@ -60,6 +61,14 @@ enum Cmd {
         #[arg(long)]
         check: bool,
     },
+    /// Boot the model's navi31 and navi48 with tinygrad's AM driver
+    /// (pinned wheel) through the model's C ABI, and diff AM's register
+    /// trace with barebell's bring-up trace.
+    AmPeer {
+        /// Write the diffs to docs/am-diff-<part>.txt.
+        #[arg(long)]
+        write: bool,
+    },
     /// Cross-check the firmware parser against a C reader built on
     /// Linux's amdgpu_ucode.h, over every gc/psp/sdma/imu/smu blob.
     Fwcheck,
@@ -99,6 +108,7 @@ fn main() -> ExitCode {
         Cmd::QemuPci => qemu_pci::run_stage(&root).map(|s| println!("{s}")),
         Cmd::Qemu => qemu::run(&root).map(|s| println!("{s}")),
         Cmd::Fwcheck => fwcheck::run(&root).map(|s| println!("{s}")),
+        Cmd::AmPeer { write } => am_peer::run(&root, write).map(|_| ()),
         Cmd::KernelCorpus => kernel::corpus(&root).map(|s| println!("{s}")),
         Cmd::KernelInstr => kernel::instr(&root).map(|s| println!("{s}")),
         Cmd::KernelFuzz {

@@ -79,7 +79,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::bus::{ALL_ONES, RegisterBus};
 use barebell::ip::Generation;
-use barebell::psp::PspRegs;
+use barebell::regs::mp::PspRegs;
 use barebell::regs::{IpBases, Reg};
 use barebell::time::Clock;
 use barebell_facts::Fact;
@@ -381,6 +381,38 @@ impl PspModel {
     pub fn loaded(&self) -> Arc<LoadedFirmware> {
         self.loaded.clone()
     }
+
+    // --- issue 15 (tinygrad's AM on the model): what the SMU, SDMA and
+    // clock-gating models ask of the PSP.
+
+    /// Whether LOAD_IP_FW has put the SMU firmware in place.
+    pub fn smu_loaded(&self) -> bool {
+        self.state.lock().smu_loaded
+    }
+
+    /// Whether the RLC autoload has completed (its images are in place).
+    pub fn autoload_complete(&self) -> bool {
+        self.loaded.complete()
+    }
+
+    /// A mode-1 reset (the SMU's `Mode1Reset`): the PSP restarts from its
+    /// bootloader, as after power-on; logs and timing are kept. The
+    /// autoload record is not cleared: the driver's next AUTOLOAD_RLC
+    /// replaces it (a model simplification).
+    pub fn mode1_reset(&self) {
+        let mut s = self.state.lock();
+        let refusals = core::mem::take(&mut s.refusals);
+        let commands = core::mem::take(&mut s.commands);
+        let timing = s.timing;
+        *s = State {
+            c35: READY,
+            refusals,
+            commands,
+            timing,
+            ..State::default()
+        };
+    }
+    // --- end issue 15
 
     /// What the model expects to see.
     pub fn expect(&self) -> &PspExpect {
@@ -829,4 +861,4 @@ impl RegisterBus for PspModel {
     }
 }
 
-pub mod rig;
+pub mod firmware;

@@ -207,6 +207,9 @@ pub enum MapError {
     Mes(MesError),
     /// The KIQ did not complete a packet.
     Kiq(KiqTimeout),
+    /// MAP_QUEUES before SET_RESOURCES: the KIQ takes queues only after
+    /// it was given its resources (`amdgpu_gfx_enable_kcq()`).
+    KiqNoResources,
 }
 
 impl From<MqdError> for MapError {
@@ -249,6 +252,10 @@ impl core::fmt::Display for MapError {
             }
             MapError::Mes(e) => write!(f, "MES: {e}"),
             MapError::Kiq(e) => write!(f, "{e}"),
+            MapError::KiqNoResources => write!(
+                f,
+                "the KIQ was given no SET_RESOURCES yet, so it cannot map a queue"
+            ),
         }
     }
 }

@@ -84,7 +84,7 @@ mod tests {
     use super::*;
     use crate::gfx::error::MapError;
     use crate::gfx::kiq::KiqMemory;
-    use crate::gfx::kiq::hqd::{KiqSlot, bring_up};
+    use crate::gfx::kiq::hqd::bring_up_on_mes;
     use crate::gfx::mqd::{EopBuffer, MqdPage};
     use crate::ip::Generation;
     use crate::mem::Dev;
@@ -135,20 +135,15 @@ mod tests {
         let ring = KiqMemory::<64>::new();
         let mqd = MqdPage::new();
         let eop = EopBuffer::new();
-        let slot = KiqSlot {
-            pipe: 1,
-            queue: 0,
-            doorbell: 0,
-        };
         // SAFETY: there is no device: the fake bus is given addresses in
         // register values only and never reaches memory through them.
         let (ring, mqd, eop) =
             unsafe { (Dev::assume(&ring), Dev::assume(&mqd), Dev::assume(&eop)) };
-        let r = bring_up(&bus, &BASES, Generation::Gfx11, slot, ring, mqd, eop);
+        let r = bring_up_on_mes(&bus, &BASES, Generation::Gfx11, ring, mqd, eop, 0x18);
         assert_eq!(
             r,
             Err(MapError::Register(BlockError::OutsideBases {
-                register: "CP_HQD_ACTIVE"
+                register: "CP_MQD_BASE_ADDR"
             }))
         );
         assert_eq!(bus.selects.get(), 1, "the KIQ slot was selected");

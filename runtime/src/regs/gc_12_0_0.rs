@@ -24,6 +24,15 @@ super::registers! {
     CP_MEC_DOORBELL_RANGE_LOWER = 0x1dfc, 0;
     CP_MEC_DOORBELL_RANGE_UPPER = 0x1dfd, 0;
     CP_MES_CNTL = 0x2807, 1;
+    // mes_v12_0_enable_unmapped_doorbell_handling(),
+    // mes_v12_0_init_aggregated_doorbell().
+    CP_UNMAPPED_DOORBELL = 0x0880, 1;
+    CP_MES_DOORBELL_CONTROL1 = 0x283c, 1;
+    CP_MES_DOORBELL_CONTROL2 = 0x283d, 1;
+    CP_MES_DOORBELL_CONTROL3 = 0x283e, 1;
+    CP_MES_DOORBELL_CONTROL4 = 0x283f, 1;
+    CP_MES_DOORBELL_CONTROL5 = 0x2840, 1;
+    CP_HQD_GFX_CONTROL = 0x1e9f, 0;
     CP_MES_GP3_LO = 0x2849, 1;
     CP_MES_PRGRM_CNTR_START = 0x2800, 1;
     CP_MES_PRGRM_CNTR_START_HI = 0x289d, 1;

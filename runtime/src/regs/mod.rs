@@ -10,8 +10,10 @@
 pub mod dcn_3_2_0;
 pub mod gc_11_0_0;
 pub mod gc_12_0_0;
+pub mod hub;
 pub mod mmhub_3_0_0;
 pub mod mmhub_4_1_0;
+pub mod mp;
 pub mod mp_13_0_0;
 pub mod mp_14_0_2;
 pub mod nbif_6_3_1;

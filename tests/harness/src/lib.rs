@@ -1,9 +1,9 @@
 //! Shared fixtures for the integration tests: the model's placement
-//! helpers (`barebell_model::host`) with test-friendly signatures.
+//! helpers (`barebell_model_host::queue`) with test-friendly signatures.
 
 use barebell::aql::queue::QueueConfig;
 use barebell_model::cp::CpModel;
-pub use barebell_model::host::{ModelQueue as Rig, signals};
+pub use barebell_model_host::queue::{ModelQueue as Rig, signals};
 
 /// A queue of `N` slots bound to `model` (doorbell-driven).
 pub fn rig<const N: usize>(model: &mut CpModel, config: QueueConfig) -> Rig<N> {
@@ -17,7 +17,7 @@ pub fn rig_with<const N: usize>(
     config: QueueConfig,
     poll_write_index: bool,
 ) -> Rig<N> {
-    barebell_model::host::queue(model, config, poll_write_index)
+    barebell_model_host::queue::queue(model, config, poll_write_index)
         .expect("placing a queue in the model")
 }
 

@@ -10,6 +10,7 @@ use barebell::aql::signal::{Condition, SignalTimeout};
 use barebell::time::StdClock;
 use barebell_model::cp::{CpError, CpModel};
 use barebell_model::thread::CpThread;
+use barebell_model::wave::KernelFault;
 use barebell_model::{Seed, TickingClock};
 use barebell_tests::{rig, rig_with, signals};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -374,13 +375,22 @@ fn malformed_and_unsupported_packets_halt_the_queue() {
         m.errors()[1],
         CpError::UnsupportedPacket { queue: 1, .. }
     ));
-    assert_eq!(
-        m.errors()[2],
-        CpError::UnknownKernel {
-            queue: 2,
-            id: 0,
-            kernel_object: 0xdead
-        }
+    // No host function and no kernel descriptor mapped at 0xdead: the
+    // shader engines cannot read the descriptor.
+    assert!(
+        matches!(
+            m.errors()[2],
+            CpError::Kernel {
+                queue: 2,
+                id: 0,
+                fault: KernelFault::Descriptor {
+                    kernel_object: 0xdead,
+                    ..
+                }
+            }
+        ),
+        "{:?}",
+        m.errors()[2]
     );
     let _ = PacketHeader::new();
 }

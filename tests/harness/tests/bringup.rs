@@ -73,3 +73,72 @@ fn navi48_every_mapping() {
         bring_up(parts::navi48(), Some(m));
     }
 }
+
+/// The bring-up as far as `mapping`'s first packet, or a panic carrying
+/// the firmware models' logs.
+fn up_to_queue(part: barebell_model::Part, mapping: Mapping) -> barebell_model::VirtualGpu {
+    let name = part.name;
+    let gpu = virtual_gpu(part, 7);
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(mapping),
+    };
+    let fw = FirmwareDir::system();
+    if let Err(e) = barebell_bringup::run(&gpu, &fw, &opts, &Quiet) {
+        panic!("{name} {mapping:?}: {e}\n{}", gpu.firmware_logs());
+    }
+    gpu
+}
+
+/// Linux 6.12's gfx11 topology (`amdgpu_discovery_set_mes_ip_blocks()`
+/// sets `enable_mes_kiq` for GC 11.0.0): the KIQ is MES pipe 1.
+/// `mes_v11_0_kiq_setting()` names ME 3 pipe 1 queue 0 in
+/// `RLC_CP_SCHEDULERS` (0x80 | 3 << 5 | 1 << 3 = 0xE8), no KIQ comes up
+/// on a MEC slot, and the KIQ gets SET_RESOURCES (0xA0, `nvd.h`) before
+/// the MAP_QUEUES (0xA2) of a compute queue, as `amdgpu_gfx_enable_kcq()`
+/// sends them; its first MAP_QUEUES is the scheduler ring's
+/// (`mes_v11_0_kiq_enable_queue()`).
+#[test]
+fn navi31_kiq_is_mes_pipe_1_and_gets_set_resources_first() {
+    use barebell_model::kiq::{KiqEvent, KiqHome};
+    use barebell_model::mec::MecEvent;
+    let gpu = up_to_queue(parts::navi31(), Mapping::Kiq);
+    assert_eq!(gpu.kiq_home(), Some(KiqHome::MesPipe1));
+    assert_eq!(gpu.mec().rlc_cp_schedulers() & 0xFF, 0xE8);
+    assert!(
+        !gpu.mec()
+            .events()
+            .iter()
+            .any(|e| matches!(e, MecEvent::KiqActivated { .. })),
+        "{:?}",
+        gpu.mec().events()
+    );
+    let ops: Vec<u8> = gpu
+        .kiq_log()
+        .iter()
+        .filter_map(|e| match e {
+            KiqEvent::Done { opcode } if *opcode != 0x37 => Some(*opcode),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ops, [0xA2, 0xA0, 0xA2], "{:?}", gpu.kiq_log());
+}
+
+/// gfx12 uni-MES has no PM4 KIQ: MES pipe 1 is the KIQ and speaks the
+/// MES API. `amdgpu_gfx_mes_enable_kcq()` maps compute queues there with
+/// `amdgpu_mes_map_legacy_queue()` (`mes_v12_0_map_legacy_queue()`: an
+/// ADD_QUEUE, opcode 2, with `map_legacy_kq`), so `--mapping kiq` does
+/// too: pipe 1 answers two ADD_QUEUEs (the scheduler ring, then the user
+/// queue) and no PM4 KIQ appears.
+#[test]
+fn navi48_kiq_mapping_goes_through_mes_pipe_1() {
+    use barebell_model::mes::MesEvent;
+    let gpu = up_to_queue(parts::navi48(), Mapping::Kiq);
+    assert_eq!(gpu.kiq_home(), None, "{}", gpu.firmware_logs());
+    let adds = gpu
+        .mes_pipe1_log()
+        .iter()
+        .filter(|e| matches!(e, MesEvent::Done { opcode: 2 }))
+        .count();
+    assert_eq!(adds, 2, "{:?}", gpu.mes_pipe1_log());
+}

@@ -1017,7 +1017,7 @@ mod invalidation {
     /// its MMHUB's VMID0 after `gart_enable`, semaphore and all.
     #[test]
     fn the_psp_rig_flushes_its_mmhub() {
-        use barebell_model::psp::rig;
+        use barebell_model_host::psp_rig as rig;
         for part in [rig::navi31(), rig::navi48()] {
             let r = rig::rig(std::path::Path::new("/lib/firmware/amdgpu"), &part, |_| {})
                 .unwrap_or_else(|e| panic!("{e} (firmware-amd-graphics)"));

@@ -15,8 +15,8 @@ use barebell::psp::{self, Image, Psp};
 use barebell::regs::IpBases;
 use barebell_model::SimClock;
 use barebell_model::bar::BarWindow;
-use barebell_model::psp::rig::{self, PartFirmware, navi31, navi48};
 use barebell_model::regfile::RegisterFile;
+use barebell_model_host::psp_rig::{self as rig, PartFirmware, navi31, navi48};
 use std::path::Path;
 
 /// A BAR smaller than the 1 MiB of real boards, so that MP0's mailbox

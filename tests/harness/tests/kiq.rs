@@ -13,11 +13,11 @@ use barebell::gfx::kiq::{Kiq, KiqRing};
 use barebell::gfx::mapper::{HqdRegs, QueueMapper};
 use barebell::ip::Generation;
 use barebell_firmware_if::pm4::opcode;
-use barebell_model::host::signals;
 use barebell_model::kiq::{KiqEvent, KiqHalt, KiqModel};
 use barebell_model::mec::{MecError, MecEvent};
-use barebell_model::mec_host::{GC_BASES, ModelGpu};
 use barebell_model::{Seed, TickingClock};
+use barebell_model_host::mec::{GC_BASES, ModelGpu};
+use barebell_model_host::queue::signals;
 use std::sync::{Arc, Mutex};
 
 const KERNEL: u64 = 0x6000;
@@ -125,6 +125,7 @@ fn kiq_runs_dispatches_on_gfx12() {
 #[test]
 fn doorbell_collision_is_refused_before_any_packet() {
     let (gpu, model, mut kiq) = rig(Generation::Gfx11, 1);
+    kiq.set_resources(0xFFFF_FFFF).unwrap();
     let a = gpu.queue::<16>(0x30, QueueConfig::default()).unwrap();
     let b = gpu.queue::<16>(0x30, QueueConfig::default()).unwrap();
     kiq.map(&a.resources(1)).unwrap();
@@ -140,6 +141,7 @@ fn doorbell_collision_is_refused_before_any_packet() {
 #[test]
 fn silent_kiq_is_a_typed_timeout_naming_the_packet() {
     let (gpu, model, mut kiq) = rig(Generation::Gfx12, 2);
+    kiq.set_resources(0xFFFF_FFFF).unwrap();
     model.set_silent(true);
     kiq.timeout_ns = 50_000;
     let q = gpu.queue::<16>(0x31, QueueConfig::default()).unwrap();
@@ -149,7 +151,8 @@ fn silent_kiq_is_a_typed_timeout_naming_the_packet() {
             packet, seq, fence, ..
         }) => {
             assert_eq!(packet, "MAP_QUEUES");
-            assert_eq!((seq, fence), (1, 0));
+            // SET_RESOURCES was fence 1.
+            assert_eq!((seq, fence), (2, 1));
         }
         other => panic!("expected a KIQ timeout, got {other:?}"),
     }
@@ -161,6 +164,7 @@ fn a_map_the_mec_refuses_halts_the_kiq() {
     // busy HQD, the MEC refuses, the KIQ halts, the fence never comes.
     let (gpu, model, mut kiq) = rig(Generation::Gfx11, 3);
     kiq.timeout_ns = 50_000;
+    kiq.set_resources(0xFFFF_FFFF).unwrap();
     let a = gpu.queue::<16>(0x32, QueueConfig::default()).unwrap();
     let b = gpu.queue::<16>(0x33, QueueConfig::default()).unwrap();
     kiq.set_allowed_slots([1, 0, 0, 0]);
@@ -193,45 +197,53 @@ fn a_map_the_mec_refuses_halts_the_kiq() {
     );
 }
 
-/// The whole KIQ path with nothing handed to the model: the KIQ comes up
-/// by register programming (RLC_CP_SCHEDULERS names its slot, its PM4 MQD
-/// goes through the HQD window), the KIQ model takes its ring from those
-/// registers, and MAP_QUEUES on it runs a user queue.
+/// The whole KIQ path with nothing handed to the model, in the topology
+/// Linux 6.12 runs on GC 11: MES starts with both pipes, the KIQ ring is
+/// loaded on MES pipe 1 by register programming (`mes_v11_0_kiq_setting()`
+/// names it in RLC_CP_SCHEDULERS, `mes_v11_0_queue_init_register()` loads
+/// it), the KIQ model takes its ring from those registers, and MAP_QUEUES
+/// on it runs a user queue.
 fn kiq_from_registers(generation: Generation) {
-    use barebell::gfx::kiq::hqd::{KiqSlot, bring_up};
+    use barebell::gfx::kiq::hqd::bring_up_on_mes;
+    use barebell::gfx::mes::start::{MesStart, start};
     let gpu = ModelGpu::new(generation, Seed(40)).unwrap();
     Doorbells::linux_default()
         .program(gpu.mec, &HqdRegs::for_generation(generation), &GC_BASES)
         .unwrap();
+    gpu.mec.set_mes_versions([0x51, 0x52]);
+    start(
+        gpu.mec,
+        &TickingClock::new(10_000),
+        &GC_BASES,
+        generation,
+        &MesStart {
+            uc_start: [0x1_0000_0000, 0x1_0010_0000],
+            kiq_pipe: true,
+        },
+    )
+    .unwrap();
     let (mem, mqd, eop) = gpu.kiq_parts::<RING>();
-    let slot = KiqSlot {
-        pipe: 1,
-        queue: 0,
-        doorbell: doorbell_index::KIQ,
-    };
-    bring_up(gpu.mec, &GC_BASES, generation, slot, mem, mqd, eop).unwrap();
-    assert!(gpu.mec.events().contains(&MecEvent::KiqActivated {
-        me: 1,
-        pipe: 1,
-        queue: 0
-    }));
-    let k = gpu.mec.kiq_hqd().unwrap();
-    assert_eq!(
-        (k.ring, k.ring_dwords, k.doorbell_dword),
-        (mem.ring_address(), RING as u64, 0)
-    );
-    let model: &'static KiqModel =
-        Box::leak(Box::new(KiqModel::from_mec(gpu.mec_arc.clone()).unwrap()));
+    bring_up_on_mes(
+        gpu.mec,
+        &GC_BASES,
+        generation,
+        mem,
+        mqd,
+        eop,
+        doorbell_index::MES_RING1,
+    )
+    .unwrap();
+    let model: &'static KiqModel = Box::leak(Box::new(
+        KiqModel::from_mes_pipe(gpu.mec_arc.clone()).unwrap(),
+    ));
     let pause: Box<dyn FnMut()> = Box::new(move || {
         model.service();
     });
     let ring = KiqRing {
         memory: mem,
-        doorbell: gpu.doorbell(doorbell_index::KIQ).unwrap(),
+        doorbell: gpu.doorbell(doorbell_index::MES_RING1).unwrap(),
     };
     let mut kiq: Mapper = Kiq::new(ring, clock(), pause, generation, Doorbells::linux_default());
-    // Keep user queues off the KIQ's own slot.
-    kiq.set_allowed_slots([0xFF, 0xFE, 0xFF, 0xFF]);
     kiq.set_resources(0xFFFF_FFFF).unwrap();
     let ran = Arc::new(Mutex::new(0usize));
     let r2 = ran.clone();
@@ -261,11 +273,43 @@ fn kiq_from_registers(generation: Generation) {
 }
 
 #[test]
-fn kiq_brought_up_by_registers_runs_a_queue_on_gfx11() {
+fn kiq_on_mes_pipe_1_brought_up_by_registers_runs_a_queue_on_gfx11() {
     kiq_from_registers(Generation::Gfx11);
 }
 
+/// `amdgpu_gfx_enable_kcq()` sends SET_RESOURCES before any MAP_QUEUES;
+/// the KIQ model halts on a compute MAP_QUEUES that comes first. The
+/// mapper must not send one: the map fails and nothing reaches the KIQ.
 #[test]
-fn kiq_brought_up_by_registers_runs_a_queue_on_gfx12() {
-    kiq_from_registers(Generation::Gfx12);
+fn map_before_set_resources_is_refused_before_any_packet() {
+    let (gpu, model, mut kiq) = rig(Generation::Gfx11, 5);
+    kiq.timeout_ns = 50_000;
+    let q = gpu.queue::<16>(0x34, QueueConfig::default()).unwrap();
+    assert_eq!(kiq.map(&q.resources(1)), Err(MapError::KiqNoResources));
+    assert_eq!(model.log(), [], "the KIQ saw a packet");
+}
+
+/// The queue mask `amdgpu_gfx_enable_kcq()` sends names exactly the slots
+/// it maps (`mec * 32 + pipe * 8 + queue`); a MAP_QUEUES outside it
+/// halts the KIQ.
+#[test]
+fn map_outside_the_queue_mask_halts_the_kiq() {
+    let (gpu, model, mut kiq) = rig(Generation::Gfx11, 6);
+    kiq.timeout_ns = 50_000;
+    // Pipe 0 queue 0 only (bit 0).
+    kiq.set_resources(1).unwrap();
+    kiq.set_allowed_slots([0, 1, 0, 0]);
+    let q = gpu.queue::<16>(0x35, QueueConfig::default()).unwrap();
+    assert!(kiq.map(&q.resources(1)).is_err());
+    assert_eq!(
+        model.log().last(),
+        Some(&KiqEvent::Halted {
+            opcode: opcode::MAP_QUEUES,
+            why: KiqHalt::NotInQueueMask {
+                me: 1,
+                pipe: 1,
+                queue: 0
+            }
+        })
+    );
 }

@@ -16,15 +16,15 @@ const KERNEL: u64 = 0x4000;
 
 /// A model with one queue and one signal, its CP on a thread.
 fn setup() -> (
-    barebell_model::host::ModelQueue<64>,
+    barebell_model_host::queue::ModelQueue<64>,
     &'static barebell::aql::signal::SignalMemory,
     CpThread,
 ) {
     let mut m = CpModel::new(Seed(21));
     m.dispatch_ns = 0..=0;
     m.register_kernel(KERNEL, Box::new(|_| {}));
-    let q = barebell_model::host::queue::<64>(&mut m, QueueConfig::default(), false).unwrap();
-    let s = &barebell_model::host::signals(&mut m, 1, 0)[0];
+    let q = barebell_model_host::queue::queue::<64>(&mut m, QueueConfig::default(), false).unwrap();
+    let s = &barebell_model_host::queue::signals(&mut m, 1, 0)[0];
     let cp = CpThread::spawn(m).unwrap();
     (q, s, cp)
 }
@@ -166,8 +166,9 @@ fn waits_end_at_the_bound_with_a_typed_error() {
         let mut m = CpModel::new(Seed(22));
         m.register_kernel(KERNEL, Box::new(|_| {}));
         configure(&mut m);
-        let q = barebell_model::host::queue::<64>(&mut m, QueueConfig::default(), false).unwrap();
-        let s = &barebell_model::host::signals(&mut m, 1, 0)[0];
+        let q =
+            barebell_model_host::queue::queue::<64>(&mut m, QueueConfig::default(), false).unwrap();
+        let s = &barebell_model_host::queue::signals(&mut m, 1, 0)[0];
         let cp = CpThread::spawn(m).unwrap();
         let pkt = Dispatch::linear(64, 64, KERNEL, 0)
             .signal(s.handle())

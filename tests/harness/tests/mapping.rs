@@ -14,10 +14,10 @@ use barebell::gfx::hqd::DirectHqd;
 use barebell::gfx::mapper::QueueMapper;
 use barebell::gfx::mqd::{ComputeMqdV11, HQD_FIRST_DWORD, aql_hqd};
 use barebell::ip::Generation;
-use barebell_model::host::signals;
 use barebell_model::mec::{MecEvent, MecFaults};
-use barebell_model::mec_host::{GC_BASES, ModelGpu};
 use barebell_model::{Seed, TickingClock};
+use barebell_model_host::mec::{GC_BASES, ModelGpu};
+use barebell_model_host::queue::signals;
 use std::sync::{Arc, Mutex};
 use zerocopy::IntoBytes;
 

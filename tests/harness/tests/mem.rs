@@ -72,9 +72,9 @@ fn psp_buffers_from_the_arena() {
         .into_psp_buf()
         .unwrap();
     assert_eq!(fw_pri.mc_addr() & 0xF_FFFF, 0);
-    let rig = barebell_model::psp::rig::rig(
+    let rig = barebell_model_host::psp_rig::rig(
         std::path::Path::new("/lib/firmware/amdgpu"),
-        &barebell_model::psp::rig::navi31(),
+        &barebell_model_host::psp_rig::navi31(),
         |_| {},
     )
     .unwrap();

@@ -19,11 +19,26 @@ use barebell::gfx::mqd::ComputeMqdV11;
 use barebell::ip::Generation;
 use barebell_firmware_if::mes_api::Frame;
 use barebell_firmware_if::mes_api::v11::{self, opcode};
-use barebell_model::host::signals;
-use barebell_model::mec_host::{GC_BASES, ModelGpu, PlacedQueue};
 use barebell_model::mes::{MesEvent, MesFaults, MesModel, Refusal};
 use barebell_model::{Seed, TickingClock};
+use barebell_model_host::mec::{GC_BASES, ModelGpu, PlacedQueue};
+use barebell_model_host::queue::signals;
 use std::sync::{Arc, Mutex};
+
+/// SET_HW_RSRC inputs for a rig with no discovery: no register bases
+/// (the rig's MES model has no part to compare them with) and the two
+/// SDMA engines every gfx11/gfx12 part here has.
+const HW: HwBases = HwBases {
+    gc: [0; 5],
+    mmhub: [0; 5],
+    osssys: [0; 5],
+    sdma_engines: 2,
+};
+/// The rig has no GFXHUB: a context control that only enables its
+/// context (`GCVM_CONTEXT1_CNTL.ENABLE_CONTEXT`), all a part-less MES
+/// model checks.
+#[allow(dead_code)]
+const VM_CONTEXT_CNTL: u32 = 1;
 
 const KERNEL: u64 = 0x5000;
 const BOUND_NS: u64 = 1_000_000;
@@ -65,6 +80,7 @@ fn rig_for<A: MesApi>(seed: u64) -> Rig<A> {
             Process {
                 pasid: 0x8000 + u32::from(key),
                 page_table_base: ptb,
+                vm_context_cntl: VM_CONTEXT_CNTL,
                 va_start: 0,
                 va_end: (1 << 47) - 1,
                 context: gpu.process_context(),
@@ -75,8 +91,18 @@ fn rig_for<A: MesApi>(seed: u64) -> Rig<A> {
     Rig { gpu, model, mes }
 }
 
+/// SET_HW_RSRC as the bring-up sends it; on gfx12 around it the
+/// doorbell registers `mes_v12_0_hw_init()` programs.
 fn up<A: MesApi>(r: &mut Rig<A>) {
-    r.mes.set_hw_resources(&HwBases::default()).unwrap();
+    use barebell::gfx::mes::rings::{enable_unmapped_doorbell_handling, init_aggregated_doorbell};
+    let gfx12 = A::GENERATION == Generation::Gfx12;
+    if gfx12 {
+        enable_unmapped_doorbell_handling(r.gpu.mec, &GC_BASES).unwrap();
+    }
+    r.mes.set_hw_resources(&HW).unwrap();
+    if gfx12 {
+        init_aggregated_doorbell(r.gpu.mec, &GC_BASES).unwrap();
+    }
 }
 
 #[test]
@@ -247,6 +273,7 @@ fn raw_add(
     let p = Process {
         pasid: 0x8000 + u32::from(key),
         page_table_base: PTB[usize::from(key) - 1],
+        vm_context_cntl: VM_CONTEXT_CNTL,
         va_start: 0,
         va_end: (1 << 47) - 1,
         context: r.gpu.process_context(),
@@ -381,7 +408,7 @@ fn rule_ring_rptr_wptr_mapped_in_the_page_table() {
     assert!(matches!(
         rejected(
             |_| {},
-            |f| f.page_table_base_addr = barebell_firmware_if::mes_api::Le64::new(PTB[1]),
+            |f| f.page_table_base_addr = barebell_firmware_if::mes_api::Le64::new(PTB[1] | 1),
             true
         ),
         Refusal::VmFault { what: "ring", .. }
@@ -484,7 +511,7 @@ fn silent_mes_is_a_typed_timeout_naming_the_frame() {
         error_status: false,
     });
     r.mes.timeout_ns = 50_000;
-    match r.mes.set_hw_resources(&HwBases::default()) {
+    match r.mes.set_hw_resources(&HW) {
         Err(MesError::Timeout {
             frame, seq, fence, ..
         }) => {
@@ -496,7 +523,7 @@ fn silent_mes_is_a_typed_timeout_naming_the_frame() {
     // Once MES answers again, the next frame goes through (the ring
     // fence catches up with both sequence numbers).
     r.model.set_faults(MesFaults::default());
-    r.mes.set_hw_resources(&HwBases::default()).unwrap();
+    r.mes.set_hw_resources(&HW).unwrap();
     let q = queue(&r, 1, 0x23);
     r.model.set_faults(MesFaults {
         silent: true,
@@ -578,6 +605,7 @@ fn v12_failure_is_a_typed_error_with_the_decoded_mes_err_code() {
     let p = Process {
         pasid: 0x8001,
         page_table_base: PTB[0],
+        vm_context_cntl: VM_CONTEXT_CNTL,
         va_start: 0,
         va_end: (1 << 47) - 1,
         context: r.gpu.process_context(),
@@ -670,6 +698,7 @@ fn with_real_page_table<A: MesApi>(format: barebell::ip::Generation) {
             Process {
                 pasid: 0x8003,
                 page_table_base: root,
+                vm_context_cntl: VM_CONTEXT_CNTL,
                 va_start: 0,
                 va_end: (1 << 47) - 1,
                 context: r.gpu.process_context(),
@@ -697,6 +726,7 @@ fn with_real_page_table<A: MesApi>(format: barebell::ip::Generation) {
             Process {
                 pasid: 0x8004,
                 page_table_base: partial,
+                vm_context_cntl: VM_CONTEXT_CNTL,
                 va_start: 0,
                 va_end: (1 << 47) - 1,
                 context: r.gpu.process_context(),
@@ -734,7 +764,7 @@ fn rule_mapped_in_a_real_page_table_gfx12() {
 #[test]
 fn mes_and_cp_on_a_thread_with_real_time() {
     use barebell::time::StdClock;
-    use barebell_model::mec_host::MecThread;
+    use barebell_model::thread::MecThread;
     const NS: u64 = 2_000_000_000;
     let gpu = ModelGpu::new(Generation::Gfx11, Seed(30)).unwrap();
     Doorbells::linux_default()
@@ -768,13 +798,14 @@ fn mes_and_cp_on_a_thread_with_real_time() {
         Process {
             pasid: 0x8001,
             page_table_base: PTB[0],
+            vm_context_cntl: VM_CONTEXT_CNTL,
             va_start: 0,
             va_end: (1 << 47) - 1,
             context: gpu.process_context(),
         },
     )
     .unwrap();
-    mes.set_hw_resources(&HwBases::default()).unwrap();
+    mes.set_hw_resources(&HW).unwrap();
     let m = mes.map(&q.resources(1)).unwrap();
     let clock = StdClock::default();
     for _ in 0..16 {
@@ -788,4 +819,143 @@ fn mes_and_cp_on_a_thread_with_real_time() {
     mes.unmap(&m).unwrap();
     t.stop().unwrap();
     assert_eq!(*ran.lock().unwrap(), 16);
+}
+
+/// Issue 14, item 7: `page_table_base_addr` is a PDE, so it carries
+/// `AMDGPU_PTE_VALID` (`amdgpu_gmc_pd_addr()`); the bare root address the
+/// runtime sent before is refused.
+#[test]
+fn rule_page_table_base_is_a_valid_pde() {
+    let why = rejected(
+        |_| {},
+        |f| f.page_table_base_addr = barebell_firmware_if::mes_api::Le64::new(PTB[0]),
+        true,
+    );
+    assert_eq!(why, Refusal::PageTableNotValid { ptb: PTB[0] });
+}
+
+/// Issue 14, item 7: `vm_context_cntl` is the hub's context control; 0
+/// (what the runtime sent before) does not even enable the context.
+#[test]
+fn rule_vm_context_cntl_is_the_hubs() {
+    let why = rejected(
+        |_| {},
+        |f| f.vm_context_cntl = barebell_firmware_if::mes_api::Le32::new(0),
+        true,
+    );
+    assert_eq!(why, Refusal::VmContextCntl { frame: 0, hub: 0 });
+}
+
+/// The process and gang contexts MES writes must be separate pages.
+#[test]
+fn rule_process_and_gang_contexts_are_separate_pages() {
+    let why = rejected(
+        |_| {},
+        |f| f.gang_context_addr = f.process_context_addr,
+        true,
+    );
+    assert!(matches!(why, Refusal::BadContext { .. }), "{why:?}");
+    let why = rejected(
+        |_| {},
+        |f| f.process_context_addr = barebell_firmware_if::mes_api::Le64::new(0),
+        true,
+    );
+    assert!(
+        matches!(
+            why,
+            Refusal::BadContext {
+                what: "process context",
+                address: 0
+            }
+        ),
+        "{why:?}"
+    );
+}
+
+/// An AQL MQD must be added with `is_aql_queue` (MES reads `gds_size` as
+/// the ring size only then).
+#[test]
+fn rule_aql_mqd_needs_is_aql_queue() {
+    let why = rejected(
+        |_| {},
+        |f| f.flags = barebell_firmware_if::mes_api::Le32::new(0),
+        true,
+    );
+    assert!(matches!(why, Refusal::BadAddQueue { .. }), "{why:?}");
+}
+
+/// SET_HW_RSRC with what the runtime filled before issue 14: no GDS, no
+/// SDMA queues, no aggregated doorbells. Each is refused on its own.
+#[test]
+fn rule_set_hw_rsrc_carries_gds_sdma_and_aggregated_doorbells() {
+    fn refused(tweak: impl FnOnce(&mut v11::SetHwResources)) -> Refusal {
+        let mut r = rig(21);
+        let mut good: Option<v11::SetHwResources> = None;
+        // The frame the mapper sends, spoiled by `tweak`.
+        let f = {
+            use barebell::gfx::mes::MesApi;
+            let mut f = V11::set_hw_resources(0x1000, 0x2000, &HW, 50);
+            // Scheduler context and fence where the model can write.
+            let q = r.gpu.queue::<16>(0x40, QueueConfig::default()).unwrap();
+            let at = q.ranges()[0].0;
+            f.g_sch_ctx_gpu_mc_ptr = barebell_firmware_if::mes_api::Le64::new(at);
+            f.query_status_fence_gpu_mc_ptr = barebell_firmware_if::mes_api::Le64::new(at + 8);
+            good.replace(f);
+            tweak(&mut f);
+            f
+        };
+        assert!(good.is_some());
+        assert!(r.mes.submit("SET_HW_RSRC", f).is_err());
+        last_refusal(r.model).unwrap().1
+    }
+    use barebell_firmware_if::mes_api::Le32;
+    let what = |r: Refusal| match r {
+        Refusal::BadHwResources { what } => what,
+        other => panic!("{other:?}"),
+    };
+    assert!(what(refused(|f| f.gds_size = Le32::new(0))).starts_with("gds_size"));
+    assert!(what(refused(|f| f.sdma_hqd_mask = [Le32::new(0); 2])).starts_with("sdma_hqd_mask"));
+    assert!(
+        what(refused(|f| f.aggregated_doorbells = [Le32::new(0); 5]))
+            .starts_with("aggregated_doorbells")
+    );
+    // Inside the MEC queue range: a queue's doorbell, not MES's.
+    assert!(
+        what(refused(|f| f.aggregated_doorbells[0] = Le32::new(0x1A)))
+            .starts_with("aggregated_doorbells")
+    );
+    assert!(
+        what(refused(
+            |f| f.query_status_fence_gpu_mc_ptr = barebell_firmware_if::mes_api::Le64::new(0)
+        ))
+        .starts_with("query_status_fence")
+    );
+}
+
+/// gfx12: SET_HW_RSRC's `unmapped_doorbell_handling` needs
+/// `CP_UNMAPPED_DOORBELL` enabled first, and queues need the aggregated
+/// doorbells in `CP_MES_DOORBELL_CONTROL1..5`
+/// (`mes_v12_0_enable_unmapped_doorbell_handling()`,
+/// `mes_v12_0_init_aggregated_doorbell()`).
+#[test]
+fn rule_v12_doorbell_registers_programmed() {
+    let mut r = rig_for::<V12>(22);
+    assert!(r.mes.set_hw_resources(&HW).is_err());
+    assert!(matches!(
+        last_refusal(r.model),
+        Some((_, Refusal::DoorbellRegisters { .. }))
+    ));
+    barebell::gfx::mes::rings::enable_unmapped_doorbell_handling(r.gpu.mec, &GC_BASES).unwrap();
+    r.mes.set_hw_resources(&HW).unwrap();
+    // Without init_aggregated_doorbell, ADD_QUEUE is refused.
+    let q = queue(&r, 1, 0x22);
+    let before = r.model.log().len();
+    assert!(r.mes.map(&q.resources(1)).is_err());
+    assert!(r.model.log().len() > before);
+    assert!(matches!(
+        last_refusal(r.model),
+        Some((_, Refusal::DoorbellRegisters { .. }))
+    ));
+    barebell::gfx::mes::rings::init_aggregated_doorbell(r.gpu.mec, &GC_BASES).unwrap();
+    r.mes.map(&q.resources(1)).unwrap();
 }

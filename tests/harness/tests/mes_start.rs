@@ -8,8 +8,23 @@ use barebell::gfx::mes::start::{MesStart, MesStartError, MesVersions, start};
 use barebell::gfx::mes::{HwBases, Mes, MesApi, V11, V12};
 use barebell::ip::Generation;
 use barebell_firmware_if::mes_api::v12;
-use barebell_model::mec_host::{GC_BASES, ModelGpu};
 use barebell_model::{Seed, TickingClock};
+use barebell_model_host::mec::{GC_BASES, ModelGpu};
+
+/// SET_HW_RSRC inputs for a rig with no discovery: no register bases
+/// (the rig's MES model has no part to compare them with) and the two
+/// SDMA engines every gfx11/gfx12 part here has.
+const HW: HwBases = HwBases {
+    gc: [0; 5],
+    mmhub: [0; 5],
+    osssys: [0; 5],
+    sdma_engines: 2,
+};
+/// The rig has no GFXHUB: a context control that only enables its
+/// context (`GCVM_CONTEXT1_CNTL.ENABLE_CONTEXT`), all a part-less MES
+/// model checks.
+#[allow(dead_code)]
+const VM_CONTEXT_CNTL: u32 = 1;
 
 const UC: [u64; 2] = [0x1_2345_6780, 0x2_0000_0100];
 
@@ -141,7 +156,10 @@ fn timer_sent<A: MesApi>(firmware: u32) -> u32 {
         Doorbells::linux_default(),
     );
     mes.set_versions(v);
-    mes.set_hw_resources(&HwBases::default()).unwrap();
+    if A::GENERATION == barebell::ip::Generation::Gfx12 {
+        barebell::gfx::mes::rings::enable_unmapped_doorbell_handling(gpu.mec, &GC_BASES).unwrap();
+    }
+    mes.set_hw_resources(&HW).unwrap();
     // Both layouts put oversubscription_timer at the same offset.
     let off = std::mem::offset_of!(v12::SetHwResources, oversubscription_timer);
     assert_eq!(

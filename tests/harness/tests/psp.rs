@@ -5,7 +5,7 @@
 //! and the runtime parses, so the path is discovery → register offsets →
 //! bootloader → ring → commands → RLC autoload. What the model expects
 //! (component order, which section goes with which `GFX_FW_TYPE`, the
-//! load order) is written out by hand in `barebell_model::psp::rig` from
+//! load order) is written out by hand in `barebell_model_host::psp_rig` from
 //! `psp_hw_start()`, `AMDGPU_UCODE_ID` and `psp_get_fw_type()`,
 //! independently of the runtime's tables, so an ordering or mapping slip
 //! in either shows.
@@ -29,10 +29,11 @@ use barebell_model::clock::HostClock;
 use barebell_model::gmc::Access;
 use barebell_model::mc::{McFaultKind, Target};
 use barebell_model::psp::iface::bl;
-use barebell_model::psp::rig::{
-    self, FENCE_VA, FW_PRI_BYTES, FW_PRI_VA, Layout, Mapping, PartFirmware, Rig, navi31, navi48,
-};
 use barebell_model::psp::{PspExpect, PspModel, status};
+use barebell_model_host::psp_rig::{
+    self as rig, FENCE_VA, FW_PRI_BYTES, FW_PRI_VA, Layout, Mapping, PartFirmware, Rig, navi31,
+    navi48,
+};
 use std::path::Path;
 use std::ptr::NonNull;
 

@@ -1,14 +1,16 @@
-//! Bringing up the KIQ itself: a PM4 ring on a MEC1 queue slot, loaded by
-//! direct register programming.
-//!
-//! Follows `gfx_v11_0_kiq_setting()` (tell the RLC which slot is the KIQ:
+//! Bringing up the KIQ itself: on GC 11 the KIQ is MES pipe 1, as Linux
+//! 6.12 runs it on every GC 11/12 part (`enable_mes_kiq`, set by
+//! `amdgpu_discovery_set_mes_ip_blocks()`): [`bring_up_on_mes`] follows
+//! `mes_v11_0_kiq_setting()` (tell the RLC which slot is the KIQ:
 //! `RLC_CP_SCHEDULERS.scheduler0 = me << 5 | pipe << 3 | queue`, then the
-//! same with bit 7, the enable) and `gfx_v11_0_compute_mqd_init()` for the
-//! MQD (a privileged kernel PM4 queue: `PRIV_STATE`, `KMD_QUEUE`, no AQL,
-//! `RPTR_BLOCK_SIZE` of a GPU page, doorbell enabled, VMID 0). The MQD is
-//! then loaded the way [`crate::gfx::hqd`] loads any queue (GRBM select, the
-//! HQD window, `CP_HQD_ACTIVE`); Linux's `gfx_v11_0_kiq_init_register()`
-//! writes the same registers one by one, which the window copy covers.
+//! same with bit 7, the enable), `mes_v11_0_mqd_init()` for the MQD (a
+//! privileged kernel PM4 queue in VMID 0, doorbell enabled) and
+//! `mes_v11_0_queue_init_register()` to load it on ME 3 pipe 1.
+//!
+//! The older topology, a KIQ on a MEC1 slot (`gfx_v11_0_kiq_init_register()`,
+//! Linux's `!enable_mes_kiq` path), is gone: no shipping driver runs it
+//! beside MES on GC 11/12, and the model halts a MEC KIQ while MES pipe 1
+//! runs.
 //!
 //! Register defaults the MQD starts from are `gc_11_0_0_default.h`'s
 //! (facts below); GC 12 has no default header in Linux 6.12 and
@@ -17,14 +19,8 @@
 
 use crate::bus::{Block, RegisterBus};
 use crate::gfx::error::MapError;
-use crate::gfx::error::MqdError;
-use crate::gfx::hqd::MEC1;
 use crate::gfx::kiq::KiqMemory;
-use crate::gfx::mapper::HqdRegs;
-use crate::gfx::mqd::{
-    DoorbellControl, EopBuffer, HQD_ACTIVE_MASK, HqdRegisters, IB_CONTROL_MIN_IB_AVAIL_SIZE_SHIFT,
-    MqdPage, PersistentState, PqControl,
-};
+use crate::gfx::mqd::{DoorbellControl, EopBuffer, MqdPage};
 use crate::ip::Generation;
 use crate::mem::Dev;
 use crate::regs::IpBases;
@@ -50,121 +46,63 @@ pub const fn scheduler0(me: u8, pipe: u8, queue: u8) -> u32 {
     (me as u32) << 5 | (pipe as u32) << 3 | queue as u32
 }
 
-/// Where the KIQ runs and what it uses.
-#[derive(Debug, Clone, Copy)]
-pub struct KiqSlot {
-    pub pipe: u8,
-    pub queue: u8,
-    /// The KIQ's 64-bit doorbell index (`AMDGPU_NAVI10_DOORBELL_KIQ`).
-    pub doorbell: u32,
-}
-
-/// `gfx_v11_0_compute_mqd_init()` for the KIQ ring in `ring`.
-pub fn kiq_hqd<const N: usize>(
-    ring: &KiqMemory<N>,
-    mqd: &MqdPage,
-    eop: &EopBuffer,
-    doorbell: u32,
-) -> Result<HqdRegisters, MqdError> {
-    let ring_addr = ring.ring_address();
-    if !ring_addr.is_multiple_of(256) {
-        return Err(MqdError::Misaligned {
-            field: "KIQ ring",
-            address: ring_addr,
-            align: 256,
-        });
-    }
-    let dword = doorbell.saturating_mul(2);
-    if dword >= 1 << 26 {
-        return Err(MqdError::DoorbellOffset { dword });
-    }
-    // order_base_2(bytes / 4) - 1; N is a power of two (KiqMemory checks).
-    let queue_size = (N.trailing_zeros() - 1) as u8;
-    // order_base_2(AMDGPU_GPU_PAGE_SIZE / 4) - 1 = 9.
-    let pq = PqControl::from_bits(PQ_CONTROL_DEFAULT)
-        .with_queue_size(queue_size)
-        .with_rptr_block_size(9)
-        .with_unord_dispatch(true)
-        .with_priv_state(true)
-        .with_kmd_queue(true);
-    let db = DoorbellControl::from_bits(0)
-        .with_doorbell_offset(dword)
-        .with_doorbell_en(true);
-    // EOP_SIZE = order_base_2(GFX11_MEC_HPD_SIZE / 4) - 1 = 8; our EOP
-    // buffer is larger than Linux's, which is fine: the field caps what is
-    // used.
-    let eop_size = (MEC_HPD_BYTES / 4).trailing_zeros() - 1;
-    if eop.address() == 0 {
-        return Err(MqdError::Missing {
-            field: "EOP address",
-        });
-    }
-    let lo = |x: u64| x as u32;
-    let hi = |x: u64| (x >> 32) as u32;
-    Ok(HqdRegisters {
-        cp_mqd_base_addr_lo: lo(mqd.address()) & !3,
-        cp_mqd_base_addr_hi: hi(mqd.address()),
-        cp_hqd_vmid: 0,
-        cp_hqd_persistent_state: PersistentState::from_bits(PERSISTENT_STATE_DEFAULT)
-            .with_preload_size(0x55)
-            .into_bits(),
-        cp_hqd_pq_base_lo: lo(ring_addr >> 8),
-        cp_hqd_pq_base_hi: hi(ring_addr >> 8),
-        cp_hqd_pq_rptr_report_addr_lo: lo(ring.rptr_address()) & !3,
-        cp_hqd_pq_rptr_report_addr_hi: hi(ring.rptr_address()) & 0xFFFF,
-        cp_hqd_pq_wptr_poll_addr_lo: lo(ring.wptr_address()) & !3,
-        cp_hqd_pq_wptr_poll_addr_hi: hi(ring.wptr_address()) & 0xFFFF,
-        cp_hqd_pq_doorbell_control: db.into_bits(),
-        cp_hqd_pq_control: pq.into_bits(),
-        cp_hqd_ib_control: IB_CONTROL_DEFAULT & !(3 << IB_CONTROL_MIN_IB_AVAIL_SIZE_SHIFT)
-            | 3 << IB_CONTROL_MIN_IB_AVAIL_SIZE_SHIFT,
-        cp_mqd_control: MQD_CONTROL_DEFAULT,
-        cp_hqd_eop_base_addr_lo: lo(eop.address() >> 8),
-        cp_hqd_eop_base_addr_hi: hi(eop.address() >> 8),
-        cp_hqd_eop_control: EOP_CONTROL_DEFAULT & !0x3F | eop_size,
-        ..HqdRegisters::default()
-    })
-}
-
-/// Makes `slot` the KIQ and starts it on the ring in `ring`; `mqd` must
-/// not be mapped already (see [`MqdPage`]).
-pub fn bring_up<B: RegisterBus + ?Sized, const N: usize>(
+/// Tells the RLC which queue is the KIQ: `RLC_CP_SCHEDULERS.scheduler0 =
+/// me << 5 | pipe << 3 | queue`, then the same with the enable bit
+/// (`gfx_v11_0_kiq_setting()`, `mes_v11_0_kiq_setting()`).
+pub fn name_kiq<B: RegisterBus + ?Sized>(
     bus: &B,
     bases: &IpBases,
     generation: Generation,
-    slot: KiqSlot,
-    ring: Dev<'_, KiqMemory<N>>,
-    mqd: Dev<'_, MqdPage>,
-    eop: Dev<'_, EopBuffer>,
+    me: u8,
+    pipe: u8,
+    queue: u8,
 ) -> Result<(), MapError> {
-    let hqd = kiq_hqd(&ring, &mqd, &eop, slot.doorbell)?;
-    let regs = HqdRegs::for_generation(generation);
     let gc = Block::new(bus, *bases);
     let sched = match generation {
         Generation::Gfx11 => crate::regs::gc_11_0_0::RLC_CP_SCHEDULERS,
         Generation::Gfx12 => crate::regs::gc_12_0_0::RLC_CP_SCHEDULERS,
     };
-    // gfx_v11_0_kiq_setting().
-    let v = gc.read(sched)? & !SCHEDULER0_MASK | scheduler0(MEC1, slot.pipe, slot.queue);
+    let v = gc.read(sched)? & !SCHEDULER0_MASK | scheduler0(me, pipe, queue);
     gc.write(sched, v)?;
     gc.write(sched, v | SCHEDULER_ENABLE)?;
-    // The MQD page holds the image too, as Linux keeps it for resume.
-    match generation {
-        Generation::Gfx11 => mqd.write(&crate::gfx::mqd::ComputeMqdV11::kernel_queue(hqd)),
-        Generation::Gfx12 => mqd.write(&crate::gfx::mqd::ComputeMqdV12::kernel_queue(hqd)),
-    }
-    // The slot stays selected only while `sel` lives: every exit, errors
-    // included, selects ME 0 pipe 0 queue 0 again.
-    let sel = regs.select(gc, MEC1, slot.pipe, slot.queue)?;
-    if gc.read(regs.hqd_active)? & HQD_ACTIVE_MASK != 0 {
-        return Err(MapError::HqdBusy {
-            pipe: slot.pipe,
-            queue: slot.queue,
-        });
-    }
-    regs.load_window(&sel, &hqd)?;
-    gc.write(regs.hqd_active, HQD_ACTIVE_MASK)?;
     Ok(())
+}
+
+/// Makes MES pipe 1 the KIQ and starts it on `ring`: the gfx11 topology
+/// of Linux 6.12 (`enable_mes_kiq`, set for every GC 11 part by
+/// `amdgpu_discovery_set_mes_ip_blocks()`). Follows
+/// `mes_v11_0_kiq_hw_init()` after MES is unhalted with both pipes
+/// active ([`crate::gfx::mes::start::start`] with `kiq_pipe`):
+/// `mes_v11_0_kiq_setting()` names ME 3 pipe 1 queue 0 in
+/// `RLC_CP_SCHEDULERS`, `mes_v11_0_mqd_init()` builds the ring's MQD (the
+/// same image as the scheduler ring's: privileged kernel queue, VMID 0,
+/// `MES_EOP_SIZE`), and `mes_v11_0_queue_init_register()` loads it on ME 3
+/// pipe 1. `doorbell` is the 64-bit index (Linux: `mes_ring1`).
+/// `mqd` must not be mapped already (see [`MqdPage`]).
+pub fn bring_up_on_mes<B: RegisterBus + ?Sized, const N: usize>(
+    bus: &B,
+    bases: &IpBases,
+    generation: Generation,
+    ring: Dev<'_, KiqMemory<N>>,
+    mqd: Dev<'_, MqdPage>,
+    eop: Dev<'_, EopBuffer>,
+    doorbell: u32,
+) -> Result<(), MapError> {
+    use crate::gfx::mes::rings::{MesPipeRing, load_on_mes_pipe, mes_pipe_ring_hqd};
+    use crate::gfx::mes::start::{KIQ_PIPE, MES_ME};
+    let hqd = mes_pipe_ring_hqd(
+        MesPipeRing {
+            ring: ring.ring_address(),
+            ring_dwords: N,
+            rptr: ring.rptr_address(),
+            wptr: ring.wptr_address(),
+        },
+        &mqd,
+        &eop,
+        doorbell,
+    )?;
+    name_kiq(bus, bases, generation, MES_ME, KIQ_PIPE, 0)?;
+    load_on_mes_pipe(bus, bases, generation, KIQ_PIPE, hqd, mqd)
 }
 
 macro_rules! kiq_facts {

@@ -11,8 +11,8 @@
 //! a packet it cannot execute stalls the ring, which shows up as a typed
 //! timeout naming the packet.
 //!
-//! The KIQ's own HQD is brought up by [`crate::gfx::kiq::hqd::bring_up`];
-//! [`Kiq::new`] takes that running ring.
+//! The KIQ's own HQD is brought up on MES pipe 1 by
+//! [`crate::gfx::kiq::hqd::bring_up_on_mes`]; [`Kiq::new`] takes that running ring.
 
 pub mod hqd;
 
@@ -105,6 +105,8 @@ pub struct Kiq<'a, C, P, const RING_DWORDS: usize> {
     doorbells: Doorbells,
     busy: [u8; PIPES as usize],
     allowed: [u8; PIPES as usize],
+    /// SET_RESOURCES completed.
+    resources: bool,
     pub timeout_ns: u64,
 }
 
@@ -136,6 +138,7 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
             doorbells,
             busy: [0; PIPES as usize],
             allowed: [0xFF; PIPES as usize],
+            resources: false,
             timeout_ns: KIQ_TIMEOUT_NS,
         }
     }
@@ -185,8 +188,22 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
     }
 
     /// SET_RESOURCES handing the KIQ `queue_mask` (`gfx11_kiq_set_resources()`).
+    /// [`QueueMapper::map`] refuses to run before this completed, as
+    /// `amdgpu_gfx_enable_kcq()` sends it ahead of every MAP_QUEUES.
     pub fn set_resources(&mut self, queue_mask: u64) -> Result<(), KiqTimeout> {
-        self.submit("SET_RESOURCES", &pm4::set_resources(queue_mask))
+        self.submit("SET_RESOURCES", &pm4::set_resources(queue_mask))?;
+        self.resources = true;
+        Ok(())
+    }
+
+    /// The queue mask naming exactly the slots this mapper may use:
+    /// bit `pipe * 8 + queue` of MEC 0, as
+    /// `amdgpu_queue_mask_bit_to_set_resource_bit()` numbers them.
+    pub fn allowed_queue_mask(&self) -> u64 {
+        self.allowed
+            .iter()
+            .enumerate()
+            .fold(0, |m, (pipe, q)| m | u64::from(*q) << (8 * pipe))
     }
 
     fn free_slot(&self) -> Option<(u8, u8)> {
@@ -204,6 +221,9 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
 
 impl<C: Clock, P: Pause, const N: usize> QueueMapper for Kiq<'_, C, P, N> {
     fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
+        if !self.resources {
+            return Err(MapError::KiqNoResources);
+        }
         let (pipe, queue) = self.free_slot().ok_or(MapError::NoFreeSlot)?;
         self.doorbells.claim(q.doorbell)?;
         let params = q.mqd_params();

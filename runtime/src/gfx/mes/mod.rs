@@ -29,6 +29,7 @@
 //! timer is 50 on both (v12 Linux uses 0 for scheduler firmware older than
 //! 0x8b, whose version barebell does not read yet).
 
+pub mod legacy;
 pub mod rings;
 pub mod start;
 
@@ -63,6 +64,41 @@ pub const MES_VMID_MASK: u32 = 0xFFFF_FF00;
 /// `adev->mes.compute_hqd_mask[pipe]` for the first MEC's pipes: queues 2
 /// and 3 of each pipe go to MES.
 pub const MES_COMPUTE_HQD_MASK: u32 = 0xC;
+
+/// `adev->mes.sdma_hqd_mask[engine]` for SDMA 6 and later
+/// (`amdgpu_mes_init()`): queues 2..7 of each present engine go to MES, an
+/// absent engine's mask is 0.
+pub const MES_SDMA_HQD_MASK: u32 = 0xfc;
+
+/// `adev->gds.gds_size` as SET_HW_RSRC passes it: `gfx_v11_0_set_gds_init()`
+/// sets 0x1000 on every GC 11 part; `gfx_v12_0.c` sets none, so 0.
+pub const fn gds_bytes(generation: Generation) -> u32 {
+    match generation {
+        Generation::Gfx11 => 0x1000,
+        Generation::Gfx12 => 0,
+    }
+}
+
+/// The first aggregated doorbell (dword index): `adev->mes.db_start_dw_offset`,
+/// the page after the kernel doorbells. `amdgpu_doorbell_init()` counts
+/// `max_assignment + 1` kernel doorbells (`soc21_init_doorbell_index()` /
+/// `soc24`: `AMDGPU_NAVI10_DOORBELL_MAX_ASSIGNMENT << 1` = 0x320) plus one
+/// page (0x400 dwords), 0x721 dwords; `amdgpu_doorbell_create_kernel_doorbells()`
+/// rounds that to pages (0x2000 bytes) and starts MES's page there.
+pub const AGGREGATED_DOORBELL_START: u32 = 0x800;
+
+/// `adev->mes.aggregated_doorbells[level]` (`amdgpu_mes_doorbell_init()`):
+/// one 64-bit doorbell per priority level, low to realtime.
+pub const fn aggregated_doorbells() -> [u32; 5] {
+    let s = AGGREGATED_DOORBELL_START;
+    [s, s + 2, s + 4, s + 6, s + 8]
+}
+
+/// `AMDGPU_PTE_VALID`: `amdgpu_gmc_pd_addr()` ORs it into a root
+/// directory's address to make the PDE MES is given.
+pub const PDE_VALID: u64 = crate::gmc::pagetable::Pte::new()
+    .with_valid(true)
+    .into_bits();
 
 /// The scheduler ring and the words MES writes back, in one page-aligned
 /// block. `RING_DWORDS` must be a power of two and a multiple of two
@@ -183,8 +219,13 @@ impl Default for ProcessContext {
 pub struct Process<'a> {
     /// `process_id` (KFD passes the PASID).
     pub pasid: u32,
-    /// `page_table_base_addr`: the GPU page directory of the process.
+    /// The address of the process's root page directory; ADD_QUEUE sends
+    /// it with [`PDE_VALID`] (`amdgpu_gmc_pd_addr()`).
     pub page_table_base: u64,
+    /// The GFXHUB's `GCVM_CONTEXT1_CNTL` as the hub step programmed it
+    /// (Linux's `hub->vm_cntx_cntl`): MES programs it into the VMID it
+    /// picks (`mes_v11_0_add_hw_queue()`).
+    pub vm_context_cntl: u32,
     pub va_start: u64,
     pub va_end: u64,
     /// The process and gang context pages MES keeps its state in.
@@ -199,12 +240,14 @@ pub struct MesRing<'a, const RING_DWORDS: usize> {
 }
 
 /// Register bases MES is told about in SET_HW_RSRC (`gc_base`,
-/// `mmhub_base`, `osssys_base`: `adev->reg_offset[...][0][0..5]`).
+/// `mmhub_base`, `osssys_base`: `adev->reg_offset[...][0][0..5]`), and
+/// the SDMA engines present (for `sdma_hqd_mask`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct HwBases {
     pub gc: [u32; 5],
     pub mmhub: [u32; 5],
     pub osssys: [u32; 5],
+    pub sdma_engines: u8,
 }
 
 /// Maps queues through the MES scheduler; `A` picks the API version
@@ -482,7 +525,20 @@ macro_rules! mes_api {
                 let mut f = $m::SetHwResources::new();
                 f.vmid_mask_mmhub = Le32::new(MES_VMID_MASK);
                 f.vmid_mask_gfxhub = Le32::new(MES_VMID_MASK);
+                f.gds_size = Le32::new(gds_bytes($gen));
                 f.paging_vmid = Le32::new(0);
+                for (i, m) in f.sdma_hqd_mask.iter_mut().enumerate() {
+                    if i < usize::from(bases.sdma_engines) {
+                        *m = Le32::new(MES_SDMA_HQD_MASK);
+                    }
+                }
+                for (d, v) in f
+                    .aggregated_doorbells
+                    .iter_mut()
+                    .zip(aggregated_doorbells())
+                {
+                    *d = Le32::new(v);
+                }
                 f.g_sch_ctx_gpu_mc_ptr = Le64::new(sch_ctx);
                 f.query_status_fence_gpu_mc_ptr = Le64::new(query_fence);
                 for p in f.compute_hqd_mask.iter_mut().take(4) {
@@ -525,7 +581,8 @@ macro_rules! mes_api {
             ) -> $m::AddQueue {
                 let mut f = $m::AddQueue::new();
                 f.process_id = Le32::new(p.pasid);
-                f.page_table_base_addr = Le64::new(p.page_table_base);
+                f.page_table_base_addr = Le64::new(p.page_table_base | PDE_VALID);
+                f.vm_context_cntl = Le32::new(p.vm_context_cntl);
                 f.process_va_start = Le64::new(p.va_start);
                 f.process_va_end = Le64::new(p.va_end);
                 // `KFD_MES_PROCESS_QUANTUM` / `KFD_MES_GANG_QUANTUM`
@@ -634,6 +691,31 @@ fn status_of<T: StatusKind>(value: u64) -> Result<(), MesStatus> {
 }
 
 impl<C: Clock, P: Pause, const N: usize> Mes<'_, C, P, N, V12> {
+    /// SET_HW_RSRC on uni-MES's KIQ pipe (pipe 1):
+    /// `mes_v12_0_set_hw_resources()` fills the scheduler resources (VMID,
+    /// HQD and SDMA masks, GDS, aggregated doorbells) only for
+    /// `AMDGPU_MES_SCHED_PIPE`, so they stay 0 here; the pipe's own
+    /// context, query fence, register bases and flags are as on pipe 0.
+    pub fn set_kiq_pipe_hw_resources(&mut self, bases: &HwBases) -> Result<(), MesError> {
+        let mem = self.ring.memory;
+        let mut f = V12::set_hw_resources(
+            mem.sch_ctx_address(),
+            mem.query_status_fence_address(),
+            bases,
+            V12::oversubscription_timer(self.versions),
+        );
+        f.vmid_mask_mmhub = Le32::new(0);
+        f.vmid_mask_gfxhub = Le32::new(0);
+        f.gds_size = Le32::new(0);
+        f.compute_hqd_mask = [Le32::new(0); 8];
+        f.gfx_hqd_mask = [Le32::new(0); 2];
+        f.sdma_hqd_mask = [Le32::new(0); 2];
+        f.aggregated_doorbells = [Le32::new(0); 5];
+        self.submit("SET_HW_RSRC", f)?;
+        self.initialised = true;
+        Ok(())
+    }
+
     /// SET_HW_RSRC_1 as uni-MES sends it after SET_HW_RSRC
     /// (`mes_v12_0_set_hw_resources_1()`: only `mes_kiq_unmap_timeout`
     /// = 0xa). v11 sends this frame only under SR-IOV, which barebell

@@ -33,13 +33,52 @@ pub fn scheduler_ring_hqd<const N: usize>(
     eop: &crate::gfx::mqd::EopBuffer,
     doorbell: u32,
 ) -> Result<crate::gfx::mqd::HqdRegisters, crate::gfx::error::MqdError> {
+    mes_pipe_ring_hqd(
+        MesPipeRing {
+            ring: ring.ring_address(),
+            ring_dwords: N,
+            rptr: ring.rptr_address(),
+            wptr: ring.wptr_address(),
+        },
+        mqd,
+        eop,
+        doorbell,
+    )
+}
+
+/// Where a ring a MES pipe runs lives: what `mes_v11_0_mqd_init()` takes
+/// from the `amdgpu_ring` (the scheduler ring, or the KIQ ring on MES
+/// pipe 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MesPipeRing {
+    pub ring: u64,
+    /// A power of two.
+    pub ring_dwords: usize,
+    pub rptr: u64,
+    pub wptr: u64,
+}
+
+/// `mes_v11_0_mqd_init()` (`mes_v12_0_mqd_init()` is the same) for
+/// `ring`: a privileged kernel queue in VMID 0, doorbell `doorbell`
+/// (64-bit index) enabled, EOP of `MES_EOP_SIZE`.
+pub fn mes_pipe_ring_hqd(
+    r: MesPipeRing,
+    mqd: &crate::gfx::mqd::MqdPage,
+    eop: &crate::gfx::mqd::EopBuffer,
+    doorbell: u32,
+) -> Result<crate::gfx::mqd::HqdRegisters, crate::gfx::error::MqdError> {
     use crate::gfx::error::MqdError;
     use crate::gfx::kiq::hqd::{
         EOP_CONTROL_DEFAULT, IB_CONTROL_DEFAULT, MQD_CONTROL_DEFAULT, PERSISTENT_STATE_DEFAULT,
         PQ_CONTROL_DEFAULT,
     };
     use crate::gfx::mqd::{DoorbellControl, PersistentState, PqControl};
-    let ring_addr = ring.ring_address();
+    let ring_addr = r.ring;
+    if !r.ring_dwords.is_power_of_two() || r.ring_dwords < 4 {
+        return Err(MqdError::RingSize {
+            bytes: (r.ring_dwords * 4) as u64,
+        });
+    }
     if !ring_addr.is_multiple_of(256) {
         return Err(MqdError::Misaligned {
             field: "MES ring",
@@ -59,7 +98,7 @@ pub fn scheduler_ring_hqd<const N: usize>(
     let lo = |x: u64| x as u32;
     let hi = |x: u64| (x >> 32) as u32;
     let pq = PqControl::from_bits(PQ_CONTROL_DEFAULT)
-        .with_queue_size((N.trailing_zeros() - 1) as u8)
+        .with_queue_size((r.ring_dwords.trailing_zeros() - 1) as u8)
         .with_rptr_block_size(0)
         .with_unord_dispatch(true)
         .with_tunnel_dispatch(false)
@@ -76,10 +115,10 @@ pub fn scheduler_ring_hqd<const N: usize>(
             .into_bits(),
         cp_hqd_pq_base_lo: lo(ring_addr >> 8),
         cp_hqd_pq_base_hi: hi(ring_addr >> 8),
-        cp_hqd_pq_rptr_report_addr_lo: lo(ring.rptr_address()) & !3,
-        cp_hqd_pq_rptr_report_addr_hi: hi(ring.rptr_address()) & 0xFFFF,
-        cp_hqd_pq_wptr_poll_addr_lo: lo(ring.wptr_address()) & !7,
-        cp_hqd_pq_wptr_poll_addr_hi: hi(ring.wptr_address()) & 0xFFFF,
+        cp_hqd_pq_rptr_report_addr_lo: lo(r.rptr) & !3,
+        cp_hqd_pq_rptr_report_addr_hi: hi(r.rptr) & 0xFFFF,
+        cp_hqd_pq_wptr_poll_addr_lo: lo(r.wptr) & !7,
+        cp_hqd_pq_wptr_poll_addr_hi: hi(r.wptr) & 0xFFFF,
         cp_hqd_pq_doorbell_control: DoorbellControl::new()
             .with_doorbell_offset(dword)
             .with_doorbell_en(true)
@@ -99,12 +138,111 @@ pub fn scheduler_ring_hqd<const N: usize>(
 /// scheduler ring in a `map_legacy_kq` ADD_QUEUE.
 pub const MES_QUEUE_TYPE_SCHQ: u32 = 3;
 
-/// The SCHQ queue type, against the v12 API header.
-pub const FACTS: &[barebell_facts::Fact] = &[barebell_facts::Fact::constant(
-    "mes_v12_api_def.h",
-    "MES_QUEUE_TYPE_SCHQ",
-    MES_QUEUE_TYPE_SCHQ as u64,
-)];
+/// `CP_UNMAPPED_DOORBELL` fields (gfx12).
+pub const UNMAPPED_DOORBELL_ENABLE: u32 = 1 << 0;
+pub const UNMAPPED_DOORBELL_PROC_LSB_SHIFT: u32 = 8;
+pub const UNMAPPED_DOORBELL_PROC_LSB_MASK: u32 = 0x1F << UNMAPPED_DOORBELL_PROC_LSB_SHIFT;
+/// `CP_MES_DOORBELL_CONTROL1..5` fields (gfx12).
+pub const MES_DOORBELL_OFFSET_SHIFT: u32 = 2;
+pub const MES_DOORBELL_OFFSET_MASK: u32 = 0x0FFF_FFFC;
+pub const MES_DOORBELL_EN: u32 = 1 << 30;
+pub const MES_DOORBELL_HIT: u32 = 1 << 31;
+/// `CP_HQD_GFX_CONTROL.DB_UPDATED_MSG_EN`.
+pub const HQD_GFX_DB_UPDATED_MSG_EN: u32 = 1 << 15;
+
+/// The SCHQ queue type, against the v12 API header; the gfx12 doorbell
+/// register fields against `gc_12_0_0_sh_mask.h`.
+pub const FACTS: &[barebell_facts::Fact] = &[
+    barebell_facts::Fact::constant(
+        "mes_v12_api_def.h",
+        "MES_QUEUE_TYPE_SCHQ",
+        MES_QUEUE_TYPE_SCHQ as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "gc_12_0_0_sh_mask.h",
+        "CP_UNMAPPED_DOORBELL__ENABLE_MASK",
+        UNMAPPED_DOORBELL_ENABLE as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "gc_12_0_0_sh_mask.h",
+        "CP_UNMAPPED_DOORBELL__PROC_LSB_MASK",
+        UNMAPPED_DOORBELL_PROC_LSB_MASK as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "gc_12_0_0_sh_mask.h",
+        "CP_MES_DOORBELL_CONTROL1__DOORBELL_OFFSET_MASK",
+        MES_DOORBELL_OFFSET_MASK as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "gc_12_0_0_sh_mask.h",
+        "CP_MES_DOORBELL_CONTROL1__DOORBELL_OFFSET__SHIFT",
+        MES_DOORBELL_OFFSET_SHIFT as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "gc_12_0_0_sh_mask.h",
+        "CP_MES_DOORBELL_CONTROL1__DOORBELL_EN_MASK",
+        MES_DOORBELL_EN as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "gc_12_0_0_sh_mask.h",
+        "CP_MES_DOORBELL_CONTROL1__DOORBELL_HIT_MASK",
+        MES_DOORBELL_HIT as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "gc_12_0_0_sh_mask.h",
+        "CP_HQD_GFX_CONTROL__DB_UPDATED_MSG_EN_MASK",
+        HQD_GFX_DB_UPDATED_MSG_EN as u64,
+    ),
+];
+
+/// gfx12: lets MES handle doorbells of queues it has not mapped
+/// (`mes_v12_0_enable_unmapped_doorbell_handling()`, called by
+/// `mes_v12_0_hw_init()` before the scheduler pipe's ring and
+/// SET_HW_RSRC): `PROC_LSB` 0xd (two doorbell pages per process), then
+/// `ENABLE`.
+pub fn enable_unmapped_doorbell_handling<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: &IpBases,
+) -> Result<(), MapError> {
+    use crate::regs::gc_12_0_0 as gc;
+    let b = Block::new(bus, *bases);
+    let v = b.read(gc::CP_UNMAPPED_DOORBELL)? & !UNMAPPED_DOORBELL_PROC_LSB_MASK
+        | 0xd << UNMAPPED_DOORBELL_PROC_LSB_SHIFT
+        | UNMAPPED_DOORBELL_ENABLE;
+    b.write(gc::CP_UNMAPPED_DOORBELL, v)?;
+    Ok(())
+}
+
+/// gfx12: points `CP_MES_DOORBELL_CONTROL1..5` at the aggregated
+/// doorbells SET_HW_RSRC named ([`crate::gfx::mes::aggregated_doorbells`],
+/// low to realtime), each enabled, and sets `CP_HQD_GFX_CONTROL`'s
+/// `DB_UPDATED_MSG_EN` (`mes_v12_0_init_aggregated_doorbell()`, after the
+/// scheduler pipe's SET_HW_RSRC).
+pub fn init_aggregated_doorbell<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: &IpBases,
+) -> Result<(), MapError> {
+    use crate::regs::gc_12_0_0 as gc;
+    let b = Block::new(bus, *bases);
+    let regs = [
+        gc::CP_MES_DOORBELL_CONTROL1,
+        gc::CP_MES_DOORBELL_CONTROL2,
+        gc::CP_MES_DOORBELL_CONTROL3,
+        gc::CP_MES_DOORBELL_CONTROL4,
+        gc::CP_MES_DOORBELL_CONTROL5,
+    ];
+    for (r, d) in regs
+        .into_iter()
+        .zip(crate::gfx::mes::aggregated_doorbells())
+    {
+        let v = b.read(r)? & !(MES_DOORBELL_OFFSET_MASK | MES_DOORBELL_EN | MES_DOORBELL_HIT)
+            | (d << MES_DOORBELL_OFFSET_SHIFT) & MES_DOORBELL_OFFSET_MASK
+            | MES_DOORBELL_EN;
+        b.write(r, v)?;
+    }
+    b.write(gc::CP_HQD_GFX_CONTROL, HQD_GFX_DB_UPDATED_MSG_EN)?;
+    Ok(())
+}
 
 /// Maps the MES scheduler ring through the KIQ (v11,
 /// `mes_v11_0_kiq_enable_queue()`): MQD into `mqd`, then MAP_QUEUES with
@@ -157,6 +295,21 @@ pub fn load_pipe_ring<B: RegisterBus + ?Sized, const N: usize>(
         doorbell,
     } = parts;
     let hqd = scheduler_ring_hqd(&ring, &mqd, &eop, doorbell)?;
+    load_on_mes_pipe(bus, bases, generation, pipe, hqd, mqd)
+}
+
+/// Writes `hqd` into `mqd` and loads it on MES pipe `pipe` by register
+/// programming (`mes_v11_0_queue_init_register()` /
+/// `mes_v12_0_queue_init_register()`): GRBM ME 3 / `pipe`, the HQD
+/// window, then `CP_HQD_ACTIVE`.
+pub fn load_on_mes_pipe<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: &IpBases,
+    generation: Generation,
+    pipe: u8,
+    hqd: crate::gfx::mqd::HqdRegisters,
+    mqd: Dev<'_, crate::gfx::mqd::MqdPage>,
+) -> Result<(), MapError> {
     match generation {
         Generation::Gfx11 => mqd.write(&crate::gfx::mqd::ComputeMqdV11::kernel_queue(hqd)),
         Generation::Gfx12 => mqd.write(&crate::gfx::mqd::ComputeMqdV12::kernel_queue(hqd)),

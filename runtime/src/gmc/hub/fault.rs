@@ -10,10 +10,10 @@
 //! 36 bits). What each `PERMISSION_FAULTS` and `WALKER_ERROR` value means
 //! is not in the public headers; they are reported raw.
 
-use super::tables::HubRegs;
 use super::{HubError, read_live};
 use crate::bus::{Block, RegisterBus};
 use crate::ip::Generation;
+use crate::regs::hub::HubRegs;
 use crate::regs::{IpBases, gc_11_0_0 as gc, gc_12_0_0 as gc12};
 
 /// A decoded protection fault, as the hub latched it.

@@ -11,7 +11,7 @@
 //! fetch through the GFXHUB's VMID0, and every PSP/SDMA/VCN access
 //! through the MMHUB's, goes through the context programmed here.
 //!
-//! One sequence, four register tables ([`tables`]): Linux's
+//! One sequence, four register tables ([`crate::regs::hub`]): Linux's
 //! `gfxhub_v3_0_gart_enable()`, `mmhub_v3_0_gart_enable()`,
 //! `gfxhub_v12_0_gart_enable()` and `mmhub_v4_1_0_gart_enable()` call the
 //! same helpers in the same order with the same values, on different
@@ -49,11 +49,12 @@
 
 mod fault;
 pub mod invalidate;
-pub mod tables;
 
+pub use crate::regs::hub::{
+    GFXHUB_3_0, GFXHUB_12_0, HUBS, HubRegs, MMHUB_3_0_0, MMHUB_4_1_0, hub_for,
+};
 pub use fault::{VmFault, clear_fault, read_fault};
 pub use invalidate::{GART_ENGINE, InvalidateError, invalidate};
-pub use tables::{GFXHUB_3_0, GFXHUB_12_0, HUBS, HubRegs, MMHUB_3_0_0, MMHUB_4_1_0, hub_for};
 
 use crate::bus::{Block, BlockError, RegisterBus};
 use crate::ip::Generation;
@@ -390,6 +391,7 @@ pub fn set_fault_enable_default<B: RegisterBus + ?Sized>(
 /// checked against the headers.
 pub const FACTS: &[barebell_facts::Fact] = &[
     barebell_facts::Fact::constant("soc21_enum.h", "MTYPE_UC", MTYPE_UC as u64),
+    barebell_facts::Fact::constant("soc24_enum.h", "MTYPE_UC", MTYPE_UC as u64),
     barebell_facts::Fact::constant(
         "gc_11_0_0_offset.h",
         "regGCVM_CONTEXT1_CNTL - regGCVM_CONTEXT0_CNTL",

@@ -7,19 +7,15 @@
 //! for. Used by the integration tests, by `barebell latency` and (it needs
 //! only `alloc`) by the unikernel.
 
-use crate::cp::{CpError, CpModel, HqdBinding};
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 use barebell::aql::doorbell::Doorbell;
 use barebell::aql::queue::{AqlQueue, QueueConfig, QueueMemory};
 use barebell::aql::signal::SignalMemory;
+use barebell_model::DoorbellPage;
+use barebell_model::cp::{CpError, CpModel, HqdBinding};
 use core::ptr::NonNull;
 use core::sync::atomic::AtomicU64;
-
-/// One page of doorbells, as BAR2 would hold them.
-#[repr(C, align(4096))]
-#[derive(Debug)]
-pub struct DoorbellPage(pub [AtomicU64; 512]);
 
 /// The doorbell index used within each queue's page.
 pub const DOORBELL_INDEX: usize = 3;

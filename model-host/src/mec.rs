@@ -1,6 +1,6 @@
 //! Placing queues, MQDs and the MES ring where the MEC/MES models reach
 //! them (leaked host memory mapped into the model's DMA windows, like
-//! [`crate::host`]), for the mapping tests, the bench and the CLI.
+//! [`crate::queue`]), for the mapping tests, the bench and the CLI.
 //!
 //! A model GPU is: one [`Mec`] (banked HQD registers + the CP model), one
 //! 4 KiB doorbell page standing in for BAR2, and optionally a
@@ -8,15 +8,9 @@
 //! [`KiqModel`] on a leaked [`KiqMemory`].
 //!
 //! Placement needs only `alloc`, so the unikernel builds the same model
-//! GPU and steps it inline on its one CPU; [`MecThread`], which runs the
-//! models on an OS thread, is behind the `std` feature.
+//! GPU and steps it inline on its one CPU; `barebell_model::thread::MecThread`
+//! runs the models on an OS thread.
 
-use crate::cp::CpModel;
-use crate::host::DoorbellPage;
-use crate::kiq::KiqModel;
-use crate::mec::Mec;
-use crate::mes::{MesApiVersion, MesModel};
-use crate::{Seed, SimClock};
 use alloc::boxed::Box;
 use alloc::sync::Arc;
 use barebell::aql::doorbell::{Doorbell, DoorbellAperture};
@@ -29,6 +23,12 @@ use barebell::gfx::mqd::{EopBuffer, MqdPage};
 use barebell::ip::Generation;
 use barebell::mem::Dev;
 use barebell::regs::IpBases;
+use barebell_model::DoorbellPage;
+use barebell_model::cp::CpModel;
+use barebell_model::kiq::KiqModel;
+use barebell_model::mec::Mec;
+use barebell_model::mes::{MesApiVersion, MesModel};
+use barebell_model::{Seed, SimClock};
 use core::ptr::NonNull;
 use core::sync::atomic::AtomicU64;
 
@@ -174,8 +174,8 @@ impl ModelGpu {
 
     /// KIQ ring memory plus a leaked, device-mapped MQD page and EOP
     /// buffer for bringing the KIQ up by register programming
-    /// ([`barebell::gfx::kiq::hqd::bring_up`]); the KIQ model is then
-    /// [`KiqModel::from_mec`].
+    /// (`barebell::gfx::kiq::hqd::bring_up_on_mes`); the KIQ model is then
+    /// [`KiqModel::from_mes_pipe`].
     pub fn kiq_parts<const RING: usize>(
         &self,
     ) -> (
@@ -241,70 +241,5 @@ impl<const N: usize> PlacedQueue<N> {
             ),
             (self.eop.address(), barebell::gfx::mqd::EOP_BYTES),
         ]
-    }
-}
-
-/// Runs a [`Mec`]'s CP model, and any firmware models' `service` calls
-/// (MES, KIQ), on their own OS thread, so the runtime can use a plain
-/// spinning [`barebell::gfx::mes::Pause`] and real time, as on hardware.
-#[cfg(feature = "std")]
-#[derive(Debug)]
-pub struct MecThread {
-    stop: std::sync::Arc<core::sync::atomic::AtomicBool>,
-    handle: std::thread::JoinHandle<()>,
-}
-
-/// A firmware model's service call, run on the [`MecThread`].
-#[cfg(feature = "std")]
-pub type Service = Box<dyn Fn() -> usize + Send>;
-
-#[cfg(feature = "std")]
-impl MecThread {
-    pub fn spawn(mec: &'static Mec, services: std::vec::Vec<Service>) -> std::io::Result<Self> {
-        Self::spawn_with(mec, services, crate::thread::Idle::YieldAfter(64), || {})
-    }
-
-    /// As [`MecThread::spawn`] with an idle policy, running `setup` on the
-    /// new thread first (e.g. to pin it to a CPU).
-    pub fn spawn_with(
-        mec: &'static Mec,
-        services: std::vec::Vec<Service>,
-        idle_policy: crate::thread::Idle,
-        setup: impl FnOnce() + Send + 'static,
-    ) -> std::io::Result<Self> {
-        use core::sync::atomic::Ordering;
-        let stop = std::sync::Arc::new(core::sync::atomic::AtomicBool::new(false));
-        let flag = stop.clone();
-        let handle = std::thread::Builder::new()
-            .name("barebell-model-mec".into())
-            .spawn(move || {
-                setup();
-                let mut idle = 0u32;
-                while !flag.load(Ordering::Relaxed) {
-                    let mut work = mec.step().progressed();
-                    for s in &services {
-                        work |= s() > 0;
-                    }
-                    if work {
-                        idle = 0;
-                    } else {
-                        idle = idle.saturating_add(1);
-                        // As in `CpThread`: `Spin` steps again at once.
-                        match idle_policy {
-                            crate::thread::Idle::YieldAfter(n) if idle > n => {
-                                std::thread::yield_now()
-                            }
-                            crate::thread::Idle::YieldAfter(_) => core::hint::spin_loop(),
-                            crate::thread::Idle::Spin => {}
-                        }
-                    }
-                }
-            })?;
-        Ok(MecThread { stop, handle })
-    }
-
-    pub fn stop(self) -> std::thread::Result<()> {
-        self.stop.store(true, core::sync::atomic::Ordering::Relaxed);
-        self.handle.join()
     }
 }

@@ -5,7 +5,9 @@
 //! sequences are the same register for register; only the block (GC or
 //! MMHUB), the names (`GCVM_`/`MMVM_`), the offsets, two field layouts
 //! and the L2 control defaults differ. So barebell has one sequence
-//! ([`super::gart_enable`]) and one table per hub.
+//! ([`crate::gmc::hub::gart_enable`]) and one table per hub. The tables
+//! are register offsets and field layouts only, so they live with the
+//! other register tables, where the device model may use them too.
 
 use crate::ip::Generation;
 use crate::ip::hw_id;
@@ -433,14 +435,9 @@ macro_rules! stride_facts {
 }
 
 /// Strides of MMHUB 3.0.0, GFXHUB 12.0 and MMHUB 4.1.0 (GFXHUB 3.0's are
-/// in `hub::FACTS`), and `MTYPE_UC` in the gfx12 enum header.
+/// in `gmc::hub::FACTS`, with `MTYPE_UC`).
 pub const FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
     stride_facts!("mmhub_3_0_0_offset.h", "MMVM", MMHUB_3_0_0),
     stride_facts!("gc_12_0_0_offset.h", "GCVM", GFXHUB_12_0),
     stride_facts!("mmhub_4_1_0_offset.h", "MMVM", MMHUB_4_1_0),
-    [barebell_facts::Fact::constant(
-        "soc24_enum.h",
-        "MTYPE_UC",
-        super::MTYPE_UC as u64
-    )],
 );

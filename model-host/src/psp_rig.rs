@@ -10,24 +10,26 @@
 //! bus addresses, [`barebell::gmc::pagetable::TableArena`] maps them into the GART
 //! with the SYSTEM and SNOOPED bits, and [`barebell::gmc::hub::gart_enable`]
 //! programs the MMHUB model (the hub discovery names) that the PSP's
-//! [`crate::mc::Mc`] decodes through.
+//! [`barebell_model::mc::Mc`] decodes through.
 //! Where Linux puts the buffers (`amdgpu_psp.c`): `fw_pri` in GTT on bare
 //! metal; ring, command and fence buffers in `VRAM | GTT` (TTM tries VRAM
 //! first), which the rig puts in GTT, so that every GPCOM access walks
 //! the GART; the TMR in VRAM at `PSP_TMR_ALIGNMENT`.
 //!
-//! Only reading blobs from a directory needs `std`; the unikernel builds
-//! the same rig from blobs handed to it in memory ([`rig_from`]).
+//! Only reading blobs from a directory needs `std`; [`rig_from`] takes
+//! blobs handed over in memory.
 
-use super::iface::{bl, fw as t};
-use super::{PspExpect, PspModel, PspPlacement, RlcStatus};
-use crate::SimClock;
-use crate::clock::HostClock;
-use crate::discovery::{self, NAVI31, NAVI48, PartDesc};
-use crate::error::ModelError;
-use crate::hub::HubModel;
-use crate::mc::{CID_MP0, Mc};
-use crate::ucode::{self, Image, psp_fw};
+use barebell::gmc::hub::{HubError, InvalidateError};
+use barebell::gmc::pagetable::MapError;
+use barebell_model::SimClock;
+use barebell_model::clock::HostClock;
+use barebell_model::discovery;
+use barebell_model::error::ModelError;
+use barebell_model::hub::HubModel;
+use barebell_model::mc::{CID_MP0, Mc};
+pub use barebell_model::psp::firmware::*;
+use barebell_model::psp::{PspExpect, PspModel, PspPlacement, RlcStatus};
+
 use alloc::boxed::Box;
 use alloc::sync::Arc;
 use alloc::vec;
@@ -44,9 +46,52 @@ use core::ptr::NonNull;
 #[cfg(feature = "std")]
 use std::path::Path;
 
-/// Where VRAM starts in the MC map (a model value; the VBIOS sets it
-/// on a card).
-pub const FB_START: u64 = 0x0080_0000_0000;
+/// Why a rig could not be built: the model refused to be built, or the
+/// runtime's own fixture steps (GART mapping, hub init, VMID0 flush)
+/// failed on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RigError {
+    Model(ModelError),
+    /// A fixture's GART mapping at `va` was refused.
+    PageTable {
+        va: u64,
+        error: MapError,
+    },
+    /// The runtime's hub init refused the fixture's configuration.
+    Hub {
+        hub: &'static str,
+        error: HubError,
+    },
+    /// The runtime's VMID0 flush on the fixture's hub did not complete.
+    Invalidate {
+        hub: &'static str,
+        error: InvalidateError,
+    },
+}
+
+impl From<ModelError> for RigError {
+    fn from(e: ModelError) -> Self {
+        RigError::Model(e)
+    }
+}
+
+impl From<FirmwareError> for RigError {
+    fn from(e: FirmwareError) -> Self {
+        RigError::Model(ModelError::Firmware(e))
+    }
+}
+
+impl core::fmt::Display for RigError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            RigError::Model(e) => write!(f, "{e}"),
+            RigError::PageTable { va, error } => write!(f, "GART map {va:#x}: {error}"),
+            RigError::Hub { hub, error } => write!(f, "{hub} init: {error}"),
+            RigError::Invalidate { hub, error } => write!(f, "{hub} VMID0 flush: {error}"),
+        }
+    }
+}
+
 /// VMID0's range: 512 MiB (`gmc_v11_0_mc_init()`'s default GART size)
 /// at MC 0, where `amdgpu_gmc_gart_location()`'s best fit puts it
 /// when the space below VRAM fits it and is the smaller side.
@@ -122,273 +167,12 @@ pub fn gtt_flags(system: bool) -> Flags {
     }
 }
 
-/// `psp_hw_start()`'s bootloader stages: the SOS-bundle component each
-/// carries (`enum psp_fw_type`) and the command that loads it (`enum
-/// psp_bootloader_cmd`). A stage whose component the bundle lacks is
-/// skipped (`is_psp_fw_valid()`).
-pub const STAGES: [(u32, u32); 9] = [
-    (psp_fw::KDB, bl::LOAD_KEY_DATABASE),
-    (psp_fw::SPL, bl::LOAD_TOS_SPL_TABLE),
-    (psp_fw::SYS_DRV, bl::LOAD_SYSDRV),
-    (psp_fw::SOC_DRV, bl::LOAD_SOCDRV),
-    (psp_fw::INTF_DRV, bl::LOAD_INTFDRV),
-    (psp_fw::DBG_DRV, bl::LOAD_DBGDRV),
-    (psp_fw::RAS_DRV, bl::LOAD_RASDRV),
-    (psp_fw::IPKEYMGR_DRV, bl::LOAD_IPKEYMGRDRV),
-    (psp_fw::SOS, bl::LOAD_SOSDRV),
-];
-
-/// What the model knows of an MP0 version's firmware loading, from
-/// Linux 6.12: `psp_early_init()` and the `psp_v13_0_funcs` /
-/// `psp_v14_0_funcs` tables.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Mp0 {
-    /// 14.0.2/14.0.3 keep `boot_time_tmr` (the firmware set the TMR up
-    /// at boot: no SETUP_TMR); 13.0.0 clears it.
-    pub boot_time_tmr: bool,
-    /// `psp_v13_0_funcs` has no `bootloader_load_ipkeymgr_drv`, so an
-    /// MP0 13.0.0 bootloader never sees that stage.
-    pub ipkeymgr_stage: bool,
-    /// The SPL stage (`PSP_BL__LOAD_TOS_SPL_TABLE`, run when the bundle
-    /// has an SPL component) carries the bundle's KDB, not its SPL:
-    /// `psp_v13_0_bootloader_load_spl()` passes `&psp->kdb`, and
-    /// tinygrad's AM sends `spl_key` = the KDB below MP0 14 and the SPL
-    /// from 14 on (`AM_PSP.init_hw`), which sOS took on a gfx1100;
-    /// `psp_v14_0_bootloader_load_spl()` passes `&psp->spl`.
-    pub spl_carries_kdb: bool,
-}
-
-impl Mp0 {
-    pub fn for_version(v: (u8, u8, u8)) -> Option<Mp0> {
-        match v {
-            (13, 0, 0) => Some(Mp0 {
-                boot_time_tmr: false,
-                ipkeymgr_stage: false,
-                spl_carries_kdb: true,
-            }),
-            (14, 0, 2) | (14, 0, 3) => Some(Mp0 {
-                boot_time_tmr: true,
-                ipkeymgr_stage: true,
-                spl_carries_kdb: false,
-            }),
-            _ => None,
-        }
-    }
-}
-
-/// The TMR size a real Navi31 asks for: Linux prints the TMR it sized
-/// from LOAD_TOC's answer in `psp_tmr_load()` ("reserve 0x%lx from 0x%llx
-/// for PSP TMR", `amdgpu_bo_size(psp->tmr_bo)` after `psp_tmr_init()`
-/// allocated `resp.tmr_size` bytes), and a public RX 7900 XTX log shows
-/// "reserve 0x1300000 from 0x85fc000000 for PSP TMR"
-/// (github.com/ROCm/legacy-rocm-build issue 2253); tinygrad's AM reserves
-/// the same 0x1300000 as its maximum (`AM_PSP.init_sw`).
-pub const NAVI31_TMR: u32 = 0x130_0000;
-/// What the model's Navi48 answers: no public MP0 14.0.3 value exists
-/// (the part keeps a boot-time TMR, so neither driver sends SETUP_TMR
-/// and no log prints a size). A model value: Navi31's.
-pub const NAVI48_TMR_MODEL_VALUE: u32 = NAVI31_TMR;
 /// Simulated time a host read of the rig's clock costs (a model
 /// convention, as `vgpu::HOST_READ_NS`).
 pub const RIG_HOST_READ_NS: u64 = 100;
 /// The TMR the rig reserves before LOAD_TOC answers (a fixture value,
 /// larger than any answer, as tinygrad reserves its maximum up front).
 pub const RIG_TMR_BYTES: u32 = 0x200_0000;
-
-/// One part's firmware set: the SOS bundle, the SMU blob, and the GFX
-/// images `(fw_type, file, image)` in `AMDGPU_UCODE_ID` order, written
-/// out by hand from `amdgpu_ucode.h`, `psp_get_fw_type()` and
-/// `amdgpu_ucode_init_single_fw()` so that it checks the runtime's own
-/// table.
-#[derive(Debug, Clone)]
-pub struct PartFirmware {
-    pub desc: PartDesc,
-    /// Board VRAM size (RX 7900 XTX / RX 9070 XT).
-    pub vram_mib: u32,
-    pub sos: &'static str,
-    /// The SMC blob; its image is the common one (`AMDGPU_UCODE_ID_SMC`).
-    pub smu: &'static str,
-    /// The TMR size the part's PSP answers LOAD_TOC with.
-    pub tmr_size: u32,
-    pub gfx: Vec<(u32, &'static str, Image)>,
-}
-
-impl PartFirmware {
-    /// The MP0 version of the part's discovery table.
-    pub fn mp0(&self) -> Option<Mp0> {
-        self.desc
-            .dies
-            .iter()
-            .flat_map(|d| d.iter())
-            .find(|ip| ip.hw_id == discovery::MP0_HWID)
-            .and_then(|ip| Mp0::for_version(ip.version))
-    }
-}
-
-pub fn navi31() -> PartFirmware {
-    let (pfp, me, mec) = ("gc_11_0_0_pfp.bin", "gc_11_0_0_me.bin", "gc_11_0_0_mec.bin");
-    let (mes, kiq, imu) = (
-        "gc_11_0_0_mes_2.bin",
-        "gc_11_0_0_mes1.bin",
-        "gc_11_0_0_imu.bin",
-    );
-    let (sdma, rlc) = ("sdma_6_0_0.bin", "gc_11_0_0_rlc.bin");
-    PartFirmware {
-        desc: NAVI31,
-        vram_mib: 24 * 1024,
-        sos: "psp_13_0_0_sos.bin",
-        smu: "smu_13_0_0.bin",
-        tmr_size: NAVI31_TMR,
-        gfx: vec![
-            (t::SDMA_UCODE_TH0, sdma, Image::SdmaTh0),
-            (t::SDMA_UCODE_TH1, sdma, Image::SdmaTh1),
-            (t::RS64_PFP, pfp, Image::Rs64Ucode),
-            (t::RS64_ME, me, Image::Rs64Ucode),
-            (t::RS64_MEC, mec, Image::Rs64Ucode),
-            (t::RS64_PFP_P0_STACK, pfp, Image::Rs64Data),
-            (t::RS64_PFP_P1_STACK, pfp, Image::Rs64Data),
-            (t::RS64_ME_P0_STACK, me, Image::Rs64Data),
-            (t::RS64_ME_P1_STACK, me, Image::Rs64Data),
-            (t::RS64_MEC_P0_STACK, mec, Image::Rs64Data),
-            (t::RS64_MEC_P1_STACK, mec, Image::Rs64Data),
-            (t::RS64_MEC_P2_STACK, mec, Image::Rs64Data),
-            (t::RS64_MEC_P3_STACK, mec, Image::Rs64Data),
-            (t::CP_MES, mes, Image::MesUcode),
-            (t::MES_STACK, mes, Image::MesData),
-            (t::CP_MES_KIQ, kiq, Image::MesUcode),
-            (t::MES_KIQ_STACK, kiq, Image::MesData),
-            (t::IMU_I, imu, Image::ImuI),
-            (t::IMU_D, imu, Image::ImuD),
-            (t::RLC_RESTORE_LIST_GPM_MEM, rlc, Image::RlcListGpm),
-            (t::RLC_RESTORE_LIST_SRM_MEM, rlc, Image::RlcListSrm),
-            (t::RLC_IRAM, rlc, Image::RlcIram),
-            (t::RLC_DRAM_BOOT, rlc, Image::RlcDram),
-            (t::RLC_P, rlc, Image::RlcP),
-            (t::RLC_V, rlc, Image::RlcV),
-            (t::RLC_G, rlc, Image::Common),
-        ],
-    }
-}
-
-/// The gfx12 set. SDMA 7's v3 header holds one image, loaded as
-/// `AMDGPU_UCODE_ID_SDMA_RS64`, which `psp_get_fw_type()` sends as
-/// `GFX_FW_TYPE_SDMA_UCODE_TH0` (`amdgpu_sdma_init_microcode()`). With
-/// `enable_uni_mes`, `mes_v12_0_early_init()` runs
-/// `amdgpu_mes_init_microcode()` for both pipes on the one unified blob:
-/// pipe 0 as `CP_MES`/`CP_MES_DATA`, pipe 1 as `CP_MES1`/`CP_MES1_DATA`
-/// (`GFX_FW_TYPE_CP_MES_KIQ`/`MES_KIQ_STACK`).
-pub fn navi48() -> PartFirmware {
-    let (pfp, me, mec) = ("gc_12_0_1_pfp.bin", "gc_12_0_1_me.bin", "gc_12_0_1_mec.bin");
-    let (mes, imu, rlc) = (
-        "gc_12_0_1_uni_mes.bin",
-        "gc_12_0_1_imu.bin",
-        "gc_12_0_1_rlc.bin",
-    );
-    let sdma = "sdma_7_0_1.bin";
-    PartFirmware {
-        desc: NAVI48,
-        vram_mib: 16 * 1024,
-        sos: "psp_14_0_3_sos.bin",
-        smu: "smu_14_0_3.bin",
-        tmr_size: NAVI48_TMR_MODEL_VALUE,
-        gfx: vec![
-            (t::SDMA_UCODE_TH0, sdma, Image::SdmaRs64),
-            (t::RS64_PFP, pfp, Image::Rs64Ucode),
-            (t::RS64_ME, me, Image::Rs64Ucode),
-            (t::RS64_MEC, mec, Image::Rs64Ucode),
-            (t::RS64_PFP_P0_STACK, pfp, Image::Rs64Data),
-            (t::RS64_PFP_P1_STACK, pfp, Image::Rs64Data),
-            (t::RS64_ME_P0_STACK, me, Image::Rs64Data),
-            (t::RS64_ME_P1_STACK, me, Image::Rs64Data),
-            (t::RS64_MEC_P0_STACK, mec, Image::Rs64Data),
-            (t::RS64_MEC_P1_STACK, mec, Image::Rs64Data),
-            (t::RS64_MEC_P2_STACK, mec, Image::Rs64Data),
-            (t::RS64_MEC_P3_STACK, mec, Image::Rs64Data),
-            (t::CP_MES, mes, Image::MesUcode),
-            (t::MES_STACK, mes, Image::MesData),
-            (t::CP_MES_KIQ, mes, Image::MesUcode),
-            (t::MES_KIQ_STACK, mes, Image::MesData),
-            (t::IMU_I, imu, Image::ImuI),
-            (t::IMU_D, imu, Image::ImuD),
-            (t::RLC_RESTORE_LIST_GPM_MEM, rlc, Image::RlcListGpm),
-            (t::RLC_RESTORE_LIST_SRM_MEM, rlc, Image::RlcListSrm),
-            (t::RLC_IRAM, rlc, Image::RlcIram),
-            (t::RLC_DRAM_BOOT, rlc, Image::RlcDram),
-            (t::RLC_G, rlc, Image::Common),
-        ],
-    }
-}
-
-/// What the PSP model must see for `part`, read from its blobs with the
-/// model's own container reader ([`crate::ucode`]). `read` gives a
-/// blob's bytes by file name.
-pub fn expect(
-    part: &PartFirmware,
-    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, FirmwareError>,
-) -> Result<PspExpect, ModelError> {
-    let mp0 = part.mp0().ok_or(ModelError::Unsupported {
-        what: "PSP model behaviour of the part's MP0",
-        version: (0, 0, 0),
-    })?;
-    fn named(file: &str) -> impl Fn(ucode::Error) -> ModelError + '_ {
-        move |error| ModelError::Blob {
-            name: file.into(),
-            error,
-        }
-    }
-    let lacks = |what: &'static str| FirmwareError::Lacks {
-        name: part.sos.into(),
-        what,
-    };
-    let sos = read(part.sos)?;
-    let mut stages = Vec::new();
-    for (component, command) in STAGES {
-        if command == bl::LOAD_IPKEYMGRDRV && !mp0.ipkeymgr_stage {
-            continue;
-        }
-        let Some(bytes) = ucode::sos_component(&sos, component).map_err(named(part.sos))? else {
-            continue;
-        };
-        let bytes = if component == psp_fw::SPL && mp0.spl_carries_kdb {
-            ucode::sos_component(&sos, psp_fw::KDB)
-                .map_err(named(part.sos))?
-                .ok_or_else(|| lacks("KDB component (MP0 13.0.0's SPL stage carries it)"))?
-        } else {
-            bytes
-        };
-        stages.push((command, bytes.to_vec()));
-    }
-    let toc = ucode::sos_component(&sos, psp_fw::TOC)
-        .map_err(named(part.sos))?
-        .ok_or_else(|| lacks("TOC component"))?
-        .to_vec();
-    let smu_blob = read(part.smu)?;
-    let smu = ucode::image(&smu_blob, Image::Common)
-        .map_err(named(part.smu))?
-        .to_vec();
-    let mut files: Vec<(&str, Vec<u8>)> = Vec::new();
-    let mut gfx = Vec::new();
-    for (fw_type, file, which) in &part.gfx {
-        if !files.iter().any(|(f, _)| f == file) {
-            files.push((file, read(file)?));
-        }
-        let blob = files
-            .iter()
-            .find(|(f, _)| f == file)
-            .map(|(_, b)| b.as_slice())
-            .unwrap_or(&[]);
-        let bytes = ucode::image(blob, *which).map_err(named(file))?;
-        gfx.push((*fw_type, bytes.to_vec()));
-    }
-    Ok(PspExpect {
-        stages,
-        toc,
-        tmr_size: part.tmr_size,
-        smu: Some(smu),
-        gfx,
-        boot_time_tmr: mp0.boot_time_tmr,
-    })
-}
 
 /// Everything a run needs; the model and memory are leaked so the
 /// runtime can borrow them for `'static`.
@@ -473,7 +257,7 @@ pub fn rig(
     dir: &Path,
     part: &PartFirmware,
     tweak: impl FnOnce(&mut PspExpect),
-) -> Result<Rig, ModelError> {
+) -> Result<Rig, RigError> {
     rig_from(
         &mut Dir(barebell_bringup::FirmwareDir(dir.into())),
         part,
@@ -488,7 +272,7 @@ pub fn rig_layout(
     part: &PartFirmware,
     layout: Layout,
     tweak: impl FnOnce(&mut PspExpect),
-) -> Result<Rig, ModelError> {
+) -> Result<Rig, RigError> {
     rig_from_layout(
         &mut Dir(barebell_bringup::FirmwareDir(dir.into())),
         part,
@@ -502,7 +286,7 @@ pub fn rig_from(
     source: &mut dyn Blobs,
     part: &PartFirmware,
     tweak: impl FnOnce(&mut PspExpect),
-) -> Result<Rig, ModelError> {
+) -> Result<Rig, RigError> {
     rig_from_layout(source, part, Layout::default(), tweak)
 }
 
@@ -512,11 +296,11 @@ pub fn rig_from_layout(
     part: &PartFirmware,
     layout: Layout,
     tweak: impl FnOnce(&mut PspExpect),
-) -> Result<Rig, ModelError> {
+) -> Result<Rig, RigError> {
     let clock: &'static SimClock = Box::leak(Box::new(SimClock::new()));
     let host: &'static HostClock = Box::leak(Box::new(clock.host_view(RIG_HOST_READ_NS)));
     let (table, _) = discovery::build(&part.desc);
-    let d = Discovery::parse(&table).map_err(ModelError::Discovery)?;
+    let d = Discovery::parse(&table).map_err(|e| RigError::Model(ModelError::Discovery(e)))?;
     let ip = |id: u16, ip: &'static str| d.ip(id, 0).ok_or(ModelError::MissingIp { ip });
     let mp0 = ip(hw_id::MP0, "MP0")?;
     let gc = ip(hw_id::GC, "GC")?;
@@ -648,8 +432,8 @@ fn memory(
     hub_regs: &'static HubRegs,
     part: &PartFirmware,
     layout: Layout,
-) -> Result<Memory, ModelError> {
-    let e = |what: &'static str| move |error| ModelError::Memory { what, error };
+) -> Result<Memory, RigError> {
+    let e = |what: &'static str| move |error| RigError::Model(ModelError::Memory { what, error });
     let size = u64::from(part.vram_mib) << 20;
     let mut vram = VramAllocator::with_boot_region(size, FB_START).map_err(e("VRAM"))?;
     let hub = Arc::new(HubModel::for_hub(clock, mmhub.bases, hub_regs));
@@ -694,7 +478,7 @@ fn memory(
         dummy_page: dummy_bus,
     };
     barebell::gmc::hub::gart_enable(&*hub, &mmhub.bases, hub_regs, &cfg).map_err(|error| {
-        ModelError::Hub {
+        RigError::Hub {
             hub: hub_regs.name,
             error,
         }
@@ -710,7 +494,7 @@ fn memory(
         0,
         0,
     )
-    .map_err(|error| ModelError::Invalidate {
+    .map_err(|error| RigError::Invalidate {
         hub: hub_regs.name,
         error,
     })?;
@@ -726,8 +510,8 @@ fn place_buffers(
     gart: &mut TableArena<'static>,
     vram: &mut VramAllocator,
     layout: Layout,
-) -> Result<(Gtt, PspBuffers, Tmr, u64), ModelError> {
-    let e = |what: &'static str| move |error| ModelError::Memory { what, error };
+) -> Result<(Gtt, PspBuffers, Tmr, u64), RigError> {
+    let e = |what: &'static str| move |error| RigError::Model(ModelError::Memory { what, error });
     // The TMR: VRAM, 1 MiB aligned (`PSP_TMR_ALIGNMENT`); the PSP
     // never hands its bytes back, so the model does not back it.
     let tmr_at = vram
@@ -751,11 +535,11 @@ fn place_buffers(
             Mapping::NoSystemBit => gart.map(va, bus, len, gtt_flags(false), false),
             Mapping::LargePage => gart.map(va, bus, len, gtt_flags(true), true),
         };
-        mapped.map_err(|error| ModelError::PageTable { va, error })?;
+        mapped.map_err(|error| RigError::PageTable { va, error })?;
         // SAFETY: the chunk is leaked and exclusive to this DmaBuf on
         // the host; the device sees it at `va` through the GART.
         let buf = unsafe { DmaBuf::new(p, len as usize, va) };
-        Ok::<_, ModelError>((
+        Ok::<_, RigError>((
             GttBuf {
                 va,
                 bus,
@@ -817,7 +601,7 @@ pub struct TableMemory {
 ///
 /// # Safety
 /// `tables.host` must point to `tables.len` bytes that stay valid
-/// while the model lives (as [`Dma::map`](crate::dma::Dma::map)).
+/// while the model lives (as [`Dma::map`](barebell_model::dma::Dma::map)).
 pub unsafe fn behind(
     r: &mut Rig,
     hub: Arc<HubModel>,
@@ -825,7 +609,7 @@ pub unsafe fn behind(
     gart: &mut TableArena<'static>,
     vram: &mut VramAllocator,
     layout: Layout,
-) -> Result<(), ModelError> {
+) -> Result<(), RigError> {
     let mut mc = Mc::new(hub.clone(), CID_MP0);
     // SAFETY: the caller's contract.
     unsafe { mc.back_vram(tables.device, tables.host.as_ptr(), tables.len) };

@@ -1,0 +1,235 @@
+//! The real kernels `barebell latency --kernel` times: `empty` and `vadd`
+//! (built from `cli/kernels/latency.cl` by `cli/build.rs` with clang-19),
+//! or `FILE.co:NAME`.
+//!
+//! A kernel is placed once (code object loaded, buffers and kernarg
+//! segment written) and the same dispatch packet is submitted every
+//! iteration, so each iteration measures submit, CP pickup, the kernel's
+//! waves on the model's shader engines and completion.
+
+use crate::model_launch::{self, Session};
+use crate::target::PartArg;
+use barebell::aql::packet::{KernelDispatchPacket, SignalHandle};
+use barebell::time::StdClock;
+use barebell_kernel::kernarg::Geometry;
+use barebell_kernel::launch::{prepare, private_segment_size};
+use barebell_kernel::metadata::ValueKind;
+use barebell_kernel::{Arg, KernargBuffer, LaunchContext, Scalar};
+use barebell_model::cp::CpModel;
+use std::time::Instant;
+
+mod built {
+    include!(concat!(env!("OUT_DIR"), "/latency_kernels.rs"));
+}
+
+/// Elements of the built-in vadd: 4 workgroups of 256.
+pub const VADD_N: u32 = 1024;
+const VADD_BLOCK: u32 = 256;
+/// Workgroup size of `empty` and of a kernel from a file: one workgroup.
+const SMALL_BLOCK: u32 = 64;
+/// Zeroed bytes each buffer argument of a kernel from a file gets.
+const FILE_BUFFER_BYTES: usize = 1 << 16;
+
+/// A kernel to time.
+#[derive(Debug, Clone)]
+pub struct KernelSpec {
+    /// What the user asked for (`empty`, `vadd`, `FILE.co:NAME`).
+    pub label: String,
+    /// The kernel's name in the code object.
+    pub name: String,
+    /// Where the code object came from.
+    pub source: String,
+    pub bytes: Vec<u8>,
+    pub geometry: Geometry,
+    vadd: bool,
+}
+
+impl KernelSpec {
+    /// `empty`, `vadd` (built-in, for `part`'s processor) or
+    /// `FILE.co:NAME`.
+    pub fn resolve(choice: &str, part: PartArg) -> Result<KernelSpec, String> {
+        let one = |block| Geometry {
+            grid: [1, 1, 1],
+            block: [block, 1, 1],
+            dims: 1,
+            dynamic_lds: 0,
+        };
+        let builtin = |name: &str| -> Result<KernelSpec, String> {
+            let (bytes, mcpu) = match part {
+                PartArg::Navi31 => (built::GFX1100, "gfx1100"),
+                PartArg::Navi48 => (built::GFX1201, "gfx1201"),
+            };
+            let bytes = bytes.map_err(|e| format!("the built-in {name} kernel: {e}"))?;
+            let vadd = name == "vadd";
+            Ok(KernelSpec {
+                label: name.to_string(),
+                name: name.to_string(),
+                source: format!("built-in (cli/kernels/latency.cl, {mcpu}, code object v5)"),
+                bytes: bytes.to_vec(),
+                geometry: if vadd {
+                    Geometry {
+                        grid: [VADD_N / VADD_BLOCK, 1, 1],
+                        ..one(VADD_BLOCK)
+                    }
+                } else {
+                    one(SMALL_BLOCK)
+                },
+                vadd,
+            })
+        };
+        match choice {
+            "empty" | "vadd" => builtin(choice),
+            _ => {
+                let (file, name) = choice.rsplit_once(':').ok_or_else(|| {
+                    format!("--kernel {choice}: give empty, vadd or FILE.co:NAME")
+                })?;
+                let bytes =
+                    std::fs::read(file).map_err(|e| format!("--kernel: reading {file}: {e}"))?;
+                Ok(KernelSpec {
+                    label: choice.to_string(),
+                    name: name.to_string(),
+                    source: file.to_string(),
+                    bytes,
+                    geometry: one(SMALL_BLOCK),
+                    vadd: false,
+                })
+            }
+        }
+    }
+
+    /// One line for reports.
+    pub fn describe(&self) -> String {
+        let g = &self.geometry;
+        format!(
+            "{} from {}, {} workgroup(s) of {}{}",
+            self.name,
+            self.source,
+            g.grid[0],
+            g.block[0],
+            if self.vadd {
+                format!(", c = a + b over {VADD_N} f32")
+            } else {
+                String::new()
+            }
+        )
+    }
+
+    /// Loads the kernel into memory `model` reaches, writes its buffers
+    /// and kernargs, and returns the packet to submit (completion signal
+    /// `signal`) and a check of its result.
+    pub fn place(
+        &self,
+        model: &mut CpModel,
+        part: PartArg,
+        ctx: &LaunchContext,
+        signal: SignalHandle,
+    ) -> Result<Placed, String> {
+        let (kpart, _) = model_launch::part(part);
+        let code = model_launch::load(model, &kpart, &self.bytes)?;
+        let kernel = code
+            .kernel(&self.name)
+            .map_err(|e| format!("kernel {}: {e}", self.name))?;
+        if private_segment_size(kernel, ctx.stack_bytes) > 0 && ctx.scratch.is_none() {
+            return Err(format!(
+                "kernel {} needs scratch; latency's queue has none",
+                self.name
+            ));
+        }
+        let mut args: Vec<Arg<'static>> = Vec::new();
+        let mut c_out: Option<&'static [u8]> = None;
+        if self.vadd {
+            let n = VADD_N as usize;
+            let a = model_launch::alloc(model, n * 4, 256);
+            let b = model_launch::alloc(model, n * 4, 256);
+            for i in 0..n {
+                a[i * 4..i * 4 + 4].copy_from_slice(&(i as f32).to_le_bytes());
+                b[i * 4..i * 4 + 4].copy_from_slice(&(2.0 * i as f32).to_le_bytes());
+            }
+            let c = model_launch::alloc(model, n * 4, 256);
+            args.push(Arg::Buffer(a.as_ptr() as u64));
+            args.push(Arg::Buffer(b.as_ptr() as u64));
+            args.push(Arg::Buffer(c.as_ptr() as u64));
+            args.push(Arg::Scalar(Scalar::U32(VADD_N)));
+            c_out = Some(c);
+        } else {
+            for (i, m) in kernel.meta.explicit_args() {
+                match m.value_kind {
+                    ValueKind::GlobalBuffer => {
+                        let b = model_launch::alloc(model, FILE_BUFFER_BYTES, 256);
+                        args.push(Arg::Buffer(b.as_ptr() as u64));
+                    }
+                    ValueKind::ByValue => {
+                        let z: &'static [u8] =
+                            Box::leak(vec![0u8; m.size as usize].into_boxed_slice());
+                        args.push(Arg::Bytes(z));
+                    }
+                    ref k => {
+                        return Err(format!(
+                            "kernel {}: argument {i} is {k}; latency gives kernels from files only zeroed buffers and zero values",
+                            self.name
+                        ));
+                    }
+                }
+            }
+        }
+        let len = kernel.meta.kernarg_segment_size.max(16) as usize;
+        let align = kernel.meta.kernarg_segment_align.max(16) as usize;
+        let host = model_launch::alloc(model, len, align);
+        let device_address = host.as_ptr() as u64;
+        let mut kb = KernargBuffer {
+            host,
+            device_address,
+        };
+        let packet = prepare(ctx, kernel, &self.geometry, &args, &mut kb, signal)
+            .map_err(|e| format!("kernel {}: {e}", self.name))?;
+        Ok(Placed { packet, c_out })
+    }
+
+    /// Time from the code object's bytes in memory to the first dispatch's
+    /// completion, on a fresh model queue stepped on this thread: parse,
+    /// load, kernargs, packet, submit, CP pickup, waves, completion.
+    pub fn first_launch_ns(&self, part: PartArg, seed: u64) -> Result<u64, String> {
+        let mut s = Session::new(part, seed)?;
+        let ctx = s.context();
+        let start = Instant::now();
+        let placed = self.place(&mut s.model, part, &ctx, s.signal.handle())?;
+        s.signal.reset(1);
+        s.queue
+            .queue
+            .submit(&placed.packet, &StdClock::default(), 1_000_000_000)
+            .map_err(|e| e.to_string())?;
+        let steps = s.model.run_until_idle(1_000_000);
+        let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        if let Some(e) = s.model.errors().first() {
+            return Err(format!("first launch of {}: {e}", self.name));
+        }
+        if steps.is_none() || s.signal.value() != 0 {
+            return Err(format!("first launch of {} did not complete", self.name));
+        }
+        placed.check()?;
+        Ok(ns)
+    }
+}
+
+/// A placed kernel: its packet and, for vadd, the output to check.
+#[derive(Debug)]
+pub struct Placed {
+    pub packet: KernelDispatchPacket,
+    c_out: Option<&'static [u8]>,
+}
+
+impl Placed {
+    /// vadd: c[i] = i + 2i for every i (exact in f32 below 2^24).
+    pub fn check(&self) -> Result<(), String> {
+        let Some(c) = self.c_out else {
+            return Ok(());
+        };
+        for (i, w) in c.chunks_exact(4).enumerate() {
+            let got = f32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            if got != 3.0 * i as f32 {
+                return Err(format!("vadd: c[{i}] = {got}, expected {}", 3 * i));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,159 @@
+//! Launching compiler-built kernels on the device model: a CP model with
+//! one AQL queue bound straight to it (the unmapped path `barebell
+//! latency` uses by default), code objects loaded by `barebell-kernel`
+//! into memory the model can reach, kernargs, buffers and queue scratch.
+//!
+//! Memory here is leaked host memory mapped into the CP model's DMA
+//! windows (device address = host address), as `barebell_model_host::queue`
+//! places queues and signals: the model may touch it for as long as the
+//! process lives.
+
+use crate::target::PartArg;
+use barebell::aql::queue::{AmdQueue, QueueConfig};
+use barebell::aql::signal::SignalMemory;
+use barebell_isa::Target;
+use barebell_kernel::scratch::{ScratchPart, ScratchPlan};
+use barebell_kernel::{CodeObject, DeviceImage, LaunchContext, LoadedCode, Part};
+use barebell_model::Seed;
+use barebell_model::cp::CpModel;
+use barebell_model_host::queue::ModelQueue;
+use core::mem::offset_of;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+pub const SLOTS: usize = 64;
+
+/// The loader's part and the interpreter's target for a model part.
+pub fn part(p: PartArg) -> (Part, Target) {
+    match p {
+        PartArg::Navi31 => (Part::NAVI31, Target::Gfx1100),
+        PartArg::Navi48 => (Part::NAVI48, Target::Gfx1201),
+    }
+}
+
+/// Scratch slots of a model part, for sizing queue scratch as ROCR does.
+/// **Model values**: CU and shader-engine counts of the full Navi31 (96
+/// CUs, 6 SEs) and Navi48 (64 CUs, 4 SEs) configurations and 32 scratch
+/// slots per CU; no device was read.
+fn scratch_part(p: PartArg) -> ScratchPart {
+    match p {
+        PartArg::Navi31 => ScratchPart {
+            gfx_major: 11,
+            compute_units: 96,
+            shader_engines: 6,
+            max_slots_per_cu: 32,
+        },
+        PartArg::Navi48 => ScratchPart {
+            gfx_major: 12,
+            compute_units: 64,
+            shader_engines: 4,
+            max_slots_per_cu: 32,
+        },
+    }
+}
+
+/// `len` zeroed bytes aligned to `align` (a power of two), leaked and
+/// mapped into `model`; returns the bytes (their address is the device
+/// address).
+pub fn alloc(model: &mut CpModel, len: usize, align: usize) -> &'static mut [u8] {
+    let len = len.max(1);
+    let align = align.max(1).next_power_of_two();
+    let raw: &'static mut [u8] = Box::leak(vec![0u8; len + align].into_boxed_slice());
+    let skew = raw.as_ptr().align_offset(align);
+    let out = &mut raw[skew..skew + len];
+    // SAFETY: leaked, so it lives as long as the process; the host reads
+    // what the device wrote only after the completion signal (an acquire).
+    unsafe { model.dma_mut().map(out.as_ptr() as u64, len as u64) };
+    out
+}
+
+/// Parses `bytes` as a code object and loads it into memory mapped into
+/// `model`.
+pub fn load(model: &mut CpModel, part: &Part, bytes: &[u8]) -> Result<LoadedCode, String> {
+    let co = CodeObject::parse(bytes).map_err(|e| format!("code object: {e}"))?;
+    co.check(part).map_err(|e| format!("code object: {e}"))?;
+    let size = usize::try_from(co.image_size).map_err(|_| "code object image too large")?;
+    let align = usize::try_from(co.image_align.max(256)).map_err(|_| "bad alignment")?;
+    let host = alloc(model, size, align);
+    let device_address = host.as_ptr() as u64;
+    co.load(
+        part,
+        DeviceImage {
+            host,
+            device_address,
+        },
+    )
+    .map_err(|e| format!("code object: {e}"))
+}
+
+/// A CP model with one queue and one signal, before it runs.
+pub struct Session {
+    pub model: CpModel,
+    pub queue: ModelQueue<SLOTS>,
+    pub signal: &'static SignalMemory,
+    pub part: Part,
+    pub part_arg: PartArg,
+}
+
+impl Session {
+    pub fn new(p: PartArg, seed: u64) -> Result<Session, String> {
+        let (part, target) = part(p);
+        let mut model = CpModel::new(Seed(seed));
+        model.shader.target = target;
+        let queue = barebell_model_host::queue::queue::<SLOTS>(
+            &mut model,
+            QueueConfig {
+                profiling: true,
+                ..Default::default()
+            },
+            false,
+        )
+        .map_err(|e| e.to_string())?;
+        let signal = &barebell_model_host::queue::signals(&mut model, 1, 0)[0];
+        Ok(Session {
+            model,
+            queue,
+            signal,
+            part,
+            part_arg: p,
+        })
+    }
+
+    /// The launch context of this queue (CLR's defaults).
+    pub fn context(&self) -> LaunchContext {
+        LaunchContext::new(self.part, self.queue.queue.memory().descriptor_address())
+    }
+
+    /// Gives the queue scratch for `per_lane` private bytes per work-item,
+    /// as ROCR's `AqlQueue::InitScratchSRD()` fills `amd_queue_t`, and
+    /// returns the context with it.
+    pub fn with_scratch(&mut self, per_lane: u32) -> Result<LaunchContext, String> {
+        let plan = ScratchPlan::new(&scratch_part(self.part_arg), per_lane)
+            .map_err(|e| format!("queue scratch: {e}"))?;
+        let len = usize::try_from(plan.bytes).map_err(|_| "scratch too large")?;
+        let backing = alloc(&mut self.model, len, 256).as_ptr() as u64;
+        let d = self.queue.queue.memory().descriptor_address();
+        let srd = plan.resource_descriptor(backing);
+        // SAFETY: `d` is the leaked `amd_queue_t` of this queue; the fields
+        // are aligned integers; the CP model reads them only while it runs
+        // a dispatch, which it does not yet (it runs on this thread later).
+        unsafe {
+            let u32_at = |o: usize| AtomicU32::from_ptr((d + o as u64) as *mut u32);
+            let u64_at = |o: usize| AtomicU64::from_ptr((d + o as u64) as *mut u64);
+            for (i, w) in srd.iter().enumerate() {
+                u32_at(offset_of!(AmdQueue, scratch_resource_descriptor) + 4 * i)
+                    .store(*w, Ordering::Relaxed);
+            }
+            u32_at(offset_of!(AmdQueue, compute_tmpring_size))
+                .store(plan.compute_tmpring_size, Ordering::Relaxed);
+            u64_at(offset_of!(AmdQueue, scratch_backing_memory_location))
+                .store(backing, Ordering::Relaxed);
+            u64_at(offset_of!(AmdQueue, scratch_backing_memory_byte_size))
+                .store(plan.bytes, Ordering::Relaxed);
+            u32_at(offset_of!(AmdQueue, scratch_wave64_lane_byte_size))
+                .store(plan.wave64_lane_byte_size, Ordering::Release);
+        }
+        let mut ctx = self.context();
+        ctx.scratch = Some(plan.grant());
+        Ok(ctx)
+    }
+}

@@ -1,0 +1,361 @@
+//! `barebell trace diff A B`: two register traces compared register by
+//! register (issue 15).
+//!
+//! Both inputs are text traces in the form `barebell bringup --trace`
+//! prints and `am-peer` records for tinygrad's AM driver: one access a
+//! line, `  W BLOCK.NAME @0xOFFSET = 0xVALUE` (or `R`; an unnamed
+//! register is `[0xOFFSET]`), with step markers (`step <name>: ...`
+//! from barebell, `## <AM function>` from am-peer). Other lines (memory
+//! stores, notes) are ignored.
+//!
+//! The report, per IP block (the block name a trace gives the
+//! register; registers are matched by BAR5 byte offset, which is the
+//! same on both sides when both ran on the same model part):
+//! - registers one side writes and the other never does;
+//! - registers both write whose final values differ. Registers that
+//!   hold addresses (names with ADDR, BASE, LO/HI halves, START/END,
+//!   TOP/BOT, LSB/MSB, PRGRM_CNTR, RPTR/WPTR) are compared only for
+//!   presence: their values depend on where each driver put its memory;
+//! - the order of the bring-up steps on each side, in the step names of
+//!   `docs/fidelity.md` (discovery, nbio, gmc, ih, psp, smu, gfx, sdma,
+//!   mes, rings, queue).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// One register access.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Access {
+    pub write: bool,
+    pub block: String,
+    pub name: String,
+    pub offset: u64,
+    pub value: u32,
+}
+
+/// A parsed trace: accesses and the step order.
+#[derive(Debug, Default, Clone)]
+pub struct Trace {
+    pub accesses: Vec<Access>,
+    /// Step names (fidelity.md's), in first-seen order.
+    pub steps: Vec<&'static str>,
+}
+
+/// The fidelity step an AM function or barebell step belongs to.
+fn step_of(marker: &str) -> Option<&'static str> {
+    const MAP: &[(&str, &str)] = &[
+        ("discovery", "discovery"),
+        ("AMDev._run_discovery", "discovery"),
+        ("nbio", "nbio"),
+        ("AM_SOC.set_clockgating_state", "power"),
+        ("AM_GFX.set_clockgating_state", "power"),
+        ("AM_SOC", "nbio"),
+        ("gmc", "gmc"),
+        ("AM_GMC.init_hw", "gmc"),
+        ("AM_GMC.init_hub", "gmc"),
+        ("AM_IH", "ih"),
+        ("psp", "psp"),
+        ("AM_PSP", "psp"),
+        ("AM_SMU", "smu"),
+        ("rlc", "gfx"),
+        ("AM_GFX", "gfx"),
+        ("AM_SDMA", "sdma"),
+        ("mes", "mes"),
+        ("rings", "rings"),
+        ("queue", "queue"),
+        ("harness: compute queue", "queue"),
+        ("harness: SDMA queue", "queue"),
+    ];
+    MAP.iter()
+        .find(|(k, _)| marker.starts_with(k))
+        .map(|(_, s)| *s)
+}
+
+/// Parses `0x…` hex.
+fn hex(s: &str) -> Option<u64> {
+    u64::from_str_radix(s.strip_prefix("0x")?, 16).ok()
+}
+
+/// Parses one access line; `None` for any other line.
+fn access(line: &str) -> Option<Access> {
+    let mut it = line.split_whitespace();
+    let write = match it.next()? {
+        "W" => true,
+        "R" => false,
+        _ => return None,
+    };
+    let reg = it.next()?;
+    let (block, name, offset) = if let Some(o) = reg.strip_prefix('[') {
+        (String::new(), String::new(), hex(o.strip_suffix(']')?)?)
+    } else {
+        let (b, n) = reg.split_once('.')?;
+        let at = it.next()?.strip_prefix('@')?;
+        (b.to_string(), n.to_string(), hex(at)?)
+    };
+    if it.next()? != "=" {
+        return None;
+    }
+    let value = u32::try_from(hex(it.next()?)?).ok()?;
+    Some(Access {
+        write,
+        block,
+        name,
+        offset,
+        value,
+    })
+}
+
+/// Parses a trace's text.
+pub fn parse(text: &str) -> Trace {
+    let mut t = Trace::default();
+    let mut current: Option<&'static str> = None;
+    // Since the last marker: any access, any write.
+    let (mut any, mut wrote) = (false, false);
+    let push = |t: &mut Trace, s: &'static str| {
+        if !t.steps.contains(&s) {
+            t.steps.push(s);
+        }
+    };
+    for line in text.lines() {
+        // am-peer: `## <AM function>` opens a step; the accesses after it
+        // belong to it. A marker no step claims (a helper such as AM's
+        // flush_hdp) leaves the current step as it is.
+        if let Some(m) = line.strip_prefix("## ") {
+            if let Some(s) = step_of(m) {
+                current = Some(s);
+            }
+            (any, wrote) = (false, false);
+            continue;
+        }
+        // barebell: `step <name>: ...` reports a step done; the accesses
+        // before it belong to it.
+        if let Some(m) = line.strip_prefix("step ") {
+            if let Some(s) = step_of(m)
+                && (wrote || (any && s == "discovery"))
+            {
+                push(&mut t, s);
+            }
+            (any, wrote) = (false, false);
+            continue;
+        }
+        if let Some(a) = access(line.trim_start()) {
+            (any, wrote) = (true, wrote || a.write);
+            // A step counts from its first write (discovery, which only
+            // reads, from its first read): AM reads registers in its
+            // init_sw functions long before it programs them.
+            if let Some(s) = current
+                && (a.write || s == "discovery")
+            {
+                push(&mut t, s);
+            }
+            t.accesses.push(a);
+        }
+    }
+    t
+}
+
+/// Whether a register's value is an address (compared for presence only).
+pub fn is_address(name: &str) -> bool {
+    const PARTS: &[&str] = &[
+        "ADDR",
+        "BASE",
+        "_LO",
+        "_HI",
+        "LO32",
+        "HI32",
+        "START",
+        "END",
+        "_TOP",
+        "_BOT",
+        "LSB",
+        "MSB",
+        "PRGRM_CNTR",
+        "RPTR",
+        "WPTR",
+    ];
+    PARTS.iter().any(|p| name.contains(p))
+}
+
+/// Block and name of every offset either trace names (reads included).
+fn names(ts: [&Trace; 2]) -> BTreeMap<u64, (String, String)> {
+    let mut m = BTreeMap::new();
+    for t in ts {
+        for a in &t.accesses {
+            if !a.name.is_empty() {
+                m.entry(a.offset)
+                    .or_insert_with(|| (a.block.clone(), a.name.clone()));
+            }
+        }
+    }
+    m
+}
+
+/// Per register offset: block, name and final written value; an offset
+/// a trace leaves unnamed takes the name the other trace gives it.
+fn finals(
+    t: &Trace,
+    named: &BTreeMap<u64, (String, String)>,
+) -> BTreeMap<u64, (String, String, u32)> {
+    let mut m: BTreeMap<u64, (String, String, u32)> = BTreeMap::new();
+    for a in t.accesses.iter().filter(|a| a.write) {
+        let e = m
+            .entry(a.offset)
+            .or_insert_with(|| (a.block.clone(), a.name.clone(), a.value));
+        if e.1.is_empty()
+            && let Some((b, n)) = named.get(&a.offset)
+        {
+            (e.0, e.1) = (b.clone(), n.clone());
+        }
+        e.2 = a.value;
+    }
+    m
+}
+
+/// The diff report (`a_name` and `b_name` label the sides).
+pub fn diff(a_name: &str, a: &Trace, b_name: &str, b: &Trace) -> String {
+    let named = names([a, b]);
+    let (fa, fb) = (finals(a, &named), finals(b, &named));
+    // Per block: (only A, only B, differing, same, masked)
+    #[derive(Default)]
+    struct Block {
+        only_a: Vec<String>,
+        only_b: Vec<String>,
+        differ: Vec<String>,
+        same: usize,
+        masked: usize,
+    }
+    let label = |name: &str, off: u64| {
+        if name.is_empty() {
+            format!("[{off:#x}]")
+        } else {
+            format!("{name} @{off:#x}")
+        }
+    };
+    let mut blocks: BTreeMap<String, Block> = BTreeMap::new();
+    let block_of = |x: &(String, String, u32)| {
+        if x.0.is_empty() {
+            "(unnamed)".to_string()
+        } else {
+            x.0.clone()
+        }
+    };
+    for (off, named) in &fa {
+        let x = named;
+        let blk = blocks.entry(block_of(named)).or_default();
+        let l = label(&named.1, *off);
+        match fb.get(off) {
+            None => blk.only_a.push(l),
+            Some(_) if is_address(&named.1) => blk.masked += 1,
+            Some(y) if y.2 == x.2 => blk.same += 1,
+            Some(y) => blk
+                .differ
+                .push(format!("{l}: {:#010x} vs {:#010x}", x.2, y.2)),
+        }
+    }
+    for (off, y) in &fb {
+        if !fa.contains_key(off) {
+            let blk = blocks.entry(block_of(y)).or_default();
+            blk.only_b.push(label(&y.1, *off));
+        }
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "trace diff: A = {a_name}, B = {b_name}");
+    let _ = writeln!(
+        out,
+        "A: {} accesses ({} writes) to {} written registers; B: {} accesses ({} writes) to {} written registers",
+        a.accesses.len(),
+        a.accesses.iter().filter(|x| x.write).count(),
+        fa.len(),
+        b.accesses.len(),
+        b.accesses.iter().filter(|x| x.write).count(),
+        fb.len()
+    );
+    let _ = writeln!(out, "step order A: {}", a.steps.join(", "));
+    let _ = writeln!(out, "step order B: {}", b.steps.join(", "));
+    let _ = writeln!(
+        out,
+        "\nper block: written by A only / by B only / both, final values differ / both, equal / both, address (masked)"
+    );
+    for (name, b) in &blocks {
+        let _ = writeln!(
+            out,
+            "  {name}: {} / {} / {} / {} / {}",
+            b.only_a.len(),
+            b.only_b.len(),
+            b.differ.len(),
+            b.same,
+            b.masked
+        );
+    }
+    for (name, b) in &blocks {
+        let _ = writeln!(out, "\n== {name}");
+        for (what, list) in [
+            ("written by A only", &b.only_a),
+            ("written by B only", &b.only_b),
+            ("final values differ (A vs B)", &b.differ),
+        ] {
+            if list.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "  {what}:");
+            for l in list {
+                let _ = writeln!(out, "    {l}");
+            }
+        }
+    }
+    out
+}
+
+/// `barebell trace diff A B`.
+pub fn run(a: &std::path::Path, b: &std::path::Path) -> std::process::ExitCode {
+    let read = |p: &std::path::Path| {
+        std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+    };
+    match (read(a), read(b)) {
+        (Ok(ta), Ok(tb)) => {
+            print!(
+                "{}",
+                diff(
+                    &a.display().to_string(),
+                    &parse(&ta),
+                    &b.display().to_string(),
+                    &parse(&tb)
+                )
+            );
+            std::process::ExitCode::SUCCESS
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("barebell trace diff: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "  W NBIO.FOO @0x10 = 0x00000001\n  W GC.CP_MQD_BASE_ADDR @0x20 = 0x00001000\n  W GC.BAR @0x30 = 0x00000005\n  R GC.BAR @0x30 = 0x00000005\nstep nbio: x\n";
+    const B: &str = "## AM_GMC.init_hw\n  W MMHUB.X @0x50 = 0x1\n## AM_SOC.init_hw\n  W GC.CP_MQD_BASE_ADDR @0x20 = 0x00002000\n  W GC.BAR @0x30 = 0x00000007\n  W [0x40] = 0x00000000\n  M VRAM @0x0 = 0x1\n";
+
+    #[test]
+    fn parses_both_trace_forms() {
+        let a = parse(A);
+        assert_eq!(a.accesses.len(), 4);
+        assert_eq!(a.steps, ["nbio"]);
+        let b = parse(B);
+        assert_eq!(b.accesses.len(), 4);
+        assert_eq!(b.accesses[3].offset, 0x40);
+        assert_eq!(b.steps, ["gmc", "nbio"]);
+    }
+
+    #[test]
+    fn reports_one_sided_differing_and_masked_registers() {
+        let r = diff("a", &parse(A), "b", &parse(B));
+        assert!(r.contains("  NBIO: 1 / 0 / 0 / 0 / 0"), "{r}");
+        assert!(r.contains("  GC: 0 / 0 / 1 / 0 / 1"), "{r}");
+        assert!(r.contains("  (unnamed): 0 / 1 / 0 / 0 / 0"), "{r}");
+        assert!(r.contains("BAR @0x30: 0x00000005 vs 0x00000007"), "{r}");
+        assert!(r.contains("step order B: gmc, nbio"), "{r}");
+    }
+}

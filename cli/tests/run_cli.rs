@@ -1,0 +1,288 @@
+//! `barebell run JOB.json` on the model: kernels built here with clang-19
+//! for gfx1100 and gfx1201 as code objects v4, v5 and v6 (and the generic
+//! targets at v6), loaded and launched by the CLI, their buffers checked
+//! against references computed here from the job's own inputs.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const KERNELS: &str = include_str!("kernels/run.cl");
+
+/// (processor, code object version, model part).
+const TARGETS: &[(&str, u8, &str)] = &[
+    ("gfx1100", 4, "navi31"),
+    ("gfx1100", 5, "navi31"),
+    ("gfx1100", 6, "navi31"),
+    ("gfx11-generic", 6, "navi31"),
+    ("gfx1201", 4, "navi48"),
+    ("gfx1201", 5, "navi48"),
+    ("gfx1201", 6, "navi48"),
+    ("gfx12-generic", 6, "navi48"),
+];
+
+/// A name part unique to this call: test threads share the process id.
+fn unique() -> String {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{}.{n}", std::process::id())
+}
+
+fn dir() -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("run-cli");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Builds `kernels/run.cl` for `mcpu` at code object version `cov`.
+fn build(mcpu: &str, cov: u8) -> PathBuf {
+    let d = dir();
+    let src = d.join("run.cl");
+    if std::fs::read_to_string(&src).ok().as_deref() != Some(KERNELS) {
+        let tmp = d.join(format!("run.cl.{}", unique()));
+        std::fs::write(&tmp, KERNELS).unwrap();
+        std::fs::rename(&tmp, &src).unwrap();
+    }
+    let out = d.join(format!("run-{mcpu}-v{cov}.co"));
+    let tmp = d.join(format!("run-{mcpu}-v{cov}.{}.tmp", unique()));
+    let st = Command::new("clang-19")
+        .args(["-target", "amdgcn-amd-amdhsa", "-nogpulib", "-O2"])
+        .arg(format!("-mcpu={mcpu}"))
+        .arg(format!("-mcode-object-version={cov}"))
+        .args(["-cl-kernel-arg-info", "-x", "cl"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&tmp)
+        .status()
+        .expect("clang-19 (`cargo xtask deps` installs it)");
+    assert!(st.success(), "clang-19 failed for {mcpu} v{cov}");
+    std::fs::rename(&tmp, &out).unwrap();
+    out
+}
+
+/// Runs `barebell run --json` on `job` (with `code_object` set to `co`);
+/// returns (success, stdout, stderr).
+fn run(co: &Path, part: &str, mut job: Value, extra: &[&str]) -> (bool, String, String) {
+    job["code_object"] = Value::from(co.to_str().unwrap());
+    let name = format!(
+        "{}-{}-{}.json",
+        co.file_stem().unwrap().to_str().unwrap(),
+        job["kernel"].as_str().unwrap(),
+        unique()
+    );
+    let path = dir().join(name);
+    std::fs::write(&path, job.to_string()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
+        .arg("run")
+        .arg(&path)
+        .args(["--part", part, "--json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn run_ok(co: &Path, part: &str, job: Value) -> Value {
+    let (ok, out, err) = run(co, part, job, &[]);
+    assert!(ok, "{}: {err}", co.display());
+    serde_json::from_str(&out).unwrap()
+}
+
+fn values(v: &Value, buffer: &str) -> Vec<f64> {
+    v["buffers"][buffer]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+/// A small seeded generator for inputs (the test's own, not the model's).
+fn inputs(seed: u64, n: usize) -> Vec<f32> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 40) as i32 - (1 << 23)) as f32 / 4096.0
+        })
+        .collect()
+}
+
+#[test]
+fn saxpy_on_every_target_and_code_object_version() {
+    for &(mcpu, cov, part) in TARGETS {
+        let co = build(mcpu, cov);
+        // 5 workgroups of 64 over n = 300: the last workgroup is cut by
+        // the kernel's bound check; y past n must stay as it was.
+        let (n, len) = (300usize, 320usize);
+        let y = inputs(u64::from(cov) * 31 + mcpu.len() as u64, len);
+        let x = inputs(7 + u64::from(cov), len);
+        let a = 1.75f32;
+        let job = serde_json::json!({
+            "code_object": "", "kernel": "saxpy", "grid": [5], "block": [64],
+            "buffers": {
+                "y": {"type": "f32", "values": y},
+                "x": {"type": "f32", "values": x},
+            },
+            "args": [{"buffer": "y"}, {"buffer": "x"}, {"f32": a}, {"u32": n}]
+        });
+        let v = run_ok(&co, part, job);
+        assert_eq!(v["kernel"], "saxpy");
+        assert!(v["dispatch_ns"].as_u64().unwrap() > 0);
+        let got = values(&v, "y");
+        for i in 0..len {
+            let g = got[i] as f32;
+            if i < n {
+                // One rounding (fused) or two (multiply, then add): clang
+                // may contract `a * x + y` (OpenCL's default fp-contract).
+                let fused = a.mul_add(x[i], y[i]);
+                let split = a * x[i] + y[i];
+                assert!(
+                    g == fused || g == split,
+                    "{mcpu} v{cov} y[{i}] = {g}, expected {fused} or {split}"
+                );
+            } else {
+                assert_eq!(g, y[i], "{mcpu} v{cov}: y[{i}] past n changed");
+            }
+        }
+        assert_eq!(
+            values(&v, "x"),
+            x.iter().map(|&f| f64::from(f)).collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn implicit_block_counts_and_group_sizes_reach_the_kernel() {
+    // A 3-D launch: 3 x 2 x 2 workgroups of 8 x 4 x 2 work-items. Each
+    // workgroup writes (block counts, group sizes), which must be the
+    // job's grid and block.
+    for &(mcpu, cov, part) in TARGETS.iter().filter(|t| t.1 >= 5) {
+        let co = build(mcpu, cov);
+        let job = serde_json::json!({
+            "code_object": "", "kernel": "dims", "grid": [3, 2, 2], "block": [8, 4, 2],
+            "buffers": {"out": {"type": "u32", "count": 12 * 6, "fill": 0}},
+            "args": [{"buffer": "out"}]
+        });
+        let v = run_ok(&co, part, job);
+        let got = values(&v, "out");
+        for g in 0..12 {
+            assert_eq!(
+                &got[g * 6..g * 6 + 6],
+                &[3.0, 2.0, 2.0, 8.0, 4.0, 2.0],
+                "{mcpu} v{cov}, workgroup {g}"
+            );
+        }
+    }
+}
+
+#[test]
+fn dispatch_packet_sizes_reach_the_kernel_on_every_version() {
+    // v4 has no implicit block counts; the kernel reads the packet through
+    // the dispatch pointer: workgroup size 32, grid 4 x 32 = 128.
+    for &(mcpu, cov, part) in TARGETS {
+        let co = build(mcpu, cov);
+        let job = serde_json::json!({
+            "code_object": "", "kernel": "packet_dims", "grid": [4], "block": [32],
+            "buffers": {"out": {"type": "u32", "count": 16, "fill": 7}},
+            "args": [{"buffer": "out"}]
+        });
+        let v = run_ok(&co, part, job);
+        let got = values(&v, "out");
+        for g in 0..4 {
+            assert_eq!(
+                &got[g * 4..g * 4 + 4],
+                &[32.0, 128.0, 32.0, g as f64],
+                "{mcpu} v{cov}, workgroup {g}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_private_array_runs_in_queue_scratch() {
+    for &(mcpu, cov, part) in &[("gfx1100", 5, "navi31"), ("gfx1201", 6, "navi48")] {
+        let co = build(mcpu, cov);
+        let k = 5u32;
+        let job = serde_json::json!({
+            "code_object": "", "kernel": "private_rev", "grid": [2], "block": [64],
+            "buffers": {"out": {"type": "u32", "count": 128, "fill": 0}},
+            "args": [{"buffer": "out"}, {"u32": k}]
+        });
+        let v = run_ok(&co, part, job);
+        let got = values(&v, "out");
+        for (i, g) in got.iter().enumerate() {
+            let i = i as u32;
+            assert_eq!(
+                *g,
+                f64::from(i * 100 + (i + k) % 48),
+                "{mcpu} v{cov} out[{i}]"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_job_that_does_not_fit_the_metadata_fails_before_launch() {
+    let co = build("gfx1100", 5);
+    // A scalar where the kernel takes buffer `y`.
+    let job = serde_json::json!({
+        "code_object": "", "kernel": "saxpy", "grid": [1], "block": [64],
+        "buffers": {"x": {"type": "f32", "count": 64, "fill": 1.0}},
+        "args": [{"f32": 1.0}, {"buffer": "x"}, {"f32": 2.0}, {"u32": 64}]
+    });
+    let (ok, out, err) = run(&co, "navi31", job, &[]);
+    assert!(!ok);
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("argument 0 (y)"), "{err}");
+    assert!(err.contains("expects a buffer"), "{err}");
+    // Too few arguments.
+    let job = serde_json::json!({
+        "code_object": "", "kernel": "saxpy", "grid": [1], "block": [64],
+        "buffers": {"x": {"type": "f32", "count": 64, "fill": 1.0}},
+        "args": [{"buffer": "x"}]
+    });
+    let (ok, _, err) = run(&co, "navi31", job, &[]);
+    assert!(!ok);
+    assert!(err.contains("takes 4 arguments; the job gives 1"), "{err}");
+    // A gfx1201 code object on the gfx11 part is refused by the loader.
+    let co12 = build("gfx1201", 5);
+    let job = serde_json::json!({
+        "code_object": "", "kernel": "packet_dims", "grid": [1], "block": [32],
+        "buffers": {"out": {"type": "u32", "count": 4}},
+        "args": [{"buffer": "out"}]
+    });
+    let (ok, _, err) = run(&co12, "navi31", job, &[]);
+    assert!(!ok);
+    assert!(err.contains("gfx1201") && err.contains("navi31"), "{err}");
+}
+
+#[test]
+fn hardware_targets_are_refused_as_unverified() {
+    let co = build("gfx1100", 5);
+    let job = serde_json::json!({
+        "code_object": "", "kernel": "packet_dims", "grid": [1], "block": [32],
+        "buffers": {"out": {"type": "u32", "count": 4}},
+        "args": [{"buffer": "out"}]
+    });
+    let path = dir().join(format!("hw.{}.json", unique()));
+    let mut job = job;
+    job["code_object"] = Value::from(co.to_str().unwrap());
+    std::fs::write(&path, job.to_string()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
+        .arg("run")
+        .arg(&path)
+        .args(["--vfio", "0000:03:00.0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("UNVERIFIED ON HARDWARE"), "{err}");
+}

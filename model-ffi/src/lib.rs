@@ -1,0 +1,493 @@
+//! The device model as a C library (issue 15): one [`VirtualGpu`] per
+//! handle, driven from outside Rust. tinygrad's AM driver reaches it
+//! through `am-peer/am_peer/backend.py` (ctypes), which follows
+//! `am-peer/ABI.md`; this crate is that ABI.
+//!
+//! Every BAR5 access is one synchronous call into the block models
+//! ([`barebell::platform::Platform::regs`]); BAR0 is the model's VRAM
+//! backing itself (the host stores into it, the model reads it by MC
+//! address); BAR2 stores go through the NBIO doorbell aperture
+//! ([`VirtualGpu::doorbell_write`]); DMA memory is carved from the
+//! model's DMA region, whose bus addresses are those of the model's
+//! IOMMU view.
+//!
+//! **Model values** (a card's VBIOS or platform decides them; none is a
+//! public fact): BAR0 covers all of VRAM (a large BAR), BAR5 is 1 MiB,
+//! BAR2 the model's doorbell page, and the PCI config space below.
+
+use barebell::platform::Platform;
+use barebell_bringup::FirmwareDir;
+use barebell_model::vgpu::{HostMemory, REGS_BYTES, RefusalMark};
+use barebell_model::{Seed, VirtualGpu, parts};
+use core::ffi::{c_char, c_void};
+use core::ptr::NonNull;
+use std::ffi::CStr;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+
+/// `flags` bit: refuse what the sources say hardware refuses (ABI.md).
+pub const VGPU_STRICT: u32 = 1;
+
+/// Status codes (ABI.md: 0 = done, non-zero = refused).
+pub const OK: i32 = 0;
+/// The model refused the access (reason in `vgpu_last_error`).
+pub const REFUSED: i32 = 1;
+/// The arguments were out of range (offset past a BAR, bad size).
+pub const BAD_ARGUMENT: i32 = 2;
+/// The model panicked (a model bug; the handle is unusable after it).
+pub const PANICKED: i32 = 3;
+
+/// PCI config space size.
+const CONFIG_BYTES: usize = 4096;
+/// `PCI_COMMAND` (`pci_regs.h`) and its bus-master bit.
+const PCI_COMMAND: usize = 0x04;
+const PCI_COMMAND_MASTER: u32 = 0x4;
+
+/// One virtual GPU behind the C ABI.
+pub struct Vgpu {
+    gpu: VirtualGpu,
+    strict: bool,
+    /// Refusals reported so far.
+    seen: Mutex<RefusalMark>,
+    last_error: Mutex<String>,
+    config: Mutex<[u8; CONFIG_BYTES]>,
+    /// Next free byte of the DMA region handed out by `vgpu_dma_alloc`.
+    dma_next: Mutex<usize>,
+}
+
+impl core::fmt::Debug for Vgpu {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Vgpu")
+            .field("gpu", &self.gpu)
+            .field("strict", &self.strict)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The config space a board shows (**model values**, as the Python
+/// responder's: no Navi config dump is used): AMD's vendor id, the
+/// part's device id, memory space on, a capability list PM (0x50) →
+/// PCIe (0x64) with ASPM L1 enabled in LNKCTL, which tinygrad's
+/// `AMDev._disable_aspm` clears.
+fn config_space(device_id: u16) -> [u8; CONFIG_BYTES] {
+    let mut c = [0u8; CONFIG_BYTES];
+    let put16 = |c: &mut [u8; CONFIG_BYTES], at: usize, v: u16| {
+        c[at..at + 2].copy_from_slice(&v.to_le_bytes());
+    };
+    put16(&mut c, 0x00, 0x1002); // PCI_VENDOR_ID: AMD/ATI
+    put16(&mut c, 0x02, device_id);
+    put16(&mut c, 0x04, 0x0002); // PCI_COMMAND_MEMORY
+    put16(&mut c, 0x06, 0x0010); // PCI_STATUS_CAP_LIST
+    c[0x0B] = 0x03; // PCI_CLASS_DISPLAY
+    c[0x34] = 0x50; // PCI_CAPABILITY_LIST
+    c[0x50] = 0x01; // PCI_CAP_ID_PM
+    c[0x51] = 0x64;
+    c[0x64] = 0x10; // PCI_CAP_ID_EXP
+    put16(&mut c, 0x64 + 0x10, 0x0002); // PCI_EXP_LNKCTL: ASPM L1
+    c
+}
+
+/// Device ids (model values: the RX 7900 XTX's 0x744C, the RX 9070 XT's
+/// 0x7550, as `amdgpu_drv.c`'s id table lists them).
+fn device_id(part: &str) -> u16 {
+    match part {
+        "navi48" => 0x7550,
+        _ => 0x744C,
+    }
+}
+
+/// VRAM backing: an anonymous private mapping with no swap reservation,
+/// so a 24 GiB part costs only the pages a driver touches; the DMA
+/// region: 2 MiB aligned (HostMemory's contract).
+fn host_memory(vram_len: usize) -> Option<HostMemory> {
+    use barebell::platform::DMA_BYTES;
+    const ALIGN: usize = 2 << 20;
+    let map = |len: usize| {
+        // SAFETY: a fresh anonymous mapping; nothing else refers to it.
+        let p = unsafe {
+            libc::mmap(
+                core::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        (p != libc::MAP_FAILED).then_some(p as usize)
+    };
+    let vram = map(vram_len)?;
+    let Some(dma_raw) = map(DMA_BYTES + ALIGN) else {
+        // SAFETY: the mapping made just above.
+        unsafe { libc::munmap(vram as *mut c_void, vram_len) };
+        return None;
+    };
+    let dma = (dma_raw + ALIGN - 1) & !(ALIGN - 1);
+    let release = Box::new(move || {
+        // SAFETY: the two mappings made above, released once.
+        unsafe {
+            libc::munmap(vram as *mut c_void, vram_len);
+            libc::munmap(dma_raw as *mut c_void, DMA_BYTES + ALIGN);
+        }
+    });
+    let (v, d) = (
+        NonNull::new(vram as *mut u8)?,
+        NonNull::new(dma as *mut u8)?,
+    );
+    // SAFETY: both are fresh zeroed anonymous mappings owned by the
+    // returned value until `release`; disjoint; `dma` is 2 MiB aligned
+    // inside its mapping with DMA_BYTES (whole chunks) after it.
+    Some(unsafe { HostMemory::new(v, vram_len, d, DMA_BYTES, Some(release)) })
+}
+
+impl Vgpu {
+    fn new(part: &str, seed: u64, flags: u32) -> Result<Self, String> {
+        let p = parts::by_name(part).ok_or_else(|| format!("unknown part {part:?}"))?;
+        let vram_len = (p.firmware.vram_mib as usize) << 20;
+        let memory = host_memory(vram_len)
+            .ok_or_else(|| format!("no host memory for {vram_len:#x} bytes of VRAM"))?;
+        let fw = FirmwareDir::system();
+        let gpu = VirtualGpu::new(p, &fw, memory, Seed(seed)).map_err(|e| e.to_string())?;
+        let strict = flags & VGPU_STRICT != 0;
+        gpu.set_strict(strict);
+        let gpu_mark = gpu.refusal_mark();
+        Ok(Vgpu {
+            gpu,
+            strict,
+            seen: Mutex::new(gpu_mark),
+            last_error: Mutex::new(String::new()),
+            config: Mutex::new(config_space(device_id(part))),
+            dma_next: Mutex::new(0),
+        })
+    }
+
+    fn set_error(&self, text: String) {
+        if let Ok(mut e) = self.last_error.lock() {
+            *e = text;
+        }
+    }
+
+    /// After an access: new refusals become the last error; in strict
+    /// mode they fail the access.
+    fn check(&self, what: impl FnOnce() -> String) -> i32 {
+        let n = self.gpu.refusal_mark();
+        let Ok(mut seen) = self.seen.lock() else {
+            return PANICKED;
+        };
+        if n == *seen {
+            return OK;
+        }
+        let new = self.gpu.refusals_since(*seen);
+        *seen = n;
+        self.set_error(format!("{}: {}", what(), new.join("; ")));
+        if self.strict { REFUSED } else { OK }
+    }
+}
+
+/// Runs `f` on the handle, turning a null handle or a panic into a status.
+fn with(v: *mut Vgpu, f: impl FnOnce(&Vgpu) -> i32) -> i32 {
+    // SAFETY: the caller passes a handle from `vgpu_new` not yet freed
+    // (ABI.md), or null.
+    let Some(v) = (unsafe { v.as_ref() }) else {
+        return BAD_ARGUMENT;
+    };
+    catch_unwind(AssertUnwindSafe(|| f(v))).unwrap_or_else(|_| {
+        v.set_error("the model panicked (a model bug)".into());
+        PANICKED
+    })
+}
+
+/// # Safety
+/// `part` is a NUL-terminated string or null.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vgpu_new(part: *const c_char, seed: u64, flags: u32) -> *mut Vgpu {
+    if part.is_null() {
+        return core::ptr::null_mut();
+    }
+    // SAFETY: non-null, NUL-terminated (the caller's promise).
+    let Ok(name) = unsafe { CStr::from_ptr(part) }.to_str() else {
+        return core::ptr::null_mut();
+    };
+    match catch_unwind(|| Vgpu::new(name, seed, flags)) {
+        Ok(Ok(v)) => Box::into_raw(Box::new(v)),
+        Ok(Err(e)) => {
+            eprintln!("vgpu_new({name}): {e}");
+            core::ptr::null_mut()
+        }
+        Err(_) => core::ptr::null_mut(),
+    }
+}
+
+/// # Safety
+/// `v` comes from `vgpu_new` and is not used after this call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vgpu_free(v: *mut Vgpu) {
+    if !v.is_null() {
+        // SAFETY: from Box::into_raw in vgpu_new, freed once.
+        drop(unsafe { Box::from_raw(v) });
+    }
+}
+
+/// Copies `text` NUL-terminated into `buf` (truncated), returns its length.
+fn copy_out(text: &str, buf: *mut c_char, len: usize) -> usize {
+    if !buf.is_null() && len > 0 {
+        let n = text.len().min(len - 1);
+        // SAFETY: the caller gives `len` writable bytes at `buf`.
+        unsafe {
+            core::ptr::copy_nonoverlapping(text.as_ptr(), buf.cast::<u8>(), n);
+            *buf.add(n) = 0;
+        }
+    }
+    text.len()
+}
+
+/// # Safety
+/// `v` from `vgpu_new`; `buf` has `len` writable bytes (or is null).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vgpu_last_error(v: *mut Vgpu, buf: *mut c_char, len: usize) -> usize {
+    // SAFETY: the caller's promise.
+    let Some(v) = (unsafe { v.as_ref() }) else {
+        return 0;
+    };
+    let text = v.last_error.lock().map(|e| e.clone()).unwrap_or_default();
+    copy_out(&text, buf, len)
+}
+
+/// Every refusal so far, one a line (not in ABI.md's first draft: the
+/// harness prints them after a non-strict run).
+///
+/// # Safety
+/// As `vgpu_last_error`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vgpu_refusals(v: *mut Vgpu, buf: *mut c_char, len: usize) -> usize {
+    // SAFETY: the caller's promise.
+    let Some(v) = (unsafe { v.as_ref() }) else {
+        return 0;
+    };
+    copy_out(&v.gpu.refusals().join("\n"), buf, len)
+}
+
+/// What the model's blocks show, one fact a line (HQDs, MEC, SMU, SDMA).
+///
+/// # Safety
+/// As `vgpu_last_error`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vgpu_status(v: *mut Vgpu, buf: *mut c_char, len: usize) -> usize {
+    // SAFETY: the caller's promise.
+    let Some(v) = (unsafe { v.as_ref() }) else {
+        return 0;
+    };
+    copy_out(&v.gpu.am_status(), buf, len)
+}
+
+/// # Safety
+/// `v` from `vgpu_new`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vgpu_bar_len(v: *mut Vgpu, bar: u32) -> u64 {
+    // SAFETY: the caller's promise.
+    let Some(v) = (unsafe { v.as_ref() }) else {
+        return 0;
+    };
+    match bar {
+        0 => v.gpu.vram().len as u64,
+        2 => v.gpu.doorbell_bytes() as u64,
+        5 => REGS_BYTES as u64,
+        _ => 0,
+    }
+}
+
+/// # Safety
+/// `v` from `vgpu_new`; `out` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vgpu_bar5_read32(v: *mut Vgpu, dword: u64, out: *mut u32) -> i32 {
+    with(v, |v| {
+        let at = dword as usize * 4;
+        if at >= REGS_BYTES || out.is_null() {
+            v.set_error(format!("BAR5 read of dword {dword:#x}: past the 1 MiB BAR"));
+            return BAD_ARGUMENT;
+        }
+        let value = v.gpu.regs().read32(at);
+        // SAFETY: non-null, writable (the caller's promise).
+        unsafe { *out = value };
+        v.check(|| format!("BAR5 read of byte {at:#x}"))
+    })
+}
+
+/// # Safety
+/// `v` from `vgpu_new`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vgpu_bar5_write32(v: *mut Vgpu, dword: u64, value: u32) -> i32 {
+    with(v, |v| {
+        let at = dword as usize * 4;
+        if at >= REGS_BYTES {
+            v.set_error(format!(
+                "BAR5 write of dword {dword:#x}: past the 1 MiB BAR"
+            ));
+            return BAD_ARGUMENT;
+        }
+        v.gpu.regs().write32(at, value);
+        v.check(|| format!("BAR5 write of {value:#x} to byte {at:#x}"))
+    })
+}
+
+/// # Safety
+/// `v` from `vgpu_new`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vgpu_vram_ptr(v: *mut Vgpu) -> *mut u8 {
+    // SAFETY: the caller's promise.
+    match unsafe { v.as_ref() } {
+        Some(v) => v.gpu.vram().host.as_ptr(),
+        None => core::ptr::null_mut(),
+    }
+}
+
+/// # Safety
+/// `v` from `vgpu_new`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vgpu_doorbell_write64(v: *mut Vgpu, byte_offset: u64, value: u64) -> i32 {
+    with(v, |v| match v.gpu.doorbell_write(byte_offset, value) {
+        Ok(()) => v.check(|| format!("doorbell store at BAR2 byte {byte_offset:#x}")),
+        Err(e) => {
+            v.set_error(e);
+            REFUSED
+        }
+    })
+}
+
+/// Host memory the device reaches by DMA, from the model's DMA region
+/// (4 KiB aligned), and its bus address in the model's IOMMU view.
+///
+/// # Safety
+/// `v` from `vgpu_new`; `host` and `bus` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vgpu_dma_alloc(
+    v: *mut Vgpu,
+    size: u64,
+    host: *mut *mut u8,
+    bus: *mut u64,
+) -> i32 {
+    with(v, |v| {
+        if host.is_null() || bus.is_null() {
+            return BAD_ARGUMENT;
+        }
+        let region = v.gpu.dma();
+        let Ok(mut next) = v.dma_next.lock() else {
+            return PANICKED;
+        };
+        let at = (*next + 0xFFF) & !0xFFF;
+        let size = size as usize;
+        let chunk = barebell::platform::DMA_CHUNK;
+        // One allocation stays inside one chunk: chunks are contiguous on
+        // the bus only by the model's choice, so a caller must not assume it.
+        let at = if at / chunk != (at + size.max(1) - 1) / chunk {
+            (at / chunk + 1) * chunk
+        } else {
+            at
+        };
+        let Some(b) = region.chunk_bus.get(at / chunk) else {
+            v.set_error(format!(
+                "DMA allocation of {size:#x} bytes: the model's {:#x}-byte DMA region is full",
+                region.len
+            ));
+            return REFUSED;
+        };
+        if size > chunk || at + size > region.len {
+            v.set_error(format!(
+                "DMA allocation of {size:#x} bytes: larger than a {chunk:#x}-byte chunk or past the region"
+            ));
+            return REFUSED;
+        }
+        *next = at + size;
+        // SAFETY: non-null and writable (the caller's promise); `at` lies
+        // inside the region.
+        unsafe {
+            *host = region.host.as_ptr().add(at);
+            *bus = b + (at % chunk) as u64;
+        }
+        OK
+    })
+}
+
+/// # Safety
+/// `v` from `vgpu_new`; `out` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vgpu_config_read(
+    v: *mut Vgpu,
+    offset: u32,
+    size: u32,
+    out: *mut u32,
+) -> i32 {
+    with(v, |v| {
+        let (o, n) = (offset as usize, size as usize);
+        if !matches!(n, 1 | 2 | 4) || o + n > CONFIG_BYTES || out.is_null() {
+            return BAD_ARGUMENT;
+        }
+        let Ok(c) = v.config.lock() else {
+            return PANICKED;
+        };
+        let mut b = [0u8; 4];
+        b[..n].copy_from_slice(&c[o..o + n]);
+        // SAFETY: non-null, writable (the caller's promise).
+        unsafe { *out = u32::from_le_bytes(b) };
+        OK
+    })
+}
+
+/// # Safety
+/// `v` from `vgpu_new`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vgpu_config_write(
+    v: *mut Vgpu,
+    offset: u32,
+    size: u32,
+    value: u32,
+) -> i32 {
+    with(v, |v| {
+        let (o, n) = (offset as usize, size as usize);
+        if !matches!(n, 1 | 2 | 4) || o + n > CONFIG_BYTES {
+            return BAD_ARGUMENT;
+        }
+        let Ok(mut c) = v.config.lock() else {
+            return PANICKED;
+        };
+        c[o..o + n].copy_from_slice(&value.to_le_bytes()[..n]);
+        if o <= PCI_COMMAND && PCI_COMMAND < o + n {
+            let cmd = u32::from(c[PCI_COMMAND]);
+            v.gpu.set_bus_master(cmd & PCI_COMMAND_MASTER != 0);
+        }
+        OK
+    })
+}
+
+/// Gives the model a turn: the firmware stand-ins and the CP run
+/// ([`Platform::pause`]).
+///
+/// # Safety
+/// `v` from `vgpu_new`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vgpu_service(v: *mut Vgpu) -> i32 {
+    with(v, |v| {
+        v.gpu.pause();
+        v.check(|| "service".into())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_space_reaches_the_pcie_capability() {
+        let c = config_space(0x744C);
+        // The walk AMDev._disable_aspm makes: 0x34 → PM → PCIe (id 0x10).
+        let mut at = usize::from(c[0x34]);
+        let mut hops = 0;
+        while c[at] != 0x10 {
+            at = usize::from(c[at + 1]);
+            hops += 1;
+            assert!(at != 0 && hops < 8, "no PCIe capability");
+        }
+        assert_eq!(at, 0x64);
+        assert_eq!(c[at + 0x10] & 0x3, 0x2, "ASPM L1 on, to be cleared");
+    }
+}

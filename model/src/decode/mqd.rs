@@ -1,0 +1,291 @@
+//! The HQD register image the firmware stand-ins read from an MQD
+//! (`struct v11_compute_mqd` in `v11_structs.h`, `struct
+//! v12_compute_mqd` in `v12_structs.h`) or from a slot's registers.
+//!
+//! MQD dwords 128..=183 are the HQD window `CP_MQD_BASE_ADDR ..=
+//! CP_HQD_PQ_WPTR_HI`, register for register, in both generations; the
+//! model keeps the window as plain dwords and reads the fields it needs
+//! by index and by the `sh_mask` bit positions below (identical in
+//! `gc_11_0_0_sh_mask.h` and `gc_12_0_0_sh_mask.h` for these fields).
+
+use super::Bits;
+use barebell_facts::Fact;
+
+/// MQD dword of `cp_mqd_base_addr_lo`, the first register of the window.
+pub const WINDOW_FIRST: usize = 128;
+/// Window length: `cp_mqd_base_addr_lo ..= cp_hqd_pq_wptr_hi`.
+pub const WINDOW_DWORDS: usize = 56;
+/// `sizeof(struct v11_compute_mqd)` (and v12's) in bytes.
+pub const MQD_BYTES: usize = 2048;
+
+/// MQD dword indices.
+pub mod dw {
+    pub const MQD_BASE_ADDR_LO: usize = 128;
+    pub const MQD_BASE_ADDR_HI: usize = 129;
+    pub const HQD_ACTIVE: usize = 130;
+    pub const HQD_VMID: usize = 131;
+    pub const PQ_BASE_LO: usize = 136;
+    pub const PQ_BASE_HI: usize = 137;
+    pub const PQ_RPTR_REPORT_ADDR_LO: usize = 139;
+    pub const PQ_RPTR_REPORT_ADDR_HI: usize = 140;
+    pub const PQ_WPTR_POLL_ADDR_LO: usize = 141;
+    pub const PQ_WPTR_POLL_ADDR_HI: usize = 142;
+    pub const PQ_DOORBELL_CONTROL: usize = 143;
+    pub const PQ_CONTROL: usize = 145;
+    pub const EOP_BASE_ADDR_LO: usize = 165;
+    pub const EOP_BASE_ADDR_HI: usize = 166;
+    pub const EOP_CONTROL: usize = 167;
+    pub const AQL_CONTROL: usize = 181;
+    pub const PQ_WPTR_HI: usize = 183;
+}
+
+/// `CP_HQD_PQ_CONTROL` fields.
+pub const QUEUE_SIZE: Bits = Bits::new(0, 6);
+pub const NO_UPDATE_RPTR: Bits = Bits::new(27, 1);
+pub const PRIV_STATE: Bits = Bits::new(30, 1);
+pub const KMD_QUEUE: Bits = Bits::new(31, 1);
+/// `CP_HQD_PQ_DOORBELL_CONTROL` fields.
+pub const DOORBELL_OFFSET: Bits = Bits::new(2, 26);
+pub const DOORBELL_EN: Bits = Bits::new(30, 1);
+/// `CP_HQD_EOP_CONTROL.EOP_SIZE`: the buffer is `2^(EOP_SIZE+1)` dwords.
+pub const EOP_SIZE: Bits = Bits::new(0, 6);
+/// `CP_HQD_VMID.VMID`.
+pub const VMID: Bits = Bits::new(0, 4);
+/// `CP_HQD_AQL_CONTROL.CONTROL0`.
+pub const AQL_CONTROL0: Bits = Bits::new(0, 15);
+/// `CP_HQD_ACTIVE.ACTIVE`.
+pub const ACTIVE: Bits = Bits::new(0, 1);
+
+/// One HQD image: the window's dwords.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hqd(pub [u32; WINDOW_DWORDS]);
+
+fn join(lo: u32, hi: u32) -> u64 {
+    u64::from(lo) | u64::from(hi) << 32
+}
+
+impl Hqd {
+    /// The window from the MQD's bytes (its whole 2 KiB, or at least
+    /// through dword 183).
+    pub fn from_mqd(bytes: &[u8]) -> Self {
+        let mut w = [0u32; WINDOW_DWORDS];
+        for (i, d) in w.iter_mut().enumerate() {
+            *d = super::le32(bytes, (WINDOW_FIRST + i) * 4);
+        }
+        Hqd(w)
+    }
+
+    /// MQD dword `i` (128..=183); 0 outside the window.
+    pub fn dword(&self, i: usize) -> u32 {
+        i.checked_sub(WINDOW_FIRST)
+            .and_then(|k| self.0.get(k))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    pub fn mqd_base(&self) -> u64 {
+        join(
+            self.dword(dw::MQD_BASE_ADDR_LO),
+            self.dword(dw::MQD_BASE_ADDR_HI),
+        )
+    }
+    pub fn active(&self) -> bool {
+        ACTIVE.is_set(self.dword(dw::HQD_ACTIVE))
+    }
+    pub fn vmid(&self) -> u32 {
+        VMID.get(self.dword(dw::HQD_VMID))
+    }
+    /// Ring base in bytes (`CP_HQD_PQ_BASE` counts 256-byte units).
+    pub fn ring(&self) -> u64 {
+        join(self.dword(dw::PQ_BASE_LO), self.dword(dw::PQ_BASE_HI)) << 8
+    }
+    pub fn pq_control(&self) -> u32 {
+        self.dword(dw::PQ_CONTROL)
+    }
+    /// Ring size in bytes: `2^(QUEUE_SIZE+1)` dwords.
+    pub fn ring_bytes(&self) -> u64 {
+        4u64 << (QUEUE_SIZE.get(self.pq_control()) + 1).min(40)
+    }
+    pub fn rptr_report(&self) -> u64 {
+        join(
+            self.dword(dw::PQ_RPTR_REPORT_ADDR_LO),
+            self.dword(dw::PQ_RPTR_REPORT_ADDR_HI),
+        )
+    }
+    pub fn wptr_poll(&self) -> u64 {
+        join(
+            self.dword(dw::PQ_WPTR_POLL_ADDR_LO),
+            self.dword(dw::PQ_WPTR_POLL_ADDR_HI),
+        )
+    }
+    pub fn doorbell_control(&self) -> u32 {
+        self.dword(dw::PQ_DOORBELL_CONTROL)
+    }
+    /// The doorbell's dword offset in the doorbell BAR.
+    pub fn doorbell(&self) -> u32 {
+        DOORBELL_OFFSET.get(self.doorbell_control())
+    }
+    pub fn doorbell_en(&self) -> bool {
+        DOORBELL_EN.is_set(self.doorbell_control())
+    }
+    /// EOP base in bytes (256-byte units in the register).
+    pub fn eop(&self) -> u64 {
+        join(
+            self.dword(dw::EOP_BASE_ADDR_LO),
+            self.dword(dw::EOP_BASE_ADDR_HI),
+        ) << 8
+    }
+    pub fn eop_size_field(&self) -> u32 {
+        EOP_SIZE.get(self.dword(dw::EOP_CONTROL))
+    }
+    /// EOP buffer bytes the CP uses: `2^(EOP_SIZE+1)` dwords.
+    pub fn eop_bytes(&self) -> u64 {
+        4u64 << (self.eop_size_field() + 1).min(40)
+    }
+    pub fn aql(&self) -> bool {
+        AQL_CONTROL0.get(self.dword(dw::AQL_CONTROL)) != 0
+    }
+    pub fn privileged(&self) -> bool {
+        PRIV_STATE.is_set(self.pq_control())
+    }
+    pub fn kmd_queue(&self) -> bool {
+        KMD_QUEUE.is_set(self.pq_control())
+    }
+    /// The same image with `DOORBELL_EN` set (what MES and the KIQ do on
+    /// the slot they load).
+    pub fn with_doorbell_enabled(mut self) -> Self {
+        if let Some(d) = self.0.get_mut(dw::PQ_DOORBELL_CONTROL - WINDOW_FIRST) {
+            *d |= DOORBELL_EN.mask();
+        }
+        self
+    }
+}
+
+macro_rules! mqd_facts {
+    ($h:literal, $t:literal) => {
+        [
+            Fact::size($h, $t, MQD_BYTES),
+            Fact::offset($h, $t, "cp_mqd_base_addr_lo", dw::MQD_BASE_ADDR_LO * 4),
+            Fact::offset($h, $t, "cp_mqd_base_addr_hi", dw::MQD_BASE_ADDR_HI * 4),
+            Fact::offset($h, $t, "cp_hqd_active", dw::HQD_ACTIVE * 4),
+            Fact::offset($h, $t, "cp_hqd_vmid", dw::HQD_VMID * 4),
+            Fact::offset($h, $t, "cp_hqd_pq_base_lo", dw::PQ_BASE_LO * 4),
+            Fact::offset($h, $t, "cp_hqd_pq_base_hi", dw::PQ_BASE_HI * 4),
+            Fact::offset(
+                $h,
+                $t,
+                "cp_hqd_pq_rptr_report_addr_lo",
+                dw::PQ_RPTR_REPORT_ADDR_LO * 4,
+            ),
+            Fact::offset(
+                $h,
+                $t,
+                "cp_hqd_pq_rptr_report_addr_hi",
+                dw::PQ_RPTR_REPORT_ADDR_HI * 4,
+            ),
+            Fact::offset(
+                $h,
+                $t,
+                "cp_hqd_pq_wptr_poll_addr_lo",
+                dw::PQ_WPTR_POLL_ADDR_LO * 4,
+            ),
+            Fact::offset(
+                $h,
+                $t,
+                "cp_hqd_pq_wptr_poll_addr_hi",
+                dw::PQ_WPTR_POLL_ADDR_HI * 4,
+            ),
+            Fact::offset(
+                $h,
+                $t,
+                "cp_hqd_pq_doorbell_control",
+                dw::PQ_DOORBELL_CONTROL * 4,
+            ),
+            Fact::offset($h, $t, "cp_hqd_pq_control", dw::PQ_CONTROL * 4),
+            Fact::offset($h, $t, "cp_hqd_eop_base_addr_lo", dw::EOP_BASE_ADDR_LO * 4),
+            Fact::offset($h, $t, "cp_hqd_eop_base_addr_hi", dw::EOP_BASE_ADDR_HI * 4),
+            Fact::offset($h, $t, "cp_hqd_eop_control", dw::EOP_CONTROL * 4),
+            Fact::offset($h, $t, "cp_hqd_aql_control", dw::AQL_CONTROL * 4),
+            Fact::offset($h, $t, "cp_hqd_pq_wptr_hi", dw::PQ_WPTR_HI * 4),
+        ]
+    };
+}
+
+macro_rules! field_facts {
+    ($h:literal) => {
+        [
+            Fact::constant(
+                $h,
+                "CP_HQD_PQ_CONTROL__QUEUE_SIZE_MASK",
+                QUEUE_SIZE.mask() as u64,
+            ),
+            Fact::constant(
+                $h,
+                "CP_HQD_PQ_CONTROL__NO_UPDATE_RPTR_MASK",
+                NO_UPDATE_RPTR.mask() as u64,
+            ),
+            Fact::constant(
+                $h,
+                "CP_HQD_PQ_CONTROL__PRIV_STATE_MASK",
+                PRIV_STATE.mask() as u64,
+            ),
+            Fact::constant(
+                $h,
+                "CP_HQD_PQ_CONTROL__KMD_QUEUE_MASK",
+                KMD_QUEUE.mask() as u64,
+            ),
+            Fact::constant(
+                $h,
+                "CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_OFFSET_MASK",
+                DOORBELL_OFFSET.mask() as u64,
+            ),
+            Fact::constant(
+                $h,
+                "CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_EN_MASK",
+                DOORBELL_EN.mask() as u64,
+            ),
+            Fact::constant(
+                $h,
+                "CP_HQD_EOP_CONTROL__EOP_SIZE_MASK",
+                EOP_SIZE.mask() as u64,
+            ),
+            Fact::constant($h, "CP_HQD_VMID__VMID_MASK", VMID.mask() as u64),
+            Fact::constant(
+                $h,
+                "CP_HQD_AQL_CONTROL__CONTROL0_MASK",
+                AQL_CONTROL0.mask() as u64,
+            ),
+            Fact::constant($h, "CP_HQD_ACTIVE__ACTIVE_MASK", ACTIVE.mask() as u64),
+        ]
+    };
+}
+
+pub const FACTS: &[Fact] = barebell_facts::fact_table!(
+    mqd_facts!("v11_structs.h", "struct v11_compute_mqd"),
+    mqd_facts!("v12_structs.h", "struct v12_compute_mqd"),
+    field_facts!("gc_11_0_0_sh_mask.h"),
+    field_facts!("gc_12_0_0_sh_mask.h"),
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_from_their_fields() {
+        let mut w = [0u32; WINDOW_DWORDS];
+        w[dw::PQ_CONTROL - WINDOW_FIRST] = 7 | 1 << 30 | 1 << 31;
+        w[dw::EOP_CONTROL - WINDOW_FIRST] = 8;
+        w[dw::PQ_DOORBELL_CONTROL - WINDOW_FIRST] = 0x18 << 2;
+        w[dw::PQ_BASE_LO - WINDOW_FIRST] = 0x12;
+        let h = Hqd(w);
+        // QUEUE_SIZE 7: 2^8 dwords = 1 KiB; EOP_SIZE 8: 2^9 dwords = 2 KiB.
+        assert_eq!(h.ring_bytes(), 1024);
+        assert_eq!(h.eop_bytes(), 2048);
+        assert_eq!(h.doorbell(), 0x18);
+        assert!(!h.doorbell_en());
+        assert!(h.with_doorbell_enabled().doorbell_en());
+        assert!(h.privileged() && h.kmd_queue());
+        assert_eq!(h.ring(), 0x1200);
+    }
+}

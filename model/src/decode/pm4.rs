@@ -1,0 +1,408 @@
+//! PM4 type-3 packets as the KIQ model parses them, from `nvd.h` (the
+//! gfx10+ encodings `gfx_v11_0.c` and `gfx_v12_0.c` emit) and, for field
+//! widths `nvd.h` does not state, KFD's bitfield structs in
+//! `kfd_pm4_headers_ai.h`.
+//!
+//! `nvd.h` gives each field's position as a macro `X(v) ((v) << n)`; a
+//! field's width runs to the next field's position unless KFD's struct
+//! declares it. Dword indices count from the header (dword 0).
+//!
+//! One place the two headers disagree: QUERY_STATUS's engine select sits
+//! at bit 25 in `nvd.h` (`PACKET3_QUERY_STATUS_ENG_SEL`) and at bit 28 in
+//! `kfd_pm4_headers_ai.h` (`bitfields3b.engine_sel`, after a 26-bit
+//! doorbell offset). The model follows `nvd.h`: it is the header of the
+//! gfx11/gfx12 KIQ packets (`gfx11_kiq_query_status()` builds the packet
+//! with it and is what runs against these parts), while
+//! `kfd_pm4_headers_ai.h` is KFD's gfx9 ("AI") HWS header. For a compute
+//! queue (engine 0) both encode the same dword. [`QUERY_ENG_SEL_KFD`]
+//! keeps KFD's position as a fact so the disagreement stays on record.
+
+use super::Bits;
+use barebell_facts::Fact;
+
+/// `PACKET_TYPE3`.
+pub const PACKET_TYPE3: u32 = 3;
+/// Type-3 header: `CP_PACKET_GET_TYPE`, `CP_PACKET_GET_COUNT`,
+/// `CP_PACKET3_GET_OPCODE`. `count` is the body length in dwords minus 1.
+pub const HEADER_TYPE: Bits = Bits::new(30, 2);
+pub const HEADER_COUNT: Bits = Bits::new(16, 14);
+pub const HEADER_OPCODE: Bits = Bits::new(8, 8);
+
+/// Opcodes the KIQ model executes.
+pub mod opcode {
+    pub const WRITE_DATA: u32 = 0x37;
+    pub const SET_RESOURCES: u32 = 0xA0;
+    pub const MAP_QUEUES: u32 = 0xA2;
+    pub const UNMAP_QUEUES: u32 = 0xA3;
+    pub const QUERY_STATUS: u32 = 0xA4;
+}
+
+/// SET_RESOURCES (8 dwords): dword 1 control, 2/3 queue mask, 4/5 GWS
+/// mask, 6 OAC mask, 7 GDS heap.
+pub mod set_resources {
+    use super::Bits;
+    pub const VMID_MASK: Bits = Bits::new(0, 16);
+    pub const UNMAP_LATENCY: Bits = Bits::new(16, 8);
+    pub const QUEUE_TYPE: Bits = Bits::new(29, 3);
+    pub const DW_QUEUE_MASK_LO: usize = 2;
+    pub const DW_QUEUE_MASK_HI: usize = 3;
+    pub const DWORDS: usize = 8;
+}
+
+/// MAP_QUEUES (7 dwords): dword 1 control, 2 doorbell, 3/4 MQD, 5/6 wptr.
+pub mod map_queues {
+    use super::Bits;
+    pub const QUEUE_SEL: Bits = Bits::new(4, 2);
+    /// VMIDs are four bits (`CP_HQD_VMID__VMID_MASK`); `nvd.h` leaves
+    /// bits 12 free before `QUEUE`.
+    pub const VMID: Bits = Bits::new(8, 4);
+    pub const QUEUE: Bits = Bits::new(13, 3);
+    pub const PIPE: Bits = Bits::new(16, 2);
+    pub const ME: Bits = Bits::new(18, 3);
+    pub const QUEUE_TYPE: Bits = Bits::new(21, 3);
+    pub const ALLOC_FORMAT: Bits = Bits::new(24, 2);
+    pub const ENGINE_SEL: Bits = Bits::new(26, 3);
+    pub const NUM_QUEUES: Bits = Bits::new(29, 3);
+    pub const CHECK_DISABLE: Bits = Bits::new(1, 1);
+    pub const DOORBELL_OFFSET: Bits = Bits::new(2, 26);
+    pub const DW_MQD_LO: usize = 3;
+    pub const DW_WPTR_LO: usize = 5;
+    pub const DWORDS: usize = 7;
+    /// `engine_sel` values `gfx11_kiq_map_queues()` uses: compute 0, gfx
+    /// 4, MES 5.
+    pub const ENGINE_COMPUTE: u32 = 0;
+    pub const ENGINE_MES: u32 = 5;
+}
+
+/// UNMAP_QUEUES (6 dwords): dword 1 control, 2..5 doorbells (or, for
+/// PREEMPT_QUEUES_NO_UNMAP, dword 3/4 the trailing fence address and 5
+/// its value).
+pub mod unmap_queues {
+    use super::Bits;
+    pub const ACTION: Bits = Bits::new(0, 2);
+    pub const QUEUE_SEL: Bits = Bits::new(4, 2);
+    pub const ENGINE_SEL: Bits = Bits::new(26, 3);
+    pub const NUM_QUEUES: Bits = Bits::new(29, 3);
+    pub const DOORBELL_OFFSET0: Bits = Bits::new(2, 26);
+    pub const DWORDS: usize = 6;
+    /// `enum amdgpu_unmap_queues_action` (the `nvd.h` comment lists the
+    /// same four).
+    pub const PREEMPT_QUEUES: u32 = 0;
+    pub const RESET_QUEUES: u32 = 1;
+    pub const DISABLE_PROCESS_QUEUES: u32 = 2;
+    pub const PREEMPT_QUEUES_NO_UNMAP: u32 = 3;
+}
+
+/// QUERY_STATUS (7 dwords): dword 1 control, 2 target, 3/4 address, 5/6
+/// data.
+pub mod query_status {
+    use super::Bits;
+    pub const CONTEXT_ID: Bits = Bits::new(0, 28);
+    pub const INTERRUPT_SEL: Bits = Bits::new(28, 2);
+    pub const COMMAND: Bits = Bits::new(30, 2);
+    /// `nvd.h`: offset from bit 2 up to ENG_SEL at bit 25.
+    pub const DOORBELL_OFFSET: Bits = Bits::new(2, 23);
+    pub const ENG_SEL: Bits = Bits::new(25, 3);
+    pub const DWORDS: usize = 7;
+    /// `command__mes_query_status__fence_only_immediate` and
+    /// `…_fence_only_after_write_ack`.
+    pub const FENCE_ONLY_IMMEDIATE: u32 = 1;
+    pub const FENCE_ONLY_AFTER_WRITE_ACK: u32 = 2;
+}
+
+/// KFD's position of QUERY_STATUS's engine select (not used to decode;
+/// see the module docs).
+pub const QUERY_ENG_SEL_KFD: Bits = Bits::new(28, 3);
+
+/// WRITE_DATA: dword 1 control, 2/3 address, 4.. data.
+pub mod write_data {
+    use super::Bits;
+    pub const DST_SEL: Bits = Bits::new(8, 4);
+    pub const WR_CONFIRM: Bits = Bits::new(20, 1);
+    /// `dst_sel` 5: memory (async, direct).
+    pub const DST_MEMORY: u32 = 5;
+}
+
+const N: &str = "nvd.h";
+const K: &str = "kfd_pm4_headers_ai.h";
+
+/// `nvd.h` gives positions: `X(1)` is the field's lowest bit.
+const fn at(expr: &'static str, b: Bits) -> Fact {
+    Fact::constant(N, expr, 1u64 << b.shift)
+}
+
+/// `kfd_pm4_headers_ai.h` gives widths: a field set to all ones.
+const fn kfd(expr: &'static str, b: Bits) -> Fact {
+    Fact::constant(K, expr, b.mask() as u64)
+}
+
+pub const FACTS: &[Fact] = &[
+    Fact::constant(N, "PACKET_TYPE3", PACKET_TYPE3 as u64),
+    Fact::constant(
+        N,
+        "(unsigned)PACKET3(0, 0)",
+        (PACKET_TYPE3 << HEADER_TYPE.shift) as u64,
+    ),
+    Fact::constant(
+        N,
+        "(unsigned)PACKET3(0xFF, 0)",
+        HEADER_OPCODE.mask() as u64 | 3 << 30,
+    ),
+    Fact::constant(
+        N,
+        "(unsigned)PACKET3(0, 0x3FFF)",
+        HEADER_COUNT.mask() as u64 | 3 << 30,
+    ),
+    Fact::constant(N, "PACKET3_WRITE_DATA", opcode::WRITE_DATA as u64),
+    Fact::constant(N, "PACKET3_SET_RESOURCES", opcode::SET_RESOURCES as u64),
+    Fact::constant(N, "PACKET3_MAP_QUEUES", opcode::MAP_QUEUES as u64),
+    Fact::constant(N, "PACKET3_UNMAP_QUEUES", opcode::UNMAP_QUEUES as u64),
+    Fact::constant(N, "PACKET3_QUERY_STATUS", opcode::QUERY_STATUS as u64),
+    at(
+        "PACKET3_SET_RESOURCES_VMID_MASK(1)",
+        set_resources::VMID_MASK,
+    ),
+    at(
+        "PACKET3_SET_RESOURCES_UNMAP_LATENTY(1)",
+        set_resources::UNMAP_LATENCY,
+    ),
+    at(
+        "PACKET3_SET_RESOURCES_QUEUE_TYPE(1)",
+        set_resources::QUEUE_TYPE,
+    ),
+    at("PACKET3_MAP_QUEUES_QUEUE_SEL(1)", map_queues::QUEUE_SEL),
+    at("PACKET3_MAP_QUEUES_VMID(1)", map_queues::VMID),
+    at("PACKET3_MAP_QUEUES_QUEUE(1)", map_queues::QUEUE),
+    at("PACKET3_MAP_QUEUES_PIPE(1)", map_queues::PIPE),
+    at("PACKET3_MAP_QUEUES_ME(1)", map_queues::ME),
+    at("PACKET3_MAP_QUEUES_QUEUE_TYPE(1)", map_queues::QUEUE_TYPE),
+    at(
+        "PACKET3_MAP_QUEUES_ALLOC_FORMAT(1)",
+        map_queues::ALLOC_FORMAT,
+    ),
+    at("PACKET3_MAP_QUEUES_ENGINE_SEL(1)", map_queues::ENGINE_SEL),
+    at("PACKET3_MAP_QUEUES_NUM_QUEUES(1)", map_queues::NUM_QUEUES),
+    at(
+        "PACKET3_MAP_QUEUES_CHECK_DISABLE(1)",
+        map_queues::CHECK_DISABLE,
+    ),
+    at(
+        "PACKET3_MAP_QUEUES_DOORBELL_OFFSET(1)",
+        map_queues::DOORBELL_OFFSET,
+    ),
+    at("PACKET3_UNMAP_QUEUES_ACTION(1)", unmap_queues::ACTION),
+    at("PACKET3_UNMAP_QUEUES_QUEUE_SEL(1)", unmap_queues::QUEUE_SEL),
+    at(
+        "PACKET3_UNMAP_QUEUES_ENGINE_SEL(1)",
+        unmap_queues::ENGINE_SEL,
+    ),
+    at(
+        "PACKET3_UNMAP_QUEUES_NUM_QUEUES(1)",
+        unmap_queues::NUM_QUEUES,
+    ),
+    at(
+        "PACKET3_UNMAP_QUEUES_DOORBELL_OFFSET0(1)",
+        unmap_queues::DOORBELL_OFFSET0,
+    ),
+    at(
+        "PACKET3_QUERY_STATUS_CONTEXT_ID(1)",
+        query_status::CONTEXT_ID,
+    ),
+    at(
+        "PACKET3_QUERY_STATUS_INTERRUPT_SEL(1)",
+        query_status::INTERRUPT_SEL,
+    ),
+    at("PACKET3_QUERY_STATUS_COMMAND(1)", query_status::COMMAND),
+    at(
+        "PACKET3_QUERY_STATUS_DOORBELL_OFFSET(1)",
+        query_status::DOORBELL_OFFSET,
+    ),
+    at("PACKET3_QUERY_STATUS_ENG_SEL(1)", query_status::ENG_SEL),
+    at("WRITE_DATA_DST_SEL(1)", write_data::DST_SEL),
+    Fact::constant(N, "WR_CONFIRM", write_data::WR_CONFIRM.mask() as u64),
+    // Widths and enumerators from KFD's structs.
+    kfd(
+        "({ union PM4_MES_TYPE_3_HEADER h_ = {0}; h_.type = ~0u; h_.u32All; })",
+        HEADER_TYPE,
+    ),
+    kfd(
+        "({ union PM4_MES_TYPE_3_HEADER h_ = {0}; h_.count = ~0u; h_.u32All; })",
+        HEADER_COUNT,
+    ),
+    kfd(
+        "({ union PM4_MES_TYPE_3_HEADER h_ = {0}; h_.opcode = ~0u; h_.u32All; })",
+        HEADER_OPCODE,
+    ),
+    kfd(
+        "({ struct pm4_mes_set_resources p_ = {0}; p_.bitfields2.vmid_mask = ~0u; p_.ordinal2; })",
+        set_resources::VMID_MASK,
+    ),
+    kfd(
+        "({ struct pm4_mes_set_resources p_ = {0}; p_.bitfields2.unmap_latency = ~0u; p_.ordinal2; })",
+        set_resources::UNMAP_LATENCY,
+    ),
+    kfd(
+        "({ struct pm4_mes_set_resources p_ = {0}; p_.bitfields2.queue_type = ~0u; p_.ordinal2; })",
+        set_resources::QUEUE_TYPE,
+    ),
+    Fact::constant(
+        K,
+        "offsetof(struct pm4_mes_set_resources, queue_mask_lo) / 4",
+        set_resources::DW_QUEUE_MASK_LO as u64,
+    ),
+    Fact::constant(
+        K,
+        "offsetof(struct pm4_mes_set_resources, queue_mask_hi) / 4",
+        set_resources::DW_QUEUE_MASK_HI as u64,
+    ),
+    Fact::constant(
+        K,
+        "sizeof(struct pm4_mes_set_resources) / 4",
+        set_resources::DWORDS as u64,
+    ),
+    kfd(
+        "({ struct pm4_mes_map_queues p_ = {0}; p_.bitfields2.queue_sel = ~0u; p_.ordinal2; })",
+        map_queues::QUEUE_SEL,
+    ),
+    kfd(
+        "({ struct pm4_mes_map_queues p_ = {0}; p_.bitfields2.queue_type = ~0u; p_.ordinal2; })",
+        map_queues::QUEUE_TYPE,
+    ),
+    kfd(
+        "({ struct pm4_mes_map_queues p_ = {0}; p_.bitfields2.engine_sel = ~0u; p_.ordinal2; })",
+        map_queues::ENGINE_SEL,
+    ),
+    kfd(
+        "({ struct pm4_mes_map_queues p_ = {0}; p_.bitfields2.num_queues = ~0u; p_.ordinal2; })",
+        map_queues::NUM_QUEUES,
+    ),
+    kfd(
+        "({ struct pm4_mes_map_queues p_ = {0}; p_.bitfields3.check_disable = ~0u; p_.ordinal3; })",
+        map_queues::CHECK_DISABLE,
+    ),
+    kfd(
+        "({ struct pm4_mes_map_queues p_ = {0}; p_.bitfields3.doorbell_offset = ~0u; p_.ordinal3; })",
+        map_queues::DOORBELL_OFFSET,
+    ),
+    Fact::constant(
+        K,
+        "offsetof(struct pm4_mes_map_queues, mqd_addr_lo) / 4",
+        map_queues::DW_MQD_LO as u64,
+    ),
+    Fact::constant(
+        K,
+        "offsetof(struct pm4_mes_map_queues, wptr_addr_lo) / 4",
+        map_queues::DW_WPTR_LO as u64,
+    ),
+    Fact::constant(
+        K,
+        "sizeof(struct pm4_mes_map_queues) / 4",
+        map_queues::DWORDS as u64,
+    ),
+    Fact::constant(
+        K,
+        "engine_sel__mes_map_queues__compute_vi",
+        map_queues::ENGINE_COMPUTE as u64,
+    ),
+    kfd(
+        "({ struct pm4_mes_unmap_queues p_ = {0}; p_.bitfields2.action = ~0u; p_.ordinal2; })",
+        unmap_queues::ACTION,
+    ),
+    kfd(
+        "({ struct pm4_mes_unmap_queues p_ = {0}; p_.bitfields2.queue_sel = ~0u; p_.ordinal2; })",
+        unmap_queues::QUEUE_SEL,
+    ),
+    kfd(
+        "({ struct pm4_mes_unmap_queues p_ = {0}; p_.bitfields2.engine_sel = ~0u; p_.ordinal2; })",
+        unmap_queues::ENGINE_SEL,
+    ),
+    kfd(
+        "({ struct pm4_mes_unmap_queues p_ = {0}; p_.bitfields2.num_queues = ~0u; p_.ordinal2; })",
+        unmap_queues::NUM_QUEUES,
+    ),
+    kfd(
+        "({ struct pm4_mes_unmap_queues p_ = {0}; p_.bitfields3b.doorbell_offset0 = ~0u; p_.ordinal3; })",
+        unmap_queues::DOORBELL_OFFSET0,
+    ),
+    Fact::constant(
+        K,
+        "sizeof(struct pm4_mes_unmap_queues) / 4",
+        unmap_queues::DWORDS as u64,
+    ),
+    Fact::constant(
+        K,
+        "action__mes_unmap_queues__preempt_queues",
+        unmap_queues::PREEMPT_QUEUES as u64,
+    ),
+    Fact::constant(
+        K,
+        "action__mes_unmap_queues__reset_queues",
+        unmap_queues::RESET_QUEUES as u64,
+    ),
+    Fact::constant(
+        K,
+        "action__mes_unmap_queues__disable_process_queues",
+        unmap_queues::DISABLE_PROCESS_QUEUES as u64,
+    ),
+    kfd(
+        "({ struct pm4_mes_query_status p_ = {0}; p_.bitfields2.context_id = ~0u; p_.ordinal2; })",
+        query_status::CONTEXT_ID,
+    ),
+    kfd(
+        "({ struct pm4_mes_query_status p_ = {0}; p_.bitfields2.interrupt_sel = ~0u; p_.ordinal2; })",
+        query_status::INTERRUPT_SEL,
+    ),
+    kfd(
+        "({ struct pm4_mes_query_status p_ = {0}; p_.bitfields2.command = ~0u; p_.ordinal2; })",
+        query_status::COMMAND,
+    ),
+    kfd(
+        "({ struct pm4_mes_query_status p_ = {0}; p_.bitfields3b.engine_sel = ~0u; p_.ordinal3; })",
+        QUERY_ENG_SEL_KFD,
+    ),
+    Fact::constant(
+        K,
+        "sizeof(struct pm4_mes_query_status) / 4",
+        query_status::DWORDS as u64,
+    ),
+    Fact::constant(
+        K,
+        "command__mes_query_status__fence_only_immediate",
+        query_status::FENCE_ONLY_IMMEDIATE as u64,
+    ),
+    Fact::constant(
+        K,
+        "command__mes_query_status__fence_only_after_write_ack",
+        query_status::FENCE_ONLY_AFTER_WRITE_ACK as u64,
+    ),
+    Fact::constant(
+        K,
+        "dst_sel___write_data__memory",
+        write_data::DST_MEMORY as u64,
+    ),
+    kfd(
+        "({ struct pm4_mec_write_data_mmio p_ = {0}; p_.bitfields2.dst_sel = ~0u; p_.ordinal2; })",
+        write_data::DST_SEL,
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A MAP_QUEUES control dword assembled by hand from the `nvd.h`
+    /// shifts: queue 2, pipe 1, ME 1, one queue.
+    #[test]
+    fn map_queues_fields() {
+        let w = 2 << 13 | 1 << 16 | 1 << 18 | 1 << 29;
+        assert_eq!(map_queues::QUEUE.get(w), 2);
+        assert_eq!(map_queues::PIPE.get(w), 1);
+        assert_eq!(map_queues::ME.get(w), 1);
+        assert_eq!(map_queues::NUM_QUEUES.get(w), 1);
+        assert_eq!(map_queues::ENGINE_SEL.get(w), 0);
+        let h = 0xC005_A200u32;
+        assert_eq!(HEADER_TYPE.get(h), 3);
+        assert_eq!(HEADER_OPCODE.get(h), 0xA2);
+        assert_eq!(HEADER_COUNT.get(h), 5);
+    }
+}

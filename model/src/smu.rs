@@ -1,0 +1,629 @@
+//! The SMU (MP1) as its driver mailbox shows it: MP1 13.0.0 (Navi31) and
+//! 14.0.3 (Navi48, Linux's 14.0.2 tables).
+//!
+//! The protocol is `smu_cmn.c`'s: the driver clears the response register
+//! (`C2PMSG_90`), puts the argument in `C2PMSG_82` and the message id in
+//! `C2PMSG_66` (`__smu_cmn_send_msg()`); the firmware answers with a
+//! `PPSMC_Result_*` in `C2PMSG_90` and, for messages with an output, the
+//! output in `C2PMSG_82` (`smu_cmn_send_smc_msg_with_param()` reads it
+//! back). The debug mailbox (`C2PMSG_75` message, `_53` argument, `_54`
+//! response, `smu_v13_0_0_set_smu_mailbox_registers()` and
+//! `smu_v14_0_2_set_smu_mailbox_registers()`) carries DEBUGSMC messages.
+//!
+//! What the model enforces:
+//! - nothing answers until the PSP has loaded the SMU firmware
+//!   (`GFX_FW_TYPE_SMU`, `psp_load_smu_fw()`): before that a message is
+//!   left unanswered, as on a board whose PMFW is not running (tinygrad's
+//!   `is_smu_alive()` relies on exactly that);
+//! - a message written while the response register still holds the last
+//!   answer is refused: both drivers clear it first, and a driver that
+//!   does not cannot tell the new answer from the old;
+//! - the message ids are `smu_v13_0_0_ppsmc.h` / `smu_v14_0_2_ppsmc.h`'s
+//!   (equal for every message modelled); an id outside them is answered
+//!   `PPSMC_Result_UnknownCmd`, a known id the model does not serve is
+//!   refused (and answered `PPSMC_Result_Failed`) so it cannot pass
+//!   silently;
+//! - DPM queries and soft limits need the features enabled
+//!   (`EnableAllSmuFeatures`): Linux sends them only for clocks whose DPM
+//!   feature is on (`smu_cmn_clk_dpm_is_enabled()`); before that the model
+//!   answers `PPSMC_Result_CmdRejectedPrereq` (*model rule*: what PMFW
+//!   answers is not public). A clock id past `PPCLK_COUNT` or a level
+//!   past the table is answered `PPSMC_Result_Failed` (*model rule*);
+//! - mode-1 reset: `PPSMC_MSG_Mode1Reset` on the main mailbox (MP1
+//!   13.0.0, `smu_v13_0_0_mode1_reset()`) or `DEBUGSMC_MSG_Mode1Reset` (2)
+//!   on the debug mailbox (Linux for 13.0.10 and 14.0.2; tinygrad's
+//!   `mode1_reset()` also for 13.0.0) answers OK and then returns the PSP
+//!   and the SMU to their bootloader state ([`SmuHooks::mode1_reset`]).
+//!   The response register keeps its `1` across the reset: tinygrad waits
+//!   for it after the reset started, and has booted boards that way.
+//!
+//! **Model values**: every answer comes inside the write that sends the
+//! message (Linux polls up to `adev->usec_timeout * 20`, 2 s); the DPM
+//! tables ([`DpmTables`]); `GetSmuVersion` answers the SMU blob's
+//! `ucode_version`, the number Linux itself reports as the PMFW version
+//! (`amdgpu_ucode.c`), when the model was given the blob.
+
+use crate::SimClock;
+use crate::soc::{RefusalLog, RegStore};
+use crate::socregs::{self, Reg};
+use alloc::collections::BTreeSet;
+use alloc::format;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use barebell::bus::RegisterBus;
+use barebell::regs::IpBases;
+use barebell_facts::Fact;
+use spin::Mutex;
+
+/// `PPSMC_Result_*` (equal in `smu_v13_0_0_ppsmc.h` and
+/// `smu_v14_0_2_ppsmc.h`).
+pub mod result {
+    pub const OK: u32 = 0x1;
+    pub const FAILED: u32 = 0xFF;
+    pub const UNKNOWN_CMD: u32 = 0xFE;
+    pub const REJECTED_PREREQ: u32 = 0xFD;
+}
+
+/// `PPSMC_MSG_*` the model serves (equal ids in both headers).
+pub mod msg {
+    pub const TEST_MESSAGE: u32 = 0x1;
+    pub const GET_SMU_VERSION: u32 = 0x2;
+    pub const ENABLE_ALL_SMU_FEATURES: u32 = 0x6;
+    pub const SET_DRIVER_DRAM_ADDR_HIGH: u32 = 0xE;
+    pub const SET_DRIVER_DRAM_ADDR_LOW: u32 = 0xF;
+    pub const SET_SOFT_MIN_BY_FREQ: u32 = 0x19;
+    pub const SET_SOFT_MAX_BY_FREQ: u32 = 0x1A;
+    pub const GET_DPM_FREQ_BY_INDEX: u32 = 0x1F;
+    /// MP1 13.0.0 only (`smu_v14_0_2_ppsmc.h` has no such message).
+    pub const MODE1_RESET: u32 = 0x2F;
+    /// `DEBUGSMC_MSG_Mode1Reset` (`smu_v13_0_0_ppt.c`, `smu_v14_0_2_ppt.c`,
+    /// defined there, not in a header).
+    pub const DEBUG_MODE1_RESET: u32 = 2;
+}
+
+/// `PPCLK_e` (`smu13_driver_if_v13_0_0.h`, `smu14_driver_if_v14_0.h`):
+/// the first four are equal in both.
+pub mod clk {
+    pub const GFXCLK: u32 = 0;
+    pub const SOCCLK: u32 = 1;
+    pub const UCLK: u32 = 2;
+    pub const FCLK: u32 = 3;
+}
+
+/// The conformance facts for the ids above.
+pub const FACTS: &[Fact] = &[
+    Fact::constant("smu_v13_0_0_ppsmc.h", "PPSMC_Result_OK", result::OK as u64),
+    Fact::constant(
+        "smu_v13_0_0_ppsmc.h",
+        "PPSMC_Result_Failed",
+        result::FAILED as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_0_ppsmc.h",
+        "PPSMC_Result_UnknownCmd",
+        result::UNKNOWN_CMD as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_0_ppsmc.h",
+        "PPSMC_Result_CmdRejectedPrereq",
+        result::REJECTED_PREREQ as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_0_ppsmc.h",
+        "PPSMC_MSG_TestMessage",
+        msg::TEST_MESSAGE as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_0_ppsmc.h",
+        "PPSMC_MSG_GetSmuVersion",
+        msg::GET_SMU_VERSION as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_0_ppsmc.h",
+        "PPSMC_MSG_EnableAllSmuFeatures",
+        msg::ENABLE_ALL_SMU_FEATURES as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_0_ppsmc.h",
+        "PPSMC_MSG_SetDriverDramAddrHigh",
+        msg::SET_DRIVER_DRAM_ADDR_HIGH as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_0_ppsmc.h",
+        "PPSMC_MSG_SetDriverDramAddrLow",
+        msg::SET_DRIVER_DRAM_ADDR_LOW as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_0_ppsmc.h",
+        "PPSMC_MSG_SetSoftMinByFreq",
+        msg::SET_SOFT_MIN_BY_FREQ as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_0_ppsmc.h",
+        "PPSMC_MSG_SetSoftMaxByFreq",
+        msg::SET_SOFT_MAX_BY_FREQ as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_0_ppsmc.h",
+        "PPSMC_MSG_GetDpmFreqByIndex",
+        msg::GET_DPM_FREQ_BY_INDEX as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_0_ppsmc.h",
+        "PPSMC_MSG_Mode1Reset",
+        msg::MODE1_RESET as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_0_ppsmc.h",
+        "PPSMC_Message_Count",
+        V13_MESSAGES as u64,
+    ),
+    Fact::constant("smu_v14_0_2_ppsmc.h", "PPSMC_Result_OK", result::OK as u64),
+    Fact::constant(
+        "smu_v14_0_2_ppsmc.h",
+        "PPSMC_Result_UnknownCmd",
+        result::UNKNOWN_CMD as u64,
+    ),
+    Fact::constant(
+        "smu_v14_0_2_ppsmc.h",
+        "PPSMC_MSG_GetSmuVersion",
+        msg::GET_SMU_VERSION as u64,
+    ),
+    Fact::constant(
+        "smu_v14_0_2_ppsmc.h",
+        "PPSMC_MSG_EnableAllSmuFeatures",
+        msg::ENABLE_ALL_SMU_FEATURES as u64,
+    ),
+    Fact::constant(
+        "smu_v14_0_2_ppsmc.h",
+        "PPSMC_MSG_SetDriverDramAddrHigh",
+        msg::SET_DRIVER_DRAM_ADDR_HIGH as u64,
+    ),
+    Fact::constant(
+        "smu_v14_0_2_ppsmc.h",
+        "PPSMC_MSG_SetDriverDramAddrLow",
+        msg::SET_DRIVER_DRAM_ADDR_LOW as u64,
+    ),
+    Fact::constant(
+        "smu_v14_0_2_ppsmc.h",
+        "PPSMC_MSG_SetSoftMinByFreq",
+        msg::SET_SOFT_MIN_BY_FREQ as u64,
+    ),
+    Fact::constant(
+        "smu_v14_0_2_ppsmc.h",
+        "PPSMC_MSG_SetSoftMaxByFreq",
+        msg::SET_SOFT_MAX_BY_FREQ as u64,
+    ),
+    Fact::constant(
+        "smu_v14_0_2_ppsmc.h",
+        "PPSMC_MSG_GetDpmFreqByIndex",
+        msg::GET_DPM_FREQ_BY_INDEX as u64,
+    ),
+    Fact::constant(
+        "smu_v14_0_2_ppsmc.h",
+        "PPSMC_Message_Count",
+        V14_MESSAGES as u64,
+    ),
+    Fact::constant(
+        "smu13_driver_if_v13_0_0.h",
+        "PPCLK_GFXCLK",
+        clk::GFXCLK as u64,
+    ),
+    Fact::constant(
+        "smu13_driver_if_v13_0_0.h",
+        "PPCLK_SOCCLK",
+        clk::SOCCLK as u64,
+    ),
+    Fact::constant("smu13_driver_if_v13_0_0.h", "PPCLK_UCLK", clk::UCLK as u64),
+    Fact::constant("smu13_driver_if_v13_0_0.h", "PPCLK_FCLK", clk::FCLK as u64),
+    Fact::constant(
+        "smu13_driver_if_v13_0_0.h",
+        "PPCLK_COUNT",
+        V13_CLOCKS as u64,
+    ),
+    Fact::constant("smu13_driver_if_v13_0_0.h", "NUM_GFXCLK_DPM_LEVELS", 16),
+    Fact::constant("smu13_driver_if_v13_0_0.h", "NUM_SOCCLK_DPM_LEVELS", 8),
+    Fact::constant("smu13_driver_if_v13_0_0.h", "NUM_UCLK_DPM_LEVELS", 4),
+    Fact::constant("smu13_driver_if_v13_0_0.h", "NUM_FCLK_DPM_LEVELS", 8),
+    Fact::constant(
+        "smu14_driver_if_v14_0.h",
+        "PPCLK_GFXCLK",
+        clk::GFXCLK as u64,
+    ),
+    Fact::constant("smu14_driver_if_v14_0.h", "PPCLK_UCLK", clk::UCLK as u64),
+    Fact::constant("smu14_driver_if_v14_0.h", "PPCLK_FCLK", clk::FCLK as u64),
+    Fact::constant("smu14_driver_if_v14_0.h", "PPCLK_COUNT", V14_CLOCKS as u64),
+    Fact::constant("smu14_driver_if_v14_0.h", "NUM_GFXCLK_DPM_LEVELS", 16),
+    Fact::constant("smu14_driver_if_v14_0.h", "NUM_SOCCLK_DPM_LEVELS", 8),
+    Fact::constant("smu14_driver_if_v14_0.h", "NUM_UCLK_DPM_LEVELS", 6),
+    Fact::constant("smu14_driver_if_v14_0.h", "NUM_FCLK_DPM_LEVELS", 8),
+];
+
+/// `PPSMC_Message_Count` of each header: ids at or past it are unknown.
+const V13_MESSAGES: u32 = 0x52;
+const V14_MESSAGES: u32 = 0x59;
+/// `PPCLK_COUNT` of each driver interface.
+const V13_CLOCKS: u32 = 13;
+const V14_CLOCKS: u32 = 11;
+
+/// Which MP1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mp1 {
+    /// MP1 13.0.0 (`mp_13_0_0_offset.h`, `smu_v13_0_0_ppsmc.h`).
+    V13_0_0,
+    /// MP1 14.0.2/14.0.3 (`mp_14_0_2_offset.h`, `smu_v14_0_2_ppsmc.h`).
+    V14_0_2,
+}
+
+impl Mp1 {
+    pub fn from_version(v: (u8, u8, u8)) -> Option<Self> {
+        match v {
+            (13, 0, 0) => Some(Mp1::V13_0_0),
+            (14, 0, 2) | (14, 0, 3) => Some(Mp1::V14_0_2),
+            _ => None,
+        }
+    }
+
+    fn regs(self) -> [Reg; 6] {
+        match self {
+            Mp1::V13_0_0 => {
+                use socregs::mp1_13_0_0 as r;
+                [
+                    r::MP1_SMN_C2PMSG_66,
+                    r::MP1_SMN_C2PMSG_82,
+                    r::MP1_SMN_C2PMSG_90,
+                    r::MP1_SMN_C2PMSG_75,
+                    r::MP1_SMN_C2PMSG_53,
+                    r::MP1_SMN_C2PMSG_54,
+                ]
+            }
+            Mp1::V14_0_2 => {
+                use socregs::mp1_14_0_2 as r;
+                [
+                    r::MP1_SMN_C2PMSG_66,
+                    r::MP1_SMN_C2PMSG_82,
+                    r::MP1_SMN_C2PMSG_90,
+                    r::MP1_SMN_C2PMSG_75,
+                    r::MP1_SMN_C2PMSG_53,
+                    r::MP1_SMN_C2PMSG_54,
+                ]
+            }
+        }
+    }
+
+    fn messages(self) -> u32 {
+        match self {
+            Mp1::V13_0_0 => V13_MESSAGES,
+            Mp1::V14_0_2 => V14_MESSAGES,
+        }
+    }
+
+    fn clocks(self) -> u32 {
+        match self {
+            Mp1::V13_0_0 => V13_CLOCKS,
+            Mp1::V14_0_2 => V14_CLOCKS,
+        }
+    }
+}
+
+/// One clock's DPM levels, in MHz, and whether it is fine-grained (bit
+/// 31 of the level count, `smu_v13_0_get_fine_grained_status()`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DpmTable {
+    pub clock: u32,
+    pub levels: Vec<u32>,
+    pub fine_grained: bool,
+}
+
+/// The DPM tables the model's PMFW reports (**model values**, not a real
+/// board's; level counts within `NUM_*_DPM_LEVELS`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DpmTables(pub Vec<DpmTable>);
+
+impl DpmTables {
+    /// Navi31-shaped: GFXCLK fine-grained 500..2500, SOCCLK 2 levels,
+    /// UCLK 4 levels, FCLK 4 levels.
+    pub fn navi31() -> Self {
+        DpmTables(alloc::vec![
+            DpmTable {
+                clock: clk::GFXCLK,
+                levels: alloc::vec![500, 2500],
+                fine_grained: true,
+            },
+            DpmTable {
+                clock: clk::SOCCLK,
+                levels: alloc::vec![500, 1200],
+                fine_grained: false,
+            },
+            DpmTable {
+                clock: clk::UCLK,
+                levels: alloc::vec![97, 456, 772, 1249],
+                fine_grained: false,
+            },
+            DpmTable {
+                clock: clk::FCLK,
+                levels: alloc::vec![400, 800, 1200, 1900],
+                fine_grained: false,
+            },
+        ])
+    }
+
+    /// Navi48-shaped: as Navi31 with UCLK at 5 levels (≤ 6 in v14.0).
+    pub fn navi48() -> Self {
+        let mut t = DpmTables::navi31();
+        if let Some(u) = t.0.iter_mut().find(|t| t.clock == clk::UCLK) {
+            u.levels = alloc::vec![97, 456, 772, 1000, 1258];
+        }
+        t
+    }
+
+    fn table(&self, clock: u32) -> Option<&DpmTable> {
+        self.0.iter().find(|t| t.clock == clock)
+    }
+}
+
+/// What the SMU needs from the rest of the GPU.
+pub struct SmuHooks {
+    /// Whether the PSP has loaded the SMU firmware (PMFW runs).
+    pub firmware_loaded: alloc::boxed::Box<dyn Fn() -> bool + Send + Sync>,
+    /// A mode-1 reset: the PSP and the SOC blocks back to their state at
+    /// power-on (the SMU resets itself).
+    pub mode1_reset: alloc::boxed::Box<dyn Fn() + Send + Sync>,
+}
+
+impl core::fmt::Debug for SmuHooks {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SmuHooks").finish_non_exhaustive()
+    }
+}
+
+/// What the model's PMFW did, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SmuEvent {
+    /// A message nobody answered (PMFW not running).
+    Unanswered { msg: u32, debug: bool },
+    /// A message answered with `resp`.
+    Answered {
+        msg: u32,
+        arg: u32,
+        resp: u32,
+        out: Option<u32>,
+        debug: bool,
+    },
+    /// The GPU went through a mode-1 reset.
+    Mode1Reset,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    dram_addr: (Option<u32>, Option<u32>),
+    features: bool,
+    soft: BTreeSet<(u32, bool)>,
+    events: Vec<SmuEvent>,
+}
+
+/// The SMU model.
+#[derive(Debug)]
+pub struct SmuModel {
+    mp1: Mp1,
+    regs: RegStore,
+    at: [usize; 6],
+    version: u32,
+    dpm: DpmTables,
+    hooks: SmuHooks,
+    log: Arc<RefusalLog>,
+    state: Mutex<State>,
+}
+
+const MSG: usize = 0;
+const ARG: usize = 1;
+const RESP: usize = 2;
+const DBG_MSG: usize = 3;
+const DBG_ARG: usize = 4;
+const DBG_RESP: usize = 5;
+
+impl SmuModel {
+    /// The SMU of `mp1` on MP1's `bases`; `None` when a mailbox register
+    /// has no base there. `version` is what `GetSmuVersion` answers.
+    pub fn new(
+        clock: &SimClock,
+        mp1: Mp1,
+        bases: &IpBases,
+        version: u32,
+        dpm: DpmTables,
+        hooks: SmuHooks,
+        log: Arc<RefusalLog>,
+    ) -> Option<Self> {
+        let regs = mp1.regs();
+        // MP1 has no public reset values (no mp_13/14 default header):
+        // the mailboxes read 0 (*model value*).
+        let init: Vec<(Reg, u32)> = regs.iter().map(|r| (*r, 0)).collect();
+        let (store, missing) = RegStore::new(clock, bases, &init);
+        if !missing.is_empty() {
+            return None;
+        }
+        let mut at = [0; 6];
+        for (i, r) in regs.iter().enumerate() {
+            at[i] = r.byte_offset(bases)?;
+        }
+        Some(SmuModel {
+            mp1,
+            regs: store,
+            at,
+            version,
+            dpm,
+            hooks,
+            log,
+            state: Mutex::new(State::default()),
+        })
+    }
+
+    pub fn offsets(&self) -> BTreeSet<usize> {
+        self.regs.offsets()
+    }
+
+    pub fn events(&self) -> Vec<SmuEvent> {
+        self.state.lock().events.clone()
+    }
+
+    /// The driver table's MC address, once both halves were given.
+    pub fn driver_table(&self) -> Option<u64> {
+        let s = self.state.lock();
+        match s.dram_addr {
+            (Some(hi), Some(lo)) => Some(u64::from(hi) << 32 | u64::from(lo)),
+            _ => None,
+        }
+    }
+
+    pub fn features_enabled(&self) -> bool {
+        self.state.lock().features
+    }
+
+    /// Whether PMFW runs: the PSP has loaded it (a mode-1 reset makes
+    /// the PSP forget it, so after one it runs again only once reloaded).
+    pub fn running(&self) -> bool {
+        (self.hooks.firmware_loaded)()
+    }
+
+    /// The mode-1 reset's effect on the SMU itself: PMFW stops, its
+    /// state is gone.
+    pub fn reset(&self) {
+        let mut s = self.state.lock();
+        s.dram_addr = (None, None);
+        s.features = false;
+        s.soft.clear();
+    }
+
+    fn refuse(&self, why: alloc::string::String) {
+        self.log.push("SMU", why);
+    }
+
+    fn answer(&self, debug: bool, msg: u32, arg: u32) -> (u32, Option<u32>) {
+        use result::*;
+        if debug {
+            return match msg {
+                msg::DEBUG_MODE1_RESET => (OK, None),
+                _ => {
+                    self.refuse(format!(
+                        "debug message {msg:#x} (arg {arg:#x}) is not modelled (only DEBUGSMC_MSG_Mode1Reset)"
+                    ));
+                    (FAILED, None)
+                }
+            };
+        }
+        if msg == 0 || msg >= self.mp1.messages() {
+            return (UNKNOWN_CMD, None);
+        }
+        let mut s = self.state.lock();
+        let clock = arg >> 16;
+        match msg {
+            msg::TEST_MESSAGE => (OK, None),
+            msg::GET_SMU_VERSION => (OK, Some(self.version)),
+            msg::ENABLE_ALL_SMU_FEATURES => {
+                s.features = true;
+                (OK, None)
+            }
+            msg::SET_DRIVER_DRAM_ADDR_HIGH => {
+                s.dram_addr.0 = Some(arg);
+                (OK, None)
+            }
+            msg::SET_DRIVER_DRAM_ADDR_LOW => {
+                s.dram_addr.1 = Some(arg);
+                (OK, None)
+            }
+            msg::SET_SOFT_MIN_BY_FREQ | msg::SET_SOFT_MAX_BY_FREQ => {
+                if !s.features {
+                    return (REJECTED_PREREQ, None);
+                }
+                if clock >= self.mp1.clocks() {
+                    return (FAILED, None);
+                }
+                s.soft.insert((clock, msg == msg::SET_SOFT_MAX_BY_FREQ));
+                (OK, None)
+            }
+            msg::GET_DPM_FREQ_BY_INDEX => {
+                if !s.features {
+                    return (REJECTED_PREREQ, None);
+                }
+                let level = arg & 0xFFFF;
+                let Some(t) = self.dpm.table(clock) else {
+                    return (FAILED, None);
+                };
+                if level == 0xFF {
+                    let n = t.levels.len() as u32 | u32::from(t.fine_grained) << 31;
+                    return (OK, Some(n));
+                }
+                match t.levels.get(level as usize) {
+                    Some(f) => (OK, Some(*f)),
+                    None => (FAILED, None),
+                }
+            }
+            msg::MODE1_RESET if self.mp1 == Mp1::V13_0_0 => (OK, None),
+            _ => {
+                drop(s);
+                self.refuse(format!(
+                    "message {msg:#x} (arg {arg:#x}) is a PPSMC message the model does not serve"
+                ));
+                (FAILED, None)
+            }
+        }
+    }
+
+    fn message(&self, debug: bool, msg: u32) {
+        let (arg_at, resp_at) = if debug {
+            (self.at[DBG_ARG], self.at[DBG_RESP])
+        } else {
+            (self.at[ARG], self.at[RESP])
+        };
+        let arg = self.regs.get(arg_at);
+        if !self.running() {
+            self.state
+                .lock()
+                .events
+                .push(SmuEvent::Unanswered { msg, debug });
+            return;
+        }
+        if !debug && self.regs.get(resp_at) != 0 {
+            self.refuse(format!(
+                "message {msg:#x} written to MP1_SMN_C2PMSG_66 while C2PMSG_90 still holds {:#x}: \
+                 the driver must clear the response first (__smu_cmn_send_msg())",
+                self.regs.get(resp_at)
+            ));
+        }
+        let (resp, out) = self.answer(debug, msg, arg);
+        if let Some(o) = out {
+            self.regs.set(arg_at, o);
+        }
+        self.regs.set(resp_at, resp);
+        self.state.lock().events.push(SmuEvent::Answered {
+            msg,
+            arg,
+            resp,
+            out,
+            debug,
+        });
+        let reset = resp == result::OK
+            && ((debug && msg == msg::DEBUG_MODE1_RESET)
+                || (!debug && msg == msg::MODE1_RESET && self.mp1 == Mp1::V13_0_0));
+        if reset {
+            self.state.lock().events.push(SmuEvent::Mode1Reset);
+            self.reset();
+            (self.hooks.mode1_reset)();
+        }
+    }
+}
+
+impl RegisterBus for SmuModel {
+    fn read32(&self, byte_offset: usize) -> u32 {
+        self.regs.host_read(byte_offset)
+    }
+
+    fn write32(&self, byte_offset: usize, value: u32) {
+        self.regs.host_write(byte_offset, value);
+        if byte_offset == self.at[MSG] {
+            self.message(false, value);
+        } else if byte_offset == self.at[DBG_MSG] {
+            self.message(true, value);
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! The registers the model's SOC block models answer to ([`crate::smu`],
+//! [`crate::ih`], [`crate::sdma`], [`crate::power`], [`crate::s2a`]),
+//! per IP version, written for the model from the Linux 6.12
+//! `asic_reg/*_offset.h` headers. Each table's `FACTS` tie every offset and
+//! `BASE_IDX` to its header (`cargo xtask conformance`), so a slip here
+//! is a mismatch, not a silently wrong block.
+//!
+//! They are the registers tinygrad's AM driver touches that barebell's
+//! own bring-up does not (`docs/am-boot.md` §2); the type is the
+//! runtime's plain [`Reg`] (a name, a dword offset, a segment index),
+//! the values are the model's own.
+
+pub use barebell::regs::Reg;
+
+/// One register table: constants, `ALL`, `FACTS` against `$header`.
+macro_rules! table {
+    ($(#[$doc:meta])* $module:ident, $header:literal; $($name:ident = $off:literal, $idx:literal;)*) => {
+        $(#[$doc])*
+        pub mod $module {
+            use super::Reg;
+            $(
+                pub const $name: Reg = Reg { name: stringify!($name), offset: $off, base_idx: $idx };
+            )*
+            /// The header the offsets are checked against.
+            pub const HEADER: &str = $header;
+            /// Every register of the table.
+            pub const ALL: &[Reg] = &[$($name),*];
+            /// Offset and `BASE_IDX` of each register, as conformance facts.
+            pub const FACTS: &[barebell_facts::Fact] = &[
+                $(
+                    barebell_facts::Fact::constant($header, concat!("reg", stringify!($name)), $off),
+                    barebell_facts::Fact::constant($header, concat!("reg", stringify!($name), "_BASE_IDX"), $idx),
+                )*
+            ];
+        }
+    };
+}
+
+table! {
+    /// GC 11.0.0: RLC, CP and scratch registers AM writes, and SDMA 6.0's
+    /// (in the GC header, on the GC bases).
+    gc_11_0_0, "gc_11_0_0_offset.h";
+    SCRATCH_REG6 = 0x2046, 1;
+    SCRATCH_REG7 = 0x2047, 1;
+    RLC_CNTL = 0x4c00, 1;
+    RLC_SPM_MC_CNTL = 0x0982, 1;
+    RLC_SAFE_MODE = 0x0980, 1;
+    RLC_CGCG_CGLS_CTRL = 0x4c49, 1;
+    RLC_CGTT_MGCG_OVERRIDE = 0x4c48, 1;
+    CP_RB_WPTR_POLL_CNTL = 0x0f62, 0;
+    CP_INT_CNTL = 0x1de9, 0;
+    GRBM_SOFT_RESET = 0x0da8, 0;
+    SPI_COMPUTE_QUEUE_RESET = 0x1f73, 0;
+    SDMA0_WATCHDOG_CNTL = 0x002e, 0;
+    SDMA0_UTCL1_CNTL = 0x003c, 0;
+    SDMA0_UTCL1_PAGE = 0x003f, 0;
+    SDMA0_CNTL = 0x001c, 0;
+    SDMA0_QUEUE0_RB_CNTL = 0x0080, 0;
+    SDMA0_QUEUE0_RB_BASE = 0x0081, 0;
+    SDMA0_QUEUE0_RB_BASE_HI = 0x0082, 0;
+    SDMA0_QUEUE0_RB_RPTR = 0x0083, 0;
+    SDMA0_QUEUE0_RB_RPTR_HI = 0x0084, 0;
+    SDMA0_QUEUE0_RB_WPTR = 0x0085, 0;
+    SDMA0_QUEUE0_RB_WPTR_HI = 0x0086, 0;
+    SDMA0_QUEUE0_RB_RPTR_ADDR_HI = 0x0088, 0;
+    SDMA0_QUEUE0_RB_RPTR_ADDR_LO = 0x0089, 0;
+    SDMA0_QUEUE0_IB_CNTL = 0x008a, 0;
+    SDMA0_QUEUE0_DOORBELL = 0x0092, 0;
+    SDMA0_QUEUE0_DOORBELL_OFFSET = 0x00ab, 0;
+    SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI = 0x00b2, 0;
+    SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO = 0x00b3, 0;
+    SDMA0_QUEUE0_MINOR_PTR_UPDATE = 0x00b5, 0;
+    SDMA0_RLC_CGCG_CTRL = 0x005c, 0;
+    SDMA1_RLC_CGCG_CTRL = 0x065c, 0;
+    SDMA0_F32_CNTL = 0x589a, 1;
+}
+
+table! {
+    /// GC 12.0.0 (Linux 6.12's one GC 12 header, used for 12.0.1 by
+    /// `gfx_v12_0.c`): as GC 11.0.0, with SDMA 7.0's `SDMA0_MCU_CNTL`.
+    gc_12_0_0, "gc_12_0_0_offset.h";
+    SCRATCH_REG6 = 0x2046, 1;
+    SCRATCH_REG7 = 0x2047, 1;
+    RLC_CNTL = 0x4c00, 1;
+    RLC_SPM_MC_CNTL = 0x0982, 1;
+    RLC_SAFE_MODE = 0x0980, 1;
+    RLC_CGCG_CGLS_CTRL = 0x4c49, 1;
+    RLC_CGTT_MGCG_OVERRIDE = 0x4c48, 1;
+    CP_RB_WPTR_POLL_CNTL = 0x0f62, 0;
+    CP_INT_CNTL = 0x1de9, 0;
+    GRBM_SOFT_RESET = 0x0da8, 0;
+    SPI_COMPUTE_QUEUE_RESET = 0x1f73, 0;
+    SDMA0_WATCHDOG_CNTL = 0x002b, 0;
+    SDMA0_UTCL1_CNTL = 0x0035, 0;
+    SDMA0_UTCL1_PAGE = 0x0038, 0;
+    SDMA0_CNTL = 0x000d, 0;
+    SDMA0_QUEUE0_RB_CNTL = 0x0080, 0;
+    SDMA0_QUEUE0_RB_BASE = 0x0081, 0;
+    SDMA0_QUEUE0_RB_BASE_HI = 0x0082, 0;
+    SDMA0_QUEUE0_RB_RPTR = 0x0083, 0;
+    SDMA0_QUEUE0_RB_RPTR_HI = 0x0084, 0;
+    SDMA0_QUEUE0_RB_WPTR = 0x0085, 0;
+    SDMA0_QUEUE0_RB_WPTR_HI = 0x0086, 0;
+    SDMA0_QUEUE0_RB_RPTR_ADDR_HI = 0x0088, 0;
+    SDMA0_QUEUE0_RB_RPTR_ADDR_LO = 0x0087, 0;
+    SDMA0_QUEUE0_IB_CNTL = 0x0089, 0;
+    SDMA0_QUEUE0_DOORBELL = 0x008f, 0;
+    SDMA0_QUEUE0_DOORBELL_OFFSET = 0x0091, 0;
+    SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI = 0x0099, 0;
+    SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO = 0x0098, 0;
+    SDMA0_QUEUE0_MINOR_PTR_UPDATE = 0x009b, 0;
+    SDMA0_RLC_CGCG_CTRL = 0x0055, 0;
+    SDMA1_RLC_CGCG_CTRL = 0x0655, 0;
+    SDMA0_MCU_CNTL = 0x588e, 1;
+}
+
+table! {
+    /// OSSSYS 6.0.0 (Navi31's IH, `ih_v6_0.c`).
+    osssys_6_0_0, "osssys_6_0_0_offset.h";
+    IH_RB_CNTL = 0x0080, 0;
+    IH_RB_BASE = 0x0081, 0;
+    IH_RB_BASE_HI = 0x0082, 0;
+    IH_RB_RPTR = 0x0083, 0;
+    IH_RB_WPTR = 0x0084, 0;
+    IH_RB_WPTR_ADDR_HI = 0x0085, 0;
+    IH_RB_WPTR_ADDR_LO = 0x0086, 0;
+    IH_DOORBELL_RPTR = 0x0087, 0;
+    IH_RB_CNTL_RING1 = 0x008c, 0;
+    IH_RB_BASE_RING1 = 0x008d, 0;
+    IH_RB_BASE_HI_RING1 = 0x008e, 0;
+    IH_RB_RPTR_RING1 = 0x008f, 0;
+    IH_RB_WPTR_RING1 = 0x0090, 0;
+    IH_DOORBELL_RPTR_RING1 = 0x0093, 0;
+    IH_STORM_CLIENT_LIST_CNTL = 0x00da, 0;
+    IH_INT_FLOOD_CNTL = 0x00d5, 0;
+    IH_MSI_STORM_CTRL = 0x00f1, 0;
+}
+
+table! {
+    /// OSSSYS 7.0.0 (Navi48's IH, `ih_v7_0.c`).
+    osssys_7_0_0, "osssys_7_0_0_offset.h";
+    IH_RB_CNTL = 0x0080, 0;
+    IH_RB_BASE = 0x0083, 0;
+    IH_RB_BASE_HI = 0x0084, 0;
+    IH_RB_RPTR = 0x0081, 0;
+    IH_RB_WPTR = 0x0082, 0;
+    IH_RB_WPTR_ADDR_HI = 0x0085, 0;
+    IH_RB_WPTR_ADDR_LO = 0x0086, 0;
+    IH_DOORBELL_RPTR = 0x0087, 0;
+    IH_RB_CNTL_RING1 = 0x008c, 0;
+    IH_RB_BASE_RING1 = 0x008f, 0;
+    IH_RB_BASE_HI_RING1 = 0x0090, 0;
+    IH_RB_RPTR_RING1 = 0x008d, 0;
+    IH_RB_WPTR_RING1 = 0x008e, 0;
+    IH_DOORBELL_RPTR_RING1 = 0x0093, 0;
+    IH_STORM_CLIENT_LIST_CNTL = 0x00aa, 0;
+    IH_INT_FLOOD_CNTL = 0x00d5, 0;
+    IH_MSI_STORM_CTRL = 0x00f1, 0;
+}
+
+table! {
+    /// HDP 6.0.0 (`hdp_v6_0.c`).
+    hdp_6_0_0, "hdp_6_0_0_offset.h";
+    HDP_MEM_POWER_CTRL = 0x00d4, 0;
+}
+
+table! {
+    /// HDP 7.0.0 (`hdp_v7_0.c`).
+    hdp_7_0_0, "hdp_7_0_0_offset.h";
+    HDP_MEM_POWER_CTRL = 0x00d4, 0;
+}
+
+table! {
+    /// MMHUB 3.0.0: the ATC L2 clock-gating register (`mmhub_v3_0.c`
+    /// `mmhub_v3_0_update_medium_grain_clock_gating()`); MMHUB 4.1.0 has
+    /// no such register (`mmhub_4_1_0_offset.h`).
+    mmhub_3_0_0, "mmhub_3_0_0_offset.h";
+    MM_ATC_L2_MISC_CG = 0x06cd, 0;
+}
+
+table! {
+    /// NBIO 4.3.0: the function-2 strap, the GFX/SDMA S2A doorbell entries
+    /// (`nbio_v4_3_gc_doorbell_init()`), the unremapped HDP flush.
+    nbio_4_3_0, "nbio_4_3_0_offset.h";
+    RCC_DEV0_EPF2_STRAP2 = 0xd102, 5;
+    S2A_DOORBELL_ENTRY_0_CTRL = 0x4f7640, 3;
+    S2A_DOORBELL_ENTRY_1_CTRL = 0x4f7641, 3;
+    S2A_DOORBELL_ENTRY_2_CTRL = 0x4f7642, 3;
+    S2A_DOORBELL_ENTRY_3_CTRL = 0x4f7643, 3;
+    BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL = 0x00f7, 2;
+}
+
+table! {
+    /// NBIF 6.3.1: as NBIO 4.3.0, the S2A entries in the GDC block
+    /// (`nbif_v6_3_1_gc_doorbell_init()`).
+    nbif_6_3_1, "nbif_6_3_1_offset.h";
+    RCC_DEV0_EPF2_STRAP2 = 0xd102, 5;
+    GDC_S2A0_S2A_DOORBELL_ENTRY_0_CTRL = 0x01cb, 2;
+    GDC_S2A0_S2A_DOORBELL_ENTRY_1_CTRL = 0x01cc, 2;
+    GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL = 0x01cd, 2;
+    GDC_S2A0_S2A_DOORBELL_ENTRY_3_CTRL = 0x01ce, 2;
+    BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL = 0x00f7, 2;
+}
+
+table! {
+    /// MP1 13.0.0: the SMU mailbox (`smu_v13_0_0_set_smu_mailbox_registers()`)
+    /// and its debug twin, segment 0.
+    mp1_13_0_0, "mp_13_0_0_offset.h";
+    MP1_SMN_C2PMSG_53 = 0x0275, 0;
+    MP1_SMN_C2PMSG_54 = 0x0276, 0;
+    MP1_SMN_C2PMSG_66 = 0x0282, 0;
+    MP1_SMN_C2PMSG_75 = 0x028b, 0;
+    MP1_SMN_C2PMSG_82 = 0x0292, 0;
+    MP1_SMN_C2PMSG_90 = 0x029a, 0;
+}
+
+table! {
+    /// MP1 14.0.2 (used for 14.0.3): the same mailbox in segment 1
+    /// (`smu_v14_0_2_set_smu_mailbox_registers()`).
+    mp1_14_0_2, "mp_14_0_2_offset.h";
+    MP1_SMN_C2PMSG_53 = 0x0075, 1;
+    MP1_SMN_C2PMSG_54 = 0x0076, 1;
+    MP1_SMN_C2PMSG_66 = 0x0082, 1;
+    MP1_SMN_C2PMSG_75 = 0x008b, 1;
+    MP1_SMN_C2PMSG_82 = 0x0092, 1;
+    MP1_SMN_C2PMSG_90 = 0x009a, 1;
+}
+
+/// Every table's facts.
+pub const FACTS: &[&[barebell_facts::Fact]] = &[
+    gc_11_0_0::FACTS,
+    gc_12_0_0::FACTS,
+    osssys_6_0_0::FACTS,
+    osssys_7_0_0::FACTS,
+    hdp_6_0_0::FACTS,
+    hdp_7_0_0::FACTS,
+    mmhub_3_0_0::FACTS,
+    nbio_4_3_0::FACTS,
+    nbif_6_3_1::FACTS,
+    mp1_13_0_0::FACTS,
+    mp1_14_0_2::FACTS,
+];

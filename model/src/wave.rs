@@ -1,0 +1,587 @@
+//! The shader side of a kernel dispatch: what the CP hands the SPI once it
+//! launches an AQL kernel-dispatch packet, and the waves that run.
+//!
+//! [`CpModel`](crate::cp::CpModel) calls [`Shader::dispatch`] when it
+//! launches a kernel-dispatch packet, while the packet is still in its ring
+//! slot (a kernel that asks for the dispatch pointer reads it there). The
+//! steps:
+//!
+//! 1. The packet's fields are decoded here, at the offsets of HSA's
+//!    `hsa_kernel_dispatch_packet_t` ([`FACTS`], checked against ROCR's
+//!    `hsa.h`).
+//! 2. The 64-byte kernel descriptor at `kernel_object` is read and decoded
+//!    by `barebell_isa::kd` (facts against LLVM 19's
+//!    `AMDHSAKernelDescriptor.h`); the kernel crate's loader types are not
+//!    used: the model decodes what the runtime wrote with its own code.
+//! 3. Scratch: a kernel with a private segment (the descriptor's
+//!    `private_segment_fixed_size` or the packet's `private_segment_size`)
+//!    needs the queue's scratch, which the CP finds in the queue's
+//!    `amd_queue_t` (`scratch_backing_memory_byte_size`,
+//!    `scratch_wave64_lane_byte_size`, as ROCR's
+//!    `AqlQueue::InitScratchSRD()` fills them). No scratch, or too little
+//!    per lane, is a [`KernelFault`]. **Model convention**: on hardware the
+//!    CP raises a scratch-request interrupt that ROCR's dynamic scratch
+//!    handler answers; the model refuses instead. The wave interpreter
+//!    keeps each lane's private bytes itself (see `barebell_isa::launch`),
+//!    so the queue's backing memory is checked but not written.
+//! 4. `barebell_isa::launch::launch` sets up user and system SGPRs as the
+//!    descriptor asks (private segment buffer, dispatch and queue pointers,
+//!    kernarg pointer, dispatch id, flat scratch init, private segment
+//!    size; workgroup ids, workgroup info), work-item ids, LDS (static from
+//!    the descriptor plus the packet's group segment size) and runs every
+//!    wave, reading and writing memory through a [`DeviceView`].
+//!
+//! A wave that stops (unimplemented or illegal instruction, memory fault)
+//! makes the dispatch a [`KernelFault`] naming the instruction and its
+//! address; the CP records it as the queue's error, halts the queue and
+//! does not decrement the completion signal, as a queue error on hardware
+//! leaves it.
+
+use crate::dma::Dma;
+use barebell_facts::Fact;
+use barebell_isa::Target;
+use barebell_isa::exec::ExecError;
+use barebell_isa::kd::{KD_SIZE, KernelDescriptor};
+use barebell_isa::launch::{Dispatch, LaunchConfig, LaunchError, Stats, launch};
+use barebell_isa::mem::{MemFault, Memory};
+
+/// Offsets in `hsa_kernel_dispatch_packet_t` (HSA, ROCR `hsa.h`).
+pub mod packet {
+    pub const SETUP: usize = 2;
+    pub const WORKGROUP_SIZE_X: usize = 4;
+    pub const GRID_SIZE_X: usize = 12;
+    pub const PRIVATE_SEGMENT_SIZE: usize = 24;
+    pub const GROUP_SEGMENT_SIZE: usize = 28;
+    pub const KERNEL_OBJECT: usize = 32;
+    pub const KERNARG_ADDRESS: usize = 40;
+    pub const COMPLETION_SIGNAL: usize = 56;
+    /// `HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS` (bits 0..1).
+    pub const SETUP_DIMENSIONS_WIDTH: u32 = 2;
+}
+
+/// Offsets of the scratch fields the CP reads from `amd_queue_t` (ROCR
+/// `amd_hsa_queue.h`).
+pub mod queue {
+    pub const SCRATCH_BACKING_MEMORY_LOCATION: usize = 160;
+    pub const SCRATCH_BACKING_MEMORY_BYTE_SIZE: usize = 168;
+    pub const SCRATCH_WAVE64_LANE_BYTE_SIZE: usize = 176;
+}
+
+const HSA: &str = "hsa/hsa.h";
+const AMD_QUEUE: &str = "hsa/amd_hsa_queue.h";
+const PKT: &str = "hsa_kernel_dispatch_packet_t";
+
+/// The packet and queue layout facts this file relies on.
+pub const FACTS: &[Fact] = &[
+    Fact::offset(HSA, PKT, "setup", packet::SETUP),
+    Fact::offset(HSA, PKT, "workgroup_size_x", packet::WORKGROUP_SIZE_X),
+    Fact::offset(HSA, PKT, "workgroup_size_y", packet::WORKGROUP_SIZE_X + 2),
+    Fact::offset(HSA, PKT, "workgroup_size_z", packet::WORKGROUP_SIZE_X + 4),
+    Fact::offset(HSA, PKT, "grid_size_x", packet::GRID_SIZE_X),
+    Fact::offset(HSA, PKT, "grid_size_y", packet::GRID_SIZE_X + 4),
+    Fact::offset(HSA, PKT, "grid_size_z", packet::GRID_SIZE_X + 8),
+    Fact::offset(
+        HSA,
+        PKT,
+        "private_segment_size",
+        packet::PRIVATE_SEGMENT_SIZE,
+    ),
+    Fact::offset(HSA, PKT, "group_segment_size", packet::GROUP_SEGMENT_SIZE),
+    Fact::offset(HSA, PKT, "kernel_object", packet::KERNEL_OBJECT),
+    Fact::offset(HSA, PKT, "kernarg_address", packet::KERNARG_ADDRESS),
+    Fact::offset(HSA, PKT, "completion_signal", packet::COMPLETION_SIGNAL),
+    Fact::constant(
+        HSA,
+        "HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS",
+        packet::SETUP_DIMENSIONS_WIDTH as u64,
+    ),
+    Fact::offset(
+        AMD_QUEUE,
+        "amd_queue_t",
+        "scratch_backing_memory_location",
+        queue::SCRATCH_BACKING_MEMORY_LOCATION,
+    ),
+    Fact::offset(
+        AMD_QUEUE,
+        "amd_queue_t",
+        "scratch_backing_memory_byte_size",
+        queue::SCRATCH_BACKING_MEMORY_BYTE_SIZE,
+    ),
+    Fact::offset(
+        AMD_QUEUE,
+        "amd_queue_t",
+        "scratch_wave64_lane_byte_size",
+        queue::SCRATCH_WAVE64_LANE_BYTE_SIZE,
+    ),
+];
+
+/// How the shader engines reach memory: device address to host address.
+/// One small seam, so that the CP's view (DMA windows today, a VMID's page
+/// tables later) can change without touching the dispatch code.
+///
+/// # Safety
+/// A `Some(host)` answer promises that `len` bytes at `host` are valid for
+/// reads and writes for as long as the view is borrowed, and that nothing
+/// else accesses them non-atomically meanwhile (the AQL protocol gives
+/// the device a kernel's buffers until its completion signal).
+pub unsafe trait DeviceView {
+    /// The host address of `len` bytes at device address `addr`, if they
+    /// are all mapped and contiguous.
+    fn host_of(&self, addr: u64, len: u64) -> Option<u64>;
+}
+
+// SAFETY: `Dma::map`/`map_at`'s callers promised exactly this for every
+// window; `host_of` answers only inside one window.
+unsafe impl DeviceView for Dma {
+    fn host_of(&self, addr: u64, len: u64) -> Option<u64> {
+        Dma::host_of(self, addr, len)
+    }
+}
+
+/// Accesses split at this granule when a range is not contiguous in one
+/// piece (a page of the GPU's page tables).
+const PAGE: u64 = 4096;
+
+/// The interpreter's [`Memory`] over a [`DeviceView`].
+struct ViewMemory<'a, V: DeviceView + ?Sized>(&'a V);
+
+impl<V: DeviceView + ?Sized> ViewMemory<'_, V> {
+    /// Calls `f(host, offset, n)` for each contiguous piece of
+    /// `addr..addr + len`.
+    fn pieces(
+        &self,
+        addr: u64,
+        len: usize,
+        write: bool,
+        mut f: impl FnMut(u64, usize, usize),
+    ) -> Result<(), MemFault> {
+        let fault = MemFault {
+            addr,
+            len: len as u32,
+            write,
+        };
+        if let Some(h) = self.0.host_of(addr, len as u64) {
+            f(h, 0, len);
+            return Ok(());
+        }
+        let mut done = 0usize;
+        while done < len {
+            let a = addr.checked_add(done as u64).ok_or(fault)?;
+            let n = ((PAGE - a % PAGE) as usize).min(len - done);
+            let h = self.0.host_of(a, n as u64).ok_or(fault)?;
+            f(h, done, n);
+            done += n;
+        }
+        Ok(())
+    }
+}
+
+impl<V: DeviceView + ?Sized> Memory for ViewMemory<'_, V> {
+    fn read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), MemFault> {
+        let dst = buf.as_mut_ptr();
+        self.pieces(addr, buf.len(), false, |host, off, n| {
+            // SAFETY: `host..host + n` is valid per `DeviceView`'s
+            // contract; `off + n <= buf.len()` by construction of the
+            // pieces.
+            unsafe { core::ptr::copy_nonoverlapping(host as *const u8, dst.add(off), n) }
+        })
+    }
+
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemFault> {
+        let src = data.as_ptr();
+        self.pieces(addr, data.len(), true, |host, off, n| {
+            // SAFETY: as in `read`, for writes.
+            unsafe { core::ptr::copy_nonoverlapping(src.add(off), host as *mut u8, n) }
+        })
+    }
+}
+
+/// Text of an instruction or fault, kept in a fixed 64-byte buffer so that
+/// errors stay `Copy` and small (the CP's error log holds plain values);
+/// longer texts are cut at a character boundary.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Text {
+    bytes: [u8; 64],
+    len: u8,
+}
+
+impl Text {
+    pub fn new(s: &str) -> Text {
+        let mut t = Text {
+            bytes: [0; 64],
+            len: 0,
+        };
+        let _ = core::fmt::Write::write_str(&mut t, s);
+        t
+    }
+
+    pub fn as_str(&self) -> &str {
+        core::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or("")
+    }
+}
+
+impl core::fmt::Write for Text {
+    /// Appends what fits, cutting at a character boundary.
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        for c in s.chars() {
+            let mut b = [0u8; 4];
+            let e = c.encode_utf8(&mut b).as_bytes();
+            let at = usize::from(self.len);
+            if at + e.len() > self.bytes.len() {
+                break;
+            }
+            self.bytes[at..at + e.len()].copy_from_slice(e);
+            self.len += e.len() as u8;
+        }
+        Ok(())
+    }
+}
+
+impl core::fmt::Debug for Text {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{:?}", self.as_str())
+    }
+}
+
+impl core::fmt::Display for Text {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a wave stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaveFault {
+    /// An instruction the interpreter does not implement (LLVM syntax).
+    Unimplemented { text: Text },
+    /// Bytes that are no instruction of the target.
+    Illegal { word: u32 },
+    /// A global/flat access to unmapped memory.
+    Memory(MemFault),
+    /// LDS, scratch or register index out of range (the interpreter's text).
+    OutOfRange(Text),
+}
+
+/// Why a dispatch did not complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelFault {
+    /// The kernel descriptor at `kernel_object` is not readable.
+    Descriptor { kernel_object: u64, fault: MemFault },
+    /// The kernel needs private memory and the queue has no scratch.
+    NoScratch { kernel_bytes: u32 },
+    /// The queue's scratch gives fewer bytes per lane than the kernel needs.
+    ScratchTooSmall { kernel_bytes: u32, queue_bytes: u64 },
+    /// The packet or descriptor asks for something the model does not do.
+    Unsupported(&'static str),
+    /// A packet field out of range.
+    BadPacket(&'static str),
+    /// A wave stopped at `pc`.
+    Wave {
+        workgroup: [u32; 3],
+        wave: u32,
+        pc: u64,
+        fault: WaveFault,
+    },
+    /// The dispatch ran past the model's instruction bound (a hung kernel).
+    Timeout { instructions: u64 },
+}
+
+impl core::fmt::Display for KernelFault {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            KernelFault::Descriptor {
+                kernel_object,
+                fault,
+            } => write!(
+                f,
+                "kernel descriptor at kernel_object {kernel_object:#x}: {fault}"
+            ),
+            KernelFault::NoScratch { kernel_bytes } => write!(
+                f,
+                "the kernel needs {kernel_bytes} private bytes per work-item and the queue has no scratch"
+            ),
+            KernelFault::ScratchTooSmall {
+                kernel_bytes,
+                queue_bytes,
+            } => write!(
+                f,
+                "the kernel needs {kernel_bytes} private bytes per work-item; the queue's scratch gives {queue_bytes}"
+            ),
+            KernelFault::Unsupported(w) => write!(f, "not modelled: {w}"),
+            KernelFault::BadPacket(w) => write!(f, "bad dispatch packet: {w}"),
+            KernelFault::Wave {
+                workgroup,
+                wave,
+                pc,
+                fault,
+            } => {
+                let [x, y, z] = workgroup;
+                write!(f, "wave {wave} of workgroup ({x}, {y}, {z}): ")?;
+                match fault {
+                    WaveFault::Unimplemented { text } => {
+                        write!(f, "unimplemented instruction `{text}` at {pc:#x}")
+                    }
+                    WaveFault::Illegal { word } => {
+                        write!(f, "illegal instruction {word:#010x} at {pc:#x}")
+                    }
+                    WaveFault::Memory(m) => write!(f, "memory fault at {pc:#x}: {m}"),
+                    WaveFault::OutOfRange(t) => write!(f, "{t}"),
+                }
+            }
+            KernelFault::Timeout { instructions } => write!(
+                f,
+                "the kernel did not finish within {instructions} instructions"
+            ),
+        }
+    }
+}
+
+fn wave_fault(e: &ExecError) -> (u64, WaveFault) {
+    match e {
+        ExecError::Unimplemented { pc, text } => (
+            *pc,
+            WaveFault::Unimplemented {
+                text: Text::new(text),
+            },
+        ),
+        ExecError::Illegal { pc, word } => (*pc, WaveFault::Illegal { word: *word }),
+        ExecError::Fault { pc, fault } => (*pc, WaveFault::Memory(*fault)),
+        ExecError::LdsOutOfRange { pc, .. }
+        | ExecError::ScratchOutOfRange { pc, .. }
+        | ExecError::RegisterOutOfRange { pc, .. } => {
+            let mut t = Text::new("");
+            let _ = core::fmt::Write::write_fmt(&mut t, format_args!("{e}"));
+            (*pc, WaveFault::OutOfRange(t))
+        }
+    }
+}
+
+impl From<LaunchError> for KernelFault {
+    fn from(e: LaunchError) -> Self {
+        match e {
+            // The descriptor is read before anything else; its address is
+            // the fault's.
+            LaunchError::Descriptor(fault) => KernelFault::Descriptor {
+                kernel_object: fault.addr,
+                fault,
+            },
+            LaunchError::Unsupported(w) => KernelFault::Unsupported(w),
+            LaunchError::BadPacket(w) => KernelFault::BadPacket(w),
+            LaunchError::Wave {
+                workgroup,
+                wave,
+                error,
+            } => {
+                let (pc, fault) = wave_fault(&error);
+                KernelFault::Wave {
+                    workgroup,
+                    wave,
+                    pc,
+                    fault,
+                }
+            }
+            LaunchError::Timeout { instructions } => KernelFault::Timeout { instructions },
+        }
+    }
+}
+
+/// Decodes a kernel-dispatch packet (the 64 bytes of its slot).
+pub fn decode_packet(
+    body: &[u8; 64],
+    packet_address: u64,
+    queue_address: u64,
+    dispatch_id: u64,
+) -> Dispatch {
+    let u16_at = |o: usize| u16::from_le_bytes([body[o], body[o + 1]]);
+    let u32_at = |o: usize| u32::from_le_bytes([body[o], body[o + 1], body[o + 2], body[o + 3]]);
+    let u64_at = |o: usize| u64::from(u32_at(o)) | u64::from(u32_at(o + 4)) << 32;
+    let w = packet::WORKGROUP_SIZE_X;
+    let g = packet::GRID_SIZE_X;
+    Dispatch {
+        setup_dims: (u16_at(packet::SETUP) & ((1 << packet::SETUP_DIMENSIONS_WIDTH) - 1)) as u8,
+        workgroup_size: [u16_at(w), u16_at(w + 2), u16_at(w + 4)],
+        grid_size: [u32_at(g), u32_at(g + 4), u32_at(g + 8)],
+        private_segment_size: u32_at(packet::PRIVATE_SEGMENT_SIZE),
+        group_segment_size: u32_at(packet::GROUP_SEGMENT_SIZE),
+        kernel_object: u64_at(packet::KERNEL_OBJECT),
+        kernarg_address: u64_at(packet::KERNARG_ADDRESS),
+        packet_address,
+        queue_address,
+        dispatch_id,
+    }
+}
+
+/// The shader engines' settings and counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shader {
+    /// The ISA the waves run (the part's GC generation).
+    pub target: Target,
+    /// Chooses the order waves and workgroups run in.
+    pub seed: u64,
+    /// Bound on instructions per dispatch (a hung kernel is a fault).
+    pub max_instructions: u64,
+    /// Dispatches run and their counts, summed.
+    pub dispatches: u64,
+    pub totals: Stats,
+    /// The last dispatch's counts.
+    pub last: Stats,
+}
+
+impl Shader {
+    /// gfx1100 until the owner of the CP says otherwise.
+    pub fn new(seed: u64) -> Shader {
+        Shader {
+            target: Target::Gfx1100,
+            seed,
+            max_instructions: LaunchConfig::new(Target::Gfx1100).max_instructions,
+            dispatches: 0,
+            totals: Stats::default(),
+            last: Stats::default(),
+        }
+    }
+
+    /// Runs the dispatch `d` of the queue whose `amd_queue_t` is at
+    /// `d.queue_address`, reading and writing memory through `view`.
+    pub fn dispatch<V: DeviceView + ?Sized>(
+        &mut self,
+        view: &V,
+        d: &Dispatch,
+    ) -> Result<Stats, KernelFault> {
+        let mut mem = ViewMemory(view);
+        let mut kb = [0u8; KD_SIZE];
+        mem.read(d.kernel_object, &mut kb)
+            .map_err(|fault| KernelFault::Descriptor {
+                kernel_object: d.kernel_object,
+                fault,
+            })?;
+        let kd = KernelDescriptor::parse(&kb);
+        let private = kd.private_segment_fixed_size.max(d.private_segment_size);
+        if private > 0 {
+            check_scratch(&mut mem, d.queue_address, private, kd.wave32())?;
+        }
+        let cfg = LaunchConfig {
+            target: self.target,
+            seed: self.seed ^ self.dispatches,
+            max_instructions: self.max_instructions,
+            ..LaunchConfig::new(self.target)
+        };
+        let s = launch(&mut mem, &cfg, d)?;
+        self.dispatches += 1;
+        self.last = s;
+        self.totals.workgroups += s.workgroups;
+        self.totals.waves += s.waves;
+        self.totals.instructions += s.instructions;
+        self.totals.lane_instructions += s.lane_instructions;
+        Ok(s)
+    }
+}
+
+/// The queue's scratch, as the CP reads it from `amd_queue_t`.
+fn check_scratch<M: Memory>(
+    mem: &mut M,
+    queue: u64,
+    kernel_bytes: u32,
+    wave32: bool,
+) -> Result<(), KernelFault> {
+    let mut b = [0u8; 8];
+    let mut read = |off: usize, n: usize| -> Result<u64, KernelFault> {
+        b = [0; 8];
+        mem.read(queue.wrapping_add(off as u64), &mut b[..n])
+            .map_err(|m| KernelFault::Wave {
+                workgroup: [0; 3],
+                wave: 0,
+                pc: 0,
+                fault: WaveFault::Memory(m),
+            })?;
+        Ok(u64::from_le_bytes(b))
+    };
+    let bytes = read(queue::SCRATCH_BACKING_MEMORY_BYTE_SIZE, 8)?;
+    let location = read(queue::SCRATCH_BACKING_MEMORY_LOCATION, 8)?;
+    let lane64 = read(queue::SCRATCH_WAVE64_LANE_BYTE_SIZE, 4)?;
+    if bytes == 0 || location == 0 || lane64 == 0 {
+        return Err(KernelFault::NoScratch { kernel_bytes });
+    }
+    // A wave of n lanes gets `wave64_lane_byte_size * 64 / n` per lane.
+    let per_lane = if wave32 { lane64 * 2 } else { lane64 };
+    if u64::from(kernel_bytes) > per_lane {
+        return Err(KernelFault::ScratchTooSmall {
+            kernel_bytes,
+            queue_bytes: per_lane,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_keeps_what_fits_at_char_boundaries() {
+        let t = Text::new("v_cubeid_f32 v0, v1, v2, v3");
+        assert_eq!(t.as_str(), "v_cubeid_f32 v0, v1, v2, v3");
+        let long: alloc::string::String = core::iter::repeat_n('é', 60).collect();
+        let t = Text::new(&long);
+        assert_eq!(t.as_str().chars().count(), 32);
+    }
+
+    #[test]
+    fn view_memory_splits_at_pages_and_faults_outside() {
+        // Two windows: device pages 0x1000 and 0x2000 backed by two
+        // separate host buffers, so a read across 0x2000 needs both.
+        let mut a = [0u8; 4096];
+        let mut b = [0u8; 4096];
+        a[4094] = 1;
+        a[4095] = 2;
+        b[0] = 3;
+        b[1] = 4;
+        let mut d = Dma::default();
+        // SAFETY: `a` and `b` outlive `d`.
+        unsafe {
+            d.map_at(0x1000, a.as_mut_ptr(), 4096);
+            d.map_at(0x2000, b.as_mut_ptr(), 4096);
+        }
+        let mut m = ViewMemory(&d);
+        let mut out = [0u8; 4];
+        m.read(0x1ffe, &mut out).unwrap();
+        assert_eq!(out, [1, 2, 3, 4]);
+        m.write(0x1fff, &[9, 8]).unwrap();
+        assert_eq!((a[4095], b[0]), (9, 8));
+        assert_eq!(
+            m.read(0x2ffe, &mut out),
+            Err(MemFault {
+                addr: 0x2ffe,
+                len: 4,
+                write: false
+            })
+        );
+    }
+
+    #[test]
+    fn packet_fields_come_from_the_hsa_offsets() {
+        let mut p = [0u8; 64];
+        p[2] = 3; // setup: 3 dimensions
+        p[4..6].copy_from_slice(&64u16.to_le_bytes());
+        p[6..8].copy_from_slice(&2u16.to_le_bytes());
+        p[8..10].copy_from_slice(&1u16.to_le_bytes());
+        p[12..16].copy_from_slice(&1024u32.to_le_bytes());
+        p[16..20].copy_from_slice(&4u32.to_le_bytes());
+        p[20..24].copy_from_slice(&1u32.to_le_bytes());
+        p[24..28].copy_from_slice(&16u32.to_le_bytes());
+        p[28..32].copy_from_slice(&512u32.to_le_bytes());
+        p[32..40].copy_from_slice(&0x1234_5678_9000u64.to_le_bytes());
+        p[40..48].copy_from_slice(&0x7f00_0000_1000u64.to_le_bytes());
+        let d = decode_packet(&p, 0xa000, 0xb000, 7);
+        assert_eq!(d.setup_dims, 3);
+        assert_eq!(d.workgroup_size, [64, 2, 1]);
+        assert_eq!(d.grid_size, [1024, 4, 1]);
+        assert_eq!(d.private_segment_size, 16);
+        assert_eq!(d.group_segment_size, 512);
+        assert_eq!(d.kernel_object, 0x1234_5678_9000);
+        assert_eq!(d.kernarg_address, 0x7f00_0000_1000);
+        assert_eq!(
+            (d.packet_address, d.queue_address, d.dispatch_id),
+            (0xa000, 0xb000, 7)
+        );
+    }
+}
