@@ -11,13 +11,57 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-fn ty(spec: &str) -> String {
-    // FIELD:TYPE, TYPE is one of
+/// `FIELD:TYPE` operand type: (Ty expression, wave64 width, hi note, SGPR
+/// note, special verdicts, note classes).
+fn ty(spec: &str) -> (String, u8, String, String, String, String) {
+    // TYPE[/W64][@HI|^HI][%SGPR][~W32[/W64][:CLASS[/CLASS64]]]
+    let mut rest = spec;
+    let mut specs = String::from("[\"\", \"\"]");
+    let mut classes = String::from("[\"\", \"\"]");
+    if let Some((a, b)) = rest.split_once('~') {
+        rest = a;
+        let (v, c) = b.split_once(':').unwrap_or((b, ""));
+        let (v32, v64) = v.split_once('/').unwrap_or((v, v));
+        let (c32, c64) = c.split_once('/').unwrap_or((c, c));
+        specs = format!("[{v32:?}, {v64:?}]");
+        classes = format!("[{c32:?}, {c64:?}]");
+    }
+    let mut sgpr = "Note::Ok".to_string();
+    let mut hi = "Note::Ok".to_string();
+    let note = |c: &str, all: bool| -> String {
+        if c == "x" {
+            "Note::Invalid".into()
+        } else if all {
+            format!("Note::All({c:?})")
+        } else {
+            format!("Note::Class({c:?})")
+        }
+    };
+    if let Some((a, b)) = rest.split_once('%') {
+        sgpr = note(b, false);
+        rest = a;
+    }
+    if let Some((a, b)) = rest.split_once('@') {
+        hi = note(b, false);
+        rest = a;
+    } else if let Some((a, b)) = rest.split_once('^') {
+        hi = note(b, true);
+        rest = a;
+    }
+    let mut w64 = 0u8;
+    if let Some((a, b)) = rest.split_once('/') {
+        w64 = b.parse().expect("wave64 width");
+        rest = a;
+    }
+    (base_ty(rest), w64, hi, sgpr, specs, classes)
+}
+
+fn base_ty(spec: &str) -> String {
     //   s<w> / v<w>            register of <w> dwords
     //   src<w>.<imm>           9-bit source, register of <w> dwords or constant
     //   s<w>.<imm>             8-bit scalar source
     //   imm.<style>            16-bit immediate
-    //   k32                    32-bit literal constant (KIMM)
+    //   mask                   lane mask
     let (kind, rest) = match spec.split_once('.') {
         Some((a, b)) => (a, Some(b)),
         None => (spec, None),
@@ -52,8 +96,14 @@ fn ty(spec: &str) -> String {
     if kind == "mask" {
         return "Ty::Mask".into();
     }
-    if kind == "k32" {
-        return "Ty::Kimm".into();
+    if kind == "off" {
+        return "Ty::Off".into();
+    }
+    if kind == "mdata" {
+        return "Ty::Mdata".into();
+    }
+    if kind == "maddr" {
+        return "Ty::Maddr".into();
     }
     if let Some(w) = kind.strip_prefix("src") {
         let w: u8 = w.parse().expect("width");
@@ -82,12 +132,53 @@ fn field(name: &str) -> &'static str {
         "src2" => "Fld::Src2",
         "kimm" => "Fld::Kimm",
         "sdst3" => "Fld::Sdst3",
+        "dsrc0" => "Fld::Dsrc0",
+        "srcx0" => "Fld::SrcX0",
+        "vsrcx1" => "Fld::VsrcX1",
+        "vdstx" => "Fld::VdstX",
+        "srcy0" => "Fld::SrcY0",
+        "vsrcy1" => "Fld::VsrcY1",
+        "vdsty" => "Fld::VdstY",
+        "sdata" => "Fld::Sdata",
+        "sbase" => "Fld::Sbase",
+        "soffset" => "Fld::Soffset",
+        "offset" => "Fld::SmemOff",
+        "offset24" => "Fld::SmemOff24",
+        "addr" => "Fld::Addr",
+        "data0" => "Fld::Data0",
+        "data1" => "Fld::Data1",
+        "saddr" => "Fld::Saddr",
+        "vdst12" => "Fld::Vdst12",
+        "vaddr" => "Fld::Vaddr",
+        "vdata" => "Fld::Vdata",
+        "saddr12" => "Fld::Saddr12",
+        "vdata11" => "Fld::Vdata11",
+        "vaddr11" => "Fld::Vaddr11",
+        "srsrc" => "Fld::Srsrc",
+        "soffset8" => "Fld::Soffset8",
+        "vdata12" => "Fld::Vdata12",
+        "rsrc" => "Fld::Rsrc",
+        "soffset7" => "Fld::Soffset7",
+        "ssamp" => "Fld::Ssamp",
+        "rsrc9" => "Fld::Rsrc9",
+        "samp9" => "Fld::Samp9",
         other => panic!("unknown field {other}"),
     }
 }
 
-fn enc(name: &str) -> &'static str {
-    match name {
+/// Encoding name in the data files: (Enc, Form).
+fn enc(name: &str) -> (&'static str, String) {
+    let (base, form) = match name.split_once('_') {
+        Some((b, "dpp16")) => (b, "Form::Dpp16".to_string()),
+        Some((b, "dpp8")) => (b, "Form::Dpp8".to_string()),
+        _ => match name.split_once(':') {
+            Some((b, v)) => (b, format!("Form::Var({v})")),
+            None if name == "vimage" => (name, "Form::Var(0)".to_string()),
+            None if name == "vsample" => (name, "Form::Var(1)".to_string()),
+            None => (name, "Form::Plain".to_string()),
+        },
+    };
+    let e = match base {
         "sop1" => "Enc::Sop1",
         "sop2" => "Enc::Sop2",
         "sopk" => "Enc::Sopk",
@@ -98,75 +189,178 @@ fn enc(name: &str) -> &'static str {
         "vopc" => "Enc::Vopc",
         "vop3" => "Enc::Vop3",
         "vop3p" => "Enc::Vop3p",
+        "vopdx" => "Enc::Vopd",
+        "vopdy" => "Enc::VopdY",
         "smem" => "Enc::Smem",
         "ds" => "Enc::Ds",
-        "mubuf" => "Enc::Mubuf",
+        "mubuf" | "vbuffer" => "Enc::Mubuf",
+        "mtbuf" => "Enc::Mtbuf",
+        "vinterp" => "Enc::Vinterp",
+        "ldsdir" => "Enc::Ldsdir",
+        "mimg" | "vimage" | "vsample" => "Enc::Mimg",
         "flat0" | "vflat0" => "Enc::Flat",
         "flat1" | "vflat1" => "Enc::Scratch",
         "flat2" | "vflat2" => "Enc::Global",
         other => panic!("unknown encoding {other}"),
-    }
+    };
+    (e, form)
 }
 
-fn parse_u64(s: &str) -> u64 {
-    u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap_or_else(|_| panic!("bad hex {s}"))
+fn parse_u128(s: &str) -> u128 {
+    u128::from_str_radix(s.trim_start_matches("0x"), 16).unwrap_or_else(|_| panic!("bad hex {s}"))
 }
 
-fn table(cpu: &str, text: &str, mem: &str, out: &mut String) {
+const NOSPEC: &str =
+    "w64: 0, hi: Note::Ok, sgpr: Note::Ok, spec: [\"\", \"\"], class: [\"\", \"\"], t16: false";
+
+fn table(cpu: &str, text: &str, out: &mut String) {
     let upper = cpu.to_uppercase();
     let mut rows = Vec::new();
-    // Memory encodings: `CPU ENC OPCODE NAME` (operands printed by hand).
-    for line in mem.lines() {
-        let mut it = line.split_whitespace();
-        let (Some(c), Some(e), Some(op), Some(name)) = (it.next(), it.next(), it.next(), it.next())
-        else {
-            continue;
-        };
-        if c != cpu {
-            continue;
-        }
-        let op = parse_u64(op);
-        rows.push((
-            format!(
-                "    OpInfo {{ enc: {}, op: {op:#x}, name: {name:?}, mask: 0, val: 0, mods: 0, opnds: &[] }},\n",
-                enc(e)
-            ),
-            format!("{}, {op:#x}", enc(e)),
-        ));
-    }
+    let mut words: Vec<String> = Vec::new();
+    let mut formats = vec![String::from("-"); 128];
+    let mut imgs: Vec<(String, String)> = Vec::new();
     for line in text.lines() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
+        if let Some(t) = line.strip_prefix("word ") {
+            let (w, name) = t.split_once(' ').expect("word value name");
+            let w = parse_u128(w);
+            words.push(format!(
+                "    ({w:#x}, OpInfo {{ enc: Enc::Vop1, form: Form::Plain, op: 0, name: {name:?}, mask: 0, val: 0, mods: 0, w64: [0, 0, 0], sext: 0, flags: 0, opnds: &[] }}),\n"
+            ));
+            continue;
+        }
+        if let Some(t) = line.strip_prefix("imgtab ") {
+            let mut it = t.split_whitespace();
+            let id: usize = it.next().expect("imgtab id").parse().expect("imgtab id");
+            let entries: Vec<String> = it.map(|e| format!("{e:?}")).collect();
+            assert_eq!(entries.len(), 96, "imgtab {id}");
+            let _ = writeln!(
+                out,
+                "static IMGTAB_{upper}_{id}: [&str; 96] = [{}];",
+                entries.join(", ")
+            );
+            continue;
+        }
+        if let Some(t) = line.strip_prefix("img ") {
+            let f: Vec<&str> = t.split_whitespace().collect();
+            let (e, form) = enc(f[0]);
+            let op = parse_u128(f[1]);
+            let w: Vec<u8> = f[3].split(',').map(|x| x.parse().expect("w")).collect();
+            let mut w5 = [0u8; 5];
+            for (d, s) in w5.iter_mut().zip(&w) {
+                *d = *s;
+            }
+            let canon = if f[4] == "-" {
+                "None".to_string()
+            } else {
+                format!("Some({:?})", f[4])
+            };
+            imgs.push((
+                format!(
+                    "    ImgInfo {{ vd: {}, w: {w5:?}, nw: {}, canon: {canon}, tab: &IMGTAB_{upper}_{}, nsa: {}, gather: {}, dmask: {}, dim: {} }},\n",
+                    f[2],
+                    w.len(),
+                    f[5],
+                    f[6],
+                    f[7].contains('g'),
+                    f[7].contains('D'),
+                    f[7].contains('M')
+                ),
+                format!("{e}, {form}, {op:#x}"),
+            ));
+            continue;
+        }
+        if let Some(f) = line.strip_prefix("fmt ") {
+            let (v, t) = f.split_once(' ').expect("fmt value text");
+            let v: usize = v.parse().expect("fmt value");
+            formats[v] = t.to_string();
+            continue;
+        }
         let mut it = line.split_whitespace();
-        let e = it.next().expect("enc");
-        let op = parse_u64(it.next().expect("op"));
+        let (e, form) = enc(it.next().expect("enc"));
+        let op = parse_u128(it.next().expect("op"));
         let name = it.next().expect("name");
-        let mask = parse_u64(it.next().expect("mask"));
-        let val = parse_u64(it.next().expect("val"));
-        let mods = if e == "vop3" || e == "vop3p" {
-            parse_u64(it.next().expect("mods"))
-        } else {
-            0
+        // MASK, VAL and MODS may carry a /<wave64 value>
+        let mut w32w64 = || {
+            let s = it.next().expect("mask/val/mods");
+            let (a, b) = s.split_once('/').unwrap_or((s, s));
+            (parse_u128(a), parse_u128(b))
         };
+        let (mask, mask64) = w32w64();
+        let (val, val64) = w32w64();
+        let (mods, mods64) = w32w64();
+        let sext = parse_u128(it.next().expect("sext"));
+        let flags: u16 = it
+            .next()
+            .expect("flags")
+            .chars()
+            .map(|c| match c {
+                'm' => 1,
+                'k' => 2,
+                'p' => 4,
+                'v' => 8,
+                'o' => 16,
+                '2' => 32,
+                'z' => 64,
+                '3' => 128,
+                'b' => 256,
+                '-' => 0,
+                other => panic!("unknown flag {other}"),
+            })
+            .sum();
         let mut ops = String::new();
         for o in it {
             if let Some(t) = o.strip_prefix('=') {
-                let _ = write!(ops, "Opnd {{ fld: Fld::None, ty: Ty::Text({t:?}) }}, ");
+                let _ = write!(
+                    ops,
+                    "Opnd {{ fld: Fld::None, ty: Ty::Text({t:?}), {NOSPEC} }}, "
+                );
+            } else if o == "attr" {
+                let _ = write!(ops, "Opnd {{ fld: Fld::None, ty: Ty::Attr, {NOSPEC} }}, ");
+            } else if let Some(k) = o.strip_prefix("k32") {
+                let b32 = k == ".b32";
+                let _ = write!(
+                    ops,
+                    "Opnd {{ fld: Fld::Kimm, ty: Ty::Kimm({b32}), {NOSPEC} }}, "
+                );
             } else {
                 let (f, t) = o.split_once(':').expect("field:type");
-                let _ = write!(ops, "Opnd {{ fld: {}, ty: {} }}, ", field(f), ty(t));
+                let (t, t16) = match t.strip_suffix("!t") {
+                    Some(t) => (t, true),
+                    None => (t, false),
+                };
+                let (t, w64, hi, sgpr, specs, classes) = ty(t);
+                let _ = write!(
+                    ops,
+                    "Opnd {{ fld: {}, ty: {t}, w64: {w64}, hi: {hi}, sgpr: {sgpr}, spec: {specs}, class: {classes}, t16: {t16} }}, ",
+                    field(f)
+                );
             }
         }
         rows.push((
             format!(
-                "    OpInfo {{ enc: {}, op: {op:#x}, name: {name:?}, mask: {mask:#x}, val: {val:#x}, mods: {mods:#x}, opnds: &[{ops}] }},\n",
-                enc(e)
+                "    OpInfo {{ enc: {e}, form: {form}, op: {op:#x}, name: {name:?}, mask: {mask:#x}, val: {val:#x}, mods: {mods:#x}, w64: [{mask64:#x}, {val64:#x}, {mods64:#x}], sext: {sext:#x}, flags: {flags}, opnds: &[{ops}] }},\n",
             ),
-            format!("{}, {op:#x}", enc(e)),
+            format!("{e}, {form}, {op:#x}"),
         ));
     }
+    let _ = writeln!(out, "pub(crate) static FORMATS_{upper}: [&str; 128] = [");
+    for f in &formats {
+        let t = if f == "-" { "" } else { f.as_str() };
+        let _ = writeln!(out, "    {t:?},");
+    }
+    out.push_str("];\n");
+    let _ = writeln!(
+        out,
+        "pub(crate) static WORDS_{upper}: &[(u32, OpInfo)] = &["
+    );
+    for w in &words {
+        out.push_str(w);
+    }
+    out.push_str("];\n");
     let _ = writeln!(out, "pub(crate) static OPS_{upper}: &[OpInfo] = &[");
     for (r, _) in &rows {
         out.push_str(r);
@@ -174,9 +368,22 @@ fn table(cpu: &str, text: &str, mem: &str, out: &mut String) {
     out.push_str("];\n");
     let _ = writeln!(
         out,
-        "pub(crate) fn index_{cpu}(enc: Enc, op: u16) -> Option<usize> {{\n    match (enc, op) {{"
+        "pub(crate) fn index_{cpu}(enc: Enc, form: Form, op: u16) -> Option<usize> {{\n    match (enc, form, op) {{"
     );
     for (i, (_, key)) in rows.iter().enumerate() {
+        let _ = writeln!(out, "        ({key}) => Some({i}),");
+    }
+    out.push_str("        _ => None,\n    }\n}\n");
+    let _ = writeln!(out, "pub(crate) static IMG_{upper}: &[ImgInfo] = &[");
+    for (r, _) in &imgs {
+        out.push_str(r);
+    }
+    out.push_str("];\n");
+    let _ = writeln!(
+        out,
+        "pub(crate) fn img_index_{cpu}(enc: Enc, form: Form, op: u16) -> Option<usize> {{\n    match (enc, form, op) {{"
+    );
+    for (i, (_, key)) in imgs.iter().enumerate() {
         let _ = writeln!(out, "        ({key}) => Some({i}),");
     }
     out.push_str("        _ => None,\n    }\n}\n");
@@ -186,21 +393,11 @@ fn main() {
     let dir = std::env::var("CARGO_MANIFEST_DIR").expect("manifest dir");
     let out_dir = std::env::var("OUT_DIR").expect("out dir");
     let mut out = String::new();
-    let mp = Path::new(&dir).join("data").join("mem.txt");
-    println!("cargo:rerun-if-changed={}", mp.display());
-    let mem = std::fs::read_to_string(&mp).expect("mem data file");
     for cpu in ["gfx1100", "gfx1201"] {
-        let mut text = String::new();
-        for part in ["", "_vop3"] {
-            let p = Path::new(&dir)
-                .join("data")
-                .join(format!("{cpu}{part}.txt"));
-            println!("cargo:rerun-if-changed={}", p.display());
-            if let Ok(t) = std::fs::read_to_string(&p) {
-                text.push_str(&t);
-            }
-        }
-        table(cpu, &text, &mem, &mut out);
+        let p = Path::new(&dir).join("data").join(format!("{cpu}.txt"));
+        println!("cargo:rerun-if-changed={}", p.display());
+        let text = std::fs::read_to_string(&p).expect("data file");
+        table(cpu, &text, &mut out);
     }
     std::fs::write(Path::new(&out_dir).join("tables.rs"), out).expect("write tables");
 }

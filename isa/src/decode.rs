@@ -1,11 +1,13 @@
 //! Instruction decoding: bytes to [`Inst`].
 //!
-//! The order in which encodings are tried follows LLVM 19's
-//! `AMDGPUDisassembler::getInstruction` (96-bit forms, then 64-bit, then
-//! 32-bit, each only when enough bytes remain), so that a word both decoders
-//! see gets the same length and the same verdict.
+//! The verdicts follow LLVM 19's `AMDGPUDisassembler::getInstruction`, which
+//! tries the 96-bit forms first (DPP of VOP3/VOP3P, gfx12 memory and image
+//! encodings), then the 64-bit ones, then the 32-bit ones, each only when
+//! enough bytes remain, so that a word both decoders see gets the same length
+//! and the same verdict. `cargo xtask isa-diff` holds the two together.
 
-use crate::table::{Enc, Fld, Imm, OpInfo, Ty};
+use crate::print::Syntax;
+use crate::table::{Enc, Fld, Form, Imm, Note, OpInfo, Opnd, Ty};
 
 /// The GPU an instruction stream is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -39,6 +41,14 @@ impl Target {
         matches!(self, Target::Gfx1201)
     }
 
+    /// Whole dwords that are instructions of their own (v_illegal).
+    fn words(self) -> &'static [(u32, OpInfo)] {
+        match self {
+            Target::Gfx1100 => crate::table::WORDS_GFX1100,
+            Target::Gfx1201 => crate::table::WORDS_GFX1201,
+        }
+    }
+
     fn table(self) -> &'static [OpInfo] {
         match self {
             Target::Gfx1100 => crate::table::OPS_GFX1100,
@@ -46,10 +56,10 @@ impl Target {
         }
     }
 
-    fn index(self, enc: Enc, op: u16) -> Option<&'static OpInfo> {
+    pub(crate) fn index(self, enc: Enc, form: Form, op: u16) -> Option<&'static OpInfo> {
         let i = match self {
-            Target::Gfx1100 => crate::table::index_gfx1100(enc, op),
-            Target::Gfx1201 => crate::table::index_gfx1201(enc, op),
+            Target::Gfx1100 => crate::table::index_gfx1100(enc, form, op),
+            Target::Gfx1201 => crate::table::index_gfx1201(enc, form, op),
         }?;
         self.table().get(i)
     }
@@ -60,11 +70,9 @@ impl Target {
 pub enum DecodeError {
     /// Fewer bytes than the instruction needs (the stream ended).
     Truncated,
-    /// No instruction of the target has this encoding (LLVM prints `<unknown>`).
+    /// No instruction of the target has this encoding (LLVM prints
+    /// `<unknown>`): an illegal instruction.
     Invalid { word: u32 },
-    /// An encoding family this crate does not decode (image, export,
-    /// interpolation): LLVM may know it, we do not.
-    Unsupported { word: u32, family: &'static str },
 }
 
 impl core::fmt::Display for DecodeError {
@@ -74,10 +82,6 @@ impl core::fmt::Display for DecodeError {
             DecodeError::Invalid { word } => {
                 write!(f, "{word:#010x} is not a valid instruction encoding")
             }
-            DecodeError::Unsupported { word, family } => write!(
-                f,
-                "{word:#010x} is a {family} instruction, which this decoder does not support"
-            ),
         }
     }
 }
@@ -100,18 +104,28 @@ impl Inst {
         u64::from(self.words[0]) | u64::from(self.words[1]) << 32
     }
 
+    /// The first 96 encoding bits.
+    pub fn bits(&self) -> u128 {
+        u128::from(self.qword()) | u128::from(self.words[2]) << 64
+    }
+
     /// Raw value of an operand field.
     pub fn field(&self, f: Fld) -> u32 {
-        field_of(self.info.enc, self.qword(), f)
+        field_of(self.info.enc, self.bits(), f)
     }
 
     pub fn name(&self) -> &'static str {
         self.info.name
     }
+
+    /// The DPP form, if any.
+    pub fn form(&self) -> Form {
+        self.info.form
+    }
 }
 
-pub(crate) fn field_of(enc: Enc, q: u64, f: Fld) -> u32 {
-    let bits = |lo: u32, w: u32| ((q >> lo) & ((1u64 << w) - 1)) as u32;
+pub(crate) fn field_of(enc: Enc, q: u128, f: Fld) -> u32 {
+    let bits = |lo: u32, w: u32| ((q >> lo) & ((1u128 << w) - 1)) as u32;
     match (enc, f) {
         (Enc::Sop2, Fld::Sdst) | (Enc::Sopk, Fld::Sdst) | (Enc::Sop1, Fld::Sdst) => bits(16, 7),
         (Enc::Sop2, Fld::Ssrc1) | (Enc::Sopc, Fld::Ssrc1) => bits(8, 8),
@@ -119,11 +133,44 @@ pub(crate) fn field_of(enc: Enc, q: u64, f: Fld) -> u32 {
         (_, Fld::Simm16) => bits(0, 16),
         (Enc::Vop2, Fld::Vdst) | (Enc::Vop1, Fld::Vdst) => bits(17, 8),
         (Enc::Vop2, Fld::Vsrc1) | (Enc::Vopc, Fld::Vsrc1) => bits(9, 8),
-        (Enc::Vop3, Fld::Vdst) | (Enc::Vop3p, Fld::Vdst) => bits(0, 8),
+        (Enc::Vop3 | Enc::Vop3p | Enc::Vinterp | Enc::Ldsdir, Fld::Vdst) => bits(0, 8),
         (Enc::Vop3, Fld::Sdst3) => bits(8, 7),
-        (Enc::Vop3, Fld::Src0) | (Enc::Vop3p, Fld::Src0) => bits(32, 9),
-        (Enc::Vop3, Fld::Src1) | (Enc::Vop3p, Fld::Src1) => bits(41, 9),
-        (Enc::Vop3, Fld::Src2) | (Enc::Vop3p, Fld::Src2) => bits(50, 9),
+        (Enc::Vop3 | Enc::Vop3p | Enc::Vinterp, Fld::Src0) => bits(32, 9),
+        (Enc::Vop3 | Enc::Vop3p | Enc::Vinterp, Fld::Src1) => bits(41, 9),
+        (Enc::Vop3 | Enc::Vop3p | Enc::Vinterp, Fld::Src2) => bits(50, 9),
+        (Enc::Vop3, Fld::Dsrc0) | (Enc::Vop3p, Fld::Dsrc0) => bits(64, 8),
+        (_, Fld::SrcX0) => bits(0, 9),
+        (_, Fld::VsrcX1) => bits(9, 8),
+        (_, Fld::VdstX) => bits(56, 8),
+        (_, Fld::SrcY0) => bits(32, 9),
+        (_, Fld::VsrcY1) => bits(41, 8),
+        // bit 0 of vdstY is the inverse of vdstX's
+        (_, Fld::VdstY) => bits(49, 7) << 1 | (!bits(56, 1) & 1),
+        (_, Fld::Sdata) => bits(6, 7),
+        (_, Fld::Sbase) => bits(0, 6) << 1,
+        (_, Fld::Soffset) => bits(57, 7),
+        (_, Fld::SmemOff) => bits(32, 21),
+        (_, Fld::SmemOff24) => bits(32, 24),
+        (Enc::Ds | Enc::Flat | Enc::Global | Enc::Scratch, Fld::Vdst) => bits(56, 8),
+        (_, Fld::Saddr) => bits(48, 7),
+        (_, Fld::Vdst12) => bits(32, 8),
+        (_, Fld::Vaddr) => bits(64, 8),
+        (_, Fld::Vdata) => bits(55, 8),
+        (_, Fld::Saddr12) => bits(0, 7),
+        (_, Fld::Vdata11) => bits(40, 8),
+        (_, Fld::Vaddr11) => bits(32, 8),
+        (_, Fld::Srsrc) => bits(48, 5) << 2,
+        (_, Fld::Soffset8) => bits(56, 8),
+        (_, Fld::Vdata12) => bits(32, 8),
+        (_, Fld::Rsrc) => bits(41, 7),
+        (_, Fld::Soffset7) => bits(0, 7),
+        (_, Fld::Ssamp) => bits(58, 5) << 2,
+        (_, Fld::Rsrc9) => bits(41, 9),
+        (_, Fld::Samp9) => bits(55, 9),
+        (_, Fld::Addr) => bits(32, 8),
+        (_, Fld::Data0) => bits(40, 8),
+        (_, Fld::Data1) => bits(48, 8),
+        (_, Fld::Dsrc0) => bits(32, 8),
         (_, Fld::Src0) => bits(0, 9),
         _ => 0,
     }
@@ -134,310 +181,168 @@ fn dword(bytes: &[u8], i: usize) -> Option<u32> {
     Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
-/// Whether a source value is a register or constant LLVM accepts for an
-/// operand of `width` dwords (`vgpr`: the field is 9 bits wide).
-fn src_ok(v: u32, width: u8) -> bool {
-    if v >= 256 {
-        // VGPR tuples must not run past v255.
-        return (v - 256) + u32::from(width) <= 256;
+/// Whether an SGPR index starts a `width`-dword tuple LLVM knows: tuples of
+/// 2 are even-aligned, wider ones 4-aligned, and none runs past s105 (the
+/// index is rounded down to the alignment first).
+pub(crate) fn sgpr_ok(v: u32, width: u8) -> bool {
+    let n = match width {
+        1 | 2 => return true,
+        3 | 4 => 26,
+        8 => 25,
+        16 => 23,
+        _ => return false,
+    };
+    v >> 2 < n
+}
+
+/// As [`sgpr_ok`] for TTMP index `t` (0..=15).
+pub(crate) fn ttmp_ok(t: u32, width: u8) -> bool {
+    match width {
+        1..=4 => true,
+        8 => t >> 2 < 3,
+        16 => t >> 2 < 1,
+        _ => false,
     }
+}
+
+/// Default verdict for a special value where the operand was not probed:
+/// LLVM's 32-bit and 64-bit special-register decoders.
+fn special_default(v: u32, width: u8) -> bool {
     match v {
-        0..=105 | 108..=124 | 126 | 128..=208 | 235..=248 | 251..=253 | 255 => true,
-        106 => true,
+        106 | 124 | 126 | 235..=239 | 251..=253 => true,
         107 | 125 | 127 | 254 => width == 1,
         _ => false,
     }
 }
 
-/// Whether a 7-bit scalar destination can name a `width`-dword tuple.
-fn sdst_ok(v: u32, width: u8) -> bool {
+/// Whether LLVM accepts scalar-or-constant value `v` (below 256) in operand
+/// `o` of `width` dwords.
+fn scalar_ok(o: &Opnd, v: u32, width: u8, wave64: bool) -> bool {
     match v {
-        107 | 125 | 127 => width == 1,
-        _ => true,
+        0..=105 => sgpr_ok(v, width) && o.sgpr != Note::Invalid,
+        108..=123 => ttmp_ok(v - 108, width) && o.sgpr != Note::Invalid,
+        128..=208 | 240..=248 | 255 => true,
+        _ => match o.special(v, wave64) {
+            Some(b'x') => false,
+            Some(_) => true,
+            None => special_default(v, width),
+        },
     }
 }
 
-/// 16-bit VOP1/VOP2/VOPC (e32) forms address only v0..v127 (LLVM's
-/// `*_Lo128` register classes): true if the destination is such a register.
-pub(crate) fn lo128_dst(name: &str) -> bool {
-    if name.contains("_pk_") || name.starts_with("v_cmp") || name.starts_with("v_readfirstlane") {
-        return false;
-    }
-    let base = name.strip_suffix("_e32").unwrap_or(name);
-    let mut parts = base.split('_').skip(1);
-    // first type-looking suffix
-    parts
-        .find(|p| {
-            matches!(
-                *p,
-                "f16"
-                    | "i16"
-                    | "u16"
-                    | "b16"
-                    | "f32"
-                    | "i32"
-                    | "u32"
-                    | "b32"
-                    | "f64"
-                    | "i64"
-                    | "u64"
-                    | "b64"
-                    | "u8"
-                    | "i8"
-                    | "i4"
-            )
-        })
-        .is_some_and(|t| matches!(t, "f16" | "i16" | "u16" | "b16"))
+/// Whether LLVM accepts VGPR `r` (0..=255) as a `width`-dword tuple in `o`.
+fn vgpr_ok(o: &Opnd, r: u32, width: u8) -> bool {
+    r + u32::from(width) <= 256 && !(r >= 128 && o.hi == Note::Invalid)
 }
 
-/// Identifies the encoding family of a first dword.
-pub(crate) fn family(target: Target, w: u32) -> Result<Enc, &'static str> {
-    if w >> 31 == 0 {
-        return Ok(match w >> 25 {
-            0x3f => Enc::Vop1,
-            0x3e => Enc::Vopc,
-            _ => Enc::Vop2,
-        });
-    }
-    if w >> 30 == 0b10 {
-        return Ok(match w >> 23 {
-            0x17d => Enc::Sop1,
-            0x17e => Enc::Sopc,
-            0x17f => Enc::Sopp,
-            _ if w >> 28 == 0b1011 => Enc::Sopk,
-            _ => Enc::Sop2,
-        });
-    }
-    let p6 = w >> 26;
-    let p8 = w >> 24;
-    match (p6, p8) {
-        (0b110101, _) => Ok(Enc::Vop3),
-        (_, 0xcc) => Ok(Enc::Vop3p),
-        (0b110010, _) => Ok(Enc::Vopd),
-        (0b111101, _) => Ok(Enc::Smem),
-        (0b110110, _) => Ok(Enc::Ds),
-        (_, 0xcd) => Err("VINTERP"),
-        (_, 0xce) => Err("LDSDIR"),
-        (0b111110, _) => Err("EXP"),
-        (0b110111, _) if !target.is_gfx12() => Ok(Enc::Flat),
-        (0b111000, _) if !target.is_gfx12() => Ok(Enc::Mubuf),
-        (0b111010, _) if !target.is_gfx12() => Ok(Enc::Mtbuf),
-        (0b111100, _) if !target.is_gfx12() => Err("MIMG"),
-        (0b111011, _) if target.is_gfx12() => Ok(Enc::Flat),
-        (0b110001, _) if target.is_gfx12() => Ok(Enc::Mubuf),
-        (0b110100, _) | (0b111001, _) if target.is_gfx12() => Err("VIMAGE/VSAMPLE"),
-        _ => Err(""),
-    }
+/// The operand's register width in this wave size.
+pub(crate) fn width(o: &Opnd, w: u8, wave64: bool) -> u8 {
+    if wave64 && o.w64 != 0 { o.w64 } else { w }
 }
 
-fn lookup_mem(
-    target: Target,
-    enc: Enc,
-    op: u16,
+/// Checks a decoded word's operands against LLVM's decoders; returns
+/// whether a literal dword follows, or `None` if LLVM rejects the word.
+fn operands_ok(info: &OpInfo, q: u128, wave64: bool) -> Option<bool> {
+    let mut lit = false;
+    for o in info.opnds {
+        let v = field_of(info.enc, q, o.fld);
+        match o.ty {
+            Ty::Src(w, imm) => {
+                let w = width(o, w, wave64);
+                if v >= 256 {
+                    if !vgpr_ok(o, v - 256, w) {
+                        return None;
+                    }
+                } else if !scalar_ok(o, v, w, wave64) {
+                    return None;
+                } else if v == 255 && imm != Imm::Msg {
+                    lit = true;
+                }
+            }
+            Ty::SSrc(_, Imm::Msg) => {}
+            Ty::SSrc(w, _) => {
+                if !scalar_ok(o, v, w, wave64) {
+                    return None;
+                }
+                lit |= v == 255;
+            }
+            Ty::SReg(w) => {
+                let w = width(o, w, wave64);
+                let ok = match v {
+                    0..=105 => sgpr_ok(v, w),
+                    108..=123 => ttmp_ok(v - 108, w),
+                    _ => match o.special(v, wave64) {
+                        Some(b'x') => false,
+                        Some(_) => true,
+                        None => special_default(v, w),
+                    },
+                };
+                if !ok {
+                    return None;
+                }
+            }
+            Ty::Mask => {
+                let w = if wave64 { 2 } else { 1 };
+                let ok = match v {
+                    256.. => vgpr_ok(o, v - 256, w),
+                    0..=105 => sgpr_ok(v, w),
+                    108..=123 => ttmp_ok(v - 108, w),
+                    128..=208 | 240..=248 | 255 => true,
+                    _ => match o.special(v, wave64) {
+                        Some(b'x') => false,
+                        Some(_) => true,
+                        None => special_default(v, w),
+                    },
+                };
+                if !ok {
+                    return None;
+                }
+                lit |= v == 255;
+            }
+            Ty::VReg(w) => {
+                if !vgpr_ok(o, v, width(o, w, wave64)) {
+                    return None;
+                }
+            }
+            Ty::Kimm(_) => lit = true,
+            Ty::Simm(_) | Ty::Text(_) | Ty::Off | Ty::Attr | Ty::Mdata | Ty::Maddr => {}
+        }
+    }
+    Some(lit)
+}
+
+/// Decodes a table-driven encoding (SOP*, VOP*, their DPP forms) whose
+/// instruction is `n` dwords before any literal.
+fn decode_row(
+    syntax: Syntax,
     bytes: &[u8],
-    w0: u32,
+    enc: Enc,
+    form: Form,
+    op: u32,
     n: usize,
 ) -> Result<Inst, DecodeError> {
+    let w0 = dword(bytes, 0).unwrap_or(0);
+    let bad = DecodeError::Invalid { word: w0 };
     if bytes.len() < n * 4 {
-        return Err(DecodeError::Invalid { word: w0 });
+        return Err(bad);
     }
-    let info = target
-        .index(enc, op)
-        .ok_or(DecodeError::Invalid { word: w0 })?;
+    let info = syntax.target.index(enc, form, op as u16).ok_or(bad)?;
     let mut words = [0u32; 4];
     for (i, w) in words.iter_mut().enumerate().take(n) {
         *w = dword(bytes, i).unwrap_or(0);
     }
-    let inst = Inst {
-        info,
-        words,
-        len: (n * 4) as u8,
-        literal: None,
-    };
-    if !crate::print_mem::mem_fields_ok(&inst, target.is_gfx12()) {
-        return Err(DecodeError::Invalid { word: w0 });
+    let q = u128::from(words[0]) | u128::from(words[1]) << 32 | u128::from(words[2]) << 64;
+    let (mask, val) = info.fixed(syntax.wave64);
+    if q & mask != val {
+        return Err(bad);
     }
-    Ok(inst)
-}
-
-/// gfx11 FLAT/GLOBAL/SCRATCH: segment in bits 17:16, opcode in 24:18.
-fn decode_flat(target: Target, bytes: &[u8], w0: u32) -> Result<Inst, DecodeError> {
-    let enc = match (w0 >> 16) & 3 {
-        0 => Enc::Flat,
-        1 => Enc::Scratch,
-        2 => Enc::Global,
-        _ => return Err(DecodeError::Invalid { word: w0 }),
-    };
-    lookup_mem(target, enc, ((w0 >> 18) & 0x7f) as u16, bytes, w0, 2)
-}
-
-/// gfx12 VFLAT/VGLOBAL/VSCRATCH: segment in bits 25:24, opcode in 21:14.
-fn decode_vflat(target: Target, bytes: &[u8], w0: u32) -> Result<Inst, DecodeError> {
-    let enc = match (w0 >> 24) & 3 {
-        0 => Enc::Flat,
-        1 => Enc::Scratch,
-        2 => Enc::Global,
-        _ => return Err(DecodeError::Invalid { word: w0 }),
-    };
-    lookup_mem(target, enc, ((w0 >> 14) & 0xff) as u16, bytes, w0, 3)
-}
-
-/// VOPD component opcodes (X: 4 bits, Y: 5 bits) by target; `None` where
-/// LLVM 19 has none.
-pub(crate) fn vopd_name(target: Target, op: u32) -> Option<&'static str> {
-    Some(match op {
-        0 => "fmac_f32",
-        1 => "fmaak_f32",
-        2 => "fmamk_f32",
-        3 => "mul_f32",
-        4 => "add_f32",
-        5 => "sub_f32",
-        6 => "subrev_f32",
-        7 => "mul_dx9_zero_f32",
-        8 => "mov_b32",
-        9 => "cndmask_b32",
-        10 if target.is_gfx12() => "max_num_f32",
-        11 if target.is_gfx12() => "min_num_f32",
-        10 => "max_f32",
-        11 => "min_f32",
-        12 if !target.is_gfx12() => "dot2acc_f32_f16",
-        13 if !target.is_gfx12() => "dot2acc_f32_bf16",
-        16 => "add_nc_u32",
-        17 => "lshlrev_b32",
-        18 => "and_b32",
-        _ => return None,
-    })
-}
-
-pub(crate) static VOPD_INFO: OpInfo = OpInfo {
-    enc: Enc::Vopd,
-    op: 0,
-    name: "v_dual",
-    mask: 0,
-    val: 0,
-    mods: 0,
-    opnds: &[],
-};
-
-fn decode_vopd(target: Target, bytes: &[u8], w0: u32) -> Result<Inst, DecodeError> {
-    let w1 = dword(bytes, 1).ok_or(DecodeError::Invalid { word: w0 })?;
-    let opx = (w0 >> 22) & 0xf;
-    let opy = (w0 >> 17) & 0x1f;
-    let (Some(nx), Some(ny)) = (vopd_name(target, opx), vopd_name(target, opy)) else {
-        return Err(DecodeError::Invalid { word: w0 });
-    };
-    if opx >= 16 {
-        return Err(DecodeError::Invalid { word: w0 });
-    }
-    let kimm = |n: &str| n.starts_with("fmaak") || n.starts_with("fmamk");
-    let lit = (w0 & 0x1ff) == 255 || (w1 & 0x1ff) == 255 || kimm(nx) || kimm(ny);
-    let mut words = [w0, w1, 0, 0];
-    let mut len = 8;
+    let lit = operands_ok(info, q, syntax.wave64).ok_or(bad)?;
+    let mut len = n * 4;
     let mut literal = None;
     if lit {
-        let l = dword(bytes, 2).ok_or(DecodeError::Invalid { word: w0 })?;
-        words[2] = l;
+        let l = dword(bytes, n).ok_or(bad)?;
+        words[n] = l;
         literal = Some(l);
-        len = 12;
-    }
-    Ok(Inst {
-        info: &VOPD_INFO,
-        words,
-        len,
-        literal,
-    })
-}
-
-/// Decodes the instruction at the start of `bytes`.
-pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
-    let w0 = dword(bytes, 0).ok_or(DecodeError::Truncated)?;
-    let enc = match family(target, w0) {
-        Ok(e) => e,
-        Err("") => return Err(DecodeError::Invalid { word: w0 }),
-        Err(family) => return Err(DecodeError::Unsupported { word: w0, family }),
-    };
-    let (op, dwords) = match enc {
-        Enc::Sop2 => ((w0 >> 23) & 0x7f, 1),
-        Enc::Sopk => ((w0 >> 23) & 0x1f, 1),
-        Enc::Sop1 => ((w0 >> 8) & 0xff, 1),
-        Enc::Sopc | Enc::Sopp => ((w0 >> 16) & 0x7f, 1),
-        Enc::Vop2 => ((w0 >> 25) & 0x3f, 1),
-        Enc::Vop1 => ((w0 >> 9) & 0xff, 1),
-        Enc::Vopc => ((w0 >> 17) & 0xff, 1),
-        Enc::Vop3 => ((w0 >> 16) & 0x3ff, 2),
-        Enc::Vop3p => ((w0 >> 16) & 0x7f, 2),
-        Enc::Smem if target.is_gfx12() => ((w0 >> 13) & 0x3f, 2),
-        Enc::Smem => ((w0 >> 18) & 0xff, 2),
-        Enc::Ds => ((w0 >> 18) & 0xff, 2),
-        Enc::Mubuf => ((w0 >> 18) & 0xff, 2),
-        Enc::Flat if target.is_gfx12() => return decode_vflat(target, bytes, w0),
-        Enc::Flat => return decode_flat(target, bytes, w0),
-        Enc::Vopd => return decode_vopd(target, bytes, w0),
-        _ => return Err(DecodeError::Invalid { word: w0 }),
-    };
-    if dwords == 2 && bytes.len() < 8 {
-        return Err(DecodeError::Invalid { word: w0 });
-    }
-    if matches!(enc, Enc::Smem | Enc::Ds | Enc::Mubuf) {
-        return lookup_mem(target, enc, op as u16, bytes, w0, 2);
-    }
-    let info = target
-        .index(enc, op as u16)
-        .ok_or(DecodeError::Invalid { word: w0 })?;
-    let w1 = if dwords >= 2 {
-        dword(bytes, 1).unwrap_or(0)
-    } else {
-        0
-    };
-    let q = u64::from(w0) | u64::from(w1) << 32;
-    if q & info.mask != info.val {
-        return Err(DecodeError::Invalid { word: w0 });
-    }
-    let mut needs_literal = false;
-    if matches!(enc, Enc::Vop1 | Enc::Vop2) && lo128_dst(info.name) && (w0 >> 17) & 0x80 != 0 {
-        return Err(DecodeError::Invalid { word: w0 });
-    }
-    for o in info.opnds {
-        let v = field_of(enc, q, o.fld);
-        match o.ty {
-            Ty::Src(w, imm) => {
-                // DPP selectors in a 32-bit VOP word are separate encodings.
-                if matches!(enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc) && matches!(v, 233 | 234 | 250)
-                {
-                    return Err(DecodeError::Unsupported {
-                        word: w0,
-                        family: "DPP",
-                    });
-                }
-                if !src_ok(v, w) {
-                    return Err(DecodeError::Invalid { word: w0 });
-                }
-                if v == 255 && imm != Imm::Msg {
-                    needs_literal = true;
-                }
-            }
-            Ty::SSrc(w, _) => {
-                if v > 255 || !src_ok(v, w) {
-                    return Err(DecodeError::Invalid { word: w0 });
-                }
-                if v == 255 {
-                    needs_literal = true;
-                }
-            }
-            Ty::SReg(w) if !sdst_ok(v, w) => {
-                return Err(DecodeError::Invalid { word: w0 });
-            }
-            Ty::Kimm => needs_literal = true,
-            _ => {}
-        }
-    }
-    let mut words = [w0, w1, 0, 0];
-    let mut len = dwords * 4;
-    let mut literal = None;
-    if needs_literal {
-        let lit = dword(bytes, dwords).ok_or(DecodeError::Invalid { word: w0 })?;
-        words[dwords] = lit;
-        literal = Some(lit);
         len += 4;
     }
     Ok(Inst {
@@ -446,4 +351,281 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
         len: len as u8,
         literal,
     })
+}
+
+/// Identifies the encoding family of a first dword.
+pub(crate) fn family(target: Target, w: u32) -> Option<Enc> {
+    if w >> 31 == 0 {
+        return Some(match w >> 25 {
+            0x3f => Enc::Vop1,
+            0x3e => Enc::Vopc,
+            _ => Enc::Vop2,
+        });
+    }
+    if w >> 30 == 0b10 {
+        return Some(match w >> 23 {
+            0x17d => Enc::Sop1,
+            0x17e => Enc::Sopc,
+            0x17f => Enc::Sopp,
+            _ if w >> 28 == 0b1011 => Enc::Sopk,
+            _ => Enc::Sop2,
+        });
+    }
+    let g12 = target.is_gfx12();
+    match (w >> 26, w >> 24) {
+        (0b110101, _) => Some(Enc::Vop3),
+        (_, 0xcc) => Some(Enc::Vop3p),
+        (0b110010, _) => Some(Enc::Vopd),
+        (0b111101, _) => Some(Enc::Smem),
+        (0b110110, _) => Some(Enc::Ds),
+        (0b110111, _) if !g12 => Some(Enc::Flat),
+        (0b111000, _) if !g12 => Some(Enc::Mubuf),
+        (0b111010, _) if !g12 => Some(Enc::Mtbuf),
+        (_, 0xcd) => Some(Enc::Vinterp),
+        (_, 0xce) => Some(Enc::Ldsdir),
+        (0b111110, _) => Some(Enc::Exp),
+        (0b111100, _) if !g12 => Some(Enc::Mimg),
+        (0b110100 | 0b111001, _) if g12 => Some(Enc::Mimg),
+        (0b111011, _) if g12 => Some(Enc::Flat),
+        (0b110001, _) if g12 => Some(Enc::Mubuf),
+        _ => None,
+    }
+}
+
+/// FLAT/GLOBAL/SCRATCH (gfx11: 64 bits, segment 17:16, opcode 24:18;
+/// gfx12: 96 bits, segment 25:24, opcode 21:14). Variants: the scalar
+/// address is null (bit 0), atomics return (gfx11 glc / gfx12 th bit 0,
+/// bit 1), scratch takes a VGPR address (bit 2).
+fn decode_flat(syntax: Syntax, bytes: &[u8], w0: u32) -> Result<Inst, DecodeError> {
+    let w1 = dword(bytes, 1).unwrap_or(0);
+    let (seg, op, var, n) = if syntax.target.is_gfx12() {
+        let var = u8::from(w0 & 0x7f == 124)
+            | u8::from(w1 >> 20 & 1 != 0) << 1
+            | u8::from(w1 >> 17 & 1 != 0) << 2;
+        ((w0 >> 24) & 3, (w0 >> 14) & 0xff, var, 3)
+    } else {
+        let var = u8::from((w1 >> 16) & 0x7f == 124)
+            | u8::from(w0 >> 14 & 1 != 0) << 1
+            | u8::from(w1 >> 23 & 1 != 0) << 2;
+        ((w0 >> 16) & 3, (w0 >> 18) & 0x7f, var, 2)
+    };
+    let enc = match seg {
+        0 => Enc::Flat,
+        1 => Enc::Scratch,
+        2 => Enc::Global,
+        _ => return Err(DecodeError::Invalid { word: w0 }),
+    };
+    decode_row(syntax, bytes, enc, Form::Var(var), op, n)
+}
+
+/// The Y component of a decoded VOPD pair (its X component is `info`).
+pub fn vopd_y(target: Target, inst: &Inst) -> Option<&'static OpInfo> {
+    target.index(
+        Enc::VopdY,
+        Form::Plain,
+        ((inst.words[0] >> 17) & 0x1f) as u16,
+    )
+}
+
+/// VOPD (wave32 only): X opcode in 25:22, Y opcode in 21:17, both from
+/// the tables; one literal dword serves both components.
+fn decode_vopd(syntax: Syntax, bytes: &[u8], w0: u32) -> Result<Inst, DecodeError> {
+    let bad = DecodeError::Invalid { word: w0 };
+    if syntax.wave64 || bytes.len() < 8 {
+        return Err(bad);
+    }
+    let t = syntax.target;
+    let x = t
+        .index(Enc::Vopd, Form::Plain, ((w0 >> 22) & 0xf) as u16)
+        .ok_or(bad)?;
+    let y = t
+        .index(Enc::VopdY, Form::Plain, ((w0 >> 17) & 0x1f) as u16)
+        .ok_or(bad)?;
+    let w1 = dword(bytes, 1).unwrap_or(0);
+    let q = u128::from(w0) | u128::from(w1) << 32;
+    if q & x.mask != x.val || q & y.mask != y.val {
+        return Err(bad);
+    }
+    let lx = operands_ok(x, q, false).ok_or(bad)?;
+    let ly = operands_ok(y, q, false).ok_or(bad)?;
+    let mut words = [w0, w1, 0, 0];
+    let mut len = 8;
+    let mut literal = None;
+    if lx || ly {
+        let l = dword(bytes, 2).ok_or(bad)?;
+        words[2] = l;
+        literal = Some(l);
+        len = 12;
+    }
+    Ok(Inst {
+        info: x,
+        words,
+        len,
+        literal,
+    })
+}
+
+/// Images: gfx11 MIMG (variant: NSA, whose address dwords follow), gfx12
+/// VIMAGE (variant 0) and VSAMPLE (variant 1); then the register widths
+/// must work out as LLVM's resizing does (`image::shape`).
+fn decode_image(syntax: Syntax, bytes: &[u8], w0: u32) -> Result<Inst, DecodeError> {
+    let bad = DecodeError::Invalid { word: w0 };
+    let t = syntax.target;
+    let inst = if t.is_gfx12() {
+        let var = u8::from(w0 >> 26 == 0b111001);
+        decode_row(
+            syntax,
+            bytes,
+            Enc::Mimg,
+            Form::Var(var),
+            (w0 >> 14) & 0xff,
+            3,
+        )?
+    } else {
+        let nsa = (w0 & 1) as u8;
+        let op = (w0 >> 18) & 0xff;
+        let mut inst = decode_row(syntax, bytes, Enc::Mimg, Form::Var(nsa), op, 2)?;
+        if nsa == 1 {
+            let img = crate::image::info(t, Form::Var(1), op as u16).ok_or(bad)?;
+            let n = usize::from(img.nsa);
+            if inst.literal.is_some() || bytes.len() < 8 + 4 * n {
+                return Err(bad);
+            }
+            for i in 0..n {
+                inst.words[2 + i] = dword(bytes, 2 + i).ok_or(bad)?;
+            }
+            inst.len = (8 + 4 * n) as u8;
+        }
+        inst
+    };
+    if crate::image::shape(t, &inst).is_none() {
+        return Err(bad);
+    }
+    Ok(inst)
+}
+
+/// Export has no opcode: every word with the prefix is valid (the
+/// target, enables, done and row_en fields print; the rest is ignored).
+pub(crate) static EXP_INFO: OpInfo = OpInfo {
+    enc: Enc::Exp,
+    form: Form::Plain,
+    op: 0,
+    name: "exp",
+    mask: 0,
+    val: 0,
+    mods: 0,
+    w64: [0, 0, 0],
+    sext: 0,
+    flags: 0,
+    opnds: &[],
+};
+pub(crate) static EXPORT_INFO: OpInfo = OpInfo {
+    name: "export",
+    ..EXP_INFO
+};
+
+/// DPP selector in a source-0 field: 250 is DPP16, 233/234 DPP8.
+fn dpp_form(src0: u32) -> Form {
+    match src0 {
+        250 => Form::Dpp16,
+        233 | 234 => Form::Dpp8,
+        _ => Form::Plain,
+    }
+}
+
+/// Decodes the instruction at the start of `bytes` for `syntax`'s target
+/// and wave size.
+pub fn decode(syntax: Syntax, bytes: &[u8]) -> Result<Inst, DecodeError> {
+    let target = syntax.target;
+    let w0 = dword(bytes, 0).ok_or(DecodeError::Truncated)?;
+    let bad = DecodeError::Invalid { word: w0 };
+    if let Some((_, info)) = target.words().iter().find(|(w, _)| *w == w0) {
+        return Ok(Inst {
+            info,
+            words: [w0, 0, 0, 0],
+            len: 4,
+            literal: None,
+        });
+    }
+    let enc = family(target, w0).ok_or(bad)?;
+    let w1 = dword(bytes, 1).unwrap_or(0);
+    let row = |enc, form, op, n| decode_row(syntax, bytes, enc, form, op, n);
+    match enc {
+        Enc::Sop2 => row(enc, Form::Plain, (w0 >> 23) & 0x7f, 1),
+        Enc::Sopk => row(enc, Form::Plain, (w0 >> 23) & 0x1f, 1),
+        Enc::Sop1 => row(enc, Form::Plain, (w0 >> 8) & 0xff, 1),
+        Enc::Sopc | Enc::Sopp => row(enc, Form::Plain, (w0 >> 16) & 0x7f, 1),
+        Enc::Vop1 | Enc::Vop2 | Enc::Vopc => {
+            let op = match enc {
+                Enc::Vop2 => (w0 >> 25) & 0x3f,
+                Enc::Vop1 => (w0 >> 9) & 0xff,
+                _ => (w0 >> 17) & 0xff,
+            };
+            // LLVM tries the DPP form first and falls back to the plain one
+            // (which takes the selector as src0 only if it has no src0).
+            match dpp_form(w0 & 0x1ff) {
+                Form::Plain => row(enc, Form::Plain, op, 1),
+                form => row(enc, form, op, 2).or_else(|_| row(enc, Form::Plain, op, 1)),
+            }
+        }
+        Enc::Vop3 | Enc::Vop3p => {
+            let op = if enc == Enc::Vop3 {
+                (w0 >> 16) & 0x3ff
+            } else {
+                (w0 >> 16) & 0x7f
+            };
+            match dpp_form(w1 & 0x1ff) {
+                Form::Plain => row(enc, Form::Plain, op, 2),
+                form => row(enc, form, op, 3).or_else(|_| row(enc, Form::Plain, op, 2)),
+            }
+        }
+        Enc::Smem => {
+            // variants: soffset is null (bit 0), offset is 0 (bit 1, gfx11)
+            let null = u8::from(w1 >> 25 == 124);
+            let (op, var) = if target.is_gfx12() {
+                ((w0 >> 13) & 0x3f, null)
+            } else {
+                ((w0 >> 18) & 0xff, null | u8::from(w1 & 0x1f_ffff == 0) << 1)
+            };
+            row(enc, Form::Var(var), op, 2)
+        }
+        Enc::Ds => row(enc, Form::Plain, (w0 >> 18) & 0xff, 2),
+        Enc::Mubuf | Enc::Mtbuf if target.is_gfx12() => {
+            // VBUFFER; variants: offen, idxen, tfe, th bit 0
+            let var = u8::from(w1 >> 30 & 1 != 0)
+                | u8::from(w1 >> 31 & 1 != 0) << 1
+                | u8::from(w0 >> 22 & 1 != 0) << 2
+                | u8::from(w1 >> 20 & 1 != 0) << 3;
+            row(Enc::Mubuf, Form::Var(var), (w0 >> 14) & 0xff, 3)
+        }
+        Enc::Mubuf | Enc::Mtbuf => {
+            // variants: offen, idxen, tfe, glc
+            let var = u8::from(w1 >> 22 & 1 != 0)
+                | u8::from(w1 >> 23 & 1 != 0) << 1
+                | u8::from(w1 >> 21 & 1 != 0) << 2
+                | u8::from(w0 >> 14 & 1 != 0) << 3;
+            let op = if enc == Enc::Mubuf {
+                (w0 >> 18) & 0xff
+            } else {
+                (w0 >> 15) & 0xf
+            };
+            row(enc, Form::Var(var), op, 2)
+        }
+        Enc::Flat => decode_flat(syntax, bytes, w0),
+        Enc::Mimg => decode_image(syntax, bytes, w0),
+        Enc::Vinterp => row(enc, Form::Plain, (w0 >> 16) & 0x7f, 2),
+        Enc::Ldsdir => row(enc, Form::Plain, (w0 >> 20) & 3, 1),
+        Enc::Exp if bytes.len() >= 8 => Ok(Inst {
+            info: if target.is_gfx12() {
+                &EXPORT_INFO
+            } else {
+                &EXP_INFO
+            },
+            words: [w0, w1, 0, 0],
+            len: 8,
+            literal: None,
+        }),
+        Enc::Vopd => decode_vopd(syntax, bytes, w0),
+        _ => Err(bad),
+    }
 }

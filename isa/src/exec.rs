@@ -326,10 +326,13 @@ impl<'m, M: Memory> Interp<'m, M> {
             });
             return Err(ExecError::Fault { pc, fault });
         }
-        let inst = decode(self.syntax.target, &b[..n]).map_err(|_| ExecError::Illegal {
-            pc,
-            word: u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-        })?;
+        let word = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let inst = decode(self.syntax, &b[..n]).map_err(|_| ExecError::Illegal { pc, word })?;
+        // v_illegal (the all-zero dword) decodes, and raises an illegal
+        // instruction when executed
+        if inst.info.name == "v_illegal" {
+            return Err(ExecError::Illegal { pc, word });
+        }
         if let Some(s) = self.cache.get_mut(slot) {
             *s = (pc, inst);
         }

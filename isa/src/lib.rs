@@ -25,6 +25,7 @@ extern crate std;
 
 pub mod decode;
 pub mod exec;
+pub mod image;
 pub mod kd;
 pub mod launch;
 pub mod mem;

@@ -83,7 +83,7 @@ pub fn disassemble(elf: &[u8], kernel: Option<&str>) -> Result<(Target, Vec<Func
         while pc < stop {
             let off = (pc - base) as usize;
             let bytes = &data[off..];
-            match decode(target, bytes) {
+            match decode(syntax, bytes) {
                 Ok(inst) => {
                     let n = usize::from(inst.len) / 4;
                     lines.push(Line {

@@ -1,8 +1,12 @@
 //! LLVM-syntax printing: the text `llvm-objdump-19 -d` / `llvm-mc-19
 //! --disassemble` give for the same bytes (AMDGPUInstPrinter's conventions).
 
-use crate::decode::{Inst, Target};
-use crate::table::{Enc, Fld, Imm, Simm, Ty};
+use crate::decode::{Inst, Target, width};
+use crate::table::{
+    Enc, FLAG_BYTE_SEL, FLAG_INDEX_KEY, FLAG_MIX, FLAG_OPSEL3, FLAG_PERMLANE, FLAG_VCC_IN, Fld,
+    Form, Imm, Note, OpInfo, Opnd, Simm, Ty,
+};
+use alloc::string::String;
 use core::fmt::{self, Write};
 
 /// Printing context: target and wave size (wave64 names `vcc`/`exec` where
@@ -328,8 +332,10 @@ fn special(f: &mut dyn Write, name: &str, v: u32, syntax: Syntax) -> fmt::Result
             Ok(())
         }
         "s_sendmsg" | "s_sendmsghalt" => {
+            // gfx11+: the message id is the low byte; the rest is ignored
+            // when the id has a name.
             let id = v & 0xff;
-            if let Some(n) = msg_name(syntax.target, id, false) {
+            if let Some(n) = msg_name(syntax.target, id) {
                 write!(f, "sendmsg({n})")
             } else if v == id {
                 write!(f, "sendmsg({id}, 0, 0)")
@@ -337,6 +343,8 @@ fn special(f: &mut dyn Write, name: &str, v: u32, syntax: Syntax) -> fmt::Result
                 write!(f, "{v}")
             }
         }
+        "s_waitcnt_depctr" | "s_wait_alu" => depctr(f, v),
+        "s_version" => version(f, v),
         "s_getreg_b32" | "s_setreg_b32" | "s_setreg_imm32_b32" => {
             let id = v & 63;
             let offset = (v >> 6) & 31;
@@ -412,52 +420,257 @@ fn hwreg_name(target: Target, id: u32) -> Option<&'static str> {
     }
 }
 
-/// Message names LLVM 19 knows for `s_sendmsg` (gfx11/gfx12 `SendMsg` ids).
-fn msg_name(_target: Target, id: u32, rtn: bool) -> Option<&'static str> {
-    if rtn {
-        return match id {
-            128 => Some("MSG_RTN_GET_DOORBELL"),
-            129 => Some("MSG_RTN_GET_DDID"),
-            130 => Some("MSG_RTN_GET_TMA"),
-            131 => Some("MSG_RTN_GET_REALTIME"),
-            132 => Some("MSG_RTN_SAVE_WAVE"),
-            133 => Some("MSG_RTN_GET_TBA"),
-            _ => None,
-        };
+/// Message names LLVM 19 prints in `sendmsg(...)` on gfx11/gfx12 (ids that
+/// need an operation, like MSG_SYSMSG, never print by name there).
+fn msg_name(target: Target, id: u32) -> Option<&'static str> {
+    let g12 = target.is_gfx12();
+    Some(match id {
+        1 => "MSG_INTERRUPT",
+        2 => "MSG_HS_TESSFACTOR",
+        3 => "MSG_DEALLOC_VGPRS",
+        5 if !g12 => "MSG_STALL_WAVE_GEN",
+        6 if !g12 => "MSG_HALT_WAVES",
+        9 => "MSG_GS_ALLOC_REQ",
+        128 => "MSG_RTN_GET_DOORBELL",
+        129 => "MSG_RTN_GET_DDID",
+        130 => "MSG_RTN_GET_TMA",
+        131 => "MSG_RTN_GET_REALTIME",
+        132 => "MSG_RTN_SAVE_WAVE",
+        133 => "MSG_RTN_GET_TBA",
+        134 => "MSG_RTN_GET_TBA_TO_PC",
+        135 if g12 => "MSG_RTN_GET_SE_AID_ID",
+        _ => return None,
+    })
+}
+
+/// `s_waitcnt_depctr` / `s_wait_alu` operand: the named counter fields
+/// (name, offset, width; the default is all ones) when no other bit is set,
+/// the non-default ones only unless all are default; else hex.
+fn depctr(f: &mut dyn Write, v: u32) -> fmt::Result {
+    const FIELDS: [(&str, u32, u32); 7] = [
+        ("depctr_hold_cnt", 7, 1),
+        ("depctr_sa_sdst", 0, 1),
+        ("depctr_va_vdst", 12, 4),
+        ("depctr_va_sdst", 9, 3),
+        ("depctr_va_ssrc", 8, 1),
+        ("depctr_va_vcc", 1, 1),
+        ("depctr_vm_vsrc", 2, 3),
+    ];
+    let used: u32 = FIELDS.iter().map(|(_, o, w)| ((1 << w) - 1) << o).sum();
+    if v & !used != 0 {
+        return write!(f, "{v:#x}");
     }
-    match id {
-        1 => Some("MSG_INTERRUPT"),
-        2 => Some("MSG_HS_TESSFACTOR"),
-        3 => Some("MSG_DEALLOC_VGPRS"),
-        9 => Some("MSG_GS_ALLOC_REQ"),
-        _ => None,
+    let val = |o: u32, w: u32| (v >> o) & ((1 << w) - 1);
+    let all_default = FIELDS.iter().all(|&(_, o, w)| val(o, w) == (1 << w) - 1);
+    let mut sep = "";
+    for &(name, o, w) in &FIELDS {
+        let x = val(o, w);
+        if x != (1 << w) - 1 || all_default {
+            write!(f, "{sep}{name}({x})")?;
+            sep = " ";
+        }
+    }
+    Ok(())
+}
+
+/// `s_version` operand: the version (a name where LLVM has one) OR-ed
+/// with the W64/W32/MDP bits as an expression; hex if bits 12:8 are set.
+fn version(f: &mut dyn Write, v: u32) -> fmt::Result {
+    if v & 0x1f00 != 0 {
+        return write!(f, "{v:#x}");
+    }
+    let mut text = match v & 0xff {
+        0 => String::from("UC_VERSION_GFX7"),
+        4 => String::from("UC_VERSION_GFX10"),
+        6 => String::from("UC_VERSION_GFX11"),
+        9 => String::from("UC_VERSION_GFX12"),
+        n => alloc::format!("{n}"),
+    };
+    let mut nested = false;
+    for (bit, name) in [
+        (13, "UC_VERSION_W64_BIT"),
+        (14, "UC_VERSION_W32_BIT"),
+        (15, "UC_VERSION_MDP_BIT"),
+    ] {
+        if v >> bit & 1 != 0 {
+            text = if nested {
+                alloc::format!("({text})|{name}")
+            } else {
+                alloc::format!("{text}|{name}")
+            };
+            nested = true;
+        }
+    }
+    f.write_str(&text)
+}
+
+/// `v` as a signed `bits`-bit number.
+pub(crate) fn sign_extend(v: u32, bits: u32) -> i64 {
+    i64::from(((v << (32 - bits)) as i32) >> (32 - bits))
+}
+
+/// A signed value in hex the way LLVM prints SMEM offsets (`-0x10`).
+pub(crate) fn hex_signed(f: &mut dyn Write, v: i64) -> fmt::Result {
+    if v < 0 {
+        write!(f, "-{:#x}", -v)
+    } else {
+        write!(f, "{v:#x}")
     }
 }
 
-/// Writes one source with VOP3 neg/abs modifiers: registers as `-|x|`,
-/// constants as `neg(|x|)`.
-fn vop3_source(
+/// LLVM's "Invalid register" note for a register the operand's class does
+/// not hold.
+fn note(f: &mut dyn Write, class: &str) -> fmt::Result {
+    write!(
+        f,
+        "/*Invalid register, operand has '{class}' register class*/"
+    )
+}
+
+/// The note (if any) LLVM prints after value `v` of operand `o`: a VGPR
+/// (`v >= 256`, or any value of an 8-bit VGPR field when `vfield`), an SGPR
+/// or TTMP, or a special register.
+fn operand_note(f: &mut dyn Write, o: &Opnd, v: u32, vfield: bool, wave64: bool) -> fmt::Result {
+    let vgpr = if vfield { Some(v) } else { v.checked_sub(256) };
+    if let Some(r) = vgpr {
+        return match o.hi {
+            Note::All(c) => note(f, c),
+            Note::Class(c) if r >= 128 => note(f, c),
+            _ => Ok(()),
+        };
+    }
+    match v {
+        0..=105 | 108..=123 => {
+            if let Note::Class(c) = o.sgpr {
+                // the operand's class in this wave size, where probed
+                let w = o.class[usize::from(wave64)];
+                note(f, if w.is_empty() { c } else { w })?;
+            }
+        }
+        _ => {
+            if o.special(v, wave64) == Some(b'n') {
+                note(f, o.class[usize::from(wave64)])?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A source operand with neg/abs modifiers as AMDGPUInstPrinter writes
+/// them: `-|x|` for registers, `neg(x)` for a negated constant without abs.
+#[allow(clippy::too_many_arguments)]
+fn modded(
     f: &mut dyn Write,
+    o: &Opnd,
     v: u32,
+    vfield: bool,
     width: u8,
     imm: Imm,
     lit: Option<u32>,
     neg: bool,
     abs: bool,
+    sext: bool,
+    wave64: bool,
+    inner: Option<&str>,
 ) -> fmt::Result {
-    let is_const = (128..=255).contains(&v) && !matches!(v, 235..=239 | 251..=254);
-    if neg {
-        f.write_str(if is_const { "neg(" } else { "-" })?;
+    let is_const = !vfield && (128..=255).contains(&v) && !matches!(v, 235..=239 | 251..=254);
+    let neg_mnemo = neg && !abs && is_const;
+    if sext {
+        f.write_str("sext(")?;
+    } else if neg {
+        f.write_str(if neg_mnemo { "neg(" } else { "-" })?;
     }
     if abs {
         f.write_str("|")?;
     }
-    source(f, v, width, imm, lit)?;
+    let vgpr = if vfield { Some(v) } else { v.checked_sub(256) };
+    match vgpr {
+        Some(r) if o.t16 => {
+            let half = if r & 0x80 != 0 { "h" } else { "l" };
+            write!(f, "v{}.{half}", r & 0x7f)?;
+        }
+        Some(r) => reg_range(f, "v", r, width)?,
+        None => source(f, v, width, imm, lit)?,
+    }
+    operand_note(f, o, v, vfield, wave64)?;
+    if let Some(t) = inner {
+        write!(f, ", {t}")?;
+    }
     if abs {
         f.write_str("|")?;
     }
-    if neg && is_const {
+    if neg_mnemo || sext {
         f.write_str(")")?;
+    }
+    Ok(())
+}
+
+/// Which source (0..2) an operand field is, for its modifier bits.
+fn src_index(fld: Fld) -> Option<u32> {
+    match fld {
+        Fld::Src0 | Fld::Dsrc0 => Some(0),
+        Fld::Src1 | Fld::Vsrc1 => Some(1),
+        Fld::Src2 => Some(2),
+        _ => None,
+    }
+}
+
+/// DPP control text after the operands.
+fn dpp_suffix(f: &mut dyn Write, inst: &Inst) -> fmt::Result {
+    let (sel, ctrl) = match inst.info.enc {
+        Enc::Vop3 | Enc::Vop3p => ((inst.words[1] & 0x1ff), inst.words[2]),
+        _ => ((inst.words[0] & 0x1ff), inst.words[1]),
+    };
+    if inst.info.form == Form::Dpp8 {
+        f.write_str(" dpp8:[")?;
+        for i in 0..8 {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{}", (ctrl >> (8 + 3 * i)) & 7)?;
+        }
+        f.write_str("]")?;
+        if sel == 234 {
+            f.write_str(" fi:1")?;
+        }
+        return Ok(());
+    }
+    let c = (ctrl >> 8) & 0x1ff;
+    f.write_str(" ")?;
+    match c {
+        0..=0xff => write!(
+            f,
+            "quad_perm:[{},{},{},{}]",
+            c & 3,
+            (c >> 2) & 3,
+            (c >> 4) & 3,
+            (c >> 6) & 3
+        )?,
+        0x101..=0x10f => write!(f, "row_shl:{}", c & 0xf)?,
+        0x111..=0x11f => write!(f, "row_shr:{}", c & 0xf)?,
+        0x121..=0x12f => write!(f, "row_ror:{}", c & 0xf)?,
+        0x130 => f.write_str("/* wave_shl is not supported starting from GFX10 */")?,
+        0x134 => f.write_str("/* wave_rol is not supported starting from GFX10 */")?,
+        0x138 => f.write_str("/* wave_shr is not supported starting from GFX10 */")?,
+        0x13c => f.write_str("/* wave_ror is not supported starting from GFX10 */")?,
+        0x140 => f.write_str("row_mirror")?,
+        0x141 => f.write_str("row_half_mirror")?,
+        0x142 | 0x143 => f.write_str("/* row_bcast is not supported starting from GFX10 */")?,
+        0x150..=0x15f => write!(f, "row_share:{}", c & 0xf)?,
+        0x160..=0x16f => write!(f, "row_xmask:{}", c & 0xf)?,
+        _ => f.write_str("/* Invalid dpp_ctrl value */")?,
+    }
+    write!(
+        f,
+        " row_mask:{:#x} bank_mask:{:#x}",
+        ctrl >> 28,
+        (ctrl >> 24) & 0xf
+    )?;
+    if (ctrl >> 19) & 1 != 0 {
+        f.write_str(" bound_ctrl:1")?;
+    }
+    if (ctrl >> 18) & 1 != 0 {
+        f.write_str(" fi:1")?;
     }
     Ok(())
 }
@@ -469,24 +682,71 @@ impl fmt::Display for Display<'_> {
         if info.enc == Enc::Vopd {
             return vopd(f, inst, self.syntax);
         }
-        if matches!(
-            info.enc,
-            Enc::Smem | Enc::Ds | Enc::Flat | Enc::Global | Enc::Scratch | Enc::Mubuf
-        ) {
-            return crate::print_mem::mem(f, inst, self.syntax);
+        if info.enc == Enc::Exp {
+            return crate::print_mem::export(f, inst);
         }
+        operands(f, inst, info, self.syntax)?;
+        match info.enc {
+            Enc::Vinterp => write!(f, " wait_exp:{}", (inst.words[0] >> 8) & 7),
+            Enc::Ldsdir => {
+                let w0 = inst.words[0];
+                if self.syntax.target.is_gfx12() {
+                    write!(
+                        f,
+                        " wait_va_vdst:{} wait_vm_vsrc:{}",
+                        (w0 >> 16) & 0xf,
+                        (w0 >> 23) & 1
+                    )
+                } else {
+                    write!(f, " wait_vdst:{}", (w0 >> 16) & 0xf)
+                }
+            }
+            Enc::Mubuf | Enc::Mtbuf => crate::print_mem::buf_suffix(f, inst, self.syntax),
+            Enc::Mimg => crate::print_mem::image_suffix(f, inst, self.syntax),
+            Enc::Smem => crate::print_mem::smem_suffix(f, inst, self.syntax),
+            Enc::Ds => crate::print_mem::ds_suffix(f, inst),
+            Enc::Flat | Enc::Global | Enc::Scratch => {
+                crate::print_mem::flat_suffix(f, inst, self.syntax)
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A table-driven instruction (or VOPD component `info`): mnemonic,
+/// operands and modifiers.
+fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fmt::Result {
+    {
         f.write_str(info.name)?;
-        let q = inst.qword();
-        let mods = info.mods;
-        let vop3 = info.enc == Enc::Vop3;
-        let lo128 = matches!(info.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc);
-        // vsrc1 is 16-bit when src0 is (the two sources share a type).
-        let lo128_src1 = info
-            .opnds
-            .iter()
-            .any(|o| o.fld == Fld::Src0 && matches!(o.ty, Ty::Src(_, Imm::F16 | Imm::I16)));
+        let q = inst.bits();
+        let mods = info.mods_for(syntax.wave64);
+        let wave64 = syntax.wave64;
+        let vop3 = info.enc == Enc::Vop3 || info.has(FLAG_MIX);
+        let vinterp = info.enc == Enc::Vinterp;
+        let dpp32 =
+            info.form == Form::Dpp16 && matches!(info.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc);
+        let bit = |pos: u32| mods >> pos & 1 != 0 && q >> pos & 1 != 0;
+        // (neg, abs, sext) of a source
+        let src_mods = |fld: Fld| -> (bool, bool, bool) {
+            let Some(i) = src_index(fld) else {
+                return (false, false, false);
+            };
+            let (n, a) = if vop3 {
+                (61 + i, 8 + i)
+            } else if vinterp {
+                // bits 10:8 are wait_exp: no absolute value
+                (61 + i, 127)
+            } else if dpp32 && i < 2 {
+                (52 + 2 * i, 53 + 2 * i)
+            } else {
+                return (false, false, false);
+            };
+            let sext = info.sext >> n & 1 != 0;
+            (bit(n) && !sext, bit(a), bit(n) && sext)
+        };
         let mut sep = " ";
-        for o in info.opnds {
+        let mut it = info.opnds.iter().peekable();
+        while let Some(o) = it.next() {
             let v = inst.field(o.fld);
             if o.ty == Ty::Simm(Simm::Special) && info.name == "s_endpgm" && v == 0 {
                 continue;
@@ -494,44 +754,115 @@ impl fmt::Display for Display<'_> {
             f.write_str(sep)?;
             sep = ", ";
             match o.ty {
-                Ty::SReg(w) if vop3 && o.fld == Fld::Vdst && info.name.starts_with("v_cmp") => {
-                    scalar(f, v, if self.syntax.wave64 { 2 } else { w })?
+                Ty::SReg(3) if (108..=123).contains(&v) => {
+                    // LLVM has no 96-bit TTMP tuples: one TTMP, noted
+                    write!(f, "ttmp{}", v - 108)?;
+                    note(f, o.class[usize::from(wave64)])?;
                 }
-                Ty::SReg(w) if vop3 && o.fld == Fld::Sdst3 => {
-                    scalar(f, v, if self.syntax.wave64 { 2 } else { w })?
+                Ty::SReg(w) => {
+                    scalar(f, v, width(o, w, wave64))?;
+                    operand_note(f, o, v, false, wave64)?;
                 }
-                Ty::SReg(w) => scalar(f, v, w)?,
+                Ty::Mask => {
+                    let w = if wave64 { 2 } else { 1 };
+                    modded(
+                        f,
+                        o,
+                        v,
+                        false,
+                        w,
+                        Imm::Reg,
+                        inst.literal,
+                        false,
+                        false,
+                        false,
+                        wave64,
+                        None,
+                    )?;
+                }
                 Ty::VReg(w) => {
-                    reg_range(f, "v", v, w)?;
-                    if lo128 && o.fld == Fld::Vsrc1 && v >= 128 && lo128_src1 {
-                        f.write_str(
-                            "/*Invalid register, operand has 'VGPR_32_Lo128' register class*/",
-                        )?;
-                    }
-                }
-                Ty::Src(w, imm) if vop3 => {
-                    let i = match o.fld {
-                        Fld::Src1 => 1,
-                        Fld::Src2 => 2,
-                        _ => 0,
+                    let (neg, abs, sext) = src_mods(o.fld);
+                    let w = width(o, w, wave64);
+                    // gfx12 v_cndmask_b32_dpp prints its carry inside |src1|
+                    let inner = match it.peek() {
+                        Some(Opnd {
+                            ty: Ty::Text(t), ..
+                        }) if abs && info.has(FLAG_VCC_IN) => {
+                            it.next();
+                            Some(if wave64 && *t == "vcc_lo" { "vcc" } else { *t })
+                        }
+                        _ => None,
                     };
-                    let neg = mods >> (61 + i) & 1 != 0 && q >> (61 + i) & 1 != 0;
-                    let abs = mods >> (8 + i) & 1 != 0 && q >> (8 + i) & 1 != 0;
-                    vop3_source(f, v, w, imm, inst.literal, neg, abs)?
+                    modded(
+                        f,
+                        o,
+                        v,
+                        true,
+                        w,
+                        Imm::B32,
+                        None,
+                        neg,
+                        abs,
+                        sext,
+                        wave64,
+                        inner,
+                    )?;
                 }
-                Ty::SSrc(w, imm) | Ty::Src(w, imm) => {
-                    source(f, v, w, imm, inst.literal)?;
-                    if lo128 && matches!(imm, Imm::F16 | Imm::I16) && v >= 384 {
-                        f.write_str(
-                            "/*Invalid register, operand has 'VS_32_Lo128' register class*/",
-                        )?;
+                Ty::Src(_, Imm::Msg) | Ty::SSrc(_, Imm::Msg) => {
+                    // s_sendmsg_rtn_*: the field is a message id
+                    special(f, "s_sendmsg", v, syntax)?;
+                }
+                Ty::Src(w, imm) | Ty::SSrc(w, imm) => {
+                    let (neg, abs, sext) = src_mods(o.fld);
+                    let w = width(o, w, wave64);
+                    modded(
+                        f,
+                        o,
+                        v,
+                        false,
+                        w,
+                        imm,
+                        inst.literal,
+                        neg,
+                        abs,
+                        sext,
+                        wave64,
+                        None,
+                    )?;
+                }
+                Ty::Off => {
+                    let bits = if o.fld == Fld::SmemOff24 { 24 } else { 21 };
+                    hex_signed(f, sign_extend(v, bits))?;
+                }
+                Ty::Mdata | Ty::Maddr => {
+                    let Some(sh) = crate::image::shape(syntax.target, inst) else {
+                        return Ok(());
+                    };
+                    if o.ty == Ty::Mdata {
+                        reg_range(f, "v", sh.vdata, sh.data_width)?;
+                    } else if sh.list && sh.naddr > 1 {
+                        f.write_str("[")?;
+                        for (j, &(r, w)) in sh.addr.iter().take(sh.naddr.into()).enumerate() {
+                            if j > 0 {
+                                f.write_str(", ")?;
+                            }
+                            reg_range(f, "v", r, w)?;
+                        }
+                        f.write_str("]")?;
+                    } else {
+                        reg_range(f, "v", sh.addr[0].0, sh.addr[0].1)?;
                     }
                 }
-                Ty::Kimm => write!(f, "{:#x}", inst.literal.unwrap_or(0))?,
-                Ty::Mask => scalar(f, v, if self.syntax.wave64 { 2 } else { 1 })?,
-                Ty::Simm(style) => simm(f, info.name, v, style, self.syntax)?,
+                Ty::Attr => {
+                    let w0 = inst.words[0];
+                    let chan = ["x", "y", "z", "w"][(w0 >> 8) as usize & 3];
+                    write!(f, "attr{}.{chan}", (w0 >> 10) & 0x3f)?;
+                }
+                Ty::Kimm(false) => write!(f, "{:#x}", inst.literal.unwrap_or(0))?,
+                Ty::Kimm(true) => literal(f, inst.literal.unwrap_or(0), Imm::B32)?,
+                Ty::Simm(style) => simm(f, info.name, v, style, syntax)?,
                 Ty::Text(t) => {
-                    if self.syntax.wave64 && t == "vcc_lo" {
+                    if wave64 && t == "vcc_lo" {
                         f.write_str("vcc")?;
                     } else {
                         f.write_str(t)?;
@@ -539,59 +870,82 @@ impl fmt::Display for Display<'_> {
                 }
             }
         }
+        let nsrc = info
+            .opnds
+            .iter()
+            .filter(|o| matches!(o.fld, Fld::Src0 | Fld::Src1 | Fld::Src2 | Fld::Dsrc0))
+            .count();
         if info.enc == Enc::Vop3p {
-            let nsrc = info
-                .opnds
-                .iter()
-                .filter(|o| matches!(o.fld, Fld::Src0 | Fld::Src1 | Fld::Src2))
-                .count() as u64;
-            let bit = |pos: u64| (q >> pos) & 1;
-            let list = |f: &mut fmt::Formatter<'_>, label: &str, pos: [u64; 3]| -> fmt::Result {
+            let bitq = |pos: u32| (q >> pos) & 1;
+            let list = |f: &mut dyn Write, label: &str, pos: [u32; 3]| -> fmt::Result {
                 write!(f, " {label}:[")?;
-                for (i, p) in pos.iter().take(nsrc as usize).enumerate() {
+                for (i, p) in pos.iter().take(nsrc).enumerate() {
                     if i > 0 {
                         f.write_str(",")?;
                     }
-                    write!(f, "{}", bit(*p))?;
+                    write!(f, "{}", bitq(*p))?;
                 }
                 f.write_str("]")
             };
-            let opsel = [11u64, 12, 13];
-            let opsel_hi = [59u64, 60, 14];
-            let neg_lo = [61u64, 62, 63];
-            let neg_hi = [8u64, 9, 10];
-            let any = |pos: [u64; 3], want: u64| (0..nsrc as usize).any(|i| bit(pos[i]) == want);
-            if mods & (7 << 11) != 0 && any(opsel, 1) {
+            let opsel = [11u32, 12, 13];
+            let opsel_hi = [59u32, 60, 14];
+            let neg_lo = [61u32, 62, 63];
+            let neg_hi = [8u32, 9, 10];
+            let any = |pos: [u32; 3], want: u128| (0..nsrc).any(|i| (q >> pos[i]) & 1 == want);
+            if info.has(FLAG_INDEX_KEY) {
+                let k = (q & mods) >> 11 & 3;
+                if k != 0 {
+                    write!(f, " index_key:{k}")?;
+                }
+            } else if mods & (7 << 11) != 0 && any(opsel, 1) {
                 list(f, "op_sel", opsel)?;
             }
-            if mods & (3 << 59 | 1 << 14) != 0 && any(opsel_hi, 0) {
+            // op_sel_hi defaults to 1 for packed math, 0 for v_fma_mix*
+            let hi_default = if info.has(FLAG_MIX) { 0 } else { 1 };
+            if mods & (3 << 59 | 1 << 14) != 0 && any(opsel_hi, 1 - hi_default) {
                 list(f, "op_sel_hi", opsel_hi)?;
             }
-            if mods & (7 << 61) != 0 && any(neg_lo, 1) {
+            if !info.has(FLAG_MIX) && mods & (7 << 61) != 0 && any(neg_lo, 1) {
                 list(f, "neg_lo", neg_lo)?;
             }
-            if mods & (7 << 8) != 0 && any(neg_hi, 1) {
+            if !info.has(FLAG_MIX) && mods & (7 << 8) != 0 && any(neg_hi, 1) {
                 list(f, "neg_hi", neg_hi)?;
             }
             if mods & (1 << 15) != 0 && q >> 15 & 1 != 0 {
                 f.write_str(" clamp")?;
             }
         }
-        if vop3 {
-            let opsel = (q >> 11) & 0xf;
-            if mods & (0xf << 11) != 0 && opsel != 0 {
-                let nsrc = info
-                    .opnds
-                    .iter()
-                    .filter(|o| matches!(o.fld, Fld::Src0 | Fld::Src1 | Fld::Src2))
-                    .count();
+        if vinterp && mods & (1 << 15) != 0 && q >> 15 & 1 != 0 {
+            // VINTERP prints clamp before op_sel
+            f.write_str(" clamp")?;
+        }
+        if info.enc == Enc::Vop3 || vinterp {
+            let opsel = (q & mods) >> 11 & 0xf;
+            if info.has(FLAG_BYTE_SEL) {
+                // as llvm-mc-19 prints them: v_cvt_sr_* take op_sel bits
+                // 13 (low) and 14 (high), v_cvt_f32_fp8/bf8 (and pk) bits 12
+                // (low) and 11 (high)
+                let b = if mods & (3 << 13) != 0 {
+                    (q >> 13) & 3
+                } else {
+                    (q >> 12) & 1 | ((q >> 11) & 1) << 1
+                };
+                if b != 0 {
+                    write!(f, " byte_sel:{b}")?;
+                }
+            } else if info.has(FLAG_PERMLANE) {
+                if opsel != 0 {
+                    write!(f, " op_sel:[{},{}]", opsel & 1, opsel >> 1 & 1)?;
+                }
+            } else if opsel != 0 {
                 f.write_str(" op_sel:[")?;
-                for i in 0..nsrc {
+                let slots = if info.has(FLAG_OPSEL3) { 3 } else { nsrc };
+                for i in 0..slots {
                     write!(f, "{},", opsel >> i & 1)?;
                 }
                 write!(f, "{}]", opsel >> 3 & 1)?;
             }
-            if mods & (1 << 15) != 0 && q >> 15 & 1 != 0 {
+            if !vinterp && mods & (1 << 15) != 0 && q >> 15 & 1 != 0 {
                 f.write_str(" clamp")?;
             }
             if mods & (3 << 59) != 0 {
@@ -603,39 +957,18 @@ impl fmt::Display for Display<'_> {
                 }
             }
         }
+        if matches!(info.form, Form::Dpp16 | Form::Dpp8) {
+            dpp_suffix(f, inst)?;
+        }
         Ok(())
     }
 }
 
 fn vopd(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt::Result {
-    let (w0, w1) = (inst.words[0], inst.words[1]);
-    let vdstx = w1 >> 24;
-    let vdsty = (((w1 >> 17) & 0x7f) << 1) | (!vdstx & 1);
-    let halves = [
-        ((w0 >> 22) & 0xf, vdstx, w0 & 0x1ff, (w0 >> 9) & 0xff),
-        ((w0 >> 17) & 0x1f, vdsty, w1 & 0x1ff, (w1 >> 9) & 0xff),
-    ];
-    for (i, (op, vdst, src0, vsrc1)) in halves.into_iter().enumerate() {
-        let name = crate::decode::vopd_name(syntax.target, op).unwrap_or("?");
-        if i == 1 {
-            f.write_str(" :: ")?;
-        }
-        let imm = if name.starts_with("dot2acc_f32_f16") {
-            Imm::V2F16
-        } else if name.starts_with("dot2acc_f32_bf16") {
-            Imm::V2BF16
-        } else {
-            Imm::B32
-        };
-        write!(f, "v_dual_{name} v{vdst}, ")?;
-        source(f, src0, 1, imm, inst.literal)?;
-        let k = inst.literal.unwrap_or(0);
-        match name {
-            "mov_b32" => {}
-            "fmaak_f32" => write!(f, ", v{vsrc1}, {k:#x}")?,
-            "fmamk_f32" => write!(f, ", {k:#x}, v{vsrc1}")?,
-            _ => write!(f, ", v{vsrc1}")?,
-        }
+    operands(f, inst, inst.info, syntax)?;
+    if let Some(y) = crate::decode::vopd_y(syntax.target, inst) {
+        f.write_str(" :: ")?;
+        operands(f, inst, y, syntax)?;
     }
     Ok(())
 }

@@ -102,3 +102,18 @@ fn unmapped_kernel_descriptor_is_a_typed_fault() {
         "{e:?}"
     );
 }
+
+#[test]
+fn v_illegal_is_an_illegal_instruction() {
+    // s_nop 0 ; v_illegal (the all-zero dword; llvm-mc-19 prints `v_illegal`)
+    let code = [0x00, 0x00, 0x80, 0xbf, 0x00, 0x00, 0x00, 0x00];
+    match run(&code) {
+        Err(LaunchError::Wave {
+            error: ExecError::Illegal { pc, word },
+            ..
+        }) => {
+            assert_eq!((pc, word), (CODE + 4, 0));
+        }
+        other => panic!("expected an illegal-instruction error, got {other:?}"),
+    }
+}

@@ -27,6 +27,8 @@ const MAIN: &[&str] = &[
     // libfuzzer-sys) for the kernel fuzz smoke.
     "g++",
     "libc6-dev",
+    // barebell-isa's table generator (isa/tools/gen_tables.py).
+    "python3",
     // am-peer: pip installs the pinned tinygrad wheel (--require-hashes).
     "python3-pip",
 ];

@@ -55,6 +55,12 @@ enum Cmd {
     /// Compare barebell-isa's disassembly with LLVM 19 (random words and the
     /// test suite's code objects).
     IsaDiff,
+    /// Regenerate barebell-isa's opcode tables (isa/data/*.txt) from
+    /// llvm-mc-19, or with --check fail if the committed ones differ.
+    IsaTables {
+        #[arg(long)]
+        check: bool,
+    },
     /// Boot the model's navi31 and navi48 with tinygrad's AM driver
     /// (pinned wheel) through the model's C ABI, and diff AM's register
     /// trace with barebell's bring-up trace.
@@ -117,6 +123,7 @@ fn main() -> ExitCode {
             )
         }),
         Cmd::IsaDiff => isa_diff::run(&root).map(|s| println!("{s}")),
+        Cmd::IsaTables { check } => isa_diff::tables(&root, check).map(|s| println!("{s}")),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

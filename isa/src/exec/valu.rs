@@ -1350,8 +1350,12 @@ impl<M: Memory> Interp<'_, M> {
         let vcc = w.vcc();
         let mut results: [alloc::vec::Vec<(u32, u32)>; 2] =
             [alloc::vec::Vec::new(), alloc::vec::Vec::new()];
-        for (h, (op, vdst, src0, vsrc1)) in halves.into_iter().enumerate() {
-            let Some(name) = crate::decode::vopd_name(self.syntax.target, op) else {
+        let infos = [
+            Some(inst.info),
+            crate::decode::vopd_y(self.syntax.target, inst),
+        ];
+        for (h, (_, vdst, src0, vsrc1)) in halves.into_iter().enumerate() {
+            let Some(name) = infos[h].and_then(|i| i.name.strip_prefix("v_dual_")) else {
                 unimpl!(self, ctx, inst)
             };
             let a = self.resolve(w, src0, lit, K::F32, false);
