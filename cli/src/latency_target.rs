@@ -164,6 +164,7 @@ pub fn with_device<R>(
     let opts = Options {
         until: Step::Queue,
         mapping: Some(mapping),
+        ..Default::default()
     };
     let fail = |e: &dyn std::fmt::Display| {
         format!(

@@ -201,6 +201,7 @@ mod tests {
         let opts = Options {
             until: Step::Queue,
             mapping: Some(Mapping::Mes),
+            ..Default::default()
         };
         let layout = {
             let gpu = barebell_bringup::run(p, &fw, &opts, &sink).unwrap();

@@ -25,6 +25,7 @@ fn check(part: barebell_model::Part, gart_start: u64) {
     let opts = Options {
         until: Step::Gmc,
         mapping: None,
+        ..Default::default()
     };
     let up = barebell_bringup::run(&gpu, &FirmwareDir::system(), &opts, &Quiet)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
