@@ -680,6 +680,55 @@ mod tests {
         );
     }
 
+    /// Pages that are readable and writeable but not executable, as the
+    /// ring area's PTEs are: data accesses pass, an instruction fetch is
+    /// refused and the refusal names the access.
+    struct NoExec(Dma);
+
+    // SAFETY: answers only what the wrapped `Dma` answers.
+    unsafe impl DeviceView for NoExec {
+        fn host_of(&self, addr: u64, len: u64, access: Access) -> Result<u64, Miss> {
+            if access == Access::Execute {
+                return Err(Miss::Vm {
+                    space: AddressSpace::Vmid(8),
+                    why: VmRefusal::Walk(crate::gmc::FaultReason::Permission),
+                });
+            }
+            DeviceView::host_of(&self.0, addr, len, access)
+        }
+    }
+
+    #[test]
+    fn a_fetch_from_a_page_without_execute_is_a_vm_fault_naming_it() {
+        let mut a = [0u8; 4096];
+        let mut d = Dma::default();
+        // SAFETY: `a` outlives the view.
+        unsafe { d.map_at(0x5000, a.as_mut_ptr(), 4096) };
+        let v = NoExec(d);
+        let mut m = ViewMemory::new(&v);
+        let mut w = [0u8; 4];
+        m.read(0x5010, &mut w).unwrap();
+        let f = m.fetch(0x5010, &mut w).unwrap_err();
+        assert_eq!(f.addr, 0x5010);
+        let vm = m.vm_behind(&f).unwrap();
+        assert_eq!(vm.va, 0x5000);
+        assert_eq!(vm.access, Access::Execute);
+        assert_eq!(vm.why, VmRefusal::Walk(crate::gmc::FaultReason::Permission));
+        let k = with_vm(
+            KernelFault::Wave {
+                workgroup: [0; 3],
+                wave: 0,
+                pc: 0x5010,
+                fault: WaveFault::Memory(f),
+            },
+            &m,
+        );
+        assert!(
+            alloc::format!("{k}").contains("VM fault: instruction fetch of page 0x5000"),
+            "{k}"
+        );
+    }
+
     #[test]
     fn packet_fields_come_from_the_hsa_offsets() {
         let mut p = [0u8; 64];
