@@ -13,6 +13,7 @@
 //! of it through that VMID's page tables: a kernel touching memory the
 //! tables do not map stops with the VM fault.
 
+use crate::latency_kernel::{KernelSpec, Placed};
 use crate::model_launch::{self, DeviceMemory};
 use crate::target::{Device, PartArg};
 use barebell::aql::signal::SignalMemory;
@@ -165,6 +166,27 @@ pub fn context<'m>(
     Ok(ctx)
 }
 
+/// Loads `k` (a built-in kernel rebuilt for the part discovery found)
+/// into the user memory, with its buffers, kernargs and, if it needs
+/// them, queue scratch, and returns the packet to submit on the brought-up
+/// queue: what `barebell latency` measures on a mapped queue, and on a GPU
+/// by default (the empty kernel).
+pub fn place_kernel<'p>(
+    device: &Device,
+    b: &mut Brought<'p>,
+    k: &KernelSpec,
+) -> Result<Placed<'p>, String> {
+    let k = k.for_part(b.part_arg)?;
+    let stack = LaunchContext::new(b.part, 0).stack_bytes;
+    let code = model_launch::load(&mut b.user, &b.part, &k.bytes)?;
+    let private = code
+        .kernel(&k.name)
+        .map(|kn| private_segment_size(kn, stack))
+        .map_err(|e| format!("kernel {}: {e}", k.name))?;
+    let ctx = context(device, &b.queue, b.part, b.part_arg, private, &mut b.user)?;
+    k.place_loaded(&mut b.user, &code, &ctx, b.queue.signal.handle())
+}
+
 /// What one run of a job gives back.
 pub struct JobOutcome {
     /// Submit to completion signal, host wall time.
@@ -247,4 +269,40 @@ pub fn run_job(
         buffers: bufs.into_iter().map(|(k, v)| (k, v.to_vec())).collect(),
         stats,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use barebell_bringup::Quiet;
+
+    /// The hardware target's launch path, run over the model's BARs: the
+    /// GPU platform (`HwPlatform`, its own DMA region) with the model
+    /// standing in for the card, so every `Device::Hw` branch here is the
+    /// one a GPU would take: the empty kernel (latency's GPU default) and
+    /// vadd placed in the user memory, dispatched on the mapped queue,
+    /// waited for with the platform's pause, vadd's output checked.
+    #[test]
+    fn the_gpu_launch_path_runs_kernels_with_the_model_standing_in() {
+        for mapping in [Mapping::Mes, Mapping::Direct] {
+            let device = Device::Hw(Box::new(crate::hw::platform::model_standing_in()));
+            let fw = FirmwareDir::system();
+            let mut b = bring_up(&device, &fw, mapping, &Quiet).unwrap();
+            assert_eq!(b.part_arg, PartArg::Navi31);
+            for name in ["empty", "vadd"] {
+                // Resolved for the other part: rebuilt for the one found.
+                let k = KernelSpec::resolve(name, PartArg::Navi48).unwrap();
+                let placed = place_kernel(&device, &mut b, &k).unwrap();
+                b.queue.signal.reset(1);
+                b.queue
+                    .queue
+                    .submit(&placed.packet, device.platform().clock(), SUBMIT_BOUND_NS)
+                    .unwrap();
+                wait_done(&device, b.queue.signal, DISPATCH_BOUND_NS).unwrap();
+                placed.check().unwrap();
+                assert!(device_error(&device).is_none());
+            }
+            b.queue.unmap().unwrap();
+        }
+    }
 }

@@ -176,35 +176,18 @@ pub fn with_device<R>(
     };
     let watch = Stopwatch::default();
     let mut b = crate::device_launch::bring_up(device, fw, mapping, &watch)?;
+    // A kernel goes into the bring-up's user memory, mapped in the page
+    // tables the queue's VMID walks: the same code on the model and on a
+    // GPU. A built-in kernel is rebuilt for the part discovery found.
+    let placed = match kernel {
+        Some((k, _)) => Some(crate::device_launch::place_kernel(device, &mut b, k)?),
+        None => None,
+    };
     let q = &b.queue;
     let t = Target {
         queue: &q.queue,
         signal: q.signal,
         create_ns: Some(q.create_ns),
-    };
-    // A kernel goes into the bring-up's user memory, mapped in the page
-    // tables the queue's VMID walks: the same code on the model and on a
-    // GPU. A built-in kernel is rebuilt for the part discovery found.
-    let placed = match kernel {
-        Some((k, _)) => {
-            let k = k.for_part(b.part_arg)?;
-            let stack = barebell_kernel::LaunchContext::new(b.part, 0).stack_bytes;
-            let code = crate::model_launch::load(&mut b.user, &b.part, &k.bytes)?;
-            let private = code
-                .kernel(&k.name)
-                .map(|kn| barebell_kernel::launch::private_segment_size(kn, stack))
-                .map_err(|e| format!("kernel {}: {e}", k.name))?;
-            let ctx = crate::device_launch::context(
-                device,
-                &b.queue,
-                b.part,
-                b.part_arg,
-                private,
-                &mut b.user,
-            )?;
-            Some(k.place_loaded(&mut b.user, &code, &ctx, b.queue.signal.handle())?)
-        }
-        None => None,
     };
     let r = match device {
         Device::Model(m) => {
