@@ -378,8 +378,11 @@ struct QueueView<'a> {
     dma: &'a Dma,
     translator: Option<&'a dyn Translate>,
     space: AddressSpace,
-    tlb: core::cell::RefCell<([(u64, Access, u64); 16], usize)>,
+    tlb: core::cell::RefCell<ViewTlb>,
 }
+
+/// `(page, access, host page)` entries and the next one to replace.
+type ViewTlb = ([(u64, Access, u64); 16], usize);
 
 impl<'a> QueueView<'a> {
     fn new(dma: &'a Dma, translator: Option<&'a dyn Translate>, space: AddressSpace) -> Self {
