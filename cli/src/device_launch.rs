@@ -284,6 +284,9 @@ mod tests {
     /// waited for with the platform's pause, vadd's output checked.
     #[test]
     fn the_gpu_launch_path_runs_kernels_with_the_model_standing_in() {
+        let _fixed = crate::hw::platform::FIXED_DMA
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         for mapping in [Mapping::Mes, Mapping::Direct] {
             let device = Device::Hw(Box::new(crate::hw::platform::model_standing_in()));
             let fw = FirmwareDir::system();

@@ -171,7 +171,13 @@ unsafe impl Platform for HwPlatform {
     }
 }
 
-/// The hardware platform with the device model standing in for the card:
+/// Held by every test that maps the hardware DMA region, which sits at one
+/// fixed address (`DMA_VA`): tests run on parallel threads.
+#[cfg(test)]
+pub(crate) static FIXED_DMA: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The hardware platform with the device model standing in for the card
+/// (hold [`FIXED_DMA`] while it lives):
 /// this module's `Platform` impl and `super::dma`'s DMA region at
 /// `DMA_VA`, over the model's BARs (tests only).
 #[cfg(test)]
@@ -260,6 +266,7 @@ mod tests {
     /// config space and the IOMMU, are not register accesses).
     #[test]
     fn the_model_and_hardware_paths_trace_the_same_bring_up() {
+        let _fixed = FIXED_DMA.lock().unwrap_or_else(|e| e.into_inner());
         let fw = FirmwareDir::system();
         // The model target, exactly as `barebell bringup --model` builds it.
         let model = crate::target::model(crate::target::PartArg::Navi31, &fw, 1).unwrap();
