@@ -135,6 +135,7 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
     let opts = Options {
         until: args.until.into(),
         mapping: args.mapping.map(Into::into),
+        ..Default::default()
     };
     let device = target::open(&args.target, &fw, 1)?;
     println!("{}", device.describe());

@@ -1,6 +1,7 @@
 //! `barebell`: the command-line front end.
 
 mod bringup;
+mod device_launch;
 mod disasm;
 mod fw;
 mod hw;
@@ -50,8 +51,9 @@ enum Command {
     /// in LLVM syntax.
     Disasm(disasm::DisasmArgs),
     /// Run a kernel from a JSON job file (code object, kernel, grid, block,
-    /// buffers, arguments) on the device model and print every buffer
-    /// (`--vfio`/`--sysfs`: not built, unverified on hardware).
+    /// buffers, arguments) on the device model and print every buffer;
+    /// `--mapping` runs it on a user queue the bring-up mapped (`--vfio`/
+    /// `--sysfs`: the same code, UNVERIFIED ON HARDWARE).
     Run(run::RunArgs),
     /// Inspect amdgpu firmware containers.
     Fw {
