@@ -4,6 +4,7 @@ mod bringup;
 mod disasm;
 mod fw;
 mod hw;
+mod introspect;
 mod latency;
 mod latency_kernel;
 mod latency_plot;
@@ -63,6 +64,8 @@ enum Command {
         #[command(subcommand)]
         command: pci::PciCommand,
     },
+    #[command(flatten)]
+    Intro(introspect::Intro),
     /// Work with register traces (`bringup --trace`, am-peer's).
     Trace {
         #[command(subcommand)]
@@ -98,6 +101,7 @@ fn main() -> ExitCode {
         Command::Latency(args) => latency::run(args),
         Command::Run(args) => run::run(args),
         Command::Pci { command } => pci::run(command),
+        Command::Intro(cmd) => introspect::run(cmd),
         Command::Trace {
             command: TraceCommand::Diff { a, b },
         } => trace_diff::run(&a, &b),
