@@ -146,18 +146,19 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
     let sink = TextSink::new(args.trace);
     let result = {
         let platform = device.platform();
-        barebell_bringup::run(platform, &fw, &opts, &sink).map(|gpu| {
+        barebell_bringup::run(platform, &fw, &opts, &sink).map(|mut gpu| {
             if args.shell {
                 println!(
                     "shell: {} brought up to {}; commands: regs read|write, queue dump, ring decode, quit",
                     device.name(),
                     gpu.reached
                 );
-                let ctx = crate::introspect::Ctx {
-                    gpu: &gpu,
-                    hw: args.target.hardware(),
-                };
-                crate::introspect::shell(&ctx, std::io::stdin().lock(), std::io::stdout());
+                crate::introspect::shell(
+                    &mut gpu,
+                    args.target.hardware(),
+                    std::io::stdin().lock(),
+                    std::io::stdout(),
+                );
             }
             if let Some(q) = gpu.queue {
                 q.unmap().map(|()| {

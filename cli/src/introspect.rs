@@ -217,6 +217,13 @@ pub enum QueueCmd {
         #[command(flatten)]
         device: DeviceArgs,
     },
+    /// Shell only: take the bring-up's user queue off the device (KIQ
+    /// UNMAP_QUEUES, MES REMOVE_QUEUE or a direct dequeue), so its
+    /// packets can be decoded from the rings afterwards.
+    Unmap {
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
 }
 
 /// What a ring or IB holds.
@@ -287,7 +294,7 @@ impl Intro {
                 cmd: RegsCmd::Read { device, .. } | RegsCmd::Write { device, .. },
             }
             | Intro::Queue {
-                cmd: QueueCmd::Dump { device, .. },
+                cmd: QueueCmd::Dump { device, .. } | QueueCmd::Unmap { device },
             }
             | Intro::Ring {
                 cmd: RingCmd::Decode { device, .. },
@@ -428,6 +435,11 @@ pub fn exec(cmd: &Intro, ctx: &Ctx<'_, '_>) -> R<String> {
             }
             queue_dump(ctx, *json)
         }
+        Intro::Queue {
+            cmd: QueueCmd::Unmap { .. },
+        } => Err(IntroError::Usage {
+            text: "queue unmap runs in the shell (`barebell bringup --shell`), where the queue stays mapped".into(),
+        }),
         Intro::Ring {
             cmd:
                 RingCmd::Decode {
@@ -1081,7 +1093,7 @@ fn guess(bytes: &[u8]) -> Format {
     if h >> 30 == 3 {
         Format::Pm4
     } else if mes_api::HEADER_TYPE.get(h) == mes_api::API_TYPE_SCHEDULER
-        && bytes.len() % mes_api::FRAME_BYTES == 0
+        && mes_api::HEADER_DWSIZE.get(h) as usize == mes_api::FRAME_DWORDS
     {
         Format::Mes
     } else {
@@ -1197,6 +1209,12 @@ fn ring_from_queue(ctx: &Ctx<'_, '_>, which: &str, format: Format, json_out: boo
         f => f,
     };
     let ring_bytes = hqd.ring_bytes();
+    // An MQD alone does not say what its ring carries: look at the ring.
+    let f = if format == Format::Auto && which.starts_with("mqd@") {
+        guess(&read_dma(ctx, "the ring", hqd.ring(), 4)?)
+    } else {
+        f
+    };
     // The write pointer the queue's producer published: amd_queue_t's
     // write_dispatch_id (packets) for AQL, the ring's wptr (dwords)
     // otherwise.
@@ -1228,8 +1246,13 @@ struct ShellLine {
 }
 
 /// Reads commands from `input` until it ends or a line says `quit`,
-/// running each against `ctx`; returns everything printed.
-pub fn shell(ctx: &Ctx<'_, '_>, input: impl BufRead, mut out: impl std::io::Write) {
+/// running each against `gpu`, printing to `out`.
+pub fn shell(
+    gpu: &mut Gpu<'_>,
+    hw: Option<Hardware>,
+    input: impl BufRead,
+    mut out: impl std::io::Write,
+) {
     for line in input.lines() {
         let Ok(line) = line else { break };
         let line = line.trim();
@@ -1244,9 +1267,31 @@ pub fn shell(ctx: &Ctx<'_, '_>, input: impl BufRead, mut out: impl std::io::Writ
             Ok(l) if l.cmd.device().target.hardware().is_some() => Err(IntroError::Usage {
                 text: "the shell runs against the device it brought up; drop --vfio/--sysfs".into(),
             }),
-            Ok(l) => exec(&l.cmd, ctx),
+            Ok(ShellLine {
+                cmd:
+                    Intro::Queue {
+                        cmd: QueueCmd::Unmap { .. },
+                    },
+            }) => match gpu.queue.take() {
+                Some(q) => q
+                    .unmap()
+                    .map(|()| "the user queue is off the device\n".to_string())
+                    .map_err(|e| IntroError::Device {
+                        what: format!("unmap: {e}"),
+                    }),
+                None => Err(IntroError::NoQueue {
+                    what: "no user queue is mapped".into(),
+                }),
+            },
+            Ok(l) => exec(&l.cmd, &Ctx { gpu: &*gpu, hw }),
             Err(e) => Err(IntroError::Usage {
-                text: e.to_string().trim_end().to_string(),
+                text: e
+                    .to_string()
+                    .trim_start_matches("error: ")
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
             }),
         };
         let _ = match text {
