@@ -39,30 +39,77 @@ use std::process::ExitCode;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IntroError {
     /// `BLOCK.REG[.FIELD]` did not parse.
-    BadName { name: String },
-    UnknownBlock { block: String, known: String },
-    NoInstance { block: String, instance: u8, count: usize },
-    NoTable { block: String, version: (u8, u8, u8) },
-    UnknownRegister { block: String, register: String },
-    UnknownField { register: String, field: String, known: String },
-    NoMatch { pattern: String },
+    BadName {
+        name: String,
+    },
+    UnknownBlock {
+        block: String,
+        known: String,
+    },
+    NoInstance {
+        block: String,
+        instance: u8,
+        count: usize,
+    },
+    NoTable {
+        block: String,
+        version: (u8, u8, u8),
+    },
+    UnknownRegister {
+        block: String,
+        register: String,
+    },
+    UnknownField {
+        register: String,
+        field: String,
+        known: String,
+    },
+    NoMatch {
+        pattern: String,
+    },
     /// These parts have one XCC.
-    Xcc { xcc: u8 },
-    BadValue { text: String },
-    TooWide { what: String, value: u64, width: u32 },
+    Xcc {
+        xcc: u8,
+    },
+    BadValue {
+        text: String,
+    },
+    TooWide {
+        what: String,
+        value: u64,
+        width: u32,
+    },
     /// A write to a GPU without `--force`.
-    NeedsForce { hw: Hardware },
+    NeedsForce {
+        hw: Hardware,
+    },
     /// Not built or not verified for a GPU.
-    Unverified { what: &'static str, hw: Hardware },
+    Unverified {
+        what: &'static str,
+        hw: Hardware,
+    },
     /// The register cannot be placed (segment missing, offset overflow).
-    Unplaceable { register: String },
+    Unplaceable {
+        register: String,
+    },
     /// Memory the command must read is outside the host-visible DMA region.
-    Unreachable { what: &'static str, address: u64 },
-    NoQueue { what: String },
-    Io { what: String },
-    Device { what: String },
+    Unreachable {
+        what: &'static str,
+        address: u64,
+    },
+    NoQueue {
+        what: String,
+    },
+    Io {
+        what: String,
+    },
+    Device {
+        what: String,
+    },
     /// A shell line that is not a command.
-    Usage { text: String },
+    Usage {
+        text: String,
+    },
 }
 
 impl std::fmt::Display for IntroError {

@@ -98,7 +98,9 @@ pub struct RegDef {
 
 impl RegDef {
     pub fn field(&self, name: &str) -> Option<&Field> {
-        self.fields.iter().find(|f| f.name.eq_ignore_ascii_case(name))
+        self.fields
+            .iter()
+            .find(|f| f.name.eq_ignore_ascii_case(name))
     }
 }
 
@@ -167,10 +169,7 @@ pub fn parse(stem: &'static str, text: &str) -> Result<Parsed, ParseError> {
             .and_then(|s| u32::from_str_radix(s, 16).ok())
             .ok_or(err.clone())?;
         let base_idx = w.next().and_then(|s| s.parse().ok()).ok_or(err.clone())?;
-        let fields = w
-            .map(parse_field)
-            .collect::<Option<Vec<_>>>()
-            .ok_or(err)?;
+        let fields = w.map(parse_field).collect::<Option<Vec<_>>>().ok_or(err)?;
         out.by_name.insert(name.clone(), out.regs.len());
         out.regs.push(RegDef {
             name,

@@ -101,11 +101,10 @@ pub fn generate(linux: &LinuxHeaders, t: &Table) -> Result<(String, String)> {
                 let _ = writeln!(disagree, "{}: {name} (__SHIFT {shift})", t.stem);
             }
             let shift = u64::from(low);
-            fields.entry(current.clone()).or_default().push((
-                f.to_string(),
-                shift as u32,
-                width,
-            ));
+            fields
+                .entry(current.clone())
+                .or_default()
+                .push((f.to_string(), shift as u32, width));
         }
     }
     let mut s = format!(
@@ -117,7 +116,11 @@ pub fn generate(linux: &LinuxHeaders, t: &Table) -> Result<(String, String)> {
         // GFX_IMU_FUSESTRAP): SOC15_REG_OFFSET cannot place them, and
         // neither can barebell.
         let Some(idx) = base.get(name) else {
-            let _ = writeln!(disagree, "{}: reg{name} has no _BASE_IDX (left out)", t.stem);
+            let _ = writeln!(
+                disagree,
+                "{}: reg{name} has no _BASE_IDX (left out)",
+                t.stem
+            );
             continue;
         };
         let _ = write!(s, "{name} {offset:x} {idx}");
