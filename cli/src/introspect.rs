@@ -1000,7 +1000,10 @@ const CONFIG: &[usize] = &[
     mqd::dw::AQL_CONTROL,
 ];
 
-fn active_slots(ctx: &Ctx<'_, '_>) -> R<Vec<((u8, u8, u8), [u32; WINDOW_DWORDS])>> {
+/// An HQD slot `(me, pipe, queue)` and its window registers.
+type Slot = ((u8, u8, u8), [u32; WINDOW_DWORDS]);
+
+fn active_slots(ctx: &Ctx<'_, '_>) -> R<Vec<Slot>> {
     let mut out = Vec::new();
     for pipe in 0..MEC_PIPES {
         for queue in 0..MEC_QUEUES {
@@ -1244,8 +1247,8 @@ fn ring_from_queue(ctx: &Ctx<'_, '_>, which: &str, format: Format, json_out: boo
         });
     }
     let g = ctx.gpu.ips.generation;
-    let what = if which.starts_with("mqd@") {
-        format!("the queue of MQD {}", &which[4..])
+    let what = if let Some(a) = which.strip_prefix("mqd@") {
+        format!("the queue of MQD {a}")
     } else {
         format!("ME {me} PIPE {pipe} QUEUE {queue}")
     };

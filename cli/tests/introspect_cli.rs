@@ -358,8 +358,7 @@ fn the_mes_ring_holds_what_the_runtime_sent() {
                 .as_array()
                 .unwrap()
                 .iter()
-                .filter(|p| p["kind"] == "ADD_QUEUE")
-                .last()
+                .rfind(|p| p["kind"] == "ADD_QUEUE")
                 .unwrap();
             assert_eq!(field(add, "mqd_addr"), mqd);
             assert_eq!(field(add, "flags.map_legacy_kq"), 1);
