@@ -367,9 +367,11 @@ fn the_mes_ring_holds_what_the_runtime_sent() {
 }
 
 fn decode_file(bytes: &[u8], args: &[&str]) -> Value {
-    let dir = std::env::temp_dir().join(format!("barebell-ring-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{}.bin", args.join("_")));
+    let path = std::env::temp_dir().join(format!(
+        "barebell-ring-{}-{}.bin",
+        std::process::id(),
+        args.join("_")
+    ));
     std::fs::write(&path, bytes).unwrap();
     let mut a = vec!["ring", "decode", path.to_str().unwrap(), "--json"];
     a.extend(args);
