@@ -5,6 +5,7 @@ mod device_launch;
 mod disasm;
 mod fw;
 mod hw;
+mod introspect;
 mod latency;
 mod latency_kernel;
 mod latency_plot;
@@ -65,6 +66,8 @@ enum Command {
         #[command(subcommand)]
         command: pci::PciCommand,
     },
+    #[command(flatten)]
+    Intro(introspect::Intro),
     /// Work with register traces (`bringup --trace`, am-peer's).
     Trace {
         #[command(subcommand)]
@@ -100,6 +103,7 @@ fn main() -> ExitCode {
         Command::Latency(args) => latency::run(args),
         Command::Run(args) => run::run(args),
         Command::Pci { command } => pci::run(command),
+        Command::Intro(cmd) => introspect::run(cmd),
         Command::Trace {
             command: TraceCommand::Diff { a, b },
         } => trace_diff::run(&a, &b),
