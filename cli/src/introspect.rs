@@ -428,11 +428,13 @@ fn run_inner(cmd: &Intro) -> R<String> {
         Options {
             until: Step::Discovery,
             mapping: None,
+            ..Options::default()
         }
     } else {
         Options {
             until: Step::Queue,
             mapping: Some(dev.mapping.into()),
+            ..Options::default()
         }
     };
     let out = {
