@@ -90,19 +90,15 @@ pub enum AddressSpace {
     /// Addresses are host addresses (a rig without a GMC).
     Identity,
     /// The GFXHUB context of this VMID (`GCVM_CONTEXTn_*`), as the HQD's
-    /// `CP_HQD_VMID` names it.
+    /// `CP_HQD_VMID` names it (for MES queues, the VMID MES assigned).
     Vmid(u8),
-    /// The page tables rooted at `root` (a VRAM physical address), which
-    /// MES points the VMID it assigned at (ADD_QUEUE's
-    /// `page_table_base_addr`).
-    Process { vmid: u8, root: u64 },
 }
 
 impl AddressSpace {
     pub fn vmid(self) -> Option<u8> {
         match self {
             AddressSpace::Identity => None,
-            AddressSpace::Vmid(v) | AddressSpace::Process { vmid: v, .. } => Some(v),
+            AddressSpace::Vmid(v) => Some(v),
         }
     }
 }

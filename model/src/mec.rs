@@ -828,9 +828,8 @@ impl Mec {
         if need_doorbell_en && !hqd.doorbell_enabled() {
             return Err(MecError::DoorbellDisabled);
         }
-        // MES programs a process's apertures itself (ADD_QUEUE carries
-        // `sh_mem_config_data` and `sh_mem_bases`); direct and KIQ-mapped
-        // queues rely on what the driver put in the VMID's bank.
+        // Every queue, MES-mapped too (ADD_QUEUE carries no SH_MEM
+        // values), relies on what the driver put in the VMID's bank.
         if let AddressSpace::Vmid(vmid) = space
             && vmid != 0
             && !self.apertures_set(vmid)
@@ -896,23 +895,10 @@ impl Mec {
         Ok(q)
     }
 
-    /// Maps an MQD's HQD image onto a slot on behalf of the KIQ (the
-    /// queue runs in the VMID its `CP_HQD_VMID` names).
+    /// Maps an MQD's HQD image onto a slot on behalf of the KIQ or MES
+    /// (the queue runs in the VMID its `CP_HQD_VMID` names).
     pub fn map_mqd(&self, slot: SlotKey, hqd: &Hqd) -> Result<usize, MecError> {
         self.map_in(slot, hqd, AddressSpace::Vmid(hqd.vmid()))
-    }
-
-    /// Maps an MQD's HQD image onto a slot on behalf of MES, which points
-    /// the VMID it assigned at the process's page tables `root`.
-    pub fn map_mqd_process(&self, slot: SlotKey, hqd: &Hqd, root: u64) -> Result<usize, MecError> {
-        self.map_in(
-            slot,
-            hqd,
-            AddressSpace::Process {
-                vmid: hqd.vmid(),
-                root,
-            },
-        )
     }
 
     fn map_in(&self, slot: SlotKey, hqd: &Hqd, space: AddressSpace) -> Result<usize, MecError> {

@@ -665,8 +665,8 @@ impl VirtualGpu {
         };
         gpu.place_discovery(&table);
         // The CP reads every MEC-mapped queue through its VMID: the
-        // GFXHUB's context registers and walk for direct and KIQ queues,
-        // the process tables MES was given for MES queues.
+        // GFXHUB's context registers and walk (for MES queues, the context
+        // MES programmed for the VMID it assigned).
         let t = CpTranslate {
             hub: gpu.gfxhub.clone(),
             space: gpu.space(),
@@ -923,12 +923,6 @@ impl crate::cp::Translate for CpTranslate {
         use crate::cp::{AddressSpace, VmRefusal};
         let vmid = match space {
             AddressSpace::Identity => return Ok(va),
-            AddressSpace::Process { root, .. } => {
-                return self
-                    .space
-                    .translate(root, va, access)
-                    .map_err(|f| VmRefusal::Walk(f.reason));
-            }
             AddressSpace::Vmid(v) => v,
         };
         let vram = self.vram();
@@ -1015,6 +1009,7 @@ unsafe impl Platform for VirtualGpu {
         if f.sched.is_none() {
             f.sched = MesModel::from_mec(self.mec.clone(), self.api).map(|m| {
                 m.with_translator(self.translator())
+                    .with_hub(self.gfxhub.clone())
                     .with_part(self.mes_info.part(self.gfxhub.clone()))
             });
         }
