@@ -962,8 +962,8 @@ impl MesModel {
         self.mapped(ptb, "rptr", hqd.rptr_report(), 8, Access::Write)?;
         self.mapped(ptb, "wptr", f.wptr, 8, Access::Read)?;
         self.mapped(ptb, "EOP", hqd.eop(), hqd.eop_bytes(), Access::Write)?;
-        let slot = self.free_slot().ok_or(Refusal::NoFreeHqd)?;
         let (vmid, fresh) = self.process_vmid_for(f)?;
+        let slot = self.free_slot().ok_or(Refusal::NoFreeHqd)?;
         if fresh && let Some(hub) = &self.hub {
             // What the firmware programs into the VMID it picked: the
             // frame's PDE (VALID kept, as `amdgpu_gmc_pd_addr()` gave it),
