@@ -417,9 +417,17 @@ impl HubModel {
         put(h.ctx1_base_lo, a, base as u32);
         put(h.ctx1_base_lo, a + 1, (base >> 32) as u32);
         put(h.ctx1_start_lo, a, start_page as u32);
-        put(h.ctx1_start_lo, a + 1, (start_page >> 32) as u32 & PAGE_NUMBER_HI4);
+        put(
+            h.ctx1_start_lo,
+            a + 1,
+            (start_page >> 32) as u32 & PAGE_NUMBER_HI4,
+        );
         put(h.ctx1_end_lo, a, end_page as u32);
-        put(h.ctx1_end_lo, a + 1, (end_page >> 32) as u32 & PAGE_NUMBER_HI4);
+        put(
+            h.ctx1_end_lo,
+            a + 1,
+            (end_page >> 32) as u32 & PAGE_NUMBER_HI4,
+        );
         true
     }
 

@@ -984,12 +984,15 @@ impl MesModel {
         let mut s = self.state.lock();
         s.queues.insert(dword, slot);
         s.gangs.entry(f.gang_context).or_default().insert(dword);
-        let p = s.processes.entry(f.process_id).or_insert_with(|| ProcessVm {
-            vmid,
-            ptb: f.ptb,
-            process_context: f.process_context,
-            queues: BTreeSet::new(),
-        });
+        let p = s
+            .processes
+            .entry(f.process_id)
+            .or_insert_with(|| ProcessVm {
+                vmid,
+                ptb: f.ptb,
+                process_context: f.process_context,
+                queues: BTreeSet::new(),
+            });
         p.queues.insert(dword);
         Ok(())
     }
@@ -1022,8 +1025,7 @@ impl MesModel {
             }
             return Ok((p.vmid, false));
         }
-        if s
-            .processes
+        if s.processes
             .values()
             .any(|p| p.process_context == f.process_context)
         {
