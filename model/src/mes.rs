@@ -811,8 +811,10 @@ impl MesModel {
     /// `ptb`? A root registered with [`MesModel::map_process_memory`] is
     /// answered from its window list; any other root is walked as a real
     /// page table by the GMC model, page by page, and must translate to
-    /// the same address (the CP model has no per-VMID translation, so
-    /// queues must be identity-mapped).
+    /// the same address (a model rule: the runtime's device addresses
+    /// are host addresses, so anything else is a table bug). The CP later
+    /// reads the queue through the VMID's context, which walks the same
+    /// root.
     fn mapped(
         &self,
         ptb: u64,
