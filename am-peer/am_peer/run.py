@@ -54,6 +54,29 @@ def discovery_blob(part: str, path: str | None, seg5: str) -> bytes:
                    cwd=REPO, check=True, stdout=subprocess.DEVNULL)
   return out.read_bytes()
 
+# PM4 encodings for the harness's probe packet, from Linux nvd.h (the model
+# decodes them with its own code, model/src/decode/pm4.rs).
+PACKET3_WRITE_DATA, WRITE_DATA_DST_SEL_MEMORY, WR_CONFIRM = 0x37, 5 << 8, 1 << 20
+PACKET3_NOP_FILLER = (3 << 30) | (0x3FFF << 16) | (0x10 << 8)  # PACKET3(PACKET3_NOP, 0x3FFF)
+PROBE_VALUE = 0x600DF00D
+
+def probe_compute_queue(adev, ring, gart, db, wptr_off, tracer):
+  """The harness (not tinygrad) submits one packet the way tinygrad's
+  AMDComputeQueue._submit does (ring dwords, then the 64-bit write pointer
+  at the wptr address, then the doorbell): WRITE_DATA of PROBE_VALUE to gart
+  + 0xC0 and a one-dword NOP filler. Proves the PM4 HQD consumes packets."""
+  dst = gart.va_addr + 0xC0
+  pkt = [(3 << 30) | (3 << 16) | (PACKET3_WRITE_DATA << 8), WRITE_DATA_DST_SEL_MEMORY | WR_CONFIRM,
+         dst & 0xFFFFFFFF, dst >> 32, PROBE_VALUE, PACKET3_NOP_FILLER]
+  tracer.step("harness: PM4 probe on the compute queue (WRITE_DATA, NOP filler)")
+  rv = adev.vram.view(ring.paddrs[0][0], len(pkt) * 4, 'I')
+  for i, d in enumerate(pkt): rv[i] = d
+  adev.vram.view(gart.paddrs[0][0] + wptr_off, 8, 'Q')[0] = len(pkt)
+  adev.doorbell64.view(db * 8, 8, fmt='Q')[0] = len(pkt)
+  got = adev.vram.view(gart.paddrs[0][0] + 0xC0, 4, 'I')[0]
+  tracer.note(f"compute queue probe: {got:#x} at gart+0xc0 (want {PROBE_VALUE:#x})")
+  if got != PROBE_VALUE: raise RuntimeError(f"the PM4 compute queue did not execute the probe WRITE_DATA: read {got:#x}")
+
 def create_queues(adev, pci_dev, tracer):
   """PCIIface.create_queue's calls for the compute queue and SDMA queue 0."""
   def alloc(size, cpu_access=True): return adev.mm.valloc((size + 0xFFF) & ~0xFFF, uncached=True, contiguous=cpu_access)
@@ -64,6 +87,7 @@ def create_queues(adev, pci_dev, tracer):
   ring, gart, eop = alloc(16 << 20), alloc(0x100), alloc(0x1000, cpu_access=False)
   db = adev.gfx.setup_ring(ring.va_addr, ring.size, gart.va_addr + rptr_off, gart.va_addr + wptr_off, eop.va_addr, eop.size, False, False)
   tracer.note(f"compute queue: ring VA {ring.va_addr:#x} (VRAM {ring.paddrs[0][0]:#x}), doorbell index {db}")
+  probe_compute_queue(adev, ring, gart, db, wptr_off, tracer)
   tracer.step("harness: SDMA queue 0 (PCIIface.create_queue, KFD_IOC_QUEUE_TYPE_SDMA)")
   sring, sgart = alloc(16 << 20), alloc(0x100)
   sdb = adev.sdma.setup_ring(sring.va_addr, sring.size, sgart.va_addr + rptr_off, sgart.va_addr + wptr_off, 0)

@@ -138,6 +138,11 @@ impl Hqd {
         self.get(w::PQ_DOORBELL_CONTROL) & DOORBELL_EN_MASK != 0
     }
 
+    /// `CP_HQD_PQ_WPTR_LO/HI`: the write pointer as loaded.
+    pub fn pq_wptr(&self) -> u64 {
+        join(self.get(w::PQ_WPTR_LO), self.get(w::PQ_WPTR_HI))
+    }
+
     pub fn mqd_address(&self) -> u64 {
         join(self.get(w::MQD_BASE_ADDR_LO), self.get(w::MQD_BASE_ADDR_HI))
     }

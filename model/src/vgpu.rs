@@ -498,13 +498,20 @@ impl VirtualGpu {
             Generation::Gfx12 => barebell_isa::Target::Gfx1201,
         };
         // SAFETY: the doorbell page is owned by the VirtualGpu (boxed, so
-        // it does not move) and the DMA region by `memory`; both outlive
-        // the CP model, and the device side uses them per the device
-        // protocol (atomics, AQL).
+        // it does not move) and the DMA region and VRAM backing by
+        // `memory`; all outlive the CP model, and the device side uses
+        // them per the device protocol (atomics, AQL, PM4 rings).
         unsafe {
             cp.dma_mut().map(bar2, 4096);
             cp.dma_mut()
                 .map(memory.dma.as_ptr() as u64, memory.dma_len as u64);
+            // The CP reads what a VMID's page tables map to local memory
+            // (a PTE without SYSTEM): the translator returns VRAM backing
+            // addresses, which the CP's accesses must reach. Found by
+            // AM's PM4 ring, which tinygrad places in VRAM
+            // (`PCIIfaceBase.alloc`: `valloc(..., contiguous=True)`).
+            cp.dma_mut()
+                .map(memory.vram.as_ptr() as u64, memory.vram_len as u64);
         }
         // SAFETY: the doorbell page is boxed in the VirtualGpu (it does not
         // move, and the MEC, which the VirtualGpu also owns, is dropped
