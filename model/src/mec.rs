@@ -599,6 +599,11 @@ impl Mec {
             .collect()
     }
 
+    /// Byte offsets of every register of the HQD window.
+    pub fn window_offsets(&self) -> alloc::collections::BTreeSet<usize> {
+        (0..WINDOW_DWORDS).map(|i| self.window + 4 * i).collect()
+    }
+
     /// `RLC_CP_SCHEDULERS` as programmed (0 if never written).
     pub fn rlc_cp_schedulers(&self) -> u32 {
         let s = self.state.lock();

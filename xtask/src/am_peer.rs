@@ -7,7 +7,7 @@
 //!    against the sha256 in `am-peer/requirements.txt`; nothing of
 //!    tinygrad is copied into the repository.
 //! 2. `cargo build --release -p barebell-model-ffi -p barebell-cli`.
-//! 3. Per part: `am-peer/run.sh --part P --backend
+//! 3. Per part: `am-peer/run.sh --part P --strict --backend
 //!    target/release/libbarebell_model_ffi.so --out target/am-peer/P-am.txt`
 //!    (AM's `AMDev(...)` to its boot done, then its compute and SDMA
 //!    queues), `barebell bringup --part P --mapping direct --trace`
@@ -40,16 +40,16 @@ fn am_boot(root: &Path, part: &str, out: &Path) -> Result<(u64, u64)> {
     let lib = root.join("target/release/libbarebell_model_ffi.so");
     let o = Command::new(root.join("am-peer/run.sh"))
         .current_dir(root)
-        .args(["--part", part, "--backend"])
+        .args(["--part", part, "--strict", "--backend"])
         .arg(&lib)
         .arg("--out")
         .arg(out)
         .output()
         .context("could not start am-peer/run.sh")?;
     let stdout = String::from_utf8_lossy(&o.stdout);
-    // run.py exits 1 when the model logged refusals (e.g. registers no
-    // block model knows, kept as storage outside strict mode); the boot
-    // itself is judged by its summary line.
+    // Strict mode: a register no block model knows, or any other
+    // refusal, fails the access and so AM's boot (run.py exits 1); the
+    // boot itself is judged by its summary line.
     let want = format!("am peer: {part} boot done (");
     let Some(line) = stdout.lines().find(|l| l.starts_with(&want)) else {
         bail!(
