@@ -923,6 +923,7 @@ impl Mec {
                 rptr_report: rptr,
                 wptr_poll: wptr,
                 wptr: hqd.pq_wptr(),
+                rptr: hqd.pq_rptr(),
                 space,
                 pipe: slot.1,
             })

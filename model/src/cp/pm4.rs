@@ -50,6 +50,9 @@ pub struct Pm4Binding {
     pub wptr_poll: u64,
     /// `CP_HQD_PQ_WPTR` as loaded: dwords written so far.
     pub wptr: u64,
+    /// `CP_HQD_PQ_RPTR` as loaded: where in the ring the CP starts
+    /// reading (dwords, within the ring).
+    pub rptr: u32,
     pub space: super::AddressSpace,
     pub pipe: u8,
 }
@@ -108,6 +111,19 @@ pub struct Pm4Stats {
     pub halted: bool,
 }
 
+/// The CP reads from `CP_HQD_PQ_RPTR` (a position in the ring); the
+/// model's free-running read count is placed on the write pointer's lap,
+/// or the lap before when the position is past the write pointer's.
+fn start_rptr(b: Pm4Binding) -> u64 {
+    let mask = b.ring_dwords - 1;
+    let r = (b.wptr & !mask) | u64::from(b.rptr) & mask;
+    if super::later(r, b.wptr) {
+        r.wrapping_sub(b.ring_dwords)
+    } else {
+        r
+    }
+}
+
 impl CpModel {
     /// Maps a PM4 queue the MEC loaded on one of its pipes; woken by
     /// doorbell stores routed through [`CpModel::ring`] (value: the write
@@ -141,7 +157,7 @@ impl CpModel {
                 ring_dwords: b.ring_dwords,
                 rptr_report: b.rptr_report,
                 wptr_poll: b.wptr_poll,
-                rptr: b.wptr,
+                rptr: start_rptr(b),
                 packets: 0,
             }),
         });

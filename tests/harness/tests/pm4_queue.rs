@@ -25,6 +25,7 @@ mod mqd {
     pub const CP_HQD_VMID: usize = 131;
     pub const CP_HQD_PQ_BASE_LO: usize = 136;
     pub const CP_HQD_PQ_BASE_HI: usize = 137;
+    pub const CP_HQD_PQ_RPTR: usize = 138;
     pub const CP_HQD_PQ_RPTR_REPORT_ADDR_LO: usize = 139;
     pub const CP_HQD_PQ_RPTR_REPORT_ADDR_HI: usize = 140;
     pub const CP_HQD_PQ_WPTR_POLL_ADDR_LO: usize = 141;
@@ -35,6 +36,7 @@ mod mqd {
     pub const CP_HQD_EOP_BASE_ADDR_HI: usize = 166;
     pub const CP_HQD_EOP_CONTROL: usize = 167;
     pub const CP_HQD_AQL_CONTROL: usize = 181;
+    pub const CP_HQD_PQ_WPTR_LO: usize = 182;
     pub const FIRST: usize = 128;
 }
 
@@ -116,6 +118,12 @@ impl Pm4Queue {
 /// `setup_ring(..., aql=False)` does (window written in order, then
 /// `CP_HQD_ACTIVE` = 1).
 fn pm4_queue(aql_control: u32) -> Pm4Queue {
+    pm4_queue_at(aql_control, 0)
+}
+
+/// As [`pm4_queue`], with `CP_HQD_PQ_RPTR` and `CP_HQD_PQ_WPTR_LO` both
+/// loaded as `start` (dwords).
+fn pm4_queue_at(aql_control: u32, start: u32) -> Pm4Queue {
     let gpu = ModelGpu::new(Generation::Gfx11, Seed(21)).unwrap();
     let ring: &'static mut Ring = Box::leak(Box::new(Ring([0; RING_DWORDS])));
     let page: &'static Page = Box::leak(Box::new(Page([0; 1024])));
@@ -160,6 +168,8 @@ fn pm4_queue(aql_control: u32) -> Pm4Queue {
     // EOP_SIZE: 2^(n+1) dwords; 0x1000 bytes = 1024 dwords -> 9.
     set(mqd::CP_HQD_EOP_CONTROL, 9);
     set(mqd::CP_HQD_AQL_CONTROL, aql_control);
+    set(mqd::CP_HQD_PQ_RPTR, start);
+    set(mqd::CP_HQD_PQ_WPTR_LO, start);
     let base = reg(r::CP_MQD_BASE_ADDR);
     for (i, v) in window.iter().enumerate() {
         if i + mqd::FIRST != mqd::CP_HQD_ACTIVE {
@@ -171,7 +181,7 @@ fn pm4_queue(aql_control: u32) -> Pm4Queue {
         gpu,
         ring,
         page,
-        wptr: 0,
+        wptr: u64::from(start),
     }
 }
 
@@ -312,6 +322,22 @@ fn pm4_queue_wraps_at_the_ring_end() {
     assert_eq!(q.page_u32(0xC0), 0x6666_6666);
     // rptr report wraps: (1022 + 5) mod 1024.
     assert_eq!(q.page_u32(0), 3);
+}
+
+#[test]
+fn pm4_queue_starts_at_the_loaded_read_pointer() {
+    // RPTR = WPTR = 1020: the packet at dwords 1020..1025 wraps.
+    let mut q = pm4_queue_at(0, 1020);
+    let dst = q.page_addr() + 0x380;
+    q.submit(&[
+        packet3(PACKET3_WRITE_DATA, 3),
+        DST_SEL_MEMORY,
+        dst as u32,
+        (dst >> 32) as u32,
+        0x8888_8888,
+    ]);
+    assert_eq!(q.page_u32(0xE0), 0x8888_8888);
+    assert_eq!(q.page_u32(0), 1, "(1020 + 5) mod 1024");
 }
 
 #[test]
