@@ -12,6 +12,8 @@ Steps, as tinygrad runs them on a real board:
    aql=False)` = MEC pipe 0 queue 0 by direct HQD load; then SDMA queue 0.
    Buffers are allocated as `PCIIfaceBase.alloc` does for cpu_access VRAM:
    `mm.valloc(size, uncached=True, contiguous=True)`.
+3. With the model's library as backend: one harness packet on the compute
+   queue (`probe_compute_queue`: WRITE_DATA + NOP filler), checked in memory.
 """
 import argparse, os, pathlib, sys, time
 
@@ -77,7 +79,7 @@ def probe_compute_queue(adev, ring, gart, db, wptr_off, tracer):
   tracer.note(f"compute queue probe: {got:#x} at gart+0xc0 (want {PROBE_VALUE:#x})")
   if got != PROBE_VALUE: raise RuntimeError(f"the PM4 compute queue did not execute the probe WRITE_DATA: read {got:#x}")
 
-def create_queues(adev, pci_dev, tracer):
+def create_queues(adev, pci_dev, tracer, probe: bool):
   """PCIIface.create_queue's calls for the compute queue and SDMA queue 0."""
   def alloc(size, cpu_access=True): return adev.mm.valloc((size + 0xFFF) & ~0xFFF, uncached=True, contiguous=cpu_access)
   # amd_queue_t read_dispatch_id / write_dispatch_id offsets (ROCR
@@ -87,7 +89,8 @@ def create_queues(adev, pci_dev, tracer):
   ring, gart, eop = alloc(16 << 20), alloc(0x100), alloc(0x1000, cpu_access=False)
   db = adev.gfx.setup_ring(ring.va_addr, ring.size, gart.va_addr + rptr_off, gart.va_addr + wptr_off, eop.va_addr, eop.size, False, False)
   tracer.note(f"compute queue: ring VA {ring.va_addr:#x} (VRAM {ring.paddrs[0][0]:#x}), doorbell index {db}")
-  probe_compute_queue(adev, ring, gart, db, wptr_off, tracer)
+  # The responder runs no queue; only the model's CP can answer the probe.
+  if probe: probe_compute_queue(adev, ring, gart, db, wptr_off, tracer)
   tracer.step("harness: SDMA queue 0 (PCIIface.create_queue, KFD_IOC_QUEUE_TYPE_SDMA)")
   sring, sgart = alloc(16 << 20), alloc(0x100)
   sdb = adev.sdma.setup_ring(sring.va_addr, sring.size, sgart.va_addr + rptr_off, sgart.va_addr + wptr_off, 0)
@@ -137,7 +140,7 @@ def main(argv=None) -> int:
     adev = AMDev(dev)
     tracer.step("boot done (AMDev.__init__ returned)")
     boot_writes = tracer.writes
-    if not a.no_queues: create_queues(adev, dev, tracer)
+    if not a.no_queues: create_queues(adev, dev, tracer, probe=cbackend is not None)
     ok = True
   except Exception as e:  # the run's outcome is reported, not hidden
     import traceback
