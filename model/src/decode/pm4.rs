@@ -152,7 +152,10 @@ pub fn opcode_name(op: u32) -> &'static str {
         MAP_QUEUES => "MAP_QUEUES",
         UNMAP_QUEUES => "UNMAP_QUEUES",
         QUERY_STATUS => "QUERY_STATUS",
-        _ => "an opcode the model has no name for",
+        _ => super::ring::NAMED_ONLY
+            .iter()
+            .find(|(o, _)| *o == op)
+            .map_or("an opcode the model has no name for", |(_, n)| *n),
     }
 }
 
