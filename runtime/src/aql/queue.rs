@@ -289,7 +289,14 @@ impl core::fmt::Display for SubmitError {
     }
 }
 
-/// Waits until ids up to `last` fit in the ring, i.e. `last - read < slots`.
+/// Waits until ids `first..first + count` fit in the ring.
+///
+/// The read index is valid only in `[first + count - slots, first]`: it
+/// cannot pass `first`, which is reserved and unpublished, and the ids
+/// fit once it is at most `slots - count` behind `first`. Both sides are
+/// one wrapping distance, `first - read`, checked in one compare on the
+/// fast path. A read index ahead of `first` (inside or past this
+/// reservation) is [`SubmitError::ReadIndexAhead`].
 #[inline(always)]
 fn wait_for_space<M, C>(
     mem: &M,
@@ -303,22 +310,23 @@ where
     C: Clock + ?Sized,
 {
     let slots = mem.slots();
-    let last = first.wrapping_add(count - 1);
+    // `count <= slots` (checked by the callers).
+    let room = slots.wrapping_sub(count);
     let read = mem.read_index();
     // Fast path: one acquire load, one subtract, one compare.
-    if last.wrapping_sub(read) < slots {
+    if first.wrapping_sub(read) <= room {
         return Ok(());
     }
-    let deadline = Deadline::after(clock, timeout_ns);
+    let mut deadline = Deadline::after(clock, timeout_ns);
     loop {
         let read = mem.read_index();
-        let ahead = last.wrapping_sub(read);
-        if ahead < slots {
+        let behind = first.wrapping_sub(read);
+        if behind <= room {
             return Ok(());
         }
         // The CP can never have consumed `first` (unpublished). In
         // wrapping arithmetic "read > first" shows up as a huge distance.
-        if first.wrapping_sub(read) > u64::MAX / 2 {
+        if behind > u64::MAX / 2 {
             return Err(SubmitError::ReadIndexAhead {
                 packet_id: first,
                 read_index: read,

@@ -600,7 +600,7 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
     /// Waits for `cond.byte_offset` to differ from `cond.want`
     /// (`psp_wait_for(..., check_changed = true)`).
     fn wait_changed(&self, cond: RegCondition, timeout_ns: u64) -> Result<u32, PspError> {
-        let deadline = Deadline::after(self.clock, timeout_ns);
+        let mut deadline = Deadline::after(self.clock, timeout_ns);
         loop {
             let v = self.bus.read32(cond.byte_offset);
             if v == ALL_ONES {
@@ -712,7 +712,7 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
         };
         self.bus.write32(self.at.c67, next);
 
-        let deadline = Deadline::after(self.clock, FENCE_TIMEOUT_NS);
+        let mut deadline = Deadline::after(self.clock, FENCE_TIMEOUT_NS);
         let mut last = 0;
         loop {
             if let Some(v) = self.buf.fence.load_u32(0) {

@@ -169,7 +169,7 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
         }
         mem.wptr.store(wptr, Ordering::Release);
         self.ring.doorbell.ring(wptr);
-        let deadline = Deadline::after(&self.clock, self.timeout_ns);
+        let mut deadline = Deadline::after(&self.clock, self.timeout_ns);
         loop {
             let f = mem.fence.load(Ordering::Acquire) as u32;
             if f.wrapping_sub(seq) < u32::MAX / 2 {

@@ -338,7 +338,7 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
         // `mes_v11_0_ring_set_wptr()`: the wptr slot, then the doorbell.
         mem.wptr.store(next, Ordering::Release);
         self.ring.doorbell.ring(next);
-        let deadline = Deadline::after(&self.clock, self.timeout_ns);
+        let mut deadline = Deadline::after(&self.clock, self.timeout_ns);
         loop {
             let fence = mem.ring_fence.load(Ordering::Acquire);
             if fence.wrapping_sub(seq) < u64::MAX / 2 {
