@@ -148,24 +148,35 @@ fn waits_end_with_a_stalled_clock() {
 mod queue_memory {
     use super::*;
     use barebell::aql::doorbell::Doorbell;
-    use barebell::aql::queue::{AqlQueue, QueueConfig, QueueMemory};
+    use barebell::aql::queue::{AqlQueue, BindError, QueueConfig, QueueMemory};
     use std::ptr::NonNull;
 
     /// Issue 21 finding 1 (`AqlQueue::new`): a second queue over memory a
     /// live queue uses would rewrite the descriptor under it (a plain,
-    /// non-atomic write racing the first queue's `fetch_add`). Observed
-    /// single-threaded: the write index is reset and ids repeat.
+    /// non-atomic write racing the first queue's `fetch_add`). Before the
+    /// fix this was observable single-threaded: the write index was reset
+    /// and ids repeated. Now the second `new` is refused while the first
+    /// queue lives, and allowed again after it is dropped.
     #[test]
     fn second_queue_over_live_memory_is_refused() {
         let mem: &'static QueueMemory<16> = Box::leak(Box::new(QueueMemory::new()));
         let bell: &'static AtomicU64 = Box::leak(Box::new(AtomicU64::new(0)));
         // SAFETY: a leaked u64, accessed only atomically.
         let d = || unsafe { Doorbell::from_ptr(NonNull::from(bell).cast()) }.unwrap();
-        let q1 = AqlQueue::new(mem, d(), QueueConfig::default());
+        let q1 = AqlQueue::new(mem, d(), QueueConfig::default()).unwrap();
         let a = q1.submit(&packet(), &Stalled, 1).unwrap();
         let second = AqlQueue::new(mem, d(), QueueConfig::default());
+        assert_eq!(
+            second.unwrap_err(),
+            BindError::MemoryInUse {
+                descriptor: mem.descriptor_address()
+            }
+        );
         let b = q1.submit(&packet(), &Stalled, 1).unwrap();
-        drop(second);
         assert_ne!(a, b, "a second AqlQueue::new reset the live queue's ids");
+        drop(q1);
+        assert!(!mem.is_bound());
+        let q2 = AqlQueue::new(mem, d(), QueueConfig::default()).unwrap();
+        assert_eq!(q2.write_index(), 0);
     }
 }

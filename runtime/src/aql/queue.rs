@@ -133,7 +133,7 @@ use crate::aql::doorbell::Doorbell;
 use crate::aql::packet::{INVALID_HEADER, Packet};
 use crate::time::{Clock, Deadline};
 use core::cell::UnsafeCell;
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 /// One 64-byte ring slot.
 #[repr(C, align(64))]
@@ -161,10 +161,16 @@ impl Slot {
 pub struct QueueMemory<const SLOTS: usize> {
     ring: [Slot; SLOTS],
     desc: UnsafeCell<AmdQueue>,
+    /// Set while an [`AqlQueue`] owns this memory: the one writer of the
+    /// descriptor's plain fields. After the descriptor, so the CP's view
+    /// (ring, then `amd_queue_t`) is unchanged.
+    bound: AtomicBool,
 }
 
 // SAFETY: the ring and descriptor are shared with the device by design.
-// Every access after `AqlQueue::new` goes through atomics (indices, header
+// The only non-atomic write of the descriptor is in `AqlQueue::new`, which
+// first claims `bound` (compare-exchange), so no other `AqlQueue` over this
+// memory exists while it writes; every access after that goes through atomics (indices, header
 // words) or follows the publish protocol (slot bodies are written only by
 // the producer that reserved the slot, while the CP cannot read it, and are
 // read by the CP only after an acquire load of a published header).
@@ -178,7 +184,13 @@ impl<const SLOTS: usize> QueueMemory<SLOTS> {
             // SAFETY: `AmdQueue` is plain integers and arrays of integers,
             // for which all-zero bytes are a valid value.
             desc: UnsafeCell::new(unsafe { core::mem::zeroed() }),
+            bound: AtomicBool::new(false),
         }
+    }
+
+    /// Whether an [`AqlQueue`] currently owns this memory.
+    pub fn is_bound(&self) -> bool {
+        self.bound.load(Ordering::Acquire)
     }
 
     /// Address of the ring (the MQD's `cp_hqd_pq_base`).
@@ -424,6 +436,25 @@ where
     Ok(first)
 }
 
+/// Why [`AqlQueue::new`] refused the memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindError {
+    /// Another [`AqlQueue`] owns this queue memory; a second one would
+    /// rewrite the descriptor under its producers.
+    MemoryInUse { descriptor: u64 },
+}
+
+impl core::fmt::Display for BindError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            BindError::MemoryInUse { descriptor } => write!(
+                f,
+                "queue memory at {descriptor:#x} already belongs to a live AQL queue"
+            ),
+        }
+    }
+}
+
 /// Queue creation options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct QueueConfig {
@@ -455,8 +486,25 @@ impl<'m, const SLOTS: usize> AqlQueue<'m, SLOTS> {
 
     /// Initialises the descriptor and binds the doorbell. Call before the
     /// queue is mapped to the CP: it rewrites the indices.
-    pub fn new(mem: &'m QueueMemory<SLOTS>, doorbell: Doorbell, config: QueueConfig) -> Self {
+    ///
+    /// The queue owns `mem` until it is dropped: a second `new` over the
+    /// same memory meanwhile is [`BindError::MemoryInUse`], so the plain
+    /// descriptor write here never races another queue's producers.
+    pub fn new(
+        mem: &'m QueueMemory<SLOTS>,
+        doorbell: Doorbell,
+        config: QueueConfig,
+    ) -> Result<Self, BindError> {
         let () = Self::VALID;
+        if mem
+            .bound
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return Err(BindError::MemoryInUse {
+                descriptor: mem.descriptor_address(),
+            });
+        }
         let mut properties = 1 << AMD_QUEUE_PROPERTIES_IS_PTR64_SHIFT;
         if config.profiling {
             properties |= 1 << AMD_QUEUE_PROPERTIES_ENABLE_PROFILING_SHIFT;
@@ -483,9 +531,11 @@ impl<'m, const SLOTS: usize> AqlQueue<'m, SLOTS> {
             // SAFETY: all-zero is a valid `AmdQueue` (plain integers).
             ..unsafe { core::mem::zeroed() }
         };
-        // SAFETY: the queue is not mapped to a CP yet (documented contract),
-        // so nothing else reads or writes the descriptor concurrently. The
-        // ring headers are reset through atomics for the same reason.
+        // SAFETY: `bound` was false and is now ours, so no other `AqlQueue`
+        // (the only other host-side accessor) exists over this memory, and
+        // the queue is not mapped to a CP yet (documented contract), so
+        // nothing reads or writes the descriptor concurrently. The ring
+        // headers are reset through atomics.
         unsafe { mem.desc.get().write(desc) };
         for slot in &mem.ring {
             // SAFETY: slot word 0 is an aligned u32 inside `mem`.
@@ -493,7 +543,7 @@ impl<'m, const SLOTS: usize> AqlQueue<'m, SLOTS> {
                 .store(INVALID_HEADER as u32, Ordering::Relaxed);
         }
         core::sync::atomic::fence(Ordering::Release);
-        AqlQueue { mem, doorbell }
+        Ok(AqlQueue { mem, doorbell })
     }
 
     pub fn memory(&self) -> &'m QueueMemory<SLOTS> {
@@ -574,6 +624,12 @@ impl<'m, const SLOTS: usize> AqlQueue<'m, SLOTS> {
             .0
             .get()
             .cast::<u32>()
+    }
+}
+
+impl<const SLOTS: usize> Drop for AqlQueue<'_, SLOTS> {
+    fn drop(&mut self) {
+        self.mem.bound.store(false, Ordering::Release);
     }
 }
 

@@ -144,6 +144,16 @@ impl DmaChunk<'static> {
 /// The arena is the caller's buffer (a VFIO-mapped hugepage, or a static
 /// in the unikernel) together with the bus address the IOMMU (or identity
 /// mapping) gives its first byte.
+///
+/// Making one is `unsafe`: [`DmaChunk::into_psp_buf`] hands the PSP the
+/// chunk's bus address and lets the device write there, so a wrong bus
+/// address lets the device write host memory the arena does not own.
+/// Safe code cannot make an arena:
+///
+/// ```compile_fail
+/// let mut buf = [0u8; 64];
+/// let _ = barebell::mem::DmaArena::new(&mut buf, 0x1000);
+/// ```
 #[derive(Debug)]
 pub struct DmaArena<'a> {
     rest: &'a mut [u8],
