@@ -158,6 +158,33 @@ fn silent_kiq_is_a_typed_timeout_naming_the_packet() {
     }
 }
 
+/// Issue 21 finding 3: a MAP_QUEUES that timed out may still run; its
+/// HQD slot must stay reserved, so a later map takes another slot instead
+/// of colliding with the late one on the MEC.
+#[test]
+fn timed_out_map_keeps_its_slot_when_the_kiq_runs_it_late() {
+    let (gpu, model, mut kiq) = rig(Generation::Gfx11, 21);
+    kiq.set_resources(0xFFFF_FFFF).unwrap();
+    kiq.timeout_ns = 50_000;
+    let a = gpu.queue::<16>(0x34, QueueConfig::default()).unwrap();
+    let b = gpu.queue::<16>(0x35, QueueConfig::default()).unwrap();
+    model.set_silent(true);
+    assert!(matches!(
+        kiq.map(&a.resources(1)),
+        Err(MapError::Kiq(KiqTimeout {
+            packet: "MAP_QUEUES",
+            ..
+        }))
+    ));
+    // The KIQ wakes up and runs a's MAP_QUEUES before b's.
+    model.set_silent(false);
+    let m = kiq
+        .map(&b.resources(1))
+        .expect("b maps on a free slot after a's late MAP_QUEUES");
+    assert_ne!((m.pipe, m.queue), (0, 0), "b took the timed-out map's slot");
+    assert!(!model.is_halted());
+}
+
 #[test]
 fn a_map_the_mec_refuses_halts_the_kiq() {
     // Two queues forced onto the same slot: the second MAP_QUEUES names a

@@ -537,8 +537,54 @@ fn silent_mes_is_a_typed_timeout_naming_the_frame() {
             ..
         })
     ));
-    // The doorbell was given back.
-    assert!(!r.mes.doorbells().is_used(0x23));
+    // MES may still run the frame: the doorbell stays reserved.
+    assert!(r.mes.doorbells().is_used(0x23));
+}
+
+/// Issue 21 finding 3: an ADD_QUEUE times out, MES then wakes up and
+/// runs it late, and the next ADD_QUEUE (of a queue whose memory is not
+/// in the page table) is refused. The late success of the first frame
+/// must not read as success of the second (one status slot reused), and
+/// the first frame's doorbell must stay reserved while MES may map it.
+#[test]
+fn late_completion_of_a_timed_out_add_queue_is_not_the_next_ones() {
+    let mut r = rig(21);
+    up(&mut r);
+    r.mes.timeout_ns = 50_000;
+    let q1 = queue(&r, 1, 0x23);
+    r.model.set_faults(MesFaults {
+        silent: true,
+        error_status: false,
+    });
+    let err = r.mes.map(&q1.resources(1)).unwrap_err();
+    assert!(matches!(
+        err,
+        MapError::Mes(MesError::Timeout {
+            frame: "ADD_QUEUE",
+            ..
+        })
+    ));
+    assert!(
+        r.mes.doorbells().is_used(0x23),
+        "the timed-out ADD_QUEUE's doorbell was released while MES may still map it"
+    );
+    // MES wakes up: the backlog (q1's ADD_QUEUE) runs first, then the
+    // next frame, which MES refuses (q2's memory is not mapped).
+    r.model.set_faults(MesFaults::default());
+    let q2 = r.gpu.queue::<16>(0x24, QueueConfig::default()).unwrap();
+    let second = r.mes.map(&q2.resources(1));
+    assert_eq!(
+        second.map(|m| m.doorbell),
+        Err(MapError::Mes(FAILED_ADD)),
+        "MES refused the second ADD_QUEUE"
+    );
+    assert!(matches!(
+        last_refusal(r.model),
+        Some((opcode::ADD_QUEUE, _))
+    ));
+    // q1 was mapped late: its doorbell stays reserved; q2's is free.
+    assert!(r.mes.doorbells().is_used(0x23));
+    assert!(!r.mes.doorbells().is_used(0x24));
 }
 
 #[test]
