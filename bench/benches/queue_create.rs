@@ -67,7 +67,8 @@ fn bench(c: &mut Criterion) {
         TickingClock::new(1),
         pause,
         Doorbells::linux_default(),
-    );
+    )
+    .unwrap();
     let process = Process {
         pasid: 0x8001,
         page_table_base: PTB,

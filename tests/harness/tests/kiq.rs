@@ -40,7 +40,7 @@ fn rig(generation: Generation, seed: u64) -> (ModelGpu, &'static KiqModel, Mappe
     let pause: Box<dyn FnMut()> = Box::new(move || {
         model.service();
     });
-    let kiq = Kiq::new(ring, clock(), pause, generation, Doorbells::linux_default());
+    let kiq = Kiq::new(ring, clock(), pause, generation, Doorbells::linux_default()).unwrap();
     (gpu, model, kiq)
 }
 
@@ -270,7 +270,8 @@ fn kiq_from_registers(generation: Generation) {
         memory: mem,
         doorbell: gpu.doorbell(doorbell_index::MES_RING1).unwrap(),
     };
-    let mut kiq: Mapper = Kiq::new(ring, clock(), pause, generation, Doorbells::linux_default());
+    let mut kiq: Mapper =
+        Kiq::new(ring, clock(), pause, generation, Doorbells::linux_default()).unwrap();
     kiq.set_resources(0xFFFF_FFFF).unwrap();
     let ran = Arc::new(Mutex::new(0usize));
     let r2 = ran.clone();
@@ -339,4 +340,33 @@ fn map_outside_the_queue_mask_halts_the_kiq() {
             }
         })
     );
+}
+
+/// Issue 21 finding 1 (`KiqMemory`): one writer per KIQ ring.
+#[test]
+fn a_second_mapper_over_one_kiq_ring_is_refused() {
+    let gpu = ModelGpu::new(Generation::Gfx11, Seed(5)).unwrap();
+    let (ring, _model): (KiqRing<'static, RING>, _) = gpu.kiq::<RING>().unwrap();
+    let mk = || -> Result<Mapper, _> {
+        Kiq::new(
+            ring,
+            clock(),
+            nop(),
+            Generation::Gfx11,
+            Doorbells::linux_default(),
+        )
+    };
+    let first = mk().unwrap();
+    assert_eq!(
+        mk().map(|_| ()).unwrap_err(),
+        barebell::gfx::error::RingInUse {
+            ring: ring.memory.ring_address()
+        }
+    );
+    drop(first);
+    assert!(mk().is_ok());
+}
+
+fn nop() -> Box<dyn FnMut()> {
+    Box::new(|| {})
 }

@@ -73,7 +73,7 @@ fn rig_for<A: MesApi>(seed: u64) -> Rig<A> {
     let pause: Box<dyn FnMut()> = Box::new(move || {
         model.service();
     });
-    let mut mes = Mes::new(ring, clock(), pause, Doorbells::linux_default());
+    let mut mes = Mes::new(ring, clock(), pause, Doorbells::linux_default()).unwrap();
     for (key, ptb) in [(1u8, PTB[0]), (2, PTB[1])] {
         mes.register_process(
             key,
@@ -838,7 +838,8 @@ fn mes_and_cp_on_a_thread_with_real_time() {
         StdClock::default(),
         core::hint::spin_loop,
         Doorbells::linux_default(),
-    );
+    )
+    .unwrap();
     mes.register_process(
         1,
         Process {
@@ -1004,4 +1005,28 @@ fn rule_v12_doorbell_registers_programmed() {
     ));
     barebell::gfx::mes::rings::init_aggregated_doorbell(r.gpu.mec, &GC_BASES).unwrap();
     r.mes.map(&q.resources(1)).unwrap();
+}
+
+/// Issue 21 finding 1 (`MesMemory`): the ring has one writer. A second
+/// mapper over the same ring is refused while the first lives (the two
+/// would race on the plain ring dwords), and allowed once it is dropped.
+#[test]
+fn a_second_mapper_over_one_ring_is_refused() {
+    let gpu = ModelGpu::new(Generation::Gfx11, Seed(5)).unwrap();
+    let (ring, _model): (MesRing<'static, RING>, _) = gpu.mes::<RING>().unwrap();
+    let first: Mapper = Mes::new(ring, clock(), nop(), Doorbells::linux_default()).unwrap();
+    let second: Result<Mapper, _> = Mes::new(ring, clock(), nop(), Doorbells::linux_default());
+    assert_eq!(
+        second.map(|_| ()).unwrap_err(),
+        barebell::gfx::error::RingInUse {
+            ring: ring.memory.ring_address()
+        }
+    );
+    drop(first);
+    let again: Result<Mapper, _> = Mes::new(ring, clock(), nop(), Doorbells::linux_default());
+    assert!(again.is_ok());
+}
+
+fn nop() -> Box<dyn FnMut()> {
+    Box::new(|| {})
 }
