@@ -168,6 +168,31 @@ mod tests {
         assert_eq!(vbios_reservation(0, 1 << 30), 0);
     }
 
+    /// Issue 21 finding 4: a device-reported memory size that fills the
+    /// MC space below the hole leaves no room for the GART on either side.
+    /// gfx12 (LOW) used to place a one-byte GART at the hole itself.
+    #[test]
+    fn a_memory_size_that_leaves_no_room_for_the_gart_is_refused() {
+        // FB at 0, ending 4 GiB below the hole: nothing below, and the
+        // first 4 GiB boundary above is the hole.
+        let vram = GMC_HOLE_START - (4 << 30) + 1;
+        for place in [GartPlacement::Low, GartPlacement::High] {
+            let l = McLayout::new(place, 0, vram);
+            assert!(
+                l.is_none_or(|l| l.gart_end < GMC_HOLE_START
+                    && l.gart_end - l.gart_start + 1 == GART_BYTES),
+                "{place:?}: {l:x?}"
+            );
+        }
+        // The largest FB that still leaves a whole GART above it works.
+        let vram = GMC_HOLE_START - (8 << 30);
+        let l = McLayout::new(GartPlacement::Low, 0, vram).unwrap();
+        assert_eq!(
+            (l.gart_start, l.gart_end),
+            (GMC_HOLE_START - (8 << 30), GMC_HOLE_START - (8 << 30) + GART_BYTES - 1)
+        );
+    }
+
     #[test]
     fn a_memory_size_that_would_cross_the_hole_is_refused() {
         assert!(McLayout::new(GartPlacement::High, 0x8000, 1 << 30).is_some());
