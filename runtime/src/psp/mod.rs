@@ -235,6 +235,8 @@ pub enum PspError {
         step: &'static str,
         needs: &'static str,
     },
+    /// LOAD_TOC answered a TMR size no TMR can have (0).
+    BadTmrSize { size: u32 },
 }
 
 impl From<WaitError> for PspError {
@@ -304,6 +306,9 @@ impl core::fmt::Display for PspError {
                 "GPCOM command {cmd_id:#x} (fw_type {fw_type}) failed with status {status:#x}"
             ),
             PspError::OutOfOrder { step, needs } => write!(f, "{step} needs {needs} first"),
+            PspError::BadTmrSize { size } => {
+                write!(f, "LOAD_TOC asked for a TMR of {size:#x} bytes")
+            }
         }
     }
 }
@@ -772,7 +777,12 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
         let len = self.buf.fw_pri.len();
         self.buf.fw_pri.write("toc", 0, toc, len)?;
         let cmd = CmdResp::load_toc(self.buf.fw_pri.mc_addr(), toc.len() as u32);
-        Ok(self.submit(&cmd)?.tmr_size.get())
+        // A device-reported size: range-checked here, where it enters.
+        // Too large for the VRAM left is the TMR source's typed error.
+        match self.submit(&cmd)?.tmr_size.get() {
+            0 => Err(PspError::BadTmrSize { size: 0 }),
+            size => Ok(size),
+        }
     }
 
     /// SETUP_TMR with the TMR at `tmr_mc` (follows `psp_tmr_load()` and
