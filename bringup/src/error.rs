@@ -152,6 +152,14 @@ pub enum LayoutError {
     /// VMID0 would span 2^48 bytes or more (the GART and the ring area
     /// too far apart for four levels of tables).
     Vmid0TooWide { start: u64, end: u64 },
+    /// The user memory asked for (`Options::user_memory`) is not whole
+    /// pages, or does not leave the ring area `ring_min` bytes of the DMA
+    /// region's `dma` (past its GTT chunk).
+    UserMemory {
+        asked: usize,
+        dma: usize,
+        ring_min: usize,
+    },
     /// A GTT chunk came back at a null host address.
     NullGtt,
     /// The PSP buffers were taken already (a step ran twice).
@@ -197,6 +205,14 @@ impl fmt::Display for LayoutError {
             LayoutError::Vmid0TooWide { start, end } => write!(
                 f,
                 "VMID0 would cover {start:#x}..={end:#x}, more than the 2^48 bytes four levels of page tables reach (the ring area is too far from the GART)"
+            ),
+            LayoutError::UserMemory {
+                asked,
+                dma,
+                ring_min,
+            } => write!(
+                f,
+                "user memory of {asked:#x} bytes: it must be whole 4 KiB pages and leave the ring area at least {ring_min:#x} bytes of the {dma:#x}-byte DMA region past its GTT chunk"
             ),
             LayoutError::NullGtt => write!(f, "a null GTT chunk"),
             LayoutError::PspBuffersTaken => write!(f, "the PSP buffers were already used"),

@@ -30,6 +30,19 @@
 //!   VM), which lets the runtime's ring, queue, MQD and signal types,
 //!   which hand the device their host addresses, live there unchanged. The
 //!   ring area must miss the FB (the system aperture) and the GART.
+//! - The last `user_memory` bytes of the DMA region (an option) are kept
+//!   out of the ring area as user memory ([`crate::usermem`]): mapped at
+//!   GPU VA = host address into the process tables only, with the flags
+//!   KFD gives a user's system-memory allocation: `get_pte_flags()` in
+//!   `amdgpu_amdkfd_gpuvm.c` asks `amdgpu_gem_va_map_flags()` for
+//!   READABLE, WRITEABLE (`KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE`) and
+//!   EXECUTABLE (`KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE`, which ROCR sets for
+//!   code-object memory) and the default MTYPE, which
+//!   `gmc_v11_0_map_mtype()` turns into `MTYPE_NC` (0, the field left
+//!   clear); `amdgpu_vm_bo_update()` adds `amdgpu_ttm_tt_pte_flags()`'s
+//!   SYSTEM and SNOOPED for cached GTT, and `gmc_v11_0_get_vm_pte()` keeps
+//!   the mapping's EXECUTABLE bit, which instruction fetch needs (the
+//!   hub refuses an execute access to a PTE without it).
 //! - Then an HDP flush, MMHUB init (`mmhub_v3_0_gart_enable()`,
 //!   `mmhub_v4_1_0_gart_enable()`), another flush, and VMID0's TLB flush
 //!   on the MMHUB's GART engine (`gmc_v11_0_gart_enable()`).
@@ -85,6 +98,9 @@ pub struct LayoutReport {
     pub process_root: u64,
     /// The ring area: first byte (GPU VA = host address) and length.
     pub ring_area: (u64, u64),
+    /// The user memory: first byte (GPU VA = host address, process tables
+    /// only) and length.
+    pub user_memory: (u64, u64),
     /// GTT's bus address (the DMA region's first chunk).
     pub gtt_bus: u64,
 }
@@ -95,6 +111,8 @@ pub struct Memory<'p> {
     pub(crate) process: TableArena<'p>,
     ring_area: Option<DeviceArena<'p>>,
     ring_range: (u64, u64),
+    user: Option<crate::usermem::UserMemory<'p>>,
+    user_range: (u64, u64),
     pub(crate) cfg: HubConfig,
     pub(crate) mmhub: &'static HubRegs,
     pub(crate) gfxhub: &'static HubRegs,
@@ -127,8 +145,14 @@ impl<'p> Memory<'p> {
             vmid0_root: self.gart.root(),
             process_root: self.process.root(),
             ring_area: self.ring_range,
+            user_memory: self.user_range,
             gtt_bus: self.gtt_bus,
         }
+    }
+
+    /// The user memory, for the bring-up's result (once).
+    pub(crate) fn take_user_memory(&mut self) -> Option<crate::usermem::UserMemory<'p>> {
+        self.user.take()
     }
 
     /// The ring area, for the rings and queue steps (once).
@@ -245,8 +269,57 @@ const SYSTEM_RW: Flags = Flags {
     snooped: true,
 };
 
-/// Places everything, enables the MMHUB.
-pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>, BringupError> {
+/// Flags of the user memory: what KFD gives a writable, executable
+/// system-memory allocation (module docs): `SYSTEM_RW` plus EXECUTABLE,
+/// MTYPE_NC (0).
+const SYSTEM_RWX: Flags = Flags {
+    executable: true,
+    ..SYSTEM_RW
+};
+
+/// Maps `[va, va + len)` of the DMA region (GPU VA = host address, `off`
+/// bytes from its start) into `t`, page runs split at chunk boundaries
+/// (each chunk is contiguous on the bus, the chunks need not be).
+fn map_dma_range(
+    t: &mut TableArena<'_>,
+    table: &'static str,
+    chunk_bus: &[u64],
+    va: u64,
+    off: usize,
+    len: usize,
+    flags: Flags,
+) -> Result<(), BringupError> {
+    let mut done = 0usize;
+    while done < len {
+        let o = off + done;
+        let k = o / DMA_CHUNK;
+        let n = (DMA_CHUNK - o % DMA_CHUNK).min(len - done);
+        let a = va + done as u64;
+        let bus = chunk_bus
+            .get(k)
+            .map(|b| b + (o % DMA_CHUNK) as u64)
+            .ok_or_else(|| {
+                layout_err(LayoutError::DmaTooSmall {
+                    len: off + len,
+                    chunk: DMA_CHUNK,
+                })
+            })?;
+        t.map(a, bus, n as u64, flags, false)
+            .map_err(|why| ErrorKind::PageTable { table, va: a, why })
+            .at(Step::Gmc)?;
+        done += n;
+    }
+    Ok(())
+}
+
+/// Places everything, enables the MMHUB; keeps the DMA region's last
+/// `user_bytes` as user memory.
+pub fn run<'p>(
+    gpu: &Gpu<'p>,
+    nbio: &Nbio,
+    user_bytes: usize,
+    sink: &dyn Sink,
+) -> Result<Memory<'p>, BringupError> {
     let s = Step::Gmc;
     let p = gpu.platform;
     let bus = &gpu.bus;
@@ -339,10 +412,23 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
     // device at `chunk_bus[0]` for as long as the device may use it (the
     // `Platform` contract on `dma`), and `gtt_mem` is exactly that chunk.
     let gtt = unsafe { DmaArena::new(gtt_mem, gtt_bus) }.at(s)?;
+    // The rest: the ring area, then the user memory.
+    let rest = dma.len - DMA_CHUNK;
+    if !user_bytes.is_multiple_of(4096)
+        || rest < user_bytes.saturating_add(crate::usermem::MIN_RING_AREA)
+    {
+        return Err(layout_err(LayoutError::UserMemory {
+            asked: user_bytes,
+            dma: dma.len,
+            ring_min: crate::usermem::MIN_RING_AREA,
+        }));
+    }
     // SAFETY: as above; `dma.len > DMA_CHUNK`, so this stays inside.
     let area_at = unsafe { dma.host.add(DMA_CHUNK) };
-    let area_len = dma.len - DMA_CHUNK;
-    let (ring_va, ring_end) = ring_range(area_at.as_ptr() as u64, area_len as u64, &mc)?;
+    let area_len = rest - user_bytes;
+    // Both the ring area and the user memory sit at VA = host address.
+    let (ring_va, _) = ring_range(area_at.as_ptr() as u64, rest as u64, &mc)?;
+    let ring_end = ring_va + area_len as u64 - 1;
     // VMID0 covers both the GART and the ring area; the hub walks `VA -
     // PAGE_TABLE_START_ADDR`, so its tables are indexed from that start
     // (`amdgpu_gart_map()` indexes the GART by the offset into the
@@ -356,27 +442,41 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
         }));
     }
     let mut gart = gart.with_va_base(vmid0_start);
-    // The ring area at VA = host address, chunk by chunk (each chunk is
-    // contiguous on the bus, the chunks need not be), in VMID0 and in the
-    // process tables.
-    for (k, bus_addr) in dma.chunk_bus.iter().enumerate().skip(1) {
-        let va = ring_va + ((k - 1) * DMA_CHUNK) as u64;
-        if va > ring_end {
-            break;
-        }
-        for (table, t) in [("VMID0", &mut gart), ("process", &mut process)] {
-            t.map(va, *bus_addr, DMA_CHUNK as u64, SYSTEM_RW, false)
-                .map_err(|why| ErrorKind::PageTable { table, va, why })
-                .at(s)?;
-        }
+    // The ring area at VA = host address in VMID0 and in the process
+    // tables; the user memory after it in the process tables only.
+    for (table, t) in [("VMID0", &mut gart), ("process", &mut process)] {
+        map_dma_range(
+            t,
+            table,
+            dma.chunk_bus,
+            ring_va,
+            DMA_CHUNK,
+            area_len,
+            SYSTEM_RW,
+        )?;
     }
+    let user_va = ring_va + area_len as u64;
+    map_dma_range(
+        &mut process,
+        "process",
+        dma.chunk_bus,
+        user_va,
+        DMA_CHUNK + area_len,
+        user_bytes,
+        SYSTEM_RWX,
+    )?;
     // SAFETY: `[area_at, area_at + area_len)` is the DMA region past its
-    // first chunk: valid for 'p and, by the platform's contract, kept
-    // mapped until the device can no longer reach it; used by nothing
-    // else (the platform was claimed once); and mapped just above at VA =
-    // host address in VMID0 and in the process tables, which are the
-    // contexts the rings (VMID0) and the user queue (the process) run in.
+    // first chunk, before the user memory: valid for 'p and, by the
+    // platform's contract, kept mapped until the device can no longer
+    // reach it; used by nothing else (the platform was claimed once); and
+    // mapped just above at VA = host address in VMID0 and in the process
+    // tables, which are the contexts the rings (VMID0) and the user queue
+    // (the process) run in.
     let ring_area = unsafe { DeviceArena::new(area_at, area_len) };
+    // SAFETY: the DMA region's last `user_bytes`, after the ring area: as
+    // above, used by nothing else, and mapped at VA = host address in the
+    // process tables, which every user queue runs in (the queue step).
+    let user = unsafe { crate::usermem::UserMemory::new(area_at.add(area_len), user_bytes) };
 
     let cfg = HubConfig {
         pt_base: gart.root(),
@@ -397,6 +497,8 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
         process,
         ring_area: Some(ring_area),
         ring_range: (ring_va, area_len as u64),
+        user: Some(user),
+        user_range: (user_va, user_bytes as u64),
         cfg,
         mmhub,
         gfxhub,
@@ -436,7 +538,7 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
     sink.step(
         s,
         format_args!(
-            "FB at MC {:#x}..={:#x}, FB_OFFSET {:#x}, VBIOS framebuffer {:#x} bytes kept; GART {:#x}..={:#x}; {} enabled, VMID0 {:#x}..={:#x} with tables at VRAM {:#x}; ring area at VA = host {:#x}, {:#x} bytes, also in the process tables at VRAM {:#x}; PSP buffers in GTT at bus {:#x}",
+            "FB at MC {:#x}..={:#x}, FB_OFFSET {:#x}, VBIOS framebuffer {:#x} bytes kept; GART {:#x}..={:#x}; {} enabled, VMID0 {:#x}..={:#x} with tables at VRAM {:#x}; ring area at VA = host {:#x}, {:#x} bytes, also in the process tables at VRAM {:#x}; user memory at VA = host {:#x}, {:#x} bytes, process tables only, executable; PSP buffers in GTT at bus {:#x}",
             mc.fb_start,
             mc.fb_end,
             vram_base_offset,
@@ -450,6 +552,8 @@ pub fn run<'p>(gpu: &Gpu<'p>, nbio: &Nbio, sink: &dyn Sink) -> Result<Memory<'p>
             r.ring_area.0,
             r.ring_area.1,
             r.process_root,
+            r.user_memory.0,
+            r.user_memory.1,
             r.gtt_bus,
         ),
     );

@@ -53,6 +53,7 @@ pub mod psp;
 pub mod queue;
 pub mod rings;
 pub mod sink;
+pub mod usermem;
 
 pub use barebell::platform::Platform;
 pub use error::{BringupError, ErrorKind};
@@ -61,6 +62,7 @@ pub use firmware::FirmwareDir;
 pub use firmware::{FirmwareError, FirmwareSet, FirmwareSource};
 pub use queue::{Mapping, UserQueue};
 pub use sink::{Quiet, Sink, Step};
+pub use usermem::{UserMemory, UserMemoryError};
 
 use crate::bus::Bus;
 use crate::error::ResultAt;
@@ -74,6 +76,10 @@ pub struct Options {
     pub until: Step,
     /// How to map the user queue; `None` stops after [`Step::Rlc`].
     pub mapping: Option<Mapping>,
+    /// Bytes of the DMA region kept as user memory (whole 4 KiB pages):
+    /// code objects, kernargs, buffers and scratch, mapped for the user
+    /// queue ([`usermem`]); [`usermem::DEFAULT_BYTES`] by default.
+    pub user_memory: usize,
 }
 
 impl Default for Options {
@@ -81,6 +87,7 @@ impl Default for Options {
         Options {
             until: Step::Queue,
             mapping: None,
+            user_memory: usermem::DEFAULT_BYTES,
         }
     }
 }
@@ -107,8 +114,19 @@ pub struct Gpu<'p> {
     pub memory: Option<gmc::LayoutReport>,
     /// The mapped user queue (with a mapping, after [`Step::Queue`]).
     pub queue: Option<UserQueue<'p>>,
+    /// Device memory for user work, mapped in the page tables the user
+    /// queue runs in (after [`Step::Gmc`]; see [`usermem`]).
+    pub user: Option<UserMemory<'p>>,
     /// The last step that completed.
     pub reached: Step,
+}
+
+impl<'p> Gpu<'p> {
+    /// The device memory for user work (see [`usermem`]); `None` before
+    /// the gmc step.
+    pub fn user_memory(&mut self) -> Option<&mut UserMemory<'p>> {
+        self.user.as_mut()
+    }
 }
 
 impl core::fmt::Debug for Gpu<'_> {
@@ -118,6 +136,7 @@ impl core::fmt::Debug for Gpu<'_> {
             .field("reached", &self.reached)
             .field("memory", &self.memory)
             .field("queue", &self.queue)
+            .field("user", &self.user)
             .finish_non_exhaustive()
     }
 }
@@ -155,6 +174,7 @@ pub fn run<'p>(
         ips,
         memory: None,
         queue: None,
+        user: None,
         reached: Step::Discovery,
     };
     if opts.stops_after(Step::Discovery) {
@@ -167,8 +187,9 @@ pub fn run<'p>(
         return Ok(gpu);
     }
     // 3. gmc
-    let mut mem = gmc::run(&gpu, &nbio, sink)?;
+    let mut mem = gmc::run(&gpu, &nbio, opts.user_memory, sink)?;
     gpu.memory = Some(mem.report());
+    gpu.user = mem.take_user_memory();
     gpu.reached = Step::Gmc;
     if opts.stops_after(Step::Gmc) {
         return Ok(gpu);

@@ -80,6 +80,11 @@ pub struct BringupArgs {
     /// firmware-amd-graphics installs them here).
     #[arg(long, default_value = FirmwareDir::SYSTEM)]
     pub firmware_dir: PathBuf,
+    /// After the bring-up, read `regs`, `queue` and `ring` commands from
+    /// stdin (one per line, `quit` ends) and run them against this
+    /// device, then unmap the queue.
+    #[arg(long)]
+    pub shell: bool,
     /// The device: the model (default, with --part) or a GPU.
     #[command(flatten)]
     pub target: TargetArgs,
@@ -135,13 +140,27 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
     let opts = Options {
         until: args.until.into(),
         mapping: args.mapping.map(Into::into),
+        ..Default::default()
     };
     let device = target::open(&args.target, &fw, 1)?;
     println!("{}", device.describe());
     let sink = TextSink::new(args.trace);
     let result = {
         let platform = device.platform();
-        barebell_bringup::run(platform, &fw, &opts, &sink).map(|gpu| {
+        barebell_bringup::run(platform, &fw, &opts, &sink).map(|mut gpu| {
+            if args.shell {
+                println!(
+                    "shell: {} brought up to {}; commands: regs read|write, queue dump, ring decode, quit",
+                    device.name(),
+                    gpu.reached
+                );
+                crate::introspect::shell(
+                    &mut gpu,
+                    args.target.hardware(),
+                    std::io::stdin().lock(),
+                    std::io::stdout(),
+                );
+            }
             if let Some(q) = gpu.queue {
                 q.unmap().map(|()| {
                     println!("step unmap: the queue is off the device");

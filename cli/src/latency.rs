@@ -64,8 +64,21 @@ pub struct LatencyArgs {
     /// (one workgroup of 64), `vadd` (c = a + b over 1024 f32, 4 x 256;
     /// both built from cli/kernels/latency.cl) or `FILE.co:NAME` (one
     /// workgroup of 64; buffer arguments get zeroed 64 KiB, values 0).
-    #[arg(long, value_name = "empty|vadd|FILE.co:NAME")]
+    /// With --mapping (or on a GPU) the kernel goes into the bring-up's
+    /// user memory, mapped in the page tables the queue's VMID walks. On
+    /// a GPU the default is `empty` (UNVERIFIED ON HARDWARE).
+    #[arg(
+        long,
+        value_name = "empty|vadd|FILE.co:NAME",
+        conflicts_with = "packet"
+    )]
     kernel: Option<String>,
+    /// What is measured without --kernel: `dispatch` (default: the model's
+    /// placeholder host function on the model; the built-in empty kernel
+    /// on a GPU, UNVERIFIED ON HARDWARE) or `barrier` (an AQL BARRIER_AND
+    /// with no dependencies: no kernel code involved).
+    #[arg(long, value_enum)]
+    packet: Option<PacketArg>,
     /// Seed for the model.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -100,6 +113,13 @@ pub struct LatencyArgs {
     /// model as on a GPU).
     #[arg(long, default_value = FirmwareDir::SYSTEM)]
     firmware_dir: PathBuf,
+}
+
+/// `--packet`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PacketArg {
+    Dispatch,
+    Barrier,
 }
 
 #[derive(Serialize, Debug)]
@@ -153,8 +173,10 @@ struct ParamsJson {
     cpu: Option<usize>,
     model_cpu: Option<usize>,
     kernel_ns: u64,
-    /// The dispatched kernel (`--kernel`); null: the model's placeholder
-    /// host function (or a barrier on a GPU).
+    /// What each iteration submits: "dispatch" or "barrier".
+    packet: &'static str,
+    /// The dispatched kernel (`--kernel`, or `empty` by default on a GPU);
+    /// null: the model's placeholder host function, or a barrier.
     kernel: Option<String>,
     /// Where the kernel's code object came from and its launch shape.
     kernel_detail: Option<String>,
@@ -429,6 +451,7 @@ fn run_target(
     cpu: Option<usize>,
     model_cpu: Option<usize>,
     kernel: Option<&KernelSpec>,
+    barrier: bool,
     warnings: &mut Vec<String>,
 ) -> Result<RunResult, String> {
     // The model thread is spawned from this one; it must not start out
@@ -494,6 +517,7 @@ fn run_target(
                 a.seed,
                 a.kernel_ns,
                 kernel.map(|k| (k, a.target.part)),
+                barrier,
                 monotonic_raw_ns,
                 idle,
                 model_cpu,
@@ -510,6 +534,7 @@ fn run_target(
                 m.unwrap_or(Mapping::Mes),
                 a.kernel_ns,
                 kernel.map(|k| (k, a.target.part)),
+                barrier,
                 monotonic_raw_ns,
                 idle,
                 model_cpu,
@@ -703,9 +728,13 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
     } else {
         vec![mapping]
     };
-    let kernel = match &a.kernel {
-        Some(k) => Some(KernelSpec::resolve(k, a.target.part)?),
-        None => None,
+    let barrier = a.packet == Some(PacketArg::Barrier);
+    // On a GPU the default measured packet is a dispatch of the built-in
+    // empty kernel (rebuilt for the part discovery finds).
+    let kernel = match (&a.kernel, hardware, barrier) {
+        (Some(k), _, _) => Some(KernelSpec::resolve(k, a.target.part)?),
+        (None, Some(_), false) => Some(KernelSpec::resolve("empty", a.target.part)?),
+        (None, _, _) => None,
     };
     // Measured before the run, on this thread, while nothing else runs.
     let first_launch_ns = match (&kernel, hardware) {
@@ -723,6 +752,7 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
             cpu,
             model_cpu,
             kernel.as_ref(),
+            barrier,
             &mut warnings,
         )?);
     }
@@ -761,6 +791,7 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         cpu,
         model_cpu,
         kernel_ns: a.kernel_ns,
+        packet: if barrier { "barrier" } else { "dispatch" },
         kernel: kernel.as_ref().map(|k| k.label.clone()),
         kernel_detail: kernel.as_ref().map(KernelSpec::describe),
         first_launch_ns,
@@ -939,7 +970,13 @@ fn print_table(
         "barebell latency: target {}, queue {}, {} iterations after {} warm-up, batch {}, {}",
         match a.target.hardware() {
             Some(t) => format!(
-                "{t} (UNVERIFIED ON HARDWARE; the packet is an AQL BARRIER_AND, not a dispatch)"
+                "{t} (UNVERIFIED ON HARDWARE; the packet is {})",
+                match &a.kernel {
+                    _ if a.packet == Some(PacketArg::Barrier) =>
+                        "an AQL BARRIER_AND with no dependencies".to_string(),
+                    Some(k) => format!("a dispatch of {k}"),
+                    None => "a dispatch of the built-in empty kernel".to_string(),
+                }
             ),
             None => "model (software CP on a thread)".to_string(),
         },

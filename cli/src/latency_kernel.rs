@@ -7,15 +7,14 @@
 //! iteration, so each iteration measures submit, CP pickup, the kernel's
 //! waves on the model's shader engines and completion.
 
-use crate::model_launch::{self, Session};
+use crate::model_launch::{self, DeviceMemory, Session};
 use crate::target::PartArg;
 use barebell::aql::packet::{KernelDispatchPacket, SignalHandle};
 use barebell::time::StdClock;
 use barebell_kernel::kernarg::Geometry;
 use barebell_kernel::launch::{prepare, private_segment_size};
 use barebell_kernel::metadata::ValueKind;
-use barebell_kernel::{Arg, KernargBuffer, LaunchContext, Scalar};
-use barebell_model::cp::CpModel;
+use barebell_kernel::{Arg, KernargBuffer, LaunchContext, LoadedCode, Scalar};
 use std::time::Instant;
 
 mod built {
@@ -97,6 +96,16 @@ impl KernelSpec {
         }
     }
 
+    /// This kernel for `part`: a built-in one rebuilt for that part's
+    /// processor (the part a GPU's discovery found), a file's unchanged.
+    pub fn for_part(&self, part: PartArg) -> Result<KernelSpec, String> {
+        if self.source.starts_with("built-in") {
+            KernelSpec::resolve(&self.label, part)
+        } else {
+            Ok(self.clone())
+        }
+    }
+
     /// One line for reports.
     pub fn describe(&self) -> String {
         let g = &self.geometry;
@@ -114,18 +123,28 @@ impl KernelSpec {
         )
     }
 
-    /// Loads the kernel into memory `model` reaches, writes its buffers
-    /// and kernargs, and returns the packet to submit (completion signal
-    /// `signal`) and a check of its result.
-    pub fn place(
+    /// Loads the kernel into `mem` (the CP model's DMA windows on the
+    /// unmapped path, the bring-up's user memory on a mapped queue, model
+    /// or GPU), writes its buffers and kernargs, and returns the packet to
+    /// submit (completion signal `signal`) and a check of its result.
+    pub fn place<'m>(
         &self,
-        model: &mut CpModel,
-        part: PartArg,
+        mem: &mut dyn DeviceMemory<'m>,
         ctx: &LaunchContext,
         signal: SignalHandle,
-    ) -> Result<Placed, String> {
-        let (kpart, _) = model_launch::part(part);
-        let code = model_launch::load(model, &kpart, &self.bytes)?;
+    ) -> Result<Placed<'m>, String> {
+        let code = model_launch::load(mem, &ctx.part, &self.bytes)?;
+        self.place_loaded(mem, &code, ctx, signal)
+    }
+
+    /// [`KernelSpec::place`] for a code object already loaded.
+    pub fn place_loaded<'m>(
+        &self,
+        mem: &mut dyn DeviceMemory<'m>,
+        code: &LoadedCode,
+        ctx: &LaunchContext,
+        signal: SignalHandle,
+    ) -> Result<Placed<'m>, String> {
         let kernel = code
             .kernel(&self.name)
             .map_err(|e| format!("kernel {}: {e}", self.name))?;
@@ -136,16 +155,16 @@ impl KernelSpec {
             ));
         }
         let mut args: Vec<Arg<'static>> = Vec::new();
-        let mut c_out: Option<&'static [u8]> = None;
+        let mut c_out: Option<&'m [u8]> = None;
         if self.vadd {
             let n = VADD_N as usize;
-            let a = model_launch::alloc(model, n * 4, 256);
-            let b = model_launch::alloc(model, n * 4, 256);
+            let a = mem.alloc(n * 4, 256)?;
+            let b = mem.alloc(n * 4, 256)?;
             for i in 0..n {
                 a[i * 4..i * 4 + 4].copy_from_slice(&(i as f32).to_le_bytes());
                 b[i * 4..i * 4 + 4].copy_from_slice(&(2.0 * i as f32).to_le_bytes());
             }
-            let c = model_launch::alloc(model, n * 4, 256);
+            let c = mem.alloc(n * 4, 256)?;
             args.push(Arg::Buffer(a.as_ptr() as u64));
             args.push(Arg::Buffer(b.as_ptr() as u64));
             args.push(Arg::Buffer(c.as_ptr() as u64));
@@ -155,7 +174,7 @@ impl KernelSpec {
             for (i, m) in kernel.meta.explicit_args() {
                 match m.value_kind {
                     ValueKind::GlobalBuffer => {
-                        let b = model_launch::alloc(model, FILE_BUFFER_BYTES, 256);
+                        let b = mem.alloc(FILE_BUFFER_BYTES, 256)?;
                         args.push(Arg::Buffer(b.as_ptr() as u64));
                     }
                     ValueKind::ByValue => {
@@ -174,7 +193,7 @@ impl KernelSpec {
         }
         let len = kernel.meta.kernarg_segment_size.max(16) as usize;
         let align = kernel.meta.kernarg_segment_align.max(16) as usize;
-        let host = model_launch::alloc(model, len, align);
+        let host = mem.alloc(len, align)?;
         let device_address = host.as_ptr() as u64;
         let mut kb = KernargBuffer {
             host,
@@ -192,7 +211,7 @@ impl KernelSpec {
         let mut s = Session::new(part, seed)?;
         let ctx = s.context();
         let start = Instant::now();
-        let placed = self.place(&mut s.model, part, &ctx, s.signal.handle())?;
+        let placed = self.place(&mut s.model, &ctx, s.signal.handle())?;
         s.signal.reset(1);
         s.queue
             .queue
@@ -213,12 +232,12 @@ impl KernelSpec {
 
 /// A placed kernel: its packet and, for vadd, the output to check.
 #[derive(Debug)]
-pub struct Placed {
+pub struct Placed<'m> {
     pub packet: KernelDispatchPacket,
-    c_out: Option<&'static [u8]>,
+    c_out: Option<&'m [u8]>,
 }
 
-impl Placed {
+impl Placed<'_> {
     /// vadd: c[i] = i + 2i for every i (exact in f32 below 2^24).
     pub fn check(&self) -> Result<(), String> {
         let Some(c) = self.c_out else {

@@ -11,7 +11,7 @@ use crate::target::{Device, PartArg};
 use barebell::aql::packet::KernelDispatchPacket;
 use barebell::aql::queue::{AqlQueue, QueueConfig};
 use barebell::aql::signal::SignalMemory;
-use barebell_bringup::{FirmwareDir, Mapping, Options, Sink, Step};
+use barebell_bringup::{FirmwareDir, Mapping, Sink, Step};
 use barebell_model::Seed;
 use barebell_model::cp::{CpError, CpModel};
 use barebell_model::thread::{CpThread, Idle};
@@ -57,6 +57,7 @@ pub fn with_unmapped<R>(
     seed: u64,
     kernel_ns: u64,
     kernel: Option<(&KernelSpec, PartArg)>,
+    barrier: bool,
     time: fn() -> u64,
     idle: Idle,
     cpu: Option<usize>,
@@ -82,7 +83,7 @@ pub fn with_unmapped<R>(
                 crate::model_launch::part(part).0,
                 q.queue.memory().descriptor_address(),
             );
-            Some(k.place(&mut model, part, &ctx, signal.handle())?)
+            Some(k.place(&mut model, &ctx, signal.handle())?)
         }
         None => None,
     };
@@ -94,7 +95,7 @@ pub fn with_unmapped<R>(
         signal,
         create_ns: None,
     };
-    let r = f(&t, work(placed.as_ref()));
+    let r = f(&t, work(placed.as_ref(), barrier));
     let m = cp
         .stop()
         .map_err(|_| "the model thread panicked".to_string())?;
@@ -124,9 +125,13 @@ impl Sink for Stopwatch {
     }
 }
 
-/// The work for a placed kernel, else the placeholder.
-fn work(placed: Option<&Placed>) -> Work {
-    placed.map_or(Work::ModelKernel, |p| Work::Kernel(p.packet))
+/// The work for a placed kernel, else the barrier or the placeholder.
+fn work(placed: Option<&Placed<'_>>, barrier: bool) -> Work {
+    match placed {
+        Some(p) => Work::Kernel(p.packet),
+        None if barrier => Work::Barrier,
+        None => Work::ModelKernel,
+    }
 }
 
 /// What the measured loop submits.
@@ -138,8 +143,7 @@ pub enum Work {
     /// A dispatch of a real kernel (`--kernel`), run by the model's
     /// shader engines.
     Kernel(KernelDispatchPacket),
-    /// An AQL BARRIER_AND with no dependencies (a GPU: no code-object
-    /// loader yet).
+    /// An AQL BARRIER_AND with no dependencies (`--packet barrier`).
     Barrier,
 }
 
@@ -155,16 +159,13 @@ pub fn with_device<R>(
     mapping: Mapping,
     kernel_ns: u64,
     kernel: Option<(&KernelSpec, PartArg)>,
+    barrier: bool,
     time: fn() -> u64,
     idle: Idle,
     cpu: Option<usize>,
     after_spawn: &mut dyn FnMut(),
     f: impl FnOnce(&Target<'_>, Work) -> R,
 ) -> Result<(R, Vec<CpError>), String> {
-    let opts = Options {
-        until: Step::Queue,
-        mapping: Some(mapping),
-    };
     let fail = |e: &dyn std::fmt::Display| {
         format!(
             "{}: {} mapping: {e}{}",
@@ -174,46 +175,38 @@ pub fn with_device<R>(
         )
     };
     let watch = Stopwatch::default();
-    let gpu = barebell_bringup::run(device.platform(), fw, &opts, &watch).map_err(|e| fail(&e))?;
-    let q = gpu
-        .queue
-        .ok_or_else(|| fail(&"the bring-up stopped before the queue"))?;
+    let mut b = crate::device_launch::bring_up(device, fw, mapping, &watch)?;
+    // A kernel goes into the bring-up's user memory, mapped in the page
+    // tables the queue's VMID walks: the same code on the model and on a
+    // GPU. A built-in kernel is rebuilt for the part discovery found.
+    let placed = match kernel {
+        Some((k, _)) => Some(crate::device_launch::place_kernel(device, &mut b, k)?),
+        None => None,
+    };
+    let q = &b.queue;
     let t = Target {
         queue: &q.queue,
         signal: q.signal,
         create_ns: Some(q.create_ns),
     };
-    let mut placed = None;
     let r = match device {
         Device::Model(m) => {
             configure(&mut m.mec().cp(), kernel_ns, time);
-            if let Some((k, part)) = kernel {
-                // The kernel's memory joins the CP's DMA windows (device
-                // address = host address, as the ring area is placed).
-                let ctx = barebell_kernel::LaunchContext::new(
-                    crate::model_launch::part(part).0,
-                    q.queue.memory().descriptor_address(),
-                );
-                placed = Some(k.place(&mut m.mec().cp(), part, &ctx, q.signal.handle())?);
-            }
-            let w = work(placed.as_ref());
+            let w = work(placed.as_ref(), barrier);
             m.with_mec_thread(idle, pin(cpu), || {
                 after_spawn();
                 f(&t, w)
             })
             .map_err(|e| fail(&e))?
         }
-        Device::Hw(_) if kernel.is_some() => {
-            return Err(
-                "--kernel on a GPU is not built (UNVERIFIED ON HARDWARE): the bring-up hands out no device memory for code objects yet; the GPU path measures a barrier"
-                    .into(),
-            );
-        }
         Device::Hw(_) => {
             after_spawn();
-            f(&t, Work::Barrier)
+            // Without a kernel: the barrier (the caller asks for the
+            // empty kernel by default on a GPU).
+            f(&t, work(placed.as_ref(), true))
         }
     };
+    let q = b.queue;
     q.unmap().map_err(|e| fail(&e))?;
     let errors = match device {
         Device::Model(m) => m.mec().cp().errors().to_vec(),

@@ -2,6 +2,8 @@
 
 use barebell_facts::Fact;
 
+pub mod regdb;
+
 /// Every fact table of the library crates, tagged with the crate.
 /// `barebell facts` prints it; `cargo xtask conformance` checks it.
 pub fn all_facts() -> impl Iterator<Item = (&'static str, &'static Fact)> {

@@ -1,9 +1,11 @@
 //! `barebell`: the command-line front end.
 
 mod bringup;
+mod device_launch;
 mod disasm;
 mod fw;
 mod hw;
+mod introspect;
 mod latency;
 mod latency_kernel;
 mod latency_plot;
@@ -50,8 +52,9 @@ enum Command {
     /// in LLVM syntax.
     Disasm(disasm::DisasmArgs),
     /// Run a kernel from a JSON job file (code object, kernel, grid, block,
-    /// buffers, arguments) on the device model and print every buffer
-    /// (`--vfio`/`--sysfs`: not built, unverified on hardware).
+    /// buffers, arguments) on the device model and print every buffer;
+    /// `--mapping` runs it on a user queue the bring-up mapped (`--vfio`/
+    /// `--sysfs`: the same code, UNVERIFIED ON HARDWARE).
     Run(run::RunArgs),
     /// Inspect amdgpu firmware containers.
     Fw {
@@ -63,6 +66,8 @@ enum Command {
         #[command(subcommand)]
         command: pci::PciCommand,
     },
+    #[command(flatten)]
+    Intro(introspect::Intro),
     /// Work with register traces (`bringup --trace`, am-peer's).
     Trace {
         #[command(subcommand)]
@@ -98,6 +103,7 @@ fn main() -> ExitCode {
         Command::Latency(args) => latency::run(args),
         Command::Run(args) => run::run(args),
         Command::Pci { command } => pci::run(command),
+        Command::Intro(cmd) => introspect::run(cmd),
         Command::Trace {
             command: TraceCommand::Diff { a, b },
         } => trace_diff::run(&a, &b),

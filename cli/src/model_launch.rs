@@ -11,6 +11,7 @@
 use crate::target::PartArg;
 use barebell::aql::queue::{AmdQueue, QueueConfig};
 use barebell::aql::signal::SignalMemory;
+use barebell_bringup::UserMemory;
 use barebell_isa::Target;
 use barebell_kernel::scratch::{ScratchPart, ScratchPlan};
 use barebell_kernel::{CodeObject, DeviceImage, LaunchContext, LoadedCode, Part};
@@ -30,11 +31,44 @@ pub fn part(p: PartArg) -> (Part, Target) {
     }
 }
 
+/// Writes queue scratch into the `amd_queue_t` at `descriptor` (its host
+/// address, which is its device address), as ROCR's
+/// `AqlQueue::InitScratchSRD()` fills it: the SRD, `compute_tmpring_size`,
+/// the backing memory's address and size, the per-lane size last.
+///
+/// # Safety
+/// `descriptor` must be the `amd_queue_t` of a live queue, in memory that
+/// stays valid, with no dispatch running on it (the device reads these
+/// fields only while it launches one).
+pub unsafe fn write_queue_scratch(descriptor: u64, plan: &ScratchPlan, backing: u64) {
+    let d = descriptor;
+    let srd = plan.resource_descriptor(backing);
+    // SAFETY: the caller's contract; the fields are aligned integers of
+    // `amd_queue_t` (offsets from ROCR's header, conformance-checked in
+    // the runtime's `AmdQueue`).
+    unsafe {
+        let u32_at = |o: usize| AtomicU32::from_ptr((d + o as u64) as *mut u32);
+        let u64_at = |o: usize| AtomicU64::from_ptr((d + o as u64) as *mut u64);
+        for (i, w) in srd.iter().enumerate() {
+            u32_at(offset_of!(AmdQueue, scratch_resource_descriptor) + 4 * i)
+                .store(*w, Ordering::Relaxed);
+        }
+        u32_at(offset_of!(AmdQueue, compute_tmpring_size))
+            .store(plan.compute_tmpring_size, Ordering::Relaxed);
+        u64_at(offset_of!(AmdQueue, scratch_backing_memory_location))
+            .store(backing, Ordering::Relaxed);
+        u64_at(offset_of!(AmdQueue, scratch_backing_memory_byte_size))
+            .store(plan.bytes, Ordering::Relaxed);
+        u32_at(offset_of!(AmdQueue, scratch_wave64_lane_byte_size))
+            .store(plan.wave64_lane_byte_size, Ordering::Release);
+    }
+}
+
 /// Scratch slots of a model part, for sizing queue scratch as ROCR does.
 /// **Model values**: CU and shader-engine counts of the full Navi31 (96
 /// CUs, 6 SEs) and Navi48 (64 CUs, 4 SEs) configurations and 32 scratch
 /// slots per CU; no device was read.
-fn scratch_part(p: PartArg) -> ScratchPart {
+pub fn scratch_part(p: PartArg) -> ScratchPart {
     match p {
         PartArg::Navi31 => ScratchPart {
             gfx_major: 11,
@@ -48,6 +82,28 @@ fn scratch_part(p: PartArg) -> ScratchPart {
             shader_engines: 4,
             max_slots_per_cu: 32,
         },
+    }
+}
+
+/// Memory a launch places code, kernargs, buffers and scratch in: bytes
+/// whose host address is the address the device reaches them at.
+/// [`CpModel`]: leaked host memory in the CP model's DMA windows (the
+/// unmapped path); [`UserMemory`]: the bring-up's user memory, mapped in
+/// the page tables the user queue's VMID walks (the mapped path, model
+/// and GPU alike).
+pub trait DeviceMemory<'m> {
+    fn alloc(&mut self, len: usize, align: usize) -> Result<&'m mut [u8], String>;
+}
+
+impl DeviceMemory<'static> for CpModel {
+    fn alloc(&mut self, len: usize, align: usize) -> Result<&'static mut [u8], String> {
+        Ok(alloc(self, len, align))
+    }
+}
+
+impl<'p> DeviceMemory<'p> for UserMemory<'p> {
+    fn alloc(&mut self, len: usize, align: usize) -> Result<&'p mut [u8], String> {
+        UserMemory::alloc(self, len, align.max(1).next_power_of_two()).map_err(|e| e.to_string())
     }
 }
 
@@ -66,14 +122,17 @@ pub fn alloc(model: &mut CpModel, len: usize, align: usize) -> &'static mut [u8]
     out
 }
 
-/// Parses `bytes` as a code object and loads it into memory mapped into
-/// `model`.
-pub fn load(model: &mut CpModel, part: &Part, bytes: &[u8]) -> Result<LoadedCode, String> {
+/// Parses `bytes` as a code object and loads it into `mem`.
+pub fn load<'m>(
+    mem: &mut dyn DeviceMemory<'m>,
+    part: &Part,
+    bytes: &[u8],
+) -> Result<LoadedCode, String> {
     let co = CodeObject::parse(bytes).map_err(|e| format!("code object: {e}"))?;
     co.check(part).map_err(|e| format!("code object: {e}"))?;
     let size = usize::try_from(co.image_size).map_err(|_| "code object image too large")?;
     let align = usize::try_from(co.image_align.max(256)).map_err(|_| "bad alignment")?;
-    let host = alloc(model, size, align);
+    let host = mem.alloc(size, align)?;
     let device_address = host.as_ptr() as u64;
     co.load(
         part,
@@ -131,27 +190,15 @@ impl Session {
             .map_err(|e| format!("queue scratch: {e}"))?;
         let len = usize::try_from(plan.bytes).map_err(|_| "scratch too large")?;
         let backing = alloc(&mut self.model, len, 256).as_ptr() as u64;
-        let d = self.queue.queue.memory().descriptor_address();
-        let srd = plan.resource_descriptor(backing);
-        // SAFETY: `d` is the leaked `amd_queue_t` of this queue; the fields
-        // are aligned integers; the CP model reads them only while it runs
-        // a dispatch, which it does not yet (it runs on this thread later).
+        // SAFETY: the leaked `amd_queue_t` of this queue; the CP model
+        // runs a dispatch only later, on this thread.
         unsafe {
-            let u32_at = |o: usize| AtomicU32::from_ptr((d + o as u64) as *mut u32);
-            let u64_at = |o: usize| AtomicU64::from_ptr((d + o as u64) as *mut u64);
-            for (i, w) in srd.iter().enumerate() {
-                u32_at(offset_of!(AmdQueue, scratch_resource_descriptor) + 4 * i)
-                    .store(*w, Ordering::Relaxed);
-            }
-            u32_at(offset_of!(AmdQueue, compute_tmpring_size))
-                .store(plan.compute_tmpring_size, Ordering::Relaxed);
-            u64_at(offset_of!(AmdQueue, scratch_backing_memory_location))
-                .store(backing, Ordering::Relaxed);
-            u64_at(offset_of!(AmdQueue, scratch_backing_memory_byte_size))
-                .store(plan.bytes, Ordering::Relaxed);
-            u32_at(offset_of!(AmdQueue, scratch_wave64_lane_byte_size))
-                .store(plan.wave64_lane_byte_size, Ordering::Release);
-        }
+            write_queue_scratch(
+                self.queue.queue.memory().descriptor_address(),
+                &plan,
+                backing,
+            )
+        };
         let mut ctx = self.context();
         ctx.scratch = Some(plan.grant());
         Ok(ctx)

@@ -1,14 +1,25 @@
 //! `barebell run JOB.json`: load a code object, check the job against the
 //! kernel's metadata, launch it HIP-style and print every buffer.
 //!
-//! On the model the queue is bound straight to the CP model (no bring-up,
-//! as `barebell latency` does by default) and the CP runs the kernel's
-//! machine code on its shader engines (`barebell_model::wave`). The CP
-//! model runs on this thread: after the submit, it is stepped until idle.
+//! By default, on the model, the queue is bound straight to the CP model
+//! (no bring-up, as `barebell latency` does by default) and the CP runs
+//! the kernel's machine code on its shader engines
+//! (`barebell_model::wave`). The CP model runs on this thread: after the
+//! submit, it is stepped until idle.
+//!
+//! With `--mapping mes|direct|kiq` (and always on `--vfio`/`--sysfs`,
+//! where the mapping defaults to mes) the device goes through the one
+//! bring-up and the job runs on the user queue it mapped, its memory in
+//! the bring-up's user memory ([`crate::device_launch`]): on the model the
+//! CP reads code, kernargs and buffers through the queue's VMID. On a GPU
+//! this is UNVERIFIED ON HARDWARE: it has never run on one.
 
+use crate::bringup::MappingArg;
+use crate::device_launch;
 use crate::model_launch::{self, Session};
 use crate::target::{PartArg, TargetArgs};
 use barebell::time::StdClock;
+use barebell_bringup::{FirmwareDir, Mapping};
 use barebell_kernel::job::Job;
 use barebell_kernel::launch::{launch, private_segment_size};
 use barebell_kernel::{KernargBuffer, LoadedCode};
@@ -29,8 +40,20 @@ pub struct RunArgs {
     /// Seed for the model (wave and workgroup order, CP timing).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// The device: the model (default, with --part) or a GPU (not built:
-    /// UNVERIFIED ON HARDWARE, refused).
+    /// Bring the device up and launch on the user queue mapped this way
+    /// (MES ADD_QUEUE, direct HQD load, KIQ MAP_QUEUES), with the job's
+    /// memory mapped in the queue's page tables. Default on the model:
+    /// the queue bound straight to the CP model, no bring-up; on a GPU:
+    /// mes. The model's bring-up needs the firmware files.
+    #[arg(long, value_enum)]
+    mapping: Option<MappingArg>,
+    /// Where the amdgpu firmware blobs are (the bring-up needs them on the
+    /// model as on a GPU).
+    #[arg(long, default_value = FirmwareDir::SYSTEM)]
+    firmware_dir: PathBuf,
+    /// The device: the model (default, with --part) or a GPU through the
+    /// same bring-up and launch code (UNVERIFIED ON HARDWARE: never run on
+    /// a GPU).
     #[command(flatten)]
     target: TargetArgs,
 }
@@ -157,14 +180,66 @@ fn read_job(path: &Path) -> Result<(Job, Vec<u8>, PathBuf), String> {
     Ok((job, bytes, co))
 }
 
+/// Brings the device up with `mapping` and runs the job on its queue.
+fn run_on_device(
+    a: &RunArgs,
+    mapping: Mapping,
+    job: &Job,
+    bytes: &[u8],
+) -> Result<(Outcome, String), String> {
+    let fw = FirmwareDir(a.firmware_dir.clone());
+    let device = crate::target::open(&a.target, &fw, a.seed)?;
+    let r = (|| {
+        let mut b = device_launch::bring_up(&device, &fw, mapping, &barebell_bringup::Quiet)?;
+        let out = device_launch::run_job(&device, &mut b, job, bytes)?;
+        let vmid = b.queue.mapping.vmid;
+        b.queue
+            .unmap()
+            .map_err(|e| format!("unmapping the queue: {e}"))?;
+        Ok::<_, String>((out, vmid))
+    })();
+    let what = format!(
+        "{} ({} mapping{})",
+        match a.target.hardware() {
+            Some(hw) => format!("{hw}, UNVERIFIED ON HARDWARE"),
+            None => format!("the model GPU {}", a.target.part.name()),
+        },
+        mapping.name(),
+        r.as_ref()
+            .map(|(_, v)| format!(", VMID {v}"))
+            .unwrap_or_default()
+    );
+    device.finish();
+    let (o, _) = r?;
+    Ok((
+        Outcome {
+            dispatch_ns: o.dispatch_ns,
+            first_launch_ns: o.first_launch_ns,
+            buffers: o.buffers,
+            stats: o.stats.unwrap_or_default(),
+        },
+        format!("{what}: user queue brought up and mapped, memory in its page tables"),
+    ))
+}
+
 fn run_inner(a: &RunArgs) -> Result<(), String> {
-    if let Some(hw) = a.target.hardware() {
-        return Err(format!(
-            "{hw}: UNVERIFIED ON HARDWARE and not built: launching on a GPU needs device memory for the code object, kernargs and buffers, which the bring-up does not hand out yet; run on the model (the default)"
-        ));
-    }
     let (job, bytes, co_path) = read_job(&a.job)?;
-    let (out, _code) = launch_job(&job, &bytes, a.target.part, a.seed)?;
+    let mapping = match (a.mapping, a.target.hardware()) {
+        (Some(m), _) => Some(Mapping::from(m)),
+        (None, Some(_)) => Some(Mapping::Mes),
+        (None, None) => None,
+    };
+    let (out, target) = match mapping {
+        Some(m) => run_on_device(a, m, &job, &bytes)?,
+        None => {
+            let (out, _code) = launch_job(&job, &bytes, a.target.part, a.seed)?;
+            let t = format!(
+                "the model {} (CP model, queue bound directly)",
+                a.target.part.name()
+            );
+            (out, t)
+        }
+    };
     if a.json {
         let mut buffers = Map::new();
         for (name, b) in &out.buffers {
@@ -185,10 +260,9 @@ fn run_inner(a: &RunArgs) -> Result<(), String> {
     let g = &job.geometry;
     let dims = usize::from(g.dims);
     println!(
-        "barebell run: kernel {} from {} on the model {} (CP model, queue bound directly)",
+        "barebell run: kernel {} from {} on {target}",
         job.kernel,
         co_path.display(),
-        a.target.part.name()
     );
     println!(
         "grid {:?} x block {:?}: {} workgroups, {} waves, {} instructions ({} lane-instructions)",

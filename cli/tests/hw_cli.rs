@@ -87,7 +87,9 @@ fn a_malformed_address_is_refused_by_the_parser() {
 
 #[test]
 fn help_says_the_hardware_targets_are_unverified() {
-    for cmd in ["bringup", "latency"] {
+    // The two target flags, plus: latency's --kernel and --packet (a GPU's
+    // default packet), run's summary line.
+    for (cmd, n) in [("bringup", 2), ("latency", 4), ("run", 3)] {
         let (code, out, _) = barebell(&[cmd, "--help"]);
         assert_eq!(code, 0);
         for flag in ["--model", "--vfio <BDF>", "--sysfs <BDF>"] {
@@ -95,7 +97,7 @@ fn help_says_the_hardware_targets_are_unverified() {
         }
         assert_eq!(
             out.matches("UNVERIFIED ON HARDWARE").count(),
-            2,
+            n,
             "{cmd}:\n{out}"
         );
     }

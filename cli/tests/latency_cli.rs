@@ -163,6 +163,83 @@ fn kernel_vadd_runs_on_the_model_and_the_json_names_it() {
     }
 }
 
+/// `--kernel vadd --mapping mes`: the model GPU brought up, the kernel
+/// in the user memory the MES-mapped queue's page tables map (vadd's
+/// result is checked by the CLI after the run), the JSON naming it. The
+/// same placement code runs for a GPU's default empty-kernel dispatch.
+#[test]
+fn kernel_vadd_on_a_mes_mapped_queue_and_the_json_names_it() {
+    let json = tmp("vadd-mes.json");
+    let (code, out) = barebell(&[
+        "latency",
+        "--kernel",
+        "vadd",
+        "--mapping",
+        "mes",
+        "--iterations",
+        "30",
+        "--warmup",
+        "3",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("mapped by mes"), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    std::fs::remove_file(&json).ok();
+    assert_eq!(v["params"]["kernel"], "vadd");
+    assert_eq!(v["params"]["mapping"], "mes");
+    assert_eq!(v["params"]["packet"], "dispatch");
+    assert!(v["create_ns"].as_u64().unwrap() > 0);
+    check_phases(&v["phases"], 30);
+    // The GPU default, the empty kernel, on a direct-mapped queue.
+    let (code, out) = barebell(&[
+        "latency",
+        "--kernel",
+        "empty",
+        "--mapping",
+        "direct",
+        "--part",
+        "navi48",
+        "--iterations",
+        "20",
+        "--warmup",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("gfx1201"), "{out}");
+}
+
+/// `--packet barrier` measures the barrier (the option a GPU keeps).
+#[test]
+fn packet_barrier_measures_a_barrier() {
+    let json = tmp("barrier.json");
+    let (code, out) = barebell(&[
+        "latency",
+        "--packet",
+        "barrier",
+        "--mapping",
+        "kiq",
+        "--iterations",
+        "20",
+        "--warmup",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    std::fs::remove_file(&json).ok();
+    assert_eq!(v["params"]["packet"], "barrier");
+    assert!(v["params"]["kernel"].is_null());
+    check_phases(&v["phases"], 20);
+    let (code, out) = barebell(&["latency", "--packet", "barrier", "--kernel", "vadd"]);
+    assert_ne!(code, 0);
+    assert!(out.contains("cannot be used with"), "{out}");
+}
+
 #[test]
 fn kernel_from_a_file_needs_file_colon_name() {
     let (code, out) = barebell(&["latency", "--kernel", "nonsense", "--iterations", "1"]);

@@ -312,14 +312,14 @@ impl<'m, M: Memory> Interp<'m, M> {
         // Read what is mapped: a kernel may end close to a mapping's end.
         let mut n = 16;
         while n >= 4 {
-            if self.mem.read(pc, &mut b[..n]).is_ok() {
+            if self.mem.fetch(pc, &mut b[..n]).is_ok() {
                 break;
             }
             n -= 4;
         }
         if n < 4 {
             let mut w = [0u8; 4];
-            let fault = self.mem.read(pc, &mut w).err().unwrap_or(MemFault {
+            let fault = self.mem.fetch(pc, &mut w).err().unwrap_or(MemFault {
                 addr: pc,
                 len: 4,
                 write: false,

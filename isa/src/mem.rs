@@ -132,6 +132,11 @@ impl AtomicOp {
 pub trait Memory {
     fn read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), MemFault>;
     fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemFault>;
+    /// An instruction fetch: a read that a GPU's page tables must allow
+    /// for execution (`AMDGPU_PTE_EXECUTABLE`). By default, a read.
+    fn fetch(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), MemFault> {
+        self.read(addr, buf)
+    }
     /// Atomically applies `op` to the `size`-byte (4 or 8) value at `addr`
     /// and returns the old value. The default reads then writes, which is
     /// atomic for a single-threaded model.

@@ -62,6 +62,9 @@ use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
 use rand::Rng as _;
 
+mod pm4;
+pub use pm4::{Pm4Binding, Pm4Error, Pm4Stats};
+
 /// Where a standalone queue lives (a rig with no MEC in front of the CP:
 /// the CP is told the addresses directly, reads them as host addresses
 /// and watches its doorbell word itself).
@@ -203,6 +206,13 @@ pub enum CpError {
         queue: usize,
         fault: DmaFault,
     },
+    /// A PM4 queue stopped at the packet at dword `rptr` of its ring
+    /// ([`pm4`]).
+    Pm4 {
+        queue: usize,
+        rptr: u64,
+        why: Pm4Error,
+    },
     /// A device address of the queue did not translate in its VMID.
     Vm {
         queue: usize,
@@ -236,6 +246,9 @@ impl core::fmt::Display for CpError {
                 write!(f, "queue {queue}, packet {id}: kernel: {fault}")
             }
             CpError::Dma { queue, fault } => write!(f, "queue {queue}: {fault}"),
+            CpError::Pm4 { queue, rptr, why } => {
+                write!(f, "PM4 queue {queue}, ring dword {rptr:#x}: {why}")
+            }
             CpError::Vm {
                 queue,
                 space,
@@ -314,6 +327,8 @@ struct Queue {
     consumed: u64,
     stalls: u64,
     tlb: Tlb,
+    /// A PM4 queue's read pointer and counters; `None` for AQL queues.
+    pm4: Option<pm4::Pm4State>,
 }
 
 /// Per-queue counters for tests and reports.
@@ -364,6 +379,79 @@ pub fn fetch_packet<R: RingRead + ?Sized>(r: &R, slot: u64) -> Result<Option<[u8
     p[..4].copy_from_slice(&word.to_le_bytes());
     p[4..].copy_from_slice(&body);
     Ok(Some(p))
+}
+
+/// What a dispatch's waves reach memory through: the queue's address
+/// space, as the queue's own reads are translated ([`CpModel`]'s `host`):
+/// the hub's walk for the queue's VMID (with the access kind, so a fetch
+/// needs an EXECUTABLE PTE and a store a WRITEABLE one), then the CP's
+/// windows over host memory. A rig queue (identity space, or a MEC
+/// without a hub) reads its DMA windows directly. Translations are kept
+/// per page and access for the dispatch (the UTCL1's part; the dispatch
+/// runs inside one CP step, so no invalidation can land meanwhile).
+struct QueueView<'a> {
+    dma: &'a Dma,
+    translator: Option<&'a dyn Translate>,
+    space: AddressSpace,
+    tlb: core::cell::RefCell<ViewTlb>,
+}
+
+/// `(page, access, host page)` entries and the next one to replace.
+type ViewTlb = ([(u64, Access, u64); 16], usize);
+
+impl<'a> QueueView<'a> {
+    fn new(dma: &'a Dma, translator: Option<&'a dyn Translate>, space: AddressSpace) -> Self {
+        QueueView {
+            dma,
+            translator,
+            space,
+            tlb: core::cell::RefCell::new(([(u64::MAX, Access::Read, 0); 16], 0)),
+        }
+    }
+}
+
+// SAFETY: every `Ok` answer is an address `Dma::host_of` returned for the
+// whole range, inside a window whose mapper promised `DeviceView`'s terms
+// (`Dma::map`/`map_at`'s contract).
+unsafe impl crate::wave::DeviceView for QueueView<'_> {
+    fn host_of(&self, addr: u64, len: u64, access: Access) -> Result<u64, crate::wave::Miss> {
+        use crate::wave::Miss;
+        let t = match (self.space, self.translator) {
+            (AddressSpace::Identity, _) | (_, None) => {
+                return self.dma.host_of(addr, len).ok_or(Miss::Unmapped);
+            }
+            (_, Some(t)) => t,
+        };
+        let off = addr & 0xFFF;
+        if off + len.max(1) > 0x1000 {
+            // The caller splits at pages.
+            return Err(Miss::Unmapped);
+        }
+        let page = addr & !0xFFF;
+        let cached = self.tlb.try_borrow().ok().and_then(|c| {
+            c.0.iter()
+                .find(|e| e.0 == page && e.1 == access)
+                .map(|e| e.2)
+        });
+        let host = match cached {
+            Some(h) => h,
+            None => {
+                let space = self.space;
+                let h = t
+                    .translate(space, page, access)
+                    .map_err(|why| Miss::Vm { space, why })?;
+                if let Ok(mut c) = self.tlb.try_borrow_mut() {
+                    let i = c.1;
+                    if let Some(e) = c.0.get_mut(i) {
+                        *e = (page, access, h);
+                    }
+                    c.1 = (i + 1) % 16;
+                }
+                h
+            }
+        };
+        self.dma.host_of(host + off, len).ok_or(Miss::Unmapped)
+    }
 }
 
 /// The CP model. Deterministic: all timing comes from the seeded RNG and
@@ -591,6 +679,7 @@ impl CpModel {
             consumed: 0,
             stalls: 0,
             tlb: Tlb::default(),
+            pm4: None,
         });
         let r = (|| {
             let read = self
@@ -904,6 +993,9 @@ impl CpModel {
 
     /// Tries to launch the packet at the queue's read index.
     fn process(&mut self, q: usize) -> bool {
+        if self.queues.get(q).is_some_and(|x| x.pm4.is_some()) {
+            return self.process_pm4(q);
+        }
         match self.try_process(q) {
             Ok(launched) => launched,
             Err(e) => {
@@ -1175,8 +1267,13 @@ impl CpModel {
         // finds it in its slot through the dispatch pointer. A wave that
         // stops halts the queue before the completion signal is queued.
         if let Work::Dispatch { isa: Some(d), .. } = &work {
+            let space = self
+                .queues
+                .get(q)
+                .map_or(AddressSpace::Identity, |x| x.space);
+            let view = QueueView::new(&self.dma, self.translator.as_deref(), space);
             self.shader
-                .dispatch(&self.dma, d)
+                .dispatch(&view, d)
                 .map_err(|fault| CpError::Kernel {
                     queue: q,
                     id: read,

@@ -83,6 +83,7 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     decode::mes_api::FACTS,
     decode::mes_regs::FACTS,
     decode::pm4::FACTS,
+    decode::ring::FACTS,
     decode::mqd::FACTS,
     cpregs::FACTS,
     hsa::FACTS,

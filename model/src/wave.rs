@@ -37,7 +37,9 @@
 //! does not decrement the completion signal, as a queue error on hardware
 //! leaves it.
 
+use crate::cp::{AddressSpace, VmRefusal};
 use crate::dma::Dma;
+use crate::gmc::Access;
 use barebell_facts::Fact;
 use barebell_isa::Target;
 use barebell_isa::exec::ExecError;
@@ -115,26 +117,63 @@ pub const FACTS: &[Fact] = &[
     ),
 ];
 
-/// How the shader engines reach memory: device address to host address.
-/// One small seam, so that the CP's view (DMA windows today, a VMID's page
-/// tables later) can change without touching the dispatch code.
+/// Why a device address did not reach host memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Miss {
+    /// Outside every window (a view without page tables).
+    Unmapped,
+    /// The queue's VMID did not translate it (the hub's refusal).
+    Vm { space: AddressSpace, why: VmRefusal },
+}
+
+/// A wave's access that the queue's page tables refused: the GPU's VM
+/// fault (on hardware the UTCL2 latches it in
+/// `GCVM_L2_PROTECTION_FAULT_STATUS` and raises an interrupt).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VmMiss {
+    /// The faulting page's first byte.
+    pub va: u64,
+    pub access: Access,
+    pub space: AddressSpace,
+    pub why: VmRefusal,
+}
+
+impl core::fmt::Display for VmMiss {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let what = match self.access {
+            Access::Read => "read",
+            Access::Write => "write",
+            Access::Execute => "instruction fetch",
+        };
+        write!(
+            f,
+            "VM fault: {what} of page {:#x} does not translate in {:?}: {:?}",
+            self.va, self.space, self.why
+        )
+    }
+}
+
+/// How the shader engines reach memory: device address to host address,
+/// for an access of a kind. The CP gives a MEC-mapped queue's dispatch a
+/// view through the queue's VMID (`crate::cp`); a rig queue's, its DMA
+/// windows.
 ///
 /// # Safety
-/// A `Some(host)` answer promises that `len` bytes at `host` are valid for
+/// An `Ok(host)` answer promises that `len` bytes at `host` are valid for
 /// reads and writes for as long as the view is borrowed, and that nothing
 /// else accesses them non-atomically meanwhile (the AQL protocol gives
 /// the device a kernel's buffers until its completion signal).
 pub unsafe trait DeviceView {
     /// The host address of `len` bytes at device address `addr`, if they
-    /// are all mapped and contiguous.
-    fn host_of(&self, addr: u64, len: u64) -> Option<u64>;
+    /// are all mapped for `access` and contiguous.
+    fn host_of(&self, addr: u64, len: u64, access: Access) -> Result<u64, Miss>;
 }
 
 // SAFETY: `Dma::map`/`map_at`'s callers promised exactly this for every
 // window; `host_of` answers only inside one window.
 unsafe impl DeviceView for Dma {
-    fn host_of(&self, addr: u64, len: u64) -> Option<u64> {
-        Dma::host_of(self, addr, len)
+    fn host_of(&self, addr: u64, len: u64, _access: Access) -> Result<u64, Miss> {
+        Dma::host_of(self, addr, len).ok_or(Miss::Unmapped)
     }
 }
 
@@ -142,25 +181,33 @@ unsafe impl DeviceView for Dma {
 /// piece (a page of the GPU's page tables).
 const PAGE: u64 = 4096;
 
-/// The interpreter's [`Memory`] over a [`DeviceView`].
-struct ViewMemory<'a, V: DeviceView + ?Sized>(&'a V);
+/// The interpreter's [`Memory`] over a [`DeviceView`]; keeps the last VM
+/// refusal, to name it in the fault.
+struct ViewMemory<'a, V: DeviceView + ?Sized> {
+    view: &'a V,
+    miss: Option<VmMiss>,
+}
 
-impl<V: DeviceView + ?Sized> ViewMemory<'_, V> {
+impl<'a, V: DeviceView + ?Sized> ViewMemory<'a, V> {
+    fn new(view: &'a V) -> Self {
+        ViewMemory { view, miss: None }
+    }
+
     /// Calls `f(host, offset, n)` for each contiguous piece of
     /// `addr..addr + len`.
     fn pieces(
-        &self,
+        &mut self,
         addr: u64,
         len: usize,
-        write: bool,
+        access: Access,
         mut f: impl FnMut(u64, usize, usize),
     ) -> Result<(), MemFault> {
         let fault = MemFault {
             addr,
             len: len as u32,
-            write,
+            write: access == Access::Write,
         };
-        if let Some(h) = self.0.host_of(addr, len as u64) {
+        if let Ok(h) = self.view.host_of(addr, len as u64, access) {
             f(h, 0, len);
             return Ok(());
         }
@@ -168,18 +215,39 @@ impl<V: DeviceView + ?Sized> ViewMemory<'_, V> {
         while done < len {
             let a = addr.checked_add(done as u64).ok_or(fault)?;
             let n = ((PAGE - a % PAGE) as usize).min(len - done);
-            let h = self.0.host_of(a, n as u64).ok_or(fault)?;
+            let h = match self.view.host_of(a, n as u64, access) {
+                Ok(h) => h,
+                Err(m) => {
+                    if let Miss::Vm { space, why } = m {
+                        self.miss = Some(VmMiss {
+                            va: a & !(PAGE - 1),
+                            access,
+                            space,
+                            why,
+                        });
+                    }
+                    return Err(fault);
+                }
+            };
             f(h, done, n);
             done += n;
         }
         Ok(())
+    }
+
+    /// The VM refusal behind `fault`, if the last one lies in its range.
+    fn vm_behind(&self, fault: &MemFault) -> Option<VmMiss> {
+        self.miss.filter(|m| {
+            let end = fault.addr.saturating_add(u64::from(fault.len.max(1)));
+            m.va < end && fault.addr < m.va + PAGE
+        })
     }
 }
 
 impl<V: DeviceView + ?Sized> Memory for ViewMemory<'_, V> {
     fn read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), MemFault> {
         let dst = buf.as_mut_ptr();
-        self.pieces(addr, buf.len(), false, |host, off, n| {
+        self.pieces(addr, buf.len(), Access::Read, |host, off, n| {
             // SAFETY: `host..host + n` is valid per `DeviceView`'s
             // contract; `off + n <= buf.len()` by construction of the
             // pieces.
@@ -189,9 +257,17 @@ impl<V: DeviceView + ?Sized> Memory for ViewMemory<'_, V> {
 
     fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemFault> {
         let src = data.as_ptr();
-        self.pieces(addr, data.len(), true, |host, off, n| {
+        self.pieces(addr, data.len(), Access::Write, |host, off, n| {
             // SAFETY: as in `read`, for writes.
             unsafe { core::ptr::copy_nonoverlapping(src.add(off), host as *mut u8, n) }
+        })
+    }
+
+    fn fetch(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), MemFault> {
+        let dst = buf.as_mut_ptr();
+        self.pieces(addr, buf.len(), Access::Execute, |host, off, n| {
+            // SAFETY: as in `read`.
+            unsafe { core::ptr::copy_nonoverlapping(host as *const u8, dst.add(off), n) }
         })
     }
 }
@@ -258,6 +334,8 @@ pub enum WaveFault {
     Illegal { word: u32 },
     /// A global/flat access to unmapped memory.
     Memory(MemFault),
+    /// An access (or instruction fetch) the queue's page tables refused.
+    Vm { fault: MemFault, vm: VmMiss },
     /// LDS, scratch or register index out of range (the interpreter's text).
     OutOfRange(Text),
 }
@@ -267,6 +345,8 @@ pub enum WaveFault {
 pub enum KernelFault {
     /// The kernel descriptor at `kernel_object` is not readable.
     Descriptor { kernel_object: u64, fault: MemFault },
+    /// The kernel descriptor's page does not translate in the queue's VMID.
+    DescriptorVm { kernel_object: u64, vm: VmMiss },
     /// The kernel needs private memory and the queue has no scratch.
     NoScratch { kernel_bytes: u32 },
     /// The queue's scratch gives fewer bytes per lane than the kernel needs.
@@ -295,6 +375,10 @@ impl core::fmt::Display for KernelFault {
             } => write!(
                 f,
                 "kernel descriptor at kernel_object {kernel_object:#x}: {fault}"
+            ),
+            KernelFault::DescriptorVm { kernel_object, vm } => write!(
+                f,
+                "kernel descriptor at kernel_object {kernel_object:#x}: {vm}"
             ),
             KernelFault::NoScratch { kernel_bytes } => write!(
                 f,
@@ -325,6 +409,9 @@ impl core::fmt::Display for KernelFault {
                         write!(f, "illegal instruction {word:#010x} at {pc:#x}")
                     }
                     WaveFault::Memory(m) => write!(f, "memory fault at {pc:#x}: {m}"),
+                    WaveFault::Vm { fault, vm } => {
+                        write!(f, "memory fault at {pc:#x}: {fault}; {vm}")
+                    }
                     WaveFault::OutOfRange(t) => write!(f, "{t}"),
                 }
             }
@@ -447,17 +534,24 @@ impl Shader {
         view: &V,
         d: &Dispatch,
     ) -> Result<Stats, KernelFault> {
-        let mut mem = ViewMemory(view);
+        let mut mem = ViewMemory::new(view);
         let mut kb = [0u8; KD_SIZE];
         mem.read(d.kernel_object, &mut kb)
-            .map_err(|fault| KernelFault::Descriptor {
-                kernel_object: d.kernel_object,
-                fault,
+            .map_err(|fault| match mem.vm_behind(&fault) {
+                Some(vm) => KernelFault::DescriptorVm {
+                    kernel_object: d.kernel_object,
+                    vm,
+                },
+                None => KernelFault::Descriptor {
+                    kernel_object: d.kernel_object,
+                    fault,
+                },
             })?;
         let kd = KernelDescriptor::parse(&kb);
         let private = kd.private_segment_fixed_size.max(d.private_segment_size);
         if private > 0 {
-            check_scratch(&mut mem, d.queue_address, private, kd.wave32())?;
+            check_scratch(&mut mem, d.queue_address, private, kd.wave32())
+                .map_err(|e| with_vm(e, &mem))?;
         }
         let cfg = LaunchConfig {
             target: self.target,
@@ -465,7 +559,7 @@ impl Shader {
             max_instructions: self.max_instructions,
             ..LaunchConfig::new(self.target)
         };
-        let s = launch(&mut mem, &cfg, d)?;
+        let s = launch(&mut mem, &cfg, d).map_err(|e| with_vm(KernelFault::from(e), &mem))?;
         self.dispatches += 1;
         self.last = s;
         self.totals.workgroups += s.workgroups;
@@ -473,6 +567,35 @@ impl Shader {
         self.totals.instructions += s.instructions;
         self.totals.lane_instructions += s.lane_instructions;
         Ok(s)
+    }
+}
+
+/// `f` with a memory fault replaced by the VM refusal behind it, if the
+/// view saw one there.
+fn with_vm<V: DeviceView + ?Sized>(f: KernelFault, mem: &ViewMemory<'_, V>) -> KernelFault {
+    match f {
+        KernelFault::Wave {
+            workgroup,
+            wave,
+            pc,
+            fault: WaveFault::Memory(m),
+        } => match mem.vm_behind(&m) {
+            Some(vm) => KernelFault::Wave {
+                workgroup,
+                wave,
+                pc,
+                fault: WaveFault::Vm { fault: m, vm },
+            },
+            None => f,
+        },
+        KernelFault::Descriptor {
+            kernel_object,
+            fault,
+        } => match mem.vm_behind(&fault) {
+            Some(vm) => KernelFault::DescriptorVm { kernel_object, vm },
+            None => f,
+        },
+        other => other,
     }
 }
 
@@ -541,7 +664,7 @@ mod tests {
             d.map_at(0x1000, a.as_mut_ptr(), 4096);
             d.map_at(0x2000, b.as_mut_ptr(), 4096);
         }
-        let mut m = ViewMemory(&d);
+        let mut m = ViewMemory::new(&d);
         let mut out = [0u8; 4];
         m.read(0x1ffe, &mut out).unwrap();
         assert_eq!(out, [1, 2, 3, 4]);
@@ -554,6 +677,55 @@ mod tests {
                 len: 4,
                 write: false
             })
+        );
+    }
+
+    /// Pages that are readable and writeable but not executable, as the
+    /// ring area's PTEs are: data accesses pass, an instruction fetch is
+    /// refused and the refusal names the access.
+    struct NoExec(Dma);
+
+    // SAFETY: answers only what the wrapped `Dma` answers.
+    unsafe impl DeviceView for NoExec {
+        fn host_of(&self, addr: u64, len: u64, access: Access) -> Result<u64, Miss> {
+            if access == Access::Execute {
+                return Err(Miss::Vm {
+                    space: AddressSpace::Vmid(8),
+                    why: VmRefusal::Walk(crate::gmc::FaultReason::Permission),
+                });
+            }
+            DeviceView::host_of(&self.0, addr, len, access)
+        }
+    }
+
+    #[test]
+    fn a_fetch_from_a_page_without_execute_is_a_vm_fault_naming_it() {
+        let mut a = [0u8; 4096];
+        let mut d = Dma::default();
+        // SAFETY: `a` outlives the view.
+        unsafe { d.map_at(0x5000, a.as_mut_ptr(), 4096) };
+        let v = NoExec(d);
+        let mut m = ViewMemory::new(&v);
+        let mut w = [0u8; 4];
+        m.read(0x5010, &mut w).unwrap();
+        let f = m.fetch(0x5010, &mut w).unwrap_err();
+        assert_eq!(f.addr, 0x5010);
+        let vm = m.vm_behind(&f).unwrap();
+        assert_eq!(vm.va, 0x5000);
+        assert_eq!(vm.access, Access::Execute);
+        assert_eq!(vm.why, VmRefusal::Walk(crate::gmc::FaultReason::Permission));
+        let k = with_vm(
+            KernelFault::Wave {
+                workgroup: [0; 3],
+                wave: 0,
+                pc: 0x5010,
+                fault: WaveFault::Memory(f),
+            },
+            &m,
+        );
+        assert!(
+            alloc::format!("{k}").contains("VM fault: instruction fetch of page 0x5000"),
+            "{k}"
         );
     }
 

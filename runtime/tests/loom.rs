@@ -197,10 +197,7 @@ fn producers_and_consumer_with(
             assert!(tags.contains(t));
         }
         // The highest doorbell rung names the last packet id.
-        assert_eq!(
-            q.max_rung.load(std::sync::atomic::Ordering::Relaxed),
-            total
-        );
+        assert_eq!(q.max_rung.load(std::sync::atomic::Ordering::Relaxed), total);
         assert_eq!(q.write.load(Ordering::Relaxed), total);
     });
     let runs = runs.load(std::sync::atomic::Ordering::Relaxed);

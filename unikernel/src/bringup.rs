@@ -168,6 +168,7 @@ fn run(part: Part, mapping: Mapping, blobs: &Blobs, scale: TscScale) -> Result<(
     let opts = Options {
         until: Step::Queue,
         mapping: Some(mapping),
+        ..Default::default()
     };
     let fail = |what: &dyn fmt::Display| {
         println!("UK ERROR bring-up {name} {m}: {what}");

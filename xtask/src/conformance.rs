@@ -111,8 +111,10 @@ pub fn run_all(root: &Path) -> Result<String> {
         );
     }
     let headers: std::collections::BTreeSet<_> = facts.iter().map(|t| t.fact.header).collect();
+    // `barebell regs`'s name tables, generated from the same headers.
+    let tables = crate::reg_tables::run(root, true)?;
     Ok(format!(
-        "{} facts match across {} headers",
+        "{} facts match across {} headers; {tables}",
         report.rows.len(),
         headers.len()
     ))

@@ -13,6 +13,7 @@ mod kernel;
 mod lspci;
 mod qemu;
 mod qemu_pci;
+mod reg_tables;
 mod util;
 
 use clap::{Parser, Subcommand};
@@ -58,6 +59,13 @@ enum Cmd {
     /// Regenerate barebell-isa's opcode tables (isa/data/*.txt) from
     /// llvm-mc-19, or with --check fail if the committed ones differ.
     IsaTables {
+        #[arg(long)]
+        check: bool,
+    },
+    /// Regenerate `barebell regs`'s register tables (cli/data/regs/*.txt)
+    /// from the Linux 6.12 offset and sh_mask headers, or with --check
+    /// fail if the committed ones differ (the conformance stage does).
+    RegTables {
         #[arg(long)]
         check: bool,
     },
@@ -125,6 +133,7 @@ fn main() -> ExitCode {
             )
         }),
         Cmd::IsaDiff => isa_diff::run(&root).map(|s| println!("{s}")),
+        Cmd::RegTables { check } => reg_tables::run(&root, check).map(|s| println!("{s}")),
         Cmd::IsaTables { check } => isa_diff::tables(&root, check).map(|s| println!("{s}")),
     };
     match r {

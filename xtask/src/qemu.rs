@@ -666,6 +666,8 @@ const PARTS: &[(&str, &str, &str)] = &[
     ),
 ];
 const MAPPINGS: &[&str] = &["mes", "direct", "kiq"];
+/// What the mes and rings steps of a direct run say.
+const DIRECT_SKIP: &str = "skipped: the direct mapping needs neither MES nor the KIQ";
 /// Where every platform puts the ring area: the DMA region sits at 32 TiB
 /// (`barebell::platform::DMA_HOST_VA`) and its first 2 MiB chunk is GTT,
 /// so the ring area starts 2 MiB above. The image must report this
@@ -674,14 +676,22 @@ const RING_AREA: &str = "ring area at VA = host 0x200000200000, ";
 
 /// The steps of one run in the order they must report, each with what its
 /// line must say (`{m}` is the mapping).
-fn step_phrases(ring: &'static str) -> [(&'static str, &'static str); 9] {
+/// `--mapping direct` starts neither MES nor the KIQ (issue 14 item 6),
+/// so its mes and rings steps say they were skipped.
+fn step_phrases(ring: &'static str, m: &str) -> [(&'static str, &'static str); 10] {
+    let (mes, ring) = if m == "direct" {
+        (DIRECT_SKIP, DIRECT_SKIP)
+    } else {
+        ("MES pipes unhalted", ring)
+    };
     [
         ("discovery", "IP instances"),
         ("nbio", "through the RSMU index/data pair"),
         ("gmc", RING_AREA),
         ("psp", "AUTOLOAD_RLC sent"),
         ("rlc", "BOOTLOAD_COMPLETE"),
-        ("mes", "MES pipes unhalted"),
+        ("rlc", "CP_MEC_RS64_CNTL"),
+        ("mes", mes),
         ("rings", ring),
         ("queue", "queue ready: {m} mapping, "),
         ("unmap", "the queue is off the device"),
@@ -741,7 +751,7 @@ fn bringup_ready(log: &str, defmt: &[String]) -> Result<String> {
             );
             let steps = run_steps(&seg, part);
             let mut at = 0;
-            for (step, says) in step_phrases(ring) {
+            for (step, says) in step_phrases(ring, m) {
                 let says = says.replace("{m}", m);
                 let want = format!("step {step}: ");
                 let found = steps
@@ -1270,8 +1280,17 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
             "step psp: 4 bootloader components, 27 LOAD_IP_FW, AUTOLOAD_RLC sent".into(),
             "step rlc: RLC_RLCS_BOOTLOAD_STATUS.BOOTLOAD_COMPLETE and CP_STAT idle".into(),
             "step rlc: GFXHUB 3.0 enabled with the same VMID0 tables, VMID0 flushed".into(),
-            "step mes: MES pipes unhalted at 0x1400 and 0x1400".into(),
-            format!("step rings: {ring}"),
+            "step rlc: MEC pipes 0-3 at 0x1c00000000c00 (CP_MEC_RS64_PRGRM_CNTR_START), reset pulsed; CP_MEC_RS64_CNTL 0x3c000000: active, unhalted".into(),
+            if m == "direct" {
+                format!("step mes: {DIRECT_SKIP}")
+            } else {
+                "step mes: MES pipes unhalted at 0x1400 and 0x1400".into()
+            },
+            if m == "direct" {
+                format!("step rings: {DIRECT_SKIP}")
+            } else {
+                format!("step rings: {ring}")
+            },
             format!("step queue: queue ready: {m} mapping, doorbell 0xd, VMID 8, barrier 0 completed"),
             "step unmap: the queue is off the device".into(),
         ]
@@ -1294,6 +1313,7 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
             format!("TRACE W MP0.{pre}_C2PMSG_64 @0x58200 = 0x00000008"),
             mark("psp"),
             "TRACE R GC.RLC_RLCS_BOOTLOAD_STATUS @0x3ba08 = 0x80000000".into(),
+            mark("rlc"),
             mark("rlc"),
             mark("rlc"),
             mark("mes"),

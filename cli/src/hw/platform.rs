@@ -171,6 +171,51 @@ unsafe impl Platform for HwPlatform {
     }
 }
 
+/// Held by every test that maps the hardware DMA region, which sits at one
+/// fixed address (`DMA_VA`): tests run on parallel threads.
+#[cfg(test)]
+pub(crate) static FIXED_DMA: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The hardware platform with the device model standing in for the card
+/// (hold [`FIXED_DMA`] while it lives):
+/// this module's `Platform` impl and `super::dma`'s DMA region at
+/// `DMA_VA`, over the model's BARs (tests only).
+#[cfg(test)]
+pub(crate) fn model_standing_in() -> HwPlatform {
+    use barebell_model::vgpu::HostMemory;
+    use barebell_model::{Seed, VirtualGpu, parts};
+    let fw = barebell_bringup::FirmwareDir::system();
+    let dma = super::dma::DmaRegion::anonymous_for_test(barebell::platform::DMA_BYTES)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let layout = std::alloc::Layout::from_size_align(crate::target::MODEL_BAR0_BYTES, 4096)
+        .unwrap_or_else(|e| panic!("{e}"));
+    // SAFETY: a non-zero size; leaked (the model keeps pointers into it
+    // for the rest of the test process).
+    let vram = unsafe { std::alloc::alloc_zeroed(layout) };
+    // SAFETY: `vram` is never freed, zeroed and 4 KiB aligned; the DMA
+    // region is owned by the platform below, which drops the model
+    // (`Parts::Model` declares `gpu` first) before it unmaps.
+    let mem = unsafe {
+        HostMemory::new(
+            NonNull::new(vram).unwrap_or_else(|| panic!("out of memory")),
+            layout.size(),
+            NonNull::new(dma.as_ptr()).unwrap_or_else(|| panic!("null DMA region")),
+            dma.len(),
+            None,
+        )
+    };
+    let gpu = VirtualGpu::new(parts::navi31(), &fw, mem, Seed(1)).unwrap_or_else(|e| panic!("{e}"));
+    HwPlatform {
+        parts: Parts::Model {
+            gpu: Box::new(gpu),
+            dma,
+        },
+        name: "model standing in for vfio".into(),
+        clock: StdClock::default(),
+        claimed: AtomicBool::new(false),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +246,7 @@ mod tests {
         let opts = Options {
             until: Step::Queue,
             mapping: Some(Mapping::Mes),
+            ..Default::default()
         };
         let layout = {
             let gpu = barebell_bringup::run(p, &fw, &opts, &sink).unwrap();
@@ -220,6 +266,7 @@ mod tests {
     /// config space and the IOMMU, are not register accesses).
     #[test]
     fn the_model_and_hardware_paths_trace_the_same_bring_up() {
+        let _fixed = FIXED_DMA.lock().unwrap_or_else(|e| e.into_inner());
         let fw = FirmwareDir::system();
         // The model target, exactly as `barebell bringup --model` builds it.
         let model = crate::target::model(crate::target::PartArg::Navi31, &fw, 1).unwrap();

@@ -44,3 +44,9 @@ __kernel void private_rev(__global unsigned *out, unsigned k) {
   for (unsigned j = 0; j < 48; j++) a[j] = i * 100 + j;
   out[i] = a[(i + k) % 48];
 }
+
+// Reads the word at `addr`, an address the job passes as a plain u64: a
+// kernel touching memory its queue's page tables may not map.
+kernel void peek(global uint *out, ulong addr) {
+    out[0] = *(global const uint *)addr;
+}

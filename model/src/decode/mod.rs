@@ -15,6 +15,7 @@ pub mod mes_api;
 pub mod mes_regs;
 pub mod mqd;
 pub mod pm4;
+pub mod ring;
 
 /// A bit field of a 32-bit word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,6 +11,7 @@ fn bring_up(part: barebell_model::Part, mapping: Option<Mapping>) {
     let opts = Options {
         until: Step::Queue,
         mapping,
+        ..Default::default()
     };
     let fw = FirmwareDir::system();
     let r = barebell_bringup::run(&gpu, &fw, &opts, &Quiet);
@@ -82,6 +83,7 @@ fn up_to_queue(part: barebell_model::Part, mapping: Mapping) -> barebell_model::
     let opts = Options {
         until: Step::Queue,
         mapping: Some(mapping),
+        ..Default::default()
     };
     let fw = FirmwareDir::system();
     if let Err(e) = barebell_bringup::run(&gpu, &fw, &opts, &Quiet) {

@@ -49,6 +49,7 @@ fn run(part: Part, mapping: Option<Mapping>) -> (VirtualGpu, Trace, Result<Step,
     let opts = Options {
         until: Step::Queue,
         mapping,
+        ..Default::default()
     };
     let fw = FirmwareDir::system();
     let r = barebell_bringup::run(&gpu, &fw, &opts, &trace)
@@ -231,6 +232,7 @@ fn direct_alone(part: Part) {
     let opts = Options {
         until: Step::Queue,
         mapping: Some(Mapping::Direct),
+        ..Default::default()
     };
     let fw = FirmwareDir::system();
     let r = barebell_bringup::run(&gpu, &fw, &opts, &trace)

@@ -50,7 +50,11 @@ fn survives(display: Display, kept: u64, until: Step, mapping: Option<Mapping>) 
         ..parts::navi31()
     };
     let gpu = virtual_gpu(part, 1);
-    let opts = Options { until, mapping };
+    let opts = Options {
+        until,
+        mapping,
+        ..Default::default()
+    };
     let up = barebell_bringup::run(&gpu, &FirmwareDir::system(), &opts, &Quiet)
         .unwrap_or_else(|e| panic!("{display:?}: {e}\n{}", gpu.firmware_logs()));
     assert_eq!(
@@ -88,6 +92,7 @@ fn gfx12_keeps_nothing() {
     let opts = Options {
         until: Step::Gmc,
         mapping: None,
+        ..Default::default()
     };
     let up = barebell_bringup::run(&gpu, &FirmwareDir::system(), &opts, &Quiet).unwrap();
     assert_eq!(up.memory.map(|m| m.vbios_fb), Some(0));

@@ -25,6 +25,7 @@ fn check(part: barebell_model::Part, gart_start: u64) {
     let opts = Options {
         until: Step::Gmc,
         mapping: None,
+        ..Default::default()
     };
     let up = barebell_bringup::run(&gpu, &FirmwareDir::system(), &opts, &Quiet)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -81,6 +82,66 @@ fn check(part: barebell_model::Part, gart_start: u64) {
             )
         });
     assert_eq!(host, ring_va + 0x40, "{name}");
+    // The user memory: the DMA region's last `Options::user_memory` bytes
+    // (the default, 1 MiB), after the ring area, in the process tables
+    // only, readable, writeable and executable (KFD's flags for a user's
+    // executable GTT allocation); the ring area is not executable, and
+    // VMID0 does not map the user memory.
+    let dma = gpu.dma();
+    let user_va = dma.host.as_ptr() as u64 + dma.len as u64 - (1 << 20);
+    assert_eq!(layout.user_memory, (user_va, 1 << 20), "{name}");
+    assert_eq!(layout.ring_area, (ring_va, user_va - ring_va), "{name}");
+    for (off, access) in [
+        (0, Access::Execute),
+        (0x1234, Access::Read),
+        ((1 << 20) - 8, Access::Write),
+    ] {
+        let host = gpu
+            .translate(layout.process_root, user_va + off, access)
+            .unwrap_or_else(|e| panic!("{name}: user memory +{off:#x} {access:?}: {e:?}"));
+        assert_eq!(host, user_va + off, "{name}");
+    }
+    let e = gpu
+        .translate(layout.process_root, ring_va + 0x40, Access::Execute)
+        .unwrap_err();
+    assert_eq!(
+        e.reason,
+        barebell_model::gmc::FaultReason::Permission,
+        "{name}"
+    );
+    assert!(
+        gpu.translate(layout.process_root, user_va + (1 << 20), Access::Read)
+            .is_err(),
+        "{name}: past the user memory"
+    );
+    assert!(
+        mc.translate(user_va, Access::Read, "user memory in VMID0")
+            .is_err(),
+        "{name}: VMID0 maps the user memory"
+    );
+}
+
+/// The PTE's MTYPE field is left 0 for the user memory: `MTYPE_NC`, what
+/// `gmc_v11_0_map_mtype()` gives `AMDGPU_VM_MTYPE_DEFAULT` (KFD's
+/// `get_pte_flags()`); the value from `amdgpu_vm.h`.
+#[test]
+fn user_memory_mtype_is_nc_as_amdgpu_vm_h_defines_it() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../target/artifacts/linux-6.12/drivers/gpu/drm/amd/amdgpu/amdgpu_vm.h"
+    );
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{path}: {e} (run `cargo xtask headers`)"));
+    let nc = text
+        .lines()
+        .find_map(|l| {
+            let mut w = l.split_whitespace();
+            (w.next() == Some("#define") && w.next() == Some("AMDGPU_MTYPE_NC"))
+                .then(|| w.next().map(str::to_string))
+                .flatten()
+        })
+        .expect("AMDGPU_MTYPE_NC in amdgpu_vm.h");
+    assert_eq!(nc, "0");
 }
 
 #[test]

@@ -1,0 +1,168 @@
+//! Device memory for user work: code objects, kernel arguments, buffers
+//! and queue scratch, in the memory a GPU reaches from the user queue.
+//!
+//! The gmc step keeps the last [`crate::Options::user_memory`] bytes of the
+//! DMA region out of the ring area and maps them into the process page
+//! tables only, at GPU VA = host address, with the PTE flags KFD gives
+//! user system memory (see [`crate::gmc`]: readable, writeable,
+//! executable, system, snooped). The user queue runs in those tables
+//! whatever the mapping: a direct or KIQ queue in
+//! [`crate::queue::USER_VMID`], whose GFXHUB context the queue step points
+//! at the process root; a MES queue in the VMID MES picks, which MES
+//! points at the root the process was registered with. VMID0 does not map
+//! it: nothing of the bring-up's own runs there.
+//!
+//! [`UserMemory`] hands the region out as byte slices, bump-allocated and
+//! never freed (a run loads its work once), with a typed error when it
+//! runs out.
+
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+
+/// Default size of the user memory: 1 MiB of the 4 MiB DMA region (the
+/// first 2 MiB chunk is GTT, the ring area keeps the rest).
+pub const DEFAULT_BYTES: usize = 1 << 20;
+
+/// The ring area keeps at least this much (the queue, MQDs, EOP buffers,
+/// the KIQ and MES rings and the MES process context need ~200 KiB).
+pub const MIN_RING_AREA: usize = 512 << 10;
+
+/// Why user memory could not be handed out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserMemoryError {
+    /// `align` is zero or not a power of two.
+    BadAlignment { align: usize },
+    /// Not enough left: `available` bytes remain past the aligned cursor,
+    /// of `total`.
+    Exhausted {
+        requested: usize,
+        align: usize,
+        available: usize,
+        total: usize,
+    },
+}
+
+impl core::fmt::Display for UserMemoryError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            UserMemoryError::BadAlignment { align } => {
+                write!(f, "alignment {align} is not a power of two")
+            }
+            UserMemoryError::Exhausted {
+                requested,
+                align,
+                available,
+                total,
+            } => write!(
+                f,
+                "device user memory exhausted: {requested} bytes ({align}-byte aligned) asked, {available} of {total} bytes left (the bring-up option user_memory sizes it)"
+            ),
+        }
+    }
+}
+
+/// A bump allocator over the user memory (GPU VA = host address in the
+/// process page tables).
+#[derive(Debug)]
+pub struct UserMemory<'p> {
+    base: usize,
+    next: usize,
+    end: usize,
+    _mem: PhantomData<&'p mut [u8]>,
+}
+
+// SAFETY: the allocator holds only addresses; the slices it hands out
+// follow `&mut [u8]`'s own rules.
+unsafe impl Send for UserMemory<'_> {}
+
+impl<'p> UserMemory<'p> {
+    /// # Safety
+    /// `[base, base + len)` must be writable host memory, valid for `'p`
+    /// and until the device can no longer reach it, used by nothing else,
+    /// and mapped at GPU VA = host address in every context a queue given
+    /// its addresses runs in.
+    pub(crate) unsafe fn new(base: NonNull<u8>, len: usize) -> Self {
+        let b = base.as_ptr() as usize;
+        UserMemory {
+            base: b,
+            next: b,
+            end: b.saturating_add(len),
+            _mem: PhantomData,
+        }
+    }
+
+    /// First byte (GPU VA = host address) and length.
+    pub fn range(&self) -> (u64, u64) {
+        (self.base as u64, (self.end - self.base) as u64)
+    }
+
+    /// Bytes not yet handed out.
+    pub fn remaining(&self) -> usize {
+        self.end - self.next
+    }
+
+    /// `len` zeroed bytes (at least 1) whose address is aligned to `align`.
+    /// The slice's address is the GPU VA the device reaches it at.
+    pub fn alloc(&mut self, len: usize, align: usize) -> Result<&'p mut [u8], UserMemoryError> {
+        if align == 0 || !align.is_power_of_two() {
+            return Err(UserMemoryError::BadAlignment { align });
+        }
+        let len = len.max(1);
+        let total = self.end - self.base;
+        let exhausted = |available| UserMemoryError::Exhausted {
+            requested: len,
+            align,
+            available,
+            total,
+        };
+        let start = self
+            .next
+            .checked_next_multiple_of(align)
+            .ok_or(exhausted(0))?;
+        let end = start.checked_add(len).ok_or(exhausted(0))?;
+        if end > self.end {
+            return Err(exhausted(self.end.saturating_sub(start)));
+        }
+        self.next = end;
+        // SAFETY: `[start, end)` lies inside the region (checked above)
+        // and is handed out once, so nothing aliases it; the region is
+        // valid for 'p (the contract of `new`).
+        let s = unsafe { core::slice::from_raw_parts_mut(start as *mut u8, len) };
+        s.fill(0);
+        Ok(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hands_out_aligned_disjoint_zeroed_pieces_then_a_typed_error() {
+        let mut buf = alloc::vec![0xAAu8; 8192];
+        let base = NonNull::new(buf.as_mut_ptr()).unwrap();
+        // SAFETY: `buf` outlives `m` and nothing else uses it meanwhile.
+        let mut m = unsafe { UserMemory::new(base, 8192) };
+        let a = m.alloc(100, 256).unwrap();
+        assert!((a.as_ptr() as usize).is_multiple_of(256));
+        assert!(a.iter().all(|&b| b == 0));
+        let a_end = a.as_ptr() as usize + a.len();
+        let b = m.alloc(10, 4096).unwrap();
+        assert!(b.as_ptr() as usize >= a_end);
+        assert_eq!(
+            m.alloc(1, 3).unwrap_err(),
+            UserMemoryError::BadAlignment { align: 3 }
+        );
+        let left = m.remaining();
+        match m.alloc(left + 1, 1) {
+            Err(UserMemoryError::Exhausted {
+                requested,
+                available,
+                total,
+                ..
+            }) => assert_eq!((requested, available, total), (left + 1, left, 8192)),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(m.alloc(left, 1).unwrap().len(), left);
+    }
+}
