@@ -2,6 +2,9 @@
 //! misbehaving device or host: a corrupted read index, a clock that never
 //! moves. Each test names the finding of issue 21 it covers.
 
+// Helpers outside #[test] functions unwrap and panic as tests do.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use barebell::aql::packet::KernelDispatchPacket;
 use barebell::aql::queue::{QueueMem, SubmitError, submit_batch_with, submit_with};
 use barebell::aql::signal::{Condition, SignalValue, wait_until};
