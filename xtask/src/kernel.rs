@@ -225,6 +225,16 @@ pub fn fuzz_in(
     } else {
         root.join(dir).join("corpus").join(target)
     };
+    // The seeds are checked in (xtask/fuzz-seeds.sh rebuilds them); a
+    // missing or empty corpus would let the fuzzer start from nothing.
+    let n = std::fs::read_dir(&seeds)
+        .map(|d| d.filter_map(|e| e.ok()).count())
+        .unwrap_or(0);
+    anyhow::ensure!(
+        n > 0,
+        "no seeds in {} (run xtask/fuzz-seeds.sh and commit them)",
+        seeds.display()
+    );
     let mut cmd = Command::new(&bin);
     cmd.arg(&work)
         .arg(&seeds)
