@@ -24,7 +24,6 @@ pub use queue::{CopyDirection, SdmaError, SdmaMemory, SdmaQueue};
 use crate::bus::{Block, BlockError, RegisterBus};
 use crate::ip::Generation;
 use crate::regs::{IpBases, Reg};
-use barebell_facts::Fact;
 
 /// Which SDMA engine generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
