@@ -169,14 +169,17 @@ pub enum SdmaVmError {
 
 /// What the engine reaches the rest of the device through.
 pub trait SdmaPort: Send + Sync {
-    /// The host address of `va` in `vmid` for `access`, valid to the end
-    /// of its 4 KiB page; a refused walk is latched in the hub.
+    /// The host address of `va` in `vmid` for `access` and how many
+    /// bytes from it are contiguous behind the same translation (at least
+    /// to the end of its 4 KiB page; up to the end of the TLB entry that
+    /// serves it, a fragment or a large page); a refused walk is latched
+    /// in the hub.
     fn translate(
         &self,
         vmid: u8,
         va: u64,
         access: crate::gmc::Access,
-    ) -> Result<u64, SdmaVmError>;
+    ) -> Result<(u64, u64), SdmaVmError>;
     /// The doorbell slot holding dword `dword`, as last stored.
     fn doorbell(&self, dword: u32) -> u64;
     /// Whether a store to doorbell `dword` reaches SDMA engine 0.
@@ -296,8 +299,6 @@ struct State {
     stopped: Option<SdmaStop>,
     stats: SdmaStats,
 }
-
-const PAGE: u64 = 4096;
 
 /// How many packets one service runs at most (then the host's turn).
 const PACKETS_PER_SERVICE: usize = 256;
@@ -525,7 +526,7 @@ impl SdmaModel {
         }
         if s.rptr != start {
             let rptr = s.rptr;
-            if let Ok(h) = port.translate(q.vmid as u8, q.rptr_report, Access::Write) {
+            if let Ok((h, _)) = port.translate(q.vmid as u8, q.rptr_report, Access::Write) {
                 // SAFETY: `h` is the host address the port translated the
                 // write-back address to, valid to the end of its page;
                 // the runtime aligns the write-back to 8 bytes.
@@ -539,7 +540,7 @@ impl SdmaModel {
     fn ring_dword(&self, port: &dyn SdmaPort, q: &SdmaQueue, rptr: u64, i: u64) -> Result<u32, SdmaVmError> {
         let dwords = (q.bytes / 4).max(1);
         let at = q.ring + ((rptr / 4 + i) % dwords) * 4;
-        let h = port.translate(q.vmid as u8, at, Access::Read)?;
+        let (h, _) = port.translate(q.vmid as u8, at, Access::Read)?;
         // SAFETY: `h` is the host address of a ring dword the port
         // translated, valid for a 4-byte read (the ring is dword aligned).
         Ok(unsafe { core::ptr::read_volatile(h as *const u32) })
@@ -592,7 +593,7 @@ impl SdmaModel {
         }
         let (p, _) = SdmaPacket::decode(sdma, &d[..n])
             .map_err(|_| refuse("packet shorter than its opcode needs"))?;
-        let tr = |va: u64, access: Access| -> Result<u64, SdmaStop> {
+        let tr = |va: u64, access: Access| -> Result<(u64, u64), SdmaStop> {
             port.translate(vmid, va, access)
                 .map_err(vm(va, access == Access::Write, h))
         };
@@ -607,14 +608,12 @@ impl SdmaModel {
                 let mut off = 0u64;
                 while off < bytes {
                     let (sv, dv) = (src + off, dst + off);
-                    let n = (bytes - off)
-                        .min(PAGE - sv % PAGE)
-                        .min(PAGE - dv % PAGE);
-                    let sp = tr(sv, Access::Read)?;
-                    let dp = tr(dv, Access::Write)?;
+                    let (sp, srun) = tr(sv, Access::Read)?;
+                    let (dp, drun) = tr(dv, Access::Write)?;
+                    let n = (bytes - off).min(srun).min(drun);
                     // SAFETY: both host ranges were translated for this
-                    // access and lie within their 4 KiB pages (`n` stops
-                    // at both page ends); `copy` allows overlap.
+                    // access and are contiguous for their runs (`n` stops
+                    // at both ends); `copy` allows overlap.
                     unsafe { core::ptr::copy(sp as *const u8, dp as *mut u8, n as usize) };
                     off += n;
                 }
@@ -627,11 +626,11 @@ impl SdmaModel {
                 let mut off = 0u64;
                 while off < bytes {
                     let dv = dst + off;
-                    let n = (bytes - off).min(PAGE - dv % PAGE);
-                    let dp = tr(dv, Access::Write)?;
+                    let (dp, run) = tr(dv, Access::Write)?;
+                    let n = (bytes - off).min(run);
                     for i in 0..n {
-                        // SAFETY: within the translated page (`n` stops
-                        // at its end).
+                        // SAFETY: within the translated run (`n` stops at
+                        // its end).
                         unsafe {
                             core::ptr::write_volatile(
                                 (dp + i) as *mut u8,
@@ -647,7 +646,7 @@ impl SdmaModel {
                 if addr & 3 != 0 {
                     return Err(refuse("FENCE address not dword aligned"));
                 }
-                let hp = tr(addr, Access::Write)?;
+                let (hp, _) = tr(addr, Access::Write)?;
                 // SAFETY: a dword-aligned translated address.
                 unsafe { core::ptr::write_volatile(hp as *mut u32, data) };
                 s.stats.fences += 1;
@@ -662,7 +661,7 @@ impl SdmaModel {
                 if addr & 3 != 0 {
                     return Err(refuse("POLL_REGMEM address not dword aligned"));
                 }
-                let hp = tr(addr, Access::Read)?;
+                let (hp, _) = tr(addr, Access::Read)?;
                 // SAFETY: a dword-aligned translated address.
                 let v = unsafe { core::ptr::read_volatile(hp as *const u32) } & mask;
                 let met = match func {
@@ -680,7 +679,7 @@ impl SdmaModel {
                 }
             }
             SdmaPacket::Timestamp { addr, .. } => {
-                let hp = tr(addr, Access::Write)?;
+                let (hp, _) = tr(addr, Access::Write)?;
                 // SAFETY: the encoding makes the address 8-byte aligned.
                 unsafe { core::ptr::write_volatile(hp as *mut u64, port.now_ns()) };
             }
@@ -692,7 +691,7 @@ impl SdmaModel {
                         "ATOMIC other than an aligned, unlooped ADD64 is not modelled",
                     ));
                 }
-                let hp = tr(addr, Access::Write)?;
+                let (hp, _) = tr(addr, Access::Write)?;
                 // SAFETY: an 8-byte-aligned translated address that the
                 // host reads atomically (signals).
                 let a = unsafe { core::sync::atomic::AtomicU64::from_ptr(hp as *mut u64) };

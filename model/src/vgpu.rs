@@ -963,7 +963,7 @@ impl crate::sdma::SdmaPort for SdmaPortImpl {
         vmid: u8,
         va: u64,
         access: Access,
-    ) -> Result<u64, crate::sdma::SdmaVmError> {
+    ) -> Result<(u64, u64), crate::sdma::SdmaVmError> {
         use crate::sdma::SdmaVmError;
         let tr = self
             .hub
@@ -974,8 +974,22 @@ impl crate::sdma::SdmaPort for SdmaPortImpl {
         } else {
             (&self.vram, tr.pa.checked_sub(self.fb_offset))
         };
-        at.and_then(|a| mem.host_of(a, 1))
-            .ok_or(SdmaVmError::Unbacked { pa: tr.pa })
+        let at = at.ok_or(SdmaVmError::Unbacked { pa: tr.pa })?;
+        let host = mem
+            .host_of(at, 1)
+            .ok_or(SdmaVmError::Unbacked { pa: tr.pa })?;
+        // The rest of the TLB entry that served `va` (a fragment or large
+        // page is contiguous), as far as one memory window backs it;
+        // at least the rest of the 4 KiB page.
+        let span = tr.tlb_bytes.max(4096);
+        let page_run = 4096 - va % 4096;
+        let run = span - va % span;
+        let run = if run > page_run && mem.covers(at, run) {
+            run
+        } else {
+            page_run
+        };
+        Ok((host, run))
     }
 
     fn doorbell(&self, dword: u32) -> u64 {
