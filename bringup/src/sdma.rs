@@ -204,6 +204,12 @@ impl<'p> CopyQueue<'p> {
         &self.queue
     }
 
+    /// The ring, to push packets of any kind
+    /// ([`barebell::sdma::pkt::Packet`]) and publish them.
+    pub fn queue_mut(&mut self) -> &mut SdmaQueue<'p, dyn Clock + 'p, Pauser<'p>> {
+        &mut self.queue
+    }
+
     /// Flushes the HDP (host writes to VRAM through BAR0 become visible
     /// to the engine: `amdgpu_device_flush_hdp()` before a submission),
     /// then submits the copy of `bytes` from `src` to `dst` (GPU VAs of

@@ -167,3 +167,83 @@ fn a_doorbell_the_s2a_does_not_route_wakes_nothing() {
         );
     });
 }
+
+#[test]
+fn navi31_direct_copies_64_mib_plus_3() {
+    // 17 packets (16 of 4 MiB and one of 3 bytes), unaligned both ends.
+    copies(parts::navi31(), &[(64 << 20) + 3]);
+}
+
+#[test]
+fn navi48_direct_copies_64_mib() {
+    copies(parts::navi48(), &[64 << 20]);
+}
+
+/// FILL, TIMESTAMP, ATOMIC ADD64, NOP, TRAP and a POLL_REGMEM that holds
+/// the ring until the host writes the word it waits for.
+#[test]
+fn the_rarer_packets_on_navi31_and_navi48() {
+    use barebell::sdma::pkt::Packet;
+    for part in [parts::navi31(), parts::navi48()] {
+        with_sdma(part, Mapping::Direct, MIB, |gpu, q, up| {
+            let host = up.user_memory().unwrap();
+            let buf = host.alloc(4096, 4096).unwrap();
+            let words = host.alloc(64, 64).unwrap();
+            let base = words.as_ptr() as u64;
+            let (poll_at, ts_at, atomic_at) = (base, base + 8, base + 16);
+            words[16..24].copy_from_slice(&40u64.to_le_bytes());
+            let bound = 1_000_000_000;
+            let r = q.queue_mut();
+            r.push(&Packet::constant_fill(buf.as_ptr() as u64 + 1, 0xA1B2_C3D4, 10), bound)
+                .unwrap();
+            r.push(&Packet::nop(3), bound).unwrap();
+            r.push(&Packet::trap(0x55), bound).unwrap();
+            r.push(&Packet::poll_mem(poll_at, 7, 0xFF, 3, 4, 0xfff), bound).unwrap();
+            r.push(&Packet::timestamp_global(ts_at), bound).unwrap();
+            r.push(&Packet::atomic(47, atomic_at, 2, 0), bound).unwrap();
+            let seq = r.push_fence(bound).unwrap();
+            r.commit();
+            // The poll holds everything behind it.
+            assert!(r.wait(seq, 20_000_000).is_err(), "ran past an unmet poll");
+            assert_eq!(words[16], 40, "the atomic ran before the poll was met");
+            words[0] = 7;
+            words[1] = 0xEE; // outside the mask
+            let r = q.queue_mut();
+            r.wait(seq, bound).unwrap();
+            // Fill: the dword pattern, byte by byte from the start address
+            // (model convention for fill size 0).
+            assert_eq!(&buf[1..11], &[0xD4, 0xC3, 0xB2, 0xA1, 0xD4, 0xC3, 0xB2, 0xA1, 0xD4, 0xC3]);
+            assert_eq!((buf[0], buf[11]), (0, 0));
+            assert_eq!(u64::from_le_bytes(words[16..24].try_into().unwrap()), 42);
+            assert_ne!(u64::from_le_bytes(words[8..16].try_into().unwrap()), 0);
+            assert!(gpu
+                .sdma()
+                .events()
+                .contains(&barebell_model::sdma::SdmaEvent::Trap { context: 0x55 }));
+            assert!(gpu.sdma().stopped().is_none());
+        });
+    }
+}
+
+/// A FENCE whose address has its low bits set is refused (Linux: "zero in
+/// first two bits") and stops the queue.
+#[test]
+fn a_misaligned_fence_stops_the_queue() {
+    use barebell::sdma::pkt::Packet;
+    with_sdma(parts::navi31(), Mapping::Direct, MIB, |gpu, q, up| {
+        let host = up.user_memory().unwrap();
+        let w = host.alloc(64, 64).unwrap();
+        let r = q.queue_mut();
+        r.push(&Packet::fence(w.as_ptr() as u64 + 2, 1), 1_000_000).unwrap();
+        let seq = r.push_fence(1_000_000).unwrap();
+        r.commit();
+        assert!(r.wait(seq, 20_000_000).is_err());
+        match gpu.sdma().stopped() {
+            Some(barebell_model::sdma::SdmaStop::Refused { why, .. }) => {
+                assert!(why.contains("FENCE"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(w.iter().all(|&b| b == 0));
+    });
+}
