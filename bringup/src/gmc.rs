@@ -547,9 +547,8 @@ pub fn run<'p>(
         // once by the VRAM allocator; the platform keeps BAR0 mapped for
         // 'p and lets nothing else use it; it was just mapped at
         // USER_VRAM_VA in the process tables.
-        user_vram_mem = Some(unsafe {
-            crate::usermem::UserVram::new(host, USER_VRAM_VA, r.size as usize)
-        });
+        user_vram_mem =
+            Some(unsafe { crate::usermem::UserVram::new(host, USER_VRAM_VA, r.size as usize) });
         user_vram_range = (USER_VRAM_VA, r.size);
     }
     // SAFETY: `[area_at, area_at + area_len)` is the DMA region past its

@@ -13,11 +13,11 @@
 //! execution speed on this machine, not a GPU's.
 
 use crate::target::{MODEL_BAR0_BYTES, PartArg};
+use barebell::platform::Platform;
 use barebell::sdma::{CopyDirection, pkt::COPY_MAX_BYTES};
 use barebell_bringup::sdma::CopyQueue;
 use barebell_bringup::{FirmwareDir, Mapping, Options, Quiet, Step};
 use barebell_model::vgpu::HostMemory;
-use barebell::platform::Platform;
 use barebell_model::{Seed, VirtualGpu};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
@@ -176,7 +176,10 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
         .ok_or("no user memory after the bring-up")?;
     let h_a = host.alloc(each, 4096).map_err(|e| e.to_string())?;
     let h_b = host.alloc(each, 4096).map_err(|e| e.to_string())?;
-    let vram = up.user_vram.as_mut().ok_or("no user VRAM after the bring-up")?;
+    let vram = up
+        .user_vram
+        .as_mut()
+        .ok_or("no user VRAM after the bring-up")?;
     let d_a = vram.alloc(each, 4096).map_err(|e| e.to_string())?;
     let d_b = vram.alloc(each, 4096).map_err(|e| e.to_string())?;
     let dirs: Vec<CopyDirection> = match args.direction {

@@ -50,13 +50,24 @@ fn navi48_one_direction() {
     assert_eq!(v["engine"], "SDMA 7.0");
     let rows = v["results"].as_array().unwrap();
     assert_eq!(rows.len(), 3);
-    assert!(rows.iter().all(|r| r["direction"] == "d2h" && r["verified"] == true));
+    assert!(
+        rows.iter()
+            .all(|r| r["direction"] == "d2h" && r["verified"] == true)
+    );
 }
 
 #[test]
 fn the_mes_mapping_is_refused_with_a_message() {
     let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
-        .args(["copy", "--part", "navi31", "--bytes", "1", "--mapping", "mes"])
+        .args([
+            "copy",
+            "--part",
+            "navi31",
+            "--bytes",
+            "1",
+            "--mapping",
+            "mes",
+        ])
         .output()
         .unwrap();
     assert!(!out.status.success());

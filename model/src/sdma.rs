@@ -160,9 +160,7 @@ pub const ATOMIC_ADD64: u32 = 47;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SdmaVmError {
     /// The hub refused the translation (and latched the fault).
-    Refused {
-        refusal: crate::hub::HubRefusal,
-    },
+    Refused { refusal: crate::hub::HubRefusal },
     /// The walk gave an address no memory backs.
     Unbacked { pa: u64 },
 }
@@ -226,7 +224,10 @@ impl core::fmt::Display for SdmaStop {
                 if *write { "write" } else { "read" }
             ),
             SdmaStop::Refused { header, rptr, why } => {
-                write!(f, "SDMA refused packet {header:#010x} at ring byte {rptr:#x}: {why}")
+                write!(
+                    f,
+                    "SDMA refused packet {header:#010x} at ring byte {rptr:#x}: {why}"
+                )
             }
         }
     }
@@ -268,10 +269,15 @@ pub enum SdmaEvent {
     QueueOnHaltedEngine(SdmaQueue),
     QueueDisabled,
     /// A TRAP packet with this `int_context` (no interrupt is modelled).
-    Trap { context: u32 },
+    Trap {
+        context: u32,
+    },
     /// A doorbell store that did not reach the engine (S2A entry 2 or the
     /// aperture closed): dword and value.
-    DoorbellDropped { dword: u32, value: u64 },
+    DoorbellDropped {
+        dword: u32,
+        value: u64,
+    },
     /// The queue stopped.
     Stopped(SdmaStop),
 }
@@ -498,8 +504,10 @@ impl SdmaModel {
                     s.wptr = v;
                     s.stats.doorbells += 1;
                 } else {
-                    s.events
-                        .push(SdmaEvent::DoorbellDropped { dword: db, value: v });
+                    s.events.push(SdmaEvent::DoorbellDropped {
+                        dword: db,
+                        value: v,
+                    });
                 }
             }
         }
@@ -537,7 +545,13 @@ impl SdmaModel {
     }
 
     /// Reads the ring dword `i` dwords past `rptr`.
-    fn ring_dword(&self, port: &dyn SdmaPort, q: &SdmaQueue, rptr: u64, i: u64) -> Result<u32, SdmaVmError> {
+    fn ring_dword(
+        &self,
+        port: &dyn SdmaPort,
+        q: &SdmaQueue,
+        rptr: u64,
+        i: u64,
+    ) -> Result<u32, SdmaVmError> {
         let dwords = (q.bytes / 4).max(1);
         let at = q.ring + ((rptr / 4 + i) % dwords) * 4;
         let (h, _) = port.translate(q.vmid as u8, at, Access::Read)?;
@@ -585,7 +599,11 @@ impl SdmaModel {
             return Ok(None);
         }
         let mut d = [0u32; 8];
-        let n = if decode::OP.get(h) == decode::OP_NOP { 1 } else { len.min(8) };
+        let n = if decode::OP.get(h) == decode::OP_NOP {
+            1
+        } else {
+            len.min(8)
+        };
         for (i, slot) in d.iter_mut().enumerate().take(n) {
             *slot = self
                 .ring_dword(port, q, rptr, i as u64)
@@ -600,7 +618,10 @@ impl SdmaModel {
         match p {
             SdmaPacket::Nop { .. } => {}
             SdmaPacket::CopyLinear {
-                bytes, src, dst, tmz,
+                bytes,
+                src,
+                dst,
+                tmz,
             } => {
                 if tmz {
                     return Err(refuse("TMZ copy: secure memory is not modelled"));
@@ -653,7 +674,12 @@ impl SdmaModel {
             }
             SdmaPacket::Trap { context } => s.events.push(SdmaEvent::Trap { context }),
             SdmaPacket::PollRegmem {
-                mem, func, addr, value, mask, ..
+                mem,
+                func,
+                addr,
+                value,
+                mask,
+                ..
             } => {
                 if !mem {
                     return Err(refuse("POLL_REGMEM on a register is not modelled"));
@@ -684,7 +710,11 @@ impl SdmaModel {
                 unsafe { core::ptr::write_volatile(hp as *mut u64, port.now_ns()) };
             }
             SdmaPacket::Atomic {
-                op, looped, addr, src, ..
+                op,
+                looped,
+                addr,
+                src,
+                ..
             } => {
                 if op != ATOMIC_ADD64 || looped || addr & 7 != 0 {
                     return Err(refuse(

@@ -50,7 +50,7 @@ pub const ATOMIC_OP: Bits = Bits::new(25, 7);
 pub const NOP_COUNT: Bits = Bits::new(16, 14);
 
 const fn m(b: Bits) -> u64 {
-    ((1u64 << b.width) - 1) as u64
+    (1u64 << b.width) - 1
 }
 
 /// `name_offset`, `name_mask`, `name_shift` for a field in dword `dw`.
@@ -74,7 +74,11 @@ const FIELDS: [[Fact; 3]; 12] = [
     field3!("SDMA_PKT_TRAP_INT_CONTEXT_int_context", 1, TRAP_CTX),
     field3!("SDMA_PKT_POLL_REGMEM_HEADER_func", 0, POLL_FUNC),
     field3!("SDMA_PKT_POLL_REGMEM_DW5_retry_count", 5, POLL_RETRY),
-    field3!("SDMA_PKT_TIMESTAMP_GET_GLOBAL_WRITE_ADDR_LO_write_addr_31_3", 1, TS_ADDR_LO),
+    field3!(
+        "SDMA_PKT_TIMESTAMP_GET_GLOBAL_WRITE_ADDR_LO_write_addr_31_3",
+        1,
+        TS_ADDR_LO
+    ),
     field3!("SDMA_PKT_ATOMIC_HEADER_atomic_op", 0, ATOMIC_OP),
     field3!("SDMA_PKT_NOP_HEADER_count", 0, NOP_COUNT),
 ];
@@ -107,7 +111,11 @@ const OP_FACTS: [Fact; 12] = [
     Fact::constant(H, "SDMA_SUBOP_COPY_LINEAR", SUB_COPY_LINEAR as u64),
     Fact::constant(H, "SDMA_SUBOP_TIMESTAMP_SET", SUB_TS_SET as u64),
     Fact::constant(H, "SDMA_SUBOP_TIMESTAMP_GET", SUB_TS_GET as u64),
-    Fact::constant(H, "SDMA_SUBOP_TIMESTAMP_GET_GLOBAL", SUB_TS_GET_GLOBAL as u64),
+    Fact::constant(
+        H,
+        "SDMA_SUBOP_TIMESTAMP_GET_GLOBAL",
+        SUB_TS_GET_GLOBAL as u64,
+    ),
 ];
 
 pub const FACTS: &[Fact] = barebell_facts::fact_table!(OP_FACTS, FIELD_FACTS);
@@ -274,9 +282,7 @@ mod tests {
     fn decodes_a_linux_style_copy_and_fence() {
         // sdma_v6_0_emit_copy_buffer() for 8 KiB from 0x1_0000_0000 to
         // 0x2000, then sdma_v6_0_ring_emit_fence() (MTYPE 3) of 9 at 0x40.
-        let ring = [
-            0x1, 0x1fff, 0, 0, 1, 0x2000, 0, 5 | 3 << 16, 0x40, 0, 9,
-        ];
+        let ring = [0x1, 0x1fff, 0, 0, 1, 0x2000, 0, 5 | 3 << 16, 0x40, 0, 9];
         let (p, n) = SdmaPacket::decode(SdmaGen::V6, &ring).unwrap();
         assert_eq!(n, 7);
         assert_eq!(
@@ -289,7 +295,16 @@ mod tests {
             }
         );
         let (p, n) = SdmaPacket::decode(SdmaGen::V6, &ring[7..]).unwrap();
-        assert_eq!((p, n), (SdmaPacket::Fence { addr: 0x40, data: 9 }, 4));
+        assert_eq!(
+            (p, n),
+            (
+                SdmaPacket::Fence {
+                    addr: 0x40,
+                    data: 9
+                },
+                4
+            )
+        );
         assert_eq!(SdmaPacket::len(SdmaGen::V7, 0x1 | 1 << 19), Some(8));
     }
 }

@@ -427,39 +427,6 @@ pub const FACTS: &[barebell_facts::Fact] = &[
     ),
 ];
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn remap_offsets_outside_the_field_are_refused() {
-        assert_eq!(
-            remap_value(0x8_0000),
-            Err(NbioError::BadRemapOffset { offset: 0x8_0000 })
-        );
-        assert_eq!(remap_value(2), Err(NbioError::BadRemapOffset { offset: 2 }));
-        // The header's mask 0x7FFFC covers the largest value.
-        assert_eq!(remap_value(0x7_FFFC), Ok(0x7_FFFC));
-    }
-
-    #[test]
-    fn versions_pick_their_own_table() {
-        let b = IpBases::default();
-        assert_eq!(
-            Nbio::for_version((6, 3, 1), b).map(|n| n.regs.ip),
-            Ok("NBIF 6.3.1")
-        );
-        assert_eq!(
-            Nbio::for_version((4, 3, 0), b).map(|n| n.regs.ip),
-            Ok("NBIO 4.3.0")
-        );
-        assert_eq!(
-            Nbio::for_version((7, 7, 0), b),
-            Err(NbioError::UnsupportedVersion { version: (7, 7, 0) })
-        );
-    }
-}
-
 /// AWID of the SDMA doorbell port (entry 2), as
 /// `nbio_v4_3_sdma_doorbell_range()` / `nbif_v6_3_1_sdma_doorbell_range()`
 /// and tinygrad's `AM_SDMA.init_hw` program it.
@@ -488,6 +455,51 @@ pub fn sdma_doorbell_range<B: RegisterBus + ?Sized>(
     size: u8,
 ) -> Result<(), NbioError> {
     let b = nbio.block(bus);
-    b.write(nbio.regs.s2a_sdma_entry, sdma_s2a_entry(dword, size).into_bits())?;
+    b.write(
+        nbio.regs.s2a_sdma_entry,
+        sdma_s2a_entry(dword, size).into_bits(),
+    )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sdma_s2a_entry_as_linux_writes_it() {
+        // ENABLE (bit 0), AWID 0xe (bits 5:1), RANGE_OFFSET 0x200 (16:7),
+        // RANGE_SIZE 20 (24:17), AWADDR_31_28_VALUE 3 (31:28), by hand.
+        let want = 1 | 0xe << 1 | 0x200 << 7 | 20 << 17 | 3 << 28;
+        assert_eq!(sdma_s2a_entry(0x200, 20).into_bits(), want);
+        assert_eq!(want, 0x3029_001D);
+    }
+
+    #[test]
+    fn remap_offsets_outside_the_field_are_refused() {
+        assert_eq!(
+            remap_value(0x8_0000),
+            Err(NbioError::BadRemapOffset { offset: 0x8_0000 })
+        );
+        assert_eq!(remap_value(2), Err(NbioError::BadRemapOffset { offset: 2 }));
+        // The header's mask 0x7FFFC covers the largest value.
+        assert_eq!(remap_value(0x7_FFFC), Ok(0x7_FFFC));
+    }
+
+    #[test]
+    fn versions_pick_their_own_table() {
+        let b = IpBases::default();
+        assert_eq!(
+            Nbio::for_version((6, 3, 1), b).map(|n| n.regs.ip),
+            Ok("NBIF 6.3.1")
+        );
+        assert_eq!(
+            Nbio::for_version((4, 3, 0), b).map(|n| n.regs.ip),
+            Ok("NBIO 4.3.0")
+        );
+        assert_eq!(
+            Nbio::for_version((7, 7, 0), b),
+            Err(NbioError::UnsupportedVersion { version: (7, 7, 0) })
+        );
+    }
 }

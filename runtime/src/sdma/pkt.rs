@@ -73,8 +73,16 @@ pub const OP_FACTS: &[Fact] = &[
     Fact::constant(HEADER, "SDMA_OP_CONST_FILL", op::CONST_FILL as u64),
     Fact::constant(HEADER, "SDMA_OP_TIMESTAMP", op::TIMESTAMP as u64),
     Fact::constant(HEADER, "SDMA_SUBOP_COPY_LINEAR", op::SUB_COPY_LINEAR as u64),
-    Fact::constant(HEADER, "SDMA_SUBOP_TIMESTAMP_SET", op::SUB_TIMESTAMP_SET as u64),
-    Fact::constant(HEADER, "SDMA_SUBOP_TIMESTAMP_GET", op::SUB_TIMESTAMP_GET as u64),
+    Fact::constant(
+        HEADER,
+        "SDMA_SUBOP_TIMESTAMP_SET",
+        op::SUB_TIMESTAMP_SET as u64,
+    ),
+    Fact::constant(
+        HEADER,
+        "SDMA_SUBOP_TIMESTAMP_GET",
+        op::SUB_TIMESTAMP_GET as u64,
+    ),
     Fact::constant(
         HEADER,
         "SDMA_SUBOP_TIMESTAMP_GET_GLOBAL",
@@ -227,7 +235,14 @@ impl Packet {
     /// (func 3 is "equal", what `sdma_v6_0_ring_emit_reg_wait()` uses),
     /// re-reading every `interval` clocks up to `retry` times (0xfff:
     /// forever, `sdma_v6_0_ring_emit_pipeline_sync()`).
-    pub fn poll_mem(addr: u64, value: u32, mask: u32, func: u32, interval: u32, retry: u32) -> Self {
+    pub fn poll_mem(
+        addr: u64,
+        value: u32,
+        mask: u32,
+        func: u32,
+        interval: u32,
+        retry: u32,
+    ) -> Self {
         Packet::new(6)
             .set(POLL_OP, op::POLL_REGMEM)
             .set(POLL_FUNC, func)

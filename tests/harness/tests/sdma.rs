@@ -73,7 +73,10 @@ fn copies(part: barebell_model::Part, sizes: &[usize]) {
                 CopyDirection::HostToDevice,
             )
             .unwrap_or_else(|e| panic!("h2d {n}: {e}\n{:?}", gpu.sdma().events()));
-            assert!(d_a.host[doff..doff + n] == h_src[so..so + n], "h2d {n} bytes differ");
+            assert!(
+                d_a.host[doff..doff + n] == h_src[so..so + n],
+                "h2d {n} bytes differ"
+            );
             // d2d: VRAM a -> VRAM b.
             q.copy(
                 d_b.va,
@@ -105,7 +108,10 @@ fn copies(part: barebell_model::Part, sizes: &[usize]) {
 
 #[test]
 fn navi31_direct_copies_small_and_multi_packet() {
-    copies(parts::navi31(), &[1, 2, 3, 4, 255, 4096, 4097, 65_537, (4 << 20) + 7]);
+    copies(
+        parts::navi31(),
+        &[1, 2, 3, 4, 255, 4096, 4097, 65_537, (4 << 20) + 7],
+    );
 }
 
 #[test]
@@ -142,17 +148,17 @@ fn a_doorbell_the_s2a_does_not_route_wakes_nothing() {
     with_sdma(parts::navi31(), Mapping::Direct, MIB, |gpu, q, up| {
         use barebell::bus::RegisterBus;
         // Close S2A entry 2 (the SDMA port) behind the queue's back.
-        let nbio = barebell::nbio::Nbio::for_version(
-            up.ips.nbif.version.triple(),
-            up.ips.nbif.bases,
-        )
-        .unwrap();
+        let nbio =
+            barebell::nbio::Nbio::for_version(up.ips.nbif.version.triple(), up.ips.nbif.bases)
+                .unwrap();
         let at = nbio.regs.s2a_sdma_entry.byte_offset(&nbio.bases).unwrap();
         up.bus.write32(at, 0);
         let host = up.user_memory().unwrap();
         let a = host.alloc(4096, 4096).unwrap();
         let b = host.alloc(4096, 4096).unwrap();
-        let seq = q.submit_copy(b.as_ptr() as u64, a.as_ptr() as u64, 4096).unwrap();
+        let seq = q
+            .submit_copy(b.as_ptr() as u64, a.as_ptr() as u64, 4096)
+            .unwrap();
         match q.wait(seq, 50_000_000) {
             Err(CopyError::Sdma(barebell::sdma::SdmaError::Timeout { .. })) => {}
             other => panic!("expected a fence timeout, got {other:?}"),
@@ -194,11 +200,15 @@ fn the_rarer_packets_on_navi31_and_navi48() {
             words[16..24].copy_from_slice(&40u64.to_le_bytes());
             let bound = 1_000_000_000;
             let r = q.queue_mut();
-            r.push(&Packet::constant_fill(buf.as_ptr() as u64 + 1, 0xA1B2_C3D4, 10), bound)
-                .unwrap();
+            r.push(
+                &Packet::constant_fill(buf.as_ptr() as u64 + 1, 0xA1B2_C3D4, 10),
+                bound,
+            )
+            .unwrap();
             r.push(&Packet::nop(3), bound).unwrap();
             r.push(&Packet::trap(0x55), bound).unwrap();
-            r.push(&Packet::poll_mem(poll_at, 7, 0xFF, 3, 4, 0xfff), bound).unwrap();
+            r.push(&Packet::poll_mem(poll_at, 7, 0xFF, 3, 4, 0xfff), bound)
+                .unwrap();
             r.push(&Packet::timestamp_global(ts_at), bound).unwrap();
             r.push(&Packet::atomic(47, atomic_at, 2, 0), bound).unwrap();
             let seq = r.push_fence(bound).unwrap();
@@ -212,14 +222,18 @@ fn the_rarer_packets_on_navi31_and_navi48() {
             r.wait(seq, bound).unwrap();
             // Fill: the dword pattern, byte by byte from the start address
             // (model convention for fill size 0).
-            assert_eq!(&buf[1..11], &[0xD4, 0xC3, 0xB2, 0xA1, 0xD4, 0xC3, 0xB2, 0xA1, 0xD4, 0xC3]);
+            assert_eq!(
+                &buf[1..11],
+                &[0xD4, 0xC3, 0xB2, 0xA1, 0xD4, 0xC3, 0xB2, 0xA1, 0xD4, 0xC3]
+            );
             assert_eq!((buf[0], buf[11]), (0, 0));
             assert_eq!(u64::from_le_bytes(words[16..24].try_into().unwrap()), 42);
             assert_ne!(u64::from_le_bytes(words[8..16].try_into().unwrap()), 0);
-            assert!(gpu
-                .sdma()
-                .events()
-                .contains(&barebell_model::sdma::SdmaEvent::Trap { context: 0x55 }));
+            assert!(
+                gpu.sdma()
+                    .events()
+                    .contains(&barebell_model::sdma::SdmaEvent::Trap { context: 0x55 })
+            );
             assert!(gpu.sdma().stopped().is_none());
         });
     }
@@ -234,7 +248,8 @@ fn a_misaligned_fence_stops_the_queue() {
         let host = up.user_memory().unwrap();
         let w = host.alloc(64, 64).unwrap();
         let r = q.queue_mut();
-        r.push(&Packet::fence(w.as_ptr() as u64 + 2, 1), 1_000_000).unwrap();
+        r.push(&Packet::fence(w.as_ptr() as u64 + 2, 1), 1_000_000)
+            .unwrap();
         let seq = r.push_fence(1_000_000).unwrap();
         r.commit();
         assert!(r.wait(seq, 20_000_000).is_err());
