@@ -12,6 +12,8 @@ Steps, as tinygrad runs them on a real board:
    aql=False)` = MEC pipe 0 queue 0 by direct HQD load; then SDMA queue 0.
    Buffers are allocated as `PCIIfaceBase.alloc` does for cpu_access VRAM:
    `mm.valloc(size, uncached=True, contiguous=True)`.
+3. With the model's library as backend: one harness packet on the compute
+   queue (`probe_compute_queue`: WRITE_DATA + NOP filler), checked in memory.
 """
 import argparse, os, pathlib, sys, time
 
@@ -54,7 +56,30 @@ def discovery_blob(part: str, path: str | None, seg5: str) -> bytes:
                    cwd=REPO, check=True, stdout=subprocess.DEVNULL)
   return out.read_bytes()
 
-def create_queues(adev, pci_dev, tracer):
+# PM4 encodings for the harness's probe packet, from Linux nvd.h (the model
+# decodes them with its own code, model/src/decode/pm4.rs).
+PACKET3_WRITE_DATA, WRITE_DATA_DST_SEL_MEMORY, WR_CONFIRM = 0x37, 5 << 8, 1 << 20
+PACKET3_NOP_FILLER = (3 << 30) | (0x3FFF << 16) | (0x10 << 8)  # PACKET3(PACKET3_NOP, 0x3FFF)
+PROBE_VALUE = 0x600DF00D
+
+def probe_compute_queue(adev, ring, gart, db, wptr_off, tracer):
+  """The harness (not tinygrad) submits one packet the way tinygrad's
+  AMDComputeQueue._submit does (ring dwords, then the 64-bit write pointer
+  at the wptr address, then the doorbell): WRITE_DATA of PROBE_VALUE to gart
+  + 0xC0 and a one-dword NOP filler. Proves the PM4 HQD consumes packets."""
+  dst = gart.va_addr + 0xC0
+  pkt = [(3 << 30) | (3 << 16) | (PACKET3_WRITE_DATA << 8), WRITE_DATA_DST_SEL_MEMORY | WR_CONFIRM,
+         dst & 0xFFFFFFFF, dst >> 32, PROBE_VALUE, PACKET3_NOP_FILLER]
+  tracer.step("harness: PM4 probe on the compute queue (WRITE_DATA, NOP filler)")
+  rv = adev.vram.view(ring.paddrs[0][0], len(pkt) * 4, 'I')
+  for i, d in enumerate(pkt): rv[i] = d
+  adev.vram.view(gart.paddrs[0][0] + wptr_off, 8, 'Q')[0] = len(pkt)
+  adev.doorbell64.view(db * 8, 8, fmt='Q')[0] = len(pkt)
+  got = adev.vram.view(gart.paddrs[0][0] + 0xC0, 4, 'I')[0]
+  tracer.note(f"compute queue probe: {got:#x} at gart+0xc0 (want {PROBE_VALUE:#x})")
+  if got != PROBE_VALUE: raise RuntimeError(f"the PM4 compute queue did not execute the probe WRITE_DATA: read {got:#x}")
+
+def create_queues(adev, pci_dev, tracer, probe: bool):
   """PCIIface.create_queue's calls for the compute queue and SDMA queue 0."""
   def alloc(size, cpu_access=True): return adev.mm.valloc((size + 0xFFF) & ~0xFFF, uncached=True, contiguous=cpu_access)
   # amd_queue_t read_dispatch_id / write_dispatch_id offsets (ROCR
@@ -64,6 +89,8 @@ def create_queues(adev, pci_dev, tracer):
   ring, gart, eop = alloc(16 << 20), alloc(0x100), alloc(0x1000, cpu_access=False)
   db = adev.gfx.setup_ring(ring.va_addr, ring.size, gart.va_addr + rptr_off, gart.va_addr + wptr_off, eop.va_addr, eop.size, False, False)
   tracer.note(f"compute queue: ring VA {ring.va_addr:#x} (VRAM {ring.paddrs[0][0]:#x}), doorbell index {db}")
+  # The responder runs no queue; only the model's CP can answer the probe.
+  if probe: probe_compute_queue(adev, ring, gart, db, wptr_off, tracer)
   tracer.step("harness: SDMA queue 0 (PCIIface.create_queue, KFD_IOC_QUEUE_TYPE_SDMA)")
   sring, sgart = alloc(16 << 20), alloc(0x100)
   sdb = adev.sdma.setup_ring(sring.va_addr, sring.size, sgart.va_addr + rptr_off, sgart.va_addr + wptr_off, 0)
@@ -113,7 +140,7 @@ def main(argv=None) -> int:
     adev = AMDev(dev)
     tracer.step("boot done (AMDev.__init__ returned)")
     boot_writes = tracer.writes
-    if not a.no_queues: create_queues(adev, dev, tracer)
+    if not a.no_queues: create_queues(adev, dev, tracer, probe=cbackend is not None)
     ok = True
   except Exception as e:  # the run's outcome is reported, not hidden
     import traceback

@@ -13,6 +13,12 @@ BAR5 byte offset, value. Other line kinds:
 
 Consecutive identical reads of one register (a poll) fold into one line
 ending in `(xN)`.
+
+An indirect access (`BIF_BX_PF0_RSMU_INDEX` written with a byte address,
+then `BIF_BX_PF0_RSMU_DATA` read or written: AM's `indirect_rreg` /
+`indirect_wreg`) is recorded as the access to the register it reaches,
+as barebell's trace records its own indirect accesses; both BAR5 writes
+still count in `writes`.
 """
 import hashlib
 
@@ -21,6 +27,7 @@ class Tracer:
     self.symbols, self.lines, self.writes, self.reads = symbols, [], 0, 0
     self._last_read: tuple[int, int] | None = None
     self._repeat = 0
+    self._rsmu: int | None = None  # the byte address RSMU_INDEX holds
 
   def _flush_read(self):
     if self._repeat > 1: self.lines[-1] += f" (x{self._repeat})"
@@ -37,6 +44,12 @@ class Tracer:
   def reg(self, write: bool, dw: int, value: int):
     if write: self.writes += 1
     else: self.reads += 1
+    n = self.symbols.name(dw) if self.symbols else None
+    if n and n[1] == "BIF_BX_PF0_RSMU_INDEX" and write:
+      self._rsmu = value
+      return
+    if n and n[1] == "BIF_BX_PF0_RSMU_DATA" and self._rsmu is not None:
+      dw = self._rsmu // 4
     if not write and self._last_read == (dw, value):
       self._repeat += 1
       return

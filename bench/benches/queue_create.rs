@@ -73,7 +73,7 @@ fn bench(c: &mut Criterion) {
         page_table_base: PTB,
         vm_context_cntl: VM_CONTEXT_CNTL,
         va_start: 0,
-        va_end: (1 << 47) - 1,
+        va_end: barebell::gmc::hub::MAX_PFN - 1,
         context: gpu.process_context(),
     };
     let Some(q) = gpu.queue::<256>(0x20, QueueConfig::default()) else {

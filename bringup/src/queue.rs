@@ -125,6 +125,18 @@ impl UserQueue<'_> {
     }
 }
 
+/// How the queue step names the queue's address space.
+struct AddressSpace(Mapping, u8);
+
+impl core::fmt::Display for AddressSpace {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.0 {
+            Mapping::Mes => write!(f, "PASID {PASID:#x}, VMID picked by MES"),
+            Mapping::Direct | Mapping::Kiq => write!(f, "VMID {}", self.1),
+        }
+    }
+}
+
 fn barrier(signal: &SignalMemory) -> Result<BarrierPacket, BringupError> {
     BarrierPacket::new(BarrierKind::And, &[], signal.handle(), Fences::SYSTEM)
         .map_err(QueueError::Barrier)
@@ -217,11 +229,13 @@ pub fn run<'p>(
                 pasid: PASID,
                 page_table_base: mem.process.root(),
                 vm_context_cntl,
+                // Page numbers, as KFD's `add_queue_mes()` sends them.
                 va_start: 0,
-                va_end: (1 << 47) - 1,
+                va_end: hub::MAX_PFN - 1,
                 context: area.put(ProcessContext::new()).at(s)?,
             };
-            // MES takes the process key here and picks the VMID itself.
+            // MES takes the process key here and picks the VMID itself
+            // (the key names the process to the mapper; it is no VMID).
             let m: Box<dyn QueueMapper + 'p> = match scheduler {
                 Scheduler::V11(mut m) => {
                     m.register_process(1, process).at(s)?;
@@ -284,13 +298,15 @@ pub fn run<'p>(
         platform: p,
     };
     q.wait_signal(0, BOUND_NS)?;
+    // MES picks the VMID itself and does not say which (KFD does not know
+    // it either): the report names the process, not a VMID.
+    let space = AddressSpace(mode, q.mapping.vmid);
     sink.step(
         s,
         format_args!(
-            "queue ready: {} mapping, doorbell {:#x}, VMID {}, barrier {} completed (signal 1 -> 0; an AQL BARRIER_AND with no dependencies)",
+            "queue ready: {} mapping, doorbell {:#x}, {space}, barrier {} completed (signal 1 -> 0; an AQL BARRIER_AND with no dependencies)",
             mode.name(),
             q.doorbell,
-            q.mapping.vmid,
             q.packet_id
         ),
     );

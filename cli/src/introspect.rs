@@ -985,6 +985,8 @@ const MEC_QUEUES: u8 = 8;
 /// the model's decoder (`decode::mqd`) reads. A difference there is a
 /// disagreement; elsewhere (pointers, ACTIVE, dequeue state, doorbell
 /// hit/enable bits) the HQD is live state and a difference is expected.
+/// `CP_HQD_VMID` against an MQD VMID of 0 is not compared: that MQD
+/// leaves the VMID to MES.
 const CONFIG: &[usize] = &[
     mqd::dw::MQD_BASE_ADDR_LO,
     mqd::dw::MQD_BASE_ADDR_HI,
@@ -1050,7 +1052,10 @@ fn queue_dump(ctx: &Ctx<'_, '_>, json_out: bool) -> R<String> {
         for i in 0..WINDOW_DWORDS {
             let d = WINDOW_FIRST + i;
             let (mv, hv) = (m.dword(d), hqd.dword(d));
-            let config = CONFIG.contains(&d);
+            // An MQD with VMID 0 leaves the VMID to MES, which loads the
+            // HQD with the one it picked (KFD's MQDs carry 0 under MES).
+            let picked = d == mqd::dw::HQD_VMID && mv == 0;
+            let config = CONFIG.contains(&d) && !picked;
             let mark = if mv == hv {
                 "="
             } else if config {

@@ -206,7 +206,12 @@ fn run_on_device(
         },
         mapping.name(),
         r.as_ref()
-            .map(|(_, v)| format!(", VMID {v}"))
+            .map(|(_, v)| match mapping {
+                // MES picks the VMID and does not say which; the mapping's
+                // number is the process key the runtime gave it.
+                Mapping::Mes => ", VMID picked by MES".to_string(),
+                _ => format!(", VMID {v}"),
+            })
             .unwrap_or_default()
     );
     device.finish();

@@ -340,7 +340,9 @@ fn a_kernel_reading_an_unmapped_address_reports_the_vm_fault() {
     for (mapping, space) in [
         ("direct", "Vmid(8)"),
         ("kiq", "Vmid(8)"),
-        ("mes", "Process {"),
+        // MES's pick: the lowest VMID of the mask SET_HW_RSRC gave it
+        // (Linux's 0xffffff00), a model convention.
+        ("mes", "Vmid(8)"),
     ] {
         let (ok, out, err) = run(&co, "navi31", job.clone(), &["--mapping", mapping]);
         assert!(!ok, "{mapping}: {out}");

@@ -62,6 +62,9 @@ use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
 use rand::Rng as _;
 
+mod pm4;
+pub use pm4::{Pm4Binding, Pm4Error, Pm4Stats};
+
 /// Where a standalone queue lives (a rig with no MEC in front of the CP:
 /// the CP is told the addresses directly, reads them as host addresses
 /// and watches its doorbell word itself).
@@ -90,19 +93,15 @@ pub enum AddressSpace {
     /// Addresses are host addresses (a rig without a GMC).
     Identity,
     /// The GFXHUB context of this VMID (`GCVM_CONTEXTn_*`), as the HQD's
-    /// `CP_HQD_VMID` names it.
+    /// `CP_HQD_VMID` names it (for MES queues, the VMID MES assigned).
     Vmid(u8),
-    /// The page tables rooted at `root` (a VRAM physical address), which
-    /// MES points the VMID it assigned at (ADD_QUEUE's
-    /// `page_table_base_addr`).
-    Process { vmid: u8, root: u64 },
 }
 
 impl AddressSpace {
     pub fn vmid(self) -> Option<u8> {
         match self {
             AddressSpace::Identity => None,
-            AddressSpace::Vmid(v) | AddressSpace::Process { vmid: v, .. } => Some(v),
+            AddressSpace::Vmid(v) => Some(v),
         }
     }
 }
@@ -203,6 +202,13 @@ pub enum CpError {
         queue: usize,
         fault: DmaFault,
     },
+    /// A PM4 queue stopped at the packet at dword `rptr` of its ring
+    /// ([`pm4`]).
+    Pm4 {
+        queue: usize,
+        rptr: u64,
+        why: Pm4Error,
+    },
     /// A device address of the queue did not translate in its VMID.
     Vm {
         queue: usize,
@@ -236,6 +242,9 @@ impl core::fmt::Display for CpError {
                 write!(f, "queue {queue}, packet {id}: kernel: {fault}")
             }
             CpError::Dma { queue, fault } => write!(f, "queue {queue}: {fault}"),
+            CpError::Pm4 { queue, rptr, why } => {
+                write!(f, "PM4 queue {queue}, ring dword {rptr:#x}: {why}")
+            }
             CpError::Vm {
                 queue,
                 space,
@@ -314,6 +323,8 @@ struct Queue {
     consumed: u64,
     stalls: u64,
     tlb: Tlb,
+    /// A PM4 queue's read pointer and counters; `None` for AQL queues.
+    pm4: Option<pm4::Pm4State>,
 }
 
 /// Per-queue counters for tests and reports.
@@ -664,6 +675,7 @@ impl CpModel {
             consumed: 0,
             stalls: 0,
             tlb: Tlb::default(),
+            pm4: None,
         });
         let r = (|| {
             let read = self
@@ -977,6 +989,9 @@ impl CpModel {
 
     /// Tries to launch the packet at the queue's read index.
     fn process(&mut self, q: usize) -> bool {
+        if self.queues.get(q).is_some_and(|x| x.pm4.is_some()) {
+            return self.process_pm4(q);
+        }
         match self.try_process(q) {
             Ok(launched) => launched,
             Err(e) => {

@@ -23,6 +23,7 @@ pub mod w {
     pub const VMID: usize = 3;
     pub const PQ_BASE_LO: usize = 8;
     pub const PQ_BASE_HI: usize = 9;
+    pub const PQ_RPTR: usize = 10;
     pub const PQ_RPTR_REPORT_ADDR_LO: usize = 11;
     pub const PQ_RPTR_REPORT_ADDR_HI: usize = 12;
     pub const PQ_WPTR_POLL_ADDR_LO: usize = 13;
@@ -136,6 +137,17 @@ impl Hqd {
 
     pub fn doorbell_enabled(&self) -> bool {
         self.get(w::PQ_DOORBELL_CONTROL) & DOORBELL_EN_MASK != 0
+    }
+
+    /// `CP_HQD_PQ_RPTR`: the read pointer as loaded (dwords into the
+    /// ring).
+    pub fn pq_rptr(&self) -> u32 {
+        self.get(w::PQ_RPTR)
+    }
+
+    /// `CP_HQD_PQ_WPTR_LO/HI`: the write pointer as loaded.
+    pub fn pq_wptr(&self) -> u64 {
+        join(self.get(w::PQ_WPTR_LO), self.get(w::PQ_WPTR_HI))
     }
 
     pub fn mqd_address(&self) -> u64 {
@@ -320,6 +332,12 @@ macro_rules! window {
                 $t,
                 "cp_hqd_pq_base_hi",
                 (WINDOW_FIRST_MQD_DWORD + w::PQ_BASE_HI) * 4,
+            ),
+            Fact::offset(
+                $h,
+                $t,
+                "cp_hqd_pq_rptr",
+                (WINDOW_FIRST_MQD_DWORD + w::PQ_RPTR) * 4,
             ),
             Fact::offset(
                 $h,

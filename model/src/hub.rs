@@ -59,6 +59,7 @@
 //! offsets come from the runtime's conformance-checked tables.
 
 use crate::RegisterFile;
+use crate::decode::mes_regs::PAGE_NUMBER_HI4;
 use crate::dma::Dma;
 use crate::gmc::{Access, Context, FaultReason, Format, Gmc, Translation, VmFault};
 use barebell::bus::{ALL_ONES, RegisterBus};
@@ -381,6 +382,53 @@ impl HubModel {
             depth: ((cntl & DEPTH_MASK) >> DEPTH_SHIFT) as u8,
             block_size: ((cntl & bs_mask) >> bs_shift) as u8,
         }
+    }
+
+    /// Programs user context `vmid` (1..=15) from the device side, as the
+    /// MES firmware does for the VMID it assigns a process
+    /// (`mes_v11_0_add_hw_queue()` hands it `page_table_base_addr`,
+    /// `process_va_start/end` and `vm_context_cntl`; the firmware writes
+    /// them into the context): CNTL, the page-table base (VALID included,
+    /// as sent), and START/END as page numbers. The HI32 halves of START
+    /// and END keep only `LOGICAL_PAGE_NUMBER_HI4` (the register's field,
+    /// [`crate::decode::mes_regs::PAGE_NUMBER_HI4`]). Not counted as host accesses; the VMID is not
+    /// marked stale (MES invalidates what it programs; how is not public).
+    /// Returns false for VMID 0 or past 15.
+    pub fn program_context(
+        &self,
+        vmid: u8,
+        cntl: u32,
+        base: u64,
+        start_page: u64,
+        end_page: u64,
+    ) -> bool {
+        if !(1..=15).contains(&vmid) {
+            return false;
+        }
+        let h = self.hub;
+        let i = u32::from(vmid - 1);
+        let a = i * h.ctx_addr_distance();
+        let put = |r: Reg, dwords: u32, v: u32| {
+            if let Some(o) = self.at(r, dwords) {
+                self.regs.device_set(o, v);
+            }
+        };
+        put(h.ctx1_cntl, i * h.ctx_distance(), cntl);
+        put(h.ctx1_base_lo, a, base as u32);
+        put(h.ctx1_base_lo, a + 1, (base >> 32) as u32);
+        put(h.ctx1_start_lo, a, start_page as u32);
+        put(
+            h.ctx1_start_lo,
+            a + 1,
+            (start_page >> 32) as u32 & PAGE_NUMBER_HI4,
+        );
+        put(h.ctx1_end_lo, a, end_page as u32);
+        put(
+            h.ctx1_end_lo,
+            a + 1,
+            (end_page >> 32) as u32 & PAGE_NUMBER_HI4,
+        );
+        true
     }
 
     /// The walk context of `vmid` as its registers describe it.

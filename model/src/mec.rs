@@ -29,15 +29,18 @@
 //! is one flat register file. A slot comes alive when
 //! `CP_HQD_ACTIVE.ACTIVE` is written to 1 (direct HQD programming), or
 //! when MES or the KIQ model maps an MQD through [`Mec::map_mqd`]. Either
-//! way the model checks what the CP needs to run an AQL queue and then
-//! hands it to the [`CpModel`]:
-//! - `CP_HQD_AQL_CONTROL` is non-zero (AQL packet processing);
-//! - `QUEUE_SIZE` encodes a ring of at least four packets;
+//! way the model checks what the CP needs to run the queue and then
+//! hands it to the [`CpModel`]. `CP_HQD_AQL_CONTROL.CONTROL0` set makes
+//! it an AQL queue, clear a PM4 queue (Linux's kernel compute queues,
+//! `gfx_v11_0_compute_mqd_init()`, which never sets the AQL control;
+//! tinygrad's default `AMD_AQL=0` queues) that the CP's PM4 front end
+//! runs. Checked for both unless said:
+//! - (AQL) `QUEUE_SIZE` encodes a ring of at least four packets;
 //! - the doorbell is enabled (direct loads) and inside
 //!   `CP_MEC_DOORBELL_RANGE_LOWER..=UPPER`;
 //! - an EOP buffer is given;
-//! - the rptr report address is `amd_queue_t::read_dispatch_id` and the
-//!   wptr poll address `write_dispatch_id` of one descriptor.
+//! - (AQL) the rptr report address is `amd_queue_t::read_dispatch_id`
+//!   and the wptr poll address `write_dispatch_id` of one descriptor.
 //!
 //! Doorbells: the queue is woken only by doorbell stores that reach the
 //! MEC ([`Mec::doorbell`]): the model watches its BAR2 page
@@ -54,7 +57,7 @@
 //! of the headers; register offsets come from `barebell::regs`.
 
 use crate::SimClock;
-use crate::cp::{AddressSpace, CpError, CpModel, MecBinding, Step};
+use crate::cp::{AddressSpace, CpError, CpModel, MecBinding, Pm4Binding, Step};
 use crate::cpregs::{self, Hqd, WINDOW_DWORDS, grbm, mec_cntl, mes_cntl, w};
 use crate::hsa::queue as amdq;
 use crate::psp::LoadedFirmware;
@@ -80,7 +83,6 @@ pub struct MecFaults {
 /// Why the model refused to run a queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MecError {
-    NotAql,
     QueueSize {
         field: u8,
     },
@@ -207,6 +209,20 @@ pub struct KiqHqd {
 
 /// ME, pipe, queue.
 pub type SlotKey = (u8, u8, u8);
+
+/// A slot that runs a queue ([`Mec::active_hqds`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ActiveHqd {
+    pub slot: SlotKey,
+    /// AQL (`CP_HQD_AQL_CONTROL.CONTROL0` set) or PM4.
+    pub aql: bool,
+    pub vmid: u8,
+    pub doorbell_dword: u32,
+    /// The CP model's queue.
+    pub cp_queue: usize,
+    /// Whether the MEC pipe the slot sits on runs its firmware.
+    pub pipe_running: bool,
+}
 
 /// Pipes per MEC (`gfx_v11_0_sw_init()`: `num_pipe_per_mec = 4`).
 pub const MEC_PIPES: u8 = 4;
@@ -563,6 +579,31 @@ impl Mec {
         self.state.lock().banks.get(&slot).map(|h| h.0)
     }
 
+    /// Every slot that runs a queue on the CP: its key, the HQD it was
+    /// activated with, the CP queue, and whether its pipe runs.
+    pub fn active_hqds(&self) -> Vec<ActiveHqd> {
+        let s = self.state.lock();
+        s.active
+            .iter()
+            .map(|(&slot, &cp_queue)| {
+                let hqd = s.banks.get(&slot).copied().unwrap_or_default();
+                ActiveHqd {
+                    slot,
+                    aql: hqd.aql(),
+                    vmid: hqd.vmid(),
+                    doorbell_dword: hqd.doorbell_dword(),
+                    cp_queue,
+                    pipe_running: matches!(slot.0, 1 | 2) && s.running >> slot.1 & 1 == 1,
+                }
+            })
+            .collect()
+    }
+
+    /// Byte offsets of every register of the HQD window.
+    pub fn window_offsets(&self) -> alloc::collections::BTreeSet<usize> {
+        (0..WINDOW_DWORDS).map(|i| self.window + 4 * i).collect()
+    }
+
     /// `RLC_CP_SCHEDULERS` as programmed (0 if never written).
     pub fn rlc_cp_schedulers(&self) -> u32 {
         let s = self.state.lock();
@@ -816,11 +857,13 @@ impl Mec {
         if !matches!(slot.0, 1 | 2) || slot.1 >= MEC_PIPES || slot.2 >= 8 {
             return Err(MecError::NotAMecSlot);
         }
-        if !hqd.aql() {
-            return Err(MecError::NotAql);
-        }
+        // `CP_HQD_AQL_CONTROL.CONTROL0` clear: a PM4 queue (Linux's
+        // kernel compute queues, `gfx_v11_0_compute_mqd_init()`; tinygrad's
+        // `setup_ring(..., aql=False)`), run by the CP's PM4 front end
+        // (`crate::cp` `pm4`).
+        let aql = hqd.aql();
         let slots = hqd.ring_bytes() / 64;
-        if slots < 4 {
+        if aql && slots < 4 {
             return Err(MecError::QueueSize {
                 field: hqd.queue_size_field() as u8,
             });
@@ -828,9 +871,8 @@ impl Mec {
         if need_doorbell_en && !hqd.doorbell_enabled() {
             return Err(MecError::DoorbellDisabled);
         }
-        // MES programs a process's apertures itself (ADD_QUEUE carries
-        // `sh_mem_config_data` and `sh_mem_bases`); direct and KIQ-mapped
-        // queues rely on what the driver put in the VMID's bank.
+        // Every queue, MES-mapped too (ADD_QUEUE carries no SH_MEM
+        // values), relies on what the driver put in the VMID's bank.
         if let AddressSpace::Vmid(vmid) = space
             && vmid != 0
             && !self.apertures_set(vmid)
@@ -860,20 +902,32 @@ impl Mec {
         }
         let rptr = hqd.rptr_report_address();
         let wptr = hqd.wptr_poll_address();
-        let desc = rptr.wrapping_sub(amdq::READ_DISPATCH_ID);
-        if desc.wrapping_add(amdq::WRITE_DISPATCH_ID) != wptr {
-            return Err(MecError::NotAnAqlDescriptor { rptr, wptr });
-        }
         let mut cp = self.cp.lock();
-        let q = cp
-            .bind_mec(MecBinding {
+        let q = if aql {
+            let desc = rptr.wrapping_sub(amdq::READ_DISPATCH_ID);
+            if desc.wrapping_add(amdq::WRITE_DISPATCH_ID) != wptr {
+                return Err(MecError::NotAnAqlDescriptor { rptr, wptr });
+            }
+            cp.bind_mec(MecBinding {
                 ring_base: hqd.ring_address(),
                 slots,
                 descriptor: desc,
                 space,
                 pipe: slot.1,
             })
-            .map_err(MecError::Bind)?;
+        } else {
+            cp.bind_pm4(Pm4Binding {
+                ring_base: hqd.ring_address(),
+                ring_dwords: hqd.ring_bytes() / 4,
+                rptr_report: rptr,
+                wptr_poll: wptr,
+                wptr: hqd.pq_wptr(),
+                rptr: hqd.pq_rptr(),
+                space,
+                pipe: slot.1,
+            })
+        }
+        .map_err(MecError::Bind)?;
         let announced = cp.stats(q).map_or(0, |x| x.announced);
         drop(cp);
         self.arm_doorbell(dword, announced);
@@ -896,23 +950,10 @@ impl Mec {
         Ok(q)
     }
 
-    /// Maps an MQD's HQD image onto a slot on behalf of the KIQ (the
-    /// queue runs in the VMID its `CP_HQD_VMID` names).
+    /// Maps an MQD's HQD image onto a slot on behalf of the KIQ or MES
+    /// (the queue runs in the VMID its `CP_HQD_VMID` names).
     pub fn map_mqd(&self, slot: SlotKey, hqd: &Hqd) -> Result<usize, MecError> {
         self.map_in(slot, hqd, AddressSpace::Vmid(hqd.vmid()))
-    }
-
-    /// Maps an MQD's HQD image onto a slot on behalf of MES, which points
-    /// the VMID it assigned at the process's page tables `root`.
-    pub fn map_mqd_process(&self, slot: SlotKey, hqd: &Hqd, root: u64) -> Result<usize, MecError> {
-        self.map_in(
-            slot,
-            hqd,
-            AddressSpace::Process {
-                vmid: hqd.vmid(),
-                root,
-            },
-        )
     }
 
     fn map_in(&self, slot: SlotKey, hqd: &Hqd, space: AddressSpace) -> Result<usize, MecError> {

@@ -24,11 +24,27 @@
 //! Page tables: the frame's `page_table_base_addr` is walked by the GMC
 //! model ([`crate::gmc`]) over the tables the runtime built, page by page,
 //! with the access the CP needs (read for ring and wptr, write for rptr
-//! and EOP); because the CP model has no per-VMID translation yet, each
-//! page must map to its own address. A test may instead register a root
-//! with [`MesModel::map_process_memory`], whose window list then stands in
-//! for the table. Memory must also be in the CP model's DMA windows for
-//! the device to touch it.
+//! and EOP), and each page must map to its own address (the runtime's
+//! device addresses are host addresses; a model rule). A test may instead
+//! register a root with [`MesModel::map_process_memory`], whose window
+//! list then stands in for the table. Memory must also be in the CP
+//! model's DMA windows for the device to touch it.
+//!
+//! VMIDs: as the firmware does, the model gives each process (ADD_QUEUE's
+//! `process_id`, the PASID KFD's `add_queue_mes()` sends) one VMID from
+//! the `vmid_mask_gfxhub` SET_HW_RSRC gave it (`amdgpu_mes_init()`:
+//! 0xffffff00, so VMIDs 8..=15 of the 16 `MAX_VMID_GCHUB` has), the
+//! lowest free one (which one the firmware picks is not public: a model
+//! convention); every queue of the process shares it. With a hub
+//! ([`MesModel::with_hub`]) it programs that VMID's GFXHUB context from
+//! the frame (`page_table_base_addr`, `process_va_start/end` as page
+//! numbers, `vm_context_cntl`), and it loads the HQD with `CP_HQD_VMID` =
+//! that VMID, so the CP reads the queue through the hub's ordinary
+//! per-VMID walk. The VMID is freed when REMOVE_QUEUE takes the
+//! process's last queue. With none free, ADD_QUEUE is refused
+//! ([`Refusal::NoFreeVmid`]): real MES oversubscribes, swapping processes
+//! in and out of VMIDs, which the model does not (a model rule; neither
+//! API header names an error for it).
 //!
 //! SUSPEND (all gangs) stops the CP model (`stop_consuming`) and writes
 //! the suspend fence; RESUME restarts it. Per-gang suspension and HQD
@@ -44,6 +60,7 @@ use crate::decode::mes_api::{
 use crate::decode::mes_regs;
 use crate::decode::mqd::{Hqd, MQD_BYTES};
 use crate::gmc::{Access, Gmc, VmFault};
+use crate::hub::HubModel;
 use crate::mec::{Mec, MecError};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::sync::Arc;
@@ -114,6 +131,17 @@ pub enum Refusal {
         pa: u64,
     },
     NoFreeHqd,
+    /// Every VMID of SET_HW_RSRC's `vmid_mask_gfxhub` belongs to another
+    /// process (model rule: the firmware would oversubscribe).
+    NoFreeVmid {
+        mask: u32,
+    },
+    /// `process_va_start/end` are not a page-number range a context's
+    /// START/END registers hold (KFD sends `0` and `max_pfn - 1`).
+    ProcessVaRange {
+        start: u64,
+        end: u64,
+    },
     /// The frame's `wptr_addr` is not the MQD's write-pointer address.
     WptrMismatch {
         frame: u64,
@@ -201,6 +229,8 @@ impl Refusal {
             Refusal::BadAddQueue { .. } => 24,
             Refusal::BadSuspend { .. } => 25,
             Refusal::DoorbellRegisters { .. } => 26,
+            Refusal::NoFreeVmid { .. } => 27,
+            Refusal::ProcessVaRange { .. } => 28,
         }
     }
 }
@@ -288,6 +318,9 @@ fn gds_bytes(api: MesApiVersion) -> u32 {
 const SDMA_MES_QUEUES: u32 = 0xfc;
 
 struct AddArgs {
+    process_id: u32,
+    va_start: u64,
+    va_end: u64,
     map_legacy_kq: bool,
     is_kfd_process: bool,
     process_context: u64,
@@ -309,6 +342,9 @@ impl AddArgs {
         let a = &l.add;
         let flags = f.u32(a.flags);
         AddArgs {
+            process_id: f.u32(a.process_id),
+            va_start: f.u64(a.process_va_start),
+            va_end: f.u64(a.process_va_end),
             map_legacy_kq: add_flags::MAP_LEGACY_KQ.is_set(flags),
             is_kfd_process: add_flags::IS_KFD_PROCESS.is_set(flags),
             process_context: f.u64(a.process_context_addr),
@@ -327,10 +363,25 @@ impl AddArgs {
     }
 }
 
+/// A process MES has queues of: the VMID it holds and what it was
+/// programmed with.
+#[derive(Debug, Clone, Default)]
+struct ProcessVm {
+    vmid: u8,
+    ptb: u64,
+    process_context: u64,
+    /// Doorbells of its queues.
+    queues: BTreeSet<u32>,
+}
+
 #[derive(Debug, Default)]
 struct State {
     rptr: u64,
     hw_rsrc: bool,
+    /// SET_HW_RSRC's `vmid_mask_gfxhub`, VMIDs 0..15 only.
+    vmid_mask_gfxhub: u16,
+    /// `process_id` → its VMID and queues.
+    processes: BTreeMap<u32, ProcessVm>,
     compute_hqd_mask: [u32; 8],
     aggregated_doorbells: [u32; mes_api::PRIORITY_LEVELS],
     /// Gang context address → doorbells of its queues.
@@ -351,6 +402,7 @@ pub type Translator =
 /// The MES scheduler pipe.
 pub struct MesModel {
     translator: Option<Translator>,
+    hub: Option<Arc<HubModel>>,
     part: Option<MesPart>,
     mec: Arc<Mec>,
     api: MesApiVersion,
@@ -381,6 +433,7 @@ impl MesModel {
     pub fn new(mec: Arc<Mec>, ring: u64, ring_dwords: u64, doorbell: u64) -> Self {
         MesModel {
             translator: None,
+            hub: None,
             part: None,
             mec,
             api: MesApiVersion::V11,
@@ -415,6 +468,14 @@ impl MesModel {
     /// memory must reach the host byte the CP model reads at that VA.
     pub fn with_translator(mut self, t: Translator) -> Self {
         self.translator = Some(t);
+        self
+    }
+
+    /// Programs the GFXHUB context of the VMID it assigns a process in
+    /// `hub` (without one, the VMID is only written into the HQD: a rig
+    /// whose CP reads device addresses as host addresses).
+    pub fn with_hub(mut self, hub: Arc<HubModel>) -> Self {
+        self.hub = Some(hub);
         self
     }
 
@@ -458,6 +519,11 @@ impl MesModel {
     /// Forgets the event log (long benchmark runs).
     pub fn clear_log(&self) {
         self.state.lock().log.clear();
+    }
+
+    /// The VMID the model gave process `process_id`, while it has queues.
+    pub fn process_vmid(&self, process_id: u32) -> Option<u8> {
+        self.state.lock().processes.get(&process_id).map(|p| p.vmid)
     }
 
     pub fn queue_count(&self) -> usize {
@@ -619,8 +685,16 @@ impl MesModel {
         let bad = |what| Err(Refusal::BadHwResources { what });
         let scheduler = !(self.api == MesApiVersion::V12 && self.pipe == 1);
         if scheduler {
-            if f.vmid_mask_gfxhub == 0 || f.vmid_mask_mmhub == 0 {
+            // 16 VMIDs per hub (`MAX_VMID_GCHUB`, `MAX_VMID_MMHUB`);
+            // Linux's 0xffffff00 sets bits past them, which name nothing.
+            if f.vmid_mask_gfxhub & 0xFFFF == 0 || f.vmid_mask_mmhub & 0xFFFF == 0 {
                 return bad("a VMID mask is empty");
+            }
+            // VMID 0 is the kernel's (GART) context; `amdgpu_mes_init()`
+            // never gives it to MES (model rule: what firmware does with
+            // it is not public).
+            if f.vmid_mask_gfxhub & 1 != 0 || f.vmid_mask_mmhub & 1 != 0 {
+                return bad("a VMID mask gives MES VMID 0");
             }
             if f.compute_hqd_mask.iter().all(|m| *m == 0) {
                 return bad("compute_hqd_mask is empty");
@@ -676,6 +750,7 @@ impl MesModel {
         }
         let mut s = self.state.lock();
         if scheduler {
+            s.vmid_mask_gfxhub = f.vmid_mask_gfxhub as u16;
             s.compute_hqd_mask = f.compute_hqd_mask;
             s.aggregated_doorbells = f.aggregated_doorbells;
         }
@@ -736,8 +811,10 @@ impl MesModel {
     /// `ptb`? A root registered with [`MesModel::map_process_memory`] is
     /// answered from its window list; any other root is walked as a real
     /// page table by the GMC model, page by page, and must translate to
-    /// the same address (the CP model has no per-VMID translation, so
-    /// queues must be identity-mapped).
+    /// the same address (a model rule: the runtime's device addresses
+    /// are host addresses, so anything else is a table bug). The CP later
+    /// reads the queue through the VMID's context, which walks the same
+    /// root.
     fn mapped(
         &self,
         ptb: u64,
@@ -887,19 +964,86 @@ impl MesModel {
         self.mapped(ptb, "rptr", hqd.rptr_report(), 8, Access::Write)?;
         self.mapped(ptb, "wptr", f.wptr, 8, Access::Read)?;
         self.mapped(ptb, "EOP", hqd.eop(), hqd.eop_bytes(), Access::Write)?;
+        let (vmid, fresh) = self.process_vmid_for(f)?;
         let slot = self.free_slot().ok_or(Refusal::NoFreeHqd)?;
-        // MES enables the doorbell on the slot it picks.
-        // The MEC reads the window with its own decoder (`crate::cpregs`);
-        // the queue runs in the process's page tables, which MES points
-        // the VMID it assigns at.
-        let image = crate::cpregs::Hqd(hqd.with_doorbell_enabled().0);
-        self.mec
-            .map_mqd_process(slot, &image, ptb)
-            .map_err(Refusal::Mec)?;
+        if fresh && let Some(hub) = &self.hub {
+            // What the firmware programs into the VMID it picked: the
+            // frame's PDE (VALID kept, as `amdgpu_gmc_pd_addr()` gave it),
+            // its VA range in pages, and the hub's context control.
+            hub.program_context(vmid, f.vm_context_cntl, f.ptb, f.va_start, f.va_end);
+        }
+        // MES enables the doorbell on the slot it picks and loads the HQD
+        // with the VMID it assigned (the MQD carries 0 under MES: KFD's
+        // `qpd->vmid` stays 0). The MEC reads the window with its own
+        // decoder (`crate::cpregs`) and runs the queue in that VMID.
+        let mut image = crate::cpregs::Hqd(hqd.with_doorbell_enabled().0);
+        let w = crate::cpregs::w::VMID;
+        image.set(
+            w,
+            (image.get(w) & !crate::cpregs::HQD_VMID_MASK) | u32::from(vmid),
+        );
+        self.mec.map_mqd(slot, &image).map_err(Refusal::Mec)?;
         let mut s = self.state.lock();
         s.queues.insert(dword, slot);
         s.gangs.entry(f.gang_context).or_default().insert(dword);
+        let p = s
+            .processes
+            .entry(f.process_id)
+            .or_insert_with(|| ProcessVm {
+                vmid,
+                ptb: f.ptb,
+                process_context: f.process_context,
+                queues: BTreeSet::new(),
+            });
+        p.queues.insert(dword);
         Ok(())
+    }
+
+    /// The VMID of ADD_QUEUE's process: the one it holds, or (`true`) the
+    /// lowest free VMID of `vmid_mask_gfxhub` for a process new to MES.
+    /// A process keeps one page table and one process context (KFD sends
+    /// the same `qpd->page_table_base` and `pdd->proc_ctx_gpu_addr` for
+    /// each of its queues); its VA range must be what a context's START
+    /// and END registers hold: page numbers, start not past end.
+    fn process_vmid_for(&self, f: &AddArgs) -> Result<(u8, bool), Refusal> {
+        if f.va_start > f.va_end || f.va_end > mes_regs::MAX_PAGE_NUMBER {
+            return Err(Refusal::ProcessVaRange {
+                start: f.va_start,
+                end: f.va_end,
+            });
+        }
+        let s = self.state.lock();
+        if let Some(p) = s.processes.get(&f.process_id) {
+            if p.ptb != f.ptb {
+                return Err(Refusal::BadAddQueue {
+                    what: "process_id already has another page_table_base_addr",
+                });
+            }
+            if p.process_context != f.process_context {
+                return Err(Refusal::BadContext {
+                    what: "process context (not the one of the process's other queues)",
+                    address: f.process_context,
+                });
+            }
+            return Ok((p.vmid, false));
+        }
+        if s.processes
+            .values()
+            .any(|p| p.process_context == f.process_context)
+        {
+            return Err(Refusal::BadContext {
+                what: "process context (another process's)",
+                address: f.process_context,
+            });
+        }
+        let taken: u16 = s.processes.values().fold(0, |m, p| m | 1 << p.vmid);
+        let free = s.vmid_mask_gfxhub & !taken;
+        if free == 0 {
+            return Err(Refusal::NoFreeVmid {
+                mask: u32::from(s.vmid_mask_gfxhub),
+            });
+        }
+        Ok((free.trailing_zeros() as u8, true))
     }
 
     /// `map_legacy_kq`: MES maps a kernel (legacy) queue onto the HQD the
@@ -1018,6 +1162,20 @@ impl MesModel {
             }
         }
         s.queues.remove(&dword);
+        // The process's last queue gone, its VMID is free for another.
+        let owner = s
+            .processes
+            .iter()
+            .find(|(_, p)| p.queues.contains(&dword))
+            .map(|(k, _)| *k);
+        if let Some(k) = owner
+            && let Some(p) = s.processes.get_mut(&k)
+        {
+            p.queues.remove(&dword);
+            if p.queues.is_empty() {
+                s.processes.remove(&k);
+            }
+        }
         drop(s);
         self.mec.unmap_doorbell(dword);
         Ok(())

@@ -371,6 +371,10 @@ fn offsets(regs: &[Reg], bases: &IpBases) -> BTreeSet<usize> {
 /// base, start and end (`gfxhub_v3_0_setup_vmid_config()` and a user
 /// VMID's base reach them as context 1's register plus a stride, names
 /// the tables do not list).
+/// Invalidation engines per hub (the loop bound of
+/// `mmhub_v3_0_program_invalidation()`).
+const INVALIDATION_ENGINES: u32 = 18;
+
 fn hub_offsets(named: &[Reg], h: &HubRegs, bases: &IpBases) -> BTreeSet<usize> {
     let mut set = offsets(named, bases);
     let at = |r: Reg, dwords: u32| r.byte_offset(bases).map(|o| o + 4 * dwords as usize);
@@ -381,6 +385,14 @@ fn hub_offsets(named: &[Reg], h: &HubRegs, bases: &IpBases) -> BTreeSet<usize> {
             set.extend(at(lo, a));
             set.extend(at(lo, a + 1));
         }
+    }
+    // The invalidation engines' address ranges, LO32/HI32 per engine:
+    // `mmhub_v3_0_program_invalidation()` / `gfxhub_v3_0_program_invalidation()`
+    // (and AM's `AM_GMC.init_hw`) write all 18 (`for (i = 0; i < 18; ++i)`).
+    for i in 0..INVALIDATION_ENGINES {
+        let a = i * h.eng_addr_distance();
+        set.extend(at(h.inv_eng0_range_lo, a));
+        set.extend(at(h.inv_eng0_range_lo, a + 1));
     }
     set
 }
@@ -508,13 +520,20 @@ impl VirtualGpu {
             Generation::Gfx12 => barebell_isa::Target::Gfx1201,
         };
         // SAFETY: the doorbell page is owned by the VirtualGpu (boxed, so
-        // it does not move) and the DMA region by `memory`; both outlive
-        // the CP model, and the device side uses them per the device
-        // protocol (atomics, AQL).
+        // it does not move) and the DMA region and VRAM backing by
+        // `memory`; all outlive the CP model, and the device side uses
+        // them per the device protocol (atomics, AQL, PM4 rings).
         unsafe {
             cp.dma_mut().map(bar2, 4096);
             cp.dma_mut()
                 .map(memory.dma.as_ptr() as u64, memory.dma_len as u64);
+            // The CP reads what a VMID's page tables map to local memory
+            // (a PTE without SYSTEM): the translator returns VRAM backing
+            // addresses, which the CP's accesses must reach. Found by
+            // AM's PM4 ring, which tinygrad places in VRAM
+            // (`PCIIfaceBase.alloc`: `valloc(..., contiguous=True)`).
+            cp.dma_mut()
+                .map(memory.vram.as_ptr() as u64, memory.vram_len as u64);
         }
         // SAFETY: the doorbell page is boxed in the VirtualGpu (it does not
         // move, and the MEC, which the VirtualGpu also owns, is dropped
@@ -620,6 +639,10 @@ impl VirtualGpu {
                 gfxhub_model.clone(),
             ),
             (offsets(gc_all, &gc.bases), mec.clone()),
+            // The whole HQD window (`CP_MQD_BASE_ADDR ..= CP_HQD_PQ_WPTR_HI`,
+            // `struct v11_compute_mqd` dwords 128..=183), banked per slot
+            // by the MEC model, including registers no table here names.
+            (mec.window_offsets(), mec.clone()),
             (offsets(mp0_all, &mp0.bases), psp.clone()),
         ]);
         let router = Router {
@@ -680,8 +703,8 @@ impl VirtualGpu {
         };
         gpu.place_discovery(&table);
         // The CP reads every MEC-mapped queue through its VMID: the
-        // GFXHUB's context registers and walk for direct and KIQ queues,
-        // the process tables MES was given for MES queues.
+        // GFXHUB's context registers and walk (for MES queues, the context
+        // MES programmed for the VMID it assigned).
         let t = CpTranslate {
             hub: gpu.gfxhub.clone(),
             space: gpu.space(),
@@ -1053,12 +1076,6 @@ impl crate::cp::Translate for CpTranslate {
         use crate::cp::{AddressSpace, VmRefusal};
         let vmid = match space {
             AddressSpace::Identity => return Ok(va),
-            AddressSpace::Process { root, .. } => {
-                return self
-                    .space
-                    .translate(root, va, access)
-                    .map_err(|f| VmRefusal::Walk(f.reason));
-            }
             AddressSpace::Vmid(v) => v,
         };
         let vram = self.vram();
@@ -1145,6 +1162,7 @@ unsafe impl Platform for VirtualGpu {
         if f.sched.is_none() {
             f.sched = MesModel::from_mec(self.mec.clone(), self.api).map(|m| {
                 m.with_translator(self.translator())
+                    .with_hub(self.gfxhub.clone())
                     .with_part(self.mes_info.part(self.gfxhub.clone()))
             });
         }

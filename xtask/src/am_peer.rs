@@ -7,7 +7,7 @@
 //!    against the sha256 in `am-peer/requirements.txt`; nothing of
 //!    tinygrad is copied into the repository.
 //! 2. `cargo build --release -p barebell-model-ffi -p barebell-cli`.
-//! 3. Per part: `am-peer/run.sh --part P --backend
+//! 3. Per part: `am-peer/run.sh --part P --strict --backend
 //!    target/release/libbarebell_model_ffi.so --out target/am-peer/P-am.txt`
 //!    (AM's `AMDev(...)` to its boot done, then its compute and SDMA
 //!    queues), `barebell bringup --part P --mapping direct --trace`
@@ -16,7 +16,9 @@
 //!    the diffs go to `docs/am-diff-P.txt` instead (how they are
 //!    regenerated).
 //!
-//! Fails when either boot does not reach AM's boot done. Ends with
+//! Fails when either boot does not reach AM's boot done, or when the
+//! model does not show AM's PM4 compute queue active on a started MEC
+//! pipe having executed the harness's probe packets. Ends with
 //! `am peer: navi31 boot done (N register writes), navi48 boot done (N
 //! register writes)`.
 
@@ -27,21 +29,27 @@ use std::process::Command;
 
 const PARTS: [&str; 2] = ["navi31", "navi48"];
 
-/// Runs one AM boot; returns the register writes to boot done.
-fn am_boot(root: &Path, part: &str, out: &Path) -> Result<u64> {
+/// What the model shows for AM's compute queue: a started MEC pipe
+/// running the PM4 HQD on ME 1 pipe 0 queue 0 (`AM_GFX.setup_ring(...,
+/// idx=0, aql=False)`), as `vgpu_status` reports it.
+const HQD_LINE: &str = "  model: MEC: HQD me 1 pipe 0 queue 0 active (PM4, VMID 0,";
+
+/// Runs one AM boot; returns the register writes to boot done and the
+/// PM4 packets the compute queue executed.
+fn am_boot(root: &Path, part: &str, out: &Path) -> Result<(u64, u64)> {
     let lib = root.join("target/release/libbarebell_model_ffi.so");
     let o = Command::new(root.join("am-peer/run.sh"))
         .current_dir(root)
-        .args(["--part", part, "--backend"])
+        .args(["--part", part, "--strict", "--backend"])
         .arg(&lib)
         .arg("--out")
         .arg(out)
         .output()
         .context("could not start am-peer/run.sh")?;
     let stdout = String::from_utf8_lossy(&o.stdout);
-    // run.py exits 1 when the model logged refusals (e.g. registers no
-    // block model knows, kept as storage outside strict mode); the boot
-    // itself is judged by its summary line.
+    // Strict mode: a register no block model knows, or any other
+    // refusal, fails the access and so AM's boot (run.py exits 1); the
+    // boot itself is judged by its summary line.
     let want = format!("am peer: {part} boot done (");
     let Some(line) = stdout.lines().find(|l| l.starts_with(&want)) else {
         bail!(
@@ -60,11 +68,25 @@ fn am_boot(root: &Path, part: &str, out: &Path) -> Result<u64> {
     }) {
         eprintln!("{l}");
     }
-    line[want.len()..]
+    let writes = line[want.len()..]
         .split_whitespace()
         .next()
         .and_then(|n| n.parse().ok())
-        .with_context(|| format!("no write count in {line:?}"))
+        .with_context(|| format!("no write count in {line:?}"))?;
+    // The compute queue: the HQD active on a started MEC pipe, and the
+    // harness's probe packets executed (run.py fails the run otherwise).
+    let Some(hqd) = stdout
+        .lines()
+        .find(|l| l.starts_with(HQD_LINE) && l.contains(") on a started MEC pipe"))
+    else {
+        bail!("the model shows no PM4 HQD active on a started MEC pipe for {part}:\n{stdout}");
+    };
+    let packets = hqd
+        .split(", ")
+        .find_map(|f| f.strip_suffix(" packets executed"))
+        .and_then(|n| n.parse().ok())
+        .with_context(|| format!("no packet count in {hqd:?}"))?;
+    Ok((writes, packets))
 }
 
 pub fn run(root: &Path, write: bool) -> Result<String> {
@@ -82,9 +104,10 @@ pub fn run(root: &Path, write: bool) -> Result<String> {
     std::fs::create_dir_all(&work)?;
     let barebell = root.join("target/release/barebell");
     let mut done = Vec::new();
+    let mut queues = Vec::new();
     for part in PARTS {
         let am = Path::new("target/am-peer").join(format!("{part}-am.txt"));
-        let writes = am_boot(root, part, &root.join(&am))?;
+        let (writes, packets) = am_boot(root, part, &root.join(&am))?;
         let bb = Path::new("target/am-peer").join(format!("{part}-barebell.txt"));
         let trace = Command::new(&barebell)
             .current_dir(root)
@@ -121,7 +144,12 @@ pub fn run(root: &Path, write: bool) -> Result<String> {
         std::fs::write(&to, &diff.stdout)?;
         eprintln!("{part}: diff in {}", to.display());
         done.push(format!("{part} boot done ({writes} register writes)"));
+        queues.push(format!("{part} ({packets} PM4 packets executed)"));
     }
+    println!(
+        "am peer: compute queue (PM4 HQD me 1 pipe 0 queue 0, VMID 0) active on a started MEC pipe: {}",
+        queues.join(", ")
+    );
     let line = format!("am peer: {}", done.join(", "));
     println!("{line}");
     Ok(line)

@@ -1291,7 +1291,11 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
             } else {
                 format!("step rings: {ring}")
             },
-            format!("step queue: queue ready: {m} mapping, doorbell 0xd, VMID 8, barrier 0 completed"),
+            if m == "mes" {
+                format!("step queue: queue ready: {m} mapping, doorbell 0xd, PASID 0x8001, VMID picked by MES, barrier 0 completed")
+            } else {
+                format!("step queue: queue ready: {m} mapping, doorbell 0xd, VMID 8, barrier 0 completed")
+            },
             "step unmap: the queue is off the device".into(),
         ]
         .into()

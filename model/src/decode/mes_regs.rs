@@ -62,6 +62,14 @@ pub const MES_DB_EN: Bits = Bits::new(30, 1);
 /// `GCVM_CONTEXT1_CNTL.ENABLE_CONTEXT` (same bit on GC 11 and 12).
 pub const CONTEXT_CNTL_ENABLE: Bits = Bits::new(0, 1);
 
+/// `GCVM_CONTEXT1_PAGE_TABLE_START/END_ADDR_HI32__LOGICAL_PAGE_NUMBER_HI4`
+/// (GC 11 and 12): a context's VA range is a 36-bit page number, what
+/// MES programs from ADD_QUEUE's `process_va_start/end` (KFD's
+/// `add_queue_mes()` sends `0` and `max_pfn - 1`, page numbers).
+pub const PAGE_NUMBER_HI4: u32 = 0xF;
+/// The last page number a context's END register holds.
+pub const MAX_PAGE_NUMBER: u64 = (1 << 36) - 1;
+
 /// `AMDGPU_PTE_VALID` (`amdgpu_vm.h`: bit 0). That header does not
 /// compile outside the kernel, so this one rests on its citation (the
 /// runtime's copy is checked against the header text by
@@ -118,5 +126,25 @@ pub const FACTS: &[Fact] = &[
         "gc_11_0_0_sh_mask.h",
         "GCVM_CONTEXT1_CNTL__ENABLE_CONTEXT_MASK",
         CONTEXT_CNTL_ENABLE.mask() as u64,
+    ),
+    Fact::constant(
+        "gc_11_0_0_sh_mask.h",
+        "GCVM_CONTEXT1_PAGE_TABLE_START_ADDR_HI32__LOGICAL_PAGE_NUMBER_HI4_MASK",
+        PAGE_NUMBER_HI4 as u64,
+    ),
+    Fact::constant(
+        "gc_11_0_0_sh_mask.h",
+        "GCVM_CONTEXT1_PAGE_TABLE_END_ADDR_HI32__LOGICAL_PAGE_NUMBER_HI4_MASK",
+        PAGE_NUMBER_HI4 as u64,
+    ),
+    Fact::constant(
+        M12,
+        "GCVM_CONTEXT1_PAGE_TABLE_START_ADDR_HI32__LOGICAL_PAGE_NUMBER_HI4_MASK",
+        PAGE_NUMBER_HI4 as u64,
+    ),
+    Fact::constant(
+        M12,
+        "GCVM_CONTEXT1_PAGE_TABLE_END_ADDR_HI32__LOGICAL_PAGE_NUMBER_HI4_MASK",
+        PAGE_NUMBER_HI4 as u64,
     ),
 ];

@@ -28,8 +28,22 @@ pub const HEADER_TYPE: Bits = Bits::new(30, 2);
 pub const HEADER_COUNT: Bits = Bits::new(16, 14);
 pub const HEADER_OPCODE: Bits = Bits::new(8, 8);
 
-/// Opcodes the KIQ model executes.
+/// Opcodes the KIQ model executes, and those a compute queue's CP model
+/// knows by name (`nvd.h`): the packets tinygrad's `AMDComputeQueue`
+/// and Linux's compute rings emit.
 pub mod opcode {
+    pub const NOP: u32 = 0x10;
+    pub const DISPATCH_DIRECT: u32 = 0x15;
+    pub const DISPATCH_INDIRECT: u32 = 0x16;
+    pub const ATOMIC_MEM: u32 = 0x1E;
+    pub const WAIT_REG_MEM: u32 = 0x3C;
+    pub const INDIRECT_BUFFER: u32 = 0x3F;
+    pub const COPY_DATA: u32 = 0x40;
+    pub const EVENT_WRITE: u32 = 0x46;
+    pub const RELEASE_MEM: u32 = 0x49;
+    pub const ACQUIRE_MEM: u32 = 0x58;
+    pub const SET_SH_REG: u32 = 0x76;
+    pub const SET_UCONFIG_REG: u32 = 0x79;
     pub const WRITE_DATA: u32 = 0x37;
     pub const SET_RESOURCES: u32 = 0xA0;
     pub const MAP_QUEUES: u32 = 0xA2;
@@ -110,6 +124,41 @@ pub mod query_status {
     pub const FENCE_ONLY_AFTER_WRITE_ACK: u32 = 2;
 }
 
+/// The one-dword filler Linux's compute rings pad with: `.nop =
+/// PACKET3(PACKET3_NOP, 0x3FFF)` (`gfx_v11_0_ring_funcs_compute`,
+/// `gfx_v12_0_ring_funcs_compute`), written once per padding dword by
+/// `amdgpu_ring_insert_nop()`. Its count field (0x3FFF) does not give a
+/// body length: the CP consumes it as one dword.
+pub const NOP_FILLER: u32 = 0xFFFF_1000;
+
+/// The name `nvd.h` gives a type-3 opcode the model knows (for errors).
+pub fn opcode_name(op: u32) -> &'static str {
+    use opcode::*;
+    match op {
+        NOP => "NOP",
+        DISPATCH_DIRECT => "DISPATCH_DIRECT",
+        DISPATCH_INDIRECT => "DISPATCH_INDIRECT",
+        ATOMIC_MEM => "ATOMIC_MEM",
+        WAIT_REG_MEM => "WAIT_REG_MEM",
+        INDIRECT_BUFFER => "INDIRECT_BUFFER",
+        COPY_DATA => "COPY_DATA",
+        EVENT_WRITE => "EVENT_WRITE",
+        RELEASE_MEM => "RELEASE_MEM",
+        ACQUIRE_MEM => "ACQUIRE_MEM",
+        SET_SH_REG => "SET_SH_REG",
+        SET_UCONFIG_REG => "SET_UCONFIG_REG",
+        WRITE_DATA => "WRITE_DATA",
+        SET_RESOURCES => "SET_RESOURCES",
+        MAP_QUEUES => "MAP_QUEUES",
+        UNMAP_QUEUES => "UNMAP_QUEUES",
+        QUERY_STATUS => "QUERY_STATUS",
+        _ => super::ring::NAMED_ONLY
+            .iter()
+            .find(|(o, _)| *o == op)
+            .map_or("an opcode the model has no name for", |(_, n)| *n),
+    }
+}
+
 /// KFD's position of QUERY_STATUS's engine select (not used to decode;
 /// see the module docs).
 pub const QUERY_ENG_SEL_KFD: Bits = Bits::new(28, 3);
@@ -119,6 +168,8 @@ pub mod write_data {
     use super::Bits;
     pub const DST_SEL: Bits = Bits::new(8, 4);
     pub const WR_CONFIRM: Bits = Bits::new(20, 1);
+    /// `WR_ONE_ADDR`: every data dword goes to the same address.
+    pub const WR_ONE_ADDR: Bits = Bits::new(16, 1);
     /// `dst_sel` 5: memory (async, direct).
     pub const DST_MEMORY: u32 = 5;
 }
@@ -154,6 +205,27 @@ pub const FACTS: &[Fact] = &[
         HEADER_COUNT.mask() as u64 | 3 << 30,
     ),
     Fact::constant(N, "PACKET3_WRITE_DATA", opcode::WRITE_DATA as u64),
+    Fact::constant(N, "PACKET3_NOP", opcode::NOP as u64),
+    Fact::constant(N, "PACKET3_DISPATCH_DIRECT", opcode::DISPATCH_DIRECT as u64),
+    Fact::constant(
+        N,
+        "PACKET3_DISPATCH_INDIRECT",
+        opcode::DISPATCH_INDIRECT as u64,
+    ),
+    Fact::constant(N, "PACKET3_ATOMIC_MEM", opcode::ATOMIC_MEM as u64),
+    Fact::constant(N, "PACKET3_WAIT_REG_MEM", opcode::WAIT_REG_MEM as u64),
+    Fact::constant(N, "PACKET3_INDIRECT_BUFFER", opcode::INDIRECT_BUFFER as u64),
+    Fact::constant(N, "PACKET3_COPY_DATA", opcode::COPY_DATA as u64),
+    Fact::constant(N, "PACKET3_EVENT_WRITE", opcode::EVENT_WRITE as u64),
+    Fact::constant(N, "PACKET3_RELEASE_MEM", opcode::RELEASE_MEM as u64),
+    Fact::constant(N, "PACKET3_ACQUIRE_MEM", opcode::ACQUIRE_MEM as u64),
+    Fact::constant(N, "PACKET3_SET_SH_REG", opcode::SET_SH_REG as u64),
+    Fact::constant(N, "PACKET3_SET_UCONFIG_REG", opcode::SET_UCONFIG_REG as u64),
+    Fact::constant(
+        N,
+        "(unsigned)PACKET3(PACKET3_NOP, 0x3FFF)",
+        NOP_FILLER as u64,
+    ),
     Fact::constant(N, "PACKET3_SET_RESOURCES", opcode::SET_RESOURCES as u64),
     Fact::constant(N, "PACKET3_MAP_QUEUES", opcode::MAP_QUEUES as u64),
     Fact::constant(N, "PACKET3_UNMAP_QUEUES", opcode::UNMAP_QUEUES as u64),
@@ -220,6 +292,7 @@ pub const FACTS: &[Fact] = &[
     at("PACKET3_QUERY_STATUS_ENG_SEL(1)", query_status::ENG_SEL),
     at("WRITE_DATA_DST_SEL(1)", write_data::DST_SEL),
     Fact::constant(N, "WR_CONFIRM", write_data::WR_CONFIRM.mask() as u64),
+    Fact::constant(N, "WR_ONE_ADDR", write_data::WR_ONE_ADDR.mask() as u64),
     // Widths and enumerators from KFD's structs.
     kfd(
         "({ union PM4_MES_TYPE_3_HEADER h_ = {0}; h_.type = ~0u; h_.u32All; })",

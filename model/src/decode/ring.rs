@@ -101,6 +101,19 @@ pub fn pm4(bytes: &[u8]) -> Vec<Packet> {
             });
             break;
         }
+        // `PACKET3(PACKET3_NOP, 0x3FFF)` is the one-dword filler Linux pads
+        // compute rings with (`amdgpu_ring_insert_nop()`), not a packet of
+        // 0x4001 dwords: the CP takes it alone (`crate::cp::pm4`).
+        if h == pm4::NOP_FILLER {
+            out.push(Packet {
+                offset: i * 4,
+                bytes: 4,
+                kind: "NOP (one-dword filler)",
+                fields: alloc::vec![("header", u64::from(h))],
+            });
+            i += 1;
+            continue;
+        }
         let op = pm4::HEADER_OPCODE.get(h);
         let len = (pm4::HEADER_COUNT.get(h) as usize + 2).min(n - i);
         let p = &bytes[i * 4..(i + len) * 4];
@@ -491,5 +504,33 @@ mod tests {
         let kinds: Vec<_> = p.iter().map(|p| p.kind).collect();
         assert_eq!(kinds, ["RELEASE_MEM", "TYPE2_NOP", "UNKNOWN"]);
         assert_eq!(p[0].bytes, 28);
+    }
+
+    #[test]
+    fn pm4_one_dword_nop_filler_is_one_dword() {
+        // `PACKET3(PACKET3_NOP, 0x3FFF)` by hand from `nvd.h`: type 3 in
+        // bits 31:30, count 0x3FFF in 29:16, NOP (0x10) in 15:8; then a
+        // WRITE_DATA (0x37) with count 3 (5 dwords).
+        let filler = 3u32 << 30 | 0x3FFF << 16 | 0x10 << 8;
+        let words = [
+            filler,
+            filler,
+            3u32 << 30 | 3 << 16 | 0x37 << 8,
+            5 << 8,
+            0x1000,
+            0,
+            7,
+        ];
+        let b: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let p = pm4(&b);
+        let kinds: Vec<_> = p.iter().map(|p| (p.kind, p.offset, p.bytes)).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("NOP (one-dword filler)", 0, 4),
+                ("NOP (one-dword filler)", 4, 4),
+                ("WRITE_DATA", 8, 20)
+            ]
+        );
     }
 }

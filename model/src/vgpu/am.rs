@@ -233,13 +233,38 @@ impl VirtualGpu {
         use alloc::format;
         use core::fmt::Write;
         let mut s = String::new();
-        for e in self.mec.events() {
-            if let crate::mec::MecEvent::Activated {
-                me, pipe, queue, ..
-            } = e
-            {
-                let _ = writeln!(s, "MEC: HQD me {me} pipe {pipe} queue {queue} active");
-            }
+        let running = self.mec.running_pipes();
+        let _ = writeln!(
+            s,
+            "MEC: pipes running {:#06b} (CP_MEC_RS64_CNTL {:#010x})",
+            running,
+            self.mec.mec_cntl()
+        );
+        for h in self.mec.active_hqds() {
+            let (me, pipe, queue) = h.slot;
+            let cp = self.mec.cp();
+            let packets = cp
+                .pm4_stats(h.cp_queue)
+                .map(|p| {
+                    format!(
+                        ", {} packets executed, rptr {:#x}{}",
+                        p.packets,
+                        p.rptr,
+                        if p.halted { ", halted" } else { "" }
+                    )
+                })
+                .unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "MEC: HQD me {me} pipe {pipe} queue {queue} active ({}, VMID {}, doorbell dword {:#x}) on a {} MEC pipe{packets}",
+                if h.aql { "AQL" } else { "PM4" },
+                h.vmid,
+                h.doorbell_dword,
+                if h.pipe_running { "started" } else { "stopped" },
+            );
+        }
+        for e in self.mec.cp().errors() {
+            let _ = writeln!(s, "CP: {e}");
         }
         let answered = self
             .soc

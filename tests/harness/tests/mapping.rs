@@ -288,9 +288,11 @@ fn unplugged_device_during_dequeue_is_device_gone() {
 }
 
 #[test]
-fn model_refuses_a_non_aql_hqd_load() {
-    // Direct programming of a window whose AQL control is clear: the
-    // model records the refusal and never binds the queue.
+fn model_runs_a_non_aql_hqd_load_as_a_pm4_queue() {
+    // Direct programming of a window whose AQL control is clear is a PM4
+    // queue (Linux's kernel compute queues never set
+    // `CP_HQD_AQL_CONTROL`, `gfx_v11_0_compute_mqd_init()`): the MEC
+    // activates it and the CP runs it as PM4 (tests/pm4_queue.rs).
     use barebell::bus::RegisterBus;
     use barebell::gfx::grbm::GrbmGfxCntl;
     use barebell::regs::gc_11_0_0 as r;
@@ -299,6 +301,9 @@ fn model_refuses_a_non_aql_hqd_load() {
     let q = gpu.queue::<16>(0x22, QueueConfig::default()).unwrap();
     let mut hqd = aql_hqd(&q.resources(1).mqd_params()).unwrap();
     hqd.cp_hqd_aql_control = 0;
+    // A direct load enables its doorbell itself
+    // (`CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_EN_MASK`, 0x40000000).
+    hqd.cp_hqd_pq_doorbell_control |= 0x4000_0000;
     let bus = gpu.mec;
     let sel = GrbmGfxCntl::new()
         .with_meid(1)
@@ -322,15 +327,18 @@ fn model_refuses_a_non_aql_hqd_load() {
         .collect();
     assert_eq!(
         slot_events,
-        vec![MecEvent::Refused {
+        vec![MecEvent::Activated {
             me: 1,
             pipe: 1,
             queue: 2,
-            why: barebell_model::mec::MecError::NotAql
+            cp_queue: 0
         }]
     );
     assert_eq!(
         bus.read32(r::CP_HQD_ACTIVE.byte_offset(&GC_BASES).unwrap()) & 1,
-        0
+        1
     );
+    let hqds = gpu.mec.active_hqds();
+    assert_eq!(hqds.len(), 1);
+    assert!(!hqds[0].aql);
 }

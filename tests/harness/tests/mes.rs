@@ -82,7 +82,7 @@ fn rig_for<A: MesApi>(seed: u64) -> Rig<A> {
                 page_table_base: ptb,
                 vm_context_cntl: VM_CONTEXT_CNTL,
                 va_start: 0,
-                va_end: (1 << 47) - 1,
+                va_end: barebell::gmc::hub::MAX_PFN - 1,
                 context: gpu.process_context(),
             },
         )
@@ -275,7 +275,7 @@ fn raw_add(
         page_table_base: PTB[usize::from(key) - 1],
         vm_context_cntl: VM_CONTEXT_CNTL,
         va_start: 0,
-        va_end: (1 << 47) - 1,
+        va_end: barebell::gmc::hub::MAX_PFN - 1,
         context: r.gpu.process_context(),
     };
     (V11::add_queue(&p, &res, &params), params)
@@ -607,7 +607,7 @@ fn v12_failure_is_a_typed_error_with_the_decoded_mes_err_code() {
         page_table_base: PTB[0],
         vm_context_cntl: VM_CONTEXT_CNTL,
         va_start: 0,
-        va_end: (1 << 47) - 1,
+        va_end: barebell::gmc::hub::MAX_PFN - 1,
         context: r.gpu.process_context(),
     };
     let f = V12::add_queue(&p, &res, &params);
@@ -700,7 +700,7 @@ fn with_real_page_table<A: MesApi>(format: barebell::ip::Generation) {
                 page_table_base: root,
                 vm_context_cntl: VM_CONTEXT_CNTL,
                 va_start: 0,
-                va_end: (1 << 47) - 1,
+                va_end: barebell::gmc::hub::MAX_PFN - 1,
                 context: r.gpu.process_context(),
             },
         )
@@ -728,7 +728,7 @@ fn with_real_page_table<A: MesApi>(format: barebell::ip::Generation) {
                 page_table_base: partial,
                 vm_context_cntl: VM_CONTEXT_CNTL,
                 va_start: 0,
-                va_end: (1 << 47) - 1,
+                va_end: barebell::gmc::hub::MAX_PFN - 1,
                 context: r.gpu.process_context(),
             },
         )
@@ -800,7 +800,7 @@ fn mes_and_cp_on_a_thread_with_real_time() {
             page_table_base: PTB[0],
             vm_context_cntl: VM_CONTEXT_CNTL,
             va_start: 0,
-            va_end: (1 << 47) - 1,
+            va_end: barebell::gmc::hub::MAX_PFN - 1,
             context: gpu.process_context(),
         },
     )
@@ -958,4 +958,183 @@ fn rule_v12_doorbell_registers_programmed() {
     ));
     barebell::gfx::mes::rings::init_aggregated_doorbell(r.gpu.mec, &GC_BASES).unwrap();
     r.mes.map(&q.resources(1)).unwrap();
+}
+
+/// `amdgpu_mes_init()`: `vmid_mask_gfxhub = 0xffffff00`, the VMIDs Linux
+/// leaves to MES on the GFXHUB (8..=15 of the 16 `MAX_VMID_GCHUB` of
+/// `mes_v11_api_def.h` has).
+const LINUX_GFXHUB_VMIDS: u32 = 0xffff_ff00;
+
+/// The VMID of the active HQD the MEC loaded for 64-bit doorbell `db`.
+fn hqd_vmid(gpu: &ModelGpu, db: u32) -> Option<u8> {
+    (0..4u8)
+        .flat_map(|p| (0..8u8).map(move |q| (1u8, p, q)))
+        .filter_map(|slot| gpu.mec.bank(slot))
+        .map(barebell_model::cpregs::Hqd)
+        .find(|h| h.active() && h.doorbell_dword() == db * 2)
+        .map(|h| h.vmid())
+}
+
+/// A page-table root per extra process key (3..): the rig model keys its
+/// window lists on it.
+fn ptb_of(key: u8) -> u64 {
+    match key {
+        1 | 2 => PTB[usize::from(key) - 1],
+        k => 0x7_0010_0000 + u64::from(k) * 0x1000,
+    }
+}
+
+fn register<A: MesApi>(r: &mut Rig<A>, key: u8) {
+    r.mes
+        .register_process(
+            key,
+            Process {
+                pasid: 0x8000 + u32::from(key),
+                page_table_base: ptb_of(key),
+                vm_context_cntl: VM_CONTEXT_CNTL,
+                va_start: 0,
+                va_end: barebell::gmc::hub::MAX_PFN - 1,
+                context: r.gpu.process_context(),
+            },
+        )
+        .unwrap();
+}
+
+fn queue_of<A: MesApi>(r: &Rig<A>, key: u8, doorbell: u32) -> PlacedQueue<16> {
+    let q = r.gpu.queue::<16>(doorbell, QueueConfig::default()).unwrap();
+    for (b, l) in q.ranges() {
+        r.model.map_process_memory(ptb_of(key), b, l);
+    }
+    q
+}
+
+/// MES gives each process one VMID from the mask SET_HW_RSRC sent, the
+/// same for all its queues, and writes it into the HQD it loads (the MQD
+/// carries 0); REMOVE_QUEUE of a process's last queue frees the VMID.
+#[test]
+fn mes_gives_each_process_one_vmid_from_its_mask() {
+    let mut r = rig(40);
+    up(&mut r);
+    register(&mut r, 3);
+    let db = doorbell_index::USERQUEUE_START;
+    let mut maps = Vec::new();
+    for (i, key) in [1u8, 2, 1].into_iter().enumerate() {
+        let q = queue_of(&r, key, db + i as u32);
+        maps.push(r.mes.map(&q.resources(key)).unwrap());
+        // The MQD the runtime wrote says VMID 0 (MES picks).
+        use barebell_model::cpregs::{WINDOW_FIRST_MQD_DWORD, w};
+        let mqd = q.mqd.address() as *const u32;
+        // SAFETY: the leaked, 4 KiB MQD page (host address = device
+        // address in the rig), read after the mapping returned.
+        let mqd_vmid = unsafe { mqd.add(WINDOW_FIRST_MQD_DWORD + w::VMID).read_volatile() };
+        assert_eq!(mqd_vmid, 0);
+    }
+    let v: Vec<u8> = (0..3).map(|i| hqd_vmid(&r.gpu, db + i).unwrap()).collect();
+    for x in &v {
+        assert!(LINUX_GFXHUB_VMIDS >> x & 1 == 1 && *x < 16, "VMID {x}");
+    }
+    assert_eq!(v[0], v[2], "two queues of one process share its VMID");
+    assert_ne!(v[0], v[1], "two processes share no VMID");
+    assert_eq!(r.model.process_vmid(0x8001), Some(v[0]));
+    assert_eq!(r.model.process_vmid(0x8002), Some(v[1]));
+    // Process 2's only queue goes: its VMID is free, and the next new
+    // process may get it.
+    r.mes.unmap(&maps[1]).unwrap();
+    assert_eq!(r.model.process_vmid(0x8002), None);
+    let q = queue_of(&r, 3, db + 3);
+    r.mes.map(&q.resources(3)).unwrap();
+    let taken = hqd_vmid(&r.gpu, db + 3).unwrap();
+    assert_ne!(taken, v[0]);
+    assert!(LINUX_GFXHUB_VMIDS >> taken & 1 == 1);
+    // Process 1 keeps its VMID while it has a queue.
+    r.mes.unmap(&maps[0]).unwrap();
+    assert_eq!(r.model.process_vmid(0x8001), Some(v[0]));
+    r.mes.unmap(&maps[2]).unwrap();
+    assert_eq!(r.model.process_vmid(0x8001), None);
+}
+
+/// Eight processes hold VMIDs 8..=15; a ninth is refused (the model does
+/// not oversubscribe VMIDs: a model rule), with the v12 status naming
+/// the model's rule number; a further queue of a holding process still
+/// gets the process's VMID until the HQDs run out.
+#[test]
+fn rule_no_free_vmid_for_a_ninth_process() {
+    for gfx12 in [false, true] {
+        let (refusal, status) = if gfx12 {
+            ninth::<V12>()
+        } else {
+            ninth::<V11>()
+        };
+        assert_eq!(
+            refusal,
+            Refusal::NoFreeVmid {
+                mask: LINUX_GFXHUB_VMIDS & 0xFFFF
+            }
+        );
+        // v11 leaves the fence unwritten; v12 writes MES_ERR_CODE with
+        // the model's rule number (27) as the API error and category API.
+        match status {
+            MesStatus::V12(barebell_firmware_if::mes_api::v12::Status::Failed {
+                api_error: 27,
+                opcode: o,
+                category: 1,
+                ..
+            }) if gfx12 && o == opcode::ADD_QUEUE => {}
+            MesStatus::NotCompleted { value: 0 } if !gfx12 => {}
+            s => panic!("gfx12 {gfx12}: {s:?}"),
+        }
+    }
+}
+
+fn ninth<A: MesApi>() -> (Refusal, MesStatus) {
+    let mut r = rig_for::<A>(41);
+    up(&mut r);
+    let db = doorbell_index::USERQUEUE_START;
+    for key in 3..=9 {
+        register(&mut r, key);
+    }
+    let mut vmids = Vec::new();
+    for key in 1..=8u8 {
+        let q = queue_of(&r, key, db + u32::from(key));
+        r.mes.map(&q.resources(key)).unwrap();
+        vmids.push(hqd_vmid(&r.gpu, db + u32::from(key)).unwrap());
+    }
+    vmids.sort_unstable();
+    assert_eq!(vmids, (8..16).collect::<Vec<u8>>());
+    let q = queue_of(&r, 9, db + 9);
+    let err = r.mes.map(&q.resources(9)).unwrap_err();
+    let MapError::Mes(MesError::Failed {
+        frame: "ADD_QUEUE",
+        status,
+    }) = err
+    else {
+        panic!("{err:?}");
+    };
+    let (op, why) = last_refusal(r.model).unwrap();
+    assert_eq!(op, opcode::ADD_QUEUE);
+    (why, status)
+}
+
+/// `process_va_start/end` are page numbers (KFD's `add_queue_mes()`: `0`
+/// and `max_pfn - 1`); a byte address past the 36-bit page number a
+/// context's END register holds is refused, as is an inverted range.
+#[test]
+fn rule_process_va_range_is_in_pages() {
+    use barebell_firmware_if::mes_api::Le64;
+    let bytes = (1u64 << 47) - 1;
+    assert_eq!(
+        rejected(|_| {}, |f| f.process_va_end = Le64::new(bytes), true),
+        Refusal::ProcessVaRange {
+            start: 0,
+            end: bytes
+        }
+    );
+    let last = barebell::gmc::hub::MAX_PFN - 1;
+    assert_eq!(
+        rejected(|_| {}, |f| f.process_va_start = Le64::new(last + 1), true),
+        Refusal::ProcessVaRange {
+            start: last + 1,
+            end: last
+        }
+    );
 }

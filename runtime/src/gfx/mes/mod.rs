@@ -226,6 +226,10 @@ pub struct Process<'a> {
     /// (Linux's `hub->vm_cntx_cntl`): MES programs it into the VMID it
     /// picks (`mes_v11_0_add_hw_queue()`).
     pub vm_context_cntl: u32,
+    /// The process's VA range as first and last **page number** (4 KiB
+    /// pages), what MES programs into the VMID's context START/END
+    /// registers: KFD's `add_queue_mes()` sends `0` and
+    /// `adev->vm_manager.max_pfn - 1` ([`crate::gmc::hub::MAX_PFN`]` - 1`).
     pub va_start: u64,
     pub va_end: u64,
     /// The process and gang context pages MES keeps its state in.

@@ -1,0 +1,376 @@
+//! PM4 compute queues on the MEC model (issue 15 scope item 4): a direct
+//! HQD load with `CP_HQD_AQL_CONTROL` clear, as tinygrad's
+//! `AM_GFX.setup_ring(..., aql=False)` and Linux's kernel compute queues
+//! (`gfx_v11_0_compute_mqd_init()`) make it, comes up active on a started
+//! MEC pipe; the CP model executes NOP, the NOP filler and WRITE_DATA
+//! to memory and stops with a typed error naming any other opcode.
+//!
+//! Every register value and packet dword here is built by hand from the
+//! headers (the `// offset:` column of `struct v11_compute_mqd` in
+//! `v11_structs.h`, masks from `gc_11_0_0_sh_mask.h`, packet encodings from
+//! `nvd.h`), not with the model's decoders.
+
+use barebell::bus::RegisterBus;
+use barebell::ip::Generation;
+use barebell::regs::gc_11_0_0 as r;
+use barebell_model::Seed;
+use barebell_model::cp::{CpError, Pm4Error};
+use barebell_model::mec::MecEvent;
+use barebell_model_host::mec::{GC_BASES, ModelGpu};
+
+/// `v11_compute_mqd` dword offsets (`// offset:` column) of the window
+/// registers the test writes; the window starts at dword 128.
+mod mqd {
+    pub const CP_HQD_ACTIVE: usize = 130;
+    pub const CP_HQD_VMID: usize = 131;
+    pub const CP_HQD_PQ_BASE_LO: usize = 136;
+    pub const CP_HQD_PQ_BASE_HI: usize = 137;
+    pub const CP_HQD_PQ_RPTR: usize = 138;
+    pub const CP_HQD_PQ_RPTR_REPORT_ADDR_LO: usize = 139;
+    pub const CP_HQD_PQ_RPTR_REPORT_ADDR_HI: usize = 140;
+    pub const CP_HQD_PQ_WPTR_POLL_ADDR_LO: usize = 141;
+    pub const CP_HQD_PQ_WPTR_POLL_ADDR_HI: usize = 142;
+    pub const CP_HQD_PQ_DOORBELL_CONTROL: usize = 143;
+    pub const CP_HQD_PQ_CONTROL: usize = 145;
+    pub const CP_HQD_EOP_BASE_ADDR_LO: usize = 165;
+    pub const CP_HQD_EOP_BASE_ADDR_HI: usize = 166;
+    pub const CP_HQD_EOP_CONTROL: usize = 167;
+    pub const CP_HQD_AQL_CONTROL: usize = 181;
+    pub const CP_HQD_PQ_WPTR_LO: usize = 182;
+    pub const FIRST: usize = 128;
+}
+
+/// `CP_HQD_PQ_DOORBELL_CONTROL__DOORBELL_OFFSET__SHIFT` (2) and
+/// `__DOORBELL_EN_MASK` (0x40000000).
+const DOORBELL_OFFSET_SHIFT: u32 = 2;
+const DOORBELL_EN: u32 = 0x4000_0000;
+/// The ring: 1024 dwords, `QUEUE_SIZE` = log2(1024) - 1 = 9
+/// (`gfx_v11_0_compute_mqd_init()`: `order_base_2(queue_size / 4) - 1`).
+const RING_DWORDS: usize = 1024;
+const QUEUE_SIZE: u32 = 9;
+/// Doorbell index 3 (`AMDGPU_NAVI10_DOORBELL_MEC_RING0`, what AM uses):
+/// dword offset 6.
+const DOORBELL_INDEX: u32 = 3;
+
+/// `PACKET3(op, n)` of `nvd.h`: type 3 at bit 30, count at 16, opcode at 8.
+const fn packet3(op: u32, count: u32) -> u32 {
+    3 << 30 | (count & 0x3FFF) << 16 | (op & 0xFF) << 8
+}
+/// `nvd.h` opcodes.
+const PACKET3_NOP: u32 = 0x10;
+const PACKET3_DISPATCH_DIRECT: u32 = 0x15;
+const PACKET3_WRITE_DATA: u32 = 0x37;
+/// `WRITE_DATA_DST_SEL(5)` (memory, async), `WR_CONFIRM` (1 << 20),
+/// `WR_ONE_ADDR` (1 << 16).
+const DST_SEL_MEMORY: u32 = 5 << 8;
+const WR_CONFIRM: u32 = 1 << 20;
+const WR_ONE_ADDR: u32 = 1 << 16;
+
+#[repr(C, align(256))]
+struct Ring([u32; RING_DWORDS]);
+#[repr(C, align(4096))]
+struct Page([u32; 1024]);
+
+struct Pm4Queue {
+    gpu: ModelGpu,
+    ring: &'static mut Ring,
+    /// Byte 0: rptr report; byte 8: wptr (u64); 0x100..: WRITE_DATA
+    /// destinations.
+    page: &'static Page,
+    wptr: u64,
+}
+
+fn reg(x: barebell::regs::Reg) -> usize {
+    x.byte_offset(&GC_BASES).unwrap()
+}
+
+impl Pm4Queue {
+    fn page_addr(&self) -> u64 {
+        self.page as *const Page as u64
+    }
+
+    fn page_u32(&self, i: usize) -> u32 {
+        // SAFETY: `page` is leaked and read with volatile loads only.
+        unsafe { core::ptr::read_volatile(&self.page.0[i]) }
+    }
+
+    /// Appends `dwords` to the ring, stores the write pointer (dwords) at
+    /// the poll address and rings the doorbell with it, as
+    /// `gfx_v11_0_ring_set_wptr_compute()` does; then runs the MEC.
+    fn submit(&mut self, dwords: &[u32]) {
+        for d in dwords {
+            self.ring.0[(self.wptr as usize) % RING_DWORDS] = *d;
+            self.wptr += 1;
+        }
+        self.announce(self.wptr);
+    }
+
+    fn announce(&self, wptr: u64) {
+        let page = self.page as *const Page as *mut u32;
+        // SAFETY: the leaked page; bytes 8..16 hold the wptr.
+        unsafe { core::ptr::write_volatile(page.add(2).cast::<u64>(), wptr) };
+        self.gpu.doorbell(DOORBELL_INDEX).unwrap().ring(wptr);
+        self.gpu.mec.run_until_idle(10_000).unwrap();
+    }
+}
+
+/// Loads a PM4 HQD on ME 1 pipe 0 queue 0, VMID 0, as tinygrad's
+/// `setup_ring(..., aql=False)` does (window written in order, then
+/// `CP_HQD_ACTIVE` = 1).
+fn pm4_queue(aql_control: u32) -> Pm4Queue {
+    pm4_queue_at(aql_control, 0)
+}
+
+/// As [`pm4_queue`], with `CP_HQD_PQ_RPTR` and `CP_HQD_PQ_WPTR_LO` both
+/// loaded as `start` (dwords).
+fn pm4_queue_at(aql_control: u32, start: u32) -> Pm4Queue {
+    let gpu = ModelGpu::new(Generation::Gfx11, Seed(21)).unwrap();
+    let ring: &'static mut Ring = Box::leak(Box::new(Ring([0; RING_DWORDS])));
+    let page: &'static Page = Box::leak(Box::new(Page([0; 1024])));
+    let eop: &'static Page = Box::leak(Box::new(Page([0; 1024])));
+    let (ring_a, page_a, eop_a) = (
+        ring as *const Ring as u64,
+        page as *const Page as u64,
+        eop as *const Page as u64,
+    );
+    // SAFETY: leaked for the process; the device writes the report words
+    // and WRITE_DATA destinations with atomics, the test reads volatile.
+    unsafe {
+        gpu.map(ring_a, core::mem::size_of::<Ring>() as u64);
+        gpu.map(page_a, 4096);
+        gpu.map(eop_a, 4096);
+    }
+    let bus = gpu.mec;
+    // `CP_MEC_DOORBELL_RANGE_LOWER/UPPER` (byte offsets), AM's values.
+    bus.write32(reg(r::CP_MEC_DOORBELL_RANGE_LOWER), 0);
+    bus.write32(reg(r::CP_MEC_DOORBELL_RANGE_UPPER), 0xF8);
+    // GRBM_GFX_CNTL: MEID 1 at bits 2-3, pipe 0, queue 0.
+    bus.write32(reg(r::GRBM_GFX_CNTL), 1 << 2);
+    let mut window = [0u32; 56];
+    let mut set = |dw: usize, v: u32| window[dw - mqd::FIRST] = v;
+    set(mqd::CP_HQD_VMID, 0);
+    set(mqd::CP_HQD_PQ_BASE_LO, (ring_a >> 8) as u32);
+    set(mqd::CP_HQD_PQ_BASE_HI, (ring_a >> 40) as u32);
+    set(mqd::CP_HQD_PQ_RPTR_REPORT_ADDR_LO, page_a as u32);
+    set(mqd::CP_HQD_PQ_RPTR_REPORT_ADDR_HI, (page_a >> 32) as u32);
+    set(mqd::CP_HQD_PQ_WPTR_POLL_ADDR_LO, (page_a + 8) as u32);
+    set(
+        mqd::CP_HQD_PQ_WPTR_POLL_ADDR_HI,
+        ((page_a + 8) >> 32) as u32,
+    );
+    set(
+        mqd::CP_HQD_PQ_DOORBELL_CONTROL,
+        (DOORBELL_INDEX * 2) << DOORBELL_OFFSET_SHIFT | DOORBELL_EN,
+    );
+    set(mqd::CP_HQD_PQ_CONTROL, QUEUE_SIZE);
+    set(mqd::CP_HQD_EOP_BASE_ADDR_LO, (eop_a >> 8) as u32);
+    set(mqd::CP_HQD_EOP_BASE_ADDR_HI, (eop_a >> 40) as u32);
+    // EOP_SIZE: 2^(n+1) dwords; 0x1000 bytes = 1024 dwords -> 9.
+    set(mqd::CP_HQD_EOP_CONTROL, 9);
+    set(mqd::CP_HQD_AQL_CONTROL, aql_control);
+    set(mqd::CP_HQD_PQ_RPTR, start);
+    set(mqd::CP_HQD_PQ_WPTR_LO, start);
+    let base = reg(r::CP_MQD_BASE_ADDR);
+    for (i, v) in window.iter().enumerate() {
+        if i + mqd::FIRST != mqd::CP_HQD_ACTIVE {
+            bus.write32(base + 4 * i, *v);
+        }
+    }
+    bus.write32(reg(r::CP_HQD_ACTIVE), 1);
+    Pm4Queue {
+        gpu,
+        ring,
+        page,
+        wptr: u64::from(start),
+    }
+}
+
+#[test]
+fn pm4_hqd_is_active_on_a_started_mec_pipe() {
+    let q = pm4_queue(0);
+    let events: Vec<MecEvent> = q
+        .gpu
+        .mec
+        .events()
+        .into_iter()
+        .filter(|e| !matches!(e, MecEvent::MecPipeRunning { .. }))
+        .collect();
+    assert!(
+        matches!(
+            events.as_slice(),
+            [MecEvent::Activated {
+                me: 1,
+                pipe: 0,
+                queue: 0,
+                ..
+            }]
+        ),
+        "{events:?}"
+    );
+    // CP_HQD_ACTIVE.ACTIVE (bit 0) reads back set in the selected bank.
+    assert_eq!(q.gpu.mec.read32(reg(r::CP_HQD_ACTIVE)) & 1, 1);
+    assert_eq!(q.gpu.mec.running_pipes() & 1, 1, "MEC pipe 0 runs");
+    let hqds = q.gpu.mec.active_hqds();
+    assert_eq!(hqds.len(), 1);
+    assert_eq!(hqds[0].slot, (1, 0, 0));
+    assert!(!hqds[0].aql);
+    assert!(hqds[0].pipe_running);
+    assert_eq!(hqds[0].doorbell_dword, DOORBELL_INDEX * 2);
+}
+
+#[test]
+fn aql_control_set_still_makes_an_aql_queue() {
+    // CONTROL0 = 1 (KFD's `update_mqd()` for AQL queues): the AQL checks
+    // apply, and this window's rptr/wptr addresses (page + 0 and + 8) are
+    // not `read_dispatch_id`/`write_dispatch_id` of one `amd_queue_t`.
+    let q = pm4_queue(1);
+    assert!(
+        q.gpu.mec.events().iter().any(|e| matches!(
+            e,
+            MecEvent::Refused {
+                why: barebell_model::mec::MecError::NotAnAqlDescriptor { .. },
+                ..
+            }
+        )),
+        "{:?}",
+        q.gpu.mec.events()
+    );
+    assert_eq!(q.gpu.mec.read32(reg(r::CP_HQD_ACTIVE)) & 1, 0);
+}
+
+#[test]
+fn pm4_queue_executes_write_data_and_the_nop_filler() {
+    let mut q = pm4_queue(0);
+    let dst = q.page_addr() + 0x100;
+    // WRITE_DATA, 2 data dwords: count = 5 body dwords - 1 = 4.
+    q.submit(&[
+        packet3(PACKET3_WRITE_DATA, 4),
+        DST_SEL_MEMORY | WR_CONFIRM,
+        dst as u32,
+        (dst >> 32) as u32,
+        0x1111_1111,
+        0x2222_2222,
+    ]);
+    assert_eq!(q.page_u32(0x40), 0x1111_1111);
+    assert_eq!(q.page_u32(0x41), 0x2222_2222);
+    // rptr report: 6 dwords consumed.
+    assert_eq!(q.page_u32(0), 6);
+    // Two NOP fillers (PACKET3(PACKET3_NOP, 0x3FFF), one dword each), a
+    // NOP with a 2-dword body, then WRITE_DATA with WR_ONE_ADDR: both
+    // data dwords go to one address, the last stays.
+    let filler = packet3(PACKET3_NOP, 0x3FFF);
+    assert_eq!(filler, 0xFFFF_1000);
+    let one = dst + 8;
+    q.submit(&[
+        filler,
+        filler,
+        packet3(PACKET3_NOP, 1),
+        0xDEAD_BEEF,
+        0xDEAD_BEEF,
+        packet3(PACKET3_WRITE_DATA, 4),
+        DST_SEL_MEMORY | WR_ONE_ADDR,
+        one as u32,
+        (one >> 32) as u32,
+        0x3333_3333,
+        0x4444_4444,
+    ]);
+    assert_eq!(q.page_u32(0x42), 0x4444_4444);
+    assert_eq!(q.page_u32(0x43), 0, "WR_ONE_ADDR writes one address");
+    assert_eq!(q.page_u32(0), 17);
+    assert!(q.gpu.mec.cp().errors().is_empty());
+}
+
+#[test]
+fn pm4_queue_waits_for_the_whole_packet() {
+    let mut q = pm4_queue(0);
+    let dst = q.page_addr() + 0x200;
+    let pkt = [
+        packet3(PACKET3_WRITE_DATA, 3),
+        DST_SEL_MEMORY,
+        dst as u32,
+        (dst >> 32) as u32,
+        0x5555_5555,
+    ];
+    for (i, d) in pkt.iter().enumerate() {
+        q.ring.0[i] = *d;
+    }
+    // Only 3 of its 5 dwords announced: nothing runs.
+    q.announce(3);
+    assert_eq!(q.page_u32(0x80), 0);
+    assert_eq!(q.page_u32(0), 0);
+    q.wptr = 5;
+    q.announce(5);
+    assert_eq!(q.page_u32(0x80), 0x5555_5555);
+    assert_eq!(q.page_u32(0), 5);
+}
+
+#[test]
+fn pm4_queue_wraps_at_the_ring_end() {
+    let mut q = pm4_queue(0);
+    // Fill to 2 dwords before the end with fillers, then a 5-dword
+    // WRITE_DATA that wraps.
+    let filler = packet3(PACKET3_NOP, 0x3FFF);
+    q.submit(&vec![filler; RING_DWORDS - 2]);
+    let dst = q.page_addr() + 0x300;
+    q.submit(&[
+        packet3(PACKET3_WRITE_DATA, 3),
+        DST_SEL_MEMORY,
+        dst as u32,
+        (dst >> 32) as u32,
+        0x6666_6666,
+    ]);
+    assert_eq!(q.page_u32(0xC0), 0x6666_6666);
+    // rptr report wraps: (1022 + 5) mod 1024.
+    assert_eq!(q.page_u32(0), 3);
+}
+
+#[test]
+fn pm4_queue_starts_at_the_loaded_read_pointer() {
+    // RPTR = WPTR = 1020: the packet at dwords 1020..1025 wraps.
+    let mut q = pm4_queue_at(0, 1020);
+    let dst = q.page_addr() + 0x380;
+    q.submit(&[
+        packet3(PACKET3_WRITE_DATA, 3),
+        DST_SEL_MEMORY,
+        dst as u32,
+        (dst >> 32) as u32,
+        0x8888_8888,
+    ]);
+    assert_eq!(q.page_u32(0xE0), 0x8888_8888);
+    assert_eq!(q.page_u32(0), 1, "(1020 + 5) mod 1024");
+}
+
+#[test]
+fn pm4_queue_stops_loudly_on_a_packet_it_does_not_execute() {
+    let mut q = pm4_queue(0);
+    let dst = q.page_addr() + 0x100;
+    // DISPATCH_DIRECT (x, y, z, initiator: count 3), then a WRITE_DATA
+    // that must not run after it.
+    q.submit(&[
+        packet3(PACKET3_DISPATCH_DIRECT, 3),
+        1,
+        1,
+        1,
+        1,
+        packet3(PACKET3_WRITE_DATA, 3),
+        DST_SEL_MEMORY,
+        dst as u32,
+        (dst >> 32) as u32,
+        0x7777_7777,
+    ]);
+    let errors = q.gpu.mec.cp().errors().to_vec();
+    assert_eq!(
+        errors,
+        vec![CpError::Pm4 {
+            queue: q.gpu.mec.active_hqds()[0].cp_queue,
+            rptr: 0,
+            why: Pm4Error::Unsupported {
+                opcode: 0x15,
+                name: "DISPATCH_DIRECT"
+            }
+        }]
+    );
+    assert!(errors[0].to_string().contains("DISPATCH_DIRECT"));
+    assert_eq!(q.page_u32(0x40), 0, "nothing after the refused packet ran");
+    assert_eq!(q.page_u32(0), 0);
+}
