@@ -101,7 +101,7 @@ impl core::fmt::Debug for UserQueue<'_> {
     }
 }
 
-impl UserQueue<'_> {
+impl<'p> UserQueue<'p> {
     /// The barrier the bring-up submits: no dependencies, this queue's
     /// signal, system-scope fences so the signal write is visible to the
     /// host.
@@ -117,6 +117,12 @@ impl UserQueue<'_> {
             .wait_pausing(Condition::Eq, value, p.clock(), bound_ns, &mut Pauser(p))
             .map_err(QueueError::Signal)
             .at(Step::Queue)
+    }
+
+    /// The mapper that mapped this queue (MES adds SDMA queues through
+    /// it, [`crate::sdma`]).
+    pub fn mapper_mut(&mut self) -> &mut (dyn QueueMapper + 'p) {
+        &mut *self.mapper
     }
 
     /// Takes the queue off the device.

@@ -18,9 +18,15 @@
 //!   process's VMID, as KFD's MQD does (`update_mqd_sdma()` puts the
 //!   queue's VMID in `RB_CNTL`): barebell's choice for a direct user
 //!   queue.
-//! - `mes` / `kiq`: not built yet (MES ADD_QUEUE with the SDMA queue
-//!   type, `mes_v11_0_add_hw_queue()`; HWS MAP_QUEUES with engine SDMA);
-//!   refused with a typed error.
+//! - `mes`: on a bring-up whose user queue MES mapped, the engine is
+//!   unhalted and S2A entry 2 set as the kernel driver does
+//!   (`sdma_v6_0_start()` runs whether or not MES schedules user
+//!   queues), then the queue is added by MES ADD_QUEUE with
+//!   `MES_QUEUE_TYPE_SDMA` (`add_queue_mes()` for `KFD_QUEUE_TYPE_SDMA`,
+//!   `mes_v11_0_add_hw_queue()`) and the MQD `update_mqd_sdma()` builds,
+//!   in the process the queue step registered; MES picks the VMID.
+//! - `kiq` (HWS MAP_QUEUES with engine SDMA): not built; refused with a
+//!   typed error.
 //!
 //! A first FENCE proves the engine fetches before [`open`] returns.
 //! Copies ([`CopyQueue::copy`]) are split into COPY_LINEAR packets of at
@@ -35,10 +41,12 @@ use crate::queue::{Mapping, USER_VMID};
 use crate::rings::Pauser;
 use crate::sink::{Sink, Step};
 use barebell::gfx::doorbells::doorbell_index;
+use barebell::gfx::mapper::SdmaResources;
 use barebell::gmc::hub::{HubError, VmFault, read_fault};
 use barebell::nbio::{Nbio, NbioError};
 use barebell::regs::IpBases;
 use barebell::regs::hub::HubRegs;
+use barebell::sdma::SdmaMqd;
 use barebell::sdma::queue::RING_BYTES;
 use barebell::sdma::{
     self, CopyDirection, QueueSetup, SdmaError, SdmaMemory, SdmaQueue, SdmaVersion,
@@ -93,7 +101,9 @@ pub struct CopyQueue<'p> {
     gfxhub: &'static HubRegs,
     pub mapping: Mapping,
     pub version: SdmaVersion,
-    pub vmid: u8,
+    /// The VMID the queue runs in: known for the direct mapping; MES
+    /// picks its own (`None`).
+    pub vmid: Option<u8>,
     /// The doorbell's 64-bit slot index.
     pub doorbell: u32,
 }
@@ -125,12 +135,15 @@ pub fn open<'p>(
     sink: &dyn Sink,
 ) -> Result<CopyQueue<'p>, BringupError> {
     let s = Step::Queue;
-    if mapping != Mapping::Direct {
+    if mapping == Mapping::Kiq {
         return Err(ErrorKind::Unsupported {
-            what: "SDMA queues mapped by MES or the KIQ (issue 19: not built) on GC",
+            what: "SDMA queues mapped by the KIQ/HWS (issue 19: not built) on GC",
             version: gpu.ips.gc.version.triple(),
         })
         .at(s);
+    }
+    if mapping == Mapping::Mes && gpu.queue.as_ref().map(|q| q.mode) != Some(Mapping::Mes) {
+        return Err(ErrorKind::Queue(QueueError::NoScheduler)).at(s);
     }
     let (Some(hub), Some(root)) = (gpu.gfxhub, gpu.process_root) else {
         return Err(ErrorKind::Queue(QueueError::NoScheduler)).at(s);
@@ -141,6 +154,7 @@ pub fn open<'p>(
         .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
         .at(s)?;
     let mem = area.put(SdmaMemory::new()).at(s)?;
+    let mqd = area.put(SdmaMqd::new()).at(s)?;
     let p = gpu.platform;
     let version = SdmaVersion::for_generation(gpu.ips.generation);
     let index = doorbell_index::SDMA_ENGINE0;
@@ -148,7 +162,9 @@ pub fn open<'p>(
     let nbio = Nbio::for_version(gpu.ips.nbif.version.triple(), gpu.ips.nbif.bases)
         .map_err(ErrorKind::Nbio)
         .at(s)?;
-    crate::queue::point_vmid(gpu, hub, root)?;
+    if mapping == Mapping::Direct {
+        crate::queue::point_vmid(gpu, hub, root)?;
+    }
     let mut queue = SdmaQueue::new(mem, db, version, p.clock(), Pauser(p));
     let (ring, rptr_addr, wptr_addr) = queue.addresses();
     let setup = QueueSetup {
@@ -169,18 +185,42 @@ pub fn open<'p>(
     .map_err(ErrorKind::Nbio)
     .at(s)?;
     sdma::unhalt(&gpu.bus, gc, version).at(s)?;
-    sdma::load_queue(&gpu.bus, gc, version, &setup).at(s)?;
+    let vmid = match mapping {
+        Mapping::Mes => {
+            let uq = gpu
+                .queue
+                .as_mut()
+                .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
+                .at(s)?;
+            let process = uq.mapping.vmid;
+            uq.mapper_mut()
+                .map_sdma(&SdmaResources {
+                    mqd,
+                    setup,
+                    version,
+                    process,
+                })
+                .map_err(ErrorKind::Map)
+                .at(s)?;
+            None
+        }
+        _ => {
+            sdma::load_queue(&gpu.bus, gc, version, &setup).at(s)?;
+            Some(USER_VMID)
+        }
+    };
     let seq = queue.push_fence(BOUND_NS).map_err(sdma_err)?;
     queue.commit();
     queue.wait(seq, BOUND_NS).map_err(sdma_err)?;
     sink.step(
         s,
         format_args!(
-            "SDMA queue ready: {} engine 0 queue 0, direct mapping, ring {:#x} ({} KiB), VMID {}, doorbell {:#x}; first fence {} written",
+            "SDMA queue ready: {} engine 0, {} mapping, ring {:#x} ({} KiB), VMID {}, doorbell {:#x}; first fence {} written",
             version.name(),
+            mapping.name(),
             ring,
             RING_BYTES >> 10,
-            USER_VMID,
+            vmid.map_or_else(|| "picked by MES".into(), |v| alloc::format!("{v}")),
             index,
             seq
         ),
@@ -193,7 +233,7 @@ pub fn open<'p>(
         gfxhub: hub,
         mapping,
         version,
-        vmid: USER_VMID,
+        vmid,
         doorbell: index,
     })
 }

@@ -47,7 +47,8 @@ pub enum CopyMappingArg {
     /// Engine 0 queue 0 loaded by registers (tinygrad's AM, Linux's
     /// `sdma_v6_0_gfx_resume()`).
     Direct,
-    /// MES ADD_QUEUE with the SDMA queue type (KFD's path): not built yet.
+    /// MES ADD_QUEUE with the SDMA queue type (KFD's `add_queue_mes()`);
+    /// the bring-up maps its compute queue by MES too.
     Mes,
 }
 
@@ -100,7 +101,8 @@ struct Report {
     part: &'static str,
     engine: &'static str,
     mapping: &'static str,
-    vmid: u8,
+    /// `null` when MES picked it.
+    vmid: Option<u8>,
     doorbell: u32,
     copy_max_bytes: u32,
     clock: &'static str,
@@ -162,7 +164,7 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
         .map_err(|e| format!("building the model {}: {e}", args.part.name()))?;
     let opts = Options {
         until: Step::Queue,
-        mapping: Some(Mapping::Direct),
+        mapping: Some(mapping),
         user_memory: user,
         user_vram: user,
     };
@@ -245,7 +247,7 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
     let report = Report {
         part: args.part.name(),
         engine: q.version.name(),
-        mapping: "direct",
+        mapping: mapping.name(),
         vmid: q.vmid,
         doorbell: q.doorbell,
         copy_max_bytes: COPY_MAX_BYTES,
@@ -269,15 +271,16 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
 }
 
 fn print_table(r: &Report, q: &CopyQueue<'_>) {
+    let _ = q;
     println!(
-        "{}: {} engine 0 queue 0, {} mapping, VMID {}, doorbell {:#x}; COPY_LINEAR at most {} bytes; {}",
+        "{}: {} engine 0, {} mapping, VMID {}, doorbell {:#x}; COPY_LINEAR at most {} bytes",
         r.part,
         r.engine,
         r.mapping,
-        r.vmid,
+        r.vmid
+            .map_or_else(|| "picked by MES".to_string(), |v| v.to_string()),
         r.doorbell,
         r.copy_max_bytes,
-        q.queue().version().name(),
     );
     println!("time: {}", r.clock);
     println!(

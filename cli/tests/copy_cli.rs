@@ -57,20 +57,12 @@ fn navi48_one_direction() {
 }
 
 #[test]
-fn the_mes_mapping_is_refused_with_a_message() {
-    let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
-        .args([
-            "copy",
-            "--part",
-            "navi31",
-            "--bytes",
-            "1",
-            "--mapping",
-            "mes",
-        ])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("MES"), "{err}");
+fn navi31_mes_mapping() {
+    let v = copy("navi31", &["--bytes", "4194305", "--mapping", "mes"]);
+    assert_eq!(v["mapping"], "mes");
+    assert!(v["vmid"].is_null(), "MES picks the VMID");
+    let rows = v["results"].as_array().unwrap();
+    assert_eq!(rows.len(), 15);
+    assert!(rows.iter().all(|r| r["verified"] == true));
+    assert_eq!(rows[14]["packets"], 2);
 }

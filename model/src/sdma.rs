@@ -463,6 +463,31 @@ impl SdmaModel {
         self.state.lock().events.clone()
     }
 
+    /// Runs `q` as the engine's queue on behalf of the scheduler (MES
+    /// ADD_QUEUE with `MES_QUEUE_TYPE_SDMA`). The model runs one queue at
+    /// a time (*model convention*: MES would put it on one of queues 2..7,
+    /// `SDMA_MES_QUEUES`); the engine must be running.
+    pub fn map_scheduled(&self, q: SdmaQueue) -> Result<(), &'static str> {
+        let shadow = match (self.port.lock().as_ref(), q.doorbell) {
+            (Some(p), Some(db)) => p.doorbell(db),
+            _ => 0,
+        };
+        let mut s = self.state.lock();
+        if !s.running {
+            return Err("the SDMA engine is halted");
+        }
+        if s.queue.is_some() {
+            return Err("the model's SDMA engine already runs a queue");
+        }
+        s.queue = Some(q);
+        s.rptr = 0;
+        s.wptr = 0;
+        s.shadow = shadow;
+        s.stopped = None;
+        s.events.push(SdmaEvent::QueueEnabled(q));
+        Ok(())
+    }
+
     /// Attaches the memory, doorbells and clock the engine runs on.
     pub fn set_port(&self, port: Arc<dyn SdmaPort>) {
         *self.port.lock() = Some(port);

@@ -351,7 +351,7 @@ impl MesInfo {
         }
     }
 
-    fn part(&self, hub: Arc<HubModel>) -> crate::mes::MesPart {
+    fn part(&self, hub: Arc<HubModel>, sdma: Arc<crate::sdma::SdmaModel>) -> crate::mes::MesPart {
         let at = self.ctx1_cntl;
         crate::mes::MesPart {
             gc_base: self.gc,
@@ -359,6 +359,7 @@ impl MesInfo {
             osssys_base: self.osssys,
             sdma_instances: self.sdma,
             context_cntl: Box::new(move || hub.read32(at)),
+            sdma: Some(sdma),
         }
     }
 }
@@ -1163,12 +1164,19 @@ unsafe impl Platform for VirtualGpu {
             f.sched = MesModel::from_mec(self.mec.clone(), self.api).map(|m| {
                 m.with_translator(self.translator())
                     .with_hub(self.gfxhub.clone())
-                    .with_part(self.mes_info.part(self.gfxhub.clone()))
+                    .with_part(
+                        self.mes_info
+                            .part(self.gfxhub.clone(), self.soc.sdma.clone()),
+                    )
             });
         }
         if f.pipe1.is_none() && self.api == MesApiVersion::V12 {
-            f.pipe1 = MesModel::from_mec_pipe(self.mec.clone(), 1, self.api)
-                .map(|m| m.with_part(self.mes_info.part(self.gfxhub.clone())));
+            f.pipe1 = MesModel::from_mec_pipe(self.mec.clone(), 1, self.api).map(|m| {
+                m.with_part(
+                    self.mes_info
+                        .part(self.gfxhub.clone(), self.soc.sdma.clone()),
+                )
+            });
         }
         let mut worked = 0;
         if self.schedulers_silent.load(Ordering::Relaxed) {

@@ -118,7 +118,100 @@ const OP_FACTS: [Fact; 12] = [
     ),
 ];
 
-pub const FACTS: &[Fact] = barebell_facts::fact_table!(OP_FACTS, FIELD_FACTS);
+pub const FACTS: &[Fact] = barebell_facts::fact_table!(OP_FACTS, FIELD_FACTS, mqd::FACTS);
+
+/// The SDMA MQD (`struct v11_sdma_mqd`, `struct v12_sdma_mqd`): byte
+/// offsets of what the MES model reads to map a queue onto the engine.
+pub mod mqd {
+    use barebell_facts::Fact;
+
+    /// Byte offsets of one layout.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct Layout {
+        pub rb_cntl: usize,
+        pub rb_base: usize,
+        pub rb_base_hi: usize,
+        pub rptr_addr_lo: usize,
+        pub rptr_addr_hi: usize,
+        pub doorbell_offset: usize,
+        pub wptr_poll_lo: usize,
+        pub wptr_poll_hi: usize,
+    }
+
+    pub const V11: Layout = Layout {
+        rb_cntl: 0,
+        rb_base: 4,
+        rb_base_hi: 8,
+        rptr_addr_hi: 28,
+        rptr_addr_lo: 32,
+        doorbell_offset: 76,
+        wptr_poll_hi: 104,
+        wptr_poll_lo: 108,
+    };
+    pub const V12: Layout = Layout {
+        rb_cntl: 0,
+        rb_base: 4,
+        rb_base_hi: 8,
+        rptr_addr_lo: 28,
+        rptr_addr_hi: 32,
+        doorbell_offset: 68,
+        wptr_poll_lo: 96,
+        wptr_poll_hi: 100,
+    };
+    /// Both structs are 512 bytes.
+    pub const BYTES: usize = 512;
+
+    macro_rules! facts {
+        ($h:literal, $t:literal, $l:expr) => {
+            [
+                Fact::size($h, $t, BYTES),
+                Fact::offset($h, $t, "sdmax_rlcx_rb_cntl", $l.rb_cntl),
+                Fact::offset($h, $t, "sdmax_rlcx_rb_base", $l.rb_base),
+                Fact::offset($h, $t, "sdmax_rlcx_rb_base_hi", $l.rb_base_hi),
+                Fact::offset($h, $t, "sdmax_rlcx_rb_rptr_addr_lo", $l.rptr_addr_lo),
+                Fact::offset($h, $t, "sdmax_rlcx_rb_rptr_addr_hi", $l.rptr_addr_hi),
+                Fact::offset($h, $t, "sdmax_rlcx_doorbell_offset", $l.doorbell_offset),
+                Fact::offset($h, $t, "sdmax_rlcx_rb_wptr_poll_addr_lo", $l.wptr_poll_lo),
+                Fact::offset($h, $t, "sdmax_rlcx_rb_wptr_poll_addr_hi", $l.wptr_poll_hi),
+            ]
+        };
+    }
+    const F11: [Fact; 9] = facts!("v11_structs.h", "struct v11_sdma_mqd", V11);
+    const F12: [Fact; 9] = facts!("v12_structs.h", "struct v12_sdma_mqd", V12);
+    pub const FACTS: [Fact; 18] = {
+        let mut out = [Fact::constant("", "0", 0); 18];
+        let mut i = 0;
+        while i < 9 {
+            out[i] = F11[i];
+            out[9 + i] = F12[i];
+            i += 1;
+        }
+        out
+    };
+
+    /// `SDMA0_QUEUE0_DOORBELL_OFFSET.OFFSET` (bits 27:2, GC 11 and 12).
+    pub const DOORBELL_OFFSET: super::Bits = super::Bits::new(2, 26);
+
+    fn dword(m: &[u8], at: usize) -> u32 {
+        m.get(at..at + 4)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, u32::from_le_bytes)
+    }
+
+    /// The queue an MQD describes: ring VA (`RB_BASE` << 8), `RB_CNTL`,
+    /// read-pointer write-back and write-pointer poll addresses, doorbell
+    /// dword.
+    pub fn decode(l: &Layout, m: &[u8]) -> (u64, u32, u64, u64, u32) {
+        let q = |lo: usize, hi: usize| u64::from(dword(m, hi)) << 32 | u64::from(dword(m, lo));
+        (
+            q(l.rb_base, l.rb_base_hi) << 8,
+            dword(m, l.rb_cntl),
+            q(l.rptr_addr_lo, l.rptr_addr_hi),
+            q(l.wptr_poll_lo, l.wptr_poll_hi),
+            DOORBELL_OFFSET.get(dword(m, l.doorbell_offset)),
+        )
+    }
+}
 
 /// Engine generation, for the packets whose length differs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -210,6 +210,10 @@ pub enum MapError {
     /// MAP_QUEUES before SET_RESOURCES: the KIQ takes queues only after
     /// it was given its resources (`amdgpu_gfx_enable_kcq()`).
     KiqNoResources,
+    /// This mapper does not map SDMA queues (only MES does here).
+    SdmaUnsupported {
+        mapper: &'static str,
+    },
 }
 
 impl From<MqdError> for MapError {
@@ -252,6 +256,9 @@ impl core::fmt::Display for MapError {
             }
             MapError::Mes(e) => write!(f, "MES: {e}"),
             MapError::Kiq(e) => write!(f, "{e}"),
+            MapError::SdmaUnsupported { mapper } => {
+                write!(f, "the {mapper} mapper does not map SDMA queues")
+            }
             MapError::KiqNoResources => write!(
                 f,
                 "the KIQ was given no SET_RESOURCES yet, so it cannot map a queue"

@@ -186,6 +186,37 @@ macro_rules! mqd_facts {
 }
 pub(crate) use mqd_facts;
 
+/// An SDMA MQD in device memory (`struct v11_sdma_mqd` / `v12_sdma_mqd`,
+/// 512 bytes; a page of its own as KFD gives one under MES).
+#[repr(C, align(4096))]
+pub struct SdmaMqd(pub [core::sync::atomic::AtomicU32; MQD_DWORDS]);
+
+impl SdmaMqd {
+    pub fn new() -> Self {
+        SdmaMqd([const { core::sync::atomic::AtomicU32::new(0) }; MQD_DWORDS])
+    }
+
+    /// Stores `m` (before the device is given the MQD's address).
+    pub fn write(&self, m: &[u32; MQD_DWORDS]) {
+        for (d, v) in self.0.iter().zip(m) {
+            d.store(*v, core::sync::atomic::Ordering::Relaxed);
+        }
+        core::sync::atomic::fence(core::sync::atomic::Ordering::Release);
+    }
+}
+
+impl Default for SdmaMqd {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl core::fmt::Debug for SdmaMqd {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SdmaMqd").finish_non_exhaustive()
+    }
+}
+
 /// What a queue needs from its placement: the ring's GPU VA (256-byte
 /// aligned) and size, the read-pointer write-back and write-pointer poll
 /// addresses, the doorbell's 64-bit slot index, the VMID.

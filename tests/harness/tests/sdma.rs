@@ -22,7 +22,8 @@ fn pattern(buf: &mut [u8], salt: u32) {
     }
 }
 
-/// Brings `part` up (direct compute queue), opens SDMA by `mapping`,
+/// Brings `part` up (its compute queue mapped by `mapping`), opens SDMA
+/// by `mapping`,
 /// runs `f` with user memory and user VRAM of `each` bytes per buffer.
 fn with_sdma(
     part: barebell_model::Part,
@@ -37,7 +38,7 @@ fn with_sdma(
     let gpu = virtual_gpu_sized(part, 1, (64 * MIB) + user_vram, 4 * MIB + user);
     let opts = Options {
         until: Step::Queue,
-        mapping: Some(Mapping::Direct),
+        mapping: Some(mapping),
         user_memory: user,
         user_vram,
     };
@@ -52,8 +53,12 @@ fn with_sdma(
 /// Copies `n` bytes in each direction with an odd offset on both ends,
 /// checking every byte.
 fn copies(part: barebell_model::Part, sizes: &[usize]) {
+    copies_by(part, Mapping::Direct, sizes);
+}
+
+fn copies_by(part: barebell_model::Part, mapping: Mapping, sizes: &[usize]) {
     let max = sizes.iter().copied().max().unwrap_or(1) + 64;
-    with_sdma(part, Mapping::Direct, max, |gpu, q, up| {
+    with_sdma(part, mapping, max, |gpu, q, up| {
         let host = up.user_memory().unwrap();
         let h_src = host.alloc(max, 4096).unwrap();
         let h_dst = host.alloc(max, 4096).unwrap();
@@ -260,5 +265,35 @@ fn a_misaligned_fence_stops_the_queue() {
             other => panic!("{other:?}"),
         }
         assert!(w.iter().all(|&b| b == 0));
+    });
+}
+
+#[test]
+fn navi31_mes_copies() {
+    copies_by(parts::navi31(), Mapping::Mes, &[1, 4097, (4 << 20) + 5]);
+}
+
+#[test]
+fn navi48_mes_copies() {
+    copies_by(parts::navi48(), Mapping::Mes, &[3, 65_536, (8 << 20) + 1]);
+}
+
+#[test]
+fn mes_copy_into_an_unmapped_range_returns_the_latched_fault() {
+    with_sdma(parts::navi48(), Mapping::Mes, MIB, |gpu, q, up| {
+        assert_eq!(q.vmid, None, "MES picks the VMID");
+        let host = up.user_memory().unwrap();
+        let src = host.alloc(4096, 4096).unwrap();
+        let dst = 0x4000_0000_0000u64;
+        match q.copy(dst, src.as_ptr() as u64, 4096, CopyDirection::HostToDevice) {
+            Err(CopyError::Fault { fault, .. }) => {
+                assert_eq!(fault.addr, dst, "{fault}");
+                assert_eq!(fault.cid, 13, "SDMA0's client id");
+                assert_ne!(fault.vmid, 0, "a user queue's VMID");
+                assert!(fault.write);
+            }
+            other => panic!("expected a VM fault, got {other:?}"),
+        }
+        assert!(gpu.sdma().stopped().is_some());
     });
 }
