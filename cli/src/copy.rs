@@ -92,6 +92,9 @@ struct Row {
     reps: u32,
     verified: bool,
     latency_ns: Latency,
+    /// Median time of the submission call alone (HDP flush, packets,
+    /// poll word, doorbell), ns.
+    submit_ns: u64,
     /// bytes / median latency, in GiB/s.
     bandwidth_gib_s: f64,
 }
@@ -196,6 +199,7 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
             // Source and destination per direction: h2d host a -> VRAM a,
             // d2h VRAM a -> host b, d2d VRAM a -> VRAM b.
             let mut times = vec![];
+            let mut submits = vec![];
             let mut verified = true;
             for _ in 0..args.reps {
                 salt += 1;
@@ -217,6 +221,7 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
                 let seq = q
                     .submit_copy(dst_va, src_va, size)
                     .map_err(|e| format!("{} {size} bytes: {e}", dir.name()))?;
+                submits.push(u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX));
                 q.wait(seq, barebell_bringup::sdma::BOUND_NS)
                     .map_err(|e| format!("{} {size} bytes: {e}", dir.name()))?;
                 times.push(u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX));
@@ -228,6 +233,7 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
                 verified &= src == dst;
             }
             times.sort_unstable();
+            submits.sort_unstable();
             let median = times[times.len() / 2];
             rows.push(Row {
                 direction: dir.name(),
@@ -240,6 +246,7 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
                     median,
                     max: times[times.len() - 1],
                 },
+                submit_ns: submits[submits.len() / 2],
                 bandwidth_gib_s: size as f64 / median.max(1) as f64 * 1e9 / (1u64 << 30) as f64,
             });
         }
@@ -284,12 +291,20 @@ fn print_table(r: &Report, q: &CopyQueue<'_>) {
     );
     println!("time: {}", r.clock);
     println!(
-        "{:<4} {:>10} {:>7} {:>8} {:>12} {:>12} {:>12} {:>10}",
-        "dir", "bytes", "packets", "verified", "min ns", "median ns", "max ns", "GiB/s"
+        "{:<4} {:>10} {:>7} {:>8} {:>12} {:>12} {:>12} {:>10} {:>10}",
+        "dir",
+        "bytes",
+        "packets",
+        "verified",
+        "min ns",
+        "median ns",
+        "max ns",
+        "submit ns",
+        "GiB/s"
     );
     for x in &r.results {
         println!(
-            "{:<4} {:>10} {:>7} {:>8} {:>12} {:>12} {:>12} {:>10.3}",
+            "{:<4} {:>10} {:>7} {:>8} {:>12} {:>12} {:>12} {:>10} {:>10.3}",
             x.direction,
             x.bytes,
             x.packets,
@@ -297,6 +312,7 @@ fn print_table(r: &Report, q: &CopyQueue<'_>) {
             x.latency_ns.min,
             x.latency_ns.median,
             x.latency_ns.max,
+            x.submit_ns,
             x.bandwidth_gib_s
         );
     }

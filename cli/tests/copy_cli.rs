@@ -37,6 +37,7 @@ fn navi31_all_directions_up_to_5_mib() {
     for r in rows {
         assert_eq!(r["verified"], true, "{r}");
         assert!(r["latency_ns"]["median"].as_u64().unwrap() > 0);
+        assert!(r["submit_ns"].as_u64().unwrap() <= r["latency_ns"]["max"].as_u64().unwrap());
     }
     let last = &rows[14];
     assert_eq!(last["bytes"], 5_242_883);
