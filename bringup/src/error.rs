@@ -3,6 +3,7 @@
 use crate::firmware::FirmwareError;
 use crate::sink::Step;
 use alloc::string::String;
+use barebell::aql::queue::BindError;
 use barebell::aql::{DoorbellError, PacketError, SubmitError, signal::SignalTimeout};
 use barebell::bus::{BlockError, IndirectError, WaitError};
 use barebell::discovery::{Error as TableError, ReadError};
@@ -235,6 +236,8 @@ pub enum QueueError {
     Signal(SignalTimeout),
     /// The MES mapping was asked for without the MES rings up.
     NoScheduler,
+    /// The queue memory already belongs to a live queue.
+    Bind(BindError),
 }
 
 impl fmt::Display for QueueError {
@@ -243,6 +246,7 @@ impl fmt::Display for QueueError {
             QueueError::Doorbell { index, error } => write!(f, "doorbell {index:#x}: {error}"),
             QueueError::Barrier(e) => write!(f, "barrier packet: {e}"),
             QueueError::Submit(e) => write!(f, "submit: {e}"),
+            QueueError::Bind(e) => write!(f, "queue memory: {e}"),
             QueueError::Signal(e) => write!(f, "completion signal: {e}"),
             QueueError::NoScheduler => {
                 write!(

@@ -461,7 +461,10 @@ pub fn run<'p>(
     // this bring-up claimed the platform. Chunk 0 goes to the GTT arena,
     // the rest to the ring area, so the two never overlap.
     let gtt_mem = unsafe { core::slice::from_raw_parts_mut(dma.host.as_ptr(), DMA_CHUNK) };
-    let gtt = DmaArena::new(gtt_mem, gtt_bus).at(s)?;
+    // SAFETY: chunk 0 of the platform's DMA region is reached by the
+    // device at `chunk_bus[0]` for as long as the device may use it (the
+    // `Platform` contract on `dma`), and `gtt_mem` is exactly that chunk.
+    let gtt = unsafe { DmaArena::new(gtt_mem, gtt_bus) }.at(s)?;
     // The rest: the ring area, then the user memory.
     let rest = dma.len - DMA_CHUNK;
     if !user_bytes.is_multiple_of(4096)

@@ -212,7 +212,9 @@ pub fn run<'p>(
             profiling: true,
             ..Default::default()
         },
-    );
+    )
+    .map_err(QueueError::Bind)
+    .at(s)?;
     let (scheduler, kiq, pipe1) = match rings {
         Some(Rings {
             scheduler,

@@ -241,7 +241,7 @@ impl<'a, C: Clock + ?Sized, P: Pause> SdmaQueue<'a, C, P> {
     pub fn push(&mut self, p: &Packet, bound_ns: u64) -> Result<(), SdmaError> {
         let dw = p.dwords();
         let need = dw.len() as u64 * 4;
-        let d = Deadline::after(self.clock, bound_ns);
+        let mut d = Deadline::after(self.clock, bound_ns);
         loop {
             let used = self.wptr.saturating_sub(self.rptr());
             if used + need <= RING_BYTES as u64 {
@@ -350,7 +350,7 @@ impl<'a, C: Clock + ?Sized, P: Pause> SdmaQueue<'a, C, P> {
     /// Waits up to `bound_ns` for the fence to reach `seq` (sequence
     /// numbers compared modulo 2^32).
     pub fn wait(&mut self, seq: u32, bound_ns: u64) -> Result<(), SdmaError> {
-        let d = Deadline::after(self.clock, bound_ns);
+        let mut d = Deadline::after(self.clock, bound_ns);
         loop {
             let f = self.fence();
             if f.wrapping_sub(seq) as i32 >= 0 {
