@@ -99,6 +99,7 @@ pub struct CopyQueue<'p> {
     gc: IpBases,
     nbio: Nbio,
     gfxhub: &'static HubRegs,
+    gc_version: (u8, u8, u8),
     pub mapping: Mapping,
     pub version: SdmaVersion,
     /// The VMID the queue runs in: known for the direct mapping; MES
@@ -231,6 +232,7 @@ pub fn open<'p>(
         gc,
         nbio,
         gfxhub: hub,
+        gc_version: gpu.ips.gc.version.triple(),
         mapping,
         version,
         vmid,
@@ -296,8 +298,17 @@ impl<'p> CopyQueue<'p> {
         self.wait(seq, BOUND_NS)
     }
 
-    /// Stops the queue (`sdma_v6_0_gfx_stop()`).
+    /// Stops a directly mapped queue (`sdma_v6_0_gfx_stop()`). A queue
+    /// MES mapped is MES's to remove (REMOVE_QUEUE, not built here):
+    /// refused.
     pub fn stop(self) -> Result<(), BringupError> {
+        if self.mapping != Mapping::Direct {
+            return Err(ErrorKind::Unsupported {
+                what: "stopping an SDMA queue MES mapped (REMOVE_QUEUE for SDMA is not built) on GC",
+                version: self.gc_version,
+            })
+            .at(Step::Unmap);
+        }
         sdma::stop_queue(&self.bus, self.gc, self.version).at(Step::Unmap)
     }
 }

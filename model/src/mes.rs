@@ -1270,7 +1270,7 @@ impl MesModel {
                 }
             }
         }
-        s.queues.remove(&dword);
+        let was_sdma = s.queues.remove(&dword).is_some_and(|slot| slot.0 == 0xff);
         // The process's last queue gone, its VMID is free for another.
         let owner = s
             .processes
@@ -1286,6 +1286,13 @@ impl MesModel {
             }
         }
         drop(s);
+        if was_sdma {
+            // The SDMA queue comes off the engine.
+            if let Some(sdma) = self.part.as_ref().and_then(|p| p.sdma.clone()) {
+                sdma.unmap_scheduled();
+            }
+            return Ok(());
+        }
         self.mec.unmap_doorbell(dword);
         Ok(())
     }

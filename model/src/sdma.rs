@@ -488,6 +488,14 @@ impl SdmaModel {
         Ok(())
     }
 
+    /// Takes the scheduler's queue off the engine (MES REMOVE_QUEUE).
+    pub fn unmap_scheduled(&self) {
+        let mut s = self.state.lock();
+        if s.queue.take().is_some() {
+            s.events.push(SdmaEvent::QueueDisabled);
+        }
+    }
+
     /// Attaches the memory, doorbells and clock the engine runs on.
     pub fn set_port(&self, port: Arc<dyn SdmaPort>) {
         *self.port.lock() = Some(port);

@@ -297,3 +297,32 @@ fn mes_copy_into_an_unmapped_range_returns_the_latched_fault() {
         assert!(gpu.sdma().stopped().is_some());
     });
 }
+
+/// A direct queue stops by its registers (the engine's queue goes);
+/// a MES queue is MES's to remove, and stopping it is refused.
+#[test]
+fn stopping_a_direct_queue_and_refusing_to_stop_a_mes_one() {
+    for mapping in [Mapping::Direct, Mapping::Mes] {
+        let gpu = virtual_gpu_sized(parts::navi31(), 1, 64 * MIB, 8 * MIB);
+        let opts = Options {
+            until: Step::Queue,
+            mapping: Some(mapping),
+            ..Default::default()
+        };
+        let fw = FirmwareDir::system();
+        let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet).unwrap();
+        let q = barebell_bringup::sdma::open(&mut up, mapping, &Quiet).unwrap();
+        assert!(gpu.sdma().queue().is_some());
+        let r = q.stop();
+        match mapping {
+            Mapping::Direct => {
+                r.unwrap();
+                assert!(gpu.sdma().queue().is_none(), "RB_ENABLE cleared");
+            }
+            _ => {
+                assert!(r.unwrap_err().to_string().contains("MES"));
+                assert!(gpu.sdma().queue().is_some());
+            }
+        }
+    }
+}
