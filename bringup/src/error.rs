@@ -72,6 +72,8 @@ pub enum ErrorKind {
     Map(MapError),
     /// The first packet could not be submitted or did not complete.
     Queue(QueueError),
+    /// The SDMA queue's first fence did not come.
+    Sdma(barebell::sdma::SdmaError),
     /// The device reads all-ones: it is gone or its decode is off.
     DeviceGone {
         register: &'static str,
@@ -117,6 +119,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Kiq(e) => write!(f, "{e}"),
             ErrorKind::Map(e) => write!(f, "{e}"),
             ErrorKind::Queue(e) => write!(f, "{e}"),
+            ErrorKind::Sdma(e) => write!(f, "{e}"),
             ErrorKind::DeviceGone { register } => {
                 write!(f, "{register} reads all-ones: the device is gone")
             }

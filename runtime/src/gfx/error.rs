@@ -230,6 +230,10 @@ pub enum MapError {
     KiqNoResources,
     /// The ring already has a mapper.
     RingInUse(RingInUse),
+    /// This mapper does not map SDMA queues (only MES does here).
+    SdmaUnsupported {
+        mapper: &'static str,
+    },
 }
 
 impl From<RingInUse> for MapError {
@@ -278,6 +282,9 @@ impl core::fmt::Display for MapError {
             }
             MapError::Mes(e) => write!(f, "MES: {e}"),
             MapError::Kiq(e) => write!(f, "{e}"),
+            MapError::SdmaUnsupported { mapper } => {
+                write!(f, "the {mapper} mapper does not map SDMA queues")
+            }
             MapError::KiqNoResources => write!(
                 f,
                 "the KIQ was given no SET_RESOURCES yet, so it cannot map a queue"

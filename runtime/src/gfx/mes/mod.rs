@@ -533,6 +533,41 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
         })
     }
 
+    /// ADD_QUEUE for an SDMA queue (`add_queue_mes()` with
+    /// `KFD_QUEUE_TYPE_SDMA`): the MQD built by `update_mqd_sdma()` with
+    /// VMID 0 (MES assigns it), the SDMA queue type. The doorbell is an
+    /// SDMA one, outside the MEC range this client allocates from.
+    fn add_sdma(&mut self, q: &crate::gfx::mapper::SdmaResources<'_>) -> Result<Mapping, MapError> {
+        if !self.initialised {
+            return Err(MesError::NotInitialised { frame: "ADD_QUEUE" }.into());
+        }
+        let p = self
+            .processes
+            .get(usize::from(q.process))
+            .copied()
+            .flatten()
+            .ok_or(MesError::UnknownProcess { key: q.process })?;
+        let mut setup = q.setup;
+        setup.vmid = 0;
+        q.mqd
+            .write(&crate::sdma::build_mqd(q.version, &setup, 0, 0));
+        let f = A::add_sdma_queue(
+            &p,
+            q.mqd.address(),
+            setup.wptr_addr,
+            setup.doorbell_dword(),
+            setup.ring_bytes,
+        );
+        self.submit("ADD_QUEUE", f)?;
+        Ok(Mapping {
+            doorbell: setup.doorbell_index,
+            mqd_address: q.mqd.address(),
+            pipe: 0,
+            queue: 0,
+            vmid: q.process,
+        })
+    }
+
     fn remove_queue(&mut self, m: &Mapping) -> Result<(), MapError> {
         if !self.doorbells.is_used(m.doorbell) {
             return Err(MapError::NotMapped {
@@ -580,6 +615,16 @@ pub trait MesApi {
     /// Public so tests can send a deliberately wrong frame through
     /// [`Mes::submit`].
     fn add_queue(p: &Process<'_>, q: &QueueResources<'_>, params: &AqlMqdParams) -> Self::AddQueue;
+    /// The ADD_QUEUE frame for an SDMA queue (`MES_QUEUE_TYPE_SDMA`, not
+    /// AQL) with MQD `mqd_address`, write pointer `wptr`, doorbell dword
+    /// `doorbell_dword` and a ring of `ring_bytes`.
+    fn add_sdma_queue(
+        p: &Process<'_>,
+        mqd_address: u64,
+        wptr: u64,
+        doorbell_dword: u32,
+        ring_bytes: usize,
+    ) -> Self::AddQueue;
     fn remove_queue(doorbell_dword: u32, gang_context: u64) -> Self::RemoveQueue;
     fn suspend_all(fence: u64, value: u32) -> Self::Suspend;
     fn resume_all() -> Self::Resume;
@@ -693,6 +738,41 @@ macro_rules! mes_api {
                 f.flags = Le32::new(
                     $m::AddQueueFlags::new()
                         .with_is_aql_queue(true)
+                        .with_is_kfd_process(true)
+                        .into_bits(),
+                );
+                f
+            }
+
+            fn add_sdma_queue(
+                p: &Process<'_>,
+                mqd_address: u64,
+                wptr: u64,
+                doorbell_dword: u32,
+                ring_bytes: usize,
+            ) -> $m::AddQueue {
+                let mut f = $m::AddQueue::new();
+                f.process_id = Le32::new(p.pasid);
+                f.page_table_base_addr = Le64::new(p.page_table_base | PDE_VALID);
+                f.vm_context_cntl = Le32::new(p.vm_context_cntl);
+                f.process_va_start = Le64::new(p.va_start);
+                f.process_va_end = Le64::new(p.va_end);
+                f.process_quantum = Le64::new(100_000);
+                f.process_context_addr = Le64::new(p.context.process_context_address());
+                f.gang_quantum = Le64::new(10_000);
+                f.gang_context_addr = Le64::new(p.context.gang_context_address());
+                f.inprocess_gang_priority = Le32::new($m::priority::NORMAL);
+                f.gang_global_priority_level = Le32::new($m::priority::NORMAL);
+                f.doorbell_offset = Le32::new(doorbell_dword);
+                f.mqd_addr = Le64::new(mqd_address);
+                f.wptr_addr = Le64::new(wptr);
+                // `convert_to_mes_queue_type(AMDGPU_RING_TYPE_SDMA)`.
+                f.queue_type = Le32::new($m::queue_type::SDMA);
+                // `add_queue_mes()`: `queue_size = queue_size >> 2` (dwords),
+                // sent as `gds_size` by `mes_v11_0_add_hw_queue()`.
+                f.gds_size = Le32::new((ring_bytes / 4) as u32);
+                f.flags = Le32::new(
+                    $m::AddQueueFlags::new()
                         .with_is_kfd_process(true)
                         .into_bits(),
                 );
@@ -830,5 +910,9 @@ impl<C: Clock, P: Pause, const N: usize, A: MesApi> QueueMapper for Mes<'_, C, P
 
     fn unmap(&mut self, m: &Mapping) -> Result<(), MapError> {
         self.remove_queue(m)
+    }
+
+    fn map_sdma(&mut self, q: &crate::gfx::mapper::SdmaResources<'_>) -> Result<Mapping, MapError> {
+        self.add_sdma(q)
     }
 }
