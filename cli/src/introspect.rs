@@ -28,6 +28,7 @@ use barebell_cli::regdb::{self, RegDef};
 use barebell_model::decode::mes_api;
 use barebell_model::decode::mqd::{self, Hqd, MQD_BYTES, WINDOW_DWORDS, WINDOW_FIRST};
 use barebell_model::decode::ring::{self, Packet};
+use barebell_model::decode::sdma::SdmaGen;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -281,6 +282,8 @@ pub enum Format {
     Aql,
     Pm4,
     Mes,
+    /// SDMA packets (6.0 with `--gen gfx11`, 7.0 with `--gen gfx12`).
+    Sdma,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -304,7 +307,8 @@ pub enum RingCmd {
         queue: Option<String>,
         #[arg(long, value_enum, default_value = "auto")]
         format: Format,
-        /// MES API version of a file's frames (a device knows its own).
+        /// MES API version (or SDMA engine: gfx11 = 6.0, gfx12 = 7.0) of a
+        /// file's packets (a device knows its own).
         #[arg(long = "gen", value_enum, default_value = "gfx11")]
         generation: GenArg,
         #[arg(long)]
@@ -1168,6 +1172,13 @@ fn decode(bytes: &[u8], f: Format, g: Generation) -> Vec<Packet> {
                 Generation::Gfx12 => &mes_api::V12,
             },
         ),
+        Format::Sdma => ring::sdma(
+            bytes,
+            match g {
+                Generation::Gfx11 => SdmaGen::V6,
+                Generation::Gfx12 => SdmaGen::V7,
+            },
+        ),
         Format::Aql | Format::Auto => ring::aql(bytes),
     }
 }
@@ -1177,6 +1188,7 @@ fn format_name(f: Format) -> &'static str {
         Format::Aql | Format::Auto => "AQL",
         Format::Pm4 => "PM4",
         Format::Mes => "MES API",
+        Format::Sdma => "SDMA",
     }
 }
 

@@ -304,6 +304,131 @@ pub fn aql_packet(offset: usize, p: &[u8]) -> Packet {
 }
 
 /// AQL packets in `bytes` (whole 64-byte slots).
+/// An SDMA ring or IB, with [`crate::decode::sdma`] (the engine model's
+/// own decoder of `sdma_v6_0_0_pkt_open.h`); 6.0 (gfx11) and 7.0 (gfx12)
+/// differ in COPY_LINEAR's length. A packet the decoder does not know
+/// ends the walk (its length is unknown), as does a truncated one.
+pub fn sdma(bytes: &[u8], engine: crate::decode::sdma::SdmaGen) -> Vec<Packet> {
+    use crate::decode::sdma::SdmaPacket as P;
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let (kind, fields, len): (&'static str, Vec<(&'static str, u64)>, usize) =
+            match P::decode(engine, &words[i..]) {
+                Ok((p, len)) => {
+                    let (k, f) = match p {
+                        P::Nop { count } => ("NOP", alloc::vec![("count", count.into())]),
+                        P::CopyLinear {
+                            bytes,
+                            src,
+                            dst,
+                            tmz,
+                        } => (
+                            "COPY_LINEAR",
+                            alloc::vec![
+                                ("bytes", bytes),
+                                ("src", src),
+                                ("dst", dst),
+                                ("tmz", tmz.into())
+                            ],
+                        ),
+                        P::ConstantFill {
+                            dst,
+                            data,
+                            bytes,
+                            fill_size,
+                        } => (
+                            "CONSTANT_FILL",
+                            alloc::vec![
+                                ("dst", dst),
+                                ("data", data.into()),
+                                ("bytes", bytes),
+                                ("fill_size", fill_size.into())
+                            ],
+                        ),
+                        P::Fence { addr, data } => {
+                            ("FENCE", alloc::vec![("addr", addr), ("data", data.into())])
+                        }
+                        P::Trap { context } => {
+                            ("TRAP", alloc::vec![("int_context", context.into())])
+                        }
+                        P::PollRegmem {
+                            mem,
+                            func,
+                            addr,
+                            value,
+                            mask,
+                            interval,
+                            retry,
+                        } => (
+                            "POLL_REGMEM",
+                            alloc::vec![
+                                ("mem_poll", mem.into()),
+                                ("func", func.into()),
+                                ("addr", addr),
+                                ("value", value.into()),
+                                ("mask", mask.into()),
+                                ("interval", interval.into()),
+                                ("retry_count", retry.into())
+                            ],
+                        ),
+                        P::Timestamp { sub_op, addr } => (
+                            "TIMESTAMP",
+                            alloc::vec![("sub_op", sub_op.into()), ("addr", addr)],
+                        ),
+                        P::Atomic {
+                            op,
+                            looped,
+                            addr,
+                            src,
+                            cmp,
+                        } => (
+                            "ATOMIC",
+                            alloc::vec![
+                                ("atomic_op", op.into()),
+                                ("loop", looped.into()),
+                                ("addr", addr),
+                                ("src_data", src),
+                                ("cmp_data", cmp)
+                            ],
+                        ),
+                        P::Unknown { op, sub_op } => {
+                            out.push(Packet {
+                                offset: i * 4,
+                                bytes: 4,
+                                kind: "UNKNOWN",
+                                fields: alloc::vec![("op", op.into()), ("sub_op", sub_op.into())],
+                            });
+                            break;
+                        }
+                    };
+                    (k, f, len)
+                }
+                Err(crate::decode::sdma::DecodeError::Short { need }) => {
+                    out.push(Packet {
+                        offset: i * 4,
+                        bytes: (words.len() - i) * 4,
+                        kind: "TRUNCATED",
+                        fields: alloc::vec![("need_dwords", need as u64)],
+                    });
+                    break;
+                }
+            };
+        out.push(Packet {
+            offset: i * 4,
+            bytes: len * 4,
+            kind,
+            fields,
+        });
+        i += len.max(1);
+    }
+    out
+}
+
 pub fn aql(bytes: &[u8]) -> Vec<Packet> {
     bytes
         .chunks_exact(64)
