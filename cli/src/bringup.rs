@@ -6,7 +6,7 @@
 
 use crate::target::{self, TargetArgs};
 use barebell::bus::trace::Access;
-use barebell_bringup::{FirmwareDir, Mapping, Options, Sink, Step};
+use barebell_bringup::{FirmwareDir, Options, Sink, Step};
 use clap::{Args, ValueEnum};
 use std::cell::Cell;
 use std::fmt;
@@ -41,26 +41,7 @@ impl From<StepArg> for Step {
     }
 }
 
-/// `--mapping`: how the user queue reaches an HQD.
-#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MappingArg {
-    /// MES ADD_QUEUE (what KFD does on gfx11+).
-    Mes,
-    /// Direct HQD register load (what tinygrad's AM driver does).
-    Direct,
-    /// PM4 MAP_QUEUES on the KIQ ring (HWS/CPSCH style).
-    Kiq,
-}
-
-impl From<MappingArg> for Mapping {
-    fn from(m: MappingArg) -> Mapping {
-        match m {
-            MappingArg::Mes => Mapping::Mes,
-            MappingArg::Direct => Mapping::Direct,
-            MappingArg::Kiq => Mapping::Kiq,
-        }
-    }
-}
+pub use crate::target::MappingArg;
 
 #[derive(Args, Debug, Clone)]
 pub struct BringupArgs {

@@ -17,7 +17,7 @@
 //! registers) and a write needs `--force`; `queue dump` and `ring decode
 //! --queue` are refused there.
 
-use crate::bringup::MappingArg;
+use crate::target::MappingArg;
 use crate::target::{self, Hardware, TargetArgs};
 use barebell::bus::RegisterBus;
 use barebell::discovery::IpInfo;

@@ -7,9 +7,10 @@
 //! only the consumer differs. Numbers therefore describe barebell's CPU
 //! side plus a software CP's reaction time, not a GPU's.
 
-use crate::bringup::MappingArg;
+use crate::cpu::{allowed_cpus, pin_current_thread, unpin_current_thread};
 use crate::latency_kernel::KernelSpec;
 use crate::latency_target::{self as target, Work};
+use crate::target::MappingArg;
 use crate::target::{Hardware, PartArg};
 use barebell::aql::packet::{Dispatch, Fences, Packet};
 use barebell::aql::{BarrierKind, BarrierPacket};
@@ -284,53 +285,6 @@ fn timer_overhead() -> (u64, u64) {
         .collect();
     v.sort_unstable();
     (v[0], v[v.len() / 2])
-}
-
-fn allowed_cpus() -> Vec<usize> {
-    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: valid pointer and size for our own thread (pid 0).
-    let r = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
-    if r != 0 {
-        return Vec::new();
-    }
-    // SAFETY: CPU_ISSET reads the set we own; indices are below CPU_SETSIZE.
-    (0..libc::CPU_SETSIZE as usize)
-        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
-        .collect()
-}
-
-/// Lets the calling thread run on every CPU in `cpus` again.
-fn unpin_current_thread(cpus: &[usize]) {
-    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    for &c in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
-        // SAFETY: index checked against CPU_SETSIZE; the set is ours.
-        unsafe { libc::CPU_SET(c, &mut set) };
-    }
-    // SAFETY: valid pointer and size; pid 0 is the calling thread. A
-    // failure leaves the old mask, which only costs performance.
-    let _ = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
-}
-
-pub(crate) fn pin_current_thread(cpu: usize) -> Result<(), String> {
-    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `cpu` is checked against CPU_SETSIZE before use.
-    if cpu >= libc::CPU_SETSIZE as usize {
-        return Err(format!("CPU {cpu} is beyond CPU_SETSIZE"));
-    }
-    // SAFETY: index checked above; the set is ours.
-    unsafe { libc::CPU_SET(cpu, &mut set) };
-    // SAFETY: valid pointer and size; pid 0 is the calling thread.
-    let r = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
-    if r != 0 {
-        return Err(format!(
-            "sched_setaffinity(CPU {cpu}): {}",
-            std::io::Error::last_os_error()
-        ));
-    }
-    Ok(())
 }
 
 /// Median time for one cache line to go from `cpu` to `other` and back, in

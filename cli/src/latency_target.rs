@@ -42,7 +42,7 @@ fn configure(cp: &mut CpModel, kernel_ns: u64, time: fn() -> u64) {
 fn pin(cpu: Option<usize>) -> impl FnOnce() + Send + 'static {
     move || {
         if let Some(c) = cpu {
-            let _ = crate::latency::pin_current_thread(c);
+            let _ = crate::cpu::pin_current_thread(c);
         }
     }
 }

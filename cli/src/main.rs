@@ -2,6 +2,7 @@
 
 mod bringup;
 mod copy;
+mod cpu;
 mod device_launch;
 mod disasm;
 mod fw;

@@ -14,9 +14,9 @@
 //! CP reads code, kernargs and buffers through the queue's VMID. On a GPU
 //! this is UNVERIFIED ON HARDWARE: it has never run on one.
 
-use crate::bringup::MappingArg;
 use crate::device_launch;
 use crate::model_launch::{self, Session};
+use crate::target::MappingArg;
 use crate::target::{PartArg, TargetArgs};
 use barebell::time::StdClock;
 use barebell_bringup::{FirmwareDir, Mapping};

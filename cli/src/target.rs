@@ -4,7 +4,7 @@
 
 use crate::hw::HwPlatform;
 use barebell::platform::Platform;
-use barebell_bringup::FirmwareDir;
+use barebell_bringup::{FirmwareDir, Mapping};
 use barebell_model::vgpu::HostMemory;
 use barebell_model::{Seed, VirtualGpu};
 use barebell_pcie::Bdf;
@@ -179,6 +179,27 @@ impl Device {
         match self {
             Device::Model(m) => drop(m),
             Device::Hw(h) => h.retire(),
+        }
+    }
+}
+
+/// `--mapping`: how the user queue reaches an HQD.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MappingArg {
+    /// MES ADD_QUEUE (what KFD does on gfx11+).
+    Mes,
+    /// Direct HQD register load (what tinygrad's AM driver does).
+    Direct,
+    /// PM4 MAP_QUEUES on the KIQ ring (HWS/CPSCH style).
+    Kiq,
+}
+
+impl From<MappingArg> for Mapping {
+    fn from(m: MappingArg) -> Mapping {
+        match m {
+            MappingArg::Mes => Mapping::Mes,
+            MappingArg::Direct => Mapping::Direct,
+            MappingArg::Kiq => Mapping::Kiq,
         }
     }
 }

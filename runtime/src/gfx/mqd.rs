@@ -26,6 +26,15 @@ use crate::ip::Generation;
 use bitfield_struct::bitfield;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
+/// `regCP_HQD_PQ_CONTROL_DEFAULT` and friends (`gc_11_0_0_default.h`), the
+/// kernel-queue values the KIQ and the MES pipes start from; checked as
+/// facts in [`crate::gfx::kiq::hqd`].
+pub const PQ_CONTROL_DEFAULT: u32 = 0x0030_8509;
+pub const PERSISTENT_STATE_DEFAULT: u32 = 0x0be0_5501;
+pub const IB_CONTROL_DEFAULT: u32 = 0x0030_0000;
+pub const MQD_CONTROL_DEFAULT: u32 = 0x0000_0100;
+pub const EOP_CONTROL_DEFAULT: u32 = 0x0000_0006;
+
 /// The HQD register image: MQD dwords 128..=183, one field per register
 /// from `CP_MQD_BASE_ADDR` to `CP_HQD_PQ_WPTR_HI`.
 #[derive(

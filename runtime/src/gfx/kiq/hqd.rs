@@ -26,12 +26,10 @@ use crate::mem::Dev;
 use crate::regs::IpBases;
 use barebell_facts::Fact;
 
-/// `regCP_HQD_PQ_CONTROL_DEFAULT` and friends (`gc_11_0_0_default.h`).
-pub const PQ_CONTROL_DEFAULT: u32 = 0x0030_8509;
-pub const PERSISTENT_STATE_DEFAULT: u32 = 0x0be0_5501;
-pub const IB_CONTROL_DEFAULT: u32 = 0x0030_0000;
-pub const MQD_CONTROL_DEFAULT: u32 = 0x0000_0100;
-pub const EOP_CONTROL_DEFAULT: u32 = 0x0000_0006;
+pub use crate::gfx::mqd::{
+    EOP_CONTROL_DEFAULT, IB_CONTROL_DEFAULT, MQD_CONTROL_DEFAULT, PERSISTENT_STATE_DEFAULT,
+    PQ_CONTROL_DEFAULT,
+};
 
 /// `GFX11_MEC_HPD_SIZE`: the EOP buffer Linux gives each kernel compute
 /// ring (`gfx_v11_0.c`, a `.c` define, so cited only).

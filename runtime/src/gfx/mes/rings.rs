@@ -68,11 +68,11 @@ pub fn mes_pipe_ring_hqd(
     doorbell: u32,
 ) -> Result<crate::gfx::mqd::HqdRegisters, crate::gfx::error::MqdError> {
     use crate::gfx::error::MqdError;
-    use crate::gfx::kiq::hqd::{
+    use crate::gfx::mqd::{DoorbellControl, PersistentState, PqControl};
+    use crate::gfx::mqd::{
         EOP_CONTROL_DEFAULT, IB_CONTROL_DEFAULT, MQD_CONTROL_DEFAULT, PERSISTENT_STATE_DEFAULT,
         PQ_CONTROL_DEFAULT,
     };
-    use crate::gfx::mqd::{DoorbellControl, PersistentState, PqControl};
     let ring_addr = r.ring;
     if !r.ring_dwords.is_power_of_two() || r.ring_dwords < 4 {
         return Err(MqdError::RingSize {
