@@ -38,6 +38,11 @@ pub fn handle_stop_signals() {
     }
 }
 
+/// The exit status after the stop signal, as a shell reports a death by it.
+fn signal_status() -> u8 {
+    u8::try_from(128 + STOP_SIGNAL.load(Ordering::SeqCst)).unwrap_or(u8::MAX)
+}
+
 fn stop_signal() -> Option<&'static str> {
     match STOP_SIGNAL.load(Ordering::SeqCst) {
         0 => None,
@@ -172,7 +177,7 @@ pub fn run(args: BringupArgs) -> ExitCode {
         if let Err(e) = r {
             eprintln!("barebell bringup: {e}");
         }
-        return ExitCode::from(130);
+        return ExitCode::from(signal_status());
     }
     match r {
         Ok(()) => ExitCode::SUCCESS,
@@ -226,8 +231,12 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
     };
     let (outcome, complete) = match result {
         Ok(report) => {
-            out!("{report}");
+            // The sink printed each stage as it ran.
             let complete = report.complete();
+            out!(
+                "teardown {}",
+                if complete { "complete" } else { "INCOMPLETE" }
+            );
             let r = if complete {
                 Ok(())
             } else {
