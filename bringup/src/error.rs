@@ -138,7 +138,9 @@ impl fmt::Display for ErrorKind {
             ErrorKind::DeviceGone { register } => {
                 write!(f, "{register} reads all-ones: the device is gone")
             }
-            ErrorKind::Interrupted => f.write_str("interrupted (a signal asked the bring-up to stop)"),
+            ErrorKind::Interrupted => {
+                f.write_str("interrupted (a signal asked the bring-up to stop)")
+            }
         }
     }
 }
@@ -310,7 +312,11 @@ at_from!(
 
 impl At for ErrorKind {
     fn at(self, step: Step) -> BringupError {
-        BringupError { step, kind: self, teardown: None }
+        BringupError {
+            step,
+            kind: self,
+            teardown: None,
+        }
     }
 }
 

@@ -122,7 +122,10 @@ impl TeardownReport {
 
     /// The outcome of `stage`.
     pub fn outcome(&self, stage: Stage) -> Option<&Outcome> {
-        self.stages.iter().find(|(s, _)| *s == stage).map(|(_, o)| o)
+        self.stages
+            .iter()
+            .find(|(s, _)| *s == stage)
+            .map(|(_, o)| o)
     }
 }
 
@@ -188,11 +191,9 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
 
     // 3. The MEC.
     let o = if entered >= Step::Rlc {
-        outcome(
-            mec::compute_enable(bus, &gc, generation, false).map(|v| {
-                alloc::format!("CP_MEC_RS64_CNTL = {v:#010x} (pipes reset and inactive, MEC_HALT)")
-            }),
-        )
+        outcome(mec::compute_enable(bus, &gc, generation, false).map(|v| {
+            alloc::format!("CP_MEC_RS64_CNTL = {v:#010x} (pipes reset and inactive, MEC_HALT)")
+        }))
     } else {
         Outcome::NotNeeded("the MEC was never started")
     };
@@ -241,17 +242,18 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     };
     put(Stage::BusMaster, o);
 
-    // 7. Memory.
-    let user = gpu.user.take();
+    // 7. Memory. The user memory is a window of the platform's DMA
+    // region (it owns nothing itself); the region goes back with the
+    // platform.
+    let had_user = gpu.user.take().is_some();
     let o = Outcome::Done(alloc::format!(
         "{}; the DMA region goes back with the platform",
-        if user.is_some() {
-            "user memory dropped"
+        if had_user {
+            "user memory handed back"
         } else {
             "no user memory"
         }
     ));
-    drop(user);
     put(Stage::ReleaseMemory, o);
 
     TeardownReport { stages }

@@ -33,7 +33,10 @@ pub fn handle_stop_signals() {
         // async-signal-safe; `signal` replaces the disposition of a
         // catchable signal and touches no Rust state.
         unsafe {
-            libc::signal(sig, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
+            libc::signal(
+                sig,
+                on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
         }
     }
 }
@@ -173,7 +176,9 @@ pub fn run(args: BringupArgs) -> ExitCode {
     handle_stop_signals();
     let r = bring_up(&args);
     if let Some(sig) = stop_signal() {
-        eprintln!("barebell bringup: interrupted by {sig}; the device was torn down (see the teardown report)");
+        eprintln!(
+            "barebell bringup: interrupted by {sig}; the device was torn down (see the teardown report)"
+        );
         if let Err(e) = r {
             eprintln!("barebell bringup: {e}");
         }
@@ -253,7 +258,9 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
         }
     };
     match device.quiescence() {
-        Some(Ok(())) => out!("model check: quiescent (no HQD active, MES and MEC halted, PSP ring destroyed, doorbell apertures closed, bus mastering off)"),
+        Some(Ok(())) => out!(
+            "model check: quiescent (no HQD active, MES and MEC halted, PSP ring destroyed, doorbell apertures closed, bus mastering off)"
+        ),
         Some(Err(why)) => out!("model check: NOT quiescent: {why}"),
         None => {}
     }

@@ -48,5 +48,9 @@ fn a_closed_pipe_ends_the_trace_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(err.contains("interrupted by SIGPIPE"), "{err}");
     assert!(err.contains("teardown complete:"), "{err}");
-    assert_eq!(status.code(), Some(128 + libc::SIGPIPE), "{status:?}\n{err}");
+    assert_eq!(
+        status.code(),
+        Some(128 + libc::SIGPIPE),
+        "{status:?}\n{err}"
+    );
 }

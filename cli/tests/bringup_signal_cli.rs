@@ -32,16 +32,28 @@ fn sigint_mid_bringup_tears_down_and_leaves_the_model_quiescent() {
         let mut rest = String::new();
         stdout.read_to_string(&mut rest).unwrap();
         let mut err = String::new();
-        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
         let status = child.wait().unwrap();
         let text = seen + &rest;
-        assert_eq!(status.code(), Some(128 + libc::SIGINT), "{part}:\n{text}\n{err}");
+        assert_eq!(
+            status.code(),
+            Some(128 + libc::SIGINT),
+            "{part}:\n{text}\n{err}"
+        );
         assert!(
             err.contains("interrupted by SIGINT; the device was torn down"),
             "{part}: {err}"
         );
         // Stopped mid-bring-up, before the queue step.
-        assert!(err.contains("interrupted (a signal asked the bring-up to stop)"), "{part}: {err}");
+        assert!(
+            err.contains("interrupted (a signal asked the bring-up to stop)"),
+            "{part}: {err}"
+        );
         assert!(!text.contains("queue ready"), "{part}: {text}");
         assert!(err.contains("teardown complete:"), "{part}: {err}");
         for stage in [
@@ -50,7 +62,10 @@ fn sigint_mid_bringup_tears_down_and_leaves_the_model_quiescent() {
             "close doorbell aperture: done",
             "clear bus mastering: done",
         ] {
-            assert!(text.contains(&format!("step teardown: {stage}")), "{part}: {stage}\n{text}");
+            assert!(
+                text.contains(&format!("step teardown: {stage}")),
+                "{part}: {stage}\n{text}"
+            );
         }
         assert!(
             text.contains("model check: quiescent"),
@@ -68,7 +83,10 @@ fn a_finished_bringup_is_torn_down_and_the_model_quiescent() {
     let text = String::from_utf8_lossy(&out.stdout);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{text}\n{err}");
-    assert!(text.contains("step teardown: unmap queue: done: kiq unmap answered"), "{text}");
+    assert!(
+        text.contains("step teardown: unmap queue: done: kiq unmap answered"),
+        "{text}"
+    );
     assert!(text.contains("\nteardown complete\n"), "{text}");
     assert!(text.contains("model check: quiescent"), "{text}");
 }

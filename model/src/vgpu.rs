@@ -1036,16 +1036,6 @@ impl crate::cp::Translate for CpTranslate {
     }
 }
 
-// SAFETY: every promise of the trait is kept by construction:
-// - `regs` is the BAR window over the routed block models, each access
-//   one call into a model, in program order;
-// - `vram` is `memory`'s VRAM backing, owned by this value, used only
-//   through it (the MC model reads it as VRAM);
-// - `doorbells` is the boxed doorbell page, owned by this value, valid
-//   for aligned 64-bit stores, at the bus address the MEC model uses;
-// - `dma` is `memory`'s DMA region: 2 MiB aligned whole chunks, owned by
-//   this value until it drops (after every model that holds its
-//   addresses), in the model IOMMU at `chunk_bus`.
 /// What [`VirtualGpu::quiescent`] found still able to reach memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotQuiescent(pub Vec<String>);
@@ -1057,6 +1047,16 @@ impl core::fmt::Display for NotQuiescent {
     }
 }
 
+// SAFETY: every promise of the trait is kept by construction:
+// - `regs` is the BAR window over the routed block models, each access
+//   one call into a model, in program order;
+// - `vram` is `memory`'s VRAM backing, owned by this value, used only
+//   through it (the MC model reads it as VRAM);
+// - `doorbells` is the boxed doorbell page, owned by this value, valid
+//   for aligned 64-bit stores, at the bus address the MEC model uses;
+// - `dma` is `memory`'s DMA region: 2 MiB aligned whole chunks, owned by
+//   this value until it drops (after every model that holds its
+//   addresses), in the model IOMMU at `chunk_bus`.
 unsafe impl Platform for VirtualGpu {
     fn regs(&self) -> &dyn RegisterBus {
         &self.bar5

@@ -49,7 +49,10 @@ fn shutdown_after_success(part: barebell_model::Part, mapping: Option<Mapping>) 
         Ok(up) => up,
         Err(e) => panic!("{name} {mapping:?}: {e}\n{}", gpu.firmware_logs()),
     };
-    assert!(gpu.quiescent().is_err(), "{name} {mapping:?} quiescent before teardown");
+    assert!(
+        gpu.quiescent().is_err(),
+        "{name} {mapping:?} quiescent before teardown"
+    );
     let report = up.shutdown();
     assert!(report.complete(), "{name} {mapping:?}: {report}");
     let unmapped = report.outcome(Stage::UnmapQueue);
@@ -116,7 +119,10 @@ fn failed_and_torn_down(
         Ok(_) => panic!("{what}: the bring-up succeeded"),
         Err(e) => e,
     };
-    let report = e.teardown.as_deref().unwrap_or_else(|| panic!("{what}: no teardown: {e}"));
+    let report = e
+        .teardown
+        .as_deref()
+        .unwrap_or_else(|| panic!("{what}: no teardown: {e}"));
     assert!(report.complete(), "{what}: {e}");
     if let Err(q) = gpu.quiescent() {
         panic!("{what}: {q}\n{e}");
@@ -206,7 +212,11 @@ fn injected_errors_are_torn_down() {
             Some(&Outcome::Done("DESTROY_RINGS answered".into())),
             "{t}"
         );
-        assert!(gpu.psp().refusals().is_empty(), "{:?}", gpu.psp().refusals());
+        assert!(
+            gpu.psp().refusals().is_empty(),
+            "{:?}",
+            gpu.psp().refusals()
+        );
     }
     // rings: schedulers silent.
     for part in [parts::navi31(), parts::navi48()] {
@@ -240,7 +250,12 @@ fn a_failed_dequeue_is_reported_and_the_rest_still_runs() {
         matches!(report.outcome(Stage::UnmapQueue), Some(Outcome::Failed(_))),
         "{report}"
     );
-    for s in [Stage::HaltMec, Stage::PspRing, Stage::Doorbells, Stage::BusMaster] {
+    for s in [
+        Stage::HaltMec,
+        Stage::PspRing,
+        Stage::Doorbells,
+        Stage::BusMaster,
+    ] {
         assert!(
             matches!(report.outcome(s), Some(Outcome::Done(_))),
             "{s:?}: {report}"
@@ -248,5 +263,8 @@ fn a_failed_dequeue_is_reported_and_the_rest_still_runs() {
     }
     let why = gpu.quiescent().unwrap_err().0;
     assert_eq!(why.len(), 1, "{why:?}");
-    assert!(why[0].starts_with("HQD ME 1 pipe 0 queue 0 active"), "{why:?}");
+    assert!(
+        why[0].starts_with("HQD ME 1 pipe 0 queue 0 active"),
+        "{why:?}"
+    );
 }
