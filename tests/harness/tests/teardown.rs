@@ -166,27 +166,28 @@ fn interrupted_before_every_step_ends_quiescent() {
     }
 }
 
-/// A firmware source that lacks one file: the PSP step fails half-way
-/// (after sOS, when it reaches that file).
-struct Without(FirmwareDir, &'static str);
+/// A firmware source whose one file has its last byte flipped: the
+/// bring-up parses it, sends it, and the PSP model refuses the image
+/// (its bytes differ from the firmware it checks against), so the PSP
+/// step fails after sOS and the GPCOM ring exist.
+struct Corrupt(FirmwareDir, &'static str);
 
-impl FirmwareSource for Without {
+impl FirmwareSource for Corrupt {
     fn load(&self, name: &str) -> Result<Vec<u8>, FirmwareError> {
+        let mut b = self.0.load(name)?;
         if name.contains(self.1) {
-            return Err(FirmwareError::NotFound {
-                name: name.into(),
-                place: "nowhere (the test withholds it)".into(),
-            });
+            if let Some(last) = b.last_mut() {
+                *last ^= 0xff;
+            }
         }
-        self.0.load(name)
+        Ok(b)
     }
 }
 
 /// An error at the gmc step (a user-memory request larger than the DMA
-/// region), at the psp step (a firmware file missing), at the rings step
-/// (MES and the KIQ never answer) and at the queue step (the first
-/// packet's wait with the CP stopped): each is torn down before the
-/// error is returned.
+/// region), at the psp step (a corrupted MEC image), at the rings step
+/// (MES and the KIQ never answer): each is torn down before the error
+/// is returned.
 #[test]
 fn injected_errors_are_torn_down() {
     let fw = FirmwareDir::system();
@@ -198,24 +199,20 @@ fn injected_errors_are_torn_down() {
     };
     let e = failed_and_torn_down(&gpu, barebell_bringup::run(&gpu, &fw, &o, &Quiet), "gmc");
     assert_eq!(e.step, Step::Gmc, "{e}");
-    // psp: the MEC firmware is loaded after sOS and the ring exist.
+    // psp: the MEC image is sent after sOS and the ring exist.
     for part in [parts::navi31(), parts::navi48()] {
         let gpu = virtual_gpu(part, 9);
-        let without = Without(FirmwareDir::system(), "_mec");
-        let r = barebell_bringup::run(&gpu, &without, &opts(Some(Mapping::Mes)), &Quiet);
+        let corrupt = Corrupt(FirmwareDir::system(), "_mec");
+        let r = barebell_bringup::run(&gpu, &corrupt, &opts(Some(Mapping::Mes)), &Quiet);
         let e = failed_and_torn_down(&gpu, r, "psp");
         assert_eq!(e.step, Step::Psp, "{e}");
+        assert!(!gpu.psp().refusals().is_empty(), "{e}");
         // The ring was live when the step failed: the teardown destroyed it.
         let t = e.teardown.as_deref().unwrap();
         assert_eq!(
             t.outcome(Stage::PspRing),
             Some(&Outcome::Done("DESTROY_RINGS answered".into())),
             "{t}"
-        );
-        assert!(
-            gpu.psp().refusals().is_empty(),
-            "{:?}",
-            gpu.psp().refusals()
         );
     }
     // rings: schedulers silent.
