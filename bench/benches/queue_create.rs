@@ -62,12 +62,14 @@ fn bench(c: &mut Criterion) {
     let pause = move || {
         model.service();
     };
-    let mut mes: Mes<'_, _, _, RING, V11> = Mes::new(
+    let Ok(mut mes) = Mes::<'_, _, _, RING, V11>::new(
         ring,
         TickingClock::new(1),
         pause,
         Doorbells::linux_default(),
-    );
+    ) else {
+        return;
+    };
     let process = Process {
         pasid: 0x8001,
         page_table_base: PTB,

@@ -26,7 +26,7 @@ impl Clock for NoClock {
 pub fn queue() -> Option<AqlQueue<'static, SLOTS>> {
     // SAFETY: a static slot, accessed only atomically.
     let d = unsafe { Doorbell::from_ptr(NonNull::from(&DOORBELL).cast()) }.ok()?;
-    Some(AqlQueue::new(&MEM, d, QueueConfig::default()))
+    AqlQueue::new(&MEM, d, QueueConfig::default()).ok()
 }
 
 /// Plays the CP's part of freeing slots: read index := write index.

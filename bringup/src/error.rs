@@ -3,6 +3,7 @@
 use crate::firmware::FirmwareError;
 use crate::sink::Step;
 use alloc::string::String;
+use barebell::aql::queue::BindError;
 use barebell::aql::{DoorbellError, PacketError, SubmitError, signal::SignalTimeout};
 use barebell::bus::{BlockError, IndirectError, WaitError};
 use barebell::discovery::{Error as TableError, ReadError};
@@ -83,6 +84,8 @@ pub enum ErrorKind {
     Map(MapError),
     /// The first packet could not be submitted or did not complete.
     Queue(QueueError),
+    /// The SDMA queue's first fence did not come.
+    Sdma(barebell::sdma::SdmaError),
     /// The device reads all-ones: it is gone or its decode is off.
     DeviceGone {
         register: &'static str,
@@ -135,6 +138,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Kiq(e) => write!(f, "{e}"),
             ErrorKind::Map(e) => write!(f, "{e}"),
             ErrorKind::Queue(e) => write!(f, "{e}"),
+            ErrorKind::Sdma(e) => write!(f, "{e}"),
             ErrorKind::DeviceGone { register } => {
                 write!(f, "{register} reads all-ones: the device is gone")
             }
@@ -254,6 +258,8 @@ pub enum QueueError {
     Signal(SignalTimeout),
     /// The MES mapping was asked for without the MES rings up.
     NoScheduler,
+    /// The queue memory already belongs to a live queue.
+    Bind(BindError),
 }
 
 impl fmt::Display for QueueError {
@@ -262,6 +268,7 @@ impl fmt::Display for QueueError {
             QueueError::Doorbell { index, error } => write!(f, "doorbell {index:#x}: {error}"),
             QueueError::Barrier(e) => write!(f, "barrier packet: {e}"),
             QueueError::Submit(e) => write!(f, "submit: {e}"),
+            QueueError::Bind(e) => write!(f, "queue memory: {e}"),
             QueueError::Signal(e) => write!(f, "completion signal: {e}"),
             QueueError::NoScheduler => {
                 write!(

@@ -72,7 +72,22 @@ use core::ptr::NonNull;
 /// covering a few MiB.
 pub const GART_TABLES: usize = 16;
 /// The process page tables: a root, PDB1, PDB0 and the ring area's PTBs.
+/// The user memory and user VRAM add a PTB per 2 MiB they span
+/// ([`process_tables`]).
 pub const PROCESS_TABLES: usize = 8;
+
+/// GPU VA of the user VRAM in the process tables (barebell's choice; KFD
+/// hands a VRAM allocation a VA from the process's own VA allocator).
+/// Below 2^47, the top of the user context (`va_end` given MES).
+pub const USER_VRAM_VA: u64 = 0x6000_0000_0000;
+
+/// Process tables needed with `user_bytes` of user memory and
+/// `user_vram` bytes of user VRAM: a PTB per 2 MiB of each (plus one for
+/// an unaligned start), on top of [`PROCESS_TABLES`].
+pub fn process_tables(user_bytes: usize, user_vram: usize) -> usize {
+    let ptbs = |n: usize| n.div_ceil(2 << 20) + 1;
+    PROCESS_TABLES + ptbs(user_bytes) + ptbs(user_vram)
+}
 /// GART offsets of the GTT buffers (barebell's choice; Linux's TTM picks
 /// them).
 const FW_PRI_OFF: u64 = 0;
@@ -101,6 +116,9 @@ pub struct LayoutReport {
     /// The user memory: first byte (GPU VA = host address, process tables
     /// only) and length.
     pub user_memory: (u64, u64),
+    /// The user VRAM: GPU VA (process tables only) and length; 0 bytes
+    /// unless [`crate::Options::user_vram`] asked for it.
+    pub user_vram: (u64, u64),
     /// GTT's bus address (the DMA region's first chunk).
     pub gtt_bus: u64,
 }
@@ -113,6 +131,8 @@ pub struct Memory<'p> {
     ring_range: (u64, u64),
     user: Option<crate::usermem::UserMemory<'p>>,
     user_range: (u64, u64),
+    user_vram: Option<crate::usermem::UserVram<'p>>,
+    user_vram_range: (u64, u64),
     pub(crate) cfg: HubConfig,
     pub(crate) mmhub: &'static HubRegs,
     pub(crate) gfxhub: &'static HubRegs,
@@ -146,6 +166,7 @@ impl<'p> Memory<'p> {
             process_root: self.process.root(),
             ring_area: self.ring_range,
             user_memory: self.user_range,
+            user_vram: self.user_vram_range,
             gtt_bus: self.gtt_bus,
         }
     }
@@ -153,6 +174,11 @@ impl<'p> Memory<'p> {
     /// The user memory, for the bring-up's result (once).
     pub(crate) fn take_user_memory(&mut self) -> Option<crate::usermem::UserMemory<'p>> {
         self.user.take()
+    }
+
+    /// The user VRAM, for the bring-up's result (once).
+    pub(crate) fn take_user_vram(&mut self) -> Option<crate::usermem::UserVram<'p>> {
+        self.user_vram.take()
     }
 
     /// The ring area, for the rings and queue steps (once).
@@ -278,6 +304,17 @@ const SYSTEM_RWX: Flags = Flags {
     ..SYSTEM_RW
 };
 
+/// Flags of the user VRAM: what KFD gives a writable VRAM allocation
+/// (`amdgpu_gem_va_map_flags()`: READABLE, WRITEABLE; VRAM, so neither
+/// SYSTEM nor SNOOPED; not executable).
+const VRAM_RW: Flags = Flags {
+    readable: true,
+    writeable: true,
+    executable: false,
+    system: false,
+    snooped: false,
+};
+
 /// Maps `[va, va + len)` of the DMA region (GPU VA = host address, `off`
 /// bytes from its start) into `t`, page runs split at chunk boundaries
 /// (each chunk is contiguous on the bus, the chunks need not be).
@@ -319,6 +356,7 @@ pub fn run<'p>(
     gpu: &Gpu<'p>,
     nbio: &Nbio,
     user_bytes: usize,
+    user_vram: usize,
     sink: &dyn Sink,
 ) -> Result<Memory<'p>, BringupError> {
     let s = Step::Gmc;
@@ -379,7 +417,22 @@ pub fn run<'p>(
     }
     let tables_at = vram.alloc(GART_TABLES as u64 * 4096, PAGE_ALIGN).at(s)?;
     let scratch = vram.alloc(4096, PAGE_ALIGN).at(s)?;
-    let process_at = vram.alloc(PROCESS_TABLES as u64 * 4096, PAGE_ALIGN).at(s)?;
+    let process_at = vram
+        .alloc(
+            process_tables(user_bytes, user_vram) as u64 * 4096,
+            PAGE_ALIGN,
+        )
+        .at(s)?;
+    // The user VRAM, 2 MiB aligned, mapped below once the process tables
+    // exist.
+    let user_vram_at = if user_vram > 0 {
+        Some(
+            vram.alloc((user_vram as u64).next_multiple_of(4096), 2 << 20)
+                .at(s)?,
+        )
+    } else {
+        None
+    };
     // PDEs and the root hold VRAM physical addresses (Linux converts them
     // with `amdgpu_gmc_vram_mc2pa()` in `gmc_v11_0_get_vm_pde()`).
     let gart = TableArena::new(
@@ -409,7 +462,10 @@ pub fn run<'p>(
     // this bring-up claimed the platform. Chunk 0 goes to the GTT arena,
     // the rest to the ring area, so the two never overlap.
     let gtt_mem = unsafe { core::slice::from_raw_parts_mut(dma.host.as_ptr(), DMA_CHUNK) };
-    let gtt = DmaArena::new(gtt_mem, gtt_bus).at(s)?;
+    // SAFETY: chunk 0 of the platform's DMA region is reached by the
+    // device at `chunk_bus[0]` for as long as the device may use it (the
+    // `Platform` contract on `dma`), and `gtt_mem` is exactly that chunk.
+    let gtt = unsafe { DmaArena::new(gtt_mem, gtt_bus) }.at(s)?;
     // The rest: the ring area, then the user memory.
     let rest = dma.len - DMA_CHUNK;
     if !user_bytes.is_multiple_of(4096)
@@ -463,6 +519,42 @@ pub fn run<'p>(
         user_bytes,
         SYSTEM_RWX,
     )?;
+    let mut user_vram_mem = None;
+    let mut user_vram_range = (USER_VRAM_VA, 0);
+    if let Some(r) = user_vram_at {
+        let clash = USER_VRAM_VA <= ring_va + rest as u64 && ring_va <= USER_VRAM_VA + r.size;
+        if clash {
+            return Err(layout_err(LayoutError::RingAreaClash {
+                start: ring_va,
+                end: ring_va + rest as u64 - 1,
+                what: "the user VRAM",
+                a: USER_VRAM_VA,
+                b: USER_VRAM_VA + r.size - 1,
+            }));
+        }
+        process
+            .map(USER_VRAM_VA, pa(r.offset), r.size, VRAM_RW, false)
+            .map_err(|why| ErrorKind::PageTable {
+                table: "process",
+                va: USER_VRAM_VA,
+                why,
+            })
+            .at(s)?;
+        let host = p.vram().at(r.offset, r.size).ok_or_else(|| {
+            layout_err(LayoutError::BeyondBar0 {
+                offset: r.offset,
+                end: r.end(),
+                bar0: p.vram().len,
+            })
+        })?;
+        // SAFETY: `r` is VRAM inside BAR0 (checked by `at`), handed out
+        // once by the VRAM allocator; the platform keeps BAR0 mapped for
+        // 'p and lets nothing else use it; it was just mapped at
+        // USER_VRAM_VA in the process tables.
+        user_vram_mem =
+            Some(unsafe { crate::usermem::UserVram::new(host, USER_VRAM_VA, r.size as usize) });
+        user_vram_range = (USER_VRAM_VA, r.size);
+    }
     // SAFETY: `[area_at, area_at + area_len)` is the DMA region past its
     // first chunk, before the user memory: valid for 'p and, by the
     // platform's contract, kept mapped until the device can no longer
@@ -497,6 +589,8 @@ pub fn run<'p>(
         ring_range: (ring_va, area_len as u64),
         user: Some(user),
         user_range: (user_va, user_bytes as u64),
+        user_vram: user_vram_mem,
+        user_vram_range,
         cfg,
         mmhub,
         gfxhub,

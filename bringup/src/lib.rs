@@ -58,6 +58,7 @@ pub mod nbio;
 pub mod psp;
 pub mod queue;
 pub mod rings;
+pub mod sdma;
 pub mod sink;
 pub mod teardown;
 pub mod usermem;
@@ -88,6 +89,9 @@ pub struct Options {
     /// code objects, kernargs, buffers and scratch, mapped for the user
     /// queue ([`usermem`]); [`usermem::DEFAULT_BYTES`] by default.
     pub user_memory: usize,
+    /// Bytes of VRAM mapped into the process tables for user buffers
+    /// (device memory for copies; [`gmc::USER_VRAM_VA`]); 0 by default.
+    pub user_vram: usize,
 }
 
 impl Default for Options {
@@ -96,6 +100,7 @@ impl Default for Options {
             until: Step::Queue,
             mapping: None,
             user_memory: usermem::DEFAULT_BYTES,
+            user_vram: 0,
         }
     }
 }
@@ -125,6 +130,16 @@ pub struct Gpu<'p> {
     /// Device memory for user work, mapped in the page tables the user
     /// queue runs in (after [`Step::Gmc`]; see [`usermem`]).
     pub user: Option<UserMemory<'p>>,
+    /// VRAM for user buffers, mapped in the process tables (after
+    /// [`Step::Gmc`], if [`Options::user_vram`] asked for it).
+    pub user_vram: Option<usermem::UserVram<'p>>,
+    /// What the queue step left of the ring area (GPU VA = host address
+    /// in VMID0 and the process tables), for queues made after the
+    /// bring-up ([`sdma`]).
+    pub ring_area: Option<barebell::mem::DeviceArena<'p>>,
+    /// The GFXHUB's register table and the process tables' root.
+    pub gfxhub: Option<&'static barebell::regs::hub::HubRegs>,
+    pub process_root: Option<u64>,
     /// The last step that completed.
     pub reached: Step,
     /// The last step that was begun (it may have failed half-way): what
@@ -214,6 +229,10 @@ pub fn run<'p>(
         memory: None,
         queue: None,
         user: None,
+        user_vram: None,
+        ring_area: None,
+        gfxhub: None,
+        process_root: None,
         reached: Step::Discovery,
         entered: Step::Discovery,
         mes_started: false,
@@ -254,9 +273,12 @@ fn steps<'p>(
     }
     // 3. gmc
     enter(gpu, Step::Gmc)?;
-    let mut mem = gmc::run(gpu, &nbio, opts.user_memory, sink)?;
+    let mut mem = gmc::run(gpu, &nbio, opts.user_memory, opts.user_vram, sink)?;
     gpu.memory = Some(mem.report());
     gpu.user = mem.take_user_memory();
+    gpu.user_vram = mem.take_user_vram();
+    gpu.gfxhub = Some(mem.gfxhub);
+    gpu.process_root = Some(mem.process.root());
     gpu.reached = Step::Gmc;
     if opts.stops_after(Step::Gmc) {
         return Ok(());
@@ -318,6 +340,7 @@ fn steps<'p>(
     let r = queue::run(gpu, &mem, &mut area, rings, mapping, &mut slot, sink);
     gpu.queue = slot;
     r?;
+    gpu.ring_area = Some(area);
     gpu.reached = Step::Queue;
     Ok(())
 }

@@ -101,7 +101,7 @@ impl core::fmt::Debug for UserQueue<'_> {
     }
 }
 
-impl UserQueue<'_> {
+impl<'p> UserQueue<'p> {
     /// The barrier the bring-up submits: no dependencies, this queue's
     /// signal, system-scope fences so the signal write is visible to the
     /// host.
@@ -117,6 +117,12 @@ impl UserQueue<'_> {
             .wait_pausing(Condition::Eq, value, p.clock(), bound_ns, &mut Pauser(p))
             .map_err(QueueError::Signal)
             .at(Step::Queue)
+    }
+
+    /// The mapper that mapped this queue (MES adds SDMA queues through
+    /// it, [`crate::sdma`]).
+    pub fn mapper_mut(&mut self) -> &mut (dyn QueueMapper + 'p) {
+        &mut *self.mapper
     }
 
     /// Takes the queue off the device.
@@ -150,14 +156,22 @@ fn barrier(signal: &SignalMemory) -> Result<BarrierPacket, BringupError> {
 /// (`gmc_v11_0_flush_gpu_tlb()`'s firmware path); barebell writes the same
 /// request and polls the same ACK itself.
 fn point_user_vmid(gpu: &Gpu<'_>, mem: &Memory<'_>) -> Result<(), BringupError> {
+    point_vmid(gpu, mem.gfxhub, mem.process.root())
+}
+
+/// [`point_user_vmid`] from the GFXHUB table and the process root.
+pub(crate) fn point_vmid(
+    gpu: &Gpu<'_>,
+    hub: &'static barebell::regs::hub::HubRegs,
+    root: u64,
+) -> Result<(), BringupError> {
     let s = Step::Queue;
-    let hub = mem.gfxhub;
     let gc = gpu.bus.block(gpu.ips.gc.bases);
     let n = u32::from(USER_VMID) - 1;
     let lo = gc
         .offset_nth(hub.ctx1_base_lo, n, hub.ctx_addr_distance())
         .at(s)?;
-    let base = mem.process.root() | 1;
+    let base = root | 1;
     use barebell::bus::RegisterBus;
     gpu.bus.write32(lo, base as u32);
     gpu.bus.write32(lo + 4, (base >> 32) as u32);
@@ -200,7 +214,9 @@ pub fn run<'p>(
             profiling: true,
             ..Default::default()
         },
-    );
+    )
+    .map_err(QueueError::Bind)
+    .at(s)?;
     let (scheduler, kiq, pipe1) = match rings {
         Some(Rings {
             scheduler,

@@ -23,6 +23,7 @@ use crate::error::{BringupError, QueueError, ResultAt};
 use crate::sink::{Sink, Step};
 use barebell::aql::Doorbell;
 use barebell::gfx::doorbells::{Doorbells, doorbell_index};
+use barebell::gfx::error::MapError;
 use barebell::gfx::kiq::hqd::bring_up_on_mes;
 use barebell::gfx::kiq::{Kiq, KiqMemory, KiqRing};
 use barebell::gfx::mapper::HqdRegs;
@@ -161,7 +162,9 @@ fn kiq_up<'p>(
         Pauser(p),
         gpu.ips.generation,
         Doorbells::linux_default(),
-    );
+    )
+    .map_err(MapError::from)
+    .at(step)?;
     kiq.set_allowed_slots(GFX11_KIQ_SLOTS);
     sink.step(
         step,
@@ -219,7 +222,9 @@ pub fn run<'p>(
                 doorbell: doorbell(gpu, doorbell_index::MES_RING0, s)?,
             };
             let mut mes: MesClient<'p, V11> =
-                Mes::new(ring, p.clock(), Pauser(p), Doorbells::linux_default());
+                Mes::new(ring, p.clock(), Pauser(p), Doorbells::linux_default())
+                    .map_err(MapError::from)
+                    .at(s)?;
             mes.set_versions(versions);
             mes.set_hw_resources(&hw).at(s)?;
             mes.query_status().at(s)?;
@@ -245,7 +250,9 @@ pub fn run<'p>(
                 doorbell: doorbell(gpu, doorbell_index::MES_RING1, s)?,
             };
             let mut pipe1: MesClient<'p, V12> =
-                Mes::new(ring1, p.clock(), Pauser(p), Doorbells::linux_default());
+                Mes::new(ring1, p.clock(), Pauser(p), Doorbells::linux_default())
+                    .map_err(MapError::from)
+                    .at(s)?;
             pipe1.set_versions(versions);
             pipe1.set_kiq_pipe_hw_resources(&hw).at(s)?;
             pipe1.set_hw_resources_1().at(s)?;
@@ -259,7 +266,9 @@ pub fn run<'p>(
                 doorbell: doorbell(gpu, doorbell_index::MES_RING0, s)?,
             };
             let mut mes: MesClient<'p, V12> =
-                Mes::new(ring0, p.clock(), Pauser(p), Doorbells::linux_default());
+                Mes::new(ring0, p.clock(), Pauser(p), Doorbells::linux_default())
+                    .map_err(MapError::from)
+                    .at(s)?;
             mes.set_versions(versions);
             mes.set_hw_resources(&hw).at(s)?;
             mes.set_hw_resources_1().at(s)?;

@@ -246,6 +246,8 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     // region (it owns nothing itself); the region goes back with the
     // platform.
     let had_user = gpu.user.take().is_some();
+    gpu.user_vram = None;
+    gpu.ring_area = None;
     let o = Outcome::Done(alloc::format!(
         "{}; the DMA region goes back with the platform",
         if had_user {

@@ -133,6 +133,84 @@ impl<'p> UserMemory<'p> {
     }
 }
 
+/// A piece of user VRAM: its GPU VA and the host's view of it (BAR0).
+#[derive(Debug)]
+pub struct VramBuf<'p> {
+    pub va: u64,
+    pub host: &'p mut [u8],
+}
+
+/// A bump allocator over the user VRAM: device memory mapped at
+/// [`crate::gmc::USER_VRAM_VA`] in the process tables, reached by the
+/// host through BAR0.
+#[derive(Debug)]
+pub struct UserVram<'p> {
+    host: usize,
+    va: u64,
+    next: usize,
+    len: usize,
+    _mem: PhantomData<&'p mut [u8]>,
+}
+
+// SAFETY: only addresses; what it hands out follows `&mut [u8]`'s rules.
+unsafe impl Send for UserVram<'_> {}
+
+impl<'p> UserVram<'p> {
+    /// # Safety
+    /// `[host, host + len)` must be the host's view of VRAM mapped at GPU
+    /// VA `va` in every context a queue given its addresses runs in,
+    /// valid for `'p`, used by nothing else.
+    pub(crate) unsafe fn new(host: NonNull<u8>, va: u64, len: usize) -> Self {
+        UserVram {
+            host: host.as_ptr() as usize,
+            va,
+            next: 0,
+            len,
+            _mem: PhantomData,
+        }
+    }
+
+    /// First byte's GPU VA and length.
+    pub fn range(&self) -> (u64, u64) {
+        (self.va, self.len as u64)
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.len - self.next
+    }
+
+    /// `len` bytes (at least 1) aligned to `align`, with their GPU VA.
+    /// Not zeroed: VRAM keeps what was there.
+    pub fn alloc(&mut self, len: usize, align: usize) -> Result<VramBuf<'p>, UserMemoryError> {
+        if align == 0 || !align.is_power_of_two() {
+            return Err(UserMemoryError::BadAlignment { align });
+        }
+        let len = len.max(1);
+        let exhausted = |available| UserMemoryError::Exhausted {
+            requested: len,
+            align,
+            available,
+            total: self.len,
+        };
+        let start = self
+            .next
+            .checked_next_multiple_of(align)
+            .ok_or(exhausted(0))?;
+        let end = start.checked_add(len).ok_or(exhausted(0))?;
+        if end > self.len {
+            return Err(exhausted(self.len.saturating_sub(start)));
+        }
+        self.next = end;
+        // SAFETY: `[start, end)` lies in the region (checked above) and is
+        // handed out once; the region is valid for 'p (`new`'s contract).
+        let host = unsafe { core::slice::from_raw_parts_mut((self.host + start) as *mut u8, len) };
+        Ok(VramBuf {
+            va: self.va + start as u64,
+            host,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

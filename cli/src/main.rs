@@ -1,6 +1,7 @@
 //! `barebell`: the command-line front end.
 
 mod bringup;
+mod copy;
 mod device_launch;
 mod disasm;
 mod fw;
@@ -56,6 +57,10 @@ enum Command {
     /// `--mapping` runs it on a user queue the bring-up mapped (`--vfio`/
     /// `--sysfs`: the same code, UNVERIFIED ON HARDWARE).
     Run(run::RunArgs),
+    /// Copy with the SDMA engine on the device model (h2d, d2h, d2d over a
+    /// range of sizes), verify every byte, print submit-to-fence latency
+    /// and bandwidth (docs/copy.md).
+    Copy(copy::CopyArgs),
     /// Inspect amdgpu firmware containers.
     Fw {
         #[command(subcommand)]
@@ -99,6 +104,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Bringup(args) => bringup::run(args),
+        Command::Copy(args) => copy::run(args),
         Command::Fw { command } => fw::run(command),
         Command::Disasm(args) => disasm::run(args),
         Command::Latency(args) => latency::run(args),

@@ -385,7 +385,7 @@ fn launch_builds_the_packet_hip_style_and_submits_it() {
     let mem: &'static QueueMemory<16> = Box::leak(Box::new(QueueMemory::new()));
     // SAFETY: a static u64, only accessed atomically.
     let db = unsafe { Doorbell::from_ptr(NonNull::from(&DOORBELL).cast()) }.unwrap();
-    let q = AqlQueue::new(mem, db, QueueConfig::default());
+    let q = AqlQueue::new(mem, db, QueueConfig::default()).unwrap();
     let signal = SignalMemory::new(0);
     let ctx = LaunchContext::new(Part::NAVI31, mem.descriptor_address());
 

@@ -146,7 +146,7 @@ impl ModelGpu {
         let mqd = self.place(MqdPage::new());
         let eop = self.place(EopBuffer::new());
         let db = self.doorbell(doorbell)?;
-        let queue = AqlQueue::new(mem.get(), db, config);
+        let queue = AqlQueue::new(mem.get(), db, config).ok()?;
         Some(PlacedQueue {
             queue,
             mem,

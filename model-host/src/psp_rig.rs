@@ -520,7 +520,10 @@ fn place_buffers(
 
     // GTT: host memory on the bus at GTT_BUS through the model's IOMMU.
     let host = leaked(4 << 20);
-    let mut arena = DmaArena::new(host, GTT_BUS).map_err(e("GTT"))?;
+    // SAFETY: the rig maps each chunk it hands out into the model's bus
+    // at the chunk's bus address (`map_bus` below) before the device is
+    // given it; `host` is leaked, so it outlives the device.
+    let mut arena = unsafe { DmaArena::new(host, GTT_BUS) }.map_err(e("GTT"))?;
     let mut place = |va: u64, len: u64, align: u64, map: Mapping| {
         let mut chunk = arena
             .alloc(len as usize, align)

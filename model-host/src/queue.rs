@@ -40,6 +40,8 @@ impl<const N: usize> ModelQueue<N> {
 pub enum PlaceError {
     Doorbell(barebell::aql::doorbell::DoorbellError),
     Bind(CpError),
+    /// The queue memory already belongs to a live queue.
+    Memory(barebell::aql::queue::BindError),
 }
 
 impl core::fmt::Display for PlaceError {
@@ -47,6 +49,7 @@ impl core::fmt::Display for PlaceError {
         match self {
             PlaceError::Doorbell(e) => write!(f, "doorbell: {e}"),
             PlaceError::Bind(e) => write!(f, "binding the queue to the CP model: {e}"),
+            PlaceError::Memory(e) => write!(f, "{e}"),
         }
     }
 }
@@ -63,7 +66,7 @@ pub fn queue<const N: usize>(
     let slot = NonNull::from(&doorbells.0[DOORBELL_INDEX]).cast::<u64>();
     // SAFETY: the page is leaked ('static) and only accessed atomically.
     let doorbell = unsafe { Doorbell::from_ptr(slot) }.map_err(PlaceError::Doorbell)?;
-    let queue = AqlQueue::new(mem, doorbell, config);
+    let queue = AqlQueue::new(mem, doorbell, config).map_err(PlaceError::Memory)?;
     // SAFETY: `mem` and `doorbells` are leaked, so they outlive the model;
     // the runtime accesses their shared parts atomically or per the AQL
     // publish protocol.

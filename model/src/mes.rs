@@ -292,6 +292,9 @@ pub struct MesPart {
     /// Reads the GFXHUB's `GCVM_CONTEXT1_CNTL` (what `*_setup_vmid_config()`
     /// programmed for VMIDs 1..15; Linux keeps it as `hub->vm_cntx_cntl`).
     pub context_cntl: alloc::boxed::Box<dyn Fn() -> u32 + Send + Sync>,
+    /// SDMA engine 0, which ADD_QUEUE with `MES_QUEUE_TYPE_SDMA` maps
+    /// onto (issue 19).
+    pub sdma: Option<alloc::sync::Arc<crate::sdma::SdmaModel>>,
 }
 
 impl core::fmt::Debug for MesPart {
@@ -876,6 +879,9 @@ impl MesModel {
         if f.map_legacy_kq {
             return self.map_legacy(f);
         }
+        if f.queue_type == queue_type::SDMA {
+            return self.add_sdma_queue(f);
+        }
         let hqd = self.read_mqd(f.mqd_addr)?;
         if f.is_aql && !hqd.aql() {
             return Err(Refusal::NotAql);
@@ -996,6 +1002,109 @@ impl MesModel {
                 queues: BTreeSet::new(),
             });
         p.queues.insert(dword);
+        Ok(())
+    }
+
+    /// ADD_QUEUE with `MES_QUEUE_TYPE_SDMA` (`add_queue_mes()` for
+    /// `KFD_QUEUE_TYPE_SDMA`): the SDMA MQD (`update_mqd_sdma()`'s, read
+    /// with [`crate::decode::sdma::mqd`]) must name the frame's doorbell
+    /// and a ring of the frame's size, not AQL; its ring and pointers must
+    /// be mapped in the process; the process's VMID is picked (and its
+    /// context programmed) as for a compute queue, then the queue is
+    /// handed to the SDMA engine in that VMID.
+    fn add_sdma_queue(&self, f: &AddArgs) -> Result<(), Refusal> {
+        use crate::decode::sdma::mqd;
+        if f.is_aql {
+            return Err(Refusal::BadAddQueue {
+                what: "an SDMA queue with is_aql_queue",
+            });
+        }
+        if !f.is_kfd_process {
+            return Err(Refusal::BadAddQueue {
+                what: "a user SDMA queue without is_kfd_process",
+            });
+        }
+        if f.ptb & mes_regs::PTE_VALID == 0 {
+            return Err(Refusal::PageTableNotValid { ptb: f.ptb });
+        }
+        let hub = self.part.as_ref().map(|p| (p.context_cntl)());
+        if let Some(h) = hub
+            && f.vm_context_cntl != h
+        {
+            return Err(Refusal::VmContextCntl {
+                frame: f.vm_context_cntl,
+                hub: h,
+            });
+        }
+        self.context("process context", f.process_context)?;
+        self.context("gang context", f.gang_context)?;
+        let mut bytes = [0u8; mqd::BYTES];
+        self.mec
+            .cp()
+            .dma_mut()
+            .read(f.mqd_addr, &mut bytes, "SDMA MQD")
+            .map_err(|_| Refusal::MqdUnreadable {
+                address: f.mqd_addr,
+            })?;
+        let layout = match self.api {
+            MesApiVersion::V11 => &mqd::V11,
+            MesApiVersion::V12 => &mqd::V12,
+        };
+        let (ring, rb_cntl, rptr, wptr, db) = mqd::decode(layout, &bytes);
+        if db != f.doorbell {
+            return Err(Refusal::DoorbellMismatch {
+                frame: f.doorbell,
+                mqd: db,
+            });
+        }
+        let ring_bytes = 4u64 << ((rb_cntl >> 1) & 0x1f);
+        if ring_bytes / 4 != u64::from(f.gds_size) {
+            return Err(Refusal::QueueSizeMismatch {
+                mqd_dwords: ring_bytes / 4,
+                frame_dwords: u64::from(f.gds_size),
+            });
+        }
+        if self.state.lock().queues.contains_key(&db) {
+            return Err(Refusal::DoorbellInUse { dword: db });
+        }
+        let ptb = f.ptb & mes_regs::PDE_ADDRESS;
+        self.mapped(ptb, "SDMA ring", ring, ring_bytes, Access::Read)?;
+        self.mapped(ptb, "SDMA rptr", rptr, 8, Access::Write)?;
+        self.mapped(ptb, "SDMA wptr", wptr, 8, Access::Read)?;
+        let sdma = self
+            .part
+            .as_ref()
+            .and_then(|p| p.sdma.clone())
+            .ok_or(Refusal::BadAddQueue {
+                what: "an SDMA queue on a part with no SDMA engine model",
+            })?;
+        let (vmid, fresh) = self.process_vmid_for(f)?;
+        if fresh && let Some(hub) = &self.hub {
+            hub.program_context(vmid, f.vm_context_cntl, f.ptb, f.va_start, f.va_end);
+        }
+        sdma.map_scheduled(crate::sdma::SdmaQueue {
+            ring,
+            bytes: ring_bytes,
+            vmid: u32::from(vmid),
+            rptr_report: rptr,
+            wptr_poll: wptr,
+            doorbell: Some(db),
+        })
+        .map_err(|what| Refusal::BadAddQueue { what })?;
+        let mut s = self.state.lock();
+        // No HQD: the engine's queue (ME 0xff marks an SDMA queue here).
+        s.queues.insert(db, (0xff, 0, 0));
+        s.gangs.entry(f.gang_context).or_default().insert(db);
+        let p = s
+            .processes
+            .entry(f.process_id)
+            .or_insert_with(|| ProcessVm {
+                vmid,
+                ptb: f.ptb,
+                process_context: f.process_context,
+                queues: BTreeSet::new(),
+            });
+        p.queues.insert(db);
         Ok(())
     }
 
@@ -1161,7 +1270,7 @@ impl MesModel {
                 }
             }
         }
-        s.queues.remove(&dword);
+        let was_sdma = s.queues.remove(&dword).is_some_and(|slot| slot.0 == 0xff);
         // The process's last queue gone, its VMID is free for another.
         let owner = s
             .processes
@@ -1177,6 +1286,13 @@ impl MesModel {
             }
         }
         drop(s);
+        if was_sdma {
+            // The SDMA queue comes off the engine.
+            if let Some(sdma) = self.part.as_ref().and_then(|p| p.sdma.clone()) {
+                sdma.unmap_scheduled();
+            }
+            return Ok(());
+        }
         self.mec.unmap_doorbell(dword);
         Ok(())
     }

@@ -18,9 +18,38 @@
 //! engine is recorded ([`SdmaEvent::QueueOnHaltedEngine`]): both drivers
 //! unhalt first (`sdma_v6_0_start()`), the engine would fetch nothing.
 //! The model decodes the queue (ring, size, write-back and poll
-//! addresses, doorbell) for inspection; it executes no SDMA packets.
+//! addresses, doorbell) when `RB_ENABLE` rises.
+//!
+//! Execution (issue 19): once a [`SdmaPort`] is attached (the
+//! `VirtualGpu` does), [`SdmaModel::service`] runs the queue. The engine
+//! is woken only by its doorbell: a changed value in the doorbell slot
+//! the queue's `DOORBELL_OFFSET` names, delivered only when the port says
+//! the NBIO aperture and S2A entry 2 route that dword to SDMA
+//! (`nbio_v4_3_sdma_doorbell_range()`); the value is the new write
+//! pointer in bytes. The write-pointer poll address is not polled
+//! (*model convention*). Packets are fetched from the ring through the
+//! queue's VMID (the GFXHUB walk, client SDMA0) and decoded by
+//! [`crate::decode::sdma`]: COPY_LINEAR and CONSTANT_FILL between any
+//! memory the VMID maps (VRAM or system), FENCE, TRAP (recorded; no
+//! interrupt is modelled), POLL_REGMEM on memory (the comparison
+//! functions as the CP's `WAIT_REG_MEM` numbers them, 3 = equal as
+//! `sdma_v6_0_ring_emit_reg_wait()` uses: *model convention* for the
+//! others; retried until met), TIMESTAMP GET/GET_GLOBAL (the model clock
+//! in ns: *model value*), ATOMIC ADD64 (op 47, ROCR's and tinygrad's
+//! `SDMA_ATOMIC_ADD64`; no Linux header names it) and NOP. The read
+//! pointer (bytes) is written back after each service.
+//!
+//! Refusals stop the queue ([`SdmaStop`], [`SdmaEvent::Stopped`]): an
+//! access the hub refuses (the hub latches the fault: a copy into an
+//! unmapped range never copies silently; stopping is a *model
+//! convention*, real engines' no-retry behaviour is not public), a FENCE
+//! address with its low two bits set (`sdma_v6_0_ring_emit_fence()`:
+//! "zero in first two bits"), and anything the model does not decode or
+//! execute (named as such, never ignored).
 
 use crate::SimClock;
+use crate::decode::sdma::{self as decode, SdmaGen, SdmaPacket};
+use crate::gmc::Access;
 use crate::soc::{RefusalLog, RegStore, field};
 use crate::socregs::{self, Reg};
 use alloc::boxed::Box;
@@ -119,6 +148,91 @@ pub const FACTS: &[Fact] = &[
     ),
 ];
 
+/// GFXHUB client id of SDMA0 (index 13 of `gfxhub_client_ids` in
+/// `gfxhub_v3_0.c` and `gfxhub_v12_0.c`): what an SDMA fault latches.
+pub const CID_SDMA0: u16 = 13;
+
+/// `SDMA_ATOMIC_ADD64` (ROCR `amd_blit_sdma.cpp`, tinygrad's `amd_gpu`;
+/// not in a Linux header, so not a conformance fact).
+pub const ATOMIC_ADD64: u32 = 47;
+
+/// Why an access of the engine was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SdmaVmError {
+    /// The hub refused the translation (and latched the fault).
+    Refused { refusal: crate::hub::HubRefusal },
+    /// The walk gave an address no memory backs.
+    Unbacked { pa: u64 },
+}
+
+/// What the engine reaches the rest of the device through.
+pub trait SdmaPort: Send + Sync {
+    /// The host address of `va` in `vmid` for `access` and how many
+    /// bytes from it are contiguous behind the same translation (at least
+    /// to the end of its 4 KiB page; up to the end of the TLB entry that
+    /// serves it, a fragment or a large page); a refused walk is latched
+    /// in the hub.
+    fn translate(
+        &self,
+        vmid: u8,
+        va: u64,
+        access: crate::gmc::Access,
+    ) -> Result<(u64, u64), SdmaVmError>;
+    /// The doorbell slot holding dword `dword`, as last stored.
+    fn doorbell(&self, dword: u32) -> u64;
+    /// Whether a store to doorbell `dword` reaches SDMA engine 0.
+    fn routed(&self, dword: u32) -> bool;
+    /// The global timestamp TIMESTAMP packets write.
+    fn now_ns(&self) -> u64;
+}
+
+/// Why the engine stopped its queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SdmaStop {
+    /// An access at `va` was refused.
+    Vm {
+        va: u64,
+        vmid: u8,
+        write: bool,
+        error: SdmaVmError,
+        /// The packet's header and its byte offset in the ring stream.
+        header: u32,
+        rptr: u64,
+    },
+    /// A packet the sources say the engine refuses, or one the model does
+    /// not execute.
+    Refused {
+        header: u32,
+        rptr: u64,
+        why: &'static str,
+    },
+}
+
+impl core::fmt::Display for SdmaStop {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            SdmaStop::Vm {
+                va,
+                vmid,
+                write,
+                error,
+                header,
+                rptr,
+            } => write!(
+                f,
+                "SDMA {} at {va:#x} in VMID {vmid} refused ({error:?}) by the packet {header:#010x} at ring byte {rptr:#x}",
+                if *write { "write" } else { "read" }
+            ),
+            SdmaStop::Refused { header, rptr, why } => {
+                write!(
+                    f,
+                    "SDMA refused packet {header:#010x} at ring byte {rptr:#x}: {why}"
+                )
+            }
+        }
+    }
+}
+
 /// What the SDMA needs from the rest of the GPU.
 pub struct SdmaHooks {
     /// Whether the RLC autoload put SDMA code in place.
@@ -154,6 +268,28 @@ pub enum SdmaEvent {
     QueueEnabled(SdmaQueue),
     QueueOnHaltedEngine(SdmaQueue),
     QueueDisabled,
+    /// A TRAP packet with this `int_context` (no interrupt is modelled).
+    Trap {
+        context: u32,
+    },
+    /// A doorbell store that did not reach the engine (S2A entry 2 or the
+    /// aperture closed): dword and value.
+    DoorbellDropped {
+        dword: u32,
+        value: u64,
+    },
+    /// The queue stopped.
+    Stopped(SdmaStop),
+}
+
+/// Work counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SdmaStats {
+    pub packets: u64,
+    pub copied_bytes: u64,
+    pub filled_bytes: u64,
+    pub fences: u64,
+    pub doorbells: u64,
 }
 
 #[derive(Debug, Default)]
@@ -161,7 +297,17 @@ struct State {
     running: bool,
     queue: Option<SdmaQueue>,
     events: Vec<SdmaEvent>,
+    /// Bytes consumed and published (the ring's read and write pointers).
+    rptr: u64,
+    wptr: u64,
+    /// The doorbell slot's value last seen.
+    shadow: u64,
+    stopped: Option<SdmaStop>,
+    stats: SdmaStats,
 }
+
+/// How many packets one service runs at most (then the host's turn).
+const PACKETS_PER_SERVICE: usize = 256;
 
 struct At {
     cntl: usize,
@@ -185,6 +331,8 @@ pub struct SdmaModel {
     #[allow(dead_code)]
     log: Arc<RefusalLog>,
     state: Mutex<State>,
+    port: Mutex<Option<Arc<dyn SdmaPort>>>,
+    generation: Generation,
 }
 
 impl core::fmt::Debug for SdmaModel {
@@ -293,6 +441,8 @@ impl SdmaModel {
             hooks,
             log,
             state: Mutex::new(State::default()),
+            port: Mutex::new(None),
+            generation,
         })
     }
 
@@ -311,6 +461,310 @@ impl SdmaModel {
 
     pub fn events(&self) -> Vec<SdmaEvent> {
         self.state.lock().events.clone()
+    }
+
+    /// Runs `q` as the engine's queue on behalf of the scheduler (MES
+    /// ADD_QUEUE with `MES_QUEUE_TYPE_SDMA`). The model runs one queue at
+    /// a time (*model convention*: MES would put it on one of queues 2..7,
+    /// `SDMA_MES_QUEUES`); the engine must be running.
+    pub fn map_scheduled(&self, q: SdmaQueue) -> Result<(), &'static str> {
+        let shadow = match (self.port.lock().as_ref(), q.doorbell) {
+            (Some(p), Some(db)) => p.doorbell(db),
+            _ => 0,
+        };
+        let mut s = self.state.lock();
+        if !s.running {
+            return Err("the SDMA engine is halted");
+        }
+        if s.queue.is_some() {
+            return Err("the model's SDMA engine already runs a queue");
+        }
+        s.queue = Some(q);
+        s.rptr = 0;
+        s.wptr = 0;
+        s.shadow = shadow;
+        s.stopped = None;
+        s.events.push(SdmaEvent::QueueEnabled(q));
+        Ok(())
+    }
+
+    /// Takes the scheduler's queue off the engine (MES REMOVE_QUEUE).
+    pub fn unmap_scheduled(&self) {
+        let mut s = self.state.lock();
+        if s.queue.take().is_some() {
+            s.events.push(SdmaEvent::QueueDisabled);
+        }
+    }
+
+    /// Attaches the memory, doorbells and clock the engine runs on.
+    pub fn set_port(&self, port: Arc<dyn SdmaPort>) {
+        *self.port.lock() = Some(port);
+    }
+
+    /// Why the queue stopped, if it did.
+    pub fn stopped(&self) -> Option<SdmaStop> {
+        self.state.lock().stopped
+    }
+
+    pub fn stats(&self) -> SdmaStats {
+        self.state.lock().stats
+    }
+
+    /// The queue's read and write pointers (bytes).
+    pub fn pointers(&self) -> (u64, u64) {
+        let s = self.state.lock();
+        (s.rptr, s.wptr)
+    }
+
+    /// Looks at the doorbell and runs what it published; returns the
+    /// packets executed.
+    pub fn service(&self) -> usize {
+        let Some(port) = self.port.lock().clone() else {
+            return 0;
+        };
+        let mut s = self.state.lock();
+        let Some(q) = s.queue else {
+            return 0;
+        };
+        if !s.running || s.stopped.is_some() {
+            return 0;
+        }
+        if let Some(db) = q.doorbell {
+            let v = port.doorbell(db);
+            if v != s.shadow {
+                s.shadow = v;
+                if port.routed(db) {
+                    s.wptr = v;
+                    s.stats.doorbells += 1;
+                } else {
+                    s.events.push(SdmaEvent::DoorbellDropped {
+                        dword: db,
+                        value: v,
+                    });
+                }
+            }
+        }
+        let sdma = match self.generation {
+            Generation::Gfx11 => SdmaGen::V6,
+            Generation::Gfx12 => SdmaGen::V7,
+        };
+        let mut done = 0;
+        let start = s.rptr;
+        while s.rptr < s.wptr && done < PACKETS_PER_SERVICE {
+            match self.step(&*port, &q, sdma, &mut s) {
+                Ok(Some(bytes)) => {
+                    s.rptr += bytes;
+                    s.stats.packets += 1;
+                    done += 1;
+                }
+                Ok(None) => break,
+                Err(stop) => {
+                    s.stopped = Some(stop);
+                    s.events.push(SdmaEvent::Stopped(stop));
+                    break;
+                }
+            }
+        }
+        if s.rptr != start {
+            let rptr = s.rptr;
+            if let Ok((h, _)) = port.translate(q.vmid as u8, q.rptr_report, Access::Write) {
+                // SAFETY: `h` is the host address the port translated the
+                // write-back address to, valid to the end of its page;
+                // the runtime aligns the write-back to 8 bytes.
+                unsafe { core::ptr::write_volatile(h as *mut u64, rptr) };
+            }
+        }
+        done
+    }
+
+    /// Reads the ring dword `i` dwords past `rptr`.
+    fn ring_dword(
+        &self,
+        port: &dyn SdmaPort,
+        q: &SdmaQueue,
+        rptr: u64,
+        i: u64,
+    ) -> Result<u32, SdmaVmError> {
+        let dwords = (q.bytes / 4).max(1);
+        let at = q.ring + ((rptr / 4 + i) % dwords) * 4;
+        let (h, _) = port.translate(q.vmid as u8, at, Access::Read)?;
+        // SAFETY: `h` is the host address of a ring dword the port
+        // translated, valid for a 4-byte read (the ring is dword aligned).
+        Ok(unsafe { core::ptr::read_volatile(h as *const u32) })
+    }
+
+    /// Runs the packet at the read pointer: `Ok(Some(bytes))` consumed,
+    /// `Ok(None)` not yet runnable (incomplete, or a poll not met).
+    fn step(
+        &self,
+        port: &dyn SdmaPort,
+        q: &SdmaQueue,
+        sdma: SdmaGen,
+        s: &mut State,
+    ) -> Result<Option<u64>, SdmaStop> {
+        let rptr = s.rptr;
+        let vmid = q.vmid as u8;
+        let vm = |va: u64, write: bool, header: u32| {
+            move |error: SdmaVmError| SdmaStop::Vm {
+                va,
+                vmid,
+                write,
+                error,
+                header,
+                rptr,
+            }
+        };
+        let ring_va = q.ring + ((rptr / 4) % (q.bytes / 4).max(1)) * 4;
+        let h = self
+            .ring_dword(port, q, rptr, 0)
+            .map_err(vm(ring_va, false, 0))?;
+        let refuse = |why: &'static str| SdmaStop::Refused {
+            header: h,
+            rptr,
+            why,
+        };
+        let Some(len) = SdmaPacket::len(sdma, h) else {
+            return Err(refuse(
+                "opcode/sub-opcode not executed by the model (not decoded)",
+            ));
+        };
+        if rptr + len as u64 * 4 > s.wptr {
+            return Ok(None);
+        }
+        let mut d = [0u32; 8];
+        let n = if decode::OP.get(h) == decode::OP_NOP {
+            1
+        } else {
+            len.min(8)
+        };
+        for (i, slot) in d.iter_mut().enumerate().take(n) {
+            *slot = self
+                .ring_dword(port, q, rptr, i as u64)
+                .map_err(vm(ring_va, false, h))?;
+        }
+        let (p, _) = SdmaPacket::decode(sdma, &d[..n])
+            .map_err(|_| refuse("packet shorter than its opcode needs"))?;
+        let tr = |va: u64, access: Access| -> Result<(u64, u64), SdmaStop> {
+            port.translate(vmid, va, access)
+                .map_err(vm(va, access == Access::Write, h))
+        };
+        match p {
+            SdmaPacket::Nop { .. } => {}
+            SdmaPacket::CopyLinear {
+                bytes,
+                src,
+                dst,
+                tmz,
+            } => {
+                if tmz {
+                    return Err(refuse("TMZ copy: secure memory is not modelled"));
+                }
+                let mut off = 0u64;
+                while off < bytes {
+                    let (sv, dv) = (src + off, dst + off);
+                    let (sp, srun) = tr(sv, Access::Read)?;
+                    let (dp, drun) = tr(dv, Access::Write)?;
+                    let n = (bytes - off).min(srun).min(drun);
+                    // SAFETY: both host ranges were translated for this
+                    // access and are contiguous for their runs (`n` stops
+                    // at both ends); `copy` allows overlap.
+                    unsafe { core::ptr::copy(sp as *const u8, dp as *mut u8, n as usize) };
+                    off += n;
+                }
+                s.stats.copied_bytes += bytes;
+            }
+            SdmaPacket::ConstantFill {
+                dst, data, bytes, ..
+            } => {
+                let pat = data.to_le_bytes();
+                let mut off = 0u64;
+                while off < bytes {
+                    let dv = dst + off;
+                    let (dp, run) = tr(dv, Access::Write)?;
+                    let n = (bytes - off).min(run);
+                    for i in 0..n {
+                        // SAFETY: within the translated run (`n` stops at
+                        // its end).
+                        unsafe {
+                            core::ptr::write_volatile(
+                                (dp + i) as *mut u8,
+                                pat[((off + i) % 4) as usize],
+                            )
+                        };
+                    }
+                    off += n;
+                }
+                s.stats.filled_bytes += bytes;
+            }
+            SdmaPacket::Fence { addr, data } => {
+                if addr & 3 != 0 {
+                    return Err(refuse("FENCE address not dword aligned"));
+                }
+                let (hp, _) = tr(addr, Access::Write)?;
+                // SAFETY: a dword-aligned translated address.
+                unsafe { core::ptr::write_volatile(hp as *mut u32, data) };
+                s.stats.fences += 1;
+            }
+            SdmaPacket::Trap { context } => s.events.push(SdmaEvent::Trap { context }),
+            SdmaPacket::PollRegmem {
+                mem,
+                func,
+                addr,
+                value,
+                mask,
+                ..
+            } => {
+                if !mem {
+                    return Err(refuse("POLL_REGMEM on a register is not modelled"));
+                }
+                if addr & 3 != 0 {
+                    return Err(refuse("POLL_REGMEM address not dword aligned"));
+                }
+                let (hp, _) = tr(addr, Access::Read)?;
+                // SAFETY: a dword-aligned translated address.
+                let v = unsafe { core::ptr::read_volatile(hp as *const u32) } & mask;
+                let met = match func {
+                    0 => true,
+                    1 => v < value,
+                    2 => v <= value,
+                    3 => v == value,
+                    4 => v != value,
+                    5 => v >= value,
+                    6 => v > value,
+                    _ => return Err(refuse("POLL_REGMEM function 7 is reserved")),
+                };
+                if !met {
+                    return Ok(None);
+                }
+            }
+            SdmaPacket::Timestamp { addr, .. } => {
+                let (hp, _) = tr(addr, Access::Write)?;
+                // SAFETY: the encoding makes the address 8-byte aligned.
+                unsafe { core::ptr::write_volatile(hp as *mut u64, port.now_ns()) };
+            }
+            SdmaPacket::Atomic {
+                op,
+                looped,
+                addr,
+                src,
+                ..
+            } => {
+                if op != ATOMIC_ADD64 || looped || addr & 7 != 0 {
+                    return Err(refuse(
+                        "ATOMIC other than an aligned, unlooped ADD64 is not modelled",
+                    ));
+                }
+                let (hp, _) = tr(addr, Access::Write)?;
+                // SAFETY: an 8-byte-aligned translated address that the
+                // host reads atomically (signals).
+                let a = unsafe { core::sync::atomic::AtomicU64::from_ptr(hp as *mut u64) };
+                a.fetch_add(src, core::sync::atomic::Ordering::AcqRel);
+            }
+            SdmaPacket::Unknown { .. } => {
+                return Err(refuse("opcode not executed by the model"));
+            }
+        }
+        Ok(Some(len as u64 * 4))
     }
 
     /// Back to the power-on state (mode-1 reset).
@@ -361,10 +815,20 @@ impl SdmaModel {
     fn on_rb_cntl(&self, value: u32) {
         let on = value & queue::RB_ENABLE != 0;
         let q = self.decode_queue(value);
+        let shadow = match (self.port.lock().as_ref(), q.doorbell) {
+            (Some(p), Some(db)) => p.doorbell(db),
+            _ => 0,
+        };
         let mut s = self.state.lock();
         match (on, s.queue.is_some()) {
             (true, false) => {
                 s.queue = Some(q);
+                // `sdma_v6_0_gfx_resume()` zeroes RPTR/WPTR before the
+                // enable; the doorbell's current value announces nothing.
+                s.rptr = 0;
+                s.wptr = 0;
+                s.shadow = shadow;
+                s.stopped = None;
                 let e = if s.running {
                     SdmaEvent::QueueEnabled(q)
                 } else {

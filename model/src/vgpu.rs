@@ -155,7 +155,17 @@ impl HostMemory {
     /// place theirs.
     #[cfg(feature = "std")]
     pub fn allocate(vram_len: usize) -> Result<Self, ModelError> {
-        use barebell::platform::{DMA_BYTES, DMA_HOST_VA};
+        Self::allocate_sized(vram_len, barebell::platform::DMA_BYTES)
+    }
+
+    /// [`HostMemory::allocate`] with a DMA region of `dma_bytes` (rounded
+    /// up to whole 2 MiB chunks): room for big user buffers (the SDMA
+    /// copy tests).
+    #[cfg(feature = "std")]
+    pub fn allocate_sized(vram_len: usize, dma_bytes: usize) -> Result<Self, ModelError> {
+        use barebell::platform::DMA_HOST_VA;
+        #[allow(non_snake_case)]
+        let DMA_BYTES = dma_bytes.max(DMA_CHUNK).next_multiple_of(DMA_CHUNK);
         let no_vram = ModelError::VramBacking { bytes: vram_len };
         let layout = std::alloc::Layout::from_size_align(vram_len.max(4096), 4096)
             .map_err(|_| no_vram.clone())?;
@@ -341,7 +351,7 @@ impl MesInfo {
         }
     }
 
-    fn part(&self, hub: Arc<HubModel>) -> crate::mes::MesPart {
+    fn part(&self, hub: Arc<HubModel>, sdma: Arc<crate::sdma::SdmaModel>) -> crate::mes::MesPart {
         let at = self.ctx1_cntl;
         crate::mes::MesPart {
             gc_base: self.gc,
@@ -349,6 +359,7 @@ impl MesInfo {
             osssys_base: self.osssys,
             sdma_instances: self.sdma,
             context_cntl: Box::new(move || hub.read32(at)),
+            sdma: Some(sdma),
         }
     }
 }
@@ -601,8 +612,13 @@ impl VirtualGpu {
         let soc = Arc::new(soc_blocks(&clock, &d, generation, &part, files, &psp)?);
         // Queue doorbells reach the MEC only through BAR2, the NBIO's
         // doorbell aperture and the S2A routing to the GC (entries 0 and 3).
+        // A dword S2A entry 2 claims for SDMA (issue 19) goes there, not
+        // to the MEC.
         let (route, s2a) = (nbio.clone(), soc.s2a.clone());
         mec.set_doorbell_bridge(Box::new(move |dword, value| {
+            if sdma_claims(s2a.entry(2), dword) {
+                return false;
+            }
             let entries = [s2a.entry(0), s2a.entry(3)];
             route.route_gc_doorbell(dword, value, entries) == crate::nbio::DoorbellOutcome::Rang
         }));
@@ -695,6 +711,23 @@ impl VirtualGpu {
             space: gpu.space(),
         };
         gpu.mec.cp().set_translator(Box::new(t));
+        // SDMA 0 reaches memory through its VMID's walk and is rung
+        // through BAR2, the NBIO aperture and S2A entry 2 (issue 19).
+        let view = CpTranslate {
+            hub: gpu.gfxhub.clone(),
+            space: gpu.space(),
+        };
+        let port = SdmaPortImpl {
+            hub: gpu.gfxhub.clone(),
+            vram: view.vram(),
+            iommu: view.iommu(),
+            fb_offset: gpu.part.fb_offset,
+            doorbells: &*gpu.doorbells as *const DoorbellPage as u64,
+            nbio: gpu.nbio.clone(),
+            s2a: gpu.soc.s2a.clone(),
+            clock: gpu.clock.clone(),
+        };
+        gpu.soc.sdma.set_port(Arc::new(port));
         Ok(gpu)
     }
 
@@ -789,6 +822,11 @@ impl VirtualGpu {
     /// loaded straight into MEC pipe 0 queue 0, needs neither.
     pub fn silence_schedulers(&self, on: bool) {
         self.schedulers_silent.store(on, Ordering::Relaxed);
+    }
+
+    /// SDMA engine 0.
+    pub fn sdma(&self) -> &crate::sdma::SdmaModel {
+        &self.soc.sdma
     }
 
     pub fn nbio(&self) -> &NbioModel {
@@ -968,6 +1006,99 @@ impl Space {
     }
 }
 
+/// Whether S2A doorbell entry 2 (`entry`, as the device holds it) routes
+/// doorbell `dword` to SDMA: enabled, not dropping, AWID 0xe and
+/// `AWADDR_31_28_VALUE` 3 as `nbio_v4_3_sdma_doorbell_range()` programs
+/// them, and `dword` inside `RANGE_OFFSET .. + RANGE_SIZE` (dwords).
+fn sdma_claims(entry: u32, dword: u32) -> bool {
+    use crate::s2a::entry as e;
+    use crate::soc::field;
+    crate::nbio::s2a::routes(entry, (0xe, 3)) && {
+        let off = field(entry, e::RANGE_OFFSET);
+        let size = field(entry, e::RANGE_SIZE);
+        dword >= off && dword < off + size
+    }
+}
+
+/// What SDMA 0 reaches the device through (`crate::sdma::SdmaPort`).
+struct SdmaPortImpl {
+    hub: Arc<HubModel>,
+    /// Windows over the VirtualGpu's VRAM backing and DMA chunks (built
+    /// once: a copy translates every page it touches).
+    vram: Dma,
+    iommu: Dma,
+    fb_offset: u64,
+    /// Host address of the boxed doorbell page.
+    doorbells: u64,
+    nbio: Arc<NbioModel>,
+    s2a: Arc<crate::s2a::S2aModel>,
+    clock: SimClock,
+}
+
+// SAFETY: `doorbells` is the address of the VirtualGpu's boxed doorbell
+// page (512 `AtomicU64`s, only accessed atomically) and `vram`/`iommu`
+// are windows over its memory, all of which outlive the SDMA model
+// holding this port (the SOC blocks drop with the VirtualGpu, before its
+// memory); the windows are only read through.
+unsafe impl Send for SdmaPortImpl {}
+// SAFETY: as above.
+unsafe impl Sync for SdmaPortImpl {}
+
+impl crate::sdma::SdmaPort for SdmaPortImpl {
+    fn translate(
+        &self,
+        vmid: u8,
+        va: u64,
+        access: Access,
+    ) -> Result<(u64, u64), crate::sdma::SdmaVmError> {
+        use crate::sdma::SdmaVmError;
+        let tr = self
+            .hub
+            .translate_vmid_as(&self.vram, vmid, va, access, crate::sdma::CID_SDMA0)
+            .map_err(|refusal| SdmaVmError::Refused { refusal })?;
+        let (mem, at) = if tr.system {
+            (&self.iommu, Some(tr.pa))
+        } else {
+            (&self.vram, tr.pa.checked_sub(self.fb_offset))
+        };
+        let at = at.ok_or(SdmaVmError::Unbacked { pa: tr.pa })?;
+        let host = mem
+            .host_of(at, 1)
+            .ok_or(SdmaVmError::Unbacked { pa: tr.pa })?;
+        // The rest of the TLB entry that served `va` (a fragment or large
+        // page is contiguous), as far as one memory window backs it;
+        // at least the rest of the 4 KiB page.
+        let span = tr.tlb_bytes.max(4096);
+        let page_run = 4096 - va % 4096;
+        let run = span - va % span;
+        let run = if run > page_run && mem.covers(at, run) {
+            run
+        } else {
+            page_run
+        };
+        Ok((host, run))
+    }
+
+    fn doorbell(&self, dword: u32) -> u64 {
+        let slot = (dword / 2) as usize;
+        let page = self.doorbells as *const DoorbellPage;
+        // SAFETY: the page outlives this port (see the `Send` impl); its
+        // slots are atomics.
+        unsafe { &*page }
+            .0
+            .get(slot)
+            .map_or(0, |a| a.load(Ordering::Acquire))
+    }
+
+    fn routed(&self, dword: u32) -> bool {
+        self.nbio.doorbell_aperture_open() && sdma_claims(self.s2a.entry(2), dword)
+    }
+
+    fn now_ns(&self) -> u64 {
+        barebell::time::Clock::now_ns(&self.clock)
+    }
+}
+
 /// GFXHUB client id of the compute CP (`CPC`, index 5 of
 /// `gfxhub_client_ids` in `gfxhub_v3_0.c`), what a CP fault latches.
 const CID_CPC: u16 = 5;
@@ -1107,16 +1238,24 @@ unsafe impl Platform for VirtualGpu {
             f.sched = MesModel::from_mec(self.mec.clone(), self.api).map(|m| {
                 m.with_translator(self.translator())
                     .with_hub(self.gfxhub.clone())
-                    .with_part(self.mes_info.part(self.gfxhub.clone()))
+                    .with_part(
+                        self.mes_info
+                            .part(self.gfxhub.clone(), self.soc.sdma.clone()),
+                    )
             });
         }
         if f.pipe1.is_none() && self.api == MesApiVersion::V12 {
-            f.pipe1 = MesModel::from_mec_pipe(self.mec.clone(), 1, self.api)
-                .map(|m| m.with_part(self.mes_info.part(self.gfxhub.clone())));
+            f.pipe1 = MesModel::from_mec_pipe(self.mec.clone(), 1, self.api).map(|m| {
+                m.with_part(
+                    self.mes_info
+                        .part(self.gfxhub.clone(), self.soc.sdma.clone()),
+                )
+            });
         }
         let mut worked = 0;
         if self.schedulers_silent.load(Ordering::Relaxed) {
             drop(f);
+            self.soc.sdma.service();
             let steps = self.mec.run_until_idle(CP_STEPS_PER_PAUSE);
             if steps.is_some_and(|n| n <= 2) {
                 self.clock.advance(PAUSE_IDLE_NS);
@@ -1133,6 +1272,7 @@ unsafe impl Platform for VirtualGpu {
             worked += m.service();
         }
         drop(f);
+        worked += self.soc.sdma.service();
         // `run_until_idle` takes two steps to see an idle CP.
         let steps = self.mec.run_until_idle(CP_STEPS_PER_PAUSE);
         if worked == 0 && steps.is_some_and(|n| n <= 2) {

@@ -48,4 +48,12 @@ pub const FACTS: &[&[Fact]] = &[
     crate::gfx::init::FACTS,
     crate::nbio::S2A_FACTS,
     crate::gfx::kiq::hqd::FACTS,
+    crate::sdma::pkt::OP_FACTS,
+    crate::sdma::pkt::FIELD_FACTS,
+    crate::sdma::sdma_v6_0::REG_FACTS,
+    crate::sdma::sdma_v6_0::FIELD_FACTS,
+    &crate::sdma::sdma_v6_0::MQD_FACTS,
+    crate::sdma::sdma_v7_0::REG_FACTS,
+    crate::sdma::sdma_v7_0::FIELD_FACTS,
+    &crate::sdma::sdma_v7_0::MQD_FACTS,
 ];

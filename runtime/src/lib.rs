@@ -40,4 +40,5 @@ pub mod nbio;
 pub mod platform;
 pub mod psp;
 pub mod regs;
+pub mod sdma;
 pub mod time;

@@ -16,18 +16,38 @@ impl<C: Clock + ?Sized> Clock for &C {
     }
 }
 
+/// How many polls in a row may see the same clock reading before a wait
+/// gives up regardless of its time limit: the bound that holds when the
+/// clock itself stalls (a TSC clock on a host that has none reads a
+/// constant; a simulated clock nobody advances). 2^24 polls are several
+/// milliseconds even for a loop of one load and a spin hint, longer than
+/// the tick of any clock a wait is given (a coarse clock ticks every few
+/// ms at worst), so a working clock always moves first.
+pub const STALL_POLLS: u32 = 1 << 24;
+
 /// A point in time after which a wait gives up.
+///
+/// Two bounds: the time limit on `clock`, and [`STALL_POLLS`] calls of
+/// [`Deadline::expired`] in a row that saw the clock not move, so a
+/// stalled clock cannot make a wait unbounded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Deadline {
     start_ns: u64,
     limit_ns: u64,
+    /// The reading the last [`Deadline::expired`] saw.
+    last_ns: u64,
+    /// Consecutive polls that saw `last_ns`.
+    same: u32,
 }
 
 impl Deadline {
     pub fn after<C: Clock + ?Sized>(clock: &C, limit_ns: u64) -> Self {
+        let now = clock.now_ns();
         Deadline {
-            start_ns: clock.now_ns(),
+            start_ns: now,
             limit_ns,
+            last_ns: now,
+            same: 0,
         }
     }
 
@@ -36,8 +56,26 @@ impl Deadline {
         clock.now_ns().saturating_sub(self.start_ns)
     }
 
-    pub fn expired<C: Clock + ?Sized>(&self, clock: &C) -> bool {
-        self.elapsed_ns(clock) >= self.limit_ns
+    /// True once `limit_ns` have passed on `clock`, or once the clock has
+    /// read the same value for [`STALL_POLLS`] calls in a row.
+    pub fn expired<C: Clock + ?Sized>(&mut self, clock: &C) -> bool {
+        let now = clock.now_ns();
+        if now == self.last_ns {
+            self.same = self.same.saturating_add(1);
+            if self.same >= STALL_POLLS {
+                return true;
+            }
+        } else {
+            self.last_ns = now;
+            self.same = 0;
+        }
+        now.saturating_sub(self.start_ns) >= self.limit_ns
+    }
+
+    /// Whether the clock stalled: the last [`STALL_POLLS`] polls saw it
+    /// not move (so an expiry came from the poll bound, not from time).
+    pub fn clock_stalled(&self) -> bool {
+        self.same >= STALL_POLLS
     }
 
     pub fn limit_ns(&self) -> u64 {
@@ -47,9 +85,9 @@ impl Deadline {
 
 /// Busy-waits `ns` nanoseconds on `clock` (Linux's `mdelay()`/`udelay()`
 /// where a step needs time to pass rather than a condition to hold).
-/// Bounded by the clock: it ends once `ns` have passed.
+/// Bounded by the clock, and by [`STALL_POLLS`] if the clock stalls.
 pub fn delay<C: Clock + ?Sized>(clock: &C, ns: u64) {
-    let d = Deadline::after(clock, ns);
+    let mut d = Deadline::after(clock, ns);
     while !d.expired(clock) {
         core::hint::spin_loop();
     }
@@ -106,7 +144,7 @@ mod tests {
     #[test]
     fn deadline_expires_exactly_at_limit() {
         let c = Manual(Cell::new(100));
-        let d = Deadline::after(&c, 50);
+        let mut d = Deadline::after(&c, 50);
         c.set_to(149);
         assert!(!d.expired(&c));
         c.set_to(150);
@@ -137,6 +175,24 @@ mod tests {
         let d = Deadline::after(&c, 10);
         c.set_to(5);
         assert_eq!(d.elapsed_ns(&c), 0);
+    }
+
+    /// A clock that never moves still ends the wait, after exactly
+    /// `STALL_POLLS` polls; a clock that moves resets the count.
+    #[test]
+    fn stalled_clock_is_bounded_by_polls() {
+        let c = Manual(Cell::new(7));
+        let mut d = Deadline::after(&c, u64::MAX);
+        let mut polls = 0u64;
+        while !d.expired(&c) {
+            polls += 1;
+            if polls == u64::from(STALL_POLLS) / 2 {
+                c.set_to(8);
+            }
+        }
+        // Half the bound before the clock moved once, then the full bound.
+        assert_eq!(polls, u64::from(STALL_POLLS) / 2 + u64::from(STALL_POLLS));
+        assert!(d.clock_stalled());
     }
 
     impl Manual {

@@ -9,7 +9,7 @@
 #![cfg(loom)]
 
 use barebell::aql::packet::KernelDispatchPacket;
-use barebell::aql::queue::{QueueMem, submit_with};
+use barebell::aql::queue::{QueueMem, submit_batch_with, submit_with};
 use barebell::aql::signal::{Condition, SignalValue, wait_until};
 use barebell::time::Clock;
 use loom::cell::UnsafeCell;
@@ -26,8 +26,12 @@ struct LoomQueue {
     read: AtomicU64,
     headers: Vec<AtomicU32>,
     bodies: Vec<UnsafeCell<[u8; 60]>>,
-    /// Highest doorbell value + 1 ever rung (0 = never).
-    max_doorbell: AtomicU64,
+    /// The doorbell: a plain 64-bit store of last id + 1 (0 = never), as
+    /// production's `Doorbell::ring` makes it, so the last writer wins and
+    /// the value can move backwards under two producers.
+    doorbell: AtomicU64,
+    /// Highest value ever rung: a tally outside the model (std atomic).
+    max_rung: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl LoomQueue {
@@ -37,7 +41,8 @@ impl LoomQueue {
             read: AtomicU64::new(0),
             headers: (0..slots).map(|_| AtomicU32::new(INVALID)).collect(),
             bodies: (0..slots).map(|_| UnsafeCell::new([0; 60])).collect(),
-            max_doorbell: AtomicU64::new(0),
+            doorbell: AtomicU64::new(0),
+            max_rung: Default::default(),
         }
     }
 }
@@ -61,7 +66,9 @@ impl QueueMem for LoomQueue {
         self.headers[(id % self.slots()) as usize].store(header_word, Ordering::Release);
     }
     fn ring(&self, last_id: u64) {
-        self.max_doorbell.fetch_max(last_id + 1, Ordering::Release);
+        self.doorbell.store(last_id + 1, Ordering::Release);
+        self.max_rung
+            .fetch_max(last_id + 1, std::sync::atomic::Ordering::Relaxed);
     }
     fn pause(&self) {
         thread::yield_now();
@@ -97,6 +104,19 @@ fn producers_and_consumer(
     b_tags: &'static [u8],
     preemptions: usize,
 ) {
+    producers_and_consumer_with(slots, a_tags, false, b_tags, preemptions)
+}
+
+/// As [`producers_and_consumer`]; with `a_batch` producer A submits its
+/// tags as one batch (`submit_batch_with`: one reservation, bodies, then
+/// headers in order, one doorbell).
+fn producers_and_consumer_with(
+    slots: usize,
+    a_tags: &'static [u8],
+    a_batch: bool,
+    b_tags: &'static [u8],
+    preemptions: usize,
+) {
     // Counts explored executions, to show the model did explore.
     let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counter = runs.clone();
@@ -113,6 +133,18 @@ fn producers_and_consumer(
                 let mut tags = Vec::new();
                 for id in 0..total {
                     let slot = (id % q.slots()) as usize;
+                    // Whatever the doorbell says (last writer wins, so it
+                    // may lag), the packet it names was published before
+                    // it was rung: its header is valid, or it is consumed.
+                    let rung = q.doorbell.load(Ordering::Acquire);
+                    if rung > id {
+                        let named = ((rung - 1) % q.slots()) as usize;
+                        assert!(
+                            q.headers[named].load(Ordering::Acquire) != INVALID,
+                            "doorbell {rung} rung before packet {} was published",
+                            rung - 1
+                        );
+                    }
                     let word = loop {
                         let w = q.headers[slot].load(Ordering::Acquire);
                         if w != INVALID {
@@ -136,6 +168,11 @@ fn producers_and_consumer(
         let producer_a = {
             let q = q.clone();
             thread::spawn(move || {
+                if a_batch {
+                    let batch: Vec<_> = a_tags.iter().map(|&t| packet(t)).collect();
+                    submit_batch_with(&*q, &batch, &Never, 1).unwrap();
+                    return;
+                }
                 let mut last = None;
                 for &t in a_tags {
                     let id = submit_with(&*q, &packet(t), &Never, 1).unwrap();
@@ -160,7 +197,7 @@ fn producers_and_consumer(
             assert!(tags.contains(t));
         }
         // The highest doorbell rung names the last packet id.
-        assert_eq!(q.max_doorbell.load(Ordering::Relaxed), total);
+        assert_eq!(q.max_rung.load(std::sync::atomic::Ordering::Relaxed), total);
         assert_eq!(q.write.load(Ordering::Relaxed), total);
     });
     let runs = runs.load(std::sync::atomic::Ordering::Relaxed);
@@ -182,6 +219,24 @@ fn two_producers_one_consumer_full_ring() {
 #[test]
 fn two_producers_one_consumer_wrap() {
     producers_and_consumer(2, &[0xa1, 0xa2], &[0xb1], 1);
+}
+
+/// Batch submit: producer A's two packets as one batch against producer
+/// B's single packet, on a two-slot ring (the batch fills it, so B waits
+/// for the consumer; or B goes first and the batch waits).
+#[test]
+fn batch_and_single_producer_one_consumer() {
+    producers_and_consumer_with(2, &[0xa1, 0xa2], true, &[0xb1], 1);
+}
+
+/// The one-slot two-producer model at preemption bound 2. Not in CI: it
+/// did not finish within 7 minutes on this 2-core machine (shared with
+/// other builds), over CI's budget for the stage. Run it on demand with
+/// `-- --ignored bound_2`.
+#[test]
+#[ignore = "preemption bound 2 did not finish within 7 minutes"]
+fn two_producers_one_consumer_full_ring_bound_2() {
+    producers_and_consumer(1, &[0xa1], &[0xb1], 2);
 }
 
 struct LoomSignal(AtomicI64);

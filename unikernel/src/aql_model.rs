@@ -50,7 +50,8 @@ pub fn run(scale: TscScale, iterations: u64, seed: u64) -> Result<(), &'static s
     let slot = NonNull::from(&page.0[0]).cast::<u64>();
     // SAFETY: the page is leaked ('static) and accessed only atomically.
     let doorbell = unsafe { Doorbell::from_ptr(slot) }.map_err(|_| "doorbell alignment")?;
-    let queue = AqlQueue::new(mem, doorbell, QueueConfig::default());
+    let queue = AqlQueue::new(mem, doorbell, QueueConfig::default())
+        .map_err(|_| "queue memory already bound")?;
     // SAFETY: all three are leaked, so they outlive the model; both sides
     // touch their shared fields atomically or through the AQL protocol.
     unsafe {

@@ -57,6 +57,7 @@ fn stages(install: bool) -> Vec<(&'static str, StageFn)> {
         ("unikernel in qemu", qemu::run),
         ("firmware C cross-check", fwcheck::run),
         ("kernel fuzz smoke", kernel::smoke),
+        ("fuzz smoke", kernel::smoke_all),
         ("isa tables vs llvm-mc", |r| isa_diff::tables(r, true)),
         ("isa vs llvm", isa_diff::run),
         ("am peer", |r| am_peer::run(r, false)),

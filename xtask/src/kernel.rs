@@ -32,6 +32,17 @@ fn corpus_dir(root: &Path, target: &str) -> PathBuf {
     root.join("kernel/fuzz/corpus").join(target)
 }
 
+/// The fuzz crates (each its own workspace) and their targets with the
+/// seconds each runs in the `fuzz smoke` CI stage. Seeds are checked in
+/// under `<crate>/corpus/<target>`.
+pub const FUZZ_TARGETS: &[(&str, &str, u64)] = &[
+    ("pcie/fuzz", "caps", 15),
+    ("firmware-if/fuzz", "container", 15),
+    ("runtime/fuzz", "discovery", 15),
+    ("runtime/fuzz", "mes_status", 10),
+    ("runtime/fuzz", "hub_fault", 10),
+];
+
 fn clang(src: &Path, lang: &str, mcpu: &str, cov: u8, extra: &[&str], out: &Path) -> Result<()> {
     output(
         Command::new("clang-19")
@@ -144,7 +155,7 @@ const SANCOV: &[&str] = &[
 ];
 
 /// Builds a fuzz target; returns the binary.
-fn build(root: &Path, target: &str, asan: bool) -> Result<PathBuf> {
+fn build(root: &Path, dir: &str, target: &str, asan: bool) -> Result<PathBuf> {
     let triple = host_triple()?;
     let mut flags: Vec<&str> = SANCOV.to_vec();
     let mut cmd = if asan {
@@ -155,13 +166,14 @@ fn build(root: &Path, target: &str, asan: bool) -> Result<PathBuf> {
     } else {
         cargo()
     };
+    let tag = dir.trim_end_matches("/fuzz").replace('/', "-");
     let target_dir = root.join(if asan {
-        "target/kernel-fuzz-asan"
+        format!("target/{tag}-fuzz-asan")
     } else {
-        "target/kernel-fuzz"
+        format!("target/{tag}-fuzz")
     });
     let status = cmd
-        .current_dir(root.join("kernel/fuzz"))
+        .current_dir(root.join(dir))
         .env("RUSTFLAGS", flags.join(" "))
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .args(["build", "--release", "--quiet", "--bin", target, "--target"])
@@ -187,12 +199,42 @@ pub struct FuzzRun {
 /// Runs `target` for `seconds` or `runs` executions, whichever ends first
 /// (0 = unbounded), with the checked-in corpus as read-only seeds.
 pub fn fuzz(root: &Path, target: &str, seconds: u64, runs: u64, asan: bool) -> Result<FuzzRun> {
-    let bin = build(root, target, asan)?;
+    let dir = FUZZ_TARGETS
+        .iter()
+        .find(|t| t.1 == target)
+        .map_or("kernel/fuzz", |t| t.0);
+    fuzz_in(root, dir, target, seconds, runs, asan)
+}
+
+/// [`fuzz`] for a target of the fuzz crate at `dir`.
+pub fn fuzz_in(
+    root: &Path,
+    dir: &str,
+    target: &str,
+    seconds: u64,
+    runs: u64,
+    asan: bool,
+) -> Result<FuzzRun> {
+    let bin = build(root, dir, target, asan)?;
     let work = root.join("target/kernel-fuzz-corpus").join(target);
     std::fs::create_dir_all(&work)?;
     let artifacts = root.join("target/kernel-fuzz-artifacts").join(target);
     std::fs::create_dir_all(&artifacts)?;
-    let seeds = corpus_dir(root, target);
+    let seeds = if dir == "kernel/fuzz" {
+        corpus_dir(root, target)
+    } else {
+        root.join(dir).join("corpus").join(target)
+    };
+    // The seeds are checked in (xtask/fuzz-seeds.sh rebuilds them); a
+    // missing or empty corpus would let the fuzzer start from nothing.
+    let n = std::fs::read_dir(&seeds)
+        .map(|d| d.filter_map(|e| e.ok()).count())
+        .unwrap_or(0);
+    anyhow::ensure!(
+        n > 0,
+        "no seeds in {} (run xtask/fuzz-seeds.sh and commit them)",
+        seeds.display()
+    );
     let mut cmd = Command::new(&bin);
     cmd.arg(&work)
         .arg(&seeds)
@@ -249,6 +291,17 @@ pub fn smoke(root: &Path) -> Result<String> {
             "{}: {} runs in {:.0} s, 0 crashes",
             r.target, r.runs, r.seconds
         ));
+    }
+    Ok(parts.join("; "))
+}
+
+/// The `fuzz smoke` CI stage: every parser target of the pcie,
+/// firmware-if and runtime fuzz crates for its fixed budget.
+pub fn smoke_all(root: &Path) -> Result<String> {
+    let mut parts = Vec::new();
+    for &(dir, target, secs) in FUZZ_TARGETS {
+        let r = fuzz_in(root, dir, target, secs, 0, false)?;
+        parts.push(format!("{}: {} runs, 0 crashes", r.target, r.runs));
     }
     Ok(parts.join("; "))
 }

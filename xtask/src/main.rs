@@ -85,7 +85,9 @@ enum Cmd {
     KernelCorpus,
     /// Count instructions per kernel launch under callgrind.
     KernelInstr,
-    /// Fuzz the kernel loader (target code_object or metadata).
+    /// Run one fuzz target: the kernel loader's (code_object, metadata)
+    /// or any in `kernel::FUZZ_TARGETS` (caps, container, discovery,
+    /// mes_status, hub_fault).
     KernelFuzz {
         #[arg(default_value = "code_object")]
         target: String,

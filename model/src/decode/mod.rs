@@ -16,6 +16,7 @@ pub mod mes_regs;
 pub mod mqd;
 pub mod pm4;
 pub mod ring;
+pub mod sdma;
 
 /// A bit field of a 32-bit word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -133,7 +133,7 @@ use crate::aql::doorbell::Doorbell;
 use crate::aql::packet::{INVALID_HEADER, Packet};
 use crate::time::{Clock, Deadline};
 use core::cell::UnsafeCell;
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 /// One 64-byte ring slot.
 #[repr(C, align(64))]
@@ -161,10 +161,16 @@ impl Slot {
 pub struct QueueMemory<const SLOTS: usize> {
     ring: [Slot; SLOTS],
     desc: UnsafeCell<AmdQueue>,
+    /// Set while an [`AqlQueue`] owns this memory: the one writer of the
+    /// descriptor's plain fields. After the descriptor, so the CP's view
+    /// (ring, then `amd_queue_t`) is unchanged.
+    bound: AtomicBool,
 }
 
 // SAFETY: the ring and descriptor are shared with the device by design.
-// Every access after `AqlQueue::new` goes through atomics (indices, header
+// The only non-atomic write of the descriptor is in `AqlQueue::new`, which
+// first claims `bound` (compare-exchange), so no other `AqlQueue` over this
+// memory exists while it writes; every access after that goes through atomics (indices, header
 // words) or follows the publish protocol (slot bodies are written only by
 // the producer that reserved the slot, while the CP cannot read it, and are
 // read by the CP only after an acquire load of a published header).
@@ -178,7 +184,13 @@ impl<const SLOTS: usize> QueueMemory<SLOTS> {
             // SAFETY: `AmdQueue` is plain integers and arrays of integers,
             // for which all-zero bytes are a valid value.
             desc: UnsafeCell::new(unsafe { core::mem::zeroed() }),
+            bound: AtomicBool::new(false),
         }
+    }
+
+    /// Whether an [`AqlQueue`] currently owns this memory.
+    pub fn is_bound(&self) -> bool {
+        self.bound.load(Ordering::Acquire)
     }
 
     /// Address of the ring (the MQD's `cp_hqd_pq_base`).
@@ -289,7 +301,14 @@ impl core::fmt::Display for SubmitError {
     }
 }
 
-/// Waits until ids up to `last` fit in the ring, i.e. `last - read < slots`.
+/// Waits until ids `first..first + count` fit in the ring.
+///
+/// The read index is valid only in `[first + count - slots, first]`: it
+/// cannot pass `first`, which is reserved and unpublished, and the ids
+/// fit once it is at most `slots - count` behind `first`. Both sides are
+/// one wrapping distance, `first - read`, checked in one compare on the
+/// fast path. A read index ahead of `first` (inside or past this
+/// reservation) is [`SubmitError::ReadIndexAhead`].
 #[inline(always)]
 fn wait_for_space<M, C>(
     mem: &M,
@@ -303,22 +322,23 @@ where
     C: Clock + ?Sized,
 {
     let slots = mem.slots();
-    let last = first.wrapping_add(count - 1);
+    // `count <= slots` (checked by the callers).
+    let room = slots.wrapping_sub(count);
     let read = mem.read_index();
     // Fast path: one acquire load, one subtract, one compare.
-    if last.wrapping_sub(read) < slots {
+    if first.wrapping_sub(read) <= room {
         return Ok(());
     }
-    let deadline = Deadline::after(clock, timeout_ns);
+    let mut deadline = Deadline::after(clock, timeout_ns);
     loop {
         let read = mem.read_index();
-        let ahead = last.wrapping_sub(read);
-        if ahead < slots {
+        let behind = first.wrapping_sub(read);
+        if behind <= room {
             return Ok(());
         }
         // The CP can never have consumed `first` (unpublished). In
         // wrapping arithmetic "read > first" shows up as a huge distance.
-        if first.wrapping_sub(read) > u64::MAX / 2 {
+        if behind > u64::MAX / 2 {
             return Err(SubmitError::ReadIndexAhead {
                 packet_id: first,
                 read_index: read,
@@ -416,6 +436,25 @@ where
     Ok(first)
 }
 
+/// Why [`AqlQueue::new`] refused the memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindError {
+    /// Another [`AqlQueue`] owns this queue memory; a second one would
+    /// rewrite the descriptor under its producers.
+    MemoryInUse { descriptor: u64 },
+}
+
+impl core::fmt::Display for BindError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            BindError::MemoryInUse { descriptor } => write!(
+                f,
+                "queue memory at {descriptor:#x} already belongs to a live AQL queue"
+            ),
+        }
+    }
+}
+
 /// Queue creation options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct QueueConfig {
@@ -447,8 +486,25 @@ impl<'m, const SLOTS: usize> AqlQueue<'m, SLOTS> {
 
     /// Initialises the descriptor and binds the doorbell. Call before the
     /// queue is mapped to the CP: it rewrites the indices.
-    pub fn new(mem: &'m QueueMemory<SLOTS>, doorbell: Doorbell, config: QueueConfig) -> Self {
+    ///
+    /// The queue owns `mem` until it is dropped: a second `new` over the
+    /// same memory meanwhile is [`BindError::MemoryInUse`], so the plain
+    /// descriptor write here never races another queue's producers.
+    pub fn new(
+        mem: &'m QueueMemory<SLOTS>,
+        doorbell: Doorbell,
+        config: QueueConfig,
+    ) -> Result<Self, BindError> {
         let () = Self::VALID;
+        if mem
+            .bound
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return Err(BindError::MemoryInUse {
+                descriptor: mem.descriptor_address(),
+            });
+        }
         let mut properties = 1 << AMD_QUEUE_PROPERTIES_IS_PTR64_SHIFT;
         if config.profiling {
             properties |= 1 << AMD_QUEUE_PROPERTIES_ENABLE_PROFILING_SHIFT;
@@ -475,9 +531,11 @@ impl<'m, const SLOTS: usize> AqlQueue<'m, SLOTS> {
             // SAFETY: all-zero is a valid `AmdQueue` (plain integers).
             ..unsafe { core::mem::zeroed() }
         };
-        // SAFETY: the queue is not mapped to a CP yet (documented contract),
-        // so nothing else reads or writes the descriptor concurrently. The
-        // ring headers are reset through atomics for the same reason.
+        // SAFETY: `bound` was false and is now ours, so no other `AqlQueue`
+        // (the only other host-side accessor) exists over this memory, and
+        // the queue is not mapped to a CP yet (documented contract), so
+        // nothing reads or writes the descriptor concurrently. The ring
+        // headers are reset through atomics.
         unsafe { mem.desc.get().write(desc) };
         for slot in &mem.ring {
             // SAFETY: slot word 0 is an aligned u32 inside `mem`.
@@ -485,7 +543,7 @@ impl<'m, const SLOTS: usize> AqlQueue<'m, SLOTS> {
                 .store(INVALID_HEADER as u32, Ordering::Relaxed);
         }
         core::sync::atomic::fence(Ordering::Release);
-        AqlQueue { mem, doorbell }
+        Ok(AqlQueue { mem, doorbell })
     }
 
     pub fn memory(&self) -> &'m QueueMemory<SLOTS> {
@@ -566,6 +624,12 @@ impl<'m, const SLOTS: usize> AqlQueue<'m, SLOTS> {
             .0
             .get()
             .cast::<u32>()
+    }
+}
+
+impl<const SLOTS: usize> Drop for AqlQueue<'_, SLOTS> {
+    fn drop(&mut self) {
+        self.mem.bound.store(false, Ordering::Release);
     }
 }
 

@@ -111,7 +111,7 @@ where
     S: SignalValue + ?Sized,
     C: Clock + ?Sized,
 {
-    let deadline = Deadline::after(clock, timeout_ns);
+    let mut deadline = Deadline::after(clock, timeout_ns);
     loop {
         let v = signal.load_acquire();
         if cond.holds(v, compare) {

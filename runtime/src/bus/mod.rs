@@ -164,7 +164,7 @@ where
     B: RegisterBus + ?Sized,
     C: Clock + ?Sized,
 {
-    let deadline = Deadline::after(clock, timeout_ns);
+    let mut deadline = Deadline::after(clock, timeout_ns);
     loop {
         let v = bus.read32(cond.byte_offset);
         if v == ALL_ONES {

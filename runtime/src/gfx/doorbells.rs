@@ -17,6 +17,9 @@ pub mod doorbell_index {
     pub const MES_RING1: u32 = 0x00C;
     pub const USERQUEUE_START: u32 = 0x00D;
     pub const USERQUEUE_END: u32 = 0x08A;
+    /// SDMA engine 0's queue 0 (`AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0`;
+    /// `sdma_v6_0_sw_init()` uses `sdma_engine[0] << 1` as its dword).
+    pub const SDMA_ENGINE0: u32 = 0x100;
 }
 
 /// Doorbells the MEC range registers can cover: `DOORBELL_RANGE_LOWER/UPPER`
@@ -151,6 +154,11 @@ impl Doorbells {
 
 /// `amdgpu_doorbell.h` facts for the doorbell plan.
 pub const FACTS: &[Fact] = &[
+    Fact::constant(
+        "amdgpu_doorbell.h",
+        "AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0",
+        doorbell_index::SDMA_ENGINE0 as u64,
+    ),
     Fact::constant(
         "amdgpu_doorbell.h",
         "AMDGPU_NAVI10_DOORBELL_KIQ",

@@ -182,6 +182,24 @@ impl core::fmt::Display for DoorbellAllocError {
     }
 }
 
+/// A second mapper over a ring that already has one: each MES or KIQ
+/// ring has exactly one writer (the ring dwords are plain memory).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RingInUse {
+    /// The ring's address.
+    pub ring: u64,
+}
+
+impl core::fmt::Display for RingInUse {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "the ring at {:#x} already has a live mapper (one writer per ring)",
+            self.ring
+        )
+    }
+}
+
 /// Why a queue could not be mapped or unmapped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MapError {
@@ -210,6 +228,18 @@ pub enum MapError {
     /// MAP_QUEUES before SET_RESOURCES: the KIQ takes queues only after
     /// it was given its resources (`amdgpu_gfx_enable_kcq()`).
     KiqNoResources,
+    /// The ring already has a mapper.
+    RingInUse(RingInUse),
+    /// This mapper does not map SDMA queues (only MES does here).
+    SdmaUnsupported {
+        mapper: &'static str,
+    },
+}
+
+impl From<RingInUse> for MapError {
+    fn from(e: RingInUse) -> Self {
+        MapError::RingInUse(e)
+    }
 }
 
 impl From<MqdError> for MapError {
@@ -252,10 +282,14 @@ impl core::fmt::Display for MapError {
             }
             MapError::Mes(e) => write!(f, "MES: {e}"),
             MapError::Kiq(e) => write!(f, "{e}"),
+            MapError::SdmaUnsupported { mapper } => {
+                write!(f, "the {mapper} mapper does not map SDMA queues")
+            }
             MapError::KiqNoResources => write!(
                 f,
                 "the KIQ was given no SET_RESOURCES yet, so it cannot map a queue"
             ),
+            MapError::RingInUse(e) => write!(f, "{e}"),
         }
     }
 }

@@ -206,6 +206,18 @@ pub struct Mapping {
 /// Maps and unmaps compute queues. Implementations claim the doorbell
 /// before touching the device, so a collision is an error with nothing
 /// sent.
+/// An SDMA queue for a mapper: its MQD page, its placement (ring,
+/// pointers, doorbell; the VMID field is ignored under MES) and engine
+/// version, and the process key it belongs to (as [`QueueResources`]'s
+/// `vmid` names it for MES).
+#[derive(Debug, Clone, Copy)]
+pub struct SdmaResources<'a> {
+    pub mqd: Dev<'a, crate::sdma::SdmaMqd>,
+    pub setup: crate::sdma::QueueSetup,
+    pub version: crate::sdma::SdmaVersion,
+    pub process: u8,
+}
+
 pub trait QueueMapper {
     /// Builds the queue's MQD and makes the hardware run it. Every address
     /// the device is given comes from `q`'s [`Dev`] handles. `q`'s MQD
@@ -215,4 +227,11 @@ pub trait QueueMapper {
 
     /// Takes the queue off the hardware and frees its doorbell.
     fn unmap(&mut self, m: &Mapping) -> Result<(), MapError>;
+
+    /// Maps an SDMA queue. Only MES does (`add_queue_mes()` for
+    /// `KFD_QUEUE_TYPE_SDMA`); others refuse.
+    fn map_sdma(&mut self, q: &SdmaResources<'_>) -> Result<Mapping, MapError> {
+        let _ = q;
+        Err(MapError::SdmaUnsupported { mapper: "this" })
+    }
 }

@@ -61,21 +61,44 @@ pub enum GartPlacement {
     Low,
 }
 
-/// Where the GART goes, as `amdgpu_gmc_gart_location()` decides it: at
-/// most `size` bytes, 4 GiB aligned, high (below the MC hole) or low
-/// (at 0 if it fits below the FB, else after it).
-pub fn gart_location(place: GartPlacement, fb_start: u64, fb_end: u64, size: u64) -> (u64, u64) {
+/// Where the GART goes, as `amdgpu_gmc_gart_location()` decides it: `size`
+/// bytes, 4 GiB aligned, high (below the MC hole) or low (at 0 if it fits
+/// below the FB, else after it).
+///
+/// `None` when neither the space below the FB nor the space between the
+/// FB and the hole holds `size` bytes (or `size` is 0). Linux shrinks the
+/// GART to the larger gap there ("limiting GART") and, with both gaps
+/// empty, computes `gart_end = gart_start + 0 - 1`; a memory size the
+/// device reports can make that happen, so here it is an error instead.
+pub fn gart_location(
+    place: GartPlacement,
+    fb_start: u64,
+    fb_end: u64,
+    size: u64,
+) -> Option<(u64, u64)> {
     const FOUR_GB: u64 = 1 << 32;
-    let max = GMC_HOLE_START - 1;
+    if size == 0 || fb_end < fb_start || fb_end >= GMC_HOLE_START {
+        return None;
+    }
     let below = fb_start;
-    let above = (max + 1).saturating_sub(fb_end.saturating_add(1).next_multiple_of(FOUR_GB));
-    let size = size.min(below.max(above)).max(1);
+    // First 4 GiB boundary after the FB; `fb_end < GMC_HOLE_START`, so
+    // neither step overflows.
+    let after_fb = (fb_end + 1).next_multiple_of(FOUR_GB);
+    let above = GMC_HOLE_START.saturating_sub(after_fb);
+    if size > below.max(above) {
+        return None;
+    }
     let start = match place {
-        GartPlacement::High => (max - size + 1) & !(FOUR_GB - 1),
+        // `size <= above < GMC_HOLE_START` or `size <= below`: no underflow.
+        GartPlacement::High => (GMC_HOLE_START - size) & !(FOUR_GB - 1),
         GartPlacement::Low if below >= size => 0,
-        GartPlacement::Low => fb_end.saturating_add(1).next_multiple_of(FOUR_GB),
+        GartPlacement::Low => after_fb,
     };
-    (start, start.saturating_add(size - 1))
+    let end = start.checked_add(size - 1)?;
+    // HIGH rounds down: it must still clear the FB; LOW after the FB
+    // must still end below the hole.
+    let clear = end < fb_start || start > fb_end;
+    (clear && end < GMC_HOLE_START).then_some((start, end))
 }
 
 /// The FB's MC address from `MMMC_VM_FB_LOCATION_BASE`
@@ -98,14 +121,15 @@ pub struct McLayout {
 impl McLayout {
     /// The layout Linux computes for VRAM of `vram_bytes` at the FB base
     /// the VBIOS left, with a GART of [`GART_BYTES`]. `None` if the FB
-    /// would run into the MC hole.
+    /// would run into the MC hole or leaves no room for the GART (the
+    /// memory size is `RCC_CONFIG_MEMSIZE`, a device-reported number).
     pub fn new(place: GartPlacement, fb_location_base: u32, vram_bytes: u64) -> Option<Self> {
         let fb_start = fb_start(fb_location_base);
         let fb_end = fb_start.checked_add(vram_bytes)?.checked_sub(1)?;
         if vram_bytes == 0 || fb_end >= GMC_HOLE_START {
             return None;
         }
-        let (gart_start, gart_end) = gart_location(place, fb_start, fb_end, GART_BYTES);
+        let (gart_start, gart_end) = gart_location(place, fb_start, fb_end, GART_BYTES)?;
         Some(McLayout {
             vram_bytes,
             fb_start,
@@ -130,11 +154,11 @@ mod tests {
         let end = fb + (24u64 << 30) - 1;
         assert_eq!(
             gart_location(GartPlacement::High, fb, end, GART_BYTES),
-            (0x7FFF_0000_0000, 0x7FFF_1FFF_FFFF)
+            Some((0x7FFF_0000_0000, 0x7FFF_1FFF_FFFF))
         );
         assert_eq!(
             gart_location(GartPlacement::Low, fb, end, GART_BYTES),
-            (0, 0x1FFF_FFFF)
+            Some((0, 0x1FFF_FFFF))
         );
         // LOW with no room below the FB: after it, 4 GiB aligned.
         assert_eq!(
@@ -144,7 +168,7 @@ mod tests {
                 0x1000_0000 + (1 << 30) - 1,
                 GART_BYTES
             ),
-            (0x1_0000_0000, 0x1_1FFF_FFFF)
+            Some((0x1_0000_0000, 0x1_1FFF_FFFF))
         );
     }
 
@@ -166,6 +190,35 @@ mod tests {
         assert_eq!(vbios_reservation(4097, 24 << 30), 8192);
         assert_eq!(vbios_reservation(9 << 20, 16 << 20), 0);
         assert_eq!(vbios_reservation(0, 1 << 30), 0);
+    }
+
+    /// Issue 21 finding 4: a device-reported memory size that fills the
+    /// MC space below the hole leaves no room for the GART on either side.
+    /// gfx12 (LOW) used to place a one-byte GART at the hole itself.
+    #[test]
+    fn a_memory_size_that_leaves_no_room_for_the_gart_is_refused() {
+        // FB at 0, ending 4 GiB below the hole: nothing below, and the
+        // first 4 GiB boundary above is the hole.
+        let vram = GMC_HOLE_START - (4 << 30) + 1;
+        for place in [GartPlacement::Low, GartPlacement::High] {
+            let l = McLayout::new(place, 0, vram);
+            assert!(
+                l.is_none_or(
+                    |l| l.gart_end < GMC_HOLE_START && l.gart_end - l.gart_start + 1 == GART_BYTES
+                ),
+                "{place:?}: {l:x?}"
+            );
+        }
+        // The largest FB that still leaves a whole GART above it works.
+        let vram = GMC_HOLE_START - (8 << 30);
+        let l = McLayout::new(GartPlacement::Low, 0, vram).unwrap();
+        assert_eq!(
+            (l.gart_start, l.gart_end),
+            (
+                GMC_HOLE_START - (8 << 30),
+                GMC_HOLE_START - (8 << 30) + GART_BYTES - 1
+            )
+        );
     }
 
     #[test]

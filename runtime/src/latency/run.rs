@@ -129,16 +129,38 @@ pub const POLLS_PER_CHECK: u32 = 64;
 /// Looks at `done` until it holds or the TSC passes `deadline`; returns the
 /// TSC at the deadline check that gave up, or `None` once `done` held.
 #[inline(always)]
-fn poll_until(mut done: impl FnMut() -> bool, deadline: u64) -> Option<u64> {
+fn poll_until(done: impl FnMut() -> bool, deadline: u64) -> Option<u64> {
+    poll_until_on(done, deadline, tsc::start)
+}
+
+/// [`poll_until`] on the clock `now`. A second bound does not depend on
+/// the clock: if `now` reads the same value at every deadline check for
+/// [`crate::time::STALL_POLLS`] looks in a row (a host without a TSC,
+/// where [`tsc::start`] reads 0), the wait gives up as if the deadline
+/// had passed.
+#[inline(always)]
+fn poll_until_on(
+    mut done: impl FnMut() -> bool,
+    deadline: u64,
+    now: impl Fn() -> u64,
+) -> Option<u64> {
+    const STALL_CHECKS: u32 = crate::time::STALL_POLLS / POLLS_PER_CHECK;
+    let mut last = now();
+    let mut same = 0u32;
     loop {
         for _ in 0..POLLS_PER_CHECK {
             if done() {
                 return None;
             }
         }
-        let now = tsc::start();
-        if now >= deadline {
-            return if done() { None } else { Some(now) };
+        let t = now();
+        if t == last {
+            same += 1;
+        } else {
+            (last, same) = (t, 0);
+        }
+        if t >= deadline || same >= STALL_CHECKS {
+            return if done() { None } else { Some(t) };
         }
     }
 }
@@ -176,15 +198,17 @@ pub fn measure<const SLOTS: usize, P: Packet>(
     let mut next_start = tsc::start();
     for (k, sample) in out.iter_mut().enumerate() {
         let iteration = first_iteration + k as u64;
-        while pace_ticks > 0 && tsc::start() < next_start {
-            core::hint::spin_loop();
+        // Both waits below end at their TSC tick, or by the stall bound
+        // of `poll_until` on a TSC that does not move.
+        if pace_ticks > 0 {
+            let _ = poll_until(|| false, next_start);
         }
         if jitter > 0 {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
             let until = tsc::start().saturating_add(rng % jitter);
-            while tsc::start() < until {}
+            let _ = poll_until(|| false, until);
         }
         signal.reset(batch);
         let t0 = tsc::start();
@@ -233,4 +257,38 @@ pub fn measure<const SLOTS: usize, P: Packet>(
         };
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 21 finding 5: with a TSC that never moves (0 on a host
+    /// without one) a wait whose condition never holds still ends, after
+    /// `STALL_POLLS` looks; before, `poll_until` spun forever there.
+    #[test]
+    fn a_stalled_tsc_still_ends_the_wait() {
+        let mut looks = 0u64;
+        let gave_up = poll_until_on(
+            || {
+                looks += 1;
+                false
+            },
+            1_000,
+            || 0,
+        );
+        assert_eq!(gave_up, Some(0));
+        assert_eq!(looks, u64::from(crate::time::STALL_POLLS) + 1);
+        // A moving clock ends the wait at its deadline as before.
+        let t = core::cell::Cell::new(0u64);
+        let gave_up = poll_until_on(
+            || false,
+            1_000,
+            || {
+                t.set(t.get() + 10);
+                t.get()
+            },
+        );
+        assert_eq!(gave_up, Some(1_000));
+    }
 }

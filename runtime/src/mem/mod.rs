@@ -133,8 +133,9 @@ impl DmaChunk<'static> {
         }
         // SAFETY: the bytes are a `'static` exclusive borrow given up
         // here, so they stay valid and nothing else on the host touches
-        // them; the arena's creator promised the device sees them at
-        // `bus` (`DmaArena::new`), and the pointer is 4-byte aligned.
+        // them; the arena's creator promised (the safety contract of the
+        // `unsafe fn DmaArena::new`) that the device sees them at `bus`;
+        // the pointer is 4-byte aligned.
         Some(unsafe { crate::psp::DmaBuf::new(cpu, len, bus) })
     }
 }
@@ -144,6 +145,16 @@ impl DmaChunk<'static> {
 /// The arena is the caller's buffer (a VFIO-mapped hugepage, or a static
 /// in the unikernel) together with the bus address the IOMMU (or identity
 /// mapping) gives its first byte.
+///
+/// Making one is `unsafe`: [`DmaChunk::into_psp_buf`] hands the PSP the
+/// chunk's bus address and lets the device write there, so a wrong bus
+/// address lets the device write host memory the arena does not own.
+/// Safe code cannot make an arena:
+///
+/// ```compile_fail
+/// let mut buf = [0u8; 64];
+/// let _ = barebell::mem::DmaArena::new(&mut buf, 0x1000);
+/// ```
 #[derive(Debug)]
 pub struct DmaArena<'a> {
     rest: &'a mut [u8],
@@ -152,10 +163,16 @@ pub struct DmaArena<'a> {
 }
 
 impl<'a> DmaArena<'a> {
-    /// `mem` must be what the device sees at bus address `bus`, contiguous
-    /// on the bus. A wrong `bus` cannot harm the host, only misdirect the
-    /// device, so this is not `unsafe`.
-    pub fn new(mem: &'a mut [u8], bus: u64) -> Result<Self, MemError> {
+    /// An arena over `mem`, which the device sees at bus address `bus`.
+    ///
+    /// # Safety
+    /// The device must reach exactly `mem`'s bytes, contiguously, at
+    /// `bus..bus + mem.len()` (an IOMMU mapping of this buffer, or the
+    /// identity map), for as long as anything made from the arena is in
+    /// the device's hands, which may outlast `'a` for a chunk turned into a
+    /// [`crate::psp::DmaBuf`] (`'static` only). A wrong `bus` lets the
+    /// device read and write host memory the arena does not own.
+    pub unsafe fn new(mem: &'a mut [u8], bus: u64) -> Result<Self, MemError> {
         let size = mem.len() as u64;
         if bus.checked_add(size).is_none() {
             return Err(MemError::Overflow { base: bus, size });
@@ -341,7 +358,8 @@ mod tests {
     fn dma_alignment_is_of_the_bus_address() {
         let mut buf = [0xAAu8; 256];
         // Bus address 0x1010: the first 64-byte-aligned address is 0x1040.
-        let mut a = DmaArena::new(&mut buf, 0x1010).unwrap();
+        // SAFETY: no device is involved; only the arithmetic is tested.
+        let mut a = unsafe { DmaArena::new(&mut buf, 0x1010) }.unwrap();
         let mut c = a.alloc(16, 64).unwrap();
         assert_eq!(c.bus_addr(), 0x1040);
         assert_eq!(c.len(), 16);
@@ -353,7 +371,8 @@ mod tests {
     #[test]
     fn dma_errors() {
         let mut buf = [0u8; 64];
-        let mut a = DmaArena::new(&mut buf, 0).unwrap();
+        // SAFETY: no device is involved; only the arithmetic is tested.
+        let mut a = unsafe { DmaArena::new(&mut buf, 0) }.unwrap();
         assert_eq!(
             a.alloc(8, 3).unwrap_err(),
             MemError::BadAlignment { align: 3 }
@@ -380,13 +399,15 @@ mod tests {
     fn dma_bus_overflow() {
         let mut buf = [0u8; 16];
         assert_eq!(
-            DmaArena::new(&mut buf, u64::MAX - 4).unwrap_err(),
+            // SAFETY: no device is involved; only the arithmetic is tested.
+            unsafe { DmaArena::new(&mut buf, u64::MAX - 4) }.unwrap_err(),
             MemError::Overflow {
                 base: u64::MAX - 4,
                 size: 16
             }
         );
-        let mut a = DmaArena::new(&mut buf, u64::MAX - 16).unwrap();
+        // SAFETY: no device is involved; only the arithmetic is tested.
+        let mut a = unsafe { DmaArena::new(&mut buf, u64::MAX - 16) }.unwrap();
         assert!(matches!(
             a.alloc(1, 1 << 63),
             Err(MemError::Overflow { .. })

@@ -70,6 +70,9 @@ pub struct NbioRegs {
     /// S2A doorbell entries 0 and 3, which route doorbells to the GC
     /// ([`gc_doorbell_init`]).
     pub s2a_entries: [Reg; 2],
+    /// S2A doorbell entry 2, which routes a doorbell range to SDMA
+    /// ([`sdma_doorbell_range`]).
+    pub s2a_sdma_entry: Reg,
 }
 
 /// NBIO 4.3.0 (Navi31), from `nbio_4_3_0_offset.h`.
@@ -95,6 +98,7 @@ pub const NBIO_4_3_0: NbioRegs = NbioRegs {
         nbio_4_3_0::init::S2A_DOORBELL_ENTRY_0_CTRL,
         nbio_4_3_0::init::S2A_DOORBELL_ENTRY_3_CTRL,
     ],
+    s2a_sdma_entry: nbio_4_3_0::init::S2A_DOORBELL_ENTRY_2_CTRL,
     rsmu_index: nbio_4_3_0::BIF_BX_PF0_RSMU_INDEX,
     rsmu_data: nbio_4_3_0::BIF_BX_PF0_RSMU_DATA,
     symbols: &[nbio_4_3_0::init::ALL, nbio_4_3_0::ALL],
@@ -117,6 +121,7 @@ pub const NBIF_6_3_1: NbioRegs = NbioRegs {
         nbif_6_3_1::GDC_S2A0_S2A_DOORBELL_ENTRY_0_CTRL,
         nbif_6_3_1::GDC_S2A0_S2A_DOORBELL_ENTRY_3_CTRL,
     ],
+    s2a_sdma_entry: nbif_6_3_1::GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL,
     symbols: &[nbif_6_3_1::ALL],
 };
 
@@ -422,9 +427,53 @@ pub const FACTS: &[barebell_facts::Fact] = &[
     ),
 ];
 
+/// AWID of the SDMA doorbell port (entry 2), as
+/// `nbio_v4_3_sdma_doorbell_range()` / `nbif_v6_3_1_sdma_doorbell_range()`
+/// and tinygrad's `AM_SDMA.init_hw` program it.
+pub const SDMA_S2A_AWID: u8 = 0xe;
+
+/// Entry 2 as `nbio_v4_3_sdma_doorbell_range()` writes it for SDMA
+/// instance 0: enabled, AWID 0xe, `AWADDR_31_28_VALUE` 3, the range
+/// starting at doorbell dword `dword` and `size` dwords long.
+pub fn sdma_s2a_entry(dword: u32, size: u8) -> S2aDoorbellEntryCtrl {
+    S2aDoorbellEntryCtrl::new()
+        .with_enable(true)
+        .with_awid(SDMA_S2A_AWID)
+        .with_range_offset((dword & 0x3ff) as u16)
+        .with_range_size(size)
+        .with_awaddr_31_28_value(3)
+}
+
+/// Routes doorbells `dword..dword + size` to SDMA engine 0 through S2A
+/// entry 2 (`sdma_v6_0_gfx_resume()` calls `sdma_doorbell_range` for
+/// instance 0 after loading the queue's doorbell; tinygrad's
+/// `AM_SDMA.init_hw` programs the same entry with size 4).
+pub fn sdma_doorbell_range<B: RegisterBus + ?Sized>(
+    bus: &B,
+    nbio: &Nbio,
+    dword: u32,
+    size: u8,
+) -> Result<(), NbioError> {
+    let b = nbio.block(bus);
+    b.write(
+        nbio.regs.s2a_sdma_entry,
+        sdma_s2a_entry(dword, size).into_bits(),
+    )?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sdma_s2a_entry_as_linux_writes_it() {
+        // ENABLE (bit 0), AWID 0xe (bits 5:1), RANGE_OFFSET 0x200 (16:7),
+        // RANGE_SIZE 20 (24:17), AWADDR_31_28_VALUE 3 (31:28), by hand.
+        let want = 1 | 0xe << 1 | 0x200 << 7 | 20 << 17 | 3 << 28;
+        assert_eq!(sdma_s2a_entry(0x200, 20).into_bits(), want);
+        assert_eq!(want, 0x3029_001D);
+    }
 
     #[test]
     fn remap_offsets_outside_the_field_are_refused() {

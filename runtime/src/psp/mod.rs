@@ -235,6 +235,8 @@ pub enum PspError {
         step: &'static str,
         needs: &'static str,
     },
+    /// LOAD_TOC answered a TMR size no TMR can have (0).
+    BadTmrSize { size: u32 },
 }
 
 impl From<WaitError> for PspError {
@@ -304,6 +306,9 @@ impl core::fmt::Display for PspError {
                 "GPCOM command {cmd_id:#x} (fw_type {fw_type}) failed with status {status:#x}"
             ),
             PspError::OutOfOrder { step, needs } => write!(f, "{step} needs {needs} first"),
+            PspError::BadTmrSize { size } => {
+                write!(f, "LOAD_TOC asked for a TMR of {size:#x} bytes")
+            }
         }
     }
 }
@@ -636,7 +641,7 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
     /// Waits for `cond.byte_offset` to differ from `cond.want`
     /// (`psp_wait_for(..., check_changed = true)`).
     fn wait_changed(&self, cond: RegCondition, timeout_ns: u64) -> Result<u32, PspError> {
-        let deadline = Deadline::after(self.clock, timeout_ns);
+        let mut deadline = Deadline::after(self.clock, timeout_ns);
         loop {
             let v = self.bus.read32(cond.byte_offset);
             if v == ALL_ONES {
@@ -748,7 +753,7 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
         };
         self.bus.write32(self.at.c67, next);
 
-        let deadline = Deadline::after(self.clock, FENCE_TIMEOUT_NS);
+        let mut deadline = Deadline::after(self.clock, FENCE_TIMEOUT_NS);
         let mut last = 0;
         loop {
             if let Some(v) = self.buf.fence.load_u32(0) {
@@ -808,7 +813,12 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
         let len = self.buf.fw_pri.len();
         self.buf.fw_pri.write("toc", 0, toc, len)?;
         let cmd = CmdResp::load_toc(self.buf.fw_pri.mc_addr(), toc.len() as u32);
-        Ok(self.submit(&cmd)?.tmr_size.get())
+        // A device-reported size: range-checked here, where it enters.
+        // Too large for the VRAM left is the TMR source's typed error.
+        match self.submit(&cmd)?.tmr_size.get() {
+            0 => Err(PspError::BadTmrSize { size: 0 }),
+            size => Ok(size),
+        }
     }
 
     /// SETUP_TMR with the TMR at `tmr_mc` (follows `psp_tmr_load()` and

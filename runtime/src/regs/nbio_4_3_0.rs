@@ -31,6 +31,7 @@ pub mod init {
         BIF_BX_PF0_GPU_HDP_FLUSH_REQ = 0x0106, 2;
         BIF_BX_PF0_GPU_HDP_FLUSH_DONE = 0x0107, 2;
         S2A_DOORBELL_ENTRY_0_CTRL = 0x4f7640, 3;
+        S2A_DOORBELL_ENTRY_2_CTRL = 0x4f7642, 3;
         S2A_DOORBELL_ENTRY_3_CTRL = 0x4f7643, 3;
     }
 

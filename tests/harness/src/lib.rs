@@ -113,3 +113,17 @@ pub fn virtual_gpu(part: barebell_model::Part, seed: u64) -> barebell_model::Vir
     barebell_model::VirtualGpu::new(part, &fw, mem, barebell_model::Seed(seed))
         .expect("building the virtual GPU")
 }
+
+/// [`virtual_gpu`] with `vram` bytes of VRAM backing and a DMA region of
+/// `dma` bytes (big user buffers: the SDMA copy tests).
+pub fn virtual_gpu_sized(
+    part: barebell_model::Part,
+    seed: u64,
+    vram: usize,
+    dma: usize,
+) -> barebell_model::VirtualGpu {
+    let fw = FirmwareDir::system();
+    let mem = barebell_model::vgpu::HostMemory::allocate_sized(vram, dma).expect("host memory");
+    barebell_model::VirtualGpu::new(part, &fw, mem, barebell_model::Seed(seed))
+        .expect("building the virtual GPU")
+}

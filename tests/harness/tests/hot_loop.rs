@@ -32,7 +32,7 @@ impl Clock for NoSyscallClock {
 fn queue() -> AqlQueue<'static, 256> {
     // SAFETY: a static, accessed only atomically.
     let d = unsafe { Doorbell::from_ptr(NonNull::from(&DOORBELL).cast()) }.unwrap();
-    AqlQueue::new(&MEM, d, QueueConfig::default())
+    AqlQueue::new(&MEM, d, QueueConfig::default()).unwrap()
 }
 
 /// Acts as the CP: marks everything consumed so the ring never fills.

@@ -40,7 +40,7 @@ fn rig(generation: Generation, seed: u64) -> (ModelGpu, &'static KiqModel, Mappe
     let pause: Box<dyn FnMut()> = Box::new(move || {
         model.service();
     });
-    let kiq = Kiq::new(ring, clock(), pause, generation, Doorbells::linux_default());
+    let kiq = Kiq::new(ring, clock(), pause, generation, Doorbells::linux_default()).unwrap();
     (gpu, model, kiq)
 }
 
@@ -158,6 +158,33 @@ fn silent_kiq_is_a_typed_timeout_naming_the_packet() {
     }
 }
 
+/// Issue 21 finding 3: a MAP_QUEUES that timed out may still run; its
+/// HQD slot must stay reserved, so a later map takes another slot instead
+/// of colliding with the late one on the MEC.
+#[test]
+fn timed_out_map_keeps_its_slot_when_the_kiq_runs_it_late() {
+    let (gpu, model, mut kiq) = rig(Generation::Gfx11, 21);
+    kiq.set_resources(0xFFFF_FFFF).unwrap();
+    kiq.timeout_ns = 50_000;
+    let a = gpu.queue::<16>(0x34, QueueConfig::default()).unwrap();
+    let b = gpu.queue::<16>(0x35, QueueConfig::default()).unwrap();
+    model.set_silent(true);
+    assert!(matches!(
+        kiq.map(&a.resources(1)),
+        Err(MapError::Kiq(KiqTimeout {
+            packet: "MAP_QUEUES",
+            ..
+        }))
+    ));
+    // The KIQ wakes up and runs a's MAP_QUEUES before b's.
+    model.set_silent(false);
+    let m = kiq
+        .map(&b.resources(1))
+        .expect("b maps on a free slot after a's late MAP_QUEUES");
+    assert_ne!((m.pipe, m.queue), (0, 0), "b took the timed-out map's slot");
+    assert!(!model.is_halted());
+}
+
 #[test]
 fn a_map_the_mec_refuses_halts_the_kiq() {
     // Two queues forced onto the same slot: the second MAP_QUEUES names a
@@ -243,7 +270,8 @@ fn kiq_from_registers(generation: Generation) {
         memory: mem,
         doorbell: gpu.doorbell(doorbell_index::MES_RING1).unwrap(),
     };
-    let mut kiq: Mapper = Kiq::new(ring, clock(), pause, generation, Doorbells::linux_default());
+    let mut kiq: Mapper =
+        Kiq::new(ring, clock(), pause, generation, Doorbells::linux_default()).unwrap();
     kiq.set_resources(0xFFFF_FFFF).unwrap();
     let ran = Arc::new(Mutex::new(0usize));
     let r2 = ran.clone();
@@ -312,4 +340,33 @@ fn map_outside_the_queue_mask_halts_the_kiq() {
             }
         })
     );
+}
+
+/// Issue 21 finding 1 (`KiqMemory`): one writer per KIQ ring.
+#[test]
+fn a_second_mapper_over_one_kiq_ring_is_refused() {
+    let gpu = ModelGpu::new(Generation::Gfx11, Seed(5)).unwrap();
+    let (ring, _model): (KiqRing<'static, RING>, _) = gpu.kiq::<RING>().unwrap();
+    let mk = || -> Result<Mapper, _> {
+        Kiq::new(
+            ring,
+            clock(),
+            nop(),
+            Generation::Gfx11,
+            Doorbells::linux_default(),
+        )
+    };
+    let first = mk().unwrap();
+    assert_eq!(
+        mk().map(|_| ()).unwrap_err(),
+        barebell::gfx::error::RingInUse {
+            ring: ring.memory.ring_address()
+        }
+    );
+    drop(first);
+    assert!(mk().is_ok());
+}
+
+fn nop() -> Box<dyn FnMut()> {
+    Box::new(|| {})
 }

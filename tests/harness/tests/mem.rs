@@ -26,7 +26,9 @@ fn device_reads_what_the_cpu_wrote_at_the_chunk_bus_address() {
     // SAFETY: leaked, so it outlives `dma`; the host writes before the
     // model reads.
     unsafe { dma.map(bus, 3 << 20) };
-    let mut arena = DmaArena::new(mem, bus).unwrap();
+    // SAFETY: in the model a bus address is the host address, and `mem`
+    // is leaked.
+    let mut arena = unsafe { DmaArena::new(mem, bus) }.unwrap();
     // Knock the cursor off alignment first, as a small buffer would.
     let _fence = arena.alloc(4, 4).unwrap();
     let mut a = arena.alloc(4096, PSP_ALIGN).unwrap();
@@ -50,7 +52,9 @@ fn device_reads_what_the_cpu_wrote_at_the_chunk_bus_address() {
 #[test]
 fn psp_buffers_from_the_arena() {
     let (mem, bus) = leaked(4 << 20);
-    let mut arena = DmaArena::new(mem, bus).unwrap();
+    // SAFETY: in the model a bus address is the host address, and `mem`
+    // is leaked.
+    let mut arena = unsafe { DmaArena::new(mem, bus) }.unwrap();
     let fence = arena
         .alloc(4096, PAGE_ALIGN)
         .unwrap()
@@ -94,7 +98,9 @@ fn psp_buffers_from_the_arena() {
 
     // A second set whose fw_pri is only page aligned.
     let (mem, bus) = leaked(2 << 20);
-    let mut arena = DmaArena::new(mem, bus).unwrap();
+    // SAFETY: in the model a bus address is the host address, and `mem`
+    // is leaked.
+    let mut arena = unsafe { DmaArena::new(mem, bus) }.unwrap();
     let _skew = arena.alloc(4096, PSP_ALIGN).unwrap();
     let bad = arena
         .alloc(4096, PAGE_ALIGN)
@@ -138,7 +144,8 @@ fn arena_exhaustion_reports_what_is_left() {
     // 7168 bytes whose bus base is 1 KiB into a page: 3072 bytes of
     // padding to reach the next page leave 4096 usable.
     let (mem, _) = leaked(8192);
-    let mut arena = DmaArena::new(&mut mem[1024..], 1024).unwrap();
+    // SAFETY: no device reads this arena; only the arithmetic is tested.
+    let mut arena = unsafe { DmaArena::new(&mut mem[1024..], 1024) }.unwrap();
     assert_eq!(
         arena.alloc(4097, 4096).unwrap_err(),
         MemError::OutOfSpace {

@@ -73,7 +73,7 @@ fn rig_for<A: MesApi>(seed: u64) -> Rig<A> {
     let pause: Box<dyn FnMut()> = Box::new(move || {
         model.service();
     });
-    let mut mes = Mes::new(ring, clock(), pause, Doorbells::linux_default());
+    let mut mes = Mes::new(ring, clock(), pause, Doorbells::linux_default()).unwrap();
     for (key, ptb) in [(1u8, PTB[0]), (2, PTB[1])] {
         mes.register_process(
             key,
@@ -537,8 +537,54 @@ fn silent_mes_is_a_typed_timeout_naming_the_frame() {
             ..
         })
     ));
-    // The doorbell was given back.
-    assert!(!r.mes.doorbells().is_used(0x23));
+    // MES may still run the frame: the doorbell stays reserved.
+    assert!(r.mes.doorbells().is_used(0x23));
+}
+
+/// Issue 21 finding 3: an ADD_QUEUE times out, MES then wakes up and
+/// runs it late, and the next ADD_QUEUE (of a queue whose memory is not
+/// in the page table) is refused. The late success of the first frame
+/// must not read as success of the second (one status slot reused), and
+/// the first frame's doorbell must stay reserved while MES may map it.
+#[test]
+fn late_completion_of_a_timed_out_add_queue_is_not_the_next_ones() {
+    let mut r = rig(21);
+    up(&mut r);
+    r.mes.timeout_ns = 50_000;
+    let q1 = queue(&r, 1, 0x23);
+    r.model.set_faults(MesFaults {
+        silent: true,
+        error_status: false,
+    });
+    let err = r.mes.map(&q1.resources(1)).unwrap_err();
+    assert!(matches!(
+        err,
+        MapError::Mes(MesError::Timeout {
+            frame: "ADD_QUEUE",
+            ..
+        })
+    ));
+    assert!(
+        r.mes.doorbells().is_used(0x23),
+        "the timed-out ADD_QUEUE's doorbell was released while MES may still map it"
+    );
+    // MES wakes up: the backlog (q1's ADD_QUEUE) runs first, then the
+    // next frame, which MES refuses (q2's memory is not mapped).
+    r.model.set_faults(MesFaults::default());
+    let q2 = r.gpu.queue::<16>(0x24, QueueConfig::default()).unwrap();
+    let second = r.mes.map(&q2.resources(1));
+    assert_eq!(
+        second.map(|m| m.doorbell),
+        Err(MapError::Mes(FAILED_ADD)),
+        "MES refused the second ADD_QUEUE"
+    );
+    assert!(matches!(
+        last_refusal(r.model),
+        Some((opcode::ADD_QUEUE, _))
+    ));
+    // q1 was mapped late: its doorbell stays reserved; q2's is free.
+    assert!(r.mes.doorbells().is_used(0x23));
+    assert!(!r.mes.doorbells().is_used(0x24));
 }
 
 #[test]
@@ -792,7 +838,8 @@ fn mes_and_cp_on_a_thread_with_real_time() {
         StdClock::default(),
         core::hint::spin_loop,
         Doorbells::linux_default(),
-    );
+    )
+    .unwrap();
     mes.register_process(
         1,
         Process {
@@ -1137,4 +1184,28 @@ fn rule_process_va_range_is_in_pages() {
             end: last
         }
     );
+}
+
+/// Issue 21 finding 1 (`MesMemory`): the ring has one writer. A second
+/// mapper over the same ring is refused while the first lives (the two
+/// would race on the plain ring dwords), and allowed once it is dropped.
+#[test]
+fn a_second_mapper_over_one_ring_is_refused() {
+    let gpu = ModelGpu::new(Generation::Gfx11, Seed(5)).unwrap();
+    let (ring, _model): (MesRing<'static, RING>, _) = gpu.mes::<RING>().unwrap();
+    let first: Mapper = Mes::new(ring, clock(), nop(), Doorbells::linux_default()).unwrap();
+    let second: Result<Mapper, _> = Mes::new(ring, clock(), nop(), Doorbells::linux_default());
+    assert_eq!(
+        second.map(|_| ()).unwrap_err(),
+        barebell::gfx::error::RingInUse {
+            ring: ring.memory.ring_address()
+        }
+    );
+    drop(first);
+    let again: Result<Mapper, _> = Mes::new(ring, clock(), nop(), Doorbells::linux_default());
+    assert!(again.is_ok());
+}
+
+fn nop() -> Box<dyn FnMut()> {
+    Box::new(|| {})
 }

@@ -154,7 +154,8 @@ fn timer_sent<A: MesApi>(firmware: u32) -> u32 {
         TickingClock::new(1_000),
         pause,
         Doorbells::linux_default(),
-    );
+    )
+    .unwrap();
     mes.set_versions(v);
     if A::GENERATION == barebell::ip::Generation::Gfx12 {
         barebell::gfx::mes::rings::enable_unmapped_doorbell_handling(gpu.mec, &GC_BASES).unwrap();

@@ -919,6 +919,18 @@ fn tmr_must_be_vram_at_its_physical_address() {
     assert_eq!(r.tmr.phys_addr % psp::TMR_ALIGN, 0);
 }
 
+/// Issue 21 finding 4: LOAD_TOC's TMR size is a device-reported number;
+/// an answer of 0 is refused with a typed error where it enters, before
+/// a zero-byte TMR is allocated or sent in SETUP_TMR.
+#[test]
+fn a_zero_tmr_size_from_load_toc_is_refused() {
+    let mut r = rig(&navi31(), |e| e.tmr_size = 0);
+    let mut p = psp_of(&mut r);
+    boot_and_ring(&r, &mut p);
+    let got = p.load_toc(r.sos.bytes(r.sos.section("toc").unwrap()));
+    assert_eq!(got, Err(PspError::BadTmrSize { size: 0 }));
+}
+
 /// SETUP_TMR carries the size LOAD_TOC asked for, as both drivers send
 /// it (`psp_tmr_init()` allocates `resp.tmr_size` bytes and
 /// `psp_prep_tmr_cmd_buf()` sends the buffer's size; tinygrad sends

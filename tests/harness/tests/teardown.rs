@@ -175,10 +175,10 @@ struct Corrupt(FirmwareDir, &'static str);
 impl FirmwareSource for Corrupt {
     fn load(&self, name: &str) -> Result<Vec<u8>, FirmwareError> {
         let mut b = self.0.load(name)?;
-        if name.contains(self.1) {
-            if let Some(last) = b.last_mut() {
-                *last ^= 0xff;
-            }
+        if name.contains(self.1)
+            && let Some(last) = b.last_mut()
+        {
+            *last ^= 0xff;
         }
         Ok(b)
     }

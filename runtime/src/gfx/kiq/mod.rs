@@ -18,7 +18,7 @@ pub mod hqd;
 
 use crate::gfx::doorbells::Doorbells;
 use crate::gfx::error::KiqTimeout;
-use crate::gfx::error::MapError;
+use crate::gfx::error::{MapError, RingInUse};
 use crate::gfx::mapper::{Mapping, QueueMapper, QueueResources};
 use crate::gfx::mqd::build_aql;
 use crate::ip::Generation;
@@ -27,7 +27,7 @@ use crate::time::Pause;
 use crate::time::{Clock, Deadline};
 use barebell_firmware_if::pm4::{self, QueueEngine, unmap_action, write_dst};
 use core::cell::UnsafeCell;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Ring, wptr slot and fence slot of the KIQ, page-aligned.
 #[repr(C, align(4096))]
@@ -38,11 +38,15 @@ pub struct KiqMemory<const RING_DWORDS: usize> {
     fence: AtomicU64,
     /// Where the KIQ reports its read pointer (`CP_HQD_PQ_RPTR_REPORT_ADDR`).
     rptr: AtomicU64,
+    /// Set while a [`Kiq`] writes this ring: the one writer.
+    writer: AtomicBool,
 }
 
-// SAFETY: the CPU writes ring dwords only above the KIQ's read position
-// (one operation is outstanding at a time and completes before the next is
-// written); the wptr and fence are atomics.
+// SAFETY: the CPU writes ring dwords only from the one `Kiq` holding
+// `writer` (claimed by compare-exchange in `Kiq::new`, released on drop),
+// and only above the KIQ's read position (one operation is outstanding at
+// a time and completes before the next is written); the wptr and fence
+// are atomics.
 unsafe impl<const N: usize> Sync for KiqMemory<N> {}
 
 impl<const RING_DWORDS: usize> KiqMemory<RING_DWORDS> {
@@ -58,6 +62,7 @@ impl<const RING_DWORDS: usize> KiqMemory<RING_DWORDS> {
             wptr: AtomicU64::new(0),
             fence: AtomicU64::new(0),
             rptr: AtomicU64::new(0),
+            writer: AtomicBool::new(false),
         }
     }
     pub fn ring_address(&self) -> u64 {
@@ -121,15 +126,26 @@ impl<C, P, const N: usize> core::fmt::Debug for Kiq<'_, C, P, N> {
 }
 
 impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS> {
+    /// A mapper over a running KIQ ring; it is the ring's one writer
+    /// until dropped (a second one meanwhile is [`RingInUse`]).
     pub fn new(
         ring: KiqRing<'a, RING_DWORDS>,
         clock: C,
         pause: P,
         generation: Generation,
         doorbells: Doorbells,
-    ) -> Self {
+    ) -> Result<Self, RingInUse> {
+        let m = ring.memory;
+        if m.writer
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return Err(RingInUse {
+                ring: m.ring_address(),
+            });
+        }
         let seq = ring.memory.fence.load(Ordering::Acquire) as u32;
-        Kiq {
+        Ok(Kiq {
             ring,
             clock,
             pause,
@@ -140,7 +156,7 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
             allowed: [0xFF; PIPES as usize],
             resources: false,
             timeout_ns: KIQ_TIMEOUT_NS,
-        }
+        })
     }
 
     /// Restricts the MEC1 slots used (bit `q` of `mask[pipe]`).
@@ -169,7 +185,9 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
         }
         mem.wptr.store(wptr, Ordering::Release);
         self.ring.doorbell.ring(wptr);
-        let deadline = Deadline::after(&self.clock, self.timeout_ns);
+        let mut deadline = Deadline::after(&self.clock, self.timeout_ns);
+        // A late fence of an earlier packet that timed out carries an older
+        // sequence number and cannot satisfy this wait.
         loop {
             let f = mem.fence.load(Ordering::Acquire) as u32;
             if f.wrapping_sub(seq) < u32::MAX / 2 {
@@ -219,6 +237,12 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
     }
 }
 
+impl<C, P, const N: usize> Drop for Kiq<'_, C, P, N> {
+    fn drop(&mut self) {
+        self.ring.memory.writer.store(false, Ordering::Release);
+    }
+}
+
 impl<C: Clock, P: Pause, const N: usize> QueueMapper for Kiq<'_, C, P, N> {
     fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
         if !self.resources {
@@ -239,13 +263,15 @@ impl<C: Clock, P: Pause, const N: usize> QueueMapper for Kiq<'_, C, P, N> {
             params.mqd_address,
             params.write_index_address,
         );
-        if let Err(e) = self.submit("MAP_QUEUES", &packet) {
-            // The KIQ may still execute the packet later; the doorbell
-            // stays claimed so nothing else is put on it.
-            return Err(MapError::Kiq(e));
-        }
+        // The slot is taken before the packet is sent: if the KIQ times
+        // out it may still run MAP_QUEUES later, so the slot and the
+        // doorbell both stay reserved (a later map must not land a second
+        // queue on the same HQD).
         if let Some(b) = self.busy.get_mut(usize::from(pipe)) {
             *b |= 1 << queue;
+        }
+        if let Err(e) = self.submit("MAP_QUEUES", &packet) {
+            return Err(MapError::Kiq(e));
         }
         Ok(Mapping {
             doorbell: q.doorbell,

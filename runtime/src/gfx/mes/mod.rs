@@ -34,7 +34,7 @@ pub mod rings;
 pub mod start;
 
 use crate::gfx::doorbells::Doorbells;
-use crate::gfx::error::MapError;
+use crate::gfx::error::{MapError, RingInUse};
 use crate::gfx::error::{MesError, MesStatus};
 use crate::gfx::mapper::{Mapping, QueueMapper, QueueResources};
 use crate::gfx::mqd::{AqlMqdParams, build_aql};
@@ -45,7 +45,7 @@ use crate::time::{Clock, Deadline};
 use barebell_firmware_if::mes_api::{FRAME_DWORDS, Frame, Le32, Le64};
 use barebell_firmware_if::mes_api::{v11, v12};
 use core::cell::UnsafeCell;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use zerocopy::IntoBytes;
 
 /// `AMDGPU_MES_PROC_CTX_SIZE` / `AMDGPU_MES_GANG_CTX_SIZE` (`amdgpu_mes.h`;
@@ -121,11 +121,15 @@ pub struct MesMemory<const RING_DWORDS: usize> {
     _pad: [u64; 3],
     /// `g_sch_ctx_gpu_mc_ptr`: the scheduler's context (MES-owned).
     sch_ctx: UnsafeCell<[u8; 4096]>,
+    /// Set while a [`Mes`] writes this ring: the one writer.
+    writer: AtomicBool,
 }
 
-// SAFETY: the ring is written by the CPU only between a completed fence
-// and the next wptr store (MES reads only below the announced wptr); the
-// other words are atomics; `sch_ctx` is only ever touched by the device.
+// SAFETY: the ring is written by the CPU only by the one `Mes` that holds
+// `writer` (claimed by compare-exchange in `Mes::new`, released on drop),
+// and only between a completed fence and the next wptr store (MES reads
+// only below the announced wptr); the other words are atomics; `sch_ctx`
+// is only ever touched by the device.
 unsafe impl<const N: usize> Sync for MesMemory<N> {}
 
 impl<const RING_DWORDS: usize> MesMemory<RING_DWORDS> {
@@ -145,6 +149,7 @@ impl<const RING_DWORDS: usize> MesMemory<RING_DWORDS> {
             rptr: AtomicU64::new(0),
             _pad: [0; 3],
             sch_ctx: UnsafeCell::new([0; 4096]),
+            writer: AtomicBool::new(false),
         }
     }
 
@@ -266,7 +271,20 @@ pub struct Mes<'a, C, P, const RING_DWORDS: usize, A: MesApi = V11> {
     doorbells: Doorbells,
     processes: [Option<Process<'a>>; 16],
     versions: Option<crate::gfx::mes::start::MesVersions>,
+    /// A frame that timed out and that MES may still run.
+    pending: Option<Pending>,
     pub timeout_ns: u64,
+}
+
+/// A frame that timed out: MES may still run it (and write the status
+/// slot), so the slot is not reused, and the doorbell of an ADD_QUEUE is
+/// not released, until the ring fence shows MES is past it.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    frame: &'static str,
+    seq: u64,
+    /// The doorbell a timed-out ADD_QUEUE claimed.
+    doorbell: Option<u32>,
 }
 
 impl<C, P, const N: usize, A: MesApi> core::fmt::Debug for Mes<'_, C, P, N, A> {
@@ -282,9 +300,26 @@ impl<C, P, const N: usize, A: MesApi> core::fmt::Debug for Mes<'_, C, P, N, A> {
 impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, RING_DWORDS, A> {
     /// A mapper over an already-mapped scheduler ring. `doorbells` is the
     /// MEC range user queues may take (checked again by MES).
-    pub fn new(ring: MesRing<'a, RING_DWORDS>, clock: C, pause: P, doorbells: Doorbells) -> Self {
+    ///
+    /// The mapper is the ring's one writer until it is dropped; a second
+    /// mapper over the same ring meanwhile is [`RingInUse`].
+    pub fn new(
+        ring: MesRing<'a, RING_DWORDS>,
+        clock: C,
+        pause: P,
+        doorbells: Doorbells,
+    ) -> Result<Self, RingInUse> {
+        let m = ring.memory;
+        if m.writer
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return Err(RingInUse {
+                ring: m.ring_address(),
+            });
+        }
         let seq = ring.memory.ring_fence.load(Ordering::Acquire);
-        Mes {
+        Ok(Mes {
             api: core::marker::PhantomData,
             ring,
             clock,
@@ -294,8 +329,9 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
             doorbells,
             processes: [None; 16],
             versions: None,
+            pending: None,
             timeout_ns: API_TIMEOUT_NS,
-        }
+        })
     }
 
     pub fn doorbells(&self) -> &Doorbells {
@@ -325,9 +361,60 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
         Ok(())
     }
 
+    /// Waits until the ring fence reaches `seq`.
+    fn wait_fence(&mut self, name: &'static str, seq: u64) -> Result<(), MesError> {
+        let mem = self.ring.memory;
+        let mut deadline = Deadline::after(&self.clock, self.timeout_ns);
+        loop {
+            let fence = mem.ring_fence.load(Ordering::Acquire);
+            if fence.wrapping_sub(seq) < u64::MAX / 2 {
+                return Ok(());
+            }
+            if deadline.expired(&self.clock) {
+                return Err(MesError::Timeout {
+                    frame: name,
+                    seq,
+                    fence,
+                    waited_ns: deadline.elapsed_ns(&self.clock),
+                });
+            }
+            self.pause.pause();
+        }
+    }
+
+    /// Settles a frame that timed out earlier: waits (bounded) until MES
+    /// is past it, then reads what it wrote to the status slot, which
+    /// nothing has reused since. A timed-out ADD_QUEUE that MES refused
+    /// gives its doorbell back; one that MES ran keeps it, since the queue
+    /// is mapped. Still not run: the old frame's timeout again, and the
+    /// slot and doorbell stay reserved.
+    fn settle(&mut self) -> Result<(), MesError> {
+        let Some(p) = self.pending else {
+            return Ok(());
+        };
+        self.wait_fence(p.frame, p.seq)?;
+        self.pending = None;
+        let status = self.ring.memory.status.load(Ordering::Acquire);
+        if let (Err(_), Some(d)) = (A::status(status), p.doorbell) {
+            self.doorbells.release(d);
+        }
+        Ok(())
+    }
+
+    /// Whether a timed-out frame is still unaccounted for (MES may run it).
+    pub fn has_pending_frame(&self) -> bool {
+        self.pending.is_some()
+    }
+
     /// Writes `frame` and a trailing QUERY_SCHEDULER_STATUS, rings, and
     /// waits (`mes_v11_0_submit_pkt_and_poll_completion()`).
+    ///
+    /// After a timeout MES may still run the frame and write the status
+    /// slot; the next call first waits for MES to be past it (see
+    /// [`Mes::has_pending_frame`]) so a late status is never read as
+    /// this frame's.
     pub fn submit<F: Frame>(&mut self, name: &'static str, mut frame: F) -> Result<(), MesError> {
+        self.settle()?;
         let mem = self.ring.memory;
         mem.status.store(0, Ordering::Relaxed);
         self.seq = self.seq.wrapping_add(1);
@@ -342,21 +429,13 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
         // `mes_v11_0_ring_set_wptr()`: the wptr slot, then the doorbell.
         mem.wptr.store(next, Ordering::Release);
         self.ring.doorbell.ring(next);
-        let deadline = Deadline::after(&self.clock, self.timeout_ns);
-        loop {
-            let fence = mem.ring_fence.load(Ordering::Acquire);
-            if fence.wrapping_sub(seq) < u64::MAX / 2 {
-                break;
-            }
-            if deadline.expired(&self.clock) {
-                return Err(MesError::Timeout {
-                    frame: name,
-                    seq,
-                    fence,
-                    waited_ns: deadline.elapsed_ns(&self.clock),
-                });
-            }
-            self.pause.pause();
+        if let Err(e) = self.wait_fence(name, seq) {
+            self.pending = Some(Pending {
+                frame: name,
+                seq,
+                doorbell: None,
+            });
+            return Err(e);
         }
         let status = mem.status.load(Ordering::Acquire);
         A::status(status).map_err(|status| MesError::Failed {
@@ -435,7 +514,14 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
         }
         let f = A::add_queue(&p, q, &params);
         if let Err(e) = self.submit("ADD_QUEUE", f) {
-            self.doorbells.release(q.doorbell);
+            match (&e, self.pending.as_mut()) {
+                // MES may still map the queue: the doorbell stays claimed
+                // until `settle` learns what MES did.
+                (MesError::Timeout { seq, .. }, Some(p)) if p.seq == *seq => {
+                    p.doorbell = Some(q.doorbell);
+                }
+                _ => self.doorbells.release(q.doorbell),
+            }
             return Err(e.into());
         }
         Ok(Mapping {
@@ -444,6 +530,41 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
             pipe: 0,
             queue: 0,
             vmid: q.vmid,
+        })
+    }
+
+    /// ADD_QUEUE for an SDMA queue (`add_queue_mes()` with
+    /// `KFD_QUEUE_TYPE_SDMA`): the MQD built by `update_mqd_sdma()` with
+    /// VMID 0 (MES assigns it), the SDMA queue type. The doorbell is an
+    /// SDMA one, outside the MEC range this client allocates from.
+    fn add_sdma(&mut self, q: &crate::gfx::mapper::SdmaResources<'_>) -> Result<Mapping, MapError> {
+        if !self.initialised {
+            return Err(MesError::NotInitialised { frame: "ADD_QUEUE" }.into());
+        }
+        let p = self
+            .processes
+            .get(usize::from(q.process))
+            .copied()
+            .flatten()
+            .ok_or(MesError::UnknownProcess { key: q.process })?;
+        let mut setup = q.setup;
+        setup.vmid = 0;
+        q.mqd
+            .write(&crate::sdma::build_mqd(q.version, &setup, 0, 0));
+        let f = A::add_sdma_queue(
+            &p,
+            q.mqd.address(),
+            setup.wptr_addr,
+            setup.doorbell_dword(),
+            setup.ring_bytes,
+        );
+        self.submit("ADD_QUEUE", f)?;
+        Ok(Mapping {
+            doorbell: setup.doorbell_index,
+            mqd_address: q.mqd.address(),
+            pipe: 0,
+            queue: 0,
+            vmid: q.process,
         })
     }
 
@@ -494,6 +615,16 @@ pub trait MesApi {
     /// Public so tests can send a deliberately wrong frame through
     /// [`Mes::submit`].
     fn add_queue(p: &Process<'_>, q: &QueueResources<'_>, params: &AqlMqdParams) -> Self::AddQueue;
+    /// The ADD_QUEUE frame for an SDMA queue (`MES_QUEUE_TYPE_SDMA`, not
+    /// AQL) with MQD `mqd_address`, write pointer `wptr`, doorbell dword
+    /// `doorbell_dword` and a ring of `ring_bytes`.
+    fn add_sdma_queue(
+        p: &Process<'_>,
+        mqd_address: u64,
+        wptr: u64,
+        doorbell_dword: u32,
+        ring_bytes: usize,
+    ) -> Self::AddQueue;
     fn remove_queue(doorbell_dword: u32, gang_context: u64) -> Self::RemoveQueue;
     fn suspend_all(fence: u64, value: u32) -> Self::Suspend;
     fn resume_all() -> Self::Resume;
@@ -607,6 +738,41 @@ macro_rules! mes_api {
                 f.flags = Le32::new(
                     $m::AddQueueFlags::new()
                         .with_is_aql_queue(true)
+                        .with_is_kfd_process(true)
+                        .into_bits(),
+                );
+                f
+            }
+
+            fn add_sdma_queue(
+                p: &Process<'_>,
+                mqd_address: u64,
+                wptr: u64,
+                doorbell_dword: u32,
+                ring_bytes: usize,
+            ) -> $m::AddQueue {
+                let mut f = $m::AddQueue::new();
+                f.process_id = Le32::new(p.pasid);
+                f.page_table_base_addr = Le64::new(p.page_table_base | PDE_VALID);
+                f.vm_context_cntl = Le32::new(p.vm_context_cntl);
+                f.process_va_start = Le64::new(p.va_start);
+                f.process_va_end = Le64::new(p.va_end);
+                f.process_quantum = Le64::new(100_000);
+                f.process_context_addr = Le64::new(p.context.process_context_address());
+                f.gang_quantum = Le64::new(10_000);
+                f.gang_context_addr = Le64::new(p.context.gang_context_address());
+                f.inprocess_gang_priority = Le32::new($m::priority::NORMAL);
+                f.gang_global_priority_level = Le32::new($m::priority::NORMAL);
+                f.doorbell_offset = Le32::new(doorbell_dword);
+                f.mqd_addr = Le64::new(mqd_address);
+                f.wptr_addr = Le64::new(wptr);
+                // `convert_to_mes_queue_type(AMDGPU_RING_TYPE_SDMA)`.
+                f.queue_type = Le32::new($m::queue_type::SDMA);
+                // `add_queue_mes()`: `queue_size = queue_size >> 2` (dwords),
+                // sent as `gds_size` by `mes_v11_0_add_hw_queue()`.
+                f.gds_size = Le32::new((ring_bytes / 4) as u32);
+                f.flags = Le32::new(
+                    $m::AddQueueFlags::new()
                         .with_is_kfd_process(true)
                         .into_bits(),
                 );
@@ -731,6 +897,12 @@ impl<C: Clock, P: Pause, const N: usize> Mes<'_, C, P, N, V12> {
     }
 }
 
+impl<C, P, const N: usize, A: MesApi> Drop for Mes<'_, C, P, N, A> {
+    fn drop(&mut self) {
+        self.ring.memory.writer.store(false, Ordering::Release);
+    }
+}
+
 impl<C: Clock, P: Pause, const N: usize, A: MesApi> QueueMapper for Mes<'_, C, P, N, A> {
     fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
         self.add_queue(q)
@@ -738,5 +910,9 @@ impl<C: Clock, P: Pause, const N: usize, A: MesApi> QueueMapper for Mes<'_, C, P
 
     fn unmap(&mut self, m: &Mapping) -> Result<(), MapError> {
         self.remove_queue(m)
+    }
+
+    fn map_sdma(&mut self, q: &crate::gfx::mapper::SdmaResources<'_>) -> Result<Mapping, MapError> {
+        self.add_sdma(q)
     }
 }

@@ -230,7 +230,7 @@ pub fn start<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
         .with_mes_pipe0_active(true)
         .with_mes_pipe1_active(s.kiq_pipe);
     gc.write(r.cntl, run.into_bits())?;
-    let delay = Deadline::after(clock, START_DELAY_NS);
+    let mut delay = Deadline::after(clock, START_DELAY_NS);
     while !delay.expired(clock) {
         core::hint::spin_loop();
     }

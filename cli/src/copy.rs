@@ -1,0 +1,319 @@
+//! `barebell copy`: SDMA copies (issue 19) on the device model, verified
+//! byte for byte, with submit-to-fence latency and bandwidth over a range
+//! of sizes.
+//!
+//! The bring-up runs to its queue step (direct compute queue), then SDMA
+//! engine 0 queue 0 is mapped ([`barebell_bringup::sdma`]). Host buffers
+//! are user memory (system memory, GPU VA = host address); device buffers
+//! are user VRAM ([`barebell_bringup::gmc::USER_VRAM_VA`]), reached by the
+//! host through BAR0. Each size is copied `--reps` times per direction;
+//! after each copy the destination is compared with the source. Time is
+//! host wall time from the submission call (HDP flush, packets, doorbell)
+//! to the host seeing the fence: on the model this is the model's
+//! execution speed on this machine, not a GPU's.
+
+use crate::target::{MODEL_BAR0_BYTES, PartArg};
+use barebell::platform::Platform;
+use barebell::sdma::{CopyDirection, pkt::COPY_MAX_BYTES};
+use barebell_bringup::sdma::CopyQueue;
+use barebell_bringup::{FirmwareDir, Mapping, Options, Quiet, Step};
+use barebell_model::vgpu::HostMemory;
+use barebell_model::{Seed, VirtualGpu};
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirectionArg {
+    H2d,
+    D2h,
+    D2d,
+}
+
+impl From<DirectionArg> for CopyDirection {
+    fn from(d: DirectionArg) -> Self {
+        match d {
+            DirectionArg::H2d => CopyDirection::HostToDevice,
+            DirectionArg::D2h => CopyDirection::DeviceToHost,
+            DirectionArg::D2d => CopyDirection::DeviceToDevice,
+        }
+    }
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyMappingArg {
+    /// Engine 0 queue 0 loaded by registers (tinygrad's AM, Linux's
+    /// `sdma_v6_0_gfx_resume()`).
+    Direct,
+    /// MES ADD_QUEUE with the SDMA queue type (KFD's `add_queue_mes()`);
+    /// the bring-up maps its compute queue by MES too.
+    Mes,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CopyArgs {
+    /// The model part.
+    #[arg(long, value_enum, default_value = "navi31")]
+    pub part: PartArg,
+    /// The largest copy; sizes 1, 4 KiB, 64 KiB, 1 MiB, 4 MiB, 16 MiB, ...
+    /// up to it are measured, and it itself.
+    #[arg(long, default_value_t = 64 << 20)]
+    pub bytes: u64,
+    /// Only this direction (default: all three).
+    #[arg(long, value_enum)]
+    pub direction: Option<DirectionArg>,
+    #[arg(long, value_enum, default_value = "direct")]
+    pub mapping: CopyMappingArg,
+    /// Copies per size and direction.
+    #[arg(long, default_value_t = 3)]
+    pub reps: u32,
+    /// Print one JSON document (docs/copy.md) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Where the amdgpu firmware blobs are.
+    #[arg(long, default_value = FirmwareDir::SYSTEM)]
+    pub firmware_dir: PathBuf,
+}
+
+#[derive(Serialize, Debug)]
+struct Latency {
+    min: u64,
+    median: u64,
+    max: u64,
+}
+
+#[derive(Serialize, Debug)]
+struct Row {
+    direction: &'static str,
+    bytes: u64,
+    packets: u64,
+    reps: u32,
+    verified: bool,
+    latency_ns: Latency,
+    /// Median time of the submission call alone (HDP flush, packets,
+    /// poll word, doorbell), ns.
+    submit_ns: u64,
+    /// bytes / median latency, in GiB/s.
+    bandwidth_gib_s: f64,
+}
+
+#[derive(Serialize, Debug)]
+struct Report {
+    part: &'static str,
+    engine: &'static str,
+    mapping: &'static str,
+    /// `null` when MES picked it.
+    vmid: Option<u8>,
+    doorbell: u32,
+    copy_max_bytes: u32,
+    clock: &'static str,
+    results: Vec<Row>,
+}
+
+pub fn run(args: CopyArgs) -> ExitCode {
+    match copy(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("barebell copy: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// 1, 4 KiB, 64 KiB, 1 MiB, ... (×16) below `max`, then `max`.
+fn sizes(max: u64) -> Vec<u64> {
+    let mut v = vec![];
+    let mut s = 1u64;
+    while s < max {
+        v.push(s);
+        s = if s == 1 { 4096 } else { s * 16 };
+    }
+    v.push(max);
+    v
+}
+
+fn pattern(buf: &mut [u8], salt: u64) {
+    let mut x = salt.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    for chunk in buf.chunks_mut(8) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let b = x.to_le_bytes();
+        chunk.copy_from_slice(&b[..chunk.len()]);
+    }
+}
+
+fn copy(args: &CopyArgs) -> Result<(), String> {
+    if args.bytes == 0 {
+        return Err("--bytes must be at least 1".into());
+    }
+    if args.reps == 0 {
+        return Err("--reps must be at least 1".into());
+    }
+    let mapping = match args.mapping {
+        CopyMappingArg::Direct => Mapping::Direct,
+        CopyMappingArg::Mes => Mapping::Mes,
+    };
+    let n = usize::try_from(args.bytes).map_err(|_| "--bytes too large".to_string())?;
+    let each = n.next_multiple_of(4096);
+    let user = 2 * each + (2 << 20);
+    let user = user.next_multiple_of(2 << 20);
+    let fw = FirmwareDir(args.firmware_dir.clone());
+    let mem = HostMemory::allocate_sized(MODEL_BAR0_BYTES + user, (4 << 20) + user)
+        .map_err(|e| format!("model memory: {e}"))?;
+    let gpu = VirtualGpu::new(args.part.part(), &fw, mem, Seed(1))
+        .map_err(|e| format!("building the model {}: {e}", args.part.name()))?;
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(mapping),
+        user_memory: user,
+        user_vram: user,
+    };
+    let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet)
+        .map_err(|e| format!("{}: {e}\n{}", gpu.name(), gpu.firmware_logs()))?;
+    let mut q = barebell_bringup::sdma::open(&mut up, mapping, &Quiet)
+        .map_err(|e| format!("{}: {e}", gpu.name()))?;
+    let host = up
+        .user
+        .as_mut()
+        .ok_or("no user memory after the bring-up")?;
+    let h_a = host.alloc(each, 4096).map_err(|e| e.to_string())?;
+    let h_b = host.alloc(each, 4096).map_err(|e| e.to_string())?;
+    let vram = up
+        .user_vram
+        .as_mut()
+        .ok_or("no user VRAM after the bring-up")?;
+    let d_a = vram.alloc(each, 4096).map_err(|e| e.to_string())?;
+    let d_b = vram.alloc(each, 4096).map_err(|e| e.to_string())?;
+    let dirs: Vec<CopyDirection> = match args.direction {
+        Some(d) => vec![d.into()],
+        None => CopyDirection::ALL.to_vec(),
+    };
+    let mut rows = vec![];
+    let mut salt = 1u64;
+    for &size in &sizes(args.bytes) {
+        let len = size as usize;
+        for &dir in &dirs {
+            // Source and destination per direction: h2d host a -> VRAM a,
+            // d2h VRAM a -> host b, d2d VRAM a -> VRAM b.
+            let mut times = vec![];
+            let mut submits = vec![];
+            let mut verified = true;
+            for _ in 0..args.reps {
+                salt += 1;
+                let (src_va, dst_va) = match dir {
+                    CopyDirection::HostToDevice => {
+                        pattern(&mut h_a[..len], salt);
+                        (h_a.as_ptr() as u64, d_a.va)
+                    }
+                    CopyDirection::DeviceToHost => {
+                        pattern(&mut d_a.host[..len], salt);
+                        (d_a.va, h_b.as_ptr() as u64)
+                    }
+                    CopyDirection::DeviceToDevice => {
+                        pattern(&mut d_a.host[..len], salt);
+                        (d_a.va, d_b.va)
+                    }
+                };
+                let t = Instant::now();
+                let seq = q
+                    .submit_copy(dst_va, src_va, size)
+                    .map_err(|e| format!("{} {size} bytes: {e}", dir.name()))?;
+                submits.push(u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX));
+                q.wait(seq, barebell_bringup::sdma::BOUND_NS)
+                    .map_err(|e| format!("{} {size} bytes: {e}", dir.name()))?;
+                times.push(u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX));
+                let (src, dst): (&[u8], &[u8]) = match dir {
+                    CopyDirection::HostToDevice => (&h_a[..len], &d_a.host[..len]),
+                    CopyDirection::DeviceToHost => (&d_a.host[..len], &h_b[..len]),
+                    CopyDirection::DeviceToDevice => (&d_a.host[..len], &d_b.host[..len]),
+                };
+                verified &= src == dst;
+            }
+            times.sort_unstable();
+            submits.sort_unstable();
+            let median = times[times.len() / 2];
+            rows.push(Row {
+                direction: dir.name(),
+                bytes: size,
+                packets: size.div_ceil(u64::from(COPY_MAX_BYTES)),
+                reps: args.reps,
+                verified,
+                latency_ns: Latency {
+                    min: times[0],
+                    median,
+                    max: times[times.len() - 1],
+                },
+                submit_ns: submits[submits.len() / 2],
+                bandwidth_gib_s: size as f64 / median.max(1) as f64 * 1e9 / (1u64 << 30) as f64,
+            });
+        }
+    }
+    let report = Report {
+        part: args.part.name(),
+        engine: q.version.name(),
+        mapping: mapping.name(),
+        vmid: q.vmid,
+        doorbell: q.doorbell,
+        copy_max_bytes: COPY_MAX_BYTES,
+        clock: "host wall time, submission call to fence seen, on the device model",
+        results: rows,
+    };
+    let ok = report.results.iter().all(|r| r.verified);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
+    } else {
+        print_table(&report, &q);
+    }
+    drop(q);
+    if !ok {
+        return Err("a copy's destination differs from its source".into());
+    }
+    Ok(())
+}
+
+fn print_table(r: &Report, q: &CopyQueue<'_>) {
+    let _ = q;
+    println!(
+        "{}: {} engine 0, {} mapping, VMID {}, doorbell {:#x}; COPY_LINEAR at most {} bytes",
+        r.part,
+        r.engine,
+        r.mapping,
+        r.vmid
+            .map_or_else(|| "picked by MES".to_string(), |v| v.to_string()),
+        r.doorbell,
+        r.copy_max_bytes,
+    );
+    println!("time: {}", r.clock);
+    println!(
+        "{:<4} {:>10} {:>7} {:>8} {:>12} {:>12} {:>12} {:>10} {:>10}",
+        "dir",
+        "bytes",
+        "packets",
+        "verified",
+        "min ns",
+        "median ns",
+        "max ns",
+        "submit ns",
+        "GiB/s"
+    );
+    for x in &r.results {
+        println!(
+            "{:<4} {:>10} {:>7} {:>8} {:>12} {:>12} {:>12} {:>10} {:>10.3}",
+            x.direction,
+            x.bytes,
+            x.packets,
+            if x.verified { "yes" } else { "NO" },
+            x.latency_ns.min,
+            x.latency_ns.median,
+            x.latency_ns.max,
+            x.submit_ns,
+            x.bandwidth_gib_s
+        );
+    }
+}

@@ -1,0 +1,403 @@
+//! SDMA ring packets, decoded by the model's own code from
+//! `sdma_v6_0_0_pkt_open.h` (the header both `sdma_v6_0.c` and
+//! `sdma_v7_0.c` include). Positions are written here as bit ranges of
+//! dwords, independently of the runtime's encoders; each is a fact
+//! checked against the header's `_offset`/`_mask`/`_shift` macros.
+
+use super::Bits;
+use barebell_facts::Fact;
+
+const H: &str = "sdma_v6_0_0_pkt_open.h";
+
+/// `SDMA_OP_*` the engine model knows.
+pub const OP_NOP: u32 = 0;
+pub const OP_COPY: u32 = 1;
+pub const OP_FENCE: u32 = 5;
+pub const OP_TRAP: u32 = 6;
+pub const OP_POLL_REGMEM: u32 = 8;
+pub const OP_ATOMIC: u32 = 10;
+pub const OP_CONST_FILL: u32 = 11;
+pub const OP_TIMESTAMP: u32 = 13;
+/// `SDMA_SUBOP_COPY_LINEAR`, `SDMA_SUBOP_TIMESTAMP_SET/GET/GET_GLOBAL`.
+pub const SUB_COPY_LINEAR: u32 = 0;
+pub const SUB_TS_SET: u32 = 0;
+pub const SUB_TS_GET: u32 = 1;
+pub const SUB_TS_GET_GLOBAL: u32 = 2;
+
+/// Header dword: opcode bits 7:0, sub-opcode 15:8 (every packet).
+pub const OP: Bits = Bits::new(0, 8);
+pub const SUB_OP: Bits = Bits::new(8, 8);
+/// COPY_LINEAR header bit 19 (`cpv`, 7.0 sets it), dword 1 COUNT 29:0.
+pub const COPY_CPV: Bits = Bits::new(19, 1);
+pub const COPY_TMZ: Bits = Bits::new(18, 1);
+pub const COUNT30: Bits = Bits::new(0, 30);
+/// CONSTANT_FILL header `fillsize` 31:30.
+pub const FILL_SIZE: Bits = Bits::new(30, 2);
+/// TRAP dword 1 `int_context` 27:0.
+pub const TRAP_CTX: Bits = Bits::new(0, 28);
+/// POLL_REGMEM header `func` 30:28, `mem_poll` 31; dword 5 interval 15:0,
+/// retry count 27:16.
+pub const POLL_FUNC: Bits = Bits::new(28, 3);
+pub const POLL_MEM: Bits = Bits::new(31, 1);
+pub const POLL_INTERVAL: Bits = Bits::new(0, 16);
+pub const POLL_RETRY: Bits = Bits::new(16, 12);
+/// TIMESTAMP write address low dword: bits 31:3 of the address in 31:3.
+pub const TS_ADDR_LO: Bits = Bits::new(3, 29);
+/// ATOMIC header: `loop` 16, `atomic_op` 31:25; dword 7 loop interval 12:0.
+pub const ATOMIC_LOOP: Bits = Bits::new(16, 1);
+pub const ATOMIC_OP: Bits = Bits::new(25, 7);
+/// NOP header COUNT 29:16.
+pub const NOP_COUNT: Bits = Bits::new(16, 14);
+
+const fn m(b: Bits) -> u64 {
+    (1u64 << b.width) - 1
+}
+
+/// `name_offset`, `name_mask`, `name_shift` for a field in dword `dw`.
+macro_rules! field3 {
+    ($c:literal, $dw:expr, $b:expr) => {
+        [
+            Fact::constant(H, concat!($c, "_offset"), $dw),
+            Fact::constant(H, concat!($c, "_mask"), m($b)),
+            Fact::constant(H, concat!($c, "_shift"), $b.shift as u64),
+        ]
+    };
+}
+
+const FIELDS: [[Fact; 3]; 12] = [
+    field3!("SDMA_PKT_COPY_LINEAR_HEADER_op", 0, OP),
+    field3!("SDMA_PKT_COPY_LINEAR_HEADER_sub_op", 0, SUB_OP),
+    field3!("SDMA_PKT_COPY_LINEAR_HEADER_cpv", 0, COPY_CPV),
+    field3!("SDMA_PKT_COPY_LINEAR_COUNT_count", 1, COUNT30),
+    field3!("SDMA_PKT_CONSTANT_FILL_HEADER_fillsize", 0, FILL_SIZE),
+    field3!("SDMA_PKT_CONSTANT_FILL_COUNT_count", 4, COUNT30),
+    field3!("SDMA_PKT_TRAP_INT_CONTEXT_int_context", 1, TRAP_CTX),
+    field3!("SDMA_PKT_POLL_REGMEM_HEADER_func", 0, POLL_FUNC),
+    field3!("SDMA_PKT_POLL_REGMEM_DW5_retry_count", 5, POLL_RETRY),
+    field3!(
+        "SDMA_PKT_TIMESTAMP_GET_GLOBAL_WRITE_ADDR_LO_write_addr_31_3",
+        1,
+        TS_ADDR_LO
+    ),
+    field3!("SDMA_PKT_ATOMIC_HEADER_atomic_op", 0, ATOMIC_OP),
+    field3!("SDMA_PKT_NOP_HEADER_count", 0, NOP_COUNT),
+];
+
+const fn flatten() -> [Fact; 36] {
+    let mut out = [Fact::constant("", "0", 0); 36];
+    let mut i = 0;
+    while i < 12 {
+        let mut j = 0;
+        while j < 3 {
+            out[i * 3 + j] = FIELDS[i][j];
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+const FIELD_FACTS: [Fact; 36] = flatten();
+
+const OP_FACTS: [Fact; 12] = [
+    Fact::constant(H, "SDMA_OP_NOP", OP_NOP as u64),
+    Fact::constant(H, "SDMA_OP_COPY", OP_COPY as u64),
+    Fact::constant(H, "SDMA_OP_FENCE", OP_FENCE as u64),
+    Fact::constant(H, "SDMA_OP_TRAP", OP_TRAP as u64),
+    Fact::constant(H, "SDMA_OP_POLL_REGMEM", OP_POLL_REGMEM as u64),
+    Fact::constant(H, "SDMA_OP_ATOMIC", OP_ATOMIC as u64),
+    Fact::constant(H, "SDMA_OP_CONST_FILL", OP_CONST_FILL as u64),
+    Fact::constant(H, "SDMA_OP_TIMESTAMP", OP_TIMESTAMP as u64),
+    Fact::constant(H, "SDMA_SUBOP_COPY_LINEAR", SUB_COPY_LINEAR as u64),
+    Fact::constant(H, "SDMA_SUBOP_TIMESTAMP_SET", SUB_TS_SET as u64),
+    Fact::constant(H, "SDMA_SUBOP_TIMESTAMP_GET", SUB_TS_GET as u64),
+    Fact::constant(
+        H,
+        "SDMA_SUBOP_TIMESTAMP_GET_GLOBAL",
+        SUB_TS_GET_GLOBAL as u64,
+    ),
+];
+
+pub const FACTS: &[Fact] = barebell_facts::fact_table!(OP_FACTS, FIELD_FACTS, mqd::FACTS);
+
+/// The SDMA MQD (`struct v11_sdma_mqd`, `struct v12_sdma_mqd`): byte
+/// offsets of what the MES model reads to map a queue onto the engine.
+pub mod mqd {
+    use barebell_facts::Fact;
+
+    /// Byte offsets of one layout.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct Layout {
+        pub rb_cntl: usize,
+        pub rb_base: usize,
+        pub rb_base_hi: usize,
+        pub rptr_addr_lo: usize,
+        pub rptr_addr_hi: usize,
+        pub doorbell_offset: usize,
+        pub wptr_poll_lo: usize,
+        pub wptr_poll_hi: usize,
+    }
+
+    pub const V11: Layout = Layout {
+        rb_cntl: 0,
+        rb_base: 4,
+        rb_base_hi: 8,
+        rptr_addr_hi: 28,
+        rptr_addr_lo: 32,
+        doorbell_offset: 76,
+        wptr_poll_hi: 104,
+        wptr_poll_lo: 108,
+    };
+    pub const V12: Layout = Layout {
+        rb_cntl: 0,
+        rb_base: 4,
+        rb_base_hi: 8,
+        rptr_addr_lo: 28,
+        rptr_addr_hi: 32,
+        doorbell_offset: 68,
+        wptr_poll_lo: 96,
+        wptr_poll_hi: 100,
+    };
+    /// Both structs are 512 bytes.
+    pub const BYTES: usize = 512;
+
+    macro_rules! facts {
+        ($h:literal, $t:literal, $l:expr) => {
+            [
+                Fact::size($h, $t, BYTES),
+                Fact::offset($h, $t, "sdmax_rlcx_rb_cntl", $l.rb_cntl),
+                Fact::offset($h, $t, "sdmax_rlcx_rb_base", $l.rb_base),
+                Fact::offset($h, $t, "sdmax_rlcx_rb_base_hi", $l.rb_base_hi),
+                Fact::offset($h, $t, "sdmax_rlcx_rb_rptr_addr_lo", $l.rptr_addr_lo),
+                Fact::offset($h, $t, "sdmax_rlcx_rb_rptr_addr_hi", $l.rptr_addr_hi),
+                Fact::offset($h, $t, "sdmax_rlcx_doorbell_offset", $l.doorbell_offset),
+                Fact::offset($h, $t, "sdmax_rlcx_rb_wptr_poll_addr_lo", $l.wptr_poll_lo),
+                Fact::offset($h, $t, "sdmax_rlcx_rb_wptr_poll_addr_hi", $l.wptr_poll_hi),
+            ]
+        };
+    }
+    const F11: [Fact; 9] = facts!("v11_structs.h", "struct v11_sdma_mqd", V11);
+    const F12: [Fact; 9] = facts!("v12_structs.h", "struct v12_sdma_mqd", V12);
+    pub const FACTS: [Fact; 18] = {
+        let mut out = [Fact::constant("", "0", 0); 18];
+        let mut i = 0;
+        while i < 9 {
+            out[i] = F11[i];
+            out[9 + i] = F12[i];
+            i += 1;
+        }
+        out
+    };
+
+    /// `SDMA0_QUEUE0_DOORBELL_OFFSET.OFFSET` (bits 27:2, GC 11 and 12).
+    pub const DOORBELL_OFFSET: super::Bits = super::Bits::new(2, 26);
+
+    fn dword(m: &[u8], at: usize) -> u32 {
+        m.get(at..at + 4)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, u32::from_le_bytes)
+    }
+
+    /// The queue an MQD describes: ring VA (`RB_BASE` << 8), `RB_CNTL`,
+    /// read-pointer write-back and write-pointer poll addresses, doorbell
+    /// dword.
+    pub fn decode(l: &Layout, m: &[u8]) -> (u64, u32, u64, u64, u32) {
+        let q = |lo: usize, hi: usize| u64::from(dword(m, hi)) << 32 | u64::from(dword(m, lo));
+        (
+            q(l.rb_base, l.rb_base_hi) << 8,
+            dword(m, l.rb_cntl),
+            q(l.rptr_addr_lo, l.rptr_addr_hi),
+            q(l.wptr_poll_lo, l.wptr_poll_hi),
+            DOORBELL_OFFSET.get(dword(m, l.doorbell_offset)),
+        )
+    }
+}
+
+/// Engine generation, for the packets whose length differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SdmaGen {
+    /// 6.0: COPY_LINEAR is 7 dwords (`copy_num_dw = 7`).
+    V6,
+    /// 7.0: COPY_LINEAR is 8 dwords (`copy_num_dw = 8`, the DCC dword).
+    V7,
+}
+
+/// One decoded packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SdmaPacket {
+    Nop {
+        /// Payload dwords skipped after the header.
+        count: u32,
+    },
+    CopyLinear {
+        bytes: u64,
+        src: u64,
+        dst: u64,
+        tmz: bool,
+    },
+    ConstantFill {
+        dst: u64,
+        data: u32,
+        bytes: u64,
+        fill_size: u32,
+    },
+    Fence {
+        addr: u64,
+        data: u32,
+    },
+    Trap {
+        context: u32,
+    },
+    PollRegmem {
+        mem: bool,
+        func: u32,
+        addr: u64,
+        value: u32,
+        mask: u32,
+        interval: u32,
+        retry: u32,
+    },
+    Timestamp {
+        sub_op: u32,
+        addr: u64,
+    },
+    Atomic {
+        op: u32,
+        looped: bool,
+        addr: u64,
+        src: u64,
+        cmp: u64,
+    },
+    /// An opcode/sub-opcode pair the model does not decode.
+    Unknown {
+        op: u32,
+        sub_op: u32,
+    },
+}
+
+/// Why a packet could not be decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecodeError {
+    /// Fewer dwords available than the packet needs.
+    Short { need: usize },
+}
+
+fn q(lo: u32, hi: u32) -> u64 {
+    u64::from(hi) << 32 | u64::from(lo)
+}
+
+impl SdmaPacket {
+    /// Dwords a packet with header `h` occupies (`None` for unknown).
+    pub fn len(sdma: SdmaGen, h: u32) -> Option<usize> {
+        Some(match (OP.get(h), SUB_OP.get(h)) {
+            (OP_NOP, _) => 1 + NOP_COUNT.get(h) as usize,
+            (OP_COPY, SUB_COPY_LINEAR) => match sdma {
+                SdmaGen::V6 => 7,
+                SdmaGen::V7 => 8,
+            },
+            (OP_CONST_FILL, _) => 5,
+            (OP_FENCE, _) => 4,
+            (OP_TRAP, _) => 2,
+            (OP_POLL_REGMEM, _) => 6,
+            (OP_TIMESTAMP, SUB_TS_GET | SUB_TS_GET_GLOBAL) => 3,
+            (OP_ATOMIC, _) => 8,
+            _ => return None,
+        })
+    }
+
+    /// Decodes the packet at the start of `d`.
+    pub fn decode(sdma: SdmaGen, d: &[u32]) -> Result<(SdmaPacket, usize), DecodeError> {
+        let h = d.first().copied().ok_or(DecodeError::Short { need: 1 })?;
+        let (op, sub_op) = (OP.get(h), SUB_OP.get(h));
+        let Some(n) = Self::len(sdma, h) else {
+            return Ok((SdmaPacket::Unknown { op, sub_op }, 1));
+        };
+        // A NOP's payload is skipped unread: only its header is needed.
+        let need = if op == OP_NOP { 1 } else { n };
+        if d.len() < need {
+            return Err(DecodeError::Short { need });
+        }
+        let w = |i: usize| d.get(i).copied().unwrap_or(0);
+        let p = match op {
+            OP_NOP => SdmaPacket::Nop {
+                count: NOP_COUNT.get(h),
+            },
+            OP_COPY => SdmaPacket::CopyLinear {
+                bytes: u64::from(COUNT30.get(w(1))) + 1,
+                src: q(w(3), w(4)),
+                dst: q(w(5), w(6)),
+                tmz: COPY_TMZ.get(h) != 0,
+            },
+            OP_CONST_FILL => SdmaPacket::ConstantFill {
+                dst: q(w(1), w(2)),
+                data: w(3),
+                bytes: u64::from(COUNT30.get(w(4))) + 1,
+                fill_size: FILL_SIZE.get(h),
+            },
+            OP_FENCE => SdmaPacket::Fence {
+                addr: q(w(1), w(2)),
+                data: w(3),
+            },
+            OP_TRAP => SdmaPacket::Trap {
+                context: TRAP_CTX.get(w(1)),
+            },
+            OP_POLL_REGMEM => SdmaPacket::PollRegmem {
+                mem: POLL_MEM.get(h) != 0,
+                func: POLL_FUNC.get(h),
+                addr: q(w(1), w(2)),
+                value: w(3),
+                mask: w(4),
+                interval: POLL_INTERVAL.get(w(5)),
+                retry: POLL_RETRY.get(w(5)),
+            },
+            OP_TIMESTAMP => SdmaPacket::Timestamp {
+                sub_op,
+                addr: u64::from(TS_ADDR_LO.get(w(1))) << 3 | u64::from(w(2)) << 32,
+            },
+            OP_ATOMIC => SdmaPacket::Atomic {
+                op: ATOMIC_OP.get(h),
+                looped: ATOMIC_LOOP.get(h) != 0,
+                addr: q(w(1), w(2)),
+                src: q(w(3), w(4)),
+                cmp: q(w(5), w(6)),
+            },
+            _ => SdmaPacket::Unknown { op, sub_op },
+        };
+        Ok((p, n))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_a_linux_style_copy_and_fence() {
+        // sdma_v6_0_emit_copy_buffer() for 8 KiB from 0x1_0000_0000 to
+        // 0x2000, then sdma_v6_0_ring_emit_fence() (MTYPE 3) of 9 at 0x40.
+        let ring = [0x1, 0x1fff, 0, 0, 1, 0x2000, 0, 5 | 3 << 16, 0x40, 0, 9];
+        let (p, n) = SdmaPacket::decode(SdmaGen::V6, &ring).unwrap();
+        assert_eq!(n, 7);
+        assert_eq!(
+            p,
+            SdmaPacket::CopyLinear {
+                bytes: 0x2000,
+                src: 1 << 32,
+                dst: 0x2000,
+                tmz: false
+            }
+        );
+        let (p, n) = SdmaPacket::decode(SdmaGen::V6, &ring[7..]).unwrap();
+        assert_eq!(
+            (p, n),
+            (
+                SdmaPacket::Fence {
+                    addr: 0x40,
+                    data: 9
+                },
+                4
+            )
+        );
+        assert_eq!(SdmaPacket::len(SdmaGen::V7, 0x1 | 1 << 19), Some(8));
+    }
+}

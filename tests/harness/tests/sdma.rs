@@ -1,0 +1,328 @@
+//! SDMA user queues on the model (issue 19): byte-exact copies in the
+//! three `hipMemcpy` directions through engine 0 queue 0, and a copy into
+//! an unmapped range ending in the VM fault the GFXHUB latched.
+
+use barebell::sdma::CopyDirection;
+use barebell_bringup::sdma::{CopyError, CopyQueue};
+use barebell_bringup::{Mapping, Options, Quiet, Step};
+use barebell_model::{VirtualGpu, parts};
+use barebell_tests::{FirmwareDir, virtual_gpu_sized};
+
+const MIB: usize = 1 << 20;
+
+/// A pattern no copy of a zeroed or constant buffer can fake: each byte
+/// from its index and a per-test salt.
+fn pattern(buf: &mut [u8], salt: u32) {
+    let mut x = salt.wrapping_mul(0x9E37_79B9) | 1;
+    for b in buf.iter_mut() {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        *b = x as u8;
+    }
+}
+
+/// Brings `part` up (its compute queue mapped by `mapping`), opens SDMA
+/// by `mapping`,
+/// runs `f` with user memory and user VRAM of `each` bytes per buffer.
+fn with_sdma(
+    part: barebell_model::Part,
+    mapping: Mapping,
+    each: usize,
+    f: impl FnOnce(&VirtualGpu, &mut CopyQueue<'_>, &mut barebell_bringup::Gpu<'_>),
+) {
+    let name = part.name;
+    // Two host buffers + two VRAM buffers of `each`, and slack.
+    let user = (2 * each + 2 * MIB).next_multiple_of(2 * MIB);
+    let user_vram = (2 * each + 2 * MIB).next_multiple_of(2 * MIB);
+    let gpu = virtual_gpu_sized(part, 1, (64 * MIB) + user_vram, 4 * MIB + user);
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(mapping),
+        user_memory: user,
+        user_vram,
+    };
+    let fw = FirmwareDir::system();
+    let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet)
+        .unwrap_or_else(|e| panic!("{name}: {e}\n{}", gpu.firmware_logs()));
+    let mut q = barebell_bringup::sdma::open(&mut up, mapping, &Quiet)
+        .unwrap_or_else(|e| panic!("{name}: {e}\n{:?}", gpu.sdma().events()));
+    f(&gpu, &mut q, &mut up);
+}
+
+/// Copies `n` bytes in each direction with an odd offset on both ends,
+/// checking every byte.
+fn copies(part: barebell_model::Part, sizes: &[usize]) {
+    copies_by(part, Mapping::Direct, sizes);
+}
+
+fn copies_by(part: barebell_model::Part, mapping: Mapping, sizes: &[usize]) {
+    let max = sizes.iter().copied().max().unwrap_or(1) + 64;
+    with_sdma(part, mapping, max, |gpu, q, up| {
+        let host = up.user_memory().unwrap();
+        let h_src = host.alloc(max, 4096).unwrap();
+        let h_dst = host.alloc(max, 4096).unwrap();
+        let vram = up.user_vram.as_mut().unwrap();
+        let d_a = vram.alloc(max, 4096).unwrap();
+        let d_b = vram.alloc(max, 4096).unwrap();
+        for (i, &n) in sizes.iter().enumerate() {
+            // Unaligned starts (3 and 5 bytes in) and ends.
+            let (so, doff) = (3usize, 5usize);
+            pattern(&mut h_src[..], i as u32 + 1);
+            h_dst.fill(0xEE);
+            // h2d: host -> VRAM a.
+            q.copy(
+                d_a.va + doff as u64,
+                h_src.as_ptr() as u64 + so as u64,
+                n as u64,
+                CopyDirection::HostToDevice,
+            )
+            .unwrap_or_else(|e| panic!("h2d {n}: {e}\n{:?}", gpu.sdma().events()));
+            assert!(
+                d_a.host[doff..doff + n] == h_src[so..so + n],
+                "h2d {n} bytes differ"
+            );
+            // d2d: VRAM a -> VRAM b.
+            q.copy(
+                d_b.va,
+                d_a.va + doff as u64,
+                n as u64,
+                CopyDirection::DeviceToDevice,
+            )
+            .unwrap_or_else(|e| panic!("d2d {n}: {e}"));
+            assert!(d_b.host[..n] == h_src[so..so + n], "d2d {n} bytes differ");
+            // d2h: VRAM b -> host, one byte in; the bytes around untouched.
+            q.copy(
+                h_dst.as_ptr() as u64 + 1,
+                d_b.va,
+                n as u64,
+                CopyDirection::DeviceToHost,
+            )
+            .unwrap_or_else(|e| panic!("d2h {n}: {e}"));
+            assert!(h_dst[1..1 + n] == h_src[so..so + n], "d2h {n} bytes differ");
+            assert_eq!(h_dst[0], 0xEE, "d2h wrote before its start");
+            assert_eq!(h_dst[1 + n], 0xEE, "d2h wrote past its end");
+        }
+        assert!(gpu.sdma().stopped().is_none());
+        // The engine, not some other path, moved the bytes: three copies
+        // of every size went through its COPY_LINEAR execution.
+        let want: u64 = sizes.iter().map(|&n| 3 * n as u64).sum();
+        assert_eq!(gpu.sdma().stats().copied_bytes, want);
+    });
+}
+
+#[test]
+fn navi31_direct_copies_small_and_multi_packet() {
+    copies(
+        parts::navi31(),
+        &[1, 2, 3, 4, 255, 4096, 4097, 65_537, (4 << 20) + 7],
+    );
+}
+
+#[test]
+fn navi48_direct_copies_small_and_multi_packet() {
+    copies(parts::navi48(), &[1, 7, 4096, 100_003, (8 << 20) + 1]);
+}
+
+#[test]
+fn copy_into_an_unmapped_range_returns_the_latched_fault() {
+    with_sdma(parts::navi31(), Mapping::Direct, MIB, |gpu, q, up| {
+        let host = up.user_memory().unwrap();
+        let src = host.alloc(8192, 4096).unwrap();
+        pattern(src, 7);
+        // Nothing is mapped at 0x4000_0000_0000 in the process tables.
+        let dst = 0x4000_0000_0000u64;
+        let e = q
+            .copy(dst, src.as_ptr() as u64, 8192, CopyDirection::HostToDevice)
+            .unwrap_err();
+        match e {
+            CopyError::Fault { fault, .. } => {
+                assert_eq!(fault.addr, dst, "{fault}");
+                assert_eq!(fault.vmid, 8);
+                assert_eq!(fault.cid, 13, "SDMA0's client id");
+                assert!(fault.write);
+            }
+            other => panic!("expected a VM fault, got {other}"),
+        }
+        assert!(gpu.sdma().stopped().is_some(), "the queue kept running");
+    });
+}
+
+#[test]
+fn a_doorbell_the_s2a_does_not_route_wakes_nothing() {
+    with_sdma(parts::navi31(), Mapping::Direct, MIB, |gpu, q, up| {
+        use barebell::bus::RegisterBus;
+        // Close S2A entry 2 (the SDMA port) behind the queue's back.
+        let nbio =
+            barebell::nbio::Nbio::for_version(up.ips.nbif.version.triple(), up.ips.nbif.bases)
+                .unwrap();
+        let at = nbio.regs.s2a_sdma_entry.byte_offset(&nbio.bases).unwrap();
+        up.bus.write32(at, 0);
+        let host = up.user_memory().unwrap();
+        let a = host.alloc(4096, 4096).unwrap();
+        let b = host.alloc(4096, 4096).unwrap();
+        let seq = q
+            .submit_copy(b.as_ptr() as u64, a.as_ptr() as u64, 4096)
+            .unwrap();
+        match q.wait(seq, 50_000_000) {
+            Err(CopyError::Sdma(barebell::sdma::SdmaError::Timeout { .. })) => {}
+            other => panic!("expected a fence timeout, got {other:?}"),
+        }
+        assert!(
+            gpu.sdma()
+                .events()
+                .iter()
+                .any(|e| matches!(e, barebell_model::sdma::SdmaEvent::DoorbellDropped { .. })),
+            "{:?}",
+            gpu.sdma().events()
+        );
+    });
+}
+
+#[test]
+fn navi31_direct_copies_64_mib_plus_3() {
+    // 17 packets (16 of 4 MiB and one of 3 bytes), unaligned both ends.
+    copies(parts::navi31(), &[(64 << 20) + 3]);
+}
+
+#[test]
+fn navi48_direct_copies_64_mib() {
+    copies(parts::navi48(), &[64 << 20]);
+}
+
+/// FILL, TIMESTAMP, ATOMIC ADD64, NOP, TRAP and a POLL_REGMEM that holds
+/// the ring until the host writes the word it waits for.
+#[test]
+fn the_rarer_packets_on_navi31_and_navi48() {
+    use barebell::sdma::pkt::Packet;
+    for part in [parts::navi31(), parts::navi48()] {
+        with_sdma(part, Mapping::Direct, MIB, |gpu, q, up| {
+            let host = up.user_memory().unwrap();
+            let buf = host.alloc(4096, 4096).unwrap();
+            let words = host.alloc(64, 64).unwrap();
+            let base = words.as_ptr() as u64;
+            let (poll_at, ts_at, atomic_at) = (base, base + 8, base + 16);
+            words[16..24].copy_from_slice(&40u64.to_le_bytes());
+            let bound = 1_000_000_000;
+            let r = q.queue_mut();
+            r.push(
+                &Packet::constant_fill(buf.as_ptr() as u64 + 1, 0xA1B2_C3D4, 10),
+                bound,
+            )
+            .unwrap();
+            r.push(&Packet::nop(3), bound).unwrap();
+            r.push(&Packet::trap(0x55), bound).unwrap();
+            r.push(&Packet::poll_mem(poll_at, 7, 0xFF, 3, 4, 0xfff), bound)
+                .unwrap();
+            r.push(&Packet::timestamp_global(ts_at), bound).unwrap();
+            r.push(&Packet::atomic(47, atomic_at, 2, 0), bound).unwrap();
+            let seq = r.push_fence(bound).unwrap();
+            r.commit();
+            // The poll holds everything behind it.
+            assert!(r.wait(seq, 20_000_000).is_err(), "ran past an unmet poll");
+            assert_eq!(words[16], 40, "the atomic ran before the poll was met");
+            words[0] = 7;
+            words[1] = 0xEE; // outside the mask
+            let r = q.queue_mut();
+            r.wait(seq, bound).unwrap();
+            // Fill: the dword pattern, byte by byte from the start address
+            // (model convention for fill size 0).
+            assert_eq!(
+                &buf[1..11],
+                &[0xD4, 0xC3, 0xB2, 0xA1, 0xD4, 0xC3, 0xB2, 0xA1, 0xD4, 0xC3]
+            );
+            assert_eq!((buf[0], buf[11]), (0, 0));
+            assert_eq!(u64::from_le_bytes(words[16..24].try_into().unwrap()), 42);
+            assert_ne!(u64::from_le_bytes(words[8..16].try_into().unwrap()), 0);
+            assert!(
+                gpu.sdma()
+                    .events()
+                    .contains(&barebell_model::sdma::SdmaEvent::Trap { context: 0x55 })
+            );
+            assert!(gpu.sdma().stopped().is_none());
+        });
+    }
+}
+
+/// A FENCE whose address has its low bits set is refused (Linux: "zero in
+/// first two bits") and stops the queue.
+#[test]
+fn a_misaligned_fence_stops_the_queue() {
+    use barebell::sdma::pkt::Packet;
+    with_sdma(parts::navi31(), Mapping::Direct, MIB, |gpu, q, up| {
+        let host = up.user_memory().unwrap();
+        let w = host.alloc(64, 64).unwrap();
+        let r = q.queue_mut();
+        r.push(&Packet::fence(w.as_ptr() as u64 + 2, 1), 1_000_000)
+            .unwrap();
+        let seq = r.push_fence(1_000_000).unwrap();
+        r.commit();
+        assert!(r.wait(seq, 20_000_000).is_err());
+        match gpu.sdma().stopped() {
+            Some(barebell_model::sdma::SdmaStop::Refused { why, .. }) => {
+                assert!(why.contains("FENCE"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(w.iter().all(|&b| b == 0));
+    });
+}
+
+#[test]
+fn navi31_mes_copies() {
+    copies_by(parts::navi31(), Mapping::Mes, &[1, 4097, (4 << 20) + 5]);
+}
+
+#[test]
+fn navi48_mes_copies() {
+    copies_by(parts::navi48(), Mapping::Mes, &[3, 65_536, (8 << 20) + 1]);
+}
+
+#[test]
+fn mes_copy_into_an_unmapped_range_returns_the_latched_fault() {
+    with_sdma(parts::navi48(), Mapping::Mes, MIB, |gpu, q, up| {
+        assert_eq!(q.vmid, None, "MES picks the VMID");
+        let host = up.user_memory().unwrap();
+        let src = host.alloc(4096, 4096).unwrap();
+        let dst = 0x4000_0000_0000u64;
+        match q.copy(dst, src.as_ptr() as u64, 4096, CopyDirection::HostToDevice) {
+            Err(CopyError::Fault { fault, .. }) => {
+                assert_eq!(fault.addr, dst, "{fault}");
+                assert_eq!(fault.cid, 13, "SDMA0's client id");
+                assert_ne!(fault.vmid, 0, "a user queue's VMID");
+                assert!(fault.write);
+            }
+            other => panic!("expected a VM fault, got {other:?}"),
+        }
+        assert!(gpu.sdma().stopped().is_some());
+    });
+}
+
+/// A direct queue stops by its registers (the engine's queue goes);
+/// a MES queue is MES's to remove, and stopping it is refused.
+#[test]
+fn stopping_a_direct_queue_and_refusing_to_stop_a_mes_one() {
+    for mapping in [Mapping::Direct, Mapping::Mes] {
+        let gpu = virtual_gpu_sized(parts::navi31(), 1, 64 * MIB, 8 * MIB);
+        let opts = Options {
+            until: Step::Queue,
+            mapping: Some(mapping),
+            ..Default::default()
+        };
+        let fw = FirmwareDir::system();
+        let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet).unwrap();
+        let q = barebell_bringup::sdma::open(&mut up, mapping, &Quiet).unwrap();
+        assert!(gpu.sdma().queue().is_some());
+        let r = q.stop();
+        match mapping {
+            Mapping::Direct => {
+                r.unwrap();
+                assert!(gpu.sdma().queue().is_none(), "RB_ENABLE cleared");
+            }
+            _ => {
+                assert!(r.unwrap_err().to_string().contains("MES"));
+                assert!(gpu.sdma().queue().is_some());
+            }
+        }
+    }
+}
