@@ -194,7 +194,6 @@ fn layout_err(e: LayoutError) -> BringupError {
     BringupError {
         step: Step::Gmc,
         kind: ErrorKind::Layout(e),
-        teardown: None,
     }
 }
 

@@ -189,17 +189,15 @@ pub(crate) fn point_vmid(
 }
 
 /// Places the user queue, maps it, submits one barrier and waits for its
-/// signal. The queue goes into `slot` as soon as it is mapped, so that a
-/// first packet that fails leaves it where the teardown unmaps it.
+/// signal.
 pub fn run<'p>(
     gpu: &Gpu<'p>,
     mem: &Memory<'p>,
     area: &mut DeviceArena<'p>,
     rings: Option<Rings<'p>>,
     mode: Mapping,
-    slot: &mut Option<UserQueue<'p>>,
     sink: &dyn Sink,
-) -> Result<(), BringupError> {
+) -> Result<UserQueue<'p>, BringupError> {
     let s = Step::Queue;
     let p = gpu.platform;
     let qmem = area.put(QueueMemory::<SLOTS>::new()).at(s)?;
@@ -291,23 +289,22 @@ pub fn run<'p>(
     let t = now();
     let mapping = mapper.map(&res).at(s)?;
     let create_ns = now().saturating_sub(t);
-    let q = slot.insert(UserQueue {
+    let packet = barrier(&signal)?;
+    let id = queue
+        .submit(&packet, p.clock(), BOUND_NS)
+        .map_err(QueueError::Submit)
+        .at(s)?;
+    let q = UserQueue {
         queue,
         signal: signal.get(),
         doorbell: doorbell_index::USERQUEUE_START,
         mode,
         mapping,
         create_ns,
-        packet_id: 0,
+        packet_id: id,
         mapper,
         platform: p,
-    });
-    let packet = barrier(&signal)?;
-    q.packet_id = q
-        .queue
-        .submit(&packet, p.clock(), BOUND_NS)
-        .map_err(QueueError::Submit)
-        .at(s)?;
+    };
     q.wait_signal(0, BOUND_NS)?;
     // MES picks the VMID itself and does not say which (KFD does not know
     // it either): the report names the process, not a VMID.
@@ -321,5 +318,5 @@ pub fn run<'p>(
             q.packet_id
         ),
     );
-    Ok(())
+    Ok(q)
 }

@@ -125,7 +125,6 @@ fn sdma_err(e: SdmaError) -> BringupError {
     BringupError {
         step: Step::Queue,
         kind: ErrorKind::Sdma(e),
-        teardown: None,
     }
 }
 

@@ -495,7 +495,7 @@ fn run_target(
                 &mut pin_me,
                 |t, w| measured(t, w),
             );
-            device.finish(false);
+            device.finish();
             let (r, errors) = r?;
             (r?, errors)
         }
