@@ -21,6 +21,18 @@ use core::fmt;
 pub struct BringupError {
     pub step: Step,
     pub kind: ErrorKind,
+    /// What the teardown after the failure did ([`crate::run`] tears the
+    /// device down before it returns an error); `None` for errors of
+    /// later work on a [`crate::Gpu`] (unmapping, a launch).
+    pub teardown: Option<alloc::boxed::Box<crate::teardown::TeardownReport>>,
+}
+
+impl BringupError {
+    /// This error, with the teardown that followed it.
+    pub fn with_teardown(mut self, report: crate::teardown::TeardownReport) -> Self {
+        self.teardown = Some(alloc::boxed::Box::new(report));
+        self
+    }
 }
 
 /// What went wrong inside a step.
@@ -78,11 +90,18 @@ pub enum ErrorKind {
     DeviceGone {
         register: &'static str,
     },
+    /// The caller asked the bring-up to stop (a signal in the CLI,
+    /// [`crate::Sink::cancelled`]).
+    Interrupted,
 }
 
 impl fmt::Display for BringupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "step {}: {}", self.step, self.kind)
+        write!(f, "step {}: {}", self.step, self.kind)?;
+        if let Some(t) = &self.teardown {
+            write!(f, "\n{t}")?;
+        }
+        Ok(())
     }
 }
 
@@ -122,6 +141,9 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Sdma(e) => write!(f, "{e}"),
             ErrorKind::DeviceGone { register } => {
                 write!(f, "{register} reads all-ones: the device is gone")
+            }
+            ErrorKind::Interrupted => {
+                f.write_str("interrupted (a signal asked the bring-up to stop)")
             }
         }
     }
@@ -268,7 +290,7 @@ macro_rules! at_from {
         $(
             impl At for $t {
                 fn at(self, step: Step) -> BringupError {
-                    BringupError { step, kind: ErrorKind::$v(self) }
+                    BringupError { step, kind: ErrorKind::$v(self), teardown: None }
                 }
             }
         )*
@@ -297,7 +319,11 @@ at_from!(
 
 impl At for ErrorKind {
     fn at(self, step: Step) -> BringupError {
-        BringupError { step, kind: self }
+        BringupError {
+            step,
+            kind: self,
+            teardown: None,
+        }
     }
 }
 

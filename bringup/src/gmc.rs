@@ -194,6 +194,7 @@ fn layout_err(e: LayoutError) -> BringupError {
     BringupError {
         step: Step::Gmc,
         kind: ErrorKind::Layout(e),
+        teardown: None,
     }
 }
 

@@ -33,7 +33,13 @@
 //!    MAP_QUEUES or direct HQD load, and a first packet through it.
 //!
 //! Steps report through a [`Sink`], never by printing. Errors are one
-//! type, [`BringupError`] (`{ step, kind }`).
+//! type, [`BringupError`] (`{ step, kind, teardown }`).
+//!
+//! Every exit tears the device down in reverse ([`teardown`]): an error
+//! at any step runs the teardown before [`run`] returns it (the report
+//! rides in the error), a [`Sink::cancelled`] caller gets
+//! [`ErrorKind::Interrupted`] and the same teardown, and a successful
+//! bring-up is torn down by [`Gpu::shutdown`].
 
 #![no_std]
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -54,6 +60,7 @@ pub mod queue;
 pub mod rings;
 pub mod sdma;
 pub mod sink;
+pub mod teardown;
 pub mod usermem;
 
 pub use barebell::platform::Platform;
@@ -63,10 +70,11 @@ pub use firmware::FirmwareDir;
 pub use firmware::{FirmwareError, FirmwareSet, FirmwareSource};
 pub use queue::{Mapping, UserQueue};
 pub use sink::{Quiet, Sink, Step};
+pub use teardown::{Outcome, Stage, TeardownReport};
 pub use usermem::{UserMemory, UserMemoryError};
 
 use crate::bus::Bus;
-use crate::error::ResultAt;
+use crate::error::{At, ResultAt};
 use barebell::aql::DoorbellAperture;
 
 /// What to run.
@@ -134,6 +142,12 @@ pub struct Gpu<'p> {
     pub process_root: Option<u64>,
     /// The last step that completed.
     pub reached: Step,
+    /// The last step that was begun (it may have failed half-way): what
+    /// the teardown undoes.
+    pub entered: Step,
+    /// Whether the MES step was begun (never with the direct mapping).
+    mes_started: bool,
+    sink: &'p dyn Sink,
 }
 
 impl<'p> Gpu<'p> {
@@ -141,6 +155,16 @@ impl<'p> Gpu<'p> {
     /// the gmc step.
     pub fn user_memory(&mut self) -> Option<&mut UserMemory<'p>> {
         self.user.as_mut()
+    }
+
+    /// Tears the device down in reverse order ([`teardown`]): the user
+    /// queue unmapped, MES and the MEC halted, the PSP ring destroyed,
+    /// the doorbell apertures closed, bus mastering cleared, the user
+    /// memory dropped. Every stage runs even when an earlier one failed;
+    /// the report says what each did.
+    pub fn shutdown(mut self) -> TeardownReport {
+        let sink = self.sink;
+        teardown::run(&mut self, sink)
     }
 }
 
@@ -174,8 +198,23 @@ pub fn run<'p>(
         })
         .at(Step::Discovery);
     }
+    // `amdgpu_pci_probe()` → `pci_set_master()` before the device is
+    // touched; the teardown clears it last. A platform that cannot write
+    // PCI_COMMAND left it as it found it (the CLI's VFIO and sysfs
+    // targets set it when they open the device).
+    platform.set_bus_master(true);
+    let cancelled = |st: Step| -> Result<(), BringupError> {
+        if sink.cancelled() {
+            Err(ErrorKind::Interrupted.at(st))
+        } else {
+            Ok(())
+        }
+    };
     // 1. discovery
-    let ips = discovery::run(platform, sink)?;
+    let ips = match cancelled(Step::Discovery).and_then(|()| discovery::run(platform, sink)) {
+        Ok(ips) => ips,
+        Err(e) => return Err(e.with_teardown(teardown::before_discovery(platform, sink))),
+    };
     let db = platform.doorbells();
     // SAFETY: the platform maps its doorbell aperture, `db.len` bytes
     // valid for aligned 64-bit stores, for as long as it lives (its
@@ -195,18 +234,46 @@ pub fn run<'p>(
         gfxhub: None,
         process_root: None,
         reached: Step::Discovery,
+        entered: Step::Discovery,
+        mes_started: false,
+        sink,
+    };
+    match steps(&mut gpu, fw, opts, sink) {
+        Ok(()) => Ok(gpu),
+        Err(e) => {
+            let report = gpu.shutdown();
+            Err(e.with_teardown(report))
+        }
+    }
+}
+
+/// Steps 2 to 8, recording in `gpu` how far they got.
+fn steps<'p>(
+    gpu: &mut Gpu<'p>,
+    fw: &dyn FirmwareSource,
+    opts: &Options,
+    sink: &'p dyn Sink,
+) -> Result<(), BringupError> {
+    let enter = |gpu: &mut Gpu<'p>, st: Step| -> Result<(), BringupError> {
+        if sink.cancelled() {
+            return Err(ErrorKind::Interrupted.at(st));
+        }
+        gpu.entered = st;
+        Ok(())
     };
     if opts.stops_after(Step::Discovery) {
-        return Ok(gpu);
+        return Ok(());
     }
     // 2. nbio
-    let nbio = nbio::run(&mut gpu, sink)?;
+    enter(gpu, Step::Nbio)?;
+    let nbio = nbio::run(gpu, sink)?;
     gpu.reached = Step::Nbio;
     if opts.stops_after(Step::Nbio) {
-        return Ok(gpu);
+        return Ok(());
     }
     // 3. gmc
-    let mut mem = gmc::run(&gpu, &nbio, opts.user_memory, opts.user_vram, sink)?;
+    enter(gpu, Step::Gmc)?;
+    let mut mem = gmc::run(gpu, &nbio, opts.user_memory, opts.user_vram, sink)?;
     gpu.memory = Some(mem.report());
     gpu.user = mem.take_user_memory();
     gpu.user_vram = mem.take_user_vram();
@@ -214,22 +281,24 @@ pub fn run<'p>(
     gpu.process_root = Some(mem.process.root());
     gpu.reached = Step::Gmc;
     if opts.stops_after(Step::Gmc) {
-        return Ok(gpu);
+        return Ok(());
     }
     // 4. psp
-    let set = psp::run(&gpu, &mut mem, fw, sink)?;
+    enter(gpu, Step::Psp)?;
+    let set = psp::run(gpu, &mut mem, fw, sink)?;
     gpu.reached = Step::Psp;
     if opts.stops_after(Step::Psp) {
-        return Ok(gpu);
+        return Ok(());
     }
     // 5. rlc, GFXHUB
-    gfx::rlc(&gpu, &mem, &nbio, &set, fw, sink)?;
+    enter(gpu, Step::Rlc)?;
+    gfx::rlc(gpu, &mem, &nbio, &set, fw, sink)?;
     gpu.reached = Step::Rlc;
     let Some(mapping) = opts.mapping else {
-        return Ok(gpu);
+        return Ok(());
     };
     if opts.stops_after(Step::Rlc) {
-        return Ok(gpu);
+        return Ok(());
     }
     // 6. MES start and 7. the rings: `direct` needs neither. tinygrad's
     // AM driver loads its one compute queue straight into MEC pipe 0
@@ -244,27 +313,34 @@ pub fn run<'p>(
             );
             gpu.reached = st;
             if opts.stops_after(st) {
-                return Ok(gpu);
+                return Ok(());
             }
         }
         None
     } else {
-        let versions = gfx::mes_start(&gpu, &set, fw, sink)?;
+        enter(gpu, Step::Mes)?;
+        gpu.mes_started = true;
+        let versions = gfx::mes_start(gpu, &set, fw, sink)?;
         gpu.reached = Step::Mes;
         if opts.stops_after(Step::Mes) {
-            return Ok(gpu);
+            return Ok(());
         }
-        let rings = rings::run(&gpu, &mut area, versions, sink)?;
+        enter(gpu, Step::Rings)?;
+        let rings = rings::run(gpu, &mut area, versions, sink)?;
         gpu.reached = Step::Rings;
         if opts.stops_after(Step::Rings) {
-            return Ok(gpu);
+            return Ok(());
         }
         Some(rings)
     };
-    // 8. the user queue
-    let q = queue::run(&gpu, &mem, &mut area, rings, mapping, sink)?;
-    gpu.queue = Some(q);
+    // 8. the user queue: kept in `gpu` as soon as it is mapped, so that
+    // a first packet that fails still has it unmapped by the teardown.
+    enter(gpu, Step::Queue)?;
+    let mut slot = None;
+    let r = queue::run(gpu, &mem, &mut area, rings, mapping, &mut slot, sink);
+    gpu.queue = slot;
+    r?;
     gpu.ring_area = Some(area);
     gpu.reached = Step::Queue;
-    Ok(gpu)
+    Ok(())
 }

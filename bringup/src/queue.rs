@@ -189,15 +189,17 @@ pub(crate) fn point_vmid(
 }
 
 /// Places the user queue, maps it, submits one barrier and waits for its
-/// signal.
+/// signal. The queue goes into `slot` as soon as it is mapped, so that a
+/// first packet that fails leaves it where the teardown unmaps it.
 pub fn run<'p>(
     gpu: &Gpu<'p>,
     mem: &Memory<'p>,
     area: &mut DeviceArena<'p>,
     rings: Option<Rings<'p>>,
     mode: Mapping,
+    slot: &mut Option<UserQueue<'p>>,
     sink: &dyn Sink,
-) -> Result<UserQueue<'p>, BringupError> {
+) -> Result<(), BringupError> {
     let s = Step::Queue;
     let p = gpu.platform;
     let qmem = area.put(QueueMemory::<SLOTS>::new()).at(s)?;
@@ -289,22 +291,23 @@ pub fn run<'p>(
     let t = now();
     let mapping = mapper.map(&res).at(s)?;
     let create_ns = now().saturating_sub(t);
-    let packet = barrier(&signal)?;
-    let id = queue
-        .submit(&packet, p.clock(), BOUND_NS)
-        .map_err(QueueError::Submit)
-        .at(s)?;
-    let q = UserQueue {
+    let q = slot.insert(UserQueue {
         queue,
         signal: signal.get(),
         doorbell: doorbell_index::USERQUEUE_START,
         mode,
         mapping,
         create_ns,
-        packet_id: id,
+        packet_id: 0,
         mapper,
         platform: p,
-    };
+    });
+    let packet = barrier(&signal)?;
+    q.packet_id = q
+        .queue
+        .submit(&packet, p.clock(), BOUND_NS)
+        .map_err(QueueError::Submit)
+        .at(s)?;
     q.wait_signal(0, BOUND_NS)?;
     // MES picks the VMID itself and does not say which (KFD does not know
     // it either): the report names the process, not a VMID.
@@ -318,5 +321,5 @@ pub fn run<'p>(
             q.packet_id
         ),
     );
-    Ok(q)
+    Ok(())
 }

@@ -125,6 +125,7 @@ fn sdma_err(e: SdmaError) -> BringupError {
     BringupError {
         step: Step::Queue,
         kind: ErrorKind::Sdma(e),
+        teardown: None,
     }
 }
 

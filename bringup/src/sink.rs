@@ -29,6 +29,9 @@ pub enum Step {
     Queue,
     /// Taking the queue off the device.
     Unmap,
+    /// Teardown: everything the bring-up set up, undone in reverse
+    /// ([`crate::teardown`]).
+    Teardown,
 }
 
 impl Step {
@@ -56,6 +59,7 @@ impl Step {
             Step::Rings => "rings",
             Step::Queue => "queue",
             Step::Unmap => "unmap",
+            Step::Teardown => "teardown",
         }
     }
 
@@ -88,6 +92,13 @@ pub trait Sink {
     /// times them on the platform's clock (simulated time on the model).
     fn wall_ns(&self) -> Option<u64> {
         None
+    }
+    /// Whether the caller wants the bring-up to stop (the CLI's SIGINT,
+    /// SIGTERM and SIGPIPE handler sets a flag this reads). Checked
+    /// before each step; a `true` ends the bring-up with
+    /// [`crate::ErrorKind::Interrupted`] and the normal teardown.
+    fn cancelled(&self) -> bool {
+        false
     }
 }
 

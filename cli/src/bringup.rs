@@ -10,8 +10,51 @@ use barebell_bringup::{FirmwareDir, Options, Sink, Step};
 use clap::{Args, ValueEnum};
 use std::cell::Cell;
 use std::fmt;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+/// The signal that asked the bring-up to stop, 0 while none has.
+static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    // An atomic store is async-signal-safe; the bring-up reads the flag
+    // before each step (`Sink::cancelled`) and tears down as on an error.
+    STOP_SIGNAL.store(sig, Ordering::SeqCst);
+}
+
+/// SIGINT, SIGTERM and SIGPIPE set [`STOP_SIGNAL`] instead of killing
+/// the process, so that a Ctrl-C, a `kill` or a closed pipe (`| head`)
+/// runs the teardown instead of leaving the device running.
+pub fn handle_stop_signals() {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGPIPE] {
+        // SAFETY: `on_signal` only stores to an atomic, which is
+        // async-signal-safe; `signal` replaces the disposition of a
+        // catchable signal and touches no Rust state.
+        unsafe {
+            libc::signal(
+                sig,
+                on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
+    }
+}
+
+/// The exit status after the stop signal, as a shell reports a death by it.
+fn signal_status() -> u8 {
+    u8::try_from(128 + STOP_SIGNAL.load(Ordering::SeqCst)).unwrap_or(u8::MAX)
+}
+
+fn stop_signal() -> Option<&'static str> {
+    match STOP_SIGNAL.load(Ordering::SeqCst) {
+        0 => None,
+        libc::SIGINT => Some("SIGINT"),
+        libc::SIGTERM => Some("SIGTERM"),
+        libc::SIGPIPE => Some("SIGPIPE"),
+        _ => Some("a signal"),
+    }
+}
 
 /// `--until`: the last step to run.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,14 +135,18 @@ impl TextSink {
 
 impl Sink for TextSink {
     fn step(&self, step: Step, detail: fmt::Arguments<'_>) {
-        println!("step {step}: {detail}");
+        // A closed stdout (SIGPIPE, handled) must not stop the teardown.
+        let _ = writeln!(std::io::stdout(), "step {step}: {detail}");
+    }
+    fn cancelled(&self) -> bool {
+        STOP_SIGNAL.load(Ordering::SeqCst) != 0
     }
     fn tracing(&self) -> bool {
         self.trace
     }
     fn access(&self, a: Access) {
         self.accesses.set(self.accesses.get() + 1);
-        println!("  {a}");
+        let _ = writeln!(std::io::stdout(), "  {a}");
     }
     fn wall_ns(&self) -> Option<u64> {
         u64::try_from(self.start.elapsed().as_nanos()).ok()
@@ -107,13 +154,32 @@ impl Sink for TextSink {
 }
 
 pub fn run(args: BringupArgs) -> ExitCode {
-    match bring_up(&args) {
+    handle_stop_signals();
+    let r = bring_up(&args);
+    if let Some(sig) = stop_signal() {
+        eprintln!(
+            "barebell bringup: interrupted by {sig}; the device was torn down (see the teardown report)"
+        );
+        if let Err(e) = r {
+            eprintln!("barebell bringup: {e}");
+        }
+        return ExitCode::from(signal_status());
+    }
+    match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("barebell bringup: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Prints a line to stdout, ignoring a closed pipe (SIGPIPE is handled:
+/// the teardown must still run).
+macro_rules! out {
+    ($($t:tt)*) => {{
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
 }
 
 fn bring_up(args: &BringupArgs) -> Result<(), String> {
@@ -124,13 +190,17 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
         ..Default::default()
     };
     let device = target::open(&args.target, &fw, 1)?;
-    println!("{}", device.describe());
+    out!("{}", device.describe());
     let sink = TextSink::new(args.trace);
+    // Every exit from here runs the teardown: an error inside `run`
+    // tears down before it returns (the report rides in the error), a
+    // signal ends `run` with `Interrupted` the same way, and a finished
+    // bring-up is shut down below.
     let result = {
         let platform = device.platform();
         barebell_bringup::run(platform, &fw, &opts, &sink).map(|mut gpu| {
-            if args.shell {
-                println!(
+            if args.shell && stop_signal().is_none() {
+                out!(
                     "shell: {} brought up to {}; commands: regs read|write, queue dump, ring decode, quit",
                     device.name(),
                     gpu.reached
@@ -142,19 +212,39 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
                     std::io::stdout(),
                 );
             }
-            if let Some(q) = gpu.queue {
-                q.unmap().map(|()| {
-                    println!("step unmap: the queue is off the device");
-                })
-            } else {
-                Ok(())
-            }
+            gpu.shutdown()
         })
     };
-    let outcome = match result {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) | Err(e) => Err(format!("{}: {e}{}", device.name(), device.diagnostics())),
+    let (outcome, complete) = match result {
+        Ok(report) => {
+            // The sink printed each stage as it ran.
+            let complete = report.complete();
+            out!(
+                "teardown {}",
+                if complete { "complete" } else { "INCOMPLETE" }
+            );
+            let r = if complete {
+                Ok(())
+            } else {
+                Err(format!("{}: the teardown was incomplete", device.name()))
+            };
+            (r, complete)
+        }
+        Err(e) => {
+            let complete = e.teardown.as_deref().is_some_and(|t| t.complete());
+            (
+                Err(format!("{}: {e}{}", device.name(), device.diagnostics())),
+                complete,
+            )
+        }
     };
-    device.finish();
+    match device.quiescence() {
+        Some(Ok(())) => out!(
+            "model check: quiescent (no HQD active, MES and MEC halted, PSP ring destroyed, doorbell apertures closed, bus mastering off)"
+        ),
+        Some(Err(why)) => out!("model check: NOT quiescent: {why}"),
+        None => {}
+    }
+    device.finish(complete);
     outcome
 }

@@ -449,7 +449,7 @@ fn run_inner(cmd: &Intro) -> R<String> {
         })?;
         exec(cmd, &Ctx { gpu: &gpu, hw })
     };
-    device.finish();
+    device.finish(false);
     out
 }
 

@@ -495,7 +495,7 @@ fn run_target(
                 &mut pin_me,
                 |t, w| measured(t, w),
             );
-            device.finish();
+            device.finish(false);
             let (r, errors) = r?;
             (r?, errors)
         }

@@ -93,9 +93,10 @@ enum TraceCommand {
 }
 
 fn main() -> ExitCode {
-    // Rust ignores SIGPIPE, so `barebell bringup --trace | head` would
-    // panic in println! once head exits. Restore the default action and
-    // end quietly, as Unix tools do.
+    // Rust ignores SIGPIPE, so `barebell latency | head` would panic in
+    // println! once head exits. Restore the default action and end
+    // quietly, as Unix tools do. `barebell bringup` handles SIGPIPE
+    // itself (with SIGINT and SIGTERM), so that the device is torn down.
     // SAFETY: setting a signal's disposition to SIG_DFL at the start of
     // main, before any thread exists, has no preconditions.
     unsafe {

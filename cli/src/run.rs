@@ -214,7 +214,7 @@ fn run_on_device(
             })
             .unwrap_or_default()
     );
-    device.finish();
+    device.finish(false);
     let (o, _) = r?;
     Ok((
         Outcome {

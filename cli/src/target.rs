@@ -149,6 +149,16 @@ impl Device {
         }
     }
 
+    /// The model's own check that nothing can still reach memory
+    /// (`VirtualGpu::quiescent`); `None` on a GPU, which only the
+    /// teardown report speaks for.
+    pub fn quiescence(&self) -> Option<Result<(), String>> {
+        match self {
+            Device::Model(m) => Some(m.quiescent().map_err(|e| e.to_string())),
+            Device::Hw(_) => None,
+        }
+    }
+
     /// What the device side knows about a failure (the model's firmware
     /// stand-ins' logs), to append to an error.
     pub fn diagnostics(&self) -> String {
@@ -173,11 +183,15 @@ impl Device {
         }
     }
 
-    /// Ends the run: the model is dropped; a GPU's memory is kept for the
-    /// rest of the process (see [`HwPlatform::retire`]).
-    pub fn finish(self) {
+    /// Ends the run: the model is dropped; a GPU's memory is released
+    /// after a complete teardown (`torn_down`), else kept for the rest of
+    /// the process (see [`HwPlatform::retire`]).
+    pub fn finish(self, torn_down: bool) {
         match self {
             Device::Model(m) => drop(m),
+            // After a complete teardown nothing on the device points at
+            // the DMA region or has bus mastering: it can go back.
+            Device::Hw(h) if torn_down => drop(h),
             Device::Hw(h) => h.retire(),
         }
     }

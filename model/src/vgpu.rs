@@ -749,6 +749,69 @@ impl VirtualGpu {
         &self.psp
     }
 
+    /// Whether `PCI_COMMAND` bus master (bit 2, `PCI_COMMAND_MASTER` in
+    /// `pci_regs.h`) is on as the host last set it. The PCI Local Bus
+    /// Specification (3.0, section 6.2.2) says a function with the bit
+    /// clear may not generate PCI accesses: no DMA. The model records the
+    /// bit; its DMA users do not consult it yet.
+    pub fn bus_master(&self) -> bool {
+        self.soc.bus_master.load(Ordering::Relaxed)
+    }
+
+    /// Whether the device is left as `amdgpu_device_fini_hw()` leaves it:
+    /// nothing that can reach host or device memory on its own. `Err`
+    /// lists every engine or aperture that still can:
+    /// - an HQD active on the MEC (a user queue, the KIQ, a kernel queue):
+    ///   it points at a ring, an MQD and a doorbell;
+    /// - a MES pipe running (`mes_v11_0_enable(false)` halts both);
+    /// - a MEC pipe running or the MEC not halted
+    ///   (`gfx_v11_0_cp_compute_enable(false)` sets `MEC_HALT`);
+    /// - the PSP's GPCOM ring not destroyed (`psp_ring_stop()`);
+    /// - the doorbell aperture or the self-ring aperture open
+    ///   (`soc21_common_hw_fini()` closes both);
+    /// - PCI bus mastering on (`pci_clear_master()`).
+    pub fn quiescent(&self) -> Result<(), NotQuiescent> {
+        let mut why = Vec::new();
+        for h in self.mec.active_hqds() {
+            let (me, pipe, queue) = h.slot;
+            why.push(format!(
+                "HQD ME {me} pipe {pipe} queue {queue} active (doorbell dword {:#x}, VMID {})",
+                h.doorbell_dword, h.vmid
+            ));
+        }
+        for pipe in 0..2u8 {
+            if self.mec.mes_pipe_running(pipe) {
+                why.push(format!("MES pipe {pipe} running"));
+            }
+        }
+        let running = self.mec.running_pipes();
+        if running != 0 {
+            why.push(format!("MEC pipes {running:#06b} running"));
+        }
+        if self.mec.mec_cntl() & crate::cpregs::mec_cntl::HALT == 0 {
+            why.push("MEC not halted (CP_MEC_RS64_CNTL.MEC_HALT clear)".into());
+        }
+        if let Some((addr, bytes)) = self.psp.ring() {
+            why.push(format!(
+                "PSP GPCOM ring live at {addr:#x} ({bytes:#x} bytes)"
+            ));
+        }
+        if self.nbio.doorbell_aperture_open() {
+            why.push("doorbell aperture open".into());
+        }
+        if let Some(b) = self.nbio.selfring_base() {
+            why.push(format!("doorbell self-ring aperture open at {b:#x}"));
+        }
+        if self.bus_master() {
+            why.push("PCI bus mastering on".into());
+        }
+        if why.is_empty() {
+            Ok(())
+        } else {
+            Err(NotQuiescent(why))
+        }
+    }
+
     /// S2A doorbell entries 0 and 3 as the device holds them.
     pub fn s2a_entries(&self) -> [u32; 2] {
         [self.soc.s2a.entry(0), self.soc.s2a.entry(3)]
@@ -1104,6 +1167,17 @@ impl crate::cp::Translate for CpTranslate {
     }
 }
 
+/// What [`VirtualGpu::quiescent`] found still able to reach memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotQuiescent(pub Vec<String>);
+
+impl core::fmt::Display for NotQuiescent {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("the device is not quiescent: ")?;
+        f.write_str(&self.0.join("; "))
+    }
+}
+
 // SAFETY: every promise of the trait is kept by construction:
 // - `regs` is the BAR window over the routed block models, each access
 //   one call into a model, in program order;
@@ -1210,5 +1284,9 @@ unsafe impl Platform for VirtualGpu {
     }
     fn claim(&self) -> bool {
         !self.claimed.swap(true, Ordering::AcqRel)
+    }
+    fn set_bus_master(&self, on: bool) -> bool {
+        VirtualGpu::set_bus_master(self, on);
+        true
     }
 }

@@ -139,4 +139,14 @@ pub unsafe trait Platform {
     /// claims them first so that a second bring-up over the same memory
     /// is refused instead of aliasing it.
     fn claim(&self) -> bool;
+    /// Sets or clears `PCI_COMMAND` bus master (`pci_set_master()` /
+    /// `pci_clear_master()`): with it clear the device may not start DMA
+    /// (PCI Local Bus Specification 3.0, section 6.2.2). Returns whether
+    /// the platform did it; the default cannot (a platform whose config
+    /// space is not reachable, e.g. a unikernel that leaves it to
+    /// firmware).
+    fn set_bus_master(&self, on: bool) -> bool {
+        let _ = on;
+        false
+    }
 }

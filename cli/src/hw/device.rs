@@ -175,7 +175,7 @@ pub enum Backend {
     Vfio(VfioDevice),
     /// The config fd; the BAR mappings hold their own.
     Sysfs {
-        _config: SysfsDevice,
+        config: SysfsDevice,
     },
 }
 
@@ -197,12 +197,15 @@ pub struct Device {
     pub doorbell_bus: u64,
     /// Host memory the device can reach; unmapped from the IOMMU on drop.
     pub dma: DmaRegion,
-    pub backend: Backend,
+    /// Behind a lock so that bus mastering can be cleared through a
+    /// shared reference (the teardown holds the platform by `&`).
+    pub backend: std::sync::Mutex<Backend>,
 }
 
 impl Drop for Device {
     fn drop(&mut self) {
-        if let Backend::Vfio(v) = &self.backend {
+        let backend = self.backend.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Backend::Vfio(v) = backend {
             // Nothing to do on failure: the container goes away with the
             // fd right after, which drops the mapping anyway.
             let _ = v.unmap_dma(self.dma.bus(), self.dma.len() as u64);
@@ -313,7 +316,7 @@ fn open_vfio(bdf: Bdf) -> Result<Device, OpenError> {
         doorbells,
         doorbell_bus,
         dma,
-        backend: Backend::Vfio(dev),
+        backend: std::sync::Mutex::new(Backend::Vfio(dev)),
     })
 }
 
@@ -350,7 +353,7 @@ fn open_sysfs(bdf: Bdf) -> Result<Device, OpenError> {
         doorbells,
         doorbell_bus,
         dma,
-        backend: Backend::Sysfs { _config: sys },
+        backend: std::sync::Mutex::new(Backend::Sysfs { config: sys }),
     })
 }
 
@@ -360,9 +363,26 @@ impl Device {
         self.register_bar.len()
     }
 
+    /// Sets or clears `PCI_COMMAND` bus master through the config space
+    /// of the backend that opened the function (`pci_set_master()` /
+    /// `pci_clear_master()`); memory decode stays on. Unverified on
+    /// hardware.
+    pub fn set_bus_master(&self, on: bool) {
+        let (set, clear) = if on {
+            (COMMAND_MASTER, 0)
+        } else {
+            (0, COMMAND_MASTER)
+        };
+        let mut b = self.backend.lock().unwrap_or_else(|e| e.into_inner());
+        match &mut *b {
+            Backend::Vfio(v) => update_command(v, set, clear),
+            Backend::Sysfs { config } => update_command(config, set, clear),
+        };
+    }
+
     /// How the device was opened, for the report.
     pub fn how(&self) -> &'static str {
-        match self.backend {
+        match *self.backend.lock().unwrap_or_else(|e| e.into_inner()) {
             Backend::Vfio(_) => "vfio",
             Backend::Sysfs { .. } => "sysfs",
         }

@@ -169,6 +169,16 @@ unsafe impl Platform for HwPlatform {
     fn claim(&self) -> bool {
         !self.claimed.swap(true, Ordering::AcqRel)
     }
+    fn set_bus_master(&self, on: bool) -> bool {
+        match &self.parts {
+            Parts::Device(d) => {
+                d.set_bus_master(on);
+                true
+            }
+            #[cfg(test)]
+            Parts::Model { gpu, .. } => Platform::set_bus_master(&**gpu, on),
+        }
+    }
 }
 
 /// Held by every test that maps the hardware DMA region, which sits at one

@@ -433,6 +433,11 @@ impl PspModel {
         self.state.lock().commands.clone()
     }
 
+    /// The GPCOM ring sOS holds (address, bytes), until DESTROY_RINGS.
+    pub fn ring(&self) -> Option<(u64, u32)> {
+        self.state.lock().ring
+    }
+
     /// Whether sOS has signed life.
     pub fn sos_running(&self) -> bool {
         let s = self.state.lock();

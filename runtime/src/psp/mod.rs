@@ -465,6 +465,42 @@ pub enum Loaded {
     SosAlreadyAlive,
 }
 
+/// Stops the PSP's GPCOM ring at teardown without the buffers a [`Psp`]
+/// holds (follows `psp_ring_stop()` → `psp_v13_0_ring_stop()`, bare-metal
+/// branch, as `psp_hw_fini()` calls it): when C2PMSG_71 still holds a ring
+/// size, DESTROY_RINGS in C2PMSG_64, `mdelay(20)`, then the response flag.
+/// Returns whether a ring was live.
+pub fn destroy_rings<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
+    bus: &B,
+    clock: &C,
+    regs: PspRegs,
+    mp0_bases: &IpBases,
+) -> Result<bool, PspError> {
+    let mp0 = Block::new(bus, *mp0_bases);
+    let c64 = mp0.offset(regs.c2pmsg_64)?;
+    let c71 = mp0.offset(regs.c2pmsg_71)?;
+    let live = bus.read32(c71);
+    if live == ALL_ONES {
+        return Err(PspError::Wait(WaitError::DeviceGone {
+            what: regs.c2pmsg_71.name,
+            byte_offset: c71,
+        }));
+    }
+    if live == 0 {
+        return Ok(false);
+    }
+    bus.write32(c64, ctrl_cmd::DESTROY_RINGS);
+    delay(clock, HANDSHAKE_DELAY_NS);
+    let c = RegCondition {
+        what: regs.c2pmsg_64.name,
+        byte_offset: c64,
+        mask: READY,
+        want: READY,
+    };
+    poll(bus, clock, c, REG_TIMEOUT_NS)?;
+    Ok(true)
+}
+
 /// One PSP instance: its registers, its buffers, and the ring state.
 #[derive(Debug)]
 pub struct Psp<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> {

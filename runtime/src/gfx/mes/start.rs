@@ -34,7 +34,10 @@ use bitfield_struct::bitfield;
 #[bitfield(u32)]
 #[derive(PartialEq, Eq)]
 pub struct MesCntl {
-    #[bits(16)]
+    #[bits(4)]
+    __: u8,
+    pub mes_invalidate_icache: bool,
+    #[bits(11)]
     __: u16,
     pub mes_pipe0_reset: bool,
     pub mes_pipe1_reset: bool,
@@ -253,9 +256,37 @@ pub fn start<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     })
 }
 
+/// Halts MES at teardown (follows `mes_v11_0_enable(adev, false)` /
+/// `mes_v12_0_enable(adev, false)`, as `mes_v11_0_hw_fini()` reaches it
+/// through `mes_v11_0_kiq_hw_fini()`): both pipes held in reset, the
+/// instruction cache invalidated, MES halted. Returns the value written.
+pub fn halt<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: &IpBases,
+    generation: Generation,
+) -> Result<u32, MesStartError> {
+    let r = regs(generation);
+    let gc = Block::new(bus, *bases);
+    let v = MesCntl::from_bits(gc.read(r.cntl)?)
+        .with_mes_invalidate_icache(true)
+        .with_mes_pipe0_reset(true)
+        .with_mes_pipe1_reset(true)
+        .with_mes_pipe0_active(false)
+        .with_mes_pipe1_active(false)
+        .with_mes_halt(true)
+        .into_bits();
+    gc.write(r.cntl, v)?;
+    Ok(v)
+}
+
 macro_rules! cntl_facts {
     ($h:literal) => {
         [
+            Fact::constant(
+                $h,
+                "CP_MES_CNTL__MES_INVALIDATE_ICACHE_MASK",
+                MesCntl::new().with_mes_invalidate_icache(true).into_bits() as u64,
+            ),
             Fact::constant(
                 $h,
                 "CP_MES_CNTL__MES_PIPE0_RESET_MASK",

@@ -1,0 +1,282 @@
+//! Teardown: everything the bring-up set up, undone in reverse order, on
+//! every exit (success, an error at any step, a signal in the CLI).
+//!
+//! Linux tears a device down in `amdgpu_device_fini_hw()`, which calls
+//! each IP block's `hw_fini` in the reverse of `hw_init` order, then the
+//! PCI layer clears bus mastering (`pci_clear_master()` in
+//! `amdgpu_pci_remove()` → `pci_disable_device()`). barebell follows the
+//! same order over what its bring-up did, one stage a line:
+//!
+//! 1. [`Stage::UnmapQueue`]: the user queue off its HQD, by the way it
+//!    was mapped: MES REMOVE_QUEUE (`remove_queue_mes()`), KIQ
+//!    UNMAP_QUEUES (`amdgpu_gfx_disable_kcq()`), or the HQD dequeue
+//!    request and wait (`gfx_v11_0_kcq_fini_register()`, tinygrad's
+//!    direct path);
+//! 2. [`Stage::HaltMes`]: both MES pipes reset and halted
+//!    (`mes_v11_0_hw_fini()` → `mes_v11_0_enable(false)`;
+//!    `mes_v12_0_enable(false)`); the KIQ on MES pipe 1 and the scheduler
+//!    ring stop with them;
+//! 3. [`Stage::HaltMec`]: the MEC pipes reset, inactive and halted
+//!    (`gfx_v11_0_hw_fini()` → `gfx_v11_0_cp_compute_enable(false)`);
+//! 4. [`Stage::PspRing`]: the PSP's GPCOM ring destroyed
+//!    (`psp_hw_fini()` → `psp_ring_stop()` → DESTROY_RINGS);
+//! 5. [`Stage::Doorbells`]: the doorbell and self-ring apertures closed
+//!    (`soc21_common_hw_fini()`: `enable_doorbell_aperture(false)`,
+//!    `enable_doorbell_selfring_aperture(false)`);
+//! 6. [`Stage::BusMaster`]: `PCI_COMMAND` bus master cleared, so the
+//!    device can start no DMA at all;
+//! 7. [`Stage::ReleaseMemory`]: the user memory handed back; the DMA
+//!    region is the platform's, released when it drops (the CLI keeps a
+//!    GPU's region for the life of the process unless every stage above
+//!    was done).
+//!
+//! A stage runs when the bring-up step that set its state up was begun
+//! (a failing step may have done half its work); a stage that fails does
+//! not stop the later ones, as Linux's `hw_fini` loop carries on.
+
+use crate::Gpu;
+use crate::error::{At, ErrorKind};
+use crate::sink::{Sink, Step};
+use alloc::string::String;
+use alloc::vec::Vec;
+use barebell::gfx::mec;
+use barebell::gfx::mes::start as mes_start;
+use barebell::nbio::{self, Nbio};
+use barebell::psp::{self, PspRegs};
+use core::fmt;
+
+/// One teardown stage, in the order they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    UnmapQueue,
+    HaltMes,
+    HaltMec,
+    PspRing,
+    Doorbells,
+    BusMaster,
+    ReleaseMemory,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 7] = [
+        Stage::UnmapQueue,
+        Stage::HaltMes,
+        Stage::HaltMec,
+        Stage::PspRing,
+        Stage::Doorbells,
+        Stage::BusMaster,
+        Stage::ReleaseMemory,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::UnmapQueue => "unmap queue",
+            Stage::HaltMes => "halt MES",
+            Stage::HaltMec => "halt MEC",
+            Stage::PspRing => "destroy PSP ring",
+            Stage::Doorbells => "close doorbell aperture",
+            Stage::BusMaster => "clear bus mastering",
+            Stage::ReleaseMemory => "release memory",
+        }
+    }
+}
+
+/// What one stage did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Done; the detail says what was written or sent.
+    Done(String),
+    /// Nothing to undo: the bring-up never set this up.
+    NotNeeded(&'static str),
+    /// The platform cannot do it (e.g. no config-space access).
+    Unavailable(&'static str),
+    /// Tried and failed.
+    Failed(ErrorKind),
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Done(d) => write!(f, "done: {d}"),
+            Outcome::NotNeeded(why) => write!(f, "not needed: {why}"),
+            Outcome::Unavailable(why) => write!(f, "NOT DONE: {why}"),
+            Outcome::Failed(e) => write!(f, "FAILED: {e}"),
+        }
+    }
+}
+
+/// What a teardown did, stage by stage.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TeardownReport {
+    pub stages: Vec<(Stage, Outcome)>,
+}
+
+impl TeardownReport {
+    /// Whether every stage was done or not needed: nothing the bring-up
+    /// set up can still reach memory.
+    pub fn complete(&self) -> bool {
+        self.stages
+            .iter()
+            .all(|(_, o)| matches!(o, Outcome::Done(_) | Outcome::NotNeeded(_)))
+    }
+
+    /// The outcome of `stage`.
+    pub fn outcome(&self, stage: Stage) -> Option<&Outcome> {
+        self.stages
+            .iter()
+            .find(|(s, _)| *s == stage)
+            .map(|(_, o)| o)
+    }
+}
+
+impl fmt::Display for TeardownReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verdict = if self.complete() {
+            "complete"
+        } else {
+            "INCOMPLETE"
+        };
+        write!(f, "teardown {verdict}:")?;
+        for (s, o) in &self.stages {
+            write!(f, "\n  {}: {o}", s.name())?;
+        }
+        Ok(())
+    }
+}
+
+fn outcome<E: At>(r: Result<String, E>) -> Outcome {
+    match r {
+        Ok(d) => Outcome::Done(d),
+        Err(e) => Outcome::Failed(e.at(Step::Teardown).kind),
+    }
+}
+
+/// Tears `gpu` down as far as its bring-up got ([`Gpu::entered`]),
+/// reporting each stage to `sink` under [`Step::Teardown`].
+pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
+    let entered = gpu.entered;
+    let gc = gpu.ips.gc.bases;
+    let generation = gpu.ips.generation;
+    let bus = &gpu.bus;
+    let p = gpu.platform;
+    let mut stages = Vec::new();
+    let mut put = |stage: Stage, o: Outcome| {
+        sink.step(Step::Teardown, format_args!("{}: {o}", stage.name()));
+        stages.push((stage, o));
+    };
+
+    // 1. The user queue, while MES and the KIQ still answer.
+    let o = match gpu.queue.take() {
+        Some(q) => {
+            let how = q.mode.name();
+            match q.unmap() {
+                Ok(()) => Outcome::Done(alloc::format!("{how} unmap answered")),
+                Err(e) => Outcome::Failed(e.kind),
+            }
+        }
+        None => Outcome::NotNeeded("no user queue was mapped"),
+    };
+    put(Stage::UnmapQueue, o);
+
+    // 2. MES (and with it the KIQ on pipe 1 and the scheduler ring).
+    let o = if entered >= Step::Mes && gpu.mes_started {
+        outcome(
+            mes_start::halt(bus, &gc, generation)
+                .map(|v| alloc::format!("CP_MES_CNTL = {v:#010x} (pipes reset, MES_HALT)")),
+        )
+    } else {
+        Outcome::NotNeeded("MES was never started")
+    };
+    put(Stage::HaltMes, o);
+
+    // 3. The MEC.
+    let o = if entered >= Step::Rlc {
+        outcome(mec::compute_enable(bus, &gc, generation, false).map(|v| {
+            alloc::format!("CP_MEC_RS64_CNTL = {v:#010x} (pipes reset and inactive, MEC_HALT)")
+        }))
+    } else {
+        Outcome::NotNeeded("the MEC was never started")
+    };
+    put(Stage::HaltMec, o);
+
+    // 4. The PSP's ring.
+    let o = if entered >= Step::Psp {
+        match PspRegs::for_version(gpu.ips.mp0.version.triple()) {
+            Some(regs) => outcome(
+                psp::destroy_rings(bus, p.clock(), regs, &gpu.ips.mp0.bases).map(|live| {
+                    if live {
+                        String::from("DESTROY_RINGS answered")
+                    } else {
+                        String::from("no ring size in C2PMSG_71: no ring was created")
+                    }
+                }),
+            ),
+            None => Outcome::NotNeeded("no PSP registers for this MP0: no ring was created"),
+        }
+    } else {
+        Outcome::NotNeeded("the PSP step never ran")
+    };
+    put(Stage::PspRing, o);
+
+    // 5. The doorbell and self-ring apertures.
+    let o = if entered >= Step::Nbio {
+        let nbif = gpu.ips.nbif;
+        match Nbio::for_version(nbif.version.triple(), nbif.bases) {
+            Ok(n) => outcome(
+                nbio::enable_doorbell_selfring(bus, &n, None)
+                    .and_then(|()| nbio::enable_doorbell_aperture(bus, &n, false))
+                    .map(|()| String::from("self-ring aperture and doorbell BAR closed")),
+            ),
+            Err(e) => Outcome::Failed(e.at(Step::Teardown).kind),
+        }
+    } else {
+        Outcome::NotNeeded("the NBIO step never ran")
+    };
+    put(Stage::Doorbells, o);
+
+    // 6. Bus mastering.
+    let o = if p.set_bus_master(false) {
+        Outcome::Done(String::from("PCI_COMMAND bus master cleared"))
+    } else {
+        Outcome::Unavailable("this platform cannot write PCI_COMMAND")
+    };
+    put(Stage::BusMaster, o);
+
+    // 7. Memory. The user memory is a window of the platform's DMA
+    // region (it owns nothing itself); the region goes back with the
+    // platform.
+    let had_user = gpu.user.take().is_some();
+    gpu.user_vram = None;
+    gpu.ring_area = None;
+    let o = Outcome::Done(alloc::format!(
+        "{}; the DMA region goes back with the platform",
+        if had_user {
+            "user memory handed back"
+        } else {
+            "no user memory"
+        }
+    ));
+    put(Stage::ReleaseMemory, o);
+
+    TeardownReport { stages }
+}
+
+/// Teardown before discovery finished: only bus mastering to clear.
+pub(crate) fn before_discovery(
+    platform: &dyn barebell::platform::Platform,
+    sink: &dyn Sink,
+) -> TeardownReport {
+    let mut stages = Vec::new();
+    for s in Stage::ALL {
+        let o = match s {
+            Stage::BusMaster if platform.set_bus_master(false) => {
+                Outcome::Done(String::from("PCI_COMMAND bus master cleared"))
+            }
+            Stage::BusMaster => Outcome::Unavailable("this platform cannot write PCI_COMMAND"),
+            _ => Outcome::NotNeeded("discovery did not finish: nothing else was set up"),
+        };
+        sink.step(Step::Teardown, format_args!("{}: {o}", s.name()));
+        stages.push((s, o));
+    }
+    TeardownReport { stages }
+}
