@@ -239,9 +239,7 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
         }
     };
     match device.quiescence() {
-        Some(Ok(())) => out!(
-            "model check: quiescent (no HQD active, MES and MEC halted, PSP ring destroyed, doorbell apertures closed, bus mastering off)"
-        ),
+        Some(Ok(())) => out!("model check: {}", barebell_model::QUIESCENT),
         Some(Err(why)) => out!("model check: NOT quiescent: {why}"),
         None => {}
     }

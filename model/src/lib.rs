@@ -102,4 +102,4 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
 pub use bar::DoorbellPage;
 pub use error::ModelError;
 pub use parts::Part;
-pub use vgpu::{NotQuiescent, VirtualGpu};
+pub use vgpu::{NotQuiescent, QUIESCENT, VirtualGpu};

@@ -3,7 +3,8 @@
 //! over the model or a GPU) over the device model's `VirtualGpu`, for each
 //! model part (Navi31, gfx11; Navi48, gfx12) and each way of mapping the
 //! user queue (MES, direct HQD load, KIQ), from discovery to a mapped
-//! queue whose first packet completed, then unmapped.
+//! queue whose first packet completed, then torn down (`Gpu::shutdown`)
+//! and checked quiescent.
 //!
 //! Only the platform's pieces are the image's own: the firmware comes
 //! from the `-initrd` archive ([`Archive`], a `FirmwareSource`), the
@@ -16,14 +17,15 @@
 //! CLI's `barebell bringup --part <part> --mapping <mapping> --trace`):
 //! - on COM1, a `UK BRINGUP <part> run <mapping>: ...` header, each step
 //!   as `UK BRINGUP <part> step <name>: <detail>`, then `queue ready`,
-//!   the unmap, and `UK BRINGUP <part> <mapping> done`;
+//!   each teardown stage as `step teardown: ...`, `teardown complete`,
+//!   the model's quiescence check, and `UK BRINGUP <part> <mapping> done`;
 //! - on COM2, defmt frames: the register trace from the psp step to the
-//!   unmap (each access as `TRACE W MP0.<reg> @<offset> = <value>`,
+//!   teardown (each access as `TRACE W MP0.<reg> @<offset> = <value>`,
 //!   names resolved by the bring-up's bus, nothing formatted in the
 //!   image), between `TRACE <part> <mapping> begin` and `end` frames,
 //!   with a `TRACE <part> <mapping> step <name> reported` frame where
 //!   each step reports; and one `BRINGUP <part> queue ready` frame per
-//!   run. 352 to 454 accesses per run today; the sink stops sending after
+//!   run. 1,090 to 1,134 accesses per run today (teardown included); the sink stops sending after
 //!   [`TRACE_CAP`] (so a polling loop that spins cannot flood the port)
 //!   and the `end` frame says how many it left out. Discovery's table
 //!   read (over 5,000 `MM_INDEX`/`MM_DATA` accesses) and the nbio and gmc
@@ -35,7 +37,7 @@ use alloc::vec::Vec;
 use barebell::bus::trace::{self, Access};
 use barebell::latency::tsc::{self, TscScale};
 use barebell_bringup::{FirmwareError, FirmwareSource, Mapping, Options, Sink, Step};
-use barebell_model::{Part, Seed, VirtualGpu, parts};
+use barebell_model::{Part, QUIESCENT, Seed, VirtualGpu, parts};
 use core::cell::Cell;
 use core::fmt;
 
@@ -107,7 +109,7 @@ impl Sink for Console {
         if step == Step::Gmc && !self.tracing.get() {
             self.tracing.set(true);
             defmt::info!(
-                "TRACE {=str} {=str} begin: psp, rlc, mes, rings, queue and unmap steps",
+                "TRACE {=str} {=str} begin: psp, rlc, mes, rings, queue and teardown steps",
                 self.part,
                 self.mapping
             );
@@ -187,6 +189,7 @@ fn run(part: Part, mapping: Mapping, blobs: &Blobs, scale: TscScale) -> Result<(
     })?;
     let q = up
         .queue
+        .as_ref()
         .ok_or_else(|| fail(&"no user queue after the queue step"))?;
     // What the integration test (tests/harness/tests/bringup.rs) asks of
     // the model after a bring-up.
@@ -214,19 +217,26 @@ fn run(part: Part, mapping: Mapping, blobs: &Blobs, scale: TscScale) -> Result<(
         q.doorbell, q.packet_id
     );
     defmt::info!("BRINGUP {=str} queue ready: {=str} mapping", name, m);
-    q.unmap().map_err(|e| {
+    // The teardown the host CLI runs on every exit (`Gpu::shutdown`):
+    // each stage reports through the sink as `step teardown: ...`.
+    let report = up.shutdown();
+    if !report.complete() {
         sink.end();
-        fail(&e)
-    })?;
-    println!("UK BRINGUP {name} step unmap: the queue is off the device");
-    sink.marker(Step::Unmap);
+        return Err(fail(&format_args!("the teardown was incomplete: {report}")));
+    }
+    println!("UK BRINGUP {name} teardown complete");
+    if let Err(why) = gpu.quiescent() {
+        sink.end();
+        return Err(fail(&format_args!("model check: NOT quiescent: {why}")));
+    }
+    println!("UK BRINGUP {name} model check: {QUIESCENT}");
     let traced = sink.end();
     println!(
-        "UK BRINGUP {name} trace: {traced} register accesses from psp to unmap sent as defmt frames"
+        "UK BRINGUP {name} trace: {traced} register accesses from psp to teardown sent as defmt frames"
     );
     let us = scale.to_ns(tsc::end().wrapping_sub(t0)) / 1000;
     println!(
-        "UK BRINGUP {name} {m} done in {us}us (model built; discovery, nbio, gmc, psp, rlc, mes, rings, queue; barrier completed; unmapped)"
+        "UK BRINGUP {name} {m} done in {us}us (model built; discovery, nbio, gmc, psp, rlc, mes, rings, queue; barrier completed; torn down, model quiescent)"
     );
     Ok(())
 }

@@ -26,7 +26,7 @@
 //! runs must report every step in order with what that step must say
 //! (the ring area at the host's VA, the PSP's AUTOLOAD_RLC, the RLC
 //! autoload, the generation's scheduler ring, `queue ready`), and send
-//! its register trace from the psp step to the unmap as defmt frames with
+//! its register trace from the psp step to the teardown as defmt frames with
 //! the PSP mailbox registers named and none dropped. The host CLI's
 //! `barebell bringup --part <part> --mapping <mapping> --trace` runs the
 //! same six bring-ups over the same model on the host: the image's step
@@ -678,11 +678,11 @@ const RING_AREA: &str = "ring area at VA = host 0x200000200000, ";
 /// line must say (`{m}` is the mapping).
 /// `--mapping direct` starts neither MES nor the KIQ (issue 14 item 6),
 /// so its mes and rings steps say they were skipped.
-fn step_phrases(ring: &'static str, m: &str) -> [(&'static str, &'static str); 10] {
-    let (mes, ring) = if m == "direct" {
-        (DIRECT_SKIP, DIRECT_SKIP)
+fn step_phrases(ring: &'static str, m: &str) -> [(&'static str, &'static str); 16] {
+    let (mes, ring, halt_mes) = if m == "direct" {
+        (DIRECT_SKIP, DIRECT_SKIP, "halt MES: not needed")
     } else {
-        ("MES pipes unhalted", ring)
+        ("MES pipes unhalted", ring, "halt MES: done")
     };
     [
         ("discovery", "IP instances"),
@@ -694,7 +694,14 @@ fn step_phrases(ring: &'static str, m: &str) -> [(&'static str, &'static str); 1
         ("mes", mes),
         ("rings", ring),
         ("queue", "queue ready: {m} mapping, "),
-        ("unmap", "the queue is off the device"),
+        // `Gpu::shutdown`, one line a stage (bringup/src/teardown.rs).
+        ("teardown", "unmap queue: done: {m} unmap answered"),
+        ("teardown", halt_mes),
+        ("teardown", "halt MEC: done"),
+        ("teardown", "destroy PSP ring: done"),
+        ("teardown", "close doorbell aperture: done"),
+        ("teardown", "clear bus mastering: done"),
+        ("teardown", "release memory: done"),
     ]
 }
 
@@ -715,6 +722,16 @@ fn run_segment<'a>(log: &'a str, part: &str, m: &str) -> Result<Vec<&'a str>> {
         }
     }
     bail!("{part} {m}: no `{done}...` line after `{head}...`")
+}
+
+/// How one run ended after its steps: `teardown complete` and the model's
+/// `model check: quiescent (...)` line.
+fn run_closing<'a>(seg: &[&'a str], part: &str) -> Vec<&'a str> {
+    let prefix = format!("UK BRINGUP {part} ");
+    seg.iter()
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .filter(|l| l.starts_with("teardown ") || l.starts_with("model check: "))
+        .collect()
 }
 
 /// What one run reported: its `step <name>: <detail>` lines.
@@ -770,13 +787,21 @@ fn bringup_ready(log: &str, defmt: &[String]) -> Result<String> {
                     .any(|l| l.starts_with(&want) && l.ends_with("completed (signal 1 -> 0)")),
                 "{part} {m}: no `{want}... completed (signal 1 -> 0)` line"
             );
+            let closing = run_closing(&seg, part);
+            ensure!(
+                closing.first() == Some(&"teardown complete")
+                    && closing
+                        .get(1)
+                        .is_some_and(|l| l.starts_with("model check: quiescent")),
+                "{part} {m}: the run did not end with `teardown complete` and `model check: quiescent ...`: {closing:?}"
+            );
             let frame = format!("BRINGUP {part} queue ready: {m} mapping");
             let n = defmt.iter().filter(|l| **l == frame).count();
             ensure!(n == 1, "{part} {m}: {n} `{frame}` defmt frames, want 1");
         }
     }
     Ok(format!(
-        "bring-up reached a ready queue {want}x ({} x {}), every step in order",
+        "bring-up reached a ready queue {want}x ({} x {}), every step in order, torn down to a quiescent model",
         PARTS.iter().map(|p| p.0).collect::<Vec<_>>().join("+"),
         MAPPINGS.join("/")
     ))
@@ -812,7 +837,7 @@ fn run_trace<'a>(defmt: &'a [String], part: &str, m: &str) -> Result<(Vec<&'a st
     Ok((frames, seen, dropped))
 }
 
-/// Each run's register trace (psp step to unmap) came through defmt with
+/// Each run's register trace (psp step to teardown) came through defmt with
 /// register names: every access frame is there (the `end` frame's count
 /// equals the frames, none dropped), and the psp step's frames name the
 /// written bootloader mailbox (C2PMSG_35) and the GPCOM ring's write
@@ -848,7 +873,7 @@ fn traced(defmt: &[String]) -> Result<String> {
         }
     }
     Ok(format!(
-        "psp-to-unmap register traces through defmt with register names ({} accesses per run)",
+        "psp-to-teardown register traces through defmt with register names ({} accesses per run)",
         counts
             .iter()
             .map(u64::to_string)
@@ -865,6 +890,8 @@ fn traced(defmt: &[String]) -> Result<String> {
 struct HostRun {
     device: String,
     steps: Vec<String>,
+    /// `teardown complete` and `model check: quiescent (...)`.
+    closing: Vec<String>,
     trace: Vec<String>,
 }
 
@@ -889,6 +916,8 @@ fn parse_host_run(text: &str, part: &str, m: &str) -> Result<HostRun> {
             }
             tracing |= name == "gmc";
             run.steps.push(l.to_string());
+        } else if l == "teardown complete" || l.starts_with("model check: quiescent") {
+            run.closing.push(l.to_string());
         } else {
             bail!("unexpected line {l:?}");
         }
@@ -956,6 +985,12 @@ fn same_as_host(
             steps.len() == h.steps.len() && steps.iter().zip(&h.steps).all(|(a, b)| a == b),
             "{part} {m}: step lines differ from the host's: {}",
             first_difference(&steps, &h.steps)
+        );
+        let closing = run_closing(&seg, part);
+        ensure!(
+            closing.len() == h.closing.len() && closing.iter().zip(&h.closing).all(|(a, b)| a == b),
+            "{part} {m}: teardown lines differ from the host's: {}",
+            first_difference(&closing, &h.closing)
         );
         let dma = |l: &str| {
             l.split("DMA region at host ").nth(1).map(|r| {
@@ -1180,7 +1215,7 @@ pub fn run(root: &Path) -> Result<String> {
     out.extend(lines.iter().map(|l| l.to_string()));
     // The CI summary shows the first line only.
     let headline = format!(
-        "{} configurations: PCI listings equal QEMU's query-pci and info pci, the one bring-up (barebell-bringup on the model, real blobs) reaches a ready queue (navi31/navi48 x MES/direct/KIQ) with step lines and psp-to-unmap traces equal to the host CLI's, defmt decoded; {file} B image; boot-to-exit {:.2} s; edu store p50 {} ns",
+        "{} configurations: PCI listings equal QEMU's query-pci and info pci, the one bring-up (barebell-bringup on the model, real blobs) reaches a ready queue (navi31/navi48 x MES/direct/KIQ) with step lines and psp-to-teardown traces, torn down to a quiescent model, equal to the host CLI's, defmt decoded; {file} B image; boot-to-exit {:.2} s; edu store p50 {} ns",
         CONFIGS.len(),
         timed.wall.as_secs_f64(),
         latency_line(&timed.log, "mmio-store")
@@ -1296,10 +1331,39 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
             } else {
                 format!("step queue: queue ready: {m} mapping, doorbell 0xd, VMID 8, barrier 0 completed")
             },
-            "step unmap: the queue is off the device".into(),
         ]
-        .into()
+        .into_iter()
+        .chain(teardown(m))
+        .collect()
     }
+
+    /// The teardown's lines as `Gpu::shutdown` reports them.
+    fn teardown(m: &str) -> Vec<String> {
+        let mes = if m == "direct" {
+            "halt MES: not needed: MES was never started"
+        } else {
+            "halt MES: done: CP_MES_CNTL = 0x40030010 (pipes reset, MES_HALT)"
+        };
+        [
+            format!("unmap queue: done: {m} unmap answered"),
+            mes.into(),
+            "halt MEC: done: CP_MEC_RS64_CNTL = 0x400f0010 (pipes reset and inactive, MEC_HALT)"
+                .into(),
+            "destroy PSP ring: done: DESTROY_RINGS answered".into(),
+            "close doorbell aperture: done: self-ring aperture and doorbell BAR closed".into(),
+            "clear bus mastering: done: PCI_COMMAND bus master cleared".into(),
+            "release memory: done: user memory handed back".into(),
+        ]
+        .into_iter()
+        .map(|l| format!("step teardown: {l}"))
+        .collect()
+    }
+
+    /// How a clean run ends after its steps.
+    const CLOSING: [&str; 2] = [
+        "teardown complete",
+        "model check: quiescent (no HQD active, MES and MEC halted, PSP ring destroyed, doorbell apertures closed, bus mastering off)",
+    ];
 
     /// One run's trace after the gmc step, in the image's frame form:
     /// each step's accesses, then its report; offsets and values
@@ -1323,7 +1387,13 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
             mark("mes"),
             mark("rings"),
             mark("queue"),
-            mark("unmap"),
+            mark("teardown"),
+            mark("teardown"),
+            mark("teardown"),
+            mark("teardown"),
+            mark("teardown"),
+            mark("teardown"),
+            mark("teardown"),
         ]
     }
 
@@ -1344,6 +1414,9 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
                             "UK BRINGUP {part} queue ready: {m} mapping, doorbell 0xd, barrier packet 0 completed (signal 1 -> 0)\n"
                         ));
                     }
+                }
+                for c in CLOSING {
+                    log.push_str(&format!("UK BRINGUP {part} {c}\n"));
                 }
                 log.push_str(&format!("UK BRINGUP {part} {m} done in 1us\n"));
                 defmt.push(format!("TRACE {part} {m} begin: psp, ..."));
@@ -1376,6 +1449,9 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
             }
             t.push_str(&format!("{s}\n"));
             after_gmc |= s.starts_with("step gmc");
+        }
+        for c in CLOSING {
+            t.push_str(&format!("{c}\n"));
         }
         t
     }
@@ -1507,6 +1583,57 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
         let mut fewer = host.clone();
         fewer[5].1.steps.pop();
         assert!(same_as_host(&log, &defmt, &fewer).is_err());
+        // The teardown is compared too: a stage that did less, or an image
+        // that never said it was quiescent, differs from the host.
+        let halted_less = log.replacen("0x400f0010", "0x000f0010", 1);
+        let e = same_as_host(&halted_less, &defmt, &host)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("halt MEC"), "{e}");
+        let unchecked = log.replacen("UK BRINGUP navi48 model check: quiescent", "UK X", 1);
+        let e = same_as_host(&unchecked, &defmt, &host)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("teardown lines differ"), "{e}");
+    }
+
+    #[test]
+    fn a_host_run_that_did_not_tear_down_cleanly_is_refused() {
+        let t = host_text("navi31", "kiq");
+        assert_eq!(
+            parse_host_run(&t, "navi31", "kiq").unwrap().closing,
+            CLOSING.map(String::from).to_vec()
+        );
+        for bad in [
+            t.replace("teardown complete", "teardown INCOMPLETE"),
+            t.replace(
+                "model check: quiescent",
+                "model check: NOT quiescent: MES pipe 0 running",
+            ),
+        ] {
+            let e = parse_host_run(&bad, "navi31", "kiq")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("unexpected line"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_run_that_ends_without_a_quiescent_model_is_not_ready() {
+        let (log, defmt) = ready_log();
+        let stuck = log.replacen(
+            "UK BRINGUP navi31 model check: quiescent",
+            "UK BRINGUP navi31 model check: NOT quiescent",
+            1,
+        );
+        let e = bringup_ready(&stuck, &defmt).unwrap_err().to_string();
+        assert!(e.contains("navi31 mes") && e.contains("quiescent"), "{e}");
+        let no_mec_halt = log.replacen(
+            "step teardown: halt MEC: done",
+            "step teardown: halt MEC: failed",
+            1,
+        );
+        assert!(bringup_ready(&no_mec_halt, &defmt).is_err());
     }
 
     #[test]
