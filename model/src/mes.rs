@@ -1202,6 +1202,21 @@ impl MesModel {
         if f.queue_type != queue_type::COMPUTE || f.pipe_id >= 4 || f.queue_id >= 8 {
             return Err(unsupported);
         }
+        // MES schedules user queues onto the HQDs SET_HW_RSRC's
+        // `compute_hqd_mask` gives it (`amdgpu_mes_init()`: 0xc, queues 2
+        // and 3 of each MEC1 pipe; `mes_v12_0_set_hw_resources()`); kernel
+        // queues live beside them on the rest (`gfx_v12_0`'s KCQs on queues
+        // 0 and 1). A legacy queue on a MES-owned HQD would be overwritten
+        // by the next user queue MES places there (model rule).
+        let mes_owned = self
+            .state
+            .lock()
+            .compute_hqd_mask
+            .get(f.pipe_id as usize)
+            .is_some_and(|m| m & (1 << f.queue_id) != 0);
+        if mes_owned {
+            return Err(unsupported);
+        }
         if hqd.wptr_poll() != f.wptr {
             return Err(Refusal::WptrMismatch {
                 frame: f.wptr,

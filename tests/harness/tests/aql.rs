@@ -483,3 +483,56 @@ fn two_producers_and_a_cp_thread() {
     assert_eq!(r.queue.read_index(), 2 * PER);
     assert!(m.errors().is_empty());
 }
+
+/// The PM4-IB slot's jump command, decoded with the model's own PM4
+/// header fields (`model::decode::pm4`, conformance-checked against
+/// `nvd.h`'s `PACKET3()`), must be an `INDIRECT_BUFFER` whose count says
+/// three body dwords: the address pair and the size dword that follow it
+/// in the 4-dword `ib_jump_cmd` (ROCR `amd_aql_queue.cpp`).
+#[test]
+fn pm4_ib_jump_command_is_a_type3_indirect_buffer_with_three_body_dwords() {
+    use barebell::aql::packet::Pm4IbPacket;
+    use barebell_model::decode::pm4;
+    let p = Pm4IbPacket::new(0x1234_5678_9abc, 16, SignalHandle::NONE, Fences::SYSTEM).unwrap();
+    let h = p.ib_jump_cmd[0];
+    assert_eq!(pm4::HEADER_TYPE.get(h), pm4::PACKET_TYPE3);
+    assert_eq!(pm4::HEADER_OPCODE.get(h), pm4::opcode::INDIRECT_BUFFER);
+    // `count` is the body length minus one; the body is the rest of the jump.
+    assert_eq!(pm4::HEADER_COUNT.get(h) + 1, (p.ib_jump_cmd.len() - 1) as u32);
+}
+
+/// An empty ring holds `size` packets (HSA: the write index may run
+/// `size` ahead of the read index), so a batch of exactly `size` fits and
+/// the CP model consumes every one of them.
+#[test]
+fn a_batch_of_exactly_the_ring_size_fits_and_completes() {
+    let mut m = CpModel::new(Seed(21));
+    m.register_kernel(KERNEL_A, Box::new(|_| {}));
+    let r = rig::<16>(&mut m, QueueConfig::default());
+    let s = signals(&mut m, 1, 16);
+    let batch = [dispatch(KERNEL_A, s[0].handle()); 16];
+    assert_eq!(r.queue.submit_batch(&batch, &clock(), BOUND_NS), Ok(0));
+    m.run_until_idle(MAX_STEPS).unwrap();
+    assert_eq!(s[0].value(), 0);
+    assert_eq!(r.queue.read_index(), 16);
+}
+
+/// The runtime's decoding of a barrier-value condition code agrees with
+/// the model's own (`model::hsa::condition`, checked against `hsa.h`'s
+/// `hsa_signal_condition_t`) on every defined code, and refuses the rest
+/// as the model does.
+#[test]
+fn condition_codes_decode_as_the_model_reads_them() {
+    use barebell_model::hsa::condition;
+    let pairs = [(0i64, 0i64), (1, 0), (0, 1), (-5, 3), (7, 7)];
+    for code in 0..8u32 {
+        match Condition::from_u32(code) {
+            Some(c) => {
+                for (v, cmp) in pairs {
+                    assert_eq!(Some(c.holds(v, cmp)), condition::holds(code, v, cmp), "code {code}");
+                }
+            }
+            None => assert_eq!(condition::holds(code, 0, 0), None, "code {code}"),
+        }
+    }
+}

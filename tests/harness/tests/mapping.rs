@@ -342,3 +342,24 @@ fn model_runs_a_non_aql_hqd_load_as_a_pm4_queue() {
     assert_eq!(hqds.len(), 1);
     assert!(!hqds[0].aql);
 }
+
+/// `MqdPage::hqd()` and the `HqdRegisters` readers give what the model's
+/// own MQD decoder (`model::decode::mqd::Hqd`, offsets from
+/// `v11_structs.h`) reads from the same bytes.
+#[test]
+fn mqd_page_hqd_window_reads_as_the_model_decodes_it() {
+    use barebell::gfx::mqd::MqdPage;
+    use barebell_model::decode::mqd::Hqd;
+    let gpu = ModelGpu::new(Generation::Gfx11, Seed(2)).unwrap();
+    let q = gpu.queue::<16>(0x20, QueueConfig::default()).unwrap();
+    let m = ComputeMqdV11::aql(&q.resources(3).mqd_params()).unwrap();
+    let page = MqdPage::new();
+    page.write(&m);
+    let h = page.hqd();
+    let model = Hqd::from_mqd(m.as_bytes());
+    assert_eq!(h.ring_bytes(), Some(model.ring_bytes()));
+    assert_eq!(h.ring_address(), model.ring());
+    assert_eq!(h.rptr_report_address(), model.rptr_report());
+    assert_eq!(h.wptr_poll_address(), model.wptr_poll());
+    assert_eq!(h.mqd_address(), model.mqd_base());
+}
