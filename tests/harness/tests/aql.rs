@@ -498,7 +498,10 @@ fn pm4_ib_jump_command_is_a_type3_indirect_buffer_with_three_body_dwords() {
     assert_eq!(pm4::HEADER_TYPE.get(h), pm4::PACKET_TYPE3);
     assert_eq!(pm4::HEADER_OPCODE.get(h), pm4::opcode::INDIRECT_BUFFER);
     // `count` is the body length minus one; the body is the rest of the jump.
-    assert_eq!(pm4::HEADER_COUNT.get(h) + 1, (p.ib_jump_cmd.len() - 1) as u32);
+    assert_eq!(
+        pm4::HEADER_COUNT.get(h) + 1,
+        (p.ib_jump_cmd.len() - 1) as u32
+    );
 }
 
 /// An empty ring holds `size` packets (HSA: the write index may run
@@ -529,7 +532,11 @@ fn condition_codes_decode_as_the_model_reads_them() {
         match Condition::from_u32(code) {
             Some(c) => {
                 for (v, cmp) in pairs {
-                    assert_eq!(Some(c.holds(v, cmp)), condition::holds(code, v, cmp), "code {code}");
+                    assert_eq!(
+                        Some(c.holds(v, cmp)),
+                        condition::holds(code, v, cmp),
+                        "code {code}"
+                    );
                 }
             }
             None => assert_eq!(condition::holds(code, 0, 0), None, "code {code}"),
