@@ -271,3 +271,24 @@ fn navi31_direct_needs_neither_kiq_nor_mes() {
 fn navi48_direct_needs_neither_kiq_nor_mes() {
     direct_alone(parts::navi48());
 }
+
+/// `--until psp` stops the bring-up after the PSP step: the register
+/// stream the model receives holds no GFX engine start (no
+/// `CP_MEC_RS64_CNTL` write, which `gfx_v11_0_cp_compute_enable()` and
+/// the bring-up's gfx step send) and the run reports the PSP as reached.
+#[test]
+fn until_psp_sends_nothing_past_the_psp() {
+    for part in [parts::navi31(), parts::navi48()] {
+        let gpu = virtual_gpu(part, 7);
+        let trace = Trace::default();
+        let opts = Options {
+            until: Step::Psp,
+            mapping: Some(Mapping::Direct),
+            ..Default::default()
+        };
+        let up = barebell_bringup::run(&gpu, &FirmwareDir::system(), &opts, &trace).unwrap();
+        assert_eq!(up.reached, Step::Psp);
+        assert!(up.queue.is_none());
+        assert!(trace.writes("CP_MEC_RS64_CNTL").is_empty());
+    }
+}
