@@ -99,12 +99,9 @@ const BRINGUP_BLOBS: &[&str] = &[
     "sdma_7_0_1.bin",
 ];
 
-/// Several blobs go in through the one PVH module QEMU's `-initrd` makes,
-/// as a "newc" cpio archive (the Linux initramfs format, written here by
-/// hand: not checked with a cpio tool, none is installed):
-/// [`FIRMWARE`] first, then [`BRINGUP_BLOBS`], each under its file name.
-fn firmware_archive(root: &Path) -> Result<PathBuf> {
-    let dir = Path::new(FIRMWARE).parent().context("firmware directory")?;
+/// A "newc" cpio archive of `files` (name, bytes) in order, with the
+/// trailer: the format the unikernel's `cpio::entries` reads.
+pub fn newc(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     let mut entry = |name: &str, data: &[u8]| -> Result<()> {
         let name_len = u32::try_from(name.len() + 1)?;
@@ -127,15 +124,29 @@ fn firmware_archive(root: &Path) -> Result<PathBuf> {
         }
         Ok(())
     };
+    for (name, data) in files {
+        entry(name, data)?;
+    }
+    entry("TRAILER!!!", &[])?;
+    Ok(out)
+}
+
+/// Several blobs go in through the one PVH module QEMU's `-initrd` makes,
+/// as a "newc" cpio archive (the Linux initramfs format, written here by
+/// hand: not checked with a cpio tool, none is installed):
+/// [`FIRMWARE`] first, then [`BRINGUP_BLOBS`], each under its file name.
+fn firmware_archive(root: &Path) -> Result<PathBuf> {
+    let dir = Path::new(FIRMWARE).parent().context("firmware directory")?;
     let first = Path::new(FIRMWARE);
     let names = std::iter::once(first.file_name().and_then(|n| n.to_str()).context("name")?)
         .chain(BRINGUP_BLOBS.iter().copied());
+    let mut files = Vec::new();
     for name in names {
         let path = dir.join(name);
         let data = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-        entry(name, &data)?;
+        files.push((name.to_string(), data));
     }
-    entry("TRAILER!!!", &[])?;
+    let out = newc(&files)?;
     let path = root.join("target/unikernel/firmware.cpio");
     std::fs::write(&path, &out).with_context(|| format!("writing {}", path.display()))?;
     Ok(path)
