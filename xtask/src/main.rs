@@ -94,6 +94,9 @@ enum Cmd {
     },
     /// Count instructions per kernel launch under callgrind.
     KernelInstr,
+    /// The `fuzz smoke` CI stage alone: every target of
+    /// `kernel::FUZZ_TARGETS` for its fixed budget.
+    FuzzSmoke,
     /// Run one fuzz target: the kernel loader's (code_object, metadata)
     /// or any in `kernel::FUZZ_TARGETS` (caps, pci_decode, sysfs, pagemap,
     /// container, discovery, mes_status, hub_fault, psp, cpio, acpi).
@@ -140,6 +143,7 @@ fn main() -> ExitCode {
             std::fs::write(&out, qemu::newc(&v)?)?;
             anyhow::Ok(())
         })(),
+        Cmd::FuzzSmoke => kernel::smoke_all(&root).map(|s| println!("{s}")),
         Cmd::KernelInstr => kernel::instr(&root).map(|s| println!("{s}")),
         Cmd::KernelFuzz {
             target,
