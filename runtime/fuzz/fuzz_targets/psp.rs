@@ -73,10 +73,12 @@ fn parts() -> &'static [Part; 2] {
     })
 }
 
-/// The clock: 1 µs per reading while the device still has answers (so
-/// a recorded poll that saw many "not yet" values replays within its
-/// time bound), 10 ms per reading once they have run out (so a wait on a
-/// silent device ends on its bound after a few hundred polls).
+/// The clock: 100 µs per reading while the device still has answers (a
+/// recorded poll that saw many "not yet" values replays within its time
+/// bound, and the 20 ms handshake delays take 200 readings), 100 ms per
+/// reading once they have run out (a wait on a silent device ends on its
+/// bound after at most a few dozen polls: the fence bound, 2 s, is the
+/// longest).
 struct Tick<'a> {
     now: Cell<u64>,
     dev: &'a Dev<'a>,
@@ -85,9 +87,9 @@ struct Tick<'a> {
 impl Clock for Tick<'_> {
     fn now_ns(&self) -> u64 {
         let step = if self.dev.at.get() < self.dev.answers.len() {
-            1_000
+            100_000
         } else {
-            10_000_000
+            100_000_000
         };
         let t = self.now.get() + step;
         self.now.set(t);
