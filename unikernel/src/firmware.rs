@@ -31,8 +31,8 @@ pub fn load(module: Option<(u64, u64)>) -> Result<Blobs, &'static str> {
     // SAFETY: the loader placed `len` bytes of the module at `pa`, inside
     // the identity-mapped first GiB (checked above); nothing writes them.
     let archive = unsafe { core::slice::from_raw_parts(pa as usize as *const u8, len as usize) };
-    let blobs = crate::cpio::entries(archive).map_err(|at| {
-        println!("UK ERROR FW module is not a newc cpio archive (stopped at byte {at})");
+    let blobs = crate::cpio::entries(archive).map_err(|e| {
+        println!("UK ERROR FW module is not a newc cpio archive ({e})");
         "firmware archive"
     })?;
     println!(

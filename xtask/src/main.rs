@@ -16,6 +16,13 @@ mod qemu_pci;
 mod reg_tables;
 mod util;
 
+// The unikernel's newc reader, tested against this crate's writer.
+#[cfg(test)]
+extern crate alloc;
+#[cfg(test)]
+#[path = "../../unikernel/src/cpio.rs"]
+mod uk_cpio;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 

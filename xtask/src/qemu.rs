@@ -1674,3 +1674,39 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
         assert!(diff("functions", &gf_all, &qf2).is_err());
     }
 }
+
+#[cfg(test)]
+mod newc_tests {
+    use super::newc;
+    use crate::uk_cpio::{CpioError, entries};
+
+    /// The unikernel's reader gives back what the writer `cargo xtask
+    /// qemu` uses put in, in order.
+    #[test]
+    fn the_unikernel_reads_back_what_the_writer_wrote() {
+        let files = vec![
+            ("gc_11_0_0_mes_2.bin".to_string(), vec![1u8, 2, 3]),
+            ("empty".to_string(), vec![]),
+            ("four".to_string(), vec![9u8; 4]),
+        ];
+        let a = newc(&files).unwrap();
+        let got = entries(&a).unwrap();
+        let got: Vec<(String, Vec<u8>)> = got.into_iter().map(|(n, d)| (n, d.to_vec())).collect();
+        assert_eq!(got, files);
+    }
+
+    /// Fuzzing finding (issue 21, `cpio` target): an archive cut after an
+    /// entry whose data is not a multiple of 4 bytes (no padding, no
+    /// trailer) was refused naming an offset past its end.
+    #[test]
+    fn an_archive_cut_after_unpadded_data_names_an_offset_inside_it() {
+        let mut a = newc(&[("a".to_string(), vec![1u8, 2, 3])]).unwrap();
+        // Header (110) + "a\0" (2) + 3 data bytes; drop the padding and
+        // the trailer.
+        a.truncate(115);
+        assert_eq!(entries(&a), Err(CpioError::NoTrailer { len: 115 }));
+        // A cut inside an entry names that entry.
+        a.truncate(114);
+        assert_eq!(entries(&a), Err(CpioError::BadEntry { at: 0 }));
+    }
+}
