@@ -75,6 +75,7 @@ pub use usermem::{UserMemory, UserMemoryError};
 
 use crate::bus::Bus;
 use crate::error::{At, ResultAt};
+use alloc::vec::Vec;
 use barebell::aql::DoorbellAperture;
 
 /// What to run.
@@ -155,6 +156,27 @@ impl<'p> Gpu<'p> {
     /// the gmc step.
     pub fn user_memory(&mut self) -> Option<&mut UserMemory<'p>> {
         self.user.as_mut()
+    }
+
+    /// The VM faults the GFXHUB and the MMHUB have latched
+    /// (`GCVM_L2_PROTECTION_FAULT_STATUS` and its MMHUB twin, decoded as
+    /// `gmc_v11_0_process_interrupt()` prints them), or none before the
+    /// gmc step set the hubs up.
+    pub fn latched_faults(
+        &self,
+    ) -> Result<Vec<barebell::gmc::hub::VmFault>, barebell::gmc::hub::HubError> {
+        use barebell::gmc::hub::{hub_for, read_fault};
+        use barebell::ip::hw_id;
+        let mut faults = Vec::new();
+        if self.gfxhub.is_none() {
+            return Ok(faults);
+        }
+        for (id, ip) in [(hw_id::GC, &self.ips.gc), (hw_id::MMHUB, &self.ips.mmhub)] {
+            if let Some(hub) = hub_for(id, ip.version.triple()) {
+                faults.extend(read_fault(&self.bus, &ip.bases, hub)?);
+            }
+        }
+        Ok(faults)
     }
 
     /// Tears the device down in reverse order ([`teardown`]): the user

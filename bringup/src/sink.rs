@@ -3,6 +3,7 @@
 //! defmt frames, tests collect; the steps never print.
 
 use barebell::bus::trace::Access;
+use barebell::gmc::hub::VmFault;
 use core::fmt;
 
 /// The named steps, in the order they run (Linux's IP-block order).
@@ -100,6 +101,10 @@ pub trait Sink {
     fn cancelled(&self) -> bool {
         false
     }
+    /// A VM fault a hub had latched, read when the teardown starts
+    /// ([`crate::Gpu::latched_faults`]), so that the fault behind a
+    /// failed step is reported before the device is torn down.
+    fn fault(&self, _f: &VmFault) {}
 }
 
 /// A sink that keeps nothing.

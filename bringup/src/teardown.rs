@@ -159,6 +159,16 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     let generation = gpu.ips.generation;
     let bus = &gpu.bus;
     let p = gpu.platform;
+    // 0. What the hubs latched, before anything is undone: after a
+    // failed step it is often the reason (a ring or fence the CP could
+    // not reach).
+    match gpu.latched_faults() {
+        Ok(faults) => faults.iter().for_each(|f| sink.fault(f)),
+        Err(e) => sink.step(
+            Step::Teardown,
+            format_args!("the hubs' fault status could not be read: {e}"),
+        ),
+    }
     let mut stages = Vec::new();
     let mut put = |stage: Stage, o: Outcome| {
         sink.step(Step::Teardown, format_args!("{}: {o}", stage.name()));

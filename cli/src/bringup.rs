@@ -4,6 +4,7 @@
 //! the model is a `VirtualGpu` over host memory laid out as the hardware
 //! targets lay theirs.
 
+use crate::report;
 use crate::target::{self, TargetArgs};
 use barebell::bus::trace::Access;
 use barebell_bringup::{FirmwareDir, Options, Sink, Step};
@@ -109,6 +110,13 @@ pub struct BringupArgs {
     /// device, then unmap the queue.
     #[arg(long)]
     pub shell: bool,
+    /// Write a JSON report of the run to FILE: the discovered IPs, the
+    /// firmware files and their header versions, each step's line and
+    /// timing, the full register trace, latched VM faults and the
+    /// teardown. Written on success, on error and after a signal; see
+    /// docs/hardware.md for the format.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     /// The device: the model (default, with --part) or a GPU.
     #[command(flatten)]
     pub target: TargetArgs,
@@ -151,6 +159,9 @@ impl Sink for TextSink {
     fn wall_ns(&self) -> Option<u64> {
         u64::try_from(self.start.elapsed().as_nanos()).ok()
     }
+    fn fault(&self, f: &barebell::gmc::hub::VmFault) {
+        let _ = writeln!(std::io::stdout(), "fault: {f}");
+    }
 }
 
 pub fn run(args: BringupArgs) -> ExitCode {
@@ -189,16 +200,36 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
         mapping: args.mapping.map(Into::into),
         ..Default::default()
     };
-    let device = target::open(&args.target, &fw, 1)?;
+    let device = match target::open(&args.target, &fw, 1) {
+        Ok(d) => d,
+        Err(e) => {
+            // Nothing ran; the report still says which device and why.
+            if let Some(path) = &args.report {
+                let name = match args.target.hardware() {
+                    Some(h) => h.to_string(),
+                    None => format!("model {}", args.target.part.name()),
+                };
+                report::write(path, &report::unopened(name, &e))?;
+                out!("report: {}", path.display());
+            }
+            return Err(e);
+        }
+    };
     out!("{}", device.describe());
-    let sink = TextSink::new(args.trace);
+    let text = TextSink::new(args.trace);
+    let recorder = args.report.as_ref().map(|_| report::Recorder::new(&text));
+    let sink: &dyn Sink = match &recorder {
+        Some(r) => r,
+        None => &text,
+    };
+    let mut ips = None;
     // Every exit from here runs the teardown: an error inside `run`
     // tears down before it returns (the report rides in the error), a
     // signal ends `run` with `Interrupted` the same way, and a finished
     // bring-up is shut down below.
     let result = {
         let platform = device.platform();
-        barebell_bringup::run(platform, &fw, &opts, &sink).map(|mut gpu| {
+        barebell_bringup::run(platform, &fw, &opts, sink).map(|mut gpu| {
             if args.shell && stop_signal().is_none() {
                 out!(
                     "shell: {} brought up to {}; commands: regs read|write, queue dump, ring decode, quit",
@@ -212,10 +243,13 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
                     std::io::stdout(),
                 );
             }
+            if recorder.is_some() {
+                ips = Some(gpu.ips.clone());
+            }
             gpu.shutdown()
         })
     };
-    let (outcome, complete) = match result {
+    let (mut outcome, complete) = match &result {
         Ok(report) => {
             // The sink printed each stage as it ran.
             let complete = report.complete();
@@ -238,10 +272,35 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
             )
         }
     };
-    match device.quiescence() {
-        Some(Ok(())) => out!("model check: {}", barebell_model::QUIESCENT),
-        Some(Err(why)) => out!("model check: NOT quiescent: {why}"),
-        None => {}
+    let model_check = device.quiescence().map(|q| match q {
+        Ok(()) => barebell_model::QUIESCENT.to_string(),
+        Err(why) => format!("NOT quiescent: {why}"),
+    });
+    if let Some(m) = &model_check {
+        out!("model check: {m}");
+    }
+    if let (Some(r), Some(path)) = (&recorder, &args.report) {
+        let rep = r.report(
+            report::TargetRecord {
+                name: device.name().to_string(),
+                description: device.describe(),
+            },
+            &fw,
+            report::Ending {
+                ips: ips.as_ref(),
+                teardown: match &result {
+                    Ok(t) => Some(t),
+                    Err(e) => e.teardown.as_deref(),
+                },
+                error: result.as_ref().err(),
+                interrupted_by: stop_signal(),
+                model_check,
+            },
+        );
+        match report::write(path, &rep) {
+            Ok(()) => out!("report: {}", path.display()),
+            Err(e) => outcome = outcome.and(Err(e)),
+        }
     }
     device.finish(complete);
     outcome

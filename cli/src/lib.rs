@@ -2,6 +2,7 @@
 
 use barebell_facts::Fact;
 
+pub mod pci_describe;
 pub mod regdb;
 
 /// Every fact table of the library crates, tagged with the crate.

@@ -8,7 +8,8 @@
 //! `pci_regs.h` by `cargo xtask conformance`.
 //!
 //! Behind `std` are the Linux host backends: [`sysfs`] (config file,
-//! resource mmap, resize, enable) and [`vfio`] (group/container and
+//! resource mmap, resize, enable), [`pagemap`] (virtual to physical
+//! for DMA without an IOMMU) and [`vfio`] (group/container and
 //! iommufd/cdev). The VFIO ioctl numbers and structs live in [`vfio_uapi`]
 //! (always compiled, so their facts are always checked).
 #![no_std]
@@ -38,6 +39,8 @@ pub mod conformance;
 pub mod ecam;
 pub mod enumerate;
 pub mod mem;
+#[cfg(feature = "std")]
+pub mod pagemap;
 #[cfg(target_arch = "x86_64")]
 pub mod portio;
 #[cfg(feature = "std")]

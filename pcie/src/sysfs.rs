@@ -108,6 +108,31 @@ impl Resource {
     }
 }
 
+/// Parses the text of a sysfs `resource` file: one line per resource,
+/// three hex numbers (start, end, flags), as the kernel's
+/// `resource_show()` prints them. `Err` is the first line that is not.
+pub fn parse_resources(text: &str) -> Result<Vec<Resource>, &str> {
+    text.lines()
+        .map(|line| {
+            let mut it = line
+                .split_whitespace()
+                .map(|t| u64::from_str_radix(t.trim_start_matches("0x"), 16).ok());
+            match (it.next(), it.next(), it.next()) {
+                (Some(Some(start)), Some(Some(end)), Some(Some(flags))) => {
+                    Ok(Resource { start, end, flags })
+                }
+                _ => Err(line),
+            }
+        })
+        .collect()
+}
+
+/// Parses the text of a sysfs `resourceN_resize` file (a hex bitmap of
+/// supported sizes, bit n: 1 MiB << n).
+pub fn parse_resize_sizes(text: &str) -> Option<u64> {
+    u64::from_str_radix(text.trim().trim_start_matches("0x"), 16).ok()
+}
+
 /// Every function sysfs lists, sorted by address.
 pub fn list() -> Result<Vec<Bdf>, SysfsError> {
     let dir = Path::new(DEVICES);
@@ -174,22 +199,10 @@ impl SysfsDevice {
     pub fn resources(&self) -> Result<Vec<Resource>, SysfsError> {
         let path = self.dir.join("resource");
         let text = std::fs::read_to_string(&path).map_err(io_err("reading", &path))?;
-        text.lines()
-            .map(|line| {
-                let mut it = line
-                    .split_whitespace()
-                    .map(|t| u64::from_str_radix(t.trim_start_matches("0x"), 16).ok());
-                match (it.next(), it.next(), it.next()) {
-                    (Some(Some(start)), Some(Some(end)), Some(Some(flags))) => {
-                        Ok(Resource { start, end, flags })
-                    }
-                    _ => Err(SysfsError::BadResource {
-                        path: path.clone(),
-                        line: line.to_string(),
-                    }),
-                }
-            })
-            .collect()
+        parse_resources(&text).map_err(|line| SysfsError::BadResource {
+            path: path.clone(),
+            line: line.to_string(),
+        })
     }
 
     /// The bound driver's name, if any.
@@ -244,7 +257,7 @@ impl SysfsDevice {
     pub fn resize_sizes(&self, index: u8) -> Option<u64> {
         let path = self.dir.join(std::format!("resource{index}_resize"));
         let text = std::fs::read_to_string(path).ok()?;
-        u64::from_str_radix(text.trim().trim_start_matches("0x"), 16).ok()
+        parse_resize_sizes(&text)
     }
 
     /// Enables the device (`enable`): the kernel powers it up and turns

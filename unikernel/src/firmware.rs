@@ -15,50 +15,9 @@ use barebell_firmware_if::ucode::Container;
 
 /// Modules above the boot identity map are refused.
 const MAPPED: u64 = 1 << 30;
-const NEWC_MAGIC: &[u8] = b"070701";
-const NEWC_HEADER: usize = 110;
-const TRAILER: &str = "TRAILER!!!";
 
 /// The archive's entries: file name and bytes, in archive order.
 pub type Blobs = Vec<(String, &'static [u8])>;
-
-fn hex_field(h: &[u8], index: usize) -> Option<usize> {
-    let at = 6 + 8 * index;
-    let s = core::str::from_utf8(h.get(at..at + 8)?).ok()?;
-    usize::from_str_radix(s, 16).ok()
-}
-
-fn align4(n: usize) -> usize {
-    n.div_ceil(4) * 4
-}
-
-/// Splits a newc archive; `None` names the offset where it stopped
-/// making sense.
-fn entries(a: &'static [u8]) -> Result<Blobs, usize> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    loop {
-        let h = a.get(at..at + NEWC_HEADER).ok_or(at)?;
-        if !h.starts_with(NEWC_MAGIC) {
-            return Err(at);
-        }
-        // Fields after the magic: 6 is c_filesize, 11 is c_namesize.
-        let size = hex_field(h, 6).ok_or(at)?;
-        let name_len = hex_field(h, 11).ok_or(at)?;
-        let name_at = at + NEWC_HEADER;
-        let name = a
-            .get(name_at..name_at + name_len.saturating_sub(1))
-            .and_then(|n| core::str::from_utf8(n).ok())
-            .ok_or(at)?;
-        let data_at = align4(name_at + name_len);
-        let data = a.get(data_at..data_at + size).ok_or(at)?;
-        if name == TRAILER {
-            return Ok(out);
-        }
-        out.push((String::from(name), data));
-        at = align4(data_at + size);
-    }
-}
 
 pub fn load(module: Option<(u64, u64)>) -> Result<Blobs, &'static str> {
     let Some((pa, len)) = module else {
@@ -72,8 +31,8 @@ pub fn load(module: Option<(u64, u64)>) -> Result<Blobs, &'static str> {
     // SAFETY: the loader placed `len` bytes of the module at `pa`, inside
     // the identity-mapped first GiB (checked above); nothing writes them.
     let archive = unsafe { core::slice::from_raw_parts(pa as usize as *const u8, len as usize) };
-    let blobs = entries(archive).map_err(|at| {
-        println!("UK ERROR FW module is not a newc cpio archive (stopped at byte {at})");
+    let blobs = crate::cpio::entries(archive).map_err(|e| {
+        println!("UK ERROR FW module is not a newc cpio archive ({e})");
         "firmware archive"
     })?;
     println!(

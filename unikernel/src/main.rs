@@ -36,10 +36,12 @@
 extern crate alloc;
 
 mod acpi;
+mod acpi_tables;
 mod aql_model;
 mod boot;
 mod bringup;
 mod console;
+mod cpio;
 mod defmt_log;
 mod devmem;
 mod exceptions;
@@ -157,7 +159,7 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
     } else {
         Some(acpi::find_mcfg(si.rsdp))
     };
-    let window = match acpi.unwrap_or(Err(acpi::AcpiError::Skipped)) {
+    let window = match acpi.unwrap_or(Err(acpi_tables::AcpiError::Skipped)) {
         Ok(f) => {
             println!(
                 "UK ACPI {} at {:#x}, MCFG at {:#x} ({} bytes)",

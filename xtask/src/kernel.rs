@@ -37,10 +37,16 @@ fn corpus_dir(root: &Path, target: &str) -> PathBuf {
 /// under `<crate>/corpus/<target>`.
 pub const FUZZ_TARGETS: &[(&str, &str, u64)] = &[
     ("pcie/fuzz", "caps", 15),
+    ("pcie/fuzz", "pci_decode", 8),
+    ("pcie/fuzz", "sysfs", 5),
+    ("pcie/fuzz", "pagemap", 5),
     ("firmware-if/fuzz", "container", 15),
     ("runtime/fuzz", "discovery", 15),
     ("runtime/fuzz", "mes_status", 10),
     ("runtime/fuzz", "hub_fault", 10),
+    ("runtime/fuzz", "psp", 10),
+    ("unikernel/fuzz", "cpio", 5),
+    ("unikernel/fuzz", "acpi", 8),
 ];
 
 fn clang(src: &Path, lang: &str, mcpu: &str, cov: u8, extra: &[&str], out: &Path) -> Result<()> {
@@ -296,7 +302,7 @@ pub fn smoke(root: &Path) -> Result<String> {
 }
 
 /// The `fuzz smoke` CI stage: every parser target of the pcie,
-/// firmware-if and runtime fuzz crates for its fixed budget.
+/// firmware-if, runtime and unikernel fuzz crates for its fixed budget.
 pub fn smoke_all(root: &Path) -> Result<String> {
     let mut parts = Vec::new();
     for &(dir, target, secs) in FUZZ_TARGETS {

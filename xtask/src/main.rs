@@ -16,6 +16,13 @@ mod qemu_pci;
 mod reg_tables;
 mod util;
 
+// The unikernel's newc reader, tested against this crate's writer.
+#[cfg(test)]
+extern crate alloc;
+#[cfg(test)]
+#[path = "../../unikernel/src/cpio.rs"]
+mod uk_cpio;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -83,11 +90,23 @@ enum Cmd {
     /// Build the kernel loader's fuzz seed corpus (kernel/fuzz/corpus)
     /// from the test kernels with clang-19.
     KernelCorpus,
+    /// Write a newc cpio archive of FILES to OUT with the writer `cargo
+    /// xtask qemu` uses for its firmware module (the unikernel cpio
+    /// fuzz target's seeds), each file cut to its first --head bytes.
+    Newc {
+        out: std::path::PathBuf,
+        files: Vec<std::path::PathBuf>,
+        #[arg(long, default_value_t = usize::MAX)]
+        head: usize,
+    },
     /// Count instructions per kernel launch under callgrind.
     KernelInstr,
+    /// The `fuzz smoke` CI stage alone: every target of
+    /// `kernel::FUZZ_TARGETS` for its fixed budget.
+    FuzzSmoke,
     /// Run one fuzz target: the kernel loader's (code_object, metadata)
-    /// or any in `kernel::FUZZ_TARGETS` (caps, container, discovery,
-    /// mes_status, hub_fault).
+    /// or any in `kernel::FUZZ_TARGETS` (caps, pci_decode, sysfs, pagemap,
+    /// container, discovery, mes_status, hub_fault, psp, cpio, acpi).
     KernelFuzz {
         #[arg(default_value = "code_object")]
         target: String,
@@ -120,6 +139,18 @@ fn main() -> ExitCode {
         Cmd::Fwcheck => fwcheck::run(&root).map(|s| println!("{s}")),
         Cmd::AmPeer { write } => am_peer::run(&root, write).map(|_| ()),
         Cmd::KernelCorpus => kernel::corpus(&root).map(|s| println!("{s}")),
+        Cmd::Newc { out, files, head } => (|| {
+            let mut v = Vec::new();
+            for f in &files {
+                let mut data = std::fs::read(f)?;
+                data.truncate(head);
+                let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+                v.push((name.to_string(), data));
+            }
+            std::fs::write(&out, qemu::newc(&v)?)?;
+            anyhow::Ok(())
+        })(),
+        Cmd::FuzzSmoke => kernel::smoke_all(&root).map(|s| println!("{s}")),
         Cmd::KernelInstr => kernel::instr(&root).map(|s| println!("{s}")),
         Cmd::KernelFuzz {
             target,

@@ -99,12 +99,9 @@ const BRINGUP_BLOBS: &[&str] = &[
     "sdma_7_0_1.bin",
 ];
 
-/// Several blobs go in through the one PVH module QEMU's `-initrd` makes,
-/// as a "newc" cpio archive (the Linux initramfs format, written here by
-/// hand: not checked with a cpio tool, none is installed):
-/// [`FIRMWARE`] first, then [`BRINGUP_BLOBS`], each under its file name.
-fn firmware_archive(root: &Path) -> Result<PathBuf> {
-    let dir = Path::new(FIRMWARE).parent().context("firmware directory")?;
+/// A "newc" cpio archive of `files` (name, bytes) in order, with the
+/// trailer: the format the unikernel's `cpio::entries` reads.
+pub fn newc(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     let mut entry = |name: &str, data: &[u8]| -> Result<()> {
         let name_len = u32::try_from(name.len() + 1)?;
@@ -127,15 +124,29 @@ fn firmware_archive(root: &Path) -> Result<PathBuf> {
         }
         Ok(())
     };
+    for (name, data) in files {
+        entry(name, data)?;
+    }
+    entry("TRAILER!!!", &[])?;
+    Ok(out)
+}
+
+/// Several blobs go in through the one PVH module QEMU's `-initrd` makes,
+/// as a "newc" cpio archive (the Linux initramfs format, written here by
+/// hand: not checked with a cpio tool, none is installed):
+/// [`FIRMWARE`] first, then [`BRINGUP_BLOBS`], each under its file name.
+fn firmware_archive(root: &Path) -> Result<PathBuf> {
+    let dir = Path::new(FIRMWARE).parent().context("firmware directory")?;
     let first = Path::new(FIRMWARE);
     let names = std::iter::once(first.file_name().and_then(|n| n.to_str()).context("name")?)
         .chain(BRINGUP_BLOBS.iter().copied());
+    let mut files = Vec::new();
     for name in names {
         let path = dir.join(name);
         let data = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-        entry(name, &data)?;
+        files.push((name.to_string(), data));
     }
-    entry("TRAILER!!!", &[])?;
+    let out = newc(&files)?;
     let path = root.join("target/unikernel/firmware.cpio");
     std::fs::write(&path, &out).with_context(|| format!("writing {}", path.display()))?;
     Ok(path)
@@ -1661,5 +1672,41 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
         let (qf2, _) = qemu_view(&qmp(false)).unwrap();
         let (gf_all, _) = guest_view(LOG).unwrap();
         assert!(diff("functions", &gf_all, &qf2).is_err());
+    }
+}
+
+#[cfg(test)]
+mod newc_tests {
+    use super::newc;
+    use crate::uk_cpio::{CpioError, entries};
+
+    /// The unikernel's reader gives back what the writer `cargo xtask
+    /// qemu` uses put in, in order.
+    #[test]
+    fn the_unikernel_reads_back_what_the_writer_wrote() {
+        let files = vec![
+            ("gc_11_0_0_mes_2.bin".to_string(), vec![1u8, 2, 3]),
+            ("empty".to_string(), vec![]),
+            ("four".to_string(), vec![9u8; 4]),
+        ];
+        let a = newc(&files).unwrap();
+        let got = entries(&a).unwrap();
+        let got: Vec<(String, Vec<u8>)> = got.into_iter().map(|(n, d)| (n, d.to_vec())).collect();
+        assert_eq!(got, files);
+    }
+
+    /// Fuzzing finding (issue 21, `cpio` target): an archive cut after an
+    /// entry whose data is not a multiple of 4 bytes (no padding, no
+    /// trailer) was refused naming an offset past its end.
+    #[test]
+    fn an_archive_cut_after_unpadded_data_names_an_offset_inside_it() {
+        let mut a = newc(&[("a".to_string(), vec![1u8, 2, 3])]).unwrap();
+        // Header (110) + "a\0" (2) + 3 data bytes; drop the padding and
+        // the trailer.
+        a.truncate(115);
+        assert_eq!(entries(&a), Err(CpioError::NoTrailer { len: 115 }));
+        // A cut inside an entry names that entry.
+        a.truncate(114);
+        assert_eq!(entries(&a), Err(CpioError::BadEntry { at: 0 }));
     }
 }

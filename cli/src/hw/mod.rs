@@ -20,7 +20,8 @@
 
 pub mod device;
 pub mod dma;
-pub mod pagemap;
+/// Moved to barebell-pcie (host backends) so its fuzz target reaches it.
+pub use barebell_pcie::pagemap;
 pub mod platform;
 
 pub use platform::HwPlatform;

@@ -25,3 +25,160 @@ fn discovery_seeds_are_the_model_tables() {
         assert_eq!(std::fs::read(&path).unwrap(), seed, "{name} seed is stale");
     }
 }
+
+/// The PSP fuzz target's seeds (`runtime/fuzz/corpus/psp`): what the
+/// model's PSP answered during the PSP step of a Navi31 and a Navi48
+/// bring-up (`psp::load_firmware` with the real firmware-amd-graphics
+/// blobs, then the RLC autoload wait). A recording bus between the
+/// runtime and the model logs every register value the runtime read and,
+/// at each GPCOM doorbell, the fence dword and response the model wrote
+/// back; the call sequence is read off the writes the runtime made. The
+/// format is the target's (runtime/fuzz/fuzz_targets/psp.rs).
+mod psp_seeds {
+    use barebell::bus::RegisterBus;
+    use barebell::psp::{self, Component, Image, Psp, RING_TYPE_KM};
+    use barebell_firmware_if::psp_gfx::{
+        CMD_RESP_BYTES, CmdResp, RESP_OFFSET, Resp, cmd_id, ctrl_cmd,
+    };
+    use barebell_model::psp::PspModel;
+    use barebell_model::psp::firmware::{PartFirmware, navi31, navi48};
+    use barebell_model_host::psp_rig;
+    use std::cell::RefCell;
+    use std::path::Path;
+    use zerocopy::FromBytes;
+
+    /// The target's op bytes (its `op` module).
+    const BOOTLOADER: u8 = 0x10;
+    const RING_CREATE: u8 = 0x20;
+    const LOAD_TOC: u8 = 0x21;
+    const SETUP_TMR: u8 = 0x22;
+    const LOAD_IP_FW: u8 = 0x23;
+    const AUTOLOAD_RLC: u8 = 0x24;
+    const WAIT_RLC_AUTOLOAD: u8 = 0x25;
+    const RING_STOP: u8 = 0x26;
+    const END: u8 = 0xff;
+
+    struct Rec {
+        model: &'static PspModel,
+        c35: usize,
+        c64: usize,
+        c67: usize,
+        cmd: *const u8,
+        fence: *const u8,
+        ops: RefCell<Vec<u8>>,
+        answers: RefCell<Vec<u8>>,
+        fences: RefCell<Vec<u32>>,
+    }
+
+    impl RegisterBus for Rec {
+        fn read32(&self, o: usize) -> u32 {
+            let v = self.model.read32(o);
+            self.answers.borrow_mut().extend(v.to_le_bytes());
+            v
+        }
+        fn write32(&self, o: usize, v: u32) {
+            self.model.write32(o, v);
+            let mut ops = self.ops.borrow_mut();
+            if o == self.c35 {
+                let i = Component::ORDER.iter().position(|c| c.command() == v);
+                ops.push(BOOTLOADER + i.expect("a bootloader command") as u8);
+            } else if o == self.c64 && v == RING_TYPE_KM << 16 {
+                ops.push(RING_CREATE);
+            } else if o == self.c64 && v == ctrl_cmd::DESTROY_RINGS {
+                ops.push(RING_STOP);
+            } else if o == self.c67 {
+                // SAFETY: the rig's command and fence buffers are host
+                // memory of at least 1 KiB and 4 bytes that live as long
+                // as the rig; the model wrote them before this returned.
+                let (cmd, fence, resp) = unsafe {
+                    (
+                        std::slice::from_raw_parts(self.cmd, CMD_RESP_BYTES),
+                        std::slice::from_raw_parts(self.fence, 4),
+                        std::slice::from_raw_parts(self.cmd.add(RESP_OFFSET), size_of::<Resp>()),
+                    )
+                };
+                let c = CmdResp::ref_from_prefix(cmd).unwrap().0;
+                match c.cmd_id.get() {
+                    cmd_id::LOAD_TOC => ops.push(LOAD_TOC),
+                    cmd_id::SETUP_TMR => ops.push(SETUP_TMR),
+                    cmd_id::AUTOLOAD_RLC => ops.push(AUTOLOAD_RLC),
+                    cmd_id::LOAD_IP_FW => {
+                        let t = u32::from_le_bytes(c.cmd[12..16].try_into().unwrap());
+                        ops.extend([LOAD_IP_FW, u8::try_from(t).unwrap()]);
+                    }
+                    other => panic!("unexpected GPCOM command {other:#x}"),
+                }
+                let mut a = self.answers.borrow_mut();
+                a.extend_from_slice(fence);
+                a.extend_from_slice(resp);
+                self.fences
+                    .borrow_mut()
+                    .push(u32::from_le_bytes(fence.try_into().unwrap()));
+            }
+        }
+    }
+
+    fn record(part: &PartFirmware, part_byte: u8) -> Vec<u8> {
+        let mut r = psp_rig::rig(Path::new("/lib/firmware/amdgpu"), part, |_| {})
+            .unwrap_or_else(|e| panic!("{e} (firmware-amd-graphics)"));
+        let at = |reg: barebell::regs::Reg| reg.byte_offset(&r.mp0.bases).unwrap();
+        let rec = Rec {
+            model: r.model,
+            c35: at(r.regs.c2pmsg_35),
+            c64: at(r.regs.c2pmsg_64),
+            c67: at(r.regs.c2pmsg_67),
+            cmd: r.gtt.cmd.host.as_ptr(),
+            fence: r.gtt.fence.host.as_ptr(),
+            ops: RefCell::default(),
+            answers: RefCell::default(),
+            fences: RefCell::default(),
+        };
+        let mut images = vec![
+            Image {
+                fw_type: 0,
+                bytes: &[]
+            };
+            64
+        ];
+        let n = psp::gfx_images(&r.blobs, &mut images).unwrap();
+        images.truncate(n);
+        let bufs = r.bufs.take().unwrap();
+        let mut p = Psp::new(&rec, r.host, r.regs, &r.mp0.bases, bufs).unwrap();
+        psp::load_firmware(
+            &mut p,
+            r.plan,
+            &r.sos,
+            Some(r.smu),
+            &images,
+            Some(&mut r.tmr),
+        )
+        .unwrap();
+        p.wait_rlc_autoload(r.gc_regs, &r.gc.bases).unwrap();
+        rec.ops.borrow_mut().push(WAIT_RLC_AUTOLOAD);
+        assert_eq!(r.model.refusals(), vec![]);
+        // The fence and response were captured after the model wrote
+        // them: the n-th command's fence is n.
+        let fences = rec.fences.borrow();
+        assert!(!fences.is_empty());
+        assert!(fences.iter().zip(1..).all(|(&f, n)| f == n), "{fences:?}");
+        let mut seed = vec![part_byte];
+        seed.extend(rec.ops.borrow().iter());
+        seed.push(END);
+        seed.extend(rec.answers.borrow().iter());
+        seed
+    }
+
+    #[test]
+    fn psp_seeds_are_the_models_answers() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../runtime/fuzz/corpus/psp");
+        for (name, part, byte) in [("navi31", navi31(), 0u8), ("navi48", navi48(), 1)] {
+            let seed = record(&part, byte);
+            let path = dir.join(name);
+            if std::env::var_os("BAREBELL_WRITE_CORPUS").is_some() {
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(&path, &seed).unwrap();
+            }
+            assert_eq!(std::fs::read(&path).unwrap(), seed, "{name} seed is stale");
+        }
+    }
+}

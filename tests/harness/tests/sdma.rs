@@ -326,3 +326,59 @@ fn stopping_a_direct_queue_and_refusing_to_stop_a_mes_one() {
         }
     }
 }
+
+/// Records the faults the teardown reports.
+#[derive(Default)]
+struct Faults(std::cell::RefCell<Vec<barebell::gmc::hub::VmFault>>);
+
+impl barebell_bringup::Sink for Faults {
+    fn step(&self, _: Step, _: std::fmt::Arguments<'_>) {}
+    fn fault(&self, f: &barebell::gmc::hub::VmFault) {
+        self.0.borrow_mut().push(*f);
+    }
+}
+
+/// Issue 20 items 5/6: a fault the GFXHUB latched is reported through the
+/// sink when the teardown begins (what `--report` records as `faults`),
+/// decoded with the address, VMID and client the copy used; a clean run
+/// reports none (`the_report_holds_what_the_run_printed`).
+#[test]
+fn the_teardown_reports_the_fault_the_hub_latched() {
+    let user = 4 * MIB;
+    let gpu = virtual_gpu_sized(parts::navi31(), 1, 64 * MIB, 4 * MIB + user);
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(Mapping::Direct),
+        user_memory: user,
+        user_vram: 0,
+    };
+    let fw = FirmwareDir::system();
+    let sink = Faults::default();
+    let mut up = barebell_bringup::run(&gpu, &fw, &opts, &sink)
+        .unwrap_or_else(|e| panic!("{e}\n{}", gpu.firmware_logs()));
+    let src = up
+        .user_memory()
+        .unwrap()
+        .alloc(4096, 4096)
+        .unwrap()
+        .as_ptr() as u64;
+    let mut q = barebell_bringup::sdma::open(&mut up, Mapping::Direct, &Quiet).unwrap();
+    // Nothing is mapped at 0x4000_0000_0000 in the process tables.
+    let dst = 0x4000_0000_0000u64;
+    assert!(matches!(
+        q.copy(dst, src, 4096, CopyDirection::HostToDevice),
+        Err(CopyError::Fault { .. })
+    ));
+    drop(q);
+    assert!(sink.0.borrow().is_empty(), "reported before the teardown");
+    let report = up.shutdown();
+    assert!(report.complete(), "{report}");
+    let faults = sink.0.borrow();
+    assert_eq!(faults.len(), 1, "{faults:?}");
+    let f = faults[0];
+    assert_eq!(f.addr, dst, "{f}");
+    assert_eq!(f.vmid, 8);
+    assert_eq!(f.cid, 13, "SDMA0's client id");
+    assert!(f.write);
+    assert!(f.hub.contains("GFXHUB"), "{f}");
+}

@@ -10,7 +10,7 @@
 use barebell::aql::packet::{Dispatch, KernelDispatchPacket, SignalHandle};
 use barebell::aql::queue::QueueConfig;
 use barebell::aql::signal::Condition;
-use barebell::time::StdClock;
+use barebell::time::{Clock, StdClock};
 use barebell_model::Seed;
 use barebell_model::cp::CpModel;
 use barebell_model::thread::CpThread;
@@ -23,6 +23,22 @@ const PRODUCERS: u64 = 4;
 /// Every fourth submission is a batch of this many packets.
 const BATCH: usize = 3;
 const BOUND_NS: u64 = 10_000_000_000;
+
+/// The producers' clock: a wall clock that gives the CPU away each time a
+/// wait looks at it. Four producers and the CP thread share the runner's
+/// cores (two in CI); a producer that spins on a full ring while the CP
+/// thread waits for a core only delays the packets it waits for. The
+/// runtime's waits take any `Clock`; backing off is the caller's choice,
+/// as an application thread sharing cores would make it.
+#[derive(Default)]
+struct YieldingClock(StdClock);
+
+impl Clock for YieldingClock {
+    fn now_ns(&self) -> u64 {
+        std::thread::yield_now();
+        self.0.now_ns()
+    }
+}
 
 fn packets() -> u64 {
     std::env::var("BAREBELL_STRESS_PACKETS")
@@ -68,7 +84,7 @@ fn run(poll_write_index: bool) {
     std::thread::scope(|sc| {
         for p in 0..PRODUCERS {
             sc.spawn(move || {
-                let clock = StdClock::default();
+                let clock = YieldingClock::default();
                 let base = p * per;
                 let mut i = 0;
                 let mut n = 0u64;

@@ -101,6 +101,33 @@ const PIPES: u8 = crate::gfx::hqd::PIPES;
 const QUEUES: u8 = crate::gfx::hqd::QUEUES_PER_PIPE;
 
 /// Maps queues with KIQ MAP_QUEUES.
+///
+/// # One writer per ring
+///
+/// Issue 21's finding (as for [`crate::gfx::mes::Mes`]): `KiqMemory` is
+/// `Sync` on the assumption of one writer, yet its ring handles are `Copy`
+/// and the constructor safe. [`Kiq::new`] claims the ring's writer flag, so
+/// a second mapper meanwhile is [`RingInUse`] at run time
+/// (`a_second_mapper_over_one_kiq_ring_is_refused` in
+/// tests/harness/tests/kiq.rs); at compile time the ring is reachable only
+/// through a mapper, which writes only through `&mut self`:
+///
+/// ```compile_fail,E0596
+/// use barebell::gfx::kiq::Kiq;
+/// use barebell::time::{Clock, Pause};
+/// // Two writers through one shared mapper: a packet needs `&mut Kiq`.
+/// fn second_writer<C: Clock, P: Pause>(shared: &Kiq<'_, C, P, 256>) {
+///     let _ = shared.submit("NOP", &[0]);
+/// }
+/// ```
+///
+/// ```compile_fail,E0616
+/// use barebell::gfx::kiq::KiqMemory;
+/// // A writer that bypasses the mapper's claim: the ring is private.
+/// fn bypass(memory: &KiqMemory<256>) {
+///     let _ = &memory.ring;
+/// }
+/// ```
 pub struct Kiq<'a, C, P, const RING_DWORDS: usize> {
     ring: KiqRing<'a, RING_DWORDS>,
     clock: C,

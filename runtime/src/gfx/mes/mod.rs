@@ -261,6 +261,36 @@ pub struct HwBases {
 
 /// Maps queues through the MES scheduler; `A` picks the API version
 /// ([`V11`] for gfx11, [`V12`] for gfx12 uni-MES).
+///
+/// # One writer per ring
+///
+/// Issue 21's finding: `MesMemory` is `Sync` on the assumption of one
+/// writer, yet its ring handles are `Copy` and the constructor safe, so
+/// two mappers over one ring could race on the plain ring stores. Two
+/// mappers over one ring are excluded at run time: [`Mes::new`] claims the
+/// ring's writer flag and a second mapper meanwhile gets [`RingInUse`]
+/// (`a_second_mapper_over_one_ring_is_refused` in
+/// tests/harness/tests/mes.rs). What the compiler rules out on top: the
+/// ring's dwords are reachable only through a mapper, and a mapper writes
+/// only through `&mut self`, so one mapper shared between callers or
+/// threads cannot be a second writer. Neither of these compiles:
+///
+/// ```compile_fail,E0596
+/// use barebell::gfx::mes::{Mes, V11};
+/// use barebell::time::{Clock, Pause};
+/// // Two writers through one shared mapper: a frame needs `&mut Mes`.
+/// fn second_writer<C: Clock, P: Pause>(shared: &Mes<'_, C, P, 256, V11>) {
+///     let _ = shared.query_status();
+/// }
+/// ```
+///
+/// ```compile_fail,E0616
+/// use barebell::gfx::mes::MesMemory;
+/// // A writer that bypasses the mapper's claim: the ring is private.
+/// fn bypass(memory: &MesMemory<256>) {
+///     let _ = &memory.ring;
+/// }
+/// ```
 pub struct Mes<'a, C, P, const RING_DWORDS: usize, A: MesApi = V11> {
     api: core::marker::PhantomData<A>,
     ring: MesRing<'a, RING_DWORDS>,

@@ -2,7 +2,8 @@
 //! without an IOMMU (`--sysfs`). One little-endian u64 per virtual page:
 //! bit 63 "present", bits 0..=54 the page frame number, which the kernel
 //! reports as 0 unless the reader has `CAP_SYS_ADMIN`
-//! (Documentation/admin-guide/mm/pagemap.rst).
+//! (Documentation/admin-guide/mm/pagemap.rst). [`decode`] is the pure
+//! entry decoder (fuzzed by `pcie/fuzz`'s `pagemap` target).
 
 use std::fmt;
 use std::fs::File;
@@ -23,6 +24,12 @@ pub enum PagemapError {
     Hidden {
         vaddr: usize,
     },
+    /// The frame number times the page size does not fit in a 64-bit
+    /// address (no kernel reports such a frame; a corrupt read would).
+    OutOfRange {
+        vaddr: usize,
+        pfn: u64,
+    },
 }
 
 impl fmt::Display for PagemapError {
@@ -35,6 +42,10 @@ impl fmt::Display for PagemapError {
             PagemapError::Hidden { vaddr } => write!(
                 f,
                 "{PATH}: the frame number of {vaddr:#x} reads 0 (the kernel hides it without CAP_SYS_ADMIN; run as root)"
+            ),
+            PagemapError::OutOfRange { vaddr, pfn } => write!(
+                f,
+                "{PATH}: frame number {pfn:#x} of {vaddr:#x} is past the 64-bit physical address space"
             ),
         }
     }
@@ -49,7 +60,10 @@ pub fn decode(entry: u64, vaddr: usize, page: usize) -> Result<u64, PagemapError
     if pfn == 0 {
         return Err(PagemapError::Hidden { vaddr });
     }
-    Ok(pfn * page as u64 + (vaddr % page) as u64)
+    // A 55-bit frame number times the page size can exceed 64 bits.
+    pfn.checked_mul(page as u64)
+        .and_then(|base| base.checked_add((vaddr % page) as u64))
+        .ok_or(PagemapError::OutOfRange { vaddr, pfn })
 }
 
 fn page_size() -> usize {
@@ -88,5 +102,22 @@ mod tests {
         ));
         // Bits 55..=62 are flags (soft-dirty, exclusive, ...), not PFN.
         assert_eq!(decode(PRESENT | (1 << 55) | 7, 0, 4096).unwrap(), 7 * 4096);
+    }
+
+    /// Fuzzing finding (issue 21): the largest frame number the entry can
+    /// hold (55 bits) times the page size does not fit in 64 bits; the
+    /// multiplication trapped (overflow checks) instead of a typed error.
+    #[test]
+    fn a_frame_number_past_64_bit_addresses_is_a_typed_error() {
+        assert!(matches!(
+            decode(PRESENT | PFN_MASK, 0x1000, 4096),
+            Err(PagemapError::OutOfRange { vaddr: 0x1000, .. })
+        ));
+        // The largest frame that still fits decodes.
+        let last = u64::MAX / 4096;
+        assert_eq!(
+            decode(PRESENT | last, 0xfff, 4096).unwrap(),
+            last * 4096 + 0xfff
+        );
     }
 }
