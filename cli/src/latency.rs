@@ -30,12 +30,15 @@ const CP_PHASES: [&str; 2] = ["cp_launch", "cp_exec"];
 
 #[derive(Args, Debug, Clone)]
 pub struct LatencyArgs {
-    /// Measured iterations.
-    #[arg(long, default_value_t = 10_000)]
+    /// Measured iterations. 200 000 (about 80 ms on the model) so that
+    /// back-to-back default runs repeat: at 10 000 (4 ms) a run's p50
+    /// moved 6-8 % between runs at an unchanged CPU round trip, at
+    /// 200 000 by 0-3 % (docs/latency.md, "Getting numbers that repeat").
+    #[arg(long, default_value_t = 200_000)]
     iterations: usize,
     /// Unmeasured iterations first (caches, branch predictors, the model
     /// thread's first touches of the ring).
-    #[arg(long, default_value_t = 1_000)]
+    #[arg(long, default_value_t = 20_000)]
     warmup: usize,
     /// Packets per doorbell.
     #[arg(long, default_value_t = 1)]
