@@ -216,6 +216,8 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
         }
     };
     out!("{}", device.describe());
+    // Before the bring-up hands the DMA region to the device.
+    device.recheck_dma()?;
     let text = TextSink::new(args.trace);
     let recorder = args.report.as_ref().map(|_| report::Recorder::new(&text));
     let sink: &dyn Sink = match &recorder {
@@ -272,6 +274,11 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
             )
         }
     };
+    // And after: a page that moved while the device had its address.
+    if let Err(e) = device.recheck_dma() {
+        out!("{e}");
+        outcome = outcome.and(Err(e));
+    }
     let model_check = device.quiescence().map(|q| match q {
         Ok(()) => barebell_model::QUIESCENT.to_string(),
         Err(why) => format!("NOT quiescent: {why}"),

@@ -59,6 +59,16 @@ pub struct TargetArgs {
     /// Never run on a GPU.
     #[arg(long, value_name = "BDF", value_parser = parse_bdf)]
     pub sysfs: Option<Bdf>,
+    /// Required with --sysfs: without an IOMMU the GPU writes host memory
+    /// by physical address, and barebell cannot guarantee a safe
+    /// teardown. It tears down on every exit it sees (success, errors,
+    /// SIGINT, SIGTERM, SIGPIPE), but after SIGKILL, an abort or a crash
+    /// the GPU keeps the addresses of pages the kernel then gives to
+    /// others. The pages are locked shared hugepages, MADV_DONTFORK;
+    /// `bringup` re-reads their physical addresses before and after the
+    /// run. Prefer --vfio.
+    #[arg(long, requires = "sysfs")]
+    pub unsafe_physical_dma: bool,
     /// Which model part (the model only: a GPU is what it is).
     #[arg(long, value_enum, default_value = "navi31", conflicts_with_all = ["vfio", "sysfs"])]
     pub part: PartArg,
@@ -117,6 +127,9 @@ pub fn open(t: &TargetArgs, fw: &FirmwareDir, seed: u64) -> Result<Device, Strin
         Some(Hardware::Vfio(b)) => HwPlatform::open(crate::hw::Target::Vfio(b))
             .map(|p| Device::Hw(Box::new(p)))
             .map_err(|e| e.to_string()),
+        Some(Hardware::Sysfs(b)) if !t.unsafe_physical_dma => Err(format!(
+            "--sysfs {b}: refusing DMA by physical address without --unsafe-physical-dma: with no IOMMU a run that dies without its teardown (SIGKILL, a crash) leaves the GPU writing to pages the kernel reuses; use --vfio, or pass the flag to accept that"
+        )),
         Some(Hardware::Sysfs(b)) => HwPlatform::open(crate::hw::Target::Sysfs(b))
             .map(|p| Device::Hw(Box::new(p)))
             .map_err(|e| e.to_string()),
@@ -180,6 +193,15 @@ impl Device {
                 s
             }
             Device::Hw(_) => String::new(),
+        }
+    }
+
+    /// `--sysfs`: whether the DMA region's pages are still at the physical
+    /// addresses the device was given (always so for the model and VFIO).
+    pub fn recheck_dma(&self) -> Result<(), String> {
+        match self {
+            Device::Model(_) => Ok(()),
+            Device::Hw(h) => h.recheck_dma(),
         }
     }
 

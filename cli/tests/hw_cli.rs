@@ -141,8 +141,16 @@ fn sysfs_refuses_a_non_amd_function_without_writing_to_it() {
     for (bdf, vendor, device, _) in devs {
         let before = config(&bdf);
         for cmd in [
-            ["bringup", "--sysfs", bdf.as_str(), "--until", "discovery"].as_slice(),
-            &["latency", "--sysfs", bdf.as_str()],
+            [
+                "bringup",
+                "--sysfs",
+                bdf.as_str(),
+                "--unsafe-physical-dma",
+                "--until",
+                "discovery",
+            ]
+            .as_slice(),
+            &["latency", "--sysfs", bdf.as_str(), "--unsafe-physical-dma"],
         ] {
             let (code, out, err) = barebell(cmd);
             assert_eq!(code, 1, "{cmd:?}: {out}{err}");
@@ -178,7 +186,46 @@ fn vfio_refuses_a_function_not_bound_to_vfio_pci() {
 #[test]
 fn a_missing_function_is_named() {
     // Domain ffff is not used by Linux for real PCI segments here.
-    let (code, _, err) = barebell(&["bringup", "--sysfs", "ffff:1f:1f.7"]);
+    let (code, _, err) = barebell(&[
+        "bringup",
+        "--sysfs",
+        "ffff:1f:1f.7",
+        "--unsafe-physical-dma",
+    ]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("ffff:1f:1f.7"), "{err}");
+    assert!(!err.contains("refusing DMA by physical address"), "{err}");
+}
+
+/// Issue 20 item 3: with no IOMMU a safe teardown cannot be guaranteed
+/// (a SIGKILL skips it), so `--sysfs` needs an explicit flag, refused
+/// before the device is opened: the function's config space is left as
+/// it was, and the message names the flag and the alternative.
+#[test]
+fn sysfs_without_the_unsafe_flag_is_refused_before_opening() {
+    let devs = non_amd();
+    let bdf = devs
+        .first()
+        .map(|d| d.0.clone())
+        .unwrap_or("ffff:1f:1f.7".into());
+    let before = std::fs::read(Path::new(DEVICES).join(&bdf).join("config")).ok();
+    for cmd in ["bringup", "latency"] {
+        let (code, out, err) = barebell(&[cmd, "--sysfs", bdf.as_str()]);
+        assert_eq!(code, 1, "{cmd}: {out}{err}");
+        assert!(
+            err.contains("refusing DMA by physical address without --unsafe-physical-dma"),
+            "{err}"
+        );
+        assert!(err.contains("use --vfio"), "{err}");
+        // Refused before the identity check, which would name the vendor.
+        assert!(!err.contains("not an AMD GPU"), "{err}");
+    }
+    let after = std::fs::read(Path::new(DEVICES).join(&bdf).join("config")).ok();
+    assert_eq!(before, after);
+    // The flag means nothing without --sysfs.
+    let (code, _, err) = barebell(&["bringup", "--unsafe-physical-dma"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--sysfs <BDF>"), "{err}");
+    let (_, help, _) = barebell(&["bringup", "--help"]);
+    assert!(help.contains("cannot guarantee a safe teardown"), "{help}");
 }

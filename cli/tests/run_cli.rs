@@ -381,10 +381,16 @@ fn hardware_targets_take_the_mapped_path_and_are_labelled_unverified() {
     job["code_object"] = Value::from(co.to_str().unwrap());
     std::fs::write(&path, job.to_string()).unwrap();
     for flag in ["--vfio", "--sysfs"] {
+        let extra: &[&str] = if flag == "--sysfs" {
+            &["--unsafe-physical-dma"]
+        } else {
+            &[]
+        };
         let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
             .arg("run")
             .arg(&path)
             .args([flag, "ffff:1f:1f.7"])
+            .args(extra)
             .output()
             .unwrap();
         assert!(!out.status.success());

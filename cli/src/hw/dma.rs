@@ -60,6 +60,19 @@ pub enum DmaError {
         len: usize,
         source: std::io::Error,
     },
+    /// madvise(MADV_DONTFORK) failed.
+    Advise {
+        at: usize,
+        source: std::io::Error,
+    },
+    /// A chunk's physical address changed after the device was given it
+    /// (`--sysfs`): the kernel moved the page, and the device may have
+    /// written where the old address now belongs to someone else.
+    Moved {
+        chunk: usize,
+        was: u64,
+        now: u64,
+    },
     /// VFIO refused the IOMMU mapping.
     Map(VfioError),
     Pagemap(PagemapError),
@@ -99,6 +112,14 @@ impl fmt::Display for DmaError {
                 f,
                 "DMA memory: mlock of {len:#x} bytes failed ({source}); raise RLIMIT_MEMLOCK (`ulimit -l`)"
             ),
+            DmaError::Advise { at, source } => write!(
+                f,
+                "DMA memory: madvise(MADV_DONTFORK) at {at:#x} failed: {source}"
+            ),
+            DmaError::Moved { chunk, was, now } => write!(
+                f,
+                "DMA memory MOVED: chunk {chunk} was at physical {was:#x} and is now at {now:#x}; the GPU was given the old address and may have written to memory the kernel has reused (use --vfio, where the IOMMU pins the pages)"
+            ),
             DmaError::Map(e) => write!(f, "DMA memory: {e}"),
             DmaError::Pagemap(e) => write!(f, "DMA memory: {e}"),
             DmaError::IommuTranslating { group, kind } => write!(
@@ -119,6 +140,9 @@ pub struct DmaRegion {
     raw: Vec<(usize, usize)>,
     /// Bus address of each 2 MiB chunk.
     chunks: Vec<u64>,
+    /// The chunks' bus addresses are physical addresses from pagemap
+    /// (`--sysfs`), which [`DmaRegion::recheck`] reads again.
+    by_pagemap: bool,
 }
 
 impl DmaRegion {
@@ -166,10 +190,43 @@ impl DmaRegion {
             core::mem::forget(next);
         }
         r.len = n * HUGE;
-        r.chunks = (0..n)
-            .map(|i| pagemap::physical(DMA_VA + i * HUGE).map_err(DmaError::Pagemap))
-            .collect::<Result<_, _>>()?;
+        r.by_pagemap = true;
+        r.chunks = r.read_chunks()?;
         Ok(r)
+    }
+
+    fn read_chunks(&self) -> Result<Vec<u64>, DmaError> {
+        (0..self.len / HUGE)
+            .map(|i| {
+                pagemap::physical(self.as_ptr() as usize + i * HUGE).map_err(DmaError::Pagemap)
+            })
+            .collect()
+    }
+
+    /// For a region the device reaches by physical address (`--sysfs`):
+    /// reads each chunk's address from pagemap again and fails if one
+    /// moved. The pages are locked hugetlb pages, which reclaim and
+    /// compaction leave in place, but the kernel may still migrate
+    /// hugetlb pages (memory offlining, `move_pages`); nothing in user
+    /// space can forbid that, so the CLI checks before the bring-up hands
+    /// the region to the device and again when the run ends. Through
+    /// VFIO the IOMMU pins the pages and the bus address is the IOVA:
+    /// nothing to check.
+    pub fn recheck(&self) -> Result<(), DmaError> {
+        if !self.by_pagemap {
+            return Ok(());
+        }
+        let now = self.read_chunks()?;
+        match self
+            .chunks
+            .iter()
+            .zip(&now)
+            .enumerate()
+            .find(|(_, (a, b))| a != b)
+        {
+            Some((chunk, (&was, &now))) => Err(DmaError::Moved { chunk, was, now }),
+            None => Ok(()),
+        }
     }
 }
 
@@ -205,11 +262,17 @@ impl DmaRegion {
 /// aligned): a hugepage when asked (contiguous). `MAP_FIXED_NOREPLACE`,
 /// so an address already in use is an error rather than a clobbered
 /// mapping.
+///
+/// Hugepages (the `--sysfs` path, DMA by physical address) are a shared
+/// mapping: a private one would be copied on write after a fork, and the
+/// copy would no longer be the page the device writes. Every region is
+/// `MADV_DONTFORK`, so a child process never inherits it (as DPDK and
+/// SPDK do for DMA memory).
 fn anonymous(len: usize, hugepage: bool, at: usize) -> Result<DmaRegion, DmaError> {
     let flags = if hugepage {
-        libc::MAP_HUGETLB | libc::MAP_HUGE_2MB
+        libc::MAP_HUGETLB | libc::MAP_HUGE_2MB | libc::MAP_SHARED
     } else {
-        0
+        libc::MAP_PRIVATE
     };
     // SAFETY: a fresh private anonymous mapping at an address nothing in
     // this process uses (NOREPLACE fails instead of replacing a mapping).
@@ -218,11 +281,7 @@ fn anonymous(len: usize, hugepage: bool, at: usize) -> Result<DmaRegion, DmaErro
             at as *mut libc::c_void,
             len,
             libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE
-                | libc::MAP_ANONYMOUS
-                | libc::MAP_POPULATE
-                | libc::MAP_FIXED_NOREPLACE
-                | flags,
+            libc::MAP_ANONYMOUS | libc::MAP_POPULATE | libc::MAP_FIXED_NOREPLACE | flags,
             -1,
             0,
         )
@@ -245,6 +304,7 @@ fn anonymous(len: usize, hugepage: bool, at: usize) -> Result<DmaRegion, DmaErro
         len,
         raw: vec![(p as usize, len)],
         chunks: Vec::new(),
+        by_pagemap: false,
     };
     // Kernels before 4.17 take NOREPLACE as a hint and may map elsewhere.
     if p as usize != at {
@@ -257,6 +317,14 @@ fn anonymous(len: usize, hugepage: bool, at: usize) -> Result<DmaRegion, DmaErro
     if unsafe { libc::mlock(p, len) } != 0 {
         return Err(DmaError::Lock {
             len,
+            source: std::io::Error::last_os_error(),
+        });
+    }
+    // SAFETY: [at, at + len) is the mapping just made; the advice only
+    // changes what fork() does with it.
+    if unsafe { libc::madvise(p, len, libc::MADV_DONTFORK) } != 0 {
+        return Err(DmaError::Advise {
+            at,
             source: std::io::Error::last_os_error(),
         });
     }
@@ -301,6 +369,72 @@ mod tests {
         assert_eq!(a % 4096, 0);
         assert_eq!(b, a + 0x123);
         assert_eq!(pagemap::physical(base).unwrap(), a, "locked: must not move");
+    }
+
+    /// `recheck` reads pagemap again and names the chunk whose physical
+    /// address is not the one the device was given.
+    #[test]
+    fn recheck_names_a_chunk_whose_physical_address_changed() {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: not root");
+            return;
+        }
+        let mut r = anonymous(2 * HUGE, false, DMA_VA + 192 * HUGE).unwrap();
+        r.by_pagemap = true;
+        r.chunks = r.read_chunks().unwrap();
+        assert_eq!(r.chunks.len(), 2);
+        r.recheck().unwrap();
+        // What the device was told for chunk 1, if the kernel had since
+        // moved the page one hugepage down.
+        let now = r.chunks[1];
+        r.chunks[1] = now + HUGE as u64;
+        match r.recheck() {
+            Err(DmaError::Moved {
+                chunk: 1,
+                was,
+                now: n,
+            }) => {
+                assert_eq!((was, n), (now + HUGE as u64, now))
+            }
+            other => panic!("expected chunk 1 moved, got {other:?}"),
+        }
+    }
+
+    /// A child made by fork() does not get the region (MADV_DONTFORK):
+    /// `mincore` in the child finds nothing mapped there.
+    #[test]
+    fn a_forked_child_does_not_inherit_dma_memory() {
+        let at = DMA_VA + 256 * HUGE;
+        let r = anonymous(HUGE, false, at).unwrap();
+        // SAFETY: the child only makes two system calls (mincore, _exit),
+        // both async-signal-safe, so forking a threaded test process is
+        // sound.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            let mut vec = [0u8; 1];
+            // SAFETY: mincore only reads the page tables for [at, at+4K)
+            // and writes one byte into `vec`.
+            let rc = unsafe { libc::mincore(at as *mut libc::c_void, 4096, vec.as_mut_ptr()) };
+            let unmapped =
+                rc == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOMEM);
+            // SAFETY: ends the child without running the parent's atexit
+            // handlers or destructors.
+            unsafe { libc::_exit(if unmapped { 0 } else { 1 }) };
+        }
+        assert!(pid > 0, "fork failed");
+        let mut status = 0;
+        // SAFETY: waits for the child just forked.
+        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        assert!(libc::WIFEXITED(status));
+        assert_eq!(
+            libc::WEXITSTATUS(status),
+            0,
+            "the child inherited the region"
+        );
+        // The parent still has it.
+        // SAFETY: `r` is a live writable mapping of HUGE bytes.
+        unsafe { r.as_ptr().write(1) };
     }
 
     /// The region lands at the address asked for, and a second region

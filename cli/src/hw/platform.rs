@@ -47,6 +47,17 @@ impl HwPlatform {
         })
     }
 
+    /// Reads the DMA region's physical addresses again (`--sysfs`; a no-op
+    /// through VFIO): [`super::dma::DmaRegion::recheck`].
+    pub fn recheck_dma(&self) -> Result<(), String> {
+        let dma = match &self.parts {
+            Parts::Device(d) => &d.dma,
+            #[cfg(test)]
+            Parts::Model { dma, .. } => dma,
+        };
+        dma.recheck().map_err(|e| e.to_string())
+    }
+
     /// One line saying what was opened.
     // One arm outside tests, where the model stand-in does not exist.
     #[allow(clippy::infallible_destructuring_match)]
