@@ -2,11 +2,20 @@
 //! `cargo xtask bench-instr` to count under callgrind with
 //! `--toggle-collect` on the one function per mode.
 //!
-//! usage: submit-instr barebell|floor|c-protocol N
+//! usage: submit-instr barebell|floor|c-protocol|sdma N
+//!
+//! `sdma` counts one `SdmaQueue::submit_copy` of 4 MiB (the seeds'
+//! hipMemcpy size, the most one COPY_LINEAR moves): the packet, a FENCE,
+//! the write pointer and the doorbell, the CPU side of a copy.
 
+use barebell::aql::doorbell::Doorbell;
 use barebell::aql::packet::{KernelDispatchPacket, Packet};
 use barebell::aql::queue::AqlQueue;
+use barebell::mem::Dev;
+use barebell::sdma::SdmaVersion;
+use barebell::sdma::queue::{SdmaMemory, SdmaQueue};
 use barebell_bench::{DOORBELL, MEM, NoClock, SLOTS, drain, packet, queue};
+use core::ptr::NonNull;
 use std::hint::black_box;
 use std::process::ExitCode;
 
@@ -23,6 +32,35 @@ struct CQueue {
 unsafe extern "C" {
     fn barebell_floor_submit(slot: *mut u8, packet: *const u8, doorbell: *mut u64, id: u64);
     fn barebell_floor_protocol_submit(q: *const CQueue, packet: *const u8) -> i32;
+}
+
+/// SDMA's measured unit: one copy submission (packets, fence, publish).
+#[unsafe(no_mangle)]
+#[inline(never)]
+pub extern "Rust" fn barebell_sdma_submit_one(
+    q: &mut SdmaQueue<'static, NoClock, fn()>,
+    src: u64,
+    dst: u64,
+    bytes: u64,
+) -> bool {
+    q.submit_copy(src, dst, bytes, 1_000).is_ok()
+}
+
+/// The SDMA queue: ring and pointers in leaked memory (device-visible on
+/// a GPU), its doorbell the static [`DOORBELL`].
+fn sdma_queue() -> Option<(SdmaQueue<'static, NoClock, fn()>, &'static SdmaMemory)> {
+    let leaked: &'static SdmaMemory = Box::leak(Box::new(SdmaMemory::new()));
+    // SAFETY: leaked, so it outlives every use; nothing but this process
+    // reads it (no device).
+    let mem = unsafe { Dev::assume(leaked) };
+    // SAFETY: a static slot, accessed only atomically.
+    let d = unsafe { Doorbell::from_ptr(NonNull::from(&DOORBELL).cast()) }.ok()?;
+    static CLOCK: NoClock = NoClock;
+    let pause: fn() = || {};
+    Some((
+        SdmaQueue::new(mem, d, SdmaVersion::V6_0, &CLOCK, pause),
+        leaked,
+    ))
 }
 
 /// The measured unit for barebell: one `AqlQueue::submit`.
@@ -95,6 +133,26 @@ fn main() -> ExitCode {
                 if i % 512 == 511 {
                     drain(&q);
                 }
+            }
+        }
+        "sdma" => {
+            let Some((mut sq, mem)) = sdma_queue() else {
+                eprintln!("submit-instr: could not build the SDMA queue");
+                return ExitCode::FAILURE;
+            };
+            for i in 0..n {
+                if !barebell_sdma_submit_one(
+                    black_box(&mut sq),
+                    0x7f00_0000_0000,
+                    0x7f00_1000_0000,
+                    4 << 20,
+                ) {
+                    eprintln!("submit-instr: SDMA submit failed at {i}");
+                    return ExitCode::FAILURE;
+                }
+                // The engine's part: everything written was consumed.
+                mem.rptr
+                    .store(sq.wptr(), std::sync::atomic::Ordering::Release);
             }
         }
         _ => {

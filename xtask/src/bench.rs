@@ -119,9 +119,14 @@ pub fn instr(root: &Path) -> Result<String> {
     if !asm.is_empty() {
         println!("barebell_submit_one, as compiled:\n{asm}");
     }
+    // One SDMA copy submission (issue 19 item 6): 4 MiB, the seeds'
+    // hipMemcpy size and the most one COPY_LINEAR moves (44 bytes of
+    // ring: the packet and a FENCE), the write pointer and the doorbell.
+    // A figure, not a bound.
+    let sdma = count(&bin, "sdma", "barebell_sdma_submit_one", &work)?;
     let vs_c = barebell / c_protocol;
     let line = format!(
-        "submit instructions: barebell {barebell:.1}, hand-written C protocol {c_protocol:.1} (ratio {vs_c:.2}, bound {MAX_VS_C:.2}), copy-only floor {floor:.1}"
+        "submit instructions: barebell {barebell:.1}, hand-written C protocol {c_protocol:.1} (ratio {vs_c:.2}, bound {MAX_VS_C:.2}), copy-only floor {floor:.1}; SDMA 4 MiB copy submission {sdma:.1}"
     );
     println!("{line}");
     if vs_c > MAX_VS_C {
