@@ -38,7 +38,7 @@ unsafe extern "C" {
 #[unsafe(no_mangle)]
 #[inline(never)]
 pub extern "Rust" fn barebell_sdma_submit_one(
-    q: &mut SdmaQueue<'static, NoClock, fn()>,
+    q: &mut BenchSdma,
     src: u64,
     dst: u64,
     bytes: u64,
@@ -48,7 +48,9 @@ pub extern "Rust" fn barebell_sdma_submit_one(
 
 /// The SDMA queue: ring and pointers in leaked memory (device-visible on
 /// a GPU), its doorbell the static [`DOORBELL`].
-fn sdma_queue() -> Option<(SdmaQueue<'static, NoClock, fn()>, &'static SdmaMemory)> {
+type BenchSdma = SdmaQueue<'static, NoClock, fn()>;
+
+fn sdma_queue() -> Option<(BenchSdma, &'static SdmaMemory)> {
     let leaked: &'static SdmaMemory = Box::leak(Box::new(SdmaMemory::new()));
     // SAFETY: leaked, so it outlives every use; nothing but this process
     // reads it (no device).
