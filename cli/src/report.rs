@@ -8,7 +8,6 @@
 //! The format is documented in `docs/hardware.md` ("The bring-up
 //! report") and checked by `cli/tests/report_cli.rs`.
 
-use crate::bringup::TextSink;
 use barebell::bus::trace::Access;
 use barebell::gmc::hub::VmFault;
 use barebell_bringup::discovery::Ips;
@@ -24,10 +23,10 @@ use std::path::Path;
 pub const FORMAT: &str = "barebell-bringup-report/1";
 
 /// A sink that forwards to the CLI's text sink and keeps everything for
-/// the report. It always asks for the register trace; the text sink
-/// prints it only with `--trace`.
+/// the report. It always asks for the register trace, and forwards each
+/// access only when the text sink asks for it (`--trace`).
 pub struct Recorder<'a> {
-    text: &'a TextSink,
+    text: &'a dyn Sink,
     steps: RefCell<Vec<StepRecord>>,
     trace: RefCell<Vec<String>>,
     faults: RefCell<Vec<FaultRecord>>,
@@ -35,7 +34,7 @@ pub struct Recorder<'a> {
 }
 
 impl<'a> Recorder<'a> {
-    pub fn new(text: &'a TextSink) -> Self {
+    pub fn new(text: &'a dyn Sink) -> Self {
         Recorder {
             text,
             steps: RefCell::default(),
@@ -63,7 +62,7 @@ impl Sink for Recorder<'_> {
         true
     }
     fn access(&self, a: Access) {
-        if self.text.trace {
+        if self.text.tracing() {
             self.text.access(a);
         }
         self.trace.borrow_mut().push(a.to_string());
