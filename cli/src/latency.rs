@@ -33,7 +33,8 @@ pub struct LatencyArgs {
     /// Measured iterations. 200 000 (about 80 ms on the model) so that
     /// back-to-back default runs repeat: at 10 000 (4 ms) a run's p50
     /// moved 6-8 % between runs at an unchanged CPU round trip, at
-    /// 200 000 by 0-3 % (docs/latency.md, "Getting numbers that repeat").
+    /// 200 000 by 0-3 % (docs/latency.md, "Getting numbers that repeat";
+    /// a moved round trip still moves the p50).
     #[arg(long, default_value_t = 200_000)]
     iterations: usize,
     /// Unmeasured iterations first (caches, branch predictors, the model

@@ -284,7 +284,11 @@ struct InFlight {
     due_ns: u64,
     start_ns: u64,
     signal: u64,
-    work: Work,
+    /// The host function standing in for the kernel, run at completion,
+    /// with what it is told; machine code already ran at launch, so
+    /// nothing of the wave packet is kept (the entry stays small: it is
+    /// moved on every completion).
+    host: Option<(u64, DispatchInfo)>,
 }
 
 /// How a queue learns of new packets.
@@ -457,6 +461,8 @@ pub struct CpModel {
     rng: Rng,
     now_ns: u64,
     queues: Vec<Queue>,
+    /// Completions being retired (reused between steps).
+    due: Vec<InFlight>,
     kernels: BTreeMap<u64, HostKernel>,
     /// The shader engines that run dispatched kernels.
     pub shader: crate::wave::Shader,
@@ -552,6 +558,7 @@ impl RingRead for QueueRing<'_> {
 impl CpModel {
     pub fn new(seed: crate::Seed) -> Self {
         CpModel {
+            due: Vec::new(),
             dma: Dma::default(),
             rng: seed.rng(),
             now_ns: 0,
@@ -911,7 +918,9 @@ impl CpModel {
         let Some(queue) = self.queues.get_mut(q) else {
             return 0;
         };
-        let mut due: Vec<InFlight> = Vec::new();
+        // A buffer kept between steps: no allocation per completion.
+        let mut due = core::mem::take(&mut self.due);
+        due.clear();
         queue.in_flight.retain(|f| {
             if f.due_ns <= now {
                 due.push(*f);
@@ -921,17 +930,14 @@ impl CpModel {
             }
         });
         if due.is_empty() {
+            self.due = due;
             return 0;
         }
         due.sort_by_key(|f| f.due_ns);
         let profiling = queue.profiling;
         let mut n = 0;
-        for f in due {
-            if let Work::Dispatch {
-                kernel_object,
-                info,
-                isa: None,
-            } = f.work
+        for f in due.drain(..) {
+            if let Some((kernel_object, info)) = f.host
                 && let Some(k) = self.kernels.get_mut(&kernel_object)
             {
                 k(&info);
@@ -941,6 +947,7 @@ impl CpModel {
             }
             n += 1;
         }
+        self.due = due;
         n
     }
 
@@ -1277,11 +1284,19 @@ impl CpModel {
                 })?;
         }
         if let Some(queue) = self.queues.get_mut(q) {
+            let host = match work {
+                Work::Dispatch {
+                    kernel_object,
+                    info,
+                    isa: None,
+                } => Some((kernel_object, info)),
+                _ => None,
+            };
             queue.in_flight.push(InFlight {
                 due_ns: due,
                 start_ns: start,
                 signal,
-                work,
+                host,
             });
         }
         Ok(true)
