@@ -1373,7 +1373,7 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
     /// How a clean run ends after its steps.
     const CLOSING: [&str; 2] = [
         "teardown complete",
-        "model check: quiescent (no HQD active, MES and MEC halted, PSP ring destroyed, doorbell apertures closed, bus mastering off)",
+        "model check: quiescent (no HQD active, MES and MEC halted, PSP ring destroyed, IH rings disabled, doorbell apertures closed, bus mastering off)",
     ];
 
     /// One run's trace after the gmc step, in the image's frame form:
