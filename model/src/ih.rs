@@ -707,7 +707,10 @@ mod tests {
         assert_eq!(w[0] >> 31 & 1, 1);
         assert_eq!(w[3] & 0xffff, 0x4321);
         assert_eq!(w[3] >> 16 & 0xff, 3);
-        assert_eq!(u64::from(w[1]) | u64::from(w[2] & 0xffff) << 32, 0x1234_5678_9abc);
+        assert_eq!(
+            u64::from(w[1]) | u64::from(w[2] & 0xffff) << 32,
+            0x1234_5678_9abc
+        );
         assert_eq!(&w[4..], &[1, 2, 3, 4]);
     }
 }

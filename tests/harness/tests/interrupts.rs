@@ -6,6 +6,7 @@
 //! queue it came from.
 
 use barebell::aql::packet::Dispatch;
+use barebell::ih::{FaultHub, Interrupt, SqKind};
 use barebell::platform::Platform;
 use barebell_bringup::{Mapping, Options, Quiet, Step};
 use barebell_model::ih::Raised;
@@ -98,15 +99,28 @@ fn illegal_instruction(part: barebell_model::Part, mapping: Mapping) {
         part,
         mapping,
         |up| kernel(up, &ILLEGAL),
-        |gpu, _up| {
+        |gpu, up| {
             let (slot, vmid) = user_hqd(gpu);
             let e = written(gpu, barebell_model::ih::src::SQ_INTERRUPT_MSG);
             assert_eq!(e.vmid, vmid, "{name}");
-            assert_eq!(
-                (e.ring_id >> 2 & 3, e.ring_id & 3, e.ring_id >> 4 & 7),
-                slot,
-                "{name}"
-            );
+            // The runtime's decode, from the ring in GTT.
+            let got = up.poll_interrupts().unwrap();
+            let sq: Vec<_> = got
+                .iter()
+                .filter_map(|i| match i {
+                    Interrupt::Sq(s) => Some(*s),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(sq.len(), 1, "{name}: {got:?}");
+            let s = sq[0];
+            assert_eq!(s.kind, SqKind::IllegalInstruction, "{name}");
+            assert_eq!(s.vmid, vmid, "{name}");
+            assert_eq!((s.me, s.pipe, s.queue), slot, "{name}");
+            let text = Interrupt::Sq(s).to_string();
+            assert!(text.contains("SQ illegal instruction (vmid 8"), "{text}");
+            // Read once: a second poll finds the ring empty.
+            assert_eq!(up.poll_interrupts().unwrap(), vec![], "{name}");
         },
     );
 }
@@ -117,12 +131,28 @@ fn vm_fault(part: barebell_model::Part, mapping: Mapping) {
         part,
         mapping,
         |_| UNMAPPED,
-        |gpu, _up| {
+        |gpu, up| {
             let (_, vmid) = user_hqd(gpu);
             let e = written(gpu, barebell_model::ih::src::UTCL2_FAULT);
             assert_eq!(e.client_id, barebell_model::ih::client::GFX, "{name}");
             assert_eq!(e.vmid, vmid, "{name}");
-            assert_eq!(u64::from(e.src_data[0]) << 12, UNMAPPED & 0xFFF_FFFF_F000);
+            let got = up.poll_interrupts().unwrap();
+            assert!(!got.is_empty(), "{name}");
+            for i in &got {
+                let Interrupt::VmFault(f) = i else {
+                    panic!("{name}: not a VM fault: {i}");
+                };
+                assert_eq!(f.hub, FaultHub::Gfx, "{name}");
+                assert_eq!(f.addr, UNMAPPED, "{name}: {i}");
+                assert_eq!(f.vmid, vmid, "{name}");
+                assert!(!f.write && !f.retry, "{name}: the CP reads the descriptor");
+            }
+            // The hub's latched status agrees (a second, independent path).
+            let latched = up.latched_faults().unwrap();
+            assert!(
+                latched.iter().any(|l| l.addr == UNMAPPED && l.vmid == vmid),
+                "{latched:?}"
+            );
         },
     );
 }
@@ -145,4 +175,123 @@ fn a_vm_fault_reaches_the_ih_ring_navi31() {
 #[test]
 fn a_vm_fault_reaches_the_ih_ring_navi48() {
     vm_fault(parts::navi48(), Mapping::Direct);
+}
+
+/// Records what the teardown reports.
+#[derive(Default)]
+struct Seen(std::cell::RefCell<Vec<Interrupt>>);
+
+impl barebell_bringup::Sink for Seen {
+    fn step(&self, _: Step, _: std::fmt::Arguments<'_>) {}
+    fn interrupt(&self, i: &Interrupt) {
+        self.0.borrow_mut().push(*i);
+    }
+}
+
+/// The teardown reports what the ring holds, then disables the ring
+/// before memory goes back: the model ends quiescent, and an IH ring left
+/// on is named by the quiescence check.
+#[test]
+fn the_teardown_reports_interrupts_and_disables_the_ring() {
+    for part in [parts::navi31(), parts::navi48()] {
+        let name = part.name;
+        let gpu = virtual_gpu_sized(part, 1, 64 * MIB, 8 * MIB);
+        let opts = Options {
+            until: Step::Queue,
+            mapping: Some(Mapping::Direct),
+            user_memory: 2 * MIB,
+            user_vram: 0,
+        };
+        let fw = FirmwareDir::system();
+        let seen = Seen::default();
+        let mut up = barebell_bringup::run(&gpu, &fw, &opts, &seen).unwrap();
+        assert_eq!(gpu.ih().rings().len(), 1, "{name}: ring 0 enabled");
+        let kd = kernel(&mut up, &ILLEGAL);
+        let q = up.queue.as_ref().unwrap();
+        let p = Dispatch::linear(32, 32, kd, 0)
+            .signal(q.signal.handle())
+            .packet()
+            .unwrap();
+        q.queue.submit(&p, gpu.clock(), BOUND_NS).unwrap();
+        gpu.pause();
+        let report = up.shutdown();
+        assert!(report.complete(), "{name}: {report}");
+        assert!(
+            report
+                .outcome(barebell_bringup::Stage::IhRing)
+                .is_some_and(|o| o.to_string().contains("RB_ENABLE clear")),
+            "{report}"
+        );
+        let seen = seen.0.borrow();
+        assert!(
+            seen.iter()
+                .any(|i| matches!(i, Interrupt::Sq(s) if s.kind == SqKind::IllegalInstruction)),
+            "{name}: {seen:?}"
+        );
+        assert!(gpu.ih().rings().is_empty(), "{name}");
+        gpu.quiescent().unwrap();
+    }
+}
+
+/// An enabled IH ring keeps the model from being quiescent.
+#[test]
+fn an_enabled_ih_ring_is_not_quiescent() {
+    let gpu = virtual_gpu_sized(parts::navi31(), 1, 64 * MIB, 8 * MIB);
+    let opts = Options {
+        until: Step::Ih,
+        mapping: None,
+        ..Default::default()
+    };
+    let fw = FirmwareDir::system();
+    let up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet).unwrap();
+    let why = gpu.quiescent().unwrap_err().0;
+    assert!(
+        why.iter().any(|w| w.starts_with("IH ring 0 enabled")),
+        "{why:?}"
+    );
+    let _ = up.shutdown();
+    gpu.quiescent().unwrap();
+}
+
+/// More entries than the ring holds, none read: `RB_OVERFLOW` rises, the
+/// runtime restarts at the oldest entry not overwritten
+/// (`ih_v6_0_get_wptr()`), and reads a whole ring less one entry.
+#[test]
+fn an_overflowing_ring_is_recovered_as_ih_v6_0_get_wptr_does() {
+    let gpu = virtual_gpu_sized(parts::navi31(), 1, 64 * MIB, 8 * MIB);
+    let opts = Options {
+        until: Step::Ih,
+        mapping: None,
+        ..Default::default()
+    };
+    let fw = FirmwareDir::system();
+    let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet).unwrap();
+    let (_, bytes) = up.ih.as_ref().unwrap().ring();
+    let slots = bytes / 32;
+    let entry = |n: u32| barebell_model::ih::IvEntry {
+        client_id: 0x0a,
+        src_id: 239,
+        vmid: 3,
+        src_data: [n, 2 << 6, 0, 0],
+        ..Default::default()
+    };
+    let mut overflowed = 0;
+    for n in 0..slots as u32 + 5 {
+        if matches!(gpu.ih().raise(entry(n)), Raised::Overflowed { .. }) {
+            overflowed += 1;
+        }
+    }
+    assert!(overflowed > 0);
+    let got = up.poll_interrupts().unwrap();
+    assert_eq!(got.len(), slots - 1);
+    assert_eq!(up.ih.as_ref().unwrap().overflows(), 1);
+    // The newest entry is the last one read.
+    match got.last() {
+        Some(Interrupt::Sq(s)) => assert_eq!(s.detail, (slots as u32 + 4) & 0x1F_FFFF),
+        other => panic!("{other:?}"),
+    }
+    // Overflow cleared: the next entry is read normally.
+    gpu.ih().raise(entry(7));
+    assert_eq!(up.poll_interrupts().unwrap().len(), 1);
+    let _ = up.shutdown();
 }
