@@ -164,6 +164,9 @@ impl Sink for TextSink {
     fn fault(&self, f: &barebell::gmc::hub::VmFault) {
         let _ = writeln!(std::io::stdout(), "fault: {f}");
     }
+    fn interrupt(&self, i: &barebell::ih::Interrupt) {
+        let _ = writeln!(std::io::stdout(), "interrupt: {i}");
+    }
 }
 
 pub fn run(args: BringupArgs) -> ExitCode {
