@@ -411,6 +411,10 @@ pub enum Raised {
     Nested,
 }
 
+/// Entries [`IhModel::raised`] keeps (the first ones; a model that runs
+/// for hours must not grow without bound).
+pub const RAISED_LOG: usize = 4096;
+
 /// A ring as the IH took it when `RB_ENABLE` rose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IhRing {
@@ -537,7 +541,8 @@ impl IhModel {
             .collect()
     }
 
-    /// Every entry raised since power-on and what became of it.
+    /// The entries raised since power-on (the first [`RAISED_LOG`]) and
+    /// what became of each.
     pub fn raised(&self) -> Vec<(IvEntry, Raised)> {
         self.state.lock().raised.clone()
     }
@@ -562,12 +567,18 @@ impl IhModel {
     pub fn raise(&self, mut e: IvEntry) -> Raised {
         e.timestamp = self.clock.now_ns() & 0xFFFF_FFFF_FFFF;
         if self.busy.swap(true, Ordering::Acquire) {
-            self.state.lock().raised.push((e, Raised::Nested));
+            let mut st = self.state.lock();
+            if st.raised.len() < RAISED_LOG {
+                st.raised.push((e, Raised::Nested));
+            }
             return Raised::Nested;
         }
         let r = self.write_entry(&e);
         self.busy.store(false, Ordering::Release);
-        self.state.lock().raised.push((e, r));
+        let mut st = self.state.lock();
+        if st.raised.len() < RAISED_LOG {
+            st.raised.push((e, r));
+        }
         r
     }
 
