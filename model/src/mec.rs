@@ -146,6 +146,13 @@ pub enum MecEvent {
     MesRingLoaded {
         pipe: u8,
     },
+    /// A MES pipe's ring was activated with an HQD it could never run
+    /// ([`crate::decode::mqd::Hqd::mes_ring_refusal`]); the pipe gets no
+    /// ring, so its MES never answers.
+    MesRingRefused {
+        pipe: u8,
+        why: &'static str,
+    },
     /// A PM4 queue on the slot `RLC_CP_SCHEDULERS` names as the KIQ came
     /// up; the KIQ model runs it once its pipe runs (see
     /// [`Mec::kiq_hqd`]).
@@ -1060,6 +1067,11 @@ impl Mec {
                 // A queue loaded on ME 3 is a MES pipe's own ring
                 // (`mes_v12_0_queue_init_register()`); MES runs it.
                 if slot.0 == 3 {
+                    if let Some(why) = crate::decode::mqd::Hqd(image.0).mes_ring_refusal() {
+                        s.events
+                            .push(MecEvent::MesRingRefused { pipe: slot.1, why });
+                        return;
+                    }
                     set_active(&mut s);
                     if let Some(r) = s.mes_rings.get_mut(usize::from(slot.1 & 1)) {
                         *r = Some(MesRingHqd {

@@ -171,6 +171,11 @@ pub enum Refusal {
     BadSuspend {
         what: &'static str,
     },
+    /// The scheduler ring a `map_legacy_kq` ADD_QUEUE gives pipe 0 could
+    /// never run ([`crate::decode::mqd::Hqd::mes_ring_refusal`]).
+    BadMesRing {
+        what: &'static str,
+    },
     /// gfx12 doorbell registers MES relies on are not programmed.
     DoorbellRegisters {
         what: &'static str,
@@ -231,6 +236,7 @@ impl Refusal {
             Refusal::DoorbellRegisters { .. } => 26,
             Refusal::NoFreeVmid { .. } => 27,
             Refusal::ProcessVaRange { .. } => 28,
+            Refusal::BadMesRing { .. } => 29,
         }
     }
 }
@@ -1194,6 +1200,9 @@ impl MesModel {
         if f.queue_type == queue_type::SCHQ && self.api == MesApiVersion::V12 {
             if f.pipe_id != 0 || !self.mec.mes_pipe_running(0) {
                 return Err(unsupported);
+            }
+            if let Some(what) = hqd.mes_ring_refusal() {
+                return Err(Refusal::BadMesRing { what });
             }
             self.mec.set_mes_ring(crate::mec::MesRingHqd {
                 ring: hqd.ring(),
