@@ -144,3 +144,76 @@ fn navi48_kiq_mapping_goes_through_mes_pipe_1() {
         .count();
     assert_eq!(adds, 2, "{:?}", gpu.mes_pipe1_log());
 }
+
+/// A DMA region whose ring area (mapped at VA = host address) would
+/// reach into the user-VRAM window at `gmc::USER_VRAM_VA` is refused with
+/// `LayoutError::RingAreaClash`, before anything is mapped over it. The
+/// region is placed by hand 4 MiB below that VA, so its ring area (past
+/// the GTT chunk) runs across it.
+#[test]
+fn a_ring_area_across_the_user_vram_window_is_refused() {
+    use barebell_bringup::error::{ErrorKind, LayoutError};
+    use barebell_bringup::gmc::USER_VRAM_VA;
+    use barebell_model::vgpu::HostMemory;
+    use std::ptr::NonNull;
+    const MIB: usize = 1 << 20;
+    let (vram_len, dma_len) = (64 * MIB, 8 * MIB);
+    let dma_at = USER_VRAM_VA as usize - 4 * MIB;
+    // SAFETY: fresh anonymous mappings; the fixed one refuses to replace
+    // anything already at `dma_at` (MAP_FIXED_NOREPLACE).
+    let (vram, dma) = unsafe {
+        let anon = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
+        let rw = libc::PROT_READ | libc::PROT_WRITE;
+        let vram = libc::mmap(std::ptr::null_mut(), vram_len, rw, anon, -1, 0);
+        let dma = libc::mmap(
+            dma_at as *mut libc::c_void,
+            dma_len,
+            rw,
+            anon | libc::MAP_FIXED_NOREPLACE,
+            -1,
+            0,
+        );
+        (vram, dma)
+    };
+    assert_ne!(vram, libc::MAP_FAILED);
+    assert_eq!(dma as usize, dma_at, "the DMA region could not be placed");
+    let (v, d) = (vram as usize, dma as usize);
+    let release = Box::new(move || {
+        // SAFETY: the two mappings made above, unmapped once.
+        unsafe {
+            libc::munmap(v as *mut libc::c_void, vram_len);
+            libc::munmap(d as *mut libc::c_void, dma_len);
+        }
+    });
+    // SAFETY: zeroed, writable, disjoint anonymous mappings of the given
+    // lengths, the DMA one 2 MiB aligned and 4 whole chunks, released
+    // only by `release`.
+    let mem = unsafe {
+        HostMemory::new(
+            NonNull::new(vram.cast()).unwrap(),
+            vram_len,
+            NonNull::new(dma.cast()).unwrap(),
+            dma_len,
+            Some(release),
+        )
+    };
+    let fw = FirmwareDir::system();
+    let gpu = barebell_model::VirtualGpu::new(parts::navi31(), &fw, mem, barebell_model::Seed(1))
+        .unwrap();
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(Mapping::Direct),
+        user_memory: 2 * MIB,
+        user_vram: 2 * MIB,
+    };
+    let e = barebell_bringup::run(&gpu, &fw, &opts, &Quiet)
+        .err()
+        .expect("refused");
+    match e.kind {
+        ErrorKind::Layout(LayoutError::RingAreaClash { start, a, .. }) => {
+            assert_eq!(start, (dma_at + 2 * MIB) as u64);
+            assert_eq!(a, USER_VRAM_VA);
+        }
+        other => panic!("not a ring-area clash: {other}"),
+    }
+}
