@@ -206,9 +206,9 @@ fn a_ring_area_across_the_user_vram_window_is_refused() {
         user_memory: 2 * MIB,
         user_vram: 2 * MIB,
     };
-    let e = barebell_bringup::run(&gpu, &fw, &opts, &Quiet)
-        .err()
-        .expect("refused");
+    let Err(e) = barebell_bringup::run(&gpu, &fw, &opts, &Quiet) else {
+        panic!("a ring area across the user-VRAM window was accepted");
+    };
     match e.kind {
         ErrorKind::Layout(LayoutError::RingAreaClash { start, a, .. }) => {
             assert_eq!(start, (dma_at + 2 * MIB) as u64);
