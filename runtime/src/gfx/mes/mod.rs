@@ -760,6 +760,10 @@ macro_rules! mes_api {
                 f.gang_global_priority_level = Le32::new($m::priority::NORMAL);
                 f.doorbell_offset = Le32::new(params.doorbell_dword);
                 f.mqd_addr = Le64::new(params.mqd_address);
+                // v11 firmware of API version 2 and later takes the
+                // write pointer's MC address here (`mes_v11_0_add_hw_queue()`
+                // picks `wptr_mc_addr` then); barebell's device address of
+                // the write index is the same either way.
                 f.wptr_addr = Le64::new(params.write_index_address);
                 f.queue_type = Le32::new($m::queue_type::COMPUTE);
                 // `add_queue_mes()`: `queue_size = properties.queue_size >> 2`,
