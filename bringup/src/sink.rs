@@ -135,6 +135,7 @@ mod tests {
             ("discovery", Step::Discovery),
             ("nbio", Step::Nbio),
             ("gmc", Step::Gmc),
+            ("ih", Step::Ih),
             ("psp", Step::Psp),
             ("rlc", Step::Rlc),
             ("mes", Step::Mes),
