@@ -295,3 +295,86 @@ fn an_overflowing_ring_is_recovered_as_ih_v6_0_get_wptr_does() {
     assert_eq!(up.poll_interrupts().unwrap().len(), 1);
     let _ = up.shutdown();
 }
+
+/// `global_load_b32 v1, v[2:3], off` then `s_endpgm` (llvm-mc-19
+/// `-show-encoding`): v[2:3] are 0 at wave start, and nothing is mapped
+/// at VA 0 in the process tables.
+fn load_from_zero(part: &barebell_model::Part) -> Vec<u8> {
+    let load: &[u8] = if part.name == "navi31" {
+        &[0x00, 0x00, 0x52, 0xdc, 0x02, 0x00, 0x7c, 0x01]
+    } else {
+        &[
+            0x7c, 0x00, 0x05, 0xee, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
+        ]
+    };
+    [load, &[0x00, 0x00, 0xb0, 0xbf]].concat()
+}
+
+/// A wave's load from an unmapped VA: the GFXHUB's UTCL2 fault (the
+/// address, read) and the SQ's memory violation (the queue), both from
+/// the ring.
+#[test]
+fn a_wave_load_from_an_unmapped_va_is_a_fault_and_a_memory_violation() {
+    for part in [parts::navi31(), parts::navi48()] {
+        let name = part.name;
+        let code = load_from_zero(&part);
+        dispatch_and(
+            part,
+            Mapping::Direct,
+            |up| kernel(up, &code),
+            |gpu, up| {
+                let (slot, vmid) = user_hqd(gpu);
+                let got = up.poll_interrupts().unwrap();
+                assert!(
+                    got.iter().any(|i| matches!(i,
+                        Interrupt::VmFault(f) if f.addr == 0 && !f.write && f.vmid == vmid)),
+                    "{name}: {got:?}"
+                );
+                assert!(
+                    got.iter().any(|i| matches!(i,
+                        Interrupt::Sq(s) if s.kind == SqKind::MemoryViolation
+                            && s.vmid == vmid
+                            && (s.me, s.pipe, s.queue) == slot)),
+                    "{name}: {got:?}"
+                );
+            },
+        );
+    }
+}
+
+/// `wait_interrupts` pauses on the platform (where the model's CP runs)
+/// until an entry arrives, and ends with a typed timeout when none does.
+#[test]
+fn waiting_for_an_interrupt_is_bounded() {
+    let gpu = virtual_gpu_sized(parts::navi31(), 1, 64 * MIB, 8 * MIB);
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(Mapping::Direct),
+        user_memory: 2 * MIB,
+        user_vram: 0,
+    };
+    let fw = FirmwareDir::system();
+    let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet).unwrap();
+    let e = up.wait_interrupts(1_000_000).unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            barebell_bringup::ErrorKind::Ih(barebell::ih::IhError::Timeout { .. })
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("no interrupt within"), "{e}");
+    let kd = kernel(&mut up, &ILLEGAL);
+    let q = up.queue.as_ref().unwrap();
+    let p = Dispatch::linear(32, 32, kd, 0)
+        .signal(q.signal.handle())
+        .packet()
+        .unwrap();
+    q.queue.submit(&p, gpu.clock(), BOUND_NS).unwrap();
+    let got = up.wait_interrupts(BOUND_NS).unwrap();
+    assert!(
+        matches!(got.as_slice(), [Interrupt::Sq(s)] if s.kind == SqKind::IllegalInstruction),
+        "{got:?}"
+    );
+    assert!(up.shutdown().complete());
+}
