@@ -60,6 +60,7 @@ pub mod queue;
 pub mod rings;
 pub mod sdma;
 pub mod sink;
+pub mod start;
 pub mod teardown;
 pub mod usermem;
 

@@ -1,0 +1,143 @@
+//! Start-of-day states (issue 20, scope 1): the bring-up meets a device
+//! an earlier driver left clean, running (amdgpu-like), finished by
+//! barebell, or malformed, on Navi31 (MP1 13.0.0) and Navi48 (MP1
+//! 14.0.3). Each state is made by running a driver on the model and
+//! letting go (`barebell_model_host::start`). For each: the model sees
+//! the action the sources prescribe (a mode-1 reset through the SMU for a
+//! device someone else left running, none for a clean one, no firmware
+//! reload for barebell's own finished run), the bring-up reaches its
+//! queue, and the model ends quiescent after the shutdown.
+
+use barebell_bringup::{Mapping, Options, Quiet, Step};
+use barebell_model::smu::SmuEvent;
+use barebell_model::{VirtualGpu, parts};
+use barebell_model_host::start::{self, Malformed, StartState};
+use barebell_tests::{FirmwareDir, virtual_gpu};
+
+fn opts(mapping: Mapping) -> Options {
+    Options {
+        until: Step::Queue,
+        mapping: Some(mapping),
+        ..Default::default()
+    }
+}
+
+fn resets(gpu: &VirtualGpu) -> usize {
+    gpu.soc()
+        .smu
+        .events()
+        .iter()
+        .filter(|e| matches!(e, SmuEvent::Mode1Reset))
+        .count()
+}
+
+/// What the model saw of one bring-up from `state`.
+struct Seen {
+    resets: usize,
+    psp_commands: usize,
+    refusals: Vec<String>,
+}
+
+fn bring_up_from(
+    part: barebell_model::Part,
+    state: StartState,
+    mapping: Mapping,
+) -> (Seen, VirtualGpu) {
+    let name = part.name;
+    let gpu = virtual_gpu(part, 7);
+    let fw = FirmwareDir::system();
+    let left = start::prepare(&gpu, &fw, state).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let resets_before = resets(&gpu);
+    let commands_before = gpu.psp().commands().len();
+    let mark = gpu.refusal_mark();
+    let up = match barebell_bringup::run(&gpu, &fw, &opts(mapping), &Quiet) {
+        Ok(up) => up,
+        Err(e) => panic!(
+            "{name} from {left}: {e}\nrefusals: {:?}\n{}",
+            gpu.refusals_since(mark),
+            gpu.firmware_logs()
+        ),
+    };
+    assert_eq!(up.reached, Step::Queue, "{name} from {left}");
+    let report = up.shutdown();
+    assert!(report.complete(), "{name} from {left}: {report}");
+    if let Err(e) = gpu.quiescent() {
+        panic!("{name} from {left}: {e}\n{report}");
+    }
+    let seen = Seen {
+        resets: resets(&gpu) - resets_before,
+        psp_commands: gpu.psp().commands().len() - commands_before,
+        refusals: gpu.refusals_since(mark),
+    };
+    (seen, gpu)
+}
+
+fn each_part(f: impl Fn(barebell_model::Part)) {
+    f(parts::navi31());
+    f(parts::navi48());
+}
+
+#[test]
+fn clean_device_is_brought_up_without_a_reset() {
+    each_part(|part| {
+        let name = part.name;
+        let (seen, _gpu) = bring_up_from(part, StartState::Clean, Mapping::Mes);
+        assert_eq!(seen.resets, 0, "{name}");
+        assert!(seen.refusals.is_empty(), "{name}: {:?}", seen.refusals);
+    });
+}
+
+/// `soc21_need_reset_on_init()`: sOS's sign of life in `C2PMSG_81` means
+/// a mode-1 reset before anything else (`amdgpu_device_mode1_reset()`),
+/// with bus mastering off across it; the bring-up then starts from the
+/// bootloader as on a clean device.
+#[test]
+fn device_left_running_by_another_driver_is_mode1_reset_first() {
+    each_part(|part| {
+        let name = part.name;
+        let (seen, _gpu) = bring_up_from(part, StartState::Amdgpu, Mapping::Mes);
+        assert_eq!(seen.resets, 1, "{name}: one mode-1 reset");
+        assert!(seen.refusals.is_empty(), "{name}: {:?}", seen.refusals);
+    });
+}
+
+/// tinygrad's partial boot: its own signature in `SCRATCH_REG7` and a
+/// finalized `SCRATCH_REG6` mean the firmware it loaded is still in place:
+/// no reset, no PSP command at all, the GFX engines started again.
+#[test]
+fn barebells_own_finished_run_is_partially_reinitialised() {
+    each_part(|part| {
+        let name = part.name;
+        for mapping in [Mapping::Mes, Mapping::Direct] {
+            let (seen, _gpu) = bring_up_from(part.clone(), StartState::Barebell, mapping);
+            assert_eq!(seen.resets, 0, "{name} {mapping:?}");
+            assert_eq!(
+                seen.psp_commands, 0,
+                "{name} {mapping:?}: PSP commands sent"
+            );
+            assert!(
+                seen.refusals.is_empty(),
+                "{name} {mapping:?}: {:?}",
+                seen.refusals
+            );
+        }
+    });
+}
+
+/// tinygrad's "Malformed state. Issuing a full reset.": the signature is
+/// there but the run never finalized, or a VM fault is latched.
+#[test]
+fn malformed_signature_or_latched_fault_gets_a_full_reset() {
+    each_part(|part| {
+        let name = part.name;
+        for m in [Malformed::Unfinalized, Malformed::FaultLatched] {
+            let (seen, _gpu) = bring_up_from(part.clone(), StartState::Malformed(m), Mapping::Mes);
+            assert_eq!(seen.resets, 1, "{name} {m:?}: one mode-1 reset");
+            assert!(
+                seen.refusals.is_empty(),
+                "{name} {m:?}: {:?}",
+                seen.refusals
+            );
+        }
+    });
+}
