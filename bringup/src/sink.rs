@@ -14,6 +14,9 @@ pub enum Step {
     Open,
     /// Read and parse the IP discovery table.
     Discovery,
+    /// The start-of-day state: detection, then a mode-1 reset or a
+    /// partial re-init ([`crate::start`]).
+    Start,
     /// NBIO/NBIF: HDP flush remap, doorbell aperture, indirect registers.
     Nbio,
     /// GMC: FB and GART placement, VMID0 tables, MMHUB.
@@ -37,8 +40,9 @@ pub enum Step {
 
 impl Step {
     /// Every step the bring-up runs, in order.
-    pub const ALL: [Step; 8] = [
+    pub const ALL: [Step; 9] = [
         Step::Discovery,
+        Step::Start,
         Step::Nbio,
         Step::Gmc,
         Step::Psp,
@@ -52,6 +56,7 @@ impl Step {
         match self {
             Step::Open => "open",
             Step::Discovery => "discovery",
+            Step::Start => "start",
             Step::Nbio => "nbio",
             Step::Gmc => "gmc",
             Step::Psp => "psp",

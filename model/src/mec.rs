@@ -1235,8 +1235,20 @@ impl Mec {
             }
         }
         if running != s.running {
-            if s.running & !running != 0 {
+            let stopped = s.running & !running;
+            if stopped != 0 {
+                // The firmware on those pipes stops; a KIQ there is
+                // forgotten until its HQD is loaded again.
                 s.epoch += 1;
+                if let Some(k) = s.kiq
+                    && matches!(k.slot.0, 1 | 2)
+                    && stopped >> k.slot.1 & 1 == 1
+                {
+                    s.kiq = None;
+                    if let Some(b) = s.banks.get_mut(&k.slot) {
+                        b.set(w::ACTIVE, b.get(w::ACTIVE) & !cpregs::HQD_ACTIVE_MASK);
+                    }
+                }
             }
             s.running = running;
             self.cp.lock().set_running_pipes(running);
@@ -1323,7 +1335,22 @@ impl Mec {
         } else if Some(byte_offset) == self.regs.mes_cntl {
             if value & mes_cntl::HALT != 0 {
                 if s.mes_running.iter().any(|r| *r) {
+                    // The MES firmware stops: a restarted one knows only
+                    // the rings it is given again (*model rule*: the
+                    // scheduler state lives in the firmware).
                     s.epoch += 1;
+                    s.mes_rings = [None; 2];
+                    if s.kiq.is_some_and(|k| k.slot.0 == 3) {
+                        s.kiq = None;
+                    }
+                    // And its queues (the MES rings, the gfx11 KIQ on
+                    // pipe 1) are no longer active: loading them again
+                    // starts them again.
+                    for (k, b) in s.banks.iter_mut() {
+                        if k.0 == 3 {
+                            b.set(w::ACTIVE, b.get(w::ACTIVE) & !cpregs::HQD_ACTIVE_MASK);
+                        }
+                    }
                 }
                 s.mes_running = [false; 2];
             }
