@@ -8,7 +8,8 @@
 //! reload for barebell's own finished run), the bring-up reaches its
 //! queue, and the model ends quiescent after the shutdown.
 
-use barebell_bringup::{Mapping, Options, Quiet, Step};
+use barebell_bringup::start::{Action, Malformation, StartError, StartState as Found};
+use barebell_bringup::{ErrorKind, Mapping, Options, Quiet, Stage, Step};
 use barebell_model::smu::SmuEvent;
 use barebell_model::{VirtualGpu, parts};
 use barebell_model_host::start::{self, Malformed, StartState};
@@ -33,6 +34,7 @@ fn resets(gpu: &VirtualGpu) -> usize {
 
 /// What the model saw of one bring-up from `state`.
 struct Seen {
+    start: barebell_bringup::start::StartReport,
     resets: usize,
     psp_commands: usize,
     refusals: Vec<String>,
@@ -59,12 +61,22 @@ fn bring_up_from(
         ),
     };
     assert_eq!(up.reached, Step::Queue, "{name} from {left}");
+    let found = up
+        .start
+        .unwrap_or_else(|| panic!("{name}: no start report"));
     let report = up.shutdown();
     assert!(report.complete(), "{name} from {left}: {report}");
     if let Err(e) = gpu.quiescent() {
         panic!("{name} from {left}: {e}\n{report}");
     }
+    // The teardown finalized the signature the bring-up wrote.
+    assert_eq!(
+        gpu.soc().power.get("SCRATCH_REG7"),
+        Some(barebell_bringup::start::SIGNATURE)
+    );
+    assert_eq!(gpu.soc().power.get("SCRATCH_REG6"), Some(0));
     let seen = Seen {
+        start: found,
         resets: resets(&gpu) - resets_before,
         psp_commands: gpu.psp().commands().len() - commands_before,
         refusals: gpu.refusals_since(mark),
@@ -82,6 +94,9 @@ fn clean_device_is_brought_up_without_a_reset() {
     each_part(|part| {
         let name = part.name;
         let (seen, _gpu) = bring_up_from(part, StartState::Clean, Mapping::Mes);
+        assert_eq!(seen.start.state, Found::Clean, "{name}");
+        assert_eq!(seen.start.action, Action::FullBringup, "{name}");
+        assert!(!seen.start.sos_alive, "{name}");
         assert_eq!(seen.resets, 0, "{name}");
         assert!(seen.refusals.is_empty(), "{name}: {:?}", seen.refusals);
     });
@@ -96,6 +111,21 @@ fn device_left_running_by_another_driver_is_mode1_reset_first() {
     each_part(|part| {
         let name = part.name;
         let (seen, _gpu) = bring_up_from(part, StartState::Amdgpu, Mapping::Mes);
+        assert_eq!(seen.start.state, Found::LeftByOther, "{name}");
+        assert_eq!(seen.start.action, Action::Mode1Reset, "{name}");
+        assert!(seen.start.sos_alive, "{name}");
+        assert!(seen.start.smu_version.is_some(), "{name}: PMFW asked first");
+        // Linux sleeps 500 ms (MP1 13.0.0) or 1000 ms (14.0.2) after it.
+        let want = if name == "navi31" {
+            500_000_000
+        } else {
+            1_000_000_000
+        };
+        assert!(
+            seen.start.reset_ns.is_some_and(|t| t >= want),
+            "{name}: {:?}",
+            seen.start.reset_ns
+        );
         assert_eq!(seen.resets, 1, "{name}: one mode-1 reset");
         assert!(seen.refusals.is_empty(), "{name}: {:?}", seen.refusals);
     });
@@ -110,6 +140,16 @@ fn barebells_own_finished_run_is_partially_reinitialised() {
         let name = part.name;
         for mapping in [Mapping::Mes, Mapping::Direct] {
             let (seen, _gpu) = bring_up_from(part.clone(), StartState::Barebell, mapping);
+            assert_eq!(
+                seen.start.state,
+                Found::LeftByBarebell,
+                "{name} {mapping:?}"
+            );
+            assert_eq!(
+                seen.start.action,
+                Action::PartialReinit,
+                "{name} {mapping:?}"
+            );
             assert_eq!(seen.resets, 0, "{name} {mapping:?}");
             assert_eq!(
                 seen.psp_commands, 0,
@@ -139,5 +179,42 @@ fn malformed_signature_or_latched_fault_gets_a_full_reset() {
                 seen.refusals
             );
         }
+    });
+}
+
+/// A device left running whose PMFW answers nothing cannot be reset
+/// through the SMU: the bring-up refuses with a typed error before it
+/// writes anything, and clears bus mastering on the way out, so the
+/// engines the earlier driver left cannot reach memory. They keep their
+/// state (no HQD is dequeued: the model is not quiescent, and says why).
+#[test]
+fn device_left_running_with_pmfw_silent_is_refused() {
+    each_part(|part| {
+        let name = part.name;
+        let gpu = virtual_gpu(part, 9);
+        let fw = FirmwareDir::system();
+        start::prepare(&gpu, &fw, StartState::Malformed(Malformed::SmuDead)).unwrap();
+        let e = match barebell_bringup::run(&gpu, &fw, &opts(Mapping::Mes), &Quiet) {
+            Ok(_) => panic!("{name}: brought up over a live sOS with PMFW silent"),
+            Err(e) => e,
+        };
+        assert_eq!(e.step, Step::Start, "{name}: {e}");
+        assert_eq!(e.kind, ErrorKind::Start(StartError::SmuDead), "{name}: {e}");
+        assert_eq!(resets(&gpu), 0, "{name}");
+        let t = e.teardown.as_deref().unwrap();
+        assert!(
+            matches!(
+                t.outcome(Stage::BusMaster),
+                Some(barebell_bringup::Outcome::Done(_))
+            ),
+            "{t}"
+        );
+        assert!(!gpu.bus_master(), "{name}");
+        let why = gpu.quiescent().unwrap_err().0;
+        assert!(!why.iter().any(|w| w.contains("bus mastering")), "{why:?}");
+        assert!(
+            why.iter().any(|w| w.contains("MES pipe 0 running")),
+            "{why:?}"
+        );
     });
 }
