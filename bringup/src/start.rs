@@ -345,7 +345,7 @@ fn mode1_reset(gpu: &Gpu<'_>, sink: &dyn Sink) -> Result<(u32, u64), BringupErro
     sink.step(
         s,
         format_args!(
-            "{}: PMFW {version:#010x} answers; bus mastering {}; sending the mode-1 reset ({:?}), then {} ms without MMIO",
+            "{}: PMFW {version:#010x} answers; bus mastering {}; sending the mode-1 reset, {}, then {} ms without MMIO",
             mp1.name,
             if bm { "cleared" } else { "left as the platform has it (no config-space access)" },
             mp1.mode1,

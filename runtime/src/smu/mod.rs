@@ -89,6 +89,21 @@ pub enum Mode1Message {
     Debug { msg: u32, param: u32 },
 }
 
+impl fmt::Display for Mode1Message {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Mode1Message::Main { msg, param } => write!(
+                f,
+                "message {msg:#x} (argument {param:#x}) on the main mailbox (C2PMSG_66)"
+            ),
+            Mode1Message::Debug { msg, param } => write!(
+                f,
+                "debug message {msg:#x} (argument {param:#x}) on the debug mailbox (C2PMSG_75)"
+            ),
+        }
+    }
+}
+
 /// One MP1 version: its mailbox, its mode-1 reset message and the wait
 /// after it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
