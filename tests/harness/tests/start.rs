@@ -172,6 +172,15 @@ fn malformed_signature_or_latched_fault_gets_a_full_reset() {
         let name = part.name;
         for m in [Malformed::Unfinalized, Malformed::FaultLatched] {
             let (seen, _gpu) = bring_up_from(part.clone(), StartState::Malformed(m), Mapping::Mes);
+            let found = match seen.start.state {
+                Found::Malformed(Malformation::Unfinalized { scratch6: 1 }) => {
+                    Malformed::Unfinalized
+                }
+                Found::Malformed(Malformation::FaultLatched(_)) => Malformed::FaultLatched,
+                other => panic!("{name} {m:?}: found {other}"),
+            };
+            assert_eq!(found, m, "{name}");
+            assert_eq!(seen.start.action, Action::Mode1Reset, "{name} {m:?}");
             assert_eq!(seen.resets, 1, "{name} {m:?}: one mode-1 reset");
             assert!(
                 seen.refusals.is_empty(),
