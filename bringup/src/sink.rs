@@ -130,6 +130,7 @@ mod tests {
     fn until_takes_every_step_by_its_documented_name() {
         let documented = [
             ("discovery", Step::Discovery),
+            ("start", Step::Start),
             ("nbio", Step::Nbio),
             ("gmc", Step::Gmc),
             ("psp", Step::Psp),

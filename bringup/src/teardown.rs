@@ -31,8 +31,9 @@
 //!    was done);
 //! 8. [`Stage::Signature`]: `SCRATCH_REG6` = 0 when every stage above was
 //!    done, 1 otherwise (tinygrad's `AMDev.fini` writes its error state
-//!    there), so that the next run re-inits partially only after a
-//!    complete teardown ([`crate::start`]).
+//!    there), when the start step finished, so that the next run
+//!    re-inits partially only after a complete teardown
+//!    ([`crate::start`]).
 //!
 //! A stage runs when the bring-up step that set its state up was begun
 //! (a failing step may have done half its work); a stage that fails does
@@ -280,7 +281,7 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     let done = stages
         .iter()
         .all(|(_, o)| matches!(o, Outcome::Done(_) | Outcome::NotNeeded(_)));
-    let o = if entered > Step::Start {
+    let o = if entered > Step::Start || gpu.start.is_some() {
         let v = u32::from(!done);
         outcome(
             crate::start::write_signature(bus, &gpu.ips.gc.bases, generation, None, v).map(|()| {

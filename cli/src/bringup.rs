@@ -61,6 +61,8 @@ fn stop_signal() -> Option<&'static str> {
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StepArg {
     Discovery,
+    /// The start-of-day state: detected, then reset or re-inited as needed.
+    Start,
     Nbio,
     Gmc,
     Psp,
@@ -74,6 +76,7 @@ impl From<StepArg> for Step {
     fn from(s: StepArg) -> Step {
         match s {
             StepArg::Discovery => Step::Discovery,
+            StepArg::Start => Step::Start,
             StepArg::Nbio => Step::Nbio,
             StepArg::Gmc => Step::Gmc,
             StepArg::Psp => Step::Psp,
