@@ -294,3 +294,140 @@ pub fn wait_reg<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     };
     Ok(poll(bus, clock, c, timeout_ns)?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::cell::{Cell, RefCell};
+
+    /// A PMFW stand-in on a flat register file: `answer` is what it puts
+    /// in the response register when a message arrives (`None`: silent);
+    /// every read costs 10 ns.
+    struct Pmfw {
+        regs: RefCell<[u32; 0x400]>,
+        now: Cell<u64>,
+        answer: Option<u32>,
+        gone: bool,
+        writes: RefCell<alloc::vec::Vec<(usize, u32)>>,
+    }
+    extern crate alloc;
+
+    impl Clock for Pmfw {
+        fn now_ns(&self) -> u64 {
+            self.now.get()
+        }
+        fn sleep_ns(&self, ns: u64) {
+            self.now.set(self.now.get() + ns);
+        }
+    }
+    impl RegisterBus for Pmfw {
+        fn read32(&self, at: usize) -> u32 {
+            self.now.set(self.now.get() + 10);
+            if self.gone {
+                return ALL_ONES;
+            }
+            self.regs.borrow().get(at / 4).copied().unwrap_or(0)
+        }
+        fn write32(&self, at: usize, v: u32) {
+            self.writes.borrow_mut().push((at, v));
+            if let Some(r) = self.regs.borrow_mut().get_mut(at / 4) {
+                *r = v;
+            }
+            let msg = smu_v13_0_0::MP1.regs.msg.byte_offset(&BASES);
+            let resp = smu_v13_0_0::MP1.regs.resp.byte_offset(&BASES);
+            if Some(at) == msg
+                && let (Some(a), Some(r)) = (self.answer, resp)
+                && let Some(slot) = self.regs.borrow_mut().get_mut(r / 4)
+            {
+                *slot = a;
+            }
+        }
+    }
+
+    const BASES: IpBases = IpBases([0, 0, 0, 0, 0, 0, 0, 0]);
+
+    fn pmfw(answer: Option<u32>, gone: bool) -> Pmfw {
+        Pmfw {
+            regs: RefCell::new([0; 0x400]),
+            now: Cell::new(0),
+            answer,
+            gone,
+            writes: RefCell::default(),
+        }
+    }
+
+    #[test]
+    fn a_silent_pmfw_is_not_alive_after_the_bound() {
+        let p = pmfw(None, false);
+        let mp1 = &smu_v13_0_0::MP1;
+        assert_eq!(is_alive(&p, &p, mp1, &BASES), Ok(None));
+        assert!(p.now_ns() >= ALIVE_TIMEOUT_NS);
+        assert!(p.now_ns() < ALIVE_TIMEOUT_NS + 1_000);
+    }
+
+    #[test]
+    fn a_gone_device_is_an_error_not_a_silent_pmfw() {
+        let p = pmfw(None, true);
+        let r = is_alive(&p, &p, &smu_v13_0_0::MP1, &BASES);
+        assert!(
+            matches!(r, Err(SmuError::Wait(WaitError::DeviceGone { .. }))),
+            "{r:?}"
+        );
+    }
+
+    /// `__smu_cmn_send_msg()`'s order: response cleared, argument, then
+    /// the message id.
+    #[test]
+    fn the_main_mailbox_clears_the_response_first_and_reports_a_failure() {
+        let p = pmfw(Some(0xFF), false);
+        let mp1 = &smu_v13_0_0::MP1;
+        let r = send(&p, &p, mp1, &BASES, 0x2F, 7, RESPONSE_TIMEOUT_NS);
+        assert_eq!(
+            r,
+            Err(SmuError::Response {
+                msg: 0x2F,
+                param: 7,
+                resp: 0xFF
+            })
+        );
+        let at = |r: Reg| r.byte_offset(&BASES).unwrap();
+        assert_eq!(
+            *p.writes.borrow(),
+            [
+                (at(mp1.regs.resp), 0),
+                (at(mp1.regs.arg), 7),
+                (at(mp1.regs.msg), 0x2F)
+            ]
+        );
+    }
+
+    /// MP1 13.0.0 resets with `PPSMC_MSG_Mode1Reset` on the main mailbox
+    /// and then sleeps 500 ms; 14.0.2 sends `DEBUGSMC_MSG_Mode1Reset` on
+    /// the debug mailbox (argument, message, response cleared) and 1 s.
+    #[test]
+    fn each_mp1_resets_with_its_own_message_and_wait() {
+        let p = pmfw(Some(RESULT_OK), false);
+        mode1_reset(&p, &p, &smu_v13_0_0::MP1, &BASES).unwrap();
+        assert!(
+            p.writes
+                .borrow()
+                .contains(&(smu_v13_0_0::MP1.regs.msg.byte_offset(&BASES).unwrap(), 0x2F))
+        );
+        assert!(p.now_ns() >= 500_000_000);
+        let mp1 = &smu_v14_0_2::MP1;
+        // 14.0.2's registers sit in segment 1: give it a base there.
+        let bases = IpBases([0, 0x40, 0, 0, 0, 0, 0, 0]);
+        let q = pmfw(None, false);
+        mode1_reset(&q, &q, mp1, &bases).unwrap();
+        let at = |r: Reg| r.byte_offset(&bases).unwrap();
+        assert_eq!(
+            *q.writes.borrow(),
+            [
+                (at(mp1.regs.debug_arg), 0),
+                (at(mp1.regs.debug_msg), 2),
+                (at(mp1.regs.debug_resp), 0)
+            ]
+        );
+        assert!(q.now_ns() >= 1_000_000_000);
+    }
+}
