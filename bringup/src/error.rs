@@ -92,6 +92,9 @@ pub enum ErrorKind {
     DeviceGone {
         register: &'static str,
     },
+    /// The device's start-of-day state could not be made known
+    /// ([`crate::start`]).
+    Start(crate::start::StartError),
     /// The caller asked the bring-up to stop (a signal in the CLI,
     /// [`crate::Sink::cancelled`]).
     Interrupted,
@@ -145,6 +148,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::DeviceGone { register } => {
                 write!(f, "{register} reads all-ones: the device is gone")
             }
+            ErrorKind::Start(e) => write!(f, "{e}"),
             ErrorKind::Interrupted => {
                 f.write_str("interrupted (a signal asked the bring-up to stop)")
             }

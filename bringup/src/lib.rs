@@ -14,23 +14,28 @@
 //! 1. [`discovery`]: wait for the IFWI, read the IP discovery table at
 //!    VRAM size − 64 KiB, resolve every block's register bases
 //!    (`amdgpu_discovery_reg_base_init()`);
-//! 2. [`nbio`]: HDP flush remap, doorbell and self-ring apertures
+//! 2. [`start`]: the start-of-day state (clean, left by another driver,
+//!    left by barebell, malformed) read from the device, then a mode-1
+//!    reset through the SMU (`amdgpu_device_mode1_reset()`), a partial
+//!    re-init (tinygrad's `partial_boot`: the psp step skipped), or
+//!    nothing;
+//! 3. [`nbio`]: HDP flush remap, doorbell and self-ring apertures
 //!    (`soc21_common_hw_init()`), then registers past BAR5 through the
 //!    RSMU index/data pair (`amdgpu_device_indirect_rreg()`);
-//! 3. [`gmc`]: FB location, GART placement (`amdgpu_gmc_gart_location()`),
+//! 4. [`gmc`]: FB location, GART placement (`amdgpu_gmc_gart_location()`),
 //!    VMID0 tables in VRAM, PSP buffers in GTT, the TMR, MMHUB init and
 //!    its TLB flush (`gmc_v11_0_hw_init()` / `gmc_v12_0_hw_init()`);
-//! 4. [`ih`]: interrupt ring 0 in GTT, polled (`ih_v6_0_hw_init()`);
-//! 5. [`psp`]: bootloader components, sOS, the GPCOM ring, LOAD_TOC, TMR,
+//! 5. [`ih`]: interrupt ring 0 in GTT, polled (`ih_v6_0_hw_init()`);
+//! 6. [`psp`]: bootloader components, sOS, the GPCOM ring, LOAD_TOC, TMR,
 //!    LOAD_IP_FW for every GFX ucode, AUTOLOAD_RLC (`psp_hw_start()`,
 //!    `psp_load_non_psp_fw()`);
-//! 5. [`gfx`] (rlc): the RLC autoload wait, the MEC program counters,
+//! 7. [`gfx`] (rlc): the RLC autoload wait, the MEC program counters,
 //!    GFXHUB init and flush, the MEC started (`gfx_v11_0_hw_init()`);
-//! 6. with a mapping other than `direct`, [`gfx`] (mes): MES pipes started
+//! 8. with a mapping other than `direct`, [`gfx`] (mes): MES pipes started
 //!    (`mes_v11_0_enable()`);
-//! 7. [`rings`]: the KIQ and the MES scheduler ring, SET_HW_RSRC
+//! 9. [`rings`]: the KIQ and the MES scheduler ring, SET_HW_RSRC
 //!    (`mes_v11_0_hw_init()` / `mes_v12_0_hw_init()`);
-//! 8. [`queue`]: one AQL user queue mapped by MES ADD_QUEUE, KIQ
+//! 10. [`queue`]: one AQL user queue mapped by MES ADD_QUEUE, KIQ
 //!    MAP_QUEUES or direct HQD load, and a first packet through it.
 //!
 //! Steps report through a [`Sink`], never by printing. Errors are one
@@ -62,6 +67,7 @@ pub mod queue;
 pub mod rings;
 pub mod sdma;
 pub mod sink;
+pub mod start;
 pub mod teardown;
 pub mod usermem;
 
@@ -145,6 +151,8 @@ pub struct Gpu<'p> {
     /// The GFXHUB's register table and the process tables' root.
     pub gfxhub: Option<&'static barebell::regs::hub::HubRegs>,
     pub process_root: Option<u64>,
+    /// What the start step found and did (absent if it did not run).
+    pub start: Option<start::StartReport>,
     /// The last step that completed.
     pub reached: Step,
     /// The last step that was begun (it may have failed half-way): what
@@ -294,13 +302,42 @@ pub fn run<'p>(
         ih: None,
         gfxhub: None,
         process_root: None,
+        start: None,
         reached: Step::Discovery,
         entered: Step::Discovery,
         mes_started: false,
         sink,
     };
     match steps(&mut gpu, fw, opts, sink) {
-        Ok(()) => Ok(gpu),
+        Ok(()) => {
+            // tinygrad's end of boot: the signature and "initialized"
+            // once the firmware is in place (the rlc step ran), so that
+            // the next run may re-init partially after this one's
+            // teardown (which clears SCRATCH_REG6).
+            if gpu.reached >= Step::Rlc {
+                let g = gpu.ips.generation;
+                match start::write_signature(
+                    &gpu.bus,
+                    &gpu.ips.gc.bases,
+                    g,
+                    Some(start::SIGNATURE),
+                    1,
+                ) {
+                    Ok(()) => sink.step(
+                        gpu.reached,
+                        format_args!(
+                            "signature: SCRATCH_REG7 = {:#010x}, SCRATCH_REG6 = 1 (running)",
+                            start::SIGNATURE
+                        ),
+                    ),
+                    Err(e) => {
+                        let report = gpu.shutdown();
+                        return Err(e.at(Step::Rlc).with_teardown(report));
+                    }
+                }
+            }
+            Ok(gpu)
+        }
         Err(e) => {
             let report = gpu.shutdown();
             Err(e.with_teardown(report))
@@ -308,7 +345,7 @@ pub fn run<'p>(
     }
 }
 
-/// Steps 2 to 8, recording in `gpu` how far they got.
+/// Steps 2 to 9, recording in `gpu` how far they got.
 fn steps<'p>(
     gpu: &mut Gpu<'p>,
     fw: &dyn FirmwareSource,
@@ -325,14 +362,22 @@ fn steps<'p>(
     if opts.stops_after(Step::Discovery) {
         return Ok(());
     }
-    // 2. nbio
+    // 2. the start-of-day state
+    enter(gpu, Step::Start)?;
+    let start = start::run(gpu, sink)?;
+    gpu.start = Some(start);
+    gpu.reached = Step::Start;
+    if opts.stops_after(Step::Start) {
+        return Ok(());
+    }
+    // 3. nbio
     enter(gpu, Step::Nbio)?;
     let nbio = nbio::run(gpu, sink)?;
     gpu.reached = Step::Nbio;
     if opts.stops_after(Step::Nbio) {
         return Ok(());
     }
-    // 3. gmc
+    // 4. gmc
     enter(gpu, Step::Gmc)?;
     let mut mem = gmc::run(gpu, &nbio, opts.user_memory, opts.user_vram, sink)?;
     gpu.memory = Some(mem.report());
@@ -344,21 +389,33 @@ fn steps<'p>(
     if opts.stops_after(Step::Gmc) {
         return Ok(());
     }
-    // 4. ih
+    // 5. ih
     enter(gpu, Step::Ih)?;
     gpu.ih = Some(ih::run(gpu, &mut mem, sink)?);
     gpu.reached = Step::Ih;
     if opts.stops_after(Step::Ih) {
         return Ok(());
     }
-    // 5. psp
+    // 6. psp, unless the firmware barebell's earlier run loaded is in
+    // place (tinygrad's partial boot skips its PSP init the same way).
     enter(gpu, Step::Psp)?;
-    let set = psp::run(gpu, &mut mem, fw, sink)?;
+    let set = if start.action == start::Action::PartialReinit {
+        let set = psp::firmware_set(gpu)?;
+        sink.step(
+            Step::Psp,
+            format_args!(
+                "skipped: sOS, PMFW and the RLC autoload's images are in place from barebell's earlier run (partial re-init)"
+            ),
+        );
+        set
+    } else {
+        psp::run(gpu, &mut mem, fw, sink)?
+    };
     gpu.reached = Step::Psp;
     if opts.stops_after(Step::Psp) {
         return Ok(());
     }
-    // 5. rlc, GFXHUB
+    // 7. rlc, GFXHUB
     enter(gpu, Step::Rlc)?;
     gfx::rlc(gpu, &mem, &nbio, &set, fw, sink)?;
     gpu.reached = Step::Rlc;
@@ -368,7 +425,7 @@ fn steps<'p>(
     if opts.stops_after(Step::Rlc) {
         return Ok(());
     }
-    // 6. MES start and 7. the rings: `direct` needs neither. tinygrad's
+    // 8. MES start and 9. the rings: `direct` needs neither. tinygrad's
     // AM driver loads its one compute queue straight into MEC pipe 0
     // queue 0 with no KIQ and no MES running, so the best-proven path is
     // not gated behind the least-proven one.
@@ -401,7 +458,7 @@ fn steps<'p>(
         }
         Some(rings)
     };
-    // 8. the user queue: kept in `gpu` as soon as it is mapped, so that
+    // 10. the user queue: kept in `gpu` as soon as it is mapped, so that
     // a first packet that fails still has it unmapped by the teardown.
     enter(gpu, Step::Queue)?;
     let mut slot = None;

@@ -42,6 +42,23 @@ impl TmrSource for VramTmr<'_> {
     }
 }
 
+/// The firmware files the discovered versions name.
+pub fn firmware_set(gpu: &Gpu<'_>) -> Result<FirmwareSet, BringupError> {
+    let ips = &gpu.ips;
+    let gc = ips.gc.version.triple();
+    FirmwareSet::for_versions(
+        ips.mp0.version.triple(),
+        ips.mp1.version.triple(),
+        gc,
+        ips.sdma0.map(|d| d.version.triple()),
+    )
+    .ok_or(ErrorKind::Unsupported {
+        what: "GC",
+        version: gc,
+    })
+    .at(Step::Psp)
+}
+
 /// Loads the firmware the discovered versions name; returns the set for
 /// the MES start.
 pub fn run(
@@ -52,17 +69,8 @@ pub fn run(
 ) -> Result<FirmwareSet, BringupError> {
     let s = Step::Psp;
     let ips = &gpu.ips;
-    let (mp0, mp1, gc) = (
-        ips.mp0.version.triple(),
-        ips.mp1.version.triple(),
-        ips.gc.version.triple(),
-    );
-    let set = FirmwareSet::for_versions(mp0, mp1, gc, ips.sdma0.map(|d| d.version.triple()))
-        .ok_or(ErrorKind::Unsupported {
-            what: "GC",
-            version: gc,
-        })
-        .at(s)?;
+    let mp0 = ips.mp0.version.triple();
+    let set = firmware_set(gpu)?;
     let unsupported = |what| ErrorKind::Unsupported { what, version: mp0 };
     let regs = PspRegs::for_version(mp0)
         .ok_or(unsupported("PSP registers of MP0"))

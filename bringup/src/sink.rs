@@ -14,6 +14,9 @@ pub enum Step {
     Open,
     /// Read and parse the IP discovery table.
     Discovery,
+    /// The start-of-day state: detection, then a mode-1 reset or a
+    /// partial re-init ([`crate::start`]).
+    Start,
     /// NBIO/NBIF: HDP flush remap, doorbell aperture, indirect registers.
     Nbio,
     /// GMC: FB and GART placement, VMID0 tables, MMHUB.
@@ -39,8 +42,9 @@ pub enum Step {
 
 impl Step {
     /// Every step the bring-up runs, in order.
-    pub const ALL: [Step; 9] = [
+    pub const ALL: [Step; 10] = [
         Step::Discovery,
+        Step::Start,
         Step::Nbio,
         Step::Gmc,
         Step::Ih,
@@ -55,6 +59,7 @@ impl Step {
         match self {
             Step::Open => "open",
             Step::Discovery => "discovery",
+            Step::Start => "start",
             Step::Nbio => "nbio",
             Step::Gmc => "gmc",
             Step::Ih => "ih",
@@ -133,6 +138,7 @@ mod tests {
     fn until_takes_every_step_by_its_documented_name() {
         let documented = [
             ("discovery", Step::Discovery),
+            ("start", Step::Start),
             ("nbio", Step::Nbio),
             ("gmc", Step::Gmc),
             ("ih", Step::Ih),

@@ -30,7 +30,12 @@
 //! 8. [`Stage::ReleaseMemory`]: the user memory handed back; the DMA
 //!    region is the platform's, released when it drops (the CLI keeps a
 //!    GPU's region for the life of the process unless every stage above
-//!    was done).
+//!    was done);
+//! 9. [`Stage::Signature`]: `SCRATCH_REG6` = 0 when every stage above was
+//!    done, 1 otherwise (tinygrad's `AMDev.fini` writes its error state
+//!    there), when the start step finished, so that the next run
+//!    re-inits partially only after a complete teardown
+//!    ([`crate::start`]).
 //!
 //! A stage runs when the bring-up step that set its state up was begun
 //! (a failing step may have done half its work); a stage that fails does
@@ -58,10 +63,11 @@ pub enum Stage {
     Doorbells,
     BusMaster,
     ReleaseMemory,
+    Signature,
 }
 
 impl Stage {
-    pub const ALL: [Stage; 8] = [
+    pub const ALL: [Stage; 9] = [
         Stage::UnmapQueue,
         Stage::HaltMes,
         Stage::HaltMec,
@@ -70,6 +76,7 @@ impl Stage {
         Stage::Doorbells,
         Stage::BusMaster,
         Stage::ReleaseMemory,
+        Stage::Signature,
     ];
 
     pub fn name(self) -> &'static str {
@@ -82,6 +89,7 @@ impl Stage {
             Stage::Doorbells => "close doorbell aperture",
             Stage::BusMaster => "clear bus mastering",
             Stage::ReleaseMemory => "release memory",
+            Stage::Signature => "finalize signature",
         }
     }
 }
@@ -303,6 +311,31 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
         }
     ));
     put(Stage::ReleaseMemory, o);
+
+    // 8. The signature's "finalized" flag, last: a register write, which
+    // needs no bus mastering.
+    let done = stages
+        .iter()
+        .all(|(_, o)| matches!(o, Outcome::Done(_) | Outcome::NotNeeded(_)));
+    let o = if entered > Step::Start || gpu.start.is_some() {
+        let v = u32::from(!done);
+        outcome(
+            crate::start::write_signature(bus, &gpu.ips.gc.bases, generation, None, v).map(|()| {
+                if done {
+                    String::from("SCRATCH_REG6 = 0 (finalized)")
+                } else {
+                    String::from("SCRATCH_REG6 = 1 (teardown incomplete: the next run resets)")
+                }
+            }),
+        )
+    } else {
+        Outcome::NotNeeded("the bring-up wrote nothing to the device")
+    };
+    sink.step(
+        Step::Teardown,
+        format_args!("{}: {o}", Stage::Signature.name()),
+    );
+    stages.push((Stage::Signature, o));
 
     TeardownReport { stages }
 }

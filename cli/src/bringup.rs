@@ -61,6 +61,8 @@ fn stop_signal() -> Option<&'static str> {
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StepArg {
     Discovery,
+    /// The start-of-day state: detected, then reset or re-inited as needed.
+    Start,
     Nbio,
     Gmc,
     Ih,
@@ -75,6 +77,7 @@ impl From<StepArg> for Step {
     fn from(s: StepArg) -> Step {
         match s {
             StepArg::Discovery => Step::Discovery,
+            StepArg::Start => Step::Start,
             StepArg::Nbio => Step::Nbio,
             StepArg::Gmc => Step::Gmc,
             StepArg::Ih => Step::Ih,
@@ -88,6 +91,34 @@ impl From<StepArg> for Step {
 }
 
 pub use crate::target::MappingArg;
+
+/// `--start`: the state the model is left in before the bring-up.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartArg {
+    /// Power-on: nothing ran.
+    Clean,
+    /// A full bring-up left running, no barebell signature (what amdgpu,
+    /// or any driver, leaves): the bring-up mode-1 resets first.
+    Amdgpu,
+    /// barebell's earlier run, finished and torn down: the bring-up
+    /// re-inits partially (no PSP step).
+    Barebell,
+    /// barebell's signature from a run that was never torn down: the
+    /// bring-up mode-1 resets first.
+    Malformed,
+}
+
+impl StartArg {
+    fn state(self) -> barebell_model_host::start::StartState {
+        use barebell_model_host::start::{Malformed, StartState};
+        match self {
+            StartArg::Clean => StartState::Clean,
+            StartArg::Amdgpu => StartState::Amdgpu,
+            StartArg::Barebell => StartState::Barebell,
+            StartArg::Malformed => StartState::Malformed(Malformed::Unfinalized),
+        }
+    }
+}
 
 #[derive(Args, Debug, Clone)]
 pub struct BringupArgs {
@@ -119,6 +150,15 @@ pub struct BringupArgs {
     /// docs/hardware.md for the format.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// The model only: leave the model in this start-of-day state first,
+    /// by running an earlier driver on it (a GPU is in whatever state
+    /// its last driver left). The bring-up's start step then detects it
+    /// and acts: nothing (clean), a mode-1 reset through the SMU (amdgpu,
+    /// malformed), or a partial re-init without the PSP step (barebell).
+    /// See docs/hardware.md, "When the card was left by amdgpu or by
+    /// barebell".
+    #[arg(long, value_enum, value_name = "STATE")]
+    pub start: Option<StartArg>,
     /// The device: the model (default, with --part) or a GPU.
     #[command(flatten)]
     pub target: TargetArgs,
@@ -221,6 +261,20 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
         }
     };
     out!("{}", device.describe());
+    let prepared = match (args.start, &device) {
+        (None, _) => None,
+        (Some(st), target::Device::Model(m)) => {
+            let line = barebell_model_host::start::prepare(m, &fw, st.state())
+                .map_err(|e| format!("--start: {e}"))?;
+            out!("model start state: {line}");
+            Some(line)
+        }
+        (Some(_), target::Device::Hw(_)) => {
+            return Err(
+                "--start prepares the model; a GPU is in whatever state its last driver left it (the start step reads it)".into(),
+            );
+        }
+    };
     // Before the bring-up hands the DMA region to the device.
     device.recheck_dma()?;
     let text = TextSink::new(args.trace);
@@ -230,6 +284,7 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
         None => &text,
     };
     let mut ips = None;
+    let mut start = None;
     // Every exit from here runs the teardown: an error inside `run`
     // tears down before it returns (the report rides in the error), a
     // signal ends `run` with `Interrupted` the same way, and a finished
@@ -253,6 +308,7 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
             if recorder.is_some() {
                 ips = Some(gpu.ips.clone());
             }
+            start = gpu.start;
             gpu.shutdown()
         })
     };
@@ -300,6 +356,9 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
             &fw,
             report::Ending {
                 ips: ips.as_ref(),
+                start: start
+                    .as_ref()
+                    .map(|r| report::StartRecord::new(r, prepared.clone())),
                 teardown: match &result {
                     Ok(t) => Some(t),
                     Err(e) => e.teardown.as_deref(),

@@ -232,9 +232,48 @@ pub struct Report {
     pub faults: Vec<FaultRecord>,
     /// Interrupts decoded from the IH ring when the teardown began.
     pub interrupts: Vec<InterruptRecord>,
+    /// What the start step found on the device and did (absent if the
+    /// bring-up failed before it or in it).
+    pub start: Option<StartRecord>,
     pub teardown: Option<TeardownRecord>,
     /// On the model only: `VirtualGpu::quiescent()` after the teardown.
     pub model_check: Option<String>,
+}
+
+/// The start-of-day state (`barebell_bringup::start::StartReport`).
+#[derive(Debug, Serialize)]
+pub struct StartRecord {
+    /// `clean`, `left by another driver`, `left by barebell`, `malformed`.
+    pub state: &'static str,
+    /// The state with its detail, as the step line says it.
+    pub detail: String,
+    /// `full bring-up`, `mode-1 reset, ...`, `partial re-init ...`.
+    pub action: &'static str,
+    pub sos_alive: bool,
+    /// PMFW's version as `GetSmuVersion` answered before a reset.
+    pub smu_version: Option<String>,
+    pub scratch_reg7: String,
+    pub scratch_reg6: String,
+    /// How long the mode-1 reset took (platform clock).
+    pub reset_ns: Option<u64>,
+    /// On the model with `--start`: the state the model was left in.
+    pub model_prepared: Option<String>,
+}
+
+impl StartRecord {
+    pub fn new(r: &barebell_bringup::start::StartReport, prepared: Option<String>) -> Self {
+        StartRecord {
+            state: r.state.name(),
+            detail: r.state.to_string(),
+            action: r.action.name(),
+            sos_alive: r.sos_alive,
+            smu_version: r.smu_version.map(|v| format!("{v:#010x}")),
+            scratch_reg7: format!("{:#010x}", r.scratch7),
+            scratch_reg6: format!("{:#x}", r.scratch6),
+            reset_ns: r.reset_ns,
+            model_prepared: prepared,
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -398,6 +437,7 @@ fn teardown(t: &TeardownReport) -> TeardownRecord {
 /// successful run) and how it ended.
 pub struct Ending<'e> {
     pub ips: Option<&'e Ips>,
+    pub start: Option<StartRecord>,
     pub teardown: Option<&'e TeardownReport>,
     pub error: Option<&'e BringupError>,
     pub interrupted_by: Option<&'static str>,
@@ -429,6 +469,7 @@ impl Recorder<'_> {
             trace: self.trace.take(),
             faults: self.faults.take(),
             interrupts: self.interrupts.take(),
+            start: end.start,
             teardown: end.teardown.map(teardown),
             model_check: end.model_check,
         }
@@ -457,6 +498,7 @@ pub fn unopened(name: String, error: &str) -> Report {
         trace: Vec::new(),
         faults: Vec::new(),
         interrupts: Vec::new(),
+        start: None,
         teardown: None,
         model_check: None,
     }

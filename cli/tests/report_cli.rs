@@ -139,7 +139,8 @@ fn the_report_holds_what_the_run_printed() {
                 "disable IH ring",
                 "close doorbell aperture",
                 "clear bus mastering",
-                "release memory"
+                "release memory",
+                "finalize signature"
             ]
         );
         let mes = &r["teardown"]["stages"][1]["outcome"];
@@ -204,7 +205,10 @@ fn a_report_is_written_after_sigint() {
         .iter()
         .map(|s| s["step"].as_str().unwrap())
         .collect();
-    assert_eq!(steps.iter().filter(|s| **s == "teardown").count(), 8);
+    // One line per teardown stage: unmap queue, halt MES, halt MEC,
+    // destroy PSP ring, disable IH ring, close doorbell aperture, clear
+    // bus mastering, release memory, finalize signature.
+    assert_eq!(steps.iter().filter(|s| **s == "teardown").count(), 9);
     assert!(!steps.contains(&"queue"));
     let _ = std::fs::remove_file(&path);
 }
@@ -264,5 +268,51 @@ fn the_manual_names_every_key_of_the_report() {
         .map(String::from)
         .collect();
     assert_eq!(documented, written);
+    let _ = std::fs::remove_file(&path);
+}
+
+/// `--start barebell`: the model is left as barebell's earlier run left
+/// it; the report says what the start step found and did, and the run
+/// ends torn down with the model quiescent.
+#[test]
+fn the_report_says_what_the_start_step_found() {
+    let path = report_path("start-barebell");
+    let out = barebell()
+        .args([
+            "bringup",
+            "--model",
+            "--part",
+            "navi31",
+            "--mapping",
+            "direct",
+            "--start",
+            "barebell",
+        ])
+        .arg("--report")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("step psp: skipped"), "{stdout}");
+    let r = read(&path);
+    assert_eq!(r["start"]["state"], "left by barebell", "{}", r["start"]);
+    assert_eq!(
+        r["start"]["action"],
+        "partial re-init (firmware in place, no PSP step)"
+    );
+    assert_eq!(r["start"]["sos_alive"], true);
+    assert_eq!(r["start"]["scratch_reg7"], "0xbb000001");
+    assert!(
+        r["start"]["model_prepared"]
+            .as_str()
+            .unwrap()
+            .starts_with("barebell:")
+    );
+    assert!(r["model_check"].as_str().unwrap().starts_with("quiescent"));
     let _ = std::fs::remove_file(&path);
 }

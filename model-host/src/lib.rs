@@ -21,5 +21,6 @@ extern crate std;
 pub mod mec;
 pub mod psp_rig;
 pub mod queue;
+pub mod start;
 
 pub use queue::{DOORBELL_INDEX, ModelQueue, PlaceError, signals};

@@ -58,6 +58,12 @@ impl barebell::time::Clock for HostClock {
             .fetch_add(self.step_ns, Ordering::Relaxed)
             .wrapping_add(self.step_ns)
     }
+
+    /// A host that sleeps `ns` (a `delay`): simulated time moves by that
+    /// much at once instead of `ns / step_ns` reads of the clock.
+    fn sleep_ns(&self, ns: u64) {
+        self.sim.advance(ns.max(self.step_ns));
+    }
 }
 
 /// A clock that advances by a fixed step every time it is read, so that a

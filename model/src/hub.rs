@@ -550,6 +550,28 @@ impl HubModel {
         self.engines.lock().never_grant = true;
     }
 
+    /// A mode-1 reset: every register back to its power-on value (0: no
+    /// public default header for the hub blocks, *model value*), so every
+    /// context is disabled and VMID0 has no table; the invalidation
+    /// engines forget pending requests and held semaphores. The fault
+    /// switches ([`HubModel::never_ack`], ...) stay set. What the IFWI
+    /// programs again after the reset (the FB location) is the
+    /// [`crate::VirtualGpu`]'s to restore.
+    pub fn reset(&self) {
+        self.regs.clear();
+        *self.order.lock() = None;
+        let mut e = self.engines.lock();
+        let (never_ack, never_grant, unplugged, stats) =
+            (e.never_ack, e.never_grant, e.unplugged, e.stats);
+        *e = Engines {
+            never_ack,
+            never_grant,
+            unplugged,
+            stats,
+            ..Engines::default()
+        };
+    }
+
     /// The hub's registers read as all-ones from now on.
     pub fn unplug(&self) {
         self.engines.lock().unplugged = true;

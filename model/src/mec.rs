@@ -120,6 +120,9 @@ pub enum MecError {
 /// What happened to a slot or pipe, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MecEvent {
+    /// A mode-1 reset returned the CP to its power-on state
+    /// ([`Mec::reset`]).
+    Mode1Reset,
     Activated {
         me: u8,
         pipe: u8,
@@ -286,6 +289,9 @@ struct State {
     unplugged: bool,
     reads: u64,
     writes: u64,
+    /// Bumped whenever the firmware behind the rings stops: a MES halt
+    /// or MEC pipes stopping, or a mode-1 reset ([`Mec::epoch`]).
+    epoch: u64,
 }
 
 impl core::fmt::Debug for State {
@@ -455,6 +461,7 @@ impl Mec {
             unplugged: false,
             reads: 0,
             writes: 0,
+            epoch: 0,
         };
         let mut flat = BTreeMap::new();
         if let Some(o) = regs.wptr_poll_cntl {
@@ -481,6 +488,63 @@ impl Mec {
 
     pub fn bases(&self) -> IpBases {
         self.bases
+    }
+
+    /// How many times the firmware behind the rings has stopped (a MES
+    /// halt, MEC pipes stopping, a mode-1 reset): a firmware stand-in
+    /// found before the current epoch serves rings that no longer run.
+    pub fn epoch(&self) -> u64 {
+        self.state.lock().epoch
+    }
+
+    /// A mode-1 reset: the CP back to its power-on state. Every HQD is
+    /// inactive and its registers read their defaults, the MEC is halted
+    /// with its pipes in reset (`CP_MEC_RS64_CNTL` default), both MES
+    /// pipes are halted, the KIQ and MES rings are forgotten, the doorbell
+    /// range and `SH_MEM_*` read their defaults. The CP model's queues are
+    /// unbound. Kept: the event log, the fault switches, the start address
+    /// the MEC ucode expects, the MES versions the model reports, and the
+    /// access counters.
+    pub fn reset(&self) {
+        let mut s = self.state.lock();
+        let queues: Vec<usize> = s.active.values().copied().collect();
+        let dwords: Vec<u32> = s.doorbells.keys().copied().collect();
+        s.flat.clear();
+        if let Some(o) = self.regs.wptr_poll_cntl {
+            s.flat.insert(o, cpregs::WPTR_POLL_CNTL_DEFAULT);
+        }
+        s.grbm = 0;
+        s.banks.clear();
+        s.active.clear();
+        s.doorbells.clear();
+        s.mec_cntl = mec_cntl::DEFAULT;
+        s.mec_pc = [(
+            cpregs::MEC_PC_START_DEFAULT,
+            cpregs::MEC_PC_START_HI_DEFAULT,
+            false,
+        ); MEC_PIPES as usize];
+        s.mec_program = [None; MEC_PIPES as usize];
+        s.running = 0;
+        s.poll_pending = 0;
+        s.sh_mem = [(
+            cpregs::sh_mem::CONFIG_DEFAULT,
+            cpregs::sh_mem::BASES_DEFAULT,
+        ); 16];
+        s.mes_pc = [0; 2];
+        s.mes_running = [false; 2];
+        s.kiq = None;
+        s.mes_rings = [None; 2];
+        s.epoch += 1;
+        s.events.push(MecEvent::Mode1Reset);
+        drop(s);
+        for d in dwords {
+            self.disarm_doorbell(d);
+        }
+        let mut cp = self.cp.lock();
+        for q in queues {
+            cp.unbind(q);
+        }
+        cp.set_running_pipes(0);
     }
 
     pub fn doorbell_bar(&self) -> u64 {
@@ -1241,6 +1305,21 @@ impl Mec {
             }
         }
         if running != s.running {
+            let stopped = s.running & !running;
+            if stopped != 0 {
+                // The firmware on those pipes stops; a KIQ there is
+                // forgotten until its HQD is loaded again.
+                s.epoch += 1;
+                if let Some(k) = s.kiq
+                    && matches!(k.slot.0, 1 | 2)
+                    && stopped >> k.slot.1 & 1 == 1
+                {
+                    s.kiq = None;
+                    if let Some(b) = s.banks.get_mut(&k.slot) {
+                        b.set(w::ACTIVE, b.get(w::ACTIVE) & !cpregs::HQD_ACTIVE_MASK);
+                    }
+                }
+            }
             s.running = running;
             self.cp.lock().set_running_pipes(running);
         }
@@ -1325,6 +1404,24 @@ impl Mec {
             s.mes_pc[p] = s.mes_pc[p] & 0xFFFF_FFFF | u64::from(value) << 32;
         } else if Some(byte_offset) == self.regs.mes_cntl {
             if value & mes_cntl::HALT != 0 {
+                if s.mes_running.iter().any(|r| *r) {
+                    // The MES firmware stops: a restarted one knows only
+                    // the rings it is given again (*model rule*: the
+                    // scheduler state lives in the firmware).
+                    s.epoch += 1;
+                    s.mes_rings = [None; 2];
+                    if s.kiq.is_some_and(|k| k.slot.0 == 3) {
+                        s.kiq = None;
+                    }
+                    // And its queues (the MES rings, the gfx11 KIQ on
+                    // pipe 1) are no longer active: loading them again
+                    // starts them again.
+                    for (k, b) in s.banks.iter_mut() {
+                        if k.0 == 3 {
+                            b.set(w::ACTIVE, b.get(w::ACTIVE) & !cpregs::HQD_ACTIVE_MASK);
+                        }
+                    }
+                }
                 s.mes_running = [false; 2];
             }
             let active = [

@@ -207,6 +207,22 @@ impl NbioModel {
         }
     }
 
+    /// A mode-1 reset: the NBIO's registers back to their power-on
+    /// values, so the doorbell and self-ring apertures are closed
+    /// (`soc21_common_hw_init()` opens them again on the next init) and
+    /// the HDP remap reads its power-on value again; doorbell values
+    /// the aperture took are forgotten. The counters are kept.
+    pub fn reset(&self) {
+        self.regs.clear();
+        if let (Some(d), Some(r)) = (
+            self.direct_flush,
+            self.layout.remap_mem.byte_offset(&self.bases),
+        ) {
+            self.regs.device_set(r, d as u32 & REMAP_ADDRESS_MASK);
+        }
+        self.state.lock().doorbells.clear();
+    }
+
     pub fn ip(&self) -> NbioIp {
         self.ip
     }

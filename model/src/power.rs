@@ -247,6 +247,19 @@ impl PowerModel {
             .find_map(|s| s.at(name).map(|o| s.get(o)))
     }
 
+    /// Sets a register by name from the device side (no bus access): what
+    /// a previous driver left, for a start-of-day state. Returns whether
+    /// the model has a register of that name.
+    pub fn set(&self, name: &str, value: u32) -> bool {
+        match self.stores.iter().find_map(|s| s.at(name).map(|o| (s, o))) {
+            Some((s, o)) => {
+                s.set(o, value);
+                true
+            }
+            None => false,
+        }
+    }
+
     pub fn in_safe_mode(&self) -> bool {
         self.state.lock().safe_mode
     }

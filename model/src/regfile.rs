@@ -52,6 +52,12 @@ impl RegisterFile {
             .unwrap_or(0)
     }
 
+    /// Every register back to zero (its value at power-on unless the
+    /// owner presets it again): a mode-1 reset.
+    pub fn clear(&self) {
+        self.state.lock().regs.clear();
+    }
+
     /// Removes the device from the bus.
     pub fn unplug(&self) {
         self.state.lock().unplugged = true;

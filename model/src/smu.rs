@@ -36,6 +36,12 @@
 //!   and the SMU to their bootloader state ([`SmuHooks::mode1_reset`]).
 //!   The response register keeps its `1` across the reset: tinygrad waits
 //!   for it after the reset started, and has booted boards that way.
+//!   A reset sent with PCI bus mastering on is logged as a refusal
+//!   (*model rule*: Linux and tinygrad clear it first) and carried out.
+//!   The reset returns every block to its power-on state: PSP (sOS gone,
+//!   autoload record cleared), SMU, MEC/MES/HQDs, both hubs, NBIO
+//!   doorbell apertures, IH, SDMA, clock gating and scratch, S2A
+//!   ([`crate::VirtualGpu`] wires the hook).
 //!
 //! **Model values**: every answer comes inside the write that sends the
 //! message (Linux polls up to `adev->usec_timeout * 20`, 2 s); the DPM
@@ -369,6 +375,8 @@ pub struct SmuHooks {
     /// A mode-1 reset: the PSP and the SOC blocks back to their state at
     /// power-on (the SMU resets itself).
     pub mode1_reset: alloc::boxed::Box<dyn Fn() + Send + Sync>,
+    /// Whether `PCI_COMMAND` bus mastering is on as the host last set it.
+    pub bus_master: alloc::boxed::Box<dyn Fn() -> bool + Send + Sync>,
 }
 
 impl core::fmt::Debug for SmuHooks {
@@ -396,6 +404,8 @@ pub enum SmuEvent {
 
 #[derive(Debug, Default)]
 struct State {
+    /// Fault switch: PMFW hung (loaded, but answers nothing).
+    hung: bool,
     dram_addr: (Option<u32>, Option<u32>),
     features: bool,
     soft: BTreeSet<(u32, bool)>,
@@ -485,10 +495,18 @@ impl SmuModel {
         (self.hooks.firmware_loaded)()
     }
 
+    /// Fault switch: PMFW hangs (or recovers): loaded but silent, every
+    /// message left unanswered, as tinygrad's `is_smu_alive()` finds a
+    /// PMFW that died. A mode-1 reset through the SMU is then impossible.
+    pub fn set_hung(&self, on: bool) {
+        self.state.lock().hung = on;
+    }
+
     /// The mode-1 reset's effect on the SMU itself: PMFW stops, its
     /// state is gone.
     pub fn reset(&self) {
         let mut s = self.state.lock();
+        s.hung = false;
         s.dram_addr = (None, None);
         s.features = false;
         s.soft.clear();
@@ -576,7 +594,7 @@ impl SmuModel {
             (self.at[ARG], self.at[RESP])
         };
         let arg = self.regs.get(arg_at);
-        if !self.running() {
+        if !self.running() || self.state.lock().hung {
             self.state
                 .lock()
                 .events
@@ -606,6 +624,17 @@ impl SmuModel {
             && ((debug && msg == msg::DEBUG_MODE1_RESET)
                 || (!debug && msg == msg::MODE1_RESET && self.mp1 == Mp1::V13_0_0));
         if reset {
+            if (self.hooks.bus_master)() {
+                // *Model rule*: both drivers clear bus mastering before
+                // the reset (`amdgpu_device_mode1_reset()` →
+                // `pci_clear_master()`; tinygrad's `AMDev.__init__`), so
+                // that no engine DMAs while the ASIC goes down. The
+                // hardware does not refuse; the model logs it and resets.
+                self.refuse(format!(
+                    "mode-1 reset (message {msg:#x}) with PCI bus mastering on: \
+                     amdgpu_device_mode1_reset() clears it first (pci_clear_master())"
+                ));
+            }
             self.state.lock().events.push(SmuEvent::Mode1Reset);
             self.reset();
             (self.hooks.mode1_reset)();

@@ -207,8 +207,9 @@ pub struct SocBlocks {
     pub s2a: alloc::sync::Arc<crate::s2a::S2aModel>,
     pub log: alloc::sync::Arc<RefusalLog>,
     /// `PCI_COMMAND` bus master as the host last set it (recorded, not
-    /// yet enforced on DMA: the model's DMA users do not consult it).
-    pub bus_master: AtomicBool,
+    /// yet enforced on DMA: the model's DMA users do not consult it; the
+    /// SMU checks it when a mode-1 reset arrives).
+    pub bus_master: alloc::sync::Arc<AtomicBool>,
 }
 
 /// What the SOC blocks need from the PSP side of the GPU.
@@ -219,6 +220,9 @@ pub struct SocHooks {
     pub autoload_complete: alloc::sync::Arc<dyn Fn() -> bool + Send + Sync>,
     /// Return the PSP to its bootloader state (mode-1 reset).
     pub psp_reset: alloc::boxed::Box<dyn Fn() + Send + Sync>,
+    /// The rest of the GPU a mode-1 reset returns to power-on (the
+    /// engines and blocks outside the SOC blocks: MEC, hubs, NBIO).
+    pub gpu_reset: alloc::boxed::Box<dyn Fn() + Send + Sync>,
 }
 
 impl core::fmt::Debug for SocHooks {
@@ -323,6 +327,9 @@ impl SocBlocks {
         let kind = crate::smu::Mp1::from_version(mp1_v).ok_or(un("SMU", mp1_v))?;
         let (ih2, sdma2, power2, s2a2) = (ih.clone(), sdma.clone(), power.clone(), s2a.clone());
         let psp_reset = hooks.psp_reset;
+        let gpu_reset = hooks.gpu_reset;
+        let bus_master = alloc::sync::Arc::new(AtomicBool::new(false));
+        let bm = bus_master.clone();
         let smu = Arc::new(
             crate::smu::SmuModel::new(
                 clock,
@@ -338,7 +345,9 @@ impl SocBlocks {
                         sdma2.reset();
                         power2.reset();
                         s2a2.reset();
+                        gpu_reset();
                     }),
+                    bus_master: alloc::boxed::Box::new(move || bm.load(Ordering::Relaxed)),
                 },
                 log.clone(),
             )
@@ -351,7 +360,7 @@ impl SocBlocks {
             power,
             s2a,
             log,
-            bus_master: AtomicBool::new(false),
+            bus_master,
         })
     }
 

@@ -278,6 +278,10 @@ struct Firmwares {
     kiq: Option<KiqModel>,
     sched: Option<MesModel>,
     pipe1: Option<MesModel>,
+    /// The MEC's [`Mec::epoch`] when these were found: once the firmware
+    /// stopped (halt, mode-1 reset) they are dropped and found again on
+    /// the rings the next driver makes.
+    epoch: u64,
 }
 
 /// A model GPU that the bring-up drives as it would drive a card.
@@ -450,6 +454,7 @@ impl VirtualGpu {
         // VRAM offset 0 in the same units.
         let vram_bytes = u64::from(part.firmware.vram_mib) << 20;
         let fb_top = (part.fb_start + vram_bytes - 1) >> 24;
+        let mut fb_regs: Vec<(Arc<HubModel>, Reg, u32)> = Vec::new();
         for (hub, regs, prefix) in [
             (&mmhub_model, mmhub_regs.all, "MMMC_VM_FB_"),
             (&gfxhub_model, gfxhub_regs.all, "GCMC_VM_FB_"),
@@ -466,6 +471,7 @@ impl VirtualGpu {
                         name: "*MC_VM_FB_LOCATION_BASE/TOP, *MC_VM_FB_OFFSET",
                     })?;
                 hub.set_device_reg(*r, value as u32);
+                fb_regs.push((hub.clone(), *r, value as u32));
             }
         }
 
@@ -609,7 +615,31 @@ impl VirtualGpu {
         // Issue 15: the SOC blocks tinygrad's AM drives (SMU, IH, SDMA,
         // clock gating and scratch, S2A), on the PSP's state. Their
         // registers come before the GC catch-all.
-        let soc = Arc::new(soc_blocks(&clock, &d, generation, &part, files, &psp)?);
+        // What else a mode-1 reset returns to power-on (`SmuHooks`): the
+        // CP (MEC, MES pipes, every HQD), both hubs' contexts and VMID0
+        // (then the FB location the IFWI programs again, *model
+        // convention*: the same values as at power-on), the NBIO's
+        // doorbell apertures.
+        let gpu_reset: Box<dyn Fn() + Send + Sync> = {
+            let (mec, mm, gfx, nb) = (
+                mec.clone(),
+                mmhub_model.clone(),
+                gfxhub_model.clone(),
+                nbio.clone(),
+            );
+            Box::new(move || {
+                mec.reset();
+                mm.reset();
+                gfx.reset();
+                for (hub, r, v) in &fb_regs {
+                    hub.set_device_reg(*r, *v);
+                }
+                nb.reset();
+            })
+        };
+        let soc = Arc::new(soc_blocks(
+            &clock, &d, generation, &part, files, &psp, gpu_reset,
+        )?);
         // Issue 20: the IH writes its ring as the OSSSYS client of the
         // MMHUB; the hubs' UTCL2 faults and the SQ's wave errors raise IV
         // entries in it.
@@ -1270,6 +1300,13 @@ unsafe impl Platform for VirtualGpu {
     }
     fn pause(&self) {
         let mut f = self.firmwares.lock();
+        let epoch = self.mec.epoch();
+        if f.epoch != epoch {
+            *f = Firmwares {
+                epoch,
+                ..Firmwares::default()
+            };
+        }
         if f.kiq.is_none() {
             // gfx11 runs the KIQ firmware on MES pipe 1 (`enable_mes_kiq`,
             // `mes_v11_0_kiq_setting()`); a KIQ on a MEC slot is the

@@ -8,11 +8,25 @@
 /// A monotonic nanosecond clock.
 pub trait Clock {
     fn now_ns(&self) -> u64;
+
+    /// Lets `ns` pass without touching the device ([`delay`]): by default
+    /// a spin on [`Clock::now_ns`] (bounded as every [`Deadline`]). A
+    /// simulated clock moves its time forward instead, as a sleeping host
+    /// would see it.
+    fn sleep_ns(&self, ns: u64) {
+        let mut d = Deadline::after(self, ns);
+        while !d.expired(self) {
+            core::hint::spin_loop();
+        }
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for &C {
     fn now_ns(&self) -> u64 {
         (**self).now_ns()
+    }
+    fn sleep_ns(&self, ns: u64) {
+        (**self).sleep_ns(ns)
     }
 }
 
@@ -87,10 +101,7 @@ impl Deadline {
 /// where a step needs time to pass rather than a condition to hold).
 /// Bounded by the clock, and by [`STALL_POLLS`] if the clock stalls.
 pub fn delay<C: Clock + ?Sized>(clock: &C, ns: u64) {
-    let mut d = Deadline::after(clock, ns);
-    while !d.expired(clock) {
-        core::hint::spin_loop();
-    }
+    clock.sleep_ns(ns);
 }
 
 /// `std::time::Instant` as a [`Clock`], for host tools.

@@ -66,6 +66,12 @@ impl LoadedFirmware {
         i.complete_at = Some(done_at_ns);
     }
 
+    /// Nothing loaded any more (a mode-1 reset: the RLC, CP and SDMA
+    /// code is gone until the next AUTOLOAD_RLC).
+    pub(crate) fn clear(&self) {
+        *self.inner.lock() = Inner::default();
+    }
+
     /// Whether an autoload has completed.
     pub fn complete(&self) -> bool {
         let at = self.inner.lock().complete_at;

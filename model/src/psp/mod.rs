@@ -396,10 +396,12 @@ impl PspModel {
     }
 
     /// A mode-1 reset (the SMU's `Mode1Reset`): the PSP restarts from its
-    /// bootloader, as after power-on; logs and timing are kept. The
-    /// autoload record is not cleared: the driver's next AUTOLOAD_RLC
-    /// replaces it (a model simplification).
+    /// bootloader, as after power-on (C2PMSG_81 reads 0 until sOS is
+    /// loaded again: `soc21_need_reset_on_init()` no longer sees a sign of
+    /// life); logs and timing are kept. The RLC autoload record is
+    /// cleared: the engines have no code until the next AUTOLOAD_RLC.
     pub fn mode1_reset(&self) {
+        self.loaded.clear();
         let mut s = self.state.lock();
         let refusals = core::mem::take(&mut s.refusals);
         let commands = core::mem::take(&mut s.commands);

@@ -40,6 +40,7 @@ pub(super) fn soc_blocks(
     part: &Part,
     files: Files<'_>,
     psp: &Arc<PspModel>,
+    gpu_reset: Box<dyn Fn() + Send + Sync>,
 ) -> Result<SocBlocks, ModelError> {
     let smu_file = part.firmware.smu;
     let blob = files.load(smu_file)?;
@@ -59,6 +60,7 @@ pub(super) fn soc_blocks(
         smu_loaded: Box::new(move || p1.smu_loaded()),
         autoload_complete: Arc::new(move || p2.autoload_complete()),
         psp_reset: Box::new(move || p3.mode1_reset()),
+        gpu_reset,
     };
     SocBlocks::new(clock, d, generation, version, dpm, hooks).map_err(|e| match e {
         SocError::MissingIp(ip) => ModelError::MissingIp { ip },
@@ -220,6 +222,16 @@ impl VirtualGpu {
         );
         out.extend(self.mec_refusals().into_iter().skip(mark[2]));
         out
+    }
+
+    /// The driver that held the device let go of it (its process exited,
+    /// or it was unbound) without touching it: the next
+    /// [`barebell::platform::Platform::claim`] succeeds and finds the
+    /// device exactly as that driver left it. A *model convention*: the
+    /// same `VirtualGpu` stands for the same card under a new driver
+    /// instance (the start-of-day states, issue 20).
+    pub fn release_claim(&self) {
+        self.claimed.store(false, Ordering::Release);
     }
 
     /// The host set or cleared `PCI_COMMAND` bus master.

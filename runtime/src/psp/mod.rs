@@ -508,6 +508,46 @@ pub fn destroy_rings<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     Ok(true)
 }
 
+/// `psp_v13_0_is_sos_alive()` / `psp_v14_0_is_sos_alive()` without the
+/// buffers a [`Psp`] holds: whether `C2PMSG_81` holds sOS's sign of life
+/// (what `soc21_need_reset_on_init()` and `soc24_need_reset_on_init()`
+/// read to decide on a reset at init).
+pub fn sos_alive<B: RegisterBus + ?Sized>(
+    bus: &B,
+    regs: PspRegs,
+    mp0_bases: &IpBases,
+) -> Result<bool, PspError> {
+    let c81 = Block::new(bus, *mp0_bases).offset(regs.c2pmsg_81)?;
+    let v = bus.read32(c81);
+    if v == ALL_ONES {
+        return Err(PspError::Wait(WaitError::DeviceGone {
+            what: regs.c2pmsg_81.name,
+            byte_offset: c81,
+        }));
+    }
+    Ok(v != 0)
+}
+
+/// `psp_v13_0_wait_for_bootloader()` / `psp_v14_0_wait_for_bootloader()`:
+/// `C2PMSG_35` bit 31, 10 × 100 ms ([`BOOTLOADER_TIMEOUT_NS`]); what
+/// `amdgpu_device_mode1_reset()` waits on after the reset
+/// (`amdgpu_psp_wait_for_bootloader()`).
+pub fn wait_for_bootloader<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
+    bus: &B,
+    clock: &C,
+    regs: PspRegs,
+    mp0_bases: &IpBases,
+) -> Result<u32, PspError> {
+    let c35 = Block::new(bus, *mp0_bases).offset(regs.c2pmsg_35)?;
+    let c = RegCondition {
+        what: regs.c2pmsg_35.name,
+        byte_offset: c35,
+        mask: READY,
+        want: READY,
+    };
+    Ok(poll(bus, clock, c, BOOTLOADER_TIMEOUT_NS)?)
+}
+
 /// One PSP instance: its registers, its buffers, and the ring state.
 #[derive(Debug)]
 pub struct Psp<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> {

@@ -14,6 +14,8 @@ pub mod hub;
 pub mod mmhub_3_0_0;
 pub mod mmhub_4_1_0;
 pub mod mp;
+pub mod mp1_13_0_0;
+pub mod mp1_14_0_2;
 pub mod mp_13_0_0;
 pub mod mp_14_0_2;
 pub mod nbif_6_3_1;
@@ -73,6 +75,23 @@ pub const HEADERS: &[HeaderFor] = &[
         sh_mask_header: "mp_14_0_2_sh_mask.h",
         versions: &[(14, 0, 2), (14, 0, 3)],
         registers: &[mp_14_0_2::ALL],
+    },
+    // The SMU's mailboxes are declared in the same headers as MP0's.
+    HeaderFor {
+        hw_id: crate::ip::hw_id::MP1,
+        module: "mp1_13_0_0",
+        offset_header: mp1_13_0_0::HEADER,
+        sh_mask_header: "mp_13_0_0_sh_mask.h",
+        versions: &[(13, 0, 0)],
+        registers: &[mp1_13_0_0::ALL],
+    },
+    HeaderFor {
+        hw_id: crate::ip::hw_id::MP1,
+        module: "mp1_14_0_2",
+        offset_header: mp1_14_0_2::HEADER,
+        sh_mask_header: "mp_14_0_2_sh_mask.h",
+        versions: &[(14, 0, 2), (14, 0, 3)],
+        registers: &[mp1_14_0_2::ALL],
     },
     HeaderFor {
         hw_id: crate::ip::hw_id::MMHUB,
