@@ -57,6 +57,7 @@ pub mod gmc;
 pub mod nbio;
 pub mod psp;
 pub mod queue;
+pub mod recover;
 pub mod rings;
 pub mod sdma;
 pub mod sink;

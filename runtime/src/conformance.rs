@@ -6,6 +6,8 @@ use barebell_facts::Fact;
 /// registers.
 pub const FACTS: &[&[Fact]] = &[
     crate::aql::packet::FACTS,
+    crate::gfx::reset::FACTS,
+    crate::smu::FACTS,
     crate::aql::queue::FACTS,
     crate::aql::signal::FACTS,
     crate::regs::gc_11_0_0::FACTS,

@@ -41,4 +41,5 @@ pub mod platform;
 pub mod psp;
 pub mod regs;
 pub mod sdma;
+pub mod smu;
 pub mod time;

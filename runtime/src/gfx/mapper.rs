@@ -228,6 +228,15 @@ pub trait QueueMapper {
     /// Takes the queue off the hardware and frees its doorbell.
     fn unmap(&mut self, m: &Mapping) -> Result<(), MapError>;
 
+    /// Asks the scheduler behind this mapper for a sign of life, bounded
+    /// by its own wait (MES `QUERY_SCHEDULER_STATUS`, as
+    /// `mes_v11_0_hw_init()` does; the KIQ: its SET_RESOURCES again, which
+    /// `amdgpu_gfx_enable_kcq()` sends on every enable). A mapper with no
+    /// firmware behind it (direct HQD) has nothing to ask.
+    fn probe(&mut self) -> Result<(), MapError> {
+        Ok(())
+    }
+
     /// Maps an SDMA queue. Only MES does (`add_queue_mes()` for
     /// `KFD_QUEUE_TYPE_SDMA`); others refuse.
     fn map_sdma(&mut self, q: &SdmaResources<'_>) -> Result<Mapping, MapError> {

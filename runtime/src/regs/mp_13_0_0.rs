@@ -19,6 +19,12 @@ super::registers! {
     MP0_SMN_C2PMSG_70 = 0x0086, 0;
     MP0_SMN_C2PMSG_71 = 0x0087, 0;
     MP0_SMN_C2PMSG_81 = 0x0091, 0;
+    MP1_SMN_C2PMSG_53 = 0x0275, 0;
+    MP1_SMN_C2PMSG_54 = 0x0276, 0;
+    MP1_SMN_C2PMSG_66 = 0x0282, 0;
+    MP1_SMN_C2PMSG_75 = 0x028b, 0;
+    MP1_SMN_C2PMSG_82 = 0x0292, 0;
+    MP1_SMN_C2PMSG_90 = 0x029a, 0;
 }
 
 /// Each mailbox is one 32-bit `CONTENT` field.

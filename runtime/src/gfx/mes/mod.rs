@@ -934,6 +934,10 @@ impl<C, P, const N: usize, A: MesApi> Drop for Mes<'_, C, P, N, A> {
 }
 
 impl<C: Clock, P: Pause, const N: usize, A: MesApi> QueueMapper for Mes<'_, C, P, N, A> {
+    fn probe(&mut self) -> Result<(), MapError> {
+        self.query_status().map_err(MapError::from)
+    }
+
     fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
         self.add_queue(q)
     }
