@@ -260,6 +260,9 @@ pub enum QueueError {
     NoScheduler,
     /// The queue memory already belongs to a live queue.
     Bind(BindError),
+    /// The queue's read index stood still with packets pending for the
+    /// watchdog's bound ([`crate::recover::WATCHDOG_NS`]).
+    Hung(barebell::aql::watchdog::Stall),
 }
 
 impl fmt::Display for QueueError {
@@ -270,6 +273,7 @@ impl fmt::Display for QueueError {
             QueueError::Submit(e) => write!(f, "submit: {e}"),
             QueueError::Bind(e) => write!(f, "queue memory: {e}"),
             QueueError::Signal(e) => write!(f, "completion signal: {e}"),
+            QueueError::Hung(s) => write!(f, "queue hung: {s}"),
             QueueError::NoScheduler => {
                 write!(
                     f,

@@ -110,13 +110,39 @@ impl<'p> UserQueue<'p> {
     }
 
     /// Waits for the completion signal to reach `value`, pausing on the
-    /// platform between looks.
+    /// platform between looks, for at most `bound_ns`. A queue whose read
+    /// index stands still with packets unfetched for
+    /// [`crate::recover::WATCHDOG_NS`] (or `bound_ns`, if shorter) is
+    /// reported hung ([`QueueError::Hung`]) before the bound passes.
     pub fn wait_signal(&self, value: i64, bound_ns: u64) -> Result<i64, BringupError> {
+        use barebell::aql::watchdog::{Watch, Watchdog};
+        use barebell::time::Pause;
         let p = self.platform;
-        self.signal
-            .wait_pausing(Condition::Eq, value, p.clock(), bound_ns, &mut Pauser(p))
-            .map_err(QueueError::Signal)
-            .at(Step::Queue)
+        let clock = p.clock();
+        let start = clock.now_ns();
+        let bound = crate::recover::WATCHDOG_NS.min(bound_ns);
+        let mut dog = Watchdog::new(bound, self.queue.read_index(), start);
+        let mut pause = Pauser(p);
+        loop {
+            let v = self.signal.value();
+            if v == value {
+                return Ok(v);
+            }
+            let now = clock.now_ns();
+            if now.saturating_sub(start) >= bound_ns {
+                // Past the bound: the signal wait's own typed timeout.
+                return self
+                    .signal
+                    .wait_pausing(Condition::Eq, value, clock, 0, &mut pause)
+                    .map_err(QueueError::Signal)
+                    .at(Step::Queue);
+            }
+            let (read, write) = (self.queue.read_index(), self.queue.write_index());
+            if let Watch::Hung(s) = dog.observe(read, write, now) {
+                return Err(QueueError::Hung(s)).at(Step::Queue);
+            }
+            pause.pause();
+        }
     }
 
     /// The mapper that mapped this queue (MES adds SDMA queues through

@@ -176,7 +176,9 @@ pub fn device_present(gpu: &Gpu<'_>) -> bool {
 
 /// Waits until every packet in `ledger` completed, watching the user
 /// queue's read index with a [`Watchdog`] of `bound_ns`, and checking the
-/// device is present once per bound interval.
+/// device is present once per bound interval. Completed packets stay in
+/// the ledger (so a later recovery reports them as completed) until
+/// [`Ledger::retire_completed`] or [`Ledger::track`] drops them.
 pub fn watch<const N: usize>(
     gpu: &Gpu<'_>,
     ledger: &mut Ledger<'_, N>,
@@ -190,8 +192,7 @@ pub fn watch<const N: usize>(
     let mut pause = Pauser(gpu.platform);
     let mut checked = clock.now_ns();
     loop {
-        ledger.retire_completed();
-        if ledger.is_empty() {
+        if ledger.pending() == 0 {
             return Ok(());
         }
         let now = clock.now_ns();

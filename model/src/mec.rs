@@ -311,6 +311,8 @@ struct State {
     pending_dequeue: alloc::collections::BTreeSet<SlotKey>,
     /// CP soft resets so far (the firmware stand-ins restart after one).
     cp_resets: u64,
+    /// Fault switch: `GRBM_SOFT_RESET` does not bring the CP back.
+    wedged: bool,
     reads: u64,
     writes: u64,
 }
@@ -475,6 +477,7 @@ impl Mec {
             unplugged: false,
             pending_dequeue: alloc::collections::BTreeSet::new(),
             cp_resets: 0,
+            wedged: false,
             reads: 0,
             writes: 0,
         };
@@ -746,6 +749,21 @@ impl Mec {
         }
     }
 
+    /// Fault switch: the CP is wedged so that `GRBM_SOFT_RESET` leaves it
+    /// as it is (*model convention* for "a soft reset did not help", the
+    /// case where Linux escalates to a full-GPU reset); a mode-1 reset
+    /// still resets it ([`Mec::hard_reset`]).
+    pub fn set_wedged(&self, on: bool) {
+        self.state.lock().wedged = on;
+    }
+
+    /// A mode-1 reset of the CP: what a soft reset does, even when
+    /// wedged.
+    pub fn hard_reset(&self) {
+        self.state.lock().wedged = false;
+        self.grbm_soft_reset(cpregs::SOFT_RESET_CP | cpregs::SOFT_RESET_CPC);
+    }
+
     /// Slots whose dequeue request is still pending.
     pub fn pending_dequeues(&self) -> Vec<SlotKey> {
         self.state.lock().pending_dequeue.iter().copied().collect()
@@ -789,6 +807,13 @@ impl Mec {
     /// comment). Other bits (GFX, SDMA) are not modelled here.
     pub fn grbm_soft_reset(&self, value: u32) {
         if value & (cpregs::SOFT_RESET_CP | cpregs::SOFT_RESET_CPC) == 0 {
+            return;
+        }
+        if self.state.lock().wedged {
+            self.state
+                .lock()
+                .events
+                .push(MecEvent::CpSoftReset { value });
             return;
         }
         let dwords: Vec<u32> = {

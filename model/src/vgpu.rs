@@ -295,8 +295,7 @@ impl Router {
                 // Model convention: a mode-1 reset resets the whole ASIC
                 // (`amdgpu_device_mode1_reset()` re-inits every block), so
                 // the compute CP returns to what a CP soft reset leaves.
-                self.rest
-                    .grbm_soft_reset(crate::cpregs::SOFT_RESET_CP | crate::cpregs::SOFT_RESET_CPC);
+                self.rest.hard_reset();
             }
         }
     }

@@ -191,6 +191,14 @@ impl<'s, const N: usize> Ledger<'s, N> {
         self.len() == 0
     }
 
+    /// Packets tracked whose signal has not reached its done value.
+    pub fn pending(&self) -> usize {
+        self.entries
+            .iter()
+            .filter(|e| e.is_some_and(|x| x.signal.value() != x.done))
+            .count()
+    }
+
     /// Forgets packets whose signal reached their done value.
     pub fn retire_completed(&mut self) -> usize {
         let mut n = 0;
