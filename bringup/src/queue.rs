@@ -88,6 +88,8 @@ pub struct UserQueue<'p> {
     pub packet_id: u64,
     mapper: Box<dyn QueueMapper + 'p>,
     platform: &'p dyn barebell::platform::Platform,
+    /// The register the waits read to tell a gone device from a hang.
+    presence: Option<barebell::bus::Presence<'p>>,
 }
 
 impl core::fmt::Debug for UserQueue<'_> {
@@ -123,12 +125,28 @@ impl<'p> UserQueue<'p> {
         let bound = crate::recover::WATCHDOG_NS.min(bound_ns);
         let mut dog = Watchdog::new(bound, self.queue.read_index(), start);
         let mut pause = Pauser(p);
+        let mut checked = start;
         loop {
             let v = self.signal.value();
             if v == value {
                 return Ok(v);
             }
             let now = clock.now_ns();
+            // Once per watchdog interval, and before calling it a hang or a
+            // timeout: is the device still there?
+            let due = now.saturating_sub(checked) >= bound;
+            if due {
+                checked = now;
+            }
+            if let Some(pr) = &self.presence
+                && due
+                && !pr.present()
+            {
+                return Err(QueueError::DeviceGone {
+                    waited_ns: now.saturating_sub(start),
+                })
+                .at(Step::Queue);
+            }
             if now.saturating_sub(start) >= bound_ns {
                 // Past the bound: the signal wait's own typed timeout.
                 return self
@@ -327,6 +345,7 @@ pub fn run<'p>(
         packet_id: 0,
         mapper,
         platform: p,
+        presence: crate::recover::presence(gpu),
     });
     let packet = barrier(&signal)?;
     q.packet_id = q

@@ -34,7 +34,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use barebell::aql::watchdog::{Ledger, PacketFate, Stall, Watch, Watchdog};
-use barebell::bus::{ALL_ONES, Block, BlockError, WaitError};
+use barebell::bus::{ALL_ONES, Block, BlockError, Presence, WaitError};
 use barebell::gfx::error::MapError;
 use barebell::gfx::reset::{ResetRegs, active_compute_hqds, cp_soft_reset, reset_hqd};
 use barebell::time::Pause;
@@ -165,13 +165,23 @@ impl core::fmt::Display for RecoveryReport {
     }
 }
 
-/// Whether the device still answers: one GC register that cannot read
-/// all ones on a live part (`GRBM_SOFT_RESET` has reserved bits).
-pub fn device_present(gpu: &Gpu<'_>) -> bool {
+/// The presence check memory waits make ([`barebell::bus::Presence`]):
+/// `GRBM_SOFT_RESET`, which cannot read all ones on a live part (it has
+/// reserved bits), read straight from the platform's BAR every
+/// [`WATCHDOG_NS`]. `None` if the register has no base.
+pub fn presence<'p>(gpu: &Gpu<'p>) -> Option<Presence<'p>> {
     let reg = ResetRegs::for_generation(gpu.ips.generation).grbm_soft_reset;
-    Block::new(&gpu.bus, gpu.ips.gc.bases)
-        .read(reg)
-        .is_ok_and(|v| v != ALL_ONES)
+    let byte_offset = reg.byte_offset(&gpu.ips.gc.bases)?;
+    Some(Presence {
+        bus: gpu.platform.regs(),
+        byte_offset,
+        every_ns: WATCHDOG_NS,
+    })
+}
+
+/// Whether the device still answers (one [`presence`] read).
+pub fn device_present(gpu: &Gpu<'_>) -> bool {
+    presence(gpu).is_some_and(|p| p.present())
 }
 
 /// Waits until every packet in `ledger` completed, watching the user

@@ -333,3 +333,52 @@ fn a_vanished_device_is_device_gone_not_a_hang() {
         assert!(r.to_string().contains("device is gone"), "{r}");
     }
 }
+
+/// Memory waits tell a vanished device from a hang: the user queue's
+/// signal wait and an SDMA fence wait each end with a device-gone error
+/// within one presence interval (`recover::WATCHDOG_NS`), not at their
+/// bound.
+#[test]
+fn memory_waits_end_device_gone_when_the_device_vanishes() {
+    for part in [parts::navi31(), parts::navi48()] {
+        let name = part.name;
+        let gpu = virtual_gpu(part, 25);
+        let mut g = up(&gpu, Mapping::Direct);
+        let mut copy = barebell_bringup::sdma::open(&mut g, Mapping::Direct, &Quiet)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        // The device falls off the bus; the fill (to an unmapped VA) and
+        // its fence never complete: without the presence check this is a
+        // 4 s fence timeout.
+        gpu.fall_off_bus();
+        let seq = copy.submit_fill(0x1000, 0, 4).unwrap_or(1);
+        let t = gpu.clock().now_ns();
+        let e = copy.wait(seq, 4_000_000_000).unwrap_err();
+        let took = gpu.clock().now_ns() - t;
+        assert!(
+            matches!(
+                e,
+                barebell_bringup::sdma::CopyError::Sdma(
+                    barebell::sdma::SdmaError::DeviceGone { .. }
+                )
+            ),
+            "{name}: {e}"
+        );
+        assert!(took <= recover::WATCHDOG_NS + SLACK_NS, "{name}: {took} ns");
+        drop(copy);
+        let q = g.queue.as_ref().unwrap();
+        q.signal.reset(1);
+        let t = gpu.clock().now_ns();
+        let e = q.wait_signal(0, 4_000_000_000).unwrap_err();
+        let took = gpu.clock().now_ns() - t;
+        assert!(
+            matches!(
+                e.kind,
+                barebell_bringup::ErrorKind::Queue(
+                    barebell_bringup::error::QueueError::DeviceGone { .. }
+                )
+            ),
+            "{name}: {e}"
+        );
+        assert!(took <= recover::WATCHDOG_NS + SLACK_NS, "{name}: {took} ns");
+    }
+}
