@@ -12,9 +12,11 @@
 //! 1. [`Rung::Queue`]: the queue alone. Direct mapping: HQD dequeue with
 //!    `RESET_WAVES` and `SPI_COMPUTE_QUEUE_RESET` (tinygrad's
 //!    `AM_GFX.fini_hw`; [`barebell::gfx::reset::reset_hqd`]). MES mapping:
-//!    `REMOVE_QUEUE` (`mes_v11_0_remove_hw_queue()`; MES `RESET` is not
-//!    sent yet). KIQ mapping: `UNMAP_QUEUES` (`gfx_v11_0_reset_kcq()`
-//!    unmaps through the KIQ). Skipped when the scheduler itself is what
+//!    `RESET` with `reset_queue_only` (`mes_v11_0_reset_hw_queue()`), then
+//!    `REMOVE_QUEUE` (`mes_v11_0_remove_hw_queue()`). KIQ mapping:
+//!    `UNMAP_QUEUES` with `RESET_QUEUES` (`gfx_v11_0_reset_kcq()` unmaps
+//!    through the KIQ that way; on gfx12 uni-MES the KIQ pipe's
+//!    `REMOVE_QUEUE` with `unmap_legacy_queue`). Skipped when the scheduler itself is what
 //!    hung: it would only time out again.
 //! 2. [`Rung::CpSoftReset`]: `GRBM_SOFT_RESET` CP and CPC
 //!    (`gfx_v11_0_soft_reset()`), then no compute HQD may be active.
@@ -337,19 +339,26 @@ fn queue_rung(gpu: &mut Gpu<'_>) -> RungOutcome {
                 Err(e) => RungOutcome::Failed(block_err(e)),
             }
         }
-        mode => match q.mapper_mut().unmap(&m) {
+        crate::Mapping::Mes => {
+            // MES RESET of the one queue first (`amdgpu_mes_reset_hw_queue()`
+            // → `mes_v11_0_reset_hw_queue()`), then REMOVE_QUEUE: a hung
+            // queue cannot be preempted, so REMOVE_QUEUE alone fails.
+            let reset = match q.mapper_mut().reset_queue(&m) {
+                Ok(true) => "RESET (reset_queue_only) answered, ",
+                Ok(false) => "",
+                Err(e) => return RungOutcome::Failed(format!("MES RESET: {e}")),
+            };
+            match q.mapper_mut().unmap(&m) {
+                Ok(()) => RungOutcome::Recovered(format!(
+                    "MES {reset}REMOVE_QUEUE answered for doorbell {:#x}",
+                    m.doorbell
+                )),
+                Err(e) => RungOutcome::Failed(format!("MES {reset}REMOVE_QUEUE: {e}")),
+            }
+        }
+        crate::Mapping::Kiq => match q.mapper_mut().unmap(&m) {
             Ok(()) => RungOutcome::Recovered(format!(
-                "{} answered ({} for doorbell {:#x})",
-                if mode == crate::Mapping::Mes {
-                    "MES"
-                } else {
-                    "the KIQ"
-                },
-                if mode == crate::Mapping::Mes {
-                    "REMOVE_QUEUE"
-                } else {
-                    "UNMAP_QUEUES"
-                },
+                "the KIQ answered UNMAP_QUEUES (RESET_QUEUES) for doorbell {:#x}",
                 m.doorbell
             )),
             Err(e) => RungOutcome::Failed(format!("{e}")),

@@ -764,6 +764,27 @@ impl Mec {
         self.grbm_soft_reset(cpregs::SOFT_RESET_CP | cpregs::SOFT_RESET_CPC);
     }
 
+    /// Whether the queue on doorbell dword `dword` is hung.
+    pub fn doorbell_stuck(&self, dword: u32) -> bool {
+        let q = self.state.lock().doorbells.get(&dword).copied();
+        q.is_some_and(|q| self.cp.lock().is_stuck(q))
+    }
+
+    /// Resets the queue on doorbell dword `dword` (MES `RESET` with
+    /// `reset_queue_only`, or an unmap with `RESET_QUEUES`): its waves are
+    /// killed and it fetches nothing more; it stays on its slot until it
+    /// is removed (*model convention*: what firmware does with the
+    /// unfetched packets is not public; Linux re-initialises a reset
+    /// queue before using it again, `gfx_v11_0_reset_kcq()`). Returns the
+    /// launched packets dropped, or `None` if no queue is mapped there.
+    pub fn reset_doorbell_queue(&self, dword: u32) -> Option<usize> {
+        let q = self.state.lock().doorbells.get(&dword).copied()?;
+        let mut cp = self.cp.lock();
+        let n = cp.kill_waves(q);
+        cp.unbind(q);
+        Some(n)
+    }
+
     /// Slots whose dequeue request is still pending.
     pub fn pending_dequeues(&self) -> Vec<SlotKey> {
         self.state.lock().pending_dequeue.iter().copied().collect()

@@ -1034,6 +1034,16 @@ impl VirtualGpu {
             .unwrap_or_default()
     }
 
+    /// The MES scheduler pipe's event log (empty before MES came up).
+    pub fn mes_log(&self) -> Vec<crate::mes::MesEvent> {
+        self.firmwares
+            .lock()
+            .sched
+            .as_ref()
+            .map(MesModel::log)
+            .unwrap_or_default()
+    }
+
     /// MES pipe 1's event log on gfx12 uni-MES (empty otherwise).
     pub fn mes_pipe1_log(&self) -> Vec<crate::mes::MesEvent> {
         self.firmwares

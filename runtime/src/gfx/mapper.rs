@@ -237,6 +237,14 @@ pub trait QueueMapper {
         Ok(())
     }
 
+    /// Resets mapped queue `m` in place through the scheduler's own reset
+    /// API, if it has one (MES `RESET`); `Ok(false)` if this mapper has
+    /// none. The queue stays mapped: [`QueueMapper::unmap`] it after.
+    fn reset_queue(&mut self, m: &Mapping) -> Result<bool, MapError> {
+        let _ = m;
+        Ok(false)
+    }
+
     /// Maps an SDMA queue. Only MES does (`add_queue_mes()` for
     /// `KFD_QUEUE_TYPE_SDMA`); others refuse.
     fn map_sdma(&mut self, q: &SdmaResources<'_>) -> Result<Mapping, MapError> {

@@ -15,6 +15,7 @@ use barebell::platform::Platform;
 use barebell_bringup::recover::{self, Detected, Reinit, Rung, RungOutcome};
 use barebell_bringup::{Mapping, Options, Quiet, Step};
 use barebell_model::mec::{MecEvent, MecFaults};
+use barebell_model::mes::MesEvent as MesLog;
 use barebell_model::{VirtualGpu, parts};
 use barebell_tests::{FirmwareDir, virtual_gpu};
 
@@ -126,6 +127,13 @@ fn cp_hang(part: barebell_model::Part, mapping: Mapping) {
         gpu.mec().active_hqds()
     );
     assert_eq!(gpu.mec().cp_resets(), 0);
+    if mapping == Mapping::Mes {
+        // RESET (opcode 8) answered before REMOVE_QUEUE (3).
+        let log = gpu.mes_log();
+        let reset = log.iter().position(|e| *e == MesLog::Done { opcode: 8 });
+        let remove = log.iter().rposition(|e| *e == MesLog::Done { opcode: 3 });
+        assert!(reset.is_some() && remove > reset, "{name}: {log:?}\n{r}");
+    }
     if mapping == Mapping::Direct {
         assert!(
             gpu.mec()
@@ -380,5 +388,32 @@ fn memory_waits_end_device_gone_when_the_device_vanishes() {
             "{name}: {e}"
         );
         assert!(took <= recover::WATCHDOG_NS + SLACK_NS, "{name}: {took} ns");
+    }
+}
+
+/// Why the MES rung sends RESET first: REMOVE_QUEUE alone cannot take a
+/// hung queue off (it cannot be preempted; the model refuses it), so the
+/// unmap fails (v11: no status, the 2.1 s bound; v12: an error status).
+#[test]
+fn remove_queue_alone_does_not_take_a_hung_queue_off() {
+    for part in [parts::navi31(), parts::navi48()] {
+        let name = part.name;
+        let gpu = virtual_gpu(part, 26);
+        let mut g = up(&gpu, Mapping::Mes);
+        let q = g.queue.as_mut().unwrap();
+        assert!(gpu.hang_queue(q.doorbell));
+        let m = q.mapping;
+        let e = q.mapper_mut().unmap(&m).unwrap_err();
+        assert!(
+            gpu.mes_log().iter().any(|e| matches!(
+                e,
+                MesLog::Refused {
+                    opcode: 3,
+                    why: barebell_model::mes::Refusal::QueueHung { .. }
+                }
+            )),
+            "{name}: {e}: {:?}",
+            gpu.mes_log()
+        );
     }
 }
