@@ -99,8 +99,9 @@ pub struct CopyQueue<'p> {
     gc: IpBases,
     nbio: Nbio,
     gfxhub: &'static HubRegs,
-    gc_version: (u8, u8, u8),
     pub mapping: Mapping,
+    /// What MES ADD_QUEUE mapped (MES mapping only), for REMOVE_QUEUE.
+    mes_mapping: Option<barebell::gfx::mapper::Mapping>,
     pub version: SdmaVersion,
     /// The VMID the queue runs in: known for the direct mapping; MES
     /// picks its own (`None`).
@@ -190,6 +191,7 @@ pub fn open<'p>(
     .map_err(ErrorKind::Nbio)
     .at(s)?;
     sdma::unhalt(&gpu.bus, gc, version).at(s)?;
+    let mut mes_mapping = None;
     let vmid = match mapping {
         Mapping::Mes => {
             let uq = gpu
@@ -198,7 +200,8 @@ pub fn open<'p>(
                 .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
                 .at(s)?;
             let process = uq.mapping.vmid;
-            uq.mapper_mut()
+            let m = uq
+                .mapper_mut()
                 .map_sdma(&SdmaResources {
                     mqd,
                     setup,
@@ -207,6 +210,7 @@ pub fn open<'p>(
                 })
                 .map_err(ErrorKind::Map)
                 .at(s)?;
+            mes_mapping = Some(m);
             None
         }
         _ => {
@@ -236,8 +240,8 @@ pub fn open<'p>(
         gc,
         nbio,
         gfxhub: hub,
-        gc_version: gpu.ips.gc.version.triple(),
         mapping,
+        mes_mapping,
         version,
         vmid,
         doorbell: index,
@@ -304,17 +308,26 @@ impl<'p> CopyQueue<'p> {
         self.wait(seq, BOUND_NS)
     }
 
-    /// Stops a directly mapped queue (`sdma_v6_0_gfx_stop()`). A queue
-    /// MES mapped is MES's to remove (REMOVE_QUEUE, not built here):
-    /// refused.
-    pub fn stop(self) -> Result<(), BringupError> {
-        if self.mapping != Mapping::Direct {
-            return Err(ErrorKind::Unsupported {
-                what: "stopping an SDMA queue MES mapped (REMOVE_QUEUE for SDMA is not built) on GC",
-                version: self.gc_version,
-            })
-            .at(Step::Unmap);
+    /// Takes the queue off the engine: a queue MES mapped by MES
+    /// REMOVE_QUEUE on `gpu`'s scheduler (`remove_queue_mes()`), a
+    /// directly loaded one by stopping the engine's queue
+    /// (`sdma_v6_0_gfx_stop()`). Before `gpu`'s teardown, which does not
+    /// know this queue.
+    pub fn stop(self, gpu: &mut Gpu<'_>) -> Result<(), BringupError> {
+        match (self.mapping, self.mes_mapping) {
+            (Mapping::Direct, _) => {
+                sdma::stop_queue(&self.bus, self.gc, self.version).at(Step::Unmap)
+            }
+            (_, Some(m)) => gpu
+                .queue
+                .as_mut()
+                .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
+                .at(Step::Unmap)?
+                .mapper_mut()
+                .unmap_sdma(&m)
+                .map_err(ErrorKind::Map)
+                .at(Step::Unmap),
+            (_, None) => Err(ErrorKind::Queue(QueueError::NoScheduler)).at(Step::Unmap),
         }
-        sdma::stop_queue(&self.bus, self.gc, self.version).at(Step::Unmap)
     }
 }

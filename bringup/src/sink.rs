@@ -114,3 +114,29 @@ pub struct Quiet;
 impl Sink for Quiet {
     fn step(&self, _: Step, _: fmt::Arguments<'_>) {}
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Step;
+
+    /// `--until` takes each step by the name the manuals spell
+    /// (`docs/hardware.md`: `--until rlc`; the issue's `--until psp`).
+    #[test]
+    fn until_takes_every_step_by_its_documented_name() {
+        let documented = [
+            ("discovery", Step::Discovery),
+            ("nbio", Step::Nbio),
+            ("gmc", Step::Gmc),
+            ("psp", Step::Psp),
+            ("rlc", Step::Rlc),
+            ("mes", Step::Mes),
+            ("rings", Step::Rings),
+            ("queue", Step::Queue),
+        ];
+        for (name, step) in documented {
+            assert_eq!(Step::from_name(name), Some(step), "{name}");
+        }
+        assert_eq!(Step::from_name(""), None);
+        assert_eq!(Step::from_name("teardown"), None);
+    }
+}

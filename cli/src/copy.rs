@@ -15,7 +15,6 @@
 use crate::target::{MODEL_BAR0_BYTES, PartArg};
 use barebell::platform::Platform;
 use barebell::sdma::{CopyDirection, pkt::COPY_MAX_BYTES};
-use barebell_bringup::sdma::CopyQueue;
 use barebell_bringup::{FirmwareDir, Mapping, Options, Quiet, Step};
 use barebell_model::vgpu::HostMemory;
 use barebell_model::{Seed, VirtualGpu};
@@ -110,6 +109,11 @@ struct Report {
     copy_max_bytes: u32,
     clock: &'static str,
     results: Vec<Row>,
+    /// Whether the SDMA queue and every teardown stage were done or not
+    /// needed.
+    teardown_complete: bool,
+    /// Each teardown stage and what it did, the SDMA queue first.
+    teardown: Vec<String>,
 }
 
 pub fn run(args: CopyArgs) -> ExitCode {
@@ -191,75 +195,107 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
         Some(d) => vec![d.into()],
         None => CopyDirection::ALL.to_vec(),
     };
-    let mut rows = vec![];
-    let mut salt = 1u64;
-    for &size in &sizes(args.bytes) {
-        let len = size as usize;
-        for &dir in &dirs {
-            // Source and destination per direction: h2d host a -> VRAM a,
-            // d2h VRAM a -> host b, d2d VRAM a -> VRAM b.
-            let mut times = vec![];
-            let mut submits = vec![];
-            let mut verified = true;
-            for _ in 0..args.reps {
-                salt += 1;
-                let (src_va, dst_va) = match dir {
-                    CopyDirection::HostToDevice => {
-                        pattern(&mut h_a[..len], salt);
-                        (h_a.as_ptr() as u64, d_a.va)
-                    }
-                    CopyDirection::DeviceToHost => {
-                        pattern(&mut d_a.host[..len], salt);
-                        (d_a.va, h_b.as_ptr() as u64)
-                    }
-                    CopyDirection::DeviceToDevice => {
-                        pattern(&mut d_a.host[..len], salt);
-                        (d_a.va, d_b.va)
-                    }
-                };
-                let t = Instant::now();
-                let seq = q
-                    .submit_copy(dst_va, src_va, size)
-                    .map_err(|e| format!("{} {size} bytes: {e}", dir.name()))?;
-                submits.push(u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX));
-                q.wait(seq, barebell_bringup::sdma::BOUND_NS)
-                    .map_err(|e| format!("{} {size} bytes: {e}", dir.name()))?;
-                times.push(u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX));
-                let (src, dst): (&[u8], &[u8]) = match dir {
-                    CopyDirection::HostToDevice => (&h_a[..len], &d_a.host[..len]),
-                    CopyDirection::DeviceToHost => (&d_a.host[..len], &h_b[..len]),
-                    CopyDirection::DeviceToDevice => (&d_a.host[..len], &d_b.host[..len]),
-                };
-                verified &= src == dst;
+    // The copies; whatever they give, the teardown below runs.
+    let mut measure = || -> Result<Vec<Row>, String> {
+        let mut rows = vec![];
+        let mut salt = 1u64;
+        for &size in &sizes(args.bytes) {
+            let len = size as usize;
+            for &dir in &dirs {
+                // Source and destination per direction: h2d host a -> VRAM a,
+                // d2h VRAM a -> host b, d2d VRAM a -> VRAM b.
+                let mut times = vec![];
+                let mut submits = vec![];
+                let mut verified = true;
+                for _ in 0..args.reps {
+                    salt += 1;
+                    let (src_va, dst_va) = match dir {
+                        CopyDirection::HostToDevice => {
+                            pattern(&mut h_a[..len], salt);
+                            (h_a.as_ptr() as u64, d_a.va)
+                        }
+                        CopyDirection::DeviceToHost => {
+                            pattern(&mut d_a.host[..len], salt);
+                            (d_a.va, h_b.as_ptr() as u64)
+                        }
+                        CopyDirection::DeviceToDevice => {
+                            pattern(&mut d_a.host[..len], salt);
+                            (d_a.va, d_b.va)
+                        }
+                    };
+                    let t = Instant::now();
+                    let seq = q
+                        .submit_copy(dst_va, src_va, size)
+                        .map_err(|e| format!("{} {size} bytes: {e}", dir.name()))?;
+                    submits.push(u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX));
+                    q.wait(seq, barebell_bringup::sdma::BOUND_NS)
+                        .map_err(|e| format!("{} {size} bytes: {e}", dir.name()))?;
+                    times.push(u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX));
+                    let (src, dst): (&[u8], &[u8]) = match dir {
+                        CopyDirection::HostToDevice => (&h_a[..len], &d_a.host[..len]),
+                        CopyDirection::DeviceToHost => (&d_a.host[..len], &h_b[..len]),
+                        CopyDirection::DeviceToDevice => (&d_a.host[..len], &d_b.host[..len]),
+                    };
+                    verified &= src == dst;
+                }
+                times.sort_unstable();
+                submits.sort_unstable();
+                let median = times[times.len() / 2];
+                rows.push(Row {
+                    direction: dir.name(),
+                    bytes: size,
+                    packets: size.div_ceil(u64::from(COPY_MAX_BYTES)),
+                    reps: args.reps,
+                    verified,
+                    latency_ns: Latency {
+                        min: times[0],
+                        median,
+                        max: times[times.len() - 1],
+                    },
+                    submit_ns: submits[submits.len() / 2],
+                    bandwidth_gib_s: size as f64 / median.max(1) as f64 * 1e9 / (1u64 << 30) as f64,
+                });
             }
-            times.sort_unstable();
-            submits.sort_unstable();
-            let median = times[times.len() / 2];
-            rows.push(Row {
-                direction: dir.name(),
-                bytes: size,
-                packets: size.div_ceil(u64::from(COPY_MAX_BYTES)),
-                reps: args.reps,
-                verified,
-                latency_ns: Latency {
-                    min: times[0],
-                    median,
-                    max: times[times.len() - 1],
-                },
-                submit_ns: submits[submits.len() / 2],
-                bandwidth_gib_s: size as f64 / median.max(1) as f64 * 1e9 / (1u64 << 30) as f64,
-            });
         }
-    }
+        Ok(rows)
+    };
+    let measured = measure();
+    let (engine, vmid, doorbell) = (q.version.name(), q.vmid, q.doorbell);
+    // The SDMA queue off the engine, then the device torn down
+    // (`Gpu::shutdown`), on success and on a failed copy alike.
+    let stopped = q.stop(&mut up);
+    let torn = up.shutdown();
+    let mut teardown = vec![match &stopped {
+        Ok(()) => "stop SDMA queue: done".to_string(),
+        Err(e) => format!("stop SDMA queue: FAILED: {e}"),
+    }];
+    teardown.extend(
+        torn.stages
+            .iter()
+            .map(|(st, o)| format!("{}: {o}", st.name())),
+    );
+    let teardown_complete = stopped.is_ok() && torn.complete();
+    let rows = match measured {
+        Ok(rows) => rows,
+        Err(e) if teardown_complete => return Err(e),
+        Err(e) => {
+            return Err(format!(
+                "{e}\nteardown INCOMPLETE:\n  {}",
+                teardown.join("\n  ")
+            ));
+        }
+    };
     let report = Report {
         part: args.part.name(),
-        engine: q.version.name(),
+        engine,
         mapping: mapping.name(),
-        vmid: q.vmid,
-        doorbell: q.doorbell,
+        vmid,
+        doorbell,
         copy_max_bytes: COPY_MAX_BYTES,
         clock: "host wall time, submission call to fence seen, on the device model",
         results: rows,
+        teardown_complete,
+        teardown,
     };
     let ok = report.results.iter().all(|r| r.verified);
     if args.json {
@@ -268,17 +304,18 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
             serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
         );
     } else {
-        print_table(&report, &q);
+        print_table(&report);
     }
-    drop(q);
     if !ok {
         return Err("a copy's destination differs from its source".into());
+    }
+    if !report.teardown_complete {
+        return Err("the teardown was incomplete".into());
     }
     Ok(())
 }
 
-fn print_table(r: &Report, q: &CopyQueue<'_>) {
-    let _ = q;
+fn print_table(r: &Report) {
     println!(
         "{}: {} engine 0, {} mapping, VMID {}, doorbell {:#x}; COPY_LINEAR at most {} bytes",
         r.part,
@@ -315,5 +352,16 @@ fn print_table(r: &Report, q: &CopyQueue<'_>) {
             x.submit_ns,
             x.bandwidth_gib_s
         );
+    }
+    println!(
+        "teardown {}:",
+        if r.teardown_complete {
+            "complete"
+        } else {
+            "INCOMPLETE"
+        }
+    );
+    for line in &r.teardown {
+        println!("  {line}");
     }
 }

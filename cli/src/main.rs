@@ -18,6 +18,7 @@ mod report;
 mod run;
 mod target;
 mod trace_diff;
+mod vector_add;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -63,6 +64,10 @@ enum Command {
     /// range of sizes), verify every byte, print submit-to-fence latency
     /// and bandwidth (docs/copy.md).
     Copy(copy::CopyArgs),
+    /// The seeds' HIP program on the device model: a 1,048,576-element
+    /// f32 vectorAdd (4,096 workgroups of 256) with SDMA copies in and
+    /// out, each step timed beside the seeds' ROCm figure.
+    VectorAdd(vector_add::VectorAddArgs),
     /// Inspect amdgpu firmware containers.
     Fw {
         #[command(subcommand)]
@@ -107,6 +112,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Bringup(args) => bringup::run(args),
         Command::Copy(args) => copy::run(args),
+        Command::VectorAdd(args) => vector_add::run(args),
         Command::Fw { command } => fw::run(command),
         Command::Disasm(args) => disasm::run(args),
         Command::Latency(args) => latency::run(args),

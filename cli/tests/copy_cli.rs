@@ -31,6 +31,9 @@ fn navi31_all_directions_up_to_5_mib() {
     assert_eq!(v["vmid"], 8);
     assert_eq!(v["doorbell"], 0x100);
     assert_eq!(v["copy_max_bytes"], 0x40_0000);
+    // The SDMA queue and then the device torn down after the copies.
+    assert_eq!(v["teardown_complete"], true, "{v}");
+    assert_eq!(v["teardown"][0], "stop SDMA queue: done");
     let rows = v["results"].as_array().unwrap();
     // Sizes 1, 4 KiB, 64 KiB, 1 MiB, then 5 MiB + 3: five, three ways.
     assert_eq!(rows.len(), 15);

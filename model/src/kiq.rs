@@ -567,6 +567,9 @@ impl KiqModel {
             if !hqd.doorbell_en() {
                 return bad("the MES ring's doorbell is not enabled");
             }
+            if let Some(what) = hqd.mes_ring_refusal() {
+                return bad(what);
+            }
             self.mec.set_mes_ring(MesRingHqd {
                 ring: hqd.ring(),
                 ring_dwords: hqd.ring_bytes() / 4,

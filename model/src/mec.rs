@@ -180,6 +180,13 @@ pub enum MecEvent {
     MesRingLoaded {
         pipe: u8,
     },
+    /// A MES pipe's ring was activated with an HQD it could never run
+    /// ([`crate::decode::mqd::Hqd::mes_ring_refusal`]); the pipe gets no
+    /// ring, so its MES never answers.
+    MesRingRefused {
+        pipe: u8,
+        why: &'static str,
+    },
     /// A PM4 queue on the slot `RLC_CP_SCHEDULERS` names as the KIQ came
     /// up; the KIQ model runs it once its pipe runs (see
     /// [`Mec::kiq_hqd`]).
@@ -301,6 +308,10 @@ struct State {
     kiq: Option<KiqHqd>,
     /// Per MES pipe: its ring, once loaded or mapped.
     mes_rings: [Option<MesRingHqd>; 2],
+    /// The MEC1 HQDs the scheduler pipe's SET_HW_RSRC gave MES (bit `q`
+    /// of `[pipe]`), shared by both MES pipes: on gfx12 the legacy
+    /// queues arrive on pipe 1 while the mask came with pipe 0's frame.
+    mes_compute_hqds: [u32; 8],
     /// Doorbell stores that reached the MEC on a dword no queue uses.
     unclaimed_doorbells: u64,
     /// What the PSP's RLC autoload put in place; `None` for a MEC built
@@ -472,6 +483,7 @@ impl Mec {
             mes_versions: [MODEL_MES_VERSION; 2],
             kiq: None,
             mes_rings: [None; 2],
+            mes_compute_hqds: [0; 8],
             unclaimed_doorbells: 0,
             firmware: None,
             unplugged: false,
@@ -583,6 +595,21 @@ impl Mec {
             .get(usize::from(pipe))
             .copied()
             .unwrap_or(false)
+    }
+
+    /// Records the MEC1 HQDs the MES scheduler owns (SET_HW_RSRC's
+    /// `compute_hqd_mask`, accepted on the scheduler pipe).
+    pub fn set_mes_compute_hqds(&self, mask: [u32; 8]) {
+        self.state.lock().mes_compute_hqds = mask;
+    }
+
+    /// Whether MEC1 pipe `pipe`, queue `queue` belongs to the MES
+    /// scheduler ([`Mec::set_mes_compute_hqds`]).
+    pub fn mes_owns_hqd(&self, pipe: u32, queue: u32) -> bool {
+        let s = self.state.lock();
+        s.mes_compute_hqds
+            .get(pipe as usize)
+            .is_some_and(|m| queue < 32 && m >> queue & 1 != 0)
     }
 
     /// Records the MES scheduler ring a KIQ MAP_QUEUES (ME 2) mapped.
@@ -1206,6 +1233,11 @@ impl Mec {
                 // A queue loaded on ME 3 is a MES pipe's own ring
                 // (`mes_v12_0_queue_init_register()`); MES runs it.
                 if slot.0 == 3 {
+                    if let Some(why) = crate::decode::mqd::Hqd(image.0).mes_ring_refusal() {
+                        s.events
+                            .push(MecEvent::MesRingRefused { pipe: slot.1, why });
+                        return;
+                    }
                     set_active(&mut s);
                     if let Some(r) = s.mes_rings.get_mut(usize::from(slot.1 & 1)) {
                         *r = Some(MesRingHqd {

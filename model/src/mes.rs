@@ -171,6 +171,11 @@ pub enum Refusal {
     BadSuspend {
         what: &'static str,
     },
+    /// The scheduler ring a `map_legacy_kq` ADD_QUEUE gives pipe 0 could
+    /// never run ([`crate::decode::mqd::Hqd::mes_ring_refusal`]).
+    BadMesRing {
+        what: &'static str,
+    },
     /// gfx12 doorbell registers MES relies on are not programmed.
     DoorbellRegisters {
         what: &'static str,
@@ -240,8 +245,9 @@ impl Refusal {
             Refusal::DoorbellRegisters { .. } => 26,
             Refusal::NoFreeVmid { .. } => 27,
             Refusal::ProcessVaRange { .. } => 28,
-            Refusal::QueueHung { .. } => 29,
-            Refusal::BadReset { .. } => 30,
+            Refusal::BadMesRing { .. } => 29,
+            Refusal::QueueHung { .. } => 30,
+            Refusal::BadReset { .. } => 31,
         }
     }
 }
@@ -779,6 +785,9 @@ impl MesModel {
                 });
             }
         }
+        if scheduler {
+            self.mec.set_mes_compute_hqds(f.compute_hqd_mask);
+        }
         let mut s = self.state.lock();
         if scheduler {
             s.vmid_mask_gfxhub = f.vmid_mask_gfxhub as u16;
@@ -1220,6 +1229,9 @@ impl MesModel {
             if f.pipe_id != 0 || !self.mec.mes_pipe_running(0) {
                 return Err(unsupported);
             }
+            if let Some(what) = hqd.mes_ring_refusal() {
+                return Err(Refusal::BadMesRing { what });
+            }
             self.mec.set_mes_ring(crate::mec::MesRingHqd {
                 ring: hqd.ring(),
                 ring_dwords: hqd.ring_bytes() / 4,
@@ -1235,14 +1247,10 @@ impl MesModel {
         // and 3 of each MEC1 pipe; `mes_v12_0_set_hw_resources()`); kernel
         // queues live beside them on the rest (`gfx_v12_0`'s KCQs on queues
         // 0 and 1). A legacy queue on a MES-owned HQD would be overwritten
-        // by the next user queue MES places there (model rule).
-        let mes_owned = self
-            .state
-            .lock()
-            .compute_hqd_mask
-            .get(f.pipe_id as usize)
-            .is_some_and(|m| m & (1 << f.queue_id) != 0);
-        if mes_owned {
+        // by the next user queue MES places there (model rule). The mask
+        // is the scheduler pipe's, kept by the MEC model: on v12 this
+        // frame arrives on pipe 1, whose own SET_HW_RSRC carries none.
+        if self.mec.mes_owns_hqd(f.pipe_id, f.queue_id) {
             return Err(unsupported);
         }
         if hqd.wptr_poll() != f.wptr {

@@ -34,6 +34,7 @@ pub mod dw {
     pub const PQ_CONTROL: usize = 145;
     pub const EOP_BASE_ADDR_LO: usize = 165;
     pub const EOP_BASE_ADDR_HI: usize = 166;
+    pub const MQD_CONTROL: usize = 162;
     pub const EOP_CONTROL: usize = 167;
     pub const AQL_CONTROL: usize = 181;
     pub const PQ_WPTR_HI: usize = 183;
@@ -49,6 +50,12 @@ pub const DOORBELL_OFFSET: Bits = Bits::new(2, 26);
 pub const DOORBELL_EN: Bits = Bits::new(30, 1);
 /// `CP_HQD_EOP_CONTROL.EOP_SIZE`: the buffer is `2^(EOP_SIZE+1)` dwords.
 pub const EOP_SIZE: Bits = Bits::new(0, 6);
+/// `CP_HQD_EOP_CONTROL.HALT_FETCHER`, `HALT_FETCHER_EN`, `EXE_DISABLE`.
+pub const EOP_HALT_FETCHER: Bits = Bits::new(21, 1);
+pub const EOP_HALT_FETCHER_EN: Bits = Bits::new(22, 1);
+pub const EOP_EXE_DISABLE: Bits = Bits::new(23, 1);
+/// `CP_MQD_CONTROL.PRIV_STATE`.
+pub const MQD_PRIV_STATE: Bits = Bits::new(8, 1);
 /// `CP_HQD_VMID.VMID`.
 pub const VMID: Bits = Bits::new(0, 4);
 /// `CP_HQD_AQL_CONTROL.CONTROL0`.
@@ -151,6 +158,40 @@ impl Hqd {
     pub fn kmd_queue(&self) -> bool {
         KMD_QUEUE.is_set(self.pq_control())
     }
+    /// Why a MES pipe's own scheduler ring, loaded with this image, would
+    /// never run (`None` if nothing does). What the model checks, all the
+    /// MES ring's HQD as `mes_v11_0_mqd_init()` / `mes_v12_0_mqd_init()`
+    /// and `mes_v11_0_queue_init_register()` leave it:
+    /// - an EOP buffer (base and `EOP_SIZE` non-zero): both drivers give
+    ///   the ring `MES_EOP_SIZE` bytes;
+    /// - `CP_HQD_EOP_CONTROL.HALT_FETCHER` (with `HALT_FETCHER_EN`) or
+    ///   `EXE_DISABLE` set: the queue's fetcher is halted or its execution
+    ///   disabled, so the MES never sees a frame. Both drivers start from
+    ///   the header default (6) and change only `EOP_SIZE`. *Model
+    ///   convention*: what the CP does is read from the field names; no
+    ///   public document describes these bits further;
+    /// - `CP_MQD_CONTROL.PRIV_STATE` clear: every MQD builder in Linux
+    ///   sets it (`mes_v11_0_mqd_init()` and `gfx_v11_0_compute_mqd_init()`
+    ///   keep the header default 0x100, KFD's `init_mqd()` sets it
+    ///   explicitly); *model rule*: what the CP does with an unprivileged
+    ///   MQD for a privileged kernel ring is not public, so it is refused.
+    pub fn mes_ring_refusal(&self) -> Option<&'static str> {
+        let eop = self.dword(dw::EOP_CONTROL);
+        if self.eop() == 0 || EOP_SIZE.get(eop) == 0 {
+            return Some("the MES ring's HQD has no EOP buffer");
+        }
+        if EOP_HALT_FETCHER.is_set(eop) && EOP_HALT_FETCHER_EN.is_set(eop) {
+            return Some("the MES ring's CP_HQD_EOP_CONTROL halts its fetcher (HALT_FETCHER)");
+        }
+        if EOP_EXE_DISABLE.is_set(eop) {
+            return Some("the MES ring's CP_HQD_EOP_CONTROL sets EXE_DISABLE");
+        }
+        if !MQD_PRIV_STATE.is_set(self.dword(dw::MQD_CONTROL)) {
+            return Some("the MES ring's CP_MQD_CONTROL lacks PRIV_STATE");
+        }
+        None
+    }
+
     /// The same image with `DOORBELL_EN` set (what MES and the KIQ do on
     /// the slot they load).
     pub fn with_doorbell_enabled(mut self) -> Self {
@@ -205,6 +246,7 @@ macro_rules! mqd_facts {
             Fact::offset($h, $t, "cp_hqd_eop_base_addr_lo", dw::EOP_BASE_ADDR_LO * 4),
             Fact::offset($h, $t, "cp_hqd_eop_base_addr_hi", dw::EOP_BASE_ADDR_HI * 4),
             Fact::offset($h, $t, "cp_hqd_eop_control", dw::EOP_CONTROL * 4),
+            Fact::offset($h, $t, "cp_mqd_control", dw::MQD_CONTROL * 4),
             Fact::offset($h, $t, "cp_hqd_aql_control", dw::AQL_CONTROL * 4),
             Fact::offset($h, $t, "cp_hqd_pq_wptr_hi", dw::PQ_WPTR_HI * 4),
         ]
@@ -250,6 +292,26 @@ macro_rules! field_facts {
                 EOP_SIZE.mask() as u64,
             ),
             Fact::constant($h, "CP_HQD_VMID__VMID_MASK", VMID.mask() as u64),
+            Fact::constant(
+                $h,
+                "CP_HQD_EOP_CONTROL__HALT_FETCHER_MASK",
+                EOP_HALT_FETCHER.mask() as u64,
+            ),
+            Fact::constant(
+                $h,
+                "CP_HQD_EOP_CONTROL__HALT_FETCHER_EN_MASK",
+                EOP_HALT_FETCHER_EN.mask() as u64,
+            ),
+            Fact::constant(
+                $h,
+                "CP_HQD_EOP_CONTROL__EXE_DISABLE_MASK",
+                EOP_EXE_DISABLE.mask() as u64,
+            ),
+            Fact::constant(
+                $h,
+                "CP_MQD_CONTROL__PRIV_STATE_MASK",
+                MQD_PRIV_STATE.mask() as u64,
+            ),
             Fact::constant(
                 $h,
                 "CP_HQD_AQL_CONTROL__CONTROL0_MASK",

@@ -251,4 +251,12 @@ pub trait QueueMapper {
         let _ = q;
         Err(MapError::SdmaUnsupported { mapper: "this" })
     }
+
+    /// Takes an SDMA queue [`QueueMapper::map_sdma`] mapped off the
+    /// hardware (`remove_queue_mes()` for `KFD_QUEUE_TYPE_SDMA`); others
+    /// refuse.
+    fn unmap_sdma(&mut self, m: &Mapping) -> Result<(), MapError> {
+        let _ = m;
+        Err(MapError::SdmaUnsupported { mapper: "this" })
+    }
 }

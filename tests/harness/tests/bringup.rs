@@ -144,3 +144,120 @@ fn navi48_kiq_mapping_goes_through_mes_pipe_1() {
         .count();
     assert_eq!(adds, 2, "{:?}", gpu.mes_pipe1_log());
 }
+
+/// A DMA region whose ring area (mapped at VA = host address) would
+/// reach into the user-VRAM window at `gmc::USER_VRAM_VA` is refused with
+/// `LayoutError::RingAreaClash`, before anything is mapped over it. The
+/// region is placed by hand 4 MiB below that VA, so its ring area (past
+/// the GTT chunk) runs across it.
+#[test]
+fn a_ring_area_across_the_user_vram_window_is_refused() {
+    use barebell_bringup::error::{ErrorKind, LayoutError};
+    use barebell_bringup::gmc::USER_VRAM_VA;
+    const MIB: usize = 1 << 20;
+    let dma_at = USER_VRAM_VA as usize - 4 * MIB;
+    let gpu = hand_placed(parts::navi31(), 64 * MIB, dma_at, 8 * MIB);
+    let fw = FirmwareDir::system();
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(Mapping::Direct),
+        user_memory: 2 * MIB,
+        user_vram: 2 * MIB,
+    };
+    let Err(e) = barebell_bringup::run(&gpu, &fw, &opts, &Quiet) else {
+        panic!("a ring area across the user-VRAM window was accepted");
+    };
+    match e.kind {
+        ErrorKind::Layout(LayoutError::RingAreaClash { start, a, .. }) => {
+            assert_eq!(start, (dma_at + 2 * MIB) as u64);
+            assert_eq!(a, USER_VRAM_VA);
+        }
+        other => panic!("not a ring-area clash: {other}"),
+    }
+}
+
+/// `part` over VRAM backing of `vram_len` bytes (reserved lazily, so a
+/// backing as large as the part's whole VRAM costs only what is touched)
+/// and a DMA region of `dma_len` bytes placed at host address `dma_at`.
+fn hand_placed(
+    part: barebell_model::Part,
+    vram_len: usize,
+    dma_at: usize,
+    dma_len: usize,
+) -> barebell_model::VirtualGpu {
+    use barebell_model::vgpu::HostMemory;
+    use std::ptr::NonNull;
+    // SAFETY: fresh anonymous mappings; the fixed one refuses to replace
+    // anything already at `dma_at` (MAP_FIXED_NOREPLACE).
+    let (vram, dma) = unsafe {
+        let anon = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
+        let rw = libc::PROT_READ | libc::PROT_WRITE;
+        let vram = libc::mmap(
+            std::ptr::null_mut(),
+            vram_len,
+            rw,
+            anon | libc::MAP_NORESERVE,
+            -1,
+            0,
+        );
+        let dma = libc::mmap(
+            dma_at as *mut libc::c_void,
+            dma_len,
+            rw,
+            anon | libc::MAP_FIXED_NOREPLACE,
+            -1,
+            0,
+        );
+        (vram, dma)
+    };
+    assert_ne!(vram, libc::MAP_FAILED);
+    assert_eq!(dma as usize, dma_at, "the DMA region could not be placed");
+    let (v, d) = (vram as usize, dma as usize);
+    let release = Box::new(move || {
+        // SAFETY: the two mappings made above, unmapped once.
+        unsafe {
+            libc::munmap(v as *mut libc::c_void, vram_len);
+            libc::munmap(d as *mut libc::c_void, dma_len);
+        }
+    });
+    // SAFETY: zeroed, writable, disjoint anonymous mappings of the given
+    // lengths (the DMA one 2 MiB aligned and whole 2 MiB chunks, which the
+    // callers pass), released only by `release`.
+    let mem = unsafe {
+        HostMemory::new(
+            NonNull::new(vram.cast()).unwrap(),
+            vram_len,
+            NonNull::new(dma.cast()).unwrap(),
+            dma_len,
+            Some(release),
+        )
+    };
+    let fw = FirmwareDir::system();
+    barebell_model::VirtualGpu::new(part, &fw, mem, barebell_model::Seed(1)).unwrap()
+}
+
+/// With BAR0 as large as VRAM (a resizable BAR), the discovery table at
+/// VRAM size − 64 KiB is read straight through BAR0, and it reads the
+/// same IP instances as through `MM_INDEX`/`MM_DATA` on a small BAR.
+#[test]
+fn a_bar0_that_reaches_the_discovery_table_reads_it_directly() {
+    const MIB: usize = 1 << 20;
+    for part in [parts::navi31(), parts::navi48()] {
+        let name = part.name;
+        let vram = (part.firmware.vram_mib as usize) << 20;
+        let small = virtual_gpu(part.clone(), 1);
+        let through_index = barebell_bringup::discovery::run(&small, &Quiet).unwrap();
+        assert_eq!(through_index.read_through, "MM_INDEX/MM_DATA", "{name}");
+        drop(small);
+        let big = hand_placed(
+            part,
+            vram,
+            barebell::platform::DMA_HOST_VA + 64 * MIB,
+            8 * MIB,
+        );
+        let through_bar = barebell_bringup::discovery::run(&big, &Quiet).unwrap();
+        assert_eq!(through_bar.read_through, "BAR0", "{name}");
+        assert_eq!(through_bar.table_at, vram as u64 - (64 << 10), "{name}");
+        assert_eq!(through_bar.all, through_index.all, "{name}");
+    }
+}

@@ -363,3 +363,34 @@ fn mqd_page_hqd_window_reads_as_the_model_decodes_it() {
     assert_eq!(h.wptr_poll_address(), model.wptr_poll());
     assert_eq!(h.mqd_address(), model.mqd_base());
 }
+
+/// The MES pipe ring's HQD as `mes_pipe_ring_hqd()` builds it, read by
+/// the model's own decoder (`model::decode::mqd::Hqd`): the ring size
+/// `CP_HQD_PQ_CONTROL.QUEUE_SIZE` encodes (`2^(QUEUE_SIZE+1)` dwords) for
+/// the smallest ring the builder takes (4 dwords) and a 1024-dword one,
+/// the 2 KiB EOP buffer Linux gives a MES pipe (`MES_EOP_SIZE` in
+/// `mes_v11_0.c`), and nothing the model's MES-ring check refuses. A ring
+/// of 2 dwords is below the builder's minimum and is refused.
+#[test]
+fn mes_pipe_ring_hqd_reads_as_the_model_decodes_it() {
+    use barebell::gfx::mes::rings::{MesPipeRing, mes_pipe_ring_hqd};
+    use barebell::gfx::mqd::{EopBuffer, MqdPage};
+    use barebell_model::decode::mqd::Hqd;
+    let (mqd, eop) = (MqdPage::new(), EopBuffer::new());
+    let ring = |ring_dwords| MesPipeRing {
+        ring: 0x10_0000,
+        ring_dwords,
+        rptr: 0x2000,
+        wptr: 0x3000,
+    };
+    for dwords in [4usize, 1024] {
+        let h = mes_pipe_ring_hqd(ring(dwords), &mqd, &eop, 0x40).unwrap();
+        let m = Hqd(h.dwords());
+        assert_eq!(m.ring_bytes(), dwords as u64 * 4, "{dwords}-dword ring");
+        assert_eq!(m.ring(), 0x10_0000);
+        assert_eq!(m.eop(), eop.address());
+        assert_eq!(m.eop_bytes(), 2048);
+        assert_eq!(m.mes_ring_refusal(), None);
+    }
+    assert!(mes_pipe_ring_hqd(ring(2), &mqd, &eop, 0x40).is_err());
+}

@@ -52,7 +52,6 @@ fn started(generation: Generation) {
         }
     );
     assert_eq!((v.firmware(), v.api()), (0x51, 3));
-    assert!(v.wptr_mc_addr());
     assert!(v.legacy_queue_map());
     // The program counters hold the ucode start in dwords.
     assert_eq!(

@@ -298,31 +298,44 @@ fn mes_copy_into_an_unmapped_range_returns_the_latched_fault() {
     });
 }
 
-/// A direct queue stops by its registers (the engine's queue goes);
-/// a MES queue is MES's to remove, and stopping it is refused.
+/// Either way of mapping, the SDMA queue comes off the engine before the
+/// teardown: a direct queue by its registers (`RB_ENABLE` cleared), a MES
+/// one by REMOVE_QUEUE with its doorbell and its process's gang context
+/// (`remove_queue_mes()`), which the MES model answers only for a queue
+/// it mapped. After that the teardown completes.
 #[test]
-fn stopping_a_direct_queue_and_refusing_to_stop_a_mes_one() {
-    for mapping in [Mapping::Direct, Mapping::Mes] {
-        let gpu = virtual_gpu_sized(parts::navi31(), 1, 64 * MIB, 8 * MIB);
-        let opts = Options {
-            until: Step::Queue,
-            mapping: Some(mapping),
-            ..Default::default()
-        };
-        let fw = FirmwareDir::system();
-        let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet).unwrap();
-        let q = barebell_bringup::sdma::open(&mut up, mapping, &Quiet).unwrap();
-        assert!(gpu.sdma().queue().is_some());
-        let r = q.stop();
-        match mapping {
-            Mapping::Direct => {
-                r.unwrap();
-                assert!(gpu.sdma().queue().is_none(), "RB_ENABLE cleared");
+fn an_sdma_queue_stops_whichever_way_it_was_mapped() {
+    for part in [parts::navi31(), parts::navi48()] {
+        for mapping in [Mapping::Direct, Mapping::Mes] {
+            let name = part.name;
+            let gpu = virtual_gpu_sized(part.clone(), 1, 64 * MIB, 8 * MIB);
+            let opts = Options {
+                until: Step::Queue,
+                mapping: Some(mapping),
+                ..Default::default()
+            };
+            let fw = FirmwareDir::system();
+            let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet).unwrap();
+            let q = barebell_bringup::sdma::open(&mut up, mapping, &Quiet).unwrap();
+            assert!(gpu.sdma().queue().is_some());
+            q.stop(&mut up)
+                .unwrap_or_else(|e| panic!("{name} {mapping:?}: {e}"));
+            assert!(
+                gpu.sdma().queue().is_none(),
+                "{name} {mapping:?}: still on the engine"
+            );
+            if mapping == Mapping::Mes {
+                // REMOVE_QUEUE is opcode 3 (`MES_SCH_API_REMOVE_QUEUE`).
+                let removed = gpu.mes_log();
+                assert!(
+                    removed
+                        .iter()
+                        .any(|e| matches!(e, barebell_model::mes::MesEvent::Done { opcode: 3 })),
+                    "{name}: no REMOVE_QUEUE done: {removed:?}"
+                );
             }
-            _ => {
-                assert!(r.unwrap_err().to_string().contains("MES"));
-                assert!(gpu.sdma().queue().is_some());
-            }
+            let report = up.shutdown();
+            assert!(report.complete(), "{name} {mapping:?}: {report}");
         }
     }
 }

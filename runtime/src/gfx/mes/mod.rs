@@ -620,6 +620,25 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
         Ok(())
     }
 
+    /// REMOVE_QUEUE for an SDMA queue [`Mes::add_sdma`] mapped
+    /// (`remove_queue_mes()`: the same frame as for a compute queue, the
+    /// queue's doorbell and its process's gang context). Its doorbell is
+    /// an SDMA one, not from this client's allocator.
+    fn remove_sdma(&mut self, m: &Mapping) -> Result<(), MapError> {
+        let p = self
+            .processes
+            .get(usize::from(m.vmid))
+            .copied()
+            .flatten()
+            .ok_or(MesError::UnknownProcess { key: m.vmid })?;
+        let f = A::remove_queue(
+            m.doorbell.saturating_mul(2),
+            p.context.gang_context_address(),
+        );
+        self.submit("REMOVE_QUEUE", f)?;
+        Ok(())
+    }
+
     fn remove_queue(&mut self, m: &Mapping) -> Result<(), MapError> {
         if !self.doorbells.is_used(m.doorbell) {
             return Err(MapError::NotMapped {
@@ -788,6 +807,10 @@ macro_rules! mes_api {
                 f.gang_global_priority_level = Le32::new($m::priority::NORMAL);
                 f.doorbell_offset = Le32::new(params.doorbell_dword);
                 f.mqd_addr = Le64::new(params.mqd_address);
+                // v11 firmware of API version 2 and later takes the
+                // write pointer's MC address here (`mes_v11_0_add_hw_queue()`
+                // picks `wptr_mc_addr` then); barebell's device address of
+                // the write index is the same either way.
                 f.wptr_addr = Le64::new(params.write_index_address);
                 f.queue_type = Le32::new($m::queue_type::COMPUTE);
                 // `add_queue_mes()`: `queue_size = properties.queue_size >> 2`,
@@ -992,5 +1015,9 @@ impl<C: Clock, P: Pause, const N: usize, A: MesApi> QueueMapper for Mes<'_, C, P
 
     fn map_sdma(&mut self, q: &crate::gfx::mapper::SdmaResources<'_>) -> Result<Mapping, MapError> {
         self.add_sdma(q)
+    }
+
+    fn unmap_sdma(&mut self, m: &Mapping) -> Result<(), MapError> {
+        self.remove_sdma(m)
     }
 }

@@ -91,13 +91,6 @@ impl MesVersions {
         (self.sched & API_VERSION_MASK) >> API_VERSION_SHIFT
     }
 
-    /// v11 ADD_QUEUE takes the wptr's MC address from API version 2 on
-    /// (`mes_v11_0_add_hw_queue()`); barebell's addresses are the same
-    /// either way, but this is the gate Linux uses.
-    pub fn wptr_mc_addr(&self) -> bool {
-        self.api() >= 2
-    }
-
     /// v11 firmware 0x47+ maps legacy (kernel) queues itself
     /// (`enable_legacy_queue_map` in `mes_v11_0_kiq_hw_init()`).
     pub fn legacy_queue_map(&self) -> bool {

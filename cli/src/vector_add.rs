@@ -1,0 +1,409 @@
+//! `barebell vector-add`: the seeds' HIP program end to end on the device
+//! model (issue 19 item 5), every step timed beside the figure the seeds'
+//! ROCm trace gives for its HIP counterpart.
+//!
+//! The traced program adds two vectors of 1,048,576 `float` in 4,096
+//! blocks of 256: it creates a queue, allocates three 4 MiB device
+//! buffers, copies two in (`hipMemcpy`, which ROCR does with SDMA), launches
+//! the kernel, waits, copies the result out and checks it. Here:
+//!
+//! | step | barebell | HIP |
+//! |---|---|---|
+//! | `queue` | the one bring-up to a mapped user queue | `hsa_queue_create` (and runtime init) |
+//! | `malloc` | three buffers from the user VRAM mapped at `USER_VRAM_VA` | `hipMalloc` × 3 |
+//! | `memcpy_h2d` | SDMA engine 0 queue 0 opened, two `COPY_LINEAR` copies, each waited for | `hipMemcpy` host→device × 2 |
+//! | `launch` | code object loaded, kernargs written, AQL packet submitted | `hipLaunchKernel` (first) |
+//! | `synchronize` | completion signal waited for | `hipDeviceSynchronize` |
+//! | `memcpy_d2h` | one SDMA copy back, waited for | `hipMemcpy` device→host |
+//! | `check` | every element compared with the host's sum | the program's check |
+//! | `teardown` | SDMA queue stopped, then `Gpu::shutdown` | process exit |
+//!
+//! Times are host wall time on the model: they measure this machine
+//! running the model (the ISA interpreter runs every wave), not a GPU.
+//! The seeds' figures are from an MI308X; the two columns are printed
+//! side by side for scale, not as a comparison of like with like.
+
+use crate::latency_kernel::KernelSpec;
+use crate::model_launch;
+use crate::target::{MODEL_BAR0_BYTES, PartArg};
+use barebell::aql::signal::SignalMemory;
+use barebell::platform::Platform;
+use barebell_bringup::{FirmwareDir, Mapping, Options, Quiet, Step};
+use barebell_kernel::launch::launch;
+use barebell_kernel::{Arg, Geometry, KernargBuffer, LaunchContext, Scalar};
+use barebell_model::vgpu::HostMemory;
+use barebell_model::{Seed, VirtualGpu};
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Bound on each SDMA copy and on the dispatch, in platform time.
+const BOUND_NS: u64 = 60_000_000_000;
+/// Bound on the submit's wait for ring space.
+const SUBMIT_BOUND_NS: u64 = 1_000_000_000;
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VaddMappingArg {
+    /// Compute and SDMA queues loaded by registers (tinygrad's AM path).
+    Direct,
+    /// Compute and SDMA queues mapped by MES ADD_QUEUE (KFD's path on
+    /// gfx11 and gfx12).
+    Mes,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct VectorAddArgs {
+    /// The model part.
+    #[arg(long, value_enum, default_value = "navi31")]
+    pub part: PartArg,
+    /// Elements per vector (the seeds: 1,048,576).
+    #[arg(long, default_value_t = 1 << 20)]
+    pub elements: u32,
+    /// Work-items per workgroup (the seeds: 256).
+    #[arg(long, default_value_t = 256)]
+    pub block: u32,
+    /// How the compute and SDMA queues are mapped.
+    #[arg(long, value_enum, default_value = "direct")]
+    pub mapping: VaddMappingArg,
+    /// Seed for the model (wave order, CP timing).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print one JSON document instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Where the amdgpu firmware blobs are.
+    #[arg(long, default_value = FirmwareDir::SYSTEM)]
+    pub firmware_dir: PathBuf,
+}
+
+/// One step of the program: its time and the seeds' figure for the HIP
+/// call it stands for (`None` where the seeds' trace gives none).
+#[derive(Serialize, Debug)]
+struct StepTime {
+    step: &'static str,
+    hip: &'static str,
+    ns: u64,
+    seeds_ns: Option<u64>,
+}
+
+#[derive(Serialize, Debug)]
+struct Report {
+    part: &'static str,
+    mapping: &'static str,
+    elements: u32,
+    workgroups: u32,
+    block: u32,
+    buffer_bytes: u64,
+    verified: bool,
+    /// Elements whose result differs from the host's `a[i] + b[i]`.
+    mismatches: u64,
+    teardown_complete: bool,
+    /// Each teardown stage and what it did (`sdma` first: the SDMA queue
+    /// stopped before `Gpu::shutdown`).
+    teardown: Vec<String>,
+    clock: &'static str,
+    steps: Vec<StepTime>,
+    total_ns: u64,
+}
+
+pub fn run(args: VectorAddArgs) -> ExitCode {
+    match vector_add(&args) {
+        Ok(report) => {
+            if args.json {
+                match serde_json::to_string_pretty(&report) {
+                    Ok(s) => println!("{s}"),
+                    Err(e) => {
+                        eprintln!("barebell vector-add: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            } else {
+                print_table(&report);
+            }
+            if report.verified && report.teardown_complete {
+                ExitCode::SUCCESS
+            } else {
+                eprintln!(
+                    "barebell vector-add: {}",
+                    if report.verified {
+                        "the teardown was incomplete"
+                    } else {
+                        "the result differs from the host's sums"
+                    }
+                );
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("barebell vector-add: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn nanos(t: Instant) -> u64 {
+    u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// The inputs: exact in f32 (integers below 2^24 and their halves), so
+/// any order of evaluation gives the same sum.
+fn inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
+    let a = (0..n).map(|i| (i % 65_536) as f32).collect();
+    let b = (0..n).map(|i| ((i * 7) % 4096) as f32 * 0.5).collect();
+    (a, b)
+}
+
+fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
+    if args.elements == 0 || args.block == 0 || args.block > 1024 {
+        return Err("--elements must be at least 1 and --block within 1..=1024".into());
+    }
+    let n = args.elements as usize;
+    let bytes = n * 4;
+    let each = bytes.next_multiple_of(4096);
+    let workgroups = args.elements.div_ceil(args.block);
+    let mapping = match args.mapping {
+        VaddMappingArg::Direct => Mapping::Direct,
+        VaddMappingArg::Mes => Mapping::Mes,
+    };
+    let (a, b) = inputs(n);
+    let started = Instant::now();
+    let mut steps = vec![];
+    let mut step = |step, hip, t: Instant, seeds_ns| {
+        steps.push(StepTime {
+            step,
+            hip,
+            ns: nanos(t),
+            seeds_ns,
+        })
+    };
+
+    // Host memory: a, b and c staging, the code object, kernargs; VRAM:
+    // three device buffers.
+    let user = (3 * each + (4 << 20)).next_multiple_of(2 << 20);
+    let vram = (3 * each + (2 << 20)).next_multiple_of(2 << 20);
+    let fw = FirmwareDir(args.firmware_dir.clone());
+    let mem = HostMemory::allocate_sized(MODEL_BAR0_BYTES + vram, (4 << 20) + user)
+        .map_err(|e| format!("model memory: {e}"))?;
+    let gpu = VirtualGpu::new(args.part.part(), &fw, mem, Seed(args.seed))
+        .map_err(|e| format!("building the model {}: {e}", args.part.name()))?;
+
+    let t = Instant::now();
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(mapping),
+        user_memory: user,
+        user_vram: vram,
+    };
+    let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet)
+        .map_err(|e| format!("{}: {e}\n{}", gpu.name(), gpu.firmware_logs()))?;
+    // `hsa_queue_create`: 11.23 ms in the seeds' trace.
+    step("queue", "hsa_queue_create", t, Some(11_230_000));
+
+    let t = Instant::now();
+    let dev = up
+        .user_vram
+        .as_mut()
+        .ok_or("no user VRAM after the bring-up")?;
+    let d_a = dev.alloc(each, 4096).map_err(|e| e.to_string())?;
+    let d_b = dev.alloc(each, 4096).map_err(|e| e.to_string())?;
+    let d_c = dev.alloc(each, 4096).map_err(|e| e.to_string())?;
+    step("malloc", "hipMalloc x3", t, None);
+
+    let host = up
+        .user
+        .as_mut()
+        .ok_or("no user memory after the bring-up")?;
+    let h_a = host.alloc(each, 4096).map_err(|e| e.to_string())?;
+    let h_b = host.alloc(each, 4096).map_err(|e| e.to_string())?;
+    let h_c = host.alloc(each, 4096).map_err(|e| e.to_string())?;
+    for (dst, src) in [(&mut *h_a, &a), (&mut *h_b, &b)] {
+        for (d, x) in dst.chunks_exact_mut(4).zip(src.iter()) {
+            d.copy_from_slice(&x.to_le_bytes());
+        }
+    }
+
+    let t = Instant::now();
+    let mut q = barebell_bringup::sdma::open(&mut up, mapping, &Quiet)
+        .map_err(|e| format!("{}: SDMA: {e}", gpu.name()))?;
+    for (dst, src) in [(d_a.va, h_a.as_ptr()), (d_b.va, h_b.as_ptr())] {
+        let seq = q
+            .submit_copy(dst, src as u64, bytes as u64)
+            .map_err(|e| format!("hipMemcpy h2d: {e}"))?;
+        q.wait(seq, BOUND_NS)
+            .map_err(|e| format!("hipMemcpy h2d: {e}"))?;
+    }
+    // The seeds' three 4 MB copies took 136 ms in all: two of them here.
+    step(
+        "memcpy_h2d",
+        "hipMemcpy h2d x2",
+        t,
+        Some(136_000_000 * 2 / 3),
+    );
+
+    let t = Instant::now();
+    let spec = KernelSpec::resolve("vadd", args.part)?;
+    let (part, _) = match args.part {
+        PartArg::Navi31 => (barebell_kernel::Part::NAVI31, ()),
+        PartArg::Navi48 => (barebell_kernel::Part::NAVI48, ()),
+    };
+    let uq = up
+        .queue
+        .as_ref()
+        .ok_or("no user queue after the bring-up")?;
+    let user_mem = up
+        .user
+        .as_mut()
+        .ok_or("no user memory after the bring-up")?;
+    let code = model_launch::load(user_mem, &part, &spec.bytes)?;
+    let kernel = code
+        .kernel(&spec.name)
+        .map_err(|e| format!("kernel {}: {e}", spec.name))?;
+    let ctx = LaunchContext::new(part, uq.queue.memory().descriptor_address());
+    let ka_len = kernel.meta.kernarg_segment_size.max(16) as usize;
+    let ka_align = kernel.meta.kernarg_segment_align.max(16) as usize;
+    let ka = user_mem
+        .alloc(ka_len, ka_align)
+        .map_err(|e| format!("kernargs: {e}"))?;
+    let device_address = ka.as_ptr() as u64;
+    let mut kernargs = KernargBuffer {
+        host: ka,
+        device_address,
+    };
+    let geometry = Geometry {
+        grid: [workgroups, 1, 1],
+        block: [args.block, 1, 1],
+        dims: 1,
+        dynamic_lds: 0,
+    };
+    let kargs = [
+        Arg::Buffer(d_a.va),
+        Arg::Buffer(d_b.va),
+        Arg::Buffer(d_c.va),
+        Arg::Scalar(Scalar::U32(args.elements)),
+    ];
+    let signal: &SignalMemory = uq.signal;
+    let done = launch(
+        &uq.queue,
+        &ctx,
+        kernel,
+        &geometry,
+        &kargs,
+        &mut kernargs,
+        signal,
+        gpu.clock(),
+        SUBMIT_BOUND_NS,
+    )
+    .map_err(|e| format!("hipLaunchKernel: {e}"))?;
+    // The seeds' first hipLaunchKernel: 748 µs.
+    step("launch", "hipLaunchKernel", t, Some(748_000));
+
+    let t = Instant::now();
+    let clock = gpu.clock();
+    let waited = clock.now_ns();
+    while done.signal.value() != 0 {
+        if let Some(e) = gpu.mec().cp().errors().first() {
+            return Err(format!("the dispatch failed on the device: {e}"));
+        }
+        if clock.now_ns().saturating_sub(waited) > BOUND_NS {
+            return Err(format!(
+                "the dispatch did not complete within {} s (signal value {})",
+                BOUND_NS / 1_000_000_000,
+                done.signal.value()
+            ));
+        }
+        gpu.pause();
+    }
+    // The seeds' vectorAdd ran 13.52 µs on the GPU.
+    step("synchronize", "hipDeviceSynchronize", t, Some(13_520));
+
+    let t = Instant::now();
+    let seq = q
+        .submit_copy(h_c.as_ptr() as u64, d_c.va, bytes as u64)
+        .map_err(|e| format!("hipMemcpy d2h: {e}"))?;
+    q.wait(seq, BOUND_NS)
+        .map_err(|e| format!("hipMemcpy d2h: {e}"))?;
+    step("memcpy_d2h", "hipMemcpy d2h", t, Some(136_000_000 / 3));
+
+    let t = Instant::now();
+    let mismatches = h_c
+        .chunks_exact(4)
+        .zip(a.iter().zip(&b))
+        .filter(|(c, (x, y))| {
+            let c = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            c.to_bits() != (*x + *y).to_bits()
+        })
+        .count() as u64;
+    step("check", "result check", t, None);
+
+    let t = Instant::now();
+    let sdma = q.stop(&mut up);
+    let report = up.shutdown();
+    let mut teardown = vec![match &sdma {
+        Ok(()) => "stop SDMA queue: done".to_string(),
+        Err(e) => format!("stop SDMA queue: FAILED: {e}"),
+    }];
+    teardown.extend(
+        report
+            .stages
+            .iter()
+            .map(|(st, o)| format!("{}: {o}", st.name())),
+    );
+    step("teardown", "process exit", t, None);
+    let total_ns = nanos(started);
+    Ok(Report {
+        part: args.part.name(),
+        mapping: mapping.name(),
+        elements: args.elements,
+        workgroups,
+        block: args.block,
+        buffer_bytes: bytes as u64,
+        verified: mismatches == 0,
+        mismatches,
+        teardown_complete: sdma.is_ok() && report.complete(),
+        teardown,
+        clock: "host wall time on the device model (the seeds' figures: ROCm on an MI308X)",
+        steps,
+        total_ns,
+    })
+}
+
+fn ms(ns: u64) -> String {
+    format!("{:.3} ms", ns as f64 / 1e6)
+}
+
+fn print_table(r: &Report) {
+    println!(
+        "{}: vectorAdd of {} f32 ({} workgroups of {}), {} mapping; 3 buffers of {} bytes in VRAM",
+        r.part, r.elements, r.workgroups, r.block, r.mapping, r.buffer_bytes
+    );
+    println!("time: {}", r.clock);
+    println!(
+        "{:<12} {:<22} {:>14} {:>14}",
+        "step", "HIP", "barebell", "seeds (ROCm)"
+    );
+    for s in &r.steps {
+        println!(
+            "{:<12} {:<22} {:>14} {:>14}",
+            s.step,
+            s.hip,
+            ms(s.ns),
+            s.seeds_ns.map_or_else(|| "-".to_string(), ms)
+        );
+    }
+    println!("{:<12} {:<22} {:>14}", "total", "", ms(r.total_ns));
+    for line in &r.teardown {
+        println!("  {line}");
+    }
+    println!(
+        "result: {} ({} mismatches); teardown {}",
+        if r.verified { "verified" } else { "WRONG" },
+        r.mismatches,
+        if r.teardown_complete {
+            "complete"
+        } else {
+            "INCOMPLETE"
+        }
+    );
+}

@@ -1,0 +1,70 @@
+//! `barebell vector-add --json` as a user runs it: the seeds' program
+//! (c = a + b, SDMA in and out, one launch) on both model parts and both
+//! mappings, the result checked element by element against the host's
+//! own sums, and the device torn down after it (the SDMA queue removed
+//! before the teardown, by registers or by MES REMOVE_QUEUE).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+use std::process::Command;
+
+fn vector_add(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
+        .args(["vector-add", "--json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The steps the module documents, in the order the program runs them.
+const STEPS: [&str; 8] = [
+    "queue",
+    "malloc",
+    "memcpy_h2d",
+    "launch",
+    "synchronize",
+    "memcpy_d2h",
+    "check",
+    "teardown",
+];
+
+fn check(v: &serde_json::Value, elements: u64, block: u64) {
+    assert_eq!(v["elements"], elements);
+    assert_eq!(v["workgroups"], elements.div_ceil(block));
+    assert_eq!(v["buffer_bytes"], elements * 4);
+    assert_eq!(v["verified"], true, "{v}");
+    assert_eq!(v["mismatches"], 0);
+    assert_eq!(v["teardown_complete"], true, "{v}");
+    let steps: Vec<&str> = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["step"].as_str().unwrap())
+        .collect();
+    assert_eq!(steps, STEPS);
+    let teardown = v["teardown"].as_array().unwrap();
+    assert_eq!(teardown[0], "stop SDMA queue: done");
+}
+
+/// A size that is not a multiple of the block: the last workgroup is
+/// partial, so the kernel's `i < n` bound matters, and the copies end
+/// mid-page.
+#[test]
+fn navi31_direct_with_a_partial_last_workgroup() {
+    let v = vector_add(&["--part", "navi31", "--elements", "1000"]);
+    assert_eq!(v["mapping"], "direct");
+    check(&v, 1000, 256);
+}
+
+#[test]
+fn navi48_mes_with_the_sdma_queue_removed_by_mes() {
+    let v = vector_add(&["--part", "navi48", "--mapping", "mes", "--elements", "4096"]);
+    assert_eq!(v["mapping"], "mes");
+    check(&v, 4096, 256);
+}
