@@ -267,6 +267,11 @@ pub enum QueueError {
     NoScheduler,
     /// The queue memory already belongs to a live queue.
     Bind(BindError),
+    /// The queue's read index stood still with packets pending for the
+    /// watchdog's bound ([`crate::recover::WATCHDOG_NS`]).
+    Hung(barebell::aql::watchdog::Stall),
+    /// A register read all ones during the wait: the device is gone.
+    DeviceGone { waited_ns: u64 },
 }
 
 impl fmt::Display for QueueError {
@@ -277,6 +282,11 @@ impl fmt::Display for QueueError {
             QueueError::Submit(e) => write!(f, "submit: {e}"),
             QueueError::Bind(e) => write!(f, "queue memory: {e}"),
             QueueError::Signal(e) => write!(f, "completion signal: {e}"),
+            QueueError::Hung(s) => write!(f, "queue hung: {s}"),
+            QueueError::DeviceGone { waited_ns } => write!(
+                f,
+                "the device is gone after {waited_ns} ns of the wait (a register reads all ones)"
+            ),
             QueueError::NoScheduler => {
                 write!(
                     f,

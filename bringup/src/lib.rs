@@ -36,7 +36,7 @@
 //! 9. [`rings`]: the KIQ and the MES scheduler ring, SET_HW_RSRC
 //!    (`mes_v11_0_hw_init()` / `mes_v12_0_hw_init()`);
 //! 10. [`queue`]: one AQL user queue mapped by MES ADD_QUEUE, KIQ
-//!    MAP_QUEUES or direct HQD load, and a first packet through it.
+//!     MAP_QUEUES or direct HQD load, and a first packet through it.
 //!
 //! Steps report through a [`Sink`], never by printing. Errors are one
 //! type, [`BringupError`] (`{ step, kind, teardown }`).
@@ -64,6 +64,7 @@ pub mod ih;
 pub mod nbio;
 pub mod psp;
 pub mod queue;
+pub mod recover;
 pub mod rings;
 pub mod sdma;
 pub mod sink;

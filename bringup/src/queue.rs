@@ -88,6 +88,8 @@ pub struct UserQueue<'p> {
     pub packet_id: u64,
     mapper: Box<dyn QueueMapper + 'p>,
     platform: &'p dyn barebell::platform::Platform,
+    /// The register the waits read to tell a gone device from a hang.
+    presence: Option<barebell::bus::Presence<'p>>,
 }
 
 impl core::fmt::Debug for UserQueue<'_> {
@@ -110,13 +112,55 @@ impl<'p> UserQueue<'p> {
     }
 
     /// Waits for the completion signal to reach `value`, pausing on the
-    /// platform between looks.
+    /// platform between looks, for at most `bound_ns`. A queue whose read
+    /// index stands still with packets unfetched for
+    /// [`crate::recover::WATCHDOG_NS`] (or `bound_ns`, if shorter) is
+    /// reported hung ([`QueueError::Hung`]) before the bound passes.
     pub fn wait_signal(&self, value: i64, bound_ns: u64) -> Result<i64, BringupError> {
+        use barebell::aql::watchdog::{Watch, Watchdog};
+        use barebell::time::Pause;
         let p = self.platform;
-        self.signal
-            .wait_pausing(Condition::Eq, value, p.clock(), bound_ns, &mut Pauser(p))
-            .map_err(QueueError::Signal)
-            .at(Step::Queue)
+        let clock = p.clock();
+        let start = clock.now_ns();
+        let bound = crate::recover::WATCHDOG_NS.min(bound_ns);
+        let mut dog = Watchdog::new(bound, self.queue.read_index(), start);
+        let mut pause = Pauser(p);
+        let mut checked = start;
+        loop {
+            let v = self.signal.value();
+            if v == value {
+                return Ok(v);
+            }
+            let now = clock.now_ns();
+            // Once per watchdog interval, and before calling it a hang or a
+            // timeout: is the device still there?
+            let due = now.saturating_sub(checked) >= bound;
+            if due {
+                checked = now;
+            }
+            if let Some(pr) = &self.presence
+                && due
+                && !pr.present()
+            {
+                return Err(QueueError::DeviceGone {
+                    waited_ns: now.saturating_sub(start),
+                })
+                .at(Step::Queue);
+            }
+            if now.saturating_sub(start) >= bound_ns {
+                // Past the bound: the signal wait's own typed timeout.
+                return self
+                    .signal
+                    .wait_pausing(Condition::Eq, value, clock, 0, &mut pause)
+                    .map_err(QueueError::Signal)
+                    .at(Step::Queue);
+            }
+            let (read, write) = (self.queue.read_index(), self.queue.write_index());
+            if let Watch::Hung(s) = dog.observe(read, write, now) {
+                return Err(QueueError::Hung(s)).at(Step::Queue);
+            }
+            pause.pause();
+        }
     }
 
     /// The mapper that mapped this queue (MES adds SDMA queues through
@@ -301,6 +345,7 @@ pub fn run<'p>(
         packet_id: 0,
         mapper,
         platform: p,
+        presence: crate::recover::presence(gpu),
     });
     let packet = barrier(&signal)?;
     q.packet_id = q

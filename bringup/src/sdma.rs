@@ -169,6 +169,9 @@ pub fn open<'p>(
         crate::queue::point_vmid(gpu, hub, root)?;
     }
     let mut queue = SdmaQueue::new(mem, db, version, p.clock(), Pauser(p));
+    if let Some(presence) = crate::recover::presence(gpu) {
+        queue.set_presence(presence);
+    }
     let (ring, rptr_addr, wptr_addr) = queue.addresses();
     let setup = QueueSetup {
         ring,
@@ -281,6 +284,8 @@ impl<'p> CopyQueue<'p> {
     pub fn wait(&mut self, seq: u32, bound_ns: u64) -> Result<(), CopyError> {
         match self.queue.wait(seq, bound_ns) {
             Ok(()) => Ok(()),
+            // No fault registers to read on a device that is gone.
+            Err(error @ SdmaError::DeviceGone { .. }) => Err(CopyError::Sdma(error)),
             Err(error) => {
                 match read_fault(&self.bus, &self.gc, self.gfxhub).map_err(CopyError::Hub)? {
                     Some(fault) => Err(CopyError::Fault { fault, error }),

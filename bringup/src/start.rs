@@ -313,7 +313,7 @@ pub fn run(gpu: &Gpu<'_>, sink: &dyn Sink) -> Result<StartReport, BringupError> 
         // found unfinalized next time.
         write_signature(&gpu.bus, &gpu.ips.gc.bases, gpu.ips.generation, None, 1).at(s)?;
     } else if needs_reset {
-        let (version, took) = mode1_reset(gpu, sink)?;
+        let (version, took) = mode1_reset(gpu, sink, Step::Start)?;
         report.smu_version = Some(version);
         report.action = Action::Mode1Reset;
         report.reset_ns = Some(took);
@@ -323,9 +323,14 @@ pub fn run(gpu: &Gpu<'_>, sink: &dyn Sink) -> Result<StartReport, BringupError> 
 }
 
 /// `amdgpu_device_mode1_reset()` through the SMU; returns the PMFW
-/// version that answered before it and how long the reset took.
-fn mode1_reset(gpu: &Gpu<'_>, sink: &dyn Sink) -> Result<(u32, u64), BringupError> {
-    let s = Step::Start;
+/// version that answered before it and how long the reset took. The one
+/// mode-1 reset: the start step's, and the last rung of hang recovery
+/// ([`crate::recover`]), which reports as step `s`.
+pub(crate) fn mode1_reset(
+    gpu: &Gpu<'_>,
+    sink: &dyn Sink,
+    s: Step,
+) -> Result<(u32, u64), BringupError> {
     let ips = &gpu.ips;
     let bus: &dyn RegisterBus = &gpu.bus;
     let clock = gpu.platform.clock();

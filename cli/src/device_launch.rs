@@ -105,11 +105,25 @@ pub fn device_error(device: &Device) -> Option<String> {
 }
 
 /// Waits for `signal` to reach 0, pausing on the platform between looks,
-/// failing early with the device's error.
-pub fn wait_done(device: &Device, signal: &SignalMemory, bound_ns: u64) -> Result<(), String> {
+/// failing early with the device's error, or with a hang when the queue's
+/// read index stands still with packets unfetched for
+/// [`barebell_bringup::recover::WATCHDOG_NS`] (the message names the
+/// stuck read index and every packet not fetched, as lost).
+pub fn wait_done(
+    device: &Device,
+    queue: &UserQueue<'_>,
+    signal: &SignalMemory,
+    bound_ns: u64,
+) -> Result<(), String> {
+    use barebell::aql::watchdog::{Watch, Watchdog};
     let p: &dyn Platform = device.platform();
     let clock = p.clock();
     let start = clock.now_ns();
+    let mut dog = Watchdog::new(
+        barebell_bringup::recover::WATCHDOG_NS.min(bound_ns),
+        queue.queue.read_index(),
+        start,
+    );
     loop {
         if signal.value() == 0 {
             return Ok(());
@@ -117,7 +131,18 @@ pub fn wait_done(device: &Device, signal: &SignalMemory, bound_ns: u64) -> Resul
         if let Some(e) = device_error(device) {
             return Err(format!("the device reported: {e}"));
         }
-        if clock.now_ns().saturating_sub(start) > bound_ns {
+        let now = clock.now_ns();
+        let (read, write) = (queue.queue.read_index(), queue.queue.write_index());
+        if let Watch::Hung(s) = dog.observe(read, write, now) {
+            let lost: Vec<String> = (s.read_index..s.write_index)
+                .map(|id| format!("packet {id}: lost (never fetched)"))
+                .collect();
+            return Err(format!(
+                "the queue hung: {s}; {}; the queue must be reset or the device brought up again",
+                lost.join(", ")
+            ));
+        }
+        if now.saturating_sub(start) > bound_ns {
             return Err(format!(
                 "the dispatch did not complete within {} ms (signal value {})",
                 bound_ns / 1_000_000,
@@ -256,7 +281,7 @@ pub fn run_job(
         SUBMIT_BOUND_NS,
     )
     .map_err(|e| format!("launch: {e}"))?;
-    wait_done(device, done.signal, DISPATCH_BOUND_NS)?;
+    wait_done(device, &b.queue, done.signal, DISPATCH_BOUND_NS)?;
     let end = Instant::now();
     let ns = |d: std::time::Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
     let stats = match device {
@@ -301,11 +326,45 @@ mod tests {
                     .queue
                     .submit(&placed.packet, device.platform().clock(), SUBMIT_BOUND_NS)
                     .unwrap();
-                wait_done(&device, b.queue.signal, DISPATCH_BOUND_NS).unwrap();
+                wait_done(&device, &b.queue, b.queue.signal, DISPATCH_BOUND_NS).unwrap();
                 placed.check().unwrap();
                 assert!(device_error(&device).is_none());
             }
             b.queue.unmap().unwrap();
         }
+    }
+
+    /// A hung user queue is reported as a hang naming the stuck read
+    /// index and the packet lost, within the watchdog's bound, not as the
+    /// 2 s dispatch timeout.
+    #[test]
+    fn a_hung_queue_is_reported_as_a_hang_with_its_lost_packet() {
+        let fw = FirmwareDir::system();
+        let device = Device::Model(Box::new(
+            crate::target::model(PartArg::Navi31, &fw, 3).unwrap(),
+        ));
+        let b = bring_up(&device, &fw, Mapping::Direct, &Quiet).unwrap();
+        let Device::Model(m) = &device else {
+            unreachable!()
+        };
+        assert!(m.hang_queue(b.queue.doorbell));
+        let k = KernelSpec::resolve("empty", PartArg::Navi31).unwrap();
+        let mut b = b;
+        let placed = place_kernel(&device, &mut b, &k).unwrap();
+        b.queue.signal.reset(1);
+        let id = b
+            .queue
+            .queue
+            .submit(&placed.packet, device.platform().clock(), SUBMIT_BOUND_NS)
+            .unwrap();
+        let t = device.platform().clock().now_ns();
+        let e = wait_done(&device, &b.queue, b.queue.signal, DISPATCH_BOUND_NS).unwrap_err();
+        let took = device.platform().clock().now_ns() - t;
+        assert!(e.contains(&format!("read index stuck at {id}")), "{e}");
+        assert!(
+            e.contains(&format!("packet {id}: lost (never fetched)")),
+            "{e}"
+        );
+        assert!(took < DISPATCH_BOUND_NS, "{took} ns: {e}");
     }
 }

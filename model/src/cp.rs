@@ -324,6 +324,9 @@ struct Queue {
     /// Taken off the CP by a dequeue/REMOVE_QUEUE: launches nothing more,
     /// in-flight work still completes (a drain).
     unmapped: bool,
+    /// Injected hang ([`CpModel::hang`]): nothing more launches and
+    /// nothing in flight completes, until the queue's waves are killed.
+    stuck: bool,
     consumed: u64,
     stalls: u64,
     tlb: Tlb,
@@ -682,6 +685,7 @@ impl CpModel {
             in_flight: Vec::new(),
             halted: false,
             unmapped: false,
+            stuck: false,
             consumed: 0,
             stalls: 0,
             tlb: Tlb::default(),
@@ -749,6 +753,53 @@ impl CpModel {
                 true
             }
             _ => false,
+        }
+    }
+
+    /// Fault injection: queue `q` hangs. *Model convention* for what a
+    /// hung compute queue looks like from outside (no public source says
+    /// more): its read index stops where it is, work it launched never
+    /// completes (a wave that never ends, so no completion signal is
+    /// decremented), and a dequeue request waits for waves that never
+    /// drain (see [`crate::mec`]). Returns false if `q` is unknown.
+    pub fn hang(&mut self, q: usize) -> bool {
+        match self.queues.get_mut(q) {
+            Some(queue) => {
+                queue.stuck = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether queue `q` is hung.
+    pub fn is_stuck(&self, q: usize) -> bool {
+        self.queues.get(q).is_some_and(|x| x.stuck)
+    }
+
+    /// Kills queue `q`'s waves (`SPI_COMPUTE_QUEUE_RESET` on its slot, a
+    /// CP soft reset): work in flight is dropped without its completion
+    /// signal being touched, and the hang is cleared. Returns how many
+    /// launched packets were dropped.
+    pub fn kill_waves(&mut self, q: usize) -> usize {
+        match self.queues.get_mut(q) {
+            Some(queue) => {
+                queue.stuck = false;
+                let n = queue.in_flight.len();
+                queue.in_flight.clear();
+                n
+            }
+            None => 0,
+        }
+    }
+
+    /// `GRBM_SOFT_RESET` CP bits: every queue is taken off the CP and its
+    /// waves killed (the CP blocks return to their reset state; nothing is
+    /// mapped after it).
+    pub fn soft_reset(&mut self) {
+        for q in 0..self.queues.len() {
+            self.kill_waves(q);
+            self.unbind(q);
         }
     }
 
@@ -896,7 +947,10 @@ impl CpModel {
         let mut idle_for = 0;
         for i in 0..max_steps {
             let s = self.step();
-            let busy = self.queues.iter().any(|q| !q.in_flight.is_empty());
+            let busy = self
+                .queues
+                .iter()
+                .any(|q| !q.in_flight.is_empty() && !q.stuck);
             if s.progressed() || busy {
                 idle_for = 0;
             } else {
@@ -942,6 +996,9 @@ impl CpModel {
         let Some(queue) = self.queues.get_mut(q) else {
             return 0;
         };
+        if queue.stuck {
+            return 0;
+        }
         // A buffer kept between steps: no allocation per completion.
         let mut due = core::mem::take(&mut self.due);
         due.clear();
@@ -1020,6 +1077,9 @@ impl CpModel {
 
     /// Tries to launch the packet at the queue's read index.
     fn process(&mut self, q: usize) -> bool {
+        if self.queues.get(q).is_some_and(|x| x.stuck) {
+            return false;
+        }
         if self.queues.get(q).is_some_and(|x| x.pm4.is_some()) {
             return self.process_pm4(q);
         }

@@ -225,6 +225,14 @@ pub const MEC_PC_START_DEFAULT: u32 = 0x800;
 pub const MEC_PC_START_HI_DEFAULT: u32 = 0;
 
 /// `CP_MES_CNTL` (`gc_11_0_0_sh_mask.h`, same in GC 12).
+/// `SPI_COMPUTE_QUEUE_RESET__RESET_MASK` (`gc_11_0_0_sh_mask.h`, same in
+/// GC 12).
+pub const SPI_QUEUE_RESET_MASK: u32 = 0x1;
+/// `GRBM_SOFT_RESET__SOFT_RESET_CP_MASK` and `__SOFT_RESET_CPC_MASK`
+/// (`gc_11_0_0_sh_mask.h`, same in GC 12).
+pub const SOFT_RESET_CP: u32 = 0x1;
+pub const SOFT_RESET_CPC: u32 = 0x0004_0000;
+
 pub mod mes_cntl {
     pub const PIPE0_ACTIVE: u32 = 1 << 26;
     pub const PIPE1_ACTIVE: u32 = 1 << 27;
@@ -437,6 +445,21 @@ macro_rules! masks {
     ($h:expr) => {
         [
             Fact::constant($h, "CP_HQD_ACTIVE__ACTIVE_MASK", HQD_ACTIVE_MASK as u64),
+            Fact::constant(
+                $h,
+                "SPI_COMPUTE_QUEUE_RESET__RESET_MASK",
+                SPI_QUEUE_RESET_MASK as u64,
+            ),
+            Fact::constant(
+                $h,
+                "GRBM_SOFT_RESET__SOFT_RESET_CP_MASK",
+                SOFT_RESET_CP as u64,
+            ),
+            Fact::constant(
+                $h,
+                "GRBM_SOFT_RESET__SOFT_RESET_CPC_MASK",
+                SOFT_RESET_CPC as u64,
+            ),
             Fact::constant($h, "CP_HQD_VMID__VMID_MASK", HQD_VMID_MASK as u64),
             Fact::constant(
                 $h,

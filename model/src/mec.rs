@@ -53,6 +53,22 @@
 //! model (in-flight work drains) and clears ACTIVE, unless the
 //! `dequeue_never_completes` fault is set.
 //!
+//! Hang recovery (issue 20, item 4):
+//! - a dequeue request on a hung queue ([`CpModel::hang`]) stays pending
+//!   with ACTIVE set: its waves never drain (*model convention*; tinygrad's
+//!   `AM_GFX.fini_hw` notes "a wedged wave can survive RESET_WAVES");
+//! - `SPI_COMPUTE_QUEUE_RESET.RESET` kills the waves of the slot
+//!   `GRBM_GFX_CNTL` selects, after which a pending dequeue completes and
+//!   ACTIVE drops (tinygrad's `AM_GFX.fini_hw` writes DEQUEUE_REQUEST 2
+//!   then SPI_COMPUTE_QUEUE_RESET 1 and waits for ACTIVE to clear);
+//! - `GRBM_SOFT_RESET` with `SOFT_RESET_CP` or `SOFT_RESET_CPC` returns
+//!   the compute CP to its reset state: every HQD inactive and its
+//!   registers at their defaults, the MEC halted (`CP_MEC_RS64_CNTL`
+//!   default), both MES pipes halted, the KIQ and MES rings forgotten
+//!   (`gfx_v11_0_soft_reset()`; tinygrad pulses the same two bits before
+//!   it starts the MEC on gfx11). Firmware state is gone: MES and the KIQ
+//!   must be started and given their rings again.
+//!
 //! Everything is decoded with [`crate::cpregs`], the model's own reading
 //! of the headers; register offsets come from `barebell::regs`.
 
@@ -139,6 +155,24 @@ pub enum MecEvent {
         me: u8,
         pipe: u8,
         queue: u8,
+    },
+    /// A dequeue request on a hung queue: it waits for waves that never
+    /// drain.
+    DequeueStalled {
+        me: u8,
+        pipe: u8,
+        queue: u8,
+    },
+    /// `SPI_COMPUTE_QUEUE_RESET` killed a slot's waves.
+    WavesKilled {
+        me: u8,
+        pipe: u8,
+        queue: u8,
+        dropped: usize,
+    },
+    /// `GRBM_SOFT_RESET` reset the compute CP.
+    CpSoftReset {
+        value: u32,
     },
     /// A MES pipe was unhalted whose code the RLC autoload never put in
     /// place ([`crate::psp::LoadedFirmware::mes_pipe`]): it does not run.
@@ -287,6 +321,12 @@ struct State {
     /// without a PSP model, which takes every code as loaded.
     firmware: Option<Arc<LoadedFirmware>>,
     unplugged: bool,
+    /// Slots whose dequeue request waits for waves that never drain.
+    pending_dequeue: alloc::collections::BTreeSet<SlotKey>,
+    /// CP soft resets so far (the firmware stand-ins restart after one).
+    cp_resets: u64,
+    /// Fault switch: `GRBM_SOFT_RESET` does not bring the CP back.
+    wedged: bool,
     reads: u64,
     writes: u64,
     /// Bumped whenever the firmware behind the rings stops: a MES halt
@@ -459,6 +499,9 @@ impl Mec {
             unclaimed_doorbells: 0,
             firmware: None,
             unplugged: false,
+            pending_dequeue: alloc::collections::BTreeSet::new(),
+            cp_resets: 0,
+            wedged: false,
             reads: 0,
             writes: 0,
             epoch: 0,
@@ -823,6 +866,129 @@ impl Mec {
 
     pub fn unplug(&self) {
         self.state.lock().unplugged = true;
+    }
+
+    /// Fault injection: the queue on doorbell dword `dword` hangs
+    /// ([`CpModel::hang`]). Returns false if no queue is mapped there.
+    pub fn hang_doorbell(&self, dword: u32) -> bool {
+        let q = self.state.lock().doorbells.get(&dword).copied();
+        match q {
+            Some(q) => self.cp.lock().hang(q),
+            None => false,
+        }
+    }
+
+    /// Fault switch: the CP is wedged so that `GRBM_SOFT_RESET` leaves it
+    /// as it is (*model convention* for "a soft reset did not help", the
+    /// case where Linux escalates to a full-GPU reset); a mode-1 reset
+    /// still resets it ([`Mec::hard_reset`]).
+    pub fn set_wedged(&self, on: bool) {
+        self.state.lock().wedged = on;
+    }
+
+    /// A mode-1 reset of the CP: what a soft reset does, even when
+    /// wedged.
+    pub fn hard_reset(&self) {
+        self.state.lock().wedged = false;
+        self.grbm_soft_reset(cpregs::SOFT_RESET_CP | cpregs::SOFT_RESET_CPC);
+    }
+
+    /// Whether the queue on doorbell dword `dword` is hung.
+    pub fn doorbell_stuck(&self, dword: u32) -> bool {
+        let q = self.state.lock().doorbells.get(&dword).copied();
+        q.is_some_and(|q| self.cp.lock().is_stuck(q))
+    }
+
+    /// Resets the queue on doorbell dword `dword` (MES `RESET` with
+    /// `reset_queue_only`, or an unmap with `RESET_QUEUES`): its waves are
+    /// killed and it fetches nothing more; it stays on its slot until it
+    /// is removed (*model convention*: what firmware does with the
+    /// unfetched packets is not public; Linux re-initialises a reset
+    /// queue before using it again, `gfx_v11_0_reset_kcq()`). Returns the
+    /// launched packets dropped, or `None` if no queue is mapped there.
+    pub fn reset_doorbell_queue(&self, dword: u32) -> Option<usize> {
+        let q = self.state.lock().doorbells.get(&dword).copied()?;
+        let mut cp = self.cp.lock();
+        let n = cp.kill_waves(q);
+        cp.unbind(q);
+        Some(n)
+    }
+
+    /// Slots whose dequeue request is still pending.
+    pub fn pending_dequeues(&self) -> Vec<SlotKey> {
+        self.state.lock().pending_dequeue.iter().copied().collect()
+    }
+
+    /// CP soft resets so far.
+    pub fn cp_resets(&self) -> u64 {
+        self.state.lock().cp_resets
+    }
+
+    /// `SPI_COMPUTE_QUEUE_RESET` written with `RESET` set: kills the waves
+    /// of the slot `GRBM_GFX_CNTL` selects; a dequeue pending there then
+    /// completes.
+    pub fn spi_queue_reset(&self, value: u32) {
+        if value & cpregs::SPI_QUEUE_RESET_MASK == 0 {
+            return;
+        }
+        let (slot, q, pending) = {
+            let s = self.state.lock();
+            let slot = grbm::slot(s.grbm);
+            (
+                slot,
+                s.active.get(&slot).copied(),
+                s.pending_dequeue.contains(&slot),
+            )
+        };
+        let dropped = q.map_or(0, |q| self.cp.lock().kill_waves(q));
+        self.state.lock().events.push(MecEvent::WavesKilled {
+            me: slot.0,
+            pipe: slot.1,
+            queue: slot.2,
+            dropped,
+        });
+        if pending {
+            self.complete_dequeue(slot);
+        }
+    }
+
+    /// `GRBM_SOFT_RESET` written: with `SOFT_RESET_CP` or `SOFT_RESET_CPC`
+    /// set, the compute CP returns to its reset state (see the module
+    /// comment). Other bits (GFX, SDMA) are not modelled here.
+    pub fn grbm_soft_reset(&self, value: u32) {
+        if value & (cpregs::SOFT_RESET_CP | cpregs::SOFT_RESET_CPC) == 0 {
+            return;
+        }
+        if self.state.lock().wedged {
+            self.state
+                .lock()
+                .events
+                .push(MecEvent::CpSoftReset { value });
+            return;
+        }
+        let dwords: Vec<u32> = {
+            let mut s = self.state.lock();
+            s.active.clear();
+            s.banks.clear();
+            s.pending_dequeue.clear();
+            s.kiq = None;
+            s.mes_rings = [None; 2];
+            s.mes_running = [false; 2];
+            if let Some(o) = self.regs.mes_cntl {
+                s.flat.insert(o, mes_cntl::HALT);
+            }
+            s.mec_cntl = mec_cntl::DEFAULT;
+            s.running = 0;
+            s.cp_resets += 1;
+            s.events.push(MecEvent::CpSoftReset { value });
+            let d = s.doorbells.keys().copied().collect();
+            s.doorbells.clear();
+            d
+        };
+        for d in dwords {
+            self.disarm_doorbell(d);
+        }
+        self.cp.lock().soft_reset();
     }
 
     pub fn access_counts(&self) -> (u64, u64) {
@@ -1234,6 +1400,31 @@ impl Mec {
             if s.faults.dequeue_never_completes {
                 return;
             }
+            if let Some(&q) = s.active.get(&slot) {
+                drop(s);
+                let stuck = self.cp.lock().is_stuck(q);
+                s = self.state.lock();
+                if stuck {
+                    s.pending_dequeue.insert(slot);
+                    s.events.push(MecEvent::DequeueStalled {
+                        me: slot.0,
+                        pipe: slot.1,
+                        queue: slot.2,
+                    });
+                    return;
+                }
+            }
+            drop(s);
+            self.complete_dequeue(slot);
+        }
+    }
+
+    /// Ends a dequeue on `slot`: ACTIVE clears, the doorbell is disarmed,
+    /// the CP model queue unbound.
+    fn complete_dequeue(&self, slot: SlotKey) {
+        let mut s = self.state.lock();
+        s.pending_dequeue.remove(&slot);
+        {
             let q = s.active.remove(&slot);
             if let Some(b) = s.banks.get_mut(&slot) {
                 b.set(w::ACTIVE, b.get(w::ACTIVE) & !cpregs::HQD_ACTIVE_MASK);

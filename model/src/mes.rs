@@ -185,6 +185,15 @@ pub enum Refusal {
     },
     Mec(MecError),
     Injected,
+    /// REMOVE_QUEUE of a hung queue: it cannot be preempted (its waves
+    /// never drain; *model convention*, as the MEC's dequeue rule).
+    QueueHung {
+        doorbell: u32,
+    },
+    /// A RESET the model does not serve (only `reset_queue_only`).
+    BadReset {
+        flags: u32,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -237,6 +246,8 @@ impl Refusal {
             Refusal::NoFreeVmid { .. } => 27,
             Refusal::ProcessVaRange { .. } => 28,
             Refusal::BadMesRing { .. } => 29,
+            Refusal::QueueHung { .. } => 30,
+            Refusal::BadReset { .. } => 31,
         }
     }
 }
@@ -615,10 +626,17 @@ impl MesModel {
             opcode::REMOVE_QUEUE => (
                 l.remove.api_status,
                 self.guard(|| {
-                    self.remove_queue(
-                        f.u32(l.remove.doorbell_offset),
-                        f.u64(l.remove.gang_context_addr),
-                    )
+                    let dword = f.u32(l.remove.doorbell_offset);
+                    // `unmap_legacy_queue` is how uni-MES unmaps a kernel
+                    // queue with `RESET_QUEUES` (`mes_v12_0_unmap_legacy_queue()`):
+                    // the queue is reset, so a hung one goes too.
+                    let legacy = crate::decode::mes_api::remove_flags::UNMAP_LEGACY_QUEUE
+                        .get(f.u32(l.remove.flags))
+                        != 0;
+                    if legacy {
+                        self.mec.reset_doorbell_queue(dword);
+                    }
+                    self.remove_queue(dword, f.u64(l.remove.gang_context_addr))
                 }),
             ),
             opcode::SUSPEND => (
@@ -628,6 +646,16 @@ impl MesModel {
                         f.u32(l.suspend.flags),
                         f.u64(l.suspend.suspend_fence_addr),
                         f.u32(l.suspend.suspend_fence_value),
+                    )
+                }),
+            ),
+            opcode::RESET => (
+                l.reset.api_status,
+                self.guard(|| {
+                    self.reset(
+                        f.u32(l.reset.flags),
+                        f.u32(l.reset.doorbell_offset),
+                        f.u64(l.reset.gang_context_addr),
                     )
                 }),
             ),
@@ -1269,7 +1297,48 @@ impl MesModel {
     /// REMOVE_QUEUE: the doorbell names the queue; a queue of a gang is
     /// removed from the gang the frame names (`mes_v11_0_remove_hw_queue()`
     /// sends both), which must be its own.
+    /// RESET (`mes_v11_0_reset_hw_queue()` / `mes_v12_0_reset_hw_queue()`
+    /// send it for one queue): with `reset_queue_only`, the queue on
+    /// `doorbell_offset` has its waves killed and stays known to MES (a
+    /// REMOVE_QUEUE then takes it off). The gang must be the queue's. The
+    /// hang-detection modes and `reset_legacy_gfx` are not modelled and
+    /// are refused.
+    fn reset(&self, flags: u32, dword: u32, gang: u64) -> Result<(), Refusal> {
+        use crate::decode::mes_api::reset_flags as rf;
+        if rf::RESET_QUEUE_ONLY.get(flags) == 0
+            || rf::HANG_DETECT_THEN_RESET.get(flags) != 0
+            || rf::HANG_DETECT_ONLY.get(flags) != 0
+            || rf::RESET_LEGACY_GFX.get(flags) != 0
+        {
+            return Err(Refusal::BadReset { flags });
+        }
+        {
+            let s = self.state.lock();
+            if !s.queues.contains_key(&dword) {
+                return Err(Refusal::UnknownQueue { doorbell: dword });
+            }
+            let own = s
+                .gangs
+                .iter()
+                .find(|(_, q)| q.contains(&dword))
+                .map(|(g, _)| *g);
+            if own.is_some_and(|g| g != gang) {
+                return Err(Refusal::BadContext {
+                    what: "gang context (not the queue's gang)",
+                    address: gang,
+                });
+            }
+        }
+        self.mec
+            .reset_doorbell_queue(dword)
+            .map(|_| ())
+            .ok_or(Refusal::UnknownQueue { doorbell: dword })
+    }
+
     fn remove_queue(&self, dword: u32, gang: u64) -> Result<(), Refusal> {
+        if self.mec.doorbell_stuck(dword) {
+            return Err(Refusal::QueueHung { doorbell: dword });
+        }
         let mut s = self.state.lock();
         if !s.queues.contains_key(&dword) {
             return Err(Refusal::UnknownQueue { doorbell: dword });

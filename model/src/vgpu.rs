@@ -244,10 +244,26 @@ struct Router {
     /// Issue 15: where an access no block model claims is logged (and,
     /// in strict mode, refused instead of reaching the MEC's storage).
     unknown: crate::unknown::UnknownRegisters,
+    /// Issue 20: the CP reset registers the power block stores, which
+    /// the MEC model acts on (`GRBM_SOFT_RESET`, `SPI_COMPUTE_QUEUE_RESET`).
+    cp_reset: (usize, usize),
+    /// The SMU's mailbox offsets and mode-1 resets seen so far: a mode-1
+    /// reset returns the CP to its reset state too.
+    smu: (BTreeSet<usize>, Arc<crate::smu::SmuModel>),
+    mode1_seen: core::sync::atomic::AtomicUsize,
+    /// Fault switch: the device fell off the bus. A PCIe read that no
+    /// function completes returns all ones and writes are dropped (the
+    /// root complex's completer-abort answer, which Linux's
+    /// `amdgpu_device_rreg()` callers and `pci_device_is_present()` treat
+    /// as a vanished device).
+    gone: Arc<AtomicBool>,
 }
 
 impl Router {
     fn read(&self, off: usize) -> u32 {
+        if self.gone.load(Ordering::Relaxed) {
+            return barebell::bus::ALL_ONES;
+        }
         match self.routes.iter().find(|(set, _)| set.contains(&off)) {
             Some((_, m)) => m.read32(off),
             None if self.unknown.refuse(off, None) => 0,
@@ -255,10 +271,32 @@ impl Router {
         }
     }
     fn write(&self, off: usize, v: u32) {
+        if self.gone.load(Ordering::Relaxed) {
+            return;
+        }
         match self.routes.iter().find(|(set, _)| set.contains(&off)) {
             Some((_, m)) => m.write32(off, v),
             None if self.unknown.refuse(off, Some(v)) => {}
             None => self.rest.write32(off, v),
+        }
+        if off == self.cp_reset.0 {
+            self.rest.grbm_soft_reset(v);
+        } else if off == self.cp_reset.1 {
+            self.rest.spi_queue_reset(v);
+        } else if self.smu.0.contains(&off) {
+            let n = self
+                .smu
+                .1
+                .events()
+                .iter()
+                .filter(|e| matches!(e, crate::smu::SmuEvent::Mode1Reset))
+                .count();
+            if self.mode1_seen.swap(n, Ordering::Relaxed) != n {
+                // Model convention: a mode-1 reset resets the whole ASIC
+                // (`amdgpu_device_mode1_reset()` re-inits every block), so
+                // the compute CP returns to what a CP soft reset leaves.
+                self.rest.hard_reset();
+            }
         }
     }
 }
@@ -307,6 +345,15 @@ pub struct VirtualGpu {
     claimed: AtomicBool,
     /// Fault switch: the MES and KIQ firmware stand-ins never run.
     schedulers_silent: AtomicBool,
+    /// Issue 20 fault switches: the MES scheduler pipe / the KIQ stops
+    /// consuming its ring (a hung firmware); a CP soft reset or a mode-1
+    /// reset clears them (the firmware restarts from its reset state).
+    mes_hung: AtomicBool,
+    kiq_hung: AtomicBool,
+    /// CP resets the firmware stand-ins have seen (they restart after one).
+    fw_epoch: core::sync::atomic::AtomicU64,
+    /// The device fell off the bus ([`VirtualGpu::fall_off_bus`]).
+    gone: Arc<AtomicBool>,
     /// Issue 15: the SOC blocks (SMU, IH, SDMA, clock gating, S2A).
     soc: Arc<crate::soc::SocBlocks>,
     /// Last: the models above hold addresses inside it.
@@ -697,10 +744,29 @@ impl VirtualGpu {
             (mec.window_offsets(), mec.clone()),
             (offsets(mp0_all, &mp0.bases), psp.clone()),
         ]);
+        let (grbm_soft_reset, spi_queue_reset) = match generation {
+            Generation::Gfx11 => (
+                crate::socregs::gc_11_0_0::GRBM_SOFT_RESET,
+                crate::socregs::gc_11_0_0::SPI_COMPUTE_QUEUE_RESET,
+            ),
+            Generation::Gfx12 => (
+                crate::socregs::gc_12_0_0::GRBM_SOFT_RESET,
+                crate::socregs::gc_12_0_0::SPI_COMPUTE_QUEUE_RESET,
+            ),
+        };
+        let at = |r: Reg| {
+            r.byte_offset(&gc.bases)
+                .ok_or(ModelError::Register { name: r.name })
+        };
+        let gone = Arc::new(AtomicBool::new(false));
         let router = Router {
             routes,
             rest: mec.clone(),
             unknown: crate::unknown::UnknownRegisters::new(&d, soc.log.clone()),
+            cp_reset: (at(grbm_soft_reset)?, at(spi_queue_reset)?),
+            smu: (soc.smu.offsets(), soc.smu.clone()),
+            mode1_seen: core::sync::atomic::AtomicUsize::new(0),
+            gone: gone.clone(),
         };
         let index =
             nbio_regs
@@ -750,6 +816,10 @@ impl VirtualGpu {
             chunk_bus,
             claimed: AtomicBool::new(false),
             schedulers_silent: AtomicBool::new(false),
+            mes_hung: AtomicBool::new(false),
+            kiq_hung: AtomicBool::new(false),
+            fw_epoch: core::sync::atomic::AtomicU64::new(0),
+            gone,
             soc,
             memory,
         };
@@ -881,6 +951,34 @@ impl VirtualGpu {
     /// loaded straight into MEC pipe 0 queue 0, needs neither.
     pub fn silence_schedulers(&self, on: bool) {
         self.schedulers_silent.store(on, Ordering::Relaxed);
+    }
+
+    /// Fault switch (issue 20): the MES scheduler pipe stops consuming
+    /// its ring: frames sit unread, its read pointer and fences stay put.
+    /// Cleared by a CP soft reset or a mode-1 reset.
+    pub fn hang_mes(&self) {
+        self.mes_hung.store(true, Ordering::Relaxed);
+    }
+
+    /// Fault switch (issue 20): the KIQ (gfx11: the KIQ firmware on MES
+    /// pipe 1; gfx12 uni-MES: pipe 1's MES API) stops consuming its ring.
+    /// Cleared by a CP soft reset or a mode-1 reset.
+    pub fn hang_kiq(&self) {
+        self.kiq_hung.store(true, Ordering::Relaxed);
+    }
+
+    /// Fault switch (issue 20): the compute queue on 64-bit doorbell
+    /// `index` hangs (see [`crate::cp::CpModel::hang`]). False if no queue
+    /// is mapped there.
+    pub fn hang_queue(&self, index: u32) -> bool {
+        self.mec.hang_doorbell(index.saturating_mul(2))
+    }
+
+    /// Fault switch (issue 20): the device falls off the bus: every BAR5
+    /// read returns all ones, writes are dropped, the CP stops.
+    pub fn fall_off_bus(&self) {
+        self.gone.store(true, Ordering::Relaxed);
+        self.mec.cp().faults.stop_consuming = true;
     }
 
     /// The IH model (issue 20): its rings and every entry raised.
@@ -1337,6 +1435,14 @@ unsafe impl Platform for VirtualGpu {
                 )
             });
         }
+        let epoch = self.mec.cp_resets();
+        if self.fw_epoch.swap(epoch, Ordering::Relaxed) != epoch {
+            // The CP was reset: the firmware stand-ins lost their rings
+            // and state (and a hung one its hang).
+            *f = Firmwares::default();
+            self.mes_hung.store(false, Ordering::Relaxed);
+            self.kiq_hung.store(false, Ordering::Relaxed);
+        }
         let mut worked = 0;
         if self.schedulers_silent.load(Ordering::Relaxed) {
             drop(f);
@@ -1347,13 +1453,17 @@ unsafe impl Platform for VirtualGpu {
             }
             return;
         }
-        if let Some(k) = &f.kiq {
+        let (mes_hung, kiq_hung) = (
+            self.mes_hung.load(Ordering::Relaxed),
+            self.kiq_hung.load(Ordering::Relaxed),
+        );
+        if let Some(k) = f.kiq.as_ref().filter(|_| !kiq_hung) {
             worked += k.service();
         }
-        if let Some(m) = &f.pipe1 {
+        if let Some(m) = f.pipe1.as_ref().filter(|_| !kiq_hung) {
             worked += m.service();
         }
-        if let Some(m) = &f.sched {
+        if let Some(m) = f.sched.as_ref().filter(|_| !mes_hung) {
             worked += m.service();
         }
         drop(f);

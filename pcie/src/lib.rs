@@ -44,6 +44,8 @@ pub mod pagemap;
 #[cfg(target_arch = "x86_64")]
 pub mod portio;
 #[cfg(feature = "std")]
+pub mod sigbus;
+#[cfg(feature = "std")]
 pub mod sysfs;
 #[cfg(feature = "std")]
 pub mod vfio;

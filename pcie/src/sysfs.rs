@@ -339,12 +339,10 @@ pub struct BarMapping {
 }
 
 impl BarMapping {
-    /// Maps `len` bytes of `file` at `offset`, shared, read-write.
-    pub(crate) fn new(
-        file: &impl std::os::fd::AsRawFd,
-        offset: u64,
-        len: usize,
-    ) -> io::Result<Self> {
+    /// Maps `len` bytes of `file` at `offset`, shared, read-write (a BAR's
+    /// `resourceN` file or VFIO region; any mappable file), and registers
+    /// the range with the SIGBUS handler ([`crate::sigbus::install`]).
+    pub fn new(file: &impl std::os::fd::AsRawFd, offset: u64, len: usize) -> io::Result<Self> {
         let off = libc::off_t::try_from(offset)
             .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
         // SAFETY: a fresh mapping at a kernel-chosen address; no existing
@@ -362,7 +360,11 @@ impl BarMapping {
         if p == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
-        Ok(BarMapping { ptr: p.cast(), len })
+        let ptr: *mut u8 = p.cast();
+        // Known to the SIGBUS handler while mapped (a full registry only
+        // leaves this mapping with the default action).
+        crate::sigbus::register(ptr, len);
+        Ok(BarMapping { ptr, len })
     }
 
     pub fn as_ptr(&self) -> *mut u8 {
@@ -399,6 +401,8 @@ impl BarMapping {
 
 impl Drop for BarMapping {
     fn drop(&mut self) {
+        // Unknown to the SIGBUS handler before it is unmapped.
+        crate::sigbus::unregister(self.ptr);
         // SAFETY: ptr/len are exactly what mmap returned; nothing borrows
         // the mapping past self.
         unsafe {

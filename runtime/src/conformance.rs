@@ -6,6 +6,7 @@ use barebell_facts::Fact;
 /// registers.
 pub const FACTS: &[&[Fact]] = &[
     crate::aql::packet::FACTS,
+    crate::gfx::reset::FACTS,
     crate::aql::queue::FACTS,
     crate::aql::signal::FACTS,
     crate::regs::gc_11_0_0::FACTS,

@@ -279,6 +279,15 @@ fn mmio(bar: &BarMapping, bdf: Bdf) -> Result<Mmio, OpenError> {
 
 /// Opens `target`, running every check above.
 pub fn open(target: Target) -> Result<Device, OpenError> {
+    // A BAR access while the device's memory decode is off raises SIGBUS
+    // under VFIO: make it read all ones, which the register waits report
+    // as the device gone (issue 20). Failing to install only leaves the
+    // default action (the process dies on such an access), so go on.
+    if let Err(e) = barebell_pcie::sigbus::install() {
+        eprintln!(
+            "barebell: warning: no SIGBUS handler ({e}); a BAR access to a vanished device will kill the process"
+        );
+    }
     match target {
         Target::Vfio(bdf) => open_vfio(bdf),
         Target::Sysfs(bdf) => open_sysfs(bdf),

@@ -431,6 +431,57 @@ impl Frame for RemoveQueue {
     }
 }
 
+/// `union MESAPI__RESET` flags (C bitfields, LSB first).
+#[bitfield(u32)]
+#[derive(PartialEq, Eq)]
+pub struct ResetFlags {
+    pub reset_queue_only: bool,
+    pub hang_detect_then_reset: bool,
+    pub hang_detect_only: bool,
+    pub reset_legacy_gfx: bool,
+    #[bits(28)]
+    __: u32,
+}
+
+/// `union MESAPI__RESET`: the `MES_SCH_API_RESET` frame
+/// (`mes_v11_0_reset_hw_queue()`).
+#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct Reset {
+    pub header: Le32,
+    pub flags: Le32,
+    pub gang_context_addr: Le64,
+    pub doorbell_offset: Le32,
+    pub doorbell_offset_addr: Le64,
+    pub queue_type: Le32,
+    pub pipe_id_lp: Le32,
+    pub queue_id_lp: Le32,
+    pub vmid_id_lp: Le32,
+    pub mqd_mc_addr_lp: Le64,
+    pub doorbell_offset_lp: Le32,
+    pub wptr_addr_lp: Le64,
+    pub pipe_id_hp: Le32,
+    pub queue_id_hp: Le32,
+    pub vmid_id_hp: Le32,
+    pub mqd_mc_addr_hp: Le64,
+    pub doorbell_offset_hp: Le32,
+    pub wptr_addr_hp: Le64,
+    pub api_status: ApiStatus,
+    _tail: [u8; 144],
+}
+const _: () = assert!(core::mem::size_of::<Reset>() == FRAME_BYTES);
+const _: () = assert!(core::mem::offset_of!(Reset, doorbell_offset) == 16);
+const _: () = assert!(core::mem::offset_of!(Reset, api_status) == 96);
+impl Frame for Reset {
+    const OPCODE: u8 = opcode::RESET;
+    fn header_mut(&mut self) -> &mut Le32 {
+        &mut self.header
+    }
+    fn api_status_mut(&mut self) -> &mut ApiStatus {
+        &mut self.api_status
+    }
+}
+
 /// `union MESAPI__SUSPEND`: the `MES_SCH_API_SUSPEND` frame.
 #[derive(Debug, Clone, Copy, FromBytes, IntoBytes, Immutable, KnownLayout)]
 #[repr(C)]
@@ -569,6 +620,124 @@ const H: &str = "mes_v11_api_def.h";
 
 pub const FACTS: &[Fact] = barebell_facts::fact_table!(
     super::header_facts(H),
+    [Fact::size(
+        H,
+        "union MESAPI__RESET",
+        core::mem::size_of::<Reset>()
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "header",
+        core::mem::offset_of!(Reset, header)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "gang_context_addr",
+        core::mem::offset_of!(Reset, gang_context_addr)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "doorbell_offset",
+        core::mem::offset_of!(Reset, doorbell_offset)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "doorbell_offset_addr",
+        core::mem::offset_of!(Reset, doorbell_offset_addr)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "queue_type",
+        core::mem::offset_of!(Reset, queue_type)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "pipe_id_lp",
+        core::mem::offset_of!(Reset, pipe_id_lp)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "queue_id_lp",
+        core::mem::offset_of!(Reset, queue_id_lp)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "vmid_id_lp",
+        core::mem::offset_of!(Reset, vmid_id_lp)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "mqd_mc_addr_lp",
+        core::mem::offset_of!(Reset, mqd_mc_addr_lp)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "doorbell_offset_lp",
+        core::mem::offset_of!(Reset, doorbell_offset_lp)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "wptr_addr_lp",
+        core::mem::offset_of!(Reset, wptr_addr_lp)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "pipe_id_hp",
+        core::mem::offset_of!(Reset, pipe_id_hp)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "queue_id_hp",
+        core::mem::offset_of!(Reset, queue_id_hp)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "vmid_id_hp",
+        core::mem::offset_of!(Reset, vmid_id_hp)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "mqd_mc_addr_hp",
+        core::mem::offset_of!(Reset, mqd_mc_addr_hp)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "doorbell_offset_hp",
+        core::mem::offset_of!(Reset, doorbell_offset_hp)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "wptr_addr_hp",
+        core::mem::offset_of!(Reset, wptr_addr_hp)
+    )],
+    [Fact::offset(
+        H,
+        "union MESAPI__RESET",
+        "api_status",
+        core::mem::offset_of!(Reset, api_status)
+    )],
+    [Fact::constant(
+        H,
+        "({ union MESAPI__RESET r_ = {0}; r_.reset_queue_only = ~0u; r_.max_dwords_in_api[1]; })",
+        ResetFlags::new().with_reset_queue_only(true).into_bits() as u64
+    )],
     [Fact::size(
         H,
         "struct WRITE_REG",

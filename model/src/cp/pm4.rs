@@ -150,6 +150,7 @@ impl CpModel {
             in_flight: alloc::vec::Vec::new(),
             halted: false,
             unmapped: false,
+            stuck: false,
             consumed: 0,
             stalls: 0,
             tlb: super::Tlb::default(),

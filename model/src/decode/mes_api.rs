@@ -34,6 +34,7 @@ pub mod opcode {
     pub const REMOVE_QUEUE: u32 = 3;
     pub const SUSPEND: u32 = 6;
     pub const RESUME: u32 = 7;
+    pub const RESET: u32 = 8;
     pub const QUERY_SCHEDULER_STATUS: u32 = 11;
     pub const SET_HW_RSRC_1: u32 = 19;
 }
@@ -150,6 +151,24 @@ pub mod remove_flags {
     pub const UNMAP_LEGACY_QUEUE: Bits = Bits::new(3, 1);
 }
 
+/// `union MESAPI__RESET` (the fields the model reads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reset {
+    pub flags: usize,
+    pub gang_context_addr: usize,
+    pub doorbell_offset: usize,
+    pub api_status: usize,
+}
+
+/// RESET flag bits.
+pub mod reset_flags {
+    use super::Bits;
+    pub const RESET_QUEUE_ONLY: Bits = Bits::new(0, 1);
+    pub const HANG_DETECT_THEN_RESET: Bits = Bits::new(1, 1);
+    pub const HANG_DETECT_ONLY: Bits = Bits::new(2, 1);
+    pub const RESET_LEGACY_GFX: Bits = Bits::new(3, 1);
+}
+
 /// `union MESAPI__SUSPEND`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Suspend {
@@ -182,6 +201,7 @@ pub struct Layout {
     pub set_hw_1_kiq_unmap_timeout: Option<usize>,
     pub add: Add,
     pub remove: Remove,
+    pub reset: Reset,
     pub suspend: Suspend,
     pub resume: Resume,
     /// `api_status` of `union MESAPI__QUERY_MES_STATUS`.
@@ -247,6 +267,12 @@ pub const V11: Layout = Layout {
         queue_id: 40,
         queue_type: 56,
     },
+    reset: Reset {
+        flags: 4,
+        gang_context_addr: 8,
+        doorbell_offset: 16,
+        api_status: 96,
+    },
     suspend: Suspend {
         flags: 4,
         gang_context_addr: 8,
@@ -300,6 +326,12 @@ pub const V12: Layout = Layout {
         pipe_id: 40,
         queue_id: 44,
         queue_type: 60,
+    },
+    reset: Reset {
+        flags: 4,
+        gang_context_addr: 8,
+        doorbell_offset: 16,
+        api_status: 112,
     },
     suspend: Suspend {
         flags: 4,
@@ -719,6 +751,45 @@ macro_rules! layout_facts {
                 bit_probe!("MESAPI__REMOVE_QUEUE", "unmap_legacy_queue"),
                 $l.remove.flags,
                 remove_flags::UNMAP_LEGACY_QUEUE,
+            ),
+            // RESET
+            Fact::constant($h, "MES_SCH_API_RESET", opcode::RESET as u64),
+            Fact::offset(
+                $h,
+                "union MESAPI__RESET",
+                "gang_context_addr",
+                $l.reset.gang_context_addr,
+            ),
+            Fact::offset(
+                $h,
+                "union MESAPI__RESET",
+                "doorbell_offset",
+                $l.reset.doorbell_offset,
+            ),
+            Fact::offset($h, "union MESAPI__RESET", "api_status", $l.reset.api_status),
+            flag(
+                $h,
+                bit_probe!("MESAPI__RESET", "reset_queue_only"),
+                $l.reset.flags,
+                reset_flags::RESET_QUEUE_ONLY,
+            ),
+            flag(
+                $h,
+                bit_probe!("MESAPI__RESET", "hang_detect_then_reset"),
+                $l.reset.flags,
+                reset_flags::HANG_DETECT_THEN_RESET,
+            ),
+            flag(
+                $h,
+                bit_probe!("MESAPI__RESET", "hang_detect_only"),
+                $l.reset.flags,
+                reset_flags::HANG_DETECT_ONLY,
+            ),
+            flag(
+                $h,
+                bit_probe!("MESAPI__RESET", "reset_legacy_gfx"),
+                $l.reset.flags,
+                reset_flags::RESET_LEGACY_GFX,
             ),
             // SUSPEND / RESUME
             Fact::offset(

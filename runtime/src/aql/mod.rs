@@ -7,6 +7,7 @@ pub mod doorbell;
 pub mod packet;
 pub mod queue;
 pub mod signal;
+pub mod watchdog;
 
 pub use doorbell::{Doorbell, DoorbellAperture, DoorbellError};
 pub use packet::{

@@ -89,6 +89,29 @@ impl core::fmt::Display for SignalTimeout {
     }
 }
 
+/// Why a memory wait that checks the device ended without its condition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryWaitError {
+    Timeout(SignalTimeout),
+    /// The presence register read all ones: the device is gone.
+    DeviceGone {
+        waited_ns: u64,
+        last: i64,
+    },
+}
+
+impl core::fmt::Display for MemoryWaitError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            MemoryWaitError::Timeout(t) => write!(f, "{t}"),
+            MemoryWaitError::DeviceGone { waited_ns, last } => write!(
+                f,
+                "device gone after {waited_ns} ns of a signal wait (a register reads all ones; the signal is {last})"
+            ),
+        }
+    }
+}
+
 /// What a wait loop needs from a signal: an acquire load of its value, and
 /// what to do between looks. Production uses [`SignalMemory`]; the loom
 /// model implements it over loom's atomics so the same loop is checked.
@@ -244,6 +267,57 @@ impl SignalMemory {
             clock,
             timeout_ns,
         )
+    }
+}
+
+impl SignalMemory {
+    /// [`SignalMemory::wait_pausing`] that also reads `presence` every
+    /// `presence.every_ns` and ends with
+    /// [`MemoryWaitError::DeviceGone`] when it reads all ones.
+    pub fn wait_present<C: Clock + ?Sized, P: crate::time::Pause>(
+        &self,
+        cond: Condition,
+        compare: i64,
+        clock: &C,
+        timeout_ns: u64,
+        pause: &mut P,
+        presence: &crate::bus::Presence<'_>,
+    ) -> Result<i64, MemoryWaitError> {
+        let mut deadline = Deadline::after(clock, timeout_ns);
+        let start = clock.now_ns();
+        let mut checked = start;
+        loop {
+            let v = self.value();
+            if cond.holds(v, compare) {
+                return Ok(v);
+            }
+            let now = clock.now_ns();
+            if now.saturating_sub(checked) >= presence.every_ns {
+                checked = now;
+                if !presence.present() {
+                    return Err(MemoryWaitError::DeviceGone {
+                        waited_ns: now.saturating_sub(start),
+                        last: v,
+                    });
+                }
+            }
+            if deadline.expired(clock) {
+                // A bound that ends on a gone device says so.
+                if !presence.present() {
+                    return Err(MemoryWaitError::DeviceGone {
+                        waited_ns: deadline.elapsed_ns(clock),
+                        last: v,
+                    });
+                }
+                return Err(MemoryWaitError::Timeout(SignalTimeout {
+                    condition: cond,
+                    compare,
+                    last: v,
+                    waited_ns: deadline.elapsed_ns(clock),
+                }));
+            }
+            pause.pause();
+        }
     }
 }
 

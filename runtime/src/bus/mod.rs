@@ -144,6 +144,34 @@ impl core::fmt::Display for WaitError {
     }
 }
 
+/// How a wait on device *memory* (a completion signal, a fence) learns
+/// the device is still there: one register read every `every_ns`
+/// (issue 20). Memory the device writes never reads all ones by itself,
+/// so without this a vanished device looks like a hang. `byte_offset`
+/// names a register that cannot legitimately read all ones.
+#[derive(Clone, Copy)]
+pub struct Presence<'b> {
+    pub bus: &'b dyn RegisterBus,
+    pub byte_offset: usize,
+    pub every_ns: u64,
+}
+
+impl Presence<'_> {
+    /// One read: false if it came back all ones.
+    pub fn present(&self) -> bool {
+        self.bus.read32(self.byte_offset) != ALL_ONES
+    }
+}
+
+impl core::fmt::Debug for Presence<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Presence")
+            .field("byte_offset", &self.byte_offset)
+            .field("every_ns", &self.every_ns)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A condition on one register: `(value & mask) == want`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RegCondition {

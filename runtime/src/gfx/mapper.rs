@@ -228,6 +228,23 @@ pub trait QueueMapper {
     /// Takes the queue off the hardware and frees its doorbell.
     fn unmap(&mut self, m: &Mapping) -> Result<(), MapError>;
 
+    /// Asks the scheduler behind this mapper for a sign of life, bounded
+    /// by its own wait (MES `QUERY_SCHEDULER_STATUS`, as
+    /// `mes_v11_0_hw_init()` does; the KIQ: its SET_RESOURCES again, which
+    /// `amdgpu_gfx_enable_kcq()` sends on every enable). A mapper with no
+    /// firmware behind it (direct HQD) has nothing to ask.
+    fn probe(&mut self) -> Result<(), MapError> {
+        Ok(())
+    }
+
+    /// Resets mapped queue `m` in place through the scheduler's own reset
+    /// API, if it has one (MES `RESET`); `Ok(false)` if this mapper has
+    /// none. The queue stays mapped: [`QueueMapper::unmap`] it after.
+    fn reset_queue(&mut self, m: &Mapping) -> Result<bool, MapError> {
+        let _ = m;
+        Ok(false)
+    }
+
     /// Maps an SDMA queue. Only MES does (`add_queue_mes()` for
     /// `KFD_QUEUE_TYPE_SDMA`); others refuse.
     fn map_sdma(&mut self, q: &SdmaResources<'_>) -> Result<Mapping, MapError> {

@@ -17,6 +17,7 @@ pub mod mapper;
 pub mod mec;
 pub mod mes;
 pub mod mqd;
+pub mod reset;
 
 pub use doorbells::{Doorbells, doorbell_index};
 pub use error::{DoorbellAllocError, KiqTimeout, MapError, MesError, MqdError};

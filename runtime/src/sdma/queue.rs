@@ -113,6 +113,13 @@ pub enum SdmaError {
     },
     /// A queue register could not be reached.
     Register(BlockError),
+    /// The presence register read all ones during a fence wait: the
+    /// device is gone ([`SdmaQueue::set_presence`]).
+    DeviceGone {
+        seq: u32,
+        fence: u32,
+        waited_ns: u64,
+    },
 }
 
 impl core::fmt::Display for SdmaError {
@@ -139,6 +146,14 @@ impl core::fmt::Display for SdmaError {
                 "SDMA fence {seq} not written after {waited_ns} ns (fence holds {fence}; read pointer {rptr:#x}, write pointer {wptr:#x} bytes)"
             ),
             SdmaError::Register(e) => write!(f, "SDMA queue register: {e}"),
+            SdmaError::DeviceGone {
+                seq,
+                fence,
+                waited_ns,
+            } => write!(
+                f,
+                "device gone after {waited_ns} ns waiting for SDMA fence {seq} (a register reads all ones; the fence holds {fence})"
+            ),
         }
     }
 }
@@ -161,6 +176,8 @@ pub struct SdmaQueue<'a, C: ?Sized, P> {
     seq: u32,
     clock: &'a C,
     pause: P,
+    /// Checked during fence waits, if set.
+    presence: Option<crate::bus::Presence<'a>>,
 }
 
 impl<C: ?Sized, P> core::fmt::Debug for SdmaQueue<'_, C, P> {
@@ -194,7 +211,14 @@ impl<'a, C: Clock + ?Sized, P: Pause> SdmaQueue<'a, C, P> {
             seq: 0,
             clock,
             pause,
+            presence: None,
         }
+    }
+
+    /// Makes fence waits read `p` every `p.every_ns` and end with
+    /// [`SdmaError::DeviceGone`] when it reads all ones.
+    pub fn set_presence(&mut self, p: crate::bus::Presence<'a>) {
+        self.presence = Some(p);
     }
 
     pub fn version(&self) -> SdmaVersion {
@@ -351,10 +375,25 @@ impl<'a, C: Clock + ?Sized, P: Pause> SdmaQueue<'a, C, P> {
     /// numbers compared modulo 2^32).
     pub fn wait(&mut self, seq: u32, bound_ns: u64) -> Result<(), SdmaError> {
         let mut d = Deadline::after(self.clock, bound_ns);
+        let mut checked = self.clock.now_ns();
         loop {
             let f = self.fence();
             if f.wrapping_sub(seq) as i32 >= 0 {
                 return Ok(());
+            }
+            if let Some(p) = &self.presence {
+                let now = self.clock.now_ns();
+                let due = now.saturating_sub(checked) >= p.every_ns;
+                if (due || d.expired(self.clock)) && !p.present() {
+                    return Err(SdmaError::DeviceGone {
+                        seq,
+                        fence: f,
+                        waited_ns: d.elapsed_ns(self.clock),
+                    });
+                }
+                if due {
+                    checked = now;
+                }
             }
             if d.expired(self.clock) {
                 return Err(SdmaError::Timeout {

@@ -271,6 +271,11 @@ impl<C, P, const N: usize> Drop for Kiq<'_, C, P, N> {
 }
 
 impl<C: Clock, P: Pause, const N: usize> QueueMapper for Kiq<'_, C, P, N> {
+    fn probe(&mut self) -> Result<(), MapError> {
+        let mask = self.allowed_queue_mask();
+        self.set_resources(mask).map_err(MapError::Kiq)
+    }
+
     fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
         if !self.resources {
             return Err(MapError::KiqNoResources);

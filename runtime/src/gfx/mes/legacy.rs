@@ -85,6 +85,10 @@ impl<'a, C: Clock, P: Pause, const N: usize> LegacyQueues<'a, C, P, N> {
 }
 
 impl<C: Clock, P: Pause, const N: usize> QueueMapper for LegacyQueues<'_, C, P, N> {
+    fn probe(&mut self) -> Result<(), MapError> {
+        self.pipe().query_status().map_err(MapError::from)
+    }
+
     fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
         let (pipe, queue) = self.free_slot().ok_or(MapError::NoFreeSlot)?;
         self.doorbells.claim(q.doorbell)?;

@@ -598,6 +598,28 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
         })
     }
 
+    /// Resets the queue `m` in place (MES `RESET`, `reset_queue_only`):
+    /// its waves are killed; it stays mapped until [`QueueMapper::unmap`].
+    pub fn reset_queue(&mut self, m: &Mapping) -> Result<(), MapError> {
+        if !self.doorbells.is_used(m.doorbell) {
+            return Err(MapError::NotMapped {
+                doorbell: m.doorbell,
+            });
+        }
+        let p = self
+            .processes
+            .get(usize::from(m.vmid))
+            .copied()
+            .flatten()
+            .ok_or(MesError::UnknownProcess { key: m.vmid })?;
+        let f = A::reset_queue(
+            m.doorbell.saturating_mul(2),
+            p.context.gang_context_address(),
+        );
+        self.submit("RESET", f)?;
+        Ok(())
+    }
+
     /// REMOVE_QUEUE for an SDMA queue [`Mes::add_sdma`] mapped
     /// (`remove_queue_mes()`: the same frame as for a compute queue, the
     /// queue's doorbell and its process's gang context). Its doorbell is
@@ -647,6 +669,7 @@ pub trait MesApi {
     type SetHwResources: Frame;
     type AddQueue: Frame;
     type RemoveQueue: Frame;
+    type Reset: Frame;
     type Suspend: Frame;
     type Resume: Frame;
     type Query: Frame;
@@ -675,6 +698,10 @@ pub trait MesApi {
         ring_bytes: usize,
     ) -> Self::AddQueue;
     fn remove_queue(doorbell_dword: u32, gang_context: u64) -> Self::RemoveQueue;
+    /// RESET of one queue (`reset_queue_only`), as
+    /// `mes_v11_0_reset_hw_queue()` / `mes_v12_0_reset_hw_queue()` send it
+    /// for `amdgpu_mes_reset_hw_queue()`.
+    fn reset_queue(doorbell_dword: u32, gang_context: u64) -> Self::Reset;
     fn suspend_all(fence: u64, value: u32) -> Self::Suspend;
     fn resume_all() -> Self::Resume;
     fn query() -> Self::Query;
@@ -696,6 +723,7 @@ macro_rules! mes_api {
             type SetHwResources = $m::SetHwResources;
             type AddQueue = $m::AddQueue;
             type RemoveQueue = $m::RemoveQueue;
+            type Reset = $m::Reset;
             type Suspend = $m::Suspend;
             type Resume = $m::Resume;
             type Query = $m::QueryMesStatus;
@@ -839,6 +867,18 @@ macro_rules! mes_api {
                 f
             }
 
+            fn reset_queue(doorbell_dword: u32, gang_context: u64) -> $m::Reset {
+                let mut f = $m::Reset::new();
+                f.flags = Le32::new(
+                    $m::ResetFlags::new()
+                        .with_reset_queue_only(true)
+                        .into_bits(),
+                );
+                f.doorbell_offset = Le32::new(doorbell_dword);
+                f.gang_context_addr = Le64::new(gang_context);
+                f
+            }
+
             fn suspend_all(fence: u64, value: u32) -> $m::Suspend {
                 let mut f = $m::Suspend::new();
                 f.flags = Le32::new(
@@ -957,6 +997,14 @@ impl<C, P, const N: usize, A: MesApi> Drop for Mes<'_, C, P, N, A> {
 }
 
 impl<C: Clock, P: Pause, const N: usize, A: MesApi> QueueMapper for Mes<'_, C, P, N, A> {
+    fn probe(&mut self) -> Result<(), MapError> {
+        self.query_status().map_err(MapError::from)
+    }
+
+    fn reset_queue(&mut self, m: &Mapping) -> Result<bool, MapError> {
+        Mes::reset_queue(self, m).map(|()| true)
+    }
+
     fn map(&mut self, q: &QueueResources<'_>) -> Result<Mapping, MapError> {
         self.add_queue(q)
     }
