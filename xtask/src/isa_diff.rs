@@ -456,6 +456,8 @@ fn code_objects(root: &Path) -> Result<(usize, usize, usize, String)> {
         (Target::Gfx1100, true),
         (Target::Gfx1201, false),
         (Target::Gfx1201, true),
+        // CDNA3 is wave64 only
+        (Target::Gfx942, true),
     ] {
         let so = build_suite(root, t, w64)?;
         let llvm = objdump_functions(&so, t, w64)?;
@@ -510,7 +512,7 @@ pub fn tables(root: &Path, check: bool) -> Result<String> {
         cmd.arg("--check");
     }
     crate::util::run(&mut cmd).context("isa/tools/gen_tables.py (apt: python3, llvm-19)")?;
-    let rows: usize = ["gfx1100", "gfx1201"]
+    let rows: usize = ["gfx1100", "gfx1201", "gfx942"]
         .iter()
         .map(|c| {
             std::fs::read_to_string(root.join("isa").join("data").join(format!("{c}.txt")))
@@ -519,7 +521,7 @@ pub fn tables(root: &Path, check: bool) -> Result<String> {
         })
         .sum();
     Ok(format!(
-        "{rows} table lines (gfx1100, gfx1201) {} llvm-mc-19; {:.0} s",
+        "{rows} table lines (gfx1100, gfx1201, gfx942) {} llvm-mc-19; {:.0} s",
         if check {
             "identical to"
         } else {

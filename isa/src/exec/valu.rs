@@ -510,7 +510,7 @@ fn widths64(base: &str) -> [bool; 3] {
 
 impl<M: Memory> Interp<'_, M> {
     pub(super) fn valu(&mut self, w: &mut Wave, inst: &Inst, ctx: &Ctx) -> Result<Flow, ExecError> {
-        let name = inst.name();
+        let name = inst.sem();
         let base = name
             .strip_suffix("_e32")
             .or_else(|| name.strip_suffix("_e64"))
