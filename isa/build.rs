@@ -228,6 +228,13 @@ fn gfx9_sem(name: &str) -> String {
         "v_add_u32" => Some("v_add_nc_u32"),
         "v_sub_u32" => Some("v_sub_nc_u32"),
         "v_subrev_u32" => Some("v_subrev_nc_u32"),
+        "v_add_u16" => Some("v_add_nc_u16"),
+        // GFX9 "legacy" 16-bit mads: no op_sel, the high half of the
+        // destination is zeroed
+        "v_mad_legacy_u16" => Some("v_mad_u16"),
+        "v_mad_legacy_i16" => Some("v_mad_i16"),
+        "v_sub_u16" => Some("v_sub_nc_u16"),
+        "v_subrev_u16" => Some("v_subrev_nc_u16"),
         "v_addc_co_u32" => Some("v_add_co_ci_u32"),
         "v_subb_co_u32" => Some("v_sub_co_ci_u32"),
         "v_subbrev_co_u32" => Some("v_subrev_co_ci_u32"),
@@ -489,9 +496,10 @@ fn table(cpu: &str, text: &str, out: &mut String) {
         out.push_str(r);
     }
     out.push_str("];\n");
+    // gfx942 has no image rows: the match has only its fallback arm
     let _ = writeln!(
         out,
-        "pub(crate) fn img_index_{cpu}(enc: Enc, form: Form, op: u16) -> Option<usize> {{\n    match (enc, form, op) {{"
+        "#[allow(clippy::match_single_binding)]\npub(crate) fn img_index_{cpu}(enc: Enc, form: Form, op: u16) -> Option<usize> {{\n    match (enc, form, op) {{"
     );
     for (i, (_, key)) in imgs.iter().enumerate() {
         let _ = writeln!(out, "        ({key}) => Some({i}),");

@@ -411,7 +411,9 @@ impl<'m, M: Memory> Interp<'m, M> {
         let sdst = (q >> 16) & 0x7f;
         let lit = inst.literal;
         let is64 = |s: &str| s.ends_with("_b64") || s.ends_with("_u64") || s.ends_with("_i64");
-        let k = if name.contains("_f32") || name.contains("_f16") {
+        // float inline constants: the f32 encoding for 32-bit operations,
+        // the f64 one for 64-bit operations
+        let k = if name.contains("_f32") || name.contains("_f16") || !is64(name) {
             K::F32
         } else {
             K::F64
