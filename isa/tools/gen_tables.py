@@ -3,7 +3,8 @@
 # `cargo xtask isa-diff` compares against) what each opcode of each encoding
 # is called and how its operands print, and writes isa/data/<cpu>.txt.
 #
-#   gen_tables.py            regenerate isa/data/gfx1100.txt and gfx1201.txt
+#   gen_tables.py            regenerate isa/data/gfx1100.txt, gfx1201.txt and
+#                            gfx942.txt (--cpu=NAME: only that one)
 #   gen_tables.py --check    regenerate into memory and fail (exit 1) if the
 #                            committed files differ (`cargo xtask isa-tables
 #                            --check`, a `cargo xtask ci` stage)
