@@ -86,6 +86,8 @@ pub enum ErrorKind {
     Queue(QueueError),
     /// The SDMA queue's first fence did not come.
     Sdma(barebell::sdma::SdmaError),
+    /// The IH ring could not be set up, read or disabled.
+    Ih(barebell::ih::IhError),
     /// The device reads all-ones: it is gone or its decode is off.
     DeviceGone {
         register: &'static str,
@@ -139,6 +141,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Map(e) => write!(f, "{e}"),
             ErrorKind::Queue(e) => write!(f, "{e}"),
             ErrorKind::Sdma(e) => write!(f, "{e}"),
+            ErrorKind::Ih(e) => write!(f, "{e}"),
             ErrorKind::DeviceGone { register } => {
                 write!(f, "{register} reads all-ones: the device is gone")
             }
@@ -315,6 +318,7 @@ at_from!(
     FirmwareError => Firmware,
     LayoutError => Layout,
     QueueError => Queue,
+    barebell::ih::IhError => Ih,
 );
 
 impl At for ErrorKind {

@@ -96,6 +96,9 @@ const CMD_OFF: u64 = RING_OFF + 4096;
 const FENCE_OFF: u64 = CMD_OFF + 4096;
 /// `PSP_1_MEG`: Linux's `fw_pri` buffer size.
 const FW_PRI_BYTES: usize = 1 << 20;
+/// The IH ring's GART offset and size (`ih_v6_0_sw_init()`: 256 KiB).
+const IH_OFF: u64 = 3 << 19;
+pub const IH_RING_BYTES: usize = 256 << 10;
 
 /// The layout as the steps and traces report it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,6 +143,8 @@ pub struct Memory<'p> {
     gtt_bus: u64,
     gart_start: u64,
     pub(crate) bufs: Option<PspBuffers>,
+    /// The IH ring and its write-pointer page in GTT (the ih step).
+    pub(crate) ih: Option<DmaBuf>,
     /// VRAM past the tables, for the TMR (the psp step).
     pub(crate) vram: VramAllocator,
     mc: McLayout,
@@ -598,6 +603,7 @@ pub fn run<'p>(
         gtt_bus,
         gart_start: mc.gart_start,
         bufs: None,
+        ih: None,
         vram,
         mc,
         vbios_fb,
@@ -611,6 +617,14 @@ pub fn run<'p>(
         cmd: gtt_buf(&mut m, CMD_OFF, 4096, PAGE_ALIGN)?,
         fence: gtt_buf(&mut m, FENCE_OFF, 4096, PAGE_ALIGN)?,
     });
+    // The IH ring (`ih_v6_0_sw_init()`: 256 KiB, GPU address in GTT when
+    // the PSP loads firmware) with its write-pointer page.
+    m.ih = Some(gtt_buf(
+        &mut m,
+        IH_OFF,
+        IH_RING_BYTES + barebell::ih::WPTR_PAGE,
+        PAGE_ALIGN,
+    )?);
     // `adev->dummy_page_addr`: a page of its own, since the hub may
     // redirect faulting writes there.
     let dummy = m.gtt.alloc(4096, PAGE_ALIGN).at(s)?;

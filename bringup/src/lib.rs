@@ -20,7 +20,8 @@
 //! 3. [`gmc`]: FB location, GART placement (`amdgpu_gmc_gart_location()`),
 //!    VMID0 tables in VRAM, PSP buffers in GTT, the TMR, MMHUB init and
 //!    its TLB flush (`gmc_v11_0_hw_init()` / `gmc_v12_0_hw_init()`);
-//! 4. [`psp`]: bootloader components, sOS, the GPCOM ring, LOAD_TOC, TMR,
+//! 4. [`ih`]: interrupt ring 0 in GTT, polled (`ih_v6_0_hw_init()`);
+//! 5. [`psp`]: bootloader components, sOS, the GPCOM ring, LOAD_TOC, TMR,
 //!    LOAD_IP_FW for every GFX ucode, AUTOLOAD_RLC (`psp_hw_start()`,
 //!    `psp_load_non_psp_fw()`);
 //! 5. [`gfx`] (rlc): the RLC autoload wait, the MEC program counters,
@@ -54,6 +55,7 @@ pub mod error;
 pub mod firmware;
 pub mod gfx;
 pub mod gmc;
+pub mod ih;
 pub mod nbio;
 pub mod psp;
 pub mod queue;
@@ -138,6 +140,8 @@ pub struct Gpu<'p> {
     /// in VMID0 and the process tables), for queues made after the
     /// bring-up ([`sdma`]).
     pub ring_area: Option<barebell::mem::DeviceArena<'p>>,
+    /// Interrupt ring 0 (after [`Step::Ih`]).
+    pub ih: Option<barebell::ih::IhRing<'p>>,
     /// The GFXHUB's register table and the process tables' root.
     pub gfxhub: Option<&'static barebell::regs::hub::HubRegs>,
     pub process_root: Option<u64>,
@@ -177,6 +181,40 @@ impl<'p> Gpu<'p> {
             }
         }
         Ok(faults)
+    }
+
+    /// Every interrupt the IH wrote since the last call, decoded (VM
+    /// faults with their address, VMID and hub; SQ errors with their
+    /// kind, VMID and queue); none before the ih step ran.
+    pub fn poll_interrupts(&mut self) -> Result<Vec<barebell::ih::Interrupt>, BringupError> {
+        let mut out = Vec::new();
+        if let Some(ring) = self.ih.as_mut() {
+            ring.poll(&self.bus, |i| out.push(i)).at(Step::Ih)?;
+        }
+        Ok(out)
+    }
+
+    /// Waits up to `bound_ns` (platform time) for at least one interrupt,
+    /// pausing on the platform between looks.
+    pub fn wait_interrupts(
+        &mut self,
+        bound_ns: u64,
+    ) -> Result<Vec<barebell::ih::Interrupt>, BringupError> {
+        let mut out = Vec::new();
+        let p = self.platform;
+        match self.ih.as_mut() {
+            Some(ring) => {
+                ring.wait(&self.bus, p.clock(), bound_ns, &mut || p.pause(), |i| {
+                    out.push(i)
+                })
+                .at(Step::Ih)?;
+            }
+            None => {
+                return Err(ErrorKind::Ih(barebell::ih::IhError::Timeout { bound_ns }))
+                    .at(Step::Ih);
+            }
+        }
+        Ok(out)
     }
 
     /// Tears the device down in reverse order ([`teardown`]): the user
@@ -253,6 +291,7 @@ pub fn run<'p>(
         user: None,
         user_vram: None,
         ring_area: None,
+        ih: None,
         gfxhub: None,
         process_root: None,
         reached: Step::Discovery,
@@ -305,7 +344,14 @@ fn steps<'p>(
     if opts.stops_after(Step::Gmc) {
         return Ok(());
     }
-    // 4. psp
+    // 4. ih
+    enter(gpu, Step::Ih)?;
+    gpu.ih = Some(ih::run(gpu, &mut mem, sink)?);
+    gpu.reached = Step::Ih;
+    if opts.stops_after(Step::Ih) {
+        return Ok(());
+    }
+    // 5. psp
     enter(gpu, Step::Psp)?;
     let set = psp::run(gpu, &mut mem, fw, sink)?;
     gpu.reached = Step::Psp;

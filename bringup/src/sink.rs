@@ -18,6 +18,8 @@ pub enum Step {
     Nbio,
     /// GMC: FB and GART placement, VMID0 tables, MMHUB.
     Gmc,
+    /// IH: interrupt ring 0 in GTT, polled (issue 20).
+    Ih,
     /// PSP: bootloader, sOS, TOC, TMR, firmware loads, RLC autoload.
     Psp,
     /// RLC autoload done; GFXHUB.
@@ -37,10 +39,11 @@ pub enum Step {
 
 impl Step {
     /// Every step the bring-up runs, in order.
-    pub const ALL: [Step; 8] = [
+    pub const ALL: [Step; 9] = [
         Step::Discovery,
         Step::Nbio,
         Step::Gmc,
+        Step::Ih,
         Step::Psp,
         Step::Rlc,
         Step::Mes,
@@ -54,6 +57,7 @@ impl Step {
             Step::Discovery => "discovery",
             Step::Nbio => "nbio",
             Step::Gmc => "gmc",
+            Step::Ih => "ih",
             Step::Psp => "psp",
             Step::Rlc => "rlc",
             Step::Mes => "mes",
@@ -105,6 +109,10 @@ pub trait Sink {
     /// ([`crate::Gpu::latched_faults`]), so that the fault behind a
     /// failed step is reported before the device is torn down.
     fn fault(&self, _f: &VmFault) {}
+    /// An interrupt decoded from the IH ring when the teardown starts
+    /// ([`crate::Gpu::poll_interrupts`]): the faults and shader errors
+    /// behind a failed step, with the VMID and queue they came from.
+    fn interrupt(&self, _i: &barebell::ih::Interrupt) {}
 }
 
 /// A sink that keeps nothing.
@@ -127,6 +135,7 @@ mod tests {
             ("discovery", Step::Discovery),
             ("nbio", Step::Nbio),
             ("gmc", Step::Gmc),
+            ("ih", Step::Ih),
             ("psp", Step::Psp),
             ("rlc", Step::Rlc),
             ("mes", Step::Mes),

@@ -20,12 +20,14 @@
 //!    (`gfx_v11_0_hw_fini()` → `gfx_v11_0_cp_compute_enable(false)`);
 //! 4. [`Stage::PspRing`]: the PSP's GPCOM ring destroyed
 //!    (`psp_hw_fini()` → `psp_ring_stop()` → DESTROY_RINGS);
-//! 5. [`Stage::Doorbells`]: the doorbell and self-ring apertures closed
+//! 5. [`Stage::IhRing`]: interrupt ring 0 disabled (`ih_v6_0_hw_fini()`
+//!    → `ih_v6_0_irq_disable()`), before its GTT memory goes back;
+//! 6. [`Stage::Doorbells`]: the doorbell and self-ring apertures closed
 //!    (`soc21_common_hw_fini()`: `enable_doorbell_aperture(false)`,
 //!    `enable_doorbell_selfring_aperture(false)`);
-//! 6. [`Stage::BusMaster`]: `PCI_COMMAND` bus master cleared, so the
+//! 7. [`Stage::BusMaster`]: `PCI_COMMAND` bus master cleared, so the
 //!    device can start no DMA at all;
-//! 7. [`Stage::ReleaseMemory`]: the user memory handed back; the DMA
+//! 8. [`Stage::ReleaseMemory`]: the user memory handed back; the DMA
 //!    region is the platform's, released when it drops (the CLI keeps a
 //!    GPU's region for the life of the process unless every stage above
 //!    was done).
@@ -52,17 +54,19 @@ pub enum Stage {
     HaltMes,
     HaltMec,
     PspRing,
+    IhRing,
     Doorbells,
     BusMaster,
     ReleaseMemory,
 }
 
 impl Stage {
-    pub const ALL: [Stage; 7] = [
+    pub const ALL: [Stage; 8] = [
         Stage::UnmapQueue,
         Stage::HaltMes,
         Stage::HaltMec,
         Stage::PspRing,
+        Stage::IhRing,
         Stage::Doorbells,
         Stage::BusMaster,
         Stage::ReleaseMemory,
@@ -74,6 +78,7 @@ impl Stage {
             Stage::HaltMes => "halt MES",
             Stage::HaltMec => "halt MEC",
             Stage::PspRing => "destroy PSP ring",
+            Stage::IhRing => "disable IH ring",
             Stage::Doorbells => "close doorbell aperture",
             Stage::BusMaster => "clear bus mastering",
             Stage::ReleaseMemory => "release memory",
@@ -157,7 +162,6 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     let entered = gpu.entered;
     let gc = gpu.ips.gc.bases;
     let generation = gpu.ips.generation;
-    let bus = &gpu.bus;
     let p = gpu.platform;
     // 0. What the hubs latched, before anything is undone: after a
     // failed step it is often the reason (a ring or fence the CP could
@@ -169,6 +173,16 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
             format_args!("the hubs' fault status could not be read: {e}"),
         ),
     }
+    // ... and what the IH ring holds: the same faults with their VMID,
+    // and shader errors with their queue.
+    match gpu.poll_interrupts() {
+        Ok(list) => list.iter().for_each(|i| sink.interrupt(i)),
+        Err(e) => sink.step(
+            Step::Teardown,
+            format_args!("the IH ring could not be read: {e}"),
+        ),
+    }
+    let bus = &gpu.bus;
     let mut stages = Vec::new();
     let mut put = |stage: Stage, o: Outcome| {
         sink.step(Step::Teardown, format_args!("{}: {o}", stage.name()));
@@ -227,6 +241,28 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
         Outcome::NotNeeded("the PSP step never ran")
     };
     put(Stage::PspRing, o);
+
+    // 5. The IH ring, before its memory can go back.
+    let o = match gpu.ih.take() {
+        Some(ring) => outcome(
+            ring.disable(bus)
+                .map(|v| alloc::format!("IH_RB_CNTL = {v:#010x} (RB_ENABLE clear), pointers 0")),
+        ),
+        // The ih step began and failed half-way: disable by the
+        // registers alone.
+        None if entered >= Step::Ih => {
+            let osssys = gpu.ips.osssys;
+            match barebell::ih::IhRegs::for_version(osssys.version.triple()) {
+                Some(regs) => outcome(
+                    barebell::ih::irq_disable(bus, &osssys.bases, regs)
+                        .map(|v| alloc::format!("IH_RB_CNTL = {v:#010x} (RB_ENABLE clear)")),
+                ),
+                None => Outcome::NotNeeded("no IH registers for this OSSSYS: nothing was enabled"),
+            }
+        }
+        None => Outcome::NotNeeded("the IH step never ran"),
+    };
+    put(Stage::IhRing, o);
 
     // 5. The doorbell and self-ring apertures.
     let o = if entered >= Step::Nbio {

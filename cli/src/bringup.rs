@@ -63,6 +63,7 @@ pub enum StepArg {
     Discovery,
     Nbio,
     Gmc,
+    Ih,
     Psp,
     Rlc,
     Mes,
@@ -76,6 +77,7 @@ impl From<StepArg> for Step {
             StepArg::Discovery => Step::Discovery,
             StepArg::Nbio => Step::Nbio,
             StepArg::Gmc => Step::Gmc,
+            StepArg::Ih => Step::Ih,
             StepArg::Psp => Step::Psp,
             StepArg::Rlc => Step::Rlc,
             StepArg::Mes => Step::Mes,
@@ -161,6 +163,9 @@ impl Sink for TextSink {
     }
     fn fault(&self, f: &barebell::gmc::hub::VmFault) {
         let _ = writeln!(std::io::stdout(), "fault: {f}");
+    }
+    fn interrupt(&self, i: &barebell::ih::Interrupt) {
+        let _ = writeln!(std::io::stdout(), "interrupt: {i}");
     }
 }
 

@@ -2,7 +2,8 @@
 //! user with a card can send back. The same code runs for every target
 //! (the model, `--vfio`, `--sysfs`): it records what the one bring-up
 //! reported through its [`Sink`] (each step, every register access by
-//! name, latched VM faults, the teardown stages), then adds what the
+//! name, latched VM faults, the interrupts decoded from the IH ring, the
+//! teardown stages), then adds what the
 //! device said about itself (the discovery table's IP list, the firmware
 //! files it needed with their header versions) and the teardown's result.
 //! The format is documented in `docs/hardware.md` ("The bring-up
@@ -30,6 +31,7 @@ pub struct Recorder<'a> {
     steps: RefCell<Vec<StepRecord>>,
     trace: RefCell<Vec<String>>,
     faults: RefCell<Vec<FaultRecord>>,
+    interrupts: RefCell<Vec<InterruptRecord>>,
     last_ns: Cell<u64>,
 }
 
@@ -40,6 +42,7 @@ impl<'a> Recorder<'a> {
             steps: RefCell::default(),
             trace: RefCell::default(),
             faults: RefCell::default(),
+            interrupts: RefCell::default(),
             last_ns: Cell::new(0),
         }
     }
@@ -76,6 +79,88 @@ impl Sink for Recorder<'_> {
     fn fault(&self, f: &VmFault) {
         self.text.fault(f);
         self.faults.borrow_mut().push(FaultRecord::from(f));
+    }
+    fn interrupt(&self, i: &barebell::ih::Interrupt) {
+        self.text.interrupt(i);
+        self.interrupts.borrow_mut().push(InterruptRecord::from(i));
+    }
+}
+
+/// An interrupt decoded from the IH ring (`barebell::ih::Interrupt`):
+/// a VM fault with its address, VMID, hub and direction, or an SQ
+/// interrupt with its kind, VMID and queue (ME/pipe/queue), and the line
+/// that says it.
+#[derive(Debug, Serialize)]
+pub struct InterruptRecord {
+    /// `vm_fault`, `sq` or `other`.
+    pub kind: &'static str,
+    pub vmid: u8,
+    pub pasid: u16,
+    /// VM faults: `GFXHUB` or `MMHUB`, the page address, write, retry.
+    pub hub: Option<&'static str>,
+    pub address: Option<String>,
+    pub write: Option<bool>,
+    pub retry: Option<bool>,
+    /// SQ interrupts: `illegal_instruction`, `memory_violation`, `error`,
+    /// `wave` or `auto`, and the queue.
+    pub sq: Option<&'static str>,
+    pub me: Option<u8>,
+    pub pipe: Option<u8>,
+    pub queue: Option<u8>,
+    pub text: String,
+}
+
+impl From<&barebell::ih::Interrupt> for InterruptRecord {
+    fn from(i: &barebell::ih::Interrupt) -> Self {
+        use barebell::ih::{FaultHub, Interrupt, SqKind};
+        let mut r = InterruptRecord {
+            kind: "other",
+            vmid: 0,
+            pasid: 0,
+            hub: None,
+            address: None,
+            write: None,
+            retry: None,
+            sq: None,
+            me: None,
+            pipe: None,
+            queue: None,
+            text: i.to_string(),
+        };
+        match i {
+            Interrupt::VmFault(f) => {
+                r.kind = "vm_fault";
+                r.vmid = f.vmid;
+                r.pasid = f.pasid;
+                r.hub = Some(match f.hub {
+                    FaultHub::Gfx => "GFXHUB",
+                    FaultHub::Mm => "MMHUB",
+                });
+                r.address = Some(format!("{:#x}", f.addr));
+                r.write = Some(f.write);
+                r.retry = Some(f.retry);
+            }
+            Interrupt::Sq(s) => {
+                r.kind = "sq";
+                r.vmid = s.vmid;
+                r.pasid = s.pasid;
+                r.sq = Some(match s.kind {
+                    SqKind::IllegalInstruction => "illegal_instruction",
+                    SqKind::MemoryViolation => "memory_violation",
+                    SqKind::Error { .. } => "error",
+                    SqKind::Wave => "wave",
+                    SqKind::Auto => "auto",
+                });
+                r.me = Some(s.me);
+                r.pipe = Some(s.pipe);
+                r.queue = Some(s.queue);
+            }
+            Interrupt::Other(e) => {
+                r.vmid = e.vmid;
+                r.pasid = e.pasid;
+            }
+        }
+        r
     }
 }
 
@@ -145,6 +230,8 @@ pub struct Report {
     /// the teardown, as `--trace` prints them.
     pub trace: Vec<String>,
     pub faults: Vec<FaultRecord>,
+    /// Interrupts decoded from the IH ring when the teardown began.
+    pub interrupts: Vec<InterruptRecord>,
     pub teardown: Option<TeardownRecord>,
     /// On the model only: `VirtualGpu::quiescent()` after the teardown.
     pub model_check: Option<String>,
@@ -341,6 +428,7 @@ impl Recorder<'_> {
             steps: self.steps.take(),
             trace: self.trace.take(),
             faults: self.faults.take(),
+            interrupts: self.interrupts.take(),
             teardown: end.teardown.map(teardown),
             model_check: end.model_check,
         }
@@ -368,6 +456,7 @@ pub fn unopened(name: String, error: &str) -> Report {
         steps: Vec::new(),
         trace: Vec::new(),
         faults: Vec::new(),
+        interrupts: Vec::new(),
         teardown: None,
         model_check: None,
     }

@@ -54,6 +54,7 @@ fn step_of(marker: &str) -> Option<&'static str> {
         ("AM_GMC.init_hw", "gmc"),
         ("AM_GMC.init_hub", "gmc"),
         ("AM_IH", "ih"),
+        ("ih:", "ih"),
         ("psp", "psp"),
         ("AM_PSP", "psp"),
         ("AM_SMU", "smu"),

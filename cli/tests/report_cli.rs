@@ -120,6 +120,7 @@ fn the_report_holds_what_the_run_printed() {
             );
         }
         assert_eq!(r["faults"].as_array().unwrap().len(), 0);
+        assert_eq!(r["interrupts"].as_array().unwrap().len(), 0);
         // The teardown, stage by stage, and the model's check.
         assert_eq!(r["teardown"]["complete"], true);
         let stages: Vec<&str> = r["teardown"]["stages"]
@@ -135,6 +136,7 @@ fn the_report_holds_what_the_run_printed() {
                 "halt MES",
                 "halt MEC",
                 "destroy PSP ring",
+                "disable IH ring",
                 "close doorbell aperture",
                 "clear bus mastering",
                 "release memory"
@@ -190,7 +192,7 @@ fn a_report_is_written_after_sigint() {
     assert_eq!(r["outcome"]["interrupted_by"], "SIGINT");
     let failed = r["outcome"]["failed_step"].as_str().unwrap();
     assert!(
-        ["psp", "rlc", "mes", "rings", "queue"].contains(&failed),
+        ["ih", "psp", "rlc", "mes", "rings", "queue"].contains(&failed),
         "{failed}"
     );
     assert!(r["discovery"].is_null());
@@ -202,7 +204,7 @@ fn a_report_is_written_after_sigint() {
         .iter()
         .map(|s| s["step"].as_str().unwrap())
         .collect();
-    assert_eq!(steps.iter().filter(|s| **s == "teardown").count(), 7);
+    assert_eq!(steps.iter().filter(|s| **s == "teardown").count(), 8);
     assert!(!steps.contains(&"queue"));
     let _ = std::fs::remove_file(&path);
 }

@@ -467,6 +467,8 @@ pub struct CpModel {
     /// The shader engines that run dispatched kernels.
     pub shader: crate::wave::Shader,
     errors: Vec<CpError>,
+    /// SQ error interrupts not yet taken by the MEC (issue 20).
+    sq_events: Vec<crate::wave::SqEvent>,
     pub faults: CpFaults,
     /// Launch-to-completion time of a dispatch, drawn per packet.
     pub dispatch_ns: core::ops::RangeInclusive<u64>,
@@ -566,6 +568,7 @@ impl CpModel {
             kernels: BTreeMap::new(),
             shader: crate::wave::Shader::new(seed.0),
             errors: Vec::new(),
+            sq_events: Vec::new(),
             faults: CpFaults::default(),
             dispatch_ns: 200..=5_000,
             time_source: None,
@@ -906,7 +909,28 @@ impl CpModel {
         None
     }
 
+    /// The SQ error interrupts raised since the last call (waves stopped
+    /// by an illegal instruction or a memory violation).
+    pub fn take_sq_events(&mut self) -> Vec<crate::wave::SqEvent> {
+        core::mem::take(&mut self.sq_events)
+    }
+
     fn fail(&mut self, q: usize, e: CpError) {
+        if let CpError::Kernel { fault, .. } = &e
+            && let Some((wave, pc, error)) = fault.sq_error()
+        {
+            let vmid = match self.queues.get(q).map(|x| x.space) {
+                Some(AddressSpace::Vmid(v)) => v,
+                _ => 0,
+            };
+            self.sq_events.push(crate::wave::SqEvent {
+                queue: q,
+                vmid,
+                wave,
+                pc,
+                error,
+            });
+        }
         self.errors.push(e);
         if let Some(queue) = self.queues.get_mut(q) {
             queue.halted = true;

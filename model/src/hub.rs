@@ -251,6 +251,35 @@ pub struct HubModel {
     hub: &'static HubRegs,
     order: Mutex<Option<OrderViolation>>,
     engines: Mutex<Engines>,
+    interrupt: Mutex<Option<alloc::sync::Arc<InterruptLine>>>,
+}
+
+/// One faulting translation, as the hub's UTCL2 reports it to the IH
+/// (issue 20): what `gmc_v11_0_process_interrupt()` decodes from the IV
+/// entry the IH model writes for it ([`crate::ih`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HubFault {
+    /// The faulting address (its page is what the entry carries).
+    pub va: u64,
+    pub vmid: u8,
+    pub access: Access,
+    /// The UTCL2 client id (`CID`).
+    pub cid: u16,
+    /// The walk's reason; `None` for a VA outside the context's range.
+    pub reason: Option<FaultReason>,
+    /// The status word latched (or that would have been, had an earlier
+    /// fault not stuck).
+    pub status: u32,
+}
+
+/// Where the hub's fault interrupts go (the VirtualGpu wires it to the
+/// IH model).
+pub struct InterruptLine(pub alloc::boxed::Box<dyn Fn(HubFault) + Send + Sync>);
+
+impl core::fmt::Debug for InterruptLine {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("InterruptLine")
+    }
 }
 
 impl HubModel {
@@ -268,7 +297,15 @@ impl HubModel {
             hub,
             order: Mutex::new(None),
             engines: Mutex::new(Engines::default()),
+            interrupt: Mutex::new(None),
         }
+    }
+
+    /// Sends every fault this hub latches to `line` from now on: the
+    /// UTCL2's interrupt to the IH (`gmc_v11_0_process_interrupt()` is
+    /// its handler). Without one, faults are only latched.
+    pub fn set_interrupt(&self, line: InterruptLine) {
+        *self.interrupt.lock() = Some(alloc::sync::Arc::new(line));
     }
 
     /// The hub table this model serves.
@@ -692,17 +729,39 @@ impl HubModel {
             }
         }
         let (start, end) = (regs.start, regs.end);
+        let fault = |reason: Option<FaultReason>| {
+            let status = fault_status_vmid(reason, access, cid, vmid);
+            self.latch(va, status);
+            self.interrupt(HubFault {
+                va,
+                vmid,
+                access,
+                cid,
+                reason,
+                status,
+            });
+        };
         if va < start || va > end {
-            self.latch(va, fault_status_vmid(None, access, cid, vmid));
+            fault(None);
             return Err(HubRefusal::OutOfRange { va, start, end });
         }
         Gmc::with_context(dma, self.context(vmid))
             .with_vram_base(self.fb_offset())
             .translate(va, access)
             .map_err(|f| {
-                self.latch(va, fault_status_vmid(Some(f.reason), access, cid, vmid));
+                fault(Some(f.reason));
                 HubRefusal::Fault(f)
             })
+    }
+
+    /// Raises the fault's interrupt, if a line is connected. The line is
+    /// called with no hub lock held (the IH's own write goes through a
+    /// hub).
+    fn interrupt(&self, f: HubFault) {
+        let line = self.interrupt.lock().clone();
+        if let Some(l) = line {
+            (l.0)(f);
+        }
     }
 
     /// Records a fault: the first one sticks, later ones set MORE_FAULTS.

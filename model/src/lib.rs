@@ -91,6 +91,8 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     // Issue 15: the SOC blocks tinygrad's AM drives.
     smu::FACTS,
     ih::FACTS,
+    // Issue 20: the IV entry the IH writes and the ids it raises with.
+    ih::IV_FACTS,
     sdma::FACTS,
     power::FACTS,
     s2a::FACTS,

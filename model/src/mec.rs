@@ -374,7 +374,13 @@ pub struct Mec {
     steps: AtomicU32,
     state: Mutex<State>,
     cp: Mutex<CpModel>,
+    sq_line: Mutex<Option<SqLine>>,
 }
+
+/// Where the SQ's error interrupts go, with the HQD slot (ME, pipe,
+/// queue) of the queue that dispatched the wave (`None` for a rig queue
+/// on no slot). The VirtualGpu wires it to the IH model.
+pub type SqLine = Box<dyn Fn(Option<SlotKey>, crate::wave::SqEvent) + Send + Sync>;
 
 impl core::fmt::Debug for Mec {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -469,6 +475,7 @@ impl Mec {
             steps: AtomicU32::new(0),
             state: Mutex::new(State { flat, ..state }),
             cp: Mutex::new(cp),
+            sq_line: Mutex::new(None),
         })
     }
 
@@ -679,7 +686,37 @@ impl Mec {
     pub fn step(&self) -> Step {
         let n = self.steps.fetch_add(1, Ordering::Relaxed);
         self.scan_doorbells(n.is_multiple_of(FULL_SCAN_EVERY));
-        self.cp.lock().step()
+        let s = self.cp.lock().step();
+        self.deliver_sq();
+        s
+    }
+
+    /// Sends SQ error interrupts through `line` from now on (issue 20).
+    pub fn set_sq_line(&self, line: SqLine) {
+        *self.sq_line.lock() = Some(line);
+    }
+
+    /// Hands the CP's new SQ error interrupts to the line, each with the
+    /// slot its queue is active on.
+    fn deliver_sq(&self) {
+        let events = self.cp.lock().take_sq_events();
+        if events.is_empty() {
+            return;
+        }
+        let line = self.sq_line.lock();
+        let Some(line) = line.as_ref() else {
+            return;
+        };
+        for e in events {
+            let slot = self
+                .state
+                .lock()
+                .active
+                .iter()
+                .find(|(_, q)| **q == e.queue)
+                .map(|(k, _)| *k);
+            line(slot, e);
+        }
     }
 
     /// Scans every doorbell, then steps until nothing is announced, in
@@ -692,6 +729,7 @@ impl Mec {
         for i in 0..max_steps {
             let rang = self.scan_doorbells(i.is_multiple_of(u64::from(FULL_SCAN_EVERY)));
             let s = self.cp.lock().step();
+            self.deliver_sq();
             let busy = self.cp.lock().busy();
             if s.progressed() || busy || rang > 0 {
                 idle_for = 0;

@@ -610,6 +610,27 @@ impl VirtualGpu {
         // clock gating and scratch, S2A), on the PSP's state. Their
         // registers come before the GC catch-all.
         let soc = Arc::new(soc_blocks(&clock, &d, generation, &part, files, &psp)?);
+        // Issue 20: the IH writes its ring as the OSSSYS client of the
+        // MMHUB; the hubs' UTCL2 faults and the SQ's wave errors raise IV
+        // entries in it.
+        let mut ih_mc = Mc::new(mmhub_model.clone(), crate::ih::CID_OSSSYS);
+        // SAFETY: as for the PSP's MC above: `memory`'s ranges, owned by
+        // the VirtualGpu and dropped after every model.
+        unsafe {
+            ih_mc.back_vram(0, memory.vram.as_ptr(), memory.vram_len as u64);
+            ih_mc.map_bus(DMA_BUS, memory.dma.as_ptr(), memory.dma_len as u64);
+        }
+        soc.ih.connect(ih_mc);
+        for (hub, mm) in [(&gfxhub_model, false), (&mmhub_model, true)] {
+            let ih = soc.ih.clone();
+            hub.set_interrupt(crate::hub::InterruptLine(Box::new(move |f| {
+                ih.raise(crate::ih::IvEntry::vm_fault(mm, &f));
+            })));
+        }
+        let ih = soc.ih.clone();
+        mec.set_sq_line(Box::new(move |slot, e| {
+            ih.raise(crate::ih::IvEntry::sq_error(slot, &e));
+        }));
         // Queue doorbells reach the MEC only through BAR2, the NBIO's
         // doorbell aperture and the S2A routing to the GC (entries 0 and 3).
         // A dword S2A entry 2 claims for SDMA (issue 19) goes there, not
@@ -769,6 +790,8 @@ impl VirtualGpu {
     /// - the PSP's GPCOM ring not destroyed (`psp_ring_stop()`);
     /// - the doorbell aperture or the self-ring aperture open
     ///   (`soc21_common_hw_fini()` closes both);
+    /// - an IH ring enabled (`ih_v6_0_hw_fini()` → `ih_v6_0_irq_disable()`):
+    ///   it writes its ring and write-pointer copy on every interrupt;
     /// - PCI bus mastering on (`pci_clear_master()`).
     pub fn quiescent(&self) -> Result<(), NotQuiescent> {
         let mut why = Vec::new();
@@ -802,6 +825,12 @@ impl VirtualGpu {
         if let Some(b) = self.nbio.selfring_base() {
             why.push(format!("doorbell self-ring aperture open at {b:#x}"));
         }
+        for r in self.soc.ih.rings() {
+            why.push(format!(
+                "IH ring {} enabled at {:#x} ({:#x} bytes)",
+                r.ring, r.base, r.bytes
+            ));
+        }
         if self.bus_master() {
             why.push("PCI bus mastering on".into());
         }
@@ -822,6 +851,11 @@ impl VirtualGpu {
     /// loaded straight into MEC pipe 0 queue 0, needs neither.
     pub fn silence_schedulers(&self, on: bool) {
         self.schedulers_silent.store(on, Ordering::Relaxed);
+    }
+
+    /// The IH model (issue 20): its rings and every entry raised.
+    pub fn ih(&self) -> &crate::ih::IhModel {
+        &self.soc.ih
     }
 
     /// SDMA engine 0.
@@ -1179,7 +1213,7 @@ impl crate::cp::Translate for CpTranslate {
 
 /// What [`VirtualGpu::quiescent`] found when it found nothing left
 /// running: the line the CLI and the unikernel print after a teardown.
-pub const QUIESCENT: &str = "quiescent (no HQD active, MES and MEC halted, PSP ring destroyed, doorbell apertures closed, bus mastering off)";
+pub const QUIESCENT: &str = "quiescent (no HQD active, MES and MEC halted, PSP ring destroyed, IH rings disabled, doorbell apertures closed, bus mastering off)";
 
 /// What [`VirtualGpu::quiescent`] found still able to reach memory.
 #[derive(Debug, Clone, PartialEq, Eq)]

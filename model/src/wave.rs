@@ -340,6 +340,63 @@ pub enum WaveFault {
     OutOfRange(Text),
 }
 
+/// The SQ's error interrupt for a wave that stopped (issue 20): the
+/// error types of `SQ_INTERRUPT_WORD_ERROR_CTXID0.TYPE` KFD's
+/// `event_interrupt_wq_v11()` handles (`enum SQ_INTERRUPT_ERROR_TYPE` in
+/// `kfd_int_process_v11.c`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SqError {
+    /// `SQ_INTERRUPT_ERROR_TYPE_ILLEGAL_INST` (1).
+    IllegalInstruction,
+    /// `SQ_INTERRUPT_ERROR_TYPE_MEMVIOL` (2).
+    MemoryViolation,
+}
+
+impl SqError {
+    /// The `TYPE` value.
+    pub fn code(self) -> u32 {
+        match self {
+            SqError::IllegalInstruction => 1,
+            SqError::MemoryViolation => 2,
+        }
+    }
+}
+
+/// A wave the SQ stopped with an error interrupt: which CP queue
+/// dispatched it, in which VMID, and which wave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SqEvent {
+    /// The CP model's queue index.
+    pub queue: usize,
+    pub vmid: u8,
+    pub wave: u32,
+    pub pc: u64,
+    pub error: SqError,
+}
+
+impl KernelFault {
+    /// The SQ error interrupt this fault raises on hardware, if any: an
+    /// illegal instruction, or a memory violation (an access that did not
+    /// translate; on hardware also the UTCL2's own fault interrupt, which
+    /// the hub model raises). Faults of the model's own limits
+    /// (unimplemented instructions, scratch refusals, the instruction
+    /// bound) raise none.
+    pub fn sq_error(&self) -> Option<(u32, u64, SqError)> {
+        match *self {
+            KernelFault::Wave {
+                wave, pc, fault, ..
+            } => match fault {
+                WaveFault::Illegal { .. } => Some((wave, pc, SqError::IllegalInstruction)),
+                WaveFault::Memory(_) | WaveFault::Vm { .. } => {
+                    Some((wave, pc, SqError::MemoryViolation))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
 /// Why a dispatch did not complete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KernelFault {

@@ -56,4 +56,9 @@ pub const FACTS: &[&[Fact]] = &[
     crate::sdma::sdma_v7_0::REG_FACTS,
     crate::sdma::sdma_v7_0::FIELD_FACTS,
     &crate::sdma::sdma_v7_0::MQD_FACTS,
+    crate::ih::ih_v6_0::FACTS,
+    &crate::ih::ih_v6_0::FIELD_FACTS,
+    crate::ih::ih_v7_0::FACTS,
+    &crate::ih::ih_v7_0::FIELD_FACTS,
+    crate::ih::IV_FACTS,
 ];

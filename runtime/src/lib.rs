@@ -33,6 +33,7 @@ pub mod conformance;
 pub mod discovery;
 pub mod gfx;
 pub mod gmc;
+pub mod ih;
 pub mod ip;
 pub mod latency;
 pub mod mem;

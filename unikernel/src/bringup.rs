@@ -236,7 +236,7 @@ fn run(part: Part, mapping: Mapping, blobs: &Blobs, scale: TscScale) -> Result<(
     );
     let us = scale.to_ns(tsc::end().wrapping_sub(t0)) / 1000;
     println!(
-        "UK BRINGUP {name} {m} done in {us}us (model built; discovery, nbio, gmc, psp, rlc, mes, rings, queue; barrier completed; torn down, model quiescent)"
+        "UK BRINGUP {name} {m} done in {us}us (model built; discovery, nbio, gmc, ih, psp, rlc, mes, rings, queue; barrier completed; torn down, model quiescent)"
     );
     Ok(())
 }

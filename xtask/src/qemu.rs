@@ -689,7 +689,7 @@ const RING_AREA: &str = "ring area at VA = host 0x200000200000, ";
 /// line must say (`{m}` is the mapping).
 /// `--mapping direct` starts neither MES nor the KIQ (issue 14 item 6),
 /// so its mes and rings steps say they were skipped.
-fn step_phrases(ring: &'static str, m: &str) -> [(&'static str, &'static str); 16] {
+fn step_phrases(ring: &'static str, m: &str) -> [(&'static str, &'static str); 18] {
     let (mes, ring, halt_mes) = if m == "direct" {
         (DIRECT_SKIP, DIRECT_SKIP, "halt MES: not needed")
     } else {
@@ -699,6 +699,7 @@ fn step_phrases(ring: &'static str, m: &str) -> [(&'static str, &'static str); 1
         ("discovery", "IP instances"),
         ("nbio", "through the RSMU index/data pair"),
         ("gmc", RING_AREA),
+        ("ih", "enabled and polled"),
         ("psp", "AUTOLOAD_RLC sent"),
         ("rlc", "BOOTLOAD_COMPLETE"),
         ("rlc", "CP_MEC_RS64_CNTL"),
@@ -710,6 +711,7 @@ fn step_phrases(ring: &'static str, m: &str) -> [(&'static str, &'static str); 1
         ("teardown", halt_mes),
         ("teardown", "halt MEC: done"),
         ("teardown", "destroy PSP ring: done"),
+        ("teardown", "disable IH ring: done"),
         ("teardown", "close doorbell aperture: done"),
         ("teardown", "clear bus mastering: done"),
         ("teardown", "release memory: done"),
@@ -1323,6 +1325,7 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
             "step discovery: table read at VRAM 0x5ffff0000 through MM_INDEX/MM_DATA (24576 MiB of VRAM); 11 IP instances".to_string(),
             "step nbio: NBIO 4.3.0 init; registers past BAR5 (0x100000 bytes) through the RSMU index/data pair".into(),
             "step gmc: FB at MC 0x8000000000..=0x85ffffffff; ring area at VA = host 0x200000200000, 0x200000 bytes".into(),
+            "step ih: OSSSYS 6.0.0 (ih_v6_0): ring 0 at MC 0x7fff00180000 (0x40000 bytes, GTT), enabled and polled (no MSI)".into(),
             "step psp: 4 bootloader components, 27 LOAD_IP_FW, AUTOLOAD_RLC sent".into(),
             "step rlc: RLC_RLCS_BOOTLOAD_STATUS.BOOTLOAD_COMPLETE and CP_STAT idle".into(),
             "step rlc: GFXHUB 3.0 enabled with the same VMID0 tables, VMID0 flushed".into(),
@@ -1361,6 +1364,7 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
             "halt MEC: done: CP_MEC_RS64_CNTL = 0x400f0010 (pipes reset and inactive, MEC_HALT)"
                 .into(),
             "destroy PSP ring: done: DESTROY_RINGS answered".into(),
+            "disable IH ring: done: IH_RB_CNTL = 0x40110120 (RB_ENABLE clear), pointers 0".into(),
             "close doorbell aperture: done: self-ring aperture and doorbell BAR closed".into(),
             "clear bus mastering: done: PCI_COMMAND bus master cleared".into(),
             "release memory: done: user memory handed back".into(),
@@ -1373,7 +1377,7 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
     /// How a clean run ends after its steps.
     const CLOSING: [&str; 2] = [
         "teardown complete",
-        "model check: quiescent (no HQD active, MES and MEC halted, PSP ring destroyed, doorbell apertures closed, bus mastering off)",
+        "model check: quiescent (no HQD active, MES and MEC halted, PSP ring destroyed, IH rings disabled, doorbell apertures closed, bus mastering off)",
     ];
 
     /// One run's trace after the gmc step, in the image's frame form:
@@ -1387,6 +1391,7 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
         };
         let mark = |s: &str| format!("TRACE {part} {m} step {s} reported");
         vec![
+            mark("ih"),
             format!("TRACE R MP0.{pre}_C2PMSG_35 @0x5818c = 0x80000000"),
             format!("TRACE W MP0.{pre}_C2PMSG_35 @0x5818c = 0x00080000"),
             format!("TRACE W MP0.{pre}_C2PMSG_64 @0x58200 = 0x00000008"),
@@ -1398,6 +1403,7 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
             mark("mes"),
             mark("rings"),
             mark("queue"),
+            mark("teardown"),
             mark("teardown"),
             mark("teardown"),
             mark("teardown"),

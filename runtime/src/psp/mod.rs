@@ -335,6 +335,13 @@ impl DmaBuf {
         self.mc_addr
     }
 
+    /// The CPU pointer, length and MC address, giving the buffer to
+    /// another user (the IH ring, issue 20): the promises of [`DmaBuf::new`]
+    /// pass to it.
+    pub fn into_parts(self) -> (NonNull<u8>, usize, u64) {
+        (self.cpu, self.len, self.mc_addr)
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }

@@ -107,6 +107,24 @@ pub const HEADERS: &[HeaderFor] = &[
         versions: &[(3, 2, 0)],
         registers: &[dcn_3_2_0::ALL],
     },
+    // ih_v6_0.c / ih_v7_0.c (issue 20): the IH registers barebell
+    // programs, named in traces.
+    HeaderFor {
+        hw_id: crate::ip::hw_id::OSSSYS,
+        module: "osssys_6_0_0",
+        offset_header: crate::ih::ih_v6_0::HEADER,
+        sh_mask_header: "osssys_6_0_0_sh_mask.h",
+        versions: &[(6, 0, 0)],
+        registers: &[crate::ih::ih_v6_0::ALL],
+    },
+    HeaderFor {
+        hw_id: crate::ip::hw_id::OSSSYS,
+        module: "osssys_7_0_0",
+        offset_header: crate::ih::ih_v7_0::HEADER,
+        sh_mask_header: "osssys_7_0_0_sh_mask.h",
+        versions: &[(7, 0, 0)],
+        registers: &[crate::ih::ih_v7_0::ALL],
+    },
     HeaderFor {
         hw_id: crate::ip::hw_id::NBIF,
         module: "nbif_6_3_1",
