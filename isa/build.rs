@@ -142,6 +142,7 @@ fn field(name: &str) -> &'static str {
         "sdata" => "Fld::Sdata",
         "sbase" => "Fld::Sbase",
         "soffset" => "Fld::Soffset",
+        "soffsetlo" => "Fld::SoffsetLo",
         "offset" => "Fld::SmemOff",
         "offset24" => "Fld::SmemOff24",
         "addr" => "Fld::Addr",
@@ -206,6 +207,117 @@ fn enc(name: &str) -> (&'static str, String) {
     (e, form)
 }
 
+/// The gfx11 mnemonic with the same semantics as a gfx942 (GFX9) one: the
+/// interpreter dispatches on that name (`OpInfo::sem`). Renames follow the
+/// two ISA references' instruction lists (dword/byte/short memory names,
+/// andn2/orn2, read/write DS names, carry names); where no rule applies
+/// the name is its own.
+fn gfx9_sem(name: &str) -> String {
+    let (base, suffix) = match name.strip_suffix("_e32") {
+        Some(b) => (b, "_e32"),
+        None => match name.strip_suffix("_e64") {
+            Some(b) => (b, "_e64"),
+            None => (name, ""),
+        },
+    };
+    let exact = match base {
+        "s_ff1_i32_b32" => Some("s_ctz_i32_b32"),
+        "s_ff1_i32_b64" => Some("s_ctz_i32_b64"),
+        "s_flbit_i32_b32" => Some("s_clz_i32_u32"),
+        "s_flbit_i32_b64" => Some("s_clz_i32_u64"),
+        "v_add_u32" => Some("v_add_nc_u32"),
+        "v_sub_u32" => Some("v_sub_nc_u32"),
+        "v_subrev_u32" => Some("v_subrev_nc_u32"),
+        "v_add_u16" => Some("v_add_nc_u16"),
+        // GFX9 "legacy" 16-bit mads: no op_sel, the high half of the
+        // destination is zeroed
+        "v_mad_legacy_u16" => Some("v_mad_u16"),
+        "v_mad_legacy_i16" => Some("v_mad_i16"),
+        "v_sub_u16" => Some("v_sub_nc_u16"),
+        "v_subrev_u16" => Some("v_subrev_nc_u16"),
+        "v_addc_co_u32" => Some("v_add_co_ci_u32"),
+        "v_subb_co_u32" => Some("v_sub_co_ci_u32"),
+        "v_subbrev_co_u32" => Some("v_subrev_co_ci_u32"),
+        "v_ffbh_u32" => Some("v_clz_i32_u32"),
+        "v_ffbl_b32" => Some("v_ctz_i32_b32"),
+        "v_ffbh_i32" => Some("v_cls_i32"),
+        _ => None,
+    };
+    if let Some(e) = exact {
+        return format!("{e}{suffix}");
+    }
+    let mut b = base.replace("andn2", "and_not1").replace("orn2", "or_not1");
+    if b.starts_with("s_load_dword") || b.starts_with("s_buffer_load_dword") {
+        b = b
+            .replace("dwordx16", "b512")
+            .replace("dwordx8", "b256")
+            .replace("dwordx4", "b128")
+            .replace("dwordx3", "b96")
+            .replace("dwordx2", "b64")
+            .replace("dword", "b32");
+    }
+    if let Some(r) = b.strip_prefix("ds_") {
+        let r = r
+            .replace("read2st64_", "load_2addr_stride64_")
+            .replace("read2_", "load_2addr_")
+            .replace("read_", "load_")
+            .replace("write2st64_", "store_2addr_stride64_")
+            .replace("write2_", "store_2addr_")
+            .replace("write_", "store_");
+        b = format!("ds_{r}");
+    }
+    for seg in ["global_", "scratch_", "flat_"] {
+        if let Some(r) = b.strip_prefix(seg) {
+            let mem = [
+                ("load_dwordx4", "load_b128"),
+                ("load_dwordx3", "load_b96"),
+                ("load_dwordx2", "load_b64"),
+                ("load_dword", "load_b32"),
+                ("load_ubyte", "load_u8"),
+                ("load_sbyte", "load_i8"),
+                ("load_ushort", "load_u16"),
+                ("load_sshort", "load_i16"),
+                ("store_dwordx4", "store_b128"),
+                ("store_dwordx3", "store_b96"),
+                ("store_dwordx2", "store_b64"),
+                ("store_dword", "store_b32"),
+                ("store_byte", "store_b8"),
+                ("store_short", "store_b16"),
+                ("atomic_add_x2", "atomic_add_u64"),
+                ("atomic_sub_x2", "atomic_sub_u64"),
+                ("atomic_swap_x2", "atomic_swap_b64"),
+                ("atomic_cmpswap_x2", "atomic_cmpswap_b64"),
+                ("atomic_smin_x2", "atomic_min_i64"),
+                ("atomic_smax_x2", "atomic_max_i64"),
+                ("atomic_umin_x2", "atomic_min_u64"),
+                ("atomic_umax_x2", "atomic_max_u64"),
+                ("atomic_and_x2", "atomic_and_b64"),
+                ("atomic_or_x2", "atomic_or_b64"),
+                ("atomic_xor_x2", "atomic_xor_b64"),
+                ("atomic_inc_x2", "atomic_inc_u64"),
+                ("atomic_dec_x2", "atomic_dec_u64"),
+                ("atomic_add", "atomic_add_u32"),
+                ("atomic_sub", "atomic_sub_u32"),
+                ("atomic_swap", "atomic_swap_b32"),
+                ("atomic_cmpswap", "atomic_cmpswap_b32"),
+                ("atomic_smin", "atomic_min_i32"),
+                ("atomic_smax", "atomic_max_i32"),
+                ("atomic_umin", "atomic_min_u32"),
+                ("atomic_umax", "atomic_max_u32"),
+                ("atomic_and", "atomic_and_b32"),
+                ("atomic_or", "atomic_or_b32"),
+                ("atomic_xor", "atomic_xor_b32"),
+                ("atomic_inc", "atomic_inc_u32"),
+                ("atomic_dec", "atomic_dec_u32"),
+            ];
+            if let Some((_, to)) = mem.iter().find(|(from, _)| r == *from) {
+                b = format!("{seg}{to}");
+            }
+        }
+    }
+    format!("{b}{suffix}")
+}
+
 fn parse_u128(s: &str) -> u128 {
     u128::from_str_radix(s.trim_start_matches("0x"), 16).unwrap_or_else(|_| panic!("bad hex {s}"))
 }
@@ -228,7 +340,7 @@ fn table(cpu: &str, text: &str, out: &mut String) {
             let (w, name) = t.split_once(' ').expect("word value name");
             let w = parse_u128(w);
             words.push(format!(
-                "    ({w:#x}, OpInfo {{ enc: Enc::Vop1, form: Form::Plain, op: 0, name: {name:?}, mask: 0, val: 0, mods: 0, w64: [0, 0, 0], sext: 0, flags: 0, opnds: &[] }}),\n"
+                "    ({w:#x}, OpInfo {{ enc: Enc::Vop1, form: Form::Plain, op: 0, name: {name:?}, sem: {name:?}, mask: 0, val: 0, mods: 0, w64: [0, 0, 0], sext: 0, flags: 0, opnds: &[] }}),\n"
             ));
             continue;
         }
@@ -340,9 +452,14 @@ fn table(cpu: &str, text: &str, out: &mut String) {
                 );
             }
         }
+        let sem = if cpu == "gfx942" {
+            gfx9_sem(name)
+        } else {
+            name.to_string()
+        };
         rows.push((
             format!(
-                "    OpInfo {{ enc: {e}, form: {form}, op: {op:#x}, name: {name:?}, mask: {mask:#x}, val: {val:#x}, mods: {mods:#x}, w64: [{mask64:#x}, {val64:#x}, {mods64:#x}], sext: {sext:#x}, flags: {flags}, opnds: &[{ops}] }},\n",
+                "    OpInfo {{ enc: {e}, form: {form}, op: {op:#x}, name: {name:?}, sem: {sem:?}, mask: {mask:#x}, val: {val:#x}, mods: {mods:#x}, w64: [{mask64:#x}, {val64:#x}, {mods64:#x}], sext: {sext:#x}, flags: {flags}, opnds: &[{ops}] }},\n",
             ),
             format!("{e}, {form}, {op:#x}"),
         ));
@@ -379,9 +496,10 @@ fn table(cpu: &str, text: &str, out: &mut String) {
         out.push_str(r);
     }
     out.push_str("];\n");
+    // gfx942 has no image rows: the match has only its fallback arm
     let _ = writeln!(
         out,
-        "pub(crate) fn img_index_{cpu}(enc: Enc, form: Form, op: u16) -> Option<usize> {{\n    match (enc, form, op) {{"
+        "#[allow(clippy::match_single_binding)]\npub(crate) fn img_index_{cpu}(enc: Enc, form: Form, op: u16) -> Option<usize> {{\n    match (enc, form, op) {{"
     );
     for (i, (_, key)) in imgs.iter().enumerate() {
         let _ = writeln!(out, "        ({key}) => Some({i}),");
@@ -393,7 +511,7 @@ fn main() {
     let dir = std::env::var("CARGO_MANIFEST_DIR").expect("manifest dir");
     let out_dir = std::env::var("OUT_DIR").expect("out dir");
     let mut out = String::new();
-    for cpu in ["gfx1100", "gfx1201"] {
+    for cpu in ["gfx1100", "gfx1201", "gfx942"] {
         let p = Path::new(&dir).join("data").join(format!("{cpu}.txt"));
         println!("cargo:rerun-if-changed={}", p.display());
         let text = std::fs::read_to_string(&p).expect("data file");

@@ -16,6 +16,8 @@ pub enum Target {
     Gfx1100,
     /// RDNA4 (Navi48), LLVM `gfx1201`.
     Gfx1201,
+    /// CDNA3 (MI300X/MI308X), LLVM `gfx942`: GFX9 encodings, wave64 only.
+    Gfx942,
 }
 
 impl Target {
@@ -24,6 +26,7 @@ impl Target {
         match self {
             Target::Gfx1100 => "gfx1100",
             Target::Gfx1201 => "gfx1201",
+            Target::Gfx942 => "gfx942",
         }
     }
 
@@ -32,6 +35,7 @@ impl Target {
         match name {
             "gfx1100" => Some(Target::Gfx1100),
             "gfx1201" => Some(Target::Gfx1201),
+            "gfx942" => Some(Target::Gfx942),
             _ => None,
         }
     }
@@ -41,11 +45,18 @@ impl Target {
         matches!(self, Target::Gfx1201)
     }
 
+    /// The GFX9 family (CDNA3): GFX9 encodings and register numbering
+    /// (m0 is 124, flat_scratch and xnack_mask follow s101), wave64 only.
+    pub fn is_gfx9(self) -> bool {
+        matches!(self, Target::Gfx942)
+    }
+
     /// Whole dwords that are instructions of their own (v_illegal).
     fn words(self) -> &'static [(u32, OpInfo)] {
         match self {
             Target::Gfx1100 => crate::table::WORDS_GFX1100,
             Target::Gfx1201 => crate::table::WORDS_GFX1201,
+            Target::Gfx942 => crate::table::WORDS_GFX942,
         }
     }
 
@@ -53,6 +64,7 @@ impl Target {
         match self {
             Target::Gfx1100 => crate::table::OPS_GFX1100,
             Target::Gfx1201 => crate::table::OPS_GFX1201,
+            Target::Gfx942 => crate::table::OPS_GFX942,
         }
     }
 
@@ -60,6 +72,7 @@ impl Target {
         let i = match self {
             Target::Gfx1100 => crate::table::index_gfx1100(enc, form, op),
             Target::Gfx1201 => crate::table::index_gfx1201(enc, form, op),
+            Target::Gfx942 => crate::table::index_gfx942(enc, form, op),
         }?;
         self.table().get(i)
     }
@@ -118,6 +131,11 @@ impl Inst {
         self.info.name
     }
 
+    /// The name the interpreter dispatches on (see [`OpInfo::sem`]).
+    pub fn sem(&self) -> &'static str {
+        self.info.sem
+    }
+
     /// The DPP form, if any.
     pub fn form(&self) -> Form {
         self.info.form
@@ -149,6 +167,7 @@ pub(crate) fn field_of(enc: Enc, q: u128, f: Fld) -> u32 {
         (_, Fld::Sdata) => bits(6, 7),
         (_, Fld::Sbase) => bits(0, 6) << 1,
         (_, Fld::Soffset) => bits(57, 7),
+        (_, Fld::SoffsetLo) => bits(32, 7),
         (_, Fld::SmemOff) => bits(32, 21),
         (_, Fld::SmemOff24) => bits(32, 24),
         (Enc::Ds | Enc::Flat | Enc::Global | Enc::Scratch, Fld::Vdst) => bits(56, 8),
@@ -371,6 +390,19 @@ pub(crate) fn family(target: Target, w: u32) -> Option<Enc> {
             _ => Enc::Sop2,
         });
     }
+    if target.is_gfx9() {
+        // GFX9: VOP3P is 31:23 = 110100111 inside VOP3's 110100
+        return match w >> 26 {
+            0b110100 if w >> 23 == 0x1a7 => Some(Enc::Vop3p),
+            0b110100 => Some(Enc::Vop3),
+            0b110000 => Some(Enc::Smem),
+            0b110110 => Some(Enc::Ds),
+            0b110111 => Some(Enc::Flat),
+            0b111000 => Some(Enc::Mubuf),
+            0b111010 => Some(Enc::Mtbuf),
+            _ => None,
+        };
+    }
     let g12 = target.is_gfx12();
     match (w >> 26, w >> 24) {
         (0b110101, _) => Some(Enc::Vop3),
@@ -398,7 +430,13 @@ pub(crate) fn family(target: Target, w: u32) -> Option<Enc> {
 /// bit 1), scratch takes a VGPR address (bit 2).
 fn decode_flat(syntax: Syntax, bytes: &[u8], w0: u32) -> Result<Inst, DecodeError> {
     let w1 = dword(bytes, 1).unwrap_or(0);
-    let (seg, op, var, n) = if syntax.target.is_gfx12() {
+    let (seg, op, var, n) = if syntax.target.is_gfx9() {
+        // GFX9: segment 15:14; variants: saddr is off (0x7f), sc0, sve (13)
+        let var = u8::from((w1 >> 16) & 0x7f == 0x7f)
+            | u8::from(w0 >> 16 & 1 != 0) << 1
+            | u8::from(w0 >> 13 & 1 != 0) << 2;
+        ((w0 >> 14) & 3, (w0 >> 18) & 0x7f, var, 2)
+    } else if syntax.target.is_gfx12() {
         let var = u8::from(w0 & 0x7f == 124)
             | u8::from(w1 >> 20 & 1 != 0) << 1
             | u8::from(w1 >> 17 & 1 != 0) << 2;
@@ -511,6 +549,7 @@ pub(crate) static EXP_INFO: OpInfo = OpInfo {
     form: Form::Plain,
     op: 0,
     name: "exp",
+    sem: "exp",
     mask: 0,
     val: 0,
     mods: 0,
@@ -521,6 +560,7 @@ pub(crate) static EXP_INFO: OpInfo = OpInfo {
 };
 pub(crate) static EXPORT_INFO: OpInfo = OpInfo {
     name: "export",
+    sem: "export",
     ..EXP_INFO
 };
 
@@ -531,6 +571,50 @@ fn dpp_form(src0: u32) -> Form {
         233 | 234 => Form::Dpp8,
         _ => Form::Plain,
     }
+}
+
+/// Whether a decoded gfx942 VOP1/VOP2 instruction is in its SDWA form
+/// (source 0 is 249 and a selector dword follows).
+pub fn is_sdwa(target: Target, inst: &Inst) -> bool {
+    target.is_gfx9()
+        && matches!(inst.info.enc, Enc::Vop1 | Enc::Vop2)
+        && inst.words[0] & 0x1ff == 249
+        && inst.len == 8
+}
+
+/// gfx942 SDWA (VOP1/VOP2 with source 0 = 249): the subset barebell-isa
+/// prints as LLVM does. Dword 1: src0 7:0, dst_sel 10:8, dst_unused 12:11,
+/// clamp 13, omod 15:14, src0_sel 18:16, src0 sext/neg/abs 21:19, s0 23,
+/// src1_sel 26:24, src1 sext/neg/abs 29:27, s1 31. Only VGPR sources
+/// without modifiers, clamp or omod, and opcodes whose operands are
+/// `vdst, src0[, vsrc1]`, are decoded; other SDWA words are refused
+/// (a documented gap: LLVM accepts many of them).
+fn decode_sdwa(syntax: Syntax, bytes: &[u8], enc: Enc, op: u32) -> Result<Inst, DecodeError> {
+    let w0 = dword(bytes, 0).ok_or(DecodeError::Truncated)?;
+    let bad = DecodeError::Invalid { word: w0 };
+    let w1 = dword(bytes, 1).ok_or(bad)?;
+    let info = syntax
+        .target
+        .index(enc, Form::Plain, op as u16)
+        .ok_or(bad)?;
+    let shape_ok = match (enc, info.opnds) {
+        (Enc::Vop1, [a, b]) => a.fld == Fld::Vdst && b.fld == Fld::Src0,
+        (Enc::Vop2, [a, b, c]) => a.fld == Fld::Vdst && b.fld == Fld::Src0 && c.fld == Fld::Vsrc1,
+        _ => false,
+    };
+    // clamp, omod, source modifiers and the SGPR bits (and bits 22, 30)
+    let mods = 0xf8f8_e000u32;
+    let sels_ok =
+        (w1 >> 8) & 7 <= 6 && (w1 >> 11) & 3 <= 2 && (w1 >> 16) & 7 <= 6 && (w1 >> 24) & 7 <= 6;
+    if !shape_ok || !info.name.ends_with("_e32") || w1 & mods != 0 || !sels_ok {
+        return Err(bad);
+    }
+    Ok(Inst {
+        info,
+        words: [w0, w1, 0, 0],
+        len: 8,
+        literal: None,
+    })
 }
 
 /// Decodes the instruction at the start of `bytes` for `syntax`'s target
@@ -561,12 +645,32 @@ pub fn decode(syntax: Syntax, bytes: &[u8]) -> Result<Inst, DecodeError> {
                 Enc::Vop1 => (w0 >> 9) & 0xff,
                 _ => (w0 >> 17) & 0xff,
             };
+            if target.is_gfx9() && w0 & 0x1ff == 249 && enc != Enc::Vopc {
+                return decode_sdwa(syntax, bytes, enc, op);
+            }
             // LLVM tries the DPP form first and falls back to the plain one
             // (which takes the selector as src0 only if it has no src0).
             match dpp_form(w0 & 0x1ff) {
                 Form::Plain => row(enc, Form::Plain, op, 1),
                 form => row(enc, form, op, 2).or_else(|_| row(enc, Form::Plain, op, 1)),
             }
+        }
+        Enc::Vop3 | Enc::Vop3p if target.is_gfx9() => {
+            let op = if enc == Enc::Vop3 {
+                (w0 >> 16) & 0x3ff
+            } else {
+                (w0 >> 16) & 0x7f
+            };
+            // GFX9 VOP3/VOP3P take no literal: source 255 is invalid.
+            let q = u64::from(w0) | u64::from(w1) << 32;
+            if (0..3).any(|i| (q >> (32 + 9 * i)) & 0x1ff == 255) {
+                let inst = row(enc, Form::Plain, op, 2)?;
+                if inst.literal.is_some() {
+                    return Err(bad);
+                }
+                return Ok(inst);
+            }
+            row(enc, Form::Plain, op, 2)
         }
         Enc::Vop3 | Enc::Vop3p => {
             let op = if enc == Enc::Vop3 {
@@ -579,6 +683,20 @@ pub fn decode(syntax: Syntax, bytes: &[u8]) -> Result<Inst, DecodeError> {
                 form => row(enc, form, op, 3).or_else(|_| row(enc, Form::Plain, op, 2)),
             }
         }
+        Enc::Smem if target.is_gfx9() => {
+            // GFX9: imm (17) = 0 with soe (14) = 0 is the SGPR-offset form
+            // (plain); with imm = 1 the variants are soe (bit 0) and offset
+            // 0 (bit 1)
+            let op = (w0 >> 18) & 0xff;
+            match (w0 >> 17 & 1, w0 >> 14 & 1) {
+                (0, 0) => row(enc, Form::Plain, op, 2),
+                (0, _) => Err(bad),
+                (_, soe) => {
+                    let var = soe as u8 | u8::from(w1 & 0x1f_ffff == 0) << 1;
+                    row(enc, Form::Var(var), op, 2)
+                }
+            }
+        }
         Enc::Smem => {
             // variants: soffset is null (bit 0), offset is 0 (bit 1, gfx11)
             let null = u8::from(w1 >> 25 == 124);
@@ -589,7 +707,9 @@ pub fn decode(syntax: Syntax, bytes: &[u8]) -> Result<Inst, DecodeError> {
             };
             row(enc, Form::Var(var), op, 2)
         }
+        Enc::Ds if target.is_gfx9() => row(enc, Form::Plain, (w0 >> 17) & 0xff, 2),
         Enc::Ds => row(enc, Form::Plain, (w0 >> 18) & 0xff, 2),
+        Enc::Mubuf | Enc::Mtbuf if target.is_gfx9() => Err(bad),
         Enc::Mubuf | Enc::Mtbuf if target.is_gfx12() => {
             // VBUFFER; variants: offen, idxen, tfe, th bit 0
             let var = u8::from(w1 >> 30 & 1 != 0)

@@ -350,6 +350,10 @@ impl<'m, M: Memory> Interp<'m, M> {
             Enc::Sop1 | Enc::Sop2 | Enc::Sopk | Enc::Sopc => self.salu(w, &inst, &ctx),
             Enc::Sopp => self.sopp(w, &inst, &ctx),
             Enc::Smem => self.smem(w, &inst, &ctx),
+            // gfx942 SDWA is decoded and printed, not interpreted
+            Enc::Vop1 | Enc::Vop2 if crate::decode::is_sdwa(self.syntax.target, &inst) => {
+                unimpl!(self, ctx, inst)
+            }
             Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vop3p => self.valu(w, &inst, &ctx),
             Enc::Ds => self.ds(w, sh, &inst, &ctx),
             Enc::Flat | Enc::Global | Enc::Scratch => self.flat(w, sh, &inst, &ctx),
@@ -402,12 +406,14 @@ impl<'m, M: Memory> Interp<'m, M> {
     }
 
     fn salu(&mut self, w: &mut Wave, inst: &Inst, ctx: &Ctx) -> Result<Flow, ExecError> {
-        let name = inst.name();
+        let name = inst.sem();
         let q = inst.words[0];
         let sdst = (q >> 16) & 0x7f;
         let lit = inst.literal;
         let is64 = |s: &str| s.ends_with("_b64") || s.ends_with("_u64") || s.ends_with("_i64");
-        let k = if name.contains("_f32") || name.contains("_f16") {
+        // float inline constants: the f32 encoding for 32-bit operations,
+        // the f64 one for 64-bit operations
+        let k = if name.contains("_f32") || name.contains("_f16") || !is64(name) {
             K::F32
         } else {
             K::F64
@@ -867,7 +873,7 @@ impl<'m, M: Memory> Interp<'m, M> {
     fn sopp(&mut self, w: &mut Wave, inst: &Inst, ctx: &Ctx) -> Result<Flow, ExecError> {
         let imm = inst.words[0] & 0xffff;
         let target = w.pc.wrapping_add((i64::from(imm as u16 as i16) * 4) as u64);
-        let take = match inst.name() {
+        let take = match inst.sem() {
             "s_branch" => true,
             "s_cbranch_scc0" => !w.scc,
             "s_cbranch_scc1" => w.scc,
@@ -919,7 +925,7 @@ impl<'m, M: Memory> Interp<'m, M> {
     }
 
     fn smem(&mut self, w: &mut Wave, inst: &Inst, ctx: &Ctx) -> Result<Flow, ExecError> {
-        let name = inst.name();
+        let name = inst.sem();
         let (w0, w1) = (inst.words[0], inst.words[1]);
         let sbase = (w0 & 0x3f) * 2;
         let sdata = (w0 >> 6) & 0x7f;
@@ -930,10 +936,26 @@ impl<'m, M: Memory> Interp<'m, M> {
             i64::from(((w1 & 0x1f_ffff) << 11) as i32 >> 11)
         };
         let soff = w1 >> 25;
-        let soffv = if soff == 124 {
-            0
+        let (offset, soffv) = if self.syntax.target.is_gfx9() {
+            // GFX9: imm (17) selects an immediate offset, else the offset
+            // field names an SGPR; soe (14) adds the SGPR in 63:57
+            let imm = (w0 >> 17) & 1 == 1;
+            let soe = (w0 >> 14) & 1 == 1;
+            let off = if imm {
+                offset
+            } else {
+                i64::from(self.sread(w, w1 & 0x7f, None, K::F32))
+            };
+            let so = if soe {
+                u64::from(self.sread(w, soff, None, K::F32))
+            } else {
+                0
+            };
+            (off, so)
+        } else if soff == 124 {
+            (offset, 0)
         } else {
-            u64::from(self.sread(w, soff, None, K::F32))
+            (offset, u64::from(self.sread(w, soff, None, K::F32)))
         };
         let n = match name {
             "s_load_b32" | "s_buffer_load_b32" => 1,
@@ -970,7 +992,7 @@ impl<'m, M: Memory> Interp<'m, M> {
     }
 
     fn mubuf(&mut self, _w: &mut Wave, inst: &Inst, ctx: &Ctx) -> Result<Flow, ExecError> {
-        match inst.name() {
+        match inst.sem() {
             "buffer_gl0_inv" | "buffer_gl1_inv" => Ok(Flow::Next),
             _ => unimpl!(self, ctx, inst),
         }

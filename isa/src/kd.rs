@@ -31,6 +31,9 @@ pub const RSRC2_WORKGROUP_ID_Z: (u32, u32) = (9, 1);
 pub const RSRC2_WORKGROUP_INFO: (u32, u32) = (10, 1);
 pub const RSRC2_VGPR_WORKITEM_ID: (u32, u32) = (11, 2);
 pub const RSRC2_LDS_SIZE: (u32, u32) = (15, 9);
+/// gfx90a/gfx942 compute_pgm_rsrc3: AccVGPRs start at (ACCUM_OFFSET + 1) * 4.
+pub const RSRC3_GFX90A_ACCUM_OFFSET: (u32, u32) = (0, 6);
+pub const RSRC3_GFX90A_TG_SPLIT: (u32, u32) = (16, 1);
 pub const KCP_PRIVATE_SEGMENT_BUFFER: (u32, u32) = (0, 1);
 pub const KCP_DISPATCH_PTR: (u32, u32) = (1, 1);
 pub const KCP_QUEUE_PTR: (u32, u32) = (2, 1);
@@ -112,6 +115,8 @@ pub const FACTS: &[&[Fact]] = &[
         "COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_INFO" = RSRC2_WORKGROUP_INFO,
         "COMPUTE_PGM_RSRC2_ENABLE_VGPR_WORKITEM_ID" = RSRC2_VGPR_WORKITEM_ID,
         "COMPUTE_PGM_RSRC2_GRANULATED_LDS_SIZE" = RSRC2_LDS_SIZE,
+        "COMPUTE_PGM_RSRC3_GFX90A_ACCUM_OFFSET" = RSRC3_GFX90A_ACCUM_OFFSET,
+        "COMPUTE_PGM_RSRC3_GFX90A_TG_SPLIT" = RSRC3_GFX90A_TG_SPLIT,
         "KERNEL_CODE_PROPERTY_ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER" = KCP_PRIVATE_SEGMENT_BUFFER,
         "KERNEL_CODE_PROPERTY_ENABLE_SGPR_DISPATCH_PTR" = KCP_DISPATCH_PTR,
         "KERNEL_CODE_PROPERTY_ENABLE_SGPR_QUEUE_PTR" = KCP_QUEUE_PTR,
@@ -219,6 +224,19 @@ impl KernelDescriptor {
     pub fn vgpr_count(&self) -> u32 {
         let g = bits(self.rsrc1, RSRC1_VGPR_COUNT) + 1;
         if self.wave32() { g * 8 } else { g * 4 }
+    }
+    /// gfx90a/gfx942: the unified register file's granule is 8 VGPRs in
+    /// wave64 (AMDGPUUsage, "compute_pgm_rsrc1" for GFX90A, GFX942), and
+    /// the count covers ArchVGPRs and AccVGPRs together.
+    pub fn vgpr_count_gfx90a(&self) -> u32 {
+        (bits(self.rsrc1, RSRC1_VGPR_COUNT) + 1) * 8
+    }
+    /// gfx90a/gfx942: the first AccVGPR in the unified file.
+    pub fn accum_offset(&self) -> u32 {
+        (bits(self.rsrc3, RSRC3_GFX90A_ACCUM_OFFSET) + 1) * 4
+    }
+    pub fn tg_split(&self) -> bool {
+        bits(self.rsrc3, RSRC3_GFX90A_TG_SPLIT) != 0
     }
     pub fn denorm_mode_32(&self) -> u32 {
         bits(self.rsrc1, RSRC1_FLOAT_DENORM_MODE_32)

@@ -8,7 +8,9 @@
 //! (workgroup id x/y/z, workgroup info, private segment wave offset) follow
 //! at s[USER_SGPR_COUNT]. On gfx12 (architected SGPRs) the workgroup ids are
 //! delivered in TTMP9 (x) and TTMP7 (y in [15:0], z in [31:16]) instead.
-//! Work-item ids are packed into v0 on gfx11+ (x [9:0], y [19:10], z [29:20]).
+//! Work-item ids are packed into v0 on gfx11+ and on gfx90a/gfx942 (LLVM's
+//! packed-TID feature; x [9:0], y [19:10], z [29:20]). gfx942 (no
+//! architected SGPRs) gets its workgroup ids in system SGPRs as gfx11 does.
 //!
 //! Model conventions (not hardware facts): scratch is a per-lane byte array
 //! addressed from 0 (the swizzled layout and FLAT_SCRATCH base are not
@@ -159,7 +161,15 @@ pub fn launch<M: Memory>(
         ));
     }
     let wave_size: u32 = if kd.wave32() { 32 } else { 64 };
-    let nvgpr = kd.vgpr_count().max(1);
+    let nvgpr = if cfg.target.is_gfx9() {
+        kd.vgpr_count_gfx90a()
+    } else {
+        kd.vgpr_count()
+    }
+    .max(1);
+    if cfg.target.is_gfx9() && kd.wave32() {
+        return Err(LaunchError::Unsupported("gfx942 runs wave64 only"));
+    }
     let entry = d
         .kernel_object
         .wrapping_add(kd.kernel_code_entry_byte_offset as u64);

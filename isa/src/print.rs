@@ -49,8 +49,32 @@ fn sgpr_align(width: u8) -> u32 {
 }
 
 /// Names a scalar register operand (values 0..=127 and the special sources).
-pub(crate) fn scalar(f: &mut dyn Write, v: u32, width: u8) -> fmt::Result {
+pub(crate) fn scalar(f: &mut dyn Write, v: u32, width: u8, g9: bool) -> fmt::Result {
     let al = sgpr_align(width);
+    if g9 {
+        // GFX9 numbering: s0..s101, then flat_scratch and xnack_mask; m0
+        // is 124 (AMDGPU register info for gfx9)
+        match v {
+            102 | 103 if width == 1 => {
+                return f.write_str(if v == 102 {
+                    "flat_scratch_lo"
+                } else {
+                    "flat_scratch_hi"
+                });
+            }
+            102 | 103 => return f.write_str("flat_scratch"),
+            104 | 105 if width == 1 => {
+                return f.write_str(if v == 104 {
+                    "xnack_mask_lo"
+                } else {
+                    "xnack_mask_hi"
+                });
+            }
+            104 | 105 => return f.write_str("xnack_mask"),
+            124 => return f.write_str("m0"),
+            _ => {}
+        }
+    }
     match v {
         0..=105 => reg_range(f, "s", v / al * al, width),
         106 | 107 if width == 1 => f.write_str(if v == 106 { "vcc_lo" } else { "vcc_hi" }),
@@ -229,14 +253,21 @@ fn inline_float(f: &mut dyn Write, v: u32, imm: Imm) -> fmt::Result {
 }
 
 /// A 9-bit (or 8-bit scalar) source operand.
-fn source(f: &mut dyn Write, v: u32, width: u8, imm: Imm, lit: Option<u32>) -> fmt::Result {
+fn source(
+    f: &mut dyn Write,
+    v: u32,
+    width: u8,
+    imm: Imm,
+    lit: Option<u32>,
+    g9: bool,
+) -> fmt::Result {
     match v {
         256..=511 => reg_range(f, "v", v - 256, width),
         128..=192 => write!(f, "{}", v - 128),
         193..=208 => write!(f, "-{}", v - 192),
         240..=248 => inline_float(f, v, imm),
         255 => literal(f, lit.unwrap_or(0), imm),
-        _ => scalar(f, v, width),
+        _ => scalar(f, v, width, g9),
     }?;
     if imm == Imm::Reg && (128..=255).contains(&v) && !(235..=239).contains(&v) && v < 251
         || imm == Imm::Reg && v == 255
@@ -264,10 +295,19 @@ fn simm(f: &mut dyn Write, name: &str, v: u32, style: Simm, syntax: Syntax) -> f
 fn special(f: &mut dyn Write, name: &str, v: u32, syntax: Syntax) -> fmt::Result {
     match name {
         "s_waitcnt" => {
-            let vm = (v >> 10) & 0x3f;
-            let lgkm = (v >> 4) & 0x3f;
-            let exp = v & 7;
-            let all = vm == 0x3f && lgkm == 0x3f && exp == 7;
+            // gfx11: vm 15:10, lgkm 9:4, exp 2:0; GFX9: vm 3:0 and 15:14,
+            // exp 6:4, lgkm 11:8
+            let (vm, lgkm, exp, lgkm_max) = if syntax.target.is_gfx9() {
+                (
+                    (v & 0xf) | (v >> 14 & 3) << 4,
+                    (v >> 8) & 0xf,
+                    (v >> 4) & 7,
+                    0xf,
+                )
+            } else {
+                ((v >> 10) & 0x3f, (v >> 4) & 0x3f, v & 7, 0x3f)
+            };
+            let all = vm == 0x3f && lgkm == lgkm_max && exp == 7;
             let mut sep = "";
             if vm != 0x3f || all {
                 write!(f, "vmcnt({vm})")?;
@@ -277,7 +317,7 @@ fn special(f: &mut dyn Write, name: &str, v: u32, syntax: Syntax) -> fmt::Result
                 write!(f, "{sep}expcnt({exp})")?;
                 sep = " ";
             }
-            if lgkm != 0x3f || all {
+            if lgkm != lgkm_max || all {
                 write!(f, "{sep}lgkmcnt({lgkm})")?;
             }
             Ok(())
@@ -570,9 +610,10 @@ fn modded(
     neg: bool,
     abs: bool,
     sext: bool,
-    wave64: bool,
+    syntax: Syntax,
     inner: Option<&str>,
 ) -> fmt::Result {
+    let wave64 = syntax.wave64;
     let is_const = !vfield && (128..=255).contains(&v) && !matches!(v, 235..=239 | 251..=254);
     let neg_mnemo = neg && !abs && is_const;
     if sext {
@@ -590,7 +631,7 @@ fn modded(
             write!(f, "v{}.{half}", r & 0x7f)?;
         }
         Some(r) => reg_range(f, "v", r, width)?,
-        None => source(f, v, width, imm, lit)?,
+        None => source(f, v, width, imm, lit, syntax.target.is_gfx9())?,
     }
     operand_note(f, o, v, vfield, wave64)?;
     if let Some(t) = inner {
@@ -685,6 +726,9 @@ impl fmt::Display for Display<'_> {
         if info.enc == Enc::Exp {
             return crate::print_mem::export(f, inst);
         }
+        if crate::decode::is_sdwa(self.syntax.target, inst) {
+            return sdwa(f, inst);
+        }
         operands(f, inst, info, self.syntax)?;
         match info.enc {
             Enc::Vinterp => write!(f, " wait_exp:{}", (inst.words[0] >> 8) & 7),
@@ -760,7 +804,7 @@ fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fm
                     note(f, o.class[usize::from(wave64)])?;
                 }
                 Ty::SReg(w) => {
-                    scalar(f, v, width(o, w, wave64))?;
+                    scalar(f, v, width(o, w, wave64), syntax.target.is_gfx9())?;
                     operand_note(f, o, v, false, wave64)?;
                 }
                 Ty::Mask => {
@@ -776,7 +820,7 @@ fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fm
                         false,
                         false,
                         false,
-                        wave64,
+                        syntax,
                         None,
                     )?;
                 }
@@ -804,7 +848,7 @@ fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fm
                         neg,
                         abs,
                         sext,
-                        wave64,
+                        syntax,
                         inner,
                     )?;
                 }
@@ -826,7 +870,7 @@ fn operands(f: &mut dyn Write, inst: &Inst, info: &OpInfo, syntax: Syntax) -> fm
                         neg,
                         abs,
                         sext,
-                        wave64,
+                        syntax,
                         None,
                     )?;
                 }
@@ -969,6 +1013,42 @@ fn vopd(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt::Result {
     if let Some(y) = crate::decode::vopd_y(syntax.target, inst) {
         f.write_str(" :: ")?;
         operands(f, inst, y, syntax)?;
+    }
+    Ok(())
+}
+
+/// gfx942 SDWA (the subset `decode` accepts: VGPR sources, no modifiers):
+/// `NAME_sdwa vdst, src0[, src1] dst_sel:.. dst_unused:.. src0_sel:..
+/// [src1_sel:..]`, as AMDGPUInstPrinter::printSDWASel writes the selectors.
+fn sdwa(f: &mut dyn Write, inst: &Inst) -> fmt::Result {
+    const SEL: [&str; 7] = [
+        "BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD",
+    ];
+    const UNUSED: [&str; 3] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"];
+    let (w0, w1) = (inst.words[0], inst.words[1]);
+    let name = inst
+        .info
+        .name
+        .strip_suffix("_e32")
+        .unwrap_or(inst.info.name);
+    let sel = |v: u32| SEL.get(v as usize).copied().unwrap_or("?");
+    write!(f, "{name}_sdwa v{}, v{}", (w0 >> 17) & 0xff, w1 & 0xff)?;
+    let vop2 = inst.info.enc == Enc::Vop2;
+    if vop2 {
+        write!(f, ", v{}", (w0 >> 9) & 0xff)?;
+    }
+    write!(
+        f,
+        " dst_sel:{} dst_unused:{} src0_sel:{}",
+        sel((w1 >> 8) & 7),
+        UNUSED
+            .get(((w1 >> 11) & 3) as usize)
+            .copied()
+            .unwrap_or("?"),
+        sel((w1 >> 16) & 7)
+    )?;
+    if vop2 {
+        write!(f, " src1_sel:{}", sel((w1 >> 24) & 7))?;
     }
     Ok(())
 }

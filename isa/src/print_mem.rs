@@ -102,6 +102,29 @@ pub(crate) fn flat_suffix(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt
         }
         return Ok(());
     }
+    if syntax.target.is_gfx9() {
+        // gfx940 cache policy: sc0 (16), nt (17), sc1 (25)
+        if info.has(FLAG_OFFSET) {
+            let raw = w0 & 0x1fff;
+            if raw != 0 {
+                if info.enc == Enc::Flat {
+                    write!(f, " offset:{raw}")?;
+                } else {
+                    write!(f, " offset:{}", sign_extend(raw, 13))?;
+                }
+            }
+        }
+        if w0 >> 16 & 1 != 0 {
+            f.write_str(" sc0")?;
+        }
+        if (mods as u32 & w0) >> 17 & 1 != 0 {
+            f.write_str(" nt")?;
+        }
+        if (mods as u32 & w0) >> 25 & 1 != 0 {
+            f.write_str(" sc1")?;
+        }
+        return Ok(());
+    }
     if info.has(FLAG_OFFSET) {
         let raw = w0 & 0x1fff;
         if raw != 0 {
@@ -151,6 +174,8 @@ pub(crate) fn buf_suffix(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt:
     if info.name.starts_with("tbuffer_") {
         let table = if g12 {
             &crate::table::FORMATS_GFX1201
+        } else if syntax.target.is_gfx9() {
+            &crate::table::FORMATS_GFX942
         } else {
             &crate::table::FORMATS_GFX1100
         };
@@ -318,7 +343,11 @@ pub(crate) fn smem_suffix(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt
     }
     // cache policy bits, where the instruction has them
     let mods = inst.info.mods as u32;
-    if g12 {
+    if syntax.target.is_gfx9() {
+        if (mods & w0) >> 16 & 1 != 0 {
+            f.write_str(" glc")?;
+        }
+    } else if g12 {
         // th in bits 24:23, scope in 22:21
         if mods & 0x1e0_0000 != 0 {
             gfx12_cpol(f, (w0 >> 23) & 3, (w0 >> 21) & 3, false, false)?;

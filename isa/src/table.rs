@@ -99,6 +99,9 @@ pub enum Fld {
     Soffset,
     SmemOff,
     SmemOff24,
+    /// GFX9 SMEM with imm = 0: the SGPR offset in the offset field's low
+    /// bits.
+    SoffsetLo,
     /// Vector memory (DS, gfx11 FLAT): address, data, second data VGPRs
     /// (the destination is `Vdst`).
     Addr,
@@ -260,6 +263,9 @@ pub struct OpInfo {
     pub op: u16,
     /// LLVM 19's mnemonic.
     pub name: &'static str,
+    /// The mnemonic the interpreter dispatches on: `name`, or for gfx942
+    /// the gfx11 name of the same operation (`build.rs`, `gfx9_sem`).
+    pub sem: &'static str,
     /// Bits of the instruction (up to 96), outside the opcode and the
     /// operand fields, that must equal `val` for the word to be this
     /// instruction.

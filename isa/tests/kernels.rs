@@ -1,5 +1,6 @@
 //! Semantic tests: the suite's OpenCL C kernels (tests/kernels/suite.cl),
-//! built with clang-19 for gfx1100 and gfx1201 in wave32 and wave64, run by
+//! built with clang-19 for gfx1100 and gfx1201 in wave32 and wave64 and for
+//! gfx942 in wave64, run by
 //! `barebell_isa::launch` over host memory and compared with CPU references
 //! computed here over seeded random inputs.
 
@@ -10,10 +11,13 @@ use common::*;
 
 const N: usize = 1000;
 
+/// Every kernel runs on gfx1100 and gfx1201 (wave32 and wave64) and on
+/// gfx942 (wave64).
 fn each(mut f: impl FnMut(barebell_isa::Target, bool)) {
     for (t, w64) in TARGETS {
         f(t, w64);
     }
+    f(GFX942.0, GFX942.1);
 }
 
 fn run1(
@@ -959,7 +963,13 @@ fn float4_vectors() {
             for k in 0..4 {
                 let e = a[i][k].mul_add(2.0, b[i][k]) - (k + 1) as f32;
                 let e2 = a[i][k] * 2.0 + b[i][k] - (k + 1) as f32;
-                assert!(c[i][k] == e || c[i][k] == e2, "float4[{i}][{k}]");
+                assert!(
+                    c[i][k] == e || c[i][k] == e2,
+                    "float4[{i}][{k}]: {:?} a {:?} b {:?}",
+                    c[i],
+                    a[i],
+                    b[i]
+                );
             }
         }
     });

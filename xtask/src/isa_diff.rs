@@ -69,6 +69,23 @@ fn families(t: Target) -> Vec<Family> {
         bits,
         dpp,
     };
+    if t.is_gfx9() {
+        // gfx942 (GFX9 prefixes); DPP and SDWA are not modelled
+        return vec![
+            f("sop2/sopk", 0b10, 2, Dpp::None),
+            f("sop1", 0x17d, 9, Dpp::None),
+            f("sopc", 0x17e, 9, Dpp::None),
+            f("sopp", 0x17f, 9, Dpp::None),
+            f("vop2", 0b0, 1, Dpp::None),
+            f("vop1", 0x3f, 7, Dpp::None),
+            f("vopc", 0x3e, 7, Dpp::None),
+            f("vop3", 0b110100, 6, Dpp::None),
+            f("vop3p", 0x1a7, 9, Dpp::None),
+            f("smem", 0b110000, 6, Dpp::None),
+            f("ds", 0b110110, 6, Dpp::None),
+            f("flat", 0b110111, 6, Dpp::None),
+        ];
+    }
     let mut v = vec![
         f("sop2/sopk", 0b10, 2, Dpp::None),
         f("sop1", 0x17d, 9, Dpp::None),
@@ -175,6 +192,28 @@ fn norm(s: &str) -> String {
 /// Comparing whole blocks checks each instruction's length too: the next
 /// instruction starts where the previous one ended.
 fn llvm_blocks(t: Target, wave64: bool, blocks: &[[u8; 16]]) -> Result<Vec<Vec<String>>> {
+    match llvm_blocks_once(t, wave64, blocks)? {
+        Some(r) => Ok(r),
+        // llvm-mc-19 crashes on a few gfx942 words: split until the
+        // crashing block is alone; it is reported as CRASHED, not compared
+        None if blocks.len() == 1 => Ok(vec![vec![CRASHED.to_string()]]),
+        None => {
+            let (a, b) = blocks.split_at(blocks.len() / 2);
+            let mut r = llvm_blocks(t, wave64, a)?;
+            r.extend(llvm_blocks(t, wave64, b)?);
+            Ok(r)
+        }
+    }
+}
+
+const CRASHED: &str = "<llvm-mc crashed>";
+
+/// One llvm-mc-19 run over `blocks`; `None` if llvm-mc crashed.
+fn llvm_blocks_once(
+    t: Target,
+    wave64: bool,
+    blocks: &[[u8; 16]],
+) -> Result<Option<Vec<Vec<String>>>> {
     let mut input = String::with_capacity(blocks.len() * 120);
     for b in blocks {
         input.push('[');
@@ -211,6 +250,9 @@ fn llvm_blocks(t: Target, wave64: bool, blocks: &[[u8; 16]]) -> Result<Vec<Vec<S
         .map_err(|_| anyhow::anyhow!("stdin writer panicked"))??;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && stderr.contains("Stack dump") {
+        return Ok(None);
+    }
     // "<stdin>:LINE:COL: warning: invalid instruction encoding"; block k is on
     // line 2k+1, its byte j at column 2 + 5j ("0xNN," each).
     let mut invalid_at: Vec<Option<usize>> = vec![None; blocks.len()];
@@ -256,7 +298,7 @@ fn llvm_blocks(t: Target, wave64: bool, blocks: &[[u8; 16]]) -> Result<Vec<Vec<S
         res.push(cur);
         i += 2;
     }
-    Ok(res)
+    Ok(Some(res))
 }
 
 /// barebell-isa's disassembly of a block as a stream, in the form of
@@ -282,6 +324,8 @@ fn ours_block(syntax: Syntax, b: &[u8]) -> Vec<String> {
 #[derive(Default)]
 struct Tally {
     words: u64,
+    /// Blocks llvm-mc-19 crashed on (not compared; gfx942 only so far).
+    crashed: u64,
     llvm_valid: u64,
     llvm_invalid: u64,
     /// Instructions and invalid verdicts compared (all in each block).
@@ -338,6 +382,10 @@ fn random_words(t: Target, wave64: bool, n: usize, seed: u64, tally: &mut Tally)
             .collect();
         let llvm = llvm_blocks(t, wave64, &blocks)?;
         for (b, l) in blocks.iter().zip(llvm) {
+            if l.first().is_some_and(|x| x == CRASHED) {
+                tally.crashed += 1;
+                continue;
+            }
             tally.words += 1;
             let w0 = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
             let fam = family_of(t, w0);
@@ -456,6 +504,8 @@ fn code_objects(root: &Path) -> Result<(usize, usize, usize, String)> {
         (Target::Gfx1100, true),
         (Target::Gfx1201, false),
         (Target::Gfx1201, true),
+        // CDNA3 is wave64 only
+        (Target::Gfx942, true),
     ] {
         let so = build_suite(root, t, w64)?;
         let llvm = objdump_functions(&so, t, w64)?;
@@ -510,7 +560,7 @@ pub fn tables(root: &Path, check: bool) -> Result<String> {
         cmd.arg("--check");
     }
     crate::util::run(&mut cmd).context("isa/tools/gen_tables.py (apt: python3, llvm-19)")?;
-    let rows: usize = ["gfx1100", "gfx1201"]
+    let rows: usize = ["gfx1100", "gfx1201", "gfx942"]
         .iter()
         .map(|c| {
             std::fs::read_to_string(root.join("isa").join("data").join(format!("{c}.txt")))
@@ -519,7 +569,7 @@ pub fn tables(root: &Path, check: bool) -> Result<String> {
         })
         .sum();
     Ok(format!(
-        "{rows} table lines (gfx1100, gfx1201) {} llvm-mc-19; {:.0} s",
+        "{rows} table lines (gfx1100, gfx1201, gfx942) {} llvm-mc-19; {:.0} s",
         if check {
             "identical to"
         } else {
@@ -539,18 +589,21 @@ fn words_per_config() -> usize {
 }
 
 /// The four configurations, or those named in `BAREBELL_ISA_CONFIGS`
-/// (e.g. `gfx1100w32,gfx1201w64`; a development aid).
+/// (e.g. `gfx1100w32,gfx1201w64`; a development aid). `gfx942w64` runs
+/// only when named: its random-word differential is not yet clean (see
+/// docs/isa.md).
 fn configs() -> Vec<(Target, bool)> {
     let all = [
         (Target::Gfx1100, false),
         (Target::Gfx1201, false),
         (Target::Gfx1100, true),
         (Target::Gfx1201, true),
+        (Target::Gfx942, true),
     ];
     let only = std::env::var("BAREBELL_ISA_CONFIGS").unwrap_or_default();
     all.into_iter()
         .filter(|(t, w64)| {
-            only.is_empty()
+            (only.is_empty() && !t.is_gfx9())
                 || only
                     .split(',')
                     .any(|c| c == format!("{}w{}", t.mcpu(), if *w64 { 64 } else { 32 }))
@@ -602,7 +655,7 @@ pub fn run(root: &Path) -> Result<String> {
     for (t, w64, r) in results {
         let tally = r?;
         total_mismatch += tally.mismatches;
-        let line = format!(
+        let mut line = format!(
             "{} wave{}: {} random words ({} valid, {} invalid first for LLVM; {} decodes in \
              their 16-byte blocks): {} mismatches",
             t.mcpu(),
@@ -613,6 +666,13 @@ pub fn run(root: &Path) -> Result<String> {
             tally.instructions,
             tally.mismatches
         );
+        if tally.crashed != 0 {
+            let _ = write!(
+                line,
+                " ({} blocks llvm-mc-19 crashed on, not compared)",
+                tally.crashed
+            );
+        }
         eprintln!("{line}");
         let _ = writeln!(summary, "{line}");
         let fams: Vec<String> = tally

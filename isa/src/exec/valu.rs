@@ -493,6 +493,8 @@ fn op64(base: &str) -> Option<(bool, F3w)> {
         "v_lshlrev_b64" => (false, |a, b, _| b << (a & 63)),
         "v_lshrrev_b64" => (false, |a, b, _| b >> (a & 63)),
         "v_ashrrev_i64" => (false, |a, b, _| ((b as i64) >> (a & 63)) as u64),
+        // gfx940+ (CDNA3 ISA V_LSHL_ADD_U64): (S0 << S1[2:0]) + S2
+        "v_lshl_add_u64" => (false, |a, b, c| (a << (b & 7)).wrapping_add(c)),
         _ => return None,
     };
     Some(f)
@@ -504,13 +506,14 @@ fn widths64(base: &str) -> [bool; 3] {
     match base {
         "v_lshlrev_b64" | "v_lshrrev_b64" | "v_ashrrev_i64" => [false, true, false],
         "v_ldexp_f64" => [true, false, false],
+        "v_lshl_add_u64" => [true, false, true],
         _ => [true, true, true],
     }
 }
 
 impl<M: Memory> Interp<'_, M> {
     pub(super) fn valu(&mut self, w: &mut Wave, inst: &Inst, ctx: &Ctx) -> Result<Flow, ExecError> {
-        let name = inst.name();
+        let name = inst.sem();
         let base = name
             .strip_suffix("_e32")
             .or_else(|| name.strip_suffix("_e64"))
@@ -910,7 +913,12 @@ impl<M: Memory> Interp<'_, M> {
             let srcs = [
                 self.resolve(w, s[0], lit, K::F64, wid[0]),
                 self.resolve(w, s[1], lit, K::F64, wid[1]),
-                self.resolve(w, s[2], lit, K::F64, wid[2]),
+                // v_fmac_f64 accumulates into its destination
+                if base == "v_fmac_f64" {
+                    Src::V(vdst)
+                } else {
+                    self.resolve(w, s[2], lit, K::F64, wid[2])
+                },
             ];
             self.check_vgpr(w, vdst, 2, ctx)?;
             for lane in 0..ws {
@@ -1129,6 +1137,55 @@ impl<M: Memory> Interp<'_, M> {
         let clamp = (w0 >> 15) & 1 == 1;
         let exec = w.exec();
         type P = fn(f32, f32, f32) -> f32;
+        // CDNA3 packed f32 (two dwords of a register pair): op_sel /
+        // op_sel_hi pick the source dword of the low / high result, neg /
+        // neg_hi negate a source of the low / high result.
+        let f32p: Option<P> = match base {
+            "v_pk_fma_f32" => Some(libm::fmaf),
+            "v_pk_mul_f32" => Some(|a, b, _| a * b),
+            "v_pk_add_f32" => Some(|a, b, _| a + b),
+            _ => None,
+        };
+        if let Some(f) = f32p {
+            // constants are 32-bit values (in the low dword)
+            let wide = |v: u32| !(128..=255).contains(&v);
+            let srcs = [
+                self.resolve(w, s[0], lit, K::F32, wide(s[0])),
+                self.resolve(w, s[1], lit, K::F32, wide(s[1])),
+                self.resolve(w, s[2], lit, K::F32, wide(s[2])),
+            ];
+            self.check_vgpr(w, vdst, 2, ctx)?;
+            for lane in 0..w.wave_size {
+                if exec >> lane & 1 == 0 {
+                    continue;
+                }
+                let mut lo = [0f32; 3];
+                let mut hi = [0f32; 3];
+                for i in 0..3 {
+                    let x = self.get64(w, srcs[i], lane);
+                    let pick = |sel: u32| {
+                        if sel >> i & 1 != 0 {
+                            (x >> 32) as u32
+                        } else {
+                            x as u32
+                        }
+                    };
+                    let l = pick(opsel) ^ if neg >> i & 1 != 0 { 1 << 31 } else { 0 };
+                    let h = pick(opsel_hi) ^ if neg_hi >> i & 1 != 0 { 1 << 31 } else { 0 };
+                    lo[i] = fl(l);
+                    hi[i] = fl(h);
+                }
+                let mut rl = f(lo[0], lo[1], lo[2]);
+                let mut rh = f(hi[0], hi[1], hi[2]);
+                if clamp {
+                    rl = rl.clamp(0.0, 1.0);
+                    rh = rh.clamp(0.0, 1.0);
+                }
+                w.vset(vdst, lane, fb(rl));
+                w.vset(vdst + 1, lane, fb(rh));
+            }
+            return Ok(Flow::Next);
+        }
         let f: P = match base {
             "v_pk_add_f16" => |a, b, _| a + b,
             "v_pk_mul_f16" => |a, b, _| a * b,

@@ -74,7 +74,7 @@ impl<M: Memory> Interp<'_, M> {
         inst: &Inst,
         ctx: &Ctx,
     ) -> Result<Flow, ExecError> {
-        let name = inst.name();
+        let name = inst.sem();
         let (w0, w1) = (inst.words[0], inst.words[1]);
         let off0 = w0 & 0xff;
         let off1 = (w0 >> 8) & 0xff;
@@ -244,10 +244,22 @@ impl<M: Memory> Interp<'_, M> {
         inst: &Inst,
         ctx: &Ctx,
     ) -> Result<Flow, ExecError> {
-        let name = inst.name();
+        let name = inst.sem();
         let (w0, w1, w2) = (inst.words[0], inst.words[1], inst.words[2]);
         let g12 = self.syntax.target.is_gfx12();
-        let (offset, addr_r, data, saddr, vdst, glc, sve) = if g12 {
+        let (offset, addr_r, data, saddr, vdst, glc, sve) = if self.syntax.target.is_gfx9() {
+            // GFX9: offset 12:0, sve 13, sc0 16 (atomics return); saddr 0x7f
+            // is off
+            (
+                i64::from(((w0 & 0x1fff) << 19) as i32 >> 19),
+                w1 & 0xff,
+                (w1 >> 8) & 0xff,
+                (w1 >> 16) & 0x7f,
+                w1 >> 24,
+                (w0 >> 16) & 1 == 1,
+                (w0 >> 13) & 1 == 1,
+            )
+        } else if g12 {
             (
                 i64::from((w2 as i32) >> 8),
                 w2 & 0xff,

@@ -59,6 +59,9 @@ impl Memory for HostMem {
     }
 }
 
+/// CDNA3 (wave64 only); the kernels whose tests run it use `each_all`.
+pub const GFX942: (Target, bool) = (Target::Gfx942, true);
+
 pub const TARGETS: [(Target, bool); 4] = [
     (Target::Gfx1100, false),
     (Target::Gfx1100, true),
