@@ -18,7 +18,9 @@ use crate::model_launch::{self, DeviceMemory};
 use crate::target::{Device, PartArg};
 use barebell::aql::signal::SignalMemory;
 use barebell::platform::Platform;
-use barebell_bringup::{FirmwareDir, Gpu, Mapping, Options, Sink, Step, UserMemory, UserQueue};
+use barebell_bringup::{
+    FirmwareDir, Gpu, Mapping, Options, Sink, Step, TeardownReport, UserMemory, UserQueue,
+};
 use barebell_kernel::job::Job;
 use barebell_kernel::launch::{launch, private_segment_size};
 use barebell_kernel::scratch::ScratchPlan;
@@ -46,16 +48,53 @@ pub fn code_part(gpu: &Gpu<'_>) -> Result<(Part, PartArg), String> {
 }
 
 /// What a kernel run needs from the bring-up: the mapped queue, the user
-/// memory, the code-object part.
+/// memory, the code-object part, and the device itself, which
+/// [`Brought::shutdown`] tears down after the run.
 pub struct Brought<'p> {
     pub queue: UserQueue<'p>,
     pub user: UserMemory<'p>,
     pub part: Part,
     pub part_arg: PartArg,
+    /// The brought-up device, its queue and user memory lent out above.
+    gpu: Gpu<'p>,
+}
+
+impl<'p> Brought<'p> {
+    /// Gives the queue and the user memory back to the device and tears
+    /// it down in reverse (`Gpu::shutdown`: the queue unmapped, MES and the
+    /// MEC halted, the PSP ring destroyed, the IH ring disabled, the
+    /// doorbell apertures closed, bus mastering off, the memory released).
+    pub fn shutdown(self) -> TeardownReport {
+        let Brought {
+            queue,
+            user,
+            mut gpu,
+            ..
+        } = self;
+        gpu.queue = Some(queue);
+        gpu.user = Some(user);
+        gpu.shutdown()
+    }
+}
+
+/// The teardown's verdict for a caller's error path: `Ok` when every
+/// stage was done or not needed (and, on the model, the model is
+/// quiescent), else the report.
+pub fn teardown_verdict(device: &Device, report: &TeardownReport) -> Result<(), String> {
+    if !report.complete() {
+        return Err(format!("the teardown was incomplete:\n{report}"));
+    }
+    if let Device::Model(m) = device {
+        m.quiescent()
+            .map_err(|e| format!("the model is not quiescent after the teardown: {e}"))?;
+    }
+    Ok(())
 }
 
 /// Runs the one bring-up on `device` to a user queue mapped by `mapping`
-/// and takes what kernel runs need from it.
+/// and takes what kernel runs need from it. A bring-up that fails tears
+/// itself down before it returns; one that succeeds but cannot be used
+/// here is torn down before the error is returned.
 pub fn bring_up<'p>(
     device: &'p Device,
     fw: &FirmwareDir,
@@ -77,20 +116,28 @@ pub fn bring_up<'p>(
     };
     let mut gpu =
         barebell_bringup::run(device.platform(), fw, &opts, sink).map_err(|e| fail(&e))?;
-    let (part, part_arg) = code_part(&gpu)?;
-    let queue = gpu
-        .queue
-        .take()
-        .ok_or_else(|| fail(&"the bring-up stopped before the queue"))?;
-    let user = gpu
-        .user
-        .take()
-        .ok_or_else(|| fail(&"the bring-up handed out no user memory"))?;
+    let parts = code_part(&gpu);
+    let (queue, user) = (gpu.queue.take(), gpu.user.take());
+    let ((part, part_arg), queue, user) = match (parts, queue, user) {
+        (Ok(p), Some(q), Some(u)) => (p, q, u),
+        (parts, queue, user) => {
+            let why = match (&parts, &queue) {
+                (Err(e), _) => e.clone(),
+                (_, None) => "the bring-up stopped before the queue".to_string(),
+                _ => "the bring-up handed out no user memory".to_string(),
+            };
+            gpu.queue = queue;
+            gpu.user = user;
+            let report = gpu.shutdown();
+            return Err(fail(&format!("{why}; teardown: {report}")));
+        }
+    };
     Ok(Brought {
         queue,
         user,
         part,
         part_arg,
+        gpu,
     })
 }
 

@@ -150,7 +150,8 @@ pub enum Work {
 /// `device` brought up by the one bring-up sequence to a user queue
 /// mapped by `mapping`, then `f` measures on it: on the model with the
 /// MEC model on a thread of its own (pinned by `cpu`), on a GPU with its
-/// own CP. The queue is unmapped after `f`; the CP model's recorded
+/// own CP. The device is torn down after `f` (also when `f` or the
+/// kernel placement failed); the CP model's recorded
 /// errors (model only) come back with `f`'s result.
 #[allow(clippy::too_many_arguments)] // a flat list of the CLI options it takes
 pub fn with_device<R>(
@@ -180,7 +181,18 @@ pub fn with_device<R>(
     // tables the queue's VMID walks: the same code on the model and on a
     // GPU. A built-in kernel is rebuilt for the part discovery found.
     let placed = match kernel {
-        Some((k, _)) => Some(crate::device_launch::place_kernel(device, &mut b, k)?),
+        Some((k, _)) => match crate::device_launch::place_kernel(device, &mut b, k) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                let torn = b.shutdown();
+                return Err(
+                    match crate::device_launch::teardown_verdict(device, &torn) {
+                        Ok(()) => e,
+                        Err(t) => format!("{e}\n{t}"),
+                    },
+                );
+            }
+        },
         None => None,
     };
     let q = &b.queue;
@@ -197,17 +209,24 @@ pub fn with_device<R>(
                 after_spawn();
                 f(&t, w)
             })
-            .map_err(|e| fail(&e))?
+            .map_err(|e| fail(&e))
         }
         Device::Hw(_) => {
             after_spawn();
             // Without a kernel: the barrier (the caller asks for the
             // empty kernel by default on a GPU).
-            f(&t, work(placed.as_ref(), true))
+            Ok(f(&t, work(placed.as_ref(), true)))
         }
     };
-    let q = b.queue;
-    q.unmap().map_err(|e| fail(&e))?;
+    // The device torn down whatever the run gave (issue 20: every exit).
+    let torn = b.shutdown();
+    let verdict = crate::device_launch::teardown_verdict(device, &torn);
+    let r = match (r, verdict) {
+        (Ok(r), Ok(())) => r,
+        (Err(e), Ok(())) => return Err(e),
+        (Ok(_), Err(t)) => return Err(fail(&t)),
+        (Err(e), Err(t)) => return Err(format!("{e}\n{t}")),
+    };
     let errors = match device {
         Device::Model(m) => m.mec().cp().errors().to_vec(),
         Device::Hw(_) => Vec::new(),

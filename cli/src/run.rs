@@ -191,11 +191,18 @@ fn run_on_device(
     let device = crate::target::open(&a.target, &fw, a.seed)?;
     let r = (|| {
         let mut b = device_launch::bring_up(&device, &fw, mapping, &barebell_bringup::Quiet)?;
-        let out = device_launch::run_job(&device, &mut b, job, bytes)?;
+        let out = device_launch::run_job(&device, &mut b, job, bytes);
         let vmid = b.queue.mapping.vmid;
-        b.queue
-            .unmap()
-            .map_err(|e| format!("unmapping the queue: {e}"))?;
+        // The device torn down whether the job ran or not (issue 20:
+        // every exit).
+        let torn = b.shutdown();
+        let verdict = device_launch::teardown_verdict(&device, &torn);
+        let out = match (out, verdict) {
+            (Ok(out), Ok(())) => out,
+            (Err(e), Ok(())) => return Err(e),
+            (Ok(_), Err(t)) => return Err(t),
+            (Err(e), Err(t)) => return Err(format!("{e}\n{t}")),
+        };
         Ok::<_, String>((out, vmid))
     })();
     let what = format!(
