@@ -14,48 +14,10 @@ use std::fmt;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicI32, Ordering};
 
-/// The signal that asked the bring-up to stop, 0 while none has.
-static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
-
-extern "C" fn on_signal(sig: libc::c_int) {
-    // An atomic store is async-signal-safe; the bring-up reads the flag
-    // before each step (`Sink::cancelled`) and tears down as on an error.
-    STOP_SIGNAL.store(sig, Ordering::SeqCst);
-}
-
-/// SIGINT, SIGTERM and SIGPIPE set [`STOP_SIGNAL`] instead of killing
-/// the process, so that a Ctrl-C, a `kill` or a closed pipe (`| head`)
-/// runs the teardown instead of leaving the device running.
-pub fn handle_stop_signals() {
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGPIPE] {
-        // SAFETY: `on_signal` only stores to an atomic, which is
-        // async-signal-safe; `signal` replaces the disposition of a
-        // catchable signal and touches no Rust state.
-        unsafe {
-            libc::signal(
-                sig,
-                on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
-            );
-        }
-    }
-}
-
-/// The exit status after the stop signal, as a shell reports a death by it.
-fn signal_status() -> u8 {
-    u8::try_from(128 + STOP_SIGNAL.load(Ordering::SeqCst)).unwrap_or(u8::MAX)
-}
-
-fn stop_signal() -> Option<&'static str> {
-    match STOP_SIGNAL.load(Ordering::SeqCst) {
-        0 => None,
-        libc::SIGINT => Some("SIGINT"),
-        libc::SIGTERM => Some("SIGTERM"),
-        libc::SIGPIPE => Some("SIGPIPE"),
-        _ => Some("a signal"),
-    }
-}
+use crate::stop::{
+    handle as handle_stop_signals, requested as stop_signal, status as signal_status,
+};
 
 /// `--until`: the last step to run.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -189,7 +151,7 @@ impl Sink for TextSink {
         let _ = writeln!(std::io::stdout(), "step {step}: {detail}");
     }
     fn cancelled(&self) -> bool {
-        STOP_SIGNAL.load(Ordering::SeqCst) != 0
+        stop_signal().is_some()
     }
     fn tracing(&self) -> bool {
         self.trace

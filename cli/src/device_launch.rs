@@ -178,6 +178,12 @@ pub fn wait_done(
         if let Some(e) = device_error(device) {
             return Err(format!("the device reported: {e}"));
         }
+        if let Some(sig) = crate::stop::requested() {
+            return Err(format!(
+                "interrupted by {sig} with the dispatch pending (signal value {})",
+                signal.value()
+            ));
+        }
         let now = clock.now_ns();
         let (read, write) = (queue.queue.read_index(), queue.queue.write_index());
         if let Watch::Hung(s) = dog.observe(read, write, now) {

@@ -367,7 +367,21 @@ fn cpu_round_trip_ns(cpu: usize, other: usize, scale: TscScale) -> Option<u64> {
 }
 
 pub fn run(a: LatencyArgs) -> ExitCode {
+    // With a bring-up (`--mapping`, `--compare`, a GPU), a stop signal is
+    // held until the measurement ends, and the device is torn down before
+    // the exit (the measuring loop itself does not look at it).
+    let brings_up = a.mapping.is_some() || a.compare || a.target.hardware().is_some();
+    if brings_up {
+        crate::stop::handle();
+    }
     let result = run_inner(&a);
+    if brings_up && let Some(sig) = crate::stop::requested() {
+        eprintln!("barebell latency: interrupted by {sig}; the device was torn down");
+        if let Err(e) = result {
+            eprintln!("barebell latency: {e}");
+        }
+        return ExitCode::from(crate::stop::status());
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

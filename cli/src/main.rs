@@ -16,6 +16,7 @@ mod model_launch;
 mod pci;
 mod report;
 mod run;
+mod stop;
 mod target;
 mod trace_diff;
 mod vector_add;

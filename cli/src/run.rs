@@ -65,7 +65,20 @@ const MAX_STEPS: u64 = 1_000_000;
 const SUBMIT_BOUND_NS: u64 = 1_000_000_000;
 
 pub fn run(a: RunArgs) -> ExitCode {
-    match run_inner(&a) {
+    // With a bring-up, a stop signal tears the device down before exit.
+    let brings_up = a.mapping.is_some() || a.target.hardware().is_some();
+    if brings_up {
+        crate::stop::handle();
+    }
+    let r = run_inner(&a);
+    if brings_up && let Some(sig) = crate::stop::requested() {
+        eprintln!("barebell run: interrupted by {sig}; the device was torn down");
+        if let Err(e) = r {
+            eprintln!("barebell run: {e}");
+        }
+        return ExitCode::from(crate::stop::status());
+    }
+    match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("barebell run: {e}");
@@ -190,7 +203,7 @@ fn run_on_device(
     let fw = FirmwareDir(a.firmware_dir.clone());
     let device = crate::target::open(&a.target, &fw, a.seed)?;
     let r = (|| {
-        let mut b = device_launch::bring_up(&device, &fw, mapping, &barebell_bringup::Quiet)?;
+        let mut b = device_launch::bring_up(&device, &fw, mapping, &crate::stop::Cancellable)?;
         let out = device_launch::run_job(&device, &mut b, job, bytes);
         let vmid = b.queue.mapping.vmid;
         // The device torn down whether the job ran or not (issue 20:

@@ -109,7 +109,16 @@ struct Report {
 }
 
 pub fn run(args: VectorAddArgs) -> ExitCode {
-    match vector_add(&args) {
+    crate::stop::handle();
+    let r = vector_add(&args);
+    if let Some(sig) = crate::stop::requested() {
+        eprintln!("barebell vector-add: interrupted by {sig}; the device was torn down");
+        if let Err(e) = r {
+            eprintln!("barebell vector-add: {e}");
+        }
+        return ExitCode::from(crate::stop::status());
+    }
+    match r {
         Ok(report) => {
             if args.json {
                 match serde_json::to_string_pretty(&report) {
@@ -169,14 +178,18 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
     };
     let (a, b) = inputs(n);
     let started = Instant::now();
-    let mut steps = vec![];
-    let mut step = |step, hip, t: Instant, seeds_ns| {
+    let mut steps: Vec<StepTime> = vec![];
+    let step = |steps: &mut Vec<StepTime>, step, hip, t: Instant, seeds_ns| {
         steps.push(StepTime {
             step,
             hip,
             ns: nanos(t),
             seeds_ns,
         })
+    };
+    let interrupted = || match crate::stop::requested() {
+        Some(sig) => Err(format!("interrupted by {sig}")),
+        None => Ok(()),
     };
 
     // Host memory: a, b and c staging, the code object, kernargs; VRAM:
@@ -196,153 +209,181 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
         user_memory: user,
         user_vram: vram,
     };
-    let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet)
+    // A failed or interrupted bring-up tears itself down.
+    let mut up = barebell_bringup::run(&gpu, &fw, &opts, &crate::stop::Cancellable)
         .map_err(|e| format!("{}: {e}\n{}", gpu.name(), gpu.firmware_logs()))?;
     // `hsa_queue_create`: 11.23 ms in the seeds' trace.
-    step("queue", "hsa_queue_create", t, Some(11_230_000));
+    step(&mut steps, "queue", "hsa_queue_create", t, Some(11_230_000));
 
-    let t = Instant::now();
-    let dev = up
-        .user_vram
-        .as_mut()
-        .ok_or("no user VRAM after the bring-up")?;
-    let d_a = dev.alloc(each, 4096).map_err(|e| e.to_string())?;
-    let d_b = dev.alloc(each, 4096).map_err(|e| e.to_string())?;
-    let d_c = dev.alloc(each, 4096).map_err(|e| e.to_string())?;
-    step("malloc", "hipMalloc x3", t, None);
+    // The program; whatever it gives, the teardown below runs.
+    let mut sdma: Option<barebell_bringup::sdma::CopyQueue<'_>> = None;
+    let mut program = || -> Result<u64, String> {
+        let t = Instant::now();
+        let dev = up
+            .user_vram
+            .as_mut()
+            .ok_or("no user VRAM after the bring-up")?;
+        let d_a = dev.alloc(each, 4096).map_err(|e| e.to_string())?;
+        let d_b = dev.alloc(each, 4096).map_err(|e| e.to_string())?;
+        let d_c = dev.alloc(each, 4096).map_err(|e| e.to_string())?;
+        step(&mut steps, "malloc", "hipMalloc x3", t, None);
 
-    let host = up
-        .user
-        .as_mut()
-        .ok_or("no user memory after the bring-up")?;
-    let h_a = host.alloc(each, 4096).map_err(|e| e.to_string())?;
-    let h_b = host.alloc(each, 4096).map_err(|e| e.to_string())?;
-    let h_c = host.alloc(each, 4096).map_err(|e| e.to_string())?;
-    for (dst, src) in [(&mut *h_a, &a), (&mut *h_b, &b)] {
-        for (d, x) in dst.chunks_exact_mut(4).zip(src.iter()) {
-            d.copy_from_slice(&x.to_le_bytes());
+        let host = up
+            .user
+            .as_mut()
+            .ok_or("no user memory after the bring-up")?;
+        let h_a = host.alloc(each, 4096).map_err(|e| e.to_string())?;
+        let h_b = host.alloc(each, 4096).map_err(|e| e.to_string())?;
+        let h_c = host.alloc(each, 4096).map_err(|e| e.to_string())?;
+        for (dst, src) in [(&mut *h_a, &a), (&mut *h_b, &b)] {
+            for (d, x) in dst.chunks_exact_mut(4).zip(src.iter()) {
+                d.copy_from_slice(&x.to_le_bytes());
+            }
         }
-    }
 
-    let t = Instant::now();
-    let mut q = barebell_bringup::sdma::open(&mut up, mapping, &Quiet)
-        .map_err(|e| format!("{}: SDMA: {e}", gpu.name()))?;
-    for (dst, src) in [(d_a.va, h_a.as_ptr()), (d_b.va, h_b.as_ptr())] {
+        let t = Instant::now();
+        let q = sdma.insert(
+            barebell_bringup::sdma::open(&mut up, mapping, &Quiet)
+                .map_err(|e| format!("{}: SDMA: {e}", gpu.name()))?,
+        );
+        for (dst, src) in [(d_a.va, h_a.as_ptr()), (d_b.va, h_b.as_ptr())] {
+            interrupted()?;
+            let seq = q
+                .submit_copy(dst, src as u64, bytes as u64)
+                .map_err(|e| format!("hipMemcpy h2d: {e}"))?;
+            q.wait(seq, BOUND_NS)
+                .map_err(|e| format!("hipMemcpy h2d: {e}"))?;
+        }
+        // The seeds' three 4 MB copies took 136 ms in all: two of them here.
+        step(
+            &mut steps,
+            "memcpy_h2d",
+            "hipMemcpy h2d x2",
+            t,
+            Some(136_000_000 * 2 / 3),
+        );
+
+        let t = Instant::now();
+        let spec = KernelSpec::resolve("vadd", args.part)?;
+        let part = match args.part {
+            PartArg::Navi31 => barebell_kernel::Part::NAVI31,
+            PartArg::Navi48 => barebell_kernel::Part::NAVI48,
+        };
+        let uq = up
+            .queue
+            .as_ref()
+            .ok_or("no user queue after the bring-up")?;
+        let user_mem = up
+            .user
+            .as_mut()
+            .ok_or("no user memory after the bring-up")?;
+        let code = model_launch::load(user_mem, &part, &spec.bytes)?;
+        let kernel = code
+            .kernel(&spec.name)
+            .map_err(|e| format!("kernel {}: {e}", spec.name))?;
+        let ctx = LaunchContext::new(part, uq.queue.memory().descriptor_address());
+        let ka_len = kernel.meta.kernarg_segment_size.max(16) as usize;
+        let ka_align = kernel.meta.kernarg_segment_align.max(16) as usize;
+        let ka = user_mem
+            .alloc(ka_len, ka_align)
+            .map_err(|e| format!("kernargs: {e}"))?;
+        let device_address = ka.as_ptr() as u64;
+        let mut kernargs = KernargBuffer {
+            host: ka,
+            device_address,
+        };
+        let geometry = Geometry {
+            grid: [workgroups, 1, 1],
+            block: [args.block, 1, 1],
+            dims: 1,
+            dynamic_lds: 0,
+        };
+        let kargs = [
+            Arg::Buffer(d_a.va),
+            Arg::Buffer(d_b.va),
+            Arg::Buffer(d_c.va),
+            Arg::Scalar(Scalar::U32(args.elements)),
+        ];
+        let signal: &SignalMemory = uq.signal;
+        let done = launch(
+            &uq.queue,
+            &ctx,
+            kernel,
+            &geometry,
+            &kargs,
+            &mut kernargs,
+            signal,
+            gpu.clock(),
+            SUBMIT_BOUND_NS,
+        )
+        .map_err(|e| format!("hipLaunchKernel: {e}"))?;
+        // The seeds' first hipLaunchKernel: 748 µs.
+        step(&mut steps, "launch", "hipLaunchKernel", t, Some(748_000));
+
+        let t = Instant::now();
+        let clock = gpu.clock();
+        let waited = clock.now_ns();
+        while done.signal.value() != 0 {
+            interrupted()?;
+            if let Some(e) = gpu.mec().cp().errors().first() {
+                return Err(format!("the dispatch failed on the device: {e}"));
+            }
+            if clock.now_ns().saturating_sub(waited) > BOUND_NS {
+                return Err(format!(
+                    "the dispatch did not complete within {} s (signal value {})",
+                    BOUND_NS / 1_000_000_000,
+                    done.signal.value()
+                ));
+            }
+            gpu.pause();
+        }
+        // The seeds' vectorAdd ran 13.52 µs on the GPU.
+        step(
+            &mut steps,
+            "synchronize",
+            "hipDeviceSynchronize",
+            t,
+            Some(13_520),
+        );
+
+        let t = Instant::now();
+        interrupted()?;
         let seq = q
-            .submit_copy(dst, src as u64, bytes as u64)
-            .map_err(|e| format!("hipMemcpy h2d: {e}"))?;
+            .submit_copy(h_c.as_ptr() as u64, d_c.va, bytes as u64)
+            .map_err(|e| format!("hipMemcpy d2h: {e}"))?;
         q.wait(seq, BOUND_NS)
-            .map_err(|e| format!("hipMemcpy h2d: {e}"))?;
-    }
-    // The seeds' three 4 MB copies took 136 ms in all: two of them here.
-    step(
-        "memcpy_h2d",
-        "hipMemcpy h2d x2",
-        t,
-        Some(136_000_000 * 2 / 3),
-    );
+            .map_err(|e| format!("hipMemcpy d2h: {e}"))?;
+        step(
+            &mut steps,
+            "memcpy_d2h",
+            "hipMemcpy d2h",
+            t,
+            Some(136_000_000 / 3),
+        );
 
-    let t = Instant::now();
-    let spec = KernelSpec::resolve("vadd", args.part)?;
-    let (part, _) = match args.part {
-        PartArg::Navi31 => (barebell_kernel::Part::NAVI31, ()),
-        PartArg::Navi48 => (barebell_kernel::Part::NAVI48, ()),
+        let t = Instant::now();
+        let mismatches = h_c
+            .chunks_exact(4)
+            .zip(a.iter().zip(&b))
+            .filter(|(c, (x, y))| {
+                let c = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                c.to_bits() != (*x + *y).to_bits()
+            })
+            .count() as u64;
+        step(&mut steps, "check", "result check", t, None);
+        Ok(mismatches)
     };
-    let uq = up
-        .queue
-        .as_ref()
-        .ok_or("no user queue after the bring-up")?;
-    let user_mem = up
-        .user
-        .as_mut()
-        .ok_or("no user memory after the bring-up")?;
-    let code = model_launch::load(user_mem, &part, &spec.bytes)?;
-    let kernel = code
-        .kernel(&spec.name)
-        .map_err(|e| format!("kernel {}: {e}", spec.name))?;
-    let ctx = LaunchContext::new(part, uq.queue.memory().descriptor_address());
-    let ka_len = kernel.meta.kernarg_segment_size.max(16) as usize;
-    let ka_align = kernel.meta.kernarg_segment_align.max(16) as usize;
-    let ka = user_mem
-        .alloc(ka_len, ka_align)
-        .map_err(|e| format!("kernargs: {e}"))?;
-    let device_address = ka.as_ptr() as u64;
-    let mut kernargs = KernargBuffer {
-        host: ka,
-        device_address,
-    };
-    let geometry = Geometry {
-        grid: [workgroups, 1, 1],
-        block: [args.block, 1, 1],
-        dims: 1,
-        dynamic_lds: 0,
-    };
-    let kargs = [
-        Arg::Buffer(d_a.va),
-        Arg::Buffer(d_b.va),
-        Arg::Buffer(d_c.va),
-        Arg::Scalar(Scalar::U32(args.elements)),
-    ];
-    let signal: &SignalMemory = uq.signal;
-    let done = launch(
-        &uq.queue,
-        &ctx,
-        kernel,
-        &geometry,
-        &kargs,
-        &mut kernargs,
-        signal,
-        gpu.clock(),
-        SUBMIT_BOUND_NS,
-    )
-    .map_err(|e| format!("hipLaunchKernel: {e}"))?;
-    // The seeds' first hipLaunchKernel: 748 µs.
-    step("launch", "hipLaunchKernel", t, Some(748_000));
+    let outcome = program();
 
+    // The SDMA queue off the engine, then the device torn down, on
+    // success, on an error and after a stop signal alike.
     let t = Instant::now();
-    let clock = gpu.clock();
-    let waited = clock.now_ns();
-    while done.signal.value() != 0 {
-        if let Some(e) = gpu.mec().cp().errors().first() {
-            return Err(format!("the dispatch failed on the device: {e}"));
-        }
-        if clock.now_ns().saturating_sub(waited) > BOUND_NS {
-            return Err(format!(
-                "the dispatch did not complete within {} s (signal value {})",
-                BOUND_NS / 1_000_000_000,
-                done.signal.value()
-            ));
-        }
-        gpu.pause();
-    }
-    // The seeds' vectorAdd ran 13.52 µs on the GPU.
-    step("synchronize", "hipDeviceSynchronize", t, Some(13_520));
-
-    let t = Instant::now();
-    let seq = q
-        .submit_copy(h_c.as_ptr() as u64, d_c.va, bytes as u64)
-        .map_err(|e| format!("hipMemcpy d2h: {e}"))?;
-    q.wait(seq, BOUND_NS)
-        .map_err(|e| format!("hipMemcpy d2h: {e}"))?;
-    step("memcpy_d2h", "hipMemcpy d2h", t, Some(136_000_000 / 3));
-
-    let t = Instant::now();
-    let mismatches = h_c
-        .chunks_exact(4)
-        .zip(a.iter().zip(&b))
-        .filter(|(c, (x, y))| {
-            let c = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-            c.to_bits() != (*x + *y).to_bits()
-        })
-        .count() as u64;
-    step("check", "result check", t, None);
-
-    let t = Instant::now();
-    let sdma = q.stop(&mut up);
+    let stopped = sdma.take().map(|q| q.stop(&mut up));
     let report = up.shutdown();
-    let mut teardown = vec![match &sdma {
-        Ok(()) => "stop SDMA queue: done".to_string(),
-        Err(e) => format!("stop SDMA queue: FAILED: {e}"),
+    let mut teardown = vec![match &stopped {
+        Some(Ok(())) => "stop SDMA queue: done".to_string(),
+        Some(Err(e)) => format!("stop SDMA queue: FAILED: {e}"),
+        None => "stop SDMA queue: not needed: never opened".to_string(),
     }];
     teardown.extend(
         report
@@ -350,7 +391,29 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
             .iter()
             .map(|(st, o)| format!("{}: {o}", st.name())),
     );
-    step("teardown", "process exit", t, None);
+    // The model's own check of the end state: no engine pointing at
+    // released memory, bus mastering off.
+    let quiet = gpu.quiescent();
+    teardown.push(match &quiet {
+        Ok(()) => "model: quiescent".to_string(),
+        Err(e) => format!("model: NOT QUIESCENT: {e}"),
+    });
+    step(&mut steps, "teardown", "process exit", t, None);
+    let teardown_complete = !matches!(stopped, Some(Err(_))) && report.complete() && quiet.is_ok();
+    let mismatches = match outcome {
+        Ok(m) => m,
+        Err(e) => {
+            return Err(format!(
+                "{e}\nteardown {}:\n  {}",
+                if teardown_complete {
+                    "complete"
+                } else {
+                    "INCOMPLETE"
+                },
+                teardown.join("\n  ")
+            ));
+        }
+    };
     let total_ns = nanos(started);
     Ok(Report {
         part: args.part.name(),
@@ -361,7 +424,7 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
         buffer_bytes: bytes as u64,
         verified: mismatches == 0,
         mismatches,
-        teardown_complete: sdma.is_ok() && report.complete(),
+        teardown_complete,
         teardown,
         clock: "host wall time on the device model (the seeds' figures: ROCm on an MI308X)",
         steps,

@@ -68,3 +68,27 @@ fn navi48_mes_with_the_sdma_queue_removed_by_mes() {
     assert_eq!(v["mapping"], "mes");
     check(&v, 4096, 256);
 }
+
+/// A SIGINT in the middle of the program (the default 1,048,576 elements
+/// take seconds in a debug build) is handled, not fatal: the SDMA queue
+/// and the device are torn down, the model ends quiescent, and the exit
+/// status is the one a shell reports for a death by SIGINT.
+#[test]
+fn a_sigint_mid_run_tears_the_device_down() {
+    let child = Command::new(env!("CARGO_BIN_EXE_barebell"))
+        .args(["vector-add", "--part", "navi31"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    // SAFETY: signals the child spawned above, which has not been waited on.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(128 + libc::SIGINT), "{err}");
+    assert!(err.contains("interrupted by SIGINT"), "{err}");
+    assert!(err.contains("teardown complete"), "{err}");
+    assert!(err.contains("stop SDMA queue: done"), "{err}");
+    assert!(err.contains("model: quiescent"), "{err}");
+}
