@@ -60,9 +60,9 @@ pub const FACTS: &[&[Fact]] = &[
     crate::sdma::sdma_v7_0::REG_FACTS,
     crate::sdma::sdma_v7_0::FIELD_FACTS,
     &crate::sdma::sdma_v7_0::MQD_FACTS,
-    crate::ih::ih_v6_0::FACTS,
+    crate::regs::osssys_6_0_0::FACTS,
     &crate::ih::ih_v6_0::FIELD_FACTS,
-    crate::ih::ih_v7_0::FACTS,
+    crate::regs::osssys_7_0_0::FACTS,
     &crate::ih::ih_v7_0::FIELD_FACTS,
     crate::ih::IV_FACTS,
 ];

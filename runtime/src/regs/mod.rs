@@ -20,6 +20,8 @@ pub mod mp_13_0_0;
 pub mod mp_14_0_2;
 pub mod nbif_6_3_1;
 pub mod nbio_4_3_0;
+pub mod osssys_6_0_0;
+pub mod osssys_7_0_0;
 pub(crate) mod vm_fields;
 
 /// Which Linux 6.12 header a register module is checked against, and
@@ -131,18 +133,18 @@ pub const HEADERS: &[HeaderFor] = &[
     HeaderFor {
         hw_id: crate::ip::hw_id::OSSSYS,
         module: "osssys_6_0_0",
-        offset_header: crate::ih::ih_v6_0::HEADER,
+        offset_header: osssys_6_0_0::HEADER,
         sh_mask_header: "osssys_6_0_0_sh_mask.h",
         versions: &[(6, 0, 0)],
-        registers: &[crate::ih::ih_v6_0::ALL],
+        registers: &[osssys_6_0_0::ALL],
     },
     HeaderFor {
         hw_id: crate::ip::hw_id::OSSSYS,
         module: "osssys_7_0_0",
-        offset_header: crate::ih::ih_v7_0::HEADER,
+        offset_header: osssys_7_0_0::HEADER,
         sh_mask_header: "osssys_7_0_0_sh_mask.h",
         versions: &[(7, 0, 0)],
-        registers: &[crate::ih::ih_v7_0::ALL],
+        registers: &[osssys_7_0_0::ALL],
     },
     HeaderFor {
         hw_id: crate::ip::hw_id::NBIF,
