@@ -24,6 +24,13 @@ pub enum AcpiError {
         what: &'static str,
         address: u64,
     },
+    /// The table read whole does not start with the header read first:
+    /// not one table in memory (the fuzzer's overlapping regions; on a
+    /// machine, firmware rewriting it under the reader).
+    Inconsistent {
+        what: &'static str,
+        address: u64,
+    },
     NoMcfg,
     /// `no-mcfg` on the command line: ACPI was not consulted.
     Skipped,
@@ -42,6 +49,10 @@ impl core::fmt::Display for AcpiError {
             AcpiError::BadChecksum { what, address } => {
                 write!(f, "{what} at {address:#x} fails its checksum")
             }
+            AcpiError::Inconsistent { what, address } => write!(
+                f,
+                "{what} at {address:#x} reads differently whole than its header did"
+            ),
             AcpiError::NoMcfg => f.write_str("no MCFG table in the root table"),
             AcpiError::Skipped => f.write_str("ACPI skipped on request (`no-mcfg`)"),
         }
@@ -69,6 +80,9 @@ fn sdt<'a>(mem: Memory<'a, '_>, what: &'static str, address: u64) -> Result<&'a 
     let head = mem(what, address, SDT_HEADER)?;
     let len = u32_at(head, 4) as usize;
     let t = mem(what, address, len.max(SDT_HEADER))?;
+    if t.get(..SDT_HEADER) != Some(head) {
+        return Err(AcpiError::Inconsistent { what, address });
+    }
     if !sums_to_zero(t) {
         return Err(AcpiError::BadChecksum { what, address });
     }
