@@ -598,6 +598,18 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
         })
     }
 
+    /// The gang context of the process queue `m` belongs to: what
+    /// `RESET` and `REMOVE_QUEUE` name it by (`remove_queue_mes()`).
+    fn gang_context(&self, m: &Mapping) -> Result<u64, MapError> {
+        let p = self
+            .processes
+            .get(usize::from(m.vmid))
+            .copied()
+            .flatten()
+            .ok_or(MesError::UnknownProcess { key: m.vmid })?;
+        Ok(p.context.gang_context_address())
+    }
+
     /// Resets the queue `m` in place (MES `RESET`, `reset_queue_only`):
     /// its waves are killed; it stays mapped until [`QueueMapper::unmap`].
     pub fn reset_queue(&mut self, m: &Mapping) -> Result<(), MapError> {
@@ -606,35 +618,18 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
                 doorbell: m.doorbell,
             });
         }
-        let p = self
-            .processes
-            .get(usize::from(m.vmid))
-            .copied()
-            .flatten()
-            .ok_or(MesError::UnknownProcess { key: m.vmid })?;
-        let f = A::reset_queue(
-            m.doorbell.saturating_mul(2),
-            p.context.gang_context_address(),
-        );
+        let f = A::reset_queue(m.doorbell.saturating_mul(2), self.gang_context(m)?);
         self.submit("RESET", f)?;
         Ok(())
     }
 
-    /// REMOVE_QUEUE for an SDMA queue [`Mes::add_sdma`] mapped
-    /// (`remove_queue_mes()`: the same frame as for a compute queue, the
-    /// queue's doorbell and its process's gang context). Its doorbell is
-    /// an SDMA one, not from this client's allocator.
-    fn remove_sdma(&mut self, m: &Mapping) -> Result<(), MapError> {
-        let p = self
-            .processes
-            .get(usize::from(m.vmid))
-            .copied()
-            .flatten()
-            .ok_or(MesError::UnknownProcess { key: m.vmid })?;
-        let f = A::remove_queue(
-            m.doorbell.saturating_mul(2),
-            p.context.gang_context_address(),
-        );
+    /// REMOVE_QUEUE for queue `m` (`remove_queue_mes()`: its doorbell and
+    /// its process's gang context), for a compute queue
+    /// ([`Mes::remove_queue`], which also frees the doorbell) and for an
+    /// SDMA queue [`Mes::add_sdma`] mapped, whose doorbell is an SDMA one
+    /// not from this client's allocator.
+    fn send_remove(&mut self, m: &Mapping) -> Result<(), MapError> {
+        let f = A::remove_queue(m.doorbell.saturating_mul(2), self.gang_context(m)?);
         self.submit("REMOVE_QUEUE", f)?;
         Ok(())
     }
@@ -645,17 +640,7 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
                 doorbell: m.doorbell,
             });
         }
-        let p = self
-            .processes
-            .get(usize::from(m.vmid))
-            .copied()
-            .flatten()
-            .ok_or(MesError::UnknownProcess { key: m.vmid })?;
-        let f = A::remove_queue(
-            m.doorbell.saturating_mul(2),
-            p.context.gang_context_address(),
-        );
-        self.submit("REMOVE_QUEUE", f)?;
+        self.send_remove(m)?;
         self.doorbells.release(m.doorbell);
         Ok(())
     }
@@ -1018,6 +1003,6 @@ impl<C: Clock, P: Pause, const N: usize, A: MesApi> QueueMapper for Mes<'_, C, P
     }
 
     fn unmap_sdma(&mut self, m: &Mapping) -> Result<(), MapError> {
-        self.remove_sdma(m)
+        self.send_remove(m)
     }
 }
