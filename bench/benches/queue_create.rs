@@ -45,12 +45,11 @@ fn bench(c: &mut Criterion) {
     let Some(gpu) = ModelGpu::new(Generation::Gfx11, Seed(1)) else {
         return;
     };
+    let Ok(hqd_regs) = HqdRegs::for_generation(Generation::Gfx11) else {
+        return;
+    };
     if Doorbells::linux_default()
-        .program(
-            gpu.mec,
-            &HqdRegs::for_generation(Generation::Gfx11),
-            &GC_BASES,
-        )
+        .program(gpu.mec, &hqd_regs, &GC_BASES)
         .is_err()
     {
         return;

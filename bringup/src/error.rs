@@ -50,6 +50,9 @@ pub enum ErrorKind {
     MissingIp {
         ip: &'static str,
     },
+    /// A block the step needs has no implementation for the part's
+    /// generation yet (GC 9.4.3: every step after discovery today).
+    NotImplemented(barebell::ip::Unsupported),
     /// barebell has no support for this IP version.
     Unsupported {
         what: &'static str,
@@ -123,6 +126,7 @@ impl fmt::Display for ErrorKind {
                 "{what} {}.{}.{} is not supported (gfx11 and gfx12 parts only)",
                 version.0, version.1, version.2
             ),
+            ErrorKind::NotImplemented(e) => write!(f, "{e}"),
             ErrorKind::Nbio(e) => write!(f, "{e}"),
             ErrorKind::Indirect(e) => write!(f, "indirect register access: {e}"),
             ErrorKind::Memory(e) => write!(f, "memory: {e}"),
@@ -333,6 +337,7 @@ at_from!(
     LayoutError => Layout,
     QueueError => Queue,
     barebell::ih::IhError => Ih,
+    barebell::ip::Unsupported => NotImplemented,
 );
 
 impl At for ErrorKind {

@@ -288,6 +288,11 @@ fn vbios_fb_size(gpu: &Gpu<'_>) -> Result<u64, BringupError> {
         }
         // gmc_v12_0_get_vbios_fb_size() returns 0.
         Generation::Gfx12 => Ok(0),
+        Generation::Gfx94 => Err(barebell::ip::Unsupported::new(
+            "the VBIOS framebuffer size (gmc_v9_0_get_vbios_fb_size)",
+            ips.generation,
+        ))
+        .at(s),
     }
 }
 
@@ -383,6 +388,13 @@ pub fn run<'p>(
         })
         .at(s)?;
     let (fb_reg, offset_reg, place) = match ips.generation {
+        Generation::Gfx94 => {
+            return Err(barebell::ip::Unsupported::new(
+                "MMHUB 1.8 FB location registers",
+                ips.generation,
+            ))
+            .at(s);
+        }
         Generation::Gfx11 => (
             mmhub_3_0_0::MMMC_VM_FB_LOCATION_BASE,
             mmhub_3_0_0::MMMC_VM_FB_OFFSET,

@@ -173,7 +173,9 @@ impl core::fmt::Display for RecoveryReport {
 /// reserved bits), read straight from the platform's BAR every
 /// [`WATCHDOG_NS`]. `None` if the register has no base.
 pub fn presence<'p>(gpu: &Gpu<'p>) -> Option<Presence<'p>> {
-    let reg = ResetRegs::for_generation(gpu.ips.generation).grbm_soft_reset;
+    let reg = ResetRegs::for_generation(gpu.ips.generation)
+        .ok()?
+        .grbm_soft_reset;
     let byte_offset = reg.byte_offset(&gpu.ips.gc.bases)?;
     Some(Presence {
         bus: gpu.platform.regs(),

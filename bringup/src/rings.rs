@@ -210,9 +210,14 @@ pub fn run<'p>(
             .count() as u8,
     };
     Doorbells::linux_default()
-        .program(&gpu.bus, &HqdRegs::for_generation(generation), &gc)
+        .program(&gpu.bus, &HqdRegs::for_generation(generation).at(s)?, &gc)
         .at(s)?;
     match generation {
+        Generation::Gfx94 => Err(barebell::ip::Unsupported::new(
+            "the scheduler rings (KIQ and HWS on the MEC)",
+            generation,
+        ))
+        .at(s),
         Generation::Gfx11 => {
             let mut kiq = kiq_up(gpu, area, s, sink)?;
             let sched = parts(area, doorbell_index::MES_RING0)?;

@@ -159,7 +159,7 @@ pub fn open<'p>(
     let mem = area.put(SdmaMemory::new()).at(s)?;
     let mqd = area.put(SdmaMqd::new()).at(s)?;
     let p = gpu.platform;
-    let version = SdmaVersion::for_generation(gpu.ips.generation);
+    let version = SdmaVersion::for_generation(gpu.ips.generation).at(s)?;
     let index = doorbell_index::SDMA_ENGINE0;
     let db = crate::rings::doorbell(gpu, index, s)?;
     let nbio = Nbio::for_version(gpu.ips.nbif.version.triple(), gpu.ips.nbif.bases)

@@ -205,8 +205,14 @@ impl fmt::Display for StartError {
 }
 
 /// `SCRATCH_REG6`, `SCRATCH_REG7` of the GC generation.
-pub fn scratch_regs(g: Generation) -> (Reg, Reg) {
-    match g {
+pub fn scratch_regs(g: Generation) -> Result<(Reg, Reg), barebell::ip::Unsupported> {
+    Ok(match g {
+        Generation::Gfx94 => {
+            return Err(barebell::ip::Unsupported::new(
+                "GC scratch registers (start-of-day signature)",
+                g,
+            ));
+        }
         Generation::Gfx11 => (
             barebell::regs::gc_11_0_0::SCRATCH_REG6,
             barebell::regs::gc_11_0_0::SCRATCH_REG7,
@@ -215,7 +221,7 @@ pub fn scratch_regs(g: Generation) -> (Reg, Reg) {
             barebell::regs::gc_12_0_0::SCRATCH_REG6,
             barebell::regs::gc_12_0_0::SCRATCH_REG7,
         ),
-    }
+    })
 }
 
 /// Writes `SCRATCH_REG6` (and `SCRATCH_REG7` when given).
@@ -226,7 +232,7 @@ pub(crate) fn write_signature<B: RegisterBus + ?Sized>(
     reg7: Option<u32>,
     reg6: u32,
 ) -> Result<(), barebell::bus::BlockError> {
-    let (r6, r7) = scratch_regs(g);
+    let (r6, r7) = scratch_regs(g)?;
     let b = Block::new(bus, *gc);
     if let Some(v) = reg7 {
         b.write(r7, v)?;
@@ -248,7 +254,7 @@ pub fn detect(gpu: &Gpu<'_>) -> Result<(StartState, bool, u32, u32), BringupErro
     let ips = &gpu.ips;
     let bus: &dyn RegisterBus = &gpu.bus;
     let gcb = Block::new(bus, ips.gc.bases);
-    let (r6, r7) = scratch_regs(ips.generation);
+    let (r6, r7) = scratch_regs(ips.generation).at(s)?;
     let scratch7 = read_checked(&gcb, r7).at(s)?;
     let scratch6 = read_checked(&gcb, r6).at(s)?;
     let mp0 = ips.mp0.version.triple();

@@ -360,7 +360,8 @@ pub fn rig_from_layout(
     let place = PspPlacement {
         regs,
         mp0_bases: mp0.bases,
-        gc: RlcStatus::for_generation(gc_regs_generation(g)?),
+        gc: RlcStatus::for_generation(gc_regs_generation(g)?)
+            .ok_or(unsupported("RLC status registers of GC", g))?,
         gc_bases: gc.bases,
     };
     let mmhub = ip(hw_id::MMHUB, "MMHUB")?;
@@ -454,6 +455,7 @@ fn memory(
     // between commands.
     unsafe { mc.back_vram(tables_at.offset, tables.as_mut_ptr().cast(), table_bytes) };
     let format = match hub_regs.generation {
+        barebell::ip::Generation::Gfx94 => Generation::Gfx94,
         barebell::ip::Generation::Gfx11 => Generation::Gfx11,
         barebell::ip::Generation::Gfx12 => Generation::Gfx12,
     };

@@ -140,6 +140,18 @@ const DCN_SH: &str = "dcn_3_2_0_sh_mask.h";
 
 /// Every fact of the model.
 pub const FACTS: &[&[Fact]] = &[
+    &[
+        Fact::constant(
+            "gc_9_4_3_sh_mask.h",
+            "VM_CONTEXT1_CNTL__PAGE_TABLE_BLOCK_SIZE_MASK",
+            hub::BLOCK_SIZE_GC_9_4_3.0 as u64,
+        ),
+        Fact::constant(
+            "gc_9_4_3_sh_mask.h",
+            "VM_CONTEXT1_CNTL__PAGE_TABLE_BLOCK_SIZE__SHIFT",
+            hub::BLOCK_SIZE_GC_9_4_3.1 as u64,
+        ),
+    ],
     &hub_facts!(
         "gc_11_0_0_sh_mask.h",
         "GCVM",

@@ -20,6 +20,9 @@ pub enum ModelError {
         what: &'static str,
         version: (u8, u8, u8),
     },
+    /// The model has no implementation of a block for the part's
+    /// generation yet (GC 9.4.3: everything past the discovery table).
+    NotImplemented(barebell::ip::Unsupported),
     /// The part's NBIO cannot be placed.
     Nbio(NbioError),
     /// A register the model places has no base in the part's table.
@@ -60,6 +63,7 @@ impl core::fmt::Display for ModelError {
             ModelError::Unsupported { what, version } => {
                 write!(f, "no {what} for {}.{}.{}", version.0, version.1, version.2)
             }
+            ModelError::NotImplemented(e) => write!(f, "{e}"),
             ModelError::Nbio(e) => write!(f, "the model's NBIO: {e}"),
             ModelError::Register { name } => {
                 write!(f, "{name} has no base in the model's discovery table")

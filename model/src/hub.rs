@@ -78,6 +78,9 @@ pub(crate) const DEPTH_SHIFT: u32 = 1;
 /// MMHUB 4.1.
 pub(crate) const BLOCK_SIZE_GFX11: (u32, u32) = (0x78, 3);
 pub(crate) const BLOCK_SIZE_GFX12: (u32, u32) = (0xF0, 4);
+/// GC 9.4.3's `VM_CONTEXT1_CNTL.PAGE_TABLE_BLOCK_SIZE` (`gc_9_4_3_sh_mask.h`):
+/// where gfx11 has it.
+pub(crate) const BLOCK_SIZE_GC_9_4_3: (u32, u32) = (0x78, 3);
 pub(crate) const ADDR_MASK: u64 = 0x0000_FFFF_FFFF_F000;
 /// `*_L2_PROTECTION_FAULT_STATUS(_LO32)` fields; the same positions in all
 /// four headers.
@@ -342,6 +345,7 @@ impl HubModel {
 
     fn block_size_field(&self) -> (u32, u32) {
         match self.hub.generation {
+            Generation::Gfx94 => BLOCK_SIZE_GC_9_4_3,
             Generation::Gfx11 => BLOCK_SIZE_GFX11,
             Generation::Gfx12 => BLOCK_SIZE_GFX12,
         }
@@ -478,7 +482,9 @@ impl HubModel {
             depth: c.depth,
             block_size: c.block_size,
             format: match self.hub.generation {
-                Generation::Gfx11 => Format::Gfx11,
+                // gfx9 puts AMDGPU_PDE_PTE at bit 54 as gfx11 does
+                // (`amdgpu_vm.h`; [`Format::Gfx11`] covers gfx9–gfx11).
+                Generation::Gfx94 | Generation::Gfx11 => Format::Gfx11,
                 Generation::Gfx12 => Format::Gfx12,
             },
         }

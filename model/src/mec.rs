@@ -373,7 +373,8 @@ struct Regs {
 }
 
 impl Regs {
-    fn new(g: Generation, b: &IpBases) -> (Self, Reg) {
+    /// `None` for a generation the MEC model does not model (GC 9.4.3).
+    fn new(g: Generation, b: &IpBases) -> Option<(Self, Reg)> {
         macro_rules! table {
             ($m:path) => {{
                 use $m as r;
@@ -401,8 +402,9 @@ impl Regs {
             }};
         }
         match g {
-            Generation::Gfx11 => table!(barebell::regs::gc_11_0_0),
-            Generation::Gfx12 => table!(barebell::regs::gc_12_0_0),
+            Generation::Gfx94 => None,
+            Generation::Gfx11 => Some(table!(barebell::regs::gc_11_0_0)),
+            Generation::Gfx12 => Some(table!(barebell::regs::gc_12_0_0)),
         }
     }
 }
@@ -465,7 +467,7 @@ impl Mec {
         slots: usize,
         cp: CpModel,
     ) -> Option<Self> {
-        let (regs, window) = Regs::new(generation, &bases);
+        let (regs, window) = Regs::new(generation, &bases)?;
         let window = window.byte_offset(&bases)?;
         let state = State {
             flat: BTreeMap::new(),

@@ -332,7 +332,7 @@ pub struct SdmaModel {
     log: Arc<RefusalLog>,
     state: Mutex<State>,
     port: Mutex<Option<Arc<dyn SdmaPort>>>,
-    generation: Generation,
+    sdma: SdmaGen,
 }
 
 impl core::fmt::Debug for SdmaModel {
@@ -346,6 +346,8 @@ impl core::fmt::Debug for SdmaModel {
 /// The registers of `generation` with their reset values.
 fn registers(generation: Generation) -> Vec<(Reg, u32)> {
     match generation {
+        // SDMA 4.4.2 (GC 9.4.3) is not modelled: no registers.
+        Generation::Gfx94 => Vec::new(),
         Generation::Gfx11 => {
             use socregs::gc_11_0_0 as r;
             alloc::vec![
@@ -418,9 +420,10 @@ impl SdmaModel {
         if !missing.is_empty() {
             return None;
         }
-        let (cntl_name, reset_mask) = match generation {
-            Generation::Gfx11 => ("SDMA0_F32_CNTL", cntl::F32_TH1_RESET),
-            Generation::Gfx12 => ("SDMA0_MCU_CNTL", cntl::MCU_RESET),
+        let (cntl_name, reset_mask, sdma) = match generation {
+            Generation::Gfx94 => return None,
+            Generation::Gfx11 => ("SDMA0_F32_CNTL", cntl::F32_TH1_RESET, SdmaGen::V6),
+            Generation::Gfx12 => ("SDMA0_MCU_CNTL", cntl::MCU_RESET, SdmaGen::V7),
         };
         let at = At {
             cntl: regs.at(cntl_name)?,
@@ -442,7 +445,7 @@ impl SdmaModel {
             log,
             state: Mutex::new(State::default()),
             port: Mutex::new(None),
-            generation,
+            sdma,
         })
     }
 
@@ -544,10 +547,7 @@ impl SdmaModel {
                 }
             }
         }
-        let sdma = match self.generation {
-            Generation::Gfx11 => SdmaGen::V6,
-            Generation::Gfx12 => SdmaGen::V7,
-        };
+        let sdma = self.sdma;
         let mut done = 0;
         let start = s.rptr;
         while s.rptr < s.wptr && done < PACKETS_PER_SERVICE {

@@ -458,6 +458,15 @@ impl VirtualGpu {
         memory: HostMemory,
         seed: Seed,
     ) -> Result<Self, ModelError> {
+        // GC 9.4.3 parts (mi300x, mi308x): the model has their discovery
+        // table ([`crate::shell::DiscoveryShell`] serves it) but none of
+        // the blocks below (hubs, PSP 13.0.6, MEC, SDMA 4.4.2).
+        if part.generation == Generation::Gfx94 {
+            return Err(ModelError::NotImplemented(barebell::ip::Unsupported::new(
+                "the device model's GFXHUB/MMHUB, PSP, RLC, MEC and SDMA blocks",
+                part.generation,
+            )));
+        }
         let clock = SimClock::new();
         let (table, _) = discovery::build(&part.firmware.desc);
         let d = Discovery::parse(&table).map_err(ModelError::Discovery)?;
@@ -559,7 +568,9 @@ impl VirtualGpu {
             PspPlacement {
                 regs,
                 mp0_bases: mp0.bases,
-                gc: RlcStatus::for_generation(generation),
+                gc: RlcStatus::for_generation(generation).ok_or(ModelError::NotImplemented(
+                    barebell::ip::Unsupported::new("the RLC status registers", generation),
+                ))?,
                 gc_bases: gc.bases,
             },
             firmware::expect(&part.firmware, &mut |name| files.load(name))?,
@@ -570,6 +581,12 @@ impl VirtualGpu {
         let bar2 = &*doorbells as *const DoorbellPage as u64;
         let mut cp = CpModel::new(seed);
         cp.shader.target = match generation {
+            Generation::Gfx94 => {
+                return Err(ModelError::NotImplemented(barebell::ip::Unsupported::new(
+                    "the CP model's gfx942 shader target",
+                    generation,
+                )));
+            }
             Generation::Gfx11 => barebell_isa::Target::Gfx1100,
             Generation::Gfx12 => barebell_isa::Target::Gfx1201,
         };
@@ -625,6 +642,12 @@ impl VirtualGpu {
             "CP_MES_PRGRM_CNTR_START_HI",
         ]);
         let gc_all = match generation {
+            Generation::Gfx94 => {
+                return Err(ModelError::NotImplemented(barebell::ip::Unsupported::new(
+                    "the GC 9.4.3 register table",
+                    generation,
+                )));
+            }
             Generation::Gfx11 => barebell::regs::gc_11_0_0::ALL,
             Generation::Gfx12 => barebell::regs::gc_12_0_0::ALL,
         };
@@ -653,7 +676,9 @@ impl VirtualGpu {
         nbio_set.extend((hole..hole + 4096).step_by(4));
         // Issue 15: the HDP flush register itself (see `crate::nbio`).
         nbio_set.extend(nbio.direct_flush());
-        let rlc = RlcStatus::for_generation(generation);
+        let rlc = RlcStatus::for_generation(generation).ok_or(ModelError::NotImplemented(
+            barebell::ip::Unsupported::new("the RLC status registers", generation),
+        ))?;
         let psp_gc = offsets(&[rlc.bootload_status, rlc.cp_stat], &gc.bases);
         let mut routes: Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync>)> = Vec::new();
         if let Some(m) = &dcn {
@@ -745,6 +770,12 @@ impl VirtualGpu {
             (offsets(mp0_all, &mp0.bases), psp.clone()),
         ]);
         let (grbm_soft_reset, spi_queue_reset) = match generation {
+            Generation::Gfx94 => {
+                return Err(ModelError::NotImplemented(barebell::ip::Unsupported::new(
+                    "the GC reset registers",
+                    generation,
+                )));
+            }
             Generation::Gfx11 => (
                 crate::socregs::gc_11_0_0::GRBM_SOFT_RESET,
                 crate::socregs::gc_11_0_0::SPI_COMPUTE_QUEUE_RESET,
@@ -786,6 +817,12 @@ impl VirtualGpu {
                 })?;
         let bar5 = BarWindow::new(router, REGS_BYTES, index, data);
         let api = match generation {
+            Generation::Gfx94 => {
+                return Err(ModelError::NotImplemented(barebell::ip::Unsupported::new(
+                    "MES (GC 9.4.3 has none)",
+                    generation,
+                )));
+            }
             Generation::Gfx11 => MesApiVersion::V11,
             Generation::Gfx12 => MesApiVersion::V12,
         };

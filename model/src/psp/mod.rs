@@ -233,9 +233,10 @@ const BOOTLOAD_COMPLETE: u32 = 0x8000_0000;
 
 impl RlcStatus {
     /// The registers (from the conformance-checked offset tables) of a
-    /// generation.
-    pub fn for_generation(g: Generation) -> Self {
+    /// generation; `None` for GC 9.4.3, whose RLC the model does not have.
+    pub fn for_generation(g: Generation) -> Option<Self> {
         let (cp_stat, bootload_status) = match g {
+            Generation::Gfx94 => return None,
             Generation::Gfx11 => (
                 barebell::regs::gc_11_0_0::CP_STAT,
                 barebell::regs::gc_11_0_0::RLC_RLCS_BOOTLOAD_STATUS,
@@ -245,11 +246,11 @@ impl RlcStatus {
                 barebell::regs::gc_12_0_0::RLC_RLCS_BOOTLOAD_STATUS,
             ),
         };
-        RlcStatus {
+        Some(RlcStatus {
             cp_stat,
             bootload_status,
             complete: BOOTLOAD_COMPLETE,
-        }
+        })
     }
 }
 

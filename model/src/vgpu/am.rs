@@ -52,6 +52,12 @@ pub(super) fn soc_blocks(
             what: "common_firmware_header (ucode_version)",
         })?;
     let dpm = match generation {
+        Generation::Gfx94 => {
+            return Err(ModelError::NotImplemented(barebell::ip::Unsupported::new(
+                "the SMU 13.0.6 DPM tables",
+                generation,
+            )));
+        }
         Generation::Gfx11 => smu::DpmTables::navi31(),
         Generation::Gfx12 => smu::DpmTables::navi48(),
     };

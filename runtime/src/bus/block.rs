@@ -19,6 +19,8 @@ pub enum BlockError {
     OutsideBases { register: &'static str },
     /// A bounded wait on the register ended without its condition.
     Wait(WaitError),
+    /// The generation has no register table for this block yet.
+    Unsupported(crate::ip::Unsupported),
 }
 
 impl core::fmt::Display for BlockError {
@@ -28,7 +30,14 @@ impl core::fmt::Display for BlockError {
                 write!(f, "register {register} has no base in the discovery table")
             }
             BlockError::Wait(e) => write!(f, "{e}"),
+            BlockError::Unsupported(e) => write!(f, "{e}"),
         }
+    }
+}
+
+impl From<crate::ip::Unsupported> for BlockError {
+    fn from(e: crate::ip::Unsupported) -> Self {
+        BlockError::Unsupported(e)
     }
 }
 

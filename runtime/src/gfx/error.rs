@@ -25,6 +25,8 @@ pub enum MqdError {
     EopSize { bytes: u64 },
     /// VMIDs are 4 bits.
     Vmid { vmid: u8 },
+    /// The generation's MQD layout is not written yet.
+    Unsupported(crate::ip::Unsupported),
 }
 
 impl core::fmt::Display for MqdError {
@@ -48,6 +50,7 @@ impl core::fmt::Display for MqdError {
                 "EOP buffer of {bytes} bytes: must be a power of two from 16 bytes"
             ),
             MqdError::Vmid { vmid } => write!(f, "VMID {vmid} exceeds 15"),
+            MqdError::Unsupported(e) => write!(f, "{e}"),
         }
     }
 }
@@ -234,6 +237,20 @@ pub enum MapError {
     SdmaUnsupported {
         mapper: &'static str,
     },
+    /// The generation has no implementation of a piece the mapper needs.
+    Unsupported(crate::ip::Unsupported),
+}
+
+impl From<crate::ip::Unsupported> for MapError {
+    fn from(e: crate::ip::Unsupported) -> Self {
+        MapError::Unsupported(e)
+    }
+}
+
+impl From<crate::ip::Unsupported> for MqdError {
+    fn from(e: crate::ip::Unsupported) -> Self {
+        MqdError::Unsupported(e)
+    }
 }
 
 impl From<RingInUse> for MapError {
@@ -290,6 +307,7 @@ impl core::fmt::Display for MapError {
                 "the KIQ was given no SET_RESOURCES yet, so it cannot map a queue"
             ),
             MapError::RingInUse(e) => write!(f, "{e}"),
+            MapError::Unsupported(e) => write!(f, "{e}"),
         }
     }
 }

@@ -70,7 +70,7 @@ impl<B: RegisterBus, C: Clock> DirectHqd<B, C> {
         generation: Generation,
         doorbells: Doorbells,
     ) -> Result<Self, MapError> {
-        let regs = HqdRegs::for_generation(generation);
+        let regs = HqdRegs::for_generation(generation)?;
         doorbells.program(&bus, &regs, &bases)?;
         Ok(DirectHqd {
             bus,

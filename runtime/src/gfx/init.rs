@@ -95,8 +95,9 @@ struct Regs {
     read_timeout_mask: u32,
 }
 
-const fn regs(g: Generation) -> Regs {
-    match g {
+const fn regs(g: Generation) -> Result<Regs, crate::ip::Unsupported> {
+    Ok(match g {
+        Generation::Gfx94 => return Err(crate::ip::Unsupported::new("GC init register table", g)),
         Generation::Gfx11 => {
             use crate::regs::gc_11_0_0 as r;
             Regs {
@@ -119,7 +120,7 @@ const fn regs(g: Generation) -> Regs {
                 read_timeout_mask: GRBM_READ_TIMEOUT_MASK_12,
             }
         }
-    }
+    })
 }
 
 /// `soc15_program_register_sequence()` over the generation's golden list
@@ -130,7 +131,7 @@ pub fn golden<B: RegisterBus + ?Sized>(
     generation: Generation,
 ) -> Result<(), BlockError> {
     let gc = Block::new(bus, *bases);
-    if let Some(tcp) = regs(generation).tcp_cntl {
+    if let Some(tcp) = regs(generation)?.tcp_cntl {
         let v = gc.read(tcp)? & !TCP_CNTL_GOLDEN | TCP_CNTL_GOLDEN;
         gc.write(tcp, v)?;
     }
@@ -144,7 +145,7 @@ pub fn constants<B: RegisterBus + ?Sized>(
     bases: &IpBases,
     generation: Generation,
 ) -> Result<(), BlockError> {
-    let r = regs(generation);
+    let r = regs(generation)?;
     let gc = Block::new(bus, *bases);
     for reg in [
         r.grbm_gfx_cntl,

@@ -44,8 +44,9 @@ pub struct HqdRegs {
 }
 
 impl HqdRegs {
-    pub const fn for_generation(g: Generation) -> Self {
-        match g {
+    pub const fn for_generation(g: Generation) -> Result<Self, crate::ip::Unsupported> {
+        Ok(match g {
+            Generation::Gfx94 => return Err(crate::ip::Unsupported::new("HQD register table", g)),
             Generation::Gfx11 => {
                 use crate::regs::gc_11_0_0 as r;
                 HqdRegs {
@@ -84,7 +85,7 @@ impl HqdRegs {
                     doorbell_range_upper: r::CP_MEC_DOORBELL_RANGE_UPPER,
                 }
             }
-        }
+        })
     }
 
     /// Selects ME `me`, pipe `pipe`, queue `queue` of `gc` (the GC block)

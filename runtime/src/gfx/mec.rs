@@ -64,8 +64,9 @@ struct Regs {
     pc_hi: Reg,
 }
 
-const fn regs(g: Generation) -> Regs {
-    match g {
+const fn regs(g: Generation) -> Result<Regs, crate::ip::Unsupported> {
+    Ok(match g {
+        Generation::Gfx94 => return Err(crate::ip::Unsupported::new("MEC register table", g)),
         Generation::Gfx11 => {
             use crate::regs::gc_11_0_0 as r;
             Regs {
@@ -84,7 +85,7 @@ const fn regs(g: Generation) -> Regs {
                 pc_hi: r::CP_MEC_RS64_PRGRM_CNTR_START_HI,
             }
         }
-    }
+    })
 }
 
 /// Points every MEC pipe at `pc_dwords` (the ucode start address >> 2,
@@ -97,7 +98,7 @@ pub fn config_rs64<B: RegisterBus + ?Sized>(
     generation: Generation,
     pc_dwords: u64,
 ) -> Result<(), BlockError> {
-    let r = regs(generation);
+    let r = regs(generation)?;
     let gc = Block::new(bus, *bases);
     for reg in [r.grbm, r.cntl, r.pc, r.pc_hi] {
         gc.offset(reg)?;
@@ -129,7 +130,7 @@ pub fn compute_enable<B: RegisterBus + ?Sized>(
     generation: Generation,
     enable: bool,
 ) -> Result<u32, BlockError> {
-    let r = regs(generation);
+    let r = regs(generation)?;
     let gc = Block::new(bus, *bases);
     let pipes = |on: bool| if on { ALL_PIPES } else { 0 };
     let v = MecRs64Cntl::from_bits(gc.read(r.cntl)?)

@@ -83,8 +83,14 @@ pub struct ResetRegs {
 }
 
 impl ResetRegs {
-    pub const fn for_generation(g: Generation) -> Self {
-        match g {
+    pub const fn for_generation(g: Generation) -> Result<Self, crate::ip::Unsupported> {
+        Ok(match g {
+            Generation::Gfx94 => {
+                return Err(crate::ip::Unsupported::new(
+                    "GRBM/SPI reset register table",
+                    g,
+                ));
+            }
             Generation::Gfx11 => ResetRegs {
                 grbm_soft_reset: crate::regs::gc_11_0_0::GRBM_SOFT_RESET,
                 spi_compute_queue_reset: crate::regs::gc_11_0_0::SPI_COMPUTE_QUEUE_RESET,
@@ -93,7 +99,7 @@ impl ResetRegs {
                 grbm_soft_reset: crate::regs::gc_12_0_0::GRBM_SOFT_RESET,
                 spi_compute_queue_reset: crate::regs::gc_12_0_0::SPI_COMPUTE_QUEUE_RESET,
             },
-        }
+        })
     }
 }
 
@@ -108,8 +114,8 @@ pub fn reset_hqd<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     queue: u8,
     bound_ns: u64,
 ) -> Result<(), BlockError> {
-    let regs = HqdRegs::for_generation(generation);
-    let reset = ResetRegs::for_generation(generation);
+    let regs = HqdRegs::for_generation(generation)?;
+    let reset = ResetRegs::for_generation(generation)?;
     let block = crate::bus::Block::new(bus, *gc);
     let slot = regs.select(block, MEC1, pipe, queue)?;
     let b = slot.block();
@@ -133,7 +139,7 @@ pub fn cp_soft_reset<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     gc: &IpBases,
     generation: Generation,
 ) -> Result<(), BlockError> {
-    let reset = ResetRegs::for_generation(generation);
+    let reset = ResetRegs::for_generation(generation)?;
     let block = crate::bus::Block::new(bus, *gc);
     block.write(reset.grbm_soft_reset, SOFT_RESET_CP | SOFT_RESET_CPC)?;
     // Posting read, as `gfx_v11_0_soft_reset()` reads the register back.
@@ -154,7 +160,7 @@ pub fn active_compute_hqds<B: RegisterBus + ?Sized>(
     gc: &IpBases,
     generation: Generation,
 ) -> Result<(u32, Option<(u8, u8)>), BlockError> {
-    let regs = HqdRegs::for_generation(generation);
+    let regs = HqdRegs::for_generation(generation)?;
     let block = crate::bus::Block::new(bus, *gc);
     let sel = regs.select(block, MEC1, 0, 0)?;
     let mut n = 0;

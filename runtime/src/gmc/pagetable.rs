@@ -107,11 +107,17 @@ pub struct PteGfx12 {
 impl Generation {
     /// The bit that makes a PDB0 entry a 2 MiB page
     /// (`AMDGPU_PDE_PTE_FLAG()`).
-    pub fn pde_pte(self) -> u64 {
-        match self {
+    pub fn pde_pte(self) -> Result<u64, crate::ip::Unsupported> {
+        Ok(match self {
+            Generation::Gfx94 => {
+                return Err(crate::ip::Unsupported::new(
+                    "gfx9 page-table entry format",
+                    self,
+                ));
+            }
             Generation::Gfx11 => Pte::new().with_pde_pte(true).into_bits(),
             Generation::Gfx12 => PteGfx12::new().with_is_pte(true).into_bits(),
-        }
+        })
     }
 }
 
@@ -146,6 +152,14 @@ pub enum MapError {
     /// The range overlaps a 2 MiB page, or a 2 MiB page would replace a
     /// table already in use.
     Conflict { va: u64 },
+    /// The generation's page-table entry format is not written yet.
+    Unsupported(crate::ip::Unsupported),
+}
+
+impl From<crate::ip::Unsupported> for MapError {
+    fn from(e: crate::ip::Unsupported) -> Self {
+        MapError::Unsupported(e)
+    }
 }
 
 impl core::fmt::Display for MapError {
@@ -161,6 +175,7 @@ impl core::fmt::Display for MapError {
             MapError::Conflict { va } => {
                 write!(f, "{va:#x} overlaps a 2 MiB page or a table already in use")
             }
+            MapError::Unsupported(e) => write!(f, "{e}"),
         }
     }
 }
@@ -249,7 +264,7 @@ impl<'a> TableArena<'a> {
         let raw = self.entry(table, index).map_or(0, |e| *e);
         let cur = Pte::from_bits(raw);
         if cur.valid() {
-            if raw & self.format.pde_pte() != 0 {
+            if raw & self.format.pde_pte()? != 0 {
                 return Err(MapError::Conflict { va });
             }
             return self
@@ -313,7 +328,7 @@ impl<'a> TableArena<'a> {
             if large_pages && r % LARGE_PAGE == 0 && p % LARGE_PAGE == 0 && size - off >= LARGE_PAGE
             {
                 let raw = self.entry(pdb0, idx(21)).map_or(0, |e| *e);
-                let large = self.format.pde_pte();
+                let large = self.format.pde_pte()?;
                 if raw & 1 != 0 && raw & large == 0 {
                     return Err(MapError::Conflict { va: v });
                 }
@@ -382,7 +397,7 @@ pub fn header_masks_gfx12() -> [(&'static str, u64); 4] {
         ("AMDGPU_PTE_PRT_GFX12", b(PteGfx12::new().with_prt(true))),
         ("AMDGPU_PTE_DCC", b(PteGfx12::new().with_dcc(true))),
         ("AMDGPU_PTE_IS_PTE", b(PteGfx12::new().with_is_pte(true))),
-        ("AMDGPU_PDE_PTE_GFX12", Generation::Gfx12.pde_pte()),
+        ("AMDGPU_PDE_PTE_GFX12", b(PteGfx12::new().with_is_pte(true))),
     ]
 }
 

@@ -36,11 +36,12 @@ pub enum SdmaVersion {
 
 impl SdmaVersion {
     /// The engine that goes with a GC generation.
-    pub fn for_generation(g: Generation) -> Self {
-        match g {
+    pub fn for_generation(g: Generation) -> Result<Self, crate::ip::Unsupported> {
+        Ok(match g {
+            Generation::Gfx94 => return Err(crate::ip::Unsupported::new("SDMA 4.4.2 queue", g)),
             Generation::Gfx11 => SdmaVersion::V6_0,
             Generation::Gfx12 => SdmaVersion::V7_0,
-        }
+        })
     }
 
     pub fn name(self) -> &'static str {

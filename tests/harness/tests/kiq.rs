@@ -33,7 +33,11 @@ type Mapper = Kiq<'static, TickingClock, Box<dyn FnMut()>, RING>;
 fn rig(generation: Generation, seed: u64) -> (ModelGpu, &'static KiqModel, Mapper) {
     let gpu = ModelGpu::new(generation, Seed(seed)).unwrap();
     Doorbells::linux_default()
-        .program(gpu.mec, &HqdRegs::for_generation(generation), &GC_BASES)
+        .program(
+            gpu.mec,
+            &HqdRegs::for_generation(generation).unwrap(),
+            &GC_BASES,
+        )
         .unwrap();
     let (ring, model): (KiqRing<'static, RING>, _) = gpu.kiq::<RING>().unwrap();
     let model: &'static KiqModel = Box::leak(Box::new(model));
@@ -235,7 +239,11 @@ fn kiq_from_registers(generation: Generation) {
     use barebell::gfx::mes::start::{MesStart, start};
     let gpu = ModelGpu::new(generation, Seed(40)).unwrap();
     Doorbells::linux_default()
-        .program(gpu.mec, &HqdRegs::for_generation(generation), &GC_BASES)
+        .program(
+            gpu.mec,
+            &HqdRegs::for_generation(generation).unwrap(),
+            &GC_BASES,
+        )
         .unwrap();
     gpu.mec.set_mes_versions([0x51, 0x52]);
     start(

@@ -66,7 +66,11 @@ fn rig_for<A: MesApi>(seed: u64) -> Rig<A> {
     let gpu = ModelGpu::new(A::GENERATION, Seed(seed)).unwrap();
     // Bring-up programs the MEC doorbell range (gfx_v11_0_kiq_init_register).
     Doorbells::linux_default()
-        .program(gpu.mec, &HqdRegs::for_generation(A::GENERATION), &GC_BASES)
+        .program(
+            gpu.mec,
+            &HqdRegs::for_generation(A::GENERATION).unwrap(),
+            &GC_BASES,
+        )
         .unwrap();
     let (ring, model): (MesRing<'static, RING>, _) = gpu.mes::<RING>().unwrap();
     let model: &'static MesModel = Box::leak(Box::new(model));
@@ -816,7 +820,7 @@ fn mes_and_cp_on_a_thread_with_real_time() {
     Doorbells::linux_default()
         .program(
             gpu.mec,
-            &HqdRegs::for_generation(Generation::Gfx11),
+            &HqdRegs::for_generation(Generation::Gfx11).unwrap(),
             &GC_BASES,
         )
         .unwrap();

@@ -129,7 +129,11 @@ fn unplugged_device_is_device_gone() {
 fn timer_sent<A: MesApi>(firmware: u32) -> u32 {
     let gpu = ModelGpu::new(A::GENERATION, Seed(4)).unwrap();
     Doorbells::linux_default()
-        .program(gpu.mec, &HqdRegs::for_generation(A::GENERATION), &GC_BASES)
+        .program(
+            gpu.mec,
+            &HqdRegs::for_generation(A::GENERATION).unwrap(),
+            &GC_BASES,
+        )
         .unwrap();
     gpu.mec.set_mes_versions([2 << 12 | firmware, 0]);
     let v = start(

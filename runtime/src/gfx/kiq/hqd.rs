@@ -57,6 +57,11 @@ pub fn name_kiq<B: RegisterBus + ?Sized>(
 ) -> Result<(), MapError> {
     let gc = Block::new(bus, *bases);
     let sched = match generation {
+        Generation::Gfx94 => {
+            return Err(
+                crate::ip::Unsupported::new("RLC_CP_SCHEDULERS (KIQ naming)", generation).into(),
+            );
+        }
         Generation::Gfx11 => crate::regs::gc_11_0_0::RLC_CP_SCHEDULERS,
         Generation::Gfx12 => crate::regs::gc_12_0_0::RLC_CP_SCHEDULERS,
     };

@@ -71,9 +71,12 @@ pub const MES_COMPUTE_HQD_MASK: u32 = 0xC;
 pub const MES_SDMA_HQD_MASK: u32 = 0xfc;
 
 /// `adev->gds.gds_size` as SET_HW_RSRC passes it: `gfx_v11_0_set_gds_init()`
-/// sets 0x1000 on every GC 11 part; `gfx_v12_0.c` sets none, so 0.
+/// sets 0x1000 on every GC 11 part; `gfx_v12_0.c` sets none, so 0;
+/// `gfx_v9_4_3_set_gds_init()` sets 0 for GC 9.4.3 ("removed all the GDS
+/// internal memory").
 pub const fn gds_bytes(generation: Generation) -> u32 {
     match generation {
+        Generation::Gfx94 => 0,
         Generation::Gfx11 => 0x1000,
         Generation::Gfx12 => 0,
     }

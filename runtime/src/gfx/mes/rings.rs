@@ -311,10 +311,13 @@ pub fn load_on_mes_pipe<B: RegisterBus + ?Sized>(
     mqd: Dev<'_, crate::gfx::mqd::MqdPage>,
 ) -> Result<(), MapError> {
     match generation {
+        Generation::Gfx94 => {
+            return Err(crate::ip::Unsupported::new("v9 kernel-queue MQD", generation).into());
+        }
         Generation::Gfx11 => mqd.write(&crate::gfx::mqd::ComputeMqdV11::kernel_queue(hqd)),
         Generation::Gfx12 => mqd.write(&crate::gfx::mqd::ComputeMqdV12::kernel_queue(hqd)),
     }
-    let regs = crate::gfx::mapper::HqdRegs::for_generation(generation);
+    let regs = crate::gfx::mapper::HqdRegs::for_generation(generation)?;
     let gc = Block::new(bus, *bases);
     // ME 3 / `pipe` stays selected only while `sel` lives.
     let sel = regs.select(gc, MES_ME, pipe, 0)?;

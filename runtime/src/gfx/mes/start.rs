@@ -116,6 +116,9 @@ pub enum MesStartError {
     NotRunning { pipe: u8 },
     /// All-ones from `CP_MES_GP3_LO`: the device is gone.
     DeviceGone { pipe: u8 },
+    /// The generation has no MES (GC 9.4.3 maps queues through the KIQ
+    /// and the HWS on the MEC).
+    Unsupported(crate::ip::Unsupported),
 }
 
 impl core::fmt::Display for MesStartError {
@@ -133,6 +136,7 @@ impl core::fmt::Display for MesStartError {
             MesStartError::DeviceGone { pipe } => {
                 write!(f, "device gone while reading MES pipe {pipe}'s version")
             }
+            MesStartError::Unsupported(e) => write!(f, "{e}"),
         }
     }
 }
@@ -145,28 +149,35 @@ struct Regs {
     gp3: Reg,
 }
 
-const fn regs(g: Generation) -> Regs {
+const fn regs(g: Generation) -> Result<Regs, crate::ip::Unsupported> {
     match g {
+        Generation::Gfx94 => Err(crate::ip::Unsupported::new("MES (GC 9.4.3 has none)", g)),
         Generation::Gfx11 => {
             use crate::regs::gc_11_0_0 as r;
-            Regs {
+            Ok(Regs {
                 grbm: r::GRBM_GFX_CNTL,
                 cntl: r::CP_MES_CNTL,
                 pc: r::CP_MES_PRGRM_CNTR_START,
                 pc_hi: r::CP_MES_PRGRM_CNTR_START_HI,
                 gp3: r::CP_MES_GP3_LO,
-            }
+            })
         }
         Generation::Gfx12 => {
             use crate::regs::gc_12_0_0 as r;
-            Regs {
+            Ok(Regs {
                 grbm: r::GRBM_GFX_CNTL,
                 cntl: r::CP_MES_CNTL,
                 pc: r::CP_MES_PRGRM_CNTR_START,
                 pc_hi: r::CP_MES_PRGRM_CNTR_START_HI,
                 gp3: r::CP_MES_GP3_LO,
-            }
+            })
         }
+    }
+}
+
+impl From<crate::ip::Unsupported> for MesStartError {
+    fn from(e: crate::ip::Unsupported) -> Self {
+        MesStartError::Unsupported(e)
     }
 }
 
@@ -184,7 +195,7 @@ pub fn start<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     generation: Generation,
     s: &MesStart,
 ) -> Result<MesVersions, MesStartError> {
-    let r = regs(generation);
+    let r = regs(generation)?;
     let gc = Block::new(bus, *bases);
     // Every register resolves before the first access.
     for reg in [r.grbm, r.cntl, r.pc, r.pc_hi, r.gp3] {
@@ -258,7 +269,7 @@ pub fn halt<B: RegisterBus + ?Sized>(
     bases: &IpBases,
     generation: Generation,
 ) -> Result<u32, MesStartError> {
-    let r = regs(generation);
+    let r = regs(generation)?;
     let gc = Block::new(bus, *bases);
     let v = MesCntl::from_bits(gc.read(r.cntl)?)
         .with_mes_invalidate_icache(true)

@@ -103,6 +103,13 @@ pub fn read_fault<B: RegisterBus + ?Sized>(
         }};
     }
     let f = match hub.generation {
+        Generation::Gfx94 => {
+            return Err(crate::ip::Unsupported::new(
+                "GFXHUB 1.2 fault status layout",
+                hub.generation,
+            )
+            .into());
+        }
         Generation::Gfx11 => decode!(gc::GcvmL2ProtectionFaultStatus::from_bits(status)),
         Generation::Gfx12 => decode!(gc12::GcvmL2ProtectionFaultStatusLo32::from_bits(status)),
     };

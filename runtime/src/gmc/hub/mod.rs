@@ -96,6 +96,8 @@ pub enum HubError {
     BadConfig { field: &'static str, value: u64 },
     /// A read-modify-write register read as all-ones.
     DeviceGone { name: &'static str },
+    /// The hub's generation has no register layout here yet.
+    Unsupported(crate::ip::Unsupported),
 }
 
 impl core::fmt::Display for HubError {
@@ -106,7 +108,14 @@ impl core::fmt::Display for HubError {
                 write!(f, "hub config {field} = {value:#x} is invalid")
             }
             HubError::DeviceGone { name } => write!(f, "{name} read as all-ones"),
+            HubError::Unsupported(e) => write!(f, "{e}"),
         }
+    }
+}
+
+impl From<crate::ip::Unsupported> for HubError {
+    fn from(e: crate::ip::Unsupported) -> Self {
+        HubError::Unsupported(e)
     }
 }
 
@@ -181,8 +190,15 @@ pub fn gfxhub_gart_enable<B: RegisterBus + ?Sized>(
 }
 
 /// `*MC_VM_MX_L1_TLB_CNTL` as `*_init_tlb_regs()` sets it.
-fn l1_tlb(generation: Generation, old: u32) -> u32 {
-    match generation {
+fn l1_tlb(generation: Generation, old: u32) -> Result<u32, HubError> {
+    Ok(match generation {
+        Generation::Gfx94 => {
+            return Err(crate::ip::Unsupported::new(
+                "GFXHUB 1.2/MMHUB 1.8 L1 TLB layout",
+                generation,
+            )
+            .into());
+        }
         Generation::Gfx11 => gc::GcmcVmMxL1TlbCntl::from_bits(old)
             .with_enable_l1_tlb(true)
             .with_system_access_mode(3)
@@ -199,13 +215,20 @@ fn l1_tlb(generation: Generation, old: u32) -> u32 {
             .with_eco_bits(0)
             .with_mtype(MTYPE_UC)
             .into_bits(),
-    }
+    })
 }
 
 /// `*_CONTEXT0_CNTL` as `*_enable_system_domain()` sets it, with
 /// barebell's depth (see the module docs).
-fn context0(generation: Generation, old: u32) -> u32 {
-    match generation {
+fn context0(generation: Generation, old: u32) -> Result<u32, HubError> {
+    Ok(match generation {
+        Generation::Gfx94 => {
+            return Err(crate::ip::Unsupported::new(
+                "GFXHUB 1.2/MMHUB 1.8 context layout",
+                generation,
+            )
+            .into());
+        }
         Generation::Gfx11 => gc::GcvmContextCntl::from_bits(old)
             .with_enable_context(true)
             .with_page_table_depth(PAGE_TABLE_DEPTH)
@@ -218,12 +241,12 @@ fn context0(generation: Generation, old: u32) -> u32 {
             .with_page_table_block_size(0)
             .with_retry_permission_or_invalid_page_fault(false)
             .into_bits(),
-    }
+    })
 }
 
 /// `*_CONTEXT1..15_CNTL` as `*_setup_vmid_config()` sets it; retry is
 /// `!amdgpu_noretry` with the parameter at its default of -1.
-fn user_context(generation: Generation, old: u32) -> u32 {
+fn user_context(generation: Generation, old: u32) -> Result<u32, HubError> {
     macro_rules! user {
         ($t:ty) => {
             <$t>::from_bits(old)
@@ -241,10 +264,17 @@ fn user_context(generation: Generation, old: u32) -> u32 {
                 .into_bits()
         };
     }
-    match generation {
+    Ok(match generation {
+        Generation::Gfx94 => {
+            return Err(crate::ip::Unsupported::new(
+                "GFXHUB 1.2/MMHUB 1.8 context layout",
+                generation,
+            )
+            .into());
+        }
         Generation::Gfx11 => user!(gc::GcvmContextCntl),
         Generation::Gfx12 => user!(gc12::GcvmContextCntl),
-    }
+    })
 }
 
 /// Programs one hub as its Linux `*_gart_enable()` does (bare metal, so
@@ -286,7 +316,7 @@ pub fn gart_enable<B: RegisterBus + ?Sized>(
     r.write(hub.fault_cntl2, v.into_bits())?;
 
     // *_init_tlb_regs().
-    let v = l1_tlb(hub.generation, read_live(&r, hub.l1_tlb_cntl, 0, 0)?);
+    let v = l1_tlb(hub.generation, read_live(&r, hub.l1_tlb_cntl, 0, 0)?)?;
     r.write(hub.l1_tlb_cntl, v)?;
 
     // *_init_cache_regs(); translate_further is false on gfx11 and gfx12
@@ -318,7 +348,7 @@ pub fn gart_enable<B: RegisterBus + ?Sized>(
     r.write(hub.l2_cntl5, v.into_bits())?;
 
     // *_enable_system_domain().
-    let v = context0(hub.generation, read_live(&r, hub.ctx0_cntl, 0, 0)?);
+    let v = context0(hub.generation, read_live(&r, hub.ctx0_cntl, 0, 0)?)?;
     r.write(hub.ctx0_cntl, v)?;
 
     // *_disable_identity_aperture().
@@ -334,7 +364,7 @@ pub fn gart_enable<B: RegisterBus + ?Sized>(
     let addr = hub.ctx_addr_distance();
     let last = MAX_PFN - 1;
     for i in 0..15u32 {
-        let v = user_context(hub.generation, read_live(&r, hub.ctx1_cntl, i, ctx)?);
+        let v = user_context(hub.generation, read_live(&r, hub.ctx1_cntl, i, ctx)?)?;
         write_nth(&r, hub.ctx1_cntl, i, ctx, v)?;
         write_nth(&r, hub.ctx1_start_lo, i, addr, 0)?;
         write_nth(&r, hub.ctx1_start_hi, i, addr, 0)?;
