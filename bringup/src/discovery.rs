@@ -15,7 +15,9 @@ use crate::sink::{Sink, Step};
 use alloc::vec;
 use alloc::vec::Vec;
 use barebell::bus::{ALL_ONES, Block, BlockError, RegisterBus, WaitError};
-use barebell::discovery::{Discovery, IpInfo, TABLE_BYTES, TMR_OFFSET, boot, read_from_vram};
+use barebell::discovery::{
+    Discovery, GcInfo, IpInfo, TABLE_BYTES, TMR_OFFSET, Topology, boot, read_from_vram,
+};
 use barebell::ip::{Generation, hw_id};
 use barebell::platform::Platform;
 use barebell::regs::IpBases;
@@ -46,6 +48,35 @@ pub struct Ips {
     pub dmu: Option<IpInfo>,
     /// Every IP instance of the table (for naming registers in traces).
     pub all: Vec<IpInfo>,
+    /// XCCs, SDMA instances and AIDs (multi-die parts; one XCC elsewhere).
+    pub topology: Topology,
+    /// The GC table, if the binary has one.
+    pub gc_info: Option<GcInfo>,
+}
+
+impl Ips {
+    /// Logical XCC `logical`'s GC instance (`GET_INST(GC, logical)`), with
+    /// its bases: one `bus::block::Block` per XCC is made from it.
+    pub fn xcc(&self, logical: usize) -> Option<IpInfo> {
+        let phys = self.topology.xcc_physical(logical)?;
+        self.all
+            .iter()
+            .rev()
+            .find(|i| i.hw_id == hw_id::GC && i.instance == phys)
+            .copied()
+    }
+
+    /// Instance `aid` of a per-AID block (MMHUB, NBIO), if the AID is live.
+    pub fn aid_ip(&self, hw: u16, aid: u8) -> Option<IpInfo> {
+        if self.topology.aid_mask & 1u32.checked_shl(u32::from(aid))? == 0 {
+            return None;
+        }
+        self.all
+            .iter()
+            .rev()
+            .find(|i| i.hw_id == hw && i.instance == aid)
+            .copied()
+    }
 }
 
 /// Reads and parses the table.
@@ -65,6 +96,8 @@ pub fn run<'p>(p: &'p dyn Platform, sink: &'p dyn Sink) -> Result<Ips, BringupEr
         .at(s)?;
     let mut all = Vec::new();
     d.for_each_ip(|i| all.push(i));
+    let topology = d.topology();
+    let gc_info = d.gc_info().at(s)?;
     let mut dmu_harvested = false;
     d.for_each_harvested(|id, _| dmu_harvested |= id == hw_id::DMU);
     let dmu = d
@@ -84,6 +117,8 @@ pub fn run<'p>(p: &'p dyn Platform, sink: &'p dyn Sink) -> Result<Ips, BringupEr
         sdma0: d.ip(hw_id::SDMA0, 0),
         dmu,
         all,
+        topology,
+        gc_info,
     };
     sink.step(
         s,
@@ -98,7 +133,65 @@ pub fn run<'p>(p: &'p dyn Platform, sink: &'p dyn Sink) -> Result<Ips, BringupEr
             ips.mmhub.version.triple(),
         ),
     );
+    if ips.topology.aid_mask != 0 {
+        report_topology(&ips, sink);
+    }
     Ok(ips)
+}
+
+/// The multi-die layout, one line per AID and per XCC.
+fn report_topology(ips: &Ips, sink: &dyn Sink) {
+    let s = Step::Discovery;
+    let t = &ips.topology;
+    let max_cu = ips.gc_info.map(|g| g.max_cus_per_gc());
+    sink.step(
+        s,
+        format_args!(
+            "topology: {} AIDs (aid_mask {:#x}), {} XCCs (xcc_mask {:#x}), {} SDMA (sdma_mask {:#x}); gc_info v{}.{}: {} SE x {} SH x {} CU = {} CUs per XCC at most (active CUs are per-XCC registers)",
+            t.num_aid(),
+            t.aid_mask,
+            t.num_xcc(),
+            t.xcc_mask,
+            t.sdma_mask.count_ones(),
+            t.sdma_mask,
+            ips.gc_info.map_or(0, |g| g.version.0),
+            ips.gc_info.map_or(0, |g| g.version.1),
+            ips.gc_info.map_or(0, |g| g.num_se),
+            ips.gc_info.map_or(0, |g| g.max_sh_per_se),
+            ips.gc_info.map_or(0, |g| g.max_cu_per_sh),
+            max_cu.unwrap_or(0),
+        ),
+    );
+    for aid in 0..32u8 {
+        if t.aid_mask & (1 << aid) == 0 {
+            continue;
+        }
+        let v = |hw: u16| {
+            ips.aid_ip(hw, aid)
+                .map(|i| i.version.triple())
+                .unwrap_or((0, 0, 0))
+        };
+        let (mm, nb) = (v(hw_id::MMHUB), v(hw_id::NBIF));
+        sink.step(
+            s,
+            format_args!(
+                "AID {aid}: MMHUB {}.{}.{}, NBIO {}.{}.{}",
+                mm.0, mm.1, mm.2, nb.0, nb.1, nb.2
+            ),
+        );
+    }
+    for (logical, phys) in t.xccs() {
+        if let Some(x) = ips.xcc(logical) {
+            let v = x.version.triple();
+            sink.step(
+                s,
+                format_args!(
+                    "XCC {logical}: GC instance {phys} on die {}, GC {}.{}.{}, segment 0 at dword {:#x}",
+                    x.die, v.0, v.1, v.2, x.bases.0[0]
+                ),
+            );
+        }
+    }
 }
 
 /// The IFWI wait and VRAM size as `read_from_vram` does them, then the

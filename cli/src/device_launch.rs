@@ -229,7 +229,7 @@ pub fn context<'m>(
             "the kernel needs {private} private bytes per work-item: queue scratch on a GPU needs its CU and shader-engine counts, which barebell does not read yet"
         ));
     }
-    let plan = ScratchPlan::new(&model_launch::scratch_part(part_arg), private)
+    let plan = ScratchPlan::new(&model_launch::scratch_part(part_arg)?, private)
         .map_err(|e| format!("queue scratch: {e}"))?;
     let len = usize::try_from(plan.bytes).map_err(|_| "scratch too large")?;
     let backing = mem

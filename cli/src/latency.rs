@@ -870,6 +870,8 @@ fn print_compare(a: &LatencyArgs, scale: TscScale, runs: &[RunResult], warnings:
         match a.target.part {
             PartArg::Navi31 => "navi31 (gfx11, MES v11)",
             PartArg::Navi48 => "navi48 (gfx12, uni-MES v12)",
+            PartArg::Mi300x => "mi300x (GC 9.4.3)",
+            PartArg::Mi308x => "mi308x (GC 9.4.3)",
         },
         a.iterations,
         a.warmup,

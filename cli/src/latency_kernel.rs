@@ -57,6 +57,12 @@ impl KernelSpec {
             let (bytes, mcpu) = match part {
                 PartArg::Navi31 => (built::GFX1100, "gfx1100"),
                 PartArg::Navi48 => (built::GFX1201, "gfx1201"),
+                PartArg::Mi300x | PartArg::Mi308x => {
+                    return Err(format!(
+                        "the built-in {name} kernel: none is built for {} (gfx942) yet",
+                        part.name()
+                    ));
+                }
             };
             let bytes = bytes.map_err(|e| format!("the built-in {name} kernel: {e}"))?;
             let vadd = name == "vadd";

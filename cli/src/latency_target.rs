@@ -78,11 +78,10 @@ pub fn with_unmapped<R>(
     let signal = &barebell_model_host::queue::signals(&mut model, 1, 0)[0];
     let placed = match kernel {
         Some((k, part)) => {
-            model.shader.target = crate::model_launch::part(part).1;
-            let ctx = barebell_kernel::LaunchContext::new(
-                crate::model_launch::part(part).0,
-                q.queue.memory().descriptor_address(),
-            );
+            let (kpart, target) = crate::model_launch::part(part)?;
+            model.shader.target = target;
+            let ctx =
+                barebell_kernel::LaunchContext::new(kpart, q.queue.memory().descriptor_address());
             Some(k.place(&mut model, &ctx, signal.handle())?)
         }
         None => None,

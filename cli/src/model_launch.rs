@@ -24,10 +24,14 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 pub const SLOTS: usize = 64;
 
 /// The loader's part and the interpreter's target for a model part.
-pub fn part(p: PartArg) -> (Part, Target) {
+pub fn part(p: PartArg) -> Result<(Part, Target), String> {
     match p {
-        PartArg::Navi31 => (Part::NAVI31, Target::Gfx1100),
-        PartArg::Navi48 => (Part::NAVI48, Target::Gfx1201),
+        PartArg::Navi31 => Ok((Part::NAVI31, Target::Gfx1100)),
+        PartArg::Navi48 => Ok((Part::NAVI48, Target::Gfx1201)),
+        PartArg::Mi300x | PartArg::Mi308x => Err(format!(
+            "{}: the model runs no GC 9.4.3 (gfx942) kernels yet",
+            p.name()
+        )),
     }
 }
 
@@ -68,8 +72,14 @@ pub unsafe fn write_queue_scratch(descriptor: u64, plan: &ScratchPlan, backing: 
 /// **Model values**: CU and shader-engine counts of the full Navi31 (96
 /// CUs, 6 SEs) and Navi48 (64 CUs, 4 SEs) configurations and 32 scratch
 /// slots per CU; no device was read.
-pub fn scratch_part(p: PartArg) -> ScratchPart {
-    match p {
+pub fn scratch_part(p: PartArg) -> Result<ScratchPart, String> {
+    Ok(match p {
+        PartArg::Mi300x | PartArg::Mi308x => {
+            return Err(format!(
+                "{}: queue scratch for GC 9.4.3 is not sized yet",
+                p.name()
+            ));
+        }
         PartArg::Navi31 => ScratchPart {
             gfx_major: 11,
             compute_units: 96,
@@ -82,7 +92,7 @@ pub fn scratch_part(p: PartArg) -> ScratchPart {
             shader_engines: 4,
             max_slots_per_cu: 32,
         },
-    }
+    })
 }
 
 /// Memory a launch places code, kernargs, buffers and scratch in: bytes
@@ -155,7 +165,7 @@ pub struct Session {
 
 impl Session {
     pub fn new(p: PartArg, seed: u64) -> Result<Session, String> {
-        let (part, target) = part(p);
+        let (part, target) = part(p)?;
         let mut model = CpModel::new(Seed(seed));
         model.shader.target = target;
         let queue = barebell_model_host::queue::queue::<SLOTS>(
@@ -186,7 +196,7 @@ impl Session {
     /// as ROCR's `AqlQueue::InitScratchSRD()` fills `amd_queue_t`, and
     /// returns the context with it.
     pub fn with_scratch(&mut self, per_lane: u32) -> Result<LaunchContext, String> {
-        let plan = ScratchPlan::new(&scratch_part(self.part_arg), per_lane)
+        let plan = ScratchPlan::new(&scratch_part(self.part_arg)?, per_lane)
             .map_err(|e| format!("queue scratch: {e}"))?;
         let len = usize::try_from(plan.bytes).map_err(|_| "scratch too large")?;
         let backing = alloc(&mut self.model, len, 256).as_ptr() as u64;

@@ -22,6 +22,12 @@ pub enum PartArg {
     /// Navi48-class, gfx12: GC 12.0.1, MP0 14.0.3, NBIF 6.3.1 (uni-MES,
     /// API v12).
     Navi48,
+    /// MI300X, GC 9.4.3 (gfx942): 8 XCCs on 4 AIDs. Discovery only so
+    /// far: the bring-up stops at the first step with no GC 9.4.3 code.
+    Mi300x,
+    /// MI308X, GC 9.4.3: modelled as 4 XCCs x 20 CUs. Discovery only so
+    /// far, as mi300x.
+    Mi308x,
 }
 
 impl PartArg {
@@ -29,6 +35,8 @@ impl PartArg {
         match self {
             PartArg::Navi31 => "navi31",
             PartArg::Navi48 => "navi48",
+            PartArg::Mi300x => "mi300x",
+            PartArg::Mi308x => "mi308x",
         }
     }
 
@@ -36,6 +44,8 @@ impl PartArg {
         match self {
             PartArg::Navi31 => barebell_model::parts::navi31(),
             PartArg::Navi48 => barebell_model::parts::navi48(),
+            PartArg::Mi300x => barebell_model::parts::mi300x(),
+            PartArg::Mi308x => barebell_model::parts::mi308x(),
         }
     }
 }

@@ -265,10 +265,7 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
 
         let t = Instant::now();
         let spec = KernelSpec::resolve("vadd", args.part)?;
-        let part = match args.part {
-            PartArg::Navi31 => barebell_kernel::Part::NAVI31,
-            PartArg::Navi48 => barebell_kernel::Part::NAVI48,
-        };
+        let part = crate::model_launch::part(args.part)?.0;
         let uq = up
             .queue
             .as_ref()

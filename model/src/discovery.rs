@@ -97,7 +97,23 @@ pub struct PartDesc {
     pub base_64: bool,
     pub dies: &'static [&'static [IpDesc]],
     pub gc: Option<GcDesc>,
+    /// A `gc_info_v2_1` GC table (GC 9.4.3) instead of [`PartDesc::gc`]'s
+    /// v1.0.
+    pub gc_v2: Option<GcV2Desc>,
     pub harvested: &'static [(u16, u8)],
+}
+
+/// The GC table as `gc_info_v2_1` (`discovery.h`): per-XCC values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcV2Desc {
+    pub num_se: u32,
+    pub cu_per_sh: u32,
+    pub sh_per_se: u32,
+    pub rb_per_se: u32,
+    pub wave_size: u32,
+    pub lds_size: u32,
+    pub num_tcp_per_sh: u32,
+    pub tcc_size: u32,
 }
 
 // Hardware ids, `soc15_hw_ip.h`.
@@ -110,6 +126,8 @@ pub const SDMA0_HWID: u16 = 42;
 pub const VCN_HWID: u16 = 12;
 pub const NBIF_HWID: u16 = 108;
 pub const MP0_HWID: u16 = 255;
+/// `SMUIO_HWID`.
+pub const SMUIO_HWID: u16 = 4;
 /// `DMU_HWID`: the display (Linux's `DCE_HWIP`).
 pub const DMU_HWID: u16 = 271;
 
@@ -171,6 +189,7 @@ pub const NAVI31: PartDesc = PartDesc {
         wave_size: 32,
         lds_size: 64,
     }),
+    gc_v2: None,
     harvested: &[(VCN_HWID, 1)],
 };
 
@@ -199,7 +218,430 @@ pub const NAVI48: PartDesc = PartDesc {
         wave_size: 32,
         lds_size: 64,
     }),
+    gc_v2: None,
     harvested: &[],
+};
+
+// ---- GC 9.4.3 parts (MI300X, MI308X) ------------------------------------
+//
+// Versions are Linux 6.12's for GC 9.4.3 (amdgpu_discovery.c's ip-block
+// setup and soc15.c/aqua_vanjaram.c): GC 9.4.3, MP0 13.0.6 (psp_v13_0.c,
+// psp_13_0_6_*.bin), MP1 13.0.6 (smu_v13_0_6_ppt.c, smu_13_0_6.bin), SDMA
+// 4.4.2 (sdma_v4_4_2.c), NBIO 7.9.0 (nbio_v7_9.c), MMHUB 1.8.0
+// (mmhub_v1_8.c), OSSSYS 4.4.2 (vega20_ih), HDP 4.4.2 (hdp_v4_0.c), SMUIO
+// 13.0.3 (smuio_v13_0_3.c: the SMUIO Linux reads MI300A's APU package
+// type from, so the GC 9.4.3 family's).
+//
+// **Model values** (no MI300 discovery binary is public): every base
+// below; which die lists the single-instance blocks; the AID tag in base
+// bits 33:32. Model convention: die `a` (AID `a`) lists GC instances 2a
+// and 2a+1 (two XCCs per AID: 8 XCCs on 4 AIDs, the MI300X layout AMD
+// documents), SDMA0 instances 4a..4a+3 (`num_inst_per_aid = 4`,
+// aqua_vanjaram_init_soc_config()), MMHUB and NBIO instance a (mmhub_v1_8
+// addresses MMHUB by AID); die 0 alone lists MP0, MP1, OSSSYS, HDP and
+// SMUIO as instance 0. The table is version 4 with 64-bit bases whose
+// bits 33:32 carry the AID (Linux keeps only bits 29:0, "Bits > 32
+// follows ASIC specific format").
+/// Dword stride between consecutive XCCs' GC segments (model value).
+pub const XCC_STRIDE: u64 = 0x0080_0000;
+/// Dword stride between AIDs' per-AID blocks (model value).
+pub const AID_STRIDE: u64 = 0x0400_0000;
+/// Bits 33:32 of a 64-bit base: the AID (model value; the parser drops them).
+pub const AID_TAG: u64 = 1 << 32;
+/// GC segment bases of XCC 0 (Navi21's, as for the other parts; model value).
+pub const GC_9_4_3_BASES: [u64; 4] = [0x1260, 0xA000, 0x1C000, 0x2402C00];
+
+/// The four dies of a GC 9.4.3 part as the model writes them (see above).
+pub const MI300_DIES: &[&[IpDesc]] = &[
+    &[
+        IpDesc::new(
+            GC_HWID,
+            0,
+            (9, 4, 3),
+            &[
+                0x1260 + 0 * XCC_STRIDE + 0 * AID_TAG,
+                0xa000 + 0 * XCC_STRIDE + 0 * AID_TAG,
+                0x1c000 + 0 * XCC_STRIDE + 0 * AID_TAG,
+                0x2402c00 + 0 * XCC_STRIDE + 0 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            GC_HWID,
+            1,
+            (9, 4, 3),
+            &[
+                0x1260 + 1 * XCC_STRIDE + 0 * AID_TAG,
+                0xa000 + 1 * XCC_STRIDE + 0 * AID_TAG,
+                0x1c000 + 1 * XCC_STRIDE + 0 * AID_TAG,
+                0x2402c00 + 1 * XCC_STRIDE + 0 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            MP0_HWID,
+            0,
+            (13, 0, 6),
+            &[0x16000, 0xdc0000, 0xe00000, 0xe40000, 0x243fc00],
+        ),
+        IpDesc::new(
+            MP1_HWID,
+            0,
+            (13, 0, 6),
+            &[0x16000, 0x16200, 0xe00000, 0xe40000, 0x243fc00],
+        ),
+        IpDesc::new(OSSSYS_HWID, 0, (4, 4, 2), &[0x10a0, 0x240a000]),
+        IpDesc::new(HDP_HWID, 0, (4, 4, 2), &[0xf20, 0x240a400]),
+        IpDesc::new(
+            SMUIO_HWID,
+            0,
+            (13, 0, 3),
+            &[0x16800, 0x16a00, 0x440000, 0x243fc00],
+        ),
+        IpDesc::new(
+            NBIF_HWID,
+            0,
+            (7, 9, 0),
+            &[
+                0x0 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
+                0x14 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
+                0xd20 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
+                0x10400 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
+                0x241b000 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            MMHUB_HWID,
+            0,
+            (1, 8, 0),
+            &[
+                0x1a000 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
+                0x2408800 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            SDMA0_HWID,
+            0,
+            (4, 4, 2),
+            &[
+                0x4980 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
+                0x2406000 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            SDMA0_HWID,
+            1,
+            (4, 4, 2),
+            &[
+                0x4980 + 0 * AID_STRIDE + 0x400 + 0 * AID_TAG,
+                0x2406000 + 0 * AID_STRIDE + 0x400 + 0 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            SDMA0_HWID,
+            2,
+            (4, 4, 2),
+            &[
+                0x4980 + 0 * AID_STRIDE + 0x800 + 0 * AID_TAG,
+                0x2406000 + 0 * AID_STRIDE + 0x800 + 0 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            SDMA0_HWID,
+            3,
+            (4, 4, 2),
+            &[
+                0x4980 + 0 * AID_STRIDE + 0xc00 + 0 * AID_TAG,
+                0x2406000 + 0 * AID_STRIDE + 0xc00 + 0 * AID_TAG,
+            ],
+        ),
+    ],
+    &[
+        IpDesc::new(
+            GC_HWID,
+            2,
+            (9, 4, 3),
+            &[
+                0x1260 + 2 * XCC_STRIDE + 1 * AID_TAG,
+                0xa000 + 2 * XCC_STRIDE + 1 * AID_TAG,
+                0x1c000 + 2 * XCC_STRIDE + 1 * AID_TAG,
+                0x2402c00 + 2 * XCC_STRIDE + 1 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            GC_HWID,
+            3,
+            (9, 4, 3),
+            &[
+                0x1260 + 3 * XCC_STRIDE + 1 * AID_TAG,
+                0xa000 + 3 * XCC_STRIDE + 1 * AID_TAG,
+                0x1c000 + 3 * XCC_STRIDE + 1 * AID_TAG,
+                0x2402c00 + 3 * XCC_STRIDE + 1 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            NBIF_HWID,
+            1,
+            (7, 9, 0),
+            &[
+                0x0 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
+                0x14 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
+                0xd20 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
+                0x10400 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
+                0x241b000 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            MMHUB_HWID,
+            1,
+            (1, 8, 0),
+            &[
+                0x1a000 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
+                0x2408800 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            SDMA0_HWID,
+            4,
+            (4, 4, 2),
+            &[
+                0x4980 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
+                0x2406000 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            SDMA0_HWID,
+            5,
+            (4, 4, 2),
+            &[
+                0x4980 + 1 * AID_STRIDE + 0x400 + 1 * AID_TAG,
+                0x2406000 + 1 * AID_STRIDE + 0x400 + 1 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            SDMA0_HWID,
+            6,
+            (4, 4, 2),
+            &[
+                0x4980 + 1 * AID_STRIDE + 0x800 + 1 * AID_TAG,
+                0x2406000 + 1 * AID_STRIDE + 0x800 + 1 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            SDMA0_HWID,
+            7,
+            (4, 4, 2),
+            &[
+                0x4980 + 1 * AID_STRIDE + 0xc00 + 1 * AID_TAG,
+                0x2406000 + 1 * AID_STRIDE + 0xc00 + 1 * AID_TAG,
+            ],
+        ),
+    ],
+    &[
+        IpDesc::new(
+            GC_HWID,
+            4,
+            (9, 4, 3),
+            &[
+                0x1260 + 4 * XCC_STRIDE + 2 * AID_TAG,
+                0xa000 + 4 * XCC_STRIDE + 2 * AID_TAG,
+                0x1c000 + 4 * XCC_STRIDE + 2 * AID_TAG,
+                0x2402c00 + 4 * XCC_STRIDE + 2 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            GC_HWID,
+            5,
+            (9, 4, 3),
+            &[
+                0x1260 + 5 * XCC_STRIDE + 2 * AID_TAG,
+                0xa000 + 5 * XCC_STRIDE + 2 * AID_TAG,
+                0x1c000 + 5 * XCC_STRIDE + 2 * AID_TAG,
+                0x2402c00 + 5 * XCC_STRIDE + 2 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            NBIF_HWID,
+            2,
+            (7, 9, 0),
+            &[
+                0x0 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
+                0x14 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
+                0xd20 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
+                0x10400 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
+                0x241b000 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            MMHUB_HWID,
+            2,
+            (1, 8, 0),
+            &[
+                0x1a000 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
+                0x2408800 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            SDMA0_HWID,
+            8,
+            (4, 4, 2),
+            &[
+                0x4980 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
+                0x2406000 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            SDMA0_HWID,
+            9,
+            (4, 4, 2),
+            &[
+                0x4980 + 2 * AID_STRIDE + 0x400 + 2 * AID_TAG,
+                0x2406000 + 2 * AID_STRIDE + 0x400 + 2 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            SDMA0_HWID,
+            10,
+            (4, 4, 2),
+            &[
+                0x4980 + 2 * AID_STRIDE + 0x800 + 2 * AID_TAG,
+                0x2406000 + 2 * AID_STRIDE + 0x800 + 2 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            SDMA0_HWID,
+            11,
+            (4, 4, 2),
+            &[
+                0x4980 + 2 * AID_STRIDE + 0xc00 + 2 * AID_TAG,
+                0x2406000 + 2 * AID_STRIDE + 0xc00 + 2 * AID_TAG,
+            ],
+        ),
+    ],
+    &[
+        IpDesc::new(
+            GC_HWID,
+            6,
+            (9, 4, 3),
+            &[
+                0x1260 + 6 * XCC_STRIDE + 3 * AID_TAG,
+                0xa000 + 6 * XCC_STRIDE + 3 * AID_TAG,
+                0x1c000 + 6 * XCC_STRIDE + 3 * AID_TAG,
+                0x2402c00 + 6 * XCC_STRIDE + 3 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            GC_HWID,
+            7,
+            (9, 4, 3),
+            &[
+                0x1260 + 7 * XCC_STRIDE + 3 * AID_TAG,
+                0xa000 + 7 * XCC_STRIDE + 3 * AID_TAG,
+                0x1c000 + 7 * XCC_STRIDE + 3 * AID_TAG,
+                0x2402c00 + 7 * XCC_STRIDE + 3 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            NBIF_HWID,
+            3,
+            (7, 9, 0),
+            &[
+                0x0 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
+                0x14 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
+                0xd20 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
+                0x10400 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
+                0x241b000 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            MMHUB_HWID,
+            3,
+            (1, 8, 0),
+            &[
+                0x1a000 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
+                0x2408800 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            SDMA0_HWID,
+            12,
+            (4, 4, 2),
+            &[
+                0x4980 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
+                0x2406000 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            SDMA0_HWID,
+            13,
+            (4, 4, 2),
+            &[
+                0x4980 + 3 * AID_STRIDE + 0x400 + 3 * AID_TAG,
+                0x2406000 + 3 * AID_STRIDE + 0x400 + 3 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            SDMA0_HWID,
+            14,
+            (4, 4, 2),
+            &[
+                0x4980 + 3 * AID_STRIDE + 0x800 + 3 * AID_TAG,
+                0x2406000 + 3 * AID_STRIDE + 0x800 + 3 * AID_TAG,
+            ],
+        ),
+        IpDesc::new(
+            SDMA0_HWID,
+            15,
+            (4, 4, 2),
+            &[
+                0x4980 + 3 * AID_STRIDE + 0xc00 + 3 * AID_TAG,
+                0x2406000 + 3 * AID_STRIDE + 0xc00 + 3 * AID_TAG,
+            ],
+        ),
+    ],
+];
+
+/// `gc_info_v2_1` of one MI300 XCC. Public: 64-wide waves and 64 KiB of
+/// LDS (CDNA3, ROCm's gpu-arch-specs table: "Wavefront Size 64", "LDS
+/// (KiB) 64"), 40 CUs per XCD of which 38 are enabled on MI300X (AMD's
+/// CDNA3 white paper; ROCm's table: "304 (38 per XCD)"), given here as 4
+/// SEs × 1 SH × 10 CUs. Model values: that SE/SH split, the RB count, the
+/// TCP and TCC (4 MiB, the table's "L2 Cache 4 per XCD") fields.
+pub const MI300_GC: GcV2Desc = GcV2Desc {
+    num_se: 4,
+    cu_per_sh: 10,
+    sh_per_se: 1,
+    rb_per_se: 4,
+    wave_size: 64,
+    lds_size: 64,
+    num_tcp_per_sh: 10,
+    tcc_size: 4096,
+};
+
+/// MI300X: 8 XCCs on 4 AIDs, nothing harvested (the harvest table is
+/// present and empty).
+pub const MI300X: PartDesc = PartDesc {
+    name: "mi300x-model",
+    table_version: 4,
+    base_64: true,
+    dies: MI300_DIES,
+    gc: None,
+    gc_v2: Some(MI300_GC),
+    harvested: &[],
+};
+
+/// MI308X: the same dies with GC instances 1, 3, 5 and 7 in the harvest
+/// table, leaving one XCC per AID (physical 0, 2, 4, 6): four XCCs, which
+/// with 20 CUs each give the 80 CUs the seeds' MI308X reports. The XCC
+/// count is public only indirectly (ROCm/rocMLIR PR 2197: "MI308 CPX mode
+/// has 20 CU only", and CPX gives each XCC its own partition, so 80 / 20 =
+/// 4 XCCs); which physical XCCs are fused off is a **model value**.
+pub const MI308X: PartDesc = PartDesc {
+    name: "mi308x-model",
+    table_version: 4,
+    base_64: true,
+    dies: MI300_DIES,
+    gc: None,
+    gc_v2: Some(MI300_GC),
+    harvested: &[(GC_HWID, 1), (GC_HWID, 3), (GC_HWID, 5), (GC_HWID, 7)],
 };
 
 fn put16(b: &mut [u8], at: usize, v: u16) {
@@ -234,6 +676,8 @@ const BIN_SIZE: usize = 10;
 const TABLE_LIST: usize = 12;
 const IP_HEADER_BYTES: usize = 80;
 const GC_V1_0_BYTES: usize = 88;
+/// `sizeof(struct gc_info_v2_1)`: the header, 17 v2.0 fields, 7 more.
+const GC_V2_1_BYTES: usize = 12 + 24 * 4;
 const HARVEST_BYTES: usize = 136;
 
 /// Writes the binary for `d`, padded to [`TABLE_BYTES`].
@@ -304,6 +748,26 @@ pub fn build(d: &PartDesc) -> (Vec<u8>, Layout) {
         put32(&mut b, f + 64, g.sa_per_se); // gc_num_sa_per_se: 17th
         at += GC_V1_0_BYTES;
     }
+    let mut gc_bytes = GC_V1_0_BYTES;
+    if let Some(g) = d.gc_v2 {
+        gc_table = at;
+        gc_bytes = GC_V2_1_BYTES;
+        put32(&mut b, at, GC_TABLE_ID);
+        put16(&mut b, at + 4, 2);
+        put16(&mut b, at + 6, 1);
+        put32(&mut b, at + 8, GC_V2_1_BYTES as u32);
+        // Field k (0-based) of gc_info_v2_1 at 12 + 4k.
+        let f = |k: usize| at + 12 + 4 * k;
+        put32(&mut b, f(0), g.num_se); // gc_num_se
+        put32(&mut b, f(1), g.cu_per_sh); // gc_num_cu_per_sh
+        put32(&mut b, f(2), g.sh_per_se); // gc_num_sh_per_se
+        put32(&mut b, f(3), g.rb_per_se); // gc_num_rb_per_se
+        put32(&mut b, f(11), g.wave_size); // gc_wave_size
+        put32(&mut b, f(14), g.lds_size); // gc_lds_size
+        put32(&mut b, f(17), g.num_tcp_per_sh); // gc_num_tcp_per_sh
+        put32(&mut b, f(23), g.tcc_size); // gc_tcc_size
+        at += GC_V2_1_BYTES;
+    }
     let harvest_table = at;
     put32(&mut b, at, HARVEST_SIGNATURE);
     put32(&mut b, at + 4, 1);
@@ -321,7 +785,7 @@ pub fn build(d: &PartDesc) -> (Vec<u8>, Layout) {
     put16(&mut b, TABLE_LIST + 4, ip_table_size as u16);
     if gc_table != 0 {
         put16(&mut b, TABLE_LIST + 8, gc_table as u16);
-        put16(&mut b, TABLE_LIST + 12, GC_V1_0_BYTES as u16);
+        put16(&mut b, TABLE_LIST + 12, gc_bytes as u16);
     }
     put16(&mut b, TABLE_LIST + 16, harvest_table as u16);
     put16(&mut b, TABLE_LIST + 20, HARVEST_BYTES as u16);

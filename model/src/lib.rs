@@ -64,6 +64,7 @@ pub mod power;
 pub mod psp;
 pub mod s2a;
 pub mod sdma;
+pub mod shell;
 pub mod smu;
 pub mod soc;
 pub mod socregs;

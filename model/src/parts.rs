@@ -20,7 +20,9 @@ pub struct Part {
     /// The name `--part` takes.
     pub name: &'static str,
     pub generation: Generation,
-    pub nbio: NbioIp,
+    /// The NBIO the model has for the part; `None` for NBIO 7.9 (GC 9.4.3
+    /// parts), which the model does not have yet.
+    pub nbio: Option<NbioIp>,
     /// What the VBIOS leaves in `MMMC_VM_FB_LOCATION_BASE`: the FB's MC
     /// address (a model value; a card's VBIOS sets it).
     pub fb_start: u64,
@@ -40,15 +42,35 @@ pub struct Part {
     /// Discovery table, VRAM size and firmware.
     pub firmware: PartFirmware,
     /// The MES blobs whose headers give each pipe's start address
-    /// (scheduler pipe, KIQ pipe).
-    pub mes_files: [&'static str; 2],
+    /// (scheduler pipe, KIQ pipe); `None` on GC 9.4.3, which has no MES.
+    pub mes_files: Option<[&'static str; 2]>,
+    /// XCCs and active CUs per XCC the part declares (see [`mi300x`] and
+    /// [`mi308x`]); `None` for the single-GC parts, whose CU count the
+    /// model does not declare.
+    pub xcc: Option<XccCount>,
     /// The MEC blob whose `gfx_firmware_header_v2_0` gives the start
     /// address every MEC pipe must run from.
     pub mec_file: &'static str,
 }
 
+/// The XCC layout a multi-XCC part declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct XccCount {
+    /// XCCs left after harvesting (`NUM_XCC(xcc_mask)`).
+    pub xccs: u32,
+    /// Active CUs per XCC (what each XCC's `CC_GC_SHADER_ARRAY_CONFIG` /
+    /// `GC_USER_SHADER_ARRAY_CONFIG` leave on; not in the discovery table).
+    pub cus_per_xcc: u32,
+}
+
+impl XccCount {
+    pub const fn cus(&self) -> u32 {
+        self.xccs * self.cus_per_xcc
+    }
+}
+
 /// The names `--part` accepts.
-pub const NAMES: [&str; 2] = ["navi31", "navi48"];
+pub const NAMES: [&str; 4] = ["navi31", "navi48", "mi300x", "mi308x"];
 
 /// A Navi31-class part: GC 11.0.0, MP0 13.0.0, NBIO 4.3.0, MMHUB 3.0.0,
 /// 24 GiB (RX 7900 XTX).
@@ -56,13 +78,14 @@ pub fn navi31() -> Part {
     Part {
         name: "navi31",
         generation: Generation::Gfx11,
-        nbio: NbioIp::Nbio4_3_0,
+        nbio: Some(NbioIp::Nbio4_3_0),
         fb_start: firmware::FB_START,
         fb_offset: 0,
         // A UEFI GOP at 1080p (model value).
         display: Some(Display::GOP_1080P),
         firmware: firmware::navi31(),
-        mes_files: ["gc_11_0_0_mes_2.bin", "gc_11_0_0_mes1.bin"],
+        mes_files: Some(["gc_11_0_0_mes_2.bin", "gc_11_0_0_mes1.bin"]),
+        xcc: None,
         mec_file: "gc_11_0_0_mec.bin",
     }
 }
@@ -73,13 +96,56 @@ pub fn navi48() -> Part {
     Part {
         name: "navi48",
         generation: Generation::Gfx12,
-        nbio: NbioIp::Nbif6_3_1,
+        nbio: Some(NbioIp::Nbif6_3_1),
         fb_start: firmware::FB_START,
         fb_offset: 0,
         display: None,
         firmware: firmware::navi48(),
-        mes_files: ["gc_12_0_1_uni_mes.bin", "gc_12_0_1_uni_mes.bin"],
+        mes_files: Some(["gc_12_0_1_uni_mes.bin", "gc_12_0_1_uni_mes.bin"]),
+        xcc: None,
         mec_file: "gc_12_0_1_mec.bin",
+    }
+}
+
+/// An MI300X (GC 9.4.3, gfx942): 8 XCCs on 4 AIDs, 38 active CUs each,
+/// 304 CUs (ROCm's gpu-arch-specs table: "304 (38 per XCD)"), 192 GiB of
+/// HBM3 (the same table). The discovery table's layout and bases are model
+/// values ([`crate::discovery::MI300X`]). The model has the table only:
+/// `VirtualGpu::new` refuses the part with a typed error, and
+/// [`crate::shell::DiscoveryShell`] serves its discovery.
+pub fn mi300x() -> Part {
+    Part {
+        name: "mi300x",
+        generation: Generation::Gfx94,
+        nbio: None,
+        fb_start: firmware::FB_START,
+        fb_offset: 0,
+        display: None,
+        firmware: firmware::mi300x(),
+        mes_files: None,
+        mec_file: "gc_9_4_3_mec.bin",
+        xcc: Some(XccCount {
+            xccs: 8,
+            cus_per_xcc: 38,
+        }),
+    }
+}
+
+/// An MI308X, the seeds' part: GC 9.4.3 with 80 CUs (what the seeds'
+/// ROCm trace reports). Modelled as 4 XCCs × 20 CUs, one XCC per AID
+/// (the other four in the harvest table): 20 CUs per XCC is public as
+/// "MI308 CPX mode has 20 CU only" (ROCm/rocMLIR PR 2197; CPX is one XCC
+/// per partition), so 80 CUs are 4 XCCs. Which XCCs are fused off, and
+/// the 192 GiB of VRAM, are **model values**.
+pub fn mi308x() -> Part {
+    Part {
+        name: "mi308x",
+        firmware: firmware::mi308x(),
+        xcc: Some(XccCount {
+            xccs: 4,
+            cus_per_xcc: 20,
+        }),
+        ..mi300x()
     }
 }
 
@@ -88,6 +154,8 @@ pub fn by_name(name: &str) -> Option<Part> {
     match name {
         "navi31" => Some(navi31()),
         "navi48" => Some(navi48()),
+        "mi300x" => Some(mi300x()),
+        "mi308x" => Some(mi308x()),
         _ => None,
     }
 }

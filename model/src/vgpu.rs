@@ -126,6 +126,12 @@ unsafe impl Send for HostMemory {}
 unsafe impl Sync for HostMemory {}
 
 impl HostMemory {
+    /// `(vram, vram_len, dma, dma_len)`, for platforms of this crate
+    /// other than [`VirtualGpu`] ([`crate::shell`]).
+    pub(crate) fn regions(&self) -> (NonNull<u8>, usize, NonNull<u8>, usize) {
+        (self.vram, self.vram_len, self.dma, self.dma_len)
+    }
+
     /// # Safety
     /// `vram` and `dma` must point to `vram_len` and `dma_len` bytes of
     /// zeroed, writable memory that stay valid until `release` runs (or
@@ -497,7 +503,10 @@ impl VirtualGpu {
         ));
         let nbio = Arc::new(NbioModel::new(
             &clock,
-            part.nbio,
+            part.nbio.ok_or(ModelError::Unsupported {
+                what: "NBIO model",
+                version: nbif.version.triple(),
+            })?,
             nbif.bases,
             MMIO_REG_HOLE_OFFSET as usize,
         ));

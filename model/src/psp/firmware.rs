@@ -6,7 +6,7 @@
 
 use super::PspExpect;
 use super::iface::{bl, fw as t};
-use crate::discovery::{self, NAVI31, NAVI48, PartDesc};
+use crate::discovery::{self, MI300X, MI308X, NAVI31, NAVI48, PartDesc};
 use crate::error::ModelError;
 use crate::ucode::{self, Image, psp_fw};
 use alloc::vec;
@@ -203,6 +203,52 @@ pub fn navi48() -> PartFirmware {
             (t::RLC_DRAM_BOOT, rlc, Image::RlcDram),
             (t::RLC_G, rlc, Image::Common),
         ],
+    }
+}
+
+/// The firmware Linux 6.12 requests for a GC 9.4.3 part, `(file,
+/// requesting function)`, all in Debian's firmware-amd-graphics under
+/// /lib/firmware/amdgpu:
+/// - `psp_v13_0_init_microcode()` for MP0 13.0.6: `psp_init_sos_microcode()`
+///   and `psp_init_ta_microcode()`;
+/// - `gfx_v9_4_3_init_rlc_microcode()` and
+///   `gfx_v9_4_3_init_cp_compute_microcode()` (bare metal: `_mec.bin`; the
+///   `_sjt_mec.bin` only under SR-IOV); the MEC blob carries both
+///   `AMDGPU_UCODE_ID_CP_MEC1` and its jump table `CP_MEC1_JT`;
+/// - `sdma_v4_4_2_init_microcode()` → `amdgpu_sdma_init_microcode(adev, 0,
+///   true)`: one blob for every instance;
+/// - `smu_v13_0_6_init_microcode()`: `smu_13_0_6.bin`.
+///
+/// Which images of them PSP loads (and in which order) is the `psp13`
+/// work; [`PartFirmware::gfx`] stays empty for these parts until then.
+pub const GC_9_4_3_FILES: [(&str, &str); 6] = [
+    ("psp_13_0_6_sos.bin", "psp_init_sos_microcode"),
+    ("psp_13_0_6_ta.bin", "psp_init_ta_microcode"),
+    ("gc_9_4_3_rlc.bin", "gfx_v9_4_3_init_rlc_microcode"),
+    ("gc_9_4_3_mec.bin", "gfx_v9_4_3_init_cp_compute_microcode"),
+    ("sdma_4_4_2.bin", "sdma_v4_4_2_init_microcode"),
+    ("smu_13_0_6.bin", "smu_v13_0_6_init_microcode"),
+];
+
+/// MI300X: 192 GiB of HBM3 (ROCm's gpu-arch-specs table). No TMR size
+/// is public for MP0 13.0.6; the PSP model does not run this part yet, so
+/// none is declared (0, never answered).
+pub fn mi300x() -> PartFirmware {
+    PartFirmware {
+        desc: MI300X,
+        vram_mib: 192 * 1024,
+        sos: "psp_13_0_6_sos.bin",
+        smu: "smu_13_0_6.bin",
+        tmr_size: 0,
+        gfx: Vec::new(),
+    }
+}
+
+/// MI308X: 192 GiB (a **model value**: MI300X's).
+pub fn mi308x() -> PartFirmware {
+    PartFirmware {
+        desc: MI308X,
+        ..mi300x()
     }
 }
 

@@ -199,6 +199,22 @@ pub struct GcInfoV2_0 {
 }
 const _: () = assert!(core::mem::size_of::<GcInfoV2_0>() == 80);
 
+/// `struct gc_info_v2_1` (GC 9.4.3): v2.0 and seven fields more, the
+/// per-XCD cache sizes Linux reads when `version_minor == 1`.
+#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+pub struct GcInfoV2_1 {
+    pub v2_0: GcInfoV2_0,
+    pub gc_num_tcp_per_sh: Le32,
+    pub gc_tcp_size_per_cu: Le32,
+    pub gc_num_sdp_interface: Le32,
+    pub gc_num_cu_per_sqc: Le32,
+    pub gc_instruction_cache_size_per_sqc: Le32,
+    pub gc_scalar_data_cache_size_per_sqc: Le32,
+    pub gc_tcc_size: Le32,
+}
+const _: () = assert!(core::mem::size_of::<GcInfoV2_1>() == 108);
+
 /// `struct harvest_info_header`.
 #[derive(Debug, Clone, Copy, FromBytes, IntoBytes, Immutable, KnownLayout)]
 #[repr(C)]
@@ -421,6 +437,101 @@ pub struct GcInfo {
     pub num_rb_per_se: u32,
     pub wave_size: u32,
     pub lds_size: u32,
+    /// `gc_info_v2_1` only (`amdgpu_discovery_get_gfx_info()` reads it
+    /// when `version_minor == 1`): `gc_num_tcp_per_sh`, `gc_tcc_size`
+    /// (per XCD). `None` for other versions.
+    pub v2_1: Option<GcInfoV2_1Fields>,
+}
+
+impl GcInfo {
+    /// CUs one GC instance (XCC) can have: `max_shader_engines ×
+    /// max_sh_per_se × max_cu_per_sh`, the bound `gfx_v9_4_3_get_cu_info()`
+    /// walks. Which of them are active comes from each XCC's
+    /// `CC_GC_SHADER_ARRAY_CONFIG` / `GC_USER_SHADER_ARRAY_CONFIG`, not
+    /// from the table.
+    pub fn max_cus_per_gc(&self) -> u32 {
+        self.num_se
+            .saturating_mul(self.max_sh_per_se)
+            .saturating_mul(self.max_cu_per_sh)
+    }
+}
+
+/// The `gc_info_v2_1` additions barebell keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcInfoV2_1Fields {
+    pub num_tcp_per_sh: u32,
+    pub tcp_size_per_cu: u32,
+    pub num_sdp_interface: u32,
+    pub num_cu_per_sqc: u32,
+    pub tcc_size: u32,
+}
+
+/// `AMDGPU_MAX_GC_INSTANCES` (`amdgpu_gfx.h`): XCCs a device can have.
+pub const MAX_XCC: usize = 8;
+/// SDMA instances per AID (`aqua_vanjaram_init_soc_config()`:
+/// `adev->sdma.num_inst_per_aid = 4`).
+pub const SDMA_PER_AID: u32 = 4;
+
+/// The multi-die layout Linux derives from the table
+/// (`amdgpu_discovery_reg_base_init()`, `amdgpu_discovery_harvest_ip()`,
+/// `aqua_vanjaram_init_soc_config()`, `aqua_vanjaram_ip_map_init()`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Topology {
+    /// `adev->gfx.xcc_mask`: bit `n` for every GC entry with instance
+    /// number `n`, less the GC instances the harvest table names.
+    pub xcc_mask: u32,
+    /// `adev->sdma.sdma_mask`, the same for SDMA0_HWID.
+    pub sdma_mask: u32,
+    /// `adev->aid_mask` as `aqua_vanjaram_init_soc_config()` derives it
+    /// from `sdma_mask` on GC 9.4.3 (AID 0 always; AID `i` when its four
+    /// SDMA bits read 0xf, 0x3 or 0xc). 0 on other parts, as Linux
+    /// leaves it.
+    pub aid_mask: u32,
+    /// `adev->ip_map.dev_inst[GC_HWIP][logical]`: the physical GC
+    /// instance of each logical XCC, in mask order
+    /// (`aqua_vanjaram_populate_ip_map()`); `None` past the last.
+    xcc_dev_inst: [Option<u8>; MAX_XCC],
+}
+
+impl Topology {
+    /// `NUM_XCC(xcc_mask)`.
+    pub fn num_xcc(&self) -> u32 {
+        self.xcc_mask.count_ones()
+    }
+
+    /// The number of AIDs (`hweight32(aid_mask)`).
+    pub fn num_aid(&self) -> u32 {
+        self.aid_mask.count_ones()
+    }
+
+    /// `GET_INST(GC, logical)`: the physical GC instance of logical XCC
+    /// `logical`.
+    pub fn xcc_physical(&self, logical: usize) -> Option<u8> {
+        self.xcc_dev_inst.get(logical).copied().flatten()
+    }
+
+    /// `(logical, physical)` of every XCC.
+    pub fn xccs(&self) -> impl Iterator<Item = (usize, u8)> + '_ {
+        self.xcc_dev_inst
+            .iter()
+            .enumerate()
+            .filter_map(|(l, p)| p.map(|p| (l, p)))
+    }
+
+    /// `aqua_vanjaram_populate_ip_map()`: logical `l` is the `l`-th set bit.
+    fn populate(mask: u32) -> [Option<u8>; MAX_XCC] {
+        let mut out = [None; MAX_XCC];
+        let mut l = 0;
+        for bit in 0..32u8 {
+            if mask & (1 << bit) != 0 {
+                if let Some(slot) = out.get_mut(l) {
+                    *slot = Some(bit);
+                }
+                l += 1;
+            }
+        }
+        out
+    }
 }
 
 /// A validated discovery binary.
@@ -704,6 +815,7 @@ impl<'a> Discovery<'a> {
                     num_rb_per_se: g.gc_num_rb_per_se.get(),
                     wave_size: g.gc_wave_size.get(),
                     lds_size: g.gc_lds_size.get(),
+                    v2_1: None,
                 }))
             }
             2 => {
@@ -716,6 +828,18 @@ impl<'a> Discovery<'a> {
                     num_rb_per_se: g.gc_num_rb_per_se.get(),
                     wave_size: g.gc_wave_size.get(),
                     lds_size: g.gc_lds_size.get(),
+                    v2_1: if version.1 == 1 {
+                        let e: &GcInfoV2_1 = view(self.bytes, "gc_info_v2_1", off)?;
+                        Some(GcInfoV2_1Fields {
+                            num_tcp_per_sh: e.gc_num_tcp_per_sh.get(),
+                            tcp_size_per_cu: e.gc_tcp_size_per_cu.get(),
+                            num_sdp_interface: e.gc_num_sdp_interface.get(),
+                            num_cu_per_sqc: e.gc_num_cu_per_sqc.get(),
+                            tcc_size: e.gc_tcc_size.get(),
+                        })
+                    } else {
+                        None
+                    },
                 }))
             }
             major => Err(Error::UnknownGcInfo {
@@ -743,6 +867,80 @@ impl<'a> Discovery<'a> {
         for e in t.list.iter().take_while(|e| e.hw_id.get() != 0) {
             f(e.hw_id.get(), e.number_instance);
         }
+    }
+
+    /// The device's XCC/SDMA/AID layout as Linux derives it: masks from
+    /// the instance numbers (`amdgpu_discovery_reg_base_init()`), the
+    /// harvest table's GC and SDMA entries cleared from them
+    /// (`amdgpu_discovery_read_from_harvest_table()`, which GC 9.4.3 uses
+    /// whatever the table version), then on GC 9.4.3 the AID mask and the
+    /// logical → physical XCC map (`aqua_vanjaram_init_soc_config()`,
+    /// `aqua_vanjaram_ip_map_init()`). Elsewhere logical = physical, as
+    /// `GET_INST()` falls back to without an `ip_map`.
+    pub fn topology(&self) -> Topology {
+        let (mut xcc_mask, mut sdma_mask) = (0u32, 0u32);
+        let mut gc_version = None;
+        self.for_each_ip(|i| {
+            let bit = 1u32.checked_shl(u32::from(i.instance)).unwrap_or(0);
+            match i.hw_id {
+                hw_id::GC => {
+                    xcc_mask |= bit;
+                    if i.instance == 0 || gc_version.is_none() {
+                        gc_version = Some(i.version.triple());
+                    }
+                }
+                hw_id::SDMA0 => sdma_mask |= bit,
+                _ => {}
+            }
+        });
+        self.for_each_harvested(|id, inst| {
+            let bit = 1u32.checked_shl(u32::from(inst)).unwrap_or(0);
+            match id {
+                hw_id::GC => xcc_mask &= !bit,
+                hw_id::SDMA0 => sdma_mask &= !bit,
+                _ => {}
+            }
+        });
+        let aid_mask = if gc_version == Some((9, 4, 3)) {
+            let group = (1u32 << SDMA_PER_AID) - 1;
+            let mut aid = 1u32;
+            let mut rest = sdma_mask >> SDMA_PER_AID;
+            let mut i = 1;
+            while rest != 0 && i < 32 {
+                let avail = rest & group;
+                if avail == group || avail == 0x3 || avail == 0xc {
+                    aid |= 1 << i;
+                }
+                rest >>= SDMA_PER_AID;
+                i += 1;
+            }
+            aid
+        } else {
+            0
+        };
+        Topology {
+            xcc_mask,
+            sdma_mask,
+            aid_mask,
+            xcc_dev_inst: Topology::populate(xcc_mask),
+        }
+    }
+
+    /// The GC instance of logical XCC `logical` (`GET_INST(GC, logical)`),
+    /// with its version and bases: what one XCC's `bus::block::Block` is
+    /// made from (`adev->reg_offset[GC_HWIP][GET_INST(GC, xcc)]`).
+    pub fn xcc(&self, topology: &Topology, logical: usize) -> Option<IpInfo> {
+        self.ip(hw_id::GC, topology.xcc_physical(logical)?)
+    }
+
+    /// Instance `aid` of a per-AID block (MMHUB, NBIO: Linux addresses
+    /// them with the AID as the instance, `mmhub_v1_8_*()` over
+    /// `aid_mask`), if the AID is live and the table lists it.
+    pub fn aid_ip(&self, topology: &Topology, hw: u16, aid: u8) -> Option<IpInfo> {
+        if topology.aid_mask & 1u32.checked_shl(u32::from(aid))? == 0 {
+            return None;
+        }
+        self.ip(hw, aid)
     }
 }
 
@@ -892,6 +1090,29 @@ pub const FACTS: &[Fact] = barebell_facts::fact_table!(
         gc_lds_size = "gc_lds_size",
         gc_num_packer_per_sc = "gc_num_packer_per_sc",
     }),
+    // v2.1 begins with v2.0's fields (the offsets above name the same
+    // bytes: `gc_num_se` at 12 … `gc_num_packer_per_sc` at 76).
+    [Fact::offset(
+        H,
+        "struct gc_info_v2_1",
+        "gc_num_packer_per_sc",
+        core::mem::offset_of!(GcInfoV2_1, v2_0)
+            + core::mem::offset_of!(GcInfoV2_0, gc_num_packer_per_sc)
+    )],
+    layout_facts!(H, GcInfoV2_1 = "struct gc_info_v2_1" {
+        gc_num_tcp_per_sh = "gc_num_tcp_per_sh",
+        gc_tcp_size_per_cu = "gc_tcp_size_per_cu",
+        gc_num_sdp_interface = "gc_num_sdp_interface",
+        gc_num_cu_per_sqc = "gc_num_cu_per_sqc",
+        gc_instruction_cache_size_per_sqc = "gc_instruction_cache_size_per_sqc",
+        gc_scalar_data_cache_size_per_sqc = "gc_scalar_data_cache_size_per_sqc",
+        gc_tcc_size = "gc_tcc_size",
+    }),
+    [Fact::constant(
+        "amdgpu_gfx.h",
+        "AMDGPU_MAX_GC_INSTANCES",
+        MAX_XCC as u64
+    ),],
     layout_facts!(H, HarvestInfoHeader = "struct harvest_info_header" {
         signature = "signature",
         version = "version",
