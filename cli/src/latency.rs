@@ -642,6 +642,20 @@ fn phases_json(r: &RunResult) -> std::collections::BTreeMap<&'static str, PhaseJ
 }
 
 fn run_inner(a: &LatencyArgs) -> Result<(), String> {
+    // GC 9.4.3 parts: the model has their discovery table only, and the
+    // CP-only measurement would time a gfx11/gfx12 CP under their name.
+    if a.target.hardware().is_none()
+        && a.target.part.part().generation == barebell::ip::Generation::Gfx94
+    {
+        return Err(format!(
+            "--part {}: {}",
+            a.target.part.name(),
+            barebell::ip::Unsupported::new(
+                "the device model's queue path (KIQ/HWS, v9 MQD, gfx942 CP)",
+                barebell::ip::Generation::Gfx94,
+            )
+        ));
+    }
     if a.iterations == 0 {
         return Err("--iterations must be at least 1".into());
     }
