@@ -252,6 +252,8 @@ pub const AID_TAG: u64 = 1 << 32;
 pub const GC_9_4_3_BASES: [u64; 4] = [0x1260, 0xA000, 0x1C000, 0x2402C00];
 
 /// The four dies of a GC 9.4.3 part as the model writes them (see above).
+// Every base is written as its formula, the 0 and 1 multiples included.
+#[allow(clippy::erasing_op, clippy::identity_op)]
 pub const MI300_DIES: &[&[IpDesc]] = &[
     &[
         IpDesc::new(

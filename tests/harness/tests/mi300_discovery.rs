@@ -44,8 +44,8 @@ fn mi300x_table_parses_to_eight_xccs_on_four_aids() {
         let x = d.xcc(&t, n as usize).unwrap();
         assert_eq!(x.version.triple(), (9, 4, 3));
         assert_eq!(x.die, (n / 2) as u16);
-        for k in 0..4 {
-            assert_eq!(x.bases.0[k], xcc0[k] + n * 0x80_0000, "XCC {n} segment {k}");
+        for (k, base) in xcc0.iter().enumerate() {
+            assert_eq!(x.bases.0[k], base + n * 0x80_0000, "XCC {n} segment {k}");
         }
     }
     // Per-AID MMHUB 1.8.0 and NBIO 7.9.0, instance = AID.
