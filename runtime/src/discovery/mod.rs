@@ -467,6 +467,8 @@ pub struct GcInfoV2_1Fields {
 }
 
 /// `AMDGPU_MAX_GC_INSTANCES` (`amdgpu_gfx.h`): XCCs a device can have.
+/// (That header does not compile as user-space C, so no conformance
+/// probe reaches it; checked by reading.)
 pub const MAX_XCC: usize = 8;
 /// SDMA instances per AID (`aqua_vanjaram_init_soc_config()`:
 /// `adev->sdma.num_inst_per_aid = 4`).
@@ -1108,11 +1110,6 @@ pub const FACTS: &[Fact] = barebell_facts::fact_table!(
         gc_scalar_data_cache_size_per_sqc = "gc_scalar_data_cache_size_per_sqc",
         gc_tcc_size = "gc_tcc_size",
     }),
-    [Fact::constant(
-        "amdgpu_gfx.h",
-        "AMDGPU_MAX_GC_INSTANCES",
-        MAX_XCC as u64
-    ),],
     layout_facts!(H, HarvestInfoHeader = "struct harvest_info_header" {
         signature = "signature",
         version = "version",
