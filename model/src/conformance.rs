@@ -152,6 +152,7 @@ pub const FACTS: &[&[Fact]] = &[
             hub::BLOCK_SIZE_GC_9_4_3.1 as u64,
         ),
     ],
+    crate::hub_v9::FACTS,
     &hub_facts!(
         "gc_11_0_0_sh_mask.h",
         "GCVM",
