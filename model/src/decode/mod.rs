@@ -14,6 +14,7 @@
 pub mod mes_api;
 pub mod mes_regs;
 pub mod mqd;
+pub mod mqd_v9;
 pub mod pm4;
 pub mod ring;
 pub mod sdma;

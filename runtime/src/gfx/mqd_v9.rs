@@ -819,3 +819,177 @@ const DOORBELL_FACTS: &[Fact] = &[
 /// Every v9 MQD fact: the layout, every HQD window dword, the doorbell
 /// layout.
 pub const FACTS: &[Fact] = barebell_facts::fact_table!(TOP_FACTS, WINDOW_FACTS, DOORBELL_FACTS);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn queue() -> AqlQueueV9 {
+        AqlQueueV9 {
+            ring_address: 0x1_0000_0000,
+            ring_bytes: 0x1_0000,
+            read_index_address: 0x2000_0080,
+            write_index_address: 0x2000_0038,
+            eop_address: 0x3000_0000,
+            eop_bytes: 4096,
+            vmid: 0,
+            ctx_save: None,
+        }
+    }
+
+    #[test]
+    fn linux_ranges_and_kernel_ring_doorbells_per_xcc() {
+        // gfx_v9_4_3_xcc_kiq_init_register() with kiq 0, userqueue_end
+        // 0x1f, xcc range 0x20: ((0 + 0x20x) * 2) << 2 ..= ((0x1f + 0x20x) * 2) << 2.
+        assert_eq!(
+            linux_mec_range(0),
+            MecDoorbellRange {
+                lower_bytes: 0,
+                upper_bytes: 0xF8
+            }
+        );
+        assert_eq!(
+            linux_mec_range(3),
+            MecDoorbellRange {
+                lower_bytes: 0x300,
+                upper_bytes: 0x3F8
+            }
+        );
+        // (mec_ring0 0x8 + 0x20 * xcc + ring) << 1.
+        assert_eq!(kernel_ring_doorbell_dword(0, 0), 0x10);
+        assert_eq!(kernel_ring_doorbell_dword(2, 1), 0x92);
+    }
+
+    #[test]
+    fn stride_follows_mqd_stride_v9() {
+        assert_eq!(mqd_stride(&queue()), Ok(2048));
+        let mut q = queue();
+        q.ctx_save = Some(CtxSaveArea {
+            address: 0x4000_0000,
+            bytes_per_xcc: 0x10_0000,
+            ctl_stack_bytes: 0x2100,
+        });
+        // ALIGN(0x2100, 4096) + ALIGN(2048, 4096) = 0x3000 + 0x1000.
+        assert_eq!(mqd_stride(&q), Ok(0x4000));
+    }
+
+    #[test]
+    fn refusals_are_typed_and_leave_the_buffer_alone() {
+        let ranges = [linux_mec_range(0); 4];
+        let mut buf = [0xAAu8; 4 * 2048];
+        let shared = XccDoorbell::Shared { dword: 0x10 };
+        let mut q = queue();
+        q.ring_bytes = 0x3000;
+        assert_eq!(
+            init_mqd_v9_4_3(0x8000_0000, &mut buf, &q, 4, 0, shared, &ranges),
+            Err(MqdV9Error::RingSize { bytes: 0x3000 })
+        );
+        let mut q = queue();
+        q.eop_bytes = 0;
+        assert_eq!(
+            init_mqd_v9_4_3(0x8000_0000, &mut buf, &q, 4, 0, shared, &ranges),
+            Err(MqdV9Error::EopSize { bytes: 0 })
+        );
+        // Byte 0x100 is past XCC 0's range end 0xF8.
+        assert_eq!(
+            init_mqd_v9_4_3(
+                0x8000_0000,
+                &mut buf,
+                &queue(),
+                4,
+                0,
+                XccDoorbell::Shared { dword: 0x40 },
+                &ranges
+            ),
+            Err(MqdV9Error::DoorbellOutsideRange {
+                xcc: 0,
+                dword: 0x40,
+                range: linux_mec_range(0)
+            })
+        );
+        // Kernel rings: XCC 1's doorbell 0x50 checked in XCC 1's range,
+        // here wrongly given as XCC 0's.
+        assert_eq!(
+            init_mqd_v9_4_3(
+                0x8000_0000,
+                &mut buf,
+                &queue(),
+                4,
+                0,
+                XccDoorbell::KernelRing { ring_id: 0 },
+                &ranges
+            ),
+            Err(MqdV9Error::DoorbellOutsideRange {
+                xcc: 1,
+                dword: 0x50,
+                range: linux_mec_range(0)
+            })
+        );
+        assert_eq!(
+            init_mqd_v9_4_3(0x8000_0000, &mut buf, &queue(), 9, 0, shared, &ranges),
+            Err(MqdV9Error::XccCount { xccs: 9 })
+        );
+        assert_eq!(
+            init_mqd_v9_4_3(
+                0x8000_0000,
+                &mut buf[..4000],
+                &queue(),
+                4,
+                0,
+                shared,
+                &ranges
+            ),
+            Err(MqdV9Error::Buffer {
+                needed: 3 * 2048 + 2048,
+                len: 4000
+            })
+        );
+        assert_eq!(
+            init_mqd_v9_4_3(0x8000_0000, &mut buf, &queue(), 4, 0, shared, &ranges[..1]),
+            Ok(XccMqds {
+                address: 0x8000_0000,
+                stride: 2048,
+                xccs: 4
+            })
+        );
+        let mut fresh = [0xAAu8; 4 * 2048];
+        assert_eq!(
+            init_mqd_v9_4_3(
+                0x8000_0000,
+                &mut fresh,
+                &queue(),
+                4,
+                0,
+                XccDoorbell::KernelRing { ring_id: 0 },
+                &ranges[..1]
+            ),
+            Err(MqdV9Error::MissingRange { xcc: 1 })
+        );
+        assert!(fresh.iter().all(|b| *b == 0xAA));
+        let mut q = queue();
+        q.vmid = 16;
+        assert_eq!(
+            init_mqd(0x8000_0000, 0x10, &q).err(),
+            Some(MqdV9Error::Vmid { vmid: 16 })
+        );
+        assert_eq!(
+            init_mqd(0x8000_0010, 0x10, &queue()).err(),
+            Some(MqdV9Error::Misaligned {
+                field: "MQD address",
+                address: 0x8000_0010,
+                align: 256
+            })
+        );
+    }
+
+    #[test]
+    fn single_mqd_keeps_the_se4_to_se7_masks_init_mqd_writes() {
+        let m = init_mqd(0x8000_0000, 0x10, &queue()).unwrap();
+        // init_mqd() sets compute_static_thread_mgmt_se0..7 to all ones;
+        // se4..7 share dwords 39..42 with the 9.4.3 XCC fields.
+        assert_eq!(m.compute_current_logic_xcc_id, 0xFFFF_FFFF);
+        assert_eq!(m.compute_restore_tg_chunk_size, 0xFFFF_FFFF);
+        // update_mqd(): NO_UPDATE_RPTR stays set outside init_mqd_v9_4_3.
+        assert_eq!(m.hqd.cp_hqd_pq_control, 0x1C01_450D);
+    }
+}
