@@ -13,6 +13,8 @@
 //! Model conventions (not public facts), labelled where they are used:
 //! - a doorbell all XCCs share is accepted when it lies in XCC 0's MEC
 //!   doorbell range (which XCC's range gates it is not public);
+//! - with several XCCs, `NO_UPDATE_RPTR` must be clear on XCC 0 and set on
+//!   the others, as `init_mqd_v9_4_3()` writes it;
 //! - the EOP size is refused above KFD's clamp 0xA (`update_mqd()` says the
 //!   CP does not clamp it and larger values overflow the EOP done count).
 
@@ -137,6 +139,10 @@ pub enum MqdV9Fault {
     /// Fewer than [`MQD_BYTES`] bytes.
     Short {
         len: usize,
+    },
+    /// A queue on no XCC or on more than GC 9.4.3 has.
+    XccCount {
+        xccs: usize,
     },
     Header {
         found: u32,
@@ -452,8 +458,12 @@ impl MqdV9 {
                 upper_bytes,
             });
         }
+        // init_mqd_v9_4_3(): only the master XCC updates the read pointer.
+        // Enforcing it is the model's convention (a second writer would
+        // race the first); with one XCC either value is accepted, as
+        // tinygrad keeps NO_UPDATE_RPTR set there while KFD clears it.
         let no_update = NO_UPDATE_RPTR.is_set(pq);
-        if no_update != (xcc != 0) && v.xccs > 1 || v.xccs == 1 && no_update {
+        if v.xccs > 1 && no_update != (xcc != 0) {
             return Err(MqdV9Fault::NoUpdateRptr {
                 xcc,
                 found: no_update,

@@ -142,10 +142,10 @@ fn load_selected<B: RegisterBus + ?Sized>(
         return Err(HqdV9Error::Busy { xcc, slot });
     }
     let h = &mqd.hqd;
-    let first = gc.offset(r::CP_MQD_BASE_ADDR).map_err(reg)?;
     // The window registers are consecutive dwords from CP_MQD_BASE_ADDR.
-    for (i, d) in h.dwords().iter().enumerate() {
-        gc.bus.write32(first + 4 * i, *d);
+    for (i, d) in (0u32..).zip(h.dwords()) {
+        let at = gc.offset_nth(r::CP_MQD_BASE_ADDR, i, 1).map_err(reg)?;
+        gc.bus.write32(at, d);
     }
     let doorbell = DoorbellControl::from_bits(h.cp_hqd_pq_doorbell_control)
         .with_doorbell_en(true)
