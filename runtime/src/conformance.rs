@@ -69,4 +69,5 @@ pub const FACTS: &[&[Fact]] = &[
     crate::regs::gc_9_4_3::FIELD_FACTS,
     crate::gfx::mqd_v9::FACTS,
     crate::gfx::hqd_v9::FACTS,
+    crate::gfx::kiq::v9::FACTS,
 ];
