@@ -86,6 +86,7 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     decode::ring::FACTS,
     decode::mqd::FACTS,
     decode::mqd_v9::FACTS,
+    decode::sdma_mqd_v9::FACTS,
     decode::sdma::FACTS,
     cpregs::FACTS,
     hsa::FACTS,

@@ -70,4 +70,5 @@ pub const FACTS: &[&[Fact]] = &[
     crate::gfx::mqd_v9::FACTS,
     crate::gfx::hqd_v9::FACTS,
     crate::gfx::kiq::v9::FACTS,
+    crate::sdma::mqd_v9::FACTS,
 ];

@@ -18,6 +18,7 @@ pub mod mqd_v9;
 pub mod pm4;
 pub mod ring;
 pub mod sdma;
+pub mod sdma_mqd_v9;
 
 /// A bit field of a 32-bit word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -516,3 +516,57 @@ fn dequeue_is_bounded_and_follows_hqd_destroy() {
     assert!(matches!(e, HqdV9Error::Dequeue { xcc: 0, .. }), "{e}");
     assert_eq!(stuck.writes.borrow().last(), Some(&(at(0x22), 0)));
 }
+
+#[test]
+fn sdma_mqd_v9_decodes_to_update_mqd_sdma_values() {
+    use barebell::sdma::mqd_v9::{SdmaMqdV9Error, SdmaQueueV9, V9SdmaMqd};
+    use barebell_model::decode::sdma_mqd_v9::{SdmaMqdV9, SdmaMqdV9Fault};
+    use zerocopy::IntoBytes;
+    let q = SdmaQueueV9 {
+        ring_address: 0x12_3456_7800,
+        // 4 KiB = 2^10 dwords: RB_SIZE = order_base_2(1024) = 10.
+        ring_bytes: 4096,
+        rptr_address: 0x5000_1008,
+        doorbell_dword: 0x200,
+        vmid: 3,
+        engine: 1,
+        queue: 2,
+    };
+    let m = V9SdmaMqd::build(&q).unwrap();
+    let b = m.as_bytes();
+    // RB_CNTL: RB_SIZE 10 << 1, RPTR_WRITEBACK_ENABLE 1 << 12, TIMER
+    // 6 << 16, RB_VMID 3 << 24 (sdma0_4_0_sh_mask.h).
+    assert_eq!(
+        &b[0..4],
+        &(10u32 << 1 | 1 << 12 | 6 << 16 | 3 << 24).to_le_bytes()
+    );
+    let d = SdmaMqdV9::decode(b).unwrap();
+    assert_eq!(
+        d,
+        SdmaMqdV9 {
+            ring_address: 0x12_3456_7800,
+            ring_bytes: 4096,
+            vmid: 3,
+            rptr_writeback: true,
+            rptr_writeback_timer: 6,
+            rptr_address: 0x5000_1008,
+            doorbell_dword: 0x200,
+            // SDMA_RLC_DUMMY_DEFAULT.
+            dummy_reg: 0xf,
+            engine: 1,
+            queue: 2,
+        }
+    );
+    assert_eq!(
+        V9SdmaMqd::build(&SdmaQueueV9 {
+            ring_bytes: 100,
+            ..q
+        })
+        .err(),
+        Some(SdmaMqdV9Error::RingSize { bytes: 100 })
+    );
+    assert_eq!(
+        SdmaMqdV9::decode(&[0u8; 512]),
+        Err(SdmaMqdV9Fault::RingSize { field: 0 })
+    );
+}
