@@ -87,6 +87,8 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     decode::pm4::FACTS,
     decode::ring::FACTS,
     decode::mqd::FACTS,
+    decode::mqd_v9::FACTS,
+    decode::sdma_mqd_v9::FACTS,
     decode::sdma::FACTS,
     cpregs::FACTS,
     hsa::FACTS,

@@ -75,4 +75,10 @@ pub const FACTS: &[&[Fact]] = &[
     crate::regs::osssys_7_0_0::FACTS,
     &crate::ih::ih_v7_0::FIELD_FACTS,
     crate::ih::IV_FACTS,
+    crate::regs::gc_9_4_3::FACTS,
+    crate::regs::gc_9_4_3::FIELD_FACTS,
+    crate::gfx::mqd_v9::FACTS,
+    crate::gfx::hqd_v9::FACTS,
+    crate::gfx::kiq::v9::FACTS,
+    crate::sdma::mqd_v9::FACTS,
 ];

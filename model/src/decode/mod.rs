@@ -14,10 +14,12 @@
 pub mod mes_api;
 pub mod mes_regs;
 pub mod mqd;
+pub mod mqd_v9;
 pub mod pm4;
 pub mod pte_v9;
 pub mod ring;
 pub mod sdma;
+pub mod sdma_mqd_v9;
 
 /// A bit field of a 32-bit word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

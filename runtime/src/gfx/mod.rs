@@ -11,12 +11,14 @@ pub mod doorbells;
 pub mod error;
 pub mod grbm;
 pub mod hqd;
+pub mod hqd_v9;
 pub mod init;
 pub mod kiq;
 pub mod mapper;
 pub mod mec;
 pub mod mes;
 pub mod mqd;
+pub mod mqd_v9;
 pub mod reset;
 
 pub use doorbells::{Doorbells, doorbell_index};

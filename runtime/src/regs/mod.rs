@@ -10,6 +10,7 @@
 pub mod dcn_3_2_0;
 pub mod gc_11_0_0;
 pub mod gc_12_0_0;
+pub mod gc_9_4_3;
 pub mod gc_9_4_3_vm;
 pub mod hub;
 pub mod mmhub_1_8_0;
@@ -62,6 +63,16 @@ pub const HEADERS: &[HeaderFor] = &[
         sh_mask_header: "gc_12_0_0_sh_mask.h",
         versions: &[(12, 0, 0), (12, 0, 1)],
         registers: &[gc_12_0_0::ALL],
+    },
+    // gfx_v9_4_3.c and the 9.4.3 KFD paths include gc_9_4_3_offset.h.
+    HeaderFor {
+        hw_id: crate::ip::hw_id::GC,
+        module: "gc_9_4_3",
+        offset_header: gc_9_4_3::HEADER,
+        sh_mask_header: "gc_9_4_3_sh_mask.h",
+        versions: &[(9, 4, 3)],
+        // The GFXHUB v1.2 registers (`gc_9_4_3_vm`) live in the same header.
+        registers: &[gc_9_4_3::ALL, gc_9_4_3_vm::ALL],
     },
     HeaderFor {
         hw_id: crate::ip::hw_id::MP0,
@@ -150,14 +161,6 @@ pub const HEADERS: &[HeaderFor] = &[
     },
     // GC 9.4.3's GFXHUB v1.2 registers; GC 9.4.3's other register tables
     // (CP/HQD, RLC) join this row's `registers` when they land.
-    HeaderFor {
-        hw_id: crate::ip::hw_id::GC,
-        module: "gc_9_4_3_vm",
-        offset_header: gc_9_4_3_vm::HEADER,
-        sh_mask_header: "gc_9_4_3_sh_mask.h",
-        versions: &[(9, 4, 3)],
-        registers: &[gc_9_4_3_vm::ALL],
-    },
     HeaderFor {
         hw_id: crate::ip::hw_id::MMHUB,
         module: "mmhub_1_8_0",

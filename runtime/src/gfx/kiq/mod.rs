@@ -15,6 +15,7 @@
 //! [`crate::gfx::kiq::hqd::bring_up_on_mes`]; [`Kiq::new`] takes that running ring.
 
 pub mod hqd;
+pub mod v9;
 
 use crate::gfx::doorbells::Doorbells;
 use crate::gfx::error::KiqTimeout;
