@@ -65,4 +65,6 @@ pub const FACTS: &[&[Fact]] = &[
     crate::regs::osssys_7_0_0::FACTS,
     &crate::ih::ih_v7_0::FIELD_FACTS,
     crate::ih::IV_FACTS,
+    crate::gfx::hws::packets::FACTS,
+    crate::gfx::hws::runlist::FACTS,
 ];

@@ -11,6 +11,7 @@ pub mod doorbells;
 pub mod error;
 pub mod grbm;
 pub mod hqd;
+pub mod hws;
 pub mod init;
 pub mod kiq;
 pub mod mapper;
