@@ -15,6 +15,7 @@ pub mod mes_api;
 pub mod mes_regs;
 pub mod mqd;
 pub mod pm4;
+pub mod pm4_hws;
 pub mod ring;
 pub mod sdma;
 
