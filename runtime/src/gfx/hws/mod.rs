@@ -373,3 +373,115 @@ impl<C, P, const N: usize> Drop for Hws<'_, C, P, N> {
         self.ring.memory.writer.store(false, Ordering::Release);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use core::cell::Cell;
+    use core::ptr::NonNull;
+    use std::boxed::Box;
+    use std::vec::Vec;
+
+    struct Ticking(Cell<u64>);
+    impl Clock for Ticking {
+        fn now_ns(&self) -> u64 {
+            self.0.set(self.0.get() + 1_000);
+            self.0.get()
+        }
+    }
+
+    fn ring() -> (&'static HiqMemory<64>, Doorbell, &'static AtomicU64) {
+        let mem: &'static HiqMemory<64> = Box::leak(Box::new(HiqMemory::new()));
+        let slot: &'static AtomicU64 = Box::leak(Box::new(AtomicU64::new(0)));
+        // SAFETY: `slot` is leaked, 8-aligned, and only accessed atomically.
+        let db = unsafe { Doorbell::from_ptr(NonNull::from(slot).cast()) };
+        (mem, db.ok().unwrap_or_else(|| unreachable!()), slot)
+    }
+
+    /// A scheduler stand-in that writes every QUERY_STATUS fence it finds
+    /// up to the doorbell (reading dwords 3..6 as `pm4_mes_query_status`
+    /// places address and data) and records the opcodes it saw.
+    #[test]
+    fn every_packet_is_fenced_and_a_silent_scheduler_times_out() {
+        let (mem, doorbell, slot) = ring();
+        // SAFETY: `mem` is leaked; this test is the only device.
+        let memory = unsafe { Dev::assume(mem) };
+        let seen: &'static std::sync::Mutex<Vec<u32>> = Box::leak(Box::default());
+        let answer: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(true)));
+        let rptr = Cell::new(0u64);
+        let pause = move || {
+            let w = slot.load(Ordering::Acquire);
+            while answer.load(Ordering::Relaxed) && rptr.get() < w {
+                let at = |i: u64| {
+                    // SAFETY: in-bounds read of the leaked ring.
+                    unsafe {
+                        mem.ring
+                            .get()
+                            .cast::<u32>()
+                            .add((i % 64) as usize)
+                            .read_volatile()
+                    }
+                };
+                let h = at(rptr.get());
+                let len = u64::from((h >> 16) & 0x3FFF) + 2;
+                let op = (h >> 8) & 0xFF;
+                if let Ok(mut s) = seen.lock() {
+                    s.push(op);
+                }
+                if op == 0xA4 {
+                    let addr = u64::from(at(rptr.get() + 3)) | u64::from(at(rptr.get() + 4)) << 32;
+                    let data = u64::from(at(rptr.get() + 5)) | u64::from(at(rptr.get() + 6)) << 32;
+                    assert_eq!(addr, mem.fence_address());
+                    mem.fence.store(data, Ordering::Release);
+                }
+                rptr.set(rptr.get() + len);
+            }
+        };
+        let mut hws = Hws::new(HiqRing { memory, doorbell }, Ticking(Cell::new(0)), pause)
+            .unwrap_or_else(|_| unreachable!());
+        hws.timeout_ns = 100_000;
+        assert_eq!(
+            Hws::new(HiqRing { memory, doorbell }, Ticking(Cell::new(0)), || {}).err(),
+            Some(HwsError::RingInUse {
+                ring: mem.ring_address()
+            })
+        );
+        let rl = Runlist {
+            ib_address: 0x1000,
+            ib_dwords: 28,
+            process_cnt: 1,
+            over_subscribed: false,
+            processes: 1,
+            queues: 1,
+        };
+        assert_eq!(hws.run_list(&rl), Err(HwsError::NoResources));
+        hws.set_resources(&SchedulingResources::kfd(0xFFF8, 0xFFFF_FFFE))
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        hws.run_list(&rl).unwrap_or_else(|e| unreachable!("{e}"));
+        hws.unmap_queues(UnmapFilter::All, false)
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        assert_eq!(
+            seen.lock().map(|s| s.clone()).unwrap_or_default(),
+            [0xA0, 0xA4, 0xA5, 0xA4, 0xA3, 0xA4]
+        );
+        assert_eq!(mem.fence(), 3);
+        assert_eq!(
+            hws.submit("BIG", &[0; 60]),
+            Err(HwsError::PacketTooLarge {
+                dwords: 60,
+                ring_dwords: 64
+            })
+        );
+        answer.store(false, Ordering::Relaxed);
+        match hws.fence() {
+            Err(HwsError::FenceTimeout {
+                packet: "QUERY_STATUS",
+                seq: 4,
+                fence: 3,
+                waited_ns,
+            }) => assert!(waited_ns >= 100_000),
+            other => unreachable!("{other:?}"),
+        }
+    }
+}

@@ -248,7 +248,7 @@ pub fn build(
         // `map_queues_cpsch()` sends no runlist without processes.
         return Err(HwsError::EmptyRunlist);
     }
-    if ib_address % 4 != 0 {
+    if !ib_address.is_multiple_of(4) {
         return Err(HwsError::IbMisaligned {
             address: ib_address,
         });
