@@ -67,4 +67,5 @@ pub const FACTS: &[&[Fact]] = &[
     crate::ih::IV_FACTS,
     crate::gfx::hws::packets::FACTS,
     crate::gfx::hws::runlist::FACTS,
+    crate::gfx::hws::hiq::FACTS,
 ];

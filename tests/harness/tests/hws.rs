@@ -623,3 +623,112 @@ fn hand_assembled_packets_are_accepted() {
         set
     );
 }
+
+/// GC 9.4.3 takes the aldebaran MAP_PROCESS (`pm_init()` picks
+/// `kfd_aldebaran_pm_funcs`); the 16-dword v9 form is refused by size.
+#[test]
+fn the_v9_map_process_is_not_the_gc_9_4_3_form() {
+    let mut rig = rig();
+    resources(&mut rig);
+    let q = [QueueDesc::compute(db(0), rig.mqd(0), rig.wptr(0))];
+    let procs = [ProcessQueues {
+        process: ProcessDesc::new(9, PD),
+        queues: &q,
+    }];
+    let v9 = RunlistConfig {
+        form: packets::MapProcessForm::V9,
+        ..cfg()
+    };
+    let (ib, at) = rig.ib();
+    let rl = runlist::build(&v9, &procs, ib, at).unwrap();
+    assert_eq!(rl.ib_dwords, 16 + 7);
+    expect_timeout(rig.hws.run_list(&rl).unwrap_err(), "RUN_LIST");
+    assert_eq!(
+        rig.refused(),
+        HwsRefusal::BadSize {
+            opcode: 0xA1,
+            dwords: 16,
+            expected: 21
+        }
+    );
+}
+
+/// `process_cnt` may not exceed the 13 VMIDs (3..15) SET_RESOURCES gave.
+#[test]
+fn more_concurrent_processes_than_vmids_is_refused() {
+    let mut rig = rig();
+    resources(&mut rig);
+    let procs = [ProcessQueues {
+        process: ProcessDesc::new(9, PD),
+        queues: &[],
+    }];
+    let (ib, at) = rig.ib();
+    let rl = runlist::build(&cfg(), &procs, ib, at).unwrap();
+    let raw = packets::run_list(rl.ib_address, rl.ib_dwords, false, 14);
+    expect_timeout(rig.hws.submit("RUN_LIST", &raw).unwrap_err(), "RUN_LIST");
+    assert_eq!(
+        rig.refused(),
+        HwsRefusal::ProcessCount {
+            process_cnt: 14,
+            vmids: 13
+        }
+    );
+}
+
+#[test]
+fn unmap_by_doorbell_and_dynamic_queues() {
+    let mut rig = rig();
+    resources(&mut rig);
+    let q = [
+        QueueDesc::compute(db(0), rig.mqd(0), rig.wptr(0)),
+        QueueDesc::compute(db(1), rig.mqd(1), rig.wptr(1)),
+    ];
+    let procs = [ProcessQueues {
+        process: ProcessDesc::new(9, PD),
+        queues: &q,
+    }];
+    let (ib, at) = rig.ib();
+    let rl = runlist::build(&cfg(), &procs, ib, at).unwrap();
+    rig.hws.run_list(&rl).unwrap();
+    // Hand-assembled UNMAP_QUEUES on specified queues (queue_sel 0 at bit
+    // 4), one queue (num_queues at bit 29), doorbell_offset0 0x22 at bit 2
+    // of dword 2. pm_unmap_queues_v9 never sends this form; the header does.
+    let unmap = [3 << 30 | 4 << 16 | 0xA3 << 8, 1 << 29, 0x22 << 2, 0, 0, 0];
+    rig.hws.submit("UNMAP_QUEUES", &unmap).unwrap();
+    let left: Vec<u32> = rig
+        .model
+        .mec_queues()
+        .iter()
+        .map(|q| q.doorbell_offset)
+        .collect();
+    assert_eq!(left, vec![0x20]);
+    // A second rig (its own memory, so its own queue addresses): unmapping
+    // the dynamic queues removes both, after which doorbell 0x22 names a
+    // queue that is gone.
+    let mut rig2 = rig_with(DB_UPPER);
+    resources(&mut rig2);
+    let q = [
+        QueueDesc::compute(db(0), rig2.mqd(0), rig2.wptr(0)),
+        QueueDesc::compute(db(1), rig2.mqd(1), rig2.wptr(1)),
+    ];
+    let procs = [ProcessQueues {
+        process: ProcessDesc::new(9, PD),
+        queues: &q,
+    }];
+    let (ib, at) = rig2.ib();
+    let rl = runlist::build(&cfg(), &procs, ib, at).unwrap();
+    rig2.hws.run_list(&rl).unwrap();
+    rig2.hws.unmap_queues(UnmapFilter::Dynamic, false).unwrap();
+    assert!(rig2.model.mec_queues().is_empty());
+    assert_eq!(rig2.model.runlist(), None);
+    expect_timeout(
+        rig2.hws.submit("UNMAP_QUEUES", &unmap).unwrap_err(),
+        "UNMAP_QUEUES",
+    );
+    assert_eq!(
+        rig2.refused(),
+        HwsRefusal::UnknownQueue {
+            doorbell_offset: 0x22
+        }
+    );
+}

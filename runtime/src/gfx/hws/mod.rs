@@ -27,6 +27,7 @@
 //! the 64-bit write pointer, in dwords, goes to the ring's wptr slot and
 //! its doorbell.
 
+pub mod hiq;
 pub mod packets;
 pub mod runlist;
 

@@ -327,7 +327,11 @@ pub fn build(
                 have: at,
             });
         };
-        let n = packets::map_process(cfg.form, &p.process, p.queues.len() as u16, out).ok_or(
+        let process = ProcessDesc {
+            enforce_isolation: p.process.enforce_isolation || cfg.enforce_isolation,
+            ..p.process
+        };
+        let n = packets::map_process(cfg.form, &process, p.queues.len() as u16, out).ok_or(
             HwsError::IbTooSmall {
                 needed: dwords,
                 have: at,
