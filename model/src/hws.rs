@@ -691,8 +691,12 @@ impl HwsModel {
                 what: "chained IBs nest deeper than the model follows",
             });
         }
+        let out_of_range = HwsRefusal::IbOutOfRange { address: ib, bytes };
+        if !mem.covers(ib, bytes) {
+            return Err(out_of_range);
+        }
         let mut raw = vec![0u8; bytes as usize];
-        if !mem.covers(ib, bytes) || mem.read(ib, &mut raw, "runlist IB").is_err() {
+        if mem.read(ib, &mut raw, "runlist IB").is_err() {
             return Err(HwsRefusal::IbOutOfRange { address: ib, bytes });
         }
         parse.visited.push(ib);
