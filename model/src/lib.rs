@@ -54,6 +54,7 @@ pub mod gmc;
 pub mod hsa;
 pub mod hub;
 pub mod hub_v9;
+pub mod hws;
 pub mod ih;
 pub mod kiq;
 pub mod mc;
@@ -103,6 +104,9 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     vgpu::AM_FACTS,
     // Issue 16/17: the dispatch packet and queue scratch fields the CP reads.
     wave::FACTS,
+    // Issue 18: the HWS packets and the VMID->PASID mapping it writes.
+    decode::pm4_hws::FACTS,
+    hws::FACTS,
 ];
 
 pub use bar::DoorbellPage;

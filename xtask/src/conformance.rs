@@ -258,6 +258,16 @@ fn spec_for(key: &str, linux: &LinuxHeaders) -> Result<Spec, String> {
         });
     }
     let amd = linux.amd();
+    // `a.h+b.h`: a header that needs another included first
+    // (`kfd_pm4_headers_aldebaran.h` uses `kfd_pm4_headers_ai.h`'s header union).
+    if let Some((first, rest)) = key.split_once('+') {
+        let mut spec = spec_for(first, linux)?;
+        let next = spec_for(rest, linux)?;
+        spec.include_dirs.extend(next.include_dirs);
+        spec.include = format!("{}\n{}", spec.include, next.include);
+        spec.path = format!("{} + {}", spec.path, next.path);
+        return Ok(spec);
+    }
     let found = find_file(&amd, key).ok_or_else(|| {
         format!(
             "no header named {key} under {} (is it in headers::WANTED?)",

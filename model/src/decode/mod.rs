@@ -16,6 +16,7 @@ pub mod mes_regs;
 pub mod mqd;
 pub mod mqd_v9;
 pub mod pm4;
+pub mod pm4_hws;
 pub mod pte_v9;
 pub mod ring;
 pub mod sdma;

@@ -12,6 +12,7 @@ pub mod error;
 pub mod grbm;
 pub mod hqd;
 pub mod hqd_v9;
+pub mod hws;
 pub mod init;
 pub mod kiq;
 pub mod mapper;
