@@ -65,4 +65,8 @@ pub const FACTS: &[&[Fact]] = &[
     crate::regs::osssys_7_0_0::FACTS,
     &crate::ih::ih_v7_0::FIELD_FACTS,
     crate::ih::IV_FACTS,
+    crate::regs::mp_13_0_6::FACTS,
+    crate::regs::mp_13_0_6::FIELD_FACTS,
+    crate::regs::gc_9_4_3_rlc::FACTS,
+    crate::regs::gc_9_4_3_rlc::FIELD_FACTS,
 ];
