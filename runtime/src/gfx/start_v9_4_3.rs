@@ -158,7 +158,11 @@ pub fn cp_compute_enable<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     xcc: usize,
     enable: bool,
 ) -> Result<(), StartError> {
-    let v = if enable { 0 } else { CpMecCntl::HALT.into_bits() };
+    let v = if enable {
+        0
+    } else {
+        CpMecCntl::HALT.into_bits()
+    };
     b.write(CP_MEC_CNTL, v).map_err(reg(xcc))?;
     delay(clock, MEC_CNTL_DELAY_NS);
     Ok(())

@@ -51,7 +51,7 @@
 //! No step here has run on hardware; it runs against the model's 13.0.6
 //! PSP with the real blobs.
 
-use super::{Component, Image, Loaded, Psp, PspError, REG_TIMEOUT_NS, READY};
+use super::{Component, Image, Loaded, Psp, PspError, READY, REG_TIMEOUT_NS};
 use crate::bus::{Block, RegisterBus};
 use crate::regs::IpBases;
 use crate::regs::mp_13_0_6 as regs;
