@@ -382,3 +382,65 @@ pub fn load_firmware<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     report.tas_not_loaded = ta.map_or(0, |t| usize::from(t.ras.is_some()));
     Ok(report)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::cell::{Cell, RefCell};
+
+    /// Registers by byte offset; each read moves a fake clock by 1 µs.
+    struct Bus {
+        regs: RefCell<[u32; 0x100]>,
+        now: Cell<u64>,
+    }
+    impl RegisterBus for Bus {
+        fn read32(&self, at: usize) -> u32 {
+            self.now.set(self.now.get() + 1_000);
+            self.regs.borrow()[at / 4]
+        }
+        fn write32(&self, at: usize, v: u32) {
+            self.regs.borrow_mut()[at / 4] = v;
+        }
+    }
+    impl Clock for Bus {
+        fn now_ns(&self) -> u64 {
+            self.now.get()
+        }
+    }
+
+    fn bus() -> Bus {
+        Bus {
+            regs: RefCell::new([0; 0x100]),
+            now: Cell::new(0),
+        }
+    }
+
+    /// C2PMSG_33 is dword 0x61, C2PMSG_35 dword 0x63 of MP0 segment 0
+    /// (`mp_13_0_6_offset.h`); with base 0 they sit at bytes 0x184/0x18c.
+    #[test]
+    fn steady_state_waits_for_vmbx_then_bootloader() {
+        let b = bus();
+        let bases = IpBases([0; 8]);
+        b.regs.borrow_mut()[0x61] = 0x8000_0000;
+        let e = wait_for_bootloader_steady_state(&b, &b, &bases, 1_000_000).unwrap_err();
+        assert!(matches!(
+            e,
+            PspError::Wait(crate::bus::WaitError::Timeout {
+                what: "MP0_SMN_C2PMSG_35",
+                ..
+            })
+        ));
+        // Bit 31 with a status bit is not ready: Linux compares the
+        // whole register.
+        b.regs.borrow_mut()[0x63] = 0x8000_0001;
+        assert!(wait_for_bootloader_steady_state(&b, &b, &bases, 1_000_000).is_err());
+        b.regs.borrow_mut()[0x63] = 0x8000_0000;
+        wait_for_bootloader_steady_state(&b, &b, &bases, 1_000_000).unwrap();
+    }
+
+    /// 3000 × 100 ms.
+    #[test]
+    fn bootloader_budget_is_vmbx_polling_limit() {
+        assert_eq!(BOOTLOADER_TIMEOUT_NS, 300_000_000_000);
+    }
+}
