@@ -117,7 +117,16 @@ struct Report {
 }
 
 pub fn run(args: CopyArgs) -> ExitCode {
-    match copy(&args) {
+    crate::stop::handle();
+    let r = copy(&args);
+    if let Some(sig) = crate::stop::requested() {
+        eprintln!("barebell copy: interrupted by {sig}; the device was torn down");
+        if let Err(e) = r {
+            eprintln!("barebell copy: {e}");
+        }
+        return ExitCode::from(crate::stop::status());
+    }
+    match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("barebell copy: {e}");
@@ -175,10 +184,25 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
         user_memory: user,
         user_vram: user,
     };
-    let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet)
+    // A stop signal cancels the bring-up between steps (torn down as on
+    // an error) and ends the copies between two copies (torn down below).
+    let mut up = barebell_bringup::run(&gpu, &fw, &opts, &crate::stop::Cancellable)
         .map_err(|e| format!("{}: {e}\n{}", gpu.name(), gpu.firmware_logs()))?;
-    let mut q = barebell_bringup::sdma::open(&mut up, mapping, &Quiet)
-        .map_err(|e| format!("{}: {e}", gpu.name()))?;
+    let mut q = match barebell_bringup::sdma::open(&mut up, mapping, &Quiet) {
+        Ok(q) => q,
+        Err(e) => {
+            let torn = up.shutdown();
+            return Err(format!(
+                "{}: {e}\nteardown{}",
+                gpu.name(),
+                if torn.complete() {
+                    " complete"
+                } else {
+                    " INCOMPLETE"
+                }
+            ));
+        }
+    };
     let host = up
         .user
         .as_mut()
@@ -208,6 +232,9 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
                 let mut submits = vec![];
                 let mut verified = true;
                 for _ in 0..args.reps {
+                    if let Some(sig) = crate::stop::requested() {
+                        return Err(format!("interrupted by {sig}"));
+                    }
                     salt += 1;
                     let (src_va, dst_va) = match dir {
                         CopyDirection::HostToDevice => {
@@ -274,13 +301,24 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
             .iter()
             .map(|(st, o)| format!("{}: {o}", st.name())),
     );
-    let teardown_complete = stopped.is_ok() && torn.complete();
+    // The model's own check of the end state: no engine pointing at
+    // released memory, bus mastering off.
+    let quiet = gpu.quiescent();
+    teardown.push(match &quiet {
+        Ok(()) => "model: quiescent".to_string(),
+        Err(e) => format!("model: NOT QUIESCENT: {e}"),
+    });
+    let teardown_complete = stopped.is_ok() && torn.complete() && quiet.is_ok();
     let rows = match measured {
         Ok(rows) => rows,
-        Err(e) if teardown_complete => return Err(e),
         Err(e) => {
             return Err(format!(
-                "{e}\nteardown INCOMPLETE:\n  {}",
+                "{e}\nteardown {}:\n  {}",
+                if teardown_complete {
+                    "complete"
+                } else {
+                    "INCOMPLETE"
+                },
                 teardown.join("\n  ")
             ));
         }

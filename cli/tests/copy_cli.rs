@@ -70,3 +70,29 @@ fn navi31_mes_mapping() {
     assert!(rows.iter().all(|r| r["verified"] == true));
     assert_eq!(rows[14]["packets"], 2);
 }
+
+/// A SIGINT while `copy` measures (64 MiB in 10 repetitions, all
+/// directions, takes seconds in a debug build) is handled, not fatal: the
+/// SDMA queue and the device are torn down, the model ends quiescent, and
+/// the exit status is the one a shell reports for a death by SIGINT.
+#[test]
+fn a_sigint_mid_copy_tears_the_device_down() {
+    let child = Command::new(env!("CARGO_BIN_EXE_barebell"))
+        .args([
+            "copy", "--part", "navi31", "--bytes", "67108864", "--reps", "10",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: signals the child spawned above, which has not been waited on.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(128 + libc::SIGINT), "{err}");
+    assert!(err.contains("interrupted by SIGINT"), "{err}");
+    assert!(err.contains("teardown complete"), "{err}");
+    assert!(err.contains("stop SDMA queue: done"), "{err}");
+    assert!(err.contains("model: quiescent"), "{err}");
+}

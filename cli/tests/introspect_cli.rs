@@ -564,8 +564,8 @@ fn sdma_packets_the_runtime_builds_decode_by_name() {
     ] {
         let packets = [
             P::copy_linear(v, 0x1_0000_1000, 0x6000_0000_2000, 4096),
-            P::constant_fill(0x6000_0000_3000, 0xdead_beef, 64),
-            P::fence(0x2000_0020_4000, 5),
+            P::constant_fill(v, 0x6000_0000_3000, 0xdead_beef, 64),
+            P::fence(v, 0x2000_0020_4000, 5),
             P::trap(3),
             P::poll_mem(0x2000_0020_5000, 1, 0xffff_ffff, 3, 10, 0xfff),
             P::timestamp_global(0x2000_0020_6000),

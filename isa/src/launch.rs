@@ -51,6 +51,44 @@ pub struct LaunchConfig {
     pub max_instructions: u64,
     /// Workgroups resident (interleaved) at once.
     pub resident_workgroups: u32,
+    /// Which of the dispatch's workgroups this launch runs: all of them by
+    /// default, or one XCC's share when several XCCs run one dispatch
+    /// ([`Share`]).
+    pub share: Share,
+}
+
+/// One XCC's share of a dispatch that several XCCs run (GC 9.4.3 in SPX
+/// mode: every XCC's CP reads the same AQL packet). Workgroups are dealt
+/// out round-robin in chunks of `chunk` by flat workgroup id: chunk `c`
+/// goes to XCC `c % parts`. Round-robin across XCDs is what AMD states
+/// for MI300 ("workgroups are typically scheduled round-robin across
+/// XCDs", ROCm composable_kernel PR 3652, which remaps ids because of
+/// it); the chunk is the MQD's `compute_tg_chunk_size`
+/// (`init_mqd_v9_4_3()` in `kfd_mqd_manager_v9.c`). That the deal is by
+/// flat id in x-fastest order is the model's reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Share {
+    /// XCCs that run the dispatch (1: the whole dispatch here).
+    pub parts: u32,
+    /// This launch's XCC, `0..parts`.
+    pub index: u32,
+    /// Consecutive workgroups per turn (at least 1).
+    pub chunk: u32,
+}
+
+impl Share {
+    /// The whole dispatch.
+    pub const ALL: Share = Share {
+        parts: 1,
+        index: 0,
+        chunk: 1,
+    };
+
+    /// Whether the workgroup with flat id `g` is this share's.
+    pub fn owns(&self, g: u64) -> bool {
+        let parts = u64::from(self.parts.max(1));
+        (g / u64::from(self.chunk.max(1))) % parts == u64::from(self.index)
+    }
 }
 
 impl LaunchConfig {
@@ -60,6 +98,7 @@ impl LaunchConfig {
             seed: 0,
             max_instructions: 1 << 34,
             resident_workgroups: 4,
+            share: Share::ALL,
         }
     }
 }
@@ -192,6 +231,9 @@ pub fn launch<M: Memory>(
         while resident.len() < slots && next_group < total_groups {
             let g = next_group;
             next_group += 1;
+            if !cfg.share.owns(g) {
+                continue;
+            }
             let id = [
                 (g % u64::from(ngroups[0])) as u32,
                 ((g / u64::from(ngroups[0])) % u64::from(ngroups[1])) as u32,

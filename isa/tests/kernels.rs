@@ -1105,3 +1105,51 @@ fn double_conversions() {
         }
     });
 }
+
+/// One gfx942 dispatch run by 8 XCCs (MI300X in SPX mode) and by 4
+/// (MI308X), each launch taking its round-robin share: every element is
+/// written once and right, and each XCC ran the workgroups the deal gives
+/// it. 1000 elements in workgroups of 64 are 16 workgroups (the last one
+/// partial); with chunk 1 and 8 XCCs that is 2 each; with 4 XCCs and
+/// chunk 2, XCC k gets chunks k and k + 4: 4 workgroups each; with 3 XCCs
+/// and chunk 1, XCC 0 gets ids 0, 3, .., 15 (6) and the others 5.
+#[test]
+fn one_gfx942_dispatch_split_between_xccs() {
+    use barebell_isa::launch::Share;
+    let mut r = Rng(40);
+    let a: Vec<f32> = (0..N).map(|_| r.f32_special()).collect();
+    let b: Vec<f32> = (0..N).map(|_| r.f32_special()).collect();
+    for (parts, chunk, want) in [
+        (8u32, 1u32, vec![2u64; 8]),
+        (4, 2, vec![4; 4]),
+        (3, 1, vec![6, 5, 5]),
+    ] {
+        let shares: Vec<Share> = (0..parts)
+            .map(|index| Share {
+                parts,
+                index,
+                chunk,
+            })
+            .collect();
+        let (run, per) = run_shares(
+            GFX942.0,
+            GFX942.1,
+            "vadd",
+            &[buf(&a), buf(&b), buf(&vec![0f32; N]), val(N as i32)],
+            [N as u32, 1, 1],
+            [64, 1, 1],
+            7,
+            &shares,
+        )
+        .unwrap_or_else(|e| panic!("vadd split {parts}x{chunk}: {e}"));
+        let got: Vec<u64> = per.iter().map(|s| s.workgroups).collect();
+        assert_eq!(got, want, "{parts} XCCs, chunk {chunk}");
+        let c: Vec<f32> = from_bytes(&run.bufs[2]);
+        for i in 0..N {
+            assert!(
+                same_f32(c[i], a[i] + b[i]),
+                "vadd[{i}] split {parts}x{chunk}"
+            );
+        }
+    }
+}

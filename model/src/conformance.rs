@@ -140,6 +140,7 @@ const DCN_SH: &str = "dcn_3_2_0_sh_mask.h";
 
 /// Every fact of the model.
 pub const FACTS: &[&[Fact]] = &[
+    crate::hub_v9::FACTS,
     &hub_facts!(
         "gc_11_0_0_sh_mask.h",
         "GCVM",

@@ -53,6 +53,7 @@ pub mod error;
 pub mod gmc;
 pub mod hsa;
 pub mod hub;
+pub mod hub_v9;
 pub mod ih;
 pub mod kiq;
 pub mod mc;

@@ -44,7 +44,7 @@ use barebell_facts::Fact;
 use barebell_isa::Target;
 use barebell_isa::exec::ExecError;
 use barebell_isa::kd::{KD_SIZE, KernelDescriptor};
-use barebell_isa::launch::{Dispatch, LaunchConfig, LaunchError, Stats, launch};
+use barebell_isa::launch::{Dispatch, LaunchConfig, LaunchError, Share, Stats, launch};
 use barebell_isa::mem::{MemFault, Memory};
 
 /// Offsets in `hsa_kernel_dispatch_packet_t` (HSA, ROCR `hsa.h`).
@@ -562,14 +562,31 @@ pub struct Shader {
     pub target: Target,
     /// Chooses the order waves and workgroups run in.
     pub seed: u64,
-    /// Bound on instructions per dispatch (a hung kernel is a fault).
+    /// Bound on instructions per dispatch and XCC (a hung kernel is a
+    /// fault).
     pub max_instructions: u64,
     /// Dispatches run and their counts, summed.
     pub dispatches: u64,
     pub totals: Stats,
     /// The last dispatch's counts.
     pub last: Stats,
+    /// XCCs that run each dispatch (1 but on a GC 9.4.3 part in SPX mode,
+    /// where every XCC's CP reads the same AQL queue): each runs its
+    /// round-robin share of the workgroups ([`Share`]), and the CP
+    /// completes the packet once, after every share is done. How the
+    /// XCCs agree that the dispatch is done is not public; one completion
+    /// after all shares is the model's convention, matching what ROCm
+    /// relies on (one signal decrement per packet, HSA spec).
+    pub xccs: u32,
+    /// Consecutive workgroups per XCC turn: the MQD's
+    /// `compute_tg_chunk_size` (`init_mqd_v9_4_3()`).
+    pub tg_chunk: u32,
+    /// Workgroups each XCC has run, summed over dispatches.
+    pub xcc_workgroups: [u64; MAX_XCCS],
 }
+
+/// XCCs one model part can have: MI300X's eight XCDs.
+pub const MAX_XCCS: usize = 8;
 
 impl Shader {
     /// gfx1100 until the owner of the CP says otherwise.
@@ -581,6 +598,9 @@ impl Shader {
             dispatches: 0,
             totals: Stats::default(),
             last: Stats::default(),
+            xccs: 1,
+            tg_chunk: 1,
+            xcc_workgroups: [0; MAX_XCCS],
         }
     }
 
@@ -610,13 +630,29 @@ impl Shader {
             check_scratch(&mut mem, d.queue_address, private, kd.wave32())
                 .map_err(|e| with_vm(e, &mem))?;
         }
-        let cfg = LaunchConfig {
-            target: self.target,
-            seed: self.seed ^ self.dispatches,
-            max_instructions: self.max_instructions,
-            ..LaunchConfig::new(self.target)
-        };
-        let s = launch(&mut mem, &cfg, d).map_err(|e| with_vm(KernelFault::from(e), &mem))?;
+        let parts = self.xccs.clamp(1, MAX_XCCS as u32);
+        let mut s = Stats::default();
+        for index in 0..parts {
+            let cfg = LaunchConfig {
+                target: self.target,
+                seed: self.seed ^ self.dispatches ^ u64::from(index) << 48,
+                max_instructions: self.max_instructions,
+                share: Share {
+                    parts,
+                    index,
+                    chunk: self.tg_chunk.max(1),
+                },
+                ..LaunchConfig::new(self.target)
+            };
+            let x = launch(&mut mem, &cfg, d).map_err(|e| with_vm(KernelFault::from(e), &mem))?;
+            if let Some(n) = self.xcc_workgroups.get_mut(index as usize) {
+                *n += x.workgroups;
+            }
+            s.workgroups += x.workgroups;
+            s.waves += x.waves;
+            s.instructions += x.instructions;
+            s.lane_instructions += x.lane_instructions;
+        }
         self.dispatches += 1;
         self.last = s;
         self.totals.workgroups += s.workgroups;

@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use barebell_isa::Target;
-use barebell_isa::launch::{Dispatch, LaunchConfig, LaunchError, Stats, launch};
+use barebell_isa::launch::{Dispatch, LaunchConfig, LaunchError, Share, Stats, launch};
 use barebell_isa::mem::{MemFault, Memory};
 use object::{Object, ObjectSegment, ObjectSymbol};
 use std::collections::BTreeMap;
@@ -254,6 +254,22 @@ pub fn run(
     wg: [u16; 3],
     seed: u64,
 ) -> Result<Run, LaunchError> {
+    run_shares(target, wave64, kernel, args, grid, wg, seed, &[Share::ALL]).map(|(r, _)| r)
+}
+
+/// [`run`] with the dispatch launched once per share over the same memory
+/// (several XCCs running one dispatch); returns each launch's counts.
+#[allow(clippy::too_many_arguments)]
+pub fn run_shares(
+    target: Target,
+    wave64: bool,
+    kernel: &str,
+    args: &[Arg],
+    grid: [u32; 3],
+    wg: [u16; 3],
+    seed: u64,
+    shares: &[Share],
+) -> Result<(Run, Vec<Stats>), LaunchError> {
     let so = build(target, wave64);
     let elf = std::fs::read(&so).unwrap();
     let meta = metadata(&elf);
@@ -360,9 +376,19 @@ pub fn run(
         queue_address: 0,
         dispatch_id: 1,
     };
-    let mut cfg = LaunchConfig::new(target);
-    cfg.seed = seed;
-    let stats = launch(&mut mem, &cfg, &d)?;
+    let mut per_share = Vec::new();
+    let mut stats = Stats::default();
+    for share in shares {
+        let mut cfg = LaunchConfig::new(target);
+        cfg.seed = seed;
+        cfg.share = *share;
+        let s = launch(&mut mem, &cfg, &d)?;
+        stats.workgroups += s.workgroups;
+        stats.waves += s.waves;
+        stats.instructions += s.instructions;
+        stats.lane_instructions += s.lane_instructions;
+        per_share.push(s);
+    }
     let bufs = buf_addrs
         .iter()
         .map(|&(a, n)| {
@@ -371,7 +397,7 @@ pub fn run(
             b
         })
         .collect();
-    Ok(Run { bufs, stats })
+    Ok((Run { bufs, stats }, per_share))
 }
 
 /// splitmix64 for seeded test inputs.

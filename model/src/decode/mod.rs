@@ -15,6 +15,7 @@ pub mod mes_api;
 pub mod mes_regs;
 pub mod mqd;
 pub mod pm4;
+pub mod pte_v9;
 pub mod ring;
 pub mod sdma;
 

@@ -1,6 +1,7 @@
 //! SDMA ring packets, decoded by the model's own code from
 //! `sdma_v6_0_0_pkt_open.h` (the header both `sdma_v6_0.c` and
-//! `sdma_v7_0.c` include). Positions are written here as bit ranges of
+//! `sdma_v7_0.c` include) and, for SDMA 4.4.2 (`sdma_v4_4_2.c`),
+//! `vega10_sdma_pkt_open.h`. Positions are written here as bit ranges of
 //! dwords, independently of the runtime's encoders; each is a fact
 //! checked against the header's `_offset`/`_mask`/`_shift` macros.
 
@@ -31,6 +32,10 @@ pub const SUB_OP: Bits = Bits::new(8, 8);
 pub const COPY_CPV: Bits = Bits::new(19, 1);
 pub const COPY_TMZ: Bits = Bits::new(18, 1);
 pub const COUNT30: Bits = Bits::new(0, 30);
+/// The same COUNTs on SDMA 4.4.2: 21:0 (`vega10_sdma_pkt_open.h`). The
+/// bits above are not part of the field, so the engine model does not
+/// read them.
+pub const COUNT22: Bits = Bits::new(0, 22);
 /// CONSTANT_FILL header `fillsize` 31:30.
 pub const FILL_SIZE: Bits = Bits::new(30, 2);
 /// TRAP dword 1 `int_context` 27:0.
@@ -118,7 +123,40 @@ const OP_FACTS: [Fact; 12] = [
     ),
 ];
 
-pub const FACTS: &[Fact] = barebell_facts::fact_table!(OP_FACTS, FIELD_FACTS, mqd::FACTS);
+/// The 4.4.2 header's COUNTs, and that its COPY_LINEAR keeps the 6.0
+/// dword positions the decoder reads.
+const H_VEGA10: &str = "vega10_sdma_pkt_open.h";
+const VEGA10_FACTS: [Fact; 10] = [
+    Fact::constant(
+        H_VEGA10,
+        "SDMA_PKT_COPY_LINEAR_COUNT_count_mask",
+        m(COUNT22),
+    ),
+    Fact::constant(H_VEGA10, "SDMA_PKT_COPY_LINEAR_COUNT_count_offset", 1),
+    Fact::constant(
+        H_VEGA10,
+        "SDMA_PKT_CONSTANT_FILL_COUNT_count_mask",
+        m(COUNT22),
+    ),
+    Fact::constant(H_VEGA10, "SDMA_PKT_CONSTANT_FILL_COUNT_count_offset", 4),
+    Fact::constant(
+        H_VEGA10,
+        "SDMA_PKT_COPY_LINEAR_SRC_ADDR_HI_src_addr_63_32_offset",
+        4,
+    ),
+    Fact::constant(
+        H_VEGA10,
+        "SDMA_PKT_COPY_LINEAR_DST_ADDR_HI_dst_addr_63_32_offset",
+        6,
+    ),
+    Fact::constant(H_VEGA10, "SDMA_PKT_FENCE_DATA_data_offset", 3),
+    Fact::constant(H_VEGA10, "SDMA_OP_COPY", OP_COPY as u64),
+    Fact::constant(H_VEGA10, "SDMA_OP_FENCE", OP_FENCE as u64),
+    Fact::constant(H_VEGA10, "SDMA_OP_CONST_FILL", OP_CONST_FILL as u64),
+];
+
+pub const FACTS: &[Fact] =
+    barebell_facts::fact_table!(OP_FACTS, FIELD_FACTS, VEGA10_FACTS, mqd::FACTS);
 
 /// The SDMA MQD (`struct v11_sdma_mqd`, `struct v12_sdma_mqd`): byte
 /// offsets of what the MES model reads to map a queue onto the engine.
@@ -158,7 +196,19 @@ pub mod mqd {
         wptr_poll_lo: 96,
         wptr_poll_hi: 100,
     };
-    /// Both structs are 512 bytes.
+    /// `struct v9_sdma_mqd` (GC 9.x, SDMA 4.4.2). KFD's v9
+    /// `update_mqd_sdma()` leaves the poll addresses 0.
+    pub const V9: Layout = Layout {
+        rb_cntl: 0,
+        rb_base: 4,
+        rb_base_hi: 8,
+        rptr_addr_hi: 32,
+        rptr_addr_lo: 36,
+        doorbell_offset: 88,
+        wptr_poll_hi: 112,
+        wptr_poll_lo: 116,
+    };
+    /// All three structs are 512 bytes.
     pub const BYTES: usize = 512;
 
     macro_rules! facts {
@@ -178,12 +228,14 @@ pub mod mqd {
     }
     const F11: [Fact; 9] = facts!("v11_structs.h", "struct v11_sdma_mqd", V11);
     const F12: [Fact; 9] = facts!("v12_structs.h", "struct v12_sdma_mqd", V12);
-    pub const FACTS: [Fact; 18] = {
-        let mut out = [Fact::constant("", "0", 0); 18];
+    const F9: [Fact; 9] = facts!("v9_structs.h", "struct v9_sdma_mqd", V9);
+    pub const FACTS: [Fact; 27] = {
+        let mut out = [Fact::constant("", "0", 0); 27];
         let mut i = 0;
         while i < 9 {
             out[i] = F11[i];
             out[9 + i] = F12[i];
+            out[18 + i] = F9[i];
             i += 1;
         }
         out
@@ -220,6 +272,20 @@ pub enum SdmaGen {
     V6,
     /// 7.0: COPY_LINEAR is 8 dwords (`copy_num_dw = 8`, the DCC dword).
     V7,
+    /// 4.4.2: COPY_LINEAR is 7 dwords (`sdma_v4_4_2_buffer_funcs`,
+    /// `copy_num_dw = 7`); COPY_LINEAR and CONSTANT_FILL counts are 22
+    /// bits ([`COUNT22`]).
+    V4_4_2,
+}
+
+impl SdmaGen {
+    /// The COUNT field of COPY_LINEAR and CONSTANT_FILL.
+    pub fn count(self) -> Bits {
+        match self {
+            SdmaGen::V6 | SdmaGen::V7 => COUNT30,
+            SdmaGen::V4_4_2 => COUNT22,
+        }
+    }
 }
 
 /// One decoded packet.
@@ -292,7 +358,7 @@ impl SdmaPacket {
         Some(match (OP.get(h), SUB_OP.get(h)) {
             (OP_NOP, _) => 1 + NOP_COUNT.get(h) as usize,
             (OP_COPY, SUB_COPY_LINEAR) => match sdma {
-                SdmaGen::V6 => 7,
+                SdmaGen::V6 | SdmaGen::V4_4_2 => 7,
                 SdmaGen::V7 => 8,
             },
             (OP_CONST_FILL, _) => 5,
@@ -323,7 +389,7 @@ impl SdmaPacket {
                 count: NOP_COUNT.get(h),
             },
             OP_COPY => SdmaPacket::CopyLinear {
-                bytes: u64::from(COUNT30.get(w(1))) + 1,
+                bytes: u64::from(sdma.count().get(w(1))) + 1,
                 src: q(w(3), w(4)),
                 dst: q(w(5), w(6)),
                 tmz: COPY_TMZ.get(h) != 0,
@@ -331,7 +397,7 @@ impl SdmaPacket {
             OP_CONST_FILL => SdmaPacket::ConstantFill {
                 dst: q(w(1), w(2)),
                 data: w(3),
-                bytes: u64::from(COUNT30.get(w(4))) + 1,
+                bytes: u64::from(sdma.count().get(w(4))) + 1,
                 fill_size: FILL_SIZE.get(h),
             },
             OP_FENCE => SdmaPacket::Fence {
@@ -399,5 +465,42 @@ mod tests {
             )
         );
         assert_eq!(SdmaPacket::len(SdmaGen::V7, 0x1 | 1 << 19), Some(8));
+    }
+
+    #[test]
+    fn a_4_4_2_count_is_22_bits() {
+        // sdma_v4_4_2_emit_copy_buffer() of 4 MiB (COUNT 0x3fffff); a
+        // count dword with bit 22 set as well names the same 4 MiB on
+        // 4.4.2 (the bit is outside the field) and 8 MiB on 6.0.
+        let ring = [0x1, 0x7f_ffff, 0, 0, 0, 0, 0];
+        let (p, n) = SdmaPacket::decode(SdmaGen::V4_4_2, &ring).unwrap();
+        assert_eq!(n, 7);
+        assert!(matches!(
+            p,
+            SdmaPacket::CopyLinear {
+                bytes: 0x40_0000,
+                ..
+            }
+        ));
+        let (p, _) = SdmaPacket::decode(SdmaGen::V6, &ring).unwrap();
+        assert!(matches!(
+            p,
+            SdmaPacket::CopyLinear {
+                bytes: 0x80_0000,
+                ..
+            }
+        ));
+        // sdma_v4_4_2_emit_fill_buffer(): five dwords, COUNT in dword 4.
+        let fill = [11, 0x40, 0x3, 0xdead_beef, 63];
+        let (p, n) = SdmaPacket::decode(SdmaGen::V4_4_2, &fill).unwrap();
+        assert_eq!(n, 5);
+        assert!(matches!(
+            p,
+            SdmaPacket::ConstantFill {
+                bytes: 64,
+                dst: 0x3_0000_0040,
+                ..
+            }
+        ));
     }
 }

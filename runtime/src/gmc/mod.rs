@@ -7,3 +7,4 @@
 pub mod hub;
 pub mod layout;
 pub mod pagetable;
+pub mod pte_v9;

@@ -13,8 +13,11 @@
 //!
 //! gfx12 keeps bits 47:0 and moves the rest (`AMDGPU_PDE_PTE_GFX12` is
 //! bit 63, PRT 56, MTYPE 55:54, DCC 58, the PDE block fragment size
-//! 62:58): [`PteGfx12`]. [`Generation`] picks the large-page bit when
-//! building; everything the builder writes below bit 48 is common.
+//! 62:58): [`PteGfx12`]. GC 9.4.3 keeps gfx11's bits but runs the same
+//! four tables with translate-further ([`crate::gmc::pte_v9`]). The
+//! arena's [`PteFormat`] picks the large-page marking and the directory
+//! flags when building; everything the builder writes below bit 48 is
+//! common.
 //!
 //! Tables live in caller-provided memory ([`TableArena`]) so that nothing
 //! allocates; the device model walks the very same bytes.
@@ -115,6 +118,91 @@ impl Generation {
     }
 }
 
+/// `enum amdgpu_vm_level` (`amdgpu_vm.h`): the level of the table an
+/// entry sits in.
+pub const PDB2: u8 = 0;
+pub const PDB1: u8 = 1;
+pub const PDB0: u8 = 2;
+pub const PTB: u8 = 3;
+
+/// The entry format a [`TableArena`] writes: where the large-page and
+/// memory-type bits sit and what a directory entry carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PteFormat {
+    /// gfx10/gfx11 (`AMDGPU_PDE_PTE`, `AMDGPU_PTE_MTYPE_NV10`).
+    Gfx11,
+    /// gfx12 (`AMDGPU_PDE_PTE_GFX12`, `AMDGPU_PTE_MTYPE_GFX12`).
+    Gfx12,
+    /// GC 9.4.3 as Linux runs it: `gmc.translate_further` set, so a PDB1
+    /// entry carries `AMDGPU_PDE_BFS(9)`, a PDB0 entry that points to a
+    /// PTB carries `AMDGPU_PTE_TF`, and a PDB0 entry that maps 2 MiB is
+    /// a plain PTE without `AMDGPU_PDE_PTE` (`gmc_v9_0_get_vm_pde()`);
+    /// MTYPE is `AMDGPU_PTE_MTYPE_VG10` ([`crate::gmc::pte_v9`]).
+    Gfx9TranslateFurther,
+}
+
+impl From<Generation> for PteFormat {
+    fn from(g: Generation) -> Self {
+        match g {
+            Generation::Gfx11 => PteFormat::Gfx11,
+            Generation::Gfx12 => PteFormat::Gfx12,
+        }
+    }
+}
+
+impl PteFormat {
+    /// The bits a PDB0 entry that maps a 2 MiB page gets on top of the
+    /// leaf's (`AMDGPU_PDE_PTE_FLAG()`, cleared again by
+    /// `gmc_v9_0_get_vm_pde()` under translate-further).
+    pub fn large_page_bits(self) -> u64 {
+        match self {
+            PteFormat::Gfx11 => Generation::Gfx11.pde_pte(),
+            PteFormat::Gfx12 => Generation::Gfx12.pde_pte(),
+            PteFormat::Gfx9TranslateFurther => 0,
+        }
+    }
+
+    /// The flags of a directory entry in a table of `level` that points
+    /// to the table below (`amdgpu_gmc_get_pde_for_bo()` then
+    /// `gmc_v9_0_get_vm_pde()` with the holding table's level).
+    pub fn directory_bits(self, level: u8) -> u64 {
+        match (self, level) {
+            (PteFormat::Gfx9TranslateFurther, PDB1) => crate::gmc::pte_v9::PteV9::new()
+                .with_bfs(crate::gmc::pte_v9::PDB1_BFS)
+                .into_bits(),
+            (PteFormat::Gfx9TranslateFurther, PDB0) => {
+                crate::gmc::pte_v9::PteV9::new().with_tf(true).into_bits()
+            }
+            _ => 0,
+        }
+    }
+
+    /// Whether a valid entry `raw` of a `level` directory maps memory
+    /// itself (a large page) rather than pointing to a table.
+    pub fn is_leaf(self, raw: u64, level: u8) -> bool {
+        match self {
+            PteFormat::Gfx9TranslateFurther => {
+                let e = crate::gmc::pte_v9::PteV9::from_bits(raw);
+                e.pde_pte() || (level == PDB0 && !e.tf())
+            }
+            f => raw & f.large_page_bits() != 0,
+        }
+    }
+
+    /// `mtype` placed in this format's MTYPE field
+    /// (`AMDGPU_PTE_MTYPE_NV10`, `_GFX12` or `_VG10`), out-of-range
+    /// bits dropped.
+    pub fn mtype_bits(self, mtype: u8) -> u64 {
+        match self {
+            PteFormat::Gfx11 => Pte::new().with_mtype(mtype & 7).into_bits(),
+            PteFormat::Gfx12 => PteGfx12::new().with_mtype(mtype & 3).into_bits(),
+            PteFormat::Gfx9TranslateFurther => crate::gmc::pte_v9::PteV9::new()
+                .with_mtype(mtype & 3)
+                .into_bits(),
+        }
+    }
+}
+
 /// Access rights and caching of one mapping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Flags {
@@ -181,12 +269,13 @@ pub struct TableArena<'a> {
     mc_base: u64,
     va_base: u64,
     used: usize,
-    format: Generation,
+    format: PteFormat,
 }
 
 impl<'a> TableArena<'a> {
     /// `tables` must be what the device sees at `mc_base`.
-    pub fn new(tables: &'a mut [Table], mc_base: u64, format: Generation) -> Self {
+    pub fn new(tables: &'a mut [Table], mc_base: u64, format: impl Into<PteFormat>) -> Self {
+        let format = format.into();
         if let Some(root) = tables.first_mut() {
             *root = Table::EMPTY;
         }
@@ -244,12 +333,24 @@ impl<'a> TableArena<'a> {
         self.tables.get_mut(table)?.0.get_mut(index)
     }
 
-    /// The table below entry `index` of `table`, creating it if needed.
-    fn descend(&mut self, table: usize, index: usize, va: u64) -> Result<usize, MapError> {
+    /// The format the arena writes.
+    pub fn format(&self) -> PteFormat {
+        self.format
+    }
+
+    /// The table below entry `index` of `table` (a table of `level`),
+    /// creating it if needed.
+    fn descend(
+        &mut self,
+        table: usize,
+        index: usize,
+        va: u64,
+        level: u8,
+    ) -> Result<usize, MapError> {
         let raw = self.entry(table, index).map_or(0, |e| *e);
         let cur = Pte::from_bits(raw);
         if cur.valid() {
-            if raw & self.format.pde_pte() != 0 {
+            if self.format.is_leaf(raw, level) {
                 return Err(MapError::Conflict { va });
             }
             return self
@@ -258,9 +359,10 @@ impl<'a> TableArena<'a> {
         }
         let next = self.alloc()?;
         let addr = self.mc_base + next as u64 * PAGE;
-        let pde = Pte::new().with_valid(true).with_pfn(addr >> 12);
+        let pde = Pte::new().with_valid(true).with_pfn(addr >> 12).into_bits()
+            | self.format.directory_bits(level);
         if let Some(e) = self.entry(table, index) {
-            *e = pde.into_bits();
+            *e = pde;
         }
         Ok(next)
     }
@@ -290,6 +392,22 @@ impl<'a> TableArena<'a> {
         flags: Flags,
         large_pages: bool,
     ) -> Result<(), MapError> {
+        self.map_typed(va, pa, size, flags, large_pages, 0)
+    }
+
+    /// [`TableArena::map`] with the leaves' MTYPE field set to `mtype`
+    /// (the format's encoding, [`PteFormat::mtype_bits`]); `map` writes
+    /// 0 (`MTYPE_NC` on gfx9).
+    pub fn map_typed(
+        &mut self,
+        va: u64,
+        pa: u64,
+        size: u64,
+        flags: Flags,
+        large_pages: bool,
+        mtype: u8,
+    ) -> Result<(), MapError> {
+        let mtype = self.format.mtype_bits(mtype);
         let bad = MapError::BadRange { va, pa, size };
         if !va.is_multiple_of(PAGE)
             || !pa.is_multiple_of(PAGE)
@@ -308,23 +426,22 @@ impl<'a> TableArena<'a> {
             let (r, p) = (rel + off, pa + off);
             let v = va + off;
             let idx = |shift: u32| ((r >> shift) & (ENTRIES as u64 - 1)) as usize;
-            let pdb1 = self.descend(0, idx(39), v)?;
-            let pdb0 = self.descend(pdb1, idx(30), v)?;
+            let pdb1 = self.descend(0, idx(39), v, PDB2)?;
+            let pdb0 = self.descend(pdb1, idx(30), v, PDB1)?;
             if large_pages && r % LARGE_PAGE == 0 && p % LARGE_PAGE == 0 && size - off >= LARGE_PAGE
             {
                 let raw = self.entry(pdb0, idx(21)).map_or(0, |e| *e);
-                let large = self.format.pde_pte();
-                if raw & 1 != 0 && raw & large == 0 {
+                if raw & 1 != 0 && !self.format.is_leaf(raw, PDB0) {
                     return Err(MapError::Conflict { va: v });
                 }
-                let e = Self::leaf(flags, p).into_bits() | large;
+                let e = Self::leaf(flags, p).into_bits() | self.format.large_page_bits() | mtype;
                 if let Some(slot) = self.entry(pdb0, idx(21)) {
                     *slot = e;
                 }
                 off += LARGE_PAGE;
                 continue;
             }
-            let ptb = self.descend(pdb0, idx(21), v)?;
+            let ptb = self.descend(pdb0, idx(21), v, PDB0)?;
             // Largest fragment: the aligned block around r must sit inside
             // [rel, end) and the walked address and PA must share that
             // alignment.
@@ -337,9 +454,9 @@ impl<'a> TableArena<'a> {
                 }
                 frag += 1;
             }
-            let e = Self::leaf(flags, p).with_fragment(frag);
+            let e = Self::leaf(flags, p).with_fragment(frag).into_bits() | mtype;
             if let Some(slot) = self.entry(ptb, idx(12)) {
-                *slot = e.into_bits();
+                *slot = e;
             }
             off += PAGE;
         }

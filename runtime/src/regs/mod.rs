@@ -11,7 +11,9 @@ pub mod dcn_3_2_0;
 pub mod gc_11_0_0;
 pub mod gc_12_0_0;
 pub mod gc_9_4_3_rlc;
+pub mod gc_9_4_3_vm;
 pub mod hub;
+pub mod mmhub_1_8_0;
 pub mod mmhub_3_0_0;
 pub mod mmhub_4_1_0;
 pub mod mp;
@@ -157,6 +159,24 @@ pub const HEADERS: &[HeaderFor] = &[
         sh_mask_header: "osssys_7_0_0_sh_mask.h",
         versions: &[(7, 0, 0)],
         registers: &[osssys_7_0_0::ALL],
+    },
+    // GC 9.4.3's GFXHUB v1.2 registers; GC 9.4.3's other register tables
+    // (CP/HQD, RLC) join this row's `registers` when they land.
+    HeaderFor {
+        hw_id: crate::ip::hw_id::GC,
+        module: "gc_9_4_3_vm",
+        offset_header: gc_9_4_3_vm::HEADER,
+        sh_mask_header: "gc_9_4_3_sh_mask.h",
+        versions: &[(9, 4, 3)],
+        registers: &[gc_9_4_3_vm::ALL],
+    },
+    HeaderFor {
+        hw_id: crate::ip::hw_id::MMHUB,
+        module: "mmhub_1_8_0",
+        offset_header: mmhub_1_8_0::HEADER,
+        sh_mask_header: "mmhub_1_8_0_sh_mask.h",
+        versions: &[(1, 8, 0)],
+        registers: &[mmhub_1_8_0::ALL],
     },
     HeaderFor {
         hw_id: crate::ip::hw_id::NBIF,

@@ -4,6 +4,13 @@
 //! `CPV` bit and its eighth dword, `sdma_v7_0_emit_copy_buffer()`), the
 //! encoder takes the version.
 //!
+//! SDMA 4.4.2 (`sdma_v4_4_2.c`) includes `vega10_sdma_pkt_open.h`
+//! instead. Every field used here sits at the same place in it, with two
+//! differences ([`VEGA10_FIELD_FACTS`]): COPY_LINEAR's and CONSTANT_FILL's
+//! COUNT are 22 bits wide, not 30, and FENCE has no `mtype` (Linux writes
+//! the bare opcode, `sdma_v4_4_2_ring_emit_fence()`), nor COPY_LINEAR a
+//! `cpv`.
+//!
 //! Every opcode, sub-opcode and field position used here is a conformance
 //! fact: each [`Field`] is three (`_offset`, `_mask`, `_shift`).
 
@@ -141,11 +148,104 @@ fields! { FIELD_FACTS;
     NOP_COUNT = "SDMA_PKT_NOP_HEADER_count": 0, 0x3FFF, 16;
 }
 
+/// The header the SDMA 4.4.2 facts are checked against.
+pub const VEGA10_HEADER: &str = "vega10_sdma_pkt_open.h";
+
+/// COUNT of COPY_LINEAR and CONSTANT_FILL on SDMA 4.4.2: bits 21:0 of its
+/// dword (`vega10_sdma_pkt_open.h`).
+pub const COUNT_MASK_V4_4_2: u32 = 0x003F_FFFF;
+
+/// The 4.4.2 header's view of the fields the encoders use: the same
+/// dwords and shifts as [`FIELD_FACTS`], the narrower COUNTs, and the
+/// opcodes. (No `cpv` and no fence `mtype`: the encoders leave those bits
+/// 0 on 4.4.2.)
+pub const VEGA10_FIELD_FACTS: &[Fact] = &[
+    Fact::constant(VEGA10_HEADER, "SDMA_OP_NOP", op::NOP as u64),
+    Fact::constant(VEGA10_HEADER, "SDMA_OP_COPY", op::COPY as u64),
+    Fact::constant(VEGA10_HEADER, "SDMA_OP_FENCE", op::FENCE as u64),
+    Fact::constant(VEGA10_HEADER, "SDMA_OP_TRAP", op::TRAP as u64),
+    Fact::constant(VEGA10_HEADER, "SDMA_OP_POLL_REGMEM", op::POLL_REGMEM as u64),
+    Fact::constant(VEGA10_HEADER, "SDMA_OP_ATOMIC", op::ATOMIC as u64),
+    Fact::constant(VEGA10_HEADER, "SDMA_OP_CONST_FILL", op::CONST_FILL as u64),
+    Fact::constant(VEGA10_HEADER, "SDMA_OP_TIMESTAMP", op::TIMESTAMP as u64),
+    Fact::constant(
+        VEGA10_HEADER,
+        "SDMA_SUBOP_TIMESTAMP_GET_GLOBAL",
+        op::SUB_TIMESTAMP_GET_GLOBAL as u64,
+    ),
+    Fact::constant(VEGA10_HEADER, "SDMA_PKT_COPY_LINEAR_COUNT_count_offset", 1),
+    Fact::constant(
+        VEGA10_HEADER,
+        "SDMA_PKT_COPY_LINEAR_COUNT_count_mask",
+        COUNT_MASK_V4_4_2 as u64,
+    ),
+    Fact::constant(VEGA10_HEADER, "SDMA_PKT_COPY_LINEAR_COUNT_count_shift", 0),
+    Fact::constant(VEGA10_HEADER, "SDMA_PKT_COPY_LINEAR_HEADER_tmz_shift", 18),
+    Fact::constant(
+        VEGA10_HEADER,
+        "SDMA_PKT_COPY_LINEAR_SRC_ADDR_LO_src_addr_31_0_offset",
+        3,
+    ),
+    Fact::constant(
+        VEGA10_HEADER,
+        "SDMA_PKT_COPY_LINEAR_DST_ADDR_LO_dst_addr_31_0_offset",
+        5,
+    ),
+    Fact::constant(
+        VEGA10_HEADER,
+        "SDMA_PKT_CONSTANT_FILL_COUNT_count_offset",
+        4,
+    ),
+    Fact::constant(
+        VEGA10_HEADER,
+        "SDMA_PKT_CONSTANT_FILL_COUNT_count_mask",
+        COUNT_MASK_V4_4_2 as u64,
+    ),
+    Fact::constant(
+        VEGA10_HEADER,
+        "SDMA_PKT_CONSTANT_FILL_DATA_src_data_31_0_offset",
+        3,
+    ),
+    Fact::constant(VEGA10_HEADER, "SDMA_PKT_FENCE_ADDR_LO_addr_31_0_offset", 1),
+    Fact::constant(VEGA10_HEADER, "SDMA_PKT_FENCE_DATA_data_offset", 3),
+    Fact::constant(
+        VEGA10_HEADER,
+        "SDMA_PKT_TRAP_INT_CONTEXT_int_context_mask",
+        0x0FFF_FFFF,
+    ),
+    Fact::constant(VEGA10_HEADER, "SDMA_PKT_POLL_REGMEM_HEADER_func_shift", 28),
+    Fact::constant(
+        VEGA10_HEADER,
+        "SDMA_PKT_POLL_REGMEM_HEADER_mem_poll_shift",
+        31,
+    ),
+    Fact::constant(
+        VEGA10_HEADER,
+        "SDMA_PKT_POLL_REGMEM_DW5_retry_count_shift",
+        16,
+    ),
+    Fact::constant(
+        VEGA10_HEADER,
+        "SDMA_PKT_TIMESTAMP_GET_GLOBAL_WRITE_ADDR_LO_write_addr_31_3_shift",
+        3,
+    ),
+    Fact::constant(VEGA10_HEADER, "SDMA_PKT_ATOMIC_HEADER_atomic_op_shift", 25),
+    Fact::constant(
+        VEGA10_HEADER,
+        "SDMA_PKT_ATOMIC_LOOP_INTERVAL_loop_interval_offset",
+        7,
+    ),
+    Fact::constant(VEGA10_HEADER, "SDMA_PKT_NOP_HEADER_count_mask", 0x3FFF),
+    Fact::constant(VEGA10_HEADER, "SDMA_PKT_NOP_HEADER_count_shift", 16),
+];
+
 /// Bytes one COPY_LINEAR or CONSTANT_FILL moves at most, as the drivers
 /// split them: `copy_max_bytes` and `fill_max_bytes` = 0x400000 in
-/// `sdma_v6_0_buffer_funcs` and `sdma_v7_0_buffer_funcs` (the `.c` files,
-/// not a header, so not a conformance fact; the COUNT field itself is
-/// 30 bits wide, [`COPY_COUNT`]).
+/// `sdma_v6_0_buffer_funcs`, `sdma_v7_0_buffer_funcs` and
+/// `sdma_v4_4_2_buffer_funcs` (the `.c` files, not a header, so not a
+/// conformance fact; the COUNT field itself is 30 bits wide on 6.0/7.0,
+/// [`COPY_COUNT`], and 22 on 4.4.2, [`COUNT_MASK_V4_4_2`], which holds
+/// exactly `0x400000 - 1`).
 pub const COPY_MAX_BYTES: u32 = 0x40_0000;
 
 /// Longest packet any encoder here writes, in dwords (ATOMIC).
@@ -183,16 +283,22 @@ impl Packet {
     /// `sdma_v6_0_emit_copy_buffer()` (7 dwords) and
     /// `sdma_v7_0_emit_copy_buffer()` (8: `CPV` set and a last dword of 0
     /// for an uncompressed copy) write it. COUNT holds `bytes - 1`.
+    ///
+    /// On 4.4.2 (`sdma_v4_4_2_emit_copy_buffer()`, 7 dwords) COUNT is 22
+    /// bits: a count that does not fit is cut to its low bits, as the
+    /// header's macro would cut it, so callers split at
+    /// [`COPY_MAX_BYTES`] first.
     pub fn copy_linear(v: SdmaVersion, src: u64, dst: u64, bytes: u32) -> Self {
-        let (len, cpv) = match v {
-            SdmaVersion::V6_0 => (7, 0),
-            SdmaVersion::V7_0 => (8, 1),
+        let (len, cpv, count_mask) = match v {
+            SdmaVersion::V6_0 => (7, 0, u32::MAX),
+            SdmaVersion::V7_0 => (8, 1, u32::MAX),
+            SdmaVersion::V4_4_2 => (7, 0, COUNT_MASK_V4_4_2),
         };
         Packet::new(len)
             .set(HEADER_OP, op::COPY)
             .set(HEADER_SUB_OP, op::SUB_COPY_LINEAR)
             .set(COPY_CPV, cpv)
-            .set(COPY_COUNT, bytes.saturating_sub(1))
+            .set(COPY_COUNT, bytes.saturating_sub(1) & count_mask)
             .set(COPY_SRC_LO, src as u32)
             .set(COPY_SRC_HI, (src >> 32) as u32)
             .set(COPY_DST_LO, dst as u32)
@@ -201,23 +307,35 @@ impl Packet {
 
     /// CONSTANT_FILL of `bytes` at `dst` with the dword `data`, as
     /// `sdma_v6_0_emit_fill_buffer()` writes it (fill size 0: COUNT holds
-    /// `bytes - 1`; 7.0 sets no compression here).
-    pub fn constant_fill(dst: u64, data: u32, bytes: u32) -> Self {
+    /// `bytes - 1`; 7.0 sets no compression here; 4.4.2's
+    /// `sdma_v4_4_2_emit_fill_buffer()` writes the same five dwords with a
+    /// 22-bit COUNT).
+    pub fn constant_fill(v: SdmaVersion, dst: u64, data: u32, bytes: u32) -> Self {
+        let count_mask = match v {
+            SdmaVersion::V6_0 | SdmaVersion::V7_0 => u32::MAX,
+            SdmaVersion::V4_4_2 => COUNT_MASK_V4_4_2,
+        };
         Packet::new(5)
             .set(FILL_OP, op::CONST_FILL)
             .set(FILL_DST_LO, dst as u32)
             .set(FILL_DST_HI, (dst >> 32) as u32)
             .set(FILL_DATA, data)
-            .set(FILL_COUNT, bytes.saturating_sub(1))
+            .set(FILL_COUNT, bytes.saturating_sub(1) & count_mask)
     }
 
     /// FENCE: write the dword `data` at `addr` (4-byte aligned) once every
     /// earlier packet is done (`sdma_v6_0_ring_emit_fence()`; MTYPE 3 as
-    /// `sdma_v6_0_ring_emit_fence()` sets it: uncached).
-    pub fn fence(addr: u64, data: u32) -> Self {
+    /// `sdma_v6_0_ring_emit_fence()` sets it: uncached). 4.4.2's header has
+    /// no `mtype`, and `sdma_v4_4_2_ring_emit_fence()` writes the bare
+    /// opcode.
+    pub fn fence(v: SdmaVersion, addr: u64, data: u32) -> Self {
+        let mtype = match v {
+            SdmaVersion::V6_0 | SdmaVersion::V7_0 => 3,
+            SdmaVersion::V4_4_2 => 0,
+        };
         Packet::new(4)
             .set(FENCE_OP, op::FENCE)
-            .set(FENCE_MTYPE, 3)
+            .set(FENCE_MTYPE, mtype)
             .set(FENCE_ADDR_LO, addr as u32)
             .set(FENCE_ADDR_HI, (addr >> 32) as u32)
             .set(FENCE_DATA, data)
@@ -312,7 +430,7 @@ mod tests {
     #[test]
     fn fence_timestamp_and_nop() {
         assert_eq!(
-            Packet::fence(0x10_0000_0008, 7).dwords(),
+            Packet::fence(SdmaVersion::V6_0, 0x10_0000_0008, 7).dwords(),
             &[5 | 3 << 16, 8, 0x10, 7]
         );
         assert_eq!(
@@ -320,5 +438,26 @@ mod tests {
             &[13 | 2 << 8, 0x10, 1]
         );
         assert_eq!(Packet::nop(3).dwords(), &[2 << 16, 0, 0]);
+    }
+
+    // From `sdma_v4_4_2_emit_copy_buffer()` / `_emit_fill_buffer()` /
+    // `_ring_emit_fence()` by hand: the header is the bare opcode (and
+    // sub-opcode), dword 1 `byte_count - 1`, a fence with no MTYPE; the
+    // 22-bit COUNT holds 0x3fffff for the 4 MiB maximum.
+    #[test]
+    fn sdma_4_4_2_packets_follow_the_vega10_layout() {
+        let p = Packet::copy_linear(SdmaVersion::V4_4_2, 0x1_2345_6000, 0x2_0000_1000, 0x40_0000);
+        assert_eq!(
+            p.dwords(),
+            &[0x1, 0x3f_ffff, 0, 0x2345_6000, 0x1, 0x0000_1000, 0x2]
+        );
+        assert_eq!(
+            Packet::fence(SdmaVersion::V4_4_2, 0x10_0000_0008, 7).dwords(),
+            &[5, 8, 0x10, 7]
+        );
+        assert_eq!(
+            Packet::constant_fill(SdmaVersion::V4_4_2, 0x3_0000_0040, 0xdead_beef, 64).dwords(),
+            &[11, 0x40, 0x3, 0xdead_beef, 63]
+        );
     }
 }

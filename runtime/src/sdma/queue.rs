@@ -302,7 +302,10 @@ impl<'a, C: Clock + ?Sized, P: Pause> SdmaQueue<'a, C, P> {
     /// Pushes a FENCE writing the next sequence number; returns it.
     pub fn push_fence(&mut self, bound_ns: u64) -> Result<u32, SdmaError> {
         let seq = self.seq.wrapping_add(1);
-        self.push(&Packet::fence(self.fence_address(), seq), bound_ns)?;
+        self.push(
+            &Packet::fence(self.version, self.fence_address(), seq),
+            bound_ns,
+        )?;
         self.seq = seq;
         Ok(seq)
     }
@@ -348,7 +351,10 @@ impl<'a, C: Clock + ?Sized, P: Pause> SdmaQueue<'a, C, P> {
         let mut n = 0u32;
         while done < bytes {
             let chunk = (bytes - done).min(u64::from(COPY_MAX_BYTES)) as u32;
-            self.push(&Packet::constant_fill(dst + done, data, chunk), bound_ns)?;
+            self.push(
+                &Packet::constant_fill(self.version, dst + done, data, chunk),
+                bound_ns,
+            )?;
             done += u64::from(chunk);
             n += 1;
         }

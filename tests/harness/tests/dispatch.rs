@@ -81,6 +81,35 @@ fn machine_code_runs_and_the_signal_drops() {
     assert_eq!(m.shader.last.instructions, 2);
 }
 
+/// One AQL queue served by four XCCs (the GC 9.4.3 SPX arrangement; the
+/// split does not depend on the ISA, so gfx1100 code serves here): 256
+/// work-items in workgroups of 32 are 8 workgroups, dealt round-robin
+/// one at a time, 2 per XCC; the completion signal, 1 before, is
+/// decremented once for the packet (HSA: one decrement per packet), so it
+/// reads 0, not -3.
+#[test]
+fn one_dispatch_over_four_xccs_signals_once() {
+    let mut m = CpModel::new(Seed(5));
+    m.shader.xccs = 4;
+    m.shader.tg_chunk = 1;
+    let kd = kernel(&mut m, &S_ENDPGM, 0);
+    let r = rig::<8>(&mut m, QueueConfig::default());
+    let s = signals(&mut m, 1, 1);
+    let p = Dispatch::linear(256, 32, kd, 0)
+        .signal(s[0].handle())
+        .packet()
+        .unwrap();
+    r.queue
+        .submit(&p, &TickingClock::new(1_000), BOUND_NS)
+        .unwrap();
+    m.run_until_idle(10_000).unwrap();
+    assert_eq!(m.errors(), []);
+    assert_eq!(s[0].value(), 0);
+    assert_eq!(m.shader.dispatches, 1);
+    assert_eq!(m.shader.last.workgroups, 8);
+    assert_eq!(m.shader.xcc_workgroups, [2, 2, 2, 2, 0, 0, 0, 0]);
+}
+
 #[test]
 fn unimplemented_instruction_is_the_queue_error_and_the_signal_stays() {
     // v_mov_b32_e32 v0, 0 ; v_cubeid_f32 v0, v1, v2, v3 ; s_endpgm

@@ -48,7 +48,10 @@
 //! walks `VA - START`.
 
 mod fault;
+pub mod gfxhub_v1_2;
 pub mod invalidate;
+pub mod mmhub_v1_8;
+pub mod v9;
 
 pub use crate::regs::hub::{
     GFXHUB_3_0, GFXHUB_12_0, HUBS, HubRegs, MMHUB_3_0_0, MMHUB_4_1_0, hub_for,

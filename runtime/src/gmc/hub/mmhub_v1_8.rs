@@ -1,0 +1,85 @@
+//! MMHUB 1.8: one VM hub per AID on GC 9.4.3 parts, programmed as
+//! `mmhub_v1_8_gart_enable()` does for the AIDs of `adev->aid_mask`.
+//!
+//! `aids` are the MMHUB blocks of the AIDs, in instance order (Linux:
+//! `adev->reg_offset[MMHUB_HWIP][i]`); the caller derives their bases
+//! from discovery. The one step GFXHUB v1.2 lacks is the DAGB snoop
+//! override for the SDMA client ([`init_snoop_override_regs`]).
+
+use super::HubError;
+use super::v9::{self, HubV9Config, MMHUB_1_8};
+use crate::bus::{ALL_ONES, Block, RegisterBus};
+use crate::regs::mmhub_1_8_0 as mm;
+
+/// DAGB instances `mmhub_v1_8_init_snoop_override_regs()` walks.
+pub const DAGB_INSTANCES: u32 = 5;
+/// "SDMA client is BIT15".
+pub const SDMA_CLIENT: u32 = 1 << 15;
+
+/// `mmhub_v1_8_init_snoop_override_regs()`: "Set snoop bit for SDMA so
+/// that SDMA writes probe-invalidates RW lines", on every AID's five DAGBs.
+pub fn init_snoop_override_regs<B: RegisterBus + ?Sized>(
+    aids: &[Block<'_, B>],
+) -> Result<(), HubError> {
+    let distance =
+        mm::DAGB1_WRCLI_GPU_SNOOP_OVERRIDE.offset - mm::DAGB0_WRCLI_GPU_SNOOP_OVERRIDE.offset;
+    for r in aids {
+        for j in 0..DAGB_INSTANCES {
+            for reg in [
+                mm::DAGB0_WRCLI_GPU_SNOOP_OVERRIDE,
+                mm::DAGB0_WRCLI_GPU_SNOOP_OVERRIDE_VALUE,
+            ] {
+                let at = r.offset_nth(reg, j, distance)?;
+                let v = r.bus.read32(at);
+                if v == ALL_ONES {
+                    return Err(HubError::DeviceGone { name: reg.name });
+                }
+                r.bus.write32(at, v | SDMA_CLIENT);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `mmhub_v1_8_gart_enable()` on bare metal: each step across every AID
+/// before the next step.
+pub fn gart_enable<B: RegisterBus + ?Sized>(
+    aids: &[Block<'_, B>],
+    cfg: &HubV9Config,
+) -> Result<(), HubError> {
+    cfg.check()?;
+    let hub = &MMHUB_1_8;
+    v9::init_gart_aperture_regs(aids, hub, cfg)?;
+    v9::init_system_aperture_regs(aids, hub, cfg)?;
+    v9::init_tlb_regs(aids, hub)?;
+    v9::init_cache_regs(aids, hub)?;
+    init_snoop_override_regs(aids)?;
+    v9::enable_system_domain(aids, hub, cfg)?;
+    v9::disable_identity_aperture(aids, hub)?;
+    v9::setup_vmid_config(aids, hub)?;
+    v9::program_invalidation(aids, hub)
+}
+
+/// `mmhub_v1_8_set_fault_enable_default()`.
+pub fn set_fault_enable_default<B: RegisterBus + ?Sized>(
+    aids: &[Block<'_, B>],
+    value: bool,
+) -> Result<(), HubError> {
+    v9::set_fault_enable_default(aids, &MMHUB_1_8, value)
+}
+
+/// Register distance facts for the DAGB array and the snoop bit.
+pub const FACTS: &[barebell_facts::Fact] = &[
+    barebell_facts::Fact::constant(
+        "mmhub_1_8_0_offset.h",
+        "regDAGB4_WRCLI_GPU_SNOOP_OVERRIDE - regDAGB0_WRCLI_GPU_SNOOP_OVERRIDE",
+        (4 * (mm::DAGB1_WRCLI_GPU_SNOOP_OVERRIDE.offset
+            - mm::DAGB0_WRCLI_GPU_SNOOP_OVERRIDE.offset)) as u64,
+    ),
+    barebell_facts::Fact::constant(
+        "mmhub_1_8_0_offset.h",
+        "regDAGB4_WRCLI_GPU_SNOOP_OVERRIDE_VALUE - regDAGB0_WRCLI_GPU_SNOOP_OVERRIDE_VALUE",
+        (4 * (mm::DAGB1_WRCLI_GPU_SNOOP_OVERRIDE.offset
+            - mm::DAGB0_WRCLI_GPU_SNOOP_OVERRIDE.offset)) as u64,
+    ),
+];
