@@ -64,6 +64,7 @@ pub mod nbio;
 pub mod parts;
 pub mod power;
 pub mod psp;
+pub mod rlc_mec_v9_4_3;
 pub mod s2a;
 pub mod sdma;
 pub mod shell;
@@ -82,6 +83,7 @@ pub mod wave;
 pub const FACTS: &[&[barebell_facts::Fact]] = &[
     psp::FACTS,
     psp::iface::FACTS,
+    rlc_mec_v9_4_3::FACTS,
     ucode::FACTS,
     decode::mes_api::FACTS,
     decode::mes_regs::FACTS,

@@ -33,6 +33,13 @@ mod gfx2 {
     pub const DATA_OFFSET_BYTES: usize = 48;
 }
 
+/// `struct gfx_firmware_header_v1_0` (the gfx9 MEC): the jump table's
+/// dword offset and size inside the payload.
+mod gfx1 {
+    pub const JT_OFFSET: usize = 36;
+    pub const JT_SIZE: usize = 40;
+}
+
 /// `struct sdma_firmware_header_v2_0` (SDMA 6) and `_v3_0` (SDMA 7).
 mod sdma {
     pub const V2_CTX_UCODE_SIZE_BYTES: usize = 36;
@@ -75,6 +82,10 @@ mod psp {
     pub const DESC_FW_TYPE: usize = 0;
     pub const DESC_OFFSET_BYTES: usize = 8;
     pub const DESC_SIZE_BYTES: usize = 12;
+    /// `struct psp_firmware_header_v2_1`: the index where the auxiliary
+    /// set starts, and the descriptors after it.
+    pub const AUX_INDEX: usize = 36;
+    pub const BINS_V2_1: usize = 40;
 }
 
 /// `enum psp_fw_type`: the components of an SOS bundle.
@@ -89,6 +100,8 @@ pub mod psp_fw {
     pub const DBG_DRV: u32 = 9;
     pub const RAS_DRV: u32 = 10;
     pub const IPKEYMGR_DRV: u32 = 11;
+    /// `PSP_FW_TYPE_PSP_RL`: the register list (`psp_rl_load()`).
+    pub const RL: u32 = 6;
 }
 
 /// Why the reader refused a blob.
@@ -167,6 +180,12 @@ pub enum Image {
     RlcP,
     /// `RLC_V` (v2.3+).
     RlcV,
+    /// `CP_MEC1` of a v1.0 gfx header (gfx9): `ucode_size_bytes` less
+    /// `jt_size * 4`, at the array offset.
+    MecV1Code,
+    /// `CP_MEC1_JT`: `jt_size * 4` bytes at the array offset plus
+    /// `jt_offset * 4`.
+    MecV1Jt,
 }
 
 fn u32_at(b: &[u8], at: usize) -> Result<u32, Error> {
@@ -280,6 +299,18 @@ pub fn image(blob: &[u8], which: Image) -> Result<&[u8], Error> {
         Image::RlcDram => need(blob, 2, 2, "RLC_DRAM").and_then(|()| pair(rlc::DRAM)),
         Image::RlcP => need(blob, 2, 3, "RLC_P").and_then(|()| pair(rlc::RLCP)),
         Image::RlcV => need(blob, 2, 3, "RLC_V").and_then(|()| pair(rlc::RLCV)),
+        Image::MecV1Code => {
+            need(blob, 1, 0, "CP_MEC1")?;
+            let jt = u32_at(blob, gfx1::JT_SIZE)?.saturating_mul(4);
+            let total = u32_at(blob, common::UCODE_SIZE_BYTES)?;
+            span(blob, array(blob)?, total.saturating_sub(jt))
+        }
+        Image::MecV1Jt => {
+            need(blob, 1, 0, "CP_MEC1_JT")?;
+            let at = u32_at(blob, gfx1::JT_OFFSET)?.saturating_mul(4);
+            let at = array(blob)?.saturating_add(at);
+            span(blob, at, u32_at(blob, gfx1::JT_SIZE)?.saturating_mul(4))
+        }
     }
 }
 
@@ -287,20 +318,40 @@ pub fn image(blob: &[u8], which: Image) -> Result<&[u8], Error> {
 /// (`psp_firmware_header_v2_0`), if the bundle has one: `size_bytes` at
 /// the common array offset plus the descriptor's `offset_bytes`.
 pub fn sos_component(blob: &[u8], fw_type: u32) -> Result<Option<&[u8]>, Error> {
-    need(blob, 2, 0, "an SOS bundle")?;
     let got = version(blob)?;
     if got.1 != 0 {
         // v2.1 adds `psp_aux_fw_bin_index` before the descriptors.
         return Err(Error::Version {
-            what: "an SOS bundle (only v2.0 is read by the model)",
+            what: "an SOS bundle (v2.1 is read by sos_component_in)",
             want: (2, 0),
             got,
         });
     }
+    sos_component_in(blob, fw_type, false)
+}
+
+/// As [`sos_component`], for a v2.0 or v2.1 bundle; in v2.1, from the
+/// primary descriptors (`0 .. count - aux_index`) or, with `aux`, the
+/// auxiliary ones (`aux_index .. count`), as `psp_init_sos_microcode()`
+/// splits them.
+pub fn sos_component_in(blob: &[u8], fw_type: u32, aux: bool) -> Result<Option<&[u8]>, Error> {
+    need(blob, 2, 0, "an SOS bundle")?;
+    let minor = version(blob)?.1;
     let base = u32_at(blob, common::UCODE_ARRAY_OFFSET_BYTES)?;
     let count = u32_at(blob, psp::BIN_COUNT)? as usize;
-    for i in 0..count {
-        let d = psp::BINS + i * psp::DESC_BYTES;
+    let (bins, range) = if minor >= 1 {
+        let a = (u32_at(blob, psp::AUX_INDEX)? as usize).min(count);
+        let r = if aux {
+            a..count
+        } else {
+            0..count.saturating_sub(a)
+        };
+        (psp::BINS_V2_1, r)
+    } else {
+        (psp::BINS, 0..count)
+    };
+    for i in range {
+        let d = bins + i * psp::DESC_BYTES;
         if u32_at(blob, d + psp::DESC_FW_TYPE)? == fw_type {
             let off = base.saturating_add(u32_at(blob, d + psp::DESC_OFFSET_BYTES)?);
             return span(blob, off, u32_at(blob, d + psp::DESC_SIZE_BYTES)?).map(Some);
@@ -321,7 +372,31 @@ const R23: &str = "struct rlc_firmware_header_v2_3";
 const P2: &str = "struct psp_firmware_header_v2_0";
 const PD: &str = "struct psp_fw_bin_desc";
 
-const LAYOUT: [Fact; 41] = [
+const LAYOUT: [Fact; 45] = [
+    Fact::offset(
+        H,
+        "struct gfx_firmware_header_v1_0",
+        "jt_offset",
+        gfx1::JT_OFFSET,
+    ),
+    Fact::offset(
+        H,
+        "struct gfx_firmware_header_v1_0",
+        "jt_size",
+        gfx1::JT_SIZE,
+    ),
+    Fact::offset(
+        H,
+        "struct psp_firmware_header_v2_1",
+        "psp_aux_fw_bin_index",
+        psp::AUX_INDEX,
+    ),
+    Fact::offset(
+        H,
+        "struct psp_firmware_header_v2_1",
+        "psp_fw_bin",
+        psp::BINS_V2_1,
+    ),
     Fact::size(H, C, common::BYTES),
     Fact::offset(H, C, "header_version_major", common::HEADER_VERSION_MAJOR),
     Fact::offset(H, C, "header_version_minor", common::HEADER_VERSION_MINOR),
@@ -391,7 +466,8 @@ const LAYOUT: [Fact; 41] = [
     Fact::size(H, R22, 172),
 ];
 
-const PSP_FW: [Fact; 10] = [
+const PSP_FW: [Fact; 11] = [
+    Fact::constant(H, "PSP_FW_TYPE_PSP_RL", psp_fw::RL as u64),
     Fact::constant(H, "PSP_FW_TYPE_PSP_SOS", psp_fw::SOS as u64),
     Fact::constant(H, "PSP_FW_TYPE_PSP_SYS_DRV", psp_fw::SYS_DRV as u64),
     Fact::constant(H, "PSP_FW_TYPE_PSP_KDB", psp_fw::KDB as u64),

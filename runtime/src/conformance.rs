@@ -84,4 +84,8 @@ pub const FACTS: &[&[Fact]] = &[
     crate::gfx::hws::packets::FACTS,
     crate::gfx::hws::runlist::FACTS,
     crate::gfx::hws::hiq::FACTS,
+    crate::regs::mp_13_0_6::FACTS,
+    crate::regs::mp_13_0_6::FIELD_FACTS,
+    crate::regs::gc_9_4_3_rlc::FACTS,
+    crate::regs::gc_9_4_3_rlc::FIELD_FACTS,
 ];

@@ -320,5 +320,6 @@ pub fn expect(
         smu: Some(smu),
         gfx,
         boot_time_tmr: mp0.boot_time_tmr,
+        ..PspExpect::default()
     })
 }

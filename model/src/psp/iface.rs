@@ -116,10 +116,26 @@ pub mod fw {
     pub const RS64_MEC_P1_STACK: u32 = 95;
     pub const RS64_MEC_P2_STACK: u32 = 96;
     pub const RS64_MEC_P3_STACK: u32 = 97;
+    // GC 9.4.3 / SDMA 4.4.2 on MP0 13.0.6 (`psp_get_fw_type()`).
+    pub const CP_MEC: u32 = 4;
+    pub const CP_MEC_ME1: u32 = 5;
+    pub const SDMA0: u32 = 9;
+    pub const SDMA1: u32 = 10;
+    pub const SDMA2: u32 = 52;
+    pub const SDMA3: u32 = 53;
+    /// `psp_rl_load()`.
+    pub const REG_LIST: u32 = 67;
 
     /// Every type above with its `psp_gfx_if.h` enumerator.
     pub const ALL: &[(&str, u32)] = &[
         ("GFX_FW_TYPE_RLC_V", RLC_V),
+        ("GFX_FW_TYPE_CP_MEC", CP_MEC),
+        ("GFX_FW_TYPE_CP_MEC_ME1", CP_MEC_ME1),
+        ("GFX_FW_TYPE_SDMA0", SDMA0),
+        ("GFX_FW_TYPE_SDMA1", SDMA1),
+        ("GFX_FW_TYPE_SDMA2", SDMA2),
+        ("GFX_FW_TYPE_SDMA3", SDMA3),
+        ("GFX_FW_TYPE_REG_LIST", REG_LIST),
         ("GFX_FW_TYPE_RLC_G", RLC_G),
         ("GFX_FW_TYPE_SMU", SMU),
         (
@@ -279,8 +295,8 @@ const fn fw_facts<const N: usize>() -> [Fact; N] {
     out
 }
 
-const FW: [Fact; 33] = fw_facts::<33>();
-const _: () = assert!(fw::ALL.len() == 33);
+const FW: [Fact; 40] = fw_facts::<40>();
+const _: () = assert!(fw::ALL.len() == 40);
 
 /// The model's PSP interface facts.
 pub const FACTS: &[Fact] = barebell_facts::fact_table!(LAYOUT, IDS, FW);

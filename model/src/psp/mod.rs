@@ -89,6 +89,7 @@ use spin::Mutex;
 
 pub mod iface;
 pub mod loaded;
+pub mod mp13_0_6;
 
 pub use loaded::LoadedFirmware;
 
@@ -215,6 +216,15 @@ pub struct PspExpect {
     /// The firmware set the TMR up at boot (MP0 14.x): GFX loads need no
     /// SETUP_TMR, only LOAD_TOC.
     pub boot_time_tmr: bool,
+    /// MP0 13.0.6 ([`mp13_0_6`]): no RLC autoload and a boot-time TMR
+    /// that Linux still names with an empty SETUP_TMR (address, size and
+    /// physical address 0, `psp_tmr_load()` with no `tmr_bo`), sent with
+    /// no LOAD_TOC before it. Each LOAD_IP_FW puts its image in place at
+    /// once; AUTOLOAD_RLC is refused.
+    pub direct_load: bool,
+    /// The register list (`GFX_FW_TYPE_REG_LIST`, `psp_rl_load()`) the
+    /// part's bundle carries, if any.
+    pub reg_list: Option<Vec<u8>>,
 }
 
 /// The GC registers that report the RLC autoload, and the
@@ -674,6 +684,26 @@ impl PspModel {
                 resp[at..at + 4].copy_from_slice(&self.expect.tmr_size.to_le_bytes());
                 0
             }
+            cmd::SETUP_TMR if self.expect.direct_load => {
+                if !s.pending.is_empty() {
+                    return Self::refuse(s, status::ORDER, "SETUP_TMR after GFX loads");
+                }
+                // What Linux sends for a boot-time TMR without autoload
+                // (`psp_prep_tmr_cmd_buf()` with no `tmr_bo`). What sOS
+                // does with a driver-supplied TMR here is not public; the
+                // model refuses one (model rule).
+                let addr = qword(body, buf::TMR_ADDR_LO, buf::TMR_ADDR_HI);
+                let phys = qword(body, buf::TMR_SYSTEM_LO, buf::TMR_SYSTEM_HI);
+                if addr != 0 || phys != 0 || dword(body, buf::TMR_SIZE) != 0 {
+                    return Self::refuse(
+                        s,
+                        status::TMR,
+                        "SETUP_TMR names a TMR where the firmware keeps its boot-time one",
+                    );
+                }
+                s.tmr_set = true;
+                0
+            }
             cmd::SETUP_TMR => {
                 if !s.toc_loaded {
                     return Self::refuse(s, status::ORDER, "SETUP_TMR before LOAD_TOC");
@@ -735,9 +765,22 @@ impl PspModel {
                     s.smu_loaded = true;
                     return 0;
                 }
-                let tmr_ready = s.tmr_set || (self.expect.boot_time_tmr && s.toc_loaded);
+                let tmr_ready = s.tmr_set
+                    || (self.expect.boot_time_tmr && s.toc_loaded && !self.expect.direct_load);
                 if !tmr_ready {
                     return Self::refuse(s, status::ORDER, "LOAD_IP_FW before SETUP_TMR");
+                }
+                if t == fw::REG_LIST {
+                    let ok = self
+                        .expect
+                        .reg_list
+                        .as_ref()
+                        .is_some_and(|w| w.len() == img.len() && fnv1a(w) == fnv1a(&img));
+                    if !ok {
+                        return Self::refuse(s, status::PAYLOAD, "RL differs from the bundle's");
+                    }
+                    s.pending.insert(t);
+                    return 0;
                 }
                 // Any image of the part, in any order: AM loads a subset
                 // in its own order (SDMA TH1 before TH0) and silicon took
@@ -757,8 +800,19 @@ impl PspModel {
                     );
                 }
                 s.pending.insert(t);
+                if self.expect.direct_load {
+                    // No autoload: the PSP puts each image in place itself
+                    // (`psp_load_non_psp_fw()` sends no AUTOLOAD_RLC when
+                    // `autoload_supported` is false).
+                    self.loaded.autoload(s.pending.clone(), self.clock.now_ns());
+                }
                 0
             }
+            cmd::AUTOLOAD_RLC if self.expect.direct_load => Self::refuse(
+                s,
+                status::ORDER,
+                "AUTOLOAD_RLC on a PSP without RLC autoload (MP0 13.0.6)",
+            ),
             cmd::AUTOLOAD_RLC => {
                 if !RLC_CODE.iter().all(|t| s.pending.contains(t)) {
                     return Self::refuse(s, status::ORDER, "AUTOLOAD_RLC without the RLC's code");

@@ -21,6 +21,7 @@ pub mod mes;
 pub mod mqd;
 pub mod mqd_v9;
 pub mod reset;
+pub mod start_v9_4_3;
 
 pub use doorbells::{Doorbells, doorbell_index};
 pub use error::{DoorbellAllocError, KiqTimeout, MapError, MesError, MqdError};

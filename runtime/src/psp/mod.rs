@@ -95,6 +95,8 @@ pub const FENCE_TIMEOUT_NS: u64 = 2_000_000_000;
 
 pub use crate::regs::mp::PspRegs;
 
+pub mod mp13_0_6;
+
 /// The GC registers the autoload wait reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GcRegs {
@@ -237,6 +239,12 @@ pub enum PspError {
     },
     /// LOAD_TOC answered a TMR size no TMR can have (0).
     BadTmrSize { size: u32 },
+    /// A blob, or a piece of one, that the sequence needs is absent or
+    /// of the wrong kind.
+    Missing {
+        what: &'static str,
+        blob: &'static str,
+    },
 }
 
 impl From<WaitError> for PspError {
@@ -309,6 +317,7 @@ impl core::fmt::Display for PspError {
             PspError::BadTmrSize { size } => {
                 write!(f, "LOAD_TOC asked for a TMR of {size:#x} bytes")
             }
+            PspError::Missing { what, blob } => write!(f, "{blob} lacks {what}"),
         }
     }
 }
@@ -559,6 +568,7 @@ pub struct Psp<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> {
     fence_value: u32,
     ring_up: bool,
     fault_hub: Option<FaultHub<'a>>,
+    bootloader_timeout_ns: u64,
 }
 
 impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
@@ -597,7 +607,21 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
             fence_value: 0,
             ring_up: false,
             fault_hub: None,
+            bootloader_timeout_ns: BOOTLOADER_TIMEOUT_NS,
         })
+    }
+
+    /// Waits up to `ns` for the bootloader (C2PMSG_35 bit 31) instead of
+    /// [`BOOTLOADER_TIMEOUT_NS`]: MP0 13.0.6 retries
+    /// `PSP_VMBX_POLLING_LIMIT` times ([`mp13_0_6::BOOTLOADER_TIMEOUT_NS`]).
+    pub fn with_bootloader_timeout(mut self, ns: u64) -> Self {
+        self.bootloader_timeout_ns = ns;
+        self
+    }
+
+    /// The driver-side MP0 registers this PSP was bound with.
+    pub fn regs(&self) -> PspRegs {
+        self.regs
     }
 
     /// Reads `hub`'s latched VM fault when a command's fence times out.
@@ -639,7 +663,7 @@ impl<'a, B: RegisterBus + ?Sized, C: Clock + ?Sized> Psp<'a, B, C> {
 
     fn wait_bootloader(&self) -> Result<u32, PspError> {
         let c = self.cond(self.regs.c2pmsg_35, self.at.c35, READY, READY);
-        Ok(poll(self.bus, self.clock, c, BOOTLOADER_TIMEOUT_NS)?)
+        Ok(poll(self.bus, self.clock, c, self.bootloader_timeout_ns)?)
     }
 
     /// Loads one component through the bootloader (follows

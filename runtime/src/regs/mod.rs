@@ -11,6 +11,7 @@ pub mod dcn_3_2_0;
 pub mod gc_11_0_0;
 pub mod gc_12_0_0;
 pub mod gc_9_4_3;
+pub mod gc_9_4_3_rlc;
 pub mod gc_9_4_3_vm;
 pub mod hub;
 pub mod mmhub_1_8_0;
@@ -20,6 +21,7 @@ pub mod mp;
 pub mod mp1_13_0_0;
 pub mod mp1_14_0_2;
 pub mod mp_13_0_0;
+pub mod mp_13_0_6;
 pub mod mp_14_0_2;
 pub mod nbif_6_3_1;
 pub mod nbio_4_3_0;
@@ -71,8 +73,9 @@ pub const HEADERS: &[HeaderFor] = &[
         offset_header: gc_9_4_3::HEADER,
         sh_mask_header: "gc_9_4_3_sh_mask.h",
         versions: &[(9, 4, 3)],
-        // The GFXHUB v1.2 registers (`gc_9_4_3_vm`) live in the same header.
-        registers: &[gc_9_4_3::ALL, gc_9_4_3_vm::ALL],
+        // The GFXHUB v1.2 (`gc_9_4_3_vm`) and RLC/MEC-start (`gc_9_4_3_rlc`)
+        // registers live in the same header.
+        registers: &[gc_9_4_3::ALL, gc_9_4_3_vm::ALL, gc_9_4_3_rlc::ALL],
     },
     HeaderFor {
         hw_id: crate::ip::hw_id::MP0,
@@ -81,6 +84,16 @@ pub const HEADERS: &[HeaderFor] = &[
         sh_mask_header: "mp_13_0_0_sh_mask.h",
         versions: &[(13, 0, 0)],
         registers: &[mp_13_0_0::ALL],
+    },
+    // MI300 (issue 18): psp_v13_0.c drives 13.0.6 with the 13.0.2 header;
+    // mp_13_0_6_offset.h places the same mailboxes.
+    HeaderFor {
+        hw_id: crate::ip::hw_id::MP0,
+        module: "mp_13_0_6",
+        offset_header: mp_13_0_6::HEADER,
+        sh_mask_header: "mp_13_0_6_sh_mask.h",
+        versions: &[(13, 0, 6)],
+        registers: &[mp_13_0_6::ALL],
     },
     // psp_v14_0.c includes mp_14_0_2_offset.h for every 14.0.x it drives.
     HeaderFor {
