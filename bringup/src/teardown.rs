@@ -18,20 +18,27 @@
 //!    ring stop with them;
 //! 3. [`Stage::HaltMec`]: the MEC pipes reset, inactive and halted
 //!    (`gfx_v11_0_hw_fini()` → `gfx_v11_0_cp_compute_enable(false)`);
-//! 4. [`Stage::PspRing`]: the PSP's GPCOM ring destroyed
+//! 4. [`Stage::Gfxhub`]: the GFXHUB's 16 VM contexts, L1 TLB and L2 cache
+//!    off (`gfx_v11_0_hw_fini()` ends with `gfxhub.funcs->gart_disable()`:
+//!    `gfxhub_v3_0_gart_disable()`, `gfxhub_v12_0_gart_disable()`);
+//! 5. [`Stage::PspRing`]: the PSP's GPCOM ring destroyed
 //!    (`psp_hw_fini()` → `psp_ring_stop()` → DESTROY_RINGS);
-//! 5. [`Stage::IhRing`]: interrupt ring 0 disabled (`ih_v6_0_hw_fini()`
+//! 6. [`Stage::IhRing`]: interrupt ring 0 disabled (`ih_v6_0_hw_fini()`
 //!    → `ih_v6_0_irq_disable()`), before its GTT memory goes back;
-//! 6. [`Stage::Doorbells`]: the doorbell and self-ring apertures closed
+//! 7. [`Stage::Mmhub`]: the GART off: the MMHUB's contexts, L1 TLB and L2
+//!    cache (`gmc_v11_0_hw_fini()` → `gmc_v11_0_gart_disable()` →
+//!    `mmhub_v3_0_gart_disable()`; `mmhub_v4_1_0_gart_disable()`), after
+//!    the PSP and IH, which reach memory through it;
+//! 8. [`Stage::Doorbells`]: the doorbell and self-ring apertures closed
 //!    (`soc21_common_hw_fini()`: `enable_doorbell_aperture(false)`,
 //!    `enable_doorbell_selfring_aperture(false)`);
-//! 7. [`Stage::BusMaster`]: `PCI_COMMAND` bus master cleared, so the
+//! 9. [`Stage::BusMaster`]: `PCI_COMMAND` bus master cleared, so the
 //!    device can start no DMA at all;
-//! 8. [`Stage::ReleaseMemory`]: the user memory handed back; the DMA
+//! 10. [`Stage::ReleaseMemory`]: the user memory handed back; the DMA
 //!    region is the platform's, released when it drops (the CLI keeps a
 //!    GPU's region for the life of the process unless every stage above
 //!    was done);
-//! 9. [`Stage::Signature`]: `SCRATCH_REG6` = 0 when every stage above was
+//! 11. [`Stage::Signature`]: `SCRATCH_REG6` = 0 when every stage above was
 //!    done, 1 otherwise (tinygrad's `AMDev.fini` writes its error state
 //!    there), when the start step finished, so that the next run
 //!    re-inits partially only after a complete teardown
@@ -48,6 +55,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use barebell::gfx::mec;
 use barebell::gfx::mes::start as mes_start;
+use barebell::gmc::hub;
+use barebell::ip::hw_id;
 use barebell::nbio::{self, Nbio};
 use barebell::psp::{self, PspRegs};
 use core::fmt;
@@ -58,8 +67,10 @@ pub enum Stage {
     UnmapQueue,
     HaltMes,
     HaltMec,
+    Gfxhub,
     PspRing,
     IhRing,
+    Mmhub,
     Doorbells,
     BusMaster,
     ReleaseMemory,
@@ -67,12 +78,14 @@ pub enum Stage {
 }
 
 impl Stage {
-    pub const ALL: [Stage; 9] = [
+    pub const ALL: [Stage; 11] = [
         Stage::UnmapQueue,
         Stage::HaltMes,
         Stage::HaltMec,
+        Stage::Gfxhub,
         Stage::PspRing,
         Stage::IhRing,
+        Stage::Mmhub,
         Stage::Doorbells,
         Stage::BusMaster,
         Stage::ReleaseMemory,
@@ -84,8 +97,10 @@ impl Stage {
             Stage::UnmapQueue => "unmap queue",
             Stage::HaltMes => "halt MES",
             Stage::HaltMec => "halt MEC",
+            Stage::Gfxhub => "disable GFXHUB",
             Stage::PspRing => "destroy PSP ring",
             Stage::IhRing => "disable IH ring",
+            Stage::Mmhub => "disable GART (MMHUB)",
             Stage::Doorbells => "close doorbell aperture",
             Stage::BusMaster => "clear bus mastering",
             Stage::ReleaseMemory => "release memory",
@@ -231,7 +246,16 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     };
     put(Stage::HaltMec, o);
 
-    // 4. The PSP's ring.
+    // 4. The GFXHUB, once nothing on the CP side fetches through it
+    // (programmed in the rlc step).
+    let o = if entered >= Step::Rlc {
+        hub_off(bus, hw_id::GC, &gpu.ips.gc)
+    } else {
+        Outcome::NotNeeded("the GFXHUB was never programmed")
+    };
+    put(Stage::Gfxhub, o);
+
+    // 5. The PSP's ring.
     let o = if entered >= Step::Psp {
         match PspRegs::for_version(gpu.ips.mp0.version.triple()) {
             Some(regs) => outcome(
@@ -250,7 +274,7 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     };
     put(Stage::PspRing, o);
 
-    // 5. The IH ring, before its memory can go back.
+    // 6. The IH ring, before its memory can go back.
     let o = match gpu.ih.take() {
         Some(ring) => outcome(
             ring.disable(bus)
@@ -272,7 +296,16 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     };
     put(Stage::IhRing, o);
 
-    // 5. The doorbell and self-ring apertures.
+    // 7. The MMHUB (the GART), after the PSP and the IH ring, which reach
+    // memory through it (programmed in the gmc step).
+    let o = if entered >= Step::Gmc {
+        hub_off(bus, hw_id::MMHUB, &gpu.ips.mmhub)
+    } else {
+        Outcome::NotNeeded("the MMHUB was never programmed")
+    };
+    put(Stage::Mmhub, o);
+
+    // 8. The doorbell and self-ring apertures.
     let o = if entered >= Step::Nbio {
         let nbif = gpu.ips.nbif;
         match Nbio::for_version(nbif.version.triple(), nbif.bases) {
@@ -288,7 +321,7 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     };
     put(Stage::Doorbells, o);
 
-    // 6. Bus mastering.
+    // 9. Bus mastering.
     let o = if p.set_bus_master(false) {
         Outcome::Done(String::from("PCI_COMMAND bus master cleared"))
     } else {
@@ -296,7 +329,7 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     };
     put(Stage::BusMaster, o);
 
-    // 7. Memory. The user memory is a window of the platform's DMA
+    // 10. Memory. The user memory is a window of the platform's DMA
     // region (it owns nothing itself); the region goes back with the
     // platform.
     let had_user = gpu.user.take().is_some();
@@ -312,7 +345,7 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     ));
     put(Stage::ReleaseMemory, o);
 
-    // 8. The signature's "finalized" flag, last: a register write, which
+    // 11. The signature's "finalized" flag, last: a register write, which
     // needs no bus mastering.
     let done = stages
         .iter()
@@ -338,6 +371,19 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     stages.push((Stage::Signature, o));
 
     TeardownReport { stages }
+}
+
+/// One hub's translation off ([`hub::gart_disable`]).
+fn hub_off(bus: &crate::bus::Bus<'_>, id: u16, ip: &barebell::discovery::IpInfo) -> Outcome {
+    match hub::hub_for(id, ip.version.triple()) {
+        Some(regs) => outcome(hub::gart_disable(bus, &ip.bases, regs).map(|n| {
+            alloc::format!(
+                "{}: 16 contexts off ({n} were enabled), L1 TLB and L2 cache off",
+                regs.name
+            )
+        })),
+        None => Outcome::NotNeeded("no register table for this hub: nothing was programmed"),
+    }
 }
 
 /// Teardown before discovery finished: only bus mastering to clear.

@@ -980,6 +980,20 @@ impl VirtualGpu {
         if self.bus_master() {
             why.push("PCI bus mastering on".into());
         }
+        // An enabled VM context still walks its page tables, which live
+        // in memory the teardown hands back: Linux turns every context
+        // off (`gfxhub_v3_0_gart_disable()` from `gfx_v11_0_hw_fini()`,
+        // `mmhub_v3_0_gart_disable()` from `gmc_v11_0_hw_fini()`, and
+        // their v12 / 4.1.0 twins, all 16 contexts' CNTL written 0).
+        for (name, hub) in [("GFXHUB", &self.gfxhub), ("MMHUB", &self.mmhub)] {
+            let on: Vec<u8> = (0..16u8).filter(|&v| hub.context_regs(v).enabled).collect();
+            if let Some(&first) = on.first() {
+                why.push(format!(
+                    "{name} VM contexts {on:?} enabled (context {first}'s page-table base {:#x})",
+                    hub.context_regs(first).base
+                ));
+            }
+        }
         if why.is_empty() {
             Ok(())
         } else {

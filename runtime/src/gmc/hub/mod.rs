@@ -384,6 +384,45 @@ pub fn gart_enable<B: RegisterBus + ?Sized>(
     Ok(())
 }
 
+/// Turns one hub's translation off as its Linux `*_gart_disable()` does
+/// (`gfxhub_v3_0.c`, `mmhub_v3_0.c`, `gfxhub_v12_0.c`, `mmhub_v4_1_0.c`:
+/// one sequence): all 16 contexts' `*_CONTEXT*_CNTL` written 0, the L1
+/// TLB and the advanced driver model off, the L2 cache off and
+/// `*_L2_CNTL3` 0. After it the hub walks no page table, so the memory
+/// the tables live in can go back. Returns how many contexts were
+/// enabled before.
+pub fn gart_disable<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: &IpBases,
+    hub: &HubRegs,
+) -> Result<u32, HubError> {
+    let r = Block::new(bus, *bases);
+    let ctx = hub.ctx_distance();
+    let mut were_on = 0;
+    for i in 0..16u32 {
+        let c = read_live(&r, hub.ctx0_cntl, i, ctx)?;
+        were_on += u32::from(gc::GcvmContextCntl::from_bits(c).enable_context());
+        write_nth(&r, hub.ctx0_cntl, i, ctx, 0)?;
+    }
+    let old = read_live(&r, hub.l1_tlb_cntl, 0, 0)?;
+    let v = match hub.generation {
+        Generation::Gfx11 => gc::GcmcVmMxL1TlbCntl::from_bits(old)
+            .with_enable_l1_tlb(false)
+            .with_enable_advanced_driver_model(false)
+            .into_bits(),
+        Generation::Gfx12 => gc12::GcmcVmMxL1TlbCntl::from_bits(old)
+            .with_enable_l1_tlb(false)
+            .with_enable_advanced_driver_model(false)
+            .into_bits(),
+    };
+    r.write(hub.l1_tlb_cntl, v)?;
+    let v =
+        gc::GcvmL2Cntl::from_bits(read_live(&r, hub.l2_cntl, 0, 0)?).with_enable_l2_cache(false);
+    r.write(hub.l2_cntl, v.into_bits())?;
+    r.write(hub.l2_cntl3, 0)?;
+    Ok(were_on)
+}
+
 /// `*_set_fault_enable_default()` (`gfxhub_v3_0.c`, `mmhub_v3_0.c`,
 /// `gfxhub_v12_0.c`, `mmhub_v4_1_0.c`, one layout): every
 /// `*_PROTECTION_FAULT_ENABLE_DEFAULT` bit of `*_L2_PROTECTION_FAULT_CNTL`
