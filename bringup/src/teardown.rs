@@ -35,14 +35,14 @@
 //! 9. [`Stage::BusMaster`]: `PCI_COMMAND` bus master cleared, so the
 //!    device can start no DMA at all;
 //! 10. [`Stage::ReleaseMemory`]: the user memory handed back; the DMA
-//!    region is the platform's, released when it drops (the CLI keeps a
-//!    GPU's region for the life of the process unless every stage above
-//!    was done);
+//!     region is the platform's, released when it drops (the CLI keeps a
+//!     GPU's region for the life of the process unless every stage above
+//!     was done);
 //! 11. [`Stage::Signature`]: `SCRATCH_REG6` = 0 when every stage above was
-//!    done, 1 otherwise (tinygrad's `AMDev.fini` writes its error state
-//!    there), when the start step finished, so that the next run
-//!    re-inits partially only after a complete teardown
-//!    ([`crate::start`]).
+//!     done, 1 otherwise (tinygrad's `AMDev.fini` writes its error state
+//!     there), when the start step finished, so that the next run
+//!     re-inits partially only after a complete teardown
+//!     ([`crate::start`]).
 //!
 //! A stage runs when the bring-up step that set its state up was begun
 //! (a failing step may have done half its work); a stage that fails does

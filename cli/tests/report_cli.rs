@@ -135,8 +135,10 @@ fn the_report_holds_what_the_run_printed() {
                 "unmap queue",
                 "halt MES",
                 "halt MEC",
+                "disable GFXHUB",
                 "destroy PSP ring",
                 "disable IH ring",
+                "disable GART (MMHUB)",
                 "close doorbell aperture",
                 "clear bus mastering",
                 "release memory",
@@ -206,9 +208,10 @@ fn a_report_is_written_after_sigint() {
         .map(|s| s["step"].as_str().unwrap())
         .collect();
     // One line per teardown stage: unmap queue, halt MES, halt MEC,
-    // destroy PSP ring, disable IH ring, close doorbell aperture, clear
-    // bus mastering, release memory, finalize signature.
-    assert_eq!(steps.iter().filter(|s| **s == "teardown").count(), 9);
+    // disable GFXHUB, destroy PSP ring, disable IH ring, disable GART
+    // (MMHUB), close doorbell aperture, clear bus mastering, release
+    // memory, finalize signature.
+    assert_eq!(steps.iter().filter(|s| **s == "teardown").count(), 11);
     assert!(!steps.contains(&"queue"));
     let _ = std::fs::remove_file(&path);
 }

@@ -151,7 +151,7 @@ fn run(aux: bool) -> Run {
     let place = PspPlacement {
         regs: PspRegs::MP0_13_0_6,
         mp0_bases: rig.mp0.bases,
-        gc: RlcStatus::for_generation(barebell::ip::Generation::Gfx11),
+        gc: RlcStatus::for_generation(barebell::ip::Generation::Gfx11).unwrap(),
         gc_bases: rig.gc.bases,
     };
     let model: &'static PspModel = Box::leak(Box::new(PspModel::new(

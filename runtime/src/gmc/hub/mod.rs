@@ -406,6 +406,14 @@ pub fn gart_disable<B: RegisterBus + ?Sized>(
     }
     let old = read_live(&r, hub.l1_tlb_cntl, 0, 0)?;
     let v = match hub.generation {
+        // GFXHUB 1.2 / MMHUB 1.8 have their own sequences (`v9`).
+        Generation::Gfx94 => {
+            return Err(crate::ip::Unsupported::new(
+                "GFXHUB 1.2/MMHUB 1.8 gart_disable",
+                hub.generation,
+            )
+            .into());
+        }
         Generation::Gfx11 => gc::GcmcVmMxL1TlbCntl::from_bits(old)
             .with_enable_l1_tlb(false)
             .with_enable_advanced_driver_model(false)
