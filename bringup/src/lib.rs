@@ -59,6 +59,7 @@ pub mod discovery;
 pub mod error;
 pub mod firmware;
 pub mod gfx;
+pub mod gfx_v9_4_3;
 pub mod gmc;
 pub mod ih;
 pub mod nbio;

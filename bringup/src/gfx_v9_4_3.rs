@@ -1,0 +1,611 @@
+//! GC 9.4.3 (MI300) after the RLC/MEC start: the KIQ of every XCC (the
+//! rings step) and one AQL user queue spread over the XCCs (the queue
+//! step), mapped three ways, and their teardown.
+//!
+//! - [`kiqs_up`]: per XCC, `gfx_v9_4_3_xcc_kiq_resume()` (KIQ on MEC 2
+//!   pipe 1 queue 0, its v9 MQD, the HQD loaded register by register with
+//!   that XCC's MEC doorbell range), then SET_RESOURCES on it with the
+//!   queue mask the caller's queues need, as `amdgpu_gfx_enable_kcq()`
+//!   sends it before any MAP_QUEUES (`gfx_v9_4_3_kiq_set_resources()`).
+//! - [`place_queue`]: the ring and `amd_queue_t`, one v9 MQD per XCC
+//!   (`init_mqd_v9_4_3()`, [`MQD_STRIDE`] apart, one doorbell shared by
+//!   every XCC as KFD gives a user queue), EOP buffer, completion signal.
+//! - [`map_direct`]: `load_mqd_v9_4_3()`: the HQD of [`USER_SLOT`] loaded
+//!   on each XCC from that XCC's MQD (what tinygrad does on MI300).
+//! - [`map_kiq`]: MAP_QUEUES on each XCC's KIQ naming that XCC's MQD.
+//! - [`map_hws`]: KFD's CPSCH path: the HIQ's v9 MQD (`init_mqd_hiq()`),
+//!   mapped through XCC 0's KIQ by `kgd_gfx_v9_hiq_mqd_load()`'s
+//!   MAP_QUEUES ([`barebell::gfx::hws::hiq::kiq_map_hiq`]), then on the
+//!   HIQ SET_RESOURCES (`set_sched_resources()`), a runlist with the
+//!   process's MAP_PROCESS and the queue's MAP_QUEUES
+//!   (`pm_create_runlist_ib()`), RUN_LIST, each fenced by QUERY_STATUS.
+//! - [`UserQueueV9::unmap`]: `destroy_mqd_v9_4_3()` (direct), UNMAP_QUEUES
+//!   per XCC KIQ (`gfx_v9_4_3_kiq_unmap_queues()`, `RESET_QUEUES`), or
+//!   HWS UNMAP_QUEUES for the process plus its fence
+//!   (`unmap_queues_cpsch()`); every wait bounded.
+//!
+//! Everything is placed in the caller's [`DeviceArena`] (GPU VA = host
+//! address in VMID 0 and in the process tables, the [`Dev`] contract).
+//! Each XCC is a [`Block`] with that XCC's GC bases (`Ips::xcc`).
+
+use alloc::vec::Vec;
+use barebell::aql::doorbell::{DoorbellAperture, DoorbellError};
+use barebell::aql::{
+    AqlQueue, BarrierKind, BarrierPacket, Fences, QueueConfig, QueueMemory, SignalMemory,
+};
+use barebell::bus::{Block, RegisterBus};
+use barebell::gfx::error::{KiqTimeout, RingInUse};
+use barebell::gfx::hqd_v9::{self, HqdSlot, HqdV9Error};
+use barebell::gfx::hws::hiq::{KFD_HIQ_PIPE_ID, KFD_HIQ_QUEUE, kiq_map_hiq};
+use barebell::gfx::hws::runlist::{self, ProcessQueues, RunlistConfig};
+use barebell::gfx::hws::{
+    HiqMemory, HiqRing, Hws, HwsError, ProcessDesc, QueueDesc, SchedulingResources, UnmapFilter,
+};
+use barebell::gfx::kiq::{Kiq, KiqMemory, KiqRing};
+use barebell::gfx::mqd::{EopBuffer, MqdPage};
+use barebell::gfx::mqd_v9::{
+    AqlQueueV9, MQD_BYTES, MecDoorbellRange, MqdV9Error, V9Mqd, XccDoorbell, XccMqds, init_mqd,
+    linux_mec_range,
+};
+use barebell::gfx::queue_v9::{
+    KiqV9Error, KiqV9Parts, RunlistIb, XccMqdPages, kiq_doorbell_index, kiq_resume,
+    set_resource_bit, set_resources,
+};
+use barebell::gfx::{Doorbells, doorbell_index};
+use barebell::ip::Generation;
+use barebell::mem::{Dev, DeviceArena, MemError};
+use barebell::regs::gc_9_4_3::PqControl;
+use barebell::time::{Clock, Pause};
+use barebell_firmware_if::pm4::{self, MapQueuesCntl, QueueEngine, unmap_action};
+use core::sync::atomic::AtomicU64;
+
+/// KIQ ring, in dwords.
+pub const KIQ_RING: usize = 256;
+/// HIQ ring, in dwords.
+pub const HIQ_RING: usize = 256;
+/// User queue slots (64-byte AQL packets).
+pub const SLOTS: usize = 256;
+/// Runlist IB, in dwords (one aldebaran MAP_PROCESS and a MAP_QUEUES is
+/// 28; KFD allocates a page and more).
+pub const RUNLIST_DWORDS: usize = 1024;
+/// `mqd_stride_v9()` without CWSR: `sizeof(struct v9_mqd)`.
+pub const MQD_STRIDE: u64 = MQD_BYTES as u64;
+/// The slot the direct and KIQ mappings load on every XCC: MEC 1 pipe 1
+/// queue 0 (amdgpu's own compute rings start at pipe 0 queue 0,
+/// `amdgpu_gfx_compute_queue_acquire()`; barebell runs none, and keeps
+/// off that slot so a later KCQ does not collide).
+pub const USER_SLOT: HqdSlot = HqdSlot {
+    pipe_id: 1,
+    queue_id: 0,
+};
+/// The user queue's doorbell: the first of layout 1's user-queue block
+/// (`AMDGPU_DOORBELL_LAYOUT1_USERQUEUE_START`), 64-bit index.
+pub const USER_DOORBELL: u32 = doorbell_index::USERQUEUE_START;
+/// The HIQ's doorbell (`AMDGPU_DOORBELL_LAYOUT1_HIQ`), 64-bit index.
+pub const HIQ_DOORBELL: u32 = runlist::layout1::HIQ;
+/// KFD's PASID for the one process (any nonzero 16-bit value).
+pub const PASID: u16 = 0x8001;
+/// Bound on every wait here (fences, dequeues).
+pub const BOUND_NS: u64 = 2_100_000_000;
+
+/// Why a GC 9.4.3 KIQ or user-queue step failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueV9Error {
+    /// Bringing up XCC `xcc`'s KIQ failed.
+    Kiq {
+        xcc: usize,
+        error: KiqV9Error,
+    },
+    /// XCC `xcc`'s KIQ did not complete `error.packet` within its bound:
+    /// it refused the packet (the KIQ reports nothing else) or hung.
+    KiqPacket {
+        xcc: usize,
+        error: KiqTimeout,
+    },
+    /// The KIQ ring already has a writer.
+    RingInUse(RingInUse),
+    /// No KIQ was brought up for XCC `xcc`.
+    NoKiq {
+        xcc: usize,
+    },
+    Mqd(MqdV9Error),
+    Hqd(HqdV9Error),
+    Hws(HwsError),
+    Memory(MemError),
+    Doorbell {
+        index: u32,
+        error: DoorbellError,
+    },
+    /// A mapping call for a queue already mapped, or an unmap of one
+    /// that is not.
+    State {
+        what: &'static str,
+    },
+}
+
+impl core::fmt::Display for QueueV9Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            QueueV9Error::Kiq { error, .. } => write!(f, "{error}"),
+            QueueV9Error::KiqPacket { xcc, error } => write!(f, "XCC {xcc} KIQ: {error}"),
+            QueueV9Error::RingInUse(e) => write!(f, "{e}"),
+            QueueV9Error::NoKiq { xcc } => write!(f, "no KIQ was brought up on XCC {xcc}"),
+            QueueV9Error::Mqd(e) => write!(f, "v9 MQD: {e}"),
+            QueueV9Error::Hqd(e) => write!(f, "HQD: {e}"),
+            QueueV9Error::Hws(e) => write!(f, "HWS: {e}"),
+            QueueV9Error::Memory(e) => write!(f, "ring area: {e}"),
+            QueueV9Error::Doorbell { index, error } => {
+                write!(f, "doorbell {index:#x}: {error}")
+            }
+            QueueV9Error::State { what } => write!(f, "{what}"),
+        }
+    }
+}
+
+impl From<MemError> for QueueV9Error {
+    fn from(e: MemError) -> Self {
+        QueueV9Error::Memory(e)
+    }
+}
+impl From<HwsError> for QueueV9Error {
+    fn from(e: HwsError) -> Self {
+        QueueV9Error::Hws(e)
+    }
+}
+impl From<MqdV9Error> for QueueV9Error {
+    fn from(e: MqdV9Error) -> Self {
+        QueueV9Error::Mqd(e)
+    }
+}
+impl From<HqdV9Error> for QueueV9Error {
+    fn from(e: HqdV9Error) -> Self {
+        QueueV9Error::Hqd(e)
+    }
+}
+
+fn doorbell(a: &DoorbellAperture, index: u32) -> Result<barebell::aql::Doorbell, QueueV9Error> {
+    a.doorbell(index)
+        .map_err(|error| QueueV9Error::Doorbell { index, error })
+}
+
+/// One XCC's running KIQ.
+pub struct XccKiq<'p, C, P> {
+    pub xcc: usize,
+    pub kiq: Kiq<'p, C, P, KIQ_RING>,
+    /// The MQD its HQD was loaded from.
+    pub mqd: V9Mqd,
+    /// The queue mask its SET_RESOURCES carried.
+    pub queue_mask: u64,
+}
+
+impl<C, P> core::fmt::Debug for XccKiq<'_, C, P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("XccKiq")
+            .field("xcc", &self.xcc)
+            .field("queue_mask", &self.queue_mask)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The SET_RESOURCES queue mask naming `slots` of MEC 1
+/// (`amdgpu_gfx_enable_kcq()`: one bit per queue the KIQ will map,
+/// `amdgpu_queue_mask_bit_to_set_resource_bit()`).
+pub fn queue_mask(slots: &[HqdSlot]) -> u64 {
+    slots.iter().fold(0u64, |m, s| {
+        let bit = set_resource_bit(
+            u32::from(s.pipe_id / hqd_v9::PIPES_PER_MEC),
+            u32::from(s.pipe_id % hqd_v9::PIPES_PER_MEC),
+            u32::from(s.queue_id),
+        );
+        m | 1u64.checked_shl(bit).unwrap_or(0)
+    })
+}
+
+/// Brings up the KIQ of every XCC in `xccs` (XCC `n` = `xccs[n]`) and
+/// gives each SET_RESOURCES with `queue_mask` ([`queue_mask`]), in XCC
+/// order, stopping at the first failure.
+pub fn kiqs_up<'p, B, C, P>(
+    xccs: &[Block<'_, B>],
+    area: &mut DeviceArena<'p>,
+    doorbells: &DoorbellAperture,
+    clock: C,
+    pause: P,
+    queue_mask: u64,
+) -> Result<Vec<XccKiq<'p, C, P>>, QueueV9Error>
+where
+    B: RegisterBus + ?Sized,
+    C: Clock + Copy,
+    P: Pause + Clone,
+{
+    let mut out = Vec::with_capacity(xccs.len());
+    for (xcc, gc) in xccs.iter().enumerate() {
+        let index = kiq_doorbell_index(xcc as u32);
+        let parts = KiqV9Parts {
+            ring: area.put(KiqMemory::<KIQ_RING>::new())?,
+            mqd: area.put(MqdPage::new())?,
+            eop: area.put(EopBuffer::new())?,
+            doorbell_index: index,
+        };
+        let mqd = kiq_resume(*gc, &clock, xcc, &parts)
+            .map_err(|error| QueueV9Error::Kiq { xcc, error })?;
+        let ring = KiqRing {
+            memory: parts.ring,
+            doorbell: doorbell(doorbells, index)?,
+        };
+        let mut kiq = Kiq::new(
+            ring,
+            clock,
+            pause.clone(),
+            Generation::Gfx94,
+            Doorbells::linux_default(),
+        )
+        .map_err(QueueV9Error::RingInUse)?;
+        kiq.timeout_ns = BOUND_NS;
+        kiq.submit("SET_RESOURCES", &set_resources(queue_mask))
+            .map_err(|error| QueueV9Error::KiqPacket { xcc, error })?;
+        out.push(XccKiq {
+            xcc,
+            kiq,
+            mqd,
+            queue_mask,
+        });
+    }
+    Ok(out)
+}
+
+/// How the user queue reached the HQDs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MappingV9 {
+    Direct,
+    Kiq,
+    Hws,
+}
+
+impl MappingV9 {
+    pub const ALL: [MappingV9; 3] = [MappingV9::Direct, MappingV9::Kiq, MappingV9::Hws];
+    pub fn name(self) -> &'static str {
+        match self {
+            MappingV9::Direct => "direct",
+            MappingV9::Kiq => "kiq",
+            MappingV9::Hws => "hws",
+        }
+    }
+}
+
+/// The HWS client over the HIQ.
+pub type HwsClient<'p, C, P> = Hws<'p, C, P, HIQ_RING>;
+
+/// An AQL queue over `xccs` XCCs, placed and (once a `map_*` returned)
+/// mapped.
+pub struct UserQueueV9<'p, C, P> {
+    pub queue: AqlQueue<'p, SLOTS>,
+    pub memory: Dev<'p, QueueMemory<SLOTS>>,
+    pub signal: Dev<'p, SignalMemory>,
+    pub mqds: Dev<'p, XccMqdPages>,
+    pub eop: Dev<'p, EopBuffer>,
+    /// The 64-bit doorbell index every XCC's MQD names.
+    pub doorbell: u32,
+    pub xccs: usize,
+    /// Where the MQDs are, once built by a `map_*` call.
+    pub layout: Option<XccMqds>,
+    pub mapping: Option<MappingV9>,
+    /// The HWS client (hws mapping): UNMAP_QUEUES goes through it.
+    pub hws: Option<HwsClient<'p, C, P>>,
+}
+
+impl<C, P> core::fmt::Debug for UserQueueV9<'_, C, P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("UserQueueV9")
+            .field("doorbell", &self.doorbell)
+            .field("xccs", &self.xccs)
+            .field("layout", &self.layout)
+            .field("mapping", &self.mapping)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Places the user queue's memory and binds the AQL queue to its
+/// doorbell (`USER_DOORBELL`); nothing reaches the device yet.
+pub fn place_queue<'p, C, P>(
+    area: &mut DeviceArena<'p>,
+    doorbells: &DoorbellAperture,
+    xccs: usize,
+) -> Result<UserQueueV9<'p, C, P>, QueueV9Error> {
+    let memory = area.put(QueueMemory::<SLOTS>::new())?;
+    let mqds = area.put(XccMqdPages::new())?;
+    let eop = area.put(EopBuffer::new())?;
+    let signal = area.put(SignalMemory::new(1))?;
+    let db = doorbell(doorbells, USER_DOORBELL)?;
+    let queue = AqlQueue::new(
+        memory.get(),
+        db,
+        QueueConfig {
+            profiling: false,
+            ..Default::default()
+        },
+    )
+    .map_err(|_| QueueV9Error::State {
+        what: "the AQL queue memory could not be bound to its doorbell",
+    })?;
+    Ok(UserQueueV9 {
+        queue,
+        memory,
+        signal,
+        mqds,
+        eop,
+        doorbell: USER_DOORBELL,
+        xccs,
+        layout: None,
+        mapping: None,
+        hws: None,
+    })
+}
+
+impl<'p, C: Clock, P: Pause> UserQueueV9<'p, C, P> {
+    /// The queue as `init_mqd()`/`update_mqd()` take it.
+    pub fn aql(&self, vmid: u8) -> AqlQueueV9 {
+        AqlQueueV9 {
+            ring_address: self.memory.ring_address(),
+            ring_bytes: (SLOTS * 64) as u64,
+            read_index_address: self.memory.read_index_address(),
+            write_index_address: self.memory.write_index_address(),
+            eop_address: self.eop.address(),
+            eop_bytes: barebell::gfx::mqd::EOP_BYTES,
+            vmid,
+            ctx_save: None,
+        }
+    }
+
+    /// `init_mqd_v9_4_3()` for this queue: one MQD per XCC, the shared
+    /// doorbell checked against Linux's ranges, logical XCC 0 first.
+    fn build(&mut self, vmid: u8) -> Result<XccMqds, QueueV9Error> {
+        if self.mapping.is_some() {
+            return Err(QueueV9Error::State {
+                what: "the user queue is already mapped",
+            });
+        }
+        let ranges: Vec<MecDoorbellRange> = (0..self.xccs as u32).map(linux_mec_range).collect();
+        let layout = self.mqds.init(
+            &self.aql(vmid),
+            self.xccs,
+            0,
+            XccDoorbell::Shared {
+                dword: self.doorbell.saturating_mul(2),
+            },
+            &ranges,
+        )?;
+        self.layout = Some(layout);
+        Ok(layout)
+    }
+
+    /// The barrier a first submission sends: no dependencies, this
+    /// queue's signal, system-scope fences.
+    pub fn barrier(&self) -> Result<BarrierPacket, QueueV9Error> {
+        BarrierPacket::new(BarrierKind::And, &[], self.signal.handle(), Fences::SYSTEM).map_err(
+            |_| QueueV9Error::State {
+                what: "the barrier packet could not be built",
+            },
+        )
+    }
+
+    /// Takes the queue off every XCC, by the way it was mapped. `xccs`
+    /// (direct) are the GC blocks, `kiqs` (kiq) the XCCs' KIQs.
+    pub fn unmap<B: RegisterBus + ?Sized, KC: Clock, KP: Pause>(
+        &mut self,
+        xccs: &[Block<'_, B>],
+        kiqs: &mut [XccKiq<'_, KC, KP>],
+        clock: &C,
+    ) -> Result<(), QueueV9Error> {
+        let layout = self.layout.ok_or(QueueV9Error::State {
+            what: "the user queue is not mapped",
+        })?;
+        match self.mapping {
+            None => {
+                return Err(QueueV9Error::State {
+                    what: "the user queue is not mapped",
+                });
+            }
+            Some(MappingV9::Direct) => {
+                hqd_v9::destroy_mqd_v9_4_3(
+                    xccs,
+                    clock,
+                    &self.mqds.bytes(),
+                    &layout,
+                    USER_SLOT,
+                    BOUND_NS,
+                )?;
+            }
+            Some(MappingV9::Kiq) => {
+                for xcc in 0..self.xccs {
+                    let k = kiqs
+                        .iter_mut()
+                        .find(|k| k.xcc == xcc)
+                        .ok_or(QueueV9Error::NoKiq { xcc })?;
+                    // gfx_v9_4_3_kiq_unmap_queues() with RESET_QUEUES, as
+                    // amdgpu_gfx_disable_kcq() sends it.
+                    let p = pm4::unmap_queues(
+                        unmap_action::RESET_QUEUES,
+                        false,
+                        self.doorbell.saturating_mul(2),
+                        (0, 0),
+                    );
+                    k.kiq
+                        .submit("UNMAP_QUEUES", &p)
+                        .map_err(|error| QueueV9Error::KiqPacket { xcc, error })?;
+                }
+            }
+            Some(MappingV9::Hws) => {
+                let hws = self.hws.as_mut().ok_or(QueueV9Error::State {
+                    what: "the HWS client is gone",
+                })?;
+                // unmap_queues_cpsch(): UNMAP_QUEUES, then the fence.
+                hws.unmap_queues(UnmapFilter::Pasid(PASID), false)?;
+                hws.fence()?;
+            }
+        }
+        self.mapping = None;
+        Ok(())
+    }
+}
+
+/// `load_mqd_v9_4_3()`: the queue's MQDs loaded into [`USER_SLOT`] of
+/// every XCC in VMID `vmid` (whose GFXHUB context the caller pointed at
+/// the process tables).
+pub fn map_direct<B: RegisterBus + ?Sized, C: Clock, P: Pause>(
+    q: &mut UserQueueV9<'_, C, P>,
+    xccs: &[Block<'_, B>],
+    vmid: u8,
+) -> Result<XccMqds, QueueV9Error> {
+    let layout = q.build(vmid)?;
+    hqd_v9::load_mqd_v9_4_3(
+        xccs,
+        &q.mqds.bytes(),
+        &layout,
+        USER_SLOT,
+        Some(q.memory.write_index_address()),
+    )?;
+    q.mapping = Some(MappingV9::Direct);
+    Ok(layout)
+}
+
+/// MAP_QUEUES on each XCC's KIQ naming that XCC's MQD, on [`USER_SLOT`],
+/// with the MQD's VMID (`gfx_v9_4_3_kiq_map_queues()`'s packet; KFD's
+/// `kgd_gfx_v9_hiq_mqd_load()` fills the VMID from the MQD likewise).
+pub fn map_kiq<C: Clock, P: Pause, KC: Clock, KP: Pause>(
+    q: &mut UserQueueV9<'_, C, P>,
+    kiqs: &mut [XccKiq<'_, KC, KP>],
+    vmid: u8,
+) -> Result<XccMqds, QueueV9Error> {
+    let layout = q.build(vmid)?;
+    let me_pipe = USER_SLOT.pipe_id % hqd_v9::PIPES_PER_MEC;
+    for xcc in 0..q.xccs {
+        let k = kiqs
+            .iter_mut()
+            .find(|k| k.xcc == xcc)
+            .ok_or(QueueV9Error::NoKiq { xcc })?;
+        let mqd = layout.address_of(xcc).ok_or(QueueV9Error::State {
+            what: "no MQD for an XCC of the queue",
+        })?;
+        let mut p = pm4::map_queues(
+            QueueEngine::Compute,
+            me_pipe,
+            USER_SLOT.queue_id,
+            q.doorbell.saturating_mul(2),
+            mqd,
+            q.memory.write_index_address(),
+        );
+        p[1] = MapQueuesCntl::from_bits(p[1]).with_vmid(vmid).into_bits();
+        k.kiq
+            .submit("MAP_QUEUES", &p)
+            .map_err(|error| QueueV9Error::KiqPacket { xcc, error })?;
+    }
+    q.mapping = Some(MappingV9::Kiq);
+    Ok(layout)
+}
+
+/// The HIQ's ring, MQD, read pointer and runlist IB.
+#[derive(Debug, Clone, Copy)]
+pub struct HiqParts<'p> {
+    pub ring: Dev<'p, HiqMemory<HIQ_RING>>,
+    pub mqd: Dev<'p, MqdPage>,
+    pub eop: Dev<'p, EopBuffer>,
+    pub rptr: Dev<'p, AtomicU64>,
+    pub ib: Dev<'p, RunlistIb<RUNLIST_DWORDS>>,
+}
+
+/// KFD's HIQ MQD (`init_mqd_hiq()`: `init_mqd()` then PRIV_STATE and
+/// KMD_QUEUE; `update_mqd()` for a PM4 queue: no AQL control, no slot
+/// write pointer, the ring's own read/write pointers), VMID 0.
+pub fn hiq_mqd(parts: &HiqParts<'_>, doorbell_dword: u32) -> Result<V9Mqd, QueueV9Error> {
+    let q = AqlQueueV9 {
+        ring_address: parts.ring.ring_address(),
+        ring_bytes: (HIQ_RING * 4) as u64,
+        read_index_address: parts.rptr.address(),
+        write_index_address: parts.ring.wptr_address(),
+        eop_address: parts.eop.address(),
+        eop_bytes: barebell::gfx::mqd::EOP_BYTES,
+        vmid: 0,
+        ctx_save: None,
+    };
+    let mut m = init_mqd(parts.mqd.address(), doorbell_dword, &q)?;
+    // What init_mqd()/update_mqd() set only for AQL queues comes off.
+    m.hqd.cp_hqd_aql_control = 0;
+    m.hqd.cp_hqd_pq_control = PqControl::from_bits(m.hqd.cp_hqd_pq_control)
+        .with_no_update_rptr(false)
+        .with_slot_based_wptr(0)
+        .with_queue_full_en(false)
+        .with_wpp_clamp_en(false)
+        .with_priv_state(true)
+        .with_kmd_queue(true)
+        .into_bits();
+    Ok(m)
+}
+
+/// The HWS path: the HIQ mapped through `kiq0` (XCC 0's KIQ), then on the
+/// HIQ SET_RESOURCES with KFD's VMIDs (3..15 on GC 9.4.3) and `hws_mask`,
+/// a runlist of one process (PASID [`PASID`], page-table base
+/// `page_table_base` as `amdgpu_gmc_pd_addr()` makes it) with this
+/// queue, RUN_LIST, each fenced.
+#[allow(clippy::too_many_arguments)]
+pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
+    q: &mut UserQueueV9<'p, C, P>,
+    kiq0: &mut XccKiq<'_, KC, KP>,
+    area: &mut DeviceArena<'p>,
+    doorbells: &DoorbellAperture,
+    clock: C,
+    pause: P,
+    hws_mask: u64,
+    page_table_base: u64,
+) -> Result<XccMqds, QueueV9Error> {
+    let layout = q.build(0)?;
+    let parts = HiqParts {
+        ring: area.put(HiqMemory::<HIQ_RING>::new())?,
+        mqd: area.put(MqdPage::new())?,
+        eop: area.put(EopBuffer::new())?,
+        rptr: area.put(AtomicU64::new(0))?,
+        ib: area.put(RunlistIb::<RUNLIST_DWORDS>::new())?,
+    };
+    let hiq_dword = HIQ_DOORBELL.saturating_mul(2);
+    let m = hiq_mqd(&parts, hiq_dword)?;
+    parts.mqd.write(&m);
+    let p = kiq_map_hiq(
+        KFD_HIQ_PIPE_ID,
+        u32::from(hqd_v9::PIPES_PER_MEC),
+        KFD_HIQ_QUEUE,
+        m.hqd.cp_hqd_vmid,
+        hiq_dword,
+        parts.mqd.address(),
+        parts.ring.wptr_address(),
+    );
+    kiq0.kiq
+        .submit("MAP_QUEUES (HIQ)", &p)
+        .map_err(|error| QueueV9Error::KiqPacket {
+            xcc: kiq0.xcc,
+            error,
+        })?;
+    let ring = HiqRing {
+        memory: parts.ring,
+        doorbell: doorbell(doorbells, HIQ_DOORBELL)?,
+    };
+    let mut hws = Hws::new(ring, clock, pause)?;
+    hws.timeout_ns = BOUND_NS;
+    let vmids = runlist::compute_vmid_bitmap(runlist::FIRST_KFD_VMID_GC_9_4_3);
+    hws.set_resources(&SchedulingResources::kfd(vmids, hws_mask))?;
+    let queues = [QueueDesc::compute(
+        q.doorbell.saturating_mul(2),
+        layout.address,
+        q.memory.write_index_address(),
+    )];
+    let procs = [ProcessQueues {
+        process: ProcessDesc::new(PASID, page_table_base),
+        queues: &queues,
+    }];
+    let cfg = RunlistConfig::gc_9_4_3(0, !hws_mask & runlist::queue_mask(4, 8, 0));
+    let rl = parts
+        .ib
+        .fill(|ib, at| runlist::build(&cfg, &procs, ib, at))?;
+    hws.run_list(&rl)?;
+    q.hws = Some(hws);
+    q.mapping = Some(MappingV9::Hws);
+    Ok(layout)
+}
