@@ -59,6 +59,7 @@ pub mod ih;
 pub mod kiq;
 pub mod mc;
 pub mod mec;
+pub mod mec_v9_4_3;
 pub mod mes;
 pub mod nbio;
 pub mod parts;
@@ -84,6 +85,7 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     psp::FACTS,
     psp::iface::FACTS,
     rlc_mec_v9_4_3::FACTS,
+    mec_v9_4_3::FACTS,
     ucode::FACTS,
     decode::mes_api::FACTS,
     decode::mes_regs::FACTS,

@@ -1,0 +1,1464 @@
+//! GC 9.4.3 (MI300) compute after the RLC/MEC start, every XCC: the HQD
+//! registers, the KIQ of each XCC, the HIQ and its HWS, and the AQL queue
+//! the XCCs run together, decoded with the model's own offsets and masks
+//! ([`FACTS`], from `gc_9_4_3_offset.h` / `gc_9_4_3_sh_mask.h`), its own
+//! v9 MQD decoder ([`crate::decode::mqd_v9`]) and PM4 tables
+//! ([`crate::decode::pm4`]); never the runtime's types.
+//!
+//! # Registers ([`MecV943::owned_offsets`])
+//! Per XCC (its segment bases, as [`RlcMecV943::new`] takes them):
+//! `GRBM_GFX_CNTL` (ME/pipe/queue select, `soc15_grbm_select()`), the HQD
+//! window `CP_MQD_BASE_ADDR ..= CP_HQD_AQL_DISPATCH_ID_HI` banked per
+//! selected slot, `CP_MEC_DOORBELL_RANGE_LOWER/UPPER`,
+//! `CP_PQ_WPTR_POLL_CNTL(1)`, `CP_PQ_STATUS`, `SH_MEM_CONFIG/BASES` (banked
+//! per selected VMID) and `RLC_CP_SCHEDULERS` (which slot is the KIQ,
+//! `gfx_v9_4_3_xcc_kiq_setting()`). Nothing [`RlcMecV943`] owns.
+//!
+//! # What runs, and why not
+//! - Nothing runs on an XCC whose MEC does not ([`RlcMecV943::mec_run`]):
+//!   an activation there is refused and logged, and a queue spanning that
+//!   XCC never reaches the CP.
+//! - The KIQ: `CP_HQD_ACTIVE` set on the slot `RLC_CP_SCHEDULERS.scheduler0`
+//!   names (with its enable bit), holding a privileged kernel PM4 ring in
+//!   VMID 0 with its doorbell enabled inside that XCC's range (what
+//!   `gfx_v9_4_3_xcc_mqd_init()` builds). Its ring is then serviced up to
+//!   the write pointer its doorbell announces (dwords): SET_RESOURCES,
+//!   MAP_QUEUES (compute, or the HIQ: `engine_sel` 1), UNMAP_QUEUES
+//!   (`RESET_QUEUES`/`PREEMPT_QUEUES`), WRITE_DATA to memory. A packet it
+//!   refuses halts that KIQ: the driver sees a fence that never comes.
+//!   Model rules, from `amdgpu_gfx_enable_kcq()`'s order: a compute
+//!   MAP_QUEUES needs SET_RESOURCES first and a slot inside its queue
+//!   mask (`mec * 32 + pipe * 8 + queue`).
+//! - The HIQ: mapped by a KIQ MAP_QUEUES with `engine_sel` 1 (on XCC 0's
+//!   KIQ, `kgd_gfx_v9_hiq_mqd_load()`); its ring goes to a
+//!   [`HwsModel`], whose [`HwsModel::mec_queues`] become running queues.
+//!   *Model convention*: one HWS for the partition, on XCC 0, maps each
+//!   queue on every XCC (KFD loads the HIQ per XCC; the firmware's
+//!   cross-XCC protocol is not public).
+//! - An AQL queue: one HQD per XCC, reached by a direct HQD activation
+//!   (`kgd_gfx_v9_4_3_hqd_load()`), a KIQ MAP_QUEUES, or the HWS runlist.
+//!   It reaches the CP once every XCC of the partition holds it and its
+//!   MQDs pass [`check_queue`] (the `init_mqd_v9_4_3()` invariants), as
+//!   one queue whose dispatches the [`CpModel`]'s shader splits over the
+//!   XCCs (`Shader::xccs`, `tg_chunk` from the MQD), completing once.
+//!   *Model convention*: SPX, all XCCs of the block are one partition;
+//!   the shared doorbell is gated by XCC 0's range (see
+//!   [`crate::decode::mqd_v9`]).
+//! - Memory: kernel structures (KIQ rings, MQDs, fences) are read in
+//!   VMID 0 through the XCC's translation, a direct/KIQ queue in its VMID
+//!   through XCC 0's, an HWS queue through its process's page-table base
+//!   from MAP_PROCESS: [`XccTranslate`], supplied by the device (the
+//!   GFXHUB per XCC, the IOMMU). The HWS model reads its ring and IB
+//!   through the [`Dma`] as device addresses (it has no translation hook).
+//! - Doorbells: the block owns the BAR2 page ([`MecV943::doorbell_page`]);
+//!   [`MecV943::service`] looks at it and hands each changed slot to the
+//!   KIQ or queue listening there. A dequeue (`CP_HQD_DEQUEUE_REQUEST`)
+//!   completes at once (model value).
+
+use crate::SimClock;
+use crate::cp::{AddressSpace, CpModel, MecBinding, Translate, VmRefusal};
+use crate::decode::Bits;
+use crate::decode::mqd_v9::{
+    self as m9, HqdStateV9, HqdV9, MQD_BYTES, MqdV9, MqdV9Fault, WINDOW_DWORDS, check_queue,
+};
+use crate::decode::pm4::{
+    self, map_queues as mq, opcode, set_resources as sr, unmap_queues as uq, write_data as wd,
+};
+use crate::dma::Dma;
+use crate::gmc::Access;
+use crate::hsa::queue as amdq;
+use crate::hws::{HwsConfig, HwsModel};
+use crate::regfile::ACCESS_NS;
+use crate::rlc_mec_v9_4_3::{MecRefusal, RlcMecV943};
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
+use alloc::vec;
+use alloc::vec::Vec;
+use barebell::bus::RegisterBus;
+use barebell_facts::Fact;
+use core::sync::atomic::{AtomicU64, Ordering};
+use spin::Mutex;
+
+/// GC 9.4.3 register dword offsets the block owns, `(offset, BASE_IDX)`.
+pub mod reg {
+    pub const GRBM_GFX_CNTL: (u32, usize) = (0x0022, 0);
+    pub const SH_MEM_BASES: (u32, usize) = (0x030a, 0);
+    pub const SH_MEM_CONFIG: (u32, usize) = (0x030d, 0);
+    pub const CP_MEC_DOORBELL_RANGE_LOWER: (u32, usize) = (0x105c, 0);
+    pub const CP_MEC_DOORBELL_RANGE_UPPER: (u32, usize) = (0x105d, 0);
+    pub const CP_PQ_WPTR_POLL_CNTL: (u32, usize) = (0x1083, 0);
+    pub const CP_PQ_WPTR_POLL_CNTL1: (u32, usize) = (0x1084, 0);
+    pub const CP_PQ_STATUS: (u32, usize) = (0x10b8, 0);
+    pub const CP_MQD_BASE_ADDR: (u32, usize) = (0x1245, 0);
+    pub const CP_HQD_ACTIVE: (u32, usize) = (0x1247, 0);
+    pub const CP_HQD_DEQUEUE_REQUEST: (u32, usize) = (0x125d, 0);
+    pub const CP_HQD_AQL_DISPATCH_ID_HI: (u32, usize) = (0x127f, 0);
+    pub const RLC_CP_SCHEDULERS: (u32, usize) = (0x4caa, 1);
+}
+
+/// Fields (`gc_9_4_3_sh_mask.h`).
+pub const SCHEDULER0: Bits = Bits::new(0, 8);
+/// The bit `gfx_v9_4_3_xcc_kiq_setting()` ORs into scheduler0 (the
+/// field's top bit; the slot is `me << 5 | pipe << 3 | queue`).
+pub const SCHEDULER0_ENABLE: u32 = 0x80;
+pub const DEQUEUE_REQ: Bits = Bits::new(0, 3);
+pub const PQ_STATUS_DOORBELL_ENABLE: Bits = Bits::new(1, 1);
+
+/// Doorbell slots of the BAR2 page the block owns (4 KiB of 64-bit
+/// doorbells: XCC 7's KIQ, index 0xE0, is the highest Linux uses).
+pub const DOORBELL_SLOTS: usize = 512;
+
+/// Where a translation is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Space {
+    /// The GFXHUB context of this VMID on the XCC.
+    Vmid(u8),
+    /// A process's page tables, as MAP_PROCESS names them (HWS queues).
+    Process { page_table_base: u64 },
+}
+
+/// How the block turns a device address into a host address the [`Dma`]
+/// covers: supplied by the device (each XCC's GFXHUB, the IOMMU).
+pub trait XccTranslate: Send + Sync {
+    fn translate(
+        &self,
+        xcc: usize,
+        space: Space,
+        va: u64,
+        access: Access,
+    ) -> Result<u64, VmRefusal>;
+    /// Changes whenever a TLB invalidation completes.
+    fn generation(&self) -> u64 {
+        0
+    }
+}
+
+/// Device address = host address in every space: a rig convention (the
+/// runtime's `Dev` contract with page tables that map VA = host address),
+/// not a hub.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IdentityTranslate;
+
+impl XccTranslate for IdentityTranslate {
+    fn translate(&self, _: usize, _: Space, va: u64, _: Access) -> Result<u64, VmRefusal> {
+        Ok(va)
+    }
+}
+
+/// How a queue reached the HQDs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Direct,
+    Kiq,
+    Hws,
+}
+
+/// Why the block refused something (each also logged, in order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MecV943Refusal {
+    /// An activation or mapping on an XCC whose MEC does not run.
+    Mec(MecRefusal),
+    /// An HQD window or a queue's MQDs fail the v9 checks.
+    Mqd { xcc: usize, fault: MqdV9Fault },
+    /// The KIQ slot's HQD is not a ring the KIQ can run.
+    KiqHqd { xcc: usize, what: &'static str },
+    /// A PM4 queue activated on a slot `RLC_CP_SCHEDULERS` does not name.
+    NotTheKiq { xcc: usize, slot: (u32, u32, u32) },
+    /// A KIQ packet the model does not execute (the KIQ halts).
+    KiqPacket {
+        xcc: usize,
+        opcode: u32,
+        what: &'static str,
+    },
+    /// KIQ MAP_QUEUES naming a doorbell outside the MEC doorbell range
+    /// that gates it (XCC 0's for a queue on all XCCs).
+    KiqDoorbellOutsideRange {
+        xcc: usize,
+        dword: u32,
+        lower_bytes: u32,
+        upper_bytes: u32,
+    },
+    /// KIQ MAP_QUEUES onto a slot outside SET_RESOURCES' queue mask.
+    NotInQueueMask { xcc: usize, bit: u32, mask: u64 },
+    /// A device address the block could not reach.
+    Memory { xcc: usize, va: u64 },
+}
+
+impl core::fmt::Display for MecV943Refusal {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            MecV943Refusal::Mec(r) => write!(f, "{r}"),
+            MecV943Refusal::Mqd { xcc, fault } => write!(f, "XCC {xcc}: {fault}"),
+            MecV943Refusal::KiqHqd { xcc, what } => write!(f, "XCC {xcc} KIQ HQD: {what}"),
+            MecV943Refusal::NotTheKiq { xcc, slot } => write!(
+                f,
+                "XCC {xcc}: a PM4 queue on ME {} pipe {} queue {}, which RLC_CP_SCHEDULERS does not name the KIQ",
+                slot.0, slot.1, slot.2
+            ),
+            MecV943Refusal::KiqPacket { xcc, opcode, what } => write!(
+                f,
+                "XCC {xcc} KIQ halted on {} ({opcode:#x}): {what}",
+                pm4::opcode_name(*opcode)
+            ),
+            MecV943Refusal::KiqDoorbellOutsideRange {
+                xcc,
+                dword,
+                lower_bytes,
+                upper_bytes,
+            } => write!(
+                f,
+                "XCC {xcc} KIQ MAP_QUEUES: doorbell dword {dword:#x} is outside the MEC doorbell range {lower_bytes:#x}..={upper_bytes:#x}"
+            ),
+            MecV943Refusal::NotInQueueMask { xcc, bit, mask } => write!(
+                f,
+                "XCC {xcc} KIQ MAP_QUEUES onto queue bit {bit}, outside SET_RESOURCES' mask {mask:#x}"
+            ),
+            MecV943Refusal::Memory { xcc, va } => {
+                write!(f, "XCC {xcc}: device address {va:#x} is not reachable")
+            }
+        }
+    }
+}
+
+/// One HQD slot: `(ME, pipe, queue)`.
+pub type Slot = (u32, u32, u32);
+
+#[derive(Debug, Clone, Copy)]
+struct Hqd {
+    window: HqdV9,
+    active: bool,
+}
+
+impl Default for Hqd {
+    fn default() -> Self {
+        Hqd {
+            window: HqdV9([0; WINDOW_DWORDS]),
+            active: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct KiqState {
+    slot: Slot,
+    ring: u64,
+    ring_dwords: u64,
+    doorbell_dword: u32,
+    rptr_report: u64,
+    rptr: u64,
+    announced: u64,
+    resources: Option<u64>,
+    halted: bool,
+}
+
+#[derive(Debug, Default)]
+struct Xcc {
+    grbm: u32,
+    range: (u32, u32),
+    poll_cntl: u32,
+    poll_cntl1: u32,
+    pq_status: u32,
+    schedulers: u32,
+    hqds: BTreeMap<Slot, Hqd>,
+    sh_mem: BTreeMap<u32, (u32, u32)>,
+    kiq: Option<KiqState>,
+}
+
+/// A queue as the block tracks it across XCCs.
+#[derive(Debug, Clone)]
+pub struct QueueV9 {
+    pub source: Source,
+    /// XCC 0's MQD address (the others at its `cp_mqd_stride_size`).
+    pub mqd: u64,
+    pub doorbell_dword: u32,
+    pub vmid: u8,
+    /// `(xcc, slot, MQD address)` of each XCC holding it.
+    pub members: Vec<(usize, Slot, u64)>,
+    /// The CP queue, once every XCC holds it and its MQDs passed.
+    pub cp: Option<usize>,
+    /// The HWS process's page-table base (HWS queues).
+    pub page_table_base: Option<u64>,
+    /// Checked and refused: never bound.
+    pub refused: bool,
+}
+
+#[derive(Default)]
+struct State {
+    xcc: Vec<Xcc>,
+    queues: Vec<QueueV9>,
+    refusals: Vec<MecV943Refusal>,
+    hws: Option<Arc<HwsModel>>,
+    shadow: Vec<u64>,
+    unclaimed_doorbells: u64,
+}
+
+/// HWS processes' VMIDs and page-table bases, shared with the CP's
+/// translator.
+type Spaces = Arc<Mutex<Vec<(u8, u64)>>>;
+
+struct CpTranslate {
+    mem: Arc<dyn XccTranslate>,
+    spaces: Spaces,
+}
+
+impl Translate for CpTranslate {
+    fn translate(&self, space: AddressSpace, va: u64, access: Access) -> Result<u64, VmRefusal> {
+        match space {
+            AddressSpace::Identity => Ok(va),
+            AddressSpace::Vmid(v) => {
+                let ptb = self
+                    .spaces
+                    .lock()
+                    .iter()
+                    .find(|(vmid, _)| *vmid == v)
+                    .map(|(_, p)| *p);
+                // Model convention: the ring every XCC reads is read
+                // through XCC 0's hub (all XCCs' hubs hold the same VMID
+                // set-up on one partition).
+                let s = match ptb {
+                    Some(page_table_base) => Space::Process { page_table_base },
+                    None => Space::Vmid(v),
+                };
+                self.mem.translate(0, s, va, access)
+            }
+        }
+    }
+    fn generation(&self) -> u64 {
+        self.mem.generation()
+    }
+}
+
+#[repr(C, align(4096))]
+struct DoorbellPage([AtomicU64; DOORBELL_SLOTS]);
+
+/// The GC 9.4.3 CP of every XCC.
+pub struct MecV943 {
+    clock: SimClock,
+    bases: Vec<[u32; 8]>,
+    rlc: Arc<RlcMecV943>,
+    mem: Arc<dyn XccTranslate>,
+    dma: Dma,
+    doorbells: Box<DoorbellPage>,
+    spaces: Spaces,
+    state: Mutex<State>,
+    cp: Mutex<CpModel>,
+}
+
+impl core::fmt::Debug for MecV943 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("MecV943")
+            .field("xccs", &self.bases.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The slot the model's HWS puts its queues on, on every XCC: ME 1
+/// pipe 0 queue 1, the first of KFD's queue mask after amdgpu's bit 0
+/// (which slot the firmware picks is not public: model convention).
+pub const HWS_SLOT: Slot = (1, 0, 1);
+
+/// CP steps per [`MecV943::service`] call (model value).
+pub const CP_STEPS_PER_SERVICE: usize = 8;
+
+impl MecV943 {
+    /// The XCCs at `bases` (XCC `n` = `bases[n]`), gated by `rlc`'s MEC
+    /// state, running queues on `cp` (whose DMA windows the device set),
+    /// reading kernel structures through `dma` after `mem` translated
+    /// them.
+    pub fn new(
+        clock: &SimClock,
+        bases: Vec<[u32; 8]>,
+        rlc: Arc<RlcMecV943>,
+        mut cp: CpModel,
+        dma: Dma,
+        mem: Arc<dyn XccTranslate>,
+    ) -> Self {
+        let n = bases.len();
+        let spaces: Spaces = Arc::new(Mutex::new(Vec::new()));
+        cp.set_translator(Box::new(CpTranslate {
+            mem: mem.clone(),
+            spaces: spaces.clone(),
+        }));
+        // Every pipe may run: the MEC gate is per XCC, at activation.
+        cp.set_running_pipes(0xFF);
+        cp.shader.xccs = n.max(1) as u32;
+        let mut dma = dma;
+        let doorbells = Box::new(DoorbellPage([const { AtomicU64::new(0) }; DOORBELL_SLOTS]));
+        // SAFETY: the page is boxed in `self` (it does not move) and is
+        // dropped with the `Dma` that maps it; it is only accessed
+        // atomically.
+        unsafe {
+            dma.map(
+                &*doorbells as *const DoorbellPage as u64,
+                (DOORBELL_SLOTS * 8) as u64,
+            )
+        };
+        MecV943 {
+            clock: clock.clone(),
+            bases,
+            rlc,
+            mem,
+            dma,
+            doorbells,
+            spaces,
+            state: Mutex::new(State {
+                xcc: (0..n).map(|_| Xcc::default()).collect(),
+                shadow: vec![0; DOORBELL_SLOTS],
+                ..State::default()
+            }),
+            cp: Mutex::new(cp),
+        }
+    }
+
+    /// The BAR2 page (host address, bytes): the device's doorbell
+    /// aperture. Stores there reach a KIQ or queue at the next
+    /// [`MecV943::service`].
+    pub fn doorbell_page(&self) -> (u64, usize) {
+        (
+            &*self.doorbells as *const DoorbellPage as u64,
+            DOORBELL_SLOTS * 8,
+        )
+    }
+
+    /// Every byte offset the block decodes, for the device's BAR5 routing.
+    pub fn owned_offsets(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        for b in &self.bases {
+            let mut at = |(off, idx): (u32, usize)| {
+                if let Some(base) = b.get(idx) {
+                    out.push((base + off) as usize * 4);
+                }
+            };
+            for r in [
+                reg::GRBM_GFX_CNTL,
+                reg::SH_MEM_BASES,
+                reg::SH_MEM_CONFIG,
+                reg::CP_MEC_DOORBELL_RANGE_LOWER,
+                reg::CP_MEC_DOORBELL_RANGE_UPPER,
+                reg::CP_PQ_WPTR_POLL_CNTL,
+                reg::CP_PQ_WPTR_POLL_CNTL1,
+                reg::CP_PQ_STATUS,
+                reg::RLC_CP_SCHEDULERS,
+            ] {
+                at(r);
+            }
+            for o in reg::CP_MQD_BASE_ADDR.0..=reg::CP_HQD_AQL_DISPATCH_ID_HI.0 {
+                at((o, 0));
+            }
+        }
+        out
+    }
+
+    /// Everything refused, in order.
+    pub fn refusals(&self) -> Vec<MecV943Refusal> {
+        self.state.lock().refusals.clone()
+    }
+
+    /// The queues the block knows, in the order first seen.
+    pub fn queues(&self) -> Vec<QueueV9> {
+        self.state.lock().queues.clone()
+    }
+
+    /// Whether XCC `xcc`'s HQD `slot` is active.
+    pub fn hqd_active(&self, xcc: usize, slot: Slot) -> bool {
+        self.state
+            .lock()
+            .xcc
+            .get(xcc)
+            .and_then(|x| x.hqds.get(&slot))
+            .is_some_and(|h| h.active)
+    }
+
+    /// Whether XCC `xcc`'s KIQ runs (and has not halted).
+    pub fn kiq_running(&self, xcc: usize) -> bool {
+        self.state
+            .lock()
+            .xcc
+            .get(xcc)
+            .and_then(|x| x.kiq)
+            .is_some_and(|k| !k.halted)
+    }
+
+    /// The HWS on the HIQ, once mapped.
+    pub fn hws(&self) -> Option<Arc<HwsModel>> {
+        self.state.lock().hws.clone()
+    }
+
+    /// The CP model (stats, shader counters).
+    pub fn cp(&self) -> spin::MutexGuard<'_, CpModel> {
+        self.cp.lock()
+    }
+
+    fn refuse(&self, s: &mut State, r: MecV943Refusal) {
+        s.refusals.push(r);
+    }
+
+    fn decode(&self, byte_offset: usize) -> Option<(usize, u32, usize)> {
+        if !byte_offset.is_multiple_of(4) {
+            return None;
+        }
+        let dw = (byte_offset / 4) as u64;
+        for (i, b) in self.bases.iter().enumerate() {
+            for idx in [0usize, 1] {
+                let Some(base) = b.get(idx) else { continue };
+                let Some(off) = dw.checked_sub(u64::from(*base)) else {
+                    continue;
+                };
+                let off = off as u32;
+                let owned = if idx == 0 {
+                    [
+                        reg::GRBM_GFX_CNTL.0,
+                        reg::SH_MEM_BASES.0,
+                        reg::SH_MEM_CONFIG.0,
+                        reg::CP_MEC_DOORBELL_RANGE_LOWER.0,
+                        reg::CP_MEC_DOORBELL_RANGE_UPPER.0,
+                        reg::CP_PQ_WPTR_POLL_CNTL.0,
+                        reg::CP_PQ_WPTR_POLL_CNTL1.0,
+                        reg::CP_PQ_STATUS.0,
+                    ]
+                    .contains(&off)
+                        || (reg::CP_MQD_BASE_ADDR.0..=reg::CP_HQD_AQL_DISPATCH_ID_HI.0)
+                            .contains(&off)
+                } else {
+                    off == reg::RLC_CP_SCHEDULERS.0
+                };
+                if owned {
+                    return Some((i, off, idx));
+                }
+            }
+        }
+        None
+    }
+
+    // --- memory -----------------------------------------------------
+
+    fn host(&self, xcc: usize, space: Space, va: u64, access: Access) -> Option<u64> {
+        let page = va & !0xFFF;
+        self.mem
+            .translate(xcc, space, page, access)
+            .ok()
+            .map(|h| h + (va & 0xFFF))
+    }
+
+    fn read_bytes(&self, xcc: usize, space: Space, va: u64, out: &mut [u8]) -> Result<(), u64> {
+        let mut done = 0usize;
+        while done < out.len() {
+            let a = va + done as u64;
+            let chunk = ((0x1000 - (a & 0xFFF)) as usize).min(out.len() - done);
+            let h = self.host(xcc, space, a, Access::Read).ok_or(a)?;
+            let dst = out.get_mut(done..done + chunk).ok_or(a)?;
+            self.dma.read(h, dst, "MEC v9 read").map_err(|_| a)?;
+            done += chunk;
+        }
+        Ok(())
+    }
+
+    fn read_u32(&self, xcc: usize, space: Space, va: u64) -> Result<u32, u64> {
+        let h = self.host(xcc, space, va, Access::Read).ok_or(va)?;
+        self.dma
+            .u32(h, "MEC v9 dword")
+            .map(|a| a.load(Ordering::Acquire))
+            .map_err(|_| va)
+    }
+
+    fn write_u32(&self, xcc: usize, space: Space, va: u64, v: u32) -> Result<(), u64> {
+        let h = self.host(xcc, space, va, Access::Write).ok_or(va)?;
+        self.dma
+            .u32(h, "MEC v9 write")
+            .map(|a| a.store(v, Ordering::Release))
+            .map_err(|_| va)
+    }
+
+    fn read_mqd(&self, xcc: usize, space: Space, va: u64) -> Result<MqdV9, MecV943Refusal> {
+        let mut b = vec![0u8; MQD_BYTES];
+        self.read_bytes(xcc, space, va, &mut b)
+            .map_err(|va| MecV943Refusal::Memory { xcc, va })?;
+        MqdV9::decode(&b).map_err(|fault| MecV943Refusal::Mqd { xcc, fault })
+    }
+
+    // --- HQD activation ------------------------------------------------
+
+    fn selected(x: &Xcc) -> Slot {
+        let (me, pipe, queue, _) = m9::grbm_select(x.grbm);
+        (me, pipe, queue)
+    }
+
+    fn kiq_named(x: &Xcc) -> Option<Slot> {
+        let s = SCHEDULER0.get(x.schedulers);
+        (s & SCHEDULER0_ENABLE != 0).then_some(((s >> 5) & 0x3, (s >> 3) & 0x3, s & 0x7))
+    }
+
+    fn activate(&self, s: &mut State, xcc: usize, slot: Slot) {
+        if let Err(r) = self.rlc.mec_run(xcc) {
+            self.refuse(s, MecV943Refusal::Mec(r));
+            return;
+        }
+        let n = s.xcc.len();
+        let Some(x) = s.xcc.get(xcc) else { return };
+        let hqd = x.hqds.get(&slot).copied().unwrap_or_default();
+        let w = hqd.window;
+        if !w.aql() {
+            // A PM4 queue: only the KIQ runs here.
+            if Self::kiq_named(x) != Some(slot) {
+                self.refuse(s, MecV943Refusal::NotTheKiq { xcc, slot });
+                return;
+            }
+            let pq = w.pq_control();
+            let (lo, up) = x.range;
+            let byte = u64::from(w.doorbell_dword()) * 4;
+            let what = if !(m9::PQ_PRIV_STATE.is_set(pq) && m9::KMD_QUEUE.is_set(pq)) {
+                Some("not a privileged kernel queue (PRIV_STATE, KMD_QUEUE)")
+            } else if w.vmid() != 0 {
+                Some("not in VMID 0")
+            } else if !w.doorbell_enabled() {
+                Some("doorbell not enabled")
+            } else if byte < u64::from(lo) || byte > u64::from(up) {
+                Some("doorbell outside this XCC's MEC doorbell range")
+            } else if w.ring_bytes() < 256 {
+                Some("ring under 256 bytes")
+            } else {
+                None
+            };
+            if let Some(what) = what {
+                self.refuse(s, MecV943Refusal::KiqHqd { xcc, what });
+                return;
+            }
+            let kiq = KiqState {
+                slot,
+                ring: w.ring_address(),
+                ring_dwords: w.ring_bytes() / 4,
+                doorbell_dword: w.doorbell_dword(),
+                rptr_report: w.rptr_report_address(),
+                rptr: 0,
+                announced: 0,
+                resources: None,
+                halted: false,
+            };
+            // The doorbell is device memory: nothing announced yet.
+            self.arm(s, kiq.doorbell_dword, 0);
+            if let Some(x) = s.xcc.get_mut(xcc) {
+                x.kiq = Some(kiq);
+                if let Some(h) = x.hqds.get_mut(&slot) {
+                    h.active = true;
+                }
+            }
+            return;
+        }
+        // An AQL queue: the window's own checks, the shared doorbell
+        // against XCC 0's range (model convention).
+        let range0 = s.xcc.first().map_or((1, 0), |x0| x0.range);
+        let st = HqdStateV9 {
+            grbm_gfx_cntl: x.grbm,
+            window: w,
+            doorbell_range: range0,
+        };
+        let check = if !w.doorbell_enabled() {
+            Err(MqdV9Fault::DoorbellOutsideRange {
+                xcc,
+                dword: w.doorbell_dword(),
+                lower_bytes: range0.0,
+                upper_bytes: range0.1,
+            })
+        } else {
+            st.check_activation(xcc, n)
+        };
+        if let Err(fault) = check {
+            self.refuse(s, MecV943Refusal::Mqd { xcc, fault });
+            return;
+        }
+        if let Some(h) = s.xcc.get_mut(xcc).and_then(|x| x.hqds.get_mut(&slot)) {
+            h.active = true;
+        }
+        self.join(
+            s,
+            Source::Direct,
+            xcc,
+            slot,
+            w.mqd_address(),
+            w.doorbell_dword(),
+            w.vmid() as u8,
+            None,
+        );
+    }
+
+    /// Adds XCC `xcc`'s HQD to the queue with the same doorbell (or a new
+    /// one), and binds the queue once every XCC holds it.
+    #[allow(clippy::too_many_arguments)]
+    fn join(
+        &self,
+        s: &mut State,
+        source: Source,
+        xcc: usize,
+        slot: Slot,
+        mqd: u64,
+        doorbell_dword: u32,
+        vmid: u8,
+        page_table_base: Option<u64>,
+    ) {
+        let i = match s
+            .queues
+            .iter()
+            .position(|q| q.doorbell_dword == doorbell_dword && q.cp.is_none() && !q.refused)
+        {
+            Some(i) => i,
+            None => {
+                s.queues.push(QueueV9 {
+                    source,
+                    mqd,
+                    doorbell_dword,
+                    vmid,
+                    members: Vec::new(),
+                    cp: None,
+                    page_table_base,
+                    refused: false,
+                });
+                s.queues.len() - 1
+            }
+        };
+        if let Some(q) = s.queues.get_mut(i) {
+            q.members.retain(|m| m.0 != xcc);
+            q.members.push((xcc, slot, mqd));
+            if xcc == 0 {
+                q.mqd = mqd;
+            }
+        }
+        self.try_bind(s, i);
+    }
+
+    fn try_bind(&self, s: &mut State, i: usize) {
+        let n = s.xcc.len();
+        let Some(q) = s.queues.get(i).cloned() else {
+            return;
+        };
+        if q.cp.is_some() || q.refused || !(0..n).all(|x| q.members.iter().any(|m| m.0 == x)) {
+            return;
+        }
+        // Every XCC's MEC must still run.
+        for x in 0..n {
+            if let Err(r) = self.rlc.mec_run(x) {
+                self.refuse(s, MecV943Refusal::Mec(r));
+                if let Some(q) = s.queues.get_mut(i) {
+                    q.refused = true;
+                }
+                return;
+            }
+        }
+        let r = self.check_mqds(s, &q, n);
+        let mqds = match r {
+            Ok(m) => m,
+            Err(e) => {
+                self.refuse(s, e);
+                if let Some(q) = s.queues.get_mut(i) {
+                    q.refused = true;
+                }
+                return;
+            }
+        };
+        let Some(first) = mqds.first() else { return };
+        let h = first.hqd;
+        let rptr = h.rptr_report_address();
+        let binding = MecBinding {
+            ring_base: h.ring_address(),
+            slots: h.ring_bytes() / 64,
+            descriptor: rptr.wrapping_sub(amdq::READ_DISPATCH_ID),
+            space: AddressSpace::Vmid(q.vmid),
+            pipe: q.members.first().map_or(0, |m| m.1.1 as u8),
+        };
+        let bound = {
+            let mut cp = self.cp.lock();
+            cp.shader.xccs = n as u32;
+            cp.shader.tg_chunk = m9::TG_CHUNK.get(first.tg_chunk_size).max(1);
+            cp.bind_mec(binding)
+        };
+        match bound {
+            Ok(c) => {
+                if let Some(q) = s.queues.get_mut(i) {
+                    q.cp = Some(c);
+                }
+                self.arm(s, q.doorbell_dword, rptr_initial());
+            }
+            Err(_) => {
+                self.refuse(
+                    s,
+                    MecV943Refusal::Memory {
+                        xcc: 0,
+                        va: h.ring_address(),
+                    },
+                );
+                if let Some(q) = s.queues.get_mut(i) {
+                    q.refused = true;
+                }
+            }
+        }
+    }
+
+    /// Reads the queue's MQDs (XCC 0's and the rest at its stride, in
+    /// VMID 0 through XCC 0's translation) and checks them against each
+    /// other and against where each XCC's HQD said its MQD is.
+    fn check_mqds(&self, s: &State, q: &QueueV9, n: usize) -> Result<Vec<MqdV9>, MecV943Refusal> {
+        let space = Space::Vmid(0);
+        let first = self.read_mqd(0, space, q.mqd)?;
+        let stride = (first.mqd_stride_size as usize).max(MQD_BYTES);
+        let mut bytes = vec![0u8; stride * (n - 1) + MQD_BYTES];
+        for x in 0..n {
+            let at = x * stride;
+            let dst = bytes
+                .get_mut(at..at + MQD_BYTES)
+                .ok_or(MecV943Refusal::Memory { xcc: x, va: q.mqd })?;
+            self.read_bytes(x, space, q.mqd + at as u64, dst)
+                .map_err(|va| MecV943Refusal::Memory { xcc: x, va })?;
+            if let Some(m) = q.members.iter().find(|m| m.0 == x)
+                && m.2 != q.mqd + at as u64
+            {
+                return Err(MecV943Refusal::Mqd {
+                    xcc: x,
+                    fault: MqdV9Fault::MqdAddress {
+                        found: m.2,
+                        expected: q.mqd + at as u64,
+                    },
+                });
+            }
+        }
+        // The shared doorbell is gated by XCC 0's range (convention).
+        let range0 = s.xcc.first().map_or((1, 0), |x| x.range);
+        let ranges = vec![range0; n];
+        check_queue(&bytes, q.mqd, n, &ranges).map_err(|fault| {
+            let xcc = match fault {
+                MqdV9Fault::Diverges { xcc, .. }
+                | MqdV9Fault::LogicXccOrder { xcc, .. }
+                | MqdV9Fault::NoUpdateRptr { xcc, .. }
+                | MqdV9Fault::Stride { xcc, .. } => xcc,
+                _ => 0,
+            };
+            MecV943Refusal::Mqd { xcc, fault }
+        })
+    }
+
+    fn deactivate(&self, s: &mut State, xcc: usize, slot: Slot) {
+        if let Some(h) = s.xcc.get_mut(xcc).and_then(|x| x.hqds.get_mut(&slot)) {
+            h.active = false;
+        }
+        if let Some(x) = s.xcc.get_mut(xcc)
+            && x.kiq.is_some_and(|k| k.slot == slot)
+        {
+            x.kiq = None;
+        }
+        self.leave(
+            s,
+            |q| q.members.iter().any(|m| m.0 == xcc && m.1 == slot),
+            xcc,
+        );
+    }
+
+    /// Takes XCC `xcc` out of the queues `pick` selects; a queue that was
+    /// running leaves the CP (in-flight work completes).
+    fn leave(&self, s: &mut State, pick: impl Fn(&QueueV9) -> bool, xcc: usize) {
+        let mut cp = self.cp.lock();
+        for q in s.queues.iter_mut().filter(|q| pick(q)) {
+            q.members.retain(|m| m.0 != xcc);
+            if let Some(c) = q.cp.take() {
+                cp.unbind(c);
+                q.refused = true;
+            }
+        }
+    }
+
+    // --- doorbells -----------------------------------------------------
+
+    fn arm(&self, s: &mut State, dword: u32, value: u64) {
+        let slot = (dword / 2) as usize;
+        if let Some(a) = self.doorbells.0.get(slot) {
+            a.store(value, Ordering::Release);
+        }
+        if let Some(v) = s.shadow.get_mut(slot) {
+            *v = value;
+        }
+    }
+
+    /// A doorbell store at BAR2 dword `dword` (for a device that routes
+    /// stores itself rather than through [`MecV943::doorbell_page`]).
+    /// Returns whether a KIQ or queue listens there.
+    pub fn doorbell(&self, dword: u32, value: u64) -> bool {
+        let mut s = self.state.lock();
+        self.ring(&mut s, dword, value)
+    }
+
+    fn ring(&self, s: &mut State, dword: u32, value: u64) -> bool {
+        for x in s.xcc.iter_mut() {
+            if let Some(k) = x.kiq.as_mut()
+                && k.doorbell_dword == dword
+            {
+                k.announced = value;
+                return true;
+            }
+        }
+        if let Some(c) = s
+            .queues
+            .iter()
+            .find(|q| q.doorbell_dword == dword)
+            .and_then(|q| q.cp)
+        {
+            self.cp.lock().ring(c, value);
+            return true;
+        }
+        // The HIQ's doorbell is read from the page by the HWS model.
+        if s.hws.as_ref().is_some_and(|h| {
+            h.config().doorbell == self.doorbell_page().0 + u64::from(dword / 2) * 8
+        }) {
+            return true;
+        }
+        s.unclaimed_doorbells += 1;
+        false
+    }
+
+    fn scan(&self, s: &mut State) -> usize {
+        let mut rang = 0;
+        for i in 0..DOORBELL_SLOTS {
+            let Some(v) = self.doorbells.0.get(i).map(|a| a.load(Ordering::Acquire)) else {
+                continue;
+            };
+            let changed = s.shadow.get(i).is_some_and(|old| *old != v);
+            if changed {
+                if let Some(o) = s.shadow.get_mut(i) {
+                    *o = v;
+                }
+                if self.ring(s, (i * 2) as u32, v) {
+                    rang += 1;
+                }
+            }
+        }
+        rang
+    }
+
+    // --- the KIQ -------------------------------------------------------
+
+    fn service_kiq(&self, s: &mut State, xcc: usize) -> usize {
+        if self.rlc.mec_run(xcc).is_err() {
+            return 0;
+        }
+        let mut done = 0;
+        let space = Space::Vmid(0);
+        loop {
+            let Some(k) = s.xcc.get(xcc).and_then(|x| x.kiq) else {
+                return done;
+            };
+            if k.halted || k.rptr >= k.announced {
+                return done;
+            }
+            let at = |i: u64| k.ring + ((k.rptr + i) % k.ring_dwords.max(1)) * 4;
+            let Ok(h) = self.read_u32(xcc, space, at(0)) else {
+                self.halt_kiq(s, xcc, 0, "ring unreachable");
+                return done;
+            };
+            if pm4::HEADER_TYPE.get(h) != pm4::PACKET_TYPE3 {
+                self.halt_kiq(s, xcc, 0, "not a type-3 packet");
+                return done;
+            }
+            let op = pm4::HEADER_OPCODE.get(h);
+            let len = u64::from(pm4::HEADER_COUNT.get(h)) + 2;
+            if k.announced - k.rptr < len {
+                return done;
+            }
+            let mut pkt = vec![0u32; len as usize];
+            for (i, d) in pkt.iter_mut().enumerate() {
+                match self.read_u32(xcc, space, at(i as u64)) {
+                    Ok(v) => *d = v,
+                    Err(_) => {
+                        self.halt_kiq(s, xcc, op, "ring unreachable");
+                        return done;
+                    }
+                }
+            }
+            if let Err(r) = self.kiq_packet(s, xcc, op, &pkt) {
+                self.refuse(s, r);
+                if let Some(k) = s.xcc.get_mut(xcc).and_then(|x| x.kiq.as_mut()) {
+                    k.halted = true;
+                }
+                return done;
+            }
+            let Some(k) = s.xcc.get_mut(xcc).and_then(|x| x.kiq.as_mut()) else {
+                return done;
+            };
+            k.rptr += len;
+            let (report, rptr) = (k.rptr_report, k.rptr);
+            let _ = self.write_u32(xcc, space, report, rptr as u32);
+            done += 1;
+        }
+    }
+
+    fn halt_kiq(&self, s: &mut State, xcc: usize, opcode: u32, what: &'static str) {
+        self.refuse(s, MecV943Refusal::KiqPacket { xcc, opcode, what });
+        if let Some(k) = s.xcc.get_mut(xcc).and_then(|x| x.kiq.as_mut()) {
+            k.halted = true;
+        }
+    }
+
+    fn kiq_packet(
+        &self,
+        s: &mut State,
+        xcc: usize,
+        op: u32,
+        p: &[u32],
+    ) -> Result<(), MecV943Refusal> {
+        let bad = |what| MecV943Refusal::KiqPacket {
+            xcc,
+            opcode: op,
+            what,
+        };
+        let d = |i: usize| p.get(i).copied().unwrap_or(0);
+        let q64 = |i: usize| u64::from(d(i)) | u64::from(d(i + 1)) << 32;
+        let space = Space::Vmid(0);
+        match op {
+            opcode::NOP => Ok(()),
+            opcode::SET_RESOURCES => {
+                if p.len() != sr::DWORDS {
+                    return Err(bad("SET_RESOURCES is 8 dwords"));
+                }
+                if sr::QUEUE_TYPE.get(d(1)) != 0 {
+                    return Err(bad("queue_type is not 0 (KIQ)"));
+                }
+                let mask = q64(sr::DW_QUEUE_MASK_LO);
+                if let Some(k) = s.xcc.get_mut(xcc).and_then(|x| x.kiq.as_mut()) {
+                    k.resources = Some(mask);
+                }
+                Ok(())
+            }
+            opcode::WRITE_DATA => {
+                if wd::DST_SEL.get(d(1)) != wd::DST_MEMORY || p.len() < 5 {
+                    return Err(bad("WRITE_DATA other than to memory"));
+                }
+                let addr = q64(2);
+                for (i, v) in p.iter().skip(4).enumerate() {
+                    let a = addr + 4 * i as u64;
+                    self.write_u32(xcc, space, a, *v)
+                        .map_err(|va| MecV943Refusal::Memory { xcc, va })?;
+                }
+                Ok(())
+            }
+            opcode::MAP_QUEUES => self.kiq_map(s, xcc, p),
+            opcode::UNMAP_QUEUES => {
+                if p.len() != uq::DWORDS {
+                    return Err(bad("UNMAP_QUEUES is 6 dwords"));
+                }
+                let c = d(1);
+                let action = uq::ACTION.get(c);
+                if !matches!(action, uq::PREEMPT_QUEUES | uq::RESET_QUEUES)
+                    || uq::QUEUE_SEL.get(c) != 0
+                    || uq::ENGINE_SEL.get(c) != 0
+                    || uq::NUM_QUEUES.get(c) != 1
+                {
+                    return Err(bad(
+                        "only one compute queue by doorbell, preempted or reset, is modelled",
+                    ));
+                }
+                let dword = uq::DOORBELL_OFFSET0.get(d(2));
+                let slots: Vec<Slot> = s
+                    .queues
+                    .iter()
+                    .filter(|q| q.doorbell_dword == dword)
+                    .flat_map(|q| q.members.iter().filter(|m| m.0 == xcc).map(|m| m.1))
+                    .collect();
+                for slot in slots {
+                    self.deactivate(s, xcc, slot);
+                }
+                Ok(())
+            }
+            _ => Err(bad("not a packet the KIQ model executes")),
+        }
+    }
+
+    fn kiq_map(&self, s: &mut State, xcc: usize, p: &[u32]) -> Result<(), MecV943Refusal> {
+        let op = opcode::MAP_QUEUES;
+        let bad = |what| MecV943Refusal::KiqPacket {
+            xcc,
+            opcode: op,
+            what,
+        };
+        if p.len() != mq::DWORDS {
+            return Err(bad("MAP_QUEUES is 7 dwords"));
+        }
+        let d = |i: usize| p.get(i).copied().unwrap_or(0);
+        let q64 = |i: usize| u64::from(d(i)) | u64::from(d(i + 1)) << 32;
+        let c = d(1);
+        if mq::QUEUE_SEL.get(c) != 0 || mq::NUM_QUEUES.get(c) != 1 {
+            return Err(bad(
+                "only one queue on a named slot (queue_sel 0) is modelled",
+            ));
+        }
+        let engine = mq::ENGINE_SEL.get(c);
+        let (me, pipe, queue) = (mq::ME.get(c) + 1, mq::PIPE.get(c), mq::QUEUE.get(c));
+        let dword = mq::DOORBELL_OFFSET.get(d(2));
+        let mqd_va = q64(mq::DW_MQD_LO);
+        let wptr = q64(mq::DW_WPTR_LO);
+        // The doorbell must be one the MEC takes: XCC 0's range gates a
+        // queue all XCCs share, the HIQ's too (model convention).
+        let (lo, up) = s.xcc.first().map_or((1, 0), |x| x.range);
+        let byte = u64::from(dword) * 4;
+        if byte < u64::from(lo) || byte > u64::from(up) {
+            return Err(MecV943Refusal::KiqDoorbellOutsideRange {
+                xcc,
+                dword,
+                lower_bytes: lo,
+                upper_bytes: up,
+            });
+        }
+        let m = self.read_mqd(xcc, Space::Vmid(0), mqd_va)?;
+        if m.hqd.doorbell_dword() != dword {
+            return Err(bad("the MQD names another doorbell than the packet"));
+        }
+        if m.hqd.wptr_poll_address() != wptr {
+            return Err(bad("wptr_addr is not the MQD's write-pointer poll address"));
+        }
+        match engine {
+            // kgd_gfx_v9_hiq_mqd_load(): engine_sel 1, the HIQ.
+            1 => {
+                if xcc != 0 {
+                    return Err(bad("the HIQ is mapped on XCC 0's KIQ (model convention)"));
+                }
+                let cfg = HwsConfig {
+                    ring: m.hqd.ring_address(),
+                    ring_dwords: m.hqd.ring_bytes() / 4,
+                    doorbell: self.doorbell_page().0 + u64::from(dword / 2) * 8,
+                    doorbell_lower: lo,
+                    doorbell_upper: up,
+                    map_process_dwords: crate::decode::pm4_hws::MAP_PROCESS_ALDEBARAN_DWORDS,
+                };
+                self.arm(s, dword, 0);
+                s.hws = Some(Arc::new(HwsModel::new(cfg)));
+                if let Some(h) = s
+                    .xcc
+                    .get_mut(xcc)
+                    .map(|x| x.hqds.entry((me, pipe, queue)).or_default())
+                {
+                    h.window = m.hqd;
+                    h.active = true;
+                }
+                Ok(())
+            }
+            mq::ENGINE_COMPUTE => {
+                let mask = s
+                    .xcc
+                    .get(xcc)
+                    .and_then(|x| x.kiq)
+                    .and_then(|k| k.resources)
+                    .ok_or(bad("MAP_QUEUES before SET_RESOURCES"))?;
+                let bit = (me - 1) * 32 + pipe * 8 + queue;
+                if mask & 1u64.checked_shl(bit).unwrap_or(0) == 0 {
+                    return Err(MecV943Refusal::NotInQueueMask { xcc, bit, mask });
+                }
+                let vmid = mq::VMID.get(c);
+                if vmid != m.hqd.vmid() {
+                    return Err(bad("the packet's VMID is not the MQD's cp_hqd_vmid"));
+                }
+                if let Some(h) = s
+                    .xcc
+                    .get_mut(xcc)
+                    .map(|x| x.hqds.entry((me, pipe, queue)).or_default())
+                {
+                    h.window = m.hqd;
+                    h.active = true;
+                }
+                self.join(
+                    s,
+                    Source::Kiq,
+                    xcc,
+                    (me, pipe, queue),
+                    mqd_va,
+                    dword,
+                    vmid as u8,
+                    None,
+                );
+                Ok(())
+            }
+            _ => Err(bad("engine_sel other than compute (0) or HIQ (1)")),
+        }
+    }
+
+    // --- HWS -------------------------------------------------------------
+
+    fn service_hws(&self, s: &mut State) -> usize {
+        let Some(hws) = s.hws.clone() else { return 0 };
+        if self.rlc.mec_run(0).is_err() {
+            return 0;
+        }
+        let done = hws.service(&self.dma);
+        let procs = hws.processes();
+        *self.spaces.lock() = procs
+            .iter()
+            .filter_map(|p| Some((p.vmid?, p.page_table_base)))
+            .collect();
+        let running = hws.mec_queues();
+        // Queues the scheduler unmapped leave every XCC.
+        let n = s.xcc.len();
+        for x in 0..n {
+            self.leave(
+                s,
+                |q| q.source == Source::Hws && !running.iter().any(|r| r.mqd == q.mqd),
+                x,
+            );
+        }
+        for r in running {
+            let known = s
+                .queues
+                .iter()
+                .any(|q| q.source == Source::Hws && q.mqd == r.mqd && !q.refused);
+            if known {
+                continue;
+            }
+            let ptb = procs
+                .iter()
+                .find(|p| p.pasid == r.pasid)
+                .map(|p| p.page_table_base);
+            let stride = self
+                .read_mqd(0, Space::Vmid(0), r.mqd)
+                .map(|m| u64::from(m.mqd_stride_size).max(MQD_BYTES as u64))
+                .unwrap_or(MQD_BYTES as u64);
+            // Model convention: the HWS maps the queue on every XCC, on
+            // [`HWS_SLOT`].
+            for x in 0..n {
+                let at = r.mqd + stride * x as u64;
+                if let Ok(m) = self.read_mqd(x, Space::Vmid(0), at)
+                    && let Some(h) = s
+                        .xcc
+                        .get_mut(x)
+                        .map(|e| e.hqds.entry(HWS_SLOT).or_default())
+                {
+                    h.window = m.hqd;
+                    h.active = true;
+                }
+                self.join(
+                    s,
+                    Source::Hws,
+                    x,
+                    HWS_SLOT,
+                    at,
+                    r.doorbell_offset,
+                    r.vmid,
+                    ptb,
+                );
+            }
+        }
+        done
+    }
+
+    /// One turn of every XCC's CP: doorbells, the KIQs, the HWS, then
+    /// [`CP_STEPS_PER_SERVICE`] CP steps. Returns the work done
+    /// (doorbells delivered, packets executed, launches, completions).
+    /// Deterministic: everything runs in XCC order.
+    pub fn service(&self) -> usize {
+        let mut s = self.state.lock();
+        let mut work = self.scan(&mut s);
+        for x in 0..s.xcc.len() {
+            work += self.service_kiq(&mut s, x);
+        }
+        // KIQ packets may have armed new doorbells or mapped the HIQ.
+        work += self.scan(&mut s);
+        work += self.service_hws(&mut s);
+        work += self.scan(&mut s);
+        drop(s);
+        let mut cp = self.cp.lock();
+        for _ in 0..CP_STEPS_PER_SERVICE {
+            let st = cp.step();
+            work += (st.launched + st.completed) as usize;
+        }
+        work
+    }
+}
+
+/// What a freshly bound AQL queue's doorbell holds: nothing announced
+/// (`read index - 1` with a read index of 0).
+fn rptr_initial() -> u64 {
+    u64::MAX
+}
+
+impl RegisterBus for MecV943 {
+    fn read32(&self, byte_offset: usize) -> u32 {
+        self.clock.advance(ACCESS_NS);
+        let s = self.state.lock();
+        let Some((i, off, idx)) = self.decode(byte_offset) else {
+            return 0;
+        };
+        let Some(x) = s.xcc.get(i) else { return 0 };
+        if idx == 1 {
+            return x.schedulers;
+        }
+        match off {
+            o if o == reg::GRBM_GFX_CNTL.0 => x.grbm,
+            o if o == reg::SH_MEM_CONFIG.0 || o == reg::SH_MEM_BASES.0 => {
+                let vmid = m9::GRBM_VMID.get(x.grbm);
+                let (c, b) = x.sh_mem.get(&vmid).copied().unwrap_or((0, 0));
+                if o == reg::SH_MEM_CONFIG.0 { c } else { b }
+            }
+            o if o == reg::CP_MEC_DOORBELL_RANGE_LOWER.0 => x.range.0,
+            o if o == reg::CP_MEC_DOORBELL_RANGE_UPPER.0 => x.range.1,
+            o if o == reg::CP_PQ_WPTR_POLL_CNTL.0 => x.poll_cntl,
+            o if o == reg::CP_PQ_WPTR_POLL_CNTL1.0 => x.poll_cntl1,
+            o if o == reg::CP_PQ_STATUS.0 => x.pq_status,
+            o => {
+                let slot = Self::selected(x);
+                let h = x.hqds.get(&slot).copied().unwrap_or_default();
+                if o == reg::CP_HQD_ACTIVE.0 {
+                    return u32::from(h.active);
+                }
+                if o == reg::CP_HQD_DEQUEUE_REQUEST.0 {
+                    // The dequeue completes at once (model value).
+                    return 0;
+                }
+                h.window
+                    .0
+                    .get((o - reg::CP_MQD_BASE_ADDR.0) as usize)
+                    .copied()
+                    .unwrap_or(0)
+            }
+        }
+    }
+
+    fn write32(&self, byte_offset: usize, value: u32) {
+        self.clock.advance(ACCESS_NS);
+        let mut s = self.state.lock();
+        let Some((i, off, idx)) = self.decode(byte_offset) else {
+            return;
+        };
+        let Some(x) = s.xcc.get_mut(i) else { return };
+        if idx == 1 {
+            x.schedulers = value;
+            return;
+        }
+        match off {
+            o if o == reg::GRBM_GFX_CNTL.0 => x.grbm = value,
+            o if o == reg::SH_MEM_CONFIG.0 || o == reg::SH_MEM_BASES.0 => {
+                let vmid = m9::GRBM_VMID.get(x.grbm);
+                let e = x.sh_mem.entry(vmid).or_default();
+                if o == reg::SH_MEM_CONFIG.0 {
+                    e.0 = value;
+                } else {
+                    e.1 = value;
+                }
+            }
+            o if o == reg::CP_MEC_DOORBELL_RANGE_LOWER.0 => {
+                x.range.0 = value & m9::DOORBELL_RANGE.mask()
+            }
+            o if o == reg::CP_MEC_DOORBELL_RANGE_UPPER.0 => {
+                x.range.1 = value & m9::DOORBELL_RANGE.mask()
+            }
+            o if o == reg::CP_PQ_WPTR_POLL_CNTL.0 => x.poll_cntl = value,
+            o if o == reg::CP_PQ_WPTR_POLL_CNTL1.0 => x.poll_cntl1 = value,
+            o if o == reg::CP_PQ_STATUS.0 => x.pq_status = value,
+            o => {
+                let slot = Self::selected(x);
+                let h = x.hqds.entry(slot).or_default();
+                if let Some(w) = h.window.0.get_mut((o - reg::CP_MQD_BASE_ADDR.0) as usize) {
+                    *w = value;
+                }
+                let was = h.active;
+                if o == reg::CP_HQD_ACTIVE.0 {
+                    let on = m9::ACTIVE.is_set(value);
+                    if on && !was {
+                        self.activate(&mut s, i, slot);
+                    } else if !on && was {
+                        self.deactivate(&mut s, i, slot);
+                    }
+                } else if o == reg::CP_HQD_DEQUEUE_REQUEST.0 && DEQUEUE_REQ.get(value) != 0 && was {
+                    self.deactivate(&mut s, i, slot);
+                }
+            }
+        }
+    }
+}
+
+const OFF: &str = "gc_9_4_3_offset.h";
+const SH: &str = "gc_9_4_3_sh_mask.h";
+
+const fn r(name: &'static str, idx_name: &'static str, reg: (u32, usize)) -> [Fact; 2] {
+    [
+        Fact::constant(OFF, name, reg.0 as u64),
+        Fact::constant(OFF, idx_name, reg.1 as u64),
+    ]
+}
+
+/// The block's offsets and fields against the 9.4.3 headers.
+pub const FACTS: &[Fact] = barebell_facts::fact_table!(
+    r(
+        "regSH_MEM_BASES",
+        "regSH_MEM_BASES_BASE_IDX",
+        reg::SH_MEM_BASES
+    ),
+    r(
+        "regSH_MEM_CONFIG",
+        "regSH_MEM_CONFIG_BASE_IDX",
+        reg::SH_MEM_CONFIG
+    ),
+    r(
+        "regCP_PQ_WPTR_POLL_CNTL",
+        "regCP_PQ_WPTR_POLL_CNTL_BASE_IDX",
+        reg::CP_PQ_WPTR_POLL_CNTL
+    ),
+    r(
+        "regCP_PQ_WPTR_POLL_CNTL1",
+        "regCP_PQ_WPTR_POLL_CNTL1_BASE_IDX",
+        reg::CP_PQ_WPTR_POLL_CNTL1
+    ),
+    r(
+        "regCP_PQ_STATUS",
+        "regCP_PQ_STATUS_BASE_IDX",
+        reg::CP_PQ_STATUS
+    ),
+    r(
+        "regCP_HQD_DEQUEUE_REQUEST",
+        "regCP_HQD_DEQUEUE_REQUEST_BASE_IDX",
+        reg::CP_HQD_DEQUEUE_REQUEST
+    ),
+    r(
+        "regRLC_CP_SCHEDULERS",
+        "regRLC_CP_SCHEDULERS_BASE_IDX",
+        reg::RLC_CP_SCHEDULERS
+    ),
+    r(
+        "regGRBM_GFX_CNTL",
+        "regGRBM_GFX_CNTL_BASE_IDX",
+        reg::GRBM_GFX_CNTL
+    ),
+    r(
+        "regCP_MQD_BASE_ADDR",
+        "regCP_MQD_BASE_ADDR_BASE_IDX",
+        reg::CP_MQD_BASE_ADDR
+    ),
+    r(
+        "regCP_HQD_ACTIVE",
+        "regCP_HQD_ACTIVE_BASE_IDX",
+        reg::CP_HQD_ACTIVE
+    ),
+    r(
+        "regCP_HQD_AQL_DISPATCH_ID_HI",
+        "regCP_HQD_AQL_DISPATCH_ID_HI_BASE_IDX",
+        reg::CP_HQD_AQL_DISPATCH_ID_HI
+    ),
+    r(
+        "regCP_MEC_DOORBELL_RANGE_LOWER",
+        "regCP_MEC_DOORBELL_RANGE_LOWER_BASE_IDX",
+        reg::CP_MEC_DOORBELL_RANGE_LOWER
+    ),
+    r(
+        "regCP_MEC_DOORBELL_RANGE_UPPER",
+        "regCP_MEC_DOORBELL_RANGE_UPPER_BASE_IDX",
+        reg::CP_MEC_DOORBELL_RANGE_UPPER
+    ),
+    [
+        Fact::constant(
+            SH,
+            "RLC_CP_SCHEDULERS__scheduler0_MASK",
+            SCHEDULER0.mask() as u64
+        ),
+        Fact::constant(
+            SH,
+            "CP_HQD_DEQUEUE_REQUEST__DEQUEUE_REQ_MASK",
+            DEQUEUE_REQ.mask() as u64
+        ),
+        Fact::constant(
+            SH,
+            "CP_PQ_STATUS__DOORBELL_ENABLE_MASK",
+            PQ_STATUS_DOORBELL_ENABLE.mask() as u64
+        ),
+    ],
+);
