@@ -80,7 +80,7 @@ pub const USER_SLOT: HqdSlot = HqdSlot {
 };
 /// The user queue's doorbell: the first of layout 1's user-queue block
 /// (`AMDGPU_DOORBELL_LAYOUT1_USERQUEUE_START`), 64-bit index.
-pub const USER_DOORBELL: u32 = doorbell_index::USERQUEUE_START;
+pub const USER_DOORBELL: u32 = barebell::gfx::mqd_v9::layout1::USERQUEUE_START;
 /// The HIQ's doorbell (`AMDGPU_DOORBELL_LAYOUT1_HIQ`), 64-bit index.
 pub const HIQ_DOORBELL: u32 = runlist::layout1::HIQ;
 /// KFD's PASID for the one process (any nonzero 16-bit value).
@@ -357,8 +357,9 @@ impl<'p, C: Clock, P: Pause> UserQueueV9<'p, C, P> {
     }
 
     /// `init_mqd_v9_4_3()` for this queue: one MQD per XCC, the shared
-    /// doorbell checked against Linux's ranges, logical XCC 0 first.
-    fn build(&mut self, vmid: u8) -> Result<XccMqds, QueueV9Error> {
+    /// doorbell checked against Linux's ranges, logical XCC 0 first. The
+    /// `map_*` calls run it; [`map_kiq_built`] takes its result.
+    pub fn build(&mut self, vmid: u8) -> Result<XccMqds, QueueV9Error> {
         if self.mapping.is_some() {
             return Err(QueueV9Error::State {
                 what: "the user queue is already mapped",
@@ -477,6 +478,17 @@ pub fn map_kiq<C: Clock, P: Pause, KC: Clock, KP: Pause>(
     vmid: u8,
 ) -> Result<XccMqds, QueueV9Error> {
     let layout = q.build(vmid)?;
+    map_kiq_built(q, kiqs, vmid, layout)
+}
+
+/// [`map_kiq`]'s MAP_QUEUES for MQDs already built
+/// ([`UserQueueV9::build`]).
+pub fn map_kiq_built<C: Clock, P: Pause, KC: Clock, KP: Pause>(
+    q: &mut UserQueueV9<'_, C, P>,
+    kiqs: &mut [XccKiq<'_, KC, KP>],
+    vmid: u8,
+    layout: XccMqds,
+) -> Result<XccMqds, QueueV9Error> {
     let me_pipe = USER_SLOT.pipe_id % hqd_v9::PIPES_PER_MEC;
     for xcc in 0..q.xccs {
         let k = kiqs
@@ -494,7 +506,13 @@ pub fn map_kiq<C: Clock, P: Pause, KC: Clock, KP: Pause>(
             mqd,
             q.memory.write_index_address(),
         );
-        p[1] = MapQueuesCntl::from_bits(p[1]).with_vmid(vmid).into_bits();
+        // gfx9 numbers the ME field from MEC 1 = 0
+        // (`PACKET3_MAP_QUEUES_ME((ring->me == 1 ? 0 : 1))` in
+        // `gfx_v9_4_3_kiq_map_queues()`); gfx11's packet writes 1 there.
+        p[1] = MapQueuesCntl::from_bits(p[1])
+            .with_me(USER_SLOT.pipe_id / hqd_v9::PIPES_PER_MEC)
+            .with_vmid(vmid)
+            .into_bits();
         k.kiq
             .submit("MAP_QUEUES", &p)
             .map_err(|error| QueueV9Error::KiqPacket { xcc, error })?;

@@ -670,7 +670,8 @@ impl MecV943 {
         if let Some(h) = s.xcc.get_mut(xcc).and_then(|x| x.hqds.get_mut(&slot)) {
             h.active = true;
         }
-        self.join(
+        // Register writes report nothing: the refusal is only logged.
+        if let Err(e) = self.join(
             s,
             Source::Direct,
             xcc,
@@ -679,7 +680,9 @@ impl MecV943 {
             w.doorbell_dword(),
             w.vmid() as u8,
             None,
-        );
+        ) {
+            self.refuse(s, e);
+        }
     }
 
     /// Adds XCC `xcc`'s HQD to the queue with the same doorbell (or a new
@@ -695,7 +698,7 @@ impl MecV943 {
         doorbell_dword: u32,
         vmid: u8,
         page_table_base: Option<u64>,
-    ) {
+    ) -> Result<(), MecV943Refusal> {
         let i = match s
             .queues
             .iter()
@@ -723,39 +726,41 @@ impl MecV943 {
                 q.mqd = mqd;
             }
         }
-        self.try_bind(s, i);
+        self.try_bind(s, i)
     }
 
-    fn try_bind(&self, s: &mut State, i: usize) {
+    /// Binds queue `i` to the CP once every XCC holds it; a refusal
+    /// marks the queue refused and is returned for the caller to log (a
+    /// KIQ halts on it: model convention, the MAP_QUEUES that completed
+    /// the queue is the one refused).
+    fn try_bind(&self, s: &mut State, i: usize) -> Result<(), MecV943Refusal> {
         let n = s.xcc.len();
         let Some(q) = s.queues.get(i).cloned() else {
-            return;
+            return Ok(());
         };
         if q.cp.is_some() || q.refused || !(0..n).all(|x| q.members.iter().any(|m| m.0 == x)) {
-            return;
+            return Ok(());
         }
+        // The caller logs the refusal.
+        let fail = |s: &mut State, e: MecV943Refusal| {
+            if let Some(q) = s.queues.get_mut(i) {
+                q.refused = true;
+            }
+            Err(e)
+        };
         // Every XCC's MEC must still run.
         for x in 0..n {
             if let Err(r) = self.rlc.mec_run(x) {
-                self.refuse(s, MecV943Refusal::Mec(r));
-                if let Some(q) = s.queues.get_mut(i) {
-                    q.refused = true;
-                }
-                return;
+                return fail(s, MecV943Refusal::Mec(r));
             }
         }
-        let r = self.check_mqds(s, &q, n);
-        let mqds = match r {
+        let mqds = match self.check_mqds(s, &q, n) {
             Ok(m) => m,
-            Err(e) => {
-                self.refuse(s, e);
-                if let Some(q) = s.queues.get_mut(i) {
-                    q.refused = true;
-                }
-                return;
-            }
+            Err(e) => return fail(s, e),
         };
-        let Some(first) = mqds.first() else { return };
+        let Some(first) = mqds.first() else {
+            return Ok(());
+        };
         let h = first.hqd;
         let rptr = h.rptr_report_address();
         let binding = MecBinding {
@@ -777,19 +782,15 @@ impl MecV943 {
                     q.cp = Some(c);
                 }
                 self.arm(s, q.doorbell_dword, rptr_initial());
+                Ok(())
             }
-            Err(_) => {
-                self.refuse(
-                    s,
-                    MecV943Refusal::Memory {
-                        xcc: 0,
-                        va: h.ring_address(),
-                    },
-                );
-                if let Some(q) = s.queues.get_mut(i) {
-                    q.refused = true;
-                }
-            }
+            Err(_) => fail(
+                s,
+                MecV943Refusal::Memory {
+                    xcc: 0,
+                    va: h.ring_address(),
+                },
+            ),
         }
     }
 
@@ -1168,8 +1169,7 @@ impl MecV943 {
                     dword,
                     vmid as u8,
                     None,
-                );
-                Ok(())
+                )
             }
             _ => Err(bad("engine_sel other than compute (0) or HIQ (1)")),
         }
@@ -1227,7 +1227,8 @@ impl MecV943 {
                     h.window = m.hqd;
                     h.active = true;
                 }
-                self.join(
+                // Logged; the HWS reports nothing to its driver.
+                if let Err(e) = self.join(
                     s,
                     Source::Hws,
                     x,
@@ -1236,7 +1237,9 @@ impl MecV943 {
                     r.doorbell_offset,
                     r.vmid,
                     ptb,
-                );
+                ) {
+                    self.refuse(s, e);
+                }
             }
         }
         done

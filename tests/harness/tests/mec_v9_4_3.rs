@@ -1,0 +1,442 @@
+//! GC 9.4.3 compute after the RLC/MEC start: the runtime's KIQ per XCC
+//! and the user queue's three mappings (direct, kiq, hws), driven against
+//! the model's CP block (`barebell_model::mec_v9_4_3`) beside its RLC/MEC
+//! start block, on 4 and 8 XCCs.
+//!
+//! Rig conventions (not hardware facts): the GC segment bases are model
+//! values (no public MI300 discovery table); memory is one leaked arena
+//! the device reaches at device address = host address, and the
+//! translation is the model's `IdentityTranslate` (no GFXHUB: the rig
+//! stands in for page tables that map VA = host address, the runtime's
+//! `Dev` contract); the pause services the model and moves the model's
+//! clock by 1 ms (so a 2.1 s bound is 2100 turns).
+//!
+//! Expected values are written by hand from the sources cited at each.
+
+use barebell::aql::doorbell::DoorbellAperture;
+use barebell::bus::{Block, RegisterBus};
+use barebell::gfx::error::KiqTimeout;
+use barebell::gfx::hws::runlist;
+use barebell::gfx::mqd_v9::MQD_BYTES;
+use barebell::mem::DeviceArena;
+use barebell::regs::IpBases;
+use barebell_bringup::gfx_v9_4_3::{self as v9, MappingV9, QueueV9Error, UserQueueV9, XccKiq};
+use barebell_firmware_if::pm4::{self, QueueEngine};
+use barebell_model::clock::HostClock;
+use barebell_model::cp::CpModel;
+use barebell_model::decode::mqd_v9::MqdV9Fault;
+use barebell_model::dma::Dma;
+use barebell_model::mec_v9_4_3::{IdentityTranslate, MecV943, MecV943Refusal, Source};
+use barebell_model::psp::LoadedFirmware;
+use barebell_model::psp::iface::fw as mfw;
+use barebell_model::rlc_mec_v9_4_3::{MecRefusal, RlcMecV943};
+use barebell_model::{Seed, SimClock};
+use std::collections::BTreeSet;
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+/// Model values: XCC `i`'s GC segment 0 at 0x10_0000 + i * 0x1_0000,
+/// segment 1 (RLC) 0x2000 above (as tests/harness/tests/psp13.rs).
+fn xcc_bases(n: usize) -> Vec<[u32; 8]> {
+    (0..n as u32)
+        .map(|i| {
+            let b = 0x10_0000 + i * 0x1_0000;
+            [b, b + 0x2000, 0, 0, 0, 0, 0, 0]
+        })
+        .collect()
+}
+
+/// `regCP_MEC_CNTL` (`gc_9_4_3_offset.h`, segment 0).
+const CP_MEC_CNTL: u32 = 0x008d;
+const ARENA_BYTES: usize = 4 << 20;
+
+/// BAR5 for the rig: the CP block's offsets to it, the rest to the
+/// RLC/MEC start block (the device's routing by register offset).
+struct Bar5 {
+    rlc: Arc<RlcMecV943>,
+    mec: Arc<MecV943>,
+    owned: BTreeSet<usize>,
+}
+
+impl RegisterBus for Bar5 {
+    fn read32(&self, o: usize) -> u32 {
+        if self.owned.contains(&o) {
+            self.mec.read32(o)
+        } else {
+            self.rlc.read32(o)
+        }
+    }
+    fn write32(&self, o: usize, v: u32) {
+        if self.owned.contains(&o) {
+            self.mec.write32(o, v)
+        } else {
+            self.rlc.write32(o, v)
+        }
+    }
+}
+
+type Kiqs = Vec<XccKiq<'static, &'static HostClock, PauseFn>>;
+
+#[derive(Clone, Copy)]
+struct PauseFn(&'static MecV943, &'static SimClock);
+
+impl barebell::time::Pause for PauseFn {
+    fn pause(&mut self) {
+        self.0.service();
+        self.1.advance(1_000_000);
+    }
+}
+
+struct Rig {
+    n: usize,
+    mec: &'static MecV943,
+    bus: &'static Bar5,
+    bases: Vec<IpBases>,
+    host: &'static HostClock,
+    pause: PauseFn,
+    area: DeviceArena<'static>,
+    doorbells: DoorbellAperture,
+}
+
+impl Rig {
+    fn blocks(&self) -> Vec<Block<'static, Bar5>> {
+        self.bases
+            .iter()
+            .map(|b| Block::new(self.bus, *b))
+            .collect()
+    }
+
+    fn kiqs(&mut self, mask: u64) -> Result<Kiqs, QueueV9Error> {
+        let blocks = self.blocks();
+        v9::kiqs_up(
+            &blocks,
+            &mut self.area,
+            &self.doorbells,
+            self.host,
+            self.pause,
+            mask,
+        )
+    }
+
+    fn queue(&mut self) -> UserQueueV9<'static, &'static HostClock, PauseFn> {
+        v9::place_queue(&mut self.area, &self.doorbells, self.n).unwrap()
+    }
+
+    /// Services the model up to `turns` times or until the signal is 0.
+    fn run(&self, q: &UserQueueV9<'static, &'static HostClock, PauseFn>, turns: usize) {
+        let mut p = self.pause;
+        for _ in 0..turns {
+            if q.signal.value() == 0 {
+                break;
+            }
+            barebell::time::Pause::pause(&mut p);
+        }
+    }
+}
+
+/// `n` XCCs whose MECs run, except those in `halted`.
+fn rig(n: usize, halted: &[usize]) -> Rig {
+    let clock: &'static SimClock = Box::leak(Box::new(SimClock::new()));
+    let host: &'static HostClock = Box::leak(Box::new(clock.host_view(100)));
+    let loaded = Arc::new(LoadedFirmware::autoloaded(
+        clock,
+        [mfw::RLC_G, mfw::CP_MEC, mfw::CP_MEC_ME1],
+    ));
+    let raw = xcc_bases(n);
+    let rlc = Arc::new(RlcMecV943::new(clock, raw.clone(), loaded));
+    // gfx_v9_4_3_xcc_cp_compute_enable(true): CP_MEC_CNTL = 0.
+    for (x, b) in raw.iter().enumerate() {
+        if !halted.contains(&x) {
+            rlc.write32((b[0] + CP_MEC_CNTL) as usize * 4, 0);
+        }
+    }
+    let arena: &'static mut [u64] = Box::leak(vec![0u64; ARENA_BYTES / 8].into_boxed_slice());
+    let base = arena.as_mut_ptr() as u64;
+    let mut dma = Dma::default();
+    let mut cp = CpModel::new(Seed(7));
+    // SAFETY: the arena is leaked (lives for the test process); device
+    // and host touch it per the queue protocols (atomics, fences).
+    unsafe {
+        dma.map(base, ARENA_BYTES as u64);
+        cp.dma_mut().map(base, ARENA_BYTES as u64);
+    }
+    let mec = Arc::new(MecV943::new(
+        clock,
+        raw.clone(),
+        rlc.clone(),
+        cp,
+        dma,
+        Arc::new(IdentityTranslate),
+    ));
+    let owned = mec.owned_offsets().into_iter().collect();
+    let bus: &'static Bar5 = Box::leak(Box::new(Bar5 {
+        rlc,
+        mec: mec.clone(),
+        owned,
+    }));
+    let mec: &'static Arc<MecV943> = Box::leak(Box::new(mec));
+    let mec: &'static MecV943 = mec;
+    let (page, len) = mec.doorbell_page();
+    // SAFETY: the page is boxed inside the leaked block; 8-byte slots.
+    let doorbells = unsafe { DoorbellAperture::new(NonNull::new(page as *mut u8).unwrap(), len) };
+    // SAFETY: the leaked arena, reached at device address = host address
+    // by the model's DMA windows and identity translation.
+    let area = unsafe { DeviceArena::new(NonNull::new(base as *mut u8).unwrap(), ARENA_BYTES) };
+    Rig {
+        n,
+        mec,
+        bus,
+        bases: raw.into_iter().map(IpBases).collect(),
+        host,
+        pause: PauseFn(mec, clock),
+        area,
+        doorbells,
+    }
+}
+
+/// `queue_mask` for the user slot: MEC 1 (index 0) pipe 1 queue 0 is
+/// bit 0 * 32 + 1 * 8 + 0 = 8 (`amdgpu_queue_mask_bit_to_set_resource_bit()`).
+const USER_MASK: u64 = 1 << 8;
+/// The user slot as the HQD registers name it: ME 1, pipe 1, queue 0.
+const USER_HQD: (u32, u32, u32) = (1, 1, 0);
+/// The KIQ slot `amdgpu_gfx_kiq_acquire()` picks: ME 2 pipe 1 queue 0.
+const KIQ_HQD: (u32, u32, u32) = (2, 1, 0);
+/// KFD's page-directory base as `amdgpu_gmc_pd_addr()` gives it: a page
+/// address | AMDGPU_PTE_VALID (ignored by the identity translation).
+const PD: u64 = 0x0000_0080_0010_0000 | 1;
+
+fn up_and_run(n: usize, mapping: MappingV9) {
+    let mut r = rig(n, &[]);
+    let mut kiqs = r.kiqs(USER_MASK).unwrap();
+    for x in 0..n {
+        assert!(r.mec.kiq_running(x), "XCC {x} KIQ");
+        assert!(r.mec.hqd_active(x, KIQ_HQD), "XCC {x} KIQ HQD");
+    }
+    let mut q = r.queue();
+    let blocks = r.blocks();
+    let (source, slot) = match mapping {
+        MappingV9::Direct => {
+            v9::map_direct(&mut q, &blocks, 3).unwrap();
+            (Source::Direct, USER_HQD)
+        }
+        MappingV9::Kiq => {
+            v9::map_kiq(&mut q, &mut kiqs, 3).unwrap();
+            (Source::Kiq, USER_HQD)
+        }
+        MappingV9::Hws => {
+            // KFD's HWS queue mask: all 32 MEC 1 slots but amdgpu's bit 0.
+            let mask = runlist::queue_mask(4, 8, 1);
+            assert_eq!(mask, 0xFFFF_FFFE);
+            let (host, pause) = (r.host, r.pause);
+            let (k0, _) = kiqs.split_first_mut().unwrap();
+            v9::map_hws(&mut q, k0, &mut r.area, &r.doorbells, host, pause, mask, PD).unwrap();
+            let hws = r.mec.hws().expect("the HIQ was mapped");
+            // The first KFD VMID on GC 9.4.3 is 3 (gmc_v9_0_sw_init()).
+            assert_eq!(hws.mec_queues().len(), 1);
+            assert_eq!(hws.mec_queues()[0].vmid, 3);
+            assert_eq!(hws.mec_queues()[0].doorbell_offset, 0x20);
+            (Source::Hws, barebell_model::mec_v9_4_3::HWS_SLOT)
+        }
+    };
+    assert_eq!(r.mec.refusals(), vec![]);
+    let queues = r.mec.queues();
+    assert_eq!(queues.len(), 1);
+    let qv = &queues[0];
+    assert_eq!(qv.source, source);
+    // USERQUEUE_START (0x10) as a dword offset.
+    assert_eq!(qv.doorbell_dword, 0x20);
+    assert!(qv.cp.is_some(), "the queue reached the CP");
+    let layout = q.layout.unwrap();
+    for x in 0..n {
+        assert!(r.mec.hqd_active(x, slot), "XCC {x} holds the queue");
+        // init_mqd_v9_4_3(): XCC x's MQD at x * sizeof(struct v9_mqd).
+        let m = qv.members.iter().find(|m| m.0 == x).unwrap();
+        assert_eq!(m.2, layout.address + (x * 2048) as u64);
+    }
+    assert_eq!(MQD_BYTES, 2048);
+    // A barrier and a doorbell store; the signal goes 1 -> 0 once.
+    let p = q.barrier().unwrap();
+    let id = q.queue.submit(&p, r.host, 1_000_000_000).unwrap();
+    assert_eq!(id, 0);
+    r.run(&q, 200);
+    assert_eq!(q.signal.value(), 0);
+    for _ in 0..20 {
+        barebell::time::Pause::pause(&mut r.pause);
+    }
+    assert_eq!(q.signal.value(), 0, "completed exactly once");
+    assert_eq!(q.queue.read_index(), 1);
+    // The CP ran the queue as one queue over every XCC.
+    assert_eq!(r.mec.cp().shader.xccs, n as u32);
+    // Teardown.
+    q.unmap(&blocks, &mut kiqs, &r.host).unwrap();
+    if mapping != MappingV9::Hws {
+        for x in 0..n {
+            assert!(!r.mec.hqd_active(x, slot), "XCC {x} dequeued");
+        }
+    }
+    assert!(r.mec.queues()[0].cp.is_none(), "off the CP");
+    assert_eq!(r.mec.refusals(), vec![]);
+}
+
+#[test]
+fn direct_on_4_xccs() {
+    up_and_run(4, MappingV9::Direct);
+}
+#[test]
+fn direct_on_8_xccs() {
+    up_and_run(8, MappingV9::Direct);
+}
+#[test]
+fn kiq_on_4_xccs() {
+    up_and_run(4, MappingV9::Kiq);
+}
+#[test]
+fn kiq_on_8_xccs() {
+    up_and_run(8, MappingV9::Kiq);
+}
+#[test]
+fn hws_on_4_xccs() {
+    up_and_run(4, MappingV9::Hws);
+}
+#[test]
+fn hws_on_8_xccs() {
+    up_and_run(8, MappingV9::Hws);
+}
+
+/// `gfx_v9_4_3_xcc_kiq_init_register()` on XCC 1 of 4: the MEC doorbell
+/// range `((0 + 1 * 0x20) * 2) << 2` = 0x100 to `((0x1F + 0x20) * 2) << 2`
+/// = 0x1F8, the KIQ doorbell dword `(0 + 1 * 0x20) << 1` = 0x40.
+#[test]
+fn kiq_registers_follow_linux() {
+    let mut r = rig(4, &[]);
+    let _kiqs = r.kiqs(USER_MASK).unwrap();
+    let b = r.blocks();
+    use barebell::regs::gc_9_4_3 as g;
+    assert_eq!(b[1].read(g::CP_MEC_DOORBELL_RANGE_LOWER).unwrap(), 0x100);
+    assert_eq!(b[1].read(g::CP_MEC_DOORBELL_RANGE_UPPER).unwrap(), 0x1F8);
+    // RLC_CP_SCHEDULERS.scheduler0 = 2 << 5 | 1 << 3 | 0, | 0x80.
+    assert_eq!(b[1].read(g::RLC_CP_SCHEDULERS).unwrap() & 0xFF, 0xC8);
+    // CP_PQ_STATUS.DOORBELL_ENABLE (bit 1).
+    assert_eq!(b[1].read(g::CP_PQ_STATUS).unwrap() & 2, 2);
+    b[1].write(g::GRBM_GFX_CNTL, 2 << 2 | 1).unwrap();
+    let dbc = b[1].read(g::CP_HQD_PQ_DOORBELL_CONTROL).unwrap();
+    assert_eq!((dbc >> 2) & 0x3FF_FFFF, 0x40);
+    assert_eq!(dbc >> 30 & 1, 1, "DOORBELL_EN");
+    // PQ_CONTROL: QUEUE_SIZE = log2(256 dwords) - 1 = 7, PRIV_STATE (30)
+    // and KMD_QUEUE (31) set, RPTR_BLOCK_SIZE 0 (Linux's REG_SET_FIELD of
+    // an already-shifted value masks it away).
+    let pq = b[1].read(g::CP_HQD_PQ_CONTROL).unwrap();
+    assert_eq!(pq, 7 | 1 << 30 | 1 << 31);
+    b[1].write(g::GRBM_GFX_CNTL, 0).unwrap();
+}
+
+/// The MEC of XCC 2 stays halted (`CP_MEC_CNTL` at its reset value
+/// 0x50000000): its KIQ never runs, so its SET_RESOURCES fence never
+/// comes (a typed timeout naming XCC 2), and a direct queue over all four
+/// XCCs is refused there and runs nothing.
+#[test]
+fn a_halted_mec_runs_nothing() {
+    let mut r = rig(4, &[2]);
+    match r.kiqs(USER_MASK) {
+        Err(QueueV9Error::KiqPacket {
+            xcc: 2,
+            error:
+                KiqTimeout {
+                    packet: "SET_RESOURCES",
+                    ..
+                },
+        }) => {}
+        other => panic!("{other:?} {:?}", r.mec.refusals()),
+    }
+    let halted = MecV943Refusal::Mec(MecRefusal::Halted {
+        xcc: 2,
+        cp_mec_cntl: 0x5000_0000,
+    });
+    assert_eq!(r.mec.refusals(), vec![halted]);
+    let mut q = r.queue();
+    let blocks = r.blocks();
+    v9::map_direct(&mut q, &blocks, 3).unwrap();
+    assert_eq!(r.mec.refusals(), vec![halted, halted]);
+    assert!(!r.mec.hqd_active(2, USER_HQD));
+    assert!(r.mec.queues().iter().all(|q| q.cp.is_none()));
+    let p = q.barrier().unwrap();
+    q.queue.submit(&p, r.host, 1_000_000_000).unwrap();
+    r.run(&q, 100);
+    assert_eq!(q.signal.value(), 1, "nothing ran");
+    assert_eq!(q.queue.read_index(), 0);
+}
+
+/// XCC 1's MQD names another ring than XCC 0's: `init_mqd_v9_4_3()`
+/// copies one ring into every XCC's MQD, so the model refuses the queue
+/// when its last XCC is mapped; the KIQ halts on that MAP_QUEUES and the
+/// caller gets the KIQ's typed timeout.
+#[test]
+fn mqds_disagreeing_across_xccs_are_refused() {
+    let mut r = rig(4, &[]);
+    let mut kiqs = r.kiqs(USER_MASK).unwrap();
+    let mut q = r.queue();
+    let layout = q.build(3).unwrap();
+    // cp_hqd_pq_base_lo is v9_mqd dword 136 (v9_structs.h).
+    let at = layout.address + 2048 + 136 * 4;
+    // SAFETY: inside the leaked arena's MQD pages, not mapped yet.
+    unsafe {
+        let p = at as *mut u32;
+        p.write_volatile(p.read_volatile() + 0x10);
+    }
+    match v9::map_kiq_built(&mut q, &mut kiqs, 3, layout) {
+        Err(QueueV9Error::KiqPacket {
+            xcc: 3,
+            error:
+                KiqTimeout {
+                    packet: "MAP_QUEUES",
+                    ..
+                },
+        }) => {}
+        other => panic!("{other:?} {:?}", r.mec.refusals()),
+    }
+    assert_eq!(
+        r.mec.refusals(),
+        vec![MecV943Refusal::Mqd {
+            xcc: 1,
+            fault: MqdV9Fault::Diverges {
+                xcc: 1,
+                what: "ring"
+            }
+        }]
+    );
+    assert!(!r.mec.kiq_running(3));
+    assert!(r.mec.queues().iter().all(|q| q.cp.is_none()));
+}
+
+/// KIQ MAP_QUEUES with doorbell dword 0x200 (byte 0x800): outside XCC
+/// 0's MEC doorbell range 0..=0xF8 (`(AMDGPU_DOORBELL_LAYOUT1_USERQUEUE_END
+/// * 2) << 2`), which gates a queue every XCC shares. The model refuses
+/// it and halts the KIQ; the runtime's wait ends in a typed timeout
+/// naming the packet.
+#[test]
+fn kiq_map_queues_with_a_doorbell_outside_the_range_is_refused() {
+    let mut r = rig(4, &[]);
+    let mut kiqs = r.kiqs(USER_MASK).unwrap();
+    let mut q = r.queue();
+    let layout = q.build(3).unwrap();
+    let p = pm4::map_queues(
+        QueueEngine::Compute,
+        1,
+        0,
+        0x200,
+        layout.address,
+        q.memory.write_index_address(),
+    );
+    let e = kiqs[0].kiq.submit("MAP_QUEUES", &p).unwrap_err();
+    assert_eq!(e.packet, "MAP_QUEUES");
+    assert_eq!(
+        r.mec.refusals(),
+        vec![MecV943Refusal::KiqDoorbellOutsideRange {
+            xcc: 0,
+            dword: 0x200,
+            lower_bytes: 0,
+            upper_bytes: 0xF8,
+        }]
+    );
+    assert!(!r.mec.kiq_running(0));
+}
