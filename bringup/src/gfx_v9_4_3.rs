@@ -51,7 +51,7 @@ use barebell::gfx::queue_v9::{
     KiqV9Error, KiqV9Parts, RunlistIb, XccMqdPages, kiq_doorbell_index, kiq_resume,
     set_resource_bit, set_resources,
 };
-use barebell::gfx::{Doorbells, doorbell_index};
+use barebell::gfx::Doorbells;
 use barebell::ip::Generation;
 use barebell::mem::{Dev, DeviceArena, MemError};
 use barebell::regs::gc_9_4_3::PqControl;

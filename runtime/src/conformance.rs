@@ -80,6 +80,7 @@ pub const FACTS: &[&[Fact]] = &[
     crate::gfx::mqd_v9::FACTS,
     crate::gfx::hqd_v9::FACTS,
     crate::gfx::kiq::v9::FACTS,
+    crate::gfx::queue_v9::FACTS,
     crate::sdma::mqd_v9::FACTS,
     crate::gfx::hws::packets::FACTS,
     crate::gfx::hws::runlist::FACTS,

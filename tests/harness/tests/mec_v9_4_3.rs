@@ -409,8 +409,8 @@ fn mqds_disagreeing_across_xccs_are_refused() {
 }
 
 /// KIQ MAP_QUEUES with doorbell dword 0x200 (byte 0x800): outside XCC
-/// 0's MEC doorbell range 0..=0xF8 (`(AMDGPU_DOORBELL_LAYOUT1_USERQUEUE_END
-/// * 2) << 2`), which gates a queue every XCC shares. The model refuses
+/// 0's MEC doorbell range 0..=0xF8 (USERQUEUE_END 0x1F times 2, shifted
+/// left by 2), which gates a queue every XCC shares. The model refuses
 /// it and halts the KIQ; the runtime's wait ends in a typed timeout
 /// naming the packet.
 #[test]
