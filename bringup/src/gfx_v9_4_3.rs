@@ -34,6 +34,7 @@ use barebell::aql::{
     AqlQueue, BarrierKind, BarrierPacket, Fences, QueueConfig, QueueMemory, SignalMemory,
 };
 use barebell::bus::{Block, RegisterBus};
+use barebell::gfx::Doorbells;
 use barebell::gfx::error::{KiqTimeout, RingInUse};
 use barebell::gfx::hqd_v9::{self, HqdSlot, HqdV9Error};
 use barebell::gfx::hws::hiq::{KFD_HIQ_PIPE_ID, KFD_HIQ_QUEUE, kiq_map_hiq};
@@ -48,10 +49,9 @@ use barebell::gfx::mqd_v9::{
     linux_mec_range,
 };
 use barebell::gfx::queue_v9::{
-    KiqV9Error, KiqV9Parts, RunlistIb, XccMqdPages, kiq_doorbell_index, kiq_resume,
+    KiqV9Error, KiqV9Parts, RunlistIb, XccMqdPages, kiq_doorbell_index, kiq_fini, kiq_resume,
     set_resource_bit, set_resources,
 };
-use barebell::gfx::Doorbells;
 use barebell::ip::Generation;
 use barebell::mem::{Dev, DeviceArena, MemError};
 use barebell::regs::gc_9_4_3::PqControl;
@@ -83,6 +83,11 @@ pub const USER_SLOT: HqdSlot = HqdSlot {
 pub const USER_DOORBELL: u32 = barebell::gfx::mqd_v9::layout1::USERQUEUE_START;
 /// The HIQ's doorbell (`AMDGPU_DOORBELL_LAYOUT1_HIQ`), 64-bit index.
 pub const HIQ_DOORBELL: u32 = runlist::layout1::HIQ;
+/// The HIQ's slot: `KFD_CIK_HIQ_PIPE` 4 queue 0, MEC 2 pipe 0 queue 0.
+pub const HIQ_SLOT: HqdSlot = HqdSlot {
+    pipe_id: KFD_HIQ_PIPE_ID as u8,
+    queue_id: KFD_HIQ_QUEUE as u8,
+};
 /// KFD's PASID for the one process (any nonzero 16-bit value).
 pub const PASID: u16 = 0x8001;
 /// Bound on every wait here (fences, dequeues).
@@ -253,6 +258,29 @@ where
     Ok(out)
 }
 
+/// Takes every XCC's KIQ down (`gfx_v9_4_3_xcc_q_fini_register()` on its
+/// slot), in XCC order; the clients are dropped first, releasing their
+/// rings. Stops at the first failure.
+pub fn kiqs_down<B, C, KC, KP>(
+    xccs: &[Block<'_, B>],
+    kiqs: Vec<XccKiq<'_, KC, KP>>,
+    clock: &C,
+) -> Result<(), QueueV9Error>
+where
+    B: RegisterBus + ?Sized,
+    C: Clock + ?Sized,
+{
+    let on: Vec<usize> = kiqs.iter().map(|k| k.xcc).collect();
+    drop(kiqs);
+    for xcc in on {
+        let gc = *xccs
+            .get(xcc)
+            .ok_or(QueueV9Error::Hqd(HqdV9Error::MissingXcc { xcc }))?;
+        kiq_fini(gc, clock, xcc).map_err(|error| QueueV9Error::Kiq { xcc, error })?;
+    }
+    Ok(())
+}
+
 /// How the user queue reached the HQDs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MappingV9 {
@@ -291,6 +319,8 @@ pub struct UserQueueV9<'p, C, P> {
     pub mapping: Option<MappingV9>,
     /// The HWS client (hws mapping): UNMAP_QUEUES goes through it.
     pub hws: Option<HwsClient<'p, C, P>>,
+    /// The HIQ (hws mapping), destroyed after the queue is unmapped.
+    pub hiq: Option<(HiqParts<'p>, V9Mqd)>,
 }
 
 impl<C, P> core::fmt::Debug for UserQueueV9<'_, C, P> {
@@ -338,6 +368,7 @@ pub fn place_queue<'p, C, P>(
         layout: None,
         mapping: None,
         hws: None,
+        hiq: None,
     })
 }
 
@@ -442,6 +473,16 @@ impl<'p, C: Clock, P: Pause> UserQueueV9<'p, C, P> {
                 // unmap_queues_cpsch(): UNMAP_QUEUES, then the fence.
                 hws.unmap_queues(UnmapFilter::Pasid(PASID), false)?;
                 hws.fence()?;
+                // stop_cpsch() → kernel_queue_uninitialize(): the HIQ's
+                // HQD destroyed on XCC 0, where it was mapped
+                // (`kgd_gfx_v9_hqd_destroy()`).
+                self.hws = None;
+                if let Some((_, mqd)) = self.hiq.take() {
+                    let gc = *xccs
+                        .first()
+                        .ok_or(QueueV9Error::Hqd(HqdV9Error::MissingXcc { xcc: 0 }))?;
+                    hqd_v9::hqd_destroy(gc, clock, 0, HIQ_SLOT, &mqd, BOUND_NS)?;
+                }
             }
         }
         self.mapping = None;
@@ -624,6 +665,7 @@ pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
         .fill(|ib, at| runlist::build(&cfg, &procs, ib, at))?;
     hws.run_list(&rl)?;
     q.hws = Some(hws);
+    q.hiq = Some((parts, m));
     q.mapping = Some(MappingV9::Hws);
     Ok(layout)
 }

@@ -289,6 +289,8 @@ struct State {
     queues: Vec<QueueV9>,
     refusals: Vec<MecV943Refusal>,
     hws: Option<Arc<HwsModel>>,
+    /// Where the HIQ's HQD is: `(xcc, slot)`.
+    hiq: Option<(usize, Slot)>,
     shadow: Vec<u64>,
     unclaimed_doorbells: u64,
 }
@@ -850,13 +852,35 @@ impl MecV943 {
             |q| q.members.iter().any(|m| m.0 == xcc && m.1 == slot),
             xcc,
         );
+        if s.hiq == Some((xcc, slot)) {
+            // The HIQ's HQD is gone: so is its scheduler, and every queue
+            // it mapped leaves every XCC.
+            s.hiq = None;
+            s.hws = None;
+            self.spaces.lock().clear();
+            for x in 0..s.xcc.len() {
+                self.leave(s, |q| q.source == Source::Hws, x);
+            }
+        }
     }
 
     /// Takes XCC `xcc` out of the queues `pick` selects; a queue that was
     /// running leaves the CP (in-flight work completes).
     fn leave(&self, s: &mut State, pick: impl Fn(&QueueV9) -> bool, xcc: usize) {
         let mut cp = self.cp.lock();
-        for q in s.queues.iter_mut().filter(|q| pick(q)) {
+        let State {
+            queues, xcc: xs, ..
+        } = s;
+        for q in queues.iter_mut().filter(|q| pick(q)) {
+            // A queue the HWS unmaps leaves its slot too (direct and KIQ
+            // slots are cleared by their own dequeue).
+            if q.source == Source::Hws {
+                for m in q.members.iter().filter(|m| m.0 == xcc) {
+                    if let Some(h) = xs.get_mut(xcc).and_then(|x| x.hqds.get_mut(&m.1)) {
+                        h.active = false;
+                    }
+                }
+            }
             q.members.retain(|m| m.0 != xcc);
             if let Some(c) = q.cp.take() {
                 cp.unbind(c);
@@ -1127,6 +1151,7 @@ impl MecV943 {
                 };
                 self.arm(s, dword, 0);
                 s.hws = Some(Arc::new(HwsModel::new(cfg)));
+                s.hiq = Some((xcc, (me, pipe, queue)));
                 if let Some(h) = s
                     .xcc
                     .get_mut(xcc)

@@ -394,6 +394,60 @@ pub fn kiq_resume<B: RegisterBus + ?Sized, C: Clock + ?Sized, const N: usize>(
     Ok(m)
 }
 
+/// `CP_HQD_PERSISTENT_STATE_DEFAULT` as `gfx_v9_4_3.c` defines it
+/// (`#define CP_HQD_PERSISTENT_STATE_DEFAULT 0x0be05501`, a `.c` define:
+/// cited only; the same value as `gc_11_0_0_default.h`'s).
+pub const PERSISTENT_STATE_DEFAULT: u32 = 0x0be0_5501;
+
+/// `gfx_v9_4_3_xcc_q_fini_register()` with the KIQ slot selected, then
+/// ME 0 pipe 0 queue 0 again (`gfx_v9_4_3_xcc_kcq_fini_register()` /
+/// the KIQ's `hw_fini` path): dequeue if active (bounded; on timeout the
+/// slot is disabled by hand, as Linux does, and the timeout returned),
+/// then the slot's registers cleared.
+pub fn kiq_fini<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
+    gc: Block<'_, B>,
+    clock: &C,
+    xcc: usize,
+) -> Result<(), KiqV9Error> {
+    let e = reg_err(xcc);
+    let sel = KIQ_SLOT.select().map_err(|_| KiqV9Error::Xcc { xcc })?;
+    gc.write(r::GRBM_GFX_CNTL, sel.into_bits()).map_err(&e)?;
+    let done = (|| {
+        let mut timed_out = None;
+        if gc.read(r::CP_HQD_ACTIVE).map_err(&e)? & r::HQD_ACTIVE_MASK != 0 {
+            gc.write(r::CP_HQD_DEQUEUE_REQUEST, 1).map_err(&e)?;
+            if let Err(w) = gc.poll(
+                clock,
+                r::CP_HQD_ACTIVE,
+                r::HQD_ACTIVE_MASK,
+                0,
+                "KIQ slot inactive after its dequeue",
+                KIQ_DEQUEUE_TIMEOUT_NS,
+            ) {
+                // "Manual disable if dequeue request times out".
+                gc.write(r::CP_HQD_ACTIVE, 0).map_err(&e)?;
+                timed_out = Some(w);
+            }
+            gc.write(r::CP_HQD_DEQUEUE_REQUEST, 0).map_err(&e)?;
+        }
+        let w = |field: usize, v: u32| window_write(gc, xcc, field, v);
+        w(off!(cp_hqd_iq_timer), 0)?;
+        w(off!(cp_hqd_ib_control), 0)?;
+        w(off!(cp_hqd_persistent_state), PERSISTENT_STATE_DEFAULT)?;
+        w(off!(cp_hqd_pq_doorbell_control), 0x4000_0000)?;
+        w(off!(cp_hqd_pq_doorbell_control), 0)?;
+        w(off!(cp_hqd_pq_rptr), 0)?;
+        w(off!(cp_hqd_pq_wptr_hi), 0)?;
+        w(off!(cp_hqd_pq_wptr_lo), 0)?;
+        match timed_out {
+            Some(error) => Err(KiqV9Error::Register { xcc, error }),
+            None => Ok(()),
+        }
+    })();
+    let released = gc.write(r::GRBM_GFX_CNTL, 0).map_err(&e);
+    done.and(released)
+}
+
 /// One MQD per XCC, [`MQD_BYTES`] apart (no CWSR: `mqd_stride_v9()` is
 /// `sizeof(struct v9_mqd)`), page-aligned, written by the CPU only before
 /// the queue is mapped.

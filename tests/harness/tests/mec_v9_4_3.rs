@@ -235,6 +235,8 @@ fn up_and_run(n: usize, mapping: MappingV9) {
             assert_eq!(hws.mec_queues().len(), 1);
             assert_eq!(hws.mec_queues()[0].vmid, 3);
             assert_eq!(hws.mec_queues()[0].doorbell_offset, 0x20);
+            // The HIQ: KFD_CIK_HIQ_PIPE 4 = ME 2 pipe 0, queue 0, on XCC 0.
+            assert!(r.mec.hqd_active(0, (2, 0, 0)));
             (Source::Hws, barebell_model::mec_v9_4_3::HWS_SLOT)
         }
     };
@@ -269,12 +271,20 @@ fn up_and_run(n: usize, mapping: MappingV9) {
     assert_eq!(r.mec.cp().shader.xccs, n as u32);
     // Teardown.
     q.unmap(&blocks, &mut kiqs, &r.host).unwrap();
-    if mapping != MappingV9::Hws {
-        for x in 0..n {
-            assert!(!r.mec.hqd_active(x, slot), "XCC {x} dequeued");
-        }
+    for x in 0..n {
+        assert!(!r.mec.hqd_active(x, slot), "XCC {x} dequeued");
     }
     assert!(r.mec.queues()[0].cp.is_none(), "off the CP");
+    if mapping == MappingV9::Hws {
+        // The HIQ (ME 2 pipe 0 queue 0 on XCC 0) went with it.
+        assert!(!r.mec.hqd_active(0, (2, 0, 0)));
+        assert!(r.mec.hws().is_none());
+    }
+    v9::kiqs_down(&blocks, kiqs, &r.host).unwrap();
+    for x in 0..n {
+        assert!(!r.mec.kiq_running(x), "XCC {x} KIQ down");
+        assert!(!r.mec.hqd_active(x, KIQ_HQD));
+    }
     assert_eq!(r.mec.refusals(), vec![]);
 }
 
