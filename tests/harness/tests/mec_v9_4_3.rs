@@ -450,3 +450,45 @@ fn kiq_map_queues_with_a_doorbell_outside_the_range_is_refused() {
     );
     assert!(!r.mec.kiq_running(0));
 }
+
+/// A page holding a wave32 kernel descriptor at 0 and `s_endpgm` at 256
+/// (LLVM 19 `AMDHSAKernelDescriptor.h`: kernel_code_entry_byte_offset at
+/// 16, compute_pgm_rsrc1 at 48 with both FLOAT_DENORM_MODE fields 3,
+/// kernel_code_properties at 56, ENABLE_WAVEFRONT_SIZE32 bit 10).
+#[repr(C, align(4096))]
+struct KernelPage([u8; 4096]);
+
+/// One dispatch on the direct-mapped queue over 8 XCCs: 512 work-items
+/// in workgroups of 32 are 16 workgroups; `init_mqd_v9_4_3()` sets
+/// `compute_tg_chunk_size` 1, so the XCCs take them one at a time in
+/// turn, 2 each; the signal (1) is decremented once for the packet.
+/// The split does not depend on the ISA: the CP model's default gfx1100
+/// target runs the one `s_endpgm` (bytes 00 00 b0 bf), as in
+/// tests/harness/tests/dispatch.rs.
+#[test]
+fn one_dispatch_is_split_over_eight_xccs_and_signals_once() {
+    use barebell::aql::packet::Dispatch;
+    let mut r = rig(8, &[]);
+    let _kiqs = r.kiqs(USER_MASK).unwrap();
+    let mut page = KernelPage([0; 4096]);
+    page.0[16..24].copy_from_slice(&256i64.to_le_bytes());
+    page.0[48..52].copy_from_slice(&(0xf_u32 << 16).to_le_bytes());
+    page.0[56..58].copy_from_slice(&(1u16 << 10).to_le_bytes());
+    page.0[256..260].copy_from_slice(&[0x00, 0x00, 0xb0, 0xbf]);
+    let kd = r.area.put(page).unwrap().address();
+    let mut q = r.queue();
+    let blocks = r.blocks();
+    v9::map_direct(&mut q, &blocks, 3).unwrap();
+    let p = Dispatch::linear(512, 32, kd, 0)
+        .signal(q.signal.handle())
+        .packet()
+        .unwrap();
+    q.queue.submit(&p, r.host, 1_000_000_000).unwrap();
+    r.run(&q, 500);
+    assert_eq!(r.mec.cp().errors(), []);
+    assert_eq!(q.signal.value(), 0);
+    let cp = r.mec.cp();
+    assert_eq!(cp.shader.dispatches, 1);
+    assert_eq!(cp.shader.last.workgroups, 16);
+    assert_eq!(cp.shader.xcc_workgroups, [2; 8]);
+}
