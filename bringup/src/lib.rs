@@ -320,7 +320,7 @@ pub fn run<'p>(
                 let g = gpu.ips.generation;
                 match start::write_signature(
                     &gpu.bus,
-                    &gpu.ips.gc.bases,
+                    &start::gc_bases(&gpu.ips),
                     g,
                     Some(start::SIGNATURE),
                     1,
