@@ -74,6 +74,8 @@ pub const FACTS: &[&[Fact]] = &[
     &crate::ih::ih_v6_0::FIELD_FACTS,
     crate::regs::osssys_7_0_0::FACTS,
     crate::regs::osssys_4_4_2::FACTS,
+    crate::regs::hdp_4_4_2::FACTS,
+    crate::regs::hdp_4_4_2::HDP_4_0_FACTS,
     crate::ih::ih_v4_4_2::FIELD_FACTS,
     crate::regs::nbio_7_9_0::FACTS,
     crate::regs::nbio_7_9_0::FIELD_FACTS,

@@ -26,6 +26,7 @@ pub mod mp_13_0_0;
 pub mod mp_13_0_6;
 pub mod mp_14_0_2;
 pub mod nbif_6_3_1;
+pub mod hdp_4_4_2;
 pub mod nbio_4_3_0;
 pub mod nbio_7_9_0;
 pub mod osssys_4_4_2;
@@ -201,6 +202,14 @@ pub const HEADERS: &[HeaderFor] = &[
         sh_mask_header: "nbio_7_9_0_sh_mask.h",
         versions: &[(7, 9, 0)],
         registers: &[nbio_7_9_0::ALL],
+    },
+    HeaderFor {
+        hw_id: crate::ip::hw_id::HDP,
+        module: "hdp_4_4_2",
+        offset_header: hdp_4_4_2::HEADER,
+        sh_mask_header: "hdp_4_4_2_sh_mask.h",
+        versions: &[(4, 4, 2)],
+        registers: &[hdp_4_4_2::ALL],
     },
     HeaderFor {
         hw_id: crate::ip::hw_id::OSSSYS,
