@@ -67,7 +67,6 @@ pub mod psp;
 pub mod rlc_mec_v9_4_3;
 pub mod s2a;
 pub mod sdma;
-pub mod shell;
 pub mod smu;
 pub mod soc;
 pub mod socregs;
