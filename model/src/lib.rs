@@ -76,6 +76,7 @@ pub mod thread;
 pub mod ucode;
 pub mod unknown;
 pub mod vgpu;
+pub mod vgpu9;
 pub mod wave;
 
 /// Every hardware fact the model's own decoders rely on, for `cargo

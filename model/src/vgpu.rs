@@ -577,9 +577,12 @@ impl VirtualGpu {
             PspPlacement {
                 regs,
                 mp0_bases: mp0.bases,
-                gc: RlcStatus::for_generation(generation).ok_or(ModelError::NotImplemented(
-                    barebell::ip::Unsupported::new("the RLC status registers", generation),
-                ))?,
+                gc: Some(RlcStatus::for_generation(generation).ok_or(
+                    ModelError::NotImplemented(barebell::ip::Unsupported::new(
+                        "the RLC status registers",
+                        generation,
+                    )),
+                )?),
                 gc_bases: gc.bases,
             },
             firmware::expect(&part.firmware, &mut |name| files.load(name))?,
