@@ -686,9 +686,7 @@ impl SmuModel {
                 self.state.lock().features = true;
                 (OK, None)
             }
-            msg::V13_0_6_GFX_DRIVER_RESET
-                if arg & reset_mode::MODE_MASK == reset_mode::MODE_1 =>
-            {
+            msg::V13_0_6_GFX_DRIVER_RESET if arg & reset_mode::MODE_MASK == reset_mode::MODE_1 => {
                 (OK, None)
             }
             msg::V13_0_6_GFX_DRIVER_RESET => {
@@ -755,8 +753,7 @@ impl SmuModel {
             debug,
         });
         let reset = resp == result::OK
-            && ((debug && msg == msg::DEBUG_MODE1_RESET)
-                || (!debug && self.is_mode1(msg, arg)));
+            && ((debug && msg == msg::DEBUG_MODE1_RESET) || (!debug && self.is_mode1(msg, arg)));
         if reset {
             if (self.hooks.bus_master)() {
                 // *Model rule*: both drivers clear bus mastering before

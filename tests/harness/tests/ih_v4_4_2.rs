@@ -86,7 +86,10 @@ fn ring_zero_is_programmed_as_vega20_ih_does_and_a_gfx9_fault_round_trips() {
     assert_eq!(ih.read32((0x10A0 + 0x87) * 4), 0);
     let rings = ih.rings();
     assert_eq!(rings.len(), 1);
-    assert_eq!((rings[0].base, rings[0].bytes, rings[0].mc_space), (MC, RING as u64, 4));
+    assert_eq!(
+        (rings[0].base, rings[0].bytes, rings[0].mc_space),
+        (MC, RING as u64, 4)
+    );
 
     // A GFXHUB fault of XCC node 5 (AID 1, XCD 0), VMID 3, write, at
     // 0x7_0000_1000.
@@ -124,7 +127,9 @@ fn ring_zero_is_programmed_as_vega20_ih_does_and_a_gfx9_fault_round_trips() {
     );
     got.clear();
     ring.poll(&ih, |i| got.push(i)).unwrap();
-    assert!(matches!(got.as_slice(), [Interrupt::VmFault(v)] if v.hub == FaultHub::Mm && v.addr == 0x1000));
+    assert!(
+        matches!(got.as_slice(), [Interrupt::VmFault(v)] if v.hub == FaultHub::Mm && v.addr == 0x1000)
+    );
     ring.disable(&ih).unwrap();
     assert!(ih.rings().is_empty());
     drop(ih);

@@ -140,10 +140,7 @@ fn the_7_9_registers_sit_where_the_header_puts_them() {
     let f = RegisterFile::new(&SimClock::new());
     let b = n.block(&f);
     use barebell::regs::nbio_7_9_0 as r;
-    assert_eq!(
-        b.offset(r::RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN),
-        Ok(0x3780)
-    );
+    assert_eq!(b.offset(r::RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN), Ok(0x3780));
     assert_eq!(b.offset(r::BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL), Ok(0x3934));
     assert_eq!(n.regs.rsmu_pair().0.byte_offset(&n.bases), Some(0x38));
     assert_eq!(n.regs.rsmu_pair().1.byte_offset(&n.bases), Some(0x3C));
@@ -151,7 +148,10 @@ fn the_7_9_registers_sit_where_the_header_puts_them() {
         n.regs.index_hi.and_then(|r| r.byte_offset(&n.bases)),
         Some(0x44)
     );
-    assert_eq!(r::XCC_DOORBELL_FENCE.byte_offset(&aids[0]), Some(0x1011_D030));
+    assert_eq!(
+        r::XCC_DOORBELL_FENCE.byte_offset(&aids[0]),
+        Some(0x1011_D030)
+    );
     // The model's own table agrees.
     let clock = SimClock::new();
     let m = NbioModel::new(&clock, NbioIp::Nbio7_9_0, n.bases, HOLE_V7_9);

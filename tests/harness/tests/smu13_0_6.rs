@@ -18,8 +18,8 @@ use barebell::smu::{self, Mp1, SmuError, smu_v13_0_0, smu_v13_0_6};
 use barebell::time::Clock;
 use barebell_model::SimClock;
 use barebell_model::discovery::{self as sim, MI300X};
-use barebell_model::soc::RefusalLog;
 use barebell_model::smu::{DpmTables, Mp1 as ModelMp1, SmuEvent, SmuHooks, SmuModel};
+use barebell_model::soc::RefusalLog;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -146,8 +146,14 @@ fn mode1_reset_is_gfx_driver_reset_mode_1_then_500_ms() {
 #[test]
 fn the_start_step_has_gc_9_4_3_scratch_registers() {
     let (r6, r7) = barebell_bringup::start::scratch_regs(Generation::Gfx94).unwrap();
-    assert_eq!((r6.name, r6.offset, r6.base_idx), ("SCRATCH_REG6", 0x2046, 1));
-    assert_eq!((r7.name, r7.offset, r7.base_idx), ("SCRATCH_REG7", 0x2047, 1));
+    assert_eq!(
+        (r6.name, r6.offset, r6.base_idx),
+        ("SCRATCH_REG6", 0x2046, 1)
+    );
+    assert_eq!(
+        (r7.name, r7.offset, r7.base_idx),
+        ("SCRATCH_REG7", 0x2047, 1)
+    );
     // The model's XCC 0 GC segment 1 is 0xA000: byte (0xA000 + 0x2047) * 4.
     let (bin, _) = sim::build(&MI300X);
     let d = Discovery::parse(&bin).unwrap();
