@@ -70,7 +70,11 @@ pub fn run<'p>(gpu: &mut Gpu<'p>, sink: &'p dyn Sink) -> Result<Nbio, BringupErr
         let topo = &gpu.ips.topology;
         let aids: Vec<IpBases> = (0..32u8)
             .filter(|a| topo.aid_mask & (1 << a) != 0)
-            .map(|a| gpu.ips.aid_ip(hw_id::NBIF, a).map_or(nbif.bases, |i| i.bases))
+            .map(|a| {
+                gpu.ips
+                    .aid_ip(hw_id::NBIF, a)
+                    .map_or(nbif.bases, |i| i.bases)
+            })
             .collect();
         let aids = if aids.is_empty() {
             alloc::vec![nbif.bases]
@@ -98,13 +102,16 @@ pub fn run<'p>(gpu: &mut Gpu<'p>, sink: &'p dyn Sink) -> Result<Nbio, BringupErr
     sink.step(
         s,
         format_args!(
-            "{} init; HDP flush remapped to BAR5 + {:#x} and used once; doorbell aperture open; self-ring at {:#x}; registers past BAR5 ({:#x} bytes) through the {}/{} index/data pair{extra}",
+            "{} init; HDP flush remapped to BAR5 + {:#x} and used once; doorbell aperture open; self-ring at {:#x}; registers past BAR5 ({:#x} bytes) through the {} index/data pair{extra}",
             nbio.regs.ip,
             nbio.hole(),
             p.doorbell_bus(),
             p.regs_len(),
-            nbio.regs.rsmu_index.name,
-            nbio.regs.rsmu_data.name,
+            if nbio.regs.version == (7, 9, 0) {
+                "PCIE_INDEX2/DATA2"
+            } else {
+                "RSMU"
+            },
         ),
     );
     Ok(nbio)

@@ -208,11 +208,7 @@ impl VirtualGpu9 {
         }
         let clock = SimClock::new();
         let (table, _) = discovery::build(&part.firmware.desc);
-        let window = Arc::new(VramWindow::new(
-            &clock,
-            part.firmware.vram_mib,
-            table,
-        ));
+        let window = Arc::new(VramWindow::new(&clock, part.firmware.vram_mib, table));
         let missing = |ip: &'static str| ModelError::MissingIp { ip };
         let xccs = instances(&part, discovery::GC_HWID);
         let aids = instances(&part, discovery::MMHUB_HWID);
@@ -249,9 +245,9 @@ impl VirtualGpu9 {
         // The PSP: an MMHUB client of AID 0 (`mmhub_v1_8`'s client list
         // names MP0 as on the other hubs; the model uses the same id).
         let mut mc = Mc::new(mmhubs[0].clone(), CID_MP0);
+        let (vram, vram_len, dma, dma_len) = memory.regions();
         // SAFETY: both ranges belong to `memory`, which the VirtualGpu9
         // owns and drops after every model (field order).
-        let (vram, vram_len, dma, dma_len) = memory.regions();
         unsafe {
             mc.back_vram(0, vram.as_ptr(), vram_len as u64);
             mc.map_bus(DMA_BUS, dma.as_ptr(), dma_len as u64);
@@ -384,7 +380,10 @@ impl VirtualGpu9 {
     /// GPCOM ring, a MEC not halted, bus mastering.
     pub fn quiescent(&self) -> Result<(), crate::vgpu::NotQuiescent> {
         let mut why = Vec::new();
-        for (kind, hubs) in [("GFXHUB of XCC", &self.gfxhubs), ("MMHUB of AID", &self.mmhubs)] {
+        for (kind, hubs) in [
+            ("GFXHUB of XCC", &self.gfxhubs),
+            ("MMHUB of AID", &self.mmhubs),
+        ] {
             for (i, h) in hubs.iter().enumerate() {
                 let on = h.enabled_contexts();
                 if !on.is_empty() {
@@ -394,7 +393,9 @@ impl VirtualGpu9 {
         }
         for x in 0..self.gfxhubs.len() {
             if self.rlc_mec.mec_run(x).is_ok() {
-                why.push(format!("XCC {x}: MEC running (CP_MEC_CNTL halt bits clear)"));
+                why.push(format!(
+                    "XCC {x}: MEC running (CP_MEC_CNTL halt bits clear)"
+                ));
             }
         }
         if let Some((addr, bytes)) = self.psp.ring() {
