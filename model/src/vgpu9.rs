@@ -11,7 +11,13 @@
 //!   expectations), reaching memory as an MMHUB client of AID 0 through
 //!   [`Mc`] (the system aperture, then VMID0's gfx9 walk);
 //! - the RLC and MEC start registers of every XCC ([`RlcMecV943`]), which
-//!   run only the firmware the PSP put in place.
+//!   run only the firmware the PSP put in place;
+//! - NBIO 7.9 per AID ([`NbioModel`]: the HDP remap into the register
+//!   BAR's hole, the doorbell and self-ring apertures, the XCC doorbell
+//!   fence), the IH on OSSSYS 4.4.2 ([`crate::ih::IhModel`], writing its
+//!   ring through AID 0's MMHUB) and the SMU on MP1 13.0.6
+//!   ([`crate::smu::SmuModel`]: its PMFW runs from power-on, started by
+//!   the boot firmware, not the PSP).
 //!
 //! BAR5 is 1 MiB (a model value: Navi3x's; MI300's BAR5 length is not in
 //! the public sources used here). Registers past it are reached only
@@ -35,6 +41,7 @@ use crate::discovery::{self, IpDesc, VramWindow};
 use crate::error::ModelError;
 use crate::hub_v9::{self, HubV9Model};
 use crate::mc::{CID_MP0, Mc};
+use crate::nbio::{NbioIp, NbioModel};
 use crate::parts::Part;
 use crate::psp::{PspModel, PspPlacement};
 use crate::rlc_mec_v9_4_3::RlcMecV943;
@@ -55,11 +62,10 @@ use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use spin::Mutex;
 
-/// `regBIF_BX0_PCIE_INDEX2` / `regBIF_BX0_PCIE_DATA2` (BASE_IDX 0) of
-/// `nbio_7_9_0_offset.h`: the pair `nbio_v7_9_get_pcie_index_offset()`
-/// and `_data_offset()` name.
-pub const PCIE_INDEX2: u32 = 0x000e;
-pub const PCIE_DATA2: u32 = 0x000f;
+/// The PMFW version the model's SMU reports (a model value: at least
+/// 85.115.0, so Linux would pick the primary sOS set,
+/// `psp_init_sos_base_fw()`).
+pub const PMFW_VERSION: u32 = 0x0055_7300;
 /// `regMP0_SMN_C2PMSG_32` and `_103` (BASE_IDX 0) of `mp_13_0_6_offset.h`:
 /// the MP0 mailbox registers, all routed to the PSP model.
 pub const MP0_C2PMSG_FIRST: u32 = 0x0060;
@@ -67,16 +73,6 @@ pub const MP0_C2PMSG_LAST: u32 = 0x00a7;
 
 /// The model's conformance facts for this file.
 pub const FACTS: &[barebell_facts::Fact] = &[
-    barebell_facts::Fact::constant(
-        "nbio_7_9_0_offset.h",
-        "regBIF_BX0_PCIE_INDEX2",
-        PCIE_INDEX2 as u64,
-    ),
-    barebell_facts::Fact::constant(
-        "nbio_7_9_0_offset.h",
-        "regBIF_BX0_PCIE_DATA2",
-        PCIE_DATA2 as u64,
-    ),
     barebell_facts::Fact::constant(
         "mp_13_0_6_offset.h",
         "regMP0_SMN_C2PMSG_32",
@@ -167,10 +163,13 @@ pub struct VirtualGpu9 {
     mmhubs: Vec<Arc<HubV9Model>>,
     psp: Arc<PspModel>,
     rlc_mec: Arc<RlcMecV943>,
+    nbios: Vec<Arc<NbioModel>>,
+    ih: Arc<crate::ih::IhModel>,
+    smu: Arc<crate::smu::SmuModel>,
     doorbells: Box<DoorbellPage>,
     chunk_bus: Vec<u64>,
     claimed: AtomicBool,
-    bus_master: AtomicBool,
+    bus_master: Arc<AtomicBool>,
     /// Last: the models above hold addresses inside it.
     memory: HostMemory,
 }
@@ -270,12 +269,118 @@ impl VirtualGpu9 {
             psp.loaded(),
         ));
 
+        // NBIO 7.9, one per AID (`nbio_v7_9_init_registers()` writes each
+        // AID's fence); AID 0's owns the HDP hole of the register BAR.
+        let nbifs = instances(&part, discovery::NBIF_HWID);
+        if nbifs.is_empty() {
+            return Err(missing("NBIO"));
+        }
+        let nbios: Vec<Arc<NbioModel>> = nbifs
+            .iter()
+            .map(|n| {
+                Arc::new(NbioModel::new(
+                    &clock,
+                    NbioIp::Nbio7_9_0,
+                    IpBases(bases8(n)),
+                    NbioIp::Nbio7_9_0.hole(),
+                ))
+            })
+            .collect();
+        let log = Arc::new(crate::soc::RefusalLog::new());
+        // The IH on OSSSYS 4.4.2 writes its ring as the OSSSYS client of
+        // AID 0's MMHUB.
+        let osssys = *instances(&part, discovery::OSSSYS_HWID)
+            .first()
+            .ok_or(missing("OSSSYS"))?;
+        let ih = Arc::new(
+            crate::ih::IhModel::new(
+                &clock,
+                osssys.version,
+                &IpBases(bases8(osssys)),
+                log.clone(),
+            )
+            .ok_or(ModelError::Unsupported {
+                what: "IH model of OSSSYS",
+                version: osssys.version,
+            })?,
+        );
+        let mut ih_mc = Mc::new(mmhubs[0].clone(), crate::ih::CID_OSSSYS);
+        // SAFETY: as for the PSP's MC above.
+        unsafe {
+            ih_mc.back_vram(0, vram.as_ptr(), vram_len as u64);
+            ih_mc.map_bus(DMA_BUS, dma.as_ptr(), dma_len as u64);
+        }
+        ih.connect(ih_mc);
+        // The SMU on MP1 13.0.6. Its PMFW is the boot firmware's (MI300's
+        // PSP loads no SMU image), so it runs from power-on. A mode-1
+        // reset returns the PSP's loaded firmware, the NBIOs and the IH to
+        // power-on (model convention, as for the gfx11 parts).
+        let mp1 = *instances(&part, discovery::MP1_HWID)
+            .first()
+            .ok_or(missing("MP1"))?;
+        let bus_master = Arc::new(AtomicBool::new(false));
+        let hooks = {
+            let (nb, ihm, bm) = (nbios.clone(), ih.clone(), bus_master.clone());
+            crate::smu::SmuHooks {
+                firmware_loaded: Box::new(|| true),
+                mode1_reset: Box::new(move || {
+                    for n in &nb {
+                        n.reset();
+                    }
+                    ihm.reset();
+                }),
+                bus_master: Box::new(move || bm.load(Ordering::Relaxed)),
+            }
+        };
+        let smu = Arc::new(
+            crate::smu::SmuModel::new(
+                &clock,
+                crate::smu::Mp1::V13_0_6,
+                &IpBases(bases8(mp1)),
+                PMFW_VERSION,
+                crate::smu::DpmTables(Vec::new()),
+                hooks,
+                log,
+            )
+            .ok_or(ModelError::Unsupported {
+                what: "SMU model of MP1",
+                version: mp1.version,
+            })?,
+        );
+
         let mut ranges: Vec<(RangeInclusive<usize>, Arc<dyn RegisterBus + Send + Sync>)> =
             Vec::new();
         for h in gfxhubs.iter().chain(&mmhubs) {
             ranges.push((h.byte_range(), h.clone()));
         }
         let mut single: BTreeMap<usize, Arc<dyn RegisterBus + Send + Sync>> = BTreeMap::new();
+        for off in rlc_mec.offsets() {
+            single.insert(off, rlc_mec.clone());
+        }
+        let m0 = bases8(mp0)[0] as usize;
+        ranges.push((
+            (m0 + MP0_C2PMSG_FIRST as usize) * 4..=(m0 + MP0_C2PMSG_LAST as usize) * 4,
+            psp.clone(),
+        ));
+        for (n, model) in nbifs.iter().zip(&nbios) {
+            let b = IpBases(bases8(n));
+            for r in crate::socregs::nbio_7_9_0::ALL {
+                if let Some(off) = r.byte_offset(&b) {
+                    single.insert(off, model.clone());
+                }
+            }
+        }
+        let hole = NbioIp::Nbio7_9_0.hole();
+        ranges.insert(0, (hole..=hole + 4092, nbios[0].clone()));
+        for off in ih.offsets() {
+            single.insert(off, ih.clone());
+        }
+        for off in smu.offsets() {
+            single.insert(off, smu.clone());
+        }
+        // Last: the boot registers the IFWI answers (the VRAM size in the
+        // NBIO's RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE, the MM_INDEX window onto
+        // the discovery table, MP0's IFWI-done flag) win over the blocks'.
         for off in [
             discovery::MM_INDEX,
             discovery::MM_DATA,
@@ -285,30 +390,16 @@ impl VirtualGpu9 {
         ] {
             single.insert(off, window.clone());
         }
-        for off in rlc_mec.offsets() {
-            single.insert(off, rlc_mec.clone());
-        }
-        let m0 = bases8(mp0)[0] as usize;
-        ranges.push((
-            (m0 + MP0_C2PMSG_FIRST as usize) * 4..=(m0 + MP0_C2PMSG_LAST as usize) * 4,
-            psp.clone(),
-        ));
         let router = Arc::new(Router9 {
             ranges,
             single,
             rest: Mutex::new(BTreeMap::new()),
             unclaimed: Mutex::new(Vec::new()),
         });
-        let nbif = *instances(&part, discovery::NBIF_HWID)
-            .first()
-            .ok_or(missing("NBIO"))?;
-        let nb = bases8(nbif)[0] as usize;
-        let bar5 = BarWindow::new(
-            Routed(router.clone()),
-            REGS_BYTES,
-            (nb + PCIE_INDEX2 as usize) * 4,
-            (nb + PCIE_DATA2 as usize) * 4,
-        );
+        let (index, data) = nbios[0].index_pair().ok_or(ModelError::Register {
+            name: "BIF_BX0_PCIE_INDEX2/DATA2",
+        })?;
+        let bar5 = BarWindow::new(Routed(router.clone()), REGS_BYTES, index, data);
         let chunk_bus = (0..dma_len / DMA_CHUNK)
             .map(|i| DMA_BUS + (i * DMA_CHUNK) as u64)
             .collect();
@@ -323,10 +414,13 @@ impl VirtualGpu9 {
             mmhubs,
             psp,
             rlc_mec,
+            nbios,
+            ih,
+            smu,
             doorbells: Box::new(DoorbellPage([const { AtomicU64::new(0) }; 512])),
             chunk_bus,
             claimed: AtomicBool::new(false),
-            bus_master: AtomicBool::new(false),
+            bus_master,
             memory,
         })
     }
@@ -355,6 +449,19 @@ impl VirtualGpu9 {
     /// The MMHUB 1.8 of each AID, in instance order.
     pub fn mmhubs(&self) -> &[Arc<HubV9Model>] {
         &self.mmhubs
+    }
+
+    /// The NBIO 7.9 of each AID, in instance order.
+    pub fn nbios(&self) -> &[Arc<NbioModel>] {
+        &self.nbios
+    }
+
+    pub fn ih(&self) -> &crate::ih::IhModel {
+        &self.ih
+    }
+
+    pub fn smu(&self) -> &crate::smu::SmuModel {
+        &self.smu
     }
 
     /// Accesses BAR5 lost past its end, and those through the index/data
@@ -401,6 +508,22 @@ impl VirtualGpu9 {
         if let Some((addr, bytes)) = self.psp.ring() {
             why.push(format!(
                 "PSP GPCOM ring live at {addr:#x} ({bytes:#x} bytes)"
+            ));
+        }
+        for (i, n) in self.nbios.iter().enumerate() {
+            if n.doorbell_aperture_open() {
+                why.push(format!("AID {i}: doorbell aperture open"));
+            }
+            if let Some(b) = n.selfring_base() {
+                why.push(format!(
+                    "AID {i}: doorbell self-ring aperture open at {b:#x}"
+                ));
+            }
+        }
+        for r in self.ih.rings() {
+            why.push(format!(
+                "IH ring {} enabled at {:#x} ({:#x} bytes)",
+                r.ring, r.base, r.bytes
             ));
         }
         if self.bus_master() {
