@@ -68,7 +68,6 @@ pub mod psp;
 pub mod rlc_mec_v9_4_3;
 pub mod s2a;
 pub mod sdma;
-pub mod shell;
 pub mod smu;
 pub mod soc;
 pub mod socregs;
@@ -77,6 +76,7 @@ pub mod thread;
 pub mod ucode;
 pub mod unknown;
 pub mod vgpu;
+pub mod vgpu9;
 pub mod wave;
 
 /// Every hardware fact the model's own decoders rely on, for `cargo
@@ -111,6 +111,10 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     // Issue 18: the HWS packets and the VMID->PASID mapping it writes.
     decode::pm4_hws::FACTS,
     hws::FACTS,
+    // Issue 18 (session 8): the MI300 SOC blocks' own tables.
+    socregs::osssys_4_4_2::FACTS,
+    socregs::nbio_7_9_0::FACTS,
+    socregs::mp1_13_0_6::FACTS,
 ];
 
 pub use bar::DoorbellPage;

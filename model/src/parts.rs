@@ -20,8 +20,9 @@ pub struct Part {
     /// The name `--part` takes.
     pub name: &'static str,
     pub generation: Generation,
-    /// The NBIO the model has for the part; `None` for NBIO 7.9 (GC 9.4.3
-    /// parts), which the model does not have yet.
+    /// The NBIO the model has for the part (NBIO 7.9 on the GC 9.4.3
+    /// parts, one [`crate::nbio::NbioModel`] per AID on its discovered
+    /// bases).
     pub nbio: Option<NbioIp>,
     /// What the VBIOS leaves in `MMMC_VM_FB_LOCATION_BASE`: the FB's MC
     /// address (a model value; a card's VBIOS sets it).
@@ -110,14 +111,14 @@ pub fn navi48() -> Part {
 /// An MI300X (GC 9.4.3, gfx942): 8 XCCs on 4 AIDs, 38 active CUs each,
 /// 304 CUs (ROCm's gpu-arch-specs table: "304 (38 per XCD)"), 192 GiB of
 /// HBM3 (the same table). The discovery table's layout and bases are model
-/// values ([`crate::discovery::MI300X`]). The model has the table only:
-/// `VirtualGpu::new` refuses the part with a typed error, and
-/// [`crate::shell::DiscoveryShell`] serves its discovery.
+/// values ([`crate::discovery::MI300X`]). The part runs on
+/// [`crate::vgpu9::VirtualGpu9`]; `VirtualGpu::new` refuses it with a
+/// typed error.
 pub fn mi300x() -> Part {
     Part {
         name: "mi300x",
         generation: Generation::Gfx94,
-        nbio: None,
+        nbio: Some(NbioIp::Nbio7_9_0),
         fb_start: firmware::FB_START,
         fb_offset: 0,
         display: None,
