@@ -5,7 +5,7 @@
 //! v9 MQD decoder ([`crate::decode::mqd_v9`]) and PM4 tables
 //! ([`crate::decode::pm4`]); never the runtime's types.
 //!
-//! # Registers ([`MecV943::owned_offsets`])
+//! # Registers ([`MecV943::offsets`])
 //! Per XCC (its segment bases, as [`RlcMecV943::new`] takes them):
 //! `GRBM_GFX_CNTL` (ME/pipe/queue select, `soc15_grbm_select()`), the HQD
 //! window `CP_MQD_BASE_ADDR ..= CP_HQD_AQL_DISPATCH_ID_HI` banked per
@@ -424,7 +424,7 @@ impl MecV943 {
     }
 
     /// Every byte offset the block decodes, for the device's BAR5 routing.
-    pub fn owned_offsets(&self) -> Vec<usize> {
+    pub fn offsets(&self) -> Vec<usize> {
         let mut out = Vec::new();
         for b in &self.bases {
             let mut at = |(off, idx): (u32, usize)| {

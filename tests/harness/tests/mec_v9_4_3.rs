@@ -168,7 +168,7 @@ fn rig(n: usize, halted: &[usize]) -> Rig {
         dma,
         Arc::new(IdentityTranslate),
     ));
-    let owned = mec.owned_offsets().into_iter().collect();
+    let owned = mec.offsets().into_iter().collect();
     let bus: &'static Bar5 = Box::leak(Box::new(Bar5 {
         rlc,
         mec: mec.clone(),
