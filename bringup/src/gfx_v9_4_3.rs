@@ -669,3 +669,84 @@ pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
     q.mapping = Some(MappingV9::Hws);
     Ok(layout)
 }
+
+/// The KIQ client type the bring-up's rings step would hold per XCC.
+pub type KiqClientV9<'p> = XccKiq<'p, crate::rings::ClockRef<'p>, crate::rings::Pauser<'p>>;
+/// The user queue type the bring-up's queue step would hold.
+pub type UserQueueGfx94<'p> = UserQueueV9<'p, crate::rings::ClockRef<'p>, crate::rings::Pauser<'p>>;
+
+/// Glue for the rings step on GC 9.4.3: [`kiqs_up`] on every live XCC of
+/// `gpu` (`Ips::xccs()`, logical order), with the platform's clock,
+/// pause and doorbell aperture, and SET_RESOURCES naming [`USER_SLOT`].
+/// Compiled, not yet run: no device composes the CP block
+/// (`barebell_model::mec_v9_4_3`) yet; the rig in
+/// tests/harness/tests/mec_v9_4_3.rs runs [`kiqs_up`] itself.
+pub fn rings_gfx94<'p>(
+    gpu: &crate::Gpu<'p>,
+    area: &mut DeviceArena<'p>,
+) -> Result<Vec<KiqClientV9<'p>>, QueueV9Error> {
+    let p = gpu.platform;
+    let xcc_ips = gpu.ips.xccs();
+    let xccs: Vec<_> = xcc_ips.iter().map(|x| gpu.bus.block(x.bases)).collect();
+    kiqs_up(
+        &xccs,
+        area,
+        &gpu.doorbells,
+        p.clock(),
+        crate::rings::Pauser(p),
+        queue_mask(&[USER_SLOT]),
+    )
+}
+
+/// Glue for the queue step on GC 9.4.3: places the user queue over every
+/// live XCC and maps it by `mapping`. `vmid` is the VMID of a direct or
+/// KIQ mapping (its GFXHUB context on every XCC must already point at
+/// the process tables, as the gfx11 queue step's `point_vmid` does);
+/// `page_table_base` the process's root as `amdgpu_gmc_pd_addr()` gives
+/// it (hws). The caller submits the first packet
+/// ([`UserQueueV9::barrier`]) and tears down with [`UserQueueV9::unmap`]
+/// then [`kiqs_down`]. Compiled, not yet run on a device (see
+/// [`rings_gfx94`]).
+pub fn queue_gfx94<'p>(
+    gpu: &crate::Gpu<'p>,
+    area: &mut DeviceArena<'p>,
+    kiqs: &mut [KiqClientV9<'p>],
+    mapping: MappingV9,
+    vmid: u8,
+    page_table_base: u64,
+) -> Result<UserQueueGfx94<'p>, QueueV9Error> {
+    let p = gpu.platform;
+    let xcc_ips = gpu.ips.xccs();
+    let xccs: Vec<_> = xcc_ips.iter().map(|x| gpu.bus.block(x.bases)).collect();
+    let mut q = place_queue(area, &gpu.doorbells, xccs.len())?;
+    match mapping {
+        MappingV9::Direct => {
+            map_direct(&mut q, &xccs, vmid)?;
+        }
+        MappingV9::Kiq => {
+            map_kiq(&mut q, kiqs, vmid)?;
+        }
+        MappingV9::Hws => {
+            let k0 = kiqs.first_mut().ok_or(QueueV9Error::NoKiq { xcc: 0 })?;
+            // KFD's HWS queue mask: every MEC 1 slot but amdgpu's own
+            // (`USER_SLOT` stays amdgpu's here, as its KIQ maps it).
+            let amdgpu = queue_mask(&[USER_SLOT]);
+            let hws_mask = runlist::queue_mask(
+                runlist::PIPES_PER_MEC_GC_9_4_3,
+                runlist::QUEUES_PER_PIPE_GC_9_4_3,
+                amdgpu,
+            );
+            map_hws(
+                &mut q,
+                k0,
+                area,
+                &gpu.doorbells,
+                p.clock(),
+                crate::rings::Pauser(p),
+                hws_mask,
+                page_table_base,
+            )?;
+        }
+    }
+    Ok(q)
+}
