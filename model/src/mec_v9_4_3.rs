@@ -279,8 +279,9 @@ pub struct QueueV9 {
     pub cp: Option<usize>,
     /// The HWS process's page-table base (HWS queues).
     pub page_table_base: Option<u64>,
-    /// Checked and refused: never bound.
-    pub refused: bool,
+    /// Refused, or unmapped after it ran: never bound again (a later
+    /// mapping of the same doorbell is a new entry).
+    pub retired: bool,
 }
 
 #[derive(Default)]
@@ -704,7 +705,7 @@ impl MecV943 {
         let i = match s
             .queues
             .iter()
-            .position(|q| q.doorbell_dword == doorbell_dword && q.cp.is_none() && !q.refused)
+            .position(|q| q.doorbell_dword == doorbell_dword && q.cp.is_none() && !q.retired)
         {
             Some(i) => i,
             None => {
@@ -716,7 +717,7 @@ impl MecV943 {
                     members: Vec::new(),
                     cp: None,
                     page_table_base,
-                    refused: false,
+                    retired: false,
                 });
                 s.queues.len() - 1
             }
@@ -740,13 +741,13 @@ impl MecV943 {
         let Some(q) = s.queues.get(i).cloned() else {
             return Ok(());
         };
-        if q.cp.is_some() || q.refused || !(0..n).all(|x| q.members.iter().any(|m| m.0 == x)) {
+        if q.cp.is_some() || q.retired || !(0..n).all(|x| q.members.iter().any(|m| m.0 == x)) {
             return Ok(());
         }
         // The caller logs the refusal.
         let fail = |s: &mut State, e: MecV943Refusal| {
             if let Some(q) = s.queues.get_mut(i) {
-                q.refused = true;
+                q.retired = true;
             }
             Err(e)
         };
@@ -884,7 +885,7 @@ impl MecV943 {
             q.members.retain(|m| m.0 != xcc);
             if let Some(c) = q.cp.take() {
                 cp.unbind(c);
-                q.refused = true;
+                q.retired = true;
             }
         }
     }
@@ -1227,7 +1228,7 @@ impl MecV943 {
             let known = s
                 .queues
                 .iter()
-                .any(|q| q.source == Source::Hws && q.mqd == r.mqd && !q.refused);
+                .any(|q| q.source == Source::Hws && q.mqd == r.mqd && !q.retired);
             if known {
                 continue;
             }

@@ -4,11 +4,15 @@
 //! `kfd_pm4_headers_ai.h` use the `soc15d.h` encodings of MAP_QUEUES and
 //! UNMAP_QUEUES. barebell's KIQ writes them with
 //! [`barebell_firmware_if::pm4`], written from gfx11's `nvd.h`; these facts
-//! check each field position it uses against `soc15d.h` as well, so the
-//! same packets serve a GC 9.4.3 KIQ unchanged (ME 0 for MEC 1, as
-//! `PACKET3_MAP_QUEUES_ME((ring->me == 1 ? 0 : 1))` writes). What differs on
+//! check each field position it uses against `soc15d.h` as well. The
+//! field positions agree; the ME field's numbering does not: gfx9 writes
+//! 0 for MEC 1 (`PACKET3_MAP_QUEUES_ME((ring->me == 1 ? 0 : 1))`), while
+//! `pm4::map_queues(QueueEngine::Compute, ..)` writes gfx11's 1, so a
+//! GC 9.4.3 caller sets the ME field itself
+//! (`barebell_bringup::gfx_v9_4_3::map_kiq_built`). What differs too on
 //! GC 9.4.3 is where the KIQ lives: its HQD is loaded by register writes
-//! per XCC (`gfx_v9_4_3_xcc_kiq_init_register()`), not through MES.
+//! per XCC (`gfx_v9_4_3_xcc_kiq_init_register()`, [`crate::gfx::queue_v9`]),
+//! not through MES.
 
 use barebell_facts::Fact;
 use barebell_firmware_if::pm4::{self, MapQueuesCntl};
