@@ -1271,6 +1271,35 @@ impl MecV943 {
         done
     }
 
+    /// A MEC halted after its queues started (`CP_MEC_CNTL` halt or pipe
+    /// reset written again) takes every queue spanning its XCC off the
+    /// CP: the dispatch needs every XCC's CP (model convention). The
+    /// refusal is logged once per queue.
+    fn stop_on_halted_mecs(&self, s: &mut State) {
+        let n = s.xcc.len();
+        for x in 0..n {
+            let Err(r) = self.rlc.mec_run(x) else {
+                continue;
+            };
+            let hit = s
+                .queues
+                .iter()
+                .filter(|q| q.cp.is_some() && q.members.iter().any(|m| m.0 == x))
+                .count();
+            if hit == 0 {
+                continue;
+            }
+            for _ in 0..hit {
+                self.refuse(s, MecV943Refusal::Mec(r));
+            }
+            self.leave(
+                s,
+                |q| q.cp.is_some() && q.members.iter().any(|m| m.0 == x),
+                x,
+            );
+        }
+    }
+
     /// One turn of every XCC's CP: doorbells, the KIQs, the HWS, then
     /// [`CP_STEPS_PER_SERVICE`] CP steps. Returns the work done
     /// (doorbells delivered, packets executed, launches, completions).
@@ -1285,6 +1314,7 @@ impl MecV943 {
         work += self.scan(&mut s);
         work += self.service_hws(&mut s);
         work += self.scan(&mut s);
+        self.stop_on_halted_mecs(&mut s);
         drop(s);
         let mut cp = self.cp.lock();
         for _ in 0..CP_STEPS_PER_SERVICE {

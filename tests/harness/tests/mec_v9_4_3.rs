@@ -492,3 +492,35 @@ fn one_dispatch_is_split_over_eight_xccs_and_signals_once() {
     assert_eq!(cp.shader.last.workgroups, 16);
     assert_eq!(cp.shader.xcc_workgroups, [2; 8]);
 }
+
+/// A MEC halted after its queue ran (`CP_MEC_CNTL` back to its reset
+/// value 0x50000000, `MEC_ME1_HALT | MEC_ME2_HALT`) stays halted: the
+/// queue spanning its XCC leaves the CP and a second barrier is never
+/// consumed.
+#[test]
+fn a_mec_halted_later_stops_the_queue() {
+    let mut r = rig(4, &[]);
+    let _kiqs = r.kiqs(USER_MASK).unwrap();
+    let mut q = r.queue();
+    let blocks = r.blocks();
+    v9::map_direct(&mut q, &blocks, 3).unwrap();
+    let p = q.barrier().unwrap();
+    q.queue.submit(&p, r.host, 1_000_000_000).unwrap();
+    r.run(&q, 200);
+    assert_eq!(q.signal.value(), 0);
+    let b1 = xcc_bases(4)[1][0];
+    r.bus.write32((b1 + CP_MEC_CNTL) as usize * 4, 0x5000_0000);
+    q.signal.reset(1);
+    q.queue.submit(&p, r.host, 1_000_000_000).unwrap();
+    r.run(&q, 100);
+    assert_eq!(q.signal.value(), 1, "nothing ran after the halt");
+    assert_eq!(q.queue.read_index(), 1);
+    assert_eq!(
+        r.mec.refusals(),
+        vec![MecV943Refusal::Mec(MecRefusal::Halted {
+            xcc: 1,
+            cp_mec_cntl: 0x5000_0000
+        })]
+    );
+    assert!(r.mec.queues()[0].cp.is_none());
+}
