@@ -778,13 +778,16 @@ impl MecV943 {
             cp.shader.xccs = n as u32;
             cp.shader.tg_chunk = m9::TG_CHUNK.get(first.tg_chunk_size).max(1);
             cp.bind_mec(binding)
+                .map(|c| (c, cp.stats(c).map_or(u64::MAX, |st| st.announced)))
         };
         match bound {
-            Ok(c) => {
+            Ok((c, announced)) => {
                 if let Some(q) = s.queues.get_mut(i) {
                     q.cp = Some(c);
                 }
-                self.arm(s, q.doorbell_dword, rptr_initial());
+                // The doorbell is device memory: it holds "nothing
+                // announced" (read index - 1) for a freshly bound queue.
+                self.arm(s, q.doorbell_dword, announced);
                 Ok(())
             }
             Err(_) => fail(
@@ -922,8 +925,8 @@ impl MecV943 {
         if let Some(c) = s
             .queues
             .iter()
-            .find(|q| q.doorbell_dword == dword)
-            .and_then(|q| q.cp)
+            .filter(|q| q.doorbell_dword == dword)
+            .find_map(|q| q.cp)
         {
             self.cp.lock().ring(c, value);
             return true;
@@ -1323,12 +1326,6 @@ impl MecV943 {
         }
         work
     }
-}
-
-/// What a freshly bound AQL queue's doorbell holds: nothing announced
-/// (`read index - 1` with a read index of 0).
-fn rptr_initial() -> u64 {
-    u64::MAX
 }
 
 impl RegisterBus for MecV943 {

@@ -524,3 +524,25 @@ fn a_mec_halted_later_stops_the_queue() {
     );
     assert!(r.mec.queues()[0].cp.is_none());
 }
+
+/// Unmapped (`destroy_mqd_v9_4_3()`) and mapped again, the queue runs
+/// its next packet: the new mapping starts from the queue's read index
+/// (1), so only the new doorbell store announces work.
+#[test]
+fn a_direct_queue_mapped_again_runs_again() {
+    let mut r = rig(4, &[]);
+    let mut kiqs = r.kiqs(USER_MASK).unwrap();
+    let mut q = r.queue();
+    let blocks = r.blocks();
+    let p = q.barrier().unwrap();
+    for round in 0..2u64 {
+        v9::map_direct(&mut q, &blocks, 3).unwrap();
+        q.signal.reset(1);
+        assert_eq!(q.queue.submit(&p, r.host, 1_000_000_000).unwrap(), round);
+        r.run(&q, 200);
+        assert_eq!(q.signal.value(), 0, "round {round}");
+        q.unmap(&blocks, &mut kiqs, &r.host).unwrap();
+    }
+    assert_eq!(r.mec.refusals(), vec![]);
+    assert_eq!(r.mec.queues().len(), 2);
+}
