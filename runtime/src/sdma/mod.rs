@@ -15,6 +15,7 @@
 //! doorbell; `sdma_v6_0_ring_get_rptr()` reads the write-back `>> 2`); the
 //! engine takes them modulo the ring size.
 
+pub mod map_v4_4_2;
 pub mod mqd_v9;
 pub mod pkt;
 pub mod queue;
