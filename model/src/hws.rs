@@ -162,7 +162,7 @@ impl SdmaEngines {
     /// of `engine`'s: an even dword whose 64-bit index within its process
     /// slice, less the mirror offset, lies in [`SdmaEngines::range`].
     pub const fn contains(&self, engine: u8, doorbell_offset: u32) -> bool {
-        if doorbell_offset % 2 != 0 {
+        if !doorbell_offset.is_multiple_of(2) {
             return false;
         }
         let index = (doorbell_offset / 2) % PROCESS_SLICE_DOORBELLS % DOORBELL_MIRROR_OFFSET;
@@ -1091,12 +1091,7 @@ impl HwsModel {
     }
 
     /// The checks of an SDMA MAP_QUEUES (see the module docs) and its MQD.
-    fn sdma_queue(
-        &self,
-        mem: &Dma,
-        engine: u8,
-        q: &MappedQueue,
-    ) -> Result<SdmaMqdV9, HwsRefusal> {
+    fn sdma_queue(&self, mem: &Dma, engine: u8, q: &MappedQueue) -> Result<SdmaMqdV9, HwsRefusal> {
         let db = q.doorbell_offset;
         let cfg = (*self.sdma.lock()).unwrap_or(SdmaEngines::aqua_vanjaram(0));
         if engine >= cfg.engines {
@@ -1107,7 +1102,8 @@ impl HwsModel {
             });
         }
         let mut raw = [0u8; SDMA_MQD_BYTES];
-        if !mem.covers(q.mqd, SDMA_MQD_BYTES as u64) || mem.read(q.mqd, &mut raw, "SDMA MQD").is_err()
+        if !mem.covers(q.mqd, SDMA_MQD_BYTES as u64)
+            || mem.read(q.mqd, &mut raw, "SDMA MQD").is_err()
         {
             return Err(HwsRefusal::MqdUnreadable { address: q.mqd });
         }

@@ -527,31 +527,16 @@ impl SdmaModel {
         log: Arc<RefusalLog>,
     ) -> Option<Self> {
         let (regs, missing) = RegStore::new(clock, bases, &v4_4_2::registers());
-        if !missing.is_empty() {
-            return None;
-        }
-        let at = At {
-            cntl: regs.at("SDMA_F32_CNTL")?,
-            reset_mask: v4_4_2::RESET,
-            rb_cntl: regs.at("SDMA_GFX_RB_CNTL")?,
-            rb_base: regs.at("SDMA_GFX_RB_BASE")?,
-            rb_base_hi: regs.at("SDMA_GFX_RB_BASE_HI")?,
-            rptr_lo: regs.at("SDMA_GFX_RB_RPTR_ADDR_LO")?,
-            rptr_hi: regs.at("SDMA_GFX_RB_RPTR_ADDR_HI")?,
-            wpoll_lo: regs.at("SDMA_GFX_RB_WPTR_POLL_ADDR_LO")?,
-            wpoll_hi: regs.at("SDMA_GFX_RB_WPTR_POLL_ADDR_HI")?,
-            doorbell: regs.at("SDMA_GFX_DOORBELL")?,
-            doorbell_offset: regs.at("SDMA_GFX_DOORBELL_OFFSET")?,
-        };
-        Some(SdmaModel {
+        let names = ["SDMA_F32_CNTL", "SDMA_GFX_"];
+        Self::assemble(
             regs,
-            at,
+            &missing,
+            names,
+            v4_4_2::RESET,
+            SdmaGen::V4_4_2,
             hooks,
             log,
-            state: Mutex::new(State::default()),
-            port: Mutex::new(None),
-            sdma: SdmaGen::V4_4_2,
-        })
+        )
     }
 
     /// SDMA 0 of a `generation` part on the GC `bases` (GC 11, 12; for GC
@@ -564,26 +549,44 @@ impl SdmaModel {
         log: Arc<RefusalLog>,
     ) -> Option<Self> {
         let (regs, missing) = RegStore::new(clock, bases, &registers(generation));
-        if !missing.is_empty() {
-            return None;
-        }
         let (cntl_name, reset_mask, sdma) = match generation {
             Generation::Gfx94 => return None,
             Generation::Gfx11 => ("SDMA0_F32_CNTL", cntl::F32_TH1_RESET, SdmaGen::V6),
             Generation::Gfx12 => ("SDMA0_MCU_CNTL", cntl::MCU_RESET, SdmaGen::V7),
         };
+        let names = [cntl_name, "SDMA0_QUEUE0_"];
+        Self::assemble(regs, &missing, names, reset_mask, sdma, hooks, log)
+    }
+
+    /// The engine over `regs`: `names` = the control register and the
+    /// queue registers' prefix (`SDMA0_QUEUE0_` on 6.0/7.0, `SDMA_GFX_`
+    /// on 4.4.2); `None` if a register is missing.
+    fn assemble(
+        regs: RegStore,
+        missing: &[&'static str],
+        names: [&str; 2],
+        reset_mask: u32,
+        sdma: SdmaGen,
+        hooks: SdmaHooks,
+        log: Arc<RefusalLog>,
+    ) -> Option<Self> {
+        if !missing.is_empty() {
+            return None;
+        }
+        let [cntl_name, prefix] = names;
+        let q = |field: &str| regs.at(&alloc::format!("{prefix}{field}"));
         let at = At {
             cntl: regs.at(cntl_name)?,
             reset_mask,
-            rb_cntl: regs.at("SDMA0_QUEUE0_RB_CNTL")?,
-            rb_base: regs.at("SDMA0_QUEUE0_RB_BASE")?,
-            rb_base_hi: regs.at("SDMA0_QUEUE0_RB_BASE_HI")?,
-            rptr_lo: regs.at("SDMA0_QUEUE0_RB_RPTR_ADDR_LO")?,
-            rptr_hi: regs.at("SDMA0_QUEUE0_RB_RPTR_ADDR_HI")?,
-            wpoll_lo: regs.at("SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO")?,
-            wpoll_hi: regs.at("SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI")?,
-            doorbell: regs.at("SDMA0_QUEUE0_DOORBELL")?,
-            doorbell_offset: regs.at("SDMA0_QUEUE0_DOORBELL_OFFSET")?,
+            rb_cntl: q("RB_CNTL")?,
+            rb_base: q("RB_BASE")?,
+            rb_base_hi: q("RB_BASE_HI")?,
+            rptr_lo: q("RB_RPTR_ADDR_LO")?,
+            rptr_hi: q("RB_RPTR_ADDR_HI")?,
+            wpoll_lo: q("RB_WPTR_POLL_ADDR_LO")?,
+            wpoll_hi: q("RB_WPTR_POLL_ADDR_HI")?,
+            doorbell: q("DOORBELL")?,
+            doorbell_offset: q("DOORBELL_OFFSET")?,
         };
         Some(SdmaModel {
             regs,

@@ -7,7 +7,8 @@
 //! pointer published by doorbell, completion by FENCE, bounded waits.
 //! [`sdma_v4_4_2`] (GC 9.4.3, MI300) is the third: its queue registers
 //! sit on each SDMA instance's own bases, and its packets come from
-//! `vega10_sdma_pkt_open.h` (22-bit counts, no fence MTYPE).
+//! `vega10_sdma_pkt_open.h` (22-bit counts, no fence MTYPE);
+//! [`map_v4_4_2`] maps its queues directly or through the HWS.
 //!
 //! Pointers: the ring's read and write pointers are 64-bit **byte**
 //! offsets that only grow (`sdma_v6_0_ring_set_wptr()` writes

@@ -120,7 +120,7 @@ impl SdmaPort for Port {
     fn routed(&self, dword: u32) -> bool {
         let index = (dword / 2) % 1024 % 512;
         let first = sdma_engine_index(self.instance);
-        dword % 2 == 0 && (first..first + 10).contains(&index)
+        dword.is_multiple_of(2) && (first..first + 10).contains(&index)
     }
     fn now_ns(&self) -> u64 {
         0
@@ -449,9 +449,16 @@ fn copy_and_check(
     )
     .unwrap();
     assert_eq!(n, packets);
-    assert!(rig.dst[do_..do_ + bytes] == rig.src[so..so + bytes], "{bytes} bytes differ");
+    assert!(
+        rig.dst[do_..do_ + bytes] == rig.src[so..so + bytes],
+        "{bytes} bytes differ"
+    );
     assert!(rig.dst[..do_].iter().all(|b| *b == 0xEE));
-    assert!(rig.dst[do_ + bytes..do_ + bytes + 64].iter().all(|b| *b == 0xEE));
+    assert!(
+        rig.dst[do_ + bytes..do_ + bytes + 64]
+            .iter()
+            .all(|b| *b == 0xEE)
+    );
     let after = rig.bus.sdma[engine].stats();
     assert_eq!(after.copied_bytes - before.copied_bytes, bytes as u64);
     // COPY_LINEARs + one FENCE.
@@ -493,7 +500,13 @@ fn direct_queue_on_sdma_instance_5_copies_byte_exact() {
     assert_eq!((got.vmid, got.doorbell), (0, Some(0x264)));
     assert_eq!(got.ring, mem.ring.as_ptr() as u64);
     // The other instances were not touched.
-    assert!(rig.bus.sdma.iter().enumerate().all(|(i, s)| i == 5 || s.queue().is_none()));
+    assert!(
+        rig.bus
+            .sdma
+            .iter()
+            .enumerate()
+            .all(|(i, s)| i == 5 || s.queue().is_none())
+    );
     copy_and_check(&mut rig, &mut q, 5, 0, 0, 1, 1);
     copy_and_check(&mut rig, &mut q, 5, 1, 3, 4096 + 3, 1);
     copy_and_check(&mut rig, &mut q, 5, 0, 4096, SEVERAL, 3);
@@ -532,13 +545,23 @@ fn direct_copy_into_an_unmapped_range_returns_the_latched_mmhub_fault() {
     let SdmaV442Error::Fault { fault, error } = e else {
         panic!("expected the latched fault, got {e}");
     };
-    assert!(matches!(error, SdmaError::Timeout { seq: 1, fence: 0, .. }));
+    assert!(matches!(
+        error,
+        SdmaError::Timeout {
+            seq: 1,
+            fence: 0,
+            ..
+        }
+    ));
     // VM_L2_PROTECTION_FAULT_STATUS (mmhub_1_8_0_sh_mask.h): RW bit 18 for
     // the write, VMID 0 at 23:20; the model's code for an empty entry is
     // MAPPING_ERROR (bit 8). The page address from ADDR_HI4:LO32 << 12.
     assert_eq!(fault.hub, "MMHUB 1.8");
     assert_eq!(fault.addr, UNMAPPED);
-    assert_eq!((fault.vmid, fault.write, fault.mapping_error), (0, true, true));
+    assert_eq!(
+        (fault.vmid, fault.write, fault.mapping_error),
+        (0, true, true)
+    );
     assert_eq!(fault.status, 0x100 | 1 << 18);
     // The engine stopped on the write of its COPY_LINEAR.
     match rig.bus.sdma[0].stopped() {
@@ -667,7 +690,11 @@ fn runtime_refuses_sdma_queues_kfd_would_not_build() {
     let e = hws_queue(&mut rig, 13, 0, cfg).unwrap_err();
     assert!(matches!(
         e,
-        SdmaV442Error::Hws(HwsError::SdmaEngine { engine: 13, engines: 13, .. })
+        SdmaV442Error::Hws(HwsError::SdmaEngine {
+            engine: 13,
+            engines: 13,
+            ..
+        })
     ));
     assert!(e.to_string().contains("SDMA engine 13 does not exist"));
     // An engine beyond discovery's instances, mapped directly.
@@ -686,7 +713,13 @@ fn runtime_refuses_sdma_queues_kfd_would_not_build() {
     )
     .err()
     .unwrap();
-    assert_eq!(e, SdmaV442Error::Engine { engine: 16, engines: 16 });
+    assert_eq!(
+        e,
+        SdmaV442Error::Engine {
+            engine: 16,
+            engines: 16
+        }
+    );
     // Nothing reached the scheduler.
     assert!(rig.hws_model.runlist().is_none());
 }
@@ -718,7 +751,11 @@ fn raw_runlist(rig: &mut Rig, q: QueueDesc) -> Result<(), HwsError> {
 fn sdma_desc(rig: &Rig, id: u8, doorbell: u32) -> QueueDesc {
     QueueDesc {
         engine: Engine::Sdma { id },
-        ..QueueDesc::compute(doorbell, rig.mqd as *const SdmaMqd as u64, rig.ib.as_ptr() as u64 + 4000)
+        ..QueueDesc::compute(
+            doorbell,
+            rig.mqd as *const SdmaMqd as u64,
+            rig.ib.as_ptr() as u64 + 4000,
+        )
     }
 }
 
@@ -754,7 +791,16 @@ fn model_refuses_an_sdma_engine_the_part_does_not_have() {
     write_mqd(&rig, 13, 0, 0x308);
     let q = sdma_desc(&rig, 13, 0x308);
     let e = raw_runlist(&mut rig, q).unwrap_err();
-    assert!(matches!(e, HwsError::FenceTimeout { packet: "RUN_LIST", .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            HwsError::FenceTimeout {
+                packet: "RUN_LIST",
+                ..
+            }
+        ),
+        "{e}"
+    );
     assert_eq!(
         rig.hws_model.refusal(),
         Some(HwsRefusal::SdmaEngineOutOfRange {

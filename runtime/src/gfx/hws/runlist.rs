@@ -677,7 +677,12 @@ mod tests {
         }];
         let with_sdma = cfg().with_sdma_engines(16);
         assert_eq!(
-            build(&cfg(), &one(ProcessDesc::new(1, PT), &sdma), &mut ib, 0x4000),
+            build(
+                &cfg(),
+                &one(ProcessDesc::new(1, PT), &sdma),
+                &mut ib,
+                0x4000
+            ),
             Err(HwsError::SdmaEngine {
                 pasid: 1,
                 engine: 0,

@@ -644,19 +644,71 @@ pub fn read_fault<B: RegisterBus + ?Sized>(
 macro_rules! fault_facts {
     ($h:literal) => {
         [
-            barebell_facts::Fact::constant($h, "VM_L2_PROTECTION_FAULT_STATUS__MORE_FAULTS_MASK", fault_status::MORE_FAULTS as u64),
-            barebell_facts::Fact::constant($h, "VM_L2_PROTECTION_FAULT_STATUS__WALKER_ERROR_MASK", fault_status::WALKER_ERROR as u64),
-            barebell_facts::Fact::constant($h, "VM_L2_PROTECTION_FAULT_STATUS__WALKER_ERROR__SHIFT", fault_status::WALKER_ERROR_SHIFT as u64),
-            barebell_facts::Fact::constant($h, "VM_L2_PROTECTION_FAULT_STATUS__PERMISSION_FAULTS_MASK", fault_status::PERMISSION_FAULTS as u64),
-            barebell_facts::Fact::constant($h, "VM_L2_PROTECTION_FAULT_STATUS__PERMISSION_FAULTS__SHIFT", fault_status::PERMISSION_FAULTS_SHIFT as u64),
-            barebell_facts::Fact::constant($h, "VM_L2_PROTECTION_FAULT_STATUS__MAPPING_ERROR_MASK", fault_status::MAPPING_ERROR as u64),
-            barebell_facts::Fact::constant($h, "VM_L2_PROTECTION_FAULT_STATUS__CID_MASK", fault_status::CID as u64),
-            barebell_facts::Fact::constant($h, "VM_L2_PROTECTION_FAULT_STATUS__CID__SHIFT", fault_status::CID_SHIFT as u64),
-            barebell_facts::Fact::constant($h, "VM_L2_PROTECTION_FAULT_STATUS__RW_MASK", fault_status::RW as u64),
-            barebell_facts::Fact::constant($h, "VM_L2_PROTECTION_FAULT_STATUS__ATOMIC_MASK", fault_status::ATOMIC as u64),
-            barebell_facts::Fact::constant($h, "VM_L2_PROTECTION_FAULT_STATUS__VMID_MASK", fault_status::VMID as u64),
-            barebell_facts::Fact::constant($h, "VM_L2_PROTECTION_FAULT_STATUS__VMID__SHIFT", fault_status::VMID_SHIFT as u64),
-            barebell_facts::Fact::constant($h, "VM_L2_PROTECTION_FAULT_ADDR_HI32__LOGICAL_PAGE_ADDR_HI4_MASK", fault_status::ADDR_HI4 as u64),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__MORE_FAULTS_MASK",
+                fault_status::MORE_FAULTS as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__WALKER_ERROR_MASK",
+                fault_status::WALKER_ERROR as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__WALKER_ERROR__SHIFT",
+                fault_status::WALKER_ERROR_SHIFT as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__PERMISSION_FAULTS_MASK",
+                fault_status::PERMISSION_FAULTS as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__PERMISSION_FAULTS__SHIFT",
+                fault_status::PERMISSION_FAULTS_SHIFT as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__MAPPING_ERROR_MASK",
+                fault_status::MAPPING_ERROR as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__CID_MASK",
+                fault_status::CID as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__CID__SHIFT",
+                fault_status::CID_SHIFT as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__RW_MASK",
+                fault_status::RW as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__ATOMIC_MASK",
+                fault_status::ATOMIC as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__VMID_MASK",
+                fault_status::VMID as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__VMID__SHIFT",
+                fault_status::VMID_SHIFT as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_ADDR_HI32__LOGICAL_PAGE_ADDR_HI4_MASK",
+                fault_status::ADDR_HI4 as u64,
+            ),
         ]
     };
 }
