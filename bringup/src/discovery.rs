@@ -66,6 +66,31 @@ impl Ips {
             .copied()
     }
 
+    /// Every live XCC's GC instance, in logical order (`GET_INST(GC, i)`
+    /// for `i` over `xcc_mask`'s population); the one GC of a gfx11/12 part.
+    pub fn xccs(&self) -> Vec<IpInfo> {
+        if self.generation != Generation::Gfx94 {
+            return alloc::vec![self.gc];
+        }
+        (0..32).map_while(|l| self.xcc(l)).collect()
+    }
+
+    /// Every live AID's instance of `hw` (MMHUB, NBIO), in AID order; the
+    /// one instance 0 of a gfx11/12 part.
+    pub fn aids(&self, hw: u16) -> Vec<IpInfo> {
+        if self.generation != Generation::Gfx94 {
+            return self
+                .all
+                .iter()
+                .rev()
+                .find(|i| i.hw_id == hw && i.instance == 0)
+                .copied()
+                .into_iter()
+                .collect();
+        }
+        (0..32u8).filter_map(|a| self.aid_ip(hw, a)).collect()
+    }
+
     /// Instance `aid` of a per-AID block (MMHUB, NBIO), if the AID is live.
     pub fn aid_ip(&self, hw: u16, aid: u8) -> Option<IpInfo> {
         if self.topology.aid_mask & 1u32.checked_shl(u32::from(aid))? == 0 {

@@ -59,6 +59,8 @@ pub enum ErrorKind {
         version: (u8, u8, u8),
     },
     Nbio(NbioError),
+    /// GC 9.4.3's per-XCC RLC/MEC start (`gfx_v9_4_3_hw_init()`).
+    StartV9(barebell::gfx::start_v9_4_3::StartError),
     Indirect(IndirectError),
     /// An allocation in VRAM, GTT or the ring area did not fit.
     Memory(MemError),
@@ -123,11 +125,12 @@ impl fmt::Display for ErrorKind {
             ErrorKind::MissingIp { ip } => write!(f, "no {ip} in the discovery table"),
             ErrorKind::Unsupported { what, version } => write!(
                 f,
-                "{what} {}.{}.{} is not supported (gfx11 and gfx12 parts only)",
+                "{what} {}.{}.{} is not supported",
                 version.0, version.1, version.2
             ),
             ErrorKind::NotImplemented(e) => write!(f, "{e}"),
             ErrorKind::Nbio(e) => write!(f, "{e}"),
+            ErrorKind::StartV9(e) => write!(f, "RLC/MEC start: {e}"),
             ErrorKind::Indirect(e) => write!(f, "indirect register access: {e}"),
             ErrorKind::Memory(e) => write!(f, "memory: {e}"),
             ErrorKind::Layout(e) => write!(f, "memory layout: {e}"),
@@ -338,6 +341,7 @@ at_from!(
     QueueError => Queue,
     barebell::ih::IhError => Ih,
     barebell::ip::Unsupported => NotImplemented,
+    barebell::gfx::start_v9_4_3::StartError => StartV9,
 );
 
 impl At for ErrorKind {

@@ -93,6 +93,9 @@ pub struct FirmwareSet {
     /// The MES blobs whose headers give the pipes' start addresses
     /// (scheduler, then KIQ if a separate blob).
     pub mes: Vec<String>,
+    /// The TA blob (`psp_<mp0>_ta.bin`) the part's PSP step reads, if it
+    /// reads one (MP0 13.0.6: `psp_init_ta_microcode()`).
+    pub ta: Option<String>,
 }
 
 fn v(x: V) -> String {
@@ -119,7 +122,13 @@ impl FirmwareSet {
                 }
                 gfx.extend(common);
                 gfx.extend(mes.iter().cloned());
-                Some(FirmwareSet { sos, smu, gfx, mes })
+                Some(FirmwareSet {
+                    sos,
+                    smu,
+                    gfx,
+                    mes,
+                    ta: None,
+                })
             }
             // gfx12 with uni-MES (`adev->enable_uni_mes`): one MES blob,
             // loaded for both pipes (`mes_v12_0_early_init()`); SDMA 7's
@@ -132,7 +141,31 @@ impl FirmwareSet {
                 }
                 gfx.extend(common);
                 gfx.extend(mes.iter().cloned());
-                Some(FirmwareSet { sos, smu, gfx, mes })
+                Some(FirmwareSet {
+                    sos,
+                    smu,
+                    gfx,
+                    mes,
+                    ta: None,
+                })
+            }
+            // GC 9.4.3 (MI300): the SDMA 4.4.2 blob, the MEC and the RLC
+            // (`gfx_v9_4_3_init_microcode()`: no PFP/ME/IMU, no MES), the
+            // TA blob MP0 13.0.6 reads; the SMU's firmware is the IFWI's
+            // (`psp_13_0_6` sends no SMU image).
+            9 => {
+                let mut gfx: Vec<String> = Vec::new();
+                if let Some(s) = sdma {
+                    gfx.push(format!("sdma_{}.bin", v(s)));
+                }
+                gfx.extend(["mec", "rlc"].map(|r| format!("gc_{g}_{r}.bin")));
+                Some(FirmwareSet {
+                    ta: Some(format!("psp_{}_ta.bin", v(mp0))),
+                    sos,
+                    smu,
+                    gfx,
+                    mes: Vec::new(),
+                })
             }
             _ => None,
         }

@@ -54,17 +54,18 @@ pub fn rlc(
         format_args!("RLC_RLCS_BOOTLOAD_STATUS.BOOTLOAD_COMPLETE and CP_STAT idle"),
     );
     let bus = &gpu.bus;
+    let gfxhub = mem.gfx11_hubs(s, gpu.ips.generation)?.gfxhub;
     let pc = mec_pc(set, fw).at(s)?;
     mec::config_rs64(bus, &gc.bases, gpu.ips.generation, pc).at(s)?;
-    hub::gart_enable(bus, &gc.bases, mem.gfxhub, &mem.cfg).at(s)?;
+    hub::gart_enable(bus, &gc.bases, gfxhub, &mem.cfg).at(s)?;
     flush_hdp(bus, nbio).at(s)?;
     // gfx_v11_0_gfxhub_enable(): the fault defaults, as for the MMHUB.
-    hub::set_fault_enable_default(bus, &gc.bases, mem.gfxhub, true).at(s)?;
+    hub::set_fault_enable_default(bus, &gc.bases, gfxhub, true).at(s)?;
     hub::invalidate(
         bus,
         gpu.platform.clock(),
         &gc.bases,
-        mem.gfxhub,
+        gfxhub,
         GART_ENGINE,
         0,
         0,
@@ -74,7 +75,7 @@ pub fn rlc(
         s,
         format_args!(
             "{} enabled with the same VMID0 tables, VMID0 flushed",
-            mem.gfxhub.name
+            gfxhub.name
         ),
     );
     // `gfx_v11_0_init_golden_registers()`, `gfx_v11_0_constants_init()`,
@@ -183,4 +184,52 @@ pub fn mes_start(
         ),
     );
     Ok(versions)
+}
+
+/// The rlc step on GC 9.4.3 (MI300): `gfx_v9_4_3_hw_init()` with PSP
+/// loading, on every XCC in logical order
+/// ([`barebell::gfx::start_v9_4_3::start`]): RLC safe mode, clock gating
+/// off, the save/restore machine (RLC v2.1 firmware), then the MEC halted
+/// and released. The KIQ that Linux loads while each MEC is halted
+/// (`gfx_v9_4_3_xcc_kiq_resume()`) is brought up by the rings step once
+/// the MECs run (as tinygrad loads its queues into a running MEC).
+pub fn rlc_v9_4_3(
+    gpu: &Gpu<'_>,
+    set: &FirmwareSet,
+    fw: &dyn FirmwareSource,
+    sink: &dyn Sink,
+) -> Result<(), BringupError> {
+    use barebell::gfx::start_v9_4_3::{self as start, MecOnly};
+    let s = Step::Rlc;
+    let name = set
+        .gfx
+        .iter()
+        .find(|n| n.ends_with("_rlc.bin"))
+        .ok_or(FirmwareError::Lacks {
+            name: "gc_*_rlc.bin".into(),
+            what: "an RLC blob in the firmware set",
+        })
+        .at(s)?;
+    let bytes = fw.load(name).at(s)?;
+    let rlc = firmware::parse_named(name, &bytes).at(s)?;
+    // `adev->gfx.rlc.is_rlc_v2_1`: the RLC header is v2.1 or later
+    // (`amdgpu_gfx_rlc_init_microcode()`).
+    let v2_1 = rlc.container.header_version() >= (2, 1);
+    let xcc_ips = gpu.ips.xccs();
+    let xccs: alloc::vec::Vec<_> = xcc_ips.iter().map(|x| gpu.bus.block(x.bases)).collect();
+    let r = start::start(&xccs, gpu.platform.clock(), v2_1, &mut MecOnly).at(s)?;
+    sink.step(
+        s,
+        format_args!(
+            "GC 9.4.3 on {} XCCs: RLC running (PSP-loaded), {} through safe mode, CGCG off, {}; MEC halted then released (CP_MEC_CNTL 0) on every XCC",
+            r.xccs,
+            r.safe_mode,
+            if v2_1 {
+                "save/restore machine on (RLC v2.1 firmware)"
+            } else {
+                "no save/restore machine (RLC firmware before v2.1)"
+            }
+        ),
+    );
+    Ok(())
 }

@@ -64,7 +64,7 @@ use barebell::mem::{DeviceArena, DmaArena, PAGE_ALIGN, VramAllocator, VramRange}
 use barebell::nbio::Nbio;
 use barebell::platform::{DMA_CHUNK, Platform};
 use barebell::psp::{self, DmaBuf, PspBuffers};
-use barebell::regs::{dcn_3_2_0, mmhub_3_0_0, mmhub_4_1_0};
+use barebell::regs::{dcn_3_2_0, gc_9_4_3_vm, mmhub_1_8_0, mmhub_3_0_0, mmhub_4_1_0};
 use core::ptr::NonNull;
 
 /// VMID0 tables: a root, and per mapped range (the GART's GTT buffers,
@@ -137,8 +137,9 @@ pub struct Memory<'p> {
     user_vram: Option<crate::usermem::UserVram<'p>>,
     user_vram_range: (u64, u64),
     pub(crate) cfg: HubConfig,
-    pub(crate) mmhub: &'static HubRegs,
-    pub(crate) gfxhub: &'static HubRegs,
+    /// The gfx11/gfx12 hubs' tables (`None` on GC 9.4.3, whose gfx9 hubs
+    /// [`crate::gmc_v9`] programs).
+    pub(crate) hubs: Option<Gfx11Hubs>,
     gtt: DmaArena<'p>,
     gtt_bus: u64,
     gart_start: u64,
@@ -160,7 +161,27 @@ impl core::fmt::Debug for Memory<'_> {
     }
 }
 
+/// The MMHUB and GFXHUB register tables of a gfx11/gfx12 part.
+#[derive(Debug, Clone, Copy)]
+pub struct Gfx11Hubs {
+    pub mmhub: &'static HubRegs,
+    pub gfxhub: &'static HubRegs,
+}
+
 impl<'p> Memory<'p> {
+    /// The gfx11/gfx12 hub tables, or the typed error of a step that has
+    /// no GC 9.4.3 form.
+    pub(crate) fn gfx11_hubs(&self, step: Step, g: Generation) -> Result<Gfx11Hubs, BringupError> {
+        self.hubs
+            .ok_or_else(|| {
+                ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
+                    "the gfx11/gfx12 hub tables (GC 9.4.3 has gfx9 hubs)",
+                    g,
+                ))
+            })
+            .at(step)
+    }
+
     pub fn report(&self) -> LayoutReport {
         LayoutReport {
             mc: self.mc,
@@ -373,50 +394,63 @@ pub fn run<'p>(
     let p = gpu.platform;
     let bus = &gpu.bus;
     let ips = &gpu.ips;
-    let mmhub_v = ips.mmhub.version.triple();
-    let mmhub = hub_for(hw_id::MMHUB, mmhub_v)
-        .ok_or(ErrorKind::Unsupported {
-            what: "MMHUB",
-            version: mmhub_v,
-        })
-        .at(s)?;
-    let gc_v = ips.gc.version.triple();
-    let gfxhub = hub_for(hw_id::GC, gc_v)
-        .ok_or(ErrorKind::Unsupported {
-            what: "GFXHUB of GC",
-            version: gc_v,
-        })
-        .at(s)?;
-    let (fb_reg, offset_reg, place) = match ips.generation {
-        Generation::Gfx94 => {
-            return Err(barebell::ip::Unsupported::new(
-                "MMHUB 1.8 FB location registers",
-                ips.generation,
-            ))
-            .at(s);
-        }
+    // The gfx11/gfx12 hubs' register tables; GC 9.4.3's gfx9 hubs (GFXHUB
+    // v1.2 per XCC, MMHUB 1.8 per AID) are programmed by
+    // [`crate::gmc_v9`] with their own tables.
+    let hubs = if ips.generation == Generation::Gfx94 {
+        None
+    } else {
+        let mmhub_v = ips.mmhub.version.triple();
+        let mmhub = hub_for(hw_id::MMHUB, mmhub_v)
+            .ok_or(ErrorKind::Unsupported {
+                what: "MMHUB",
+                version: mmhub_v,
+            })
+            .at(s)?;
+        let gc_v = ips.gc.version.triple();
+        let gfxhub = hub_for(hw_id::GC, gc_v)
+            .ok_or(ErrorKind::Unsupported {
+                what: "GFXHUB of GC",
+                version: gc_v,
+            })
+            .at(s)?;
+        Some(Gfx11Hubs { mmhub, gfxhub })
+    };
+    // FB location from the MMHUB (`mmhub_v*_get_fb_location()`); FB
+    // offset from the hub Linux asks (`mmhub_v3_0_get_mc_fb_offset()`;
+    // on GC 9.x `gfxhub_v1_2_get_mc_fb_offset()` of XCC 0, which
+    // `gmc_v9_0_vram_gtt_location()` uses).
+    let (fb_reg, offset_reg, offset_bases, place) = match ips.generation {
+        Generation::Gfx94 => (
+            mmhub_1_8_0::MC_VM_FB_LOCATION_BASE,
+            gc_9_4_3_vm::MC_VM_FB_OFFSET,
+            ips.gc.bases,
+            GartPlacement::BestFit,
+        ),
         Generation::Gfx11 => (
             mmhub_3_0_0::MMMC_VM_FB_LOCATION_BASE,
             mmhub_3_0_0::MMMC_VM_FB_OFFSET,
+            ips.mmhub.bases,
             GartPlacement::High,
         ),
         Generation::Gfx12 => (
             mmhub_4_1_0::MMMC_VM_FB_LOCATION_BASE,
             mmhub_4_1_0::MMMC_VM_FB_OFFSET,
+            ips.mmhub.bases,
             GartPlacement::Low,
         ),
     };
-    let read = |r: barebell::regs::Reg| -> Result<u32, BringupError> {
-        let v = bus.block(ips.mmhub.bases).read(r).at(s)?;
+    let read = |r: barebell::regs::Reg, bases| -> Result<u32, BringupError> {
+        let v = bus.block(bases).read(r).at(s)?;
         if v == barebell::bus::ALL_ONES {
             return Err(ErrorKind::DeviceGone { register: r.name }).at(s);
         }
         Ok(v)
     };
-    let fb_base = read(fb_reg)?;
+    let fb_base = read(fb_reg, ips.mmhub.bases)?;
     // `mmhub_v3_0_get_mc_fb_offset()` / `mmhub_v4_1_0_get_mc_fb_offset()`:
     // the whole register, shifted by 24.
-    let vram_base_offset = u64::from(read(offset_reg)?) << 24;
+    let vram_base_offset = u64::from(read(offset_reg, offset_bases)?) << 24;
     // `amdgpu_gmc_vram_mc2pa()` for a VRAM offset.
     let pa = |offset: u64| offset + vram_base_offset;
     let mc = McLayout::new(place, fb_base, ips.vram_bytes).ok_or_else(|| {
@@ -609,8 +643,7 @@ pub fn run<'p>(
         user_vram: user_vram_mem,
         user_vram_range,
         cfg,
-        mmhub,
-        gfxhub,
+        hubs,
         gtt,
         gtt_bus,
         gart_start: mc.gart_start,
@@ -644,14 +677,21 @@ pub fn run<'p>(
     // The table stores through BAR0 are plain stores; keep the compiler
     // (and the CPU) from moving them past the flush and the hub writes.
     core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
-    flush_hdp(bus, nbio).at(s)?;
-    hub::gart_enable(bus, &ips.mmhub.bases, mmhub, &m.cfg).at(s)?;
-    // gmc_v11_0_gart_enable() / gmc_v12_0_gart_enable(): HDP flush, the
-    // fault defaults (amdgpu_vm_fault_stop's default: faults go to the
-    // default page), then VMID0's TLB flush on the MMHUB's GART engine.
-    flush_hdp(bus, nbio).at(s)?;
-    hub::set_fault_enable_default(bus, &ips.mmhub.bases, mmhub, true).at(s)?;
-    hub::invalidate(bus, p.clock(), &ips.mmhub.bases, mmhub, GART_ENGINE, 0, 0).at(s)?;
+    let enabled = match m.hubs {
+        Some(h) => {
+            flush_hdp(bus, nbio).at(s)?;
+            hub::gart_enable(bus, &ips.mmhub.bases, h.mmhub, &m.cfg).at(s)?;
+            // gmc_v11_0_gart_enable() / gmc_v12_0_gart_enable(): HDP flush, the
+            // fault defaults (amdgpu_vm_fault_stop's default: faults go to the
+            // default page), then VMID0's TLB flush on the MMHUB's GART engine.
+            flush_hdp(bus, nbio).at(s)?;
+            hub::set_fault_enable_default(bus, &ips.mmhub.bases, h.mmhub, true).at(s)?;
+            hub::invalidate(bus, p.clock(), &ips.mmhub.bases, h.mmhub, GART_ENGINE, 0, 0)
+                .at(s)?;
+            alloc::string::String::from(h.mmhub.name)
+        }
+        None => crate::gmc_v9::hw_init(gpu, nbio, &m.cfg)?,
+    };
     let r = m.report();
     sink.step(
         s,
@@ -663,7 +703,7 @@ pub fn run<'p>(
             vbios_fb,
             mc.gart_start,
             mc.gart_end,
-            mmhub.name,
+            enabled,
             r.vmid0.0,
             r.vmid0.1,
             r.vmid0_root,

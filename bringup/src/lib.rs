@@ -60,6 +60,7 @@ pub mod error;
 pub mod firmware;
 pub mod gfx;
 pub mod gmc;
+pub mod gmc_v9;
 pub mod ih;
 pub mod nbio;
 pub mod psp;
@@ -319,7 +320,7 @@ pub fn run<'p>(
                 let g = gpu.ips.generation;
                 match start::write_signature(
                     &gpu.bus,
-                    &gpu.ips.gc.bases,
+                    &start::gc_bases(&gpu.ips),
                     g,
                     Some(start::SIGNATURE),
                     1,
@@ -384,7 +385,7 @@ fn steps<'p>(
     gpu.memory = Some(mem.report());
     gpu.user = mem.take_user_memory();
     gpu.user_vram = mem.take_user_vram();
-    gpu.gfxhub = Some(mem.gfxhub);
+    gpu.gfxhub = mem.hubs.map(|h| h.gfxhub);
     gpu.process_root = Some(mem.process.root());
     gpu.reached = Step::Gmc;
     if opts.stops_after(Step::Gmc) {
@@ -418,7 +419,11 @@ fn steps<'p>(
     }
     // 7. rlc, GFXHUB
     enter(gpu, Step::Rlc)?;
-    gfx::rlc(gpu, &mem, &nbio, &set, fw, sink)?;
+    if gpu.ips.generation == barebell::ip::Generation::Gfx94 {
+        gfx::rlc_v9_4_3(gpu, &set, fw, sink)?;
+    } else {
+        gfx::rlc(gpu, &mem, &nbio, &set, fw, sink)?;
+    }
     gpu.reached = Step::Rlc;
     let Some(mapping) = opts.mapping else {
         return Ok(());

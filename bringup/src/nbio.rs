@@ -7,6 +7,12 @@
 //! through the remapped page; then every register past BAR5 goes through
 //! the RSMU index/data pair, as `amdgpu_device_rreg()` sends them to
 //! `pcie_rreg` (`amdgpu_device_indirect_rreg()`).
+//!
+//! NBIO 7.9 (GC 9.4.3) follows `soc15_common_hw_init()` /
+//! `soc15_common_late_init()` instead ([`barebell::nbio::init_v7_9`]):
+//! `nbio_v7_9_init_registers()` over every live AID's NBIO, the remap at
+//! 7.9's own hole (0x1A000), the apertures; past BAR5 through
+//! `BIF_BX0_PCIE_INDEX2`/`_DATA2`.
 
 use crate::Gpu;
 use crate::bus::Bus;
@@ -15,7 +21,7 @@ use crate::sink::{Sink, Step};
 use alloc::vec::Vec;
 use barebell::bus::IndirectBus;
 use barebell::ip::hw_id;
-use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio, NbioError};
+use barebell::nbio::{Nbio, NbioError};
 use barebell::regs::{IpBases, Reg};
 
 /// The IP name a trace prints for a discovery `hw_id`.
@@ -36,9 +42,9 @@ pub fn ip_name(id: u16) -> &'static str {
 }
 
 /// The HDP flush through the remapped page (`hdp_v6_0_flush_hdp()`,
-/// `hdp_v7_0_flush_hdp()`).
+/// `hdp_v7_0_flush_hdp()`, `hdp_v4_0_flush_hdp()`), at the NBIO's hole.
 pub fn flush_hdp(bus: &Bus<'_>, nbio: &Nbio) -> Result<(), NbioError> {
-    barebell::nbio::flush_hdp(bus, nbio, MMIO_REG_HOLE_OFFSET)
+    barebell::nbio::flush_hdp(bus, nbio, nbio.hole())
 }
 
 /// Programs the NBIO and switches the bus to reach past BAR5.
@@ -59,16 +65,46 @@ pub fn run<'p>(gpu: &mut Gpu<'p>, sink: &'p dyn Sink) -> Result<Nbio, BringupErr
     // (RCC_CONFIG_MEMSIZE is the NBIO's RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE).
     symbols.push(("BOOT", barebell::discovery::boot::ALL, IpBases::default()));
     gpu.bus = Bus::indirect(indirect, symbols, sink);
-    barebell::nbio::init(&gpu.bus, &nbio, p.doorbell_bus()).at(s)?;
+    let mut extra = alloc::string::String::new();
+    if nbio.regs.version == (7, 9, 0) {
+        let topo = &gpu.ips.topology;
+        let aids: Vec<IpBases> = (0..32u8)
+            .filter(|a| topo.aid_mask & (1 << a) != 0)
+            .map(|a| gpu.ips.aid_ip(hw_id::NBIF, a).map_or(nbif.bases, |i| i.bases))
+            .collect();
+        let aids = if aids.is_empty() {
+            alloc::vec![nbif.bases]
+        } else {
+            aids
+        };
+        let r = barebell::nbio::init_v7_9(&gpu.bus, &nbio, &aids, topo.xcc_mask, p.doorbell_bus())
+            .at(s)?;
+        extra = alloc::format!(
+            "; XCC_DOORBELL_FENCE = {:#x} (xcc_mask {:#x}) on AID 0, SHUB_SLV_MODE on {} other AID(s); BACO cleared on AID mask {:#x}; {}",
+            barebell::nbio::xcc_doorbell_fence(topo.xcc_mask),
+            topo.xcc_mask,
+            aids.len().saturating_sub(1),
+            r.baco_cleared,
+            if r.segment8_written {
+                "BIFC_DOORBELL_ACCESS_EN_PF and BIFC_GFX_INT_MONITOR_MASK written"
+            } else {
+                "segment-8 registers (BIFC_DOORBELL_ACCESS_EN_PF, BIFC_GFX_INT_MONITOR_MASK) not reachable through the discovered bases, not written"
+            }
+        );
+    } else {
+        barebell::nbio::init(&gpu.bus, &nbio, p.doorbell_bus()).at(s)?;
+    }
     flush_hdp(&gpu.bus, &nbio).at(s)?;
     sink.step(
         s,
         format_args!(
-            "{} init; HDP flush remapped to BAR5 + {:#x} and used once; doorbell aperture open; self-ring at {:#x}; registers past BAR5 ({:#x} bytes) through the RSMU index/data pair",
+            "{} init; HDP flush remapped to BAR5 + {:#x} and used once; doorbell aperture open; self-ring at {:#x}; registers past BAR5 ({:#x} bytes) through the {}/{} index/data pair{extra}",
             nbio.regs.ip,
-            MMIO_REG_HOLE_OFFSET,
+            nbio.hole(),
             p.doorbell_bus(),
-            p.regs_len()
+            p.regs_len(),
+            nbio.regs.rsmu_index.name,
+            nbio.regs.rsmu_data.name,
         ),
     );
     Ok(nbio)

@@ -200,7 +200,8 @@ fn barrier(signal: &SignalMemory) -> Result<BarrierPacket, BringupError> {
 /// (`gmc_v11_0_flush_gpu_tlb()`'s firmware path); barebell writes the same
 /// request and polls the same ACK itself.
 fn point_user_vmid(gpu: &Gpu<'_>, mem: &Memory<'_>) -> Result<(), BringupError> {
-    point_vmid(gpu, mem.gfxhub, mem.process.root())
+    let hubs = mem.gfx11_hubs(Step::Queue, gpu.ips.generation)?;
+    point_vmid(gpu, hubs.gfxhub, mem.process.root())
 }
 
 /// [`point_user_vmid`] from the GFXHUB table and the process root.
@@ -277,7 +278,7 @@ pub fn run<'p>(
             let vm_context_cntl = gpu
                 .bus
                 .block(gpu.ips.gc.bases)
-                .read(mem.gfxhub.ctx1_cntl)
+                .read(mem.gfx11_hubs(s, gpu.ips.generation)?.gfxhub.ctx1_cntl)
                 .at(s)?;
             let process = Process {
                 pasid: PASID,

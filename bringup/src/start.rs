@@ -207,12 +207,11 @@ impl fmt::Display for StartError {
 /// `SCRATCH_REG6`, `SCRATCH_REG7` of the GC generation.
 pub fn scratch_regs(g: Generation) -> Result<(Reg, Reg), barebell::ip::Unsupported> {
     Ok(match g {
-        Generation::Gfx94 => {
-            return Err(barebell::ip::Unsupported::new(
-                "GC scratch registers (start-of-day signature)",
-                g,
-            ));
-        }
+        // Per XCC; the caller passes logical XCC 0's bases ([`gc_bases`]).
+        Generation::Gfx94 => (
+            barebell::regs::gc_9_4_3_scratch::SCRATCH_REG6,
+            barebell::regs::gc_9_4_3_scratch::SCRATCH_REG7,
+        ),
         Generation::Gfx11 => (
             barebell::regs::gc_11_0_0::SCRATCH_REG6,
             barebell::regs::gc_11_0_0::SCRATCH_REG7,
@@ -222,6 +221,15 @@ pub fn scratch_regs(g: Generation) -> Result<(Reg, Reg), barebell::ip::Unsupport
             barebell::regs::gc_12_0_0::SCRATCH_REG7,
         ),
     })
+}
+
+/// The GC bases the signature lives at: GC instance 0 on single-GC
+/// parts, logical XCC 0's instance (`GET_INST(GC, 0)`) on multi-XCC ones.
+pub fn gc_bases(ips: &crate::discovery::Ips) -> IpBases {
+    match ips.generation {
+        Generation::Gfx94 => ips.xcc(0).map_or(ips.gc.bases, |i| i.bases),
+        Generation::Gfx11 | Generation::Gfx12 => ips.gc.bases,
+    }
 }
 
 /// Writes `SCRATCH_REG6` (and `SCRATCH_REG7` when given).
@@ -253,7 +261,7 @@ pub fn detect(gpu: &Gpu<'_>) -> Result<(StartState, bool, u32, u32), BringupErro
     let s = Step::Start;
     let ips = &gpu.ips;
     let bus: &dyn RegisterBus = &gpu.bus;
-    let gcb = Block::new(bus, ips.gc.bases);
+    let gcb = Block::new(bus, gc_bases(ips));
     let (r6, r7) = scratch_regs(ips.generation).at(s)?;
     let scratch7 = read_checked(&gcb, r7).at(s)?;
     let scratch6 = read_checked(&gcb, r6).at(s)?;
@@ -317,7 +325,7 @@ pub fn run(gpu: &Gpu<'_>, sink: &dyn Sink) -> Result<StartReport, BringupError> 
         report.action = Action::PartialReinit;
         // In progress from here: a run killed before its teardown is
         // found unfinalized next time.
-        write_signature(&gpu.bus, &gpu.ips.gc.bases, gpu.ips.generation, None, 1).at(s)?;
+        write_signature(&gpu.bus, &gc_bases(&gpu.ips), gpu.ips.generation, None, 1).at(s)?;
     } else if needs_reset {
         let (version, took) = mode1_reset(gpu, sink, Step::Start)?;
         report.smu_version = Some(version);

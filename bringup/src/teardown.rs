@@ -55,8 +55,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use barebell::gfx::mec;
 use barebell::gfx::mes::start as mes_start;
-use barebell::gmc::hub;
-use barebell::ip::hw_id;
+use barebell::gfx::start_v9_4_3;
+use barebell::gmc::hub::{self, v9};
+use barebell::ip::{Generation, hw_id};
 use barebell::nbio::{self, Nbio};
 use barebell::psp::{self, PspRegs};
 use core::fmt;
@@ -237,7 +238,22 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     put(Stage::HaltMes, o);
 
     // 3. The MEC.
-    let o = if entered >= Step::Rlc {
+    let o = if entered >= Step::Rlc && generation == Generation::Gfx94 {
+        // gfx_v9_4_3_xcc_cp_compute_enable(false) on every XCC
+        // (`gfx_v9_4_3_hw_fini()` → `gfx_v9_4_3_xcc_fini()`).
+        let xccs = gpu.ips.xccs();
+        let r = xccs.iter().enumerate().try_for_each(|(i, x)| {
+            start_v9_4_3::cp_compute_enable(&bus.block(x.bases), p.clock(), i, false)
+        });
+        match r {
+            Ok(()) => Outcome::Done(alloc::format!(
+                "CP_MEC_CNTL = {:#010x} (MEC_ME1/ME2 halted, pipes reset) on {} XCCs",
+                barebell::regs::gc_9_4_3_rlc::CpMecCntl::HALT.into_bits(),
+                xccs.len()
+            )),
+            Err(e) => Outcome::Failed(e.at(Step::Teardown).kind),
+        }
+    } else if entered >= Step::Rlc {
         outcome(mec::compute_enable(bus, &gc, generation, false).map(|v| {
             alloc::format!("CP_MEC_RS64_CNTL = {v:#010x} (pipes reset and inactive, MEC_HALT)")
         }))
@@ -248,7 +264,10 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
 
     // 4. The GFXHUB, once nothing on the CP side fetches through it
     // (programmed in the rlc step).
-    let o = if entered >= Step::Rlc {
+    let o = if entered >= Step::Gmc && generation == Generation::Gfx94 {
+        // GC 9.4.3 programs its GFXHUBs in the gmc step.
+        hubs_off_v9(bus, &gpu.ips.xccs(), &v9::GFXHUB_1_2, "XCCs")
+    } else if entered >= Step::Rlc {
         hub_off(bus, hw_id::GC, &gpu.ips.gc)
     } else {
         Outcome::NotNeeded("the GFXHUB was never programmed")
@@ -298,7 +317,9 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
 
     // 7. The MMHUB (the GART), after the PSP and the IH ring, which reach
     // memory through it (programmed in the gmc step).
-    let o = if entered >= Step::Gmc {
+    let o = if entered >= Step::Gmc && generation == Generation::Gfx94 {
+        hubs_off_v9(bus, &gpu.ips.aids(hw_id::MMHUB), &v9::MMHUB_1_8, "AIDs")
+    } else if entered >= Step::Gmc {
         hub_off(bus, hw_id::MMHUB, &gpu.ips.mmhub)
     } else {
         Outcome::NotNeeded("the MMHUB was never programmed")
@@ -353,7 +374,7 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     let o = if entered > Step::Start || gpu.start.is_some() {
         let v = u32::from(!done);
         outcome(
-            crate::start::write_signature(bus, &gpu.ips.gc.bases, generation, None, v).map(|()| {
+            crate::start::write_signature(bus, &crate::start::gc_bases(&gpu.ips), generation, None, v).map(|()| {
                 if done {
                     String::from("SCRATCH_REG6 = 0 (finalized)")
                 } else {
@@ -384,6 +405,23 @@ fn hub_off(bus: &crate::bus::Bus<'_>, id: u16, ip: &barebell::discovery::IpInfo)
         })),
         None => Outcome::NotNeeded("no register table for this hub: nothing was programmed"),
     }
+}
+
+/// GC 9.4.3's gfx9 hubs off on every instance ([`v9::gart_disable`]).
+fn hubs_off_v9(
+    bus: &crate::bus::Bus<'_>,
+    ips: &[barebell::discovery::IpInfo],
+    hub: &v9::HubV9Regs,
+    what: &str,
+) -> Outcome {
+    let blocks: Vec<_> = ips.iter().map(|i| bus.block(i.bases)).collect();
+    outcome(v9::gart_disable(&blocks, hub).map(|n| {
+        alloc::format!(
+            "{} on {} {what}: 16 contexts each off ({n} were enabled), L1 TLB and L2 cache off",
+            hub.name,
+            blocks.len()
+        )
+    }))
 }
 
 /// Teardown before discovery finished: only bus mastering to clear.

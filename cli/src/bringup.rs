@@ -200,59 +200,6 @@ macro_rules! out {
     }};
 }
 
-/// A GC 9.4.3 model part: the model has its discovery table only
-/// ([`barebell_model::shell::DiscoveryShell`]), so the one bring-up runs
-/// discovery on it, prints the topology, and stops with its typed error
-/// at the first step with no GC 9.4.3 implementation (after the same
-/// teardown as any failed step).
-fn bring_up_shell(args: &BringupArgs, fw: &FirmwareDir, opts: &Options) -> Result<(), String> {
-    use barebell::platform::Platform;
-    let part = args.target.part.part();
-    let mem = barebell_model::vgpu::HostMemory::allocate(target::MODEL_BAR0_BYTES)
-        .map_err(|e| format!("building the model {}: {e}", args.target.part.name()))?;
-    let shell = barebell_model::shell::DiscoveryShell::new(part, mem);
-    let declared = shell
-        .part()
-        .xcc
-        .map(|x| {
-            format!(
-                "; the part declares {} XCCs x {} CUs = {} CUs",
-                x.xccs,
-                x.cus_per_xcc,
-                x.cus()
-            )
-        })
-        .unwrap_or_default();
-    out!(
-        "{}: the device model's discovery table for GC 9.4.3 ({} MiB of VRAM){declared}",
-        shell.name(),
-        shell.part().firmware.vram_mib
-    );
-    let text = TextSink::new(args.trace);
-    let result = barebell_bringup::run(&shell, fw, opts, &text);
-    let stray = shell.unmodelled();
-    let stray = if stray.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "\n{} register accesses past the discovery table's boot registers reached the shell (first at byte {:#x})",
-            stray.len(),
-            stray[0].1
-        )
-    };
-    match result {
-        Ok(gpu) => {
-            let complete = gpu.shutdown().complete();
-            Err(format!(
-                "{}: the bring-up finished on a discovery-only model (teardown {}){stray}",
-                shell.name(),
-                if complete { "complete" } else { "INCOMPLETE" }
-            ))
-        }
-        Err(e) => Err(format!("{}: {e}{stray}", shell.name())),
-    }
-}
-
 fn bring_up(args: &BringupArgs) -> Result<(), String> {
     let fw = FirmwareDir(args.firmware_dir.clone());
     let opts = Options {
@@ -260,11 +207,6 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
         mapping: args.mapping.map(Into::into),
         ..Default::default()
     };
-    if args.target.hardware().is_none()
-        && args.target.part.part().generation == barebell::ip::Generation::Gfx94
-    {
-        return bring_up_shell(args, &fw, &opts);
-    }
     let device = match target::open(&args.target, &fw, 1) {
         Ok(d) => d,
         Err(e) => {
@@ -288,6 +230,12 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
                 .map_err(|e| format!("--start: {e}"))?;
             out!("model start state: {line}");
             Some(line)
+        }
+        (Some(_), target::Device::Model9(_)) => {
+            return Err(
+                "--start: the GC 9.4.3 model parts start clean only (no prepared start states yet)"
+                    .into(),
+            );
         }
         (Some(_), target::Device::Hw(_)) => {
             return Err(

@@ -147,7 +147,7 @@ pub fn bring_up<'p>(
 pub fn device_error(device: &Device) -> Option<String> {
     match device {
         Device::Model(m) => m.mec().cp().errors().first().map(|e| e.to_string()),
-        Device::Hw(_) => None,
+        Device::Model9(_) | Device::Hw(_) => None,
     }
 }
 
@@ -339,7 +339,7 @@ pub fn run_job(
     let ns = |d: std::time::Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
     let stats = match device {
         Device::Model(m) => Some(m.mec().cp().shader.last),
-        Device::Hw(_) => None,
+        Device::Model9(_) | Device::Hw(_) => None,
     };
     Ok(JobOutcome {
         dispatch_ns: ns(end - launched),

@@ -210,6 +210,9 @@ pub fn with_device<R>(
             })
             .map_err(|e| fail(&e))
         }
+        Device::Model9(_) => Err(String::from(
+            "latency on a GC 9.4.3 model part: the model's GC 9.4.3 CP does not run AQL queues yet",
+        )),
         Device::Hw(_) => {
             after_spawn();
             // Without a kernel: the barrier (the caller asks for the
@@ -228,7 +231,7 @@ pub fn with_device<R>(
     };
     let errors = match device {
         Device::Model(m) => m.mec().cp().errors().to_vec(),
-        Device::Hw(_) => Vec::new(),
+        Device::Model9(_) | Device::Hw(_) => Vec::new(),
     };
     if errors.is_empty()
         && let Some(p) = &placed

@@ -119,6 +119,8 @@ impl TargetArgs {
 #[derive(Debug)]
 pub enum Device {
     Model(Box<VirtualGpu>),
+    /// A GC 9.4.3 model part (MI300X, MI308X).
+    Model9(Box<barebell_model::vgpu9::VirtualGpu9>),
     Hw(Box<HwPlatform>),
 }
 
@@ -133,6 +135,12 @@ pub fn model(part: PartArg, fw: &FirmwareDir, seed: u64) -> Result<VirtualGpu, S
 /// Opens what `t` names.
 pub fn open(t: &TargetArgs, fw: &FirmwareDir, seed: u64) -> Result<Device, String> {
     match t.hardware() {
+        None if t.part.part().generation == barebell::ip::Generation::Gfx94 => {
+            let m = HostMemory::allocate(MODEL_BAR0_BYTES)
+                .and_then(|mem| barebell_model::vgpu9::VirtualGpu9::new(t.part.part(), fw, mem))
+                .map_err(|e| format!("building the model {}: {e}", t.part.name()))?;
+            Ok(Device::Model9(Box::new(m)))
+        }
         None => Ok(Device::Model(Box::new(model(t.part, fw, seed)?))),
         Some(Hardware::Vfio(b)) => HwPlatform::open(crate::hw::Target::Vfio(b))
             .map(|p| Device::Hw(Box::new(p)))
@@ -150,6 +158,7 @@ impl Device {
     pub fn platform(&self) -> &dyn Platform {
         match self {
             Device::Model(m) => &**m,
+            Device::Model9(m) => &**m,
             Device::Hw(h) => &**h,
         }
     }
@@ -168,6 +177,18 @@ impl Device {
                 MODEL_BAR0_BYTES >> 20,
                 Platform::dma(&**m).host.as_ptr() as usize
             ),
+            Device::Model9(m) => {
+                let x = m.part().xcc;
+                format!(
+                    "{}: the device model, GC 9.4.3 ({} MiB of VRAM, BAR0 backed for the first {} MiB; {} XCCs x {} CUs declared; DMA region at host {:#x})",
+                    m.name(),
+                    m.part().firmware.vram_mib,
+                    MODEL_BAR0_BYTES >> 20,
+                    x.map_or(0, |x| x.xccs),
+                    x.map_or(0, |x| x.cus_per_xcc),
+                    Platform::dma(&**m).host.as_ptr() as usize
+                )
+            }
             Device::Hw(h) => h.describe(),
         }
     }
@@ -178,6 +199,7 @@ impl Device {
     pub fn quiescence(&self) -> Option<Result<(), String>> {
         match self {
             Device::Model(m) => Some(m.quiescent().map_err(|e| e.to_string())),
+            Device::Model9(m) => Some(m.quiescent().map_err(|e| e.to_string())),
             Device::Hw(_) => None,
         }
     }
@@ -202,6 +224,24 @@ impl Device {
                 }
                 s
             }
+            Device::Model9(m) => {
+                let mut s = String::new();
+                for r in m.psp().refusals() {
+                    s.push_str(&format!("\nthe PSP model refused: {r}"));
+                }
+                for x in m.psp().mc().faults() {
+                    s.push_str(&format!("\nthe PSP's memory access faulted: {x}"));
+                }
+                let stray = m.unclaimed();
+                if let Some((w, at)) = stray.first() {
+                    s.push_str(&format!(
+                        "\n{} register accesses reached no block model (first: {} at byte {at:#x})",
+                        stray.len(),
+                        if *w { "a write" } else { "a read" }
+                    ));
+                }
+                s
+            }
             Device::Hw(_) => String::new(),
         }
     }
@@ -210,7 +250,7 @@ impl Device {
     /// addresses the device was given (always so for the model and VFIO).
     pub fn recheck_dma(&self) -> Result<(), String> {
         match self {
-            Device::Model(_) => Ok(()),
+            Device::Model(_) | Device::Model9(_) => Ok(()),
             Device::Hw(h) => h.recheck_dma(),
         }
     }
@@ -221,6 +261,7 @@ impl Device {
     pub fn finish(self, torn_down: bool) {
         match self {
             Device::Model(m) => drop(m),
+            Device::Model9(m) => drop(m),
             // After a complete teardown nothing on the device points at
             // the DMA region or has bus mastering: it can go back.
             Device::Hw(h) if torn_down => drop(h),

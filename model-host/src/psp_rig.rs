@@ -360,8 +360,10 @@ pub fn rig_from_layout(
     let place = PspPlacement {
         regs,
         mp0_bases: mp0.bases,
-        gc: RlcStatus::for_generation(gc_regs_generation(g)?)
-            .ok_or(unsupported("RLC status registers of GC", g))?,
+        gc: Some(
+            RlcStatus::for_generation(gc_regs_generation(g)?)
+                .ok_or(unsupported("RLC status registers of GC", g))?,
+        ),
         gc_bases: gc.bases,
     };
     let mmhub = ip(hw_id::MMHUB, "MMHUB")?;

@@ -153,6 +153,7 @@ pub const FACTS: &[&[Fact]] = &[
         ),
     ],
     crate::hub_v9::FACTS,
+    crate::vgpu9::FACTS,
     &hub_facts!(
         "gc_11_0_0_sh_mask.h",
         "GCVM",

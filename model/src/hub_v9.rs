@@ -32,6 +32,7 @@
 use crate::decode::pte_v9::{self, AccessV9, ContextV9, TranslationV9, WalkFaultV9};
 use crate::dma::Dma;
 use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
 use spin::Mutex;
 
@@ -51,6 +52,19 @@ pub struct V9Offsets {
     pub ctx0_start_lo: u32,
     pub ctx0_end_lo: u32,
     pub l1_tlb_cntl: u32,
+    /// `MC_VM_FB_OFFSET`, `_FB_LOCATION_BASE/TOP` and the system
+    /// aperture, what the MC decode of a client behind the hub needs.
+    pub fb_offset: u32,
+    pub fb_location_base: u32,
+    pub fb_location_top: u32,
+    pub sys_aperture_low: u32,
+    pub sys_aperture_high: u32,
+    /// The hub's register block in segment 0, first and last dword: what
+    /// a device routes to this model (GC: `regVM_*`/`regMC_VM_*`/`VML2_*`
+    /// 0x800..=0x963 of `gc_9_4_3_offset.h`; MMHUB: every segment-0
+    /// register of `mmhub_1_8_0_offset.h`, 0x0..=0xd0d, the hub's VM/MC
+    /// registers and the DAGB/PCTL ones kept as storage).
+    pub block: (u32, u32),
 }
 
 /// GFXHUB v1.2 (`gc_9_4_3_offset.h`).
@@ -68,6 +82,12 @@ pub const GFXHUB_1_2: V9Offsets = V9Offsets {
     ctx0_start_lo: 0x08eb,
     ctx0_end_lo: 0x090b,
     l1_tlb_cntl: 0x0963,
+    fb_offset: 0x0947,
+    fb_location_base: 0x095c,
+    fb_location_top: 0x095d,
+    sys_aperture_low: 0x0961,
+    sys_aperture_high: 0x0962,
+    block: (0x0800, 0x0963),
 };
 
 /// MMHUB 1.8 (`mmhub_1_8_0_offset.h`).
@@ -85,6 +105,12 @@ pub const MMHUB_1_8: V9Offsets = V9Offsets {
     ctx0_start_lo: 0x0c2b,
     ctx0_end_lo: 0x0c4b,
     l1_tlb_cntl: 0x0ca3,
+    fb_offset: 0x0c87,
+    fb_location_base: 0x0c9c,
+    fb_location_top: 0x0c9d,
+    sys_aperture_low: 0x0ca1,
+    sys_aperture_high: 0x0ca2,
+    block: (0x0000, 0x0d0d),
 };
 
 /// Contexts are one register apart (`regVM_CONTEXT1_CNTL -
@@ -170,6 +196,30 @@ impl HubV9Model {
     /// Whether a fault is latched.
     pub fn fault_latched(&self) -> bool {
         self.state.lock().latched
+    }
+
+    /// Sets a register as the device (the VBIOS, the IFWI) leaves it,
+    /// `offset` in dwords from the hub's base.
+    pub fn set_device_reg(&self, offset: u32, value: u32) {
+        self.state.lock().regs.insert(offset, value);
+    }
+
+    /// The byte offsets of the hub's register block ([`V9Offsets::block`]).
+    pub fn byte_range(&self) -> core::ops::RangeInclusive<usize> {
+        let at = |d: u32| (self.base as usize + d as usize) * 4;
+        at(self.offsets.block.0)..=at(self.offsets.block.1)
+    }
+
+    /// Whether any VM context is enabled (`VM_CONTEXTn_CNTL.ENABLE_CONTEXT`).
+    pub fn enabled_contexts(&self) -> Vec<u8> {
+        (0..16u8)
+            .filter(|&v| self.reg(self.offsets.ctx0_cntl + u32::from(v) * CTX_DISTANCE) & ENABLE_CONTEXT != 0)
+            .collect()
+    }
+
+    /// Every register as last written, `(dword offset from base, value)`.
+    pub fn written(&self) -> Vec<(u32, u32)> {
+        self.state.lock().regs.iter().map(|(k, v)| (*k, *v)).collect()
     }
 
     /// A register as last written (0 if never).
@@ -310,6 +360,48 @@ impl RegisterBus for HubV9Model {
     }
 }
 
+impl crate::mc::McHub for HubV9Model {
+    /// `MC_VM_SYSTEM_APERTURE_LOW/HIGH_ADDR` in 256 KiB units
+    /// (`gfxhub_v1_2_xcc_init_system_aperture_regs()`,
+    /// `mmhub_v1_8_init_system_aperture_regs()` write `>> 18`).
+    fn system_aperture(&self) -> Option<(u64, u64)> {
+        let o = self.offsets;
+        let low = u64::from(self.reg(o.sys_aperture_low)) << 18;
+        let high = (u64::from(self.reg(o.sys_aperture_high)) << 18) | 0x3_FFFF;
+        (low != 0 && low <= high).then_some((low, high))
+    }
+
+    fn walk0(
+        &self,
+        vram: &Dma,
+        addr: u64,
+        access: crate::gmc::Access,
+        _cid: u16,
+    ) -> Result<crate::mc::McWalk, crate::mc::McRefusal> {
+        use crate::mc::{McRefusal, McWalk};
+        let a = match access {
+            crate::gmc::Access::Read => AccessV9::Read,
+            crate::gmc::Access::Write => AccessV9::Write,
+            crate::gmc::Access::Execute => AccessV9::Execute,
+        };
+        match self.translate(vram, crate::mc::McHub::fb_offset(self), 0, addr, a) {
+            Ok(t) => Ok(McWalk {
+                pa: t.pa,
+                system: t.system,
+                tlb_bytes: t.page_bytes.max(4096),
+            }),
+            Err(HubV9Refusal::Fault(WalkFaultV9::OutOfRange)) => Err(McRefusal::OutOfRange),
+            Err(r) => Err(McRefusal::HubV9(r)),
+        }
+    }
+
+    /// `MC_VM_FB_OFFSET` in 16 MiB units (`mmhub_v1_8_get_mc_fb_offset()`
+    /// shifts it by 24).
+    fn fb_offset(&self) -> u64 {
+        u64::from(self.reg(self.offsets.fb_offset)) << 24
+    }
+}
+
 /// One header's offsets and masks as the model's facts.
 macro_rules! v9_facts {
     ($o:expr, $h:literal, $sh:literal) => {
@@ -326,6 +418,11 @@ macro_rules! v9_facts {
             barebell_facts::Fact::constant($h, "regVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32", $o.ctx0_start_lo as u64),
             barebell_facts::Fact::constant($h, "regVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32", $o.ctx0_end_lo as u64),
             barebell_facts::Fact::constant($h, "regMC_VM_MX_L1_TLB_CNTL", $o.l1_tlb_cntl as u64),
+            barebell_facts::Fact::constant($h, "regMC_VM_FB_OFFSET", $o.fb_offset as u64),
+            barebell_facts::Fact::constant($h, "regMC_VM_FB_LOCATION_BASE", $o.fb_location_base as u64),
+            barebell_facts::Fact::constant($h, "regMC_VM_FB_LOCATION_TOP", $o.fb_location_top as u64),
+            barebell_facts::Fact::constant($h, "regMC_VM_SYSTEM_APERTURE_LOW_ADDR", $o.sys_aperture_low as u64),
+            barebell_facts::Fact::constant($h, "regMC_VM_SYSTEM_APERTURE_HIGH_ADDR", $o.sys_aperture_high as u64),
             barebell_facts::Fact::constant($h, "regVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32 - regVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32", 1),
             barebell_facts::Fact::constant($h, "regVM_CONTEXT1_CNTL - regVM_CONTEXT0_CNTL", CTX_DISTANCE as u64),
             barebell_facts::Fact::constant($h, "regVM_CONTEXT1_PAGE_TABLE_BASE_ADDR_LO32 - regVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32", CTX_ADDR_DISTANCE as u64),

@@ -67,7 +67,6 @@ pub mod psp;
 pub mod rlc_mec_v9_4_3;
 pub mod s2a;
 pub mod sdma;
-pub mod shell;
 pub mod smu;
 pub mod soc;
 pub mod socregs;
@@ -76,6 +75,7 @@ pub mod thread;
 pub mod ucode;
 pub mod unknown;
 pub mod vgpu;
+pub mod vgpu9;
 pub mod wave;
 
 /// Every hardware fact the model's own decoders rely on, for `cargo

@@ -58,6 +58,9 @@ pub enum McFaultKind {
     /// The hub refused or the walk faulted (latched by the hub when the
     /// walk faulted).
     Vm(HubRefusal),
+    /// A gfx9 hub (GC 9.4.3) refused or its walk faulted (latched by the
+    /// hub when the walk faulted).
+    VmV9(crate::hub_v9::HubV9Refusal),
     /// Outside the system aperture and outside VMID0's range (latched as
     /// a mapping error).
     Unmapped,
@@ -80,6 +83,7 @@ impl core::fmt::Display for McFaultKind {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             McFaultKind::Vm(r) => write!(f, "the hub refused ({r:?})"),
+            McFaultKind::VmV9(r) => write!(f, "the gfx9 hub refused ({r:?})"),
             McFaultKind::Unmapped => {
                 write!(f, "outside the system aperture and VMID0's range")
             }
@@ -102,10 +106,67 @@ impl core::fmt::Display for McFault {
     }
 }
 
+/// What a VMID0 walk gave: where `addr` lands and how many bytes the
+/// TLB entry that served it covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McWalk {
+    pub pa: u64,
+    pub system: bool,
+    pub tlb_bytes: u64,
+}
+
+/// Why a hub did not translate for an MC client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McRefusal {
+    /// Outside VMID0's `PAGE_TABLE_START/END` range.
+    OutOfRange,
+    /// A gfx11/gfx12 hub refused or its walk faulted.
+    Hub(HubRefusal),
+    /// A gfx9 hub (GC 9.4.3's GFXHUB v1.2 / MMHUB 1.8) refused or its
+    /// walk faulted.
+    HubV9(crate::hub_v9::HubV9Refusal),
+}
+
+/// The hub an MC client sits behind, as the MC decode needs it: the
+/// system aperture, VMID0's walk, and `*MC_VM_FB_OFFSET`. Implemented by
+/// the gfx11/gfx12 hub model ([`HubModel`]) and the gfx9 one
+/// ([`crate::hub_v9::HubV9Model`]).
+pub trait McHub: Send + Sync + core::fmt::Debug {
+    /// The system aperture as programmed, `(first, last)` byte, once the
+    /// hub's context 0 is up.
+    fn system_aperture(&self) -> Option<(u64, u64)>;
+    /// VMID0's translation of `addr` over `vram` (VRAM backing at
+    /// offsets), latching a fault the walk raises as client `cid`.
+    fn walk0(&self, vram: &Dma, addr: u64, access: Access, cid: u16) -> Result<McWalk, McRefusal>;
+    /// `*MC_VM_FB_OFFSET` in bytes: the physical address of VRAM offset 0.
+    fn fb_offset(&self) -> u64;
+}
+
+impl McHub for HubModel {
+    fn system_aperture(&self) -> Option<(u64, u64)> {
+        let v = self.vmid0()?;
+        (v.fb_start != 0 && v.fb_start <= v.fb_end).then_some((v.fb_start, v.fb_end))
+    }
+    fn walk0(&self, vram: &Dma, addr: u64, access: Access, cid: u16) -> Result<McWalk, McRefusal> {
+        match self.translate_as(vram, addr, access, cid) {
+            Ok(t) => Ok(McWalk {
+                pa: t.pa,
+                system: t.system,
+                tlb_bytes: t.tlb_bytes,
+            }),
+            Err(HubRefusal::OutOfRange { .. }) => Err(McRefusal::OutOfRange),
+            Err(r) => Err(McRefusal::Hub(r)),
+        }
+    }
+    fn fb_offset(&self) -> u64 {
+        HubModel::fb_offset(self)
+    }
+}
+
 /// One client's view of the MC address space.
 #[derive(Debug)]
 pub struct Mc {
-    hub: Arc<HubModel>,
+    hub: Arc<dyn McHub>,
     vram: Dma,
     iommu: Dma,
     cid: u16,
@@ -115,7 +176,7 @@ pub struct Mc {
 impl Mc {
     /// A client with UTCL2 client id `cid` behind `hub`, with no VRAM
     /// backed and nothing in the IOMMU yet.
-    pub fn new(hub: Arc<HubModel>, cid: u16) -> Self {
+    pub fn new<H: McHub + 'static>(hub: Arc<H>, cid: u16) -> Self {
         Mc {
             hub,
             vram: Dma::default(),
@@ -143,15 +204,6 @@ impl Mc {
         unsafe { self.iommu.map_at(bus, host, len) }
     }
 
-    pub fn hub(&self) -> &HubModel {
-        &self.hub
-    }
-
-    /// The shared hub, for another client behind it.
-    pub fn hub_arc(&self) -> Arc<HubModel> {
-        self.hub.clone()
-    }
-
     /// Every refused access, in order.
     pub fn faults(&self) -> Vec<McFault> {
         self.log.lock().clone()
@@ -160,8 +212,7 @@ impl Mc {
     /// The system aperture as programmed, `(first, last)` byte, once the
     /// hub's context 0 is up.
     fn aperture(&self) -> Option<(u64, u64)> {
-        let v = self.hub.vmid0()?;
-        (v.fb_start != 0 && v.fb_start <= v.fb_end).then_some((v.fb_start, v.fb_end))
+        self.hub.system_aperture()
     }
 
     /// Decodes `addr` for `access`: where it lands and how many bytes
@@ -183,7 +234,7 @@ impl Mc {
             what,
             kind,
         };
-        match self.hub.translate_as(&self.vram, addr, access, self.cid) {
+        match self.hub.walk0(&self.vram, addr, access, self.cid) {
             Ok(t) => {
                 let run = t.tlb_bytes - (addr & (t.tlb_bytes - 1));
                 let target = if t.system {
@@ -204,8 +255,9 @@ impl Mc {
                 };
                 Ok((target, run))
             }
-            Err(HubRefusal::OutOfRange { .. }) => Err(self.logged(fault(McFaultKind::Unmapped))),
-            Err(r) => Err(self.logged(fault(McFaultKind::Vm(r)))),
+            Err(McRefusal::OutOfRange) => Err(self.logged(fault(McFaultKind::Unmapped))),
+            Err(McRefusal::Hub(r)) => Err(self.logged(fault(McFaultKind::Vm(r)))),
+            Err(McRefusal::HubV9(r)) => Err(self.logged(fault(McFaultKind::VmV9(r)))),
         }
     }
 

@@ -191,6 +191,19 @@ impl RlcMecV943 {
         })
     }
 
+    /// The byte offsets of every register this block decodes, on every
+    /// XCC: what a device routes to it.
+    pub fn offsets(&self) -> Vec<usize> {
+        self.bases
+            .iter()
+            .flat_map(|b| {
+                NAMES.iter().filter_map(move |(_, (off, idx))| {
+                    Some((b.get(*idx)?.checked_add(*off)? as usize) * 4)
+                })
+            })
+            .collect()
+    }
+
     fn rlc_runs(&self, x: &Xcc) -> bool {
         !x.rlc_stopped && self.loaded.has(fw::RLC_G)
     }

@@ -464,12 +464,12 @@ impl VirtualGpu {
         memory: HostMemory,
         seed: Seed,
     ) -> Result<Self, ModelError> {
-        // GC 9.4.3 parts (mi300x, mi308x): the model has their discovery
-        // table ([`crate::shell::DiscoveryShell`] serves it) but none of
-        // the blocks below (hubs, PSP 13.0.6, MEC, SDMA 4.4.2).
+        // GC 9.4.3 parts (mi300x, mi308x) are a different device: the
+        // gfx9 hubs, PSP 13.0.6 and per-XCC RLC/MEC of
+        // [`crate::vgpu9::VirtualGpu9`].
         if part.generation == Generation::Gfx94 {
             return Err(ModelError::NotImplemented(barebell::ip::Unsupported::new(
-                "the device model's GFXHUB/MMHUB, PSP, RLC, MEC and SDMA blocks",
+                "VirtualGpu (GC 9.4.3 parts run on VirtualGpu9)",
                 part.generation,
             )));
         }
@@ -577,9 +577,12 @@ impl VirtualGpu {
             PspPlacement {
                 regs,
                 mp0_bases: mp0.bases,
-                gc: RlcStatus::for_generation(generation).ok_or(ModelError::NotImplemented(
-                    barebell::ip::Unsupported::new("the RLC status registers", generation),
-                ))?,
+                gc: Some(RlcStatus::for_generation(generation).ok_or(
+                    ModelError::NotImplemented(barebell::ip::Unsupported::new(
+                        "the RLC status registers",
+                        generation,
+                    )),
+                )?),
                 gc_bases: gc.bases,
             },
             firmware::expect(&part.firmware, &mut |name| files.load(name))?,

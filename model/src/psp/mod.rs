@@ -269,7 +269,9 @@ impl RlcStatus {
 pub struct PspPlacement {
     pub regs: PspRegs,
     pub mp0_bases: IpBases,
-    pub gc: RlcStatus,
+    /// The RLC autoload's status registers the PSP answers, where the part
+    /// autoloads (none on MP0 13.0.6, which loads the RLC directly).
+    pub gc: Option<RlcStatus>,
     pub gc_bases: IpBases,
 }
 
@@ -337,7 +339,7 @@ pub struct PspModel {
     expect: PspExpect,
     mc: Arc<Mc>,
     place: PspPlacement,
-    gc: RlcStatus,
+    gc: Option<RlcStatus>,
     loaded: Arc<LoadedFirmware>,
     state: Mutex<State>,
 }
@@ -359,8 +361,12 @@ impl PspModel {
             c70: off(r.c2pmsg_70, b),
             c71: off(r.c2pmsg_71, b),
             c81: off(r.c2pmsg_81, b),
-            rlc: off(place.gc.bootload_status, &place.gc_bases),
-            cp_stat: off(place.gc.cp_stat, &place.gc_bases),
+            rlc: place
+                .gc
+                .map_or(usize::MAX, |g| off(g.bootload_status, &place.gc_bases)),
+            cp_stat: place
+                .gc
+                .map_or(usize::MAX, |g| off(g.cp_stat, &place.gc_bases)),
         };
         PspModel {
             clock: clock.clone(),
@@ -874,7 +880,11 @@ impl RegisterBus for PspModel {
         if byte_offset == a.rlc || byte_offset == a.cp_stat {
             let done = self.loaded.complete();
             return if byte_offset == a.rlc {
-                if done { self.gc.complete } else { 0 }
+                if done {
+                    self.gc.map_or(0, |g| g.complete)
+                } else {
+                    0
+                }
             } else if done {
                 0
             } else {

@@ -59,6 +59,11 @@ pub enum GartPlacement {
     High,
     /// `AMDGPU_GART_PLACEMENT_LOW`: gfx12 (`gmc_v12_0_vram_gtt_location()`).
     Low,
+    /// `AMDGPU_GART_PLACEMENT_BEST_FIT`: GC 9.x
+    /// (`gmc_v9_0_vram_gtt_location()`): at 0 if it fits below the FB and
+    /// that gap is the smaller one, or if it does not fit above; else
+    /// high.
+    BestFit,
 }
 
 /// Where the GART goes, as `amdgpu_gmc_gart_location()` decides it: `size`
@@ -93,6 +98,8 @@ pub fn gart_location(
         GartPlacement::High => (GMC_HOLE_START - size) & !(FOUR_GB - 1),
         GartPlacement::Low if below >= size => 0,
         GartPlacement::Low => after_fb,
+        GartPlacement::BestFit if (below >= size && below < above) || above < size => 0,
+        GartPlacement::BestFit => (GMC_HOLE_START - size) & !(FOUR_GB - 1),
     };
     let end = start.checked_add(size - 1)?;
     // HIGH rounds down: it must still clear the FB; LOW after the FB

@@ -2,7 +2,7 @@
 //! programs, against `osssys_6_0_0_offset.h`, and the `IH_*` fields
 //! against `osssys_6_0_0_sh_mask.h` ([`super::fields`]).
 
-use super::IhRegs;
+use super::{IhInit, IhRegs};
 
 pub use crate::regs::osssys_6_0_0::*;
 
@@ -20,9 +20,11 @@ pub const REGS: IhRegs = IhRegs {
     rb_cntl_ring1: IH_RB_CNTL_RING1,
     rb_rptr_ring1: IH_RB_RPTR_RING1,
     rb_wptr_ring1: IH_RB_WPTR_RING1,
-    storm_client_list: IH_STORM_CLIENT_LIST_CNTL,
-    int_flood: IH_INT_FLOOD_CNTL,
-    msi_storm: IH_MSI_STORM_CTRL,
+    init: IhInit::Soc21 {
+        storm_client_list: IH_STORM_CLIENT_LIST_CNTL,
+        int_flood: IH_INT_FLOOD_CNTL,
+        msi_storm: IH_MSI_STORM_CTRL,
+    },
 };
 
 /// The fields, against this version's mask header.

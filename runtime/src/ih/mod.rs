@@ -40,6 +40,7 @@
 //! not conformance-checked. The IV layout, the client and source ids and
 //! every register and field are.
 
+pub mod ih_v4_4_2;
 pub mod ih_v6_0;
 pub mod ih_v7_0;
 
@@ -67,15 +68,39 @@ pub struct IhRegs {
     pub rb_cntl_ring1: Reg,
     pub rb_rptr_ring1: Reg,
     pub rb_wptr_ring1: Reg,
-    pub storm_client_list: Reg,
-    pub int_flood: Reg,
-    pub msi_storm: Reg,
+    /// What the version's `irq_init` writes besides the ring.
+    pub init: IhInit,
+}
+
+/// The version-specific part of `*_irq_init()`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IhInit {
+    /// `ih_v6_0_irq_init()` / `ih_v7_0_irq_init()`: the storm and flood
+    /// controls; entries decoded with soc21's clients.
+    Soc21 {
+        storm_client_list: Reg,
+        int_flood: Reg,
+        msi_storm: Reg,
+    },
+    /// `vega20_ih_irq_init()` (OSSSYS 4.4.x): `IH_CHICKEN` read and
+    /// written back, `RB_GPU_TS_ENABLE` on every toggle; entries decoded
+    /// with soc15's clients ([`ih_v4_4_2::decode`]).
+    Vega20 { chicken: Reg },
 }
 
 impl IhRegs {
+    /// Decodes an entry with this IH's SoC's client ids.
+    pub fn decode(&self, e: &IvEntry) -> Interrupt {
+        match self.init {
+            IhInit::Soc21 { .. } => Interrupt::from_entry(e),
+            IhInit::Vega20 { .. } => ih_v4_4_2::decode(e),
+        }
+    }
+
     /// The IH of OSSSYS `version`, if barebell drives it.
     pub fn for_version(version: (u8, u8, u8)) -> Option<&'static IhRegs> {
         match version {
+            (4, 4, 2) => Some(&ih_v4_4_2::REGS),
             (6, 0, 0) => Some(&ih_v6_0::REGS),
             (7, 0, 0) => Some(&ih_v7_0::REGS),
             _ => None,
@@ -684,7 +709,10 @@ pub fn irq_disable<B: RegisterBus + ?Sized>(
         (regs.rb_cntl_ring1, regs.rb_rptr_ring1, regs.rb_wptr_ring1),
     ] {
         let v = live(&b, cntl)?;
-        let v = fields::set(fields::set(v, fields::RB_ENABLE, 0), fields::ENABLE_INTR, 0);
+        let mut v = fields::set(fields::set(v, fields::RB_ENABLE, 0), fields::ENABLE_INTR, 0);
+        if let IhInit::Vega20 { .. } = regs.init {
+            v = fields::set(v, ih_v4_4_2::RB_GPU_TS_ENABLE, 1);
+        }
         b.write(cntl, v)?;
         b.write(rptr, 0)?;
         b.write(wptr, 0)?;
@@ -724,7 +752,13 @@ impl<'a> IhRing<'a> {
     ) -> Result<Self, IhError> {
         irq_disable(bus, bases, regs)?;
         let b = Block::new(bus, *bases);
-        // ih_v6_0_enable_ring()
+        if let IhInit::Vega20 { chicken } = regs.init {
+            // vega20_ih_irq_init(): IH_CHICKEN for 4.4.x, unchanged for a
+            // ring at an MC address.
+            let v = live(&b, chicken)?;
+            b.write(chicken, v)?;
+        }
+        // ih_v6_0_enable_ring() / vega20_ih_enable_ring()
         b.write(regs.rb_base, (mem.mc >> 8) as u32)?;
         b.write(regs.rb_base_hi, ((mem.mc >> 40) & 0xff) as u32)?;
         let cntl = rb_cntl(live(&b, regs.rb_cntl)?, mem.ring_bytes);
@@ -735,26 +769,36 @@ impl<'a> IhRing<'a> {
         b.write(regs.wptr_addr_hi, (wptr_addr >> 32) as u32 & 0xFFFF)?;
         b.write(regs.rb_wptr, 0)?;
         b.write(regs.rb_rptr, 0)?;
-        // `ih_v6_0_doorbell_rptr()` without a doorbell: ENABLE 0.
+        // `*_doorbell_rptr()` without a doorbell: ENABLE 0.
         b.write(regs.doorbell_rptr, 0)?;
-        // ih_v6_0_irq_init(): the storm and flood controls.
-        b.update(
-            regs.storm_client_list,
-            fields::CLIENT18_IS_STORM_CLIENT,
-            fields::CLIENT18_IS_STORM_CLIENT,
-        )?;
-        b.update(
-            regs.int_flood,
-            fields::FLOOD_CNTL_ENABLE,
-            fields::FLOOD_CNTL_ENABLE,
-        )?;
-        b.update(
-            regs.msi_storm,
-            fields::MSI_STORM_DELAY,
-            fields::set(0, fields::MSI_STORM_DELAY, 3),
-        )?;
-        // ih_v6_0_toggle_ring_interrupts(true), ENABLE_INTR left clear.
+        if let IhInit::Soc21 {
+            storm_client_list,
+            int_flood,
+            msi_storm,
+        } = regs.init
+        {
+            // ih_v6_0_irq_init(): the storm and flood controls.
+            b.update(
+                storm_client_list,
+                fields::CLIENT18_IS_STORM_CLIENT,
+                fields::CLIENT18_IS_STORM_CLIENT,
+            )?;
+            b.update(
+                int_flood,
+                fields::FLOOD_CNTL_ENABLE,
+                fields::FLOOD_CNTL_ENABLE,
+            )?;
+            b.update(
+                msi_storm,
+                fields::MSI_STORM_DELAY,
+                fields::set(0, fields::MSI_STORM_DELAY, 3),
+            )?;
+        }
+        // *_toggle_ring_interrupts(true), ENABLE_INTR left clear.
         let mut v = fields::set(live(&b, regs.rb_cntl)?, fields::RB_ENABLE, 1);
+        if let IhInit::Vega20 { .. } = regs.init {
+            v = fields::set(v, ih_v4_4_2::RB_GPU_TS_ENABLE, 1);
+        }
         v = fields::set(v, fields::WPTR_OVERFLOW_CLEAR, 0);
         b.write(regs.rb_cntl, v)?;
         b.write(regs.rb_cntl, fields::set(v, fields::WPTR_OVERFLOW_CLEAR, 1))?;
@@ -826,7 +870,7 @@ impl<'a> IhRing<'a> {
             for (i, d) in w.iter_mut().enumerate() {
                 *d = self.mem.read(self.rptr as usize + 4 * i);
             }
-            f(Interrupt::from_entry(&IvEntry::decode(&w)));
+            f(self.regs.decode(&IvEntry::decode(&w)));
             self.rptr = self.rptr.wrapping_add(iv::BYTES) & self.mask();
             out.entries += 1;
         }

@@ -28,7 +28,7 @@
 
 use crate::bus::{Block, BlockError, RegisterBus};
 use crate::regs::nbio_4_3_0::init::{DoorbellAperEn, RemapHdpFlushCntl, SelfringAperCntl};
-use crate::regs::{IpBases, Reg, nbif_6_3_1, nbio_4_3_0};
+use crate::regs::{IpBases, Reg, nbif_6_3_1, nbio_4_3_0, nbio_7_9_0};
 
 /// Byte offset in the register BAR where Linux puts the remapped HDP
 /// flush page on hosts with 4 KiB pages: `MMIO_REG_HOLE_OFFSET`, defined
@@ -38,6 +38,11 @@ use crate::regs::{IpBases, Reg, nbif_6_3_1, nbio_4_3_0};
 /// (`hole_offset_matches_the_linux_c_files`) reads the two files' text
 /// instead. Unconfirmed on hardware.
 pub const MMIO_REG_HOLE_OFFSET: u32 = 0x8_0000 - 4096;
+/// NBIO 7.9's hole: `nbio_v7_9.c` defines `MMIO_REG_HOLE_OFFSET` as
+/// `0x1A000` (its `nbio_v7_9_set_reg_remap()`, 4 KiB pages, no SR-IOV).
+/// A `#define` in a `.c` file, read as text by the harness test
+/// `nbio_v7_9_hole_is_the_linux_define`. Unconfirmed on hardware.
+pub const MMIO_REG_HOLE_OFFSET_V7_9: u32 = 0x1_A000;
 /// `KFD_MMIO_REMAP_HDP_MEM_FLUSH_CNTL`: offset of the memory-flush
 /// register inside the remapped page.
 pub const REMAP_HDP_MEM_FLUSH: u32 = 0;
@@ -68,11 +73,20 @@ pub struct NbioRegs {
     /// The register lists to name accesses by, for tracing.
     pub symbols: &'static [&'static [Reg]],
     /// S2A doorbell entries 0 and 3, which route doorbells to the GC
-    /// ([`gc_doorbell_init`]).
-    pub s2a_entries: [Reg; 2],
+    /// ([`gc_doorbell_init`]); `None` on NBIO 7.9, which has no
+    /// `gc_doorbell_init` (doorbells outside the SDMA/IH/MM ranges go to
+    /// the CP, `soc15_common_hw_init()`'s comment).
+    pub s2a_entries: Option<[Reg; 2]>,
     /// S2A doorbell entry 2, which routes a doorbell range to SDMA
-    /// ([`sdma_doorbell_range`]).
-    pub s2a_sdma_entry: Reg,
+    /// ([`sdma_doorbell_range`]); `None` on NBIO 7.9, whose SDMA ranges
+    /// are per AID and engine ([`sdma_doorbell_range_v7_9`]).
+    pub s2a_sdma_entry: Option<Reg>,
+    /// The byte offset of the register BAR Linux remaps the HDP flush
+    /// page to (each IP file's `MMIO_REG_HOLE_OFFSET`).
+    pub hole: u32,
+    /// `get_pcie_index_hi_offset()`, where the IP has it (NBIO 7.9:
+    /// `BIF_BX0_PCIE_INDEX2_HI`, for `amdgpu_device_indirect_rreg_ext()`).
+    pub index_hi: Option<Reg>,
 }
 
 /// NBIO 4.3.0 (Navi31), from `nbio_4_3_0_offset.h`.
@@ -94,11 +108,13 @@ pub const NBIO_4_3_0: NbioRegs = NbioRegs {
     selfring_base_high: nbio_4_3_0::init::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
     selfring_base_low: nbio_4_3_0::init::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW,
     selfring_cntl: nbio_4_3_0::init::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL,
-    s2a_entries: [
+    s2a_entries: Some([
         nbio_4_3_0::init::S2A_DOORBELL_ENTRY_0_CTRL,
         nbio_4_3_0::init::S2A_DOORBELL_ENTRY_3_CTRL,
-    ],
-    s2a_sdma_entry: nbio_4_3_0::init::S2A_DOORBELL_ENTRY_2_CTRL,
+    ]),
+    s2a_sdma_entry: Some(nbio_4_3_0::init::S2A_DOORBELL_ENTRY_2_CTRL),
+    hole: MMIO_REG_HOLE_OFFSET,
+    index_hi: None,
     rsmu_index: nbio_4_3_0::BIF_BX_PF0_RSMU_INDEX,
     rsmu_data: nbio_4_3_0::BIF_BX_PF0_RSMU_DATA,
     symbols: &[nbio_4_3_0::init::ALL, nbio_4_3_0::ALL],
@@ -117,16 +133,42 @@ pub const NBIF_6_3_1: NbioRegs = NbioRegs {
     selfring_cntl: nbif_6_3_1::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL,
     rsmu_index: nbif_6_3_1::BIF_BX_PF0_RSMU_INDEX,
     rsmu_data: nbif_6_3_1::BIF_BX_PF0_RSMU_DATA,
-    s2a_entries: [
+    s2a_entries: Some([
         nbif_6_3_1::GDC_S2A0_S2A_DOORBELL_ENTRY_0_CTRL,
         nbif_6_3_1::GDC_S2A0_S2A_DOORBELL_ENTRY_3_CTRL,
-    ],
-    s2a_sdma_entry: nbif_6_3_1::GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL,
+    ]),
+    s2a_sdma_entry: Some(nbif_6_3_1::GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL),
+    hole: MMIO_REG_HOLE_OFFSET,
+    index_hi: None,
     symbols: &[nbif_6_3_1::ALL],
 };
 
+/// NBIO 7.9.0 (MI300, GC 9.4.3), from `nbio_7_9_0_offset.h`: the same
+/// remap/aperture/self-ring registers as 4.3.0; registers past the BAR go
+/// through `BIF_BX0_PCIE_INDEX2`/`_DATA2` (`nbio_v7_9_get_pcie_index_offset()`
+/// / `_data_offset()`, installed as `pcie_rreg` by `soc15.c`); the hole is
+/// at 0x1A000.
+pub const NBIO_7_9_0: NbioRegs = NbioRegs {
+    ip: "NBIO 7.9.0",
+    version: (7, 9, 0),
+    remap_hdp_mem_flush_cntl: nbio_7_9_0::BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL,
+    remap_hdp_reg_flush_cntl: nbio_7_9_0::BIF_BX0_REMAP_HDP_REG_FLUSH_CNTL,
+    doorbell_aper_en: nbio_7_9_0::RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN,
+    config_memsize: nbio_7_9_0::RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE,
+    selfring_base_high: nbio_7_9_0::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
+    selfring_base_low: nbio_7_9_0::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW,
+    selfring_cntl: nbio_7_9_0::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL,
+    rsmu_index: nbio_7_9_0::BIF_BX0_PCIE_INDEX2,
+    rsmu_data: nbio_7_9_0::BIF_BX0_PCIE_DATA2,
+    s2a_entries: None,
+    s2a_sdma_entry: None,
+    hole: MMIO_REG_HOLE_OFFSET_V7_9,
+    index_hi: Some(nbio_7_9_0::BIF_BX0_PCIE_INDEX2_HI),
+    symbols: &[nbio_7_9_0::ALL],
+};
+
 /// Every table, for lookup by discovered version.
-pub const TABLES: &[&NbioRegs] = &[&NBIO_4_3_0, &NBIF_6_3_1];
+pub const TABLES: &[&NbioRegs] = &[&NBIO_4_3_0, &NBIF_6_3_1, &NBIO_7_9_0];
 
 /// Why an NBIO step could not run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,6 +181,12 @@ pub enum NbioError {
     BadRemapOffset { offset: u32 },
     /// A register read as all-ones: the device is gone.
     DeviceGone { name: &'static str },
+    /// The step does not exist on this NBIO (e.g. NBIO 7.9 has no
+    /// `gc_doorbell_init`).
+    NotOnThisNbio {
+        what: &'static str,
+        ip: &'static str,
+    },
 }
 
 impl core::fmt::Display for NbioError {
@@ -155,6 +203,9 @@ impl core::fmt::Display for NbioError {
                 )
             }
             NbioError::DeviceGone { name } => write!(f, "{name} read as all-ones"),
+            NbioError::NotOnThisNbio { what, ip } => {
+                write!(f, "{ip} has no {what} (Linux's IP file does not do it)")
+            }
         }
     }
 }
@@ -185,6 +236,11 @@ impl Nbio {
     /// This instance's registers on `bus`.
     pub fn block<'b, B: RegisterBus + ?Sized>(&self, bus: &'b B) -> Block<'b, B> {
         Block::new(bus, self.bases)
+    }
+
+    /// The byte offset of the remapped HDP flush page ([`NbioRegs::hole`]).
+    pub fn hole(&self) -> u32 {
+        self.regs.hole
     }
 }
 
@@ -293,13 +349,21 @@ pub fn enable_doorbell_selfring<B: RegisterBus + ?Sized>(
 
 /// The `nbio` bring-up step: what `soc21_common_hw_init()` /
 /// `soc24_common_hw_init()` and the matching `late_init` do to NBIO, in
-/// their order, with the remap at [`MMIO_REG_HOLE_OFFSET`].
+/// their order, with the remap at the table's hole
+/// ([`MMIO_REG_HOLE_OFFSET`] on both); NBIO 7.9 has its own sequence
+/// ([`init_v7_9`]).
 pub fn init<B: RegisterBus + ?Sized>(
     bus: &B,
     nbio: &Nbio,
     doorbell_bus: u64,
 ) -> Result<(), NbioError> {
-    remap_hdp(bus, nbio, MMIO_REG_HOLE_OFFSET)?;
+    if nbio.regs.version == (7, 9, 0) {
+        return Err(NbioError::NotOnThisNbio {
+            what: "the soc21/soc24 NBIO init (use init_v7_9)",
+            ip: nbio.regs.ip,
+        });
+    }
+    remap_hdp(bus, nbio, nbio.regs.hole)?;
     enable_doorbell_aperture(bus, nbio, true)?;
     enable_doorbell_selfring(bus, nbio, Some(doorbell_bus))
 }
@@ -345,10 +409,14 @@ pub const GC_S2A_ENTRIES: [S2aDoorbellEntryCtrl; 2] = [
 /// reaches no queue.
 pub fn gc_doorbell_init<B: RegisterBus + ?Sized>(bus: &B, nbio: &Nbio) -> Result<(), NbioError> {
     let b = nbio.block(bus);
-    for reg in nbio.regs.s2a_entries {
+    let entries = nbio.regs.s2a_entries.ok_or(NbioError::NotOnThisNbio {
+        what: "gc_doorbell_init (S2A entries 0 and 3)",
+        ip: nbio.regs.ip,
+    })?;
+    for reg in entries {
         b.offset(reg)?;
     }
-    for (reg, v) in nbio.regs.s2a_entries.into_iter().zip(GC_S2A_ENTRIES) {
+    for (reg, v) in entries.into_iter().zip(GC_S2A_ENTRIES) {
         b.write(reg, v.into_bits())?;
     }
     Ok(())
@@ -406,6 +474,7 @@ pub const S2A_FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
         "GDC_S2A0_S2A_DOORBELL_ENTRY_3_CTRL",
         "3"
     ),
+    s2a_facts!("nbio_7_9_0_sh_mask.h", "S2A_DOORBELL_ENTRY_1_CTRL", "1"),
     [barebell_facts::Fact::constant(
         "nbif_6_3_1_sh_mask.h",
         "GDC_S2A0_S2A_DOORBELL_ENTRY_0_CTRL__S2A_DOORBELL_PORT0_DROP_EN_MASK",
@@ -455,11 +524,138 @@ pub fn sdma_doorbell_range<B: RegisterBus + ?Sized>(
     size: u8,
 ) -> Result<(), NbioError> {
     let b = nbio.block(bus);
-    b.write(
-        nbio.regs.s2a_sdma_entry,
-        sdma_s2a_entry(dword, size).into_bits(),
-    )?;
+    let entry = nbio.regs.s2a_sdma_entry.ok_or(NbioError::NotOnThisNbio {
+        what: "S2A doorbell entry 2 (use sdma_doorbell_range_v7_9)",
+        ip: nbio.regs.ip,
+    })?;
+    b.write(entry, sdma_s2a_entry(dword, size).into_bits())?;
     Ok(())
+}
+
+/// What [`init_v7_9`] wrote, for the step's report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct InitV7_9 {
+    /// AIDs whose NBIO had `XCC_DOORBELL_FENCE` written.
+    pub fences: u32,
+    /// AIDs whose `BIF_BX0_BACO_CNTL` had BACO (dummy) mode set and
+    /// cleared.
+    pub baco_cleared: u32,
+    /// Whether the segment-8 registers (`BIFC_DOORBELL_ACCESS_EN_PF`,
+    /// `BIFC_GFX_INT_MONITOR_MASK`) were reachable and written; barebell's
+    /// `IpBases` stops at segment 7, so on discovered bases they are not.
+    pub segment8_written: bool,
+}
+
+/// `XCC_DOORBELL_FENCE` of AID 0 as `nbio_v7_9_init_registers()` writes
+/// it: `0xff & ~xcc_mask` (a fence bit for every XCC that is not there).
+pub const fn xcc_doorbell_fence(xcc_mask: u32) -> u32 {
+    0xff & !xcc_mask
+}
+
+/// `nbio_v7_9_init_registers()`, then what `soc15_common_hw_init()` and
+/// `soc15_common_late_init()` do to NBIO 7.9, in their order: HDP remap to
+/// [`MMIO_REG_HOLE_OFFSET_V7_9`], doorbell aperture
+/// (`nbio_v7_9_enable_doorbell_aperture()`), self-ring aperture.
+///
+/// `aid_nbio`: the NBIO instance bases of every live AID, AID 0 first
+/// (`adev->aid_mask`; NBIO is addressed per AID, `RREG32_SOC15(NBIO, i,
+/// ...)`); `xcc_mask` is `adev->gfx.xcc_mask`. Linux writes the other
+/// AIDs' fence with `WREG32_SOC15_EXT(NBIO, i, ..., i, ...)`, whose
+/// extended SMN address the discovered per-AID bases already carry on
+/// barebell's model (a model convention: the model's AIDs are spaced in
+/// the 32-bit register space, see `model/src/discovery.rs`).
+///
+/// Not done, as barebell's other NBIO paths: ASPM (`soc15_program_aspm()`),
+/// `ih_control` (host interrupt setup; barebell polls), and
+/// `soc15_sdma_doorbell_range_init()` (left to the SDMA step:
+/// [`sdma_doorbell_range_v7_9`]). Segment-8 registers are written only
+/// where `nbio.bases` reaches them ([`InitV7_9::segment8_written`]).
+pub fn init_v7_9<B: RegisterBus + ?Sized>(
+    bus: &B,
+    nbio: &Nbio,
+    aid_nbio: &[IpBases],
+    xcc_mask: u32,
+    doorbell_bus: u64,
+) -> Result<InitV7_9, NbioError> {
+    use nbio_7_9_0 as r;
+    if nbio.regs.version != (7, 9, 0) {
+        return Err(NbioError::NotOnThisNbio {
+            what: "nbio_v7_9_init_registers",
+            ip: nbio.regs.ip,
+        });
+    }
+    let mut out = InitV7_9::default();
+    let b = nbio.block(bus);
+    // nbio_v7_9_init_registers()
+    b.write(r::XCC_DOORBELL_FENCE, xcc_doorbell_fence(xcc_mask))?;
+    out.fences |= 1;
+    let seg8 = b.offset(r::BIFC_GFX_INT_MONITOR_MASK).is_ok()
+        && b.offset(r::BIFC_DOORBELL_ACCESS_EN_PF).is_ok();
+    if seg8 {
+        b.write(r::BIFC_GFX_INT_MONITOR_MASK, 0x7ff)?;
+    }
+    for (aid, bases) in aid_nbio.iter().enumerate().skip(1) {
+        Block::new(bus, *bases).write(r::XCC_DOORBELL_FENCE, r::XCC_DOORBELL_FENCE_SHUB_SLV_MODE)?;
+        out.fences |= 1 << aid;
+    }
+    for (aid, bases) in aid_nbio.iter().enumerate() {
+        let ab = Block::new(bus, *bases);
+        let v = ab.read(r::BIF_BX0_BACO_CNTL)?;
+        if v == crate::bus::ALL_ONES {
+            return Err(NbioError::DeviceGone {
+                name: r::BIF_BX0_BACO_CNTL.name,
+            });
+        }
+        let both = r::BACO_EN | r::BACO_DUMMY_EN;
+        if v & both != 0 {
+            ab.write(r::BIF_BX0_BACO_CNTL, v & !both)?;
+            out.baco_cleared |= 1 << aid;
+        }
+    }
+    // soc15_common_hw_init(): remap, then the doorbell aperture.
+    remap_hdp(bus, nbio, nbio.regs.hole)?;
+    // nbio_v7_9_enable_doorbell_aperture(): the pre-silicon pass-through
+    // first, then the field.
+    if seg8 {
+        b.write(r::BIFC_DOORBELL_ACCESS_EN_PF, 0xfffff)?;
+    }
+    out.segment8_written = seg8;
+    enable_doorbell_aperture(bus, nbio, true)?;
+    // soc15_common_late_init()
+    enable_doorbell_selfring(bus, nbio, Some(doorbell_bus))?;
+    Ok(out)
+}
+
+/// What `nbio_v7_9_sdma_doorbell_range()` writes for SDMA engine
+/// `engine` (its index inside its AID, `dev_inst % num_inst_per_aid`) of
+/// AID `aid`: `(DOORBELL0_CTRL_ENTRY register, its dword offset added
+/// (4 * aid), range value, S2A entry register, S2A value)`. The S2A entry
+/// per engine and its AWID / `RANGE_OFFSET` / `AWADDR_31_28_VALUE`
+/// (0xe/0xe/1, 8/8/2, 9/9/8, 0xa/0xa/9) are the function's switch.
+/// `None` for an engine past 3.
+pub fn sdma_doorbell_range_v7_9(
+    aid: u32,
+    engine: u32,
+    doorbell_index: u32,
+    size: u32,
+) -> Option<(Reg, u32, u32, Reg, u32)> {
+    use nbio_7_9_0 as r;
+    let (entry, s2a, awid, addr) = match engine {
+        0 => (r::DOORBELL0_CTRL_ENTRY_1, r::S2A_DOORBELL_ENTRY_1_CTRL, 0xe, 0x1),
+        1 => (r::DOORBELL0_CTRL_ENTRY_2, r::S2A_DOORBELL_ENTRY_2_CTRL, 0x8, 0x2),
+        2 => (r::DOORBELL0_CTRL_ENTRY_3, r::S2A_DOORBELL_ENTRY_5_CTRL, 0x9, 0x8),
+        3 => (r::DOORBELL0_CTRL_ENTRY_4, r::S2A_DOORBELL_ENTRY_6_CTRL, 0xa, 0x9),
+        _ => return None,
+    };
+    let range = (doorbell_index & r::RANGE_OFFSET_ENTRY)
+        | ((size << r::RANGE_SIZE_ENTRY.trailing_zeros()) & r::RANGE_SIZE_ENTRY);
+    let ctrl = S2aDoorbellEntryCtrl::new()
+        .with_enable(true)
+        .with_awid(awid)
+        .with_range_offset(u16::from(awid))
+        .with_range_size((size & 0xff) as u8)
+        .with_awaddr_31_28_value(addr);
+    Some((entry, 4 * aid, range, s2a, ctrl.into_bits()))
 }
 
 #[cfg(test)]
@@ -496,6 +692,10 @@ mod tests {
         assert_eq!(
             Nbio::for_version((4, 3, 0), b).map(|n| n.regs.ip),
             Ok("NBIO 4.3.0")
+        );
+        assert_eq!(
+            Nbio::for_version((7, 9, 0), b).map(|n| n.regs.ip),
+            Ok("NBIO 7.9.0")
         );
         assert_eq!(
             Nbio::for_version((7, 7, 0), b),

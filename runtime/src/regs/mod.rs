@@ -12,6 +12,7 @@ pub mod gc_11_0_0;
 pub mod gc_12_0_0;
 pub mod gc_9_4_3;
 pub mod gc_9_4_3_rlc;
+pub mod gc_9_4_3_scratch;
 pub mod gc_9_4_3_vm;
 pub mod hub;
 pub mod mmhub_1_8_0;
@@ -19,12 +20,16 @@ pub mod mmhub_3_0_0;
 pub mod mmhub_4_1_0;
 pub mod mp;
 pub mod mp1_13_0_0;
+pub mod mp1_13_0_6;
 pub mod mp1_14_0_2;
 pub mod mp_13_0_0;
 pub mod mp_13_0_6;
 pub mod mp_14_0_2;
 pub mod nbif_6_3_1;
+pub mod hdp_4_4_2;
 pub mod nbio_4_3_0;
+pub mod nbio_7_9_0;
+pub mod osssys_4_4_2;
 pub mod osssys_6_0_0;
 pub mod osssys_7_0_0;
 pub(crate) mod vm_fields;
@@ -75,7 +80,12 @@ pub const HEADERS: &[HeaderFor] = &[
         versions: &[(9, 4, 3)],
         // The GFXHUB v1.2 (`gc_9_4_3_vm`) and RLC/MEC-start (`gc_9_4_3_rlc`)
         // registers live in the same header.
-        registers: &[gc_9_4_3::ALL, gc_9_4_3_vm::ALL, gc_9_4_3_rlc::ALL],
+        registers: &[
+            gc_9_4_3::ALL,
+            gc_9_4_3_vm::ALL,
+            gc_9_4_3_rlc::ALL,
+            gc_9_4_3_scratch::ALL,
+        ],
     },
     HeaderFor {
         hw_id: crate::ip::hw_id::MP0,
@@ -181,6 +191,41 @@ pub const HEADERS: &[HeaderFor] = &[
         sh_mask_header: "mmhub_1_8_0_sh_mask.h",
         versions: &[(1, 8, 0)],
         registers: &[mmhub_1_8_0::ALL],
+    },
+    // MI300 (issue 18): nbio_v7_9.c, vega20_ih.c for OSSSYS 4.4.2 (which
+    // includes the 4.2.0 header; the 4.4.2 header places the same
+    // registers), smu_v13_0_6_ppt.c's mailbox.
+    HeaderFor {
+        hw_id: crate::ip::hw_id::NBIF,
+        module: "nbio_7_9_0",
+        offset_header: nbio_7_9_0::HEADER,
+        sh_mask_header: "nbio_7_9_0_sh_mask.h",
+        versions: &[(7, 9, 0)],
+        registers: &[nbio_7_9_0::ALL],
+    },
+    HeaderFor {
+        hw_id: crate::ip::hw_id::HDP,
+        module: "hdp_4_4_2",
+        offset_header: hdp_4_4_2::HEADER,
+        sh_mask_header: "hdp_4_4_2_sh_mask.h",
+        versions: &[(4, 4, 2)],
+        registers: &[hdp_4_4_2::ALL],
+    },
+    HeaderFor {
+        hw_id: crate::ip::hw_id::OSSSYS,
+        module: "osssys_4_4_2",
+        offset_header: osssys_4_4_2::HEADER,
+        sh_mask_header: "osssys_4_4_2_sh_mask.h",
+        versions: &[(4, 4, 2)],
+        registers: &[osssys_4_4_2::ALL],
+    },
+    HeaderFor {
+        hw_id: crate::ip::hw_id::MP1,
+        module: "mp1_13_0_6",
+        offset_header: mp1_13_0_6::HEADER,
+        sh_mask_header: "mp_13_0_6_sh_mask.h",
+        versions: &[(13, 0, 6)],
+        registers: &[mp1_13_0_6::ALL],
     },
     HeaderFor {
         hw_id: crate::ip::hw_id::NBIF,

@@ -27,7 +27,7 @@ use barebell_model::SimClock;
 use barebell_model::clock::HostClock;
 use barebell_model::psp::iface::fw as mfw;
 use barebell_model::psp::mp13_0_6 as mexp;
-use barebell_model::psp::{LoadedFirmware, PspModel, PspPlacement, RlcStatus, status};
+use barebell_model::psp::{LoadedFirmware, PspModel, PspPlacement, status};
 use barebell_model::rlc_mec_v9_4_3::{MecRefusal, RlcMecV943, Write};
 use barebell_model_host::psp_rig::{self as rig, Rig, navi31};
 use std::path::Path;
@@ -151,7 +151,7 @@ fn run(aux: bool) -> Run {
     let place = PspPlacement {
         regs: PspRegs::MP0_13_0_6,
         mp0_bases: rig.mp0.bases,
-        gc: RlcStatus::for_generation(barebell::ip::Generation::Gfx11).unwrap(),
+        gc: None,
         gc_bases: rig.gc.bases,
     };
     let model: &'static PspModel = Box::leak(Box::new(PspModel::new(

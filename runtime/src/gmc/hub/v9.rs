@@ -290,6 +290,33 @@ pub(crate) fn init_system_aperture_regs<B: RegisterBus + ?Sized>(
     Ok(())
 }
 
+/// `gfxhub_v1_2_xcc_gart_disable()` / `mmhub_v1_8_gart_disable()` on
+/// bare metal: all 16 contexts' CNTL written 0, the L1 TLB and the
+/// advanced driver model off, the L2 cache off and `VM_L2_CNTL3` = 0, on
+/// every instance. Returns how many contexts were enabled before.
+pub fn gart_disable<B: RegisterBus + ?Sized>(
+    blocks: &[Block<'_, B>],
+    hub: &HubV9Regs,
+) -> Result<u32, HubError> {
+    let mut was_on = 0;
+    for r in blocks {
+        for i in 0..16u32 {
+            if read_live(r, hub.ctx0_cntl, i, hub.ctx_distance())? & 1 != 0 {
+                was_on += 1;
+            }
+            write_nth(r, hub.ctx0_cntl, i, hub.ctx_distance(), 0)?;
+        }
+        let v = McVmMxL1TlbCntl::from_bits(read_live(r, hub.l1_tlb_cntl, 0, 0)?)
+            .with_enable_l1_tlb(false)
+            .with_enable_advanced_driver_model(false);
+        r.write(hub.l1_tlb_cntl, v.into_bits())?;
+        let v = VmL2Cntl::from_bits(read_live(r, hub.l2_cntl, 0, 0)?).with_enable_l2_cache(false);
+        r.write(hub.l2_cntl, v.into_bits())?;
+        r.write(hub.l2_cntl3, 0)?;
+    }
+    Ok(was_on)
+}
+
 /// `*_init_tlb_regs()`.
 pub(crate) fn init_tlb_regs<B: RegisterBus + ?Sized>(
     blocks: &[Block<'_, B>],

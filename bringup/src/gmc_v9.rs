@@ -1,0 +1,84 @@
+//! The gmc step's hub programming on GC 9.4.3 (MI300), in
+//! `gmc_v9_0_hw_init()`'s order: the HDP's registers
+//! (`hdp_v4_0_init_registers()`), an HDP flush, the fault defaults on the
+//! GFXHUB of every XCC and the MMHUB of every AID
+//! (`gfxhub_v1_2_set_fault_enable_default()`,
+//! `mmhub_v1_8_set_fault_enable_default()`), VMID0's TLB flush on every
+//! hub (`gmc_v9_0_flush_gpu_tlb()` over `vmhubs_mask`), then
+//! `gmc_v9_0_gart_enable()`: the GFXHUB first (`gfxhub_v1_2_gart_enable()`,
+//! each step across the XCCs), then the MMHUB (`mmhub_v1_8_gart_enable()`,
+//! across the AIDs).
+//!
+//! The layout itself (FB, GART, VMID0 and process tables, GTT buffers) is
+//! the one [`crate::gmc::run`] builds for every part, with the gfx9 PTE
+//! format ([`barebell::gmc::pagetable::PteFormat::Gfx9TranslateFurther`])
+//! and the GART placed `AMDGPU_GART_PLACEMENT_BEST_FIT`.
+//!
+//! Not done: the UMC's `init_registers` (RAS), `gmc_v9_0_init_golden_registers()`
+//! (nothing for GC 9.4.3 in 6.12).
+
+use crate::Gpu;
+use crate::error::{BringupError, ErrorKind, ResultAt};
+use crate::nbio::flush_hdp;
+use crate::sink::Step;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use barebell::gmc::hub::v9::{self, GFXHUB_1_2, HubV9Config, MMHUB_1_8};
+use barebell::gmc::hub::{HubConfig, gfxhub_v1_2, mmhub_v1_8};
+use barebell::ip::hw_id;
+use barebell::nbio::Nbio;
+use barebell::regs::hdp_4_4_2;
+
+/// Programs the GFXHUB of every XCC and the MMHUB of every AID for the
+/// VMID0 layout `map`; returns what the step reports as enabled.
+pub fn hw_init(gpu: &Gpu<'_>, nbio: &Nbio, map: &HubConfig) -> Result<String, BringupError> {
+    let s = Step::Gmc;
+    let bus = &gpu.bus;
+    let clock = gpu.platform.clock();
+    let xcc_ips = gpu.ips.xccs();
+    let aid_ips = gpu.ips.aids(hw_id::MMHUB);
+    let xccs: Vec<_> = xcc_ips.iter().map(|x| bus.block(x.bases)).collect();
+    let aids: Vec<_> = aid_ips.iter().map(|a| bus.block(a.bases)).collect();
+    let cfg = HubV9Config::new(*map);
+    // hdp_v4_0_init_registers() on HDP 4.4.2 (bare metal): the flush
+    // invalidates the cache, and the non-surface base is the FB start
+    // (`adev->gmc.vram_start`).
+    let hdp = gpu
+        .ips
+        .all
+        .iter()
+        .find(|i| i.hw_id == hw_id::HDP && i.instance == 0)
+        .ok_or(ErrorKind::MissingIp { ip: "HDP" })
+        .at(s)?;
+    let h = bus.block(hdp.bases);
+    h.update(
+        hdp_4_4_2::HDP_MISC_CNTL,
+        hdp_4_4_2::FLUSH_INVALIDATE_CACHE,
+        hdp_4_4_2::FLUSH_INVALIDATE_CACHE,
+    )
+    .at(s)?;
+    h.write(hdp_4_4_2::HDP_NONSURFACE_BASE, (map.fb_start >> 8) as u32)
+        .at(s)?;
+    h.write(hdp_4_4_2::HDP_NONSURFACE_BASE_HI, (map.fb_start >> 40) as u32)
+        .at(s)?;
+    flush_hdp(bus, nbio).at(s)?;
+    // amdgpu_vm_fault_stop's default: faults go to the default page.
+    gfxhub_v1_2::set_fault_enable_default(&xccs, true).at(s)?;
+    mmhub_v1_8::set_fault_enable_default(&aids, true).at(s)?;
+    for x in &xccs {
+        v9::flush_gpu_tlb(x, clock, &GFXHUB_1_2, 0, 0).at(s)?;
+    }
+    for a in &aids {
+        v9::flush_gpu_tlb(a, clock, &MMHUB_1_8, 0, 0).at(s)?;
+    }
+    gfxhub_v1_2::gart_enable(&xccs, &cfg).at(s)?;
+    mmhub_v1_8::gart_enable(&aids, &cfg).at(s)?;
+    Ok(format!(
+        "{} on {} XCCs and {} on {} AIDs",
+        GFXHUB_1_2.name,
+        xccs.len(),
+        MMHUB_1_8.name,
+        aids.len()
+    ))
+}

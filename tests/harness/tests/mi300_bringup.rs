@@ -1,0 +1,104 @@
+//! The one bring-up on the GC 9.4.3 model device (`VirtualGpu9`: MI300X,
+//! MI308X) as far as the rlc step, with the real firmware from
+//! `firmware-amd-graphics`.
+//!
+//! Expected values are written by hand from Linux 6.12:
+//! - every XCC's GFXHUB v1.2 and every AID's MMHUB 1.8 get the same VMID0
+//!   context (`gfxhub_v1_2_xcc_gart_enable()` over `xcc_mask`,
+//!   `mmhub_v1_8_gart_enable()` over `aid_mask`, both from
+//!   `gmc_v9_0_gart_enable()`), with the shape barebell gives VMID0, a
+//!   user context's (`gfxhub_v1_2_xcc_setup_vmid_config()` with
+//!   translate-further: `PAGE_TABLE_DEPTH = num_level - 1` = 2 and
+//!   `PAGE_TABLE_BLOCK_SIZE = block_size` = 9, from
+//!   `amdgpu_vm_adjust_size(adev, 256 * 1024, 9, 3, 48)` in
+//!   `gmc_v9_0_sw_init()`);
+//! - the PSP gets the ten GFX ucodes `psp_load_non_psp_fw()` sends for GC
+//!   9.4.3 and SDMA 4.4.2 (psp_gfx_if.h fw types: SDMA0..3 = 9, 10, 52,
+//!   53; CP_MEC = 4, CP_MEC_ME1 = 5; RLC_G = 8);
+//! - after `gfx_v9_4_3_hw_init()` every XCC's MEC runs (CP_MEC_CNTL 0);
+//! - the teardown leaves the device as `amdgpu_device_fini_hw()` does.
+
+use barebell_bringup::{FirmwareDir, Options, Quiet, Step};
+use barebell_model::parts;
+use barebell_model::vgpu::HostMemory;
+use barebell_model::vgpu9::VirtualGpu9;
+
+fn device(part: parts::Part) -> VirtualGpu9 {
+    let mem = HostMemory::allocate(64 << 20).unwrap();
+    VirtualGpu9::new(part, &FirmwareDir::system(), mem).unwrap()
+}
+
+fn until_rlc() -> Options {
+    Options {
+        until: Step::Rlc,
+        ..Options::default()
+    }
+}
+
+fn check_part(part: parts::Part, xccs: usize, aids: usize) {
+    let name = part.name;
+    let m = device(part);
+    let gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &until_rlc(), &Quiet)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(gpu.reached, Step::Rlc, "{name}");
+    let layout = gpu.memory.unwrap();
+    assert_eq!(m.gfxhubs().len(), xccs, "{name}");
+    assert_eq!(m.mmhubs().len(), aids, "{name}");
+    for (kind, hubs) in [("GFXHUB", m.gfxhubs()), ("MMHUB", m.mmhubs())] {
+        for (i, h) in hubs.iter().enumerate() {
+            let c = h
+                .context(0)
+                .unwrap_or_else(|e| panic!("{name} {kind} {i}: {e:?}"));
+            assert_eq!(c.root, layout.vmid0_root, "{name} {kind} {i} root");
+            assert_eq!(
+                (c.start, c.end),
+                (layout.vmid0.0, layout.vmid0.1),
+                "{name} {kind} {i} range"
+            );
+            assert_eq!((c.depth, c.block_size), (2, 9), "{name} {kind} {i} shape");
+        }
+    }
+    let loaded = m.psp().loaded();
+    for t in [9, 10, 52, 53, 4, 5, 8] {
+        assert!(loaded.has(t), "{name}: fw type {t} not loaded");
+    }
+    assert_eq!(m.psp().refusals(), vec![], "{name}");
+    for x in 0..xccs {
+        m.rlc_mec().mec_run(x).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    let report = gpu.shutdown();
+    assert!(report.complete(), "{name}: {report}");
+    m.quiescent().unwrap_or_else(|e| panic!("{name}: {e}"));
+}
+
+#[test]
+fn mi300x_comes_up_to_the_rlc_step_on_eight_xccs() {
+    check_part(parts::mi300x(), 8, 4);
+}
+
+#[test]
+fn mi308x_comes_up_to_the_rlc_step_on_four_xccs() {
+    check_part(parts::mi308x(), 4, 4);
+}
+
+/// Model first: the device's MMHUB of AID 0 walks VMID0 for the PSP. A
+/// bring-up stopped after the gmc step leaves the MEC halted and the
+/// hubs' contexts enabled, which the device reports until the teardown.
+#[test]
+fn a_bring_up_stopped_after_gmc_tears_the_hubs_down() {
+    let m = device(parts::mi300x());
+    let opts = Options {
+        until: Step::Gmc,
+        ..Options::default()
+    };
+    let gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet).unwrap();
+    let busy = m.quiescent().unwrap_err().to_string();
+    assert!(busy.contains("GFXHUB of XCC 7: VM contexts"), "{busy}");
+    assert!(busy.contains("MMHUB of AID 3: VM contexts"), "{busy}");
+    for x in 0..8 {
+        assert!(m.rlc_mec().mec_run(x).is_err(), "XCC {x} runs before PSP");
+    }
+    let report = gpu.shutdown();
+    assert!(report.complete(), "{report}");
+    m.quiescent().unwrap();
+}
