@@ -686,8 +686,7 @@ pub fn run<'p>(
             // default page), then VMID0's TLB flush on the MMHUB's GART engine.
             flush_hdp(bus, nbio).at(s)?;
             hub::set_fault_enable_default(bus, &ips.mmhub.bases, h.mmhub, true).at(s)?;
-            hub::invalidate(bus, p.clock(), &ips.mmhub.bases, h.mmhub, GART_ENGINE, 0, 0)
-                .at(s)?;
+            hub::invalidate(bus, p.clock(), &ips.mmhub.bases, h.mmhub, GART_ENGINE, 0, 0).at(s)?;
             alloc::string::String::from(h.mmhub.name)
         }
         None => crate::gmc_v9::hw_init(gpu, nbio, &m.cfg)?,

@@ -60,8 +60,11 @@ pub fn hw_init(gpu: &Gpu<'_>, nbio: &Nbio, map: &HubConfig) -> Result<String, Br
     .at(s)?;
     h.write(hdp_4_4_2::HDP_NONSURFACE_BASE, (map.fb_start >> 8) as u32)
         .at(s)?;
-    h.write(hdp_4_4_2::HDP_NONSURFACE_BASE_HI, (map.fb_start >> 40) as u32)
-        .at(s)?;
+    h.write(
+        hdp_4_4_2::HDP_NONSURFACE_BASE_HI,
+        (map.fb_start >> 40) as u32,
+    )
+    .at(s)?;
     flush_hdp(bus, nbio).at(s)?;
     // amdgpu_vm_fault_stop's default: faults go to the default page.
     gfxhub_v1_2::set_fault_enable_default(&xccs, true).at(s)?;

@@ -70,7 +70,11 @@ pub fn run<'p>(gpu: &mut Gpu<'p>, sink: &'p dyn Sink) -> Result<Nbio, BringupErr
         let topo = &gpu.ips.topology;
         let aids: Vec<IpBases> = (0..32u8)
             .filter(|a| topo.aid_mask & (1 << a) != 0)
-            .map(|a| gpu.ips.aid_ip(hw_id::NBIF, a).map_or(nbif.bases, |i| i.bases))
+            .map(|a| {
+                gpu.ips
+                    .aid_ip(hw_id::NBIF, a)
+                    .map_or(nbif.bases, |i| i.bases)
+            })
             .collect();
         let aids = if aids.is_empty() {
             alloc::vec![nbif.bases]

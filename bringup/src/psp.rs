@@ -212,8 +212,13 @@ fn run_13_0_6(
     )
     .at(s)?;
     let gfx = images.get(..n).unwrap_or(&[]);
-    mp::wait_for_bootloader_steady_state(&gpu.bus, clock, &ips.mp0.bases, mp::BOOTLOADER_TIMEOUT_NS)
-        .at(s)?;
+    mp::wait_for_bootloader_steady_state(
+        &gpu.bus,
+        clock,
+        &ips.mp0.bases,
+        mp::BOOTLOADER_TIMEOUT_NS,
+    )
+    .at(s)?;
     let mut p = Psp::new(&gpu.bus, clock, regs, &ips.mp0.bases, bufs)
         .at(s)?
         .with_bootloader_timeout(mp::BOOTLOADER_TIMEOUT_NS);

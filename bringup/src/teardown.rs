@@ -374,7 +374,14 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     let o = if entered > Step::Start || gpu.start.is_some() {
         let v = u32::from(!done);
         outcome(
-            crate::start::write_signature(bus, &crate::start::gc_bases(&gpu.ips), generation, None, v).map(|()| {
+            crate::start::write_signature(
+                bus,
+                &crate::start::gc_bases(&gpu.ips),
+                generation,
+                None,
+                v,
+            )
+            .map(|()| {
                 if done {
                     String::from("SCRATCH_REG6 = 0 (finalized)")
                 } else {

@@ -41,7 +41,10 @@ fn bringup_mi300x_prints_the_topology_and_every_step_to_rlc() {
         out.contains("GFXHUB v1.2 on 8 XCCs and MMHUB 1.8 on 4 AIDs enabled"),
         "{out}"
     );
-    assert!(out.contains("step psp: MP0 13.0.6: 7 bootloader components"), "{out}");
+    assert!(
+        out.contains("step psp: MP0 13.0.6: 7 bootloader components"),
+        "{out}"
+    );
     assert!(out.contains("step rlc: GC 9.4.3 on 8 XCCs"), "{out}");
     assert!(out.contains("teardown complete"), "{out}");
     assert!(out.contains("model check: quiescent"), "{out}");

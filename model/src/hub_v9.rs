@@ -213,13 +213,20 @@ impl HubV9Model {
     /// Whether any VM context is enabled (`VM_CONTEXTn_CNTL.ENABLE_CONTEXT`).
     pub fn enabled_contexts(&self) -> Vec<u8> {
         (0..16u8)
-            .filter(|&v| self.reg(self.offsets.ctx0_cntl + u32::from(v) * CTX_DISTANCE) & ENABLE_CONTEXT != 0)
+            .filter(|&v| {
+                self.reg(self.offsets.ctx0_cntl + u32::from(v) * CTX_DISTANCE) & ENABLE_CONTEXT != 0
+            })
             .collect()
     }
 
     /// Every register as last written, `(dword offset from base, value)`.
     pub fn written(&self) -> Vec<(u32, u32)> {
-        self.state.lock().regs.iter().map(|(k, v)| (*k, *v)).collect()
+        self.state
+            .lock()
+            .regs
+            .iter()
+            .map(|(k, v)| (*k, *v))
+            .collect()
     }
 
     /// A register as last written (0 if never).

@@ -208,11 +208,7 @@ impl VirtualGpu9 {
         }
         let clock = SimClock::new();
         let (table, _) = discovery::build(&part.firmware.desc);
-        let window = Arc::new(VramWindow::new(
-            &clock,
-            part.firmware.vram_mib,
-            table,
-        ));
+        let window = Arc::new(VramWindow::new(&clock, part.firmware.vram_mib, table));
         let missing = |ip: &'static str| ModelError::MissingIp { ip };
         let xccs = instances(&part, discovery::GC_HWID);
         let aids = instances(&part, discovery::MMHUB_HWID);
@@ -384,7 +380,10 @@ impl VirtualGpu9 {
     /// GPCOM ring, a MEC not halted, bus mastering.
     pub fn quiescent(&self) -> Result<(), crate::vgpu::NotQuiescent> {
         let mut why = Vec::new();
-        for (kind, hubs) in [("GFXHUB of XCC", &self.gfxhubs), ("MMHUB of AID", &self.mmhubs)] {
+        for (kind, hubs) in [
+            ("GFXHUB of XCC", &self.gfxhubs),
+            ("MMHUB of AID", &self.mmhubs),
+        ] {
             for (i, h) in hubs.iter().enumerate() {
                 let on = h.enabled_contexts();
                 if !on.is_empty() {
@@ -394,7 +393,9 @@ impl VirtualGpu9 {
         }
         for x in 0..self.gfxhubs.len() {
             if self.rlc_mec.mec_run(x).is_ok() {
-                why.push(format!("XCC {x}: MEC running (CP_MEC_CNTL halt bits clear)"));
+                why.push(format!(
+                    "XCC {x}: MEC running (CP_MEC_CNTL halt bits clear)"
+                ));
             }
         }
         if let Some((addr, bytes)) = self.psp.ring() {

@@ -68,9 +68,21 @@ const SH: &str = "osssys_4_4_2_sh_mask.h";
 /// the header has; 4.4.2 has no `IH_MSI_STORM_CTRL`), the ids, against
 /// the headers.
 pub const FIELD_FACTS: &[Fact] = &[
-    Fact::constant(SH, "IH_RB_CNTL__RB_ENABLE_MASK", super::fields::RB_ENABLE as u64),
-    Fact::constant(SH, "IH_RB_CNTL__RB_SIZE_MASK", super::fields::RB_SIZE as u64),
-    Fact::constant(SH, "IH_RB_CNTL__RB_GPU_TS_ENABLE_MASK", RB_GPU_TS_ENABLE as u64),
+    Fact::constant(
+        SH,
+        "IH_RB_CNTL__RB_ENABLE_MASK",
+        super::fields::RB_ENABLE as u64,
+    ),
+    Fact::constant(
+        SH,
+        "IH_RB_CNTL__RB_SIZE_MASK",
+        super::fields::RB_SIZE as u64,
+    ),
+    Fact::constant(
+        SH,
+        "IH_RB_CNTL__RB_GPU_TS_ENABLE_MASK",
+        RB_GPU_TS_ENABLE as u64,
+    ),
     Fact::constant(
         SH,
         "IH_RB_CNTL__WPTR_WRITEBACK_ENABLE_MASK",
@@ -81,29 +93,73 @@ pub const FIELD_FACTS: &[Fact] = &[
         "IH_RB_CNTL__WPTR_OVERFLOW_ENABLE_MASK",
         super::fields::WPTR_OVERFLOW_ENABLE as u64,
     ),
-    Fact::constant(SH, "IH_RB_CNTL__ENABLE_INTR_MASK", super::fields::ENABLE_INTR as u64),
-    Fact::constant(SH, "IH_RB_CNTL__MC_SNOOP_MASK", super::fields::MC_SNOOP as u64),
-    Fact::constant(SH, "IH_RB_CNTL__RPTR_REARM_MASK", super::fields::RPTR_REARM as u64),
+    Fact::constant(
+        SH,
+        "IH_RB_CNTL__ENABLE_INTR_MASK",
+        super::fields::ENABLE_INTR as u64,
+    ),
+    Fact::constant(
+        SH,
+        "IH_RB_CNTL__MC_SNOOP_MASK",
+        super::fields::MC_SNOOP as u64,
+    ),
+    Fact::constant(
+        SH,
+        "IH_RB_CNTL__RPTR_REARM_MASK",
+        super::fields::RPTR_REARM as u64,
+    ),
     Fact::constant(SH, "IH_RB_CNTL__MC_RO_MASK", super::fields::MC_RO as u64),
-    Fact::constant(SH, "IH_RB_CNTL__MC_VMID_MASK", super::fields::MC_VMID as u64),
-    Fact::constant(SH, "IH_RB_CNTL__MC_SPACE_MASK", super::fields::MC_SPACE as u64),
+    Fact::constant(
+        SH,
+        "IH_RB_CNTL__MC_VMID_MASK",
+        super::fields::MC_VMID as u64,
+    ),
+    Fact::constant(
+        SH,
+        "IH_RB_CNTL__MC_SPACE_MASK",
+        super::fields::MC_SPACE as u64,
+    ),
     Fact::constant(
         SH,
         "IH_RB_CNTL__WPTR_OVERFLOW_CLEAR_MASK",
         super::fields::WPTR_OVERFLOW_CLEAR as u64,
     ),
-    Fact::constant(SH, "IH_RB_WPTR__RB_OVERFLOW_MASK", super::fields::RB_OVERFLOW as u64),
+    Fact::constant(
+        SH,
+        "IH_RB_WPTR__RB_OVERFLOW_MASK",
+        super::fields::RB_OVERFLOW as u64,
+    ),
     Fact::constant(SH, "IH_RB_WPTR__OFFSET_MASK", super::fields::OFFSET as u64),
-    Fact::constant(SH, "IH_RB_WPTR_ADDR_LO__ADDR_MASK", super::fields::WPTR_ADDR_LO as u64),
-    Fact::constant(SH, "IH_RB_WPTR_ADDR_HI__ADDR_MASK", super::fields::WPTR_ADDR_HI as u64),
+    Fact::constant(
+        SH,
+        "IH_RB_WPTR_ADDR_LO__ADDR_MASK",
+        super::fields::WPTR_ADDR_LO as u64,
+    ),
+    Fact::constant(
+        SH,
+        "IH_RB_WPTR_ADDR_HI__ADDR_MASK",
+        super::fields::WPTR_ADDR_HI as u64,
+    ),
     Fact::constant(
         SH,
         "IH_DOORBELL_RPTR__ENABLE_MASK",
         super::fields::DOORBELL_ENABLE as u64,
     ),
-    Fact::constant("soc15_ih_clientid.h", "SOC15_IH_CLIENTID_UTCL2", client::UTCL2 as u64),
-    Fact::constant("soc15_ih_clientid.h", "SOC15_IH_CLIENTID_VMC", client::VMC as u64),
-    Fact::constant("soc15_ih_clientid.h", "SOC15_IH_CLIENTID_VMC1", client::VMC1 as u64),
+    Fact::constant(
+        "soc15_ih_clientid.h",
+        "SOC15_IH_CLIENTID_UTCL2",
+        client::UTCL2 as u64,
+    ),
+    Fact::constant(
+        "soc15_ih_clientid.h",
+        "SOC15_IH_CLIENTID_VMC",
+        client::VMC as u64,
+    ),
+    Fact::constant(
+        "soc15_ih_clientid.h",
+        "SOC15_IH_CLIENTID_VMC1",
+        client::VMC1 as u64,
+    ),
 ];
 
 /// Decodes a soc15 entry as `gmc_v9_0_process_interrupt()` reads a VM

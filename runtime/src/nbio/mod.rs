@@ -595,7 +595,8 @@ pub fn init_v7_9<B: RegisterBus + ?Sized>(
         b.write(r::BIFC_GFX_INT_MONITOR_MASK, 0x7ff)?;
     }
     for (aid, bases) in aid_nbio.iter().enumerate().skip(1) {
-        Block::new(bus, *bases).write(r::XCC_DOORBELL_FENCE, r::XCC_DOORBELL_FENCE_SHUB_SLV_MODE)?;
+        Block::new(bus, *bases)
+            .write(r::XCC_DOORBELL_FENCE, r::XCC_DOORBELL_FENCE_SHUB_SLV_MODE)?;
         out.fences |= 1 << aid;
     }
     for (aid, bases) in aid_nbio.iter().enumerate() {
@@ -641,10 +642,30 @@ pub fn sdma_doorbell_range_v7_9(
 ) -> Option<(Reg, u32, u32, Reg, u32)> {
     use nbio_7_9_0 as r;
     let (entry, s2a, awid, addr) = match engine {
-        0 => (r::DOORBELL0_CTRL_ENTRY_1, r::S2A_DOORBELL_ENTRY_1_CTRL, 0xe, 0x1),
-        1 => (r::DOORBELL0_CTRL_ENTRY_2, r::S2A_DOORBELL_ENTRY_2_CTRL, 0x8, 0x2),
-        2 => (r::DOORBELL0_CTRL_ENTRY_3, r::S2A_DOORBELL_ENTRY_5_CTRL, 0x9, 0x8),
-        3 => (r::DOORBELL0_CTRL_ENTRY_4, r::S2A_DOORBELL_ENTRY_6_CTRL, 0xa, 0x9),
+        0 => (
+            r::DOORBELL0_CTRL_ENTRY_1,
+            r::S2A_DOORBELL_ENTRY_1_CTRL,
+            0xe,
+            0x1,
+        ),
+        1 => (
+            r::DOORBELL0_CTRL_ENTRY_2,
+            r::S2A_DOORBELL_ENTRY_2_CTRL,
+            0x8,
+            0x2,
+        ),
+        2 => (
+            r::DOORBELL0_CTRL_ENTRY_3,
+            r::S2A_DOORBELL_ENTRY_5_CTRL,
+            0x9,
+            0x8,
+        ),
+        3 => (
+            r::DOORBELL0_CTRL_ENTRY_4,
+            r::S2A_DOORBELL_ENTRY_6_CTRL,
+            0xa,
+            0x9,
+        ),
         _ => return None,
     };
     let range = (doorbell_index & r::RANGE_OFFSET_ENTRY)

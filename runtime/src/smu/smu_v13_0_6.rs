@@ -42,6 +42,10 @@ const H: &str = "smu_v13_0_6_ppsmc.h";
 /// The ids, against `smu_v13_0_6_ppsmc.h`.
 pub const FACTS: &[Fact] = &[
     Fact::constant(H, "PPSMC_Result_OK", super::RESULT_OK as u64),
-    Fact::constant(H, "PPSMC_MSG_GetSmuVersion", super::MSG_GET_SMU_VERSION as u64),
+    Fact::constant(
+        H,
+        "PPSMC_MSG_GetSmuVersion",
+        super::MSG_GET_SMU_VERSION as u64,
+    ),
     Fact::constant(H, "PPSMC_MSG_GfxDriverReset", MSG_GFX_DRIVER_RESET as u64),
 ];

@@ -194,7 +194,8 @@ fn several_processes_and_queues_get_vmids_in_runlist_order() {
     let c = [
         QueueDesc::compute(db(2), rig.mqd(2), rig.wptr(2)),
         // SDMA engine 1 queue 0: KFD's doorbell index 0x10A aligned up
-        // to 0x10C (allocate_doorbell() on GC 9.4.3), dword 0x218.
+        // to 0x10C (allocate_doorbell() on GC 9.4.3 in the Debian 6.12
+        // source; upstream leaves 0x10A, also engine 1's), dword 0x218.
         QueueDesc {
             engine: packets::Engine::Sdma { id: 1 },
             ..QueueDesc::compute(0x218, rig.mqd(3), rig.wptr(3))

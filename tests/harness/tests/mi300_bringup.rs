@@ -64,7 +64,9 @@ fn check_part(part: parts::Part, xccs: usize, aids: usize) {
     }
     assert_eq!(m.psp().refusals(), vec![], "{name}");
     for x in 0..xccs {
-        m.rlc_mec().mec_run(x).unwrap_or_else(|e| panic!("{name}: {e}"));
+        m.rlc_mec()
+            .mec_run(x)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     let report = gpu.shutdown();
     assert!(report.complete(), "{name}: {report}");

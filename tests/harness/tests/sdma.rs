@@ -156,7 +156,12 @@ fn a_doorbell_the_s2a_does_not_route_wakes_nothing() {
         let nbio =
             barebell::nbio::Nbio::for_version(up.ips.nbif.version.triple(), up.ips.nbif.bases)
                 .unwrap();
-        let at = nbio.regs.s2a_sdma_entry.unwrap().byte_offset(&nbio.bases).unwrap();
+        let at = nbio
+            .regs
+            .s2a_sdma_entry
+            .unwrap()
+            .byte_offset(&nbio.bases)
+            .unwrap();
         up.bus.write32(at, 0);
         let host = up.user_memory().unwrap();
         let a = host.alloc(4096, 4096).unwrap();

@@ -626,8 +626,9 @@ fn hws_queue(
 fn hws_mapped_queue_on_sdma_engine_1_copies_byte_exact() {
     let mut rig = rig(&MI300X, SEVERAL + 8192);
     let cfg = RunlistConfig::gc_9_4_3(0, 1).with_sdma_engines(16);
-    // Engine 1 queue 3: 0x10A aligned up to 0x10C, odd queue + 512, + 3 / 2:
-    // index 0x30D, dword 0x61A.
+    // Engine 1 queue 3: 0x10A aligned up to 0x10C (the Debian 6.12
+    // source's allocate_doorbell(); upstream has no alignment), odd queue
+    // + 512, + 3 / 2: index 0x30D, dword 0x61A.
     let mut q = hws_queue(&mut rig, 1, 3, cfg).unwrap();
     let mapped = rig.hws_model.sdma_queues();
     assert_eq!(mapped.len(), 1);

@@ -106,9 +106,11 @@ pub const SDMA_DOORBELL_RANGE_GC_9_4_3: u32 = 20;
 /// `KFD_QUEUE_DOORBELL_MIRROR_OFFSET` (`kfd_priv.h`): odd SDMA queues'
 /// doorbells sit 512 indices above the even ones.
 pub const KFD_QUEUE_DOORBELL_MIRROR_OFFSET: u32 = 512;
-/// `KFD_SDMA_SHADER_DOORBELL_GRANULARITY` (`kfd_priv.h` of the Linux 6.12
-/// source on this machine): `allocate_doorbell()` aligns an engine's
-/// first index to it on GC 9.4.3.
+/// `KFD_SDMA_SHADER_DOORBELL_GRANULARITY` (`kfd_priv.h` of the Debian
+/// `linux-source-6.12` on this machine): its `allocate_doorbell()` aligns
+/// an engine's first index up to it on GC 9.4.3/9.4.4/9.5.0. Upstream
+/// `allocate_doorbell()` (e.g. gregkh/linux's) has no such alignment, so
+/// [`SdmaDoorbells::contains`] accepts either assignment.
 pub const KFD_SDMA_SHADER_DOORBELL_GRANULARITY: u32 = 4;
 /// `num_sdma_queues_per_engine` for SDMA 4.4.2 (`kfd_device_info_set_sdma_info()`).
 pub const SDMA_QUEUES_PER_ENGINE_4_4_2: u32 = 8;
@@ -153,15 +155,21 @@ impl SdmaDoorbells {
     }
 
     /// Whether doorbell dword `doorbell_offset` (MAP_QUEUES' unit, from
-    /// the start of the doorbell BAR) is one KFD could give a queue of
-    /// `engine`: its index within its process slice is
-    /// [`SdmaDoorbells::queue_index`] of some queue.
+    /// the start of the doorbell BAR) is one of `engine`'s: an even dword
+    /// whose 64-bit index within its process slice, less the 512 mirror,
+    /// lies in the engine's `sdma_doorbell_range` (`engine_index ..
+    /// engine_index + 10`), where every assignment of
+    /// `allocate_doorbell()` (aligned or not) falls.
     pub fn contains(&self, engine: u8, doorbell_offset: u32) -> bool {
+        let Some(first) = self.engine_index(engine) else {
+            return false;
+        };
         if !doorbell_offset.is_multiple_of(2) {
             return false;
         }
-        let index = (doorbell_offset / 2) % PROCESS_SLICE_DOORBELLS;
-        (0..SDMA_QUEUES_PER_ENGINE_4_4_2).any(|q| self.queue_index(engine, q) == Some(index))
+        let index =
+            (doorbell_offset / 2) % PROCESS_SLICE_DOORBELLS % KFD_QUEUE_DOORBELL_MIRROR_OFFSET;
+        (first..first + SDMA_DOORBELL_RANGE_GC_9_4_3 / 2).contains(&index)
     }
 }
 
@@ -638,9 +646,13 @@ mod tests {
         // Dword = 2 × index, in any process slice (1024 doorbells).
         assert!(d.contains(1, 0x10C * 2));
         assert!(d.contains(1, 0x10C * 2 + 2048));
-        assert!(!d.contains(1, 0x10A * 2));
+        // Upstream's unaligned 0x10A is engine 1's too; 0x114 is engine 2's.
+        assert!(d.contains(1, 0x10A * 2));
+        assert!(d.contains(1, 0x30D * 2));
+        assert!(!d.contains(1, 0x114 * 2));
         assert!(!d.contains(0, 0x10C * 2));
         assert!(!d.contains(0, 0x201));
+        assert!(!d.contains(16, 0x200));
     }
 
     #[test]
