@@ -175,6 +175,8 @@ struct Rig {
     ib: &'static mut [u32],
     mqd: &'static SdmaMqd,
     mem: &'static SdmaMemory,
+    /// A second ring memory, for a second queue at once.
+    mem2: &'static SdmaMemory,
 }
 
 /// Discovery of `part` as the runtime parses it: each SDMA instance's
@@ -249,6 +251,7 @@ fn rig(part: &PartDesc, buffer_bytes: usize) -> Rig {
     let mqd: &'static SdmaMqd = Box::leak(Box::new(SdmaMqd::new()));
     let mem: &'static SdmaMemory = Box::leak(Box::new(SdmaMemory::new()));
     let mem_at = mem as *const SdmaMemory as u64;
+    let mem2: &'static SdmaMemory = Box::leak(Box::new(SdmaMemory::new()));
     let mem_bytes = (std::mem::size_of::<SdmaMemory>() as u64).next_multiple_of(4096);
     let mut dma = Dma::default();
     // SAFETY: every range is leaked, so it outlives the model; the host
@@ -265,6 +268,7 @@ fn rig(part: &PartDesc, buffer_bytes: usize) -> Rig {
         dma.map(ib.as_ptr() as u64, 4096);
         dma.map(mqd as *const SdmaMqd as u64, 4096);
         dma.map(mem_at, mem_bytes);
+        dma.map(mem2 as *const SdmaMemory as u64, mem_bytes);
     }
     let root = {
         let mut a = TableArena::new(tables, tables_at, PteFormat::Gfx9TranslateFurther);
@@ -273,7 +277,9 @@ fn rig(part: &PartDesc, buffer_bytes: usize) -> Rig {
             a.map(at, at, (b.len() as u64).next_multiple_of(4096), RW, false)
                 .unwrap();
         }
-        a.map(mem_at, mem_at, mem_bytes, RW, false).unwrap();
+        for m in [mem_at, mem2 as *const SdmaMemory as u64] {
+            a.map(m, m, mem_bytes, RW, false).unwrap();
+        }
         a.root()
     };
     // MMHUB 1.8 on every AID as mmhub_v1_8_gart_enable() leaves it; VMID
@@ -350,6 +356,7 @@ fn rig(part: &PartDesc, buffer_bytes: usize) -> Rig {
         ib,
         mqd,
         mem,
+        mem2,
     }
 }
 
@@ -880,4 +887,74 @@ fn model_refuses_an_mqd_for_another_engine() {
             ..
         })
     ));
+}
+
+#[test]
+fn constant_fill_and_two_instances_at_once() {
+    let rig = rig(&MI300X, 3 * 4096);
+    // Instance 0 (AID 0) and instance 12 (AID 3), both by registers, each
+    // on the bases discovery gives it: doorbells 0x100 and 0x100 + 120 =
+    // 0x178 (dwords 0x200 and 0x2F0).
+    let (i0, i12) = (sdma_engine_index(0), sdma_engine_index(12));
+    assert_eq!((i0 * 2, i12 * 2), (0x200, 0x2F0));
+    let mut q0 = map_v4_4_2::map_direct(
+        rig.bus,
+        &rig.sdma_bases,
+        0,
+        // SAFETY: leaked and mapped in the tables at its host address.
+        unsafe { Dev::assume(rig.mem) },
+        rig.doorbell(i0 * 2),
+        i0,
+        0,
+        rig.clock,
+        rig.pause(),
+    )
+    .unwrap();
+    let mut q12 = map_v4_4_2::map_direct(
+        rig.bus,
+        &rig.sdma_bases,
+        12,
+        // SAFETY: leaked and mapped in the tables at its host address.
+        unsafe { Dev::assume(rig.mem2) },
+        rig.doorbell(i12 * 2),
+        i12,
+        0,
+        rig.clock,
+        rig.pause(),
+    )
+    .unwrap();
+    assert_eq!(rig.bus.sdma[12].queue().unwrap().doorbell, Some(0x2F0));
+    // CONSTANT_FILL of 8 KiB + 4 with 0xDEADBEEF on instance 0 (bytes EF
+    // BE AD DE repeated, little-endian), a copy of 4 KiB on instance 12,
+    // both published before either is waited for.
+    rig.dst.fill(0);
+    fill(rig.src, 7);
+    let dst = rig.dst.as_ptr() as u64;
+    assert_eq!(
+        q0.push_fill(dst + 4, 0xDEAD_BEEF, 8192 + 4, BOUND_NS)
+            .unwrap(),
+        1
+    );
+    let s0 = q0.push_fence(BOUND_NS).unwrap();
+    assert_eq!(
+        q12.push_copy(rig.src.as_ptr() as u64, dst + 8200, 4000, BOUND_NS)
+            .unwrap(),
+        1
+    );
+    let s12 = q12.push_fence(BOUND_NS).unwrap();
+    q0.commit();
+    q12.commit();
+    map_v4_4_2::wait(&mut q0, s0, BOUND_NS, rig.bus, &rig.mmhub_bases[0]).unwrap();
+    map_v4_4_2::wait(&mut q12, s12, BOUND_NS, rig.bus, &rig.mmhub_bases[3]).unwrap();
+    assert!(rig.dst[..4].iter().all(|b| *b == 0));
+    for (i, b) in rig.dst[4..4 + 8196].iter().enumerate() {
+        assert_eq!(*b, [0xEF, 0xBE, 0xAD, 0xDE][i % 4], "byte {i}");
+    }
+    assert!(rig.dst[8200..8200 + 4000] == rig.src[..4000]);
+    assert!(rig.dst[8200 + 4000..].iter().all(|b| *b == 0));
+    let (a, b) = (rig.bus.sdma[0].stats(), rig.bus.sdma[12].stats());
+    assert_eq!((a.filled_bytes, a.copied_bytes, a.fences), (8196, 0, 1));
+    assert_eq!((b.filled_bytes, b.copied_bytes, b.fences), (0, 4000, 1));
+    // Each FENCE wrote its queue's sequence number.
+    assert_eq!((q0.fence(), q12.fence()), (s0, s12));
 }
