@@ -102,13 +102,16 @@ pub fn run<'p>(gpu: &mut Gpu<'p>, sink: &'p dyn Sink) -> Result<Nbio, BringupErr
     sink.step(
         s,
         format_args!(
-            "{} init; HDP flush remapped to BAR5 + {:#x} and used once; doorbell aperture open; self-ring at {:#x}; registers past BAR5 ({:#x} bytes) through the {}/{} index/data pair{extra}",
+            "{} init; HDP flush remapped to BAR5 + {:#x} and used once; doorbell aperture open; self-ring at {:#x}; registers past BAR5 ({:#x} bytes) through the {} index/data pair{extra}",
             nbio.regs.ip,
             nbio.hole(),
             p.doorbell_bus(),
             p.regs_len(),
-            nbio.regs.rsmu_index.name,
-            nbio.regs.rsmu_data.name,
+            if nbio.regs.version == (7, 9, 0) {
+                "PCIE_INDEX2/DATA2"
+            } else {
+                "RSMU"
+            },
         ),
     );
     Ok(nbio)

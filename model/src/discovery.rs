@@ -239,7 +239,11 @@ pub const NAVI48: PartDesc = PartDesc {
 // documents), SDMA0 instances 4a..4a+3 (`num_inst_per_aid = 4`,
 // aqua_vanjaram_init_soc_config()), MMHUB and NBIO instance a (mmhub_v1_8
 // addresses MMHUB by AID); die 0 alone lists MP0, MP1, OSSSYS, HDP and
-// SMUIO as instance 0. The table is version 4 with 64-bit bases whose
+// SMUIO as instance 0. NBIO carries segment 5 (Navi24's 0x4040000,
+// as the Navi parts' NBIO_BASES) because `nbio_v7_9_init_registers()`
+// writes `XCC_DOORBELL_FENCE` and the SDMA doorbell routing writes
+// `S2A_DOORBELL_ENTRY_n_CTRL`, both `BASE_IDX` 5 in `nbio_7_9_0_offset.h`.
+// The table is version 4 with 64-bit bases whose
 // bits 33:32 carry the AID (Linux keeps only bits 29:0, "Bits > 32
 // follows ASIC specific format").
 /// Dword stride between consecutive XCCs' GC segments (model value).
@@ -308,6 +312,7 @@ pub const MI300_DIES: &[&[IpDesc]] = &[
                 0xd20 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
                 0x10400 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
                 0x241b000 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
+                0x4040000 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
             ],
         ),
         IpDesc::new(
@@ -389,6 +394,7 @@ pub const MI300_DIES: &[&[IpDesc]] = &[
                 0xd20 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
                 0x10400 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
                 0x241b000 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
+                0x4040000 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
             ],
         ),
         IpDesc::new(
@@ -470,6 +476,7 @@ pub const MI300_DIES: &[&[IpDesc]] = &[
                 0xd20 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
                 0x10400 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
                 0x241b000 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
+                0x4040000 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
             ],
         ),
         IpDesc::new(
@@ -551,6 +558,7 @@ pub const MI300_DIES: &[&[IpDesc]] = &[
                 0xd20 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
                 0x10400 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
                 0x241b000 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
+                0x4040000 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
             ],
         ),
         IpDesc::new(

@@ -114,9 +114,18 @@ const fn mask_facts(header: &'static str) -> [Fact; 10] {
 
 const V6_MASKS: [Fact; 10] = mask_facts("osssys_6_0_0_sh_mask.h");
 const V7_MASKS: [Fact; 10] = mask_facts("osssys_7_0_0_sh_mask.h");
+const V442_MASKS: [Fact; 10] = mask_facts("osssys_4_4_2_sh_mask.h");
 
-/// The `IH_RB_*` fields the model decodes, against both headers.
-pub const FACTS: &[Fact] = barebell_facts::fact_table!(V6_MASKS, V7_MASKS);
+/// The `IH_RB_*` fields the model decodes, against the three headers.
+pub const FACTS: &[Fact] = barebell_facts::fact_table!(
+    V6_MASKS,
+    V7_MASKS,
+    V442_MASKS,
+    [
+        Fact::constant(IHC, "SOC15_IH_CLIENTID_UTCL2", client::SOC15_UTCL2 as u64),
+        Fact::constant(IHC, "SOC15_IH_CLIENTID_VMC", client::VMC as u64),
+    ]
+);
 
 /// The IV entry layout, written from `soc15_int.h`'s
 /// `SOC15_*_FROM_IH_ENTRY()` (what KFD reads) and
@@ -136,10 +145,13 @@ pub mod iv {
     pub const TIMESTAMP_HI: u32 = 0x0000_FFFF;
 }
 
-/// `SOC21_IH_CLIENTID_*` (`soc15_ih_clientid.h`).
+/// `SOC21_IH_CLIENTID_*` (`soc15_ih_clientid.h`), and soc15's UTCL2
+/// (the GFXHUB's fault client on gfx9, `gmc_v9_0_process_interrupt()`;
+/// soc15's `VMC` is 0x12 too).
 pub mod client {
     pub const GFX: u8 = 0x0a;
     pub const VMC: u8 = 0x12;
+    pub const SOC15_UTCL2: u8 = 0x1b;
 }
 
 /// Source ids: `GFX_11_0_0__SRCID__UTCL2_FAULT` (the GFXHUB's fault,
@@ -322,6 +334,43 @@ impl IvEntry {
         }
     }
 
+    /// A gfx9 hub's VM fault as `gmc_v9_0_process_interrupt()` reads it
+    /// (GC 9.4.3 with an OSSSYS 4.4.2 IH): client `UTCL2` (0x1b) with
+    /// `UTCL2_1_0__SRCID__FAULT` for a GFXHUB, `VMC` with
+    /// `VMC_1_0__SRCID__VM_FAULT` for an MMHUB; the page of `va` in
+    /// `src_data[0]` and bits 47:44 in `src_data[1]` with the write bit;
+    /// `node_id` as the fault's die/XCD (`node_id / 4` the AID,
+    /// `node_id % 4` 1 or 2 the XCD, the `.c` file's message). No `ring_id`
+    /// protection bits (KFD's v9 handler reads the hub's status register
+    /// instead). Whether the model's gfx9 hubs raise it is the device's
+    /// wiring.
+    pub fn vm_fault_v9(mmhub: bool, vmid: u8, va: u64, write: bool, node_id: u8) -> IvEntry {
+        let page = va >> 12;
+        IvEntry {
+            client_id: if mmhub {
+                client::VMC
+            } else {
+                client::SOC15_UTCL2
+            },
+            src_id: if mmhub {
+                src::VM_FAULT
+            } else {
+                src::UTCL2_FAULT
+            },
+            vmid: vmid & 0xF,
+            vmid_src: mmhub,
+            node_id,
+            src_data: [
+                page as u32,
+                ((page >> 32) as u32 & fault_data::ADDR_HI)
+                    | if write { fault_data::WRITE } else { 0 },
+                0,
+                0,
+            ],
+            ..IvEntry::default()
+        }
+    }
+
     /// The SQ's error interrupt (`SQ_INTERRUPT_MSG`, encoding ERROR) for a
     /// wave stopped by `e`, from the queue on HQD `slot`. Model
     /// convention (unconfirmed): `ring_id` carries the slot as
@@ -459,6 +508,10 @@ pub struct IhModel {
     /// The IH's path to memory: the MMHUB as client OSSSYS.
     mc: Mutex<Option<Arc<Mc>>>,
     busy: AtomicBool,
+    /// The `MC_SPACE` value the version's `*_rb_cntl()` writes for a ring
+    /// at a bus address: 2 in `ih_v6_0_rb_cntl()` / `ih_v7_0_rb_cntl()`,
+    /// 1 in `vega20_ih_rb_cntl()` (OSSSYS 4.4.2); 4 otherwise in all three.
+    bus_space: u32,
 }
 
 impl core::fmt::Debug for IhModel {
@@ -471,6 +524,7 @@ impl core::fmt::Debug for IhModel {
 
 fn table(v: (u8, u8, u8)) -> Option<&'static [Reg]> {
     match v {
+        (4, 4, 2) => Some(socregs::osssys_4_4_2::ALL),
         (6, 0, 0) => Some(socregs::osssys_6_0_0::ALL),
         (7, 0, 0) => Some(socregs::osssys_7_0_0::ALL),
         _ => None,
@@ -517,6 +571,7 @@ impl IhModel {
             clock: clock.clone(),
             mc: Mutex::new(None),
             busy: AtomicBool::new(false),
+            bus_space: if version.0 == 4 { 1 } else { 2 },
         })
     }
 
@@ -650,12 +705,14 @@ impl IhModel {
         let size = field(value, rb_cntl::RB_SIZE);
         let space = field(value, rb_cntl::MC_SPACE);
         let name = self.regs.name(r.cntl);
-        if !matches!(space, 2 | 4) {
+        if space != 4 && space != self.bus_space {
+            let bus = self.bus_space;
             self.log.push(
                 "IH",
                 format!(
-                    "{name} = {value:#x}: MC_SPACE {space} is neither 2 (bus address) nor 4, \
-                     the two values ih_v6_0_rb_cntl() writes"
+                    "{name} = {value:#x}: MC_SPACE {space} is neither {bus} (bus address) nor 4, \
+                     the two values this IH's *_rb_cntl() writes (ih_v6_0/ih_v7_0: 2 or 4, \
+                     vega20_ih: 1 or 4)"
                 ),
             );
         }

@@ -109,6 +109,10 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     // Issue 18: the HWS packets and the VMID->PASID mapping it writes.
     decode::pm4_hws::FACTS,
     hws::FACTS,
+    // Issue 18 (session 8): the MI300 SOC blocks' own tables.
+    socregs::osssys_4_4_2::FACTS,
+    socregs::nbio_7_9_0::FACTS,
+    socregs::mp1_13_0_6::FACTS,
 ];
 
 pub use bar::DoorbellPage;

@@ -54,6 +54,15 @@ pub enum NbioIp {
     Nbio4_3_0,
     /// NBIF 6.3.1 (`nbif_6_3_1_offset.h`), Navi48.
     Nbif6_3_1,
+    /// NBIO 7.9.0 (`nbio_7_9_0_offset.h`), MI300 (GC 9.4.3): the same
+    /// remap/aperture/self-ring behaviour from the model's own table
+    /// ([`crate::socregs::nbio_7_9_0`]), the HDP hole at 0x1A000
+    /// (`nbio_v7_9.c`'s `MMIO_REG_HOLE_OFFSET`), registers past BAR5
+    /// through `BIF_BX0_PCIE_INDEX2`/`_DATA2`, no S2A GC routing (NBIO 7.9
+    /// has no `gc_doorbell_init`: doorbells outside the SDMA/IH/MM ranges go
+    /// to the CP, `soc15_common_hw_init()`), and the XCC doorbell fence
+    /// `nbio_v7_9_init_registers()` writes.
+    Nbio7_9_0,
 }
 
 impl NbioIp {
@@ -62,7 +71,19 @@ impl NbioIp {
         match v {
             (4, 3, 0) => Some(NbioIp::Nbio4_3_0),
             (6, 3, 1) => Some(NbioIp::Nbif6_3_1),
+            (7, 9, 0) => Some(NbioIp::Nbio7_9_0),
             _ => None,
+        }
+    }
+
+    /// The register-BAR byte offset Linux remaps HDP to for this IP
+    /// (`MMIO_REG_HOLE_OFFSET` of each IP file: `0x80000 - PAGE_SIZE` in
+    /// `nbio_v4_3.c` and `nbif_v6_3_1.c`, `0x1A000` in `nbio_v7_9.c`; 4 KiB
+    /// pages), written here by hand for the model.
+    pub fn hole(self) -> usize {
+        match self {
+            NbioIp::Nbio4_3_0 | NbioIp::Nbif6_3_1 => 0x8_0000 - 4096,
+            NbioIp::Nbio7_9_0 => 0x1_A000,
         }
     }
 
@@ -90,6 +111,42 @@ impl NbioIp {
                     selfring_hi: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
                 }
             }
+            NbioIp::Nbio7_9_0 => {
+                use crate::socregs::nbio_7_9_0 as r;
+                Layout {
+                    remap_mem: r::BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL,
+                    remap_reg: r::BIF_BX0_REMAP_HDP_REG_FLUSH_CNTL,
+                    aper_en: r::RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN,
+                    selfring_cntl: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL,
+                    selfring_lo: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW,
+                    selfring_hi: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
+                }
+            }
+        }
+    }
+
+    /// The index/data pair the IP answers registers past BAR5 through,
+    /// from the model's own tables: `BIF_BX_PF0_RSMU_INDEX`/`_DATA`
+    /// (segment 1, dwords 0 and 1, on 4.3.0 and 6.3.1) or
+    /// `BIF_BX0_PCIE_INDEX2`/`_DATA2` (7.9.0; `nbio_v7_9_get_pcie_index_offset()`).
+    pub fn index_pair(self) -> (Reg, Reg) {
+        match self {
+            NbioIp::Nbio4_3_0 | NbioIp::Nbif6_3_1 => (
+                Reg {
+                    name: "BIF_BX_PF0_RSMU_INDEX",
+                    offset: 0,
+                    base_idx: 1,
+                },
+                Reg {
+                    name: "BIF_BX_PF0_RSMU_DATA",
+                    offset: 1,
+                    base_idx: 1,
+                },
+            ),
+            NbioIp::Nbio7_9_0 => (
+                crate::socregs::nbio_7_9_0::BIF_BX0_PCIE_INDEX2,
+                crate::socregs::nbio_7_9_0::BIF_BX0_PCIE_DATA2,
+            ),
         }
     }
 }
@@ -191,6 +248,9 @@ impl NbioModel {
             NbioIp::Nbif6_3_1 => {
                 crate::socregs::nbif_6_3_1::BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL
             }
+            NbioIp::Nbio7_9_0 => {
+                crate::socregs::nbio_7_9_0::BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL
+            }
         }
         .byte_offset(&bases);
         if let (Some(d), Some(r)) = (direct_flush, layout.remap_mem.byte_offset(&bases)) {
@@ -225,6 +285,39 @@ impl NbioModel {
 
     pub fn ip(&self) -> NbioIp {
         self.ip
+    }
+
+    /// The byte offsets of this NBIO's index/data pair at its bases
+    /// ([`NbioIp::index_pair`]): what the device's BAR5 window
+    /// ([`crate::bar::BarWindow`]) answers registers past the BAR through.
+    pub fn index_pair(&self) -> Option<(usize, usize)> {
+        let (i, d) = self.ip.index_pair();
+        Some((i.byte_offset(&self.bases)?, d.byte_offset(&self.bases)?))
+    }
+
+    /// NBIO 7.9's `XCC_DOORBELL_FENCE` as last written on this instance
+    /// (`nbio_v7_9_init_registers()`: `0xff & ~xcc_mask` on AID 0,
+    /// `SHUB_SLV_MODE` on the others); `None` on the other IPs. Reset
+    /// value 0, a *model value*.
+    pub fn xcc_doorbell_fence(&self) -> Option<u32> {
+        (self.ip == NbioIp::Nbio7_9_0)
+            .then(|| self.reg(crate::socregs::nbio_7_9_0::XCC_DOORBELL_FENCE))
+    }
+
+    /// Sets NBIO 7.9's `BIF_BX0_BACO_CNTL` as firmware might leave it (a
+    /// test hook: whether any board leaves BACO on is not public).
+    pub fn set_baco_cntl(&self, v: u32) {
+        if let Some(o) = crate::socregs::nbio_7_9_0::BIF_BX0_BACO_CNTL.byte_offset(&self.bases)
+            && self.ip == NbioIp::Nbio7_9_0
+        {
+            self.regs.device_set(o, v);
+        }
+    }
+
+    /// NBIO 7.9's `BIF_BX0_BACO_CNTL`.
+    pub fn baco_cntl(&self) -> Option<u32> {
+        (self.ip == NbioIp::Nbio7_9_0)
+            .then(|| self.reg(crate::socregs::nbio_7_9_0::BIF_BX0_BACO_CNTL))
     }
 
     fn reg(&self, reg: Reg) -> u32 {

@@ -20,8 +20,9 @@ pub struct Part {
     /// The name `--part` takes.
     pub name: &'static str,
     pub generation: Generation,
-    /// The NBIO the model has for the part; `None` for NBIO 7.9 (GC 9.4.3
-    /// parts), which the model does not have yet.
+    /// The NBIO the model has for the part (NBIO 7.9 on the GC 9.4.3
+    /// parts, one [`crate::nbio::NbioModel`] per AID on its discovered
+    /// bases).
     pub nbio: Option<NbioIp>,
     /// What the VBIOS leaves in `MMMC_VM_FB_LOCATION_BASE`: the FB's MC
     /// address (a model value; a card's VBIOS sets it).
@@ -117,7 +118,7 @@ pub fn mi300x() -> Part {
     Part {
         name: "mi300x",
         generation: Generation::Gfx94,
-        nbio: None,
+        nbio: Some(NbioIp::Nbio7_9_0),
         fb_start: firmware::FB_START,
         fb_offset: 0,
         display: None,

@@ -85,6 +85,24 @@ pub mod msg {
     /// `DEBUGSMC_MSG_Mode1Reset` (`smu_v13_0_0_ppt.c`, `smu_v14_0_2_ppt.c`,
     /// defined there, not in a header).
     pub const DEBUG_MODE1_RESET: u32 = 2;
+    /// MP1 13.0.6 only: `PPSMC_MSG_GfxDriverReset` (`smu_v13_0_6_ppsmc.h`),
+    /// what `smu_v13_0_6_mode1_reset()` sends (`SMU_MSG_GfxDeviceDriverReset`
+    /// in its message map) with the reset mode in bits 15:0.
+    pub const V13_0_6_GFX_DRIVER_RESET: u32 = 0x3;
+    /// MP1 13.0.6's `PPSMC_MSG_EnableAllSmuFeatures` (0x5 there, 0x6 in
+    /// 13.0.0/14.0.2).
+    pub const V13_0_6_ENABLE_ALL_SMU_FEATURES: u32 = 0x5;
+}
+
+/// `enum smu_reset_mode` (`amdgpu_smu.h`): the modes
+/// `PPSMC_MSG_GfxDriverReset` takes on 13.0.6 (`SMU_RESET_MODE_1` for a
+/// mode-1 reset, `smu_v13_0_6_mode1_reset()`; mode 2 is
+/// `smu_v13_0_6_mode2_reset()`'s), and bit 16, the RAS fatal-error flag.
+pub mod reset_mode {
+    pub const MODE_1: u32 = 1;
+    pub const MODE_2: u32 = 2;
+    pub const MODE_MASK: u32 = 0xFFFF;
+    pub const FATAL_ERROR: u32 = 1 << 16;
 }
 
 /// `PPCLK_e` (`smu13_driver_if_v13_0_0.h`, `smu14_driver_if_v14_0.h`):
@@ -163,6 +181,42 @@ pub const FACTS: &[Fact] = &[
         "smu_v13_0_0_ppsmc.h",
         "PPSMC_Message_Count",
         V13_MESSAGES as u64,
+    ),
+    Fact::constant("smu_v13_0_6_ppsmc.h", "PPSMC_Result_OK", result::OK as u64),
+    Fact::constant(
+        "smu_v13_0_6_ppsmc.h",
+        "PPSMC_Result_Failed",
+        result::FAILED as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_6_ppsmc.h",
+        "PPSMC_Result_UnknownCmd",
+        result::UNKNOWN_CMD as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_6_ppsmc.h",
+        "PPSMC_MSG_TestMessage",
+        msg::TEST_MESSAGE as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_6_ppsmc.h",
+        "PPSMC_MSG_GetSmuVersion",
+        msg::GET_SMU_VERSION as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_6_ppsmc.h",
+        "PPSMC_MSG_GfxDriverReset",
+        msg::V13_0_6_GFX_DRIVER_RESET as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_6_ppsmc.h",
+        "PPSMC_MSG_EnableAllSmuFeatures",
+        msg::V13_0_6_ENABLE_ALL_SMU_FEATURES as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_6_ppsmc.h",
+        "PPSMC_Message_Count",
+        V13_0_6_MESSAGES as u64,
     ),
     Fact::constant("smu_v14_0_2_ppsmc.h", "PPSMC_Result_OK", result::OK as u64),
     Fact::constant(
@@ -248,6 +302,7 @@ pub const FACTS: &[Fact] = &[
 /// `PPSMC_Message_Count` of each header: ids at or past it are unknown.
 const V13_MESSAGES: u32 = 0x52;
 const V14_MESSAGES: u32 = 0x59;
+const V13_0_6_MESSAGES: u32 = 0x45;
 /// `PPCLK_COUNT` of each driver interface.
 const V13_CLOCKS: u32 = 13;
 const V14_CLOCKS: u32 = 11;
@@ -259,12 +314,23 @@ pub enum Mp1 {
     V13_0_0,
     /// MP1 14.0.2/14.0.3 (`mp_14_0_2_offset.h`, `smu_v14_0_2_ppsmc.h`).
     V14_0_2,
+    /// MP1 13.0.6 (MI300; `mp_13_0_6_offset.h`, `smu_v13_0_6_ppsmc.h`):
+    /// a different message map. The model serves `TestMessage`,
+    /// `GetSmuVersion`, `EnableAllSmuFeatures` (0x5 here) and
+    /// `GfxDriverReset` with `SMU_RESET_MODE_1` (the mode-1 reset); mode 2
+    /// and every other id are refused (not modelled); the debug mailbox is
+    /// refused (Linux installs none for 13.0.6). PMFW on these parts is
+    /// started by the boot firmware, not by the driver's PSP
+    /// (`psp_13_0_6` loads no SMU image): whoever builds the model says so
+    /// through [`SmuHooks::firmware_loaded`].
+    V13_0_6,
 }
 
 impl Mp1 {
     pub fn from_version(v: (u8, u8, u8)) -> Option<Self> {
         match v {
             (13, 0, 0) => Some(Mp1::V13_0_0),
+            (13, 0, 6) => Some(Mp1::V13_0_6),
             (14, 0, 2) | (14, 0, 3) => Some(Mp1::V14_0_2),
             _ => None,
         }
@@ -274,6 +340,17 @@ impl Mp1 {
         match self {
             Mp1::V13_0_0 => {
                 use socregs::mp1_13_0_0 as r;
+                [
+                    r::MP1_SMN_C2PMSG_66,
+                    r::MP1_SMN_C2PMSG_82,
+                    r::MP1_SMN_C2PMSG_90,
+                    r::MP1_SMN_C2PMSG_75,
+                    r::MP1_SMN_C2PMSG_53,
+                    r::MP1_SMN_C2PMSG_54,
+                ]
+            }
+            Mp1::V13_0_6 => {
+                use socregs::mp1_13_0_6 as r;
                 [
                     r::MP1_SMN_C2PMSG_66,
                     r::MP1_SMN_C2PMSG_82,
@@ -300,13 +377,15 @@ impl Mp1 {
     fn messages(self) -> u32 {
         match self {
             Mp1::V13_0_0 => V13_MESSAGES,
+            Mp1::V13_0_6 => V13_0_6_MESSAGES,
             Mp1::V14_0_2 => V14_MESSAGES,
         }
     }
 
     fn clocks(self) -> u32 {
         match self {
-            Mp1::V13_0_0 => V13_CLOCKS,
+            // 13.0.6's DPM messages are not served (see the variant).
+            Mp1::V13_0_0 | Mp1::V13_0_6 => V13_CLOCKS,
             Mp1::V14_0_2 => V14_CLOCKS,
         }
     }
@@ -520,6 +599,13 @@ impl SmuModel {
         use result::*;
         if debug {
             return match msg {
+                _ if self.mp1 == Mp1::V13_0_6 => {
+                    self.refuse(format!(
+                        "debug message {msg:#x} (arg {arg:#x}) on MP1 13.0.6: Linux installs no \
+                         debug mailbox for it (smu_v13_0_set_smu_mailbox_registers())"
+                    ));
+                    (FAILED, None)
+                }
                 msg::DEBUG_MODE1_RESET => (OK, None),
                 _ => {
                     self.refuse(format!(
@@ -531,6 +617,9 @@ impl SmuModel {
         }
         if msg == 0 || msg >= self.mp1.messages() {
             return (UNKNOWN_CMD, None);
+        }
+        if self.mp1 == Mp1::V13_0_6 {
+            return self.answer_13_0_6(msg, arg);
         }
         let mut s = self.state.lock();
         let clock = arg >> 16;
@@ -587,6 +676,49 @@ impl SmuModel {
         }
     }
 
+    /// MP1 13.0.6's map (see [`Mp1::V13_0_6`]).
+    fn answer_13_0_6(&self, m: u32, arg: u32) -> (u32, Option<u32>) {
+        use result::*;
+        match m {
+            msg::TEST_MESSAGE => (OK, None),
+            msg::GET_SMU_VERSION => (OK, Some(self.version)),
+            msg::V13_0_6_ENABLE_ALL_SMU_FEATURES => {
+                self.state.lock().features = true;
+                (OK, None)
+            }
+            msg::V13_0_6_GFX_DRIVER_RESET if arg & reset_mode::MODE_MASK == reset_mode::MODE_1 => {
+                (OK, None)
+            }
+            msg::V13_0_6_GFX_DRIVER_RESET => {
+                self.refuse(format!(
+                    "PPSMC_MSG_GfxDriverReset with mode {} (arg {arg:#x}): only SMU_RESET_MODE_1 \
+                     (smu_v13_0_6_mode1_reset()) is modelled",
+                    arg & reset_mode::MODE_MASK
+                ));
+                (FAILED, None)
+            }
+            _ => {
+                self.refuse(format!(
+                    "MP1 13.0.6 message {m:#x} (arg {arg:#x}) is a PPSMC message the model does not serve"
+                ));
+                (FAILED, None)
+            }
+        }
+    }
+
+    /// Whether an answered main-mailbox message was this MP1's mode-1
+    /// reset.
+    fn is_mode1(&self, m: u32, arg: u32) -> bool {
+        match self.mp1 {
+            Mp1::V13_0_0 => m == msg::MODE1_RESET,
+            Mp1::V13_0_6 => {
+                m == msg::V13_0_6_GFX_DRIVER_RESET
+                    && arg & reset_mode::MODE_MASK == reset_mode::MODE_1
+            }
+            Mp1::V14_0_2 => false,
+        }
+    }
+
     fn message(&self, debug: bool, msg: u32) {
         let (arg_at, resp_at) = if debug {
             (self.at[DBG_ARG], self.at[DBG_RESP])
@@ -621,8 +753,7 @@ impl SmuModel {
             debug,
         });
         let reset = resp == result::OK
-            && ((debug && msg == msg::DEBUG_MODE1_RESET)
-                || (!debug && msg == msg::MODE1_RESET && self.mp1 == Mp1::V13_0_0));
+            && ((debug && msg == msg::DEBUG_MODE1_RESET) || (!debug && self.is_mode1(msg, arg)));
         if reset {
             if (self.hooks.bus_master)() {
                 // *Model rule*: both drivers clear bus mastering before

@@ -226,6 +226,62 @@ table! {
     MP1_SMN_C2PMSG_90 = 0x009a, 1;
 }
 
+table! {
+    /// OSSSYS 4.4.2 (MI300's IH, `vega20_ih.c`; the IH_CHICKEN and retry
+    /// CAM control at the offsets `vega20_ih.c` defines for 4.4.x).
+    osssys_4_4_2, "osssys_4_4_2_offset.h";
+    IH_RB_CNTL = 0x0080, 0;
+    IH_RB_BASE = 0x0081, 0;
+    IH_RB_BASE_HI = 0x0082, 0;
+    IH_RB_RPTR = 0x0083, 0;
+    IH_RB_WPTR = 0x0084, 0;
+    IH_RB_WPTR_ADDR_HI = 0x0085, 0;
+    IH_RB_WPTR_ADDR_LO = 0x0086, 0;
+    IH_DOORBELL_RPTR = 0x0087, 0;
+    IH_DOORBELL_RETRY_CAM = 0x0088, 0;
+    IH_RB_CNTL_RING1 = 0x008c, 0;
+    IH_RB_BASE_RING1 = 0x008d, 0;
+    IH_RB_BASE_HI_RING1 = 0x008e, 0;
+    IH_RB_RPTR_RING1 = 0x008f, 0;
+    IH_RB_WPTR_RING1 = 0x0090, 0;
+    IH_DOORBELL_RPTR_RING1 = 0x0093, 0;
+    IH_RETRY_INT_CAM_CNTL = 0x00ea, 0;
+    IH_CHICKEN = 0x018d, 0;
+}
+
+table! {
+    /// NBIO 7.9.0 (MI300, `nbio_v7_9.c`): the HDP remap, the apertures,
+    /// the PCIE index/data pair, the fence and BACO registers
+    /// `nbio_v7_9_init_registers()` writes, the direct HDP flush.
+    nbio_7_9_0, "nbio_7_9_0_offset.h";
+    BIF_BX0_PCIE_INDEX2 = 0x000e, 0;
+    BIF_BX0_PCIE_DATA2 = 0x000f, 0;
+    BIF_BX0_PCIE_INDEX2_HI = 0x0011, 0;
+    RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN = 0x00c0, 2;
+    RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE = 0x00c3, 2;
+    BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH = 0x00f3, 2;
+    BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_LOW = 0x00f4, 2;
+    BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL = 0x00f5, 2;
+    BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL = 0x00f7, 2;
+    BIF_BX0_BACO_CNTL = 0x010b, 2;
+    BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL = 0x012d, 2;
+    BIF_BX0_REMAP_HDP_REG_FLUSH_CNTL = 0x012e, 2;
+    XCC_DOORBELL_FENCE = 0x740c, 5;
+}
+
+table! {
+    /// MP1 13.0.6 (MI300's SMU): the main mailbox
+    /// (`smu_v13_0_set_smu_mailbox_registers()`) and the debug registers,
+    /// segment 0.
+    mp1_13_0_6, "mp_13_0_6_offset.h";
+    MP1_SMN_C2PMSG_53 = 0x0275, 0;
+    MP1_SMN_C2PMSG_54 = 0x0276, 0;
+    MP1_SMN_C2PMSG_66 = 0x0282, 0;
+    MP1_SMN_C2PMSG_75 = 0x028b, 0;
+    MP1_SMN_C2PMSG_82 = 0x0292, 0;
+    MP1_SMN_C2PMSG_90 = 0x029a, 0;
+}
+
 /// Every table's facts.
 pub const FACTS: &[&[barebell_facts::Fact]] = &[
     gc_11_0_0::FACTS,
@@ -239,4 +295,7 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     nbif_6_3_1::FACTS,
     mp1_13_0_0::FACTS,
     mp1_14_0_2::FACTS,
+    osssys_4_4_2::FACTS,
+    nbio_7_9_0::FACTS,
+    mp1_13_0_6::FACTS,
 ];

@@ -245,9 +245,9 @@ impl VirtualGpu9 {
         // The PSP: an MMHUB client of AID 0 (`mmhub_v1_8`'s client list
         // names MP0 as on the other hubs; the model uses the same id).
         let mut mc = Mc::new(mmhubs[0].clone(), CID_MP0);
+        let (vram, vram_len, dma, dma_len) = memory.regions();
         // SAFETY: both ranges belong to `memory`, which the VirtualGpu9
         // owns and drops after every model (field order).
-        let (vram, vram_len, dma, dma_len) = memory.regions();
         unsafe {
             mc.back_vram(0, vram.as_ptr(), vram_len as u64);
             mc.map_bus(DMA_BUS, dma.as_ptr(), dma_len as u64);

@@ -25,6 +25,7 @@ const WANTED: &[&str] = &[
     // tests/harness/tests/nbio.rs).
     "drivers/gpu/drm/amd/amdgpu/nbio_v4_3.c",
     "drivers/gpu/drm/amd/amdgpu/nbif_v6_3_1.c",
+    "drivers/gpu/drm/amd/amdgpu/nbio_v7_9.c",
     "include/uapi/linux/vfio.h",
     "include/uapi/linux/pci_regs.h",
     "include/uapi/linux/iommufd.h",

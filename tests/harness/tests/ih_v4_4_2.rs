@@ -1,0 +1,156 @@
+//! MI300's IH (OSSSYS 4.4.2, `vega20_ih.c`): the runtime's ring-0 setup
+//! against the model's IH at the OSSSYS bases of the model's MI300X
+//! discovery table, and a gfx9 VM fault the model writes, read back and
+//! decoded by the runtime.
+//!
+//! Expected values by hand: `vega20_ih_rb_cntl()` for a 64 KiB ring at
+//! an MC address: `MC_SPACE` 4 (bits 30:28), `WPTR_OVERFLOW_ENABLE` (16),
+//! `RB_SIZE` log2(16384 dwords) = 14 (bits 5:1), `WPTR_WRITEBACK_ENABLE`
+//! (8), `MC_SNOOP` (20), plus `RB_GPU_TS_ENABLE` (7) and `RB_ENABLE` (0)
+//! from `vega20_ih_toggle_ring_interrupts(true)`, `WPTR_OVERFLOW_CLEAR`
+//! (31) left clear after its pulse: 0x4011_019D. `IH_CHICKEN` is 0x18D
+//! (`mmIH_CHICKEN_ALDEBARAN` in `vega20_ih.c`). A GFXHUB fault on gfx9 is
+//! client `SOC15_IH_CLIENTID_UTCL2` 0x1B (`gmc_v9_0_process_interrupt()`).
+
+use barebell::discovery::{Discovery, hw_id};
+use barebell::ih::{FaultHub, IhMemory, IhRegs, IhRing, Interrupt, IvEntry as RtEntry, ih_v4_4_2};
+use barebell::regs::IpBases;
+use barebell_model::SimClock;
+use barebell_model::discovery::{self as sim, MI300X};
+use barebell_model::hub::HubModel;
+use barebell_model::ih::{IhModel, IvEntry, Raised};
+use barebell_model::mc::Mc;
+use barebell_model::soc::RefusalLog;
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+const RING: usize = 64 << 10;
+/// The MC address the ring sits at: the start of the model hub's system
+/// aperture (a rig value).
+const MC: u64 = 0x4_0000;
+
+fn osssys() -> IpBases {
+    let (bin, _) = sim::build(&MI300X);
+    let d = Discovery::parse(&bin).unwrap();
+    let ip = d.ip(hw_id::OSSSYS, 0).unwrap();
+    assert_eq!(ip.version.triple(), (4, 4, 2));
+    ip.bases
+}
+
+/// The IH model with a path to `mem` at [`MC`]: a hub whose VMID0 system
+/// aperture covers it (the memory path is rig, not under test; the MI300
+/// device wires its own MMHUB 1.8).
+fn model(clock: &SimClock, bases: &IpBases, mem: &mut [u64]) -> (IhModel, Arc<RefusalLog>) {
+    let log = Arc::new(RefusalLog::new());
+    let ih = IhModel::new(clock, (4, 4, 2), bases, log.clone()).expect("OSSSYS 4.4.2 model");
+    let hub_regs = &barebell::regs::hub::MMHUB_3_0_0;
+    let hub_bases = IpBases([0x1A000, 0x2408800, 0, 0, 0, 0, 0, 0]);
+    let hub = Arc::new(HubModel::for_hub(clock, hub_bases, hub_regs));
+    use barebell::bus::RegisterBus;
+    let at = |r: barebell::regs::Reg| r.byte_offset(&hub_bases).unwrap();
+    hub.write32(at(hub_regs.ctx0_cntl), 1);
+    hub.write32(at(hub_regs.aperture_low), (MC >> 18) as u32);
+    hub.write32(at(hub_regs.aperture_high), (MC >> 18) as u32 + 1);
+    let mut mc = Mc::new(hub, barebell_model::ih::CID_OSSSYS);
+    // SAFETY: `mem` outlives the model in each test (both dropped at its
+    // end), and nothing else writes it while the model runs.
+    unsafe { mc.back_vram(0, mem.as_mut_ptr().cast(), (mem.len() * 8) as u64) };
+    ih.connect(mc);
+    (ih, log)
+}
+
+#[test]
+fn ring_zero_is_programmed_as_vega20_ih_does_and_a_gfx9_fault_round_trips() {
+    let clock = SimClock::new();
+    let bases = osssys();
+    let mut mem = vec![0u64; (RING + 4096) / 8];
+    let host = NonNull::new(mem.as_mut_ptr().cast::<u8>()).unwrap();
+    let len = mem.len() * 8;
+    let (ih, log) = model(&clock, &bases, &mut mem);
+
+    // Before: the old runtime had no table for OSSSYS 4.4.2.
+    let regs = IhRegs::for_version((4, 4, 2)).unwrap();
+    assert_eq!(regs.name, "OSSSYS 4.4.2 (vega20_ih)");
+    assert!(IhRegs::for_version((4, 4, 0)).is_none());
+
+    // SAFETY: `mem` is this test's, the model writes it only through the
+    // ring it was told about, and it outlives the ring.
+    let memory = unsafe { IhMemory::new(host, len, MC) }.unwrap();
+    let mut ring = IhRing::init(&ih, &bases, regs, memory).unwrap();
+    assert!(log.is_empty(), "{:?}", log.since(0));
+    use barebell::bus::RegisterBus;
+    // IH_RB_CNTL at OSSSYS segment 0 (0x10A0) + 0x80, by hand.
+    assert_eq!(ih.read32((0x10A0 + 0x80) * 4), 0x4011_019D);
+    // IH_RB_BASE (0x81) = MC >> 8, IH_DOORBELL_RPTR (0x87) = 0.
+    assert_eq!(ih.read32((0x10A0 + 0x81) * 4), (MC >> 8) as u32);
+    assert_eq!(ih.read32((0x10A0 + 0x87) * 4), 0);
+    let rings = ih.rings();
+    assert_eq!(rings.len(), 1);
+    assert_eq!(
+        (rings[0].base, rings[0].bytes, rings[0].mc_space),
+        (MC, RING as u64, 4)
+    );
+
+    // A GFXHUB fault of XCC node 5 (AID 1, XCD 0), VMID 3, write, at
+    // 0x7_0000_1000.
+    let e = IvEntry::vm_fault_v9(false, 3, 0x7_0000_1000, true, 5);
+    assert_eq!(e.client_id, 0x1B);
+    assert_eq!(ih.raise(e), Raised::Written { offset: 0 });
+    let mut got = Vec::new();
+    let p = ring.poll(&ih, |i| got.push(i)).unwrap();
+    assert_eq!(p.entries, 1);
+    match got.as_slice() {
+        [Interrupt::VmFault(v)] => {
+            assert_eq!(v.hub, FaultHub::Gfx);
+            assert_eq!(v.addr, 0x7_0000_1000);
+            assert_eq!(v.vmid, 3);
+            assert!(v.write && !v.retry);
+            assert_eq!(v.client_id, 0x1B);
+        }
+        other => panic!("{other:?}"),
+    }
+    // The soc21 decoder (the old path) does not know client 0x1B as a fault.
+    let raw = {
+        let w: Vec<u32> = mem[..4]
+            .iter()
+            .flat_map(|q| [*q as u32, (*q >> 32) as u32])
+            .collect();
+        RtEntry::decode(&w.try_into().unwrap())
+    };
+    assert_eq!(raw.node_id, 5);
+    assert!(matches!(Interrupt::from_entry(&raw), Interrupt::Other(_)));
+    assert!(matches!(ih_v4_4_2::decode(&raw), Interrupt::VmFault(_)));
+    // An MMHUB fault (client VMC) decodes as the MMHUB's.
+    assert_eq!(
+        ih.raise(IvEntry::vm_fault_v9(true, 0, 0x1000, false, 0)),
+        Raised::Written { offset: 32 }
+    );
+    got.clear();
+    ring.poll(&ih, |i| got.push(i)).unwrap();
+    assert!(
+        matches!(got.as_slice(), [Interrupt::VmFault(v)] if v.hub == FaultHub::Mm && v.addr == 0x1000)
+    );
+    ring.disable(&ih).unwrap();
+    assert!(ih.rings().is_empty());
+    drop(ih);
+    drop(mem);
+}
+
+/// `vega20_ih_rb_cntl()` writes `MC_SPACE` 1 for a ring at a bus address,
+/// soc21's IH 2: the 4.4.2 model refuses 2 (logged), takes 1 and 4.
+#[test]
+fn the_4_4_2_model_refuses_soc21s_bus_address_space() {
+    let clock = SimClock::new();
+    let bases = osssys();
+    let log = Arc::new(RefusalLog::new());
+    let ih = IhModel::new(&clock, (4, 4, 2), &bases, log.clone()).unwrap();
+    use barebell::bus::RegisterBus;
+    let cntl = (0x10A0 + 0x80) * 4;
+    // RB_ENABLE, RB_SIZE 14, MC_SPACE 2.
+    ih.write32(cntl, 1 | 14 << 1 | 2 << 28);
+    assert_eq!(log.len(), 1, "{:?}", log.since(0));
+    assert!(log.since(0)[0].why.contains("MC_SPACE 2"));
+    ih.write32(cntl, 0);
+    ih.write32(cntl, 1 | 14 << 1 | 1 << 28);
+    assert_eq!(log.len(), 1);
+}
