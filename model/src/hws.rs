@@ -51,6 +51,22 @@
 //!   `CP_MEC_DOORBELL_RANGE_LOWER/UPPER`). Linux itself puts KFD's process
 //!   doorbells past `_UPPER` on GC 9.4.3 (`gfx_v9_4_3_xcc_kiq_init_register()`
 //!   covers amdgpu's own user-queue block), so this check is the model's.
+//! - **SDMA queues** (MAP_QUEUES with an SDMA `engine_sel`,
+//!   `pm_map_queues_v9()`): the rig gives the part's SDMA engines and
+//!   doorbell plan ([`HwsModel::set_sdma`], [`SdmaEngines`]); without it
+//!   an SDMA queue is refused. The engine must be one of the part's
+//!   (`kfd_get_num_sdma_engines()` + the XGMI ones: every instance on a
+//!   one-partition part, engine = instance, *model convention* for SPX);
+//!   the MQD must decode as a `struct v9_sdma_mqd`
+//!   ([`crate::decode::sdma_mqd_v9`]) naming the same engine and doorbell;
+//!   the doorbell must lie in that engine's range as KFD assigns it
+//!   (`allocate_doorbell()`: `sdma_doorbell_idx[engine]` =
+//!   `AMDGPU_DOORBELL_LAYOUT1_sDMA_ENGINE_START + engine *
+//!   sdma_doorbell_range / 2` from `aqua_vanjaram_doorbell_index_init()`,
+//!   plus `KFD_QUEUE_DOORBELL_MIRROR_OFFSET` (512) for odd queues), taken
+//!   within the process's 1024-doorbell slice. The model keeps the queue
+//!   ([`HwsModel::sdma_queues`]); a device starts the engine on it
+//!   ([`HwsSdmaQueue::engine_queue`], [`crate::sdma::SdmaModel::map_scheduled`]).
 //! - A second RUN_LIST replaces the first (KFD always unmaps everything
 //!   first: `map_queues_cpsch()` returns while a runlist is active);
 //!   SET_RESOURCES while a runlist is mapped, MAP_PROCESS/MAP_QUEUES
@@ -58,6 +74,7 @@
 //!   queues) and interrupt-only QUERY_STATUS are refused as not modelled.
 
 use crate::decode::pm4_hws::{self as p, mp, mq, qs, sr, uq};
+use crate::decode::sdma_mqd_v9::{SDMA_MQD_BYTES, SdmaMqdV9, SdmaMqdV9Fault};
 use crate::dma::Dma;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -95,6 +112,63 @@ pub struct HwsConfig {
     pub doorbell_upper: u32,
     /// MAP_PROCESS size: 21 (aldebaran form, GC 9.4.2–9.4.4) or 16 (v9).
     pub map_process_dwords: usize,
+}
+
+/// The part's SDMA engines and their doorbells, for MAP_QUEUES on an
+/// SDMA engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SdmaEngines {
+    /// Engines KFD's node may map (`get_num_all_sdma_engines()`): the
+    /// SDMA instances discovery lists on a one-partition part.
+    pub engines: u8,
+    /// Engine 0's first 64-bit doorbell index
+    /// (`AMDGPU_DOORBELL_LAYOUT1_sDMA_ENGINE_START`).
+    pub doorbell_start: u32,
+    /// Doorbell dwords per engine (`sdma_doorbell_range`).
+    pub range_dwords: u32,
+}
+
+/// `AMDGPU_DOORBELL_LAYOUT1_sDMA_ENGINE_START` (`amdgpu_doorbell.h`).
+pub const LAYOUT1_SDMA_ENGINE_START: u32 = 0x100;
+/// `adev->doorbell_index.sdma_doorbell_range` in
+/// `aqua_vanjaram_doorbell_index_init()` (a `.c` value: no header fact).
+pub const AQUA_VANJARAM_SDMA_DOORBELL_RANGE: u32 = 20;
+/// `KFD_QUEUE_DOORBELL_MIRROR_OFFSET` (`kfd_priv.h`, not compilable
+/// outside the kernel: rests on its citation).
+pub const DOORBELL_MIRROR_OFFSET: u32 = 512;
+/// 64-bit doorbells in one KFD process slice
+/// (`kfd_doorbell_process_slice()`: 8 bytes × 1024 queues).
+pub const PROCESS_SLICE_DOORBELLS: u32 = 1024;
+
+impl SdmaEngines {
+    /// GC 9.4.3's plan (`aqua_vanjaram_doorbell_index_init()`) for
+    /// `engines` SDMA instances.
+    pub const fn aqua_vanjaram(engines: u8) -> Self {
+        SdmaEngines {
+            engines,
+            doorbell_start: LAYOUT1_SDMA_ENGINE_START,
+            range_dwords: AQUA_VANJARAM_SDMA_DOORBELL_RANGE,
+        }
+    }
+
+    /// Engine `engine`'s 64-bit doorbell indices within a slice (and
+    /// their mirror at +512): `[first, first + range / 2)`.
+    pub const fn range(&self, engine: u8) -> (u32, u32) {
+        let first = self.doorbell_start + engine as u32 * (self.range_dwords / 2);
+        (first, first + self.range_dwords / 2)
+    }
+
+    /// Whether doorbell dword `doorbell_offset` (MAP_QUEUES' unit) is one
+    /// of `engine`'s: an even dword whose 64-bit index within its process
+    /// slice, less the mirror offset, lies in [`SdmaEngines::range`].
+    pub const fn contains(&self, engine: u8, doorbell_offset: u32) -> bool {
+        if !doorbell_offset.is_multiple_of(2) {
+            return false;
+        }
+        let index = (doorbell_offset / 2) % PROCESS_SLICE_DOORBELLS % DOORBELL_MIRROR_OFFSET;
+        let (lo, hi) = self.range(engine);
+        index >= lo && index < hi
+    }
 }
 
 /// Why the model halted the HIQ.
@@ -178,6 +252,27 @@ pub enum HwsRefusal {
     },
     MqdUnreadable {
         address: u64,
+    },
+    /// MAP_QUEUES names an SDMA engine the part does not have (or the rig
+    /// gave no SDMA engines: `engines` 0).
+    SdmaEngineOutOfRange {
+        doorbell_offset: u32,
+        engine: u8,
+        engines: u8,
+    },
+    /// The MQD of an SDMA queue is not a valid `struct v9_sdma_mqd`.
+    SdmaMqd {
+        doorbell_offset: u32,
+        address: u64,
+        fault: SdmaMqdV9Fault,
+    },
+    /// An SDMA queue's doorbell is outside its engine's doorbells.
+    SdmaDoorbellOutOfRange {
+        doorbell_offset: u32,
+        engine: u8,
+        /// The engine's 64-bit doorbell indices, `[first, end)`.
+        first: u32,
+        end: u32,
     },
     WptrUnreadable {
         address: u64,
@@ -277,6 +372,31 @@ impl core::fmt::Display for HwsRefusal {
                 what,
             } => write!(f, "MAP_QUEUES (doorbell {doorbell_offset:#x}): {what}"),
             MqdUnreadable { address } => write!(f, "MQD at {address:#x} is not in device memory"),
+            SdmaEngineOutOfRange {
+                doorbell_offset,
+                engine,
+                engines,
+            } => write!(
+                f,
+                "MAP_QUEUES (doorbell {doorbell_offset:#x}) names SDMA engine {engine}; the part has {engines}"
+            ),
+            SdmaMqd {
+                doorbell_offset,
+                address,
+                fault,
+            } => write!(
+                f,
+                "MAP_QUEUES (doorbell {doorbell_offset:#x}): the MQD at {address:#x} is not a v9 SDMA MQD: {fault}"
+            ),
+            SdmaDoorbellOutOfRange {
+                doorbell_offset,
+                engine,
+                first,
+                end,
+            } => write!(
+                f,
+                "SDMA engine {engine} queue on doorbell dword {doorbell_offset:#x}: outside the engine's doorbells {first:#x}..{end:#x} (and their mirror at +512)"
+            ),
             WptrUnreadable { address } => {
                 write!(f, "write pointer at {address:#x} is not in device memory")
             }
@@ -345,6 +465,39 @@ pub struct MecQueue {
     pub wptr: u64,
 }
 
+/// An SDMA queue the runlist mapped, with its MQD as read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HwsSdmaQueue {
+    pub pasid: u16,
+    /// The process's VMID (`None` while it waits for a quantum).
+    pub vmid: Option<u8>,
+    /// The SDMA engine: the instance on a one-partition part.
+    pub engine: u8,
+    /// `sdma_queue_id` from the MQD.
+    pub queue: u32,
+    pub doorbell_offset: u32,
+    pub mqd_address: u64,
+    pub mqd: SdmaMqdV9,
+}
+
+impl HwsSdmaQueue {
+    /// The queue as the engine runs it once the scheduler loaded the MQD:
+    /// ring, size, read-pointer write-back and doorbell from the MQD, and
+    /// the VMID the scheduler gave the process (KFD's HWS-mode MQD
+    /// carries `q->vmid` 0: the firmware supplies it; *model convention*
+    /// for how). `None` while the process has no VMID.
+    pub fn engine_queue(&self) -> Option<crate::sdma::SdmaQueue> {
+        Some(crate::sdma::SdmaQueue {
+            ring: self.mqd.ring_address,
+            bytes: self.mqd.ring_bytes,
+            vmid: u32::from(self.vmid?),
+            rptr_report: self.mqd.rptr_address,
+            wptr_poll: self.mqd.wptr_poll_address,
+            doorbell: Some(self.mqd.doorbell_dword),
+        })
+    }
+}
+
 /// The runlist as last read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunlistState {
@@ -373,6 +526,8 @@ struct State {
     resources: Option<Resources>,
     processes: Vec<MappedProcess>,
     queues: Vec<MappedQueue>,
+    /// The SDMA queues among `queues`, with their MQDs.
+    sdma: Vec<(u32, u8, SdmaMqdV9)>,
     runlist: Option<RunlistState>,
 }
 
@@ -380,6 +535,7 @@ struct State {
 #[derive(Debug)]
 pub struct HwsModel {
     cfg: HwsConfig,
+    sdma: Mutex<Option<SdmaEngines>>,
     state: Mutex<State>,
 }
 
@@ -387,6 +543,7 @@ pub struct HwsModel {
 struct Parse {
     processes: Vec<MappedProcess>,
     queues: Vec<MappedQueue>,
+    sdma: Vec<(u32, u8, SdmaMqdV9)>,
     /// Queues seen for the last process.
     current: Option<(usize, u16)>,
     visited: Vec<u64>,
@@ -401,8 +558,37 @@ impl HwsModel {
     pub fn new(cfg: HwsConfig) -> Self {
         HwsModel {
             cfg,
+            sdma: Mutex::new(None),
             state: Mutex::new(State::default()),
         }
+    }
+
+    /// The part's SDMA engines and doorbells (from discovery and the
+    /// doorbell plan): what MAP_QUEUES on an SDMA engine is checked
+    /// against.
+    pub fn set_sdma(&self, engines: SdmaEngines) {
+        *self.sdma.lock() = Some(engines);
+    }
+
+    /// The SDMA queues mapped now, in runlist order, each with its
+    /// process's VMID and its MQD.
+    pub fn sdma_queues(&self) -> Vec<HwsSdmaQueue> {
+        let s = self.state.lock();
+        s.queues
+            .iter()
+            .filter_map(|q| {
+                let (_, engine, mqd) = *s.sdma.iter().find(|e| e.0 == q.doorbell_offset)?;
+                Some(HwsSdmaQueue {
+                    pasid: q.pasid,
+                    vmid: s.processes.iter().find(|p| p.pasid == q.pasid)?.vmid,
+                    engine,
+                    queue: mqd.queue,
+                    doorbell_offset: q.doorbell_offset,
+                    mqd_address: q.mqd,
+                    mqd,
+                })
+            })
+            .collect()
     }
 
     pub fn config(&self) -> HwsConfig {
@@ -631,6 +817,7 @@ impl HwsModel {
         let mut parse = Parse {
             processes: Vec::new(),
             queues: Vec::new(),
+            sdma: Vec::new(),
             current: None,
             visited: Vec::new(),
             loops: false,
@@ -654,6 +841,7 @@ impl HwsModel {
         let mut s = self.state.lock();
         s.processes = parse.processes;
         s.queues = parse.queues;
+        s.sdma = parse.sdma;
         s.runlist = Some(RunlistState {
             ib: r.ib,
             ib_dwords: r.ib_dwords,
@@ -734,6 +922,10 @@ impl HwsModel {
                     };
                     let pasid = parse.processes.get(i).map_or(0, |p| p.pasid);
                     let mq = self.map_queue(mem, pasid, &q)?;
+                    if let QueueEngine::Sdma(engine) = mq.engine {
+                        let mqd = self.sdma_queue(mem, engine, &mq)?;
+                        parse.sdma.push((mq.doorbell_offset, engine, mqd));
+                    }
                     if parse
                         .queues
                         .iter()
@@ -898,6 +1090,52 @@ impl HwsModel {
         })
     }
 
+    /// The checks of an SDMA MAP_QUEUES (see the module docs) and its MQD.
+    fn sdma_queue(&self, mem: &Dma, engine: u8, q: &MappedQueue) -> Result<SdmaMqdV9, HwsRefusal> {
+        let db = q.doorbell_offset;
+        let cfg = (*self.sdma.lock()).unwrap_or(SdmaEngines::aqua_vanjaram(0));
+        if engine >= cfg.engines {
+            return Err(HwsRefusal::SdmaEngineOutOfRange {
+                doorbell_offset: db,
+                engine,
+                engines: cfg.engines,
+            });
+        }
+        let mut raw = [0u8; SDMA_MQD_BYTES];
+        if !mem.covers(q.mqd, SDMA_MQD_BYTES as u64)
+            || mem.read(q.mqd, &mut raw, "SDMA MQD").is_err()
+        {
+            return Err(HwsRefusal::MqdUnreadable { address: q.mqd });
+        }
+        let mqd = SdmaMqdV9::decode(&raw).map_err(|fault| HwsRefusal::SdmaMqd {
+            doorbell_offset: db,
+            address: q.mqd,
+            fault,
+        })?;
+        if !cfg.contains(engine, db) {
+            let (first, end) = cfg.range(engine);
+            return Err(HwsRefusal::SdmaDoorbellOutOfRange {
+                doorbell_offset: db,
+                engine,
+                first,
+                end,
+            });
+        }
+        let bad = |what| HwsRefusal::BadQueue {
+            doorbell_offset: db,
+            what,
+        };
+        if mqd.engine != u32::from(engine) {
+            return Err(bad(
+                "the MQD's sdma_engine_id is not the engine MAP_QUEUES selects",
+            ));
+        }
+        if mqd.doorbell_dword != db {
+            return Err(bad("the MQD's doorbell offset is not MAP_QUEUES' doorbell"));
+        }
+        Ok(mqd)
+    }
+
     fn unmap_queues(&self, pkt: &[u32]) -> Result<(), HwsRefusal> {
         let u = p::unmap_queues(pkt);
         let bad = |what| Err(HwsRefusal::BadUnmap { what });
@@ -946,6 +1184,8 @@ impl HwsModel {
                 s.queues.retain(|q| !dbs.contains(&q.doorbell_offset));
             }
         }
+        let State { queues, sdma, .. } = &mut *s;
+        sdma.retain(|e| queues.iter().any(|q| q.doorbell_offset == e.0));
         Ok(())
     }
 

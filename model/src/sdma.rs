@@ -87,7 +87,7 @@ pub const F32_CNTL_DEFAULT: u32 = 0x0808_4001;
 const G11: &str = "gc_11_0_0_sh_mask.h";
 const G12: &str = "gc_12_0_0_sh_mask.h";
 
-pub const FACTS: &[Fact] = &[
+const FACTS_6_7: &[Fact] = &[
     Fact::constant(G11, "SDMA0_F32_CNTL__HALT_MASK", cntl::HALT as u64),
     Fact::constant(
         G11,
@@ -148,6 +148,106 @@ pub const FACTS: &[Fact] = &[
     ),
 ];
 
+/// The model's SDMA facts: 6.0 and 7.0's above, 4.4.2's registers and
+/// fields ([`v4_4_2`]).
+pub const FACTS: &[Fact] =
+    barebell_facts::fact_table!(FACTS_6_7, v4_4_2::REG_FACTS, v4_4_2::FIELD_FACTS);
+
+/// SDMA 4.4.2 (GC 9.4.3): the GFX queue of one SDMA instance, on that
+/// instance's own bases (`sdma_v4_4_2_get_reg_offset()`), written for the
+/// model from `sdma_4_4_2_offset.h`; the fields from `_sh_mask.h`. No
+/// `_default.h` exists for 4.4.2: the model starts `SDMA_F32_CNTL` with
+/// `HALT` set and everything else 0 (*model values*). The engine runs
+/// when `HALT` and `RESET` are clear (`sdma_v4_4_2_inst_enable()` clears
+/// `HALT`; `RESET` stays 0).
+pub mod v4_4_2 {
+    use super::Reg;
+    use barebell_facts::Fact;
+
+    const OFF: &str = "sdma_4_4_2_offset.h";
+    const MASK: &str = "sdma_4_4_2_sh_mask.h";
+
+    macro_rules! regs {
+        ($($name:ident = $off:literal;)*) => {
+            $(
+                pub const $name: Reg = Reg { name: stringify!($name), offset: $off, base_idx: 0 };
+            )*
+            /// Every register the model keeps for one instance.
+            pub const ALL: &[Reg] = &[$($name),*];
+            /// Offsets and `BASE_IDX` (0) against the header.
+            pub const REG_FACTS: &[Fact] = &[
+                $(
+                    Fact::constant(OFF, concat!("reg", stringify!($name)), $off),
+                    Fact::constant(OFF, concat!("reg", stringify!($name), "_BASE_IDX"), 0),
+                )*
+            ];
+        };
+    }
+
+    regs! {
+        SDMA_F32_CNTL = 0x0002;
+        SDMA_GFX_RB_CNTL = 0x0080;
+        SDMA_GFX_RB_BASE = 0x0081;
+        SDMA_GFX_RB_BASE_HI = 0x0082;
+        SDMA_GFX_RB_RPTR = 0x0083;
+        SDMA_GFX_RB_RPTR_HI = 0x0084;
+        SDMA_GFX_RB_WPTR = 0x0085;
+        SDMA_GFX_RB_WPTR_HI = 0x0086;
+        SDMA_GFX_RB_WPTR_POLL_CNTL = 0x0087;
+        SDMA_GFX_RB_RPTR_ADDR_HI = 0x0088;
+        SDMA_GFX_RB_RPTR_ADDR_LO = 0x0089;
+        SDMA_GFX_IB_CNTL = 0x008a;
+        SDMA_GFX_DOORBELL = 0x0092;
+        SDMA_GFX_DOORBELL_OFFSET = 0x00ab;
+        SDMA_GFX_RB_WPTR_POLL_ADDR_HI = 0x00b2;
+        SDMA_GFX_RB_WPTR_POLL_ADDR_LO = 0x00b3;
+        SDMA_GFX_MINOR_PTR_UPDATE = 0x00b5;
+    }
+
+    /// `SDMA_F32_CNTL.HALT` and `.RESET`.
+    pub const HALT: u32 = 0x0000_0001;
+    pub const RESET: u32 = 0x0000_0100;
+
+    /// The queue fields the model decodes, against the 4.4.2 header (the
+    /// same positions as [`super::queue`]'s).
+    pub const FIELD_FACTS: &[Fact] = &[
+        Fact::constant(MASK, "SDMA_F32_CNTL__HALT_MASK", HALT as u64),
+        Fact::constant(MASK, "SDMA_F32_CNTL__RESET_MASK", RESET as u64),
+        Fact::constant(
+            MASK,
+            "SDMA_GFX_RB_CNTL__RB_ENABLE_MASK",
+            super::queue::RB_ENABLE as u64,
+        ),
+        Fact::constant(
+            MASK,
+            "SDMA_GFX_RB_CNTL__RB_SIZE_MASK",
+            super::queue::RB_SIZE as u64,
+        ),
+        Fact::constant(
+            MASK,
+            "SDMA_GFX_RB_CNTL__RB_VMID_MASK",
+            super::queue::RB_VMID as u64,
+        ),
+        Fact::constant(
+            MASK,
+            "SDMA_GFX_DOORBELL__ENABLE_MASK",
+            super::queue::DOORBELL_ENABLE as u64,
+        ),
+        Fact::constant(
+            MASK,
+            "SDMA_GFX_DOORBELL_OFFSET__OFFSET_MASK",
+            super::queue::DOORBELL_OFFSET as u64,
+        ),
+    ];
+
+    /// The instance's registers with their reset values.
+    pub fn registers() -> alloc::vec::Vec<(Reg, u32)> {
+        ALL.iter()
+            .map(|r| (*r, if *r == SDMA_F32_CNTL { HALT } else { 0 }))
+            .collect()
+    }
+}
+
 /// GFXHUB client id of SDMA0 (index 13 of `gfxhub_client_ids` in
 /// `gfxhub_v3_0.c` and `gfxhub_v12_0.c`): what an SDMA fault latches.
 pub const CID_SDMA0: u16 = 13;
@@ -161,6 +261,11 @@ pub const ATOMIC_ADD64: u32 = 47;
 pub enum SdmaVmError {
     /// The hub refused the translation (and latched the fault).
     Refused { refusal: crate::hub::HubRefusal },
+    /// A gfx9 hub (MMHUB 1.8 for SDMA 4.4.2) refused it; a walk fault is
+    /// latched in that hub.
+    RefusedV9 {
+        refusal: crate::hub_v9::HubV9Refusal,
+    },
     /// The walk gave an address no memory backs.
     Unbacked { pa: u64 },
 }
@@ -408,7 +513,34 @@ fn registers(generation: Generation) -> Vec<(Reg, u32)> {
 }
 
 impl SdmaModel {
-    /// SDMA 0 of a `generation` part on the GC `bases`.
+    /// One SDMA 4.4.2 instance of a GC 9.4.3 part on that instance's own
+    /// `bases` (from discovery: `adev->reg_offset[SDMA0_HWIP][inst]`):
+    /// its GFX queue, run as [`SdmaGen::V4_4_2`] (22-bit counts,
+    /// `vega10_sdma_pkt_open.h`). A queue loaded by registers
+    /// (`sdma_v4_4_2_gfx_resume()`, tinygrad's `setup_ring`) starts when
+    /// `RB_ENABLE` rises; one the HWS maps runs through
+    /// [`SdmaModel::map_scheduled`].
+    pub fn new_v4_4_2(
+        clock: &SimClock,
+        bases: &IpBases,
+        hooks: SdmaHooks,
+        log: Arc<RefusalLog>,
+    ) -> Option<Self> {
+        let (regs, missing) = RegStore::new(clock, bases, &v4_4_2::registers());
+        let names = ["SDMA_F32_CNTL", "SDMA_GFX_"];
+        Self::assemble(
+            regs,
+            &missing,
+            names,
+            v4_4_2::RESET,
+            SdmaGen::V4_4_2,
+            hooks,
+            log,
+        )
+    }
+
+    /// SDMA 0 of a `generation` part on the GC `bases` (GC 11, 12; for GC
+    /// 9.4.3 see [`SdmaModel::new_v4_4_2`]).
     pub fn new(
         clock: &SimClock,
         generation: Generation,
@@ -417,26 +549,44 @@ impl SdmaModel {
         log: Arc<RefusalLog>,
     ) -> Option<Self> {
         let (regs, missing) = RegStore::new(clock, bases, &registers(generation));
-        if !missing.is_empty() {
-            return None;
-        }
         let (cntl_name, reset_mask, sdma) = match generation {
             Generation::Gfx94 => return None,
             Generation::Gfx11 => ("SDMA0_F32_CNTL", cntl::F32_TH1_RESET, SdmaGen::V6),
             Generation::Gfx12 => ("SDMA0_MCU_CNTL", cntl::MCU_RESET, SdmaGen::V7),
         };
+        let names = [cntl_name, "SDMA0_QUEUE0_"];
+        Self::assemble(regs, &missing, names, reset_mask, sdma, hooks, log)
+    }
+
+    /// The engine over `regs`: `names` = the control register and the
+    /// queue registers' prefix (`SDMA0_QUEUE0_` on 6.0/7.0, `SDMA_GFX_`
+    /// on 4.4.2); `None` if a register is missing.
+    fn assemble(
+        regs: RegStore,
+        missing: &[&'static str],
+        names: [&str; 2],
+        reset_mask: u32,
+        sdma: SdmaGen,
+        hooks: SdmaHooks,
+        log: Arc<RefusalLog>,
+    ) -> Option<Self> {
+        if !missing.is_empty() {
+            return None;
+        }
+        let [cntl_name, prefix] = names;
+        let q = |field: &str| regs.at(&alloc::format!("{prefix}{field}"));
         let at = At {
             cntl: regs.at(cntl_name)?,
             reset_mask,
-            rb_cntl: regs.at("SDMA0_QUEUE0_RB_CNTL")?,
-            rb_base: regs.at("SDMA0_QUEUE0_RB_BASE")?,
-            rb_base_hi: regs.at("SDMA0_QUEUE0_RB_BASE_HI")?,
-            rptr_lo: regs.at("SDMA0_QUEUE0_RB_RPTR_ADDR_LO")?,
-            rptr_hi: regs.at("SDMA0_QUEUE0_RB_RPTR_ADDR_HI")?,
-            wpoll_lo: regs.at("SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO")?,
-            wpoll_hi: regs.at("SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI")?,
-            doorbell: regs.at("SDMA0_QUEUE0_DOORBELL")?,
-            doorbell_offset: regs.at("SDMA0_QUEUE0_DOORBELL_OFFSET")?,
+            rb_cntl: q("RB_CNTL")?,
+            rb_base: q("RB_BASE")?,
+            rb_base_hi: q("RB_BASE_HI")?,
+            rptr_lo: q("RB_RPTR_ADDR_LO")?,
+            rptr_hi: q("RB_RPTR_ADDR_HI")?,
+            wpoll_lo: q("RB_WPTR_POLL_ADDR_LO")?,
+            wpoll_hi: q("RB_WPTR_POLL_ADDR_HI")?,
+            doorbell: q("DOORBELL")?,
+            doorbell_offset: q("DOORBELL_OFFSET")?,
         };
         Some(SdmaModel {
             regs,

@@ -196,19 +196,8 @@ pub mod mqd {
         wptr_poll_lo: 96,
         wptr_poll_hi: 100,
     };
-    /// `struct v9_sdma_mqd` (GC 9.x, SDMA 4.4.2). KFD's v9
-    /// `update_mqd_sdma()` leaves the poll addresses 0.
-    pub const V9: Layout = Layout {
-        rb_cntl: 0,
-        rb_base: 4,
-        rb_base_hi: 8,
-        rptr_addr_hi: 32,
-        rptr_addr_lo: 36,
-        doorbell_offset: 88,
-        wptr_poll_hi: 112,
-        wptr_poll_lo: 116,
-    };
-    /// All three structs are 512 bytes.
+    /// Both structs are 512 bytes. (`struct v9_sdma_mqd`, SDMA 4.4.2, is
+    /// decoded by [`crate::decode::sdma_mqd_v9`].)
     pub const BYTES: usize = 512;
 
     macro_rules! facts {
@@ -228,14 +217,12 @@ pub mod mqd {
     }
     const F11: [Fact; 9] = facts!("v11_structs.h", "struct v11_sdma_mqd", V11);
     const F12: [Fact; 9] = facts!("v12_structs.h", "struct v12_sdma_mqd", V12);
-    const F9: [Fact; 9] = facts!("v9_structs.h", "struct v9_sdma_mqd", V9);
-    pub const FACTS: [Fact; 27] = {
-        let mut out = [Fact::constant("", "0", 0); 27];
+    pub const FACTS: [Fact; 18] = {
+        let mut out = [Fact::constant("", "0", 0); 18];
         let mut i = 0;
         while i < 9 {
             out[i] = F11[i];
             out[9 + i] = F12[i];
-            out[18 + i] = F9[i];
             i += 1;
         }
         out

@@ -1,6 +1,7 @@
 //! `struct v9_sdma_mqd` (`v9_structs.h`) decoded with the model's own
 //! offsets and `sdma0_4_0_sh_mask.h` bit positions (conformance facts
-//! below), for the SDMA 4.4.2 engines of GC 9.4.3 parts.
+//! below), for the SDMA 4.4.2 engines of GC 9.4.3 parts: the model's one
+//! v9 SDMA MQD (the HWS model reads it for MAP_QUEUES on an SDMA engine).
 
 use super::{Bits, le32};
 use barebell_facts::Fact;
@@ -17,6 +18,8 @@ pub mod dw {
     pub const RB_RPTR_ADDR_LO: usize = 9;
     pub const DOORBELL_OFFSET: usize = 22;
     pub const DUMMY_REG: usize = 27;
+    pub const RB_WPTR_POLL_ADDR_HI: usize = 28;
+    pub const RB_WPTR_POLL_ADDR_LO: usize = 29;
     pub const ENGINE_ID: usize = 126;
     pub const QUEUE_ID: usize = 127;
 }
@@ -40,6 +43,8 @@ pub struct SdmaMqdV9 {
     pub rptr_writeback_timer: u32,
     pub rptr_address: u64,
     pub doorbell_dword: u32,
+    /// KFD's v9 `update_mqd_sdma()` leaves it 0.
+    pub wptr_poll_address: u64,
     pub dummy_reg: u32,
     pub engine: u32,
     pub queue: u32,
@@ -90,6 +95,8 @@ impl SdmaMqdV9 {
             rptr_address: u64::from(d(dw::RB_RPTR_ADDR_LO))
                 | u64::from(d(dw::RB_RPTR_ADDR_HI)) << 32,
             doorbell_dword: DOORBELL_OFFSET.get(d(dw::DOORBELL_OFFSET)),
+            wptr_poll_address: u64::from(d(dw::RB_WPTR_POLL_ADDR_LO))
+                | u64::from(d(dw::RB_WPTR_POLL_ADDR_HI)) << 32,
             dummy_reg: d(dw::DUMMY_REG),
             engine: d(dw::ENGINE_ID),
             queue: d(dw::QUEUE_ID),
@@ -118,6 +125,8 @@ pub const FACTS: &[Fact] = &[
     o("sdmax_rlcx_rb_rptr_addr_lo", dw::RB_RPTR_ADDR_LO),
     o("sdmax_rlcx_doorbell_offset", dw::DOORBELL_OFFSET),
     o("sdmax_rlcx_dummy_reg", dw::DUMMY_REG),
+    o("sdmax_rlcx_rb_wptr_poll_addr_hi", dw::RB_WPTR_POLL_ADDR_HI),
+    o("sdmax_rlcx_rb_wptr_poll_addr_lo", dw::RB_WPTR_POLL_ADDR_LO),
     o("sdma_engine_id", dw::ENGINE_ID),
     o("sdma_queue_id", dw::QUEUE_ID),
     m("SDMA0_RLC0_RB_CNTL__RB_SIZE_MASK", RB_SIZE),

@@ -7,7 +7,8 @@
 //! pointer published by doorbell, completion by FENCE, bounded waits.
 //! [`sdma_v4_4_2`] (GC 9.4.3, MI300) is the third: its queue registers
 //! sit on each SDMA instance's own bases, and its packets come from
-//! `vega10_sdma_pkt_open.h` (22-bit counts, no fence MTYPE).
+//! `vega10_sdma_pkt_open.h` (22-bit counts, no fence MTYPE);
+//! [`map_v4_4_2`] maps its queues directly or through the HWS.
 //!
 //! Pointers: the ring's read and write pointers are 64-bit **byte**
 //! offsets that only grow (`sdma_v6_0_ring_set_wptr()` writes
@@ -15,6 +16,7 @@
 //! doorbell; `sdma_v6_0_ring_get_rptr()` reads the write-back `>> 2`); the
 //! engine takes them modulo the ring size.
 
+pub mod map_v4_4_2;
 pub mod mqd_v9;
 pub mod pkt;
 pub mod queue;
@@ -65,11 +67,14 @@ impl SdmaVersion {
         }
     }
 
-    pub fn mqd_layout(self) -> &'static MqdLayout {
+    /// The MQD layout [`build_mqd`] fills: `struct v11_sdma_mqd` and
+    /// `v12_sdma_mqd`. `None` on 4.4.2, whose `struct v9_sdma_mqd` is
+    /// [`mqd_v9::V9SdmaMqd`] (built with its own refusals).
+    pub fn mqd_layout(self) -> Option<&'static MqdLayout> {
         match self {
-            SdmaVersion::V6_0 => &sdma_v6_0::MQD_LAYOUT,
-            SdmaVersion::V7_0 => &sdma_v7_0::MQD_LAYOUT,
-            SdmaVersion::V4_4_2 => &sdma_v4_4_2::MQD_LAYOUT,
+            SdmaVersion::V6_0 => Some(&sdma_v6_0::MQD_LAYOUT),
+            SdmaVersion::V7_0 => Some(&sdma_v7_0::MQD_LAYOUT),
+            SdmaVersion::V4_4_2 => None,
         }
     }
 
@@ -162,8 +167,7 @@ pub struct MqdLayout {
     pub rptr_addr_lo: usize,
     pub rptr_addr_hi: usize,
     pub doorbell_offset: usize,
-    /// `None` where the struct has no such field (v9).
-    pub sched_cntl: Option<usize>,
+    pub sched_cntl: usize,
     pub dummy_reg: usize,
     pub wptr_poll_hi: usize,
     pub wptr_poll_lo: usize,
@@ -191,15 +195,7 @@ macro_rules! mqd_facts {
                 "sdmax_rlcx_doorbell_offset",
                 $l.doorbell_offset * 4,
             ),
-            Fact::offset(
-                $h,
-                $ty,
-                "sdmax_rlcx_sched_cntl",
-                match $l.sched_cntl {
-                    Some(i) => i * 4,
-                    None => usize::MAX,
-                },
-            ),
+            Fact::offset($h, $ty, "sdmax_rlcx_sched_cntl", $l.sched_cntl * 4),
             Fact::offset($h, $ty, "sdmax_rlcx_dummy_reg", $l.dummy_reg * 4),
             Fact::offset(
                 $h,
@@ -279,12 +275,15 @@ const RLC_DUMMY_DEFAULT: u32 = 0xf;
 
 /// The SDMA MQD as `init_mqd_sdma()` + `update_mqd_sdma()` fill it
 /// (`kfd_mqd_manager_v11.c`, `_v12.c`): zeroed, then the ring, pointers,
-/// doorbell, quantum and ids. The v9 form (`kfd_mqd_manager_v9.c`) sets
-/// neither the write-pointer poll address nor a quantum (its struct has
-/// no `sched_cntl`).
-pub fn build_mqd(v: SdmaVersion, q: &QueueSetup, engine: u32, queue: u32) -> [u32; MQD_DWORDS] {
-    let l = v.mqd_layout();
-    let polls = v.rb_cntl_polls();
+/// doorbell, quantum and ids. `None` for 4.4.2: its v9 MQD is
+/// [`mqd_v9::V9SdmaMqd::build`], which refuses what does not fit.
+pub fn build_mqd(
+    v: SdmaVersion,
+    q: &QueueSetup,
+    engine: u32,
+    queue: u32,
+) -> Option<[u32; MQD_DWORDS]> {
+    let l = v.mqd_layout()?;
     let mut m = [0u32; MQD_DWORDS];
     let mut set = |i: usize, x: u32| {
         if let Some(d) = m.get_mut(i) {
@@ -296,21 +295,17 @@ pub fn build_mqd(v: SdmaVersion, q: &QueueSetup, engine: u32, queue: u32) -> [u3
     set(l.rb_base_hi, (q.ring >> 40) as u32);
     set(l.rptr_addr_lo, q.rptr_addr as u32);
     set(l.rptr_addr_hi, (q.rptr_addr >> 32) as u32);
-    if polls {
-        set(l.wptr_poll_lo, q.wptr_addr as u32);
-        set(l.wptr_poll_hi, (q.wptr_addr >> 32) as u32);
-    }
+    set(l.wptr_poll_lo, q.wptr_addr as u32);
+    set(l.wptr_poll_hi, (q.wptr_addr >> 32) as u32);
     set(
         l.doorbell_offset,
         (q.doorbell_dword() << DOORBELL_OFFSET_SHIFT) & DOORBELL_OFFSET_MASK,
     );
-    if let Some(i) = l.sched_cntl {
-        set(i, SCHED_CNTL_QUANTUM);
-    }
+    set(l.sched_cntl, SCHED_CNTL_QUANTUM);
     set(l.engine_id, engine);
     set(l.queue_id, queue);
     set(l.dummy_reg, RLC_DUMMY_DEFAULT);
-    m
+    Some(m)
 }
 
 /// Unhalts engine 0 (`sdma_v6_0_enable()`/`sdma_v7_0_enable()`: `HALT`
@@ -455,8 +450,9 @@ mod tests {
             doorbell_index: 0x100,
             vmid: 8,
         };
-        let a = build_mqd(SdmaVersion::V6_0, &q, 0, 0);
-        let b = build_mqd(SdmaVersion::V7_0, &q, 0, 0);
+        let a = build_mqd(SdmaVersion::V6_0, &q, 0, 0).unwrap();
+        let b = build_mqd(SdmaVersion::V7_0, &q, 0, 0).unwrap();
+        assert_eq!(build_mqd(SdmaVersion::V4_4_2, &q, 0, 0), None);
         assert_eq!((a[7], a[8]), (0xAAAA, 0x1000));
         assert_eq!((b[7], b[8]), (0x1000, 0xAAAA));
         assert_eq!(a[19], 0x200 << 2);
@@ -534,20 +530,22 @@ mod tests {
         assert_eq!(&w.0[..w.1], &want);
     }
 
-    // `update_mqd_sdma()` of kfd_mqd_manager_v9.c by hand: no poll
-    // addresses, no quantum (the struct has no sched_cntl), dummy 0xf at
-    // dword 27, ids at 126/127, rptr hi before lo (dwords 8, 9).
+    // `update_mqd_sdma()` of kfd_mqd_manager_v9.c by hand, through the
+    // one v9 SDMA MQD ([`mqd_v9::V9SdmaMqd`]): no poll addresses, no
+    // quantum (the struct has no sched_cntl), dummy 0xf at dword 27, ids
+    // at 126/127, rptr hi before lo (dwords 8, 9).
     #[test]
     fn mqd_v9_leaves_the_poll_address_and_quantum_out() {
-        let q = QueueSetup {
-            ring: 0x123_4567_8900,
+        let q = mqd_v9::SdmaQueueV9 {
+            ring_address: 0x123_4567_8900,
             ring_bytes: 4096,
-            rptr_addr: 0xAAAA_0000_1000,
-            wptr_addr: 0xBBBB_0000_2000,
-            doorbell_index: 0x100,
+            rptr_address: 0xAAAA_0000_1000,
+            doorbell_dword: 0x200,
             vmid: 9,
+            engine: 2,
+            queue: 1,
         };
-        let m = build_mqd(SdmaVersion::V4_4_2, &q, 2, 1);
+        let m = mqd_v9::V9SdmaMqd::build(&q).unwrap().dwords();
         assert_eq!(m[0], 10 << 1 | 9 << 24 | 1 << 12 | 6 << 16);
         assert_eq!((m[1], m[2]), (0x2345_6789, 0x1));
         assert_eq!((m[8], m[9]), (0xAAAA, 0x1000));

@@ -1,7 +1,8 @@
 //! `struct v9_sdma_mqd` (`v9_structs.h`) as `kfd_mqd_manager_v9.c` builds
 //! it (`init_mqd_sdma()`: zero, then `update_mqd_sdma()`), for the SDMA
-//! 4.4.2 engines of GC 9.4.3 parts. Field positions are
-//! `sdma0_4_0_sh_mask.h`'s, the header KFD's v9 manager includes.
+//! 4.4.2 engines of GC 9.4.3 parts: the runtime's one v9 SDMA MQD (HWS
+//! MAP_QUEUES names it). Field positions are `sdma0_4_0_sh_mask.h`'s, the
+//! header KFD's v9 manager includes.
 
 use barebell_facts::Fact;
 use bitfield_struct::bitfield;
@@ -61,7 +62,11 @@ pub struct V9SdmaMqd {
     pub sdmax_rlcx_doorbell_offset: u32,
     _r23: [u32; 4],
     pub sdmax_rlcx_dummy_reg: u32,
-    _r28: [u32; 98],
+    /// Left 0 by KFD's v9 `update_mqd_sdma()` (the doorbell carries the
+    /// write pointer).
+    pub sdmax_rlcx_rb_wptr_poll_addr_hi: u32,
+    pub sdmax_rlcx_rb_wptr_poll_addr_lo: u32,
+    _r30: [u32; 96],
     pub sdma_engine_id: u32,
     pub sdma_queue_id: u32,
 }
@@ -173,6 +178,11 @@ impl V9SdmaMqd {
         m.sdmax_rlcx_dummy_reg = RLC_DUMMY_DEFAULT;
         Ok(m)
     }
+
+    /// The MQD as the 128 dwords the device reads.
+    pub fn dwords(&self) -> [u32; super::MQD_DWORDS] {
+        zerocopy::transmute!(*self)
+    }
 }
 
 const H: &str = "v9_structs.h";
@@ -200,6 +210,8 @@ pub const FACTS: &[Fact] = barebell_facts::fact_table!(
         sdmax_rlcx_rb_rptr_addr_lo,
         sdmax_rlcx_doorbell_offset,
         sdmax_rlcx_dummy_reg,
+        sdmax_rlcx_rb_wptr_poll_addr_hi,
+        sdmax_rlcx_rb_wptr_poll_addr_lo,
         sdma_engine_id,
         sdma_queue_id
     ),

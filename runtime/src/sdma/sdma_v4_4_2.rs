@@ -1,6 +1,7 @@
 //! SDMA 4.4.2 (GC 9.4.3, MI300): the GFX queue's registers of one SDMA
-//! instance, the fields `sdma_v4_4_2_gfx_resume()` sets, and the KFD MQD
-//! (`struct v9_sdma_mqd`, `kfd_mqd_manager_v9.c`).
+//! instance and the fields `sdma_v4_4_2_gfx_resume()` sets. The KFD MQD
+//! (`struct v9_sdma_mqd`, `kfd_mqd_manager_v9.c`) is
+//! [`super::mqd_v9::V9SdmaMqd`].
 //!
 //! Unlike 6.0 and 7.0, whose queue registers sit in the GC header on the
 //! GC bases, 4.4.2's live in the SDMA IP's own header and every instance
@@ -16,13 +17,12 @@
 //! Linux leaves 0 outside SR-IOV), and the v9 MQD has no
 //! `sdmax_rlcx_sched_cntl`.
 
-use super::{EngineRegs, MqdLayout};
+use super::EngineRegs;
 use crate::regs::Reg;
 use barebell_facts::Fact;
 
 const OFF: &str = "sdma_4_4_2_offset.h";
 const MASK: &str = "sdma_4_4_2_sh_mask.h";
-const MQD: &str = "v9_structs.h";
 
 macro_rules! regs {
     ($($name:ident = $off:literal, $idx:literal;)*) => {
@@ -161,94 +161,5 @@ pub const FIELD_FACTS: &[Fact] = &[
         MASK,
         "SDMA_GFX_DOORBELL_OFFSET__OFFSET__SHIFT",
         super::DOORBELL_OFFSET_SHIFT as u64,
-    ),
-];
-
-/// `struct v9_sdma_mqd`: dword indices of the fields `update_mqd_sdma()`
-/// (`kfd_mqd_manager_v9.c`) fills, and the poll addresses it leaves 0.
-/// The struct has no `sdmax_rlcx_sched_cntl`.
-pub const MQD_LAYOUT: MqdLayout = MqdLayout {
-    rb_cntl: 0,
-    rb_base: 1,
-    rb_base_hi: 2,
-    rptr_addr_lo: 9,
-    rptr_addr_hi: 8,
-    doorbell_offset: 22,
-    sched_cntl: None,
-    dummy_reg: 27,
-    wptr_poll_hi: 28,
-    wptr_poll_lo: 29,
-    engine_id: 126,
-    queue_id: 127,
-};
-
-/// The size fact and one offset fact per field of [`MQD_LAYOUT`].
-pub const MQD_FACTS: [Fact; 12] = [
-    Fact::size(MQD, "struct v9_sdma_mqd", super::MQD_DWORDS * 4),
-    Fact::offset(
-        MQD,
-        "struct v9_sdma_mqd",
-        "sdmax_rlcx_rb_cntl",
-        MQD_LAYOUT.rb_cntl * 4,
-    ),
-    Fact::offset(
-        MQD,
-        "struct v9_sdma_mqd",
-        "sdmax_rlcx_rb_base",
-        MQD_LAYOUT.rb_base * 4,
-    ),
-    Fact::offset(
-        MQD,
-        "struct v9_sdma_mqd",
-        "sdmax_rlcx_rb_base_hi",
-        MQD_LAYOUT.rb_base_hi * 4,
-    ),
-    Fact::offset(
-        MQD,
-        "struct v9_sdma_mqd",
-        "sdmax_rlcx_rb_rptr_addr_lo",
-        MQD_LAYOUT.rptr_addr_lo * 4,
-    ),
-    Fact::offset(
-        MQD,
-        "struct v9_sdma_mqd",
-        "sdmax_rlcx_rb_rptr_addr_hi",
-        MQD_LAYOUT.rptr_addr_hi * 4,
-    ),
-    Fact::offset(
-        MQD,
-        "struct v9_sdma_mqd",
-        "sdmax_rlcx_doorbell_offset",
-        MQD_LAYOUT.doorbell_offset * 4,
-    ),
-    Fact::offset(
-        MQD,
-        "struct v9_sdma_mqd",
-        "sdmax_rlcx_dummy_reg",
-        MQD_LAYOUT.dummy_reg * 4,
-    ),
-    Fact::offset(
-        MQD,
-        "struct v9_sdma_mqd",
-        "sdmax_rlcx_rb_wptr_poll_addr_hi",
-        MQD_LAYOUT.wptr_poll_hi * 4,
-    ),
-    Fact::offset(
-        MQD,
-        "struct v9_sdma_mqd",
-        "sdmax_rlcx_rb_wptr_poll_addr_lo",
-        MQD_LAYOUT.wptr_poll_lo * 4,
-    ),
-    Fact::offset(
-        MQD,
-        "struct v9_sdma_mqd",
-        "sdma_engine_id",
-        MQD_LAYOUT.engine_id * 4,
-    ),
-    Fact::offset(
-        MQD,
-        "struct v9_sdma_mqd",
-        "sdma_queue_id",
-        MQD_LAYOUT.queue_id * 4,
     ),
 ];

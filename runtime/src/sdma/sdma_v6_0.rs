@@ -133,7 +133,7 @@ pub const MQD_LAYOUT: MqdLayout = MqdLayout {
     rptr_addr_lo: 8,
     rptr_addr_hi: 7,
     doorbell_offset: 19,
-    sched_cntl: Some(22),
+    sched_cntl: 22,
     dummy_reg: 25,
     wptr_poll_hi: 26,
     wptr_poll_lo: 27,

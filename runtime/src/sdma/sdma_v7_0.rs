@@ -133,7 +133,7 @@ pub const MQD_LAYOUT: MqdLayout = MqdLayout {
     rptr_addr_lo: 7,
     rptr_addr_hi: 8,
     doorbell_offset: 17,
-    sched_cntl: Some(20),
+    sched_cntl: 20,
     dummy_reg: 23,
     wptr_poll_hi: 25,
     wptr_poll_lo: 24,

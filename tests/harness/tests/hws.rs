@@ -12,7 +12,7 @@ use barebell::mem::Dev;
 use barebell_model::TickingClock;
 use barebell_model::dma::Dma;
 use barebell_model::hws::{
-    HwsConfig, HwsEvent, HwsModel, HwsRefusal, MappedQueue, MecQueue, QueueEngine,
+    HwsConfig, HwsEvent, HwsModel, HwsRefusal, MappedQueue, MecQueue, QueueEngine, SdmaEngines,
 };
 use std::ptr::NonNull;
 
@@ -193,11 +193,22 @@ fn several_processes_and_queues_get_vmids_in_runlist_order() {
     let b: [QueueDesc; 0] = [];
     let c = [
         QueueDesc::compute(db(2), rig.mqd(2), rig.wptr(2)),
+        // SDMA engine 1 queue 0: KFD's doorbell index 0x10A aligned up
+        // to 0x10C (allocate_doorbell() on GC 9.4.3 in the Debian 6.12
+        // source; upstream leaves 0x10A, also engine 1's), dword 0x218.
         QueueDesc {
             engine: packets::Engine::Sdma { id: 1 },
-            ..QueueDesc::compute(0x400, rig.mqd(3), rig.wptr(3))
+            ..QueueDesc::compute(0x218, rig.mqd(3), rig.wptr(3))
         },
     ];
+    // Its v9 SDMA MQD as update_mqd_sdma() fills it (4 KiB ring: RB_SIZE
+    // 10; doorbell at dword 22, engine id at 126).
+    let m = MQD_AT + 3 * 256;
+    rig.arena[m] = 10 << 1 | 1 << 12 | 6 << 16;
+    rig.arena[m + 1] = 0x100;
+    rig.arena[m + 22] = 0x218 << 2;
+    rig.arena[m + 126] = 1;
+    rig.model.set_sdma(SdmaEngines::aqua_vanjaram(16));
     let procs = [
         ProcessQueues {
             process: ProcessDesc::new(11, PD),
@@ -213,7 +224,7 @@ fn several_processes_and_queues_get_vmids_in_runlist_order() {
         },
     ];
     let (ib, at) = rig.ib();
-    let rl = runlist::build(&cfg(), &procs, ib, at).unwrap();
+    let rl = runlist::build(&cfg().with_sdma_engines(16), &procs, ib, at).unwrap();
     assert_eq!(rl.ib_dwords, 3 * 21 + 4 * 7);
     rig.hws.run_list(&rl).unwrap();
     let p = rig.model.processes();
@@ -242,7 +253,7 @@ fn several_processes_and_queues_get_vmids_in_runlist_order() {
     assert_eq!(sdma.len(), 1);
     assert_eq!(
         (sdma[0].engine, sdma[0].doorbell_offset),
-        (QueueEngine::Sdma(1), 0x400)
+        (QueueEngine::Sdma(1), 0x218)
     );
     assert_eq!(rig.model.atc_vmid_pasid_mapping(5), 0x8000_0000 | 13);
 }

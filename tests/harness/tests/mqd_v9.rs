@@ -551,6 +551,8 @@ fn sdma_mqd_v9_decodes_to_update_mqd_sdma_values() {
             rptr_writeback_timer: 6,
             rptr_address: 0x5000_1008,
             doorbell_dword: 0x200,
+            // update_mqd_sdma() (v9) sets no write-pointer poll address.
+            wptr_poll_address: 0,
             // SDMA_RLC_DUMMY_DEFAULT.
             dummy_reg: 0xf,
             engine: 1,

@@ -94,6 +94,17 @@ pub enum HwsError {
     DuplicateDoorbell { doorbell_offset: u32 },
     /// A queue without an MQD or write-pointer address.
     NullQueueAddress { pasid: u16, doorbell_offset: u32 },
+    /// An SDMA queue on an engine the part does not have
+    /// (`allocate_sdma_queue()` draws engines below
+    /// `get_num_all_sdma_engines()`).
+    SdmaEngine { pasid: u16, engine: u8, engines: u8 },
+    /// An SDMA queue whose doorbell is not one of its engine's
+    /// (`allocate_doorbell()`'s static SDMA assignment).
+    SdmaDoorbellOutOfRange {
+        pasid: u16,
+        engine: u8,
+        doorbell_offset: u32,
+    },
 }
 
 impl core::fmt::Display for HwsError {
@@ -176,6 +187,22 @@ impl core::fmt::Display for HwsError {
             } => write!(
                 f,
                 "process {pasid}: the queue on doorbell {doorbell_offset:#x} has no MQD or write-pointer address"
+            ),
+            HwsError::SdmaEngine {
+                pasid,
+                engine,
+                engines,
+            } => write!(
+                f,
+                "process {pasid}: SDMA engine {engine} does not exist (the part has {engines} KFD may use)"
+            ),
+            HwsError::SdmaDoorbellOutOfRange {
+                pasid,
+                engine,
+                doorbell_offset,
+            } => write!(
+                f,
+                "process {pasid}: doorbell dword {doorbell_offset:#x} is not one of SDMA engine {engine}'s doorbells"
             ),
         }
     }

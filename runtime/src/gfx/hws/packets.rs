@@ -170,6 +170,7 @@ pub mod map_queues {
     pub const QUEUE_TYPE_NORMAL_LATENCY_STATIC: u32 = 2;
     pub const ENGINE_COMPUTE: u32 = 0;
     pub const ENGINE_SDMA0: u32 = 2;
+    pub const ENGINE_SDMA1: u32 = 3;
     pub const EXT_LEGACY: u32 = 0;
     pub const EXT_SDMA0_TO_7: u32 = 1;
     pub const EXT_SDMA8_TO_15: u32 = 2;
@@ -1133,6 +1134,11 @@ pub const FACTS: &[Fact] = &[
     ),
     Fact::constant(
         AI,
+        "engine_sel__mes_map_queues__sdma1_vi",
+        map_queues::ENGINE_SDMA1 as u64,
+    ),
+    Fact::constant(
+        AI,
         "extended_engine_sel__mes_map_queues__legacy_engine_sel",
         map_queues::EXT_LEGACY as u64,
     ),
@@ -1366,6 +1372,38 @@ mod tests {
             map_queues(&sdma9, false, false)[1],
             1 << 29 | 1 << 4 | 1 << 26 | 2 << 2
         );
+    }
+
+    /// `pm_map_queues_v9()` for SDMA on GC 9.4.3 (SDMA 4.4.2 is below
+    /// 5.2, so `pm_use_ext_eng()` is false), by hand from
+    /// `kfd_pm4_headers_ai.h`: engines 0 and 1 take the legacy select
+    /// (`engine_sel` 2 = sdma0_vi, 3 = sdma1_vi); 2..7 take
+    /// `extended_engine_sel` 1 (sdma0_to_7) with `engine_sel` = id; 8..15
+    /// take 2 (sdma8_to_15) with id % 8. Queue type normal compute; the
+    /// doorbell dword at bit 2 of ordinal 3, MQD and wptr addresses after.
+    #[test]
+    fn map_queues_sdma_engine_select_on_gc_9_4_3() {
+        let base = 1 << 29 | 1 << 4;
+        let cases = [
+            (0u8, 2u32 << 26),
+            (1, 3 << 26),
+            (2, 1 << 2 | 2 << 26),
+            (7, 1 << 2 | 7 << 26),
+            (8, 2 << 2),
+            (13, 2 << 2 | 5 << 26),
+            (15, 2 << 2 | 7 << 26),
+        ];
+        for (id, bits) in cases {
+            let q = QueueDesc {
+                engine: Engine::Sdma { id },
+                ..QueueDesc::compute(0x218, 0x7_0000_2000, 0x7_0000_3008)
+            };
+            let p = map_queues(&q, false, false);
+            assert_eq!(p[0], 0xC005_A200, "engine {id}");
+            assert_eq!(p[1], base | bits, "engine {id}");
+            assert_eq!(p[2], 0x218 << 2);
+            assert_eq!(p[3..7], [0x2000, 7, 0x3008, 7]);
+        }
     }
 
     #[test]

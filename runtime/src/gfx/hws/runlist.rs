@@ -93,6 +93,84 @@ pub mod layout1 {
     pub const USERQUEUE_START: u32 = 0x010;
     pub const USERQUEUE_END: u32 = 0x01F;
     pub const XCC_RANGE: u32 = 0x020;
+    /// SDMA engines' doorbells: `0x100 ~ 0x19F`.
+    pub const SDMA_ENGINE_START: u32 = 0x100;
+    pub const SDMA_ENGINE_END: u32 = 0x19F;
+}
+
+/// `adev->doorbell_index.sdma_doorbell_range` as
+/// `aqua_vanjaram_doorbell_index_init()` sets it: doorbell dwords per SDMA
+/// engine (engine `i` starts at 64-bit index `SDMA_ENGINE_START + i *
+/// range / 2`). A `.c` value: no header fact.
+pub const SDMA_DOORBELL_RANGE_GC_9_4_3: u32 = 20;
+/// `KFD_QUEUE_DOORBELL_MIRROR_OFFSET` (`kfd_priv.h`): odd SDMA queues'
+/// doorbells sit 512 indices above the even ones.
+pub const KFD_QUEUE_DOORBELL_MIRROR_OFFSET: u32 = 512;
+/// `KFD_SDMA_SHADER_DOORBELL_GRANULARITY` (`kfd_priv.h` of the Debian
+/// `linux-source-6.12` on this machine): its `allocate_doorbell()` aligns
+/// an engine's first index up to it on GC 9.4.3/9.4.4/9.5.0. Upstream
+/// `allocate_doorbell()` (e.g. gregkh/linux's) has no such alignment, so
+/// [`SdmaDoorbells::contains`] accepts either assignment.
+pub const KFD_SDMA_SHADER_DOORBELL_GRANULARITY: u32 = 4;
+/// `num_sdma_queues_per_engine` for SDMA 4.4.2 (`kfd_device_info_set_sdma_info()`).
+pub const SDMA_QUEUES_PER_ENGINE_4_4_2: u32 = 8;
+/// 64-bit doorbells in a KFD process slice (`kfd_doorbell_process_slice()`:
+/// `doorbell_size * KFD_MAX_NUM_OF_QUEUES_PER_PROCESS` = 8 × 1024 bytes).
+pub const PROCESS_SLICE_DOORBELLS: u32 = 1024;
+
+/// The SDMA engines KFD may put queues on, with GC 9.4.3's doorbell plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SdmaDoorbells {
+    /// `get_num_all_sdma_engines()`: on a one-partition part, every SDMA
+    /// instance discovery lists (`adev->sdma.num_instances`).
+    pub engines: u8,
+}
+
+impl SdmaDoorbells {
+    /// `adev->doorbell_index.sdma_engine[engine]`: the engine's first
+    /// 64-bit doorbell index (amdgpu's own ring on that instance uses it,
+    /// `sdma_v4_4_2_sw_init()`).
+    pub const fn engine_index(&self, engine: u8) -> Option<u32> {
+        if engine >= self.engines {
+            return None;
+        }
+        Some(layout1::SDMA_ENGINE_START + engine as u32 * (SDMA_DOORBELL_RANGE_GC_9_4_3 / 2))
+    }
+
+    /// The 64-bit doorbell index, within the process's doorbell slice,
+    /// KFD gives queue `queue` of `engine` (`allocate_doorbell()` on GC
+    /// 9.4.3: the engine's index aligned up to
+    /// [`KFD_SDMA_SHADER_DOORBELL_GRANULARITY`], + 512 for odd queues, +
+    /// `queue >> 1`).
+    pub const fn queue_index(&self, engine: u8, queue: u32) -> Option<u32> {
+        let Some(base) = self.engine_index(engine) else {
+            return None;
+        };
+        if queue >= SDMA_QUEUES_PER_ENGINE_4_4_2 {
+            return None;
+        }
+        let g = KFD_SDMA_SHADER_DOORBELL_GRANULARITY;
+        let aligned = base.div_ceil(g) * g;
+        Some(aligned + (queue & 1) * KFD_QUEUE_DOORBELL_MIRROR_OFFSET + (queue >> 1))
+    }
+
+    /// Whether doorbell dword `doorbell_offset` (MAP_QUEUES' unit, from
+    /// the start of the doorbell BAR) is one of `engine`'s: an even dword
+    /// whose 64-bit index within its process slice, less the 512 mirror,
+    /// lies in the engine's `sdma_doorbell_range` (`engine_index ..
+    /// engine_index + 10`), where every assignment of
+    /// `allocate_doorbell()` (aligned or not) falls.
+    pub fn contains(&self, engine: u8, doorbell_offset: u32) -> bool {
+        let Some(first) = self.engine_index(engine) else {
+            return false;
+        };
+        if !doorbell_offset.is_multiple_of(2) {
+            return false;
+        }
+        let index =
+            (doorbell_offset / 2) % PROCESS_SLICE_DOORBELLS % KFD_QUEUE_DOORBELL_MIRROR_OFFSET;
+        (first..first + SDMA_DOORBELL_RANGE_GC_9_4_3 / 2).contains(&index)
+    }
 }
 
 impl DoorbellRange {
@@ -130,6 +208,9 @@ pub struct RunlistConfig {
     pub enforce_isolation: bool,
     /// The doorbells compute queues may use.
     pub doorbells: DoorbellRange,
+    /// The SDMA engines SDMA queues may use (none until the part's are
+    /// given: [`RunlistConfig::with_sdma_engines`]).
+    pub sdma: SdmaDoorbells,
 }
 
 impl RunlistConfig {
@@ -148,6 +229,16 @@ impl RunlistConfig {
             sdma_ext_eng: false,
             enforce_isolation: false,
             doorbells: DoorbellRange::gc_9_4_3_xcc(xcc),
+            sdma: SdmaDoorbells { engines: 0 },
+        }
+    }
+
+    /// The part's SDMA engines (the SDMA instances discovery lists, one
+    /// partition).
+    pub const fn with_sdma_engines(self, engines: u8) -> Self {
+        RunlistConfig {
+            sdma: SdmaDoorbells { engines },
+            ..self
         }
     }
 }
@@ -225,6 +316,22 @@ fn check_queue(cfg: &RunlistConfig, pasid: u16, q: &QueueDesc) -> Result<(), Hws
             doorbell_offset: q.doorbell_offset,
             range: cfg.doorbells,
         });
+    }
+    if let packets::Engine::Sdma { id } = q.engine {
+        if id >= cfg.sdma.engines {
+            return Err(HwsError::SdmaEngine {
+                pasid,
+                engine: id,
+                engines: cfg.sdma.engines,
+            });
+        }
+        if !cfg.sdma.contains(id, q.doorbell_offset) {
+            return Err(HwsError::SdmaDoorbellOutOfRange {
+                pasid,
+                engine: id,
+                doorbell_offset: q.doorbell_offset,
+            });
+        }
     }
     if q.mqd_address == 0 || q.wptr_address == 0 {
         return Err(HwsError::NullQueueAddress {
@@ -395,6 +502,16 @@ pub const FACTS: &[Fact] = &[
         "AMDGPU_DOORBELL_LAYOUT1_XCC_RANGE",
         layout1::XCC_RANGE as u64,
     ),
+    Fact::constant(
+        DB,
+        "AMDGPU_DOORBELL_LAYOUT1_sDMA_ENGINE_START",
+        layout1::SDMA_ENGINE_START as u64,
+    ),
+    Fact::constant(
+        DB,
+        "AMDGPU_DOORBELL_LAYOUT1_sDMA_ENGINE_END",
+        layout1::SDMA_ENGINE_END as u64,
+    ),
 ];
 
 #[cfg(test)]
@@ -509,6 +626,35 @@ mod tests {
         );
     }
 
+    /// `allocate_doorbell()` on GC 9.4.3 by hand: engine `e` starts at
+    /// 0x100 + 10e (`aqua_vanjaram_doorbell_index_init()`), aligned up to
+    /// 4, odd queues +512, then + queue / 2.
+    #[test]
+    fn sdma_doorbells_as_kfd_assigns_them() {
+        let d = SdmaDoorbells { engines: 16 };
+        assert_eq!(d.engine_index(0), Some(0x100));
+        assert_eq!(d.engine_index(1), Some(0x10A));
+        assert_eq!(d.engine_index(15), Some(0x196));
+        assert_eq!(d.engine_index(16), None);
+        assert_eq!(d.queue_index(0, 0), Some(0x100));
+        assert_eq!(d.queue_index(0, 1), Some(0x300));
+        assert_eq!(d.queue_index(0, 7), Some(0x303));
+        // 0x10A aligned up to 0x10C.
+        assert_eq!(d.queue_index(1, 0), Some(0x10C));
+        assert_eq!(d.queue_index(1, 2), Some(0x10D));
+        assert_eq!(d.queue_index(1, 8), None);
+        // Dword = 2 × index, in any process slice (1024 doorbells).
+        assert!(d.contains(1, 0x10C * 2));
+        assert!(d.contains(1, 0x10C * 2 + 2048));
+        // Upstream's unaligned 0x10A is engine 1's too; 0x114 is engine 2's.
+        assert!(d.contains(1, 0x10A * 2));
+        assert!(d.contains(1, 0x30D * 2));
+        assert!(!d.contains(1, 0x114 * 2));
+        assert!(!d.contains(0, 0x10C * 2));
+        assert!(!d.contains(0, 0x201));
+        assert!(!d.contains(16, 0x200));
+    }
+
     #[test]
     fn refusals_before_sending() {
         let good = [QueueDesc::compute(0x20, 0x10_0000, 0x20_0000)];
@@ -534,18 +680,52 @@ mod tests {
                 ..
             })
         ));
+        // An SDMA queue is not held to the MEC range but to its engine's
+        // doorbells: engine 0 queue 0 is 64-bit index 0x100
+        // (AMDGPU_DOORBELL_LAYOUT1_sDMA_ENGINE_START), dword 0x200.
         let sdma = [QueueDesc {
             engine: Engine::Sdma { id: 0 },
-            ..far[0]
+            ..QueueDesc::compute(0x200, 0x10_0000, 0x20_0000)
         }];
-        assert!(
+        let with_sdma = cfg().with_sdma_engines(16);
+        assert_eq!(
             build(
                 &cfg(),
                 &one(ProcessDesc::new(1, PT), &sdma),
                 &mut ib,
                 0x4000
+            ),
+            Err(HwsError::SdmaEngine {
+                pasid: 1,
+                engine: 0,
+                engines: 0
+            })
+        );
+        assert!(
+            build(
+                &with_sdma,
+                &one(ProcessDesc::new(1, PT), &sdma),
+                &mut ib,
+                0x4000
             )
             .is_ok()
+        );
+        let stray = [QueueDesc {
+            engine: Engine::Sdma { id: 0 },
+            ..far[0]
+        }];
+        assert_eq!(
+            build(
+                &with_sdma,
+                &one(ProcessDesc::new(1, PT), &stray),
+                &mut ib,
+                0x4000
+            ),
+            Err(HwsError::SdmaDoorbellOutOfRange {
+                pasid: 1,
+                engine: 0,
+                doorbell_offset: 0x100
+            })
         );
         assert_eq!(
             build(

@@ -582,8 +582,10 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
             .ok_or(MesError::UnknownProcess { key: q.process })?;
         let mut setup = q.setup;
         setup.vmid = 0;
-        q.mqd
-            .write(&crate::sdma::build_mqd(q.version, &setup, 0, 0));
+        // MES maps SDMA 6.0/7.0 queues; 4.4.2's go through HWS.
+        let mqd = crate::sdma::build_mqd(q.version, &setup, 0, 0)
+            .ok_or(MapError::SdmaUnsupported { mapper: "MES" })?;
+        q.mqd.write(&mqd);
         let f = A::add_sdma_queue(
             &p,
             q.mqd.address(),

@@ -606,10 +606,146 @@ macro_rules! distance_facts {
     };
 }
 
-/// Array distances of both hubs, and `MTYPE_UC`.
+/// `VM_L2_PROTECTION_FAULT_STATUS` fields of the gfx9 hubs (equal in
+/// `mmhub_1_8_0_sh_mask.h` and `gc_9_4_3_sh_mask.h`). Unlike GC 11's word
+/// it has no `PRT` bit.
+pub mod fault_status {
+    pub const MORE_FAULTS: u32 = 0x0000_0001;
+    pub const WALKER_ERROR: u32 = 0x0000_000E;
+    pub const WALKER_ERROR_SHIFT: u32 = 1;
+    pub const PERMISSION_FAULTS: u32 = 0x0000_00F0;
+    pub const PERMISSION_FAULTS_SHIFT: u32 = 4;
+    pub const MAPPING_ERROR: u32 = 0x0000_0100;
+    pub const CID: u32 = 0x0003_FE00;
+    pub const CID_SHIFT: u32 = 9;
+    pub const RW: u32 = 0x0004_0000;
+    pub const ATOMIC: u32 = 0x0008_0000;
+    pub const VMID: u32 = 0x00F0_0000;
+    pub const VMID_SHIFT: u32 = 20;
+    /// `VM_L2_PROTECTION_FAULT_ADDR_HI32.LOGICAL_PAGE_ADDR_HI4`.
+    pub const ADDR_HI4: u32 = 0x0000_000F;
+}
+
+/// Reads the fault one gfx9 hub instance latched (`bases`: that
+/// instance's; an SDMA 4.4.2 engine's is its AID's MMHUB, `ring->vm_hub =
+/// AMDGPU_MMHUB0(aid_id)` in `sdma_v4_4_2_sw_init()`); `None` when the
+/// status word is zero. The page address is `ADDR_HI4:ADDR_LO32 << 12`,
+/// as `gmc_v9_0_process_interrupt()` reads `VM_L2_PROTECTION_FAULT_STATUS`
+/// (the address there comes from the IV).
+pub fn read_fault<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: &crate::regs::IpBases,
+    hub: &HubV9Regs,
+) -> Result<Option<crate::gmc::hub::VmFault>, HubError> {
+    use fault_status as f;
+    let r = Block::new(bus, *bases);
+    let read = |reg: Reg| -> Result<u32, HubError> {
+        let v = r.read(reg)?;
+        if v == ALL_ONES {
+            return Err(HubError::DeviceGone { name: reg.name });
+        }
+        Ok(v)
+    };
+    let status = read(hub.fault_status)?;
+    if status == 0 {
+        return Ok(None);
+    }
+    let lo = read(hub.fault_addr_lo)?;
+    let hi = read(hub.fault_addr_hi)? & f::ADDR_HI4;
+    Ok(Some(crate::gmc::hub::VmFault {
+        hub: hub.name,
+        addr: (u64::from(hi) << 32 | u64::from(lo)) << 12,
+        vmid: ((status & f::VMID) >> f::VMID_SHIFT) as u8,
+        cid: ((status & f::CID) >> f::CID_SHIFT) as u16,
+        write: status & f::RW != 0,
+        atomic: status & f::ATOMIC != 0,
+        permission_faults: ((status & f::PERMISSION_FAULTS) >> f::PERMISSION_FAULTS_SHIFT) as u8,
+        walker_error: ((status & f::WALKER_ERROR) >> f::WALKER_ERROR_SHIFT) as u8,
+        mapping_error: status & f::MAPPING_ERROR != 0,
+        more_faults: status & f::MORE_FAULTS != 0,
+        prt: false,
+        status,
+    }))
+}
+
+macro_rules! fault_facts {
+    ($h:literal) => {
+        [
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__MORE_FAULTS_MASK",
+                fault_status::MORE_FAULTS as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__WALKER_ERROR_MASK",
+                fault_status::WALKER_ERROR as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__WALKER_ERROR__SHIFT",
+                fault_status::WALKER_ERROR_SHIFT as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__PERMISSION_FAULTS_MASK",
+                fault_status::PERMISSION_FAULTS as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__PERMISSION_FAULTS__SHIFT",
+                fault_status::PERMISSION_FAULTS_SHIFT as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__MAPPING_ERROR_MASK",
+                fault_status::MAPPING_ERROR as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__CID_MASK",
+                fault_status::CID as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__CID__SHIFT",
+                fault_status::CID_SHIFT as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__RW_MASK",
+                fault_status::RW as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__ATOMIC_MASK",
+                fault_status::ATOMIC as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__VMID_MASK",
+                fault_status::VMID as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_STATUS__VMID__SHIFT",
+                fault_status::VMID_SHIFT as u64,
+            ),
+            barebell_facts::Fact::constant(
+                $h,
+                "VM_L2_PROTECTION_FAULT_ADDR_HI32__LOGICAL_PAGE_ADDR_HI4_MASK",
+                fault_status::ADDR_HI4 as u64,
+            ),
+        ]
+    };
+}
+
+/// Array distances of both hubs, the fault status fields, and `MTYPE_UC`.
 pub const FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
     distance_facts!("gc_9_4_3_offset.h", GFXHUB_1_2),
     distance_facts!("mmhub_1_8_0_offset.h", MMHUB_1_8),
+    fault_facts!("mmhub_1_8_0_sh_mask.h"),
+    fault_facts!("gc_9_4_3_sh_mask.h"),
     [barebell_facts::Fact::constant(
         "vega10_enum.h",
         "MTYPE_UC",
