@@ -61,6 +61,8 @@ pub enum ErrorKind {
     Nbio(NbioError),
     /// GC 9.4.3's per-XCC RLC/MEC start (`gfx_v9_4_3_hw_init()`).
     StartV9(barebell::gfx::start_v9_4_3::StartError),
+    /// GC 9.4.3's KIQs or user queue (`crate::gfx_v9_4_3`).
+    QueueV9(crate::gfx_v9_4_3::QueueV9Error),
     Indirect(IndirectError),
     /// An allocation in VRAM, GTT or the ring area did not fit.
     Memory(MemError),
@@ -131,6 +133,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::NotImplemented(e) => write!(f, "{e}"),
             ErrorKind::Nbio(e) => write!(f, "{e}"),
             ErrorKind::StartV9(e) => write!(f, "RLC/MEC start: {e}"),
+            ErrorKind::QueueV9(e) => write!(f, "{e}"),
             ErrorKind::Indirect(e) => write!(f, "indirect register access: {e}"),
             ErrorKind::Memory(e) => write!(f, "memory: {e}"),
             ErrorKind::Layout(e) => write!(f, "memory layout: {e}"),

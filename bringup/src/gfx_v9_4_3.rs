@@ -428,10 +428,114 @@ impl<'p, C: Clock, P: Pause> UserQueueV9<'p, C, P> {
         kiqs: &mut [XccKiq<'_, KC, KP>],
         clock: &C,
     ) -> Result<(), QueueV9Error> {
+        let mut m = MappedRef {
+            mqds: &self.mqds,
+            doorbell: self.doorbell,
+            xccs: self.xccs,
+            layout: self.layout,
+            mapping: &mut self.mapping,
+            hws: &mut self.hws,
+            hiq: &mut self.hiq,
+        };
+        m.unmap(xccs, kiqs, clock)
+    }
+
+    /// The AQL queue and its signal for a caller that submits, and the
+    /// rest ([`MappedV9`]) for the one that unmaps.
+    pub fn split(
+        self,
+    ) -> (
+        AqlQueue<'p, SLOTS>,
+        Dev<'p, SignalMemory>,
+        MappedV9<'p, C, P>,
+    ) {
+        (
+            self.queue,
+            self.signal,
+            MappedV9 {
+                memory: self.memory,
+                mqds: self.mqds,
+                eop: self.eop,
+                doorbell: self.doorbell,
+                xccs: self.xccs,
+                layout: self.layout,
+                mapping: self.mapping,
+                hws: self.hws,
+                hiq: self.hiq,
+            },
+        )
+    }
+}
+
+/// A mapped user queue without its AQL queue and signal
+/// ([`UserQueueV9::split`]): what unmapping it needs.
+pub struct MappedV9<'p, C, P> {
+    pub memory: Dev<'p, QueueMemory<SLOTS>>,
+    pub mqds: Dev<'p, XccMqdPages>,
+    pub eop: Dev<'p, EopBuffer>,
+    pub doorbell: u32,
+    pub xccs: usize,
+    pub layout: Option<XccMqds>,
+    pub mapping: Option<MappingV9>,
+    pub hws: Option<HwsClient<'p, C, P>>,
+    pub hiq: Option<(HiqParts<'p>, V9Mqd)>,
+}
+
+impl<C, P> core::fmt::Debug for MappedV9<'_, C, P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("MappedV9")
+            .field("doorbell", &self.doorbell)
+            .field("xccs", &self.xccs)
+            .field("mapping", &self.mapping)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'p, C: Clock, P: Pause> MappedV9<'p, C, P> {
+    /// As [`UserQueueV9::unmap`].
+    pub fn unmap<B: RegisterBus + ?Sized, KC: Clock, KP: Pause>(
+        &mut self,
+        xccs: &[Block<'_, B>],
+        kiqs: &mut [XccKiq<'_, KC, KP>],
+        clock: &C,
+    ) -> Result<(), QueueV9Error> {
+        let mut m = MappedRef {
+            mqds: &self.mqds,
+            doorbell: self.doorbell,
+            xccs: self.xccs,
+            layout: self.layout,
+            mapping: &mut self.mapping,
+            hws: &mut self.hws,
+            hiq: &mut self.hiq,
+        };
+        m.unmap(xccs, kiqs, clock)
+    }
+}
+
+/// What unmapping reads and clears, borrowed from either owner.
+struct MappedRef<'a, 'p, C, P> {
+    mqds: &'a Dev<'p, XccMqdPages>,
+    doorbell: u32,
+    xccs: usize,
+    layout: Option<XccMqds>,
+    mapping: &'a mut Option<MappingV9>,
+    hws: &'a mut Option<HwsClient<'p, C, P>>,
+    hiq: &'a mut Option<(HiqParts<'p>, V9Mqd)>,
+}
+
+impl<C: Clock, P: Pause> MappedRef<'_, '_, C, P> {
+    /// Takes the queue off every XCC, by the way it was mapped. `xccs`
+    /// (direct) are the GC blocks, `kiqs` (kiq) the XCCs' KIQs.
+    pub fn unmap<B: RegisterBus + ?Sized, KC: Clock, KP: Pause>(
+        &mut self,
+        xccs: &[Block<'_, B>],
+        kiqs: &mut [XccKiq<'_, KC, KP>],
+        clock: &C,
+    ) -> Result<(), QueueV9Error> {
         let layout = self.layout.ok_or(QueueV9Error::State {
             what: "the user queue is not mapped",
         })?;
-        match self.mapping {
+        match *self.mapping {
             None => {
                 return Err(QueueV9Error::State {
                     what: "the user queue is not mapped",
@@ -476,7 +580,7 @@ impl<'p, C: Clock, P: Pause> UserQueueV9<'p, C, P> {
                 // stop_cpsch() → kernel_queue_uninitialize(): the HIQ's
                 // HQD destroyed on XCC 0, where it was mapped
                 // (`kgd_gfx_v9_hqd_destroy()`).
-                self.hws = None;
+                *self.hws = None;
                 if let Some((_, mqd)) = self.hiq.take() {
                     let gc = *xccs
                         .first()
@@ -485,7 +589,7 @@ impl<'p, C: Clock, P: Pause> UserQueueV9<'p, C, P> {
                 }
             }
         }
-        self.mapping = None;
+        *self.mapping = None;
         Ok(())
     }
 }

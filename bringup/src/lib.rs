@@ -66,6 +66,7 @@ pub mod ih;
 pub mod nbio;
 pub mod psp;
 pub mod queue;
+pub mod queue_v9;
 pub mod recover;
 pub mod rings;
 pub mod sdma;
@@ -163,6 +164,10 @@ pub struct Gpu<'p> {
     pub entered: Step,
     /// Whether the MES step was begun (never with the direct mapping).
     mes_started: bool,
+    /// GC 9.4.3: the XCCs' KIQs while no user queue holds them (a
+    /// bring-up stopped after the rings step, or a queue step that failed
+    /// before mapping); the teardown takes them down.
+    kiqs_v9: Vec<gfx_v9_4_3::KiqClientV9<'p>>,
     sink: &'p dyn Sink,
 }
 
@@ -309,6 +314,7 @@ pub fn run<'p>(
         reached: Step::Discovery,
         entered: Step::Discovery,
         mes_started: false,
+        kiqs_v9: Vec::new(),
         sink,
     };
     match steps(&mut gpu, fw, opts, sink) {
@@ -437,6 +443,45 @@ fn steps<'p>(
     // queue 0 with no KIQ and no MES running, so the best-proven path is
     // not gated behind the least-proven one.
     let mut area = mem.take_ring_area();
+    if gpu.ips.generation == barebell::ip::Generation::Gfx94 {
+        // GC 9.4.3: no MES (KFD's CPSCH runs the HWS on the MEC); the
+        // rings step brings up every XCC's KIQ unless the queue is loaded
+        // directly.
+        sink.step(
+            Step::Mes,
+            format_args!(
+                "skipped: GC 9.4.3 has no MES; KFD schedules with the HWS on the MEC (CPSCH)"
+            ),
+        );
+        gpu.reached = Step::Mes;
+        if opts.stops_after(Step::Mes) {
+            return Ok(());
+        }
+        let mut kiqs = if mapping == Mapping::Direct {
+            sink.step(
+                Step::Rings,
+                format_args!("skipped: the direct mapping needs no KIQ"),
+            );
+            Vec::new()
+        } else {
+            enter(gpu, Step::Rings)?;
+            queue_v9::rings(gpu, &mut area, sink)?
+        };
+        gpu.reached = Step::Rings;
+        if opts.stops_after(Step::Rings) {
+            gpu.kiqs_v9 = kiqs;
+            return Ok(());
+        }
+        enter(gpu, Step::Queue)?;
+        let mut slot = None;
+        let r = queue_v9::run(gpu, &mem, &mut area, &mut kiqs, mapping, &mut slot, sink);
+        gpu.queue = slot;
+        gpu.kiqs_v9 = kiqs;
+        r?;
+        gpu.ring_area = Some(area);
+        gpu.reached = Step::Queue;
+        return Ok(());
+    }
     let rings = if mapping == Mapping::Direct {
         for st in [Step::Mes, Step::Rings] {
             sink.step(

@@ -60,16 +60,24 @@ pub enum Mapping {
     Direct,
     /// PM4 MAP_QUEUES on the KIQ ring (HWS/CPSCH style).
     Kiq,
+    /// The hardware scheduler on the MEC (KFD's CPSCH on GC 9.x): the HIQ
+    /// mapped through the KIQ, then a runlist on the HIQ
+    /// ([`crate::queue_v9`]); GC 9.4.3 only.
+    Hws,
 }
 
 impl Mapping {
+    /// The mappings of gfx11/gfx12 parts.
     pub const ALL: [Mapping; 3] = [Mapping::Mes, Mapping::Direct, Mapping::Kiq];
+    /// The mappings of GC 9.4.3 parts (no MES).
+    pub const GFX94: [Mapping; 3] = [Mapping::Hws, Mapping::Direct, Mapping::Kiq];
 
     pub fn name(self) -> &'static str {
         match self {
             Mapping::Mes => "mes",
             Mapping::Direct => "direct",
             Mapping::Kiq => "kiq",
+            Mapping::Hws => "hws",
         }
     }
 }
@@ -163,6 +171,32 @@ impl<'p> UserQueue<'p> {
         }
     }
 
+    /// A queue another module mapped (GC 9.4.3, [`crate::queue_v9`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn from_parts(
+        queue: AqlQueue<'p, SLOTS>,
+        signal: &'p SignalMemory,
+        doorbell: u32,
+        mode: Mapping,
+        mapping: HqdMapping,
+        create_ns: u64,
+        mapper: Box<dyn QueueMapper + 'p>,
+        gpu: &Gpu<'p>,
+    ) -> Self {
+        UserQueue {
+            queue,
+            signal,
+            doorbell,
+            mode,
+            mapping,
+            create_ns,
+            packet_id: 0,
+            mapper,
+            platform: gpu.platform,
+            presence: crate::recover::presence(gpu),
+        }
+    }
+
     /// The mapper that mapped this queue (MES adds SDMA queues through
     /// it, [`crate::sdma`]).
     pub fn mapper_mut(&mut self) -> &mut (dyn QueueMapper + 'p) {
@@ -182,6 +216,7 @@ impl core::fmt::Display for AddressSpace {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self.0 {
             Mapping::Mes => write!(f, "PASID {PASID:#x}, VMID picked by MES"),
+            Mapping::Hws => write!(f, "PASID {PASID:#x}, VMID picked by the HWS"),
             Mapping::Direct | Mapping::Kiq => write!(f, "VMID {}", self.1),
         }
     }
@@ -271,6 +306,13 @@ pub fn run<'p>(
         None => (None, None, None),
     };
     let (mut mapper, vmid): (Box<dyn QueueMapper + 'p>, u8) = match mode {
+        Mapping::Hws => {
+            return Err(ErrorKind::Unsupported {
+                what: "the HWS (CPSCH) mapping: GC 9.x's scheduler; gfx11/gfx12 use MES, GC",
+                version: gpu.ips.gc.version.triple(),
+            })
+            .at(s);
+        }
         Mapping::Mes => {
             let scheduler = scheduler.ok_or(QueueError::NoScheduler).at(s)?;
             // Linux keeps the context control it programmed

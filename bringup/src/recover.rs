@@ -366,6 +366,13 @@ fn queue_rung(gpu: &mut Gpu<'_>) -> RungOutcome {
             )),
             Err(e) => RungOutcome::Failed(format!("{e}")),
         },
+        crate::Mapping::Hws => match q.mapper_mut().unmap(&m) {
+            Ok(()) => RungOutcome::Recovered(format!(
+                "the HWS answered UNMAP_QUEUES and its QUERY_STATUS fence for doorbell {:#x}",
+                m.doorbell
+            )),
+            Err(e) => RungOutcome::Failed(format!("{e}")),
+        },
     }
 }
 

@@ -239,19 +239,35 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
 
     // 3. The MEC.
     let o = if entered >= Step::Rlc && generation == Generation::Gfx94 {
-        // gfx_v9_4_3_xcc_cp_compute_enable(false) on every XCC
+        // The KIQs no queue took (`gfx_v9_4_3_xcc_kiq_fini_register()`),
+        // then gfx_v9_4_3_xcc_cp_compute_enable(false) on every XCC
         // (`gfx_v9_4_3_hw_fini()` → `gfx_v9_4_3_xcc_fini()`).
         let xccs = gpu.ips.xccs();
-        let r = xccs.iter().enumerate().try_for_each(|(i, x)| {
-            start_v9_4_3::cp_compute_enable(&bus.block(x.bases), p.clock(), i, false)
-        });
-        match r {
-            Ok(()) => Outcome::Done(alloc::format!(
-                "CP_MEC_CNTL = {:#010x} (MEC_ME1/ME2 halted, pipes reset) on {} XCCs",
+        let blocks: Vec<_> = xccs.iter().map(|x| bus.block(x.bases)).collect();
+        let kiqs = core::mem::take(&mut gpu.kiqs_v9);
+        let n_kiqs = kiqs.len();
+        let down = if kiqs.is_empty() {
+            Ok(())
+        } else {
+            crate::gfx_v9_4_3::kiqs_down(&blocks, kiqs, p.clock())
+        };
+        let r = blocks
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, b)| start_v9_4_3::cp_compute_enable(b, p.clock(), i, false));
+        match (down, r) {
+            (Ok(()), Ok(())) => Outcome::Done(alloc::format!(
+                "{}CP_MEC_CNTL = {:#010x} (MEC_ME1/ME2 halted, pipes reset) on {} XCCs",
+                if n_kiqs > 0 {
+                    alloc::format!("{n_kiqs} KIQs taken down; ")
+                } else {
+                    String::new()
+                },
                 barebell::regs::gc_9_4_3_rlc::CpMecCntl::HALT.into_bits(),
                 xccs.len()
             )),
-            Err(e) => Outcome::Failed(e.at(Step::Teardown).kind),
+            (Err(e), _) => Outcome::Failed(ErrorKind::QueueV9(e)),
+            (_, Err(e)) => Outcome::Failed(e.at(Step::Teardown).kind),
         }
     } else if entered >= Step::Rlc {
         outcome(mec::compute_enable(bus, &gc, generation, false).map(|v| {

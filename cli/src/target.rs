@@ -137,7 +137,9 @@ pub fn open(t: &TargetArgs, fw: &FirmwareDir, seed: u64) -> Result<Device, Strin
     match t.hardware() {
         None if t.part.part().generation == barebell::ip::Generation::Gfx94 => {
             let m = HostMemory::allocate(MODEL_BAR0_BYTES)
-                .and_then(|mem| barebell_model::vgpu9::VirtualGpu9::new(t.part.part(), fw, mem))
+                .and_then(|mem| {
+                    barebell_model::vgpu9::VirtualGpu9::new(t.part.part(), fw, mem, Seed(seed))
+                })
                 .map_err(|e| format!("building the model {}: {e}", t.part.name()))?;
             Ok(Device::Model9(Box::new(m)))
         }
@@ -232,6 +234,17 @@ impl Device {
                 for x in m.psp().mc().faults() {
                     s.push_str(&format!("\nthe PSP's memory access faulted: {x}"));
                 }
+                for r in m.mec().refusals() {
+                    s.push_str(&format!("\nthe GC 9.4.3 CP model refused: {r}"));
+                }
+                for e in m.mec().cp().errors() {
+                    s.push_str(&format!("\nthe CP model: {e}"));
+                }
+                for (i, v) in m.nbios()[0].dropped() {
+                    s.push_str(&format!(
+                        "\nthe NBIO dropped doorbell {i:#x} = {v:#x} (aperture closed)"
+                    ));
+                }
                 let stray = m.unclaimed();
                 if let Some((w, at)) = stray.first() {
                     s.push_str(&format!(
@@ -277,8 +290,11 @@ pub enum MappingArg {
     Mes,
     /// Direct HQD register load (what tinygrad's AM driver does).
     Direct,
-    /// PM4 MAP_QUEUES on the KIQ ring (HWS/CPSCH style).
+    /// PM4 MAP_QUEUES on the KIQ ring.
     Kiq,
+    /// KFD's CPSCH on GC 9.4.3: the HIQ mapped through the KIQ, then a
+    /// runlist on the HIQ for the hardware scheduler (HWS).
+    Hws,
 }
 
 impl From<MappingArg> for Mapping {
@@ -287,6 +303,7 @@ impl From<MappingArg> for Mapping {
             MappingArg::Mes => Mapping::Mes,
             MappingArg::Direct => Mapping::Direct,
             MappingArg::Kiq => Mapping::Kiq,
+            MappingArg::Hws => Mapping::Hws,
         }
     }
 }

@@ -346,7 +346,14 @@ pub struct MecV943 {
     spaces: Spaces,
     state: Mutex<State>,
     cp: Mutex<CpModel>,
+    /// What a doorbell store crosses before it reaches the CP (the
+    /// device's NBIO doorbell aperture); `None` passes every store.
+    gate: Mutex<Option<DoorbellGate>>,
 }
+
+/// A device's doorbell path: whether a store of `value` to doorbell
+/// `dword` reaches the GC (it records what it drops).
+pub type DoorbellGate = Box<dyn Fn(u32, u64) -> bool + Send + Sync>;
 
 impl core::fmt::Debug for MecV943 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -411,6 +418,7 @@ impl MecV943 {
                 ..State::default()
             }),
             cp: Mutex::new(cp),
+            gate: Mutex::new(None),
         }
     }
 
@@ -422,6 +430,12 @@ impl MecV943 {
             &*self.doorbells as *const DoorbellPage as u64,
             DOORBELL_SLOTS * 8,
         )
+    }
+
+    /// Puts the device's doorbell path in front of the CP: a store found
+    /// on the page reaches a KIQ or queue only if `gate` passes it.
+    pub fn set_doorbell_gate(&self, gate: DoorbellGate) {
+        *self.gate.lock() = Some(gate);
     }
 
     /// Every byte offset the block decodes, for the device's BAR5 routing.
@@ -952,7 +966,9 @@ impl MecV943 {
                 if let Some(o) = s.shadow.get_mut(i) {
                     *o = v;
                 }
-                if self.ring(s, (i * 2) as u32, v) {
+                let dword = (i * 2) as u32;
+                let passed = self.gate.lock().as_ref().is_none_or(|g| g(dword, v));
+                if passed && self.ring(s, dword, v) {
                     rang += 1;
                 }
             }

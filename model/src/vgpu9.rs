@@ -17,7 +17,17 @@
 //!   fence), the IH on OSSSYS 4.4.2 ([`crate::ih::IhModel`], writing its
 //!   ring through AID 0's MMHUB) and the SMU on MP1 13.0.6
 //!   ([`crate::smu::SmuModel`]: its PMFW runs from power-on, started by
-//!   the boot firmware, not the PSP).
+//!   the boot firmware, not the PSP);
+//! - the CP of every XCC ([`MecV943`]: HQDs, the KIQ of each XCC, the
+//!   HIQ and its HWS, AQL queues spread over the XCCs on one gfx942
+//!   [`CpModel`]), reaching memory through each XCC's GFXHUB (VMID
+//!   contexts) or a process's tables (HWS queues), then the IOMMU or the
+//!   VRAM backing ([`Xlate`]).
+//!
+//! BAR2 is the CP block's page of 64-bit doorbells; a store found there
+//! reaches a KIQ or queue only through AID 0's NBIO 7.9 doorbell aperture
+//! (stores made while it is closed are dropped and recorded by the NBIO
+//! model), when the platform pauses.
 //!
 //! BAR5 is 1 MiB (a model value: Navi3x's; MI300's BAR5 length is not in
 //! the public sources used here). Registers past it are reached only
@@ -36,11 +46,15 @@
 //! and of BAR2, BAR5's length, and those listed in the block models.
 
 use crate::SimClock;
-use crate::bar::{BarWindow, DoorbellPage};
+use crate::bar::BarWindow;
+use crate::cp::{CpModel, VmRefusal};
+use crate::decode::pte_v9::{self, AccessV9, ContextV9, TranslationV9};
 use crate::discovery::{self, IpDesc, VramWindow};
+use crate::dma::Dma;
 use crate::error::ModelError;
 use crate::hub_v9::{self, HubV9Model};
 use crate::mc::{CID_MP0, Mc};
+use crate::mec_v9_4_3::{MecV943, Space, XccTranslate};
 use crate::nbio::{NbioIp, NbioModel};
 use crate::parts::Part;
 use crate::psp::{PspModel, PspPlacement};
@@ -59,7 +73,7 @@ use barebell::regs::IpBases;
 use barebell::time::Clock;
 use core::ops::RangeInclusive;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, Ordering};
 use spin::Mutex;
 
 /// The PMFW version the model's SMU reports (a model value: at least
@@ -164,9 +178,9 @@ pub struct VirtualGpu9 {
     psp: Arc<PspModel>,
     rlc_mec: Arc<RlcMecV943>,
     nbios: Vec<Arc<NbioModel>>,
+    mec: Arc<MecV943>,
     ih: Arc<crate::ih::IhModel>,
     smu: Arc<crate::smu::SmuModel>,
-    doorbells: Box<DoorbellPage>,
     chunk_bus: Vec<u64>,
     claimed: AtomicBool,
     bus_master: Arc<AtomicBool>,
@@ -198,7 +212,12 @@ impl RegisterBus for Routed {
 impl VirtualGpu9 {
     /// Builds the GC 9.4.3 `part` over `memory`, with the PSP model
     /// expecting the firmware `files` holds for it.
-    pub fn new(part: Part, files: Files<'_>, memory: HostMemory) -> Result<Self, ModelError> {
+    pub fn new(
+        part: Part,
+        files: Files<'_>,
+        memory: HostMemory,
+        seed: crate::Seed,
+    ) -> Result<Self, ModelError> {
         if part.generation != Generation::Gfx94 {
             return Err(ModelError::Unsupported {
                 what: "VirtualGpu9 (GC 9.4.3 parts only; see VirtualGpu)",
@@ -348,6 +367,38 @@ impl VirtualGpu9 {
             })?,
         );
 
+        // The CP of every XCC on one gfx942 CP model, reading the DMA region
+        // and VRAM by host address once [`Xlate`] translated.
+        let mut cp = CpModel::new(seed);
+        cp.shader.target = barebell_isa::Target::Gfx942;
+        let mut kdma = Dma::default();
+        // SAFETY: the DMA region and VRAM backing belong to `memory`,
+        // which the VirtualGpu9 owns and drops after the CP block (field
+        // order); the device side reaches them per the device protocol.
+        unsafe {
+            cp.dma_mut().map(dma.as_ptr() as u64, dma_len as u64);
+            cp.dma_mut().map(vram.as_ptr() as u64, vram_len as u64);
+            kdma.map(dma.as_ptr() as u64, dma_len as u64);
+            kdma.map(vram.as_ptr() as u64, vram_len as u64);
+        }
+        let chunk_bus: Vec<u64> = (0..dma_len / DMA_CHUNK)
+            .map(|i| DMA_BUS + (i * DMA_CHUNK) as u64)
+            .collect();
+        let xlate = Arc::new(Xlate {
+            gfxhubs: gfxhubs.clone(),
+            vram: (vram.as_ptr() as u64, vram_len as u64),
+            dma: (dma.as_ptr() as u64, dma_len as u64),
+            chunk_bus: chunk_bus.clone(),
+        });
+        let mec = Arc::new(MecV943::new(
+            &clock,
+            xccs.iter().map(|x| bases8(x)).collect(),
+            rlc_mec.clone(),
+            cp,
+            kdma,
+            xlate,
+        ));
+
         let mut ranges: Vec<(RangeInclusive<usize>, Arc<dyn RegisterBus + Send + Sync>)> =
             Vec::new();
         for h in gfxhubs.iter().chain(&mmhubs) {
@@ -357,6 +408,13 @@ impl VirtualGpu9 {
         for off in rlc_mec.offsets() {
             single.insert(off, rlc_mec.clone());
         }
+        for off in mec.offsets() {
+            single.insert(off, mec.clone());
+        }
+        let nb0 = nbios[0].clone();
+        mec.set_doorbell_gate(Box::new(move |dword, value| {
+            nb0.doorbell_write(dword / 2, value) == crate::nbio::DoorbellOutcome::Rang
+        }));
         let m0 = bases8(mp0)[0] as usize;
         ranges.push((
             (m0 + MP0_C2PMSG_FIRST as usize) * 4..=(m0 + MP0_C2PMSG_LAST as usize) * 4,
@@ -400,9 +458,6 @@ impl VirtualGpu9 {
             name: "BIF_BX0_PCIE_INDEX2/DATA2",
         })?;
         let bar5 = BarWindow::new(Routed(router.clone()), REGS_BYTES, index, data);
-        let chunk_bus = (0..dma_len / DMA_CHUNK)
-            .map(|i| DMA_BUS + (i * DMA_CHUNK) as u64)
-            .collect();
         Ok(VirtualGpu9 {
             name: format!("model {}", part.name),
             part,
@@ -415,9 +470,9 @@ impl VirtualGpu9 {
             psp,
             rlc_mec,
             nbios,
+            mec,
             ih,
             smu,
-            doorbells: Box::new(DoorbellPage([const { AtomicU64::new(0) }; 512])),
             chunk_bus,
             claimed: AtomicBool::new(false),
             bus_master,
@@ -439,6 +494,11 @@ impl VirtualGpu9 {
 
     pub fn rlc_mec(&self) -> &RlcMecV943 {
         &self.rlc_mec
+    }
+
+    /// The CP of every XCC (HQDs, KIQs, the HWS, the CP model).
+    pub fn mec(&self) -> &MecV943 {
+        &self.mec
     }
 
     /// The GFXHUB v1.2 of each XCC, in instance order.
@@ -498,7 +558,16 @@ impl VirtualGpu9 {
                 }
             }
         }
+        for q in self.mec.queues().iter().filter(|q| !q.retired) {
+            why.push(format!(
+                "queue on doorbell dword {:#x} still mapped ({:?})",
+                q.doorbell_dword, q.source
+            ));
+        }
         for x in 0..self.gfxhubs.len() {
+            if self.mec.kiq_running(x) {
+                why.push(format!("XCC {x}: KIQ active"));
+            }
             if self.rlc_mec.mec_run(x).is_ok() {
                 why.push(format!(
                     "XCC {x}: MEC running (CP_MEC_CNTL halt bits clear)"
@@ -542,8 +611,8 @@ impl VirtualGpu9 {
 //   a model per access, in program order;
 // - `vram` is `memory`'s VRAM backing, owned by this value and used only
 //   through it (the MC model reads it as VRAM);
-// - `doorbells` is the boxed doorbell page, owned by this value, valid
-//   for aligned 64-bit stores;
+// - `doorbells` is the CP block's boxed doorbell page, owned (through
+//   the block) by this value, valid for aligned 64-bit stores;
 // - `dma` is `memory`'s DMA region: whole 2 MiB chunks, owned by this
 //   value until it drops (after every model that holds its addresses),
 //   in the model IOMMU at `chunk_bus`.
@@ -562,9 +631,11 @@ unsafe impl Platform for VirtualGpu9 {
         }
     }
     fn doorbells(&self) -> Aperture {
+        let (host, len) = self.mec.doorbell_page();
         Aperture {
-            host: NonNull::from(&*self.doorbells).cast(),
-            len: core::mem::size_of::<DoorbellPage>(),
+            // The page is boxed inside the CP block, never null.
+            host: NonNull::new(host as *mut u8).unwrap_or(NonNull::dangling()),
+            len,
         }
     }
     fn doorbell_bus(&self) -> u64 {
@@ -582,9 +653,11 @@ unsafe impl Platform for VirtualGpu9 {
         &self.host_clock
     }
     fn pause(&self) {
-        // Nothing runs on its own yet besides the PSP, which answers on
-        // register access; a pause is the host backing off.
-        self.clock.advance(crate::vgpu::PAUSE_IDLE_NS);
+        // The CP block scans BAR2 (through the NBIO's aperture), services
+        // the KIQs and the HWS, and steps the CP.
+        if self.mec.service() == 0 {
+            self.clock.advance(crate::vgpu::PAUSE_IDLE_NS);
+        }
     }
     fn name(&self) -> &str {
         &self.name
@@ -595,5 +668,125 @@ unsafe impl Platform for VirtualGpu9 {
     fn set_bus_master(&self, on: bool) -> bool {
         self.bus_master.store(on, Ordering::Release);
         true
+    }
+}
+
+/// How the CP reaches memory on a GC 9.4.3 device: XCC `n`'s GFXHUB for a
+/// VMID context, or a process's own tables (an HWS queue: the scheduler
+/// programs the VMID it picked with the MAP_PROCESS page-table base;
+/// the model walks that base directly, with the user contexts' shape
+/// `gfxhub_v1_2_xcc_setup_vmid_config()` gives every VMID: depth 2,
+/// block size 9, model convention for the VMID the HWS picks); then the
+/// IOMMU (a SYSTEM page) or the VRAM backing.
+struct Xlate {
+    gfxhubs: Vec<Arc<HubV9Model>>,
+    vram: (u64, u64),
+    dma: (u64, u64),
+    chunk_bus: Vec<u64>,
+}
+
+impl Xlate {
+    fn vram(&self) -> Dma {
+        let mut d = Dma::default();
+        // SAFETY: a window over the device's own VRAM backing, read during
+        // one translation; the CP block holding this is dropped with the
+        // device, before its memory.
+        unsafe { d.map_at(0, self.vram.0 as *mut u8, self.vram.1) };
+        d
+    }
+
+    fn host(&self, t: &TranslationV9, fb_offset: u64) -> Result<u64, VmRefusal> {
+        if t.system {
+            let (i, off) = self
+                .chunk_bus
+                .iter()
+                .enumerate()
+                .find_map(|(i, b)| {
+                    t.pa.checked_sub(*b)
+                        .filter(|o| *o < DMA_CHUNK as u64)
+                        .map(|o| (i, o))
+                })
+                .ok_or(VmRefusal::Unbacked { pa: t.pa })?;
+            Ok(self.dma.0 + (i * DMA_CHUNK) as u64 + off)
+        } else {
+            let off =
+                t.pa.checked_sub(fb_offset)
+                    .filter(|o| *o < self.vram.1)
+                    .ok_or(VmRefusal::Unbacked { pa: t.pa })?;
+            Ok(self.vram.0 + off)
+        }
+    }
+}
+
+fn walk_refusal(r: crate::hub_v9::HubV9Refusal) -> VmRefusal {
+    use crate::decode::pte_v9::WalkFaultV9;
+    use crate::gmc::FaultReason;
+    use crate::hub_v9::HubV9Refusal as R;
+    match r {
+        R::InvalidBase { raw } => VmRefusal::InvalidBase { raw },
+        R::Fault(WalkFaultV9::OutOfRange) => VmRefusal::OutOfRange { start: 0, end: 0 },
+        R::Fault(WalkFaultV9::Invalid { level }) => VmRefusal::Walk(FaultReason::Invalid { level }),
+        R::Fault(WalkFaultV9::BadTable { level }) => {
+            VmRefusal::Walk(FaultReason::BadTable { level })
+        }
+        R::Fault(WalkFaultV9::Permission) => VmRefusal::Walk(FaultReason::Permission),
+        _ => VmRefusal::ContextDisabled,
+    }
+}
+
+impl XccTranslate for Xlate {
+    fn translate(
+        &self,
+        xcc: usize,
+        space: Space,
+        va: u64,
+        access: crate::gmc::Access,
+    ) -> Result<u64, VmRefusal> {
+        let a = match access {
+            crate::gmc::Access::Read => AccessV9::Read,
+            crate::gmc::Access::Write => AccessV9::Write,
+            crate::gmc::Access::Execute => AccessV9::Execute,
+        };
+        let hub = self.gfxhubs.get(xcc).ok_or(VmRefusal::ContextDisabled)?;
+        let fb_offset = crate::mc::McHub::fb_offset(&**hub);
+        let vram = self.vram();
+        let t = match space {
+            Space::Vmid(0) => {
+                // VMID 0: the system aperture first (what the KIQ's and
+                // HIQ's rings in VRAM would use), then the GART walk.
+                match crate::mc::McHub::system_aperture(&**hub) {
+                    Some((low, high)) if (low..=high).contains(&va) => {
+                        let off = va - low;
+                        return if off < self.vram.1 {
+                            Ok(self.vram.0 + off)
+                        } else {
+                            Err(VmRefusal::Unbacked { pa: va })
+                        };
+                    }
+                    _ => hub
+                        .translate(&vram, fb_offset, 0, va, a)
+                        .map_err(walk_refusal)?,
+                }
+            }
+            Space::Vmid(v) => hub
+                .translate(&vram, fb_offset, v, va, a)
+                .map_err(walk_refusal)?,
+            Space::Process { page_table_base } => {
+                let ctx = ContextV9 {
+                    root: page_table_base & pte_v9::bits::ADDRESS,
+                    start: 0,
+                    end: (1u64 << 48) - 1,
+                    depth: 2,
+                    block_size: 9,
+                };
+                pte_v9::walk(&vram, fb_offset, &ctx, va, a)
+                    .map_err(|f| walk_refusal(crate::hub_v9::HubV9Refusal::Fault(f)))?
+            }
+        };
+        self.host(&t, fb_offset)
+    }
+
+    fn generation(&self) -> u64 {
+        self.gfxhubs.iter().map(|h| u64::from(h.requests())).sum()
     }
 }

@@ -239,6 +239,16 @@ pub enum MapError {
     },
     /// The generation has no implementation of a piece the mapper needs.
     Unsupported(crate::ip::Unsupported),
+    /// GC 9.4.3: a per-XCC HQD load or dequeue failed.
+    HqdV9(crate::gfx::hqd_v9::HqdV9Error),
+    /// GC 9.4.3: the HWS (on the HIQ) refused or did not fence a packet.
+    Hws(crate::gfx::hws::HwsError),
+    /// GC 9.4.3: XCC `xcc`'s KIQ could not be taken down or did not
+    /// complete a packet.
+    KiqV9 {
+        xcc: usize,
+        error: crate::gfx::queue_v9::KiqV9Error,
+    },
 }
 
 impl From<crate::ip::Unsupported> for MapError {
@@ -308,6 +318,9 @@ impl core::fmt::Display for MapError {
             ),
             MapError::RingInUse(e) => write!(f, "{e}"),
             MapError::Unsupported(e) => write!(f, "{e}"),
+            MapError::HqdV9(e) => write!(f, "HQD: {e}"),
+            MapError::Hws(e) => write!(f, "HWS: {e}"),
+            MapError::KiqV9 { xcc, error } => write!(f, "XCC {xcc} KIQ: {error}"),
         }
     }
 }

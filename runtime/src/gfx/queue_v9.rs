@@ -278,6 +278,29 @@ pub fn kiq_mqd<B: RegisterBus + ?Sized, const N: usize>(
     Ok(m)
 }
 
+/// XCC `xcc`'s MEC doorbell range and `CP_PQ_STATUS.DOORBELL_ENABLE`, as
+/// the tail of `gfx_v9_4_3_xcc_kiq_init_register()` writes them (and as
+/// tinygrad's `AM_GFX` init writes the range on MI300 before it loads a
+/// queue directly, with no KIQ): what the direct mapping needs.
+pub fn mec_doorbell_range<B: RegisterBus + ?Sized>(
+    gc: Block<'_, B>,
+    xcc: usize,
+    range: MecDoorbellRange,
+) -> Result<(), KiqV9Error> {
+    let e = reg_err(xcc);
+    gc.write(r::CP_MEC_DOORBELL_RANGE_LOWER, range.lower_bytes)
+        .map_err(&e)?;
+    gc.write(r::CP_MEC_DOORBELL_RANGE_UPPER, range.upper_bytes)
+        .map_err(&e)?;
+    gc.update(
+        r::CP_PQ_STATUS,
+        PQ_STATUS_DOORBELL_ENABLE_MASK,
+        PQ_STATUS_DOORBELL_ENABLE_MASK,
+    )
+    .map_err(&e)?;
+    Ok(())
+}
+
 /// `gfx_v9_4_3_xcc_kiq_init_register()` with the KIQ slot selected on
 /// `gc`: loads `mqd` into the HQD and programs XCC `xcc`'s MEC doorbell
 /// range `range` (Linux: [`linux_mec_range`]).

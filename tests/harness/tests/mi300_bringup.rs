@@ -25,7 +25,7 @@ use barebell_model::vgpu9::VirtualGpu9;
 
 fn device(part: parts::Part) -> VirtualGpu9 {
     let mem = HostMemory::allocate(64 << 20).unwrap();
-    VirtualGpu9::new(part, &FirmwareDir::system(), mem).unwrap()
+    VirtualGpu9::new(part, &FirmwareDir::system(), mem, barebell_model::Seed(7)).unwrap()
 }
 
 fn until_rlc() -> Options {

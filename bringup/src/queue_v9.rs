@@ -1,0 +1,238 @@
+//! Steps 9 and 10 on GC 9.4.3 (MI300): the KIQ of every XCC (rings) and
+//! one AQL user queue spread over every XCC (queue), mapped `direct`,
+//! `kiq` or `hws` by [`crate::gfx_v9_4_3`], then a first barrier through
+//! it, as the gfx11/gfx12 queue step does.
+//!
+//! - Direct and KIQ mappings run the queue in [`USER_VMID`]: its GFXHUB
+//!   context on every XCC is pointed at the process tables
+//!   (`gfxhub_v1_2_setup_vm_pt_regs()`, what KFD's
+//!   `set_vm_context_page_table_base` reaches), then that VMID's TLB is
+//!   flushed on every XCC (`gmc_v9_0_flush_gpu_tlb()`).
+//! - The HWS mapping names the process by its page-table base in
+//!   MAP_PROCESS (`pm_map_process_aldebaran()`); the scheduler picks the
+//!   VMID.
+//!
+//! The queue is handed out as the bring-up's [`UserQueue`]; its unmapping
+//! ([`V9Unmapper`]) takes the queue off every XCC the way it was mapped,
+//! then takes the KIQs down (`gfx_v9_4_3_xcc_kiq_fini_register()`).
+
+use crate::Gpu;
+use crate::error::{BringupError, ErrorKind, ResultAt};
+use crate::gfx_v9_4_3::{self as g, KiqClientV9, MappedV9, MappingV9, QueueV9Error, USER_SLOT};
+use crate::gmc::Memory;
+use crate::queue::{Mapping, USER_VMID, UserQueue};
+use crate::rings::{ClockRef, Pauser};
+use crate::sink::{Sink, Step};
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use barebell::gfx::error::MapError;
+use barebell::gfx::mapper::{Mapping as HqdMapping, QueueMapper, QueueResources};
+use barebell::gmc::hub::gfxhub_v1_2;
+use barebell::gmc::hub::v9::{self, GFXHUB_1_2};
+use barebell::mem::DeviceArena;
+use barebell::regs::IpBases;
+
+impl From<QueueV9Error> for ErrorKind {
+    fn from(e: QueueV9Error) -> Self {
+        ErrorKind::QueueV9(e)
+    }
+}
+
+/// The rings step: every XCC's KIQ up, with SET_RESOURCES naming
+/// [`USER_SLOT`].
+pub fn rings<'p>(
+    gpu: &Gpu<'p>,
+    area: &mut DeviceArena<'p>,
+    sink: &dyn Sink,
+) -> Result<Vec<KiqClientV9<'p>>, BringupError> {
+    let s = Step::Rings;
+    let kiqs = g::rings_gfx94(gpu, area).map_err(ErrorKind::from).at(s)?;
+    sink.step(
+        s,
+        format_args!(
+            "KIQ up on {} XCCs (MEC 2 pipe 1 queue 0 each, doorbell dwords {}); SET_RESOURCES (queue mask {:#x}) answered on each",
+            kiqs.len(),
+            kiqs.iter()
+                .map(|k| alloc::format!("{:#x}", barebell::gfx::queue_v9::kiq_doorbell_index(k.xcc as u32) * 2))
+                .collect::<Vec<_>>()
+                .join(", "),
+            kiqs.first().map_or(0, |k| k.queue_mask)
+        ),
+    );
+    Ok(kiqs)
+}
+
+/// The unmapping of a GC 9.4.3 user queue: the queue off every XCC by its
+/// mapping, then every XCC's KIQ down.
+pub struct V9Unmapper<'p> {
+    mapped: MappedV9<'p, ClockRef<'p>, Pauser<'p>>,
+    kiqs: Vec<KiqClientV9<'p>>,
+    xcc_bases: Vec<IpBases>,
+    gpu_bus: crate::bus::Bus<'p>,
+    clock: ClockRef<'p>,
+}
+
+impl core::fmt::Debug for V9Unmapper<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("V9Unmapper")
+            .field("mapped", &self.mapped)
+            .field("kiqs", &self.kiqs.len())
+            .finish_non_exhaustive()
+    }
+}
+
+fn map_err(e: QueueV9Error) -> MapError {
+    match e {
+        QueueV9Error::KiqPacket { error, .. } => MapError::Kiq(error),
+        QueueV9Error::Kiq { xcc, error } => MapError::KiqV9 { xcc, error },
+        QueueV9Error::Hqd(e) => MapError::HqdV9(e),
+        QueueV9Error::Hws(e) => MapError::Hws(e),
+        QueueV9Error::RingInUse(e) => MapError::RingInUse(e),
+        QueueV9Error::NoKiq { .. } => MapError::KiqNoResources,
+        QueueV9Error::Mqd(_)
+        | QueueV9Error::Memory(_)
+        | QueueV9Error::Doorbell { .. }
+        | QueueV9Error::State { .. } => MapError::NotMapped {
+            doorbell: g::USER_DOORBELL,
+        },
+    }
+}
+
+impl QueueMapper for V9Unmapper<'_> {
+    /// The queue step maps through [`crate::gfx_v9_4_3`]; this mapper
+    /// only unmaps.
+    fn map(&mut self, _q: &QueueResources<'_>) -> Result<HqdMapping, MapError> {
+        Err(MapError::Unsupported(barebell::ip::Unsupported::new(
+            "a second queue through the GC 9.4.3 unmapper",
+            barebell::ip::Generation::Gfx94,
+        )))
+    }
+
+    fn unmap(&mut self, _m: &HqdMapping) -> Result<(), MapError> {
+        let xccs: Vec<_> = self
+            .xcc_bases
+            .iter()
+            .map(|b| self.gpu_bus.block(*b))
+            .collect();
+        self.mapped
+            .unmap(&xccs, &mut self.kiqs, &self.clock)
+            .map_err(map_err)?;
+        let kiqs = core::mem::take(&mut self.kiqs);
+        g::kiqs_down(&xccs, kiqs, self.clock).map_err(map_err)
+    }
+}
+
+/// The queue step: the VMID pointed at the process tables (direct, kiq),
+/// the queue placed and mapped, a barrier through it.
+pub fn run<'p>(
+    gpu: &Gpu<'p>,
+    mem: &Memory<'p>,
+    area: &mut DeviceArena<'p>,
+    kiqs: &mut Vec<KiqClientV9<'p>>,
+    mode: Mapping,
+    slot: &mut Option<UserQueue<'p>>,
+    sink: &'p dyn Sink,
+) -> Result<(), BringupError> {
+    let s = Step::Queue;
+    let p = gpu.platform;
+    let clock = p.clock();
+    let mapping = match mode {
+        Mapping::Direct => MappingV9::Direct,
+        Mapping::Kiq => MappingV9::Kiq,
+        Mapping::Hws => MappingV9::Hws,
+        Mapping::Mes => {
+            return Err(ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
+                "MES (GC 9.4.3 schedules with the HWS on the MEC: --mapping hws)",
+                gpu.ips.generation,
+            )))
+            .at(s);
+        }
+    };
+    let xcc_ips = gpu.ips.xccs();
+    let xcc_bases: Vec<IpBases> = xcc_ips.iter().map(|x| x.bases).collect();
+    let xccs: Vec<_> = xcc_bases.iter().map(|b| gpu.bus.block(*b)).collect();
+    // `amdgpu_gmc_pd_addr()`: the root's address with the PDE's VALID bit.
+    let pd = mem.process.root() | 1;
+    if mapping == MappingV9::Direct {
+        // No KIQ ran: the MEC doorbell range its init writes, written here.
+        for (i, x) in xccs.iter().enumerate() {
+            barebell::gfx::queue_v9::mec_doorbell_range(
+                *x,
+                i,
+                barebell::gfx::mqd_v9::linux_mec_range(i as u32),
+            )
+            .map_err(|error| ErrorKind::QueueV9(QueueV9Error::Kiq { xcc: i, error }))
+            .at(s)?;
+        }
+    }
+    if mapping != MappingV9::Hws {
+        gfxhub_v1_2::setup_vm_pt_regs(&xccs, u32::from(USER_VMID), pd).at(s)?;
+        for x in &xccs {
+            v9::flush_gpu_tlb(x, clock, &GFXHUB_1_2, u32::from(USER_VMID), 0).at(s)?;
+        }
+    }
+    let now = || sink.wall_ns().unwrap_or_else(|| clock.now_ns());
+    let t = now();
+    let q = g::queue_gfx94(gpu, area, kiqs, mapping, USER_VMID, pd)
+        .map_err(ErrorKind::from)
+        .at(s)?;
+    let create_ns = now().saturating_sub(t);
+    let layout = q.layout;
+    let doorbell = q.doorbell;
+    let (queue, signal, mapped) = q.split();
+    let hqd = HqdMapping {
+        doorbell,
+        mqd_address: layout.map_or(0, |l| l.address),
+        pipe: USER_SLOT.pipe_id,
+        queue: USER_SLOT.queue_id,
+        vmid: if mapping == MappingV9::Hws {
+            0
+        } else {
+            USER_VMID
+        },
+    };
+    // From here the queue's unmapper owns the KIQs (it unmaps through
+    // them, then takes them down); until here the teardown does.
+    let unmapper = V9Unmapper {
+        mapped,
+        kiqs: core::mem::take(kiqs),
+        xcc_bases,
+        gpu_bus: gpu.bus.clone(),
+        clock,
+    };
+    let q = slot.insert(UserQueue::from_parts(
+        queue,
+        signal.get(),
+        doorbell,
+        mode,
+        hqd,
+        create_ns,
+        Box::new(unmapper),
+        gpu,
+    ));
+    let packet = q.barrier()?;
+    q.packet_id = q
+        .queue
+        .submit(&packet, clock, crate::queue::BOUND_NS)
+        .map_err(crate::error::QueueError::Submit)
+        .at(s)?;
+    q.wait_signal(0, crate::queue::BOUND_NS)?;
+    sink.step(
+        s,
+        format_args!(
+            "queue ready: {} mapping, doorbell {:#x}, {} XCCs (one v9 MQD each, {} bytes apart at {:#x}), {}, barrier {} completed (signal 1 -> 0; an AQL BARRIER_AND with no dependencies)",
+            mode.name(),
+            doorbell,
+            xccs.len(),
+            g::MQD_STRIDE,
+            hqd.mqd_address,
+            if mapping == MappingV9::Hws {
+                alloc::format!("PASID {:#x}, VMID picked by the HWS", g::PASID)
+            } else {
+                alloc::format!("VMID {USER_VMID}")
+            },
+            q.packet_id
+        ),
+    );
+    Ok(())
+}
