@@ -26,11 +26,15 @@ use crate::sink::{Sink, Step};
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 use barebell::gfx::error::MapError;
-use barebell::gfx::mapper::{Mapping as HqdMapping, QueueMapper, QueueResources};
+use barebell::gfx::hws::UnmapFilter;
+use barebell::gfx::hws::packets::{ProcessDesc, QueueDesc};
+use barebell::gfx::hws::runlist::{self, RunlistConfig, SdmaDoorbells};
+use barebell::gfx::mapper::{Mapping as HqdMapping, QueueMapper, QueueResources, SdmaResources};
 use barebell::gmc::hub::gfxhub_v1_2;
 use barebell::gmc::hub::v9::{self, GFXHUB_1_2};
 use barebell::mem::DeviceArena;
 use barebell::regs::IpBases;
+use barebell::sdma::map_v4_4_2::{self, HwsSdmaQueue};
 
 impl From<QueueV9Error> for ErrorKind {
     fn from(e: QueueV9Error) -> Self {
@@ -70,6 +74,13 @@ pub struct V9Unmapper<'p> {
     xcc_bases: Vec<IpBases>,
     gpu_bus: crate::bus::Bus<'p>,
     clock: ClockRef<'p>,
+    /// The process's page-table base as MAP_PROCESS names it, and KFD's
+    /// HWS queue mask (hws mapping), for a runlist that adds an SDMA
+    /// queue ([`QueueMapper::map_sdma`]).
+    pd: u64,
+    hws_mask: u64,
+    /// Every SDMA 4.4.2 instance's bases, in instance order.
+    sdma_bases: Vec<IpBases>,
 }
 
 impl core::fmt::Debug for V9Unmapper<'_> {
@@ -106,6 +117,92 @@ impl QueueMapper for V9Unmapper<'_> {
             "a second queue through the GC 9.4.3 unmapper",
             barebell::ip::Generation::Gfx94,
         )))
+    }
+
+    /// An SDMA 4.4.2 queue through the HWS the user queue was mapped by
+    /// (`--mapping hws`; the direct and KIQ mappings have no scheduler
+    /// and refuse): engine 0 queue 0 of process [`g::PASID`], the doorbell
+    /// KFD's `allocate_doorbell()` gives it, in a runlist naming the
+    /// compute queue first ([`map_v4_4_2::prepare_hws`]; a RUN_LIST
+    /// replaces the scheduler's list, as `execute_queues_cpsch()`
+    /// re-sends every queue). The runlist IB is the HIQ's one, rewritten
+    /// (KFD's packet manager also reuses its one IB buffer).
+    fn map_sdma(&mut self, q: &SdmaResources<'_>) -> Result<HqdMapping, MapError> {
+        let engines = u8::try_from(self.sdma_bases.len()).unwrap_or(u8::MAX);
+        let index = SdmaDoorbells { engines }
+            .queue_index(0, 0)
+            .ok_or(MapError::SdmaV442(map_v4_4_2::SdmaV442Error::Engine {
+                engine: 0,
+                engines: self.sdma_bases.len(),
+            }))?;
+        if q.setup.doorbell_index != index {
+            return Err(MapError::NotMapped {
+                doorbell: q.setup.doorbell_index,
+            });
+        }
+        let layout = self.mapped.layout.ok_or(MapError::NotMapped {
+            doorbell: self.mapped.doorbell,
+        })?;
+        let compute = QueueDesc::compute(
+            self.mapped.doorbell.saturating_mul(2),
+            layout.address,
+            self.mapped.memory.write_index_address(),
+        );
+        let (Some(hws), Some((parts, _))) = (self.mapped.hws.as_mut(), self.mapped.hiq.as_ref())
+        else {
+            return Err(MapError::SdmaUnsupported {
+                mapper: "GC 9.4.3 direct/KIQ",
+            });
+        };
+        let config = RunlistConfig::gc_9_4_3(0, !self.hws_mask & runlist::queue_mask(4, 8, 0))
+            .with_sdma_engines(engines);
+        let (bus, bases, pd) = (&self.gpu_bus, &self.sdma_bases, self.pd);
+        let mqd = q.mqd;
+        let ring = (q.setup.ring, q.setup.rptr_addr, q.setup.wptr_addr);
+        let rl = parts
+            .ib
+            .fill(|ib, at| {
+                map_v4_4_2::prepare_hws(
+                    bus,
+                    bases,
+                    HwsSdmaQueue {
+                        process: ProcessDesc::new(g::PASID, pd),
+                        engine: 0,
+                        queue: 0,
+                        mqd,
+                        doorbell_dword: index.saturating_mul(2),
+                        ib,
+                        ib_address: at,
+                        config,
+                    },
+                    ring,
+                    &[compute],
+                )
+            })
+            .map_err(MapError::SdmaV442)?;
+        hws.run_list(&rl).map_err(MapError::Hws)?;
+        Ok(HqdMapping {
+            doorbell: index,
+            mqd_address: mqd.address(),
+            pipe: 0,
+            queue: 0,
+            vmid: 0,
+        })
+    }
+
+    /// Takes the HWS's SDMA queue off: UNMAP_QUEUES for the process, then
+    /// the fence (`unmap_queues_cpsch()`), as KFD's
+    /// `process_termination_cpsch()` does when the process ends. barebell's
+    /// v9 UNMAP_QUEUES has no single-queue filter, so the compute queue
+    /// leaves with it: stop the SDMA queue last, right before the
+    /// teardown (whose own UNMAP_QUEUES then finds the process gone).
+    fn unmap_sdma(&mut self, _m: &HqdMapping) -> Result<(), MapError> {
+        let hws = self.mapped.hws.as_mut().ok_or(MapError::SdmaUnsupported {
+            mapper: "GC 9.4.3 direct/KIQ",
+        })?;
+        hws.unmap_queues(UnmapFilter::Pasid(g::PASID), false)
+            .map_err(MapError::Hws)?;
+        hws.fence().map_err(MapError::Hws)
     }
 
     fn unmap(&mut self, _m: &HqdMapping) -> Result<(), MapError> {
@@ -193,12 +290,21 @@ pub fn run<'p>(
     };
     // From here the queue's unmapper owns the KIQs (it unmaps through
     // them, then takes them down); until here the teardown does.
+    // KFD's HWS queue mask, as `g::queue_gfx94` computes it.
+    let hws_mask = runlist::queue_mask(
+        runlist::PIPES_PER_MEC_GC_9_4_3,
+        runlist::QUEUES_PER_PIPE_GC_9_4_3,
+        g::queue_mask(&[USER_SLOT]),
+    );
     let unmapper = V9Unmapper {
         mapped,
         kiqs: core::mem::take(kiqs),
         xcc_bases,
         gpu_bus: gpu.bus.clone(),
         clock,
+        pd,
+        hws_mask,
+        sdma_bases: crate::sdma::sdma_v4_4_2_bases(gpu),
     };
     let q = slot.insert(UserQueue::from_parts(
         queue,

@@ -25,8 +25,24 @@
 //!   `MES_QUEUE_TYPE_SDMA` (`add_queue_mes()` for `KFD_QUEUE_TYPE_SDMA`,
 //!   `mes_v11_0_add_hw_queue()`) and the MQD `update_mqd_sdma()` builds,
 //!   in the process the queue step registered; MES picks the VMID.
-//! - `kiq` (HWS MAP_QUEUES with engine SDMA): not built; refused with a
-//!   typed error.
+//! - `kiq` on gfx11/gfx12: not built; refused with a typed error.
+//!
+//! On GC 9.4.3 (MI300X, MI308X: SDMA 4.4.2, [`barebell::sdma::map_v4_4_2`])
+//! the queue is on SDMA instance 0 (AID 0), on that instance's own bases,
+//! with amdgpu's doorbell for the instance (`sdma_engine[0]` = 0x100,
+//! `aqua_vanjaram_doorbell_index_init()`; KFD's `allocate_doorbell()`
+//! gives engine 0 queue 0 the same index):
+//! - `direct` and `kiq`: loaded by registers in [`USER_VMID`]
+//!   ([`map_v4_4_2::map_direct`], tinygrad's way); the instance
+//!   translates through its AID's MMHUB, so [`USER_VMID`]'s context on
+//!   every AID's MMHUB is pointed at the process tables first, as
+//!   `kgd_gfx_v9_set_vm_context_page_table_base()` does for both hubs
+//!   (`mmhub_v1_8_setup_vm_pt_regs()`; the queue step did the GFXHUBs),
+//!   and that VMID's TLB flushed on each (`gmc_v9_0_flush_gpu_tlb()`);
+//! - `hws`: through the HWS the bring-up's user queue was mapped by, in
+//!   the same process (KFD's MAP_QUEUES with the SDMA engine,
+//!   [`map_v4_4_2::prepare_hws`], via the queue's mapper); the HWS picks
+//!   the VMID.
 //!
 //! A first FENCE proves the engine fetches before [`open`] returns.
 //! Copies ([`CopyQueue::copy`]) are split into COPY_LINEAR packets of at
@@ -40,13 +56,16 @@ use crate::error::{BringupError, ErrorKind, QueueError, ResultAt};
 use crate::queue::{Mapping, USER_VMID};
 use crate::rings::Pauser;
 use crate::sink::{Sink, Step};
+use alloc::vec::Vec;
 use barebell::gfx::doorbells::doorbell_index;
 use barebell::gfx::mapper::SdmaResources;
-use barebell::gmc::hub::{HubError, VmFault, read_fault};
+use barebell::gmc::hub::{HubError, VmFault, mmhub_v1_8, read_fault, v9};
+use barebell::ip::{Generation, hw_id};
 use barebell::nbio::{Nbio, NbioError};
 use barebell::regs::IpBases;
 use barebell::regs::hub::HubRegs;
 use barebell::sdma::SdmaMqd;
+use barebell::sdma::map_v4_4_2;
 use barebell::sdma::queue::RING_BYTES;
 use barebell::sdma::{
     self, CopyDirection, QueueSetup, SdmaError, SdmaMemory, SdmaQueue, SdmaVersion,
@@ -92,13 +111,45 @@ impl From<SdmaError> for CopyError {
     }
 }
 
+/// Where a queue's engine takes its VM faults: the GFXHUB of a gfx11/12
+/// part (SDMA 6/7 are GFXHUB clients), or the MMHUB 1.8 of the AID an
+/// SDMA 4.4.2 instance sits on (`ring->vm_hub = AMDGPU_MMHUB0(aid_id)`).
+#[derive(Debug, Clone, Copy)]
+enum FaultHub {
+    Gfx(&'static HubRegs, IpBases),
+    Mmhub18(IpBases),
+}
+
+/// The bases of every SDMA 4.4.2 instance discovery lists on `gpu`, in
+/// instance order (`adev->reg_offset[SDMA0_HWIP][i]` for `i` in
+/// `sdma_mask`); empty on other generations.
+pub fn sdma_v4_4_2_bases(gpu: &Gpu<'_>) -> Vec<IpBases> {
+    if gpu.ips.generation != Generation::Gfx94 {
+        return Vec::new();
+    }
+    let mask = gpu.ips.topology.sdma_mask;
+    (0..32u8)
+        .filter(|i| mask >> i & 1 != 0)
+        .filter_map(|i| {
+            gpu.ips
+                .all
+                .iter()
+                .rev()
+                .find(|ip| ip.hw_id == hw_id::SDMA0 && ip.instance == i)
+                .map(|ip| ip.bases)
+        })
+        .collect()
+}
+
 /// A mapped SDMA queue.
 pub struct CopyQueue<'p> {
     queue: SdmaQueue<'p, dyn Clock + 'p, Pauser<'p>>,
     bus: Bus<'p>,
-    gc: IpBases,
+    /// The engine's registers: GC's bases on SDMA 6/7, the instance's own
+    /// on SDMA 4.4.2.
+    engine: IpBases,
     nbio: Nbio,
-    gfxhub: &'static HubRegs,
+    hub: FaultHub,
     pub mapping: Mapping,
     /// What MES ADD_QUEUE mapped (MES mapping only), for REMOVE_QUEUE.
     mes_mapping: Option<barebell::gfx::mapper::Mapping>,
@@ -138,6 +189,9 @@ pub fn open<'p>(
     sink: &dyn Sink,
 ) -> Result<CopyQueue<'p>, BringupError> {
     let s = Step::Queue;
+    if gpu.ips.generation == Generation::Gfx94 {
+        return open_v4_4_2(gpu, mapping, sink);
+    }
     if mapping == Mapping::Kiq {
         return Err(ErrorKind::Unsupported {
             what: "SDMA queues mapped by the KIQ/HWS (issue 19: not built) on GC",
@@ -237,9 +291,9 @@ pub fn open<'p>(
     Ok(CopyQueue {
         queue,
         bus: gpu.bus.clone(),
-        gc,
+        engine: gc,
         nbio,
-        gfxhub: hub,
+        hub: FaultHub::Gfx(hub, gc),
         mapping,
         mes_mapping,
         version,
@@ -280,14 +334,20 @@ impl<'p> CopyQueue<'p> {
     }
 
     /// Waits up to `bound_ns` for fence `seq`; if it does not come and the
-    /// GFXHUB latched a fault, the fault.
+    /// engine's hub (the GFXHUB; on SDMA 4.4.2 its AID's MMHUB) latched a
+    /// fault, the fault.
     pub fn wait(&mut self, seq: u32, bound_ns: u64) -> Result<(), CopyError> {
         match self.queue.wait(seq, bound_ns) {
             Ok(()) => Ok(()),
             // No fault registers to read on a device that is gone.
             Err(error @ SdmaError::DeviceGone { .. }) => Err(CopyError::Sdma(error)),
             Err(error) => {
-                match read_fault(&self.bus, &self.gc, self.gfxhub).map_err(CopyError::Hub)? {
+                let fault = match self.hub {
+                    FaultHub::Gfx(regs, bases) => read_fault(&self.bus, &bases, regs),
+                    FaultHub::Mmhub18(bases) => v9::read_fault(&self.bus, &bases, &v9::MMHUB_1_8),
+                }
+                .map_err(CopyError::Hub)?;
+                match fault {
                     Some(fault) => Err(CopyError::Fault { fault, error }),
                     None => Err(CopyError::Sdma(error)),
                 }
@@ -311,12 +371,14 @@ impl<'p> CopyQueue<'p> {
     /// Takes the queue off the engine: a queue MES mapped by MES
     /// REMOVE_QUEUE on `gpu`'s scheduler (`remove_queue_mes()`), a
     /// directly loaded one by stopping the engine's queue
-    /// (`sdma_v6_0_gfx_stop()`). Before `gpu`'s teardown, which does not
-    /// know this queue.
+    /// (`sdma_v6_0_gfx_stop()`, `sdma_v4_4_2_inst_gfx_stop()`), one the
+    /// GC 9.4.3 HWS mapped through that HWS (see
+    /// [`crate::queue_v9::V9Unmapper`]). Before `gpu`'s teardown, which
+    /// does not know this queue.
     pub fn stop(self, gpu: &mut Gpu<'_>) -> Result<(), BringupError> {
         match (self.mapping, self.mes_mapping) {
-            (Mapping::Direct, _) => {
-                sdma::stop_queue(&self.bus, self.gc, self.version).at(Step::Unmap)
+            (Mapping::Direct | Mapping::Kiq, _) => {
+                sdma::stop_queue(&self.bus, self.engine, self.version).at(Step::Unmap)
             }
             (_, Some(m)) => gpu
                 .queue
@@ -330,4 +392,140 @@ impl<'p> CopyQueue<'p> {
             (_, None) => Err(ErrorKind::Queue(QueueError::NoScheduler)).at(Step::Unmap),
         }
     }
+}
+
+/// [`open`] on GC 9.4.3 (see the module docs): SDMA 4.4.2 instance 0.
+fn open_v4_4_2<'p>(
+    gpu: &mut Gpu<'p>,
+    mapping: Mapping,
+    sink: &dyn Sink,
+) -> Result<CopyQueue<'p>, BringupError> {
+    let s = Step::Queue;
+    let version = SdmaVersion::V4_4_2;
+    if mapping == Mapping::Mes {
+        return Err(ErrorKind::Queue(QueueError::NoScheduler)).at(s);
+    }
+    if mapping == Mapping::Hws && gpu.queue.as_ref().map(|q| q.mode) != Some(Mapping::Hws) {
+        return Err(ErrorKind::Queue(QueueError::NoScheduler)).at(s);
+    }
+    let root = gpu
+        .process_root
+        .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
+        .at(s)?;
+    let bases = sdma_v4_4_2_bases(gpu);
+    let engines = u8::try_from(bases.len()).unwrap_or(u8::MAX);
+    let index = barebell::gfx::hws::runlist::SdmaDoorbells { engines }
+        .engine_index(0)
+        .ok_or(ErrorKind::MissingIp { ip: "SDMA0" })
+        .at(s)?;
+    let engine = *bases
+        .first()
+        .ok_or(ErrorKind::MissingIp { ip: "SDMA0" })
+        .at(s)?;
+    // Instance 0 is on AID 0: its MMHUB takes the faults.
+    let aids = gpu.ips.aids(hw_id::MMHUB);
+    let mmhub0 = aids
+        .first()
+        .map(|a| a.bases)
+        .ok_or(ErrorKind::MissingIp { ip: "MMHUB" })
+        .at(s)?;
+    let area = gpu
+        .ring_area
+        .as_mut()
+        .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
+        .at(s)?;
+    let mem = area.put(SdmaMemory::new()).at(s)?;
+    let mqd = area.put(SdmaMqd::new()).at(s)?;
+    let p = gpu.platform;
+    let db = crate::rings::doorbell(gpu, index, s)?;
+    let nbio = Nbio::for_version(gpu.ips.nbif.version.triple(), gpu.ips.nbif.bases)
+        .map_err(ErrorKind::Nbio)
+        .at(s)?;
+    let mut mes_mapping = None;
+    let (mut queue, vmid) = match mapping {
+        Mapping::Hws => {
+            let queue = SdmaQueue::new(mem, db, version, p.clock(), Pauser(p));
+            let (ring, rptr_addr, wptr_addr) = queue.addresses();
+            let setup = QueueSetup {
+                ring,
+                ring_bytes: RING_BYTES,
+                rptr_addr,
+                wptr_addr,
+                doorbell_index: index,
+                vmid: 0,
+            };
+            let uq = gpu
+                .queue
+                .as_mut()
+                .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
+                .at(s)?;
+            let m = uq
+                .mapper_mut()
+                .map_sdma(&SdmaResources {
+                    mqd,
+                    setup,
+                    version,
+                    process: 0,
+                })
+                .map_err(ErrorKind::Map)
+                .at(s)?;
+            mes_mapping = Some(m);
+            (queue, None)
+        }
+        _ => {
+            // kgd_gfx_v9_set_vm_context_page_table_base(): the MMHUBs too
+            // (the queue step pointed every XCC's GFXHUB), then the TLB.
+            let blocks: Vec<_> = aids.iter().map(|a| gpu.bus.block(a.bases)).collect();
+            let pd = root | 1;
+            mmhub_v1_8::setup_vm_pt_regs(&blocks, u32::from(USER_VMID), pd).at(s)?;
+            for b in &blocks {
+                v9::flush_gpu_tlb(b, p.clock(), &v9::MMHUB_1_8, u32::from(USER_VMID), 0).at(s)?;
+            }
+            let q = map_v4_4_2::map_direct(
+                &gpu.bus,
+                &bases,
+                0,
+                mem,
+                db,
+                index,
+                USER_VMID,
+                p.clock(),
+                Pauser(p),
+            )
+            .map_err(|e| ErrorKind::Map(barebell::gfx::error::MapError::SdmaV442(e)))
+            .at(s)?;
+            (q, Some(USER_VMID))
+        }
+    };
+    if let Some(presence) = crate::recover::presence(gpu) {
+        queue.set_presence(presence);
+    }
+    let seq = queue.push_fence(BOUND_NS).map_err(sdma_err)?;
+    queue.commit();
+    queue.wait(seq, BOUND_NS).map_err(sdma_err)?;
+    sink.step(
+        s,
+        format_args!(
+            "SDMA queue ready: {} instance 0 (AID 0), {} mapping, ring {:#x} ({} KiB), VMID {}, doorbell {:#x}; first fence {} written",
+            version.name(),
+            mapping.name(),
+            queue.addresses().0,
+            RING_BYTES >> 10,
+            vmid.map_or_else(|| "picked by the HWS".into(), |v| alloc::format!("{v}")),
+            index,
+            seq
+        ),
+    );
+    Ok(CopyQueue {
+        queue,
+        bus: gpu.bus.clone(),
+        engine,
+        nbio,
+        hub: FaultHub::Mmhub18(mmhub0),
+        mapping,
+        mes_mapping,
+        version,
+        vmid,
+        doorbell: index,
+    })
 }

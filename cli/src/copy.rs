@@ -12,11 +12,12 @@
 //! to the host seeing the fence: on the model this is the model's
 //! execution speed on this machine, not a GPU's.
 
+use crate::target::Device;
 use crate::target::{MODEL_BAR0_BYTES, PartArg};
-use barebell::platform::Platform;
 use barebell::sdma::{CopyDirection, pkt::COPY_MAX_BYTES};
 use barebell_bringup::{FirmwareDir, Mapping, Options, Quiet, Step};
 use barebell_model::vgpu::HostMemory;
+use barebell_model::vgpu9::VirtualGpu9;
 use barebell_model::{Seed, VirtualGpu};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
@@ -47,8 +48,14 @@ pub enum CopyMappingArg {
     /// `sdma_v6_0_gfx_resume()`).
     Direct,
     /// MES ADD_QUEUE with the SDMA queue type (KFD's `add_queue_mes()`);
-    /// the bring-up maps its compute queue by MES too.
+    /// the bring-up maps its compute queue by MES too (gfx11, gfx12).
     Mes,
+    /// GC 9.4.3: the compute queue mapped by the KIQs, the SDMA queue
+    /// loaded by registers as with `direct`.
+    Kiq,
+    /// GC 9.4.3: HWS MAP_QUEUES with the SDMA engine (KFD's CPSCH), in
+    /// the process the bring-up's compute queue runs in.
+    Hws,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -135,6 +142,14 @@ pub fn run(args: CopyArgs) -> ExitCode {
     }
 }
 
+/// What the model's firmware stand-ins logged, for an error.
+fn logs(d: &Device) -> String {
+    match d {
+        Device::Model(m) => format!("\n{}", m.firmware_logs()),
+        _ => d.diagnostics(),
+    }
+}
+
 /// 1, 4 KiB, 64 KiB, 1 MiB, ... (×16) below `max`, then `max`.
 fn sizes(max: u64) -> Vec<u64> {
     let mut v = vec![];
@@ -168,7 +183,26 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
     let mapping = match args.mapping {
         CopyMappingArg::Direct => Mapping::Direct,
         CopyMappingArg::Mes => Mapping::Mes,
+        CopyMappingArg::Kiq => Mapping::Kiq,
+        CopyMappingArg::Hws => Mapping::Hws,
     };
+    let gfx94 = args.part.part().generation == barebell::ip::Generation::Gfx94;
+    match (gfx94, mapping) {
+        (true, Mapping::Mes) => {
+            return Err(format!(
+                "--mapping mes: {} (GC 9.4.3) has no MES; use direct, kiq or hws",
+                args.part.name()
+            ));
+        }
+        (false, Mapping::Kiq | Mapping::Hws) => {
+            return Err(format!(
+                "--mapping {}: {} maps SDMA queues directly or by MES",
+                mapping.name(),
+                args.part.name()
+            ));
+        }
+        _ => {}
+    }
     let n = usize::try_from(args.bytes).map_err(|_| "--bytes too large".to_string())?;
     let each = n.next_multiple_of(4096);
     let user = 2 * each + (2 << 20);
@@ -176,8 +210,13 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
     let fw = FirmwareDir(args.firmware_dir.clone());
     let mem = HostMemory::allocate_sized(MODEL_BAR0_BYTES + user, (4 << 20) + user)
         .map_err(|e| format!("model memory: {e}"))?;
-    let gpu = VirtualGpu::new(args.part.part(), &fw, mem, Seed(1))
-        .map_err(|e| format!("building the model {}: {e}", args.part.name()))?;
+    let device = if gfx94 {
+        VirtualGpu9::new(args.part.part(), &fw, mem, Seed(1)).map(|m| Device::Model9(Box::new(m)))
+    } else {
+        VirtualGpu::new(args.part.part(), &fw, mem, Seed(1)).map(|m| Device::Model(Box::new(m)))
+    }
+    .map_err(|e| format!("building the model {}: {e}", args.part.name()))?;
+    let gpu = device.platform();
     let opts = Options {
         until: Step::Queue,
         mapping: Some(mapping),
@@ -186,8 +225,8 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
     };
     // A stop signal cancels the bring-up between steps (torn down as on
     // an error) and ends the copies between two copies (torn down below).
-    let mut up = barebell_bringup::run(&gpu, &fw, &opts, &crate::stop::Cancellable)
-        .map_err(|e| format!("{}: {e}\n{}", gpu.name(), gpu.firmware_logs()))?;
+    let mut up = barebell_bringup::run(gpu, &fw, &opts, &crate::stop::Cancellable)
+        .map_err(|e| format!("{}: {e}{}", gpu.name(), logs(&device)))?;
     let mut q = match barebell_bringup::sdma::open(&mut up, mapping, &Quiet) {
         Ok(q) => q,
         Err(e) => {
@@ -303,7 +342,9 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
     );
     // The model's own check of the end state: no engine pointing at
     // released memory, bus mastering off.
-    let quiet = gpu.quiescent();
+    let quiet = device
+        .quiescence()
+        .unwrap_or_else(|| Err("not a model".into()));
     teardown.push(match &quiet {
         Ok(()) => "model: quiescent".to_string(),
         Err(e) => format!("model: NOT QUIESCENT: {e}"),
@@ -359,8 +400,13 @@ fn print_table(r: &Report) {
         r.part,
         r.engine,
         r.mapping,
-        r.vmid
-            .map_or_else(|| "picked by MES".to_string(), |v| v.to_string()),
+        r.vmid.map_or_else(
+            || format!(
+                "picked by {}",
+                if r.mapping == "hws" { "the HWS" } else { "MES" }
+            ),
+            |v| v.to_string()
+        ),
         r.doorbell,
         r.copy_max_bytes,
     );

@@ -22,7 +22,14 @@
 //!   HIQ and its HWS, AQL queues spread over the XCCs on one gfx942
 //!   [`CpModel`]), reaching memory through each XCC's GFXHUB (VMID
 //!   contexts) or a process's tables (HWS queues), then the IOMMU or the
-//!   VRAM backing ([`Xlate`]).
+//!   VRAM backing ([`Xlate`]);
+//! - every SDMA 4.4.2 instance the discovery table lists
+//!   ([`SdmaModel::new_v4_4_2`] on the instance's own bases), each
+//!   translating through the MMHUB 1.8 of its AID (`instance / 4`:
+//!   `sdma_v4_4_2_sw_init()` sets `ring->vm_hub = AMDGPU_MMHUB0(aid_id)`)
+//!   and then the same IOMMU / VRAM backing ([`SdmaPort9`]); the queues
+//!   the HWS maps on an SDMA engine are put on the engine
+//!   ([`VirtualGpu9::pause`], a model convention for the firmware's part).
 //!
 //! BAR2 is the CP block's page of 64-bit doorbells; a store found there
 //! reaches a KIQ or queue only through AID 0's NBIO 7.9 doorbell aperture
@@ -59,6 +66,7 @@ use crate::nbio::{NbioIp, NbioModel};
 use crate::parts::Part;
 use crate::psp::{PspModel, PspPlacement};
 use crate::rlc_mec_v9_4_3::RlcMecV943;
+use crate::sdma::{SdmaHooks, SdmaModel, SdmaVmError};
 use crate::vgpu::{DMA_BUS, DOORBELL_BUS, Files, HOST_READ_NS, HostMemory, REGS_BYTES};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
@@ -84,6 +92,19 @@ pub const PMFW_VERSION: u32 = 0x0055_7300;
 /// the MP0 mailbox registers, all routed to the PSP model.
 pub const MP0_C2PMSG_FIRST: u32 = 0x0060;
 pub const MP0_C2PMSG_LAST: u32 = 0x00a7;
+
+/// SDMA instances per AID (`adev->sdma.num_inst_per_aid = 4`,
+/// `aqua_vanjaram.c`): instance `i` is on AID `i / 4` and translates
+/// through that AID's MMHUB (`sdma_v4_4_2_sw_init()`).
+pub const SDMA_PER_AID: usize = 4;
+/// The PSP firmware type each SDMA of an AID runs (`psp_get_fw_type()`:
+/// `AMDGPU_UCODE_ID_SDMA0..3` → `GFX_FW_TYPE_SDMA0..3`).
+const SDMA_FW: [u32; 4] = [
+    crate::psp::iface::fw::SDMA0,
+    crate::psp::iface::fw::SDMA1,
+    crate::psp::iface::fw::SDMA2,
+    crate::psp::iface::fw::SDMA3,
+];
 
 /// The model's conformance facts for this file.
 pub const FACTS: &[barebell_facts::Fact] = &[
@@ -181,6 +202,14 @@ pub struct VirtualGpu9 {
     mec: Arc<MecV943>,
     ih: Arc<crate::ih::IhModel>,
     smu: Arc<crate::smu::SmuModel>,
+    /// The SDMA 4.4.2 instances, in instance order (engine `n` = instance
+    /// `n` on a one-partition part).
+    sdma: Vec<Arc<SdmaModel>>,
+    /// Per engine: the HWS-mapped SDMA queue it runs, `(doorbell offset,
+    /// MQD address)`, as last put on it by [`VirtualGpu9::pause`].
+    sdma_hws: Mutex<Vec<Option<(u32, u64)>>>,
+    /// What the model's HWS-to-engine step refused, in order.
+    sdma_refusals: Mutex<Vec<String>>,
     chunk_bus: Vec<u64>,
     claimed: AtomicBool,
     bus_master: Arc<AtomicBool>,
@@ -337,9 +366,34 @@ impl VirtualGpu9 {
         let mp1 = *instances(&part, discovery::MP1_HWID)
             .first()
             .ok_or(missing("MP1"))?;
+        // SDMA 4.4.2: every instance discovery lists, on its own bases.
+        // Each runs only once the PSP put its microcode in place:
+        // `psp_load_non_psp_fw()` loads SDMA0..3, one per SDMA of an AID
+        // (the model's `mp13_0_6` expectations), so instance `i` needs
+        // `GFX_FW_TYPE_SDMA<i % 4>`.
+        let sdma_ips = instances(&part, discovery::SDMA0_HWID);
+        let mut sdma = Vec::new();
+        for (i, ip) in sdma_ips.iter().enumerate() {
+            let loaded = psp.loaded();
+            let kind = SDMA_FW[i % SDMA_FW.len()];
+            let m = SdmaModel::new_v4_4_2(
+                &clock,
+                &IpBases(bases8(ip)),
+                SdmaHooks {
+                    code_loaded: Box::new(move || loaded.has(kind)),
+                },
+                log.clone(),
+            )
+            .ok_or(ModelError::Unsupported {
+                what: "SDMA 4.4.2 model",
+                version: ip.version,
+            })?;
+            sdma.push(Arc::new(m));
+        }
         let bus_master = Arc::new(AtomicBool::new(false));
         let hooks = {
             let (nb, ihm, bm) = (nbios.clone(), ih.clone(), bus_master.clone());
+            let engines = sdma.clone();
             crate::smu::SmuHooks {
                 firmware_loaded: Box::new(|| true),
                 mode1_reset: Box::new(move || {
@@ -347,6 +401,9 @@ impl VirtualGpu9 {
                         n.reset();
                     }
                     ihm.reset();
+                    for e in &engines {
+                        e.reset();
+                    }
                 }),
                 bus_master: Box::new(move || bm.load(Ordering::Relaxed)),
             }
@@ -396,9 +453,27 @@ impl VirtualGpu9 {
             rlc_mec.clone(),
             cp,
             kdma,
-            xlate,
+            xlate.clone(),
         ));
 
+        let (page, page_bytes) = mec.doorbell_page();
+        let engines = crate::hws::SdmaEngines::aqua_vanjaram(sdma.len() as u8);
+        for (i, e) in sdma.iter().enumerate() {
+            let hub = mmhubs
+                .get(i / SDMA_PER_AID)
+                .ok_or(missing("MMHUB of an SDMA instance's AID"))?
+                .clone();
+            e.set_port(Arc::new(SdmaPort9 {
+                instance: i as u8,
+                engines,
+                hub,
+                xlate: xlate.clone(),
+                doorbells: page,
+                slots: page_bytes / 8,
+                nbio: nbios[0].clone(),
+                clock: clock.clone(),
+            }));
+        }
         let mut ranges: Vec<(RangeInclusive<usize>, Arc<dyn RegisterBus + Send + Sync>)> =
             Vec::new();
         for h in gfxhubs.iter().chain(&mmhubs) {
@@ -435,6 +510,11 @@ impl VirtualGpu9 {
         }
         for off in smu.offsets() {
             single.insert(off, smu.clone());
+        }
+        for e in &sdma {
+            for off in e.offsets() {
+                single.insert(off, e.clone());
+            }
         }
         // Last: the boot registers the IFWI answers (the VRAM size in the
         // NBIO's RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE, the MM_INDEX window onto
@@ -473,6 +553,9 @@ impl VirtualGpu9 {
             mec,
             ih,
             smu,
+            sdma_hws: Mutex::new(alloc::vec![None; sdma.len()]),
+            sdma,
+            sdma_refusals: Mutex::new(Vec::new()),
             chunk_bus,
             claimed: AtomicBool::new(false),
             bus_master,
@@ -524,6 +607,81 @@ impl VirtualGpu9 {
         &self.smu
     }
 
+    /// The SDMA 4.4.2 instances, in instance order.
+    pub fn sdma(&self) -> &[Arc<SdmaModel>] {
+        &self.sdma
+    }
+
+    /// What the model refused when putting an HWS-mapped SDMA queue on
+    /// its engine, in order.
+    pub fn sdma_refusals(&self) -> Vec<String> {
+        self.sdma_refusals.lock().clone()
+    }
+
+    /// The HWS's SDMA queues onto the engines, and those it unmapped off
+    /// them (*model convention*: what the HWS firmware does with an SDMA
+    /// queue is not public; the model does what the rig in
+    /// tests/harness/tests/sdma_v4_4_2.rs does): for a queue whose
+    /// process has a VMID, the process's page-table base (MAP_PROCESS)
+    /// goes into that VMID's context of the engine's AID's MMHUB (what
+    /// KFD's `set_vm_context_page_table_base` does for the driver's own
+    /// VMIDs, `mmhub_v1_8_setup_vm_pt_regs()`), then the MQD's queue onto
+    /// the engine ([`SdmaModel::map_scheduled`]). Returns the engines
+    /// changed.
+    fn sync_hws_sdma(&self) -> usize {
+        let hws = self.mec.hws();
+        let want = match &hws {
+            Some(h) => {
+                h.set_sdma(crate::hws::SdmaEngines::aqua_vanjaram(self.sdma.len() as u8));
+                h.sdma_queues()
+            }
+            None => Vec::new(),
+        };
+        let mut on = self.sdma_hws.lock();
+        let mut changed = 0;
+        for (e, engine) in self.sdma.iter().enumerate() {
+            let q = want
+                .iter()
+                .find(|q| usize::from(q.engine) == e && q.vmid.is_some());
+            let key = q.map(|q| (q.doorbell_offset, q.mqd_address));
+            let Some(slot) = on.get_mut(e) else { continue };
+            if *slot == key {
+                continue;
+            }
+            changed += 1;
+            if slot.is_some() {
+                engine.unmap_scheduled();
+            }
+            *slot = key;
+            let (Some(q), Some(h)) = (q, &hws) else {
+                continue;
+            };
+            let Some(ptb) = h
+                .processes()
+                .iter()
+                .find(|p| p.pasid == q.pasid)
+                .map(|p| p.page_table_base)
+            else {
+                continue;
+            };
+            let (Some(hub), Some(vmid), Some(eq)) =
+                (self.mmhubs.get(e / SDMA_PER_AID), q.vmid, q.engine_queue())
+            else {
+                continue;
+            };
+            let at = hub.offsets.ctx0_base_lo + u32::from(vmid) * hub_v9::CTX_ADDR_DISTANCE;
+            hub.set_device_reg(at, ptb as u32);
+            hub.set_device_reg(at + 1, (ptb >> 32) as u32);
+            if let Err(why) = engine.map_scheduled(eq) {
+                self.sdma_refusals.lock().push(format!(
+                    "SDMA engine {e}: the HWS's queue on doorbell dword {:#x} not started: {why}",
+                    q.doorbell_offset
+                ));
+            }
+        }
+        changed
+    }
+
     /// Accesses BAR5 lost past its end, and those through the index/data
     /// pair.
     pub fn bar5_counts(&self) -> crate::bar::BarCounts {
@@ -544,7 +702,9 @@ impl VirtualGpu9 {
     /// Whether the device is left as `amdgpu_device_fini_hw()` leaves it
     /// (see [`crate::vgpu::VirtualGpu::quiescent`]); `Err` lists what can
     /// still reach memory: a VM context enabled on any hub, the PSP's
-    /// GPCOM ring, a MEC not halted, bus mastering.
+    /// GPCOM ring, a MEC not halted, an SDMA engine with an active queue
+    /// (`sdma_v4_4_2_hw_fini()` stops every instance's queue), bus
+    /// mastering.
     pub fn quiescent(&self) -> Result<(), crate::vgpu::NotQuiescent> {
         let mut why = Vec::new();
         for (kind, hubs) in [
@@ -571,6 +731,14 @@ impl VirtualGpu9 {
             if self.rlc_mec.mec_run(x).is_ok() {
                 why.push(format!(
                     "XCC {x}: MEC running (CP_MEC_CNTL halt bits clear)"
+                ));
+            }
+        }
+        for (i, e) in self.sdma.iter().enumerate() {
+            if let Some(q) = e.queue() {
+                why.push(format!(
+                    "SDMA {i}: queue active (ring {:#x}, VMID {}, doorbell dword {:?})",
+                    q.ring, q.vmid, q.doorbell
                 ));
             }
         }
@@ -654,8 +822,15 @@ unsafe impl Platform for VirtualGpu9 {
     }
     fn pause(&self) {
         // The CP block scans BAR2 (through the NBIO's aperture), services
-        // the KIQs and the HWS, and steps the CP.
-        if self.mec.service() == 0 {
+        // the KIQs and the HWS, and steps the CP; then the HWS's SDMA
+        // queues reach their engines and every engine looks at its
+        // doorbell.
+        let mut work = self.mec.service();
+        work += self.sync_hws_sdma();
+        for e in &self.sdma {
+            work += e.service();
+        }
+        if work == 0 {
             self.clock.advance(crate::vgpu::PAUSE_IDLE_NS);
         }
     }
@@ -788,5 +963,82 @@ impl XccTranslate for Xlate {
 
     fn generation(&self) -> u64 {
         self.gfxhubs.iter().map(|h| u64::from(h.requests())).sum()
+    }
+}
+
+/// What SDMA 4.4.2 instance `instance` reaches the device through: the
+/// MMHUB 1.8 of its AID for the VMID's walk, then the IOMMU (a SYSTEM
+/// page) or the VRAM backing as the CP's [`Xlate`] does; doorbells from
+/// BAR2's page, reaching the engine while AID 0's NBIO doorbell aperture
+/// is open (as the CP's are) when the slot is one of the instance's
+/// (*model convention* for the routing: an even dword whose 64-bit index,
+/// within its 1024-doorbell process slice and less the 512 mirror, is in
+/// the instance's `aqua_vanjaram_doorbell_index_init()` range, the check
+/// the HWS model applies to MAP_QUEUES; the NBIO 7.9 S2A entries
+/// `nbio_v7_9_sdma_doorbell_range()` writes are not modelled).
+struct SdmaPort9 {
+    instance: u8,
+    engines: crate::hws::SdmaEngines,
+    hub: Arc<HubV9Model>,
+    xlate: Arc<Xlate>,
+    /// Host address of the CP block's boxed doorbell page, and its slots.
+    doorbells: u64,
+    slots: usize,
+    nbio: Arc<NbioModel>,
+    clock: SimClock,
+}
+
+impl crate::sdma::SdmaPort for SdmaPort9 {
+    fn translate(
+        &self,
+        vmid: u8,
+        va: u64,
+        access: crate::gmc::Access,
+    ) -> Result<(u64, u64), SdmaVmError> {
+        let a = match access {
+            crate::gmc::Access::Read => AccessV9::Read,
+            crate::gmc::Access::Write => AccessV9::Write,
+            crate::gmc::Access::Execute => AccessV9::Execute,
+        };
+        let fb_offset = crate::mc::McHub::fb_offset(&*self.hub);
+        let t = self
+            .hub
+            .translate(&self.xlate.vram(), fb_offset, vmid, va, a)
+            .map_err(|refusal| SdmaVmError::RefusedV9 { refusal })?;
+        let host = self
+            .xlate
+            .host(&t, fb_offset)
+            .map_err(|_| SdmaVmError::Unbacked { pa: t.pa })?;
+        // The rest of the leaf that maps `va`, as far as the backing the
+        // host address lies in reaches (the DMA region and VRAM are each
+        // one host range).
+        let page = t.page_bytes.max(4096);
+        let leaf = page - va % page;
+        let end = [self.xlate.dma, self.xlate.vram]
+            .into_iter()
+            .find(|(b, l)| host >= *b && host < b + l)
+            .map_or(0, |(b, l)| b + l - host);
+        Ok((host, leaf.min(end).max(1)))
+    }
+
+    fn doorbell(&self, dword: u32) -> u64 {
+        let slot = (dword / 2) as usize;
+        if slot >= self.slots {
+            return 0;
+        }
+        let at = self.doorbells + slot as u64 * 8;
+        // SAFETY: the page is boxed inside the CP block (it never moves);
+        // the engines read it only while the VirtualGpu9 that owns both
+        // services them, so it is alive; the slot is in range and
+        // 8-aligned, and the page is only ever accessed atomically.
+        unsafe { &*(at as *const core::sync::atomic::AtomicU64) }.load(Ordering::Acquire)
+    }
+
+    fn routed(&self, dword: u32) -> bool {
+        self.nbio.doorbell_aperture_open() && self.engines.contains(self.instance, dword)
+    }
+
+    fn now_ns(&self) -> u64 {
+        barebell::time::Clock::now_ns(&self.clock)
     }
 }

@@ -249,6 +249,8 @@ pub enum MapError {
         xcc: usize,
         error: crate::gfx::queue_v9::KiqV9Error,
     },
+    /// GC 9.4.3: an SDMA 4.4.2 queue could not be mapped through the HWS.
+    SdmaV442(crate::sdma::map_v4_4_2::SdmaV442Error),
 }
 
 impl From<crate::ip::Unsupported> for MapError {
@@ -321,6 +323,7 @@ impl core::fmt::Display for MapError {
             MapError::HqdV9(e) => write!(f, "HQD: {e}"),
             MapError::Hws(e) => write!(f, "HWS: {e}"),
             MapError::KiqV9 { xcc, error } => write!(f, "XCC {xcc} KIQ: {error}"),
+            MapError::SdmaV442(e) => write!(f, "{e}"),
         }
     }
 }

@@ -59,6 +59,8 @@ pub enum SdmaV442Error {
     Fault { fault: VmFault, error: SdmaError },
     /// The fault registers could not be read.
     Hub(HubError),
+    /// More queues for one process's runlist than [`map_hws_with`] holds.
+    TooManyQueues { queues: usize, max: usize },
 }
 
 impl core::fmt::Display for SdmaV442Error {
@@ -76,6 +78,10 @@ impl core::fmt::Display for SdmaV442Error {
                 write!(f, "the SDMA 4.4.2 engine faulted: {fault} ({error})")
             }
             SdmaV442Error::Hub(e) => write!(f, "reading the latched VM fault: {e}"),
+            SdmaV442Error::TooManyQueues { queues, max } => write!(
+                f,
+                "{queues} queues in one process's runlist: at most {max} are supported"
+            ),
         }
     }
 }
@@ -195,9 +201,39 @@ where
     HC: Clock,
     HP: Pause,
 {
-    let bases = instance(sdma, q.engine)?;
+    instance(sdma, q.engine)?;
     let ring = SdmaQueue::new(mem, doorbell, SdmaVersion::V4_4_2, clock, pause);
-    let (ring_address, rptr_address, wptr_address) = ring.addresses();
+    let rl = prepare_hws(bus, sdma, q, ring.addresses(), &[])?;
+    hws.run_list(&rl)?;
+    Ok((ring, rl))
+}
+
+/// Queues a process may hold in one [`prepare_hws`] runlist besides the
+/// SDMA queue (a fixed bound: no heap here).
+pub const MAX_OTHER_QUEUES: usize = 7;
+
+/// [`map_hws`] up to the RUN_LIST, for a ring the caller already placed
+/// (`ring`: its address, read-pointer write-back and write-pointer poll
+/// addresses, as [`SdmaQueue::addresses`] gives them), in a process that
+/// already has `others` mapped (its compute queues): builds the runlist
+/// into `q.ib` naming them first, then the SDMA queue, as
+/// `pm_create_runlist_ib()` walks a process's queue list in creation
+/// order (a new RUN_LIST replaces the scheduler's runlist,
+/// `map_queues_cpsch()`, so a process's queues must all be in it);
+/// unhalts the instance and writes the MQD. The caller sends the
+/// returned runlist ([`Hws::run_list`]) once `q.ib` is in device memory.
+pub fn prepare_hws<B>(
+    bus: &B,
+    sdma: &[IpBases],
+    q: HwsSdmaQueue<'_, '_>,
+    ring: (u64, u64, u64),
+    others: &[QueueDesc],
+) -> Result<Runlist, SdmaV442Error>
+where
+    B: RegisterBus + ?Sized,
+{
+    let bases = instance(sdma, q.engine)?;
+    let (ring_address, rptr_address, wptr_address) = ring;
     let m = V9SdmaMqd::build(&SdmaQueueV9 {
         ring_address,
         ring_bytes: RING_BYTES as u64,
@@ -207,20 +243,28 @@ where
         engine: u32::from(q.engine),
         queue: q.queue,
     })?;
-    let desc = [QueueDesc {
+    let own = QueueDesc {
         engine: Engine::Sdma { id: q.engine },
         ..QueueDesc::compute(q.doorbell_dword, q.mqd.address(), wptr_address)
-    }];
+    };
+    if others.len() > MAX_OTHER_QUEUES {
+        return Err(SdmaV442Error::TooManyQueues {
+            queues: others.len() + 1,
+            max: MAX_OTHER_QUEUES + 1,
+        });
+    }
+    let mut desc = [own; MAX_OTHER_QUEUES + 1];
+    desc[..others.len()].copy_from_slice(others);
+    desc[others.len()] = own;
     let procs = [ProcessQueues {
         process: q.process,
-        queues: &desc,
+        queues: &desc[..=others.len()],
     }];
     // Refuse what KFD would before anything reaches the device.
     let rl = runlist::build(&q.config, &procs, q.ib, q.ib_address)?;
     super::unhalt(bus, bases, SdmaVersion::V4_4_2)?;
     q.mqd.get().write(&m.dwords());
-    hws.run_list(&rl)?;
-    Ok((ring, rl))
+    Ok(rl)
 }
 
 /// Waits up to `bound_ns` for fence `seq` on an SDMA 4.4.2 queue; if it

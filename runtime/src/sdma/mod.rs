@@ -45,7 +45,10 @@ impl SdmaVersion {
     /// The engine that goes with a GC generation.
     pub fn for_generation(g: Generation) -> Result<Self, crate::ip::Unsupported> {
         Ok(match g {
-            Generation::Gfx94 => return Err(crate::ip::Unsupported::new("SDMA 4.4.2 queue", g)),
+            // GC 9.4.3's instances are SDMA 4.4.2 (`amdgpu_discovery.c`
+            // sets `sdma_v4_4_2_ip_block` for SDMA 4.4.2); each instance has
+            // its own bases (see [`map_v4_4_2`]).
+            Generation::Gfx94 => SdmaVersion::V4_4_2,
             Generation::Gfx11 => SdmaVersion::V6_0,
             Generation::Gfx12 => SdmaVersion::V7_0,
         })

@@ -68,6 +68,31 @@ pub fn set_fault_enable_default<B: RegisterBus + ?Sized>(
     v9::set_fault_enable_default(aids, &MMHUB_1_8, value)
 }
 
+/// `mmhub_v1_8_setup_vm_pt_regs()`: `vmid`'s page-table base on every
+/// AID's MMHUB (what KFD's `set_vm_context_page_table_base` reaches,
+/// `kgd_gfx_v9_set_vm_context_page_table_base()`, for both hubs).
+pub fn setup_vm_pt_regs<B: RegisterBus + ?Sized>(
+    aids: &[Block<'_, B>],
+    vmid: u32,
+    page_table_base: u64,
+) -> Result<(), HubError> {
+    let hub = &MMHUB_1_8;
+    if vmid > 15 {
+        return Err(HubError::BadConfig {
+            field: "vmid",
+            value: u64::from(vmid),
+        });
+    }
+    let d = hub.ctx_addr_distance();
+    for r in aids {
+        let lo = r.offset_nth(hub.ctx0_base_lo, vmid, d)?;
+        let hi = r.offset_nth(hub.ctx0_base_hi, vmid, d)?;
+        r.bus.write32(lo, page_table_base as u32);
+        r.bus.write32(hi, (page_table_base >> 32) as u32);
+    }
+    Ok(())
+}
+
 /// Register distance facts for the DAGB array and the snoop bit.
 pub const FACTS: &[barebell_facts::Fact] = &[
     barebell_facts::Fact::constant(
