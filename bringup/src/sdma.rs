@@ -403,7 +403,11 @@ fn open_v4_4_2<'p>(
     let s = Step::Queue;
     let version = SdmaVersion::V4_4_2;
     if mapping == Mapping::Mes {
-        return Err(ErrorKind::Queue(QueueError::NoScheduler)).at(s);
+        return Err(ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
+            "MES (GC 9.4.3 maps SDMA queues with the HWS: --mapping hws)",
+            gpu.ips.generation,
+        )))
+        .at(s);
     }
     if mapping == Mapping::Hws && gpu.queue.as_ref().map(|q| q.mode) != Some(Mapping::Hws) {
         return Err(ErrorKind::Queue(QueueError::NoScheduler)).at(s);
