@@ -65,7 +65,6 @@ fn bringup_mi308x_shows_the_physical_xccs_left_by_the_harvest_table() {
 #[test]
 fn queue_commands_refuse_gc_9_4_3_parts() {
     for args in [
-        &["latency", "--part", "mi300x"][..],
         &["copy", "--part", "mi300x"][..],
         &["vector-add", "--part", "mi308x"][..],
     ] {
