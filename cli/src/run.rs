@@ -46,7 +46,8 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Bring the device up and launch on the user queue mapped this way
-    /// (MES ADD_QUEUE, direct HQD load, KIQ MAP_QUEUES), with the job's
+    /// (MES ADD_QUEUE, direct HQD load, KIQ MAP_QUEUES, or on GC 9.4.3
+    /// parts the HWS runlist), with the job's
     /// memory mapped in the queue's page tables. Default on the model:
     /// the queue bound straight to the CP model, no bring-up; on a GPU:
     /// mes. The model's bring-up needs the firmware files.
