@@ -188,6 +188,21 @@ impl<'p> Gpu<'p> {
         use barebell::gmc::hub::{hub_for, read_fault};
         use barebell::ip::hw_id;
         let mut faults = Vec::new();
+        if self.ips.generation == barebell::ip::Generation::Gfx94 {
+            // GC 9.4.3: every XCC's GFXHUB and every AID's MMHUB, once the
+            // gmc step programmed them.
+            if self.memory.is_none() {
+                return Ok(faults);
+            }
+            use barebell::gmc::hub::v9;
+            for x in self.ips.xccs() {
+                faults.extend(v9::read_fault(&self.bus, &x.bases, &v9::GFXHUB_1_2)?);
+            }
+            for a in self.ips.aids(hw_id::MMHUB) {
+                faults.extend(v9::read_fault(&self.bus, &a.bases, &v9::MMHUB_1_8)?);
+            }
+            return Ok(faults);
+        }
         if self.gfxhub.is_none() {
             return Ok(faults);
         }

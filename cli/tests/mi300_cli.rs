@@ -1,7 +1,8 @@
 //! `--part mi300x|mi308x`: the bring-up runs on the GC 9.4.3 model device
-//! (`VirtualGpu9`), prints the multi-die topology and every step through
-//! rlc (per-XCC hubs, PSP 13.0.6 with the real blobs, RLC/MEC per XCC),
-//! and tears down to a quiescent device.
+//! (`VirtualGpu9`), prints the multi-die topology and every step (per-XCC
+//! hubs, PSP 13.0.6 with the real blobs, RLC/MEC per XCC, the KIQ per
+//! XCC, the HIQ and a runlist for `hws`), maps one AQL queue over every
+//! XCC `direct`, `kiq` or `hws`, and tears down to a quiescent device.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -60,6 +61,50 @@ fn bringup_mi308x_shows_the_physical_xccs_left_by_the_harvest_table() {
     assert!(out.contains("XCC 1: GC instance 2 on die 1"), "{out}");
     assert!(out.contains("XCC 3: GC instance 6 on die 3"), "{out}");
     assert!(out.contains("step rlc: GC 9.4.3 on 4 XCCs"), "{out}");
+}
+
+/// Issue 18's acceptance: `queue ready: <mapping> mapping` after
+/// discovery, PSP 13.0.6, per-XCC RLC/MEC/KIQ (and for hws the HIQ and a
+/// runlist), on both parts and all three mappings; the teardown leaves
+/// the model quiescent.
+#[test]
+fn every_mapping_maps_a_queue_over_every_xcc() {
+    for (part, xccs) in [("mi300x", 8), ("mi308x", 4)] {
+        for mapping in ["hws", "direct", "kiq"] {
+            let (code, out, err) =
+                barebell(&["bringup", "--model", "--part", part, "--mapping", mapping]);
+            let ctx = format!("{part} {mapping}:\n{out}\n{err}");
+            assert_eq!(code, 0, "{ctx}");
+            assert!(out.contains("step psp: MP0 13.0.6"), "{ctx}");
+            assert!(
+                out.contains(&format!("step rlc: GC 9.4.3 on {xccs} XCCs")),
+                "{ctx}"
+            );
+            if mapping == "direct" {
+                assert!(out.contains("step rings: skipped"), "{ctx}");
+            } else {
+                assert!(
+                    out.contains(&format!("step rings: KIQ up on {xccs} XCCs")),
+                    "{ctx}"
+                );
+            }
+            assert!(
+                out.contains(&format!(
+                    "step queue: queue ready: {mapping} mapping, doorbell 0x10, {xccs} XCCs"
+                )),
+                "{ctx}"
+            );
+            if mapping == "hws" {
+                assert!(out.contains("VMID picked by the HWS"), "{ctx}");
+            }
+            assert!(
+                out.contains(&format!("unmap queue: done: {mapping} unmap answered")),
+                "{ctx}"
+            );
+            assert!(out.contains("teardown complete"), "{ctx}");
+            assert!(out.contains("model check: quiescent"), "{ctx}");
+        }
+    }
 }
 
 #[test]

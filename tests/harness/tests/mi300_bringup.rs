@@ -136,3 +136,55 @@ fn registers_no_block_claims_are_the_hdp_and_the_signature() {
     assert_eq!(m.bar5_counts().beyond, 0);
     assert!(m.bar5_counts().indirect > 0);
 }
+
+/// The HWS path as KFD's CPSCH drives it, seen from the model's HWS:
+/// SET_RESOURCES with KFD's VMIDs on GC 9.4.3 (3..15, mask 0xFFF8:
+/// `gmc_v9_0_sw_init()` sets `first_kfd_vmid` 3 for GC 9.4.1-9.4.4, KFD's
+/// `compute_vmid_bitmap` covers it to 15), one process (PASID 0x8001, the bring-up's) whose
+/// page-table base is the process tables' root, one compute queue on
+/// doorbell dword 0x20 (64-bit doorbell 0x10, layout 1's first user
+/// queue), the VMID the scheduler gave it the lowest of the mask, and
+/// the queue active on every XCC.
+#[test]
+fn the_hws_maps_the_process_and_its_queue_on_every_xcc() {
+    use barebell_bringup::Mapping;
+    for (part, xccs) in [(parts::mi300x(), 8usize), (parts::mi308x(), 4)] {
+        let name = part.name;
+        let m = device(part);
+        let opts = Options {
+            until: Step::Queue,
+            mapping: Some(Mapping::Hws),
+            ..Options::default()
+        };
+        let gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let root = gpu.memory.unwrap().process_root;
+        let hws = m.mec().hws().expect("the HIQ was mapped");
+        assert_eq!(hws.refusal(), None, "{name}");
+        let r = hws.resources().unwrap();
+        assert_eq!(r.vmid_mask, 0xFFF8, "{name}");
+        let procs = hws.processes();
+        assert_eq!(procs.len(), 1, "{name}");
+        assert_eq!(procs[0].pasid, 0x8001, "{name}");
+        assert_eq!(procs[0].page_table_base & !0xFFF, root, "{name}");
+        assert_eq!(procs[0].vmid, Some(3), "{name}");
+        let queues = hws.queues();
+        assert_eq!(queues.len(), 1, "{name}");
+        assert_eq!(queues[0].doorbell_offset, 0x20, "{name}");
+        let q = m
+            .mec()
+            .queues()
+            .into_iter()
+            .find(|q| !q.retired)
+            .expect("a live queue");
+        assert_eq!(q.members.len(), xccs, "{name}: {q:?}");
+        assert_eq!(gpu.queue.as_ref().unwrap().mode, Mapping::Hws);
+        let report = gpu.shutdown();
+        assert!(report.complete(), "{name}: {report}");
+        m.quiescent().unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            m.mec().hws().is_none_or(|h| h.queues().is_empty()),
+            "{name}"
+        );
+    }
+}
