@@ -2,7 +2,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 //! Builds `kernels/latency.cl` (the `empty` and `vadd` kernels `barebell
-//! latency --kernel` times) with clang-19 for gfx1100 and gfx1201 into
+//! latency --kernel` times) with clang-19 for gfx1100, gfx1201 and gfx942 into
 //! OUT_DIR and generates `latency_kernels.rs`, which embeds them. Without
 //! clang-19 the build still succeeds: the constants say why there are no
 //! kernels, and `--kernel empty|vadd` reports it (`cargo xtask deps`
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const SRC: &str = "kernels/latency.cl";
-const TARGETS: [&str; 2] = ["gfx1100", "gfx1201"];
+const TARGETS: [&str; 3] = ["gfx1100", "gfx1201", "gfx942"];
 
 fn build(src: &Path, mcpu: &str, out: &Path) -> Result<(), String> {
     let o = Command::new("clang-19")

@@ -349,8 +349,11 @@ pub fn place_queue<'p, C, P>(
     let queue = AqlQueue::new(
         memory.get(),
         db,
+        // Profiling on, as the gfx11/gfx12 user queue (`queue.rs`): the
+        // CP stamps start and end into the completion signal, which
+        // `barebell latency` reads as cp_launch/cp_exec.
         QueueConfig {
-            profiling: false,
+            profiling: true,
             ..Default::default()
         },
     )

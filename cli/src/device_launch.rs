@@ -35,14 +35,24 @@ const SUBMIT_BOUND_NS: u64 = 1_000_000_000;
 
 /// The code-object part of a brought-up device, from the GC version
 /// discovery read: the same answer on the model (whose discovery table
-/// says 11.0.0 or 12.0.1) as on a GPU. GC versions other than those two
-/// are refused: no other part is described to the loader.
+/// says 11.0.0, 12.0.1 or 9.4.3) as on a GPU. GC 9.4.3 is mi300x with 8
+/// live XCCs and mi308x with 4 (the XCC count discovery's `xcc_mask`
+/// gives; the mi308x layout is the model's, see `parts.rs`). Other GC
+/// versions and XCC counts are refused: no other part is described to
+/// the loader.
 pub fn code_part(gpu: &Gpu<'_>) -> Result<(Part, PartArg), String> {
     match gpu.ips.gc.version.triple() {
         (11, 0, 0) => Ok((Part::NAVI31, PartArg::Navi31)),
         (12, 0, 1) => Ok((Part::NAVI48, PartArg::Navi48)),
+        (9, 4, 3) => match gpu.ips.topology.num_xcc() {
+            8 => Ok((Part::MI300X, PartArg::Mi300x)),
+            4 => Ok((Part::MI308X, PartArg::Mi308x)),
+            n => Err(format!(
+                "GC 9.4.3 with {n} XCCs: the loader knows the 8-XCC (mi300x) and 4-XCC (mi308x) parts only"
+            )),
+        },
         (a, b, c) => Err(format!(
-            "GC {a}.{b}.{c}: the loader knows the parts of GC 11.0.0 (gfx1100) and 12.0.1 (gfx1201) only"
+            "GC {a}.{b}.{c}: the loader knows the parts of GC 11.0.0 (gfx1100), 12.0.1 (gfx1201) and 9.4.3 (gfx942) only"
         )),
     }
 }
@@ -84,9 +94,8 @@ pub fn teardown_verdict(device: &Device, report: &TeardownReport) -> Result<(), 
     if !report.complete() {
         return Err(format!("the teardown was incomplete:\n{report}"));
     }
-    if let Device::Model(m) = device {
-        m.quiescent()
-            .map_err(|e| format!("the model is not quiescent after the teardown: {e}"))?;
+    if let Some(q) = device.quiescence() {
+        q.map_err(|e| format!("the model is not quiescent after the teardown: {e}"))?;
     }
     Ok(())
 }
@@ -147,7 +156,20 @@ pub fn bring_up<'p>(
 pub fn device_error(device: &Device) -> Option<String> {
     match device {
         Device::Model(m) => m.mec().cp().errors().first().map(|e| e.to_string()),
-        Device::Model9(_) | Device::Hw(_) => None,
+        Device::Model9(m) => m.mec().cp().errors().first().map(|e| e.to_string()),
+        Device::Hw(_) => None,
+    }
+}
+
+/// The model's running per-XCC workgroup totals (`Shader::xcc_workgroups`)
+/// and how many XCCs run a dispatch, on a GC 9.4.3 model; `None` elsewhere.
+pub fn xcc_totals(device: &Device) -> Option<([u64; barebell_model::wave::MAX_XCCS], u32)> {
+    match device {
+        Device::Model9(m) => {
+            let cp = m.mec().cp();
+            Some((cp.shader.xcc_workgroups, cp.shader.xccs))
+        }
+        Device::Model(_) | Device::Hw(_) => None,
     }
 }
 
@@ -274,6 +296,8 @@ pub struct JobOutcome {
     pub buffers: BTreeMap<String, Vec<u8>>,
     /// The model's shader counts (none on a GPU).
     pub stats: Option<barebell_isa::launch::Stats>,
+    /// Workgroups each XCC ran, on a GC 9.4.3 model.
+    pub xcc_workgroups: Option<Vec<u64>>,
 }
 
 /// Loads `bytes`, checks `job` against the kernel's metadata, launches it
@@ -321,6 +345,7 @@ pub fn run_job(
         host,
         device_address,
     };
+    let xcc_before = xcc_totals(device);
     let launched = Instant::now();
     let done = launch(
         &b.queue.queue,
@@ -339,13 +364,21 @@ pub fn run_job(
     let ns = |d: std::time::Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
     let stats = match device {
         Device::Model(m) => Some(m.mec().cp().shader.last),
-        Device::Model9(_) | Device::Hw(_) => None,
+        Device::Model9(m) => Some(m.mec().cp().shader.last),
+        Device::Hw(_) => None,
+    };
+    let xcc_workgroups = match (xcc_before, xcc_totals(device)) {
+        (Some((before, _)), Some((after, xccs))) => {
+            Some(crate::run::xcc_delta(&before, &after, xccs))
+        }
+        _ => None,
     };
     Ok(JobOutcome {
         dispatch_ns: ns(end - launched),
         first_launch_ns: ns(end - start),
         buffers: bufs.into_iter().map(|(k, v)| (k, v.to_vec())).collect(),
         stats,
+        xcc_workgroups,
     })
 }
 

@@ -642,20 +642,6 @@ fn phases_json(r: &RunResult) -> std::collections::BTreeMap<&'static str, PhaseJ
 }
 
 fn run_inner(a: &LatencyArgs) -> Result<(), String> {
-    // GC 9.4.3 parts: the model has their discovery table only, and the
-    // CP-only measurement would time a gfx11/gfx12 CP under their name.
-    if a.target.hardware().is_none()
-        && a.target.part.part().generation == barebell::ip::Generation::Gfx94
-    {
-        return Err(format!(
-            "--part {}: {}",
-            a.target.part.name(),
-            barebell::ip::Unsupported::new(
-                "the device model's queue path (KIQ/HWS, v9 MQD, gfx942 CP)",
-                barebell::ip::Generation::Gfx94,
-            )
-        ));
-    }
     if a.iterations == 0 {
         return Err("--iterations must be at least 1".into());
     }
@@ -710,7 +696,15 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
     let modes: Vec<Option<Mapping>> = if hardware.is_some() {
         vec![Some(mapping.unwrap_or(Mapping::Mes))]
     } else if a.compare {
-        Mapping::ALL.into_iter().map(Some).collect()
+        // GC 9.4.3 has no MES: KFD's CPSCH (the HWS runlist) is the
+        // scheduled path there, beside the direct and KIQ mappings.
+        let gc943 = a.target.part.part().generation == barebell::ip::Generation::Gfx94;
+        let all = if gc943 {
+            [Mapping::Direct, Mapping::Kiq, Mapping::Hws]
+        } else {
+            Mapping::ALL
+        };
+        all.into_iter().map(Some).collect()
     } else {
         vec![mapping]
     };

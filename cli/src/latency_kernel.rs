@@ -57,12 +57,7 @@ impl KernelSpec {
             let (bytes, mcpu) = match part {
                 PartArg::Navi31 => (built::GFX1100, "gfx1100"),
                 PartArg::Navi48 => (built::GFX1201, "gfx1201"),
-                PartArg::Mi300x | PartArg::Mi308x => {
-                    return Err(format!(
-                        "the built-in {name} kernel: none is built for {} (gfx942) yet",
-                        part.name()
-                    ));
-                }
+                PartArg::Mi300x | PartArg::Mi308x => (built::GFX942, "gfx942"),
             };
             let bytes = bytes.map_err(|e| format!("the built-in {name} kernel: {e}"))?;
             let vadd = name == "vadd";

@@ -80,6 +80,7 @@ pub fn with_unmapped<R>(
         Some((k, part)) => {
             let (kpart, target) = crate::model_launch::part(part)?;
             model.shader.target = target;
+            model.shader.xccs = crate::model_launch::xccs(part);
             let ctx =
                 barebell_kernel::LaunchContext::new(kpart, q.queue.memory().descriptor_address());
             Some(k.place(&mut model, &ctx, signal.handle())?)
@@ -210,9 +211,15 @@ pub fn with_device<R>(
             })
             .map_err(|e| fail(&e))
         }
-        Device::Model9(_) => Err(String::from(
-            "latency on a GC 9.4.3 model part: the model's GC 9.4.3 CP does not run AQL queues yet",
-        )),
+        Device::Model9(m) => {
+            configure(&mut m.mec().cp(), kernel_ns, time);
+            let w = work(placed.as_ref(), barrier);
+            with_mec9_thread(m, idle, pin(cpu), || {
+                after_spawn();
+                f(&t, w)
+            })
+            .map_err(|e| fail(&e))
+        }
         Device::Hw(_) => {
             after_spawn();
             // Without a kernel: the barrier (the caller asks for the
@@ -231,7 +238,8 @@ pub fn with_device<R>(
     };
     let errors = match device {
         Device::Model(m) => m.mec().cp().errors().to_vec(),
-        Device::Model9(_) | Device::Hw(_) => Vec::new(),
+        Device::Model9(m) => m.mec().cp().errors().to_vec(),
+        Device::Hw(_) => Vec::new(),
     };
     if errors.is_empty()
         && let Some(p) = &placed
@@ -239,4 +247,44 @@ pub fn with_device<R>(
         p.check()?;
     }
     Ok((r, errors))
+}
+
+/// Runs `f` while a thread of its own (set up by `setup`, e.g. pinned)
+/// services a GC 9.4.3 model's CP block ([`barebell_model::mec_v9_4_3::MecV943::service`]:
+/// doorbells, KIQs, HWS, CP steps) until `f` returns, as
+/// `VirtualGpu::with_mec_thread` does for the gfx11/gfx12 MEC: `Spin`
+/// services again at once, `YieldAfter(n)` yields after `n` idle turns.
+fn with_mec9_thread<R>(
+    m: &barebell_model::vgpu9::VirtualGpu9,
+    idle: Idle,
+    setup: impl FnOnce() + Send,
+    f: impl FnOnce() -> R,
+) -> std::io::Result<R> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let h = std::thread::Builder::new()
+            .name("barebell-model-mec9".into())
+            .spawn_scoped(s, || {
+                setup();
+                let mut idle_for = 0u32;
+                while !stop.load(Ordering::Relaxed) {
+                    if m.mec().service() > 0 {
+                        idle_for = 0;
+                    } else {
+                        idle_for = idle_for.saturating_add(1);
+                        if let Idle::YieldAfter(n) = idle
+                            && idle_for > n
+                        {
+                            std::thread::yield_now();
+                        }
+                    }
+                }
+            })?;
+        let r = f();
+        stop.store(true, Ordering::Relaxed);
+        h.join()
+            .map_err(|_| std::io::Error::other("the model's CP thread panicked"))?;
+        Ok(r)
+    })
 }

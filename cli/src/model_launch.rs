@@ -28,11 +28,16 @@ pub fn part(p: PartArg) -> Result<(Part, Target), String> {
     match p {
         PartArg::Navi31 => Ok((Part::NAVI31, Target::Gfx1100)),
         PartArg::Navi48 => Ok((Part::NAVI48, Target::Gfx1201)),
-        PartArg::Mi300x | PartArg::Mi308x => Err(format!(
-            "{}: the model runs no GC 9.4.3 (gfx942) kernels yet",
-            p.name()
-        )),
+        PartArg::Mi300x => Ok((Part::MI300X, Target::Gfx942)),
+        PartArg::Mi308x => Ok((Part::MI308X, Target::Gfx942)),
     }
+}
+
+/// XCCs that run each dispatch on a model part: the part's declared XCC
+/// count (GC 9.4.3 in SPX mode: every XCC's CP reads the one AQL queue),
+/// 1 on the single-XCC parts.
+pub fn xccs(p: PartArg) -> u32 {
+    p.part().xcc.map_or(1, |x| x.xccs.max(1))
 }
 
 /// Writes queue scratch into the `amd_queue_t` at `descriptor` (its host
@@ -71,23 +76,36 @@ pub unsafe fn write_queue_scratch(descriptor: u64, plan: &ScratchPlan, backing: 
 /// Scratch slots of a model part, for sizing queue scratch as ROCR does.
 /// **Model values**: CU and shader-engine counts of the full Navi31 (96
 /// CUs, 6 SEs) and Navi48 (64 CUs, 4 SEs) configurations and 32 scratch
-/// slots per CU; no device was read.
+/// slots per CU; for GC 9.4.3 the CUs the model part declares
+/// (`parts.rs`: mi300x 8 XCCs × 38 CUs = 304, mi308x 4 × 20 = 80), 4
+/// shader engines per XCC (rocminfo-style reports of MI300X give 32; not
+/// read from a device) and 32 slots per CU. No device was read. On gfx9
+/// the SE count does not enter ROCR's arithmetic (WAVES is per XCC).
 pub fn scratch_part(p: PartArg) -> Result<ScratchPart, String> {
     Ok(match p {
         PartArg::Mi300x | PartArg::Mi308x => {
-            return Err(format!(
-                "{}: queue scratch for GC 9.4.3 is not sized yet",
-                p.name()
-            ));
+            let x = p
+                .part()
+                .xcc
+                .ok_or_else(|| format!("{}: the part declares no XCCs", p.name()))?;
+            ScratchPart {
+                gfx_major: 9,
+                xccs: x.xccs,
+                compute_units: x.xccs * x.cus_per_xcc,
+                shader_engines: 4 * x.xccs,
+                max_slots_per_cu: 32,
+            }
         }
         PartArg::Navi31 => ScratchPart {
             gfx_major: 11,
+            xccs: 1,
             compute_units: 96,
             shader_engines: 6,
             max_slots_per_cu: 32,
         },
         PartArg::Navi48 => ScratchPart {
             gfx_major: 12,
+            xccs: 1,
             compute_units: 64,
             shader_engines: 4,
             max_slots_per_cu: 32,
@@ -168,6 +186,10 @@ impl Session {
         let (part, target) = part(p)?;
         let mut model = CpModel::new(Seed(seed));
         model.shader.target = target;
+        // GC 9.4.3 in SPX mode: every XCC runs its round-robin share of
+        // each dispatch (`Shader::xccs`); `tg_chunk` stays 1, the
+        // `compute_tg_chunk_size` `init_mqd_v9_4_3()` writes.
+        model.shader.xccs = xccs(p);
         let queue = barebell_model_host::queue::queue::<SLOTS>(
             &mut model,
             QueueConfig {

@@ -7,7 +7,12 @@
 //! (`barebell_model::wave`). The CP model runs on this thread: after the
 //! submit, it is stepped until idle.
 //!
-//! With `--mapping mes|direct|kiq` (and always on `--vfio`/`--sysfs`,
+//! On a GC 9.4.3 part (mi300x, mi308x) the kernel is gfx942 and the CP
+//! model runs each dispatch on every XCC the part declares, each XCC its
+//! round-robin share of the workgroups (`barebell_model::wave::Shader`);
+//! the output says how many workgroups each XCC ran.
+//!
+//! With `--mapping mes|direct|kiq|hws` (and always on `--vfio`/`--sysfs`,
 //! where the mapping defaults to mes) the device goes through the one
 //! bring-up and the job runs on the user queue it mapped, its memory in
 //! the bring-up's user memory ([`crate::device_launch`]): on the model the
@@ -41,7 +46,8 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Bring the device up and launch on the user queue mapped this way
-    /// (MES ADD_QUEUE, direct HQD load, KIQ MAP_QUEUES), with the job's
+    /// (MES ADD_QUEUE, direct HQD load, KIQ MAP_QUEUES, or on GC 9.4.3
+    /// parts the HWS runlist), with the job's
     /// memory mapped in the queue's page tables. Default on the model:
     /// the queue bound straight to the CP model, no bring-up; on a GPU:
     /// mes. The model's bring-up needs the firmware files.
@@ -95,6 +101,20 @@ pub struct Outcome {
     pub first_launch_ns: u64,
     pub buffers: BTreeMap<String, Vec<u8>>,
     pub stats: barebell_isa::launch::Stats,
+    /// Workgroups each XCC ran in this dispatch, on a GC 9.4.3 part (the
+    /// model's counts; none on a GPU or a single-XCC part).
+    pub xcc_workgroups: Option<Vec<u64>>,
+}
+
+/// Workgroups per XCC between two snapshots of the shader's running
+/// totals (`Shader::xcc_workgroups`), for the first `xccs` XCCs.
+pub fn xcc_delta(before: &[u64], after: &[u64], xccs: u32) -> Vec<u64> {
+    after
+        .iter()
+        .zip(before)
+        .take(xccs as usize)
+        .map(|(a, b)| a.saturating_sub(*b))
+        .collect()
 }
 
 /// Loads, checks, launches and waits. `bytes` are the code object's.
@@ -141,6 +161,7 @@ pub fn launch_job(
         device_address,
     };
     let clock = StdClock::default();
+    let xcc_before = s.model.shader.xcc_workgroups;
     let launched = Instant::now();
     let done = launch(
         &s.queue.queue,
@@ -166,6 +187,13 @@ pub fn launch_job(
     }
     let ns = |d: std::time::Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
     let stats = s.model.shader.last;
+    let xcc_workgroups = (part.part().xcc.is_some()).then(|| {
+        xcc_delta(
+            &xcc_before,
+            &s.model.shader.xcc_workgroups,
+            s.model.shader.xccs,
+        )
+    });
     let buffers = bufs.into_iter().map(|(k, v)| (k, v.to_vec())).collect();
     Ok((
         Outcome {
@@ -173,6 +201,7 @@ pub fn launch_job(
             first_launch_ns: ns(end - start),
             buffers,
             stats,
+            xcc_workgroups,
         },
         code,
     ))
@@ -230,6 +259,9 @@ fn run_on_device(
                 // MES picks the VMID and does not say which; the mapping's
                 // number is the process key the runtime gave it.
                 Mapping::Mes => ", VMID picked by MES".to_string(),
+                // The HWS picks the VMID from SET_RESOURCES' mask when it
+                // maps the process; the queue's mapping does not carry it.
+                Mapping::Hws => ", VMID picked by the HWS".to_string(),
                 _ => format!(", VMID {v}"),
             })
             .unwrap_or_default()
@@ -242,6 +274,7 @@ fn run_on_device(
             first_launch_ns: o.first_launch_ns,
             buffers: o.buffers,
             stats: o.stats.unwrap_or_default(),
+            xcc_workgroups: o.xcc_workgroups,
         },
         format!("{what}: user queue brought up and mapped, memory in its page tables"),
     ))
@@ -273,9 +306,15 @@ fn run_inner(a: &RunArgs) -> Result<(), String> {
             buffers.insert(name.clone(), json!({"type": ty, "values": values}));
         }
         // Keys in the order: kernel, buffers, dispatch_ns (a
-        // serde_json map would sort them).
+        // serde_json map would sort them); then, on a GC 9.4.3 part, the
+        // workgroups each XCC ran.
+        let xccs = out
+            .xcc_workgroups
+            .as_ref()
+            .map(|v| format!(", \"xcc_workgroups\": {}", Value::from(v.clone())))
+            .unwrap_or_default();
         println!(
-            "{{\"kernel\": {}, \"buffers\": {}, \"dispatch_ns\": {}}}",
+            "{{\"kernel\": {}, \"buffers\": {}, \"dispatch_ns\": {}{xccs}}}",
             Value::from(job.kernel.clone()),
             Value::Object(buffers),
             out.dispatch_ns
@@ -298,6 +337,14 @@ fn run_inner(a: &RunArgs) -> Result<(), String> {
         out.stats.instructions,
         out.stats.lane_instructions
     );
+    if let Some(v) = &out.xcc_workgroups {
+        let list: Vec<String> = v.iter().map(u64::to_string).collect();
+        println!(
+            "workgroups per XCC ({} XCCs; the model deals them round-robin by flat workgroup id in chunks of the MQD's compute_tg_chunk_size, 1): [{}]",
+            v.len(),
+            list.join(", ")
+        );
+    }
     println!(
         "dispatch {} ns (submit to completion signal); first launch {} ns (code object bytes in memory to completion)",
         out.dispatch_ns, out.first_launch_ns

@@ -22,11 +22,11 @@ pub enum PartArg {
     /// Navi48-class, gfx12: GC 12.0.1, MP0 14.0.3, NBIF 6.3.1 (uni-MES,
     /// API v12).
     Navi48,
-    /// MI300X, GC 9.4.3 (gfx942): 8 XCCs on 4 AIDs. Discovery only so
-    /// far: the bring-up stops at the first step with no GC 9.4.3 code.
+    /// MI300X, GC 9.4.3 (gfx942): 8 XCCs on 4 AIDs, MP0 13.0.6, NBIO 7.9
+    /// (no MES: mappings hws, direct, kiq).
     Mi300x,
-    /// MI308X, GC 9.4.3: modelled as 4 XCCs x 20 CUs. Discovery only so
-    /// far, as mi300x.
+    /// MI308X, GC 9.4.3: modelled as 4 XCCs x 20 CUs (a model choice), as
+    /// mi300x otherwise.
     Mi308x,
 }
 

@@ -246,3 +246,92 @@ fn kernel_from_a_file_needs_file_colon_name() {
     assert_ne!(code, 0);
     assert!(out.contains("give empty, vadd or FILE.co:NAME"), "{out}");
 }
+
+/// Issue 18: `latency --part mi300x --mapping hws` measures on the queue
+/// the HWS runlist mapped, `--compare` on a GC 9.4.3 part runs direct,
+/// kiq and hws (no MES there), and the built-in vadd runs as gfx942 code
+/// over the XCCs (its result checked by the CLI after the run).
+#[test]
+fn gc_9_4_3_parts_measure_hws_and_compare_direct_kiq_hws() {
+    let json = tmp("mi300x-hws.json");
+    let (code, out) = barebell(&[
+        "latency",
+        "--part",
+        "mi300x",
+        "--mapping",
+        "hws",
+        "--iterations",
+        "100",
+        "--warmup",
+        "10",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("queue mapped by hws"), "{out}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    std::fs::remove_file(&json).ok();
+    assert_eq!(v["params"]["mapping"], "hws");
+    assert_eq!(v["params"]["part"], "mi300x");
+    assert!(v["create_ns"].as_u64().unwrap() > 0, "{v}");
+    check_phases(&v["phases"], 100);
+
+    let json = tmp("mi308x-cmp.json");
+    let (code, out) = barebell(&[
+        "latency",
+        "--compare",
+        "--part",
+        "mi308x",
+        "--iterations",
+        "100",
+        "--warmup",
+        "10",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    for mode in ["direct", "kiq", "hws"] {
+        assert!(
+            out.lines().any(|l| l.starts_with(mode)),
+            "no {mode} row:\n{out}"
+        );
+    }
+    assert!(!out.lines().any(|l| l.starts_with("mes")), "{out}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    std::fs::remove_file(&json).ok();
+    for mode in ["direct", "kiq", "hws"] {
+        let r = &v["runs"][mode];
+        assert!(r["create_ns"].as_u64().unwrap() > 0, "{mode}: {r}");
+        check_phases(&r["phases"], 100);
+    }
+
+    for extra in [&[][..], &["--mapping", "kiq"][..]] {
+        let json = tmp("mi300x-vadd.json");
+        let mut args = vec![
+            "latency",
+            "--part",
+            "mi300x",
+            "--kernel",
+            "vadd",
+            "--iterations",
+            "20",
+            "--warmup",
+            "2",
+            "--json",
+            json.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let (code, out) = barebell(&args);
+        assert_eq!(code, 0, "{extra:?}: {out}");
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        std::fs::remove_file(&json).ok();
+        assert!(
+            v["params"]["kernel_detail"]
+                .as_str()
+                .unwrap()
+                .contains("gfx942"),
+            "{v}"
+        );
+        check_phases(&v["phases"], 20);
+    }
+}

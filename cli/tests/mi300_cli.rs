@@ -109,11 +109,9 @@ fn every_mapping_maps_a_queue_over_every_xcc() {
 
 #[test]
 fn queue_commands_refuse_gc_9_4_3_parts() {
-    // `copy` runs on GC 9.4.3 parts (cli/tests/copy_cli.rs).
-    for args in [
-        &["latency", "--part", "mi300x"][..],
-        &["vector-add", "--part", "mi308x"][..],
-    ] {
+    // `latency` and `copy` run on GC 9.4.3 parts (mi300_cli.rs above,
+    // latency_cli.rs, copy_cli.rs); `vector-add` does not yet.
+    for args in [&["vector-add", "--part", "mi308x"][..]] {
         let (code, out, err) = barebell(args);
         assert_eq!(code, 1, "{args:?}: {out}\n{err}");
         assert!(

@@ -1,7 +1,8 @@
 //! `barebell run JOB.json` on the model: kernels built here with clang-19
 //! for gfx1100 and gfx1201 as code objects v4, v5 and v6 (and the generic
-//! targets at v6), loaded and launched by the CLI, their buffers checked
-//! against references computed here from the job's own inputs.
+//! targets at v6), and for gfx942 on the GC 9.4.3 parts, loaded and
+//! launched by the CLI, their buffers checked against references computed
+//! here from the job's own inputs.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 use serde_json::Value;
@@ -404,4 +405,161 @@ fn hardware_targets_take_the_mapped_path_and_are_labelled_unverified() {
     let help = String::from_utf8(help.stdout).unwrap();
     assert!(help.contains("UNVERIFIED ON HARDWARE"), "{help}");
     assert!(!help.to_lowercase().contains("supported"), "{help}");
+}
+
+/// Workgroups each XCC ran, from `--json`'s `xcc_workgroups`.
+fn xcc_counts(v: &Value) -> Vec<u64> {
+    v["xcc_workgroups"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no xcc_workgroups in {v}"))
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
+}
+
+/// Issue 18: a gfx942 kernel runs on the GC 9.4.3 parts, by default (the
+/// CP model with the queue bound straight to it) and on a user queue the
+/// one bring-up mapped directly, through the KIQ and through the HWS
+/// runlist, to the right result, its workgroups spread over every XCC.
+///
+/// The expected spread is worked by hand from the model's documented
+/// convention (`barebell_isa::launch::Share`, `Shader::xccs`): every XCC
+/// runs the dispatch, workgroups are dealt round-robin by flat id in
+/// chunks of `compute_tg_chunk_size`, which `init_mqd_v9_4_3()` sets to 1
+/// (and the unmapped CP model uses 1): workgroup `g` runs on XCC
+/// `g % xccs`. 19 workgroups over 8 XCCs: ids 0..18, XCCs 0-2 get three
+/// (0/8/16, 1/9/17, 2/10/18), XCCs 3-7 two. Over 4 XCCs (mi308x as
+/// modelled): XCCs 0-2 get five (0,4,...,16 / ... / 2,...,18), XCC 3 four
+/// (3, 7, 11, 15).
+#[test]
+fn gfx942_saxpy_spreads_over_every_xcc_on_both_gc_9_4_3_parts() {
+    let co = build("gfx942", 5);
+    let parts: [(&str, &[u64]); 2] = [
+        ("mi300x", &[3, 3, 3, 2, 2, 2, 2, 2]),
+        ("mi308x", &[5, 5, 5, 4]),
+    ];
+    for (part, spread) in parts {
+        for mapping in [None, Some("direct"), Some("kiq"), Some("hws")] {
+            let label = format!("{part} {}", mapping.unwrap_or("unmapped"));
+            // 19 workgroups of 64 over n = 1200: the last workgroup is cut
+            // by the bound check; y past n must stay as it was.
+            let (n, len) = (1200usize, 1216usize);
+            let y = inputs(part.len() as u64 * 13 + label.len() as u64, len);
+            let x = inputs(23, len);
+            let a = 2.25f32;
+            let job = serde_json::json!({
+                "code_object": "", "kernel": "saxpy", "grid": [19], "block": [64],
+                "buffers": {
+                    "y": {"type": "f32", "values": y},
+                    "x": {"type": "f32", "values": x},
+                },
+                "args": [{"buffer": "y"}, {"buffer": "x"}, {"f32": a}, {"u32": n}]
+            });
+            let extra: Vec<&str> = mapping.map(|m| vec!["--mapping", m]).unwrap_or_default();
+            let (ok, out, err) = run(&co, part, job, &extra);
+            assert!(ok, "{label}: {err}");
+            let v: Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v["kernel"], "saxpy");
+            let got = values(&v, "y");
+            for i in 0..len {
+                let g = got[i] as f32;
+                if i < n {
+                    let fused = a.mul_add(x[i], y[i]);
+                    let split = a * x[i] + y[i];
+                    assert!(
+                        g == fused || g == split,
+                        "{label} y[{i}] = {g}, expected {fused} or {split}"
+                    );
+                } else {
+                    assert_eq!(g, y[i], "{label}: y[{i}] past n changed");
+                }
+            }
+            assert_eq!(
+                values(&v, "x"),
+                x.iter().map(|&f| f64::from(f)).collect::<Vec<_>>(),
+                "{label}"
+            );
+            let counts = xcc_counts(&v);
+            assert_eq!(counts, spread, "{label}");
+            assert!(counts.iter().all(|&c| c > 0), "{label}: {counts:?}");
+        }
+    }
+}
+
+/// The implicit block counts and group sizes reach a gfx942 kernel
+/// through the kernarg segment, unmapped and on the HWS queue; a private
+/// array runs in queue scratch sized as ROCR sizes it for gfx9 (unmapped:
+/// the mapped path's 1 MiB of user memory holds no full-device scratch on
+/// any part).
+#[test]
+fn gfx942_hidden_arguments_and_scratch() {
+    let co = build("gfx942", 5);
+    for mapping in [None, Some("hws")] {
+        let extra: Vec<&str> = mapping.map(|m| vec!["--mapping", m]).unwrap_or_default();
+        let job = serde_json::json!({
+            "code_object": "", "kernel": "dims", "grid": [3, 2, 2], "block": [8, 4, 2],
+            "buffers": {"out": {"type": "u32", "count": 12 * 6, "fill": 0}},
+            "args": [{"buffer": "out"}]
+        });
+        let (ok, out, err) = run(&co, "mi300x", job, &extra);
+        assert!(ok, "{mapping:?}: {err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let got = values(&v, "out");
+        for g in 0..12 {
+            assert_eq!(
+                &got[g * 6..g * 6 + 6],
+                &[3.0, 2.0, 2.0, 8.0, 4.0, 2.0],
+                "{mapping:?}, workgroup {g}"
+            );
+        }
+        // 12 workgroups, one at a time round-robin over 8 XCCs: XCCs 0-3
+        // run two (0/8 .. 3/11), XCCs 4-7 one.
+        assert_eq!(xcc_counts(&v), [2, 2, 2, 2, 1, 1, 1, 1], "{mapping:?}");
+    }
+    let k = 5u32;
+    let job = serde_json::json!({
+        "code_object": "", "kernel": "private_rev", "grid": [9], "block": [64],
+        "buffers": {"out": {"type": "u32", "count": 576, "fill": 0}},
+        "args": [{"buffer": "out"}, {"u32": k}]
+    });
+    let v = run_ok(&co, "mi300x", job);
+    for (i, g) in values(&v, "out").iter().enumerate() {
+        let i = i as u32;
+        assert_eq!(*g, f64::from(i * 100 + (i + k) % 48), "out[{i}]");
+    }
+    // 9 workgroups over 8 XCCs: XCC 0 runs 0 and 8.
+    assert_eq!(xcc_counts(&v), [2, 1, 1, 1, 1, 1, 1, 1]);
+}
+
+/// Code for another processor, or for xnack on where the part runs with
+/// xnack off, is refused by the loader's target check before anything
+/// runs, naming both sides; on the mapped path too.
+#[test]
+fn gc_9_4_3_parts_refuse_code_for_other_targets() {
+    let job = serde_json::json!({
+        "code_object": "", "kernel": "packet_dims", "grid": [1], "block": [32],
+        "buffers": {"out": {"type": "u32", "count": 4}},
+        "args": [{"buffer": "out"}]
+    });
+    let co = build("gfx1100", 5);
+    for extra in [&[][..], &["--mapping", "hws"][..]] {
+        let (ok, out, err) = run(&co, "mi300x", job.clone(), extra);
+        assert!(!ok, "{extra:?}: {out}");
+        assert!(out.is_empty(), "{out}");
+        assert!(
+            err.contains("code object built for gfx1100")
+                && err.contains("cannot run on mi300x (gfx942:sramecc+:xnack-)")
+                && err.contains("the processor differs"),
+            "{extra:?}: {err}"
+        );
+    }
+    // clang's default gfx942 code (xnack any) ran above; xnack+ code does
+    // not fit the part's xnack- (a model value, docs/kernel.md).
+    let co = build("gfx942:xnack+", 5);
+    let (ok, _, err) = run(&co, "mi308x", job, &[]);
+    assert!(!ok);
+    assert!(
+        err.contains("cannot run on mi308x") && err.contains("the xnack setting does not fit"),
+        "{err}"
+    );
 }

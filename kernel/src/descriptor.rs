@@ -4,8 +4,18 @@
 //! The layout is LLVM 19's `llvm::amdhsa::kernel_descriptor_t`
 //! (`llvm/Support/AMDHSAKernelDescriptor.h`); every offset and every bit
 //! field decoded here is a [`FACTS`] entry checked against that header.
-//! Fields whose meaning differs between GFX11 and GFX12 are named after the
-//! header's `_GFX6_GFX11` / `_GFX12_PLUS` / `_GFX11` variants.
+//! Fields whose meaning differs between generations are named after the
+//! header's `_GFX6_GFX11` / `_GFX12_PLUS` / `_GFX11` / `_GFX90A` variants.
+//!
+//! gfx942 (GC 9.4.3) code objects use the same 64 bytes with GFX9
+//! semantics (AMDGPUUsage, "Kernel Descriptor", LLVM 19): the
+//! `GFX10_PLUS_*` bits of `COMPUTE_PGM_RSRC1` are reserved (0),
+//! `ENABLE_WAVEFRONT_SIZE32` is reserved (every wave is 64 lanes), and
+//! `COMPUTE_PGM_RSRC3` holds the GFX90A+ fields `ACCUM_OFFSET` and
+//! `TG_SPLIT` ([`rsrc3::GFX90A_ACCUM_OFFSET`], [`rsrc3::GFX90A_TG_SPLIT`])
+//! instead of gfx11's shared-VGPR and prefetch fields. Nothing the loader
+//! checks depends on the generation: it reads sizes, the entry offset, the
+//! private-segment and wave-size bits, which mean the same on all three.
 
 use barebell_facts::{Fact, layout_facts};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
@@ -126,10 +136,13 @@ pub mod rsrc2 {
     }
 }
 
-/// `COMPUTE_PGM_RSRC3` fields for GFX10 and later.
+/// `COMPUTE_PGM_RSRC3` fields for GFX10 and later, and for GFX90A+
+/// (gfx90a, gfx942), whose rsrc3 is a different register.
 pub mod rsrc3 {
     use super::*;
     fields! { FACTS;
+        GFX90A_ACCUM_OFFSET = (0, 6), "COMPUTE_PGM_RSRC3_GFX90A_ACCUM_OFFSET";
+        GFX90A_TG_SPLIT = (16, 1), "COMPUTE_PGM_RSRC3_GFX90A_TG_SPLIT";
         GFX10_GFX11_SHARED_VGPR_COUNT = (0, 4), "COMPUTE_PGM_RSRC3_GFX10_GFX11_SHARED_VGPR_COUNT";
         GFX11_INST_PREF_SIZE = (4, 6), "COMPUTE_PGM_RSRC3_GFX11_INST_PREF_SIZE";
         GFX11_TRAP_ON_START = (10, 1), "COMPUTE_PGM_RSRC3_GFX11_TRAP_ON_START";
@@ -210,6 +223,17 @@ impl KernelDescriptor {
         } else {
             64
         }
+    }
+    /// GFX90A+ (gfx942): the first AccVGPR's index in the unified VGPR
+    /// file, `(ACCUM_OFFSET + 1) × 4` (AMDGPUUsage: granularity 4, the
+    /// `.amdhsa_accum_offset` directive's value). Meaningless on gfx11+.
+    pub fn accum_offset_gfx90a(&self) -> u32 {
+        (self.rsrc3(rsrc3::GFX90A_ACCUM_OFFSET) + 1) * 4
+    }
+    /// GFX90A+ (gfx942): `TG_SPLIT`, the workgroup's waves may run on
+    /// different CUs (`.amdhsa_tg_split`). Meaningless on gfx11+.
+    pub fn tg_split_gfx90a(&self) -> bool {
+        self.rsrc3(rsrc3::GFX90A_TG_SPLIT) != 0
     }
     /// Whether the kernel reads a private segment (scratch).
     pub fn enables_private_segment(&self) -> bool {

@@ -292,6 +292,35 @@ impl Part {
         lds_bytes_per_workgroup: 64 * 1024,
     };
 
+    /// MI300X (gfx942, GC 9.4.3). AMDGPUUsage's processor table (LLVM 19)
+    /// lists `gfx942` with the target features `sramecc` and `xnack` and
+    /// no generic processor covers it in LLVM 19 (`ELF.h` has no
+    /// `EF_AMDGPU_MACH_AMDGCN_GFX9_4_GENERIC`; `gfx9-generic` excludes
+    /// gfx90a and gfx94x), so `generic` is `None`. clang-19 `-mcpu=gfx942`
+    /// emits both features as `any` (e_flags `0x54c`), which fit either
+    /// setting. The setting the part runs with, `sramecc+` (ECC enabled)
+    /// and `xnack-` (ROCm's default, no `HSA_XNACK=1`), is the usual MI300X
+    /// configuration (KFD's target id `gfx942:sramecc+:xnack-`) and a
+    /// **model value**: no device was read. 64 KiB of LDS per workgroup
+    /// is LLVM 19's `getAddressableLocalMemorySize` for gfx9 targets below
+    /// gfx950 (`AMDGPUBaseInfo.cpp`; clang-19 refuses a gfx942 kernel with
+    /// more), a model value as for the gfx11 parts.
+    pub const MI300X: Part = Part {
+        name: "mi300x",
+        mach: Mach::GFX942,
+        generic: None,
+        xnack: Feature::Off,
+        sramecc: Feature::On,
+        lds_bytes_per_workgroup: 64 * 1024,
+    };
+
+    /// MI308X: the same processor and settings as [`Part::MI300X`] (fewer
+    /// XCCs and CUs, which the loader does not see).
+    pub const MI308X: Part = Part {
+        name: "mi308x",
+        ..Part::MI300X
+    };
+
     /// Whether `code` may run on this part; the refusal names both sides.
     pub fn accepts(&self, code: &CodeTarget) -> Result<(), TargetMismatch> {
         let mismatch = |what| TargetMismatch {

@@ -469,6 +469,7 @@ fn scratch_is_required_for_private_segments() {
     );
     let part = ScratchPart {
         gfx_major: 12,
+        xccs: 1,
         compute_units: 64,
         shader_engines: 4,
         max_slots_per_cu: 32,

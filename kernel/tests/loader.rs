@@ -749,3 +749,81 @@ fn every_truncation_and_many_corruptions_give_typed_errors() {
     }
     assert!(counts["err"] > 1000, "{counts:?}");
 }
+
+/// gfx942 (MI300X/MI308X): clang-19's default code object (xnack and
+/// sramecc `any`, e_flags from llvm-readelf) loads for both GC 9.4.3
+/// parts, and its descriptors hold what the `.amdhsa_*` directives say
+/// under GFX9 semantics: the GFX6-GFX11 rsrc1 bits, and rsrc3's GFX90A+
+/// `ACCUM_OFFSET` and `TG_SPLIT`.
+#[test]
+fn gfx942_code_objects_load_with_gfx90a_descriptor_fields() {
+    let mut compared = 0usize;
+    for cov in [4u8, 5, 6] {
+        let b = build_cl(KERNELS_CL, "gfx942", cov, &[]);
+        let (abi, flags) = elf_header(&b);
+        let co = CodeObject::parse(&b.bytes).unwrap();
+        assert_eq!(co.target.e_flags, flags, "v{cov}");
+        assert_eq!(
+            CodeObjectVersion::from_abi_version(abi),
+            Some(co.target.version)
+        );
+        assert_eq!(co.target.mach, Mach::GFX942);
+        assert_eq!(co.target.xnack, Feature::Any, "v{cov}");
+        assert_eq!(co.target.sramecc, Feature::Any, "v{cov}");
+        co.check(&Part::MI300X).unwrap();
+        co.check(&Part::MI308X).unwrap();
+        assert_eq!(
+            co.check(&Part::NAVI31).map_err(|e| match e {
+                LoadError::Target(t) => t.what,
+                other => panic!("{other}"),
+            }),
+            Err(MismatchKind::Processor)
+        );
+        let mut mem = vec![0u8; co.image_size as usize];
+        let loaded = co
+            .load(
+                &Part::MI300X,
+                DeviceImage {
+                    host: &mut mem,
+                    device_address: BASE,
+                },
+            )
+            .unwrap();
+        let syms = dyn_syms(&b);
+        let bytes = section_bytes(&b);
+        let dirs = directives(&b);
+        for k in &loaded.kernels {
+            let vaddr = syms[&k.meta.symbol];
+            let raw: Vec<u8> = (0..64).map(|i| bytes[&(vaddr + i)]).collect();
+            assert_eq!(zerocopy::IntoBytes::as_bytes(&k.descriptor.raw), &raw[..]);
+            assert_eq!(k.descriptor.wavefront_size(), 64, "{}", k.meta.name);
+            assert_eq!(k.meta.wavefront_size, 64);
+            for (directive, &want) in &dirs[&k.meta.name] {
+                let got = match directive.as_str() {
+                    ".amdhsa_accum_offset" => i64::from(k.descriptor.accum_offset_gfx90a()),
+                    ".amdhsa_tg_split" => i64::from(k.descriptor.tg_split_gfx90a()),
+                    // Kernarg preload exists on gfx90a and gfx94x only.
+                    ".amdhsa_user_sgpr_kernarg_preload_length" => {
+                        i64::from(k.descriptor.kernarg_preload().0)
+                    }
+                    ".amdhsa_user_sgpr_kernarg_preload_offset" => {
+                        i64::from(k.descriptor.kernarg_preload().1)
+                    }
+                    d => match field(&k.descriptor, d, false) {
+                        Some(v) => v,
+                        None => {
+                            assert!(
+                                ALLOCATION_DIRECTIVES.contains(&d),
+                                "v{cov}: directive {d} is neither compared nor listed"
+                            );
+                            continue;
+                        }
+                    },
+                };
+                assert_eq!(got, want, "gfx942 v{cov} {} {directive}", k.meta.name);
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 150, "only {compared} directive comparisons");
+}
