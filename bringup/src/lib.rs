@@ -386,6 +386,27 @@ fn steps<'p>(
     if opts.stops_after(Step::Discovery) {
         return Ok(());
     }
+    // A mapping the part's scheduler does not offer is refused before the
+    // device is touched: GC 9.4.3 has no MES (KFD's CPSCH runs the HWS on
+    // the MEC); gfx11/gfx12 have MES and no HWS.
+    let g = gpu.ips.generation;
+    match (g, opts.mapping) {
+        (barebell::ip::Generation::Gfx94, Some(Mapping::Mes)) => {
+            return Err(ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
+                "MES (GC 9.4.3 schedules with the HWS on the MEC: --mapping hws)",
+                g,
+            )))
+            .at(Step::Start);
+        }
+        (barebell::ip::Generation::Gfx11 | barebell::ip::Generation::Gfx12, Some(Mapping::Hws)) => {
+            return Err(ErrorKind::Unsupported {
+                what: "the HWS (CPSCH) mapping: GC 9.x's scheduler; gfx11/gfx12 use MES, GC",
+                version: gpu.ips.gc.version.triple(),
+            })
+            .at(Step::Start);
+        }
+        _ => {}
+    }
     // 2. the start-of-day state
     enter(gpu, Step::Start)?;
     let start = start::run(gpu, sink)?;

@@ -51,6 +51,53 @@ pub enum VaddMappingArg {
     /// Compute and SDMA queues mapped by MES ADD_QUEUE (KFD's path on
     /// gfx11 and gfx12).
     Mes,
+    /// Compute queue by MAP_QUEUES on each XCC's KIQ, SDMA by registers
+    /// (GC 9.4.3).
+    Kiq,
+    /// Compute and SDMA queues in one runlist of the hardware scheduler
+    /// (KFD's CPSCH on GC 9.4.3: the seeds' MI308X path).
+    Hws,
+}
+
+/// The model device a part runs on.
+enum Model {
+    Navi(Box<VirtualGpu>),
+    Gc943(Box<barebell_model::vgpu9::VirtualGpu9>),
+}
+
+impl Model {
+    fn platform(&self) -> &dyn Platform {
+        match self {
+            Model::Navi(g) => &**g,
+            Model::Gc943(g) => &**g,
+        }
+    }
+
+    /// What the firmware stand-ins logged, for a failed bring-up.
+    fn logs(&self) -> String {
+        match self {
+            Model::Navi(g) => g.firmware_logs(),
+            Model::Gc943(g) => format!(
+                "GC 9.4.3 CP refusals: {:?}\nSDMA refusals: {:?}",
+                g.mec().refusals(),
+                g.sdma_refusals()
+            ),
+        }
+    }
+
+    fn cp_error(&self) -> Option<String> {
+        match self {
+            Model::Navi(g) => g.mec().cp().errors().first().map(|e| e.to_string()),
+            Model::Gc943(g) => g.mec().cp().errors().first().map(|e| e.to_string()),
+        }
+    }
+
+    fn quiescent(&self) -> Result<(), barebell_model::vgpu::NotQuiescent> {
+        match self {
+            Model::Navi(g) => g.quiescent(),
+            Model::Gc943(g) => g.quiescent(),
+        }
+    }
 }
 
 #[derive(Args, Debug, Clone)]
@@ -175,6 +222,8 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
     let mapping = match args.mapping {
         VaddMappingArg::Direct => Mapping::Direct,
         VaddMappingArg::Mes => Mapping::Mes,
+        VaddMappingArg::Kiq => Mapping::Kiq,
+        VaddMappingArg::Hws => Mapping::Hws,
     };
     let (a, b) = inputs(n);
     let started = Instant::now();
@@ -199,8 +248,15 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
     let fw = FirmwareDir(args.firmware_dir.clone());
     let mem = HostMemory::allocate_sized(MODEL_BAR0_BYTES + vram, (4 << 20) + user)
         .map_err(|e| format!("model memory: {e}"))?;
-    let gpu = VirtualGpu::new(args.part.part(), &fw, mem, Seed(args.seed))
-        .map_err(|e| format!("building the model {}: {e}", args.part.name()))?;
+    let part = args.part.part();
+    let model = if part.generation == barebell::ip::Generation::Gfx94 {
+        barebell_model::vgpu9::VirtualGpu9::new(part, &fw, mem, Seed(args.seed))
+            .map(|g| Model::Gc943(Box::new(g)))
+    } else {
+        VirtualGpu::new(part, &fw, mem, Seed(args.seed)).map(|g| Model::Navi(Box::new(g)))
+    }
+    .map_err(|e| format!("building the model {}: {e}", args.part.name()))?;
+    let gpu = model.platform();
 
     let t = Instant::now();
     let opts = Options {
@@ -210,8 +266,8 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
         user_vram: vram,
     };
     // A failed or interrupted bring-up tears itself down.
-    let mut up = barebell_bringup::run(&gpu, &fw, &opts, &crate::stop::Cancellable)
-        .map_err(|e| format!("{}: {e}\n{}", gpu.name(), gpu.firmware_logs()))?;
+    let mut up = barebell_bringup::run(gpu, &fw, &opts, &crate::stop::Cancellable)
+        .map_err(|e| format!("{}: {e}\n{}", gpu.name(), model.logs()))?;
     // `hsa_queue_create`: 11.23 ms in the seeds' trace.
     step(&mut steps, "queue", "hsa_queue_create", t, Some(11_230_000));
 
@@ -322,7 +378,7 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
         let waited = clock.now_ns();
         while done.signal.value() != 0 {
             interrupted()?;
-            if let Some(e) = gpu.mec().cp().errors().first() {
+            if let Some(e) = model.cp_error() {
                 return Err(format!("the dispatch failed on the device: {e}"));
             }
             if clock.now_ns().saturating_sub(waited) > BOUND_NS {
@@ -390,7 +446,7 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
     );
     // The model's own check of the end state: no engine pointing at
     // released memory, bus mastering off.
-    let quiet = gpu.quiescent();
+    let quiet = model.quiescent();
     teardown.push(match &quiet {
         Ok(()) => "model: quiescent".to_string(),
         Err(e) => format!("model: NOT QUIESCENT: {e}"),

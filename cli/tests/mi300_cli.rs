@@ -107,16 +107,20 @@ fn every_mapping_maps_a_queue_over_every_xcc() {
     }
 }
 
+/// GC 9.4.3 has no MES: asking for it is refused before the device is
+/// touched, with the typed error naming the mapping it has.
 #[test]
-fn queue_commands_refuse_gc_9_4_3_parts() {
-    // `latency` and `copy` run on GC 9.4.3 parts (mi300_cli.rs above,
-    // latency_cli.rs, copy_cli.rs); `vector-add` does not yet.
-    let args = &["vector-add", "--part", "mi308x"][..];
-    let (code, out, err) = barebell(args);
-    assert_eq!(code, 1, "{args:?}: {out}\n{err}");
+fn mes_is_refused_on_gc_9_4_3_parts() {
+    let (code, out, err) =
+        barebell(&["bringup", "--model", "--part", "mi300x", "--mapping", "mes"]);
+    assert_eq!(code, 1, "{out}\n{err}");
     assert!(
-        err.contains("has no GC 9.4.3 implementation yet"),
-        "{args:?}: {err}"
+        err.contains("MES (GC 9.4.3 schedules with the HWS on the MEC: --mapping hws)"),
+        "{err}"
     );
-    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    assert!(err.contains("step start:"), "{err}");
+    assert!(out.contains("model check: quiescent"), "{out}");
+    // Nothing past discovery ran: the teardown had nothing to undo.
+    assert!(out.contains("halt MEC: not needed"), "{out}");
+    assert!(!err.contains("panicked"), "{err}");
 }

@@ -69,6 +69,19 @@ fn navi48_mes_with_the_sdma_queue_removed_by_mes() {
     check(&v, 4096, 256);
 }
 
+/// The seeds' own part and path: an MI308X (GC 9.4.3, gfx942) with the
+/// compute and SDMA queues in the hardware scheduler's runlist (KFD's
+/// CPSCH), the dispatch spread over the 4 XCCs; and MI300X by KIQ.
+#[test]
+fn mi308x_hws_and_mi300x_kiq() {
+    let v = vector_add(&["--part", "mi308x", "--mapping", "hws", "--elements", "5000"]);
+    assert_eq!(v["mapping"], "hws");
+    check(&v, 5000, 256);
+    let v = vector_add(&["--part", "mi300x", "--mapping", "kiq", "--elements", "4096"]);
+    assert_eq!(v["mapping"], "kiq");
+    check(&v, 4096, 256);
+}
+
 /// A SIGINT in the middle of the program (the default 1,048,576 elements
 /// take seconds in a debug build) is handled, not fatal: the SDMA queue
 /// and the device are torn down, the model ends quiescent, and the exit
