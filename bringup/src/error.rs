@@ -61,8 +61,8 @@ pub enum ErrorKind {
     Nbio(NbioError),
     /// GC 9.4.3's per-XCC RLC/MEC start (`gfx_v9_4_3_hw_init()`).
     StartV9(barebell::gfx::start_v9_4_3::StartError),
-    /// GC 9.4.3's KIQs or user queue (`crate::gfx_v9_4_3`).
-    QueueV9(crate::gfx_v9_4_3::QueueV9Error),
+    /// GC 9.4.3's KIQs or user queue (the `gfx_v9_4_3` module).
+    QueueV9(QueueV9Error),
     Indirect(IndirectError),
     /// An allocation in VRAM, GTT or the ring area did not fit.
     Memory(MemError),
@@ -365,5 +365,80 @@ pub(crate) trait ResultAt<T> {
 impl<T, E: At> ResultAt<T> for Result<T, E> {
     fn at(self, step: Step) -> Result<T, BringupError> {
         self.map_err(|e| e.at(step))
+    }
+}
+
+/// Why a GC 9.4.3 KIQ or user-queue step failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueV9Error {
+    /// Bringing up XCC `xcc`'s KIQ failed.
+    Kiq {
+        xcc: usize,
+        error: barebell::gfx::queue_v9::KiqV9Error,
+    },
+    /// XCC `xcc`'s KIQ did not complete `error.packet` within its bound:
+    /// it refused the packet (the KIQ reports nothing else) or hung.
+    KiqPacket {
+        xcc: usize,
+        error: KiqTimeout,
+    },
+    /// The KIQ ring already has a writer.
+    RingInUse(barebell::gfx::error::RingInUse),
+    /// No KIQ was brought up for XCC `xcc`.
+    NoKiq {
+        xcc: usize,
+    },
+    Mqd(barebell::gfx::mqd_v9::MqdV9Error),
+    Hqd(barebell::gfx::hqd_v9::HqdV9Error),
+    Hws(barebell::gfx::hws::HwsError),
+    Memory(MemError),
+    Doorbell {
+        index: u32,
+        error: DoorbellError,
+    },
+    /// A mapping call for a queue already mapped, or an unmap of one
+    /// that is not.
+    State {
+        what: &'static str,
+    },
+}
+
+impl fmt::Display for QueueV9Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueueV9Error::Kiq { error, .. } => write!(f, "{error}"),
+            QueueV9Error::KiqPacket { xcc, error } => write!(f, "XCC {xcc} KIQ: {error}"),
+            QueueV9Error::RingInUse(e) => write!(f, "{e}"),
+            QueueV9Error::NoKiq { xcc } => write!(f, "no KIQ was brought up on XCC {xcc}"),
+            QueueV9Error::Mqd(e) => write!(f, "v9 MQD: {e}"),
+            QueueV9Error::Hqd(e) => write!(f, "HQD: {e}"),
+            QueueV9Error::Hws(e) => write!(f, "HWS: {e}"),
+            QueueV9Error::Memory(e) => write!(f, "ring area: {e}"),
+            QueueV9Error::Doorbell { index, error } => {
+                write!(f, "doorbell {index:#x}: {error}")
+            }
+            QueueV9Error::State { what } => write!(f, "{what}"),
+        }
+    }
+}
+
+impl From<MemError> for QueueV9Error {
+    fn from(e: MemError) -> Self {
+        QueueV9Error::Memory(e)
+    }
+}
+impl From<barebell::gfx::hws::HwsError> for QueueV9Error {
+    fn from(e: barebell::gfx::hws::HwsError) -> Self {
+        QueueV9Error::Hws(e)
+    }
+}
+impl From<barebell::gfx::mqd_v9::MqdV9Error> for QueueV9Error {
+    fn from(e: barebell::gfx::mqd_v9::MqdV9Error) -> Self {
+        QueueV9Error::Mqd(e)
+    }
+}
+impl From<barebell::gfx::hqd_v9::HqdV9Error> for QueueV9Error {
+    fn from(e: barebell::gfx::hqd_v9::HqdV9Error) -> Self {
+        QueueV9Error::Hqd(e)
     }
 }

@@ -29,31 +29,29 @@
 //! Each XCC is a [`Block`] with that XCC's GC bases (`Ips::xcc`).
 
 use alloc::vec::Vec;
-use barebell::aql::doorbell::{DoorbellAperture, DoorbellError};
+use barebell::aql::doorbell::DoorbellAperture;
 use barebell::aql::{
     AqlQueue, BarrierKind, BarrierPacket, Fences, QueueConfig, QueueMemory, SignalMemory,
 };
 use barebell::bus::{Block, RegisterBus};
 use barebell::gfx::Doorbells;
-use barebell::gfx::error::{KiqTimeout, RingInUse};
 use barebell::gfx::hqd_v9::{self, HqdSlot, HqdV9Error};
 use barebell::gfx::hws::hiq::{KFD_HIQ_PIPE_ID, KFD_HIQ_QUEUE, kiq_map_hiq};
 use barebell::gfx::hws::runlist::{self, ProcessQueues, RunlistConfig};
 use barebell::gfx::hws::{
-    HiqMemory, HiqRing, Hws, HwsError, ProcessDesc, QueueDesc, SchedulingResources, UnmapFilter,
+    HiqMemory, HiqRing, Hws, ProcessDesc, QueueDesc, SchedulingResources, UnmapFilter,
 };
 use barebell::gfx::kiq::{Kiq, KiqMemory, KiqRing};
 use barebell::gfx::mqd::{EopBuffer, MqdPage};
 use barebell::gfx::mqd_v9::{
-    AqlQueueV9, MQD_BYTES, MecDoorbellRange, MqdV9Error, V9Mqd, XccDoorbell, XccMqds, init_mqd,
-    linux_mec_range,
+    AqlQueueV9, MQD_BYTES, MecDoorbellRange, V9Mqd, XccDoorbell, XccMqds, init_mqd, linux_mec_range,
 };
 use barebell::gfx::queue_v9::{
-    KiqV9Error, KiqV9Parts, RunlistIb, XccMqdPages, kiq_doorbell_index, kiq_fini, kiq_resume,
-    set_resource_bit, set_resources,
+    KiqV9Parts, RunlistIb, XccMqdPages, kiq_doorbell_index, kiq_fini, kiq_resume, set_resource_bit,
+    set_resources,
 };
 use barebell::ip::Generation;
-use barebell::mem::{Dev, DeviceArena, MemError};
+use barebell::mem::{Dev, DeviceArena};
 use barebell::regs::gc_9_4_3::PqControl;
 use barebell::time::{Clock, Pause};
 use barebell_firmware_if::pm4::{self, MapQueuesCntl, QueueEngine, unmap_action};
@@ -93,80 +91,7 @@ pub const PASID: u16 = 0x8001;
 /// Bound on every wait here (fences, dequeues).
 pub const BOUND_NS: u64 = 2_100_000_000;
 
-/// Why a GC 9.4.3 KIQ or user-queue step failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum QueueV9Error {
-    /// Bringing up XCC `xcc`'s KIQ failed.
-    Kiq {
-        xcc: usize,
-        error: KiqV9Error,
-    },
-    /// XCC `xcc`'s KIQ did not complete `error.packet` within its bound:
-    /// it refused the packet (the KIQ reports nothing else) or hung.
-    KiqPacket {
-        xcc: usize,
-        error: KiqTimeout,
-    },
-    /// The KIQ ring already has a writer.
-    RingInUse(RingInUse),
-    /// No KIQ was brought up for XCC `xcc`.
-    NoKiq {
-        xcc: usize,
-    },
-    Mqd(MqdV9Error),
-    Hqd(HqdV9Error),
-    Hws(HwsError),
-    Memory(MemError),
-    Doorbell {
-        index: u32,
-        error: DoorbellError,
-    },
-    /// A mapping call for a queue already mapped, or an unmap of one
-    /// that is not.
-    State {
-        what: &'static str,
-    },
-}
-
-impl core::fmt::Display for QueueV9Error {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            QueueV9Error::Kiq { error, .. } => write!(f, "{error}"),
-            QueueV9Error::KiqPacket { xcc, error } => write!(f, "XCC {xcc} KIQ: {error}"),
-            QueueV9Error::RingInUse(e) => write!(f, "{e}"),
-            QueueV9Error::NoKiq { xcc } => write!(f, "no KIQ was brought up on XCC {xcc}"),
-            QueueV9Error::Mqd(e) => write!(f, "v9 MQD: {e}"),
-            QueueV9Error::Hqd(e) => write!(f, "HQD: {e}"),
-            QueueV9Error::Hws(e) => write!(f, "HWS: {e}"),
-            QueueV9Error::Memory(e) => write!(f, "ring area: {e}"),
-            QueueV9Error::Doorbell { index, error } => {
-                write!(f, "doorbell {index:#x}: {error}")
-            }
-            QueueV9Error::State { what } => write!(f, "{what}"),
-        }
-    }
-}
-
-impl From<MemError> for QueueV9Error {
-    fn from(e: MemError) -> Self {
-        QueueV9Error::Memory(e)
-    }
-}
-impl From<HwsError> for QueueV9Error {
-    fn from(e: HwsError) -> Self {
-        QueueV9Error::Hws(e)
-    }
-}
-impl From<MqdV9Error> for QueueV9Error {
-    fn from(e: MqdV9Error) -> Self {
-        QueueV9Error::Mqd(e)
-    }
-}
-impl From<HqdV9Error> for QueueV9Error {
-    fn from(e: HqdV9Error) -> Self {
-        QueueV9Error::Hqd(e)
-    }
-}
+pub use crate::error::QueueV9Error;
 
 fn doorbell(a: &DoorbellAperture, index: u32) -> Result<barebell::aql::Doorbell, QueueV9Error> {
     a.doorbell(index)

@@ -25,7 +25,7 @@ use crate::rings::{ClockRef, Pauser};
 use crate::sink::{Sink, Step};
 use alloc::boxed::Box;
 use alloc::vec::Vec;
-use barebell::gfx::error::MapError;
+use barebell::gfx::error::{MapError, XccFailure};
 use barebell::gfx::hws::UnmapFilter;
 use barebell::gfx::hws::packets::{ProcessDesc, QueueDesc};
 use barebell::gfx::hws::runlist::{self, RunlistConfig, SdmaDoorbells};
@@ -95,8 +95,44 @@ impl core::fmt::Debug for V9Unmapper<'_> {
 fn map_err(e: QueueV9Error) -> MapError {
     match e {
         QueueV9Error::KiqPacket { error, .. } => MapError::Kiq(error),
-        QueueV9Error::Kiq { xcc, error } => MapError::KiqV9 { xcc, error },
-        QueueV9Error::Hqd(e) => MapError::HqdV9(e),
+        QueueV9Error::Kiq { xcc, error } => {
+            use barebell::gfx::queue_v9::KiqV9Error as K;
+            let failure = match error {
+                K::Register { error, .. } => XccFailure::Register(error),
+                K::RingSize { .. } => XccFailure::Refused("the KIQ ring size"),
+                K::DoorbellOutsideRange { .. } => {
+                    XccFailure::Refused("a KIQ doorbell outside the MEC doorbell range")
+                }
+                K::Xcc { .. } => XccFailure::Refused("no such XCC"),
+            };
+            MapError::Xcc { xcc, failure }
+        }
+        QueueV9Error::Hqd(e) => {
+            use barebell::gfx::hqd_v9::HqdV9Error as H;
+            match e {
+                H::Register { xcc, error } => MapError::Xcc {
+                    xcc,
+                    failure: XccFailure::Register(error),
+                },
+                H::Dequeue { xcc, error } => MapError::Xcc {
+                    xcc,
+                    failure: XccFailure::Wait(error),
+                },
+                H::Busy { slot, .. } => MapError::HqdBusy {
+                    pipe: slot.pipe_id,
+                    queue: slot.queue_id,
+                },
+                H::Slot { .. } => MapError::NoFreeSlot,
+                H::MissingMqd { xcc } => MapError::Xcc {
+                    xcc,
+                    failure: XccFailure::Refused("the MQD buffer ends before this XCC's MQD"),
+                },
+                H::MissingXcc { xcc } => MapError::Xcc {
+                    xcc,
+                    failure: XccFailure::Refused("no GC registers for this XCC"),
+                },
+            }
+        }
         QueueV9Error::Hws(e) => MapError::Hws(e),
         QueueV9Error::RingInUse(e) => MapError::RingInUse(e),
         QueueV9Error::NoKiq { .. } => MapError::KiqNoResources,

@@ -163,6 +163,49 @@ impl McHub for HubModel {
     }
 }
 
+impl McHub for crate::hub_v9::HubV9Model {
+    /// `MC_VM_SYSTEM_APERTURE_LOW/HIGH_ADDR` in 256 KiB units
+    /// (`gfxhub_v1_2_xcc_init_system_aperture_regs()`,
+    /// `mmhub_v1_8_init_system_aperture_regs()` write `>> 18`).
+    fn system_aperture(&self) -> Option<(u64, u64)> {
+        let o = self.offsets;
+        let low = u64::from(self.reg(o.sys_aperture_low)) << 18;
+        let high = (u64::from(self.reg(o.sys_aperture_high)) << 18) | 0x3_FFFF;
+        (low != 0 && low <= high).then_some((low, high))
+    }
+
+    fn walk0(
+        &self,
+        vram: &Dma,
+        addr: u64,
+        access: crate::gmc::Access,
+        _cid: u16,
+    ) -> Result<McWalk, McRefusal> {
+        let a = match access {
+            crate::gmc::Access::Read => crate::decode::pte_v9::AccessV9::Read,
+            crate::gmc::Access::Write => crate::decode::pte_v9::AccessV9::Write,
+            crate::gmc::Access::Execute => crate::decode::pte_v9::AccessV9::Execute,
+        };
+        match self.translate(vram, McHub::fb_offset(self), 0, addr, a) {
+            Ok(t) => Ok(McWalk {
+                pa: t.pa,
+                system: t.system,
+                tlb_bytes: t.page_bytes.max(4096),
+            }),
+            Err(crate::hub_v9::HubV9Refusal::Fault(
+                crate::decode::pte_v9::WalkFaultV9::OutOfRange,
+            )) => Err(McRefusal::OutOfRange),
+            Err(r) => Err(McRefusal::HubV9(r)),
+        }
+    }
+
+    /// `MC_VM_FB_OFFSET` in 16 MiB units (`mmhub_v1_8_get_mc_fb_offset()`
+    /// shifts it by 24).
+    fn fb_offset(&self) -> u64 {
+        u64::from(self.reg(self.offsets.fb_offset)) << 24
+    }
+}
+
 /// One client's view of the MC address space.
 #[derive(Debug)]
 pub struct Mc {

@@ -239,18 +239,37 @@ pub enum MapError {
     },
     /// The generation has no implementation of a piece the mapper needs.
     Unsupported(crate::ip::Unsupported),
-    /// GC 9.4.3: a per-XCC HQD load or dequeue failed.
-    HqdV9(crate::gfx::hqd_v9::HqdV9Error),
+    /// GC 9.4.3: a step on XCC `xcc` (its HQD, its KIQ) failed.
+    Xcc {
+        xcc: usize,
+        failure: XccFailure,
+    },
     /// GC 9.4.3: the HWS (on the HIQ) refused or did not fence a packet.
     Hws(crate::gfx::hws::HwsError),
-    /// GC 9.4.3: XCC `xcc`'s KIQ could not be taken down or did not
-    /// complete a packet.
-    KiqV9 {
-        xcc: usize,
-        error: crate::gfx::queue_v9::KiqV9Error,
-    },
     /// GC 9.4.3: an SDMA 4.4.2 queue could not be mapped through the HWS.
     SdmaV442(crate::sdma::map_v4_4_2::SdmaV442Error),
+}
+
+/// What failed on one XCC of a GC 9.4.3 part ([`MapError::Xcc`]): plain
+/// data, so this module needs none of the GC 9.4.3 ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum XccFailure {
+    /// A register could not be reached.
+    Register(BlockError),
+    /// A bounded wait (a dequeue, the KIQ's slot going inactive) ended.
+    Wait(WaitError),
+    /// Something the step needs is not there or not valid.
+    Refused(&'static str),
+}
+
+impl core::fmt::Display for XccFailure {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            XccFailure::Register(e) => write!(f, "{e}"),
+            XccFailure::Wait(e) => write!(f, "{e}"),
+            XccFailure::Refused(what) => write!(f, "{what}"),
+        }
+    }
 }
 
 impl From<crate::ip::Unsupported> for MapError {
@@ -320,9 +339,8 @@ impl core::fmt::Display for MapError {
             ),
             MapError::RingInUse(e) => write!(f, "{e}"),
             MapError::Unsupported(e) => write!(f, "{e}"),
-            MapError::HqdV9(e) => write!(f, "HQD: {e}"),
+            MapError::Xcc { xcc, failure } => write!(f, "XCC {xcc}: {failure}"),
             MapError::Hws(e) => write!(f, "HWS: {e}"),
-            MapError::KiqV9 { xcc, error } => write!(f, "XCC {xcc} KIQ: {error}"),
             MapError::SdmaV442(e) => write!(f, "{e}"),
         }
     }
