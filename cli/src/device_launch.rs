@@ -369,7 +369,7 @@ pub fn run_job(
     };
     let xcc_workgroups = match (xcc_before, xcc_totals(device)) {
         (Some((before, _)), Some((after, xccs))) => {
-            Some(crate::run::xcc_delta(&before, &after, xccs))
+            Some(crate::model_launch::xcc_delta(&before, &after, xccs))
         }
         _ => None,
     };

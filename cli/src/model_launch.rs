@@ -40,6 +40,17 @@ pub fn xccs(p: PartArg) -> u32 {
     p.part().xcc.map_or(1, |x| x.xccs.max(1))
 }
 
+/// Workgroups per XCC between two snapshots of the shader's running
+/// totals (`Shader::xcc_workgroups`), for the first `xccs` XCCs.
+pub fn xcc_delta(before: &[u64], after: &[u64], xccs: u32) -> Vec<u64> {
+    after
+        .iter()
+        .zip(before)
+        .take(xccs as usize)
+        .map(|(a, b)| a.saturating_sub(*b))
+        .collect()
+}
+
 /// Writes queue scratch into the `amd_queue_t` at `descriptor` (its host
 /// address, which is its device address), as ROCR's
 /// `AqlQueue::InitScratchSRD()` fills it: the SRD, `compute_tmpring_size`,

@@ -106,17 +106,6 @@ pub struct Outcome {
     pub xcc_workgroups: Option<Vec<u64>>,
 }
 
-/// Workgroups per XCC between two snapshots of the shader's running
-/// totals (`Shader::xcc_workgroups`), for the first `xccs` XCCs.
-pub fn xcc_delta(before: &[u64], after: &[u64], xccs: u32) -> Vec<u64> {
-    after
-        .iter()
-        .zip(before)
-        .take(xccs as usize)
-        .map(|(a, b)| a.saturating_sub(*b))
-        .collect()
-}
-
 /// Loads, checks, launches and waits. `bytes` are the code object's.
 pub fn launch_job(
     job: &Job,
@@ -188,7 +177,7 @@ pub fn launch_job(
     let ns = |d: std::time::Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
     let stats = s.model.shader.last;
     let xcc_workgroups = (part.part().xcc.is_some()).then(|| {
-        xcc_delta(
+        model_launch::xcc_delta(
             &xcc_before,
             &s.model.shader.xcc_workgroups,
             s.model.shader.xccs,
