@@ -3,7 +3,7 @@
 //! shell `barebell bringup --shell` runs them in.
 //!
 //! Registers are named as Linux spells them (`GC.CP_HQD_ACTIVE`) through
-//! the generated tables of [`barebell_cli::regdb`], placed with the bases
+//! the generated tables of [`barebell_catalog::regdb`], placed with the bases
 //! discovery read, and reached through the bring-up's register bus (BAR5,
 //! and past it the RSMU index/data pair). Rings, IBs and MQDs are decoded
 //! with the model's decoders (`barebell_model::decode`), never with the
@@ -24,7 +24,7 @@ use barebell::discovery::IpInfo;
 use barebell::ip::Generation;
 use barebell::regs::IpBases;
 use barebell_bringup::{FirmwareDir, Gpu, Options, Quiet, Step};
-use barebell_cli::regdb::{self, RegDef};
+use barebell_catalog::regdb::{self, RegDef};
 use barebell_model::decode::mes_api;
 use barebell_model::decode::mqd::{self, Hqd, MQD_BYTES, WINDOW_DWORDS, WINDOW_FIRST};
 use barebell_model::decode::ring::{self, Packet};

@@ -67,7 +67,7 @@ pub struct LatencyArgs {
     kernel_ns: u64,
     /// Dispatch a real kernel, run by the model's shader engines: `empty`
     /// (one workgroup of 64), `vadd` (c = a + b over 1024 f32, 4 x 256;
-    /// both built from cli/kernels/latency.cl) or `FILE.co:NAME` (one
+    /// both built from gpu-kernels/kernels/latency.cl) or `FILE.co:NAME` (one
     /// workgroup of 64; buffer arguments get zeroed 64 KiB, values 0).
     /// With --mapping (or on a GPU) the kernel goes into the bring-up's
     /// user memory, mapped in the page tables the queue's VMID walks. On

@@ -1,5 +1,6 @@
 //! The real kernels `barebell latency --kernel` times: `empty` and `vadd`
-//! (built from `cli/kernels/latency.cl` by `cli/build.rs` with clang-19),
+//! (built from `gpu-kernels/kernels/latency.cl` with clang-19 by the
+//! `barebell-gpu-kernels` crate),
 //! or `FILE.co:NAME`.
 //!
 //! A kernel is placed once (code object loaded, buffers and kernarg
@@ -17,9 +18,7 @@ use barebell_kernel::metadata::ValueKind;
 use barebell_kernel::{Arg, KernargBuffer, LaunchContext, LoadedCode, Scalar};
 use std::time::Instant;
 
-mod built {
-    include!(concat!(env!("OUT_DIR"), "/latency_kernels.rs"));
-}
+use barebell_gpu_kernels as built;
 
 /// Elements of the built-in vadd: 4 workgroups of 256.
 pub const VADD_N: u32 = 1024;
@@ -59,12 +58,11 @@ impl KernelSpec {
                 PartArg::Navi48 => (built::GFX1201, "gfx1201"),
                 PartArg::Mi300x | PartArg::Mi308x => (built::GFX942, "gfx942"),
             };
-            let bytes = bytes.map_err(|e| format!("the built-in {name} kernel: {e}"))?;
             let vadd = name == "vadd";
             Ok(KernelSpec {
                 label: name.to_string(),
                 name: name.to_string(),
-                source: format!("built-in (cli/kernels/latency.cl, {mcpu}, code object v5)"),
+                source: format!("built-in ({}, {mcpu}, code object v5)", built::SOURCE),
                 bytes: bytes.to_vec(),
                 geometry: if vadd {
                     Geometry {

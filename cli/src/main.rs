@@ -125,7 +125,7 @@ fn main() -> ExitCode {
         } => trace_diff::run(&a, &b),
         Command::Facts { header } => {
             let mut n = 0usize;
-            for (krate, fact) in barebell_cli::all_facts() {
+            for (krate, fact) in barebell_catalog::all_facts() {
                 if header.as_deref().is_some_and(|h| h != fact.header) {
                     continue;
                 }

@@ -1,7 +1,7 @@
 //! The model's own hardware facts: every register offset and field mask
 //! its hub and display models decode with, written by hand in those
 //! modules and checked here against the Linux 6.12 headers by `cargo
-//! xtask conformance` (gathered by `barebell_cli::all_facts`). The PTE
+//! xtask conformance` (gathered by `barebell_catalog::all_facts`). The PTE
 //! bits of [`crate::gmc::bits`] live in `amdgpu_vm.h`, which does not
 //! compile outside the kernel; `tests/harness/tests/gmc.rs` checks those
 //! against the header's text instead.

@@ -156,6 +156,11 @@ fn ensure_backports_source() -> Result<bool> {
     Ok(true)
 }
 
+/// The host's bookworm mirror (for `cargo xtask fresh`'s debootstrap).
+pub fn host_bookworm_mirror() -> Option<String> {
+    bookworm_mirror(&read_sources()).map(|(uri, _)| uri)
+}
+
 /// Every apt source file's text.
 fn read_sources() -> Vec<String> {
     let mut out = Vec::new();

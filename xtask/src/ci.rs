@@ -44,7 +44,12 @@ fn stages(install: bool) -> Vec<(&'static str, StageFn)> {
             Ok("no warnings".into())
         }),
         ("test", |r| {
-            run_cmd(cargo().current_dir(r).args(["test", "--workspace"]))?;
+            // --no-fail-fast: one failing suite must not hide the others.
+            run_cmd(
+                cargo()
+                    .current_dir(r)
+                    .args(["test", "--workspace", "--no-fail-fast"]),
+            )?;
             Ok("all passed".into())
         }),
         ("conformance", conformance::run_all),

@@ -92,7 +92,7 @@ impl Report {
 
 /// Every fact the three library crates export.
 pub fn library_facts() -> Vec<Tagged> {
-    barebell_cli::all_facts()
+    barebell_catalog::all_facts()
         .map(|(krate, fact)| Tagged { krate, fact: *fact })
         .collect()
 }

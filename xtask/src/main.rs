@@ -6,6 +6,7 @@ mod bench;
 mod ci;
 mod conformance;
 mod freestanding;
+mod fresh;
 mod fwcheck;
 mod headers;
 mod isa_diff;
@@ -41,6 +42,14 @@ enum Cmd {
         #[arg(long)]
         no_install: bool,
     },
+    /// The README's two commands (and `cargo xtask ci` a second time) on a
+    /// clean Debian 12 root built with debootstrap, cached under
+    /// target/fresh (root; not a CI stage: it takes three CI runs' time).
+    Fresh {
+        /// Keep the run's root (target/fresh/root) for a look afterwards.
+        #[arg(long)]
+        keep: bool,
+    },
     /// Install the Debian packages the tests read (needs root).
     Deps,
     /// Extract the Linux 6.12 headers into target/artifacts.
@@ -69,7 +78,7 @@ enum Cmd {
         #[arg(long)]
         check: bool,
     },
-    /// Regenerate `barebell regs`'s register tables (cli/data/regs/*.txt)
+    /// Regenerate `barebell regs`'s register tables (catalog/data/regs/*.txt)
     /// from the Linux 6.12 offset and sh_mask headers, or with --check
     /// fail if the committed ones differ (the conformance stage does).
     RegTables {
@@ -127,6 +136,16 @@ fn main() -> ExitCode {
     let root = util::workspace_root();
     let r = match cli.command {
         Cmd::Ci { no_install } => return ci::run(&root, !no_install),
+        Cmd::Fresh { keep } => {
+            return match fresh::run_fresh(&root, keep) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::FAILURE,
+                Err(e) => {
+                    eprintln!("xtask fresh: {e:#}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
         Cmd::Deps => apt::ensure().map(|s| println!("{s}")),
         Cmd::Headers => headers::ensure(&root).map(|h| println!("{}", h.root.display())),
         Cmd::Conformance => conformance::run_all(&root).map(|s| println!("{s}")),

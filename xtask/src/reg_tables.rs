@@ -1,12 +1,12 @@
 //! `cargo xtask reg-tables [--check]`: the register name tables of
-//! `barebell regs` (cli/data/regs/*.txt), generated from the Linux 6.12
+//! `barebell regs` (catalog/data/regs/*.txt), generated from the Linux 6.12
 //! `_offset.h` / `_sh_mask.h` headers. With `--check` (and in the
 //! conformance stage) nothing is written: a table that differs from what
 //! the headers give is an error.
 
 use crate::headers::{self, LinuxHeaders};
 use anyhow::{Context, Result, bail};
-use barebell_cli::regdb::{TABLES, Table};
+use barebell_catalog::regdb::{TABLES, Table};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -133,7 +133,8 @@ pub fn generate(linux: &LinuxHeaders, t: &Table) -> Result<(String, String)> {
 }
 
 fn path(root: &Path, t: &Table) -> PathBuf {
-    root.join("cli/data/regs").join(format!("{}.txt", t.stem))
+    root.join("catalog/data/regs")
+        .join(format!("{}.txt", t.stem))
 }
 
 /// Writes (or with `check`, compares) every table.

@@ -122,7 +122,9 @@ pub fn build(target: Target, wave64: bool) -> PathBuf {
         .arg("-o")
         .arg(&so)
         .status()
-        .expect("ld.lld-19 is required (apt: lld-19)");
+        .expect(
+            "ld.lld-19 is required to link the ISA test kernels (apt: lld-19; `cargo xtask deps`)",
+        );
     assert!(st.success(), "ld.lld-19 failed");
     g.insert(key, so.clone());
     so
