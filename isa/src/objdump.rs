@@ -54,12 +54,21 @@ pub fn disassemble(elf: &[u8], kernel: Option<&str>) -> Result<(Target, Vec<Func
     let text = file.section_by_name(".text").ok_or("no .text section")?;
     let data = text.data().map_err(|e| e.to_string())?;
     let base = text.address();
-    let end = base + data.len() as u64;
+    let end = base
+        .checked_add(data.len() as u64)
+        .ok_or("malformed code object: .text runs past the end of the address space")?;
     let mut funcs: Vec<(u64, String)> = file
         .symbols()
         .filter(|s| s.kind() == SymbolKind::Text && s.section_index() == Some(text.index()))
         .filter_map(|s| Some((s.address(), s.name().ok()?.to_string())))
         .collect();
+    // A symbol that claims .text but lies outside it is a malformed file,
+    // not an address to read at.
+    if let Some((addr, name)) = funcs.iter().find(|(a, _)| !(base..end).contains(a)) {
+        return Err(alloc::format!(
+            "malformed code object: function {name} at {addr:#x} lies outside .text ({base:#x}..{end:#x})"
+        ));
+    }
     funcs.sort();
     let mut out = Vec::new();
     for (i, (start, name)) in funcs.iter().enumerate() {
@@ -75,8 +84,8 @@ pub fn disassemble(elf: &[u8], kernel: Option<&str>) -> Result<(Target, Vec<Func
             .and_then(|s| {
                 let sec = file.section_by_index(s.section_index()?).ok()?;
                 let d = sec.data().ok()?;
-                let off = (s.address() - sec.address()) as usize;
-                let b: &[u8; KD_SIZE] = d.get(off..off + KD_SIZE)?.try_into().ok()?;
+                let off = usize::try_from(s.address().checked_sub(sec.address())?).ok()?;
+                let b: &[u8; KD_SIZE] = d.get(off..off.checked_add(KD_SIZE)?)?.try_into().ok()?;
                 Some(!KernelDescriptor::parse(b).wave32())
             })
             .unwrap_or(false)
@@ -85,8 +94,11 @@ pub fn disassemble(elf: &[u8], kernel: Option<&str>) -> Result<(Target, Vec<Func
         let mut lines = Vec::new();
         let mut pc = *start;
         while pc < stop {
-            let off = (pc - base) as usize;
-            let bytes = &data[off..];
+            // base <= pc < stop <= end: checked above.
+            let bytes = usize::try_from(pc - base)
+                .ok()
+                .and_then(|off| data.get(off..))
+                .unwrap_or(&[]);
             match decode(syntax, bytes) {
                 Ok(inst) => {
                     let n = usize::from(inst.len) / 4;
@@ -95,7 +107,7 @@ pub fn disassemble(elf: &[u8], kernel: Option<&str>) -> Result<(Target, Vec<Func
                         words: inst.words[..n].to_vec(),
                         text: inst.display(syntax).to_string(),
                     });
-                    pc += u64::from(inst.len);
+                    pc = pc.saturating_add(u64::from(inst.len));
                 }
                 Err(_) => {
                     let w = bytes
@@ -107,7 +119,7 @@ pub fn disassemble(elf: &[u8], kernel: Option<&str>) -> Result<(Target, Vec<Func
                         words: alloc::vec![w],
                         text: "<unknown>".into(),
                     });
-                    pc += 4;
+                    pc = pc.saturating_add(4);
                 }
             }
         }
