@@ -28,6 +28,21 @@ use std::process::ExitCode;
 /// Phases derived from the CP's own timestamps.
 const CP_PHASES: [&str; 2] = ["cp_launch", "cp_exec"];
 
+/// The most iterations (and warm-up iterations) one run takes: the
+/// samples are kept in memory (56 bytes each) and sorted for percentiles.
+const MAX_ITERATIONS: u64 = 10_000_000;
+
+/// A count option's parser: a whole number in `LO..=HI`.
+fn count_in<const LO: u64, const HI: u64>(s: &str) -> Result<usize, String> {
+    let n: u64 = s
+        .parse()
+        .map_err(|_| format!("{s} is not a whole number"))?;
+    if !(LO..=HI).contains(&n) {
+        return Err(format!("{n} is outside {LO}..={HI}"));
+    }
+    usize::try_from(n).map_err(|_| format!("{n} does not fit this machine's usize"))
+}
+
 #[derive(Args, Debug, Clone)]
 pub struct LatencyArgs {
     /// Measured iterations. 200 000 (about 80 ms on the model) so that
@@ -35,23 +50,26 @@ pub struct LatencyArgs {
     /// moved 6-8 % between runs at an unchanged CPU round trip, at
     /// 200 000 by 0-3 % (docs/latency.md, "Getting numbers that repeat";
     /// a moved round trip still moves the p50).
-    #[arg(long, default_value_t = 200_000)]
+    /// Range 1 to 10 000 000 (each iteration keeps a 56-byte sample).
+    #[arg(long, default_value_t = 200_000, value_parser = count_in::<1, MAX_ITERATIONS>)]
     iterations: usize,
     /// Unmeasured iterations first (caches, branch predictors, the model
     /// thread's first touches of the ring).
-    #[arg(long, default_value_t = 20_000)]
+    /// Range 0 to 10 000 000.
+    #[arg(long, default_value_t = 20_000, value_parser = count_in::<0, MAX_ITERATIONS>)]
     warmup: usize,
     /// Packets per doorbell.
     #[arg(long, default_value_t = 1)]
     batch: usize,
     /// Start iterations at least this many microseconds apart (0: back to
-    /// back).
-    #[arg(long, default_value_t = 0)]
+    /// back). Range 0 to 1 000 000 (one second).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pace_us: u64,
     /// Before each iteration, wait a pseudo-random 0 to this many ns, so
     /// that doorbells do not lock onto the model's polling loop (0: never;
     /// then the p50 depends on where they lock, and moves between runs).
-    #[arg(long, default_value_t = 100)]
+    /// Range 0 to 1 000 000 (one millisecond).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     jitter_ns: u64,
     /// CPU for the measuring thread (default: the highest-numbered CPU this
     /// process may use).

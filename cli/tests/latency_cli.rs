@@ -335,3 +335,30 @@ fn gc_9_4_3_parts_measure_hws_and_compare_direct_kiq_hws() {
         check_phases(&v["phases"], 20);
     }
 }
+
+/// Every count and time option has a documented range; a value outside it
+/// (here each one's maximum, which used to abort on allocation or spin
+/// for ever) is refused by the argument parser before anything runs.
+#[test]
+fn out_of_range_counts_and_times_are_refused_before_the_run() {
+    const MAX: &str = "18446744073709551615";
+    for (opt, value, range) in [
+        ("--iterations", MAX, "1..=10000000"),
+        ("--iterations", "0", "1..=10000000"),
+        ("--warmup", MAX, "0..=10000000"),
+        ("--jitter-ns", MAX, "0..=1000000"),
+        ("--pace-us", MAX, "0..=1000000"),
+    ] {
+        let t = std::time::Instant::now();
+        let (code, out) = barebell(&["latency", opt, value]);
+        assert_eq!(code, 2, "{opt} {value}: {out}");
+        assert!(out.contains(opt), "{opt} {value}: {out}");
+        assert!(out.contains(range), "{opt} {value}: {out}");
+        assert!(!out.contains("panicked"), "{opt} {value}: {out}");
+        assert!(
+            t.elapsed().as_secs() < 5,
+            "{opt} {value} took {:?}",
+            t.elapsed()
+        );
+    }
+}
