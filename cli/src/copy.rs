@@ -58,14 +58,19 @@ pub enum CopyMappingArg {
     Hws,
 }
 
+/// The largest `--bytes`: 1 GiB.
+const MAX_BYTES: u64 = 1 << 30;
+
 #[derive(Args, Debug, Clone)]
 pub struct CopyArgs {
     /// The model part.
     #[arg(long, value_enum, default_value = "navi31")]
     pub part: PartArg,
     /// The largest copy; sizes 1, 4 KiB, 64 KiB, 1 MiB, 4 MiB, 16 MiB, ...
-    /// up to it are measured, and it itself.
-    #[arg(long, default_value_t = 64 << 20)]
+    /// up to it are measured, and it itself. Range 1 to 1 GiB (the model
+    /// holds a source and a destination of this size, and the host its
+    /// reference copies).
+    #[arg(long, default_value_t = 64 << 20, value_parser = clap::value_parser!(u64).range(1..=MAX_BYTES))]
     pub bytes: u64,
     /// Only this direction (default: all three).
     #[arg(long, value_enum)]

@@ -173,3 +173,22 @@ fn a_sigint_mid_copy_tears_the_device_down() {
     assert!(err.contains("stop SDMA queue: done"), "{err}");
     assert!(err.contains("model: quiescent"), "{err}");
 }
+
+/// `--bytes` has a documented range, 1 B to 1 GiB; 0, one past it and
+/// 2^63 (which used to panic) are refused by the argument parser.
+#[test]
+fn bytes_outside_its_range_are_refused_before_the_run() {
+    for value in ["0", "1073741825", "9223372036854775808"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
+            .args(["copy", "--bytes", value])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "--bytes {value}: {err}");
+        assert!(
+            err.contains("--bytes") && err.contains("1..=1073741824"),
+            "{err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
