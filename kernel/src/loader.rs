@@ -32,6 +32,15 @@ use object::LittleEndian as LE;
 use object::elf::{self, FileHeader64};
 use object::read::elf::{FileHeader, ProgramHeader, Rela, SectionHeader, Sym};
 
+/// The largest `p_align` the loader takes: 2 MiB, a huge page. lld aligns
+/// AMDGPU segments to 4 KiB pages; a larger value is a hostile or broken
+/// file (the image is placed at that alignment in real memory).
+pub const MAX_SEGMENT_ALIGN: u64 = 2 << 20;
+
+/// The largest image (first segment's start to last segment's end) the
+/// loader takes: 1 GiB. The image is allocated whole before loading.
+pub const MAX_IMAGE_BYTES: u64 = 1 << 30;
+
 /// `R_AMDGPU_NONE`.
 pub const R_AMDGPU_NONE: u32 = 0;
 /// `R_AMDGPU_ABS32_LO`: low 32 bits of S + A.
@@ -338,6 +347,8 @@ impl<'a> CodeObject<'a> {
         let mut segments = Vec::new();
         let mut meta: Option<Metadata> = None;
         let mut image_align = ENTRY_ALIGN;
+        // The program header index of the last PT_LOAD, for errors.
+        let mut last_load = 0;
         for (index, ph) in hdr.program_headers(e, data)?.iter().enumerate() {
             match ph.p_type(e) {
                 elf::PT_LOAD => {
@@ -367,6 +378,11 @@ impl<'a> CodeObject<'a> {
                         if !align.is_power_of_two() {
                             return Err(bad("alignment is not a power of two"));
                         }
+                        if align > MAX_SEGMENT_ALIGN {
+                            return Err(bad(
+                                "alignment above 2 MiB (barebell's loader limit; lld aligns to pages)",
+                            ));
+                        }
                         if seg.vaddr % align != seg.file_offset % align {
                             return Err(bad("address and file offset disagree modulo alignment"));
                         }
@@ -379,6 +395,7 @@ impl<'a> CodeObject<'a> {
                         }
                     }
                     segments.push(seg);
+                    last_load = index;
                 }
                 elf::PT_NOTE => {
                     if let Some(mut notes) = ph.notes(e, data)? {
@@ -400,7 +417,15 @@ impl<'a> CodeObject<'a> {
         let first = *segments.first().ok_or(LoadError::NoSegments)?;
         let last = *segments.last().ok_or(LoadError::NoSegments)?;
         let base_vaddr = first.vaddr;
+        // Segments are ascending and do not wrap (checked above), so this
+        // neither overflows nor underflows.
         let image_size = last.vaddr + last.memsz - base_vaddr;
+        if image_size > MAX_IMAGE_BYTES {
+            return Err(LoadError::Segment {
+                index: last_load,
+                why: "the segments span more than 1 GiB (barebell's loader limit)",
+            });
+        }
         let meta = meta.ok_or(LoadError::NoMetadata)?;
 
         // Symbols: the dynamic table, where lld puts the `.kd` symbols.

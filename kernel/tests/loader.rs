@@ -827,3 +827,41 @@ fn gfx942_code_objects_load_with_gfx90a_descriptor_fields() {
     }
     assert!(compared > 150, "only {compared} directive comparisons");
 }
+
+/// The PT_LOAD program headers' file offsets in an ELF64 object (ELF
+/// specification: e_phoff at 32, e_phentsize at 54, e_phnum at 56; p_type
+/// at 0 of each entry, PT_LOAD = 1).
+fn load_headers(bytes: &[u8]) -> Vec<usize> {
+    let phoff = u64::from_le_bytes(bytes[32..40].try_into().unwrap()) as usize;
+    let size = u16::from_le_bytes(bytes[54..56].try_into().unwrap()) as usize;
+    let n = u16::from_le_bytes(bytes[56..58].try_into().unwrap()) as usize;
+    (0..n)
+        .map(|k| phoff + k * size)
+        .filter(|&at| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) == 1)
+        .collect()
+}
+
+fn patched_u64(bytes: &[u8], at: usize, value: u64) -> Vec<u8> {
+    let mut v = bytes.to_vec();
+    v[at..at + 8].copy_from_slice(&value.to_le_bytes());
+    v
+}
+
+/// A hostile `p_align` (2^63) or `p_memsz` (2^40) is refused by the
+/// loader with the program header's index, before anything allocates the
+/// image (the hostile-input run aborted on allocation in `barebell run`).
+#[test]
+fn huge_alignments_and_images_are_refused_before_allocation() {
+    // p_memsz at 40 and p_align at 48 of an Elf64_Phdr.
+    let b = build_cl(KERNELS_CL, "gfx1100", 5, &[]);
+    assert!(CodeObject::parse(&b.bytes).is_ok());
+    let loads = load_headers(&b.bytes);
+    let (first, last) = (loads[0], loads[loads.len() - 1]);
+    for align in [1u64 << 63, 4 << 20] {
+        let e = CodeObject::parse(&patched_u64(&b.bytes, first + 48, align)).unwrap_err();
+        assert!(matches!(e, LoadError::Segment { .. }), "{e}");
+        assert!(e.to_string().contains("alignment above 2 MiB"), "{e}");
+    }
+    let e = CodeObject::parse(&patched_u64(&b.bytes, last + 40, 1 << 40)).unwrap_err();
+    assert!(e.to_string().contains("more than 1 GiB"), "{e}");
+}
