@@ -341,14 +341,16 @@ fn run_inner(a: &RunArgs) -> Result<(), String> {
     const SHOWN: usize = 16;
     for (name, b) in &out.buffers {
         let spec = &job.buffers[name];
-        let values = job.decode_buffer(name, b).unwrap_or_default();
-        let shown: Vec<String> = values.iter().take(SHOWN).map(|v| v.to_string()).collect();
+        // Decode only the elements printed: a buffer may hold 2^28.
+        let count = b.len() / spec.ty.size();
+        let head = &b[..SHOWN.min(count) * spec.ty.size()];
+        let values = job.decode_buffer(name, head).unwrap_or_default();
+        let shown: Vec<String> = values.iter().map(|v| v.to_string()).collect();
         println!(
-            "{name}: {} x {}: [{}{}]",
-            values.len(),
+            "{name}: {count} x {}: [{}{}]",
             spec.ty.name(),
             shown.join(", "),
-            if values.len() > SHOWN { ", ..." } else { "" }
+            if count > SHOWN { ", ..." } else { "" }
         );
     }
     Ok(())

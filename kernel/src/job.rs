@@ -193,6 +193,10 @@ pub struct Job {
 /// host for terabytes.
 pub const MAX_ELEMENTS: u64 = 1 << 28;
 
+/// Largest total of all a job's buffers (bytes): 1 GiB. The per-buffer
+/// cap alone does not bound a job with many buffers.
+pub const MAX_JOB_BYTES: u64 = 1 << 30;
+
 /// What is wrong with a job.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JobError {
@@ -210,6 +214,8 @@ pub enum JobError {
     },
     /// A buffer larger than [`MAX_ELEMENTS`].
     BufferTooLarge { buffer: String, count: u64 },
+    /// Buffers adding up to more than [`MAX_JOB_BYTES`].
+    JobTooLarge { bytes: u64 },
     /// An argument that is not one `{"buffer": NAME}` or `{TYPE: NUMBER}`.
     ArgShape { index: usize },
     /// An argument's number that does not fit its type.
@@ -248,6 +254,10 @@ impl core::fmt::Display for JobError {
             JobError::BufferTooLarge { buffer, count } => write!(
                 f,
                 "buffer {buffer}: {count} elements is more than the {MAX_ELEMENTS} a job may ask for"
+            ),
+            JobError::JobTooLarge { bytes } => write!(
+                f,
+                "the job's buffers add up to {bytes} bytes, more than the {MAX_JOB_BYTES} a job may ask for"
             ),
             JobError::ArgShape { index } => write!(
                 f,
@@ -297,6 +307,7 @@ impl Job {
         let grid = geometry_axis("grid", &raw.grid)?;
         let block = geometry_axis("block", &raw.block)?;
         let dims = raw.grid.len().max(raw.block.len()) as u8;
+        let mut total: u64 = 0;
         for (name, b) in &raw.buffers {
             let shape_ok = match (&b.values, b.count) {
                 (Some(_), None) => b.fill.is_none(),
@@ -332,6 +343,15 @@ impl Job {
             }
             if let Some(f) = &b.fill {
                 b.ty.scalar(f).ok_or_else(|| bad(None))?;
+            }
+            // Both factors are bounded (2^28 elements, 8 bytes), so the
+            // product fits; the sum saturates rather than wraps.
+            let count = b
+                .count
+                .unwrap_or_else(|| b.values.as_ref().map_or(0, |v| v.len() as u64));
+            total = total.saturating_add(count * b.ty.size() as u64);
+            if total > MAX_JOB_BYTES {
+                return Err(JobError::JobTooLarge { bytes: total });
             }
         }
         let mut args = Vec::with_capacity(raw.args.len());
@@ -481,6 +501,43 @@ impl Job {
 mod tests {
     use super::*;
     use crate::metadata::ArgMeta;
+
+    fn job_with_buffers(buffers: &[(&str, &str, u64)]) -> String {
+        let b: Vec<String> = buffers
+            .iter()
+            .map(|(n, t, c)| alloc::format!("\"{n}\": {{\"type\": \"{t}\", \"count\": {c}}}"))
+            .collect();
+        alloc::format!(
+            "{{\"code_object\": \"k.co\", \"kernel\": \"k\", \"grid\": [1], \"block\": [1], \"buffers\": {{{}}}, \"args\": []}}",
+            b.join(", ")
+        )
+    }
+
+    #[test]
+    fn the_buffers_together_are_capped_not_only_each_one() {
+        // One buffer of exactly the total cap is a job; two of them are not.
+        let one = job_with_buffers(&[("a", "u32", MAX_ELEMENTS)]);
+        assert!(Job::parse(&one).is_ok());
+        let two = job_with_buffers(&[("a", "u32", MAX_ELEMENTS), ("b", "u8", 1)]);
+        let e = Job::parse(&two).unwrap_err();
+        assert_eq!(
+            e,
+            JobError::JobTooLarge {
+                bytes: MAX_JOB_BYTES + 1
+            }
+        );
+        assert!(e.to_string().contains("add up to"), "{e}");
+        // Many buffers each under the per-buffer cap.
+        let many: Vec<(String, u64)> = (0..64)
+            .map(|i| (alloc::format!("b{i}"), 1u64 << 27))
+            .collect();
+        let refs: Vec<(&str, &str, u64)> =
+            many.iter().map(|(n, c)| (n.as_str(), "f64", *c)).collect();
+        assert!(matches!(
+            Job::parse(&job_with_buffers(&refs)),
+            Err(JobError::JobTooLarge { .. })
+        ));
+    }
 
     const ISSUE_JOB: &str = r#"{
       "code_object": "k.co", "kernel": "saxpy",
