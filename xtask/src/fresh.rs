@@ -17,9 +17,10 @@
 //! counted here as part of "the Rust toolchain". It gets no clang, no qemu,
 //! no firmware and no Linux headers. The host's rustup home and cargo
 //! `bin/` are bind-mounted read-only; the crate download cache
-//! (`registry/`, `git/`) is shared read-write. Each command runs in a
-//! private mount namespace (`unshare --mount`), so the mounts disappear
-//! with it.
+//! (`registry/`, `git/`) is shared read-write, and the host's own CA
+//! certificates are trusted (see [`trust_host_local_cas`]). Each command
+//! runs in a private mount and PID namespace, so its mounts and processes
+//! end with it, and with this process.
 //!
 //! Not a CI stage: it takes about as long as three CI runs. Run it before
 //! resolving anything that touches build scripts, dependencies, `xtask` or
@@ -37,6 +38,8 @@ const SUITE: &str = "bookworm";
 const INCLUDE: &str = "ca-certificates,git,gcc,libc6-dev";
 /// Marks a pristine root whose debootstrap finished.
 const STAMP: &str = ".barebell-fresh-complete";
+/// Where Debian keeps a machine's own CA certificates.
+const LOCAL_CAS: &str = "/usr/local/share/ca-certificates";
 const PATH_IN_ROOT: &str =
     "/root/.cargo/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
@@ -185,6 +188,34 @@ fn fresh_copy(pristine: &Path, run_root: &Path) -> Result<()> {
     run(Command::new("cp").arg("-a").arg(pristine).arg(run_root))?;
     std::fs::copy("/etc/resolv.conf", run_root.join("etc/resolv.conf"))
         .context("copying /etc/resolv.conf into the root")?;
+    trust_host_local_cas(run_root)
+}
+
+/// The root reaches the registries through the host's network, so it
+/// trusts what the host trusts beyond Debian's set: the certificates in
+/// the host's `/usr/local/share/ca-certificates` (a network that inspects
+/// TLS has its CA there; a new machine on that network would be given it
+/// too). Without them, cargo's and pip's downloads fail inside the root.
+fn trust_host_local_cas(run_root: &Path) -> Result<()> {
+    let Ok(dir) = std::fs::read_dir(LOCAL_CAS) else {
+        return Ok(());
+    };
+    let dest = run_root.join(LOCAL_CAS.trim_start_matches('/'));
+    std::fs::create_dir_all(&dest)?;
+    let mut any = false;
+    for e in dir.flatten() {
+        if e.path().extension().is_some_and(|x| x == "crt") {
+            std::fs::copy(e.path(), dest.join(e.file_name()))?;
+            any = true;
+        }
+    }
+    if any {
+        run(Command::new("chroot")
+            .arg(run_root)
+            .arg("update-ca-certificates")
+            .stdout(Stdio::null()))
+        .context("update-ca-certificates in the root")?;
+    }
     Ok(())
 }
 
@@ -251,11 +282,23 @@ fn in_root(
 ) -> Result<i32> {
     let out = File::create(log)?;
     let err = out.try_clone()?;
-    let status = Command::new("unshare")
+    // A private mount and PID namespace: the mounts go with the command,
+    // and when this process dies (even by SIGKILL, through the parent
+    // death signal), unshare's child, PID 1 of the namespace, gets SIGKILL
+    // and the kernel ends every process of the run with it.
+    let status = Command::new("setpriv")
         .args([
+            "--pdeathsig",
+            "KILL",
+            "unshare",
             "--mount",
             "--propagation",
             "private",
+        ])
+        .args([
+            "--pid",
+            "--fork",
+            "--kill-child",
             "--",
             "bash",
             "-c",
@@ -271,7 +314,7 @@ fn in_root(
         .stdout(out)
         .stderr(err)
         .status()
-        .context("could not start unshare (util-linux)")?;
+        .context("could not start setpriv/unshare (util-linux)")?;
     Ok(status.code().unwrap_or(-1))
 }
 
