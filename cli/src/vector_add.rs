@@ -100,16 +100,21 @@ impl Model {
     }
 }
 
+/// The largest `--elements`: 2^26.
+const MAX_ELEMENTS: i64 = 1 << 26;
+
 #[derive(Args, Debug, Clone)]
 pub struct VectorAddArgs {
     /// The model part.
     #[arg(long, value_enum, default_value = "navi31")]
     pub part: PartArg,
-    /// Elements per vector (the seeds: 1,048,576).
-    #[arg(long, default_value_t = 1 << 20)]
+    /// Elements per vector (the seeds: 1,048,576). Range 1 to 67,108,864
+    /// (2^26: three vectors of 256 MiB, each held by the host and the
+    /// model).
+    #[arg(long, default_value_t = 1 << 20, value_parser = clap::value_parser!(u32).range(1..=MAX_ELEMENTS))]
     pub elements: u32,
-    /// Work-items per workgroup (the seeds: 256).
-    #[arg(long, default_value_t = 256)]
+    /// Work-items per workgroup (the seeds: 256). Range 1 to 1024.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub block: u32,
     /// How the compute and SDMA queues are mapped.
     #[arg(long, value_enum, default_value = "direct")]

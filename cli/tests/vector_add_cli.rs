@@ -105,3 +105,28 @@ fn a_sigint_mid_run_tears_the_device_down() {
     assert!(err.contains("stop SDMA queue: done"), "{err}");
     assert!(err.contains("model: quiescent"), "{err}");
 }
+
+/// `--elements` and `--block` have documented ranges; 0, one past each
+/// maximum and 2^32 - 1 (which used to abort on allocation) are refused
+/// by the argument parser before anything runs.
+#[test]
+fn elements_and_block_outside_their_ranges_are_refused_up_front() {
+    for (opt, value, range) in [
+        ("--elements", "0", "1..=67108864"),
+        ("--elements", "67108865", "1..=67108864"),
+        ("--elements", "4294967295", "1..=67108864"),
+        ("--block", "0", "1..=1024"),
+        ("--block", "1025", "1..=1024"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
+            .args(["vector-add", opt, value])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{opt} {value}: {err}");
+        assert!(
+            err.contains(opt) && err.contains(range),
+            "{opt} {value}: {err}"
+        );
+    }
+}
