@@ -70,6 +70,7 @@ pub mod s2a;
 pub mod sdma;
 pub mod smu;
 pub mod soc;
+pub mod socblocks;
 pub mod socregs;
 #[cfg(feature = "std")]
 pub mod thread;

@@ -361,7 +361,7 @@ pub struct VirtualGpu {
     /// The device fell off the bus ([`VirtualGpu::fall_off_bus`]).
     gone: Arc<AtomicBool>,
     /// Issue 15: the SOC blocks (SMU, IH, SDMA, clock gating, S2A).
-    soc: Arc<crate::soc::SocBlocks>,
+    soc: Arc<crate::socblocks::SocBlocks>,
     /// Last: the models above hold addresses inside it.
     memory: HostMemory,
 }
