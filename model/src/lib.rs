@@ -91,7 +91,7 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     decode::mes_api::FACTS,
     decode::mes_regs::FACTS,
     decode::pm4::FACTS,
-    decode::ring::FACTS,
+    decode::pm4::NAMED_ONLY_FACTS,
     decode::mqd::FACTS,
     decode::mqd_v9::FACTS,
     decode::sdma_mqd_v9::FACTS,
