@@ -1,8 +1,12 @@
-//! The bring-up's one error type: which step failed, and why.
+//! The bring-up's one error type: which step failed, and why; with the
+//! errors of its steps (the start step's [`StartError`] among them) and the
+//! [`TeardownReport`] an error carries (its [`Stage`]s and [`Outcome`]s;
+//! [`crate::teardown`] runs the stages).
 
 use crate::firmware::FirmwareError;
 use crate::sink::Step;
 use alloc::string::String;
+use alloc::vec::Vec;
 use barebell::aql::queue::BindError;
 use barebell::aql::{DoorbellError, PacketError, SubmitError, signal::SignalTimeout};
 use barebell::bus::{BlockError, IndirectError, WaitError};
@@ -14,6 +18,7 @@ use barebell::gmc::hub::invalidate::InvalidateError;
 use barebell::mem::MemError;
 use barebell::nbio::NbioError;
 use barebell::psp::PspError;
+use barebell::smu::SmuError;
 use core::fmt;
 
 /// Why a bring-up stopped.
@@ -24,12 +29,12 @@ pub struct BringupError {
     /// What the teardown after the failure did ([`crate::run`] tears the
     /// device down before it returns an error); `None` for errors of
     /// later work on a [`crate::Gpu`] (unmapping, a launch).
-    pub teardown: Option<alloc::boxed::Box<crate::teardown::TeardownReport>>,
+    pub teardown: Option<alloc::boxed::Box<TeardownReport>>,
 }
 
 impl BringupError {
     /// This error, with the teardown that followed it.
-    pub fn with_teardown(mut self, report: crate::teardown::TeardownReport) -> Self {
+    pub fn with_teardown(mut self, report: TeardownReport) -> Self {
         self.teardown = Some(alloc::boxed::Box::new(report));
         self
     }
@@ -101,7 +106,7 @@ pub enum ErrorKind {
     },
     /// The device's start-of-day state could not be made known
     /// ([`crate::start`]).
-    Start(crate::start::StartError),
+    Start(StartError),
     /// The caller asked the bring-up to stop (a signal in the CLI,
     /// [`crate::Sink::cancelled`]).
     Interrupted,
@@ -162,6 +167,40 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Interrupted => {
                 f.write_str("interrupted (a signal asked the bring-up to stop)")
             }
+        }
+    }
+}
+
+/// Why the start step could not bring the device to a known state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartError {
+    /// sOS runs but PMFW answers nothing: no mode-1 reset through the
+    /// SMU is possible, and firmware cannot be loaded over a live sOS.
+    SmuDead,
+    /// The SMU mailbox failed during the reset.
+    Smu(SmuError),
+    /// sOS still signs life after the reset: it did not happen.
+    ResetTookNoEffect { c2pmsg_81: u32 },
+    /// No mode-1 reset is known for this MP1.
+    NoReset { mp1: (u8, u8, u8) },
+}
+
+impl fmt::Display for StartError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StartError::SmuDead => f.write_str(
+                "the device was left running (sOS alive in C2PMSG_81) but the SMU answers no message: it cannot be mode-1 reset through the SMU; power-cycle the machine (or reset the slot) and run again",
+            ),
+            StartError::Smu(e) => write!(f, "mode-1 reset: {e}"),
+            StartError::ResetTookNoEffect { c2pmsg_81 } => write!(
+                f,
+                "mode-1 reset sent, but sOS still signs life (C2PMSG_81 = {c2pmsg_81:#x}): the reset did not happen"
+            ),
+            StartError::NoReset { mp1 } => write!(
+                f,
+                "the device was left running, and barebell knows no mode-1 reset for MP1 {}.{}.{}",
+                mp1.0, mp1.1, mp1.2
+            ),
         }
     }
 }
@@ -440,5 +479,116 @@ impl From<barebell::gfx::mqd_v9::MqdV9Error> for QueueV9Error {
 impl From<barebell::gfx::hqd_v9::HqdV9Error> for QueueV9Error {
     fn from(e: barebell::gfx::hqd_v9::HqdV9Error) -> Self {
         QueueV9Error::Hqd(e)
+    }
+}
+
+/// One teardown stage, in the order they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    UnmapQueue,
+    HaltMes,
+    HaltMec,
+    Gfxhub,
+    PspRing,
+    IhRing,
+    Mmhub,
+    Doorbells,
+    BusMaster,
+    ReleaseMemory,
+    Signature,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 11] = [
+        Stage::UnmapQueue,
+        Stage::HaltMes,
+        Stage::HaltMec,
+        Stage::Gfxhub,
+        Stage::PspRing,
+        Stage::IhRing,
+        Stage::Mmhub,
+        Stage::Doorbells,
+        Stage::BusMaster,
+        Stage::ReleaseMemory,
+        Stage::Signature,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::UnmapQueue => "unmap queue",
+            Stage::HaltMes => "halt MES",
+            Stage::HaltMec => "halt MEC",
+            Stage::Gfxhub => "disable GFXHUB",
+            Stage::PspRing => "destroy PSP ring",
+            Stage::IhRing => "disable IH ring",
+            Stage::Mmhub => "disable GART (MMHUB)",
+            Stage::Doorbells => "close doorbell aperture",
+            Stage::BusMaster => "clear bus mastering",
+            Stage::ReleaseMemory => "release memory",
+            Stage::Signature => "finalize signature",
+        }
+    }
+}
+
+/// What one stage did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Done; the detail says what was written or sent.
+    Done(String),
+    /// Nothing to undo: the bring-up never set this up.
+    NotNeeded(&'static str),
+    /// The platform cannot do it (e.g. no config-space access).
+    Unavailable(&'static str),
+    /// Tried and failed.
+    Failed(ErrorKind),
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Done(d) => write!(f, "done: {d}"),
+            Outcome::NotNeeded(why) => write!(f, "not needed: {why}"),
+            Outcome::Unavailable(why) => write!(f, "NOT DONE: {why}"),
+            Outcome::Failed(e) => write!(f, "FAILED: {e}"),
+        }
+    }
+}
+
+/// What a teardown did, stage by stage.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TeardownReport {
+    pub stages: Vec<(Stage, Outcome)>,
+}
+
+impl TeardownReport {
+    /// Whether every stage was done or not needed: nothing the bring-up
+    /// set up can still reach memory.
+    pub fn complete(&self) -> bool {
+        self.stages
+            .iter()
+            .all(|(_, o)| matches!(o, Outcome::Done(_) | Outcome::NotNeeded(_)))
+    }
+
+    /// The outcome of `stage`.
+    pub fn outcome(&self, stage: Stage) -> Option<&Outcome> {
+        self.stages
+            .iter()
+            .find(|(s, _)| *s == stage)
+            .map(|(_, o)| o)
+    }
+}
+
+impl fmt::Display for TeardownReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verdict = if self.complete() {
+            "complete"
+        } else {
+            "INCOMPLETE"
+        };
+        write!(f, "teardown {verdict}:")?;
+        for (s, o) in &self.stages {
+            write!(f, "\n  {}: {o}", s.name())?;
+        }
+        Ok(())
     }
 }

@@ -76,13 +76,12 @@ pub mod teardown;
 pub mod usermem;
 
 pub use barebell::platform::Platform;
-pub use error::{BringupError, ErrorKind};
+pub use error::{BringupError, ErrorKind, Outcome, Stage, TeardownReport};
 #[cfg(feature = "std")]
 pub use firmware::FirmwareDir;
 pub use firmware::{FirmwareError, FirmwareSet, FirmwareSource};
 pub use queue::{Mapping, UserQueue};
 pub use sink::{Quiet, Sink, Step};
-pub use teardown::{Outcome, Stage, TeardownReport};
 pub use usermem::{UserMemory, UserMemoryError};
 
 use crate::bus::Bus;

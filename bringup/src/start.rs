@@ -46,14 +46,14 @@
 //! its partial boot writes nothing until its end).
 
 use crate::Gpu;
-use crate::error::{At, BringupError, ErrorKind, ResultAt};
+use crate::error::{At, BringupError, ErrorKind, ResultAt, StartError};
 use crate::sink::{Sink, Step};
 use barebell::bus::{ALL_ONES, Block, RegisterBus, WaitError};
 use barebell::gmc::hub::{VmFault, read_fault};
 use barebell::ip::{Generation, hw_id};
 use barebell::psp::{self, PspRegs};
 use barebell::regs::{IpBases, Reg, hub::hub_for};
-use barebell::smu::{self, Mp1, SmuError};
+use barebell::smu::{self, Mp1};
 use barebell::time::Deadline;
 use core::fmt;
 
@@ -168,40 +168,6 @@ pub struct StartReport {
     pub scratch6: u32,
     /// Simulated or wall time the reset took, from the platform clock.
     pub reset_ns: Option<u64>,
-}
-
-/// Why the start step could not bring the device to a known state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StartError {
-    /// sOS runs but PMFW answers nothing: no mode-1 reset through the
-    /// SMU is possible, and firmware cannot be loaded over a live sOS.
-    SmuDead,
-    /// The SMU mailbox failed during the reset.
-    Smu(SmuError),
-    /// sOS still signs life after the reset: it did not happen.
-    ResetTookNoEffect { c2pmsg_81: u32 },
-    /// No mode-1 reset is known for this MP1.
-    NoReset { mp1: (u8, u8, u8) },
-}
-
-impl fmt::Display for StartError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StartError::SmuDead => f.write_str(
-                "the device was left running (sOS alive in C2PMSG_81) but the SMU answers no message: it cannot be mode-1 reset through the SMU; power-cycle the machine (or reset the slot) and run again",
-            ),
-            StartError::Smu(e) => write!(f, "mode-1 reset: {e}"),
-            StartError::ResetTookNoEffect { c2pmsg_81 } => write!(
-                f,
-                "mode-1 reset sent, but sOS still signs life (C2PMSG_81 = {c2pmsg_81:#x}): the reset did not happen"
-            ),
-            StartError::NoReset { mp1 } => write!(
-                f,
-                "the device was left running, and barebell knows no mode-1 reset for MP1 {}.{}.{}",
-                mp1.0, mp1.1, mp1.2
-            ),
-        }
-    }
 }
 
 /// `SCRATCH_REG6`, `SCRATCH_REG7` of the GC generation.

@@ -47,9 +47,13 @@
 //! A stage runs when the bring-up step that set its state up was begun
 //! (a failing step may have done half its work); a stage that fails does
 //! not stop the later ones, as Linux's `hw_fini` loop carries on.
+//!
+//! The report the stages make up ([`TeardownReport`], [`Stage`],
+//! [`Outcome`]) is defined in [`crate::error`], since a
+//! [`crate::BringupError`] carries it.
 
 use crate::Gpu;
-use crate::error::{At, ErrorKind};
+use crate::error::{At, ErrorKind, Outcome, Stage, TeardownReport};
 use crate::sink::{Sink, Step};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -60,118 +64,6 @@ use barebell::gmc::hub::{self, v9};
 use barebell::ip::{Generation, hw_id};
 use barebell::nbio::{self, Nbio};
 use barebell::psp::{self, PspRegs};
-use core::fmt;
-
-/// One teardown stage, in the order they run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    UnmapQueue,
-    HaltMes,
-    HaltMec,
-    Gfxhub,
-    PspRing,
-    IhRing,
-    Mmhub,
-    Doorbells,
-    BusMaster,
-    ReleaseMemory,
-    Signature,
-}
-
-impl Stage {
-    pub const ALL: [Stage; 11] = [
-        Stage::UnmapQueue,
-        Stage::HaltMes,
-        Stage::HaltMec,
-        Stage::Gfxhub,
-        Stage::PspRing,
-        Stage::IhRing,
-        Stage::Mmhub,
-        Stage::Doorbells,
-        Stage::BusMaster,
-        Stage::ReleaseMemory,
-        Stage::Signature,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Stage::UnmapQueue => "unmap queue",
-            Stage::HaltMes => "halt MES",
-            Stage::HaltMec => "halt MEC",
-            Stage::Gfxhub => "disable GFXHUB",
-            Stage::PspRing => "destroy PSP ring",
-            Stage::IhRing => "disable IH ring",
-            Stage::Mmhub => "disable GART (MMHUB)",
-            Stage::Doorbells => "close doorbell aperture",
-            Stage::BusMaster => "clear bus mastering",
-            Stage::ReleaseMemory => "release memory",
-            Stage::Signature => "finalize signature",
-        }
-    }
-}
-
-/// What one stage did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
-    /// Done; the detail says what was written or sent.
-    Done(String),
-    /// Nothing to undo: the bring-up never set this up.
-    NotNeeded(&'static str),
-    /// The platform cannot do it (e.g. no config-space access).
-    Unavailable(&'static str),
-    /// Tried and failed.
-    Failed(ErrorKind),
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Outcome::Done(d) => write!(f, "done: {d}"),
-            Outcome::NotNeeded(why) => write!(f, "not needed: {why}"),
-            Outcome::Unavailable(why) => write!(f, "NOT DONE: {why}"),
-            Outcome::Failed(e) => write!(f, "FAILED: {e}"),
-        }
-    }
-}
-
-/// What a teardown did, stage by stage.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct TeardownReport {
-    pub stages: Vec<(Stage, Outcome)>,
-}
-
-impl TeardownReport {
-    /// Whether every stage was done or not needed: nothing the bring-up
-    /// set up can still reach memory.
-    pub fn complete(&self) -> bool {
-        self.stages
-            .iter()
-            .all(|(_, o)| matches!(o, Outcome::Done(_) | Outcome::NotNeeded(_)))
-    }
-
-    /// The outcome of `stage`.
-    pub fn outcome(&self, stage: Stage) -> Option<&Outcome> {
-        self.stages
-            .iter()
-            .find(|(s, _)| *s == stage)
-            .map(|(_, o)| o)
-    }
-}
-
-impl fmt::Display for TeardownReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let verdict = if self.complete() {
-            "complete"
-        } else {
-            "INCOMPLETE"
-        };
-        write!(f, "teardown {verdict}:")?;
-        for (s, o) in &self.stages {
-            write!(f, "\n  {}: {o}", s.name())?;
-        }
-        Ok(())
-    }
-}
 
 fn outcome<E: At>(r: Result<String, E>) -> Outcome {
     match r {

@@ -8,9 +8,9 @@
 //! on, and they never block. Anything not implemented stops the wave with
 //! [`ExecError::Unimplemented`] naming the instruction and its address.
 
-use crate::decode::{Inst, Target, decode};
+use crate::decode::decode;
+use crate::inst::{Inst, Syntax, Target};
 use crate::mem::{AtomicOp, MemFault, Memory};
-use crate::print::Syntax;
 use crate::table::Enc;
 use alloc::string::{String, ToString};
 use alloc::vec;

@@ -9,7 +9,7 @@
 //! printed widths for every dim, a16 and data size, the registers the first
 //! decode accepts, and the widths printed when resizing overflows.
 
-use crate::decode::{Inst, Target};
+use crate::inst::{Inst, Target};
 use crate::table::{Enc, Form, ImgInfo};
 
 /// Printed registers of an image instruction.

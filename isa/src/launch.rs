@@ -17,11 +17,10 @@
 //! modelled); the private segment buffer descriptor and flat scratch init
 //! SGPRs hold zero; dynamic LDS is the packet's group segment size.
 
-use crate::decode::Target;
 use crate::exec::{ExecError, Flow, Interp, Shared, Wave};
+use crate::inst::{Syntax, Target};
 use crate::kd::{KD_SIZE, KernelDescriptor};
 use crate::mem::{MemFault, Memory};
-use crate::print::Syntax;
 use alloc::vec;
 use alloc::vec::Vec;
 

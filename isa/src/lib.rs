@@ -14,7 +14,9 @@
 //!   returns [`launch::Stats`] or a typed [`launch::LaunchError`] (a wave's
 //!   [`exec::ExecError`] names an unimplemented or illegal instruction and
 //!   its address).
-//! - [`exec`] is the interpreter itself; [`table`] the opcode tables.
+//! - [`exec`] is the interpreter itself; [`table`] the opcode tables;
+//!   [`inst`] the types decoding, printing and the interpreter share
+//!   ([`Target`], [`Syntax`], [`Inst`]).
 //! - With the `std` feature, `objdump::disassemble` lists a code object's
 //!   functions (used by `barebell disasm`).
 #![no_std]
@@ -27,6 +29,7 @@ extern crate std;
 pub mod decode;
 pub mod exec;
 pub mod image;
+pub mod inst;
 pub mod kd;
 pub mod launch;
 pub mod mem;
@@ -37,5 +40,5 @@ pub mod table;
 #[cfg(feature = "std")]
 pub mod objdump;
 
-pub use decode::{DecodeError, Inst, Target, decode};
-pub use print::Syntax;
+pub use decode::{DecodeError, decode};
+pub use inst::{Inst, Syntax, Target};

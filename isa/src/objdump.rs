@@ -3,9 +3,9 @@
 //! each through its kernel descriptor (`NAME.kd`), the target through the
 //! ELF header's EF_AMDGPU_MACH.
 
-use crate::decode::{Target, decode};
+use crate::decode::decode;
+use crate::inst::{Syntax, Target};
 use crate::kd::{KD_SIZE, KernelDescriptor};
-use crate::print::Syntax;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};

@@ -1,21 +1,15 @@
 //! LLVM-syntax printing: the text `llvm-objdump-19 -d` / `llvm-mc-19
 //! --disassemble` give for the same bytes (AMDGPUInstPrinter's conventions).
 
-use crate::decode::{Inst, Target, width};
+use crate::decode::width;
+use crate::inst::{Inst, Syntax, Target};
+use crate::print_mem::{hex_signed, sign_extend};
 use crate::table::{
     Enc, FLAG_BYTE_SEL, FLAG_INDEX_KEY, FLAG_MIX, FLAG_OPSEL3, FLAG_PERMLANE, FLAG_VCC_IN, Fld,
     Form, Imm, Note, OpInfo, Opnd, Simm, Ty,
 };
 use alloc::string::String;
 use core::fmt::{self, Write};
-
-/// Printing context: target and wave size (wave64 names `vcc`/`exec` where
-/// wave32 names `vcc_lo`/`exec_lo`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Syntax {
-    pub target: Target,
-    pub wave64: bool,
-}
 
 /// An instruction ready to print in LLVM syntax.
 #[derive(Debug, Clone, Copy)]
@@ -542,20 +536,6 @@ fn version(f: &mut dyn Write, v: u32) -> fmt::Result {
         }
     }
     f.write_str(&text)
-}
-
-/// `v` as a signed `bits`-bit number.
-pub(crate) fn sign_extend(v: u32, bits: u32) -> i64 {
-    i64::from(((v << (32 - bits)) as i32) >> (32 - bits))
-}
-
-/// A signed value in hex the way LLVM prints SMEM offsets (`-0x10`).
-pub(crate) fn hex_signed(f: &mut dyn Write, v: i64) -> fmt::Result {
-    if v < 0 {
-        write!(f, "-{:#x}", -v)
-    } else {
-        write!(f, "{v:#x}")
-    }
 }
 
 /// LLVM's "Invalid register" note for a register the operand's class does

@@ -2,10 +2,23 @@
 //! SCRATCH, MUBUF/MTBUF/VBUFFER): the modifiers after the table-driven
 //! operands, as AMDGPUInstPrinter writes them.
 
-use crate::decode::Inst;
-use crate::print::{Syntax, hex_signed, sign_extend};
+use crate::inst::{Inst, Syntax};
 use crate::table::{Enc, FLAG_OFFSET, FLAG_OFFSET01, FLAG_SWIZZLE};
 use core::fmt::{self, Write};
+
+/// `v` as a signed `bits`-bit number.
+pub(crate) fn sign_extend(v: u32, bits: u32) -> i64 {
+    i64::from(((v << (32 - bits)) as i32) >> (32 - bits))
+}
+
+/// A signed value in hex the way LLVM prints SMEM offsets (`-0x10`).
+pub(crate) fn hex_signed(f: &mut dyn Write, v: i64) -> fmt::Result {
+    if v < 0 {
+        write!(f, "-{:#x}", -v)
+    } else {
+        write!(f, "{v:#x}")
+    }
+}
 
 /// DS modifiers: offset (one 16-bit, two 8-bit, or a swizzle pattern),
 /// then gds (gfx11, where the instruction has it).

@@ -8,6 +8,8 @@
 //!   the check that a code object fits a part.
 //! - [`metadata`] / [`msgpack`]: the `NT_AMDGPU_METADATA` note.
 //! - [`descriptor`]: the 64-byte kernel descriptor, decoded.
+//! - [`layout`]: a kernel's arguments reduced at load time to the explicit
+//!   and hidden slots a launch reads.
 //! - [`kernarg`]: typed arguments checked against the metadata, and every
 //!   hidden argument filled where the metadata puts it.
 //! - [`launch`]: the dispatch packet and the one-call launch.
@@ -31,6 +33,7 @@ pub mod descriptor;
 pub mod job;
 pub mod kernarg;
 pub mod launch;
+pub mod layout;
 pub mod loader;
 pub mod metadata;
 pub mod msgpack;

@@ -19,7 +19,7 @@
 //! address must be aligned to the largest `p_align`.
 
 use crate::descriptor::{DESCRIPTOR_ALIGN, DESCRIPTOR_SIZE, ENTRY_ALIGN, KernelDescriptor};
-use crate::kernarg::ArgLayout;
+use crate::layout::ArgLayout;
 use crate::metadata::{self, KernelMeta, Metadata, MetadataError};
 use crate::target::{
     CodeObjectVersion, CodeTarget, ELF_H, ELFOSABI_AMDGPU_HSA, EM_AMDGPU, NT_AMDGPU_METADATA, Part,

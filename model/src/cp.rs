@@ -54,7 +54,7 @@
 
 use crate::Rng;
 use crate::dma::{Dma, DmaFault};
-use crate::gmc::{Access, FaultReason};
+use crate::gmc::{Access, AddressSpace, VmRefusal};
 use crate::hsa::{condition, header, packet, queue as amdq, signal as amds};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
@@ -85,44 +85,6 @@ pub struct HqdBinding {
     /// looked; real doorbell hardware sees every write. Multi-producer
     /// tests turn this on so a lost observation cannot strand a packet.
     pub poll_write_index: bool,
-}
-
-/// The address space a queue's memory is read in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AddressSpace {
-    /// Addresses are host addresses (a rig without a GMC).
-    Identity,
-    /// The GFXHUB context of this VMID (`GCVM_CONTEXTn_*`), as the HQD's
-    /// `CP_HQD_VMID` names it (for MES queues, the VMID MES assigned).
-    Vmid(u8),
-}
-
-impl AddressSpace {
-    pub fn vmid(self) -> Option<u8> {
-        match self {
-            AddressSpace::Identity => None,
-            AddressSpace::Vmid(v) => Some(v),
-        }
-    }
-}
-
-/// Why a translation through a queue's VMID failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VmRefusal {
-    /// `GCVM_CONTEXTn_CNTL.ENABLE_CONTEXT` is clear.
-    ContextDisabled,
-    /// The page-table base lacks its VALID bit.
-    InvalidBase { raw: u64 },
-    /// A depth or block size the model's walker does not implement.
-    UnsupportedLayout { depth: u32, block_size: u32 },
-    /// Outside the context's `PAGE_TABLE_START/END_ADDR`.
-    OutOfRange { start: u64, end: u64 },
-    /// The walk faulted.
-    Walk(FaultReason),
-    /// The translation reached memory the model does not back.
-    Unbacked { pa: u64 },
-    /// An access that crosses a page boundary (the CP never makes one).
-    CrossesPage,
 }
 
 /// How the CP model turns a queue's device address into a host address:

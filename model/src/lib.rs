@@ -70,6 +70,7 @@ pub mod s2a;
 pub mod sdma;
 pub mod smu;
 pub mod soc;
+pub mod socblocks;
 pub mod socregs;
 #[cfg(feature = "std")]
 pub mod thread;
@@ -90,7 +91,7 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     decode::mes_api::FACTS,
     decode::mes_regs::FACTS,
     decode::pm4::FACTS,
-    decode::ring::FACTS,
+    decode::pm4::NAMED_ONLY_FACTS,
     decode::mqd::FACTS,
     decode::mqd_v9::FACTS,
     decode::sdma_mqd_v9::FACTS,

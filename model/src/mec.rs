@@ -73,8 +73,9 @@
 //! of the headers; register offsets come from `barebell::regs`.
 
 use crate::SimClock;
-use crate::cp::{AddressSpace, CpError, CpModel, MecBinding, Pm4Binding, Step};
+use crate::cp::{CpError, CpModel, MecBinding, Pm4Binding, Step};
 use crate::cpregs::{self, Hqd, WINDOW_DWORDS, grbm, mec_cntl, mes_cntl, w};
+use crate::gmc::AddressSpace;
 use crate::hsa::queue as amdq;
 use crate::psp::LoadedFirmware;
 use crate::regfile::ACCESS_NS;

@@ -56,7 +56,7 @@
 //!   completes at once (model value).
 
 use crate::SimClock;
-use crate::cp::{AddressSpace, CpModel, MecBinding, Translate, VmRefusal};
+use crate::cp::{CpModel, MecBinding, Translate};
 use crate::decode::Bits;
 use crate::decode::mqd_v9::{
     self as m9, HqdStateV9, HqdV9, MQD_BYTES, MqdV9, MqdV9Fault, WINDOW_DWORDS, check_queue,
@@ -65,7 +65,7 @@ use crate::decode::pm4::{
     self, map_queues as mq, opcode, set_resources as sr, unmap_queues as uq, write_data as wd,
 };
 use crate::dma::Dma;
-use crate::gmc::Access;
+use crate::gmc::{Access, AddressSpace, VmRefusal};
 use crate::hsa::queue as amdq;
 use crate::hws::{HwsConfig, HwsModel};
 use crate::regfile::ACCESS_NS;

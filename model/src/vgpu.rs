@@ -361,7 +361,7 @@ pub struct VirtualGpu {
     /// The device fell off the bus ([`VirtualGpu::fall_off_bus`]).
     gone: Arc<AtomicBool>,
     /// Issue 15: the SOC blocks (SMU, IH, SDMA, clock gating, S2A).
-    soc: Arc<crate::soc::SocBlocks>,
+    soc: Arc<crate::socblocks::SocBlocks>,
     /// Last: the models above hold addresses inside it.
     memory: HostMemory,
 }
@@ -1368,11 +1368,11 @@ impl CpTranslate {
 impl crate::cp::Translate for CpTranslate {
     fn translate(
         &self,
-        space: crate::cp::AddressSpace,
+        space: crate::gmc::AddressSpace,
         va: u64,
         access: Access,
-    ) -> Result<u64, crate::cp::VmRefusal> {
-        use crate::cp::{AddressSpace, VmRefusal};
+    ) -> Result<u64, crate::gmc::VmRefusal> {
+        use crate::gmc::{AddressSpace, VmRefusal};
         let vmid = match space {
             AddressSpace::Identity => return Ok(va),
             AddressSpace::Vmid(v) => v,

@@ -54,11 +54,12 @@
 
 use crate::SimClock;
 use crate::bar::BarWindow;
-use crate::cp::{CpModel, VmRefusal};
+use crate::cp::CpModel;
 use crate::decode::pte_v9::{self, AccessV9, ContextV9, TranslationV9};
 use crate::discovery::{self, IpDesc, VramWindow};
 use crate::dma::Dma;
 use crate::error::ModelError;
+use crate::gmc::VmRefusal;
 use crate::hub_v9::{self, HubV9Model};
 use crate::mc::{CID_MP0, Mc};
 use crate::mec_v9_4_3::{MecV943, Space, XccTranslate};

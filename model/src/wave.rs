@@ -37,9 +37,8 @@
 //! does not decrement the completion signal, as a queue error on hardware
 //! leaves it.
 
-use crate::cp::{AddressSpace, VmRefusal};
 use crate::dma::Dma;
-use crate::gmc::Access;
+use crate::gmc::{Access, AddressSpace, VmRefusal};
 use barebell_facts::Fact;
 use barebell_isa::Target;
 use barebell_isa::exec::ExecError;

@@ -9,6 +9,9 @@
 //! `submit-instr` binary runs N submissions; `--toggle-collect` limits
 //! counting to the one function that performs a submission, so loop
 //! overhead and set-up are excluded on both sides.
+//!
+//! `kernel-instr`: instructions per kernel launch (kernargs, packet and
+//! submit), per prepare and per submit, counted the same way.
 
 use crate::util::{cargo, output, run};
 use anyhow::{Context, Result, bail};
@@ -136,9 +139,37 @@ pub fn instr(root: &Path) -> Result<String> {
     }
     // The kernel launch (checks, kernargs, packet, submit), counted the
     // same way (`cargo xtask kernel-instr`).
-    let launch = crate::kernel::instr(root)?;
+    let launch = kernel_instr(root)?;
     println!("kernel launch {launch}");
     Ok(format!("{line}; kernel launch {launch}"))
+}
+
+/// `cargo xtask kernel-instr`: instructions per launch (kernargs, packet
+/// and submit), per prepare (no submit) and per submit of a ready packet,
+/// counted under callgrind as `bench-instr` counts submit.
+pub fn kernel_instr(root: &Path) -> Result<String> {
+    run(cargo().current_dir(root).args([
+        "build",
+        "--release",
+        "--quiet",
+        "-p",
+        "barebell-kernel",
+        "--features",
+        "std",
+        "--example",
+        "launch_instr",
+    ]))?;
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| root.join("target"), std::path::PathBuf::from);
+    let bin = target.join("release/examples/launch_instr");
+    let work = root.join("target/kernel-instr");
+    std::fs::create_dir_all(&work)?;
+    let launch = count(&bin, "launch", "barebell_launch_one", &work)?;
+    let prepare = count(&bin, "prepare", "barebell_prepare_one", &work)?;
+    let submit = count(&bin, "submit", "barebell_kernel_submit_one", &work)?;
+    Ok(format!(
+        "instructions per call: launch {launch:.1} (prepare {prepare:.1} + submit); submit alone {submit:.1}"
+    ))
 }
 
 fn disassembly_of(dump: &str, symbol: &str) -> String {

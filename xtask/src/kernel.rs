@@ -311,31 +311,3 @@ pub fn smoke_all(root: &Path) -> Result<String> {
     }
     Ok(parts.join("; "))
 }
-
-/// `cargo xtask kernel-instr`: instructions per launch (kernargs, packet
-/// and submit), per prepare (no submit) and per submit of a ready packet,
-/// counted under callgrind as `bench-instr` counts submit.
-pub fn instr(root: &Path) -> Result<String> {
-    crate::util::run(cargo().current_dir(root).args([
-        "build",
-        "--release",
-        "--quiet",
-        "-p",
-        "barebell-kernel",
-        "--features",
-        "std",
-        "--example",
-        "launch_instr",
-    ]))?;
-    let target =
-        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
-    let bin = target.join("release/examples/launch_instr");
-    let work = root.join("target/kernel-instr");
-    std::fs::create_dir_all(&work)?;
-    let launch = crate::bench::count(&bin, "launch", "barebell_launch_one", &work)?;
-    let prepare = crate::bench::count(&bin, "prepare", "barebell_prepare_one", &work)?;
-    let submit = crate::bench::count(&bin, "submit", "barebell_kernel_submit_one", &work)?;
-    Ok(format!(
-        "instructions per call: launch {launch:.1} (prepare {prepare:.1} + submit); submit alone {submit:.1}"
-    ))
-}

@@ -131,6 +131,38 @@ pub mod query_status {
 /// body length: the CP consumes it as one dword.
 pub const NOP_FILLER: u32 = 0xFFFF_1000;
 
+/// PM4 opcodes named but not decoded (`nvd.h`).
+pub const NAMED_ONLY: &[(u32, &str)] = &[
+    (0x10, "NOP"),
+    (0x33, "INDIRECT_BUFFER_CNST"),
+    (0x3C, "WAIT_REG_MEM"),
+    (0x3F, "INDIRECT_BUFFER"),
+    (0x40, "COPY_DATA"),
+    (0x46, "EVENT_WRITE"),
+    (0x49, "RELEASE_MEM"),
+    (0x50, "DMA_DATA"),
+    (0x58, "ACQUIRE_MEM"),
+    (0x76, "SET_SH_REG"),
+    (0x79, "SET_UCONFIG_REG"),
+    (0xA5, "RUN_LIST"),
+];
+
+/// The `nvd.h` values of [`NAMED_ONLY`].
+pub const NAMED_ONLY_FACTS: &[Fact] = &[
+    Fact::constant("nvd.h", "PACKET3_NOP", 0x10),
+    Fact::constant("nvd.h", "PACKET3_INDIRECT_BUFFER_CNST", 0x33),
+    Fact::constant("nvd.h", "PACKET3_WAIT_REG_MEM", 0x3C),
+    Fact::constant("nvd.h", "PACKET3_INDIRECT_BUFFER", 0x3F),
+    Fact::constant("nvd.h", "PACKET3_COPY_DATA", 0x40),
+    Fact::constant("nvd.h", "PACKET3_EVENT_WRITE", 0x46),
+    Fact::constant("nvd.h", "PACKET3_RELEASE_MEM", 0x49),
+    Fact::constant("nvd.h", "PACKET3_DMA_DATA", 0x50),
+    Fact::constant("nvd.h", "PACKET3_ACQUIRE_MEM", 0x58),
+    Fact::constant("nvd.h", "PACKET3_SET_SH_REG", 0x76),
+    Fact::constant("nvd.h", "PACKET3_SET_UCONFIG_REG", 0x79),
+    Fact::constant("nvd.h", "PACKET3_RUN_LIST", 0xA5),
+];
+
 /// The name `nvd.h` gives a type-3 opcode the model knows (for errors).
 pub fn opcode_name(op: u32) -> &'static str {
     use opcode::*;
@@ -152,7 +184,7 @@ pub fn opcode_name(op: u32) -> &'static str {
         MAP_QUEUES => "MAP_QUEUES",
         UNMAP_QUEUES => "UNMAP_QUEUES",
         QUERY_STATUS => "QUERY_STATUS",
-        _ => super::ring::NAMED_ONLY
+        _ => NAMED_ONLY
             .iter()
             .find(|(o, _)| *o == op)
             .map_or("an opcode the model has no name for", |(_, n)| *n),

@@ -7,7 +7,7 @@
 //!
 //! PM4 opcodes the runtime never sends (NOP, RELEASE_MEM, WAIT_REG_MEM,
 //! INDIRECT_BUFFER, ACQUIRE_MEM, RUN_LIST, …) are named from `nvd.h`
-//! ([`NAMED_ONLY`], each a fact) and their body is shown as raw dwords:
+//! ([`pm4::NAMED_ONLY`], each a fact) and their body is shown as raw dwords:
 //! the model has no decoder for their fields. SDMA packets are not
 //! decoded: neither the runtime nor the model uses an SDMA queue.
 
@@ -16,7 +16,6 @@ use super::pm4::{self, opcode};
 use super::{le32, le64};
 use crate::hsa;
 use alloc::vec::Vec;
-use barebell_facts::Fact;
 
 /// One decoded packet.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,38 +30,6 @@ pub struct Packet {
     /// Named fields in packet order.
     pub fields: Vec<(&'static str, u64)>,
 }
-
-/// PM4 opcodes named but not decoded (`nvd.h`).
-pub const NAMED_ONLY: &[(u32, &str)] = &[
-    (0x10, "NOP"),
-    (0x33, "INDIRECT_BUFFER_CNST"),
-    (0x3C, "WAIT_REG_MEM"),
-    (0x3F, "INDIRECT_BUFFER"),
-    (0x40, "COPY_DATA"),
-    (0x46, "EVENT_WRITE"),
-    (0x49, "RELEASE_MEM"),
-    (0x50, "DMA_DATA"),
-    (0x58, "ACQUIRE_MEM"),
-    (0x76, "SET_SH_REG"),
-    (0x79, "SET_UCONFIG_REG"),
-    (0xA5, "RUN_LIST"),
-];
-
-/// The `nvd.h` values of [`NAMED_ONLY`].
-pub const FACTS: &[Fact] = &[
-    Fact::constant("nvd.h", "PACKET3_NOP", 0x10),
-    Fact::constant("nvd.h", "PACKET3_INDIRECT_BUFFER_CNST", 0x33),
-    Fact::constant("nvd.h", "PACKET3_WAIT_REG_MEM", 0x3C),
-    Fact::constant("nvd.h", "PACKET3_INDIRECT_BUFFER", 0x3F),
-    Fact::constant("nvd.h", "PACKET3_COPY_DATA", 0x40),
-    Fact::constant("nvd.h", "PACKET3_EVENT_WRITE", 0x46),
-    Fact::constant("nvd.h", "PACKET3_RELEASE_MEM", 0x49),
-    Fact::constant("nvd.h", "PACKET3_DMA_DATA", 0x50),
-    Fact::constant("nvd.h", "PACKET3_ACQUIRE_MEM", 0x58),
-    Fact::constant("nvd.h", "PACKET3_SET_SH_REG", 0x76),
-    Fact::constant("nvd.h", "PACKET3_SET_UCONFIG_REG", 0x79),
-    Fact::constant("nvd.h", "PACKET3_RUN_LIST", 0xA5),
-];
 
 fn dw(b: &[u8], i: usize) -> u32 {
     le32(b, i * 4)
@@ -205,7 +172,7 @@ pub fn pm4(bytes: &[u8]) -> Vec<Packet> {
                 ("WRITE_DATA", f)
             }
             _ => {
-                let name = NAMED_ONLY
+                let name = pm4::NAMED_ONLY
                     .iter()
                     .find(|(o, _)| *o == op)
                     .map_or("UNKNOWN", |(_, n)| n);

@@ -8,7 +8,8 @@
 //! reload for barebell's own finished run), the bring-up reaches its
 //! queue, and the model ends quiescent after the shutdown.
 
-use barebell_bringup::start::{Action, Malformation, StartError, StartState as Found};
+use barebell_bringup::error::StartError;
+use barebell_bringup::start::{Action, Malformation, StartState as Found};
 use barebell_bringup::{ErrorKind, Mapping, Options, Quiet, Stage, Step};
 use barebell_model::smu::SmuEvent;
 use barebell_model::{VirtualGpu, parts};
