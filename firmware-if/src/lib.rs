@@ -13,11 +13,16 @@
 //! - [`psp_gfx`]: PSP bootloader codes and GPCOM commands.
 //! - [`pm4`]: gfx11 PM4 type-3 packets for the KIQ and compute rings.
 //!
+//! - With the `alloc` feature, [`source`]: `FirmwareSource`, where blob
+//!   bytes come from, and `FirmwareError`, why they could not be had.
+//!
 //! Every layout, bit position and constant is also a [`conformance`]
 //! fact, compiled against the Linux 6.12 header it comes from.
 #![no_std]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
@@ -27,6 +32,8 @@ pub mod kind;
 pub mod mes_api;
 pub mod pm4;
 pub mod psp_gfx;
+#[cfg(feature = "alloc")]
+pub mod source;
 pub mod ucode;
 
 pub use firmware::{Body, Firmware, Unsupported, parse};

@@ -2,7 +2,7 @@
 
 use barebell::mem::MemError;
 use barebell::nbio::NbioError;
-use barebell_bringup::FirmwareError;
+use barebell_firmware_if::source::FirmwareError;
 
 /// Why a [`crate::VirtualGpu`] (or its host memory) could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -70,7 +70,7 @@ use barebell::regs::hub::{HubRegs, hub_for};
 use barebell::regs::mp::PspRegs;
 use barebell::regs::{IpBases, Reg};
 use barebell::time::Clock;
-use barebell_bringup::FirmwareSource;
+use barebell_firmware_if::source::FirmwareSource;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use spin::Mutex;
@@ -629,7 +629,7 @@ impl VirtualGpu {
         // (`gfx_v11_0_config_gfx_rs64()` programs it from this header).
         let mec_blob = files.load(part.mec_file)?;
         let pc = crate::cpregs::gfx_v2::pc_start(&mec_blob).ok_or_else(|| {
-            barebell_bringup::FirmwareError::Lacks {
+            barebell_firmware_if::source::FirmwareError::Lacks {
                 name: part.mec_file.into(),
                 what: "gfx_firmware_header_v2_0 (the MEC start address)",
             }

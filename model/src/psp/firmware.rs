@@ -11,7 +11,7 @@ use crate::error::ModelError;
 use crate::ucode::{self, Image, psp_fw};
 use alloc::vec;
 use alloc::vec::Vec;
-use barebell_bringup::FirmwareError;
+use barebell_firmware_if::source::FirmwareError;
 
 /// Where VRAM starts in the MC map (a model value; the VBIOS sets it
 /// on a card).

@@ -19,7 +19,7 @@ use super::iface::{bl, fw as t};
 use crate::error::ModelError;
 use crate::ucode::{self, Image, psp_fw};
 use alloc::vec::Vec;
-use barebell_bringup::FirmwareError;
+use barebell_firmware_if::source::FirmwareError;
 
 /// The SOS bundle, TA blob and GFX blobs, by file name.
 pub const SOS: &str = "psp_13_0_6_sos.bin";

@@ -17,8 +17,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::discovery::Discovery;
 use barebell::ip::Generation;
-use barebell_bringup::FirmwareError;
 use barebell_facts::Fact;
+use barebell_firmware_if::source::FirmwareError;
 use core::sync::atomic::Ordering;
 
 /// `offsetof(struct common_firmware_header, ucode_version)`: where every
