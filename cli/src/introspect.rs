@@ -1034,11 +1034,11 @@ fn queue_dump(ctx: &Ctx<'_, '_>, json_out: bool) -> R<String> {
     let mut js = Vec::new();
     for ((me, pipe, queue), w) in slots {
         let hqd = Hqd(w);
-        let mqd_addr = hqd.mqd_base();
+        let mqd_addr = hqd.mqd_address();
         let mqd_bytes = read_dma(ctx, "the MQD", mqd_addr, MQD_BYTES)?;
         let m = Hqd::from_mqd(&mqd_bytes);
-        let rptr_mem = read_u64(ctx, "the rptr report", hqd.rptr_report()).ok();
-        let wptr_mem = read_u64(ctx, "the wptr poll", hqd.wptr_poll()).ok();
+        let rptr_mem = read_u64(ctx, "the rptr report", hqd.rptr_report_address()).ok();
+        let wptr_mem = read_u64(ctx, "the wptr poll", hqd.wptr_poll_address()).ok();
         let name_of = |i: usize| {
             table
                 .at(first.base_idx, first.offset + i as u32)
@@ -1071,7 +1071,7 @@ fn queue_dump(ctx: &Ctx<'_, '_>, json_out: bool) -> R<String> {
             rows.push((d, name_of(i), mv, hv, mark));
         }
         // The doorbell offset is configuration; its EN/HIT bits are not.
-        let db_agree = m.doorbell() == hqd.doorbell();
+        let db_agree = m.doorbell_dword() == hqd.doorbell_dword();
         if !db_agree {
             disagree.push("CP_HQD_PQ_DOORBELL_CONTROL.DOORBELL_OFFSET");
         }
@@ -1084,19 +1084,23 @@ fn queue_dump(ctx: &Ctx<'_, '_>, json_out: bool) -> R<String> {
             js.push(json!({
                 "me": me, "pipe": pipe, "queue": queue,
                 "mqd_address": mqd_addr, "vmid": hqd.vmid(), "aql": hqd.aql(),
-                "ring": hqd.ring(), "ring_bytes": hqd.ring_bytes(),
+                "ring": hqd.ring_address(), "ring_bytes": hqd.ring_bytes().ok(),
                 "rptr": reg("CP_HQD_PQ_RPTR"),
                 "wptr": u64::from(reg("CP_HQD_PQ_WPTR_LO")) | u64::from(reg("CP_HQD_PQ_WPTR_HI")) << 32,
-                "rptr_report": {"address": hqd.rptr_report(), "value": rptr_mem},
-                "wptr_poll": {"address": hqd.wptr_poll(), "value": wptr_mem},
-                "doorbell": hqd.doorbell(), "doorbell_enabled": hqd.doorbell_en(),
-                "eop": hqd.eop(), "eop_bytes": hqd.eop_bytes(),
+                "rptr_report": {"address": hqd.rptr_report_address(), "value": rptr_mem},
+                "wptr_poll": {"address": hqd.wptr_poll_address(), "value": wptr_mem},
+                "doorbell": hqd.doorbell_dword(), "doorbell_enabled": hqd.doorbell_enabled(),
+                "eop": hqd.eop_address(), "eop_bytes": hqd.eop_bytes().ok(),
                 "agree": disagree.is_empty(), "disagree": disagree,
                 "window": rows.iter().map(|(d, n, mv, hv, _)| json!({"dword": d, "register": n, "mqd": mv, "hqd": hv})).collect::<Vec<_>>(),
             }));
             continue;
         }
         let opt = |v: Option<u64>| v.map_or("unreadable".to_string(), |v| v.to_string());
+        // A size field no memory backs is shown as the model's refusal.
+        let size = |r: Result<u64, mqd::SizeBeyondAddressSpace>| {
+            r.map_or_else(|e| e.to_string(), |b| format!("{b} bytes"))
+        };
         let _ = writeln!(
             s,
             "queue ME {me} PIPE {pipe} QUEUE {queue}: MQD at {mqd_addr:#x}, VMID {}, {}",
@@ -1105,27 +1109,27 @@ fn queue_dump(ctx: &Ctx<'_, '_>, json_out: bool) -> R<String> {
         );
         let _ = writeln!(
             s,
-            "  ring {:#x} ({} bytes); HQD rptr {} wptr {}; rptr report {:#x} = {}, wptr poll {:#x} = {}",
-            hqd.ring(),
-            hqd.ring_bytes(),
+            "  ring {:#x} ({}); HQD rptr {} wptr {}; rptr report {:#x} = {}, wptr poll {:#x} = {}",
+            hqd.ring_address(),
+            size(hqd.ring_bytes()),
             reg("CP_HQD_PQ_RPTR"),
             u64::from(reg("CP_HQD_PQ_WPTR_LO")) | u64::from(reg("CP_HQD_PQ_WPTR_HI")) << 32,
-            hqd.rptr_report(),
+            hqd.rptr_report_address(),
             opt(rptr_mem),
-            hqd.wptr_poll(),
+            hqd.wptr_poll_address(),
             opt(wptr_mem)
         );
         let _ = writeln!(
             s,
-            "  doorbell {:#x} ({}); EOP {:#x} ({} bytes)",
-            hqd.doorbell(),
-            if hqd.doorbell_en() {
+            "  doorbell {:#x} ({}); EOP {:#x} ({})",
+            hqd.doorbell_dword(),
+            if hqd.doorbell_enabled() {
                 "enabled"
             } else {
                 "disabled"
             },
-            hqd.eop(),
-            hqd.eop_bytes()
+            hqd.eop_address(),
+            size(hqd.eop_bytes())
         );
         let _ = writeln!(
             s,
@@ -1242,7 +1246,7 @@ fn ring_from_queue(ctx: &Ctx<'_, '_>, which: &str, format: Format, json_out: boo
         })?;
         let found = active_slots(ctx)?
             .into_iter()
-            .find(|(_, w)| Hqd(*w).mqd_base() == q.mapping.mqd_address)
+            .find(|(_, w)| Hqd(*w).mqd_address() == q.mapping.mqd_address)
             .ok_or(IntroError::NoQueue {
                 what: format!(
                     "no active HQD has the user queue's MQD {:#x}",
@@ -1270,7 +1274,7 @@ fn ring_from_queue(ctx: &Ctx<'_, '_>, which: &str, format: Format, json_out: boo
         (me, pipe, queue, read_window(ctx, me, pipe, queue)?)
     };
     let hqd = Hqd(w);
-    if hqd.ring() == 0 {
+    if hqd.ring_address() == 0 {
         return Err(IntroError::NoQueue {
             what: format!("{which} has no ring (CP_HQD_PQ_BASE is 0)"),
         });
@@ -1287,30 +1291,32 @@ fn ring_from_queue(ctx: &Ctx<'_, '_>, which: &str, format: Format, json_out: boo
         Format::Auto => Format::Pm4,
         f => f,
     };
-    let ring_bytes = hqd.ring_bytes();
+    let ring_bytes = hqd.ring_bytes().map_err(|e| IntroError::Device {
+        what: format!("the queue's ring: {e}"),
+    })?;
     // An MQD alone does not say what its ring carries: look at the ring.
     let f = if format == Format::Auto && which.starts_with("mqd@") {
-        guess(&read_dma(ctx, "the ring", hqd.ring(), 4)?)
+        guess(&read_dma(ctx, "the ring", hqd.ring_address(), 4)?)
     } else {
         f
     };
     // The write pointer the queue's producer published: amd_queue_t's
     // write_dispatch_id (packets) for AQL, the ring's wptr (dwords)
     // otherwise.
-    let wptr = read_u64(ctx, "the wptr poll", hqd.wptr_poll())?;
+    let wptr = read_u64(ctx, "the wptr poll", hqd.wptr_poll_address())?;
     let used = match f {
         Format::Aql | Format::Auto => wptr.saturating_mul(64),
         _ => wptr.saturating_mul(4),
     }
     .min(ring_bytes);
-    let bytes = read_dma(ctx, "the ring", hqd.ring(), used as usize)?;
+    let bytes = read_dma(ctx, "the ring", hqd.ring_address(), used as usize)?;
     let packets = decode(&bytes, f, g);
     if json_out {
         return Ok(render_packets(&packets, f, true));
     }
     Ok(format!(
         "ring of {what} at {:#x} ({ring_bytes} bytes), wptr {wptr}: ",
-        hqd.ring()
+        hqd.ring_address()
     ) + &render_packets(&packets, f, false))
 }
 

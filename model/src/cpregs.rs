@@ -1,5 +1,6 @@
-//! The MEC model's own reading of the CP registers and of the HQD window
-//! an MQD carries: written from `v11_structs.h` / `v12_structs.h` and
+//! The MEC model's own reading of the CP registers (the HQD window an
+//! MQD carries is decoded by `crate::decode::mqd::Hqd`, with the indices
+//! in [`w`]): written from `v11_structs.h` / `v12_structs.h` and
 //! `gc_11_0_0_sh_mask.h` / `gc_12_0_0_sh_mask.h` (and the few defaults
 //! and enums the model starts from), not from the runtime's
 //! `barebell::gfx` types, so a layout or bit-position bug in the runtime
@@ -44,116 +45,8 @@ pub mod w {
     pub const PQ_WPTR_HI: usize = 55;
 }
 
-/// One HQD window as the CP sees it: register values in window order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Hqd(pub [u32; WINDOW_DWORDS]);
-
-impl Default for Hqd {
-    fn default() -> Self {
-        Hqd([0; WINDOW_DWORDS])
-    }
-}
-
-fn join(lo: u32, hi: u32) -> u64 {
-    u64::from(lo) | u64::from(hi) << 32
-}
-
-impl Hqd {
-    /// The window from an MQD's bytes `512..736` (little-endian dwords).
-    pub fn from_mqd_window(bytes: &[u8; WINDOW_DWORDS * 4]) -> Self {
-        let mut d = [0u32; WINDOW_DWORDS];
-        for (i, c) in bytes.chunks_exact(4).enumerate() {
-            if let (Some(o), [a, b, c2, e]) = (d.get_mut(i), c) {
-                *o = u32::from_le_bytes([*a, *b, *c2, *e]);
-            }
-        }
-        Hqd(d)
-    }
-
-    pub fn get(&self, i: usize) -> u32 {
-        self.0.get(i).copied().unwrap_or(0)
-    }
-
-    pub fn set(&mut self, i: usize, v: u32) {
-        if let Some(r) = self.0.get_mut(i) {
-            *r = v;
-        }
-    }
-
-    pub fn active(&self) -> bool {
-        self.get(w::ACTIVE) & HQD_ACTIVE_MASK != 0
-    }
-
-    pub fn vmid(&self) -> u8 {
-        (self.get(w::VMID) & HQD_VMID_MASK) as u8
-    }
-
-    /// `CP_HQD_PQ_BASE` holds the ring address in 256-byte units.
-    pub fn ring_address(&self) -> u64 {
-        join(self.get(w::PQ_BASE_LO), self.get(w::PQ_BASE_HI)) << 8
-    }
-
-    /// `QUEUE_SIZE` encodes `2^(QUEUE_SIZE+1)` dwords (`update_mqd()`
-    /// stores `ffs(dwords) - 1 - 1`).
-    pub fn queue_size_field(&self) -> u32 {
-        self.get(w::PQ_CONTROL) & PQ_CONTROL_QUEUE_SIZE_MASK
-    }
-
-    pub fn ring_bytes(&self) -> u64 {
-        4u64 << (self.queue_size_field() + 1)
-    }
-
-    pub fn rptr_report_address(&self) -> u64 {
-        join(
-            self.get(w::PQ_RPTR_REPORT_ADDR_LO),
-            self.get(w::PQ_RPTR_REPORT_ADDR_HI),
-        )
-    }
-
-    pub fn wptr_poll_address(&self) -> u64 {
-        join(
-            self.get(w::PQ_WPTR_POLL_ADDR_LO),
-            self.get(w::PQ_WPTR_POLL_ADDR_HI),
-        )
-    }
-
-    pub fn eop_address(&self) -> u64 {
-        join(self.get(w::EOP_BASE_ADDR_LO), self.get(w::EOP_BASE_ADDR_HI)) << 8
-    }
-
-    pub fn eop_size_field(&self) -> u32 {
-        self.get(w::EOP_CONTROL) & EOP_CONTROL_EOP_SIZE_MASK
-    }
-
-    pub fn aql(&self) -> bool {
-        self.get(w::AQL_CONTROL) & AQL_CONTROL_CONTROL0_MASK != 0
-    }
-
-    /// `CP_HQD_PQ_DOORBELL_CONTROL.DOORBELL_OFFSET`: a dword offset into
-    /// the doorbell BAR.
-    pub fn doorbell_dword(&self) -> u32 {
-        (self.get(w::PQ_DOORBELL_CONTROL) & DOORBELL_OFFSET_MASK) >> DOORBELL_OFFSET_SHIFT
-    }
-
-    pub fn doorbell_enabled(&self) -> bool {
-        self.get(w::PQ_DOORBELL_CONTROL) & DOORBELL_EN_MASK != 0
-    }
-
-    /// `CP_HQD_PQ_RPTR`: the read pointer as loaded (dwords into the
-    /// ring).
-    pub fn pq_rptr(&self) -> u32 {
-        self.get(w::PQ_RPTR)
-    }
-
-    /// `CP_HQD_PQ_WPTR_LO/HI`: the write pointer as loaded.
-    pub fn pq_wptr(&self) -> u64 {
-        join(self.get(w::PQ_WPTR_LO), self.get(w::PQ_WPTR_HI))
-    }
-
-    pub fn mqd_address(&self) -> u64 {
-        join(self.get(w::MQD_BASE_ADDR_LO), self.get(w::MQD_BASE_ADDR_HI))
-    }
-}
+// The window's decoder is `crate::decode::mqd::Hqd`, the model's one
+// reading of it (window indices `w` above, MQD dwords `dw` there).
 
 /// `CP_HQD_ACTIVE.ACTIVE`.
 pub const HQD_ACTIVE_MASK: u32 = 0x1;

@@ -127,6 +127,8 @@ pub enum KiqHalt {
         address: u64,
         bytes: u64,
     },
+    /// A ring or EOP size field no memory can back.
+    Size(crate::decode::mqd::SizeBeyondAddressSpace),
     /// The MES ring's MQD is not a privileged kernel queue in VMID 0.
     BadMesRing {
         what: &'static str,
@@ -209,11 +211,12 @@ impl KiqModel {
     }
 
     fn from_image(mec: Arc<Mec>, home: KiqHome, hqd: &Hqd) -> Option<Self> {
-        let ring_dwords = hqd.ring_bytes() / 4;
-        let doorbell = mec.doorbell_bar() + u64::from(hqd.doorbell()) * 4;
-        let mut m = KiqModel::new(mec, hqd.ring(), ring_dwords, doorbell);
+        // 0 when the size is refused: `check_ring` halts the KIQ then.
+        let ring_dwords = hqd.ring_bytes().map_or(0, |b| b / 4);
+        let doorbell = mec.doorbell_bar() + u64::from(hqd.doorbell_dword()) * 4;
+        let mut m = KiqModel::new(mec, hqd.ring_address(), ring_dwords, doorbell);
         m.home = home;
-        m.rptr_report = Some(hqd.rptr_report());
+        m.rptr_report = Some(hqd.rptr_report_address());
         if let Err(why) = m.check_ring(hqd) {
             m.halt(0, why);
         }
@@ -259,21 +262,22 @@ impl KiqModel {
         if hqd.vmid() != 0 {
             return bad("the KIQ ring is not in VMID 0");
         }
-        if !hqd.doorbell_en() {
+        if !hqd.doorbell_enabled() {
             return bad("the KIQ ring's doorbell is not enabled");
         }
         if hqd.aql() {
             return bad("the KIQ ring is an AQL queue; the KIQ parses PM4");
         }
-        if hqd.mqd_base() == 0 {
+        if hqd.mqd_address() == 0 {
             return bad("CP_MQD_BASE_ADDR of the KIQ ring is 0");
         }
+        let ring_bytes = hqd.ring_bytes().map_err(KiqHalt::Size)?;
         let mut cp = self.mec.cp();
         let dma = cp.dma_mut();
-        if !dma.covers(hqd.ring(), hqd.ring_bytes()) {
+        if !dma.covers(hqd.ring_address(), ring_bytes) {
             return bad("the KIQ ring is not in device memory");
         }
-        if !dma.covers(hqd.rptr_report(), 4) {
+        if !dma.covers(hqd.rptr_report_address(), 4) {
             return bad("the KIQ's rptr report address is not in device memory");
         }
         Ok(())
@@ -536,22 +540,23 @@ impl KiqModel {
         let mqd_addr = Self::addr(body, mq::DW_MQD_LO - 1);
         let wptr = Self::addr(body, mq::DW_WPTR_LO - 1);
         let hqd = self.read_mqd(mqd_addr)?;
-        if hqd.doorbell() != dword {
+        if hqd.doorbell_dword() != dword {
             return Err(KiqHalt::DoorbellMismatch {
                 packet: dword,
-                mqd: hqd.doorbell(),
+                mqd: hqd.doorbell_dword(),
             });
         }
-        if hqd.wptr_poll() != wptr {
+        if hqd.wptr_poll_address() != wptr {
             return Err(KiqHalt::WptrMismatch {
                 packet: wptr,
-                mqd: hqd.wptr_poll(),
+                mqd: hqd.wptr_poll_address(),
             });
         }
-        if hqd.eop() == 0 || !self.mec.cp().dma_mut().covers(hqd.eop(), hqd.eop_bytes()) {
+        let eop_bytes = hqd.eop_bytes().map_err(KiqHalt::Size)?;
+        if hqd.eop_address() == 0 || !self.mec.cp().dma_mut().covers(hqd.eop_address(), eop_bytes) {
             return Err(KiqHalt::EopUnmapped {
-                address: hqd.eop(),
-                bytes: hqd.eop_bytes(),
+                address: hqd.eop_address(),
+                bytes: eop_bytes,
             });
         }
         if mes {
@@ -564,22 +569,22 @@ impl KiqModel {
             if hqd.vmid() != 0 {
                 return bad("the MES ring is not in VMID 0");
             }
-            if !hqd.doorbell_en() {
+            if !hqd.doorbell_enabled() {
                 return bad("the MES ring's doorbell is not enabled");
             }
             if let Some(what) = hqd.mes_ring_refusal() {
                 return bad(what);
             }
             self.mec.set_mes_ring(MesRingHqd {
-                ring: hqd.ring(),
-                ring_dwords: hqd.ring_bytes() / 4,
+                ring: hqd.ring_address(),
+                ring_dwords: hqd.ring_bytes().map_err(KiqHalt::Size)? / 4,
                 doorbell_dword: dword,
             });
             return Ok(());
         }
         // The KIQ enables the doorbell on the slot it maps; the MEC reads
         // the window with its own decoder (`crate::cpregs`).
-        let image = crate::cpregs::Hqd(hqd.with_doorbell_enabled().0);
+        let image = crate::decode::mqd::Hqd(hqd.with_doorbell_enabled().0);
         self.mec
             .map_mqd((me, pipe, queue), &image)
             .map_err(KiqHalt::Mec)?;

@@ -74,7 +74,8 @@
 
 use crate::SimClock;
 use crate::cp::{CpError, CpModel, MecBinding, Pm4Binding, Step};
-use crate::cpregs::{self, Hqd, WINDOW_DWORDS, grbm, mec_cntl, mes_cntl, w};
+use crate::cpregs::{self, WINDOW_DWORDS, grbm, mec_cntl, mes_cntl, w};
+use crate::decode::mqd::Hqd;
 use crate::gmc::AddressSpace;
 use crate::hsa::queue as amdq;
 use crate::psp::LoadedFirmware;
@@ -764,7 +765,7 @@ impl Mec {
         slot: SlotKey,
         window: &[u32; cpregs::WINDOW_DWORDS],
     ) -> Result<usize, MecError> {
-        self.map_mqd(slot, &cpregs::Hqd(*window))
+        self.map_mqd(slot, &Hqd(*window))
     }
 
     /// What each MES pipe reports in `CP_MES_GP3_LO` once running.
@@ -1160,7 +1161,11 @@ impl Mec {
         // `setup_ring(..., aql=False)`), run by the CP's PM4 front end
         // (`crate::cp` `pm4`).
         let aql = hqd.aql();
-        let slots = hqd.ring_bytes() / 64;
+        let too_big = MecError::QueueSize {
+            field: hqd.queue_size_field() as u8,
+        };
+        let ring_bytes = hqd.ring_bytes().map_err(|_| too_big)?;
+        let slots = ring_bytes / 64;
         if aql && slots < 4 {
             return Err(MecError::QueueSize {
                 field: hqd.queue_size_field() as u8,
@@ -1216,7 +1221,7 @@ impl Mec {
         } else {
             cp.bind_pm4(Pm4Binding {
                 ring_base: hqd.ring_address(),
-                ring_dwords: hqd.ring_bytes() / 4,
+                ring_dwords: ring_bytes / 4,
                 rptr_report: rptr,
                 wptr_poll: wptr,
                 wptr: hqd.pq_wptr(),
@@ -1338,7 +1343,7 @@ impl Mec {
                 // A queue loaded on ME 3 is a MES pipe's own ring
                 // (`mes_v12_0_queue_init_register()`); MES runs it.
                 if slot.0 == 3 {
-                    if let Some(why) = crate::decode::mqd::Hqd(image.0).mes_ring_refusal() {
+                    if let Some(why) = image.mes_ring_refusal() {
                         s.events
                             .push(MecEvent::MesRingRefused { pipe: slot.1, why });
                         return;
@@ -1347,7 +1352,8 @@ impl Mec {
                     if let Some(r) = s.mes_rings.get_mut(usize::from(slot.1 & 1)) {
                         *r = Some(MesRingHqd {
                             ring: image.ring_address(),
-                            ring_dwords: image.ring_bytes() / 4,
+                            // Fits: `mes_ring_refusal` checked the size.
+                            ring_dwords: image.ring_bytes().map_or(0, |b| b / 4),
                             doorbell_dword: image.doorbell_dword(),
                         });
                     }
@@ -1359,7 +1365,9 @@ impl Mec {
                     s.kiq = Some(KiqHqd {
                         slot,
                         ring: image.ring_address(),
-                        ring_dwords: image.ring_bytes() / 4,
+                        // 0 for a size no memory backs: the KIQ model
+                        // halts on that ring (`KiqHalt::Size`).
+                        ring_dwords: image.ring_bytes().map_or(0, |b| b / 4),
                         doorbell_dword: image.doorbell_dword(),
                         rptr_report: image.rptr_report_address(),
                     });

@@ -632,7 +632,9 @@ impl MecV943 {
                 Some("doorbell not enabled")
             } else if byte < u64::from(lo) || byte > u64::from(up) {
                 Some("doorbell outside this XCC's MEC doorbell range")
-            } else if w.ring_bytes() < 256 {
+            } else if w.ring_bytes().is_err() {
+                Some("QUEUE_SIZE describes more than the GPU's 48-bit address space")
+            } else if w.ring_bytes().is_ok_and(|b| b < 256) {
                 Some("ring under 256 bytes")
             } else {
                 None
@@ -644,7 +646,8 @@ impl MecV943 {
             let kiq = KiqState {
                 slot,
                 ring: w.ring_address(),
-                ring_dwords: w.ring_bytes() / 4,
+                // Fits: checked above.
+                ring_dwords: w.ring_bytes().map_or(0, |b| b / 4),
                 doorbell_dword: w.doorbell_dword(),
                 rptr_report: w.rptr_report_address(),
                 rptr: 0,
@@ -782,7 +785,8 @@ impl MecV943 {
         let rptr = h.rptr_report_address();
         let binding = MecBinding {
             ring_base: h.ring_address(),
-            slots: h.ring_bytes() / 64,
+            // Fits: every MQD passed `MqdV9::check`.
+            slots: h.ring_bytes().map_or(0, |b| b / 64),
             descriptor: rptr.wrapping_sub(amdq::READ_DISPATCH_ID),
             space: AddressSpace::Vmid(q.vmid),
             pipe: q.members.first().map_or(0, |m| m.1.1 as u8),
@@ -1161,9 +1165,12 @@ impl MecV943 {
                 if xcc != 0 {
                     return Err(bad("the HIQ is mapped on XCC 0's KIQ (model convention)"));
                 }
+                let ring_bytes = m.hqd.ring_bytes().map_err(|_| {
+                    bad("the HIQ's QUEUE_SIZE describes more than the GPU's 48-bit address space")
+                })?;
                 let cfg = HwsConfig {
                     ring: m.hqd.ring_address(),
-                    ring_dwords: m.hqd.ring_bytes() / 4,
+                    ring_dwords: ring_bytes / 4,
                     doorbell: self.doorbell_page().0 + u64::from(dword / 2) * 8,
                     doorbell_lower: lo,
                     doorbell_upper: up,

@@ -194,6 +194,9 @@ pub enum Refusal {
     BadReset {
         flags: u32,
     },
+    /// A ring or EOP size field no memory can back (model rule,
+    /// `crate::decode::mqd::MAX_QUEUE_BYTES_LOG2`).
+    Size(crate::decode::mqd::SizeBeyondAddressSpace),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -248,6 +251,7 @@ impl Refusal {
             Refusal::BadMesRing { .. } => 29,
             Refusal::QueueHung { .. } => 30,
             Refusal::BadReset { .. } => 31,
+            Refusal::Size(_) => 32,
         }
     }
 }
@@ -969,7 +973,7 @@ impl MesModel {
             });
         }
         self.aggregated_doorbells_programmed()?;
-        let ring_bytes = hqd.ring_bytes();
+        let ring_bytes = hqd.ring_bytes().map_err(Refusal::Size)?;
         let frame_dwords = u64::from(f.gds_size);
         if ring_bytes / 4 != frame_dwords {
             return Err(Refusal::QueueSizeMismatch {
@@ -978,7 +982,7 @@ impl MesModel {
             });
         }
         let dword = f.doorbell;
-        let mqd_db = hqd.doorbell();
+        let mqd_db = hqd.doorbell_dword();
         if dword != mqd_db {
             return Err(Refusal::DoorbellMismatch {
                 frame: dword,
@@ -999,14 +1003,15 @@ impl MesModel {
         {
             return Err(Refusal::DoorbellInUse { dword });
         }
-        if hqd.eop() == 0 || hqd.dword(crate::decode::mqd::dw::EOP_CONTROL) == 0 {
+        if hqd.eop_address() == 0 || hqd.dword(crate::decode::mqd::dw::EOP_CONTROL) == 0 {
             return Err(Refusal::NoEop);
         }
         let ptb = f.ptb & mes_regs::PDE_ADDRESS;
-        self.mapped(ptb, "ring", hqd.ring(), ring_bytes, Access::Read)?;
-        self.mapped(ptb, "rptr", hqd.rptr_report(), 8, Access::Write)?;
+        self.mapped(ptb, "ring", hqd.ring_address(), ring_bytes, Access::Read)?;
+        self.mapped(ptb, "rptr", hqd.rptr_report_address(), 8, Access::Write)?;
         self.mapped(ptb, "wptr", f.wptr, 8, Access::Read)?;
-        self.mapped(ptb, "EOP", hqd.eop(), hqd.eop_bytes(), Access::Write)?;
+        let eop_bytes = hqd.eop_bytes().map_err(Refusal::Size)?;
+        self.mapped(ptb, "EOP", hqd.eop_address(), eop_bytes, Access::Write)?;
         let (vmid, fresh) = self.process_vmid_for(f)?;
         let slot = self.free_slot().ok_or(Refusal::NoFreeHqd)?;
         if fresh && let Some(hub) = &self.hub {
@@ -1019,7 +1024,7 @@ impl MesModel {
         // with the VMID it assigned (the MQD carries 0 under MES: KFD's
         // `qpd->vmid` stays 0). The MEC reads the window with its own
         // decoder (`crate::cpregs`) and runs the queue in that VMID.
-        let mut image = crate::cpregs::Hqd(hqd.with_doorbell_enabled().0);
+        let mut image = crate::decode::mqd::Hqd(hqd.with_doorbell_enabled().0);
         let w = crate::cpregs::w::VMID;
         image.set(
             w,
@@ -1218,7 +1223,7 @@ impl MesModel {
             return Err(unsupported);
         }
         let hqd = self.read_mqd(f.mqd_addr)?;
-        let mqd_db = hqd.doorbell();
+        let mqd_db = hqd.doorbell_dword();
         if mqd_db != f.doorbell {
             return Err(Refusal::DoorbellMismatch {
                 frame: f.doorbell,
@@ -1233,8 +1238,8 @@ impl MesModel {
                 return Err(Refusal::BadMesRing { what });
             }
             self.mec.set_mes_ring(crate::mec::MesRingHqd {
-                ring: hqd.ring(),
-                ring_dwords: hqd.ring_bytes() / 4,
+                ring: hqd.ring_address(),
+                ring_dwords: hqd.ring_bytes().map_err(Refusal::Size)? / 4,
                 doorbell_dword: mqd_db,
             });
             return Ok(());
@@ -1253,13 +1258,14 @@ impl MesModel {
         if self.mec.mes_owns_hqd(f.pipe_id, f.queue_id) {
             return Err(unsupported);
         }
-        if hqd.wptr_poll() != f.wptr {
+        if hqd.wptr_poll_address() != f.wptr {
             return Err(Refusal::WptrMismatch {
                 frame: f.wptr,
-                mqd: hqd.wptr_poll(),
+                mqd: hqd.wptr_poll_address(),
             });
         }
-        if hqd.eop() == 0 || !self.mec.cp().dma_mut().covers(hqd.eop(), hqd.eop_bytes()) {
+        let eop_bytes = hqd.eop_bytes().map_err(Refusal::Size)?;
+        if hqd.eop_address() == 0 || !self.mec.cp().dma_mut().covers(hqd.eop_address(), eop_bytes) {
             return Err(Refusal::NoEop);
         }
         let slot = (1, f.pipe_id as u8, f.queue_id as u8);

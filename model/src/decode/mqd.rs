@@ -26,6 +26,7 @@ pub mod dw {
     pub const HQD_VMID: usize = 131;
     pub const PQ_BASE_LO: usize = 136;
     pub const PQ_BASE_HI: usize = 137;
+    pub const PQ_RPTR: usize = 138;
     pub const PQ_RPTR_REPORT_ADDR_LO: usize = 139;
     pub const PQ_RPTR_REPORT_ADDR_HI: usize = 140;
     pub const PQ_WPTR_POLL_ADDR_LO: usize = 141;
@@ -37,6 +38,7 @@ pub mod dw {
     pub const MQD_CONTROL: usize = 162;
     pub const EOP_CONTROL: usize = 167;
     pub const AQL_CONTROL: usize = 181;
+    pub const PQ_WPTR_LO: usize = 182;
     pub const PQ_WPTR_HI: usize = 183;
 }
 
@@ -63,9 +65,62 @@ pub const AQL_CONTROL0: Bits = Bits::new(0, 15);
 /// `CP_HQD_ACTIVE.ACTIVE`.
 pub const ACTIVE: Bits = Bits::new(0, 1);
 
-/// One HQD image: the window's dwords.
+/// The largest ring or EOP buffer a queue can have: the GPU's 48-bit
+/// virtual address space (Linux sizes every gfx9-gfx12 VM to 48 bits,
+/// `amdgpu_vm_adjust_size(adev, 256 * 1024, 9, 3, 48)` in
+/// `gmc_v9_0_sw_init()`, `gmc_v11_0_sw_init()`, `gmc_v12_0_sw_init()`). A
+/// `QUEUE_SIZE` or `EOP_SIZE` describing more cannot be backed by memory
+/// the CP reaches, so the size decodes to [`SizeBeyondAddressSpace`] and
+/// the queue is refused (*model rule*: what the CP does with such a field
+/// is not public; no memory can hold the ring).
+pub const MAX_QUEUE_BYTES_LOG2: u32 = 48;
+
+/// A size field that describes more memory than the GPU can address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SizeBeyondAddressSpace {
+    /// The register field, e.g. `CP_HQD_PQ_CONTROL.QUEUE_SIZE`.
+    pub register: &'static str,
+    pub field: u32,
+}
+
+impl core::fmt::Display for SizeBeyondAddressSpace {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{} = {} describes 2^{} bytes, more than the GPU's {MAX_QUEUE_BYTES_LOG2}-bit address space",
+            self.register,
+            self.field,
+            u64::from(self.field) + 3
+        )
+    }
+}
+
+/// `2^(field+1)` dwords in bytes, refused above [`MAX_QUEUE_BYTES_LOG2`]
+/// (a 6-bit field reaches 2^66 bytes, past any address).
+pub fn dwords_pow2_bytes(
+    register: &'static str,
+    field: u32,
+) -> Result<u64, SizeBeyondAddressSpace> {
+    // 2^(field+1) dwords = 2^(field+3) bytes.
+    match field.checked_add(3) {
+        Some(log2) if log2 <= MAX_QUEUE_BYTES_LOG2 => Ok(1u64 << log2),
+        _ => Err(SizeBeyondAddressSpace { register, field }),
+    }
+}
+
+/// One HQD image: the window's dwords, `CP_MQD_BASE_ADDR ..=
+/// CP_HQD_PQ_WPTR_HI`, as an MQD carries them (dwords 128..=183) and as
+/// a slot's registers hold them. The model's one reading of the window:
+/// the MEC's register slots, MES ADD_QUEUE and KIQ MAP_QUEUES all decode
+/// through it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hqd(pub [u32; WINDOW_DWORDS]);
+
+impl Default for Hqd {
+    fn default() -> Self {
+        Hqd([0; WINDOW_DWORDS])
+    }
+}
 
 fn join(lo: u32, hi: u32) -> u64 {
     u64::from(lo) | u64::from(hi) << 32
@@ -90,7 +145,20 @@ impl Hqd {
             .unwrap_or(0)
     }
 
-    pub fn mqd_base(&self) -> u64 {
+    /// Window register `i` (MQD dword `128 + i`, `crate::cpregs::w`); 0
+    /// outside the window.
+    pub fn get(&self, i: usize) -> u32 {
+        self.0.get(i).copied().unwrap_or(0)
+    }
+
+    /// Sets window register `i`; an index outside the window is ignored.
+    pub fn set(&mut self, i: usize, v: u32) {
+        if let Some(r) = self.0.get_mut(i) {
+            *r = v;
+        }
+    }
+
+    pub fn mqd_address(&self) -> u64 {
         join(
             self.dword(dw::MQD_BASE_ADDR_LO),
             self.dword(dw::MQD_BASE_ADDR_HI),
@@ -99,44 +167,59 @@ impl Hqd {
     pub fn active(&self) -> bool {
         ACTIVE.is_set(self.dword(dw::HQD_ACTIVE))
     }
-    pub fn vmid(&self) -> u32 {
-        VMID.get(self.dword(dw::HQD_VMID))
+    pub fn vmid(&self) -> u8 {
+        // A 4-bit field.
+        VMID.get(self.dword(dw::HQD_VMID)) as u8
     }
     /// Ring base in bytes (`CP_HQD_PQ_BASE` counts 256-byte units).
-    pub fn ring(&self) -> u64 {
+    pub fn ring_address(&self) -> u64 {
         join(self.dword(dw::PQ_BASE_LO), self.dword(dw::PQ_BASE_HI)) << 8
     }
     pub fn pq_control(&self) -> u32 {
         self.dword(dw::PQ_CONTROL)
     }
-    /// Ring size in bytes: `2^(QUEUE_SIZE+1)` dwords.
-    pub fn ring_bytes(&self) -> u64 {
-        4u64 << (QUEUE_SIZE.get(self.pq_control()) + 1).min(40)
+    /// `QUEUE_SIZE`: the ring is `2^(QUEUE_SIZE+1)` dwords
+    /// (`gfx_v11_0_compute_mqd_init()` stores `order_base_2(size / 4) - 1`).
+    pub fn queue_size_field(&self) -> u32 {
+        QUEUE_SIZE.get(self.pq_control())
     }
-    pub fn rptr_report(&self) -> u64 {
+    /// Ring size in bytes, refused past the address space
+    /// ([`dwords_pow2_bytes`]).
+    pub fn ring_bytes(&self) -> Result<u64, SizeBeyondAddressSpace> {
+        dwords_pow2_bytes("CP_HQD_PQ_CONTROL.QUEUE_SIZE", self.queue_size_field())
+    }
+    pub fn rptr_report_address(&self) -> u64 {
         join(
             self.dword(dw::PQ_RPTR_REPORT_ADDR_LO),
             self.dword(dw::PQ_RPTR_REPORT_ADDR_HI),
         )
     }
-    pub fn wptr_poll(&self) -> u64 {
+    pub fn wptr_poll_address(&self) -> u64 {
         join(
             self.dword(dw::PQ_WPTR_POLL_ADDR_LO),
             self.dword(dw::PQ_WPTR_POLL_ADDR_HI),
         )
     }
+    /// `CP_HQD_PQ_RPTR`: the read pointer as loaded (dwords into the ring).
+    pub fn pq_rptr(&self) -> u32 {
+        self.dword(dw::PQ_RPTR)
+    }
+    /// `CP_HQD_PQ_WPTR_LO/HI`: the write pointer as loaded.
+    pub fn pq_wptr(&self) -> u64 {
+        join(self.dword(dw::PQ_WPTR_LO), self.dword(dw::PQ_WPTR_HI))
+    }
     pub fn doorbell_control(&self) -> u32 {
         self.dword(dw::PQ_DOORBELL_CONTROL)
     }
     /// The doorbell's dword offset in the doorbell BAR.
-    pub fn doorbell(&self) -> u32 {
+    pub fn doorbell_dword(&self) -> u32 {
         DOORBELL_OFFSET.get(self.doorbell_control())
     }
-    pub fn doorbell_en(&self) -> bool {
+    pub fn doorbell_enabled(&self) -> bool {
         DOORBELL_EN.is_set(self.doorbell_control())
     }
     /// EOP base in bytes (256-byte units in the register).
-    pub fn eop(&self) -> u64 {
+    pub fn eop_address(&self) -> u64 {
         join(
             self.dword(dw::EOP_BASE_ADDR_LO),
             self.dword(dw::EOP_BASE_ADDR_HI),
@@ -145,9 +228,10 @@ impl Hqd {
     pub fn eop_size_field(&self) -> u32 {
         EOP_SIZE.get(self.dword(dw::EOP_CONTROL))
     }
-    /// EOP buffer bytes the CP uses: `2^(EOP_SIZE+1)` dwords.
-    pub fn eop_bytes(&self) -> u64 {
-        4u64 << (self.eop_size_field() + 1).min(40)
+    /// EOP buffer bytes the CP uses (`2^(EOP_SIZE+1)` dwords), refused
+    /// past the address space.
+    pub fn eop_bytes(&self) -> Result<u64, SizeBeyondAddressSpace> {
+        dwords_pow2_bytes("CP_HQD_EOP_CONTROL.EOP_SIZE", self.eop_size_field())
     }
     pub fn aql(&self) -> bool {
         AQL_CONTROL0.get(self.dword(dw::AQL_CONTROL)) != 0
@@ -162,6 +246,8 @@ impl Hqd {
     /// never run (`None` if nothing does). What the model checks, all the
     /// MES ring's HQD as `mes_v11_0_mqd_init()` / `mes_v12_0_mqd_init()`
     /// and `mes_v11_0_queue_init_register()` leave it:
+    /// - ring and EOP sizes that fit the address space
+    ///   ([`MAX_QUEUE_BYTES_LOG2`]);
     /// - an EOP buffer (base and `EOP_SIZE` non-zero): both drivers give
     ///   the ring `MES_EOP_SIZE` bytes;
     /// - `CP_HQD_EOP_CONTROL.HALT_FETCHER` (with `HALT_FETCHER_EN`) or
@@ -176,8 +262,13 @@ impl Hqd {
     ///   explicitly); *model rule*: what the CP does with an unprivileged
     ///   MQD for a privileged kernel ring is not public, so it is refused.
     pub fn mes_ring_refusal(&self) -> Option<&'static str> {
+        if self.ring_bytes().is_err() || self.eop_bytes().is_err() {
+            return Some(
+                "the MES ring's QUEUE_SIZE or EOP_SIZE describes more than the GPU's 48-bit address space",
+            );
+        }
         let eop = self.dword(dw::EOP_CONTROL);
-        if self.eop() == 0 || EOP_SIZE.get(eop) == 0 {
+        if self.eop_address() == 0 || EOP_SIZE.get(eop) == 0 {
             return Some("the MES ring's HQD has no EOP buffer");
         }
         if EOP_HALT_FETCHER.is_set(eop) && EOP_HALT_FETCHER_EN.is_set(eop) {
@@ -332,6 +423,7 @@ pub const FACTS: &[Fact] = barebell_facts::fact_table!(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::string::ToString;
 
     #[test]
     fn sizes_from_their_fields() {
@@ -342,12 +434,43 @@ mod tests {
         w[dw::PQ_BASE_LO - WINDOW_FIRST] = 0x12;
         let h = Hqd(w);
         // QUEUE_SIZE 7: 2^8 dwords = 1 KiB; EOP_SIZE 8: 2^9 dwords = 2 KiB.
-        assert_eq!(h.ring_bytes(), 1024);
-        assert_eq!(h.eop_bytes(), 2048);
-        assert_eq!(h.doorbell(), 0x18);
-        assert!(!h.doorbell_en());
-        assert!(h.with_doorbell_enabled().doorbell_en());
+        assert_eq!(h.ring_bytes(), Ok(1024));
+        assert_eq!(h.eop_bytes(), Ok(2048));
+        assert_eq!(h.doorbell_dword(), 0x18);
+        assert!(!h.doorbell_enabled());
+        assert!(h.with_doorbell_enabled().doorbell_enabled());
         assert!(h.privileged() && h.kmd_queue());
-        assert_eq!(h.ring(), 0x1200);
+        assert_eq!(h.ring_address(), 0x1200);
+    }
+
+    /// Every 6-bit size field decodes without overflow: up to 2^48 bytes
+    /// (QUEUE_SIZE 45: 2^46 dwords), `None` past it. `QUEUE_SIZE = 63`
+    /// used to panic the MEC's decoder (`4u64 << 64`).
+    #[test]
+    fn every_size_field_value_decodes_without_overflow() {
+        for field in 0..=QUEUE_SIZE.mask() {
+            let mut h = Hqd::default();
+            h.set(dw::PQ_CONTROL - WINDOW_FIRST, field);
+            h.set(dw::EOP_CONTROL - WINDOW_FIRST, field);
+            let want = (field <= 45).then(|| 8u64 << field);
+            assert_eq!(h.ring_bytes().ok(), want, "QUEUE_SIZE {field}");
+            assert_eq!(h.eop_bytes().ok(), want, "EOP_SIZE {field}");
+            if let Err(e) = h.ring_bytes() {
+                assert_eq!(e.field, field);
+                assert!(e.to_string().contains("48-bit address space"), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn window_and_mqd_indices_name_the_same_dwords() {
+        let mut h = Hqd::default();
+        h.set(dw::PQ_WPTR_LO - WINDOW_FIRST, 0x40);
+        h.set(dw::PQ_WPTR_HI - WINDOW_FIRST, 1);
+        h.set(dw::PQ_RPTR - WINDOW_FIRST, 9);
+        assert_eq!(h.pq_wptr(), 0x1_0000_0040);
+        assert_eq!(h.pq_rptr(), 9);
+        assert_eq!(h.get(dw::PQ_RPTR - WINDOW_FIRST), h.dword(dw::PQ_RPTR));
+        assert_eq!(h.get(WINDOW_DWORDS), 0);
     }
 }

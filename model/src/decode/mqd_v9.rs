@@ -307,8 +307,11 @@ impl HqdV9 {
         self.at(dw::PQ_CONTROL)
     }
     /// Ring bytes: `2^(QUEUE_SIZE+1)` dwords.
-    pub fn ring_bytes(&self) -> u64 {
-        4u64 << (QUEUE_SIZE.get(self.pq_control()) + 1)
+    pub fn ring_bytes(&self) -> Result<u64, super::mqd::SizeBeyondAddressSpace> {
+        super::mqd::dwords_pow2_bytes(
+            "CP_HQD_PQ_CONTROL.QUEUE_SIZE",
+            QUEUE_SIZE.get(self.pq_control()),
+        )
     }
     pub fn rptr_report_address(&self) -> u64 {
         join(
@@ -335,8 +338,8 @@ impl HqdV9 {
         EOP_SIZE.get(self.at(dw::EOP_CONTROL))
     }
     /// EOP bytes: `2^(EOP_SIZE+1)` dwords.
-    pub fn eop_bytes(&self) -> u64 {
-        4u64 << (self.eop_size_field() + 1)
+    pub fn eop_bytes(&self) -> Result<u64, super::mqd::SizeBeyondAddressSpace> {
+        super::mqd::dwords_pow2_bytes("CP_HQD_EOP_CONTROL.EOP_SIZE", self.eop_size_field())
     }
     pub fn ctx_save_address(&self) -> u64 {
         join(
@@ -439,7 +442,9 @@ impl MqdV9 {
             return Err(MqdV9Fault::SlotBasedWptr { xcc, found: slots });
         }
         let qs = QUEUE_SIZE.get(pq);
-        if qs < 5 {
+        // Below 5 (256 bytes) is too small for an AQL ring; above the
+        // address space no memory backs it (`mqd::MAX_QUEUE_BYTES_LOG2`).
+        if qs < 5 || self.hqd.ring_bytes().is_err() {
             return Err(MqdV9Fault::QueueSize { xcc, field: qs });
         }
         let eop = self.hqd.eop_size_field();

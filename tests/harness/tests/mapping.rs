@@ -357,11 +357,11 @@ fn mqd_page_hqd_window_reads_as_the_model_decodes_it() {
     page.write(&m);
     let h = page.hqd();
     let model = Hqd::from_mqd(m.as_bytes());
-    assert_eq!(h.ring_bytes(), Some(model.ring_bytes()));
-    assert_eq!(h.ring_address(), model.ring());
-    assert_eq!(h.rptr_report_address(), model.rptr_report());
-    assert_eq!(h.wptr_poll_address(), model.wptr_poll());
-    assert_eq!(h.mqd_address(), model.mqd_base());
+    assert_eq!(h.ring_bytes(), model.ring_bytes().ok());
+    assert_eq!(h.ring_address(), model.ring_address());
+    assert_eq!(h.rptr_report_address(), model.rptr_report_address());
+    assert_eq!(h.wptr_poll_address(), model.wptr_poll_address());
+    assert_eq!(h.mqd_address(), model.mqd_address());
 }
 
 /// The MES pipe ring's HQD as `mes_pipe_ring_hqd()` builds it, read by
@@ -386,11 +386,41 @@ fn mes_pipe_ring_hqd_reads_as_the_model_decodes_it() {
     for dwords in [4usize, 1024] {
         let h = mes_pipe_ring_hqd(ring(dwords), &mqd, &eop, 0x40).unwrap();
         let m = Hqd(h.dwords());
-        assert_eq!(m.ring_bytes(), dwords as u64 * 4, "{dwords}-dword ring");
-        assert_eq!(m.ring(), 0x10_0000);
-        assert_eq!(m.eop(), eop.address());
-        assert_eq!(m.eop_bytes(), 2048);
+        assert_eq!(m.ring_bytes(), Ok(dwords as u64 * 4), "{dwords}-dword ring");
+        assert_eq!(m.ring_address(), 0x10_0000);
+        assert_eq!(m.eop_address(), eop.address());
+        assert_eq!(m.eop_bytes(), Ok(2048));
         assert_eq!(m.mes_ring_refusal(), None);
     }
     assert!(mes_pipe_ring_hqd(ring(2), &mqd, &eop, 0x40).is_err());
+}
+
+/// Every `QUEUE_SIZE` a driver can write into the 6-bit field is decoded
+/// without overflow by the MEC: a ring past the GPU's 48-bit address
+/// space (QUEUE_SIZE 46..=63) is a `MecError::QueueSize` refusal.
+/// `QUEUE_SIZE = 63` used to panic the model (`4 << 64` in its second
+/// HQD decoder, now merged into `decode::mqd::Hqd`).
+#[test]
+fn an_oversized_queue_size_is_refused_not_a_model_panic() {
+    use barebell_model::mec::MecError;
+    let gpu = ModelGpu::new(Generation::Gfx11, Seed(1)).unwrap();
+    let q = gpu.queue::<16>(0x20, QueueConfig::default()).unwrap();
+    let m = ComputeMqdV11::aql(&q.resources(3).mqd_params()).unwrap();
+    let b = m.as_bytes();
+    let mut window = [0u32; 56];
+    for (i, w) in window.iter_mut().enumerate() {
+        let at = (128 + i) * 4;
+        *w = u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    }
+    // CP_HQD_PQ_CONTROL is MQD dword 145 (v11_structs.h), window 17;
+    // QUEUE_SIZE its low 6 bits (gc_11_0_0_sh_mask.h).
+    for field in [46u32, 62, 63] {
+        let mut w = window;
+        w[17] = w[17] & !0x3f | field;
+        assert_eq!(
+            gpu.mec.map_window((1, 0, 0), &w),
+            Err(MecError::QueueSize { field: field as u8 }),
+            "QUEUE_SIZE {field}"
+        );
+    }
 }

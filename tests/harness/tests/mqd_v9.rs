@@ -86,7 +86,7 @@ fn check_xccs(xccs: usize, start: u32, expected_ids: &[u32]) {
         };
         assert_eq!(m.hqd.pq_control(), pq, "xcc {xcc}");
         assert_eq!(m.hqd.ring_address(), 0x1_0000_0000);
-        assert_eq!(m.hqd.ring_bytes(), 0x1_0000);
+        assert_eq!(m.hqd.ring_bytes(), Ok(0x1_0000));
         assert_eq!(m.hqd.rptr_report_address(), 0x2000_0080);
         assert_eq!(m.hqd.wptr_poll_address(), 0x2000_0038);
         // One doorbell for every XCC (update_mqd() copies q->doorbell_off).
@@ -94,7 +94,7 @@ fn check_xccs(xccs: usize, start: u32, expected_ids: &[u32]) {
         assert!(!m.hqd.doorbell_enabled());
         assert_eq!(m.hqd.eop_address(), 0x3000_0000);
         assert_eq!(m.hqd.eop_size_field(), 9);
-        assert_eq!(m.hqd.eop_bytes(), 4096);
+        assert_eq!(m.hqd.eop_bytes(), Ok(4096));
         assert!(m.hqd.aql());
         assert!(!m.hqd.cwsr());
         assert!(!m.hqd.active());
