@@ -963,6 +963,21 @@ impl VirtualGpu {
         if self.mec.mec_cntl() & crate::cpregs::mec_cntl::HALT == 0 {
             why.push("MEC not halted (CP_MEC_RS64_CNTL.MEC_HALT clear)".into());
         }
+        // Linux's `sdma_v6_0_hw_fini()` / `sdma_v7_0_hw_fini()` end with
+        // `sdma_v*_enable(adev, false)`: every instance's queue stopped
+        // (`sdma_v6_0_gfx_stop()`: RB_ENABLE, IB_ENABLE clear) and its
+        // `SDMA0_F32_CNTL.HALT` (`SDMA0_MCU_CNTL` on 7.0) set. A queue or a
+        // running engine left behind still reads rings and writes fences
+        // in memory the teardown hands back.
+        if let Some(q) = self.soc.sdma.queue() {
+            why.push(format!(
+                "SDMA 0: queue active (ring {:#x}, VMID {}, doorbell dword {:?})",
+                q.ring, q.vmid, q.doorbell
+            ));
+        }
+        if self.soc.sdma.running() {
+            why.push("SDMA 0: engine running (F32_CNTL/MCU_CNTL HALT clear)".into());
+        }
         if let Some((addr, bytes)) = self.psp.ring() {
             why.push(format!(
                 "PSP GPCOM ring live at {addr:#x} ({bytes:#x} bytes)"
