@@ -486,6 +486,7 @@ impl From<barebell::gfx::hqd_v9::HqdV9Error> for QueueV9Error {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
     UnmapQueue,
+    HaltSdma,
     HaltMes,
     HaltMec,
     Gfxhub,
@@ -499,8 +500,9 @@ pub enum Stage {
 }
 
 impl Stage {
-    pub const ALL: [Stage; 11] = [
+    pub const ALL: [Stage; 12] = [
         Stage::UnmapQueue,
+        Stage::HaltSdma,
         Stage::HaltMes,
         Stage::HaltMec,
         Stage::Gfxhub,
@@ -516,6 +518,7 @@ impl Stage {
     pub fn name(self) -> &'static str {
         match self {
             Stage::UnmapQueue => "unmap queue",
+            Stage::HaltSdma => "halt SDMA",
             Stage::HaltMes => "halt MES",
             Stage::HaltMec => "halt MEC",
             Stage::Gfxhub => "disable GFXHUB",

@@ -163,6 +163,9 @@ pub struct Gpu<'p> {
     pub entered: Step,
     /// Whether the MES step was begun (never with the direct mapping).
     mes_started: bool,
+    /// Whether an SDMA queue was opened ([`sdma::open`] may have
+    /// unhalted engines); the teardown halts them.
+    sdma_started: bool,
     /// GC 9.4.3: the XCCs' KIQs while no user queue holds them (a
     /// bring-up stopped after the rings step, or a queue step that failed
     /// before mapping); the teardown takes them down.
@@ -328,6 +331,7 @@ pub fn run<'p>(
         reached: Step::Discovery,
         entered: Step::Discovery,
         mes_started: false,
+        sdma_started: false,
         kiqs_v9: Vec::new(),
         sink,
     };

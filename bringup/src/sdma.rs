@@ -205,6 +205,8 @@ pub fn open<'p>(
     let (Some(hub), Some(root)) = (gpu.gfxhub, gpu.process_root) else {
         return Err(ErrorKind::Queue(QueueError::NoScheduler)).at(s);
     };
+    // From here the engine may be unhalted: the teardown halts it.
+    gpu.sdma_started = true;
     let area = gpu
         .ring_area
         .as_mut()
@@ -416,6 +418,8 @@ fn open_v4_4_2<'p>(
         .process_root
         .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
         .at(s)?;
+    // From here instances may be unhalted: the teardown halts them.
+    gpu.sdma_started = true;
     let bases = sdma_v4_4_2_bases(gpu);
     let engines = u8::try_from(bases.len()).unwrap_or(u8::MAX);
     let index = barebell::gfx::hws::runlist::SdmaDoorbells { engines }

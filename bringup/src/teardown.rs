@@ -12,6 +12,10 @@
 //!    UNMAP_QUEUES (`amdgpu_gfx_disable_kcq()`), or the HQD dequeue
 //!    request and wait (`gfx_v11_0_kcq_fini_register()`, tinygrad's
 //!    direct path);
+//! 1b. [`Stage::HaltSdma`]: the SDMA engines barebell started, their
+//!    queue stopped and `HALT` set (`sdma_v6_0_hw_fini()`,
+//!    `sdma_v7_0_hw_fini()`, `sdma_v4_4_2_hw_fini()`), after the caller
+//!    took its SDMA queue off the scheduler;
 //! 2. [`Stage::HaltMes`]: both MES pipes reset and halted
 //!    (`mes_v11_0_hw_fini()` → `mes_v11_0_enable(false)`;
 //!    `mes_v12_0_enable(false)`); the KIQ on MES pipe 1 and the scheduler
@@ -117,6 +121,15 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
         None => Outcome::NotNeeded("no user queue was mapped"),
     };
     put(Stage::UnmapQueue, o);
+
+    // 1b. SDMA, after its queue came off the scheduler (the caller's
+    // `CopyQueue::stop`) and while MES still runs.
+    let o = if gpu.sdma_started {
+        sdma_halt(gpu)
+    } else {
+        Outcome::NotNeeded("no SDMA engine was started")
+    };
+    put(Stage::HaltSdma, o);
 
     // 2. MES (and with it the KIQ on pipe 1 and the scheduler ring).
     let o = if entered >= Step::Mes && gpu.mes_started {
@@ -307,6 +320,39 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     stages.push((Stage::Signature, o));
 
     TeardownReport { stages }
+}
+
+/// Every SDMA engine barebell may have started, stopped and halted
+/// (`sdma_v6_0_hw_fini()` / `sdma_v7_0_hw_fini()` → `sdma_v*_enable(adev,
+/// false)`; `sdma_v4_4_2_hw_fini()` → `sdma_v4_4_2_inst_enable(adev,
+/// false, mask)` on every instance). Linux halts every instance on every
+/// teardown; barebell only after it opened a queue (engine 0 on SDMA 6/7,
+/// every 4.4.2 instance on GC 9.4.3), since nothing else unhalts one.
+fn sdma_halt(gpu: &Gpu<'_>) -> Outcome {
+    let version = match barebell::sdma::SdmaVersion::for_generation(gpu.ips.generation) {
+        Ok(v) => v,
+        Err(e) => return Outcome::Failed(ErrorKind::NotImplemented(e)),
+    };
+    let engines: Vec<barebell::regs::IpBases> = if gpu.ips.generation == Generation::Gfx94 {
+        crate::sdma::sdma_v4_4_2_bases(gpu)
+    } else {
+        // SDMA 6.0/7.0 engine 0's registers are in GC's header.
+        alloc::vec![gpu.ips.gc.bases]
+    };
+    let n = engines.len();
+    outcome(
+        engines
+            .into_iter()
+            .try_for_each(|b| barebell::sdma::halt(&gpu.bus, b, version))
+            .map(|()| {
+                alloc::format!(
+                    "{} engine{} stopped and halted ({})",
+                    n,
+                    if n == 1 { "" } else { "s" },
+                    version.name()
+                )
+            }),
+    )
 }
 
 /// One hub's translation off ([`hub::gart_disable`]).

@@ -133,6 +133,7 @@ fn the_report_holds_what_the_run_printed() {
             stages,
             [
                 "unmap queue",
+                "halt SDMA",
                 "halt MES",
                 "halt MEC",
                 "disable GFXHUB",
@@ -145,7 +146,7 @@ fn the_report_holds_what_the_run_printed() {
                 "finalize signature"
             ]
         );
-        let mes = &r["teardown"]["stages"][1]["outcome"];
+        let mes = &r["teardown"]["stages"][2]["outcome"];
         assert_eq!(
             mes,
             if mapping == "direct" {
@@ -207,11 +208,11 @@ fn a_report_is_written_after_sigint() {
         .iter()
         .map(|s| s["step"].as_str().unwrap())
         .collect();
-    // One line per teardown stage: unmap queue, halt MES, halt MEC,
+    // One line per teardown stage: unmap queue, halt SDMA, halt MES, halt MEC,
     // disable GFXHUB, destroy PSP ring, disable IH ring, disable GART
     // (MMHUB), close doorbell aperture, clear bus mastering, release
     // memory, finalize signature.
-    assert_eq!(steps.iter().filter(|s| **s == "teardown").count(), 11);
+    assert_eq!(steps.iter().filter(|s| **s == "teardown").count(), 12);
     assert!(!steps.contains(&"queue"));
     let _ = std::fs::remove_file(&path);
 }

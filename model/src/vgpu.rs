@@ -1419,7 +1419,7 @@ impl crate::cp::Translate for CpTranslate {
 
 /// What [`VirtualGpu::quiescent`] found when it found nothing left
 /// running: the line the CLI and the unikernel print after a teardown.
-pub const QUIESCENT: &str = "quiescent (no HQD active, MES and MEC halted, PSP ring destroyed, IH rings disabled, doorbell apertures closed, bus mastering off)";
+pub const QUIESCENT: &str = "quiescent (no HQD active, SDMA, MES and MEC halted, PSP ring destroyed, IH rings disabled, doorbell apertures closed, bus mastering off)";
 
 /// What [`VirtualGpu::quiescent`] found still able to reach memory.
 #[derive(Debug, Clone, PartialEq, Eq)]

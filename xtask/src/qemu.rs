@@ -689,7 +689,7 @@ const RING_AREA: &str = "ring area at VA = host 0x200000200000, ";
 /// line must say (`{m}` is the mapping).
 /// `--mapping direct` starts neither MES nor the KIQ (issue 14 item 6),
 /// so its mes and rings steps say they were skipped.
-fn step_phrases(ring: &'static str, m: &str) -> [(&'static str, &'static str); 18] {
+fn step_phrases(ring: &'static str, m: &str) -> [(&'static str, &'static str); 19] {
     let (mes, ring, halt_mes) = if m == "direct" {
         (DIRECT_SKIP, DIRECT_SKIP, "halt MES: not needed")
     } else {
@@ -708,6 +708,10 @@ fn step_phrases(ring: &'static str, m: &str) -> [(&'static str, &'static str); 1
         ("queue", "queue ready: {m} mapping, "),
         // `Gpu::shutdown`, one line a stage (bringup/src/teardown.rs).
         ("teardown", "unmap queue: done: {m} unmap answered"),
+        (
+            "teardown",
+            "halt SDMA: not needed: no SDMA engine was started",
+        ),
         ("teardown", halt_mes),
         ("teardown", "halt MEC: done"),
         ("teardown", "destroy PSP ring: done"),
@@ -1360,6 +1364,7 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
         };
         [
             format!("unmap queue: done: {m} unmap answered"),
+            "halt SDMA: not needed: no SDMA engine was started".into(),
             mes.into(),
             "halt MEC: done: CP_MEC_RS64_CNTL = 0x400f0010 (pipes reset and inactive, MEC_HALT)"
                 .into(),
@@ -1377,7 +1382,7 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
     /// How a clean run ends after its steps.
     const CLOSING: [&str; 2] = [
         "teardown complete",
-        "model check: quiescent (no HQD active, MES and MEC halted, PSP ring destroyed, IH rings disabled, doorbell apertures closed, bus mastering off)",
+        "model check: quiescent (no HQD active, SDMA, MES and MEC halted, PSP ring destroyed, IH rings disabled, doorbell apertures closed, bus mastering off)",
     ];
 
     /// One run's trace after the gmc step, in the image's frame form:
@@ -1403,6 +1408,7 @@ UK PCI bar 01:00.0 index=0 kind=mem64 prefetch=1 address=0xfc00000000 size=0x200
             mark("mes"),
             mark("rings"),
             mark("queue"),
+            mark("teardown"),
             mark("teardown"),
             mark("teardown"),
             mark("teardown"),

@@ -429,6 +429,25 @@ pub fn stop_queue<B: RegisterBus + ?Sized>(
     b.write(e.ib_cntl, i & !IB_ENABLE)
 }
 
+/// Stops engine 0's queue and halts the engine, as a teardown does:
+/// `sdma_v6_0_enable(adev, false)` / `sdma_v7_0_enable(adev, false)` from
+/// `sdma_v6_0_hw_fini()` / `sdma_v7_0_hw_fini()` (the queue stopped by
+/// `sdma_v6_0_gfx_stop()`, then `F32_CNTL.HALT` (`MCU_CNTL.HALT` on 7.0)
+/// set), and `sdma_v4_4_2_inst_enable(adev, false, mask)` from
+/// `sdma_v4_4_2_hw_fini()` on each 4.4.2 instance. Halting an engine that
+/// never ran changes nothing. `bases` as for [`load_queue`].
+pub fn halt<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: IpBases,
+    v: SdmaVersion,
+) -> Result<(), BlockError> {
+    stop_queue(bus, bases, v)?;
+    let e = v.engine();
+    let b = Block::new(bus, bases);
+    let c = b.read(e.cntl)?;
+    b.write(e.cntl, c | e.halt)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

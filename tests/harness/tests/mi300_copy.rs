@@ -237,18 +237,29 @@ fn hws_copy_into_an_unmapped_range_returns_the_mmhub_fault() {
 }
 
 #[test]
-fn an_sdma_queue_left_running_is_not_quiescent() {
-    // Loaded by registers and never stopped: the teardown does not know
-    // the queue, so the engine still runs it afterwards.
+fn an_sdma_queue_left_running_is_stopped_by_the_teardown() {
+    // Loaded by registers and never stopped by the caller: the teardown's
+    // SDMA stage stops every instance's queue and halts it
+    // (`sdma_v4_4_2_hw_fini()` → `sdma_v4_4_2_inst_enable(false)`), so the
+    // model, which reports an active queue or a running engine, ends
+    // quiescent.
     for mapping in [Mapping::Direct, Mapping::Kiq] {
         let m = device(8192);
         let mut gpu = up(&m, mapping, 8192);
         let q = barebell_bringup::sdma::open(&mut gpu, mapping, &Quiet).unwrap();
+        assert!(m.sdma()[0].running());
         drop(q);
-        let _ = gpu.shutdown();
-        let busy = m.quiescent().unwrap_err().to_string();
-        assert!(busy.contains("SDMA 0: queue active"), "{mapping:?}: {busy}");
-        assert!(m.sdma()[0].queue().is_some());
+        let report = gpu.shutdown();
+        assert!(
+            matches!(
+                report.outcome(barebell_bringup::Stage::HaltSdma),
+                Some(barebell_bringup::Outcome::Done(_))
+            ),
+            "{mapping:?}"
+        );
+        assert!(report.complete());
+        assert!(m.sdma().iter().all(|e| e.queue().is_none() && !e.running()));
+        m.quiescent().unwrap();
     }
     // Stopped first (`sdma_v4_4_2_inst_gfx_stop()`), the same teardown
     // leaves the device quiescent.

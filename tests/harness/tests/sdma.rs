@@ -326,6 +326,17 @@ fn an_sdma_queue_stops_whichever_way_it_was_mapped() {
             let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet).unwrap();
             let q = barebell_bringup::sdma::open(&mut up, mapping, &Quiet).unwrap();
             assert!(gpu.sdma().queue().is_some());
+            // The model counts a live SDMA queue and a running engine
+            // against quiescence (`sdma_v6_0_hw_fini()` stops and halts).
+            let busy = gpu.quiescent().unwrap_err().to_string();
+            assert!(
+                busy.contains("SDMA 0: queue active"),
+                "{name} {mapping:?}: {busy}"
+            );
+            assert!(
+                busy.contains("SDMA 0: engine running"),
+                "{name} {mapping:?}: {busy}"
+            );
             q.stop(&mut up)
                 .unwrap_or_else(|e| panic!("{name} {mapping:?}: {e}"));
             assert!(
@@ -344,6 +355,10 @@ fn an_sdma_queue_stops_whichever_way_it_was_mapped() {
             }
             let report = up.shutdown();
             assert!(report.complete(), "{name} {mapping:?}: {report}");
+            // The teardown's SDMA stage halted the engine.
+            assert!(!gpu.sdma().running(), "{name} {mapping:?}");
+            gpu.quiescent()
+                .unwrap_or_else(|e| panic!("{name} {mapping:?}: {e}"));
         }
     }
 }
