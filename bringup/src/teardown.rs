@@ -12,37 +12,37 @@
 //!    UNMAP_QUEUES (`amdgpu_gfx_disable_kcq()`), or the HQD dequeue
 //!    request and wait (`gfx_v11_0_kcq_fini_register()`, tinygrad's
 //!    direct path);
-//! 1b. [`Stage::HaltSdma`]: the SDMA engines barebell started, their
+//! 2. [`Stage::HaltSdma`]: the SDMA engines barebell started, their
 //!    queue stopped and `HALT` set (`sdma_v6_0_hw_fini()`,
 //!    `sdma_v7_0_hw_fini()`, `sdma_v4_4_2_hw_fini()`), after the caller
 //!    took its SDMA queue off the scheduler;
-//! 2. [`Stage::HaltMes`]: both MES pipes reset and halted
+//! 3. [`Stage::HaltMes`]: both MES pipes reset and halted
 //!    (`mes_v11_0_hw_fini()` → `mes_v11_0_enable(false)`;
 //!    `mes_v12_0_enable(false)`); the KIQ on MES pipe 1 and the scheduler
 //!    ring stop with them;
-//! 3. [`Stage::HaltMec`]: the MEC pipes reset, inactive and halted
+//! 4. [`Stage::HaltMec`]: the MEC pipes reset, inactive and halted
 //!    (`gfx_v11_0_hw_fini()` → `gfx_v11_0_cp_compute_enable(false)`);
-//! 4. [`Stage::Gfxhub`]: the GFXHUB's 16 VM contexts, L1 TLB and L2 cache
+//! 5. [`Stage::Gfxhub`]: the GFXHUB's 16 VM contexts, L1 TLB and L2 cache
 //!    off (`gfx_v11_0_hw_fini()` ends with `gfxhub.funcs->gart_disable()`:
 //!    `gfxhub_v3_0_gart_disable()`, `gfxhub_v12_0_gart_disable()`);
-//! 5. [`Stage::PspRing`]: the PSP's GPCOM ring destroyed
+//! 6. [`Stage::PspRing`]: the PSP's GPCOM ring destroyed
 //!    (`psp_hw_fini()` → `psp_ring_stop()` → DESTROY_RINGS);
-//! 6. [`Stage::IhRing`]: interrupt ring 0 disabled (`ih_v6_0_hw_fini()`
+//! 7. [`Stage::IhRing`]: interrupt ring 0 disabled (`ih_v6_0_hw_fini()`
 //!    → `ih_v6_0_irq_disable()`), before its GTT memory goes back;
-//! 7. [`Stage::Mmhub`]: the GART off: the MMHUB's contexts, L1 TLB and L2
+//! 8. [`Stage::Mmhub`]: the GART off: the MMHUB's contexts, L1 TLB and L2
 //!    cache (`gmc_v11_0_hw_fini()` → `gmc_v11_0_gart_disable()` →
 //!    `mmhub_v3_0_gart_disable()`; `mmhub_v4_1_0_gart_disable()`), after
 //!    the PSP and IH, which reach memory through it;
-//! 8. [`Stage::Doorbells`]: the doorbell and self-ring apertures closed
+//! 9. [`Stage::Doorbells`]: the doorbell and self-ring apertures closed
 //!    (`soc21_common_hw_fini()`: `enable_doorbell_aperture(false)`,
 //!    `enable_doorbell_selfring_aperture(false)`);
-//! 9. [`Stage::BusMaster`]: `PCI_COMMAND` bus master cleared, so the
-//!    device can start no DMA at all;
-//! 10. [`Stage::ReleaseMemory`]: the user memory handed back; the DMA
+//! 10. [`Stage::BusMaster`]: `PCI_COMMAND` bus master cleared, so the
+//!     device can start no DMA at all;
+//! 11. [`Stage::ReleaseMemory`]: the user memory handed back; the DMA
 //!     region is the platform's, released when it drops (the CLI keeps a
 //!     GPU's region for the life of the process unless every stage above
 //!     was done);
-//! 11. [`Stage::Signature`]: `SCRATCH_REG6` = 0 when every stage above was
+//! 12. [`Stage::Signature`]: `SCRATCH_REG6` = 0 when every stage above was
 //!     done, 1 otherwise (tinygrad's `AMDev.fini` writes its error state
 //!     there), when the start step finished, so that the next run
 //!     re-inits partially only after a complete teardown
@@ -122,7 +122,7 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     };
     put(Stage::UnmapQueue, o);
 
-    // 1b. SDMA, after its queue came off the scheduler (the caller's
+    // 2. SDMA, after its queue came off the scheduler (the caller's
     // `CopyQueue::stop`) and while MES still runs.
     let o = if gpu.sdma_started {
         sdma_halt(gpu)
