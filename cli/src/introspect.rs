@@ -441,15 +441,31 @@ fn run_inner(cmd: &Intro) -> R<String> {
             ..Options::default()
         }
     };
-    let out = {
+    let (out, report) = {
         let gpu = barebell_bringup::run(device.platform(), &fw, &opts, &Quiet).map_err(|e| {
             IntroError::Device {
                 what: format!("{}: bring-up: {e}{}", device.name(), device.diagnostics()),
             }
         })?;
-        exec(cmd, &Ctx { gpu: &gpu, hw })
+        let out = exec(cmd, &Ctx { gpu: &gpu, hw });
+        // Every exit tears down (on a GPU, at least bus mastering off),
+        // quietly: stdout is the command's answer; the teardown's outcome
+        // and the model's check go to stderr.
+        (out, gpu.shutdown())
     };
-    device.finish(false);
+    let complete = report.complete();
+    if complete {
+        eprintln!("teardown complete");
+    } else {
+        eprintln!("teardown incomplete:\n{report}");
+    }
+    if let Some(q) = device.quiescence() {
+        match q {
+            Ok(()) => eprintln!("model check: {}", barebell_model::QUIESCENT),
+            Err(why) => eprintln!("model check: NOT quiescent: {why}"),
+        }
+    }
+    device.finish(complete);
     out
 }
 

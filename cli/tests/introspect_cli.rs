@@ -613,3 +613,33 @@ fn sdma_packets_the_runtime_builds_decode_by_name() {
         assert_eq!(field(&v[7], "count"), 1);
     }
 }
+
+/// Every introspection command that brings a device up tears it down on
+/// the way out (on a GPU that clears bus mastering): the teardown and
+/// the model's check are on stderr, stdout stays the answer.
+#[test]
+fn every_introspection_command_tears_down() {
+    for args in [
+        &[
+            "regs",
+            "read",
+            "GC.CP_HQD_ACTIVE",
+            "--me",
+            "1",
+            "--pipe",
+            "0",
+            "--queue",
+            "0",
+        ][..],
+        &["regs", "write", "GC.SCRATCH_REG0", "0x1234"][..],
+        &["queue", "dump"][..],
+        &["ring", "decode", "--queue", "user"][..],
+        &["queue", "dump", "--mapping", "direct"][..],
+    ] {
+        let (code, out, err) = barebell(args, "");
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(!out.contains("teardown"), "{args:?}: stdout: {out}");
+        assert!(err.contains("teardown complete"), "{args:?}: {err}");
+        assert!(err.contains("model check: quiescent"), "{args:?}: {err}");
+    }
+}
