@@ -166,6 +166,10 @@ pub struct Gpu<'p> {
     /// Whether an SDMA queue was opened ([`sdma::open`] may have
     /// unhalted engines); the teardown halts them.
     sdma_started: bool,
+    /// Set when the teardown ran, so that dropping the `Gpu` without a
+    /// [`Gpu::shutdown`] (a panic unwinding, an early return) still tears
+    /// the device down, once.
+    torn_down: bool,
     /// GC 9.4.3: the XCCs' KIQs while no user queue holds them (a
     /// bring-up stopped after the rings step, or a queue step that failed
     /// before mapping); the teardown takes them down.
@@ -259,6 +263,37 @@ impl<'p> Gpu<'p> {
         let sink = self.sink;
         teardown::run(&mut self, sink)
     }
+
+    /// Lets the device go with no teardown, as a process killed mid-run
+    /// would: everything stays running and points at memory the caller
+    /// still owns. For simulating such a run (what the next bring-up
+    /// finds, `model-host`'s start states) and for inspecting a brought-up
+    /// model afterwards; a driver wants [`Gpu::shutdown`], which dropping
+    /// a `Gpu` also runs.
+    pub fn abandon(mut self) {
+        self.torn_down = true;
+    }
+}
+
+/// The guard: a `Gpu` dropped without [`Gpu::shutdown`] (a panic
+/// unwinding through its owner, an early `?` return) tears the device
+/// down here, before the owner's DMA memory can go back, so nothing the
+/// device still points at is freed under it. The stages report to the
+/// bring-up's sink as usual.
+impl Drop for Gpu<'_> {
+    fn drop(&mut self) {
+        if self.torn_down {
+            return;
+        }
+        let sink = self.sink;
+        sink.step(
+            Step::Teardown,
+            format_args!(
+                "the device was let go without a shutdown (a panic or an early return): tearing it down"
+            ),
+        );
+        let _ = teardown::run(self, sink);
+    }
 }
 
 impl core::fmt::Debug for Gpu<'_> {
@@ -332,6 +367,7 @@ pub fn run<'p>(
         entered: Step::Discovery,
         mes_started: false,
         sdma_started: false,
+        torn_down: false,
         kiqs_v9: Vec::new(),
         sink,
     };

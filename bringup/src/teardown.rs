@@ -79,6 +79,8 @@ fn outcome<E: At>(r: Result<String, E>) -> Outcome {
 /// Tears `gpu` down as far as its bring-up got ([`Gpu::entered`]),
 /// reporting each stage to `sink` under [`Step::Teardown`].
 pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
+    // Once: `Gpu`'s drop guard skips a device torn down here.
+    gpu.torn_down = true;
     let entered = gpu.entered;
     let gc = gpu.ips.gc.bases;
     let generation = gpu.ips.generation;

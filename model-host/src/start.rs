@@ -95,10 +95,10 @@ pub fn prepare(
     let line = match state {
         StartState::Clean => String::from("clean: power-on state, nothing ran"),
         StartState::Amdgpu => {
-            // Left running: the bring-up's `Gpu` is dropped without its
+            // Left running: the bring-up's `Gpu` is let go without its
             // teardown, as a driver that still holds the device (or died)
             // leaves it.
-            drop(earlier("amdgpu-like")?);
+            earlier("amdgpu-like")?.abandon();
             power.set("SCRATCH_REG6", 0);
             power.set("SCRATCH_REG7", 0);
             String::from(
@@ -117,7 +117,7 @@ pub fn prepare(
         StartState::Malformed(m) => {
             let up = earlier("barebell")?;
             match m {
-                Malformed::Unfinalized | Malformed::SmuDead => drop(up),
+                Malformed::Unfinalized | Malformed::SmuDead => up.abandon(),
                 Malformed::FaultLatched => {
                     let t = up.shutdown();
                     if !t.complete() {

@@ -10,16 +10,22 @@ use super::device::{self, Device, OpenError};
 use barebell::bus::RegisterBus;
 use barebell::platform::{Aperture, DmaRegion, Platform};
 use barebell::time::{Clock, StdClock};
+use core::mem::ManuallyDrop;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, Ordering};
 
 /// An opened GPU.
 #[derive(Debug)]
 pub struct HwPlatform {
-    parts: Parts,
+    /// Dropped by hand in [`HwPlatform`]'s `Drop`, or leaked there when
+    /// the device may still reach its DMA memory.
+    parts: ManuallyDrop<Parts>,
     name: String,
     clock: StdClock,
     claimed: AtomicBool,
+    /// Whether the last `set_bus_master` turned bus mastering on: the
+    /// device may then still read and write the DMA region.
+    master_on: AtomicBool,
 }
 
 /// Where the BARs come from: an opened device, or (in tests) the device
@@ -41,16 +47,17 @@ impl HwPlatform {
         let dev = device::open(target)?;
         Ok(HwPlatform {
             name: format!("{target}"),
-            parts: Parts::Device(dev),
+            parts: ManuallyDrop::new(Parts::Device(dev)),
             clock: StdClock::default(),
             claimed: AtomicBool::new(false),
+            master_on: AtomicBool::new(false),
         })
     }
 
     /// Reads the DMA region's physical addresses again (`--sysfs`; a no-op
     /// through VFIO): [`super::dma::DmaRegion::recheck`].
     pub fn recheck_dma(&self) -> Result<(), String> {
-        let dma = match &self.parts {
+        let dma = match &*self.parts {
             Parts::Device(d) => &d.dma,
             #[cfg(test)]
             Parts::Model { dma, .. } => dma,
@@ -62,7 +69,7 @@ impl HwPlatform {
     // One arm outside tests, where the model stand-in does not exist.
     #[allow(clippy::infallible_destructuring_match)]
     pub fn describe(&self) -> String {
-        let d = match &self.parts {
+        let d = match &*self.parts {
             Parts::Device(d) => d,
             #[cfg(test)]
             Parts::Model { gpu, .. } => return format!("{} standing in for a GPU", gpu.name()),
@@ -93,6 +100,28 @@ impl HwPlatform {
     }
 }
 
+/// A platform let go while the device may still reach its memory (bus
+/// mastering left on: a panic that skipped the teardown, a teardown that
+/// failed before that stage) must not hand that memory back: the device
+/// could write into whatever the OS gives it next (`--sysfs`, no IOMMU)
+/// or fault on it. Bus mastering is cleared, and the BAR mappings and the
+/// DMA region are kept until the process exits, with a message.
+impl Drop for HwPlatform {
+    fn drop(&mut self) {
+        if self.master_on.load(Ordering::Acquire) {
+            Platform::set_bus_master(self, false);
+            eprintln!(
+                "barebell: {}: let go with bus mastering on (no complete teardown): bus mastering cleared, the DMA memory kept mapped until the process exits",
+                self.name
+            );
+            return;
+        }
+        // SAFETY: `parts` is dropped exactly once, here, and nothing
+        // reads it after: this is the platform's last use.
+        unsafe { ManuallyDrop::drop(&mut self.parts) }
+    }
+}
+
 fn aperture(ptr: *mut u8, len: usize) -> Aperture {
     Aperture {
         host: NonNull::new(ptr).unwrap_or(NonNull::dangling()),
@@ -110,42 +139,42 @@ fn aperture(ptr: *mut u8, len: usize) -> Aperture {
 // it.
 unsafe impl Platform for HwPlatform {
     fn regs(&self) -> &dyn RegisterBus {
-        match &self.parts {
+        match &*self.parts {
             Parts::Device(d) => &d.regs,
             #[cfg(test)]
             Parts::Model { gpu, .. } => gpu.regs(),
         }
     }
     fn regs_len(&self) -> usize {
-        match &self.parts {
+        match &*self.parts {
             Parts::Device(d) => d.register_bar_len(),
             #[cfg(test)]
             Parts::Model { gpu, .. } => gpu.regs_len(),
         }
     }
     fn vram(&self) -> Aperture {
-        match &self.parts {
+        match &*self.parts {
             Parts::Device(d) => aperture(d.vram.as_ptr(), d.vram.len()),
             #[cfg(test)]
             Parts::Model { gpu, .. } => gpu.vram(),
         }
     }
     fn doorbells(&self) -> Aperture {
-        match &self.parts {
+        match &*self.parts {
             Parts::Device(d) => aperture(d.doorbells.as_ptr(), d.doorbells.len()),
             #[cfg(test)]
             Parts::Model { gpu, .. } => gpu.doorbells(),
         }
     }
     fn doorbell_bus(&self) -> u64 {
-        match &self.parts {
+        match &*self.parts {
             Parts::Device(d) => d.doorbell_bus,
             #[cfg(test)]
             Parts::Model { gpu, .. } => gpu.doorbell_bus(),
         }
     }
     fn dma(&self) -> DmaRegion<'_> {
-        let r = match &self.parts {
+        let r = match &*self.parts {
             Parts::Device(d) => &d.dma,
             #[cfg(test)]
             Parts::Model { dma, .. } => dma,
@@ -157,7 +186,7 @@ unsafe impl Platform for HwPlatform {
         }
     }
     fn clock(&self) -> &dyn Clock {
-        match &self.parts {
+        match &*self.parts {
             Parts::Device(_) => &self.clock,
             // A model standing in for a card keeps the model's simulated
             // time (its PSP answers after so much of it), so the bring-up
@@ -167,7 +196,7 @@ unsafe impl Platform for HwPlatform {
         }
     }
     fn pause(&self) {
-        match &self.parts {
+        match &*self.parts {
             Parts::Device(_) => std::thread::yield_now(),
             // The model's firmware stand-ins run in its pause.
             #[cfg(test)]
@@ -181,7 +210,8 @@ unsafe impl Platform for HwPlatform {
         !self.claimed.swap(true, Ordering::AcqRel)
     }
     fn set_bus_master(&self, on: bool) -> bool {
-        match &self.parts {
+        self.master_on.store(on, Ordering::Release);
+        match &*self.parts {
             Parts::Device(d) => {
                 d.set_bus_master(on);
                 true
@@ -227,13 +257,14 @@ pub(crate) fn model_standing_in() -> HwPlatform {
     };
     let gpu = VirtualGpu::new(parts::navi31(), &fw, mem, Seed(1)).unwrap_or_else(|e| panic!("{e}"));
     HwPlatform {
-        parts: Parts::Model {
+        parts: ManuallyDrop::new(Parts::Model {
             gpu: Box::new(gpu),
             dma,
-        },
+        }),
         name: "model standing in for vfio".into(),
         clock: StdClock::default(),
         claimed: AtomicBool::new(false),
+        master_on: AtomicBool::new(false),
     }
 }
 
@@ -270,9 +301,11 @@ mod tests {
             ..Default::default()
         };
         let layout = {
-            let gpu = barebell_bringup::run(p, &fw, &opts, &sink).unwrap();
+            let mut gpu = barebell_bringup::run(p, &fw, &opts, &sink).unwrap();
             let layout = gpu.memory.unwrap();
-            gpu.queue.unwrap().unmap().unwrap();
+            if let Some(q) = gpu.queue.take() {
+                q.unmap().unwrap();
+            }
             layout
         };
         (sink.0.into_inner(), layout)
@@ -316,13 +349,14 @@ mod tests {
         };
         let gpu = VirtualGpu::new(parts::navi31(), &fw, mem, Seed(1)).unwrap();
         let hw = HwPlatform {
-            parts: Parts::Model {
+            parts: ManuallyDrop::new(Parts::Model {
                 gpu: Box::new(gpu),
                 dma,
-            },
+            }),
             name: "model standing in for vfio".into(),
             clock: StdClock::default(),
             claimed: AtomicBool::new(false),
+            master_on: AtomicBool::new(false),
         };
         let (hw_trace, hw_layout) = run(&hw);
         assert_eq!(model_layout, hw_layout);
@@ -346,5 +380,48 @@ mod tests {
             gmc.contains("GART 0x7fff00000000..=0x7fff1fffffff"),
             "{gmc}"
         );
+    }
+
+    /// Let go with bus mastering on, the platform clears it and keeps the
+    /// DMA region mapped (the device could still write it); let go with
+    /// it off, the region is unmapped as usual.
+    #[test]
+    fn dropped_with_bus_mastering_on_the_dma_region_is_kept() {
+        let _fixed = FIXED_DMA.lock().unwrap_or_else(|e| e.into_inner());
+        let va = barebell::platform::DMA_HOST_VA;
+        let mapped = || {
+            let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+            maps.lines().any(|l| {
+                l.split('-')
+                    .next()
+                    .and_then(|a| usize::from_str_radix(a, 16).ok())
+                    == Some(va)
+            })
+        };
+        let hw = model_standing_in();
+        assert!(mapped());
+        Platform::set_bus_master(&hw, true);
+        Platform::set_bus_master(&hw, false);
+        drop(hw);
+        assert!(!mapped(), "unmapped after a clean stop");
+
+        let hw = model_standing_in();
+        Platform::set_bus_master(&hw, true);
+        let len = match &*hw.parts {
+            Parts::Model { dma, .. } => dma.len(),
+            Parts::Device(_) => unreachable!(),
+        };
+        drop(hw);
+        assert!(
+            mapped(),
+            "the DMA region was unmapped with bus mastering on"
+        );
+        // Put the fixed address back for the other tests.
+        // SAFETY: the leaked region is exactly `len` bytes at `va`, and
+        // nothing refers to it any more (its platform was dropped).
+        unsafe {
+            libc::munmap(va as *mut libc::c_void, len);
+        }
+        assert!(!mapped());
     }
 }

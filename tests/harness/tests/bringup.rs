@@ -15,7 +15,7 @@ fn bring_up(part: barebell_model::Part, mapping: Option<Mapping>) {
     };
     let fw = FirmwareDir::system();
     let r = barebell_bringup::run(&gpu, &fw, &opts, &Quiet);
-    let up = match r {
+    let mut up = match r {
         Ok(up) => up,
         Err(e) => panic!("{name} {mapping:?}: {e}\n{}", gpu.firmware_logs()),
     };
@@ -45,7 +45,7 @@ fn bring_up(part: barebell_model::Part, mapping: Option<Mapping>) {
                 "{:?}",
                 gpu.mec().cp().errors()
             );
-            let q = up.queue.unwrap();
+            let q = up.queue.take().unwrap();
             q.unmap().unwrap();
         }
     }
@@ -86,8 +86,11 @@ fn up_to_queue(part: barebell_model::Part, mapping: Mapping) -> barebell_model::
         ..Default::default()
     };
     let fw = FirmwareDir::system();
-    if let Err(e) = barebell_bringup::run(&gpu, &fw, &opts, &Quiet) {
-        panic!("{name} {mapping:?}: {e}\n{}", gpu.firmware_logs());
+    // Kept running (no teardown) so the test reads the model as the
+    // bring-up left it.
+    match barebell_bringup::run(&gpu, &fw, &opts, &Quiet) {
+        Ok(up) => up.abandon(),
+        Err(e) => panic!("{name} {mapping:?}: {e}\n{}", gpu.firmware_logs()),
     }
     gpu
 }

@@ -53,11 +53,13 @@ fn run(part: Part, mapping: Option<Mapping>) -> (VirtualGpu, Trace, Result<Step,
     };
     let fw = FirmwareDir::system();
     let r = barebell_bringup::run(&gpu, &fw, &opts, &trace)
-        .map(|up| {
+        .map(|mut up| {
             let reached = up.reached;
-            if let Some(q) = up.queue {
+            if let Some(q) = up.queue.take() {
                 q.unmap().map_err(|e| e.to_string())?;
             }
+            // The trace ends with the bring-up: no teardown.
+            up.abandon();
             Ok(reached)
         })
         .map_err(|e| e.to_string())

@@ -265,3 +265,60 @@ fn a_failed_dequeue_is_reported_and_the_rest_still_runs() {
         "{why:?}"
     );
 }
+
+/// Records every step line.
+#[derive(Default)]
+struct Lines(std::sync::Mutex<Vec<String>>);
+
+impl barebell_bringup::Sink for Lines {
+    fn step(&self, step: Step, detail: std::fmt::Arguments<'_>) {
+        if let Ok(mut v) = self.0.lock() {
+            v.push(format!("step {}: {detail}", step.name()));
+        }
+    }
+}
+
+/// A panic while the device is up (in the caller's code, after the
+/// bring-up) unwinds through the `Gpu`, whose drop guard tears the device
+/// down before anything its owner holds goes back: every stage runs, and
+/// the model ends quiescent. Before the guard a panic skipped the
+/// teardown and left MES, the MEC, the rings and bus mastering live.
+#[test]
+fn a_panic_after_bring_up_still_tears_the_device_down() {
+    for mapping in [Mapping::Mes, Mapping::Direct] {
+        let gpu = virtual_gpu(parts::navi31(), 3);
+        let fw = FirmwareDir::system();
+        let lines = Lines::default();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let up = barebell_bringup::run(&gpu, &fw, &opts(Some(mapping)), &lines).unwrap();
+            assert!(gpu.quiescent().is_err());
+            if up.reached == Step::Queue {
+                panic!("the caller's code panics with the device up");
+            }
+        }));
+        assert!(r.is_err(), "{mapping:?}: the closure did not panic");
+        let lines = lines.0.into_inner().unwrap();
+        let teardown: Vec<&String> = lines
+            .iter()
+            .filter(|l| l.starts_with("step teardown: "))
+            .collect();
+        assert!(
+            teardown[0].contains("let go without a shutdown"),
+            "{mapping:?}: {teardown:?}"
+        );
+        // The guard line, then one line per stage.
+        assert_eq!(
+            teardown.len(),
+            1 + Stage::ALL.len(),
+            "{mapping:?}: {teardown:?}"
+        );
+        assert!(
+            teardown
+                .iter()
+                .any(|l| l.contains("clear bus mastering: done")),
+            "{teardown:?}"
+        );
+        gpu.quiescent()
+            .unwrap_or_else(|e| panic!("{mapping:?}: {e}\n{teardown:?}"));
+    }
+}
