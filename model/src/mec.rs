@@ -123,7 +123,11 @@ pub enum MecError {
     Bind(CpError),
     /// The slot already runs a queue.
     SlotBusy,
-    /// Not a MEC slot (ME 1 or 2, pipe 0..=3, queue 0..=7).
+    /// Not a compute slot of this part's one MEC: ME 1, pipe 0..=3,
+    /// queue 0..=7. GC 11 and GC 12 have one MEC (`mec.num_mec = 1` in
+    /// `gfx_v11_0_sw_init()` / `gfx_v12_0_sw_init()`), so an HQD loaded on
+    /// ME 2 by registers is no compute queue (the KIQ refuses the same
+    /// slot in MAP_QUEUES).
     NotAMecSlot,
     /// The queue's VMID has no compute apertures: `SH_MEM_CONFIG` not in
     /// 64-bit, unaligned mode or `SH_MEM_BASES` zero (see
@@ -1153,7 +1157,9 @@ impl Mec {
         need_doorbell_en: bool,
         space: AddressSpace,
     ) -> Result<usize, MecError> {
-        if !matches!(slot.0, 1 | 2) || slot.1 >= MEC_PIPES || slot.2 >= 8 {
+        // One MEC on GC 11/12 (`mec.num_mec = 1`): compute queues live on
+        // ME 1 only, whether mapped by MES, the KIQ or registers.
+        if slot.0 != 1 || slot.1 >= MEC_PIPES || slot.2 >= 8 {
             return Err(MecError::NotAMecSlot);
         }
         // `CP_HQD_AQL_CONTROL.CONTROL0` clear: a PM4 queue (Linux's

@@ -424,3 +424,35 @@ fn an_oversized_queue_size_is_refused_not_a_model_panic() {
         );
     }
 }
+
+/// GC 11 and GC 12 have one MEC (`mec.num_mec = 1`,
+/// `gfx_v11_0_sw_init()`): an HQD loaded directly on ME 2 is refused as
+/// the KIQ refuses a MAP_QUEUES there; on ME 1 the same MQD gets past
+/// the slot check.
+#[test]
+fn a_direct_hqd_on_me_2_of_a_one_mec_part_is_refused() {
+    use barebell_model::mec::MecError;
+    for g in [Generation::Gfx11, Generation::Gfx12] {
+        let gpu = ModelGpu::new(g, Seed(1)).unwrap();
+        let q = gpu.queue::<16>(0x20, QueueConfig::default()).unwrap();
+        let m = ComputeMqdV11::aql(&q.resources(3).mqd_params()).unwrap();
+        let b = m.as_bytes();
+        let mut window = [0u32; 56];
+        for (i, w) in window.iter_mut().enumerate() {
+            let at = (128 + i) * 4;
+            *w = u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+        }
+        assert_eq!(
+            gpu.mec.map_window((2, 0, 0), &window),
+            Err(MecError::NotAMecSlot),
+            "{g:?}"
+        );
+        // ME 1 passes the slot check (this bare rig programs no doorbell
+        // range, so the load stops at a later check).
+        let on_me1 = gpu.mec.map_window((1, 0, 0), &window);
+        assert!(
+            matches!(on_me1, Err(MecError::DoorbellOutOfRange { .. })),
+            "{g:?}: {on_me1:?}"
+        );
+    }
+}
