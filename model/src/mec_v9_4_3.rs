@@ -607,7 +607,7 @@ impl MecV943 {
     }
 
     fn activate(&self, s: &mut State, xcc: usize, slot: Slot) {
-        if let Err(r) = self.rlc.mec_run(xcc) {
+        if let Err(r) = self.rlc.mec_run_on(xcc, slot.0, slot.1) {
             self.refuse(s, MecV943Refusal::Mec(r));
             return;
         }
@@ -983,7 +983,12 @@ impl MecV943 {
     // --- the KIQ -------------------------------------------------------
 
     fn service_kiq(&self, s: &mut State, xcc: usize) -> usize {
-        if self.rlc.mec_run(xcc).is_err() {
+        // The KIQ runs on its own ME and pipe (ME 2 pipe 1 as
+        // `amdgpu_gfx_kiq_acquire()` picks it).
+        let Some(kslot) = s.xcc.get(xcc).and_then(|x| x.kiq).map(|k| k.slot) else {
+            return 0;
+        };
+        if self.rlc.mec_run_on(xcc, kslot.0, kslot.1).is_err() {
             return 0;
         }
         let mut done = 0;
@@ -1231,7 +1236,13 @@ impl MecV943 {
 
     fn service_hws(&self, s: &mut State) -> usize {
         let Some(hws) = s.hws.clone() else { return 0 };
-        if self.rlc.mec_run(0).is_err() {
+        // The HIQ's own ME and pipe (where the KIQ mapped it; KFD's
+        // KFD_CIK_HIQ_PIPE is ME 2 pipe 0) and the compute ME the
+        // runlist's queues run on.
+        let hiq_runs = s
+            .hiq
+            .is_some_and(|(x, slot)| self.rlc.mec_run_on(x, slot.0, slot.1).is_ok());
+        if !hiq_runs || self.rlc.mec_run(0).is_err() {
             return 0;
         }
         let done = hws.service(&self.dma);

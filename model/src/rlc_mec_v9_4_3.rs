@@ -66,6 +66,9 @@ pub mod mask {
     pub const SAFE_MODE_MESSAGE_SHIFT: u32 = 1;
     pub const SRM_ENABLE: u32 = 0x0000_0001;
     pub const MEC_ME1_PIPE0_RESET: u32 = 0x0001_0000;
+    /// `MEC_ME2_PIPE0_RESET`; pipe 1's is the next bit, as ME 1's pipes
+    /// 1-3 follow `MEC_ME1_PIPE0_RESET`.
+    pub const MEC_ME2_PIPE0_RESET: u32 = 0x0010_0000;
     pub const MEC_ME2_HALT: u32 = 0x1000_0000;
     pub const MEC_ME1_HALT: u32 = 0x4000_0000;
 }
@@ -90,8 +93,13 @@ pub enum MecRefusal {
     NoXcc { xcc: usize },
     /// The PSP never put `CP_MEC` and `CP_MEC_ME1` in place.
     NoFirmware { xcc: usize },
-    /// `CP_MEC_CNTL` still halts ME1 or holds pipe 0 in reset.
-    Halted { xcc: usize, cp_mec_cntl: u32 },
+    /// `CP_MEC_CNTL` still halts the ME or holds the pipe in reset.
+    Halted {
+        xcc: usize,
+        me: u32,
+        pipe: u32,
+        cp_mec_cntl: u32,
+    },
 }
 
 impl core::fmt::Display for MecRefusal {
@@ -104,9 +112,15 @@ impl core::fmt::Display for MecRefusal {
                     "XCC {xcc}: MEC firmware was never loaded through the PSP"
                 )
             }
-            MecRefusal::Halted { xcc, cp_mec_cntl } => {
-                write!(f, "XCC {xcc}: MEC halted (CP_MEC_CNTL {cp_mec_cntl:#x})")
-            }
+            MecRefusal::Halted {
+                xcc,
+                me,
+                pipe,
+                cp_mec_cntl,
+            } => write!(
+                f,
+                "XCC {xcc}: ME {me} pipe {pipe} halted or in reset (CP_MEC_CNTL {cp_mec_cntl:#x})"
+            ),
         }
     }
 }
@@ -210,14 +224,33 @@ impl RlcMecV943 {
 
     /// Whether XCC `xcc`'s MEC runs its firmware, or why not.
     pub fn mec_run(&self, xcc: usize) -> Result<(), MecRefusal> {
+        self.mec_run_on(xcc, 1, 0)
+    }
+
+    /// Whether XCC `xcc`'s ME `me` (1 or 2) runs its pipe `pipe`: the
+    /// firmware in place and `CP_MEC_CNTL`'s `MEC_ME<me>_HALT` and
+    /// `MEC_ME<me>_PIPE<pipe>_RESET` clear (`gc_9_4_3_sh_mask.h`;
+    /// `gfx_v9_4_3_xcc_cp_compute_enable(true)` writes 0, clearing all of
+    /// them, before `gfx_v9_4_3_xcc_kiq_resume()`). The KIQ lives on ME 2
+    /// pipe 1 and the HIQ on ME 2 pipe 0, so a bring-up that leaves ME 2
+    /// halted runs neither.
+    pub fn mec_run_on(&self, xcc: usize, me: u32, pipe: u32) -> Result<(), MecRefusal> {
         let s = self.state.lock();
         let x = s.xcc.get(xcc).ok_or(MecRefusal::NoXcc { xcc })?;
         if !(self.loaded.has(fw::CP_MEC) && self.loaded.has(fw::CP_MEC_ME1)) {
             return Err(MecRefusal::NoFirmware { xcc });
         }
-        if x.mec_cntl & (mask::MEC_ME1_HALT | mask::MEC_ME1_PIPE0_RESET) != 0 {
+        let bits = match (me, pipe) {
+            (1, 0..=3) => mask::MEC_ME1_HALT | mask::MEC_ME1_PIPE0_RESET << pipe,
+            (2, 0..=1) => mask::MEC_ME2_HALT | mask::MEC_ME2_PIPE0_RESET << pipe,
+            // No such ME or pipe: nothing runs there.
+            _ => u32::MAX,
+        };
+        if x.mec_cntl & bits != 0 {
             return Err(MecRefusal::Halted {
                 xcc,
+                me,
+                pipe,
                 cp_mec_cntl: x.mec_cntl,
             });
         }

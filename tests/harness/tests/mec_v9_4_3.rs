@@ -340,6 +340,32 @@ fn kiq_registers_follow_linux() {
     b[1].write(g::GRBM_GFX_CNTL, 0).unwrap();
 }
 
+/// ME 2 halted while ME 1 runs (`CP_MEC_CNTL` = `MEC_ME2_HALT` alone,
+/// `gc_9_4_3_sh_mask.h`): the KIQ lives on ME 2 pipe 1, so it never
+/// runs and its SET_RESOURCES fence never comes. Before the model checked
+/// every ME, only ME 1's halt bit and pipe 0's reset counted, and a
+/// bring-up that left ME 2 halted passed.
+#[test]
+fn a_halted_me_2_runs_no_kiq_while_me_1_runs() {
+    let mut r = rig(1, &[]);
+    let b0 = r.bases[0].0[0];
+    r.bus.write32((b0 + CP_MEC_CNTL) as usize * 4, 0x1000_0000);
+    assert!(
+        r.kiqs(USER_MASK).is_err(),
+        "a KIQ answered on a halted ME 2"
+    );
+    assert!(!r.mec.kiq_running(0));
+    assert_eq!(
+        r.mec.refusals(),
+        vec![MecV943Refusal::Mec(MecRefusal::Halted {
+            xcc: 0,
+            me: 2,
+            pipe: 1,
+            cp_mec_cntl: 0x1000_0000,
+        })]
+    );
+}
+
 /// The MEC of XCC 2 stays halted (`CP_MEC_CNTL` at its reset value
 /// 0x50000000): its KIQ never runs, so its SET_RESOURCES fence never
 /// comes (a typed timeout naming XCC 2), and a direct queue over all four
@@ -358,15 +384,25 @@ fn a_halted_mec_runs_nothing() {
         }) => {}
         other => panic!("{other:?} {:?}", r.mec.refusals()),
     }
-    let halted = MecV943Refusal::Mec(MecRefusal::Halted {
+    // The KIQ's own ME and pipe (ME 2 pipe 1) are halted on XCC 2 ...
+    let halted_kiq = MecV943Refusal::Mec(MecRefusal::Halted {
         xcc: 2,
+        me: 2,
+        pipe: 1,
         cp_mec_cntl: 0x5000_0000,
     });
-    assert_eq!(r.mec.refusals(), vec![halted]);
+    assert_eq!(r.mec.refusals(), vec![halted_kiq]);
     let mut q = r.queue();
     let blocks = r.blocks();
     v9::map_direct(&mut q, &blocks, 3).unwrap();
-    assert_eq!(r.mec.refusals(), vec![halted, halted]);
+    // ... and so is the user queue's (ME 1 pipe 1).
+    let halted_user = MecV943Refusal::Mec(MecRefusal::Halted {
+        xcc: 2,
+        me: 1,
+        pipe: 1,
+        cp_mec_cntl: 0x5000_0000,
+    });
+    assert_eq!(r.mec.refusals(), vec![halted_kiq, halted_user]);
     assert!(!r.mec.hqd_active(2, USER_HQD));
     assert!(r.mec.queues().iter().all(|q| q.cp.is_none()));
     let p = q.barrier().unwrap();
@@ -519,6 +555,8 @@ fn a_mec_halted_later_stops_the_queue() {
         r.mec.refusals(),
         vec![MecV943Refusal::Mec(MecRefusal::Halted {
             xcc: 1,
+            me: 1,
+            pipe: 0,
             cp_mec_cntl: 0x5000_0000
         })]
     );

@@ -455,6 +455,8 @@ fn mec_never_enabled_runs_nothing() {
         x.model.mec_run(1),
         Err(MecRefusal::Halted {
             xcc: 1,
+            me: 1,
+            pipe: 0,
             cp_mec_cntl: 0x5000_0000
         })
     );
