@@ -570,8 +570,10 @@ fn an_unknown_opcode_halts_the_hiq() {
         "0x99",
     );
     assert_eq!(rig.refused(), HwsRefusal::UnknownOpcode { opcode: 0x99 });
-    // Halted: even a plain fence no longer comes.
-    expect_timeout(rig.hws.fence().unwrap_err(), "QUERY_STATUS");
+    // Halted: the 0x99 packet's fence never comes, so a plain fence is
+    // not even written over it: the old packet's timeout comes back.
+    assert!(rig.hws.has_pending_packet());
+    expect_timeout(rig.hws.fence().unwrap_err(), "0x99");
 }
 
 /// Packets assembled by hand from `kfd_pm4_headers_ai.h`'s bit layout,

@@ -378,3 +378,45 @@ fn a_second_mapper_over_one_kiq_ring_is_refused() {
 fn nop() -> Box<dyn FnMut()> {
     Box::new(|| {})
 }
+
+/// After a timeout the KIQ may still be reading the timed-out packet:
+/// the next submit writes nothing over it while its fence has not come,
+/// naming the old packet again, and the ring is usable once the KIQ
+/// catches up.
+#[test]
+fn a_timed_out_packet_is_never_written_over() {
+    let (gpu, model, mut kiq) = rig(Generation::Gfx11, 22);
+    kiq.set_resources(0xFFFF_FFFF).unwrap();
+    kiq.timeout_ns = 50_000;
+    let a = gpu.queue::<16>(0x36, QueueConfig::default()).unwrap();
+    let b = gpu.queue::<16>(0x37, QueueConfig::default()).unwrap();
+    model.set_silent(true);
+    assert!(matches!(
+        kiq.map(&a.resources(1)),
+        Err(MapError::Kiq(KiqTimeout {
+            packet: "MAP_QUEUES",
+            seq: 2,
+            ..
+        }))
+    ));
+    assert!(kiq.has_pending_packet());
+    let logged = model.log().len();
+    // Still silent: b's MAP_QUEUES is not written; the old packet's
+    // timeout comes back.
+    assert!(matches!(
+        kiq.map(&b.resources(1)),
+        Err(MapError::Kiq(KiqTimeout {
+            packet: "MAP_QUEUES",
+            seq: 2,
+            ..
+        }))
+    ));
+    model.set_silent(false);
+    let m = kiq
+        .map(&b.resources(1))
+        .expect("b maps once the KIQ caught up");
+    assert!(!kiq.has_pending_packet());
+    assert!(model.log().len() > logged);
+    assert_ne!((m.pipe, m.queue), (0, 0));
+    assert!(!model.is_halted());
+}

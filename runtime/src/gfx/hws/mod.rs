@@ -279,6 +279,9 @@ pub struct Hws<'a, C, P, const RING_DWORDS: usize> {
     resources: bool,
     /// `pm_use_ext_eng()` for UNMAP_QUEUES.
     pub sdma_ext_eng: bool,
+    /// A packet whose fence timed out: the scheduler may still be reading
+    /// it, so nothing is written over it until its fence arrives.
+    pending: Option<(&'static str, u64)>,
     pub timeout_ns: u64,
 }
 
@@ -312,12 +315,19 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Hws<'a, C, P, RING_DWORDS
             seq,
             resources: false,
             sdma_ext_eng: false,
+            pending: None,
             timeout_ns: HWS_TIMEOUT_NS,
         })
     }
 
     /// Writes `packet` then a QUERY_STATUS fence, rings the doorbell, and
     /// waits for the fence with a bound.
+    ///
+    /// After a timeout the scheduler may still be reading the timed-out
+    /// packet: the next call first waits (bounded) for its fence and,
+    /// while it has not come, refuses with that packet's timeout again
+    /// rather than write over dwords not yet consumed; the HIQ stays
+    /// unusable until the scheduler catches up or is reset.
     pub fn submit(&mut self, name: &'static str, packet: &[u32]) -> Result<(), HwsError> {
         let mem = self.ring.memory;
         let total = packet.len() + packets::query_status::DWORDS;
@@ -327,6 +337,10 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Hws<'a, C, P, RING_DWORDS
                 ring_dwords: RING_DWORDS,
             });
         }
+        if let Some((old, old_seq)) = self.pending {
+            self.wait_fence(old, old_seq)?;
+            self.pending = None;
+        }
         self.seq = self.seq.wrapping_add(1);
         let seq = self.seq;
         let fence = packets::query_status(mem.fence_address(), seq);
@@ -334,14 +348,24 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Hws<'a, C, P, RING_DWORDS
         let ring = mem.ring.get().cast::<u32>();
         for d in packet.iter().chain(fence.iter()) {
             let at = (wptr as usize) & (RING_DWORDS - 1);
-            // SAFETY: `at < RING_DWORDS`; the scheduler consumed everything
-            // before the previous fence, which completed (or timed out and
-            // was reported) before this call; `self` is the one writer.
+            // SAFETY: `at < RING_DWORDS`; the scheduler consumed every
+            // dword written before: each packet ends with its fence, and
+            // the previous fence completed, in its own call or (after a
+            // timeout) in the `pending` wait above; `self` is the one
+            // writer.
             unsafe { ring.add(at).write_volatile(*d) };
             wptr = wptr.wrapping_add(1);
         }
         mem.wptr.store(wptr, Ordering::Release);
         self.ring.doorbell.ring(wptr);
+        self.wait_fence(name, seq).inspect_err(|_| {
+            self.pending = Some((name, seq));
+        })
+    }
+
+    /// Waits (bounded) until the fence reaches `seq`.
+    fn wait_fence(&mut self, name: &'static str, seq: u64) -> Result<(), HwsError> {
+        let mem = self.ring.memory;
         let mut deadline = Deadline::after(&self.clock, self.timeout_ns);
         loop {
             let f = mem.fence.load(Ordering::Acquire);
@@ -358,6 +382,12 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Hws<'a, C, P, RING_DWORDS
             }
             self.pause.pause();
         }
+    }
+
+    /// Whether a timed-out packet is still unaccounted for; the next
+    /// [`Hws::submit`] waits for it first.
+    pub fn has_pending_packet(&self) -> bool {
+        self.pending.is_some()
     }
 
     /// SET_RESOURCES (`pm_send_set_resources()`).
@@ -511,5 +541,24 @@ mod tests {
             }) => assert!(waited_ns >= 100_000),
             other => unreachable!("{other:?}"),
         }
+        // The scheduler still has not read that packet: the next submit
+        // writes nothing over it and names the old packet again.
+        assert!(hws.has_pending_packet());
+        let wptr = mem.wptr.load(Ordering::Relaxed);
+        assert!(matches!(
+            hws.unmap_queues(UnmapFilter::All, false),
+            Err(HwsError::FenceTimeout {
+                packet: "QUERY_STATUS",
+                seq: 4,
+                ..
+            })
+        ));
+        assert_eq!(mem.wptr.load(Ordering::Relaxed), wptr, "written over");
+        // Once it catches up, the ring is usable again.
+        answer.store(true, Ordering::Relaxed);
+        hws.unmap_queues(UnmapFilter::All, false)
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        assert!(!hws.has_pending_packet());
+        assert_eq!(mem.fence(), 5);
     }
 }

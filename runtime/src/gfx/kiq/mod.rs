@@ -140,6 +140,9 @@ pub struct Kiq<'a, C, P, const RING_DWORDS: usize> {
     allowed: [u8; PIPES as usize],
     /// SET_RESOURCES completed.
     resources: bool,
+    /// A packet whose fence timed out: the KIQ may still be reading its
+    /// dwords, so nothing is written over them until its fence arrives.
+    pending: Option<(&'static str, u32)>,
     pub timeout_ns: u64,
 }
 
@@ -183,6 +186,7 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
             busy: [0; PIPES as usize],
             allowed: [0xFF; PIPES as usize],
             resources: false,
+            pending: None,
             timeout_ns: KIQ_TIMEOUT_NS,
         })
     }
@@ -197,7 +201,15 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
     }
 
     /// Writes `packet`, then the fence, rings, and waits.
+    ///
+    /// After a timeout the KIQ may still be reading the timed-out packet:
+    /// the next call first waits (bounded) for that packet's fence and,
+    /// while it has not come, refuses with that packet's timeout again
+    /// instead of writing over dwords the firmware has not consumed. The
+    /// ring stays unusable until the KIQ catches up or is reset (as
+    /// [`crate::gfx::mes::Mes`] does with a timed-out frame).
     pub fn submit(&mut self, name: &'static str, packet: &[u32]) -> Result<(), KiqTimeout> {
+        self.settle()?;
         let mem = self.ring.memory;
         self.seq = self.seq.wrapping_add(1);
         let seq = self.seq;
@@ -206,16 +218,26 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
         let ring = mem.ring.get().cast::<u32>();
         for d in packet.iter().chain(fence.iter()) {
             let at = (wptr as usize) & (RING_DWORDS - 1);
-            // SAFETY: `at < RING_DWORDS`; the KIQ has consumed everything
-            // up to the previous fence, which completed before this call.
+            // SAFETY: `at < RING_DWORDS`; the KIQ has consumed every dword
+            // written before: each packet ends with its fence, and the
+            // previous fence completed, in its own call or (after a
+            // timeout) in the `pending` wait above.
             unsafe { ring.add(at).write_volatile(*d) };
             wptr = wptr.wrapping_add(1);
         }
         mem.wptr.store(wptr, Ordering::Release);
         self.ring.doorbell.ring(wptr);
+        self.wait_fence(name, seq).inspect_err(|_| {
+            self.pending = Some((name, seq));
+        })
+    }
+
+    /// Waits (bounded) until the fence reaches `seq`. A late fence of an
+    /// earlier packet carries an older sequence number and cannot satisfy
+    /// it.
+    fn wait_fence(&mut self, name: &'static str, seq: u32) -> Result<(), KiqTimeout> {
+        let mem = self.ring.memory;
         let mut deadline = Deadline::after(&self.clock, self.timeout_ns);
-        // A late fence of an earlier packet that timed out carries an older
-        // sequence number and cannot satisfy this wait.
         loop {
             let f = mem.fence.load(Ordering::Acquire) as u32;
             if f.wrapping_sub(seq) < u32::MAX / 2 {
@@ -231,6 +253,22 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
             }
             self.pause.pause();
         }
+    }
+
+    /// Waits (bounded) for a timed-out packet's fence; while it has not
+    /// come, that packet's timeout again.
+    fn settle(&mut self) -> Result<(), KiqTimeout> {
+        if let Some((old, old_seq)) = self.pending {
+            self.wait_fence(old, old_seq)?;
+            self.pending = None;
+        }
+        Ok(())
+    }
+
+    /// Whether a timed-out packet is still unaccounted for (the KIQ may
+    /// still read it); the next [`Kiq::submit`] waits for it first.
+    pub fn has_pending_packet(&self) -> bool {
+        self.pending.is_some()
     }
 
     /// SET_RESOURCES handing the KIQ `queue_mask` (`gfx11_kiq_set_resources()`).
@@ -281,6 +319,9 @@ impl<C: Clock, P: Pause, const N: usize> QueueMapper for Kiq<'_, C, P, N> {
         if !self.resources {
             return Err(MapError::KiqNoResources);
         }
+        // A packet that timed out first: nothing is reserved for this
+        // queue while the ring cannot take its MAP_QUEUES.
+        self.settle().map_err(MapError::Kiq)?;
         let (pipe, queue) = self.free_slot().ok_or(MapError::NoFreeSlot)?;
         self.doorbells.claim(q.doorbell)?;
         let params = q.mqd_params();
