@@ -269,7 +269,7 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
                 crate::introspect::shell(
                     &mut gpu,
                     args.target.hardware(),
-                    std::io::stdin().lock(),
+                    crate::stop::StopAwareStdin::default(),
                     std::io::stdout(),
                 );
             }

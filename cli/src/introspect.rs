@@ -32,7 +32,6 @@ use barebell_model::decode::sdma::SdmaGen;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
-use std::io::BufRead;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -1351,11 +1350,14 @@ struct ShellLine {
 pub fn shell(
     gpu: &mut Gpu<'_>,
     hw: Option<Hardware>,
-    input: impl BufRead,
+    input: impl Iterator<Item = String>,
     mut out: impl std::io::Write,
 ) {
-    for line in input.lines() {
-        let Ok(line) = line else { break };
+    for line in input {
+        // A stop signal ends the shell; the caller tears down.
+        if crate::stop::requested().is_some() {
+            break;
+        }
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;

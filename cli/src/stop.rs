@@ -60,3 +60,81 @@ impl Sink for Cancellable {
         requested().is_some()
     }
 }
+
+/// Standard input as lines that end when a stop signal arrives, even
+/// while nothing is typed: the reader waits on fd 0 with `poll(2)` in
+/// [`POLL_MS`] slices and checks [`requested`] between them (a plain
+/// blocking read would be restarted after the signal and wait for the
+/// next line). Reads fd 0 itself, so no buffer of `std::io::stdin()` can
+/// hold lines `poll` does not see.
+#[derive(Debug, Default)]
+pub struct StopAwareStdin {
+    buf: Vec<u8>,
+    eof: bool,
+}
+
+/// How long one `poll(2)` slice waits: a stop is seen within this.
+pub const POLL_MS: i32 = 100;
+
+impl StopAwareStdin {
+    /// Takes one complete line out of the buffer (a last line without a
+    /// newline counts at end of input).
+    fn take_line(&mut self) -> Option<String> {
+        let end = match self.buf.iter().position(|&b| b == b'\n') {
+            Some(i) => i + 1,
+            None if self.eof && !self.buf.is_empty() => self.buf.len(),
+            None => return None,
+        };
+        let line: Vec<u8> = self.buf.drain(..end).collect();
+        Some(
+            String::from_utf8_lossy(&line)
+                .trim_end_matches(['\n', '\r'])
+                .to_string(),
+        )
+    }
+}
+
+impl Iterator for StopAwareStdin {
+    type Item = String;
+
+    fn next(&mut self) -> Option<String> {
+        loop {
+            if requested().is_some() {
+                return None;
+            }
+            if let Some(l) = self.take_line() {
+                return Some(l);
+            }
+            if self.eof {
+                return None;
+            }
+            let mut fds = libc::pollfd {
+                fd: libc::STDIN_FILENO,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd, for the duration of the call.
+            let n = unsafe { libc::poll(&mut fds, 1, POLL_MS) };
+            if n <= 0 {
+                // A timeout or EINTR (the signal): check the flag again.
+                continue;
+            }
+            let mut chunk = [0u8; 4096];
+            // SAFETY: reads at most `chunk.len()` bytes into `chunk`,
+            // which outlives the call.
+            let got =
+                unsafe { libc::read(libc::STDIN_FILENO, chunk.as_mut_ptr().cast(), chunk.len()) };
+            match usize::try_from(got) {
+                Ok(0) => self.eof = true,
+                Ok(k) => self
+                    .buf
+                    .extend_from_slice(chunk.get(..k).unwrap_or_default()),
+                // EINTR: the loop checks the flag; other errors end input.
+                Err(_)
+                    if std::io::Error::last_os_error().kind()
+                        == std::io::ErrorKind::Interrupted => {}
+                Err(_) => self.eof = true,
+            }
+        }
+    }
+}

@@ -90,3 +90,56 @@ fn a_finished_bringup_is_torn_down_and_the_model_quiescent() {
     assert!(text.contains("\nteardown complete\n"), "{text}");
     assert!(text.contains("model check: quiescent"), "{text}");
 }
+
+/// `bringup --shell` waiting for a line (stdin open, nothing typed) sees
+/// SIGINT and SIGTERM within a second: the shell ends, the device is torn
+/// down, the model is quiescent and the exit status is the signal's.
+/// (Its stdin reader used to block until input closed.)
+#[test]
+fn the_shell_ends_on_a_signal_while_waiting_for_input() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_barebell"))
+            .args([
+                "bringup",
+                "--model",
+                "--mapping",
+                "direct",
+                "--until",
+                "queue",
+                "--shell",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut seen = String::new();
+        loop {
+            let mut line = String::new();
+            assert_ne!(stdout.read_line(&mut line).unwrap(), 0, "{seen}");
+            seen.push_str(&line);
+            if line.starts_with("shell:") {
+                break;
+            }
+        }
+        // SAFETY: `kill` on the pid of a child this test spawned and has
+        // not yet waited for.
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
+        let asked = std::time::Instant::now();
+        let mut rest = String::new();
+        stdout.read_to_string(&mut rest).unwrap();
+        let status = child.wait().unwrap();
+        let took = asked.elapsed();
+        drop(stdin);
+        let text = seen + &rest;
+        assert!(took.as_secs_f64() < 5.0, "signal {sig}: {took:?}\n{text}");
+        assert_eq!(status.code(), Some(128 + sig), "{text}");
+        assert!(
+            text.contains("step teardown: clear bus mastering: done"),
+            "{text}"
+        );
+        assert!(text.contains("model check: quiescent"), "{text}");
+    }
+}
