@@ -194,7 +194,7 @@ pub fn open<'p>(
     }
     if mapping == Mapping::Kiq {
         return Err(ErrorKind::Unsupported {
-            what: "SDMA queues mapped by the KIQ/HWS (issue 19: not built) on GC",
+            what: "SDMA queues mapped by the KIQ (barebell maps them by registers or MES there) on GC",
             version: gpu.ips.gc.version.triple(),
         })
         .at(s);

@@ -216,6 +216,26 @@ fn inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
     (a, b)
 }
 
+/// Refuses, before anything is built or touched, a mapping the part's
+/// vector-add cannot use: the SDMA queue on GC 11/12 goes by registers or
+/// MES; GC 9.4.3 has no MES (its queues go directly, by the KIQ, or by
+/// the HWS runlist).
+fn refuse_unsupported_mapping(part: PartArg, mapping: Mapping) -> Result<(), String> {
+    let gc943 = part.part().generation == barebell::ip::Generation::Gfx94;
+    match (gc943, mapping) {
+        (false, Mapping::Kiq | Mapping::Hws) => Err(format!(
+            "--mapping {}: on {} vector-add maps its compute and SDMA queues directly or by MES; use --mapping direct or mes",
+            mapping.name(),
+            part.name()
+        )),
+        (true, Mapping::Mes) => Err(format!(
+            "--mapping mes: {} (GC 9.4.3) has no MES; use --mapping direct, kiq or hws",
+            part.name()
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
     if args.elements == 0 || args.block == 0 || args.block > 1024 {
         return Err("--elements must be at least 1 and --block within 1..=1024".into());
@@ -230,6 +250,7 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
         VaddMappingArg::Kiq => Mapping::Kiq,
         VaddMappingArg::Hws => Mapping::Hws,
     };
+    refuse_unsupported_mapping(args.part, mapping)?;
     let (a, b) = inputs(n);
     let started = Instant::now();
     let mut steps: Vec<StepTime> = vec![];

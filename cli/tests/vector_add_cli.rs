@@ -130,3 +130,35 @@ fn elements_and_block_outside_their_ranges_are_refused_up_front() {
         );
     }
 }
+
+/// A mapping the part's vector-add cannot use is refused before the model
+/// is built or brought up, in the user's words (no step ran, nothing to
+/// tear down).
+#[test]
+fn a_mapping_the_part_lacks_is_refused_before_the_device_is_touched() {
+    for (part, mapping, says) in [
+        ("navi31", "kiq", "use --mapping direct or mes"),
+        ("navi48", "hws", "use --mapping direct or mes"),
+        (
+            "mi300x",
+            "mes",
+            "has no MES; use --mapping direct, kiq or hws",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
+            .args(["vector-add", "--part", part, "--mapping", mapping])
+            .output()
+            .unwrap();
+        let (stdout, err) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(!out.status.success(), "{part} {mapping}");
+        assert!(err.contains(says), "{part} {mapping}: {err}");
+        assert!(!err.contains("issue "), "{part} {mapping}: {err}");
+        assert!(
+            !(stdout.clone() + &err).contains("step "),
+            "{part} {mapping}: {stdout}{err}"
+        );
+    }
+}
