@@ -406,12 +406,7 @@ fn an_oversized_queue_size_is_refused_not_a_model_panic() {
     let gpu = ModelGpu::new(Generation::Gfx11, Seed(1)).unwrap();
     let q = gpu.queue::<16>(0x20, QueueConfig::default()).unwrap();
     let m = ComputeMqdV11::aql(&q.resources(3).mqd_params()).unwrap();
-    let b = m.as_bytes();
-    let mut window = [0u32; 56];
-    for (i, w) in window.iter_mut().enumerate() {
-        let at = (128 + i) * 4;
-        *w = u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
-    }
+    let window = hqd_window(m.as_bytes());
     // CP_HQD_PQ_CONTROL is MQD dword 145 (v11_structs.h), window 17;
     // QUEUE_SIZE its low 6 bits (gc_11_0_0_sh_mask.h).
     for field in [46u32, 62, 63] {
@@ -436,12 +431,7 @@ fn a_direct_hqd_on_me_2_of_a_one_mec_part_is_refused() {
         let gpu = ModelGpu::new(g, Seed(1)).unwrap();
         let q = gpu.queue::<16>(0x20, QueueConfig::default()).unwrap();
         let m = ComputeMqdV11::aql(&q.resources(3).mqd_params()).unwrap();
-        let b = m.as_bytes();
-        let mut window = [0u32; 56];
-        for (i, w) in window.iter_mut().enumerate() {
-            let at = (128 + i) * 4;
-            *w = u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
-        }
+        let window = hqd_window(m.as_bytes());
         assert_eq!(
             gpu.mec.map_window((2, 0, 0), &window),
             Err(MecError::NotAMecSlot),
@@ -455,4 +445,15 @@ fn a_direct_hqd_on_me_2_of_a_one_mec_part_is_refused() {
             "{g:?}: {on_me1:?}"
         );
     }
+}
+
+/// MQD dwords 128..=183 (the HQD window, `v11_structs.h`) as the MEC's
+/// register slots take them.
+fn hqd_window(mqd: &[u8]) -> [u32; 56] {
+    let mut window = [0u32; 56];
+    for (i, w) in window.iter_mut().enumerate() {
+        let at = (128 + i) * 4;
+        *w = u32::from_le_bytes(mqd[at..at + 4].try_into().unwrap());
+    }
+    window
 }
