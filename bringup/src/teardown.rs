@@ -77,17 +77,47 @@ fn outcome<E: At>(r: Result<String, E>) -> Outcome {
 }
 
 /// Tears `gpu` down as far as its bring-up got ([`Gpu::entered`]),
-/// reporting each stage to `sink` under [`Step::Teardown`].
+/// reporting each stage to `sink` under [`Step::Teardown`]: the stages
+/// below, in order, each a function of its own.
 pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     // Once: `Gpu`'s drop guard skips a device torn down here.
     gpu.torn_down = true;
-    let entered = gpu.entered;
-    let gc = gpu.ips.gc.bases;
-    let generation = gpu.ips.generation;
-    let p = gpu.platform;
-    // 0. What the hubs latched, before anything is undone: after a
-    // failed step it is often the reason (a ring or fence the CP could
-    // not reach).
+    report_latched(gpu, sink);
+    let mut stages = Vec::new();
+    let mut put = |stage: Stage, o: Outcome| {
+        sink.step(Step::Teardown, format_args!("{}: {o}", stage.name()));
+        stages.push((stage, o));
+    };
+    put(Stage::UnmapQueue, unmap_queue(gpu));
+    put(Stage::HaltSdma, halt_sdma(gpu));
+    put(Stage::HaltMes, halt_mes(gpu));
+    put(Stage::HaltMec, halt_mec(gpu));
+    put(Stage::Gfxhub, gfxhub_off(gpu));
+    put(Stage::PspRing, psp_ring(gpu));
+    put(Stage::IhRing, ih_ring(gpu));
+    put(Stage::Mmhub, mmhub_off(gpu));
+    put(Stage::Doorbells, doorbells_closed(gpu));
+    put(Stage::BusMaster, bus_master_off(gpu));
+    put(Stage::ReleaseMemory, release_memory(gpu));
+    // The signature's "finalized" flag, last: a register write, which
+    // needs no bus mastering.
+    let done = stages
+        .iter()
+        .all(|(_, o)| matches!(o, Outcome::Done(_) | Outcome::NotNeeded(_)));
+    let o = signature(gpu, done);
+    sink.step(
+        Step::Teardown,
+        format_args!("{}: {o}", Stage::Signature.name()),
+    );
+    stages.push((Stage::Signature, o));
+    TeardownReport { stages }
+}
+
+/// Before the stages: what the hubs latched, before anything is undone: after a failed
+/// step it is often the reason (a ring or fence the CP could not reach);
+/// and what the IH ring holds: the same faults with their VMID, and
+/// shader errors with their queue.
+fn report_latched(gpu: &mut Gpu<'_>, sink: &dyn Sink) {
     match gpu.latched_faults() {
         Ok(faults) => faults.iter().for_each(|f| sink.fault(f)),
         Err(e) => sink.step(
@@ -95,8 +125,6 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
             format_args!("the hubs' fault status could not be read: {e}"),
         ),
     }
-    // ... and what the IH ring holds: the same faults with their VMID,
-    // and shader errors with their queue.
     match gpu.poll_interrupts() {
         Ok(list) => list.iter().for_each(|i| sink.interrupt(i)),
         Err(e) => sink.step(
@@ -104,15 +132,11 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
             format_args!("the IH ring could not be read: {e}"),
         ),
     }
-    let bus = &gpu.bus;
-    let mut stages = Vec::new();
-    let mut put = |stage: Stage, o: Outcome| {
-        sink.step(Step::Teardown, format_args!("{}: {o}", stage.name()));
-        stages.push((stage, o));
-    };
+}
 
-    // 1. The user queue, while MES and the KIQ still answer.
-    let o = match gpu.queue.take() {
+/// Stage 1: the user queue, while MES and the KIQ still answer.
+fn unmap_queue(gpu: &mut Gpu<'_>) -> Outcome {
+    match gpu.queue.take() {
         Some(q) => {
             let how = q.mode.name();
             match q.unmap() {
@@ -121,207 +145,218 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
             }
         }
         None => Outcome::NotNeeded("no user queue was mapped"),
-    };
-    put(Stage::UnmapQueue, o);
+    }
+}
 
-    // 2. SDMA, after its queue came off the scheduler (the caller's
-    // `CopyQueue::stop`) and while MES still runs.
-    let o = if gpu.sdma_started {
+/// Stage 2: SDMA, after its queue came off the scheduler (the caller's
+/// `CopyQueue::stop`) and while MES still runs.
+fn halt_sdma(gpu: &Gpu<'_>) -> Outcome {
+    if gpu.sdma_started {
         sdma_halt(gpu)
     } else {
         Outcome::NotNeeded("no SDMA engine was started")
-    };
-    put(Stage::HaltSdma, o);
+    }
+}
 
-    // 2. MES (and with it the KIQ on pipe 1 and the scheduler ring).
-    let o = if entered >= Step::Mes && gpu.mes_started {
+/// Stage 3: MES (and with it the KIQ on pipe 1 and the scheduler ring).
+fn halt_mes(gpu: &Gpu<'_>) -> Outcome {
+    if gpu.entered >= Step::Mes && gpu.mes_started {
         outcome(
-            mes_start::halt(bus, &gc, generation)
+            mes_start::halt(&gpu.bus, &gpu.ips.gc.bases, gpu.ips.generation)
                 .map(|v| alloc::format!("CP_MES_CNTL = {v:#010x} (pipes reset, MES_HALT)")),
         )
     } else {
         Outcome::NotNeeded("MES was never started")
-    };
-    put(Stage::HaltMes, o);
+    }
+}
 
-    // 3. The MEC.
-    let o = if entered >= Step::Rlc && generation == Generation::Gfx94 {
-        // The KIQs no queue took (`gfx_v9_4_3_xcc_kiq_fini_register()`),
-        // then gfx_v9_4_3_xcc_cp_compute_enable(false) on every XCC
-        // (`gfx_v9_4_3_hw_fini()` → `gfx_v9_4_3_xcc_fini()`).
-        let xccs = gpu.ips.xccs();
-        let blocks: Vec<_> = xccs.iter().map(|x| bus.block(x.bases)).collect();
-        let kiqs = core::mem::take(&mut gpu.kiqs_v9);
-        let n_kiqs = kiqs.len();
-        let down = if kiqs.is_empty() {
-            Ok(())
-        } else {
-            crate::gfx_v9_4_3::kiqs_down(&blocks, kiqs, p.clock())
-        };
-        let r = blocks
-            .iter()
-            .enumerate()
-            .try_for_each(|(i, b)| start_v9_4_3::cp_compute_enable(b, p.clock(), i, false));
-        match (down, r) {
-            (Ok(()), Ok(())) => Outcome::Done(alloc::format!(
-                "{}CP_MEC_CNTL = {:#010x} (MEC_ME1/ME2 halted, pipes reset) on {} XCCs",
-                if n_kiqs > 0 {
-                    alloc::format!("{n_kiqs} KIQs taken down; ")
-                } else {
-                    String::new()
-                },
-                barebell::regs::gc_9_4_3_rlc::CpMecCntl::HALT.into_bits(),
-                xccs.len()
-            )),
-            (Err(e), _) => Outcome::Failed(ErrorKind::QueueV9(e)),
-            (_, Err(e)) => Outcome::Failed(e.at(Step::Teardown).kind),
-        }
-    } else if entered >= Step::Rlc {
-        outcome(mec::compute_enable(bus, &gc, generation, false).map(|v| {
-            alloc::format!("CP_MEC_RS64_CNTL = {v:#010x} (pipes reset and inactive, MEC_HALT)")
-        }))
+/// Stage 4: the MEC.
+fn halt_mec(gpu: &mut Gpu<'_>) -> Outcome {
+    if gpu.entered >= Step::Rlc && gpu.ips.generation == Generation::Gfx94 {
+        halt_mec_v9_4_3(gpu)
+    } else if gpu.entered >= Step::Rlc {
+        outcome(
+            mec::compute_enable(&gpu.bus, &gpu.ips.gc.bases, gpu.ips.generation, false).map(|v| {
+                alloc::format!("CP_MEC_RS64_CNTL = {v:#010x} (pipes reset and inactive, MEC_HALT)")
+            }),
+        )
     } else {
         Outcome::NotNeeded("the MEC was never started")
-    };
-    put(Stage::HaltMec, o);
+    }
+}
 
-    // 4. The GFXHUB, once nothing on the CP side fetches through it
-    // (programmed in the rlc step).
-    let o = if entered >= Step::Gmc && generation == Generation::Gfx94 {
-        // GC 9.4.3 programs its GFXHUBs in the gmc step.
-        hubs_off_v9(bus, &gpu.ips.xccs(), &v9::GFXHUB_1_2, "XCCs")
-    } else if entered >= Step::Rlc {
-        hub_off(bus, hw_id::GC, &gpu.ips.gc)
+/// GC 9.4.3: the KIQs no queue took (`gfx_v9_4_3_xcc_kiq_fini_register()`),
+/// then `gfx_v9_4_3_xcc_cp_compute_enable(false)` on every XCC
+/// (`gfx_v9_4_3_hw_fini()` → `gfx_v9_4_3_xcc_fini()`).
+fn halt_mec_v9_4_3(gpu: &mut Gpu<'_>) -> Outcome {
+    let p = gpu.platform;
+    let xccs = gpu.ips.xccs();
+    let kiqs = core::mem::take(&mut gpu.kiqs_v9);
+    let bus = &gpu.bus;
+    let blocks: Vec<_> = xccs.iter().map(|x| bus.block(x.bases)).collect();
+    let n_kiqs = kiqs.len();
+    let down = if kiqs.is_empty() {
+        Ok(())
+    } else {
+        crate::gfx_v9_4_3::kiqs_down(&blocks, kiqs, p.clock())
+    };
+    let r = blocks
+        .iter()
+        .enumerate()
+        .try_for_each(|(i, b)| start_v9_4_3::cp_compute_enable(b, p.clock(), i, false));
+    match (down, r) {
+        (Ok(()), Ok(())) => Outcome::Done(alloc::format!(
+            "{}CP_MEC_CNTL = {:#010x} (MEC_ME1/ME2 halted, pipes reset) on {} XCCs",
+            if n_kiqs > 0 {
+                alloc::format!("{n_kiqs} KIQs taken down; ")
+            } else {
+                String::new()
+            },
+            barebell::regs::gc_9_4_3_rlc::CpMecCntl::HALT.into_bits(),
+            xccs.len()
+        )),
+        (Err(e), _) => Outcome::Failed(ErrorKind::QueueV9(e)),
+        (_, Err(e)) => Outcome::Failed(e.at(Step::Teardown).kind),
+    }
+}
+
+/// Stage 5: the GFXHUB, once nothing on the CP side fetches through it
+/// (programmed in the rlc step; GC 9.4.3 programs its GFXHUBs in the
+/// gmc step).
+fn gfxhub_off(gpu: &Gpu<'_>) -> Outcome {
+    if gpu.entered >= Step::Gmc && gpu.ips.generation == Generation::Gfx94 {
+        hubs_off_v9(&gpu.bus, &gpu.ips.xccs(), &v9::GFXHUB_1_2, "XCCs")
+    } else if gpu.entered >= Step::Rlc {
+        hub_off(&gpu.bus, hw_id::GC, &gpu.ips.gc)
     } else {
         Outcome::NotNeeded("the GFXHUB was never programmed")
-    };
-    put(Stage::Gfxhub, o);
+    }
+}
 
-    // 5. The PSP's ring.
-    let o = if entered >= Step::Psp {
-        match PspRegs::for_version(gpu.ips.mp0.version.triple()) {
-            Some(regs) => outcome(
-                psp::destroy_rings(bus, p.clock(), regs, &gpu.ips.mp0.bases).map(|live| {
+/// Stage 6: the PSP's ring.
+fn psp_ring(gpu: &Gpu<'_>) -> Outcome {
+    if gpu.entered < Step::Psp {
+        return Outcome::NotNeeded("the PSP step never ran");
+    }
+    match PspRegs::for_version(gpu.ips.mp0.version.triple()) {
+        Some(regs) => outcome(
+            psp::destroy_rings(&gpu.bus, gpu.platform.clock(), regs, &gpu.ips.mp0.bases).map(
+                |live| {
                     if live {
                         String::from("DESTROY_RINGS answered")
                     } else {
                         String::from("no ring size in C2PMSG_71: no ring was created")
                     }
-                }),
+                },
             ),
-            None => Outcome::NotNeeded("no PSP registers for this MP0: no ring was created"),
-        }
-    } else {
-        Outcome::NotNeeded("the PSP step never ran")
-    };
-    put(Stage::PspRing, o);
+        ),
+        None => Outcome::NotNeeded("no PSP registers for this MP0: no ring was created"),
+    }
+}
 
-    // 6. The IH ring, before its memory can go back.
-    let o = match gpu.ih.take() {
+/// Stage 7: the IH ring, before its memory can go back.
+fn ih_ring(gpu: &mut Gpu<'_>) -> Outcome {
+    match gpu.ih.take() {
         Some(ring) => outcome(
-            ring.disable(bus)
+            ring.disable(&gpu.bus)
                 .map(|v| alloc::format!("IH_RB_CNTL = {v:#010x} (RB_ENABLE clear), pointers 0")),
         ),
         // The ih step began and failed half-way: disable by the
         // registers alone.
-        None if entered >= Step::Ih => {
+        None if gpu.entered >= Step::Ih => {
             let osssys = gpu.ips.osssys;
             match barebell::ih::IhRegs::for_version(osssys.version.triple()) {
                 Some(regs) => outcome(
-                    barebell::ih::irq_disable(bus, &osssys.bases, regs)
+                    barebell::ih::irq_disable(&gpu.bus, &osssys.bases, regs)
                         .map(|v| alloc::format!("IH_RB_CNTL = {v:#010x} (RB_ENABLE clear)")),
                 ),
                 None => Outcome::NotNeeded("no IH registers for this OSSSYS: nothing was enabled"),
             }
         }
         None => Outcome::NotNeeded("the IH step never ran"),
-    };
-    put(Stage::IhRing, o);
+    }
+}
 
-    // 7. The MMHUB (the GART), after the PSP and the IH ring, which reach
-    // memory through it (programmed in the gmc step).
-    let o = if entered >= Step::Gmc && generation == Generation::Gfx94 {
-        hubs_off_v9(bus, &gpu.ips.aids(hw_id::MMHUB), &v9::MMHUB_1_8, "AIDs")
-    } else if entered >= Step::Gmc {
-        hub_off(bus, hw_id::MMHUB, &gpu.ips.mmhub)
+/// Stage 8: the MMHUB (the GART), after the PSP and the IH ring, which reach
+/// memory through it (programmed in the gmc step).
+fn mmhub_off(gpu: &Gpu<'_>) -> Outcome {
+    if gpu.entered >= Step::Gmc && gpu.ips.generation == Generation::Gfx94 {
+        hubs_off_v9(
+            &gpu.bus,
+            &gpu.ips.aids(hw_id::MMHUB),
+            &v9::MMHUB_1_8,
+            "AIDs",
+        )
+    } else if gpu.entered >= Step::Gmc {
+        hub_off(&gpu.bus, hw_id::MMHUB, &gpu.ips.mmhub)
     } else {
         Outcome::NotNeeded("the MMHUB was never programmed")
-    };
-    put(Stage::Mmhub, o);
+    }
+}
 
-    // 8. The doorbell and self-ring apertures.
-    let o = if entered >= Step::Nbio {
-        let nbif = gpu.ips.nbif;
-        match Nbio::for_version(nbif.version.triple(), nbif.bases) {
-            Ok(n) => outcome(
-                nbio::enable_doorbell_selfring(bus, &n, None)
-                    .and_then(|()| nbio::enable_doorbell_aperture(bus, &n, false))
-                    .map(|()| String::from("self-ring aperture and doorbell BAR closed")),
-            ),
-            Err(e) => Outcome::Failed(e.at(Step::Teardown).kind),
-        }
-    } else {
-        Outcome::NotNeeded("the NBIO step never ran")
-    };
-    put(Stage::Doorbells, o);
+/// Stage 9: the doorbell and self-ring apertures.
+fn doorbells_closed(gpu: &Gpu<'_>) -> Outcome {
+    if gpu.entered < Step::Nbio {
+        return Outcome::NotNeeded("the NBIO step never ran");
+    }
+    let nbif = gpu.ips.nbif;
+    match Nbio::for_version(nbif.version.triple(), nbif.bases) {
+        Ok(n) => outcome(
+            nbio::enable_doorbell_selfring(&gpu.bus, &n, None)
+                .and_then(|()| nbio::enable_doorbell_aperture(&gpu.bus, &n, false))
+                .map(|()| String::from("self-ring aperture and doorbell BAR closed")),
+        ),
+        Err(e) => Outcome::Failed(e.at(Step::Teardown).kind),
+    }
+}
 
-    // 9. Bus mastering.
-    let o = if p.set_bus_master(false) {
+/// Stage 10: Bus mastering.
+fn bus_master_off(gpu: &Gpu<'_>) -> Outcome {
+    if gpu.platform.set_bus_master(false) {
         Outcome::Done(String::from("PCI_COMMAND bus master cleared"))
     } else {
         Outcome::Unavailable("this platform cannot write PCI_COMMAND")
-    };
-    put(Stage::BusMaster, o);
+    }
+}
 
-    // 10. Memory. The user memory is a window of the platform's DMA
-    // region (it owns nothing itself); the region goes back with the
-    // platform.
+/// Stage 11: Memory. The user memory is a window of the platform's DMA region
+/// (it owns nothing itself); the region goes back with the platform.
+fn release_memory(gpu: &mut Gpu<'_>) -> Outcome {
     let had_user = gpu.user.take().is_some();
     gpu.user_vram = None;
     gpu.ring_area = None;
-    let o = Outcome::Done(alloc::format!(
+    Outcome::Done(alloc::format!(
         "{}; the DMA region goes back with the platform",
         if had_user {
             "user memory handed back"
         } else {
             "no user memory"
         }
-    ));
-    put(Stage::ReleaseMemory, o);
+    ))
+}
 
-    // 11. The signature's "finalized" flag, last: a register write, which
-    // needs no bus mastering.
-    let done = stages
-        .iter()
-        .all(|(_, o)| matches!(o, Outcome::Done(_) | Outcome::NotNeeded(_)));
-    let o = if entered > Step::Start || gpu.start.is_some() {
-        let v = u32::from(!done);
-        outcome(
-            crate::start::write_signature(
-                bus,
-                &crate::start::gc_bases(&gpu.ips),
-                generation,
-                None,
-                v,
-            )
-            .map(|()| {
-                if done {
-                    String::from("SCRATCH_REG6 = 0 (finalized)")
-                } else {
-                    String::from("SCRATCH_REG6 = 1 (teardown incomplete: the next run resets)")
-                }
-            }),
+/// Stage 12: `SCRATCH_REG6`: 0 when every stage before was done, 1 otherwise.
+fn signature(gpu: &Gpu<'_>, done: bool) -> Outcome {
+    if !(gpu.entered > Step::Start || gpu.start.is_some()) {
+        return Outcome::NotNeeded("the bring-up wrote nothing to the device");
+    }
+    let v = u32::from(!done);
+    outcome(
+        crate::start::write_signature(
+            &gpu.bus,
+            &crate::start::gc_bases(&gpu.ips),
+            gpu.ips.generation,
+            None,
+            v,
         )
-    } else {
-        Outcome::NotNeeded("the bring-up wrote nothing to the device")
-    };
-    sink.step(
-        Step::Teardown,
-        format_args!("{}: {o}", Stage::Signature.name()),
-    );
-    stages.push((Stage::Signature, o));
-
-    TeardownReport { stages }
+        .map(|()| {
+            if done {
+                String::from("SCRATCH_REG6 = 0 (finalized)")
+            } else {
+                String::from("SCRATCH_REG6 = 1 (teardown incomplete: the next run resets)")
+            }
+        }),
+    )
 }
 
 /// Every SDMA engine barebell may have started, stopped and halted
