@@ -213,6 +213,11 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
     let user = 2 * each + (2 << 20);
     let user = user.next_multiple_of(2 << 20);
     let fw = FirmwareDir(args.firmware_dir.clone());
+    // The model's memory plus the host's source and reference copies.
+    crate::hostmem::ensure_available(
+        (MODEL_BAR0_BYTES + (4 << 20) + 2 * user + 2 * each) as u64,
+        "copy --bytes",
+    )?;
     let mem = HostMemory::allocate_sized(MODEL_BAR0_BYTES + user, (4 << 20) + user)
         .map_err(|e| format!("model memory: {e}"))?;
     let device = if gfx94 {

@@ -6,6 +6,7 @@ mod cpu;
 mod device_launch;
 mod disasm;
 mod fw;
+mod hostmem;
 mod hw;
 mod introspect;
 mod latency;

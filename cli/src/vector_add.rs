@@ -272,6 +272,11 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
     let user = (3 * each + (4 << 20)).next_multiple_of(2 << 20);
     let vram = (3 * each + (2 << 20)).next_multiple_of(2 << 20);
     let fw = FirmwareDir(args.firmware_dir.clone());
+    // The model's memory plus the host's a, b and result vectors.
+    crate::hostmem::ensure_available(
+        (MODEL_BAR0_BYTES + vram + (4 << 20) + user + 3 * bytes) as u64,
+        "vector-add --elements",
+    )?;
     let mem = HostMemory::allocate_sized(MODEL_BAR0_BYTES + vram, (4 << 20) + user)
         .map_err(|e| format!("model memory: {e}"))?;
     let part = args.part.part();
