@@ -113,6 +113,8 @@ pub fn launch_job(
     part: PartArg,
     seed: u64,
 ) -> Result<(Outcome, LoadedCode), String> {
+    // The buffers' initial bytes and their device copies.
+    crate::hostmem::ensure_available(job.total_bytes().saturating_mul(2), "this job's buffers")?;
     let mut s = Session::new(part, seed)?;
     // First launch: from here (code-object bytes in memory, queue made) to
     // the completion signal.

@@ -450,6 +450,20 @@ impl Job {
     }
 
     /// A buffer's initial contents, little-endian.
+    /// Bytes all the job's buffers take (at most [`MAX_JOB_BYTES`], as
+    /// [`Job::parse`] checked), before any is built.
+    pub fn total_bytes(&self) -> u64 {
+        self.buffers
+            .values()
+            .map(|b| {
+                let n = b
+                    .count
+                    .unwrap_or_else(|| b.values.as_ref().map_or(0, |v| v.len() as u64));
+                n.saturating_mul(b.ty.size() as u64)
+            })
+            .fold(0u64, u64::saturating_add)
+    }
+
     pub fn buffer_bytes(&self, name: &str) -> Option<Vec<u8>> {
         let b = self.buffers.get(name)?;
         let size = b.ty.size();
@@ -518,6 +532,7 @@ mod tests {
         // One buffer of exactly the total cap is a job; two of them are not.
         let one = job_with_buffers(&[("a", "u32", MAX_ELEMENTS)]);
         assert!(Job::parse(&one).is_ok());
+        assert_eq!(Job::parse(&one).map(|j| j.total_bytes()), Ok(MAX_JOB_BYTES));
         let two = job_with_buffers(&[("a", "u32", MAX_ELEMENTS), ("b", "u8", 1)]);
         let e = Job::parse(&two).unwrap_err();
         assert_eq!(
