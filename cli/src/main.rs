@@ -6,7 +6,6 @@ mod cpu;
 mod device_launch;
 mod disasm;
 mod fw;
-mod hw;
 mod introspect;
 mod latency;
 mod latency_kernel;
