@@ -395,12 +395,14 @@ mod tests {
     /// waited for with the platform's pause, vadd's output checked.
     #[test]
     fn the_gpu_launch_path_runs_kernels_with_the_model_standing_in() {
-        let _fixed = crate::hw::platform::FIXED_DMA
+        let _fixed = barebell_host::FIXED_DMA
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         for mapping in [Mapping::Mes, Mapping::Direct] {
-            let device = Device::Hw(Box::new(crate::hw::platform::model_standing_in()));
             let fw = FirmwareDir::system();
+            let hw =
+                barebell_host::model_standing_in(&fw, crate::target::MODEL_BAR0_BYTES).unwrap();
+            let device = Device::Hw(Box::new(hw));
             let mut b = bring_up(&device, &fw, mapping, &Quiet).unwrap();
             assert_eq!(b.part_arg, PartArg::Navi31);
             for name in ["empty", "vadd"] {

@@ -7,7 +7,6 @@ mod device_launch;
 mod disasm;
 mod fw;
 mod hostmem;
-mod hw;
 mod introspect;
 mod latency;
 mod latency_kernel;

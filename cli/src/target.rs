@@ -2,9 +2,9 @@
 //! through VFIO or sysfs. Either way the command gets a [`Platform`] and
 //! runs the same code on it.
 
-use crate::hw::HwPlatform;
 use barebell::platform::Platform;
 use barebell_bringup::{FirmwareDir, Mapping};
+use barebell_host::HwPlatform;
 use barebell_model::vgpu::HostMemory;
 use barebell_model::{Seed, VirtualGpu};
 use barebell_pcie::Bdf;
@@ -144,13 +144,13 @@ pub fn open(t: &TargetArgs, fw: &FirmwareDir, seed: u64) -> Result<Device, Strin
             Ok(Device::Model9(Box::new(m)))
         }
         None => Ok(Device::Model(Box::new(model(t.part, fw, seed)?))),
-        Some(Hardware::Vfio(b)) => HwPlatform::open(crate::hw::Target::Vfio(b))
+        Some(Hardware::Vfio(b)) => HwPlatform::open(barebell_host::Target::Vfio(b))
             .map(|p| Device::Hw(Box::new(p)))
             .map_err(|e| e.to_string()),
         Some(Hardware::Sysfs(b)) if !t.unsafe_physical_dma => Err(format!(
             "--sysfs {b}: refusing DMA by physical address without --unsafe-physical-dma: with no IOMMU a run that dies without its teardown (SIGKILL, a crash) leaves the GPU writing to pages the kernel reuses; use --vfio, or pass the flag to accept that"
         )),
-        Some(Hardware::Sysfs(b)) => HwPlatform::open(crate::hw::Target::Sysfs(b))
+        Some(Hardware::Sysfs(b)) => HwPlatform::open(barebell_host::Target::Sysfs(b))
             .map(|p| Device::Hw(Box::new(p)))
             .map_err(|e| e.to_string()),
     }

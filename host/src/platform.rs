@@ -3,10 +3,10 @@
 //!
 //! **Never run on a GPU.** The same bring-up runs on the device model in
 //! every test; what differs here is only where the BARs and the DMA
-//! region come from ([`super::device`], [`super::dma`]).
+//! region come from (`crate::device`, `crate::dma`).
 
-use super::Target;
-use super::device::{self, Device, OpenError};
+use crate::Target;
+use crate::device::{self, Device, OpenError};
 use barebell::bus::RegisterBus;
 use barebell::platform::{Aperture, DmaRegion, Platform};
 use barebell::time::{Clock, StdClock};
@@ -34,15 +34,18 @@ pub struct HwPlatform {
 #[derive(Debug)]
 enum Parts {
     Device(Device),
-    #[cfg(test)]
+    #[cfg(any(test, feature = "model-stand-in"))]
     Model {
         gpu: Box<barebell_model::VirtualGpu>,
-        dma: super::dma::DmaRegion,
+        dma: crate::dma::DmaRegion,
     },
 }
 
 impl HwPlatform {
-    /// Opens `target` with every refusal check of [`device::open`].
+    /// Opens `target` with every refusal check of `device::open`: the
+    /// function exists, is bound as the target needs, is an AMD display
+    /// controller with a large enough BAR5; only then are the BARs mapped
+    /// and the DMA region set up.
     pub fn open(target: Target) -> Result<Self, OpenError> {
         let dev = device::open(target)?;
         Ok(HwPlatform {
@@ -55,23 +58,24 @@ impl HwPlatform {
     }
 
     /// Reads the DMA region's physical addresses again (`--sysfs`; a no-op
-    /// through VFIO): [`super::dma::DmaRegion::recheck`].
+    /// through VFIO), failing if a chunk moved (`DmaRegion::recheck`).
     pub fn recheck_dma(&self) -> Result<(), String> {
         let dma = match &*self.parts {
             Parts::Device(d) => &d.dma,
-            #[cfg(test)]
+            #[cfg(any(test, feature = "model-stand-in"))]
             Parts::Model { dma, .. } => dma,
         };
         dma.recheck().map_err(|e| e.to_string())
     }
 
     /// One line saying what was opened.
-    // One arm outside tests, where the model stand-in does not exist.
+    // One arm without the model stand-in (outside tests and the
+    // `model-stand-in` feature).
     #[allow(clippy::infallible_destructuring_match)]
     pub fn describe(&self) -> String {
         let d = match &*self.parts {
             Parts::Device(d) => d,
-            #[cfg(test)]
+            #[cfg(any(test, feature = "model-stand-in"))]
             Parts::Model { gpu, .. } => return format!("{} standing in for a GPU", gpu.name()),
         };
         format!(
@@ -141,42 +145,42 @@ unsafe impl Platform for HwPlatform {
     fn regs(&self) -> &dyn RegisterBus {
         match &*self.parts {
             Parts::Device(d) => &d.regs,
-            #[cfg(test)]
+            #[cfg(any(test, feature = "model-stand-in"))]
             Parts::Model { gpu, .. } => gpu.regs(),
         }
     }
     fn regs_len(&self) -> usize {
         match &*self.parts {
             Parts::Device(d) => d.register_bar_len(),
-            #[cfg(test)]
+            #[cfg(any(test, feature = "model-stand-in"))]
             Parts::Model { gpu, .. } => gpu.regs_len(),
         }
     }
     fn vram(&self) -> Aperture {
         match &*self.parts {
             Parts::Device(d) => aperture(d.vram.as_ptr(), d.vram.len()),
-            #[cfg(test)]
+            #[cfg(any(test, feature = "model-stand-in"))]
             Parts::Model { gpu, .. } => gpu.vram(),
         }
     }
     fn doorbells(&self) -> Aperture {
         match &*self.parts {
             Parts::Device(d) => aperture(d.doorbells.as_ptr(), d.doorbells.len()),
-            #[cfg(test)]
+            #[cfg(any(test, feature = "model-stand-in"))]
             Parts::Model { gpu, .. } => gpu.doorbells(),
         }
     }
     fn doorbell_bus(&self) -> u64 {
         match &*self.parts {
             Parts::Device(d) => d.doorbell_bus,
-            #[cfg(test)]
+            #[cfg(any(test, feature = "model-stand-in"))]
             Parts::Model { gpu, .. } => gpu.doorbell_bus(),
         }
     }
     fn dma(&self) -> DmaRegion<'_> {
         let r = match &*self.parts {
             Parts::Device(d) => &d.dma,
-            #[cfg(test)]
+            #[cfg(any(test, feature = "model-stand-in"))]
             Parts::Model { dma, .. } => dma,
         };
         DmaRegion {
@@ -191,7 +195,7 @@ unsafe impl Platform for HwPlatform {
             // A model standing in for a card keeps the model's simulated
             // time (its PSP answers after so much of it), so the bring-up
             // waits on that time here as on the model target.
-            #[cfg(test)]
+            #[cfg(any(test, feature = "model-stand-in"))]
             Parts::Model { gpu, .. } => gpu.clock(),
         }
     }
@@ -199,7 +203,7 @@ unsafe impl Platform for HwPlatform {
         match &*self.parts {
             Parts::Device(_) => std::thread::yield_now(),
             // The model's firmware stand-ins run in its pause.
-            #[cfg(test)]
+            #[cfg(any(test, feature = "model-stand-in"))]
             Parts::Model { gpu, .. } => gpu.pause(),
         }
     }
@@ -216,47 +220,49 @@ unsafe impl Platform for HwPlatform {
                 d.set_bus_master(on);
                 true
             }
-            #[cfg(test)]
+            #[cfg(any(test, feature = "model-stand-in"))]
             Parts::Model { gpu, .. } => Platform::set_bus_master(&**gpu, on),
         }
     }
 }
 
 /// Held by every test that maps the hardware DMA region, which sits at one
-/// fixed address (`DMA_VA`): tests run on parallel threads.
-#[cfg(test)]
-pub(crate) static FIXED_DMA: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// fixed address (`DMA_HOST_VA`): tests run on parallel threads. Feature
+/// `model-stand-in` (tests only).
+#[cfg(any(test, feature = "model-stand-in"))]
+pub static FIXED_DMA: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// The hardware platform with the device model standing in for the card
-/// (hold [`FIXED_DMA`] while it lives):
-/// this module's `Platform` impl and `super::dma`'s DMA region at
-/// `DMA_VA`, over the model's BARs (tests only).
-#[cfg(test)]
-pub(crate) fn model_standing_in() -> HwPlatform {
+/// The hardware platform with the device model standing in for the card,
+/// for tests of code that drives an [`HwPlatform`] (feature
+/// `model-stand-in`; hold [`FIXED_DMA`] while it lives): this module's
+/// `Platform` impl and the hardware DMA region at `DMA_HOST_VA`, over the
+/// BARs of a navi31 model (seed 1) whose BAR0 backs `bar0_bytes` of VRAM
+/// and whose PSP expects the firmware `files` holds.
+///
+/// The VRAM backing is never freed: the model keeps pointers into it for
+/// the rest of the process.
+#[cfg(any(test, feature = "model-stand-in"))]
+pub fn model_standing_in(
+    files: barebell_model::vgpu::Files<'_>,
+    bar0_bytes: usize,
+) -> Result<HwPlatform, String> {
     use barebell_model::vgpu::HostMemory;
     use barebell_model::{Seed, VirtualGpu, parts};
-    let fw = barebell_bringup::FirmwareDir::system();
-    let dma = super::dma::DmaRegion::anonymous_for_test(barebell::platform::DMA_BYTES)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let layout = std::alloc::Layout::from_size_align(crate::target::MODEL_BAR0_BYTES, 4096)
-        .unwrap_or_else(|e| panic!("{e}"));
-    // SAFETY: a non-zero size; leaked (the model keeps pointers into it
-    // for the rest of the test process).
+    let dma = crate::dma::DmaRegion::anonymous_for_test(barebell::platform::DMA_BYTES)
+        .map_err(|e| e.to_string())?;
+    let layout = std::alloc::Layout::from_size_align(bar0_bytes.max(4096), 4096)
+        .map_err(|e| format!("the model's VRAM backing: {e}"))?;
+    // SAFETY: a non-zero size; never freed (the model keeps pointers into
+    // it for the rest of the process).
     let vram = unsafe { std::alloc::alloc_zeroed(layout) };
+    let vram = NonNull::new(vram).ok_or("out of memory for the model's VRAM backing")?;
+    let dma_host = NonNull::new(dma.as_ptr()).ok_or("null DMA region")?;
     // SAFETY: `vram` is never freed, zeroed and 4 KiB aligned; the DMA
     // region is owned by the platform below, which drops the model
     // (`Parts::Model` declares `gpu` first) before it unmaps.
-    let mem = unsafe {
-        HostMemory::new(
-            NonNull::new(vram).unwrap_or_else(|| panic!("out of memory")),
-            layout.size(),
-            NonNull::new(dma.as_ptr()).unwrap_or_else(|| panic!("null DMA region")),
-            dma.len(),
-            None,
-        )
-    };
-    let gpu = VirtualGpu::new(parts::navi31(), &fw, mem, Seed(1)).unwrap_or_else(|e| panic!("{e}"));
-    HwPlatform {
+    let mem = unsafe { HostMemory::new(vram, layout.size(), dma_host, dma.len(), None) };
+    let gpu = VirtualGpu::new(parts::navi31(), files, mem, Seed(1)).map_err(|e| e.to_string())?;
+    Ok(HwPlatform {
         parts: ManuallyDrop::new(Parts::Model {
             gpu: Box::new(gpu),
             dma,
@@ -265,7 +271,7 @@ pub(crate) fn model_standing_in() -> HwPlatform {
         clock: StdClock::default(),
         claimed: AtomicBool::new(false),
         master_on: AtomicBool::new(false),
-    }
+    })
 }
 
 #[cfg(test)]
@@ -311,9 +317,18 @@ mod tests {
         (sink.0.into_inner(), layout)
     }
 
+    /// Bytes of VRAM the model's BAR0 backs, as the CLI's model target
+    /// has them (`barebell-cli`'s `target::MODEL_BAR0_BYTES`).
+    const MODEL_BAR0_BYTES: usize = 64 << 20;
+
+    /// [`model_standing_in`] with the system's firmware directory.
+    fn stand_in() -> HwPlatform {
+        model_standing_in(&FirmwareDir::system(), MODEL_BAR0_BYTES).unwrap()
+    }
+
     /// `barebell bringup --model --part navi31 --mapping mes --trace` and
     /// the hardware target's platform (this file's `Platform` impl and
-    /// `super::dma`'s DMA region at `DMA_VA`, over the same model BARs in
+    /// `crate::dma`'s DMA region at `DMA_VA`, over the same model BARs in
     /// place of a card's) run the same steps with the same layout: the same
     /// GART placement, VMID0 range and process-table root, and register
     /// traces equal line for line (the hardware platform's own accesses,
@@ -322,42 +337,14 @@ mod tests {
     fn the_model_and_hardware_paths_trace_the_same_bring_up() {
         let _fixed = FIXED_DMA.lock().unwrap_or_else(|e| e.into_inner());
         let fw = FirmwareDir::system();
-        // The model target, exactly as `barebell bringup --model` builds it.
-        let model = crate::target::model(crate::target::PartArg::Navi31, &fw, 1).unwrap();
+        // The model target, as `barebell bringup --model --part navi31`
+        // builds it (`barebell-cli`'s `target::model`, seed 1).
+        let mem = HostMemory::allocate(MODEL_BAR0_BYTES).unwrap();
+        let model = VirtualGpu::new(parts::navi31(), &fw, mem, Seed(1)).unwrap();
         let (model_trace, model_layout) = run(&model);
         drop(model);
         // The hardware path's DMA region, at the same fixed address.
-        let dma = super::super::dma::DmaRegion::anonymous_for_test(barebell::platform::DMA_BYTES)
-            .unwrap();
-        let layout =
-            std::alloc::Layout::from_size_align(crate::target::MODEL_BAR0_BYTES, 4096).unwrap();
-        // SAFETY: a non-zero size; leaked below (the model keeps pointers
-        // into it for the rest of the test process).
-        let vram = unsafe { std::alloc::alloc_zeroed(layout) };
-        // SAFETY: `vram` is never freed (valid forever, used only here),
-        // zeroed and 4 KiB aligned; the DMA
-        // region is owned by the platform below, which drops the model
-        // (`Parts::Model` declares `gpu` first) before it unmaps.
-        let mem = unsafe {
-            HostMemory::new(
-                NonNull::new(vram).unwrap(),
-                layout.size(),
-                NonNull::new(dma.as_ptr()).unwrap(),
-                dma.len(),
-                None,
-            )
-        };
-        let gpu = VirtualGpu::new(parts::navi31(), &fw, mem, Seed(1)).unwrap();
-        let hw = HwPlatform {
-            parts: ManuallyDrop::new(Parts::Model {
-                gpu: Box::new(gpu),
-                dma,
-            }),
-            name: "model standing in for vfio".into(),
-            clock: StdClock::default(),
-            claimed: AtomicBool::new(false),
-            master_on: AtomicBool::new(false),
-        };
+        let hw = stand_in();
         let (hw_trace, hw_layout) = run(&hw);
         assert_eq!(model_layout, hw_layout);
         assert_eq!(
@@ -398,14 +385,14 @@ mod tests {
                     == Some(va)
             })
         };
-        let hw = model_standing_in();
+        let hw = stand_in();
         assert!(mapped());
         Platform::set_bus_master(&hw, true);
         Platform::set_bus_master(&hw, false);
         drop(hw);
         assert!(!mapped(), "unmapped after a clean stop");
 
-        let hw = model_standing_in();
+        let hw = stand_in();
         Platform::set_bus_master(&hw, true);
         let len = match &*hw.parts {
             Parts::Model { dma, .. } => dma.len(),

@@ -13,8 +13,8 @@
 //!
 //! **Never run on a GPU.**
 
-use super::Target;
-use super::dma::{DmaError, DmaRegion};
+use crate::Target;
+use crate::dma::{DmaError, DmaRegion};
 use barebell::bus::Mmio;
 use barebell_pcie::config::{
     BASE_CLASS_DISPLAY, COMMAND_MASTER, COMMAND_MEMORY, VENDOR_AMD_ATI, update_command,
@@ -28,22 +28,22 @@ use std::fmt;
 /// BAR indices on AMD dGPUs (both VRAM and doorbells are 64-bit BARs, so
 /// they take two slots each; registers are the 32-bit BAR5), as
 /// `amdgpu_device_init()` and `amdgpu_doorbell_init()` use them.
-pub const VRAM_BAR: u8 = 0;
-pub const DOORBELL_BAR: u8 = 2;
-pub const REGISTER_BAR: u8 = 5;
+pub(crate) const VRAM_BAR: u8 = 0;
+pub(crate) const DOORBELL_BAR: u8 = 2;
+pub(crate) const REGISTER_BAR: u8 = 5;
 
 /// The smallest register BAR barebell accepts: the HDP flush page that
 /// the `nbio` step remaps sits at BAR5 + `MMIO_REG_HOLE_OFFSET` (one page
 /// below 512 KiB), so BAR5 must reach past it.
-pub const MIN_REGISTER_BAR: u64 = barebell::nbio::MMIO_REG_HOLE_OFFSET as u64 + 4096;
+pub(crate) const MIN_REGISTER_BAR: u64 = barebell::nbio::MMIO_REG_HOLE_OFFSET as u64 + 4096;
 
 /// Bytes of host DMA memory set up at open: two 2 MiB chunks (hugepages
 /// on the sysfs path). The first is GTT for the PSP (its 1 MiB `fw_pri`
 /// must be contiguous on the bus), the second holds the rings, MQDs,
 /// the user queue and its signal at VA = host address.
-pub const DMA_BYTES: usize = barebell::platform::DMA_BYTES;
+pub(crate) const DMA_BYTES: usize = barebell::platform::DMA_BYTES;
 
-/// Why the device was not opened.
+/// Why the device was not opened ([`HwPlatform::open`](crate::HwPlatform::open)).
 #[derive(Debug)]
 pub enum OpenError {
     /// Not an AMD function; `via` names the config access that read the
@@ -62,41 +62,27 @@ pub enum OpenError {
         class: (u8, u8, u8),
     },
     /// amdgpu owns the function.
-    BoundToAmdgpu {
-        bdf: Bdf,
-    },
+    BoundToAmdgpu { bdf: Bdf },
     /// `--sysfs` with some other driver bound.
-    DriverBound {
-        bdf: Bdf,
-        driver: String,
-    },
+    DriverBound { bdf: Bdf, driver: String },
     /// `--vfio` on a function not bound to vfio-pci.
-    NotBoundToVfio {
-        bdf: Bdf,
-        driver: Option<String>,
-    },
+    NotBoundToVfio { bdf: Bdf, driver: Option<String> },
     /// `--vfio` on a function the kernel put in no IOMMU group.
-    NoIommuGroup {
-        bdf: Bdf,
-    },
+    NoIommuGroup { bdf: Bdf },
     /// The sysfs target needs root.
-    NotRoot {
-        bdf: Bdf,
-        why: &'static str,
-    },
+    NotRoot { bdf: Bdf, why: &'static str },
     /// BAR `index` is absent or not memory.
-    BarMissing {
-        bdf: Bdf,
-        index: u8,
-    },
-    /// BAR5 is smaller than [`MIN_REGISTER_BAR`].
-    RegisterBarTooSmall {
-        bdf: Bdf,
-        size: u64,
-        need: u64,
-    },
+    BarMissing { bdf: Bdf, index: u8 },
+    /// BAR5 is smaller than `need` (`MIN_REGISTER_BAR`): the HDP flush
+    /// page the `nbio` step remaps would lie past its end.
+    RegisterBarTooSmall { bdf: Bdf, size: u64, need: u64 },
+    /// A sysfs access (the function's directory, `resource`, a BAR
+    /// mapping, `enable`) failed.
     Sysfs(SysfsError),
+    /// A VFIO call (the container, the group, the device fd, a region)
+    /// failed.
     Vfio(VfioError),
+    /// The DMA region could not be set up.
     Dma(DmaError),
 }
 
@@ -171,7 +157,7 @@ impl From<DmaError> for OpenError {
 /// How the device was opened; kept so the fds (and the VFIO container)
 /// live as long as the mappings.
 #[derive(Debug)]
-pub enum Backend {
+pub(crate) enum Backend {
     Vfio(VfioDevice),
     /// The config fd; the BAR mappings hold their own.
     Sysfs {
@@ -181,7 +167,7 @@ pub enum Backend {
 
 /// An opened, checked GPU with its BARs mapped.
 #[derive(Debug)]
-pub struct Device {
+pub(crate) struct Device {
     pub bdf: Bdf,
     pub device_id: u16,
     /// The register aperture over [`Self::register_bar`]. Declared before
@@ -278,7 +264,7 @@ fn mmio(bar: &BarMapping, bdf: Bdf) -> Result<Mmio, OpenError> {
 }
 
 /// Opens `target`, running every check above.
-pub fn open(target: Target) -> Result<Device, OpenError> {
+pub(crate) fn open(target: Target) -> Result<Device, OpenError> {
     // A BAR access while the device's memory decode is off raises SIGBUS
     // under VFIO: make it read all ones, which the register waits report
     // as the device gone (issue 20). Failing to install only leaves the
@@ -343,7 +329,7 @@ fn open_sysfs(bdf: Bdf) -> Result<Device, OpenError> {
             why: "resourceN mmaps and /proc/self/pagemap's physical frame numbers are root-only",
         });
     }
-    super::dma::check_no_translation(&sys)?;
+    crate::dma::check_no_translation(&sys)?;
     let (_, doorbell_bus) = bar_layout(&sys)?;
     sys.enable()?;
     let mut sys = sys;

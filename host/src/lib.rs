@@ -1,3 +1,6 @@
+//! The host side of a real GPU: the VFIO and sysfs platforms (BARs, DMA
+//! memory, pinning) behind `barebell::platform::Platform`.
+//!
 //! The real-hardware targets, `--vfio BDF` and `--sysfs BDF`: opening the
 //! function and providing it as a [`barebell::platform::Platform`] the
 //! one bring-up runs on.
@@ -9,29 +12,35 @@
 //! refusal on QEMU's `edu` device. The bring-up behind it is the code the
 //! model target runs in every test.
 //!
-//! - [`device`] opens the function (VFIO or sysfs), refuses anything that
-//!   is not a usable AMD GPU, and maps BAR0 (VRAM), BAR2 (doorbells) and
-//!   BAR5 (registers);
-//! - [`dma`] provides host memory the GPU can reach at a fixed host
+//! - `device` opens the function (VFIO or sysfs), refuses anything that
+//!   is not a usable AMD GPU ([`OpenError`]), and maps BAR0 (VRAM), BAR2
+//!   (doorbells) and BAR5 (registers);
+//! - `dma` provides host memory the GPU can reach at a fixed host
 //!   address, with each 2 MiB chunk's bus address (an IOMMU mapping
-//!   through VFIO, or pinned hugepages resolved through [`pagemap`] when
-//!   the IOMMU is off);
-//! - [`platform`] wraps the opened device as a `Platform`.
+//!   through VFIO, or pinned hugepages resolved through
+//!   [`barebell_pcie::pagemap`] when the IOMMU is off; [`DmaError`]);
+//! - `platform` wraps the opened device as a `Platform`: [`HwPlatform`].
 
-pub mod device;
-pub mod dma;
-/// Moved to barebell-pcie (host backends) so its fuzz target reaches it.
-pub use barebell_pcie::pagemap;
-pub mod platform;
+mod device;
+mod dma;
+mod platform;
 
+pub use device::OpenError;
+pub use dma::DmaError;
 pub use platform::HwPlatform;
+#[cfg(any(test, feature = "model-stand-in"))]
+pub use platform::{FIXED_DMA, model_standing_in};
 
 use barebell_pcie::Bdf;
 
 /// A hardware target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
+    /// `--vfio BDF`: a function bound to `vfio-pci`, its DMA memory
+    /// mapped through the IOMMU.
     Vfio(Bdf),
+    /// `--sysfs BDF`: a function with no driver, opened as root, its DMA
+    /// memory locked hugepages the device reaches by physical address.
     Sysfs(Bdf),
 }
 

@@ -26,21 +26,22 @@
 //! **Never run with a GPU.** The VFIO map ran on QEMU's `edu` only (the
 //! `pcie` crate's own test); the pagemap path runs in this crate's tests.
 
-use super::pagemap::{self, PagemapError};
+use barebell_pcie::pagemap::{self, PagemapError};
 use barebell_pcie::sysfs::SysfsDevice;
 use barebell_pcie::vfio::{VfioDevice, VfioError};
 use core::ptr::NonNull;
 use std::fmt;
 
 /// 2 MiB: the hugepage size and the region's alignment.
-pub const HUGE: usize = barebell::platform::DMA_CHUNK;
+pub(crate) const HUGE: usize = barebell::platform::DMA_CHUNK;
 /// Where the VFIO path maps the region: 4 GiB, above x86's MSI window
 /// and inside even a 39-bit IOMMU aperture (barebell's choice).
-pub const VFIO_IOVA: u64 = 1 << 32;
+pub(crate) const VFIO_IOVA: u64 = 1 << 32;
 /// Where the region sits in the host's (and so the GPU's) address space:
 /// the layout's one address for it (see the module docs).
-pub const DMA_VA: usize = barebell::platform::DMA_HOST_VA;
+pub(crate) const DMA_VA: usize = barebell::platform::DMA_HOST_VA;
 
+/// Why the DMA region could not be set up, or failed its recheck.
 #[derive(Debug)]
 pub enum DmaError {
     /// mmap failed; for hugepages, usually none reserved.
@@ -51,37 +52,22 @@ pub enum DmaError {
         source: std::io::Error,
     },
     /// The kernel mapped the region somewhere else than asked.
-    Placed {
-        wanted: usize,
-        got: usize,
-    },
+    Placed { wanted: usize, got: usize },
     /// mlock failed (RLIMIT_MEMLOCK).
-    Lock {
-        len: usize,
-        source: std::io::Error,
-    },
+    Lock { len: usize, source: std::io::Error },
     /// madvise(MADV_DONTFORK) failed.
-    Advise {
-        at: usize,
-        source: std::io::Error,
-    },
+    Advise { at: usize, source: std::io::Error },
     /// A chunk's physical address changed after the device was given it
     /// (`--sysfs`): the kernel moved the page, and the device may have
     /// written where the old address now belongs to someone else.
-    Moved {
-        chunk: usize,
-        was: u64,
-        now: u64,
-    },
+    Moved { chunk: usize, was: u64, now: u64 },
     /// VFIO refused the IOMMU mapping.
     Map(VfioError),
+    /// `/proc/self/pagemap` gave no physical address for a chunk.
     Pagemap(PagemapError),
     /// `--sysfs` while the IOMMU translates for the device: physical
     /// addresses would be wrong on the bus.
-    IommuTranslating {
-        group: u32,
-        kind: String,
-    },
+    IommuTranslating { group: u32, kind: String },
 }
 
 impl fmt::Display for DmaError {
@@ -133,7 +119,7 @@ impl fmt::Display for DmaError {
 /// A locked region of host memory at [`DMA_VA`], in 2 MiB chunks, and
 /// each chunk's address on the bus.
 #[derive(Debug)]
-pub struct DmaRegion {
+pub(crate) struct DmaRegion {
     ptr: NonNull<u8>,
     len: usize,
     /// What was mmapped, one entry per mapping.
@@ -243,11 +229,12 @@ impl Drop for DmaRegion {
     }
 }
 
-#[cfg(test)]
+#[cfg(any(test, feature = "model-stand-in"))]
 impl DmaRegion {
     /// What `for_vfio` maps, without a VFIO device: `len` bytes at
     /// [`DMA_VA`], chunks at [`VFIO_IOVA`] onwards (the bus addresses the
-    /// VFIO path gives them).
+    /// VFIO path gives them). For the model standing in for a card
+    /// ([`crate::model_standing_in`]) and this crate's tests.
     pub fn anonymous_for_test(len: usize) -> Result<Self, DmaError> {
         let len = len.next_multiple_of(HUGE);
         let mut r = anonymous(len, false, DMA_VA)?;
@@ -333,7 +320,7 @@ fn anonymous(len: usize, hugepage: bool, at: usize) -> Result<DmaRegion, DmaErro
 
 /// `--sysfs` refuses when the IOMMU translates for the device: no group
 /// (IOMMU off) or a group of type `identity` (passthrough) is fine.
-pub fn check_no_translation(sys: &SysfsDevice) -> Result<(), DmaError> {
+pub(crate) fn check_no_translation(sys: &SysfsDevice) -> Result<(), DmaError> {
     let Some(group) = sys.iommu_group() else {
         return Ok(());
     };
