@@ -30,7 +30,9 @@ use alloc::vec::Vec;
 use barebell_facts::Fact;
 use object::LittleEndian as LE;
 use object::elf::{self, FileHeader64};
-use object::read::elf::{FileHeader, ProgramHeader, Rela, SectionHeader, Sym};
+use object::read::elf::{
+    FileHeader, ProgramHeader, Rela, SectionHeader, SectionTable, Sym, SymbolTable,
+};
 
 /// The largest `p_align` the loader takes: 2 MiB, a huge page. lld aligns
 /// AMDGPU segments to 4 KiB pages; a larger value is a hostile or broken
@@ -318,281 +320,399 @@ pub struct CodeObject<'a> {
 
 type Hdr = FileHeader64<LE>;
 
+type Phdr = elf::ProgramHeader64<LE>;
+
+/// The ELF header, checked: 64-bit little-endian, `EM_AMDGPU`, OS ABI
+/// HSA, ABI version v4/v5/v6, `ET_DYN`; and the target its flags name.
+fn check_header(data: &[u8]) -> Result<(&Hdr, CodeTarget), LoadError> {
+    let ident = data.get(..16).ok_or(LoadError::NotElf)?;
+    if ident[..4] != elf::ELFMAG {
+        return Err(LoadError::NotElf);
+    }
+    if ident[4] != elf::ELFCLASS64 || ident[5] != elf::ELFDATA2LSB {
+        return Err(LoadError::NotElf64Le);
+    }
+    let hdr = Hdr::parse(data)?;
+    let e = LE;
+    if hdr.e_machine(e) != EM_AMDGPU {
+        return Err(LoadError::WrongMachine(hdr.e_machine(e)));
+    }
+    if hdr.e_ident.os_abi != ELFOSABI_AMDGPU_HSA {
+        return Err(LoadError::WrongOsAbi(hdr.e_ident.os_abi));
+    }
+    let version = CodeObjectVersion::from_abi_version(hdr.e_ident.abi_version)
+        .ok_or(LoadError::UnsupportedVersion(hdr.e_ident.abi_version))?;
+    if hdr.e_type(e) != elf::ET_DYN {
+        return Err(LoadError::NotSharedObject(hdr.e_type(e)));
+    }
+    Ok((hdr, CodeTarget::from_flags(version, hdr.e_flags(e))))
+}
+
+/// What the program headers hold: the `PT_LOAD` segments and the metadata
+/// note.
+struct ProgramHeaders {
+    segments: Vec<Segment>,
+    meta: Option<Metadata>,
+    /// Largest `p_align`, at least [`ENTRY_ALIGN`].
+    image_align: u64,
+    /// The program header index of the last PT_LOAD, for errors.
+    last_load: usize,
+}
+
+/// Walks the program headers: each `PT_LOAD` checked
+/// ([`check_segment`]), the metadata note of each `PT_NOTE` parsed
+/// ([`metadata_notes`]).
+fn program_headers(hdr: &Hdr, data: &[u8]) -> Result<ProgramHeaders, LoadError> {
+    let e = LE;
+    let mut segments: Vec<Segment> = Vec::new();
+    let mut meta: Option<Metadata> = None;
+    let mut image_align = ENTRY_ALIGN;
+    let mut last_load = 0;
+    for (index, ph) in hdr.program_headers(e, data)?.iter().enumerate() {
+        match ph.p_type(e) {
+            elf::PT_LOAD => {
+                let (seg, align) = check_segment(ph, index, data, segments.last().copied())?;
+                image_align = image_align.max(align);
+                segments.push(seg);
+                last_load = index;
+            }
+            elf::PT_NOTE => metadata_notes(ph, data, &mut meta)?,
+            _ => {}
+        }
+    }
+    Ok(ProgramHeaders {
+        segments,
+        meta,
+        image_align,
+        last_load,
+    })
+}
+
+/// The `PT_LOAD` program header `index` as a [`Segment`], checked against
+/// the file and the segment before it, and the alignment it asks (1 for
+/// none).
+fn check_segment(
+    ph: &Phdr,
+    index: usize,
+    data: &[u8],
+    prev: Option<Segment>,
+) -> Result<(Segment, u64), LoadError> {
+    let e = LE;
+    let seg = Segment {
+        vaddr: ph.p_vaddr(e),
+        memsz: ph.p_memsz(e),
+        file_offset: ph.p_offset(e),
+        filesz: ph.p_filesz(e),
+        flags: ph.p_flags(e),
+    };
+    let bad = |why| LoadError::Segment { index, why };
+    if seg.filesz > seg.memsz {
+        return Err(bad("file size exceeds memory size"));
+    }
+    if seg
+        .file_offset
+        .checked_add(seg.filesz)
+        .is_none_or(|end| end > data.len() as u64)
+    {
+        return Err(bad("file bytes lie past the end of the file"));
+    }
+    if seg.vaddr.checked_add(seg.memsz).is_none() {
+        return Err(bad("address range wraps"));
+    }
+    let align = ph.p_align(e);
+    if align > 1 {
+        if !align.is_power_of_two() {
+            return Err(bad("alignment is not a power of two"));
+        }
+        if align > MAX_SEGMENT_ALIGN {
+            return Err(bad(
+                "alignment above 2 MiB (barebell's loader limit; lld aligns to pages)",
+            ));
+        }
+        if seg.vaddr % align != seg.file_offset % align {
+            return Err(bad("address and file offset disagree modulo alignment"));
+        }
+    }
+    if let Some(prev) = prev
+        && seg.vaddr < prev.vaddr + prev.memsz
+    {
+        return Err(bad("overlaps or precedes the previous segment"));
+    }
+    Ok((seg, align.max(1)))
+}
+
+/// Parses the `NT_AMDGPU_METADATA` note of a `PT_NOTE` segment into
+/// `meta`; refuses a second one.
+fn metadata_notes(ph: &Phdr, data: &[u8], meta: &mut Option<Metadata>) -> Result<(), LoadError> {
+    let e = LE;
+    if let Some(mut notes) = ph.notes(e, data)? {
+        while let Some(note) = notes.next()? {
+            if note.n_type(e) == NT_AMDGPU_METADATA && note.name() == NOTE_OWNER {
+                if meta.is_some() {
+                    return Err(LoadError::DuplicateMetadata);
+                }
+                *meta = Some(metadata::parse(note.desc()).map_err(LoadError::Metadata)?);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The image's first vaddr and its size: from the first segment's start
+/// to the last one's end, at most [`MAX_IMAGE_BYTES`].
+fn image_extent(segments: &[Segment], last_load: usize) -> Result<(u64, u64), LoadError> {
+    let first = *segments.first().ok_or(LoadError::NoSegments)?;
+    let last = *segments.last().ok_or(LoadError::NoSegments)?;
+    let base_vaddr = first.vaddr;
+    // Segments are ascending and do not wrap (checked in
+    // `check_segment`), so this neither overflows nor underflows.
+    let image_size = last.vaddr + last.memsz - base_vaddr;
+    if image_size > MAX_IMAGE_BYTES {
+        return Err(LoadError::Segment {
+            index: last_load,
+            why: "the segments span more than 1 GiB (barebell's loader limit)",
+        });
+    }
+    Ok((base_vaddr, image_size))
+}
+
+/// Each metadata kernel with its descriptor, found through its `.kd`
+/// symbol and checked ([`check_kernel`]).
+fn kernels<'d>(
+    data: &'d [u8],
+    sections: &SectionTable<'d, Hdr>,
+    metas: Vec<KernelMeta>,
+    segments: &[Segment],
+    base_vaddr: u64,
+) -> Result<Vec<KernelInfo>, LoadError> {
+    let e = LE;
+    // Symbols: the dynamic table, where lld puts the `.kd` symbols.
+    let dynsym = sections.symbols(e, data, elf::SHT_DYNSYM)?;
+    let symtab = sections.symbols(e, data, elf::SHT_SYMTAB)?;
+    let mut kernels = Vec::with_capacity(metas.len());
+    for km in metas {
+        let vaddr = find_symbol([&dynsym, &symtab], &km.symbol)?.ok_or_else(|| {
+            LoadError::MissingDescriptor {
+                kernel: km.name.clone(),
+                symbol: km.symbol.clone(),
+            }
+        })?;
+        kernels.push(check_kernel(data, km, vaddr, segments, base_vaddr)?);
+    }
+    Ok(kernels)
+}
+
+/// The value of the first defined symbol called `name`, looking in
+/// `tables` in order.
+fn find_symbol(tables: [&SymbolTable<'_, Hdr>; 2], name: &str) -> Result<Option<u64>, LoadError> {
+    let e = LE;
+    for table in tables {
+        for sym in table.iter() {
+            if sym.st_shndx(e) == elf::SHN_UNDEF {
+                continue;
+            }
+            if table.symbol_name(e, sym)? == name.as_bytes() {
+                return Ok(Some(sym.st_value(e)));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The descriptor at `vaddr` for kernel `km`, checked: 64 aligned,
+/// file-backed bytes of a segment, an entry in executable code, and the
+/// sizes the metadata gives.
+fn check_kernel(
+    data: &[u8],
+    km: KernelMeta,
+    vaddr: u64,
+    segments: &[Segment],
+    base_vaddr: u64,
+) -> Result<KernelInfo, LoadError> {
+    let bad = |why| LoadError::BadDescriptor {
+        kernel: km.name.clone(),
+        why,
+    };
+    let seg = segments
+        .iter()
+        .find(|s| s.contains(vaddr, DESCRIPTOR_SIZE as u64, true))
+        .ok_or_else(|| bad("is not 64 file-backed bytes of a loaded segment"))?;
+    if !(vaddr - base_vaddr).is_multiple_of(DESCRIPTOR_ALIGN) {
+        return Err(bad("is not 64-byte aligned"));
+    }
+    let at = (seg.file_offset + (vaddr - seg.vaddr)) as usize;
+    let bytes = data
+        .get(at..at + DESCRIPTOR_SIZE)
+        .ok_or_else(|| bad("lies past the end of the file"))?;
+    let descriptor =
+        KernelDescriptor::from_bytes(bytes).ok_or_else(|| bad("lies past the end of the file"))?;
+    // The entry must be 256-byte-aligned code in an executable
+    // segment (AMDGPUUsage, "Kernel Descriptor").
+    let entry = i128::from(vaddr) + i128::from(descriptor.entry_offset());
+    let entry_ok = u64::try_from(entry).ok().is_some_and(|entry| {
+        entry >= base_vaddr
+            && (entry - base_vaddr).is_multiple_of(ENTRY_ALIGN)
+            && segments
+                .iter()
+                .any(|s| s.flags & elf::PF_X != 0 && s.contains(entry, 4, true))
+    });
+    if !entry_ok {
+        return Err(LoadError::BadEntry {
+            kernel: km.name.clone(),
+            offset: descriptor.entry_offset(),
+        });
+    }
+    check_sizes(&km, &descriptor)?;
+    Ok(KernelInfo {
+        meta: km,
+        descriptor,
+        descriptor_vaddr: vaddr,
+    })
+}
+
+/// The descriptor's segment and kernarg sizes against the metadata's.
+fn check_sizes(km: &KernelMeta, descriptor: &KernelDescriptor) -> Result<(), LoadError> {
+    for (field, d, m) in [
+        (
+            "group_segment_fixed_size",
+            descriptor.group_segment_fixed_size(),
+            km.group_segment_fixed_size,
+        ),
+        (
+            "private_segment_fixed_size",
+            descriptor.private_segment_fixed_size(),
+            km.private_segment_fixed_size,
+        ),
+        (
+            "kernarg_size",
+            descriptor.kernarg_size(),
+            km.kernarg_segment_size,
+        ),
+    ] {
+        if d != m {
+            return Err(LoadError::DescriptorDisagrees {
+                kernel: km.name.clone(),
+                field,
+                descriptor: d,
+                metadata: m,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The dynamic relocations, numbered across every `SHT_RELA` section,
+/// each resolved by [`resolve_reloc`]; `SHT_REL` sections are refused.
+fn relocations<'d>(
+    data: &'d [u8],
+    sections: &SectionTable<'d, Hdr>,
+    base_vaddr: u64,
+    image_size: u64,
+) -> Result<Vec<Reloc>, LoadError> {
+    let e = LE;
+    let mut relocs = Vec::new();
+    let mut index = 0usize;
+    for section in sections.iter() {
+        if section.sh_type(e) == elf::SHT_REL && section.sh_size(e) != 0 {
+            return Err(LoadError::Relocation {
+                index,
+                why: RelocProblem::RelWithoutAddend,
+            });
+        }
+        let Some((rela, link)) = section.rela(e, data)? else {
+            continue;
+        };
+        let table = if rela.is_empty() {
+            None
+        } else {
+            Some(sections.symbol_table_by_index(e, data, link)?)
+        };
+        for r in rela {
+            if let Some(reloc) = resolve_reloc(r, index, table.as_ref(), base_vaddr, image_size)? {
+                relocs.push(reloc);
+            }
+            index += 1;
+        }
+    }
+    Ok(relocs)
+}
+
+/// Relocation `index` resolved as far as it can be without the load
+/// address; `None` for `R_AMDGPU_NONE`.
+fn resolve_reloc(
+    r: &elf::Rela64<LE>,
+    index: usize,
+    table: Option<&SymbolTable<'_, Hdr>>,
+    base_vaddr: u64,
+    image_size: u64,
+) -> Result<Option<Reloc>, LoadError> {
+    let e = LE;
+    let r_type = r.r_type(e, false);
+    let problem = |why| LoadError::Relocation { index, why };
+    let kind = match r_type {
+        R_AMDGPU_NONE => return Ok(None),
+        R_AMDGPU_ABS64 => RelocKind::Abs64,
+        R_AMDGPU_ABS32_LO => RelocKind::Abs32Lo,
+        R_AMDGPU_ABS32_HI => RelocKind::Abs32Hi,
+        R_AMDGPU_ABS32 => RelocKind::Abs32,
+        R_AMDGPU_RELATIVE64 => RelocKind::Relative64,
+        t => return Err(problem(RelocProblem::UnsupportedType(t))),
+    };
+    let width = if matches!(kind, RelocKind::Abs64 | RelocKind::Relative64) {
+        8
+    } else {
+        4
+    };
+    let off = r.r_offset(e);
+    let in_image = off >= base_vaddr
+        && off
+            .checked_add(width)
+            .is_some_and(|end| end <= base_vaddr + image_size);
+    if !in_image {
+        return Err(problem(RelocProblem::OutsideImage { offset: off }));
+    }
+    let sym_index = r.r_sym(e, false);
+    let sym_vaddr = if kind == RelocKind::Relative64 || sym_index == 0 {
+        0
+    } else {
+        let table = table.ok_or(problem(RelocProblem::BadSymbol(sym_index)))?;
+        let sym = table
+            .symbol(object::SymbolIndex(sym_index as usize))
+            .map_err(|_| problem(RelocProblem::BadSymbol(sym_index)))?;
+        if sym.st_shndx(e) == elf::SHN_UNDEF {
+            let name = table
+                .symbol_name(e, sym)
+                .map(|n| String::from_utf8_lossy(n).to_string())
+                .unwrap_or_default();
+            return Err(problem(RelocProblem::UndefinedSymbol(name)));
+        }
+        sym.st_value(e)
+    };
+    Ok(Some(Reloc {
+        at: off - base_vaddr,
+        kind,
+        sym_vaddr,
+        addend: r.r_addend(e),
+    }))
+}
+
 impl<'a> CodeObject<'a> {
     /// Parses and checks a code object. Never panics on any input.
     pub fn parse(data: &'a [u8]) -> Result<Self, LoadError> {
-        let ident = data.get(..16).ok_or(LoadError::NotElf)?;
-        if ident[..4] != elf::ELFMAG {
-            return Err(LoadError::NotElf);
-        }
-        if ident[4] != elf::ELFCLASS64 || ident[5] != elf::ELFDATA2LSB {
-            return Err(LoadError::NotElf64Le);
-        }
-        let hdr = Hdr::parse(data)?;
+        let (hdr, target) = check_header(data)?;
         let e = LE;
-        if hdr.e_machine(e) != EM_AMDGPU {
-            return Err(LoadError::WrongMachine(hdr.e_machine(e)));
-        }
-        if hdr.e_ident.os_abi != ELFOSABI_AMDGPU_HSA {
-            return Err(LoadError::WrongOsAbi(hdr.e_ident.os_abi));
-        }
-        let version = CodeObjectVersion::from_abi_version(hdr.e_ident.abi_version)
-            .ok_or(LoadError::UnsupportedVersion(hdr.e_ident.abi_version))?;
-        if hdr.e_type(e) != elf::ET_DYN {
-            return Err(LoadError::NotSharedObject(hdr.e_type(e)));
-        }
-        let target = CodeTarget::from_flags(version, hdr.e_flags(e));
-
         // Segments and the metadata note.
-        let mut segments = Vec::new();
-        let mut meta: Option<Metadata> = None;
-        let mut image_align = ENTRY_ALIGN;
-        // The program header index of the last PT_LOAD, for errors.
-        let mut last_load = 0;
-        for (index, ph) in hdr.program_headers(e, data)?.iter().enumerate() {
-            match ph.p_type(e) {
-                elf::PT_LOAD => {
-                    let seg = Segment {
-                        vaddr: ph.p_vaddr(e),
-                        memsz: ph.p_memsz(e),
-                        file_offset: ph.p_offset(e),
-                        filesz: ph.p_filesz(e),
-                        flags: ph.p_flags(e),
-                    };
-                    let bad = |why| LoadError::Segment { index, why };
-                    if seg.filesz > seg.memsz {
-                        return Err(bad("file size exceeds memory size"));
-                    }
-                    if seg
-                        .file_offset
-                        .checked_add(seg.filesz)
-                        .is_none_or(|end| end > data.len() as u64)
-                    {
-                        return Err(bad("file bytes lie past the end of the file"));
-                    }
-                    if seg.vaddr.checked_add(seg.memsz).is_none() {
-                        return Err(bad("address range wraps"));
-                    }
-                    let align = ph.p_align(e);
-                    if align > 1 {
-                        if !align.is_power_of_two() {
-                            return Err(bad("alignment is not a power of two"));
-                        }
-                        if align > MAX_SEGMENT_ALIGN {
-                            return Err(bad(
-                                "alignment above 2 MiB (barebell's loader limit; lld aligns to pages)",
-                            ));
-                        }
-                        if seg.vaddr % align != seg.file_offset % align {
-                            return Err(bad("address and file offset disagree modulo alignment"));
-                        }
-                        image_align = image_align.max(align);
-                    }
-                    if let Some(prev) = segments.last().copied() {
-                        let prev: Segment = prev;
-                        if seg.vaddr < prev.vaddr + prev.memsz {
-                            return Err(bad("overlaps or precedes the previous segment"));
-                        }
-                    }
-                    segments.push(seg);
-                    last_load = index;
-                }
-                elf::PT_NOTE => {
-                    if let Some(mut notes) = ph.notes(e, data)? {
-                        while let Some(note) = notes.next()? {
-                            if note.n_type(e) == NT_AMDGPU_METADATA && note.name() == NOTE_OWNER {
-                                if meta.is_some() {
-                                    return Err(LoadError::DuplicateMetadata);
-                                }
-                                meta = Some(
-                                    metadata::parse(note.desc()).map_err(LoadError::Metadata)?,
-                                );
-                            }
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        let first = *segments.first().ok_or(LoadError::NoSegments)?;
-        let last = *segments.last().ok_or(LoadError::NoSegments)?;
-        let base_vaddr = first.vaddr;
-        // Segments are ascending and do not wrap (checked above), so this
-        // neither overflows nor underflows.
-        let image_size = last.vaddr + last.memsz - base_vaddr;
-        if image_size > MAX_IMAGE_BYTES {
-            return Err(LoadError::Segment {
-                index: last_load,
-                why: "the segments span more than 1 GiB (barebell's loader limit)",
-            });
-        }
+        let ProgramHeaders {
+            segments,
+            meta,
+            image_align,
+            last_load,
+        } = program_headers(hdr, data)?;
+        let (base_vaddr, image_size) = image_extent(&segments, last_load)?;
         let meta = meta.ok_or(LoadError::NoMetadata)?;
-
-        // Symbols: the dynamic table, where lld puts the `.kd` symbols.
         let sections = hdr.sections(e, data)?;
-        let dynsym = sections.symbols(e, data, elf::SHT_DYNSYM)?;
-        let symtab = sections.symbols(e, data, elf::SHT_SYMTAB)?;
-        let find = |name: &str| -> Result<Option<u64>, LoadError> {
-            for table in [&dynsym, &symtab] {
-                for sym in table.iter() {
-                    if sym.st_shndx(e) == elf::SHN_UNDEF {
-                        continue;
-                    }
-                    if table.symbol_name(e, sym)? == name.as_bytes() {
-                        return Ok(Some(sym.st_value(e)));
-                    }
-                }
-            }
-            Ok(None)
-        };
-
-        let mut kernels = Vec::with_capacity(meta.kernels.len());
-        for km in meta.kernels {
-            let vaddr = find(&km.symbol)?.ok_or_else(|| LoadError::MissingDescriptor {
-                kernel: km.name.clone(),
-                symbol: km.symbol.clone(),
-            })?;
-            let bad = |why| LoadError::BadDescriptor {
-                kernel: km.name.clone(),
-                why,
-            };
-            let seg = segments
-                .iter()
-                .find(|s| s.contains(vaddr, DESCRIPTOR_SIZE as u64, true))
-                .ok_or_else(|| bad("is not 64 file-backed bytes of a loaded segment"))?;
-            if (vaddr - base_vaddr) % DESCRIPTOR_ALIGN != 0 {
-                return Err(bad("is not 64-byte aligned"));
-            }
-            let at = (seg.file_offset + (vaddr - seg.vaddr)) as usize;
-            let bytes = data
-                .get(at..at + DESCRIPTOR_SIZE)
-                .ok_or_else(|| bad("lies past the end of the file"))?;
-            let descriptor = KernelDescriptor::from_bytes(bytes)
-                .ok_or_else(|| bad("lies past the end of the file"))?;
-            // The entry must be 256-byte-aligned code in an executable
-            // segment (AMDGPUUsage, "Kernel Descriptor").
-            let entry = i128::from(vaddr) + i128::from(descriptor.entry_offset());
-            let entry_ok = u64::try_from(entry).ok().is_some_and(|entry| {
-                entry >= base_vaddr
-                    && (entry - base_vaddr) % ENTRY_ALIGN == 0
-                    && segments
-                        .iter()
-                        .any(|s| s.flags & elf::PF_X != 0 && s.contains(entry, 4, true))
-            });
-            if !entry_ok {
-                return Err(LoadError::BadEntry {
-                    kernel: km.name.clone(),
-                    offset: descriptor.entry_offset(),
-                });
-            }
-            for (field, d, m) in [
-                (
-                    "group_segment_fixed_size",
-                    descriptor.group_segment_fixed_size(),
-                    km.group_segment_fixed_size,
-                ),
-                (
-                    "private_segment_fixed_size",
-                    descriptor.private_segment_fixed_size(),
-                    km.private_segment_fixed_size,
-                ),
-                (
-                    "kernarg_size",
-                    descriptor.kernarg_size(),
-                    km.kernarg_segment_size,
-                ),
-            ] {
-                if d != m {
-                    return Err(LoadError::DescriptorDisagrees {
-                        kernel: km.name.clone(),
-                        field,
-                        descriptor: d,
-                        metadata: m,
-                    });
-                }
-            }
-            kernels.push(KernelInfo {
-                meta: km,
-                descriptor,
-                descriptor_vaddr: vaddr,
-            });
-        }
-
-        // Dynamic relocations.
-        let mut relocs = Vec::new();
-        let mut index = 0usize;
-        for section in sections.iter() {
-            if section.sh_type(e) == elf::SHT_REL && section.sh_size(e) != 0 {
-                return Err(LoadError::Relocation {
-                    index,
-                    why: RelocProblem::RelWithoutAddend,
-                });
-            }
-            let Some((rela, link)) = section.rela(e, data)? else {
-                continue;
-            };
-            let table = if rela.is_empty() {
-                None
-            } else {
-                Some(sections.symbol_table_by_index(e, data, link)?)
-            };
-            for r in rela {
-                let r_type = r.r_type(e, false);
-                let problem = |why| LoadError::Relocation { index, why };
-                let kind = match r_type {
-                    R_AMDGPU_NONE => {
-                        index += 1;
-                        continue;
-                    }
-                    R_AMDGPU_ABS64 => RelocKind::Abs64,
-                    R_AMDGPU_ABS32_LO => RelocKind::Abs32Lo,
-                    R_AMDGPU_ABS32_HI => RelocKind::Abs32Hi,
-                    R_AMDGPU_ABS32 => RelocKind::Abs32,
-                    R_AMDGPU_RELATIVE64 => RelocKind::Relative64,
-                    t => return Err(problem(RelocProblem::UnsupportedType(t))),
-                };
-                let width = if matches!(kind, RelocKind::Abs64 | RelocKind::Relative64) {
-                    8
-                } else {
-                    4
-                };
-                let off = r.r_offset(e);
-                let in_image = off >= base_vaddr
-                    && off
-                        .checked_add(width)
-                        .is_some_and(|end| end <= base_vaddr + image_size);
-                if !in_image {
-                    return Err(problem(RelocProblem::OutsideImage { offset: off }));
-                }
-                let sym_index = r.r_sym(e, false);
-                let sym_vaddr = if kind == RelocKind::Relative64 || sym_index == 0 {
-                    0
-                } else {
-                    let table = table
-                        .as_ref()
-                        .ok_or(problem(RelocProblem::BadSymbol(sym_index)))?;
-                    let sym = table
-                        .symbol(object::SymbolIndex(sym_index as usize))
-                        .map_err(|_| problem(RelocProblem::BadSymbol(sym_index)))?;
-                    if sym.st_shndx(e) == elf::SHN_UNDEF {
-                        let name = table
-                            .symbol_name(e, sym)
-                            .map(|n| String::from_utf8_lossy(n).to_string())
-                            .unwrap_or_default();
-                        return Err(problem(RelocProblem::UndefinedSymbol(name)));
-                    }
-                    sym.st_value(e)
-                };
-                relocs.push(Reloc {
-                    at: off - base_vaddr,
-                    kind,
-                    sym_vaddr,
-                    addend: r.r_addend(e),
-                });
-                index += 1;
-            }
-        }
-
+        let kernels = kernels(data, &sections, meta.kernels, &segments, base_vaddr)?;
+        let relocs = relocations(data, &sections, base_vaddr, image_size)?;
         Ok(CodeObject {
             data,
             target,
