@@ -62,7 +62,7 @@ use barebell::gmc::pagetable::{Flags, Table, TableArena};
 use barebell::ip::{Generation, hw_id};
 use barebell::mem::{DeviceArena, DmaArena, PAGE_ALIGN, VramAllocator, VramRange};
 use barebell::nbio::Nbio;
-use barebell::platform::{DMA_CHUNK, Platform};
+use barebell::platform::{DMA_CHUNK, DmaRegion, Platform};
 use barebell::psp::{self, DmaBuf, PspBuffers};
 use barebell::regs::{dcn_3_2_0, gc_9_4_3_vm, mmhub_1_8_0, mmhub_3_0_0, mmhub_4_1_0};
 use core::ptr::NonNull;
@@ -390,32 +390,97 @@ pub fn run<'p>(
     user_vram: usize,
     sink: &dyn Sink,
 ) -> Result<Memory<'p>, BringupError> {
-    let s = Step::Gmc;
     let p = gpu.platform;
+    let hubs = hub_tables(gpu)?;
+    let (mc, vram_base_offset) = fb_location(gpu)?;
+    let plan = place_vram(gpu, &mc, user_bytes, user_vram)?;
+    let (gart, mut process) = table_arenas(gpu, &plan, vram_base_offset)?;
+    let dma = p.dma();
+    let (gtt, gtt_bus) = gtt_arena(&dma)?;
+    let area = place_dma_rest(&dma, &mc, user_bytes)?;
+    let mut gart = gart.with_va_base(area.vmid0.0);
+    let user_va = map_dma_rest(&mut gart, &mut process, &dma, &area, user_bytes)?;
+    let (user_vram_mem, user_vram_range) = match plan.user_vram_at {
+        Some(r) => map_user_vram(p, &mut process, r, &area, vram_base_offset)?,
+        None => (None, (USER_VRAM_VA, 0)),
+    };
+    // SAFETY: `[area_at, area_at + area_len)` is the DMA region past its
+    // first chunk, before the user memory: valid for 'p and, by the
+    // platform's contract, kept mapped until the device can no longer
+    // reach it; used by nothing else (the platform was claimed once); and
+    // mapped just above at VA = host address in VMID0 and in the process
+    // tables, which are the contexts the rings (VMID0) and the user queue
+    // (the process) run in.
+    let ring_area = unsafe { DeviceArena::new(area.area_at, area.area_len) };
+    // SAFETY: the DMA region's last `user_bytes`, after the ring area: as
+    // above, used by nothing else, and mapped at VA = host address in the
+    // process tables, which every user queue runs in (the queue step).
+    let user =
+        unsafe { crate::usermem::UserMemory::new(area.area_at.add(area.area_len), user_bytes) };
+
+    let cfg = vmid0_config(&gart, &area, &mc, plan.scratch.offset + vram_base_offset);
+    let mut m = Memory {
+        gart,
+        process,
+        ring_area: Some(ring_area),
+        ring_range: (area.ring_va, area.area_len as u64),
+        user: Some(user),
+        user_range: (user_va, user_bytes as u64),
+        user_vram: user_vram_mem,
+        user_vram_range,
+        cfg,
+        hubs,
+        gtt,
+        gtt_bus,
+        gart_start: mc.gart_start,
+        bufs: None,
+        ih: None,
+        vram: plan.vram,
+        mc,
+        vbios_fb: plan.vbios_fb,
+        vram_base_offset,
+    };
+    bind_gtt_buffers(&mut m)?;
+    // The table stores through BAR0 are plain stores; keep the compiler
+    // (and the CPU) from moving them past the flush and the hub writes.
+    core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
+    let enabled = enable_hubs(gpu, nbio, &m)?;
+    report(sink, &m, &enabled);
+    Ok(m)
+}
+
+/// The gfx11/gfx12 hubs' register tables; GC 9.4.3's gfx9 hubs (GFXHUB
+/// v1.2 per XCC, MMHUB 1.8 per AID) are programmed by [`crate::gmc_v9`]
+/// with their own tables.
+fn hub_tables(gpu: &Gpu<'_>) -> Result<Option<Gfx11Hubs>, BringupError> {
+    let s = Step::Gmc;
+    let ips = &gpu.ips;
+    if ips.generation == Generation::Gfx94 {
+        return Ok(None);
+    }
+    let mmhub_v = ips.mmhub.version.triple();
+    let mmhub = hub_for(hw_id::MMHUB, mmhub_v)
+        .ok_or(ErrorKind::Unsupported {
+            what: "MMHUB",
+            version: mmhub_v,
+        })
+        .at(s)?;
+    let gc_v = ips.gc.version.triple();
+    let gfxhub = hub_for(hw_id::GC, gc_v)
+        .ok_or(ErrorKind::Unsupported {
+            what: "GFXHUB of GC",
+            version: gc_v,
+        })
+        .at(s)?;
+    Ok(Some(Gfx11Hubs { mmhub, gfxhub }))
+}
+
+/// The MC layout around the FB the VBIOS placed, and `MMMC_VM_FB_OFFSET`
+/// in bytes (`vm_manager.vram_base_offset`).
+fn fb_location(gpu: &Gpu<'_>) -> Result<(McLayout, u64), BringupError> {
+    let s = Step::Gmc;
     let bus = &gpu.bus;
     let ips = &gpu.ips;
-    // The gfx11/gfx12 hubs' register tables; GC 9.4.3's gfx9 hubs (GFXHUB
-    // v1.2 per XCC, MMHUB 1.8 per AID) are programmed by
-    // [`crate::gmc_v9`] with their own tables.
-    let hubs = if ips.generation == Generation::Gfx94 {
-        None
-    } else {
-        let mmhub_v = ips.mmhub.version.triple();
-        let mmhub = hub_for(hw_id::MMHUB, mmhub_v)
-            .ok_or(ErrorKind::Unsupported {
-                what: "MMHUB",
-                version: mmhub_v,
-            })
-            .at(s)?;
-        let gc_v = ips.gc.version.triple();
-        let gfxhub = hub_for(hw_id::GC, gc_v)
-            .ok_or(ErrorKind::Unsupported {
-                what: "GFXHUB of GC",
-                version: gc_v,
-            })
-            .at(s)?;
-        Some(Gfx11Hubs { mmhub, gfxhub })
-    };
     // FB location from the MMHUB (`mmhub_v*_get_fb_location()`); FB
     // offset from the hub Linux asks (`mmhub_v3_0_get_mc_fb_offset()`;
     // on GC 9.x `gfxhub_v1_2_get_mc_fb_offset()` of XCC 0, which
@@ -451,16 +516,40 @@ pub fn run<'p>(
     // `mmhub_v3_0_get_mc_fb_offset()` / `mmhub_v4_1_0_get_mc_fb_offset()`:
     // the whole register, shifted by 24.
     let vram_base_offset = u64::from(read(offset_reg, offset_bases)?) << 24;
-    // `amdgpu_gmc_vram_mc2pa()` for a VRAM offset.
-    let pa = |offset: u64| offset + vram_base_offset;
     let mc = McLayout::new(place, fb_base, ips.vram_bytes).ok_or_else(|| {
         layout_err(LayoutError::McHole {
             vram_bytes: ips.vram_bytes,
             fb_base,
         })
     })?;
+    Ok((mc, vram_base_offset))
+}
 
-    // VRAM, bottom up, from above the VBIOS framebuffer.
+/// VRAM as the gmc step lays it out ([`place_vram`]).
+struct VramPlan {
+    /// The allocator past the ranges below, kept for the TMR.
+    vram: VramAllocator,
+    /// Bytes kept at VRAM 0 for the VBIOS framebuffer.
+    vbios_fb: u64,
+    /// VMID0's tables.
+    tables_at: VramRange,
+    /// The default (scratch) page.
+    scratch: VramRange,
+    /// The process tables.
+    process_at: VramRange,
+    /// The user VRAM, if asked for.
+    user_vram_at: Option<VramRange>,
+}
+
+/// VRAM, bottom up, from above the VBIOS framebuffer: VMID0's tables, the
+/// default page, the process tables and the user VRAM.
+fn place_vram(
+    gpu: &Gpu<'_>,
+    mc: &McLayout,
+    user_bytes: usize,
+    user_vram: usize,
+) -> Result<VramPlan, BringupError> {
+    let s = Step::Gmc;
     let vbios_fb = vbios_reservation(vbios_fb_size(gpu)?, mc.vram_bytes);
     let mut vram = VramAllocator::with_boot_region(mc.vram_bytes, mc.fb_start).at(s)?;
     if vbios_fb > 0 {
@@ -474,8 +563,8 @@ pub fn run<'p>(
             PAGE_ALIGN,
         )
         .at(s)?;
-    // The user VRAM, 2 MiB aligned, mapped below once the process tables
-    // exist.
+    // The user VRAM, 2 MiB aligned, mapped once the process tables exist
+    // ([`map_user_vram`]).
     let user_vram_at = if user_vram > 0 {
         Some(
             vram.alloc((user_vram as u64).next_multiple_of(4096), 2 << 20)
@@ -484,22 +573,42 @@ pub fn run<'p>(
     } else {
         None
     };
+    Ok(VramPlan {
+        vram,
+        vbios_fb,
+        tables_at,
+        scratch,
+        process_at,
+        user_vram_at,
+    })
+}
+
+/// VMID0's tables and the process tables, in the VRAM [`place_vram`]
+/// gave them.
+fn table_arenas<'p>(
+    gpu: &Gpu<'p>,
+    plan: &VramPlan,
+    vram_base_offset: u64,
+) -> Result<(TableArena<'p>, TableArena<'p>), BringupError> {
+    let p = gpu.platform;
     // PDEs and the root hold VRAM physical addresses (Linux converts them
     // with `amdgpu_gmc_vram_mc2pa()` in `gmc_v11_0_get_vm_pde()`).
     let gart = TableArena::new(
-        vram_tables(p, &tables_at)?,
-        pa(tables_at.offset),
-        ips.generation,
+        vram_tables(p, &plan.tables_at)?,
+        plan.tables_at.offset + vram_base_offset,
+        gpu.ips.generation,
     );
-    let mut process = TableArena::new(
-        vram_tables(p, &process_at)?,
-        pa(process_at.offset),
-        ips.generation,
+    let process = TableArena::new(
+        vram_tables(p, &plan.process_at)?,
+        plan.process_at.offset + vram_base_offset,
+        gpu.ips.generation,
     );
+    Ok((gart, process))
+}
 
-    // GTT: the DMA region's first chunk, at its bus address through the
-    // GART; the rest is the ring area.
-    let dma = p.dma();
+/// GTT: the DMA region's first chunk, at its bus address through the
+/// GART; the rest is the ring area. Returns the arena and its bus address.
+fn gtt_arena<'p>(dma: &DmaRegion<'p>) -> Result<(DmaArena<'p>, u64), BringupError> {
     let too_small = LayoutError::DmaTooSmall {
         len: dma.len,
         chunk: DMA_CHUNK,
@@ -516,8 +625,33 @@ pub fn run<'p>(
     // SAFETY: chunk 0 of the platform's DMA region is reached by the
     // device at `chunk_bus[0]` for as long as the device may use it (the
     // `Platform` contract on `dma`), and `gtt_mem` is exactly that chunk.
-    let gtt = unsafe { DmaArena::new(gtt_mem, gtt_bus) }.at(s)?;
-    // The rest: the ring area, then the user memory.
+    let gtt = unsafe { DmaArena::new(gtt_mem, gtt_bus) }.at(Step::Gmc)?;
+    Ok((gtt, gtt_bus))
+}
+
+/// Where the DMA region past its first chunk goes ([`place_dma_rest`]).
+struct DmaRest {
+    /// The ring area's first byte (GPU VA = host address); the user
+    /// memory follows it.
+    area_at: NonNull<u8>,
+    /// The ring area's length.
+    area_len: usize,
+    /// Bytes past the first chunk: the ring area and the user memory.
+    rest: usize,
+    /// The ring area's GPU VA.
+    ring_va: u64,
+    /// VMID0's first and last VA.
+    vmid0: (u64, u64),
+}
+
+/// The rest of the DMA region: the ring area, then the user memory, both
+/// at VA = host address; and VMID0's range, which covers the GART and the
+/// ring area.
+fn place_dma_rest(
+    dma: &DmaRegion<'_>,
+    mc: &McLayout,
+    user_bytes: usize,
+) -> Result<DmaRest, BringupError> {
     let rest = dma.len - DMA_CHUNK;
     if !user_bytes.is_multiple_of(4096)
         || rest < user_bytes.saturating_add(crate::usermem::MIN_RING_AREA)
@@ -528,11 +662,12 @@ pub fn run<'p>(
             ring_min: crate::usermem::MIN_RING_AREA,
         }));
     }
-    // SAFETY: as above; `dma.len > DMA_CHUNK`, so this stays inside.
+    // SAFETY: as in `gtt_arena`; `dma.len > DMA_CHUNK` (checked there), so
+    // this stays inside.
     let area_at = unsafe { dma.host.add(DMA_CHUNK) };
     let area_len = rest - user_bytes;
     // Both the ring area and the user memory sit at VA = host address.
-    let (ring_va, _) = ring_range(area_at.as_ptr() as u64, rest as u64, &mc)?;
+    let (ring_va, _) = ring_range(area_at.as_ptr() as u64, rest as u64, mc)?;
     let ring_end = ring_va + area_len as u64 - 1;
     // VMID0 covers both the GART and the ring area; the hub walks `VA -
     // PAGE_TABLE_START_ADDR`, so its tables are indexed from that start
@@ -546,138 +681,159 @@ pub fn run<'p>(
             end: vmid0_end,
         }));
     }
-    let mut gart = gart.with_va_base(vmid0_start);
-    // The ring area at VA = host address in VMID0 and in the process
-    // tables; the user memory after it in the process tables only.
-    for (table, t) in [("VMID0", &mut gart), ("process", &mut process)] {
+    Ok(DmaRest {
+        area_at,
+        area_len,
+        rest,
+        ring_va,
+        vmid0: (vmid0_start, vmid0_end),
+    })
+}
+
+/// The ring area at VA = host address in VMID0 and in the process
+/// tables; the user memory after it in the process tables only. Returns
+/// the user memory's VA.
+fn map_dma_rest<'t>(
+    gart: &mut TableArena<'t>,
+    process: &mut TableArena<'t>,
+    dma: &DmaRegion<'_>,
+    area: &DmaRest,
+    user_bytes: usize,
+) -> Result<u64, BringupError> {
+    for (table, t) in [("VMID0", gart), ("process", &mut *process)] {
         map_dma_range(
             t,
             table,
             dma.chunk_bus,
-            ring_va,
+            area.ring_va,
             DMA_CHUNK,
-            area_len,
+            area.area_len,
             SYSTEM_RW,
         )?;
     }
-    let user_va = ring_va + area_len as u64;
+    let user_va = area.ring_va + area.area_len as u64;
     map_dma_range(
-        &mut process,
+        process,
         "process",
         dma.chunk_bus,
         user_va,
-        DMA_CHUNK + area_len,
+        DMA_CHUNK + area.area_len,
         user_bytes,
         SYSTEM_RWX,
     )?;
-    let mut user_vram_mem = None;
-    let mut user_vram_range = (USER_VRAM_VA, 0);
-    if let Some(r) = user_vram_at {
-        let clash = USER_VRAM_VA <= ring_va + rest as u64 && ring_va <= USER_VRAM_VA + r.size;
-        if clash {
-            return Err(layout_err(LayoutError::RingAreaClash {
-                start: ring_va,
-                end: ring_va + rest as u64 - 1,
-                what: "the user VRAM",
-                a: USER_VRAM_VA,
-                b: USER_VRAM_VA + r.size - 1,
-            }));
-        }
-        process
-            .map(USER_VRAM_VA, pa(r.offset), r.size, VRAM_RW, false)
-            .map_err(|why| ErrorKind::PageTable {
-                table: "process",
-                va: USER_VRAM_VA,
-                why,
-            })
-            .at(s)?;
-        let host = p.vram().at(r.offset, r.size).ok_or_else(|| {
-            layout_err(LayoutError::BeyondBar0 {
-                offset: r.offset,
-                end: r.end(),
-                bar0: p.vram().len,
-            })
-        })?;
-        // SAFETY: `r` is VRAM inside BAR0 (checked by `at`), handed out
-        // once by the VRAM allocator; the platform keeps BAR0 mapped for
-        // 'p and lets nothing else use it; it was just mapped at
-        // USER_VRAM_VA in the process tables.
-        user_vram_mem =
-            Some(unsafe { crate::usermem::UserVram::new(host, USER_VRAM_VA, r.size as usize) });
-        user_vram_range = (USER_VRAM_VA, r.size);
-    }
-    // SAFETY: `[area_at, area_at + area_len)` is the DMA region past its
-    // first chunk, before the user memory: valid for 'p and, by the
-    // platform's contract, kept mapped until the device can no longer
-    // reach it; used by nothing else (the platform was claimed once); and
-    // mapped just above at VA = host address in VMID0 and in the process
-    // tables, which are the contexts the rings (VMID0) and the user queue
-    // (the process) run in.
-    let ring_area = unsafe { DeviceArena::new(area_at, area_len) };
-    // SAFETY: the DMA region's last `user_bytes`, after the ring area: as
-    // above, used by nothing else, and mapped at VA = host address in the
-    // process tables, which every user queue runs in (the queue step).
-    let user = unsafe { crate::usermem::UserMemory::new(area_at.add(area_len), user_bytes) };
+    Ok(user_va)
+}
 
-    let cfg = HubConfig {
+/// The user VRAM `r` at [`USER_VRAM_VA`] in the process tables, refused
+/// if it would meet the ring area; its CPU view through BAR0 and its
+/// range.
+fn map_user_vram<'p>(
+    p: &'p dyn Platform,
+    process: &mut TableArena<'_>,
+    r: VramRange,
+    area: &DmaRest,
+    vram_base_offset: u64,
+) -> Result<(Option<crate::usermem::UserVram<'p>>, (u64, u64)), BringupError> {
+    let (ring_va, rest) = (area.ring_va, area.rest);
+    let clash = USER_VRAM_VA <= ring_va + rest as u64 && ring_va <= USER_VRAM_VA + r.size;
+    if clash {
+        return Err(layout_err(LayoutError::RingAreaClash {
+            start: ring_va,
+            end: ring_va + rest as u64 - 1,
+            what: "the user VRAM",
+            a: USER_VRAM_VA,
+            b: USER_VRAM_VA + r.size - 1,
+        }));
+    }
+    process
+        .map(
+            USER_VRAM_VA,
+            r.offset + vram_base_offset,
+            r.size,
+            VRAM_RW,
+            false,
+        )
+        .map_err(|why| ErrorKind::PageTable {
+            table: "process",
+            va: USER_VRAM_VA,
+            why,
+        })
+        .at(Step::Gmc)?;
+    let host = p.vram().at(r.offset, r.size).ok_or_else(|| {
+        layout_err(LayoutError::BeyondBar0 {
+            offset: r.offset,
+            end: r.end(),
+            bar0: p.vram().len,
+        })
+    })?;
+    // SAFETY: `r` is VRAM inside BAR0 (checked by `at`), handed out
+    // once by the VRAM allocator; the platform keeps BAR0 mapped for
+    // 'p and lets nothing else use it; it was just mapped at
+    // USER_VRAM_VA in the process tables.
+    let mem = unsafe { crate::usermem::UserVram::new(host, USER_VRAM_VA, r.size as usize) };
+    Ok((Some(mem), (USER_VRAM_VA, r.size)))
+}
+
+/// VMID0's hub configuration: its tables and range, the FB, the default
+/// page at VRAM physical address `default_page`.
+fn vmid0_config(
+    gart: &TableArena<'_>,
+    area: &DmaRest,
+    mc: &McLayout,
+    default_page: u64,
+) -> HubConfig {
+    HubConfig {
         pt_base: gart.root(),
-        start: vmid0_start,
-        end: vmid0_end,
+        start: area.vmid0.0,
+        end: area.vmid0.1,
         fb_start: mc.fb_start,
         fb_end: mc.fb_end,
         // Empty (start > end): AGP stays off (`amdgpu_agp` defaults to off
         // for these parts' `amdgpu_gmc_agp_location()` callers).
         agp_start: u64::MAX >> 16,
         agp_end: 0,
-        default_page: pa(scratch.offset),
-        // Set below, once the GTT buffers are placed.
+        default_page,
+        // Set by `bind_gtt_buffers`, once the GTT buffers are placed.
         dummy_page: 0,
-    };
-    let mut m = Memory {
-        gart,
-        process,
-        ring_area: Some(ring_area),
-        ring_range: (ring_va, area_len as u64),
-        user: Some(user),
-        user_range: (user_va, user_bytes as u64),
-        user_vram: user_vram_mem,
-        user_vram_range,
-        cfg,
-        hubs,
-        gtt,
-        gtt_bus,
-        gart_start: mc.gart_start,
-        bufs: None,
-        ih: None,
-        vram,
-        mc,
-        vbios_fb,
-        vram_base_offset,
-    };
-    // The GTT buffers are bound before the hub is enabled; the VMID0
-    // flush after `gart_enable` covers them.
+    }
+}
+
+/// The GTT buffers: the PSP's, the IH ring's and the dummy page. They are
+/// bound before the hub is enabled; the VMID0 flush after `gart_enable`
+/// covers them.
+fn bind_gtt_buffers(m: &mut Memory<'_>) -> Result<(), BringupError> {
     m.bufs = Some(PspBuffers {
-        fw_pri: gtt_buf(&mut m, FW_PRI_OFF, FW_PRI_BYTES, psp::BOOTLOADER_ALIGN)?,
-        ring: gtt_buf(&mut m, RING_OFF, psp::RING_BYTES, PAGE_ALIGN)?,
-        cmd: gtt_buf(&mut m, CMD_OFF, 4096, PAGE_ALIGN)?,
-        fence: gtt_buf(&mut m, FENCE_OFF, 4096, PAGE_ALIGN)?,
+        fw_pri: gtt_buf(m, FW_PRI_OFF, FW_PRI_BYTES, psp::BOOTLOADER_ALIGN)?,
+        ring: gtt_buf(m, RING_OFF, psp::RING_BYTES, PAGE_ALIGN)?,
+        cmd: gtt_buf(m, CMD_OFF, 4096, PAGE_ALIGN)?,
+        fence: gtt_buf(m, FENCE_OFF, 4096, PAGE_ALIGN)?,
     });
     // The IH ring (`ih_v6_0_sw_init()`: 256 KiB, GPU address in GTT when
     // the PSP loads firmware) with its write-pointer page.
     m.ih = Some(gtt_buf(
-        &mut m,
+        m,
         IH_OFF,
         IH_RING_BYTES + barebell::ih::WPTR_PAGE,
         PAGE_ALIGN,
     )?);
     // `adev->dummy_page_addr`: a page of its own, since the hub may
     // redirect faulting writes there.
-    let dummy = m.gtt.alloc(4096, PAGE_ALIGN).at(s)?;
+    let dummy = m.gtt.alloc(4096, PAGE_ALIGN).at(Step::Gmc)?;
     m.cfg.dummy_page = dummy.bus_addr();
-    // The table stores through BAR0 are plain stores; keep the compiler
-    // (and the CPU) from moving them past the flush and the hub writes.
-    core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
-    let enabled = match m.hubs {
+    Ok(())
+}
+
+/// The hubs on: the MMHUB's GART here on gfx11/gfx12, GC 9.4.3's hubs
+/// by [`crate::gmc_v9`]. Returns what was enabled, for the report.
+fn enable_hubs(
+    gpu: &Gpu<'_>,
+    nbio: &Nbio,
+    m: &Memory<'_>,
+) -> Result<alloc::string::String, BringupError> {
+    let s = Step::Gmc;
+    let bus = &gpu.bus;
+    let ips = &gpu.ips;
+    match m.hubs {
         Some(h) => {
             flush_hdp(bus, nbio).at(s)?;
             hub::gart_enable(bus, &ips.mmhub.bases, h.mmhub, &m.cfg).at(s)?;
@@ -686,22 +842,35 @@ pub fn run<'p>(
             // default page), then VMID0's TLB flush on the MMHUB's GART engine.
             flush_hdp(bus, nbio).at(s)?;
             hub::set_fault_enable_default(bus, &ips.mmhub.bases, h.mmhub, true).at(s)?;
-            hub::invalidate(bus, p.clock(), &ips.mmhub.bases, h.mmhub, GART_ENGINE, 0, 0).at(s)?;
-            alloc::string::String::from(h.mmhub.name)
+            hub::invalidate(
+                bus,
+                gpu.platform.clock(),
+                &ips.mmhub.bases,
+                h.mmhub,
+                GART_ENGINE,
+                0,
+                0,
+            )
+            .at(s)?;
+            Ok(alloc::string::String::from(h.mmhub.name))
         }
-        None => crate::gmc_v9::hw_init(gpu, nbio, &m.cfg)?,
-    };
+        None => crate::gmc_v9::hw_init(gpu, nbio, &m.cfg),
+    }
+}
+
+/// The step's line: the layout and what was enabled.
+fn report(sink: &dyn Sink, m: &Memory<'_>, enabled: &str) {
     let r = m.report();
     sink.step(
-        s,
+        Step::Gmc,
         format_args!(
             "FB at MC {:#x}..={:#x}, FB_OFFSET {:#x}, VBIOS framebuffer {:#x} bytes kept; GART {:#x}..={:#x}; {} enabled, VMID0 {:#x}..={:#x} with tables at VRAM {:#x}; ring area at VA = host {:#x}, {:#x} bytes, also in the process tables at VRAM {:#x}; user memory at VA = host {:#x}, {:#x} bytes, process tables only, executable; PSP buffers in GTT at bus {:#x}",
-            mc.fb_start,
-            mc.fb_end,
-            vram_base_offset,
-            vbios_fb,
-            mc.gart_start,
-            mc.gart_end,
+            r.mc.fb_start,
+            r.mc.fb_end,
+            r.vram_base_offset,
+            r.vbios_fb,
+            r.mc.gart_start,
+            r.mc.gart_end,
             enabled,
             r.vmid0.0,
             r.vmid0.1,
@@ -714,7 +883,6 @@ pub fn run<'p>(
             r.gtt_bus,
         ),
     );
-    Ok(m)
 }
 
 /// Maps `len` bytes of GTT at GART offset `off` (4 KiB PTEs, cached

@@ -88,6 +88,8 @@ use crate::bus::Bus;
 use crate::error::{At, ResultAt};
 use alloc::vec::Vec;
 use barebell::aql::DoorbellAperture;
+use barebell::mem::DeviceArena;
+use core::ops::ControlFlow;
 
 /// What to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -415,39 +417,12 @@ fn steps<'p>(
     opts: &Options,
     sink: &'p dyn Sink,
 ) -> Result<(), BringupError> {
-    let enter = |gpu: &mut Gpu<'p>, st: Step| -> Result<(), BringupError> {
-        if sink.cancelled() {
-            return Err(ErrorKind::Interrupted.at(st));
-        }
-        gpu.entered = st;
-        Ok(())
-    };
     if opts.stops_after(Step::Discovery) {
         return Ok(());
     }
-    // A mapping the part's scheduler does not offer is refused before the
-    // device is touched: GC 9.4.3 has no MES (KFD's CPSCH runs the HWS on
-    // the MEC); gfx11/gfx12 have MES and no HWS.
-    let g = gpu.ips.generation;
-    match (g, opts.mapping) {
-        (barebell::ip::Generation::Gfx94, Some(Mapping::Mes)) => {
-            return Err(ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
-                "MES (GC 9.4.3 schedules with the HWS on the MEC: --mapping hws)",
-                g,
-            )))
-            .at(Step::Start);
-        }
-        (barebell::ip::Generation::Gfx11 | barebell::ip::Generation::Gfx12, Some(Mapping::Hws)) => {
-            return Err(ErrorKind::Unsupported {
-                what: "the HWS (CPSCH) mapping: GC 9.x's scheduler; gfx11/gfx12 use MES, GC",
-                version: gpu.ips.gc.version.triple(),
-            })
-            .at(Step::Start);
-        }
-        _ => {}
-    }
+    check_mapping(gpu, opts)?;
     // 2. the start-of-day state
-    enter(gpu, Step::Start)?;
+    enter(gpu, sink, Step::Start)?;
     let start = start::run(gpu, sink)?;
     gpu.start = Some(start);
     gpu.reached = Step::Start;
@@ -455,14 +430,14 @@ fn steps<'p>(
         return Ok(());
     }
     // 3. nbio
-    enter(gpu, Step::Nbio)?;
+    enter(gpu, sink, Step::Nbio)?;
     let nbio = nbio::run(gpu, sink)?;
     gpu.reached = Step::Nbio;
     if opts.stops_after(Step::Nbio) {
         return Ok(());
     }
     // 4. gmc
-    enter(gpu, Step::Gmc)?;
+    enter(gpu, sink, Step::Gmc)?;
     let mut mem = gmc::run(gpu, &nbio, opts.user_memory, opts.user_vram, sink)?;
     gpu.memory = Some(mem.report());
     gpu.user = mem.take_user_memory();
@@ -474,33 +449,21 @@ fn steps<'p>(
         return Ok(());
     }
     // 5. ih
-    enter(gpu, Step::Ih)?;
+    enter(gpu, sink, Step::Ih)?;
     gpu.ih = Some(ih::run(gpu, &mut mem, sink)?);
     gpu.reached = Step::Ih;
     if opts.stops_after(Step::Ih) {
         return Ok(());
     }
-    // 6. psp, unless the firmware barebell's earlier run loaded is in
-    // place (tinygrad's partial boot skips its PSP init the same way).
-    enter(gpu, Step::Psp)?;
-    let set = if start.action == start::Action::PartialReinit {
-        let set = psp::firmware_set(gpu)?;
-        sink.step(
-            Step::Psp,
-            format_args!(
-                "skipped: sOS, PMFW and the RLC autoload's images are in place from barebell's earlier run (partial re-init)"
-            ),
-        );
-        set
-    } else {
-        psp::run(gpu, &mut mem, fw, sink)?
-    };
+    // 6. psp
+    enter(gpu, sink, Step::Psp)?;
+    let set = psp_step(gpu, &mut mem, start.action, fw, sink)?;
     gpu.reached = Step::Psp;
     if opts.stops_after(Step::Psp) {
         return Ok(());
     }
     // 7. rlc, GFXHUB
-    enter(gpu, Step::Rlc)?;
+    enter(gpu, sink, Step::Rlc)?;
     if gpu.ips.generation == barebell::ip::Generation::Gfx94 {
         gfx::rlc_v9_4_3(gpu, &set, fw, sink)?;
     } else {
@@ -519,75 +482,16 @@ fn steps<'p>(
     // not gated behind the least-proven one.
     let mut area = mem.take_ring_area();
     if gpu.ips.generation == barebell::ip::Generation::Gfx94 {
-        // GC 9.4.3: no MES (KFD's CPSCH runs the HWS on the MEC); the
-        // rings step brings up every XCC's KIQ unless the queue is loaded
-        // directly.
-        sink.step(
-            Step::Mes,
-            format_args!(
-                "skipped: GC 9.4.3 has no MES; KFD schedules with the HWS on the MEC (CPSCH)"
-            ),
-        );
-        gpu.reached = Step::Mes;
-        if opts.stops_after(Step::Mes) {
-            return Ok(());
-        }
-        let mut kiqs = if mapping == Mapping::Direct {
-            sink.step(
-                Step::Rings,
-                format_args!("skipped: the direct mapping needs no KIQ"),
-            );
-            Vec::new()
-        } else {
-            enter(gpu, Step::Rings)?;
-            queue_v9::rings(gpu, &mut area, sink)?
-        };
-        gpu.reached = Step::Rings;
-        if opts.stops_after(Step::Rings) {
-            gpu.kiqs_v9 = kiqs;
-            return Ok(());
-        }
-        enter(gpu, Step::Queue)?;
-        let mut slot = None;
-        let r = queue_v9::run(gpu, &mem, &mut area, &mut kiqs, mapping, &mut slot, sink);
-        gpu.queue = slot;
-        gpu.kiqs_v9 = kiqs;
-        r?;
-        gpu.ring_area = Some(area);
-        gpu.reached = Step::Queue;
-        return Ok(());
+        return rings_and_queue_v9_4_3(gpu, &mem, area, mapping, opts, sink);
     }
-    let rings = if mapping == Mapping::Direct {
-        for st in [Step::Mes, Step::Rings] {
-            sink.step(
-                st,
-                format_args!("skipped: the direct mapping needs neither MES nor the KIQ"),
-            );
-            gpu.reached = st;
-            if opts.stops_after(st) {
-                return Ok(());
-            }
-        }
-        None
-    } else {
-        enter(gpu, Step::Mes)?;
-        gpu.mes_started = true;
-        let versions = gfx::mes_start(gpu, &set, fw, sink)?;
-        gpu.reached = Step::Mes;
-        if opts.stops_after(Step::Mes) {
-            return Ok(());
-        }
-        enter(gpu, Step::Rings)?;
-        let rings = rings::run(gpu, &mut area, versions, sink)?;
-        gpu.reached = Step::Rings;
-        if opts.stops_after(Step::Rings) {
-            return Ok(());
-        }
-        Some(rings)
+    let ControlFlow::Continue(rings) =
+        mes_and_rings(gpu, &mut area, &set, fw, mapping, opts, sink)?
+    else {
+        return Ok(());
     };
     // 10. the user queue: kept in `gpu` as soon as it is mapped, so that
     // a first packet that fails still has it unmapped by the teardown.
-    enter(gpu, Step::Queue)?;
+    enter(gpu, sink, Step::Queue)?;
     let mut slot = None;
     let r = queue::run(gpu, &mem, &mut area, rings, mapping, &mut slot, sink);
     gpu.queue = slot;
@@ -595,4 +499,145 @@ fn steps<'p>(
     gpu.ring_area = Some(area);
     gpu.reached = Step::Queue;
     Ok(())
+}
+
+/// Enters step `st` in `gpu`, unless the sink asks to stop.
+fn enter(gpu: &mut Gpu<'_>, sink: &dyn Sink, st: Step) -> Result<(), BringupError> {
+    if sink.cancelled() {
+        return Err(ErrorKind::Interrupted.at(st));
+    }
+    gpu.entered = st;
+    Ok(())
+}
+
+/// Refuses a mapping the part's scheduler does not offer before the
+/// device is touched: GC 9.4.3 has no MES (KFD's CPSCH runs the HWS on
+/// the MEC); gfx11/gfx12 have MES and no HWS.
+fn check_mapping(gpu: &Gpu<'_>, opts: &Options) -> Result<(), BringupError> {
+    let g = gpu.ips.generation;
+    match (g, opts.mapping) {
+        (barebell::ip::Generation::Gfx94, Some(Mapping::Mes)) => {
+            Err(ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
+                "MES (GC 9.4.3 schedules with the HWS on the MEC: --mapping hws)",
+                g,
+            )))
+            .at(Step::Start)
+        }
+        (barebell::ip::Generation::Gfx11 | barebell::ip::Generation::Gfx12, Some(Mapping::Hws)) => {
+            Err(ErrorKind::Unsupported {
+                what: "the HWS (CPSCH) mapping: GC 9.x's scheduler; gfx11/gfx12 use MES, GC",
+                version: gpu.ips.gc.version.triple(),
+            })
+            .at(Step::Start)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Step 6: psp, unless the firmware barebell's earlier run loaded is in
+/// place (tinygrad's partial boot skips its PSP init the same way).
+fn psp_step(
+    gpu: &Gpu<'_>,
+    mem: &mut gmc::Memory<'_>,
+    action: start::Action,
+    fw: &dyn FirmwareSource,
+    sink: &dyn Sink,
+) -> Result<FirmwareSet, BringupError> {
+    if action == start::Action::PartialReinit {
+        let set = psp::firmware_set(gpu)?;
+        sink.step(
+            Step::Psp,
+            format_args!(
+                "skipped: sOS, PMFW and the RLC autoload's images are in place from barebell's earlier run (partial re-init)"
+            ),
+        );
+        Ok(set)
+    } else {
+        psp::run(gpu, mem, fw, sink)
+    }
+}
+
+/// Steps 8 to 10 on GC 9.4.3: no MES (KFD's CPSCH runs the HWS on the
+/// MEC); the rings step brings up every XCC's KIQ unless the queue is
+/// loaded directly.
+fn rings_and_queue_v9_4_3<'p>(
+    gpu: &mut Gpu<'p>,
+    mem: &gmc::Memory<'p>,
+    mut area: DeviceArena<'p>,
+    mapping: Mapping,
+    opts: &Options,
+    sink: &'p dyn Sink,
+) -> Result<(), BringupError> {
+    sink.step(
+        Step::Mes,
+        format_args!("skipped: GC 9.4.3 has no MES; KFD schedules with the HWS on the MEC (CPSCH)"),
+    );
+    gpu.reached = Step::Mes;
+    if opts.stops_after(Step::Mes) {
+        return Ok(());
+    }
+    let mut kiqs = if mapping == Mapping::Direct {
+        sink.step(
+            Step::Rings,
+            format_args!("skipped: the direct mapping needs no KIQ"),
+        );
+        Vec::new()
+    } else {
+        enter(gpu, sink, Step::Rings)?;
+        queue_v9::rings(gpu, &mut area, sink)?
+    };
+    gpu.reached = Step::Rings;
+    if opts.stops_after(Step::Rings) {
+        gpu.kiqs_v9 = kiqs;
+        return Ok(());
+    }
+    enter(gpu, sink, Step::Queue)?;
+    let mut slot = None;
+    let r = queue_v9::run(gpu, mem, &mut area, &mut kiqs, mapping, &mut slot, sink);
+    gpu.queue = slot;
+    gpu.kiqs_v9 = kiqs;
+    r?;
+    gpu.ring_area = Some(area);
+    gpu.reached = Step::Queue;
+    Ok(())
+}
+
+/// Steps 8 and 9 on gfx11/gfx12: MES started and the rings, or both
+/// skipped for the direct mapping. Breaks where `opts` says to stop.
+fn mes_and_rings<'p>(
+    gpu: &mut Gpu<'p>,
+    area: &mut DeviceArena<'p>,
+    set: &FirmwareSet,
+    fw: &dyn FirmwareSource,
+    mapping: Mapping,
+    opts: &Options,
+    sink: &dyn Sink,
+) -> Result<ControlFlow<(), Option<rings::Rings<'p>>>, BringupError> {
+    if mapping == Mapping::Direct {
+        for st in [Step::Mes, Step::Rings] {
+            sink.step(
+                st,
+                format_args!("skipped: the direct mapping needs neither MES nor the KIQ"),
+            );
+            gpu.reached = st;
+            if opts.stops_after(st) {
+                return Ok(ControlFlow::Break(()));
+            }
+        }
+        return Ok(ControlFlow::Continue(None));
+    }
+    enter(gpu, sink, Step::Mes)?;
+    gpu.mes_started = true;
+    let versions = gfx::mes_start(gpu, set, fw, sink)?;
+    gpu.reached = Step::Mes;
+    if opts.stops_after(Step::Mes) {
+        return Ok(ControlFlow::Break(()));
+    }
+    enter(gpu, sink, Step::Rings)?;
+    let rings = rings::run(gpu, area, versions, sink)?;
+    gpu.reached = Step::Rings;
+    if opts.stops_after(Step::Rings) {
+        return Ok(ControlFlow::Break(()));
+    }
+    Ok(ControlFlow::Continue(Some(rings)))
 }
