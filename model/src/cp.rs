@@ -1127,9 +1127,7 @@ impl CpModel {
         let slot = ring_base + (read & (slots - 1)) * 64;
         let host = self.host(q, slot, 64, Access::Read, HDR)?;
         let Some(body) = fetch_packet(&QueueRing { cp: self, q, host }, slot)? else {
-            if let Some(x) = self.queues.get_mut(q) {
-                x.stalls += 1;
-            }
+            self.stall(q);
             return Ok(false);
         };
         let raw = u16_at(&body, 0);
@@ -1152,127 +1150,25 @@ impl CpModel {
                 if barrier_blocked {
                     return Ok(false);
                 }
-                let setup = u16_at(&body, packet::SETUP);
-                let dims = (setup >> packet::SETUP_DIMENSIONS_SHIFT
-                    & ((1 << packet::SETUP_DIMENSIONS_WIDTH) - 1)) as u8;
-                let wg = packet::WORKGROUP_SIZE_X;
-                let gr = packet::GRID_SIZE_X;
-                let info = DispatchInfo {
-                    queue: q,
-                    packet_id: read,
-                    dimensions: dims,
-                    workgroup: [
-                        u16_at(&body, wg),
-                        u16_at(&body, wg + 2),
-                        u16_at(&body, wg + 4),
-                    ],
-                    grid: [
-                        u32_at(&body, gr),
-                        u32_at(&body, gr + 4),
-                        u32_at(&body, gr + 8),
-                    ],
-                    kernarg_address: u64_at(&body, packet::KERNARG_ADDRESS),
-                };
-                if !(1..=3).contains(&dims) {
-                    return Err(CpError::BadDispatch {
-                        queue: q,
-                        id: read,
-                        what: "setup dimensions not 1..=3",
-                    });
-                }
-                if info.grid.contains(&0) || info.workgroup.contains(&0) {
-                    return Err(CpError::BadDispatch {
-                        queue: q,
-                        id: read,
-                        what: "zero grid or workgroup size",
-                    });
-                }
-                let kernel_object = u64_at(&body, packet::KERNEL_OBJECT);
-                // Machine code unless a host function stands in for it.
-                let isa = (!self.kernels.contains_key(&kernel_object))
-                    .then(|| crate::wave::decode_packet(&body, slot, descriptor, read));
-                Work::Dispatch {
-                    kernel_object,
-                    info,
-                    isa,
-                }
+                self.dispatch_work(q, read, &body, slot, descriptor)?
             }
             header::BARRIER_AND | header::BARRIER_OR => {
                 if barrier_blocked {
                     return Ok(false);
                 }
-                let mut any_met = false;
-                let mut all_met = true;
-                let mut any_dep = false;
-                for i in 0..packet::DEP_SIGNALS {
-                    let h = u64_at(&body, packet::DEP_SIGNAL + 8 * i);
-                    if h == 0 {
-                        continue;
-                    }
-                    any_dep = true;
-                    let met = self.signal_value(q, h)? == 0;
-                    any_met |= met;
-                    all_met &= met;
-                }
-                // With no dependencies both kinds are satisfied at once
-                // (unconfirmed for barrier-OR: the HSA spec is read here as
-                // "no dependency left to wait for").
-                let ready = if kind == header::BARRIER_AND {
-                    all_met
-                } else {
-                    any_met || !any_dep
-                };
-                if !ready {
-                    if let Some(x) = self.queues.get_mut(q) {
-                        x.stalls += 1;
-                    }
+                let Some(work) = self.barrier_work(q, kind, &body)? else {
                     return Ok(false);
-                }
-                Work::Barrier
+                };
+                work
             }
             header::VENDOR_SPECIFIC => {
                 if barrier_blocked {
                     return Ok(false);
                 }
-                let format = body[packet::AMD_FORMAT];
-                if format == packet::AMD_BARRIER_VALUE {
-                    let sig = u64_at(&body, packet::BV_SIGNAL);
-                    let value = u64_at(&body, packet::BV_VALUE) as i64;
-                    let mask = u64_at(&body, packet::BV_MASK) as i64;
-                    let cond = u32_at(&body, packet::BV_COND);
-                    let v = self.signal_value(q, sig)?;
-                    let Some(holds) = condition::holds(cond, v & mask, value) else {
-                        return Err(CpError::UnsupportedPacket {
-                            queue: q,
-                            id: read,
-                            header: raw,
-                            detail: "barrier-value condition > 3",
-                        });
-                    };
-                    if !holds {
-                        if let Some(x) = self.queues.get_mut(q) {
-                            x.stalls += 1;
-                        }
-                        return Ok(false);
-                    }
-                    Work::Barrier
-                } else if format == packet::AMD_FORMAT_PM4_IB {
-                    // The model has no PM4 engine; refusing is more honest
-                    // than pretending the indirect buffer ran.
-                    return Err(CpError::UnsupportedPacket {
-                        queue: q,
-                        id: read,
-                        header: raw,
-                        detail: "PM4 indirect buffers are not modelled",
-                    });
-                } else {
-                    return Err(CpError::UnsupportedPacket {
-                        queue: q,
-                        id: read,
-                        header: raw,
-                        detail: "unknown AMD vendor format",
-                    });
-                }
+                let Some(work) = self.vendor_work(q, read, raw, &body)? else {
+                    return Ok(false);
+                };
+                work
             }
             header::AGENT_DISPATCH => {
                 return Err(CpError::UnsupportedPacket {
@@ -1296,6 +1192,161 @@ impl CpModel {
             Work::Dispatch { .. } => start + self.rng.random_range(self.dispatch_ns.clone()),
             Work::Barrier => start,
         };
+        self.consume(q, read, slots, rptr_addr, host)?;
+        self.launch(q, read, start, due, signal, work)?;
+        Ok(true)
+    }
+
+    /// Counts a stall of queue `q`: a packet not yet runnable.
+    fn stall(&mut self, q: usize) {
+        if let Some(x) = self.queues.get_mut(q) {
+            x.stalls += 1;
+        }
+    }
+
+    /// The work of kernel-dispatch packet `read` (at `slot`), its
+    /// dimensions and sizes checked.
+    fn dispatch_work(
+        &self,
+        q: usize,
+        read: u64,
+        body: &[u8; 64],
+        slot: u64,
+        descriptor: u64,
+    ) -> Result<Work, CpError> {
+        let setup = u16_at(body, packet::SETUP);
+        let dims = (setup >> packet::SETUP_DIMENSIONS_SHIFT
+            & ((1 << packet::SETUP_DIMENSIONS_WIDTH) - 1)) as u8;
+        let wg = packet::WORKGROUP_SIZE_X;
+        let gr = packet::GRID_SIZE_X;
+        let info = DispatchInfo {
+            queue: q,
+            packet_id: read,
+            dimensions: dims,
+            workgroup: [u16_at(body, wg), u16_at(body, wg + 2), u16_at(body, wg + 4)],
+            grid: [u32_at(body, gr), u32_at(body, gr + 4), u32_at(body, gr + 8)],
+            kernarg_address: u64_at(body, packet::KERNARG_ADDRESS),
+        };
+        if !(1..=3).contains(&dims) {
+            return Err(CpError::BadDispatch {
+                queue: q,
+                id: read,
+                what: "setup dimensions not 1..=3",
+            });
+        }
+        if info.grid.contains(&0) || info.workgroup.contains(&0) {
+            return Err(CpError::BadDispatch {
+                queue: q,
+                id: read,
+                what: "zero grid or workgroup size",
+            });
+        }
+        let kernel_object = u64_at(body, packet::KERNEL_OBJECT);
+        // Machine code unless a host function stands in for it.
+        let isa = (!self.kernels.contains_key(&kernel_object))
+            .then(|| crate::wave::decode_packet(body, slot, descriptor, read));
+        Ok(Work::Dispatch {
+            kernel_object,
+            info,
+            isa,
+        })
+    }
+
+    /// A barrier-AND or barrier-OR packet's work once its dependencies
+    /// allow it; `None` (a stall) before.
+    fn barrier_work(
+        &mut self,
+        q: usize,
+        kind: u16,
+        body: &[u8; 64],
+    ) -> Result<Option<Work>, CpError> {
+        let mut any_met = false;
+        let mut all_met = true;
+        let mut any_dep = false;
+        for i in 0..packet::DEP_SIGNALS {
+            let h = u64_at(body, packet::DEP_SIGNAL + 8 * i);
+            if h == 0 {
+                continue;
+            }
+            any_dep = true;
+            let met = self.signal_value(q, h)? == 0;
+            any_met |= met;
+            all_met &= met;
+        }
+        // With no dependencies both kinds are satisfied at once
+        // (unconfirmed for barrier-OR: the HSA spec is read here as
+        // "no dependency left to wait for").
+        let ready = if kind == header::BARRIER_AND {
+            all_met
+        } else {
+            any_met || !any_dep
+        };
+        if !ready {
+            self.stall(q);
+            return Ok(None);
+        }
+        Ok(Some(Work::Barrier))
+    }
+
+    /// An AMD vendor-specific packet's work: a barrier-value packet once
+    /// its condition holds (`None`, a stall, before); other formats are
+    /// refused.
+    fn vendor_work(
+        &mut self,
+        q: usize,
+        read: u64,
+        raw: u16,
+        body: &[u8; 64],
+    ) -> Result<Option<Work>, CpError> {
+        let format = body[packet::AMD_FORMAT];
+        if format == packet::AMD_BARRIER_VALUE {
+            let sig = u64_at(body, packet::BV_SIGNAL);
+            let value = u64_at(body, packet::BV_VALUE) as i64;
+            let mask = u64_at(body, packet::BV_MASK) as i64;
+            let cond = u32_at(body, packet::BV_COND);
+            let v = self.signal_value(q, sig)?;
+            let Some(holds) = condition::holds(cond, v & mask, value) else {
+                return Err(CpError::UnsupportedPacket {
+                    queue: q,
+                    id: read,
+                    header: raw,
+                    detail: "barrier-value condition > 3",
+                });
+            };
+            if !holds {
+                self.stall(q);
+                return Ok(None);
+            }
+            Ok(Some(Work::Barrier))
+        } else if format == packet::AMD_FORMAT_PM4_IB {
+            // The model has no PM4 engine; refusing is more honest
+            // than pretending the indirect buffer ran.
+            Err(CpError::UnsupportedPacket {
+                queue: q,
+                id: read,
+                header: raw,
+                detail: "PM4 indirect buffers are not modelled",
+            })
+        } else {
+            Err(CpError::UnsupportedPacket {
+                queue: q,
+                id: read,
+                header: raw,
+                detail: "unknown AMD vendor format",
+            })
+        }
+    }
+
+    /// Consumes packet `read` of queue `q`: its header (at host address
+    /// `host`) set INVALID, the read index (at `rptr_addr`) moved past it.
+    fn consume(
+        &mut self,
+        q: usize,
+        read: u64,
+        slots: u64,
+        rptr_addr: u64,
+        host: u64,
+    ) -> Result<(), CpError> {
         self.dma
             .u16(host, HDR)
             .map_err(|fault| CpError::Dma { queue: q, fault })?
@@ -1312,6 +1363,20 @@ impl CpModel {
         if let Some(queue) = self.queues.get_mut(q) {
             queue.consumed += 1;
         }
+        Ok(())
+    }
+
+    /// Runs the waves of consumed packet `read` and queues its
+    /// completion (`signal`, due at `due`).
+    fn launch(
+        &mut self,
+        q: usize,
+        read: u64,
+        start: u64,
+        due: u64,
+        signal: u64,
+        work: Work,
+    ) -> Result<(), CpError> {
         // The waves run once the packet is consumed; the kernel still
         // finds it in its slot through the dispatch pointer. A wave that
         // stops halts the queue before the completion signal is queued.
@@ -1345,6 +1410,6 @@ impl CpModel {
                 host,
             });
         }
-        Ok(true)
+        Ok(())
     }
 }

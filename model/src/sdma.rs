@@ -752,6 +752,31 @@ impl SdmaModel {
         sdma: SdmaGen,
         s: &mut State,
     ) -> Result<Option<u64>, SdmaStop> {
+        let Some((p, header, len)) = self.fetch(port, q, sdma, s)? else {
+            return Ok(None);
+        };
+        let run = Running {
+            port,
+            vmid: q.vmid as u8,
+            rptr: s.rptr,
+            header,
+        };
+        if !run.execute(p, s)? {
+            return Ok(None);
+        }
+        Ok(Some(len as u64 * 4))
+    }
+
+    /// Reads and decodes the packet at the read pointer: the packet, its
+    /// header and its length in dwords; `Ok(None)` while the ring does not
+    /// hold all of it.
+    fn fetch(
+        &self,
+        port: &dyn SdmaPort,
+        q: &SdmaQueue,
+        sdma: SdmaGen,
+        s: &State,
+    ) -> Result<Option<(SdmaPacket, u32, usize)>, SdmaStop> {
         let rptr = s.rptr;
         let vmid = q.vmid as u8;
         let vm = |va: u64, write: bool, header: u32| {
@@ -794,127 +819,7 @@ impl SdmaModel {
         }
         let (p, _) = SdmaPacket::decode(sdma, &d[..n])
             .map_err(|_| refuse("packet shorter than its opcode needs"))?;
-        let tr = |va: u64, access: Access| -> Result<(u64, u64), SdmaStop> {
-            port.translate(vmid, va, access)
-                .map_err(vm(va, access == Access::Write, h))
-        };
-        match p {
-            SdmaPacket::Nop { .. } => {}
-            SdmaPacket::CopyLinear {
-                bytes,
-                src,
-                dst,
-                tmz,
-            } => {
-                if tmz {
-                    return Err(refuse("TMZ copy: secure memory is not modelled"));
-                }
-                let mut off = 0u64;
-                while off < bytes {
-                    let (sv, dv) = (src + off, dst + off);
-                    let (sp, srun) = tr(sv, Access::Read)?;
-                    let (dp, drun) = tr(dv, Access::Write)?;
-                    let n = (bytes - off).min(srun).min(drun);
-                    // SAFETY: both host ranges were translated for this
-                    // access and are contiguous for their runs (`n` stops
-                    // at both ends); `copy` allows overlap.
-                    unsafe { core::ptr::copy(sp as *const u8, dp as *mut u8, n as usize) };
-                    off += n;
-                }
-                s.stats.copied_bytes += bytes;
-            }
-            SdmaPacket::ConstantFill {
-                dst, data, bytes, ..
-            } => {
-                let pat = data.to_le_bytes();
-                let mut off = 0u64;
-                while off < bytes {
-                    let dv = dst + off;
-                    let (dp, run) = tr(dv, Access::Write)?;
-                    let n = (bytes - off).min(run);
-                    for i in 0..n {
-                        // SAFETY: within the translated run (`n` stops at
-                        // its end).
-                        unsafe {
-                            core::ptr::write_volatile(
-                                (dp + i) as *mut u8,
-                                pat[((off + i) % 4) as usize],
-                            )
-                        };
-                    }
-                    off += n;
-                }
-                s.stats.filled_bytes += bytes;
-            }
-            SdmaPacket::Fence { addr, data } => {
-                if addr & 3 != 0 {
-                    return Err(refuse("FENCE address not dword aligned"));
-                }
-                let (hp, _) = tr(addr, Access::Write)?;
-                // SAFETY: a dword-aligned translated address.
-                unsafe { core::ptr::write_volatile(hp as *mut u32, data) };
-                s.stats.fences += 1;
-            }
-            SdmaPacket::Trap { context } => s.events.push(SdmaEvent::Trap { context }),
-            SdmaPacket::PollRegmem {
-                mem,
-                func,
-                addr,
-                value,
-                mask,
-                ..
-            } => {
-                if !mem {
-                    return Err(refuse("POLL_REGMEM on a register is not modelled"));
-                }
-                if addr & 3 != 0 {
-                    return Err(refuse("POLL_REGMEM address not dword aligned"));
-                }
-                let (hp, _) = tr(addr, Access::Read)?;
-                // SAFETY: a dword-aligned translated address.
-                let v = unsafe { core::ptr::read_volatile(hp as *const u32) } & mask;
-                let met = match func {
-                    0 => true,
-                    1 => v < value,
-                    2 => v <= value,
-                    3 => v == value,
-                    4 => v != value,
-                    5 => v >= value,
-                    6 => v > value,
-                    _ => return Err(refuse("POLL_REGMEM function 7 is reserved")),
-                };
-                if !met {
-                    return Ok(None);
-                }
-            }
-            SdmaPacket::Timestamp { addr, .. } => {
-                let (hp, _) = tr(addr, Access::Write)?;
-                // SAFETY: the encoding makes the address 8-byte aligned.
-                unsafe { core::ptr::write_volatile(hp as *mut u64, port.now_ns()) };
-            }
-            SdmaPacket::Atomic {
-                op,
-                looped,
-                addr,
-                src,
-                ..
-            } => {
-                if op != ATOMIC_ADD64 || looped || addr & 7 != 0 {
-                    return Err(refuse(
-                        "ATOMIC other than an aligned, unlooped ADD64 is not modelled",
-                    ));
-                }
-                let (hp, _) = tr(addr, Access::Write)?;
-                // SAFETY: an 8-byte-aligned translated address that the
-                // host reads atomically (signals).
-                let a = unsafe { core::sync::atomic::AtomicU64::from_ptr(hp as *mut u64) };
-                a.fetch_add(src, core::sync::atomic::Ordering::AcqRel);
-            }
-            SdmaPacket::Unknown { .. } => {
-                return Err(refuse("opcode not executed by the model"));
-            }
-        }
-        Ok(Some(len as u64 * 4))
+        Ok(Some((p, h, len)))
     }
 
     /// Back to the power-on state (mode-1 reset).
@@ -991,6 +896,183 @@ impl SdmaModel {
                 s.events.push(SdmaEvent::QueueDisabled);
             }
             _ => {}
+        }
+    }
+}
+
+/// The packet the engine is running: where its memory accesses go and
+/// what a stop names.
+#[derive(Clone, Copy)]
+struct Running<'a> {
+    port: &'a dyn SdmaPort,
+    vmid: u8,
+    /// The read pointer, at the packet's header.
+    rptr: u64,
+    header: u32,
+}
+
+impl Running<'_> {
+    /// The packet refused for `why`.
+    fn refuse(&self, why: &'static str) -> SdmaStop {
+        SdmaStop::Refused {
+            header: self.header,
+            rptr: self.rptr,
+            why,
+        }
+    }
+
+    /// `va` translated for `access`: its host address and how many bytes
+    /// from it are contiguous; a fault stops the queue.
+    fn tr(&self, va: u64, access: Access) -> Result<(u64, u64), SdmaStop> {
+        let write = access == Access::Write;
+        self.port
+            .translate(self.vmid, va, access)
+            .map_err(|error| SdmaStop::Vm {
+                va,
+                vmid: self.vmid,
+                write,
+                error,
+                header: self.header,
+                rptr: self.rptr,
+            })
+    }
+
+    /// Runs decoded packet `p`; `Ok(false)` when it is a poll not yet
+    /// met.
+    fn execute(&self, p: SdmaPacket, s: &mut State) -> Result<bool, SdmaStop> {
+        match p {
+            SdmaPacket::Nop { .. } => {}
+            SdmaPacket::CopyLinear {
+                bytes,
+                src,
+                dst,
+                tmz,
+            } => {
+                if tmz {
+                    return Err(self.refuse("TMZ copy: secure memory is not modelled"));
+                }
+                self.copy_linear(src, dst, bytes)?;
+                s.stats.copied_bytes += bytes;
+            }
+            SdmaPacket::ConstantFill {
+                dst, data, bytes, ..
+            } => {
+                self.constant_fill(dst, data, bytes)?;
+                s.stats.filled_bytes += bytes;
+            }
+            SdmaPacket::Fence { addr, data } => {
+                if addr & 3 != 0 {
+                    return Err(self.refuse("FENCE address not dword aligned"));
+                }
+                let (hp, _) = self.tr(addr, Access::Write)?;
+                // SAFETY: a dword-aligned translated address.
+                unsafe { core::ptr::write_volatile(hp as *mut u32, data) };
+                s.stats.fences += 1;
+            }
+            SdmaPacket::Trap { context } => s.events.push(SdmaEvent::Trap { context }),
+            SdmaPacket::PollRegmem {
+                mem,
+                func,
+                addr,
+                value,
+                mask,
+                ..
+            } => return self.poll_met(mem, func, addr, value, mask),
+            SdmaPacket::Timestamp { addr, .. } => {
+                let (hp, _) = self.tr(addr, Access::Write)?;
+                // SAFETY: the encoding makes the address 8-byte aligned.
+                unsafe { core::ptr::write_volatile(hp as *mut u64, self.port.now_ns()) };
+            }
+            SdmaPacket::Atomic {
+                op,
+                looped,
+                addr,
+                src,
+                ..
+            } => {
+                if op != ATOMIC_ADD64 || looped || addr & 7 != 0 {
+                    return Err(
+                        self.refuse("ATOMIC other than an aligned, unlooped ADD64 is not modelled")
+                    );
+                }
+                let (hp, _) = self.tr(addr, Access::Write)?;
+                // SAFETY: an 8-byte-aligned translated address that the
+                // host reads atomically (signals).
+                let a = unsafe { core::sync::atomic::AtomicU64::from_ptr(hp as *mut u64) };
+                a.fetch_add(src, core::sync::atomic::Ordering::AcqRel);
+            }
+            SdmaPacket::Unknown { .. } => {
+                return Err(self.refuse("opcode not executed by the model"));
+            }
+        }
+        Ok(true)
+    }
+
+    /// COPY_LINEAR: `bytes` from `src` to `dst`, run by translated run.
+    fn copy_linear(&self, src: u64, dst: u64, bytes: u64) -> Result<(), SdmaStop> {
+        let mut off = 0u64;
+        while off < bytes {
+            let (sv, dv) = (src + off, dst + off);
+            let (sp, srun) = self.tr(sv, Access::Read)?;
+            let (dp, drun) = self.tr(dv, Access::Write)?;
+            let n = (bytes - off).min(srun).min(drun);
+            // SAFETY: both host ranges were translated for this
+            // access and are contiguous for their runs (`n` stops
+            // at both ends); `copy` allows overlap.
+            unsafe { core::ptr::copy(sp as *const u8, dp as *mut u8, n as usize) };
+            off += n;
+        }
+        Ok(())
+    }
+
+    /// CONSTANT_FILL: `bytes` at `dst` with the dword `data`'s bytes.
+    fn constant_fill(&self, dst: u64, data: u32, bytes: u64) -> Result<(), SdmaStop> {
+        let pat = data.to_le_bytes();
+        let mut off = 0u64;
+        while off < bytes {
+            let dv = dst + off;
+            let (dp, run) = self.tr(dv, Access::Write)?;
+            let n = (bytes - off).min(run);
+            for i in 0..n {
+                // SAFETY: within the translated run (`n` stops at
+                // its end).
+                unsafe {
+                    core::ptr::write_volatile((dp + i) as *mut u8, pat[((off + i) % 4) as usize])
+                };
+            }
+            off += n;
+        }
+        Ok(())
+    }
+
+    /// POLL_REGMEM on memory: whether `func` holds between the masked
+    /// dword at `addr` and `value`.
+    fn poll_met(
+        &self,
+        mem: bool,
+        func: u32,
+        addr: u64,
+        value: u32,
+        mask: u32,
+    ) -> Result<bool, SdmaStop> {
+        if !mem {
+            return Err(self.refuse("POLL_REGMEM on a register is not modelled"));
+        }
+        if addr & 3 != 0 {
+            return Err(self.refuse("POLL_REGMEM address not dword aligned"));
+        }
+        let (hp, _) = self.tr(addr, Access::Read)?;
+        // SAFETY: a dword-aligned translated address.
+        let v = unsafe { core::ptr::read_volatile(hp as *const u32) } & mask;
+        match func {
+            0 => Ok(true),
+            1 => Ok(v < value),
+            2 => Ok(v <= value),
+            3 => Ok(v == value),
+            4 => Ok(v != value),
+            5 => Ok(v >= value),
+            6 => Ok(v > value),
+            _ => Err(self.refuse("POLL_REGMEM function 7 is reserved")),
         }
     }
 }

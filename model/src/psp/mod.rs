@@ -677,159 +677,179 @@ impl PspModel {
     /// the `struct psp_gfx_resp` to fill (its status is the return).
     fn command(&self, s: &mut State, id: u32, body: &[u8], resp: &mut [u8]) -> u32 {
         match id {
-            cmd::LOAD_TOC => {
-                let addr = qword(body, buf::TOC_ADDR_LO, buf::TOC_ADDR_HI);
-                let Some(toc) = self.read_image(addr, dword(body, buf::TOC_SIZE)) else {
-                    return Self::refuse(s, status::DMA, "TOC not mapped");
-                };
-                if toc != self.expect.toc {
-                    return Self::refuse(s, status::PAYLOAD, "TOC differs from the bundle");
-                }
-                s.toc_loaded = true;
-                let at = buf::RESP_TMR_SIZE;
-                resp[at..at + 4].copy_from_slice(&self.expect.tmr_size.to_le_bytes());
-                0
-            }
-            cmd::SETUP_TMR if self.expect.direct_load => {
-                if !s.pending.is_empty() {
-                    return Self::refuse(s, status::ORDER, "SETUP_TMR after GFX loads");
-                }
-                // What Linux sends for a boot-time TMR without autoload
-                // (`psp_prep_tmr_cmd_buf()` with no `tmr_bo`). What sOS
-                // does with a driver-supplied TMR here is not public; the
-                // model refuses one (model rule).
-                let addr = qword(body, buf::TMR_ADDR_LO, buf::TMR_ADDR_HI);
-                let phys = qword(body, buf::TMR_SYSTEM_LO, buf::TMR_SYSTEM_HI);
-                if addr != 0 || phys != 0 || dword(body, buf::TMR_SIZE) != 0 {
-                    return Self::refuse(
-                        s,
-                        status::TMR,
-                        "SETUP_TMR names a TMR where the firmware keeps its boot-time one",
-                    );
-                }
-                s.tmr_set = true;
-                0
-            }
-            cmd::SETUP_TMR => {
-                if !s.toc_loaded {
-                    return Self::refuse(s, status::ORDER, "SETUP_TMR before LOAD_TOC");
-                }
-                if !s.pending.is_empty() {
-                    return Self::refuse(s, status::ORDER, "SETUP_TMR after GFX loads");
-                }
-                let addr = qword(body, buf::TMR_ADDR_LO, buf::TMR_ADDR_HI);
-                let size = dword(body, buf::TMR_SIZE);
-                // `PSP_TMR_ALIGNMENT` (1 MiB).
-                if !addr.is_multiple_of(0x10_0000) {
-                    return Self::refuse(s, status::TMR, "TMR misaligned");
-                }
-                // Both public drivers send exactly what LOAD_TOC asked
-                // for: Linux `amdgpu_bo_size()` of the TMR
-                // `psp_tmr_init()` allocated at that size
-                // (`psp_prep_tmr_cmd_buf()`), tinygrad `self.tmr_size`
-                // (`_tmr_load_cmd`). What sOS does with another size is
-                // not public; the model refuses it (model rule).
-                if size != self.expect.tmr_size {
-                    return Self::refuse(s, status::TMR, "SETUP_TMR size is not LOAD_TOC's answer");
-                }
-                // The TMR is VRAM (`psp_tmr_init()` allocates it in the
-                // VRAM domain on a dGPU) and `system_phy_addr` is its
-                // physical address (`amdgpu_gmc_vram_pa()`).
-                let phys = qword(body, buf::TMR_SYSTEM_LO, buf::TMR_SYSTEM_HI);
-                match self.mc.translate(addr, Access::Read, "TMR") {
-                    Ok((Target::Vram(off), run)) if off == phys && run >= u64::from(size) => {}
-                    Ok(_) => {
-                        return Self::refuse(
-                            s,
-                            status::TMR,
-                            "TMR not VRAM at its physical address",
-                        );
-                    }
-                    Err(_) => return Self::refuse(s, status::DMA, "TMR not mapped"),
-                }
-                s.tmr_set = true;
-                0
-            }
-            cmd::LOAD_IP_FW => {
-                let t = dword(body, buf::FW_TYPE);
-                let addr = qword(body, buf::FW_ADDR_LO, buf::FW_ADDR_HI);
-                let Some(img) = self.read_image(addr, dword(body, buf::FW_SIZE)) else {
-                    return Self::refuse(s, status::DMA, "ucode image not mapped");
-                };
-                if t == fw::SMU {
-                    if !s.toc_loaded {
-                        return Self::refuse(s, status::ORDER, "SMU before LOAD_TOC");
-                    }
-                    let ok = self
-                        .expect
-                        .smu
-                        .as_ref()
-                        .is_some_and(|w| w.len() == img.len() && fnv1a(w) == fnv1a(&img));
-                    if !ok {
-                        return Self::refuse(s, status::PAYLOAD, "SMU image differs from the blob");
-                    }
-                    s.smu_loaded = true;
-                    return 0;
-                }
-                let tmr_ready = s.tmr_set
-                    || (self.expect.boot_time_tmr && s.toc_loaded && !self.expect.direct_load);
-                if !tmr_ready {
-                    return Self::refuse(s, status::ORDER, "LOAD_IP_FW before SETUP_TMR");
-                }
-                if t == fw::REG_LIST {
-                    let ok = self
-                        .expect
-                        .reg_list
-                        .as_ref()
-                        .is_some_and(|w| w.len() == img.len() && fnv1a(w) == fnv1a(&img));
-                    if !ok {
-                        return Self::refuse(s, status::PAYLOAD, "RL differs from the bundle's");
-                    }
-                    s.pending.insert(t);
-                    return 0;
-                }
-                // Any image of the part, in any order: AM loads a subset
-                // in its own order (SDMA TH1 before TH0) and silicon took
-                // it (`docs/am-boot.md` §1.4); see [`loaded`].
-                let Some((_, want)) = self.expect.gfx.iter().find(|(w, _)| *w == t) else {
-                    return Self::refuse(
-                        s,
-                        status::PAYLOAD,
-                        "GFX type this part's firmware does not provide",
-                    );
-                };
-                if want.len() != img.len() || fnv1a(want) != fnv1a(&img) {
-                    return Self::refuse(
-                        s,
-                        status::PAYLOAD,
-                        "GFX image differs from the blob section",
-                    );
-                }
-                s.pending.insert(t);
-                if self.expect.direct_load {
-                    // No autoload: the PSP puts each image in place itself
-                    // (`psp_load_non_psp_fw()` sends no AUTOLOAD_RLC when
-                    // `autoload_supported` is false).
-                    self.loaded.autoload(s.pending.clone(), self.clock.now_ns());
-                }
-                0
-            }
+            cmd::LOAD_TOC => self.load_toc(s, body, resp),
+            cmd::SETUP_TMR if self.expect.direct_load => self.setup_boot_tmr(s, body),
+            cmd::SETUP_TMR => self.setup_tmr(s, body),
+            cmd::LOAD_IP_FW => self.load_ip_fw(s, body),
             cmd::AUTOLOAD_RLC if self.expect.direct_load => Self::refuse(
                 s,
                 status::ORDER,
                 "AUTOLOAD_RLC on a PSP without RLC autoload (MP0 13.0.6)",
             ),
-            cmd::AUTOLOAD_RLC => {
-                if !RLC_CODE.iter().all(|t| s.pending.contains(t)) {
-                    return Self::refuse(s, status::ORDER, "AUTOLOAD_RLC without the RLC's code");
-                }
-                // The autoload copies what is in the TMR now.
-                let done = self.clock.now_ns() + s.timing.autoload_ns;
-                self.loaded.autoload(s.pending.clone(), done);
-                0
-            }
+            cmd::AUTOLOAD_RLC => self.autoload_rlc(s),
             _ => Self::refuse(s, status::UNKNOWN_COMMAND, "unknown GPCOM command"),
         }
+    }
+
+    /// LOAD_TOC: the TOC checked against the bundle's; the response
+    /// carries the TMR size.
+    fn load_toc(&self, s: &mut State, body: &[u8], resp: &mut [u8]) -> u32 {
+        let addr = qword(body, buf::TOC_ADDR_LO, buf::TOC_ADDR_HI);
+        let Some(toc) = self.read_image(addr, dword(body, buf::TOC_SIZE)) else {
+            return Self::refuse(s, status::DMA, "TOC not mapped");
+        };
+        if toc != self.expect.toc {
+            return Self::refuse(s, status::PAYLOAD, "TOC differs from the bundle");
+        }
+        s.toc_loaded = true;
+        let at = buf::RESP_TMR_SIZE;
+        resp[at..at + 4].copy_from_slice(&self.expect.tmr_size.to_le_bytes());
+        0
+    }
+
+    /// SETUP_TMR on a PSP that loads each image itself: the firmware's
+    /// boot-time TMR, no driver-supplied one.
+    fn setup_boot_tmr(&self, s: &mut State, body: &[u8]) -> u32 {
+        if !s.pending.is_empty() {
+            return Self::refuse(s, status::ORDER, "SETUP_TMR after GFX loads");
+        }
+        // What Linux sends for a boot-time TMR without autoload
+        // (`psp_prep_tmr_cmd_buf()` with no `tmr_bo`). What sOS
+        // does with a driver-supplied TMR here is not public; the
+        // model refuses one (model rule).
+        let addr = qword(body, buf::TMR_ADDR_LO, buf::TMR_ADDR_HI);
+        let phys = qword(body, buf::TMR_SYSTEM_LO, buf::TMR_SYSTEM_HI);
+        if addr != 0 || phys != 0 || dword(body, buf::TMR_SIZE) != 0 {
+            return Self::refuse(
+                s,
+                status::TMR,
+                "SETUP_TMR names a TMR where the firmware keeps its boot-time one",
+            );
+        }
+        s.tmr_set = true;
+        0
+    }
+
+    /// SETUP_TMR: the driver's TMR, after LOAD_TOC and at its answer's
+    /// size, in VRAM at its physical address.
+    fn setup_tmr(&self, s: &mut State, body: &[u8]) -> u32 {
+        if !s.toc_loaded {
+            return Self::refuse(s, status::ORDER, "SETUP_TMR before LOAD_TOC");
+        }
+        if !s.pending.is_empty() {
+            return Self::refuse(s, status::ORDER, "SETUP_TMR after GFX loads");
+        }
+        let addr = qword(body, buf::TMR_ADDR_LO, buf::TMR_ADDR_HI);
+        let size = dword(body, buf::TMR_SIZE);
+        // `PSP_TMR_ALIGNMENT` (1 MiB).
+        if !addr.is_multiple_of(0x10_0000) {
+            return Self::refuse(s, status::TMR, "TMR misaligned");
+        }
+        // Both public drivers send exactly what LOAD_TOC asked
+        // for: Linux `amdgpu_bo_size()` of the TMR
+        // `psp_tmr_init()` allocated at that size
+        // (`psp_prep_tmr_cmd_buf()`), tinygrad `self.tmr_size`
+        // (`_tmr_load_cmd`). What sOS does with another size is
+        // not public; the model refuses it (model rule).
+        if size != self.expect.tmr_size {
+            return Self::refuse(s, status::TMR, "SETUP_TMR size is not LOAD_TOC's answer");
+        }
+        // The TMR is VRAM (`psp_tmr_init()` allocates it in the
+        // VRAM domain on a dGPU) and `system_phy_addr` is its
+        // physical address (`amdgpu_gmc_vram_pa()`).
+        let phys = qword(body, buf::TMR_SYSTEM_LO, buf::TMR_SYSTEM_HI);
+        match self.mc.translate(addr, Access::Read, "TMR") {
+            Ok((Target::Vram(off), run)) if off == phys && run >= u64::from(size) => {}
+            Ok(_) => {
+                return Self::refuse(s, status::TMR, "TMR not VRAM at its physical address");
+            }
+            Err(_) => return Self::refuse(s, status::DMA, "TMR not mapped"),
+        }
+        s.tmr_set = true;
+        0
+    }
+
+    /// LOAD_IP_FW: the SMU image, the RLC register list or a GFX image,
+    /// each checked against the blob it must equal.
+    fn load_ip_fw(&self, s: &mut State, body: &[u8]) -> u32 {
+        let t = dword(body, buf::FW_TYPE);
+        let addr = qword(body, buf::FW_ADDR_LO, buf::FW_ADDR_HI);
+        let Some(img) = self.read_image(addr, dword(body, buf::FW_SIZE)) else {
+            return Self::refuse(s, status::DMA, "ucode image not mapped");
+        };
+        if t == fw::SMU {
+            if !s.toc_loaded {
+                return Self::refuse(s, status::ORDER, "SMU before LOAD_TOC");
+            }
+            let ok = self
+                .expect
+                .smu
+                .as_ref()
+                .is_some_and(|w| w.len() == img.len() && fnv1a(w) == fnv1a(&img));
+            if !ok {
+                return Self::refuse(s, status::PAYLOAD, "SMU image differs from the blob");
+            }
+            s.smu_loaded = true;
+            return 0;
+        }
+        let tmr_ready =
+            s.tmr_set || (self.expect.boot_time_tmr && s.toc_loaded && !self.expect.direct_load);
+        if !tmr_ready {
+            return Self::refuse(s, status::ORDER, "LOAD_IP_FW before SETUP_TMR");
+        }
+        if t == fw::REG_LIST {
+            let ok = self
+                .expect
+                .reg_list
+                .as_ref()
+                .is_some_and(|w| w.len() == img.len() && fnv1a(w) == fnv1a(&img));
+            if !ok {
+                return Self::refuse(s, status::PAYLOAD, "RL differs from the bundle's");
+            }
+            s.pending.insert(t);
+            return 0;
+        }
+        self.load_gfx(s, t, &img)
+    }
+
+    /// LOAD_IP_FW of GFX image type `t`.
+    fn load_gfx(&self, s: &mut State, t: u32, img: &[u8]) -> u32 {
+        // Any image of the part, in any order: AM loads a subset
+        // in its own order (SDMA TH1 before TH0) and silicon took
+        // it (`docs/am-boot.md` §1.4); see [`loaded`].
+        let Some((_, want)) = self.expect.gfx.iter().find(|(w, _)| *w == t) else {
+            return Self::refuse(
+                s,
+                status::PAYLOAD,
+                "GFX type this part's firmware does not provide",
+            );
+        };
+        if want.len() != img.len() || fnv1a(want) != fnv1a(img) {
+            return Self::refuse(
+                s,
+                status::PAYLOAD,
+                "GFX image differs from the blob section",
+            );
+        }
+        s.pending.insert(t);
+        if self.expect.direct_load {
+            // No autoload: the PSP puts each image in place itself
+            // (`psp_load_non_psp_fw()` sends no AUTOLOAD_RLC when
+            // `autoload_supported` is false).
+            self.loaded.autoload(s.pending.clone(), self.clock.now_ns());
+        }
+        0
+    }
+
+    /// AUTOLOAD_RLC: the RLC's code must be in the TMR.
+    fn autoload_rlc(&self, s: &mut State) -> u32 {
+        if !RLC_CODE.iter().all(|t| s.pending.contains(t)) {
+            return Self::refuse(s, status::ORDER, "AUTOLOAD_RLC without the RLC's code");
+        }
+        // The autoload copies what is in the TMR now.
+        let done = self.clock.now_ns() + s.timing.autoload_ns;
+        self.loaded.autoload(s.pending.clone(), done);
+        0
     }
 }
 
