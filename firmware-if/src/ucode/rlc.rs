@@ -146,145 +146,171 @@ pub(crate) fn parse<'a>(c: &Container<'a>, out: &mut Sections) -> Result<Option<
         (2, 0..=4) => {
             let h: &RlcV2_0 = c.view("rlc_firmware_header_v2_0")?;
             out.push(c.payload_section("ucode")?)?;
-            piece(
-                c,
-                out,
-                "reg_list_format",
-                "reg_list_format_array_offset_bytes",
-                h.reg_list_format_array_offset_bytes,
-                h.reg_list_format_size_bytes,
-            )?;
-            piece(
-                c,
-                out,
-                "reg_list",
-                "reg_list_array_offset_bytes",
-                h.reg_list_array_offset_bytes,
-                h.reg_list_size_bytes,
-            )?;
-            piece(
-                c,
-                out,
-                "reg_list_format_separate",
-                "reg_list_format_separate_array_offset_bytes",
-                h.reg_list_format_separate_array_offset_bytes,
-                h.reg_list_format_separate_size_bytes,
-            )?;
-            piece(
-                c,
-                out,
-                "reg_list_separate",
-                "reg_list_separate_array_offset_bytes",
-                h.reg_list_separate_array_offset_bytes,
-                h.reg_list_separate_size_bytes,
-            )?;
+            reg_lists_v2_0(c, out, h)?;
             if minor >= 1 {
-                let h: &RlcV2_1 = c.view("rlc_firmware_header_v2_1")?;
-                piece(
-                    c,
-                    out,
-                    "save_restore_list_cntl",
-                    "save_restore_list_cntl_offset_bytes",
-                    h.save_restore_list_cntl_offset_bytes,
-                    h.save_restore_list_cntl_size_bytes,
-                )?;
-                piece(
-                    c,
-                    out,
-                    "save_restore_list_gpm",
-                    "save_restore_list_gpm_offset_bytes",
-                    h.save_restore_list_gpm_offset_bytes,
-                    h.save_restore_list_gpm_size_bytes,
-                )?;
-                piece(
-                    c,
-                    out,
-                    "save_restore_list_srm",
-                    "save_restore_list_srm_offset_bytes",
-                    h.save_restore_list_srm_offset_bytes,
-                    h.save_restore_list_srm_size_bytes,
-                )?;
+                save_restore_lists_v2_1(c, out)?;
             }
             if minor >= 2 {
-                let h: &RlcV2_2 = c.view("rlc_firmware_header_v2_2")?;
-                piece(
-                    c,
-                    out,
-                    "rlc_iram",
-                    "rlc_iram_ucode_offset_bytes",
-                    h.rlc_iram_ucode_offset_bytes,
-                    h.rlc_iram_ucode_size_bytes,
-                )?;
-                piece(
-                    c,
-                    out,
-                    "rlc_dram",
-                    "rlc_dram_ucode_offset_bytes",
-                    h.rlc_dram_ucode_offset_bytes,
-                    h.rlc_dram_ucode_size_bytes,
-                )?;
+                iram_dram_v2_2(c, out)?;
             }
             if minor >= 3 {
-                let h: &RlcV2_3 = c.view("rlc_firmware_header_v2_3")?;
-                piece(
-                    c,
-                    out,
-                    "rlcp",
-                    "rlcp_ucode_offset_bytes",
-                    h.rlcp_ucode_offset_bytes,
-                    h.rlcp_ucode_size_bytes,
-                )?;
-                piece(
-                    c,
-                    out,
-                    "rlcv",
-                    "rlcv_ucode_offset_bytes",
-                    h.rlcv_ucode_offset_bytes,
-                    h.rlcv_ucode_size_bytes,
-                )?;
+                rlcp_rlcv_v2_3(c, out)?;
             }
             if minor >= 4 {
-                let h: &RlcV2_4 = c.view("rlc_firmware_header_v2_4")?;
-                let taps = [
-                    (
-                        "global_tap_delays",
-                        "global_tap_delays_ucode_offset_bytes",
-                        h.global_tap_delays_ucode_offset_bytes,
-                        h.global_tap_delays_ucode_size_bytes,
-                    ),
-                    (
-                        "se0_tap_delays",
-                        "se0_tap_delays_ucode_offset_bytes",
-                        h.se0_tap_delays_ucode_offset_bytes,
-                        h.se0_tap_delays_ucode_size_bytes,
-                    ),
-                    (
-                        "se1_tap_delays",
-                        "se1_tap_delays_ucode_offset_bytes",
-                        h.se1_tap_delays_ucode_offset_bytes,
-                        h.se1_tap_delays_ucode_size_bytes,
-                    ),
-                    (
-                        "se2_tap_delays",
-                        "se2_tap_delays_ucode_offset_bytes",
-                        h.se2_tap_delays_ucode_offset_bytes,
-                        h.se2_tap_delays_ucode_size_bytes,
-                    ),
-                    (
-                        "se3_tap_delays",
-                        "se3_tap_delays_ucode_offset_bytes",
-                        h.se3_tap_delays_ucode_offset_bytes,
-                        h.se3_tap_delays_ucode_size_bytes,
-                    ),
-                ];
-                for (name, field, off, size) in taps {
-                    piece(c, out, name, field, off, size)?;
-                }
+                tap_delays_v2_4(c, out)?;
             }
             Ok(Some(Rlc::V2 { v2_0: h, minor }))
         }
         _ => Ok(None),
     }
+}
+
+/// v2.0's register lists.
+fn reg_lists_v2_0(c: &Container<'_>, out: &mut Sections, h: &RlcV2_0) -> Result<(), Error> {
+    piece(
+        c,
+        out,
+        "reg_list_format",
+        "reg_list_format_array_offset_bytes",
+        h.reg_list_format_array_offset_bytes,
+        h.reg_list_format_size_bytes,
+    )?;
+    piece(
+        c,
+        out,
+        "reg_list",
+        "reg_list_array_offset_bytes",
+        h.reg_list_array_offset_bytes,
+        h.reg_list_size_bytes,
+    )?;
+    piece(
+        c,
+        out,
+        "reg_list_format_separate",
+        "reg_list_format_separate_array_offset_bytes",
+        h.reg_list_format_separate_array_offset_bytes,
+        h.reg_list_format_separate_size_bytes,
+    )?;
+    piece(
+        c,
+        out,
+        "reg_list_separate",
+        "reg_list_separate_array_offset_bytes",
+        h.reg_list_separate_array_offset_bytes,
+        h.reg_list_separate_size_bytes,
+    )
+}
+
+/// v2.1's save/restore lists.
+fn save_restore_lists_v2_1(c: &Container<'_>, out: &mut Sections) -> Result<(), Error> {
+    let h: &RlcV2_1 = c.view("rlc_firmware_header_v2_1")?;
+    piece(
+        c,
+        out,
+        "save_restore_list_cntl",
+        "save_restore_list_cntl_offset_bytes",
+        h.save_restore_list_cntl_offset_bytes,
+        h.save_restore_list_cntl_size_bytes,
+    )?;
+    piece(
+        c,
+        out,
+        "save_restore_list_gpm",
+        "save_restore_list_gpm_offset_bytes",
+        h.save_restore_list_gpm_offset_bytes,
+        h.save_restore_list_gpm_size_bytes,
+    )?;
+    piece(
+        c,
+        out,
+        "save_restore_list_srm",
+        "save_restore_list_srm_offset_bytes",
+        h.save_restore_list_srm_offset_bytes,
+        h.save_restore_list_srm_size_bytes,
+    )
+}
+
+/// v2.2's IRAM and DRAM images.
+fn iram_dram_v2_2(c: &Container<'_>, out: &mut Sections) -> Result<(), Error> {
+    let h: &RlcV2_2 = c.view("rlc_firmware_header_v2_2")?;
+    piece(
+        c,
+        out,
+        "rlc_iram",
+        "rlc_iram_ucode_offset_bytes",
+        h.rlc_iram_ucode_offset_bytes,
+        h.rlc_iram_ucode_size_bytes,
+    )?;
+    piece(
+        c,
+        out,
+        "rlc_dram",
+        "rlc_dram_ucode_offset_bytes",
+        h.rlc_dram_ucode_offset_bytes,
+        h.rlc_dram_ucode_size_bytes,
+    )
+}
+
+/// v2.3's RLC_P and RLC_V images.
+fn rlcp_rlcv_v2_3(c: &Container<'_>, out: &mut Sections) -> Result<(), Error> {
+    let h: &RlcV2_3 = c.view("rlc_firmware_header_v2_3")?;
+    piece(
+        c,
+        out,
+        "rlcp",
+        "rlcp_ucode_offset_bytes",
+        h.rlcp_ucode_offset_bytes,
+        h.rlcp_ucode_size_bytes,
+    )?;
+    piece(
+        c,
+        out,
+        "rlcv",
+        "rlcv_ucode_offset_bytes",
+        h.rlcv_ucode_offset_bytes,
+        h.rlcv_ucode_size_bytes,
+    )
+}
+
+/// v2.4's tap-delay tables.
+fn tap_delays_v2_4(c: &Container<'_>, out: &mut Sections) -> Result<(), Error> {
+    let h: &RlcV2_4 = c.view("rlc_firmware_header_v2_4")?;
+    let taps = [
+        (
+            "global_tap_delays",
+            "global_tap_delays_ucode_offset_bytes",
+            h.global_tap_delays_ucode_offset_bytes,
+            h.global_tap_delays_ucode_size_bytes,
+        ),
+        (
+            "se0_tap_delays",
+            "se0_tap_delays_ucode_offset_bytes",
+            h.se0_tap_delays_ucode_offset_bytes,
+            h.se0_tap_delays_ucode_size_bytes,
+        ),
+        (
+            "se1_tap_delays",
+            "se1_tap_delays_ucode_offset_bytes",
+            h.se1_tap_delays_ucode_offset_bytes,
+            h.se1_tap_delays_ucode_size_bytes,
+        ),
+        (
+            "se2_tap_delays",
+            "se2_tap_delays_ucode_offset_bytes",
+            h.se2_tap_delays_ucode_offset_bytes,
+            h.se2_tap_delays_ucode_size_bytes,
+        ),
+        (
+            "se3_tap_delays",
+            "se3_tap_delays_ucode_offset_bytes",
+            h.se3_tap_delays_ucode_offset_bytes,
+            h.se3_tap_delays_ucode_size_bytes,
+        ),
+    ];
+    for (name, field, off, size) in taps {
+        piece(c, out, name, field, off, size)?;
+    }
+    Ok(())
 }
 
 const H: &str = "amdgpu_ucode.h";
