@@ -89,6 +89,38 @@ extern "C" fn kmain(start_info_addr: u32) -> ! {
 }
 
 fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
+    check_memory()?;
+    let si = read_start_info(start_info_addr)?;
+    test_hooks(&si);
+
+    let blobs = firmware::load(si.module)?;
+
+    let (hz, scale) = tsc_rate()?;
+
+    let (window, source) = ecam_window(&si);
+    println!("UK ECAM source={source} base={:#x}", window.base);
+    let ecam = pci::ecam(window)?;
+    let devices = pci::list(&ecam, window.segment);
+    defmt::info!(
+        "PCI functions={=usize} ecam={=u64:#x}",
+        devices.len(),
+        window.base
+    );
+
+    report_choice(&devices);
+    measure_mmio(&devices, scale)?;
+
+    aql_model::run(scale, AQL_ITERATIONS, 1)?;
+
+    bringup::run_all(&blobs, scale)?;
+
+    report_usage(scale, boot_tsc);
+    hold(&si, hz)
+}
+
+/// Step 1's rest: the memory functions against byte references, and the
+/// model's DMA region mapped.
+fn check_memory() -> Result<(), &'static str> {
     let cases = rt::check_memory_functions().map_err(|(f, n, shift)| {
         println!("UK ERROR {f} of {n} bytes (shift {shift}) differs from the byte reference");
         "memory functions"
@@ -101,6 +133,11 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
         barebell::platform::DMA_HOST_VA,
         devmem::VRAM_BYTES >> 20
     );
+    Ok(())
+}
+
+/// The PVH start info at `start_info_addr`, printed.
+fn read_start_info(start_info_addr: u32) -> Result<start_info::StartInfo, &'static str> {
     // SAFETY: this is the value the PVH loader left in %ebx, forwarded
     // unchanged by the boot code; it lies in the first MiB.
     let si = unsafe { start_info::read(start_info_addr) }.map_err(|e| {
@@ -113,9 +150,12 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
         si.rsdp.unwrap_or(0),
         si.cmdline
     );
+    Ok(si)
+}
 
-    // Test hooks for CI: the panic handler and the exception path must
-    // print and exit with their own codes.
+/// Test hooks for CI: the panic handler and the exception path must
+/// print and exit with their own codes.
+fn test_hooks(si: &start_info::StartInfo) {
     if si.cmdline.split_whitespace().any(|w| w == "test-panic") {
         panic!("requested by `test-panic` on the command line");
     }
@@ -124,9 +164,11 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
         // exiting; nothing after it runs.
         unsafe { core::arch::asm!("ud2", options(nomem, nostack)) };
     }
+}
 
-    let blobs = firmware::load(si.module)?;
-
+/// Step 3: the TSC's rate (CPUID leaf 0x15 if reported, else the PIT)
+/// and the scale it gives.
+fn tsc_rate() -> Result<(u64, TscScale), &'static str> {
     let feats = tsc::features();
     if !feats.rdtscp {
         // barebell's end-of-interval read is RDTSCP; QEMU's default
@@ -150,7 +192,31 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
         feats.invariant,
         feats.hypervisor
     );
+    Ok((hz, scale))
+}
 
+/// Step 4: the ECAM window from ACPI's MCFG, or q35's default when ACPI
+/// gives none; and which it was.
+fn ecam_window(si: &start_info::StartInfo) -> (McfgEntry, &'static str) {
+    mcfg_window(si).unwrap_or_else(|| {
+        println!(
+            "UK WARNING FALLING BACK to the q35 default ECAM base {:#x}, buses 0..=255: ACPI did not provide one",
+            pci::Q35_ECAM_FALLBACK
+        );
+        (
+            McfgEntry {
+                base: pci::Q35_ECAM_FALLBACK,
+                segment: 0,
+                first_bus: 0,
+                last_bus: 255,
+            },
+            "fallback",
+        )
+    })
+}
+
+/// The first segment-0 window of ACPI's MCFG, every entry printed.
+fn mcfg_window(si: &start_info::StartInfo) -> Option<(McfgEntry, &'static str)> {
     // `no-mcfg` on the command line skips ACPI, so CI can exercise the
     // fallback path on a machine whose firmware always provides MCFG.
     let skip_acpi = si.cmdline.split_whitespace().any(|w| w == "no-mcfg");
@@ -159,7 +225,7 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
     } else {
         Some(acpi::find_mcfg(si.rsdp))
     };
-    let window = match acpi.unwrap_or(Err(acpi_tables::AcpiError::Skipped)) {
+    match acpi.unwrap_or(Err(acpi_tables::AcpiError::Skipped)) {
         Ok(f) => {
             println!(
                 "UK ACPI {} at {:#x}, MCFG at {:#x} ({} bytes)",
@@ -184,31 +250,11 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
             println!("UK WARNING no ECAM window from ACPI: {e}");
             None
         }
-    };
-    let (window, source) = window.unwrap_or_else(|| {
-        println!(
-            "UK WARNING FALLING BACK to the q35 default ECAM base {:#x}, buses 0..=255: ACPI did not provide one",
-            pci::Q35_ECAM_FALLBACK
-        );
-        (
-            McfgEntry {
-                base: pci::Q35_ECAM_FALLBACK,
-                segment: 0,
-                first_bus: 0,
-                last_bus: 255,
-            },
-            "fallback",
-        )
-    });
-    println!("UK ECAM source={source} base={:#x}", window.base);
-    let ecam = pci::ecam(window)?;
-    let devices = pci::list(&ecam, window.segment);
-    defmt::info!(
-        "PCI functions={=usize} ecam={=u64:#x}",
-        devices.len(),
-        window.base
-    );
+    }
+}
 
+/// Step 6: the device choice, reported.
+fn report_choice(devices: &[pci::Device]) {
     match devices.iter().find(|d| d.found.vendor == 0x1002) {
         Some(d) => println!(
             "UK CHOICE AMD function {:?} found; bring-up of a real device is not built, so only the built-in model runs",
@@ -216,7 +262,10 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
         ),
         None => println!("UK CHOICE no 0x1002 function; using the built-in model"),
     }
+}
 
+/// Step 7: MMIO store latency to QEMU's `edu` device.
+fn measure_mmio(devices: &[pci::Device], scale: TscScale) -> Result<(), &'static str> {
     let edu = devices.iter().find(|d| {
         d.found.vendor == mmio_latency::EDU_VENDOR && d.found.device == mmio_latency::EDU_DEVICE
     });
@@ -239,23 +288,27 @@ fn run(start_info_addr: u32, boot_tsc: u64) -> Result<(), &'static str> {
                     println!("UK ERROR MMIO: {e}");
                     "MMIO latency"
                 })?;
+            Ok(())
         }
         None => {
             println!("UK ERROR no edu device with a mapped BAR0 (add -device edu)");
-            return Err("no MMIO target");
+            Err("no MMIO target")
         }
     }
+}
 
-    aql_model::run(scale, AQL_ITERATIONS, 1)?;
-
-    bringup::run_all(&blobs, scale)?;
-
+/// The heap and page-table use, and the time from boot.
+fn report_usage(scale: TscScale, boot_tsc: u64) {
     let (used, free, peak) = heap::usage();
     let (tables, pool) = paging::tables_used();
     println!("UK heap used={used} free={free} peak={peak}; page tables {tables}/{pool}");
     let elapsed = scale.to_ns(tsc::end().wrapping_sub(boot_tsc));
     println!("UK time kmain-to-exit={}us", elapsed / 1000);
+}
 
+/// Step 10: with `hold` on the command line, waits (60 s at most) for a
+/// byte from the host on COM1.
+fn hold(si: &start_info::StartInfo, hz: u64) -> Result<(), &'static str> {
     if si.cmdline.split_whitespace().any(|w| w == "hold") {
         println!("UK HOLD waiting for the host");
         match console::read_byte_within(hz.saturating_mul(60)) {
