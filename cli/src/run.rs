@@ -273,6 +273,9 @@ fn run_on_device(
 
 fn run_inner(a: &RunArgs) -> Result<(), String> {
     let (job, bytes, co_path) = read_job(&a.job)?;
+    if let Some(hint) = job.grid_hint() {
+        eprintln!("warning: {hint}");
+    }
     let mapping = match (a.mapping, a.target.hardware()) {
         (Some(m), _) => Some(Mapping::from(m)),
         (None, Some(_)) => Some(Mapping::Mes),

@@ -563,3 +563,33 @@ fn gc_9_4_3_parts_refuse_code_for_other_targets() {
         "{err}"
     );
 }
+
+/// A user coming from OpenCL writes the global size as the grid: 128
+/// elements in blocks of 64 become 128 workgroups (8192 work-items). The
+/// run goes ahead, as a HIP launch would, but stderr names the grid that
+/// was probably meant; the same job written in workgroups gets no warning.
+#[test]
+fn a_grid_written_as_a_global_size_is_warned_about() {
+    let co = build("gfx1100", 5);
+    let job = |grid: u32| {
+        serde_json::json!({
+            "code_object": "", "kernel": "saxpy", "grid": [grid], "block": [64],
+            "buffers": {
+                "y": {"type": "f32", "count": 128, "fill": 1.0},
+                "x": {"type": "f32", "count": 128, "fill": 2.0},
+            },
+            "args": [{"buffer": "y"}, {"buffer": "x"}, {"f32": 3.0}, {"u32": 128}]
+        })
+    };
+    let (ok, out, err) = run(&co, "navi31", job(128), &[]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("warning: grid counts workgroups, not work-items: 128 workgroups of 64 in x launch 8192 work-items")
+            && err.contains("the grid is 2"),
+        "{err}"
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(values(&v, "y").iter().all(|&y| y == 7.0), "{out}");
+    let (ok, _, err) = run(&co, "navi31", job(2), &[]);
+    assert!(ok && !err.contains("warning"), "{err}");
+}

@@ -58,7 +58,10 @@ fn parse(text: &str) -> (Vec<(String, String)>, Vec<Step>) {
             continue;
         };
         let body: Vec<&str> = lines.by_ref().take_while(|b| *b != "```").collect();
-        if let Some(name) = info.split_whitespace().find_map(|w| w.strip_prefix("file=")) {
+        if let Some(name) = info
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("file="))
+        {
             files.push((name.to_string(), body.join("\n") + "\n"));
         } else if info == "console" {
             for b in body {
@@ -87,14 +90,21 @@ fn scratch() -> PathBuf {
 #[test]
 fn every_tutorial_command_runs_and_prints_what_the_page_shows() {
     let (files, steps) = parse(&read(TUTORIAL));
-    assert!(files.len() >= 2, "the tutorial writes its kernel and job: {files:?}");
+    assert!(
+        files.len() >= 2,
+        "the tutorial writes its kernel and job: {files:?}"
+    );
     assert!(steps.len() >= 15, "{} commands", steps.len());
     let dir = scratch();
     for (name, text) in &files {
         std::fs::write(dir.join(name), text).unwrap();
     }
     let bin = Path::new(env!("CARGO_BIN_EXE_barebell")).parent().unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     for step in &steps {
         let out = Command::new("sh")
             .arg("-c")
@@ -131,7 +141,13 @@ fn subcommands() -> Vec<String> {
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    let list = text.split("Commands:").nth(1).unwrap().split("Options:").next().unwrap();
+    let list = text
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .split("Options:")
+        .next()
+        .unwrap();
     let names: Vec<String> = list
         .lines()
         .filter_map(|l| l.strip_prefix("  ")?.split_whitespace().next())
@@ -153,7 +169,9 @@ fn the_readme_and_the_tutorial_name_every_command() {
         );
         let run = format!("barebell {name} ");
         assert!(
-            steps.iter().any(|s| format!("{} ", s.command).contains(&run)),
+            steps
+                .iter()
+                .any(|s| format!("{} ", s.command).contains(&run)),
             "docs/tutorial.md runs no `barebell {name}`"
         );
     }

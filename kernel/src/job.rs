@@ -189,6 +189,35 @@ pub struct Job {
     pub args: Vec<ArgSpec>,
 }
 
+/// A grid that looks like a global size ([`Job::grid_hint`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GridHint {
+    /// 0 for x, 1 for y, 2 for z.
+    pub axis: usize,
+    pub grid: u64,
+    pub block: u64,
+    /// Work-items along the axis: grid × block.
+    pub items: u64,
+    /// Elements in the job's largest buffer.
+    pub largest: u64,
+}
+
+impl core::fmt::Display for GridHint {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let axis = ["x", "y", "z"].get(self.axis).copied().unwrap_or("?");
+        write!(
+            f,
+            "grid counts workgroups, not work-items: {} workgroups of {} in {axis} launch {} work-items, more than the largest buffer's {} elements; if {} was meant as the global size, the grid is {}",
+            self.grid,
+            self.block,
+            self.items,
+            self.largest,
+            self.grid,
+            self.grid / self.block.max(1),
+        )
+    }
+}
+
 /// Largest buffer a job may ask for (elements), so a typo cannot ask the
 /// host for terabytes.
 pub const MAX_ELEMENTS: u64 = 1 << 28;
@@ -449,7 +478,6 @@ impl Job {
         Ok(())
     }
 
-    /// A buffer's initial contents, little-endian.
     /// Bytes all the job's buffers take (at most [`MAX_JOB_BYTES`], as
     /// [`Job::parse`] checked), before any is built.
     pub fn total_bytes(&self) -> u64 {
@@ -464,6 +492,41 @@ impl Job {
             .fold(0u64, u64::saturating_add)
     }
 
+    /// Elements in the job's largest buffer (0 without buffers).
+    fn largest_buffer(&self) -> u64 {
+        self.buffers
+            .values()
+            .map(|b| {
+                b.count
+                    .unwrap_or_else(|| b.values.as_ref().map_or(0, |v| v.len() as u64))
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// A grid that reads like OpenCL's global size rather than a count of
+    /// workgroups (`grid` is HIP's `gridDim`, [`Geometry::grid`]): an axis
+    /// whose work-items (grid × block) exceed the largest buffer although
+    /// the grid alone fits it and is a whole number of blocks. `None` when
+    /// the geometry is plausible, with one-item blocks, or without buffers.
+    pub fn grid_hint(&self) -> Option<GridHint> {
+        let largest = self.largest_buffer();
+        let g = &self.geometry;
+        (0..usize::from(g.dims).min(3)).find_map(|axis| {
+            let (grid, block) = (u64::from(g.grid[axis]), u64::from(g.block[axis]));
+            let items = grid.saturating_mul(block);
+            (block > 1 && largest > 0 && grid <= largest && items > largest && grid % block == 0)
+                .then_some(GridHint {
+                    axis,
+                    grid,
+                    block,
+                    items,
+                    largest,
+                })
+        })
+    }
+
+    /// A buffer's initial contents, little-endian.
     pub fn buffer_bytes(&self, name: &str) -> Option<Vec<u8>> {
         let b = self.buffers.get(name)?;
         let size = b.ty.size();
@@ -552,6 +615,36 @@ mod tests {
             Job::parse(&job_with_buffers(&refs)),
             Err(JobError::JobTooLarge { .. })
         ));
+    }
+
+    fn geometry_job(grid: &str, block: &str, count: u64) -> Job {
+        let text = alloc::format!(
+            "{{\"code_object\": \"k.co\", \"kernel\": \"k\", \"grid\": {grid}, \"block\": {block}, \"buffers\": {{\"a\": {{\"type\": \"f32\", \"count\": {count}}}}}, \"args\": []}}"
+        );
+        Job::parse(&text).unwrap()
+    }
+
+    #[test]
+    fn a_grid_that_reads_like_a_global_size_gets_a_hint() {
+        // The user's case: 1024 elements, 64-item blocks, the OpenCL
+        // global size 1024 written as the grid: 65536 work-items.
+        let h = geometry_job("[1024]", "[64]", 1024).grid_hint().unwrap();
+        assert_eq!(
+            (h.axis, h.grid, h.block, h.items, h.largest),
+            (0, 1024, 64, 65536, 1024)
+        );
+        let text = h.to_string();
+        assert!(text.contains("grid counts workgroups"), "{text}");
+        assert!(text.ends_with("the grid is 16"), "{text}");
+        // The same launch written in workgroups is not hinted at.
+        assert_eq!(geometry_job("[16]", "[64]", 1024).grid_hint(), None);
+        // A grid rounding the buffer up to whole blocks is plausible.
+        assert_eq!(geometry_job("[17]", "[64]", 1030).grid_hint(), None);
+        // The y axis of a 2-D launch.
+        let h = geometry_job("[1, 512]", "[1, 8]", 512).grid_hint().unwrap();
+        assert_eq!((h.axis, h.items), (1, 4096));
+        // One-item blocks make grid and global size the same thing.
+        assert_eq!(geometry_job("[1024]", "[1]", 16).grid_hint(), None);
     }
 
     const ISSUE_JOB: &str = r#"{
