@@ -9,14 +9,19 @@
 //!
 //! | step | barebell | HIP |
 //! |---|---|---|
+//! | `device` | host memory checked, the model device built (firmware files read) | runtime init, the device opened |
 //! | `queue` | the one bring-up to a mapped user queue | `hsa_queue_create` (and runtime init) |
 //! | `malloc` | three buffers from the user VRAM mapped at `USER_VRAM_VA` | `hipMalloc` × 3 |
+//! | `inputs` | the two input vectors generated and written to host staging | the program's own loop |
 //! | `memcpy_h2d` | SDMA engine 0 queue 0 opened, two `COPY_LINEAR` copies, each waited for | `hipMemcpy` host→device × 2 |
 //! | `launch` | code object loaded, kernargs written, AQL packet submitted | `hipLaunchKernel` (first) |
 //! | `synchronize` | completion signal waited for | `hipDeviceSynchronize` |
 //! | `memcpy_d2h` | one SDMA copy back, waited for | `hipMemcpy` device→host |
 //! | `check` | every element compared with the host's sum | the program's check |
 //! | `teardown` | SDMA queue stopped, then `Gpu::shutdown` | process exit |
+//!
+//! The rows are back to back (each starts where the previous ended), so
+//! they add up to `total`.
 //!
 //! Times are host wall time on the model: they measure this machine
 //! running the model (the ISA interpreter runs every wave), not a GPU.
@@ -204,8 +209,9 @@ pub fn run(args: VectorAddArgs) -> ExitCode {
     }
 }
 
-fn nanos(t: Instant) -> u64 {
-    u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX)
+/// Nanoseconds from `from` to `to` (0 if `to` is earlier).
+fn ns_between(from: Instant, to: Instant) -> u64 {
+    u64::try_from(to.saturating_duration_since(from).as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// The inputs: exact in f32 (integers below 2^24 and their halves), so
@@ -251,14 +257,18 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
         VaddMappingArg::Hws => Mapping::Hws,
     };
     refuse_unsupported_mapping(args.part, mapping)?;
-    let (a, b) = inputs(n);
     let started = Instant::now();
     let mut steps: Vec<StepTime> = vec![];
-    let step = |steps: &mut Vec<StepTime>, step, hip, t: Instant, seeds_ns| {
+    // Rows are back to back: each ends where the next begins, so they add
+    // up to the total.
+    let mark = std::cell::Cell::new(started);
+    let step = |steps: &mut Vec<StepTime>, step, hip, seeds_ns| {
+        let now = Instant::now();
+        let ns = ns_between(mark.replace(now), now);
         steps.push(StepTime {
             step,
             hip,
-            ns: nanos(t),
+            ns,
             seeds_ns,
         })
     };
@@ -288,8 +298,8 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
     }
     .map_err(|e| format!("building the model {}: {e}", args.part.name()))?;
     let gpu = model.platform();
+    step(&mut steps, "device", "hipInit (device opened)", None);
 
-    let t = Instant::now();
     let opts = Options {
         until: Step::Queue,
         mapping: Some(mapping),
@@ -300,12 +310,11 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
     let mut up = barebell_bringup::run(gpu, &fw, &opts, &crate::stop::Cancellable)
         .map_err(|e| format!("{}: {e}\n{}", gpu.name(), model.logs()))?;
     // `hsa_queue_create`: 11.23 ms in the seeds' trace.
-    step(&mut steps, "queue", "hsa_queue_create", t, Some(11_230_000));
+    step(&mut steps, "queue", "hsa_queue_create", Some(11_230_000));
 
     // The program; whatever it gives, the teardown below runs.
     let mut sdma: Option<barebell_bringup::sdma::CopyQueue<'_>> = None;
     let mut program = || -> Result<u64, String> {
-        let t = Instant::now();
         let dev = up
             .user_vram
             .as_mut()
@@ -313,7 +322,7 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
         let d_a = dev.alloc(each, 4096).map_err(|e| e.to_string())?;
         let d_b = dev.alloc(each, 4096).map_err(|e| e.to_string())?;
         let d_c = dev.alloc(each, 4096).map_err(|e| e.to_string())?;
-        step(&mut steps, "malloc", "hipMalloc x3", t, None);
+        step(&mut steps, "malloc", "hipMalloc x3", None);
 
         let host = up
             .user
@@ -322,13 +331,14 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
         let h_a = host.alloc(each, 4096).map_err(|e| e.to_string())?;
         let h_b = host.alloc(each, 4096).map_err(|e| e.to_string())?;
         let h_c = host.alloc(each, 4096).map_err(|e| e.to_string())?;
+        let (a, b) = inputs(n);
         for (dst, src) in [(&mut *h_a, &a), (&mut *h_b, &b)] {
             for (d, x) in dst.chunks_exact_mut(4).zip(src.iter()) {
                 d.copy_from_slice(&x.to_le_bytes());
             }
         }
+        step(&mut steps, "inputs", "host vectors filled", None);
 
-        let t = Instant::now();
         let q = sdma.insert(
             barebell_bringup::sdma::open(&mut up, mapping, &Quiet)
                 .map_err(|e| format!("{}: SDMA: {e}", gpu.name()))?,
@@ -346,11 +356,9 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
             &mut steps,
             "memcpy_h2d",
             "hipMemcpy h2d x2",
-            t,
             Some(136_000_000 * 2 / 3),
         );
 
-        let t = Instant::now();
         let spec = KernelSpec::resolve("vadd", args.part)?;
         let part = crate::model_launch::part(args.part)?.0;
         let uq = up
@@ -402,9 +410,8 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
         )
         .map_err(|e| format!("hipLaunchKernel: {e}"))?;
         // The seeds' first hipLaunchKernel: 748 µs.
-        step(&mut steps, "launch", "hipLaunchKernel", t, Some(748_000));
+        step(&mut steps, "launch", "hipLaunchKernel", Some(748_000));
 
-        let t = Instant::now();
         let clock = gpu.clock();
         let waited = clock.now_ns();
         while done.signal.value() != 0 {
@@ -426,11 +433,9 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
             &mut steps,
             "synchronize",
             "hipDeviceSynchronize",
-            t,
             Some(13_520),
         );
 
-        let t = Instant::now();
         interrupted()?;
         let seq = q
             .submit_copy(h_c.as_ptr() as u64, d_c.va, bytes as u64)
@@ -441,11 +446,9 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
             &mut steps,
             "memcpy_d2h",
             "hipMemcpy d2h",
-            t,
             Some(136_000_000 / 3),
         );
 
-        let t = Instant::now();
         let mismatches = h_c
             .chunks_exact(4)
             .zip(a.iter().zip(&b))
@@ -454,14 +457,13 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
                 c.to_bits() != (*x + *y).to_bits()
             })
             .count() as u64;
-        step(&mut steps, "check", "result check", t, None);
+        step(&mut steps, "check", "result check", None);
         Ok(mismatches)
     };
     let outcome = program();
 
     // The SDMA queue off the engine, then the device torn down, on
     // success, on an error and after a stop signal alike.
-    let t = Instant::now();
     let stopped = sdma.take().map(|q| q.stop(&mut up));
     let report = up.shutdown();
     let mut teardown = vec![match &stopped {
@@ -482,7 +484,7 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
         Ok(()) => "model: quiescent".to_string(),
         Err(e) => format!("model: NOT QUIESCENT: {e}"),
     });
-    step(&mut steps, "teardown", "process exit", t, None);
+    step(&mut steps, "teardown", "process exit", None);
     let teardown_complete = !matches!(stopped, Some(Err(_))) && report.complete() && quiet.is_ok();
     let mismatches = match outcome {
         Ok(m) => m,
@@ -498,7 +500,7 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
             ));
         }
     };
-    let total_ns = nanos(started);
+    let total_ns = ns_between(started, mark.get());
     Ok(Report {
         part: args.part.name(),
         mapping: mapping.name(),

@@ -23,9 +23,11 @@ fn vector_add(args: &[&str]) -> serde_json::Value {
 }
 
 /// The steps the module documents, in the order the program runs them.
-const STEPS: [&str; 8] = [
+const STEPS: [&str; 10] = [
+    "device",
     "queue",
     "malloc",
+    "inputs",
     "memcpy_h2d",
     "launch",
     "synchronize",
@@ -48,6 +50,14 @@ fn check(v: &serde_json::Value, elements: u64, block: u64) {
         .map(|s| s["step"].as_str().unwrap())
         .collect();
     assert_eq!(steps, STEPS);
+    // The rows are back to back: they add up to the total, to the ns.
+    let sum: u64 = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["ns"].as_u64().unwrap())
+        .sum();
+    assert_eq!(sum, v["total_ns"].as_u64().unwrap(), "{v}");
     let teardown = v["teardown"].as_array().unwrap();
     assert_eq!(teardown[0], "stop SDMA queue: done");
 }
