@@ -112,6 +112,12 @@ pub struct BringupArgs {
     /// docs/hardware.md for the format.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Write the run as a Chrome/Perfetto trace-event JSON file (open it
+    /// at ui.perfetto.dev): each step a slice, each step line and every
+    /// register access an instant event. Written on success, on error and
+    /// after a signal.
+    #[arg(long, value_name = "FILE")]
+    pub perfetto: Option<PathBuf>,
     /// The model only: leave the model in this start-of-day state first,
     /// by running an earlier driver on it (a GPU is in whatever state
     /// its last driver left). The bring-up's start step then detects it
@@ -247,9 +253,16 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
     device.recheck_dma()?;
     let text = TextSink::new(args.trace);
     let recorder = args.report.as_ref().map(|_| report::Recorder::new(&text));
-    let sink: &dyn Sink = match &recorder {
+    let inner: &dyn Sink = match &recorder {
         Some(r) => r,
         None => &text,
+    };
+    let perfetto = args.perfetto.as_ref().map(|_| {
+        crate::perfetto::PerfettoSink::new(inner, &format!("barebell bringup: {}", device.name()))
+    });
+    let sink: &dyn Sink = match &perfetto {
+        Some(p) => p,
+        None => inner,
     };
     let mut ips = None;
     let mut start = None;
@@ -338,6 +351,12 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
         );
         match report::write(path, &rep) {
             Ok(()) => out!("report: {}", path.display()),
+            Err(e) => outcome = outcome.and(Err(e)),
+        }
+    }
+    if let (Some(p), Some(path)) = (&perfetto, &args.perfetto) {
+        match p.finish(path) {
+            Ok(n) => out!("perfetto: {} ({n} register accesses)", path.display()),
             Err(e) => outcome = outcome.and(Err(e)),
         }
     }

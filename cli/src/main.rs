@@ -14,6 +14,7 @@ mod latency_plot;
 mod latency_target;
 mod model_launch;
 mod pci;
+mod perfetto;
 mod report;
 mod run;
 mod stop;

@@ -133,6 +133,32 @@ pub struct VectorAddArgs {
     /// Where the amdgpu firmware blobs are.
     #[arg(long, default_value = FirmwareDir::SYSTEM)]
     pub firmware_dir: PathBuf,
+    /// Also write the steps as a Chrome/Perfetto trace-event JSON file
+    /// (one slice per step, back to back; open it at ui.perfetto.dev).
+    #[arg(long, value_name = "FILE")]
+    pub perfetto: Option<PathBuf>,
+}
+
+/// The steps as back-to-back slices, each with its HIP call and the seeds'
+/// figure.
+fn write_perfetto(r: &Report, path: &std::path::Path) -> Result<(), String> {
+    let mut t = crate::perfetto::Trace::new(&format!(
+        "barebell vector-add: {} {} elements, {} mapping",
+        r.part, r.elements, r.mapping
+    ));
+    let mut at = 0u64;
+    for s in &r.steps {
+        t.slice(
+            crate::perfetto::STEPS,
+            s.step,
+            "step",
+            at,
+            s.ns,
+            serde_json::json!({"hip": s.hip, "seeds_ns": s.seeds_ns}),
+        );
+        at = at.saturating_add(s.ns);
+    }
+    t.write(path)
 }
 
 /// One step of the program: its time and the seeds' figure for the HIP
@@ -187,6 +213,12 @@ pub fn run(args: VectorAddArgs) -> ExitCode {
                 }
             } else {
                 print_table(&report);
+            }
+            if let Some(path) = &args.perfetto {
+                if let Err(e) = write_perfetto(&report, path) {
+                    eprintln!("barebell vector-add: {e}");
+                    return ExitCode::FAILURE;
+                }
             }
             if report.verified && report.teardown_complete {
                 ExitCode::SUCCESS

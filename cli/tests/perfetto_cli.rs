@@ -1,0 +1,164 @@
+//! `--perfetto FILE` writes files the Perfetto UI's JSON loader takes: the
+//! object form of the Trace Event Format (`traceEvents`, each event with
+//! `name`, `ph`, `pid`, `tid`, `ts` in microseconds; `dur` on complete
+//! events, a scope on instant events), checked here by a validator
+//! written from that format's description, not by the writer's code; and
+//! the events say what the run's own text output says.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn file(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("perfetto-cli");
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(format!("{}-{name}", std::process::id()))
+}
+
+fn barebell(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "barebell {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The trace's events, after checking every one against the format.
+fn valid_events(path: &Path) -> Vec<Value> {
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let events = doc["traceEvents"].as_array().expect("a traceEvents array");
+    for e in events {
+        let ph = e["ph"].as_str().unwrap_or_else(|| panic!("no ph: {e}"));
+        assert!(e["name"].is_string(), "no name: {e}");
+        assert!(e["pid"].is_u64() && e["tid"].is_u64(), "pid/tid: {e}");
+        if !e["args"].is_null() {
+            assert!(e["args"].is_object(), "args: {e}");
+        }
+        match ph {
+            "M" => assert!(
+                ["process_name", "thread_name"].contains(&e["name"].as_str().unwrap()),
+                "{e}"
+            ),
+            "X" => {
+                assert!(e["ts"].as_f64().unwrap() >= 0.0, "{e}");
+                assert!(e["dur"].as_f64().unwrap() >= 0.0, "{e}");
+            }
+            "i" => {
+                assert!(e["ts"].as_f64().unwrap() >= 0.0, "{e}");
+                assert!(["t", "p", "g"].contains(&e["s"].as_str().unwrap()), "{e}");
+            }
+            other => panic!("an event kind barebell does not write: {other}"),
+        }
+    }
+    events.clone()
+}
+
+fn names<'a>(events: &'a [Value], ph: &str, tid: u64) -> Vec<&'a str> {
+    events
+        .iter()
+        .filter(|e| e["ph"] == ph && e["tid"] == tid)
+        .map(|e| e["name"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_bringup_trace_has_each_step_and_every_register_access() {
+    for part in ["navi31", "mi300x"] {
+        let mapping = if part == "navi31" { "mes" } else { "hws" };
+        let path = file(&format!("bringup-{part}.json"));
+        let p = path.to_str().unwrap();
+        let out = barebell(&[
+            "bringup",
+            "--part",
+            part,
+            "--mapping",
+            mapping,
+            "--trace",
+            "--perfetto",
+            p,
+        ]);
+        let events = valid_events(&path);
+        // The steps, in the order the text output reports them.
+        let mut steps: Vec<&str> = Vec::new();
+        for l in out.lines() {
+            if let Some(rest) = l.strip_prefix("step ") {
+                let s = rest.split(':').next().unwrap();
+                if steps.last() != Some(&s) {
+                    steps.push(s);
+                }
+            }
+        }
+        assert!(steps.len() >= 8, "{part}: {steps:?}");
+        assert_eq!(names(&events, "X", 1), steps, "{part}");
+        // Slices back to back, in time order.
+        let slices: Vec<(f64, f64)> = events
+            .iter()
+            .filter(|e| e["ph"] == "X")
+            .map(|e| (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap()))
+            .collect();
+        for w in slices.windows(2) {
+            assert!(
+                (w[0].0 + w[0].1 - w[1].0).abs() < 0.01,
+                "{part}: {w:?} are not back to back"
+            );
+        }
+        // Every access `--trace` printed, in order, as an instant.
+        let printed: Vec<String> = out
+            .lines()
+            .filter_map(|l| l.strip_prefix("  "))
+            .filter(|l| l.starts_with("W ") || l.starts_with("R "))
+            .map(|l| l.split(" @").next().unwrap().to_string())
+            .collect();
+        let recorded: Vec<String> = names(&events, "i", 2)
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert!(printed.len() > 1000, "{part}: {} accesses", printed.len());
+        let printed_unnamed: Vec<String> = printed
+            .iter()
+            .map(|l| {
+                // `W [0x1234] = ...` prints as `W [0x1234]`.
+                l.split(" = ").next().unwrap().to_string()
+            })
+            .collect();
+        assert_eq!(recorded, printed_unnamed, "{part}");
+        let count = format!("({} register accesses)", printed.len());
+        assert!(out.contains(&count), "{part}: no `{count}` in the output");
+    }
+}
+
+#[test]
+fn a_vector_add_trace_has_its_steps_adding_up_to_the_total() {
+    let path = file("vadd.json");
+    let out = barebell(&[
+        "vector-add",
+        "--elements",
+        "4096",
+        "--json",
+        "--perfetto",
+        path.to_str().unwrap(),
+    ]);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let events = valid_events(&path);
+    let want: Vec<&str> = report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["step"].as_str().unwrap())
+        .collect();
+    assert_eq!(names(&events, "X", 1), want);
+    let end = events
+        .iter()
+        .filter(|e| e["ph"] == "X")
+        .map(|e| e["ts"].as_f64().unwrap() + e["dur"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    let total_us = report["total_ns"].as_f64().unwrap() / 1000.0;
+    assert!((end - total_us).abs() < 0.01, "{end} vs {total_us}");
+}
