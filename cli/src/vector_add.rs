@@ -214,11 +214,9 @@ pub fn run(args: VectorAddArgs) -> ExitCode {
             } else {
                 print_table(&report);
             }
-            if let Some(path) = &args.perfetto {
-                if let Err(e) = write_perfetto(&report, path) {
-                    eprintln!("barebell vector-add: {e}");
-                    return ExitCode::FAILURE;
-                }
+            if let Some(Err(e)) = args.perfetto.as_ref().map(|p| write_perfetto(&report, p)) {
+                eprintln!("barebell vector-add: {e}");
+                return ExitCode::FAILURE;
             }
             if report.verified && report.teardown_complete {
                 ExitCode::SUCCESS
