@@ -345,6 +345,7 @@ pub fn run<'p>(
         Ok(ips) => ips,
         Err(e) => return Err(e.with_teardown(teardown::before_discovery(platform, sink))),
     };
+    sink.discovered(&ips.all);
     let db = platform.doorbells();
     // SAFETY: the platform maps its doorbell aperture, `db.len` bytes
     // valid for aligned 64-bit stores, for as long as it lives (its

@@ -118,6 +118,10 @@ pub trait Sink {
     /// ([`crate::Gpu::poll_interrupts`]): the faults and shader errors
     /// behind a failed step, with the VMID and queue they came from.
     fn interrupt(&self, _i: &barebell::ih::Interrupt) {}
+    /// The IP instances the discovery step found, with their register
+    /// bases, once it has found them (before any later step runs), so a
+    /// sink can name registers the bring-up's own lists do not.
+    fn discovered(&self, _ips: &[barebell::discovery::IpInfo]) {}
 }
 
 /// A sink that keeps nothing.

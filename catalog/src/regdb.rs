@@ -219,6 +219,38 @@ pub fn glob(pattern: &str, name: &str) -> bool {
     go(pattern.as_bytes(), name.as_bytes())
 }
 
+/// Every register the tables name on a device, by BAR5 byte offset: for
+/// each discovered IP instance with a table for its version, each of the
+/// table's registers placed at that instance's bases. The first name
+/// found for an offset is kept (instances of one block have disjoint
+/// bases). Tables that do not parse are skipped (the conformance stage
+/// checks every committed table).
+pub fn names_by_offset(
+    ips: &[barebell::discovery::IpInfo],
+    block_name: impl Fn(u16) -> &'static str,
+) -> HashMap<usize, (&'static str, &'static str)> {
+    let mut out = HashMap::new();
+    for ip in ips {
+        let Some(table) = table_for(ip.hw_id, ip.version.triple()).and_then(|t| load(t).ok())
+        else {
+            continue;
+        };
+        let block = block_name(ip.hw_id);
+        for r in &table.regs {
+            let placed = barebell::regs::Reg {
+                name: "",
+                offset: r.offset,
+                base_idx: r.base_idx,
+            }
+            .byte_offset(&ip.bases);
+            if let Some(at) = placed {
+                out.entry(at).or_insert((block, r.name.as_str()));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

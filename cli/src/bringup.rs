@@ -260,10 +260,12 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
     let perfetto = args.perfetto.as_ref().map(|_| {
         crate::perfetto::PerfettoSink::new(inner, &format!("barebell bringup: {}", device.name()))
     });
-    let sink: &dyn Sink = match &perfetto {
+    let unnamed: &dyn Sink = match &perfetto {
         Some(p) => p,
         None => inner,
     };
+    let naming = crate::naming::NamingSink::new(unnamed);
+    let sink: &dyn Sink = &naming;
     let mut ips = None;
     let mut start = None;
     // Every exit from here runs the teardown: an error inside `run`
@@ -353,6 +355,20 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
             Ok(()) => out!("report: {}", path.display()),
             Err(e) => outcome = outcome.and(Err(e)),
         }
+    }
+    if args.trace {
+        let (total, unnamed) = naming.counts();
+        let untabled = naming.untabled();
+        let why = if untabled.is_empty() {
+            "no Linux 6.12 header of the device's IP versions declares a register at their offsets"
+                .to_string()
+        } else {
+            format!(
+                "no register table of barebell covers {}, and the tables it has name nothing at the rest",
+                untabled.join(", ")
+            )
+        };
+        out!("trace: {total} register accesses, {unnamed} unnamed ({why})");
     }
     if let (Some(p), Some(path)) = (&perfetto, &args.perfetto) {
         match p.finish(path) {

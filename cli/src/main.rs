@@ -13,6 +13,7 @@ mod latency_kernel;
 mod latency_plot;
 mod latency_target;
 mod model_launch;
+mod naming;
 mod pci;
 mod perfetto;
 mod report;
