@@ -19,6 +19,16 @@
 //! - the order of the bring-up steps on each side, in the step names of
 //!   `docs/fidelity.md` (discovery, nbio, gmc, ih, psp, smu, gfx, sdma,
 //!   mes, rings, queue).
+//!
+//! Banked registers are kept apart per bank: one BAR5 offset of
+//! `CP_HQD_*`, `CP_MQD_*`, `CP_HPD_*` or `SH_MEM_*` reaches the copy of
+//! the queue, pipe or VMID `GRBM_GFX_CNTL` selects (`soc21_grbm_select()`,
+//! `soc15_grbm_select()`: PIPEID bits 1:0, MEID 3:2, VMID 7:4, QUEUEID
+//! 10:8 in `gc_11_0_0_sh_mask.h`, `gc_9_4_3_sh_mask.h` and
+//! `gc_12_0_0_sh_mask.h` alike), so each is keyed by the selection the
+//! trace last wrote to a `GRBM_GFX_CNTL` and labelled `[me M pipe P
+//! queue Q vmid V]`. Other instances of a block (the XCCs of a GC 9.4.3
+//! part) sit at other offsets and are apart already.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -31,6 +41,29 @@ pub struct Access {
     pub name: String,
     pub offset: u64,
     pub value: u32,
+    /// The `GRBM_GFX_CNTL` selection a banked register was accessed
+    /// under (`None` for registers that are not banked).
+    pub bank: Option<u32>,
+}
+
+/// Register families `GRBM_GFX_CNTL` banks (per queue, pipe or VMID).
+const BANKED: &[&str] = &["CP_HQD_", "CP_MQD_", "CP_HPD_", "SH_MEM_"];
+
+/// Whether a register name is one of a banked family's.
+pub fn is_banked(name: &str) -> bool {
+    let bare = name.strip_prefix("reg").unwrap_or(name);
+    BANKED.iter().any(|p| bare.starts_with(p))
+}
+
+/// `[me 1 pipe 0 queue 2 vmid 0]` for a `GRBM_GFX_CNTL` value.
+fn bank_label(sel: u32) -> String {
+    format!(
+        "[me {} pipe {} queue {} vmid {}]",
+        (sel >> 2) & 3,
+        sel & 3,
+        (sel >> 8) & 7,
+        (sel >> 4) & 0xf
+    )
 }
 
 /// A parsed trace: accesses and the step order.
@@ -103,6 +136,7 @@ fn access(line: &str) -> Option<Access> {
         name,
         offset,
         value,
+        bank: None,
     })
 }
 
@@ -112,6 +146,8 @@ pub fn parse(text: &str) -> Trace {
     let mut current: Option<&'static str> = None;
     // Since the last marker: any access, any write.
     let (mut any, mut wrote) = (false, false);
+    // The last GRBM_GFX_CNTL value written (0 selects me 0 pipe 0 queue 0).
+    let mut selected = 0u32;
     let push = |t: &mut Trace, s: &'static str| {
         if !t.steps.contains(&s) {
             t.steps.push(s);
@@ -139,7 +175,13 @@ pub fn parse(text: &str) -> Trace {
             (any, wrote) = (false, false);
             continue;
         }
-        if let Some(a) = access(line.trim_start()) {
+        if let Some(mut a) = access(line.trim_start()) {
+            if a.write && a.name.ends_with("GRBM_GFX_CNTL") {
+                selected = a.value;
+            }
+            if is_banked(&a.name) {
+                a.bank = Some(selected);
+            }
             (any, wrote) = (true, wrote || a.write);
             // A step counts from its first write (discovery, which only
             // reads, from its first read): AM reads registers in its
@@ -193,14 +235,17 @@ fn names(ts: [&Trace; 2]) -> BTreeMap<u64, (String, String)> {
 
 /// Per register offset: block, name and final written value; an offset
 /// a trace leaves unnamed takes the name the other trace gives it.
+/// A register copy: its BAR5 offset and, when banked, its bank.
+type Key = (u64, Option<u32>);
+
 fn finals(
     t: &Trace,
     named: &BTreeMap<u64, (String, String)>,
-) -> BTreeMap<u64, (String, String, u32)> {
-    let mut m: BTreeMap<u64, (String, String, u32)> = BTreeMap::new();
+) -> BTreeMap<Key, (String, String, u32)> {
+    let mut m: BTreeMap<Key, (String, String, u32)> = BTreeMap::new();
     for a in t.accesses.iter().filter(|a| a.write) {
         let e = m
-            .entry(a.offset)
+            .entry((a.offset, a.bank))
             .or_insert_with(|| (a.block.clone(), a.name.clone(), a.value));
         if e.1.is_empty()
             && let Some((b, n)) = named.get(&a.offset)
@@ -225,11 +270,12 @@ pub fn diff(a_name: &str, a: &Trace, b_name: &str, b: &Trace) -> String {
         same: usize,
         masked: usize,
     }
-    let label = |name: &str, off: u64| {
+    let label = |name: &str, (off, bank): Key| {
+        let bank = bank.map_or(String::new(), |b| format!(" {}", bank_label(b)));
         if name.is_empty() {
-            format!("[{off:#x}]")
+            format!("[{off:#x}]{bank}")
         } else {
-            format!("{name} @{off:#x}")
+            format!("{name} @{off:#x}{bank}")
         }
     };
     let mut blocks: BTreeMap<String, Block> = BTreeMap::new();
@@ -348,6 +394,29 @@ mod tests {
         assert_eq!(b.accesses.len(), 4);
         assert_eq!(b.accesses[3].offset, 0x40);
         assert_eq!(b.steps, ["gmc", "nbio"]);
+    }
+
+    /// Two queues' HQD copies at one offset, selected through
+    /// GRBM_GFX_CNTL (me 1 pipe 0 queue 0, then queue 1): A activates
+    /// both, B only queue 0. Folded by offset the two would compare equal
+    /// (final value 1 on both sides); kept apart, queue 1 differs.
+    #[test]
+    fn banked_copies_are_compared_per_queue() {
+        let a = "  W GC.GRBM_GFX_CNTL @0x100 = 0x00000004\n  W GC.CP_HQD_ACTIVE @0x200 = 0x00000001\n  W GC.GRBM_GFX_CNTL @0x100 = 0x00000104\n  W GC.CP_HQD_ACTIVE @0x200 = 0x00000001\n  W GC.GRBM_GFX_CNTL @0x100 = 0x00000000\n";
+        let b = "  W GC.GRBM_GFX_CNTL @0x100 = 0x00000104\n  W GC.CP_HQD_ACTIVE @0x200 = 0x00000000\n  W GC.GRBM_GFX_CNTL @0x100 = 0x00000004\n  W GC.CP_HQD_ACTIVE @0x200 = 0x00000001\n  W GC.GRBM_GFX_CNTL @0x100 = 0x00000000\n";
+        let (ta, tb) = (parse(a), parse(b));
+        assert_eq!(ta.accesses[1].bank, Some(0x4));
+        assert_eq!(ta.accesses[3].bank, Some(0x104));
+        assert_eq!(ta.accesses[0].bank, None);
+        let r = diff("a", &ta, "b", &tb);
+        assert!(
+            r.contains(
+                "CP_HQD_ACTIVE @0x200 [me 1 pipe 0 queue 1 vmid 0]: 0x00000001 vs 0x00000000"
+            ),
+            "{r}"
+        );
+        // GRBM_GFX_CNTL itself and queue 0's copy are equal.
+        assert!(r.contains("  GC: 0 / 0 / 1 / 2 / 0"), "{r}");
     }
 
     #[test]
