@@ -326,7 +326,9 @@ pub enum QueueError {
 impl fmt::Display for QueueError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            QueueError::Doorbell { index, error } => write!(f, "doorbell {index:#x}: {error}"),
+            QueueError::Doorbell { index, error } => {
+                write!(f, "{}: {error}", barebell::aql::doorbell::Slot::new(*index))
+            }
             QueueError::Barrier(e) => write!(f, "barrier packet: {e}"),
             QueueError::Submit(e) => write!(f, "submit: {e}"),
             QueueError::Bind(e) => write!(f, "queue memory: {e}"),
@@ -454,7 +456,7 @@ impl fmt::Display for QueueV9Error {
             QueueV9Error::Hws(e) => write!(f, "HWS: {e}"),
             QueueV9Error::Memory(e) => write!(f, "ring area: {e}"),
             QueueV9Error::Doorbell { index, error } => {
-                write!(f, "doorbell {index:#x}: {error}")
+                write!(f, "{}: {error}", barebell::aql::doorbell::Slot::new(*index))
             }
             QueueV9Error::State { what } => write!(f, "{what}"),
         }

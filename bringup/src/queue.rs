@@ -403,9 +403,9 @@ pub fn run<'p>(
     sink.step(
         s,
         format_args!(
-            "queue ready: {} mapping, doorbell {:#x}, {space}, barrier {} completed (signal 1 -> 0; an AQL BARRIER_AND with no dependencies)",
+            "queue ready: {} mapping, {}, {space}, barrier {} completed (signal 1 -> 0; an AQL BARRIER_AND with no dependencies)",
             mode.name(),
-            q.doorbell,
+            barebell::aql::doorbell::Slot::new(q.doorbell),
             q.packet_id
         ),
     );

@@ -54,10 +54,10 @@ pub fn rings<'p>(
     sink.step(
         s,
         format_args!(
-            "KIQ up on {} XCCs (MEC 2 pipe 1 queue 0 each, doorbell dwords {}); SET_RESOURCES (queue mask {:#x}) answered on each",
+            "KIQ up on {} XCCs (MEC 2 pipe 1 queue 0 each, doorbell slots {}); SET_RESOURCES (queue mask {:#x}) answered on each",
             kiqs.len(),
             kiqs.iter()
-                .map(|k| alloc::format!("{:#x}", barebell::gfx::queue_v9::kiq_doorbell_index(k.xcc as u32) * 2))
+                .map(|k| alloc::format!("{:#x}", barebell::gfx::queue_v9::kiq_doorbell_index(k.xcc as u32)))
                 .collect::<Vec<_>>()
                 .join(", "),
             kiqs.first().map_or(0, |k| k.queue_mask)
@@ -362,9 +362,9 @@ pub fn run<'p>(
     sink.step(
         s,
         format_args!(
-            "queue ready: {} mapping, doorbell {:#x}, {} XCCs (one v9 MQD each, {} bytes apart at {:#x}), {}, barrier {} completed (signal 1 -> 0; an AQL BARRIER_AND with no dependencies)",
+            "queue ready: {} mapping, {}, {} XCCs (one v9 MQD each, {} bytes apart at {:#x}), {}, barrier {} completed (signal 1 -> 0; an AQL BARRIER_AND with no dependencies)",
             mode.name(),
-            doorbell,
+            barebell::aql::doorbell::Slot::new(doorbell),
             xccs.len(),
             g::MQD_STRIDE,
             hqd.mqd_address,

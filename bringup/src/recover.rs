@@ -353,23 +353,23 @@ fn queue_rung(gpu: &mut Gpu<'_>) -> RungOutcome {
             };
             match q.mapper_mut().unmap(&m) {
                 Ok(()) => RungOutcome::Recovered(format!(
-                    "MES {reset}REMOVE_QUEUE answered for doorbell {:#x}",
-                    m.doorbell
+                    "MES {reset}REMOVE_QUEUE answered for {}",
+                    barebell::aql::doorbell::Slot::new(m.doorbell)
                 )),
                 Err(e) => RungOutcome::Failed(format!("MES {reset}REMOVE_QUEUE: {e}")),
             }
         }
         crate::Mapping::Kiq => match q.mapper_mut().unmap(&m) {
             Ok(()) => RungOutcome::Recovered(format!(
-                "the KIQ answered UNMAP_QUEUES (RESET_QUEUES) for doorbell {:#x}",
-                m.doorbell
+                "the KIQ answered UNMAP_QUEUES (RESET_QUEUES) for {}",
+                barebell::aql::doorbell::Slot::new(m.doorbell)
             )),
             Err(e) => RungOutcome::Failed(format!("{e}")),
         },
         crate::Mapping::Hws => match q.mapper_mut().unmap(&m) {
             Ok(()) => RungOutcome::Recovered(format!(
-                "the HWS answered UNMAP_QUEUES and its QUERY_STATUS fence for doorbell {:#x}",
-                m.doorbell
+                "the HWS answered UNMAP_QUEUES and its QUERY_STATUS fence for {}",
+                barebell::aql::doorbell::Slot::new(m.doorbell)
             )),
             Err(e) => RungOutcome::Failed(format!("{e}")),
         },

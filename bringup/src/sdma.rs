@@ -280,13 +280,13 @@ pub fn open<'p>(
     sink.step(
         s,
         format_args!(
-            "SDMA queue ready: {} engine 0, {} mapping, ring {:#x} ({} KiB), VMID {}, doorbell {:#x}; first fence {} written",
+            "SDMA queue ready: {} engine 0, {} mapping, ring {:#x} ({} KiB), VMID {}, {}; first fence {} written",
             version.name(),
             mapping.name(),
             ring,
             RING_BYTES >> 10,
             vmid.map_or_else(|| "picked by MES".into(), |v| alloc::format!("{v}")),
-            index,
+            barebell::aql::doorbell::Slot::new(index),
             seq
         ),
     );
@@ -514,13 +514,13 @@ fn open_v4_4_2<'p>(
     sink.step(
         s,
         format_args!(
-            "SDMA queue ready: {} instance 0 (AID 0), {} mapping, ring {:#x} ({} KiB), VMID {}, doorbell {:#x}; first fence {} written",
+            "SDMA queue ready: {} instance 0 (AID 0), {} mapping, ring {:#x} ({} KiB), VMID {}, {}; first fence {} written",
             version.name(),
             mapping.name(),
             queue.addresses().0,
             RING_BYTES >> 10,
             vmid.map_or_else(|| "picked by the HWS".into(), |v| alloc::format!("{v}")),
-            index,
+            barebell::aql::doorbell::Slot::new(index),
             seq
         ),
     );

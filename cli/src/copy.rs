@@ -406,7 +406,7 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
 
 fn print_table(r: &Report) {
     println!(
-        "{}: {} engine 0, {} mapping, VMID {}, doorbell {:#x}; COPY_LINEAR at most {} bytes",
+        "{}: {} engine 0, {} mapping, VMID {}, {}; COPY_LINEAR at most {} bytes",
         r.part,
         r.engine,
         r.mapping,
@@ -417,7 +417,7 @@ fn print_table(r: &Report) {
             ),
             |v| v.to_string()
         ),
-        r.doorbell,
+        barebell::aql::doorbell::Slot::new(r.doorbell),
         r.copy_max_bytes,
     );
     println!("time: {}", r.clock);

@@ -1104,7 +1104,7 @@ fn queue_dump(ctx: &Ctx<'_, '_>, json_out: bool) -> R<String> {
                 "wptr": u64::from(reg("CP_HQD_PQ_WPTR_LO")) | u64::from(reg("CP_HQD_PQ_WPTR_HI")) << 32,
                 "rptr_report": {"address": hqd.rptr_report_address(), "value": rptr_mem},
                 "wptr_poll": {"address": hqd.wptr_poll_address(), "value": wptr_mem},
-                "doorbell": hqd.doorbell_dword(), "doorbell_enabled": hqd.doorbell_enabled(),
+                "doorbell_slot": hqd.doorbell_dword() / 2, "doorbell_enabled": hqd.doorbell_enabled(),
                 "eop": hqd.eop_address(), "eop_bytes": hqd.eop_bytes().ok(),
                 "agree": disagree.is_empty(), "disagree": disagree,
                 "window": rows.iter().map(|(d, n, mv, hv, _)| json!({"dword": d, "register": n, "mqd": mv, "hqd": hv})).collect::<Vec<_>>(),
@@ -1136,8 +1136,8 @@ fn queue_dump(ctx: &Ctx<'_, '_>, json_out: bool) -> R<String> {
         );
         let _ = writeln!(
             s,
-            "  doorbell {:#x} ({}); EOP {:#x} ({})",
-            hqd.doorbell_dword(),
+            "  {} ({}); EOP {:#x} ({})",
+            barebell::aql::doorbell::Slot::from_dword(hqd.doorbell_dword()),
             if hqd.doorbell_enabled() {
                 "enabled"
             } else {

@@ -286,9 +286,11 @@ fn the_kiq_ring_holds_what_the_runtime_sent() {
         field(map, "mqd_addr"),
         dump[0]["mqd_address"].as_u64().unwrap()
     );
+    // The packet holds the doorbell's dword offset; the dump names the
+    // 64-bit slot (two dwords each).
     assert_eq!(
         field(map, "doorbell_offset"),
-        dump[0]["doorbell"].as_u64().unwrap()
+        dump[0]["doorbell_slot"].as_u64().unwrap() * 2
     );
     assert_eq!(
         field(&ring[6], "doorbell_offset0"),

@@ -90,7 +90,7 @@ fn every_mapping_maps_a_queue_over_every_xcc() {
             }
             assert!(
                 out.contains(&format!(
-                    "step queue: queue ready: {mapping} mapping, doorbell 0x10, {xccs} XCCs"
+                    "step queue: queue ready: {mapping} mapping, doorbell slot 0x10, {xccs} XCCs"
                 )),
                 "{ctx}"
             );

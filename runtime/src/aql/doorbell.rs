@@ -12,6 +12,43 @@ use core::sync::atomic::{AtomicU64, Ordering};
 /// Size of one doorbell slot in bytes.
 pub const DOORBELL_BYTES: usize = 8;
 
+/// A doorbell as every report names it: by its 64-bit slot (Linux's
+/// `AMDGPU_NAVI10_DOORBELL_*` / `AMDGPU_DOORBELL_LAYOUT1_*` index; BAR2
+/// byte offset = 8 × slot), whatever unit the source held. Registers and
+/// MQDs hold dwords (`DOORBELL_OFFSET` = 2 × slot); [`Slot::from_dword`]
+/// converts, and a dword that is not a slot's first is shown as a dword.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    dword: u64,
+}
+
+impl Slot {
+    /// 64-bit doorbell index `slot`.
+    pub const fn new(slot: u32) -> Self {
+        Slot {
+            dword: slot as u64 * 2,
+        }
+    }
+
+    /// The doorbell a dword offset (`DOORBELL_OFFSET`) names.
+    pub const fn from_dword(dword: u32) -> Self {
+        Slot {
+            dword: dword as u64,
+        }
+    }
+}
+
+/// `doorbell slot 0xd`, or `doorbell dword 0x1b (not a 64-bit slot)`.
+impl core::fmt::Display for Slot {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if self.dword.is_multiple_of(2) {
+            write!(f, "doorbell slot {:#x}", self.dword / 2)
+        } else {
+            write!(f, "doorbell dword {:#x} (not a 64-bit slot)", self.dword)
+        }
+    }
+}
+
 /// Why a doorbell could not be created.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DoorbellError {
@@ -29,7 +66,7 @@ impl core::fmt::Display for DoorbellError {
                 aperture_bytes,
             } => write!(
                 f,
-                "doorbell index {index} lies beyond the {aperture_bytes}-byte doorbell aperture"
+                "doorbell slot {index:#x} lies beyond the {aperture_bytes}-byte doorbell aperture"
             ),
             DoorbellError::Misaligned { address } => {
                 write!(f, "doorbell slot at {address:#x} is not 8-byte aligned")
@@ -153,6 +190,23 @@ impl DoorbellAperture {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The gfx11 user-queue doorbell (`AMDGPU_NAVI10_DOORBELL_USERQUEUE_START`
+    /// = 0x00D, `amdgpu_doorbell.h`) whose MQD holds `DOORBELL_OFFSET`
+    /// 0x1a, shown as one slot from either unit.
+    #[test]
+    fn a_doorbell_reads_the_same_from_a_slot_or_a_dword() {
+        extern crate alloc;
+        use alloc::string::ToString;
+        assert_eq!(Slot::new(0xd).to_string(), "doorbell slot 0xd");
+        assert_eq!(Slot::from_dword(0x1a), Slot::new(0xd));
+        assert_eq!(Slot::from_dword(0x1a).to_string(), "doorbell slot 0xd");
+        assert_eq!(
+            Slot::from_dword(0x1b).to_string(),
+            "doorbell dword 0x1b (not a 64-bit slot)"
+        );
+        assert_eq!(Slot::new(u32::MAX).to_string(), "doorbell slot 0xffffffff");
+    }
 
     #[test]
     fn aperture_bounds() {
