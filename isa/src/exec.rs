@@ -957,6 +957,41 @@ impl<'m, M: Memory> Interp<'m, M> {
         } else {
             (offset, u64::from(self.sread(w, soff, None, K::F32)))
         };
+        // GFX12's sub-dword scalar loads (`s_load_u8/i8/u16/i16` and their
+        // `s_buffer_` forms, new in LLVM's GFX12 SMEM table): one SGPR,
+        // zero- or sign-extended. Byte loads take any address; 16-bit loads
+        // drop address bit 0 as dword loads drop bits 1:0 (a model
+        // convention for a misaligned address, which LLVM never emits).
+        if let Some((bytes, signed)) = match name
+            .trim_start_matches("s_buffer_")
+            .trim_start_matches("s_")
+        {
+            "load_u8" => Some((1usize, false)),
+            "load_i8" => Some((1, true)),
+            "load_u16" => Some((2, false)),
+            "load_i16" => Some((2, true)),
+            _ => None,
+        } {
+            let base = if name.starts_with("s_buffer") {
+                u64::from(w.s[sbase as usize]) | u64::from(w.s[sbase as usize + 1] & 0xffff) << 32
+            } else {
+                u64::from(w.s[sbase as usize]) | u64::from(w.s[sbase as usize + 1]) << 32
+            };
+            let addr = base.wrapping_add(offset as u64).wrapping_add(soffv) & !(bytes as u64 - 1);
+            let mut buf = [0u8; 2];
+            self.mem
+                .read(addr, &mut buf[..bytes])
+                .map_err(|fault| ExecError::Fault { pc: ctx.pc, fault })?;
+            let v = match (bytes, signed) {
+                (1, false) => u32::from(buf[0]),
+                (1, true) => buf[0] as i8 as i32 as u32,
+                (_, false) => u32::from(u16::from_le_bytes(buf)),
+                (_, true) => i16::from_le_bytes(buf) as i32 as u32,
+            };
+            w.sset(sdata, v);
+            w.counters.issued[3] += 1;
+            return Ok(Flow::Next);
+        }
         let n = match name {
             "s_load_b32" | "s_buffer_load_b32" => 1,
             "s_load_b64" | "s_buffer_load_b64" => 2,
