@@ -277,14 +277,17 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
         barebell_bringup::run(platform, &fw, &opts, sink).map(|mut gpu| {
             if args.shell && stop_signal().is_none() {
                 out!(
-                    "shell: {} brought up to {}; commands: regs read|write, queue dump, ring decode, quit",
+                    "shell: {} brought up to {}; commands: regs read|write, queue dump, ring decode, help, quit",
                     device.name(),
                     gpu.reached
                 );
+                let input = crate::shell_input::ShellInput::open();
+                let echo = input.echo();
                 crate::introspect::shell(
                     &mut gpu,
                     args.target.hardware(),
-                    crate::stop::StopAwareStdin::default(),
+                    input,
+                    echo,
                     std::io::stdout(),
                 );
             }

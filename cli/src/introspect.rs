@@ -1345,12 +1345,55 @@ struct ShellLine {
     cmd: Intro,
 }
 
+/// `help`: every command with its one-line description; `help regs read`:
+/// that command's full help (clap's, as `barebell regs read --help`).
+fn shell_help(words: Vec<&str>) -> String {
+    use clap::CommandFactory;
+    let mut cmd = ShellLine::command();
+    if !words.is_empty() {
+        let mut sub = &mut cmd;
+        for w in &words {
+            match sub.find_subcommand_mut(w) {
+                Some(s) => sub = s,
+                None => {
+                    return format!(
+                        "error: no shell command `{}`; `help` lists them\n",
+                        words.join(" ")
+                    );
+                }
+            }
+        }
+        return format!("{}\n", sub.render_long_help());
+    }
+    let mut text = String::from("commands (`help COMMAND` for one's options):\n");
+    for top in cmd.get_subcommands() {
+        let subs: Vec<_> = top.get_subcommands().collect();
+        if subs.is_empty() {
+            let about = top.get_about().map(|a| a.to_string()).unwrap_or_default();
+            text.push_str(&format!("  {:<16} {about}\n", top.get_name()));
+        }
+        for sub in subs {
+            let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+            let name = format!("{} {}", top.get_name(), sub.get_name());
+            text.push_str(&format!("  {name:<16} {about}\n"));
+        }
+    }
+    text.push_str(
+        "  quit             tear the device down and leave (also `exit`, end of input, Ctrl-D)\n",
+    );
+    text
+}
+
 /// Reads commands from `input` until it ends or a line says `quit`,
-/// running each against `gpu`, printing to `out`.
+/// running each against `gpu`, printing to `out`. With `echo`, each
+/// command is printed before its answer (`> regs read ...`), so a
+/// transcript of piped input reads like a session; an interactive
+/// terminal has shown the line already.
 pub fn shell(
     gpu: &mut Gpu<'_>,
     hw: Option<Hardware>,
     input: impl Iterator<Item = String>,
+    echo: bool,
     mut out: impl std::io::Write,
 ) {
     for line in input {
@@ -1365,7 +1408,18 @@ pub fn shell(
         if matches!(line, "quit" | "exit") {
             break;
         }
-        let _ = writeln!(out, "> {line}");
+        if echo {
+            let _ = writeln!(out, "> {line}");
+        }
+        if line == "help" || line.starts_with("help ") {
+            let _ = write!(
+                out,
+                "{}",
+                shell_help(line.split_whitespace().skip(1).collect())
+            );
+            let _ = out.flush();
+            continue;
+        }
         let text = match ShellLine::try_parse_from(line.split_whitespace()) {
             Ok(l) if l.cmd.device().target.hardware().is_some() => Err(IntroError::Usage {
                 text: "the shell runs against the device it brought up; drop --vfio/--sysfs".into(),

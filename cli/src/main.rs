@@ -18,6 +18,7 @@ mod pci;
 mod perfetto;
 mod report;
 mod run;
+mod shell_input;
 mod stop;
 mod target;
 mod trace_diff;
