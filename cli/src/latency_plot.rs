@@ -1,5 +1,6 @@
-//! The SVG for `barebell latency --svg`: a histogram of total latency and
-//! the CDF of every phase.
+//! The SVG for `barebell latency --svg`: histograms of total latency, one
+//! linear over min..p99.9 and one with logarithmic bins and counts over
+//! min..max (where the tail shows), and the CDF of every phase.
 
 use barebell::latency::run::PHASES;
 use barebell::latency::{Histogram, Summary};
@@ -19,9 +20,10 @@ pub fn write_svg(
     hists: &[Box<Histogram>],
     summaries: &[Summary],
 ) -> Result<(), String> {
-    let root = SVGBackend::new(path, (1100, 480)).into_drawing_area();
+    let root = SVGBackend::new(path, (1650, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let (left, right) = root.split_horizontally(550);
+    let (left, rest) = root.split_horizontally(550);
+    let (middle, right) = rest.split_horizontally(550);
     let total_h = hists.get(4).ok_or("no total histogram")?;
     let total = summaries.get(4).ok_or("no total summary")?;
 
@@ -63,6 +65,8 @@ pub fn write_svg(
         }))
         .map_err(|e| e.to_string())?;
 
+    draw_log_histogram(&middle, total_h, total.min, total.max)?;
+
     // CDF of each phase on a shared axis up to the largest p99.9.
     let xmax = summaries.iter().map(|s| s.p99_9).max().unwrap_or(1).max(1);
     let mut cdf = ChartBuilder::on(&right)
@@ -102,5 +106,67 @@ pub fn write_svg(
         .draw()
         .map_err(|e| e.to_string())?;
     root.present().map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// Logarithmic bins (equal ratios) from `min` to `max` on a log x axis,
+/// counts on a log y axis: one outlier in a million still shows as a bar.
+/// Each of the histogram's own buckets lands in the bin holding its
+/// midpoint.
+fn draw_log_histogram(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    h: &Histogram,
+    min: u64,
+    max: u64,
+) -> Result<(), String> {
+    let bins = 48usize;
+    let lo = (min.max(1)) as f64;
+    let hi = (max as f64).max(lo * 1.01);
+    let ratio = (hi / lo).powf(1.0 / bins as f64);
+    let mut counts = vec![0u64; bins];
+    for (b_lo, b_w, c) in h.buckets() {
+        let mid = (b_lo + b_w / 2).max(1) as f64;
+        let i = ((mid / lo).ln() / ratio.ln()).floor();
+        let i = if i.is_finite() {
+            i.clamp(0.0, (bins - 1) as f64) as usize
+        } else {
+            0
+        };
+        if let Some(slot) = counts.get_mut(i) {
+            *slot += c;
+        }
+    }
+    let ymax = counts.iter().copied().max().unwrap_or(1).max(1) as f64;
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            "total latency, log bins and counts (min..max)",
+            ("sans-serif", 18),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(
+            (lo..hi * ratio).log_scale(),
+            (0.5f64..ymax * 2.0).log_scale(),
+        )
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc("ns (log)")
+        .y_desc("iterations (log)")
+        .draw()
+        .map_err(|e| e.to_string())?;
+    chart
+        .draw_series(
+            counts
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| **c > 0)
+                .map(|(i, &c)| {
+                    let x0 = lo * ratio.powi(i as i32);
+                    Rectangle::new([(x0, 0.5), (x0 * ratio, c as f64)], COLORS[3].filled())
+                }),
+        )
+        .map_err(|e| e.to_string())?;
     Ok(())
 }

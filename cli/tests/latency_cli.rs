@@ -85,6 +85,14 @@ fn default_run_writes_documented_json_csv_and_svg() {
     assert_eq!(lines.count(), 500);
     let s = std::fs::read_to_string(&svg).unwrap();
     assert!(s.starts_with("<svg") && s.contains("CDF by phase"));
+    // The log-binned histogram spans min..max: its bars (plotters fills
+    // them #D62728) are drawn, and a log axis has more than one bar for
+    // any spread of latencies.
+    assert!(s.contains("total latency, log bins and counts (min..max)"));
+    assert!(
+        s.matches("fill=\"#D62728\"").count() >= 2,
+        "no log-histogram bars"
+    );
     for f in [json, csv, svg] {
         let _ = std::fs::remove_file(f);
     }
