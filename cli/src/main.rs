@@ -7,6 +7,7 @@ mod device_launch;
 mod disasm;
 mod fw;
 mod hostmem;
+mod info;
 mod introspect;
 mod latency;
 mod latency_kernel;
@@ -72,6 +73,11 @@ enum Command {
     /// f32 vectorAdd (4,096 workgroups of 256) with SDMA copies in and
     /// out, each step timed beside the seeds' ROCm figure.
     VectorAdd(vector_add::VectorAddArgs),
+    /// What rocminfo prints for an agent, for the model or a GPU: ISA, GC
+    /// version and XCCs, compute units, wave size, LDS, VRAM, IP blocks,
+    /// queue mappings and the firmware versions the bring-up loads
+    /// (discovery only; nothing is programmed).
+    Info(info::InfoArgs),
     /// Inspect amdgpu firmware containers.
     Fw {
         #[command(subcommand)]
@@ -118,6 +124,7 @@ fn main() -> ExitCode {
         Command::Copy(args) => copy::run(args),
         Command::VectorAdd(args) => vector_add::run(args),
         Command::Fw { command } => fw::run(command),
+        Command::Info(args) => info::run(args),
         Command::Disasm(args) => disasm::run(args),
         Command::Latency(args) => latency::run(args),
         Command::Run(args) => run::run(args),

@@ -367,7 +367,7 @@ fn discovery(ips: &Ips) -> DiscoveryRecord {
     }
 }
 
-fn firmware(ips: &Ips, fw: &dyn FirmwareSource) -> Vec<FirmwareRecord> {
+pub(crate) fn firmware(ips: &Ips, fw: &dyn FirmwareSource) -> Vec<FirmwareRecord> {
     let set = FirmwareSet::for_versions(
         ips.mp0.version.triple(),
         ips.mp1.version.triple(),
