@@ -83,6 +83,10 @@ pub struct CopyArgs {
     /// Print one JSON document (docs/copy.md) instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// No progress bar on stderr (it shows only on a terminal, once a
+    /// run has lasted 2 s).
+    #[arg(long)]
+    pub quiet: bool,
     /// Where the amdgpu firmware blobs are.
     #[arg(long, default_value = FirmwareDir::SYSTEM)]
     pub firmware_dir: PathBuf,
@@ -272,9 +276,16 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
     let mut measure = || -> Result<Vec<Row>, String> {
         let mut rows = vec![];
         let mut salt = 1u64;
-        for &size in &sizes(args.bytes) {
+        let all = sizes(args.bytes);
+        let mut progress = crate::progress::Progress::new(
+            "copy",
+            Some((all.len() * dirs.len()) as u64 * u64::from(args.reps)),
+            args.quiet,
+        );
+        for &size in &all {
             let len = size as usize;
             for &dir in &dirs {
+                progress.message(&format!("{size} bytes {}", dir.name()));
                 // Source and destination per direction: h2d host a -> VRAM a,
                 // d2h VRAM a -> host b, d2d VRAM a -> VRAM b.
                 let mut times = vec![];
@@ -284,6 +295,7 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
                     if let Some(sig) = crate::stop::requested() {
                         return Err(format!("interrupted by {sig}"));
                     }
+                    progress.inc();
                     salt += 1;
                     let (src_va, dst_va) = match dir {
                         CopyDirection::HostToDevice => {

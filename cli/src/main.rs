@@ -17,6 +17,7 @@ mod model_launch;
 mod naming;
 mod pci;
 mod perfetto;
+mod progress;
 mod report;
 mod run;
 mod shell_input;

@@ -137,6 +137,10 @@ pub struct VectorAddArgs {
     /// (one slice per step, back to back; open it at ui.perfetto.dev).
     #[arg(long, value_name = "FILE")]
     pub perfetto: Option<PathBuf>,
+    /// No progress line on stderr (it shows only on a terminal, once a
+    /// run has lasted 2 s).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// The steps as back-to-back slices, each with its HIP call and the seeds'
@@ -292,7 +296,17 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
     // Rows are back to back: each ends where the next begins, so they add
     // up to the total.
     let mark = std::cell::Cell::new(started);
-    let step = |steps: &mut Vec<StepTime>, step, hip, seeds_ns| {
+    let progress = std::cell::RefCell::new(crate::progress::Progress::new(
+        "vector-add",
+        Some(10),
+        args.quiet,
+    ));
+    let step = |steps: &mut Vec<StepTime>, step: &'static str, hip, seeds_ns| {
+        {
+            let mut p = progress.borrow_mut();
+            p.inc();
+            p.message(&format!("{step} done"));
+        }
         let now = Instant::now();
         let ns = ns_between(mark.replace(now), now);
         steps.push(StepTime {
@@ -455,6 +469,11 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
                     BOUND_NS / 1_000_000_000,
                     done.signal.value()
                 ));
+            }
+            {
+                let mut p = progress.borrow_mut();
+                p.message("hipDeviceSynchronize: waiting for the dispatch");
+                p.tick();
             }
             gpu.pause();
         }
