@@ -159,13 +159,18 @@ fn subcommands() -> Vec<String> {
 }
 
 #[test]
-fn the_readme_and_the_tutorial_name_every_command() {
+fn the_readme_the_status_ledger_and_the_tutorial_name_every_command() {
     let readme = read("../README.md");
+    let status = read("../docs/STATUS.md");
     let (_, steps) = parse(&read(TUTORIAL));
     for name in subcommands() {
         assert!(
             readme.contains(&format!("barebell {name}")),
             "README.md never names `barebell {name}`"
+        );
+        assert!(
+            status.contains(&format!("barebell {name}")),
+            "docs/STATUS.md never names `barebell {name}`"
         );
         let run = format!("barebell {name} ");
         assert!(
