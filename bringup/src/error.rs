@@ -183,6 +183,11 @@ pub enum StartError {
     ResetTookNoEffect { c2pmsg_81: u32 },
     /// No mode-1 reset is known for this MP1.
     NoReset { mp1: (u8, u8, u8) },
+    /// The platform cannot save the function's PCI state, which a mode-1
+    /// reset loses: refused before the reset is sent.
+    NoPciState,
+    /// The saved PCI state could not be put back after the reset.
+    PciRestoreFailed,
 }
 
 impl fmt::Display for StartError {
@@ -200,6 +205,12 @@ impl fmt::Display for StartError {
                 f,
                 "the device was left running, and barebell knows no mode-1 reset for MP1 {}.{}.{}",
                 mp1.0, mp1.1, mp1.2
+            ),
+            StartError::NoPciState => f.write_str(
+                "the device was left running and needs a mode-1 reset, which clears its PCI configuration (BARs, command register); this platform cannot save and restore it, so the reset was not sent",
+            ),
+            StartError::PciRestoreFailed => f.write_str(
+                "mode-1 reset sent, but the saved PCI configuration could not be restored: the device decodes no BAR",
             ),
         }
     }

@@ -18,12 +18,16 @@
 //! | sOS alive, no signature | `LeftByOther` (amdgpu, tinygrad's AM, ...) | mode-1 reset, full bring-up |
 //! | any reset case with PMFW silent | | refused: [`StartError::SmuDead`] |
 //!
-//! The mode-1 reset is `amdgpu_device_mode1_reset()`: bus mastering off
-//! (`pci_clear_master()`), the SMU's reset message for the MP1 version
-//! and the sleep after it ([`barebell::smu::mode1_reset`]), the
+//! The mode-1 reset is `amdgpu_device_mode1_reset()`: the PCI state
+//! cached (`amdgpu_device_cache_pci_state()`; a platform that cannot is
+//! refused, [`StartError::NoPciState`], since the reset clears the BARs
+//! and the command register), bus mastering off (`pci_clear_master()`),
+//! the SMU's reset message for the MP1 version and the sleep after it
+//! ([`barebell::smu::mode1_reset`]), the PCI state put back
+//! (`amdgpu_device_load_pci_state()`) before any register is read, the
 //! bootloader wait (`amdgpu_psp_wait_for_bootloader()`), the memsize
-//! wait (`RCC_CONFIG_MEMSIZE` no longer all-ones, `usec_timeout`), bus
-//! mastering back (`amdgpu_device_load_pci_state()`). tinygrad resets
+//! wait (`RCC_CONFIG_MEMSIZE` no longer all-ones, `usec_timeout`), then
+//! bus mastering back on. tinygrad resets
 //! only when both sOS and PMFW answer (`is_sos_alive() and
 //! is_smu_alive()`); barebell checks PMFW the same way and refuses when it
 //! is silent rather than bringing firmware up over a live sOS. After the
@@ -325,7 +329,14 @@ pub(crate) fn mode1_reset(
         Err(e) => return Err(ErrorKind::Start(StartError::Smu(e)).at(s)),
     };
     let began = clock.now_ns();
-    // `amdgpu_device_mode1_reset()`: "disable BM".
+    // `amdgpu_device_mode1_reset()`: the PCI state cached first
+    // (`amdgpu_device_cache_pci_state()`), since the reset clears the
+    // function's BARs and command register; without it the device would
+    // decode nothing afterwards, so a platform that cannot is refused here.
+    if !gpu.platform.save_pci_state() {
+        return Err(ErrorKind::Start(StartError::NoPciState).at(s));
+    }
+    // Then "disable BM".
     let bm = gpu.platform.set_bus_master(false);
     sink.step(
         s,
@@ -340,6 +351,13 @@ pub(crate) fn mode1_reset(
     smu::mode1_reset(bus, clock, mp1, &ips.mp1.bases)
         .map_err(|e| ErrorKind::Start(StartError::Smu(e)))
         .at(s)?;
+    // `amdgpu_device_load_pci_state()` before any register is read: the
+    // BARs and the command register as cached, bus mastering cleared
+    // again (barebell turns it back on only once the device is ready).
+    if !gpu.platform.restore_pci_state() {
+        return Err(ErrorKind::Start(StartError::PciRestoreFailed).at(s));
+    }
+    gpu.platform.set_bus_master(false);
     let regs = PspRegs::for_version(ips.mp0.version.triple())
         .ok_or(ErrorKind::Unsupported {
             what: "PSP registers of MP0",
@@ -352,7 +370,8 @@ pub(crate) fn mode1_reset(
     if c81 != 0 {
         return Err(ErrorKind::Start(StartError::ResetTookNoEffect { c2pmsg_81: c81 }).at(s));
     }
-    // `amdgpu_device_load_pci_state()` puts the command register back.
+    // Bus mastering as it was before the reset (Linux's restored command
+    // register has it on; barebell waits for the device first).
     if bm {
         gpu.platform.set_bus_master(true);
     }
@@ -360,7 +379,7 @@ pub(crate) fn mode1_reset(
     sink.step(
         s,
         format_args!(
-            "mode-1 reset done in {} ms: bootloader ready, RCC_CONFIG_MEMSIZE readable, C2PMSG_81 = 0; bus mastering restored",
+            "mode-1 reset done in {} ms: PCI state restored, bootloader ready, RCC_CONFIG_MEMSIZE readable, C2PMSG_81 = 0; bus mastering restored",
             took / 1_000_000
         ),
     );

@@ -186,6 +186,8 @@ pub(crate) struct Device {
     /// Behind a lock so that bus mastering can be cleared through a
     /// shared reference (the teardown holds the platform by `&`).
     pub backend: std::sync::Mutex<Backend>,
+    /// The header [`Device::save_pci_state`] saved, for the restore.
+    pub saved_header: std::sync::Mutex<Option<Box<barebell_pcie::config::SavedHeader>>>,
 }
 
 impl Drop for Device {
@@ -312,6 +314,7 @@ fn open_vfio(bdf: Bdf) -> Result<Device, OpenError> {
         doorbell_bus,
         dma,
         backend: std::sync::Mutex::new(Backend::Vfio(dev)),
+        saved_header: std::sync::Mutex::new(None),
     })
 }
 
@@ -349,6 +352,7 @@ fn open_sysfs(bdf: Bdf) -> Result<Device, OpenError> {
         doorbell_bus,
         dma,
         backend: std::sync::Mutex::new(Backend::Sysfs { config: sys }),
+        saved_header: std::sync::Mutex::new(None),
     })
 }
 
@@ -373,6 +377,38 @@ impl Device {
             Backend::Vfio(v) => update_command(v, set, clear),
             Backend::Sysfs { config } => update_command(config, set, clear),
         };
+    }
+
+    /// `pci_save_state()` of the type-0 header through the backend, before
+    /// a mode-1 reset clears it. Unverified on hardware.
+    pub fn save_pci_state(&self) {
+        let b = self.backend.lock().unwrap_or_else(|e| e.into_inner());
+        let saved = match &*b {
+            Backend::Vfio(v) => barebell_pcie::config::save_header(v),
+            Backend::Sysfs { config } => barebell_pcie::config::save_header(config),
+        };
+        *self.saved_header.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::new(saved));
+    }
+
+    /// `pci_restore_state()` of what [`Device::save_pci_state`] saved: the
+    /// BARs and the rest of the header, COMMAND last. `false` when nothing
+    /// was saved. Unverified on hardware.
+    pub fn restore_pci_state(&self) -> bool {
+        let Some(saved) = self
+            .saved_header
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_deref()
+            .copied()
+        else {
+            return false;
+        };
+        let mut b = self.backend.lock().unwrap_or_else(|e| e.into_inner());
+        match &mut *b {
+            Backend::Vfio(v) => barebell_pcie::config::restore_header(v, &saved),
+            Backend::Sysfs { config } => barebell_pcie::config::restore_header(config, &saved),
+        };
+        true
     }
 
     /// How the device was opened, for the report.

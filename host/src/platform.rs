@@ -224,6 +224,23 @@ unsafe impl Platform for HwPlatform {
             Parts::Model { gpu, .. } => Platform::set_bus_master(&**gpu, on),
         }
     }
+    fn save_pci_state(&self) -> bool {
+        match &*self.parts {
+            Parts::Device(d) => {
+                d.save_pci_state();
+                true
+            }
+            #[cfg(any(test, feature = "model-stand-in"))]
+            Parts::Model { gpu, .. } => Platform::save_pci_state(&**gpu),
+        }
+    }
+    fn restore_pci_state(&self) -> bool {
+        match &*self.parts {
+            Parts::Device(d) => d.restore_pci_state(),
+            #[cfg(any(test, feature = "model-stand-in"))]
+            Parts::Model { gpu, .. } => Platform::restore_pci_state(&**gpu),
+        }
+    }
 }
 
 /// Held by every test that maps the hardware DMA region, which sits at one

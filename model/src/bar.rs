@@ -38,6 +38,9 @@ pub struct BarWindow<B> {
     index: usize,
     data: usize,
     state: Mutex<State>,
+    /// The function's decode state: with memory decode off (after a reset,
+    /// before the host restores its PCI state) every access is lost.
+    config: Option<alloc::sync::Arc<crate::pci_config::PciConfig>>,
 }
 
 impl<B> core::fmt::Debug for BarWindow<B> {
@@ -59,6 +62,25 @@ impl<B> BarWindow<B> {
             index,
             data,
             state: Mutex::new(State::default()),
+            config: None,
+        }
+    }
+
+    /// The window answers only while `config` decodes memory.
+    pub fn with_config(mut self, config: alloc::sync::Arc<crate::pci_config::PciConfig>) -> Self {
+        self.config = Some(config);
+        self
+    }
+
+    /// `false` (and the access counted) when the function decodes no
+    /// memory.
+    fn decoded(&self) -> bool {
+        match &self.config {
+            Some(c) if !c.decodes() => {
+                c.refused();
+                false
+            }
+            _ => true,
         }
     }
 
@@ -75,6 +97,9 @@ impl<B> BarWindow<B> {
 
 impl<B: RegisterBus> RegisterBus for BarWindow<B> {
     fn read32(&self, byte_offset: usize) -> u32 {
+        if !self.decoded() {
+            return ALL_ONES;
+        }
         if !self.inside(byte_offset) {
             self.state.lock().counts.beyond += 1;
             return ALL_ONES;
@@ -94,6 +119,9 @@ impl<B: RegisterBus> RegisterBus for BarWindow<B> {
     }
 
     fn write32(&self, byte_offset: usize, value: u32) {
+        if !self.decoded() {
+            return;
+        }
         if !self.inside(byte_offset) {
             self.state.lock().counts.beyond += 1;
             return;

@@ -63,6 +63,7 @@ pub mod mec_v9_4_3;
 pub mod mes;
 pub mod nbio;
 pub mod parts;
+pub mod pci_config;
 pub mod power;
 pub mod psp;
 pub mod rlc_mec_v9_4_3;

@@ -24,6 +24,9 @@ pub struct SocBlocks {
     /// yet enforced on DMA: the model's DMA users do not consult it; the
     /// SMU checks it when a mode-1 reset arrives).
     pub bus_master: alloc::sync::Arc<AtomicBool>,
+    /// The function's PCI decode state (bus master is `bus_master`); a
+    /// mode-1 reset clears it ([`crate::pci_config`]).
+    pub pci: alloc::sync::Arc<crate::pci_config::PciConfig>,
 }
 
 /// What the SOC blocks need from the PSP side of the GPU.
@@ -144,6 +147,9 @@ impl SocBlocks {
         let gpu_reset = hooks.gpu_reset;
         let bus_master = alloc::sync::Arc::new(AtomicBool::new(false));
         let bm = bus_master.clone();
+        let pci =
+            alloc::sync::Arc::new(crate::pci_config::PciConfig::new(bus_master.clone(), clock));
+        let pci2 = pci.clone();
         let smu = Arc::new(
             crate::smu::SmuModel::new(
                 clock,
@@ -160,6 +166,7 @@ impl SocBlocks {
                         power2.reset();
                         s2a2.reset();
                         gpu_reset();
+                        pci2.reset();
                     }),
                     bus_master: alloc::boxed::Box::new(move || bm.load(Ordering::Relaxed)),
                 },
@@ -175,6 +182,7 @@ impl SocBlocks {
             s2a,
             log,
             bus_master,
+            pci,
         })
     }
 

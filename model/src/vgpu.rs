@@ -827,7 +827,7 @@ impl VirtualGpu {
                 .ok_or(ModelError::Register {
                     name: nbio_regs.regs.rsmu_data.name,
                 })?;
-        let bar5 = BarWindow::new(router, REGS_BYTES, index, data);
+        let bar5 = BarWindow::new(router, REGS_BYTES, index, data).with_config(soc.pci.clone());
         let api = match generation {
             Generation::Gfx94 => {
                 return Err(ModelError::NotImplemented(barebell::ip::Unsupported::new(
@@ -1561,5 +1561,12 @@ unsafe impl Platform for VirtualGpu {
     fn set_bus_master(&self, on: bool) -> bool {
         VirtualGpu::set_bus_master(self, on);
         true
+    }
+    fn save_pci_state(&self) -> bool {
+        self.soc.pci.save();
+        true
+    }
+    fn restore_pci_state(&self) -> bool {
+        self.soc.pci.restore()
     }
 }

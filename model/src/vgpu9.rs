@@ -214,6 +214,7 @@ pub struct VirtualGpu9 {
     chunk_bus: Vec<u64>,
     claimed: AtomicBool,
     bus_master: Arc<AtomicBool>,
+    pci: Arc<crate::pci_config::PciConfig>,
     /// Last: the models above hold addresses inside it.
     memory: HostMemory,
 }
@@ -392,8 +393,12 @@ impl VirtualGpu9 {
             sdma.push(Arc::new(m));
         }
         let bus_master = Arc::new(AtomicBool::new(false));
+        let pci = Arc::new(crate::pci_config::PciConfig::new(
+            bus_master.clone(),
+            &clock,
+        ));
         let hooks = {
-            let (nb, ihm, bm) = (nbios.clone(), ih.clone(), bus_master.clone());
+            let (nb, ihm, bm, pci2) = (nbios.clone(), ih.clone(), bus_master.clone(), pci.clone());
             let engines = sdma.clone();
             crate::smu::SmuHooks {
                 firmware_loaded: Box::new(|| true),
@@ -405,6 +410,7 @@ impl VirtualGpu9 {
                     for e in &engines {
                         e.reset();
                     }
+                    pci2.reset();
                 }),
                 bus_master: Box::new(move || bm.load(Ordering::Relaxed)),
             }
@@ -538,7 +544,8 @@ impl VirtualGpu9 {
         let (index, data) = nbios[0].index_pair().ok_or(ModelError::Register {
             name: "BIF_BX0_PCIE_INDEX2/DATA2",
         })?;
-        let bar5 = BarWindow::new(Routed(router.clone()), REGS_BYTES, index, data);
+        let bar5 = BarWindow::new(Routed(router.clone()), REGS_BYTES, index, data)
+            .with_config(pci.clone());
         Ok(VirtualGpu9 {
             name: format!("model {}", part.name),
             part,
@@ -560,6 +567,7 @@ impl VirtualGpu9 {
             chunk_bus,
             claimed: AtomicBool::new(false),
             bus_master,
+            pci,
             memory,
         })
     }
@@ -852,6 +860,13 @@ unsafe impl Platform for VirtualGpu9 {
     fn set_bus_master(&self, on: bool) -> bool {
         self.bus_master.store(on, Ordering::Release);
         true
+    }
+    fn save_pci_state(&self) -> bool {
+        self.pci.save();
+        true
+    }
+    fn restore_pci_state(&self) -> bool {
+        self.pci.restore()
     }
 }
 

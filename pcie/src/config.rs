@@ -185,6 +185,42 @@ pub fn update_command(cfg: &mut dyn ConfigSpace, set: u16, clear: u16) -> u16 {
     old
 }
 
+/// A type-0 header's 16 dwords, as `pci_save_state()` keeps them
+/// (`pci_save_state()` → `pci_read_config_dword()` of dwords 0..16).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SavedHeader(pub [u32; 16]);
+
+/// Saves the header (before a reset that clears it).
+pub fn save_header(cfg: &dyn ConfigSpace) -> SavedHeader {
+    let mut d = [0u32; 16];
+    for (i, w) in d.iter_mut().enumerate() {
+        *w = cfg.read32((i * 4) as u16);
+    }
+    SavedHeader(d)
+}
+
+/// Puts a saved header back as `pci_restore_config_space()` does for a
+/// type-0 function: dwords 15 down to 2 (the BARs among them) written
+/// where they differ, COMMAND last. COMMAND goes back with a 16-bit write
+/// so STATUS's write-1-to-clear bits are left alone (Linux writes the
+/// whole dword). Returns how many dwords were written.
+pub fn restore_header(cfg: &mut dyn ConfigSpace, saved: &SavedHeader) -> usize {
+    let mut written = 0;
+    for i in (2..16).rev() {
+        let at = (i * 4) as u16;
+        if cfg.read32(at) != saved.0[i] {
+            cfg.write32(at, saved.0[i]);
+            written += 1;
+        }
+    }
+    let command = saved.0[1] as u16;
+    if cfg.read16(COMMAND) != command {
+        cfg.write16(COMMAND, command);
+        written += 1;
+    }
+    written
+}
+
 /// AMD/ATI's PCI vendor id.
 pub const VENDOR_AMD_ATI: u16 = 0x1002;
 
@@ -250,6 +286,36 @@ crate::checked_consts! { "linux/pci_regs.h", FACTS;
 mod tests {
     use super::*;
     use crate::mem::ConfigArray;
+
+    /// A reset clears COMMAND and the BARs; the saved header brings them
+    /// back, COMMAND last, and leaves STATUS's error bits alone.
+    #[test]
+    fn a_saved_header_restores_bars_and_command() {
+        let mut c = ConfigArray::new(256);
+        c.write32(0, 0x744c_1002);
+        c.write32(4, 0x0010_0006); // STATUS capabilities list, MEM | MASTER
+        c.write32(0x10, 0xd000_000c); // BAR0, 64-bit prefetchable
+        c.write32(0x14, 0x0000_0000);
+        c.write32(0x18, 0xe000_000c); // BAR2
+        c.write32(0x24, 0xfc90_0000); // BAR5
+        c.write32(0x3c, 0x0000_01ff);
+        let saved = save_header(&c);
+        // What a reset leaves: COMMAND and the BARs cleared, an error
+        // latched in STATUS (bit 29: received master abort).
+        c.write32(4, 0x2010_0000);
+        for at in [0x10, 0x18, 0x24] {
+            c.write32(at, 0);
+        }
+        c.write8(0x3c, 0);
+        let n = restore_header(&mut c, &saved);
+        assert_eq!(n, 5, "three BARs, the interrupt line, COMMAND");
+        assert_eq!(c.read32(0x10), 0xd000_000c);
+        assert_eq!(c.read32(0x18), 0xe000_000c);
+        assert_eq!(c.read32(0x24), 0xfc90_0000);
+        assert_eq!(c.read16(COMMAND), 0x0006);
+        assert_eq!(c.read16(COMMAND + 2), 0x2010, "STATUS untouched");
+        assert_eq!(restore_header(&mut c, &saved), 0, "nothing left to write");
+    }
 
     #[test]
     fn narrow_reads_pick_the_right_lanes() {

@@ -149,4 +149,17 @@ pub unsafe trait Platform {
         let _ = on;
         false
     }
+    /// Saves the function's PCI configuration state before a reset that
+    /// loses it (`amdgpu_device_cache_pci_state()` → `pci_save_state()`).
+    /// Returns whether the platform did; the default cannot.
+    fn save_pci_state(&self) -> bool {
+        false
+    }
+    /// Puts back what [`Platform::save_pci_state`] saved
+    /// (`amdgpu_device_load_pci_state()` → `pci_restore_state()`: the
+    /// BARs, then COMMAND), so the function decodes its BARs again.
+    /// Returns whether it did.
+    fn restore_pci_state(&self) -> bool {
+        false
+    }
 }

@@ -228,3 +228,49 @@ fn device_left_running_with_pmfw_silent_is_refused() {
         );
     });
 }
+
+/// A mode-1 reset clears the function's BARs and command register
+/// (`amdgpu_device_mode1_reset()` caches the PCI state before it and
+/// loads it back after, `amdgpu_device_load_pci_state()`): on the model
+/// BAR5 reads all ones from shortly after the PMFW's answer until the
+/// state is restored. The bring-up restores it before its first read, so
+/// no access was lost; a bring-up that waited on BAR5 first (the order
+/// before this) failed with "device gone while waiting for
+/// MP0_SMN_C2PMSG_35".
+#[test]
+fn the_pci_state_a_mode1_reset_clears_is_restored_before_any_read() {
+    use barebell::platform::Platform;
+    use barebell::time::Clock;
+    each_part(|part| {
+        let name = part.name;
+        let (seen, gpu) = bring_up_from(part, StartState::Amdgpu, Mapping::Direct);
+        assert_eq!(seen.resets, 1, "{name}");
+        assert_eq!(gpu.soc().pci.undecoded(), 0, "{name}: BAR5 accesses lost");
+        // The model's own behaviour, directly: a reset pending, then BAR5
+        // silent until the state comes back.
+        assert!(Platform::save_pci_state(&gpu), "{name}");
+        gpu.soc().pci.reset();
+        let clock = Platform::clock(&gpu);
+        let until = clock.now_ns() + barebell_model::pci_config::RESET_AFTER_NS;
+        while clock.now_ns() < until {
+            Platform::pause(&gpu);
+        }
+        assert!(!gpu.soc().pci.decodes(), "{name}");
+        let boot = barebell::discovery::boot::RCC_CONFIG_MEMSIZE;
+        let at = boot
+            .byte_offset(&barebell::regs::IpBases::default())
+            .unwrap();
+        assert_eq!(
+            Platform::regs(&gpu).read32(at),
+            barebell::bus::ALL_ONES,
+            "{name}"
+        );
+        assert!(gpu.soc().pci.undecoded() > 0, "{name}");
+        assert!(Platform::restore_pci_state(&gpu), "{name}");
+        assert_ne!(
+            Platform::regs(&gpu).read32(at),
+            barebell::bus::ALL_ONES,
+            "{name}"
+        );
+    });
+}
