@@ -16,9 +16,11 @@
 //!    the diffs go to `docs/am-diff-P.txt` instead (how they are
 //!    regenerated).
 //!
-//! Fails when either boot does not reach AM's boot done, or when the
+//! Fails when either boot does not reach AM's boot done, when the
 //! model does not show AM's PM4 compute queue active on a started MEC
-//! pipe having executed the harness's probe packets. Ends with
+//! pipe having executed the harness's probe packets, or (without
+//! `--write`) when a regenerated diff differs from the committed
+//! `docs/am-diff-P.txt`, so the documented diff cannot go stale. Ends with
 //! `am peer: navi31 boot done (N register writes), navi48 boot done (N
 //! register writes)`.
 
@@ -143,6 +145,24 @@ pub fn run(root: &Path, write: bool) -> Result<String> {
         };
         std::fs::write(&to, &diff.stdout)?;
         eprintln!("{part}: diff in {}", to.display());
+        if !write {
+            let doc = format!("docs/am-diff-{part}.txt");
+            let committed = std::fs::read_to_string(root.join(&doc)).unwrap_or_default();
+            let fresh = String::from_utf8_lossy(&diff.stdout);
+            if committed != fresh {
+                let at = committed
+                    .lines()
+                    .zip(fresh.lines())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or_else(|| committed.lines().count().min(fresh.lines().count()));
+                bail!(
+                    "{doc} differs from the diff regenerated now (first at line {}: committed `{}`, now `{}`); run `cargo xtask am-peer --write` and commit it with the change that moved it",
+                    at + 1,
+                    committed.lines().nth(at).unwrap_or("<end>"),
+                    fresh.lines().nth(at).unwrap_or("<end>")
+                );
+            }
+        }
         done.push(format!("{part} boot done ({writes} register writes)"));
         queues.push(format!("{part} ({packets} PM4 packets executed)"));
     }
