@@ -218,6 +218,8 @@ struct State {
     hole_reads: u64,
     doorbells: BTreeMap<u32, u64>,
     dropped: Vec<(u32, u64)>,
+    /// NBIO 7.9's compute partition mode ([`NbioModel::set_compute_partition`]).
+    partition: u32,
 }
 
 /// The NBIO block over a register file, at the discovered NBIO bases.
@@ -281,6 +283,7 @@ impl NbioModel {
             self.regs.device_set(r, d as u32 & REMAP_ADDRESS_MASK);
         }
         self.state.lock().doorbells.clear();
+        self.apply_partition();
     }
 
     pub fn ip(&self) -> NbioIp {
@@ -311,6 +314,28 @@ impl NbioModel {
             && self.ip == NbioIp::Nbio7_9_0
         {
             self.regs.device_set(o, v);
+        }
+    }
+
+    /// Puts NBIO 7.9 in compute partition `mode` (`enum
+    /// amdgpu_gfx_partition`: SPX 0 .. CPX 4), which
+    /// `BIF_BX_PF0_PARTITION_COMPUTE_STATUS.PARTITION_MODE` (bits 7:4)
+    /// reports. A test hook: the mode is set through the PSP/SMU on a
+    /// card, which the model does not do; it survives a mode-1 reset, as
+    /// the partition survives a driver reload. Power-on SPX (*model
+    /// value*).
+    pub fn set_compute_partition(&self, mode: u32) {
+        self.state.lock().partition = mode & 0xf;
+        self.apply_partition();
+    }
+
+    fn apply_partition(&self) {
+        if let Some(o) =
+            crate::socregs::nbio_7_9_0::BIF_BX_PF0_PARTITION_COMPUTE_STATUS.byte_offset(&self.bases)
+            && self.ip == NbioIp::Nbio7_9_0
+        {
+            let mode = self.state.lock().partition;
+            self.regs.device_set(o, mode << 4);
         }
     }
 

@@ -187,6 +187,22 @@ pub enum NbioError {
         what: &'static str,
         ip: &'static str,
     },
+    /// An MI300 split into compute partitions (`PARTITION_MODE` other than
+    /// SPX): barebell drives the whole device as one partition only.
+    ComputePartition { mode: u32 },
+}
+
+/// The name Linux gives a compute partition mode (`enum
+/// amdgpu_gfx_partition`, `amdgpu_gfx.h`), with what it means.
+pub fn partition_name(mode: u32) -> &'static str {
+    match mode {
+        0 => "SPX (one partition over every XCC)",
+        1 => "DPX (two partitions)",
+        2 => "TPX (three partitions)",
+        3 => "QPX (four partitions)",
+        4 => "CPX (one partition per XCC)",
+        _ => "an unknown mode",
+    }
 }
 
 impl core::fmt::Display for NbioError {
@@ -206,6 +222,11 @@ impl core::fmt::Display for NbioError {
             NbioError::NotOnThisNbio { what, ip } => {
                 write!(f, "{ip} has no {what} (Linux's IP file does not do it)")
             }
+            NbioError::ComputePartition { mode } => write!(
+                f,
+                "the GPU is in compute partition mode {mode}, {}; barebell drives SPX only (one partition over every XCC): switch the GPU to SPX (amdgpu's current_compute_partition, or amd-smi) and run again",
+                partition_name(mode)
+            ),
         }
     }
 }
@@ -586,6 +607,19 @@ pub fn init_v7_9<B: RegisterBus + ?Sized>(
     }
     let mut out = InitV7_9::default();
     let b = nbio.block(bus);
+    // `aqua_vanjaram_query_partition_mode()` →
+    // `nbio_v7_9_get_compute_partition_mode()`, before anything is
+    // written: a partitioned device is refused untouched.
+    let status = b.read(r::BIF_BX_PF0_PARTITION_COMPUTE_STATUS)?;
+    if status == crate::bus::ALL_ONES {
+        return Err(NbioError::DeviceGone {
+            name: r::BIF_BX_PF0_PARTITION_COMPUTE_STATUS.name,
+        });
+    }
+    let mode = (status & r::PARTITION_MODE) >> r::PARTITION_MODE_SHIFT;
+    if mode != 0 {
+        return Err(NbioError::ComputePartition { mode });
+    }
     // nbio_v7_9_init_registers()
     b.write(r::XCC_DOORBELL_FENCE, xcc_doorbell_fence(xcc_mask))?;
     out.fences |= 1;

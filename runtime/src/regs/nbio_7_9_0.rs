@@ -33,6 +33,7 @@ super::registers! {
     BIF_BX_PF0_GPU_HDP_FLUSH_REQ = 0x0106, 2;
     BIF_BX_PF0_GPU_HDP_FLUSH_DONE = 0x0107, 2;
     BIF_BX0_BACO_CNTL = 0x010b, 2;
+    BIF_BX_PF0_PARTITION_COMPUTE_STATUS = 0x0163, 2;
     BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL = 0x012d, 2;
     BIF_BX0_REMAP_HDP_REG_FLUSH_CNTL = 0x012e, 2;
     XCC_DOORBELL_FENCE = 0x740c, 5;
@@ -57,6 +58,13 @@ pub const XCC_DOORBELL_FENCE_SHUB_SLV_MODE: u32 = 0x0001_0000;
 /// `nbio_v7_9_init_registers()` when set.
 pub const BACO_EN: u32 = 0x0000_0001;
 pub const BACO_DUMMY_EN: u32 = 0x0000_0004;
+/// `BIF_BX_PF0_PARTITION_COMPUTE_STATUS.PARTITION_MODE` (bits 7:4), the
+/// compute partition mode `nbio_v7_9_get_compute_partition_mode()` reads:
+/// `enum amdgpu_gfx_partition` (`amdgpu_gfx.h`: SPX 0, DPX 1, TPX 2, QPX
+/// 3, CPX 4).
+pub const PARTITION_MODE: u32 = 0x0000_00F0;
+pub const PARTITION_MODE_SHIFT: u32 = 4;
+
 /// `DOORBELL0_CTRL_ENTRY_0` fields (every entry has them).
 pub const RANGE_OFFSET_ENTRY: u32 = 0x0000_03FF;
 pub const RANGE_SIZE_ENTRY: u32 = 0x0000_7C00;
@@ -72,6 +80,16 @@ pub const FIELD_FACTS: &[barebell_facts::Fact] = &[
         XCC_DOORBELL_FENCE_SHUB_SLV_MODE as u64,
     ),
     barebell_facts::Fact::constant(SH, "BIF_BX0_BACO_CNTL__BACO_EN_MASK", BACO_EN as u64),
+    barebell_facts::Fact::constant(
+        SH,
+        "BIF_BX_PF0_PARTITION_COMPUTE_STATUS__PARTITION_MODE_MASK",
+        PARTITION_MODE as u64,
+    ),
+    barebell_facts::Fact::constant(
+        SH,
+        "BIF_BX_PF0_PARTITION_COMPUTE_STATUS__PARTITION_MODE__SHIFT",
+        PARTITION_MODE_SHIFT as u64,
+    ),
     barebell_facts::Fact::constant(
         SH,
         "BIF_BX0_BACO_CNTL__BACO_DUMMY_EN_MASK",

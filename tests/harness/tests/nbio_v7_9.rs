@@ -229,3 +229,33 @@ fn nbio_v7_9_hole_is_the_linux_define() {
     assert_eq!(v as usize, NbioIp::Nbio7_9_0.hole());
     assert!(text.contains("adev->rmmio_remap.reg_offset = MMIO_REG_HOLE_OFFSET;"));
 }
+
+/// A device split into compute partitions is refused before NBIO 7.9 is
+/// written: `aqua_vanjaram_query_partition_mode()` reads
+/// `BIF_BX_PF0_PARTITION_COMPUTE_STATUS.PARTITION_MODE` (bits 7:4,
+/// `nbio_7_9_0_sh_mask.h`) through `nbio_v7_9_get_compute_partition_mode()`,
+/// and barebell drives SPX (0) only.
+#[test]
+fn a_partitioned_device_is_refused_untouched() {
+    let clock = SimClock::new();
+    let (n, aids, xcc_mask) = discovered(&MI300X);
+    // CPX (`AMDGPU_CPX_PARTITION_MODE` = 4 in amdgpu_gfx.h), then DPX (1).
+    for mode in [4u32, 1] {
+        let m = Aids::new(&clock, &aids);
+        m.aid0().set_compute_partition(mode);
+        // PARTITION_COMPUTE_STATUS is dword 0x163 of segment 2.
+        assert_eq!(m.read32((aids[0].0[2] as usize + 0x163) * 4), mode << 4);
+        assert_eq!(
+            nbio::init_v7_9(&m, &n, &aids, xcc_mask, DOORBELL_BUS),
+            Err(NbioError::ComputePartition { mode })
+        );
+        assert_eq!(m.aid0().xcc_doorbell_fence(), Some(0), "nothing written");
+        assert!(!m.aid0().doorbell_aperture_open());
+        let text = NbioError::ComputePartition { mode }.to_string();
+        assert!(text.contains("barebell drives SPX only"), "{text}");
+    }
+    // SPX goes ahead.
+    let m = Aids::new(&clock, &aids);
+    m.aid0().set_compute_partition(0);
+    assert!(nbio::init_v7_9(&m, &n, &aids, xcc_mask, DOORBELL_BUS).is_ok());
+}
