@@ -619,7 +619,13 @@ pub fn hiq_mqd(parts: &HiqParts<'_>, doorbell_dword: u32) -> Result<V9Mqd, Queue
         ctx_save: None,
     };
     let mut m = init_mqd(parts.mqd.address(), doorbell_dword, &q)?;
-    // What init_mqd()/update_mqd() set only for AQL queues comes off.
+    // What init_mqd()/update_mqd() set only for AQL queues comes off:
+    // `init_mqd()` sets `DOORBELL_BIF_DROP` only `if (q->format ==
+    // KFD_QUEUE_FORMAT_AQL)`, and the HIQ is a PM4 queue.
+    m.hqd.cp_hqd_pq_doorbell_control =
+        barebell::gfx::mqd::DoorbellControl::from_bits(m.hqd.cp_hqd_pq_doorbell_control)
+            .with_doorbell_bif_drop(false)
+            .into_bits();
     m.hqd.cp_hqd_aql_control = 0;
     m.hqd.cp_hqd_pq_control = PqControl::from_bits(m.hqd.cp_hqd_pq_control)
         .with_no_update_rptr(false)

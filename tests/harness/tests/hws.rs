@@ -745,3 +745,37 @@ fn unmap_by_doorbell_and_dynamic_queues() {
         }
     );
 }
+
+/// The HIQ's MQD as KFD builds it (`init_mqd_hiq()` → `init_mqd()`): a PM4
+/// queue, so none of what `init_mqd()` sets only `if (q->format ==
+/// KFD_QUEUE_FORMAT_AQL)`: no `DOORBELL_BIF_DROP` (mask 0x2 of
+/// `CP_HQD_PQ_DOORBELL_CONTROL`, `gc_9_4_3_sh_mask.h`), no slot-based
+/// write pointer (0x0600_0000) or queue-full (0x4000) bits; PRIV_STATE
+/// (0x4000_0000) and KMD_QUEUE (0x8000_0000) on.
+#[test]
+fn the_hiq_mqd_is_a_pm4_queues() {
+    use barebell::gfx::mqd::{EopBuffer, MqdPage};
+    use barebell::gfx::queue_v9::RunlistIb;
+    use barebell_bringup::gfx_v9_4_3::{HIQ_RING, HiqParts, RUNLIST_DWORDS, hiq_mqd};
+    use std::sync::atomic::AtomicU64;
+    fn leak<T>(v: T) -> Dev<'static, T> {
+        // SAFETY: leaked, so valid for the rest of the process; no device
+        // touches it in this test.
+        unsafe { Dev::assume(Box::leak(Box::new(v))) }
+    }
+    let parts = HiqParts {
+        ring: leak(HiqMemory::<HIQ_RING>::new()),
+        mqd: leak(MqdPage::new()),
+        eop: leak(EopBuffer::new()),
+        rptr: leak(AtomicU64::new(0)),
+        ib: leak(RunlistIb::<RUNLIST_DWORDS>::new()),
+    };
+    let m = hiq_mqd(&parts, 0x10).unwrap();
+    let db = m.hqd.cp_hqd_pq_doorbell_control;
+    assert_eq!(db & 0x2, 0, "DOORBELL_BIF_DROP: {db:#x}");
+    assert_eq!(db & 0x0fff_fffc, 0x10 << 2, "DOORBELL_OFFSET: {db:#x}");
+    let pq = m.hqd.cp_hqd_pq_control;
+    assert_eq!(pq & (0x0600_0000 | 0x4000), 0, "{pq:#x}");
+    assert_eq!(pq & 0xc000_0000, 0xc000_0000, "{pq:#x}");
+    assert_eq!(m.hqd.cp_hqd_aql_control, 0);
+}
