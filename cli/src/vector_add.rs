@@ -276,244 +276,299 @@ fn refuse_unsupported_mapping(part: PartArg, mapping: Mapping) -> Result<(), Str
     }
 }
 
-fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
-    if args.elements == 0 || args.block == 0 || args.block > 1024 {
-        return Err("--elements must be at least 1 and --block within 1..=1024".into());
-    }
-    let n = args.elements as usize;
-    let bytes = n * 4;
-    let each = bytes.next_multiple_of(4096);
-    let workgroups = args.elements.div_ceil(args.block);
-    let mapping = match args.mapping {
-        VaddMappingArg::Direct => Mapping::Direct,
-        VaddMappingArg::Mes => Mapping::Mes,
-        VaddMappingArg::Kiq => Mapping::Kiq,
-        VaddMappingArg::Hws => Mapping::Hws,
-    };
-    refuse_unsupported_mapping(args.part, mapping)?;
-    let started = Instant::now();
-    let mut steps: Vec<StepTime> = vec![];
-    // Rows are back to back: each ends where the next begins, so they add
-    // up to the total.
-    let mark = std::cell::Cell::new(started);
-    let progress = std::cell::RefCell::new(crate::progress::Progress::new(
-        "vector-add",
-        Some(10),
-        args.quiet,
-    ));
-    let step = |steps: &mut Vec<StepTime>, step: &'static str, hip, seeds_ns| {
-        {
-            let mut p = progress.borrow_mut();
-            p.inc();
-            p.message(&format!("{step} done"));
-        }
+/// The step rows, back to back: each ends where the next begins, so they
+/// add up to the total; and the progress line that follows them.
+struct Timeline {
+    started: Instant,
+    mark: Instant,
+    steps: Vec<StepTime>,
+    progress: crate::progress::Progress,
+}
+
+impl Timeline {
+    fn new(quiet: bool) -> Self {
         let now = Instant::now();
-        let ns = ns_between(mark.replace(now), now);
-        steps.push(StepTime {
+        Timeline {
+            started: now,
+            mark: now,
+            steps: Vec::new(),
+            progress: crate::progress::Progress::new("vector-add", Some(10), quiet),
+        }
+    }
+
+    /// The step that just ended.
+    fn step(&mut self, step: &'static str, hip: &'static str, seeds_ns: Option<u64>) {
+        self.progress.inc();
+        self.progress.message(&format!("{step} done"));
+        let now = Instant::now();
+        let ns = ns_between(self.mark, now);
+        self.mark = now;
+        self.steps.push(StepTime {
             step,
             hip,
             ns,
             seeds_ns,
-        })
-    };
-    let interrupted = || match crate::stop::requested() {
+        });
+    }
+
+    fn total_ns(&self) -> u64 {
+        ns_between(self.started, self.mark)
+    }
+}
+
+/// What the arguments fix before anything runs.
+struct Plan {
+    part: PartArg,
+    mapping: Mapping,
+    elements: u32,
+    block: u32,
+    workgroups: u32,
+    /// Bytes per vector, and per buffer rounded to whole pages.
+    bytes: usize,
+    each: usize,
+}
+
+fn interrupted() -> Result<(), String> {
+    match crate::stop::requested() {
         Some(sig) => Err(format!("interrupted by {sig}")),
         None => Ok(()),
-    };
+    }
+}
 
-    // Host memory: a, b and c staging, the code object, kernargs; VRAM:
-    // three device buffers.
-    let user = (3 * each + (4 << 20)).next_multiple_of(2 << 20);
-    let vram = (3 * each + (2 << 20)).next_multiple_of(2 << 20);
-    let fw = FirmwareDir(args.firmware_dir.clone());
+/// The device buffers and host staging of the program.
+struct Buffers<'u> {
+    d: [u64; 3],
+    h_a: &'u mut [u8],
+    h_b: &'u mut [u8],
+    h_c: &'u mut [u8],
+}
+
+/// The model device for `args`, with room for the program's buffers.
+fn build_model(
+    args: &VectorAddArgs,
+    plan: &Plan,
+    user: usize,
+    vram: usize,
+) -> Result<Model, String> {
     // The model's memory plus the host's a, b and result vectors.
     crate::hostmem::ensure_available(
-        (MODEL_BAR0_BYTES + vram + (4 << 20) + user + 3 * bytes) as u64,
+        (MODEL_BAR0_BYTES + vram + (4 << 20) + user + 3 * plan.bytes) as u64,
         "vector-add --elements",
     )?;
     let mem = HostMemory::allocate_sized(MODEL_BAR0_BYTES + vram, (4 << 20) + user)
         .map_err(|e| format!("model memory: {e}"))?;
     let part = args.part.part();
-    let model = if part.generation == barebell::ip::Generation::Gfx94 {
+    let fw = FirmwareDir(args.firmware_dir.clone());
+    if part.generation == barebell::ip::Generation::Gfx94 {
         barebell_model::vgpu9::VirtualGpu9::new(part, &fw, mem, Seed(args.seed))
             .map(|g| Model::Gc943(Box::new(g)))
     } else {
         VirtualGpu::new(part, &fw, mem, Seed(args.seed)).map(|g| Model::Navi(Box::new(g)))
     }
-    .map_err(|e| format!("building the model {}: {e}", args.part.name()))?;
-    let gpu = model.platform();
-    step(&mut steps, "device", "hipInit (device opened)", None);
+    .map_err(|e| format!("building the model {}: {e}", args.part.name()))
+}
 
-    let opts = Options {
-        until: Step::Queue,
-        mapping: Some(mapping),
-        user_memory: user,
-        user_vram: vram,
+/// `hipLaunchKernel`: the vadd code object loaded into user memory, its
+/// kernargs written, the packet submitted on the bring-up's queue.
+fn launch_vadd<'s>(
+    up: &'s mut barebell_bringup::Gpu<'_>,
+    plan: &Plan,
+    d: [u64; 3],
+) -> Result<barebell_kernel::launch::Completion<'s>, String> {
+    let gpu = up.platform;
+    let spec = KernelSpec::resolve("vadd", plan.part)?;
+    let part = crate::model_launch::part(plan.part)?.0;
+    let uq = up
+        .queue
+        .as_ref()
+        .ok_or("no user queue after the bring-up")?;
+    let user_mem = up
+        .user
+        .as_mut()
+        .ok_or("no user memory after the bring-up")?;
+    let code = model_launch::load(user_mem, &part, &spec.bytes)?;
+    let kernel = code
+        .kernel(&spec.name)
+        .map_err(|e| format!("kernel {}: {e}", spec.name))?;
+    let ctx = LaunchContext::new(part, uq.queue.memory().descriptor_address());
+    let ka_len = kernel.meta.kernarg_segment_size.max(16) as usize;
+    let ka_align = kernel.meta.kernarg_segment_align.max(16) as usize;
+    let ka = user_mem
+        .alloc(ka_len, ka_align)
+        .map_err(|e| format!("kernargs: {e}"))?;
+    let device_address = ka.as_ptr() as u64;
+    let mut kernargs = KernargBuffer {
+        host: ka,
+        device_address,
     };
-    // A failed or interrupted bring-up tears itself down.
-    let mut up = barebell_bringup::run(gpu, &fw, &opts, &crate::stop::Cancellable)
-        .map_err(|e| format!("{}: {e}\n{}", gpu.name(), model.logs()))?;
-    // `hsa_queue_create`: 11.23 ms in the seeds' trace.
-    step(&mut steps, "queue", "hsa_queue_create", Some(11_230_000));
+    let geometry = Geometry {
+        grid: [plan.workgroups, 1, 1],
+        block: [plan.block, 1, 1],
+        dims: 1,
+        dynamic_lds: 0,
+    };
+    let kargs = [
+        Arg::Buffer(d[0]),
+        Arg::Buffer(d[1]),
+        Arg::Buffer(d[2]),
+        Arg::Scalar(Scalar::U32(plan.elements)),
+    ];
+    let signal: &SignalMemory = uq.signal;
+    launch(
+        &uq.queue,
+        &ctx,
+        kernel,
+        &geometry,
+        &kargs,
+        &mut kernargs,
+        signal,
+        gpu.clock(),
+        SUBMIT_BOUND_NS,
+    )
+    .map_err(|e| format!("hipLaunchKernel: {e}"))
+}
 
-    // The program; whatever it gives, the teardown below runs.
-    let mut sdma: Option<barebell_bringup::sdma::CopyQueue<'_>> = None;
-    let mut program = || -> Result<u64, String> {
-        let dev = up
-            .user_vram
-            .as_mut()
-            .ok_or("no user VRAM after the bring-up")?;
-        let d_a = dev.alloc(each, 4096).map_err(|e| e.to_string())?;
-        let d_b = dev.alloc(each, 4096).map_err(|e| e.to_string())?;
-        let d_c = dev.alloc(each, 4096).map_err(|e| e.to_string())?;
-        step(&mut steps, "malloc", "hipMalloc x3", None);
-
-        let host = up
-            .user
-            .as_mut()
-            .ok_or("no user memory after the bring-up")?;
-        let h_a = host.alloc(each, 4096).map_err(|e| e.to_string())?;
-        let h_b = host.alloc(each, 4096).map_err(|e| e.to_string())?;
-        let h_c = host.alloc(each, 4096).map_err(|e| e.to_string())?;
-        let (a, b) = inputs(n);
-        for (dst, src) in [(&mut *h_a, &a), (&mut *h_b, &b)] {
-            for (d, x) in dst.chunks_exact_mut(4).zip(src.iter()) {
-                d.copy_from_slice(&x.to_le_bytes());
-            }
-        }
-        step(&mut steps, "inputs", "host vectors filled", None);
-
-        let q = sdma.insert(
-            barebell_bringup::sdma::open(&mut up, mapping, &Quiet)
-                .map_err(|e| format!("{}: SDMA: {e}", gpu.name()))?,
-        );
-        for (dst, src) in [(d_a.va, h_a.as_ptr()), (d_b.va, h_b.as_ptr())] {
-            interrupted()?;
-            let seq = q
-                .submit_copy(dst, src as u64, bytes as u64)
-                .map_err(|e| format!("hipMemcpy h2d: {e}"))?;
-            q.wait(seq, BOUND_NS)
-                .map_err(|e| format!("hipMemcpy h2d: {e}"))?;
-        }
-        // The seeds' three 4 MB copies took 136 ms in all: two of them here.
-        step(
-            &mut steps,
-            "memcpy_h2d",
-            "hipMemcpy h2d x2",
-            Some(136_000_000 * 2 / 3),
-        );
-
-        let spec = KernelSpec::resolve("vadd", args.part)?;
-        let part = crate::model_launch::part(args.part)?.0;
-        let uq = up
-            .queue
-            .as_ref()
-            .ok_or("no user queue after the bring-up")?;
-        let user_mem = up
-            .user
-            .as_mut()
-            .ok_or("no user memory after the bring-up")?;
-        let code = model_launch::load(user_mem, &part, &spec.bytes)?;
-        let kernel = code
-            .kernel(&spec.name)
-            .map_err(|e| format!("kernel {}: {e}", spec.name))?;
-        let ctx = LaunchContext::new(part, uq.queue.memory().descriptor_address());
-        let ka_len = kernel.meta.kernarg_segment_size.max(16) as usize;
-        let ka_align = kernel.meta.kernarg_segment_align.max(16) as usize;
-        let ka = user_mem
-            .alloc(ka_len, ka_align)
-            .map_err(|e| format!("kernargs: {e}"))?;
-        let device_address = ka.as_ptr() as u64;
-        let mut kernargs = KernargBuffer {
-            host: ka,
-            device_address,
-        };
-        let geometry = Geometry {
-            grid: [workgroups, 1, 1],
-            block: [args.block, 1, 1],
-            dims: 1,
-            dynamic_lds: 0,
-        };
-        let kargs = [
-            Arg::Buffer(d_a.va),
-            Arg::Buffer(d_b.va),
-            Arg::Buffer(d_c.va),
-            Arg::Scalar(Scalar::U32(args.elements)),
-        ];
-        let signal: &SignalMemory = uq.signal;
-        let done = launch(
-            &uq.queue,
-            &ctx,
-            kernel,
-            &geometry,
-            &kargs,
-            &mut kernargs,
-            signal,
-            gpu.clock(),
-            SUBMIT_BOUND_NS,
-        )
-        .map_err(|e| format!("hipLaunchKernel: {e}"))?;
-        // The seeds' first hipLaunchKernel: 748 µs.
-        step(&mut steps, "launch", "hipLaunchKernel", Some(748_000));
-
-        let clock = gpu.clock();
-        let waited = clock.now_ns();
-        while done.signal.value() != 0 {
-            interrupted()?;
-            if let Some(e) = model.cp_error() {
-                return Err(format!("the dispatch failed on the device: {e}"));
-            }
-            if clock.now_ns().saturating_sub(waited) > BOUND_NS {
-                return Err(format!(
-                    "the dispatch did not complete within {} s (signal value {})",
-                    BOUND_NS / 1_000_000_000,
-                    done.signal.value()
-                ));
-            }
-            {
-                let mut p = progress.borrow_mut();
-                p.message("hipDeviceSynchronize: waiting for the dispatch");
-                p.tick();
-            }
-            gpu.pause();
-        }
-        // The seeds' vectorAdd ran 13.52 µs on the GPU.
-        step(
-            &mut steps,
-            "synchronize",
-            "hipDeviceSynchronize",
-            Some(13_520),
-        );
-
+/// `hipDeviceSynchronize`: the completion signal waited for, bounded,
+/// stopping at a device error or a stop signal.
+fn synchronize(
+    gpu: &dyn Platform,
+    model: &Model,
+    signal: &SignalMemory,
+    tl: &mut Timeline,
+) -> Result<(), String> {
+    let clock = gpu.clock();
+    let waited = clock.now_ns();
+    while signal.value() != 0 {
         interrupted()?;
-        let seq = q
-            .submit_copy(h_c.as_ptr() as u64, d_c.va, bytes as u64)
-            .map_err(|e| format!("hipMemcpy d2h: {e}"))?;
-        q.wait(seq, BOUND_NS)
-            .map_err(|e| format!("hipMemcpy d2h: {e}"))?;
-        step(
-            &mut steps,
-            "memcpy_d2h",
-            "hipMemcpy d2h",
-            Some(136_000_000 / 3),
-        );
+        if let Some(e) = model.cp_error() {
+            return Err(format!("the dispatch failed on the device: {e}"));
+        }
+        if clock.now_ns().saturating_sub(waited) > BOUND_NS {
+            return Err(format!(
+                "the dispatch did not complete within {} s (signal value {})",
+                BOUND_NS / 1_000_000_000,
+                signal.value()
+            ));
+        }
+        tl.progress
+            .message("hipDeviceSynchronize: waiting for the dispatch");
+        tl.progress.tick();
+        gpu.pause();
+    }
+    Ok(())
+}
 
-        let mismatches = h_c
-            .chunks_exact(4)
-            .zip(a.iter().zip(&b))
-            .filter(|(c, (x, y))| {
-                let c = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-                c.to_bits() != (*x + *y).to_bits()
-            })
-            .count() as u64;
-        step(&mut steps, "check", "result check", None);
-        Ok(mismatches)
-    };
-    let outcome = program();
+/// One SDMA copy of the program, waited for.
+fn copy(
+    q: &mut barebell_bringup::sdma::CopyQueue<'_>,
+    dst: u64,
+    src: u64,
+    bytes: usize,
+    what: &str,
+) -> Result<(), String> {
+    interrupted()?;
+    let seq = q
+        .submit_copy(dst, src, bytes as u64)
+        .map_err(|e| format!("{what}: {e}"))?;
+    q.wait(seq, BOUND_NS).map_err(|e| format!("{what}: {e}"))
+}
 
-    // The SDMA queue off the engine, then the device torn down, on
-    // success, on an error and after a stop signal alike.
-    let stopped = sdma.take().map(|q| q.stop(&mut up));
+/// The seeds' program on a brought-up device; returns the mismatches.
+fn program<'p>(
+    up: &mut barebell_bringup::Gpu<'p>,
+    sdma: &mut Option<barebell_bringup::sdma::CopyQueue<'p>>,
+    plan: &Plan,
+    model: &Model,
+    tl: &mut Timeline,
+) -> Result<u64, String> {
+    let gpu = up.platform;
+    let each = plan.each;
+    let dev = up
+        .user_vram
+        .as_mut()
+        .ok_or("no user VRAM after the bring-up")?;
+    let mut d = [0u64; 3];
+    for slot in &mut d {
+        *slot = dev.alloc(each, 4096).map_err(|e| e.to_string())?.va;
+    }
+    tl.step("malloc", "hipMalloc x3", None);
+
+    let host = up
+        .user
+        .as_mut()
+        .ok_or("no user memory after the bring-up")?;
+    let h_a = host.alloc(each, 4096).map_err(|e| e.to_string())?;
+    let h_b = host.alloc(each, 4096).map_err(|e| e.to_string())?;
+    let h_c = host.alloc(each, 4096).map_err(|e| e.to_string())?;
+    let b = Buffers { d, h_a, h_b, h_c };
+    let (a_in, b_in) = inputs(plan.elements as usize);
+    for (dst, src) in [(&mut *b.h_a, &a_in), (&mut *b.h_b, &b_in)] {
+        for (x, v) in dst.chunks_exact_mut(4).zip(src.iter()) {
+            x.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    tl.step("inputs", "host vectors filled", None);
+
+    let q = sdma.insert(
+        barebell_bringup::sdma::open(up, plan.mapping, &Quiet)
+            .map_err(|e| format!("{}: SDMA: {e}", gpu.name()))?,
+    );
+    copy(
+        q,
+        b.d[0],
+        b.h_a.as_ptr() as u64,
+        plan.bytes,
+        "hipMemcpy h2d",
+    )?;
+    copy(
+        q,
+        b.d[1],
+        b.h_b.as_ptr() as u64,
+        plan.bytes,
+        "hipMemcpy h2d",
+    )?;
+    // The seeds' three 4 MB copies took 136 ms in all: two of them here.
+    tl.step("memcpy_h2d", "hipMemcpy h2d x2", Some(136_000_000 * 2 / 3));
+
+    let done = launch_vadd(up, plan, b.d)?;
+    // The seeds' first hipLaunchKernel: 748 µs.
+    tl.step("launch", "hipLaunchKernel", Some(748_000));
+    synchronize(gpu, model, done.signal, tl)?;
+    // The seeds' vectorAdd ran 13.52 µs on the GPU.
+    tl.step("synchronize", "hipDeviceSynchronize", Some(13_520));
+
+    let q = sdma.as_mut().ok_or("the SDMA queue went away")?;
+    copy(
+        q,
+        b.h_c.as_ptr() as u64,
+        b.d[2],
+        plan.bytes,
+        "hipMemcpy d2h",
+    )?;
+    tl.step("memcpy_d2h", "hipMemcpy d2h", Some(136_000_000 / 3));
+
+    let mismatches = b
+        .h_c
+        .chunks_exact(4)
+        .zip(a_in.iter().zip(&b_in))
+        .filter(|(c, (x, y))| {
+            let c = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            c.to_bits() != (*x + *y).to_bits()
+        })
+        .count() as u64;
+    tl.step("check", "result check", None);
+    Ok(mismatches)
+}
+
+/// The SDMA queue off the engine, then the device torn down and the
+/// model's own check of the end state; one line a stage, and whether all
+/// of it was complete.
+fn tear_down<'p>(
+    mut up: barebell_bringup::Gpu<'p>,
+    sdma: Option<barebell_bringup::sdma::CopyQueue<'p>>,
+    model: &Model,
+) -> (Vec<String>, bool) {
+    let stopped = sdma.map(|q| q.stop(&mut up));
     let report = up.shutdown();
     let mut teardown = vec![match &stopped {
         Some(Ok(())) => "stop SDMA queue: done".to_string(),
@@ -526,35 +581,80 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
             .iter()
             .map(|(st, o)| format!("{}: {o}", st.name())),
     );
-    // The model's own check of the end state: no engine pointing at
-    // released memory, bus mastering off.
+    // No engine pointing at released memory, bus mastering off.
     let quiet = model.quiescent();
     teardown.push(match &quiet {
         Ok(()) => "model: quiescent".to_string(),
         Err(e) => format!("model: NOT QUIESCENT: {e}"),
     });
-    step(&mut steps, "teardown", "process exit", None);
-    let teardown_complete = !matches!(stopped, Some(Err(_))) && report.complete() && quiet.is_ok();
-    let mismatches = match outcome {
-        Ok(m) => m,
-        Err(e) => {
-            return Err(format!(
-                "{e}\nteardown {}:\n  {}",
-                if teardown_complete {
-                    "complete"
-                } else {
-                    "INCOMPLETE"
-                },
-                teardown.join("\n  ")
-            ));
-        }
+    let complete = !matches!(stopped, Some(Err(_))) && report.complete() && quiet.is_ok();
+    (teardown, complete)
+}
+
+fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
+    if args.elements == 0 || args.block == 0 || args.block > 1024 {
+        return Err("--elements must be at least 1 and --block within 1..=1024".into());
+    }
+    let bytes = args.elements as usize * 4;
+    let plan = Plan {
+        part: args.part,
+        mapping: match args.mapping {
+            VaddMappingArg::Direct => Mapping::Direct,
+            VaddMappingArg::Mes => Mapping::Mes,
+            VaddMappingArg::Kiq => Mapping::Kiq,
+            VaddMappingArg::Hws => Mapping::Hws,
+        },
+        elements: args.elements,
+        block: args.block,
+        workgroups: args.elements.div_ceil(args.block),
+        bytes,
+        each: bytes.next_multiple_of(4096),
     };
-    let total_ns = ns_between(started, mark.get());
+    refuse_unsupported_mapping(args.part, plan.mapping)?;
+    let mut tl = Timeline::new(args.quiet);
+    // Host memory: a, b and c staging, the code object, kernargs; VRAM:
+    // three device buffers.
+    let user = (3 * plan.each + (4 << 20)).next_multiple_of(2 << 20);
+    let vram = (3 * plan.each + (2 << 20)).next_multiple_of(2 << 20);
+    let model = build_model(args, &plan, user, vram)?;
+    let gpu = model.platform();
+    tl.step("device", "hipInit (device opened)", None);
+
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(plan.mapping),
+        user_memory: user,
+        user_vram: vram,
+    };
+    let fw = FirmwareDir(args.firmware_dir.clone());
+    // A failed or interrupted bring-up tears itself down.
+    let mut up = barebell_bringup::run(gpu, &fw, &opts, &crate::stop::Cancellable)
+        .map_err(|e| format!("{}: {e}\n{}", gpu.name(), model.logs()))?;
+    // `hsa_queue_create`: 11.23 ms in the seeds' trace.
+    tl.step("queue", "hsa_queue_create", Some(11_230_000));
+
+    // Whatever the program gives, the teardown runs.
+    let mut sdma = None;
+    let outcome = program(&mut up, &mut sdma, &plan, &model, &mut tl);
+    let (teardown, teardown_complete) = tear_down(up, sdma, &model);
+    tl.step("teardown", "process exit", None);
+    let mismatches = outcome.map_err(|e| {
+        format!(
+            "{e}\nteardown {}:\n  {}",
+            if teardown_complete {
+                "complete"
+            } else {
+                "INCOMPLETE"
+            },
+            teardown.join("\n  ")
+        )
+    })?;
+    let total_ns = tl.total_ns();
     Ok(Report {
         part: args.part.name(),
-        mapping: mapping.name(),
+        mapping: plan.mapping.name(),
         elements: args.elements,
-        workgroups,
+        workgroups: plan.workgroups,
         block: args.block,
         buffer_bytes: bytes as u64,
         verified: mismatches == 0,
@@ -562,7 +662,7 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
         teardown_complete,
         teardown,
         clock: "host wall time on the device model (the seeds' figures: ROCm on an MI308X)",
-        steps,
+        steps: tl.steps,
         total_ns,
     })
 }
