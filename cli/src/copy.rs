@@ -182,13 +182,9 @@ fn pattern(buf: &mut [u8], salt: u64) {
     }
 }
 
-fn copy(args: &CopyArgs) -> Result<(), String> {
-    if args.bytes == 0 {
-        return Err("--bytes must be at least 1".into());
-    }
-    if args.reps == 0 {
-        return Err("--reps must be at least 1".into());
-    }
+/// The mapping `args` asks for, refused before anything runs when the
+/// part has no such path for SDMA.
+fn mapping_for(args: &CopyArgs) -> Result<Mapping, String> {
     let mapping = match args.mapping {
         CopyMappingArg::Direct => Mapping::Direct,
         CopyMappingArg::Mes => Mapping::Mes,
@@ -197,26 +193,21 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
     };
     let gfx94 = args.part.part().generation == barebell::ip::Generation::Gfx94;
     match (gfx94, mapping) {
-        (true, Mapping::Mes) => {
-            return Err(format!(
-                "--mapping mes: {} (GC 9.4.3) has no MES; use direct, kiq or hws",
-                args.part.name()
-            ));
-        }
-        (false, Mapping::Kiq | Mapping::Hws) => {
-            return Err(format!(
-                "--mapping {}: {} maps SDMA queues directly or by MES",
-                mapping.name(),
-                args.part.name()
-            ));
-        }
-        _ => {}
+        (true, Mapping::Mes) => Err(format!(
+            "--mapping mes: {} (GC 9.4.3) has no MES; use direct, kiq or hws",
+            args.part.name()
+        )),
+        (false, Mapping::Kiq | Mapping::Hws) => Err(format!(
+            "--mapping {}: {} maps SDMA queues directly or by MES",
+            mapping.name(),
+            args.part.name()
+        )),
+        _ => Ok(mapping),
     }
-    let n = usize::try_from(args.bytes).map_err(|_| "--bytes too large".to_string())?;
-    let each = n.next_multiple_of(4096);
-    let user = 2 * each + (2 << 20);
-    let user = user.next_multiple_of(2 << 20);
-    let fw = FirmwareDir(args.firmware_dir.clone());
+}
+
+/// The model device, with `user` bytes of user memory and of user VRAM.
+fn build_device(args: &CopyArgs, each: usize, user: usize) -> Result<Device, String> {
     // The model's memory plus the host's source and reference copies.
     crate::hostmem::ensure_available(
         (MODEL_BAR0_BYTES + (4 << 20) + 2 * user + 2 * each) as u64,
@@ -224,12 +215,171 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
     )?;
     let mem = HostMemory::allocate_sized(MODEL_BAR0_BYTES + user, (4 << 20) + user)
         .map_err(|e| format!("model memory: {e}"))?;
-    let device = if gfx94 {
+    let fw = FirmwareDir(args.firmware_dir.clone());
+    if args.part.part().generation == barebell::ip::Generation::Gfx94 {
         VirtualGpu9::new(args.part.part(), &fw, mem, Seed(1)).map(|m| Device::Model9(Box::new(m)))
     } else {
         VirtualGpu::new(args.part.part(), &fw, mem, Seed(1)).map(|m| Device::Model(Box::new(m)))
     }
-    .map_err(|e| format!("building the model {}: {e}", args.part.name()))?;
+    .map_err(|e| format!("building the model {}: {e}", args.part.name()))
+}
+
+/// Source and destination buffers: two in host memory, two in VRAM.
+struct Buffers<'p> {
+    h_a: &'p mut [u8],
+    h_b: &'p mut [u8],
+    d_a: barebell_bringup::usermem::VramBuf<'p>,
+    d_b: barebell_bringup::usermem::VramBuf<'p>,
+}
+
+/// `args.reps` copies of `size` bytes in direction `dir`, each verified
+/// byte for byte; `salt` varies the pattern from copy to copy.
+fn measure_one(
+    q: &mut barebell_bringup::sdma::CopyQueue<'_>,
+    b: &mut Buffers<'_>,
+    size: u64,
+    dir: CopyDirection,
+    reps: u32,
+    salt: &mut u64,
+    progress: &mut crate::progress::Progress,
+) -> Result<Row, String> {
+    let len = size as usize;
+    let mut times = vec![];
+    let mut submits = vec![];
+    let mut verified = true;
+    for _ in 0..reps {
+        if let Some(sig) = crate::stop::requested() {
+            return Err(format!("interrupted by {sig}"));
+        }
+        progress.inc();
+        *salt += 1;
+        // h2d host a -> VRAM a, d2h VRAM a -> host b, d2d VRAM a -> VRAM b.
+        let (src_va, dst_va) = match dir {
+            CopyDirection::HostToDevice => {
+                pattern(&mut b.h_a[..len], *salt);
+                (b.h_a.as_ptr() as u64, b.d_a.va)
+            }
+            CopyDirection::DeviceToHost => {
+                pattern(&mut b.d_a.host[..len], *salt);
+                (b.d_a.va, b.h_b.as_ptr() as u64)
+            }
+            CopyDirection::DeviceToDevice => {
+                pattern(&mut b.d_a.host[..len], *salt);
+                (b.d_a.va, b.d_b.va)
+            }
+        };
+        let t = Instant::now();
+        let seq = q
+            .submit_copy(dst_va, src_va, size)
+            .map_err(|e| format!("{} {size} bytes: {e}", dir.name()))?;
+        submits.push(u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX));
+        q.wait(seq, barebell_bringup::sdma::BOUND_NS)
+            .map_err(|e| format!("{} {size} bytes: {e}", dir.name()))?;
+        times.push(u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX));
+        let (src, dst): (&[u8], &[u8]) = match dir {
+            CopyDirection::HostToDevice => (&b.h_a[..len], &b.d_a.host[..len]),
+            CopyDirection::DeviceToHost => (&b.d_a.host[..len], &b.h_b[..len]),
+            CopyDirection::DeviceToDevice => (&b.d_a.host[..len], &b.d_b.host[..len]),
+        };
+        verified &= src == dst;
+    }
+    times.sort_unstable();
+    submits.sort_unstable();
+    let median = times[times.len() / 2];
+    Ok(Row {
+        direction: dir.name(),
+        bytes: size,
+        packets: size.div_ceil(u64::from(COPY_MAX_BYTES)),
+        reps,
+        verified,
+        latency_ns: Latency {
+            min: times[0],
+            median,
+            max: times[times.len() - 1],
+        },
+        submit_ns: submits[submits.len() / 2],
+        bandwidth_gib_s: size as f64 / median.max(1) as f64 * 1e9 / (1u64 << 30) as f64,
+    })
+}
+
+/// Every size up to `--bytes` in every direction asked for.
+fn measure(
+    q: &mut barebell_bringup::sdma::CopyQueue<'_>,
+    b: &mut Buffers<'_>,
+    args: &CopyArgs,
+) -> Result<Vec<Row>, String> {
+    let dirs: Vec<CopyDirection> = match args.direction {
+        Some(d) => vec![d.into()],
+        None => CopyDirection::ALL.to_vec(),
+    };
+    let all = sizes(args.bytes);
+    let mut progress = crate::progress::Progress::new(
+        "copy",
+        Some((all.len() * dirs.len()) as u64 * u64::from(args.reps)),
+        args.quiet,
+    );
+    let mut rows = vec![];
+    let mut salt = 1u64;
+    for &size in &all {
+        for &dir in &dirs {
+            progress.message(&format!("{size} bytes {}", dir.name()));
+            rows.push(measure_one(
+                q,
+                b,
+                size,
+                dir,
+                args.reps,
+                &mut salt,
+                &mut progress,
+            )?);
+        }
+    }
+    Ok(rows)
+}
+
+/// The SDMA queue off the engine, then the device torn down
+/// (`Gpu::shutdown`) and the model's own end-state check; one line a
+/// stage, and whether all of it was complete.
+fn tear_down<'p>(
+    q: barebell_bringup::sdma::CopyQueue<'p>,
+    mut up: barebell_bringup::Gpu<'p>,
+    device: &Device,
+) -> (Vec<String>, bool) {
+    let stopped = q.stop(&mut up);
+    let torn = up.shutdown();
+    let mut teardown = vec![match &stopped {
+        Ok(()) => "stop SDMA queue: done".to_string(),
+        Err(e) => format!("stop SDMA queue: FAILED: {e}"),
+    }];
+    teardown.extend(
+        torn.stages
+            .iter()
+            .map(|(st, o)| format!("{}: {o}", st.name())),
+    );
+    // No engine pointing at released memory, bus mastering off.
+    let quiet = device
+        .quiescence()
+        .unwrap_or_else(|| Err("not a model".into()));
+    teardown.push(match &quiet {
+        Ok(()) => "model: quiescent".to_string(),
+        Err(e) => format!("model: NOT QUIESCENT: {e}"),
+    });
+    let complete = stopped.is_ok() && torn.complete() && quiet.is_ok();
+    (teardown, complete)
+}
+
+fn copy(args: &CopyArgs) -> Result<(), String> {
+    if args.bytes == 0 {
+        return Err("--bytes must be at least 1".into());
+    }
+    if args.reps == 0 {
+        return Err("--reps must be at least 1".into());
+    }
+    let mapping = mapping_for(args)?;
+    let n = usize::try_from(args.bytes).map_err(|_| "--bytes too large".to_string())?;
+    let each = n.next_multiple_of(4096);
+    let user = (2 * each + (2 << 20)).next_multiple_of(2 << 20);
+    let device = build_device(args, each, user)?;
     let gpu = device.platform();
     let opts = Options {
         until: Step::Queue,
@@ -237,6 +387,7 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
         user_memory: user,
         user_vram: user,
     };
+    let fw = FirmwareDir(args.firmware_dir.clone());
     // A stop signal cancels the bring-up between steps (torn down as on
     // an error) and ends the copies between two copies (torn down below).
     let mut up = barebell_bringup::run(gpu, &fw, &opts, &crate::stop::Cancellable)
@@ -268,124 +419,22 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
         .ok_or("no user VRAM after the bring-up")?;
     let d_a = vram.alloc(each, 4096).map_err(|e| e.to_string())?;
     let d_b = vram.alloc(each, 4096).map_err(|e| e.to_string())?;
-    let dirs: Vec<CopyDirection> = match args.direction {
-        Some(d) => vec![d.into()],
-        None => CopyDirection::ALL.to_vec(),
-    };
+    let mut bufs = Buffers { h_a, h_b, d_a, d_b };
     // The copies; whatever they give, the teardown below runs.
-    let mut measure = || -> Result<Vec<Row>, String> {
-        let mut rows = vec![];
-        let mut salt = 1u64;
-        let all = sizes(args.bytes);
-        let mut progress = crate::progress::Progress::new(
-            "copy",
-            Some((all.len() * dirs.len()) as u64 * u64::from(args.reps)),
-            args.quiet,
-        );
-        for &size in &all {
-            let len = size as usize;
-            for &dir in &dirs {
-                progress.message(&format!("{size} bytes {}", dir.name()));
-                // Source and destination per direction: h2d host a -> VRAM a,
-                // d2h VRAM a -> host b, d2d VRAM a -> VRAM b.
-                let mut times = vec![];
-                let mut submits = vec![];
-                let mut verified = true;
-                for _ in 0..args.reps {
-                    if let Some(sig) = crate::stop::requested() {
-                        return Err(format!("interrupted by {sig}"));
-                    }
-                    progress.inc();
-                    salt += 1;
-                    let (src_va, dst_va) = match dir {
-                        CopyDirection::HostToDevice => {
-                            pattern(&mut h_a[..len], salt);
-                            (h_a.as_ptr() as u64, d_a.va)
-                        }
-                        CopyDirection::DeviceToHost => {
-                            pattern(&mut d_a.host[..len], salt);
-                            (d_a.va, h_b.as_ptr() as u64)
-                        }
-                        CopyDirection::DeviceToDevice => {
-                            pattern(&mut d_a.host[..len], salt);
-                            (d_a.va, d_b.va)
-                        }
-                    };
-                    let t = Instant::now();
-                    let seq = q
-                        .submit_copy(dst_va, src_va, size)
-                        .map_err(|e| format!("{} {size} bytes: {e}", dir.name()))?;
-                    submits.push(u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX));
-                    q.wait(seq, barebell_bringup::sdma::BOUND_NS)
-                        .map_err(|e| format!("{} {size} bytes: {e}", dir.name()))?;
-                    times.push(u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX));
-                    let (src, dst): (&[u8], &[u8]) = match dir {
-                        CopyDirection::HostToDevice => (&h_a[..len], &d_a.host[..len]),
-                        CopyDirection::DeviceToHost => (&d_a.host[..len], &h_b[..len]),
-                        CopyDirection::DeviceToDevice => (&d_a.host[..len], &d_b.host[..len]),
-                    };
-                    verified &= src == dst;
-                }
-                times.sort_unstable();
-                submits.sort_unstable();
-                let median = times[times.len() / 2];
-                rows.push(Row {
-                    direction: dir.name(),
-                    bytes: size,
-                    packets: size.div_ceil(u64::from(COPY_MAX_BYTES)),
-                    reps: args.reps,
-                    verified,
-                    latency_ns: Latency {
-                        min: times[0],
-                        median,
-                        max: times[times.len() - 1],
-                    },
-                    submit_ns: submits[submits.len() / 2],
-                    bandwidth_gib_s: size as f64 / median.max(1) as f64 * 1e9 / (1u64 << 30) as f64,
-                });
-            }
-        }
-        Ok(rows)
-    };
-    let measured = measure();
+    let measured = measure(&mut q, &mut bufs, args);
     let (engine, vmid, doorbell) = (q.version.name(), q.vmid, q.doorbell);
-    // The SDMA queue off the engine, then the device torn down
-    // (`Gpu::shutdown`), on success and on a failed copy alike.
-    let stopped = q.stop(&mut up);
-    let torn = up.shutdown();
-    let mut teardown = vec![match &stopped {
-        Ok(()) => "stop SDMA queue: done".to_string(),
-        Err(e) => format!("stop SDMA queue: FAILED: {e}"),
-    }];
-    teardown.extend(
-        torn.stages
-            .iter()
-            .map(|(st, o)| format!("{}: {o}", st.name())),
-    );
-    // The model's own check of the end state: no engine pointing at
-    // released memory, bus mastering off.
-    let quiet = device
-        .quiescence()
-        .unwrap_or_else(|| Err("not a model".into()));
-    teardown.push(match &quiet {
-        Ok(()) => "model: quiescent".to_string(),
-        Err(e) => format!("model: NOT QUIESCENT: {e}"),
-    });
-    let teardown_complete = stopped.is_ok() && torn.complete() && quiet.is_ok();
-    let rows = match measured {
-        Ok(rows) => rows,
-        Err(e) => {
-            return Err(format!(
-                "{e}\nteardown {}:\n  {}",
-                if teardown_complete {
-                    "complete"
-                } else {
-                    "INCOMPLETE"
-                },
-                teardown.join("\n  ")
-            ));
-        }
-    };
+    let (teardown, teardown_complete) = tear_down(q, up, &device);
+    let rows = measured.map_err(|e| {
+        format!(
+            "{e}\nteardown {}:\n  {}",
+            if teardown_complete {
+                "complete"
+            } else {
+                "INCOMPLETE"
+            },
+            teardown.join("\n  ")
+        )
+    })?;
     let report = Report {
         part: args.part.name(),
         engine,
