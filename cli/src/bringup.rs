@@ -206,6 +206,48 @@ macro_rules! out {
     }};
 }
 
+/// The target, or the error; with `--report`, a report that says which
+/// device could not be opened and why.
+fn open_device(args: &BringupArgs, fw: &FirmwareDir) -> Result<target::Device, String> {
+    target::open(&args.target, fw, 1).or_else(|e| {
+        // Nothing ran; the report still says which device and why.
+        if let Some(path) = &args.report {
+            let name = match args.target.hardware() {
+                Some(h) => h.to_string(),
+                None => format!("model {}", args.target.part.name()),
+            };
+            report::write(path, &report::unopened(name, &e))?;
+            out!("report: {}", path.display());
+        }
+        Err(e)
+    })
+}
+
+/// `--start STATE`: the model left as an earlier driver would leave it;
+/// the line that says how.
+fn prepare_start(
+    args: &BringupArgs,
+    device: &target::Device,
+    fw: &FirmwareDir,
+) -> Result<Option<String>, String> {
+    match (args.start, device) {
+        (None, _) => Ok(None),
+        (Some(st), target::Device::Model(m)) => {
+            let line = barebell_model_host::start::prepare(m, fw, st.state())
+                .map_err(|e| format!("--start: {e}"))?;
+            out!("model start state: {line}");
+            Ok(Some(line))
+        }
+        (Some(_), target::Device::Model9(_)) => Err(
+            "--start: the GC 9.4.3 model parts start clean only (no prepared start states yet)"
+                .into(),
+        ),
+        (Some(_), target::Device::Hw(_)) => Err(
+            "--start prepares the model; a GPU is in whatever state its last driver left it (the start step reads it)".into(),
+        ),
+    }
+}
+
 fn bring_up(args: &BringupArgs) -> Result<(), String> {
     let fw = FirmwareDir(args.firmware_dir.clone());
     let opts = Options {
@@ -213,42 +255,9 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
         mapping: args.mapping.map(Into::into),
         ..Default::default()
     };
-    let device = match target::open(&args.target, &fw, 1) {
-        Ok(d) => d,
-        Err(e) => {
-            // Nothing ran; the report still says which device and why.
-            if let Some(path) = &args.report {
-                let name = match args.target.hardware() {
-                    Some(h) => h.to_string(),
-                    None => format!("model {}", args.target.part.name()),
-                };
-                report::write(path, &report::unopened(name, &e))?;
-                out!("report: {}", path.display());
-            }
-            return Err(e);
-        }
-    };
+    let device = open_device(args, &fw)?;
     out!("{}", device.describe());
-    let prepared = match (args.start, &device) {
-        (None, _) => None,
-        (Some(st), target::Device::Model(m)) => {
-            let line = barebell_model_host::start::prepare(m, &fw, st.state())
-                .map_err(|e| format!("--start: {e}"))?;
-            out!("model start state: {line}");
-            Some(line)
-        }
-        (Some(_), target::Device::Model9(_)) => {
-            return Err(
-                "--start: the GC 9.4.3 model parts start clean only (no prepared start states yet)"
-                    .into(),
-            );
-        }
-        (Some(_), target::Device::Hw(_)) => {
-            return Err(
-                "--start prepares the model; a GPU is in whatever state its last driver left it (the start step reads it)".into(),
-            );
-        }
-    };
+    let prepared = prepare_start(args, &device, &fw)?;
     // Before the bring-up hands the DMA region to the device.
     device.recheck_dma()?;
     let text = TextSink::new(args.trace);
