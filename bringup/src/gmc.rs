@@ -552,6 +552,12 @@ fn place_vram(
     let s = Step::Gmc;
     let vbios_fb = vbios_reservation(vbios_fb_size(gpu)?, mc.vram_bytes);
     let mut vram = VramAllocator::with_boot_region(mc.vram_bytes, mc.fb_start).at(s)?;
+    // A partial re-init leaves sOS running on the TMR barebell's earlier
+    // run gave it (`psp_tmr_init()` allocates it, only `psp_hw_fini()`
+    // frees it): nothing laid out here may overlap it.
+    if let Some((offset, size)) = gpu.start.as_ref().and_then(|r| r.live_tmr) {
+        vram.keep_clear_of(offset, size);
+    }
     if vbios_fb > 0 {
         vram.alloc(vbios_fb, PAGE_ALIGN).at(s)?;
     }

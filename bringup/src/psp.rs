@@ -124,6 +124,18 @@ pub fn run(
         });
     let mut tmr = VramTmr(&mut mem.vram, mem.vram_base_offset);
     let report = psp::load_firmware(&mut p, plan, &sos, Some(smu), gfx, Some(&mut tmr)).at(s)?;
+    if let Some(t) = report.tmr {
+        // For a partial re-init: sOS keeps running on this TMR.
+        crate::start::write_tmr_record(
+            &gpu.bus,
+            &crate::start::gc_bases(ips),
+            ips.generation,
+            t.phys_addr.saturating_sub(mem.vram_base_offset),
+            u64::from(t.capacity),
+        )
+        .map_err(ErrorKind::Register)
+        .at(s)?;
+    }
     let placed = match report.tmr {
         Some(t) => alloc::format!(" at VRAM {:#x}", t.phys_addr),
         None => alloc::string::String::from(" (boot-time TMR: none allocated, no SETUP_TMR)"),

@@ -172,6 +172,62 @@ pub struct StartReport {
     pub scratch6: u32,
     /// Simulated or wall time the reset took, from the platform clock.
     pub reset_ns: Option<u64>,
+    /// The TMR barebell's earlier run gave sOS (VRAM offset, bytes), as
+    /// it recorded it ([`write_tmr_record`]); a partial re-init leaves sOS
+    /// running on it, so the gmc step keeps it clear.
+    pub live_tmr: Option<(u64, u64)>,
+}
+
+/// `SCRATCH_REG5` and `SCRATCH_REG4`, where barebell records the TMR it
+/// gave sOS (*barebell's convention*: Linux keeps `psp->tmr_bo` in the
+/// driver and frees it at `psp_hw_fini()`; tinygrad reserves its TMR at
+/// a fixed place). The scratch registers are storage the GPU never
+/// writes and only a mode-1 reset clears. `None` on GC 9.4.3, whose TMR
+/// is the boot-time one.
+fn tmr_regs(g: Generation) -> Option<(Reg, Reg)> {
+    match g {
+        Generation::Gfx94 => None,
+        Generation::Gfx11 => Some((
+            barebell::regs::gc_11_0_0::SCRATCH_REG5,
+            barebell::regs::gc_11_0_0::SCRATCH_REG4,
+        )),
+        Generation::Gfx12 => Some((
+            barebell::regs::gc_12_0_0::SCRATCH_REG5,
+            barebell::regs::gc_12_0_0::SCRATCH_REG4,
+        )),
+    }
+}
+
+/// Records the TMR (`offset` 1 MiB aligned, as `PSP_TMR_ALIGNMENT`
+/// makes it; `size` bytes) for the next run: `SCRATCH_REG5` = offset in
+/// MiB, `SCRATCH_REG4` = size in 4 KiB pages.
+pub(crate) fn write_tmr_record<B: RegisterBus + ?Sized>(
+    bus: &B,
+    gc: &IpBases,
+    g: Generation,
+    offset: u64,
+    size: u64,
+) -> Result<(), barebell::bus::BlockError> {
+    let Some((at, len)) = tmr_regs(g) else {
+        return Ok(());
+    };
+    let b = Block::new(bus, *gc);
+    b.write(at, u32::try_from(offset >> 20).unwrap_or(u32::MAX))?;
+    b.write(len, u32::try_from(size.div_ceil(4096)).unwrap_or(u32::MAX))
+}
+
+/// The TMR record [`write_tmr_record`] left, if any.
+fn read_tmr_record<B: RegisterBus + ?Sized>(
+    bus: &B,
+    gc: &IpBases,
+    g: Generation,
+) -> Result<Option<(u64, u64)>, ErrorKind> {
+    let Some((at, len)) = tmr_regs(g) else {
+        return Ok(None);
+    };
+    let b = Block::new(bus, *gc);
+    let (mib, pages) = (read_checked(&b, at)?, read_checked(&b, len)?);
+    Ok((pages != 0).then(|| (u64::from(mib) << 20, u64::from(pages) * 4096)))
 }
 
 /// `SCRATCH_REG6`, `SCRATCH_REG7` of the GC generation.
@@ -282,6 +338,7 @@ pub fn run(gpu: &Gpu<'_>, sink: &dyn Sink) -> Result<StartReport, BringupError> 
         scratch7,
         scratch6,
         reset_ns: None,
+        live_tmr: None,
     };
     let needs_reset = sos_alive
         && matches!(
@@ -293,6 +350,8 @@ pub fn run(gpu: &Gpu<'_>, sink: &dyn Sink) -> Result<StartReport, BringupError> 
         );
     if state == StartState::LeftByBarebell {
         report.action = Action::PartialReinit;
+        report.live_tmr =
+            read_tmr_record(&gpu.bus, &gc_bases(&gpu.ips), gpu.ips.generation).at(s)?;
         // In progress from here: a run killed before its teardown is
         // found unfinalized next time.
         write_signature(&gpu.bus, &gc_bases(&gpu.ips), gpu.ips.generation, None, 1).at(s)?;

@@ -36,7 +36,7 @@ use crate::gmc::Access;
 use crate::hub::{HubModel, HubRefusal};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicU32, Ordering};
 use spin::Mutex;
 
 /// `mmhub_client_ids_v3_0_0[6]` / `mmhub_client_ids_v4_1_0[6]`: MP0,
@@ -302,6 +302,12 @@ impl Mc {
             Err(McRefusal::Hub(r)) => Err(self.logged(fault(McFaultKind::Vm(r)))),
             Err(McRefusal::HubV9(r)) => Err(self.logged(fault(McFaultKind::VmV9(r)))),
         }
+    }
+
+    /// The VRAM backing's dword at byte `offset`, for a block that keeps
+    /// state in VRAM (the PSP's TMR).
+    pub fn vram_u32(&self, offset: u64) -> Option<&AtomicU32> {
+        self.vram.u32(offset, "VRAM").ok()
     }
 
     /// Logs a refused access (the hub has latched what it latches).

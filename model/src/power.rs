@@ -161,6 +161,8 @@ fn gc_registers(g: Generation) -> Vec<(Reg, u32)> {
         ($r:path) => {{
             use $r as r;
             alloc::vec![
+                (r::SCRATCH_REG4, 0),
+                (r::SCRATCH_REG5, 0),
                 (r::SCRATCH_REG6, 0),
                 (r::SCRATCH_REG7, 0),
                 (r::RLC_CNTL, RLC_CNTL_DEFAULT),

@@ -40,6 +40,8 @@ table! {
     /// GC 11.0.0: RLC, CP and scratch registers AM writes, and SDMA 6.0's
     /// (in the GC header, on the GC bases).
     gc_11_0_0, "gc_11_0_0_offset.h";
+    SCRATCH_REG4 = 0x2044, 1;
+    SCRATCH_REG5 = 0x2045, 1;
     SCRATCH_REG6 = 0x2046, 1;
     SCRATCH_REG7 = 0x2047, 1;
     RLC_CNTL = 0x4c00, 1;
@@ -79,6 +81,8 @@ table! {
     /// GC 12.0.0 (Linux 6.12's one GC 12 header, used for 12.0.1 by
     /// `gfx_v12_0.c`): as GC 11.0.0, with SDMA 7.0's `SDMA0_MCU_CNTL`.
     gc_12_0_0, "gc_12_0_0_offset.h";
+    SCRATCH_REG4 = 0x2044, 1;
+    SCRATCH_REG5 = 0x2045, 1;
     SCRATCH_REG6 = 0x2046, 1;
     SCRATCH_REG7 = 0x2047, 1;
     RLC_CNTL = 0x4c00, 1;

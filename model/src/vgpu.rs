@@ -1012,6 +1012,11 @@ impl VirtualGpu {
                 ));
             }
         }
+        // sOS keeps running on its TMR after the teardown (Linux frees
+        // it only in `psp_hw_fini()`): nothing may have written into it.
+        if let Err(e) = self.psp.tmr_intact() {
+            why.push(e);
+        }
         if why.is_empty() {
             Ok(())
         } else {

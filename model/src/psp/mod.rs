@@ -322,6 +322,9 @@ struct State {
     wptr_dw: u32,
     toc_loaded: bool,
     tmr_set: bool,
+    /// The live TMR (VRAM offset, bytes) SETUP_TMR gave sOS: it keeps the
+    /// firmware there for as long as it runs ([`PspModel::tmr_intact`]).
+    tmr: Option<(u64, u32)>,
     smu_loaded: bool,
     /// GFX images in the TMR, by type.
     pending: BTreeSet<u32>,
@@ -766,7 +769,54 @@ impl PspModel {
             Err(_) => return Self::refuse(s, status::DMA, "TMR not mapped"),
         }
         s.tmr_set = true;
+        self.mark_tmr(phys, size);
+        s.tmr = Some((phys, size));
         0
+    }
+
+    /// The canary sOS's firmware copies stand for in the TMR page at
+    /// `offset` (*model convention*: what sOS keeps there is not public;
+    /// the model writes one dword a page and checks it).
+    fn canary(offset: u64) -> u32 {
+        0x544d_5200 ^ (offset >> 12) as u32
+    }
+
+    fn mark_tmr(&self, offset: u64, size: u32) {
+        for page in (0..u64::from(size)).step_by(4096) {
+            if let Some(c) = self.mc.vram_u32(offset + page) {
+                c.store(
+                    Self::canary(offset + page),
+                    core::sync::atomic::Ordering::Relaxed,
+                );
+            }
+        }
+    }
+
+    /// The TMR SETUP_TMR gave sOS: VRAM offset and bytes.
+    pub fn tmr(&self) -> Option<(u64, u32)> {
+        self.state.lock().tmr
+    }
+
+    /// Whether the TMR sOS is using still holds what sOS put there. A
+    /// driver must keep it reserved for as long as sOS runs
+    /// (`psp_tmr_init()` allocates it and only `psp_hw_fini()` frees it;
+    /// a partial re-init that skips the PSP leaves sOS running on it).
+    /// `Err` names the first page something else wrote.
+    pub fn tmr_intact(&self) -> Result<(), alloc::string::String> {
+        let Some((offset, size)) = self.state.lock().tmr else {
+            return Ok(());
+        };
+        for page in (0..u64::from(size)).step_by(4096) {
+            if let Some(c) = self.mc.vram_u32(offset + page)
+                && c.load(core::sync::atomic::Ordering::Relaxed) != Self::canary(offset + page)
+            {
+                return Err(alloc::format!(
+                    "the live TMR at VRAM {offset:#x} ({size:#x} bytes) was overwritten at VRAM {:#x}: sOS keeps its firmware there while it runs",
+                    offset + page
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// LOAD_IP_FW: the SMU image, the RLC register list or a GFX image,

@@ -259,6 +259,9 @@ pub struct VramAllocator {
     /// `MC_VM_FB_LOCATION_BASE`).
     mc_base: u64,
     next: u64,
+    /// A range in use by someone else (`offset..end`) that no allocation
+    /// may overlap: the TMR a still-running sOS keeps.
+    keep_clear: Option<(u64, u64)>,
 }
 
 impl VramAllocator {
@@ -279,7 +282,14 @@ impl VramAllocator {
             reserve,
             mc_base,
             next: 0,
+            keep_clear: None,
         })
+    }
+
+    /// No later allocation overlaps `size` bytes at `offset`: one that
+    /// would is placed past them instead.
+    pub fn keep_clear_of(&mut self, offset: u64, size: u64) {
+        self.keep_clear = offset.checked_add(size).map(|end| (offset, end));
     }
 
     /// VRAM of `size` bytes with the boot region Linux reserves.
@@ -330,16 +340,25 @@ impl VramAllocator {
             base: self.next,
             size,
         })?;
-        let out = MemError::OutOfSpace {
-            requested: size,
-            align,
-            available: limit.saturating_sub(start),
-        };
-        let end = start
+        let mut end = start
             .checked_add(size)
             .ok_or(MemError::Overflow { base: start, size })?;
+        let mut start = start;
+        if let Some((lo, hi)) = self.keep_clear
+            && start < hi
+            && end > lo
+        {
+            start = align_up(hi, align).ok_or(MemError::Overflow { base: hi, size })?;
+            end = start
+                .checked_add(size)
+                .ok_or(MemError::Overflow { base: start, size })?;
+        }
         if end > limit {
-            return Err(out);
+            return Err(MemError::OutOfSpace {
+                requested: size,
+                align,
+                available: limit.saturating_sub(start),
+            });
         }
         self.next = end;
         Ok(VramRange {
@@ -353,6 +372,23 @@ impl VramAllocator {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Allocations before a kept-clear range stay put; one that would
+    /// overlap it lands past it, aligned.
+    #[test]
+    fn allocations_step_over_a_range_kept_clear() {
+        let mut v = VramAllocator::new(64 << 20, 0x0080_0000_0000, 0).unwrap();
+        v.keep_clear_of(0x90_0000, 0x130_0000);
+        let a = v.alloc(0x8_0000, 0x1000).unwrap();
+        assert_eq!((a.offset, a.size), (0, 0x8_0000));
+        // 0x80_0000..0xa0_0000 would overlap 0x90_0000..0x1c0_0000.
+        let _ = v.alloc(0x78_0000, 0x1000).unwrap();
+        let b = v.alloc(0x20_0000, 0x20_0000).unwrap();
+        assert_eq!(b.offset, 0x1c0_0000, "past the kept range, 2 MiB aligned");
+        assert_eq!(b.mc, 0x0080_0000_0000 + 0x1c0_0000);
+        let c = v.alloc(0x1000, 0x1000).unwrap();
+        assert_eq!(c.offset, 0x1e0_0000);
+    }
 
     #[test]
     fn dma_alignment_is_of_the_bus_address() {

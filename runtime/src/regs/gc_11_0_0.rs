@@ -47,6 +47,8 @@ super::registers! {
     // GFX init after autoload (`gfx_v11_0_constants_init()`, golden
     // settings, `gfx_v11_0_rlc_resume()`).
     GRBM_CNTL = 0x0da0, 0;
+    SCRATCH_REG4 = 0x2044, 1;
+    SCRATCH_REG5 = 0x2045, 1;
     SCRATCH_REG6 = 0x2046, 1;
     SCRATCH_REG7 = 0x2047, 1;
     SH_MEM_CONFIG = 0x09e4, 1;

@@ -274,3 +274,52 @@ fn the_pci_state_a_mode1_reset_clears_is_restored_before_any_read() {
         );
     });
 }
+
+/// A partial re-init skips the PSP step, so sOS keeps running on the TMR
+/// barebell's earlier run set up; that VRAM must stay reserved
+/// (`psp_tmr_init()` allocates it, only `psp_hw_fini()` frees it). A
+/// second run that asks for more user VRAM than the first lays its
+/// tables and user VRAM out differently; the model's PSP checks its TMR
+/// canaries at the end.
+#[test]
+fn a_partial_reinit_keeps_the_live_tmr_reserved() {
+    each_part(|part| {
+        let name = part.name;
+        let gpu = virtual_gpu(part, 7);
+        let fw = FirmwareDir::system();
+        start::prepare(&gpu, &fw, StartState::Barebell).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let opts = Options {
+            until: Step::Queue,
+            mapping: Some(Mapping::Direct),
+            user_vram: 32 << 20,
+            ..Default::default()
+        };
+        let mark = gpu.refusal_mark();
+        let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet)
+            .unwrap_or_else(|e| panic!("{name}: {e}\n{:?}", gpu.refusals_since(mark)));
+        let found = up
+            .start
+            .unwrap_or_else(|| panic!("{name}: no start report"));
+        assert_eq!(found.action, Action::PartialReinit, "{name}");
+        // The record the earlier run left is the TMR the PSP holds (none
+        // on navi48, whose sOS keeps a boot-time TMR: no SETUP_TMR).
+        assert_eq!(
+            found.live_tmr,
+            gpu.psp().tmr().map(|(at, size)| (at, u64::from(size))),
+            "{name}"
+        );
+        if name == "navi31" {
+            assert!(found.live_tmr.is_some(), "{name}: a TMR was set up");
+        }
+        // A program uses all the user VRAM it was given.
+        let uv = up.user_vram.as_mut().expect("user VRAM");
+        let buf = uv.alloc(32 << 20, 4096).expect("all of it");
+        buf.host.fill(0xab);
+        let report = up.shutdown();
+        assert!(report.complete(), "{name}: {report}");
+        gpu.quiescent().unwrap_or_else(|e| panic!("{name}: {e}"));
+        gpu.psp()
+            .tmr_intact()
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+    });
+}
