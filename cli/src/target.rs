@@ -290,7 +290,12 @@ pub enum MappingArg {
     Mes,
     /// Direct HQD register load (what tinygrad's AM driver does).
     Direct,
-    /// PM4 MAP_QUEUES on the KIQ ring.
+    /// The kernel's compute-queue path. gfx11: PM4 MAP_QUEUES on the
+    /// KIQ after SET_RESOURCES, what Linux 6.12 does only with MES
+    /// firmware below 0x47 (newer firmware maps KCQs through MES
+    /// `map_legacy_queue`): a hybrid of barebell's with the MES firmware
+    /// it loads. gfx12: MES `map_legacy_queue` on pipe 1, as Linux. GC
+    /// 9.4.3: MAP_QUEUES on each XCC's KIQ.
     Kiq,
     /// KFD's CPSCH on GC 9.4.3: the HIQ mapped through the KIQ, then a
     /// runlist on the HIQ for the hardware scheduler (HWS).
