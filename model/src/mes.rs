@@ -981,6 +981,17 @@ impl MesModel {
                 frame_dwords,
             });
         }
+        // *Model rule*, as for legacy queues: KFD gives the frame's
+        // `wptr_addr` (`add_queue_mes()`: `q->properties.write_ptr`) and
+        // the MQD's `CP_HQD_PQ_WPTR_POLL_ADDR` (`update_mqd()`: the same
+        // `write_ptr`) one address; with two, MES and the CP would watch
+        // different words for the queue's work.
+        if hqd.wptr_poll_address() != f.wptr {
+            return Err(Refusal::WptrMismatch {
+                frame: f.wptr,
+                mqd: hqd.wptr_poll_address(),
+            });
+        }
         let dword = f.doorbell;
         let mqd_db = hqd.doorbell_dword();
         if dword != mqd_db {

@@ -433,10 +433,23 @@ fn rule_ring_rptr_wptr_mapped_in_the_page_table() {
             address: 0x20
         }
     ));
-    // wptr elsewhere.
+    // The frame's wptr is not the MQD's: MES and the CP would watch
+    // different words (model rule, as for legacy queues).
     assert!(matches!(
         rejected(
             |_| {},
+            |f| f.wptr_addr = barebell_firmware_if::mes_api::Le64::new(0x10),
+            true
+        ),
+        Refusal::WptrMismatch { frame: 0x10, .. }
+    ));
+    // wptr elsewhere, in both.
+    assert!(matches!(
+        rejected(
+            |m| {
+                m.hqd.cp_hqd_pq_wptr_poll_addr_lo = 0x10;
+                m.hqd.cp_hqd_pq_wptr_poll_addr_hi = 0;
+            },
             |f| f.wptr_addr = barebell_firmware_if::mes_api::Le64::new(0x10),
             true
         ),
