@@ -240,7 +240,6 @@ fn device_left_running_with_pmfw_silent_is_refused() {
 #[test]
 fn the_pci_state_a_mode1_reset_clears_is_restored_before_any_read() {
     use barebell::platform::Platform;
-    use barebell::time::Clock;
     each_part(|part| {
         let name = part.name;
         let (seen, gpu) = bring_up_from(part, StartState::Amdgpu, Mapping::Direct);
