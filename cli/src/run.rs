@@ -57,6 +57,12 @@ pub struct RunArgs {
     /// model as on a GPU).
     #[arg(long, default_value = FirmwareDir::SYSTEM)]
     firmware_dir: PathBuf,
+    /// Also write the launch as a Chrome/Perfetto trace-event JSON file
+    /// (open it at ui.perfetto.dev): the load (code object in memory to
+    /// the submit) and the dispatch (submit to completion) as slices, the
+    /// kernel's figures in their arguments.
+    #[arg(long, value_name = "FILE")]
+    perfetto: Option<PathBuf>,
     /// The device: the model (default, with --part) or a GPU through the
     /// same bring-up and launch code (UNVERIFIED ON HARDWARE: never run on
     /// a GPU).
@@ -271,6 +277,40 @@ fn run_on_device(
     ))
 }
 
+/// `--perfetto`: the first launch's two phases, back to back.
+fn write_perfetto(
+    path: &std::path::Path,
+    job: &Job,
+    target: &str,
+    out: &Outcome,
+) -> Result<(), String> {
+    let mut t =
+        crate::perfetto::Trace::new(&format!("barebell run: kernel {} on {target}", job.kernel));
+    let load = out.first_launch_ns.saturating_sub(out.dispatch_ns);
+    t.slice(
+        crate::perfetto::STEPS,
+        "load",
+        "phase",
+        0,
+        load,
+        json!({"what": "code object in memory, kernel checked, buffers and kernargs placed, packet built"}),
+    );
+    t.slice(
+        crate::perfetto::STEPS,
+        "dispatch",
+        "phase",
+        load,
+        out.dispatch_ns,
+        json!({
+            "what": "submit to completion signal",
+            "workgroups": out.stats.workgroups,
+            "waves": out.stats.waves,
+            "instructions": out.stats.instructions,
+        }),
+    );
+    t.write(path)
+}
+
 fn run_inner(a: &RunArgs) -> Result<(), String> {
     let (job, bytes, co_path) = read_job(&a.job)?;
     if let Some(hint) = job.grid_hint() {
@@ -292,6 +332,9 @@ fn run_inner(a: &RunArgs) -> Result<(), String> {
             (out, t)
         }
     };
+    if let Some(path) = &a.perfetto {
+        write_perfetto(path, &job, &target, &out)?;
+    }
     if a.json {
         let mut buffers = Map::new();
         for (name, b) in &out.buffers {

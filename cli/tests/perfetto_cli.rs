@@ -162,3 +162,65 @@ fn a_vector_add_trace_has_its_steps_adding_up_to_the_total() {
     let total_us = report["total_ns"].as_f64().unwrap() / 1000.0;
     assert!((end - total_us).abs() < 0.01, "{end} vs {total_us}");
 }
+
+#[test]
+fn a_run_trace_has_its_load_and_dispatch() {
+    let src = file("k.cl");
+    std::fs::write(
+        &src,
+        "kernel void inc(global uint *x) { x[__builtin_amdgcn_workitem_id_x()] += 1; }\n",
+    )
+    .unwrap();
+    let co = file("k.co");
+    let st = Command::new("clang-19")
+        .args([
+            "-target",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx1100",
+            "-nogpulib",
+            "-O2",
+        ])
+        .args(["-cl-kernel-arg-info", "-x", "cl"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&co)
+        .status()
+        .expect("clang-19 (`cargo xtask deps` installs it)");
+    assert!(st.success());
+    let job = file("k.json");
+    std::fs::write(
+        &job,
+        serde_json::json!({
+            "code_object": co.to_str().unwrap(), "kernel": "inc", "grid": [1], "block": [32],
+            "buffers": {"x": {"type": "u32", "count": 32, "fill": 41}},
+            "args": [{"buffer": "x"}]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let path = file("run.json");
+    let out = barebell(&[
+        "run",
+        job.to_str().unwrap(),
+        "--json",
+        "--perfetto",
+        path.to_str().unwrap(),
+    ]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        v["buffers"]["x"]["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|x| x == 42)
+    );
+    let events = valid_events(&path);
+    assert_eq!(names(&events, "X", 1), ["load", "dispatch"]);
+    let dispatch = events.iter().find(|e| e["name"] == "dispatch").unwrap();
+    let want_us = v["dispatch_ns"].as_f64().unwrap() / 1000.0;
+    assert!(
+        (dispatch["dur"].as_f64().unwrap() - want_us).abs() < 0.01,
+        "{dispatch} vs {want_us}"
+    );
+    assert!(dispatch["args"]["waves"].as_u64().unwrap() >= 1);
+}
