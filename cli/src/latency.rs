@@ -117,6 +117,12 @@ pub struct LatencyArgs {
     /// Write a histogram and CDF plot as SVG.
     #[arg(long)]
     svg: Option<PathBuf>,
+    /// Write a sample of the submissions (up to 2,000, evenly spaced) as a
+    /// Chrome/Perfetto trace-event JSON file, each one's phases (publish,
+    /// doorbell, pickup, completion) as back-to-back slices at the time it
+    /// ran (open it at ui.perfetto.dev).
+    #[arg(long, value_name = "FILE")]
+    perfetto: Option<PathBuf>,
     /// Bring the device up and map the queue this way (default on the
     /// model: bind the queue to the CP model directly, no bring-up; on a
     /// GPU: mes). The model's bring-up needs the firmware files.
@@ -823,9 +829,9 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
             let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
             std::fs::write(p, text + "\n").map_err(|e| format!("writing {}: {e}", p.display()))?;
         }
-        if a.csv.is_some() || a.svg.is_some() {
+        if a.csv.is_some() || a.svg.is_some() || a.perfetto.is_some() {
             return Err(
-                "--csv and --svg take one run; use them with --mapping instead of --compare".into(),
+                "--csv, --svg and --perfetto take one run; use them with --mapping instead of --compare".into(),
             );
         }
         return Ok(());
@@ -874,7 +880,48 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         crate::latency_plot::write_svg(p, &r.hists, &r.summaries)
             .map_err(|e| format!("writing {}: {e}", p.display()))?;
     }
+    if let Some(p) = &a.perfetto {
+        write_perfetto(p, &r.samples, scale, a.warmup)?;
+    }
     Ok(())
+}
+
+/// Submissions the Perfetto file shows at most.
+const PERFETTO_SAMPLES: usize = 2_000;
+
+/// A sample of the submissions, each at the time it ran (the TSC read
+/// right after its doorbell store, less its publish and doorbell phases),
+/// its four phases back to back on the samples track.
+fn write_perfetto(
+    p: &Path,
+    samples: &[Sample],
+    scale: TscScale,
+    first: usize,
+) -> Result<(), String> {
+    use crate::perfetto::{SAMPLES, Trace};
+    let mut t = Trace::new("barebell latency");
+    let every = samples.len().div_ceil(PERFETTO_SAMPLES).max(1);
+    let start_of = |s: &Sample| {
+        s.doorbell_at
+            .saturating_sub(s.doorbell)
+            .saturating_sub(s.publish)
+    };
+    let origin = samples.first().map_or(0, start_of);
+    for (i, s) in samples.iter().enumerate().step_by(every) {
+        let mut at = scale.to_ns(start_of(s).saturating_sub(origin));
+        let it = serde_json::json!({"iteration": first + i});
+        for (name, ticks) in [
+            ("publish", s.publish),
+            ("doorbell", s.doorbell),
+            ("pickup", s.pickup),
+            ("completion", s.completion),
+        ] {
+            let ns = scale.to_ns(ticks);
+            t.slice(SAMPLES, name, "phase", at, ns, it.clone());
+            at = at.saturating_add(ns);
+        }
+    }
+    t.write(p)
 }
 
 /// The round-trip line of the report, if the probe ran.

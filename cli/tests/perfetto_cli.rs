@@ -224,3 +224,58 @@ fn a_run_trace_has_its_load_and_dispatch() {
     );
     assert!(dispatch["args"]["waves"].as_u64().unwrap() >= 1);
 }
+
+/// latency's sample: at most 2,000 submissions, each its four phases back
+/// to back and in time order, the iterations those of the CSV.
+#[test]
+fn a_latency_trace_has_a_sample_of_submissions_with_their_phases() {
+    let path = file("lat.json");
+    let csv = file("lat.csv");
+    barebell(&[
+        "latency",
+        "--iterations",
+        "5000",
+        "--warmup",
+        "100",
+        "--perfetto",
+        path.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    let events = valid_events(&path);
+    let slices: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X").collect();
+    assert!(
+        !slices.is_empty() && slices.len() <= 4 * 2000,
+        "{}",
+        slices.len()
+    );
+    assert_eq!(slices.len() % 4, 0);
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let rows: std::collections::HashMap<u64, Vec<u64>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<u64> = l.split(',').take(5).map(|x| x.parse().unwrap()).collect();
+            (f[0], f[1..].to_vec())
+        })
+        .collect();
+    let mut last_start = -1.0;
+    for s in slices.chunks(4) {
+        let names: Vec<&str> = s.iter().map(|e| e["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["publish", "doorbell", "pickup", "completion"]);
+        let it = s[0]["args"]["iteration"].as_u64().unwrap();
+        assert!(s.iter().all(|e| e["args"]["iteration"] == it));
+        // The durations are the CSV's for that iteration.
+        let durs: Vec<f64> = s.iter().map(|e| e["dur"].as_f64().unwrap()).collect();
+        for (d, ns) in durs.iter().zip(&rows[&it]) {
+            assert!((d - *ns as f64 / 1000.0).abs() < 0.002, "iteration {it}");
+        }
+        for w in s.windows(2) {
+            let end = w[0]["ts"].as_f64().unwrap() + w[0]["dur"].as_f64().unwrap();
+            assert!((end - w[1]["ts"].as_f64().unwrap()).abs() < 0.002);
+        }
+        let start = s[0]["ts"].as_f64().unwrap();
+        assert!(start >= last_start, "submissions in time order");
+        last_start = start;
+    }
+}
