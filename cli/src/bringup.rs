@@ -250,9 +250,16 @@ fn prepare_start(
 
 fn bring_up(args: &BringupArgs) -> Result<(), String> {
     let fw = FirmwareDir(args.firmware_dir.clone());
+    // A mapping the part lacks is refused before the device is touched.
+    let mapping = match args.mapping {
+        Some(m) if args.target.hardware().is_none() => {
+            Some(args.target.part.check_mapping(m.into())?)
+        }
+        m => m.map(Into::into),
+    };
     let opts = Options {
         until: args.until.into(),
-        mapping: args.mapping.map(Into::into),
+        mapping,
         ..Default::default()
     };
     let device = open_device(args, &fw)?;

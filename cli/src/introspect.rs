@@ -214,9 +214,10 @@ pub struct DeviceArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// How the model's bring-up maps its user queue before the command
-    /// runs (the model only).
-    #[arg(long, value_enum, default_value = "mes")]
-    pub mapping: MappingArg,
+    /// runs (the model only). Default: the part's own scheduler, mes on
+    /// navi31/navi48, hws on mi300x/mi308x.
+    #[arg(long, value_enum)]
+    pub mapping: Option<MappingArg>,
     #[arg(long, default_value = FirmwareDir::SYSTEM)]
     pub firmware_dir: PathBuf,
 }
@@ -423,6 +424,14 @@ fn run_inner(cmd: &Intro) -> R<String> {
             Intro::Regs { .. } => {}
         }
     }
+    // Refused before the device is touched.
+    let part = dev.target.part;
+    let mapping = part
+        .check_mapping(
+            dev.mapping
+                .map_or_else(|| part.default_mapping(), Into::into),
+        )
+        .map_err(|text| IntroError::Usage { text })?;
     let fw = FirmwareDir(dev.firmware_dir.clone());
     let device = target::open(&dev.target, &fw, 1).map_err(|what| IntroError::Device { what })?;
     // On a GPU: discovery only (the bases), nothing programmed. On the
@@ -436,7 +445,7 @@ fn run_inner(cmd: &Intro) -> R<String> {
     } else {
         Options {
             until: Step::Queue,
-            mapping: Some(dev.mapping.into()),
+            mapping: Some(mapping),
             ..Options::default()
         }
     };

@@ -716,7 +716,11 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
     } else {
         Idle::Spin
     };
-    let mapping: Option<Mapping> = a.mapping.map(Into::into);
+    // A mapping the model part lacks is refused before it is touched.
+    let mapping: Option<Mapping> = match a.mapping {
+        Some(m) if a.target.hardware().is_none() => Some(a.target.part.check_mapping(m.into())?),
+        m => m.map(Into::into),
+    };
     let modes: Vec<Option<Mapping>> = if hardware.is_some() {
         vec![Some(mapping.unwrap_or(Mapping::Mes))]
     } else if a.compare {

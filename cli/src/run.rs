@@ -312,15 +312,17 @@ fn write_perfetto(
 }
 
 fn run_inner(a: &RunArgs) -> Result<(), String> {
-    let (job, bytes, co_path) = read_job(&a.job)?;
-    if let Some(hint) = job.grid_hint() {
-        eprintln!("warning: {hint}");
-    }
     let mapping = match (a.mapping, a.target.hardware()) {
+        // A mapping the model part lacks is refused before it is touched.
+        (Some(m), None) => Some(a.target.part.check_mapping(m.into())?),
         (Some(m), _) => Some(Mapping::from(m)),
         (None, Some(_)) => Some(Mapping::Mes),
         (None, None) => None,
     };
+    let (job, bytes, co_path) = read_job(&a.job)?;
+    if let Some(hint) = job.grid_hint() {
+        eprintln!("warning: {hint}");
+    }
     let (out, target) = match mapping {
         Some(m) => run_on_device(a, m, &job, &bytes)?,
         None => {

@@ -48,6 +48,33 @@ impl PartArg {
             PartArg::Mi308x => barebell_model::parts::mi308x(),
         }
     }
+
+    /// The mapping KFD uses on the part: MES on gfx11/gfx12, the HWS
+    /// runlist (CPSCH) on GC 9.4.3, which has no MES.
+    pub fn default_mapping(self) -> Mapping {
+        if self.part().generation == barebell::ip::Generation::Gfx94 {
+            Mapping::Hws
+        } else {
+            Mapping::Mes
+        }
+    }
+
+    /// `mapping`, refused before the device is touched when the part has
+    /// no such path: no MES on GC 9.4.3, no HWS runlist on gfx11/gfx12.
+    pub fn check_mapping(self, mapping: Mapping) -> Result<Mapping, String> {
+        let gc943 = self.part().generation == barebell::ip::Generation::Gfx94;
+        match (gc943, mapping) {
+            (true, Mapping::Mes) => Err(format!(
+                "--mapping mes: {} (GC 9.4.3) has no MES; use --mapping hws (the default there, KFD's CPSCH), kiq or direct",
+                self.name()
+            )),
+            (false, Mapping::Hws) => Err(format!(
+                "--mapping hws: {} schedules user queues with MES; use --mapping mes (the default there), kiq or direct",
+                self.name()
+            )),
+            _ => Ok(mapping),
+        }
+    }
 }
 
 /// The device flags: one of `--model`, `--vfio`, `--sysfs` (none means

@@ -109,18 +109,46 @@ fn every_mapping_maps_a_queue_over_every_xcc() {
 
 /// GC 9.4.3 has no MES: asking for it is refused before the device is
 /// touched, with the typed error naming the mapping it has.
+/// A mapping the part lacks is refused before the device is touched (no
+/// model line, no step); without `--mapping` the introspection commands
+/// bring a GC 9.4.3 part up with the HWS, KFD's CPSCH, its own scheduler.
 #[test]
-fn mes_is_refused_on_gc_9_4_3_parts() {
-    let (code, out, err) =
-        barebell(&["bringup", "--model", "--part", "mi300x", "--mapping", "mes"]);
-    assert_eq!(code, 1, "{out}\n{err}");
-    assert!(
-        err.contains("MES (GC 9.4.3 schedules with the HWS on the MEC: --mapping hws)"),
-        "{err}"
-    );
-    assert!(err.contains("step start:"), "{err}");
-    assert!(out.contains("model check: quiescent"), "{out}");
-    // Nothing past discovery ran: the teardown had nothing to undo.
-    assert!(out.contains("halt MEC: not needed"), "{out}");
-    assert!(!err.contains("panicked"), "{err}");
+fn a_mapping_the_part_lacks_is_refused_untouched_and_the_default_is_the_parts_own() {
+    for (part, bad) in [("mi300x", "mes"), ("mi308x", "mes"), ("navi31", "hws")] {
+        for cmd in [
+            vec!["bringup", "--part", part, "--mapping", bad],
+            vec![
+                "regs",
+                "read",
+                "GC.CP_HQD_ACTIVE",
+                "--part",
+                part,
+                "--mapping",
+                bad,
+            ],
+            vec!["queue", "dump", "--part", part, "--mapping", bad],
+            vec!["latency", "--part", part, "--mapping", bad],
+            vec!["run", "job.json", "--part", part, "--mapping", bad],
+        ] {
+            let (code, out, err) = barebell(&cmd);
+            assert_ne!(code, 0, "{cmd:?}");
+            assert!(
+                err.contains(&format!("--mapping {bad}: {part}")),
+                "{cmd:?}: {err}"
+            );
+            assert!(
+                !out.contains("step ") && !out.contains("model "),
+                "{cmd:?}: {out}"
+            );
+            assert!(
+                !err.contains("teardown"),
+                "{cmd:?}: nothing to tear down: {err}"
+            );
+        }
+    }
+    // The default on mi300x is hws: the bring-up reaches its queue (the
+    // register read itself awaits GC 9.4.3's register table).
+    let (_, _, err) = barebell(&["queue", "dump", "--part", "mi300x"]);
+    assert!(!err.contains("no GC 9.4.3 implementation"), "{err}");
+    assert!(err.contains("teardown complete"), "{err}");
 }
