@@ -78,11 +78,15 @@ pub enum LaunchError {
     /// A prepared launch was asked to patch its kernarg image while its
     /// completion signal still shows the previous dispatch (which may
     /// still read the image) in flight.
-    InFlight { value: i64 },
+    InFlight {
+        value: i64,
+    },
     /// A prepared launch's `dynamic_shared_pointer` argument asks for
     /// other LDS bytes than when it was prepared (the packet's group
     /// segment and the LDS offsets are fixed at preparation).
-    LocalChanged { index: usize },
+    LocalChanged {
+        index: usize,
+    },
     /// A [`Typed`] launch's argument type does not fit the slot (kind
     /// `kind`, `size` bytes).
     TypedMismatch {
@@ -772,7 +776,12 @@ impl<'k, 'm, 's> Prepared<'k, 'm, 's> {
                 .map_or(crate::metadata::ValueKind::HiddenNone, |m| {
                     m.value_kind.clone()
                 });
-            let name = self.kernel.meta.args.get(index).and_then(|m| m.name.clone());
+            let name = self
+                .kernel
+                .meta
+                .args
+                .get(index)
+                .and_then(|m| m.name.clone());
             let expected = self.slots.get(i).map_or(0, |s| s.size);
             return Err(LaunchError::TypedMismatch {
                 index,
