@@ -725,16 +725,16 @@ fn prepared_launch_patches_to_what_prepare_writes() {
             &signal,
         )
         .unwrap();
-        let mut t = p
-            .typed::<(launch::Buffer, launch::Buffer, launch::Buffer, u32)>()
-            .unwrap();
-        let got = packet_bytes(t.patch((
-            launch::Buffer(0xa000),
-            launch::Buffer(0xb000),
-            launch::Buffer(0xc000),
-            1024,
-        )));
-        drop(t);
+        let got = packet_bytes(
+            p.typed::<(launch::Buffer, launch::Buffer, launch::Buffer, u32)>()
+                .unwrap()
+                .patch((
+                    launch::Buffer(0xa000),
+                    launch::Buffer(0xb000),
+                    launch::Buffer(0xc000),
+                    1024,
+                )),
+        );
         let (want, want_packet) = prepared_by_prepare(&ctx, k, &g, &cases[0].3, &signal);
         assert_eq!(p.kernargs(), &want[..], "{mcpu} v{cov} vadd typed");
         assert_eq!(got, packet_bytes(&want_packet));
