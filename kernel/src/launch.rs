@@ -463,6 +463,8 @@ impl<'k, 'm, 's> Prepared<'k, 'm, 's> {
     /// against its slot) without submitting. On an error nothing is
     /// submitted; arguments before the refused one may have been
     /// rewritten, which is harmless as every launch rewrites them all.
+    /// Unlike [`Prepared::launch`] it does not look at the signal: the
+    /// caller must know no dispatch of this launch is in flight.
     #[inline]
     pub fn patch(&mut self, args: &[Arg<'_>]) -> Result<&KernelDispatchPacket, LaunchError> {
         match self.patch_fast(args) {
@@ -803,7 +805,9 @@ impl<'k, 'm, 's> Prepared<'k, 'm, 's> {
 }
 
 impl<'s, A: ArgTuple> Typed<'_, '_, '_, 's, A> {
-    /// Stores `args` in the image without submitting.
+    /// Stores `args` in the image without submitting. Unlike
+    /// [`Typed::launch`] it does not look at the signal: the caller must
+    /// know no dispatch of this launch is in flight.
     #[inline]
     pub fn patch(&mut self, args: A) -> &KernelDispatchPacket {
         let base = self.prepared.image.as_mut_ptr();
