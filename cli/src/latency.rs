@@ -212,6 +212,13 @@ struct ParamsJson {
     /// Code-object bytes in memory to the first dispatch's completion, on
     /// a fresh model queue stepped on the measuring thread.
     first_launch_ns: Option<u64>,
+    /// Of `first_launch_ns`, the code object's parse, target check, copy
+    /// and relocation (`hipModuleLoad`'s share).
+    load_ns: Option<u64>,
+    /// Of `first_launch_ns`, after the load: buffers, prepared launch and
+    /// submit (`hipModuleLaunchKernel`'s share); the rest is the CP
+    /// model's run of the dispatch.
+    launch_ns: Option<u64>,
     seed: u64,
     ring_slots: usize,
 }
@@ -745,10 +752,13 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         (None, _, _) => None,
     };
     // Measured before the run, on this thread, while nothing else runs.
-    let first_launch_ns = match (&kernel, hardware) {
-        (Some(k), None) => Some(k.first_launch_ns(a.target.part, a.seed)?),
+    let first = match (&kernel, hardware) {
+        (Some(k), None) => Some(k.first_launch(a.target.part, a.seed)?),
         _ => None,
     };
+    let first_launch_ns = first.map(|f| f.first_launch_ns);
+    let load_ns = first.map(|f| f.load_ns);
+    let launch_ns = first.map(|f| f.launch_ns);
     let mut runs = Vec::new();
     for m in &modes {
         runs.push(run_target(
@@ -803,6 +813,8 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         kernel: kernel.as_ref().map(|k| k.label.clone()),
         kernel_detail: kernel.as_ref().map(KernelSpec::describe),
         first_launch_ns,
+        load_ns,
+        launch_ns,
         seed: a.seed,
         ring_slots: target::SLOTS,
     };
@@ -846,8 +858,9 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         println!(
             "kernel: {}{}",
             k.describe(),
-            first_launch_ns.map_or(String::new(), |n| format!(
-                "; first launch {n} ns (code object bytes in memory to the first completion)"
+            first.map_or(String::new(), |f| format!(
+                "; first launch {} ns (code object bytes in memory to the first completion; load {} ns, launch {} ns, the rest the model's run)",
+                f.first_launch_ns, f.load_ns, f.launch_ns
             ))
         );
     }

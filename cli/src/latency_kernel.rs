@@ -13,9 +13,9 @@ use crate::target::PartArg;
 use barebell::aql::packet::{KernelDispatchPacket, SignalHandle};
 use barebell::time::StdClock;
 use barebell_kernel::kernarg::Geometry;
-use barebell_kernel::launch::{prepare, private_segment_size};
+use barebell_kernel::launch::{Prepared, prepare, private_segment_size};
 use barebell_kernel::metadata::ValueKind;
-use barebell_kernel::{Arg, KernargBuffer, LaunchContext, LoadedCode, Scalar};
+use barebell_kernel::{Arg, KernargBuffer, Kernel, LaunchContext, LoadedCode, Scalar};
 use std::time::Instant;
 
 use barebell_gpu_kernels as built;
@@ -144,6 +144,29 @@ impl KernelSpec {
         ctx: &LaunchContext,
         signal: SignalHandle,
     ) -> Result<Placed<'m>, String> {
+        let (kernel, args, mut kb, c_out) = self.buffers(mem, code, ctx)?;
+        let packet = prepare(ctx, kernel, &self.geometry, &args, &mut kb, signal)
+            .map_err(|e| format!("kernel {}: {e}", self.name))?;
+        Ok(Placed { packet, c_out })
+    }
+
+    /// The kernel, its arguments (buffers allocated in `mem` and filled)
+    /// and a kernarg buffer in `mem`; for vadd, the output to check.
+    #[allow(clippy::type_complexity)]
+    fn buffers<'c, 'm>(
+        &self,
+        mem: &mut dyn DeviceMemory<'m>,
+        code: &'c LoadedCode,
+        ctx: &LaunchContext,
+    ) -> Result<
+        (
+            &'c Kernel,
+            Vec<Arg<'static>>,
+            KernargBuffer<'m>,
+            Option<&'m [u8]>,
+        ),
+        String,
+    > {
         let kernel = code
             .kernel(&self.name)
             .map_err(|e| format!("kernel {}: {e}", self.name))?;
@@ -194,39 +217,64 @@ impl KernelSpec {
         let align = kernel.meta.kernarg_segment_align.max(16) as usize;
         let host = mem.alloc(len, align)?;
         let device_address = host.as_ptr() as u64;
-        let mut kb = KernargBuffer {
+        let kb = KernargBuffer {
             host,
             device_address,
         };
-        let packet = prepare(ctx, kernel, &self.geometry, &args, &mut kb, signal)
-            .map_err(|e| format!("kernel {}: {e}", self.name))?;
-        Ok(Placed { packet, c_out })
+        Ok((kernel, args, kb, c_out))
     }
 
     /// Time from the code object's bytes in memory to the first dispatch's
-    /// completion, on a fresh model queue stepped on this thread: parse,
-    /// load, kernargs, packet, submit, CP pickup, waves, completion.
-    pub fn first_launch_ns(&self, part: PartArg, seed: u64) -> Result<u64, String> {
+    /// completion, on a fresh model queue stepped on this thread (parse,
+    /// load, buffers, kernargs, packet, submit, CP pickup, waves,
+    /// completion), and of it the load alone (parse, target check, copy
+    /// and relocation: `hipModuleLoad`'s share). The dispatch goes through
+    /// a [`Prepared`] launch, as a program launching it again would.
+    pub fn first_launch(&self, part: PartArg, seed: u64) -> Result<FirstLaunch, String> {
         let mut s = Session::new(part, seed)?;
         let ctx = s.context();
         let start = Instant::now();
-        let placed = self.place(&mut s.model, &ctx, s.signal.handle())?;
-        s.signal.reset(1);
-        s.queue
-            .queue
-            .submit(&placed.packet, &StdClock::default(), 1_000_000_000)
-            .map_err(|e| e.to_string())?;
+        let code = model_launch::load(&mut s.model, &ctx.part, &self.bytes)?;
+        let loaded = Instant::now();
+        let (kernel, args, kb, c_out) = self.buffers(&mut s.model, &code, &ctx)?;
+        let mut prepared = Prepared::new(&ctx, kernel, &self.geometry, &args, kb, s.signal)
+            .map_err(|e| format!("kernel {}: {e}", self.name))?;
+        prepared
+            .launch(&s.queue.queue, &args, &StdClock::default(), 1_000_000_000)
+            .map_err(|e| format!("kernel {}: {e}", self.name))?;
+        let submitted = Instant::now();
         let steps = s.model.run_until_idle(1_000_000);
-        let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let end = Instant::now();
+        let ns = |d: std::time::Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
         if let Some(e) = s.model.errors().first() {
             return Err(format!("first launch of {}: {e}", self.name));
         }
         if steps.is_none() || s.signal.value() != 0 {
             return Err(format!("first launch of {} did not complete", self.name));
         }
-        placed.check()?;
-        Ok(ns)
+        Placed {
+            packet: *prepared.packet(),
+            c_out,
+        }
+        .check()?;
+        Ok(FirstLaunch {
+            load_ns: ns(loaded - start),
+            launch_ns: ns(submitted - loaded),
+            first_launch_ns: ns(end - start),
+        })
     }
+}
+
+/// [`KernelSpec::first_launch`]'s two figures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FirstLaunch {
+    /// Code-object bytes to a loaded kernel (`hipModuleLoad`).
+    pub load_ns: u64,
+    /// After the load: buffers placed, launch prepared (checks, kernarg
+    /// image, packet) and submitted (`hipModuleLaunchKernel`'s share).
+    pub launch_ns: u64,
+    /// Code-object bytes to the first completion (load included).
+    pub first_launch_ns: u64,
 }
 
 /// A placed kernel: its packet and, for vadd, the output to check.
@@ -249,5 +297,65 @@ impl Placed<'_> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use barebell_kernel::launch::Buffer;
+
+    /// vadd through one prepared launch, three times on the CP model with
+    /// other buffers each time (the typed and the `&[Arg]` forms): each
+    /// dispatch computes its own c = a + b.
+    #[test]
+    fn prepared_launches_run_vadd_on_the_model() {
+        let spec = KernelSpec::resolve("vadd", PartArg::Navi31).unwrap();
+        let mut s = Session::new(PartArg::Navi31, 1).unwrap();
+        let ctx = s.context();
+        let code = model_launch::load(&mut s.model, &ctx.part, &spec.bytes).unwrap();
+        let (kernel, args, kb, _) = spec.buffers(&mut s.model, &code, &ctx).unwrap();
+        let mut p = Prepared::new(&ctx, kernel, &spec.geometry, &args, kb, s.signal).unwrap();
+        let n = VADD_N as usize;
+        let clock = StdClock::default();
+        for round in 0..3u32 {
+            let a = model_launch::alloc(&mut s.model, n * 4, 256);
+            let b = model_launch::alloc(&mut s.model, n * 4, 256);
+            let c = model_launch::alloc(&mut s.model, n * 4, 256);
+            for i in 0..n {
+                a[i * 4..i * 4 + 4]
+                    .copy_from_slice(&((i as f32) * (round + 1) as f32).to_le_bytes());
+                b[i * 4..i * 4 + 4].copy_from_slice(&(round as f32).to_le_bytes());
+            }
+            let (ap, bp, cp) = (a.as_ptr() as u64, b.as_ptr() as u64, c.as_ptr() as u64);
+            if round == 1 {
+                let args = [
+                    Arg::Buffer(ap),
+                    Arg::Buffer(bp),
+                    Arg::Buffer(cp),
+                    Arg::Scalar(Scalar::U32(VADD_N)),
+                ];
+                p.launch(&s.queue.queue, &args, &clock, 1_000_000_000)
+                    .unwrap();
+            } else {
+                let mut t = p.typed::<(Buffer, Buffer, Buffer, u32)>().unwrap();
+                t.launch(
+                    &s.queue.queue,
+                    (Buffer(ap), Buffer(bp), Buffer(cp), VADD_N),
+                    &clock,
+                    1_000_000_000,
+                )
+                .unwrap();
+            }
+            assert!(s.model.run_until_idle(1_000_000).is_some());
+            assert!(s.model.errors().is_empty(), "{:?}", s.model.errors());
+            assert_eq!(s.signal.value(), 0, "round {round} completed");
+            for i in 0..n {
+                let got = f32::from_le_bytes(c[i * 4..i * 4 + 4].try_into().unwrap());
+                let want = (i as f32) * (round + 1) as f32 + round as f32;
+                assert_eq!(got, want, "round {round}, c[{i}]");
+            }
+        }
     }
 }

@@ -166,7 +166,12 @@ fn kernel_vadd_runs_on_the_model_and_the_json_names_it() {
                 .contains(mcpu),
             "{v}"
         );
-        assert!(v["params"]["first_launch_ns"].as_u64().unwrap() > 0);
+        let first = v["params"]["first_launch_ns"].as_u64().unwrap();
+        let load = v["params"]["load_ns"].as_u64().unwrap();
+        assert!(
+            load > 0 && load < first,
+            "load {load} ns, first launch {first} ns"
+        );
         check_phases(&v["phases"], 50);
     }
 }

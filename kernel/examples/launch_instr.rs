@@ -4,13 +4,21 @@
 //! `--toggle-collect` on one function per mode, as `bench-instr` counts
 //! submit.
 //!
-//! usage: launch_instr launch|prepare|submit N [CODE_OBJECT]
+//! `prepared` counts [`Prepared::launch`] (arguments as `&[Arg]`) of the
+//! same kernel, geometry and arguments (prepared once, before counting);
+//! `loaded` counts its typed form, [`Typed::launch`] with
+//! `(Buffer, Buffer, Buffer, u32)`: the per-launch work of a loaded
+//! kernel that `cargo xtask bench-instr` bounds at 2 × submit. Its arguments are built outside the counted function,
+//! as submit's packet is. The signal is reset to 0 outside it too (no CP
+//! runs here to complete the dispatch).
+//!
+//! usage: launch_instr launch|prepare|prepared|loaded|submit N [CODE_OBJECT]
 
 use barebell::aql::packet::KernelDispatchPacket;
 use barebell::aql::queue::AqlQueue;
 use barebell::aql::signal::SignalMemory;
 use barebell_bench::{MEM, NoClock, SLOTS, drain, queue};
-use barebell_kernel::launch::{self, LaunchContext};
+use barebell_kernel::launch::{self, Buffer, LaunchContext, Prepared, Typed};
 use barebell_kernel::{
     Arg, CodeObject, DeviceImage, Geometry, KernargBuffer, Kernel, Part, Scalar,
 };
@@ -57,6 +65,33 @@ pub extern "Rust" fn barebell_prepare_one(
     launch::prepare(ctx, k, &g, &args, kb, signal.handle()).ok()
 }
 
+/// A launch of a loaded kernel through its prepared launch: patch the
+/// explicit arguments, arm the signal, submit.
+#[unsafe(no_mangle)]
+#[inline(never)]
+pub extern "Rust" fn barebell_prepared_launch_one(
+    q: &AqlQueue<'static, SLOTS>,
+    p: &mut Prepared<'_, '_, '_>,
+    args: &[Arg<'_>],
+) -> bool {
+    p.launch(q, args, &NoClock, 1_000).is_ok()
+}
+
+/// vadd's arguments as a typed launch takes them.
+type VaddArgs = (Buffer, Buffer, Buffer, u32);
+
+/// A launch of a loaded kernel through its typed prepared launch: store
+/// the four argument values at their offsets, arm the signal, submit.
+#[unsafe(no_mangle)]
+#[inline(never)]
+pub extern "Rust" fn barebell_loaded_launch_one(
+    q: &AqlQueue<'static, SLOTS>,
+    t: &mut Typed<'_, '_, '_, '_, VaddArgs>,
+    args: VaddArgs,
+) -> bool {
+    t.launch(q, args, &NoClock, 1_000).is_ok()
+}
+
 /// `AqlQueue::submit` of a ready packet, as `bench-instr` measures it.
 #[unsafe(no_mangle)]
 #[inline(never)]
@@ -75,7 +110,7 @@ fn main() -> ExitCode {
     );
     let (Some(mode), Some(n)) = (args.get(1), args.get(2).and_then(|s| s.parse::<u64>().ok()))
     else {
-        eprintln!("usage: launch_instr launch|prepare|submit N [CODE_OBJECT]");
+        eprintln!("usage: launch_instr launch|prepare|prepared|loaded|submit N [CODE_OBJECT]");
         return ExitCode::FAILURE;
     };
     let path = args.get(3).map_or(default, String::as_str);
@@ -123,8 +158,59 @@ fn main() -> ExitCode {
         eprintln!("launch_instr: the launch is refused");
         return ExitCode::FAILURE;
     };
+    let args = [
+        Arg::Buffer(0x7f00_0010_0000),
+        Arg::Buffer(0x7f00_0020_0000),
+        Arg::Buffer(0x7f00_0030_0000),
+        Arg::Scalar(Scalar::U32(1 << 18)),
+    ];
+    let g = Geometry::hip([1024, 1, 1], [256, 1, 1], 0);
+    let mut host2 = vec![0u8; 4096];
+    let psignal = SignalMemory::new(0);
+    let kb2 = KernargBuffer {
+        host: &mut host2,
+        device_address: 0x7f30_0000_0000,
+    };
+    let mut prepared = match Prepared::new(&ctx, k, &g, &args, kb2, &psignal) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("launch_instr: prepared launch refused: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if mode == "loaded" {
+        let mut t = match prepared.typed::<VaddArgs>() {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("launch_instr: typed launch refused: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let typed_args: VaddArgs = (
+            Buffer(0x7f00_0010_0000),
+            Buffer(0x7f00_0020_0000),
+            Buffer(0x7f00_0030_0000),
+            1 << 18,
+        );
+        for i in 0..n {
+            psignal.reset(0);
+            if !barebell_loaded_launch_one(black_box(&q), &mut t, black_box(typed_args)) {
+                eprintln!("launch_instr: loaded failed at {i}");
+                return ExitCode::FAILURE;
+            }
+            if i % 512 == 511 {
+                drain(&q);
+            }
+        }
+        println!("{mode}: {n} done");
+        return ExitCode::SUCCESS;
+    }
     for i in 0..n {
         let ok = match mode.as_str() {
+            "prepared" => {
+                psignal.reset(0);
+                barebell_prepared_launch_one(black_box(&q), &mut prepared, black_box(&args))
+            }
             "launch" => barebell_launch_one(black_box(&q), &ctx, k, &mut kb, &signal),
             "prepare" => barebell_prepare_one(black_box(&ctx), k, &mut kb, &signal).is_some(),
             "submit" => barebell_kernel_submit_one(black_box(&q), black_box(&packet)),

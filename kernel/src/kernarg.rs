@@ -75,6 +75,23 @@ impl Scalar {
         b
     }
 
+    /// `(size, little-endian bits in the low bytes)` in one match.
+    #[inline(always)]
+    pub const fn bits(&self) -> (u32, u64) {
+        match *self {
+            Scalar::I8(v) => (1, v as u8 as u64),
+            Scalar::U8(v) => (1, v as u64),
+            Scalar::I16(v) => (2, v as u16 as u64),
+            Scalar::U16(v) | Scalar::F16(v) => (2, v as u64),
+            Scalar::I32(v) => (4, v as u32 as u64),
+            Scalar::U32(v) => (4, v as u64),
+            Scalar::F32(v) => (4, v.to_bits() as u64),
+            Scalar::I64(v) => (8, v as u64),
+            Scalar::U64(v) => (8, v),
+            Scalar::F64(v) => (8, v.to_bits()),
+        }
+    }
+
     /// The job format's name of the type.
     pub const fn type_name(&self) -> &'static str {
         match self {
@@ -333,7 +350,7 @@ pub fn check_args(kernel: &Kernel, args: &[Arg<'_>]) -> Result<u64, ArgError> {
 
 /// The error for an argument that failed the check (off the fast path).
 #[cold]
-fn arg_error(kernel: &Kernel, slot: &ExplicitSlot, a: &Arg<'_>) -> ArgError {
+pub(crate) fn arg_error(kernel: &Kernel, slot: &ExplicitSlot, a: &Arg<'_>) -> ArgError {
     let index = usize::from(slot.index);
     let Some(m) = kernel.meta.args.get(index) else {
         return ArgError::Count {

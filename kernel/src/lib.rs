@@ -41,6 +41,6 @@ pub mod scratch;
 pub mod target;
 
 pub use kernarg::{Arg, ArgError, Geometry, HiddenValues, KernargBuffer, Scalar};
-pub use launch::{Completion, LaunchContext, LaunchError, launch};
+pub use launch::{Completion, LaunchContext, LaunchError, Prepared, launch};
 pub use loader::{CodeObject, DeviceImage, Kernel, LoadError, LoadedCode};
 pub use target::{Mach, Part};

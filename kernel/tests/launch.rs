@@ -560,3 +560,358 @@ fn bad_geometry_is_refused() {
         );
     }
 }
+
+/// `prepare()` of `args` into a fresh buffer: the segment and the packet.
+fn prepared_by_prepare(
+    ctx: &LaunchContext,
+    k: &barebell_kernel::Kernel,
+    g: &Geometry,
+    args: &[Arg<'_>],
+    signal: &SignalMemory,
+) -> (Vec<u8>, barebell::aql::packet::KernelDispatchPacket) {
+    let size = k.meta.kernarg_segment_size as usize;
+    let mut host = vec![0xeeu8; size];
+    let packet = launch::prepare(
+        ctx,
+        k,
+        g,
+        args,
+        &mut KernargBuffer {
+            host: &mut host,
+            device_address: KERNARGS,
+        },
+        signal.handle(),
+    )
+    .unwrap();
+    (host, packet)
+}
+
+fn packet_bytes(p: &barebell::aql::packet::KernelDispatchPacket) -> Vec<u8> {
+    use zerocopy::IntoBytes;
+    p.as_bytes().to_vec()
+}
+
+#[test]
+fn prepared_launch_patches_to_what_prepare_writes() {
+    let signal = SignalMemory::new(0);
+    for (mcpu, cov) in [("gfx1100", 5), ("gfx1201", 6), ("gfx1100", 4)] {
+        let b = build_cl(KERNELS_CL, mcpu, cov, &[]);
+        let code = loaded(&b);
+        let part = if mcpu == "gfx1100" {
+            Part::NAVI31
+        } else {
+            Part::NAVI48
+        };
+        let ctx = LaunchContext::new(part, 0x7f00_2000_0000);
+        let f16 = [0x3cu8, 0x00];
+        type Case<'a> = (&'a str, Geometry, Vec<Arg<'a>>, Vec<Arg<'a>>);
+        let cases: Vec<Case<'_>> = vec![
+            (
+                "vadd",
+                Geometry::hip([4, 1, 1], [256, 1, 1], 0),
+                vec![
+                    Arg::Buffer(0x1000),
+                    Arg::Buffer(0x2000),
+                    Arg::Buffer(0x3000),
+                    Arg::Scalar(Scalar::U32(7)),
+                ],
+                vec![
+                    Arg::Buffer(0xa000),
+                    Arg::Buffer(0xb000),
+                    Arg::Buffer(0xc000),
+                    Arg::Scalar(Scalar::U32(1024)),
+                ],
+            ),
+            (
+                "dims",
+                Geometry {
+                    grid: [3, 2, 1],
+                    block: [8, 4, 1],
+                    dims: 2,
+                    dynamic_lds: 0,
+                },
+                vec![Arg::Buffer(0x1000)],
+                vec![Arg::Buffer(0xdead_0000)],
+            ),
+            (
+                "withlds",
+                Geometry::hip([4, 2, 1], [64, 1, 1], 1000),
+                vec![Arg::Buffer(0x9000), Arg::Local(256)],
+                vec![Arg::Buffer(0x9100), Arg::Local(256)],
+            ),
+            (
+                "scalars",
+                Geometry::hip([1, 1, 1], [1, 1, 1], 0),
+                vec![
+                    Arg::Scalar(Scalar::I8(1)),
+                    Arg::Scalar(Scalar::I16(2)),
+                    Arg::Scalar(Scalar::I64(3)),
+                    Arg::Scalar(Scalar::F64(4.0)),
+                    Arg::Buffer(0x5000),
+                    Arg::Scalar(Scalar::F32(5.0)),
+                    Arg::Bytes(&f16),
+                ],
+                vec![
+                    Arg::Scalar(Scalar::I8(-3)),
+                    Arg::Scalar(Scalar::I16(-300)),
+                    Arg::Scalar(Scalar::I64(-5_000_000_000)),
+                    Arg::Scalar(Scalar::F64(2.5)),
+                    Arg::Buffer(0x6000),
+                    Arg::Scalar(Scalar::F32(0.25)),
+                    Arg::Bytes(&[7, 9]),
+                ],
+            ),
+            (
+                "empty",
+                Geometry::hip([1, 1, 1], [64, 1, 1], 0),
+                vec![],
+                vec![],
+            ),
+        ];
+        for (name, g, first, second) in &cases {
+            let k = code.kernel(name).unwrap();
+            let mut host = vec![0x55u8; k.meta.kernarg_segment_size as usize];
+            let mut p = launch::Prepared::new(
+                &ctx,
+                k,
+                g,
+                first,
+                KernargBuffer {
+                    host: &mut host,
+                    device_address: KERNARGS,
+                },
+                &signal,
+            )
+            .unwrap();
+            let (want, want_packet) = prepared_by_prepare(&ctx, k, g, first, &signal);
+            assert_eq!(
+                p.kernargs(),
+                &want[..],
+                "{mcpu} v{cov} {name}: image as prepared"
+            );
+            assert_eq!(
+                packet_bytes(p.packet()),
+                packet_bytes(&want_packet),
+                "{name}: packet"
+            );
+            let got = packet_bytes(p.patch(second).unwrap());
+            let (want, want_packet) = prepared_by_prepare(&ctx, k, g, second, &signal);
+            assert_eq!(
+                p.kernargs(),
+                &want[..],
+                "{mcpu} v{cov} {name}: image after patching"
+            );
+            assert_eq!(
+                got,
+                packet_bytes(&want_packet),
+                "{mcpu} v{cov} {name}: packet"
+            );
+        }
+
+        // Typed: vadd and dims, compared with prepare() and with the
+        // offsets llvm-readelf prints.
+        let k = code.kernel("vadd").unwrap();
+        let g = Geometry::hip([4, 1, 1], [256, 1, 1], 0);
+        let mut host = vec![0u8; k.meta.kernarg_segment_size as usize];
+        let mut p = launch::Prepared::new(
+            &ctx,
+            k,
+            &g,
+            &cases[0].2,
+            KernargBuffer {
+                host: &mut host,
+                device_address: KERNARGS,
+            },
+            &signal,
+        )
+        .unwrap();
+        let got = packet_bytes(
+            p.typed::<(launch::Buffer, launch::Buffer, launch::Buffer, u32)>()
+                .unwrap()
+                .patch((
+                    launch::Buffer(0xa000),
+                    launch::Buffer(0xb000),
+                    launch::Buffer(0xc000),
+                    1024,
+                )),
+        );
+        let (want, want_packet) = prepared_by_prepare(&ctx, k, &g, &cases[0].3, &signal);
+        assert_eq!(p.kernargs(), &want[..], "{mcpu} v{cov} vadd typed");
+        assert_eq!(got, packet_bytes(&want_packet));
+        let offs = arg_offsets(&b, "vadd");
+        let explicit: Vec<_> = offs
+            .iter()
+            .filter(|(k, _, _)| !k.starts_with("hidden"))
+            .collect();
+        assert_eq!(explicit.len(), 4);
+        for ((_, off, size), w) in explicit.iter().zip([0xa000u64, 0xb000, 0xc000, 1024]) {
+            assert_eq!(
+                get(p.kernargs(), *off, *size),
+                w,
+                "{mcpu} v{cov} vadd at {off}"
+            );
+        }
+        // Hidden block count x / group size x where the notes put them.
+        for (kind, off, size) in &offs {
+            match kind.as_str() {
+                "hidden_block_count_x" => assert_eq!(get(p.kernargs(), *off, *size), 4),
+                "hidden_group_size_x" => assert_eq!(get(p.kernargs(), *off, *size), 256),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn prepared_launch_refuses_mismatched_arguments() {
+    let b = build_cl(KERNELS_CL, "gfx1100", 5, &[]);
+    let code = loaded(&b);
+    let ctx = LaunchContext::new(Part::NAVI31, 0x7f00_2000_0000);
+    let signal = SignalMemory::new(0);
+    let k = code.kernel("vadd").unwrap();
+    let g = Geometry::hip([4, 1, 1], [256, 1, 1], 0);
+    let good = [
+        Arg::Buffer(1 << 12),
+        Arg::Buffer(2 << 12),
+        Arg::Buffer(3 << 12),
+        Arg::Scalar(Scalar::U32(7)),
+    ];
+    let mut host = vec![0u8; 512];
+    let mut p = launch::Prepared::new(
+        &ctx,
+        k,
+        &g,
+        &good,
+        KernargBuffer {
+            host: &mut host,
+            device_address: KERNARGS,
+        },
+        &signal,
+    )
+    .unwrap();
+    let e = p
+        .patch(&[
+            Arg::Buffer(1),
+            Arg::Scalar(Scalar::U32(1)),
+            Arg::Buffer(3),
+            Arg::Scalar(Scalar::U32(7)),
+        ])
+        .unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            LaunchError::Args(ArgError::Kind {
+                index: 1,
+                given: ArgWhat::Scalar("u32", 4),
+                ..
+            })
+        ),
+        "{e:?}"
+    );
+    let e = p
+        .patch(&[
+            Arg::Buffer(1),
+            Arg::Buffer(2),
+            Arg::Buffer(3),
+            Arg::Scalar(Scalar::U64(7)),
+        ])
+        .unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            LaunchError::Args(ArgError::Size {
+                index: 3,
+                expected: 4,
+                ..
+            })
+        ),
+        "{e:?}"
+    );
+    let e = p.patch(&good[..3]).unwrap_err();
+    assert_eq!(
+        e,
+        LaunchError::Args(ArgError::Count {
+            expected: 4,
+            given: 3
+        })
+    );
+    let e = p
+        .typed::<(launch::Buffer, launch::Buffer, launch::Buffer, u64)>()
+        .unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            LaunchError::TypedMismatch {
+                index: 3,
+                size: 4,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = p
+        .typed::<(launch::Buffer, u64, launch::Buffer, u32)>()
+        .unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            LaunchError::TypedMismatch {
+                index: 1,
+                size: 8,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = p.typed::<(launch::Buffer, launch::Buffer)>().unwrap_err();
+    assert_eq!(
+        e,
+        LaunchError::Args(ArgError::Count {
+            expected: 4,
+            given: 2
+        })
+    );
+
+    // In flight: the signal still at 1 refuses a launch.
+    let mem: &'static QueueMemory<16> = Box::leak(Box::new(QueueMemory::new()));
+    static DB2: AtomicU64 = AtomicU64::new(0);
+    // SAFETY: a static u64, only accessed atomically.
+    let db = unsafe { Doorbell::from_ptr(NonNull::from(&DB2).cast()) }.unwrap();
+    let q = AqlQueue::new(mem, db, QueueConfig::default()).unwrap();
+    let done = p.launch(&q, &good, &ZeroClock, 1_000).unwrap();
+    assert_eq!(
+        slot_words(mem, done.packet_id)[40..48],
+        KERNARGS.to_le_bytes()
+    );
+    let e = p.launch(&q, &good, &ZeroClock, 1_000).unwrap_err();
+    assert_eq!(e, LaunchError::InFlight { value: 1 });
+    signal.reset(0);
+    p.launch(&q, &good, &ZeroClock, 1_000).unwrap();
+
+    // withlds: other LDS bytes than prepared are refused.
+    let k = code.kernel("withlds").unwrap();
+    let g = Geometry::hip([1, 1, 1], [64, 1, 1], 0);
+    let s2 = SignalMemory::new(0);
+    let mut host = vec![0u8; 512];
+    let mut p = launch::Prepared::new(
+        &ctx,
+        k,
+        &g,
+        &[Arg::Buffer(0x9000), Arg::Local(256)],
+        KernargBuffer {
+            host: &mut host,
+            device_address: KERNARGS,
+        },
+        &s2,
+    )
+    .unwrap();
+    assert!(p.patch(&[Arg::Buffer(0x9100), Arg::Local(256)]).is_ok());
+    let e = p
+        .patch(&[Arg::Buffer(0x9100), Arg::Local(512)])
+        .unwrap_err();
+    assert_eq!(e, LaunchError::LocalChanged { index: 1 });
+    assert!(matches!(
+        p.typed::<(launch::Buffer, u32)>(),
+        Err(LaunchError::TypedMismatch { index: 1, .. })
+    ));
+}

@@ -94,6 +94,11 @@ pub(crate) fn count(bin: &Path, mode: &str, function: &str, work: &Path) -> Resu
 /// `barebell_floor_protocol_submit`).
 pub const MAX_VS_C: f64 = 0.90;
 
+/// A launch of a loaded kernel (`launch::Typed::launch`: store the
+/// explicit arguments at their offsets, arm the signal, submit) must stay at or below this many
+/// times the AQL submit of a ready packet, counted in the same binary.
+pub const MAX_PREPARED_VS_SUBMIT: f64 = 2.0;
+
 pub fn instr(root: &Path) -> Result<String> {
     run(cargo().current_dir(root).args([
         "build",
@@ -139,15 +144,29 @@ pub fn instr(root: &Path) -> Result<String> {
     }
     // The kernel launch (checks, kernargs, packet, submit), counted the
     // same way (`cargo xtask kernel-instr`).
-    let launch = kernel_instr(root)?;
+    let (launch, prepared, submit) = kernel_instr(root)?;
     println!("kernel launch {launch}");
-    Ok(format!("{line}; kernel launch {launch}"))
+    let loaded = format!(
+        "launch of a loaded kernel: {} instructions (submit {})",
+        prepared.round(),
+        submit.round()
+    );
+    println!("{loaded}");
+    if prepared > MAX_PREPARED_VS_SUBMIT * submit {
+        bail!(
+            "{loaded}: a launch of a loaded kernel takes more than {MAX_PREPARED_VS_SUBMIT} times the submit's instructions"
+        );
+    }
+    Ok(format!("{line}; kernel launch {launch}; {loaded}"))
 }
 
 /// `cargo xtask kernel-instr`: instructions per launch (kernargs, packet
 /// and submit), per prepare (no submit) and per submit of a ready packet,
-/// counted under callgrind as `bench-instr` counts submit.
-pub fn kernel_instr(root: &Path) -> Result<String> {
+/// counted under callgrind as `bench-instr` counts submit; and a launch
+/// of a loaded kernel (`Prepared::launch` with `&[Arg]`, and its typed
+/// form). Returns the line, and the typed launch's and the submit's
+/// counts.
+pub fn kernel_instr(root: &Path) -> Result<(String, f64, f64)> {
     run(cargo().current_dir(root).args([
         "build",
         "--release",
@@ -167,8 +186,14 @@ pub fn kernel_instr(root: &Path) -> Result<String> {
     let launch = count(&bin, "launch", "barebell_launch_one", &work)?;
     let prepare = count(&bin, "prepare", "barebell_prepare_one", &work)?;
     let submit = count(&bin, "submit", "barebell_kernel_submit_one", &work)?;
-    Ok(format!(
-        "instructions per call: launch {launch:.1} (prepare {prepare:.1} + submit); submit alone {submit:.1}"
+    let prepared = count(&bin, "prepared", "barebell_prepared_launch_one", &work)?;
+    let loaded = count(&bin, "loaded", "barebell_loaded_launch_one", &work)?;
+    Ok((
+        format!(
+            "instructions per call: launch {launch:.1} (prepare {prepare:.1} + submit); prepared launch with &[Arg] {prepared:.1}, typed {loaded:.1}; submit alone {submit:.1}"
+        ),
+        loaded,
+        submit,
     ))
 }
 

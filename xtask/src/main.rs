@@ -170,7 +170,7 @@ fn main() -> ExitCode {
             anyhow::Ok(())
         })(),
         Cmd::FuzzSmoke => kernel::smoke_all(&root).map(|s| println!("{s}")),
-        Cmd::KernelInstr => bench::kernel_instr(&root).map(|s| println!("{s}")),
+        Cmd::KernelInstr => bench::kernel_instr(&root).map(|(s, _, _)| println!("{s}")),
         Cmd::KernelFuzz {
             target,
             seconds,

@@ -178,16 +178,19 @@ impl SignalMemory {
     }
 
     /// The `hsa_signal_t` handle to put in a packet.
+    #[inline]
     pub fn handle(&self) -> SignalHandle {
         SignalHandle(self.0.get() as u64)
     }
 
+    #[inline]
     fn value_atomic(&self) -> &AtomicI64 {
         // SAFETY: the field is 8-byte aligned inside a 64-byte aligned
         // struct, lives as long as `self`, and is only accessed atomically.
         unsafe { AtomicI64::from_ptr(&raw mut (*self.0.get()).value) }
     }
 
+    #[inline]
     fn u64_atomic(&self, field: *mut u64) -> &AtomicU64 {
         // SAFETY: callers pass a pointer to an aligned u64 field of our
         // `AmdSignal`, which lives as long as `self` and is only accessed
@@ -195,12 +198,14 @@ impl SignalMemory {
         unsafe { AtomicU64::from_ptr(field) }
     }
 
+    #[inline]
     pub fn value(&self) -> i64 {
         self.value_atomic().load(Ordering::Acquire)
     }
 
     /// Sets the value and clears the timestamps, for reuse. Only call while
     /// no packet naming this signal is in flight.
+    #[inline]
     pub fn reset(&self, value: i64) {
         let p = self.0.get();
         // SAFETY: pointers to aligned fields of our own struct.
