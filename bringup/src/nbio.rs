@@ -37,6 +37,8 @@ pub fn ip_name(id: u16) -> &'static str {
         hw_id::SDMA0 => "SDMA0",
         hw_id::ATHUB => "ATHUB",
         hw_id::UMC => "UMC",
+        // `SMUIO_HWID` (`soc15_hw_ip.h`).
+        4 => "SMUIO",
         _ => "IP",
     }
 }

@@ -67,7 +67,24 @@ pub const TABLES: &[Table] = &[
     table!("osssys_7_0_0", "oss", &[hw_id::OSSSYS], &[(7, 0, 0)]),
     table!("hdp_6_0_0", "hdp", &[hw_id::HDP], &[(6, 0, 0)]),
     table!("hdp_7_0_0", "hdp", &[hw_id::HDP], &[(7, 0, 0)]),
+    // GC 9.4.3 (MI300X/MI308X) and the IPs around it, as the IP files
+    // that drive them include the headers: `gfx_v9_4_3.c`,
+    // `mmhub_v1_8.c`, `nbio_v7_9.c`, `vega20_ih.c`/`ih_v4_4_2`,
+    // `hdp_v4_0.c` (4.4.2), `psp_v13_0.c` (13.0.6), `sdma_v4_4_2.c`,
+    // `smuio_v13_0_3.c`.
+    table!("gc_9_4_3", "gc", &[hw_id::GC], &[(9, 4, 3)]),
+    table!("mmhub_1_8_0", "mmhub", &[hw_id::MMHUB], &[(1, 8, 0)]),
+    table!("nbio_7_9_0", "nbio", &[hw_id::NBIF], &[(7, 9, 0)]),
+    table!("osssys_4_4_2", "oss", &[hw_id::OSSSYS], &[(4, 4, 2)]),
+    table!("hdp_4_4_2", "hdp", &[hw_id::HDP], &[(4, 4, 2)]),
+    table!("mp_13_0_6", "mp", &[hw_id::MP0, hw_id::MP1], &[(13, 0, 6)]),
+    table!("sdma_4_4_2", "sdma", &[hw_id::SDMA0], &[(4, 4, 2)]),
+    table!("smuio_13_0_3", "smuio", &[SMUIO_HWID], &[(13, 0, 3)]),
 ];
+
+/// `SMUIO_HWID` (`soc15_hw_ip.h`), which `barebell::ip::hw_id` does not
+/// name (no runtime block drives the SMUIO).
+pub const SMUIO_HWID: u16 = 4;
 
 /// A bit field of a register.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -70,6 +70,12 @@ pub enum IntroError {
     /// These parts have one XCC.
     Xcc {
         xcc: u8,
+        /// XCCs the device has.
+        count: u32,
+    },
+    /// `--xcc` names a block that is not per XCC.
+    XccBlock {
+        block: String,
     },
     BadValue {
         text: String,
@@ -145,9 +151,18 @@ impl std::fmt::Display for IntroError {
                 known,
             } => write!(f, "{register} has no field {field} (fields: {known})"),
             E::NoMatch { pattern } => write!(f, "no register matches {pattern}"),
-            E::Xcc { xcc } => write!(
+            E::Xcc { xcc, count: 1 } => write!(
                 f,
-                "XCC {xcc}: these parts have one graphics complex (XCC 0 only)"
+                "XCC {xcc}: this part has one graphics complex (XCC 0 only)"
+            ),
+            E::Xcc { xcc, count } => write!(
+                f,
+                "XCC {xcc}: this part has {count} XCCs (--xcc 0 to {})",
+                count - 1
+            ),
+            E::XccBlock { block } => write!(
+                f,
+                "--xcc selects a GC instance; {block} is not per XCC (use --instance)"
             ),
             E::BadValue { text } => write!(f, "`{text}` is not a number (decimal or 0x hex)"),
             E::TooWide { what, value, width } => {
@@ -185,7 +200,8 @@ pub struct Select {
     /// Which discovery instance of the block (e.g. SDMA0 instance 1).
     #[arg(long, default_value_t = 0)]
     pub instance: u8,
-    /// Which XCC (these parts have one: 0).
+    /// Which XCC's GC (logical, `GET_INST(GC, xcc)`): 0 to 7 on mi300x,
+    /// 0 to 3 on mi308x, 0 on the single-XCC parts.
     #[arg(long, default_value_t = 0)]
     pub xcc: u8,
     /// GRBM_GFX_CNTL.MEID of a banked GC register (1 = MEC, 3 = MES).
@@ -426,6 +442,19 @@ fn run_inner(cmd: &Intro) -> R<String> {
     }
     // Refused before the device is touched.
     let part = dev.target.part;
+    if hw.is_none()
+        && let Intro::Regs {
+            cmd: RegsCmd::Read { select, .. } | RegsCmd::Write { select, .. },
+        } = cmd
+    {
+        let count = part.part().xcc.map_or(1, |x| x.xccs);
+        if u32::from(select.xcc) >= count {
+            return Err(IntroError::Xcc {
+                xcc: select.xcc,
+                count,
+            });
+        }
+    }
     let mapping = part
         .check_mapping(
             dev.mapping
@@ -567,9 +596,42 @@ struct Resolved {
     table: &'static regdb::Parsed,
 }
 
+/// Logical XCC `xcc`'s GC instance (`GET_INST(GC, xcc)`), refused past
+/// the device's XCCs.
+fn xcc_gc(ctx: &Ctx<'_, '_>, xcc: u8) -> R<IpInfo> {
+    let ips = &ctx.gpu.ips;
+    let count = ips.topology.num_xcc().max(1);
+    if u32::from(xcc) >= count {
+        return Err(IntroError::Xcc { xcc, count });
+    }
+    if count == 1 {
+        Some(ips.gc)
+    } else {
+        ips.xcc(usize::from(xcc))
+    }
+    .ok_or(IntroError::Xcc { xcc, count })
+}
+
 fn resolve_block(ctx: &Ctx<'_, '_>, block: &str, sel: &Select) -> R<Resolved> {
     if sel.xcc != 0 {
-        return Err(IntroError::Xcc { xcc: sel.xcc });
+        if !block.eq_ignore_ascii_case("GC") {
+            return Err(IntroError::XccBlock {
+                block: block.to_uppercase(),
+            });
+        }
+        let ip = xcc_gc(ctx, sel.xcc)?;
+        let t = regdb::table_for(ip.hw_id, ip.version.triple()).ok_or(IntroError::NoTable {
+            block: "GC".into(),
+            version: ip.version.triple(),
+        })?;
+        let table = regdb::load(t).map_err(|e| IntroError::Device {
+            what: e.to_string(),
+        })?;
+        return Ok(Resolved {
+            ip,
+            block: "GC",
+            table,
+        });
     }
     let all = &ctx.gpu.ips.all;
     let named: Vec<&IpInfo> = all
@@ -644,7 +706,9 @@ fn grbm_select<'c, 'a, 'p>(ctx: &'c Ctx<'a, 'p>, sel: &Select) -> R<Option<Grbm<
     if !sel.banked() {
         return Ok(None);
     }
-    let gc = ctx.gpu.ips.gc;
+    // `soc15_grbm_select(adev, me, pipe, q, vmid, GET_INST(GC, xcc))`:
+    // the selected XCC's own GRBM_GFX_CNTL.
+    let gc = xcc_gc(ctx, sel.xcc)?;
     let t = regdb::table_for(gc.hw_id, gc.version.triple()).ok_or(IntroError::NoTable {
         block: "GC".into(),
         version: gc.version.triple(),

@@ -152,3 +152,84 @@ fn a_mapping_the_part_lacks_is_refused_untouched_and_the_default_is_the_parts_ow
     assert!(!err.contains("no GC 9.4.3 implementation"), "{err}");
     assert!(err.contains("teardown complete"), "{err}");
 }
+
+fn regs_json(args: &[&str]) -> serde_json::Value {
+    let (code, out, err) = barebell(args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"))
+}
+
+/// `regs read --xcc N` on the GC 9.4.3 parts reads XCC N's own GC
+/// instance (`GET_INST(GC, N)`), banked through that XCC's
+/// GRBM_GFX_CNTL: the HWS mapped the queue on every XCC (ME 1 pipe 0
+/// queue 1, the model's slot), so its HQD is active on each, and queue 2
+/// is not. The register offset is gc_9_4_3_offset.h's (0x1247, segment 0)
+/// at each instance's own bases. XCCs past the part's are refused before
+/// the device is touched.
+#[test]
+fn regs_read_reaches_every_xcc_and_refuses_past_the_last() {
+    for (part, xccs) in [("mi300x", 8u8), ("mi308x", 4)] {
+        let mut offsets = std::collections::BTreeSet::new();
+        for xcc in 0..xccs {
+            let x = xcc.to_string();
+            let args = |q: &str| {
+                [
+                    "regs",
+                    "read",
+                    "GC.CP_HQD_ACTIVE",
+                    "--part",
+                    part,
+                    "--xcc",
+                    &x,
+                    "--me",
+                    "1",
+                    "--pipe",
+                    "0",
+                    "--queue",
+                    q,
+                    "--json",
+                ]
+                .map(String::from)
+            };
+            let v = regs_json(&args("1").each_ref().map(String::as_str));
+            assert_eq!(v["value"], 1, "{part} XCC {xcc}: {v}");
+            assert_eq!(v["offset"], 0x1247, "{part} XCC {xcc}");
+            assert_eq!(v["base_idx"], 0);
+            offsets.insert(v["byte_offset"].as_u64().unwrap());
+            let v = regs_json(&args("2").each_ref().map(String::as_str));
+            assert_eq!(v["value"], 0, "{part} XCC {xcc} queue 2: {v}");
+        }
+        assert_eq!(
+            offsets.len(),
+            usize::from(xccs),
+            "{part}: one GC instance per XCC"
+        );
+        let past = xccs.to_string();
+        let (code, out, err) = barebell(&[
+            "regs",
+            "read",
+            "GC.CP_HQD_ACTIVE",
+            "--part",
+            part,
+            "--xcc",
+            &past,
+        ]);
+        assert_ne!(code, 0);
+        assert!(
+            err.contains(&format!("XCC {xccs}: this part has {xccs} XCCs")),
+            "{err}"
+        );
+        assert!(out.is_empty() && !err.contains("teardown"), "{err}");
+    }
+    let (code, _, err) = barebell(&[
+        "regs",
+        "read",
+        "MMHUB.MMVM_L2_CNTL",
+        "--part",
+        "mi300x",
+        "--xcc",
+        "1",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("MMHUB is not per XCC"), "{err}");
+}
