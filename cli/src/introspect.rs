@@ -267,6 +267,21 @@ pub enum RegsCmd {
         #[command(flatten)]
         device: DeviceArgs,
     },
+    /// The register at a BAR5 byte offset, by the tables of the IP
+    /// versions discovery reports (`regs name 0xc828`).
+    Name {
+        /// Byte offset, decimal or 0x hex (what `--trace` prints after @).
+        address: String,
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
+    /// Every register whose name contains PATTERN, or matches it as a
+    /// `*`/`?` glob (`regs list CP_HQD`), with its block and offsets.
+    List {
+        pattern: String,
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
 }
 
 #[derive(Subcommand, Debug, Clone)]
@@ -358,7 +373,11 @@ impl Intro {
     fn device(&self) -> &DeviceArgs {
         match self {
             Intro::Regs {
-                cmd: RegsCmd::Read { device, .. } | RegsCmd::Write { device, .. },
+                cmd:
+                    RegsCmd::Read { device, .. }
+                    | RegsCmd::Write { device, .. }
+                    | RegsCmd::Name { device, .. }
+                    | RegsCmd::List { device, .. },
             }
             | Intro::Queue {
                 cmd: QueueCmd::Dump { device, .. } | QueueCmd::Unmap { device },
@@ -506,6 +525,87 @@ fn run_inner(cmd: &Intro) -> R<String> {
     out
 }
 
+/// `regs name ADDR`: the register every discovered IP instance's table
+/// places at that byte offset.
+fn regs_name(ctx: &Ctx<'_, '_>, address: &str) -> R<String> {
+    let at = usize::try_from(parse_value(address)?).map_err(|_| IntroError::BadValue {
+        text: address.to_string(),
+    })?;
+    let mut hits = Vec::new();
+    for ip in &ctx.gpu.ips.all {
+        let Some(table) =
+            regdb::table_for(ip.hw_id, ip.version.triple()).and_then(|t| regdb::load(t).ok())
+        else {
+            continue;
+        };
+        for r in &table.regs {
+            if byte_offset(&ip.bases, r).ok() == Some(at) {
+                let (a, b, c) = ip.version.triple();
+                hits.push(format!(
+                    "{at:#x} = {}.{}  ({} {a}.{b}.{c} instance {}, seg {} + {:#x})\n",
+                    block_name(ip),
+                    r.name,
+                    block_name(ip),
+                    ip.instance,
+                    r.base_idx,
+                    r.offset
+                ));
+            }
+        }
+    }
+    hits.dedup();
+    if hits.is_empty() {
+        return Ok(format!(
+            "{at:#x}: no register table of the device's IP versions names a register there\n"
+        ));
+    }
+    Ok(hits.concat())
+}
+
+/// `regs list PATTERN`: registers of every discovered block whose name
+/// contains PATTERN (case-insensitive) or matches it as a glob; each
+/// block and version once (instance 0's offsets).
+fn regs_list(ctx: &Ctx<'_, '_>, pattern: &str) -> R<String> {
+    let upper = pattern.to_ascii_uppercase();
+    let glob = pattern.contains(['*', '?']);
+    let mut seen = Vec::new();
+    let mut out = String::new();
+    let mut n = 0usize;
+    for ip in &ctx.gpu.ips.all {
+        let key = (ip.hw_id, ip.version.triple());
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let Some(table) =
+            regdb::table_for(ip.hw_id, ip.version.triple()).and_then(|t| regdb::load(t).ok())
+        else {
+            continue;
+        };
+        for r in &table.regs {
+            let hit = if glob {
+                regdb::glob(pattern, &r.name)
+            } else {
+                r.name.contains(&upper)
+            };
+            if hit {
+                n += 1;
+                let at = byte_offset(&ip.bases, r)
+                    .map_or_else(|_| "unplaced".to_string(), |b| format!("byte {b:#x}"));
+                out.push_str(&format!(
+                    "{}.{:<44} seg {} + {:#06x}  {at}\n",
+                    block_name(ip),
+                    r.name,
+                    r.base_idx,
+                    r.offset
+                ));
+            }
+        }
+    }
+    out.push_str(&format!("{n} register(s) match `{pattern}`\n"));
+    Ok(out)
+}
+
 /// Runs one command against a brought-up device.
 pub fn exec(cmd: &Intro, ctx: &Ctx<'_, '_>) -> R<String> {
     match cmd {
@@ -530,6 +630,12 @@ pub fn exec(cmd: &Intro, ctx: &Ctx<'_, '_>) -> R<String> {
             }
             regs_write(ctx, name, value, select, *json)
         }
+        Intro::Regs {
+            cmd: RegsCmd::Name { address, .. },
+        } => regs_name(ctx, address),
+        Intro::Regs {
+            cmd: RegsCmd::List { pattern, .. },
+        } => regs_list(ctx, pattern),
         Intro::Queue {
             cmd: QueueCmd::Dump { json, .. },
         } => {
