@@ -197,6 +197,9 @@ impl Session {
         let (part, target) = part(p)?;
         let mut model = CpModel::new(Seed(seed));
         model.shader.target = target;
+        // A stop signal or the kernel's wall-clock bound ends a dispatch
+        // between scheduling rounds.
+        model.shader.stop = barebell_isa::launch::StopHook(Some(crate::stop::kernel_should_stop));
         // GC 9.4.3 in SPX mode: every XCC runs its round-robin share of
         // each dispatch (`Shader::xccs`); `tg_chunk` stays 1, the
         // `compute_tg_chunk_size` `init_mqd_v9_4_3()` writes.

@@ -63,6 +63,12 @@ pub struct RunArgs {
     /// kernel's figures in their arguments.
     #[arg(long, value_name = "FILE")]
     perfetto: Option<PathBuf>,
+    /// Wall-clock bound on the kernel, in seconds (1 to 3600; default 60,
+    /// Linux's bare-metal compute job timeout, `amdgpu_device_get_job_timeout_settings()`).
+    /// A kernel still running then is stopped and reported, and a
+    /// brought-up device torn down.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    timeout_s: u64,
     /// The device: the model (default, with --part) or a GPU through the
     /// same bring-up and launch code (UNVERIFIED ON HARDWARE: never run on
     /// a GPU).
@@ -323,10 +329,21 @@ fn run_inner(a: &RunArgs) -> Result<(), String> {
     if let Some(hint) = job.grid_hint() {
         eprintln!("warning: {hint}");
     }
+    crate::stop::set_kernel_bound(std::time::Duration::from_secs(a.timeout_s));
+    let bounded = |e: String| {
+        if crate::stop::kernel_bound_ran_out() {
+            format!(
+                "the kernel did not finish within {} s (--timeout-s): {e}",
+                a.timeout_s
+            )
+        } else {
+            e
+        }
+    };
     let (out, target) = match mapping {
-        Some(m) => run_on_device(a, m, &job, &bytes)?,
+        Some(m) => run_on_device(a, m, &job, &bytes).map_err(bounded)?,
         None => {
-            let (out, _code) = launch_job(&job, &bytes, a.target.part, a.seed)?;
+            let (out, _code) = launch_job(&job, &bytes, a.target.part, a.seed).map_err(bounded)?;
             let t = format!(
                 "the model {} (CP model, queue bound directly)",
                 a.target.part.name()

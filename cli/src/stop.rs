@@ -45,6 +45,36 @@ pub fn requested() -> Option<&'static str> {
     }
 }
 
+/// When a kernel's wall-clock bound runs out: ns after [`kernel_clock`]'s
+/// origin, 0 for none.
+static KERNEL_DEADLINE_NS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+fn kernel_clock() -> u64 {
+    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let origin = *ORIGIN.get_or_init(std::time::Instant::now);
+    u64::try_from(origin.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Kernels started from now on stop once `bound` has passed (the
+/// interpreter asks [`kernel_should_stop`] between scheduling rounds).
+pub fn set_kernel_bound(bound: std::time::Duration) {
+    let ns = u64::try_from(bound.as_nanos()).unwrap_or(u64::MAX);
+    KERNEL_DEADLINE_NS.store(kernel_clock().saturating_add(ns).max(1), Ordering::SeqCst);
+}
+
+/// Whether a running kernel should stop: a stop signal arrived, or its
+/// wall-clock bound ran out. The model's [`barebell_isa::launch::StopHook`].
+pub fn kernel_should_stop() -> bool {
+    let deadline = KERNEL_DEADLINE_NS.load(Ordering::SeqCst);
+    requested().is_some() || (deadline != 0 && kernel_clock() >= deadline)
+}
+
+/// Whether the kernel bound (rather than a signal) is what ran out.
+pub fn kernel_bound_ran_out() -> bool {
+    let deadline = KERNEL_DEADLINE_NS.load(Ordering::SeqCst);
+    deadline != 0 && kernel_clock() >= deadline
+}
+
 /// The exit status after the stop signal, as a shell reports a death by it.
 pub fn status() -> u8 {
     u8::try_from(128 + STOP_SIGNAL.load(Ordering::SeqCst)).unwrap_or(u8::MAX)

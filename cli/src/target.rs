@@ -159,8 +159,15 @@ pub fn model(part: PartArg, fw: &FirmwareDir, seed: u64) -> Result<VirtualGpu, S
         .map_err(|e| format!("building the model {}: {e}", part.name()))
 }
 
-/// Opens what `t` names.
+/// Opens what `t` names; a model device's dispatches stop when a stop
+/// signal arrives or a kernel's wall-clock bound runs out.
 pub fn open(t: &TargetArgs, fw: &FirmwareDir, seed: u64) -> Result<Device, String> {
+    let d = open_device(t, fw, seed)?;
+    crate::device_launch::install_stop_hook(&d);
+    Ok(d)
+}
+
+fn open_device(t: &TargetArgs, fw: &FirmwareDir, seed: u64) -> Result<Device, String> {
     match t.hardware() {
         None if t.part.part().generation == barebell::ip::Generation::Gfx94 => {
             let m = HostMemory::allocate(MODEL_BAR0_BYTES)

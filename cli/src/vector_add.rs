@@ -359,11 +359,17 @@ fn build_model(
         .map_err(|e| format!("model memory: {e}"))?;
     let part = args.part.part();
     let fw = FirmwareDir(args.firmware_dir.clone());
+    let hook = barebell_isa::launch::StopHook(Some(crate::stop::kernel_should_stop));
     if part.generation == barebell::ip::Generation::Gfx94 {
-        barebell_model::vgpu9::VirtualGpu9::new(part, &fw, mem, Seed(args.seed))
-            .map(|g| Model::Gc943(Box::new(g)))
+        barebell_model::vgpu9::VirtualGpu9::new(part, &fw, mem, Seed(args.seed)).map(|g| {
+            g.mec().cp().shader.stop = hook;
+            Model::Gc943(Box::new(g))
+        })
     } else {
-        VirtualGpu::new(part, &fw, mem, Seed(args.seed)).map(|g| Model::Navi(Box::new(g)))
+        VirtualGpu::new(part, &fw, mem, Seed(args.seed)).map(|g| {
+            g.mec().cp().shader.stop = hook;
+            Model::Navi(Box::new(g))
+        })
     }
     .map_err(|e| format!("building the model {}: {e}", args.part.name()))
 }

@@ -593,3 +593,89 @@ fn a_grid_written_as_a_global_size_is_warned_about() {
     let (ok, _, err) = run(&co, "navi31", job(2), &[]);
     assert!(ok && !err.contains("warning"), "{err}");
 }
+
+fn spin_job(co: &Path) -> PathBuf {
+    let job = serde_json::json!({
+        "code_object": co.to_str().unwrap(), "kernel": "spin", "grid": [1], "block": [32],
+        "buffers": {"x": {"type": "u32", "count": 2, "fill": 0}},
+        "args": [{"buffer": "x"}]
+    });
+    let path = dir().join(format!("spin-{}.json", unique()));
+    std::fs::write(&path, job.to_string()).unwrap();
+    path
+}
+
+/// A kernel that never ends is stopped at `--timeout-s` (default 60 s,
+/// Linux's bare-metal compute job timeout) with a report, on the
+/// unmapped path and on a mapped queue, which is then torn down.
+#[test]
+fn a_hung_kernel_is_stopped_at_its_wall_clock_bound() {
+    let co = build("gfx1100", 5);
+    let job = spin_job(&co);
+    for extra in [&[][..], &["--mapping", "direct"][..]] {
+        let t = std::time::Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
+            .arg("run")
+            .arg(&job)
+            .args(["--timeout-s", "1"])
+            .args(extra)
+            .output()
+            .unwrap();
+        let took = t.elapsed();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {err}");
+        assert!(
+            err.contains("the kernel did not finish within 1 s (--timeout-s)")
+                && err.contains("stopped by the host after"),
+            "{extra:?}: {err}"
+        );
+        assert!(
+            took < std::time::Duration::from_secs(10),
+            "{extra:?}: {took:?}"
+        );
+    }
+    // Out of range.
+    let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
+        .arg("run")
+        .arg(&job)
+        .args(["--timeout-s", "0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--timeout-s"));
+}
+
+/// SIGINT in the middle of a kernel on a mapped queue: the dispatch is
+/// stopped, the device torn down, and the process ends within a second
+/// with the status a shell reports for SIGINT.
+#[test]
+fn sigint_mid_kernel_tears_down_within_a_second() {
+    let co = build("gfx1100", 5);
+    let job = spin_job(&co);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_barebell"))
+        .arg("run")
+        .arg(&job)
+        .args(["--mapping", "direct"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The bring-up takes a fraction of a second; then the kernel spins.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the kernel should still run"
+    );
+    let sent = std::time::Instant::now();
+    // SAFETY: kill(2) on this test's own child.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let out = child.wait_with_output().unwrap();
+    let took = sent.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(took < std::time::Duration::from_secs(1), "{took:?}");
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted by SIGINT; the device was torn down"),
+        "{err}"
+    );
+}

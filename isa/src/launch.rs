@@ -54,7 +54,38 @@ pub struct LaunchConfig {
     /// default, or one XCC's share when several XCCs run one dispatch
     /// ([`Share`]).
     pub share: Share,
+    /// Asked between workgroup scheduling rounds: `true` ends the
+    /// dispatch with [`LaunchError::Stopped`] (a host's wall-clock bound
+    /// or a stop signal; the instruction bound stays the model's own).
+    pub stop: StopHook,
 }
+
+/// A function the interpreter asks whether to stop the dispatch. Not
+/// part of a configuration's identity: any two compare equal.
+#[derive(Clone, Copy)]
+pub struct StopHook(pub Option<fn() -> bool>);
+
+impl StopHook {
+    pub const NONE: StopHook = StopHook(None);
+
+    fn asks(self) -> bool {
+        self.0.is_some_and(|f| f())
+    }
+}
+
+impl core::fmt::Debug for StopHook {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(if self.0.is_some() { "StopHook(set)" } else { "StopHook(none)" })
+    }
+}
+
+impl PartialEq for StopHook {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for StopHook {}
 
 /// One XCC's share of a dispatch that several XCCs run (GC 9.4.3 in SPX
 /// mode: every XCC's CP reads the same AQL packet). Workgroups are dealt
@@ -98,6 +129,7 @@ impl LaunchConfig {
             max_instructions: 1 << 34,
             resident_workgroups: 4,
             share: Share::ALL,
+            stop: StopHook::NONE,
         }
     }
 }
@@ -129,6 +161,8 @@ pub enum LaunchError {
     },
     /// The instruction bound ran out (a hung kernel).
     Timeout { instructions: u64 },
+    /// The host's [`StopHook`] ended the dispatch after `instructions`.
+    Stopped { instructions: u64 },
 }
 
 impl core::fmt::Display for LaunchError {
@@ -151,6 +185,9 @@ impl core::fmt::Display for LaunchError {
                     f,
                     "dispatch did not finish within {instructions} instructions"
                 )
+            }
+            LaunchError::Stopped { instructions } => {
+                write!(f, "dispatch stopped by the host after {instructions} instructions")
             }
         }
     }
@@ -297,6 +334,11 @@ pub fn launch<M: Memory>(
         }
         if interp.instructions > cfg.max_instructions {
             return Err(LaunchError::Timeout {
+                instructions: interp.instructions,
+            });
+        }
+        if cfg.stop.asks() {
+            return Err(LaunchError::Stopped {
                 instructions: interp.instructions,
             });
         }

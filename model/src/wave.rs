@@ -420,6 +420,9 @@ pub enum KernelFault {
     },
     /// The dispatch ran past the model's instruction bound (a hung kernel).
     Timeout { instructions: u64 },
+    /// The host's stop hook ended the dispatch (its wall-clock bound or
+    /// a stop signal).
+    Stopped { instructions: u64 },
 }
 
 impl core::fmt::Display for KernelFault {
@@ -475,6 +478,10 @@ impl core::fmt::Display for KernelFault {
                 f,
                 "the kernel did not finish within {instructions} instructions"
             ),
+            KernelFault::Stopped { instructions } => write!(
+                f,
+                "the kernel was stopped by the host after {instructions} instructions"
+            ),
         }
     }
 }
@@ -524,6 +531,7 @@ impl From<LaunchError> for KernelFault {
                 }
             }
             LaunchError::Timeout { instructions } => KernelFault::Timeout { instructions },
+            LaunchError::Stopped { instructions } => KernelFault::Stopped { instructions },
         }
     }
 }
@@ -564,6 +572,10 @@ pub struct Shader {
     /// Bound on instructions per dispatch and XCC (a hung kernel is a
     /// fault).
     pub max_instructions: u64,
+    /// The host's stop hook, asked between scheduling rounds
+    /// ([`barebell_isa::launch::StopHook`]): a wall-clock bound or a stop
+    /// signal ends the dispatch with [`KernelFault::Stopped`].
+    pub stop: barebell_isa::launch::StopHook,
     /// Dispatches run and their counts, summed.
     pub dispatches: u64,
     pub totals: Stats,
@@ -594,6 +606,7 @@ impl Shader {
             target: Target::Gfx1100,
             seed,
             max_instructions: LaunchConfig::new(Target::Gfx1100).max_instructions,
+            stop: barebell_isa::launch::StopHook::NONE,
             dispatches: 0,
             totals: Stats::default(),
             last: Stats::default(),
@@ -636,6 +649,7 @@ impl Shader {
                 target: self.target,
                 seed: self.seed ^ self.dispatches ^ u64::from(index) << 48,
                 max_instructions: self.max_instructions,
+                stop: self.stop,
                 share: Share {
                     parts,
                     index,

@@ -50,3 +50,9 @@ __kernel void private_rev(__global unsigned *out, unsigned k) {
 kernel void peek(global uint *out, ulong addr) {
     out[0] = *(global const uint *)addr;
 }
+
+/* Spins until x[0] becomes non-zero, which nothing does: a hung kernel
+   for the wall-clock bound and the stop signal. */
+__kernel void spin(__global volatile unsigned *x) {
+  while (x[0] == 0) x[1] += 1;
+}
