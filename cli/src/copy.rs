@@ -77,8 +77,8 @@ pub struct CopyArgs {
     pub direction: Option<DirectionArg>,
     #[arg(long, value_enum, default_value = "direct")]
     pub mapping: CopyMappingArg,
-    /// Copies per size and direction.
-    #[arg(long, default_value_t = 3)]
+    /// Copies per size and direction, 1 to 1000.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub reps: u32,
     /// Print one JSON document (docs/copy.md) instead of a table.
     #[arg(long)]

@@ -14,7 +14,7 @@ use crate::target::MappingArg;
 use crate::target::{Hardware, PartArg};
 use barebell::aql::packet::{Dispatch, Fences, Packet};
 use barebell::aql::{BarrierKind, BarrierPacket};
-use barebell::latency::run::{LatencyError, PHASES, Params, Sample, measure};
+use barebell::latency::run::{PHASES, Params, Sample, measure};
 use barebell::latency::tsc::{self, Correlation, TscScale};
 use barebell::latency::{Histogram, Outliers, Summary};
 use barebell_bringup::{FirmwareDir, Mapping};
@@ -78,10 +78,11 @@ pub struct LatencyArgs {
     /// CPU for the model's CP thread (default: another allowed CPU).
     #[arg(long)]
     model_cpu: Option<usize>,
-    /// How long the model's placeholder kernel "runs", in ns (the
-    /// placeholder is a host function standing in for a kernel, a model
-    /// convention; without --kernel it is what is dispatched).
-    #[arg(long, default_value_t = 0)]
+    /// How long the model's placeholder kernel "runs", in ns, 0 to
+    /// 1,000,000,000 (the placeholder is a host function standing in for a
+    /// kernel, a model convention; without --kernel it is what is
+    /// dispatched).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000_000))]
     kernel_ns: u64,
     /// Dispatch a real kernel, run by the model's shader engines: `empty`
     /// (one workgroup of 64), `vadd` (c = a + b over 1024 f32, 4 x 256;
@@ -510,7 +511,7 @@ fn run_target(
             }
         };
         anchors.1 = tsc::anchor(monotonic_raw_ns, ANCHOR_TRIES);
-        r.map_err(|e: LatencyError| e.to_string())?;
+        r?;
         Ok(t.create_ns)
     };
     let fw = FirmwareDir(a.firmware_dir.clone());
@@ -636,7 +637,13 @@ fn run_target(
     })
 }
 
-/// The warm-up loop, then the measured one.
+/// Iterations per call of the measured loop: between calls (outside every
+/// measured window) the command looks for a stop signal, so SIGINT and
+/// SIGTERM end a long run within a few milliseconds, not at its end.
+const CHUNK: usize = 4096;
+
+/// The warm-up loop, then the measured one, each in chunks of [`CHUNK`];
+/// a stop signal between chunks ends the run with `interrupted by SIG`.
 fn measure_twice<P: Packet>(
     target: &target::Target<'_>,
     packet: &P,
@@ -644,18 +651,27 @@ fn measure_twice<P: Packet>(
     params: Params,
     warm: &mut [Sample],
     samples: &mut [Sample],
-) -> Result<(), LatencyError> {
-    measure(target.queue, packet, target.signal, scale, params, 0, warm).and_then(|()| {
-        measure(
-            target.queue,
-            packet,
-            target.signal,
-            scale,
-            params,
-            warm.len() as u64,
-            samples,
-        )
-    })
+) -> Result<(), String> {
+    let mut first = 0u64;
+    for part in [warm, samples] {
+        for chunk in part.chunks_mut(CHUNK) {
+            if let Some(sig) = crate::stop::requested() {
+                return Err(format!("interrupted by {sig}"));
+            }
+            measure(
+                target.queue,
+                packet,
+                target.signal,
+                scale,
+                params,
+                first,
+                chunk,
+            )
+            .map_err(|e| e.to_string())?;
+            first += chunk.len() as u64;
+        }
+    }
+    Ok(())
 }
 
 fn phases_json(r: &RunResult) -> std::collections::BTreeMap<&'static str, PhaseJson> {

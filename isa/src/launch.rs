@@ -75,7 +75,11 @@ impl StopHook {
 
 impl core::fmt::Debug for StopHook {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(if self.0.is_some() { "StopHook(set)" } else { "StopHook(none)" })
+        f.write_str(if self.0.is_some() {
+            "StopHook(set)"
+        } else {
+            "StopHook(none)"
+        })
     }
 }
 
@@ -187,7 +191,10 @@ impl core::fmt::Display for LaunchError {
                 )
             }
             LaunchError::Stopped { instructions } => {
-                write!(f, "dispatch stopped by the host after {instructions} instructions")
+                write!(
+                    f,
+                    "dispatch stopped by the host after {instructions} instructions"
+                )
             }
         }
     }

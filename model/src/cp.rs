@@ -1189,7 +1189,11 @@ impl CpModel {
         // Launch: the slot is consumed.
         let start = self.now_ns;
         let due = match work {
-            Work::Dispatch { .. } => start + self.rng.random_range(self.dispatch_ns.clone()),
+            // Saturating: the host sets the range, and no value it sends
+            // may panic the model.
+            Work::Dispatch { .. } => {
+                start.saturating_add(self.rng.random_range(self.dispatch_ns.clone()))
+            }
             Work::Barrier => start,
         };
         self.consume(q, read, slots, rptr_addr, host)?;

@@ -203,6 +203,12 @@ fn waits_end_at_the_bound_with_a_typed_error() {
     };
     assert_eq!((iteration, timeout.compare, timeout.last), (7, 0, 1));
     assert!((BOUND_NS..BOUND_NS + 1_000_000_000).contains(&timeout.waited_ns));
+
+    // A duration past u64::MAX from now (what `latency --kernel-ns
+    // 18446744073709551615` once sent) is a dispatch that never ends, not
+    // an overflow that panics the model's CP thread.
+    let err = run(|m| m.dispatch_ns = u64::MAX..=u64::MAX);
+    assert!(matches!(err, LatencyError::Completion { .. }), "{err:?}");
 }
 
 /// `jitter_ns` waits between iterations, outside the phases: with 20 µs of
