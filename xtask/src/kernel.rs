@@ -45,6 +45,8 @@ pub const FUZZ_TARGETS: &[(&str, &str, u64)] = &[
     ("runtime/fuzz", "mes_status", 10),
     ("runtime/fuzz", "hub_fault", 10),
     ("runtime/fuzz", "psp", 10),
+    ("runtime/fuzz", "ih", 8),
+    ("runtime/fuzz", "ring_decode", 8),
     ("isa/fuzz", "disasm", 8),
     ("isa/fuzz", "interp", 10),
     ("unikernel/fuzz", "cpio", 5),
