@@ -46,6 +46,7 @@ pub const FUZZ_TARGETS: &[(&str, &str, u64)] = &[
     ("runtime/fuzz", "hub_fault", 10),
     ("runtime/fuzz", "psp", 10),
     ("runtime/fuzz", "ih", 8),
+    ("runtime/fuzz", "vgpu_regs", 10),
     ("kernel/fuzz", "job", 8),
     ("runtime/fuzz", "ring_decode", 8),
     ("isa/fuzz", "disasm", 8),
