@@ -49,7 +49,9 @@ impl Memory for Regions {
             len: data.len() as u32,
             write: true,
         };
-        self.find(addr, data.len()).ok_or(fault)?.copy_from_slice(data);
+        self.find(addr, data.len())
+            .ok_or(fault)?
+            .copy_from_slice(data);
         Ok(())
     }
 }

@@ -43,15 +43,28 @@ fuzz_target!(|data: &[u8]| {
         _ => {
             let h = Hqd::from_mqd(b);
             let _ = (h.ring_bytes(), h.eop_bytes(), h.mes_ring_refusal());
-            let _ = (h.ring_address(), h.rptr_report_address(), h.wptr_poll_address());
+            let _ = (
+                h.ring_address(),
+                h.rptr_report_address(),
+                h.wptr_poll_address(),
+            );
             let _ = (h.eop_address(), h.doorbell_dword(), h.pq_wptr(), h.vmid());
             let mut w = [0u32; mqd_v9::WINDOW_DWORDS];
             for (i, d) in w.iter_mut().enumerate() {
                 *d = barebell_model::decode::le32(b, (mqd_v9::WINDOW_FIRST + i) * 4);
             }
             let v9 = HqdV9(w);
-            let _ = (v9.ring_bytes(), v9.eop_bytes(), v9.ring_address(), v9.vmid());
-            let _ = (v9.rptr_report_address(), v9.wptr_poll_address(), v9.eop_address());
+            let _ = (
+                v9.ring_bytes(),
+                v9.eop_bytes(),
+                v9.ring_address(),
+                v9.vmid(),
+            );
+            let _ = (
+                v9.rptr_report_address(),
+                v9.wptr_poll_address(),
+                v9.eop_address(),
+            );
         }
     }
 });

@@ -20,15 +20,20 @@ use libfuzzer_sys::fuzz_target;
 const MAX_OPS: usize = 2048;
 
 fn firmware(name: &str) -> Result<Vec<u8>, FirmwareError> {
-    std::fs::read(std::path::Path::new("/lib/firmware/amdgpu").join(name))
-        .map_err(|_| FirmwareError::NotFound {
+    std::fs::read(std::path::Path::new("/lib/firmware/amdgpu").join(name)).map_err(|_| {
+        FirmwareError::NotFound {
             name: name.into(),
             place: "/lib/firmware/amdgpu".into(),
-        })
+        }
+    })
 }
 
 fn build(navi48: bool) -> VirtualGpu {
-    let part = if navi48 { parts::navi48() } else { parts::navi31() };
+    let part = if navi48 {
+        parts::navi48()
+    } else {
+        parts::navi31()
+    };
     let Ok(mem) = HostMemory::allocate(16 << 20) else {
         panic!("no host memory for the model");
     };

@@ -223,7 +223,12 @@ fn ring_decode_seeds_are_runtime_packets() {
         0x1234_5000,
         0x1234_6000,
     ));
-    w.extend(pm4::unmap_queues(pm4::unmap_action::RESET_QUEUES, false, 0x1a, (0, 0)));
+    w.extend(pm4::unmap_queues(
+        pm4::unmap_action::RESET_QUEUES,
+        false,
+        0x1a,
+        (0, 0),
+    ));
     w.extend(pm4::write_data(0, pm4::write_dst::MEMORY, true, 0x9000, 7));
     let pm4_bytes = w.as_bytes().to_vec();
     assert!(ring::pm4(&pm4_bytes).iter().all(|p| p.kind != "UNKNOWN"));
@@ -264,7 +269,10 @@ fn ring_decode_seeds_are_runtime_packets() {
             w.extend_from_slice(p.dwords());
         }
         let b = w.as_bytes().to_vec();
-        assert!(ring::sdma(&b, g).iter().all(|p| p.kind != "UNKNOWN"), "{v:?}");
+        assert!(
+            ring::sdma(&b, g).iter().all(|p| p.kind != "UNKNOWN"),
+            "{v:?}"
+        );
         b
     };
 
@@ -272,12 +280,20 @@ fn ring_decode_seeds_are_runtime_packets() {
     f11.suspend_fence_addr = 0x5000u64.into();
     let mut mes11 = f11.as_bytes().to_vec();
     mes11.extend(v11::Resume::new().as_bytes());
-    assert!(ring::mes(&mes11, &mes_api::V11).iter().all(|p| p.kind != "UNKNOWN"));
+    assert!(
+        ring::mes(&mes11, &mes_api::V11)
+            .iter()
+            .all(|p| p.kind != "UNKNOWN")
+    );
     let mut f12 = v12::Suspend::new();
     f12.suspend_fence_addr = 0x5000u64.into();
     let mut mes12 = f12.as_bytes().to_vec();
     mes12.extend(v12::Resume::new().as_bytes());
-    assert!(ring::mes(&mes12, &mes_api::V12).iter().all(|p| p.kind != "UNKNOWN"));
+    assert!(
+        ring::mes(&mes12, &mes_api::V12)
+            .iter()
+            .all(|p| p.kind != "UNKNOWN")
+    );
 
     for (name, format, bytes) in [
         ("pm4-kiq", 0u8, pm4_bytes),
