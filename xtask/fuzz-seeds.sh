@@ -159,3 +159,22 @@ words runtime/fuzz/corpus/hub_fault/words 0 0x0000100100000041 0x12345678000000f
 mkdir -p runtime/fuzz/corpus/discovery runtime/fuzz/corpus/psp
 BAREBELL_WRITE_CORPUS=1 cargo test -q -p barebell-tests --test fuzz_corpus >/dev/null
 echo "seeds: 2 cpio, 2 acpi, $(ls $caps | wc -l) caps, $(ls $dec | wc -l) pci_decode, $(ls $sysfs | wc -l) sysfs, pagemap, $(ls $cont | wc -l) container, discovery, psp, mes_status, hub_fault"
+
+# isa/fuzz/corpus/disasm: the clang-19 code objects of the kernel loader's
+# corpus; isa/fuzz/corpus/interp: each of their kernels' descriptor and code.
+mkdir -p isa/fuzz/corpus/disasm isa/fuzz/corpus/interp
+cp kernel/fuzz/corpus/code_object/*.co isa/fuzz/corpus/disasm/
+python3 isa/fuzz/interp-seeds.py isa/fuzz/corpus/interp kernel/fuzz/corpus/code_object/*.co
+
+# runtime/fuzz/corpus/ring_decode, ih: runtime-encoded packets and the
+# model's IV entries (BAREBELL_WRITE_CORPUS=1 cargo test -p barebell-tests
+# --test fuzz_corpus).
+BAREBELL_WRITE_CORPUS=1 cargo test -q -p barebell-tests --test fuzz_corpus
+
+# runtime/fuzz/corpus/vgpu_regs: the register accesses of a model
+# bring-up, one seed per step, from `barebell bringup --trace`.
+mkdir -p runtime/fuzz/corpus/vgpu_regs
+for p in navi31:0 navi48:1; do
+    cargo run -q -p barebell-cli --bin barebell -- bringup --trace --part "${p%:*}" > "target/trace-${p%:*}.txt"
+    python3 runtime/fuzz/vgpu-seeds.py runtime/fuzz/corpus/vgpu_regs "${p%:*}" "${p#*:}" "target/trace-${p%:*}.txt"
+done

@@ -218,6 +218,16 @@ struct Group {
     at_barrier: Vec<bool>,
 }
 
+/// The most scratch one wave has: `COMPUTE_TMPRING_SIZE.WAVESIZE` is 15
+/// bits of 256-byte units on gfx11/gfx12 (and 13 bits of 1 KiB units on
+/// gfx9, the same 8 MiB bound). A larger private segment is refused
+/// rather than allocated.
+pub const MAX_WAVE_SCRATCH: u64 = 0x7fff * 256;
+
+/// LDS per workgroup on gfx11, gfx12 and gfx942 (64 KiB); the descriptor's
+/// group segment plus the packet's dynamic part must fit.
+pub const MAX_LDS: u64 = 64 * 1024;
+
 /// Runs a dispatch to completion.
 pub fn launch<M: Memory>(
     mem: &mut M,
@@ -256,7 +266,18 @@ pub fn launch<M: Memory>(
         .kernel_object
         .wrapping_add(kd.kernel_code_entry_byte_offset as u64);
     let scratch = kd.private_segment_fixed_size.max(d.private_segment_size);
-    let lds_size = (kd.group_segment_fixed_size + d.group_segment_size) as usize;
+    if u64::from(scratch) * u64::from(wave_size) > MAX_WAVE_SCRATCH {
+        return Err(LaunchError::BadPacket(
+            "private segment larger than a wave's scratch (COMPUTE_TMPRING_SIZE.WAVESIZE)",
+        ));
+    }
+    let lds = u64::from(kd.group_segment_fixed_size) + u64::from(d.group_segment_size);
+    if lds > MAX_LDS {
+        return Err(LaunchError::BadPacket(
+            "group segment larger than the 64 KiB of LDS a workgroup has",
+        ));
+    }
+    let lds_size = lds as usize;
     let ngroups: [u32; 3] =
         core::array::from_fn(|i| d.grid_size[i].div_ceil(u32::from(d.workgroup_size[i])));
     let total_groups = u64::from(ngroups[0]) * u64::from(ngroups[1]) * u64::from(ngroups[2]);

@@ -117,3 +117,42 @@ fn v_illegal_is_an_illegal_instruction() {
         other => panic!("expected an illegal-instruction error, got {other:?}"),
     }
 }
+
+/// Found by the `interp` fuzz target: a private segment size near
+/// `u32::MAX` overflowed `scratch_per_lane * wave_size` in `Wave::new`
+/// ("attempt to multiply with overflow"); it is now a typed refusal.
+#[test]
+fn a_private_segment_past_a_waves_scratch_is_a_bad_packet() {
+    let mut mem = HostMem::default();
+    mem.map(KD, kd());
+    mem.map(CODE, vec![0x00, 0x00, 0xb0, 0xbf]);
+    let d = Dispatch {
+        private_segment_size: u32::MAX / 16,
+        ..dispatch()
+    };
+    match launch(&mut mem, &LaunchConfig::new(Target::Gfx1100), &d) {
+        Err(LaunchError::BadPacket(why)) => assert!(why.contains("scratch"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A group segment whose static and dynamic parts sum past `u32::MAX`
+/// (an overflowing add before the fix) or past 64 KiB is refused.
+#[test]
+fn a_group_segment_past_the_lds_is_a_bad_packet() {
+    let mut mem = HostMem::default();
+    let mut k = kd();
+    k[0..4].copy_from_slice(&u32::MAX.to_le_bytes());
+    mem.map(KD, k);
+    mem.map(CODE, vec![0x00, 0x00, 0xb0, 0xbf]);
+    for size in [1u32, 64 * 1024] {
+        let d = Dispatch {
+            group_segment_size: size,
+            ..dispatch()
+        };
+        match launch(&mut mem, &LaunchConfig::new(Target::Gfx1100), &d) {
+            Err(LaunchError::BadPacket(why)) => assert!(why.contains("LDS"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+}

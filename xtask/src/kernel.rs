@@ -45,6 +45,12 @@ pub const FUZZ_TARGETS: &[(&str, &str, u64)] = &[
     ("runtime/fuzz", "mes_status", 10),
     ("runtime/fuzz", "hub_fault", 10),
     ("runtime/fuzz", "psp", 10),
+    ("runtime/fuzz", "ih", 8),
+    ("runtime/fuzz", "vgpu_regs", 10),
+    ("kernel/fuzz", "job", 8),
+    ("runtime/fuzz", "ring_decode", 8),
+    ("isa/fuzz", "disasm", 8),
+    ("isa/fuzz", "interp", 10),
     ("unikernel/fuzz", "cpio", 5),
     ("unikernel/fuzz", "acpi", 8),
 ];

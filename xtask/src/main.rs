@@ -115,7 +115,8 @@ enum Cmd {
     FuzzSmoke,
     /// Run one fuzz target: the kernel loader's (code_object, metadata)
     /// or any in `kernel::FUZZ_TARGETS` (caps, pci_decode, sysfs, pagemap,
-    /// container, discovery, mes_status, hub_fault, psp, cpio, acpi).
+    /// container, discovery, mes_status, hub_fault, psp, ih, vgpu_regs,
+    /// ring_decode, job, disasm, interp, cpio, acpi).
     KernelFuzz {
         #[arg(default_value = "code_object")]
         target: String,

@@ -182,3 +182,180 @@ mod psp_seeds {
         }
     }
 }
+
+/// Writes `seed` to `dir/name` with `BAREBELL_WRITE_CORPUS=1`, and checks
+/// the checked-in file is the same bytes otherwise.
+fn keep(dir: &str, name: &str, seed: &[u8]) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(dir)
+        .join(name);
+    if std::env::var_os("BAREBELL_WRITE_CORPUS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, seed).unwrap();
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), seed, "{name} seed is stale");
+}
+
+/// The `ring_decode` target's seeds (`runtime/fuzz/corpus/ring_decode`):
+/// packets built by the runtime's and firmware-if's encoders (what the
+/// KIQ, SDMA, AQL and MES clients write to their rings), behind the
+/// target's format byte (0 PM4, 1 AQL, 2/3/4 SDMA 6/7/4.4.2, 5/6 MES
+/// v11/v12). Each seed decodes to named packets only.
+#[test]
+fn ring_decode_seeds_are_runtime_packets() {
+    use barebell::aql::{BarrierKind, BarrierPacket, Dispatch, Fences, SignalHandle};
+    use barebell::sdma::SdmaVersion;
+    use barebell::sdma::pkt::Packet as Sdma;
+    use barebell_firmware_if::mes_api::{Frame, v11, v12};
+    use barebell_firmware_if::pm4;
+    use barebell_model::decode::{mes_api, ring, sdma::SdmaGen};
+    use zerocopy::IntoBytes;
+
+    let dir = "runtime/fuzz/corpus/ring_decode";
+    let mut w: Vec<u32> = Vec::new();
+    w.extend(pm4::set_resources(0x0303_0303));
+    w.extend(pm4::map_queues(
+        pm4::QueueEngine::Compute,
+        2,
+        5,
+        0x1a,
+        0x1234_5000,
+        0x1234_6000,
+    ));
+    w.extend(pm4::unmap_queues(
+        pm4::unmap_action::RESET_QUEUES,
+        false,
+        0x1a,
+        (0, 0),
+    ));
+    w.extend(pm4::write_data(0, pm4::write_dst::MEMORY, true, 0x9000, 7));
+    let pm4_bytes = w.as_bytes().to_vec();
+    assert!(ring::pm4(&pm4_bytes).iter().all(|p| p.kind != "UNKNOWN"));
+
+    let d = Dispatch {
+        grid: [1024, 4, 1],
+        workgroup: [64, 2, 1],
+        kernel_object: 0x7000_1000,
+        kernarg_address: 0x7000_2000,
+        private_segment_size: 16,
+        group_segment_size: 512,
+        completion_signal: SignalHandle(0x7000_3000),
+        fences: Fences::SYSTEM,
+    }
+    .packet()
+    .unwrap();
+    let b = BarrierPacket::new(
+        BarrierKind::And,
+        &[SignalHandle(0x11), SignalHandle(0x22)],
+        SignalHandle(0x33),
+        Fences::SYSTEM,
+    )
+    .unwrap();
+    let mut aql = d.as_bytes().to_vec();
+    aql.extend(b.as_bytes());
+    assert!(ring::aql(&aql).iter().all(|p| p.kind != "UNKNOWN"));
+
+    let sdma = |v: SdmaVersion, g: SdmaGen| {
+        let mut w: Vec<u32> = Vec::new();
+        for p in [
+            Sdma::copy_linear(v, 0x1000, 0x2000, 4096),
+            Sdma::constant_fill(v, 0x3000, 0xdead_beef, 256),
+            Sdma::fence(v, 0x4000, 5),
+            Sdma::timestamp_global(0x5000),
+            Sdma::trap(0),
+            Sdma::nop(2),
+        ] {
+            w.extend_from_slice(p.dwords());
+        }
+        let b = w.as_bytes().to_vec();
+        assert!(
+            ring::sdma(&b, g).iter().all(|p| p.kind != "UNKNOWN"),
+            "{v:?}"
+        );
+        b
+    };
+
+    let mut f11 = v11::Suspend::new();
+    f11.suspend_fence_addr = 0x5000u64.into();
+    let mut mes11 = f11.as_bytes().to_vec();
+    mes11.extend(v11::Resume::new().as_bytes());
+    assert!(
+        ring::mes(&mes11, &mes_api::V11)
+            .iter()
+            .all(|p| p.kind != "UNKNOWN")
+    );
+    let mut f12 = v12::Suspend::new();
+    f12.suspend_fence_addr = 0x5000u64.into();
+    let mut mes12 = f12.as_bytes().to_vec();
+    mes12.extend(v12::Resume::new().as_bytes());
+    assert!(
+        ring::mes(&mes12, &mes_api::V12)
+            .iter()
+            .all(|p| p.kind != "UNKNOWN")
+    );
+
+    for (name, format, bytes) in [
+        ("pm4-kiq", 0u8, pm4_bytes),
+        ("aql-dispatch-barrier", 1, aql),
+        ("sdma-v6", 2, sdma(SdmaVersion::V6_0, SdmaGen::V6)),
+        ("sdma-v7", 3, sdma(SdmaVersion::V7_0, SdmaGen::V7)),
+        ("sdma-v4_4_2", 4, sdma(SdmaVersion::V4_4_2, SdmaGen::V4_4_2)),
+        ("mes-v11", 5, mes11),
+        ("mes-v12", 6, mes12),
+    ] {
+        let mut seed = vec![format];
+        seed.extend(bytes);
+        keep(dir, name, &seed);
+    }
+}
+
+/// The `ih` target's seeds (`runtime/fuzz/corpus/ih`): IV entries the
+/// model's IH writes for a GFXHUB and an MMHUB fault (soc21 and GC 9.4.3
+/// layouts) and an SQ illegal-instruction interrupt, for each IH version,
+/// behind register reads of a live IH (0) and write pointers that cover
+/// the entries. Format: the target's (runtime/fuzz/fuzz_targets/ih.rs).
+#[test]
+fn ih_seeds_are_model_iv_entries() {
+    use barebell_model::gmc::Access;
+    use barebell_model::hub::HubFault;
+    use barebell_model::ih::IvEntry;
+    use barebell_model::wave::{SqError, SqEvent};
+
+    let fault = HubFault {
+        va: 0x7fff_1234_5000,
+        vmid: 3,
+        access: Access::Write,
+        cid: 0x1c,
+        reason: None,
+        status: 0x0010_0c31,
+    };
+    let sq = SqEvent {
+        queue: 0,
+        vmid: 8,
+        wave: 2,
+        pc: 0x1_0000_0100,
+        error: SqError::IllegalInstruction,
+    };
+    let entries = [
+        IvEntry::vm_fault(false, &fault),
+        IvEntry::vm_fault(true, &fault),
+        IvEntry::sq_error(Some((1, 0, 2)), &sq),
+        IvEntry::vm_fault_v9(true, 5, 0x1234_5000, false, 1),
+    ];
+    let mut ring: Vec<u8> = Vec::new();
+    for e in &entries {
+        for d in e.encode() {
+            ring.extend(d.to_le_bytes());
+        }
+    }
+    for (version, name) in [(0u8, "ih-4_4_2"), (1, "ih-6_0"), (2, "ih-7_0")] {
+        let mut seed = vec![version];
+        seed.extend([0u8; 32]);
+        for wptr in [64u32, 128, 128] {
+            seed.extend(wptr.to_le_bytes());
+        }
+        seed.extend(&ring);
+        keep("runtime/fuzz/corpus/ih", name, &seed);
+    }
+}
