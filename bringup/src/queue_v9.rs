@@ -261,6 +261,7 @@ pub fn run<'p>(
     gpu: &Gpu<'p>,
     mem: &Memory<'p>,
     area: &mut DeviceArena<'p>,
+    uarea: &mut DeviceArena<'p>,
     kiqs: &mut Vec<KiqClientV9<'p>>,
     mode: Mapping,
     slot: &mut Option<UserQueue<'p>>,
@@ -306,7 +307,7 @@ pub fn run<'p>(
     }
     let now = || sink.wall_ns().unwrap_or_else(|| clock.now_ns());
     let t = now();
-    let q = g::queue_gfx94(gpu, area, kiqs, mapping, USER_VMID, pd)
+    let q = g::queue_gfx94(gpu, area, uarea, kiqs, mapping, USER_VMID, pd)
         .map_err(ErrorKind::from)
         .at(s)?;
     let create_ns = now().saturating_sub(t);

@@ -50,13 +50,11 @@ fn check(part: barebell_model::Part) {
 }
 
 #[test]
-#[ignore = "issue 32 item 2: fails until the ring area is split (the MQDs are mapped in the process tables)"]
 fn navi31_mqd_is_not_in_the_process_tables() {
     check(parts::navi31());
 }
 
 #[test]
-#[ignore = "issue 32 item 2: fails until the ring area is split (the MQDs are mapped in the process tables)"]
 fn navi48_mqd_is_not_in_the_process_tables() {
     check(parts::navi48());
 }
