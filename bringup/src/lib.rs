@@ -500,7 +500,13 @@ fn steps<'p>(
     enter(gpu, sink, Step::Queue)?;
     let mut slot = None;
     let r = queue::run(
-        gpu, &mem, &mut area, &mut uarea, rings, mapping, &mut slot, sink,
+        gpu,
+        &mem,
+        (&mut area, &mut uarea),
+        rings,
+        mapping,
+        &mut slot,
+        sink,
     );
     gpu.queue = slot;
     r?;
@@ -604,7 +610,13 @@ fn rings_and_queue_v9_4_3<'p>(
     enter(gpu, sink, Step::Queue)?;
     let mut slot = None;
     let r = queue_v9::run(
-        gpu, mem, &mut area, &mut uarea, &mut kiqs, mapping, &mut slot, sink,
+        gpu,
+        mem,
+        (&mut area, &mut uarea),
+        &mut kiqs,
+        mapping,
+        &mut slot,
+        sink,
     );
     gpu.queue = slot;
     gpu.kiqs_v9 = kiqs;

@@ -274,8 +274,9 @@ pub(crate) fn point_vmid(
 pub fn run<'p>(
     gpu: &Gpu<'p>,
     mem: &Memory<'p>,
-    area: &mut DeviceArena<'p>,
-    uarea: &mut DeviceArena<'p>,
+    // The ring area's driver part (VMID0 only) and user part (also in the
+    // process tables).
+    (area, uarea): (&mut DeviceArena<'p>, &mut DeviceArena<'p>),
     rings: Option<Rings<'p>>,
     mode: Mapping,
     slot: &mut Option<UserQueue<'p>>,

@@ -260,8 +260,9 @@ impl QueueMapper for V9Unmapper<'_> {
 pub fn run<'p>(
     gpu: &Gpu<'p>,
     mem: &Memory<'p>,
-    area: &mut DeviceArena<'p>,
-    uarea: &mut DeviceArena<'p>,
+    // The ring area's driver part (VMID0 only) and user part (also in the
+    // process tables).
+    (area, uarea): (&mut DeviceArena<'p>, &mut DeviceArena<'p>),
     kiqs: &mut Vec<KiqClientV9<'p>>,
     mode: Mapping,
     slot: &mut Option<UserQueue<'p>>,
