@@ -263,13 +263,19 @@ impl<C, P> core::fmt::Debug for UserQueueV9<'_, C, P> {
 /// doorbell (`USER_DOORBELL`); nothing reaches the device yet.
 pub fn place_queue<'p, C, P>(
     area: &mut DeviceArena<'p>,
+    uarea: &mut DeviceArena<'p>,
     doorbells: &DoorbellAperture,
     xccs: usize,
 ) -> Result<UserQueueV9<'p, C, P>, QueueV9Error> {
-    let memory = area.put(QueueMemory::<SLOTS>::new())?;
+    // Ring, pointers, EOP buffer and signal in `uarea` (the process
+    // tables): `set_queue_properties_from_user()` in `kfd_chardev.c`
+    // takes them from user memory. The MQDs in `area` (VMID0 only):
+    // `allocate_mqd()` in `kfd_mqd_manager_v9.c` takes them from
+    // `amdgpu_amdkfd_alloc_gtt_mem()`.
+    let memory = uarea.put(QueueMemory::<SLOTS>::new())?;
     let mqds = area.put(XccMqdPages::new())?;
-    let eop = area.put(EopBuffer::new())?;
-    let signal = area.put(SignalMemory::new(1))?;
+    let eop = uarea.put(EopBuffer::new())?;
+    let signal = uarea.put(SignalMemory::new(1))?;
     let db = doorbell(doorbells, USER_DOORBELL)?;
     let queue = AqlQueue::new(
         memory.get(),
@@ -748,6 +754,7 @@ pub fn rings_gfx94<'p>(
 pub fn queue_gfx94<'p>(
     gpu: &crate::Gpu<'p>,
     area: &mut DeviceArena<'p>,
+    uarea: &mut DeviceArena<'p>,
     kiqs: &mut [KiqClientV9<'p>],
     mapping: MappingV9,
     vmid: u8,
@@ -756,7 +763,7 @@ pub fn queue_gfx94<'p>(
     let p = gpu.platform;
     let xcc_ips = gpu.ips.xccs();
     let xccs: Vec<_> = xcc_ips.iter().map(|x| gpu.bus.block(x.bases)).collect();
-    let mut q = place_queue(area, &gpu.doorbells, xccs.len())?;
+    let mut q = place_queue(area, uarea, &gpu.doorbells, xccs.len())?;
     match mapping {
         MappingV9::Direct => {
             map_direct(&mut q, &xccs, vmid)?;

@@ -24,11 +24,19 @@
 //!   SYSTEM|SNOOPED (`amdgpu_ttm_tt_pte_flags()` for cached GTT): the
 //!   PSP's `fw_pri`, ring, command and fence buffers and the dummy page.
 //! - The rest of the DMA region is the ring area, mapped at GPU VA = host
-//!   address into VMID0 (whose range grows from the GART to cover it)
-//!   and into a second set of tables for the user process: the layout KFD
-//!   gives a user queue (its ring at its CPU address in the process's GPU
-//!   VM), which lets the runtime's ring, queue, MQD and signal types,
-//!   which hand the device their host addresses, live there unchanged. The
+//!   address into VMID0 (whose range grows from the GART to cover it).
+//!   Its first half holds the driver's structures and is in VMID0 only:
+//!   the MES and KIQ rings with their fences and write pointers, the HIQ
+//!   and its runlist, the MES process context, every MQD (KFD maps none
+//!   of them into a user VM: `allocate_mqd()` in `kfd_mqd_manager_v11.c`
+//!   and `kfd_mqd_manager_v9.c` takes MQDs from the kernel's GTT,
+//!   `pqm_create_queue()` the MES process context from
+//!   `amdgpu_amdkfd_alloc_gtt_mem()`). Its second half, the user rings,
+//!   is also mapped into the process tables: a user queue's AQL ring, its
+//!   read/write pointers, its EOP buffer and its signal, which KFD takes
+//!   from user memory (`set_queue_properties_from_user()` in
+//!   `kfd_chardev.c`), at their CPU address in the process's GPU VM. A
+//!   user kernel's store to an MQD or a driver ring faults (issue 32). The
 //!   ring area must miss the FB (the system aperture) and the GART.
 //! - The last `user_memory` bytes of the DMA region (an option) are kept
 //!   out of the ring area as user memory ([`crate::usermem`]): mapped at
@@ -114,8 +122,14 @@ pub struct LayoutReport {
     pub vmid0_root: u64,
     /// The process tables' root, VRAM physical address.
     pub process_root: u64,
-    /// The ring area: first byte (GPU VA = host address) and length.
+    /// The ring area: first byte (GPU VA = host address) and length, in
+    /// VMID0. Its first part holds the driver's structures (VMID0 only);
+    /// its last part, [`LayoutReport::user_rings`], the user queues'.
     pub ring_area: (u64, u64),
+    /// The user queues' part of the ring area (their AQL rings, pointers,
+    /// EOP buffers and signals): first byte and length, mapped in VMID0
+    /// and in the process tables.
+    pub user_rings: (u64, u64),
     /// The user memory: first byte (GPU VA = host address, process tables
     /// only) and length.
     pub user_memory: (u64, u64),
@@ -132,6 +146,8 @@ pub struct Memory<'p> {
     pub(crate) process: TableArena<'p>,
     ring_area: Option<DeviceArena<'p>>,
     ring_range: (u64, u64),
+    user_rings: Option<DeviceArena<'p>>,
+    user_rings_range: (u64, u64),
     user: Option<crate::usermem::UserMemory<'p>>,
     user_range: (u64, u64),
     user_vram: Option<crate::usermem::UserVram<'p>>,
@@ -191,6 +207,7 @@ impl<'p> Memory<'p> {
             vmid0_root: self.gart.root(),
             process_root: self.process.root(),
             ring_area: self.ring_range,
+            user_rings: self.user_rings_range,
             user_memory: self.user_range,
             user_vram: self.user_vram_range,
             gtt_bus: self.gtt_bus,
@@ -207,9 +224,19 @@ impl<'p> Memory<'p> {
         self.user_vram.take()
     }
 
-    /// The ring area, for the rings and queue steps (once).
+    /// The ring area's driver part (VMID0 only), for the rings and queue
+    /// steps (once).
     pub(crate) fn take_ring_area(&mut self) -> DeviceArena<'p> {
         self.ring_area.take().unwrap_or_else(|| {
+            // SAFETY: an empty range: nothing can be placed in it.
+            unsafe { DeviceArena::new(NonNull::dangling(), 0) }
+        })
+    }
+
+    /// The ring area's user part (VMID0 and the process tables), for the
+    /// queue step (once).
+    pub(crate) fn take_user_rings(&mut self) -> DeviceArena<'p> {
+        self.user_rings.take().unwrap_or_else(|| {
             // SAFETY: an empty range: nothing can be placed in it.
             unsafe { DeviceArena::new(NonNull::dangling(), 0) }
         })
@@ -404,14 +431,23 @@ pub fn run<'p>(
         Some(r) => map_user_vram(p, &mut process, r, &area, vram_base_offset)?,
         None => (None, (USER_VRAM_VA, 0)),
     };
-    // SAFETY: `[area_at, area_at + area_len)` is the DMA region past its
-    // first chunk, before the user memory: valid for 'p and, by the
+    // SAFETY: `[area_at, area_at + driver_len)` is the DMA region past its
+    // first chunk, the ring area's first part: valid for 'p and, by the
     // platform's contract, kept mapped until the device can no longer
     // reach it; used by nothing else (the platform was claimed once); and
-    // mapped just above at VA = host address in VMID0 and in the process
-    // tables, which are the contexts the rings (VMID0) and the user queue
-    // (the process) run in.
-    let ring_area = unsafe { DeviceArena::new(area.area_at, area.area_len) };
+    // mapped just above at VA = host address in VMID0, the context the
+    // rings and every MQD are read in.
+    let ring_area = unsafe { DeviceArena::new(area.area_at, area.driver_len) };
+    // SAFETY: the rest of the ring area, after the driver part and before
+    // the user memory: as above, used by nothing else, and mapped at VA =
+    // host address in VMID0 and in the process tables, which the user
+    // queue runs in.
+    let user_rings = unsafe {
+        DeviceArena::new(
+            area.area_at.add(area.driver_len),
+            area.area_len - area.driver_len,
+        )
+    };
     // SAFETY: the DMA region's last `user_bytes`, after the ring area: as
     // above, used by nothing else, and mapped at VA = host address in the
     // process tables, which every user queue runs in (the queue step).
@@ -424,6 +460,11 @@ pub fn run<'p>(
         process,
         ring_area: Some(ring_area),
         ring_range: (area.ring_va, area.area_len as u64),
+        user_rings: Some(user_rings),
+        user_rings_range: (
+            area.ring_va + area.driver_len as u64,
+            (area.area_len - area.driver_len) as u64,
+        ),
         user: Some(user),
         user_range: (user_va, user_bytes as u64),
         user_vram: user_vram_mem,
@@ -642,6 +683,8 @@ struct DmaRest {
     area_at: NonNull<u8>,
     /// The ring area's length.
     area_len: usize,
+    /// Its first part's length: the driver's structures, VMID0 only.
+    driver_len: usize,
     /// Bytes past the first chunk: the ring area and the user memory.
     rest: usize,
     /// The ring area's GPU VA.
@@ -672,6 +715,8 @@ fn place_dma_rest(
     // this stays inside.
     let area_at = unsafe { dma.host.add(DMA_CHUNK) };
     let area_len = rest - user_bytes;
+    // Half for the driver, half for the user queues, page aligned.
+    let driver_len = (area_len / 2) & !0xFFF;
     // Both the ring area and the user memory sit at VA = host address.
     let (ring_va, _) = ring_range(area_at.as_ptr() as u64, rest as u64, mc)?;
     let ring_end = ring_va + area_len as u64 - 1;
@@ -690,6 +735,7 @@ fn place_dma_rest(
     Ok(DmaRest {
         area_at,
         area_len,
+        driver_len,
         rest,
         ring_va,
         vmid0: (vmid0_start, vmid0_end),
@@ -706,17 +752,32 @@ fn map_dma_rest<'t>(
     area: &DmaRest,
     user_bytes: usize,
 ) -> Result<u64, BringupError> {
-    for (table, t) in [("VMID0", gart), ("process", &mut *process)] {
-        map_dma_range(
-            t,
-            table,
-            dma.chunk_bus,
-            area.ring_va,
-            DMA_CHUNK,
-            area.area_len,
-            SYSTEM_RW,
-        )?;
-    }
+    // The driver's part in VMID0 only: KFD maps none of the driver's
+    // structures into a process VM (`allocate_mqd()` in
+    // `kfd_mqd_manager_v11.c` takes MQDs from `kfd_gtt_sa_allocate()`;
+    // the MES, KIQ and HIQ rings and their fences are kernel rings and
+    // write-back slots in the kernel's GTT, reached through VMID0).
+    map_dma_range(
+        gart,
+        "VMID0",
+        dma.chunk_bus,
+        area.ring_va,
+        DMA_CHUNK,
+        area.area_len,
+        SYSTEM_RW,
+    )?;
+    // The user queues' part in the process tables too: their ring,
+    // pointers and EOP buffer are user memory
+    // (`set_queue_properties_from_user()` in `kfd_chardev.c`).
+    map_dma_range(
+        process,
+        "process",
+        dma.chunk_bus,
+        area.ring_va + area.driver_len as u64,
+        DMA_CHUNK + area.driver_len,
+        area.area_len - area.driver_len,
+        SYSTEM_RW,
+    )?;
     let user_va = area.ring_va + area.area_len as u64;
     map_dma_range(
         process,

@@ -147,10 +147,14 @@ pub struct Gpu<'p> {
     /// VRAM for user buffers, mapped in the process tables (after
     /// [`Step::Gmc`], if [`Options::user_vram`] asked for it).
     pub user_vram: Option<usermem::UserVram<'p>>,
-    /// What the queue step left of the ring area (GPU VA = host address
-    /// in VMID0 and the process tables), for queues made after the
-    /// bring-up ([`sdma`]).
+    /// What the queue step left of the ring area's driver part (GPU VA =
+    /// host address in VMID0 only: MQDs, the rings the driver drives),
+    /// for queues made after the bring-up ([`sdma`]).
     pub ring_area: Option<barebell::mem::DeviceArena<'p>>,
+    /// What the queue step left of the ring area's user part (GPU VA =
+    /// host address in VMID0 and the process tables: a user queue's
+    /// ring, pointers, EOP buffer, signals).
+    pub user_rings: Option<barebell::mem::DeviceArena<'p>>,
     /// Interrupt ring 0 (after [`Step::Ih`]).
     pub ih: Option<barebell::ih::IhRing<'p>>,
     /// The GFXHUB's register table and the process tables' root.
@@ -362,6 +366,7 @@ pub fn run<'p>(
         user: None,
         user_vram: None,
         ring_area: None,
+        user_rings: None,
         ih: None,
         gfxhub: None,
         process_root: None,
@@ -482,8 +487,9 @@ fn steps<'p>(
     // queue 0 with no KIQ and no MES running, so the best-proven path is
     // not gated behind the least-proven one.
     let mut area = mem.take_ring_area();
+    let mut uarea = mem.take_user_rings();
     if gpu.ips.generation == barebell::ip::Generation::Gfx94 {
-        return rings_and_queue_v9_4_3(gpu, &mem, area, mapping, opts, sink);
+        return rings_and_queue_v9_4_3(gpu, &mem, area, uarea, mapping, opts, sink);
     }
     let ControlFlow::Continue(rings) =
         mes_and_rings(gpu, &mut area, &set, fw, mapping, opts, sink)?
@@ -494,10 +500,19 @@ fn steps<'p>(
     // a first packet that fails still has it unmapped by the teardown.
     enter(gpu, sink, Step::Queue)?;
     let mut slot = None;
-    let r = queue::run(gpu, &mem, &mut area, rings, mapping, &mut slot, sink);
+    let r = queue::run(
+        gpu,
+        &mem,
+        (&mut area, &mut uarea),
+        rings,
+        mapping,
+        &mut slot,
+        sink,
+    );
     gpu.queue = slot;
     r?;
     gpu.ring_area = Some(area);
+    gpu.user_rings = Some(uarea);
     gpu.reached = Step::Queue;
     Ok(())
 }
@@ -565,6 +580,7 @@ fn rings_and_queue_v9_4_3<'p>(
     gpu: &mut Gpu<'p>,
     mem: &gmc::Memory<'p>,
     mut area: DeviceArena<'p>,
+    mut uarea: DeviceArena<'p>,
     mapping: Mapping,
     opts: &Options,
     sink: &'p dyn Sink,
@@ -594,11 +610,20 @@ fn rings_and_queue_v9_4_3<'p>(
     }
     enter(gpu, sink, Step::Queue)?;
     let mut slot = None;
-    let r = queue_v9::run(gpu, mem, &mut area, &mut kiqs, mapping, &mut slot, sink);
+    let r = queue_v9::run(
+        gpu,
+        mem,
+        (&mut area, &mut uarea),
+        &mut kiqs,
+        mapping,
+        &mut slot,
+        sink,
+    );
     gpu.queue = slot;
     gpu.kiqs_v9 = kiqs;
     r?;
     gpu.ring_area = Some(area);
+    gpu.user_rings = Some(uarea);
     gpu.reached = Step::Queue;
     Ok(())
 }

@@ -274,7 +274,9 @@ pub(crate) fn point_vmid(
 pub fn run<'p>(
     gpu: &Gpu<'p>,
     mem: &Memory<'p>,
-    area: &mut DeviceArena<'p>,
+    // The ring area's driver part (VMID0 only) and user part (also in the
+    // process tables).
+    (area, uarea): (&mut DeviceArena<'p>, &mut DeviceArena<'p>),
     rings: Option<Rings<'p>>,
     mode: Mapping,
     slot: &mut Option<UserQueue<'p>>,
@@ -282,10 +284,16 @@ pub fn run<'p>(
 ) -> Result<(), BringupError> {
     let s = Step::Queue;
     let p = gpu.platform;
-    let qmem = area.put(QueueMemory::<SLOTS>::new()).at(s)?;
+    // The ring, its pointers, the EOP buffer and the signal in the user
+    // part (process tables): `set_queue_properties_from_user()` in
+    // `kfd_chardev.c` takes ring, rptr/wptr and eop_buffer_address from
+    // user memory. The MQD in the driver part (VMID0 only), as
+    // `allocate_mqd()` in `kfd_mqd_manager_v11.c` takes it from
+    // `kfd_gtt_sa_allocate()`.
+    let qmem = uarea.put(QueueMemory::<SLOTS>::new()).at(s)?;
     let mqd = area.put(MqdPage::new()).at(s)?;
-    let eop = area.put(EopBuffer::new()).at(s)?;
-    let signal = area.put(SignalMemory::new(1)).at(s)?;
+    let eop = uarea.put(EopBuffer::new()).at(s)?;
+    let signal = uarea.put(SignalMemory::new(1)).at(s)?;
     let db = rings::doorbell(gpu, doorbell_index::USERQUEUE_START, s)?;
     let queue = AqlQueue::new(
         qmem.get(),

@@ -260,7 +260,9 @@ impl QueueMapper for V9Unmapper<'_> {
 pub fn run<'p>(
     gpu: &Gpu<'p>,
     mem: &Memory<'p>,
-    area: &mut DeviceArena<'p>,
+    // The ring area's driver part (VMID0 only) and user part (also in the
+    // process tables).
+    (area, uarea): (&mut DeviceArena<'p>, &mut DeviceArena<'p>),
     kiqs: &mut Vec<KiqClientV9<'p>>,
     mode: Mapping,
     slot: &mut Option<UserQueue<'p>>,
@@ -306,7 +308,7 @@ pub fn run<'p>(
     }
     let now = || sink.wall_ns().unwrap_or_else(|| clock.now_ns());
     let t = now();
-    let q = g::queue_gfx94(gpu, area, kiqs, mapping, USER_VMID, pd)
+    let q = g::queue_gfx94(gpu, area, uarea, kiqs, mapping, USER_VMID, pd)
         .map_err(ErrorKind::from)
         .at(s)?;
     let create_ns = now().saturating_sub(t);

@@ -207,13 +207,25 @@ pub fn open<'p>(
     };
     // From here the engine may be unhalted: the teardown halts it.
     gpu.sdma_started = true;
-    let area = gpu
+    // The ring and its pointers in the user part (process tables), as
+    // `set_queue_properties_from_user()` in `kfd_chardev.c` takes them
+    // from user memory; the MQD in the driver part (VMID0 only), as
+    // `allocate_sdma_mqd()` in `kfd_mqd_manager.c` carves it from the
+    // kernel GTT buffer `allocate_hiq_sdma_mqd()` gets.
+    let mem = gpu
+        .user_rings
+        .as_mut()
+        .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
+        .at(s)?
+        .put(SdmaMemory::new())
+        .at(s)?;
+    let mqd = gpu
         .ring_area
         .as_mut()
         .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
+        .at(s)?
+        .put(SdmaMqd::new())
         .at(s)?;
-    let mem = area.put(SdmaMemory::new()).at(s)?;
-    let mqd = area.put(SdmaMqd::new()).at(s)?;
     let p = gpu.platform;
     let version = SdmaVersion::for_generation(gpu.ips.generation).at(s)?;
     let index = doorbell_index::SDMA_ENGINE0;
@@ -437,13 +449,25 @@ fn open_v4_4_2<'p>(
         .map(|a| a.bases)
         .ok_or(ErrorKind::MissingIp { ip: "MMHUB" })
         .at(s)?;
-    let area = gpu
+    // The ring and its pointers in the user part (process tables), as
+    // `set_queue_properties_from_user()` in `kfd_chardev.c` takes them
+    // from user memory; the MQD in the driver part (VMID0 only), as
+    // `allocate_sdma_mqd()` in `kfd_mqd_manager.c` carves it from the
+    // kernel GTT buffer `allocate_hiq_sdma_mqd()` gets.
+    let mem = gpu
+        .user_rings
+        .as_mut()
+        .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
+        .at(s)?
+        .put(SdmaMemory::new())
+        .at(s)?;
+    let mqd = gpu
         .ring_area
         .as_mut()
         .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
+        .at(s)?
+        .put(SdmaMqd::new())
         .at(s)?;
-    let mem = area.put(SdmaMemory::new()).at(s)?;
-    let mqd = area.put(SdmaMqd::new()).at(s)?;
     let p = gpu.platform;
     let db = crate::rings::doorbell(gpu, index, s)?;
     let nbio = Nbio::for_version(gpu.ips.nbif.version.triple(), gpu.ips.nbif.bases)

@@ -325,6 +325,7 @@ fn release_memory(gpu: &mut Gpu<'_>) -> Outcome {
     let had_user = gpu.user.take().is_some();
     gpu.user_vram = None;
     gpu.ring_area = None;
+    gpu.user_rings = None;
     Outcome::Done(alloc::format!(
         "{}; the DMA region goes back with the platform",
         if had_user {

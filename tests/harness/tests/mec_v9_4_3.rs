@@ -95,6 +95,8 @@ struct Rig {
     host: &'static HostClock,
     pause: PauseFn,
     area: DeviceArena<'static>,
+    /// The user queue's part (its ring, pointers, EOP, signal).
+    uarea: DeviceArena<'static>,
     doorbells: DoorbellAperture,
 }
 
@@ -119,7 +121,7 @@ impl Rig {
     }
 
     fn queue(&mut self) -> UserQueueV9<'static, &'static HostClock, PauseFn> {
-        v9::place_queue(&mut self.area, &self.doorbells, self.n).unwrap()
+        v9::place_queue(&mut self.area, &mut self.uarea, &self.doorbells, self.n).unwrap()
     }
 
     /// Services the model up to `turns` times or until the signal is 0.
@@ -181,7 +183,14 @@ fn rig(n: usize, halted: &[usize]) -> Rig {
     let doorbells = unsafe { DoorbellAperture::new(NonNull::new(page as *mut u8).unwrap(), len) };
     // SAFETY: the leaked arena, reached at device address = host address
     // by the model's DMA windows and identity translation.
-    let area = unsafe { DeviceArena::new(NonNull::new(base as *mut u8).unwrap(), ARENA_BYTES) };
+    let area = unsafe { DeviceArena::new(NonNull::new(base as *mut u8).unwrap(), ARENA_BYTES / 2) };
+    // SAFETY: the arena's second half, as above; the first half is `area`.
+    let uarea = unsafe {
+        DeviceArena::new(
+            NonNull::new((base as *mut u8).add(ARENA_BYTES / 2)).unwrap(),
+            ARENA_BYTES / 2,
+        )
+    };
     Rig {
         n,
         mec,
@@ -190,6 +199,7 @@ fn rig(n: usize, halted: &[usize]) -> Rig {
         host,
         pause: PauseFn(mec, clock),
         area,
+        uarea,
         doorbells,
     }
 }

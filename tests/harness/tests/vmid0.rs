@@ -71,17 +71,29 @@ fn check(part: barebell_model::Part, gart_start: u64) {
         v.default_page
     );
     // The process tables (a user context, start 0), rooted at the
-    // physical address the layout reports, map the ring area at VA =
-    // host address.
+    // physical address the layout reports, refuse the ring area's first
+    // part, the driver's (KFD maps no MQD or kernel ring into a process
+    // VM: issue 32 item 2), and map its user part at VA = host address.
+    let r = gpu.translate(layout.process_root, ring_va + 0x40, Access::Read);
+    assert!(
+        r.is_err(),
+        "{name}: driver part in the process tables: {r:?}"
+    );
+    let (urings, ulen) = layout.user_rings;
+    assert!(
+        urings > ring_va && ulen > 0,
+        "{name}: {:?}",
+        layout.user_rings
+    );
     let host = gpu
-        .translate(layout.process_root, ring_va + 0x40, Access::Read)
+        .translate(layout.process_root, urings + 0x40, Access::Read)
         .unwrap_or_else(|e| {
             panic!(
                 "{name}: process tables at {:#x}: {e:?}",
                 layout.process_root
             )
         });
-    assert_eq!(host, ring_va + 0x40, "{name}");
+    assert_eq!(host, urings + 0x40, "{name}");
     // The user memory: the DMA region's last `Options::user_memory` bytes
     // (the default, 1 MiB), after the ring area, in the process tables
     // only, readable, writeable and executable (KFD's flags for a user's
@@ -102,7 +114,7 @@ fn check(part: barebell_model::Part, gart_start: u64) {
         assert_eq!(host, user_va + off, "{name}");
     }
     let e = gpu
-        .translate(layout.process_root, ring_va + 0x40, Access::Execute)
+        .translate(layout.process_root, urings + 0x40, Access::Execute)
         .unwrap_err();
     assert_eq!(
         e.reason,
