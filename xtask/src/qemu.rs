@@ -1061,7 +1061,11 @@ fn same_as_host(
             ca.0 == cb.0 && (ca.1.is_none() || cb.1.is_none() || ca.1 == cb.1)
         };
         ensure!(
-            frames.len() == h.trace.len() && frames.iter().zip(&h.trace).all(|(a, b)| same(a, b.as_str())),
+            frames.len() == h.trace.len()
+                && frames
+                    .iter()
+                    .zip(&h.trace)
+                    .all(|(a, b)| same(a, b.as_str())),
             "{part} {m}: trace differs from the host's: {}",
             first_difference(&frames, &h.trace)
         );
