@@ -39,7 +39,10 @@ fn up<'g>(gpu: &'g VirtualGpu, mapping: Mapping) -> barebell_bringup::Gpu<'g> {
 /// Completion signals in the ring area (device-visible in VMID0 and the
 /// process tables).
 fn signals<'p>(g: &mut barebell_bringup::Gpu<'p>, n: usize) -> Vec<&'p SignalMemory> {
-    let area = g.ring_area.as_mut().unwrap();
+    // Completion signals are the user's: in the ring area's user part,
+    // which the queue's page tables map (the driver part is VMID0 only,
+    // and the CP writes a user queue's signal through the queue's VMID).
+    let area = g.user_rings.as_mut().unwrap();
     (0..n)
         .map(|_| area.put(SignalMemory::new(1)).unwrap().get())
         .collect()
