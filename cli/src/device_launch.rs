@@ -161,17 +161,6 @@ pub fn device_error(device: &Device) -> Option<String> {
     }
 }
 
-/// The model device's shader engines stop a dispatch when a stop signal
-/// arrives or the kernel's wall-clock bound runs out.
-pub fn install_stop_hook(device: &Device) {
-    let hook = barebell_isa::launch::StopHook(Some(crate::stop::kernel_should_stop));
-    match device {
-        Device::Model(m) => m.mec().cp().shader.stop = hook,
-        Device::Model9(m) => m.mec().cp().shader.stop = hook,
-        Device::Hw(_) => {}
-    }
-}
-
 /// The model's running per-XCC workgroup totals (`Shader::xcc_workgroups`)
 /// and how many XCCs run a dispatch, on a GC 9.4.3 model; `None` elsewhere.
 pub fn xcc_totals(device: &Device) -> Option<([u64; barebell_model::wave::MAX_XCCS], u32)> {

@@ -163,8 +163,19 @@ pub fn model(part: PartArg, fw: &FirmwareDir, seed: u64) -> Result<VirtualGpu, S
 /// signal arrives or a kernel's wall-clock bound runs out.
 pub fn open(t: &TargetArgs, fw: &FirmwareDir, seed: u64) -> Result<Device, String> {
     let d = open_device(t, fw, seed)?;
-    crate::device_launch::install_stop_hook(&d);
+    install_stop_hook(&d);
     Ok(d)
+}
+
+/// The model device's shader engines stop a dispatch when a stop signal
+/// arrives or the kernel's wall-clock bound runs out.
+pub fn install_stop_hook(device: &Device) {
+    let hook = barebell_isa::launch::StopHook(Some(crate::stop::kernel_should_stop));
+    match device {
+        Device::Model(m) => m.mec().cp().shader.stop = hook,
+        Device::Model9(m) => m.mec().cp().shader.stop = hook,
+        Device::Hw(_) => {}
+    }
 }
 
 fn open_device(t: &TargetArgs, fw: &FirmwareDir, seed: u64) -> Result<Device, String> {
