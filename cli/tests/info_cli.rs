@@ -4,20 +4,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 use serde_json::Value;
-use std::process::Command;
 
-fn barebell(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "barebell {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+mod common;
+use common::barebell_ok as barebell;
 
 #[test]
 fn every_part_reports_its_isa_xccs_vram_and_firmware() {

@@ -3,20 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 use std::path::Path;
-use std::process::Command;
 
-fn barebell(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "barebell {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+mod common;
+use common::barebell_ok as barebell;
 
 /// (accesses, unnamed) from the `trace:` line.
 fn counts(out: &str) -> (u64, u64) {
