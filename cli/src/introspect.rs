@@ -349,6 +349,31 @@ pub enum RingCmd {
     },
 }
 
+#[derive(Subcommand, Debug, Clone)]
+pub enum VmCmd {
+    /// Walk a VA through a VMID's page tables as the hub's context
+    /// registers and the tables in memory give it: every entry read, and
+    /// the physical address or where the walk stopped.
+    Walk {
+        /// The virtual address, decimal or 0x hex.
+        va: String,
+        /// The VM context (0: the driver's; the bring-up's user queue runs
+        /// in the process VMID `queue dump` shows).
+        #[arg(long, default_value_t = 0)]
+        vmid: u8,
+        /// gfx: the GFXHUB (CP, shaders, MES); mm: the MMHUB (SDMA).
+        #[arg(long, value_enum, default_value = "gfx")]
+        hub: crate::vm_walk::Hub,
+        /// The XCC whose GFXHUB, or the AID whose MMHUB (GC 9.4.3 parts).
+        #[arg(long, default_value_t = 0)]
+        instance: u8,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        device: DeviceArgs,
+    },
+}
+
 /// One introspection command.
 #[derive(Subcommand, Debug, Clone)]
 pub enum Intro {
@@ -367,6 +392,11 @@ pub enum Intro {
         #[command(subcommand)]
         cmd: RingCmd,
     },
+    /// Look at GPU virtual memory: page-table walks.
+    Vm {
+        #[command(subcommand)]
+        cmd: VmCmd,
+    },
 }
 
 impl Intro {
@@ -384,6 +414,9 @@ impl Intro {
             }
             | Intro::Ring {
                 cmd: RingCmd::Decode { device, .. },
+            }
+            | Intro::Vm {
+                cmd: VmCmd::Walk { device, .. },
             } => device,
         }
     }
@@ -450,6 +483,12 @@ fn run_inner(cmd: &Intro) -> R<String> {
             Intro::Ring { .. } => {
                 return Err(IntroError::Unverified {
                     what: "ring decode --queue",
+                    hw,
+                });
+            }
+            Intro::Vm { .. } => {
+                return Err(IntroError::Unverified {
+                    what: "vm walk",
                     hw,
                 });
             }
@@ -685,6 +724,31 @@ pub fn exec(cmd: &Intro, ctx: &Ctx<'_, '_>) -> R<String> {
                 });
             }
             ring_from_queue(ctx, queue.as_deref().unwrap_or("user"), *format, *json)
+        }
+        Intro::Vm {
+            cmd:
+                VmCmd::Walk {
+                    va,
+                    vmid,
+                    hub,
+                    instance,
+                    json,
+                    ..
+                },
+        } => {
+            if let Some(hw) = ctx.hw {
+                return Err(IntroError::Unverified {
+                    what: "vm walk",
+                    hw,
+                });
+            }
+            let r = crate::vm_walk::Request {
+                hub: *hub,
+                vmid: *vmid,
+                va: parse_value(va)?,
+                instance: *instance,
+            };
+            crate::vm_walk::run(ctx.gpu, &r, *json).map_err(|text| IntroError::Usage { text })
         }
     }
 }

@@ -25,6 +25,8 @@ mod stop;
 mod target;
 mod trace_diff;
 mod vector_add;
+mod vm_walk;
+mod wave_dump;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -69,6 +69,13 @@ pub struct RunArgs {
     /// brought-up device torn down.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
     timeout_s: u64,
+    /// Print a wave's registers from the model's interpreter (SGPRs,
+    /// VGPRs, PC, EXEC, VCC, M0): `fault` for the wave that faults or
+    /// hangs the kernel, or `X[,Y[,Z]]/W` for wave W of workgroup
+    /// (X, Y, Z) when it ends (`3/0`), and the faulting wave as well.
+    /// The model only.
+    #[arg(long, value_name = "WHICH", value_parser = crate::wave_dump::parse)]
+    wave_dump: Option<crate::wave_dump::Which>,
     /// The device: the model (default, with --part) or a GPU through the
     /// same bring-up and launch code (UNVERIFIED ON HARDWARE: never run on
     /// a GPU).
@@ -116,14 +123,19 @@ pub struct Outcome {
     /// Workgroups each XCC ran in this dispatch, on a GC 9.4.3 part (the
     /// model's counts; none on a GPU or a single-XCC part).
     pub xcc_workgroups: Option<Vec<u64>>,
+    /// The watched wave's state at its end (`--wave-dump X/W`).
+    pub wave: Option<barebell_isa::dump::WaveDump>,
 }
 
 /// Loads, checks, launches and waits. `bytes` are the code object's.
+/// With `dump`, a failure's text ends with the stopped wave's registers
+/// and the outcome carries the watched wave's.
 pub fn launch_job(
     job: &Job,
     bytes: &[u8],
     part: PartArg,
     seed: u64,
+    dump: Option<crate::wave_dump::Which>,
 ) -> Result<(Outcome, LoadedCode), String> {
     // The buffers' initial bytes and their device copies.
     crate::hostmem::ensure_available(job.total_bytes().saturating_mul(2), "this job's buffers")?;
@@ -165,6 +177,11 @@ pub fn launch_job(
     };
     let clock = StdClock::default();
     let xcc_before = s.model.shader.xcc_workgroups;
+    s.model.shader.watch = dump.and_then(crate::wave_dump::Which::watch);
+    let with_dump = |e: String, d: &barebell_isa::launch::Dumps| match dump {
+        Some(w) => e + &crate::wave_dump::after_error(w, d),
+        None => e,
+    };
     let launched = Instant::now();
     let done = launch(
         &s.queue.queue,
@@ -181,11 +198,15 @@ pub fn launch_job(
     let steps = s.model.run_until_idle(MAX_STEPS);
     let end = Instant::now();
     if let Some(e) = s.model.errors().first() {
-        return Err(format!("the device reported: {e}"));
+        return Err(with_dump(
+            format!("the device reported: {e}"),
+            &s.model.shader.dumps,
+        ));
     }
     if steps.is_none() || !done.is_done() {
-        return Err(format!(
-            "the dispatch did not complete within {MAX_STEPS} CP steps"
+        return Err(with_dump(
+            format!("the dispatch did not complete within {MAX_STEPS} CP steps"),
+            &s.model.shader.dumps,
         ));
     }
     let ns = |d: std::time::Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
@@ -205,6 +226,7 @@ pub fn launch_job(
             buffers,
             stats,
             xcc_workgroups,
+            wave: s.model.shader.dumps.watched.take(),
         },
         code,
     ))
@@ -236,7 +258,17 @@ fn run_on_device(
     let device = crate::target::open(&a.target, &fw, a.seed)?;
     let r = (|| {
         let mut b = device_launch::bring_up(&device, &fw, mapping, &crate::stop::Cancellable)?;
+        crate::wave_dump::set_watch(
+            &device,
+            a.wave_dump.and_then(crate::wave_dump::Which::watch),
+        );
         let out = device_launch::run_job(&device, &mut b, job, bytes);
+        let dumps = crate::wave_dump::dumps(&device).unwrap_or_default();
+        let out = match (out, a.wave_dump) {
+            (Err(e), Some(w)) => Err(e + &crate::wave_dump::after_error(w, &dumps)),
+            (out, _) => out,
+        };
+        let wave = dumps.watched;
         let vmid = b.queue.mapping.vmid;
         // The device torn down whether the job ran or not (issue 20:
         // every exit).
@@ -248,7 +280,7 @@ fn run_on_device(
             (Ok(_), Err(t)) => return Err(t),
             (Err(e), Err(t)) => return Err(format!("{e}\n{t}")),
         };
-        Ok::<_, String>((out, vmid))
+        Ok::<_, String>((out, vmid, wave))
     })();
     let what = format!(
         "{} ({} mapping{})",
@@ -258,7 +290,7 @@ fn run_on_device(
         },
         mapping.name(),
         r.as_ref()
-            .map(|(_, v)| match mapping {
+            .map(|(_, v, _)| match mapping {
                 // MES picks the VMID and does not say which; the mapping's
                 // number is the process key the runtime gave it.
                 Mapping::Mes => ", VMID picked by MES".to_string(),
@@ -270,7 +302,7 @@ fn run_on_device(
             .unwrap_or_default()
     );
     device.finish(false);
-    let (o, _) = r?;
+    let (o, _, wave) = r?;
     Ok((
         Outcome {
             dispatch_ns: o.dispatch_ns,
@@ -278,6 +310,7 @@ fn run_on_device(
             buffers: o.buffers,
             stats: o.stats.unwrap_or_default(),
             xcc_workgroups: o.xcc_workgroups,
+            wave,
         },
         format!("{what}: user queue brought up and mapped, memory in its page tables"),
     ))
@@ -329,6 +362,18 @@ fn run_inner(a: &RunArgs) -> Result<(), String> {
     if let Some(hint) = job.grid_hint() {
         eprintln!("warning: {hint}");
     }
+    if let Some(w) = a.wave_dump {
+        // Refused before any device is opened.
+        if a.target.hardware().is_some() {
+            return Err(crate::wave_dump::ON_GPU.to_string());
+        }
+        let co = barebell_kernel::loader::CodeObject::parse(&bytes)
+            .map_err(|e| format!("code object: {e}"))?;
+        let k = co
+            .kernel(&job.kernel)
+            .map_err(|e| format!("kernel {}: {e}", job.kernel))?;
+        crate::wave_dump::check(w, &job, k.meta.wavefront_size)?;
+    }
     crate::stop::set_kernel_bound(std::time::Duration::from_secs(a.timeout_s));
     let bounded = |e: String| {
         if crate::stop::kernel_bound_ran_out() {
@@ -343,7 +388,8 @@ fn run_inner(a: &RunArgs) -> Result<(), String> {
     let (out, target) = match mapping {
         Some(m) => run_on_device(a, m, &job, &bytes).map_err(bounded)?,
         None => {
-            let (out, _code) = launch_job(&job, &bytes, a.target.part, a.seed).map_err(bounded)?;
+            let (out, _code) =
+                launch_job(&job, &bytes, a.target.part, a.seed, a.wave_dump).map_err(bounded)?;
             let t = format!(
                 "the model {} (CP model, queue bound directly)",
                 a.target.part.name()
@@ -369,8 +415,13 @@ fn run_inner(a: &RunArgs) -> Result<(), String> {
             .as_ref()
             .map(|v| format!(", \"xcc_workgroups\": {}", Value::from(v.clone())))
             .unwrap_or_default();
+        let wave = out
+            .wave
+            .as_ref()
+            .map(|w| format!(", \"wave_dump\": {}", crate::wave_dump::to_json(w)))
+            .unwrap_or_default();
         println!(
-            "{{\"kernel\": {}, \"buffers\": {}, \"dispatch_ns\": {}{xccs}}}",
+            "{{\"kernel\": {}, \"buffers\": {}, \"dispatch_ns\": {}{xccs}{wave}}}",
             Value::from(job.kernel.clone()),
             Value::Object(buffers),
             out.dispatch_ns
@@ -419,6 +470,9 @@ fn run_inner(a: &RunArgs) -> Result<(), String> {
             shown.join(", "),
             if count > SHOWN { ", ..." } else { "" }
         );
+    }
+    if let Some(w) = &out.wave {
+        print!("{w}");
     }
     Ok(())
 }

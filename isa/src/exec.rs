@@ -37,6 +37,20 @@ pub enum ExecError {
     },
 }
 
+impl ExecError {
+    /// The address of the instruction that failed.
+    pub fn pc(&self) -> u64 {
+        match self {
+            ExecError::Unimplemented { pc, .. }
+            | ExecError::Illegal { pc, .. }
+            | ExecError::Fault { pc, .. }
+            | ExecError::LdsOutOfRange { pc, .. }
+            | ExecError::ScratchOutOfRange { pc, .. }
+            | ExecError::RegisterOutOfRange { pc, .. } => *pc,
+        }
+    }
+}
+
 impl core::fmt::Display for ExecError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
@@ -99,6 +113,11 @@ pub struct Wave {
     pub scratch_per_lane: u32,
     pub counters: Counters,
     pub done: bool,
+    /// The scalar operand that reads as zero and drops writes: NULL (124)
+    /// from gfx10; gfx9 has none, its 124 is M0 (AMDGPUUsage's operand
+    /// tables; `SIRegisterInfo.td` gives M0 encoding 124 on gfx9 and 125
+    /// on gfx10+, where SGPR_NULL takes 124).
+    pub null: Option<u32>,
 }
 
 /// Aperture bases the model reports through `src_shared_base` /
@@ -121,7 +140,15 @@ impl Wave {
             scratch_per_lane,
             counters: Counters::default(),
             done: false,
+            null: Some(124),
         }
+    }
+
+    /// The wave for `target`: gfx9 keeps M0 in operand 124 and has no
+    /// NULL operand.
+    pub fn for_target(mut self, target: crate::inst::Target) -> Wave {
+        self.null = if target.is_gfx9() { None } else { Some(124) };
+        self
     }
 
     pub fn exec(&self) -> u64 {
@@ -150,7 +177,7 @@ impl Wave {
     }
     fn set_mask_at(&mut self, r: u32, m: u64) {
         let r = r as usize & 127;
-        if r == 124 {
+        if self.null == Some(r as u32) {
             return;
         }
         self.s[r] = m as u32;
@@ -159,7 +186,7 @@ impl Wave {
         }
     }
     fn sset(&mut self, r: u32, v: u32) {
-        if r < 128 && r != 124 {
+        if r < 128 && self.null != Some(r) {
             self.s[r as usize] = v;
         }
     }

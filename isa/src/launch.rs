@@ -17,6 +17,7 @@
 //! modelled); the private segment buffer descriptor and flat scratch init
 //! SGPRs hold zero; dynamic LDS is the packet's group segment size.
 
+use crate::dump::{DumpReason, WaveDump, WaveId};
 use crate::exec::{ExecError, Flow, Interp, Shared, Wave};
 use crate::inst::{Syntax, Target};
 use crate::kd::{KD_SIZE, KernelDescriptor};
@@ -58,6 +59,18 @@ pub struct LaunchConfig {
     /// dispatch with [`LaunchError::Stopped`] (a host's wall-clock bound
     /// or a stop signal; the instruction bound stays the model's own).
     pub stop: StopHook,
+    /// A wave whose state [`launch_dump`] copies out when it ends.
+    pub watch: Option<WaveId>,
+}
+
+/// The wave states [`launch_dump`] took.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dumps {
+    /// The watched wave at its `s_endpgm` ([`LaunchConfig::watch`]).
+    pub watched: Option<WaveDump>,
+    /// The wave that stopped the dispatch (a fault), or that was running
+    /// when the instruction bound or the host stopped it.
+    pub stopped: Option<WaveDump>,
 }
 
 /// A function the interpreter asks whether to stop the dispatch. Not
@@ -134,6 +147,7 @@ impl LaunchConfig {
             resident_workgroups: 4,
             share: Share::ALL,
             stop: StopHook::NONE,
+            watch: None,
         }
     }
 }
@@ -233,6 +247,18 @@ pub fn launch<M: Memory>(
     mem: &mut M,
     cfg: &LaunchConfig,
     d: &Dispatch,
+) -> Result<Stats, LaunchError> {
+    launch_dump(mem, cfg, d, &mut Dumps::default())
+}
+
+/// [`launch`], copying wave states into `dumps`: the wave that stopped
+/// the dispatch, and the watched one ([`LaunchConfig::watch`]) when it
+/// ends.
+pub fn launch_dump<M: Memory>(
+    mem: &mut M,
+    cfg: &LaunchConfig,
+    d: &Dispatch,
+    dumps: &mut Dumps,
 ) -> Result<Stats, LaunchError> {
     let mut kb = [0u8; KD_SIZE];
     mem.read(d.kernel_object, &mut kb)
@@ -343,6 +369,11 @@ pub fn launch<M: Memory>(
             target: cfg.target,
         };
         let w = &mut waves[wi];
+        let here = WaveId {
+            workgroup: *id,
+            wave: wi as u32,
+        };
+        let dump = |w: &Wave, reason, pc| Some(WaveDump::take(cfg.target, w, here, reason, pc));
         for _ in 0..quantum {
             match interp.step(w, &mut sh) {
                 Ok(Flow::Next) => {}
@@ -350,8 +381,14 @@ pub fn launch<M: Memory>(
                     at_barrier[wi] = true;
                     break;
                 }
-                Ok(Flow::End) => break,
+                Ok(Flow::End) => {
+                    if cfg.watch == Some(here) {
+                        dumps.watched = dump(w, DumpReason::Ended, w.pc);
+                    }
+                    break;
+                }
                 Err(error) => {
+                    dumps.stopped = dump(w, DumpReason::Faulted, error.pc());
                     return Err(LaunchError::Wave {
                         workgroup: *id,
                         wave: wi as u32,
@@ -361,11 +398,13 @@ pub fn launch<M: Memory>(
             }
         }
         if interp.instructions > cfg.max_instructions {
+            dumps.stopped = dump(w, DumpReason::Timeout, w.pc);
             return Err(LaunchError::Timeout {
                 instructions: interp.instructions,
             });
         }
         if cfg.stop.asks() {
+            dumps.stopped = dump(w, DumpReason::Stopped, w.pc);
             return Err(LaunchError::Stopped {
                 instructions: interp.instructions,
             });
@@ -404,7 +443,7 @@ fn make_group(
     let nwaves = lanes.div_ceil(wave_size);
     let mut waves = Vec::with_capacity(nwaves as usize);
     for wv in 0..nwaves {
-        let mut w = Wave::new(wave_size, nvgpr, scratch);
+        let mut w = Wave::new(wave_size, nvgpr, scratch).for_target(target);
         w.pc = entry;
         // user SGPRs
         let mut s = 0usize;

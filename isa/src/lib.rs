@@ -27,6 +27,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod decode;
+pub mod dump;
 pub mod exec;
 pub mod image;
 pub mod inst;

@@ -132,6 +132,13 @@ pub trait XccTranslate: Send + Sync {
     fn generation(&self) -> u64 {
         0
     }
+    /// The scheduler bound a process to `vmid`: the CP firmware writes
+    /// MAP_PROCESS's `vm_context_page_table_base_addr` (as KFD sends it,
+    /// `pm_map_process_v9()`, valid bit included) into the VMID's
+    /// `VM_CONTEXTn_PAGE_TABLE_BASE_ADDR_LO32/HI32` on every XCC's GFXHUB;
+    /// KFD under the HWS never writes them itself (only
+    /// `*_setup_vmid_config()`'s CNTL, START and END at init).
+    fn bind_process(&self, _vmid: u8, _page_table_base: u64) {}
 }
 
 /// Device address = host address in every space: a rig convention (the
@@ -1247,6 +1254,11 @@ impl MecV943 {
         }
         let done = hws.service(&self.dma);
         let procs = hws.processes();
+        for p in &procs {
+            if let Some(v) = p.vmid {
+                self.mem.bind_process(v, p.page_table_base);
+            }
+        }
         *self.spaces.lock() = procs
             .iter()
             .filter_map(|p| Some((p.vmid?, p.page_table_base)))
@@ -1287,7 +1299,7 @@ impl MecV943 {
                         .get_mut(x)
                         .map(|e| e.hqds.entry(HWS_SLOT).or_default())
                 {
-                    h.window = m.hqd;
+                    h.window = m.hqd.loaded_for(r.vmid);
                     h.active = true;
                 }
                 // Logged; the HWS reports nothing to its driver.

@@ -988,6 +988,17 @@ impl XccTranslate for Xlate {
     fn generation(&self) -> u64 {
         self.gfxhubs.iter().map(|h| u64::from(h.requests())).sum()
     }
+
+    fn bind_process(&self, vmid: u8, page_table_base: u64) {
+        if !(1..=15).contains(&vmid) {
+            return;
+        }
+        for h in &self.gfxhubs {
+            let lo = h.offsets.ctx0_base_lo + u32::from(vmid) * crate::hub_v9::CTX_ADDR_DISTANCE;
+            h.set_device_reg(lo, page_table_base as u32);
+            h.set_device_reg(lo + 1, (page_table_base >> 32) as u32);
+        }
+    }
 }
 
 /// What SDMA 4.4.2 instance `instance` reaches the device through: the

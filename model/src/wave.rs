@@ -43,7 +43,7 @@ use barebell_facts::Fact;
 use barebell_isa::Target;
 use barebell_isa::exec::ExecError;
 use barebell_isa::kd::{KD_SIZE, KernelDescriptor};
-use barebell_isa::launch::{Dispatch, LaunchConfig, LaunchError, Share, Stats, launch};
+use barebell_isa::launch::{Dispatch, LaunchConfig, LaunchError, Share, Stats, launch_dump};
 use barebell_isa::mem::{MemFault, Memory};
 
 /// Offsets in `hsa_kernel_dispatch_packet_t` (HSA, ROCR `hsa.h`).
@@ -563,7 +563,7 @@ pub fn decode_packet(
 }
 
 /// The shader engines' settings and counters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shader {
     /// The ISA the waves run (the part's GC generation).
     pub target: Target,
@@ -576,6 +576,13 @@ pub struct Shader {
     /// ([`barebell_isa::launch::StopHook`]): a wall-clock bound or a stop
     /// signal ends the dispatch with [`KernelFault::Stopped`].
     pub stop: barebell_isa::launch::StopHook,
+    /// A wave whose state the next dispatches copy out when it ends
+    /// (into [`Shader::dumps`]).
+    pub watch: Option<barebell_isa::dump::WaveId>,
+    /// The last dispatch's wave states: the watched wave's, and the state
+    /// of the wave that faulted or was running when the dispatch was
+    /// stopped (the interpreter's registers; a GPU's come from the SQ).
+    pub dumps: barebell_isa::launch::Dumps,
     /// Dispatches run and their counts, summed.
     pub dispatches: u64,
     pub totals: Stats,
@@ -607,6 +614,8 @@ impl Shader {
             seed,
             max_instructions: LaunchConfig::new(Target::Gfx1100).max_instructions,
             stop: barebell_isa::launch::StopHook::NONE,
+            watch: None,
+            dumps: barebell_isa::launch::Dumps::default(),
             dispatches: 0,
             totals: Stats::default(),
             last: Stats::default(),
@@ -644,12 +653,14 @@ impl Shader {
         }
         let parts = self.xccs.clamp(1, MAX_XCCS as u32);
         let mut s = Stats::default();
+        self.dumps = barebell_isa::launch::Dumps::default();
         for index in 0..parts {
             let cfg = LaunchConfig {
                 target: self.target,
                 seed: self.seed ^ self.dispatches ^ u64::from(index) << 48,
                 max_instructions: self.max_instructions,
                 stop: self.stop,
+                watch: self.watch,
                 share: Share {
                     parts,
                     index,
@@ -657,7 +668,8 @@ impl Shader {
                 },
                 ..LaunchConfig::new(self.target)
             };
-            let x = launch(&mut mem, &cfg, d).map_err(|e| with_vm(KernelFault::from(e), &mem))?;
+            let x = launch_dump(&mut mem, &cfg, d, &mut self.dumps)
+                .map_err(|e| with_vm(KernelFault::from(e), &mem))?;
             if let Some(n) = self.xcc_workgroups.get_mut(index as usize) {
                 *n += x.workgroups;
             }

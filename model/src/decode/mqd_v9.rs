@@ -284,6 +284,25 @@ impl core::fmt::Display for MqdV9Fault {
 pub struct HqdV9(pub [u32; WINDOW_DWORDS]);
 
 impl HqdV9 {
+    /// The window as the scheduler firmware loads it for a queue of the
+    /// process it mapped to `vmid`: KFD's MQD under the HWS leaves
+    /// `cp_hqd_vmid` 0 and DOORBELL_EN clear (`init_mqd()` and
+    /// `update_mqd()` in `kfd_mqd_manager_v9.c`; MAP_QUEUES carries no
+    /// VMID, the queue runs in the VMID MAP_PROCESS gave its process,
+    /// `pm_map_process_v9()`), and a driver's own HQD load sets
+    /// DOORBELL_EN as it loads (`kgd_gfx_v9_hqd_load()`). That the
+    /// firmware's load does both in the HQD registers is the model's
+    /// reading: the queue could not run in its process or ring otherwise.
+    pub fn loaded_for(mut self, vmid: u8) -> Self {
+        if let Some(v) = self.0.get_mut(dw::HQD_VMID - WINDOW_FIRST) {
+            *v = (*v & !VMID.mask()) | (u32::from(vmid) & VMID.mask());
+        }
+        if let Some(d) = self.0.get_mut(dw::PQ_DOORBELL_CONTROL - WINDOW_FIRST) {
+            *d |= DOORBELL_EN.mask();
+        }
+        self
+    }
+
     fn at(&self, mqd_dword: usize) -> u32 {
         self.0
             .get(mqd_dword.wrapping_sub(WINDOW_FIRST))

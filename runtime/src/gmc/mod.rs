@@ -8,3 +8,4 @@ pub mod hub;
 pub mod layout;
 pub mod pagetable;
 pub mod pte_v9;
+pub mod walk;
