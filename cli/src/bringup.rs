@@ -293,7 +293,7 @@ fn bring_up(args: &BringupArgs) -> Result<(), String> {
         barebell_bringup::run(platform, &fw, &opts, sink).map(|mut gpu| {
             if args.shell && stop_signal().is_none() {
                 out!(
-                    "shell: {} brought up to {}; commands: regs read|write, queue dump, ring decode, help, quit",
+                    "shell: {} brought up to {}; commands: regs read|write, queue dump, ring decode, vm walk, help, quit",
                     device.name(),
                     gpu.reached
                 );

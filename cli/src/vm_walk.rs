@@ -285,8 +285,7 @@ pub fn run(gpu: &Gpu<'_>, r: &Request, json_out: bool) -> Result<String, String>
         ctx.block_size
     );
     for e in w.entries() {
-        let _ = writeln!(
-            s,
+        let line = format!(
             "  level {} table {:#x} [{:>3}] = {:#018x}  {}",
             e.level,
             e.table,
@@ -294,6 +293,7 @@ pub fn run(gpu: &Gpu<'_>, r: &Request, json_out: bool) -> Result<String, String>
             e.raw,
             flags(format, e.raw)
         );
+        let _ = writeln!(s, "{}", line.trim_end());
     }
     match page {
         Ok((p, pl)) => {
