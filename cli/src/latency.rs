@@ -112,6 +112,10 @@ pub struct LatencyArgs {
     /// Write summary statistics as JSON.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// No progress line on stderr (shown otherwise when stderr is a
+    /// terminal and the run has lasted 2 s).
+    #[arg(long)]
+    quiet: bool,
     /// Write every iteration's phase durations as CSV.
     #[arg(long)]
     csv: Option<PathBuf>,
@@ -498,16 +502,49 @@ fn run_target(
                 let p =
                     BarrierPacket::new(BarrierKind::And, &[], t.signal.handle(), Fences::SYSTEM)
                         .map_err(|e| e.to_string())?;
-                measure_twice(t, &p, scale, params, &mut warm, &mut samples)
+                measure_twice(
+                    t,
+                    &p,
+                    scale,
+                    params,
+                    &mut warm,
+                    &mut samples,
+                    Chunking {
+                        len: CHUNK,
+                        quiet: a.quiet,
+                    },
+                )
             }
-            Work::Kernel(p) => measure_twice(t, &p, scale, params, &mut warm, &mut samples),
+            Work::Kernel(p) => measure_twice(
+                t,
+                &p,
+                scale,
+                params,
+                &mut warm,
+                &mut samples,
+                Chunking {
+                    len: KERNEL_CHUNK,
+                    quiet: a.quiet,
+                },
+            ),
             Work::ModelKernel => {
                 let p = Dispatch::linear(64, 64, target::KERNEL_OBJECT, 0)
                     .signal(t.signal.handle())
                     .fences(Fences::SYSTEM)
                     .packet()
                     .map_err(|e| e.to_string())?;
-                measure_twice(t, &p, scale, params, &mut warm, &mut samples)
+                measure_twice(
+                    t,
+                    &p,
+                    scale,
+                    params,
+                    &mut warm,
+                    &mut samples,
+                    Chunking {
+                        len: CHUNK,
+                        quiet: a.quiet,
+                    },
+                )
             }
         };
         anchors.1 = tsc::anchor(monotonic_raw_ns, ANCHOR_TRIES);
@@ -641,9 +678,21 @@ fn run_target(
 /// measured window) the command looks for a stop signal, so SIGINT and
 /// SIGTERM end a long run within a few milliseconds, not at its end.
 const CHUNK: usize = 4096;
+/// The same for kernel dispatches, each of which can take milliseconds in
+/// the model's interpreter (`--kernel vadd`: about 1.5 ms).
+const KERNEL_CHUNK: usize = 64;
 
-/// The warm-up loop, then the measured one, each in chunks of [`CHUNK`];
-/// a stop signal between chunks ends the run with `interrupted by SIG`.
+/// How the measured loops are cut: iterations per chunk, and whether the
+/// progress line is off.
+#[derive(Clone, Copy)]
+struct Chunking {
+    len: usize,
+    quiet: bool,
+}
+
+/// The warm-up loop, then the measured one, each in chunks of
+/// [`CHUNK`] (or [`KERNEL_CHUNK`]); a stop signal between chunks ends the
+/// run with `interrupted by SIG`, and the progress line moves there.
 fn measure_twice<P: Packet>(
     target: &target::Target<'_>,
     packet: &P,
@@ -651,10 +700,19 @@ fn measure_twice<P: Packet>(
     params: Params,
     warm: &mut [Sample],
     samples: &mut [Sample],
+    chunking: Chunking,
 ) -> Result<(), String> {
+    let Chunking {
+        len: chunk_len,
+        quiet,
+    } = chunking;
     let mut first = 0u64;
-    for part in [warm, samples] {
-        for chunk in part.chunks_mut(CHUNK) {
+    let total = (warm.len() + samples.len()) as u64;
+    // Drawn between chunks only, outside every measured window.
+    let mut progress = crate::progress::Progress::passive("latency", Some(total), quiet);
+    for (name, part) in [("warm-up", warm), ("measured", samples)] {
+        progress.message(name);
+        for chunk in part.chunks_mut(chunk_len) {
             if let Some(sig) = crate::stop::requested() {
                 return Err(format!("interrupted by {sig}"));
             }
@@ -669,6 +727,7 @@ fn measure_twice<P: Packet>(
             )
             .map_err(|e| e.to_string())?;
             first += chunk.len() as u64;
+            progress.inc_by(chunk.len() as u64);
         }
     }
     Ok(())

@@ -76,6 +76,10 @@ pub struct RunArgs {
     /// The model only.
     #[arg(long, value_name = "WHICH", value_parser = crate::wave_dump::parse)]
     wave_dump: Option<crate::wave_dump::Which>,
+    /// No progress line on stderr (shown otherwise when stderr is a
+    /// terminal and the run has lasted 2 s).
+    #[arg(long)]
+    quiet: bool,
     /// The device: the model (default, with --part) or a GPU through the
     /// same bring-up and launch code (UNVERIFIED ON HARDWARE: never run on
     /// a GPU).
@@ -385,6 +389,8 @@ fn run_inner(a: &RunArgs) -> Result<(), String> {
             e
         }
     };
+    let spinner = crate::progress::Background::start("run", a.quiet);
+    spinner.message(&format!("kernel {}", job.kernel));
     let (out, target) = match mapping {
         Some(m) => run_on_device(a, m, &job, &bytes).map_err(bounded)?,
         None => {
@@ -397,6 +403,7 @@ fn run_inner(a: &RunArgs) -> Result<(), String> {
             (out, t)
         }
     };
+    drop(spinner);
     if let Some(path) = &a.perfetto {
         write_perfetto(path, &job, &target, &out)?;
     }
