@@ -216,11 +216,22 @@ pub struct Select {
     /// GRBM_GFX_CNTL.VMID (SH_MEM_* are banked per VMID).
     #[arg(long)]
     pub vmid: Option<u8>,
+    /// GRBM_GFX_INDEX.SE_INDEX: one shader engine's copy of an SE-banked
+    /// register (default: broadcast).
+    #[arg(long)]
+    pub se: Option<u8>,
+    /// GRBM_GFX_INDEX.SH_INDEX (SA_INDEX from gfx11): one shader array's
+    /// copy (default: broadcast).
+    #[arg(long)]
+    pub sh: Option<u8>,
 }
 
 impl Select {
     fn banked(&self) -> bool {
         self.me.is_some() || self.pipe.is_some() || self.queue.is_some() || self.vmid.is_some()
+    }
+    fn indexed(&self) -> bool {
+        self.se.is_some() || self.sh.is_some()
     }
 }
 
@@ -866,14 +877,70 @@ fn parse_value(s: &str) -> R<u64> {
     })
 }
 
-/// `GRBM_GFX_CNTL` of this GC, with the selection's fields set.
+/// `GRBM_GFX_CNTL` and `GRBM_GFX_INDEX` of this GC, with the selection's
+/// fields set; each register goes back to its default when dropped.
 struct Grbm<'c, 'a, 'p> {
     ctx: &'c Ctx<'a, 'p>,
-    at: usize,
+    restore: Vec<(usize, u32)>,
+}
+
+/// `value` placed in `reg`'s `field`, refused if it does not fit.
+fn put_field(reg: &RegDef, field: &str, value: u32) -> R<u32> {
+    let f = reg.field(field).ok_or(IntroError::UnknownField {
+        register: reg.name.clone(),
+        field: field.into(),
+        known: String::new(),
+    })?;
+    if value >> f.width != 0 {
+        return Err(IntroError::TooWide {
+            what: format!("{}.{field}", reg.name),
+            value: value.into(),
+            width: f.width,
+        });
+    }
+    Ok(value << f.shift)
+}
+
+/// `GRBM_GFX_INDEX` with one SE and SH/SA selected, broadcast to the
+/// rest (`gfx_v11_0_select_se_sh()`, `gfx_v9_4_3_xcc_select_se_sh()`).
+fn gfx_index(ctx: &Ctx<'_, '_>, reg: &RegDef, sel: &Select) -> R<u32> {
+    // The SH field is SA_INDEX from gfx11, SH_INDEX on gfx9.
+    let sh_name = if reg.field("SA_INDEX").is_some() {
+        "SA"
+    } else {
+        "SH"
+    };
+    if let Some(info) = ctx.gpu.ips.gc_info {
+        for (what, v, count) in [
+            ("--se", sel.se, info.num_se),
+            ("--sh", sel.sh, info.max_sh_per_se),
+        ] {
+            if let Some(v) = v
+                && u32::from(v) >= count
+            {
+                return Err(IntroError::Usage {
+                    text: format!(
+                        "{what} {v}: discovery's GC table gives {count} (0 to {})",
+                        count.saturating_sub(1)
+                    ),
+                });
+            }
+        }
+    }
+    let mut v = put_field(reg, "INSTANCE_BROADCAST_WRITES", 1)?;
+    v |= match sel.se {
+        Some(se) => put_field(reg, "SE_INDEX", se.into())?,
+        None => put_field(reg, "SE_BROADCAST_WRITES", 1)?,
+    };
+    v |= match sel.sh {
+        Some(sh) => put_field(reg, &format!("{sh_name}_INDEX"), sh.into())?,
+        None => put_field(reg, &format!("{sh_name}_BROADCAST_WRITES"), 1)?,
+    };
+    Ok(v)
 }
 
 fn grbm_select<'c, 'a, 'p>(ctx: &'c Ctx<'a, 'p>, sel: &Select) -> R<Option<Grbm<'c, 'a, 'p>>> {
-    if !sel.banked() {
+    if !sel.banked() && !sel.indexed() {
         return Ok(None);
     }
     // `soc15_grbm_select(adev, me, pipe, q, vmid, GET_INST(GC, xcc))`:
@@ -886,44 +953,54 @@ fn grbm_select<'c, 'a, 'p>(ctx: &'c Ctx<'a, 'p>, sel: &Select) -> R<Option<Grbm<
     let table = regdb::load(t).map_err(|e| IntroError::Device {
         what: e.to_string(),
     })?;
-    let reg = table
-        .get("GRBM_GFX_CNTL")
-        .ok_or(IntroError::UnknownRegister {
+    let reg = |name: &str| {
+        table.get(name).ok_or(IntroError::UnknownRegister {
             block: "GC".into(),
-            register: "GRBM_GFX_CNTL".into(),
-        })?;
-    let at = byte_offset(&gc.bases, reg)?;
-    let mut v = 0u32;
-    for (field, val) in [
-        ("MEID", sel.me),
-        ("PIPEID", sel.pipe),
-        ("QUEUEID", sel.queue),
-        ("VMID", sel.vmid),
-    ] {
-        let Some(val) = val else { continue };
-        let f = reg.field(field).ok_or(IntroError::UnknownField {
-            register: "GRBM_GFX_CNTL".into(),
-            field: field.into(),
-            known: String::new(),
-        })?;
-        if u32::from(val) >> f.width != 0 {
-            return Err(IntroError::TooWide {
-                what: format!("GRBM_GFX_CNTL.{field}"),
-                value: val.into(),
-                width: f.width,
-            });
+            register: name.into(),
+        })
+    };
+    let mut writes = Vec::new();
+    if sel.banked() {
+        let cntl = reg("GRBM_GFX_CNTL")?;
+        let mut v = 0u32;
+        for (field, val) in [
+            ("MEID", sel.me),
+            ("PIPEID", sel.pipe),
+            ("QUEUEID", sel.queue),
+            ("VMID", sel.vmid),
+        ] {
+            if let Some(val) = val {
+                v |= put_field(cntl, field, val.into())?;
+            }
         }
-        v |= u32::from(val) << f.shift;
+        // Back to ME 0 pipe 0 queue 0 VMID 0, as `soc21_grbm_select(adev,
+        // 0, 0, 0, 0)` leaves it.
+        writes.push((byte_offset(&gc.bases, cntl)?, v, 0));
     }
-    ctx.gpu.bus.write32(at, v);
-    Ok(Some(Grbm { ctx, at }))
+    if sel.indexed() {
+        let index = reg("GRBM_GFX_INDEX")?;
+        // Back to broadcast everywhere, as `*_select_se_sh(adev,
+        // 0xffffffff, 0xffffffff, 0xffffffff)` leaves it.
+        let broadcast = gfx_index(ctx, index, &Select::default())?;
+        writes.push((
+            byte_offset(&gc.bases, index)?,
+            gfx_index(ctx, index, sel)?,
+            broadcast,
+        ));
+    }
+    let mut restore = Vec::new();
+    for (at, v, back) in writes {
+        ctx.gpu.bus.write32(at, v);
+        restore.push((at, back));
+    }
+    Ok(Some(Grbm { ctx, restore }))
 }
 
 impl Drop for Grbm<'_, '_, '_> {
-    /// Back to ME 0 pipe 0 queue 0 VMID 0, as `soc21_grbm_select(adev,
-    /// 0, 0, 0, 0)` leaves it.
     fn drop(&mut self) {
-        self.ctx.gpu.bus.write32(self.at, 0);
+        for &(at, v) in self.restore.iter().rev() {
+            self.ctx.gpu.bus.write32(at, v);
+        }
     }
 }
 
@@ -934,6 +1011,8 @@ fn sel_text(sel: &Select) -> String {
         ("PIPE", sel.pipe),
         ("QUEUE", sel.queue),
         ("VMID", sel.vmid),
+        ("SE", sel.se),
+        ("SH", sel.sh),
     ] {
         if let Some(v) = v {
             let _ = write!(s, " {k} {v}");

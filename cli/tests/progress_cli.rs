@@ -67,7 +67,10 @@ fn latency_shows_progress_between_chunks() {
     assert!(shown.contains("latency ["), "no progress line:\n{shown}");
     assert!(shown.contains("/6000"), "no iteration count:\n{shown}");
     let quiet = under_pty(args, "--quiet");
-    assert!(!quiet.contains("latency ["), "progress despite --quiet:\n{quiet}");
+    assert!(
+        !quiet.contains("latency ["),
+        "progress despite --quiet:\n{quiet}"
+    );
 }
 
 /// `run` cannot step through a kernel, so a thread of its own shows a
@@ -86,7 +89,15 @@ fn a_long_kernel_shows_a_spinner() {
     .unwrap();
     let co = dir.join("spin.co");
     let ok = Command::new("clang-19")
-        .args(["-target", "amdgcn-amd-amdhsa", "-mcpu=gfx1100", "-nogpulib", "-O2", "-x", "cl"])
+        .args([
+            "-target",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx1100",
+            "-nogpulib",
+            "-O2",
+            "-x",
+            "cl",
+        ])
         .arg(&src)
         .arg("-o")
         .arg(&co)
@@ -121,5 +132,8 @@ fn a_long_kernel_shows_a_spinner() {
     assert!(shown.contains("kernel spin"), "{shown}");
     assert!(shown.contains("did not finish within 3 s"), "{shown}");
     let quiet = run("--quiet");
-    assert!(!quiet.contains("run ["), "spinner despite --quiet:\n{quiet}");
+    assert!(
+        !quiet.contains("run ["),
+        "spinner despite --quiet:\n{quiet}"
+    );
 }
