@@ -332,6 +332,6 @@ mod tests {
         let c = Context::from_registers((0x8000_0001, 0x1), (0x10, 0), (0xf_ffff, 0), 3, 0);
         assert_eq!(c.root, 0x1_8000_0000);
         assert_eq!(c.start, 0x10_000);
-        assert_eq!(c.end, 0xf_ffff_fff);
+        assert_eq!(c.end, 0xffff_ffff);
     }
 }
