@@ -12,9 +12,33 @@ use std::sync::atomic::{AtomicI32, Ordering};
 /// The signal that asked the command to stop, 0 while none has.
 static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
 
+/// What a second stop signal prints before the process ends, with a GPU
+/// whose bus mastering was cleared, and without (the model).
+const SECOND_GPU: &[u8] =
+    b"barebell: second stop signal: bus mastering cleared, exiting without the teardown\n";
+const SECOND: &[u8] = b"barebell: second stop signal: exiting without the teardown\n";
+
 extern "C" fn on_signal(sig: libc::c_int) {
-    // An atomic store is async-signal-safe.
-    STOP_SIGNAL.store(sig, Ordering::SeqCst);
+    // A second SIGINT or SIGTERM while the teardown of the first runs
+    // (or is still waited for): the user will not wait. Clear bus
+    // mastering of an opened GPU, so that it stops writing host memory,
+    // and exit at once. Only async-signal-safe calls: atomics, pread and
+    // pwrite (`barebell_pcie::emergency`), write and _exit. SIGPIPE never
+    // counts as a second request.
+    let first = STOP_SIGNAL.swap(sig, Ordering::SeqCst);
+    if first != 0 && sig != libc::SIGPIPE {
+        let msg = if barebell_pcie::emergency::clear_bus_master() {
+            SECOND_GPU
+        } else {
+            SECOND
+        };
+        // SAFETY: write(2) and _exit(2) are async-signal-safe; `msg` is a
+        // static byte string.
+        unsafe {
+            libc::write(2, msg.as_ptr().cast(), msg.len());
+            libc::_exit(128 + sig);
+        }
+    }
 }
 
 /// SIGINT, SIGTERM and SIGPIPE set [`STOP_SIGNAL`] instead of killing

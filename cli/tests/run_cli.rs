@@ -679,3 +679,46 @@ fn sigint_mid_kernel_tears_down_within_a_second() {
         "{err}"
     );
 }
+
+/// A second stop signal while the first one's teardown is still to come
+/// ends the process at once, saying so, with the status a shell reports
+/// for the second signal (on a GPU, bus mastering is cleared first:
+/// `barebell_pcie::emergency`, tested against a config-space file there).
+#[test]
+fn a_second_stop_signal_exits_at_once() {
+    let co = build("gfx1100", 5);
+    let job = spin_job(&co);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_barebell"))
+        .arg("run")
+        .arg(&job)
+        .args(["--mapping", "direct"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the kernel should still run"
+    );
+    let sent = std::time::Instant::now();
+    // Two different signals, so that the kernel cannot merge them into
+    // one pending signal. SAFETY: kill(2) on this test's own child.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(sent.elapsed() < std::time::Duration::from_secs(1), "{err}");
+    // The status is the second signal's; which of the two the kernel
+    // delivers first is its choice.
+    let code = out.status.code();
+    assert!(
+        code == Some(128 + libc::SIGTERM) || code == Some(128 + libc::SIGINT),
+        "{code:?}: {err}"
+    );
+    // The model has no bus mastering to clear, and says nothing of it.
+    assert!(
+        err.contains("second stop signal: exiting without the teardown"),
+        "{err}"
+    );
+}

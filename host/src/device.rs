@@ -192,6 +192,8 @@ pub(crate) struct Device {
 
 impl Drop for Device {
     fn drop(&mut self) {
+        // The config descriptor closes with the backend below.
+        barebell_pcie::emergency::disarm();
         let backend = self.backend.get_mut().unwrap_or_else(|e| e.into_inner());
         if let Backend::Vfio(v) = backend {
             // Nothing to do on failure: the container goes away with the
@@ -313,7 +315,12 @@ fn open_vfio(bdf: Bdf) -> Result<Device, OpenError> {
         doorbells,
         doorbell_bus,
         dma,
-        backend: std::sync::Mutex::new(Backend::Vfio(dev)),
+        backend: std::sync::Mutex::new({
+            // A second stop signal clears bus mastering through this.
+            let (fd, base) = dev.config_fd();
+            barebell_pcie::emergency::arm(fd, base);
+            Backend::Vfio(dev)
+        }),
         saved_header: std::sync::Mutex::new(None),
     })
 }
@@ -351,7 +358,12 @@ fn open_sysfs(bdf: Bdf) -> Result<Device, OpenError> {
         doorbells,
         doorbell_bus,
         dma,
-        backend: std::sync::Mutex::new(Backend::Sysfs { config: sys }),
+        backend: std::sync::Mutex::new({
+            // A second stop signal clears bus mastering through this.
+            let (fd, base) = sys.config_fd();
+            barebell_pcie::emergency::arm(fd, base);
+            Backend::Sysfs { config: sys }
+        }),
         saved_header: std::sync::Mutex::new(None),
     })
 }

@@ -37,6 +37,8 @@ pub mod caps;
 pub mod config;
 pub mod conformance;
 pub mod ecam;
+#[cfg(feature = "std")]
+pub mod emergency;
 pub mod enumerate;
 pub mod mem;
 #[cfg(feature = "std")]

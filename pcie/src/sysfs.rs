@@ -157,6 +157,13 @@ pub struct SysfsDevice {
 }
 
 impl SysfsDevice {
+    /// The descriptor of the `config` file (config space from byte 0),
+    /// for [`crate::emergency::arm`].
+    pub fn config_fd(&self) -> (i32, u64) {
+        use std::os::fd::AsRawFd;
+        (self.config.as_raw_fd(), 0)
+    }
+
     /// Opens `config` for reading and writing, or read-only when writing
     /// is not permitted (so listing works without root).
     pub fn open(bdf: Bdf) -> Result<Self, SysfsError> {

@@ -207,6 +207,12 @@ pub struct VfioDevice {
 const VFIO_DIR: &str = "/dev/vfio";
 
 impl VfioDevice {
+    /// The descriptor and byte offset of the config region, for
+    /// [`crate::emergency::arm`].
+    pub fn config_fd(&self) -> (i32, u64) {
+        (self.device.as_raw_fd(), self.config.offset)
+    }
+
     /// Opens through the cdev/iommufd API when the device has a cdev,
     /// otherwise through the group/container API.
     pub fn open(bdf: Bdf) -> Result<Self, VfioError> {
