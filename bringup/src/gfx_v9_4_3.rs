@@ -141,6 +141,7 @@ pub fn kiqs_up<'p, B, C, P>(
     clock: C,
     pause: P,
     queue_mask: u64,
+    presence: Option<barebell::bus::Presence<'p>>,
 ) -> Result<Vec<XccKiq<'p, C, P>>, QueueV9Error>
 where
     B: RegisterBus + ?Sized,
@@ -171,6 +172,9 @@ where
         )
         .map_err(QueueV9Error::RingInUse)?;
         kiq.timeout_ns = BOUND_NS;
+        if let Some(p) = presence {
+            kiq.set_presence(p);
+        }
         kiq.submit("SET_RESOURCES", &set_resources(queue_mask))
             .map_err(|error| QueueV9Error::KiqPacket { xcc, error })?;
         out.push(XccKiq {
@@ -659,6 +663,7 @@ pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
     pause: P,
     hws_mask: u64,
     page_table_base: u64,
+    presence: Option<barebell::bus::Presence<'p>>,
 ) -> Result<XccMqds, QueueV9Error> {
     let layout = q.build(0)?;
     let parts = HiqParts {
@@ -692,6 +697,9 @@ pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
     };
     let mut hws = Hws::new(ring, clock, pause)?;
     hws.timeout_ns = BOUND_NS;
+    if let Some(p) = presence {
+        hws.set_presence(p);
+    }
     let vmids = runlist::compute_vmid_bitmap(runlist::FIRST_KFD_VMID_GC_9_4_3);
     hws.set_resources(&SchedulingResources::kfd(vmids, hws_mask))?;
     let queues = [QueueDesc::compute(
@@ -739,6 +747,7 @@ pub fn rings_gfx94<'p>(
         p.clock(),
         crate::rings::Pauser(p),
         queue_mask(&[USER_SLOT]),
+        crate::recover::presence(gpu),
     )
 }
 
@@ -790,6 +799,7 @@ pub fn queue_gfx94<'p>(
                 crate::rings::Pauser(p),
                 hws_mask,
                 page_table_base,
+                crate::recover::presence(gpu),
             )?;
         }
     }

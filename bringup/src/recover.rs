@@ -173,9 +173,12 @@ impl core::fmt::Display for RecoveryReport {
 /// reserved bits), read straight from the platform's BAR every
 /// [`WATCHDOG_NS`]. `None` if the register has no base.
 pub fn presence<'p>(gpu: &Gpu<'p>) -> Option<Presence<'p>> {
-    let reg = ResetRegs::for_generation(gpu.ips.generation)
-        .ok()?
-        .grbm_soft_reset;
+    // GC 9.4.3's GRBM_SOFT_RESET has reserved bits too (1, 3-15, 24-31 in
+    // `gc_9_4_3_sh_mask.h`); XCC 0's copy answers for the device.
+    let reg = match gpu.ips.generation {
+        barebell::ip::Generation::Gfx94 => barebell::regs::gc_9_4_3::GRBM_SOFT_RESET,
+        g => ResetRegs::for_generation(g).ok()?.grbm_soft_reset,
+    };
     let byte_offset = reg.byte_offset(&gpu.ips.gc.bases)?;
     Some(Presence {
         bus: gpu.platform.regs(),

@@ -165,6 +165,9 @@ fn kiq_up<'p>(
     )
     .map_err(MapError::from)
     .at(step)?;
+    if let Some(presence) = crate::recover::presence(gpu) {
+        kiq.set_presence(presence);
+    }
     kiq.set_allowed_slots(GFX11_KIQ_SLOTS);
     sink.step(
         step,
@@ -230,6 +233,9 @@ pub fn run<'p>(
                 Mes::new(ring, p.clock(), Pauser(p), Doorbells::linux_default())
                     .map_err(MapError::from)
                     .at(s)?;
+            if let Some(presence) = crate::recover::presence(gpu) {
+                mes.set_presence(presence);
+            }
             mes.set_versions(versions);
             mes.set_hw_resources(&hw).at(s)?;
             mes.query_status().at(s)?;
@@ -258,6 +264,9 @@ pub fn run<'p>(
                 Mes::new(ring1, p.clock(), Pauser(p), Doorbells::linux_default())
                     .map_err(MapError::from)
                     .at(s)?;
+            if let Some(presence) = crate::recover::presence(gpu) {
+                pipe1.set_presence(presence);
+            }
             pipe1.set_versions(versions);
             pipe1.set_kiq_pipe_hw_resources(&hw).at(s)?;
             pipe1.set_hw_resources_1().at(s)?;
@@ -274,6 +283,9 @@ pub fn run<'p>(
                 Mes::new(ring0, p.clock(), Pauser(p), Doorbells::linux_default())
                     .map_err(MapError::from)
                     .at(s)?;
+            if let Some(presence) = crate::recover::presence(gpu) {
+                mes.set_presence(presence);
+            }
             mes.set_versions(versions);
             mes.set_hw_resources(&hw).at(s)?;
             mes.set_hw_resources_1().at(s)?;

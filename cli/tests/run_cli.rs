@@ -705,6 +705,7 @@ fn a_second_stop_signal_exits_at_once() {
     // Two different signals, so that the kernel cannot merge them into
     // one pending signal. SAFETY: kill(2) on this test's own child.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    // SAFETY: as above.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

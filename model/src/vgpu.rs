@@ -1058,10 +1058,14 @@ impl VirtualGpu {
     }
 
     /// Fault switch (issue 20): the device falls off the bus: every BAR5
-    /// read returns all ones, writes are dropped, the CP stops.
+    /// read returns all ones, writes are dropped, and nothing on it runs
+    /// any more: the CP, the MES scheduler pipe and the KIQ stop, so no
+    /// fence or read pointer moves again.
     pub fn fall_off_bus(&self) {
         self.gone.store(true, Ordering::Relaxed);
         self.mec.cp().faults.stop_consuming = true;
+        self.mes_hung.store(true, Ordering::Relaxed);
+        self.kiq_hung.store(true, Ordering::Relaxed);
     }
 
     /// The IH model (issue 20): its rings and every entry raised.

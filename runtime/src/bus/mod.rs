@@ -163,6 +163,35 @@ impl Presence<'_> {
     }
 }
 
+/// Paces [`Presence`] reads within one wait: at most one per
+/// `every_ns`, and one more when the wait's bound ends, so that a fence a
+/// vanished device will never write ends as "device gone" within one
+/// interval, not as a timeout at the bound (issue 32 item 5).
+#[derive(Debug, Clone, Copy)]
+pub struct PresenceWatch {
+    checked: u64,
+}
+
+impl PresenceWatch {
+    /// A watch whose first read falls `every_ns` after `now`.
+    pub fn new(now: u64) -> PresenceWatch {
+        PresenceWatch { checked: now }
+    }
+
+    /// Whether `presence` (none: never) says the device is gone, read
+    /// if an interval has passed since the last read, or if `bound_ended`.
+    pub fn gone(&mut self, presence: Option<&Presence<'_>>, now: u64, bound_ended: bool) -> bool {
+        let Some(p) = presence else {
+            return false;
+        };
+        if !bound_ended && now.saturating_sub(self.checked) < p.every_ns {
+            return false;
+        }
+        self.checked = now;
+        !p.present()
+    }
+}
+
 impl core::fmt::Debug for Presence<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Presence")

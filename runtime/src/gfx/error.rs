@@ -108,6 +108,9 @@ pub enum MesError {
     UnknownProcess { key: u8 },
     /// Every process slot is in use.
     TooManyProcesses,
+    /// While waiting for `frame`'s fence, the device stopped answering
+    /// (a register read all ones): it is gone, not hung.
+    DeviceGone { frame: &'static str, waited_ns: u64 },
 }
 
 impl core::fmt::Display for MesError {
@@ -130,6 +133,10 @@ impl core::fmt::Display for MesError {
             }
             MesError::UnknownProcess { key } => write!(f, "no process registered as {key}"),
             MesError::TooManyProcesses => write!(f, "all 16 process slots are in use"),
+            MesError::DeviceGone { frame, waited_ns } => write!(
+                f,
+                "the device is gone (its registers read all ones) after {waited_ns} ns waiting for MES to answer {frame}"
+            ),
         }
     }
 }
@@ -141,10 +148,20 @@ pub struct KiqTimeout {
     pub seq: u32,
     pub fence: u32,
     pub waited_ns: u64,
+    /// The wait ended because the device stopped answering (a register
+    /// read all ones), not at its bound.
+    pub device_gone: bool,
 }
 
 impl core::fmt::Display for KiqTimeout {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if self.device_gone {
+            return write!(
+                f,
+                "the device is gone (its registers read all ones) after {} ns waiting for the KIQ to complete {}",
+                self.waited_ns, self.packet
+            );
+        }
         write!(
             f,
             "KIQ did not complete {} within {} ns (fence {}, waiting for {})",

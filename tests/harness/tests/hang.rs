@@ -430,3 +430,35 @@ fn remove_queue_alone_does_not_take_a_hung_queue_off() {
         );
     }
 }
+
+/// Scheduler fence waits tell a vanished device from a hang too: with the
+/// device off the bus, the unmap's MES REMOVE_QUEUE (or KIQ UNMAP_QUEUES)
+/// ends "device gone" within one presence interval, not at the 2.1 s API
+/// bound. (GC 9.4.3's KIQ and HWS waits read the same presence register,
+/// XCC 0's GRBM_SOFT_RESET; the GC 9.4.3 model has no fall-off-the-bus
+/// switch, so that is not exercised here.)
+#[test]
+fn scheduler_fence_waits_end_device_gone_when_the_device_vanishes() {
+    for part in [parts::navi31(), parts::navi48()] {
+        for mapping in [Mapping::Mes, Mapping::Kiq] {
+            let name = part.name;
+            let gpu = virtual_gpu(part.clone(), 27);
+            let mut g = up(&gpu, mapping);
+            let q = g.queue.as_mut().unwrap();
+            let m = q.mapping;
+            gpu.fall_off_bus();
+            let t = gpu.clock().now_ns();
+            let e = q.mapper_mut().unmap(&m).unwrap_err();
+            let took = gpu.clock().now_ns() - t;
+            let text = e.to_string();
+            assert!(
+                text.contains("the device is gone"),
+                "{name} {mapping:?}: {text}"
+            );
+            assert!(
+                took <= recover::WATCHDOG_NS + SLACK_NS,
+                "{name} {mapping:?}: {took} ns: {text}"
+            );
+        }
+    }
+}

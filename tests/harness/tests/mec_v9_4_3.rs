@@ -117,6 +117,7 @@ impl Rig {
             self.host,
             self.pause,
             mask,
+            None,
         )
     }
 
@@ -239,7 +240,18 @@ fn up_and_run(n: usize, mapping: MappingV9) {
             assert_eq!(mask, 0xFFFF_FFFE);
             let (host, pause) = (r.host, r.pause);
             let (k0, _) = kiqs.split_first_mut().unwrap();
-            v9::map_hws(&mut q, k0, &mut r.area, &r.doorbells, host, pause, mask, PD).unwrap();
+            v9::map_hws(
+                &mut q,
+                k0,
+                &mut r.area,
+                &r.doorbells,
+                host,
+                pause,
+                mask,
+                PD,
+                None,
+            )
+            .unwrap();
             let hws = r.mec.hws().expect("the HIQ was mapped");
             // The first KFD VMID on GC 9.4.3 is 3 (gmc_v9_0_sw_init()).
             assert_eq!(hws.mec_queues().len(), 1);

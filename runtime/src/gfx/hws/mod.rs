@@ -53,6 +53,12 @@ pub enum HwsError {
         fence: u64,
         waited_ns: u64,
     },
+    /// While waiting for `packet`'s fence, the device stopped answering
+    /// (a register read all ones): it is gone, not hung.
+    DeviceGone {
+        packet: &'static str,
+        waited_ns: u64,
+    },
     /// Another client writes this HIQ ring.
     RingInUse { ring: u64 },
     /// A packet with its fence does not fit in the ring.
@@ -119,6 +125,10 @@ impl core::fmt::Display for HwsError {
                 f,
                 "the HWS did not complete {packet} within {waited_ns} ns (fence {fence}, waiting for {seq}); \
                  it refused the packet or hung, as KFD's HWS-hang path would report"
+            ),
+            HwsError::DeviceGone { packet, waited_ns } => write!(
+                f,
+                "the device is gone (its registers read all ones) after {waited_ns} ns waiting for the HWS to complete {packet}"
             ),
             HwsError::RingInUse { ring } => {
                 write!(f, "the HIQ ring at {ring:#x} already has a writer")
@@ -283,6 +293,7 @@ pub struct Hws<'a, C, P, const RING_DWORDS: usize> {
     /// it, so nothing is written over it until its fence arrives.
     pending: Option<(&'static str, u64)>,
     pub timeout_ns: u64,
+    presence: Option<crate::bus::Presence<'a>>,
 }
 
 impl<C, P, const N: usize> core::fmt::Debug for Hws<'_, C, P, N> {
@@ -317,6 +328,7 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Hws<'a, C, P, RING_DWORDS
             sdma_ext_eng: false,
             pending: None,
             timeout_ns: HWS_TIMEOUT_NS,
+            presence: None,
         })
     }
 
@@ -363,16 +375,33 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Hws<'a, C, P, RING_DWORDS
         })
     }
 
+    /// Reads `presence` while waiting for fences, so that a device that
+    /// vanished ends a wait as [`HwsError::DeviceGone`] within one
+    /// interval instead of at the bound.
+    pub fn set_presence(&mut self, presence: crate::bus::Presence<'a>) {
+        self.presence = Some(presence);
+    }
+
     /// Waits (bounded) until the fence reaches `seq`.
     fn wait_fence(&mut self, name: &'static str, seq: u64) -> Result<(), HwsError> {
         let mem = self.ring.memory;
         let mut deadline = Deadline::after(&self.clock, self.timeout_ns);
+        let start = self.clock.now_ns();
+        let mut watch = crate::bus::PresenceWatch::new(start);
         loop {
             let f = mem.fence.load(Ordering::Acquire);
             if f.wrapping_sub(seq) < u64::MAX / 2 {
                 return Ok(());
             }
-            if deadline.expired(&self.clock) {
+            let expired = deadline.expired(&self.clock);
+            let now = self.clock.now_ns();
+            if watch.gone(self.presence.as_ref(), now, expired) {
+                return Err(HwsError::DeviceGone {
+                    packet: name,
+                    waited_ns: now.saturating_sub(start),
+                });
+            }
+            if expired {
                 return Err(HwsError::FenceTimeout {
                     packet: name,
                     seq,

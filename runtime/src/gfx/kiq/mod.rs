@@ -144,6 +144,7 @@ pub struct Kiq<'a, C, P, const RING_DWORDS: usize> {
     /// dwords, so nothing is written over them until its fence arrives.
     pending: Option<(&'static str, u32)>,
     pub timeout_ns: u64,
+    presence: Option<crate::bus::Presence<'a>>,
 }
 
 impl<C, P, const N: usize> core::fmt::Debug for Kiq<'_, C, P, N> {
@@ -188,6 +189,7 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
             resources: false,
             pending: None,
             timeout_ns: KIQ_TIMEOUT_NS,
+            presence: None,
         })
     }
 
@@ -238,21 +240,34 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
     fn wait_fence(&mut self, name: &'static str, seq: u32) -> Result<(), KiqTimeout> {
         let mem = self.ring.memory;
         let mut deadline = Deadline::after(&self.clock, self.timeout_ns);
+        let start = self.clock.now_ns();
+        let mut watch = crate::bus::PresenceWatch::new(start);
         loop {
             let f = mem.fence.load(Ordering::Acquire) as u32;
             if f.wrapping_sub(seq) < u32::MAX / 2 {
                 return Ok(());
             }
-            if deadline.expired(&self.clock) {
+            let expired = deadline.expired(&self.clock);
+            let now = self.clock.now_ns();
+            let gone = watch.gone(self.presence.as_ref(), now, expired);
+            if gone || expired {
                 return Err(KiqTimeout {
                     packet: name,
                     seq,
                     fence: f,
-                    waited_ns: deadline.elapsed_ns(&self.clock),
+                    waited_ns: now.saturating_sub(start),
+                    device_gone: gone,
                 });
             }
             self.pause.pause();
         }
+    }
+
+    /// Reads `presence` while waiting for fences, so that a device that
+    /// vanished ends a wait within one interval, marked
+    /// [`KiqTimeout::device_gone`], instead of at the bound.
+    pub fn set_presence(&mut self, presence: crate::bus::Presence<'a>) {
+        self.presence = Some(presence);
     }
 
     /// Waits (bounded) for a timed-out packet's fence; while it has not

@@ -307,6 +307,7 @@ pub struct Mes<'a, C, P, const RING_DWORDS: usize, A: MesApi = V11> {
     /// A frame that timed out and that MES may still run.
     pending: Option<Pending>,
     pub timeout_ns: u64,
+    presence: Option<crate::bus::Presence<'a>>,
 }
 
 /// A frame that timed out: MES may still run it (and write the status
@@ -364,6 +365,7 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
             versions: None,
             pending: None,
             timeout_ns: API_TIMEOUT_NS,
+            presence: None,
         })
     }
 
@@ -394,16 +396,33 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
         Ok(())
     }
 
+    /// Reads `presence` while waiting for fences, so that a device that
+    /// vanished ends a wait as [`MesError::DeviceGone`] within one
+    /// interval instead of at the 2.1 s bound.
+    pub fn set_presence(&mut self, presence: crate::bus::Presence<'a>) {
+        self.presence = Some(presence);
+    }
+
     /// Waits until the ring fence reaches `seq`.
     fn wait_fence(&mut self, name: &'static str, seq: u64) -> Result<(), MesError> {
         let mem = self.ring.memory;
         let mut deadline = Deadline::after(&self.clock, self.timeout_ns);
+        let start = self.clock.now_ns();
+        let mut watch = crate::bus::PresenceWatch::new(start);
         loop {
             let fence = mem.ring_fence.load(Ordering::Acquire);
             if fence.wrapping_sub(seq) < u64::MAX / 2 {
                 return Ok(());
             }
-            if deadline.expired(&self.clock) {
+            let expired = deadline.expired(&self.clock);
+            let now = self.clock.now_ns();
+            if watch.gone(self.presence.as_ref(), now, expired) {
+                return Err(MesError::DeviceGone {
+                    frame: name,
+                    waited_ns: now.saturating_sub(start),
+                });
+            }
+            if expired {
                 return Err(MesError::Timeout {
                     frame: name,
                     seq,
