@@ -300,7 +300,10 @@ impl Device {
                 }
                 s
             }
-            Device::Hw(_) => String::new(),
+            Device::Hw(_) => sigbus_note(
+                barebell_pcie::sigbus::device_gone(),
+                barebell_pcie::sigbus::faults(),
+            ),
         }
     }
 
@@ -326,6 +329,19 @@ impl Device {
             Device::Hw(h) => h.retire(),
         }
     }
+}
+
+/// What the SIGBUS handler saw (`barebell_pcie::sigbus`): a BAR access
+/// that faulted means the function stopped decoding memory (a reset, a
+/// function-level reset, or a device that fell off the bus), which is
+/// why registers then read all ones.
+fn sigbus_note(gone: bool, faults: usize) -> String {
+    if !gone {
+        return String::new();
+    }
+    format!(
+        "\nthe GPU stopped answering: {faults} BAR access(es) raised SIGBUS (its memory decode is off: a reset, or the device is gone); registers read all ones from then on"
+    )
 }
 
 /// `--mapping`: how the user queue reaches an HQD.
@@ -355,5 +371,20 @@ impl From<MappingArg> for Mapping {
             MappingArg::Kiq => Mapping::Kiq,
             MappingArg::Hws => Mapping::Hws,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sigbus_note;
+
+    #[test]
+    fn a_sigbus_is_reported_in_the_users_words() {
+        assert_eq!(sigbus_note(false, 0), "");
+        let n = sigbus_note(true, 3);
+        assert!(
+            n.contains("the GPU stopped answering: 3 BAR access(es) raised SIGBUS"),
+            "{n}"
+        );
     }
 }

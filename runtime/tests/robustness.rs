@@ -182,4 +182,37 @@ mod queue_memory {
         let q2 = AqlQueue::new(mem, d(), QueueConfig::default()).unwrap();
         assert_eq!(q2.write_index(), 0);
     }
+
+    /// Issue 32 item 6: the one-owner claim is not in the queue's memory,
+    /// which the device (or a user kernel, for a user queue) can store to.
+    /// With the whole 256-byte `amd_queue_t` overwritten, a second queue
+    /// over the memory is still refused.
+    #[test]
+    fn device_stores_cannot_release_the_claim() {
+        let mem: &'static QueueMemory<16> = Box::leak(Box::new(QueueMemory::new()));
+        let bell: &'static AtomicU64 = Box::leak(Box::new(AtomicU64::new(0)));
+        // SAFETY: a leaked u64, accessed only atomically.
+        let d = || unsafe { Doorbell::from_ptr(NonNull::from(bell).cast()) }.unwrap();
+        let q1 = AqlQueue::new(mem, d(), QueueConfig::default()).unwrap();
+        let desc = mem.descriptor_address() as *mut u8;
+        for i in 0..256 {
+            // SAFETY: the descriptor is an `UnsafeCell<AmdQueue>` of 256
+            // bytes inside the leaked allocation, which the device may
+            // store to at any time (that is the point); nothing reads it
+            // concurrently here. Volatile: a stand-in for a DMA write.
+            unsafe {
+                desc.add(i)
+                    .write_volatile(if i % 2 == 0 { 0 } else { 0x02 })
+            };
+        }
+        assert_eq!(
+            AqlQueue::new(mem, d(), QueueConfig::default()).unwrap_err(),
+            BindError::MemoryInUse {
+                descriptor: mem.descriptor_address()
+            }
+        );
+        assert!(mem.is_bound());
+        drop(q1);
+        assert!(!mem.is_bound());
+    }
 }

@@ -133,7 +133,7 @@ use crate::aql::doorbell::Doorbell;
 use crate::aql::packet::{INVALID_HEADER, Packet};
 use crate::time::{Clock, Deadline};
 use core::cell::UnsafeCell;
-use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// One 64-byte ring slot.
 #[repr(C, align(64))]
@@ -161,15 +161,13 @@ impl Slot {
 pub struct QueueMemory<const SLOTS: usize> {
     ring: [Slot; SLOTS],
     desc: UnsafeCell<AmdQueue>,
-    /// Set while an [`AqlQueue`] owns this memory: the one writer of the
-    /// descriptor's plain fields. After the descriptor, so the CP's view
-    /// (ring, then `amd_queue_t`) is unchanged.
-    bound: AtomicBool,
 }
 
 // SAFETY: the ring and descriptor are shared with the device by design.
 // The only non-atomic write of the descriptor is in `AqlQueue::new`, which
-// first claims `bound` (compare-exchange), so no other `AqlQueue` over this
+// first claims the descriptor's address in the host-memory claim table
+// (`crate::mem::claim`: not a flag in this memory, which the device or a
+// user kernel can store to), so no other `AqlQueue` over this
 // memory exists while it writes; every access after that goes through atomics (indices, header
 // words) or follows the publish protocol (slot bodies are written only by
 // the producer that reserved the slot, while the CP cannot read it, and are
@@ -184,13 +182,12 @@ impl<const SLOTS: usize> QueueMemory<SLOTS> {
             // SAFETY: `AmdQueue` is plain integers and arrays of integers,
             // for which all-zero bytes are a valid value.
             desc: UnsafeCell::new(unsafe { core::mem::zeroed() }),
-            bound: AtomicBool::new(false),
         }
     }
 
     /// Whether an [`AqlQueue`] currently owns this memory.
     pub fn is_bound(&self) -> bool {
-        self.bound.load(Ordering::Acquire)
+        crate::mem::claim::is_claimed(self.descriptor_address() as usize)
     }
 
     /// Address of the ring (the MQD's `cp_hqd_pq_base`).
@@ -442,6 +439,9 @@ pub enum BindError {
     /// Another [`AqlQueue`] owns this queue memory; a second one would
     /// rewrite the descriptor under its producers.
     MemoryInUse { descriptor: u64 },
+    /// [`crate::mem::claim::CLAIMS`] rings and queues are claimed in this
+    /// process already.
+    ClaimTableFull { descriptor: u64 },
 }
 
 impl core::fmt::Display for BindError {
@@ -450,6 +450,11 @@ impl core::fmt::Display for BindError {
             BindError::MemoryInUse { descriptor } => write!(
                 f,
                 "queue memory at {descriptor:#x} already belongs to a live AQL queue"
+            ),
+            BindError::ClaimTableFull { descriptor } => write!(
+                f,
+                "queue memory at {descriptor:#x} cannot be claimed: {} rings and queues are claimed in this process already",
+                crate::mem::claim::CLAIMS
             ),
         }
     }
@@ -476,6 +481,8 @@ pub struct QueueConfig {
 pub struct AqlQueue<'m, const SLOTS: usize> {
     mem: &'m QueueMemory<SLOTS>,
     doorbell: Doorbell,
+    /// The descriptor's one-owner claim, in host memory.
+    _claim: crate::mem::claim::Claim,
 }
 
 impl<'m, const SLOTS: usize> AqlQueue<'m, SLOTS> {
@@ -496,15 +503,11 @@ impl<'m, const SLOTS: usize> AqlQueue<'m, SLOTS> {
         config: QueueConfig,
     ) -> Result<Self, BindError> {
         let () = Self::VALID;
-        if mem
-            .bound
-            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            return Err(BindError::MemoryInUse {
-                descriptor: mem.descriptor_address(),
-            });
-        }
+        let descriptor = mem.descriptor_address();
+        let claim = crate::mem::claim::Claim::take(descriptor as usize).map_err(|e| match e {
+            crate::mem::claim::ClaimError::Taken => BindError::MemoryInUse { descriptor },
+            crate::mem::claim::ClaimError::Full => BindError::ClaimTableFull { descriptor },
+        })?;
         let mut properties = 1 << AMD_QUEUE_PROPERTIES_IS_PTR64_SHIFT;
         if config.profiling {
             properties |= 1 << AMD_QUEUE_PROPERTIES_ENABLE_PROFILING_SHIFT;
@@ -531,8 +534,9 @@ impl<'m, const SLOTS: usize> AqlQueue<'m, SLOTS> {
             // SAFETY: all-zero is a valid `AmdQueue` (plain integers).
             ..unsafe { core::mem::zeroed() }
         };
-        // SAFETY: `bound` was false and is now ours, so no other `AqlQueue`
-        // (the only other host-side accessor) exists over this memory, and
+        // SAFETY: the descriptor's claim is ours (`claim` above), so no
+        // other `AqlQueue` (the only other host-side accessor) exists over
+        // this memory, and
         // the queue is not mapped to a CP yet (documented contract), so
         // nothing reads or writes the descriptor concurrently. The ring
         // headers are reset through atomics.
@@ -543,7 +547,11 @@ impl<'m, const SLOTS: usize> AqlQueue<'m, SLOTS> {
                 .store(INVALID_HEADER as u32, Ordering::Relaxed);
         }
         core::sync::atomic::fence(Ordering::Release);
-        Ok(AqlQueue { mem, doorbell })
+        Ok(AqlQueue {
+            mem,
+            doorbell,
+            _claim: claim,
+        })
     }
 
     pub fn memory(&self) -> &'m QueueMemory<SLOTS> {
@@ -624,12 +632,6 @@ impl<'m, const SLOTS: usize> AqlQueue<'m, SLOTS> {
             .0
             .get()
             .cast::<u32>()
-    }
-}
-
-impl<const SLOTS: usize> Drop for AqlQueue<'_, SLOTS> {
-    fn drop(&mut self) {
-        self.mem.bound.store(false, Ordering::Release);
     }
 }
 

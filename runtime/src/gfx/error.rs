@@ -208,10 +208,31 @@ impl core::fmt::Display for DoorbellAllocError {
 pub struct RingInUse {
     /// The ring's address.
     pub ring: u64,
+    /// Not another mapper: the process's table of claimed structures
+    /// ([`crate::mem::claim::CLAIMS`]) is full.
+    pub table_full: bool,
+}
+
+impl RingInUse {
+    /// Why `claim` failed for the ring at `ring`.
+    pub fn from_claim(ring: u64, e: crate::mem::claim::ClaimError) -> RingInUse {
+        RingInUse {
+            ring,
+            table_full: e == crate::mem::claim::ClaimError::Full,
+        }
+    }
 }
 
 impl core::fmt::Display for RingInUse {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if self.table_full {
+            return write!(
+                f,
+                "the ring at {:#x} cannot be claimed: {} rings and queues are claimed in this process already",
+                self.ring,
+                crate::mem::claim::CLAIMS
+            );
+        }
         write!(
             f,
             "the ring at {:#x} already has a live mapper (one writer per ring)",

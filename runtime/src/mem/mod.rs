@@ -15,6 +15,7 @@
 
 use crate::discovery;
 
+pub mod claim;
 pub mod device;
 
 pub use device::{Dev, DeviceArena};

@@ -368,7 +368,8 @@ fn a_second_mapper_over_one_kiq_ring_is_refused() {
     assert_eq!(
         mk().map(|_| ()).unwrap_err(),
         barebell::gfx::error::RingInUse {
-            ring: ring.memory.ring_address()
+            ring: ring.memory.ring_address(),
+            table_full: false,
         }
     );
     drop(first);

@@ -35,7 +35,7 @@ use crate::aql::doorbell::Doorbell;
 use crate::mem::Dev;
 use crate::time::{Clock, Deadline, Pause};
 use core::cell::UnsafeCell;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU64, Ordering};
 pub use packets::{
     Engine, MapProcessForm, ProcessDesc, QueueDesc, SchedulingResources, UnmapFilter,
 };
@@ -59,8 +59,9 @@ pub enum HwsError {
         packet: &'static str,
         waited_ns: u64,
     },
-    /// Another client writes this HIQ ring.
-    RingInUse { ring: u64 },
+    /// Another client writes this HIQ ring (or, `table_full`, the
+    /// process's claim table is full).
+    RingInUse { ring: u64, table_full: bool },
     /// A packet with its fence does not fit in the ring.
     PacketTooLarge { dwords: usize, ring_dwords: usize },
     /// RUN_LIST before SET_RESOURCES (`start_cpsch()` sends the resources
@@ -130,7 +131,15 @@ impl core::fmt::Display for HwsError {
                 f,
                 "the device is gone (its registers read all ones) after {waited_ns} ns waiting for the HWS to complete {packet}"
             ),
-            HwsError::RingInUse { ring } => {
+            HwsError::RingInUse {
+                ring,
+                table_full: true,
+            } => write!(
+                f,
+                "the HIQ ring at {ring:#x} cannot be claimed: {} rings and queues are claimed in this process already",
+                crate::mem::claim::CLAIMS
+            ),
+            HwsError::RingInUse { ring, .. } => {
                 write!(f, "the HIQ ring at {ring:#x} already has a writer")
             }
             HwsError::PacketTooLarge {
@@ -225,11 +234,11 @@ pub struct HiqMemory<const RING_DWORDS: usize> {
     ring: UnsafeCell<[u32; RING_DWORDS]>,
     wptr: AtomicU64,
     fence: AtomicU64,
-    writer: AtomicBool,
 }
 
-// SAFETY: ring dwords are written only by the one `Hws` holding `writer`
-// (claimed by compare-exchange in `Hws::new`, released on drop), and only
+// SAFETY: ring dwords are written only by the one `Hws` holding the ring's
+// claim (taken in `Hws::new` from the host-memory claim table,
+// `crate::mem::claim`, released on drop), and only
 // past what the scheduler has consumed (each operation completes, or times
 // out, before the next is written); wptr and fence are atomics.
 unsafe impl<const N: usize> Sync for HiqMemory<N> {}
@@ -246,7 +255,6 @@ impl<const RING_DWORDS: usize> HiqMemory<RING_DWORDS> {
             ring: UnsafeCell::new([0; RING_DWORDS]),
             wptr: AtomicU64::new(0),
             fence: AtomicU64::new(0),
-            writer: AtomicBool::new(false),
         }
     }
     pub fn ring_address(&self) -> u64 {
@@ -282,6 +290,8 @@ pub const HWS_TIMEOUT_NS: u64 = packets::QUEUE_PREEMPTION_TIMEOUT_MS as u64 * 1_
 
 /// Writes HWS packets to a HIQ ring: the one writer of that ring.
 pub struct Hws<'a, C, P, const RING_DWORDS: usize> {
+    /// The ring's one-writer claim, in host memory.
+    _claim: crate::mem::claim::Claim,
     ring: HiqRing<'a, RING_DWORDS>,
     clock: C,
     pause: P,
@@ -310,16 +320,15 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Hws<'a, C, P, RING_DWORDS
     /// until dropped.
     pub fn new(ring: HiqRing<'a, RING_DWORDS>, clock: C, pause: P) -> Result<Self, HwsError> {
         let m = ring.memory;
-        if m.writer
-            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            return Err(HwsError::RingInUse {
+        let claim = crate::mem::claim::Claim::take(m.ring_address() as usize).map_err(|e| {
+            HwsError::RingInUse {
                 ring: m.ring_address(),
-            });
-        }
+                table_full: e == crate::mem::claim::ClaimError::Full,
+            }
+        })?;
         let seq = m.fence.load(Ordering::Acquire);
         Ok(Hws {
+            _claim: claim,
             ring,
             clock,
             pause,
@@ -455,12 +464,6 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Hws<'a, C, P, RING_DWORDS
     }
 }
 
-impl<C, P, const N: usize> Drop for Hws<'_, C, P, N> {
-    fn drop(&mut self) {
-        self.ring.memory.writer.store(false, Ordering::Release);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -495,7 +498,8 @@ mod tests {
         // SAFETY: `mem` is leaked; this test is the only device.
         let memory = unsafe { Dev::assume(mem) };
         let seen: &'static std::sync::Mutex<Vec<u32>> = Box::leak(Box::default());
-        let answer: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(true)));
+        let answer: &'static core::sync::atomic::AtomicBool =
+            Box::leak(Box::new(core::sync::atomic::AtomicBool::new(true)));
         let rptr = Cell::new(0u64);
         let pause = move || {
             let w = slot.load(Ordering::Acquire);
@@ -531,7 +535,8 @@ mod tests {
         assert_eq!(
             Hws::new(HiqRing { memory, doorbell }, Ticking(Cell::new(0)), || {}).err(),
             Some(HwsError::RingInUse {
-                ring: mem.ring_address()
+                ring: mem.ring_address(),
+                table_full: false,
             })
         );
         let rl = Runlist {

@@ -28,7 +28,7 @@ use crate::time::Pause;
 use crate::time::{Clock, Deadline};
 use barebell_firmware_if::pm4::{self, QueueEngine, unmap_action, write_dst};
 use core::cell::UnsafeCell;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU64, Ordering};
 
 /// Ring, wptr slot and fence slot of the KIQ, page-aligned.
 #[repr(C, align(4096))]
@@ -39,12 +39,11 @@ pub struct KiqMemory<const RING_DWORDS: usize> {
     fence: AtomicU64,
     /// Where the KIQ reports its read pointer (`CP_HQD_PQ_RPTR_REPORT_ADDR`).
     rptr: AtomicU64,
-    /// Set while a [`Kiq`] writes this ring: the one writer.
-    writer: AtomicBool,
 }
 
-// SAFETY: the CPU writes ring dwords only from the one `Kiq` holding
-// `writer` (claimed by compare-exchange in `Kiq::new`, released on drop),
+// SAFETY: the CPU writes ring dwords only from the one `Kiq` holding the
+// ring's claim (taken in `Kiq::new` from the host-memory claim table,
+// `crate::mem::claim`, released on drop),
 // and only above the KIQ's read position (one operation is outstanding at
 // a time and completes before the next is written); the wptr and fence
 // are atomics.
@@ -63,7 +62,6 @@ impl<const RING_DWORDS: usize> KiqMemory<RING_DWORDS> {
             wptr: AtomicU64::new(0),
             fence: AtomicU64::new(0),
             rptr: AtomicU64::new(0),
-            writer: AtomicBool::new(false),
         }
     }
     pub fn ring_address(&self) -> u64 {
@@ -107,7 +105,8 @@ const QUEUES: u8 = crate::gfx::hqd::QUEUES_PER_PIPE;
 ///
 /// Issue 21's finding (as for [`crate::gfx::mes::Mes`]): `KiqMemory` is
 /// `Sync` on the assumption of one writer, yet its ring handles are `Copy`
-/// and the constructor safe. [`Kiq::new`] claims the ring's writer flag, so
+/// and the constructor safe. [`Kiq::new`] claims the ring in the
+/// host-memory claim table ([`crate::mem::claim`]), so
 /// a second mapper meanwhile is [`RingInUse`] at run time
 /// (`a_second_mapper_over_one_kiq_ring_is_refused` in
 /// tests/harness/tests/kiq.rs); at compile time the ring is reachable only
@@ -130,6 +129,8 @@ const QUEUES: u8 = crate::gfx::hqd::QUEUES_PER_PIPE;
 /// }
 /// ```
 pub struct Kiq<'a, C, P, const RING_DWORDS: usize> {
+    /// The ring's one-writer claim, in host memory.
+    _claim: crate::mem::claim::Claim,
     ring: KiqRing<'a, RING_DWORDS>,
     clock: C,
     pause: P,
@@ -168,16 +169,11 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
         doorbells: Doorbells,
     ) -> Result<Self, RingInUse> {
         let m = ring.memory;
-        if m.writer
-            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            return Err(RingInUse {
-                ring: m.ring_address(),
-            });
-        }
+        let claim = crate::mem::claim::Claim::take(m.ring_address() as usize)
+            .map_err(|e| RingInUse::from_claim(m.ring_address(), e))?;
         let seq = ring.memory.fence.load(Ordering::Acquire) as u32;
         Ok(Kiq {
+            _claim: claim,
             ring,
             clock,
             pause,
@@ -315,12 +311,6 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
             }
         }
         None
-    }
-}
-
-impl<C, P, const N: usize> Drop for Kiq<'_, C, P, N> {
-    fn drop(&mut self) {
-        self.ring.memory.writer.store(false, Ordering::Release);
     }
 }
 

@@ -45,7 +45,7 @@ use crate::time::{Clock, Deadline};
 use barebell_firmware_if::mes_api::{FRAME_DWORDS, Frame, Le32, Le64};
 use barebell_firmware_if::mes_api::{v11, v12};
 use core::cell::UnsafeCell;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU64, Ordering};
 use zerocopy::IntoBytes;
 
 /// `AMDGPU_MES_PROC_CTX_SIZE` / `AMDGPU_MES_GANG_CTX_SIZE` (`amdgpu_mes.h`;
@@ -124,12 +124,11 @@ pub struct MesMemory<const RING_DWORDS: usize> {
     _pad: [u64; 3],
     /// `g_sch_ctx_gpu_mc_ptr`: the scheduler's context (MES-owned).
     sch_ctx: UnsafeCell<[u8; 4096]>,
-    /// Set while a [`Mes`] writes this ring: the one writer.
-    writer: AtomicBool,
 }
 
 // SAFETY: the ring is written by the CPU only by the one `Mes` that holds
-// `writer` (claimed by compare-exchange in `Mes::new`, released on drop),
+// the ring's claim (taken in `Mes::new` from the host-memory claim table,
+// `crate::mem::claim`, released on drop),
 // and only between a completed fence and the next wptr store (MES reads
 // only below the announced wptr); the other words are atomics; `sch_ctx`
 // is only ever touched by the device.
@@ -152,7 +151,6 @@ impl<const RING_DWORDS: usize> MesMemory<RING_DWORDS> {
             rptr: AtomicU64::new(0),
             _pad: [0; 3],
             sch_ctx: UnsafeCell::new([0; 4096]),
-            writer: AtomicBool::new(false),
         }
     }
 
@@ -271,7 +269,9 @@ pub struct HwBases {
 /// writer, yet its ring handles are `Copy` and the constructor safe, so
 /// two mappers over one ring could race on the plain ring stores. Two
 /// mappers over one ring are excluded at run time: [`Mes::new`] claims the
-/// ring's writer flag and a second mapper meanwhile gets [`RingInUse`]
+/// ring in the host-memory claim table ([`crate::mem::claim`], not a flag
+/// in the ring's DMA memory, which the device could overwrite) and a
+/// second mapper meanwhile gets [`RingInUse`]
 /// (`a_second_mapper_over_one_ring_is_refused` in
 /// tests/harness/tests/mes.rs). What the compiler rules out on top: the
 /// ring's dwords are reachable only through a mapper, and a mapper writes
@@ -295,6 +295,8 @@ pub struct HwBases {
 /// }
 /// ```
 pub struct Mes<'a, C, P, const RING_DWORDS: usize, A: MesApi = V11> {
+    /// The ring's one-writer claim, in host memory.
+    _claim: crate::mem::claim::Claim,
     api: core::marker::PhantomData<A>,
     ring: MesRing<'a, RING_DWORDS>,
     clock: C,
@@ -344,16 +346,11 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize, A: MesApi> Mes<'a, C, P, 
         doorbells: Doorbells,
     ) -> Result<Self, RingInUse> {
         let m = ring.memory;
-        if m.writer
-            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            return Err(RingInUse {
-                ring: m.ring_address(),
-            });
-        }
+        let claim = crate::mem::claim::Claim::take(m.ring_address() as usize)
+            .map_err(|e| RingInUse::from_claim(m.ring_address(), e))?;
         let seq = ring.memory.ring_fence.load(Ordering::Acquire);
         Ok(Mes {
+            _claim: claim,
             api: core::marker::PhantomData,
             ring,
             clock,
@@ -996,12 +993,6 @@ impl<C: Clock, P: Pause, const N: usize> Mes<'_, C, P, N, V12> {
         let mut f = v12::SetHwResources1::new();
         f.mes_kiq_unmap_timeout = Le32::new(0xa);
         self.submit("SET_HW_RSRC_1", f)
-    }
-}
-
-impl<C, P, const N: usize, A: MesApi> Drop for Mes<'_, C, P, N, A> {
-    fn drop(&mut self) {
-        self.ring.memory.writer.store(false, Ordering::Release);
     }
 }
 
