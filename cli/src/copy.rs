@@ -12,6 +12,7 @@
 //! to the host seeing the fence: on the model this is the model's
 //! execution speed on this machine, not a GPU's.
 
+use crate::dma_view::DmaView;
 use crate::target::Device;
 use crate::target::{MODEL_BAR0_BYTES, PartArg};
 use barebell::sdma::{CopyDirection, pkt::COPY_MAX_BYTES};
@@ -171,7 +172,8 @@ fn sizes(max: u64) -> Vec<u64> {
     v
 }
 
-fn pattern(buf: &mut [u8], salt: u64) {
+fn pattern(len: usize, salt: u64) -> Vec<u8> {
+    let mut buf = vec![0u8; len];
     let mut x = salt.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     for chunk in buf.chunks_mut(8) {
         x ^= x << 13;
@@ -180,6 +182,7 @@ fn pattern(buf: &mut [u8], salt: u64) {
         let b = x.to_le_bytes();
         chunk.copy_from_slice(&b[..chunk.len()]);
     }
+    buf
 }
 
 /// The mapping `args` asks for, refused before anything runs when the
@@ -224,12 +227,14 @@ fn build_device(args: &CopyArgs, each: usize, user: usize) -> Result<Device, Str
     .map_err(|e| format!("building the model {}: {e}", args.part.name()))
 }
 
-/// Source and destination buffers: two in host memory, two in VRAM.
+/// Source and destination buffers: two in host memory, two in VRAM (with
+/// their device addresses). The engine writes each of them in some
+/// direction, so all are views, never references.
 struct Buffers<'p> {
-    h_a: &'p mut [u8],
-    h_b: &'p mut [u8],
-    d_a: barebell_bringup::usermem::VramBuf<'p>,
-    d_b: barebell_bringup::usermem::VramBuf<'p>,
+    h_a: DmaView<'p>,
+    h_b: DmaView<'p>,
+    d_a: (u64, DmaView<'p>),
+    d_b: (u64, DmaView<'p>),
 }
 
 /// `args.reps` copies of `size` bytes in direction `dir`, each verified
@@ -254,20 +259,14 @@ fn measure_one(
         progress.inc();
         *salt += 1;
         // h2d host a -> VRAM a, d2h VRAM a -> host b, d2d VRAM a -> VRAM b.
-        let (src_va, dst_va) = match dir {
-            CopyDirection::HostToDevice => {
-                pattern(&mut b.h_a[..len], *salt);
-                (b.h_a.as_ptr() as u64, b.d_a.va)
-            }
-            CopyDirection::DeviceToHost => {
-                pattern(&mut b.d_a.host[..len], *salt);
-                (b.d_a.va, b.h_b.as_ptr() as u64)
-            }
-            CopyDirection::DeviceToDevice => {
-                pattern(&mut b.d_a.host[..len], *salt);
-                (b.d_a.va, b.d_b.va)
-            }
+        let want = pattern(len, *salt);
+        // (source view, destination view, their device addresses)
+        let (src, dst, src_va, dst_va) = match dir {
+            CopyDirection::HostToDevice => (b.h_a, b.d_a.1, b.h_a.address(), b.d_a.0),
+            CopyDirection::DeviceToHost => (b.d_a.1, b.h_b, b.d_a.0, b.h_b.address()),
+            CopyDirection::DeviceToDevice => (b.d_a.1, b.d_b.1, b.d_a.0, b.d_b.0),
         };
+        src.write(0, &want);
         let t = Instant::now();
         let seq = q
             .submit_copy(dst_va, src_va, size)
@@ -276,12 +275,7 @@ fn measure_one(
         q.wait(seq, barebell_bringup::sdma::BOUND_NS)
             .map_err(|e| format!("{} {size} bytes: {e}", dir.name()))?;
         times.push(u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX));
-        let (src, dst): (&[u8], &[u8]) = match dir {
-            CopyDirection::HostToDevice => (&b.h_a[..len], &b.d_a.host[..len]),
-            CopyDirection::DeviceToHost => (&b.d_a.host[..len], &b.h_b[..len]),
-            CopyDirection::DeviceToDevice => (&b.d_a.host[..len], &b.d_b.host[..len]),
-        };
-        verified &= src == dst;
+        verified &= src.head(len) == want && dst.head(len) == want;
     }
     times.sort_unstable();
     submits.sort_unstable();
@@ -411,14 +405,16 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
         .user
         .as_mut()
         .ok_or("no user memory after the bring-up")?;
-    let h_a = host.alloc(each, 4096).map_err(|e| e.to_string())?;
-    let h_b = host.alloc(each, 4096).map_err(|e| e.to_string())?;
+    let h_a = DmaView::new(host.alloc(each, 4096).map_err(|e| e.to_string())?);
+    let h_b = DmaView::new(host.alloc(each, 4096).map_err(|e| e.to_string())?);
     let vram = up
         .user_vram
         .as_mut()
         .ok_or("no user VRAM after the bring-up")?;
     let d_a = vram.alloc(each, 4096).map_err(|e| e.to_string())?;
+    let d_a = (d_a.va, DmaView::new(d_a.host));
     let d_b = vram.alloc(each, 4096).map_err(|e| e.to_string())?;
+    let d_b = (d_b.va, DmaView::new(d_b.host));
     let mut bufs = Buffers { h_a, h_b, d_a, d_b };
     // The copies; whatever they give, the teardown below runs.
     let measured = measure(&mut q, &mut bufs, args);

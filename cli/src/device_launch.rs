@@ -317,7 +317,8 @@ pub fn run_job(
     let stack = LaunchContext::new(b.part, 0).stack_bytes;
     let private = private_segment_size(kernel, stack);
     let ctx = context(device, &b.queue, b.part, b.part_arg, private, &mut b.user)?;
-    let mut bufs: BTreeMap<String, &mut [u8]> = BTreeMap::new();
+    // The kernel writes these: held as views, never as references.
+    let mut bufs: BTreeMap<String, crate::dma_view::DmaView<'_>> = BTreeMap::new();
     let mut addresses = BTreeMap::new();
     for name in job.buffers.keys() {
         let init = job
@@ -327,8 +328,9 @@ pub fn run_job(
             .user
             .alloc(init.len(), 256)
             .map_err(|e| format!("buffer {name}: {e}"))?;
-        mem.copy_from_slice(&init);
-        addresses.insert(name.clone(), mem.as_ptr() as u64);
+        let mem = crate::dma_view::DmaView::new(mem);
+        mem.write(0, &init);
+        addresses.insert(name.clone(), mem.address());
         bufs.insert(name.clone(), mem);
     }
     let args = job

@@ -163,7 +163,7 @@ impl KernelSpec {
             &'c Kernel,
             Vec<Arg<'static>>,
             KernargBuffer<'m>,
-            Option<&'m [u8]>,
+            Option<crate::dma_view::DmaView<'m>>,
         ),
         String,
     > {
@@ -177,7 +177,7 @@ impl KernelSpec {
             ));
         }
         let mut args: Vec<Arg<'static>> = Vec::new();
-        let mut c_out: Option<&'m [u8]> = None;
+        let mut c_out: Option<crate::dma_view::DmaView<'m>> = None;
         if self.vadd {
             let n = VADD_N as usize;
             let a = mem.alloc(n * 4, 256)?;
@@ -186,10 +186,11 @@ impl KernelSpec {
                 a[i * 4..i * 4 + 4].copy_from_slice(&(i as f32).to_le_bytes());
                 b[i * 4..i * 4 + 4].copy_from_slice(&(2.0 * i as f32).to_le_bytes());
             }
-            let c = mem.alloc(n * 4, 256)?;
+            // The kernel writes c: a view, never a reference.
+            let c = crate::dma_view::DmaView::new(mem.alloc(n * 4, 256)?);
             args.push(Arg::Buffer(a.as_ptr() as u64));
             args.push(Arg::Buffer(b.as_ptr() as u64));
-            args.push(Arg::Buffer(c.as_ptr() as u64));
+            args.push(Arg::Buffer(c.address()));
             args.push(Arg::Scalar(Scalar::U32(VADD_N)));
             c_out = Some(c);
         } else {
@@ -281,7 +282,7 @@ pub struct FirstLaunch {
 #[derive(Debug)]
 pub struct Placed<'m> {
     pub packet: KernelDispatchPacket,
-    c_out: Option<&'m [u8]>,
+    c_out: Option<crate::dma_view::DmaView<'m>>,
 }
 
 impl Placed<'_> {
@@ -290,7 +291,7 @@ impl Placed<'_> {
         let Some(c) = self.c_out else {
             return Ok(());
         };
-        for (i, w) in c.chunks_exact(4).enumerate() {
+        for (i, w) in c.to_vec().chunks_exact(4).enumerate() {
             let got = f32::from_le_bytes([w[0], w[1], w[2], w[3]]);
             if got != 3.0 * i as f32 {
                 return Err(format!("vadd: c[{i}] = {got}, expected {}", 3 * i));

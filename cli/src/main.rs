@@ -5,6 +5,7 @@ mod copy;
 mod cpu;
 mod device_launch;
 mod disasm;
+mod dma_view;
 mod fw;
 mod hostmem;
 mod info;

@@ -157,15 +157,16 @@ pub fn launch_job(
     if private > 0 {
         ctx = s.with_scratch(private)?;
     }
-    let mut bufs: BTreeMap<String, &'static mut [u8]> = BTreeMap::new();
+    // The kernel writes these: held as views, never as references.
+    let mut bufs: BTreeMap<String, crate::dma_view::DmaView<'static>> = BTreeMap::new();
     let mut addresses = BTreeMap::new();
     for name in job.buffers.keys() {
         let init = job
             .buffer_bytes(name)
             .ok_or_else(|| format!("buffer {name}: bad contents"))?;
-        let mem = model_launch::alloc(&mut s.model, init.len(), 256);
-        mem.copy_from_slice(&init);
-        addresses.insert(name.clone(), mem.as_ptr() as u64);
+        let mem = crate::dma_view::DmaView::new(model_launch::alloc(&mut s.model, init.len(), 256));
+        mem.write(0, &init);
+        addresses.insert(name.clone(), mem.address());
         bufs.insert(name.clone(), mem);
     }
     let args = job

@@ -340,7 +340,8 @@ struct Buffers<'u> {
     d: [u64; 3],
     h_a: &'u mut [u8],
     h_b: &'u mut [u8],
-    h_c: &'u mut [u8],
+    /// SDMA writes the result here: a view, never a reference.
+    h_c: crate::dma_view::DmaView<'u>,
 }
 
 /// The model device for `args`, with room for the program's buffers.
@@ -505,7 +506,7 @@ fn program<'p>(
         .ok_or("no user memory after the bring-up")?;
     let h_a = host.alloc(each, 4096).map_err(|e| e.to_string())?;
     let h_b = host.alloc(each, 4096).map_err(|e| e.to_string())?;
-    let h_c = host.alloc(each, 4096).map_err(|e| e.to_string())?;
+    let h_c = crate::dma_view::DmaView::new(host.alloc(each, 4096).map_err(|e| e.to_string())?);
     let b = Buffers { d, h_a, h_b, h_c };
     let (a_in, b_in) = inputs(plan.elements as usize);
     for (dst, src) in [(&mut *b.h_a, &a_in), (&mut *b.h_b, &b_in)] {
@@ -544,17 +545,12 @@ fn program<'p>(
     tl.step("synchronize", "hipDeviceSynchronize", Some(13_520));
 
     let q = sdma.as_mut().ok_or("the SDMA queue went away")?;
-    copy(
-        q,
-        b.h_c.as_ptr() as u64,
-        b.d[2],
-        plan.bytes,
-        "hipMemcpy d2h",
-    )?;
+    copy(q, b.h_c.address(), b.d[2], plan.bytes, "hipMemcpy d2h")?;
     tl.step("memcpy_d2h", "hipMemcpy d2h", Some(136_000_000 / 3));
 
     let mismatches = b
         .h_c
+        .to_vec()
         .chunks_exact(4)
         .zip(a_in.iter().zip(&b_in))
         .filter(|(c, (x, y))| {
