@@ -449,15 +449,107 @@ impl RunResult {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Measures `work` on `t`: the warm-up loop, then the measured one
+/// ([`measure_twice`]), cut in chunks that suit the work.
+fn measure_work(
+    t: &target::Target<'_>,
+    work: Work,
+    scale: TscScale,
+    params: Params,
+    (warm, samples): (&mut [Sample], &mut [Sample]),
+    quiet: bool,
+) -> Result<(), String> {
+    let chunking = |len| Chunking { len, quiet };
+    match work {
+        Work::Barrier => {
+            let p = BarrierPacket::new(BarrierKind::And, &[], t.signal.handle(), Fences::SYSTEM)
+                .map_err(|e| e.to_string())?;
+            measure_twice(t, &p, scale, params, warm, samples, chunking(CHUNK))
+        }
+        Work::Kernel(p) => {
+            measure_twice(t, &p, scale, params, warm, samples, chunking(KERNEL_CHUNK))
+        }
+        Work::ModelKernel => {
+            let p = Dispatch::linear(64, 64, target::KERNEL_OBJECT, 0)
+                .signal(t.signal.handle())
+                .fences(Fences::SYSTEM)
+                .packet()
+                .map_err(|e| e.to_string())?;
+            measure_twice(t, &p, scale, params, warm, samples, chunking(CHUNK))
+        }
+    }
+}
+
+/// The histograms, percentiles, CP phases and outliers of one run's
+/// samples; a warning when CP stamps precede their doorbell.
+fn summarize(
+    a: &LatencyArgs,
+    scale: TscScale,
+    label: &'static str,
+    samples: Vec<Sample>,
+    cp_corr: Option<Correlation>,
+    warnings: &mut Vec<String>,
+) -> RunResult {
+    let mut hists: Vec<Box<Histogram>> = (0..PHASES.len())
+        .map(|_| Box::new(Histogram::new()))
+        .collect();
+    let mut outliers = Outliers::<32>::new();
+    for (i, s) in samples.iter().enumerate() {
+        let ns = [s.publish, s.doorbell, s.pickup, s.completion, s.total()].map(|t| scale.to_ns(t));
+        for (h, v) in hists.iter_mut().zip(ns) {
+            h.record(v);
+        }
+        outliers.offer(ns[4], (a.warmup + i) as u64);
+    }
+    // CP timestamps: the model stamps with CLOCK_MONOTONIC_RAW, mapped onto
+    // the TSC through the calibration anchor. `cp_launch` is doorbell store
+    // to the CP's start stamp, `cp_exec` start to end stamp.
+    let mut cp_hists = [Box::new(Histogram::new()), Box::new(Histogram::new())];
+    let mut before_doorbell = 0usize;
+    if let Some(corr) = &cp_corr {
+        for s in samples.iter().filter(|s| s.cp_start_ts != 0) {
+            let launch = cp_launch_ns(scale, corr, s);
+            if launch < 0 {
+                before_doorbell += 1;
+            }
+            cp_hists[0].record(launch.max(0) as u64);
+            cp_hists[1].record(s.cp_end_ts.saturating_sub(s.cp_start_ts));
+        }
+    }
+    if before_doorbell > 0 {
+        warnings.push(format!(
+            "{label}: {before_doorbell} CP start stamps precede the end of the doorbell store (counted as 0): a CP that polls the write index can start before the doorbell lands, and the TSC/monotonic mapping is good to about the correlation uncertainty in the JSON"
+        ));
+    }
+    let cp_summaries: Vec<Summary> = cp_hists.iter().filter_map(|h| h.summary()).collect();
+    let summaries: Vec<Summary> = hists.iter().filter_map(|h| h.summary()).collect();
+    let top: Vec<(u64, u64)> = outliers
+        .sorted()
+        .into_iter()
+        .take(a.outliers.min(outliers.len()))
+        .collect();
+    // The caller fills in what the run itself knows.
+    RunResult {
+        label,
+        create_ns: None,
+        samples,
+        hists,
+        summaries,
+        cp_summaries,
+        cp_corr,
+        top,
+        round_trip: RoundTripJson {
+            before: None,
+            after: None,
+        },
+    }
+}
+
 fn run_target(
     a: &LatencyArgs,
     mapping: Option<Mapping>,
     scale: TscScale,
-    idle: Idle,
-    cpus: &[usize],
-    cpu: Option<usize>,
-    model_cpu: Option<usize>,
+    (idle, cpus, cpu, model_cpu): (Idle, &[usize], Option<usize>, Option<usize>),
     kernel: Option<&KernelSpec>,
     barrier: bool,
     warnings: &mut Vec<String>,
@@ -497,56 +589,7 @@ fn run_target(
     let mut anchors = (None, None);
     let mut measured = |t: &target::Target<'_>, work: Work| -> Result<Option<u64>, String> {
         anchors.0 = tsc::anchor(monotonic_raw_ns, ANCHOR_TRIES);
-        let r = match work {
-            Work::Barrier => {
-                let p =
-                    BarrierPacket::new(BarrierKind::And, &[], t.signal.handle(), Fences::SYSTEM)
-                        .map_err(|e| e.to_string())?;
-                measure_twice(
-                    t,
-                    &p,
-                    scale,
-                    params,
-                    &mut warm,
-                    &mut samples,
-                    Chunking {
-                        len: CHUNK,
-                        quiet: a.quiet,
-                    },
-                )
-            }
-            Work::Kernel(p) => measure_twice(
-                t,
-                &p,
-                scale,
-                params,
-                &mut warm,
-                &mut samples,
-                Chunking {
-                    len: KERNEL_CHUNK,
-                    quiet: a.quiet,
-                },
-            ),
-            Work::ModelKernel => {
-                let p = Dispatch::linear(64, 64, target::KERNEL_OBJECT, 0)
-                    .signal(t.signal.handle())
-                    .fences(Fences::SYSTEM)
-                    .packet()
-                    .map_err(|e| e.to_string())?;
-                measure_twice(
-                    t,
-                    &p,
-                    scale,
-                    params,
-                    &mut warm,
-                    &mut samples,
-                    Chunking {
-                        len: CHUNK,
-                        quiet: a.quiet,
-                    },
-                )
-            }
-        };
+        let r = measure_work(t, work, scale, params, (&mut warm, &mut samples), a.quiet);
         anchors.1 = tsc::anchor(monotonic_raw_ns, ANCHOR_TRIES);
         r?;
         Ok(t.create_ns)
@@ -622,55 +665,12 @@ fn run_target(
         return Err(format!("the CP model recorded errors: {}", list.join("; ")));
     }
 
-    let mut hists: Vec<Box<Histogram>> = (0..PHASES.len())
-        .map(|_| Box::new(Histogram::new()))
-        .collect();
-    let mut outliers = Outliers::<32>::new();
-    for (i, s) in samples.iter().enumerate() {
-        let ns = [s.publish, s.doorbell, s.pickup, s.completion, s.total()].map(|t| scale.to_ns(t));
-        for (h, v) in hists.iter_mut().zip(ns) {
-            h.record(v);
-        }
-        outliers.offer(ns[4], (a.warmup + i) as u64);
-    }
-    // CP timestamps: the model stamps with CLOCK_MONOTONIC_RAW, mapped onto
-    // the TSC through the calibration anchor. `cp_launch` is doorbell store
-    // to the CP's start stamp, `cp_exec` start to end stamp.
-    let mut cp_hists = [Box::new(Histogram::new()), Box::new(Histogram::new())];
-    let mut before_doorbell = 0usize;
-    if let Some(corr) = &cp_corr {
-        for s in samples.iter().filter(|s| s.cp_start_ts != 0) {
-            let launch = cp_launch_ns(scale, corr, s);
-            if launch < 0 {
-                before_doorbell += 1;
-            }
-            cp_hists[0].record(launch.max(0) as u64);
-            cp_hists[1].record(s.cp_end_ts.saturating_sub(s.cp_start_ts));
-        }
-    }
     let label = mapping.map_or("unmapped", Mapping::name);
-    if before_doorbell > 0 {
-        warnings.push(format!(
-            "{label}: {before_doorbell} CP start stamps precede the end of the doorbell store (counted as 0): a CP that polls the write index can start before the doorbell lands, and the TSC/monotonic mapping is good to about the correlation uncertainty in the JSON"
-        ));
-    }
-    let cp_summaries: Vec<Summary> = cp_hists.iter().filter_map(|h| h.summary()).collect();
-    let summaries: Vec<Summary> = hists.iter().filter_map(|h| h.summary()).collect();
-    let top: Vec<(u64, u64)> = outliers
-        .sorted()
-        .into_iter()
-        .take(a.outliers.min(outliers.len()))
-        .collect();
+    let r = summarize(a, scale, label, samples, cp_corr, warnings);
     Ok(RunResult {
-        label,
         create_ns,
-        samples,
-        hists,
-        summaries,
-        cp_summaries,
-        cp_corr,
-        top,
         round_trip,
+        ..r
     })
 }
 
@@ -747,29 +747,19 @@ fn phases_json(r: &RunResult) -> std::collections::BTreeMap<&'static str, PhaseJ
         .collect()
 }
 
-fn run_inner(a: &LatencyArgs) -> Result<(), String> {
-    if a.iterations == 0 {
-        return Err("--iterations must be at least 1".into());
-    }
-    if a.target.hardware().is_some() && a.compare {
-        return Err(
-            "--compare brings up the model three times; on a GPU pick one --mapping".into(),
-        );
-    }
-    let mut warnings = Vec::new();
-    let feats = tsc::features();
-    if !cfg!(target_arch = "x86_64") {
-        return Err("the latency timer needs an x86-64 time-stamp counter".into());
-    }
-    if !feats.rdtscp {
-        return Err("this CPU has no RDTSCP; the fenced end-of-interval read needs it".into());
-    }
-    if !feats.invariant {
-        warnings.push("CPUID does not report an invariant TSC: ticks may not be time (frequency changes, or a hypervisor hiding the bit)".to_string());
-    }
-    let scale = calibrate().ok_or("TSC calibration against CLOCK_MONOTONIC_RAW failed")?;
-    let (ov_min, ov_p50) = timer_overhead();
+/// Where the measuring thread and the model's thread run, and how the
+/// model's CP waits.
+struct Placement {
+    /// The CPUs the process may use.
+    cpus: Vec<usize>,
+    cpu: Option<usize>,
+    model_cpu: Option<usize>,
+    idle: Idle,
+}
 
+/// The measuring thread on one CPU, the model thread on another, with a
+/// warning when they must share.
+fn place_threads(a: &LatencyArgs, warnings: &mut Vec<String>) -> Placement {
     // CPUs: measuring thread on one, model thread on another.
     let cpus = allowed_cpus();
     let cpu = a.cpu.or_else(|| cpus.last().copied());
@@ -798,6 +788,118 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
     } else {
         Idle::Spin
     };
+    Placement {
+        cpus,
+        cpu,
+        model_cpu,
+        idle,
+    }
+}
+
+/// `--compare`: the table of every mapping's run, and its JSON.
+fn finish_compare(
+    a: &LatencyArgs,
+    scale: TscScale,
+    params: ParamsJson,
+    timer: TimerJson,
+    runs: &[RunResult],
+    warnings: Vec<String>,
+) -> Result<(), String> {
+    print_compare(a, scale, runs, &warnings);
+    let report = CompareReport {
+        params,
+        timer,
+        runs: runs
+            .iter()
+            .map(|r| {
+                (
+                    r.label,
+                    RunJson {
+                        create_ns: r.create_ns,
+                        phases: phases_json(r),
+                        outliers: r.top.clone(),
+                        cp_correlation_uncertainty_ns: r.cp_uncertainty_ns(scale),
+                        cpu_round_trip_ns: r.round_trip,
+                    },
+                )
+            })
+            .collect(),
+        warnings,
+    };
+    if let Some(p) = &a.json {
+        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        std::fs::write(p, text + "\n").map_err(|e| format!("writing {}: {e}", p.display()))?;
+    }
+    if a.csv.is_some() || a.svg.is_some() || a.perfetto.is_some() {
+        return Err(
+            "--csv, --svg and --perfetto take one run; use them with --mapping instead of --compare".into(),
+        );
+    }
+    Ok(())
+}
+
+/// `--json`, `--csv`, `--svg` and `--perfetto` of one run.
+fn write_outputs(
+    a: &LatencyArgs,
+    scale: TscScale,
+    r: &RunResult,
+    report: &Report,
+) -> Result<(), String> {
+    if let Some(p) = &a.json {
+        let text = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
+        std::fs::write(p, text + "\n").map_err(|e| format!("writing {}: {e}", p.display()))?;
+    }
+    if let Some(p) = &a.csv {
+        write_csv(p, &r.samples, scale, r.cp_corr.as_ref(), a.warmup)
+            .map_err(|e| format!("writing {}: {e}", p.display()))?;
+    }
+    if let Some(p) = &a.svg {
+        crate::latency_plot::write_svg(p, &r.hists, &r.summaries)
+            .map_err(|e| format!("writing {}: {e}", p.display()))?;
+    }
+    if let Some(p) = &a.perfetto {
+        write_perfetto(p, &r.samples, scale, a.warmup)?;
+    }
+    Ok(())
+}
+
+/// The time-stamp counter the measurement reads: refused without
+/// RDTSCP, calibrated against CLOCK_MONOTONIC_RAW, with its own
+/// overhead (min, p50 ticks).
+fn timer(warnings: &mut Vec<String>) -> Result<(tsc::TscFeatures, TscScale, (u64, u64)), String> {
+    let feats = tsc::features();
+    if !cfg!(target_arch = "x86_64") {
+        return Err("the latency timer needs an x86-64 time-stamp counter".into());
+    }
+    if !feats.rdtscp {
+        return Err("this CPU has no RDTSCP; the fenced end-of-interval read needs it".into());
+    }
+    if !feats.invariant {
+        warnings.push("CPUID does not report an invariant TSC: ticks may not be time (frequency changes, or a hypervisor hiding the bit)".to_string());
+    }
+    let scale = calibrate().ok_or("TSC calibration against CLOCK_MONOTONIC_RAW failed")?;
+    Ok((feats, scale, timer_overhead()))
+}
+
+fn run_inner(a: &LatencyArgs) -> Result<(), String> {
+    if a.iterations == 0 {
+        return Err("--iterations must be at least 1".into());
+    }
+    if a.target.hardware().is_some() && a.compare {
+        return Err(
+            "--compare brings up the model three times; on a GPU pick one --mapping".into(),
+        );
+    }
+    let mut warnings = Vec::new();
+    let (feats, scale, (ov_min, ov_p50)) = timer(&mut warnings)?;
+
+    let hardware = a.target.hardware();
+    let Placement {
+        cpus,
+        cpu,
+        model_cpu,
+        idle,
+    } = place_threads(a, &mut warnings);
     // A mapping the model part lacks is refused before it is touched.
     let mapping: Option<Mapping> = match a.mapping {
         Some(m) if a.target.hardware().is_none() => Some(a.target.part.check_mapping(m.into())?),
@@ -831,19 +933,14 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         (Some(k), None) => Some(k.first_launch(a.target.part, a.seed)?),
         _ => None,
     };
-    let first_launch_ns = first.map(|f| f.first_launch_ns);
-    let load_ns = first.map(|f| f.load_ns);
-    let launch_ns = first.map(|f| f.launch_ns);
     let mut runs = Vec::new();
-    for m in &modes {
+    for &m in &modes {
+        let placed = (idle, &cpus[..], cpu, model_cpu);
         runs.push(run_target(
             a,
-            *m,
+            m,
             scale,
-            idle,
-            &cpus,
-            cpu,
-            model_cpu,
+            placed,
             kernel.as_ref(),
             barrier,
             &mut warnings,
@@ -887,45 +984,15 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         packet: if barrier { "barrier" } else { "dispatch" },
         kernel: kernel.as_ref().map(|k| k.label.clone()),
         kernel_detail: kernel.as_ref().map(KernelSpec::describe),
-        first_launch_ns,
-        load_ns,
-        launch_ns,
+        first_launch_ns: first.map(|f| f.first_launch_ns),
+        load_ns: first.map(|f| f.load_ns),
+        launch_ns: first.map(|f| f.launch_ns),
         seed: a.seed,
         ring_slots: target::SLOTS,
     };
 
     if a.compare {
-        print_compare(a, scale, &runs, &warnings);
-        let report = CompareReport {
-            params,
-            timer,
-            runs: runs
-                .iter()
-                .map(|r| {
-                    (
-                        r.label,
-                        RunJson {
-                            create_ns: r.create_ns,
-                            phases: phases_json(r),
-                            outliers: r.top.clone(),
-                            cp_correlation_uncertainty_ns: r.cp_uncertainty_ns(scale),
-                            cpu_round_trip_ns: r.round_trip,
-                        },
-                    )
-                })
-                .collect(),
-            warnings,
-        };
-        if let Some(p) = &a.json {
-            let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-            std::fs::write(p, text + "\n").map_err(|e| format!("writing {}: {e}", p.display()))?;
-        }
-        if a.csv.is_some() || a.svg.is_some() || a.perfetto.is_some() {
-            return Err(
-                "--csv, --svg and --perfetto take one run; use them with --mapping instead of --compare".into(),
-            );
-        }
-        return Ok(());
+        return finish_compare(a, scale, params, timer, &runs, warnings);
     }
 
     let r = runs.pop().ok_or("no run")?;
@@ -960,22 +1027,7 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
         cpu_round_trip_ns: r.round_trip,
         warnings,
     };
-    if let Some(p) = &a.json {
-        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-        std::fs::write(p, text + "\n").map_err(|e| format!("writing {}: {e}", p.display()))?;
-    }
-    if let Some(p) = &a.csv {
-        write_csv(p, &r.samples, scale, r.cp_corr.as_ref(), a.warmup)
-            .map_err(|e| format!("writing {}: {e}", p.display()))?;
-    }
-    if let Some(p) = &a.svg {
-        crate::latency_plot::write_svg(p, &r.hists, &r.summaries)
-            .map_err(|e| format!("writing {}: {e}", p.display()))?;
-    }
-    if let Some(p) = &a.perfetto {
-        write_perfetto(p, &r.samples, scale, a.warmup)?;
-    }
-    Ok(())
+    write_outputs(a, scale, &r, &report)
 }
 
 /// Submissions the Perfetto file shows at most.

@@ -251,15 +251,21 @@ pub fn launch<M: Memory>(
     launch_dump(mem, cfg, d, &mut Dumps::default())
 }
 
-/// [`launch`], copying wave states into `dumps`: the wave that stopped
-/// the dispatch, and the watched one ([`LaunchConfig::watch`]) when it
-/// ends.
-pub fn launch_dump<M: Memory>(
-    mem: &mut M,
-    cfg: &LaunchConfig,
-    d: &Dispatch,
-    dumps: &mut Dumps,
-) -> Result<Stats, LaunchError> {
+/// What a dispatch's descriptor and packet give the scheduler, checked.
+struct Shape {
+    kd: KernelDescriptor,
+    wave_size: u32,
+    nvgpr: u32,
+    entry: u64,
+    scratch: u32,
+    lds_size: usize,
+    ngroups: [u32; 3],
+    total_groups: u64,
+}
+
+/// Reads the kernel descriptor and checks the dispatch against what the
+/// model runs (the refusals [`launch`] documents).
+fn shape<M: Memory>(mem: &mut M, cfg: &LaunchConfig, d: &Dispatch) -> Result<Shape, LaunchError> {
     let mut kb = [0u8; KD_SIZE];
     mem.read(d.kernel_object, &mut kb)
         .map_err(LaunchError::Descriptor)?;
@@ -307,6 +313,37 @@ pub fn launch_dump<M: Memory>(
     let ngroups: [u32; 3] =
         core::array::from_fn(|i| d.grid_size[i].div_ceil(u32::from(d.workgroup_size[i])));
     let total_groups = u64::from(ngroups[0]) * u64::from(ngroups[1]) * u64::from(ngroups[2]);
+    Ok(Shape {
+        kd,
+        wave_size,
+        nvgpr,
+        entry,
+        scratch,
+        lds_size,
+        ngroups,
+        total_groups,
+    })
+}
+
+/// [`launch`], copying wave states into `dumps`: the wave that stopped
+/// the dispatch, and the watched one ([`LaunchConfig::watch`]) when it
+/// ends.
+pub fn launch_dump<M: Memory>(
+    mem: &mut M,
+    cfg: &LaunchConfig,
+    d: &Dispatch,
+    dumps: &mut Dumps,
+) -> Result<Stats, LaunchError> {
+    let Shape {
+        kd,
+        wave_size,
+        nvgpr,
+        entry,
+        scratch,
+        lds_size,
+        ngroups,
+        total_groups,
+    } = shape(mem, cfg, d)?;
     let syntax = Syntax {
         target: cfg.target,
         wave64: wave_size == 64,
