@@ -1351,10 +1351,18 @@ impl CpModel {
         rptr_addr: u64,
         host: u64,
     ) -> Result<(), CpError> {
-        self.dma
-            .u16(host, HDR)
+        // The 16-bit header set INVALID, the setup half kept: one 32-bit
+        // read-modify-write, the width the producer publishes the
+        // header+setup word with (`AqlQueue`'s atomic u32 store), so no
+        // two atomic accesses of different sizes ever touch these bytes
+        // (Miri's weak-memory model refuses mixed sizes).
+        let _ = self
+            .dma
+            .u32(host, HDR)
             .map_err(|fault| CpError::Dma { queue: q, fault })?
-            .store(header::INVALID, Ordering::Relaxed);
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| {
+                Some((w & !0xFFFF) | u32::from(header::INVALID))
+            });
         let next = if self.faults.corrupt_read_index {
             self.faults.corrupt_read_index = false;
             read.wrapping_add(1)
