@@ -233,15 +233,14 @@ fn prepare_start(
     match (args.start, device) {
         (None, _) => Ok(None),
         (Some(st), target::Device::Model(m)) => {
-            let line = barebell_model_host::start::prepare(m, fw, st.state())
+            let g = m.gfx11_12().ok_or(
+                "--start: the GC 9.4.3 model parts start clean only (no prepared start states yet)",
+            )?;
+            let line = barebell_model_host::start::prepare(g, fw, st.state())
                 .map_err(|e| format!("--start: {e}"))?;
             out!("model start state: {line}");
             Ok(Some(line))
         }
-        (Some(_), target::Device::Model9(_)) => Err(
-            "--start: the GC 9.4.3 model parts start clean only (no prepared start states yet)"
-                .into(),
-        ),
         (Some(_), target::Device::Hw(_)) => Err(
             "--start prepares the model; a GPU is in whatever state its last driver left it (the start step reads it)".into(),
         ),

@@ -18,8 +18,6 @@ use crate::target::{MODEL_BAR0_BYTES, PartArg};
 use barebell::sdma::{CopyDirection, pkt::COPY_MAX_BYTES};
 use barebell_bringup::{FirmwareDir, Mapping, Options, Quiet, Step};
 use barebell_model::vgpu::HostMemory;
-use barebell_model::vgpu9::VirtualGpu9;
-use barebell_model::{Seed, VirtualGpu};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -219,12 +217,9 @@ fn build_device(args: &CopyArgs, each: usize, user: usize) -> Result<Device, Str
     let mem = HostMemory::allocate_sized(MODEL_BAR0_BYTES + user, (4 << 20) + user)
         .map_err(|e| format!("model memory: {e}"))?;
     let fw = FirmwareDir(args.firmware_dir.clone());
-    if args.part.part().generation == barebell::ip::Generation::Gfx94 {
-        VirtualGpu9::new(args.part.part(), &fw, mem, Seed(1)).map(|m| Device::Model9(Box::new(m)))
-    } else {
-        VirtualGpu::new(args.part.part(), &fw, mem, Seed(1)).map(|m| Device::Model(Box::new(m)))
-    }
-    .map_err(|e| format!("building the model {}: {e}", args.part.name()))
+    crate::target::model_device(args.part, &fw, mem, 1)
+        .map(Device::Model)
+        .map_err(|e| format!("building the model {}: {e}", args.part.name()))
 }
 
 /// Source and destination buffers: two in host memory, two in VRAM (with

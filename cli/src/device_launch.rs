@@ -155,8 +155,7 @@ pub fn bring_up<'p>(
 /// handle yet).
 pub fn device_error(device: &Device) -> Option<String> {
     match device {
-        Device::Model(m) => m.mec().cp().errors().first().map(|e| e.to_string()),
-        Device::Model9(m) => m.mec().cp().errors().first().map(|e| e.to_string()),
+        Device::Model(m) => m.cp().errors().first().map(|e| e.to_string()),
         Device::Hw(_) => None,
     }
 }
@@ -165,8 +164,8 @@ pub fn device_error(device: &Device) -> Option<String> {
 /// and how many XCCs run a dispatch, on a GC 9.4.3 model; `None` elsewhere.
 pub fn xcc_totals(device: &Device) -> Option<([u64; barebell_model::wave::MAX_XCCS], u32)> {
     match device {
-        Device::Model9(m) => {
-            let cp = m.mec().cp();
+        Device::Model(m) if m.part().xcc.is_some() => {
+            let cp = m.cp();
             Some((cp.shader.xcc_workgroups, cp.shader.xccs))
         }
         Device::Model(_) | Device::Hw(_) => None,
@@ -365,8 +364,7 @@ pub fn run_job(
     let end = Instant::now();
     let ns = |d: std::time::Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
     let stats = match device {
-        Device::Model(m) => Some(m.mec().cp().shader.last),
-        Device::Model9(m) => Some(m.mec().cp().shader.last),
+        Device::Model(m) => Some(m.cp().shader.last),
         Device::Hw(_) => None,
     };
     let xcc_workgroups = match (xcc_before, xcc_totals(device)) {
@@ -430,14 +428,16 @@ mod tests {
     #[test]
     fn a_hung_queue_is_reported_as_a_hang_with_its_lost_packet() {
         let fw = FirmwareDir::system();
-        let device = Device::Model(Box::new(
-            crate::target::model(PartArg::Navi31, &fw, 3).unwrap(),
-        ));
+        let mem =
+            barebell_model::vgpu::HostMemory::allocate(crate::target::MODEL_BAR0_BYTES).unwrap();
+        let device =
+            Device::Model(crate::target::model_device(PartArg::Navi31, &fw, mem, 3).unwrap());
         let b = bring_up(&device, &fw, Mapping::Direct, &Quiet).unwrap();
         let Device::Model(m) = &device else {
             unreachable!()
         };
-        assert!(m.hang_queue(b.queue.doorbell));
+        let navi = m.gfx11_12().unwrap();
+        assert!(navi.hang_queue(b.queue.doorbell));
         let k = KernelSpec::resolve("empty", PartArg::Navi31).unwrap();
         let mut b = b;
         let placed = place_kernel(&device, &mut b, &k).unwrap();

@@ -203,18 +203,9 @@ pub fn with_device<R>(
     };
     let r = match device {
         Device::Model(m) => {
-            configure(&mut m.mec().cp(), kernel_ns, time);
+            configure(&mut m.cp(), kernel_ns, time);
             let w = work(placed.as_ref(), barrier);
-            m.with_mec_thread(idle, pin(cpu), || {
-                after_spawn();
-                f(&t, w)
-            })
-            .map_err(|e| fail(&e))
-        }
-        Device::Model9(m) => {
-            configure(&mut m.mec().cp(), kernel_ns, time);
-            let w = work(placed.as_ref(), barrier);
-            with_mec9_thread(m, idle, pin(cpu), || {
+            barebell_model::device::with_cp_thread(&**m, idle, pin(cpu), || {
                 after_spawn();
                 f(&t, w)
             })
@@ -237,8 +228,7 @@ pub fn with_device<R>(
         (Err(e), Err(t)) => return Err(format!("{e}\n{t}")),
     };
     let errors = match device {
-        Device::Model(m) => m.mec().cp().errors().to_vec(),
-        Device::Model9(m) => m.mec().cp().errors().to_vec(),
+        Device::Model(m) => m.cp().errors().to_vec(),
         Device::Hw(_) => Vec::new(),
     };
     if errors.is_empty()
@@ -247,44 +237,4 @@ pub fn with_device<R>(
         p.check()?;
     }
     Ok((r, errors))
-}
-
-/// Runs `f` while a thread of its own (set up by `setup`, e.g. pinned)
-/// services a GC 9.4.3 model's CP block ([`barebell_model::mec_v9_4_3::MecV943::service`]:
-/// doorbells, KIQs, HWS, CP steps) until `f` returns, as
-/// `VirtualGpu::with_mec_thread` does for the gfx11/gfx12 MEC: `Spin`
-/// services again at once, `YieldAfter(n)` yields after `n` idle turns.
-fn with_mec9_thread<R>(
-    m: &barebell_model::vgpu9::VirtualGpu9,
-    idle: Idle,
-    setup: impl FnOnce() + Send,
-    f: impl FnOnce() -> R,
-) -> std::io::Result<R> {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    let stop = AtomicBool::new(false);
-    std::thread::scope(|s| {
-        let h = std::thread::Builder::new()
-            .name("barebell-model-mec9".into())
-            .spawn_scoped(s, || {
-                setup();
-                let mut idle_for = 0u32;
-                while !stop.load(Ordering::Relaxed) {
-                    if m.mec().service() > 0 {
-                        idle_for = 0;
-                    } else {
-                        idle_for = idle_for.saturating_add(1);
-                        if let Idle::YieldAfter(n) = idle
-                            && idle_for > n
-                        {
-                            std::thread::yield_now();
-                        }
-                    }
-                }
-            })?;
-        let r = f();
-        stop.store(true, Ordering::Relaxed);
-        h.join()
-            .map_err(|_| std::io::Error::other("the model's CP thread panicked"))?;
-        Ok(r)
-    })
 }

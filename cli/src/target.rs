@@ -5,6 +5,7 @@
 use barebell::platform::Platform;
 use barebell_bringup::{FirmwareDir, Mapping};
 use barebell_host::HwPlatform;
+use barebell_model::device::ModelDevice;
 use barebell_model::vgpu::HostMemory;
 use barebell_model::{Seed, VirtualGpu};
 use barebell_pcie::Bdf;
@@ -145,18 +146,28 @@ impl TargetArgs {
 /// An opened device.
 #[derive(Debug)]
 pub enum Device {
-    Model(Box<VirtualGpu>),
-    /// A GC 9.4.3 model part (MI300X, MI308X).
-    Model9(Box<barebell_model::vgpu9::VirtualGpu9>),
+    /// A model part, whichever generation (`barebell_model::device`).
+    Model(Box<dyn ModelDevice>),
     Hw(Box<HwPlatform>),
 }
 
-/// Builds the model part `part` over freshly allocated host memory, its
-/// PSP expecting the firmware in `fw`.
-pub fn model(part: PartArg, fw: &FirmwareDir, seed: u64) -> Result<VirtualGpu, String> {
-    HostMemory::allocate(MODEL_BAR0_BYTES)
-        .and_then(|mem| VirtualGpu::new(part.part(), fw, mem, Seed(seed)))
-        .map_err(|e| format!("building the model {}: {e}", part.name()))
+/// The model of `part` over `memory`: the one place that picks the
+/// generation's model type.
+pub fn model_device(
+    part: PartArg,
+    fw: &FirmwareDir,
+    memory: HostMemory,
+    seed: u64,
+) -> Result<Box<dyn ModelDevice>, String> {
+    let built: Result<Box<dyn ModelDevice>, _> =
+        if part.part().generation == barebell::ip::Generation::Gfx94 {
+            barebell_model::vgpu9::VirtualGpu9::new(part.part(), fw, memory, Seed(seed))
+                .map(|m| Box::new(m) as Box<dyn ModelDevice>)
+        } else {
+            VirtualGpu::new(part.part(), fw, memory, Seed(seed))
+                .map(|m| Box::new(m) as Box<dyn ModelDevice>)
+        };
+    built.map_err(|e| format!("building the model {}: {e}", part.name()))
 }
 
 /// Opens what `t` names; a model device's dispatches stop when a stop
@@ -172,23 +183,18 @@ pub fn open(t: &TargetArgs, fw: &FirmwareDir, seed: u64) -> Result<Device, Strin
 pub fn install_stop_hook(device: &Device) {
     let hook = barebell_isa::launch::StopHook(Some(crate::stop::kernel_should_stop));
     match device {
-        Device::Model(m) => m.mec().cp().shader.stop = hook,
-        Device::Model9(m) => m.mec().cp().shader.stop = hook,
+        Device::Model(m) => m.cp().shader.stop = hook,
         Device::Hw(_) => {}
     }
 }
 
 fn open_device(t: &TargetArgs, fw: &FirmwareDir, seed: u64) -> Result<Device, String> {
     match t.hardware() {
-        None if t.part.part().generation == barebell::ip::Generation::Gfx94 => {
-            let m = HostMemory::allocate(MODEL_BAR0_BYTES)
-                .and_then(|mem| {
-                    barebell_model::vgpu9::VirtualGpu9::new(t.part.part(), fw, mem, Seed(seed))
-                })
+        None => {
+            let mem = HostMemory::allocate(MODEL_BAR0_BYTES)
                 .map_err(|e| format!("building the model {}: {e}", t.part.name()))?;
-            Ok(Device::Model9(Box::new(m)))
+            Ok(Device::Model(model_device(t.part, fw, mem, seed)?))
         }
-        None => Ok(Device::Model(Box::new(model(t.part, fw, seed)?))),
         Some(Hardware::Vfio(b)) => HwPlatform::open(barebell_host::Target::Vfio(b))
             .map(|p| Device::Hw(Box::new(p)))
             .map_err(|e| e.to_string()),
@@ -205,7 +211,6 @@ impl Device {
     pub fn platform(&self) -> &dyn Platform {
         match self {
             Device::Model(m) => &**m,
-            Device::Model9(m) => &**m,
             Device::Hw(h) => &**h,
         }
     }
@@ -217,22 +222,21 @@ impl Device {
     /// One line saying what was opened.
     pub fn describe(&self) -> String {
         match self {
-            Device::Model(m) => format!(
-                "{}: the device model ({} MiB of VRAM, BAR0 backed for the first {} MiB; DMA region at host {:#x})",
-                m.name(),
-                m.part().firmware.vram_mib,
-                MODEL_BAR0_BYTES >> 20,
-                Platform::dma(&**m).host.as_ptr() as usize
-            ),
-            Device::Model9(m) => {
-                let x = m.part().xcc;
+            Device::Model(m) => {
+                let p = m.part();
+                let xccs = p.xcc.map_or(String::new(), |x| {
+                    format!(", {} XCCs x {} CUs declared", x.xccs, x.cus_per_xcc)
+                });
                 format!(
-                    "{}: the device model, GC 9.4.3 ({} MiB of VRAM, BAR0 backed for the first {} MiB; {} XCCs x {} CUs declared; DMA region at host {:#x})",
+                    "{}: the device model{} ({} MiB of VRAM, BAR0 backed for the first {} MiB{xccs}; DMA region at host {:#x})",
                     m.name(),
-                    m.part().firmware.vram_mib,
+                    if p.generation == barebell::ip::Generation::Gfx94 {
+                        ", GC 9.4.3"
+                    } else {
+                        ""
+                    },
+                    p.firmware.vram_mib,
                     MODEL_BAR0_BYTES >> 20,
-                    x.map_or(0, |x| x.xccs),
-                    x.map_or(0, |x| x.cus_per_xcc),
                     Platform::dma(&**m).host.as_ptr() as usize
                 )
             }
@@ -246,7 +250,6 @@ impl Device {
     pub fn quiescence(&self) -> Option<Result<(), String>> {
         match self {
             Device::Model(m) => Some(m.quiescent().map_err(|e| e.to_string())),
-            Device::Model9(m) => Some(m.quiescent().map_err(|e| e.to_string())),
             Device::Hw(_) => None,
         }
     }
@@ -255,51 +258,7 @@ impl Device {
     /// stand-ins' logs), to append to an error.
     pub fn diagnostics(&self) -> String {
         match self {
-            Device::Model(m) => {
-                let refused = m.psp().refusals();
-                let mut s = String::new();
-                if !refused.is_empty() {
-                    for r in &refused {
-                        s.push_str(&format!("\nthe PSP model refused: {r}"));
-                    }
-                }
-                let faults = m.psp().mc().faults();
-                if !faults.is_empty() {
-                    for x in &faults {
-                        s.push_str(&format!("\nthe PSP's memory access faulted: {x}"));
-                    }
-                }
-                s
-            }
-            Device::Model9(m) => {
-                let mut s = String::new();
-                for r in m.psp().refusals() {
-                    s.push_str(&format!("\nthe PSP model refused: {r}"));
-                }
-                for x in m.psp().mc().faults() {
-                    s.push_str(&format!("\nthe PSP's memory access faulted: {x}"));
-                }
-                for r in m.mec().refusals() {
-                    s.push_str(&format!("\nthe GC 9.4.3 CP model refused: {r}"));
-                }
-                for e in m.mec().cp().errors() {
-                    s.push_str(&format!("\nthe CP model: {e}"));
-                }
-                for (i, v) in m.nbios()[0].dropped() {
-                    s.push_str(&format!(
-                        "\nthe NBIO dropped doorbell {i:#x} = {v:#x} (aperture closed)"
-                    ));
-                }
-                let stray = m.unclaimed();
-                if let Some((w, at)) = stray.first() {
-                    s.push_str(&format!(
-                        "\n{} register accesses reached no block model (first: {} at byte {at:#x})",
-                        stray.len(),
-                        if *w { "a write" } else { "a read" }
-                    ));
-                }
-                s
-            }
+            Device::Model(m) => m.diagnostics().iter().map(|l| format!("\n{l}")).collect(),
             Device::Hw(_) => sigbus_note(
                 barebell_pcie::sigbus::device_gone(),
                 barebell_pcie::sigbus::faults(),
@@ -311,7 +270,7 @@ impl Device {
     /// addresses the device was given (always so for the model and VFIO).
     pub fn recheck_dma(&self) -> Result<(), String> {
         match self {
-            Device::Model(_) | Device::Model9(_) => Ok(()),
+            Device::Model(_) => Ok(()),
             Device::Hw(h) => h.recheck_dma(),
         }
     }
@@ -322,7 +281,6 @@ impl Device {
     pub fn finish(self, torn_down: bool) {
         match self {
             Device::Model(m) => drop(m),
-            Device::Model9(m) => drop(m),
             // After a complete teardown nothing on the device points at
             // the DMA region or has bus mastering: it can go back.
             Device::Hw(h) if torn_down => drop(h),

@@ -37,7 +37,6 @@ use barebell_bringup::{FirmwareDir, Mapping, Options, Quiet, Step};
 use barebell_kernel::launch::launch;
 use barebell_kernel::{Arg, Geometry, KernargBuffer, LaunchContext, Scalar};
 use barebell_model::vgpu::HostMemory;
-use barebell_model::{Seed, VirtualGpu};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -64,44 +63,25 @@ pub enum VaddMappingArg {
     Hws,
 }
 
-/// The model device a part runs on.
-enum Model {
-    Navi(Box<VirtualGpu>),
-    Gc943(Box<barebell_model::vgpu9::VirtualGpu9>),
-}
+/// The model device a part runs on, whichever generation.
+struct Model(Box<dyn barebell_model::device::ModelDevice>);
 
 impl Model {
     fn platform(&self) -> &dyn Platform {
-        match self {
-            Model::Navi(g) => &**g,
-            Model::Gc943(g) => &**g,
-        }
+        &*self.0
     }
 
     /// What the firmware stand-ins logged, for a failed bring-up.
     fn logs(&self) -> String {
-        match self {
-            Model::Navi(g) => g.firmware_logs(),
-            Model::Gc943(g) => format!(
-                "GC 9.4.3 CP refusals: {:?}\nSDMA refusals: {:?}",
-                g.mec().refusals(),
-                g.sdma_refusals()
-            ),
-        }
+        self.0.firmware_logs()
     }
 
     fn cp_error(&self) -> Option<String> {
-        match self {
-            Model::Navi(g) => g.mec().cp().errors().first().map(|e| e.to_string()),
-            Model::Gc943(g) => g.mec().cp().errors().first().map(|e| e.to_string()),
-        }
+        self.0.cp().errors().first().map(|e| e.to_string())
     }
 
     fn quiescent(&self) -> Result<(), barebell_model::vgpu::NotQuiescent> {
-        match self {
-            Model::Navi(g) => g.quiescent(),
-            Model::Gc943(g) => g.quiescent(),
-        }
+        self.0.quiescent()
     }
 }
 
@@ -358,21 +338,10 @@ fn build_model(
     )?;
     let mem = HostMemory::allocate_sized(MODEL_BAR0_BYTES + vram, (4 << 20) + user)
         .map_err(|e| format!("model memory: {e}"))?;
-    let part = args.part.part();
     let fw = FirmwareDir(args.firmware_dir.clone());
-    let hook = barebell_isa::launch::StopHook(Some(crate::stop::kernel_should_stop));
-    if part.generation == barebell::ip::Generation::Gfx94 {
-        barebell_model::vgpu9::VirtualGpu9::new(part, &fw, mem, Seed(args.seed)).map(|g| {
-            g.mec().cp().shader.stop = hook;
-            Model::Gc943(Box::new(g))
-        })
-    } else {
-        VirtualGpu::new(part, &fw, mem, Seed(args.seed)).map(|g| {
-            g.mec().cp().shader.stop = hook;
-            Model::Navi(Box::new(g))
-        })
-    }
-    .map_err(|e| format!("building the model {}: {e}", args.part.name()))
+    let m = crate::target::model_device(args.part, &fw, mem, args.seed)?;
+    m.cp().shader.stop = barebell_isa::launch::StopHook(Some(crate::stop::kernel_should_stop));
+    Ok(Model(m))
 }
 
 /// `hipLaunchKernel`: the vadd code object loaded into user memory, its

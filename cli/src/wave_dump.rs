@@ -89,8 +89,7 @@ pub fn check(which: Which, job: &Job, wave_size: u32) -> Result<(), String> {
 /// refused before it is opened, see [`refuse_on_gpu`]).
 pub fn set_watch(device: &Device, watch: Option<WaveId>) {
     match device {
-        Device::Model(m) => m.mec().cp().shader.watch = watch,
-        Device::Model9(m) => m.mec().cp().shader.watch = watch,
+        Device::Model(m) => m.cp().shader.watch = watch,
         Device::Hw(_) => {}
     }
 }
@@ -98,8 +97,7 @@ pub fn set_watch(device: &Device, watch: Option<WaveId>) {
 /// The model's dumps of the last dispatch.
 pub fn dumps(device: &Device) -> Option<Dumps> {
     match device {
-        Device::Model(m) => Some(m.mec().cp().shader.dumps.clone()),
-        Device::Model9(m) => Some(m.mec().cp().shader.dumps.clone()),
+        Device::Model(m) => Some(m.cp().shader.dumps.clone()),
         Device::Hw(_) => None,
     }
 }

@@ -47,6 +47,7 @@ pub mod cp;
 pub mod cpregs;
 pub mod dcn;
 pub mod decode;
+pub mod device;
 pub mod discovery;
 pub mod dma;
 pub mod error;

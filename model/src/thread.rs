@@ -135,3 +135,45 @@ impl MecThread {
         self.handle.join()
     }
 }
+
+/// Runs `f` while `service` runs in a loop on a thread of its own (a CP
+/// side beside the host, as a GPU's runs); `service` says whether it did
+/// any work, and an idle thread spins or yields as `idle` says. `setup`
+/// runs first on the new thread (e.g. to pin it). The thread is scoped:
+/// it cannot outlive what `service` borrows.
+pub fn with_service_thread<R>(
+    service: &(dyn Fn() -> bool + Sync),
+    idle: Idle,
+    setup: impl FnOnce() + Send,
+    f: impl FnOnce() -> R,
+) -> std::io::Result<R> {
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let h = std::thread::Builder::new()
+            .name("barebell-model-cp".into())
+            .spawn_scoped(s, || {
+                setup();
+                let mut idle_for = 0u32;
+                while !stop.load(Ordering::Relaxed) {
+                    if service() {
+                        idle_for = 0;
+                    } else {
+                        idle_for = idle_for.saturating_add(1);
+                        // `Spin` services again at once (a pause here
+                        // delays the pickup being measured); `YieldAfter`
+                        // yields.
+                        if let Idle::YieldAfter(n) = idle
+                            && idle_for > n
+                        {
+                            std::thread::yield_now();
+                        }
+                    }
+                }
+            })?;
+        let r = f();
+        stop.store(true, Ordering::Relaxed);
+        h.join()
+            .map_err(|_| std::io::Error::other("the model's CP thread panicked"))?;
+        Ok(r)
+    })
+}

@@ -1139,35 +1139,7 @@ impl VirtualGpu {
         f: impl FnOnce() -> R,
     ) -> std::io::Result<R> {
         let mec: &Mec = &self.mec;
-        let stop = AtomicBool::new(false);
-        std::thread::scope(|s| {
-            let h = std::thread::Builder::new()
-                .name("barebell-model-mec".into())
-                .spawn_scoped(s, || {
-                    setup();
-                    let mut idle_for = 0u32;
-                    while !stop.load(Ordering::Relaxed) {
-                        if mec.step().progressed() {
-                            idle_for = 0;
-                        } else {
-                            idle_for = idle_for.saturating_add(1);
-                            // `Spin` steps again at once, as the model's
-                            // other CP threads do (a PAUSE here delays the
-                            // pickup it measures); `YieldAfter` yields.
-                            if let crate::thread::Idle::YieldAfter(n) = idle
-                                && idle_for > n
-                            {
-                                std::thread::yield_now();
-                            }
-                        }
-                    }
-                })?;
-            let r = f();
-            stop.store(true, Ordering::Relaxed);
-            h.join()
-                .map_err(|_| std::io::Error::other("the model's MEC thread panicked"))?;
-            Ok(r)
-        })
+        crate::thread::with_service_thread(&|| mec.step().progressed(), idle, setup, f)
     }
 
     /// Where the KIQ firmware the model found runs, once it found one.
