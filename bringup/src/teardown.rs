@@ -204,6 +204,17 @@ fn halt_mec_v9_4_3(gpu: &mut Gpu<'_>) -> Outcome {
         .iter()
         .enumerate()
         .try_for_each(|(i, b)| start_v9_4_3::cp_compute_enable(b, p.clock(), i, false));
+    // Linux writes the halt and waits 50 µs with no read-back; a write to
+    // a vanished device goes nowhere, so read it back before saying done.
+    let gone = blocks.iter().any(|b| {
+        b.read(barebell::regs::gc_9_4_3_rlc::CP_MEC_CNTL)
+            .is_ok_and(|v| v == barebell::bus::ALL_ONES)
+    });
+    if gone {
+        return Outcome::Failed(ErrorKind::DeviceGone {
+            register: "CP_MEC_CNTL",
+        });
+    }
     match (down, r) {
         (Ok(()), Ok(())) => Outcome::Done(alloc::format!(
             "{}CP_MEC_CNTL = {:#010x} (MEC_ME1/ME2 halted, pipes reset) on {} XCCs",
@@ -342,15 +353,21 @@ fn signature(gpu: &Gpu<'_>, done: bool) -> Outcome {
         return Outcome::NotNeeded("the bring-up wrote nothing to the device");
     }
     let v = u32::from(!done);
+    let gc = crate::start::gc_bases(&gpu.ips);
+    let written = crate::start::write_signature(&gpu.bus, &gc, gpu.ips.generation, None, v);
+    // Read back: a vanished device drops the write.
+    if written.is_ok()
+        && let Ok((r6, _)) = crate::start::scratch_regs(gpu.ips.generation)
+        && barebell::bus::Block::new(&gpu.bus, gc)
+            .read(r6)
+            .is_ok_and(|x| x == barebell::bus::ALL_ONES)
+    {
+        return Outcome::Failed(ErrorKind::DeviceGone {
+            register: "SCRATCH_REG6",
+        });
+    }
     outcome(
-        crate::start::write_signature(
-            &gpu.bus,
-            &crate::start::gc_bases(&gpu.ips),
-            gpu.ips.generation,
-            None,
-            v,
-        )
-        .map(|()| {
+        written.map(|()| {
             if done {
                 String::from("SCRATCH_REG6 = 0 (finalized)")
             } else {

@@ -12,12 +12,14 @@
 //! points at the root the process was registered with. VMID0 does not map
 //! it: nothing of the bring-up's own runs there.
 //!
-//! [`UserMemory`] hands the region out as byte slices, bump-allocated and
+//! [`UserMemory`] hands the region out as volatile views
+//! ([`barebell::mem::DmaView`]: user kernels may write any of it), bump-allocated and
 //! never freed (a run loads its work once), with a typed error when it
 //! runs out.
 
 use core::marker::PhantomData;
 use core::ptr::NonNull;
+use barebell::mem::DmaView;
 
 /// Default size of the user memory: 1 MiB of the 4 MiB DMA region (the
 /// first 2 MiB chunk is GTT, the ring area keeps the rest).
@@ -71,8 +73,8 @@ pub struct UserMemory<'p> {
     _mem: PhantomData<&'p mut [u8]>,
 }
 
-// SAFETY: the allocator holds only addresses; the slices it hands out
-// follow `&mut [u8]`'s own rules.
+// SAFETY: the allocator holds only addresses; the views it hands out
+// are volatile and `Send` themselves.
 unsafe impl Send for UserMemory<'_> {}
 
 impl<'p> UserMemory<'p> {
@@ -101,9 +103,12 @@ impl<'p> UserMemory<'p> {
         self.end - self.next
     }
 
-    /// `len` zeroed bytes (at least 1) whose address is aligned to `align`.
-    /// The slice's address is the GPU VA the device reaches it at.
-    pub fn alloc(&mut self, len: usize, align: usize) -> Result<&'p mut [u8], UserMemoryError> {
+    /// `len` zeroed bytes (at least 1) whose address is aligned to `align`,
+    /// as a volatile view: the device, and any user kernel the process
+    /// tables let reach them, may write these bytes at any time, so no
+    /// Rust reference to them is handed out. The view's address is the
+    /// GPU VA the device reaches them at.
+    pub fn alloc(&mut self, len: usize, align: usize) -> Result<DmaView<'p>, UserMemoryError> {
         if align == 0 || !align.is_power_of_two() {
             return Err(UserMemoryError::BadAlignment { align });
         }
@@ -124,20 +129,22 @@ impl<'p> UserMemory<'p> {
             return Err(exhausted(self.end.saturating_sub(start)));
         }
         self.next = end;
-        // SAFETY: `[start, end)` lies inside the region (checked above)
-        // and is handed out once, so nothing aliases it; the region is
-        // valid for 'p (the contract of `new`).
-        let s = unsafe { core::slice::from_raw_parts_mut(start as *mut u8, len) };
-        s.fill(0);
-        Ok(s)
+        let ptr = NonNull::new(start as *mut u8).ok_or(exhausted(0))?;
+        // SAFETY: `[start, end)` lies inside the region (checked above),
+        // which is valid host memory for 'p (the contract of `new`), and
+        // is handed out once, so no other view or reference covers it.
+        let v = unsafe { DmaView::from_raw(ptr, len) };
+        v.fill(0, len, 0);
+        Ok(v)
     }
 }
 
-/// A piece of user VRAM: its GPU VA and the host's view of it (BAR0).
-#[derive(Debug)]
+/// A piece of user VRAM: its GPU VA and the host's volatile view of it
+/// through BAR0 (the device writes it; no Rust reference is handed out).
+#[derive(Debug, Clone, Copy)]
 pub struct VramBuf<'p> {
     pub va: u64,
-    pub host: &'p mut [u8],
+    pub host: DmaView<'p>,
 }
 
 /// A bump allocator over the user VRAM: device memory mapped at
@@ -152,7 +159,7 @@ pub struct UserVram<'p> {
     _mem: PhantomData<&'p mut [u8]>,
 }
 
-// SAFETY: only addresses; what it hands out follows `&mut [u8]`'s rules.
+// SAFETY: only addresses; the views it hands out are volatile and `Send`.
 unsafe impl Send for UserVram<'_> {}
 
 impl<'p> UserVram<'p> {
@@ -201,9 +208,10 @@ impl<'p> UserVram<'p> {
             return Err(exhausted(self.len.saturating_sub(start)));
         }
         self.next = end;
-        // SAFETY: `[start, end)` lies in the region (checked above) and is
-        // handed out once; the region is valid for 'p (`new`'s contract).
-        let host = unsafe { core::slice::from_raw_parts_mut((self.host + start) as *mut u8, len) };
+        let ptr = NonNull::new((self.host + start) as *mut u8).ok_or(exhausted(0))?;
+        // SAFETY: `[start, end)` lies in the region (checked above), valid
+        // host memory for 'p (`new`'s contract), and is handed out once.
+        let host = unsafe { DmaView::from_raw(ptr, len) };
         Ok(VramBuf {
             va: self.va + start as u64,
             host,
@@ -222,11 +230,11 @@ mod tests {
         // SAFETY: `buf` outlives `m` and nothing else uses it meanwhile.
         let mut m = unsafe { UserMemory::new(base, 8192) };
         let a = m.alloc(100, 256).unwrap();
-        assert!((a.as_ptr() as usize).is_multiple_of(256));
-        assert!(a.iter().all(|&b| b == 0));
-        let a_end = a.as_ptr() as usize + a.len();
+        assert!(a.address().is_multiple_of(256));
+        assert!(a.equals(0, &[0u8; 100]));
+        let a_end = a.address() + a.len() as u64;
         let b = m.alloc(10, 4096).unwrap();
-        assert!(b.as_ptr() as usize >= a_end);
+        assert!(b.address() >= a_end);
         assert_eq!(
             m.alloc(1, 3).unwrap_err(),
             UserMemoryError::BadAlignment { align: 3 }

@@ -12,6 +12,7 @@
 //! to the host seeing the fence: on the model this is the model's
 //! execution speed on this machine, not a GPU's.
 
+use crate::dma_view::ViewToVec;
 use crate::dma_view::DmaView;
 use crate::target::Device;
 use crate::target::{MODEL_BAR0_BYTES, PartArg};
@@ -400,16 +401,16 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
         .user
         .as_mut()
         .ok_or("no user memory after the bring-up")?;
-    let h_a = DmaView::new(host.alloc(each, 4096).map_err(|e| e.to_string())?);
-    let h_b = DmaView::new(host.alloc(each, 4096).map_err(|e| e.to_string())?);
+    let h_a = host.alloc(each, 4096).map_err(|e| e.to_string())?;
+    let h_b = host.alloc(each, 4096).map_err(|e| e.to_string())?;
     let vram = up
         .user_vram
         .as_mut()
         .ok_or("no user VRAM after the bring-up")?;
     let d_a = vram.alloc(each, 4096).map_err(|e| e.to_string())?;
-    let d_a = (d_a.va, DmaView::new(d_a.host));
+    let d_a = (d_a.va, d_a.host);
     let d_b = vram.alloc(each, 4096).map_err(|e| e.to_string())?;
-    let d_b = (d_b.va, DmaView::new(d_b.host));
+    let d_b = (d_b.va, d_b.host);
     let mut bufs = Buffers { h_a, h_b, d_a, d_b };
     // The copies; whatever they give, the teardown below runs.
     let measured = measure(&mut q, &mut bufs, args);

@@ -13,6 +13,7 @@
 //! of it through that VMID's page tables: a kernel touching memory the
 //! tables do not map stops with the VM fault.
 
+use crate::dma_view::ViewToVec;
 use crate::latency_kernel::{KernelSpec, Placed};
 use crate::model_launch::{self, DeviceMemory};
 use crate::target::{Device, PartArg};
@@ -256,7 +257,7 @@ pub fn context<'m>(
     let backing = mem
         .alloc(len, 256)
         .map_err(|e| format!("queue scratch of {len} bytes: {e}"))?
-        .as_ptr() as u64;
+        .address();
     // SAFETY: the `amd_queue_t` of the mapped user queue, in the ring
     // area, which stays mapped while the device lives; its last packet
     // completed, so no dispatch reads these fields now.
@@ -327,7 +328,6 @@ pub fn run_job(
             .user
             .alloc(init.len(), 256)
             .map_err(|e| format!("buffer {name}: {e}"))?;
-        let mem = crate::dma_view::DmaView::new(mem);
         mem.write(0, &init);
         addresses.insert(name.clone(), mem.address());
         bufs.insert(name.clone(), mem);
@@ -341,7 +341,10 @@ pub fn run_job(
         .user
         .alloc(ka_len, ka_align)
         .map_err(|e| format!("kernargs: {e}"))?;
-    let device_address = host.as_ptr() as u64;
+    let device_address = host.address();
+    // SAFETY: fresh bytes the launch fills before the dispatch that reads
+    // them; the device only reads kernargs.
+    let host = unsafe { host.into_host_bytes() };
     let mut kernargs = KernargBuffer {
         host,
         device_address,

@@ -8,6 +8,7 @@
 //! iteration, so each iteration measures submit, CP pickup, the kernel's
 //! waves on the model's shader engines and completion.
 
+use crate::dma_view::ViewToVec;
 use crate::model_launch::{self, DeviceMemory, Session};
 use crate::target::PartArg;
 use barebell::aql::packet::{KernelDispatchPacket, SignalHandle};
@@ -182,14 +183,15 @@ impl KernelSpec {
             let n = VADD_N as usize;
             let a = mem.alloc(n * 4, 256)?;
             let b = mem.alloc(n * 4, 256)?;
-            for i in 0..n {
-                a[i * 4..i * 4 + 4].copy_from_slice(&(i as f32).to_le_bytes());
-                b[i * 4..i * 4 + 4].copy_from_slice(&(2.0 * i as f32).to_le_bytes());
-            }
-            // The kernel writes c: a view, never a reference.
-            let c = crate::dma_view::DmaView::new(mem.alloc(n * 4, 256)?);
-            args.push(Arg::Buffer(a.as_ptr() as u64));
-            args.push(Arg::Buffer(b.as_ptr() as u64));
+            let fill = |k: f32| -> Vec<u8> {
+                (0..n).flat_map(|i| (k * i as f32).to_le_bytes()).collect()
+            };
+            a.write(0, &fill(1.0));
+            b.write(0, &fill(2.0));
+            // The kernel writes c: a view, as every buffer is.
+            let c = mem.alloc(n * 4, 256)?;
+            args.push(Arg::Buffer(a.address()));
+            args.push(Arg::Buffer(b.address()));
             args.push(Arg::Buffer(c.address()));
             args.push(Arg::Scalar(Scalar::U32(VADD_N)));
             c_out = Some(c);
@@ -198,7 +200,7 @@ impl KernelSpec {
                 match m.value_kind {
                     ValueKind::GlobalBuffer => {
                         let b = mem.alloc(FILE_BUFFER_BYTES, 256)?;
-                        args.push(Arg::Buffer(b.as_ptr() as u64));
+                        args.push(Arg::Buffer(b.address()));
                     }
                     ValueKind::ByValue => {
                         let z: &'static [u8] =
@@ -217,7 +219,10 @@ impl KernelSpec {
         let len = kernel.meta.kernarg_segment_size.max(16) as usize;
         let align = kernel.meta.kernarg_segment_align.max(16) as usize;
         let host = mem.alloc(len, align)?;
-        let device_address = host.as_ptr() as u64;
+        let device_address = host.address();
+        // SAFETY: fresh bytes the launch fills before the dispatch that
+        // reads them; the device only reads kernargs.
+        let host = unsafe { host.into_host_bytes() };
         let kb = KernargBuffer {
             host,
             device_address,

@@ -8,6 +8,7 @@
 //! places queues and signals: the model may touch it for as long as the
 //! process lives.
 
+use crate::dma_view::DmaView;
 use crate::target::PartArg;
 use barebell::aql::queue::{AmdQueue, QueueConfig};
 use barebell::aql::signal::SignalMemory;
@@ -131,17 +132,19 @@ pub fn scratch_part(p: PartArg) -> Result<ScratchPart, String> {
 /// the page tables the user queue's VMID walks (the mapped path, model
 /// and GPU alike).
 pub trait DeviceMemory<'m> {
-    fn alloc(&mut self, len: usize, align: usize) -> Result<&'m mut [u8], String>;
+    /// `len` zeroed bytes aligned to `align`, as a volatile view (the
+    /// device may write them).
+    fn alloc(&mut self, len: usize, align: usize) -> Result<DmaView<'m>, String>;
 }
 
 impl DeviceMemory<'static> for CpModel {
-    fn alloc(&mut self, len: usize, align: usize) -> Result<&'static mut [u8], String> {
-        Ok(alloc(self, len, align))
+    fn alloc(&mut self, len: usize, align: usize) -> Result<DmaView<'static>, String> {
+        Ok(DmaView::new(alloc(self, len, align)))
     }
 }
 
 impl<'p> DeviceMemory<'p> for UserMemory<'p> {
-    fn alloc(&mut self, len: usize, align: usize) -> Result<&'p mut [u8], String> {
+    fn alloc(&mut self, len: usize, align: usize) -> Result<DmaView<'p>, String> {
         UserMemory::alloc(self, len, align.max(1).next_power_of_two()).map_err(|e| e.to_string())
     }
 }
@@ -171,8 +174,12 @@ pub fn load<'m>(
     co.check(part).map_err(|e| format!("code object: {e}"))?;
     let size = usize::try_from(co.image_size).map_err(|_| "code object image too large")?;
     let align = usize::try_from(co.image_align.max(256)).map_err(|_| "bad alignment")?;
-    let host = mem.alloc(size, align)?;
-    let device_address = host.as_ptr() as u64;
+    let view = mem.alloc(size, align)?;
+    let device_address = view.address();
+    // SAFETY: fresh bytes no dispatch has been given yet; the loader
+    // fills them before any kernel in them runs, and the device only
+    // reads code.
+    let host = unsafe { view.into_host_bytes() };
     co.load(
         part,
         DeviceImage {

@@ -28,6 +28,7 @@
 //! The seeds' figures are from an MI308X; the two columns are printed
 //! side by side for scale, not as a comparison of like with like.
 
+use crate::dma_view::ViewToVec;
 use crate::latency_kernel::KernelSpec;
 use crate::model_launch;
 use crate::target::{MODEL_BAR0_BYTES, PartArg};
@@ -318,8 +319,8 @@ fn interrupted() -> Result<(), String> {
 /// The device buffers and host staging of the program.
 struct Buffers<'u> {
     d: [u64; 3],
-    h_a: &'u mut [u8],
-    h_b: &'u mut [u8],
+    h_a: crate::dma_view::DmaView<'u>,
+    h_b: crate::dma_view::DmaView<'u>,
     /// SDMA writes the result here: a view, never a reference.
     h_c: crate::dma_view::DmaView<'u>,
 }
@@ -372,7 +373,10 @@ fn launch_vadd<'s>(
     let ka = user_mem
         .alloc(ka_len, ka_align)
         .map_err(|e| format!("kernargs: {e}"))?;
-    let device_address = ka.as_ptr() as u64;
+    let device_address = ka.address();
+    // SAFETY: fresh bytes the launch fills before the dispatch that reads
+    // them; the device only reads kernargs.
+    let ka = unsafe { ka.into_host_bytes() };
     let mut kernargs = KernargBuffer {
         host: ka,
         device_address,
@@ -475,13 +479,12 @@ fn program<'p>(
         .ok_or("no user memory after the bring-up")?;
     let h_a = host.alloc(each, 4096).map_err(|e| e.to_string())?;
     let h_b = host.alloc(each, 4096).map_err(|e| e.to_string())?;
-    let h_c = crate::dma_view::DmaView::new(host.alloc(each, 4096).map_err(|e| e.to_string())?);
+    let h_c = host.alloc(each, 4096).map_err(|e| e.to_string())?;
     let b = Buffers { d, h_a, h_b, h_c };
     let (a_in, b_in) = inputs(plan.elements as usize);
-    for (dst, src) in [(&mut *b.h_a, &a_in), (&mut *b.h_b, &b_in)] {
-        for (x, v) in dst.chunks_exact_mut(4).zip(src.iter()) {
-            x.copy_from_slice(&v.to_le_bytes());
-        }
+    for (dst, src) in [(&b.h_a, &a_in), (&b.h_b, &b_in)] {
+        let bytes: Vec<u8> = src.iter().flat_map(|v| v.to_le_bytes()).collect();
+        dst.write(0, &bytes);
     }
     tl.step("inputs", "host vectors filled", None);
 
@@ -492,14 +495,14 @@ fn program<'p>(
     copy(
         q,
         b.d[0],
-        b.h_a.as_ptr() as u64,
+        b.h_a.address(),
         plan.bytes,
         "hipMemcpy h2d",
     )?;
     copy(
         q,
         b.d[1],
-        b.h_b.as_ptr() as u64,
+        b.h_b.address(),
         plan.bytes,
         "hipMemcpy h2d",
     )?;

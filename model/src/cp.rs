@@ -52,6 +52,7 @@
 //! machine code; tests and `barebell latency --kernel-ns` use it for
 //! synthetic kernels. Nothing about it models the GPU.
 
+use crate::log::Keep;
 use crate::Rng;
 use crate::dma::{Dma, DmaFault};
 use crate::gmc::{Access, AddressSpace, VmRefusal};
@@ -939,7 +940,7 @@ impl CpModel {
                 Some(AddressSpace::Vmid(v)) => v,
                 _ => 0,
             };
-            self.sq_events.push(crate::wave::SqEvent {
+            self.sq_events.keep(crate::wave::SqEvent {
                 queue: q,
                 vmid,
                 wave,

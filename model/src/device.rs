@@ -34,6 +34,9 @@ pub trait ModelDevice: Platform + Send + Sync + core::fmt::Debug {
     fn firmware_logs(&self) -> String {
         self.diagnostics().join("\n")
     }
+    /// Fault switch: the device falls off the bus (reads all ones,
+    /// writes dropped, nothing on it runs any more).
+    fn fall_off_bus(&self);
     /// The gfx11/gfx12 part, for what only it supports yet (prepared
     /// start states).
     fn gfx11_12(&self) -> Option<&VirtualGpu> {
@@ -83,6 +86,9 @@ impl ModelDevice for VirtualGpu {
     fn gfx11_12(&self) -> Option<&VirtualGpu> {
         Some(self)
     }
+    fn fall_off_bus(&self) {
+        VirtualGpu::fall_off_bus(self)
+    }
 }
 
 impl ModelDevice for VirtualGpu9 {
@@ -97,6 +103,9 @@ impl ModelDevice for VirtualGpu9 {
     }
     fn quiescent(&self) -> Result<(), crate::vgpu::NotQuiescent> {
         VirtualGpu9::quiescent(self)
+    }
+    fn fall_off_bus(&self) {
+        VirtualGpu9::fall_off_bus(self)
     }
     fn diagnostics(&self) -> Vec<String> {
         let mut out = Vec::new();

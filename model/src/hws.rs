@@ -73,6 +73,7 @@
 //!   directly on the HIQ, debug processes (`diq_enable`, debug-interface
 //!   queues) and interrupt-only QUERY_STATUS are refused as not modelled.
 
+use crate::log::Keep;
 use crate::decode::pm4_hws::{self as p, mp, mq, qs, sr, uq};
 use crate::decode::sdma_mqd_v9::{SDMA_MQD_BYTES, SdmaMqdV9, SdmaMqdV9Fault};
 use crate::dma::Dma;
@@ -702,7 +703,7 @@ impl HwsModel {
                 Ok(()) => {
                     let mut s = self.state.lock();
                     s.rptr = rptr + len as u64;
-                    s.log.push(HwsEvent::Done { opcode });
+                    s.log.keep(HwsEvent::Done { opcode });
                     done += 1;
                 }
                 Err(why) => {
@@ -717,7 +718,7 @@ impl HwsModel {
     fn halt(&self, opcode: u32, why: HwsRefusal) {
         let mut s = self.state.lock();
         s.halted = Some(why);
-        s.log.push(HwsEvent::Refused { opcode, why });
+        s.log.keep(HwsEvent::Refused { opcode, why });
     }
 
     fn size(opcode: u32, pkt: &[u32], expected: usize) -> Result<(), HwsRefusal> {

@@ -65,6 +65,7 @@
 //! fence that never arrives. Fault switches: `silent`, and
 //! [`KiqModel::hold`] (packets wait until released: a late completion).
 
+use crate::log::Keep;
 use crate::decode::mqd::{Hqd, MQD_BYTES};
 use crate::decode::pm4::{
     self, map_queues as mq, opcode, query_status as qs, set_resources as sr, unmap_queues as uq,
@@ -384,7 +385,7 @@ impl KiqModel {
                     let next = rptr + 1 + len;
                     {
                         let mut s = self.state.lock();
-                        s.log.push(KiqEvent::Done { opcode: op });
+                        s.log.keep(KiqEvent::Done { opcode: op });
                         s.rptr = next;
                         s.consumed += 1;
                     }
@@ -407,7 +408,7 @@ impl KiqModel {
     fn halt(&self, opcode: u8, why: KiqHalt) {
         let mut s = self.state.lock();
         s.halted = true;
-        s.log.push(KiqEvent::Halted { opcode, why });
+        s.log.keep(KiqEvent::Halted { opcode, why });
     }
 
     /// Body dword `i` (dword `i + 1` of the packet; 0 past the end).

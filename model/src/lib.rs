@@ -58,6 +58,7 @@ pub mod hub_v9;
 pub mod hws;
 pub mod ih;
 pub mod kiq;
+pub mod log;
 pub mod mc;
 pub mod mec;
 pub mod mec_v9_4_3;

@@ -31,6 +31,7 @@
 //! does not map is refused without a VM fault (on a host that is an IOMMU
 //! fault, outside the GPU). Only VMID0 is decoded (the PSP uses no other).
 
+use crate::log::Keep;
 use crate::dma::{Dma, DmaFault};
 use crate::gmc::Access;
 use crate::hub::{HubModel, HubRefusal};
@@ -312,7 +313,7 @@ impl Mc {
 
     /// Logs a refused access (the hub has latched what it latches).
     fn logged(&self, f: McFault) -> McFault {
-        self.log.lock().push(f);
+        self.log.lock().keep(f);
         f
     }
 

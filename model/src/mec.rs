@@ -72,6 +72,7 @@
 //! Everything is decoded with [`crate::cpregs`], the model's own reading
 //! of the headers; register offsets come from `barebell::regs`.
 
+use crate::log::Keep;
 use crate::SimClock;
 use crate::cp::{CpError, CpModel, MecBinding, Pm4Binding, Step};
 use crate::cpregs::{self, WINDOW_DWORDS, grbm, mec_cntl, mes_cntl, w};
@@ -586,7 +587,7 @@ impl Mec {
         s.kiq = None;
         s.mes_rings = [None; 2];
         s.epoch += 1;
-        s.events.push(MecEvent::Mode1Reset);
+        s.events.keep(MecEvent::Mode1Reset);
         drop(s);
         for d in dwords {
             self.disarm_doorbell(d);
@@ -949,7 +950,7 @@ impl Mec {
             )
         };
         let dropped = q.map_or(0, |q| self.cp.lock().kill_waves(q));
-        self.state.lock().events.push(MecEvent::WavesKilled {
+        self.state.lock().events.keep(MecEvent::WavesKilled {
             me: slot.0,
             pipe: slot.1,
             queue: slot.2,
@@ -988,7 +989,7 @@ impl Mec {
             s.mec_cntl = mec_cntl::DEFAULT;
             s.running = 0;
             s.cp_resets += 1;
-            s.events.push(MecEvent::CpSoftReset { value });
+            s.events.keep(MecEvent::CpSoftReset { value });
             let d = s.doorbells.keys().copied().collect();
             s.doorbells.clear();
             d
@@ -1246,7 +1247,7 @@ impl Mec {
         let once = slot.0 == 1 && s.poll_pending & bit != 0;
         s.poll_pending &= !bit;
         if s.running >> slot.1 & 1 == 0 {
-            s.events.push(MecEvent::QueueOnStoppedPipe {
+            s.events.keep(MecEvent::QueueOnStoppedPipe {
                 me: slot.0,
                 pipe: slot.1,
                 queue: slot.2,
@@ -1279,14 +1280,14 @@ impl Mec {
                 bank.set(w::ACTIVE, bank.get(w::ACTIVE) | cpregs::HQD_ACTIVE_MASK);
                 s.banks.insert(slot, bank);
                 s.active.insert(slot, q);
-                s.events.push(MecEvent::Activated {
+                s.events.keep(MecEvent::Activated {
                     me: slot.0,
                     pipe: slot.1,
                     queue: slot.2,
                     cp_queue: q,
                 });
             }
-            Err(why) => s.events.push(MecEvent::Refused {
+            Err(why) => s.events.keep(MecEvent::Refused {
                 me: slot.0,
                 pipe: slot.1,
                 queue: slot.2,
@@ -1309,7 +1310,7 @@ impl Mec {
             if let Some(b) = s.banks.get_mut(&k) {
                 b.set(w::ACTIVE, b.get(w::ACTIVE) & !cpregs::HQD_ACTIVE_MASK);
             }
-            s.events.push(MecEvent::Dequeued {
+            s.events.keep(MecEvent::Dequeued {
                 me: k.0,
                 pipe: k.1,
                 queue: k.2,
@@ -1363,7 +1364,7 @@ impl Mec {
                             doorbell_dword: image.doorbell_dword(),
                         });
                     }
-                    s.events.push(MecEvent::MesRingLoaded { pipe: slot.1 });
+                    s.events.keep(MecEvent::MesRingLoaded { pipe: slot.1 });
                     return;
                 }
                 if !image.aql() && sched & 0x80 != 0 && sched & 0x7F == named {
@@ -1377,13 +1378,13 @@ impl Mec {
                         doorbell_dword: image.doorbell_dword(),
                         rptr_report: image.rptr_report_address(),
                     });
-                    s.events.push(MecEvent::KiqActivated {
+                    s.events.keep(MecEvent::KiqActivated {
                         me: slot.0,
                         pipe: slot.1,
                         queue: slot.2,
                     });
                     if s.running >> slot.1 & 1 == 0 {
-                        s.events.push(MecEvent::QueueOnStoppedPipe {
+                        s.events.keep(MecEvent::QueueOnStoppedPipe {
                             me: slot.0,
                             pipe: slot.1,
                             queue: slot.2,
@@ -1398,14 +1399,14 @@ impl Mec {
                     Ok(q) => {
                         set_active(&mut s);
                         s.active.insert(slot, q);
-                        s.events.push(MecEvent::Activated {
+                        s.events.keep(MecEvent::Activated {
                             me: slot.0,
                             pipe: slot.1,
                             queue: slot.2,
                             cp_queue: q,
                         });
                     }
-                    Err(why) => s.events.push(MecEvent::Refused {
+                    Err(why) => s.events.keep(MecEvent::Refused {
                         me: slot.0,
                         pipe: slot.1,
                         queue: slot.2,
@@ -1423,7 +1424,7 @@ impl Mec {
                 s = self.state.lock();
                 if stuck {
                     s.pending_dequeue.insert(slot);
-                    s.events.push(MecEvent::DequeueStalled {
+                    s.events.keep(MecEvent::DequeueStalled {
                         me: slot.0,
                         pipe: slot.1,
                         queue: slot.2,
@@ -1449,7 +1450,7 @@ impl Mec {
             if let Some(q) = q {
                 let dword = s.doorbells.iter().find(|(_, v)| **v == q).map(|(k, _)| *k);
                 s.doorbells.retain(|_, v| *v != q);
-                s.events.push(MecEvent::Dequeued {
+                s.events.keep(MecEvent::Dequeued {
                     me: slot.0,
                     pipe: slot.1,
                     queue: slot.2,
@@ -1478,7 +1479,7 @@ impl Mec {
             // A start address is taken only if the driver wrote one.
             let Some((lo, hi, _)) = program.filter(|x| x.2) else {
                 if !was {
-                    s.events.push(MecEvent::MecPipeNoProgram { pipe: p });
+                    s.events.keep(MecEvent::MecPipeNoProgram { pipe: p });
                 }
                 continue;
             };
@@ -1487,7 +1488,7 @@ impl Mec {
                 && (elo, ehi) != (lo, hi)
             {
                 if !was {
-                    s.events.push(MecEvent::MecPipeWrongPc {
+                    s.events.keep(MecEvent::MecPipeWrongPc {
                         pipe: p,
                         pc,
                         expected: u64::from(ehi) << 32 | u64::from(elo),
@@ -1498,18 +1499,18 @@ impl Mec {
             let loaded = s.firmware.as_ref().is_none_or(|f| f.mec_pipe(p));
             if !loaded || s.mec_code.as_ref().is_some_and(|f| !f(p)) {
                 if !was {
-                    s.events.push(MecEvent::MecPipeWithoutCode { pipe: p });
+                    s.events.keep(MecEvent::MecPipeWithoutCode { pipe: p });
                 }
                 continue;
             }
             running |= 1 << p;
             if !was {
-                s.events.push(MecEvent::MecPipeRunning { pipe: p, pc });
+                s.events.keep(MecEvent::MecPipeRunning { pipe: p, pc });
             }
         }
         for p in 0..MEC_PIPES {
             if s.running >> p & 1 == 1 && running >> p & 1 == 0 {
-                s.events.push(MecEvent::MecPipeStopped { pipe: p });
+                s.events.keep(MecEvent::MecPipeStopped { pipe: p });
             }
         }
         if running != s.running {

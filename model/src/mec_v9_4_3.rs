@@ -55,6 +55,7 @@
 //!   KIQ or queue listening there. A dequeue (`CP_HQD_DEQUEUE_REQUEST`)
 //!   completes at once (model value).
 
+use crate::log::Keep;
 use crate::SimClock;
 use crate::cp::{CpModel, MecBinding, Translate};
 use crate::decode::Bits;
@@ -356,6 +357,8 @@ pub struct MecV943 {
     /// What a doorbell store crosses before it reaches the CP (the
     /// device's NBIO doorbell aperture); `None` passes every store.
     gate: Mutex<Option<DoorbellGate>>,
+    /// Set when the device fell off the bus: nothing runs any more.
+    halted: core::sync::atomic::AtomicBool,
 }
 
 /// A device's doorbell path: whether a store of `value` to doorbell
@@ -426,6 +429,7 @@ impl MecV943 {
             }),
             cp: Mutex::new(cp),
             gate: Mutex::new(None),
+            halted: core::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -515,7 +519,7 @@ impl MecV943 {
     }
 
     fn refuse(&self, s: &mut State, r: MecV943Refusal) {
-        s.refusals.push(r);
+        s.refusals.keep(r);
     }
 
     fn decode(&self, byte_offset: usize) -> Option<(usize, u32, usize)> {
@@ -1349,11 +1353,21 @@ impl MecV943 {
         }
     }
 
+    /// Stops every XCC's CP, KIQ and HWS for good (the device fell off
+    /// the bus): [`MecV943::service`] does nothing from now on.
+    pub fn halt_all(&self) {
+        self.halted.store(true, Ordering::Relaxed);
+        self.cp.lock().faults.stop_consuming = true;
+    }
+
     /// One turn of every XCC's CP: doorbells, the KIQs, the HWS, then
     /// [`CP_STEPS_PER_SERVICE`] CP steps. Returns the work done
     /// (doorbells delivered, packets executed, launches, completions).
     /// Deterministic: everything runs in XCC order.
     pub fn service(&self) -> usize {
+        if self.halted.load(Ordering::Relaxed) {
+            return 0;
+        }
         let mut s = self.state.lock();
         let mut work = self.scan(&mut s);
         for x in 0..s.xcc.len() {

@@ -53,6 +53,7 @@
 //! Faults: `silent` (consumes nothing, answers nothing) and `error_status`
 //! (refuses every frame but QUERY_SCHEDULER_STATUS).
 
+use crate::log::Keep;
 use crate::decode::mes_api::{
     self, API_TYPE_SCHEDULER, FRAME_BYTES, FRAME_DWORDS, FrameView, HEADER_DWSIZE, HEADER_OPCODE,
     HEADER_TYPE, Layout, add_flags, opcode, queue_type, v12_error,
@@ -673,7 +674,7 @@ impl MesModel {
         let (fence_addr, fence_value) = f.api_status(status_at);
         match result {
             Ok(()) => {
-                self.state.lock().log.push(MesEvent::Done { opcode: op });
+                self.state.lock().log.keep(MesEvent::Done { opcode: op });
                 self.write_fence(fence_addr, fence_value);
             }
             Err(why) => {

@@ -40,6 +40,7 @@
 //! runtime's bitfield structs, so a wrong struct shows up here as a
 //! refusal.
 
+use crate::log::Keep;
 use crate::RegisterFile;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -407,7 +408,7 @@ impl NbioModel {
             s.doorbells.insert(index, value);
             DoorbellOutcome::Rang
         } else {
-            s.dropped.push((index, value));
+            s.dropped.keep((index, value));
             DoorbellOutcome::Dropped
         }
     }
@@ -419,7 +420,7 @@ impl NbioModel {
         if self.doorbell_aperture_open() && s2a::routes_gc(s2a) {
             DoorbellOutcome::Rang
         } else {
-            self.state.lock().dropped.push((dword / 2, value));
+            self.state.lock().dropped.keep((dword / 2, value));
             DoorbellOutcome::Dropped
         }
     }
@@ -443,14 +444,14 @@ impl NbioModel {
         // APER_SIZE 0 is what Linux writes; the model takes it as the
         // BAR's doorbell page range it tests with (64 KiB of slots).
         let Some(base) = self.selfring_base() else {
-            self.state.lock().dropped.push((u32::MAX, value));
+            self.state.lock().dropped.keep((u32::MAX, value));
             return DoorbellOutcome::Dropped;
         };
         let Some(off) = addr
             .checked_sub(base)
             .filter(|o| *o < 1 << 16 && o % 8 == 0)
         else {
-            self.state.lock().dropped.push((u32::MAX, value));
+            self.state.lock().dropped.keep((u32::MAX, value));
             return DoorbellOutcome::Dropped;
         };
         self.state.lock().doorbells.insert((off / 8) as u32, value);

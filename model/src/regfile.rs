@@ -14,6 +14,10 @@ use spin::Mutex;
 /// order of a microsecond round trip; the exact number only scales time.
 pub const ACCESS_NS: u64 = 1_000;
 
+/// Distinct registers a file holds values for (model convention; see
+/// `write32`): far more than any block has.
+pub const MAX_REGISTERS: usize = 1 << 18;
+
 #[derive(Debug, Default)]
 struct State {
     regs: BTreeMap<usize, u32>,
@@ -88,6 +92,14 @@ impl RegisterBus for RegisterFile {
         if s.unplugged || !byte_offset.is_multiple_of(4) {
             return;
         }
+        // Model convention: at most `MAX_REGISTERS` distinct offsets hold
+        // a value; a write to a new offset past them is dropped (a write
+        // to a register the device lacks stores nothing; the cap keeps a
+        // driver that writes everywhere, through the RSMU index/data pair
+        // too, from growing the model without end).
+        if s.regs.len() >= MAX_REGISTERS && !s.regs.contains_key(&byte_offset) {
+            return;
+        }
         s.regs.insert(byte_offset, value);
     }
 }
@@ -107,5 +119,20 @@ mod tests {
         assert_eq!(r.read32(8), ALL_ONES);
         assert_eq!(r.device_get(8), 5);
         assert_eq!(r.access_counts(), (2, 2));
+    }
+
+    #[test]
+    fn holds_at_most_max_registers_distinct_offsets() {
+        let c = SimClock::new();
+        let r = RegisterFile::new(&c);
+        for i in 0..MAX_REGISTERS + 5 {
+            r.write32(i * 4, 1);
+        }
+        // The last write inside the cap stuck; the ones past it did not,
+        // and an offset already held still takes new values.
+        assert_eq!(r.read32((MAX_REGISTERS - 1) * 4), 1);
+        assert_eq!(r.read32(MAX_REGISTERS * 4), 0);
+        r.write32(0, 7);
+        assert_eq!(r.read32(0), 7);
     }
 }

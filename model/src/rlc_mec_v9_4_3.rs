@@ -34,6 +34,7 @@
 //! Every write is logged per XCC ([`RlcMecV943::writes`]) so tests can
 //! compare the driver's order with Linux's.
 
+use crate::log::Keep;
 use crate::SimClock;
 use crate::psp::LoadedFirmware;
 use crate::psp::iface::fw;
@@ -348,7 +349,7 @@ impl RegisterBus for RlcMecV943 {
             }
         }
         if let Some(why) = refusal {
-            s.refusals.push((i, why));
+            s.refusals.keep((i, why));
         }
     }
 }

@@ -47,6 +47,7 @@
 //! "zero in first two bits"), and anything the model does not decode or
 //! execute (named as such, never ignored).
 
+use crate::log::Keep;
 use crate::SimClock;
 use crate::decode::sdma::{self as decode, SdmaGen, SdmaPacket};
 use crate::gmc::Access;
@@ -637,7 +638,7 @@ impl SdmaModel {
         s.wptr = 0;
         s.shadow = shadow;
         s.stopped = None;
-        s.events.push(SdmaEvent::QueueEnabled(q));
+        s.events.keep(SdmaEvent::QueueEnabled(q));
         Ok(())
     }
 
@@ -645,7 +646,7 @@ impl SdmaModel {
     pub fn unmap_scheduled(&self) {
         let mut s = self.state.lock();
         if s.queue.take().is_some() {
-            s.events.push(SdmaEvent::QueueDisabled);
+            s.events.keep(SdmaEvent::QueueDisabled);
         }
     }
 
@@ -690,7 +691,7 @@ impl SdmaModel {
                     s.wptr = v;
                     s.stats.doorbells += 1;
                 } else {
-                    s.events.push(SdmaEvent::DoorbellDropped {
+                    s.events.keep(SdmaEvent::DoorbellDropped {
                         dword: db,
                         value: v,
                     });
@@ -710,7 +711,7 @@ impl SdmaModel {
                 Ok(None) => break,
                 Err(stop) => {
                     s.stopped = Some(stop);
-                    s.events.push(SdmaEvent::Stopped(stop));
+                    s.events.keep(SdmaEvent::Stopped(stop));
                     break;
                 }
             }
@@ -856,11 +857,11 @@ impl SdmaModel {
             return;
         }
         if run && !(self.hooks.code_loaded)() {
-            s.events.push(SdmaEvent::UnhaltedWithoutCode);
+            s.events.keep(SdmaEvent::UnhaltedWithoutCode);
             return;
         }
         s.running = run;
-        s.events.push(if run {
+        s.events.keep(if run {
             SdmaEvent::Unhalted
         } else {
             SdmaEvent::Halted
@@ -889,11 +890,11 @@ impl SdmaModel {
                 } else {
                     SdmaEvent::QueueOnHaltedEngine(q)
                 };
-                s.events.push(e);
+                s.events.keep(e);
             }
             (false, true) => {
                 s.queue = None;
-                s.events.push(SdmaEvent::QueueDisabled);
+                s.events.keep(SdmaEvent::QueueDisabled);
             }
             _ => {}
         }
@@ -969,7 +970,7 @@ impl Running<'_> {
                 unsafe { core::ptr::write_volatile(hp as *mut u32, data) };
                 s.stats.fences += 1;
             }
-            SdmaPacket::Trap { context } => s.events.push(SdmaEvent::Trap { context }),
+            SdmaPacket::Trap { context } => s.events.keep(SdmaEvent::Trap { context }),
             SdmaPacket::PollRegmem {
                 mem,
                 func,

@@ -49,6 +49,7 @@
 //! `ucode_version`, the number Linux itself reports as the PMFW version
 //! (`amdgpu_ucode.c`), when the model was given the blob.
 
+use crate::log::Keep;
 use crate::SimClock;
 use crate::soc::{RefusalLog, RegStore};
 use crate::socregs::{self, Reg};
@@ -745,7 +746,7 @@ impl SmuModel {
             self.regs.set(arg_at, o);
         }
         self.regs.set(resp_at, resp);
-        self.state.lock().events.push(SmuEvent::Answered {
+        self.state.lock().events.keep(SmuEvent::Answered {
             msg,
             arg,
             resp,
@@ -766,7 +767,7 @@ impl SmuModel {
                      amdgpu_device_mode1_reset() clears it first (pci_clear_master())"
                 ));
             }
-            self.state.lock().events.push(SmuEvent::Mode1Reset);
+            self.state.lock().events.keep(SmuEvent::Mode1Reset);
             self.reset();
             (self.hooks.mode1_reset)();
         }

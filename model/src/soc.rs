@@ -17,6 +17,7 @@
 //! reason; in strict mode ([`RefusalLog::set_strict`]) the bridge turns
 //! the first one into an error the driver sees.
 
+use crate::log::Keep;
 use crate::RegisterFile;
 use crate::SimClock;
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -56,7 +57,7 @@ impl RefusalLog {
     }
 
     pub fn push(&self, block: &'static str, why: String) {
-        self.entries.lock().push(Refusal { block, why });
+        self.entries.lock().keep(Refusal { block, why });
     }
 
     /// Strict mode: refused accesses are not carried out (the bridge

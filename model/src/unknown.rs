@@ -108,7 +108,12 @@ impl UnknownRegisters {
     /// Outside strict mode each offset is logged once.
     pub fn refuse(&self, byte_offset: usize, value: Option<u32>) -> bool {
         let strict = self.log.strict();
-        let first = self.seen.lock().insert(byte_offset);
+        let first = {
+            let mut seen = self.seen.lock();
+            // The set of offsets seen is capped as every log is
+            // (`crate::log::LOG_CAP`): past it, nothing new is logged.
+            seen.len() < crate::log::LOG_CAP && seen.insert(byte_offset)
+        };
         if strict || first {
             let what = match value {
                 Some(v) => format!("write of {v:#x} to"),

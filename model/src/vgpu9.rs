@@ -52,6 +52,7 @@
 //! "IFWI" leaves ([`crate::Part`]), the bus addresses of the DMA region
 //! and of BAR2, BAR5's length, and those listed in the block models.
 
+use crate::log::Keep;
 use crate::SimClock;
 use crate::bar::BarWindow;
 use crate::cp::CpModel;
@@ -153,6 +154,9 @@ struct Router9 {
     single: BTreeMap<usize, Arc<dyn RegisterBus + Send + Sync>>,
     rest: Mutex<BTreeMap<usize, u32>>,
     unclaimed: Mutex<Vec<(bool, usize)>>,
+    /// Fault switch: the device fell off the bus (see
+    /// [`VirtualGpu9::fall_off_bus`]).
+    gone: AtomicBool,
 }
 
 impl Router9 {
@@ -168,20 +172,34 @@ impl Router9 {
 
 impl RegisterBus for Router9 {
     fn read32(&self, off: usize) -> u32 {
+        // A read no function completes: all ones, as on the gfx11/gfx12
+        // router (`amdgpu_device_rreg()` callers and
+        // `pci_device_is_present()` read that as a vanished device).
+        if self.gone.load(Ordering::Relaxed) {
+            return barebell::bus::ALL_ONES;
+        }
         match self.owner(off) {
             Some(m) => m.read32(off),
             None => {
-                self.unclaimed.lock().push((false, off));
+                self.unclaimed.lock().keep((false, off));
                 self.rest.lock().get(&off).copied().unwrap_or(0)
             }
         }
     }
     fn write32(&self, off: usize, v: u32) {
+        if self.gone.load(Ordering::Relaxed) {
+            return;
+        }
         match self.owner(off) {
             Some(m) => m.write32(off, v),
             None => {
-                self.unclaimed.lock().push((true, off));
-                self.rest.lock().insert(off, v);
+                self.unclaimed.lock().keep((true, off));
+                // Capped as the gfx11/gfx12 register file is
+                // (`crate::regfile::MAX_REGISTERS`, model convention).
+                let mut rest = self.rest.lock();
+                if rest.len() < crate::regfile::MAX_REGISTERS || rest.contains_key(&off) {
+                    rest.insert(off, v);
+                }
             }
         }
     }
@@ -540,6 +558,7 @@ impl VirtualGpu9 {
             single,
             rest: Mutex::new(BTreeMap::new()),
             unclaimed: Mutex::new(Vec::new()),
+            gone: AtomicBool::new(false),
         });
         let (index, data) = nbios[0].index_pair().ok_or(ModelError::Register {
             name: "BIF_BX0_PCIE_INDEX2/DATA2",
@@ -682,7 +701,7 @@ impl VirtualGpu9 {
             hub.set_device_reg(at, ptb as u32);
             hub.set_device_reg(at + 1, (ptb >> 32) as u32);
             if let Err(why) = engine.map_scheduled(eq) {
-                self.sdma_refusals.lock().push(format!(
+                self.sdma_refusals.lock().keep(format!(
                     "SDMA engine {e}: the HWS's queue on doorbell dword {:#x} not started: {why}",
                     q.doorbell_offset
                 ));
@@ -701,6 +720,21 @@ impl VirtualGpu9 {
     /// in order (kept in a plain register file).
     pub fn unclaimed(&self) -> Vec<(bool, usize)> {
         self.router.unclaimed.lock().clone()
+    }
+
+    /// Fault switch: the device falls off the bus, as
+    /// [`crate::vgpu::VirtualGpu::fall_off_bus`] does on gfx11/gfx12:
+    /// every BAR5 read returns all ones, writes are dropped, and nothing
+    /// on it runs any more (every XCC's CP, KIQ and HWS, and the SDMA
+    /// engines), so no fence, signal or read pointer moves again.
+    pub fn fall_off_bus(&self) {
+        self.router.gone.store(true, Ordering::Relaxed);
+        self.mec.halt_all();
+    }
+
+    /// Whether [`VirtualGpu9::fall_off_bus`] was thrown.
+    pub fn gone(&self) -> bool {
+        self.router.gone.load(Ordering::Relaxed)
     }
 
     /// Whether `PCI_COMMAND` bus master is on as the host last set it.
@@ -842,10 +876,13 @@ unsafe impl Platform for VirtualGpu9 {
         // the KIQs and the HWS, and steps the CP; then the HWS's SDMA
         // queues reach their engines and every engine looks at its
         // doorbell.
-        let mut work = self.mec.service();
-        work += self.sync_hws_sdma();
-        for e in &self.sdma {
-            work += e.service();
+        let mut work = 0;
+        if !self.gone() {
+            work += self.mec.service();
+            work += self.sync_hws_sdma();
+            for e in &self.sdma {
+                work += e.service();
+            }
         }
         if work == 0 {
             self.clock.advance(crate::vgpu::PAUSE_IDLE_NS);

@@ -70,6 +70,7 @@
 //! SETUP_TMR of another size is not public: the model refuses each
 //! (model rules, labelled where they are enforced).
 
+use crate::log::Keep;
 use crate::SimClock;
 use crate::gmc::Access;
 use crate::mc::{Mc, Target};
@@ -498,7 +499,7 @@ impl PspModel {
     }
 
     fn refuse(s: &mut State, status: u32, why: &'static str) -> u32 {
-        s.refusals.push(Refusal { status, why });
+        s.refusals.keep(Refusal { status, why });
         status
     }
 

@@ -17,8 +17,10 @@ use crate::discovery;
 
 pub mod claim;
 pub mod device;
+pub mod view;
 
 pub use device::{Dev, DeviceArena};
+pub use view::DmaView;
 
 /// Why an allocation or a region could not be made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -434,9 +434,8 @@ fn remove_queue_alone_does_not_take_a_hung_queue_off() {
 /// Scheduler fence waits tell a vanished device from a hang too: with the
 /// device off the bus, the unmap's MES REMOVE_QUEUE (or KIQ UNMAP_QUEUES)
 /// ends "device gone" within one presence interval, not at the 2.1 s API
-/// bound. (GC 9.4.3's KIQ and HWS waits read the same presence register,
-/// XCC 0's GRBM_SOFT_RESET; the GC 9.4.3 model has no fall-off-the-bus
-/// switch, so that is not exercised here.)
+/// bound. GC 9.4.3's KIQ and HWS waits read the same kind of presence
+/// register (XCC 0's GRBM_SOFT_RESET): see the next test.
 #[test]
 fn scheduler_fence_waits_end_device_gone_when_the_device_vanishes() {
     for part in [parts::navi31(), parts::navi48()] {
@@ -459,6 +458,66 @@ fn scheduler_fence_waits_end_device_gone_when_the_device_vanishes() {
                 took <= recover::WATCHDOG_NS + SLACK_NS,
                 "{name} {mapping:?}: {took} ns: {text}"
             );
+        }
+    }
+}
+
+/// The same on GC 9.4.3 (MI300X, MI308X): with the device off the bus,
+/// the unmap's HWS UNMAP_QUEUES (or the KIQ's) ends "device gone" within
+/// one presence interval, not at the scheduler's bound.
+#[test]
+fn gc_9_4_3_scheduler_waits_end_device_gone_when_the_device_vanishes() {
+    use barebell_model::vgpu::HostMemory;
+    use barebell_model::vgpu9::VirtualGpu9;
+    for part in [parts::mi300x(), parts::mi308x()] {
+        for mapping in [Mapping::Hws, Mapping::Kiq] {
+            let name = part.name;
+            let mem = HostMemory::allocate(64 << 20).unwrap();
+            let gpu = VirtualGpu9::new(
+                part.clone(),
+                &FirmwareDir::system(),
+                mem,
+                barebell_model::Seed(28),
+            )
+            .unwrap();
+            let opts = Options {
+                until: Step::Queue,
+                mapping: Some(mapping),
+                ..Default::default()
+            };
+            let mut g = barebell_bringup::run(&gpu, &FirmwareDir::system(), &opts, &Quiet)
+                .unwrap_or_else(|e| panic!("{name} {mapping:?}: {e}"));
+            let q = g.queue.as_mut().unwrap();
+            let m = q.mapping;
+            gpu.fall_off_bus();
+            let t = gpu.clock().now_ns();
+            let e = q.mapper_mut().unmap(&m).unwrap_err();
+            let took = gpu.clock().now_ns() - t;
+            let text = e.to_string();
+            assert!(
+                text.contains("the device is gone"),
+                "{name} {mapping:?}: {text}"
+            );
+            assert!(
+                took <= recover::WATCHDOG_NS + SLACK_NS,
+                "{name} {mapping:?}: {took} ns: {text}"
+            );
+            // The teardown finds nothing answering and says so; it must
+            // not hang.
+            let t = gpu.clock().now_ns();
+            let report = g.shutdown();
+            let took = gpu.clock().now_ns() - t;
+            let text = report.to_string();
+            assert!(took < 30 * SCHEDULER_BOUND_NS, "{name} {mapping:?}: teardown took {took} ns");
+            // No stage that writes registers claims success on a device
+            // that drops every write.
+            assert!(text.contains("INCOMPLETE"), "{name} {mapping:?}: {text}");
+            for stage in ["halt MEC", "finalize signature", "disable GFXHUB"] {
+                assert!(
+                    text.contains(&format!("{stage}: FAILED")),
+                    "{name} {mapping:?}: {text}"
+                );
+            }
         }
     }
 }

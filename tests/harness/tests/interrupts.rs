@@ -25,11 +25,11 @@ const UNMAPPED: u64 = 0x4000_0000_0000;
 /// returns its GPU VA (= host address).
 fn kernel(up: &mut barebell_bringup::Gpu<'_>, code: &[u8]) -> u64 {
     let b = up.user_memory().unwrap().alloc(4096, 4096).unwrap();
-    b[16..24].copy_from_slice(&256i64.to_le_bytes());
-    b[48..52].copy_from_slice(&(0xf_u32 << 16).to_le_bytes());
-    b[56..58].copy_from_slice(&(1u16 << 10).to_le_bytes());
-    b[256..256 + code.len()].copy_from_slice(code);
-    b.as_ptr() as u64
+    assert!(b.write(16, &256i64.to_le_bytes()));
+    assert!(b.write(48, &(0xf_u32 << 16).to_le_bytes()));
+    assert!(b.write(56, &(1u16 << 10).to_le_bytes()));
+    assert!(b.write(256, code));
+    b.address()
 }
 
 /// Brings `part` up with a queue mapped by `mapping`, dispatches one

@@ -74,6 +74,20 @@ fn up<'p>(m: &'p VirtualGpu9, mapping: Mapping, largest: usize) -> Gpu<'p> {
         .unwrap_or_else(|e| panic!("{e}\n{}", why(m)))
 }
 
+/// `n` bytes of `view` from `at`, read with volatile loads.
+fn snap(view: &barebell::mem::DmaView<'_>, at: usize, n: usize) -> Vec<u8> {
+    let mut out = vec![0u8; n];
+    assert!(view.read(at, &mut out), "read past the view");
+    out
+}
+
+/// Writes `n` bytes of `pattern(salt)` at the start of `view`.
+fn put_pattern(view: &barebell::mem::DmaView<'_>, n: usize, salt: u64) {
+    let mut b = vec![0u8; n];
+    pattern(&mut b, salt);
+    assert!(view.write(0, &b));
+}
+
 fn pattern(buf: &mut [u8], salt: u64) {
     let mut x = salt.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     for chunk in buf.chunks_mut(8) {
@@ -101,29 +115,30 @@ fn copies(m: &VirtualGpu9, gpu: &mut Gpu<'_>, q: &mut CopyQueue<'_>, sizes: &[us
             salt += 1;
             let (src_va, dst_va) = match dir {
                 CopyDirection::HostToDevice => {
-                    pattern(&mut h_a[..n], salt);
-                    d_a.host[..n + 64].fill(0xEE);
-                    (h_a.as_ptr() as u64, d_a.va)
+                    put_pattern(&h_a, n, salt);
+                    assert!(d_a.host.fill(0, n + 64, 0xEE));
+                    (h_a.address(), d_a.va)
                 }
                 CopyDirection::DeviceToHost => {
-                    pattern(&mut d_a.host[..n], salt);
-                    h_b[..n + 64].fill(0xEE);
-                    (d_a.va, h_b.as_ptr() as u64)
+                    put_pattern(&d_a.host, n, salt);
+                    assert!(h_b.fill(0, n + 64, 0xEE));
+                    (d_a.va, h_b.address())
                 }
                 CopyDirection::DeviceToDevice => {
-                    pattern(&mut d_a.host[..n], salt);
-                    d_b.host[..n + 64].fill(0xEE);
+                    put_pattern(&d_a.host, n, salt);
+                    assert!(d_b.host.fill(0, n + 64, 0xEE));
                     (d_a.va, d_b.va)
                 }
             };
             let before = m.sdma()[0].stats();
             q.copy(dst_va, src_va, n as u64, dir)
                 .unwrap_or_else(|e| panic!("{} {n}: {e}\n{}", dir.name(), why(m)));
-            let (src, dst): (&[u8], &[u8]) = match dir {
-                CopyDirection::HostToDevice => (&h_a[..], &d_a.host[..]),
-                CopyDirection::DeviceToHost => (&d_a.host[..], &h_b[..]),
-                CopyDirection::DeviceToDevice => (&d_a.host[..], &d_b.host[..]),
+            let (src, dst) = match dir {
+                CopyDirection::HostToDevice => (&h_a, &d_a.host),
+                CopyDirection::DeviceToHost => (&d_a.host, &h_b),
+                CopyDirection::DeviceToDevice => (&d_a.host, &d_b.host),
             };
+            let (src, dst) = (snap(src, 0, n), snap(dst, 0, n + 64));
             assert!(src[..n] == dst[..n], "{} {n} bytes differ", dir.name());
             assert!(
                 dst[n..n + 64].iter().all(|b| *b == 0xEE),
@@ -203,7 +218,7 @@ fn unmapped_copy_faults(mapping: Mapping, vmid: u8) {
     let mut gpu = up(&m, mapping, 8192);
     let mut q = barebell_bringup::sdma::open(&mut gpu, mapping, &Quiet).unwrap();
     let src = gpu.user.as_mut().unwrap().alloc(4096, 4096).unwrap();
-    let src = src.as_ptr() as u64;
+    let src = src.address();
     let seq = q.submit_copy(UNMAPPED + 0x10, src, 100).unwrap();
     let e = q.wait(seq, BOUND_NS / 100).unwrap_err();
     let CopyError::Fault { fault, .. } = e else {

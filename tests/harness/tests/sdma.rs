@@ -22,6 +22,14 @@ fn pattern(buf: &mut [u8], salt: u32) {
     }
 }
 
+/// `n` bytes of `view` from `at`, read with volatile loads (the engine
+/// writes these bytes, so the tests hold views, never slices).
+fn snap(view: &barebell::mem::DmaView<'_>, at: usize, n: usize) -> Vec<u8> {
+    let mut out = vec![0u8; n];
+    assert!(view.read(at, &mut out), "read past the view");
+    out
+}
+
 /// Brings `part` up (its compute queue mapped by `mapping`), opens SDMA
 /// by `mapping`,
 /// runs `f` with user memory and user VRAM of `each` bytes per buffer.
@@ -68,18 +76,20 @@ fn copies_by(part: barebell_model::Part, mapping: Mapping, sizes: &[usize]) {
         for (i, &n) in sizes.iter().enumerate() {
             // Unaligned starts (3 and 5 bytes in) and ends.
             let (so, doff) = (3usize, 5usize);
-            pattern(&mut h_src[..], i as u32 + 1);
-            h_dst.fill(0xEE);
+            let mut src = vec![0u8; max];
+            pattern(&mut src, i as u32 + 1);
+            assert!(h_src.write(0, &src));
+            assert!(h_dst.fill(0, max, 0xEE));
             // h2d: host -> VRAM a.
             q.copy(
                 d_a.va + doff as u64,
-                h_src.as_ptr() as u64 + so as u64,
+                h_src.address() + so as u64,
                 n as u64,
                 CopyDirection::HostToDevice,
             )
             .unwrap_or_else(|e| panic!("h2d {n}: {e}\n{:?}", gpu.sdma().events()));
             assert!(
-                d_a.host[doff..doff + n] == h_src[so..so + n],
+                snap(&d_a.host, doff, n) == src[so..so + n],
                 "h2d {n} bytes differ"
             );
             // d2d: VRAM a -> VRAM b.
@@ -90,18 +100,19 @@ fn copies_by(part: barebell_model::Part, mapping: Mapping, sizes: &[usize]) {
                 CopyDirection::DeviceToDevice,
             )
             .unwrap_or_else(|e| panic!("d2d {n}: {e}"));
-            assert!(d_b.host[..n] == h_src[so..so + n], "d2d {n} bytes differ");
+            assert!(snap(&d_b.host, 0, n) == src[so..so + n], "d2d {n} bytes differ");
             // d2h: VRAM b -> host, one byte in; the bytes around untouched.
             q.copy(
-                h_dst.as_ptr() as u64 + 1,
+                h_dst.address() + 1,
                 d_b.va,
                 n as u64,
                 CopyDirection::DeviceToHost,
             )
             .unwrap_or_else(|e| panic!("d2h {n}: {e}"));
-            assert!(h_dst[1..1 + n] == h_src[so..so + n], "d2h {n} bytes differ");
-            assert_eq!(h_dst[0], 0xEE, "d2h wrote before its start");
-            assert_eq!(h_dst[1 + n], 0xEE, "d2h wrote past its end");
+            let got = snap(&h_dst, 0, n + 2);
+            assert!(got[1..1 + n] == src[so..so + n], "d2h {n} bytes differ");
+            assert_eq!(got[0], 0xEE, "d2h wrote before its start");
+            assert_eq!(got[1 + n], 0xEE, "d2h wrote past its end");
         }
         assert!(gpu.sdma().stopped().is_none());
         // The engine, not some other path, moved the bytes: three copies
@@ -129,11 +140,13 @@ fn copy_into_an_unmapped_range_returns_the_latched_fault() {
     with_sdma(parts::navi31(), Mapping::Direct, MIB, |gpu, q, up| {
         let host = up.user_memory().unwrap();
         let src = host.alloc(8192, 4096).unwrap();
-        pattern(src, 7);
+        let mut bytes = vec![0u8; 8192];
+        pattern(&mut bytes, 7);
+        assert!(src.write(0, &bytes));
         // Nothing is mapped at 0x4000_0000_0000 in the process tables.
         let dst = 0x4000_0000_0000u64;
         let e = q
-            .copy(dst, src.as_ptr() as u64, 8192, CopyDirection::HostToDevice)
+            .copy(dst, src.address(), 8192, CopyDirection::HostToDevice)
             .unwrap_err();
         match e {
             CopyError::Fault { fault, .. } => {
@@ -167,7 +180,7 @@ fn a_doorbell_the_s2a_does_not_route_wakes_nothing() {
         let a = host.alloc(4096, 4096).unwrap();
         let b = host.alloc(4096, 4096).unwrap();
         let seq = q
-            .submit_copy(b.as_ptr() as u64, a.as_ptr() as u64, 4096)
+            .submit_copy(b.address(), a.address(), 4096)
             .unwrap();
         match q.wait(seq, 50_000_000) {
             Err(CopyError::Sdma(barebell::sdma::SdmaError::Timeout { .. })) => {}
@@ -205,13 +218,13 @@ fn the_rarer_packets_on_navi31_and_navi48() {
             let host = up.user_memory().unwrap();
             let buf = host.alloc(4096, 4096).unwrap();
             let words = host.alloc(64, 64).unwrap();
-            let base = words.as_ptr() as u64;
+            let base = words.address();
             let (poll_at, ts_at, atomic_at) = (base, base + 8, base + 16);
-            words[16..24].copy_from_slice(&40u64.to_le_bytes());
+            assert!(words.write(16, &40u64.to_le_bytes()));
             let bound = 1_000_000_000;
             let r = q.queue_mut();
             r.push(
-                &Packet::constant_fill(r.version(), buf.as_ptr() as u64 + 1, 0xA1B2_C3D4, 10),
+                &Packet::constant_fill(r.version(), buf.address() + 1, 0xA1B2_C3D4, 10),
                 bound,
             )
             .unwrap();
@@ -225,20 +238,21 @@ fn the_rarer_packets_on_navi31_and_navi48() {
             r.commit();
             // The poll holds everything behind it.
             assert!(r.wait(seq, 20_000_000).is_err(), "ran past an unmet poll");
-            assert_eq!(words[16], 40, "the atomic ran before the poll was met");
-            words[0] = 7;
-            words[1] = 0xEE; // outside the mask
+            assert_eq!(snap(&words, 16, 1)[0], 40, "the atomic ran before the poll was met");
+            assert!(words.write(0, &[7, 0xEE])); // 0xEE: outside the mask
             let r = q.queue_mut();
             r.wait(seq, bound).unwrap();
             // Fill: the dword pattern, byte by byte from the start address
             // (model convention for fill size 0).
+            let filled = snap(&buf, 0, 12);
             assert_eq!(
-                &buf[1..11],
+                &filled[1..11],
                 &[0xD4, 0xC3, 0xB2, 0xA1, 0xD4, 0xC3, 0xB2, 0xA1, 0xD4, 0xC3]
             );
-            assert_eq!((buf[0], buf[11]), (0, 0));
-            assert_eq!(u64::from_le_bytes(words[16..24].try_into().unwrap()), 42);
-            assert_ne!(u64::from_le_bytes(words[8..16].try_into().unwrap()), 0);
+            assert_eq!((filled[0], filled[11]), (0, 0));
+            let w = snap(&words, 0, 24);
+            assert_eq!(u64::from_le_bytes(w[16..24].try_into().unwrap()), 42);
+            assert_ne!(u64::from_le_bytes(w[8..16].try_into().unwrap()), 0);
             assert!(
                 gpu.sdma()
                     .events()
@@ -259,7 +273,7 @@ fn a_misaligned_fence_stops_the_queue() {
         let w = host.alloc(64, 64).unwrap();
         let r = q.queue_mut();
         r.push(
-            &Packet::fence(r.version(), w.as_ptr() as u64 + 2, 1),
+            &Packet::fence(r.version(), w.address() + 2, 1),
             1_000_000,
         )
         .unwrap();
@@ -272,7 +286,7 @@ fn a_misaligned_fence_stops_the_queue() {
             }
             other => panic!("{other:?}"),
         }
-        assert!(w.iter().all(|&b| b == 0));
+        assert!(w.equals(0, &[0u8; 64]));
     });
 }
 
@@ -293,7 +307,7 @@ fn mes_copy_into_an_unmapped_range_returns_the_latched_fault() {
         let host = up.user_memory().unwrap();
         let src = host.alloc(4096, 4096).unwrap();
         let dst = 0x4000_0000_0000u64;
-        match q.copy(dst, src.as_ptr() as u64, 4096, CopyDirection::HostToDevice) {
+        match q.copy(dst, src.address(), 4096, CopyDirection::HostToDevice) {
             Err(CopyError::Fault { fault, .. }) => {
                 assert_eq!(fault.addr, dst, "{fault}");
                 assert_eq!(fault.cid, 13, "SDMA0's client id");
@@ -397,7 +411,7 @@ fn the_teardown_reports_the_fault_the_hub_latched() {
         .unwrap()
         .alloc(4096, 4096)
         .unwrap()
-        .as_ptr() as u64;
+        .address();
     let mut q = barebell_bringup::sdma::open(&mut up, Mapping::Direct, &Quiet).unwrap();
     // Nothing is mapped at 0x4000_0000_0000 in the process tables.
     let dst = 0x4000_0000_0000u64;

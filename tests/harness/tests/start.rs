@@ -313,7 +313,7 @@ fn a_partial_reinit_keeps_the_live_tmr_reserved() {
         // A program uses all the user VRAM it was given.
         let uv = up.user_vram.as_mut().expect("user VRAM");
         let buf = uv.alloc(32 << 20, 4096).expect("all of it");
-        buf.host.fill(0xab);
+        assert!(buf.host.fill(0, buf.host.len(), 0xab));
         let report = up.shutdown();
         assert!(report.complete(), "{name}: {report}");
         gpu.quiescent().unwrap_or_else(|e| panic!("{name}: {e}"));
