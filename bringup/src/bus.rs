@@ -101,3 +101,24 @@ impl RegisterBus for Bus<'_> {
         }
     }
 }
+
+/// What the runtime's firmware waits call between looks at a fence: the
+/// platform's pause (a spin on hardware; the firmware models' turn on the
+/// model).
+#[derive(Clone, Copy)]
+pub struct Pauser<'p>(pub &'p dyn Platform);
+
+impl barebell::time::Pause for Pauser<'_> {
+    fn pause(&mut self) {
+        self.0.pause()
+    }
+}
+
+impl core::fmt::Debug for Pauser<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Pauser").field(&self.0.name()).finish()
+    }
+}
+
+/// The platform's clock as the runtime's firmware clients take it.
+pub type ClockRef<'p> = &'p dyn barebell::time::Clock;

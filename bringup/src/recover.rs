@@ -32,7 +32,7 @@
 //! or lost (fetched or not), by packet index; none is dropped silently.
 
 use crate::Gpu;
-use crate::rings::Pauser;
+use crate::bus::Pauser;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;

@@ -36,34 +36,14 @@ use barebell::gfx::mes::{HwBases, Mes, MesMemory, MesRing, V11, V12};
 use barebell::gfx::mqd::{EopBuffer, MqdPage};
 use barebell::ip::Generation;
 use barebell::mem::{Dev, DeviceArena};
-use barebell::platform::Platform;
 use barebell::regs::IpBases;
-use barebell::time::{Clock, Pause};
 
 /// KIQ ring size, in dwords.
 pub const KIQ_RING: usize = 256;
 /// MES ring size, in dwords.
 pub const MES_RING: usize = 1024;
 
-/// What the runtime's firmware waits call between looks at a fence: the
-/// platform's pause (a spin on hardware; the firmware models' turn on the
-/// model).
-#[derive(Clone, Copy)]
-pub struct Pauser<'p>(pub &'p dyn Platform);
-
-impl Pause for Pauser<'_> {
-    fn pause(&mut self) {
-        self.0.pause()
-    }
-}
-
-impl core::fmt::Debug for Pauser<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_tuple("Pauser").field(&self.0.name()).finish()
-    }
-}
-
-pub type ClockRef<'p> = &'p dyn Clock;
+pub use crate::bus::{ClockRef, Pauser};
 pub type KiqClient<'p> = Kiq<'p, ClockRef<'p>, Pauser<'p>, KIQ_RING>;
 pub type MesClient<'p, A> = Mes<'p, ClockRef<'p>, Pauser<'p>, MES_RING, A>;
 
