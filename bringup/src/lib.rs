@@ -59,14 +59,12 @@ pub mod discovery;
 pub mod error;
 pub mod firmware;
 pub mod gfx;
-pub mod gfx_v9_4_3;
 pub mod gmc;
 pub mod gmc_v9;
 pub mod ih;
 pub mod nbio;
 pub mod psp;
 pub mod queue;
-pub mod queue_v9;
 pub mod recover;
 pub mod rings;
 pub mod sdma;
@@ -88,8 +86,6 @@ use crate::bus::Bus;
 use crate::error::{At, ResultAt};
 use alloc::vec::Vec;
 use barebell::aql::DoorbellAperture;
-use barebell::mem::DeviceArena;
-use core::ops::ControlFlow;
 
 /// What to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,6 +133,10 @@ pub struct Gpu<'p> {
     pub doorbells: DoorbellAperture,
     /// Discovered versions and bases.
     pub ips: discovery::Ips,
+    /// The GFX block for the GC version discovery found
+    /// ([`gfx::block_for`]), chosen once after discovery; the steps and
+    /// the teardown call it and never match on the version.
+    pub gfx: &'static dyn gfx::GfxBlock,
     /// The memory layout the gmc step built (absent if it did not run).
     pub memory: Option<gmc::LayoutReport>,
     /// The mapped user queue (with a mapping, after [`Step::Queue`]).
@@ -179,7 +179,7 @@ pub struct Gpu<'p> {
     /// GC 9.4.3: the XCCs' KIQs while no user queue holds them (a
     /// bring-up stopped after the rings step, or a queue step that failed
     /// before mapping); the teardown takes them down.
-    kiqs_v9: Vec<gfx_v9_4_3::KiqClientV9<'p>>,
+    kiqs_v9: Vec<gfx::gfx_v9_4_3::xcc::KiqClientV9<'p>>,
     sink: &'p dyn Sink,
 }
 
@@ -350,6 +350,15 @@ pub fn run<'p>(
         Err(e) => return Err(e.with_teardown(teardown::before_discovery(platform, sink))),
     };
     sink.discovered(&ips.all);
+    let gc = ips.gc.version.triple();
+    let Some(gfx) = gfx::block_for(gc) else {
+        return Err(ErrorKind::Unsupported {
+            what: "GC",
+            version: gc,
+        }
+        .at(Step::Discovery)
+        .with_teardown(teardown::before_discovery(platform, sink)));
+    };
     let db = platform.doorbells();
     // SAFETY: the platform maps its doorbell aperture, `db.len` bytes
     // valid for aligned 64-bit stores, for as long as it lives (its
@@ -361,6 +370,7 @@ pub fn run<'p>(
         bus: Bus::direct(platform, sink),
         doorbells,
         ips,
+        gfx,
         memory: None,
         queue: None,
         user: None,
@@ -470,11 +480,7 @@ fn steps<'p>(
     }
     // 7. rlc, GFXHUB
     enter(gpu, sink, Step::Rlc)?;
-    if gpu.ips.generation == barebell::ip::Generation::Gfx94 {
-        gfx::rlc_v9_4_3(gpu, &set, fw, sink)?;
-    } else {
-        gfx::rlc(gpu, &mem, &nbio, &set, fw, sink)?;
-    }
+    gpu.gfx.rlc(gpu, &mem, &nbio, &set, fw, sink)?;
     gpu.reached = Step::Rlc;
     let Some(mapping) = opts.mapping else {
         return Ok(());
@@ -482,43 +488,19 @@ fn steps<'p>(
     if opts.stops_after(Step::Rlc) {
         return Ok(());
     }
-    // 8. MES start and 9. the rings: `direct` needs neither. tinygrad's
-    // AM driver loads its one compute queue straight into MEC pipe 0
-    // queue 0 with no KIQ and no MES running, so the best-proven path is
-    // not gated behind the least-proven one.
-    let mut area = mem.take_ring_area();
-    let mut uarea = mem.take_user_rings();
-    if gpu.ips.generation == barebell::ip::Generation::Gfx94 {
-        return rings_and_queue_v9_4_3(gpu, &mem, area, uarea, mapping, opts, sink);
-    }
-    let ControlFlow::Continue(rings) =
-        mes_and_rings(gpu, &mut area, &set, fw, mapping, opts, sink)?
-    else {
-        return Ok(());
-    };
-    // 10. the user queue: kept in `gpu` as soon as it is mapped, so that
-    // a first packet that fails still has it unmapped by the teardown.
-    enter(gpu, sink, Step::Queue)?;
-    let mut slot = None;
-    let r = queue::run(
-        gpu,
-        &mem,
-        (&mut area, &mut uarea),
-        rings,
-        mapping,
-        &mut slot,
-        sink,
-    );
-    gpu.queue = slot;
-    r?;
-    gpu.ring_area = Some(area);
-    gpu.user_rings = Some(uarea);
-    gpu.reached = Step::Queue;
-    Ok(())
+    // 8. the schedulers, 9. the rings, 10. the user queue, by the GC
+    // version's block. `direct` needs no scheduler: tinygrad's AM driver
+    // loads its one compute queue straight into MEC pipe 0 queue 0 with
+    // no KIQ and no MES running, so the best-proven path is not gated
+    // behind the least-proven one.
+    let area = mem.take_ring_area();
+    let uarea = mem.take_user_rings();
+    gpu.gfx
+        .queue_steps(gpu, &mem, area, uarea, &set, fw, mapping, opts, sink)
 }
 
 /// Enters step `st` in `gpu`, unless the sink asks to stop.
-fn enter(gpu: &mut Gpu<'_>, sink: &dyn Sink, st: Step) -> Result<(), BringupError> {
+pub(crate) fn enter(gpu: &mut Gpu<'_>, sink: &dyn Sink, st: Step) -> Result<(), BringupError> {
     if sink.cancelled() {
         return Err(ErrorKind::Interrupted.at(st));
     }
@@ -527,24 +509,14 @@ fn enter(gpu: &mut Gpu<'_>, sink: &dyn Sink, st: Step) -> Result<(), BringupErro
 }
 
 /// Refuses a mapping the part's scheduler does not offer before the
-/// device is touched: GC 9.4.3 has no MES (KFD's CPSCH runs the HWS on
-/// the MEC); gfx11/gfx12 have MES and no HWS.
+/// device is touched (the GC block's [`gfx::GfxBlock::mappings`]): GC
+/// 9.4.3 has no MES (KFD's CPSCH runs the HWS on the MEC); gfx11/gfx12
+/// have MES and no HWS.
 fn check_mapping(gpu: &Gpu<'_>, opts: &Options) -> Result<(), BringupError> {
-    let g = gpu.ips.generation;
-    match (g, opts.mapping) {
-        (barebell::ip::Generation::Gfx94, Some(Mapping::Mes)) => {
-            Err(ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
-                "MES (GC 9.4.3 schedules with the HWS on the MEC: --mapping hws)",
-                g,
-            )))
-            .at(Step::Start)
-        }
-        (barebell::ip::Generation::Gfx11 | barebell::ip::Generation::Gfx12, Some(Mapping::Hws)) => {
-            Err(ErrorKind::Unsupported {
-                what: "the HWS (CPSCH) mapping: GC 9.x's scheduler; gfx11/gfx12 use MES, GC",
-                version: gpu.ips.gc.version.triple(),
-            })
-            .at(Step::Start)
+    let gfx = gpu.gfx;
+    match opts.mapping {
+        Some(m) if !gfx.mappings().contains(&m) => {
+            Err(gfx.refuse(m, gpu.ips.gc.version.triple())).at(Step::Start)
         }
         _ => Ok(()),
     }
@@ -571,99 +543,4 @@ fn psp_step(
     } else {
         psp::run(gpu, mem, fw, sink)
     }
-}
-
-/// Steps 8 to 10 on GC 9.4.3: no MES (KFD's CPSCH runs the HWS on the
-/// MEC); the rings step brings up every XCC's KIQ unless the queue is
-/// loaded directly.
-fn rings_and_queue_v9_4_3<'p>(
-    gpu: &mut Gpu<'p>,
-    mem: &gmc::Memory<'p>,
-    mut area: DeviceArena<'p>,
-    mut uarea: DeviceArena<'p>,
-    mapping: Mapping,
-    opts: &Options,
-    sink: &'p dyn Sink,
-) -> Result<(), BringupError> {
-    sink.step(
-        Step::Mes,
-        format_args!("skipped: GC 9.4.3 has no MES; KFD schedules with the HWS on the MEC (CPSCH)"),
-    );
-    gpu.reached = Step::Mes;
-    if opts.stops_after(Step::Mes) {
-        return Ok(());
-    }
-    let mut kiqs = if mapping == Mapping::Direct {
-        sink.step(
-            Step::Rings,
-            format_args!("skipped: the direct mapping needs no KIQ"),
-        );
-        Vec::new()
-    } else {
-        enter(gpu, sink, Step::Rings)?;
-        queue_v9::rings(gpu, &mut area, sink)?
-    };
-    gpu.reached = Step::Rings;
-    if opts.stops_after(Step::Rings) {
-        gpu.kiqs_v9 = kiqs;
-        return Ok(());
-    }
-    enter(gpu, sink, Step::Queue)?;
-    let mut slot = None;
-    let r = queue_v9::run(
-        gpu,
-        mem,
-        (&mut area, &mut uarea),
-        &mut kiqs,
-        mapping,
-        &mut slot,
-        sink,
-    );
-    gpu.queue = slot;
-    gpu.kiqs_v9 = kiqs;
-    r?;
-    gpu.ring_area = Some(area);
-    gpu.user_rings = Some(uarea);
-    gpu.reached = Step::Queue;
-    Ok(())
-}
-
-/// Steps 8 and 9 on gfx11/gfx12: MES started and the rings, or both
-/// skipped for the direct mapping. Breaks where `opts` says to stop.
-fn mes_and_rings<'p>(
-    gpu: &mut Gpu<'p>,
-    area: &mut DeviceArena<'p>,
-    set: &FirmwareSet,
-    fw: &dyn FirmwareSource,
-    mapping: Mapping,
-    opts: &Options,
-    sink: &dyn Sink,
-) -> Result<ControlFlow<(), Option<rings::Rings<'p>>>, BringupError> {
-    if mapping == Mapping::Direct {
-        for st in [Step::Mes, Step::Rings] {
-            sink.step(
-                st,
-                format_args!("skipped: the direct mapping needs neither MES nor the KIQ"),
-            );
-            gpu.reached = st;
-            if opts.stops_after(st) {
-                return Ok(ControlFlow::Break(()));
-            }
-        }
-        return Ok(ControlFlow::Continue(None));
-    }
-    enter(gpu, sink, Step::Mes)?;
-    gpu.mes_started = true;
-    let versions = gfx::mes_start(gpu, set, fw, sink)?;
-    gpu.reached = Step::Mes;
-    if opts.stops_after(Step::Mes) {
-        return Ok(ControlFlow::Break(()));
-    }
-    enter(gpu, sink, Step::Rings)?;
-    let rings = rings::run(gpu, area, versions, sink)?;
-    gpu.reached = Step::Rings;
-    if opts.stops_after(Step::Rings) {
-        return Ok(ControlFlow::Break(()));
-    }
-    Ok(ControlFlow::Continue(Some(rings)))
 }

@@ -62,7 +62,7 @@ pub enum Mapping {
     Kiq,
     /// The hardware scheduler on the MEC (KFD's CPSCH on GC 9.x): the HIQ
     /// mapped through the KIQ, then a runlist on the HIQ
-    /// ([`crate::queue_v9`]); GC 9.4.3 only.
+    /// ([`crate::gfx::gfx_v9_4_3::queue`]); GC 9.4.3 only.
     Hws,
 }
 
@@ -171,7 +171,7 @@ impl<'p> UserQueue<'p> {
         }
     }
 
-    /// A queue another module mapped (GC 9.4.3, [`crate::queue_v9`]).
+    /// A queue another module mapped (GC 9.4.3, [`crate::gfx::gfx_v9_4_3::queue`]).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn from_parts(
         queue: AqlQueue<'p, SLOTS>,

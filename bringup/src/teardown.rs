@@ -61,15 +61,13 @@ use crate::error::{At, ErrorKind, Outcome, Stage, TeardownReport};
 use crate::sink::{Sink, Step};
 use alloc::string::String;
 use alloc::vec::Vec;
-use barebell::gfx::mec;
 use barebell::gfx::mes::start as mes_start;
-use barebell::gfx::start_v9_4_3;
 use barebell::gmc::hub::{self, v9};
 use barebell::ip::{Generation, hw_id};
 use barebell::nbio::{self, Nbio};
 use barebell::psp::{self, PspRegs};
 
-fn outcome<E: At>(r: Result<String, E>) -> Outcome {
+pub(crate) fn outcome<E: At>(r: Result<String, E>) -> Outcome {
     match r {
         Ok(d) => Outcome::Done(d),
         Err(e) => Outcome::Failed(e.at(Step::Teardown).kind),
@@ -170,78 +168,19 @@ fn halt_mes(gpu: &Gpu<'_>) -> Outcome {
     }
 }
 
-/// Stage 4: the MEC.
+/// Stage 4: the MEC, by the GC version's block.
 fn halt_mec(gpu: &mut Gpu<'_>) -> Outcome {
-    if gpu.entered >= Step::Rlc && gpu.ips.generation == Generation::Gfx94 {
-        halt_mec_v9_4_3(gpu)
-    } else if gpu.entered >= Step::Rlc {
-        outcome(
-            mec::compute_enable(&gpu.bus, &gpu.ips.gc.bases, gpu.ips.generation, false).map(|v| {
-                alloc::format!("CP_MEC_RS64_CNTL = {v:#010x} (pipes reset and inactive, MEC_HALT)")
-            }),
-        )
+    if gpu.entered >= Step::Rlc {
+        gpu.gfx.halt_mec(gpu)
     } else {
         Outcome::NotNeeded("the MEC was never started")
     }
 }
 
-/// GC 9.4.3: the KIQs no queue took (`gfx_v9_4_3_xcc_kiq_fini_register()`),
-/// then `gfx_v9_4_3_xcc_cp_compute_enable(false)` on every XCC
-/// (`gfx_v9_4_3_hw_fini()` → `gfx_v9_4_3_xcc_fini()`).
-fn halt_mec_v9_4_3(gpu: &mut Gpu<'_>) -> Outcome {
-    let p = gpu.platform;
-    let xccs = gpu.ips.xccs();
-    let kiqs = core::mem::take(&mut gpu.kiqs_v9);
-    let bus = &gpu.bus;
-    let blocks: Vec<_> = xccs.iter().map(|x| bus.block(x.bases)).collect();
-    let n_kiqs = kiqs.len();
-    let down = if kiqs.is_empty() {
-        Ok(())
-    } else {
-        crate::gfx_v9_4_3::kiqs_down(&blocks, kiqs, p.clock())
-    };
-    let r = blocks
-        .iter()
-        .enumerate()
-        .try_for_each(|(i, b)| start_v9_4_3::cp_compute_enable(b, p.clock(), i, false));
-    // Linux writes the halt and waits 50 µs with no read-back; a write to
-    // a vanished device goes nowhere, so read it back before saying done.
-    let gone = blocks.iter().any(|b| {
-        b.read(barebell::regs::gc_9_4_3_rlc::CP_MEC_CNTL)
-            .is_ok_and(|v| v == barebell::bus::ALL_ONES)
-    });
-    if gone {
-        return Outcome::Failed(ErrorKind::DeviceGone {
-            register: "CP_MEC_CNTL",
-        });
-    }
-    match (down, r) {
-        (Ok(()), Ok(())) => Outcome::Done(alloc::format!(
-            "{}CP_MEC_CNTL = {:#010x} (MEC_ME1/ME2 halted, pipes reset) on {} XCCs",
-            if n_kiqs > 0 {
-                alloc::format!("{n_kiqs} KIQs taken down; ")
-            } else {
-                String::new()
-            },
-            barebell::regs::gc_9_4_3_rlc::CpMecCntl::HALT.into_bits(),
-            xccs.len()
-        )),
-        (Err(e), _) => Outcome::Failed(ErrorKind::QueueV9(e)),
-        (_, Err(e)) => Outcome::Failed(e.at(Step::Teardown).kind),
-    }
-}
-
-/// Stage 5: the GFXHUB, once nothing on the CP side fetches through it
-/// (programmed in the rlc step; GC 9.4.3 programs its GFXHUBs in the
-/// gmc step).
+/// Stage 5: the GFXHUB, once nothing on the CP side fetches through it,
+/// by the GC version's block.
 fn gfxhub_off(gpu: &Gpu<'_>) -> Outcome {
-    if gpu.entered >= Step::Gmc && gpu.ips.generation == Generation::Gfx94 {
-        hubs_off_v9(&gpu.bus, &gpu.ips.xccs(), &v9::GFXHUB_1_2, "XCCs")
-    } else if gpu.entered >= Step::Rlc {
-        hub_off(&gpu.bus, hw_id::GC, &gpu.ips.gc)
-    } else {
-        Outcome::NotNeeded("the GFXHUB was never programmed")
-    }
+    gpu.gfx.gfxhub_off(gpu)
 }
 
 /// Stage 6: the PSP's ring.
@@ -411,7 +350,7 @@ fn sdma_halt(gpu: &Gpu<'_>) -> Outcome {
 }
 
 /// One hub's translation off ([`hub::gart_disable`]).
-fn hub_off(bus: &crate::bus::Bus<'_>, id: u16, ip: &barebell::discovery::IpInfo) -> Outcome {
+pub(crate) fn hub_off(bus: &crate::bus::Bus<'_>, id: u16, ip: &barebell::discovery::IpInfo) -> Outcome {
     match hub::hub_for(id, ip.version.triple()) {
         Some(regs) => outcome(hub::gart_disable(bus, &ip.bases, regs).map(|n| {
             alloc::format!(
@@ -424,7 +363,7 @@ fn hub_off(bus: &crate::bus::Bus<'_>, id: u16, ip: &barebell::discovery::IpInfo)
 }
 
 /// GC 9.4.3's gfx9 hubs off on every instance ([`v9::gart_disable`]).
-fn hubs_off_v9(
+pub(crate) fn hubs_off_v9(
     bus: &crate::bus::Bus<'_>,
     ips: &[barebell::discovery::IpInfo],
     hub: &v9::HubV9Regs,

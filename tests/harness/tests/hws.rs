@@ -756,7 +756,7 @@ fn unmap_by_doorbell_and_dynamic_queues() {
 fn the_hiq_mqd_is_a_pm4_queues() {
     use barebell::gfx::mqd::{EopBuffer, MqdPage};
     use barebell::gfx::queue_v9::RunlistIb;
-    use barebell_bringup::gfx_v9_4_3::{HIQ_RING, HiqParts, RUNLIST_DWORDS, hiq_mqd};
+    use barebell_bringup::gfx::gfx_v9_4_3::xcc::{HIQ_RING, HiqParts, RUNLIST_DWORDS, hiq_mqd};
     use std::sync::atomic::AtomicU64;
     fn leak<T>(v: T) -> Dev<'static, T> {
         // SAFETY: leaked, so valid for the rest of the process; no device

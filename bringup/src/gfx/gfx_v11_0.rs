@@ -16,9 +16,17 @@
 //! mes (`mes_v11_0_enable()` / `mes_v12_0_enable()`): the MES pipes'
 //! program counters from the MES blobs' headers, pipes unhalted, versions
 //! read back.
+//!
+//! [`GfxV11`] is the block: these steps, then MES and the rings
+//! ([`crate::rings`]) and the user queue ([`crate::queue`]).
 
-use crate::Gpu;
-use crate::error::{BringupError, ErrorKind, ResultAt};
+use crate::error::{BringupError, ErrorKind, Outcome, ResultAt};
+use crate::queue::{self, Mapping};
+use crate::rings;
+use crate::{Gpu, Options};
+use barebell::ip::hw_id;
+use barebell::mem::DeviceArena;
+use core::ops::ControlFlow;
 use crate::firmware::{self, FirmwareError, FirmwareSet, FirmwareSource};
 use crate::gmc::Memory;
 use crate::nbio::flush_hdp;
@@ -186,50 +194,134 @@ pub fn mes_start(
     Ok(versions)
 }
 
-/// The rlc step on GC 9.4.3 (MI300): `gfx_v9_4_3_hw_init()` with PSP
-/// loading, on every XCC in logical order
-/// ([`barebell::gfx::start_v9_4_3::start`]): RLC safe mode, clock gating
-/// off, the save/restore machine (RLC v2.1 firmware), then the MEC halted
-/// and released. The KIQ that Linux loads while each MEC is halted
-/// (`gfx_v9_4_3_xcc_kiq_resume()`) is brought up by the rings step once
-/// the MECs run (as tinygrad loads its queues into a running MEC).
-pub fn rlc_v9_4_3(
-    gpu: &Gpu<'_>,
+/// GC 11.0 and GC 12.0's block ([`super::GfxBlock`]).
+#[derive(Debug)]
+pub struct GfxV11;
+
+impl super::GfxBlock for GfxV11 {
+    fn name(&self) -> &'static str {
+        "GC 11/12"
+    }
+
+    fn mappings(&self) -> &'static [Mapping] {
+        &Mapping::ALL
+    }
+
+    fn refuse(&self, _: Mapping, gc: (u8, u8, u8)) -> ErrorKind {
+        ErrorKind::Unsupported {
+            what: "the HWS (CPSCH) mapping: GC 9.x's scheduler; gfx11/gfx12 use MES, GC",
+            version: gc,
+        }
+    }
+
+    fn rlc(
+        &self,
+        gpu: &Gpu<'_>,
+        mem: &Memory<'_>,
+        nbio: &Nbio,
+        set: &FirmwareSet,
+        fw: &dyn FirmwareSource,
+        sink: &dyn Sink,
+    ) -> Result<(), BringupError> {
+        rlc(gpu, mem, nbio, set, fw, sink)
+    }
+
+    fn queue_steps<'p>(
+        &self,
+        gpu: &mut Gpu<'p>,
+        mem: &Memory<'p>,
+        mut area: DeviceArena<'p>,
+        mut uarea: DeviceArena<'p>,
+        set: &FirmwareSet,
+        fw: &dyn FirmwareSource,
+        mapping: Mapping,
+        opts: &Options,
+        sink: &'p dyn Sink,
+    ) -> Result<(), BringupError> {
+        let ControlFlow::Continue(rings) =
+            mes_and_rings(gpu, &mut area, set, fw, mapping, opts, sink)?
+        else {
+            return Ok(());
+        };
+        // 10. the user queue: kept in `gpu` as soon as it is mapped, so
+        // that a first packet that fails still has it unmapped by the
+        // teardown.
+        crate::enter(gpu, sink, Step::Queue)?;
+        let mut slot = None;
+        let r = queue::run(
+            gpu,
+            mem,
+            (&mut area, &mut uarea),
+            rings,
+            mapping,
+            &mut slot,
+            sink,
+        );
+        gpu.queue = slot;
+        r?;
+        gpu.ring_area = Some(area);
+        gpu.user_rings = Some(uarea);
+        gpu.reached = Step::Queue;
+        Ok(())
+    }
+
+    /// `gfx_v11_0_hw_fini()` → `gfx_v11_0_cp_compute_enable(false)`.
+    fn halt_mec(&self, gpu: &mut Gpu<'_>) -> Outcome {
+        crate::teardown::outcome(
+            mec::compute_enable(&gpu.bus, &gpu.ips.gc.bases, gpu.ips.generation, false).map(|v| {
+                alloc::format!("CP_MEC_RS64_CNTL = {v:#010x} (pipes reset and inactive, MEC_HALT)")
+            }),
+        )
+    }
+
+    /// `gfx_v11_0_hw_fini()` ends with `gfxhub_v3_0_gart_disable()`
+    /// (`gfxhub_v12_0_gart_disable()`); the GFXHUB was programmed in the
+    /// rlc step.
+    fn gfxhub_off(&self, gpu: &Gpu<'_>) -> Outcome {
+        if gpu.entered >= Step::Rlc {
+            crate::teardown::hub_off(&gpu.bus, hw_id::GC, &gpu.ips.gc)
+        } else {
+            Outcome::NotNeeded("the GFXHUB was never programmed")
+        }
+    }
+}
+
+/// Steps 8 and 9 on gfx11/gfx12: MES started and the rings, or both
+/// skipped for the direct mapping. Breaks where `opts` says to stop.
+fn mes_and_rings<'p>(
+    gpu: &mut Gpu<'p>,
+    area: &mut DeviceArena<'p>,
     set: &FirmwareSet,
     fw: &dyn FirmwareSource,
+    mapping: Mapping,
+    opts: &Options,
     sink: &dyn Sink,
-) -> Result<(), BringupError> {
-    use barebell::gfx::start_v9_4_3::{self as start, MecOnly};
-    let s = Step::Rlc;
-    let name = set
-        .gfx
-        .iter()
-        .find(|n| n.ends_with("_rlc.bin"))
-        .ok_or(FirmwareError::Lacks {
-            name: "gc_*_rlc.bin".into(),
-            what: "an RLC blob in the firmware set",
-        })
-        .at(s)?;
-    let bytes = fw.load(name).at(s)?;
-    let rlc = firmware::parse_named(name, &bytes).at(s)?;
-    // `adev->gfx.rlc.is_rlc_v2_1`: the RLC header is v2.1 or later
-    // (`amdgpu_gfx_rlc_init_microcode()`).
-    let v2_1 = rlc.container.header_version() >= (2, 1);
-    let xcc_ips = gpu.ips.xccs();
-    let xccs: alloc::vec::Vec<_> = xcc_ips.iter().map(|x| gpu.bus.block(x.bases)).collect();
-    let r = start::start(&xccs, gpu.platform.clock(), v2_1, &mut MecOnly).at(s)?;
-    sink.step(
-        s,
-        format_args!(
-            "GC 9.4.3 on {} XCCs: RLC running (PSP-loaded), {} through safe mode, CGCG off, {}; MEC halted then released (CP_MEC_CNTL 0) on every XCC",
-            r.xccs,
-            r.safe_mode,
-            if v2_1 {
-                "save/restore machine on (RLC v2.1 firmware)"
-            } else {
-                "no save/restore machine (RLC firmware before v2.1)"
+) -> Result<ControlFlow<(), Option<rings::Rings<'p>>>, BringupError> {
+    if mapping == Mapping::Direct {
+        for st in [Step::Mes, Step::Rings] {
+            sink.step(
+                st,
+                format_args!("skipped: the direct mapping needs neither MES nor the KIQ"),
+            );
+            gpu.reached = st;
+            if opts.stops_after(st) {
+                return Ok(ControlFlow::Break(()));
             }
-        ),
-    );
-    Ok(())
+        }
+        return Ok(ControlFlow::Continue(None));
+    }
+    crate::enter(gpu, sink, Step::Mes)?;
+    gpu.mes_started = true;
+    let versions = mes_start(gpu, set, fw, sink)?;
+    gpu.reached = Step::Mes;
+    if opts.stops_after(Step::Mes) {
+        return Ok(ControlFlow::Break(()));
+    }
+    crate::enter(gpu, sink, Step::Rings)?;
+    let rings = rings::run(gpu, area, versions, sink)?;
+    gpu.reached = Step::Rings;
+    if opts.stops_after(Step::Rings) {
+        return Ok(ControlFlow::Break(()));
+    }
+    Ok(ControlFlow::Continue(Some(rings)))
 }

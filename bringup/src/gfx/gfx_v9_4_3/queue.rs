@@ -1,6 +1,6 @@
 //! Steps 9 and 10 on GC 9.4.3 (MI300): the KIQ of every XCC (rings) and
 //! one AQL user queue spread over every XCC (queue), mapped `direct`,
-//! `kiq` or `hws` by [`crate::gfx_v9_4_3`], then a first barrier through
+//! `kiq` or `hws` by [`crate::gfx::gfx_v9_4_3::xcc`], then a first barrier through
 //! it, as the gfx11/gfx12 queue step does.
 //!
 //! - Direct and KIQ mappings run the queue in [`USER_VMID`]: its GFXHUB
@@ -18,7 +18,7 @@
 
 use crate::Gpu;
 use crate::error::{BringupError, ErrorKind, ResultAt};
-use crate::gfx_v9_4_3::{self as g, KiqClientV9, MappedV9, MappingV9, QueueV9Error, USER_SLOT};
+use crate::gfx::gfx_v9_4_3::xcc::{self as g, KiqClientV9, MappedV9, QueueV9Error, USER_SLOT};
 use crate::gmc::Memory;
 use crate::queue::{Mapping, USER_VMID, UserQueue};
 use crate::rings::{ClockRef, Pauser};
@@ -146,7 +146,7 @@ fn map_err(e: QueueV9Error) -> MapError {
 }
 
 impl QueueMapper for V9Unmapper<'_> {
-    /// The queue step maps through [`crate::gfx_v9_4_3`]; this mapper
+    /// The queue step maps through [`crate::gfx::gfx_v9_4_3::xcc`]; this mapper
     /// only unmaps.
     fn map(&mut self, _q: &QueueResources<'_>) -> Result<HqdMapping, MapError> {
         Err(MapError::Unsupported(barebell::ip::Unsupported::new(
@@ -272,9 +272,7 @@ pub fn run<'p>(
     let p = gpu.platform;
     let clock = p.clock();
     let mapping = match mode {
-        Mapping::Direct => MappingV9::Direct,
-        Mapping::Kiq => MappingV9::Kiq,
-        Mapping::Hws => MappingV9::Hws,
+        Mapping::Direct | Mapping::Kiq | Mapping::Hws => mode,
         Mapping::Mes => {
             return Err(ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
                 "MES (GC 9.4.3 schedules with the HWS on the MEC: --mapping hws)",
@@ -288,7 +286,7 @@ pub fn run<'p>(
     let xccs: Vec<_> = xcc_bases.iter().map(|b| gpu.bus.block(*b)).collect();
     // `amdgpu_gmc_pd_addr()`: the root's address with the PDE's VALID bit.
     let pd = mem.process.root() | 1;
-    if mapping == MappingV9::Direct {
+    if mapping == Mapping::Direct {
         // No KIQ ran: the MEC doorbell range its init writes, written here.
         for (i, x) in xccs.iter().enumerate() {
             barebell::gfx::queue_v9::mec_doorbell_range(
@@ -300,7 +298,7 @@ pub fn run<'p>(
             .at(s)?;
         }
     }
-    if mapping != MappingV9::Hws {
+    if mapping != Mapping::Hws {
         gfxhub_v1_2::setup_vm_pt_regs(&xccs, u32::from(USER_VMID), pd).at(s)?;
         for x in &xccs {
             v9::flush_gpu_tlb(x, clock, &GFXHUB_1_2, u32::from(USER_VMID), 0).at(s)?;
@@ -320,7 +318,7 @@ pub fn run<'p>(
         mqd_address: layout.map_or(0, |l| l.address),
         pipe: USER_SLOT.pipe_id,
         queue: USER_SLOT.queue_id,
-        vmid: if mapping == MappingV9::Hws {
+        vmid: if mapping == Mapping::Hws {
             0
         } else {
             USER_VMID
@@ -370,7 +368,7 @@ pub fn run<'p>(
             xccs.len(),
             g::MQD_STRIDE,
             hqd.mqd_address,
-            if mapping == MappingV9::Hws {
+            if mapping == Mapping::Hws {
                 alloc::format!("PASID {:#x}, VMID picked by the HWS", g::PASID)
             } else {
                 alloc::format!("VMID {USER_VMID}")

@@ -28,6 +28,7 @@
 //! address in VMID 0 and in the process tables, the [`Dev`] contract).
 //! Each XCC is a [`Block`] with that XCC's GC bases (`Ips::xcc`).
 
+use crate::queue::Mapping;
 use alloc::vec::Vec;
 use barebell::aql::doorbell::DoorbellAperture;
 use barebell::aql::{
@@ -210,25 +211,6 @@ where
     Ok(())
 }
 
-/// How the user queue reached the HQDs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MappingV9 {
-    Direct,
-    Kiq,
-    Hws,
-}
-
-impl MappingV9 {
-    pub const ALL: [MappingV9; 3] = [MappingV9::Direct, MappingV9::Kiq, MappingV9::Hws];
-    pub fn name(self) -> &'static str {
-        match self {
-            MappingV9::Direct => "direct",
-            MappingV9::Kiq => "kiq",
-            MappingV9::Hws => "hws",
-        }
-    }
-}
-
 /// The HWS client over the HIQ.
 pub type HwsClient<'p, C, P> = Hws<'p, C, P, HIQ_RING>;
 
@@ -245,7 +227,7 @@ pub struct UserQueueV9<'p, C, P> {
     pub xccs: usize,
     /// Where the MQDs are, once built by a `map_*` call.
     pub layout: Option<XccMqds>,
-    pub mapping: Option<MappingV9>,
+    pub mapping: Option<Mapping>,
     /// The HWS client (hws mapping): UNMAP_QUEUES goes through it.
     pub hws: Option<HwsClient<'p, C, P>>,
     /// The HIQ (hws mapping), destroyed after the queue is unmapped.
@@ -414,7 +396,7 @@ pub struct MappedV9<'p, C, P> {
     pub doorbell: u32,
     pub xccs: usize,
     pub layout: Option<XccMqds>,
-    pub mapping: Option<MappingV9>,
+    pub mapping: Option<Mapping>,
     pub hws: Option<HwsClient<'p, C, P>>,
     pub hiq: Option<(HiqParts<'p>, V9Mqd)>,
 }
@@ -456,7 +438,7 @@ struct MappedRef<'a, 'p, C, P> {
     doorbell: u32,
     xccs: usize,
     layout: Option<XccMqds>,
-    mapping: &'a mut Option<MappingV9>,
+    mapping: &'a mut Option<Mapping>,
     hws: &'a mut Option<HwsClient<'p, C, P>>,
     hiq: &'a mut Option<(HiqParts<'p>, V9Mqd)>,
 }
@@ -479,7 +461,7 @@ impl<C: Clock, P: Pause> MappedRef<'_, '_, C, P> {
                     what: "the user queue is not mapped",
                 });
             }
-            Some(MappingV9::Direct) => {
+            Some(Mapping::Direct) => {
                 hqd_v9::destroy_mqd_v9_4_3(
                     xccs,
                     clock,
@@ -489,7 +471,7 @@ impl<C: Clock, P: Pause> MappedRef<'_, '_, C, P> {
                     BOUND_NS,
                 )?;
             }
-            Some(MappingV9::Kiq) => {
+            Some(Mapping::Kiq) => {
                 for xcc in 0..self.xccs {
                     let k = kiqs
                         .iter_mut()
@@ -508,7 +490,12 @@ impl<C: Clock, P: Pause> MappedRef<'_, '_, C, P> {
                         .map_err(|error| QueueV9Error::KiqPacket { xcc, error })?;
                 }
             }
-            Some(MappingV9::Hws) => {
+            Some(Mapping::Mes) => {
+                return Err(QueueV9Error::State {
+                    what: "GC 9.4.3 has no MES: no queue here was mapped by it",
+                });
+            }
+            Some(Mapping::Hws) => {
                 let hws = self.hws.as_mut().ok_or(QueueV9Error::State {
                     what: "the HWS client is gone",
                 })?;
@@ -548,7 +535,7 @@ pub fn map_direct<B: RegisterBus + ?Sized, C: Clock, P: Pause>(
         USER_SLOT,
         Some(q.memory.write_index_address()),
     )?;
-    q.mapping = Some(MappingV9::Direct);
+    q.mapping = Some(Mapping::Direct);
     Ok(layout)
 }
 
@@ -600,7 +587,7 @@ pub fn map_kiq_built<C: Clock, P: Pause, KC: Clock, KP: Pause>(
             .submit("MAP_QUEUES", &p)
             .map_err(|error| QueueV9Error::KiqPacket { xcc, error })?;
     }
-    q.mapping = Some(MappingV9::Kiq);
+    q.mapping = Some(Mapping::Kiq);
     Ok(layout)
 }
 
@@ -718,7 +705,7 @@ pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
     hws.run_list(&rl)?;
     q.hws = Some(hws);
     q.hiq = Some((parts, m));
-    q.mapping = Some(MappingV9::Hws);
+    q.mapping = Some(Mapping::Hws);
     Ok(layout)
 }
 
@@ -765,7 +752,7 @@ pub fn queue_gfx94<'p>(
     area: &mut DeviceArena<'p>,
     uarea: &mut DeviceArena<'p>,
     kiqs: &mut [KiqClientV9<'p>],
-    mapping: MappingV9,
+    mapping: Mapping,
     vmid: u8,
     page_table_base: u64,
 ) -> Result<UserQueueGfx94<'p>, QueueV9Error> {
@@ -774,13 +761,18 @@ pub fn queue_gfx94<'p>(
     let xccs: Vec<_> = xcc_ips.iter().map(|x| gpu.bus.block(x.bases)).collect();
     let mut q = place_queue(area, uarea, &gpu.doorbells, xccs.len())?;
     match mapping {
-        MappingV9::Direct => {
+        Mapping::Mes => {
+            return Err(QueueV9Error::State {
+                what: "GC 9.4.3 has no MES (KFD schedules with the HWS on the MEC)",
+            });
+        }
+        Mapping::Direct => {
             map_direct(&mut q, &xccs, vmid)?;
         }
-        MappingV9::Kiq => {
+        Mapping::Kiq => {
             map_kiq(&mut q, kiqs, vmid)?;
         }
-        MappingV9::Hws => {
+        Mapping::Hws => {
             let k0 = kiqs.first_mut().ok_or(QueueV9Error::NoKiq { xcc: 0 })?;
             // KFD's HWS queue mask: every MEC 1 slot but amdgpu's own
             // (`USER_SLOT` stays amdgpu's here, as its KIQ maps it).

@@ -1,0 +1,238 @@
+//! GC 9.4.3 (MI300X, MI308X): the GFX block of a part with several XCCs
+//! and no MES.
+//!
+//! - the rlc step ([`rlc`]): `gfx_v9_4_3_hw_init()` with PSP loading, on
+//!   every XCC;
+//! - the rings and queue steps ([`queue`], over the per-XCC machinery in
+//!   [`xcc`]): every XCC's KIQ, then one AQL queue spread over the XCCs,
+//!   mapped `direct`, `kiq` or `hws` (KFD's CPSCH);
+//! - the teardown's MEC halt and GFXHUBs off.
+//!
+//! [`GfxV9_4_3`] is the block ([`super::GfxBlock`]).
+
+pub mod queue;
+pub mod xcc;
+
+use crate::error::{At, BringupError, ErrorKind, Outcome, ResultAt};
+use crate::firmware::{self, FirmwareError, FirmwareSet, FirmwareSource};
+use crate::gmc::Memory;
+use crate::queue::Mapping;
+use crate::sink::{Sink, Step};
+use crate::{Gpu, Options};
+use alloc::string::String;
+use alloc::vec::Vec;
+use barebell::gfx::start_v9_4_3;
+use barebell::gmc::hub::v9;
+use barebell::mem::DeviceArena;
+use barebell::nbio::Nbio;
+
+/// GC 9.4.3's block.
+#[derive(Debug)]
+pub struct GfxV9_4_3;
+
+impl super::GfxBlock for GfxV9_4_3 {
+    fn name(&self) -> &'static str {
+        "GC 9.4.3"
+    }
+
+    fn mappings(&self) -> &'static [Mapping] {
+        &Mapping::GFX94
+    }
+
+    fn refuse(&self, _: Mapping, _: (u8, u8, u8)) -> ErrorKind {
+        ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
+            "MES (GC 9.4.3 schedules with the HWS on the MEC: --mapping hws)",
+            barebell::ip::Generation::Gfx94,
+        ))
+    }
+
+    fn rlc(
+        &self,
+        gpu: &Gpu<'_>,
+        _: &Memory<'_>,
+        _: &Nbio,
+        set: &FirmwareSet,
+        fw: &dyn FirmwareSource,
+        sink: &dyn Sink,
+    ) -> Result<(), BringupError> {
+        rlc(gpu, set, fw, sink)
+    }
+
+    fn queue_steps<'p>(
+        &self,
+        gpu: &mut Gpu<'p>,
+        mem: &Memory<'p>,
+        area: DeviceArena<'p>,
+        uarea: DeviceArena<'p>,
+        _: &FirmwareSet,
+        _: &dyn FirmwareSource,
+        mapping: Mapping,
+        opts: &Options,
+        sink: &'p dyn Sink,
+    ) -> Result<(), BringupError> {
+        rings_and_queue(gpu, mem, area, uarea, mapping, opts, sink)
+    }
+
+    fn halt_mec(&self, gpu: &mut Gpu<'_>) -> Outcome {
+        halt_mec(gpu)
+    }
+
+    /// `gfxhub_v1_2_gart_disable()` on every XCC; GC 9.4.3 programs its
+    /// GFXHUBs in the gmc step.
+    fn gfxhub_off(&self, gpu: &Gpu<'_>) -> Outcome {
+        if gpu.entered >= Step::Gmc {
+            crate::teardown::hubs_off_v9(&gpu.bus, &gpu.ips.xccs(), &v9::GFXHUB_1_2, "XCCs")
+        } else {
+            Outcome::NotNeeded("the GFXHUB was never programmed")
+        }
+    }
+}
+
+/// The rlc step on GC 9.4.3 (MI300): `gfx_v9_4_3_hw_init()` with PSP
+/// loading, on every XCC in logical order
+/// ([`barebell::gfx::start_v9_4_3::start`]): RLC safe mode, clock gating
+/// off, the save/restore machine (RLC v2.1 firmware), then the MEC halted
+/// and released. The KIQ that Linux loads while each MEC is halted
+/// (`gfx_v9_4_3_xcc_kiq_resume()`) is brought up by the rings step once
+/// the MECs run (as tinygrad loads its queues into a running MEC).
+pub fn rlc(
+    gpu: &Gpu<'_>,
+    set: &FirmwareSet,
+    fw: &dyn FirmwareSource,
+    sink: &dyn Sink,
+) -> Result<(), BringupError> {
+    use barebell::gfx::start_v9_4_3::{self as start, MecOnly};
+    let s = Step::Rlc;
+    let name = set
+        .gfx
+        .iter()
+        .find(|n| n.ends_with("_rlc.bin"))
+        .ok_or(FirmwareError::Lacks {
+            name: "gc_*_rlc.bin".into(),
+            what: "an RLC blob in the firmware set",
+        })
+        .at(s)?;
+    let bytes = fw.load(name).at(s)?;
+    let rlc = firmware::parse_named(name, &bytes).at(s)?;
+    // `adev->gfx.rlc.is_rlc_v2_1`: the RLC header is v2.1 or later
+    // (`amdgpu_gfx_rlc_init_microcode()`).
+    let v2_1 = rlc.container.header_version() >= (2, 1);
+    let xcc_ips = gpu.ips.xccs();
+    let xccs: alloc::vec::Vec<_> = xcc_ips.iter().map(|x| gpu.bus.block(x.bases)).collect();
+    let r = start::start(&xccs, gpu.platform.clock(), v2_1, &mut MecOnly).at(s)?;
+    sink.step(
+        s,
+        format_args!(
+            "GC 9.4.3 on {} XCCs: RLC running (PSP-loaded), {} through safe mode, CGCG off, {}; MEC halted then released (CP_MEC_CNTL 0) on every XCC",
+            r.xccs,
+            r.safe_mode,
+            if v2_1 {
+                "save/restore machine on (RLC v2.1 firmware)"
+            } else {
+                "no save/restore machine (RLC firmware before v2.1)"
+            }
+        ),
+    );
+    Ok(())
+}
+
+/// Steps 8 to 10 on GC 9.4.3: no MES (KFD's CPSCH runs the HWS on the
+/// MEC); the rings step brings up every XCC's KIQ unless the queue is
+/// loaded directly.
+fn rings_and_queue<'p>(
+    gpu: &mut Gpu<'p>,
+    mem: &Memory<'p>,
+    mut area: DeviceArena<'p>,
+    mut uarea: DeviceArena<'p>,
+    mapping: Mapping,
+    opts: &Options,
+    sink: &'p dyn Sink,
+) -> Result<(), BringupError> {
+    sink.step(
+        Step::Mes,
+        format_args!("skipped: GC 9.4.3 has no MES; KFD schedules with the HWS on the MEC (CPSCH)"),
+    );
+    gpu.reached = Step::Mes;
+    if opts.stops_after(Step::Mes) {
+        return Ok(());
+    }
+    let mut kiqs = if mapping == Mapping::Direct {
+        sink.step(
+            Step::Rings,
+            format_args!("skipped: the direct mapping needs no KIQ"),
+        );
+        Vec::new()
+    } else {
+        crate::enter(gpu, sink, Step::Rings)?;
+        queue::rings(gpu, &mut area, sink)?
+    };
+    gpu.reached = Step::Rings;
+    if opts.stops_after(Step::Rings) {
+        gpu.kiqs_v9 = kiqs;
+        return Ok(());
+    }
+    crate::enter(gpu, sink, Step::Queue)?;
+    let mut slot = None;
+    let r = queue::run(
+        gpu,
+        mem,
+        (&mut area, &mut uarea),
+        &mut kiqs,
+        mapping,
+        &mut slot,
+        sink,
+    );
+    gpu.queue = slot;
+    gpu.kiqs_v9 = kiqs;
+    r?;
+    gpu.ring_area = Some(area);
+    gpu.user_rings = Some(uarea);
+    gpu.reached = Step::Queue;
+    Ok(())
+}
+
+/// GC 9.4.3: the KIQs no queue took (`gfx_v9_4_3_xcc_kiq_fini_register()`),
+/// then `gfx_v9_4_3_xcc_cp_compute_enable(false)` on every XCC
+/// (`gfx_v9_4_3_hw_fini()` → `gfx_v9_4_3_xcc_fini()`).
+fn halt_mec(gpu: &mut Gpu<'_>) -> Outcome {
+    let p = gpu.platform;
+    let xccs = gpu.ips.xccs();
+    let kiqs = core::mem::take(&mut gpu.kiqs_v9);
+    let bus = &gpu.bus;
+    let blocks: Vec<_> = xccs.iter().map(|x| bus.block(x.bases)).collect();
+    let n_kiqs = kiqs.len();
+    let down = if kiqs.is_empty() {
+        Ok(())
+    } else {
+        xcc::kiqs_down(&blocks, kiqs, p.clock())
+    };
+    let r = blocks
+        .iter()
+        .enumerate()
+        .try_for_each(|(i, b)| start_v9_4_3::cp_compute_enable(b, p.clock(), i, false));
+    // Linux writes the halt and waits 50 µs with no read-back; a write to
+    // a vanished device goes nowhere, so read it back before saying done.
+    let gone = blocks.iter().any(|b| {
+        b.read(barebell::regs::gc_9_4_3_rlc::CP_MEC_CNTL)
+            .is_ok_and(|v| v == barebell::bus::ALL_ONES)
+    });
+    if gone {
+        return Outcome::Failed(ErrorKind::DeviceGone {
+            register: "CP_MEC_CNTL",
+        });
+    }
+    match (down, r) {
+        (Ok(()), Ok(())) => Outcome::Done(alloc::format!(
+            "{}CP_MEC_CNTL = {:#010x} (MEC_ME1/ME2 halted, pipes reset) on {} XCCs",
+            if n_kiqs > 0 {
+                alloc::format!("{n_kiqs} KIQs taken down; ")
+            } else {
+                String::new()
+            },
+            barebell::regs::gc_9_4_3_rlc::CpMecCntl::HALT.into_bits(),
+            xccs.len()
+        )),
+        (Err(e), _) => Outcome::Failed(ErrorKind::QueueV9(e)),
+        (_, Err(e)) => Outcome::Failed(e.at(Step::Teardown).kind),
+    }
+}
