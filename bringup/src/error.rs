@@ -64,10 +64,13 @@ pub enum ErrorKind {
         version: (u8, u8, u8),
     },
     Nbio(NbioError),
-    /// GC 9.4.3's per-XCC RLC/MEC start (`gfx_v9_4_3_hw_init()`).
-    StartV9(barebell::gfx::start_v9_4_3::StartError),
-    /// GC 9.4.3's KIQs or user queue (the `gfx_v9_4_3` module).
-    QueueV9(QueueV9Error),
+    /// The RLC/MEC start on every XCC, where the GC block reports it as
+    /// one error (GC 9.4.3's `gfx_v9_4_3_hw_init()`; GC 11/12's rlc step
+    /// reports its register waits as [`ErrorKind::Wait`]).
+    CpStart(barebell::gfx::start_v9_4_3::StartError),
+    /// The per-XCC KIQs or the queue spread over XCCs
+    /// (`crate::gfx::gfx_v9_4_3::xcc`).
+    Xcc(XccError),
     Indirect(IndirectError),
     /// An allocation in VRAM, GTT or the ring area did not fit.
     Memory(MemError),
@@ -137,8 +140,8 @@ impl fmt::Display for ErrorKind {
             ),
             ErrorKind::NotImplemented(e) => write!(f, "{e}"),
             ErrorKind::Nbio(e) => write!(f, "{e}"),
-            ErrorKind::StartV9(e) => write!(f, "RLC/MEC start: {e}"),
-            ErrorKind::QueueV9(e) => write!(f, "{e}"),
+            ErrorKind::CpStart(e) => write!(f, "RLC/MEC start: {e}"),
+            ErrorKind::Xcc(e) => write!(f, "{e}"),
             ErrorKind::Indirect(e) => write!(f, "indirect register access: {e}"),
             ErrorKind::Memory(e) => write!(f, "memory: {e}"),
             ErrorKind::Layout(e) => write!(f, "memory layout: {e}"),
@@ -396,7 +399,7 @@ at_from!(
     QueueError => Queue,
     barebell::ih::IhError => Ih,
     barebell::ip::Unsupported => NotImplemented,
-    barebell::gfx::start_v9_4_3::StartError => StartV9,
+    barebell::gfx::start_v9_4_3::StartError => CpStart,
 );
 
 impl At for ErrorKind {
@@ -420,9 +423,10 @@ impl<T, E: At> ResultAt<T> for Result<T, E> {
     }
 }
 
-/// Why a GC 9.4.3 KIQ or user-queue step failed.
+/// Why a per-XCC KIQ or the queue over the XCCs failed (the GC 9.4.3
+/// block's rings and queue steps).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum QueueV9Error {
+pub enum XccError {
     /// Bringing up XCC `xcc`'s KIQ failed.
     Kiq {
         xcc: usize,
@@ -455,43 +459,43 @@ pub enum QueueV9Error {
     },
 }
 
-impl fmt::Display for QueueV9Error {
+impl fmt::Display for XccError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            QueueV9Error::Kiq { error, .. } => write!(f, "{error}"),
-            QueueV9Error::KiqPacket { xcc, error } => write!(f, "XCC {xcc} KIQ: {error}"),
-            QueueV9Error::RingInUse(e) => write!(f, "{e}"),
-            QueueV9Error::NoKiq { xcc } => write!(f, "no KIQ was brought up on XCC {xcc}"),
-            QueueV9Error::Mqd(e) => write!(f, "v9 MQD: {e}"),
-            QueueV9Error::Hqd(e) => write!(f, "HQD: {e}"),
-            QueueV9Error::Hws(e) => write!(f, "HWS: {e}"),
-            QueueV9Error::Memory(e) => write!(f, "ring area: {e}"),
-            QueueV9Error::Doorbell { index, error } => {
+            XccError::Kiq { error, .. } => write!(f, "{error}"),
+            XccError::KiqPacket { xcc, error } => write!(f, "XCC {xcc} KIQ: {error}"),
+            XccError::RingInUse(e) => write!(f, "{e}"),
+            XccError::NoKiq { xcc } => write!(f, "no KIQ was brought up on XCC {xcc}"),
+            XccError::Mqd(e) => write!(f, "v9 MQD: {e}"),
+            XccError::Hqd(e) => write!(f, "HQD: {e}"),
+            XccError::Hws(e) => write!(f, "HWS: {e}"),
+            XccError::Memory(e) => write!(f, "ring area: {e}"),
+            XccError::Doorbell { index, error } => {
                 write!(f, "{}: {error}", barebell::aql::doorbell::Slot::new(*index))
             }
-            QueueV9Error::State { what } => write!(f, "{what}"),
+            XccError::State { what } => write!(f, "{what}"),
         }
     }
 }
 
-impl From<MemError> for QueueV9Error {
+impl From<MemError> for XccError {
     fn from(e: MemError) -> Self {
-        QueueV9Error::Memory(e)
+        XccError::Memory(e)
     }
 }
-impl From<barebell::gfx::hws::HwsError> for QueueV9Error {
+impl From<barebell::gfx::hws::HwsError> for XccError {
     fn from(e: barebell::gfx::hws::HwsError) -> Self {
-        QueueV9Error::Hws(e)
+        XccError::Hws(e)
     }
 }
-impl From<barebell::gfx::mqd_v9::MqdV9Error> for QueueV9Error {
+impl From<barebell::gfx::mqd_v9::MqdV9Error> for XccError {
     fn from(e: barebell::gfx::mqd_v9::MqdV9Error) -> Self {
-        QueueV9Error::Mqd(e)
+        XccError::Mqd(e)
     }
 }
-impl From<barebell::gfx::hqd_v9::HqdV9Error> for QueueV9Error {
+impl From<barebell::gfx::hqd_v9::HqdV9Error> for XccError {
     fn from(e: barebell::gfx::hqd_v9::HqdV9Error) -> Self {
-        QueueV9Error::Hqd(e)
+        XccError::Hqd(e)
     }
 }
 

@@ -179,7 +179,7 @@ pub struct Gpu<'p> {
     /// GC 9.4.3: the XCCs' KIQs while no user queue holds them (a
     /// bring-up stopped after the rings step, or a queue step that failed
     /// before mapping); the teardown takes them down.
-    kiqs_v9: Vec<gfx::gfx_v9_4_3::xcc::KiqClientV9<'p>>,
+    kiqs_v9: Vec<gfx::gfx_v9_4_3::xcc::XccKiqClient<'p>>,
     sink: &'p dyn Sink,
 }
 

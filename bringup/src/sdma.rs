@@ -387,7 +387,7 @@ impl<'p> CopyQueue<'p> {
     /// directly loaded one by stopping the engine's queue
     /// (`sdma_v6_0_gfx_stop()`, `sdma_v4_4_2_inst_gfx_stop()`), one the
     /// GC 9.4.3 HWS mapped through that HWS (see
-    /// [`crate::gfx::gfx_v9_4_3::queue::V9Unmapper`]). Before `gpu`'s teardown, which
+    /// [`crate::gfx::gfx_v9_4_3::queue::XccUnmapper`]). Before `gpu`'s teardown, which
     /// does not know this queue.
     pub fn stop(self, gpu: &mut Gpu<'_>) -> Result<(), BringupError> {
         match (self.mapping, self.mes_mapping) {

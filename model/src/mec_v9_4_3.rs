@@ -275,7 +275,7 @@ struct Xcc {
 
 /// A queue as the block tracks it across XCCs.
 #[derive(Debug, Clone)]
-pub struct QueueV9 {
+pub struct XccQueueRecord {
     pub source: Source,
     /// XCC 0's MQD address (the others at its `cp_mqd_stride_size`).
     pub mqd: u64,
@@ -295,7 +295,7 @@ pub struct QueueV9 {
 #[derive(Default)]
 struct State {
     xcc: Vec<Xcc>,
-    queues: Vec<QueueV9>,
+    queues: Vec<XccQueueRecord>,
     refusals: Vec<MecV943Refusal>,
     hws: Option<Arc<HwsModel>>,
     /// Where the HIQ's HQD is: `(xcc, slot)`.
@@ -484,7 +484,7 @@ impl MecV943 {
     }
 
     /// The queues the block knows, in the order first seen.
-    pub fn queues(&self) -> Vec<QueueV9> {
+    pub fn queues(&self) -> Vec<XccQueueRecord> {
         self.state.lock().queues.clone()
     }
 
@@ -737,7 +737,7 @@ impl MecV943 {
         {
             Some(i) => i,
             None => {
-                s.queues.push(QueueV9 {
+                s.queues.push(XccQueueRecord {
                     source,
                     mqd,
                     doorbell_dword,
@@ -832,7 +832,7 @@ impl MecV943 {
     /// Reads the queue's MQDs (XCC 0's and the rest at its stride, in
     /// VMID 0 through XCC 0's translation) and checks them against each
     /// other and against where each XCC's HQD said its MQD is.
-    fn check_mqds(&self, s: &State, q: &QueueV9, n: usize) -> Result<Vec<MqdV9>, MecV943Refusal> {
+    fn check_mqds(&self, s: &State, q: &XccQueueRecord, n: usize) -> Result<Vec<MqdV9>, MecV943Refusal> {
         let space = Space::Vmid(0);
         let first = self.read_mqd(0, space, q.mqd)?;
         let stride = (first.mqd_stride_size as usize).max(MQD_BYTES);
@@ -899,7 +899,7 @@ impl MecV943 {
 
     /// Takes XCC `xcc` out of the queues `pick` selects; a queue that was
     /// running leaves the CP (in-flight work completes).
-    fn leave(&self, s: &mut State, pick: impl Fn(&QueueV9) -> bool, xcc: usize) {
+    fn leave(&self, s: &mut State, pick: impl Fn(&XccQueueRecord) -> bool, xcc: usize) {
         let mut cp = self.cp.lock();
         let State {
             queues, xcc: xs, ..

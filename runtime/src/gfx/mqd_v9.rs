@@ -119,7 +119,7 @@ pub struct CtxSaveArea {
 /// What `init_mqd()`/`update_mqd()` take from `struct queue_properties` for
 /// an AQL queue, in GPU addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AqlQueueV9 {
+pub struct MqdQueue {
     pub ring_address: u64,
     pub ring_bytes: u64,
     /// `&amd_queue_t::read_dispatch_id` (`q->read_ptr`).
@@ -485,7 +485,7 @@ fn align_up(x: u64, a: u64) -> Option<u64> {
 /// `mqd_stride_v9()`: with CWSR, the MQD page plus the page-aligned
 /// control stack behind it (the v9 hardware bug `allocate_mqd()`
 /// describes); without, `sizeof(struct v9_mqd)`.
-pub fn mqd_stride(q: &AqlQueueV9) -> Result<u64, MqdV9Error> {
+pub fn mqd_stride(q: &MqdQueue) -> Result<u64, MqdV9Error> {
     match q.ctx_save {
         None => Ok(MQD_BYTES as u64),
         Some(c) => align_up(u64::from(c.ctl_stack_bytes), PAGE)
@@ -497,7 +497,7 @@ pub fn mqd_stride(q: &AqlQueueV9) -> Result<u64, MqdV9Error> {
     }
 }
 
-fn check_queue(q: &AqlQueueV9) -> Result<(), MqdV9Error> {
+fn check_queue(q: &MqdQueue) -> Result<(), MqdV9Error> {
     queue_size_field(q.ring_bytes)?;
     eop_size_field(q.eop_bytes)?;
     aligned("ring address", q.ring_address, 256)?;
@@ -524,7 +524,7 @@ fn check_queue(q: &AqlQueueV9) -> Result<(), MqdV9Error> {
 pub fn init_mqd(
     mqd_address: u64,
     doorbell_dword: u32,
-    q: &AqlQueueV9,
+    q: &MqdQueue,
 ) -> Result<V9Mqd, MqdV9Error> {
     check_queue(q)?;
     aligned("MQD address", mqd_address, 256)?;
@@ -670,7 +670,7 @@ fn xcc_doorbell(
 pub fn init_mqd_v9_4_3(
     address: u64,
     out: &mut [u8],
-    q: &AqlQueueV9,
+    q: &MqdQueue,
     xccs: usize,
     logical_xcc_start: u32,
     doorbell: XccDoorbell,
@@ -824,8 +824,8 @@ pub const FACTS: &[Fact] = barebell_facts::fact_table!(TOP_FACTS, WINDOW_FACTS, 
 mod tests {
     use super::*;
 
-    fn queue() -> AqlQueueV9 {
-        AqlQueueV9 {
+    fn queue() -> MqdQueue {
+        MqdQueue {
             ring_address: 0x1_0000_0000,
             ring_bytes: 0x1_0000,
             read_index_address: 0x2000_0080,

@@ -31,7 +31,7 @@ use crate::gfx::hqd_v9::HqdSlot;
 use crate::gfx::kiq::KiqMemory;
 use crate::gfx::mqd::{DoorbellControl, EOP_BYTES, EopBuffer, MqdPage, PersistentState};
 use crate::gfx::mqd_v9::{
-    AqlQueueV9, HQD_FIRST_DWORD, HqdWindowV9, MAX_XCCS, MQD_BYTES, MecDoorbellRange, MqdV9Error,
+    MqdQueue, HQD_FIRST_DWORD, HqdWindowV9, MAX_XCCS, MQD_BYTES, MecDoorbellRange, MqdV9Error,
     V9Mqd, XccDoorbell, XccMqds, init_mqd_v9_4_3, linux_mec_range,
 };
 use crate::mem::Dev;
@@ -495,7 +495,7 @@ impl XccMqdPages {
     /// named by them is mapped.
     pub fn init(
         &self,
-        q: &AqlQueueV9,
+        q: &MqdQueue,
         xccs: usize,
         logical_xcc_start: u32,
         doorbell: XccDoorbell,

@@ -27,7 +27,7 @@
 //! engine number is the instance (`allocate_doorbell()` indexes
 //! `sdma_doorbell_idx` by `node_id * engines + sdma_engine_id`, node 0).
 
-use super::mqd_v9::{SdmaMqdV9Error, SdmaQueueV9, V9SdmaMqd};
+use super::mqd_v9::{SdmaMqdV9Error, SdmaMqdQueue, V9SdmaMqd};
 use super::queue::RING_BYTES;
 use super::{QueueSetup, SdmaError, SdmaMemory, SdmaMqd, SdmaQueue, SdmaVersion};
 use crate::aql::Doorbell;
@@ -234,7 +234,7 @@ where
 {
     let bases = instance(sdma, q.engine)?;
     let (ring_address, rptr_address, wptr_address) = ring;
-    let m = V9SdmaMqd::build(&SdmaQueueV9 {
+    let m = V9SdmaMqd::build(&SdmaMqdQueue {
         ring_address,
         ring_bytes: RING_BYTES as u64,
         rptr_address,

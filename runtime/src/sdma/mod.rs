@@ -558,7 +558,7 @@ mod tests {
     // at 126/127, rptr hi before lo (dwords 8, 9).
     #[test]
     fn mqd_v9_leaves_the_poll_address_and_quantum_out() {
-        let q = mqd_v9::SdmaQueueV9 {
+        let q = mqd_v9::SdmaMqdQueue {
             ring_address: 0x123_4567_8900,
             ring_bytes: 4096,
             rptr_address: 0xAAAA_0000_1000,

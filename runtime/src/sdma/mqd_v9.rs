@@ -75,7 +75,7 @@ const _: () = assert!(core::mem::size_of::<V9SdmaMqd>() == SDMA_MQD_BYTES);
 
 /// What `update_mqd_sdma()` takes from `struct queue_properties`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SdmaQueueV9 {
+pub struct SdmaMqdQueue {
     pub ring_address: u64,
     pub ring_bytes: u64,
     /// `q->read_ptr`: where the engine writes the read pointer back.
@@ -136,7 +136,7 @@ impl core::fmt::Display for SdmaMqdV9Error {
 
 impl V9SdmaMqd {
     /// `init_mqd_sdma()`: the zeroed MQD `update_mqd_sdma()` fills.
-    pub fn build(q: &SdmaQueueV9) -> Result<Self, SdmaMqdV9Error> {
+    pub fn build(q: &SdmaMqdQueue) -> Result<Self, SdmaMqdV9Error> {
         let bytes = q.ring_bytes;
         if !bytes.is_power_of_two() || bytes < 256 || (bytes / 4).trailing_zeros() > 0x3F {
             return Err(SdmaMqdV9Error::RingSize { bytes });

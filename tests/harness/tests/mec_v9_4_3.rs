@@ -21,7 +21,7 @@ use barebell::gfx::mqd_v9::MQD_BYTES;
 use barebell::mem::DeviceArena;
 use barebell::regs::IpBases;
 use barebell_bringup::Mapping;
-use barebell_bringup::gfx::gfx_v9_4_3::xcc::{self as v9, QueueV9Error, UserQueueV9, XccKiq};
+use barebell_bringup::gfx::gfx_v9_4_3::xcc::{self as v9, XccError, XccQueue, XccKiq};
 use barebell_firmware_if::pm4::{self, QueueEngine};
 use barebell_model::clock::HostClock;
 use barebell_model::cp::CpModel;
@@ -109,7 +109,7 @@ impl Rig {
             .collect()
     }
 
-    fn kiqs(&mut self, mask: u64) -> Result<Kiqs, QueueV9Error> {
+    fn kiqs(&mut self, mask: u64) -> Result<Kiqs, XccError> {
         let blocks = self.blocks();
         v9::kiqs_up(
             &blocks,
@@ -122,12 +122,12 @@ impl Rig {
         )
     }
 
-    fn queue(&mut self) -> UserQueueV9<'static, &'static HostClock, PauseFn> {
+    fn queue(&mut self) -> XccQueue<'static, &'static HostClock, PauseFn> {
         v9::place_queue(&mut self.area, &mut self.uarea, &self.doorbells, self.n).unwrap()
     }
 
     /// Services the model up to `turns` times or until the signal is 0.
-    fn run(&self, q: &UserQueueV9<'static, &'static HostClock, PauseFn>, turns: usize) {
+    fn run(&self, q: &XccQueue<'static, &'static HostClock, PauseFn>, turns: usize) {
         let mut p = self.pause;
         for _ in 0..turns {
             if q.signal.value() == 0 {
@@ -398,7 +398,7 @@ fn a_halted_me_2_runs_no_kiq_while_me_1_runs() {
 fn a_halted_mec_runs_nothing() {
     let mut r = rig(4, &[2]);
     match r.kiqs(USER_MASK) {
-        Err(QueueV9Error::KiqPacket {
+        Err(XccError::KiqPacket {
             xcc: 2,
             error:
                 KiqTimeout {
@@ -454,7 +454,7 @@ fn mqds_disagreeing_across_xccs_are_refused() {
         p.write_volatile(p.read_volatile() + 0x10);
     }
     match v9::map_kiq_built(&mut q, &mut kiqs, 3, layout) {
-        Err(QueueV9Error::KiqPacket {
+        Err(XccError::KiqPacket {
             xcc: 3,
             error:
                 KiqTimeout {

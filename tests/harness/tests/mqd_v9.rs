@@ -9,7 +9,7 @@
 use barebell::bus::{Block, RegisterBus};
 use barebell::gfx::hqd_v9::{self, HqdSlot, HqdV9Error};
 use barebell::gfx::mqd_v9::{
-    AqlQueueV9, CtxSaveArea, MecDoorbellRange, MqdV9Error, XccDoorbell, init_mqd_v9_4_3,
+    MqdQueue, CtxSaveArea, MecDoorbellRange, MqdV9Error, XccDoorbell, init_mqd_v9_4_3,
     linux_mec_range,
 };
 use barebell::regs::IpBases;
@@ -19,8 +19,8 @@ use std::cell::{Cell, RefCell};
 
 const MQD_AT: u64 = 0x8000_0000;
 
-fn queue() -> AqlQueueV9 {
-    AqlQueueV9 {
+fn queue() -> MqdQueue {
+    MqdQueue {
         ring_address: 0x1_0000_0000,
         // 64 KiB = 2^14 dwords: QUEUE_SIZE = 14 - 1 = 13.
         ring_bytes: 0x1_0000,
@@ -42,7 +42,7 @@ const PQ_CONTROL_WORKER: u32 = 13 | 5 << 8 | 1 << 14 | 1 << 16 | 2 << 25 | 1 << 
 /// `init_mqd_v9_4_3()` clears NO_UPDATE_RPTR on the master XCC.
 const PQ_CONTROL_MASTER: u32 = PQ_CONTROL_WORKER & !(1 << 27);
 
-fn build(xccs: usize, start: u32, q: &AqlQueueV9) -> Vec<u8> {
+fn build(xccs: usize, start: u32, q: &MqdQueue) -> Vec<u8> {
     let mut buf = vec![0u8; 8 * 0x4000];
     let ranges = [linux_mec_range(0); 8];
     let layout = init_mqd_v9_4_3(
@@ -519,10 +519,10 @@ fn dequeue_is_bounded_and_follows_hqd_destroy() {
 
 #[test]
 fn sdma_mqd_v9_decodes_to_update_mqd_sdma_values() {
-    use barebell::sdma::mqd_v9::{SdmaMqdV9Error, SdmaQueueV9, V9SdmaMqd};
+    use barebell::sdma::mqd_v9::{SdmaMqdV9Error, SdmaMqdQueue, V9SdmaMqd};
     use barebell_model::decode::sdma_mqd_v9::{SdmaMqdV9, SdmaMqdV9Fault};
     use zerocopy::IntoBytes;
-    let q = SdmaQueueV9 {
+    let q = SdmaMqdQueue {
         ring_address: 0x12_3456_7800,
         // 4 KiB = 2^10 dwords: RB_SIZE = order_base_2(1024) = 10.
         ring_bytes: 4096,
@@ -560,7 +560,7 @@ fn sdma_mqd_v9_decodes_to_update_mqd_sdma_values() {
         }
     );
     assert_eq!(
-        V9SdmaMqd::build(&SdmaQueueV9 {
+        V9SdmaMqd::build(&SdmaMqdQueue {
             ring_bytes: 100,
             ..q
         })

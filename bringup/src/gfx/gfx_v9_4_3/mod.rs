@@ -232,7 +232,7 @@ fn halt_mec(gpu: &mut Gpu<'_>) -> Outcome {
             barebell::regs::gc_9_4_3_rlc::CpMecCntl::HALT.into_bits(),
             xccs.len()
         )),
-        (Err(e), _) => Outcome::Failed(ErrorKind::QueueV9(e)),
+        (Err(e), _) => Outcome::Failed(ErrorKind::Xcc(e)),
         (_, Err(e)) => Outcome::Failed(e.at(Step::Teardown).kind),
     }
 }

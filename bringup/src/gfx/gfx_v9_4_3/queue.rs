@@ -13,12 +13,12 @@
 //!   VMID.
 //!
 //! The queue is handed out as the bring-up's [`UserQueue`]; its unmapping
-//! ([`V9Unmapper`]) takes the queue off every XCC the way it was mapped,
+//! ([`XccUnmapper`]) takes the queue off every XCC the way it was mapped,
 //! then takes the KIQs down (`gfx_v9_4_3_xcc_kiq_fini_register()`).
 
 use crate::Gpu;
 use crate::error::{BringupError, ErrorKind, ResultAt};
-use crate::gfx::gfx_v9_4_3::xcc::{self as g, KiqClientV9, MappedV9, QueueV9Error, USER_SLOT};
+use crate::gfx::gfx_v9_4_3::xcc::{self as g, XccKiqClient, XccMapped, XccError, USER_SLOT};
 use crate::gmc::Memory;
 use crate::queue::{Mapping, USER_VMID, UserQueue};
 use crate::rings::{ClockRef, Pauser};
@@ -36,9 +36,9 @@ use barebell::mem::DeviceArena;
 use barebell::regs::IpBases;
 use barebell::sdma::map_v4_4_2::{self, HwsSdmaQueue};
 
-impl From<QueueV9Error> for ErrorKind {
-    fn from(e: QueueV9Error) -> Self {
-        ErrorKind::QueueV9(e)
+impl From<XccError> for ErrorKind {
+    fn from(e: XccError) -> Self {
+        ErrorKind::Xcc(e)
     }
 }
 
@@ -48,7 +48,7 @@ pub fn rings<'p>(
     gpu: &Gpu<'p>,
     area: &mut DeviceArena<'p>,
     sink: &dyn Sink,
-) -> Result<Vec<KiqClientV9<'p>>, BringupError> {
+) -> Result<Vec<XccKiqClient<'p>>, BringupError> {
     let s = Step::Rings;
     let kiqs = g::rings_gfx94(gpu, area).map_err(ErrorKind::from).at(s)?;
     sink.step(
@@ -68,9 +68,9 @@ pub fn rings<'p>(
 
 /// The unmapping of a GC 9.4.3 user queue: the queue off every XCC by its
 /// mapping, then every XCC's KIQ down.
-pub struct V9Unmapper<'p> {
-    mapped: MappedV9<'p, ClockRef<'p>, Pauser<'p>>,
-    kiqs: Vec<KiqClientV9<'p>>,
+pub struct XccUnmapper<'p> {
+    mapped: XccMapped<'p, ClockRef<'p>, Pauser<'p>>,
+    kiqs: Vec<XccKiqClient<'p>>,
     xcc_bases: Vec<IpBases>,
     gpu_bus: crate::bus::Bus<'p>,
     clock: ClockRef<'p>,
@@ -83,19 +83,19 @@ pub struct V9Unmapper<'p> {
     sdma_bases: Vec<IpBases>,
 }
 
-impl core::fmt::Debug for V9Unmapper<'_> {
+impl core::fmt::Debug for XccUnmapper<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("V9Unmapper")
+        f.debug_struct("XccUnmapper")
             .field("mapped", &self.mapped)
             .field("kiqs", &self.kiqs.len())
             .finish_non_exhaustive()
     }
 }
 
-fn map_err(e: QueueV9Error) -> MapError {
+fn map_err(e: XccError) -> MapError {
     match e {
-        QueueV9Error::KiqPacket { error, .. } => MapError::Kiq(error),
-        QueueV9Error::Kiq { xcc, error } => {
+        XccError::KiqPacket { error, .. } => MapError::Kiq(error),
+        XccError::Kiq { xcc, error } => {
             use barebell::gfx::queue_v9::KiqV9Error as K;
             let failure = match error {
                 K::Register { error, .. } => XccFailure::Register(error),
@@ -107,7 +107,7 @@ fn map_err(e: QueueV9Error) -> MapError {
             };
             MapError::Xcc { xcc, failure }
         }
-        QueueV9Error::Hqd(e) => {
+        XccError::Hqd(e) => {
             use barebell::gfx::hqd_v9::HqdV9Error as H;
             match e {
                 H::Register { xcc, error } => MapError::Xcc {
@@ -133,19 +133,19 @@ fn map_err(e: QueueV9Error) -> MapError {
                 },
             }
         }
-        QueueV9Error::Hws(e) => MapError::Hws(e),
-        QueueV9Error::RingInUse(e) => MapError::RingInUse(e),
-        QueueV9Error::NoKiq { .. } => MapError::KiqNoResources,
-        QueueV9Error::Mqd(_)
-        | QueueV9Error::Memory(_)
-        | QueueV9Error::Doorbell { .. }
-        | QueueV9Error::State { .. } => MapError::NotMapped {
+        XccError::Hws(e) => MapError::Hws(e),
+        XccError::RingInUse(e) => MapError::RingInUse(e),
+        XccError::NoKiq { .. } => MapError::KiqNoResources,
+        XccError::Mqd(_)
+        | XccError::Memory(_)
+        | XccError::Doorbell { .. }
+        | XccError::State { .. } => MapError::NotMapped {
             doorbell: g::USER_DOORBELL,
         },
     }
 }
 
-impl QueueMapper for V9Unmapper<'_> {
+impl QueueMapper for XccUnmapper<'_> {
     /// The queue step maps through [`crate::gfx::gfx_v9_4_3::xcc`]; this mapper
     /// only unmaps.
     fn map(&mut self, _q: &QueueResources<'_>) -> Result<HqdMapping, MapError> {
@@ -263,7 +263,7 @@ pub fn run<'p>(
     // The ring area's driver part (VMID0 only) and user part (also in the
     // process tables).
     (area, uarea): (&mut DeviceArena<'p>, &mut DeviceArena<'p>),
-    kiqs: &mut Vec<KiqClientV9<'p>>,
+    kiqs: &mut Vec<XccKiqClient<'p>>,
     mode: Mapping,
     slot: &mut Option<UserQueue<'p>>,
     sink: &'p dyn Sink,
@@ -294,7 +294,7 @@ pub fn run<'p>(
                 i,
                 barebell::gfx::mqd_v9::linux_mec_range(i as u32),
             )
-            .map_err(|error| ErrorKind::QueueV9(QueueV9Error::Kiq { xcc: i, error }))
+            .map_err(|error| ErrorKind::Xcc(XccError::Kiq { xcc: i, error }))
             .at(s)?;
         }
     }
@@ -332,7 +332,7 @@ pub fn run<'p>(
         runlist::QUEUES_PER_PIPE_GC_9_4_3,
         g::queue_mask(&[USER_SLOT]),
     );
-    let unmapper = V9Unmapper {
+    let unmapper = XccUnmapper {
         mapped,
         kiqs: core::mem::take(kiqs),
         xcc_bases,

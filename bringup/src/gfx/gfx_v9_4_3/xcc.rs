@@ -19,7 +19,7 @@
 //!   HIQ SET_RESOURCES (`set_sched_resources()`), a runlist with the
 //!   process's MAP_PROCESS and the queue's MAP_QUEUES
 //!   (`pm_create_runlist_ib()`), RUN_LIST, each fenced by QUERY_STATUS.
-//! - [`UserQueueV9::unmap`]: `destroy_mqd_v9_4_3()` (direct), UNMAP_QUEUES
+//! - [`XccQueue::unmap`]: `destroy_mqd_v9_4_3()` (direct), UNMAP_QUEUES
 //!   per XCC KIQ (`gfx_v9_4_3_kiq_unmap_queues()`, `RESET_QUEUES`), or
 //!   HWS UNMAP_QUEUES for the process plus its fence
 //!   (`unmap_queues_cpsch()`); every wait bounded.
@@ -45,7 +45,7 @@ use barebell::gfx::hws::{
 use barebell::gfx::kiq::{Kiq, KiqMemory, KiqRing};
 use barebell::gfx::mqd::{EopBuffer, MqdPage};
 use barebell::gfx::mqd_v9::{
-    AqlQueueV9, MQD_BYTES, MecDoorbellRange, V9Mqd, XccDoorbell, XccMqds, init_mqd, linux_mec_range,
+    MqdQueue, MQD_BYTES, MecDoorbellRange, V9Mqd, XccDoorbell, XccMqds, init_mqd, linux_mec_range,
 };
 use barebell::gfx::queue_v9::{
     KiqV9Parts, RunlistIb, XccMqdPages, kiq_doorbell_index, kiq_fini, kiq_resume, set_resource_bit,
@@ -92,11 +92,11 @@ pub const PASID: u16 = 0x8001;
 /// Bound on every wait here (fences, dequeues).
 pub const BOUND_NS: u64 = 2_100_000_000;
 
-pub use crate::error::QueueV9Error;
+pub use crate::error::XccError;
 
-fn doorbell(a: &DoorbellAperture, index: u32) -> Result<barebell::aql::Doorbell, QueueV9Error> {
+fn doorbell(a: &DoorbellAperture, index: u32) -> Result<barebell::aql::Doorbell, XccError> {
     a.doorbell(index)
-        .map_err(|error| QueueV9Error::Doorbell { index, error })
+        .map_err(|error| XccError::Doorbell { index, error })
 }
 
 /// One XCC's running KIQ.
@@ -143,7 +143,7 @@ pub fn kiqs_up<'p, B, C, P>(
     pause: P,
     queue_mask: u64,
     presence: Option<barebell::bus::Presence<'p>>,
-) -> Result<Vec<XccKiq<'p, C, P>>, QueueV9Error>
+) -> Result<Vec<XccKiq<'p, C, P>>, XccError>
 where
     B: RegisterBus + ?Sized,
     C: Clock + Copy,
@@ -159,7 +159,7 @@ where
             doorbell_index: index,
         };
         let mqd = kiq_resume(*gc, &clock, xcc, &parts)
-            .map_err(|error| QueueV9Error::Kiq { xcc, error })?;
+            .map_err(|error| XccError::Kiq { xcc, error })?;
         let ring = KiqRing {
             memory: parts.ring,
             doorbell: doorbell(doorbells, index)?,
@@ -171,13 +171,13 @@ where
             Generation::Gfx94,
             Doorbells::linux_default(),
         )
-        .map_err(QueueV9Error::RingInUse)?;
+        .map_err(XccError::RingInUse)?;
         kiq.timeout_ns = BOUND_NS;
         if let Some(p) = presence {
             kiq.set_presence(p);
         }
         kiq.submit("SET_RESOURCES", &set_resources(queue_mask))
-            .map_err(|error| QueueV9Error::KiqPacket { xcc, error })?;
+            .map_err(|error| XccError::KiqPacket { xcc, error })?;
         out.push(XccKiq {
             xcc,
             kiq,
@@ -195,7 +195,7 @@ pub fn kiqs_down<B, C, KC, KP>(
     xccs: &[Block<'_, B>],
     kiqs: Vec<XccKiq<'_, KC, KP>>,
     clock: &C,
-) -> Result<(), QueueV9Error>
+) -> Result<(), XccError>
 where
     B: RegisterBus + ?Sized,
     C: Clock + ?Sized,
@@ -205,8 +205,8 @@ where
     for xcc in on {
         let gc = *xccs
             .get(xcc)
-            .ok_or(QueueV9Error::Hqd(HqdV9Error::MissingXcc { xcc }))?;
-        kiq_fini(gc, clock, xcc).map_err(|error| QueueV9Error::Kiq { xcc, error })?;
+            .ok_or(XccError::Hqd(HqdV9Error::MissingXcc { xcc }))?;
+        kiq_fini(gc, clock, xcc).map_err(|error| XccError::Kiq { xcc, error })?;
     }
     Ok(())
 }
@@ -216,7 +216,7 @@ pub type HwsClient<'p, C, P> = Hws<'p, C, P, HIQ_RING>;
 
 /// An AQL queue over `xccs` XCCs, placed and (once a `map_*` returned)
 /// mapped.
-pub struct UserQueueV9<'p, C, P> {
+pub struct XccQueue<'p, C, P> {
     pub queue: AqlQueue<'p, SLOTS>,
     pub memory: Dev<'p, QueueMemory<SLOTS>>,
     pub signal: Dev<'p, SignalMemory>,
@@ -234,9 +234,9 @@ pub struct UserQueueV9<'p, C, P> {
     pub hiq: Option<(HiqParts<'p>, V9Mqd)>,
 }
 
-impl<C, P> core::fmt::Debug for UserQueueV9<'_, C, P> {
+impl<C, P> core::fmt::Debug for XccQueue<'_, C, P> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("UserQueueV9")
+        f.debug_struct("XccQueue")
             .field("doorbell", &self.doorbell)
             .field("xccs", &self.xccs)
             .field("layout", &self.layout)
@@ -252,7 +252,7 @@ pub fn place_queue<'p, C, P>(
     uarea: &mut DeviceArena<'p>,
     doorbells: &DoorbellAperture,
     xccs: usize,
-) -> Result<UserQueueV9<'p, C, P>, QueueV9Error> {
+) -> Result<XccQueue<'p, C, P>, XccError> {
     // Ring, pointers, EOP buffer and signal in `uarea` (the process
     // tables): `set_queue_properties_from_user()` in `kfd_chardev.c`
     // takes them from user memory. The MQDs in `area` (VMID0 only):
@@ -274,10 +274,10 @@ pub fn place_queue<'p, C, P>(
             ..Default::default()
         },
     )
-    .map_err(|_| QueueV9Error::State {
+    .map_err(|_| XccError::State {
         what: "the AQL queue memory could not be bound to its doorbell",
     })?;
-    Ok(UserQueueV9 {
+    Ok(XccQueue {
         queue,
         memory,
         signal,
@@ -292,10 +292,10 @@ pub fn place_queue<'p, C, P>(
     })
 }
 
-impl<'p, C: Clock, P: Pause> UserQueueV9<'p, C, P> {
+impl<'p, C: Clock, P: Pause> XccQueue<'p, C, P> {
     /// The queue as `init_mqd()`/`update_mqd()` take it.
-    pub fn aql(&self, vmid: u8) -> AqlQueueV9 {
-        AqlQueueV9 {
+    pub fn aql(&self, vmid: u8) -> MqdQueue {
+        MqdQueue {
             ring_address: self.memory.ring_address(),
             ring_bytes: (SLOTS * 64) as u64,
             read_index_address: self.memory.read_index_address(),
@@ -310,9 +310,9 @@ impl<'p, C: Clock, P: Pause> UserQueueV9<'p, C, P> {
     /// `init_mqd_v9_4_3()` for this queue: one MQD per XCC, the shared
     /// doorbell checked against Linux's ranges, logical XCC 0 first. The
     /// `map_*` calls run it; [`map_kiq_built`] takes its result.
-    pub fn build(&mut self, vmid: u8) -> Result<XccMqds, QueueV9Error> {
+    pub fn build(&mut self, vmid: u8) -> Result<XccMqds, XccError> {
         if self.mapping.is_some() {
-            return Err(QueueV9Error::State {
+            return Err(XccError::State {
                 what: "the user queue is already mapped",
             });
         }
@@ -332,9 +332,9 @@ impl<'p, C: Clock, P: Pause> UserQueueV9<'p, C, P> {
 
     /// The barrier a first submission sends: no dependencies, this
     /// queue's signal, system-scope fences.
-    pub fn barrier(&self) -> Result<BarrierPacket, QueueV9Error> {
+    pub fn barrier(&self) -> Result<BarrierPacket, XccError> {
         BarrierPacket::new(BarrierKind::And, &[], self.signal.handle(), Fences::SYSTEM).map_err(
-            |_| QueueV9Error::State {
+            |_| XccError::State {
                 what: "the barrier packet could not be built",
             },
         )
@@ -347,7 +347,7 @@ impl<'p, C: Clock, P: Pause> UserQueueV9<'p, C, P> {
         xccs: &[Block<'_, B>],
         kiqs: &mut [XccKiq<'_, KC, KP>],
         clock: &C,
-    ) -> Result<(), QueueV9Error> {
+    ) -> Result<(), XccError> {
         let mut m = MappedRef {
             mqds: &self.mqds,
             doorbell: self.doorbell,
@@ -361,18 +361,18 @@ impl<'p, C: Clock, P: Pause> UserQueueV9<'p, C, P> {
     }
 
     /// The AQL queue and its signal for a caller that submits, and the
-    /// rest ([`MappedV9`]) for the one that unmaps.
+    /// rest ([`XccMapped`]) for the one that unmaps.
     pub fn split(
         self,
     ) -> (
         AqlQueue<'p, SLOTS>,
         Dev<'p, SignalMemory>,
-        MappedV9<'p, C, P>,
+        XccMapped<'p, C, P>,
     ) {
         (
             self.queue,
             self.signal,
-            MappedV9 {
+            XccMapped {
                 memory: self.memory,
                 mqds: self.mqds,
                 eop: self.eop,
@@ -388,8 +388,8 @@ impl<'p, C: Clock, P: Pause> UserQueueV9<'p, C, P> {
 }
 
 /// A mapped user queue without its AQL queue and signal
-/// ([`UserQueueV9::split`]): what unmapping it needs.
-pub struct MappedV9<'p, C, P> {
+/// ([`XccQueue::split`]): what unmapping it needs.
+pub struct XccMapped<'p, C, P> {
     pub memory: Dev<'p, QueueMemory<SLOTS>>,
     pub mqds: Dev<'p, XccMqdPages>,
     pub eop: Dev<'p, EopBuffer>,
@@ -401,9 +401,9 @@ pub struct MappedV9<'p, C, P> {
     pub hiq: Option<(HiqParts<'p>, V9Mqd)>,
 }
 
-impl<C, P> core::fmt::Debug for MappedV9<'_, C, P> {
+impl<C, P> core::fmt::Debug for XccMapped<'_, C, P> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("MappedV9")
+        f.debug_struct("XccMapped")
             .field("doorbell", &self.doorbell)
             .field("xccs", &self.xccs)
             .field("mapping", &self.mapping)
@@ -411,14 +411,14 @@ impl<C, P> core::fmt::Debug for MappedV9<'_, C, P> {
     }
 }
 
-impl<'p, C: Clock, P: Pause> MappedV9<'p, C, P> {
-    /// As [`UserQueueV9::unmap`].
+impl<'p, C: Clock, P: Pause> XccMapped<'p, C, P> {
+    /// As [`XccQueue::unmap`].
     pub fn unmap<B: RegisterBus + ?Sized, KC: Clock, KP: Pause>(
         &mut self,
         xccs: &[Block<'_, B>],
         kiqs: &mut [XccKiq<'_, KC, KP>],
         clock: &C,
-    ) -> Result<(), QueueV9Error> {
+    ) -> Result<(), XccError> {
         let mut m = MappedRef {
             mqds: &self.mqds,
             doorbell: self.doorbell,
@@ -451,13 +451,13 @@ impl<C: Clock, P: Pause> MappedRef<'_, '_, C, P> {
         xccs: &[Block<'_, B>],
         kiqs: &mut [XccKiq<'_, KC, KP>],
         clock: &C,
-    ) -> Result<(), QueueV9Error> {
-        let layout = self.layout.ok_or(QueueV9Error::State {
+    ) -> Result<(), XccError> {
+        let layout = self.layout.ok_or(XccError::State {
             what: "the user queue is not mapped",
         })?;
         match *self.mapping {
             None => {
-                return Err(QueueV9Error::State {
+                return Err(XccError::State {
                     what: "the user queue is not mapped",
                 });
             }
@@ -476,7 +476,7 @@ impl<C: Clock, P: Pause> MappedRef<'_, '_, C, P> {
                     let k = kiqs
                         .iter_mut()
                         .find(|k| k.xcc == xcc)
-                        .ok_or(QueueV9Error::NoKiq { xcc })?;
+                        .ok_or(XccError::NoKiq { xcc })?;
                     // gfx_v9_4_3_kiq_unmap_queues() with RESET_QUEUES, as
                     // amdgpu_gfx_disable_kcq() sends it.
                     let p = pm4::unmap_queues(
@@ -487,16 +487,16 @@ impl<C: Clock, P: Pause> MappedRef<'_, '_, C, P> {
                     );
                     k.kiq
                         .submit("UNMAP_QUEUES", &p)
-                        .map_err(|error| QueueV9Error::KiqPacket { xcc, error })?;
+                        .map_err(|error| XccError::KiqPacket { xcc, error })?;
                 }
             }
             Some(Mapping::Mes) => {
-                return Err(QueueV9Error::State {
+                return Err(XccError::State {
                     what: "GC 9.4.3 has no MES: no queue here was mapped by it",
                 });
             }
             Some(Mapping::Hws) => {
-                let hws = self.hws.as_mut().ok_or(QueueV9Error::State {
+                let hws = self.hws.as_mut().ok_or(XccError::State {
                     what: "the HWS client is gone",
                 })?;
                 // unmap_queues_cpsch(): UNMAP_QUEUES, then the fence.
@@ -509,7 +509,7 @@ impl<C: Clock, P: Pause> MappedRef<'_, '_, C, P> {
                 if let Some((_, mqd)) = self.hiq.take() {
                     let gc = *xccs
                         .first()
-                        .ok_or(QueueV9Error::Hqd(HqdV9Error::MissingXcc { xcc: 0 }))?;
+                        .ok_or(XccError::Hqd(HqdV9Error::MissingXcc { xcc: 0 }))?;
                     hqd_v9::hqd_destroy(gc, clock, 0, HIQ_SLOT, &mqd, BOUND_NS)?;
                 }
             }
@@ -523,10 +523,10 @@ impl<C: Clock, P: Pause> MappedRef<'_, '_, C, P> {
 /// every XCC in VMID `vmid` (whose GFXHUB context the caller pointed at
 /// the process tables).
 pub fn map_direct<B: RegisterBus + ?Sized, C: Clock, P: Pause>(
-    q: &mut UserQueueV9<'_, C, P>,
+    q: &mut XccQueue<'_, C, P>,
     xccs: &[Block<'_, B>],
     vmid: u8,
-) -> Result<XccMqds, QueueV9Error> {
+) -> Result<XccMqds, XccError> {
     let layout = q.build(vmid)?;
     hqd_v9::load_mqd_v9_4_3(
         xccs,
@@ -543,29 +543,29 @@ pub fn map_direct<B: RegisterBus + ?Sized, C: Clock, P: Pause>(
 /// with the MQD's VMID (`gfx_v9_4_3_kiq_map_queues()`'s packet; KFD's
 /// `kgd_gfx_v9_hiq_mqd_load()` fills the VMID from the MQD likewise).
 pub fn map_kiq<C: Clock, P: Pause, KC: Clock, KP: Pause>(
-    q: &mut UserQueueV9<'_, C, P>,
+    q: &mut XccQueue<'_, C, P>,
     kiqs: &mut [XccKiq<'_, KC, KP>],
     vmid: u8,
-) -> Result<XccMqds, QueueV9Error> {
+) -> Result<XccMqds, XccError> {
     let layout = q.build(vmid)?;
     map_kiq_built(q, kiqs, vmid, layout)
 }
 
 /// [`map_kiq`]'s MAP_QUEUES for MQDs already built
-/// ([`UserQueueV9::build`]).
+/// ([`XccQueue::build`]).
 pub fn map_kiq_built<C: Clock, P: Pause, KC: Clock, KP: Pause>(
-    q: &mut UserQueueV9<'_, C, P>,
+    q: &mut XccQueue<'_, C, P>,
     kiqs: &mut [XccKiq<'_, KC, KP>],
     vmid: u8,
     layout: XccMqds,
-) -> Result<XccMqds, QueueV9Error> {
+) -> Result<XccMqds, XccError> {
     let me_pipe = USER_SLOT.pipe_id % hqd_v9::PIPES_PER_MEC;
     for xcc in 0..q.xccs {
         let k = kiqs
             .iter_mut()
             .find(|k| k.xcc == xcc)
-            .ok_or(QueueV9Error::NoKiq { xcc })?;
-        let mqd = layout.address_of(xcc).ok_or(QueueV9Error::State {
+            .ok_or(XccError::NoKiq { xcc })?;
+        let mqd = layout.address_of(xcc).ok_or(XccError::State {
             what: "no MQD for an XCC of the queue",
         })?;
         let mut p = pm4::map_queues(
@@ -585,7 +585,7 @@ pub fn map_kiq_built<C: Clock, P: Pause, KC: Clock, KP: Pause>(
             .into_bits();
         k.kiq
             .submit("MAP_QUEUES", &p)
-            .map_err(|error| QueueV9Error::KiqPacket { xcc, error })?;
+            .map_err(|error| XccError::KiqPacket { xcc, error })?;
     }
     q.mapping = Some(Mapping::Kiq);
     Ok(layout)
@@ -604,8 +604,8 @@ pub struct HiqParts<'p> {
 /// KFD's HIQ MQD (`init_mqd_hiq()`: `init_mqd()` then PRIV_STATE and
 /// KMD_QUEUE; `update_mqd()` for a PM4 queue: no AQL control, no slot
 /// write pointer, the ring's own read/write pointers), VMID 0.
-pub fn hiq_mqd(parts: &HiqParts<'_>, doorbell_dword: u32) -> Result<V9Mqd, QueueV9Error> {
-    let q = AqlQueueV9 {
+pub fn hiq_mqd(parts: &HiqParts<'_>, doorbell_dword: u32) -> Result<V9Mqd, XccError> {
+    let q = MqdQueue {
         ring_address: parts.ring.ring_address(),
         ring_bytes: (HIQ_RING * 4) as u64,
         read_index_address: parts.rptr.address(),
@@ -642,7 +642,7 @@ pub fn hiq_mqd(parts: &HiqParts<'_>, doorbell_dword: u32) -> Result<V9Mqd, Queue
 /// queue, RUN_LIST, each fenced.
 #[allow(clippy::too_many_arguments)]
 pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
-    q: &mut UserQueueV9<'p, C, P>,
+    q: &mut XccQueue<'p, C, P>,
     kiq0: &mut XccKiq<'_, KC, KP>,
     area: &mut DeviceArena<'p>,
     doorbells: &DoorbellAperture,
@@ -651,7 +651,7 @@ pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
     hws_mask: u64,
     page_table_base: u64,
     presence: Option<barebell::bus::Presence<'p>>,
-) -> Result<XccMqds, QueueV9Error> {
+) -> Result<XccMqds, XccError> {
     let layout = q.build(0)?;
     let parts = HiqParts {
         ring: area.put(HiqMemory::<HIQ_RING>::new())?,
@@ -674,7 +674,7 @@ pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
     );
     kiq0.kiq
         .submit("MAP_QUEUES (HIQ)", &p)
-        .map_err(|error| QueueV9Error::KiqPacket {
+        .map_err(|error| XccError::KiqPacket {
             xcc: kiq0.xcc,
             error,
         })?;
@@ -710,9 +710,9 @@ pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
 }
 
 /// The KIQ client type the bring-up's rings step would hold per XCC.
-pub type KiqClientV9<'p> = XccKiq<'p, crate::rings::ClockRef<'p>, crate::rings::Pauser<'p>>;
+pub type XccKiqClient<'p> = XccKiq<'p, crate::rings::ClockRef<'p>, crate::rings::Pauser<'p>>;
 /// The user queue type the bring-up's queue step would hold.
-pub type UserQueueGfx94<'p> = UserQueueV9<'p, crate::rings::ClockRef<'p>, crate::rings::Pauser<'p>>;
+pub type GpuXccQueue<'p> = XccQueue<'p, crate::rings::ClockRef<'p>, crate::rings::Pauser<'p>>;
 
 /// Glue for the rings step on GC 9.4.3: [`kiqs_up`] on every live XCC of
 /// `gpu` (`Ips::xccs()`, logical order), with the platform's clock,
@@ -723,7 +723,7 @@ pub type UserQueueGfx94<'p> = UserQueueV9<'p, crate::rings::ClockRef<'p>, crate:
 pub fn rings_gfx94<'p>(
     gpu: &crate::Gpu<'p>,
     area: &mut DeviceArena<'p>,
-) -> Result<Vec<KiqClientV9<'p>>, QueueV9Error> {
+) -> Result<Vec<XccKiqClient<'p>>, XccError> {
     let p = gpu.platform;
     let xcc_ips = gpu.ips.xccs();
     let xccs: Vec<_> = xcc_ips.iter().map(|x| gpu.bus.block(x.bases)).collect();
@@ -744,25 +744,25 @@ pub fn rings_gfx94<'p>(
 /// the process tables, as the gfx11 queue step's `point_vmid` does);
 /// `page_table_base` the process's root as `amdgpu_gmc_pd_addr()` gives
 /// it (hws). The caller submits the first packet
-/// ([`UserQueueV9::barrier`]) and tears down with [`UserQueueV9::unmap`]
+/// ([`XccQueue::barrier`]) and tears down with [`XccQueue::unmap`]
 /// then [`kiqs_down`]. Compiled, not yet run on a device (see
 /// [`rings_gfx94`]).
 pub fn queue_gfx94<'p>(
     gpu: &crate::Gpu<'p>,
     area: &mut DeviceArena<'p>,
     uarea: &mut DeviceArena<'p>,
-    kiqs: &mut [KiqClientV9<'p>],
+    kiqs: &mut [XccKiqClient<'p>],
     mapping: Mapping,
     vmid: u8,
     page_table_base: u64,
-) -> Result<UserQueueGfx94<'p>, QueueV9Error> {
+) -> Result<GpuXccQueue<'p>, XccError> {
     let p = gpu.platform;
     let xcc_ips = gpu.ips.xccs();
     let xccs: Vec<_> = xcc_ips.iter().map(|x| gpu.bus.block(x.bases)).collect();
     let mut q = place_queue(area, uarea, &gpu.doorbells, xccs.len())?;
     match mapping {
         Mapping::Mes => {
-            return Err(QueueV9Error::State {
+            return Err(XccError::State {
                 what: "GC 9.4.3 has no MES (KFD schedules with the HWS on the MEC)",
             });
         }
@@ -773,7 +773,7 @@ pub fn queue_gfx94<'p>(
             map_kiq(&mut q, kiqs, vmid)?;
         }
         Mapping::Hws => {
-            let k0 = kiqs.first_mut().ok_or(QueueV9Error::NoKiq { xcc: 0 })?;
+            let k0 = kiqs.first_mut().ok_or(XccError::NoKiq { xcc: 0 })?;
             // KFD's HWS queue mask: every MEC 1 slot but amdgpu's own
             // (`USER_SLOT` stays amdgpu's here, as its KIQ maps it).
             let amdgpu = queue_mask(&[USER_SLOT]);
