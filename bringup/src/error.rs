@@ -612,3 +612,12 @@ impl fmt::Display for TeardownReport {
         Ok(())
     }
 }
+
+/// A teardown stage's outcome from its result: done with what it did, or
+/// failed with why.
+pub(crate) fn outcome<E: At>(r: Result<String, E>) -> Outcome {
+    match r {
+        Ok(d) => Outcome::Done(d),
+        Err(e) => Outcome::Failed(e.at(Step::Teardown).kind),
+    }
+}

@@ -60,7 +60,6 @@ pub mod error;
 pub mod firmware;
 pub mod gfx;
 pub mod gmc;
-pub mod gmc_v9;
 pub mod ih;
 pub mod nbio;
 pub mod psp;
@@ -137,6 +136,9 @@ pub struct Gpu<'p> {
     /// ([`gfx::block_for`]), chosen once after discovery; the steps and
     /// the teardown call it and never match on the version.
     pub gfx: &'static dyn gfx::GfxBlock,
+    /// The GMC block for that GC version ([`gmc::block_for`]), chosen with
+    /// it.
+    pub gmc: &'static dyn gmc::GmcBlock,
     /// The memory layout the gmc step built (absent if it did not run).
     pub memory: Option<gmc::LayoutReport>,
     /// The mapped user queue (with a mapping, after [`Step::Queue`]).
@@ -197,33 +199,7 @@ impl<'p> Gpu<'p> {
     pub fn latched_faults(
         &self,
     ) -> Result<Vec<barebell::gmc::hub::VmFault>, barebell::gmc::hub::HubError> {
-        use barebell::gmc::hub::{hub_for, read_fault};
-        use barebell::ip::hw_id;
-        let mut faults = Vec::new();
-        if self.ips.generation == barebell::ip::Generation::Gfx94 {
-            // GC 9.4.3: every XCC's GFXHUB and every AID's MMHUB, once the
-            // gmc step programmed them.
-            if self.memory.is_none() {
-                return Ok(faults);
-            }
-            use barebell::gmc::hub::v9;
-            for x in self.ips.xccs() {
-                faults.extend(v9::read_fault(&self.bus, &x.bases, &v9::GFXHUB_1_2)?);
-            }
-            for a in self.ips.aids(hw_id::MMHUB) {
-                faults.extend(v9::read_fault(&self.bus, &a.bases, &v9::MMHUB_1_8)?);
-            }
-            return Ok(faults);
-        }
-        if self.gfxhub.is_none() {
-            return Ok(faults);
-        }
-        for (id, ip) in [(hw_id::GC, &self.ips.gc), (hw_id::MMHUB, &self.ips.mmhub)] {
-            if let Some(hub) = hub_for(id, ip.version.triple()) {
-                faults.extend(read_fault(&self.bus, &ip.bases, hub)?);
-            }
-        }
-        Ok(faults)
+        self.gmc.latched_faults(self)
     }
 
     /// Every interrupt the IH wrote since the last call, decoded (VM
@@ -351,7 +327,7 @@ pub fn run<'p>(
     };
     sink.discovered(&ips.all);
     let gc = ips.gc.version.triple();
-    let Some(gfx) = gfx::block_for(gc) else {
+    let (Some(gfx), Some(gmc)) = (gfx::block_for(gc), gmc::block_for(gc)) else {
         return Err(ErrorKind::Unsupported {
             what: "GC",
             version: gc,
@@ -371,6 +347,7 @@ pub fn run<'p>(
         doorbells,
         ips,
         gfx,
+        gmc,
         memory: None,
         queue: None,
         user: None,

@@ -62,17 +62,11 @@ use crate::sink::{Sink, Step};
 use alloc::string::String;
 use alloc::vec::Vec;
 use barebell::gfx::mes::start as mes_start;
-use barebell::gmc::hub::{self, v9};
-use barebell::ip::{Generation, hw_id};
+use barebell::ip::Generation;
 use barebell::nbio::{self, Nbio};
 use barebell::psp::{self, PspRegs};
 
-pub(crate) fn outcome<E: At>(r: Result<String, E>) -> Outcome {
-    match r {
-        Ok(d) => Outcome::Done(d),
-        Err(e) => Outcome::Failed(e.at(Step::Teardown).kind),
-    }
-}
+use crate::error::outcome;
 
 /// Tears `gpu` down as far as its bring-up got ([`Gpu::entered`]),
 /// reporting each stage to `sink` under [`Step::Teardown`]: the stages
@@ -230,18 +224,7 @@ fn ih_ring(gpu: &mut Gpu<'_>) -> Outcome {
 /// Stage 8: the MMHUB (the GART), after the PSP and the IH ring, which reach
 /// memory through it (programmed in the gmc step).
 fn mmhub_off(gpu: &Gpu<'_>) -> Outcome {
-    if gpu.entered >= Step::Gmc && gpu.ips.generation == Generation::Gfx94 {
-        hubs_off_v9(
-            &gpu.bus,
-            &gpu.ips.aids(hw_id::MMHUB),
-            &v9::MMHUB_1_8,
-            "AIDs",
-        )
-    } else if gpu.entered >= Step::Gmc {
-        hub_off(&gpu.bus, hw_id::MMHUB, &gpu.ips.mmhub)
-    } else {
-        Outcome::NotNeeded("the MMHUB was never programmed")
-    }
+    gpu.gmc.mmhub_off(gpu)
 }
 
 /// Stage 9: the doorbell and self-ring apertures.
@@ -347,36 +330,6 @@ fn sdma_halt(gpu: &Gpu<'_>) -> Outcome {
                 )
             }),
     )
-}
-
-/// One hub's translation off ([`hub::gart_disable`]).
-pub(crate) fn hub_off(bus: &crate::bus::Bus<'_>, id: u16, ip: &barebell::discovery::IpInfo) -> Outcome {
-    match hub::hub_for(id, ip.version.triple()) {
-        Some(regs) => outcome(hub::gart_disable(bus, &ip.bases, regs).map(|n| {
-            alloc::format!(
-                "{}: 16 contexts off ({n} were enabled), L1 TLB and L2 cache off",
-                regs.name
-            )
-        })),
-        None => Outcome::NotNeeded("no register table for this hub: nothing was programmed"),
-    }
-}
-
-/// GC 9.4.3's gfx9 hubs off on every instance ([`v9::gart_disable`]).
-pub(crate) fn hubs_off_v9(
-    bus: &crate::bus::Bus<'_>,
-    ips: &[barebell::discovery::IpInfo],
-    hub: &v9::HubV9Regs,
-    what: &str,
-) -> Outcome {
-    let blocks: Vec<_> = ips.iter().map(|i| bus.block(i.bases)).collect();
-    outcome(v9::gart_disable(&blocks, hub).map(|n| {
-        alloc::format!(
-            "{} on {} {what}: 16 contexts each off ({n} were enabled), L1 TLB and L2 cache off",
-            hub.name,
-            blocks.len()
-        )
-    }))
 }
 
 /// Teardown before discovery finished: only bus mastering to clear.

@@ -267,7 +267,7 @@ impl super::GfxBlock for GfxV11 {
 
     /// `gfx_v11_0_hw_fini()` → `gfx_v11_0_cp_compute_enable(false)`.
     fn halt_mec(&self, gpu: &mut Gpu<'_>) -> Outcome {
-        crate::teardown::outcome(
+        crate::error::outcome(
             mec::compute_enable(&gpu.bus, &gpu.ips.gc.bases, gpu.ips.generation, false).map(|v| {
                 alloc::format!("CP_MEC_RS64_CNTL = {v:#010x} (pipes reset and inactive, MEC_HALT)")
             }),
@@ -279,7 +279,7 @@ impl super::GfxBlock for GfxV11 {
     /// rlc step.
     fn gfxhub_off(&self, gpu: &Gpu<'_>) -> Outcome {
         if gpu.entered >= Step::Rlc {
-            crate::teardown::hub_off(&gpu.bus, hw_id::GC, &gpu.ips.gc)
+            crate::gmc::hub_off(&gpu.bus, hw_id::GC, &gpu.ips.gc)
         } else {
             Outcome::NotNeeded("the GFXHUB was never programmed")
         }

@@ -81,7 +81,7 @@ impl super::GfxBlock for GfxV9_4_3 {
     /// GFXHUBs in the gmc step.
     fn gfxhub_off(&self, gpu: &Gpu<'_>) -> Outcome {
         if gpu.entered >= Step::Gmc {
-            crate::teardown::hubs_off_v9(&gpu.bus, &gpu.ips.xccs(), &v9::GFXHUB_1_2, "XCCs")
+            crate::gmc::gmc_v9_0::hubs_off_v9(&gpu.bus, &gpu.ips.xccs(), &v9::GFXHUB_1_2, "XCCs")
         } else {
             Outcome::NotNeeded("the GFXHUB was never programmed")
         }

@@ -85,3 +85,98 @@ pub fn hw_init(gpu: &Gpu<'_>, nbio: &Nbio, map: &HubConfig) -> Result<String, Br
         aids.len()
     ))
 }
+
+/// GMC 9.0's block as GC 9.4.3 uses it.
+#[derive(Debug)]
+pub struct GmcV9_0;
+
+impl super::block::GmcBlock for GmcV9_0 {
+    fn name(&self) -> &'static str {
+        "gmc_v9_0"
+    }
+
+    /// `mmhub_v1_8_get_fb_location()` on AID 0's MMHUB; the FB offset from
+    /// XCC 0's GFXHUB (`gfxhub_v1_2_get_mc_fb_offset()`, which
+    /// `gmc_v9_0_vram_gtt_location()` uses); the GART placed
+    /// `AMDGPU_GART_PLACEMENT_BEST_FIT`.
+    fn fb_regs(&self, ips: &crate::discovery::Ips) -> super::block::FbRegs {
+        super::block::FbRegs {
+            location: barebell::regs::mmhub_1_8_0::MC_VM_FB_LOCATION_BASE,
+            offset: barebell::regs::gc_9_4_3_vm::MC_VM_FB_OFFSET,
+            offset_bases: ips.gc.bases,
+            gart: barebell::gmc::layout::GartPlacement::BestFit,
+        }
+    }
+
+    fn vbios_fb_size(&self, gpu: &Gpu<'_>) -> Result<u64, BringupError> {
+        Err(barebell::ip::Unsupported::new(
+            "the VBIOS framebuffer size (gmc_v9_0_get_vbios_fb_size)",
+            gpu.ips.generation,
+        ))
+        .at(Step::Gmc)
+    }
+
+    /// GC 9.4.3's hubs (GFXHUB v1.2 per XCC, MMHUB 1.8 per AID) are
+    /// programmed by [`hw_init`] with their own tables.
+    fn hub_tables(
+        &self,
+        _: &crate::discovery::Ips,
+    ) -> Result<Option<super::Gfx11Hubs>, BringupError> {
+        Ok(None)
+    }
+
+    fn enable_hubs(
+        &self,
+        gpu: &Gpu<'_>,
+        nbio: &Nbio,
+        m: &super::Memory<'_>,
+    ) -> Result<String, BringupError> {
+        hw_init(gpu, nbio, &m.cfg)
+    }
+
+    /// Every XCC's GFXHUB and every AID's MMHUB, once the gmc step
+    /// programmed them.
+    fn latched_faults(
+        &self,
+        gpu: &Gpu<'_>,
+    ) -> Result<Vec<barebell::gmc::hub::VmFault>, barebell::gmc::hub::HubError> {
+        let mut faults = Vec::new();
+        if gpu.memory.is_none() {
+            return Ok(faults);
+        }
+        for x in gpu.ips.xccs() {
+            faults.extend(v9::read_fault(&gpu.bus, &x.bases, &GFXHUB_1_2)?);
+        }
+        for a in gpu.ips.aids(hw_id::MMHUB) {
+            faults.extend(v9::read_fault(&gpu.bus, &a.bases, &MMHUB_1_8)?);
+        }
+        Ok(faults)
+    }
+
+    /// `mmhub_v1_8_gart_disable()` on every AID.
+    fn mmhub_off(&self, gpu: &Gpu<'_>) -> crate::error::Outcome {
+        if gpu.entered >= Step::Gmc {
+            hubs_off_v9(&gpu.bus, &gpu.ips.aids(hw_id::MMHUB), &MMHUB_1_8, "AIDs")
+        } else {
+            crate::error::Outcome::NotNeeded("the MMHUB was never programmed")
+        }
+    }
+}
+
+/// GC 9.4.3's gfx9 hubs off on every instance ([`v9::gart_disable`]).
+pub(crate) fn hubs_off_v9(
+    bus: &crate::bus::Bus<'_>,
+    ips: &[barebell::discovery::IpInfo],
+    hub: &v9::HubV9Regs,
+    what: &str,
+) -> crate::error::Outcome {
+    let blocks: Vec<_> = ips.iter().map(|i| bus.block(i.bases)).collect();
+    crate::error::outcome(v9::gart_disable(&blocks, hub).map(|n| {
+        alloc::format!(
+            "{} on {} {what}: 16 contexts each off ({n} were enabled), L1 TLB and L2 cache off",
+            hub.name,
+            blocks.len()
+        )
+    }))
+}
+

@@ -58,13 +58,31 @@
 //! The layout is the same on every platform: only the platform's BAR0
 //! length and DMA region (its host address and bus addresses) differ.
 
+pub mod block;
+pub mod gmc_v11_0;
+pub mod gmc_v12_0;
+pub mod gmc_v9_0;
+
+pub use block::GmcBlock;
+
+/// The GMC block for GC `version` ([`GmcBlock`]), or `None` if barebell
+/// has none.
+pub fn block_for(version: (u8, u8, u8)) -> Option<&'static dyn GmcBlock> {
+    match version {
+        (9, 4, 3) => Some(&gmc_v9_0::GmcV9_0),
+        (11, _, _) => Some(&gmc_v11_0::GmcV11_0),
+        (12, _, _) => Some(&gmc_v12_0::GmcV12_0),
+        _ => None,
+    }
+}
+
 use crate::Gpu;
 use crate::error::{BringupError, ErrorKind, LayoutError, ResultAt};
 use crate::nbio::flush_hdp;
 use crate::sink::{Sink, Step};
 use barebell::gmc::hub::{self, GART_ENGINE, HubConfig, HubRegs, hub_for};
 use barebell::gmc::layout::{
-    GMC_HOLE_START, GartPlacement, McLayout, vbios_fb_size_gfx11, vbios_reservation,
+    GMC_HOLE_START, McLayout, vbios_fb_size_gfx11, vbios_reservation,
 };
 use barebell::gmc::pagetable::{Flags, Table, TableArena};
 use barebell::ip::{Generation, hw_id};
@@ -72,7 +90,6 @@ use barebell::mem::{DeviceArena, DmaArena, PAGE_ALIGN, VramAllocator, VramRange}
 use barebell::nbio::Nbio;
 use barebell::platform::{DMA_CHUNK, DmaRegion, Platform};
 use barebell::psp::{self, DmaBuf, PspBuffers};
-use barebell::regs::{dcn_3_2_0, gc_9_4_3_vm, mmhub_1_8_0, mmhub_3_0_0, mmhub_4_1_0};
 use core::ptr::NonNull;
 
 /// VMID0 tables: a root, and per mapped range (the GART's GTT buffers,
@@ -154,7 +171,7 @@ pub struct Memory<'p> {
     user_vram_range: (u64, u64),
     pub(crate) cfg: HubConfig,
     /// The gfx11/gfx12 hubs' tables (`None` on GC 9.4.3, whose gfx9 hubs
-    /// [`crate::gmc_v9`] programs).
+    /// [`crate::gmc::gmc_v9_0`] programs).
     pub(crate) hubs: Option<Gfx11Hubs>,
     gtt: DmaArena<'p>,
     gtt_bus: u64,
@@ -310,38 +327,13 @@ fn ring_range(start: u64, len: u64, mc: &McLayout) -> Result<(u64, u64), Bringup
 
 /// The VBIOS framebuffer's size in bytes: `amdgpu_gmc_get_vbios_fb_size()`
 /// where `amdgpu_gmc_get_vbios_allocations()` calls it, i.e. only with
-/// display hardware (`amdgpu_device_has_display_hardware()`).
+/// display hardware (`amdgpu_device_has_display_hardware()`), by the GMC
+/// version's block.
 fn vbios_fb_size(gpu: &Gpu<'_>) -> Result<u64, BringupError> {
-    let s = Step::Gmc;
-    let ips = &gpu.ips;
-    let Some(dmu) = ips.dmu else {
+    if gpu.ips.dmu.is_none() {
         return Ok(0);
-    };
-    match ips.generation {
-        // gmc_v11_0_get_vbios_fb_size(): the DCN 3.2.0 registers.
-        Generation::Gfx11 => {
-            let b = gpu.bus.block(dmu.bases);
-            let mut v = [0u32; 3];
-            for (out, r) in v.iter_mut().zip([
-                dcn_3_2_0::D1VGA_CONTROL,
-                dcn_3_2_0::HUBP0_DCSURF_PRI_VIEWPORT_DIMENSION,
-                dcn_3_2_0::HUBPREQ0_DCSURF_SURFACE_PITCH,
-            ]) {
-                *out = b.read(r).at(s)?;
-                if *out == barebell::bus::ALL_ONES {
-                    return Err(ErrorKind::DeviceGone { register: r.name }).at(s);
-                }
-            }
-            Ok(vbios_fb_size_gfx11(v[0], v[1], v[2]))
-        }
-        // gmc_v12_0_get_vbios_fb_size() returns 0.
-        Generation::Gfx12 => Ok(0),
-        Generation::Gfx94 => Err(barebell::ip::Unsupported::new(
-            "the VBIOS framebuffer size (gmc_v9_0_get_vbios_fb_size)",
-            ips.generation,
-        ))
-        .at(s),
     }
+    gpu.gmc.vbios_fb_size(gpu)
 }
 
 /// Flags of GTT and ring-area mappings: cached system memory
@@ -418,7 +410,7 @@ pub fn run<'p>(
     sink: &dyn Sink,
 ) -> Result<Memory<'p>, BringupError> {
     let p = gpu.platform;
-    let hubs = hub_tables(gpu)?;
+    let hubs = gpu.gmc.hub_tables(&gpu.ips)?;
     let (mc, vram_base_offset) = fb_location(gpu)?;
     let plan = place_vram(gpu, &mc, user_bytes, user_vram)?;
     let (gart, mut process) = table_arenas(gpu, &plan, vram_base_offset)?;
@@ -485,20 +477,15 @@ pub fn run<'p>(
     // The table stores through BAR0 are plain stores; keep the compiler
     // (and the CPU) from moving them past the flush and the hub writes.
     core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
-    let enabled = enable_hubs(gpu, nbio, &m)?;
+    let enabled = gpu.gmc.enable_hubs(gpu, nbio, &m)?;
     report(sink, &m, &enabled);
     Ok(m)
 }
 
-/// The gfx11/gfx12 hubs' register tables; GC 9.4.3's gfx9 hubs (GFXHUB
-/// v1.2 per XCC, MMHUB 1.8 per AID) are programmed by [`crate::gmc_v9`]
-/// with their own tables.
-fn hub_tables(gpu: &Gpu<'_>) -> Result<Option<Gfx11Hubs>, BringupError> {
+/// The gfx11/gfx12 hubs' register tables (GMC 11.0 and 12.0, which
+/// differ only in the tables [`hub_for`] picks).
+pub(crate) fn gfx11_12_hub_tables(ips: &crate::discovery::Ips) -> Result<Gfx11Hubs, BringupError> {
     let s = Step::Gmc;
-    let ips = &gpu.ips;
-    if ips.generation == Generation::Gfx94 {
-        return Ok(None);
-    }
     let mmhub_v = ips.mmhub.version.triple();
     let mmhub = hub_for(hw_id::MMHUB, mmhub_v)
         .ok_or(ErrorKind::Unsupported {
@@ -513,7 +500,35 @@ fn hub_tables(gpu: &Gpu<'_>) -> Result<Option<Gfx11Hubs>, BringupError> {
             version: gc_v,
         })
         .at(s)?;
-    Ok(Some(Gfx11Hubs { mmhub, gfxhub }))
+    Ok(Gfx11Hubs { mmhub, gfxhub })
+}
+
+/// The latched faults of the GFXHUB and the MMHUB on GMC 11.0 and 12.0
+/// (`GCVM_L2_PROTECTION_FAULT_STATUS` and its MMHUB twin), once the hubs
+/// were set up.
+pub(crate) fn gfx11_12_latched_faults(
+    gpu: &Gpu<'_>,
+) -> Result<alloc::vec::Vec<hub::VmFault>, hub::HubError> {
+    let mut faults = alloc::vec::Vec::new();
+    if gpu.gfxhub.is_none() {
+        return Ok(faults);
+    }
+    for (id, ip) in [(hw_id::GC, &gpu.ips.gc), (hw_id::MMHUB, &gpu.ips.mmhub)] {
+        if let Some(h) = hub_for(id, ip.version.triple()) {
+            faults.extend(hub::read_fault(&gpu.bus, &ip.bases, h)?);
+        }
+    }
+    Ok(faults)
+}
+
+/// `mmhub_v3_0_gart_disable()` / `mmhub_v4_1_0_gart_disable()`, after the
+/// gmc step was begun.
+pub(crate) fn gfx11_12_mmhub_off(gpu: &Gpu<'_>) -> crate::error::Outcome {
+    if gpu.entered >= Step::Gmc {
+        crate::gmc::hub_off(&gpu.bus, hw_id::MMHUB, &gpu.ips.mmhub)
+    } else {
+        crate::error::Outcome::NotNeeded("the MMHUB was never programmed")
+    }
 }
 
 /// The MC layout around the FB the VBIOS placed, and `MMMC_VM_FB_OFFSET`
@@ -526,26 +541,8 @@ fn fb_location(gpu: &Gpu<'_>) -> Result<(McLayout, u64), BringupError> {
     // offset from the hub Linux asks (`mmhub_v3_0_get_mc_fb_offset()`;
     // on GC 9.x `gfxhub_v1_2_get_mc_fb_offset()` of XCC 0, which
     // `gmc_v9_0_vram_gtt_location()` uses).
-    let (fb_reg, offset_reg, offset_bases, place) = match ips.generation {
-        Generation::Gfx94 => (
-            mmhub_1_8_0::MC_VM_FB_LOCATION_BASE,
-            gc_9_4_3_vm::MC_VM_FB_OFFSET,
-            ips.gc.bases,
-            GartPlacement::BestFit,
-        ),
-        Generation::Gfx11 => (
-            mmhub_3_0_0::MMMC_VM_FB_LOCATION_BASE,
-            mmhub_3_0_0::MMMC_VM_FB_OFFSET,
-            ips.mmhub.bases,
-            GartPlacement::High,
-        ),
-        Generation::Gfx12 => (
-            mmhub_4_1_0::MMMC_VM_FB_LOCATION_BASE,
-            mmhub_4_1_0::MMMC_VM_FB_OFFSET,
-            ips.mmhub.bases,
-            GartPlacement::Low,
-        ),
-    };
+    let r = gpu.gmc.fb_regs(ips);
+    let (fb_reg, offset_reg, offset_bases, place) = (r.location, r.offset, r.offset_bases, r.gart);
     let read = |r: barebell::regs::Reg, bases| -> Result<u32, BringupError> {
         let v = bus.block(bases).read(r).at(s)?;
         if v == barebell::bus::ALL_ONES {
@@ -890,9 +887,9 @@ fn bind_gtt_buffers(m: &mut Memory<'_>) -> Result<(), BringupError> {
     Ok(())
 }
 
-/// The hubs on: the MMHUB's GART here on gfx11/gfx12, GC 9.4.3's hubs
-/// by [`crate::gmc_v9`]. Returns what was enabled, for the report.
-fn enable_hubs(
+/// The MMHUB's GART on (GMC 11.0 and 12.0; the GFXHUB follows in the
+/// rlc step). Returns what was enabled, for the report.
+pub(crate) fn gfx11_12_enable_mmhub(
     gpu: &Gpu<'_>,
     nbio: &Nbio,
     m: &Memory<'_>,
@@ -900,29 +897,25 @@ fn enable_hubs(
     let s = Step::Gmc;
     let bus = &gpu.bus;
     let ips = &gpu.ips;
-    match m.hubs {
-        Some(h) => {
-            flush_hdp(bus, nbio).at(s)?;
-            hub::gart_enable(bus, &ips.mmhub.bases, h.mmhub, &m.cfg).at(s)?;
-            // gmc_v11_0_gart_enable() / gmc_v12_0_gart_enable(): HDP flush, the
-            // fault defaults (amdgpu_vm_fault_stop's default: faults go to the
-            // default page), then VMID0's TLB flush on the MMHUB's GART engine.
-            flush_hdp(bus, nbio).at(s)?;
-            hub::set_fault_enable_default(bus, &ips.mmhub.bases, h.mmhub, true).at(s)?;
-            hub::invalidate(
-                bus,
-                gpu.platform.clock(),
-                &ips.mmhub.bases,
-                h.mmhub,
-                GART_ENGINE,
-                0,
-                0,
-            )
-            .at(s)?;
-            Ok(alloc::string::String::from(h.mmhub.name))
-        }
-        None => crate::gmc_v9::hw_init(gpu, nbio, &m.cfg),
-    }
+    let h = m.gfx11_hubs(s, ips.generation)?;
+    flush_hdp(bus, nbio).at(s)?;
+    hub::gart_enable(bus, &ips.mmhub.bases, h.mmhub, &m.cfg).at(s)?;
+    // gmc_v11_0_gart_enable() / gmc_v12_0_gart_enable(): HDP flush, the
+    // fault defaults (amdgpu_vm_fault_stop's default: faults go to the
+    // default page), then VMID0's TLB flush on the MMHUB's GART engine.
+    flush_hdp(bus, nbio).at(s)?;
+    hub::set_fault_enable_default(bus, &ips.mmhub.bases, h.mmhub, true).at(s)?;
+    hub::invalidate(
+        bus,
+        gpu.platform.clock(),
+        &ips.mmhub.bases,
+        h.mmhub,
+        GART_ENGINE,
+        0,
+        0,
+    )
+    .at(s)?;
+    Ok(alloc::string::String::from(h.mmhub.name))
 }
 
 /// The step's line: the layout and what was enabled.
@@ -972,4 +965,34 @@ fn gtt_buf(m: &mut Memory<'_>, off: u64, len: usize, align: u64) -> Result<DmaBu
     // DmaBuf; the device reaches it at `va` through the GART mapping just
     // written.
     Ok(unsafe { DmaBuf::new(host, len, va) })
+}
+
+/// One hub's translation off ([`hub::gart_disable`]).
+pub(crate) fn hub_off(bus: &crate::bus::Bus<'_>, id: u16, ip: &barebell::discovery::IpInfo) -> crate::error::Outcome {
+    match hub::hub_for(id, ip.version.triple()) {
+        Some(regs) => crate::error::outcome(hub::gart_disable(bus, &ip.bases, regs).map(|n| {
+            alloc::format!(
+                "{}: 16 contexts off ({n} were enabled), L1 TLB and L2 cache off",
+                regs.name
+            )
+        })),
+        None => crate::error::Outcome::NotNeeded("no register table for this hub: nothing was programmed"),
+    }
+}
+
+
+#[cfg(test)]
+mod block_tests {
+    use super::block_for;
+
+    #[test]
+    fn each_gc_version_gets_linuxs_gmc_block() {
+        // amdgpu_discovery_set_gmc_ip_blocks(): GC 9.4.3 → gmc_v9_0,
+        // GC 11.x → gmc_v11_0, GC 12.x → gmc_v12_0.
+        assert_eq!(block_for((9, 4, 3)).unwrap().name(), "gmc_v9_0");
+        assert_eq!(block_for((11, 0, 0)).unwrap().name(), "gmc_v11_0");
+        assert_eq!(block_for((11, 0, 3)).unwrap().name(), "gmc_v11_0");
+        assert_eq!(block_for((12, 0, 1)).unwrap().name(), "gmc_v12_0");
+        assert!(block_for((9, 4, 2)).is_none());
+    }
 }
