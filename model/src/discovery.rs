@@ -944,3 +944,100 @@ impl barebell::bus::RegisterBus for VramWindow {
         }
     }
 }
+
+/// The IP instances a part description declares, as a driver reads them
+/// from the table [`build`] writes: the model knows its own part, so it
+/// never parses its table back (with the runtime's parser or any other).
+/// Bases as Linux keeps them (`amdgpu_discovery_reg_base_init()`): a
+/// 64-bit table's low 30 bits, a 32-bit table's word; table versions
+/// below 3 carry the harvest nibble where later ones carry the variant
+/// and sub-revision.
+#[derive(Debug, Clone, Copy)]
+pub struct PartIps<'a> {
+    desc: &'a PartDesc,
+}
+
+impl<'a> PartIps<'a> {
+    pub fn new(desc: &'a PartDesc) -> Self {
+        PartIps { desc }
+    }
+
+    /// Calls `f` on every IP entry, in table order (die by die).
+    pub fn for_each_ip(&self, mut f: impl FnMut(barebell::discovery::IpInfo)) {
+        for (die, ips) in self.desc.dies.iter().enumerate() {
+            for ip in ips.iter() {
+                f(self.info(die as u16, ip));
+            }
+        }
+    }
+
+    /// `(hw_id, instance)`; the last entry wins where a multi-die part
+    /// lists the pair twice, as in `amdgpu_discovery_reg_base_init()`.
+    pub fn ip(&self, hw_id: u16, instance: u8) -> Option<barebell::discovery::IpInfo> {
+        let mut found = None;
+        self.for_each_ip(|i| {
+            if i.hw_id == hw_id && i.instance == instance {
+                found = Some(i);
+            }
+        });
+        found
+    }
+
+    fn info(&self, die: u16, ip: &IpDesc) -> barebell::discovery::IpInfo {
+        use barebell::discovery::{IpInfo, IpVersion};
+        let wide = self.desc.table_version >= 4 && self.desc.base_64;
+        let mut bases = [0u32; 8];
+        for (o, v) in bases.iter_mut().zip(ip.bases) {
+            *o = if wide {
+                (*v as u32) & 0x3FFF_FFFF
+            } else {
+                *v as u32
+            };
+        }
+        let v3 = self.desc.table_version >= 3;
+        IpInfo {
+            die,
+            hw_id: ip.hw_id,
+            instance: ip.instance,
+            version: IpVersion {
+                major: ip.version.0,
+                minor: ip.version.1,
+                revision: ip.version.2,
+                variant: if v3 { ip.variant & 0xF } else { 0 },
+                sub_revision: if v3 { ip.sub_revision & 0xF } else { 0 },
+            },
+            harvest: if v3 { 0 } else { ip.harvest & 0xF },
+            bases: barebell::regs::IpBases(bases),
+            num_bases: ip.bases.len() as u8,
+        }
+    }
+}
+
+#[cfg(test)]
+mod part_ips_tests {
+    use super::{PartIps, build};
+    use alloc::vec::Vec;
+
+    /// Two independent readings of one part: the description the model
+    /// holds, and the table it writes read back by the runtime's parser
+    /// (as a driver would). They must agree on every entry.
+    #[test]
+    fn the_description_and_the_written_table_agree_on_every_part() {
+        for part in [
+            crate::parts::navi31(),
+            crate::parts::navi48(),
+            crate::parts::mi300x(),
+            crate::parts::mi308x(),
+        ] {
+            let desc = &part.firmware.desc;
+            let (table, _) = build(desc);
+            let d = barebell::discovery::Discovery::parse(&table).unwrap();
+            let mut parsed = Vec::new();
+            d.for_each_ip(|i| parsed.push(i));
+            let mut ours = Vec::new();
+            PartIps::new(desc).for_each_ip(|i| ours.push(i));
+            assert!(!ours.is_empty(), "{}", part.name);
+            assert_eq!(ours, parsed, "{}", part.name);
+        }
+    }
+}

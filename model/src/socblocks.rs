@@ -79,7 +79,7 @@ impl SocBlocks {
     /// `GetSmuVersion` answers; `dpm` the PMFW's DPM tables.
     pub fn new(
         clock: &SimClock,
-        d: &barebell::discovery::Discovery<'_>,
+        d: &crate::discovery::PartIps<'_>,
         generation: barebell::ip::Generation,
         smu_version: u32,
         dpm: crate::smu::DpmTables,

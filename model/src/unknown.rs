@@ -16,7 +16,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use barebell::discovery::Discovery;
+use crate::discovery::PartIps;
 use barebell::ip::hw_id;
 use spin::Mutex;
 
@@ -57,7 +57,7 @@ pub struct UnknownRegisters {
 }
 
 impl UnknownRegisters {
-    pub fn new(d: &Discovery<'_>, log: Arc<RefusalLog>) -> Self {
+    pub fn new(d: &PartIps<'_>, log: Arc<RefusalLog>) -> Self {
         let mut segments = Vec::new();
         d.for_each_ip(|ip| {
             let n = usize::from(ip.num_bases).min(ip.bases.0.len());

@@ -62,7 +62,7 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
-use barebell::discovery::{Discovery, boot};
+use barebell::discovery::boot;
 use barebell::ip::{Generation, hw_id};
 use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
 use barebell::platform::{Aperture, DMA_CHUNK, DmaRegion, Platform};
@@ -475,7 +475,9 @@ impl VirtualGpu {
         }
         let clock = SimClock::new();
         let (table, _) = discovery::build(&part.firmware.desc);
-        let d = Discovery::parse(&table).map_err(ModelError::Discovery)?;
+        // The part's own IP list: the model never parses the table it
+        // writes (a driver does).
+        let d = discovery::PartIps::new(&part.firmware.desc);
         let ip = |id: u16, ip: &'static str| d.ip(id, 0).ok_or(ModelError::MissingIp { ip });
         let (mp0, gc, nbif, mmhub) = (
             ip(hw_id::MP0, "MP0")?,

@@ -15,7 +15,7 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use barebell::discovery::Discovery;
+use crate::discovery::PartIps;
 use barebell::ip::Generation;
 use barebell_facts::Fact;
 use barebell_firmware_if::source::FirmwareError;
@@ -36,7 +36,7 @@ pub const FACTS: &[Fact] = &[Fact::offset(
 /// The SOC blocks of `part`, on the PSP's state.
 pub(super) fn soc_blocks(
     clock: &SimClock,
-    d: &Discovery<'_>,
+    d: &PartIps<'_>,
     generation: Generation,
     part: &Part,
     files: Files<'_>,
