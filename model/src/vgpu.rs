@@ -34,13 +34,13 @@
 // Issue 15: what tinygrad's AM driver needs (SOC blocks, refusals,
 // discovery in VRAM, doorbell stores).
 mod am;
+mod build;
 pub use am::FACTS as AM_FACTS;
 pub use am::RefusalMark;
 use am::soc_blocks;
 
 use crate::bar::BarWindow;
 use crate::bar::DoorbellPage;
-use crate::cp::CpModel;
 use crate::dcn::DcnModel;
 use crate::discovery::{self, VramWindow};
 use crate::dma::Dma;
@@ -48,12 +48,11 @@ use crate::error::ModelError;
 use crate::gmc::{Access, Gmc, VmFault};
 use crate::hub::{HubModel, HubRefusal};
 use crate::kiq::KiqModel;
-use crate::mc::{CID_MP0, Mc};
 use crate::mec::Mec;
 use crate::mes::{MesApiVersion, MesModel};
 use crate::nbio::NbioModel;
 use crate::parts::Part;
-use crate::psp::{PspModel, PspPlacement, RlcStatus, firmware};
+use crate::psp::PspModel;
 use crate::{Seed, SimClock};
 use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
@@ -62,17 +61,15 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
-use barebell::discovery::boot;
-use barebell::ip::{Generation, hw_id};
-use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
+use barebell::ip::Generation;
+use barebell::nbio::MMIO_REG_HOLE_OFFSET;
 use barebell::platform::{Aperture, DMA_CHUNK, DmaRegion, Platform};
-use barebell::regs::hub::{HubRegs, hub_for};
-use barebell::regs::mp::PspRegs;
+use barebell::regs::hub::HubRegs;
 use barebell::regs::{IpBases, Reg};
 use barebell::time::Clock;
 use barebell_firmware_if::source::FirmwareSource;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, Ordering};
 use spin::Mutex;
 
 /// BAR5's length on Navi3x/Navi4x boards.
@@ -457,7 +454,8 @@ fn hub_offsets(named: &[Reg], h: &HubRegs, bases: &IpBases) -> BTreeSet<usize> {
 
 impl VirtualGpu {
     /// Builds `part` over `memory`, with the PSP model expecting the
-    /// firmware `files` holds for it, stepping from `seed`.
+    /// firmware `files` holds for it, stepping from `seed`: each block
+    /// model from the part description ([`build`]), in this order.
     pub fn new(
         part: Part,
         files: Files<'_>,
@@ -478,26 +476,7 @@ impl VirtualGpu {
         // The part's own IP list: the model never parses the table it
         // writes (a driver does).
         let d = discovery::PartIps::new(&part.firmware.desc);
-        let ip = |id: u16, ip: &'static str| d.ip(id, 0).ok_or(ModelError::MissingIp { ip });
-        let (mp0, gc, nbif, mmhub) = (
-            ip(hw_id::MP0, "MP0")?,
-            ip(hw_id::GC, "GC")?,
-            ip(hw_id::NBIF, "NBIF")?,
-            ip(hw_id::MMHUB, "MMHUB")?,
-        );
-        let generation = part.generation;
-        let unsupported =
-            |what: &'static str, version: (u8, u8, u8)| ModelError::Unsupported { what, version };
-        let mmhub_regs = hub_for(hw_id::MMHUB, mmhub.version.triple())
-            .ok_or_else(|| unsupported("MMHUB table", mmhub.version.triple()))?;
-        let gfxhub_regs = hub_for(hw_id::GC, gc.version.triple())
-            .ok_or_else(|| unsupported("GFXHUB table", gc.version.triple()))?;
-        let mp0_v = mp0.version.triple();
-        let regs =
-            PspRegs::for_version(mp0_v).ok_or_else(|| unsupported("PSP registers", mp0_v))?;
-        let nbio_regs =
-            Nbio::for_version(nbif.version.triple(), nbif.bases).map_err(ModelError::Nbio)?;
-
+        let pl = build::place(&d)?;
         let window = Arc::new(VramWindow::new(
             &clock,
             part.firmware.vram_mib,
@@ -507,359 +486,51 @@ impl VirtualGpu {
             &clock,
             part.nbio.ok_or(ModelError::Unsupported {
                 what: "NBIO model",
-                version: nbif.version.triple(),
+                version: pl.nbif.version.triple(),
             })?,
-            nbif.bases,
+            pl.nbif.bases,
             MMIO_REG_HOLE_OFFSET as usize,
         ));
-        let mmhub_model = Arc::new(HubModel::for_hub(&clock, mmhub.bases, mmhub_regs));
-        let gfxhub_model = Arc::new(HubModel::for_hub(&clock, gc.bases, gfxhub_regs));
-        // What the VBIOS leaves in both hubs' FB location and offset: BASE
-        // and TOP in 16 MiB units, TOP the last 16 MiB (as
-        // `mmhub_v3_0_get_fb_location()` and tinygrad's
-        // `AM_GMC.init_sw()` read them), OFFSET the physical address of
-        // VRAM offset 0 in the same units.
-        let vram_bytes = u64::from(part.firmware.vram_mib) << 20;
-        let fb_top = (part.fb_start + vram_bytes - 1) >> 24;
-        let mut fb_regs: Vec<(Arc<HubModel>, Reg, u32)> = Vec::new();
-        for (hub, regs, prefix) in [
-            (&mmhub_model, mmhub_regs.all, "MMMC_VM_FB_"),
-            (&gfxhub_model, gfxhub_regs.all, "GCMC_VM_FB_"),
-        ] {
-            for (field, value) in [
-                ("LOCATION_BASE", part.fb_start >> 24),
-                ("LOCATION_TOP", fb_top),
-                ("OFFSET", part.fb_offset >> 24),
-            ] {
-                let r = regs
-                    .iter()
-                    .find(|r| r.name.strip_prefix(prefix) == Some(field))
-                    .ok_or(ModelError::Register {
-                        name: "*MC_VM_FB_LOCATION_BASE/TOP, *MC_VM_FB_OFFSET",
-                    })?;
-                hub.set_device_reg(*r, value as u32);
-                fb_regs.push((hub.clone(), *r, value as u32));
-            }
-        }
-
-        // The display the VBIOS left, scanning out of VRAM 0, if the part
-        // has one and discovery lists its DMU.
-        let dcn = match (part.display, d.ip(crate::discovery::DMU_HWID, 0)) {
-            (Some(display), Some(dmu)) => {
-                // SAFETY: VRAM's backing belongs to `memory`, which the
-                // VirtualGpu owns and drops after every model; 4 KiB
-                // aligned; the host writing it is what the model watches.
-                let m = unsafe {
-                    DcnModel::new(
-                        &clock,
-                        dmu.bases,
-                        display,
-                        memory.vram.as_ptr(),
-                        memory.vram_len as u64,
-                    )
-                };
-                Some(Arc::new(m))
-            }
-            _ => None,
-        };
-
-        let chunks = memory.dma_len / DMA_CHUNK;
-        let chunk_bus: Vec<u64> = (0..chunks)
+        let (mmhub, gfxhub, fb_regs) = build::hubs(&clock, &part, &pl)?;
+        let dcn = build::dcn(&clock, &part, &d, &memory);
+        let chunk_bus: Vec<u64> = (0..memory.dma_len / DMA_CHUNK)
             .map(|i| DMA_BUS + (i * DMA_CHUNK) as u64)
             .collect();
-        let mut mc = Mc::new(mmhub_model.clone(), CID_MP0);
-        // SAFETY: both ranges belong to `memory`, which the VirtualGpu
-        // owns and drops after every model (field order).
-        unsafe {
-            mc.back_vram(0, memory.vram.as_ptr(), memory.vram_len as u64);
-            mc.map_bus(DMA_BUS, memory.dma.as_ptr(), memory.dma_len as u64);
-        }
-        let psp = Arc::new(PspModel::new(
-            &clock,
-            PspPlacement {
-                regs,
-                mp0_bases: mp0.bases,
-                gc: Some(RlcStatus::for_generation(generation).ok_or(
-                    ModelError::NotImplemented(barebell::ip::Unsupported::new(
-                        "the RLC status registers",
-                        generation,
-                    )),
-                )?),
-                gc_bases: gc.bases,
-            },
-            firmware::expect(&part.firmware, &mut |name| files.load(name))?,
-            Arc::new(mc),
-        ));
-
-        let doorbells = Box::new(DoorbellPage([const { AtomicU64::new(0) }; 512]));
-        let bar2 = &*doorbells as *const DoorbellPage as u64;
-        let mut cp = CpModel::new(seed);
-        cp.shader.target = match generation {
-            Generation::Gfx94 => {
-                return Err(ModelError::NotImplemented(barebell::ip::Unsupported::new(
-                    "the CP model's gfx942 shader target",
-                    generation,
-                )));
-            }
-            Generation::Gfx11 => barebell_isa::Target::Gfx1100,
-            Generation::Gfx12 => barebell_isa::Target::Gfx1201,
+        let psp = build::psp(&clock, &part, &pl, files, &mmhub, &memory)?;
+        let (doorbells, mec) = build::mec(&clock, &part, &pl, files, seed, &memory, &psp)?;
+        let side = build::GcSide {
+            pl: &pl,
+            g: part.generation,
+            window,
+            nbio,
+            mmhub,
+            gfxhub,
+            psp,
+            mec,
         };
-        // SAFETY: the doorbell page is owned by the VirtualGpu (boxed, so
-        // it does not move) and the DMA region and VRAM backing by
-        // `memory`; all outlive the CP model, and the device side uses
-        // them per the device protocol (atomics, AQL, PM4 rings).
-        unsafe {
-            cp.dma_mut().map(bar2, 4096);
-            cp.dma_mut()
-                .map(memory.dma.as_ptr() as u64, memory.dma_len as u64);
-            // The CP reads what a VMID's page tables map to local memory
-            // (a PTE without SYSTEM): the translator returns VRAM backing
-            // addresses, which the CP's accesses must reach. Found by
-            // AM's PM4 ring, which tinygrad places in VRAM
-            // (`PCIIfaceBase.alloc`: `valloc(..., contiguous=True)`).
-            cp.dma_mut()
-                .map(memory.vram.as_ptr() as u64, memory.vram_len as u64);
-        }
-        // SAFETY: the doorbell page is boxed in the VirtualGpu (it does not
-        // move, and the MEC, which the VirtualGpu also owns, is dropped
-        // with it) and holds 512 u64s, accessed only atomically.
-        let mec = unsafe { Mec::new(&clock, gc.bases, generation, bar2, 512, cp) };
-        let mec = Arc::new(mec.ok_or(ModelError::Register {
-            name: "CP_MQD_BASE_ADDR (the MEC model's HQD window)",
-        })?);
-        // Every MEC pipe must start where the MEC ucode does
-        // (`gfx_v11_0_config_gfx_rs64()` programs it from this header).
-        let mec_blob = files.load(part.mec_file)?;
-        let pc = crate::cpregs::gfx_v2::pc_start(&mec_blob).ok_or_else(|| {
-            barebell_firmware_if::source::FirmwareError::Lacks {
-                name: part.mec_file.into(),
-                what: "gfx_firmware_header_v2_0 (the MEC start address)",
-            }
-        })?;
-        mec.expect_pc(pc);
-        // The engines run only what the PSP's RLC autoload put in place.
-        mec.set_loaded_firmware(psp.loaded());
-
-        let named = |names: &[&str]| -> Vec<Reg> {
-            gfxhub_regs
-                .all
-                .iter()
-                .filter(|r| names.contains(&r.name))
-                .copied()
-                .collect()
-        };
-        let mes_regs = named(&[
-            "GRBM_GFX_CNTL",
-            "CP_MES_CNTL",
-            "CP_MES_GP3_LO",
-            "CP_MES_PRGRM_CNTR_START",
-            "CP_MES_PRGRM_CNTR_START_HI",
-        ]);
-        let gc_all = match generation {
-            Generation::Gfx94 => {
-                return Err(ModelError::NotImplemented(barebell::ip::Unsupported::new(
-                    "the GC 9.4.3 register table",
-                    generation,
-                )));
-            }
-            Generation::Gfx11 => barebell::regs::gc_11_0_0::ALL,
-            Generation::Gfx12 => barebell::regs::gc_12_0_0::ALL,
-        };
-        let mp0_all = match mp0_v {
-            (13, 0, 0) => barebell::regs::mp_13_0_0::ALL,
-            _ => barebell::regs::mp_14_0_2::ALL,
-        };
-        // The hub's registers are its VM and MC blocks; `gfxhub_regs.all`
-        // is the whole GC list.
-        let hub_own: Vec<Reg> = gfxhub_regs
-            .all
-            .iter()
-            .filter(|r| {
-                ["GCVM_", "GCMC_", "GCUTCL2_", "GCL2"]
-                    .iter()
-                    .any(|p| r.name.starts_with(p))
-            })
-            .copied()
-            .collect();
-        let boot_regs: BTreeSet<usize> = boot::ALL.iter().map(|r| r.offset as usize * 4).collect();
-        let mut nbio_set = BTreeSet::new();
-        for list in nbio_regs.regs.symbols {
-            nbio_set.extend(offsets(list, &nbif.bases));
-        }
-        let hole = MMIO_REG_HOLE_OFFSET as usize;
-        nbio_set.extend((hole..hole + 4096).step_by(4));
-        // Issue 15: the HDP flush register itself (see `crate::nbio`).
-        nbio_set.extend(nbio.direct_flush());
-        let rlc = RlcStatus::for_generation(generation).ok_or(ModelError::NotImplemented(
-            barebell::ip::Unsupported::new("the RLC status registers", generation),
-        ))?;
-        let psp_gc = offsets(&[rlc.bootload_status, rlc.cp_stat], &gc.bases);
-        let mut routes: Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync>)> = Vec::new();
+        let soc = build::soc(&clock, &d, &part, files, &side, fb_regs, &memory)?;
+        // The display's registers, then the SOC blocks', before the GC's
+        // catch-all.
+        let mut routes: build::Routes = Vec::new();
         if let Some(m) = &dcn {
             routes.push((m.offsets().collect(), m.clone()));
         }
-        // Issue 15: the SOC blocks tinygrad's AM drives (SMU, IH, SDMA,
-        // clock gating and scratch, S2A), on the PSP's state. Their
-        // registers come before the GC catch-all.
-        // What else a mode-1 reset returns to power-on (`SmuHooks`): the
-        // CP (MEC, MES pipes, every HQD), both hubs' contexts and VMID0
-        // (then the FB location the IFWI programs again, *model
-        // convention*: the same values as at power-on), the NBIO's
-        // doorbell apertures.
-        let gpu_reset: Box<dyn Fn() + Send + Sync> = {
-            let (mec, mm, gfx, nb) = (
-                mec.clone(),
-                mmhub_model.clone(),
-                gfxhub_model.clone(),
-                nbio.clone(),
-            );
-            Box::new(move || {
-                mec.reset();
-                mm.reset();
-                gfx.reset();
-                for (hub, r, v) in &fb_regs {
-                    hub.set_device_reg(*r, *v);
-                }
-                nb.reset();
-            })
-        };
-        let soc = Arc::new(soc_blocks(
-            &clock, &d, generation, &part, files, &psp, gpu_reset,
-        )?);
-        // Issue 20: the IH writes its ring as the OSSSYS client of the
-        // MMHUB; the hubs' UTCL2 faults and the SQ's wave errors raise IV
-        // entries in it.
-        let mut ih_mc = Mc::new(mmhub_model.clone(), crate::ih::CID_OSSSYS);
-        // SAFETY: as for the PSP's MC above: `memory`'s ranges, owned by
-        // the VirtualGpu and dropped after every model.
-        unsafe {
-            ih_mc.back_vram(0, memory.vram.as_ptr(), memory.vram_len as u64);
-            ih_mc.map_bus(DMA_BUS, memory.dma.as_ptr(), memory.dma_len as u64);
-        }
-        soc.ih.connect(ih_mc);
-        for (hub, mm) in [(&gfxhub_model, false), (&mmhub_model, true)] {
-            let ih = soc.ih.clone();
-            hub.set_interrupt(crate::hub::InterruptLine(Box::new(move |f| {
-                ih.raise(crate::ih::IvEntry::vm_fault(mm, &f));
-            })));
-        }
-        let ih = soc.ih.clone();
-        mec.set_sq_line(Box::new(move |slot, e| {
-            ih.raise(crate::ih::IvEntry::sq_error(slot, &e));
-        }));
-        // Queue doorbells reach the MEC only through BAR2, the NBIO's
-        // doorbell aperture and the S2A routing to the GC (entries 0 and 3).
-        // A dword S2A entry 2 claims for SDMA (issue 19) goes there, not
-        // to the MEC.
-        let (route, s2a) = (nbio.clone(), soc.s2a.clone());
-        mec.set_doorbell_bridge(Box::new(move |dword, value| {
-            if sdma_claims(s2a.entry(2), dword) {
-                return false;
-            }
-            let entries = [s2a.entry(0), s2a.entry(3)];
-            route.route_gc_doorbell(dword, value, entries) == crate::nbio::DoorbellOutcome::Rang
-        }));
         routes.extend(soc.routes());
-        routes.extend(alloc::vec![
-            (
-                offsets(&mes_regs, &gc.bases),
-                mec.clone() as Arc<dyn RegisterBus + Send + Sync>
-            ),
-            (boot_regs, window.clone()),
-            (psp_gc, psp.clone()),
-            (nbio_set, nbio.clone()),
-            (
-                hub_offsets(mmhub_regs.all, mmhub_regs, &mmhub.bases),
-                mmhub_model.clone(),
-            ),
-            (
-                hub_offsets(&hub_own, gfxhub_regs, &gc.bases),
-                gfxhub_model.clone(),
-            ),
-            (offsets(gc_all, &gc.bases), mec.clone()),
-            // The whole HQD window (`CP_MQD_BASE_ADDR ..= CP_HQD_PQ_WPTR_HI`,
-            // `struct v11_compute_mqd` dwords 128..=183), banked per slot
-            // by the MEC model, including registers no table here names.
-            (mec.window_offsets(), mec.clone()),
-            (offsets(mp0_all, &mp0.bases), psp.clone()),
-        ]);
-        let (grbm_soft_reset, spi_queue_reset) = match generation {
-            Generation::Gfx94 => {
-                return Err(ModelError::NotImplemented(barebell::ip::Unsupported::new(
-                    "the GC reset registers",
-                    generation,
-                )));
-            }
-            Generation::Gfx11 => (
-                crate::socregs::gc_11_0_0::GRBM_SOFT_RESET,
-                crate::socregs::gc_11_0_0::SPI_COMPUTE_QUEUE_RESET,
-            ),
-            Generation::Gfx12 => (
-                crate::socregs::gc_12_0_0::GRBM_SOFT_RESET,
-                crate::socregs::gc_12_0_0::SPI_COMPUTE_QUEUE_RESET,
-            ),
-        };
-        let at = |r: Reg| {
-            r.byte_offset(&gc.bases)
-                .ok_or(ModelError::Register { name: r.name })
-        };
-        let gone = Arc::new(AtomicBool::new(false));
-        let router = Router {
-            routes,
-            rest: mec.clone(),
-            unknown: crate::unknown::UnknownRegisters::new(&d, soc.log.clone()),
-            cp_reset: (at(grbm_soft_reset)?, at(spi_queue_reset)?),
-            smu: (soc.smu.offsets(), soc.smu.clone()),
-            mode1_seen: core::sync::atomic::AtomicUsize::new(0),
-            gone: gone.clone(),
-        };
-        let index =
-            nbio_regs
-                .regs
-                .rsmu_index
-                .byte_offset(&nbif.bases)
-                .ok_or(ModelError::Register {
-                    name: nbio_regs.regs.rsmu_index.name,
-                })?;
-        let data =
-            nbio_regs
-                .regs
-                .rsmu_data
-                .byte_offset(&nbif.bases)
-                .ok_or(ModelError::Register {
-                    name: nbio_regs.regs.rsmu_data.name,
-                })?;
-        let bar5 = BarWindow::new(router, REGS_BYTES, index, data).with_config(soc.pci.clone());
-        let api = match generation {
-            Generation::Gfx94 => {
-                return Err(ModelError::NotImplemented(barebell::ip::Unsupported::new(
-                    "MES (GC 9.4.3 has none)",
-                    generation,
-                )));
-            }
-            Generation::Gfx11 => MesApiVersion::V11,
-            Generation::Gfx12 => MesApiVersion::V12,
-        };
-        let ctx1_cntl = gc_all
-            .iter()
-            .find(|r| r.name == "GCVM_CONTEXT1_CNTL")
-            .and_then(|r| r.byte_offset(&gc.bases))
-            .ok_or(ModelError::Register {
-                name: "GCVM_CONTEXT1_CNTL",
-            })?;
-        let mes_info = MesInfo::of(&part.firmware.desc, ctx1_cntl);
+        routes.extend(build::gc_routes(&side)?);
+        let (bar5, gone) = build::bar5(&side, &d, &soc, routes)?;
+        let (api, mes_info) = build::mes(&part, &pl)?;
         let gpu = VirtualGpu {
             name: format!("model {}", part.name),
             part,
             host_clock: clock.host_view(HOST_READ_NS),
             clock,
             bar5,
-            nbio,
-            mmhub: mmhub_model,
-            gfxhub: gfxhub_model,
+            nbio: side.nbio,
+            mmhub: side.mmhub,
+            gfxhub: side.gfxhub,
             dcn,
-            psp,
-            mec,
+            psp: side.psp,
+            mec: side.mec,
             api,
             mes_info,
             firmwares: Mutex::new(Firmwares::default()),
@@ -875,32 +546,36 @@ impl VirtualGpu {
             memory,
         };
         gpu.place_discovery(&table);
-        // The CP reads every MEC-mapped queue through its VMID: the
-        // GFXHUB's context registers and walk (for MES queues, the context
-        // MES programmed for the VMID it assigned).
+        gpu.connect_translators();
+        Ok(gpu)
+    }
+
+    /// The CP reads every MEC-mapped queue through its VMID: the GFXHUB's
+    /// context registers and walk (for MES queues, the context MES
+    /// programmed for the VMID it assigned). SDMA 0 reaches memory through
+    /// its VMID's walk and is rung through BAR2, the NBIO aperture and S2A
+    /// entry 2 (issue 19).
+    fn connect_translators(&self) {
         let t = CpTranslate {
-            hub: gpu.gfxhub.clone(),
-            space: gpu.space(),
+            hub: self.gfxhub.clone(),
+            space: self.space(),
         };
-        gpu.mec.cp().set_translator(Box::new(t));
-        // SDMA 0 reaches memory through its VMID's walk and is rung
-        // through BAR2, the NBIO aperture and S2A entry 2 (issue 19).
+        self.mec.cp().set_translator(Box::new(t));
         let view = CpTranslate {
-            hub: gpu.gfxhub.clone(),
-            space: gpu.space(),
+            hub: self.gfxhub.clone(),
+            space: self.space(),
         };
         let port = SdmaPortImpl {
-            hub: gpu.gfxhub.clone(),
+            hub: self.gfxhub.clone(),
             vram: view.vram(),
             iommu: view.iommu(),
-            fb_offset: gpu.part.fb_offset,
-            doorbells: &*gpu.doorbells as *const DoorbellPage as u64,
-            nbio: gpu.nbio.clone(),
-            s2a: gpu.soc.s2a.clone(),
-            clock: gpu.clock.clone(),
+            fb_offset: self.part.fb_offset,
+            doorbells: &*self.doorbells as *const DoorbellPage as u64,
+            nbio: self.nbio.clone(),
+            s2a: self.soc.s2a.clone(),
+            clock: self.clock.clone(),
         };
-        gpu.soc.sdma.set_port(Arc::new(port));
-        Ok(gpu)
+        self.soc.sdma.set_port(Arc::new(port));
     }
 
     pub fn part(&self) -> &Part {

@@ -55,21 +55,19 @@
 use crate::log::Keep;
 use crate::SimClock;
 use crate::bar::BarWindow;
-use crate::cp::CpModel;
 use crate::decode::pte_v9::{self, AccessV9, ContextV9, TranslationV9};
 use crate::discovery::{self, IpDesc, VramWindow};
 use crate::dma::Dma;
 use crate::error::ModelError;
 use crate::gmc::VmRefusal;
 use crate::hub_v9::{self, HubV9Model};
-use crate::mc::{CID_MP0, Mc};
 use crate::mec_v9_4_3::{MecV943, Space, XccTranslate};
-use crate::nbio::{NbioIp, NbioModel};
+use crate::nbio::NbioModel;
 use crate::parts::Part;
-use crate::psp::{PspModel, PspPlacement};
+use crate::psp::PspModel;
 use crate::rlc_mec_v9_4_3::RlcMecV943;
-use crate::sdma::{SdmaHooks, SdmaModel, SdmaVmError};
-use crate::vgpu::{DMA_BUS, DOORBELL_BUS, Files, HOST_READ_NS, HostMemory, REGS_BYTES};
+use crate::sdma::{SdmaModel, SdmaVmError};
+use crate::vgpu::{DOORBELL_BUS, Files, HOST_READ_NS, HostMemory, REGS_BYTES};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -79,7 +77,6 @@ use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
 use barebell::ip::Generation;
 use barebell::platform::{Aperture, DMA_CHUNK, DmaRegion, Platform};
-use barebell::regs::IpBases;
 use barebell::time::Clock;
 use core::ops::RangeInclusive;
 use core::ptr::NonNull;
@@ -89,6 +86,8 @@ use spin::Mutex;
 /// The PMFW version the model's SMU reports (a model value: at least
 /// 85.115.0, so Linux would pick the primary sOS set,
 /// `psp_init_sos_base_fw()`).
+mod build;
+
 pub const PMFW_VERSION: u32 = 0x0055_7300;
 /// `regMP0_SMN_C2PMSG_32` and `_103` (BASE_IDX 0) of `mp_13_0_6_offset.h`:
 /// the MP0 mailbox registers, all routed to the PSP model.
@@ -260,7 +259,8 @@ impl RegisterBus for Routed {
 
 impl VirtualGpu9 {
     /// Builds the GC 9.4.3 `part` over `memory`, with the PSP model
-    /// expecting the firmware `files` holds for it.
+    /// expecting the firmware `files` holds for it: the block models of
+    /// each kind, per XCC, AID or instance ([`build`]), in this order.
     pub fn new(
         part: Part,
         files: Files<'_>,
@@ -276,290 +276,51 @@ impl VirtualGpu9 {
         let clock = SimClock::new();
         let (table, _) = discovery::build(&part.firmware.desc);
         let window = Arc::new(VramWindow::new(&clock, part.firmware.vram_mib, table));
-        let missing = |ip: &'static str| ModelError::MissingIp { ip };
-        let xccs = instances(&part, discovery::GC_HWID);
-        let aids = instances(&part, discovery::MMHUB_HWID);
-        let mp0 = *instances(&part, discovery::MP0_HWID)
-            .first()
-            .ok_or(missing("MP0"))?;
-        if xccs.is_empty() {
-            return Err(missing("GC"));
-        }
-        if aids.is_empty() {
-            return Err(missing("MMHUB"));
-        }
-        let gfxhubs: Vec<Arc<HubV9Model>> = xccs
-            .iter()
-            .map(|x| Arc::new(HubV9Model::new(hub_v9::GFXHUB_1_2, bases8(x)[0])))
-            .collect();
-        let mmhubs: Vec<Arc<HubV9Model>> = aids
-            .iter()
-            .map(|a| Arc::new(HubV9Model::new(hub_v9::MMHUB_1_8, bases8(a)[0])))
-            .collect();
-        // What the IFWI leaves in every hub's FB location and offset
-        // (`mmhub_v1_8_get_fb_location()` reads BASE and TOP in 16 MiB
-        // units; `_get_mc_fb_offset()` OFFSET): the part's FB start, its
-        // last 16 MiB, and the physical address of VRAM offset 0.
-        let vram_bytes = u64::from(part.firmware.vram_mib) << 20;
-        let fb_top = (part.fb_start + vram_bytes - 1) >> 24;
-        for h in gfxhubs.iter().chain(&mmhubs) {
-            let o = h.offsets;
-            h.set_device_reg(o.fb_location_base, (part.fb_start >> 24) as u32);
-            h.set_device_reg(o.fb_location_top, fb_top as u32);
-            h.set_device_reg(o.fb_offset, (part.fb_offset >> 24) as u32);
-        }
-
-        // The PSP: an MMHUB client of AID 0 (`mmhub_v1_8`'s client list
-        // names MP0 as on the other hubs; the model uses the same id).
-        let mut mc = Mc::new(mmhubs[0].clone(), CID_MP0);
-        let (vram, vram_len, dma, dma_len) = memory.regions();
-        // SAFETY: both ranges belong to `memory`, which the VirtualGpu9
-        // owns and drops after every model (field order).
-        unsafe {
-            mc.back_vram(0, vram.as_ptr(), vram_len as u64);
-            mc.map_bus(DMA_BUS, dma.as_ptr(), dma_len as u64);
-        }
-        let expect = crate::psp::mp13_0_6::expect(&mut |name| files.load(name), false)?;
-        let psp = Arc::new(PspModel::new(
-            &clock,
-            PspPlacement {
-                regs: barebell::regs::mp::PspRegs::MP0_13_0_6,
-                mp0_bases: IpBases(bases8(mp0)),
-                gc: None,
-                gc_bases: IpBases(bases8(xccs[0])),
-            },
-            expect,
-            Arc::new(mc),
-        ));
+        let i = build::instances_of(&part)?;
+        let (gfxhubs, mmhubs) = build::hubs(&part, &i);
+        let psp = build::psp(&clock, files, &i, &mmhubs[0], &memory)?;
         let rlc_mec = Arc::new(RlcMecV943::new(
             &clock,
-            xccs.iter().map(|x| bases8(x)).collect(),
+            i.xccs.iter().map(|x| bases8(x)).collect(),
             psp.loaded(),
         ));
-
-        // NBIO 7.9, one per AID (`nbio_v7_9_init_registers()` writes each
-        // AID's fence); AID 0's owns the HDP hole of the register BAR.
-        let nbifs = instances(&part, discovery::NBIF_HWID);
-        if nbifs.is_empty() {
-            return Err(missing("NBIO"));
-        }
-        let nbios: Vec<Arc<NbioModel>> = nbifs
-            .iter()
-            .map(|n| {
-                Arc::new(NbioModel::new(
-                    &clock,
-                    NbioIp::Nbio7_9_0,
-                    IpBases(bases8(n)),
-                    NbioIp::Nbio7_9_0.hole(),
-                ))
-            })
-            .collect();
+        let nbios = build::nbios(&clock, &i);
         let log = Arc::new(crate::soc::RefusalLog::new());
-        // The IH on OSSSYS 4.4.2 writes its ring as the OSSSYS client of
-        // AID 0's MMHUB.
-        let osssys = *instances(&part, discovery::OSSSYS_HWID)
-            .first()
-            .ok_or(missing("OSSSYS"))?;
-        let ih = Arc::new(
-            crate::ih::IhModel::new(
-                &clock,
-                osssys.version,
-                &IpBases(bases8(osssys)),
-                log.clone(),
-            )
-            .ok_or(ModelError::Unsupported {
-                what: "IH model of OSSSYS",
-                version: osssys.version,
-            })?,
-        );
-        let mut ih_mc = Mc::new(mmhubs[0].clone(), crate::ih::CID_OSSSYS);
-        // SAFETY: as for the PSP's MC above.
-        unsafe {
-            ih_mc.back_vram(0, vram.as_ptr(), vram_len as u64);
-            ih_mc.map_bus(DMA_BUS, dma.as_ptr(), dma_len as u64);
-        }
-        ih.connect(ih_mc);
-        // The SMU on MP1 13.0.6. Its PMFW is the boot firmware's (MI300's
-        // PSP loads no SMU image), so it runs from power-on. A mode-1
-        // reset returns the PSP's loaded firmware, the NBIOs and the IH to
-        // power-on (model convention, as for the gfx11 parts).
-        let mp1 = *instances(&part, discovery::MP1_HWID)
-            .first()
-            .ok_or(missing("MP1"))?;
-        // SDMA 4.4.2: every instance discovery lists, on its own bases.
-        // Each runs only once the PSP put its microcode in place:
-        // `psp_load_non_psp_fw()` loads SDMA0..3, one per SDMA of an AID
-        // (the model's `mp13_0_6` expectations), so instance `i` needs
-        // `GFX_FW_TYPE_SDMA<i % 4>`.
-        let sdma_ips = instances(&part, discovery::SDMA0_HWID);
-        let mut sdma = Vec::new();
-        for (i, ip) in sdma_ips.iter().enumerate() {
-            let loaded = psp.loaded();
-            let kind = SDMA_FW[i % SDMA_FW.len()];
-            let m = SdmaModel::new_v4_4_2(
-                &clock,
-                &IpBases(bases8(ip)),
-                SdmaHooks {
-                    code_loaded: Box::new(move || loaded.has(kind)),
-                },
-                log.clone(),
-            )
-            .ok_or(ModelError::Unsupported {
-                what: "SDMA 4.4.2 model",
-                version: ip.version,
-            })?;
-            sdma.push(Arc::new(m));
-        }
+        let ih = build::ih(&clock, &i, &log, &mmhubs[0], &memory)?;
+        let sdma = build::sdma(&clock, &i, &psp, &log)?;
         let bus_master = Arc::new(AtomicBool::new(false));
         let pci = Arc::new(crate::pci_config::PciConfig::new(
             bus_master.clone(),
             &clock,
         ));
-        let hooks = {
-            let (nb, ihm, bm, pci2) = (nbios.clone(), ih.clone(), bus_master.clone(), pci.clone());
-            let engines = sdma.clone();
-            crate::smu::SmuHooks {
-                firmware_loaded: Box::new(|| true),
-                mode1_reset: Box::new(move || {
-                    for n in &nb {
-                        n.reset();
-                    }
-                    ihm.reset();
-                    for e in &engines {
-                        e.reset();
-                    }
-                    pci2.reset();
-                }),
-                bus_master: Box::new(move || bm.load(Ordering::Relaxed)),
-            }
+        let scope = build::ResetScope {
+            nbios: nbios.clone(),
+            ih: ih.clone(),
+            sdma: sdma.clone(),
+            bus_master: bus_master.clone(),
+            pci: pci.clone(),
         };
-        let smu = Arc::new(
-            crate::smu::SmuModel::new(
-                &clock,
-                crate::smu::Mp1::V13_0_6,
-                &IpBases(bases8(mp1)),
-                PMFW_VERSION,
-                crate::smu::DpmTables(Vec::new()),
-                hooks,
-                log,
-            )
-            .ok_or(ModelError::Unsupported {
-                what: "SMU model of MP1",
-                version: mp1.version,
-            })?,
-        );
-
-        // The CP of every XCC on one gfx942 CP model, reading the DMA region
-        // and VRAM by host address once [`Xlate`] translated.
-        let mut cp = CpModel::new(seed);
-        cp.shader.target = barebell_isa::Target::Gfx942;
-        let mut kdma = Dma::default();
-        // SAFETY: the DMA region and VRAM backing belong to `memory`,
-        // which the VirtualGpu9 owns and drops after the CP block (field
-        // order); the device side reaches them per the device protocol.
-        unsafe {
-            cp.dma_mut().map(dma.as_ptr() as u64, dma_len as u64);
-            cp.dma_mut().map(vram.as_ptr() as u64, vram_len as u64);
-            kdma.map(dma.as_ptr() as u64, dma_len as u64);
-            kdma.map(vram.as_ptr() as u64, vram_len as u64);
-        }
-        let chunk_bus: Vec<u64> = (0..dma_len / DMA_CHUNK)
-            .map(|i| DMA_BUS + (i * DMA_CHUNK) as u64)
-            .collect();
-        let xlate = Arc::new(Xlate {
-            gfxhubs: gfxhubs.clone(),
-            vram: (vram.as_ptr() as u64, vram_len as u64),
-            dma: (dma.as_ptr() as u64, dma_len as u64),
-            chunk_bus: chunk_bus.clone(),
-        });
-        let mec = Arc::new(MecV943::new(
-            &clock,
-            xccs.iter().map(|x| bases8(x)).collect(),
-            rlc_mec.clone(),
-            cp,
-            kdma,
-            xlate.clone(),
-        ));
-
-        let (page, page_bytes) = mec.doorbell_page();
-        let engines = crate::hws::SdmaEngines::aqua_vanjaram(sdma.len() as u8);
-        for (i, e) in sdma.iter().enumerate() {
-            let hub = mmhubs
-                .get(i / SDMA_PER_AID)
-                .ok_or(missing("MMHUB of an SDMA instance's AID"))?
-                .clone();
-            e.set_port(Arc::new(SdmaPort9 {
-                instance: i as u8,
-                engines,
-                hub,
-                xlate: xlate.clone(),
-                doorbells: page,
-                slots: page_bytes / 8,
-                nbio: nbios[0].clone(),
-                clock: clock.clone(),
-            }));
-        }
-        let mut ranges: Vec<(RangeInclusive<usize>, Arc<dyn RegisterBus + Send + Sync>)> =
-            Vec::new();
-        for h in gfxhubs.iter().chain(&mmhubs) {
-            ranges.push((h.byte_range(), h.clone()));
-        }
-        let mut single: BTreeMap<usize, Arc<dyn RegisterBus + Send + Sync>> = BTreeMap::new();
-        for off in rlc_mec.offsets() {
-            single.insert(off, rlc_mec.clone());
-        }
-        for off in mec.offsets() {
-            single.insert(off, mec.clone());
-        }
+        let smu = build::smu(&clock, &i, scope, log)?;
+        let (mec, xlate, chunk_bus) = build::mec(&clock, seed, &i, &rlc_mec, &gfxhubs, &memory);
+        build::connect_sdma(&clock, &sdma, &mmhubs, &xlate, &mec, &nbios[0])?;
+        // Doorbells reach the CP block through AID 0's NBIO aperture.
         let nb0 = nbios[0].clone();
         mec.set_doorbell_gate(Box::new(move |dword, value| {
             nb0.doorbell_write(dword / 2, value) == crate::nbio::DoorbellOutcome::Rang
         }));
-        let m0 = bases8(mp0)[0] as usize;
-        ranges.push((
-            (m0 + MP0_C2PMSG_FIRST as usize) * 4..=(m0 + MP0_C2PMSG_LAST as usize) * 4,
-            psp.clone(),
-        ));
-        for (n, model) in nbifs.iter().zip(&nbios) {
-            let b = IpBases(bases8(n));
-            for r in crate::socregs::nbio_7_9_0::ALL {
-                if let Some(off) = r.byte_offset(&b) {
-                    single.insert(off, model.clone());
-                }
-            }
-        }
-        let hole = NbioIp::Nbio7_9_0.hole();
-        ranges.insert(0, (hole..=hole + 4092, nbios[0].clone()));
-        for off in ih.offsets() {
-            single.insert(off, ih.clone());
-        }
-        for off in smu.offsets() {
-            single.insert(off, smu.clone());
-        }
-        for e in &sdma {
-            for off in e.offsets() {
-                single.insert(off, e.clone());
-            }
-        }
-        // Last: the boot registers the IFWI answers (the VRAM size in the
-        // NBIO's RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE, the MM_INDEX window onto
-        // the discovery table, MP0's IFWI-done flag) win over the blocks'.
-        for off in [
-            discovery::MM_INDEX,
-            discovery::MM_DATA,
-            discovery::MM_INDEX_HI,
-            discovery::RCC_CONFIG_MEMSIZE,
-            discovery::MP0_SMN_C2PMSG_33,
-        ] {
-            single.insert(off, window.clone());
-        }
-        let router = Arc::new(Router9 {
-            ranges,
-            single,
-            rest: Mutex::new(BTreeMap::new()),
-            unclaimed: Mutex::new(Vec::new()),
-            gone: AtomicBool::new(false),
-        });
+        let router = Arc::new(build::router(&build::Routed {
+            i: &i,
+            gfxhubs: &gfxhubs,
+            mmhubs: &mmhubs,
+            rlc_mec: &rlc_mec,
+            mec: &mec,
+            psp: &psp,
+            nbios: &nbios,
+            ih: &ih,
+            smu: &smu,
+            sdma: &sdma,
+            window: &window,
+        }));
         let (index, data) = nbios[0].index_pair().ok_or(ModelError::Register {
             name: "BIF_BX0_PCIE_INDEX2/DATA2",
         })?;

@@ -1,0 +1,488 @@
+//! The gfx11/gfx12 `VirtualGpu`, block by block: each function builds
+//! one block model (or wires two together) from the part description,
+//! in the order [`super::VirtualGpu::new`] lists them.
+
+use super::{
+    DMA_BUS, DoorbellPage, Files, HostMemory, MesInfo, REGS_BYTES, Router, hub_offsets, offsets,
+    sdma_claims,
+};
+use crate::bar::BarWindow;
+use crate::cp::CpModel;
+use crate::dcn::DcnModel;
+use crate::discovery::{PartIps, VramWindow};
+use crate::error::ModelError;
+use crate::hub::HubModel;
+use crate::mc::{CID_MP0, Mc};
+use crate::mec::Mec;
+use crate::mes::MesApiVersion;
+use crate::nbio::NbioModel;
+use crate::parts::Part;
+use crate::psp::{PspModel, PspPlacement, RlcStatus, firmware};
+use crate::socblocks::SocBlocks;
+use crate::{Seed, SimClock};
+use alloc::boxed::Box;
+use alloc::collections::BTreeSet;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use barebell::bus::RegisterBus;
+use barebell::discovery::{IpInfo, boot};
+use barebell::ip::{Generation, hw_id};
+use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
+use barebell::regs::Reg;
+use barebell::regs::hub::{HubRegs, hub_for};
+use barebell::regs::mp::PspRegs;
+use core::sync::atomic::{AtomicBool, AtomicU64};
+
+/// Register routes: the offsets each block model answers.
+pub(super) type Routes = Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync>)>;
+
+/// What the part's IP entries and the register tables for their versions
+/// give every later block.
+pub(super) struct Placement {
+    pub mp0: IpInfo,
+    pub gc: IpInfo,
+    pub nbif: IpInfo,
+    pub mmhub: IpInfo,
+    pub mmhub_regs: &'static HubRegs,
+    pub gfxhub_regs: &'static HubRegs,
+    pub psp_regs: PspRegs,
+    pub nbio_regs: Nbio,
+}
+
+fn unsupported(what: &'static str, version: (u8, u8, u8)) -> ModelError {
+    ModelError::Unsupported { what, version }
+}
+
+fn not_implemented(what: &'static str, g: Generation) -> ModelError {
+    ModelError::NotImplemented(barebell::ip::Unsupported::new(what, g))
+}
+
+/// The IP instances the blocks sit on and their register tables.
+pub(super) fn place(d: &PartIps<'_>) -> Result<Placement, ModelError> {
+    let ip = |id: u16, ip: &'static str| d.ip(id, 0).ok_or(ModelError::MissingIp { ip });
+    let (mp0, gc, nbif, mmhub) = (
+        ip(hw_id::MP0, "MP0")?,
+        ip(hw_id::GC, "GC")?,
+        ip(hw_id::NBIF, "NBIF")?,
+        ip(hw_id::MMHUB, "MMHUB")?,
+    );
+    let mmhub_regs = hub_for(hw_id::MMHUB, mmhub.version.triple())
+        .ok_or_else(|| unsupported("MMHUB table", mmhub.version.triple()))?;
+    let gfxhub_regs = hub_for(hw_id::GC, gc.version.triple())
+        .ok_or_else(|| unsupported("GFXHUB table", gc.version.triple()))?;
+    let mp0_v = mp0.version.triple();
+    let psp_regs =
+        PspRegs::for_version(mp0_v).ok_or_else(|| unsupported("PSP registers", mp0_v))?;
+    let nbio_regs =
+        Nbio::for_version(nbif.version.triple(), nbif.bases).map_err(ModelError::Nbio)?;
+    Ok(Placement {
+        mp0,
+        gc,
+        nbif,
+        mmhub,
+        mmhub_regs,
+        gfxhub_regs,
+        psp_regs,
+        nbio_regs,
+    })
+}
+
+/// A hub register and the value the VBIOS leaves in it.
+pub(super) type FbReg = (Arc<HubModel>, Reg, u32);
+
+/// The MMHUB, the GFXHUB, and their FB registers' power-on values.
+pub(super) type Hubs = (Arc<HubModel>, Arc<HubModel>, Vec<FbReg>);
+
+/// The MMHUB and the GFXHUB, with what the VBIOS leaves in both hubs' FB
+/// location and offset: BASE and TOP in 16 MiB units, TOP the last
+/// 16 MiB (as `mmhub_v3_0_get_fb_location()` and tinygrad's
+/// `AM_GMC.init_sw()` read them), OFFSET the physical address of VRAM
+/// offset 0 in the same units. Returns those values too, for a mode-1
+/// reset to put back.
+pub(super) fn hubs(
+    clock: &SimClock,
+    part: &Part,
+    pl: &Placement,
+) -> Result<Hubs, ModelError> {
+    let mmhub = Arc::new(HubModel::for_hub(clock, pl.mmhub.bases, pl.mmhub_regs));
+    let gfxhub = Arc::new(HubModel::for_hub(clock, pl.gc.bases, pl.gfxhub_regs));
+    let vram_bytes = u64::from(part.firmware.vram_mib) << 20;
+    let fb_top = (part.fb_start + vram_bytes - 1) >> 24;
+    let mut fb_regs = Vec::new();
+    for (hub, regs, prefix) in [
+        (&mmhub, pl.mmhub_regs.all, "MMMC_VM_FB_"),
+        (&gfxhub, pl.gfxhub_regs.all, "GCMC_VM_FB_"),
+    ] {
+        for (field, value) in [
+            ("LOCATION_BASE", part.fb_start >> 24),
+            ("LOCATION_TOP", fb_top),
+            ("OFFSET", part.fb_offset >> 24),
+        ] {
+            let r = regs
+                .iter()
+                .find(|r| r.name.strip_prefix(prefix) == Some(field))
+                .ok_or(ModelError::Register {
+                    name: "*MC_VM_FB_LOCATION_BASE/TOP, *MC_VM_FB_OFFSET",
+                })?;
+            hub.set_device_reg(*r, value as u32);
+            fb_regs.push((hub.clone(), *r, value as u32));
+        }
+    }
+    Ok((mmhub, gfxhub, fb_regs))
+}
+
+/// The display the VBIOS left, scanning out of VRAM 0, if the part has
+/// one and its description lists a DMU.
+pub(super) fn dcn(
+    clock: &SimClock,
+    part: &Part,
+    d: &PartIps<'_>,
+    memory: &HostMemory,
+) -> Option<Arc<DcnModel>> {
+    let display = part.display?;
+    let dmu = d.ip(crate::discovery::DMU_HWID, 0)?;
+    // SAFETY: VRAM's backing belongs to `memory`, which the VirtualGpu
+    // owns and drops after every model; 4 KiB aligned; the host writing
+    // it is what the model watches.
+    let m = unsafe {
+        DcnModel::new(
+            clock,
+            dmu.bases,
+            display,
+            memory.vram.as_ptr(),
+            memory.vram_len as u64,
+        )
+    };
+    Some(Arc::new(m))
+}
+
+/// An MC for a client of the MMHUB over `memory`'s VRAM and DMA region.
+pub(super) fn mc_over(mmhub: &Arc<HubModel>, client: u16, memory: &HostMemory) -> Mc {
+    let mut mc = Mc::new(mmhub.clone(), client);
+    // SAFETY: both ranges belong to `memory`, which the VirtualGpu owns
+    // and drops after every model (field order).
+    unsafe {
+        mc.back_vram(0, memory.vram.as_ptr(), memory.vram_len as u64);
+        mc.map_bus(DMA_BUS, memory.dma.as_ptr(), memory.dma_len as u64);
+    }
+    mc
+}
+
+/// The PSP (MP0), reaching memory as the MMHUB's MP0 client, expecting
+/// the part's firmware.
+pub(super) fn psp(
+    clock: &SimClock,
+    part: &Part,
+    pl: &Placement,
+    files: Files<'_>,
+    mmhub: &Arc<HubModel>,
+    memory: &HostMemory,
+) -> Result<Arc<PspModel>, ModelError> {
+    let g = part.generation;
+    let rlc =
+        RlcStatus::for_generation(g).ok_or(not_implemented("the RLC status registers", g))?;
+    Ok(Arc::new(PspModel::new(
+        clock,
+        PspPlacement {
+            regs: pl.psp_regs,
+            mp0_bases: pl.mp0.bases,
+            gc: Some(rlc),
+            gc_bases: pl.gc.bases,
+        },
+        firmware::expect(&part.firmware, &mut |name| files.load(name))?,
+        Arc::new(mc_over(mmhub, CID_MP0, memory)),
+    )))
+}
+
+/// The MEC with its CP model, the BAR2 doorbell page it reads, and the
+/// program counter its pipes must start at.
+pub(super) fn mec(
+    clock: &SimClock,
+    part: &Part,
+    pl: &Placement,
+    files: Files<'_>,
+    seed: Seed,
+    memory: &HostMemory,
+    psp: &PspModel,
+) -> Result<(Box<DoorbellPage>, Arc<Mec>), ModelError> {
+    let g = part.generation;
+    let doorbells = Box::new(DoorbellPage([const { AtomicU64::new(0) }; 512]));
+    let bar2 = &*doorbells as *const DoorbellPage as u64;
+    let mut cp = CpModel::new(seed);
+    cp.shader.target = match g {
+        Generation::Gfx94 => return Err(not_implemented("the CP model's gfx942 shader target", g)),
+        Generation::Gfx11 => barebell_isa::Target::Gfx1100,
+        Generation::Gfx12 => barebell_isa::Target::Gfx1201,
+    };
+    // SAFETY: the doorbell page is owned by the VirtualGpu (boxed, so it
+    // does not move) and the DMA region and VRAM backing by `memory`; all
+    // outlive the CP model, and the device side uses them per the device
+    // protocol (atomics, AQL, PM4 rings).
+    unsafe {
+        cp.dma_mut().map(bar2, 4096);
+        cp.dma_mut()
+            .map(memory.dma.as_ptr() as u64, memory.dma_len as u64);
+        // The CP reads what a VMID's page tables map to local memory (a
+        // PTE without SYSTEM): the translator returns VRAM backing
+        // addresses, which the CP's accesses must reach. Found by AM's PM4
+        // ring, which tinygrad places in VRAM (`PCIIfaceBase.alloc`:
+        // `valloc(..., contiguous=True)`).
+        cp.dma_mut()
+            .map(memory.vram.as_ptr() as u64, memory.vram_len as u64);
+    }
+    // SAFETY: the doorbell page is boxed in the VirtualGpu (it does not
+    // move, and the MEC, which the VirtualGpu also owns, is dropped with
+    // it) and holds 512 u64s, accessed only atomically.
+    let mec = unsafe { Mec::new(clock, pl.gc.bases, g, bar2, 512, cp) };
+    let mec = Arc::new(mec.ok_or(ModelError::Register {
+        name: "CP_MQD_BASE_ADDR (the MEC model's HQD window)",
+    })?);
+    // Every MEC pipe must start where the MEC ucode does
+    // (`gfx_v11_0_config_gfx_rs64()` programs it from this header).
+    let mec_blob = files.load(part.mec_file)?;
+    let pc = crate::cpregs::gfx_v2::pc_start(&mec_blob).ok_or_else(|| {
+        barebell_firmware_if::source::FirmwareError::Lacks {
+            name: part.mec_file.into(),
+            what: "gfx_firmware_header_v2_0 (the MEC start address)",
+        }
+    })?;
+    mec.expect_pc(pc);
+    // The engines run only what the PSP's RLC autoload put in place.
+    mec.set_loaded_firmware(psp.loaded());
+    Ok((doorbells, mec))
+}
+
+/// GC's register list for the generation.
+pub(super) fn gc_all(g: Generation) -> Result<&'static [Reg], ModelError> {
+    match g {
+        Generation::Gfx94 => Err(not_implemented("the GC 9.4.3 register table", g)),
+        Generation::Gfx11 => Ok(barebell::regs::gc_11_0_0::ALL),
+        Generation::Gfx12 => Ok(barebell::regs::gc_12_0_0::ALL),
+    }
+}
+
+/// The blocks the GC side routes to, before the SOC blocks: everything
+/// but the SOC's own registers.
+pub(super) struct GcSide<'a> {
+    pub pl: &'a Placement,
+    pub g: Generation,
+    pub window: Arc<VramWindow>,
+    pub nbio: Arc<NbioModel>,
+    pub mmhub: Arc<HubModel>,
+    pub gfxhub: Arc<HubModel>,
+    pub psp: Arc<PspModel>,
+    pub mec: Arc<Mec>,
+}
+
+/// The NBIO model's registers: its tables, the MMIO hole, the HDP flush
+/// register itself (issue 15, see `crate::nbio`).
+fn nbio_offsets(pl: &Placement, nbio: &NbioModel) -> BTreeSet<usize> {
+    let mut set = BTreeSet::new();
+    for list in pl.nbio_regs.regs.symbols {
+        set.extend(offsets(list, &pl.nbif.bases));
+    }
+    let hole = MMIO_REG_HOLE_OFFSET as usize;
+    set.extend((hole..hole + 4096).step_by(4));
+    set.extend(nbio.direct_flush());
+    set
+}
+
+/// The GC side's routes, in the order the router tries them after the
+/// display's and the SOC blocks'.
+pub(super) fn gc_routes(s: &GcSide<'_>) -> Result<Routes, ModelError> {
+    let pl = s.pl;
+    let g = s.g;
+    let named = |names: &[&str]| -> Vec<Reg> {
+        pl.gfxhub_regs
+            .all
+            .iter()
+            .filter(|r| names.contains(&r.name))
+            .copied()
+            .collect()
+    };
+    let mes_regs = named(&[
+        "GRBM_GFX_CNTL",
+        "CP_MES_CNTL",
+        "CP_MES_GP3_LO",
+        "CP_MES_PRGRM_CNTR_START",
+        "CP_MES_PRGRM_CNTR_START_HI",
+    ]);
+    let mp0_all = match pl.mp0.version.triple() {
+        (13, 0, 0) => barebell::regs::mp_13_0_0::ALL,
+        _ => barebell::regs::mp_14_0_2::ALL,
+    };
+    // The hub's registers are its VM and MC blocks; `gfxhub_regs.all` is
+    // the whole GC list.
+    let hub_own: Vec<Reg> = pl
+        .gfxhub_regs
+        .all
+        .iter()
+        .filter(|r| {
+            ["GCVM_", "GCMC_", "GCUTCL2_", "GCL2"]
+                .iter()
+                .any(|p| r.name.starts_with(p))
+        })
+        .copied()
+        .collect();
+    let boot_regs: BTreeSet<usize> = boot::ALL.iter().map(|r| r.offset as usize * 4).collect();
+    let rlc =
+        RlcStatus::for_generation(g).ok_or(not_implemented("the RLC status registers", g))?;
+    let psp_gc = offsets(&[rlc.bootload_status, rlc.cp_stat], &pl.gc.bases);
+    let mec: Arc<dyn RegisterBus + Send + Sync> = s.mec.clone();
+    Ok(alloc::vec![
+        (offsets(&mes_regs, &pl.gc.bases), mec.clone()),
+        (boot_regs, s.window.clone()),
+        (psp_gc, s.psp.clone()),
+        (nbio_offsets(pl, &s.nbio), s.nbio.clone()),
+        (
+            hub_offsets(pl.mmhub_regs.all, pl.mmhub_regs, &pl.mmhub.bases),
+            s.mmhub.clone(),
+        ),
+        (
+            hub_offsets(&hub_own, pl.gfxhub_regs, &pl.gc.bases),
+            s.gfxhub.clone(),
+        ),
+        (offsets(gc_all(g)?, &pl.gc.bases), mec.clone()),
+        // The whole HQD window (`CP_MQD_BASE_ADDR ..= CP_HQD_PQ_WPTR_HI`,
+        // `struct v11_compute_mqd` dwords 128..=183), banked per slot by
+        // the MEC model, including registers no table here names.
+        (s.mec.window_offsets(), mec),
+        (offsets(mp0_all, &pl.mp0.bases), s.psp.clone()),
+    ])
+}
+
+/// Issue 15: the SOC blocks tinygrad's AM drives (SMU, IH, SDMA, clock
+/// gating and scratch, S2A), on the PSP's state, wired to the GC side:
+/// what a mode-1 reset returns to power-on, the IH's inputs, the
+/// doorbell path to the MEC.
+pub(super) fn soc(
+    clock: &SimClock,
+    d: &PartIps<'_>,
+    part: &Part,
+    files: Files<'_>,
+    s: &GcSide<'_>,
+    fb_regs: Vec<FbReg>,
+    memory: &HostMemory,
+) -> Result<Arc<SocBlocks>, ModelError> {
+    // What else a mode-1 reset returns to power-on (`SmuHooks`): the CP
+    // (MEC, MES pipes, every HQD), both hubs' contexts and VMID0 (then
+    // the FB location the IFWI programs again, *model convention*: the
+    // same values as at power-on), the NBIO's doorbell apertures.
+    let gpu_reset: Box<dyn Fn() + Send + Sync> = {
+        let (mec, mm, gfx, nb) = (
+            s.mec.clone(),
+            s.mmhub.clone(),
+            s.gfxhub.clone(),
+            s.nbio.clone(),
+        );
+        Box::new(move || {
+            mec.reset();
+            mm.reset();
+            gfx.reset();
+            for (hub, r, v) in &fb_regs {
+                hub.set_device_reg(*r, *v);
+            }
+            nb.reset();
+        })
+    };
+    let soc = Arc::new(super::soc_blocks(
+        clock,
+        d,
+        part.generation,
+        part,
+        files,
+        &s.psp,
+        gpu_reset,
+    )?);
+    // Issue 20: the IH writes its ring as the OSSSYS client of the MMHUB;
+    // the hubs' UTCL2 faults and the SQ's wave errors raise IV entries in
+    // it.
+    soc.ih
+        .connect(mc_over(&s.mmhub, crate::ih::CID_OSSSYS, memory));
+    for (hub, mm) in [(&s.gfxhub, false), (&s.mmhub, true)] {
+        let ih = soc.ih.clone();
+        hub.set_interrupt(crate::hub::InterruptLine(Box::new(move |f| {
+            ih.raise(crate::ih::IvEntry::vm_fault(mm, &f));
+        })));
+    }
+    let ih = soc.ih.clone();
+    s.mec.set_sq_line(Box::new(move |slot, e| {
+        ih.raise(crate::ih::IvEntry::sq_error(slot, &e));
+    }));
+    // Queue doorbells reach the MEC only through BAR2, the NBIO's doorbell
+    // aperture and the S2A routing to the GC (entries 0 and 3). A dword
+    // S2A entry 2 claims for SDMA (issue 19) goes there, not to the MEC.
+    let (route, s2a) = (s.nbio.clone(), soc.s2a.clone());
+    s.mec.set_doorbell_bridge(Box::new(move |dword, value| {
+        if sdma_claims(s2a.entry(2), dword) {
+            return false;
+        }
+        let entries = [s2a.entry(0), s2a.entry(3)];
+        route.route_gc_doorbell(dword, value, entries) == crate::nbio::DoorbellOutcome::Rang
+    }));
+    Ok(soc)
+}
+
+/// BAR5: the router over `routes` (the rest to the MEC's register file),
+/// with the CP reset registers it watches, behind the RSMU index/data
+/// pair. Returns the window and the router's fall-off-the-bus switch.
+pub(super) fn bar5(
+    s: &GcSide<'_>,
+    d: &PartIps<'_>,
+    soc: &Arc<SocBlocks>,
+    routes: Routes,
+) -> Result<(BarWindow<Router>, Arc<AtomicBool>), ModelError> {
+    let pl = s.pl;
+    let (grbm_soft_reset, spi_queue_reset) = match s.g {
+        Generation::Gfx94 => return Err(not_implemented("the GC reset registers", s.g)),
+        Generation::Gfx11 => (
+            crate::socregs::gc_11_0_0::GRBM_SOFT_RESET,
+            crate::socregs::gc_11_0_0::SPI_COMPUTE_QUEUE_RESET,
+        ),
+        Generation::Gfx12 => (
+            crate::socregs::gc_12_0_0::GRBM_SOFT_RESET,
+            crate::socregs::gc_12_0_0::SPI_COMPUTE_QUEUE_RESET,
+        ),
+    };
+    let at = |r: Reg, bases| {
+        r.byte_offset(bases)
+            .ok_or(ModelError::Register { name: r.name })
+    };
+    let gone = Arc::new(AtomicBool::new(false));
+    let router = Router {
+        routes,
+        rest: s.mec.clone(),
+        unknown: crate::unknown::UnknownRegisters::new(d, soc.log.clone()),
+        cp_reset: (
+            at(grbm_soft_reset, &pl.gc.bases)?,
+            at(spi_queue_reset, &pl.gc.bases)?,
+        ),
+        smu: (soc.smu.offsets(), soc.smu.clone()),
+        mode1_seen: core::sync::atomic::AtomicUsize::new(0),
+        gone: gone.clone(),
+    };
+    let rsmu = &pl.nbio_regs.regs;
+    let index = at(rsmu.rsmu_index, &pl.nbif.bases)?;
+    let data = at(rsmu.rsmu_data, &pl.nbif.bases)?;
+    let bar5 = BarWindow::new(router, REGS_BYTES, index, data).with_config(soc.pci.clone());
+    Ok((bar5, gone))
+}
+
+/// The MES model's view of the part: its API version and what it checks
+/// SET_HW_RSRC and ADD_QUEUE against.
+pub(super) fn mes(part: &Part, pl: &Placement) -> Result<(MesApiVersion, MesInfo), ModelError> {
+    let g = part.generation;
+    let api = match g {
+        Generation::Gfx94 => return Err(not_implemented("MES (GC 9.4.3 has none)", g)),
+        Generation::Gfx11 => MesApiVersion::V11,
+        Generation::Gfx12 => MesApiVersion::V12,
+    };
+    let ctx1_cntl = gc_all(g)?
+        .iter()
+        .find(|r| r.name == "GCVM_CONTEXT1_CNTL")
+        .and_then(|r| r.byte_offset(&pl.gc.bases))
+        .ok_or(ModelError::Register {
+            name: "GCVM_CONTEXT1_CNTL",
+        })?;
+    Ok((api, MesInfo::of(&part.firmware.desc, ctx1_cntl)))
+}

@@ -1,0 +1,411 @@
+//! The GC 9.4.3 device, block by block: each function builds the block
+//! models of one kind (per XCC, per AID, per instance) from the part
+//! description, in the order [`super::VirtualGpu9::new`] lists them.
+
+use super::{
+    MP0_C2PMSG_FIRST, MP0_C2PMSG_LAST, PMFW_VERSION, Router9, SDMA_FW, SDMA_PER_AID, SdmaPort9,
+    Xlate, bases8, instances,
+};
+use crate::SimClock;
+use crate::cp::CpModel;
+use crate::discovery::{self, IpDesc, VramWindow};
+use crate::dma::Dma;
+use crate::error::ModelError;
+use crate::hub_v9::{self, HubV9Model};
+use crate::ih::IhModel;
+use crate::mc::{CID_MP0, Mc};
+use crate::mec_v9_4_3::MecV943;
+use crate::nbio::{NbioIp, NbioModel};
+use crate::parts::Part;
+use crate::pci_config::PciConfig;
+use crate::psp::{PspModel, PspPlacement};
+use crate::rlc_mec_v9_4_3::RlcMecV943;
+use crate::sdma::{SdmaHooks, SdmaModel};
+use crate::smu::SmuModel;
+use crate::soc::RefusalLog;
+use crate::vgpu::{DMA_BUS, Files, HostMemory};
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use barebell::bus::RegisterBus;
+use barebell::platform::DMA_CHUNK;
+use barebell::regs::IpBases;
+use core::ops::RangeInclusive;
+use core::sync::atomic::{AtomicBool, Ordering};
+use spin::Mutex;
+
+fn missing(ip: &'static str) -> ModelError {
+    ModelError::MissingIp { ip }
+}
+
+/// The IP instances the blocks sit on, from the part description.
+pub(super) struct Instances {
+    pub xccs: Vec<&'static IpDesc>,
+    pub aids: Vec<&'static IpDesc>,
+    pub nbifs: Vec<&'static IpDesc>,
+    pub sdma: Vec<&'static IpDesc>,
+    pub mp0: &'static IpDesc,
+    pub mp1: &'static IpDesc,
+    pub osssys: &'static IpDesc,
+}
+
+pub(super) fn instances_of(part: &Part) -> Result<Instances, ModelError> {
+    let first = |hw: u16, name: &'static str| -> Result<&'static IpDesc, ModelError> {
+        instances(part, hw).first().copied().ok_or(missing(name))
+    };
+    let i = Instances {
+        xccs: instances(part, discovery::GC_HWID),
+        aids: instances(part, discovery::MMHUB_HWID),
+        nbifs: instances(part, discovery::NBIF_HWID),
+        sdma: instances(part, discovery::SDMA0_HWID),
+        mp0: first(discovery::MP0_HWID, "MP0")?,
+        mp1: first(discovery::MP1_HWID, "MP1")?,
+        osssys: first(discovery::OSSSYS_HWID, "OSSSYS")?,
+    };
+    if i.xccs.is_empty() {
+        return Err(missing("GC"));
+    }
+    if i.aids.is_empty() {
+        return Err(missing("MMHUB"));
+    }
+    if i.nbifs.is_empty() {
+        return Err(missing("NBIO"));
+    }
+    Ok(i)
+}
+
+/// Every XCC's GFXHUB v1.2 and every AID's MMHUB 1.8, with what the IFWI
+/// leaves in every hub's FB location and offset
+/// (`mmhub_v1_8_get_fb_location()` reads BASE and TOP in 16 MiB units;
+/// `_get_mc_fb_offset()` OFFSET): the part's FB start, its last 16 MiB,
+/// and the physical address of VRAM offset 0.
+pub(super) fn hubs(part: &Part, i: &Instances) -> (Vec<Arc<HubV9Model>>, Vec<Arc<HubV9Model>>) {
+    let gfxhubs: Vec<Arc<HubV9Model>> = i
+        .xccs
+        .iter()
+        .map(|x| Arc::new(HubV9Model::new(hub_v9::GFXHUB_1_2, bases8(x)[0])))
+        .collect();
+    let mmhubs: Vec<Arc<HubV9Model>> = i
+        .aids
+        .iter()
+        .map(|a| Arc::new(HubV9Model::new(hub_v9::MMHUB_1_8, bases8(a)[0])))
+        .collect();
+    let vram_bytes = u64::from(part.firmware.vram_mib) << 20;
+    let fb_top = (part.fb_start + vram_bytes - 1) >> 24;
+    for h in gfxhubs.iter().chain(&mmhubs) {
+        let o = h.offsets;
+        h.set_device_reg(o.fb_location_base, (part.fb_start >> 24) as u32);
+        h.set_device_reg(o.fb_location_top, fb_top as u32);
+        h.set_device_reg(o.fb_offset, (part.fb_offset >> 24) as u32);
+    }
+    (gfxhubs, mmhubs)
+}
+
+/// An MC for a client of `hub` over `memory`'s VRAM and DMA region.
+fn mc_over(hub: &Arc<HubV9Model>, client: u16, memory: &HostMemory) -> Mc {
+    let mut mc = Mc::new(hub.clone(), client);
+    let (vram, vram_len, dma, dma_len) = memory.regions();
+    // SAFETY: both ranges belong to `memory`, which the VirtualGpu9 owns
+    // and drops after every model (field order).
+    unsafe {
+        mc.back_vram(0, vram.as_ptr(), vram_len as u64);
+        mc.map_bus(DMA_BUS, dma.as_ptr(), dma_len as u64);
+    }
+    mc
+}
+
+/// The PSP on MP0 13.0.6: an MMHUB client of AID 0 (`mmhub_v1_8`'s
+/// client list names MP0 as on the other hubs; the model uses the same
+/// id), expecting the part's firmware.
+pub(super) fn psp(
+    clock: &SimClock,
+    files: Files<'_>,
+    i: &Instances,
+    mmhub0: &Arc<HubV9Model>,
+    memory: &HostMemory,
+) -> Result<Arc<PspModel>, ModelError> {
+    let expect = crate::psp::mp13_0_6::expect(&mut |name| files.load(name), false)?;
+    Ok(Arc::new(PspModel::new(
+        clock,
+        PspPlacement {
+            regs: barebell::regs::mp::PspRegs::MP0_13_0_6,
+            mp0_bases: IpBases(bases8(i.mp0)),
+            gc: None,
+            gc_bases: IpBases(bases8(i.xccs[0])),
+        },
+        expect,
+        Arc::new(mc_over(mmhub0, CID_MP0, memory)),
+    )))
+}
+
+/// NBIO 7.9, one per AID (`nbio_v7_9_init_registers()` writes each AID's
+/// fence); AID 0's owns the HDP hole of the register BAR.
+pub(super) fn nbios(clock: &SimClock, i: &Instances) -> Vec<Arc<NbioModel>> {
+    i.nbifs
+        .iter()
+        .map(|n| {
+            Arc::new(NbioModel::new(
+                clock,
+                NbioIp::Nbio7_9_0,
+                IpBases(bases8(n)),
+                NbioIp::Nbio7_9_0.hole(),
+            ))
+        })
+        .collect()
+}
+
+/// The IH on OSSSYS 4.4.2, writing its ring as the OSSSYS client of AID
+/// 0's MMHUB.
+pub(super) fn ih(
+    clock: &SimClock,
+    i: &Instances,
+    log: &Arc<RefusalLog>,
+    mmhub0: &Arc<HubV9Model>,
+    memory: &HostMemory,
+) -> Result<Arc<IhModel>, ModelError> {
+    let o = i.osssys;
+    let ih = Arc::new(
+        IhModel::new(clock, o.version, &IpBases(bases8(o)), log.clone()).ok_or(
+            ModelError::Unsupported {
+                what: "IH model of OSSSYS",
+                version: o.version,
+            },
+        )?,
+    );
+    ih.connect(mc_over(mmhub0, crate::ih::CID_OSSSYS, memory));
+    Ok(ih)
+}
+
+/// SDMA 4.4.2: every instance the part lists, on its own bases. Each runs
+/// only once the PSP put its microcode in place: `psp_load_non_psp_fw()`
+/// loads SDMA0..3, one per SDMA of an AID (the model's `mp13_0_6`
+/// expectations), so instance `i` needs `GFX_FW_TYPE_SDMA<i % 4>`.
+pub(super) fn sdma(
+    clock: &SimClock,
+    i: &Instances,
+    psp: &PspModel,
+    log: &Arc<RefusalLog>,
+) -> Result<Vec<Arc<SdmaModel>>, ModelError> {
+    let mut out = Vec::new();
+    for (n, ip) in i.sdma.iter().enumerate() {
+        let loaded = psp.loaded();
+        let kind = SDMA_FW[n % SDMA_FW.len()];
+        let m = SdmaModel::new_v4_4_2(
+            clock,
+            &IpBases(bases8(ip)),
+            SdmaHooks {
+                code_loaded: Box::new(move || loaded.has(kind)),
+            },
+            log.clone(),
+        )
+        .ok_or(ModelError::Unsupported {
+            what: "SDMA 4.4.2 model",
+            version: ip.version,
+        })?;
+        out.push(Arc::new(m));
+    }
+    Ok(out)
+}
+
+/// What a mode-1 reset touches besides the SMU.
+pub(super) struct ResetScope {
+    pub nbios: Vec<Arc<NbioModel>>,
+    pub ih: Arc<IhModel>,
+    pub sdma: Vec<Arc<SdmaModel>>,
+    pub bus_master: Arc<AtomicBool>,
+    pub pci: Arc<PciConfig>,
+}
+
+/// The SMU on MP1 13.0.6. Its PMFW is the boot firmware's (MI300's PSP
+/// loads no SMU image), so it runs from power-on. A mode-1 reset returns
+/// the NBIOs, the IH, the SDMA engines and PCI config to power-on (model
+/// convention, as for the gfx11 parts).
+pub(super) fn smu(
+    clock: &SimClock,
+    i: &Instances,
+    r: ResetScope,
+    log: Arc<RefusalLog>,
+) -> Result<Arc<SmuModel>, ModelError> {
+    let bm = r.bus_master.clone();
+    let hooks = crate::smu::SmuHooks {
+        firmware_loaded: Box::new(|| true),
+        mode1_reset: Box::new(move || {
+            for n in &r.nbios {
+                n.reset();
+            }
+            r.ih.reset();
+            for e in &r.sdma {
+                e.reset();
+            }
+            r.pci.reset();
+        }),
+        bus_master: Box::new(move || bm.load(Ordering::Relaxed)),
+    };
+    let mp1 = i.mp1;
+    Ok(Arc::new(
+        SmuModel::new(
+            clock,
+            crate::smu::Mp1::V13_0_6,
+            &IpBases(bases8(mp1)),
+            PMFW_VERSION,
+            crate::smu::DpmTables(Vec::new()),
+            hooks,
+            log,
+        )
+        .ok_or(ModelError::Unsupported {
+            what: "SMU model of MP1",
+            version: mp1.version,
+        })?,
+    ))
+}
+
+/// The CP of every XCC on one gfx942 CP model, reading the DMA region
+/// and VRAM by host address once [`Xlate`] translated; returns the block,
+/// the translator, and the DMA chunks' bus addresses.
+pub(super) fn mec(
+    clock: &SimClock,
+    seed: crate::Seed,
+    i: &Instances,
+    rlc_mec: &Arc<RlcMecV943>,
+    gfxhubs: &[Arc<HubV9Model>],
+    memory: &HostMemory,
+) -> (Arc<MecV943>, Arc<Xlate>, Vec<u64>) {
+    let (vram, vram_len, dma, dma_len) = memory.regions();
+    let mut cp = CpModel::new(seed);
+    cp.shader.target = barebell_isa::Target::Gfx942;
+    let mut kdma = Dma::default();
+    // SAFETY: the DMA region and VRAM backing belong to `memory`, which
+    // the VirtualGpu9 owns and drops after the CP block (field order); the
+    // device side reaches them per the device protocol.
+    unsafe {
+        cp.dma_mut().map(dma.as_ptr() as u64, dma_len as u64);
+        cp.dma_mut().map(vram.as_ptr() as u64, vram_len as u64);
+        kdma.map(dma.as_ptr() as u64, dma_len as u64);
+        kdma.map(vram.as_ptr() as u64, vram_len as u64);
+    }
+    let chunk_bus: Vec<u64> = (0..dma_len / DMA_CHUNK)
+        .map(|n| DMA_BUS + (n * DMA_CHUNK) as u64)
+        .collect();
+    let xlate = Arc::new(Xlate {
+        gfxhubs: gfxhubs.to_vec(),
+        vram: (vram.as_ptr() as u64, vram_len as u64),
+        dma: (dma.as_ptr() as u64, dma_len as u64),
+        chunk_bus: chunk_bus.clone(),
+    });
+    let mec = Arc::new(MecV943::new(
+        clock,
+        i.xccs.iter().map(|x| bases8(x)).collect(),
+        rlc_mec.clone(),
+        cp,
+        kdma,
+        xlate.clone(),
+    ));
+    (mec, xlate, chunk_bus)
+}
+
+/// Each SDMA engine's port: its AID's MMHUB, the XCCs' translator, the
+/// doorbell page the MEC block reads, AID 0's NBIO.
+pub(super) fn connect_sdma(
+    clock: &SimClock,
+    sdma: &[Arc<SdmaModel>],
+    mmhubs: &[Arc<HubV9Model>],
+    xlate: &Arc<Xlate>,
+    mec: &MecV943,
+    nbio0: &Arc<NbioModel>,
+) -> Result<(), ModelError> {
+    let (page, page_bytes) = mec.doorbell_page();
+    let engines = crate::hws::SdmaEngines::aqua_vanjaram(sdma.len() as u8);
+    for (n, e) in sdma.iter().enumerate() {
+        let hub = mmhubs
+            .get(n / SDMA_PER_AID)
+            .ok_or(missing("MMHUB of an SDMA instance's AID"))?
+            .clone();
+        e.set_port(Arc::new(SdmaPort9 {
+            instance: n as u8,
+            engines,
+            hub,
+            xlate: xlate.clone(),
+            doorbells: page,
+            slots: page_bytes / 8,
+            nbio: nbio0.clone(),
+            clock: clock.clone(),
+        }));
+    }
+    Ok(())
+}
+
+/// The blocks BAR5 routes to.
+pub(super) struct Routed<'a> {
+    pub i: &'a Instances,
+    pub gfxhubs: &'a [Arc<HubV9Model>],
+    pub mmhubs: &'a [Arc<HubV9Model>],
+    pub rlc_mec: &'a Arc<RlcMecV943>,
+    pub mec: &'a Arc<MecV943>,
+    pub psp: &'a Arc<PspModel>,
+    pub nbios: &'a [Arc<NbioModel>],
+    pub ih: &'a Arc<IhModel>,
+    pub smu: &'a Arc<SmuModel>,
+    pub sdma: &'a [Arc<SdmaModel>],
+    pub window: &'a Arc<VramWindow>,
+}
+
+type Bus = Arc<dyn RegisterBus + Send + Sync>;
+
+/// The router: byte ranges (the hubs, MP0's C2PMSG block, the HDP hole)
+/// and single registers (the rest), the boot registers last so they win.
+pub(super) fn router(r: &Routed<'_>) -> Router9 {
+    let mut ranges: Vec<(RangeInclusive<usize>, Bus)> = Vec::new();
+    let nb0: Bus = r.nbios[0].clone();
+    let hole = NbioIp::Nbio7_9_0.hole();
+    ranges.push((hole..=hole + 4092, nb0));
+    for h in r.gfxhubs.iter().chain(r.mmhubs) {
+        ranges.push((h.byte_range(), h.clone()));
+    }
+    let m0 = bases8(r.i.mp0)[0] as usize;
+    ranges.push((
+        (m0 + MP0_C2PMSG_FIRST as usize) * 4..=(m0 + MP0_C2PMSG_LAST as usize) * 4,
+        r.psp.clone(),
+    ));
+    let mut single: BTreeMap<usize, Bus> = BTreeMap::new();
+    let mut claim = |offs: &mut dyn Iterator<Item = usize>, to: Bus| {
+        for off in offs {
+            single.insert(off, to.clone());
+        }
+    };
+    claim(&mut r.rlc_mec.offsets().into_iter(), r.rlc_mec.clone());
+    claim(&mut r.mec.offsets().into_iter(), r.mec.clone());
+    for (n, model) in r.i.nbifs.iter().zip(r.nbios) {
+        let b = IpBases(bases8(n));
+        let offs = crate::socregs::nbio_7_9_0::ALL
+            .iter()
+            .filter_map(|reg| reg.byte_offset(&b));
+        claim(&mut offs.collect::<Vec<_>>().into_iter(), model.clone());
+    }
+    claim(&mut r.ih.offsets().into_iter(), r.ih.clone());
+    claim(&mut r.smu.offsets().into_iter(), r.smu.clone());
+    for e in r.sdma {
+        claim(&mut e.offsets().into_iter(), e.clone());
+    }
+    // Last: the boot registers the IFWI answers (the VRAM size in the
+    // NBIO's RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE, the MM_INDEX window onto
+    // the discovery table, MP0's IFWI-done flag) win over the blocks'.
+    claim(
+        &mut [
+            discovery::MM_INDEX,
+            discovery::MM_DATA,
+            discovery::MM_INDEX_HI,
+            discovery::RCC_CONFIG_MEMSIZE,
+            discovery::MP0_SMN_C2PMSG_33,
+        ]
+        .into_iter(),
+        r.window.clone(),
+    );
+    Router9 {
+        ranges,
+        single,
+        rest: Mutex::new(BTreeMap::new()),
+        unclaimed: Mutex::new(Vec::new()),
+        gone: AtomicBool::new(false),
+    }
+}
