@@ -408,6 +408,44 @@ impl<'p> CopyQueue<'p> {
     }
 }
 
+/// GC 9.4.3's `direct` and `kiq` SDMA mapping: the user VMID's page
+/// tables on every AID's MMHUB
+/// (`kgd_gfx_v9_set_vm_context_page_table_base()` reaches the MMHUBs too;
+/// the queue step pointed every XCC's GFXHUB), that VMID's TLB flushed,
+/// then instance 0's queue programmed by its registers.
+#[allow(clippy::too_many_arguments)]
+fn map_v4_4_2_by_registers<'p>(
+    gpu: &Gpu<'p>,
+    aids: &[barebell::discovery::IpInfo],
+    bases: &[IpBases],
+    root: u64,
+    mem: barebell::mem::Dev<'p, SdmaMemory>,
+    db: barebell::aql::Doorbell,
+    index: u32,
+) -> Result<SdmaQueue<'p, dyn Clock + 'p, Pauser<'p>>, BringupError> {
+    let s = Step::Queue;
+    let p = gpu.platform;
+    let blocks: Vec<_> = aids.iter().map(|a| gpu.bus.block(a.bases)).collect();
+    let pd = root | 1;
+    mmhub_v1_8::setup_vm_pt_regs(&blocks, u32::from(USER_VMID), pd).at(s)?;
+    for b in &blocks {
+        v9::flush_gpu_tlb(b, p.clock(), &v9::MMHUB_1_8, u32::from(USER_VMID), 0).at(s)?;
+    }
+    map_v4_4_2::map_direct(
+        &gpu.bus,
+        bases,
+        0,
+        mem,
+        db,
+        index,
+        USER_VMID,
+        p.clock(),
+        Pauser(p),
+    )
+    .map_err(|e| ErrorKind::Map(barebell::gfx::error::MapError::SdmaV442(e)))
+    .at(s)
+}
+
 /// [`open`] on GC 9.4.3 (see the module docs): SDMA 4.4.2 instance 0.
 fn open_v4_4_2<'p>(
     gpu: &mut Gpu<'p>,
@@ -505,27 +543,7 @@ fn open_v4_4_2<'p>(
             (queue, None)
         }
         _ => {
-            // kgd_gfx_v9_set_vm_context_page_table_base(): the MMHUBs too
-            // (the queue step pointed every XCC's GFXHUB), then the TLB.
-            let blocks: Vec<_> = aids.iter().map(|a| gpu.bus.block(a.bases)).collect();
-            let pd = root | 1;
-            mmhub_v1_8::setup_vm_pt_regs(&blocks, u32::from(USER_VMID), pd).at(s)?;
-            for b in &blocks {
-                v9::flush_gpu_tlb(b, p.clock(), &v9::MMHUB_1_8, u32::from(USER_VMID), 0).at(s)?;
-            }
-            let q = map_v4_4_2::map_direct(
-                &gpu.bus,
-                &bases,
-                0,
-                mem,
-                db,
-                index,
-                USER_VMID,
-                p.clock(),
-                Pauser(p),
-            )
-            .map_err(|e| ErrorKind::Map(barebell::gfx::error::MapError::SdmaV442(e)))
-            .at(s)?;
+            let q = map_v4_4_2_by_registers(gpu, &aids, &bases, root, mem, db, index)?;
             (q, Some(USER_VMID))
         }
     };

@@ -84,105 +84,7 @@ pub fn pm4(bytes: &[u8]) -> Vec<Packet> {
         let op = pm4::HEADER_OPCODE.get(h);
         let len = (pm4::HEADER_COUNT.get(h) as usize + 2).min(n - i);
         let p = &bytes[i * 4..(i + len) * 4];
-        let d = |k: usize| dw(p, k);
-        let (kind, mut fields): (&'static str, Vec<(&'static str, u64)>) = match op {
-            opcode::SET_RESOURCES => {
-                use pm4::set_resources as s;
-                (
-                    "SET_RESOURCES",
-                    alloc::vec![
-                        ("vmid_mask", s::VMID_MASK.get(d(1)).into()),
-                        ("unmap_latency", s::UNMAP_LATENCY.get(d(1)).into()),
-                        ("queue_type", s::QUEUE_TYPE.get(d(1)).into()),
-                        (
-                            "queue_mask",
-                            join(d(s::DW_QUEUE_MASK_LO), d(s::DW_QUEUE_MASK_HI)),
-                        ),
-                        ("gws_mask", join(d(4), d(5))),
-                        ("oac_mask", d(6).into()),
-                        ("gds_heap", d(7).into()),
-                    ],
-                )
-            }
-            opcode::MAP_QUEUES => {
-                use pm4::map_queues as m;
-                let c = d(1);
-                (
-                    "MAP_QUEUES",
-                    alloc::vec![
-                        ("queue_sel", m::QUEUE_SEL.get(c).into()),
-                        ("vmid", m::VMID.get(c).into()),
-                        ("queue", m::QUEUE.get(c).into()),
-                        ("pipe", m::PIPE.get(c).into()),
-                        ("me", m::ME.get(c).into()),
-                        ("queue_type", m::QUEUE_TYPE.get(c).into()),
-                        ("alloc_format", m::ALLOC_FORMAT.get(c).into()),
-                        ("engine_sel", m::ENGINE_SEL.get(c).into()),
-                        ("num_queues", m::NUM_QUEUES.get(c).into()),
-                        ("check_disable", m::CHECK_DISABLE.get(d(2)).into()),
-                        ("doorbell_offset", m::DOORBELL_OFFSET.get(d(2)).into()),
-                        ("mqd_addr", join(d(m::DW_MQD_LO), d(m::DW_MQD_LO + 1))),
-                        ("wptr_addr", join(d(m::DW_WPTR_LO), d(m::DW_WPTR_LO + 1))),
-                    ],
-                )
-            }
-            opcode::UNMAP_QUEUES => {
-                use pm4::unmap_queues as u;
-                let c = d(1);
-                (
-                    "UNMAP_QUEUES",
-                    alloc::vec![
-                        ("action", u::ACTION.get(c).into()),
-                        ("queue_sel", u::QUEUE_SEL.get(c).into()),
-                        ("engine_sel", u::ENGINE_SEL.get(c).into()),
-                        ("num_queues", u::NUM_QUEUES.get(c).into()),
-                        ("doorbell_offset0", u::DOORBELL_OFFSET0.get(d(2)).into()),
-                        ("dw3", d(3).into()),
-                        ("dw4", d(4).into()),
-                        ("dw5", d(5).into()),
-                    ],
-                )
-            }
-            opcode::QUERY_STATUS => {
-                use pm4::query_status as q;
-                let c = d(1);
-                (
-                    "QUERY_STATUS",
-                    alloc::vec![
-                        ("context_id", q::CONTEXT_ID.get(c).into()),
-                        ("interrupt_sel", q::INTERRUPT_SEL.get(c).into()),
-                        ("command", q::COMMAND.get(c).into()),
-                        ("doorbell_offset", q::DOORBELL_OFFSET.get(d(2)).into()),
-                        ("eng_sel", q::ENG_SEL.get(d(2)).into()),
-                        ("addr", join(d(3), d(4))),
-                        ("data", join(d(5), d(6))),
-                    ],
-                )
-            }
-            opcode::WRITE_DATA => {
-                use pm4::write_data as w;
-                let mut f = alloc::vec![
-                    ("dst_sel", w::DST_SEL.get(d(1)).into()),
-                    ("wr_confirm", w::WR_CONFIRM.get(d(1)).into()),
-                    ("addr", join(d(2), d(3))),
-                ];
-                for k in 4..len {
-                    f.push(("data", d(k).into()));
-                }
-                ("WRITE_DATA", f)
-            }
-            _ => {
-                let name = pm4::NAMED_ONLY
-                    .iter()
-                    .find(|(o, _)| *o == op)
-                    .map_or("UNKNOWN", |(_, n)| n);
-                let mut f = alloc::vec![("opcode", u64::from(op))];
-                for k in 1..len {
-                    f.push(("dw", d(k).into()));
-                }
-                (name, f)
-            }
-        };
+        let (kind, mut fields) = type3(op, p, len);
         fields.insert(0, ("count", pm4::HEADER_COUNT.get(h).into()));
         out.push(Packet {
             offset: i * 4,
@@ -193,6 +95,110 @@ pub fn pm4(bytes: &[u8]) -> Vec<Packet> {
         i += len;
     }
     out
+}
+
+/// A type-3 packet's name and fields: `p` is the packet (`len` dwords,
+/// header first).
+fn type3(op: u32, p: &[u8], len: usize) -> (&'static str, Vec<(&'static str, u64)>) {
+    let d = |k: usize| dw(p, k);
+    match op {
+        opcode::SET_RESOURCES => {
+            use pm4::set_resources as s;
+            (
+                "SET_RESOURCES",
+                alloc::vec![
+                    ("vmid_mask", s::VMID_MASK.get(d(1)).into()),
+                    ("unmap_latency", s::UNMAP_LATENCY.get(d(1)).into()),
+                    ("queue_type", s::QUEUE_TYPE.get(d(1)).into()),
+                    (
+                        "queue_mask",
+                        join(d(s::DW_QUEUE_MASK_LO), d(s::DW_QUEUE_MASK_HI)),
+                    ),
+                    ("gws_mask", join(d(4), d(5))),
+                    ("oac_mask", d(6).into()),
+                    ("gds_heap", d(7).into()),
+                ],
+            )
+        }
+        opcode::MAP_QUEUES => {
+            use pm4::map_queues as m;
+            let c = d(1);
+            (
+                "MAP_QUEUES",
+                alloc::vec![
+                    ("queue_sel", m::QUEUE_SEL.get(c).into()),
+                    ("vmid", m::VMID.get(c).into()),
+                    ("queue", m::QUEUE.get(c).into()),
+                    ("pipe", m::PIPE.get(c).into()),
+                    ("me", m::ME.get(c).into()),
+                    ("queue_type", m::QUEUE_TYPE.get(c).into()),
+                    ("alloc_format", m::ALLOC_FORMAT.get(c).into()),
+                    ("engine_sel", m::ENGINE_SEL.get(c).into()),
+                    ("num_queues", m::NUM_QUEUES.get(c).into()),
+                    ("check_disable", m::CHECK_DISABLE.get(d(2)).into()),
+                    ("doorbell_offset", m::DOORBELL_OFFSET.get(d(2)).into()),
+                    ("mqd_addr", join(d(m::DW_MQD_LO), d(m::DW_MQD_LO + 1))),
+                    ("wptr_addr", join(d(m::DW_WPTR_LO), d(m::DW_WPTR_LO + 1))),
+                ],
+            )
+        }
+        opcode::UNMAP_QUEUES => {
+            use pm4::unmap_queues as u;
+            let c = d(1);
+            (
+                "UNMAP_QUEUES",
+                alloc::vec![
+                    ("action", u::ACTION.get(c).into()),
+                    ("queue_sel", u::QUEUE_SEL.get(c).into()),
+                    ("engine_sel", u::ENGINE_SEL.get(c).into()),
+                    ("num_queues", u::NUM_QUEUES.get(c).into()),
+                    ("doorbell_offset0", u::DOORBELL_OFFSET0.get(d(2)).into()),
+                    ("dw3", d(3).into()),
+                    ("dw4", d(4).into()),
+                    ("dw5", d(5).into()),
+                ],
+            )
+        }
+        opcode::QUERY_STATUS => {
+            use pm4::query_status as q;
+            let c = d(1);
+            (
+                "QUERY_STATUS",
+                alloc::vec![
+                    ("context_id", q::CONTEXT_ID.get(c).into()),
+                    ("interrupt_sel", q::INTERRUPT_SEL.get(c).into()),
+                    ("command", q::COMMAND.get(c).into()),
+                    ("doorbell_offset", q::DOORBELL_OFFSET.get(d(2)).into()),
+                    ("eng_sel", q::ENG_SEL.get(d(2)).into()),
+                    ("addr", join(d(3), d(4))),
+                    ("data", join(d(5), d(6))),
+                ],
+            )
+        }
+        opcode::WRITE_DATA => {
+            use pm4::write_data as w;
+            let mut f = alloc::vec![
+                ("dst_sel", w::DST_SEL.get(d(1)).into()),
+                ("wr_confirm", w::WR_CONFIRM.get(d(1)).into()),
+                ("addr", join(d(2), d(3))),
+            ];
+            for k in 4..len {
+                f.push(("data", d(k).into()));
+            }
+            ("WRITE_DATA", f)
+        }
+        _ => {
+            let name = pm4::NAMED_ONLY
+                .iter()
+                .find(|(o, _)| *o == op)
+                .map_or("UNKNOWN", |(_, n)| n);
+            let mut f = alloc::vec![("opcode", u64::from(op))];
+            for k in 1..len {
+                f.push(("dw", d(k).into()));
+            }
+            (name, f)
+        }
+    }
 }
 
 /// The name of an AQL packet type.
