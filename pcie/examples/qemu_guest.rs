@@ -235,26 +235,9 @@ mod guest {
         compare_enumeration("port I/O", &io, truth, 256)
     }
 
-    pub fn run() -> R<()> {
-        mount("proc", "/proc", "proc");
-        mount("sysfs", "/sys", "sysfs");
-        mount("devtmpfs", "/dev", "devtmpfs");
-
-        let truth = sysfs_view()?;
-        ecam_check(&truth)?;
-        portio_check(&truth)?;
-
-        let bdf = sysfs::list()
-            .map_err(|e| e.to_string())?
-            .into_iter()
-            .find(|b| {
-                SysfsDevice::open(*b)
-                    .map(|d| d.vendor_id() == 0x1234 && d.device_id() == 0x11e8)
-                    .unwrap_or(false)
-            })
-            .ok_or("no edu device (1234:11e8) in the guest")?;
-        ok(&format!("found edu at {bdf}"));
-
+    /// The sysfs backend's host-side operations on edu while no driver
+    /// owns it: `enable`, then BAR0 through `resource0`.
+    fn sysfs_backend(bdf: Bdf) -> R<()> {
         // The sysfs backend's host-side operations, while no driver owns
         // edu: `enable`, then BAR0 through `resource0`.
         {
@@ -276,7 +259,12 @@ mod guest {
             // Leave the device disabled again for vfio-pci.
             std::fs::write(sys.dir().join("enable"), "0").map_err(|e| e.to_string())?;
         }
+        Ok(())
+    }
 
+    /// Before vfio-pci is bound, the VFIO backend's errors name the fix:
+    /// no /dev/vfio without the modules, no group node without binding.
+    fn vfio_before_binding(bdf: Bdf) -> R<()> {
         // Before vfio-pci is loaded there is no /dev/vfio: the error must
         // say what to do.
         match VfioDevice::open(bdf) {
@@ -320,61 +308,12 @@ mod guest {
                 ));
             }
         }
+        Ok(())
+    }
 
-        let dir = format!("/sys/bus/pci/devices/{bdf}");
-        std::fs::write(format!("{dir}/driver_override"), "vfio-pci").map_err(|e| e.to_string())?;
-        std::fs::write("/sys/bus/pci/drivers_probe", bdf.to_string()).map_err(|e| e.to_string())?;
-        let sys = SysfsDevice::open(bdf).map_err(|e| e.to_string())?;
-        check(
-            sys.driver().as_deref() == Some("vfio-pci"),
-            "edu bound to vfio-pci",
-        )?;
-
-        let mut dev = VfioDevice::open_group(bdf).map_err(|e| e.to_string())?;
-        let info = dev.info();
-        check(
-            info.flags & u::VFIO_DEVICE_FLAGS_PCI != 0,
-            "device fd is a vfio-pci device",
-        )?;
-        check(
-            info.num_regions >= 8,
-            &format!("{} regions", info.num_regions),
-        )?;
-
-        // Config region against sysfs.
-        check(
-            dev.vendor_id() == 0x1234 && dev.device_id() == 0x11e8,
-            "config region reads 1234:11e8",
-        )?;
-        let ours: Vec<_> = caps::all(&dev).map(|c| (c.offset, c.id)).collect();
-        let theirs: Vec<_> = caps::all(&sys).map(|c| (c.offset, c.id)).collect();
-        check(
-            ours == theirs,
-            &format!("capabilities via VFIO equal sysfs: {ours:x?}"),
-        )?;
-        config::update_command(&mut dev, config::COMMAND_MEMORY | config::COMMAND_MASTER, 0);
-        check(
-            dev.command() & (config::COMMAND_MEMORY | config::COMMAND_MASTER) == 0x6,
-            "memory decode and bus mastering enabled through the config region",
-        )?;
-
-        // BAR0 through mmap.
-        let r0 = dev
-            .region_info(u::VFIO_PCI_BAR0_REGION_INDEX)
-            .map_err(|e| e.to_string())?;
-        check(
-            r0.size == 1 << 20,
-            &format!("BAR0 region is {} bytes", r0.size),
-        )?;
-        let bar0 = dev.map_region(0).map_err(|e| e.to_string())?;
-        let id = bar0.read32(0x00);
-        check(id & 0xff == 0xed, &format!("edu ID register {id:#010x}"))?;
-        bar0.write32(0x04, 0x1234_5678);
-        check(
-            bar0.read32(0x04) == !0x1234_5678,
-            "liveness register inverts through the mapping",
-        )?;
-
+    /// DMA: a page mapped at a chosen IOVA, which the device copies
+    /// through both ways.
+    fn dma_round_trip(dev: &VfioDevice, bar0: &barebell_pcie::sysfs::BarMapping) -> R<()> {
         // DMA: map a page at a chosen IOVA, let the device copy through it.
         const IOVA: u64 = 0x10_0000;
         const EDU_BUF: u64 = 0x4_0000;
@@ -430,6 +369,88 @@ mod guest {
 
         let n = dev.unmap_dma(IOVA, len as u64).map_err(|e| e.to_string())?;
         check(n == len as u64, &format!("unmapped {n} bytes"))?;
+        Ok(())
+    }
+
+    pub fn run() -> R<()> {
+        mount("proc", "/proc", "proc");
+        mount("sysfs", "/sys", "sysfs");
+        mount("devtmpfs", "/dev", "devtmpfs");
+
+        let truth = sysfs_view()?;
+        ecam_check(&truth)?;
+        portio_check(&truth)?;
+
+        let bdf = sysfs::list()
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .find(|b| {
+                SysfsDevice::open(*b)
+                    .map(|d| d.vendor_id() == 0x1234 && d.device_id() == 0x11e8)
+                    .unwrap_or(false)
+            })
+            .ok_or("no edu device (1234:11e8) in the guest")?;
+        ok(&format!("found edu at {bdf}"));
+
+        sysfs_backend(bdf)?;
+
+        vfio_before_binding(bdf)?;
+
+        let dir = format!("/sys/bus/pci/devices/{bdf}");
+        std::fs::write(format!("{dir}/driver_override"), "vfio-pci").map_err(|e| e.to_string())?;
+        std::fs::write("/sys/bus/pci/drivers_probe", bdf.to_string()).map_err(|e| e.to_string())?;
+        let sys = SysfsDevice::open(bdf).map_err(|e| e.to_string())?;
+        check(
+            sys.driver().as_deref() == Some("vfio-pci"),
+            "edu bound to vfio-pci",
+        )?;
+
+        let mut dev = VfioDevice::open_group(bdf).map_err(|e| e.to_string())?;
+        let info = dev.info();
+        check(
+            info.flags & u::VFIO_DEVICE_FLAGS_PCI != 0,
+            "device fd is a vfio-pci device",
+        )?;
+        check(
+            info.num_regions >= 8,
+            &format!("{} regions", info.num_regions),
+        )?;
+
+        // Config region against sysfs.
+        check(
+            dev.vendor_id() == 0x1234 && dev.device_id() == 0x11e8,
+            "config region reads 1234:11e8",
+        )?;
+        let ours: Vec<_> = caps::all(&dev).map(|c| (c.offset, c.id)).collect();
+        let theirs: Vec<_> = caps::all(&sys).map(|c| (c.offset, c.id)).collect();
+        check(
+            ours == theirs,
+            &format!("capabilities via VFIO equal sysfs: {ours:x?}"),
+        )?;
+        config::update_command(&mut dev, config::COMMAND_MEMORY | config::COMMAND_MASTER, 0);
+        check(
+            dev.command() & (config::COMMAND_MEMORY | config::COMMAND_MASTER) == 0x6,
+            "memory decode and bus mastering enabled through the config region",
+        )?;
+
+        // BAR0 through mmap.
+        let r0 = dev
+            .region_info(u::VFIO_PCI_BAR0_REGION_INDEX)
+            .map_err(|e| e.to_string())?;
+        check(
+            r0.size == 1 << 20,
+            &format!("BAR0 region is {} bytes", r0.size),
+        )?;
+        let bar0 = dev.map_region(0).map_err(|e| e.to_string())?;
+        let id = bar0.read32(0x00);
+        check(id & 0xff == 0xed, &format!("edu ID register {id:#010x}"))?;
+        bar0.write32(0x04, 0x1234_5678);
+        check(
+            bar0.read32(0x04) == !0x1234_5678,
+            "liveness register inverts through the mapping",
+        )?;
+
+        dma_round_trip(&dev, &bar0)?;
 
         if dev.supports_reset() {
             dev.reset().map_err(|e| e.to_string())?;
