@@ -54,6 +54,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod blocks;
 pub mod bus;
 pub mod discovery;
 pub mod error;
@@ -132,13 +133,9 @@ pub struct Gpu<'p> {
     pub doorbells: DoorbellAperture,
     /// Discovered versions and bases.
     pub ips: discovery::Ips,
-    /// The GFX block for the GC version discovery found
-    /// ([`gfx::block_for`]), chosen once after discovery; the steps and
-    /// the teardown call it and never match on the version.
-    pub gfx: &'static dyn gfx::GfxBlock,
-    /// The GMC block for that GC version ([`gmc::block_for`]), chosen with
-    /// it.
-    pub gmc: &'static dyn gmc::GmcBlock,
+    /// The IP blocks the discovered versions select ([`blocks::choose`]),
+    /// chosen once after discovery; the steps and the teardown call them.
+    pub blocks: blocks::Blocks,
     /// The memory layout the gmc step built (absent if it did not run).
     pub memory: Option<gmc::LayoutReport>,
     /// The mapped user queue (with a mapping, after [`Step::Queue`]).
@@ -199,7 +196,7 @@ impl<'p> Gpu<'p> {
     pub fn latched_faults(
         &self,
     ) -> Result<Vec<barebell::gmc::hub::VmFault>, barebell::gmc::hub::HubError> {
-        self.gmc.latched_faults(self)
+        self.blocks.gmc.latched_faults(self)
     }
 
     /// Every interrupt the IH wrote since the last call, decoded (VM
@@ -326,14 +323,13 @@ pub fn run<'p>(
         Err(e) => return Err(e.with_teardown(teardown::before_discovery(platform, sink))),
     };
     sink.discovered(&ips.all);
-    let gc = ips.gc.version.triple();
-    let (Some(gfx), Some(gmc)) = (gfx::block_for(gc), gmc::block_for(gc)) else {
-        return Err(ErrorKind::Unsupported {
-            what: "GC",
-            version: gc,
+    let blocks = match blocks::choose(&ips) {
+        Ok(b) => b,
+        Err(e) => {
+            return Err(e
+                .at(Step::Discovery)
+                .with_teardown(teardown::before_discovery(platform, sink)));
         }
-        .at(Step::Discovery)
-        .with_teardown(teardown::before_discovery(platform, sink)));
     };
     let db = platform.doorbells();
     // SAFETY: the platform maps its doorbell aperture, `db.len` bytes
@@ -346,8 +342,7 @@ pub fn run<'p>(
         bus: Bus::direct(platform, sink),
         doorbells,
         ips,
-        gfx,
-        gmc,
+        blocks,
         memory: None,
         queue: None,
         user: None,
@@ -457,7 +452,7 @@ fn steps<'p>(
     }
     // 7. rlc, GFXHUB
     enter(gpu, sink, Step::Rlc)?;
-    gpu.gfx.rlc(gpu, &mem, &nbio, &set, fw, sink)?;
+    gpu.blocks.gfx.rlc(gpu, &mem, &nbio, &set, fw, sink)?;
     gpu.reached = Step::Rlc;
     let Some(mapping) = opts.mapping else {
         return Ok(());
@@ -472,7 +467,7 @@ fn steps<'p>(
     // behind the least-proven one.
     let area = mem.take_ring_area();
     let uarea = mem.take_user_rings();
-    gpu.gfx
+    gpu.blocks.gfx
         .queue_steps(gpu, &mem, area, uarea, &set, fw, mapping, opts, sink)
 }
 
@@ -490,7 +485,7 @@ pub(crate) fn enter(gpu: &mut Gpu<'_>, sink: &dyn Sink, st: Step) -> Result<(), 
 /// 9.4.3 has no MES (KFD's CPSCH runs the HWS on the MEC); gfx11/gfx12
 /// have MES and no HWS.
 fn check_mapping(gpu: &Gpu<'_>, opts: &Options) -> Result<(), BringupError> {
-    let gfx = gpu.gfx;
+    let gfx = gpu.blocks.gfx;
     match opts.mapping {
         Some(m) if !gfx.mappings().contains(&m) => {
             Err(gfx.refuse(m, gpu.ips.gc.version.triple())).at(Step::Start)

@@ -62,7 +62,6 @@ use crate::sink::{Sink, Step};
 use alloc::string::String;
 use alloc::vec::Vec;
 use barebell::gfx::mes::start as mes_start;
-use barebell::ip::Generation;
 use barebell::nbio::{self, Nbio};
 use barebell::psp::{self, PspRegs};
 
@@ -165,7 +164,7 @@ fn halt_mes(gpu: &Gpu<'_>) -> Outcome {
 /// Stage 4: the MEC, by the GC version's block.
 fn halt_mec(gpu: &mut Gpu<'_>) -> Outcome {
     if gpu.entered >= Step::Rlc {
-        gpu.gfx.halt_mec(gpu)
+        gpu.blocks.gfx.halt_mec(gpu)
     } else {
         Outcome::NotNeeded("the MEC was never started")
     }
@@ -174,7 +173,7 @@ fn halt_mec(gpu: &mut Gpu<'_>) -> Outcome {
 /// Stage 5: the GFXHUB, once nothing on the CP side fetches through it,
 /// by the GC version's block.
 fn gfxhub_off(gpu: &Gpu<'_>) -> Outcome {
-    gpu.gfx.gfxhub_off(gpu)
+    gpu.blocks.gfx.gfxhub_off(gpu)
 }
 
 /// Stage 6: the PSP's ring.
@@ -224,7 +223,7 @@ fn ih_ring(gpu: &mut Gpu<'_>) -> Outcome {
 /// Stage 8: the MMHUB (the GART), after the PSP and the IH ring, which reach
 /// memory through it (programmed in the gmc step).
 fn mmhub_off(gpu: &Gpu<'_>) -> Outcome {
-    gpu.gmc.mmhub_off(gpu)
+    gpu.blocks.gmc.mmhub_off(gpu)
 }
 
 /// Stage 9: the doorbell and self-ring apertures.
@@ -310,12 +309,10 @@ fn sdma_halt(gpu: &Gpu<'_>) -> Outcome {
         Ok(v) => v,
         Err(e) => return Outcome::Failed(ErrorKind::NotImplemented(e)),
     };
-    let engines: Vec<barebell::regs::IpBases> = if gpu.ips.generation == Generation::Gfx94 {
-        crate::sdma::sdma_v4_4_2_bases(gpu)
-    } else {
-        // SDMA 6.0/7.0 engine 0's registers are in GC's header.
-        alloc::vec![gpu.ips.gc.bases]
+    let Some(block) = gpu.blocks.sdma else {
+        return Outcome::NotNeeded("the part has no SDMA block barebell drives");
     };
+    let engines = block.engines(gpu);
     let n = engines.len();
     outcome(
         engines

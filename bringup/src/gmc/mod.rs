@@ -333,7 +333,7 @@ fn vbios_fb_size(gpu: &Gpu<'_>) -> Result<u64, BringupError> {
     if gpu.ips.dmu.is_none() {
         return Ok(0);
     }
-    gpu.gmc.vbios_fb_size(gpu)
+    gpu.blocks.gmc.vbios_fb_size(gpu)
 }
 
 /// Flags of GTT and ring-area mappings: cached system memory
@@ -410,7 +410,7 @@ pub fn run<'p>(
     sink: &dyn Sink,
 ) -> Result<Memory<'p>, BringupError> {
     let p = gpu.platform;
-    let hubs = gpu.gmc.hub_tables(&gpu.ips)?;
+    let hubs = gpu.blocks.gmc.hub_tables(&gpu.ips)?;
     let (mc, vram_base_offset) = fb_location(gpu)?;
     let plan = place_vram(gpu, &mc, user_bytes, user_vram)?;
     let (gart, mut process) = table_arenas(gpu, &plan, vram_base_offset)?;
@@ -477,7 +477,7 @@ pub fn run<'p>(
     // The table stores through BAR0 are plain stores; keep the compiler
     // (and the CPU) from moving them past the flush and the hub writes.
     core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
-    let enabled = gpu.gmc.enable_hubs(gpu, nbio, &m)?;
+    let enabled = gpu.blocks.gmc.enable_hubs(gpu, nbio, &m)?;
     report(sink, &m, &enabled);
     Ok(m)
 }
@@ -541,7 +541,7 @@ fn fb_location(gpu: &Gpu<'_>) -> Result<(McLayout, u64), BringupError> {
     // offset from the hub Linux asks (`mmhub_v3_0_get_mc_fb_offset()`;
     // on GC 9.x `gfxhub_v1_2_get_mc_fb_offset()` of XCC 0, which
     // `gmc_v9_0_vram_gtt_location()` uses).
-    let r = gpu.gmc.fb_regs(ips);
+    let r = gpu.blocks.gmc.fb_regs(ips);
     let (fb_reg, offset_reg, offset_bases, place) = (r.location, r.offset, r.offset_bases, r.gart);
     let read = |r: barebell::regs::Reg, bases| -> Result<u32, BringupError> {
         let v = bus.block(bases).read(r).at(s)?;

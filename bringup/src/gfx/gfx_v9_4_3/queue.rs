@@ -340,7 +340,7 @@ pub fn run<'p>(
         clock,
         pd,
         hws_mask,
-        sdma_bases: crate::sdma::sdma_v4_4_2_bases(gpu),
+        sdma_bases: crate::sdma::sdma_v4_4_2::sdma_v4_4_2_bases(gpu),
     };
     let q = slot.insert(UserQueue::from_parts(
         queue,

@@ -50,6 +50,9 @@
 //! without the fence reads the GFXHUB's latched fault and returns it
 //! ([`CopyError::Fault`]).
 
+pub mod sdma_v4_4_2;
+pub mod sdma_v6_0;
+
 use crate::Gpu;
 use crate::bus::Bus;
 use crate::error::{BringupError, ErrorKind, QueueError, ResultAt};
@@ -60,7 +63,7 @@ use alloc::vec::Vec;
 use barebell::gfx::doorbells::doorbell_index;
 use barebell::gfx::mapper::SdmaResources;
 use barebell::gmc::hub::{HubError, VmFault, mmhub_v1_8, read_fault, v9};
-use barebell::ip::{Generation, hw_id};
+use barebell::ip::hw_id;
 use barebell::nbio::{Nbio, NbioError};
 use barebell::regs::IpBases;
 use barebell::regs::hub::HubRegs;
@@ -120,26 +123,6 @@ enum FaultHub {
     Mmhub18(IpBases),
 }
 
-/// The bases of every SDMA 4.4.2 instance discovery lists on `gpu`, in
-/// instance order (`adev->reg_offset[SDMA0_HWIP][i]` for `i` in
-/// `sdma_mask`); empty on other generations.
-pub fn sdma_v4_4_2_bases(gpu: &Gpu<'_>) -> Vec<IpBases> {
-    if gpu.ips.generation != Generation::Gfx94 {
-        return Vec::new();
-    }
-    let mask = gpu.ips.topology.sdma_mask;
-    (0..32u8)
-        .filter(|i| mask >> i & 1 != 0)
-        .filter_map(|i| {
-            gpu.ips
-                .all
-                .iter()
-                .rev()
-                .find(|ip| ip.hw_id == hw_id::SDMA0 && ip.instance == i)
-                .map(|ip| ip.bases)
-        })
-        .collect()
-}
 
 /// A mapped SDMA queue.
 pub struct CopyQueue<'p> {
@@ -181,139 +164,48 @@ fn sdma_err(e: SdmaError) -> BringupError {
     }
 }
 
+
 /// Maps SDMA engine 0 queue 0 by `mapping` on a device the bring-up took
-/// to its queue step, and runs a first fence through it.
+/// to its queue step, and runs a first fence through it, by the SDMA
+/// version's block ([`SdmaBlock`]).
 pub fn open<'p>(
     gpu: &mut Gpu<'p>,
     mapping: Mapping,
     sink: &dyn Sink,
 ) -> Result<CopyQueue<'p>, BringupError> {
-    let s = Step::Queue;
-    if gpu.ips.generation == Generation::Gfx94 {
-        return open_v4_4_2(gpu, mapping, sink);
+    let block = gpu
+        .blocks
+        .sdma
+        .ok_or(ErrorKind::MissingIp { ip: "SDMA0" })
+        .at(Step::Queue)?;
+    block.open(gpu, mapping, sink)
+}
+
+/// What the bring-up asks of an SDMA version, chosen with the other
+/// blocks after discovery by SDMA0's version, as Linux's
+/// `amdgpu_discovery_set_sdma_ip_blocks()` picks `sdma_v4_4_2`,
+/// `sdma_v6_0` or `sdma_v7_0`.
+pub trait SdmaBlock: Sync + core::fmt::Debug {
+    /// The version, as Linux names the block.
+    fn name(&self) -> &'static str;
+    /// [`open`] on this version.
+    fn open<'p>(
+        &self,
+        gpu: &mut Gpu<'p>,
+        mapping: Mapping,
+        sink: &dyn Sink,
+    ) -> Result<CopyQueue<'p>, BringupError>;
+    /// The registers of every engine the teardown halts.
+    fn engines(&self, gpu: &Gpu<'_>) -> Vec<IpBases>;
+}
+
+/// The block for SDMA0 `version`, or `None` if barebell has none.
+pub fn block_for(version: (u8, u8, u8)) -> Option<&'static dyn SdmaBlock> {
+    match version {
+        (4, 4, 2) => Some(&sdma_v4_4_2::SdmaV4_4_2),
+        (6, 0, _) | (7, 0, _) => Some(&sdma_v6_0::SdmaV6_0),
+        _ => None,
     }
-    if mapping == Mapping::Kiq {
-        return Err(ErrorKind::Unsupported {
-            what: "SDMA queues mapped by the KIQ (barebell maps them by registers or MES there) on GC",
-            version: gpu.ips.gc.version.triple(),
-        })
-        .at(s);
-    }
-    if mapping == Mapping::Mes && gpu.queue.as_ref().map(|q| q.mode) != Some(Mapping::Mes) {
-        return Err(ErrorKind::Queue(QueueError::NoScheduler)).at(s);
-    }
-    let (Some(hub), Some(root)) = (gpu.gfxhub, gpu.process_root) else {
-        return Err(ErrorKind::Queue(QueueError::NoScheduler)).at(s);
-    };
-    // From here the engine may be unhalted: the teardown halts it.
-    gpu.sdma_started = true;
-    // The ring and its pointers in the user part (process tables), as
-    // `set_queue_properties_from_user()` in `kfd_chardev.c` takes them
-    // from user memory; the MQD in the driver part (VMID0 only), as
-    // `allocate_sdma_mqd()` in `kfd_mqd_manager.c` carves it from the
-    // kernel GTT buffer `allocate_hiq_sdma_mqd()` gets.
-    let mem = gpu
-        .user_rings
-        .as_mut()
-        .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
-        .at(s)?
-        .put(SdmaMemory::new())
-        .at(s)?;
-    let mqd = gpu
-        .ring_area
-        .as_mut()
-        .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
-        .at(s)?
-        .put(SdmaMqd::new())
-        .at(s)?;
-    let p = gpu.platform;
-    let version = SdmaVersion::for_generation(gpu.ips.generation).at(s)?;
-    let index = doorbell_index::SDMA_ENGINE0;
-    let db = crate::rings::doorbell(gpu, index, s)?;
-    let nbio = Nbio::for_version(gpu.ips.nbif.version.triple(), gpu.ips.nbif.bases)
-        .map_err(ErrorKind::Nbio)
-        .at(s)?;
-    if mapping == Mapping::Direct {
-        crate::queue::point_vmid(gpu, hub, root)?;
-    }
-    let mut queue = SdmaQueue::new(mem, db, version, p.clock(), Pauser(p));
-    if let Some(presence) = crate::recover::presence(gpu) {
-        queue.set_presence(presence);
-    }
-    let (ring, rptr_addr, wptr_addr) = queue.addresses();
-    let setup = QueueSetup {
-        ring,
-        ring_bytes: RING_BYTES,
-        rptr_addr,
-        wptr_addr,
-        doorbell_index: index,
-        vmid: USER_VMID,
-    };
-    let gc = gpu.ips.gc.bases;
-    barebell::nbio::sdma_doorbell_range(
-        &gpu.bus,
-        &nbio,
-        setup.doorbell_dword(),
-        SDMA_DOORBELL_RANGE,
-    )
-    .map_err(ErrorKind::Nbio)
-    .at(s)?;
-    sdma::unhalt(&gpu.bus, gc, version).at(s)?;
-    let mut mes_mapping = None;
-    let vmid = match mapping {
-        Mapping::Mes => {
-            let uq = gpu
-                .queue
-                .as_mut()
-                .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
-                .at(s)?;
-            let process = uq.mapping.vmid;
-            let m = uq
-                .mapper_mut()
-                .map_sdma(&SdmaResources {
-                    mqd,
-                    setup,
-                    version,
-                    process,
-                })
-                .map_err(ErrorKind::Map)
-                .at(s)?;
-            mes_mapping = Some(m);
-            None
-        }
-        _ => {
-            sdma::load_queue(&gpu.bus, gc, version, &setup).at(s)?;
-            Some(USER_VMID)
-        }
-    };
-    let seq = queue.push_fence(BOUND_NS).map_err(sdma_err)?;
-    queue.commit();
-    queue.wait(seq, BOUND_NS).map_err(sdma_err)?;
-    sink.step(
-        s,
-        format_args!(
-            "SDMA queue ready: {} engine 0, {} mapping, ring {:#x} ({} KiB), VMID {}, {}; first fence {} written",
-            version.name(),
-            mapping.name(),
-            ring,
-            RING_BYTES >> 10,
-            vmid.map_or_else(|| "picked by MES".into(), |v| alloc::format!("{v}")),
-            barebell::aql::doorbell::Slot::new(index),
-            seq
-        ),
-    );
-    Ok(CopyQueue {
-        queue,
-        bus: gpu.bus.clone(),
-        engine: gc,
-        nbio,
-        hub: FaultHub::Gfx(hub, gc),
-        mapping,
-        mes_mapping,
-        version,
-        vmid,
-        doorbell: index,
-    })
 }
 
 impl<'p> CopyQueue<'p> {
@@ -408,174 +300,18 @@ impl<'p> CopyQueue<'p> {
     }
 }
 
-/// GC 9.4.3's `direct` and `kiq` SDMA mapping: the user VMID's page
-/// tables on every AID's MMHUB
-/// (`kgd_gfx_v9_set_vm_context_page_table_base()` reaches the MMHUBs too;
-/// the queue step pointed every XCC's GFXHUB), that VMID's TLB flushed,
-/// then instance 0's queue programmed by its registers.
-#[allow(clippy::too_many_arguments)]
-fn map_v4_4_2_by_registers<'p>(
-    gpu: &Gpu<'p>,
-    aids: &[barebell::discovery::IpInfo],
-    bases: &[IpBases],
-    root: u64,
-    mem: barebell::mem::Dev<'p, SdmaMemory>,
-    db: barebell::aql::Doorbell,
-    index: u32,
-) -> Result<SdmaQueue<'p, dyn Clock + 'p, Pauser<'p>>, BringupError> {
-    let s = Step::Queue;
-    let p = gpu.platform;
-    let blocks: Vec<_> = aids.iter().map(|a| gpu.bus.block(a.bases)).collect();
-    let pd = root | 1;
-    mmhub_v1_8::setup_vm_pt_regs(&blocks, u32::from(USER_VMID), pd).at(s)?;
-    for b in &blocks {
-        v9::flush_gpu_tlb(b, p.clock(), &v9::MMHUB_1_8, u32::from(USER_VMID), 0).at(s)?;
-    }
-    map_v4_4_2::map_direct(
-        &gpu.bus,
-        bases,
-        0,
-        mem,
-        db,
-        index,
-        USER_VMID,
-        p.clock(),
-        Pauser(p),
-    )
-    .map_err(|e| ErrorKind::Map(barebell::gfx::error::MapError::SdmaV442(e)))
-    .at(s)
-}
 
-/// [`open`] on GC 9.4.3 (see the module docs): SDMA 4.4.2 instance 0.
-fn open_v4_4_2<'p>(
-    gpu: &mut Gpu<'p>,
-    mapping: Mapping,
-    sink: &dyn Sink,
-) -> Result<CopyQueue<'p>, BringupError> {
-    let s = Step::Queue;
-    let version = SdmaVersion::V4_4_2;
-    if mapping == Mapping::Mes {
-        return Err(ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
-            "MES (GC 9.4.3 maps SDMA queues with the HWS: --mapping hws)",
-            gpu.ips.generation,
-        )))
-        .at(s);
+#[cfg(test)]
+mod block_tests {
+    use super::block_for;
+
+    #[test]
+    fn each_sdma_version_gets_its_block() {
+        // amdgpu_discovery_set_sdma_ip_blocks(): 4.4.2 → sdma_v4_4_2,
+        // 6.0.x → sdma_v6_0, 7.0.x → sdma_v7_0 (one block here).
+        assert_eq!(block_for((4, 4, 2)).unwrap().name(), "sdma_v4_4_2");
+        assert_eq!(block_for((6, 0, 0)).unwrap().name(), "sdma_v6_0");
+        assert_eq!(block_for((7, 0, 1)).unwrap().name(), "sdma_v6_0");
+        assert!(block_for((4, 4, 0)).is_none());
     }
-    if mapping == Mapping::Hws && gpu.queue.as_ref().map(|q| q.mode) != Some(Mapping::Hws) {
-        return Err(ErrorKind::Queue(QueueError::NoScheduler)).at(s);
-    }
-    let root = gpu
-        .process_root
-        .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
-        .at(s)?;
-    // From here instances may be unhalted: the teardown halts them.
-    gpu.sdma_started = true;
-    let bases = sdma_v4_4_2_bases(gpu);
-    let engines = u8::try_from(bases.len()).unwrap_or(u8::MAX);
-    let index = barebell::gfx::hws::runlist::SdmaDoorbells { engines }
-        .engine_index(0)
-        .ok_or(ErrorKind::MissingIp { ip: "SDMA0" })
-        .at(s)?;
-    let engine = *bases
-        .first()
-        .ok_or(ErrorKind::MissingIp { ip: "SDMA0" })
-        .at(s)?;
-    // Instance 0 is on AID 0: its MMHUB takes the faults.
-    let aids = gpu.ips.aids(hw_id::MMHUB);
-    let mmhub0 = aids
-        .first()
-        .map(|a| a.bases)
-        .ok_or(ErrorKind::MissingIp { ip: "MMHUB" })
-        .at(s)?;
-    // The ring and its pointers in the user part (process tables), as
-    // `set_queue_properties_from_user()` in `kfd_chardev.c` takes them
-    // from user memory; the MQD in the driver part (VMID0 only), as
-    // `allocate_sdma_mqd()` in `kfd_mqd_manager.c` carves it from the
-    // kernel GTT buffer `allocate_hiq_sdma_mqd()` gets.
-    let mem = gpu
-        .user_rings
-        .as_mut()
-        .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
-        .at(s)?
-        .put(SdmaMemory::new())
-        .at(s)?;
-    let mqd = gpu
-        .ring_area
-        .as_mut()
-        .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
-        .at(s)?
-        .put(SdmaMqd::new())
-        .at(s)?;
-    let p = gpu.platform;
-    let db = crate::rings::doorbell(gpu, index, s)?;
-    let nbio = Nbio::for_version(gpu.ips.nbif.version.triple(), gpu.ips.nbif.bases)
-        .map_err(ErrorKind::Nbio)
-        .at(s)?;
-    let mut mes_mapping = None;
-    let (mut queue, vmid) = match mapping {
-        Mapping::Hws => {
-            let queue = SdmaQueue::new(mem, db, version, p.clock(), Pauser(p));
-            let (ring, rptr_addr, wptr_addr) = queue.addresses();
-            let setup = QueueSetup {
-                ring,
-                ring_bytes: RING_BYTES,
-                rptr_addr,
-                wptr_addr,
-                doorbell_index: index,
-                vmid: 0,
-            };
-            let uq = gpu
-                .queue
-                .as_mut()
-                .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
-                .at(s)?;
-            let m = uq
-                .mapper_mut()
-                .map_sdma(&SdmaResources {
-                    mqd,
-                    setup,
-                    version,
-                    process: 0,
-                })
-                .map_err(ErrorKind::Map)
-                .at(s)?;
-            mes_mapping = Some(m);
-            (queue, None)
-        }
-        _ => {
-            let q = map_v4_4_2_by_registers(gpu, &aids, &bases, root, mem, db, index)?;
-            (q, Some(USER_VMID))
-        }
-    };
-    if let Some(presence) = crate::recover::presence(gpu) {
-        queue.set_presence(presence);
-    }
-    let seq = queue.push_fence(BOUND_NS).map_err(sdma_err)?;
-    queue.commit();
-    queue.wait(seq, BOUND_NS).map_err(sdma_err)?;
-    sink.step(
-        s,
-        format_args!(
-            "SDMA queue ready: {} instance 0 (AID 0), {} mapping, ring {:#x} ({} KiB), VMID {}, {}; first fence {} written",
-            version.name(),
-            mapping.name(),
-            queue.addresses().0,
-            RING_BYTES >> 10,
-            vmid.map_or_else(|| "picked by the HWS".into(), |v| alloc::format!("{v}")),
-            barebell::aql::doorbell::Slot::new(index),
-            seq
-        ),
-    );
-    Ok(CopyQueue {
-        queue,
-        bus: gpu.bus.clone(),
-        engine,
-        nbio,
-        hub: FaultHub::Mmhub18(mmhub0),
-        mapping,
-        mes_mapping,
-        version,
-        vmid,
-        doorbell: index,
-    })
 }
