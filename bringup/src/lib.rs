@@ -38,6 +38,10 @@
 //! 10. [`queue`]: one AQL user queue mapped by MES ADD_QUEUE, KIQ
 //!     MAP_QUEUES or direct HQD load, and a first packet through it.
 //!
+//! After discovery, [`blocks::choose`] picks one block per IP from the
+//! versions found (GFX and GMC by GC, PSP by MP0, SDMA by SDMA0), and the
+//! steps call them: no step matches on a generation.
+//!
 //! Steps report through a [`Sink`], never by printing. Errors are one
 //! type, [`BringupError`] (`{ step, kind, teardown }`).
 //!
