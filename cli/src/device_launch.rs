@@ -430,18 +430,25 @@ mod tests {
     /// 2 s dispatch timeout.
     #[test]
     fn a_hung_queue_is_reported_as_a_hang_with_its_lost_packet() {
+        for (part, mapping) in [
+            (PartArg::Navi31, Mapping::Direct),
+            (PartArg::Mi300x, Mapping::Hws),
+        ] {
+            hung_queue_reported(part, mapping);
+        }
+    }
+
+    fn hung_queue_reported(part: PartArg, mapping: Mapping) {
         let fw = FirmwareDir::system();
         let mem =
             barebell_model::vgpu::HostMemory::allocate(crate::target::MODEL_BAR0_BYTES).unwrap();
-        let device =
-            Device::Model(crate::target::model_device(PartArg::Navi31, &fw, mem, 3).unwrap());
-        let b = bring_up(&device, &fw, Mapping::Direct, &Quiet).unwrap();
+        let device = Device::Model(crate::target::model_device(part, &fw, mem, 3).unwrap());
+        let b = bring_up(&device, &fw, mapping, &Quiet).unwrap();
         let Device::Model(m) = &device else {
             unreachable!()
         };
-        let navi = m.gfx11_12().unwrap();
-        assert!(navi.hang_queue(b.queue.doorbell));
-        let k = KernelSpec::resolve("empty", PartArg::Navi31).unwrap();
+        assert!(m.hang_queue(b.queue.doorbell), "{part:?}");
+        let k = KernelSpec::resolve("empty", part).unwrap();
         let mut b = b;
         let placed = place_kernel(&device, &mut b, &k).unwrap();
         b.queue.signal.reset(1);

@@ -37,6 +37,9 @@ pub trait ModelDevice: Platform + Send + Sync + core::fmt::Debug {
     /// Fault switch: the device falls off the bus (reads all ones,
     /// writes dropped, nothing on it runs any more).
     fn fall_off_bus(&self);
+    /// Fault switch: the compute queue on 64-bit doorbell `index` hangs
+    /// (stops consuming its ring). False if no queue is mapped there.
+    fn hang_queue(&self, index: u32) -> bool;
     /// The gfx11/gfx12 part, for what only it supports yet (prepared
     /// start states).
     fn gfx11_12(&self) -> Option<&VirtualGpu> {
@@ -89,6 +92,9 @@ impl ModelDevice for VirtualGpu {
     fn fall_off_bus(&self) {
         VirtualGpu::fall_off_bus(self)
     }
+    fn hang_queue(&self, index: u32) -> bool {
+        VirtualGpu::hang_queue(self, index)
+    }
 }
 
 impl ModelDevice for VirtualGpu9 {
@@ -106,6 +112,9 @@ impl ModelDevice for VirtualGpu9 {
     }
     fn fall_off_bus(&self) {
         VirtualGpu9::fall_off_bus(self)
+    }
+    fn hang_queue(&self, index: u32) -> bool {
+        self.mec().hang_doorbell(index.saturating_mul(2))
     }
     fn diagnostics(&self) -> Vec<String> {
         let mut out = Vec::new();

@@ -1353,6 +1353,23 @@ impl MecV943 {
         }
     }
 
+    /// Fault switch (as [`crate::mec::Mec::hang_doorbell`]): the queue on
+    /// doorbell dword `dword` stops consuming its ring on every XCC (its
+    /// CP queue hangs). False if no bound queue listens there.
+    pub fn hang_doorbell(&self, dword: u32) -> bool {
+        let c = self
+            .state
+            .lock()
+            .queues
+            .iter()
+            .filter(|q| !q.retired && q.doorbell_dword == dword)
+            .find_map(|q| q.cp);
+        match c {
+            Some(c) => self.cp.lock().hang(c),
+            None => false,
+        }
+    }
+
     /// Stops every XCC's CP, KIQ and HWS for good (the device fell off
     /// the bus): [`MecV943::service`] does nothing from now on.
     pub fn halt_all(&self) {
