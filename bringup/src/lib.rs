@@ -471,7 +471,8 @@ fn steps<'p>(
     // behind the least-proven one.
     let area = mem.take_ring_area();
     let uarea = mem.take_user_rings();
-    gpu.blocks.gfx
+    gpu.blocks
+        .gfx
         .queue_steps(gpu, &mem, area, uarea, &set, fw, mapping, opts, sink)
 }
 

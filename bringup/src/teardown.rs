@@ -287,15 +287,13 @@ fn signature(gpu: &Gpu<'_>, done: bool) -> Outcome {
             register: "SCRATCH_REG6",
         });
     }
-    outcome(
-        written.map(|()| {
-            if done {
-                String::from("SCRATCH_REG6 = 0 (finalized)")
-            } else {
-                String::from("SCRATCH_REG6 = 1 (teardown incomplete: the next run resets)")
-            }
-        }),
-    )
+    outcome(written.map(|()| {
+        if done {
+            String::from("SCRATCH_REG6 = 0 (finalized)")
+        } else {
+            String::from("SCRATCH_REG6 = 1 (teardown incomplete: the next run resets)")
+        }
+    }))
 }
 
 /// Every SDMA engine barebell may have started, stopped and halted

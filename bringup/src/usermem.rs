@@ -17,9 +17,9 @@
 //! never freed (a run loads its work once), with a typed error when it
 //! runs out.
 
+use barebell::mem::DmaView;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
-use barebell::mem::DmaView;
 
 /// Default size of the user memory: 1 MiB of the 4 MiB DMA region (the
 /// first 2 MiB chunk is GTT, the ring area keeps the rest).

@@ -12,8 +12,8 @@
 //! to the host seeing the fence: on the model this is the model's
 //! execution speed on this machine, not a GPU's.
 
-use crate::dma_view::ViewToVec;
 use crate::dma_view::DmaView;
+use crate::dma_view::ViewToVec;
 use crate::target::Device;
 use crate::target::{MODEL_BAR0_BYTES, PartArg};
 use barebell::sdma::{CopyDirection, pkt::COPY_MAX_BYTES};

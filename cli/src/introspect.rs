@@ -6,7 +6,7 @@
 //! the generated tables of [`barebell_catalog::regdb`], placed with the bases
 //! discovery read, and reached through the bring-up's register bus (BAR5,
 //! and past it the RSMU index/data pair). Rings, IBs and MQDs are decoded
-//! with the model's decoders (`barebell_model::decode`), never with the
+//! with the shared decoders (`barebell_decode`, which the model reads through too), never with the
 //! runtime's encoders, so a decode is an independent reading of what the
 //! runtime wrote.
 //!
@@ -25,10 +25,10 @@ use barebell::ip::Generation;
 use barebell::regs::IpBases;
 use barebell_bringup::{FirmwareDir, Gpu, Options, Quiet, Step};
 use barebell_catalog::regdb::{self, RegDef};
-use barebell_model::decode::mes_api;
-use barebell_model::decode::mqd::{self, Hqd, MQD_BYTES, WINDOW_DWORDS, WINDOW_FIRST};
-use barebell_model::decode::ring::{self, Packet};
-use barebell_model::decode::sdma::SdmaGen;
+use barebell_decode::mes_api;
+use barebell_decode::mqd::{self, Hqd, MQD_BYTES, WINDOW_DWORDS, WINDOW_FIRST};
+use barebell_decode::ring::{self, Packet};
+use barebell_decode::sdma::SdmaGen;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 use std::fmt::Write as _;

@@ -183,9 +183,8 @@ impl KernelSpec {
             let n = VADD_N as usize;
             let a = mem.alloc(n * 4, 256)?;
             let b = mem.alloc(n * 4, 256)?;
-            let fill = |k: f32| -> Vec<u8> {
-                (0..n).flat_map(|i| (k * i as f32).to_le_bytes()).collect()
-            };
+            let fill =
+                |k: f32| -> Vec<u8> { (0..n).flat_map(|i| (k * i as f32).to_le_bytes()).collect() };
             a.write(0, &fill(1.0));
             b.write(0, &fill(2.0));
             // The kernel writes c: a view, as every buffer is.

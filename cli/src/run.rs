@@ -19,8 +19,8 @@
 //! CP reads code, kernargs and buffers through the queue's VMID. On a GPU
 //! this is UNVERIFIED ON HARDWARE: it has never run on one.
 
-use crate::dma_view::ViewToVec;
 use crate::device_launch;
+use crate::dma_view::ViewToVec;
 use crate::model_launch::{self, Session};
 use crate::target::MappingArg;
 use crate::target::{PartArg, TargetArgs};

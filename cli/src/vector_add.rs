@@ -492,20 +492,8 @@ fn program<'p>(
         barebell_bringup::sdma::open(up, plan.mapping, &Quiet)
             .map_err(|e| format!("{}: SDMA: {e}", gpu.name()))?,
     );
-    copy(
-        q,
-        b.d[0],
-        b.h_a.address(),
-        plan.bytes,
-        "hipMemcpy h2d",
-    )?;
-    copy(
-        q,
-        b.d[1],
-        b.h_b.address(),
-        plan.bytes,
-        "hipMemcpy h2d",
-    )?;
+    copy(q, b.d[0], b.h_a.address(), plan.bytes, "hipMemcpy h2d")?;
+    copy(q, b.d[1], b.h_b.address(), plan.bytes, "hipMemcpy h2d")?;
     // The seeds' three 4 MB copies took 136 ms in all: two of them here.
     tl.step("memcpy_h2d", "hipMemcpy h2d x2", Some(136_000_000 * 2 / 3));
 

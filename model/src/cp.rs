@@ -52,11 +52,11 @@
 //! machine code; tests and `barebell latency --kernel-ns` use it for
 //! synthetic kernels. Nothing about it models the GPU.
 
-use crate::log::Keep;
 use crate::Rng;
 use crate::dma::{Dma, DmaFault};
 use crate::gmc::{Access, AddressSpace, VmRefusal};
 use crate::hsa::{condition, header, packet, queue as amdq, signal as amds};
+use crate::log::Keep;
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;

@@ -170,3 +170,13 @@ mod tests {
         assert!(d.u64(host as u64, "x").is_err());
     }
 }
+
+/// The gfx9 page-table walk ([`crate::decode::pte_v9::walk`]) reads its
+/// entries through the device's DMA windows.
+impl crate::decode::pte_v9::TableMemory for Dma {
+    fn entry(&self, address: u64) -> Option<u64> {
+        self.u64(address, "gfx9 page table entry")
+            .ok()
+            .map(|e| e.load(core::sync::atomic::Ordering::Acquire))
+    }
+}

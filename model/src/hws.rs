@@ -73,10 +73,10 @@
 //!   directly on the HIQ, debug processes (`diq_enable`, debug-interface
 //!   queues) and interrupt-only QUERY_STATUS are refused as not modelled.
 
-use crate::log::Keep;
 use crate::decode::pm4_hws::{self as p, mp, mq, qs, sr, uq};
 use crate::decode::sdma_mqd_v9::{SDMA_MQD_BYTES, SdmaMqdV9, SdmaMqdV9Fault};
 use crate::dma::Dma;
+use crate::log::Keep;
 use alloc::vec;
 use alloc::vec::Vec;
 use barebell_facts::Fact;

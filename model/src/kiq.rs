@@ -65,12 +65,12 @@
 //! fence that never arrives. Fault switches: `silent`, and
 //! [`KiqModel::hold`] (packets wait until released: a late completion).
 
-use crate::log::Keep;
 use crate::decode::mqd::{Hqd, MQD_BYTES};
 use crate::decode::pm4::{
     self, map_queues as mq, opcode, query_status as qs, set_resources as sr, unmap_queues as uq,
     write_data as wd,
 };
+use crate::log::Keep;
 use crate::mec::{Mec, MecError, MesRingHqd, SlotKey};
 use alloc::sync::Arc;
 use alloc::vec::Vec;

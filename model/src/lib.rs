@@ -46,13 +46,14 @@ pub mod conformance;
 pub mod cp;
 pub mod cpregs;
 pub mod dcn;
-pub mod decode;
+/// The decoders, shared with the introspection tools (barebell-decode).
+pub use barebell_decode as decode;
 pub mod device;
 pub mod discovery;
 pub mod dma;
 pub mod error;
 pub mod gmc;
-pub mod hsa;
+pub use barebell_decode::hsa;
 pub mod hub;
 pub mod hub_v9;
 pub mod hws;

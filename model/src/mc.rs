@@ -31,10 +31,10 @@
 //! does not map is refused without a VM fault (on a host that is an IOMMU
 //! fault, outside the GPU). Only VMID0 is decoded (the PSP uses no other).
 
-use crate::log::Keep;
 use crate::dma::{Dma, DmaFault};
 use crate::gmc::Access;
 use crate::hub::{HubModel, HubRefusal};
+use crate::log::Keep;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};

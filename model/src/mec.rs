@@ -72,13 +72,13 @@
 //! Everything is decoded with [`crate::cpregs`], the model's own reading
 //! of the headers; register offsets come from `barebell::regs`.
 
-use crate::log::Keep;
 use crate::SimClock;
 use crate::cp::{CpError, CpModel, MecBinding, Pm4Binding, Step};
 use crate::cpregs::{self, WINDOW_DWORDS, grbm, mec_cntl, mes_cntl, w};
 use crate::decode::mqd::Hqd;
 use crate::gmc::AddressSpace;
 use crate::hsa::queue as amdq;
+use crate::log::Keep;
 use crate::psp::LoadedFirmware;
 use crate::regfile::ACCESS_NS;
 use alloc::boxed::Box;

@@ -55,7 +55,6 @@
 //!   KIQ or queue listening there. A dequeue (`CP_HQD_DEQUEUE_REQUEST`)
 //!   completes at once (model value).
 
-use crate::log::Keep;
 use crate::SimClock;
 use crate::cp::{CpModel, MecBinding, Translate};
 use crate::decode::Bits;
@@ -69,6 +68,7 @@ use crate::dma::Dma;
 use crate::gmc::{Access, AddressSpace, VmRefusal};
 use crate::hsa::queue as amdq;
 use crate::hws::{HwsConfig, HwsModel};
+use crate::log::Keep;
 use crate::regfile::ACCESS_NS;
 use crate::rlc_mec_v9_4_3::{MecRefusal, RlcMecV943};
 use alloc::boxed::Box;
@@ -832,7 +832,12 @@ impl MecV943 {
     /// Reads the queue's MQDs (XCC 0's and the rest at its stride, in
     /// VMID 0 through XCC 0's translation) and checks them against each
     /// other and against where each XCC's HQD said its MQD is.
-    fn check_mqds(&self, s: &State, q: &XccQueueRecord, n: usize) -> Result<Vec<MqdV9>, MecV943Refusal> {
+    fn check_mqds(
+        &self,
+        s: &State,
+        q: &XccQueueRecord,
+        n: usize,
+    ) -> Result<Vec<MqdV9>, MecV943Refusal> {
         let space = Space::Vmid(0);
         let first = self.read_mqd(0, space, q.mqd)?;
         let stride = (first.mqd_stride_size as usize).max(MQD_BYTES);

@@ -53,7 +53,6 @@
 //! Faults: `silent` (consumes nothing, answers nothing) and `error_status`
 //! (refuses every frame but QUERY_SCHEDULER_STATUS).
 
-use crate::log::Keep;
 use crate::decode::mes_api::{
     self, API_TYPE_SCHEDULER, FRAME_BYTES, FRAME_DWORDS, FrameView, HEADER_DWSIZE, HEADER_OPCODE,
     HEADER_TYPE, Layout, add_flags, opcode, queue_type, v12_error,
@@ -62,6 +61,7 @@ use crate::decode::mes_regs;
 use crate::decode::mqd::{Hqd, MQD_BYTES};
 use crate::gmc::{Access, Gmc, VmFault};
 use crate::hub::HubModel;
+use crate::log::Keep;
 use crate::mec::{Mec, MecError};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::sync::Arc;

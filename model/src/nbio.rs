@@ -40,8 +40,8 @@
 //! runtime's bitfield structs, so a wrong struct shows up here as a
 //! refusal.
 
-use crate::log::Keep;
 use crate::RegisterFile;
+use crate::log::Keep;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use barebell::bus::RegisterBus;

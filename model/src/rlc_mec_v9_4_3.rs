@@ -34,8 +34,8 @@
 //! Every write is logged per XCC ([`RlcMecV943::writes`]) so tests can
 //! compare the driver's order with Linux's.
 
-use crate::log::Keep;
 use crate::SimClock;
+use crate::log::Keep;
 use crate::psp::LoadedFirmware;
 use crate::psp::iface::fw;
 use crate::regfile::ACCESS_NS;

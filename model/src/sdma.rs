@@ -47,10 +47,10 @@
 //! "zero in first two bits"), and anything the model does not decode or
 //! execute (named as such, never ignored).
 
-use crate::log::Keep;
 use crate::SimClock;
 use crate::decode::sdma::{self as decode, SdmaGen, SdmaPacket};
 use crate::gmc::Access;
+use crate::log::Keep;
 use crate::soc::{RefusalLog, RegStore, field};
 use crate::socregs::{self, Reg};
 use alloc::boxed::Box;

@@ -49,8 +49,8 @@
 //! `ucode_version`, the number Linux itself reports as the PMFW version
 //! (`amdgpu_ucode.c`), when the model was given the blob.
 
-use crate::log::Keep;
 use crate::SimClock;
+use crate::log::Keep;
 use crate::soc::{RefusalLog, RegStore};
 use crate::socregs::{self, Reg};
 use alloc::collections::BTreeSet;

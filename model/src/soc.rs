@@ -17,9 +17,9 @@
 //! reason; in strict mode ([`RefusalLog::set_strict`]) the bridge turns
 //! the first one into an error the driver sees.
 
-use crate::log::Keep;
 use crate::RegisterFile;
 use crate::SimClock;
+use crate::log::Keep;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;

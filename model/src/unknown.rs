@@ -10,13 +10,13 @@
 //! IP's `*_offset.h`), and in strict mode it is refused: not stored, read
 //! as 0, and reported by the bridge as an error.
 
+use crate::discovery::PartIps;
 use crate::soc::RefusalLog;
 use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use crate::discovery::PartIps;
 use barebell::ip::hw_id;
 use spin::Mutex;
 

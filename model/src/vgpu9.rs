@@ -52,7 +52,6 @@
 //! "IFWI" leaves ([`crate::Part`]), the bus addresses of the DMA region
 //! and of BAR2, BAR5's length, and those listed in the block models.
 
-use crate::log::Keep;
 use crate::SimClock;
 use crate::bar::BarWindow;
 use crate::decode::pte_v9::{self, AccessV9, ContextV9, TranslationV9};
@@ -61,6 +60,7 @@ use crate::dma::Dma;
 use crate::error::ModelError;
 use crate::gmc::VmRefusal;
 use crate::hub_v9::{self, HubV9Model};
+use crate::log::Keep;
 use crate::mec_v9_4_3::{MecV943, Space, XccTranslate};
 use crate::nbio::NbioModel;
 use crate::parts::Part;

@@ -21,22 +21,22 @@
 //! ([`crate::rings`]) and the user queue ([`crate::queue`]).
 
 use crate::error::{BringupError, ErrorKind, Outcome, ResultAt};
-use crate::queue::{self, Mapping};
-use crate::rings;
-use crate::{Gpu, Options};
-use barebell::ip::hw_id;
-use barebell::mem::DeviceArena;
-use core::ops::ControlFlow;
 use crate::firmware::{self, FirmwareError, FirmwareSet, FirmwareSource};
 use crate::gmc::Memory;
 use crate::nbio::flush_hdp;
+use crate::queue::{self, Mapping};
+use crate::rings;
 use crate::sink::{Sink, Step};
+use crate::{Gpu, Options};
 use barebell::gfx::mes::start::{self, MesStart, MesVersions};
 use barebell::gfx::{init, mec};
 use barebell::gmc::hub::{self, GART_ENGINE};
+use barebell::ip::hw_id;
+use barebell::mem::DeviceArena;
 use barebell::nbio::Nbio;
 use barebell::psp::{self, GcRegs};
 use barebell_firmware_if::Body;
+use core::ops::ControlFlow;
 
 /// The RLC autoload wait, the MEC program counters, the GFXHUB, then the
 /// MEC started.

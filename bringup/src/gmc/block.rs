@@ -50,8 +50,12 @@ pub trait GmcBlock: Sync + core::fmt::Debug {
 
     /// The hubs on over the VMID0 layout in `m`; what was enabled, for
     /// the step's report.
-    fn enable_hubs(&self, gpu: &Gpu<'_>, nbio: &Nbio, m: &Memory<'_>)
-    -> Result<String, BringupError>;
+    fn enable_hubs(
+        &self,
+        gpu: &Gpu<'_>,
+        nbio: &Nbio,
+        m: &Memory<'_>,
+    ) -> Result<String, BringupError>;
 
     /// The VM faults every hub has latched, or none before the hubs
     /// were set up.

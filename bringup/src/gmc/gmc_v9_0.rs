@@ -179,4 +179,3 @@ pub(crate) fn hubs_off_v9(
         )
     }))
 }
-

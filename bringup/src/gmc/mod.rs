@@ -81,9 +81,7 @@ use crate::error::{BringupError, ErrorKind, LayoutError, ResultAt};
 use crate::nbio::flush_hdp;
 use crate::sink::{Sink, Step};
 use barebell::gmc::hub::{self, GART_ENGINE, HubConfig, HubRegs, hub_for};
-use barebell::gmc::layout::{
-    GMC_HOLE_START, McLayout, vbios_fb_size_gfx11, vbios_reservation,
-};
+use barebell::gmc::layout::{GMC_HOLE_START, McLayout, vbios_fb_size_gfx11, vbios_reservation};
 use barebell::gmc::pagetable::{Flags, Table, TableArena};
 use barebell::ip::{Generation, hw_id};
 use barebell::mem::{DeviceArena, DmaArena, PAGE_ALIGN, VramAllocator, VramRange};
@@ -968,7 +966,11 @@ fn gtt_buf(m: &mut Memory<'_>, off: u64, len: usize, align: u64) -> Result<DmaBu
 }
 
 /// One hub's translation off ([`hub::gart_disable`]).
-pub(crate) fn hub_off(bus: &crate::bus::Bus<'_>, id: u16, ip: &barebell::discovery::IpInfo) -> crate::error::Outcome {
+pub(crate) fn hub_off(
+    bus: &crate::bus::Bus<'_>,
+    id: u16,
+    ip: &barebell::discovery::IpInfo,
+) -> crate::error::Outcome {
     match hub::hub_for(id, ip.version.triple()) {
         Some(regs) => crate::error::outcome(hub::gart_disable(bus, &ip.bases, regs).map(|n| {
             alloc::format!(
@@ -976,10 +978,11 @@ pub(crate) fn hub_off(bus: &crate::bus::Bus<'_>, id: u16, ip: &barebell::discove
                 regs.name
             )
         })),
-        None => crate::error::Outcome::NotNeeded("no register table for this hub: nothing was programmed"),
+        None => crate::error::Outcome::NotNeeded(
+            "no register table for this hub: nothing was programmed",
+        ),
     }
 }
-
 
 #[cfg(test)]
 mod block_tests {

@@ -116,4 +116,3 @@ pub(super) fn load(
     );
     Ok(set)
 }
-

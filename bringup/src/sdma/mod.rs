@@ -123,7 +123,6 @@ enum FaultHub {
     Mmhub18(IpBases),
 }
 
-
 /// A mapped SDMA queue.
 pub struct CopyQueue<'p> {
     queue: SdmaQueue<'p, dyn Clock + 'p, Pauser<'p>>,
@@ -163,7 +162,6 @@ fn sdma_err(e: SdmaError) -> BringupError {
         teardown: None,
     }
 }
-
 
 /// Maps SDMA engine 0 queue 0 by `mapping` on a device the bring-up took
 /// to its queue step, and runs a first fence through it, by the SDMA
@@ -299,7 +297,6 @@ impl<'p> CopyQueue<'p> {
         }
     }
 }
-
 
 #[cfg(test)]
 mod block_tests {

@@ -70,9 +70,9 @@
 //! SETUP_TMR of another size is not public: the model refuses each
 //! (model rules, labelled where they are enforced).
 
-use crate::log::Keep;
 use crate::SimClock;
 use crate::gmc::Access;
+use crate::log::Keep;
 use crate::mc::{Mc, Target};
 use crate::regfile::ACCESS_NS;
 use alloc::collections::{BTreeMap, BTreeSet};

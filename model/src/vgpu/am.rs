@@ -5,6 +5,7 @@
 //! aperture.
 
 use super::{Files, VirtualGpu};
+use crate::discovery::PartIps;
 use crate::error::ModelError;
 use crate::parts::Part;
 use crate::psp::PspModel;
@@ -15,7 +16,6 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use crate::discovery::PartIps;
 use barebell::ip::Generation;
 use barebell_facts::Fact;
 use barebell_firmware_if::source::FirmwareError;

@@ -99,11 +99,7 @@ pub(super) type Hubs = (Arc<HubModel>, Arc<HubModel>, Vec<FbReg>);
 /// `AM_GMC.init_sw()` read them), OFFSET the physical address of VRAM
 /// offset 0 in the same units. Returns those values too, for a mode-1
 /// reset to put back.
-pub(super) fn hubs(
-    clock: &SimClock,
-    part: &Part,
-    pl: &Placement,
-) -> Result<Hubs, ModelError> {
+pub(super) fn hubs(clock: &SimClock, part: &Part, pl: &Placement) -> Result<Hubs, ModelError> {
     let mmhub = Arc::new(HubModel::for_hub(clock, pl.mmhub.bases, pl.mmhub_regs));
     let gfxhub = Arc::new(HubModel::for_hub(clock, pl.gc.bases, pl.gfxhub_regs));
     let vram_bytes = u64::from(part.firmware.vram_mib) << 20;
@@ -179,8 +175,7 @@ pub(super) fn psp(
     memory: &HostMemory,
 ) -> Result<Arc<PspModel>, ModelError> {
     let g = part.generation;
-    let rlc =
-        RlcStatus::for_generation(g).ok_or(not_implemented("the RLC status registers", g))?;
+    let rlc = RlcStatus::for_generation(g).ok_or(not_implemented("the RLC status registers", g))?;
     Ok(Arc::new(PspModel::new(
         clock,
         PspPlacement {
@@ -325,8 +320,7 @@ pub(super) fn gc_routes(s: &GcSide<'_>) -> Result<Routes, ModelError> {
         .copied()
         .collect();
     let boot_regs: BTreeSet<usize> = boot::ALL.iter().map(|r| r.offset as usize * 4).collect();
-    let rlc =
-        RlcStatus::for_generation(g).ok_or(not_implemented("the RLC status registers", g))?;
+    let rlc = RlcStatus::for_generation(g).ok_or(not_implemented("the RLC status registers", g))?;
     let psp_gc = offsets(&[rlc.bootload_status, rlc.cp_stat], &pl.gc.bases);
     let mec: Arc<dyn RegisterBus + Send + Sync> = s.mec.clone();
     Ok(alloc::vec![

@@ -6,11 +6,11 @@
 //! accessors return values or typed `SizeBeyondAddressSpace` errors.
 #![no_main]
 
-use barebell_model::decode::mes_api;
-use barebell_model::decode::mqd::Hqd;
-use barebell_model::decode::mqd_v9::{self, HqdV9};
-use barebell_model::decode::ring::{self, Packet};
-use barebell_model::decode::sdma::SdmaGen;
+use barebell_decode::mes_api;
+use barebell_decode::mqd::Hqd;
+use barebell_decode::mqd_v9::{self, HqdV9};
+use barebell_decode::ring::{self, Packet};
+use barebell_decode::sdma::SdmaGen;
 use libfuzzer_sys::fuzz_target;
 
 fn check(bytes: &[u8], packets: &[Packet]) {
@@ -51,7 +51,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = (h.eop_address(), h.doorbell_dword(), h.pq_wptr(), h.vmid());
             let mut w = [0u32; mqd_v9::WINDOW_DWORDS];
             for (i, d) in w.iter_mut().enumerate() {
-                *d = barebell_model::decode::le32(b, (mqd_v9::WINDOW_FIRST + i) * 4);
+                *d = barebell_decode::le32(b, (mqd_v9::WINDOW_FIRST + i) * 4);
             }
             let v9 = HqdV9(w);
             let _ = (

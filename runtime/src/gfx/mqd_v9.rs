@@ -521,11 +521,7 @@ fn check_queue(q: &MqdQueue) -> Result<(), MqdV9Error> {
 
 /// `init_mqd()` then `update_mqd()` for an AQL queue: the MQD at
 /// `mqd_address` with the doorbell at BAR dword `doorbell_dword`.
-pub fn init_mqd(
-    mqd_address: u64,
-    doorbell_dword: u32,
-    q: &MqdQueue,
-) -> Result<V9Mqd, MqdV9Error> {
+pub fn init_mqd(mqd_address: u64, doorbell_dword: u32, q: &MqdQueue) -> Result<V9Mqd, MqdV9Error> {
     check_queue(q)?;
     aligned("MQD address", mqd_address, 256)?;
     if doorbell_dword >= 1 << 26 {

@@ -31,7 +31,7 @@ use crate::gfx::hqd_v9::HqdSlot;
 use crate::gfx::kiq::KiqMemory;
 use crate::gfx::mqd::{DoorbellControl, EOP_BYTES, EopBuffer, MqdPage, PersistentState};
 use crate::gfx::mqd_v9::{
-    MqdQueue, HQD_FIRST_DWORD, HqdWindowV9, MAX_XCCS, MQD_BYTES, MecDoorbellRange, MqdV9Error,
+    HQD_FIRST_DWORD, HqdWindowV9, MAX_XCCS, MQD_BYTES, MecDoorbellRange, MqdQueue, MqdV9Error,
     V9Mqd, XccDoorbell, XccMqds, init_mqd_v9_4_3, linux_mec_range,
 };
 use crate::mem::Dev;

@@ -27,7 +27,7 @@
 //! engine number is the instance (`allocate_doorbell()` indexes
 //! `sdma_doorbell_idx` by `node_id * engines + sdma_engine_id`, node 0).
 
-use super::mqd_v9::{SdmaMqdV9Error, SdmaMqdQueue, V9SdmaMqd};
+use super::mqd_v9::{SdmaMqdQueue, SdmaMqdV9Error, V9SdmaMqd};
 use super::queue::RING_BYTES;
 use super::{QueueSetup, SdmaError, SdmaMemory, SdmaMqd, SdmaQueue, SdmaVersion};
 use crate::aql::Doorbell;

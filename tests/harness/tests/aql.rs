@@ -492,7 +492,7 @@ fn two_producers_and_a_cp_thread() {
 #[test]
 fn pm4_ib_jump_command_is_a_type3_indirect_buffer_with_three_body_dwords() {
     use barebell::aql::packet::Pm4IbPacket;
-    use barebell_model::decode::pm4;
+    use barebell_decode::pm4;
     let p = Pm4IbPacket::new(0x1234_5678_9abc, 16, SignalHandle::NONE, Fences::SYSTEM).unwrap();
     let h = p.ib_jump_cmd[0];
     assert_eq!(pm4::HEADER_TYPE.get(h), pm4::PACKET_TYPE3);
@@ -526,7 +526,7 @@ fn a_batch_of_exactly_the_ring_size_fits_and_completes() {
 /// as the model does.
 #[test]
 fn condition_codes_decode_as_the_model_reads_them() {
-    use barebell_model::hsa::condition;
+    use barebell_decode::hsa::condition;
     let pairs = [(0i64, 0i64), (1, 0), (0, 1), (-5, 3), (7, 7)];
     for code in 0..8u32 {
         match Condition::from_u32(code) {

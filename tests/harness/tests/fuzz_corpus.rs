@@ -207,9 +207,9 @@ fn ring_decode_seeds_are_runtime_packets() {
     use barebell::aql::{BarrierKind, BarrierPacket, Dispatch, Fences, SignalHandle};
     use barebell::sdma::SdmaVersion;
     use barebell::sdma::pkt::Packet as Sdma;
+    use barebell_decode::{mes_api, ring, sdma::SdmaGen};
     use barebell_firmware_if::mes_api::{Frame, v11, v12};
     use barebell_firmware_if::pm4;
-    use barebell_model::decode::{mes_api, ring, sdma::SdmaGen};
     use zerocopy::IntoBytes;
 
     let dir = "runtime/fuzz/corpus/ring_decode";

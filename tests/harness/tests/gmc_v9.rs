@@ -17,7 +17,7 @@ use barebell::gmc::pagetable::{Flags, PteFormat, Table, TableArena};
 use barebell::gmc::pte_v9;
 use barebell::regs::IpBases;
 use barebell::time::Clock;
-use barebell_model::decode::pte_v9::{AccessV9, ContextV9, WalkFaultV9, walk};
+use barebell_decode::pte_v9::{AccessV9, ContextV9, WalkFaultV9, walk};
 use barebell_model::dma::Dma;
 use barebell_model::hub_v9::{self, HubV9Model, HubV9Refusal};
 use std::cell::{Cell, RefCell};
@@ -471,7 +471,7 @@ fn gfx9_pte_bits_match_amdgpu_vm_h() {
     for (name, mask) in pte_v9::header_masks() {
         assert_eq!(mask, shift_of(name), "runtime {name}");
     }
-    for (name, mask) in barebell_model::decode::pte_v9::HEADER_BITS {
+    for (name, mask) in barebell_decode::pte_v9::HEADER_BITS {
         assert_eq!(mask, shift_of(name), "model {name}");
     }
     // The multi-bit macros, by their bodies.
@@ -482,7 +482,7 @@ fn gfx9_pte_bits_match_amdgpu_vm_h() {
     assert_eq!(pte_v9::FIELD_POSITIONS[0], ("fragment", 7, 5));
     assert_eq!(pte_v9::FIELD_POSITIONS[1], ("mtype_vg10", 57, 2));
     assert_eq!(pte_v9::FIELD_POSITIONS[2], ("bfs", 59, 5));
-    assert_eq!(barebell_model::decode::pte_v9::bits::MTYPE_VG10_SHIFT, 57);
+    assert_eq!(barebell_decode::pte_v9::bits::MTYPE_VG10_SHIFT, 57);
     // The geometry amdgpu_vm_adjust_size(adev, 256 * 1024, 9, 3, 48) gives.
     assert_eq!(pte_v9::MAX_PFN, 1 << 36);
     assert_eq!((pte_v9::NUM_LEVEL, pte_v9::BLOCK_SIZE), (3, 9));

@@ -508,7 +508,10 @@ fn gc_9_4_3_scheduler_waits_end_device_gone_when_the_device_vanishes() {
             let report = g.shutdown();
             let took = gpu.clock().now_ns() - t;
             let text = report.to_string();
-            assert!(took < 30 * SCHEDULER_BOUND_NS, "{name} {mapping:?}: teardown took {took} ns");
+            assert!(
+                took < 30 * SCHEDULER_BOUND_NS,
+                "{name} {mapping:?}: teardown took {took} ns"
+            );
             // No stage that writes registers claims success on a device
             // that drops every write.
             assert!(text.contains("INCOMPLETE"), "{name} {mapping:?}: {text}");

@@ -349,7 +349,7 @@ fn model_runs_a_non_aql_hqd_load_as_a_pm4_queue() {
 #[test]
 fn mqd_page_hqd_window_reads_as_the_model_decodes_it() {
     use barebell::gfx::mqd::MqdPage;
-    use barebell_model::decode::mqd::Hqd;
+    use barebell_decode::mqd::Hqd;
     let gpu = ModelGpu::new(Generation::Gfx11, Seed(2)).unwrap();
     let q = gpu.queue::<16>(0x20, QueueConfig::default()).unwrap();
     let m = ComputeMqdV11::aql(&q.resources(3).mqd_params()).unwrap();
@@ -375,7 +375,7 @@ fn mqd_page_hqd_window_reads_as_the_model_decodes_it() {
 fn mes_pipe_ring_hqd_reads_as_the_model_decodes_it() {
     use barebell::gfx::mes::rings::{MesPipeRing, mes_pipe_ring_hqd};
     use barebell::gfx::mqd::{EopBuffer, MqdPage};
-    use barebell_model::decode::mqd::Hqd;
+    use barebell_decode::mqd::Hqd;
     let (mqd, eop) = (MqdPage::new(), EopBuffer::new());
     let ring = |ring_dwords| MesPipeRing {
         ring: 0x10_0000,

@@ -1034,7 +1034,7 @@ fn hqd_vmid(gpu: &ModelGpu, db: u32) -> Option<u8> {
     (0..4u8)
         .flat_map(|p| (0..8u8).map(move |q| (1u8, p, q)))
         .filter_map(|slot| gpu.mec.bank(slot))
-        .map(barebell_model::decode::mqd::Hqd)
+        .map(barebell_decode::mqd::Hqd)
         .find(|h| h.active() && h.doorbell_dword() == db * 2)
         .map(|h| h.vmid())
 }

@@ -6,8 +6,8 @@
 use barebell::gmc::hub::{GART_ENGINE, MAX_PFN, invalidate};
 use barebell::platform::Platform;
 use barebell_bringup::{Mapping, Options, Quiet, Step};
+use barebell_decode::mqd::Hqd;
 use barebell_model::cp::CpError;
-use barebell_model::decode::mqd::Hqd;
 use barebell_model::gmc::{AddressSpace, VmRefusal};
 use barebell_model::parts;
 use barebell_tests::{FirmwareDir, virtual_gpu};

@@ -2,19 +2,19 @@
 //! (`barebell::gfx::mqd_v9`, after `kfd_mqd_manager_v9.c`), loaded into a
 //! register-recording bus (`barebell::gfx::hqd_v9`, after
 //! `kgd_gfx_v9_4_3_hqd_load()`), and decoded by the model's own decoder
-//! (`barebell_model::decode::mqd_v9`). Every expected value is written here
+//! (`barebell_decode::mqd_v9`). Every expected value is written here
 //! by hand from the Linux sources and headers, never taken from the code
 //! under test.
 
 use barebell::bus::{Block, RegisterBus};
 use barebell::gfx::hqd_v9::{self, HqdSlot, HqdV9Error};
 use barebell::gfx::mqd_v9::{
-    MqdQueue, CtxSaveArea, MecDoorbellRange, MqdV9Error, XccDoorbell, init_mqd_v9_4_3,
+    CtxSaveArea, MecDoorbellRange, MqdQueue, MqdV9Error, XccDoorbell, init_mqd_v9_4_3,
     linux_mec_range,
 };
 use barebell::regs::IpBases;
 use barebell::time::Clock;
-use barebell_model::decode::mqd_v9::{self as model, HqdStateV9, MqdV9, MqdV9Fault, XccView};
+use barebell_decode::mqd_v9::{self as model, HqdStateV9, MqdV9, MqdV9Fault, XccView};
 use std::cell::{Cell, RefCell};
 
 const MQD_AT: u64 = 0x8000_0000;
@@ -519,8 +519,8 @@ fn dequeue_is_bounded_and_follows_hqd_destroy() {
 
 #[test]
 fn sdma_mqd_v9_decodes_to_update_mqd_sdma_values() {
-    use barebell::sdma::mqd_v9::{SdmaMqdV9Error, SdmaMqdQueue, V9SdmaMqd};
-    use barebell_model::decode::sdma_mqd_v9::{SdmaMqdV9, SdmaMqdV9Fault};
+    use barebell::sdma::mqd_v9::{SdmaMqdQueue, SdmaMqdV9Error, V9SdmaMqd};
+    use barebell_decode::sdma_mqd_v9::{SdmaMqdV9, SdmaMqdV9Fault};
     use zerocopy::IntoBytes;
     let q = SdmaMqdQueue {
         ring_address: 0x12_3456_7800,

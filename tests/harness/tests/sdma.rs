@@ -100,7 +100,10 @@ fn copies_by(part: barebell_model::Part, mapping: Mapping, sizes: &[usize]) {
                 CopyDirection::DeviceToDevice,
             )
             .unwrap_or_else(|e| panic!("d2d {n}: {e}"));
-            assert!(snap(&d_b.host, 0, n) == src[so..so + n], "d2d {n} bytes differ");
+            assert!(
+                snap(&d_b.host, 0, n) == src[so..so + n],
+                "d2d {n} bytes differ"
+            );
             // d2h: VRAM b -> host, one byte in; the bytes around untouched.
             q.copy(
                 h_dst.address() + 1,
@@ -179,9 +182,7 @@ fn a_doorbell_the_s2a_does_not_route_wakes_nothing() {
         let host = up.user_memory().unwrap();
         let a = host.alloc(4096, 4096).unwrap();
         let b = host.alloc(4096, 4096).unwrap();
-        let seq = q
-            .submit_copy(b.address(), a.address(), 4096)
-            .unwrap();
+        let seq = q.submit_copy(b.address(), a.address(), 4096).unwrap();
         match q.wait(seq, 50_000_000) {
             Err(CopyError::Sdma(barebell::sdma::SdmaError::Timeout { .. })) => {}
             other => panic!("expected a fence timeout, got {other:?}"),
@@ -238,7 +239,11 @@ fn the_rarer_packets_on_navi31_and_navi48() {
             r.commit();
             // The poll holds everything behind it.
             assert!(r.wait(seq, 20_000_000).is_err(), "ran past an unmet poll");
-            assert_eq!(snap(&words, 16, 1)[0], 40, "the atomic ran before the poll was met");
+            assert_eq!(
+                snap(&words, 16, 1)[0],
+                40,
+                "the atomic ran before the poll was met"
+            );
             assert!(words.write(0, &[7, 0xEE])); // 0xEE: outside the mask
             let r = q.queue_mut();
             r.wait(seq, bound).unwrap();
@@ -272,11 +277,8 @@ fn a_misaligned_fence_stops_the_queue() {
         let host = up.user_memory().unwrap();
         let w = host.alloc(64, 64).unwrap();
         let r = q.queue_mut();
-        r.push(
-            &Packet::fence(r.version(), w.address() + 2, 1),
-            1_000_000,
-        )
-        .unwrap();
+        r.push(&Packet::fence(r.version(), w.address() + 2, 1), 1_000_000)
+            .unwrap();
         let seq = r.push_fence(1_000_000).unwrap();
         r.commit();
         assert!(r.wait(seq, 20_000_000).is_err());
@@ -442,7 +444,7 @@ fn the_teardown_reports_the_fault_the_hub_latched() {
 fn sdma_4_4_2_packets_decode_in_the_model_as_encoded() {
     use barebell::sdma::SdmaVersion;
     use barebell::sdma::pkt::Packet;
-    use barebell_model::decode::sdma::{SdmaGen, SdmaPacket};
+    use barebell_decode::sdma::{SdmaGen, SdmaPacket};
     let v = SdmaVersion::V4_4_2;
     let cases = [
         (

@@ -18,7 +18,7 @@
 
 use crate::Gpu;
 use crate::error::{BringupError, ErrorKind, ResultAt};
-use crate::gfx::gfx_v9_4_3::xcc::{self as g, XccKiqClient, XccMapped, XccError, USER_SLOT};
+use crate::gfx::gfx_v9_4_3::xcc::{self as g, USER_SLOT, XccError, XccKiqClient, XccMapped};
 use crate::gmc::Memory;
 use crate::queue::{Mapping, USER_VMID, UserQueue};
 use crate::rings::{ClockRef, Pauser};

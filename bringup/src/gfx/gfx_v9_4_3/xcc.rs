@@ -45,7 +45,7 @@ use barebell::gfx::hws::{
 use barebell::gfx::kiq::{Kiq, KiqMemory, KiqRing};
 use barebell::gfx::mqd::{EopBuffer, MqdPage};
 use barebell::gfx::mqd_v9::{
-    MqdQueue, MQD_BYTES, MecDoorbellRange, V9Mqd, XccDoorbell, XccMqds, init_mqd, linux_mec_range,
+    MQD_BYTES, MecDoorbellRange, MqdQueue, V9Mqd, XccDoorbell, XccMqds, init_mqd, linux_mec_range,
 };
 use barebell::gfx::queue_v9::{
     KiqV9Parts, RunlistIb, XccMqdPages, kiq_doorbell_index, kiq_fini, kiq_resume, set_resource_bit,
@@ -158,8 +158,8 @@ where
             eop: area.put(EopBuffer::new())?,
             doorbell_index: index,
         };
-        let mqd = kiq_resume(*gc, &clock, xcc, &parts)
-            .map_err(|error| XccError::Kiq { xcc, error })?;
+        let mqd =
+            kiq_resume(*gc, &clock, xcc, &parts).map_err(|error| XccError::Kiq { xcc, error })?;
         let ring = KiqRing {
             memory: parts.ring,
             doorbell: doorbell(doorbells, index)?,

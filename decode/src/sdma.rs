@@ -197,7 +197,7 @@ pub mod mqd {
         wptr_poll_hi: 100,
     };
     /// Both structs are 512 bytes. (`struct v9_sdma_mqd`, SDMA 4.4.2, is
-    /// decoded by [`crate::decode::sdma_mqd_v9`].)
+    /// decoded by [`crate::sdma_mqd_v9`].)
     pub const BYTES: usize = 512;
 
     macro_rules! facts {

@@ -29,9 +29,6 @@
 //!
 //! Levels in faults count tables read: 0 is the root.
 
-use crate::dma::Dma;
-use core::sync::atomic::Ordering;
-
 /// `amdgpu_vm.h` bits, the model's own copy (checked against the header
 /// text by `tests/harness/tests/gmc_v9.rs`).
 pub mod bits {
@@ -110,21 +107,32 @@ pub struct TranslationV9 {
     pub tables_read: u8,
 }
 
-fn read(dma: &Dma, vram_base: u64, table: u64, index: u64, level: u8) -> Result<u64, WalkFaultV9> {
+/// Memory a walk reads its tables from: the 64-bit entry at `address`
+/// (an 8-byte-aligned address the memory maps), read with acquire
+/// ordering, or `None` where nothing is mapped.
+pub trait TableMemory {
+    fn entry(&self, address: u64) -> Option<u64>;
+}
+
+fn read<M: TableMemory + ?Sized>(
+    dma: &M,
+    vram_base: u64,
+    table: u64,
+    index: u64,
+    level: u8,
+) -> Result<u64, WalkFaultV9> {
     let at = index
         .checked_mul(8)
         .and_then(|o| table.checked_add(o))
         .and_then(|a| a.checked_sub(vram_base))
         .ok_or(WalkFaultV9::BadTable { level })?;
-    dma.u64(at, "gfx9 page table entry")
-        .map(|e| e.load(Ordering::Acquire))
-        .map_err(|_| WalkFaultV9::BadTable { level })
+    dma.entry(at).ok_or(WalkFaultV9::BadTable { level })
 }
 
 /// Walks `va` through `ctx` over `dma` (tables at physical `vram_base +
 /// a` for `dma` address `a`).
-pub fn walk(
-    dma: &Dma,
+pub fn walk<M: TableMemory + ?Sized>(
+    dma: &M,
     vram_base: u64,
     ctx: &ContextV9,
     va: u64,

@@ -277,12 +277,12 @@ pub fn aql_packet(offset: usize, p: &[u8]) -> Packet {
 }
 
 /// AQL packets in `bytes` (whole 64-byte slots).
-/// An SDMA ring or IB, with [`crate::decode::sdma`] (the engine model's
+/// An SDMA ring or IB, with [`crate::sdma`] (the engine model's
 /// own decoder of `sdma_v6_0_0_pkt_open.h`); 6.0 (gfx11) and 7.0 (gfx12)
 /// differ in COPY_LINEAR's length. A packet the decoder does not know
 /// ends the walk (its length is unknown), as does a truncated one.
-pub fn sdma(bytes: &[u8], engine: crate::decode::sdma::SdmaGen) -> Vec<Packet> {
-    use crate::decode::sdma::SdmaPacket as P;
+pub fn sdma(bytes: &[u8], engine: crate::sdma::SdmaGen) -> Vec<Packet> {
+    use crate::sdma::SdmaPacket as P;
     let words: Vec<u32> = bytes
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -381,7 +381,7 @@ pub fn sdma(bytes: &[u8], engine: crate::decode::sdma::SdmaGen) -> Vec<Packet> {
                     };
                     (k, f, len)
                 }
-                Err(crate::decode::sdma::DecodeError::Short { need }) => {
+                Err(crate::sdma::DecodeError::Short { need }) => {
                     out.push(Packet {
                         offset: i * 4,
                         bytes: (words.len() - i) * 4,

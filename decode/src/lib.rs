@@ -1,4 +1,12 @@
-//! What the firmware stand-ins read, decoded by the model's own code.
+//! barebell-decode: what a driver hands the GPU, decoded from the public
+//! headers: PM4 and the HWS packets, AQL packets ([`hsa`]), SDMA packets,
+//! MES frames and registers, the gfx11/gfx12 and gfx9 MQD and HQD
+//! windows, gfx9 page-table entries and walks.
+//!
+//! The device model's firmware stand-ins read through these, and so do
+//! the introspection tools (`barebell ring decode`, `queue dump`,
+//! `vm walk`): one decoder for both, in a crate that depends on no driver
+//! crate, so the model stays independent of the runtime.
 //!
 //! The MES and KIQ models must not decode the runtime's frames, packets
 //! and MQDs with the runtime's (or firmware-if's) structs: a wrong offset,
@@ -11,6 +19,11 @@
 //! `FACTS`, registered in the CLI's `all_facts`), checked by `cargo xtask conformance` against those
 //! headers independently of the runtime's tables.
 
+#![no_std]
+
+extern crate alloc;
+
+pub mod hsa;
 pub mod mes_api;
 pub mod mes_regs;
 pub mod mqd;
