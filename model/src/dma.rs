@@ -130,6 +130,16 @@ impl Dma {
     }
 }
 
+/// The gfx9 page-table walk ([`crate::decode::pte_v9::walk`]) reads its
+/// entries through the device's DMA windows.
+impl crate::decode::pte_v9::TableMemory for Dma {
+    fn entry(&self, address: u64) -> Option<u64> {
+        self.u64(address, "gfx9 page table entry")
+            .ok()
+            .map(|e| e.load(core::sync::atomic::Ordering::Acquire))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,15 +178,5 @@ mod tests {
         assert!(!d.covers(0x1_0000_0000, 33));
         // The host address is not a device address here.
         assert!(d.u64(host as u64, "x").is_err());
-    }
-}
-
-/// The gfx9 page-table walk ([`crate::decode::pte_v9::walk`]) reads its
-/// entries through the device's DMA windows.
-impl crate::decode::pte_v9::TableMemory for Dma {
-    fn entry(&self, address: u64) -> Option<u64> {
-        self.u64(address, "gfx9 page table entry")
-            .ok()
-            .map(|e| e.load(core::sync::atomic::Ordering::Acquire))
     }
 }
