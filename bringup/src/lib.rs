@@ -179,10 +179,10 @@ pub struct Gpu<'p> {
     /// [`Gpu::shutdown`] (a panic unwinding, an early return) still tears
     /// the device down, once.
     torn_down: bool,
-    /// GC 9.4.3: the XCCs' KIQs while no user queue holds them (a
+    /// The XCCs' KIQs (GC 9.4.3's block) while no user queue holds them (a
     /// bring-up stopped after the rings step, or a queue step that failed
     /// before mapping); the teardown takes them down.
-    kiqs_v9: Vec<gfx::gfx_v9_4_3::xcc::XccKiqClient<'p>>,
+    xcc_kiqs: Vec<gfx::gfx_v9_4_3::xcc::XccKiqClient<'p>>,
     sink: &'p dyn Sink,
 }
 
@@ -362,7 +362,7 @@ pub fn run<'p>(
         mes_started: false,
         sdma_started: false,
         torn_down: false,
-        kiqs_v9: Vec::new(),
+        xcc_kiqs: Vec::new(),
         sink,
     };
     match steps(&mut gpu, fw, opts, sink) {

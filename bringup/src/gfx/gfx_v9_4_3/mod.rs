@@ -168,7 +168,7 @@ fn rings_and_queue<'p>(
     };
     gpu.reached = Step::Rings;
     if opts.stops_after(Step::Rings) {
-        gpu.kiqs_v9 = kiqs;
+        gpu.xcc_kiqs = kiqs;
         return Ok(());
     }
     crate::enter(gpu, sink, Step::Queue)?;
@@ -183,7 +183,7 @@ fn rings_and_queue<'p>(
         sink,
     );
     gpu.queue = slot;
-    gpu.kiqs_v9 = kiqs;
+    gpu.xcc_kiqs = kiqs;
     r?;
     gpu.ring_area = Some(area);
     gpu.user_rings = Some(uarea);
@@ -197,7 +197,7 @@ fn rings_and_queue<'p>(
 fn halt_mec(gpu: &mut Gpu<'_>) -> Outcome {
     let p = gpu.platform;
     let xccs = gpu.ips.xccs();
-    let kiqs = core::mem::take(&mut gpu.kiqs_v9);
+    let kiqs = core::mem::take(&mut gpu.xcc_kiqs);
     let bus = &gpu.bus;
     let blocks: Vec<_> = xccs.iter().map(|x| bus.block(x.bases)).collect();
     let n_kiqs = kiqs.len();
