@@ -593,9 +593,13 @@ fn hostile_inputs_give_typed_errors_or_normal_runs() {
     let panics = count(|v| matches!(v, Verdict::Panic(_)));
     let aborts = count(|v| matches!(v, Verdict::Abort(_)));
     let hangs = count(|v| *v == Verdict::Hang);
-    println!(
-        "{n} inputs: {fine} typed errors or normal runs, {panics} panics, {aborts} aborts, {hangs} hangs"
+    // Straight to the process's stdout, past the test harness's capture
+    // (which takes only `print!`), so CI's log shows the count on every
+    // run, not only when the test fails.
+    let line = format!(
+        "{n} inputs: {fine} typed errors or normal runs, {panics} panics, {aborts} aborts, {hangs} hangs\n"
     );
+    let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), line.as_bytes());
     let bad: Vec<_> = results
         .iter()
         .filter(|(_, v)| *v != Verdict::Fine)
