@@ -81,6 +81,26 @@ impl ModelDevice for VirtualGpu {
         for x in self.psp().mc().faults() {
             out.push(alloc::format!("the PSP's memory access faulted: {x}"));
         }
+        // As on GC 9.4.3 below: what the CP side refused or stopped on.
+        for e in self.mec().events() {
+            if let crate::mec::MecEvent::Refused {
+                me,
+                pipe,
+                queue,
+                why,
+            } = e
+            {
+                out.push(alloc::format!(
+                    "the MEC model refused HQD me {me} pipe {pipe} queue {queue}: {why:?}"
+                ));
+            }
+        }
+        for e in self.mec().cp().errors() {
+            out.push(alloc::format!("the CP model: {e}"));
+        }
+        if let Some(stop) = self.sdma().stopped() {
+            out.push(alloc::format!("the SDMA model stopped its queue: {stop:?}"));
+        }
         out
     }
     fn firmware_logs(&self) -> String {

@@ -121,6 +121,13 @@ fn illegal_instruction(part: barebell_model::Part, mapping: Mapping) {
             assert!(text.contains("SQ illegal instruction (vmid 8"), "{text}");
             // Read once: a second poll finds the ring empty.
             assert_eq!(up.poll_interrupts().unwrap(), vec![], "{name}");
+            // The model's one diagnostics face names the stopped queue's
+            // error, as it does on GC 9.4.3.
+            let d = barebell_model::device::ModelDevice::diagnostics(gpu);
+            assert!(
+                d.iter().any(|l| l.starts_with("the CP model: ")),
+                "{name}: {d:?}"
+            );
         },
     );
 }
