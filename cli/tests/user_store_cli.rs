@@ -17,16 +17,20 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn dir() -> PathBuf {
-    let d =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("user-store-{}", std::process::id()));
+/// One directory per part: the tests run in parallel threads of one
+/// process, and two parts sharing a target (gfx942) must not write the same
+/// code object or job file while the other reads it.
+fn dir(part: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("user-store-{}", std::process::id()))
+        .join(part);
     std::fs::create_dir_all(&d).unwrap();
     d
 }
 
 /// A one-lane kernel storing to the address it is given.
-fn poke_job(mcpu: &str, address: u64) -> PathBuf {
-    let d = dir();
+fn poke_job(part: &str, mcpu: &str, address: u64) -> PathBuf {
+    let d = dir(part);
     let co = d.join(format!("poke-{mcpu}.co"));
     if !co.exists() {
         let src = d.join("poke.cl");
@@ -151,7 +155,7 @@ fn check(part: &str, mcpu: &str, mappings: &[&str]) {
         }
         eprintln!("{part} {mapping}: {targets:x?}");
         for (what, address) in targets {
-            let job = poke_job(mcpu, address);
+            let job = poke_job(part, mcpu, address);
             let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
                 .args([
                     "run",
