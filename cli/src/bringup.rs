@@ -233,10 +233,13 @@ fn prepare_start(
     match (args.start, device) {
         (None, _) => Ok(None),
         (Some(st), target::Device::Model(m)) => {
-            let g = m.gfx11_12().ok_or(
-                "--start: the GC 9.4.3 model parts start clean only (no prepared start states yet)",
-            )?;
-            let line = barebell_model_host::start::prepare(g, fw, st.state())
+            if m.gfx11().is_none() {
+                return Err(
+                    "--start: the GC 9.4.3 model parts start clean only (no prepared start states yet)"
+                        .into(),
+                );
+            }
+            let line = barebell_model_host::start::prepare(m, fw, st.state())
                 .map_err(|e| format!("--start: {e}"))?;
             out!("model start state: {line}");
             Ok(Some(line))

@@ -205,7 +205,7 @@ pub fn with_device<R>(
         Device::Model(m) => {
             configure(&mut m.cp(), kernel_ns, time);
             let w = work(placed.as_ref(), barrier);
-            barebell_model::device::with_cp_thread(&**m, idle, pin(cpu), || {
+            m.with_cp_thread(idle, pin(cpu), || {
                 after_spawn();
                 f(&t, w)
             })

@@ -5,7 +5,6 @@
 use barebell::platform::Platform;
 use barebell_bringup::{FirmwareDir, Mapping};
 use barebell_host::HwPlatform;
-use barebell_model::device::ModelDevice;
 use barebell_model::vgpu::HostMemory;
 use barebell_model::{Seed, VirtualGpu};
 use barebell_pcie::Bdf;
@@ -146,28 +145,21 @@ impl TargetArgs {
 /// An opened device.
 #[derive(Debug)]
 pub enum Device {
-    /// A model part, whichever generation (`barebell_model::device`).
-    Model(Box<dyn ModelDevice>),
+    /// A model part, whichever generation (one `barebell_model::VirtualGpu`).
+    Model(Box<VirtualGpu>),
     Hw(Box<HwPlatform>),
 }
 
-/// The model of `part` over `memory`: the one place that picks the
-/// generation's model type.
+/// The model of `part` over `memory`.
 pub fn model_device(
     part: PartArg,
     fw: &FirmwareDir,
     memory: HostMemory,
     seed: u64,
-) -> Result<Box<dyn ModelDevice>, String> {
-    let built: Result<Box<dyn ModelDevice>, _> =
-        if part.part().generation == barebell::ip::Generation::Gfx94 {
-            barebell_model::vgpu9::VirtualGpu9::new(part.part(), fw, memory, Seed(seed))
-                .map(|m| Box::new(m) as Box<dyn ModelDevice>)
-        } else {
-            VirtualGpu::new(part.part(), fw, memory, Seed(seed))
-                .map(|m| Box::new(m) as Box<dyn ModelDevice>)
-        };
-    built.map_err(|e| format!("building the model {}: {e}", part.name()))
+) -> Result<Box<VirtualGpu>, String> {
+    VirtualGpu::new(part.part(), fw, memory, Seed(seed))
+        .map(Box::new)
+        .map_err(|e| format!("building the model {}: {e}", part.name()))
 }
 
 /// Opens what `t` names; a model device's dispatches stop when a stop

@@ -65,7 +65,7 @@ pub enum VaddMappingArg {
 }
 
 /// The model device a part runs on, whichever generation.
-struct Model(Box<dyn barebell_model::device::ModelDevice>);
+struct Model(Box<barebell_model::VirtualGpu>);
 
 impl Model {
     fn platform(&self) -> &dyn Platform {

@@ -1,5 +1,5 @@
 //! `--part mi300x|mi308x`: the bring-up runs on the GC 9.4.3 model device
-//! (`VirtualGpu9`), prints the multi-die topology and every step (per-XCC
+//! (`VirtualGpu`), prints the multi-die topology and every step (per-XCC
 //! hubs, PSP 13.0.6 with the real blobs, RLC/MEC per XCC, the KIQ per
 //! XCC, the HIQ and a runlist for `hws`), maps one AQL queue over every
 //! XCC `direct`, `kiq` or `hws`, and tears down to a quiescent device.

@@ -148,9 +148,16 @@ impl Vgpu {
             .ok_or_else(|| format!("no host memory for {vram_len:#x} bytes of VRAM"))?;
         let fw = FirmwareDir::system();
         let gpu = VirtualGpu::new(p, &fw, memory, Seed(seed)).map_err(|e| e.to_string())?;
+        // tinygrad's AM drives the gfx11/gfx12 parts; the refusal log and
+        // the doorbell path below are those parts' SOC blocks.
+        let Some(am) = gpu.gfx11() else {
+            return Err(format!(
+                "part {part:?} is not a gfx11/gfx12 part: the C ABI serves tinygrad's AM driver, which runs those only"
+            ));
+        };
         let strict = flags & VGPU_STRICT != 0;
-        gpu.set_strict(strict);
-        let gpu_mark = gpu.refusal_mark();
+        am.set_strict(strict);
+        let gpu_mark = am.refusal_mark();
         Ok(Vgpu {
             gpu,
             strict,
@@ -170,14 +177,17 @@ impl Vgpu {
     /// After an access: new refusals become the last error; in strict
     /// mode they fail the access.
     fn check(&self, what: impl FnOnce() -> String) -> i32 {
-        let n = self.gpu.refusal_mark();
+        let Some(am) = self.gpu.gfx11() else {
+            return REFUSED;
+        };
+        let n = am.refusal_mark();
         let Ok(mut seen) = self.seen.lock() else {
             return PANICKED;
         };
         if n == *seen {
             return OK;
         }
-        let new = self.gpu.refusals_since(*seen);
+        let new = am.refusals_since(*seen);
         *seen = n;
         self.set_error(format!("{}: {}", what(), new.join("; ")));
         if self.strict { REFUSED } else { OK }
@@ -264,7 +274,8 @@ pub unsafe extern "C" fn vgpu_refusals(v: *mut Vgpu, buf: *mut c_char, len: usiz
     let Some(v) = (unsafe { v.as_ref() }) else {
         return 0;
     };
-    copy_out(&v.gpu.refusals().join("\n"), buf, len)
+    let text = v.gpu.gfx11().map(|am| am.refusals().join("\n"));
+    copy_out(&text.unwrap_or_default(), buf, len)
 }
 
 /// What the model's blocks show, one fact a line (HQDs, MEC, SMU, SDMA).
@@ -277,7 +288,8 @@ pub unsafe extern "C" fn vgpu_status(v: *mut Vgpu, buf: *mut c_char, len: usize)
     let Some(v) = (unsafe { v.as_ref() }) else {
         return 0;
     };
-    copy_out(&v.gpu.am_status(), buf, len)
+    let text = v.gpu.gfx11().map(|am| am.am_status());
+    copy_out(&text.unwrap_or_default(), buf, len)
 }
 
 /// # Safety
@@ -290,7 +302,7 @@ pub unsafe extern "C" fn vgpu_bar_len(v: *mut Vgpu, bar: u32) -> u64 {
     };
     match bar {
         0 => v.gpu.vram().len as u64,
-        2 => v.gpu.doorbell_bytes() as u64,
+        2 => v.gpu.doorbells().len as u64,
         5 => REGS_BYTES as u64,
         _ => 0,
     }
@@ -345,11 +357,18 @@ pub unsafe extern "C" fn vgpu_vram_ptr(v: *mut Vgpu) -> *mut u8 {
 /// `v` from `vgpu_new`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vgpu_doorbell_write64(v: *mut Vgpu, byte_offset: u64, value: u64) -> i32 {
-    with(v, |v| match v.gpu.doorbell_write(byte_offset, value) {
-        Ok(()) => v.check(|| format!("doorbell store at BAR2 byte {byte_offset:#x}")),
-        Err(e) => {
-            v.set_error(e);
-            REFUSED
+    with(v, |v| {
+        match v
+            .gpu
+            .gfx11()
+            .map(|am| am.doorbell_write(byte_offset, value))
+        {
+            Some(Ok(())) => v.check(|| format!("doorbell store at BAR2 byte {byte_offset:#x}")),
+            Some(Err(e)) => {
+                v.set_error(e);
+                REFUSED
+            }
+            None => REFUSED,
         }
     })
 }

@@ -91,7 +91,15 @@ pub fn prepare(
         barebell_bringup::run(gpu, fw, &opts, &Quiet)
             .map_err(|e| format!("the earlier {what} run failed: {e}"))
     };
-    let power = &gpu.soc().power;
+    // The prepared states are the gfx11/gfx12 model's (its SOC blocks
+    // hold the scratch registers they set).
+    let g = gpu.gfx11().ok_or_else(|| {
+        format!(
+            "start states are prepared on the gfx11/gfx12 parts only, not {}",
+            gpu.part().name
+        )
+    })?;
+    let power = &g.soc().power;
     let line = match state {
         StartState::Clean => String::from("clean: power-on state, nothing ran"),
         StartState::Amdgpu => {
@@ -137,7 +145,7 @@ pub fn prepare(
                     "malformed: barebell's signature with SCRATCH_REG6 = 1 (a run killed before its teardown left the device running)",
                 ),
                 Malformed::FaultLatched => {
-                    let hub = gpu.gfxhub();
+                    let hub = g.gfxhub();
                     let reg = hub
                         .hub()
                         .all
@@ -154,7 +162,7 @@ pub fn prepare(
                     )
                 }
                 Malformed::SmuDead => {
-                    gpu.soc().smu.set_hung(true);
+                    g.soc().smu.set_hung(true);
                     String::from(
                         "malformed: left running with no signature, sOS alive, PMFW hung (answers no message)",
                     )

@@ -153,7 +153,7 @@ pub const FACTS: &[&[Fact]] = &[
         ),
     ],
     crate::hub_v9::FACTS,
-    crate::vgpu9::FACTS,
+    crate::vgpu::gfx_v9_4_3::FACTS,
     &hub_facts!(
         "gc_11_0_0_sh_mask.h",
         "GCVM",

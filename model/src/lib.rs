@@ -48,7 +48,6 @@ pub mod cpregs;
 pub mod dcn;
 /// The decoders, shared with the introspection tools (barebell-decode).
 pub use barebell_decode as decode;
-pub mod device;
 pub mod discovery;
 pub mod dma;
 pub mod error;
@@ -81,7 +80,6 @@ pub mod thread;
 pub mod ucode;
 pub mod unknown;
 pub mod vgpu;
-pub mod vgpu9;
 pub mod wave;
 
 /// Every hardware fact the model's own decoders rely on, for `cargo

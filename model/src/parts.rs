@@ -111,9 +111,9 @@ pub fn navi48() -> Part {
 /// An MI300X (GC 9.4.3, gfx942): 8 XCCs on 4 AIDs, 38 active CUs each,
 /// 304 CUs (ROCm's gpu-arch-specs table: "304 (38 per XCD)"), 192 GiB of
 /// HBM3 (the same table). The discovery table's layout and bases are model
-/// values ([`crate::discovery::MI300X`]). The part runs on
-/// [`crate::vgpu9::VirtualGpu9`]; `VirtualGpu::new` refuses it with a
-/// typed error.
+/// values ([`crate::discovery::MI300X`]). [`crate::VirtualGpu::new`]
+/// builds it with the GC 9.4.3 block models
+/// ([`crate::vgpu::gfx_v9_4_3`]).
 pub fn mi300x() -> Part {
     Part {
         name: "mi300x",

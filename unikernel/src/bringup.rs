@@ -201,7 +201,7 @@ fn run(part: Part, mapping: Mapping, blobs: &Blobs, scale: TscScale) -> Result<(
     if lost != 0 {
         return Err(fail(&format_args!("{lost} accesses past BAR5 were lost")));
     }
-    let cp_errors = gpu.mec().cp().errors().len();
+    let cp_errors = gpu.cp().errors().len();
     if cp_errors != 0 {
         return Err(fail(&format_args!("{cp_errors} CP model errors")));
     }

@@ -27,13 +27,19 @@ fn bring_up(part: barebell_model::Part, mapping: Option<Mapping>) {
     assert_eq!(gpu.bar5_counts().beyond, 0, "an access past BAR5 was lost");
     // The VBIOS's picture (navi31's model display) is still on screen.
     assert_eq!(
-        gpu.scanout_clobbered(),
+        gpu.gfx11().unwrap().scanout_clobbered(),
         None,
         "{name}: framebuffer overwritten"
     );
     assert!(gpu.psp().sos_running());
-    assert!(gpu.mmhub().vmid0().is_some(), "MMHUB VMID0 not enabled");
-    assert!(gpu.gfxhub().vmid0().is_some(), "GFXHUB VMID0 not enabled");
+    assert!(
+        gpu.gfx11().unwrap().mmhub().vmid0().is_some(),
+        "MMHUB VMID0 not enabled"
+    );
+    assert!(
+        gpu.gfx11().unwrap().gfxhub().vmid0().is_some(),
+        "GFXHUB VMID0 not enabled"
+    );
     match mapping {
         None => assert_eq!(up.reached, Step::Rlc),
         Some(m) => {
@@ -41,9 +47,9 @@ fn bring_up(part: barebell_model::Part, mapping: Option<Mapping>) {
             assert_eq!(q.mode, m);
             assert_eq!(q.signal.value(), 0, "first packet's completion signal");
             assert!(
-                gpu.mec().cp().errors().is_empty(),
+                gpu.gfx11().unwrap().mec().cp().errors().is_empty(),
                 "{:?}",
-                gpu.mec().cp().errors()
+                gpu.gfx11().unwrap().mec().cp().errors()
             );
             let q = up.queue.take().unwrap();
             q.unmap().unwrap();
@@ -108,17 +114,21 @@ fn navi31_kiq_is_mes_pipe_1_and_gets_set_resources_first() {
     use barebell_model::kiq::{KiqEvent, KiqHome};
     use barebell_model::mec::MecEvent;
     let gpu = up_to_queue(parts::navi31(), Mapping::Kiq);
-    assert_eq!(gpu.kiq_home(), Some(KiqHome::MesPipe1));
-    assert_eq!(gpu.mec().rlc_cp_schedulers() & 0xFF, 0xE8);
+    assert_eq!(gpu.gfx11().unwrap().kiq_home(), Some(KiqHome::MesPipe1));
+    assert_eq!(gpu.gfx11().unwrap().mec().rlc_cp_schedulers() & 0xFF, 0xE8);
     assert!(
-        !gpu.mec()
+        !gpu.gfx11()
+            .unwrap()
+            .mec()
             .events()
             .iter()
             .any(|e| matches!(e, MecEvent::KiqActivated { .. })),
         "{:?}",
-        gpu.mec().events()
+        gpu.gfx11().unwrap().mec().events()
     );
     let ops: Vec<u8> = gpu
+        .gfx11()
+        .unwrap()
         .kiq_log()
         .iter()
         .filter_map(|e| match e {
@@ -126,7 +136,12 @@ fn navi31_kiq_is_mes_pipe_1_and_gets_set_resources_first() {
             _ => None,
         })
         .collect();
-    assert_eq!(ops, [0xA2, 0xA0, 0xA2], "{:?}", gpu.kiq_log());
+    assert_eq!(
+        ops,
+        [0xA2, 0xA0, 0xA2],
+        "{:?}",
+        gpu.gfx11().unwrap().kiq_log()
+    );
 }
 
 /// gfx12 uni-MES has no PM4 KIQ: MES pipe 1 is the KIQ and speaks the
@@ -139,13 +154,20 @@ fn navi31_kiq_is_mes_pipe_1_and_gets_set_resources_first() {
 fn navi48_kiq_mapping_goes_through_mes_pipe_1() {
     use barebell_model::mes::MesEvent;
     let gpu = up_to_queue(parts::navi48(), Mapping::Kiq);
-    assert_eq!(gpu.kiq_home(), None, "{}", gpu.firmware_logs());
+    assert_eq!(
+        gpu.gfx11().unwrap().kiq_home(),
+        None,
+        "{}",
+        gpu.firmware_logs()
+    );
     let adds = gpu
+        .gfx11()
+        .unwrap()
         .mes_pipe1_log()
         .iter()
         .filter(|e| matches!(e, MesEvent::Done { opcode: 2 }))
         .count();
-    assert_eq!(adds, 2, "{:?}", gpu.mes_pipe1_log());
+    assert_eq!(adds, 2, "{:?}", gpu.gfx11().unwrap().mes_pipe1_log());
 }
 
 /// A DMA region whose ring area (mapped at VA = host address) would

@@ -126,7 +126,7 @@ fn mec_started_first(part: Part, mapping: Mapping) {
             "{name}: a PC written after an HQD"
         );
     }
-    let events = gpu.mec().events();
+    let events = gpu.gfx11().unwrap().mec().events();
     let running = events
         .iter()
         .position(|e| matches!(e, MecEvent::MecPipeRunning { pipe: 0, .. }));
@@ -180,13 +180,25 @@ fn gfx_init_after_autoload(part: Part, mapping: Mapping) {
     let (gpu, t, r) = run(part, Some(mapping));
     let logs = gpu.firmware_logs();
     assert_eq!(r, Ok(Step::Queue), "{name} {mapping:?}\n{logs}");
-    assert_eq!(gpu.s2a_entries(), [0x3000_0007, 0x3000_000d], "{name}");
-    assert_eq!(gpu.nbio().dropped(), vec![], "{name} {mapping:?}");
+    assert_eq!(
+        gpu.gfx11().unwrap().s2a_entries(),
+        [0x3000_0007, 0x3000_000d],
+        "{name}"
+    );
+    assert_eq!(
+        gpu.gfx11().unwrap().nbio().dropped(),
+        vec![],
+        "{name} {mapping:?}"
+    );
     for vmid in 8..16 {
         // DEFAULT_SH_MEM_CONFIG: address mode 64 (0), alignment
         // unaligned (3 << 2), INITIAL_INST_PREFETCH 3 (3 << 14);
         // SH_MEM_BASES: LDS_APP_BASE 1 << 16 | SCRATCH_APP_BASE 2.
-        assert_eq!(gpu.mec().sh_mem(vmid), (0xC00C, 0x0001_0002), "{name}");
+        assert_eq!(
+            gpu.gfx11().unwrap().mec().sh_mem(vmid),
+            (0xC00C, 0x0001_0002),
+            "{name}"
+        );
     }
     let grbm = t.writes("GRBM_CNTL");
     assert!(
@@ -202,7 +214,7 @@ fn gfx_init_after_autoload(part: Part, mapping: Mapping) {
     } else {
         assert_eq!(tcp, vec![], "{name}");
     }
-    let events = gpu.mec().events();
+    let events = gpu.gfx11().unwrap().mec().events();
     assert!(
         !events.iter().any(|e| matches!(e, MecEvent::Refused { .. })),
         "{name}: {events:?}"
@@ -230,7 +242,7 @@ fn navi48_gfx_init_after_autoload() {
 fn direct_alone(part: Part) {
     let name = part.name;
     let gpu = virtual_gpu(part, 7);
-    gpu.silence_schedulers(true);
+    gpu.gfx11().unwrap().silence_schedulers(true);
     let trace = Trace::default();
     let opts = Options {
         until: Step::Queue,
@@ -243,7 +255,7 @@ fn direct_alone(part: Part) {
         .map_err(|e| e.to_string());
     assert_eq!(r, Ok(Step::Queue), "{name}");
     assert_eq!(trace.writes("CP_MES_CNTL"), vec![], "{name}");
-    let events = gpu.mec().events();
+    let events = gpu.gfx11().unwrap().mec().events();
     assert!(
         !events.iter().any(|e| matches!(
             e,

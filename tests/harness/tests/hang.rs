@@ -125,21 +125,28 @@ fn cp_hang(part: barebell_model::Part, mapping: Mapping) {
     assert!(ledger.is_empty());
     // The model: no HQD active, no CP reset needed.
     assert!(
-        gpu.mec().active_hqds().iter().all(|h| h.slot.0 != 1),
+        gpu.gfx11()
+            .unwrap()
+            .mec()
+            .active_hqds()
+            .iter()
+            .all(|h| h.slot.0 != 1),
         "{name} {mapping:?}: {:?}",
-        gpu.mec().active_hqds()
+        gpu.gfx11().unwrap().mec().active_hqds()
     );
-    assert_eq!(gpu.mec().cp_resets(), 0);
+    assert_eq!(gpu.gfx11().unwrap().mec().cp_resets(), 0);
     if mapping == Mapping::Mes {
         // RESET (opcode 8) answered before REMOVE_QUEUE (3).
-        let log = gpu.mes_log();
+        let log = gpu.gfx11().unwrap().mes_log();
         let reset = log.iter().position(|e| *e == MesLog::Done { opcode: 8 });
         let remove = log.iter().rposition(|e| *e == MesLog::Done { opcode: 3 });
         assert!(reset.is_some() && remove > reset, "{name}: {log:?}\n{r}");
     }
     if mapping == Mapping::Direct {
         assert!(
-            gpu.mec()
+            gpu.gfx11()
+                .unwrap()
+                .mec()
                 .events()
                 .iter()
                 .any(|e| matches!(e, MecEvent::WavesKilled { .. })),
@@ -178,8 +185,8 @@ fn scheduler_hang(part: barebell_model::Part, mapping: Mapping) {
     let mut ledger: Ledger<'_, 4> = Ledger::new();
     recover::probe_scheduler(&mut g).unwrap();
     match mapping {
-        Mapping::Mes => gpu.hang_mes(),
-        _ => gpu.hang_kiq(),
+        Mapping::Mes => gpu.gfx11().unwrap().hang_mes(),
+        _ => gpu.gfx11().unwrap().hang_kiq(),
     }
     let id = submit(&g, &mut ledger, sig[0]);
     recover::watch(&g, &mut ledger, recover::WATCHDOG_NS).unwrap();
@@ -209,10 +216,16 @@ fn scheduler_hang(part: barebell_model::Part, mapping: Mapping) {
         }],
         "{r}"
     );
-    assert_eq!(gpu.mec().cp_resets(), 1);
-    assert!(gpu.mec().active_hqds().is_empty(), "{name} {mapping:?}");
+    assert_eq!(gpu.gfx11().unwrap().mec().cp_resets(), 1);
+    assert!(
+        gpu.gfx11().unwrap().mec().active_hqds().is_empty(),
+        "{name} {mapping:?}"
+    );
     for pipe in 0..2 {
-        assert!(!gpu.mec().mes_pipe_running(pipe), "{name} {mapping:?}");
+        assert!(
+            !gpu.gfx11().unwrap().mec().mes_pipe_running(pipe),
+            "{name} {mapping:?}"
+        );
     }
     let t = g.shutdown();
     gpu.quiescent()
@@ -251,12 +264,12 @@ fn escalates_to_mode1(part: barebell_model::Part, debug_mailbox: bool) {
     let mut ledger: Ledger<'_, 4> = Ledger::new();
     let doorbell = g.queue.as_ref().unwrap().doorbell;
     assert!(gpu.hang_queue(doorbell));
-    gpu.mec().set_faults(MecFaults {
+    gpu.gfx11().unwrap().mec().set_faults(MecFaults {
         dequeue_never_completes: true,
     });
-    gpu.mec().set_wedged(true);
+    gpu.gfx11().unwrap().mec().set_wedged(true);
     let id = submit(&g, &mut ledger, sig[0]);
-    let mark = gpu.refusal_mark();
+    let mark = gpu.gfx11().unwrap().refusal_mark();
     let d = recover::watch(&g, &mut ledger, recover::WATCHDOG_NS).unwrap_err();
     let r = recover::recover(&mut g, &mut ledger, d);
     assert!(
@@ -284,17 +297,22 @@ fn escalates_to_mode1(part: barebell_model::Part, debug_mailbox: bool) {
         out: None,
         debug: debug_mailbox,
     };
-    let events = gpu.soc().smu.events();
+    let events = gpu.gfx11().unwrap().soc().smu.events();
     assert!(events.contains(&msg), "{name}: {events:?}");
     assert!(
         events.contains(&barebell_model::smu::SmuEvent::Mode1Reset),
         "{name}: {events:?}"
     );
-    assert!(gpu.mec().active_hqds().is_empty(), "{name}");
+    assert!(
+        gpu.gfx11().unwrap().mec().active_hqds().is_empty(),
+        "{name}"
+    );
     // Bus mastering was off across the reset (the SMU model logs a reset
     // sent with it on) and is back on after it, as
     // `amdgpu_device_mode1_reset()` leaves it (`amdgpu_device_load_pci_state()`).
     let refused: Vec<String> = gpu
+        .gfx11()
+        .unwrap()
         .refusals_since(mark)
         .into_iter()
         .filter(|r| r.contains("bus mastering"))
@@ -418,7 +436,7 @@ fn remove_queue_alone_does_not_take_a_hung_queue_off() {
         let m = q.mapping;
         let e = q.mapper_mut().unmap(&m).unwrap_err();
         assert!(
-            gpu.mes_log().iter().any(|e| matches!(
+            gpu.gfx11().unwrap().mes_log().iter().any(|e| matches!(
                 e,
                 MesLog::Refused {
                     opcode: 3,
@@ -426,7 +444,7 @@ fn remove_queue_alone_does_not_take_a_hung_queue_off() {
                 }
             )),
             "{name}: {e}: {:?}",
-            gpu.mes_log()
+            gpu.gfx11().unwrap().mes_log()
         );
     }
 }
@@ -468,12 +486,11 @@ fn scheduler_fence_waits_end_device_gone_when_the_device_vanishes() {
 #[test]
 fn gc_9_4_3_scheduler_waits_end_device_gone_when_the_device_vanishes() {
     use barebell_model::vgpu::HostMemory;
-    use barebell_model::vgpu9::VirtualGpu9;
     for part in [parts::mi300x(), parts::mi308x()] {
         for mapping in [Mapping::Hws, Mapping::Kiq] {
             let name = part.name;
             let mem = HostMemory::allocate(64 << 20).unwrap();
-            let gpu = VirtualGpu9::new(
+            let gpu = barebell_model::VirtualGpu::new(
                 part.clone(),
                 &FirmwareDir::system(),
                 mem,

@@ -68,7 +68,7 @@ fn dispatch_and(
 /// The slot (ME, pipe, queue) and VMID the model's MEC runs the user
 /// queue on: the model's own record, not the runtime's.
 fn user_hqd(gpu: &VirtualGpu) -> ((u8, u8, u8), u8) {
-    let hqds = gpu.mec().active_hqds();
+    let hqds = gpu.gfx11().unwrap().mec().active_hqds();
     let h = hqds
         .iter()
         .find(|h| h.slot.0 == 1 && h.vmid != 0)
@@ -123,7 +123,7 @@ fn illegal_instruction(part: barebell_model::Part, mapping: Mapping) {
             assert_eq!(up.poll_interrupts().unwrap(), vec![], "{name}");
             // The model's one diagnostics face names the stopped queue's
             // error, as it does on GC 9.4.3.
-            let d = barebell_model::device::ModelDevice::diagnostics(gpu);
+            let d = gpu.diagnostics();
             assert!(
                 d.iter().any(|l| l.starts_with("the CP model: ")),
                 "{name}: {d:?}"

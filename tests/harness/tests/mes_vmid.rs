@@ -34,7 +34,7 @@ fn mes_queue_in_its_vmid(part: barebell_model::Part) {
     // The HQD MES loaded for the queue's doorbell, and its VMID.
     let hqd = (0..4u8)
         .flat_map(|p| (0..8u8).map(move |k| (1u8, p, k)))
-        .filter_map(|slot| gpu.mec().bank(slot))
+        .filter_map(|slot| gpu.gfx11().unwrap().mec().bank(slot))
         .map(Hqd)
         .find(|h| h.active() && h.doorbell_dword() == q.doorbell * 2)
         .expect("an active HQD on the queue's doorbell");
@@ -45,14 +45,14 @@ fn mes_queue_in_its_vmid(part: barebell_model::Part) {
     );
     // Its GFXHUB context as MES programmed it: enabled, a valid PDE, the
     // process's whole VA range (page 0 to `max_pfn - 1`).
-    let c = gpu.gfxhub().context_regs(vmid);
+    let c = gpu.gfx11().unwrap().gfxhub().context_regs(vmid);
     assert!(c.enabled, "{name}: VMID {vmid} context disabled");
     assert_eq!(c.base & 1, 1, "{name}: base {:#x} lacks VALID", c.base);
     assert_eq!((c.start, c.end), (0, (MAX_PFN << 12) - 1), "{name}");
     // The ring is read through that context: point it at a base without
     // VALID, flush the VMID as a driver would, and the next packet stops
     // on a VM refusal naming the VMID.
-    let hub = gpu.gfxhub();
+    let hub = gpu.gfx11().unwrap().gfxhub();
     let cntl = hub.context_regs(vmid);
     assert!(hub.program_context(vmid, 1, cntl.base & !1, 0, MAX_PFN - 1));
     invalidate(
@@ -67,8 +67,8 @@ fn mes_queue_in_its_vmid(part: barebell_model::Part) {
     .unwrap();
     let packet = q.barrier().unwrap();
     q.queue.submit(&packet, gpu.clock(), 1_000_000_000).unwrap();
-    gpu.mec().run_until_idle(10_000);
-    let errors = gpu.mec().cp().errors().to_vec();
+    gpu.gfx11().unwrap().mec().run_until_idle(10_000);
+    let errors = gpu.gfx11().unwrap().mec().cp().errors().to_vec();
     assert!(
         errors.iter().any(|e| matches!(
             e,

@@ -1,4 +1,4 @@
-//! The one bring-up on the GC 9.4.3 model device (`VirtualGpu9`: MI300X,
+//! The one bring-up on the GC 9.4.3 model device (`VirtualGpu`: MI300X,
 //! MI308X) as far as the rlc step, with the real firmware from
 //! `firmware-amd-graphics`.
 //!
@@ -19,13 +19,13 @@
 //! - the teardown leaves the device as `amdgpu_device_fini_hw()` does.
 
 use barebell_bringup::{FirmwareDir, Options, Quiet, Step};
+use barebell_model::VirtualGpu;
 use barebell_model::parts;
 use barebell_model::vgpu::HostMemory;
-use barebell_model::vgpu9::VirtualGpu9;
 
-fn device(part: parts::Part) -> VirtualGpu9 {
+fn device(part: parts::Part) -> VirtualGpu {
     let mem = HostMemory::allocate(64 << 20).unwrap();
-    VirtualGpu9::new(part, &FirmwareDir::system(), mem, barebell_model::Seed(7)).unwrap()
+    VirtualGpu::new(part, &FirmwareDir::system(), mem, barebell_model::Seed(7)).unwrap()
 }
 
 fn until_rlc() -> Options {
@@ -42,9 +42,12 @@ fn check_part(part: parts::Part, xccs: usize, aids: usize) {
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     assert_eq!(gpu.reached, Step::Rlc, "{name}");
     let layout = gpu.memory.unwrap();
-    assert_eq!(m.gfxhubs().len(), xccs, "{name}");
-    assert_eq!(m.mmhubs().len(), aids, "{name}");
-    for (kind, hubs) in [("GFXHUB", m.gfxhubs()), ("MMHUB", m.mmhubs())] {
+    assert_eq!(m.gc_9_4_3().unwrap().gfxhubs().len(), xccs, "{name}");
+    assert_eq!(m.gc_9_4_3().unwrap().mmhubs().len(), aids, "{name}");
+    for (kind, hubs) in [
+        ("GFXHUB", m.gc_9_4_3().unwrap().gfxhubs()),
+        ("MMHUB", m.gc_9_4_3().unwrap().mmhubs()),
+    ] {
         for (i, h) in hubs.iter().enumerate() {
             let c = h
                 .context(0)
@@ -64,7 +67,9 @@ fn check_part(part: parts::Part, xccs: usize, aids: usize) {
     }
     assert_eq!(m.psp().refusals(), vec![], "{name}");
     for x in 0..xccs {
-        m.rlc_mec()
+        m.gc_9_4_3()
+            .unwrap()
+            .rlc_mec()
             .mec_run(x)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
     }
@@ -98,7 +103,10 @@ fn a_bring_up_stopped_after_gmc_tears_the_hubs_down() {
     assert!(busy.contains("GFXHUB of XCC 7: VM contexts"), "{busy}");
     assert!(busy.contains("MMHUB of AID 3: VM contexts"), "{busy}");
     for x in 0..8 {
-        assert!(m.rlc_mec().mec_run(x).is_err(), "XCC {x} runs before PSP");
+        assert!(
+            m.gc_9_4_3().unwrap().rlc_mec().mec_run(x).is_err(),
+            "XCC {x} runs before PSP"
+        );
     }
     let report = gpu.shutdown();
     assert!(report.complete(), "{report}");
@@ -117,7 +125,13 @@ fn registers_no_block_claims_are_the_hdp_and_the_signature() {
     let m = device(parts::mi300x());
     let gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &until_rlc(), &Quiet).unwrap();
     let _ = gpu.shutdown();
-    let mut offs: Vec<usize> = m.unclaimed().iter().map(|(_, o)| *o).collect();
+    let mut offs: Vec<usize> = m
+        .gc_9_4_3()
+        .unwrap()
+        .unclaimed()
+        .iter()
+        .map(|(_, o)| *o)
+        .collect();
     offs.sort_unstable();
     offs.dedup();
     let want: Vec<usize> = [
@@ -159,7 +173,12 @@ fn the_hws_maps_the_process_and_its_queue_on_every_xcc() {
         let gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let root = gpu.memory.unwrap().process_root;
-        let hws = m.mec().hws().expect("the HIQ was mapped");
+        let hws = m
+            .gc_9_4_3()
+            .unwrap()
+            .mec()
+            .hws()
+            .expect("the HIQ was mapped");
         assert_eq!(hws.refusal(), None, "{name}");
         let r = hws.resources().unwrap();
         assert_eq!(r.vmid_mask, 0xFFF8, "{name}");
@@ -172,6 +191,8 @@ fn the_hws_maps_the_process_and_its_queue_on_every_xcc() {
         assert_eq!(queues.len(), 1, "{name}");
         assert_eq!(queues[0].doorbell_offset, 0x20, "{name}");
         let q = m
+            .gc_9_4_3()
+            .unwrap()
             .mec()
             .queues()
             .into_iter()
@@ -183,7 +204,11 @@ fn the_hws_maps_the_process_and_its_queue_on_every_xcc() {
         assert!(report.complete(), "{name}: {report}");
         m.quiescent().unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(
-            m.mec().hws().is_none_or(|h| h.queues().is_empty()),
+            m.gc_9_4_3()
+                .unwrap()
+                .mec()
+                .hws()
+                .is_none_or(|h| h.queues().is_empty()),
             "{name}"
         );
     }

@@ -1,4 +1,4 @@
-//! Issue 19 on the MI300 model device (`VirtualGpu9`): the bring-up's
+//! Issue 19 on the MI300 model device (`VirtualGpu`): the bring-up's
 //! SDMA queue (`barebell_bringup::sdma`) on SDMA 4.4.2 instance 0, mapped
 //! by registers (`direct`, `kiq`) or through the HWS (`hws`), copying
 //! host→device, device→host and device→device byte for byte; a copy into
@@ -22,19 +22,19 @@
 use barebell::sdma::CopyDirection;
 use barebell_bringup::sdma::{BOUND_NS, CopyError, CopyQueue};
 use barebell_bringup::{FirmwareDir, Gpu, Mapping, Options, Quiet, Step};
+use barebell_model::VirtualGpu;
 use barebell_model::parts;
 use barebell_model::vgpu::HostMemory;
-use barebell_model::vgpu9::VirtualGpu9;
 
 /// Host and device buffers of this many bytes each (two of each).
 const fn user_bytes(largest: usize) -> usize {
     (2 * largest.next_multiple_of(4096) + (4 << 20)).next_multiple_of(2 << 20)
 }
 
-fn device(largest: usize) -> VirtualGpu9 {
+fn device(largest: usize) -> VirtualGpu {
     let user = user_bytes(largest);
     let mem = HostMemory::allocate_sized((64 << 20) + user, (4 << 20) + user).unwrap();
-    VirtualGpu9::new(
+    VirtualGpu::new(
         parts::mi300x(),
         &FirmwareDir::system(),
         mem,
@@ -43,15 +43,15 @@ fn device(largest: usize) -> VirtualGpu9 {
     .unwrap()
 }
 
-fn why(m: &VirtualGpu9) -> String {
+fn why(m: &VirtualGpu) -> String {
     let mut s = String::new();
-    if let Some(h) = m.mec().hws() {
+    if let Some(h) = m.gc_9_4_3().unwrap().mec().hws() {
         s += &format!("HWS refusal: {:?}\n", h.refusal());
     }
-    for r in m.mec().refusals() {
+    for r in m.gc_9_4_3().unwrap().mec().refusals() {
         s += &format!("CP refusal: {r}\n");
     }
-    for r in m.sdma_refusals() {
+    for r in m.gc_9_4_3().unwrap().sdma_refusals() {
         s += &format!("SDMA: {r}\n");
     }
     for (i, e) in m.sdma().iter().enumerate() {
@@ -62,7 +62,7 @@ fn why(m: &VirtualGpu9) -> String {
     s
 }
 
-fn up<'p>(m: &'p VirtualGpu9, mapping: Mapping, largest: usize) -> Gpu<'p> {
+fn up<'p>(m: &'p VirtualGpu, mapping: Mapping, largest: usize) -> Gpu<'p> {
     let user = user_bytes(largest);
     let opts = Options {
         until: Step::Queue,
@@ -100,7 +100,7 @@ fn pattern(buf: &mut [u8], salt: u64) {
 
 /// Copies each size in each direction, checking every destination byte
 /// and a guard of 64 bytes after it.
-fn copies(m: &VirtualGpu9, gpu: &mut Gpu<'_>, q: &mut CopyQueue<'_>, sizes: &[usize]) {
+fn copies(m: &VirtualGpu, gpu: &mut Gpu<'_>, q: &mut CopyQueue<'_>, sizes: &[usize]) {
     let largest = *sizes.iter().max().unwrap();
     let each = largest.next_multiple_of(4096) + 4096;
     let host = gpu.user.as_mut().unwrap();
@@ -234,8 +234,12 @@ fn unmapped_copy_faults(mapping: Mapping, vmid: u8) {
     );
     assert!(e.to_string().contains("MMHUB 1.8"), "{e}");
     // AID 0's MMHUB took it: the other AIDs' latched nothing.
-    assert!(m.mmhubs()[0].fault_latched());
-    assert!(m.mmhubs()[1..].iter().all(|h| !h.fault_latched()));
+    assert!(m.gc_9_4_3().unwrap().mmhubs()[0].fault_latched());
+    assert!(
+        m.gc_9_4_3().unwrap().mmhubs()[1..]
+            .iter()
+            .all(|h| !h.fault_latched())
+    );
     q.stop(&mut gpu).unwrap();
     assert!(gpu.shutdown().complete());
     m.quiescent().unwrap();
@@ -297,7 +301,16 @@ fn an_hws_sdma_queue_leaves_the_engine_with_its_process() {
     let m = device(8192);
     let mut gpu = up(&m, Mapping::Hws, 8192);
     let q = barebell_bringup::sdma::open(&mut gpu, Mapping::Hws, &Quiet).unwrap();
-    assert_eq!(m.mec().hws().unwrap().sdma_queues().len(), 1);
+    assert_eq!(
+        m.gc_9_4_3()
+            .unwrap()
+            .mec()
+            .hws()
+            .unwrap()
+            .sdma_queues()
+            .len(),
+        1
+    );
     drop(q);
     assert!(gpu.shutdown().complete());
     assert!(m.sdma()[0].queue().is_none());

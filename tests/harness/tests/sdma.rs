@@ -54,7 +54,7 @@ fn with_sdma(
     let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet)
         .unwrap_or_else(|e| panic!("{name}: {e}\n{}", gpu.firmware_logs()));
     let mut q = barebell_bringup::sdma::open(&mut up, mapping, &Quiet)
-        .unwrap_or_else(|e| panic!("{name}: {e}\n{:?}", gpu.sdma().events()));
+        .unwrap_or_else(|e| panic!("{name}: {e}\n{:?}", gpu.sdma()[0].events()));
     f(&gpu, &mut q, &mut up);
 }
 
@@ -87,7 +87,7 @@ fn copies_by(part: barebell_model::Part, mapping: Mapping, sizes: &[usize]) {
                 n as u64,
                 CopyDirection::HostToDevice,
             )
-            .unwrap_or_else(|e| panic!("h2d {n}: {e}\n{:?}", gpu.sdma().events()));
+            .unwrap_or_else(|e| panic!("h2d {n}: {e}\n{:?}", gpu.sdma()[0].events()));
             assert!(
                 snap(&d_a.host, doff, n) == src[so..so + n],
                 "h2d {n} bytes differ"
@@ -117,11 +117,11 @@ fn copies_by(part: barebell_model::Part, mapping: Mapping, sizes: &[usize]) {
             assert_eq!(got[0], 0xEE, "d2h wrote before its start");
             assert_eq!(got[1 + n], 0xEE, "d2h wrote past its end");
         }
-        assert!(gpu.sdma().stopped().is_none());
+        assert!(gpu.sdma()[0].stopped().is_none());
         // The engine, not some other path, moved the bytes: three copies
         // of every size went through its COPY_LINEAR execution.
         let want: u64 = sizes.iter().map(|&n| 3 * n as u64).sum();
-        assert_eq!(gpu.sdma().stats().copied_bytes, want);
+        assert_eq!(gpu.sdma()[0].stats().copied_bytes, want);
     });
 }
 
@@ -160,7 +160,7 @@ fn copy_into_an_unmapped_range_returns_the_latched_fault() {
             }
             other => panic!("expected a VM fault, got {other}"),
         }
-        assert!(gpu.sdma().stopped().is_some(), "the queue kept running");
+        assert!(gpu.sdma()[0].stopped().is_some(), "the queue kept running");
     });
 }
 
@@ -188,12 +188,12 @@ fn a_doorbell_the_s2a_does_not_route_wakes_nothing() {
             other => panic!("expected a fence timeout, got {other:?}"),
         }
         assert!(
-            gpu.sdma()
+            gpu.sdma()[0]
                 .events()
                 .iter()
                 .any(|e| matches!(e, barebell_model::sdma::SdmaEvent::DoorbellDropped { .. })),
             "{:?}",
-            gpu.sdma().events()
+            gpu.sdma()[0].events()
         );
     });
 }
@@ -259,11 +259,11 @@ fn the_rarer_packets_on_navi31_and_navi48() {
             assert_eq!(u64::from_le_bytes(w[16..24].try_into().unwrap()), 42);
             assert_ne!(u64::from_le_bytes(w[8..16].try_into().unwrap()), 0);
             assert!(
-                gpu.sdma()
+                gpu.sdma()[0]
                     .events()
                     .contains(&barebell_model::sdma::SdmaEvent::Trap { context: 0x55 })
             );
-            assert!(gpu.sdma().stopped().is_none());
+            assert!(gpu.sdma()[0].stopped().is_none());
         });
     }
 }
@@ -282,7 +282,7 @@ fn a_misaligned_fence_stops_the_queue() {
         let seq = r.push_fence(1_000_000).unwrap();
         r.commit();
         assert!(r.wait(seq, 20_000_000).is_err());
-        match gpu.sdma().stopped() {
+        match gpu.sdma()[0].stopped() {
             Some(barebell_model::sdma::SdmaStop::Refused { why, .. }) => {
                 assert!(why.contains("FENCE"), "{why}")
             }
@@ -318,7 +318,7 @@ fn mes_copy_into_an_unmapped_range_returns_the_latched_fault() {
             }
             other => panic!("expected a VM fault, got {other:?}"),
         }
-        assert!(gpu.sdma().stopped().is_some());
+        assert!(gpu.sdma()[0].stopped().is_some());
     });
 }
 
@@ -341,7 +341,7 @@ fn an_sdma_queue_stops_whichever_way_it_was_mapped() {
             let fw = FirmwareDir::system();
             let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet).unwrap();
             let q = barebell_bringup::sdma::open(&mut up, mapping, &Quiet).unwrap();
-            assert!(gpu.sdma().queue().is_some());
+            assert!(gpu.sdma()[0].queue().is_some());
             // The model counts a live SDMA queue and a running engine
             // against quiescence (`sdma_v6_0_hw_fini()` stops and halts).
             let busy = gpu.quiescent().unwrap_err().to_string();
@@ -356,12 +356,12 @@ fn an_sdma_queue_stops_whichever_way_it_was_mapped() {
             q.stop(&mut up)
                 .unwrap_or_else(|e| panic!("{name} {mapping:?}: {e}"));
             assert!(
-                gpu.sdma().queue().is_none(),
+                gpu.sdma()[0].queue().is_none(),
                 "{name} {mapping:?}: still on the engine"
             );
             if mapping == Mapping::Mes {
                 // REMOVE_QUEUE is opcode 3 (`MES_SCH_API_REMOVE_QUEUE`).
-                let removed = gpu.mes_log();
+                let removed = gpu.gfx11().unwrap().mes_log();
                 assert!(
                     removed
                         .iter()
@@ -372,7 +372,7 @@ fn an_sdma_queue_stops_whichever_way_it_was_mapped() {
             let report = up.shutdown();
             assert!(report.complete(), "{name} {mapping:?}: {report}");
             // The teardown's SDMA stage halted the engine.
-            assert!(!gpu.sdma().running(), "{name} {mapping:?}");
+            assert!(!gpu.sdma()[0].running(), "{name} {mapping:?}");
             gpu.quiescent()
                 .unwrap_or_else(|e| panic!("{name} {mapping:?}: {e}"));
         }

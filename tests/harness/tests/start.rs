@@ -25,7 +25,9 @@ fn opts(mapping: Mapping) -> Options {
 }
 
 fn resets(gpu: &VirtualGpu) -> usize {
-    gpu.soc()
+    gpu.gfx11()
+        .unwrap()
+        .soc()
         .smu
         .events()
         .iter()
@@ -52,12 +54,12 @@ fn bring_up_from(
     let left = start::prepare(&gpu, &fw, state).unwrap_or_else(|e| panic!("{name}: {e}"));
     let resets_before = resets(&gpu);
     let commands_before = gpu.psp().commands().len();
-    let mark = gpu.refusal_mark();
+    let mark = gpu.gfx11().unwrap().refusal_mark();
     let up = match barebell_bringup::run(&gpu, &fw, &opts(mapping), &Quiet) {
         Ok(up) => up,
         Err(e) => panic!(
             "{name} from {left}: {e}\nrefusals: {:?}\n{}",
-            gpu.refusals_since(mark),
+            gpu.gfx11().unwrap().refusals_since(mark),
             gpu.firmware_logs()
         ),
     };
@@ -72,15 +74,18 @@ fn bring_up_from(
     }
     // The teardown finalized the signature the bring-up wrote.
     assert_eq!(
-        gpu.soc().power.get("SCRATCH_REG7"),
+        gpu.gfx11().unwrap().soc().power.get("SCRATCH_REG7"),
         Some(barebell_bringup::start::SIGNATURE)
     );
-    assert_eq!(gpu.soc().power.get("SCRATCH_REG6"), Some(0));
+    assert_eq!(
+        gpu.gfx11().unwrap().soc().power.get("SCRATCH_REG6"),
+        Some(0)
+    );
     let seen = Seen {
         start: found,
         resets: resets(&gpu) - resets_before,
         psp_commands: gpu.psp().commands().len() - commands_before,
-        refusals: gpu.refusals_since(mark),
+        refusals: gpu.gfx11().unwrap().refusals_since(mark),
     };
     (seen, gpu)
 }
@@ -244,17 +249,21 @@ fn the_pci_state_a_mode1_reset_clears_is_restored_before_any_read() {
         let name = part.name;
         let (seen, gpu) = bring_up_from(part, StartState::Amdgpu, Mapping::Direct);
         assert_eq!(seen.resets, 1, "{name}");
-        assert_eq!(gpu.soc().pci.undecoded(), 0, "{name}: BAR5 accesses lost");
+        assert_eq!(
+            gpu.gfx11().unwrap().soc().pci.undecoded(),
+            0,
+            "{name}: BAR5 accesses lost"
+        );
         // The model's own behaviour, directly: a reset pending, then BAR5
         // silent until the state comes back.
         assert!(Platform::save_pci_state(&gpu), "{name}");
-        gpu.soc().pci.reset();
+        gpu.gfx11().unwrap().soc().pci.reset();
         let clock = Platform::clock(&gpu);
         let until = clock.now_ns() + barebell_model::pci_config::RESET_AFTER_NS;
         while clock.now_ns() < until {
             Platform::pause(&gpu);
         }
-        assert!(!gpu.soc().pci.decodes(), "{name}");
+        assert!(!gpu.gfx11().unwrap().soc().pci.decodes(), "{name}");
         let boot = barebell::discovery::boot::RCC_CONFIG_MEMSIZE;
         let at = boot
             .byte_offset(&barebell::regs::IpBases::default())
@@ -264,7 +273,7 @@ fn the_pci_state_a_mode1_reset_clears_is_restored_before_any_read() {
             barebell::bus::ALL_ONES,
             "{name}"
         );
-        assert!(gpu.soc().pci.undecoded() > 0, "{name}");
+        assert!(gpu.gfx11().unwrap().soc().pci.undecoded() > 0, "{name}");
         assert!(Platform::restore_pci_state(&gpu), "{name}");
         assert_ne!(
             Platform::regs(&gpu).read32(at),
@@ -293,9 +302,13 @@ fn a_partial_reinit_keeps_the_live_tmr_reserved() {
             user_vram: 32 << 20,
             ..Default::default()
         };
-        let mark = gpu.refusal_mark();
-        let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet)
-            .unwrap_or_else(|e| panic!("{name}: {e}\n{:?}", gpu.refusals_since(mark)));
+        let mark = gpu.gfx11().unwrap().refusal_mark();
+        let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet).unwrap_or_else(|e| {
+            panic!(
+                "{name}: {e}\n{:?}",
+                gpu.gfx11().unwrap().refusals_since(mark)
+            )
+        });
         let found = up
             .start
             .unwrap_or_else(|| panic!("{name}: no start report"));

@@ -37,8 +37,8 @@ fn check(
     hubs: [(&HubRegs, u16); 2],
 ) {
     let gpu = virtual_gpu(part, 3);
-    gpu.set_strict(true);
-    let mark = gpu.refusal_mark();
+    gpu.gfx11().unwrap().set_strict(true);
+    let mark = gpu.gfx11().unwrap().refusal_mark();
     let gc = bases(desc, hw_id::GC);
     let regs = gpu.regs();
     // GRBM_GFX_CNTL: MEID 1 (bits 2-3), pipe 1, queue 2 (bits 8-10).
@@ -62,9 +62,9 @@ fn check(
         }
     }
     assert!(
-        gpu.refusals_since(mark).is_empty(),
+        gpu.gfx11().unwrap().refusals_since(mark).is_empty(),
         "{:?}",
-        gpu.refusals_since(mark)
+        gpu.gfx11().unwrap().refusals_since(mark)
     );
 }
 

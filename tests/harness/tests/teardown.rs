@@ -218,7 +218,7 @@ fn injected_errors_are_torn_down() {
     // rings: schedulers silent.
     for part in [parts::navi31(), parts::navi48()] {
         let gpu = virtual_gpu(part, 9);
-        gpu.silence_schedulers(true);
+        gpu.gfx11().unwrap().silence_schedulers(true);
         let r = barebell_bringup::run(&gpu, &fw, &opts(Some(Mapping::Mes)), &Quiet);
         let e = failed_and_torn_down(&gpu, r, "rings");
         assert_eq!(e.step, Step::Rings, "{e}");
@@ -238,7 +238,7 @@ fn a_failed_dequeue_is_reported_and_the_rest_still_runs() {
     let gpu = virtual_gpu(parts::navi31(), 11);
     let fw = FirmwareDir::system();
     let up = barebell_bringup::run(&gpu, &fw, &opts(Some(Mapping::Direct)), &Quiet).unwrap();
-    gpu.mec().set_faults(MecFaults {
+    gpu.gfx11().unwrap().mec().set_faults(MecFaults {
         dequeue_never_completes: true,
     });
     let report = up.shutdown();

@@ -33,11 +33,13 @@ fn check(part: barebell_model::Part) {
         // Control: the user's own ring is reachable through the process
         // tables (the CP fetches it through the queue's VMID).
         let ring = q.queue.memory().ring_address();
-        gpu.translate(root, ring, Access::Read)
+        gpu.gfx11()
+            .unwrap()
+            .translate(root, ring, Access::Read)
             .unwrap_or_else(|e| panic!("{name} {mapping:?}: user ring {ring:#x}: {e:?}"));
         // The driver's MQD must not be.
         let mqd = q.mapping.mqd_address;
-        let r = gpu.translate(root, mqd, Access::Write);
+        let r = gpu.gfx11().unwrap().translate(root, mqd, Access::Write);
         assert!(
             r.is_err(),
             "{name} {mapping:?}: MQD {mqd:#x} is writable through the process tables: {r:?}"

@@ -28,7 +28,7 @@ fn the_model_vbios_leaves_its_mode_in_the_dcn_registers() {
     assert_eq!(r.read32(D1VGA_CONTROL), 0);
     assert_eq!(r.read32(VIEWPORT), 1080 << 16 | 1920);
     assert_eq!(r.read32(PITCH), 1920);
-    assert_eq!(gpu.scanout_clobbered(), None);
+    assert_eq!(gpu.gfx11().unwrap().scanout_clobbered(), None);
     let vga = virtual_gpu(
         barebell_model::Part {
             display: Some(Display::Vga),
@@ -38,7 +38,13 @@ fn the_model_vbios_leaves_its_mode_in_the_dcn_registers() {
     );
     assert_eq!(vga.regs().read32(D1VGA_CONTROL), 1);
     // Navi48: Linux reads no display register on gfx12; no display.
-    assert!(virtual_gpu(parts::navi48(), 1).dcn().is_none());
+    assert!(
+        virtual_gpu(parts::navi48(), 1)
+            .gfx11()
+            .unwrap()
+            .dcn()
+            .is_none()
+    );
 }
 
 /// Runs the bring-up on navi31 with `display` on screen and checks the
@@ -58,7 +64,7 @@ fn survives(display: Display, kept: u64, until: Step, mapping: Option<Mapping>) 
     let up = barebell_bringup::run(&gpu, &FirmwareDir::system(), &opts, &Quiet)
         .unwrap_or_else(|e| panic!("{display:?}: {e}\n{}", gpu.firmware_logs()));
     assert_eq!(
-        gpu.scanout_clobbered(),
+        gpu.gfx11().unwrap().scanout_clobbered(),
         None,
         "{display:?}: the bring-up wrote into the framebuffer on screen ({} bytes from VRAM 0); layout {:#x?}",
         display.bytes(),

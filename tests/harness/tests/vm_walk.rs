@@ -69,7 +69,11 @@ fn check(part: barebell_model::Part) {
     ] {
         let w = walk::walk(format, &ctx, va, &mut read);
         let ours = w.outcome.ok().and_then(|p| host_of(p.pa, p.system));
-        let model = gpu.translate(layout.process_root, va, Access::Read).ok();
+        let model = gpu
+            .gfx11()
+            .unwrap()
+            .translate(layout.process_root, va, Access::Read)
+            .ok();
         assert_eq!(
             ours,
             model,

@@ -34,7 +34,12 @@ fn check(part: barebell_model::Part, gart_start: u64) {
     // HIGH on gfx11, LOW (0) on gfx12.
     assert_eq!(layout.mc.gart_start, gart_start, "{name}");
     let ring_va = gpu.dma().host.as_ptr() as u64 + DMA_CHUNK as u64;
-    let v = gpu.mmhub().vmid0().expect("MMHUB VMID0 enabled");
+    let v = gpu
+        .gfx11()
+        .unwrap()
+        .mmhub()
+        .vmid0()
+        .expect("MMHUB VMID0 enabled");
     // VMID0 covers the GART and the ring area; START is the lower one.
     assert_eq!(v.start, gart_start.min(ring_va), "{name}");
     let mc = gpu.psp().mc();
@@ -61,7 +66,7 @@ fn check(part: barebell_model::Part, gart_start: u64) {
     // *_set_fault_enable_default(true) after gart_enable: the eleven
     // *_PROTECTION_FAULT_ENABLE_DEFAULT bits (masks 0x4..=0x1000 in the
     // sh_mask headers), no CRASH_ON_* bits.
-    let h = gpu.mmhub();
+    let h = gpu.gfx11().unwrap().mmhub();
     assert_eq!(h.device_reg(h.hub().fault_cntl), 0x1FFC, "{name}");
     // The default page is a VRAM physical address
     // (`amdgpu_gmc_vram_mc2pa()`): inside FB_OFFSET..FB_OFFSET + VRAM.
@@ -74,7 +79,10 @@ fn check(part: barebell_model::Part, gart_start: u64) {
     // physical address the layout reports, refuse the ring area's first
     // part, the driver's (KFD maps no MQD or kernel ring into a process
     // VM: issue 32 item 2), and map its user part at VA = host address.
-    let r = gpu.translate(layout.process_root, ring_va + 0x40, Access::Read);
+    let r = gpu
+        .gfx11()
+        .unwrap()
+        .translate(layout.process_root, ring_va + 0x40, Access::Read);
     assert!(
         r.is_err(),
         "{name}: driver part in the process tables: {r:?}"
@@ -86,6 +94,8 @@ fn check(part: barebell_model::Part, gart_start: u64) {
         layout.user_rings
     );
     let host = gpu
+        .gfx11()
+        .unwrap()
         .translate(layout.process_root, urings + 0x40, Access::Read)
         .unwrap_or_else(|e| {
             panic!(
@@ -109,11 +119,15 @@ fn check(part: barebell_model::Part, gart_start: u64) {
         ((1 << 20) - 8, Access::Write),
     ] {
         let host = gpu
+            .gfx11()
+            .unwrap()
             .translate(layout.process_root, user_va + off, access)
             .unwrap_or_else(|e| panic!("{name}: user memory +{off:#x} {access:?}: {e:?}"));
         assert_eq!(host, user_va + off, "{name}");
     }
     let e = gpu
+        .gfx11()
+        .unwrap()
         .translate(layout.process_root, urings + 0x40, Access::Execute)
         .unwrap_err();
     assert_eq!(
@@ -122,7 +136,9 @@ fn check(part: barebell_model::Part, gart_start: u64) {
         "{name}"
     );
     assert!(
-        gpu.translate(layout.process_root, user_va + (1 << 20), Access::Read)
+        gpu.gfx11()
+            .unwrap()
+            .translate(layout.process_root, user_va + (1 << 20), Access::Read)
             .is_err(),
         "{name}: past the user memory"
     );

@@ -4,7 +4,7 @@
 //! table where the IFWI leaves it, and doorbell stores through the NBIO
 //! aperture.
 
-use super::{Files, VirtualGpu};
+use super::{Files, Gfx11};
 use crate::discovery::PartIps;
 use crate::error::ModelError;
 use crate::parts::Part;
@@ -78,7 +78,7 @@ pub(super) fn soc_blocks(
     })
 }
 
-impl VirtualGpu {
+impl Gfx11 {
     /// The SOC blocks: SMU, IH, SDMA, clock gating and scratch, S2A.
     pub fn soc(&self) -> &SocBlocks {
         &self.soc
@@ -114,32 +114,6 @@ impl VirtualGpu {
             _ => None,
         }));
         out
-    }
-
-    /// Writes the discovery table where the IFWI leaves it, at VRAM size
-    /// − 64 KiB (`amdgpu_discovery.c`: `DISCOVERY_TMR_OFFSET`), when the
-    /// VRAM backing reaches that far: a driver with a large BAR0 reads it
-    /// there (tinygrad's `AMDev._run_discovery`).
-    pub(super) fn place_discovery(&self, table: &[u8]) {
-        let vram = u64::from(self.part.firmware.vram_mib) << 20;
-        let Some(at) = vram.checked_sub(64 << 10) else {
-            return;
-        };
-        let end = at + table.len() as u64;
-        if end > self.memory.vram_len as u64 {
-            return;
-        }
-        let at = at as usize;
-        // SAFETY: `at..end` lies inside the VRAM backing (checked above),
-        // which this VirtualGpu owns; nothing else runs on the device yet
-        // (called from `new`).
-        unsafe {
-            core::ptr::copy_nonoverlapping(
-                table.as_ptr(),
-                self.memory.vram.as_ptr().add(at),
-                table.len(),
-            );
-        }
     }
 
     /// A host store of `value` to the doorbell at `byte_offset` of BAR2.
@@ -180,7 +154,7 @@ impl VirtualGpu {
 /// Where each refusal list stood: the SOC log, the PSP's, the MEC's.
 pub type RefusalMark = [usize; 3];
 
-impl VirtualGpu {
+impl Gfx11 {
     fn mec_refusals(&self) -> Vec<String> {
         use alloc::format;
         self.mec
@@ -229,21 +203,6 @@ impl VirtualGpu {
         );
         out.extend(self.mec_refusals().into_iter().skip(mark[2]));
         out
-    }
-
-    /// The driver that held the device let go of it (its process exited,
-    /// or it was unbound) without touching it: the next
-    /// [`barebell::platform::Platform::claim`] succeeds and finds the
-    /// device exactly as that driver left it. A *model convention*: the
-    /// same `VirtualGpu` stands for the same card under a new driver
-    /// instance (the start-of-day states, issue 20).
-    pub fn release_claim(&self) {
-        self.claimed.store(false, Ordering::Release);
-    }
-
-    /// The host set or cleared `PCI_COMMAND` bus master.
-    pub fn set_bus_master(&self, on: bool) {
-        self.soc.bus_master.store(on, Ordering::Relaxed);
     }
 
     /// What a second driver's boot left in the model, one fact a line:

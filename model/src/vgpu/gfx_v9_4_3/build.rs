@@ -1,9 +1,9 @@
-//! The GC 9.4.3 device, block by block: each function builds the block
-//! models of one kind (per XCC, per AID, per instance) from the part
-//! description, in the order [`super::VirtualGpu9::new`] lists them.
+//! The GC 9.4.3 block models, block by block: each function builds the
+//! block models of one kind (per XCC, per AID, per instance) from the
+//! part description, in the order [`super::build`] lists them.
 
 use super::{
-    MP0_C2PMSG_FIRST, MP0_C2PMSG_LAST, PMFW_VERSION, Router9, SDMA_FW, SDMA_PER_AID, SdmaPort9,
+    MP0_C2PMSG_FIRST, MP0_C2PMSG_LAST, PMFW_VERSION, SDMA_FW, SDMA_PER_AID, SdmaPort9, Unclaimed,
     Xlate, bases8, instances,
 };
 use crate::SimClock;
@@ -23,17 +23,13 @@ use crate::rlc_mec_v9_4_3::RlcMecV943;
 use crate::sdma::{SdmaHooks, SdmaModel};
 use crate::smu::SmuModel;
 use crate::soc::RefusalLog;
+use crate::vgpu::router::{Bus, Router};
 use crate::vgpu::{DMA_BUS, Files, HostMemory};
 use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use barebell::bus::RegisterBus;
-use barebell::platform::DMA_CHUNK;
 use barebell::regs::IpBases;
-use core::ops::RangeInclusive;
 use core::sync::atomic::{AtomicBool, Ordering};
-use spin::Mutex;
 
 fn missing(ip: &'static str) -> ModelError {
     ModelError::MissingIp { ip }
@@ -106,7 +102,7 @@ pub(super) fn hubs(part: &Part, i: &Instances) -> (Vec<Arc<HubV9Model>>, Vec<Arc
 fn mc_over(hub: &Arc<HubV9Model>, client: u16, memory: &HostMemory) -> Mc {
     let mut mc = Mc::new(hub.clone(), client);
     let (vram, vram_len, dma, dma_len) = memory.regions();
-    // SAFETY: both ranges belong to `memory`, which the VirtualGpu9 owns
+    // SAFETY: both ranges belong to `memory`, which the device owns
     // and drops after every model (field order).
     unsafe {
         mc.back_vram(0, vram.as_ptr(), vram_len as u64);
@@ -270,13 +266,14 @@ pub(super) fn mec(
     rlc_mec: &Arc<RlcMecV943>,
     gfxhubs: &[Arc<HubV9Model>],
     memory: &HostMemory,
-) -> (Arc<MecV943>, Arc<Xlate>, Vec<u64>) {
+    chunk_bus: &[u64],
+) -> (Arc<MecV943>, Arc<Xlate>) {
     let (vram, vram_len, dma, dma_len) = memory.regions();
     let mut cp = CpModel::new(seed);
     cp.shader.target = barebell_isa::Target::Gfx942;
     let mut kdma = Dma::default();
     // SAFETY: the DMA region and VRAM backing belong to `memory`, which
-    // the VirtualGpu9 owns and drops after the CP block (field order); the
+    // the device owns and drops after the CP block (field order); the
     // device side reaches them per the device protocol.
     unsafe {
         cp.dma_mut().map(dma.as_ptr() as u64, dma_len as u64);
@@ -284,14 +281,11 @@ pub(super) fn mec(
         kdma.map(dma.as_ptr() as u64, dma_len as u64);
         kdma.map(vram.as_ptr() as u64, vram_len as u64);
     }
-    let chunk_bus: Vec<u64> = (0..dma_len / DMA_CHUNK)
-        .map(|n| DMA_BUS + (n * DMA_CHUNK) as u64)
-        .collect();
     let xlate = Arc::new(Xlate {
         gfxhubs: gfxhubs.to_vec(),
         vram: (vram.as_ptr() as u64, vram_len as u64),
         dma: (dma.as_ptr() as u64, dma_len as u64),
-        chunk_bus: chunk_bus.clone(),
+        chunk_bus: chunk_bus.to_vec(),
     });
     let mec = Arc::new(MecV943::new(
         clock,
@@ -301,7 +295,7 @@ pub(super) fn mec(
         kdma,
         xlate.clone(),
     ));
-    (mec, xlate, chunk_bus)
+    (mec, xlate)
 }
 
 /// Each SDMA engine's port: its AID's MMHUB, the XCCs' translator, the
@@ -350,29 +344,23 @@ pub(super) struct Routed<'a> {
     pub window: &'a Arc<VramWindow>,
 }
 
-type Bus = Arc<dyn RegisterBus + Send + Sync>;
-
 /// The router: byte ranges (the hubs, MP0's C2PMSG block, the HDP hole)
 /// and single registers (the rest), the boot registers last so they win.
-pub(super) fn router(r: &Routed<'_>) -> Router9 {
-    let mut ranges: Vec<(RangeInclusive<usize>, Bus)> = Vec::new();
+pub(super) fn router(r: &Routed<'_>, rest: &Arc<Unclaimed>) -> Router {
+    let rest: Bus = rest.clone();
+    let mut router = Router::new(rest);
     let nb0: Bus = r.nbios[0].clone();
     let hole = NbioIp::Nbio7_9_0.hole();
-    ranges.push((hole..=hole + 4092, nb0));
+    router.claim_range(hole..=hole + 4092, nb0);
     for h in r.gfxhubs.iter().chain(r.mmhubs) {
-        ranges.push((h.byte_range(), h.clone()));
+        router.claim_range(h.byte_range(), h.clone());
     }
     let m0 = bases8(r.i.mp0)[0] as usize;
-    ranges.push((
+    router.claim_range(
         (m0 + MP0_C2PMSG_FIRST as usize) * 4..=(m0 + MP0_C2PMSG_LAST as usize) * 4,
         r.psp.clone(),
-    ));
-    let mut single: BTreeMap<usize, Bus> = BTreeMap::new();
-    let mut claim = |offs: &mut dyn Iterator<Item = usize>, to: Bus| {
-        for off in offs {
-            single.insert(off, to.clone());
-        }
-    };
+    );
+    let mut claim = |offs: &mut dyn Iterator<Item = usize>, to: Bus| router.claim(offs, &to);
     claim(&mut r.rlc_mec.offsets().into_iter(), r.rlc_mec.clone());
     claim(&mut r.mec.offsets().into_iter(), r.mec.clone());
     for (n, model) in r.i.nbifs.iter().zip(r.nbios) {
@@ -401,11 +389,5 @@ pub(super) fn router(r: &Routed<'_>) -> Router9 {
         .into_iter(),
         r.window.clone(),
     );
-    Router9 {
-        ranges,
-        single,
-        rest: Mutex::new(BTreeMap::new()),
-        unclaimed: Mutex::new(Vec::new()),
-        gone: AtomicBool::new(false),
-    }
+    router
 }

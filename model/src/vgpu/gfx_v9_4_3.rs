@@ -1,5 +1,5 @@
-//! [`VirtualGpu9`]: a GC 9.4.3 part (MI300X, MI308X) as one model GPU
-//! behind the same [`Platform`] a real one is reached through.
+//! [`Gc943`]: the GC 9.4.3 block models (MI300X, MI308X) of a
+//! [`super::VirtualGpu`], per XCC, AID and instance.
 //!
 //! The blocks are the model's own GC 9.4.3 ones, each decoding with its
 //! own offsets written from the Linux 6.12 headers:
@@ -29,7 +29,7 @@
 //!   `sdma_v4_4_2_sw_init()` sets `ring->vm_hub = AMDGPU_MMHUB0(aid_id)`)
 //!   and then the same IOMMU / VRAM backing ([`SdmaPort9`]); the queues
 //!   the HWS maps on an SDMA engine are put on the engine
-//!   ([`VirtualGpu9::pause`], a model convention for the firmware's part).
+//!   (at every pause, a model convention for the firmware's part).
 //!
 //! BAR2 is the CP block's page of 64-bit doorbells; a store found there
 //! reaches a KIQ or queue only through AID 0's NBIO 7.9 doorbell aperture
@@ -44,7 +44,7 @@
 //! every AID's MMHUB but AID 0's lie past it with the model's bases.
 //!
 //! A register no block claims is kept in a plain register file and
-//! recorded ([`VirtualGpu9::unclaimed`]): the bring-up's tests require
+//! recorded ([`Gc943::unclaimed`]): the bring-up's tests require
 //! that the record holds only what they expect.
 //!
 //! Model values (not public facts): the discovery table's bases
@@ -53,7 +53,6 @@
 //! and of BAR2, BAR5's length, and those listed in the block models.
 
 use crate::SimClock;
-use crate::bar::BarWindow;
 use crate::decode::pte_v9::{self, AccessV9, ContextV9, TranslationV9};
 use crate::discovery::{self, IpDesc, VramWindow};
 use crate::dma::Dma;
@@ -67,7 +66,6 @@ use crate::parts::Part;
 use crate::psp::PspModel;
 use crate::rlc_mec_v9_4_3::RlcMecV943;
 use crate::sdma::{SdmaModel, SdmaVmError};
-use crate::vgpu::{DOORBELL_BUS, Files, HOST_READ_NS, HostMemory, REGS_BYTES};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -75,10 +73,7 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
-use barebell::ip::Generation;
-use barebell::platform::{Aperture, DMA_CHUNK, DmaRegion, Platform};
-use barebell::time::Clock;
-use core::ops::RangeInclusive;
+use barebell::platform::{Aperture, DMA_CHUNK};
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, Ordering};
 use spin::Mutex;
@@ -146,72 +141,30 @@ fn bases8(ip: &IpDesc) -> [u32; 8] {
     b
 }
 
-/// Routes each register to the block that owns it; the rest go to a
-/// plain register file and are recorded.
-struct Router9 {
-    ranges: Vec<(RangeInclusive<usize>, Arc<dyn RegisterBus + Send + Sync>)>,
-    single: BTreeMap<usize, Arc<dyn RegisterBus + Send + Sync>>,
-    rest: Mutex<BTreeMap<usize, u32>>,
-    unclaimed: Mutex<Vec<(bool, usize)>>,
-    /// Fault switch: the device fell off the bus (see
-    /// [`VirtualGpu9::fall_off_bus`]).
-    gone: AtomicBool,
+/// What no block claims: kept in a plain register file and recorded.
+pub(super) struct Unclaimed {
+    regs: Mutex<BTreeMap<usize, u32>>,
+    seen: Mutex<Vec<(bool, usize)>>,
 }
 
-impl Router9 {
-    fn owner(&self, off: usize) -> Option<&Arc<dyn RegisterBus + Send + Sync>> {
-        self.single.get(&off).or_else(|| {
-            self.ranges
-                .iter()
-                .find(|(r, _)| r.contains(&off))
-                .map(|(_, m)| m)
-        })
-    }
-}
-
-impl RegisterBus for Router9 {
+impl RegisterBus for Unclaimed {
     fn read32(&self, off: usize) -> u32 {
-        // A read no function completes: all ones, as on the gfx11/gfx12
-        // router (`amdgpu_device_rreg()` callers and
-        // `pci_device_is_present()` read that as a vanished device).
-        if self.gone.load(Ordering::Relaxed) {
-            return barebell::bus::ALL_ONES;
-        }
-        match self.owner(off) {
-            Some(m) => m.read32(off),
-            None => {
-                self.unclaimed.lock().keep((false, off));
-                self.rest.lock().get(&off).copied().unwrap_or(0)
-            }
-        }
+        self.seen.lock().keep((false, off));
+        self.regs.lock().get(&off).copied().unwrap_or(0)
     }
     fn write32(&self, off: usize, v: u32) {
-        if self.gone.load(Ordering::Relaxed) {
-            return;
-        }
-        match self.owner(off) {
-            Some(m) => m.write32(off, v),
-            None => {
-                self.unclaimed.lock().keep((true, off));
-                // Capped as the gfx11/gfx12 register file is
-                // (`crate::regfile::MAX_REGISTERS`, model convention).
-                let mut rest = self.rest.lock();
-                if rest.len() < crate::regfile::MAX_REGISTERS || rest.contains_key(&off) {
-                    rest.insert(off, v);
-                }
-            }
+        self.seen.lock().keep((true, off));
+        // Capped as the gfx11/gfx12 register file is
+        // (`crate::regfile::MAX_REGISTERS`, model convention).
+        let mut regs = self.regs.lock();
+        if regs.len() < crate::regfile::MAX_REGISTERS || regs.contains_key(&off) {
+            regs.insert(off, v);
         }
     }
 }
 
-/// A GC 9.4.3 model GPU that the bring-up drives as it would drive a card.
-pub struct VirtualGpu9 {
-    name: String,
-    part: Part,
-    clock: SimClock,
-    host_clock: crate::clock::HostClock,
-    bar5: BarWindow<Routed>,
-    router: Arc<Router9>,
+/// The GC 9.4.3 block models of a [`super::VirtualGpu`].
+pub struct Gc943 {
     gfxhubs: Vec<Arc<HubV9Model>>,
     mmhubs: Vec<Arc<HubV9Model>>,
     psp: Arc<PspModel>,
@@ -224,91 +177,62 @@ pub struct VirtualGpu9 {
     /// `n` on a one-partition part).
     sdma: Vec<Arc<SdmaModel>>,
     /// Per engine: the HWS-mapped SDMA queue it runs, `(doorbell offset,
-    /// MQD address)`, as last put on it by [`VirtualGpu9::pause`].
+    /// MQD address)`, as last put on it at a pause.
     sdma_hws: Mutex<Vec<Option<(u32, u64)>>>,
     /// What the model's HWS-to-engine step refused, in order.
     sdma_refusals: Mutex<Vec<String>>,
-    chunk_bus: Vec<u64>,
-    claimed: AtomicBool,
-    bus_master: Arc<AtomicBool>,
-    pci: Arc<crate::pci_config::PciConfig>,
-    /// Last: the models above hold addresses inside it.
-    memory: HostMemory,
+    unclaimed: Arc<Unclaimed>,
+    /// The device fell off the bus (the router's fault switch).
+    gone: Arc<AtomicBool>,
 }
 
-impl core::fmt::Debug for VirtualGpu9 {
+impl core::fmt::Debug for Gc943 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("VirtualGpu9")
-            .field("name", &self.name)
-            .field("memory", &self.memory)
-            .finish_non_exhaustive()
+        f.debug_struct("Gc943").finish_non_exhaustive()
     }
 }
 
-/// The router as BAR5's inner bus (shared with the device for its record).
-struct Routed(Arc<Router9>);
-
-impl RegisterBus for Routed {
-    fn read32(&self, off: usize) -> u32 {
-        self.0.read32(off)
-    }
-    fn write32(&self, off: usize, v: u32) {
-        self.0.write32(off, v)
-    }
-}
-
-impl VirtualGpu9 {
-    /// Builds the GC 9.4.3 `part` over `memory`, with the PSP model
-    /// expecting the firmware `files` holds for it: the block models of
-    /// each kind, per XCC, AID or instance ([`build`]), in this order.
-    pub fn new(
-        part: Part,
-        files: Files<'_>,
-        memory: HostMemory,
-        seed: crate::Seed,
-    ) -> Result<Self, ModelError> {
-        if part.generation != Generation::Gfx94 {
-            return Err(ModelError::Unsupported {
-                what: "VirtualGpu9 (GC 9.4.3 parts only; see VirtualGpu)",
-                version: (0, 0, 0),
-            });
-        }
-        let clock = SimClock::new();
-        let (table, _) = discovery::build(&part.firmware.desc);
-        let window = Arc::new(VramWindow::new(&clock, part.firmware.vram_mib, table));
-        let i = build::instances_of(&part)?;
-        let (gfxhubs, mmhubs) = build::hubs(&part, &i);
-        let psp = build::psp(&clock, files, &i, &mmhubs[0], &memory)?;
-        let rlc_mec = Arc::new(RlcMecV943::new(
-            &clock,
-            i.xccs.iter().map(|x| bases8(x)).collect(),
-            psp.loaded(),
-        ));
-        let nbios = build::nbios(&clock, &i);
-        let log = Arc::new(crate::soc::RefusalLog::new());
-        let ih = build::ih(&clock, &i, &log, &mmhubs[0], &memory)?;
-        let sdma = build::sdma(&clock, &i, &psp, &log)?;
-        let bus_master = Arc::new(AtomicBool::new(false));
-        let pci = Arc::new(crate::pci_config::PciConfig::new(
-            bus_master.clone(),
-            &clock,
-        ));
-        let scope = build::ResetScope {
-            nbios: nbios.clone(),
-            ih: ih.clone(),
-            sdma: sdma.clone(),
-            bus_master: bus_master.clone(),
-            pci: pci.clone(),
-        };
-        let smu = build::smu(&clock, &i, scope, log)?;
-        let (mec, xlate, chunk_bus) = build::mec(&clock, seed, &i, &rlc_mec, &gfxhubs, &memory);
-        build::connect_sdma(&clock, &sdma, &mmhubs, &xlate, &mec, &nbios[0])?;
-        // Doorbells reach the CP block through AID 0's NBIO aperture.
-        let nb0 = nbios[0].clone();
-        mec.set_doorbell_gate(Box::new(move |dword, value| {
-            nb0.doorbell_write(dword / 2, value) == crate::nbio::DoorbellOutcome::Rang
-        }));
-        let router = Arc::new(build::router(&build::Routed {
+/// Builds the GC 9.4.3 block models of `x.part`: the block models of
+/// each kind, per XCC, AID or instance ([`build`]), in this order.
+pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
+    let (part, clock, memory) = (x.part, x.clock, x.memory);
+    let (table, _) = discovery::build(&part.firmware.desc);
+    let window = Arc::new(VramWindow::new(clock, part.firmware.vram_mib, table));
+    let i = build::instances_of(part)?;
+    let (gfxhubs, mmhubs) = build::hubs(part, &i);
+    let psp = build::psp(clock, x.files, &i, &mmhubs[0], memory)?;
+    let rlc_mec = Arc::new(RlcMecV943::new(
+        clock,
+        i.xccs.iter().map(|x| bases8(x)).collect(),
+        psp.loaded(),
+    ));
+    let nbios = build::nbios(clock, &i);
+    let log = Arc::new(crate::soc::RefusalLog::new());
+    let ih = build::ih(clock, &i, &log, &mmhubs[0], memory)?;
+    let sdma = build::sdma(clock, &i, &psp, &log)?;
+    let bus_master = Arc::new(AtomicBool::new(false));
+    let pci = Arc::new(crate::pci_config::PciConfig::new(bus_master.clone(), clock));
+    let scope = build::ResetScope {
+        nbios: nbios.clone(),
+        ih: ih.clone(),
+        sdma: sdma.clone(),
+        bus_master: bus_master.clone(),
+        pci: pci.clone(),
+    };
+    let smu = build::smu(clock, &i, scope, log)?;
+    let (mec, xlate) = build::mec(clock, x.seed, &i, &rlc_mec, &gfxhubs, memory, x.chunk_bus);
+    build::connect_sdma(clock, &sdma, &mmhubs, &xlate, &mec, &nbios[0])?;
+    // Doorbells reach the CP block through AID 0's NBIO aperture.
+    let nb0 = nbios[0].clone();
+    mec.set_doorbell_gate(Box::new(move |dword, value| {
+        nb0.doorbell_write(dword / 2, value) == crate::nbio::DoorbellOutcome::Rang
+    }));
+    let unclaimed = Arc::new(Unclaimed {
+        regs: Mutex::new(BTreeMap::new()),
+        seen: Mutex::new(Vec::new()),
+    });
+    let router = build::router(
+        &build::Routed {
             i: &i,
             gfxhubs: &gfxhubs,
             mmhubs: &mmhubs,
@@ -320,50 +244,39 @@ impl VirtualGpu9 {
             smu: &smu,
             sdma: &sdma,
             window: &window,
-        }));
-        let (index, data) = nbios[0].index_pair().ok_or(ModelError::Register {
-            name: "BIF_BX0_PCIE_INDEX2/DATA2",
-        })?;
-        let bar5 = BarWindow::new(Routed(router.clone()), REGS_BYTES, index, data)
-            .with_config(pci.clone());
-        Ok(VirtualGpu9 {
-            name: format!("model {}", part.name),
-            part,
-            host_clock: clock.host_view(HOST_READ_NS),
-            clock,
-            bar5,
-            router,
-            gfxhubs,
-            mmhubs,
-            psp,
-            rlc_mec,
-            nbios,
-            mec,
-            ih,
-            smu,
-            sdma_hws: Mutex::new(alloc::vec![None; sdma.len()]),
-            sdma,
-            sdma_refusals: Mutex::new(Vec::new()),
-            chunk_bus,
-            claimed: AtomicBool::new(false),
-            bus_master,
-            pci,
-            memory,
-        })
-    }
+        },
+        &unclaimed,
+    );
+    let index_data = nbios[0].index_pair().ok_or(ModelError::Register {
+        name: "BIF_BX0_PCIE_INDEX2/DATA2",
+    })?;
+    let gc = Gc943 {
+        gfxhubs,
+        mmhubs,
+        psp: psp.clone(),
+        rlc_mec,
+        nbios,
+        mec,
+        ih: ih.clone(),
+        smu,
+        sdma_hws: Mutex::new(alloc::vec![None; sdma.len()]),
+        sdma,
+        sdma_refusals: Mutex::new(Vec::new()),
+        unclaimed,
+        gone: router.gone_flag(),
+    };
+    Ok(super::Built {
+        gc: Box::new(gc),
+        router,
+        index_data,
+        psp,
+        ih,
+        pci,
+        bus_master,
+    })
+}
 
-    pub fn part(&self) -> &Part {
-        &self.part
-    }
-
-    pub fn sim_clock(&self) -> &SimClock {
-        &self.clock
-    }
-
-    pub fn psp(&self) -> &PspModel {
-        &self.psp
-    }
-
+impl Gc943 {
     pub fn rlc_mec(&self) -> &RlcMecV943 {
         &self.rlc_mec
     }
@@ -471,45 +384,18 @@ impl VirtualGpu9 {
         changed
     }
 
-    /// Accesses BAR5 lost past its end, and those through the index/data
-    /// pair.
-    pub fn bar5_counts(&self) -> crate::bar::BarCounts {
-        self.bar5.counts()
-    }
-
     /// Register accesses no block model claimed, `(write, byte offset)`,
     /// in order (kept in a plain register file).
     pub fn unclaimed(&self) -> Vec<(bool, usize)> {
-        self.router.unclaimed.lock().clone()
+        self.unclaimed.seen.lock().clone()
     }
 
-    /// Fault switch: the device falls off the bus, as
-    /// [`crate::vgpu::VirtualGpu::fall_off_bus`] does on gfx11/gfx12:
-    /// every BAR5 read returns all ones, writes are dropped, and nothing
-    /// on it runs any more (every XCC's CP, KIQ and HWS, and the SDMA
-    /// engines), so no fence, signal or read pointer moves again.
-    pub fn fall_off_bus(&self) {
-        self.router.gone.store(true, Ordering::Relaxed);
-        self.mec.halt_all();
-    }
-
-    /// Whether [`VirtualGpu9::fall_off_bus`] was thrown.
-    pub fn gone(&self) -> bool {
-        self.router.gone.load(Ordering::Relaxed)
-    }
-
-    /// Whether `PCI_COMMAND` bus master is on as the host last set it.
-    pub fn bus_master(&self) -> bool {
-        self.bus_master.load(Ordering::Relaxed)
-    }
-
-    /// Whether the device is left as `amdgpu_device_fini_hw()` leaves it
-    /// (see [`crate::vgpu::VirtualGpu::quiescent`]); `Err` lists what can
-    /// still reach memory: a VM context enabled on any hub, the PSP's
-    /// GPCOM ring, a MEC not halted, an SDMA engine with an active queue
-    /// (`sdma_v4_4_2_hw_fini()` stops every instance's queue), bus
-    /// mastering.
-    pub fn quiescent(&self) -> Result<(), crate::vgpu::NotQuiescent> {
+    /// What can still reach memory where `amdgpu_device_fini_hw()` leaves
+    /// nothing that can (see [`crate::vgpu::VirtualGpu::quiescent`]): a
+    /// VM context enabled on any hub, the PSP's GPCOM ring, a MEC not
+    /// halted, an SDMA engine with an active queue
+    /// (`sdma_v4_4_2_hw_fini()` stops every instance's queue).
+    fn still_running(&self) -> Vec<String> {
         let mut why = Vec::new();
         for (kind, hubs) in [
             ("GFXHUB of XCC", &self.gfxhubs),
@@ -575,40 +461,72 @@ impl VirtualGpu9 {
                 r.ring, r.base, r.bytes
             ));
         }
-        if self.bus_master() {
-            why.push("PCI bus mastering on".into());
-        }
-        if why.is_empty() {
-            Ok(())
-        } else {
-            Err(crate::vgpu::NotQuiescent(why))
-        }
+        why
     }
 }
 
-// SAFETY: every promise of the trait is kept by construction:
-// - `regs` is the BAR window over the routed block models, one call into
-//   a model per access, in program order;
-// - `vram` is `memory`'s VRAM backing, owned by this value and used only
-//   through it (the MC model reads it as VRAM);
-// - `doorbells` is the CP block's boxed doorbell page, owned (through
-//   the block) by this value, valid for aligned 64-bit stores;
-// - `dma` is `memory`'s DMA region: whole 2 MiB chunks, owned by this
-//   value until it drops (after every model that holds its addresses),
-//   in the model IOMMU at `chunk_bus`.
-unsafe impl Platform for VirtualGpu9 {
-    fn regs(&self) -> &dyn RegisterBus {
-        &self.bar5
-    }
-    fn regs_len(&self) -> usize {
-        REGS_BYTES
-    }
-    fn vram(&self) -> Aperture {
-        let (vram, vram_len, _, _) = self.memory.regions();
-        Aperture {
-            host: vram,
-            len: vram_len,
+impl super::GcModel for Gc943 {
+    fn pause(&self) -> bool {
+        // The CP block scans BAR2 (through the NBIO's aperture), services
+        // the KIQs and the HWS, and steps the CP; then the HWS's SDMA
+        // queues reach their engines and every engine looks at its
+        // doorbell.
+        let mut work = 0;
+        if !self.gone.load(Ordering::Relaxed) {
+            work += self.mec.service();
+            work += self.sync_hws_sdma();
+            for e in &self.sdma {
+                work += e.service();
+            }
         }
+        work == 0
+    }
+    fn still_running(&self) -> Vec<String> {
+        Gc943::still_running(self)
+    }
+    fn diagnostics(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for r in self.mec.refusals() {
+            out.push(format!("the GC 9.4.3 CP model refused: {r}"));
+        }
+        for e in self.mec.cp().errors() {
+            out.push(format!("the CP model: {e}"));
+        }
+        for r in self.sdma_refusals() {
+            out.push(format!("the SDMA 4.4.2 model refused: {r}"));
+        }
+        if let Some(n) = self.nbios.first() {
+            for (i, v) in n.dropped() {
+                out.push(format!(
+                    "the NBIO dropped doorbell {i:#x} = {v:#x} (aperture closed)"
+                ));
+            }
+        }
+        let stray = self.unclaimed();
+        if let Some((w, at)) = stray.first() {
+            out.push(format!(
+                "{} register accesses reached no block model (first: {} at byte {at:#x})",
+                stray.len(),
+                if *w { "a write" } else { "a read" }
+            ));
+        }
+        out
+    }
+    fn firmware_logs(&self) -> String {
+        self.diagnostics().join("\n")
+    }
+    fn fall_off_bus(&self) {
+        // Every XCC's CP, KIQ and HWS, and the SDMA engines stop.
+        self.mec.halt_all();
+    }
+    fn hang_queue(&self, index: u32) -> bool {
+        self.mec.hang_doorbell(index.saturating_mul(2))
+    }
+    fn cp(&self) -> spin::MutexGuard<'_, crate::cp::CpModel> {
+        self.mec.cp()
+    }
+    fn service_cp(&self) -> bool {
+        self.mec.service() > 0
     }
     fn doorbells(&self) -> Aperture {
         let (host, len) = self.mec.doorbell_page();
@@ -618,53 +536,11 @@ unsafe impl Platform for VirtualGpu9 {
             len,
         }
     }
-    fn doorbell_bus(&self) -> u64 {
-        DOORBELL_BUS
+    fn sdma(&self) -> &[Arc<SdmaModel>] {
+        &self.sdma
     }
-    fn dma(&self) -> DmaRegion<'_> {
-        let (_, _, dma, dma_len) = self.memory.regions();
-        DmaRegion {
-            host: dma,
-            len: dma_len,
-            chunk_bus: &self.chunk_bus,
-        }
-    }
-    fn clock(&self) -> &dyn Clock {
-        &self.host_clock
-    }
-    fn pause(&self) {
-        // The CP block scans BAR2 (through the NBIO's aperture), services
-        // the KIQs and the HWS, and steps the CP; then the HWS's SDMA
-        // queues reach their engines and every engine looks at its
-        // doorbell.
-        let mut work = 0;
-        if !self.gone() {
-            work += self.mec.service();
-            work += self.sync_hws_sdma();
-            for e in &self.sdma {
-                work += e.service();
-            }
-        }
-        if work == 0 {
-            self.clock.advance(crate::vgpu::PAUSE_IDLE_NS);
-        }
-    }
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn claim(&self) -> bool {
-        !self.claimed.swap(true, Ordering::AcqRel)
-    }
-    fn set_bus_master(&self, on: bool) -> bool {
-        self.bus_master.store(on, Ordering::Release);
-        true
-    }
-    fn save_pci_state(&self) -> bool {
-        self.pci.save();
-        true
-    }
-    fn restore_pci_state(&self) -> bool {
-        self.pci.restore()
+    fn as_any(&self) -> &dyn core::any::Any {
+        self
     }
 }
 
@@ -861,7 +737,7 @@ impl crate::sdma::SdmaPort for SdmaPort9 {
         }
         let at = self.doorbells + slot as u64 * 8;
         // SAFETY: the page is boxed inside the CP block (it never moves);
-        // the engines read it only while the VirtualGpu9 that owns both
+        // the engines read it only while the device that owns both
         // services them, so it is alive; the slot is in range and
         // 8-aligned, and the page is only ever accessed atomically.
         unsafe { &*(at as *const core::sync::atomic::AtomicU64) }.load(Ordering::Acquire)

@@ -1,12 +1,8 @@
-//! The gfx11/gfx12 `VirtualGpu`, block by block: each function builds
+//! The GC 11 / GC 12 block models, block by block: each function builds
 //! one block model (or wires two together) from the part description,
-//! in the order [`super::VirtualGpu::new`] lists them.
+//! in the order [`super::build`] lists them.
 
-use super::{
-    DMA_BUS, DoorbellPage, Files, HostMemory, MesInfo, REGS_BYTES, Router, hub_offsets, offsets,
-    sdma_claims,
-};
-use crate::bar::BarWindow;
+use super::{DoorbellPage, Files, MesInfo, hub_offsets, offsets, sdma_claims};
 use crate::cp::CpModel;
 use crate::dcn::DcnModel;
 use crate::discovery::{PartIps, VramWindow};
@@ -19,6 +15,8 @@ use crate::nbio::NbioModel;
 use crate::parts::Part;
 use crate::psp::{PspModel, PspPlacement, RlcStatus, firmware};
 use crate::socblocks::SocBlocks;
+use crate::vgpu::router::{Bus, Router};
+use crate::vgpu::{DMA_BUS, HostMemory};
 use crate::{Seed, SimClock};
 use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
@@ -31,7 +29,7 @@ use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
 use barebell::regs::Reg;
 use barebell::regs::hub::{HubRegs, hub_for};
 use barebell::regs::mp::PspRegs;
-use core::sync::atomic::{AtomicBool, AtomicU64};
+use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// Register routes: the offsets each block model answers.
 pub(super) type Routes = Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync>)>;
@@ -417,15 +415,38 @@ pub(super) fn soc(
     Ok(soc)
 }
 
-/// BAR5: the router over `routes` (the rest to the MEC's register file),
-/// with the CP reset registers it watches, behind the RSMU index/data
-/// pair. Returns the window and the router's fall-off-the-bus switch.
-pub(super) fn bar5(
+/// What no block claims on a GC 11 / GC 12 part: logged by name (and in
+/// strict mode refused) by the unknown-register log, then kept in the
+/// MEC model's flat storage.
+struct MecRest {
+    mec: Arc<Mec>,
+    unknown: crate::unknown::UnknownRegisters,
+}
+
+impl RegisterBus for MecRest {
+    fn read32(&self, off: usize) -> u32 {
+        if self.unknown.refuse(off, None) {
+            0
+        } else {
+            self.mec.read32(off)
+        }
+    }
+    fn write32(&self, off: usize, v: u32) {
+        if !self.unknown.refuse(off, Some(v)) {
+            self.mec.write32(off, v)
+        }
+    }
+}
+
+/// BAR5's router over `routes` (earlier routes win over later ones),
+/// with the MEC model as catch-all, and the RSMU index/data pair that
+/// reaches offsets past the BAR.
+pub(super) fn router(
     s: &GcSide<'_>,
     d: &PartIps<'_>,
     soc: &Arc<SocBlocks>,
     routes: Routes,
-) -> Result<(BarWindow<Router>, Arc<AtomicBool>), ModelError> {
+) -> Result<(Router, (usize, usize)), ModelError> {
     let pl = s.pl;
     let (grbm_soft_reset, spi_queue_reset) = match s.g {
         Generation::Gfx94 => return Err(not_implemented("the GC reset registers", s.g)),
@@ -442,24 +463,47 @@ pub(super) fn bar5(
         r.byte_offset(bases)
             .ok_or(ModelError::Register { name: r.name })
     };
-    let gone = Arc::new(AtomicBool::new(false));
-    let router = Router {
-        routes,
-        rest: s.mec.clone(),
+    let rest: Bus = Arc::new(MecRest {
+        mec: s.mec.clone(),
         unknown: crate::unknown::UnknownRegisters::new(d, soc.log.clone()),
-        cp_reset: (
-            at(grbm_soft_reset, &pl.gc.bases)?,
-            at(spi_queue_reset, &pl.gc.bases)?,
-        ),
-        smu: (soc.smu.offsets(), soc.smu.clone()),
-        mode1_seen: core::sync::atomic::AtomicUsize::new(0),
-        gone: gone.clone(),
-    };
+    });
+    let mut router = Router::new(rest);
+    for (set, to) in routes.iter().rev() {
+        router.claim(set.iter().copied(), to);
+    }
+    // Issue 20: the CP reset registers the power block stores, which the
+    // MEC model acts on (`GRBM_SOFT_RESET`, `SPI_COMPUTE_QUEUE_RESET`);
+    // and a mode-1 reset through the SMU's mailbox returns the CP to its
+    // reset state too.
+    let cp_reset = (
+        at(grbm_soft_reset, &pl.gc.bases)?,
+        at(spi_queue_reset, &pl.gc.bases)?,
+    );
+    let (mec, smu, smu_offsets) = (s.mec.clone(), soc.smu.clone(), soc.smu.offsets());
+    let mode1_seen = AtomicUsize::new(0);
+    router.tap(Box::new(move |off, v| {
+        if off == cp_reset.0 {
+            mec.grbm_soft_reset(v);
+        } else if off == cp_reset.1 {
+            mec.spi_queue_reset(v);
+        } else if smu_offsets.contains(&off) {
+            let n = smu
+                .events()
+                .iter()
+                .filter(|e| matches!(e, crate::smu::SmuEvent::Mode1Reset))
+                .count();
+            if mode1_seen.swap(n, Ordering::Relaxed) != n {
+                // Model convention: a mode-1 reset resets the whole ASIC
+                // (`amdgpu_device_mode1_reset()` re-inits every block), so
+                // the compute CP returns to what a CP soft reset leaves.
+                mec.hard_reset();
+            }
+        }
+    }));
     let rsmu = &pl.nbio_regs.regs;
     let index = at(rsmu.rsmu_index, &pl.nbif.bases)?;
     let data = at(rsmu.rsmu_data, &pl.nbif.bases)?;
-    let bar5 = BarWindow::new(router, REGS_BYTES, index, data).with_config(soc.pci.clone());
-    Ok((bar5, gone))
+    Ok((router, (index, data)))
 }
 
 /// The MES model's view of the part: its API version and what it checks
@@ -479,4 +523,26 @@ pub(super) fn mes(part: &Part, pl: &Placement) -> Result<(MesApiVersion, MesInfo
             name: "GCVM_CONTEXT1_CNTL",
         })?;
     Ok((api, MesInfo::of(&part.firmware.desc, ctx1_cntl)))
+}
+
+/// Writes the discovery table where the IFWI leaves it, at VRAM size
+/// − 64 KiB (`amdgpu_discovery.c`: `DISCOVERY_TMR_OFFSET`), when the
+/// VRAM backing reaches that far: a driver with a large BAR0 reads it
+/// there (tinygrad's `AMDev._run_discovery`).
+pub(super) fn place_discovery(part: &Part, memory: &HostMemory, table: &[u8]) {
+    let vram = u64::from(part.firmware.vram_mib) << 20;
+    let Some(at) = vram.checked_sub(64 << 10) else {
+        return;
+    };
+    let end = at + table.len() as u64;
+    if end > memory.vram_len as u64 {
+        return;
+    }
+    let at = at as usize;
+    // SAFETY: `at..end` lies inside the VRAM backing (checked above),
+    // which the device owns; nothing else runs on the device yet
+    // (called from `new`).
+    unsafe {
+        core::ptr::copy_nonoverlapping(table.as_ptr(), memory.vram.as_ptr().add(at), table.len());
+    }
 }
