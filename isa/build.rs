@@ -391,81 +391,101 @@ fn table(cpu: &str, text: &str, out: &mut String) {
             formats[v] = t.to_string();
             continue;
         }
-        let mut it = line.split_whitespace();
-        let (e, form) = enc(it.next().expect("enc"));
-        let op = parse_u128(it.next().expect("op"));
-        let name = it.next().expect("name");
-        // MASK, VAL and MODS may carry a /<wave64 value>
-        let mut w32w64 = || {
-            let s = it.next().expect("mask/val/mods");
-            let (a, b) = s.split_once('/').unwrap_or((s, s));
-            (parse_u128(a), parse_u128(b))
-        };
-        let (mask, mask64) = w32w64();
-        let (val, val64) = w32w64();
-        let (mods, mods64) = w32w64();
-        let sext = parse_u128(it.next().expect("sext"));
-        let flags: u16 = it
-            .next()
-            .expect("flags")
-            .chars()
-            .map(|c| match c {
-                'm' => 1,
-                'k' => 2,
-                'p' => 4,
-                'v' => 8,
-                'o' => 16,
-                '2' => 32,
-                'z' => 64,
-                '3' => 128,
-                'b' => 256,
-                '-' => 0,
-                other => panic!("unknown flag {other}"),
-            })
-            .sum();
-        let mut ops = String::new();
-        for o in it {
-            if let Some(t) = o.strip_prefix('=') {
-                let _ = write!(
-                    ops,
-                    "Opnd {{ fld: Fld::None, ty: Ty::Text({t:?}), {NOSPEC} }}, "
-                );
-            } else if o == "attr" {
-                let _ = write!(ops, "Opnd {{ fld: Fld::None, ty: Ty::Attr, {NOSPEC} }}, ");
-            } else if let Some(k) = o.strip_prefix("k32") {
-                let b32 = k == ".b32";
-                let _ = write!(
-                    ops,
-                    "Opnd {{ fld: Fld::Kimm, ty: Ty::Kimm({b32}), {NOSPEC} }}, "
-                );
-            } else {
-                let (f, t) = o.split_once(':').expect("field:type");
-                let (t, t16) = match t.strip_suffix("!t") {
-                    Some(t) => (t, true),
-                    None => (t, false),
-                };
-                let (t, w64, hi, sgpr, specs, classes) = ty(t);
-                let _ = write!(
-                    ops,
-                    "Opnd {{ fld: {}, ty: {t}, w64: {w64}, hi: {hi}, sgpr: {sgpr}, spec: {specs}, class: {classes}, t16: {t16} }}, ",
-                    field(f)
-                );
-            }
-        }
-        let sem = if cpu == "gfx942" {
-            gfx9_sem(name)
-        } else {
-            name.to_string()
-        };
-        rows.push((
-            format!(
-                "    OpInfo {{ enc: {e}, form: {form}, op: {op:#x}, name: {name:?}, sem: {sem:?}, mask: {mask:#x}, val: {val:#x}, mods: {mods:#x}, w64: [{mask64:#x}, {val64:#x}, {mods64:#x}], sext: {sext:#x}, flags: {flags}, opnds: &[{ops}] }},\n",
-            ),
-            format!("{e}, {form}, {op:#x}"),
-        ));
+        rows.push(op_row(cpu, line));
     }
+    emit(cpu, &formats, &words, &rows, &imgs, out);
+}
+
+/// One instruction row of the table: its `OpInfo` literal and its
+/// `(enc, form, op)` key.
+fn op_row(cpu: &str, line: &str) -> (String, String) {
+    let mut it = line.split_whitespace();
+    let (e, form) = enc(it.next().expect("enc"));
+    let op = parse_u128(it.next().expect("op"));
+    let name = it.next().expect("name");
+    // MASK, VAL and MODS may carry a /<wave64 value>
+    let mut w32w64 = || {
+        let s = it.next().expect("mask/val/mods");
+        let (a, b) = s.split_once('/').unwrap_or((s, s));
+        (parse_u128(a), parse_u128(b))
+    };
+    let (mask, mask64) = w32w64();
+    let (val, val64) = w32w64();
+    let (mods, mods64) = w32w64();
+    let sext = parse_u128(it.next().expect("sext"));
+    let flags: u16 = it
+        .next()
+        .expect("flags")
+        .chars()
+        .map(|c| match c {
+            'm' => 1,
+            'k' => 2,
+            'p' => 4,
+            'v' => 8,
+            'o' => 16,
+            '2' => 32,
+            'z' => 64,
+            '3' => 128,
+            'b' => 256,
+            '-' => 0,
+            other => panic!("unknown flag {other}"),
+        })
+        .sum();
+    let mut ops = String::new();
+    for o in it {
+        if let Some(t) = o.strip_prefix('=') {
+            let _ = write!(
+                ops,
+                "Opnd {{ fld: Fld::None, ty: Ty::Text({t:?}), {NOSPEC} }}, "
+            );
+        } else if o == "attr" {
+            let _ = write!(ops, "Opnd {{ fld: Fld::None, ty: Ty::Attr, {NOSPEC} }}, ");
+        } else if let Some(k) = o.strip_prefix("k32") {
+            let b32 = k == ".b32";
+            let _ = write!(
+                ops,
+                "Opnd {{ fld: Fld::Kimm, ty: Ty::Kimm({b32}), {NOSPEC} }}, "
+            );
+        } else {
+            let (f, t) = o.split_once(':').expect("field:type");
+            let (t, t16) = match t.strip_suffix("!t") {
+                Some(t) => (t, true),
+                None => (t, false),
+            };
+            let (t, w64, hi, sgpr, specs, classes) = ty(t);
+            let _ = write!(
+                ops,
+                "Opnd {{ fld: {}, ty: {t}, w64: {w64}, hi: {hi}, sgpr: {sgpr}, spec: {specs}, class: {classes}, t16: {t16} }}, ",
+                field(f)
+            );
+        }
+    }
+    let sem = if cpu == "gfx942" {
+        gfx9_sem(name)
+    } else {
+        name.to_string()
+    };
+    (
+        format!(
+            "    OpInfo {{ enc: {e}, form: {form}, op: {op:#x}, name: {name:?}, sem: {sem:?}, mask: {mask:#x}, val: {val:#x}, mods: {mods:#x}, w64: [{mask64:#x}, {val64:#x}, {mods64:#x}], sext: {sext:#x}, flags: {flags}, opnds: &[{ops}] }},\n",
+        ),
+        format!("{e}, {form}, {op:#x}"),
+    )
+}
+
+/// Writes one target's tables: formats, words, rows with their index,
+/// images with theirs.
+fn emit(
+    cpu: &str,
+    formats: &[String],
+    words: &[String],
+    rows: &[(String, String)],
+    imgs: &[(String, String)],
+    out: &mut String,
+) {
+    let upper = cpu.to_uppercase();
     let _ = writeln!(out, "pub(crate) static FORMATS_{upper}: [&str; 128] = [");
-    for f in &formats {
+    for f in formats {
         let t = if f == "-" { "" } else { f.as_str() };
         let _ = writeln!(out, "    {t:?},");
     }
@@ -474,12 +494,12 @@ fn table(cpu: &str, text: &str, out: &mut String) {
         out,
         "pub(crate) static WORDS_{upper}: &[(u32, OpInfo)] = &["
     );
-    for w in &words {
+    for w in words {
         out.push_str(w);
     }
     out.push_str("];\n");
     let _ = writeln!(out, "pub(crate) static OPS_{upper}: &[OpInfo] = &[");
-    for (r, _) in &rows {
+    for (r, _) in rows {
         out.push_str(r);
     }
     out.push_str("];\n");
@@ -492,7 +512,7 @@ fn table(cpu: &str, text: &str, out: &mut String) {
     }
     out.push_str("        _ => None,\n    }\n}\n");
     let _ = writeln!(out, "pub(crate) static IMG_{upper}: &[ImgInfo] = &[");
-    for (r, _) in &imgs {
+    for (r, _) in imgs {
         out.push_str(r);
     }
     out.push_str("];\n");
