@@ -52,6 +52,9 @@ use std::path::Path;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RigError {
     Model(ModelError),
+    /// The part's discovery table, read back as a driver reads it, does
+    /// not parse (a model bug).
+    Discovery(barebell::discovery::Error),
     /// A fixture's GART mapping at `va` was refused.
     PageTable {
         va: u64,
@@ -85,6 +88,7 @@ impl core::fmt::Display for RigError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             RigError::Model(e) => write!(f, "{e}"),
+            RigError::Discovery(e) => write!(f, "the model's discovery table: {e}"),
             RigError::PageTable { va, error } => write!(f, "GART map {va:#x}: {error}"),
             RigError::Hub { hub, error } => write!(f, "{hub} init: {error}"),
             RigError::Invalidate { hub, error } => write!(f, "{hub} VMID0 flush: {error}"),
@@ -300,7 +304,7 @@ pub fn rig_from_layout(
     let clock: &'static SimClock = Box::leak(Box::new(SimClock::new()));
     let host: &'static HostClock = Box::leak(Box::new(clock.host_view(RIG_HOST_READ_NS)));
     let (table, _) = discovery::build(&part.desc);
-    let d = Discovery::parse(&table).map_err(|e| RigError::Model(ModelError::Discovery(e)))?;
+    let d = Discovery::parse(&table).map_err(RigError::Discovery)?;
     let ip = |id: u16, ip: &'static str| d.ip(id, 0).ok_or(ModelError::MissingIp { ip });
     let mp0 = ip(hw_id::MP0, "MP0")?;
     let gc = ip(hw_id::GC, "GC")?;

@@ -945,6 +945,39 @@ impl barebell::bus::RegisterBus for VramWindow {
     }
 }
 
+/// An IP version as a discovery table entry gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartIpVersion {
+    pub major: u8,
+    pub minor: u8,
+    pub revision: u8,
+    pub variant: u8,
+    pub sub_revision: u8,
+}
+
+impl PartIpVersion {
+    /// `(major, minor, revision)`.
+    pub fn triple(&self) -> (u8, u8, u8) {
+        (self.major, self.minor, self.revision)
+    }
+}
+
+/// One IP entry of a part, as a driver would read it from the table the
+/// model writes: the model's own type (it shares no decoding with the
+/// runtime), with the runtime's [`barebell::regs::IpBases`] so it can name
+/// registers from the runtime's offset tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartIp {
+    pub die: u16,
+    pub hw_id: u16,
+    pub instance: u8,
+    pub version: PartIpVersion,
+    /// The harvest nibble (table versions below 3).
+    pub harvest: u8,
+    pub bases: barebell::regs::IpBases,
+    pub num_bases: u8,
+}
+
 /// The IP instances a part description declares, as a driver reads them
 /// from the table [`build`] writes: the model knows its own part, so it
 /// never parses its table back (with the runtime's parser or any other).
@@ -963,7 +996,7 @@ impl<'a> PartIps<'a> {
     }
 
     /// Calls `f` on every IP entry, in table order (die by die).
-    pub fn for_each_ip(&self, mut f: impl FnMut(barebell::discovery::IpInfo)) {
+    pub fn for_each_ip(&self, mut f: impl FnMut(PartIp)) {
         for (die, ips) in self.desc.dies.iter().enumerate() {
             for ip in ips.iter() {
                 f(self.info(die as u16, ip));
@@ -973,7 +1006,7 @@ impl<'a> PartIps<'a> {
 
     /// `(hw_id, instance)`; the last entry wins where a multi-die part
     /// lists the pair twice, as in `amdgpu_discovery_reg_base_init()`.
-    pub fn ip(&self, hw_id: u16, instance: u8) -> Option<barebell::discovery::IpInfo> {
+    pub fn ip(&self, hw_id: u16, instance: u8) -> Option<PartIp> {
         let mut found = None;
         self.for_each_ip(|i| {
             if i.hw_id == hw_id && i.instance == instance {
@@ -983,8 +1016,7 @@ impl<'a> PartIps<'a> {
         found
     }
 
-    fn info(&self, die: u16, ip: &IpDesc) -> barebell::discovery::IpInfo {
-        use barebell::discovery::{IpInfo, IpVersion};
+    fn info(&self, die: u16, ip: &IpDesc) -> PartIp {
         let wide = self.desc.table_version >= 4 && self.desc.base_64;
         let mut bases = [0u32; 8];
         for (o, v) in bases.iter_mut().zip(ip.bases) {
@@ -995,11 +1027,11 @@ impl<'a> PartIps<'a> {
             };
         }
         let v3 = self.desc.table_version >= 3;
-        IpInfo {
+        PartIp {
             die,
             hw_id: ip.hw_id,
             instance: ip.instance,
-            version: IpVersion {
+            version: PartIpVersion {
                 major: ip.version.0,
                 minor: ip.version.1,
                 revision: ip.version.2,
@@ -1033,9 +1065,23 @@ mod part_ips_tests {
             let (table, _) = build(desc);
             let d = barebell::discovery::Discovery::parse(&table).unwrap();
             let mut parsed = Vec::new();
-            d.for_each_ip(|i| parsed.push(i));
+            d.for_each_ip(|i| {
+                let v = i.version;
+                parsed.push((
+                    (i.die, i.hw_id, i.instance, i.harvest, i.num_bases),
+                    (v.major, v.minor, v.revision, v.variant, v.sub_revision),
+                    i.bases,
+                ))
+            });
             let mut ours = Vec::new();
-            PartIps::new(desc).for_each_ip(|i| ours.push(i));
+            PartIps::new(desc).for_each_ip(|i| {
+                let v = i.version;
+                ours.push((
+                    (i.die, i.hw_id, i.instance, i.harvest, i.num_bases),
+                    (v.major, v.minor, v.revision, v.variant, v.sub_revision),
+                    i.bases,
+                ))
+            });
             assert!(!ours.is_empty(), "{}", part.name);
             assert_eq!(ours, parsed, "{}", part.name);
         }

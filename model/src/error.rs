@@ -10,8 +10,6 @@ pub enum ModelError {
     /// A firmware file the PSP model checks the loads against is missing,
     /// unreadable, malformed or lacks a section.
     Firmware(FirmwareError),
-    /// The part's own discovery table does not parse (a model bug).
-    Discovery(barebell::discovery::Error),
     /// The part's discovery table lacks an IP block the model needs.
     MissingIp { ip: &'static str },
     /// barebell has no table (registers, hub, PSP plan) for this IP
@@ -56,7 +54,6 @@ impl core::fmt::Display for ModelError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             ModelError::Firmware(e) => write!(f, "{e}"),
-            ModelError::Discovery(e) => write!(f, "the model's discovery table: {e}"),
             ModelError::MissingIp { ip } => {
                 write!(f, "the model's discovery table has no {ip}")
             }

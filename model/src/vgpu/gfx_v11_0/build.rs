@@ -5,6 +5,7 @@
 use super::{DoorbellPage, Files, MesInfo, hub_offsets, offsets, sdma_claims};
 use crate::cp::CpModel;
 use crate::dcn::DcnModel;
+use crate::discovery::PartIp;
 use crate::discovery::{PartIps, VramWindow};
 use crate::error::ModelError;
 use crate::hub::HubModel;
@@ -23,7 +24,7 @@ use alloc::collections::BTreeSet;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
-use barebell::discovery::{IpInfo, boot};
+use barebell::discovery::boot;
 use barebell::ip::{Generation, hw_id};
 use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
 use barebell::regs::Reg;
@@ -37,10 +38,10 @@ pub(super) type Routes = Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync
 /// What the part's IP entries and the register tables for their versions
 /// give every later block.
 pub(super) struct Placement {
-    pub mp0: IpInfo,
-    pub gc: IpInfo,
-    pub nbif: IpInfo,
-    pub mmhub: IpInfo,
+    pub mp0: PartIp,
+    pub gc: PartIp,
+    pub nbif: PartIp,
+    pub mmhub: PartIp,
     pub mmhub_regs: &'static HubRegs,
     pub gfxhub_regs: &'static HubRegs,
     pub psp_regs: PspRegs,
