@@ -41,6 +41,8 @@ pub const GC_TABLE_ID: u32 = 0x4347;
 pub const HARVEST_SIGNATURE: u32 = 0x5652_4148;
 /// `DISCOVERY_TMR_SIZE`.
 pub const TABLE_BYTES: usize = 10 << 10;
+/// Dies an `ip_discovery_header` lists (`die_info[16]`, `discovery.h`).
+pub const MAX_DIES: usize = 16;
 
 /// One IP entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -654,14 +656,29 @@ pub const MI308X: PartDesc = PartDesc {
     harvested: &[(GC_HWID, 1), (GC_HWID, 3), (GC_HWID, 5), (GC_HWID, 7)],
 };
 
+// Writes past the table's end are dropped (never a panic): a
+// description too big for [`TABLE_BYTES`] shows in `Layout::binary_size`,
+// which `VirtualGpu::new` refuses.
 fn put16(b: &mut [u8], at: usize, v: u16) {
-    b[at..at + 2].copy_from_slice(&v.to_le_bytes());
+    if let Some(d) = b.get_mut(at..at + 2) {
+        d.copy_from_slice(&v.to_le_bytes());
+    }
 }
 fn put32(b: &mut [u8], at: usize, v: u32) {
-    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    if let Some(d) = b.get_mut(at..at + 4) {
+        d.copy_from_slice(&v.to_le_bytes());
+    }
+}
+fn put8(b: &mut [u8], at: usize, v: u8) {
+    if let Some(d) = b.get_mut(at) {
+        *d = v;
+    }
 }
 fn get16(b: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([b[at], b[at + 1]])
+    match b.get(at..at + 2) {
+        Some(&[lo, hi]) => u16::from_le_bytes([lo, hi]),
+        _ => 0,
+    }
 }
 
 fn sum(b: &[u8]) -> u16 {
@@ -691,14 +708,15 @@ const GC_V2_1_BYTES: usize = 12 + 24 * 4;
 const HARVEST_BYTES: usize = 136;
 
 /// Writes the binary for `d`, padded to [`TABLE_BYTES`].
+/// `ip_discovery_header.die_info` has room for [`MAX_DIES`] dies; later
+/// ones are left out (and `VirtualGpu::new` refuses such a part).
 pub fn build(d: &PartDesc) -> (Vec<u8>, Layout) {
-    assert!(d.dies.len() <= 16);
     let mut b = vec![0u8; TABLE_BYTES];
     let ip_table = 64;
     let mut at = ip_table + IP_HEADER_BYTES;
     let wide = d.table_version >= 4 && d.base_64;
     let mut first_die = 0;
-    for (i, die) in d.dies.iter().enumerate() {
+    for (i, die) in d.dies.iter().take(MAX_DIES).enumerate() {
         if i == 0 {
             first_die = at;
         }
@@ -709,20 +727,26 @@ pub fn build(d: &PartDesc) -> (Vec<u8>, Layout) {
         at += 4;
         for ip in die.iter() {
             put16(&mut b, at, ip.hw_id);
-            b[at + 2] = ip.instance;
-            b[at + 3] = ip.bases.len() as u8;
-            b[at + 4] = ip.version.0;
-            b[at + 5] = ip.version.1;
-            b[at + 6] = ip.version.2;
-            b[at + 7] = if d.table_version >= 3 {
-                (ip.variant << 4) | (ip.sub_revision & 0xF)
-            } else {
-                ip.harvest & 0xF
-            };
+            put8(&mut b, at + 2, ip.instance);
+            put8(&mut b, at + 3, ip.bases.len() as u8);
+            put8(&mut b, at + 4, ip.version.0);
+            put8(&mut b, at + 5, ip.version.1);
+            put8(&mut b, at + 6, ip.version.2);
+            put8(
+                &mut b,
+                at + 7,
+                if d.table_version >= 3 {
+                    (ip.variant << 4) | (ip.sub_revision & 0xF)
+                } else {
+                    ip.harvest & 0xF
+                },
+            );
             at += 8;
             for base in ip.bases {
                 if wide {
-                    b[at..at + 8].copy_from_slice(&base.to_le_bytes());
+                    if let Some(d) = b.get_mut(at..at + 8) {
+                        d.copy_from_slice(&base.to_le_bytes());
+                    }
                     at += 8;
                 } else {
                     put32(&mut b, at, *base as u32);
@@ -737,7 +761,7 @@ pub fn build(d: &PartDesc) -> (Vec<u8>, Layout) {
     put16(&mut b, ip_table + 6, ip_table_size as u16);
     put16(&mut b, ip_table + 12, d.dies.len() as u16);
     if wide {
-        b[ip_table + 78] = 1;
+        put8(&mut b, ip_table + 78, 1);
     }
 
     at = at.next_multiple_of(8);
@@ -783,7 +807,7 @@ pub fn build(d: &PartDesc) -> (Vec<u8>, Layout) {
     put32(&mut b, at + 4, 1);
     for (i, (hw, inst)) in d.harvested.iter().enumerate() {
         put16(&mut b, at + 8 + 4 * i, *hw);
-        b[at + 10 + 4 * i] = *inst;
+        put8(&mut b, at + 10 + 4 * i, *inst);
     }
     at += HARVEST_BYTES;
     let binary_size = at;

@@ -198,6 +198,18 @@ impl VirtualGpu {
                 what: "GC block models",
                 version: (version.0, version.1, 0),
             })?;
+        // `ip_discovery_header` lists 16 dies at most, and the table has
+        // [`crate::discovery::TABLE_BYTES`]: a bigger description cannot
+        // be written as a driver would read it.
+        let (_, layout) = crate::discovery::build(&part.firmware.desc);
+        if part.firmware.desc.dies.len() > crate::discovery::MAX_DIES
+            || layout.binary_size > crate::discovery::TABLE_BYTES
+        {
+            return Err(ModelError::Unsupported {
+                what: "a part description whose discovery table has more than 16 dies or 10 KiB",
+                version: (version.0, version.1, 0),
+            });
+        }
         let clock = SimClock::new();
         let chunk_bus: Vec<u64> = (0..memory.dma_len / DMA_CHUNK)
             .map(|i| DMA_BUS + (i * DMA_CHUNK) as u64)
@@ -452,5 +464,37 @@ unsafe impl Platform for VirtualGpu {
     }
     fn restore_pci_state(&self) -> bool {
         self.pci.restore()
+    }
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::*;
+    use crate::discovery::{IpDesc, PartDesc};
+
+    /// No firmware at all: the part is refused before any is read.
+    fn no_files(name: &str) -> Result<Vec<u8>, barebell_firmware_if::source::FirmwareError> {
+        Err(barebell_firmware_if::source::FirmwareError::NotFound {
+            name: name.into(),
+            place: "nowhere".into(),
+        })
+    }
+
+    /// A description with more dies than `ip_discovery_header` lists is
+    /// a typed refusal, not a panic.
+    #[test]
+    fn a_part_with_17_dies_is_refused() {
+        let mut part = crate::parts::mi300x();
+        let first: &'static [IpDesc] = part.firmware.desc.dies[0];
+        let dies: Vec<&'static [IpDesc]> = (0..17).map(|_| first).collect();
+        let desc = PartDesc {
+            dies: Box::leak(dies.into_boxed_slice()),
+            ..part.firmware.desc
+        };
+        part.firmware.desc = desc;
+        let mem = HostMemory::allocate(1 << 20).unwrap();
+        let e = VirtualGpu::new(part, &no_files, mem, Seed(1)).unwrap_err();
+        let text = alloc::format!("{e}");
+        assert!(text.contains("16 dies"), "{text}");
     }
 }
