@@ -125,13 +125,16 @@ pub(crate) struct Inputs<'a> {
 }
 
 type Builder = fn(&Inputs<'_>) -> Result<Built, ModelError>;
+/// A GC IP version: major, minor, and a revision (`None`: any).
+type GcKey = (u8, u8, Option<u8>);
 
-/// The GC block models by GC IP version (major, minor): the registry
-/// [`VirtualGpu::new`] builds a part from.
-const GC_MODELS: &[((u8, u8), Builder)] = &[
-    ((9, 4), gfx_v9_4_3::build),
-    ((11, 0), gfx_v11_0::build),
-    ((12, 0), gfx_v11_0::build),
+/// The GC block models by GC IP version (major, minor, and the revision
+/// where one generation's revisions differ; `None`: every revision): the
+/// registry [`VirtualGpu::new`] builds a part from.
+const GC_MODELS: &[(GcKey, Builder)] = &[
+    ((9, 4, Some(3)), gfx_v9_4_3::build),
+    ((11, 0, None), gfx_v11_0::build),
+    ((12, 0, None), gfx_v11_0::build),
 ];
 
 /// A model GPU that the bring-up drives as it would drive a card.
@@ -164,8 +167,8 @@ impl core::fmt::Debug for VirtualGpu {
     }
 }
 
-/// The part's GC IP version, major and minor, from its own description.
-fn gc_version(part: &Part) -> Option<(u8, u8)> {
+/// The part's GC IP version from its own description.
+fn gc_version(part: &Part) -> Option<(u8, u8, u8)> {
     let ip = part
         .firmware
         .desc
@@ -173,7 +176,7 @@ fn gc_version(part: &Part) -> Option<(u8, u8)> {
         .iter()
         .flat_map(|d| d.iter())
         .find(|ip| ip.hw_id == crate::discovery::GC_HWID && ip.instance == 0)?;
-    Some((ip.version.0, ip.version.1))
+    Some(ip.version)
 }
 
 impl VirtualGpu {
@@ -192,11 +195,13 @@ impl VirtualGpu {
         })?;
         let build = GC_MODELS
             .iter()
-            .find(|(v, _)| *v == version)
+            .find(|((major, minor, rev), _)| {
+                (*major, *minor) == (version.0, version.1) && rev.is_none_or(|r| r == version.2)
+            })
             .map(|(_, b)| *b)
             .ok_or(ModelError::Unsupported {
                 what: "GC block models",
-                version: (version.0, version.1, 0),
+                version,
             })?;
         // `ip_discovery_header` lists 16 dies at most, and the table has
         // [`crate::discovery::TABLE_BYTES`]: a bigger description cannot
@@ -207,7 +212,7 @@ impl VirtualGpu {
         {
             return Err(ModelError::Unsupported {
                 what: "a part description whose discovery table has more than 16 dies or 10 KiB",
-                version: (version.0, version.1, 0),
+                version,
             });
         }
         let clock = SimClock::new();
@@ -496,5 +501,42 @@ mod tests {
         let e = VirtualGpu::new(part, &no_files, mem, Seed(1)).unwrap_err();
         let text = alloc::format!("{e}");
         assert!(text.contains("16 dies"), "{text}");
+    }
+
+    /// A GC version with no block models in the registry (GC 9.4.2, as
+    /// on an MI210) is a typed refusal naming the version.
+    #[test]
+    fn a_gc_version_without_block_models_is_refused() {
+        let mut part = crate::parts::mi300x();
+        let dies: Vec<&'static [IpDesc]> = part
+            .firmware
+            .desc
+            .dies
+            .iter()
+            .map(|d| {
+                let v: Vec<IpDesc> = d
+                    .iter()
+                    .map(|ip| {
+                        let mut ip = *ip;
+                        if ip.hw_id == crate::discovery::GC_HWID {
+                            ip.version = (9, 4, 2);
+                        }
+                        ip
+                    })
+                    .collect();
+                &*Box::leak(v.into_boxed_slice())
+            })
+            .collect();
+        part.firmware.desc = PartDesc {
+            dies: Box::leak(dies.into_boxed_slice()),
+            ..part.firmware.desc
+        };
+        let mem = HostMemory::allocate(1 << 20).unwrap();
+        let e = VirtualGpu::new(part, &no_files, mem, Seed(1)).unwrap_err();
+        let text = alloc::format!("{e}");
+        assert!(
+            text.contains("GC block models") && text.contains("9.4.2"),
+            "{text}"
+        );
     }
 }
