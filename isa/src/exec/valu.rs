@@ -78,16 +78,21 @@ fn med3(a: f32, b: f32, c: f32) -> f32 {
     fmax(fmin(a, b), fmin(fmax(a, b), c))
 }
 
+/// V_BFE_U32 / V_BFE_I32 as LLVM folds them (`constantFoldBFE()` in
+/// AMDGPUISelLowering.cpp): a field that fits below bit 32 is shifted up
+/// to the top and back down (arithmetically when signed); one that
+/// reaches past bit 31 is the source shifted down by the offset.
 fn bfe(a: u32, off: u32, w: u32, signed: bool) -> u32 {
     let off = off & 31;
     let w = w & 31;
     if w == 0 {
         return 0;
     }
-    if signed {
-        (((a << (32 - off - w).min(31)) as i32) >> (32 - w)) as u32
-    } else {
-        (a >> off) & ((1u32 << w) - 1)
+    match (off + w < 32, signed) {
+        (true, true) => (((a << (32 - off - w)) as i32) >> (32 - w)) as u32,
+        (true, false) => (a << (32 - off - w)) >> (32 - w),
+        (false, true) => ((a as i32) >> off) as u32,
+        (false, false) => a >> off,
     }
 }
 
@@ -319,7 +324,11 @@ fn op32(base: &str) -> Option<(K, bool, F3)> {
                     .wrapping_add(c as u16 as i16) as u16,
             )
         }),
-        "v_mad_u32_u16" => (F16, false, |a, b, c| (a & 0xffff) * (b & 0xffff) + c),
+        // D.u32 = S0.u16 * S1.u16 + S2.u32, kept to 32 bits (the product
+        // fits; the sum wraps, as every 32-bit integer VALU add does).
+        "v_mad_u32_u16" => (F16, false, |a, b, c| {
+            ((a & 0xffff) * (b & 0xffff)).wrapping_add(c)
+        }),
         "v_mad_i32_i16" => (F16, false, |a, b, c| {
             (i32::from(a as u16 as i16) * i32::from(b as u16 as i16)).wrapping_add(c as i32) as u32
         }),
@@ -1463,5 +1472,66 @@ impl<M: Memory> Interp<'_, M> {
             }
         }
         Ok(Flow::Next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{op32, op64};
+
+    /// Operands at the edges of every integer and float class.
+    const EDGES32: [u32; 10] = [
+        0,
+        1,
+        0x7f,
+        0x8000,
+        0xffff,
+        0x7fff_ffff,
+        0x8000_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        u32::MAX,
+    ];
+
+    /// No lane operation of any target's table panics, whatever its
+    /// operands (debug builds check every arithmetic overflow): the
+    /// interpreter must fault or compute, never crash, on what a kernel
+    /// holds. The fuzzer found `v_mad_u32_u16` overflowing on
+    /// 0xffff * 0xffff + 0xffff_ffff.
+    #[test]
+    fn no_lane_operation_panics_on_edge_operands() {
+        let names = crate::table::OPS_GFX1100
+            .iter()
+            .chain(crate::table::OPS_GFX1201)
+            .chain(crate::table::OPS_GFX942)
+            .map(|o| o.sem);
+        let mut ran = 0;
+        for name in names {
+            let base = name
+                .strip_suffix("_e32")
+                .or_else(|| name.strip_suffix("_e64"))
+                .unwrap_or(name);
+            if let Some((_, _, f)) = op32(base) {
+                for a in EDGES32 {
+                    for b in EDGES32 {
+                        for c in EDGES32 {
+                            let _ = f(a, b, c);
+                        }
+                    }
+                }
+                ran += 1;
+            }
+            if let Some((_, f)) = op64(base) {
+                for a in EDGES32 {
+                    for b in EDGES32 {
+                        let (a, b) = (u64::from(a) << 32 | u64::from(b), u64::from(b) << 32);
+                        let _ = f(a, b, u64::MAX);
+                        let _ = f(b, a, 0);
+                    }
+                }
+                ran += 1;
+            }
+        }
+        assert!(ran > 100, "only {ran} lane operations found in the tables");
     }
 }
