@@ -23,6 +23,7 @@
 //! used here), the bus addresses of the DMA region and of BAR2, and the
 //! host's read cost and back-off ([`HOST_READ_NS`], [`PAUSE_IDLE_NS`]).
 
+mod backing;
 pub mod gfx_v11_0;
 pub mod gfx_v9_4_3;
 mod memory;

@@ -59,7 +59,7 @@ use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
 use barebell::ip::Generation;
 use barebell::nbio::MMIO_REG_HOLE_OFFSET;
-use barebell::platform::{Aperture, DMA_CHUNK};
+use barebell::platform::Aperture;
 use barebell::regs::hub::HubRegs;
 use barebell::regs::{IpBases, Reg};
 use core::ptr::NonNull;
@@ -68,6 +68,7 @@ use spin::Mutex;
 
 /// Steps the CP model may take in one pause before it must be idle.
 const CP_STEPS_PER_PAUSE: u64 = 1_000_000;
+use super::backing::Backing;
 use super::{Files, Inputs};
 
 /// The firmware stand-ins, found once their rings exist.
@@ -260,9 +261,7 @@ pub(super) fn build(x: &Inputs<'_>) -> Result<super::Built, ModelError> {
         firmwares: Mutex::new(Firmwares::default()),
         doorbells,
         space: Space {
-            vram: (memory.vram.as_ptr() as u64, memory.vram_len as u64),
-            dma: (memory.dma.as_ptr() as u64, memory.dma_len as u64),
-            chunk_bus: x.chunk_bus.to_vec(),
+            backing: Backing::new(memory, x.chunk_bus),
             gfx12: part.generation == Generation::Gfx12,
             fb_offset: part.fb_offset,
         },
@@ -298,14 +297,10 @@ impl Gfx11 {
             space: self.space(),
         };
         self.mec.cp().set_translator(Box::new(t));
-        let view = CpTranslate {
-            hub: self.gfxhub.clone(),
-            space: self.space(),
-        };
         let port = SdmaPortImpl {
             hub: self.gfxhub.clone(),
-            vram: view.vram(),
-            iommu: view.iommu(),
+            vram: self.space.backing.vram_window(),
+            iommu: self.space.backing.iommu_window(),
             fb_offset: self.space.fb_offset,
             doorbells: &*self.doorbells as *const DoorbellPage as u64,
             nbio: self.nbio.clone(),
@@ -530,13 +525,11 @@ impl Gfx11 {
     }
 }
 
-/// The memory a walk reaches: VRAM backing and the DMA region with its
-/// chunks' bus addresses (plain numbers, so a translator can own a copy).
+/// The memory a walk reaches (plain numbers, so a translator can own a
+/// copy) and how the walk reads PTEs.
 #[derive(Debug, Clone)]
 struct Space {
-    vram: (u64, u64),
-    dma: (u64, u64),
-    chunk_bus: Vec<u64>,
+    backing: Backing,
     gfx12: bool,
     /// Physical address of VRAM offset 0 (`*MC_VM_FB_OFFSET`).
     fb_offset: u64,
@@ -544,27 +537,12 @@ struct Space {
 
 impl Space {
     fn translate(&self, root: u64, va: u64, access: Access) -> Result<u64, VmFault> {
-        let mut vram = Dma::default();
-        let mut iommu = Dma::default();
-        // SAFETY: windows over the VirtualGpu's own memory, read during
-        // this call only; whoever holds a `Space` (a MES model's
-        // translator) is dropped with the VirtualGpu, before its memory.
-        unsafe {
-            vram.map_at(0, self.vram.0 as *mut u8, self.vram.1);
-            for (i, bus) in self.chunk_bus.iter().enumerate() {
-                let host = self.dma.0 + (i * DMA_CHUNK) as u64;
-                iommu.map_at(*bus, host as *mut u8, DMA_CHUNK as u64);
-            }
-        }
+        let vram = self.backing.vram_window();
         let t = Gmc::new(&vram, root & !0xFFF, self.gfx12)
             .with_vram_base(self.fb_offset)
             .translate(va, access)?;
-        let (space, at) = if t.system {
-            (&iommu, Some(t.pa))
-        } else {
-            (&vram, t.pa.checked_sub(self.fb_offset))
-        };
-        at.and_then(|a| space.host_of(a, 1)).ok_or(VmFault {
+        let fb = self.fb_offset;
+        self.backing.host(t.pa, t.system, fb).ok_or(VmFault {
             va,
             access,
             reason: crate::gmc::FaultReason::BadTable { level: 3 },
@@ -675,27 +653,6 @@ struct CpTranslate {
     space: Space,
 }
 
-impl CpTranslate {
-    fn vram(&self) -> Dma {
-        let mut vram = Dma::default();
-        // SAFETY: a window over the VirtualGpu's own VRAM backing, read
-        // during one translation only; the CP model holding this
-        // translator is dropped with the VirtualGpu, before its memory.
-        unsafe { vram.map_at(0, self.space.vram.0 as *mut u8, self.space.vram.1) };
-        vram
-    }
-
-    fn iommu(&self) -> Dma {
-        let mut iommu = Dma::default();
-        for (i, bus) in self.space.chunk_bus.iter().enumerate() {
-            let host = self.space.dma.0 + (i * DMA_CHUNK) as u64;
-            // SAFETY: as for `vram`: the VirtualGpu's own DMA chunks.
-            unsafe { iommu.map_at(*bus, host as *mut u8, DMA_CHUNK as u64) };
-        }
-        iommu
-    }
-}
-
 impl crate::cp::Translate for CpTranslate {
     fn translate(
         &self,
@@ -708,7 +665,7 @@ impl crate::cp::Translate for CpTranslate {
             AddressSpace::Identity => return Ok(va),
             AddressSpace::Vmid(v) => v,
         };
-        let vram = self.vram();
+        let vram = self.space.backing.vram_window();
         let t = self
             .hub
             .translate_vmid_as(&vram, vmid, va, access, CID_CPC)
@@ -718,12 +675,9 @@ impl crate::cp::Translate for CpTranslate {
                 HubRefusal::Fault(f) => VmRefusal::Walk(f.reason),
                 _ => VmRefusal::ContextDisabled,
             })?;
-        let (mem, at) = if t.system {
-            (self.iommu(), Some(t.pa))
-        } else {
-            (vram, t.pa.checked_sub(self.space.fb_offset))
-        };
-        at.and_then(|a| mem.host_of(a, 1))
+        self.space
+            .backing
+            .host(t.pa, t.system, self.space.fb_offset)
             .ok_or(VmRefusal::Unbacked { pa: t.pa })
     }
 

@@ -52,10 +52,10 @@
 //! "IFWI" leaves ([`crate::Part`]), the bus addresses of the DMA region
 //! and of BAR2, BAR5's length, and those listed in the block models.
 
+use super::backing::Backing;
 use crate::SimClock;
 use crate::decode::pte_v9::{self, AccessV9, ContextV9, TranslationV9};
 use crate::discovery::{self, IpDesc, VramWindow};
-use crate::dma::Dma;
 use crate::error::ModelError;
 use crate::gmc::VmRefusal;
 use crate::hub_v9::{self, HubV9Model};
@@ -73,7 +73,7 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
-use barebell::platform::{Aperture, DMA_CHUNK};
+use barebell::platform::Aperture;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, Ordering};
 use spin::Mutex;
@@ -553,41 +553,14 @@ impl super::GcModel for Gc943 {
 /// IOMMU (a SYSTEM page) or the VRAM backing.
 struct Xlate {
     gfxhubs: Vec<Arc<HubV9Model>>,
-    vram: (u64, u64),
-    dma: (u64, u64),
-    chunk_bus: Vec<u64>,
+    backing: Backing,
 }
 
 impl Xlate {
-    fn vram(&self) -> Dma {
-        let mut d = Dma::default();
-        // SAFETY: a window over the device's own VRAM backing, read during
-        // one translation; the CP block holding this is dropped with the
-        // device, before its memory.
-        unsafe { d.map_at(0, self.vram.0 as *mut u8, self.vram.1) };
-        d
-    }
-
     fn host(&self, t: &TranslationV9, fb_offset: u64) -> Result<u64, VmRefusal> {
-        if t.system {
-            let (i, off) = self
-                .chunk_bus
-                .iter()
-                .enumerate()
-                .find_map(|(i, b)| {
-                    t.pa.checked_sub(*b)
-                        .filter(|o| *o < DMA_CHUNK as u64)
-                        .map(|o| (i, o))
-                })
-                .ok_or(VmRefusal::Unbacked { pa: t.pa })?;
-            Ok(self.dma.0 + (i * DMA_CHUNK) as u64 + off)
-        } else {
-            let off =
-                t.pa.checked_sub(fb_offset)
-                    .filter(|o| *o < self.vram.1)
-                    .ok_or(VmRefusal::Unbacked { pa: t.pa })?;
-            Ok(self.vram.0 + off)
-        }
+        self.backing
+            .host(t.pa, t.system, fb_offset)
+            .ok_or(VmRefusal::Unbacked { pa: t.pa })
     }
 }
 
@@ -622,7 +595,7 @@ impl XccTranslate for Xlate {
         };
         let hub = self.gfxhubs.get(xcc).ok_or(VmRefusal::ContextDisabled)?;
         let fb_offset = crate::mc::McHub::fb_offset(&**hub);
-        let vram = self.vram();
+        let vram = self.backing.vram_window();
         let t = match space {
             Space::Vmid(0) => {
                 // VMID 0: the system aperture first (what the KIQ's and
@@ -630,8 +603,8 @@ impl XccTranslate for Xlate {
                 match crate::mc::McHub::system_aperture(&**hub) {
                     Some((low, high)) if (low..=high).contains(&va) => {
                         let off = va - low;
-                        return if off < self.vram.1 {
-                            Ok(self.vram.0 + off)
+                        return if off < self.backing.vram.1 {
+                            Ok(self.backing.vram.0 + off)
                         } else {
                             Err(VmRefusal::Unbacked { pa: va })
                         };
@@ -712,7 +685,7 @@ impl crate::sdma::SdmaPort for SdmaPort9 {
         let fb_offset = crate::mc::McHub::fb_offset(&*self.hub);
         let t = self
             .hub
-            .translate(&self.xlate.vram(), fb_offset, vmid, va, a)
+            .translate(&self.xlate.backing.vram_window(), fb_offset, vmid, va, a)
             .map_err(|refusal| SdmaVmError::RefusedV9 { refusal })?;
         let host = self
             .xlate
@@ -723,10 +696,7 @@ impl crate::sdma::SdmaPort for SdmaPort9 {
         // one host range).
         let page = t.page_bytes.max(4096);
         let leaf = page - va % page;
-        let end = [self.xlate.dma, self.xlate.vram]
-            .into_iter()
-            .find(|(b, l)| host >= *b && host < b + l)
-            .map_or(0, |(b, l)| b + l - host);
+        let end = self.xlate.backing.to_end(host);
         Ok((host, leaf.min(end).max(1)))
     }
 

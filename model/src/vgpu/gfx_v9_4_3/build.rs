@@ -283,9 +283,7 @@ pub(super) fn mec(
     }
     let xlate = Arc::new(Xlate {
         gfxhubs: gfxhubs.to_vec(),
-        vram: (vram.as_ptr() as u64, vram_len as u64),
-        dma: (dma.as_ptr() as u64, dma_len as u64),
-        chunk_bus: chunk_bus.to_vec(),
+        backing: crate::vgpu::backing::Backing::new(memory, chunk_bus),
     });
     let mec = Arc::new(MecV943::new(
         clock,
