@@ -275,7 +275,7 @@ fn run_on_device(
             (out, _) => out,
         };
         let wave = dumps.watched;
-        let vmid = b.queue.mapping.vmid;
+        let vmid = b.launcher.queue().map_or(0, |q| q.mapping.vmid);
         // The device torn down whether the job ran or not (issue 20:
         // every exit).
         let torn = b.shutdown();
