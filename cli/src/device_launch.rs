@@ -15,7 +15,6 @@
 
 use crate::dma_view::ViewToVec;
 use crate::latency_kernel::{KernelSpec, Placed};
-use crate::model_launch::DeviceMemory;
 use crate::target::{Device, PartArg};
 use barebell_bringup::{FirmwareDir, Mapping, Options, Sink, Step, TeardownReport};
 use barebell_kernel::Part;
@@ -203,21 +202,7 @@ pub fn run_job(
     job.check(&kernel.meta).map_err(|e| e.to_string())?;
     let ctx = l.context(kernel).map_err(|e| e.to_string())?;
     // The kernel writes these: held as views, never as references.
-    let mut bufs: BTreeMap<String, crate::dma_view::DmaView<'_>> = BTreeMap::new();
-    let mut addresses = BTreeMap::new();
-    for name in job.buffers.keys() {
-        let init = job
-            .buffer_bytes(name)
-            .ok_or_else(|| format!("buffer {name}: bad contents"))?;
-        let mem =
-            DeviceMemory::alloc(l, init.len(), 256).map_err(|e| format!("buffer {name}: {e}"))?;
-        mem.write(0, &init);
-        addresses.insert(name.clone(), mem.address());
-        bufs.insert(name.clone(), mem);
-    }
-    let args = job
-        .launch_args(&addresses)
-        .ok_or("an argument names a buffer the job does not define")?;
+    let (bufs, args) = crate::model_launch::place_job(job, l)?;
     let xcc_before = xcc_totals(device);
     let launched = Instant::now();
     l.launch_in(&ctx, kernel, &args, &job.geometry)

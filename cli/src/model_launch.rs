@@ -14,13 +14,15 @@ use barebell::aql::queue::QueueConfig;
 use barebell::aql::signal::SignalMemory;
 use barebell_bringup::UserMemory;
 use barebell_isa::Target;
+use barebell_kernel::job::Job;
 use barebell_kernel::scratch::{ScratchPart, ScratchPlan};
-use barebell_kernel::{LaunchContext, LoadedCode, Part};
+use barebell_kernel::{Arg, LaunchContext, LoadedCode, Part};
 use barebell_launch::Launcher;
 use barebell_launch::scratch::write_queue_scratch;
 use barebell_model::Seed;
 use barebell_model::cp::CpModel;
 use barebell_model_host::queue::ModelQueue;
+use std::collections::BTreeMap;
 
 pub const SLOTS: usize = 64;
 
@@ -122,6 +124,33 @@ impl<'p> DeviceMemory<'p> for Launcher<'p> {
         let user = user.ok_or("no user memory after the bring-up")?;
         DeviceMemory::alloc(user, len, align)
     }
+}
+
+/// A job's buffers in `mem`, each filled with its initial bytes and held
+/// as a view (the kernel writes them), and the kernel's arguments naming
+/// their device addresses.
+#[allow(clippy::type_complexity)]
+pub fn place_job<'m>(
+    job: &Job,
+    mem: &mut dyn DeviceMemory<'m>,
+) -> Result<(BTreeMap<String, DmaView<'m>>, Vec<Arg<'static>>), String> {
+    let mut bufs = BTreeMap::new();
+    let mut addresses = BTreeMap::new();
+    for name in job.buffers.keys() {
+        let init = job
+            .buffer_bytes(name)
+            .ok_or_else(|| format!("buffer {name}: bad contents"))?;
+        let view = mem
+            .alloc(init.len(), 256)
+            .map_err(|e| format!("buffer {name}: {e}"))?;
+        view.write(0, &init);
+        addresses.insert(name.clone(), view.address());
+        bufs.insert(name.clone(), view);
+    }
+    let args = job
+        .launch_args(&addresses)
+        .ok_or("an argument names a buffer the job does not define")?;
+    Ok((bufs, args))
 }
 
 /// `len` zeroed bytes aligned to `align` (a power of two), leaked and

@@ -494,9 +494,8 @@ fn program<'p>(
     Ok(mismatches)
 }
 
-/// The SDMA queue off the engine, then the device torn down and the
-/// model's own check of the end state; one line a stage, and whether all
-/// of it was complete.
+/// The SDMA queue off the engine, then the device torn down and checked
+/// ([`crate::teardown::teardown_lines`]).
 fn tear_down<'p>(
     mut l: Launcher<'p>,
     sdma: Option<barebell_bringup::sdma::CopyQueue<'p>>,
@@ -504,25 +503,8 @@ fn tear_down<'p>(
 ) -> (Vec<String>, bool) {
     let stopped = sdma.map(|q| q.stop(l.gpu_mut()));
     let report = l.shutdown();
-    let mut teardown = vec![match &stopped {
-        Some(Ok(())) => "stop SDMA queue: done".to_string(),
-        Some(Err(e)) => format!("stop SDMA queue: FAILED: {e}"),
-        None => "stop SDMA queue: not needed: never opened".to_string(),
-    }];
-    teardown.extend(
-        report
-            .stages
-            .iter()
-            .map(|(st, o)| format!("{}: {o}", st.name())),
-    );
-    // No engine pointing at released memory, bus mastering off.
-    let quiet = model.quiescent();
-    teardown.push(match &quiet {
-        Ok(()) => "model: quiescent".to_string(),
-        Err(e) => format!("model: NOT QUIESCENT: {e}"),
-    });
-    let complete = !matches!(stopped, Some(Err(_))) && report.complete() && quiet.is_ok();
-    (teardown, complete)
+    let quiet = model.quiescent().map_err(|e| e.to_string());
+    crate::teardown::teardown_lines(stopped, &report, quiet)
 }
 
 fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
