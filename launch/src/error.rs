@@ -103,3 +103,49 @@ impl fmt::Display for LaunchError {
 }
 
 impl core::error::Error for LaunchError {}
+
+#[cfg(test)]
+mod tests {
+    use super::LaunchError;
+    use alloc::string::ToString;
+    use barebell::aql::watchdog::Stall;
+
+    #[test]
+    fn a_hang_names_every_packet_lost() {
+        let s = Stall {
+            read_index: 4,
+            write_index: 6,
+            stalled_ns: 500_000_000,
+        };
+        let text = LaunchError::Hung(s).to_string();
+        assert!(
+            text.ends_with(
+                "; packet 4: lost (never fetched), packet 5: lost (never fetched); the queue must be reset or the device brought up again"
+            ),
+            "{text}"
+        );
+        assert!(text.starts_with("the queue hung: read index stuck at 4"));
+    }
+
+    #[test]
+    fn unknown_parts_and_timeouts_read_as_before() {
+        let e = LaunchError::UnknownPart {
+            gc: (9, 4, 3),
+            xccs: 2,
+        };
+        assert!(e.to_string().starts_with("GC 9.4.3 with 2 XCCs: "));
+        let e = LaunchError::UnknownPart {
+            gc: (10, 3, 0),
+            xccs: 1,
+        };
+        assert!(e.to_string().starts_with("GC 10.3.0: the loader knows"));
+        let e = LaunchError::Timeout {
+            bound_ns: 2_000_000_000,
+            signal: 1,
+        };
+        assert_eq!(
+            e.to_string(),
+            "the dispatch did not complete within 2000 ms (signal value 1)"
+        );
+    }
+}
