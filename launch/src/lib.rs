@@ -218,6 +218,11 @@ impl<'p> Launcher<'p> {
     /// mapped queue: kernargs in user memory, queue scratch if the kernel
     /// needs it, the completion signal armed, the packet submitted.
     /// Returns the packet's id; [`Launcher::wait`] waits for it.
+    ///
+    /// Each launch takes fresh kernargs (and scratch, if needed) from the
+    /// user memory, a bump allocator released only by the teardown: for
+    /// many launches of one kernel, prepare it once with
+    /// [`barebell_kernel::Prepared`] in memory from [`Launcher::alloc`].
     pub fn launch(
         &mut self,
         code: &LoadedCode,
