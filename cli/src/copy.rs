@@ -328,8 +328,7 @@ fn measure(
 }
 
 /// The SDMA queue off the engine, then the device torn down
-/// (`Gpu::shutdown`) and the model's own end-state check; one line a
-/// stage, and whether all of it was complete.
+/// (`Gpu::shutdown`) and checked ([`crate::teardown::teardown_lines`]).
 fn tear_down<'p>(
     q: barebell_bringup::sdma::CopyQueue<'p>,
     mut up: barebell_bringup::Gpu<'p>,
@@ -337,25 +336,10 @@ fn tear_down<'p>(
 ) -> (Vec<String>, bool) {
     let stopped = q.stop(&mut up);
     let torn = up.shutdown();
-    let mut teardown = vec![match &stopped {
-        Ok(()) => "stop SDMA queue: done".to_string(),
-        Err(e) => format!("stop SDMA queue: FAILED: {e}"),
-    }];
-    teardown.extend(
-        torn.stages
-            .iter()
-            .map(|(st, o)| format!("{}: {o}", st.name())),
-    );
-    // No engine pointing at released memory, bus mastering off.
     let quiet = device
         .quiescence()
         .unwrap_or_else(|| Err("not a model".into()));
-    teardown.push(match &quiet {
-        Ok(()) => "model: quiescent".to_string(),
-        Err(e) => format!("model: NOT QUIESCENT: {e}"),
-    });
-    let complete = stopped.is_ok() && torn.complete() && quiet.is_ok();
-    (teardown, complete)
+    crate::teardown::teardown_lines(Some(stopped), &torn, quiet)
 }
 
 fn copy(args: &CopyArgs) -> Result<(), String> {

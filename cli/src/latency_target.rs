@@ -181,7 +181,7 @@ pub fn with_device<R>(
     // tables the queue's VMID walks: the same code on the model and on a
     // GPU. A built-in kernel is rebuilt for the part discovery found.
     let placed = match kernel {
-        Some((k, _)) => match crate::device_launch::place_kernel(device, &mut b, k) {
+        Some((k, _)) => match crate::device_launch::place_kernel(&mut b, k) {
             Ok(p) => Some(p),
             Err(e) => {
                 let torn = b.shutdown();
@@ -195,7 +195,19 @@ pub fn with_device<R>(
         },
         None => None,
     };
-    let q = &b.queue;
+    let q = match b.launcher.queue() {
+        Ok(q) => q,
+        Err(e) => {
+            let e = e.to_string();
+            let torn = b.shutdown();
+            return Err(
+                match crate::device_launch::teardown_verdict(device, &torn) {
+                    Ok(()) => e,
+                    Err(t) => format!("{e}\n{t}"),
+                },
+            );
+        }
+    };
     let t = Target {
         queue: &q.queue,
         signal: q.signal,

@@ -24,6 +24,7 @@ mod run;
 mod shell_input;
 mod stop;
 mod target;
+mod teardown;
 mod trace_diff;
 mod vector_add;
 mod vm_walk;

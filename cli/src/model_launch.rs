@@ -10,17 +10,19 @@
 
 use crate::dma_view::DmaView;
 use crate::target::PartArg;
-use barebell::aql::queue::{AmdQueue, QueueConfig};
+use barebell::aql::queue::QueueConfig;
 use barebell::aql::signal::SignalMemory;
 use barebell_bringup::UserMemory;
 use barebell_isa::Target;
+use barebell_kernel::job::Job;
 use barebell_kernel::scratch::{ScratchPart, ScratchPlan};
-use barebell_kernel::{CodeObject, DeviceImage, LaunchContext, LoadedCode, Part};
+use barebell_kernel::{Arg, LaunchContext, LoadedCode, Part};
+use barebell_launch::Launcher;
+use barebell_launch::scratch::write_queue_scratch;
 use barebell_model::Seed;
 use barebell_model::cp::CpModel;
 use barebell_model_host::queue::ModelQueue;
-use core::mem::offset_of;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::collections::BTreeMap;
 
 pub const SLOTS: usize = 64;
 
@@ -50,39 +52,6 @@ pub fn xcc_delta(before: &[u64], after: &[u64], xccs: u32) -> Vec<u64> {
         .take(xccs as usize)
         .map(|(a, b)| a.saturating_sub(*b))
         .collect()
-}
-
-/// Writes queue scratch into the `amd_queue_t` at `descriptor` (its host
-/// address, which is its device address), as ROCR's
-/// `AqlQueue::InitScratchSRD()` fills it: the SRD, `compute_tmpring_size`,
-/// the backing memory's address and size, the per-lane size last.
-///
-/// # Safety
-/// `descriptor` must be the `amd_queue_t` of a live queue, in memory that
-/// stays valid, with no dispatch running on it (the device reads these
-/// fields only while it launches one).
-pub unsafe fn write_queue_scratch(descriptor: u64, plan: &ScratchPlan, backing: u64) {
-    let d = descriptor;
-    let srd = plan.resource_descriptor(backing);
-    // SAFETY: the caller's contract; the fields are aligned integers of
-    // `amd_queue_t` (offsets from ROCR's header, conformance-checked in
-    // the runtime's `AmdQueue`).
-    unsafe {
-        let u32_at = |o: usize| AtomicU32::from_ptr((d + o as u64) as *mut u32);
-        let u64_at = |o: usize| AtomicU64::from_ptr((d + o as u64) as *mut u64);
-        for (i, w) in srd.iter().enumerate() {
-            u32_at(offset_of!(AmdQueue, scratch_resource_descriptor) + 4 * i)
-                .store(*w, Ordering::Relaxed);
-        }
-        u32_at(offset_of!(AmdQueue, compute_tmpring_size))
-            .store(plan.compute_tmpring_size, Ordering::Relaxed);
-        u64_at(offset_of!(AmdQueue, scratch_backing_memory_location))
-            .store(backing, Ordering::Relaxed);
-        u64_at(offset_of!(AmdQueue, scratch_backing_memory_byte_size))
-            .store(plan.bytes, Ordering::Relaxed);
-        u32_at(offset_of!(AmdQueue, scratch_wave64_lane_byte_size))
-            .store(plan.wave64_lane_byte_size, Ordering::Release);
-    }
 }
 
 /// Scratch slots of a model part, for sizing queue scratch as ROCR does.
@@ -149,6 +118,41 @@ impl<'p> DeviceMemory<'p> for UserMemory<'p> {
     }
 }
 
+impl<'p> DeviceMemory<'p> for Launcher<'p> {
+    fn alloc(&mut self, len: usize, align: usize) -> Result<DmaView<'p>, String> {
+        let user = self.gpu_mut().user.as_mut();
+        let user = user.ok_or("no user memory after the bring-up")?;
+        DeviceMemory::alloc(user, len, align)
+    }
+}
+
+/// A job's buffers in `mem`, each filled with its initial bytes and held
+/// as a view (the kernel writes them), and the kernel's arguments naming
+/// their device addresses.
+#[allow(clippy::type_complexity)]
+pub fn place_job<'m>(
+    job: &Job,
+    mem: &mut dyn DeviceMemory<'m>,
+) -> Result<(BTreeMap<String, DmaView<'m>>, Vec<Arg<'static>>), String> {
+    let mut bufs = BTreeMap::new();
+    let mut addresses = BTreeMap::new();
+    for name in job.buffers.keys() {
+        let init = job
+            .buffer_bytes(name)
+            .ok_or_else(|| format!("buffer {name}: bad contents"))?;
+        let view = mem
+            .alloc(init.len(), 256)
+            .map_err(|e| format!("buffer {name}: {e}"))?;
+        view.write(0, &init);
+        addresses.insert(name.clone(), view.address());
+        bufs.insert(name.clone(), view);
+    }
+    let args = job
+        .launch_args(&addresses)
+        .ok_or("an argument names a buffer the job does not define")?;
+    Ok((bufs, args))
+}
+
 /// `len` zeroed bytes aligned to `align` (a power of two), leaked and
 /// mapped into `model`; returns the bytes (their address is the device
 /// address).
@@ -164,30 +168,21 @@ pub fn alloc(model: &mut CpModel, len: usize, align: usize) -> &'static mut [u8]
     out
 }
 
-/// Parses `bytes` as a code object and loads it into `mem`.
+/// Parses `bytes` as a code object and loads it into `mem`
+/// ([`barebell_launch::load_with`]).
 pub fn load<'m>(
     mem: &mut dyn DeviceMemory<'m>,
     part: &Part,
     bytes: &[u8],
 ) -> Result<LoadedCode, String> {
-    let co = CodeObject::parse(bytes).map_err(|e| format!("code object: {e}"))?;
-    co.check(part).map_err(|e| format!("code object: {e}"))?;
-    let size = usize::try_from(co.image_size).map_err(|_| "code object image too large")?;
-    let align = usize::try_from(co.image_align.max(256)).map_err(|_| "bad alignment")?;
-    let view = mem.alloc(size, align)?;
-    let device_address = view.address();
-    // SAFETY: fresh bytes no dispatch has been given yet; the loader
-    // fills them before any kernel in them runs, and the device only
-    // reads code.
-    let host = unsafe { view.into_host_bytes() };
-    co.load(
-        part,
-        DeviceImage {
-            host,
-            device_address,
-        },
-    )
-    .map_err(|e| format!("code object: {e}"))
+    let mut why = None;
+    barebell_launch::load_with(part, bytes, |len, align| {
+        mem.alloc(len, align).map_err(|e| {
+            why = Some(e);
+            barebell_launch::LaunchError::NoUserMemory
+        })
+    })
+    .map_err(|e| why.take().unwrap_or_else(|| e.to_string()))
 }
 
 /// A CP model with one queue and one signal, before it runs.

@@ -159,20 +159,7 @@ pub fn launch_job(
         ctx = s.with_scratch(private)?;
     }
     // The kernel writes these: held as views, never as references.
-    let mut bufs: BTreeMap<String, crate::dma_view::DmaView<'static>> = BTreeMap::new();
-    let mut addresses = BTreeMap::new();
-    for name in job.buffers.keys() {
-        let init = job
-            .buffer_bytes(name)
-            .ok_or_else(|| format!("buffer {name}: bad contents"))?;
-        let mem = crate::dma_view::DmaView::new(model_launch::alloc(&mut s.model, init.len(), 256));
-        mem.write(0, &init);
-        addresses.insert(name.clone(), mem.address());
-        bufs.insert(name.clone(), mem);
-    }
-    let args = job
-        .launch_args(&addresses)
-        .ok_or("an argument names a buffer the job does not define")?;
+    let (bufs, args) = model_launch::place_job(job, &mut s.model)?;
     let ka_len = kernel.meta.kernarg_segment_size.max(16) as usize;
     let ka_align = kernel.meta.kernarg_segment_align.max(16) as usize;
     let host = model_launch::alloc(&mut s.model, ka_len, ka_align);
@@ -275,7 +262,7 @@ fn run_on_device(
             (out, _) => out,
         };
         let wave = dumps.watched;
-        let vmid = b.queue.mapping.vmid;
+        let vmid = b.launcher.queue().map_or(0, |q| q.mapping.vmid);
         // The device torn down whether the job ran or not (issue 20:
         // every exit).
         let torn = b.shutdown();

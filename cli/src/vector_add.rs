@@ -30,13 +30,11 @@
 
 use crate::dma_view::ViewToVec;
 use crate::latency_kernel::KernelSpec;
-use crate::model_launch;
 use crate::target::{MODEL_BAR0_BYTES, PartArg};
-use barebell::aql::signal::SignalMemory;
 use barebell::platform::Platform;
 use barebell_bringup::{FirmwareDir, Mapping, Options, Quiet, Step};
-use barebell_kernel::launch::launch;
-use barebell_kernel::{Arg, Geometry, KernargBuffer, LaunchContext, Scalar};
+use barebell_kernel::{Arg, Geometry, Scalar};
+use barebell_launch::{LaunchError, Launcher, Watch};
 use barebell_model::vgpu::HostMemory;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
@@ -46,8 +44,6 @@ use std::time::Instant;
 
 /// Bound on each SDMA copy and on the dispatch, in platform time.
 const BOUND_NS: u64 = 60_000_000_000;
-/// Bound on the submit's wait for ring space.
-const SUBMIT_BOUND_NS: u64 = 1_000_000_000;
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VaddMappingArg {
@@ -346,41 +342,11 @@ fn build_model(
 }
 
 /// `hipLaunchKernel`: the vadd code object loaded into user memory, its
-/// kernargs written, the packet submitted on the bring-up's queue.
-fn launch_vadd<'s>(
-    up: &'s mut barebell_bringup::Gpu<'_>,
-    plan: &Plan,
-    d: [u64; 3],
-) -> Result<barebell_kernel::launch::Completion<'s>, String> {
-    let gpu = up.platform;
+/// kernargs written, the packet submitted on the bring-up's queue
+/// ([`Launcher::launch`]).
+fn launch_vadd(l: &mut Launcher<'_>, plan: &Plan, d: [u64; 3]) -> Result<(), String> {
     let spec = KernelSpec::resolve("vadd", plan.part)?;
-    let part = crate::model_launch::part(plan.part)?.0;
-    let uq = up
-        .queue
-        .as_ref()
-        .ok_or("no user queue after the bring-up")?;
-    let user_mem = up
-        .user
-        .as_mut()
-        .ok_or("no user memory after the bring-up")?;
-    let code = model_launch::load(user_mem, &part, &spec.bytes)?;
-    let kernel = code
-        .kernel(&spec.name)
-        .map_err(|e| format!("kernel {}: {e}", spec.name))?;
-    let ctx = LaunchContext::new(part, uq.queue.memory().descriptor_address());
-    let ka_len = kernel.meta.kernarg_segment_size.max(16) as usize;
-    let ka_align = kernel.meta.kernarg_segment_align.max(16) as usize;
-    let ka = user_mem
-        .alloc(ka_len, ka_align)
-        .map_err(|e| format!("kernargs: {e}"))?;
-    let device_address = ka.address();
-    // SAFETY: fresh bytes the launch fills before the dispatch that reads
-    // them; the device only reads kernargs.
-    let ka = unsafe { ka.into_host_bytes() };
-    let mut kernargs = KernargBuffer {
-        host: ka,
-        device_address,
-    };
+    let code = l.load(&spec.bytes).map_err(|e| e.to_string())?;
     let geometry = Geometry {
         grid: [plan.workgroups, 1, 1],
         block: [plan.block, 1, 1],
@@ -393,49 +359,53 @@ fn launch_vadd<'s>(
         Arg::Buffer(d[2]),
         Arg::Scalar(Scalar::U32(plan.elements)),
     ];
-    let signal: &SignalMemory = uq.signal;
-    launch(
-        &uq.queue,
-        &ctx,
-        kernel,
-        &geometry,
-        &kargs,
-        &mut kernargs,
-        signal,
-        gpu.clock(),
-        SUBMIT_BOUND_NS,
-    )
-    .map_err(|e| format!("hipLaunchKernel: {e}"))
+    match l.launch(&code, &spec.name, &kargs, &geometry) {
+        Ok(_) => Ok(()),
+        Err(LaunchError::Launch(e)) => Err(format!("hipLaunchKernel: {e}")),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
-/// `hipDeviceSynchronize`: the completion signal waited for, bounded,
-/// stopping at a device error or a stop signal.
-fn synchronize(
-    gpu: &dyn Platform,
-    model: &Model,
-    signal: &SignalMemory,
-    tl: &mut Timeline,
-) -> Result<(), String> {
-    let clock = gpu.clock();
-    let waited = clock.now_ns();
-    while signal.value() != 0 {
-        interrupted()?;
-        if let Some(e) = model.cp_error() {
-            return Err(format!("the dispatch failed on the device: {e}"));
-        }
-        if clock.now_ns().saturating_sub(waited) > BOUND_NS {
-            return Err(format!(
-                "the dispatch did not complete within {} s (signal value {})",
-                BOUND_NS / 1_000_000_000,
-                signal.value()
-            ));
-        }
-        tl.progress
-            .message("hipDeviceSynchronize: waiting for the dispatch");
-        tl.progress.tick();
-        gpu.pause();
+/// What `hipDeviceSynchronize` watches while it waits: the model's CP
+/// errors, a stop signal, and the progress line it ticks.
+struct SyncWatch<'a> {
+    model: &'a Model,
+    progress: std::cell::RefCell<&'a mut crate::progress::Progress>,
+}
+
+impl Watch for SyncWatch<'_> {
+    fn device_error(&self) -> Option<String> {
+        self.model.cp_error()
     }
-    Ok(())
+
+    fn stop(&self) -> Option<&'static str> {
+        crate::stop::requested()
+    }
+
+    fn waiting(&self) {
+        let mut p = self.progress.borrow_mut();
+        p.message("hipDeviceSynchronize: waiting for the dispatch");
+        p.tick();
+    }
+}
+
+/// `hipDeviceSynchronize`: the completion signal waited for
+/// ([`Launcher::wait`]), bounded, stopping at a device error or a stop
+/// signal.
+fn synchronize(l: &Launcher<'_>, model: &Model, tl: &mut Timeline) -> Result<(), String> {
+    let watch = SyncWatch {
+        model,
+        progress: std::cell::RefCell::new(&mut tl.progress),
+    };
+    l.wait(BOUND_NS, &watch).map_err(|e| match e {
+        LaunchError::Device(e) => format!("the dispatch failed on the device: {e}"),
+        LaunchError::Interrupted { by, .. } => format!("interrupted by {by}"),
+        LaunchError::Timeout { bound_ns, signal } => format!(
+            "the dispatch did not complete within {} s (signal value {signal})",
+            bound_ns / 1_000_000_000
+        ),
+        e => e.to_string(),
+    })
 }
 
 /// One SDMA copy of the program, waited for.
@@ -455,15 +425,16 @@ fn copy(
 
 /// The seeds' program on a brought-up device; returns the mismatches.
 fn program<'p>(
-    up: &mut barebell_bringup::Gpu<'p>,
+    l: &mut Launcher<'p>,
     sdma: &mut Option<barebell_bringup::sdma::CopyQueue<'p>>,
     plan: &Plan,
     model: &Model,
     tl: &mut Timeline,
 ) -> Result<u64, String> {
-    let gpu = up.platform;
+    let gpu = l.gpu().platform;
     let each = plan.each;
-    let dev = up
+    let dev = l
+        .gpu_mut()
         .user_vram
         .as_mut()
         .ok_or("no user VRAM after the bring-up")?;
@@ -473,7 +444,8 @@ fn program<'p>(
     }
     tl.step("malloc", "hipMalloc x3", None);
 
-    let host = up
+    let host = l
+        .gpu_mut()
         .user
         .as_mut()
         .ok_or("no user memory after the bring-up")?;
@@ -489,7 +461,7 @@ fn program<'p>(
     tl.step("inputs", "host vectors filled", None);
 
     let q = sdma.insert(
-        barebell_bringup::sdma::open(up, plan.mapping, &Quiet)
+        barebell_bringup::sdma::open(l.gpu_mut(), plan.mapping, &Quiet)
             .map_err(|e| format!("{}: SDMA: {e}", gpu.name()))?,
     );
     copy(q, b.d[0], b.h_a.address(), plan.bytes, "hipMemcpy h2d")?;
@@ -497,10 +469,10 @@ fn program<'p>(
     // The seeds' three 4 MB copies took 136 ms in all: two of them here.
     tl.step("memcpy_h2d", "hipMemcpy h2d x2", Some(136_000_000 * 2 / 3));
 
-    let done = launch_vadd(up, plan, b.d)?;
+    launch_vadd(l, plan, b.d)?;
     // The seeds' first hipLaunchKernel: 748 µs.
     tl.step("launch", "hipLaunchKernel", Some(748_000));
-    synchronize(gpu, model, done.signal, tl)?;
+    synchronize(l, model, tl)?;
     // The seeds' vectorAdd ran 13.52 µs on the GPU.
     tl.step("synchronize", "hipDeviceSynchronize", Some(13_520));
 
@@ -522,35 +494,17 @@ fn program<'p>(
     Ok(mismatches)
 }
 
-/// The SDMA queue off the engine, then the device torn down and the
-/// model's own check of the end state; one line a stage, and whether all
-/// of it was complete.
+/// The SDMA queue off the engine, then the device torn down and checked
+/// ([`crate::teardown::teardown_lines`]).
 fn tear_down<'p>(
-    mut up: barebell_bringup::Gpu<'p>,
+    mut l: Launcher<'p>,
     sdma: Option<barebell_bringup::sdma::CopyQueue<'p>>,
     model: &Model,
 ) -> (Vec<String>, bool) {
-    let stopped = sdma.map(|q| q.stop(&mut up));
-    let report = up.shutdown();
-    let mut teardown = vec![match &stopped {
-        Some(Ok(())) => "stop SDMA queue: done".to_string(),
-        Some(Err(e)) => format!("stop SDMA queue: FAILED: {e}"),
-        None => "stop SDMA queue: not needed: never opened".to_string(),
-    }];
-    teardown.extend(
-        report
-            .stages
-            .iter()
-            .map(|(st, o)| format!("{}: {o}", st.name())),
-    );
-    // No engine pointing at released memory, bus mastering off.
-    let quiet = model.quiescent();
-    teardown.push(match &quiet {
-        Ok(()) => "model: quiescent".to_string(),
-        Err(e) => format!("model: NOT QUIESCENT: {e}"),
-    });
-    let complete = !matches!(stopped, Some(Err(_))) && report.complete() && quiet.is_ok();
-    (teardown, complete)
+    let stopped = sdma.map(|q| q.stop(l.gpu_mut()));
+    let report = l.shutdown();
+    let quiet = model.quiescent().map_err(|e| e.to_string());
+    crate::teardown::teardown_lines(stopped, &report, quiet)
 }
 
 fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
@@ -590,15 +544,17 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
     };
     let fw = FirmwareDir(args.firmware_dir.clone());
     // A failed or interrupted bring-up tears itself down.
-    let mut up = barebell_bringup::run(gpu, &fw, &opts, &crate::stop::Cancellable)
+    let up = barebell_bringup::run(gpu, &fw, &opts, &crate::stop::Cancellable)
         .map_err(|e| format!("{}: {e}\n{}", gpu.name(), model.logs()))?;
+    let mut l = Launcher::new(up)
+        .map_err(|(e, report)| format!("{}: {e}; teardown: {report}", gpu.name()))?;
     // `hsa_queue_create`: 11.23 ms in the seeds' trace.
     tl.step("queue", "hsa_queue_create", Some(11_230_000));
 
     // Whatever the program gives, the teardown runs.
     let mut sdma = None;
-    let outcome = program(&mut up, &mut sdma, &plan, &model, &mut tl);
-    let (teardown, teardown_complete) = tear_down(up, sdma, &model);
+    let outcome = program(&mut l, &mut sdma, &plan, &model, &mut tl);
+    let (teardown, teardown_complete) = tear_down(l, sdma, &model);
     tl.step("teardown", "process exit", None);
     let mismatches = outcome.map_err(|e| {
         format!(
