@@ -15,7 +15,15 @@
 //! Model conventions (not hardware facts): scratch is a per-lane byte array
 //! addressed from 0 (the swizzled layout and FLAT_SCRATCH base are not
 //! modelled); the private segment buffer descriptor and flat scratch init
-//! SGPRs hold zero; dynamic LDS is the packet's group segment size.
+//! SGPRs hold zero.
+//!
+//! A workgroup's LDS is the packet's `group_segment_size`, which holds
+//! the kernel's fixed group segment and any dynamic part (ROCR and
+//! `barebell-kernel` fill it so; the descriptor's
+//! `group_segment_fixed_size` excludes the dynamic part, AMDGPUUsage).
+//! The CP sets `COMPUTE_PGM_RSRC2.LDS_SIZE` from the packet: LLVM writes
+//! 0 there for AMDHSA "as it is populated by the CP"
+//! (`AMDGPUAsmPrinter::getSIProgramInfo()`, r302277).
 
 use crate::dump::{DumpReason, WaveDump, WaveId};
 use crate::exec::{ExecError, Flow, Interp, Shared, Wave};
@@ -303,7 +311,9 @@ fn shape<M: Memory>(mem: &mut M, cfg: &LaunchConfig, d: &Dispatch) -> Result<Sha
             "private segment larger than a wave's scratch (COMPUTE_TMPRING_SIZE.WAVESIZE)",
         ));
     }
-    let lds = u64::from(kd.group_segment_fixed_size) + u64::from(d.group_segment_size);
+    // The packet's size alone (module doc): adding the descriptor's fixed
+    // size counted it twice for every packet ROCR or barebell-kernel builds.
+    let lds = u64::from(d.group_segment_size);
     if lds > MAX_LDS {
         return Err(LaunchError::BadPacket(
             "group segment larger than the 64 KiB of LDS a workgroup has",

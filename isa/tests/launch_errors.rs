@@ -136,8 +136,10 @@ fn a_private_segment_past_a_waves_scratch_is_a_bad_packet() {
     }
 }
 
-/// A group segment whose static and dynamic parts sum past `u32::MAX`
-/// (an overflowing add before the fix) or past 64 KiB is refused.
+/// A packet's group segment past the 64 KiB of LDS a workgroup has is
+/// refused; the descriptor's fixed size, which the packet already
+/// includes, is not added again (a descriptor claiming `u32::MAX` with a
+/// packet within the LDS runs).
 #[test]
 fn a_group_segment_past_the_lds_is_a_bad_packet() {
     let mut mem = HostMem::default();
@@ -145,7 +147,12 @@ fn a_group_segment_past_the_lds_is_a_bad_packet() {
     k[0..4].copy_from_slice(&u32::MAX.to_le_bytes());
     mem.map(KD, k);
     mem.map(CODE, vec![0x00, 0x00, 0xb0, 0xbf]);
-    for size in [1u32, 64 * 1024] {
+    let fits = Dispatch {
+        group_segment_size: 64 * 1024,
+        ..dispatch()
+    };
+    assert!(launch(&mut mem, &LaunchConfig::new(Target::Gfx1100), &fits).is_ok());
+    for size in [64 * 1024 + 1, u32::MAX] {
         let d = Dispatch {
             group_segment_size: size,
             ..dispatch()

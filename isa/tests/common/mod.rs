@@ -292,12 +292,17 @@ pub fn run_shares(
         image[addr..addr + d.len()].copy_from_slice(d);
     }
     image.resize(image.len() + 64, 0);
-    mem.map(CODE_BASE, image);
     let kd_sym = file
         .symbols()
         .find(|s| s.name() == Ok(&format!("{kernel}.kd")))
         .expect("kernel descriptor symbol");
     let kernel_object = CODE_BASE + kd_sym.address();
+    // The packet's group segment is the whole LDS allocation, the
+    // descriptor's fixed part included, as ROCR fills it
+    // (`group_segment_fixed_size` is the descriptor's first dword).
+    let at = kd_sym.address() as usize;
+    let group_segment_size = u32::from_le_bytes(image[at..at + 4].try_into().unwrap());
+    mem.map(CODE_BASE, image);
     // buffers and kernargs
     let mut ka = vec![0u8; km.kernarg_size.max(256)];
     let explicit: Vec<&ArgMeta> = km
@@ -371,7 +376,7 @@ pub fn run_shares(
         workgroup_size: wg,
         grid_size: grid,
         private_segment_size: 0,
-        group_segment_size: 0,
+        group_segment_size,
         kernel_object,
         kernarg_address: KERNARG_BASE,
         packet_address: PACKET_BASE,
