@@ -15,7 +15,7 @@ pub struct GcReg {
 
 impl GcReg {
     /// Byte offset in the register BAR for the discovered GC `bases`.
-    pub fn byte_offset(self, bases: &[u32; 8]) -> Option<usize> {
+    pub fn byte_offset(self, bases: &[u32]) -> Option<usize> {
         let base = *bases.get(self.segment)?;
         (base as usize)
             .checked_add(self.offset as usize)?

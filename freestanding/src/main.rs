@@ -17,7 +17,7 @@ pub extern "C" fn _start() -> ! {
     // config-space constant.
     let blob = black_box([0u8; 64]);
     let parsed = barebell_firmware_if::ucode::Container::parse(&blob).is_ok();
-    let bases = barebell::regs::IpBases(black_box([0x1260, 0xa000, 0, 0, 0, 0, 0, 0]));
+    let bases = barebell::regs::IpBases::new(&black_box([0x1260, 0xa000]));
     let off = barebell::regs::gc_11_0_0::CP_MES_CNTL.byte_offset(&bases);
     let vendor = black_box(barebell_pcie::config::VENDOR_AMD_ATI);
     black_box((parsed, off, vendor));

@@ -39,7 +39,7 @@ use core::sync::atomic::AtomicU64;
 
 /// GC segment bases the model uses: Navi31's GC bases as an example
 /// input (segment 0 at 0x1260, segment 1 at 0xA000 dwords).
-pub const GC_BASES: IpBases = IpBases([0x1260, 0xA000, 0x1_C000, 0x2_402C, 0, 0, 0, 0]);
+pub const GC_BASES: IpBases = IpBases::new(&[0x1260, 0xA000, 0x1_C000, 0x2_402C, 0, 0, 0, 0]);
 
 /// The MEC program counter the rig writes (a rig value: the rig's MEC
 /// knows no firmware blob to check it against).

@@ -1042,7 +1042,7 @@ impl<'a> PartIps<'a> {
 
     fn info(&self, die: u16, ip: &IpDesc) -> PartIp {
         let wide = self.desc.table_version >= 4 && self.desc.base_64;
-        let mut bases = [0u32; 8];
+        let mut bases = [0u32; barebell::regs::MAX_SEGMENTS];
         for (o, v) in bases.iter_mut().zip(ip.bases) {
             *o = if wide {
                 (*v as u32) & 0x3FFF_FFFF

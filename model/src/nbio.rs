@@ -503,7 +503,12 @@ mod tests {
     fn closed_aperture_drops_and_reads_all_ones() {
         let c = crate::SimClock::new();
         for ip in [NbioIp::Nbio4_3_0, NbioIp::Nbif6_3_1] {
-            let m = NbioModel::new(&c, ip, IpBases([0, 0x14, 0xD20, 0, 0, 0, 0, 0]), 0x7F000);
+            let m = NbioModel::new(
+                &c,
+                ip,
+                IpBases::new(&[0, 0x14, 0xD20, 0, 0, 0, 0, 0]),
+                0x7F000,
+            );
             assert_eq!(m.doorbell_write(3, 9), DoorbellOutcome::Dropped);
             assert_eq!(m.doorbell_read(3), u64::MAX);
             // BIF_DOORBELL_APER_EN at (0xD20 + 0xC0) * 4, written by hand
@@ -521,7 +526,12 @@ mod tests {
         // The values `nbio_v4_3_gc_doorbell_init()` writes, by hand.
         let linux = [0x3000_0007, 0x3000_000d];
         for ip in [NbioIp::Nbio4_3_0, NbioIp::Nbif6_3_1] {
-            let m = NbioModel::new(&c, ip, IpBases([0, 0x14, 0xD20, 0, 0, 0, 0, 0]), 0x7F000);
+            let m = NbioModel::new(
+                &c,
+                ip,
+                IpBases::new(&[0, 0x14, 0xD20, 0, 0, 0, 0, 0]),
+                0x7F000,
+            );
             m.write32(0x3780, 1);
             assert_eq!(m.route_gc_doorbell(26, 1, [0, 0]), DoorbellOutcome::Dropped);
             let only0 = [linux[0], 0];

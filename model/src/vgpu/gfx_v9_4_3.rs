@@ -74,6 +74,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
 use barebell::platform::Aperture;
+use barebell::regs::IpBases;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, Ordering};
 use spin::Mutex;
@@ -132,11 +133,22 @@ fn instances(part: &Part, hw_id: u16) -> Vec<&'static IpDesc> {
 }
 
 /// An IP's segment bases in dwords as Linux keeps them (bits 29:0 of the
-/// table's 64-bit bases: `amdgpu_discovery_reg_base_init()`).
+/// table's 64-bit bases: `amdgpu_discovery_reg_base_init()`), every
+/// segment the table lists.
+fn bases(ip: &IpDesc) -> IpBases {
+    let mut b = IpBases::default();
+    for (o, v) in b.0.iter_mut().zip(ip.bases) {
+        *o = (*v & 0x3FFF_FFFF) as u32;
+    }
+    b
+}
+
+/// The first eight of [`bases`]: what the GC blocks (four segments on GC
+/// 9.4.3) and the hubs take.
 fn bases8(ip: &IpDesc) -> [u32; 8] {
     let mut b = [0u32; 8];
-    for (o, v) in b.iter_mut().zip(ip.bases) {
-        *o = (*v & 0x3FFF_FFFF) as u32;
+    for (o, v) in b.iter_mut().zip(bases(ip).0) {
+        *o = v;
     }
     b
 }

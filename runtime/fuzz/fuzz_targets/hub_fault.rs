@@ -30,7 +30,7 @@ impl RegisterBus for Bytes<'_> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let bases = IpBases([0x1260, 0xA000, 0x1C000, 0x2402C00, 0, 0, 0, 0]);
+    let bases = IpBases::new(&[0x1260, 0xA000, 0x1C000, 0x2402C00, 0, 0, 0, 0]);
     for hub in [&GFXHUB_3_0, &MMHUB_3_0_0, &GFXHUB_12_0, &MMHUB_4_1_0] {
         let bus = Bytes {
             data,

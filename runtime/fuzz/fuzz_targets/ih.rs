@@ -56,7 +56,7 @@ fuzz_target!(|data: &[u8]| {
         words,
         at: Cell::new(0),
     };
-    let bases = IpBases([0x4260, 0, 0, 0, 0, 0, 0, 0]);
+    let bases = IpBases::new(&[0x4260, 0, 0, 0, 0, 0, 0, 0]);
     let host = NonNull::from(&mut mem[..]).cast::<u8>();
     // SAFETY: `mem` is RING + WPTR_PAGE bytes of 4-aligned host memory
     // that nothing else touches while `ring` (and so `IhMemory`) lives;

@@ -162,7 +162,7 @@ mod tests {
     #[test]
     fn block_resolves_through_the_segment_base_and_updates_only_the_mask() {
         let regs = Regs(RefCell::new([0; 64]));
-        let b = Block::new(&regs, IpBases([0, 10, 0, 0, 0, 0, 0, 0]));
+        let b = Block::new(&regs, IpBases::new(&[0, 10, 0, 0, 0, 0, 0, 0]));
         assert_eq!(b.offset(R), Ok(48));
         b.write(R, 0xF0F0).unwrap();
         assert_eq!(regs.0.borrow()[12], 0xF0F0);

@@ -232,7 +232,7 @@ mod tests {
 
     #[test]
     fn names_resolve_through_bases() {
-        let bases = IpBases([0x16000, 0, 0, 0, 0, 0, 0, 0]);
+        let bases = IpBases::new(&[0x16000, 0, 0, 0, 0, 0, 0, 0]);
         let blocks = [("MP0", crate::regs::mp_13_0_0::ALL, bases)];
         let sym = NamedSymbols { blocks: &blocks };
         let bus = Echo(Cell::new(0));
@@ -259,7 +259,7 @@ mod tests {
 
     #[test]
     fn unnamed_blocks_trace_without_a_block() {
-        let bases = IpBases([0x16000, 0, 0, 0, 0, 0, 0, 0]);
+        let bases = IpBases::new(&[0x16000, 0, 0, 0, 0, 0, 0, 0]);
         let blocks = [(crate::regs::mp_13_0_0::ALL, bases)];
         let sym = SymbolTable::from(Symbols { blocks: &blocks });
         assert_eq!(

@@ -44,9 +44,10 @@ pub const MAX_INSTANCE: u8 = 44;
 /// `HW_ID_MAX` (`amdgpu.h`): entries with a larger hardware id are skipped.
 pub const HW_ID_MAX: u16 = 300;
 /// Bases kept per IP instance. Linux keeps a pointer to the whole list;
-/// no register header in 6.12 uses a `BASE_IDX` above 5, and [`IpBases`]
-/// holds 8, so further bases are counted but not stored.
-pub const MAX_BASES: usize = 8;
+/// no register header in 6.12 uses a `BASE_IDX` above 8, and [`IpBases`]
+/// holds [`crate::regs::MAX_SEGMENTS`], so further bases are counted
+/// (`IpInfo::num_bases`) but not stored.
+pub const MAX_BASES: usize = crate::regs::MAX_SEGMENTS;
 
 /// Index of each table in `binary_header.table_list` (`enum table`).
 pub mod table {

@@ -102,7 +102,7 @@ mod tests {
     /// GC segment 1 (`GRBM_GFX_CNTL`, `RLC_CP_SCHEDULERS`) at 0; segment
     /// 0 (every HQD register) so high that `base + offset` overflows: the
     /// HQD registers cannot be placed, the select register can.
-    const BASES: IpBases = IpBases([0xFFFF_F000, 0, 0, 0, 0, 0, 0, 0]);
+    const BASES: IpBases = IpBases::new(&[0xFFFF_F000, 0, 0, 0, 0, 0, 0, 0]);
 
     /// Keeps `GRBM_GFX_CNTL` and every value written to it; everything
     /// else reads 0 and drops writes.

@@ -420,7 +420,7 @@ mod tests {
     #[test]
     fn steady_state_waits_for_vmbx_then_bootloader() {
         let b = bus();
-        let bases = IpBases([0; 8]);
+        let bases = IpBases::new(&[0; 8]);
         b.regs.borrow_mut()[0x61] = 0x8000_0000;
         let e = wait_for_bootloader_steady_state(&b, &b, &bases, 1_000_000).unwrap_err();
         assert!(matches!(

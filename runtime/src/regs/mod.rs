@@ -259,10 +259,35 @@ pub struct Reg {
     pub base_idx: u8,
 }
 
+/// How many segment bases an [`IpBases`] holds.
+///
+/// The discovery table gives each IP instance `num_base_address` bases (a
+/// byte), and Linux keeps a pointer into the table rather than a copy
+/// (`amdgpu_discovery_reg_base_init()`), so it reaches every one. The
+/// highest `BASE_IDX` any Linux 6.12 register header names is 8 (NBIO
+/// 7.9's `BIFC_DOORBELL_ACCESS_EN_PF`, `BIFC_GFX_INT_MONITOR_MASK` and
+/// `DOORBELL0_CTRL_ENTRY_n`), which the old eight-segment copy could not
+/// hold; sixteen leaves room for a later header without a heap.
+pub const MAX_SEGMENTS: usize = 16;
+
 /// Segment bases of one IP instance, in dwords, as the discovery table
-/// reports them.
+/// reports them (segments past the table's count are 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct IpBases(pub [u32; 8]);
+pub struct IpBases(pub [u32; MAX_SEGMENTS]);
+
+impl IpBases {
+    /// The bases `first` gives, in segment order; segments past it are 0,
+    /// and bases past [`MAX_SEGMENTS`] are dropped.
+    pub const fn new(first: &[u32]) -> Self {
+        let mut b = [0u32; MAX_SEGMENTS];
+        let mut i = 0;
+        while i < first.len() && i < MAX_SEGMENTS {
+            b[i] = first[i];
+            i += 1;
+        }
+        IpBases(b)
+    }
+}
 
 impl Reg {
     /// Byte offset of this register in the register aperture, or `None` if
@@ -358,7 +383,7 @@ mod tests {
 
     #[test]
     fn byte_offset_uses_selected_segment() {
-        let bases = IpBases([0x1260, 0xA000, 0, 0, 0, 0, 0, 0]);
+        let bases = IpBases::new(&[0x1260, 0xA000, 0, 0, 0, 0, 0, 0]);
         // GC segment 1 base on Navi31 is 0xA000 dwords (discovery value
         // used here only as an example input).
         assert_eq!(

@@ -519,7 +519,7 @@ mod tests {
         };
         load_queue(
             &bus,
-            IpBases([0x1000, 0, 0, 0, 0, 0, 0, 0]),
+            IpBases::new(&[0x1000, 0, 0, 0, 0, 0, 0, 0]),
             SdmaVersion::V4_4_2,
             &q,
         )

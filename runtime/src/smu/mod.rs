@@ -346,7 +346,7 @@ mod tests {
         }
     }
 
-    const BASES: IpBases = IpBases([0, 0, 0, 0, 0, 0, 0, 0]);
+    const BASES: IpBases = IpBases::new(&[0, 0, 0, 0, 0, 0, 0, 0]);
 
     fn pmfw(answer: Option<u32>, gone: bool) -> Pmfw {
         Pmfw {
@@ -418,7 +418,7 @@ mod tests {
         assert!(p.now_ns() >= 500_000_000);
         let mp1 = &smu_v14_0_2::MP1;
         // 14.0.2's registers sit in segment 1: give it a base there.
-        let bases = IpBases([0, 0x40, 0, 0, 0, 0, 0, 0]);
+        let bases = IpBases::new(&[0, 0x40, 0, 0, 0, 0, 0, 0]);
         let q = pmfw(None, false);
         mode1_reset(&q, &q, mp1, &bases).unwrap();
         let at = |r: Reg| r.byte_offset(&bases).unwrap();

@@ -598,7 +598,7 @@ mod invalidation {
     use barebell_model::{RegisterFile, SimClock};
 
     /// GC segment bases of the model parts (`sienna_cichlid_ip_offset.h`).
-    const GC: IpBases = IpBases([0x1260, 0xA000, 0x1C000, 0x2402C00, 0, 0, 0, 0]);
+    const GC: IpBases = IpBases::new(&[0x1260, 0xA000, 0x1C000, 0x2402C00, 0, 0, 0, 0]);
 
     fn engine(clock: &SimClock) -> InvalidationEngine {
         InvalidationEngine::new(

@@ -185,7 +185,7 @@ fn hand_assembled_gfx9_chain_is_walked() {
 
 /// Bases for XCC/AID `i` (model values: any distinct segment-0 bases).
 fn bases(i: u32) -> IpBases {
-    IpBases([0x1_0000 * (i + 1), 0, 0, 0, 0, 0, 0, 0])
+    IpBases::new(&[0x1_0000 * (i + 1), 0, 0, 0, 0, 0, 0, 0])
 }
 
 fn map_cfg(root: u64) -> HubV9Config {

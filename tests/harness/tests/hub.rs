@@ -1048,7 +1048,7 @@ mod invalidation {
             }
             assert!(matches!(
                 // A base whose offsets overflow: nothing resolves.
-                invalidate(hub, clock, &IpBases([u32::MAX; 8]), c.hub, 17, 0, 0),
+                invalidate(hub, clock, &IpBases::new(&[u32::MAX; 8]), c.hub, 17, 0, 0),
                 Err(InvalidateError::Register { engine: 17, .. })
             ));
             hub.unplug();

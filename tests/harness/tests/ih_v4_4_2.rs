@@ -44,7 +44,7 @@ fn model(clock: &SimClock, bases: &IpBases, mem: &mut [u64]) -> (IhModel, Arc<Re
     let log = Arc::new(RefusalLog::new());
     let ih = IhModel::new(clock, (4, 4, 2), bases, log.clone()).expect("OSSSYS 4.4.2 model");
     let hub_regs = &barebell::regs::hub::MMHUB_3_0_0;
-    let hub_bases = IpBases([0x1A000, 0x2408800, 0, 0, 0, 0, 0, 0]);
+    let hub_bases = IpBases::new(&[0x1A000, 0x2408800, 0, 0, 0, 0, 0, 0]);
     let hub = Arc::new(HubModel::for_hub(clock, hub_bases, hub_regs));
     use barebell::bus::RegisterBus;
     let at = |r: barebell::regs::Reg| r.byte_offset(&hub_bases).unwrap();

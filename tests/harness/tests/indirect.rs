@@ -80,7 +80,7 @@ fn registers_beyond_the_bar_are_reached_through_the_pair_and_lost_without_it() {
 
 #[test]
 fn the_pair_must_itself_be_inside_the_bar_and_in_the_bases() {
-    let bases = IpBases([0, 0x14, 0xD20, 0x10400, 0, 0, 0, 0]);
+    let bases = IpBases::new(&[0, 0x14, 0xD20, 0x10400, 0, 0, 0, 0]);
     let clock = SimClock::new();
     let file = RegisterFile::new(&clock);
     let err = IndirectBus::new(&file, 0x40, NBIF_6_3_1.rsmu_pair(), &bases).unwrap_err();
@@ -96,7 +96,7 @@ fn the_pair_must_itself_be_inside_the_bar_and_in_the_bases() {
         "{err:?}"
     );
     // Segment 1 far up: the pair would itself need the pair.
-    let far = IpBases([0, 0x241B000, 0, 0, 0, 0, 0, 0]);
+    let far = IpBases::new(&[0, 0x241B000, 0, 0, 0, 0, 0, 0]);
     assert!(matches!(
         IndirectBus::new(&file, SMALL_BAR, NBIF_6_3_1.rsmu_pair(), &far),
         Err(IndirectError::PairOutsideBar {
@@ -110,7 +110,7 @@ fn the_pair_must_itself_be_inside_the_bar_and_in_the_bases() {
 /// see its own register's value (the lock keeps INDEX and DATA paired).
 #[test]
 fn concurrent_indirect_accesses_stay_paired() {
-    let bases = IpBases([0, 0x14, 0xD20, 0x10400, 0, 0, 0, 0]);
+    let bases = IpBases::new(&[0, 0x14, 0xD20, 0x10400, 0, 0, 0, 0]);
     let clock = leak(SimClock::new());
     let file = leak(RegisterFile::new(clock));
     let w = leak(window(file, &NBIO_4_3_0, &bases));

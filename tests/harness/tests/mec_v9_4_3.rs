@@ -197,7 +197,7 @@ fn rig(n: usize, halted: &[usize]) -> Rig {
         n,
         mec,
         bus,
-        bases: raw.into_iter().map(IpBases).collect(),
+        bases: raw.iter().map(|b| IpBases::new(b)).collect(),
         host,
         pause: PauseFn(mec, clock),
         area,

@@ -349,7 +349,7 @@ impl RegisterBus for Recorder {
 const XCC_BASE: [u32; 2] = [0x2000, 0x1_2000];
 
 fn bases(xcc: usize) -> IpBases {
-    IpBases([XCC_BASE[xcc], 0xA000 + XCC_BASE[xcc], 0, 0, 0, 0, 0, 0])
+    IpBases::new(&[XCC_BASE[xcc], 0xA000 + XCC_BASE[xcc], 0, 0, 0, 0, 0, 0])
 }
 
 #[test]

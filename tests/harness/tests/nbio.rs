@@ -212,7 +212,7 @@ fn errors_are_typed() {
         );
         // No segment 2 in the bases: the register cannot be placed.
         let short = Nbio {
-            bases: IpBases([0, 0x14, u32::MAX, 0, 0, 0, 0, 0]),
+            bases: IpBases::new(&[0, 0x14, u32::MAX, 0, 0, 0, 0, 0]),
             ..n
         };
         assert_eq!(

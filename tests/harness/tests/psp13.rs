@@ -371,7 +371,7 @@ fn xccs(n: usize, loaded: Vec<u32>) -> Xccs {
     let host = clock.host_view(100);
     let loaded = Arc::new(LoadedFirmware::autoloaded(&clock, loaded));
     let raw = xcc_bases(n);
-    let bases = raw.iter().map(|b| IpBases(*b)).collect();
+    let bases = raw.iter().map(|b| IpBases::new(b)).collect();
     Xccs {
         model: RlcMecV943::new(&clock, raw, loaded),
         clock,

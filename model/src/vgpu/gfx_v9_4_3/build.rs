@@ -4,7 +4,7 @@
 
 use super::{
     MP0_C2PMSG_FIRST, MP0_C2PMSG_LAST, PMFW_VERSION, SDMA_FW, SDMA_PER_AID, SdmaPort9, Unclaimed,
-    Xlate, bases8, instances,
+    Xlate, bases, bases8, instances,
 };
 use crate::SimClock;
 use crate::cp::CpModel;
@@ -28,7 +28,6 @@ use crate::vgpu::{DMA_BUS, Files, HostMemory};
 use alloc::boxed::Box;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use barebell::regs::IpBases;
 use core::sync::atomic::{AtomicBool, Ordering};
 
 fn missing(ip: &'static str) -> ModelError {
@@ -126,9 +125,9 @@ pub(super) fn psp(
         clock,
         PspPlacement {
             regs: barebell::regs::mp::PspRegs::MP0_13_0_6,
-            mp0_bases: IpBases(bases8(i.mp0)),
+            mp0_bases: bases(i.mp0),
             gc: None,
-            gc_bases: IpBases(bases8(i.xccs[0])),
+            gc_bases: bases(i.xccs[0]),
         },
         expect,
         Arc::new(mc_over(mmhub0, CID_MP0, memory)),
@@ -144,7 +143,7 @@ pub(super) fn nbios(clock: &SimClock, i: &Instances) -> Vec<Arc<NbioModel>> {
             Arc::new(NbioModel::new(
                 clock,
                 NbioIp::Nbio7_9_0,
-                IpBases(bases8(n)),
+                bases(n),
                 NbioIp::Nbio7_9_0.hole(),
             ))
         })
@@ -162,12 +161,10 @@ pub(super) fn ih(
 ) -> Result<Arc<IhModel>, ModelError> {
     let o = i.osssys;
     let ih = Arc::new(
-        IhModel::new(clock, o.version, &IpBases(bases8(o)), log.clone()).ok_or(
-            ModelError::Unsupported {
-                what: "IH model of OSSSYS",
-                version: o.version,
-            },
-        )?,
+        IhModel::new(clock, o.version, &bases(o), log.clone()).ok_or(ModelError::Unsupported {
+            what: "IH model of OSSSYS",
+            version: o.version,
+        })?,
     );
     ih.connect(mc_over(mmhub0, crate::ih::CID_OSSSYS, memory));
     Ok(ih)
@@ -189,7 +186,7 @@ pub(super) fn sdma(
         let kind = SDMA_FW[n % SDMA_FW.len()];
         let m = SdmaModel::new_v4_4_2(
             clock,
-            &IpBases(bases8(ip)),
+            &bases(ip),
             SdmaHooks {
                 code_loaded: Box::new(move || loaded.has(kind)),
             },
@@ -243,7 +240,7 @@ pub(super) fn smu(
         SmuModel::new(
             clock,
             crate::smu::Mp1::V13_0_6,
-            &IpBases(bases8(mp1)),
+            &bases(mp1),
             PMFW_VERSION,
             crate::smu::DpmTables(Vec::new()),
             hooks,
@@ -353,7 +350,7 @@ pub(super) fn router(r: &Routed<'_>, rest: &Arc<Unclaimed>) -> Router {
     for h in r.gfxhubs.iter().chain(r.mmhubs) {
         router.claim_range(h.byte_range(), h.clone());
     }
-    let m0 = bases8(r.i.mp0)[0] as usize;
+    let m0 = bases(r.i.mp0).0[0] as usize;
     router.claim_range(
         (m0 + MP0_C2PMSG_FIRST as usize) * 4..=(m0 + MP0_C2PMSG_LAST as usize) * 4,
         r.psp.clone(),
@@ -362,7 +359,7 @@ pub(super) fn router(r: &Routed<'_>, rest: &Arc<Unclaimed>) -> Router {
     claim(&mut r.rlc_mec.offsets().into_iter(), r.rlc_mec.clone());
     claim(&mut r.mec.offsets().into_iter(), r.mec.clone());
     for (n, model) in r.i.nbifs.iter().zip(r.nbios) {
-        let b = IpBases(bases8(n));
+        let b = bases(n);
         let offs = crate::socregs::nbio_7_9_0::ALL
             .iter()
             .filter_map(|reg| reg.byte_offset(&b));
