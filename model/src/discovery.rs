@@ -245,6 +245,10 @@ pub const NAVI48: PartDesc = PartDesc {
 // as the Navi parts' NBIO_BASES) because `nbio_v7_9_init_registers()`
 // writes `XCC_DOORBELL_FENCE` and the SDMA doorbell routing writes
 // `S2A_DOORBELL_ENTRY_n_CTRL`, both `BASE_IDX` 5 in `nbio_7_9_0_offset.h`.
+// NBIO also carries segments 6-8: `nbio_v7_9.c` writes
+// `BIFC_GFX_INT_MONITOR_MASK`, `BIFC_DOORBELL_ACCESS_EN_PF` and
+// `DOORBELL0_CTRL_ENTRY_n`, all `BASE_IDX` 8; no NBIO 7.9 register names
+// segments 6 or 7, so the model lists them as 0.
 // The table is version 4 with 64-bit bases whose
 // bits 33:32 carry the AID (Linux keeps only bits 29:0, "Bits > 32
 // follows ASIC specific format").
@@ -254,6 +258,9 @@ pub const XCC_STRIDE: u64 = 0x0080_0000;
 pub const AID_STRIDE: u64 = 0x0400_0000;
 /// Bits 33:32 of a 64-bit base: the AID (model value; the parser drops them).
 pub const AID_TAG: u64 = 1 << 32;
+/// NBIO 7.9's segment 8 on AID 0 (model value, chosen clear of every
+/// other block's registers in the model's layout).
+pub const NBIO_SEG8: u64 = 0x03F8_0000;
 /// GC segment bases of XCC 0 (Navi21's, as for the other parts; model value).
 pub const GC_9_4_3_BASES: [u64; 4] = [0x1260, 0xA000, 0x1C000, 0x2402C00];
 
@@ -315,6 +322,9 @@ pub const MI300_DIES: &[&[IpDesc]] = &[
                 0x10400 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
                 0x241b000 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
                 0x4040000 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
+                0,
+                0,
+                NBIO_SEG8 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
             ],
         ),
         IpDesc::new(
@@ -397,6 +407,9 @@ pub const MI300_DIES: &[&[IpDesc]] = &[
                 0x10400 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
                 0x241b000 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
                 0x4040000 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
+                0,
+                0,
+                NBIO_SEG8 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
             ],
         ),
         IpDesc::new(
@@ -479,6 +492,9 @@ pub const MI300_DIES: &[&[IpDesc]] = &[
                 0x10400 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
                 0x241b000 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
                 0x4040000 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
+                0,
+                0,
+                NBIO_SEG8 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
             ],
         ),
         IpDesc::new(
@@ -561,6 +577,9 @@ pub const MI300_DIES: &[&[IpDesc]] = &[
                 0x10400 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
                 0x241b000 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
                 0x4040000 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
+                0,
+                0,
+                NBIO_SEG8 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
             ],
         ),
         IpDesc::new(

@@ -108,6 +108,7 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     sdma::FACTS,
     power::FACTS,
     s2a::FACTS,
+    nbio::FACTS,
     vgpu::AM_FACTS,
     // Issue 16/17: the dispatch packet and queue scratch fields the CP reads.
     wave::FACTS,

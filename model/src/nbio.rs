@@ -199,10 +199,47 @@ pub mod s2a {
 const REMAP_ADDRESS_MASK: u32 = 0x0007_FFFC;
 /// `RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN__BIF_DOORBELL_APER_EN_MASK`.
 const APER_EN_MASK: u32 = 0x1;
+/// `BIFC_DOORBELL_ACCESS_EN_PF__BIFC_DOORBELL_ACCESS_EN_PF_MASK`
+/// (`nbio_7_9_0_sh_mask.h`).
+const BIFC_DOORBELL_ACCESS_EN_PF_MASK: u32 = 0x000F_FFFF;
 /// `..._SELFRING_GPA_APER_CNTL__DOORBELL_SELFRING_GPA_APER_EN_MASK` and
 /// `..._MODE_MASK`.
 const SELFRING_EN_MASK: u32 = 0x1;
 const SELFRING_MODE_MASK: u32 = 0x2;
+
+/// The field masks above, against the headers they were written from.
+pub const FACTS: &[barebell_facts::Fact] = {
+    use barebell_facts::Fact;
+    const M43: &str = "nbio_4_3_0_sh_mask.h";
+    const M79: &str = "nbio_7_9_0_sh_mask.h";
+    &[
+        Fact::constant(
+            M43,
+            "BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL__ADDRESS_MASK",
+            REMAP_ADDRESS_MASK as u64,
+        ),
+        Fact::constant(
+            M43,
+            "RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN__BIF_DOORBELL_APER_EN_MASK",
+            APER_EN_MASK as u64,
+        ),
+        Fact::constant(
+            M43,
+            "BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL__DOORBELL_SELFRING_GPA_APER_EN_MASK",
+            SELFRING_EN_MASK as u64,
+        ),
+        Fact::constant(
+            M43,
+            "BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_CNTL__DOORBELL_SELFRING_GPA_APER_MODE_MASK",
+            SELFRING_MODE_MASK as u64,
+        ),
+        Fact::constant(
+            M79,
+            "BIFC_DOORBELL_ACCESS_EN_PF__BIFC_DOORBELL_ACCESS_EN_PF_MASK",
+            BIFC_DOORBELL_ACCESS_EN_PF_MASK as u64,
+        ),
+    ]
+};
 
 /// What happened to one doorbell store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -369,7 +406,22 @@ impl NbioModel {
     }
 
     pub fn doorbell_aperture_open(&self) -> bool {
-        self.reg(self.layout.aper_en) & APER_EN_MASK != 0
+        self.reg(self.layout.aper_en) & APER_EN_MASK != 0 && self.doorbell_access_enabled()
+    }
+
+    /// NBIO 7.9's `BIFC_DOORBELL_ACCESS_EN_PF` (segment 8): doorbells pass
+    /// only while its field (bits 19:0, `nbio_7_9_0_sh_mask.h`) is not 0.
+    /// `nbio_v7_9_enable_doorbell_aperture()` writes 0xfffff "to allow
+    /// doorbell pass thru on pre-silicon bare-metal", and tinygrad's AM
+    /// writes it too. Which bit gates which client is not public, so the
+    /// model takes any set bit as open and a power-on value of 0 as closed
+    /// (the pre-silicon behaviour the comment names): a *model convention*.
+    /// Always true on the other IPs, which have no such register.
+    pub fn doorbell_access_enabled(&self) -> bool {
+        self.ip != NbioIp::Nbio7_9_0
+            || self.reg(crate::socregs::nbio_7_9_0::BIFC_DOORBELL_ACCESS_EN_PF)
+                & BIFC_DOORBELL_ACCESS_EN_PF_MASK
+                != 0
     }
 
     /// The self-ring aperture's base, if enabled in the mode Linux uses.

@@ -13,8 +13,9 @@
 //! - the RLC and MEC start registers of every XCC ([`RlcMecV943`]), which
 //!   run only the firmware the PSP put in place;
 //! - NBIO 7.9 per AID ([`NbioModel`]: the HDP remap into the register
-//!   BAR's hole, the doorbell and self-ring apertures, the XCC doorbell
-//!   fence), the IH on OSSSYS 4.4.2 ([`crate::ih::IhModel`], writing its
+//!   BAR's hole, the doorbell and self-ring apertures, AID 0's
+//!   segment-8 doorbell access enable that every doorbell passes, the
+//!   XCC doorbell fence), the IH on OSSSYS 4.4.2 ([`crate::ih::IhModel`], writing its
 //!   ring through AID 0's MMHUB) and the SMU on MP1 13.0.6
 //!   ([`crate::smu::SmuModel`]: its PMFW runs from power-on, started by
 //!   the boot firmware, not the PSP);

@@ -562,8 +562,8 @@ pub struct InitV7_9 {
     /// cleared.
     pub baco_cleared: u32,
     /// Whether the segment-8 registers (`BIFC_DOORBELL_ACCESS_EN_PF`,
-    /// `BIFC_GFX_INT_MONITOR_MASK`) were reachable and written; barebell's
-    /// `IpBases` stops at segment 7, so on discovered bases they are not.
+    /// `BIFC_GFX_INT_MONITOR_MASK`) were reachable and written: they are
+    /// whenever the discovery table lists NBIO's segment 8.
     pub segment8_written: bool,
 }
 

@@ -12,11 +12,10 @@
 //! the doorbell routing entries (`DOORBELL0_CTRL_ENTRY_n`, segment 8, and
 //! `S2A_DOORBELL_ENTRY_n_CTRL`, segment 5).
 //!
-//! Segment 8: barebell's `IpBases` holds 8 segments (0..=7), so the three
-//! segment-8 registers here (`BIFC_DOORBELL_ACCESS_EN_PF`,
-//! `BIFC_GFX_INT_MONITOR_MASK`, `DOORBELL0_CTRL_ENTRY_n`) are declared and
-//! checked but cannot be reached through discovered bases; see
-//! [`crate::nbio::init_v7_9`].
+//! Segment 8 (`BIFC_DOORBELL_ACCESS_EN_PF`, `BIFC_GFX_INT_MONITOR_MASK`,
+//! `DOORBELL0_CTRL_ENTRY_n`) is reached through the discovered bases like
+//! any other ([`crate::regs::MAX_SEGMENTS`]); a table that lists fewer
+//! NBIO segments leaves them unwritten ([`crate::nbio::init_v7_9`]).
 
 super::registers! {
     "nbio_7_9_0_offset.h";

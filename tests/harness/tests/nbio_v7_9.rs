@@ -11,6 +11,12 @@
 //!   bytes 0x38/0x3C;
 //! - `XCC_DOORBELL_FENCE` 0x740C, `BASE_IDX` 5 (segment 5 0x4040000 +
 //!   AID * 0x4000000, model values): AID 0 at byte 0x1011_D030;
+//! - `BIFC_DOORBELL_ACCESS_EN_PF` 0xCF6E and `BIFC_GFX_INT_MONITOR_MASK`
+//!   0xE8AD, both `BASE_IDX` 8 (segment 8 0x3F80000 on AID 0, a model
+//!   value): bytes (0x3F80000 + 0xCF6E) * 4 = 0xFE33DB8 and
+//!   (0x3F80000 + 0xE8AD) * 4 = 0xFE3A2B4; `nbio_v7_9_init_registers()`
+//!   writes 0x7FF to the second, `nbio_v7_9_enable_doorbell_aperture()`
+//!   0xFFFFF to the first;
 //! - the hole: `#define MMIO_REG_HOLE_OFFSET 0x1A000`;
 //! - `nbio_v7_9_init_registers()`: AID 0's fence `0xff & ~xcc_mask`, the
 //!   others `SHUB_SLV_MODE` (bit 16), BACO_EN (bit 0) / BACO_DUMMY_EN
@@ -115,8 +121,11 @@ fn the_soc21_path_is_refused_and_the_7_9_path_opens_the_device() {
         let r = nbio::init_v7_9(&m, &n, &aids, xcc_mask, DOORBELL_BUS).unwrap();
         assert_eq!(r.fences, 0b1111);
         assert_eq!(r.baco_cleared, 0b0010);
-        // Segment 8 is past barebell's 8-segment IpBases.
-        assert!(!r.segment8_written);
+        // Segment 8 is reached through the discovered bases.
+        assert!(r.segment8_written);
+        assert_eq!(m.aid0().read32(0xFE3_A2B4), 0x7FF, "{}", part.name);
+        assert_eq!(m.aid0().read32(0xFE3_3DB8), 0xF_FFFF, "{}", part.name);
+        assert!(m.aid0().doorbell_access_enabled());
         assert_eq!(m.aid0().xcc_doorbell_fence(), Some(fence), "{}", part.name);
         for a in 1..4 {
             assert_eq!(m.models[a].xcc_doorbell_fence(), Some(0x1_0000));
@@ -258,4 +267,26 @@ fn a_partitioned_device_is_refused_untouched() {
     let m = Aids::new(&clock, &aids);
     m.aid0().set_compute_partition(0);
     assert!(nbio::init_v7_9(&m, &n, &aids, xcc_mask, DOORBELL_BUS).is_ok());
+}
+
+/// NBIO 7.9 passes doorbells only once `BIFC_DOORBELL_ACCESS_EN_PF`
+/// (segment 8) is set, as `nbio_v7_9_enable_doorbell_aperture()` sets it
+/// for pre-silicon parts (the model's convention, `NbioModel::
+/// doorbell_access_enabled`): the doorbell aperture alone is not enough.
+#[test]
+fn doorbells_pass_only_once_segment_8_enables_them() {
+    let clock = SimClock::new();
+    let (_, aids, _) = discovered(&MI300X);
+    let m = Aids::new(&clock, &aids);
+    // RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN (0xC0, seg 2 at 0xD20) opened by
+    // hand, the access enable left at its power-on 0.
+    m.write32((0xD20 + 0xC0) * 4, 1);
+    assert!(!m.aid0().doorbell_access_enabled());
+    assert!(!m.aid0().doorbell_aperture_open());
+    assert_eq!(m.aid0().doorbell_write(3, 7), DoorbellOutcome::Dropped);
+    assert_eq!(m.aid0().doorbell_read(3), u64::MAX);
+    m.write32(0xFE3_3DB8, 0xF_FFFF);
+    assert!(m.aid0().doorbell_aperture_open());
+    assert_eq!(m.aid0().doorbell_write(3, 7), DoorbellOutcome::Rang);
+    assert_eq!(m.aid0().doorbell_read(3), 7);
 }
