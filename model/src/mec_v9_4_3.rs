@@ -29,11 +29,17 @@
 //!   Model rules, from `amdgpu_gfx_enable_kcq()`'s order: a compute
 //!   MAP_QUEUES needs SET_RESOURCES first and a slot inside its queue
 //!   mask (`mec * 32 + pipe * 8 + queue`).
-//! - The HIQ: mapped by a KIQ MAP_QUEUES with `engine_sel` 1 (on XCC 0's
-//!   KIQ, `kgd_gfx_v9_hiq_mqd_load()`); its ring goes to a
-//!   [`HwsModel`], whose [`HwsModel::mec_queues`] become running queues.
-//!   *Model convention*: one HWS for the partition, on XCC 0, maps each
-//!   queue on every XCC (KFD loads the HIQ per XCC; the firmware's
+//! - The HIQ: one per XCC, each mapped by that XCC's KIQ with a
+//!   MAP_QUEUES of `engine_sel` 1 (`hiq_load_mqd_kiq_v9_4_3()` →
+//!   `kgd_gfx_v9_hiq_mqd_load()` per XCC), all naming one ring and
+//!   doorbell (`init_mqd_hiq_v9_4_3()`), and unmapped per XCC by its
+//!   doorbell (`destroy_hiq_mqd_v9_4_3()`). The ring goes to a
+//!   [`HwsModel`], whose [`HwsModel::mec_queues`] each XCC whose HIQ runs
+//!   maps on itself, from its own MQD: a queue reaches only the XCCs
+//!   whose HIQ took the runlist. Nothing is consumed without the master
+//!   XCC's (0) HIQ, the one that reports the read pointer. *Model
+//!   convention*: the XCCs' schedulers read the same packets, so the
+//!   model decodes the ring once and applies it per XCC (the firmware's
 //!   cross-XCC protocol is not public).
 //! - An AQL queue: one HQD per XCC, reached by a direct HQD activation
 //!   (`kgd_gfx_v9_4_3_hqd_load()`), a KIQ MAP_QUEUES, or the HWS runlist.
@@ -298,10 +304,19 @@ struct State {
     queues: Vec<XccQueueRecord>,
     refusals: Vec<MecV943Refusal>,
     hws: Option<Arc<HwsModel>>,
-    /// Where the HIQ's HQD is: `(xcc, slot)`.
-    hiq: Option<(usize, Slot)>,
+    /// The HIQ of each XCC that mapped one: its HQD slot, ring and
+    /// doorbell (`hiq_load_mqd_kiq_v9_4_3()` maps one per XCC).
+    hiqs: BTreeMap<usize, Hiq>,
     shadow: Vec<u64>,
     unclaimed_doorbells: u64,
+}
+
+/// One XCC's HIQ, as its KIQ mapped it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Hiq {
+    slot: Slot,
+    ring: u64,
+    doorbell_dword: u32,
 }
 
 /// HWS processes' VMIDs and page-table bases, shared with the CP's
@@ -890,14 +905,15 @@ impl MecV943 {
             |q| q.members.iter().any(|m| m.0 == xcc && m.1 == slot),
             xcc,
         );
-        if s.hiq == Some((xcc, slot)) {
-            // The HIQ's HQD is gone: so is its scheduler, and every queue
-            // it mapped leaves every XCC.
-            s.hiq = None;
-            s.hws = None;
-            self.spaces.lock().clear();
-            for x in 0..s.xcc.len() {
-                self.leave(s, |q| q.source == Source::Hws, x);
+        if s.hiqs.get(&xcc).is_some_and(|h| h.slot == slot) {
+            // This XCC's HIQ is gone, and with it the scheduler running
+            // there: the queues it mapped leave this XCC. With the last
+            // HIQ the scheduler's state (processes, runlist) goes too.
+            s.hiqs.remove(&xcc);
+            self.leave(s, |q| q.source == Source::Hws, xcc);
+            if s.hiqs.is_empty() {
+                s.hws = None;
+                self.spaces.lock().clear();
             }
         }
     }
@@ -1123,11 +1139,20 @@ impl MecV943 {
                     ));
                 }
                 let dword = uq::DOORBELL_OFFSET0.get(d(2));
+                // A user queue's HQD on this XCC, or this XCC's HIQ
+                // (`destroy_hiq_mqd_v9_4_3()` → `amdgpu_amdkfd_unmap_hiq()`
+                // unmaps it by its doorbell on each XCC's KIQ).
+                let hiq = s
+                    .hiqs
+                    .get(&xcc)
+                    .filter(|h| h.doorbell_dword == dword)
+                    .map(|h| h.slot);
                 let slots: Vec<Slot> = s
                     .queues
                     .iter()
                     .filter(|q| q.doorbell_dword == dword)
                     .flat_map(|q| q.members.iter().filter(|m| m.0 == xcc).map(|m| m.1))
+                    .chain(hiq)
                     .collect();
                 for slot in slots {
                     self.deactivate(s, xcc, slot);
@@ -1183,23 +1208,39 @@ impl MecV943 {
         match engine {
             // kgd_gfx_v9_hiq_mqd_load(): engine_sel 1, the HIQ.
             1 => {
-                if xcc != 0 {
-                    return Err(bad("the HIQ is mapped on XCC 0's KIQ (model convention)"));
-                }
                 let ring_bytes = m.hqd.ring_bytes().map_err(|_| {
                     bad("the HIQ's QUEUE_SIZE describes more than the GPU's 48-bit address space")
                 })?;
-                let cfg = HwsConfig {
+                let hiq = Hiq {
+                    slot: (me, pipe, queue),
                     ring: m.hqd.ring_address(),
-                    ring_dwords: ring_bytes / 4,
-                    doorbell: self.doorbell_page().0 + u64::from(dword / 2) * 8,
-                    doorbell_lower: lo,
-                    doorbell_upper: up,
-                    map_process_dwords: crate::decode::pm4_hws::MAP_PROCESS_ALDEBARAN_DWORDS,
+                    doorbell_dword: dword,
                 };
-                self.arm(s, dword, 0);
-                s.hws = Some(Arc::new(HwsModel::new(cfg)));
-                s.hiq = Some((xcc, (me, pipe, queue)));
+                // `init_mqd_hiq_v9_4_3()` builds every XCC's HIQ from one
+                // queue (one ring, one doorbell); the XCCs' schedulers
+                // then read the same runlist packets. A partition whose
+                // HIQs name different rings is outside the model.
+                if s.hiqs
+                    .iter()
+                    .any(|(x, h)| *x != xcc && (h.ring, h.doorbell_dword) != (hiq.ring, dword))
+                {
+                    return Err(bad(
+                        "this XCC's HIQ names another ring or doorbell than the other XCCs' (one HIQ queue per partition, init_mqd_hiq_v9_4_3())",
+                    ));
+                }
+                if s.hws.is_none() {
+                    let cfg = HwsConfig {
+                        ring: hiq.ring,
+                        ring_dwords: ring_bytes / 4,
+                        doorbell: self.doorbell_page().0 + u64::from(dword / 2) * 8,
+                        doorbell_lower: lo,
+                        doorbell_upper: up,
+                        map_process_dwords: crate::decode::pm4_hws::MAP_PROCESS_ALDEBARAN_DWORDS,
+                    };
+                    self.arm(s, dword, 0);
+                    s.hws = Some(Arc::new(HwsModel::new(cfg)));
+                }
+                s.hiqs.insert(xcc, hiq);
                 if let Some(h) = s
                     .xcc
                     .get_mut(xcc)
@@ -1252,13 +1293,22 @@ impl MecV943 {
 
     fn service_hws(&self, s: &mut State) -> usize {
         let Some(hws) = s.hws.clone() else { return 0 };
-        // The HIQ's own ME and pipe (where the KIQ mapped it; KFD's
-        // KFD_CIK_HIQ_PIPE is ME 2 pipe 0) and the compute ME the
-        // runlist's queues run on.
-        let hiq_runs = s
-            .hiq
-            .is_some_and(|(x, slot)| self.rlc.mec_run_on(x, slot.0, slot.1).is_ok());
-        if !hiq_runs || self.rlc.mec_run(0).is_err() {
+        // The XCCs whose HIQ runs: its own ME and pipe (where that XCC's
+        // KIQ mapped it; KFD's KFD_CIK_HIQ_PIPE is ME 2 pipe 0) and the
+        // compute ME the runlist's queues run on. The master XCC (0)
+        // reads the ring and reports its read pointer (only its HIQ MQD
+        // has NO_UPDATE_RPTR clear, `init_mqd_hiq_v9_4_3()`): without it
+        // nothing is consumed.
+        let scheduling: Vec<usize> = s
+            .hiqs
+            .iter()
+            .filter(|(x, h)| {
+                self.rlc.mec_run_on(**x, h.slot.0, h.slot.1).is_ok()
+                    && self.rlc.mec_run(**x).is_ok()
+            })
+            .map(|(x, _)| *x)
+            .collect();
+        if scheduling.first() != Some(&0) {
             return 0;
         }
         let done = hws.service(&self.dma);
@@ -1298,9 +1348,10 @@ impl MecV943 {
                 .read_mqd(0, Space::Vmid(0), r.mqd)
                 .map(|m| u64::from(m.mqd_stride_size).max(MQD_BYTES as u64))
                 .unwrap_or(MQD_BYTES as u64);
-            // Model convention: the HWS maps the queue on every XCC, on
-            // [`HWS_SLOT`].
-            for x in 0..n {
+            // Each XCC's scheduler maps the queue on its own XCC, on
+            // [`HWS_SLOT`], from that XCC's MQD (`mqd + stride * xcc`,
+            // `init_mqd_v9_4_3()`): only XCCs whose HIQ runs get it.
+            for &x in &scheduling {
                 let at = r.mqd + stride * x as u64;
                 if let Ok(m) = self.read_mqd(x, Space::Vmid(0), at)
                     && let Some(h) = s

@@ -520,6 +520,29 @@ impl XccMqdPages {
         Ok(layout)
     }
 
+    /// Writes `mqd` as XCC `xcc`'s, `xcc * sizeof(struct v9_mqd)` in (the
+    /// stride `init_mqd_hiq_v9_4_3()` and `kfd_hiq_mqd_stride()` use), and
+    /// returns its address; `None` past [`MAX_XCCS`]. Must not run while
+    /// a queue named by these pages is mapped.
+    pub fn write(&self, xcc: usize, mqd: &V9Mqd) -> Option<u64> {
+        use zerocopy::IntoBytes;
+        if xcc >= MAX_XCCS {
+            return None;
+        }
+        let src = mqd.as_bytes();
+        let at = xcc * MQD_BYTES;
+        let len = src.len().min(MQD_BYTES);
+        // SAFETY: `at + len` is at most `MAX_XCCS * MQD_BYTES`, inside this
+        // value's buffer; it lends no reference into its bytes and is not
+        // `Sync`, so no other CPU access runs meanwhile; `src` is a
+        // separate value, so the ranges do not overlap.
+        unsafe {
+            let dst = self.0.get().cast::<u8>().add(at);
+            core::ptr::copy_nonoverlapping(src.as_ptr(), dst, len);
+        }
+        Some(self.address() + at as u64)
+    }
+
     /// A copy of the bytes (what `load_mqd_v9_4_3()` reads).
     pub fn bytes(&self) -> [u8; MAX_XCCS * MQD_BYTES] {
         // SAFETY: a copy of plain bytes; no CPU write runs meanwhile (not

@@ -751,11 +751,14 @@ fn unmap_by_doorbell_and_dynamic_queues() {
 /// KFD_QUEUE_FORMAT_AQL)`: no `DOORBELL_BIF_DROP` (mask 0x2 of
 /// `CP_HQD_PQ_DOORBELL_CONTROL`, `gc_9_4_3_sh_mask.h`), no slot-based
 /// write pointer (0x0600_0000) or queue-full (0x4000) bits; PRIV_STATE
-/// (0x4000_0000) and KMD_QUEUE (0x8000_0000) on.
+/// (0x4000_0000) and KMD_QUEUE (0x8000_0000) on. One per XCC
+/// (`init_mqd_hiq_v9_4_3()`): 2048 bytes apart (`sizeof(struct v9_mqd)`,
+/// `cp_mqd_stride_size`), NO_UPDATE_RPTR (0x0800_0000) set on every XCC
+/// but the master, XCC 0; the same ring and doorbell on all.
 #[test]
 fn the_hiq_mqd_is_a_pm4_queues() {
-    use barebell::gfx::mqd::{EopBuffer, MqdPage};
-    use barebell::gfx::queue_v9::RunlistIb;
+    use barebell::gfx::mqd::EopBuffer;
+    use barebell::gfx::queue_v9::{RunlistIb, XccMqdPages};
     use barebell_bringup::gfx::gfx_v9_4_3::xcc::{HIQ_RING, HiqParts, RUNLIST_DWORDS, hiq_mqd};
     use std::sync::atomic::AtomicU64;
     fn leak<T>(v: T) -> Dev<'static, T> {
@@ -765,17 +768,30 @@ fn the_hiq_mqd_is_a_pm4_queues() {
     }
     let parts = HiqParts {
         ring: leak(HiqMemory::<HIQ_RING>::new()),
-        mqd: leak(MqdPage::new()),
+        mqds: leak(XccMqdPages::new()),
         eop: leak(EopBuffer::new()),
         rptr: leak(AtomicU64::new(0)),
         ib: leak(RunlistIb::<RUNLIST_DWORDS>::new()),
     };
-    let m = hiq_mqd(&parts, 0x10).unwrap();
-    let db = m.hqd.cp_hqd_pq_doorbell_control;
-    assert_eq!(db & 0x2, 0, "DOORBELL_BIF_DROP: {db:#x}");
-    assert_eq!(db & 0x0fff_fffc, 0x10 << 2, "DOORBELL_OFFSET: {db:#x}");
-    let pq = m.hqd.cp_hqd_pq_control;
-    assert_eq!(pq & (0x0600_0000 | 0x4000), 0, "{pq:#x}");
-    assert_eq!(pq & 0xc000_0000, 0xc000_0000, "{pq:#x}");
-    assert_eq!(m.hqd.cp_hqd_aql_control, 0);
+    let base = parts.mqds.address();
+    for xcc in 0..4usize {
+        let m = hiq_mqd(&parts, xcc, 0x10).unwrap();
+        let db = m.hqd.cp_hqd_pq_doorbell_control;
+        assert_eq!(db & 0x2, 0, "DOORBELL_BIF_DROP: {db:#x}");
+        assert_eq!(db & 0x0fff_fffc, 0x10 << 2, "DOORBELL_OFFSET: {db:#x}");
+        let pq = m.hqd.cp_hqd_pq_control;
+        assert_eq!(pq & (0x0600_0000 | 0x4000), 0, "{pq:#x}");
+        assert_eq!(pq & 0xc000_0000, 0xc000_0000, "{pq:#x}");
+        assert_eq!(
+            pq & 0x0800_0000 != 0,
+            xcc != 0,
+            "NO_UPDATE_RPTR on XCC {xcc}"
+        );
+        assert_eq!(m.hqd.cp_hqd_aql_control, 0);
+        assert_eq!(m.cp_mqd_stride_size, 2048);
+        let mqd = u64::from(m.hqd.cp_mqd_base_addr_lo) | u64::from(m.hqd.cp_mqd_base_addr_hi) << 32;
+        assert_eq!(mqd, base + 2048 * xcc as u64, "XCC {xcc}");
+        let ring = u64::from(m.hqd.cp_hqd_pq_base_lo) | u64::from(m.hqd.cp_hqd_pq_base_hi) << 32;
+        assert_eq!(ring << 8, parts.ring.ring_address(), "XCC {xcc}");
+    }
 }

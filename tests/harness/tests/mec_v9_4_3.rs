@@ -241,10 +241,9 @@ fn up_and_run(n: usize, mapping: Mapping) {
             let mask = runlist::queue_mask(4, 8, 1);
             assert_eq!(mask, 0xFFFF_FFFE);
             let (host, pause) = (r.host, r.pause);
-            let (k0, _) = kiqs.split_first_mut().unwrap();
             v9::map_hws(
                 &mut q,
-                k0,
+                &mut kiqs,
                 &mut r.area,
                 &r.doorbells,
                 host,
@@ -259,8 +258,11 @@ fn up_and_run(n: usize, mapping: Mapping) {
             assert_eq!(hws.mec_queues().len(), 1);
             assert_eq!(hws.mec_queues()[0].vmid, 3);
             assert_eq!(hws.mec_queues()[0].doorbell_offset, 0x20);
-            // The HIQ: KFD_CIK_HIQ_PIPE 4 = ME 2 pipe 0, queue 0, on XCC 0.
-            assert!(r.mec.hqd_active(0, (2, 0, 0)));
+            // The HIQ: KFD_CIK_HIQ_PIPE 4 = ME 2 pipe 0, queue 0, on every
+            // XCC (hiq_load_mqd_kiq_v9_4_3()).
+            for x in 0..n {
+                assert!(r.mec.hqd_active(x, (2, 0, 0)), "XCC {x} HIQ");
+            }
             (Source::Hws, barebell_model::mec_v9_4_3::HWS_SLOT)
         }
     };

@@ -13,16 +13,19 @@
 //! - [`map_direct`]: `load_mqd_v9_4_3()`: the HQD of [`USER_SLOT`] loaded
 //!   on each XCC from that XCC's MQD (what tinygrad does on MI300).
 //! - [`map_kiq`]: MAP_QUEUES on each XCC's KIQ naming that XCC's MQD.
-//! - [`map_hws`]: KFD's CPSCH path: the HIQ's v9 MQD (`init_mqd_hiq()`),
-//!   mapped through XCC 0's KIQ by `kgd_gfx_v9_hiq_mqd_load()`'s
-//!   MAP_QUEUES ([`barebell::gfx::hws::hiq::kiq_map_hiq`]), then on the
+//! - [`map_hws`]: KFD's CPSCH path: one HIQ v9 MQD per XCC
+//!   (`init_mqd_hiq_v9_4_3()`), each mapped through its XCC's KIQ by
+//!   `kgd_gfx_v9_hiq_mqd_load()`'s MAP_QUEUES
+//!   (`hiq_load_mqd_kiq_v9_4_3()`,
+//!   [`barebell::gfx::hws::hiq::kiq_map_hiq`]), then on the
 //!   HIQ SET_RESOURCES (`set_sched_resources()`), a runlist with the
 //!   process's MAP_PROCESS and the queue's MAP_QUEUES
 //!   (`pm_create_runlist_ib()`), RUN_LIST, each fenced by QUERY_STATUS.
 //! - [`XccQueue::unmap`]: `destroy_mqd_v9_4_3()` (direct), UNMAP_QUEUES
 //!   per XCC KIQ (`gfx_v9_4_3_kiq_unmap_queues()`, `RESET_QUEUES`), or
 //!   HWS UNMAP_QUEUES for the process plus its fence
-//!   (`unmap_queues_cpsch()`); every wait bounded.
+//!   (`unmap_queues_cpsch()`), then each XCC's HIQ unmapped by its KIQ
+//!   (`destroy_hiq_mqd_v9_4_3()`); every wait bounded.
 //!
 //! Everything is placed in the caller's [`DeviceArena`] (GPU VA = host
 //! address in VMID 0 and in the process tables, the [`Dev`] contract).
@@ -231,7 +234,7 @@ pub struct XccQueue<'p, C, P> {
     /// The HWS client (hws mapping): UNMAP_QUEUES goes through it.
     pub hws: Option<HwsClient<'p, C, P>>,
     /// The HIQ (hws mapping), destroyed after the queue is unmapped.
-    pub hiq: Option<(HiqParts<'p>, V9Mqd)>,
+    pub hiq: Option<(HiqParts<'p>, usize)>,
 }
 
 impl<C, P> core::fmt::Debug for XccQueue<'_, C, P> {
@@ -398,7 +401,7 @@ pub struct XccMapped<'p, C, P> {
     pub layout: Option<XccMqds>,
     pub mapping: Option<Mapping>,
     pub hws: Option<HwsClient<'p, C, P>>,
-    pub hiq: Option<(HiqParts<'p>, V9Mqd)>,
+    pub hiq: Option<(HiqParts<'p>, usize)>,
 }
 
 impl<C, P> core::fmt::Debug for XccMapped<'_, C, P> {
@@ -440,7 +443,7 @@ struct MappedRef<'a, 'p, C, P> {
     layout: Option<XccMqds>,
     mapping: &'a mut Option<Mapping>,
     hws: &'a mut Option<HwsClient<'p, C, P>>,
-    hiq: &'a mut Option<(HiqParts<'p>, V9Mqd)>,
+    hiq: &'a mut Option<(HiqParts<'p>, usize)>,
 }
 
 impl<C: Clock, P: Pause> MappedRef<'_, '_, C, P> {
@@ -502,21 +505,43 @@ impl<C: Clock, P: Pause> MappedRef<'_, '_, C, P> {
                 // unmap_queues_cpsch(): UNMAP_QUEUES, then the fence.
                 hws.unmap_queues(UnmapFilter::Pasid(PASID), false)?;
                 hws.fence()?;
-                // stop_cpsch() → kernel_queue_uninitialize(): the HIQ's
-                // HQD destroyed on XCC 0, where it was mapped
-                // (`kgd_gfx_v9_hqd_destroy()`).
                 *self.hws = None;
-                if let Some((_, mqd)) = self.hiq.take() {
-                    let gc = *xccs
-                        .first()
-                        .ok_or(XccError::Hqd(HqdV9Error::MissingXcc { xcc: 0 }))?;
-                    hqd_v9::hqd_destroy(gc, clock, 0, HIQ_SLOT, &mqd, BOUND_NS)?;
-                }
+                unmap_hiqs(self.hiq, kiqs)?;
             }
         }
         *self.mapping = None;
         Ok(())
     }
+}
+
+/// stop_cpsch() → kernel_queue_uninitialize() → `destroy_hiq_mqd_v9_4_3()`:
+/// on each XCC whose HIQ was mapped, `amdgpu_amdkfd_unmap_hiq()`, an
+/// UNMAP_QUEUES (`RESET_QUEUES`) naming the HIQ's doorbell on that XCC's
+/// KIQ, waited for. `hiq` is cleared once every one is unmapped.
+fn unmap_hiqs<KC: Clock, KP: Pause>(
+    hiq: &mut Option<(HiqParts<'_>, usize)>,
+    kiqs: &mut [XccKiq<'_, KC, KP>],
+) -> Result<(), XccError> {
+    let Some((_, mapped)) = *hiq else {
+        return Ok(());
+    };
+    for xcc in 0..mapped {
+        let k = kiqs
+            .iter_mut()
+            .find(|k| k.xcc == xcc)
+            .ok_or(XccError::NoKiq { xcc })?;
+        let p = pm4::unmap_queues(
+            unmap_action::RESET_QUEUES,
+            false,
+            HIQ_DOORBELL.saturating_mul(2),
+            (0, 0),
+        );
+        k.kiq
+            .submit("UNMAP_QUEUES (HIQ)", &p)
+            .map_err(|error| XccError::KiqPacket { xcc, error })?;
+    }
+    *hiq = None;
+    Ok(())
 }
 
 /// `load_mqd_v9_4_3()`: the queue's MQDs loaded into [`USER_SLOT`] of
@@ -591,20 +616,24 @@ pub fn map_kiq_built<C: Clock, P: Pause, KC: Clock, KP: Pause>(
     Ok(layout)
 }
 
-/// The HIQ's ring, MQD, read pointer and runlist IB.
+/// The HIQ's ring, its MQDs (one per XCC, [`MQD_STRIDE`] apart), read
+/// pointer and runlist IB.
 #[derive(Debug, Clone, Copy)]
 pub struct HiqParts<'p> {
     pub ring: Dev<'p, HiqMemory<HIQ_RING>>,
-    pub mqd: Dev<'p, MqdPage>,
+    pub mqds: Dev<'p, XccMqdPages>,
     pub eop: Dev<'p, EopBuffer>,
     pub rptr: Dev<'p, AtomicU64>,
     pub ib: Dev<'p, RunlistIb<RUNLIST_DWORDS>>,
 }
 
-/// KFD's HIQ MQD (`init_mqd_hiq()`: `init_mqd()` then PRIV_STATE and
-/// KMD_QUEUE; `update_mqd()` for a PM4 queue: no AQL control, no slot
-/// write pointer, the ring's own read/write pointers), VMID 0.
-pub fn hiq_mqd(parts: &HiqParts<'_>, doorbell_dword: u32) -> Result<V9Mqd, XccError> {
+/// KFD's HIQ MQD for logical XCC `xcc` (`init_mqd_hiq_v9_4_3()`: per
+/// XCC, `init_mqd()` at `xcc * kfd_hiq_mqd_stride()` then PRIV_STATE and
+/// KMD_QUEUE, `NO_UPDATE_RPTR` on every XCC but the master, XCC 0, and
+/// `cp_mqd_stride_size`; a PM4 queue: no AQL control, no slot write
+/// pointer, the ring's own read/write pointers), VMID 0. Every XCC's HIQ
+/// is the same queue: one ring, one doorbell.
+pub fn hiq_mqd(parts: &HiqParts<'_>, xcc: usize, doorbell_dword: u32) -> Result<V9Mqd, XccError> {
     let q = MqdQueue {
         ring_address: parts.ring.ring_address(),
         ring_bytes: (HIQ_RING * 4) as u64,
@@ -615,7 +644,11 @@ pub fn hiq_mqd(parts: &HiqParts<'_>, doorbell_dword: u32) -> Result<V9Mqd, XccEr
         vmid: 0,
         ctx_save: None,
     };
-    let mut m = init_mqd(parts.mqd.address(), doorbell_dword, &q)?;
+    let address = parts
+        .mqds
+        .address()
+        .saturating_add(MQD_STRIDE.saturating_mul(xcc as u64));
+    let mut m = init_mqd(address, doorbell_dword, &q)?;
     // What init_mqd()/update_mqd() set only for AQL queues comes off:
     // `init_mqd()` sets `DOORBELL_BIF_DROP` only `if (q->format ==
     // KFD_QUEUE_FORMAT_AQL)`, and the HIQ is a PM4 queue.
@@ -625,25 +658,28 @@ pub fn hiq_mqd(parts: &HiqParts<'_>, doorbell_dword: u32) -> Result<V9Mqd, XccEr
             .into_bits();
     m.hqd.cp_hqd_aql_control = 0;
     m.hqd.cp_hqd_pq_control = PqControl::from_bits(m.hqd.cp_hqd_pq_control)
-        .with_no_update_rptr(false)
+        // "Set no_update_rptr = 0 in Master XCC" (init_mqd_hiq_v9_4_3()).
+        .with_no_update_rptr(xcc != 0)
         .with_slot_based_wptr(0)
         .with_queue_full_en(false)
         .with_wpp_clamp_en(false)
         .with_priv_state(true)
         .with_kmd_queue(true)
         .into_bits();
+    m.cp_mqd_stride_size = MQD_STRIDE as u32;
     Ok(m)
 }
 
-/// The HWS path: the HIQ mapped through `kiq0` (XCC 0's KIQ), then on the
-/// HIQ SET_RESOURCES with KFD's VMIDs (3..15 on GC 9.4.3) and `hws_mask`,
-/// a runlist of one process (PASID [`PASID`], page-table base
-/// `page_table_base` as `amdgpu_gmc_pd_addr()` makes it) with this
-/// queue, RUN_LIST, each fenced.
+/// The HWS path: the HIQ mapped on every XCC through that XCC's KIQ
+/// (`hiq_load_mqd_kiq_v9_4_3()`: `kgd_gfx_v9_hiq_mqd_load()` per XCC, each
+/// naming its own MQD), then on the HIQ SET_RESOURCES with KFD's VMIDs
+/// (3..15 on GC 9.4.3) and `hws_mask`, a runlist of one process (PASID
+/// [`PASID`], page-table base `page_table_base` as `amdgpu_gmc_pd_addr()`
+/// makes it) with this queue, RUN_LIST, each fenced.
 #[allow(clippy::too_many_arguments)]
 pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
     q: &mut XccQueue<'p, C, P>,
-    kiq0: &mut XccKiq<'_, KC, KP>,
+    kiqs: &mut [XccKiq<'_, KC, KP>],
     area: &mut DeviceArena<'p>,
     doorbells: &DoorbellAperture,
     clock: C,
@@ -655,29 +691,43 @@ pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
     let layout = q.build(0)?;
     let parts = HiqParts {
         ring: area.put(HiqMemory::<HIQ_RING>::new())?,
-        mqd: area.put(MqdPage::new())?,
+        mqds: area.put(XccMqdPages::new())?,
         eop: area.put(EopBuffer::new())?,
         rptr: area.put(AtomicU64::new(0))?,
         ib: area.put(RunlistIb::<RUNLIST_DWORDS>::new())?,
     };
     let hiq_dword = HIQ_DOORBELL.saturating_mul(2);
-    let m = hiq_mqd(&parts, hiq_dword)?;
-    parts.mqd.write(&m);
-    let p = kiq_map_hiq(
-        KFD_HIQ_PIPE_ID,
-        u32::from(hqd_v9::PIPES_PER_MEC),
-        KFD_HIQ_QUEUE,
-        m.hqd.cp_hqd_vmid,
-        hiq_dword,
-        parts.mqd.address(),
-        parts.ring.wptr_address(),
-    );
-    kiq0.kiq
-        .submit("MAP_QUEUES (HIQ)", &p)
-        .map_err(|error| XccError::KiqPacket {
-            xcc: kiq0.xcc,
-            error,
+    // Every MQD in place before the first MAP_QUEUES names one.
+    let mut mqds = Vec::with_capacity(q.xccs);
+    for xcc in 0..q.xccs {
+        let m = hiq_mqd(&parts, xcc, hiq_dword)?;
+        let at = parts.mqds.write(xcc, &m).ok_or(XccError::State {
+            what: "more XCCs than the HIQ's MQD pages hold",
         })?;
+        mqds.push((xcc, at, m));
+    }
+    // The HIQ goes into the caller's queue at once, so that a failure
+    // below still unmaps the HIQs that were mapped.
+    q.hiq = Some((parts, 0));
+    for (xcc, at, m) in mqds {
+        let k = kiqs
+            .iter_mut()
+            .find(|k| k.xcc == xcc)
+            .ok_or(XccError::NoKiq { xcc })?;
+        let p = kiq_map_hiq(
+            KFD_HIQ_PIPE_ID,
+            u32::from(hqd_v9::PIPES_PER_MEC),
+            KFD_HIQ_QUEUE,
+            m.hqd.cp_hqd_vmid,
+            hiq_dword,
+            at,
+            parts.ring.wptr_address(),
+        );
+        k.kiq
+            .submit("MAP_QUEUES (HIQ)", &p)
+            .map_err(|error| XccError::KiqPacket { xcc, error })?;
+        q.hiq = Some((parts, xcc + 1));
+    }
     let ring = HiqRing {
         memory: parts.ring,
         doorbell: doorbell(doorbells, HIQ_DOORBELL)?,
@@ -704,7 +754,6 @@ pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
         .fill(|ib, at| runlist::build(&cfg, &procs, ib, at))?;
     hws.run_list(&rl)?;
     q.hws = Some(hws);
-    q.hiq = Some((parts, m));
     q.mapping = Some(Mapping::Hws);
     Ok(layout)
 }
@@ -773,7 +822,6 @@ pub fn queue_gfx94<'p>(
             map_kiq(&mut q, kiqs, vmid)?;
         }
         Mapping::Hws => {
-            let k0 = kiqs.first_mut().ok_or(XccError::NoKiq { xcc: 0 })?;
             // KFD's HWS queue mask: every MEC 1 slot but amdgpu's own
             // (`USER_SLOT` stays amdgpu's here, as its KIQ maps it).
             let amdgpu = queue_mask(&[USER_SLOT]);
@@ -784,7 +832,7 @@ pub fn queue_gfx94<'p>(
             );
             map_hws(
                 &mut q,
-                k0,
+                kiqs,
                 area,
                 &gpu.doorbells,
                 p.clock(),
