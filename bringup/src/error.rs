@@ -457,6 +457,8 @@ pub enum XccError {
     State {
         what: &'static str,
     },
+    /// Halting or releasing the MEC around the KIQ failed.
+    Start(barebell::gfx::start_v9_4_3::StartError),
 }
 
 impl fmt::Display for XccError {
@@ -466,6 +468,7 @@ impl fmt::Display for XccError {
             XccError::KiqPacket { xcc, error } => write!(f, "XCC {xcc} KIQ: {error}"),
             XccError::RingInUse(e) => write!(f, "{e}"),
             XccError::NoKiq { xcc } => write!(f, "no KIQ was brought up on XCC {xcc}"),
+            XccError::Start(e) => write!(f, "{e}"),
             XccError::Mqd(e) => write!(f, "v9 MQD: {e}"),
             XccError::Hqd(e) => write!(f, "HQD: {e}"),
             XccError::Hws(e) => write!(f, "HWS: {e}"),

@@ -456,7 +456,7 @@ fn steps<'p>(
     }
     // 7. rlc, GFXHUB
     enter(gpu, sink, Step::Rlc)?;
-    gpu.blocks.gfx.rlc(gpu, &mem, &nbio, &set, fw, sink)?;
+    gpu.blocks.gfx.rlc(gpu, &mem, &nbio, &set, fw, opts, sink)?;
     gpu.reached = Step::Rlc;
     let Some(mapping) = opts.mapping else {
         return Ok(());

@@ -21,7 +21,10 @@
 //! - The KIQ: `CP_HQD_ACTIVE` set on the slot `RLC_CP_SCHEDULERS.scheduler0`
 //!   names (with its enable bit), holding a privileged kernel PM4 ring in
 //!   VMID 0 with its doorbell enabled inside that XCC's range (what
-//!   `gfx_v9_4_3_xcc_mqd_init()` builds). Its ring is then serviced up to
+//!   `gfx_v9_4_3_xcc_mqd_init()` builds), activated while its MEC is
+//!   halted (`gfx_v9_4_3_xcc_cp_resume()`'s order; a KIQ activated in a
+//!   running MEC is refused, a *model convention*), running once the MEC
+//!   is released. Its ring is then serviced up to
 //!   the write pointer its doorbell announces (dwords): SET_RESOURCES,
 //!   MAP_QUEUES (compute, or the HIQ: `engine_sel` 1), UNMAP_QUEUES
 //!   (`RESET_QUEUES`/`PREEMPT_QUEUES`), WRITE_DATA to memory. A packet it
@@ -179,6 +182,8 @@ pub enum MecV943Refusal {
     KiqHqd { xcc: usize, what: &'static str },
     /// A PM4 queue activated on a slot `RLC_CP_SCHEDULERS` does not name.
     NotTheKiq { xcc: usize, slot: (u32, u32, u32) },
+    /// The KIQ's HQD activated while its MEC already runs.
+    KiqWhileRunning { xcc: usize, slot: (u32, u32, u32) },
     /// A KIQ packet the model does not execute (the KIQ halts).
     KiqPacket {
         xcc: usize,
@@ -208,6 +213,11 @@ impl core::fmt::Display for MecV943Refusal {
             MecV943Refusal::NotTheKiq { xcc, slot } => write!(
                 f,
                 "XCC {xcc}: a PM4 queue on ME {} pipe {} queue {}, which RLC_CP_SCHEDULERS does not name the KIQ",
+                slot.0, slot.1, slot.2
+            ),
+            MecV943Refusal::KiqWhileRunning { xcc, slot } => write!(
+                f,
+                "XCC {xcc}: the KIQ (ME {} pipe {} queue {}) was loaded while its MEC runs; load it with the MEC halted (CP_MEC_CNTL), then release the MEC",
                 slot.0, slot.1, slot.2
             ),
             MecV943Refusal::KiqPacket { xcc, opcode, what } => write!(
@@ -520,7 +530,7 @@ impl MecV943 {
             .xcc
             .get(xcc)
             .and_then(|x| x.kiq)
-            .is_some_and(|k| !k.halted)
+            .is_some_and(|k| !k.halted && self.rlc.mec_run_on(xcc, k.slot.0, k.slot.1).is_ok())
     }
 
     /// The HWS on the HIQ, once mapped.
@@ -633,14 +643,29 @@ impl MecV943 {
     }
 
     fn activate(&self, s: &mut State, xcc: usize, slot: Slot) {
-        if let Err(r) = self.rlc.mec_run_on(xcc, slot.0, slot.1) {
-            self.refuse(s, MecV943Refusal::Mec(r));
-            return;
-        }
+        let runs = self.rlc.mec_run_on(xcc, slot.0, slot.1);
         let n = s.xcc.len();
         let Some(x) = s.xcc.get(xcc) else { return };
         let hqd = x.hqds.get(&slot).copied().unwrap_or_default();
         let w = hqd.window;
+        if !w.aql() && Self::kiq_named(x) == Some(slot) {
+            // The KIQ is loaded while its MEC is halted and runs once the
+            // MEC is released: `gfx_v9_4_3_xcc_cp_resume()` halts the MEC
+            // (`gfx_v9_4_3_xcc_cp_compute_enable(false)`), loads the KIQ
+            // (`gfx_v9_4_3_xcc_kiq_resume()`), then releases it at the top
+            // of `gfx_v9_4_3_xcc_kcq_resume()`. *Model convention*: the
+            // firmware takes the queue `RLC_CP_SCHEDULERS` names as its
+            // KIQ when it leaves halt, so a KIQ activated in a running
+            // MEC is refused (what the firmware does then is not public;
+            // Linux never does it).
+            if runs.is_ok() {
+                self.refuse(s, MecV943Refusal::KiqWhileRunning { xcc, slot });
+                return;
+            }
+        } else if let Err(r) = runs {
+            self.refuse(s, MecV943Refusal::Mec(r));
+            return;
+        }
         if !w.aql() {
             // A PM4 queue: only the KIQ runs here.
             if Self::kiq_named(x) != Some(slot) {

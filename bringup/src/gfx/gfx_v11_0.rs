@@ -221,6 +221,7 @@ impl super::GfxBlock for GfxV11 {
         nbio: &Nbio,
         set: &FirmwareSet,
         fw: &dyn FirmwareSource,
+        _: &Options,
         sink: &dyn Sink,
     ) -> Result<(), BringupError> {
         rlc(gpu, mem, nbio, set, fw, sink)

@@ -44,7 +44,10 @@ pub trait GfxBlock: Sync + core::fmt::Debug {
     fn refuse(&self, mapping: Mapping, gc: (u8, u8, u8)) -> ErrorKind;
 
     /// Step 7, rlc: from the PSP's autoload to a running MEC (and, where
-    /// the GFXHUB is part of it, the GFXHUB).
+    /// the GFXHUB is part of it, the GFXHUB). `opts` says which steps
+    /// follow: where Linux starts the MEC together with what runs on it
+    /// (GC 9.4.3's KIQ), the block may leave that to the rings step.
+    #[allow(clippy::too_many_arguments)]
     fn rlc(
         &self,
         gpu: &Gpu<'_>,
@@ -52,6 +55,7 @@ pub trait GfxBlock: Sync + core::fmt::Debug {
         nbio: &Nbio,
         set: &FirmwareSet,
         fw: &dyn FirmwareSource,
+        opts: &Options,
         sink: &dyn Sink,
     ) -> Result<(), BringupError>;
 

@@ -32,7 +32,7 @@ use barebell_model::psp::LoadedFirmware;
 use barebell_model::psp::iface::fw as mfw;
 use barebell_model::rlc_mec_v9_4_3::{MecRefusal, RlcMecV943};
 use barebell_model::{Seed, SimClock};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ptr::NonNull;
 use std::sync::Arc;
 
@@ -57,6 +57,9 @@ struct Bar5 {
     rlc: Arc<RlcMecV943>,
     mec: Arc<MecV943>,
     owned: BTreeSet<usize>,
+    /// `CP_MEC_CNTL` byte offsets whose writes keep these bits set: a
+    /// driver whose MEC release leaves an ME halted.
+    stuck: BTreeMap<usize, u32>,
 }
 
 impl RegisterBus for Bar5 {
@@ -71,7 +74,8 @@ impl RegisterBus for Bar5 {
         if self.owned.contains(&o) {
             self.mec.write32(o, v)
         } else {
-            self.rlc.write32(o, v)
+            self.rlc
+                .write32(o, v | self.stuck.get(&o).copied().unwrap_or(0))
         }
     }
 }
@@ -138,8 +142,16 @@ impl Rig {
     }
 }
 
-/// `n` XCCs whose MECs run, except those in `halted`.
+/// `n` XCCs whose MECs run, except those in `halted`, which stay halted
+/// whatever the driver writes (`CP_MEC_CNTL` at its reset value).
 fn rig(n: usize, halted: &[usize]) -> Rig {
+    let stuck: Vec<(usize, u32)> = halted.iter().map(|x| (*x, 0x5000_0000)).collect();
+    rig_stuck(n, &stuck)
+}
+
+/// `n` XCCs whose MECs run, except that XCC `x`'s `CP_MEC_CNTL` keeps the
+/// bits `stuck` gives it, from the start and through every write.
+fn rig_stuck(n: usize, stuck: &[(usize, u32)]) -> Rig {
     let clock: &'static SimClock = Box::leak(Box::new(SimClock::new()));
     let host: &'static HostClock = Box::leak(Box::new(clock.host_view(100)));
     let loaded = Arc::new(LoadedFirmware::autoloaded(
@@ -148,11 +160,15 @@ fn rig(n: usize, halted: &[usize]) -> Rig {
     ));
     let raw = xcc_bases(n);
     let rlc = Arc::new(RlcMecV943::new(clock, raw.clone(), loaded));
-    // gfx_v9_4_3_xcc_cp_compute_enable(true): CP_MEC_CNTL = 0.
-    for (x, b) in raw.iter().enumerate() {
-        if !halted.contains(&x) {
-            rlc.write32((b[0] + CP_MEC_CNTL) as usize * 4, 0);
-        }
+    // gfx_v9_4_3_xcc_cp_compute_enable(true): CP_MEC_CNTL = 0, but for
+    // the stuck bits.
+    let stuck: BTreeMap<usize, u32> = stuck
+        .iter()
+        .filter_map(|(x, bits)| Some(((raw.get(*x)?[0] + CP_MEC_CNTL) as usize * 4, *bits)))
+        .collect();
+    for b in &raw {
+        let at = (b[0] + CP_MEC_CNTL) as usize * 4;
+        rlc.write32(at, stuck.get(&at).copied().unwrap_or(0));
     }
     let arena: &'static mut [u64] = Box::leak(vec![0u64; ARENA_BYTES / 8].into_boxed_slice());
     let base = arena.as_mut_ptr() as u64;
@@ -177,6 +193,7 @@ fn rig(n: usize, halted: &[usize]) -> Rig {
         rlc,
         mec: mec.clone(),
         owned,
+        stuck,
     }));
     let mec: &'static Arc<MecV943> = Box::leak(Box::new(mec));
     let mec: &'static MecV943 = mec;
@@ -373,23 +390,54 @@ fn kiq_registers_follow_linux() {
 /// bring-up that left ME 2 halted passed.
 #[test]
 fn a_halted_me_2_runs_no_kiq_while_me_1_runs() {
-    let mut r = rig(1, &[]);
-    let b0 = r.bases[0].0[0];
-    r.bus.write32((b0 + CP_MEC_CNTL) as usize * 4, 0x1000_0000);
-    assert!(
-        r.kiqs(USER_MASK).is_err(),
-        "a KIQ answered on a halted ME 2"
-    );
+    let mut r = rig_stuck(1, &[(0, 0x1000_0000)]);
+    match r.kiqs(USER_MASK) {
+        Err(XccError::KiqPacket {
+            xcc: 0,
+            error:
+                KiqTimeout {
+                    packet: "SET_RESOURCES",
+                    ..
+                },
+        }) => {}
+        other => panic!("a KIQ answered on a halted ME 2: {other:?}"),
+    }
+    // Loaded while halted (as Linux loads it), never running.
+    assert!(r.mec.hqd_active(0, KIQ_HQD));
     assert!(!r.mec.kiq_running(0));
+    assert_eq!(r.mec.refusals(), vec![]);
+}
+
+/// The KIQ loaded the way barebell did before: into an MEC already
+/// released, then SET_RESOURCES. `gfx_v9_4_3_xcc_cp_resume()` loads it
+/// with the MEC halted and releases the MEC after; the model refuses the
+/// other order (its convention: the firmware takes its KIQ when it leaves
+/// halt), so the KIQ never runs.
+#[test]
+fn a_kiq_loaded_into_a_running_mec_is_refused() {
+    use barebell::gfx::kiq::KiqMemory;
+    use barebell::gfx::mqd::{EopBuffer, MqdPage};
+    use barebell::gfx::queue_v9::{KiqV9Parts, kiq_doorbell_index, kiq_resume};
+    let mut r = rig(1, &[]);
+    let blocks = r.blocks();
+    let parts = KiqV9Parts {
+        ring: r.area.put(KiqMemory::<{ v9::KIQ_RING }>::new()).unwrap(),
+        mqd: r.area.put(MqdPage::new()).unwrap(),
+        eop: r.area.put(EopBuffer::new()).unwrap(),
+        doorbell_index: kiq_doorbell_index(0),
+    };
+    kiq_resume(blocks[0], &r.host, 0, &parts).unwrap();
     assert_eq!(
         r.mec.refusals(),
-        vec![MecV943Refusal::Mec(MecRefusal::Halted {
+        vec![MecV943Refusal::KiqWhileRunning {
             xcc: 0,
-            me: 2,
-            pipe: 1,
-            cp_mec_cntl: 0x1000_0000,
-        })]
+            slot: KIQ_HQD
+        }]
     );
+    assert!(!r.mec.kiq_running(0));
+    // The order Linux uses (halt, load, release) brings it up.
+    assert!(r.kiqs(USER_MASK).is_ok());
+    assert!(r.mec.kiq_running(0));
 }
 
 /// The MEC of XCC 2 stays halted (`CP_MEC_CNTL` at its reset value
@@ -410,25 +458,22 @@ fn a_halted_mec_runs_nothing() {
         }) => {}
         other => panic!("{other:?} {:?}", r.mec.refusals()),
     }
-    // The KIQ's own ME and pipe (ME 2 pipe 1) are halted on XCC 2 ...
-    let halted_kiq = MecV943Refusal::Mec(MecRefusal::Halted {
-        xcc: 2,
-        me: 2,
-        pipe: 1,
-        cp_mec_cntl: 0x5000_0000,
-    });
-    assert_eq!(r.mec.refusals(), vec![halted_kiq]);
+    // The KIQ was loaded on XCC 2 with its MEC halted, as Linux loads it,
+    // but never runs ...
+    assert!(r.mec.hqd_active(2, KIQ_HQD));
+    assert!(!r.mec.kiq_running(2));
+    assert_eq!(r.mec.refusals(), vec![]);
     let mut q = r.queue();
     let blocks = r.blocks();
     v9::map_direct(&mut q, &blocks, 3).unwrap();
-    // ... and so is the user queue's (ME 1 pipe 1).
+    // ... and the user queue's ME 1 pipe 1 is halted there too.
     let halted_user = MecV943Refusal::Mec(MecRefusal::Halted {
         xcc: 2,
         me: 1,
         pipe: 1,
         cp_mec_cntl: 0x5000_0000,
     });
-    assert_eq!(r.mec.refusals(), vec![halted_kiq, halted_user]);
+    assert_eq!(r.mec.refusals(), vec![halted_user]);
     assert!(!r.mec.hqd_active(2, USER_HQD));
     assert!(r.mec.queues().iter().all(|q| q.cp.is_none()));
     let p = q.barrier().unwrap();

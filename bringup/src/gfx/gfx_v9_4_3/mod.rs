@@ -53,9 +53,10 @@ impl super::GfxBlock for GfxV9_4_3 {
         _: &Nbio,
         set: &FirmwareSet,
         fw: &dyn FirmwareSource,
+        opts: &Options,
         sink: &dyn Sink,
     ) -> Result<(), BringupError> {
-        rlc(gpu, set, fw, sink)
+        rlc(gpu, set, fw, kiqs_follow(opts), sink)
     }
 
     fn queue_steps<'p>(
@@ -88,17 +89,27 @@ impl super::GfxBlock for GfxV9_4_3 {
     }
 }
 
+/// Whether the rings step brings KIQs up after the rlc step: a mapping
+/// through the KIQ (kiq) or through the HIQ the KIQs map (hws), and a
+/// bring-up that goes on to the rings step.
+fn kiqs_follow(opts: &Options) -> bool {
+    matches!(opts.mapping, Some(Mapping::Kiq | Mapping::Hws)) && opts.until >= Step::Rings
+}
+
 /// The rlc step on GC 9.4.3 (MI300): `gfx_v9_4_3_hw_init()` with PSP
-/// loading, on every XCC in logical order
-/// ([`barebell::gfx::start_v9_4_3::start`]): RLC safe mode, clock gating
-/// off, the save/restore machine (RLC v2.1 firmware), then the MEC halted
-/// and released. The KIQ that Linux loads while each MEC is halted
-/// (`gfx_v9_4_3_xcc_kiq_resume()`) is brought up by the rings step once
-/// the MECs run (as tinygrad loads its queues into a running MEC).
+/// loading, on every XCC in logical order: `gfx_v9_4_3_rlc_resume()`
+/// ([`barebell::gfx::start_v9_4_3::rlc_resume`]: RLC safe mode, clock
+/// gating off, the save/restore machine for RLC v2.1 firmware), then
+/// `gfx_v9_4_3_cp_resume()`. That halts each MEC, loads its KIQ, then
+/// releases it: when KIQs follow (`kiqs`), the rings step runs it with
+/// the KIQs ([`xcc::kiqs_up`]); otherwise it runs here with no KIQ (the
+/// direct mapping loads its queue into the running MEC, as tinygrad
+/// does on MI300).
 pub fn rlc(
     gpu: &Gpu<'_>,
     set: &FirmwareSet,
     fw: &dyn FirmwareSource,
+    kiqs: bool,
     sink: &dyn Sink,
 ) -> Result<(), BringupError> {
     use barebell::gfx::start_v9_4_3::{self as start, MecOnly};
@@ -119,17 +130,26 @@ pub fn rlc(
     let v2_1 = rlc.container.header_version() >= (2, 1);
     let xcc_ips = gpu.ips.xccs();
     let xccs: alloc::vec::Vec<_> = xcc_ips.iter().map(|x| gpu.bus.block(x.bases)).collect();
-    let r = start::start(&xccs, gpu.platform.clock(), v2_1, &mut MecOnly).at(s)?;
+    let clock = gpu.platform.clock();
+    let r = start::rlc_resume(&xccs, clock, v2_1).at(s)?;
+    if !kiqs {
+        start::cp_resume(&xccs, clock, &mut MecOnly).at(s)?;
+    }
     sink.step(
         s,
         format_args!(
-            "GC 9.4.3 on {} XCCs: RLC running (PSP-loaded), {} through safe mode, CGCG off, {}; MEC halted then released (CP_MEC_CNTL 0) on every XCC",
+            "GC 9.4.3 on {} XCCs: RLC running (PSP-loaded), {} through safe mode, CGCG off, {}; {}",
             r.xccs,
             r.safe_mode,
             if v2_1 {
                 "save/restore machine on (RLC v2.1 firmware)"
             } else {
                 "no save/restore machine (RLC firmware before v2.1)"
+            },
+            if kiqs {
+                "MEC start left to the rings step, which halts each MEC, loads its KIQ, then releases it (gfx_v9_4_3_xcc_cp_resume())"
+            } else {
+                "MEC halted then released (CP_MEC_CNTL 0) on every XCC"
             }
         ),
     );

@@ -54,7 +54,7 @@ pub fn rings<'p>(
     sink.step(
         s,
         format_args!(
-            "KIQ up on {} XCCs (MEC 2 pipe 1 queue 0 each, doorbell slots {}); SET_RESOURCES (queue mask {:#x}) answered on each",
+            "KIQ up on {} XCCs (MEC 2 pipe 1 queue 0 each, doorbell slots {}), each loaded with its MEC halted, then the MEC released; SET_RESOURCES (queue mask {:#x}) answered on each",
             kiqs.len(),
             kiqs.iter()
                 .map(|k| alloc::format!("{:#x}", barebell::gfx::queue_v9::kiq_doorbell_index(k.xcc as u32)))
@@ -134,6 +134,27 @@ fn map_err(e: XccError) -> MapError {
             }
         }
         XccError::Hws(e) => MapError::Hws(e),
+        XccError::Start(e) => {
+            use barebell::gfx::start_v9_4_3::StartError as S;
+            match e {
+                S::Register { xcc, error } => MapError::Xcc {
+                    xcc,
+                    failure: XccFailure::Register(error),
+                },
+                S::SafeMode { xcc, error } => MapError::Xcc {
+                    xcc,
+                    failure: XccFailure::Wait(error),
+                },
+                S::Step { xcc, step } => MapError::Xcc {
+                    xcc,
+                    failure: XccFailure::Refused(step),
+                },
+                S::NoXcc => MapError::Xcc {
+                    xcc: 0,
+                    failure: XccFailure::Refused("no XCC"),
+                },
+            }
+        }
         XccError::RingInUse(e) => MapError::RingInUse(e),
         XccError::NoKiq { .. } => MapError::KiqNoResources,
         XccError::Mqd(_)

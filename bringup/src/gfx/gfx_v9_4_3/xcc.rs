@@ -54,6 +54,7 @@ use barebell::gfx::queue_v9::{
     KiqV9Parts, RunlistIb, XccMqdPages, kiq_doorbell_index, kiq_fini, kiq_resume, set_resource_bit,
     set_resources,
 };
+use barebell::gfx::start_v9_4_3::{CpResumeHooks, StartError};
 use barebell::ip::Generation;
 use barebell::mem::{Dev, DeviceArena};
 use barebell::regs::gc_9_4_3::PqControl;
@@ -135,9 +136,14 @@ pub fn queue_mask(slots: &[HqdSlot]) -> u64 {
     })
 }
 
-/// Brings up the KIQ of every XCC in `xccs` (XCC `n` = `xccs[n]`) and
-/// gives each SET_RESOURCES with `queue_mask` ([`queue_mask`]), in XCC
-/// order, stopping at the first failure.
+/// Brings up the KIQ of every XCC in `xccs` (XCC `n` = `xccs[n]`) the way
+/// `gfx_v9_4_3_xcc_cp_resume()` does, XCC by XCC: GUI-idle interrupts off,
+/// the MEC halted, the KIQ's HQD loaded (`gfx_v9_4_3_xcc_kiq_resume()`),
+/// the MEC released (the top of `gfx_v9_4_3_xcc_kcq_resume()`), then
+/// SET_RESOURCES with `queue_mask` ([`queue_mask`]; what
+/// `amdgpu_gfx_enable_kcq()` sends there) and GUI-idle interrupts on
+/// ([`barebell::gfx::start_v9_4_3::cp_resume`] with the KIQ as its hooks).
+/// Stops at the first failure.
 pub fn kiqs_up<'p, B, C, P>(
     xccs: &[Block<'_, B>],
     area: &mut DeviceArena<'p>,
@@ -152,43 +158,124 @@ where
     C: Clock + Copy,
     P: Pause + Clone,
 {
-    let mut out = Vec::with_capacity(xccs.len());
-    for (xcc, gc) in xccs.iter().enumerate() {
-        let index = kiq_doorbell_index(xcc as u32);
+    let mut hooks = KiqHooks {
+        xccs,
+        area,
+        doorbells,
+        clock,
+        pause,
+        queue_mask,
+        presence,
+        loaded: None,
+        out: Vec::with_capacity(xccs.len()),
+        error: None,
+    };
+    match barebell::gfx::start_v9_4_3::cp_resume(xccs, &clock, &mut hooks) {
+        Ok(()) => Ok(hooks.out),
+        Err(e) => Err(hooks.error.take().unwrap_or(XccError::Start(e))),
+    }
+}
+
+/// The KIQ as [`barebell::gfx::start_v9_4_3::cp_resume`]'s hooks: loaded
+/// while the MEC is halted, given SET_RESOURCES once it runs.
+struct KiqHooks<'a, 'b, 'p, B: ?Sized, C, P> {
+    xccs: &'a [Block<'b, B>],
+    area: &'a mut DeviceArena<'p>,
+    doorbells: &'a DoorbellAperture,
+    clock: C,
+    pause: P,
+    queue_mask: u64,
+    presence: Option<barebell::bus::Presence<'p>>,
+    /// The KIQ loaded on the current XCC, waiting for its MEC to run.
+    loaded: Option<(KiqV9Parts<'p, KIQ_RING>, V9Mqd)>,
+    out: Vec<XccKiq<'p, C, P>>,
+    /// The failure behind a hook's `StartError::Step`.
+    error: Option<XccError>,
+}
+
+impl<'p, B, C, P> KiqHooks<'_, '_, 'p, B, C, P>
+where
+    B: RegisterBus + ?Sized,
+    C: Clock + Copy,
+    P: Pause + Clone,
+{
+    fn fail(&mut self, xcc: usize, step: &'static str, e: XccError) -> StartError {
+        self.error = Some(e);
+        StartError::Step { xcc, step }
+    }
+
+    /// `gfx_v9_4_3_xcc_kiq_resume()`: the KIQ's memory and its HQD.
+    fn load(&mut self, xcc: usize) -> Result<(KiqV9Parts<'p, KIQ_RING>, V9Mqd), XccError> {
+        let gc = self
+            .xccs
+            .get(xcc)
+            .ok_or(XccError::Hqd(HqdV9Error::MissingXcc { xcc }))?;
         let parts = KiqV9Parts {
-            ring: area.put(KiqMemory::<KIQ_RING>::new())?,
-            mqd: area.put(MqdPage::new())?,
-            eop: area.put(EopBuffer::new())?,
-            doorbell_index: index,
+            ring: self.area.put(KiqMemory::<KIQ_RING>::new())?,
+            mqd: self.area.put(MqdPage::new())?,
+            eop: self.area.put(EopBuffer::new())?,
+            doorbell_index: kiq_doorbell_index(xcc as u32),
         };
-        let mqd =
-            kiq_resume(*gc, &clock, xcc, &parts).map_err(|error| XccError::Kiq { xcc, error })?;
+        let mqd = kiq_resume(*gc, &self.clock, xcc, &parts)
+            .map_err(|error| XccError::Kiq { xcc, error })?;
+        Ok((parts, mqd))
+    }
+
+    /// The KIQ's client, then SET_RESOURCES through it.
+    fn enable(&mut self, xcc: usize) -> Result<XccKiq<'p, C, P>, XccError> {
+        let (parts, mqd) = self.loaded.take().ok_or(XccError::NoKiq { xcc })?;
         let ring = KiqRing {
             memory: parts.ring,
-            doorbell: doorbell(doorbells, index)?,
+            doorbell: doorbell(self.doorbells, parts.doorbell_index)?,
         };
         let mut kiq = Kiq::new(
             ring,
-            clock,
-            pause.clone(),
+            self.clock,
+            self.pause.clone(),
             Generation::Gfx94,
             Doorbells::linux_default(),
         )
         .map_err(XccError::RingInUse)?;
         kiq.timeout_ns = BOUND_NS;
-        if let Some(p) = presence {
+        if let Some(p) = self.presence {
             kiq.set_presence(p);
         }
-        kiq.submit("SET_RESOURCES", &set_resources(queue_mask))
+        kiq.submit("SET_RESOURCES", &set_resources(self.queue_mask))
             .map_err(|error| XccError::KiqPacket { xcc, error })?;
-        out.push(XccKiq {
+        Ok(XccKiq {
             xcc,
             kiq,
             mqd,
-            queue_mask,
-        });
+            queue_mask: self.queue_mask,
+        })
     }
-    Ok(out)
+}
+
+impl<B, C, P> CpResumeHooks for KiqHooks<'_, '_, '_, B, C, P>
+where
+    B: RegisterBus + ?Sized,
+    C: Clock + Copy,
+    P: Pause + Clone,
+{
+    fn kiq(&mut self, xcc: usize) -> Result<(), StartError> {
+        match self.load(xcc) {
+            Ok(l) => {
+                self.loaded = Some(l);
+                Ok(())
+            }
+            Err(e) => Err(self.fail(xcc, "KIQ load", e)),
+        }
+    }
+
+    fn queues(&mut self, xcc: usize) -> Result<(), StartError> {
+        match self.enable(xcc) {
+            Ok(k) => {
+                self.out.push(k);
+                Ok(())
+            }
+            Err(e) => Err(self.fail(xcc, "KIQ SET_RESOURCES", e)),
+        }
+    }
 }
 
 /// Takes every XCC's KIQ down (`gfx_v9_4_3_xcc_q_fini_register()` on its
