@@ -103,12 +103,22 @@ pub(super) fn load(
     let mut p = Psp::new(&gpu.bus, clock, regs, &ips.mp0.bases, bufs)
         .at(s)?
         .with_bootloader_timeout(mp::BOOTLOADER_TIMEOUT_NS);
-    let report = mp::load_firmware(&mut p, &sos, mp::SosSet::Primary, gfx, ta.as_ref()).at(s)?;
+    // psp_v13_0_is_aux_sos_load_required(): the sOS set by PMFW version.
+    let pmfw = mp::read_pmfw_version(&gpu.bus).at(s)?;
+    let sos_set = mp::SosSet::for_pmfw_version(pmfw);
+    let report = mp::load_firmware(&mut p, &sos, sos_set, gfx, ta.as_ref()).at(s)?;
     sink.step(
         s,
         format_args!(
-            "MP0 13.0.6: {} bootloader components (primary sOS set), ring, empty SETUP_TMR (boot-time TMR), {} LOAD_IP_FW ({} images from {}, {}, {}){}; RAS TA not loaded ({} in {})",
+            "MP0 13.0.6: {} bootloader components ({} sOS set: PMFW {}.{}.{} in MP1_PUB_SCRATCH0), ring, empty SETUP_TMR (boot-time TMR), {} LOAD_IP_FW ({} images from {}, {}, {}){}; RAS TA not loaded ({} in {})",
             report.components,
+            match sos_set {
+                mp::SosSet::Primary => "primary",
+                mp::SosSet::Aux => "auxiliary",
+            },
+            pmfw >> 16 & 0xff,
+            pmfw >> 8 & 0xff,
+            pmfw & 0xff,
             report.ip_fw_loads + usize::from(report.rl_loaded),
             n,
             sdma_name,

@@ -80,12 +80,33 @@ use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, Ordering};
 use spin::Mutex;
 
-/// The PMFW version the model's SMU reports (a model value: at least
-/// 85.115.0, so Linux would pick the primary sOS set,
-/// `psp_init_sos_base_fw()`).
 mod build;
 
+/// The PMFW version the model's MI300 parts report by default (a model
+/// value: 85.115.0, so Linux picks the primary sOS set,
+/// `psp_v13_0_is_aux_sos_load_required()`); a part description may give
+/// another ([`crate::parts::Part::pmfw_version`]).
 pub const PMFW_VERSION: u32 = 0x0055_7300;
+
+/// `psp_v13_0_is_aux_sos_load_required()`: "load 4e version of sos if pmfw
+/// version less than 85.115.0" (`0x557300`).
+pub const AUX_SOS_PMFW_BELOW: u32 = 0x0055_7300;
+
+/// `regMP1_PUB_SCRATCH0` (`psp_v13_0.c`, `0x3b10090`, read with
+/// `RREG32(regMP1_PUB_SCRATCH0 / 4)`): the byte offset of the word the
+/// PMFW keeps its version in, past BAR5 (reached through the index pair).
+pub const MP1_PUB_SCRATCH0: usize = 0x03B1_0090;
+
+/// `MP1_PUB_SCRATCH0` as the PMFW leaves it: its version, read-only to the
+/// driver (a write is dropped: the model's choice, the PMFW owns it).
+pub(super) struct PubScratch(pub u32);
+
+impl RegisterBus for PubScratch {
+    fn read32(&self, _: usize) -> u32 {
+        self.0
+    }
+    fn write32(&self, _: usize, _: u32) {}
+}
 /// `regMP0_SMN_C2PMSG_32` and `_103` (BASE_IDX 0) of `mp_13_0_6_offset.h`:
 /// the MP0 mailbox registers, all routed to the PSP model.
 pub const MP0_C2PMSG_FIRST: u32 = 0x0060;
@@ -213,7 +234,8 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
     let window = Arc::new(VramWindow::new(clock, part.firmware.vram_mib, table));
     let i = build::instances_of(part)?;
     let (gfxhubs, mmhubs) = build::hubs(part, &i);
-    let psp = build::psp(clock, x.files, &i, &mmhubs[0], memory)?;
+    let pmfw = part.pmfw_version.unwrap_or(PMFW_VERSION);
+    let psp = build::psp(clock, x.files, &i, &mmhubs[0], memory, pmfw)?;
     let rlc_mec = Arc::new(RlcMecV943::new(
         clock,
         i.xccs.iter().map(|x| bases8(x)).collect(),
@@ -232,7 +254,7 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
         bus_master: bus_master.clone(),
         pci: pci.clone(),
     };
-    let smu = build::smu(clock, &i, scope, log)?;
+    let smu = build::smu(clock, &i, scope, log, pmfw)?;
     let (mec, xlate) = build::mec(clock, x.seed, &i, &rlc_mec, &gfxhubs, memory, x.chunk_bus);
     build::connect_sdma(clock, &sdma, &mmhubs, &xlate, &mec, &nbios[0])?;
     // Doorbells reach the CP block through AID 0's NBIO aperture.
@@ -257,6 +279,7 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
             smu: &smu,
             sdma: &sdma,
             window: &window,
+            pmfw,
         },
         &unclaimed,
     );

@@ -45,8 +45,9 @@
 //! Not done here and why: the P2S table that `psp_load_non_psp_fw()`
 //! sends first (`psp_load_p2s_table()`, from `smu_13_0_6.bin`, only when
 //! the running sOS version in `C2PMSG_58` is at least 0x0036003C on a
-//! dGPU); reading `MP1_PUB_SCRATCH0` (an SMN address past the MMIO BAR,
-//! so the caller hands in the PMFW version it read).
+//! dGPU). The PMFW version is read from `MP1_PUB_SCRATCH0`, an SMN
+//! address past the MMIO BAR ([`read_pmfw_version`], through a bus that
+//! reaches it, as Linux's `RREG32()` falls back to the PCIE index pair).
 //!
 //! No step here has run on hardware; it runs against the model's 13.0.6
 //! PSP with the real blobs.
@@ -67,6 +68,25 @@ pub const BOOTLOADER_TIMEOUT_NS: u64 = VMBX_POLLING_LIMIT * REG_TIMEOUT_NS;
 /// `psp_v13_0_is_aux_sos_load_required()`: the auxiliary SOS set is for a
 /// PMFW older than 85.115.0 (`0x557300`).
 pub const AUX_SOS_PMFW_BELOW: u32 = 0x0055_7300;
+/// `regMP1_PUB_SCRATCH0` (`psp_v13_0.c`: `0x3b10090`, read as
+/// `RREG32(regMP1_PUB_SCRATCH0 / 4)`): the byte offset, in the register
+/// space, of the word the PMFW keeps its version in.
+pub const MP1_PUB_SCRATCH0: usize = 0x03B1_0090;
+
+/// The PMFW version `psp_v13_0_is_aux_sos_load_required()` reads, from
+/// [`MP1_PUB_SCRATCH0`]. `bus` must reach offsets past the MMIO BAR (the
+/// NBIO index pair). All-ones is a device that is gone.
+pub fn read_pmfw_version<B: RegisterBus + ?Sized>(bus: &B) -> Result<u32, PspError> {
+    let v = bus.read32(MP1_PUB_SCRATCH0);
+    if v == crate::bus::ALL_ONES {
+        return Err(PspError::Wait(crate::bus::WaitError::DeviceGone {
+            what: "MP1_PUB_SCRATCH0",
+            byte_offset: MP1_PUB_SCRATCH0,
+        }));
+    }
+    Ok(v)
+}
+
 /// `adev->sdma.num_inst_per_aid` on GC 9.4.3 (`aqua_vanjaram.c`): the
 /// SDMA ucodes `amdgpu_sdma_init_microcode()` registers for PSP, one per
 /// instance of one AID ("PSP uses the same instance for all groups of

@@ -213,3 +213,44 @@ fn the_hws_maps_the_process_and_its_queue_on_every_xcc() {
         );
     }
 }
+
+/// The sOS set follows the PMFW version `MP1_PUB_SCRATCH0` reports
+/// (`psp_v13_0_is_aux_sos_load_required()`: "load 4e version of sos if
+/// pmfw version less than 85.115.0", `0x557300`). On a part whose PMFW is
+/// 85.100.0 (a model value) the model's PSP takes only the auxiliary
+/// descriptors of `psp_13_0_6_sos.bin`; a bring-up that sends the primary
+/// set whatever the PMFW (barebell before) is refused at the psp step.
+#[test]
+fn an_older_pmfw_gets_the_auxiliary_sos_set() {
+    let part = parts::Part {
+        pmfw_version: Some(0x0055_6400),
+        ..parts::mi300x()
+    };
+    let m = device(part);
+    let sink = PspLine::default();
+    let gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &until_rlc(), &sink)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(gpu.reached, Step::Rlc);
+    let psp_line = sink.0.lock().unwrap().clone();
+    assert!(
+        psp_line.contains("auxiliary sOS set: PMFW 85.100.0"),
+        "{psp_line}"
+    );
+    assert_eq!(m.psp().refusals(), vec![]);
+    let report = gpu.shutdown();
+    assert!(report.complete(), "{report}");
+}
+
+/// Keeps the psp step's line.
+#[derive(Default)]
+struct PspLine(std::sync::Mutex<String>);
+
+impl barebell_bringup::Sink for PspLine {
+    fn step(&self, step: Step, detail: std::fmt::Arguments<'_>) {
+        if step == Step::Psp
+            && let Ok(mut l) = self.0.lock()
+        {
+            *l = detail.to_string();
+        }
+    }
+}

@@ -3,8 +3,8 @@
 //! part description, in the order [`super::build`] lists them.
 
 use super::{
-    MP0_C2PMSG_FIRST, MP0_C2PMSG_LAST, PMFW_VERSION, SDMA_FW, SDMA_PER_AID, SdmaPort9, Unclaimed,
-    Xlate, bases, bases8, instances,
+    MP0_C2PMSG_FIRST, MP0_C2PMSG_LAST, SDMA_FW, SDMA_PER_AID, SdmaPort9, Unclaimed, Xlate, bases,
+    bases8, instances,
 };
 use crate::SimClock;
 use crate::cp::CpModel;
@@ -119,8 +119,14 @@ pub(super) fn psp(
     i: &Instances,
     mmhub0: &Arc<HubV9Model>,
     memory: &HostMemory,
+    pmfw: u32,
 ) -> Result<Arc<PspModel>, ModelError> {
-    let expect = crate::psp::mp13_0_6::expect(&mut |name| files.load(name), false)?;
+    // The sOS the PSP accepts is the set Linux would pick for the PMFW the
+    // part reports: a primary set on an older PMFW is refused (the model's
+    // reading of "load 4e version of sos if pmfw version less than
+    // 85.115.0").
+    let aux = pmfw < super::AUX_SOS_PMFW_BELOW;
+    let expect = crate::psp::mp13_0_6::expect(&mut |name| files.load(name), aux)?;
     Ok(Arc::new(PspModel::new(
         clock,
         PspPlacement {
@@ -219,6 +225,7 @@ pub(super) fn smu(
     i: &Instances,
     r: ResetScope,
     log: Arc<RefusalLog>,
+    pmfw: u32,
 ) -> Result<Arc<SmuModel>, ModelError> {
     let bm = r.bus_master.clone();
     let hooks = crate::smu::SmuHooks {
@@ -241,7 +248,7 @@ pub(super) fn smu(
             clock,
             crate::smu::Mp1::V13_0_6,
             &bases(mp1),
-            PMFW_VERSION,
+            pmfw,
             crate::smu::DpmTables(Vec::new()),
             hooks,
             log,
@@ -337,6 +344,8 @@ pub(super) struct Routed<'a> {
     pub smu: &'a Arc<SmuModel>,
     pub sdma: &'a [Arc<SdmaModel>],
     pub window: &'a Arc<VramWindow>,
+    /// What `MP1_PUB_SCRATCH0` reads.
+    pub pmfw: u32,
 }
 
 /// The router: byte ranges (the hubs, MP0's C2PMSG block, the HDP hole)
@@ -370,6 +379,10 @@ pub(super) fn router(r: &Routed<'_>, rest: &Arc<Unclaimed>) -> Router {
     for e in r.sdma {
         claim(&mut e.offsets().into_iter(), e.clone());
     }
+    claim(
+        &mut [super::MP1_PUB_SCRATCH0].into_iter(),
+        Arc::new(super::PubScratch(r.pmfw)),
+    );
     // Last: the boot registers the IFWI answers (the VRAM size in the
     // NBIO's RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE, the MM_INDEX window onto
     // the discovery table, MP0's IFWI-done flag) win over the blocks'.
