@@ -53,6 +53,11 @@
 //!   *Model convention*: SPX, all XCCs of the block are one partition;
 //!   the shared doorbell is gated by XCC 0's range (see
 //!   [`crate::decode::mqd_v9`]).
+//! - Apertures: a queue binds only if its VMID's `SH_MEM_CONFIG` and
+//!   `SH_MEM_BASES` on every XCC are 64-bit, unaligned, with both
+//!   apertures away from 0 ([`sh_mem::apertures_set`], *model
+//!   convention*); the HWS programs them from MAP_PROCESS on the XCCs it
+//!   maps the queue on.
 //! - Memory: kernel structures (KIQ rings, MQDs, fences) are read in
 //!   VMID 0 through the XCC's translation, a direct/KIQ queue in its VMID
 //!   through XCC 0's, an HWS queue through its process's page-table base
@@ -184,6 +189,14 @@ pub enum MecV943Refusal {
     NotTheKiq { xcc: usize, slot: (u32, u32, u32) },
     /// The KIQ's HQD activated while its MEC already runs.
     KiqWhileRunning { xcc: usize, slot: (u32, u32, u32) },
+    /// A queue's VMID has no compute apertures on an XCC
+    /// ([`sh_mem::apertures_set`]).
+    AperturesUnset {
+        xcc: usize,
+        vmid: u8,
+        config: u32,
+        bases: u32,
+    },
     /// A KIQ packet the model does not execute (the KIQ halts).
     KiqPacket {
         xcc: usize,
@@ -219,6 +232,15 @@ impl core::fmt::Display for MecV943Refusal {
                 f,
                 "XCC {xcc}: the KIQ (ME {} pipe {} queue {}) was loaded while its MEC runs; load it with the MEC halted (CP_MEC_CNTL), then release the MEC",
                 slot.0, slot.1, slot.2
+            ),
+            MecV943Refusal::AperturesUnset {
+                xcc,
+                vmid,
+                config,
+                bases,
+            } => write!(
+                f,
+                "XCC {xcc}: VMID {vmid} has no compute apertures (SH_MEM_CONFIG {config:#x}, SH_MEM_BASES {bases:#x}): program SH_MEM per VMID as gfx_v9_4_3_xcc_init_compute_vmid() does, or pass them in MAP_PROCESS"
             ),
             MecV943Refusal::KiqPacket { xcc, opcode, what } => write!(
                 f,
@@ -825,6 +847,29 @@ impl MecV943 {
                 return fail(s, MecV943Refusal::Mec(r));
             }
         }
+        // Every XCC gives the queue's VMID its apertures (the rule the
+        // gfx11/gfx12 CP model applies, `crate::mec::Mec::apertures_set`):
+        // the hardware would run the queue, and its flat LDS and scratch
+        // accesses would land at address 0; the model refuses it where
+        // the mistake is made (a *model convention*).
+        for x in 0..n {
+            let (config, bases) = s
+                .xcc
+                .get(x)
+                .and_then(|e| e.sh_mem.get(&u32::from(q.vmid)).copied())
+                .unwrap_or((0, 0));
+            if !sh_mem::apertures_set(config, bases) {
+                return fail(
+                    s,
+                    MecV943Refusal::AperturesUnset {
+                        xcc: x,
+                        vmid: q.vmid,
+                        config,
+                        bases,
+                    },
+                );
+            }
+        }
         let mqds = match self.check_mqds(s, &q, n) {
             Ok(m) => m,
             Err(e) => return fail(s, e),
@@ -1365,10 +1410,13 @@ impl MecV943 {
             if known {
                 continue;
             }
-            let ptb = procs
-                .iter()
-                .find(|p| p.pasid == r.pasid)
-                .map(|p| p.page_table_base);
+            let proc = procs.iter().find(|p| p.pasid == r.pasid);
+            let ptb = proc.map(|p| p.page_table_base);
+            // The scheduler programs the VMID's SH_MEM from MAP_PROCESS
+            // on each XCC it maps the queue on: KFD's no-HWS path writes
+            // them itself (`program_sh_mem_settings()`), and with the HWS
+            // hands them over in MAP_PROCESS (`pm_map_process_aldebaran()`).
+            let sh_mem = proc.map_or((0, 0), |p| (p.sh_mem_config, p.sh_mem_bases));
             let stride = self
                 .read_mqd(0, Space::Vmid(0), r.mqd)
                 .map(|m| u64::from(m.mqd_stride_size).max(MQD_BYTES as u64))
@@ -1377,6 +1425,9 @@ impl MecV943 {
             // [`HWS_SLOT`], from that XCC's MQD (`mqd + stride * xcc`,
             // `init_mqd_v9_4_3()`): only XCCs whose HIQ runs get it.
             for &x in &scheduling {
+                if let Some(e) = s.xcc.get_mut(x) {
+                    e.sh_mem.insert(u32::from(r.vmid), sh_mem);
+                }
                 let at = r.mqd + stride * x as u64;
                 if let Ok(m) = self.read_mqd(x, Space::Vmid(0), at)
                     && let Some(h) = s
@@ -1674,5 +1725,48 @@ pub const FACTS: &[Fact] = barebell_facts::fact_table!(
             "CP_PQ_STATUS__DOORBELL_ENABLE_MASK",
             PQ_STATUS_DOORBELL_ENABLE.mask() as u64
         ),
+        Fact::constant(
+            SH,
+            "SH_MEM_CONFIG__ADDRESS_MODE_MASK",
+            sh_mem::ADDRESS_MODE_MASK as u64
+        ),
+        Fact::constant(
+            SH,
+            "SH_MEM_CONFIG__ALIGNMENT_MODE_MASK",
+            sh_mem::ALIGNMENT_MODE_MASK as u64
+        ),
+        Fact::constant(
+            SH,
+            "SH_MEM_BASES__PRIVATE_BASE_MASK",
+            sh_mem::PRIVATE_BASE_MASK as u64
+        ),
+        Fact::constant(
+            SH,
+            "SH_MEM_BASES__SHARED_BASE_MASK",
+            sh_mem::SHARED_BASE_MASK as u64
+        ),
     ],
 );
+
+/// `SH_MEM_CONFIG` / `SH_MEM_BASES` fields (`gc_9_4_3_sh_mask.h`) and
+/// `SH_MEM_ALIGNMENT_MODE_UNALIGNED` (`vega10_enum.h`).
+pub mod sh_mem {
+    pub const ADDRESS_MODE_MASK: u32 = 0x0000_0001;
+    pub const ALIGNMENT_MODE_MASK: u32 = 0x0000_0018;
+    pub const ALIGNMENT_MODE_SHIFT: u32 = 3;
+    pub const ALIGNMENT_MODE_UNALIGNED: u32 = 3;
+    pub const PRIVATE_BASE_MASK: u32 = 0x0000_FFFF;
+    pub const SHARED_BASE_MASK: u32 = 0xFFFF_0000;
+
+    /// Whether `(config, bases)` give a compute VMID its apertures the way
+    /// `gfx_v9_4_3_xcc_init_compute_vmid()` and `update_qpd_v9()` do:
+    /// 64-bit addressing, unaligned access, and both the private
+    /// (scratch) and shared (LDS) apertures away from 0. The reset value 0
+    /// puts both apertures at flat address 0, over the queue's own memory.
+    pub const fn apertures_set(config: u32, bases: u32) -> bool {
+        config & ADDRESS_MODE_MASK == 0
+            && (config & ALIGNMENT_MODE_MASK) >> ALIGNMENT_MODE_SHIFT == ALIGNMENT_MODE_UNALIGNED
+            && bases & PRIVATE_BASE_MASK != 0
+            && bases & SHARED_BASE_MASK != 0
+    }
+}

@@ -57,6 +57,7 @@ pub mod reg {
     pub const RLC_SAFE_MODE: (u32, usize) = (0x4c05, 1);
     pub const RLC_CGCG_CGLS_CTRL: (u32, usize) = (0x4c49, 1);
     pub const RLC_SRM_CNTL: (u32, usize) = (0x4c80, 1);
+    pub const GB_ADDR_CONFIG: (u32, usize) = (0x063e, 0);
 }
 
 /// Field masks (`gc_9_4_3_sh_mask.h`).
@@ -78,13 +79,14 @@ pub mod mask {
 /// `gc_9_0_default.h` (no 9.4.3 default header exists; model value).
 pub const CP_MEC_CNTL_RESET_MODEL_VALUE: u32 = 0x5000_0000;
 
-const NAMES: [(&str, (u32, usize)); 6] = [
+const NAMES: [(&str, (u32, usize)); 7] = [
     ("CP_MEC_CNTL", reg::CP_MEC_CNTL),
     ("CP_INT_CNTL_RING0", reg::CP_INT_CNTL_RING0),
     ("RLC_CNTL", reg::RLC_CNTL),
     ("RLC_SAFE_MODE", reg::RLC_SAFE_MODE),
     ("RLC_CGCG_CGLS_CTRL", reg::RLC_CGCG_CGLS_CTRL),
     ("RLC_SRM_CNTL", reg::RLC_SRM_CNTL),
+    ("GB_ADDR_CONFIG", reg::GB_ADDR_CONFIG),
 ];
 
 /// Why an XCC's MEC runs nothing.
@@ -143,6 +145,11 @@ struct Xcc {
     in_safe_mode: bool,
     cgcg: u32,
     srm: u32,
+    /// `GB_ADDR_CONFIG` (`gfx_v9_4_3_init_golden_registers()` writes
+    /// `GOLDEN_GB_ADDR_CONFIG`): stored and read back. The model has no
+    /// tiled surfaces, so nothing depends on it; power-on 0 is a model
+    /// value.
+    gb_addr_config: u32,
 }
 
 impl Default for Xcc {
@@ -155,6 +162,7 @@ impl Default for Xcc {
             in_safe_mode: false,
             cgcg: 0,
             srm: 0,
+            gb_addr_config: 0,
         }
     }
 }
@@ -269,6 +277,10 @@ impl RlcMecV943 {
     }
 
     /// Whether XCC `xcc`'s save/restore machine was enabled.
+    pub fn gb_addr_config(&self, xcc: usize) -> Option<u32> {
+        self.state.lock().xcc.get(xcc).map(|x| x.gb_addr_config)
+    }
+
     pub fn srm_enabled(&self, xcc: usize) -> bool {
         self.state
             .lock()
@@ -307,6 +319,7 @@ impl RegisterBus for RlcMecV943 {
             }
             "RLC_SAFE_MODE" => x.safe_mode,
             "RLC_CGCG_CGLS_CTRL" => x.cgcg,
+            "GB_ADDR_CONFIG" => x.gb_addr_config,
             _ => x.srm,
         }
     }
@@ -345,6 +358,7 @@ impl RegisterBus for RlcMecV943 {
                     }
                     x.cgcg = value;
                 }
+                "GB_ADDR_CONFIG" => x.gb_addr_config = value,
                 _ => x.srm = value,
             }
         }
@@ -358,6 +372,12 @@ impl RegisterBus for RlcMecV943 {
 /// the borrowed gfx9 reset value against `gc_9_0_default.h`.
 pub const FACTS: &[Fact] = &[
     Fact::constant(OFF, "regCP_MEC_CNTL", reg::CP_MEC_CNTL.0 as u64),
+    Fact::constant(OFF, "regGB_ADDR_CONFIG", reg::GB_ADDR_CONFIG.0 as u64),
+    Fact::constant(
+        OFF,
+        "regGB_ADDR_CONFIG_BASE_IDX",
+        reg::GB_ADDR_CONFIG.1 as u64,
+    ),
     Fact::constant(OFF, "regCP_MEC_CNTL_BASE_IDX", reg::CP_MEC_CNTL.1 as u64),
     Fact::constant(OFF, "regCP_INT_CNTL_RING0", reg::CP_INT_CNTL_RING0.0 as u64),
     Fact::constant(

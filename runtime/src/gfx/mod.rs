@@ -14,6 +14,7 @@ pub mod hqd;
 pub mod hqd_v9;
 pub mod hws;
 pub mod init;
+pub mod init_v9_4_3;
 pub mod kiq;
 pub mod mapper;
 pub mod mec;

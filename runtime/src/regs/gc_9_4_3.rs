@@ -19,6 +19,7 @@ super::registers! {
     GRBM_CNTL = 0x0000, 0;
     GRBM_GFX_CNTL = 0x0022, 0;
     GRBM_SOFT_RESET = 0x0008, 0;
+    GB_ADDR_CONFIG = 0x063e, 0;
     SH_MEM_BASES = 0x030a, 0;
     SH_MEM_CONFIG = 0x030d, 0;
     COMPUTE_TG_CHUNK_SIZE = 0x0e27, 0;

@@ -210,6 +210,12 @@ fn rig_stuck(n: usize, stuck: &[(usize, u32)]) -> Rig {
             ARENA_BYTES / 2,
         )
     };
+    // gfx_v9_4_3_xcc_constants_init() and init_compute_vmid() on every
+    // XCC, as the rlc step runs them: the compute VMIDs' apertures.
+    for (x, b) in raw.iter().enumerate() {
+        let gc = Block::new(bus, IpBases::new(b));
+        barebell::gfx::init_v9_4_3::constants(&gc, x, 3).unwrap();
+    }
     Rig {
         n,
         mec,
@@ -654,4 +660,40 @@ fn a_direct_queue_mapped_again_runs_again() {
     }
     assert_eq!(r.mec.refusals(), vec![]);
     assert_eq!(r.mec.queues().len(), 2);
+}
+
+/// A direct queue in a VMID whose SH_MEM still holds its reset value 0:
+/// `gfx_v9_4_3_xcc_init_compute_vmid()` never ran for it, so its LDS and
+/// scratch apertures would sit at flat address 0. The model refuses the
+/// queue once its last XCC is loaded, naming the XCC and VMID.
+#[test]
+fn a_queue_in_a_vmid_without_apertures_is_refused() {
+    let mut r = rig(2, &[]);
+    // The KIQs set each XCC's MEC doorbell range, as in `up_and_run`.
+    let _kiqs = r.kiqs(USER_MASK).unwrap();
+    // VMID 2 is below the KFD VMIDs (3..15): constants_init() gave it
+    // SH_MEM_BASES 0x20001000 but only the compute VMIDs 64-bit mode;
+    // clear it on XCC 1 to the reset value.
+    let gc1 = r.blocks()[1];
+    gc1.write(barebell::regs::gc_9_4_3::GRBM_GFX_CNTL, 2 << 4)
+        .unwrap();
+    gc1.write(barebell::regs::gc_9_4_3::SH_MEM_CONFIG, 0)
+        .unwrap();
+    gc1.write(barebell::regs::gc_9_4_3::SH_MEM_BASES, 0)
+        .unwrap();
+    gc1.write(barebell::regs::gc_9_4_3::GRBM_GFX_CNTL, 0)
+        .unwrap();
+    let mut q = r.queue();
+    let blocks = r.blocks();
+    v9::map_direct(&mut q, &blocks, 2).unwrap();
+    assert_eq!(
+        r.mec.refusals(),
+        vec![MecV943Refusal::AperturesUnset {
+            xcc: 1,
+            vmid: 2,
+            config: 0,
+            bases: 0
+        }]
+    );
+    assert!(r.mec.queues().iter().all(|q| q.cp.is_none()));
 }

@@ -15,7 +15,8 @@
 //! - the PSP gets the ten GFX ucodes `psp_load_non_psp_fw()` sends for GC
 //!   9.4.3 and SDMA 4.4.2 (psp_gfx_if.h fw types: SDMA0..3 = 9, 10, 52,
 //!   53; CP_MEC = 4, CP_MEC_ME1 = 5; RLC_G = 8);
-//! - after `gfx_v9_4_3_hw_init()` every XCC's MEC runs (CP_MEC_CNTL 0);
+//! - after `gfx_v9_4_3_hw_init()` every XCC's MEC runs (CP_MEC_CNTL 0)
+//!   and holds `GOLDEN_GB_ADDR_CONFIG` (0x2a114042);
 //! - the teardown leaves the device as `amdgpu_device_fini_hw()` does.
 
 use barebell_bringup::{FirmwareDir, Options, Quiet, Step};
@@ -67,11 +68,10 @@ fn check_part(part: parts::Part, xccs: usize, aids: usize) {
     }
     assert_eq!(m.psp().refusals(), vec![], "{name}");
     for x in 0..xccs {
-        m.gc_9_4_3()
-            .unwrap()
-            .rlc_mec()
-            .mec_run(x)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let rlc = m.gc_9_4_3().unwrap().rlc_mec();
+        rlc.mec_run(x).unwrap_or_else(|e| panic!("{name}: {e}"));
+        // GOLDEN_GB_ADDR_CONFIG (gfx_v9_4_3.c).
+        assert_eq!(rlc.gb_addr_config(x), Some(0x2a11_4042), "{name} XCC {x}");
     }
     let report = gpu.shutdown();
     assert!(report.complete(), "{name}: {report}");

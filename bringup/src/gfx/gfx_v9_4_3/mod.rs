@@ -112,7 +112,10 @@ pub fn rlc(
     kiqs: bool,
     sink: &dyn Sink,
 ) -> Result<(), BringupError> {
+    use barebell::gfx::init_v9_4_3 as init;
     use barebell::gfx::start_v9_4_3::{self as start, MecOnly};
+    // `adev->vm_manager.first_kfd_vmid` on GC 9.4.3 (`gmc_v9_0_sw_init()`).
+    const FIRST_KFD_VMID: u8 = barebell::gfx::hws::runlist::FIRST_KFD_VMID_GC_9_4_3 as u8;
     let s = Step::Rlc;
     let name = set
         .gfx
@@ -131,6 +134,12 @@ pub fn rlc(
     let xcc_ips = gpu.ips.xccs();
     let xccs: alloc::vec::Vec<_> = xcc_ips.iter().map(|x| gpu.bus.block(x.bases)).collect();
     let clock = gpu.platform.clock();
+    // gfx_v9_4_3_hw_init(): golden registers, then the constants, on
+    // every XCC, before the RLC and MEC.
+    for (x, gc) in xccs.iter().enumerate() {
+        init::golden(gc, x).at(s)?;
+        init::constants(gc, x, FIRST_KFD_VMID).at(s)?;
+    }
     let r = start::rlc_resume(&xccs, clock, v2_1).at(s)?;
     if !kiqs {
         start::cp_resume(&xccs, clock, &mut MecOnly).at(s)?;
@@ -138,8 +147,15 @@ pub fn rlc(
     sink.step(
         s,
         format_args!(
-            "GC 9.4.3 on {} XCCs: RLC running (PSP-loaded), {} through safe mode, CGCG off, {}; {}",
+            "GC 9.4.3 on {} XCCs: GB_ADDR_CONFIG {:#x}; SH_MEM_CONFIG {:#x} on VMIDs 0-15, SH_MEM_BASES 0 (VMID 0) and {:#x} (1-{}), KFD VMIDs {}-15 {:#x}/{:#x}; RLC running (PSP-loaded), {} through safe mode, CGCG off, {}; {}",
             r.xccs,
+            init::GOLDEN_GB_ADDR_CONFIG,
+            init::vmid_sh_mem_config().into_bits(),
+            init::vmid_sh_mem_bases().into_bits(),
+            FIRST_KFD_VMID - 1,
+            FIRST_KFD_VMID,
+            init::compute_sh_mem_config().into_bits(),
+            init::compute_sh_mem_bases().into_bits(),
             r.safe_mode,
             if v2_1 {
                 "save/restore machine on (RLC v2.1 firmware)"

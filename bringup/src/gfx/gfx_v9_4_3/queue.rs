@@ -27,7 +27,7 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 use barebell::gfx::error::{MapError, XccFailure};
 use barebell::gfx::hws::UnmapFilter;
-use barebell::gfx::hws::packets::{ProcessDesc, QueueDesc};
+use barebell::gfx::hws::packets::QueueDesc;
 use barebell::gfx::hws::runlist::{self, RunlistConfig, SdmaDoorbells};
 use barebell::gfx::mapper::{Mapping as HqdMapping, QueueMapper, QueueResources, SdmaResources};
 use barebell::gmc::hub::gfxhub_v1_2;
@@ -223,7 +223,7 @@ impl QueueMapper for XccUnmapper<'_> {
                     bus,
                     bases,
                     HwsSdmaQueue {
-                        process: ProcessDesc::new(g::PASID, pd),
+                        process: g::kfd_process(pd),
                         engine: 0,
                         queue: 0,
                         mqd,

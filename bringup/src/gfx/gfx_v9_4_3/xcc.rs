@@ -832,7 +832,7 @@ pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
         q.memory.write_index_address(),
     )];
     let procs = [ProcessQueues {
-        process: ProcessDesc::new(PASID, page_table_base),
+        process: kfd_process(page_table_base),
         queues: &queues,
     }];
     let cfg = RunlistConfig::gc_9_4_3(0, !hws_mask & runlist::queue_mask(4, 8, 0));
@@ -843,6 +843,18 @@ pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
     q.hws = Some(hws);
     q.mapping = Some(Mapping::Hws);
     Ok(layout)
+}
+
+/// KFD's one process as the runlist's MAP_PROCESS names it: PASID
+/// [`PASID`], its root `page_table_base`, and the apertures
+/// `update_qpd_v9()` gives a GC 9.4.3 process
+/// ([`barebell::gfx::init_v9_4_3::qpd_sh_mem_config`], `_bases`).
+pub fn kfd_process(page_table_base: u64) -> ProcessDesc {
+    use barebell::gfx::init_v9_4_3 as init;
+    let mut p = ProcessDesc::new(PASID, page_table_base);
+    p.sh_mem_config = init::qpd_sh_mem_config().into_bits();
+    p.sh_mem_bases = init::qpd_sh_mem_bases().into_bits();
+    p
 }
 
 /// The KIQ client type the bring-up's rings step would hold per XCC.
