@@ -99,6 +99,19 @@ pub struct MecFaults {
     pub dequeue_never_completes: bool,
 }
 
+/// What a preemption ([`Mec::preempt_doorbell`]) did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preempt {
+    /// Drained, state saved into the MQD, taken off its slot.
+    Done,
+    /// No queue listens on that doorbell.
+    NotMapped,
+    /// The queue's waves do not drain: it stays mapped.
+    Hung,
+    /// The MQD the state is saved into is not memory the CP reaches.
+    MqdUnwritable { address: u64 },
+}
+
 /// Why the model refused to run a queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MecError {
@@ -921,6 +934,63 @@ impl Mec {
         let n = cp.kill_waves(q);
         cp.unbind(q);
         Some(n)
+    }
+
+    /// A preemption of the queue on doorbell `dword` (KIQ UNMAP_QUEUES
+    /// `PREEMPT_QUEUES`): the CP drains the queue, saves its state into
+    /// its MQD and takes it off the slot.
+    ///
+    /// - A queue whose waves do not drain cannot be preempted: KFD's
+    ///   `hqd_destroy_v11()` waits for `CP_HQD_ACTIVE` to clear after a
+    ///   `DRAIN_PIPE` dequeue and gives up with "preemption failed"; only
+    ///   the reset forms (`RESET_WAVES`, `RESET_QUEUES`) kill waves. The
+    ///   queue stays mapped ([`Preempt::Hung`]).
+    /// - The saved state is the PM4 read and write pointers, at the MQD's
+    ///   `cp_hqd_pq_rptr` and `cp_hqd_pq_wptr_lo/hi` (the MQD at
+    ///   `CP_MQD_BASE_ADDR`): KFD reloads a preempted queue from its MQD
+    ///   and relies on them ("the remaining bits are taken from the saved
+    ///   64-bit WPTR" in `hqd_load_v11()`; `checkpoint_mqd()` copies only
+    ///   an inactive queue's MQD). An AQL queue's read index lives in its
+    ///   descriptor (`read_dispatch_id`), which the CP writes as it goes;
+    ///   nothing more is saved for it. *Model convention*: no other field
+    ///   is written back (which others the CP saves is not public).
+    /// - The reset form ([`Mec::unmap_doorbell`] after
+    ///   [`Mec::reset_doorbell_queue`]) discards the state: the MQD is
+    ///   left as the driver wrote it.
+    pub fn preempt_doorbell(&self, dword: u32) -> Preempt {
+        let (q, slot) = {
+            let s = self.state.lock();
+            let Some(&q) = s.doorbells.get(&dword) else {
+                return Preempt::NotMapped;
+            };
+            (q, s.active.iter().find(|(_, v)| **v == q).map(|(k, _)| *k))
+        };
+        let mqd = slot
+            .and_then(|k| self.bank(k))
+            .map(|b| Hqd(b).mqd_address());
+        {
+            let mut cp = self.cp.lock();
+            if cp.is_stuck(q) {
+                return Preempt::Hung;
+            }
+            if let (Some(p), Some(mqd)) = (cp.pm4_stats(q), mqd) {
+                let at = |i: usize| mqd + ((cpregs::WINDOW_FIRST_MQD_DWORD + i) * 4) as u64;
+                let ring_mask = p.ring_dwords.saturating_sub(1);
+                let words = [
+                    (w::PQ_RPTR, (p.rptr & ring_mask) as u32),
+                    (w::PQ_WPTR_LO, p.wptr as u32),
+                    (w::PQ_WPTR_HI, (p.wptr >> 32) as u32),
+                ];
+                for (i, v) in words {
+                    match cp.dma_mut().u32(at(i), "MQD saved on preemption") {
+                        Ok(a) => a.store(v, Ordering::Release),
+                        Err(_) => return Preempt::MqdUnwritable { address: at(i) },
+                    }
+                }
+            }
+        }
+        self.unmap_doorbell(dword);
+        Preempt::Done
     }
 
     /// Slots whose dequeue request is still pending.

@@ -421,3 +421,172 @@ fn a_timed_out_packet_is_never_written_over() {
     assert_ne!((m.pipe, m.queue), (0, 0));
     assert!(!model.is_halted());
 }
+
+/// `v11_compute_mqd` dwords (`// offset:` column of `v11_structs.h`) a
+/// hand-built PM4 MQD sets; the HQD window starts at dword 128.
+mod v11 {
+    pub const MQD_BASE_LO: usize = 128;
+    pub const MQD_BASE_HI: usize = 129;
+    pub const PQ_BASE_LO: usize = 136;
+    pub const PQ_BASE_HI: usize = 137;
+    pub const PQ_RPTR: usize = 138;
+    pub const RPTR_REPORT_LO: usize = 139;
+    pub const RPTR_REPORT_HI: usize = 140;
+    pub const WPTR_POLL_LO: usize = 141;
+    pub const WPTR_POLL_HI: usize = 142;
+    pub const DOORBELL_CONTROL: usize = 143;
+    pub const PQ_CONTROL: usize = 145;
+    pub const EOP_BASE_LO: usize = 165;
+    pub const EOP_BASE_HI: usize = 166;
+    pub const EOP_CONTROL: usize = 167;
+    pub const PQ_WPTR_LO: usize = 182;
+    pub const PQ_WPTR_HI: usize = 183;
+}
+
+#[repr(C, align(4096))]
+struct Page4k([u32; 1024]);
+
+/// A PM4 compute queue (`CP_HQD_AQL_CONTROL` 0, VMID 0) mapped by KIQ
+/// MAP_QUEUES from an MQD built by hand (as `gfx_v11_0_compute_mqd_init()`
+/// lays it out: 1024-dword ring, `QUEUE_SIZE` 9, 4 KiB EOP, `EOP_SIZE`
+/// 9), with `nops` one-dword NOP fillers (`PACKET3(PACKET3_NOP, 0x3FFF)`,
+/// `nvd.h`) submitted and run. Returns the MQD page, the doorbell dword
+/// and the KIQ rig.
+fn kiq_pm4_queue(nops: u32) -> (ModelGpu, &'static KiqModel, Mapper, &'static Page4k, u32) {
+    let (gpu, model, mut kiq) = rig(Generation::Gfx11, 31);
+    kiq.timeout_ns = 50_000;
+    kiq.set_resources(0xFFFF_FFFF).unwrap();
+    let leak = || -> &'static Page4k { Box::leak(Box::new(Page4k([0; 1024]))) };
+    let (mqd, ring, eop, ptrs) = (leak(), leak(), leak(), leak());
+    let addr = |p: &Page4k| p as *const Page4k as u64;
+    for p in [mqd, ring, eop, ptrs] {
+        // SAFETY: leaked pages, touched by the device with atomics and by
+        // the test with volatile accesses only.
+        unsafe { gpu.map(addr(p), 4096) };
+    }
+    let index = doorbell_index::USERQUEUE_START + 5;
+    let dword = index * 2;
+    let words = [
+        (v11::MQD_BASE_LO, addr(mqd) as u32),
+        (v11::MQD_BASE_HI, (addr(mqd) >> 32) as u32),
+        (v11::PQ_BASE_LO, (addr(ring) >> 8) as u32),
+        (v11::PQ_BASE_HI, (addr(ring) >> 40) as u32),
+        (v11::RPTR_REPORT_LO, addr(ptrs) as u32),
+        (v11::RPTR_REPORT_HI, (addr(ptrs) >> 32) as u32),
+        (v11::WPTR_POLL_LO, (addr(ptrs) + 8) as u32),
+        (v11::WPTR_POLL_HI, ((addr(ptrs) + 8) >> 32) as u32),
+        // DOORBELL_OFFSET at bit 2 (`gc_11_0_0_sh_mask.h`).
+        (v11::DOORBELL_CONTROL, dword << 2),
+        (v11::PQ_CONTROL, 9),
+        (v11::EOP_BASE_LO, (addr(eop) >> 8) as u32),
+        (v11::EOP_BASE_HI, (addr(eop) >> 40) as u32),
+        (v11::EOP_CONTROL, 9),
+    ];
+    let base = mqd as *const Page4k as *mut u32;
+    for (i, v) in words {
+        // SAFETY: inside the leaked MQD page.
+        unsafe { core::ptr::write_volatile(base.add(i), v) };
+    }
+    let pkt = barebell_firmware_if::pm4::map_queues(
+        barebell_firmware_if::pm4::QueueEngine::Compute,
+        0,
+        0,
+        dword,
+        addr(mqd),
+        addr(ptrs) + 8,
+    );
+    kiq.submit("MAP_QUEUES", &pkt).unwrap();
+    let ring_w = ring as *const Page4k as *mut u32;
+    for i in 0..nops {
+        // SAFETY: inside the leaked ring page (1024 dwords, nops < 1024).
+        unsafe {
+            core::ptr::write_volatile(ring_w.add(i as usize), 3 << 30 | 0x3FFF << 16 | 0x10 << 8)
+        };
+    }
+    let ptrs_w = ptrs as *const Page4k as *mut u32;
+    // SAFETY: bytes 8..16 of the leaked pointer page: the wptr poll word.
+    unsafe { core::ptr::write_volatile(ptrs_w.add(2).cast::<u64>(), u64::from(nops)) };
+    gpu.doorbell(index).unwrap().ring(u64::from(nops));
+    gpu.mec.run_until_idle(10_000).unwrap();
+    (gpu, model, kiq, mqd, dword)
+}
+
+fn mqd_dword(p: &Page4k, i: usize) -> u32 {
+    // SAFETY: inside the leaked page; the device writes it atomically.
+    unsafe { core::ptr::read_volatile(&p.0[i]) }
+}
+
+/// UNMAP_QUEUES `PREEMPT_QUEUES` saves a queue's state into its MQD (so a
+/// re-map resumes where it stopped); `RESET_QUEUES` discards it. The
+/// runtime resets (`amdgpu_gfx_disable_kcq()` does too); this drives the
+/// KIQ with both actions by hand to show the model tells them apart.
+#[test]
+fn preempt_saves_a_pm4_queues_pointers_into_its_mqd_and_reset_does_not() {
+    use barebell_firmware_if::pm4::unmap_action;
+    let (gpu, model, mut kiq, mqd, dword) = kiq_pm4_queue(7);
+    let pkt =
+        barebell_firmware_if::pm4::unmap_queues(unmap_action::PREEMPT_QUEUES, false, dword, (0, 0));
+    kiq.submit("UNMAP_QUEUES", &pkt).unwrap();
+    assert!(!model.is_halted());
+    assert!(gpu.mec.mapped_doorbells().is_empty());
+    // Seven dwords consumed: rptr 7 (dwords into the ring), wptr 7.
+    assert_eq!(mqd_dword(mqd, v11::PQ_RPTR), 7);
+    assert_eq!(mqd_dword(mqd, v11::PQ_WPTR_LO), 7);
+    assert_eq!(mqd_dword(mqd, v11::PQ_WPTR_HI), 0);
+
+    let (gpu, model, mut kiq, mqd, dword) = kiq_pm4_queue(7);
+    let pkt =
+        barebell_firmware_if::pm4::unmap_queues(unmap_action::RESET_QUEUES, false, dword, (0, 0));
+    kiq.submit("UNMAP_QUEUES", &pkt).unwrap();
+    assert!(!model.is_halted());
+    assert!(gpu.mec.mapped_doorbells().is_empty());
+    // The MQD is as the driver wrote it.
+    assert_eq!(mqd_dword(mqd, v11::PQ_RPTR), 0);
+    assert_eq!(mqd_dword(mqd, v11::PQ_WPTR_LO), 0);
+}
+
+/// A preemption waits for the queue's waves to drain; a hung queue's
+/// never do, so `PREEMPT_QUEUES` blocks the KIQ (its fence never comes)
+/// and the queue stays mapped, where `RESET_QUEUES` (what the runtime's
+/// recovery and teardown send, as `gfx_v11_0_reset_kcq()` and
+/// `amdgpu_gfx_disable_kcq()` do) takes it off.
+#[test]
+fn preempting_a_hung_queue_never_completes_where_a_reset_does() {
+    use barebell_firmware_if::pm4::unmap_action;
+    for action in [unmap_action::PREEMPT_QUEUES, unmap_action::RESET_QUEUES] {
+        let (gpu, model, mut kiq) = rig(Generation::Gfx11, 32);
+        kiq.timeout_ns = 50_000;
+        kiq.set_resources(0xFFFF_FFFF).unwrap();
+        let q = gpu.queue::<16>(0x30, QueueConfig::default()).unwrap();
+        let m = kiq.map(&q.resources(1)).unwrap();
+        let cp_queue = gpu
+            .mec
+            .events()
+            .iter()
+            .find_map(|e| match *e {
+                MecEvent::Activated { cp_queue, .. } => Some(cp_queue),
+                _ => None,
+            })
+            .unwrap();
+        assert!(gpu.mec.cp().hang(cp_queue));
+        let dword = q.resources(1).mqd_params().doorbell_dword;
+        let pkt = barebell_firmware_if::pm4::unmap_queues(action, false, dword, (0, 0));
+        let r = kiq.submit("UNMAP_QUEUES", &pkt);
+        if action == unmap_action::PREEMPT_QUEUES {
+            assert!(r.is_err(), "a preemption of a hung queue completed");
+            assert_eq!(
+                model.log().last(),
+                Some(&KiqEvent::Halted {
+                    opcode: opcode::UNMAP_QUEUES,
+                    why: KiqHalt::PreemptHung { doorbell: dword }
+                })
+            );
+            assert_eq!(gpu.mec.mapped_doorbells(), vec![dword]);
+        } else {
+            assert_eq!(r, Ok(()));
+            assert!(gpu.mec.mapped_doorbells().is_empty());
+            assert!(!model.is_halted());
+        }
+        let _ = m;
+    }
+}
