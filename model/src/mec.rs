@@ -151,6 +151,11 @@ pub enum MecError {
         config: u32,
         bases: u32,
     },
+    /// The HQD stops its own fetcher or execution
+    /// ([`Hqd::fetch_refusal`]): it would never run a packet.
+    FetcherStopped {
+        why: &'static str,
+    },
 }
 
 /// What happened to a slot or pipe, in order.
@@ -1279,6 +1284,9 @@ impl Mec {
         }
         if hqd.eop_address() == 0 || hqd.eop_size_field() == 0 {
             return Err(MecError::NoEop);
+        }
+        if let Some(why) = hqd.fetch_refusal() {
+            return Err(MecError::FetcherStopped { why });
         }
         let rptr = hqd.rptr_report_address();
         let wptr = hqd.wptr_poll_address();

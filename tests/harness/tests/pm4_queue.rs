@@ -35,6 +35,7 @@ mod mqd {
     pub const CP_HQD_EOP_BASE_ADDR_LO: usize = 165;
     pub const CP_HQD_EOP_BASE_ADDR_HI: usize = 166;
     pub const CP_HQD_EOP_CONTROL: usize = 167;
+    pub const CP_HQD_EOP_RPTR: usize = 168;
     pub const CP_HQD_AQL_CONTROL: usize = 181;
     pub const CP_HQD_PQ_WPTR_LO: usize = 182;
     pub const FIRST: usize = 128;
@@ -124,6 +125,18 @@ fn pm4_queue(aql_control: u32) -> Pm4Queue {
 /// As [`pm4_queue`], with `CP_HQD_PQ_RPTR` and `CP_HQD_PQ_WPTR_LO` both
 /// loaded as `start` (dwords).
 fn pm4_queue_at(aql_control: u32, start: u32) -> Pm4Queue {
+    // EOP_SIZE 9: 2^(9+1) dwords = the 4 KiB EOP page.
+    pm4_queue_eop(aql_control, start, 9)
+}
+
+/// As [`pm4_queue_at`], with `CP_HQD_EOP_CONTROL` = `eop_control`.
+fn pm4_queue_eop(aql_control: u32, start: u32, eop_control: u32) -> Pm4Queue {
+    pm4_queue_full(aql_control, start, eop_control, QUEUE_SIZE)
+}
+
+/// As [`pm4_queue_eop`], with `CP_HQD_PQ_CONTROL.QUEUE_SIZE` =
+/// `queue_size` over the same 1024-dword ring memory.
+fn pm4_queue_full(aql_control: u32, start: u32, eop_control: u32, queue_size: u32) -> Pm4Queue {
     let gpu = ModelGpu::new(Generation::Gfx11, Seed(21)).unwrap();
     let ring: &'static mut Ring = Box::leak(Box::new(Ring([0; RING_DWORDS])));
     let page: &'static Page = Box::leak(Box::new(Page([0; 1024])));
@@ -162,11 +175,11 @@ fn pm4_queue_at(aql_control: u32, start: u32) -> Pm4Queue {
         mqd::CP_HQD_PQ_DOORBELL_CONTROL,
         (DOORBELL_INDEX * 2) << DOORBELL_OFFSET_SHIFT | DOORBELL_EN,
     );
-    set(mqd::CP_HQD_PQ_CONTROL, QUEUE_SIZE);
+    set(mqd::CP_HQD_PQ_CONTROL, queue_size);
     set(mqd::CP_HQD_EOP_BASE_ADDR_LO, (eop_a >> 8) as u32);
     set(mqd::CP_HQD_EOP_BASE_ADDR_HI, (eop_a >> 40) as u32);
     // EOP_SIZE: 2^(n+1) dwords; 0x1000 bytes = 1024 dwords -> 9.
-    set(mqd::CP_HQD_EOP_CONTROL, 9);
+    set(mqd::CP_HQD_EOP_CONTROL, eop_control);
     set(mqd::CP_HQD_AQL_CONTROL, aql_control);
     set(mqd::CP_HQD_PQ_RPTR, start);
     set(mqd::CP_HQD_PQ_WPTR_LO, start);
@@ -373,4 +386,65 @@ fn pm4_queue_stops_loudly_on_a_packet_it_does_not_execute() {
     assert!(errors[0].to_string().contains("DISPATCH_DIRECT"));
     assert_eq!(q.page_u32(0x40), 0, "nothing after the refused packet ran");
     assert_eq!(q.page_u32(0), 0);
+}
+
+/// `CP_HQD_EOP_CONTROL__HALT_FETCHER_MASK`, `__HALT_FETCHER_EN_MASK` and
+/// `__EXE_DISABLE_MASK` (`gc_11_0_0_sh_mask.h`).
+const EOP_HALT_FETCHER: u32 = 0x0020_0000;
+const EOP_HALT_FETCHER_EN: u32 = 0x0040_0000;
+const EOP_EXE_DISABLE: u32 = 0x0080_0000;
+
+/// A direct load whose `CP_HQD_EOP_CONTROL` stops its own fetcher
+/// (`HALT_FETCHER` with `HALT_FETCHER_EN`) or execution (`EXE_DISABLE`)
+/// never runs: the model refuses it. The runtime writes `EOP_SIZE` alone
+/// (as Linux and tinygrad do), so this is a deliberately wrong driver
+/// load, not a runtime bug. `HALT_FETCHER` without its enable is inert.
+#[test]
+fn a_direct_load_whose_eop_control_stops_the_fetcher_does_not_run() {
+    use barebell_model::mec::MecError;
+    for (bits, name) in [
+        (EOP_HALT_FETCHER | EOP_HALT_FETCHER_EN, "HALT_FETCHER"),
+        (EOP_EXE_DISABLE, "EXE_DISABLE"),
+    ] {
+        let q = pm4_queue_eop(0, 0, 9 | bits);
+        let events = q.gpu.mec.events();
+        assert!(
+            events.iter().any(|e| matches!(
+                e,
+                MecEvent::Refused {
+                    why: MecError::FetcherStopped { why },
+                    ..
+                } if why.contains(name)
+            )),
+            "{name}: {events:?}"
+        );
+        assert_eq!(q.gpu.mec.read32(reg(r::CP_HQD_ACTIVE)) & 1, 0, "{name}");
+        assert!(q.gpu.mec.active_hqds().is_empty(), "{name}");
+    }
+    let q = pm4_queue_eop(0, 0, 9 | EOP_HALT_FETCHER);
+    assert_eq!(q.gpu.mec.read32(reg(r::CP_HQD_ACTIVE)) & 1, 1);
+}
+
+/// `CP_HQD_EOP_RPTR.INIT_FETCHER` is not needed to run: tinygrad's
+/// `AM_GFX.setup_ring()` writes the whole window with `cp_hqd_eop_rptr`
+/// 0, Linux's `gfx_v11_0_kiq_init_register()` leaves the register at its
+/// default (INIT_FETCHER clear), and both queues run on silicon; only
+/// KFD's `hqd_load_v11()` sets it. This load writes it as tinygrad does
+/// and the queue executes a packet.
+#[test]
+fn a_direct_load_without_init_fetcher_runs_as_tinygrads_does() {
+    let mut q = pm4_queue(0);
+    // The window went out with CP_HQD_EOP_RPTR (dword 168) = 0.
+    let eop_rptr = reg(r::CP_MQD_BASE_ADDR) + 4 * (mqd::CP_HQD_EOP_RPTR - mqd::FIRST);
+    assert_eq!(q.gpu.mec.read32(eop_rptr), 0);
+    let dst = q.page_addr() + 0x100;
+    // WRITE_DATA of one dword: count = 4 body dwords - 1 = 3.
+    q.submit(&[
+        packet3(PACKET3_WRITE_DATA, 3),
+        DST_SEL_MEMORY | WR_ONE_ADDR | WR_CONFIRM,
+        dst as u32,
+        (dst >> 32) as u32,
+        0x1234_5678,
+    ]);
+    assert_eq!(q.page_u32(0x40), 0x1234_5678);
 }
