@@ -448,3 +448,73 @@ fn a_direct_load_without_init_fetcher_runs_as_tinygrads_does() {
     ]);
     assert_eq!(q.page_u32(0x40), 0x1234_5678);
 }
+
+/// A ring declared twice the memory behind it (`QUEUE_SIZE` 10: 2048
+/// dwords over a 1024-dword buffer): the CP fetches where the declared
+/// size says, past the buffer, not where the driver wrapped. Here nothing
+/// is mapped after the buffer, so the fetch faults naming an address
+/// past it (on hardware: a VM fault, or whatever memory lies there).
+/// The runtime sizes `QUEUE_SIZE` from the ring it allocates
+/// (`order_base_2(size / 4) - 1`, as `gfx_v11_0_compute_mqd_init()`);
+/// this is a deliberately mis-declared load.
+#[test]
+fn a_ring_declared_larger_than_its_memory_is_fetched_past_the_buffer() {
+    let mut q = pm4_queue_full(0, 0, 9, QUEUE_SIZE + 1);
+    let ring = q.ring.0.as_ptr() as u64;
+    let filler = packet3(PACKET3_NOP, 0x3FFF);
+    q.submit(&vec![filler; RING_DWORDS]);
+    assert!(q.gpu.mec.cp().errors().is_empty());
+    // The driver wraps to its dword 0; the CP reads dword 1024.
+    let dst = q.page_addr() + 0x200;
+    q.submit(&[
+        packet3(PACKET3_WRITE_DATA, 3),
+        DST_SEL_MEMORY,
+        dst as u32,
+        (dst >> 32) as u32,
+        0x7777_7777,
+    ]);
+    assert_eq!(q.page_u32(0x80), 0, "the packet the driver wrapped to ran");
+    let errors = q.gpu.mec.cp().errors().to_vec();
+    let past = ring + 4 * RING_DWORDS as u64;
+    assert!(
+        errors
+            .iter()
+            .any(|e| format!("{e:?}").contains(&format!("{past}"))
+                || format!("{e:?}").contains(&format!("{past:#x}"))),
+        "no fault at {past:#x}: {errors:?}"
+    );
+}
+
+/// A ring declared half the memory behind it (`QUEUE_SIZE` 8: 512
+/// dwords over 1024): the CP wraps at 512 and runs the stale packet at
+/// dword 0 again, where the driver put a new one at dword 512.
+#[test]
+fn a_ring_declared_smaller_than_its_memory_wraps_early() {
+    let mut q = pm4_queue_full(0, 0, 9, QUEUE_SIZE - 1);
+    let (old, new) = (q.page_addr() + 0x200, q.page_addr() + 0x240);
+    let write = |dst: u64, v: u32| {
+        [
+            packet3(PACKET3_WRITE_DATA, 3),
+            DST_SEL_MEMORY,
+            dst as u32,
+            (dst >> 32) as u32,
+            v,
+        ]
+    };
+    q.submit(&write(old, 0xA));
+    assert_eq!(q.page_u32(0x80), 0xA);
+    let filler = packet3(PACKET3_NOP, 0x3FFF);
+    q.submit(&vec![filler; 512 - 5]);
+    // The driver clears the old destination and writes a new packet at
+    // its dword 512.
+    let page = q.page as *const Page as *mut u32;
+    // SAFETY: the leaked page, dword 0x80 (byte 0x200).
+    unsafe { core::ptr::write_volatile(page.add(0x80), 0) };
+    q.submit(&write(new, 0xB));
+    assert_eq!(q.page_u32(0x90), 0, "the CP read past its declared end");
+    assert_eq!(
+        q.page_u32(0x80),
+        0xA,
+        "the stale packet at dword 0 ran again"
+    );
+}
