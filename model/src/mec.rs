@@ -1445,7 +1445,11 @@ impl Mec {
                     s.events.keep(MecEvent::MesRingLoaded { pipe: slot.1 });
                     return;
                 }
-                if !image.aql() && sched & 0x80 != 0 && sched & 0x7F == named {
+                // Only on ME 1: GC 11/12 have one MEC (`mec.num_mec = 1`),
+                // so `amdgpu_gfx_kiq_acquire()` picks an ME 1 slot; a KIQ
+                // named on ME 2 falls through to the slot check below and
+                // is refused (`NotAMecSlot`), as any HQD there.
+                if slot.0 == 1 && !image.aql() && sched & 0x80 != 0 && sched & 0x7F == named {
                     set_active(&mut s);
                     s.kiq = Some(KiqHqd {
                         slot,

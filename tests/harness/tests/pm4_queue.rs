@@ -137,6 +137,19 @@ fn pm4_queue_eop(aql_control: u32, start: u32, eop_control: u32) -> Pm4Queue {
 /// As [`pm4_queue_eop`], with `CP_HQD_PQ_CONTROL.QUEUE_SIZE` =
 /// `queue_size` over the same 1024-dword ring memory.
 fn pm4_queue_full(aql_control: u32, start: u32, eop_control: u32, queue_size: u32) -> Pm4Queue {
+    pm4_queue_load(aql_control, start, eop_control, queue_size, 1, 0)
+}
+
+/// As [`pm4_queue_full`], loaded on ME `me` (pipe 0, queue 0) after
+/// writing `RLC_CP_SCHEDULERS` = `rlc_sched` (0: no KIQ named).
+fn pm4_queue_load(
+    aql_control: u32,
+    start: u32,
+    eop_control: u32,
+    queue_size: u32,
+    me: u32,
+    rlc_sched: u32,
+) -> Pm4Queue {
     let gpu = ModelGpu::new(Generation::Gfx11, Seed(21)).unwrap();
     let ring: &'static mut Ring = Box::leak(Box::new(Ring([0; RING_DWORDS])));
     let page: &'static Page = Box::leak(Box::new(Page([0; 1024])));
@@ -157,8 +170,11 @@ fn pm4_queue_full(aql_control: u32, start: u32, eop_control: u32, queue_size: u3
     // `CP_MEC_DOORBELL_RANGE_LOWER/UPPER` (byte offsets), AM's values.
     bus.write32(reg(r::CP_MEC_DOORBELL_RANGE_LOWER), 0);
     bus.write32(reg(r::CP_MEC_DOORBELL_RANGE_UPPER), 0xF8);
-    // GRBM_GFX_CNTL: MEID 1 at bits 2-3, pipe 0, queue 0.
-    bus.write32(reg(r::GRBM_GFX_CNTL), 1 << 2);
+    if rlc_sched != 0 {
+        bus.write32(reg(r::RLC_CP_SCHEDULERS), rlc_sched);
+    }
+    // GRBM_GFX_CNTL: MEID at bits 2-3, pipe 0, queue 0.
+    bus.write32(reg(r::GRBM_GFX_CNTL), me << 2);
     let mut window = [0u32; 56];
     let mut set = |dw: usize, v: u32| window[dw - mqd::FIRST] = v;
     set(mqd::CP_HQD_VMID, 0);
@@ -517,4 +533,42 @@ fn a_ring_declared_smaller_than_its_memory_wraps_early() {
         0xA,
         "the stale packet at dword 0 ran again"
     );
+}
+
+/// GC 11 has one MEC (`mec.num_mec = 1`, `gfx_v11_0_sw_init()`), so
+/// `amdgpu_gfx_kiq_acquire()` puts the KIQ on ME 1 and
+/// `gfx_v11_0_kiq_setting()` names an ME 1 slot in `RLC_CP_SCHEDULERS`.
+/// A PM4 HQD loaded by registers on ME 2 is no queue, whether
+/// `RLC_CP_SCHEDULERS` names it as the KIQ or not: the model refuses it
+/// (`NotAMecSlot`) and no KIQ comes up there. The runtime loads its KIQ on
+/// ME 1 (`gfx::kiq::hqd`), so this is a deliberately wrong load.
+#[test]
+fn a_kiq_loaded_by_registers_on_me_2_of_a_one_mec_part_is_refused() {
+    use barebell_model::mec::MecError;
+    // `me << 5 | pipe << 3 | queue`, enable bit 7 (`gfx_v11_0_kiq_setting()`).
+    for sched in [0x80 | 2 << 5, 0] {
+        let q = pm4_queue_load(0, 0, 9, QUEUE_SIZE, 2, sched);
+        let events = q.gpu.mec.events();
+        assert!(
+            events.iter().any(|e| matches!(
+                e,
+                MecEvent::Refused {
+                    me: 2,
+                    why: MecError::NotAMecSlot,
+                    ..
+                }
+            )),
+            "sched {sched:#x}: {events:?}"
+        );
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, MecEvent::KiqActivated { .. })),
+            "sched {sched:#x}: {events:?}"
+        );
+        assert!(q.gpu.mec.kiq_hqd().is_none());
+    }
+    // The same load on ME 1, named, is the KIQ.
+    let q = pm4_queue_load(0, 0, 9, QUEUE_SIZE, 1, 0x80 | 1 << 5);
+    assert!(q.gpu.mec.kiq_hqd().is_some());
 }
