@@ -156,6 +156,12 @@ pub enum MecError {
     FetcherStopped {
         why: &'static str,
     },
+    /// The EOP buffer's declared size (`EOP_SIZE`) runs past the memory
+    /// the CP can write in the queue's address space.
+    EopUnbacked {
+        address: u64,
+        bytes: u64,
+    },
 }
 
 /// What happened to a slot or pipe, in order.
@@ -1287,6 +1293,19 @@ impl Mec {
         }
         if let Some(why) = hqd.fetch_refusal() {
             return Err(MecError::FetcherStopped { why });
+        }
+        // The CP writes the EOP buffer by its declared size
+        // (`2^(EOP_SIZE+1)` dwords); one declared past the memory behind
+        // it puts the CP's writes where nothing is (the KIQ refuses the
+        // same in MAP_QUEUES, `KiqHalt::EopUnmapped`). *Model rule*: the
+        // model writes nothing there itself (what the CP keeps in the
+        // buffer is not public), so it checks the declared end at load.
+        let eop_bytes = hqd.eop_bytes().unwrap_or(u64::MAX);
+        if !self.cp.lock().reaches(space, hqd.eop_address(), eop_bytes) {
+            return Err(MecError::EopUnbacked {
+                address: hqd.eop_address(),
+                bytes: eop_bytes,
+            });
         }
         let rptr = hqd.rptr_report_address();
         let wptr = hqd.wptr_poll_address();

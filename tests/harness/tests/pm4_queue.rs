@@ -572,3 +572,33 @@ fn a_kiq_loaded_by_registers_on_me_2_of_a_one_mec_part_is_refused() {
     let q = pm4_queue_load(0, 0, 9, QUEUE_SIZE, 1, 0x80 | 1 << 5);
     assert!(q.gpu.mec.kiq_hqd().is_some());
 }
+
+/// An EOP buffer declared past the memory behind it (`EOP_SIZE` 20:
+/// 2^21 dwords, 8 MiB, over a 4 KiB page) is refused at load
+/// (`EopUnbacked`), as the KIQ refuses it in MAP_QUEUES: the CP writes
+/// the buffer by its declared size, and its end is not memory. The
+/// runtime derives `EOP_SIZE` from the buffer it allocates (as
+/// `gfx_v11_0_compute_mqd_init()` does), so this is a deliberately
+/// mis-declared load; the buffer's own size (`EOP_SIZE` 9) loads.
+#[test]
+fn an_eop_buffer_declared_past_its_memory_is_refused() {
+    use barebell_model::mec::MecError;
+    let q = pm4_queue_eop(0, 0, 20);
+    let events = q.gpu.mec.events();
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            MecEvent::Refused {
+                why: MecError::EopUnbacked {
+                    bytes: 0x80_0000,
+                    ..
+                },
+                ..
+            }
+        )),
+        "{events:?}"
+    );
+    assert!(q.gpu.mec.active_hqds().is_empty());
+    let q = pm4_queue_eop(0, 0, 9);
+    assert_eq!(q.gpu.mec.active_hqds().len(), 1);
+}
