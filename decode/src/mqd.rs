@@ -283,6 +283,32 @@ impl Hqd {
         None
     }
 
+    /// Why the CP would fetch nothing from this queue once loaded (`None`
+    /// if nothing stops it): `CP_HQD_EOP_CONTROL.HALT_FETCHER` with
+    /// `HALT_FETCHER_EN`, or `EXE_DISABLE` (`gc_11_0_0_sh_mask.h`, same in
+    /// GC 12). No driver sets them on a queue it means to run: Linux's
+    /// `gfx_v11_0_compute_mqd_init()` / `mes_v11_0_mqd_init()` start from
+    /// the register default and set only `EOP_SIZE`, KFD's `init_mqd()`
+    /// likewise, tinygrad's `AM_GFX.setup_ring()` encodes `eop_size`
+    /// alone. *Model convention*, as for the MES ring
+    /// ([`Hqd::mes_ring_refusal`]): what the CP does is read from the
+    /// field names. `CP_HQD_EOP_RPTR.INIT_FETCHER` is deliberately not
+    /// required: KFD's `hqd_load_v11()` sets it, but Linux's
+    /// `gfx_v11_0_kiq_init_register()` never writes `CP_HQD_EOP_RPTR`
+    /// (default `0x40000000`, INIT_FETCHER clear) and tinygrad's
+    /// `setup_ring()` writes it as 0 with the window, and both queues run
+    /// on silicon.
+    pub fn fetch_refusal(&self) -> Option<&'static str> {
+        let eop = self.dword(dw::EOP_CONTROL);
+        if EOP_HALT_FETCHER.is_set(eop) && EOP_HALT_FETCHER_EN.is_set(eop) {
+            return Some("CP_HQD_EOP_CONTROL halts the queue's fetcher (HALT_FETCHER)");
+        }
+        if EOP_EXE_DISABLE.is_set(eop) {
+            return Some("CP_HQD_EOP_CONTROL sets EXE_DISABLE");
+        }
+        None
+    }
+
     /// The same image with `DOORBELL_EN` set (what MES and the KIQ do on
     /// the slot they load).
     pub fn with_doorbell_enabled(mut self) -> Self {

@@ -735,6 +735,22 @@ impl CpModel {
         }
     }
 
+    /// Whether the first and the last byte of `len` bytes at `va` in
+    /// `space` are memory the CP can write (through the hub's walk for a
+    /// VMID, the DMA windows otherwise). Used for a buffer the CP writes
+    /// by its declared size (the EOP buffer): a size larger than the
+    /// buffer puts its end where the CP's writes would miss.
+    pub fn reaches(&self, space: AddressSpace, va: u64, len: u64) -> bool {
+        use crate::wave::DeviceView;
+        let Some(last) = va.checked_add(len.saturating_sub(1)) else {
+            return false;
+        };
+        let view = QueueView::new(&self.dma, self.translator.as_deref(), space);
+        [va, last]
+            .iter()
+            .all(|&a| view.host_of(a, 1, Access::Write).is_ok())
+    }
+
     /// Whether queue `q` is hung.
     pub fn is_stuck(&self, q: usize) -> bool {
         self.queues.get(q).is_some_and(|x| x.stuck)

@@ -53,7 +53,12 @@
 //!   (`2^(EOP_SIZE+1)` dwords) must lie in device memory;
 //! - UNMAP_QUEUES (`gfx11_kiq_unmap_queues()`): queues named by doorbell
 //!   (`queue_sel` 0, up to four), compute engine; `PREEMPT_QUEUES` and
-//!   `RESET_QUEUES` unmap, `PREEMPT_QUEUES_NO_UNMAP` leaves the queue
+//!   `RESET_QUEUES` unmap, with the action's semantics: a preemption
+//!   drains the queue and saves its PM4 read/write pointers into its MQD
+//!   (so a re-map resumes there), and blocks the KIQ on a queue whose
+//!   waves never drain ([`KiqHalt::PreemptHung`]); a reset kills the
+//!   waves and discards the state (`Mec::preempt_doorbell` has the
+//!   sources); `PREEMPT_QUEUES_NO_UNMAP` leaves the queue
 //!   mapped and writes the trailing fence (dwords 3..5),
 //!   `DISABLE_PROCESS_QUEUES` (by PASID) is not modelled and halts;
 //! - QUERY_STATUS (`gfx11_kiq_query_status()`): fence-only commands
@@ -71,7 +76,7 @@ use crate::decode::pm4::{
     write_data as wd,
 };
 use crate::log::Keep;
-use crate::mec::{Mec, MecError, MesRingHqd, SlotKey};
+use crate::mec::{Mec, MecError, MesRingHqd, Preempt, SlotKey};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
@@ -136,6 +141,11 @@ pub enum KiqHalt {
     },
     BadUnmap {
         what: &'static str,
+    },
+    /// PREEMPT_QUEUES of a queue whose waves never drain: the
+    /// preemption never completes (only RESET_QUEUES kills waves).
+    PreemptHung {
+        doorbell: u32,
     },
     BadQuery {
         what: &'static str,
@@ -623,7 +633,27 @@ impl KiqModel {
                     return Err(KiqHalt::UnknownQueue { doorbell: *d });
                 }
                 for d in doorbells {
-                    self.mec.unmap_doorbell(d);
+                    if action == uq::RESET_QUEUES {
+                        // Reset: waves killed, state discarded (the MQD
+                        // stays as the driver wrote it).
+                        self.mec.reset_doorbell_queue(d);
+                        self.mec.unmap_doorbell(d);
+                        continue;
+                    }
+                    // Preempt: drained, state saved into the MQD
+                    // (`Mec::preempt_doorbell`); a queue that does not
+                    // drain blocks the KIQ, as a DRAIN_PIPE dequeue
+                    // never completes (`hqd_destroy_v11()`).
+                    match self.mec.preempt_doorbell(d) {
+                        Preempt::Done => {}
+                        Preempt::NotMapped => {
+                            return Err(KiqHalt::UnknownQueue { doorbell: d });
+                        }
+                        Preempt::Hung => return Err(KiqHalt::PreemptHung { doorbell: d }),
+                        Preempt::MqdUnwritable { address } => {
+                            return Err(KiqHalt::MqdUnreadable { address });
+                        }
+                    }
                 }
                 Ok(())
             }

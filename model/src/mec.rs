@@ -99,6 +99,19 @@ pub struct MecFaults {
     pub dequeue_never_completes: bool,
 }
 
+/// What a preemption ([`Mec::preempt_doorbell`]) did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preempt {
+    /// Drained, state saved into the MQD, taken off its slot.
+    Done,
+    /// No queue listens on that doorbell.
+    NotMapped,
+    /// The queue's waves do not drain: it stays mapped.
+    Hung,
+    /// The MQD the state is saved into is not memory the CP reaches.
+    MqdUnwritable { address: u64 },
+}
+
 /// Why the model refused to run a queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MecError {
@@ -137,6 +150,17 @@ pub enum MecError {
         vmid: u8,
         config: u32,
         bases: u32,
+    },
+    /// The HQD stops its own fetcher or execution
+    /// ([`Hqd::fetch_refusal`]): it would never run a packet.
+    FetcherStopped {
+        why: &'static str,
+    },
+    /// The EOP buffer's declared size (`EOP_SIZE`) runs past the memory
+    /// the CP can write in the queue's address space.
+    EopUnbacked {
+        address: u64,
+        bytes: u64,
     },
 }
 
@@ -923,6 +947,63 @@ impl Mec {
         Some(n)
     }
 
+    /// A preemption of the queue on doorbell `dword` (KIQ UNMAP_QUEUES
+    /// `PREEMPT_QUEUES`): the CP drains the queue, saves its state into
+    /// its MQD and takes it off the slot.
+    ///
+    /// - A queue whose waves do not drain cannot be preempted: KFD's
+    ///   `hqd_destroy_v11()` waits for `CP_HQD_ACTIVE` to clear after a
+    ///   `DRAIN_PIPE` dequeue and gives up with "preemption failed"; only
+    ///   the reset forms (`RESET_WAVES`, `RESET_QUEUES`) kill waves. The
+    ///   queue stays mapped ([`Preempt::Hung`]).
+    /// - The saved state is the PM4 read and write pointers, at the MQD's
+    ///   `cp_hqd_pq_rptr` and `cp_hqd_pq_wptr_lo/hi` (the MQD at
+    ///   `CP_MQD_BASE_ADDR`): KFD reloads a preempted queue from its MQD
+    ///   and relies on them ("the remaining bits are taken from the saved
+    ///   64-bit WPTR" in `hqd_load_v11()`; `checkpoint_mqd()` copies only
+    ///   an inactive queue's MQD). An AQL queue's read index lives in its
+    ///   descriptor (`read_dispatch_id`), which the CP writes as it goes;
+    ///   nothing more is saved for it. *Model convention*: no other field
+    ///   is written back (which others the CP saves is not public).
+    /// - The reset form ([`Mec::unmap_doorbell`] after
+    ///   [`Mec::reset_doorbell_queue`]) discards the state: the MQD is
+    ///   left as the driver wrote it.
+    pub fn preempt_doorbell(&self, dword: u32) -> Preempt {
+        let (q, slot) = {
+            let s = self.state.lock();
+            let Some(&q) = s.doorbells.get(&dword) else {
+                return Preempt::NotMapped;
+            };
+            (q, s.active.iter().find(|(_, v)| **v == q).map(|(k, _)| *k))
+        };
+        let mqd = slot
+            .and_then(|k| self.bank(k))
+            .map(|b| Hqd(b).mqd_address());
+        {
+            let mut cp = self.cp.lock();
+            if cp.is_stuck(q) {
+                return Preempt::Hung;
+            }
+            if let (Some(p), Some(mqd)) = (cp.pm4_stats(q), mqd) {
+                let at = |i: usize| mqd + ((cpregs::WINDOW_FIRST_MQD_DWORD + i) * 4) as u64;
+                let ring_mask = p.ring_dwords.saturating_sub(1);
+                let words = [
+                    (w::PQ_RPTR, (p.rptr & ring_mask) as u32),
+                    (w::PQ_WPTR_LO, p.wptr as u32),
+                    (w::PQ_WPTR_HI, (p.wptr >> 32) as u32),
+                ];
+                for (i, v) in words {
+                    match cp.dma_mut().u32(at(i), "MQD saved on preemption") {
+                        Ok(a) => a.store(v, Ordering::Release),
+                        Err(_) => return Preempt::MqdUnwritable { address: at(i) },
+                    }
+                }
+            }
+        }
+        self.unmap_doorbell(dword);
+        Preempt::Done
+    }
+
     /// Slots whose dequeue request is still pending.
     pub fn pending_dequeues(&self) -> Vec<SlotKey> {
         self.state.lock().pending_dequeue.iter().copied().collect()
@@ -1210,6 +1291,22 @@ impl Mec {
         if hqd.eop_address() == 0 || hqd.eop_size_field() == 0 {
             return Err(MecError::NoEop);
         }
+        if let Some(why) = hqd.fetch_refusal() {
+            return Err(MecError::FetcherStopped { why });
+        }
+        // The CP writes the EOP buffer by its declared size
+        // (`2^(EOP_SIZE+1)` dwords); one declared past the memory behind
+        // it puts the CP's writes where nothing is (the KIQ refuses the
+        // same in MAP_QUEUES, `KiqHalt::EopUnmapped`). *Model rule*: the
+        // model writes nothing there itself (what the CP keeps in the
+        // buffer is not public), so it checks the declared end at load.
+        let eop_bytes = hqd.eop_bytes().unwrap_or(u64::MAX);
+        if !self.cp.lock().reaches(space, hqd.eop_address(), eop_bytes) {
+            return Err(MecError::EopUnbacked {
+                address: hqd.eop_address(),
+                bytes: eop_bytes,
+            });
+        }
         let rptr = hqd.rptr_report_address();
         let wptr = hqd.wptr_poll_address();
         let mut cp = self.cp.lock();
@@ -1367,7 +1464,11 @@ impl Mec {
                     s.events.keep(MecEvent::MesRingLoaded { pipe: slot.1 });
                     return;
                 }
-                if !image.aql() && sched & 0x80 != 0 && sched & 0x7F == named {
+                // Only on ME 1: GC 11/12 have one MEC (`mec.num_mec = 1`),
+                // so `amdgpu_gfx_kiq_acquire()` picks an ME 1 slot; a KIQ
+                // named on ME 2 falls through to the slot check below and
+                // is refused (`NotAMecSlot`), as any HQD there.
+                if slot.0 == 1 && !image.aql() && sched & 0x80 != 0 && sched & 0x7F == named {
                     set_active(&mut s);
                     s.kiq = Some(KiqHqd {
                         slot,

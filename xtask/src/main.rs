@@ -116,7 +116,8 @@ enum Cmd {
     /// Run one fuzz target: the kernel loader's (code_object, metadata)
     /// or any in `kernel::FUZZ_TARGETS` (caps, pci_decode, sysfs, pagemap,
     /// container, discovery, mes_status, hub_fault, psp, ih, vgpu_regs,
-    /// ring_decode, job, disasm, interp, cpio, acpi).
+    /// ring_decode, pm4_hws, mqd, sdma_packet, pte_v9, mes_frame, fw_rings,
+    /// job, disasm, interp, cpio, acpi).
     KernelFuzz {
         #[arg(default_value = "code_object")]
         target: String,

@@ -109,6 +109,8 @@ pub struct Pm4Stats {
     /// Packets executed.
     pub packets: u64,
     pub halted: bool,
+    /// The ring's size, `2^(QUEUE_SIZE+1)` dwords.
+    pub ring_dwords: u64,
 }
 
 /// The CP reads from `CP_HQD_PQ_RPTR` (a position in the ring); the
@@ -174,6 +176,7 @@ impl CpModel {
             wptr: x.announced,
             packets: p.packets,
             halted: x.halted,
+            ring_dwords: p.ring_dwords,
         })
     }
 

@@ -421,3 +421,247 @@ fn a_timed_out_packet_is_never_written_over() {
     assert_ne!((m.pipe, m.queue), (0, 0));
     assert!(!model.is_halted());
 }
+
+/// `v11_compute_mqd` dwords (`// offset:` column of `v11_structs.h`) a
+/// hand-built PM4 MQD sets; the HQD window starts at dword 128.
+mod v11 {
+    pub const MQD_BASE_LO: usize = 128;
+    pub const MQD_BASE_HI: usize = 129;
+    pub const PQ_BASE_LO: usize = 136;
+    pub const PQ_BASE_HI: usize = 137;
+    pub const PQ_RPTR: usize = 138;
+    pub const RPTR_REPORT_LO: usize = 139;
+    pub const RPTR_REPORT_HI: usize = 140;
+    pub const WPTR_POLL_LO: usize = 141;
+    pub const WPTR_POLL_HI: usize = 142;
+    pub const DOORBELL_CONTROL: usize = 143;
+    pub const PQ_CONTROL: usize = 145;
+    pub const EOP_BASE_LO: usize = 165;
+    pub const EOP_BASE_HI: usize = 166;
+    pub const EOP_CONTROL: usize = 167;
+    pub const PQ_WPTR_LO: usize = 182;
+    pub const PQ_WPTR_HI: usize = 183;
+}
+
+#[repr(C, align(4096))]
+struct Page4k([u32; 1024]);
+
+/// A PM4 compute queue (`CP_HQD_AQL_CONTROL` 0, VMID 0) for KIQ
+/// MAP_QUEUES, from an MQD built by hand (as `gfx_v11_0_compute_mqd_init()`
+/// lays it out: 1024-dword ring, `QUEUE_SIZE` 9, 4 KiB EOP, `EOP_SIZE` 9).
+struct KiqPm4 {
+    gpu: ModelGpu,
+    model: &'static KiqModel,
+    kiq: Mapper,
+    mqd: &'static Page4k,
+    ring: &'static Page4k,
+    ptrs: &'static Page4k,
+    index: u32,
+    dword: u32,
+    wptr: u32,
+}
+
+fn page_addr(p: &Page4k) -> u64 {
+    p as *const Page4k as u64
+}
+
+impl KiqPm4 {
+    fn new() -> Self {
+        let (gpu, model, mut kiq) = rig(Generation::Gfx11, 31);
+        kiq.timeout_ns = 50_000;
+        kiq.set_resources(0xFFFF_FFFF).unwrap();
+        let leak = || -> &'static Page4k { Box::leak(Box::new(Page4k([0; 1024]))) };
+        let (mqd, ring, eop, ptrs) = (leak(), leak(), leak(), leak());
+        for p in [mqd, ring, eop, ptrs] {
+            // SAFETY: leaked pages, touched by the device with atomics
+            // and by the test with volatile accesses only.
+            unsafe { gpu.map(page_addr(p), 4096) };
+        }
+        let index = doorbell_index::USERQUEUE_START + 5;
+        let dword = index * 2;
+        let (m, r, e, p) = (
+            page_addr(mqd),
+            page_addr(ring),
+            page_addr(eop),
+            page_addr(ptrs),
+        );
+        let words = [
+            (v11::MQD_BASE_LO, m as u32),
+            (v11::MQD_BASE_HI, (m >> 32) as u32),
+            (v11::PQ_BASE_LO, (r >> 8) as u32),
+            (v11::PQ_BASE_HI, (r >> 40) as u32),
+            (v11::RPTR_REPORT_LO, p as u32),
+            (v11::RPTR_REPORT_HI, (p >> 32) as u32),
+            (v11::WPTR_POLL_LO, (p + 8) as u32),
+            (v11::WPTR_POLL_HI, ((p + 8) >> 32) as u32),
+            // DOORBELL_OFFSET at bit 2 (`gc_11_0_0_sh_mask.h`).
+            (v11::DOORBELL_CONTROL, dword << 2),
+            (v11::PQ_CONTROL, 9),
+            (v11::EOP_BASE_LO, (e >> 8) as u32),
+            (v11::EOP_BASE_HI, (e >> 40) as u32),
+            (v11::EOP_CONTROL, 9),
+        ];
+        let q = KiqPm4 {
+            gpu,
+            model,
+            kiq,
+            mqd,
+            ring,
+            ptrs,
+            index,
+            dword,
+            wptr: 0,
+        };
+        for (i, v) in words {
+            q.poke(q.mqd, i, v);
+        }
+        q
+    }
+
+    fn poke(&self, p: &Page4k, i: usize, v: u32) {
+        let base = p as *const Page4k as *mut u32;
+        assert!(i < 1024);
+        // SAFETY: inside the leaked page.
+        unsafe { core::ptr::write_volatile(base.add(i), v) };
+    }
+
+    fn map(&mut self) {
+        let pkt = barebell_firmware_if::pm4::map_queues(
+            barebell_firmware_if::pm4::QueueEngine::Compute,
+            0,
+            0,
+            self.dword,
+            page_addr(self.mqd),
+            page_addr(self.ptrs) + 8,
+        );
+        self.kiq.submit("MAP_QUEUES", &pkt).unwrap();
+    }
+
+    fn unmap(&mut self, action: u8) -> Result<(), KiqTimeout> {
+        let pkt = barebell_firmware_if::pm4::unmap_queues(action, false, self.dword, (0, 0));
+        self.kiq.submit("UNMAP_QUEUES", &pkt)
+    }
+
+    /// Appends `dwords`, stores the wptr at the poll address, rings the
+    /// doorbell (`gfx_v11_0_ring_set_wptr_compute()`) and runs the MEC.
+    fn submit(&mut self, dwords: &[u32]) {
+        for d in dwords {
+            self.poke(self.ring, self.wptr as usize % 1024, *d);
+            self.wptr += 1;
+        }
+        let w = u64::from(self.wptr);
+        let ptrs = self.ptrs as *const Page4k as *mut u32;
+        // SAFETY: bytes 8..16 of the leaked pointer page: the poll word.
+        unsafe { core::ptr::write_volatile(ptrs.add(2).cast::<u64>(), w) };
+        self.gpu.doorbell(self.index).unwrap().ring(w);
+        self.gpu.mec.run_until_idle(10_000).unwrap();
+    }
+}
+
+/// `PACKET3(PACKET3_NOP, 0x3FFF)`, the one-dword filler (`nvd.h`).
+const NOP_FILLER: u32 = 3 << 30 | 0x3FFF << 16 | 0x10 << 8;
+
+/// `PACKET3(PACKET3_WRITE_DATA, 3)`, `DST_SEL(5)` (memory), one dword.
+fn write_data(dst: u64, v: u32) -> [u32; 5] {
+    [
+        3 << 30 | 3 << 16 | 0x37 << 8,
+        5 << 8,
+        dst as u32,
+        (dst >> 32) as u32,
+        v,
+    ]
+}
+
+fn mqd_dword(p: &Page4k, i: usize) -> u32 {
+    // SAFETY: inside the leaked page; the device writes it atomically.
+    unsafe { core::ptr::read_volatile(&p.0[i]) }
+}
+
+/// UNMAP_QUEUES `PREEMPT_QUEUES` saves a queue's state into its MQD, so
+/// the same MQD mapped again resumes where it stopped; `RESET_QUEUES`
+/// discards it, so the MQD as the driver wrote it restarts the queue at
+/// dword 0 and the old packets run again. The runtime resets
+/// (`amdgpu_gfx_disable_kcq()` does too) and never re-maps a reset queue;
+/// this drives the KIQ with both actions by hand to show the difference.
+#[test]
+fn preempt_saves_a_pm4_queues_pointers_into_its_mqd_and_reset_does_not() {
+    use barebell_firmware_if::pm4::unmap_action;
+    for action in [unmap_action::PREEMPT_QUEUES, unmap_action::RESET_QUEUES] {
+        let mut q = KiqPm4::new();
+        let (a, b) = (page_addr(q.ptrs) + 0x100, page_addr(q.ptrs) + 0x140);
+        q.map();
+        // Seven dwords: a WRITE_DATA and two fillers.
+        q.submit(&write_data(a, 1));
+        q.submit(&[NOP_FILLER; 2]);
+        assert_eq!(mqd_dword(q.ptrs, 0x40), 1);
+        q.unmap(action).unwrap();
+        assert!(!q.model.is_halted());
+        assert!(q.gpu.mec.mapped_doorbells().is_empty());
+        let preempt = action == unmap_action::PREEMPT_QUEUES;
+        // PREEMPT: rptr 7 (dwords into the ring) and wptr 7 saved; RESET:
+        // the MQD is as the driver wrote it.
+        let want = if preempt { 7 } else { 0 };
+        assert_eq!(mqd_dword(q.mqd, v11::PQ_RPTR), want);
+        assert_eq!(mqd_dword(q.mqd, v11::PQ_WPTR_LO), want);
+        assert_eq!(mqd_dword(q.mqd, v11::PQ_WPTR_HI), 0);
+        // The driver clears `a`, maps the same MQD again and submits a
+        // new packet at dword 7.
+        q.poke(q.ptrs, 0x40, 0);
+        q.map();
+        q.submit(&write_data(b, 2));
+        assert_eq!(mqd_dword(q.ptrs, 0x50), 2);
+        let a_again = mqd_dword(q.ptrs, 0x40);
+        if preempt {
+            assert_eq!(a_again, 0, "the preempted queue ran its old packet again");
+        } else {
+            assert_eq!(a_again, 1, "the reset queue resumed instead of restarting");
+        }
+        assert!(q.gpu.mec.cp().errors().is_empty());
+    }
+}
+
+/// A preemption waits for the queue's waves to drain; a hung queue's
+/// never do, so `PREEMPT_QUEUES` blocks the KIQ (its fence never comes)
+/// and the queue stays mapped, where `RESET_QUEUES` (what the runtime's
+/// recovery and teardown send, as `gfx_v11_0_reset_kcq()` and
+/// `amdgpu_gfx_disable_kcq()` do) takes it off.
+#[test]
+fn preempting_a_hung_queue_never_completes_where_a_reset_does() {
+    use barebell_firmware_if::pm4::unmap_action;
+    for action in [unmap_action::PREEMPT_QUEUES, unmap_action::RESET_QUEUES] {
+        let (gpu, model, mut kiq) = rig(Generation::Gfx11, 32);
+        kiq.timeout_ns = 50_000;
+        kiq.set_resources(0xFFFF_FFFF).unwrap();
+        let q = gpu.queue::<16>(0x30, QueueConfig::default()).unwrap();
+        let m = kiq.map(&q.resources(1)).unwrap();
+        let cp_queue = gpu
+            .mec
+            .events()
+            .iter()
+            .find_map(|e| match *e {
+                MecEvent::Activated { cp_queue, .. } => Some(cp_queue),
+                _ => None,
+            })
+            .unwrap();
+        assert!(gpu.mec.cp().hang(cp_queue));
+        let dword = q.resources(1).mqd_params().doorbell_dword;
+        let pkt = barebell_firmware_if::pm4::unmap_queues(action, false, dword, (0, 0));
+        let r = kiq.submit("UNMAP_QUEUES", &pkt);
+        if action == unmap_action::PREEMPT_QUEUES {
+            assert!(r.is_err(), "a preemption of a hung queue completed");
+            assert_eq!(
+                model.log().last(),
+                Some(&KiqEvent::Halted {
+                    opcode: opcode::UNMAP_QUEUES,
+                    why: KiqHalt::PreemptHung { doorbell: dword }
+                })
+            );
+            assert_eq!(gpu.mec.mapped_doorbells(), vec![dword]);
+        } else {
+            assert_eq!(r, Ok(()));
+            assert!(gpu.mec.mapped_doorbells().is_empty());
+            assert!(!model.is_halted());
+        }
+        let _ = m;
+    }
+}

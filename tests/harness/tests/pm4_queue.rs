@@ -35,6 +35,7 @@ mod mqd {
     pub const CP_HQD_EOP_BASE_ADDR_LO: usize = 165;
     pub const CP_HQD_EOP_BASE_ADDR_HI: usize = 166;
     pub const CP_HQD_EOP_CONTROL: usize = 167;
+    pub const CP_HQD_EOP_RPTR: usize = 168;
     pub const CP_HQD_AQL_CONTROL: usize = 181;
     pub const CP_HQD_PQ_WPTR_LO: usize = 182;
     pub const FIRST: usize = 128;
@@ -124,6 +125,31 @@ fn pm4_queue(aql_control: u32) -> Pm4Queue {
 /// As [`pm4_queue`], with `CP_HQD_PQ_RPTR` and `CP_HQD_PQ_WPTR_LO` both
 /// loaded as `start` (dwords).
 fn pm4_queue_at(aql_control: u32, start: u32) -> Pm4Queue {
+    // EOP_SIZE 9: 2^(9+1) dwords = the 4 KiB EOP page.
+    pm4_queue_eop(aql_control, start, 9)
+}
+
+/// As [`pm4_queue_at`], with `CP_HQD_EOP_CONTROL` = `eop_control`.
+fn pm4_queue_eop(aql_control: u32, start: u32, eop_control: u32) -> Pm4Queue {
+    pm4_queue_full(aql_control, start, eop_control, QUEUE_SIZE)
+}
+
+/// As [`pm4_queue_eop`], with `CP_HQD_PQ_CONTROL.QUEUE_SIZE` =
+/// `queue_size` over the same 1024-dword ring memory.
+fn pm4_queue_full(aql_control: u32, start: u32, eop_control: u32, queue_size: u32) -> Pm4Queue {
+    pm4_queue_load(aql_control, start, eop_control, queue_size, 1, 0)
+}
+
+/// As [`pm4_queue_full`], loaded on ME `me` (pipe 0, queue 0) after
+/// writing `RLC_CP_SCHEDULERS` = `rlc_sched` (0: no KIQ named).
+fn pm4_queue_load(
+    aql_control: u32,
+    start: u32,
+    eop_control: u32,
+    queue_size: u32,
+    me: u32,
+    rlc_sched: u32,
+) -> Pm4Queue {
     let gpu = ModelGpu::new(Generation::Gfx11, Seed(21)).unwrap();
     let ring: &'static mut Ring = Box::leak(Box::new(Ring([0; RING_DWORDS])));
     let page: &'static Page = Box::leak(Box::new(Page([0; 1024])));
@@ -144,8 +170,11 @@ fn pm4_queue_at(aql_control: u32, start: u32) -> Pm4Queue {
     // `CP_MEC_DOORBELL_RANGE_LOWER/UPPER` (byte offsets), AM's values.
     bus.write32(reg(r::CP_MEC_DOORBELL_RANGE_LOWER), 0);
     bus.write32(reg(r::CP_MEC_DOORBELL_RANGE_UPPER), 0xF8);
-    // GRBM_GFX_CNTL: MEID 1 at bits 2-3, pipe 0, queue 0.
-    bus.write32(reg(r::GRBM_GFX_CNTL), 1 << 2);
+    if rlc_sched != 0 {
+        bus.write32(reg(r::RLC_CP_SCHEDULERS), rlc_sched);
+    }
+    // GRBM_GFX_CNTL: MEID at bits 2-3, pipe 0, queue 0.
+    bus.write32(reg(r::GRBM_GFX_CNTL), me << 2);
     let mut window = [0u32; 56];
     let mut set = |dw: usize, v: u32| window[dw - mqd::FIRST] = v;
     set(mqd::CP_HQD_VMID, 0);
@@ -162,11 +191,11 @@ fn pm4_queue_at(aql_control: u32, start: u32) -> Pm4Queue {
         mqd::CP_HQD_PQ_DOORBELL_CONTROL,
         (DOORBELL_INDEX * 2) << DOORBELL_OFFSET_SHIFT | DOORBELL_EN,
     );
-    set(mqd::CP_HQD_PQ_CONTROL, QUEUE_SIZE);
+    set(mqd::CP_HQD_PQ_CONTROL, queue_size);
     set(mqd::CP_HQD_EOP_BASE_ADDR_LO, (eop_a >> 8) as u32);
     set(mqd::CP_HQD_EOP_BASE_ADDR_HI, (eop_a >> 40) as u32);
     // EOP_SIZE: 2^(n+1) dwords; 0x1000 bytes = 1024 dwords -> 9.
-    set(mqd::CP_HQD_EOP_CONTROL, 9);
+    set(mqd::CP_HQD_EOP_CONTROL, eop_control);
     set(mqd::CP_HQD_AQL_CONTROL, aql_control);
     set(mqd::CP_HQD_PQ_RPTR, start);
     set(mqd::CP_HQD_PQ_WPTR_LO, start);
@@ -373,4 +402,203 @@ fn pm4_queue_stops_loudly_on_a_packet_it_does_not_execute() {
     assert!(errors[0].to_string().contains("DISPATCH_DIRECT"));
     assert_eq!(q.page_u32(0x40), 0, "nothing after the refused packet ran");
     assert_eq!(q.page_u32(0), 0);
+}
+
+/// `CP_HQD_EOP_CONTROL__HALT_FETCHER_MASK`, `__HALT_FETCHER_EN_MASK` and
+/// `__EXE_DISABLE_MASK` (`gc_11_0_0_sh_mask.h`).
+const EOP_HALT_FETCHER: u32 = 0x0020_0000;
+const EOP_HALT_FETCHER_EN: u32 = 0x0040_0000;
+const EOP_EXE_DISABLE: u32 = 0x0080_0000;
+
+/// A direct load whose `CP_HQD_EOP_CONTROL` stops its own fetcher
+/// (`HALT_FETCHER` with `HALT_FETCHER_EN`) or execution (`EXE_DISABLE`)
+/// never runs: the model refuses it. The runtime writes `EOP_SIZE` alone
+/// (as Linux and tinygrad do), so this is a deliberately wrong driver
+/// load, not a runtime bug. `HALT_FETCHER` without its enable is inert.
+#[test]
+fn a_direct_load_whose_eop_control_stops_the_fetcher_does_not_run() {
+    use barebell_model::mec::MecError;
+    for (bits, name) in [
+        (EOP_HALT_FETCHER | EOP_HALT_FETCHER_EN, "HALT_FETCHER"),
+        (EOP_EXE_DISABLE, "EXE_DISABLE"),
+    ] {
+        let q = pm4_queue_eop(0, 0, 9 | bits);
+        let events = q.gpu.mec.events();
+        assert!(
+            events.iter().any(|e| matches!(
+                e,
+                MecEvent::Refused {
+                    why: MecError::FetcherStopped { why },
+                    ..
+                } if why.contains(name)
+            )),
+            "{name}: {events:?}"
+        );
+        assert_eq!(q.gpu.mec.read32(reg(r::CP_HQD_ACTIVE)) & 1, 0, "{name}");
+        assert!(q.gpu.mec.active_hqds().is_empty(), "{name}");
+    }
+    let q = pm4_queue_eop(0, 0, 9 | EOP_HALT_FETCHER);
+    assert_eq!(q.gpu.mec.read32(reg(r::CP_HQD_ACTIVE)) & 1, 1);
+}
+
+/// `CP_HQD_EOP_RPTR.INIT_FETCHER` is not needed to run: tinygrad's
+/// `AM_GFX.setup_ring()` writes the whole window with `cp_hqd_eop_rptr`
+/// 0, Linux's `gfx_v11_0_kiq_init_register()` leaves the register at its
+/// default (INIT_FETCHER clear), and both queues run on silicon; only
+/// KFD's `hqd_load_v11()` sets it. This load writes it as tinygrad does
+/// and the queue executes a packet.
+#[test]
+fn a_direct_load_without_init_fetcher_runs_as_tinygrads_does() {
+    let mut q = pm4_queue(0);
+    // The window went out with CP_HQD_EOP_RPTR (dword 168) = 0.
+    let eop_rptr = reg(r::CP_MQD_BASE_ADDR) + 4 * (mqd::CP_HQD_EOP_RPTR - mqd::FIRST);
+    assert_eq!(q.gpu.mec.read32(eop_rptr), 0);
+    let dst = q.page_addr() + 0x100;
+    // WRITE_DATA of one dword: count = 4 body dwords - 1 = 3.
+    q.submit(&[
+        packet3(PACKET3_WRITE_DATA, 3),
+        DST_SEL_MEMORY | WR_ONE_ADDR | WR_CONFIRM,
+        dst as u32,
+        (dst >> 32) as u32,
+        0x1234_5678,
+    ]);
+    assert_eq!(q.page_u32(0x40), 0x1234_5678);
+}
+
+/// A ring declared twice the memory behind it (`QUEUE_SIZE` 10: 2048
+/// dwords over a 1024-dword buffer): the CP fetches where the declared
+/// size says, past the buffer, not where the driver wrapped. Here nothing
+/// is mapped after the buffer, so the fetch faults naming an address
+/// past it (on hardware: a VM fault, or whatever memory lies there).
+/// The runtime sizes `QUEUE_SIZE` from the ring it allocates
+/// (`order_base_2(size / 4) - 1`, as `gfx_v11_0_compute_mqd_init()`);
+/// this is a deliberately mis-declared load.
+#[test]
+fn a_ring_declared_larger_than_its_memory_is_fetched_past_the_buffer() {
+    let mut q = pm4_queue_full(0, 0, 9, QUEUE_SIZE + 1);
+    let ring = q.ring.0.as_ptr() as u64;
+    let filler = packet3(PACKET3_NOP, 0x3FFF);
+    q.submit(&vec![filler; RING_DWORDS]);
+    assert!(q.gpu.mec.cp().errors().is_empty());
+    // The driver wraps to its dword 0; the CP reads dword 1024.
+    let dst = q.page_addr() + 0x200;
+    q.submit(&[
+        packet3(PACKET3_WRITE_DATA, 3),
+        DST_SEL_MEMORY,
+        dst as u32,
+        (dst >> 32) as u32,
+        0x7777_7777,
+    ]);
+    assert_eq!(q.page_u32(0x80), 0, "the packet the driver wrapped to ran");
+    let errors = q.gpu.mec.cp().errors().to_vec();
+    let past = ring + 4 * RING_DWORDS as u64;
+    assert!(
+        errors
+            .iter()
+            .any(|e| format!("{e:?}").contains(&format!("{past}"))
+                || format!("{e:?}").contains(&format!("{past:#x}"))),
+        "no fault at {past:#x}: {errors:?}"
+    );
+}
+
+/// A ring declared half the memory behind it (`QUEUE_SIZE` 8: 512
+/// dwords over 1024): the CP wraps at 512 and runs the stale packet at
+/// dword 0 again, where the driver put a new one at dword 512.
+#[test]
+fn a_ring_declared_smaller_than_its_memory_wraps_early() {
+    let mut q = pm4_queue_full(0, 0, 9, QUEUE_SIZE - 1);
+    let (old, new) = (q.page_addr() + 0x200, q.page_addr() + 0x240);
+    let write = |dst: u64, v: u32| {
+        [
+            packet3(PACKET3_WRITE_DATA, 3),
+            DST_SEL_MEMORY,
+            dst as u32,
+            (dst >> 32) as u32,
+            v,
+        ]
+    };
+    q.submit(&write(old, 0xA));
+    assert_eq!(q.page_u32(0x80), 0xA);
+    let filler = packet3(PACKET3_NOP, 0x3FFF);
+    q.submit(&vec![filler; 512 - 5]);
+    // The driver clears the old destination and writes a new packet at
+    // its dword 512.
+    let page = q.page as *const Page as *mut u32;
+    // SAFETY: the leaked page, dword 0x80 (byte 0x200).
+    unsafe { core::ptr::write_volatile(page.add(0x80), 0) };
+    q.submit(&write(new, 0xB));
+    assert_eq!(q.page_u32(0x90), 0, "the CP read past its declared end");
+    assert_eq!(
+        q.page_u32(0x80),
+        0xA,
+        "the stale packet at dword 0 ran again"
+    );
+}
+
+/// GC 11 has one MEC (`mec.num_mec = 1`, `gfx_v11_0_sw_init()`), so
+/// `amdgpu_gfx_kiq_acquire()` puts the KIQ on ME 1 and
+/// `gfx_v11_0_kiq_setting()` names an ME 1 slot in `RLC_CP_SCHEDULERS`.
+/// A PM4 HQD loaded by registers on ME 2 is no queue, whether
+/// `RLC_CP_SCHEDULERS` names it as the KIQ or not: the model refuses it
+/// (`NotAMecSlot`) and no KIQ comes up there. The runtime loads its KIQ on
+/// ME 1 (`gfx::kiq::hqd`), so this is a deliberately wrong load.
+#[test]
+fn a_kiq_loaded_by_registers_on_me_2_of_a_one_mec_part_is_refused() {
+    use barebell_model::mec::MecError;
+    // `me << 5 | pipe << 3 | queue`, enable bit 7 (`gfx_v11_0_kiq_setting()`).
+    for sched in [0x80 | 2 << 5, 0] {
+        let q = pm4_queue_load(0, 0, 9, QUEUE_SIZE, 2, sched);
+        let events = q.gpu.mec.events();
+        assert!(
+            events.iter().any(|e| matches!(
+                e,
+                MecEvent::Refused {
+                    me: 2,
+                    why: MecError::NotAMecSlot,
+                    ..
+                }
+            )),
+            "sched {sched:#x}: {events:?}"
+        );
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, MecEvent::KiqActivated { .. })),
+            "sched {sched:#x}: {events:?}"
+        );
+        assert!(q.gpu.mec.kiq_hqd().is_none());
+    }
+    // The same load on ME 1, named, is the KIQ.
+    let q = pm4_queue_load(0, 0, 9, QUEUE_SIZE, 1, 0x80 | 1 << 5);
+    assert!(q.gpu.mec.kiq_hqd().is_some());
+}
+
+/// An EOP buffer declared past the memory behind it (`EOP_SIZE` 20:
+/// 2^21 dwords, 8 MiB, over a 4 KiB page) is refused at load
+/// (`EopUnbacked`), as the KIQ refuses it in MAP_QUEUES: the CP writes
+/// the buffer by its declared size, and its end is not memory. The
+/// runtime derives `EOP_SIZE` from the buffer it allocates (as
+/// `gfx_v11_0_compute_mqd_init()` does), so this is a deliberately
+/// mis-declared load; the buffer's own size (`EOP_SIZE` 9) loads.
+#[test]
+fn an_eop_buffer_declared_past_its_memory_is_refused() {
+    use barebell_model::mec::MecError;
+    let q = pm4_queue_eop(0, 0, 20);
+    let events = q.gpu.mec.events();
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            MecEvent::Refused {
+                why: MecError::EopUnbacked {
+                    bytes: 0x80_0000,
+                    ..
+                },
+                ..
+            }
+        )),
+        "{events:?}"
+    );
+    assert!(q.gpu.mec.active_hqds().is_empty());
+    let q = pm4_queue_eop(0, 0, 9);
+    assert_eq!(q.gpu.mec.active_hqds().len(), 1);
 }
