@@ -111,6 +111,8 @@ pub struct Wave {
     /// Private segment bytes per lane, `scratch[lane * size + addr]`.
     pub scratch: Vec<u8>,
     pub scratch_per_lane: u32,
+    /// Where flat addresses reach LDS and scratch.
+    pub apertures: Apertures,
     pub counters: Counters,
     pub done: bool,
     /// The scalar operand that reads as zero and drops writes: NULL (124)
@@ -120,12 +122,64 @@ pub struct Wave {
     pub null: Option<u32>,
 }
 
-/// Aperture bases the model reports through `src_shared_base` /
-/// `src_private_base` (a model convention: the real values come from the
-/// SH_MEM_BASES the driver programs).
+/// Aperture bases a wave uses when its launch names none (a model
+/// convention for a bare interpreter run; the device model passes the
+/// queue's VMID's `SH_MEM_BASES`, [`Apertures::from_sh_mem_bases`]).
 pub const SHARED_APERTURE: u64 = 0x1000_0000_0000_0000;
 pub const PRIVATE_APERTURE: u64 = 0x2000_0000_0000_0000;
+/// Each aperture is 4 GiB (`adev->gmc.shared_aperture_end` =
+/// start + 4 GiB - 1, `gmc_v9_0_sw_init()` and its gfx11/gfx12 twins).
 const APERTURE_SIZE: u64 = 1 << 32;
+
+/// Where a wave's flat addresses reach LDS (shared) and scratch
+/// (private): what `src_shared_base`/`src_private_base` read and what a
+/// FLAT access is checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Apertures {
+    pub shared: u64,
+    pub private: u64,
+}
+
+impl Default for Apertures {
+    fn default() -> Self {
+        Apertures {
+            shared: SHARED_APERTURE,
+            private: PRIVATE_APERTURE,
+        }
+    }
+}
+
+impl Apertures {
+    /// The apertures `SH_MEM_BASES` sets: `SHARED_BASE` (bits 31:16) and
+    /// `PRIVATE_BASE` (bits 15:0) are bits 63:48 of each aperture's start
+    /// (the same fields in `gc_9_4_3_sh_mask.h`, `gc_11_0_0_sh_mask.h`,
+    /// `gc_12_0_0_sh_mask.h`; `compute_sh_mem_bases_64bit()`).
+    ///
+    /// Equal bases put scratch right after LDS: `init_compute_vmid()`
+    /// writes 0x6000 to both and documents "LDS: 0x60000000'00000000 -
+    /// 0x60000001'00000000 (4GB), Scratch: 0x60000001'00000000 -
+    /// 0x60000002'00000000" (`gfx_v9_4_3.c`, `gfx_v11_0.c`).
+    pub const fn from_sh_mem_bases(bases: u32) -> Apertures {
+        let shared = ((bases >> 16) as u64) << 48;
+        let mut private = ((bases & 0xffff) as u64) << 48;
+        if private == shared {
+            private = shared.wrapping_add(APERTURE_SIZE);
+        }
+        Apertures { shared, private }
+    }
+
+    /// Which aperture flat address `a` falls in: 1 (LDS) or 2 (scratch)
+    /// with the offset inside it, or 0 (global) with `a` itself.
+    pub fn classify(&self, a: u64) -> (u8, u64) {
+        if a.wrapping_sub(self.shared) < APERTURE_SIZE {
+            (1, a - self.shared)
+        } else if a.wrapping_sub(self.private) < APERTURE_SIZE {
+            (2, a - self.private)
+        } else {
+            (0, a)
+        }
+    }
+}
 
 impl Wave {
     pub fn new(wave_size: u32, nvgpr: u32, scratch_per_lane: u32) -> Wave {
@@ -138,6 +192,7 @@ impl Wave {
             wave_size,
             scratch: vec![0; (scratch_per_lane * wave_size) as usize],
             scratch_per_lane,
+            apertures: Apertures::default(),
             counters: Counters::default(),
             done: false,
             null: Some(124),
@@ -408,10 +463,7 @@ impl<'m, M: Memory> Interp<'m, M> {
             252 => u32::from(w.exec() == 0),
             253 => u32::from(w.scc),
             255 => lit.unwrap_or(0),
-            235 => (SHARED_APERTURE >> 32) as u32,
-            236 => ((SHARED_APERTURE + APERTURE_SIZE - 1) >> 32) as u32,
-            237 => (PRIVATE_APERTURE >> 32) as u32,
-            238 => ((PRIVATE_APERTURE + APERTURE_SIZE - 1) >> 32) as u32,
+            235..=238 => (self.sread64(w, v, lit, k) >> 32) as u32,
             _ => inline_const(v, k).unwrap_or(0) as u32,
         }
     }
@@ -423,10 +475,10 @@ impl<'m, M: Memory> Interp<'m, M> {
                 let l = u64::from(lit.unwrap_or(0));
                 if k == K::F64 { l << 32 } else { l }
             }
-            235 => SHARED_APERTURE,
-            236 => SHARED_APERTURE + APERTURE_SIZE - 1,
-            237 => PRIVATE_APERTURE,
-            238 => PRIVATE_APERTURE + APERTURE_SIZE - 1,
+            235 => w.apertures.shared,
+            236 => w.apertures.shared.wrapping_add(APERTURE_SIZE - 1),
+            237 => w.apertures.private,
+            238 => w.apertures.private.wrapping_add(APERTURE_SIZE - 1),
             251..=253 => u64::from(self.sread(w, v, lit, k)),
             _ => inline_const(v, if k == K::F32 { K::F64 } else { k }).unwrap_or(0),
         }
@@ -1157,3 +1209,28 @@ impl<M: Memory> Interp<'_, M> {
 
 pub(crate) mod valu;
 pub(crate) mod vmem;
+
+#[cfg(test)]
+mod aperture_tests {
+    use super::Apertures;
+
+    /// Worked by hand: KFD's GC 9.4.3 process bases 0x00010002 (LDS
+    /// 1 << 48, scratch 2 << 48, `kfd_init_apertures_v9()`), and
+    /// `init_compute_vmid()`'s 0x60006000 with its documented layout.
+    #[test]
+    fn sh_mem_bases_place_the_apertures() {
+        let a = Apertures::from_sh_mem_bases(0x0001_0002);
+        assert_eq!(
+            (a.shared, a.private),
+            (0x0001_0000_0000_0000, 0x0002_0000_0000_0000)
+        );
+        let b = Apertures::from_sh_mem_bases(0x6000_6000);
+        assert_eq!(
+            (b.shared, b.private),
+            (0x6000_0000_0000_0000, 0x6000_0001_0000_0000)
+        );
+        assert_eq!(b.classify(0x6000_0000_0000_0010), (1, 0x10));
+        assert_eq!(b.classify(0x6000_0001_0000_0020), (2, 0x20));
+        assert_eq!(b.classify(0x7fff_0000_1000), (0, 0x7fff_0000_1000));
+    }
+}

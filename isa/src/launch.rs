@@ -69,6 +69,10 @@ pub struct LaunchConfig {
     pub stop: StopHook,
     /// A wave whose state [`launch_dump`] copies out when it ends.
     pub watch: Option<WaveId>,
+    /// Where the waves' flat addresses reach LDS and scratch: the
+    /// queue's VMID's `SH_MEM_BASES` on a device
+    /// ([`crate::exec::Apertures::from_sh_mem_bases`]).
+    pub apertures: crate::exec::Apertures,
 }
 
 /// The wave states [`launch_dump`] took.
@@ -156,6 +160,7 @@ impl LaunchConfig {
             share: Share::ALL,
             stop: StopHook::NONE,
             watch: None,
+            apertures: crate::exec::Apertures::default(),
         }
     }
 }
@@ -376,9 +381,13 @@ pub fn launch_dump<M: Memory>(
                 ((g / u64::from(ngroups[0])) % u64::from(ngroups[1])) as u32,
                 (g / (u64::from(ngroups[0]) * u64::from(ngroups[1]))) as u32,
             ];
-            resident.push(make_group(
+            let mut group = make_group(
                 &kd, d, cfg.target, id, ngroups, wave_size, nvgpr, scratch, lds_size, entry,
-            ));
+            );
+            for w in &mut group.waves {
+                w.apertures = cfg.apertures;
+            }
+            resident.push(group);
             stats.workgroups += 1;
         }
         if resident.is_empty() {

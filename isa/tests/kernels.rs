@@ -1153,3 +1153,40 @@ fn one_gfx942_dispatch_split_between_xccs() {
         }
     }
 }
+
+/// FLAT accesses reach LDS through the shared aperture the launch names:
+/// with the apertures `SH_MEM_BASES` 0x00010002 gives (what
+/// `update_qpd_v9()` puts in a GC 9.4.3 process's MAP_PROCESS: LDS at
+/// 1 << 48, scratch at 2 << 48), a generic pointer to `__local` slot 0
+/// is 1 << 48 plus its LDS offset, and stores and loads through generic
+/// pointers land in the work-group's LDS. With the interpreter's old
+/// fixed apertures the address would read 0x1000_0000_0000_0000.
+#[test]
+fn flat_lds_uses_the_launchs_shared_aperture() {
+    let ap = barebell_isa::exec::Apertures::from_sh_mem_bases(0x0001_0002);
+    assert_eq!((ap.shared, ap.private), (1 << 48, 2 << 48));
+    let n = 256usize;
+    let a: Vec<i32> = (0..n as i32).collect();
+    each(|t, w| {
+        let (r, _) = run_apertures(
+            t,
+            w,
+            "flat_lds",
+            &[buf(&a), buf(&vec![0i32; n]), buf(&[0u64])],
+            [n as u32, 1, 1],
+            [64, 1, 1],
+            1,
+            &[barebell_isa::launch::Share::ALL],
+            ap,
+        )
+        .unwrap_or_else(|e| panic!("flat_lds on {}: {e}", t.mcpu()));
+        let o: Vec<i32> = from_bytes(&r.bufs[1]);
+        for i in 0..n {
+            let g = i / 64;
+            let next = g * 64 + (i % 64 + 1) % 64;
+            assert_eq!(o[i], 3 * a[next], "flat_lds[{i}] on {}", t.mcpu());
+        }
+        let addr: Vec<u64> = from_bytes(&r.bufs[2]);
+        assert_eq!(addr[0] >> 32, 1 << 16, "{:#x} on {}", addr[0], t.mcpu());
+    });
+}

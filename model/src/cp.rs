@@ -295,6 +295,9 @@ struct Queue {
     tlb: Tlb,
     /// A PM4 queue's read pointer and counters; `None` for AQL queues.
     pm4: Option<pm4::Pm4State>,
+    /// Where its waves' flat addresses reach LDS and scratch (the
+    /// interpreter's default for a rig queue).
+    apertures: barebell_isa::exec::Apertures,
 }
 
 /// Per-queue counters for tests and reports.
@@ -316,6 +319,9 @@ pub struct MecBinding {
     pub descriptor: u64,
     pub space: AddressSpace,
     pub pipe: u8,
+    /// The queue's VMID's `SH_MEM_BASES` as the MEC holds it: where its
+    /// waves' flat addresses reach LDS and scratch.
+    pub sh_mem_bases: u32,
 }
 
 /// How the CP reads one ring slot: the consumer half of the AQL publish
@@ -608,14 +614,18 @@ impl CpModel {
     /// Maps a queue the MEC loaded on one of its pipes: it is woken only
     /// through [`CpModel::ring`] and the polls the registers ask for.
     pub fn bind_mec(&mut self, b: MecBinding) -> Result<usize, CpError> {
-        self.push(
+        let q = self.push(
             b.ring_base,
             b.slots,
             b.descriptor,
             Wake::Routed,
             b.space,
             Some(b.pipe),
-        )
+        )?;
+        if let Some(x) = self.queues.get_mut(q) {
+            x.apertures = barebell_isa::exec::Apertures::from_sh_mem_bases(b.sh_mem_bases);
+        }
+        Ok(q)
     }
 
     fn push(
@@ -653,6 +663,7 @@ impl CpModel {
             stalls: 0,
             tlb: Tlb::default(),
             pm4: None,
+            apertures: barebell_isa::exec::Apertures::default(),
         });
         let r = (|| {
             let read = self
@@ -1410,13 +1421,16 @@ impl CpModel {
         // finds it in its slot through the dispatch pointer. A wave that
         // stops halts the queue before the completion signal is queued.
         if let Work::Dispatch { isa: Some(d), .. } = &work {
-            let space = self
-                .queues
-                .get(q)
-                .map_or(AddressSpace::Identity, |x| x.space);
+            let (space, apertures) = self.queues.get(q).map_or(
+                (
+                    AddressSpace::Identity,
+                    barebell_isa::exec::Apertures::default(),
+                ),
+                |x| (x.space, x.apertures),
+            );
             let view = QueueView::new(&self.dma, self.translator.as_deref(), space);
             self.shader
-                .dispatch(&view, d)
+                .dispatch(&view, d, apertures)
                 .map_err(|fault| CpError::Kernel {
                     queue: q,
                     id: read,

@@ -1309,6 +1309,10 @@ impl Mec {
         }
         let rptr = hqd.rptr_report_address();
         let wptr = hqd.wptr_poll_address();
+        let sh_mem_bases = match space {
+            AddressSpace::Vmid(vmid) => self.sh_mem(vmid).1,
+            _ => 0,
+        };
         let mut cp = self.cp.lock();
         let q = if aql {
             let desc = rptr.wrapping_sub(amdq::READ_DISPATCH_ID);
@@ -1321,6 +1325,7 @@ impl Mec {
                 descriptor: desc,
                 space,
                 pipe: slot.1,
+                sh_mem_bases,
             })
         } else {
             cp.bind_pm4(Pm4Binding {

@@ -886,6 +886,13 @@ impl MecV943 {
             descriptor: rptr.wrapping_sub(amdq::READ_DISPATCH_ID),
             space: AddressSpace::Vmid(q.vmid),
             pipe: q.members.first().map_or(0, |m| m.1.1 as u8),
+            // Every XCC's passed the aperture check above; XCC 0's is
+            // the one the shared dispatch uses.
+            sh_mem_bases: s
+                .xcc
+                .first()
+                .and_then(|e| e.sh_mem.get(&u32::from(q.vmid)))
+                .map_or(0, |v| v.1),
         };
         let bound = {
             let mut cp = self.cp.lock();

@@ -631,6 +631,7 @@ impl Shader {
         &mut self,
         view: &V,
         d: &Dispatch,
+        apertures: barebell_isa::exec::Apertures,
     ) -> Result<Stats, KernelFault> {
         let mut mem = ViewMemory::new(view);
         let mut kb = [0u8; KD_SIZE];
@@ -661,6 +662,7 @@ impl Shader {
                 max_instructions: self.max_instructions,
                 stop: self.stop,
                 watch: self.watch,
+                apertures,
                 share: Share {
                     parts,
                     index,

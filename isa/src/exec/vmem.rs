@@ -313,13 +313,7 @@ impl<M: Memory> Interp<'_, M> {
                     let a = (u64::from(w.vget(addr_r, lane))
                         | u64::from(w.vget(addr_r + 1, lane)) << 32)
                         .wrapping_add(offset as u64);
-                    if (SHARED_APERTURE..SHARED_APERTURE + APERTURE_SIZE).contains(&a) {
-                        (1, a - SHARED_APERTURE)
-                    } else if (PRIVATE_APERTURE..PRIVATE_APERTURE + APERTURE_SIZE).contains(&a) {
-                        (2, a - PRIVATE_APERTURE)
-                    } else {
-                        (0, a)
-                    }
+                    w.apertures.classify(a)
                 }
             }
         };

@@ -272,6 +272,24 @@ pub fn run_shares(
     seed: u64,
     shares: &[Share],
 ) -> Result<(Run, Vec<Stats>), LaunchError> {
+    let ap = barebell_isa::exec::Apertures::default();
+    run_apertures(target, wave64, kernel, args, grid, wg, seed, shares, ap)
+}
+
+/// [`run_shares`] with the waves' LDS and scratch apertures `ap` (what a
+/// device takes from the queue's VMID's `SH_MEM_BASES`).
+#[allow(clippy::too_many_arguments, dead_code)]
+pub fn run_apertures(
+    target: Target,
+    wave64: bool,
+    kernel: &str,
+    args: &[Arg],
+    grid: [u32; 3],
+    wg: [u16; 3],
+    seed: u64,
+    shares: &[Share],
+    ap: barebell_isa::exec::Apertures,
+) -> Result<(Run, Vec<Stats>), LaunchError> {
     let so = build(target, wave64);
     let elf = std::fs::read(&so).unwrap();
     let meta = metadata(&elf);
@@ -389,6 +407,7 @@ pub fn run_shares(
         let mut cfg = LaunchConfig::new(target);
         cfg.seed = seed;
         cfg.share = *share;
+        cfg.apertures = ap;
         let s = launch(&mut mem, &cfg, &d)?;
         stats.workgroups += s.workgroups;
         stats.waves += s.waves;

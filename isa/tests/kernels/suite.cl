@@ -301,3 +301,18 @@ __kernel void dcvt(__global const double *a, __global int *oi, __global float *o
   oi[i] = (int)a[i];
   of[i] = (float)a[i];
 }
+/* Flat (generic) addressing of LDS: each work-item stores through a
+   generic pointer to its __local slot (in functions that take a generic
+   pointer, so the stores and loads stay FLAT), reads its neighbour's
+   back after the barrier, and reports the generic address of slot 0,
+   whose high bits are the shared aperture (src_shared_base). */
+__attribute__((noinline)) void put_flat(int *p, int v) { *p = v; }
+__attribute__((noinline)) int get_flat(const int *p) { return *p; }
+__kernel void flat_lds(__global const int *a, __global int *o, __global ulong *addr) {
+  __local int t[256];
+  uint l = get_local_id(0);
+  put_flat((int *)&t[l], a[get_global_id(0)] * 3);
+  BARRIER();
+  o[get_global_id(0)] = get_flat((int *)&t[(l + 1) & 63]);
+  if (get_global_id(0) == 0) addr[0] = (ulong)(int *)&t[0];
+}

@@ -156,6 +156,7 @@ impl CpModel {
             consumed: 0,
             stalls: 0,
             tlb: super::Tlb::default(),
+            apertures: barebell_isa::exec::Apertures::default(),
             pm4: Some(Pm4State {
                 ring_dwords: b.ring_dwords,
                 rptr_report: b.rptr_report,

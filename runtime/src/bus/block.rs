@@ -153,10 +153,11 @@ mod tests {
         offset: 2,
         base_idx: 1,
     };
+    /// Past the 16 segment bases an `IpBases` holds.
     const FAR: Reg = Reg {
         name: "FAR",
         offset: 0,
-        base_idx: 8,
+        base_idx: 16,
     };
 
     #[test]

@@ -390,10 +390,11 @@ mod tests {
             gc_11_0_0::GRBM_GFX_CNTL.byte_offset(&bases),
             Some((0xA000 + 0x0900) * 4)
         );
+        // Past the MAX_SEGMENTS (16) bases an IpBases holds.
         let bad = Reg {
             name: "X",
             offset: 1,
-            base_idx: 9,
+            base_idx: 16,
         };
         assert_eq!(bad.byte_offset(&bases), None);
         let overflow = Reg {
