@@ -1181,10 +1181,9 @@ fn flat_lds_uses_the_launchs_shared_aperture() {
         )
         .unwrap_or_else(|e| panic!("flat_lds on {}: {e}", t.mcpu()));
         let o: Vec<i32> = from_bytes(&r.bufs[1]);
-        for i in 0..n {
-            let g = i / 64;
-            let next = g * 64 + (i % 64 + 1) % 64;
-            assert_eq!(o[i], 3 * a[next], "flat_lds[{i}] on {}", t.mcpu());
+        for (i, got) in o.iter().enumerate() {
+            let next = i / 64 * 64 + (i % 64 + 1) % 64;
+            assert_eq!(*got, 3 * a[next], "flat_lds[{i}] on {}", t.mcpu());
         }
         let addr: Vec<u64> = from_bytes(&r.bufs[2]);
         assert_eq!(addr[0] >> 32, 1 << 16, "{:#x} on {}", addr[0], t.mcpu());
