@@ -245,6 +245,14 @@ pub const NAVI48: PartDesc = PartDesc {
 // as the Navi parts' NBIO_BASES) because `nbio_v7_9_init_registers()`
 // writes `XCC_DOORBELL_FENCE` and the SDMA doorbell routing writes
 // `S2A_DOORBELL_ENTRY_n_CTRL`, both `BASE_IDX` 5 in `nbio_7_9_0_offset.h`.
+// NBIO lists nine segments, as many as `nbio_7_9_0_offset.h` indexes:
+// `nbio_v7_9_enable_doorbell_aperture()` writes
+// `BIFC_DOORBELL_ACCESS_EN_PF` and `nbio_v7_9_init_registers()`
+// `BIFC_GFX_INT_MONITOR_MASK`, both `BASE_IDX` 8 (as does tinygrad's
+// `AM_SOC.init_hw`, whose register table needs a ninth base for every
+// NBIO 7.9 register to have an address). No register of that header
+// uses segments 6 or 7 (base 0 here); segment 8's base, 0x20000 (dword),
+// is a model value inside BAR5 clear of every other block.
 // The table is version 4 with 64-bit bases whose
 // bits 33:32 carry the AID (Linux keeps only bits 29:0, "Bits > 32
 // follows ASIC specific format").
@@ -315,6 +323,9 @@ pub const MI300_DIES: &[&[IpDesc]] = &[
                 0x10400 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
                 0x241b000 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
                 0x4040000 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
+                0x0 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
+                0x0 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
+                0x20000 + 0 * AID_STRIDE + 0x0 + 0 * AID_TAG,
             ],
         ),
         IpDesc::new(
@@ -397,6 +408,9 @@ pub const MI300_DIES: &[&[IpDesc]] = &[
                 0x10400 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
                 0x241b000 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
                 0x4040000 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
+                0x0 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
+                0x0 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
+                0x20000 + 1 * AID_STRIDE + 0x0 + 1 * AID_TAG,
             ],
         ),
         IpDesc::new(
@@ -479,6 +493,9 @@ pub const MI300_DIES: &[&[IpDesc]] = &[
                 0x10400 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
                 0x241b000 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
                 0x4040000 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
+                0x0 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
+                0x0 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
+                0x20000 + 2 * AID_STRIDE + 0x0 + 2 * AID_TAG,
             ],
         ),
         IpDesc::new(
@@ -561,6 +578,9 @@ pub const MI300_DIES: &[&[IpDesc]] = &[
                 0x10400 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
                 0x241b000 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
                 0x4040000 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
+                0x0 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
+                0x0 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
+                0x20000 + 3 * AID_STRIDE + 0x0 + 3 * AID_TAG,
             ],
         ),
         IpDesc::new(
