@@ -78,12 +78,17 @@ use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, Ordering};
 use spin::Mutex;
 
-/// The PMFW version the model's SMU reports (a model value: at least
-/// 85.115.0, so Linux would pick the primary sOS set,
-/// `psp_init_sos_base_fw()`).
+mod am;
 mod build;
+mod stored;
 
-pub const PMFW_VERSION: u32 = 0x0055_7300;
+pub use am::RefusalMark943;
+
+/// The PMFW version the model's SMU reports by default (a model value:
+/// at least 85.115.0, so Linux would pick the primary sOS set,
+/// `psp_v13_0_is_aux_sos_load_required()`); a part description may give
+/// another ([`crate::psp::firmware::PartFirmware::pmfw`]).
+pub const PMFW_VERSION: u32 = crate::psp::mp13_0_6::PRIMARY_SOS_MIN_PMFW;
 /// `regMP0_SMN_C2PMSG_32` and `_103` (BASE_IDX 0) of `mp_13_0_6_offset.h`:
 /// the MP0 mailbox registers, all routed to the PSP model.
 pub const MP0_C2PMSG_FIRST: u32 = 0x0060;
@@ -182,6 +187,11 @@ pub struct Gc943 {
     /// What the model's HWS-to-engine step refused, in order.
     sdma_refusals: Mutex<Vec<String>>,
     unclaimed: Arc<Unclaimed>,
+    /// The refusal log the IH, SDMA and SMU models share.
+    log: Arc<crate::soc::RefusalLog>,
+    /// Whether a second driver wants registers no block claims refused
+    /// (`am::set_strict`).
+    strict: AtomicBool,
     /// The device fell off the bus (the router's fault switch).
     gone: Arc<AtomicBool>,
 }
@@ -197,10 +207,12 @@ impl core::fmt::Debug for Gc943 {
 pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
     let (part, clock, memory) = (x.part, x.clock, x.memory);
     let (table, _) = discovery::build(&part.firmware.desc);
+    am::place_discovery(part.firmware.vram_mib, memory, &table);
     let window = Arc::new(VramWindow::new(clock, part.firmware.vram_mib, table));
     let i = build::instances_of(part)?;
     let (gfxhubs, mmhubs) = build::hubs(part, &i);
-    let psp = build::psp(clock, x.files, &i, &mmhubs[0], memory)?;
+    let pmfw = part.firmware.pmfw.unwrap_or(PMFW_VERSION);
+    let psp = build::psp(clock, x.files, &i, &mmhubs[0], memory, pmfw)?;
     let rlc_mec = Arc::new(RlcMecV943::new(
         clock,
         i.xccs.iter().map(|x| bases8(x)).collect(),
@@ -219,7 +231,7 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
         bus_master: bus_master.clone(),
         pci: pci.clone(),
     };
-    let smu = build::smu(clock, &i, scope, log)?;
+    let smu = build::smu(clock, &i, scope, log.clone(), pmfw)?;
     let (mec, xlate) = build::mec(clock, x.seed, &i, &rlc_mec, &gfxhubs, memory, x.chunk_bus);
     build::connect_sdma(clock, &sdma, &mmhubs, &xlate, &mec, &nbios[0])?;
     // Doorbells reach the CP block through AID 0's NBIO aperture.
@@ -250,6 +262,18 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
     let index_data = nbios[0].index_pair().ok_or(ModelError::Register {
         name: "BIF_BX0_PCIE_INDEX2/DATA2",
     })?;
+    // The RSMU pair too: `nbio_7_9_0_offset.h` defines it where NBIO
+    // 4.3 has it, and tinygrad's AM sends every register past BAR5
+    // through it on every part (`AMDev.rreg`/`indirect_rreg`).
+    let index_data2 = {
+        use crate::socregs::nbio_7_9_0::{BIF_BX_PF0_RSMU_DATA, BIF_BX_PF0_RSMU_INDEX};
+        i.nbifs.first().and_then(|n| {
+            let b = barebell::regs::IpBases(bases8(n));
+            BIF_BX_PF0_RSMU_INDEX
+                .byte_offset(&b)
+                .zip(BIF_BX_PF0_RSMU_DATA.byte_offset(&b))
+        })
+    };
     let gc = Gc943 {
         gfxhubs,
         mmhubs,
@@ -263,12 +287,15 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
         sdma,
         sdma_refusals: Mutex::new(Vec::new()),
         unclaimed,
+        log,
+        strict: AtomicBool::new(false),
         gone: router.gone_flag(),
     };
     Ok(super::Built {
         gc: Box::new(gc),
         router,
         index_data,
+        index_data2,
         psp,
         ih,
         pci,

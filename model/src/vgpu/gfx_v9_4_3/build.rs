@@ -3,8 +3,8 @@
 //! part description, in the order [`super::build`] lists them.
 
 use super::{
-    MP0_C2PMSG_FIRST, MP0_C2PMSG_LAST, PMFW_VERSION, SDMA_FW, SDMA_PER_AID, SdmaPort9, Unclaimed,
-    Xlate, bases8, instances,
+    MP0_C2PMSG_FIRST, MP0_C2PMSG_LAST, SDMA_FW, SDMA_PER_AID, SdmaPort9, Unclaimed, Xlate, bases8,
+    instances,
 };
 use crate::SimClock;
 use crate::cp::CpModel;
@@ -120,8 +120,13 @@ pub(super) fn psp(
     i: &Instances,
     mmhub0: &Arc<HubV9Model>,
     memory: &HostMemory,
+    pmfw: u32,
 ) -> Result<Arc<PspModel>, ModelError> {
-    let expect = crate::psp::mp13_0_6::expect(&mut |name| files.load(name), false)?;
+    // The sOS set the bootloader takes follows the PMFW the SMU runs:
+    // the auxiliary one below 85.115.0
+    // (`psp_v13_0_is_aux_sos_load_required()`).
+    let aux = pmfw < crate::psp::mp13_0_6::PRIMARY_SOS_MIN_PMFW;
+    let expect = crate::psp::mp13_0_6::expect(&mut |name| files.load(name), aux)?;
     Ok(Arc::new(PspModel::new(
         clock,
         PspPlacement {
@@ -222,6 +227,7 @@ pub(super) fn smu(
     i: &Instances,
     r: ResetScope,
     log: Arc<RefusalLog>,
+    pmfw: u32,
 ) -> Result<Arc<SmuModel>, ModelError> {
     let bm = r.bus_master.clone();
     let hooks = crate::smu::SmuHooks {
@@ -244,8 +250,8 @@ pub(super) fn smu(
             clock,
             crate::smu::Mp1::V13_0_6,
             &IpBases(bases8(mp1)),
-            PMFW_VERSION,
-            crate::smu::DpmTables(Vec::new()),
+            pmfw,
+            crate::smu::DpmTables::mi300(),
             hooks,
             log,
         )
@@ -359,6 +365,10 @@ pub(super) fn router(r: &Routed<'_>, rest: &Arc<Unclaimed>) -> Router {
         r.psp.clone(),
     );
     let mut claim = |offs: &mut dyn Iterator<Item = usize>, to: Bus| router.claim(offs, &to);
+    // Registers kept as written (see `stored`), before the blocks that
+    // model a register, so a block's claim wins.
+    let stored = Arc::new(super::stored::Stored::new(&r.i.xccs, &r.i.sdma, &r.i.nbifs));
+    claim(&mut stored.offsets().into_iter(), stored.clone());
     claim(&mut r.rlc_mec.offsets().into_iter(), r.rlc_mec.clone());
     claim(&mut r.mec.offsets().into_iter(), r.mec.clone());
     for (n, model) in r.i.nbifs.iter().zip(r.nbios) {
