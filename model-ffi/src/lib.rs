@@ -570,6 +570,25 @@ pub unsafe extern "C" fn vgpu_service(v: *mut Vgpu) -> i32 {
 mod tests {
     use super::*;
 
+    /// Every part the model builds is served (the ABI refused MI300X
+    /// before): the new device has the discovery table where the IFWI
+    /// leaves it, VRAM size − 64 KiB (`amdgpu_discovery_read_binary_from_mem()`),
+    /// starting with `BINARY_SIGNATURE` 0x28211407 (`discovery.h`).
+    #[test]
+    fn mi300x_is_served_with_its_discovery_table_in_vram() {
+        for part in ["mi300x", "mi308x"] {
+            let v = Vgpu::new(part, 0, VGPU_STRICT | VGPU_PMFW_BEFORE_PRIMARY_SOS)
+                .unwrap_or_else(|e| panic!("{part}: {e}"));
+            let vram = v.gpu.vram();
+            let at = vram.len - (64 << 10);
+            // SAFETY: `at + 4` lies inside the VRAM backing the device owns.
+            let sig =
+                unsafe { core::ptr::read_unaligned(vram.host.as_ptr().add(at) as *const u32) };
+            assert_eq!(sig, 0x2821_1407, "{part}");
+            assert!(Blocks::of(&v.gpu).is_some_and(|b| b.refusals().is_empty()));
+        }
+    }
+
     #[test]
     fn config_space_reaches_the_pcie_capability() {
         let c = config_space(0x744C);
