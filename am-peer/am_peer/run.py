@@ -142,13 +142,14 @@ def main(argv=None) -> int:
   dev = pcidev.VirtualPCIDevice(backend, tracer, pcibus=f"vgpu:{a.part}")
 
   from tinygrad.runtime.support.am.amdev import AMDev
-  t0, ok, err = time.perf_counter(), False, None
+  t0, ok, err, before = time.perf_counter(), False, None, []
   sys.setprofile(step_hook(tracer))
   try:
     adev = AMDev(dev)
     tracer.step("boot done (AMDev.__init__ returned)")
     boot_writes = tracer.writes
     if not a.no_queues: create_queues(adev, dev, tracer, probe=cbackend is not None)
+    before = [f"before teardown, {h}" for h in getattr(backend, "hqds", [])] if a.teardown else []
     if a.teardown:
       # AM's own teardown (what `AMDDevice.finalize` calls): SDMA and GFX
       # fini_hw (the HQDs dequeued), clocks to level 0, the IH drained,
@@ -175,7 +176,7 @@ def main(argv=None) -> int:
   if err: print(f"  stopped: {err}")
   for r in refusals: print(f"  refused: {r}")
   for name, got, pin in fw.differing(): print(f"  firmware {name}: Debian sha256 {got[:16]} != AM pin {pin[:16]}")
-  for h in getattr(backend, "hqds", []): print(f"  {h}")
+  for h in before + getattr(backend, "hqds", []): print(f"  {h}")
   if hasattr(backend, "unruled"):
     print(f"  registers AM touched: {len(backend.touched)}; answered by a rule: {len(backend.touched) - len(backend.unruled())}; "
           f"plain storage: {len(backend.unruled())}")

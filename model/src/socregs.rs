@@ -281,7 +281,9 @@ table! {
     /// `gfx_v9_4_3_init_golden_registers()`, the clock-gating and CP
     /// interrupt paths) and tinygrad's AM (`AM_GFX.init_hw`,
     /// `set_clockgating_state`, `AMDev.__init__`'s boot flags) write on
-    /// every XCC, whose effect the model does not model: stored as written
+    /// every XCC (`SPI_COMPUTE_QUEUE_RESET`: `gfx_v9_4_3.c` and
+    /// `amdgpu_amdkfd_gfx_v9.c` queue resets, AM's `_dequeue_hqds`),
+    /// whose effect the model does not model: stored as written
     /// ([`crate::vgpu::gfx_v9_4_3`]'s named store). `CP_STAT` reads 0
     /// (the CP idle, *model value*).
     gc_9_4_3_stored, "gc_9_4_3_offset.h";
@@ -292,6 +294,7 @@ table! {
     TCP_CNTL = 0x0b02, 0;
     CP_INT_CNTL = 0x1049, 0;
     TCP_UTCL1_CNTL2 = 0x12b6, 0;
+    SPI_COMPUTE_QUEUE_RESET = 0x11db, 0;
     SCRATCH_REG6 = 0x2046, 1;
     SCRATCH_REG7 = 0x2047, 1;
     RLC_CGTT_MGCG_OVERRIDE = 0x4c48, 1;
@@ -313,8 +316,10 @@ table! {
     /// `AM_SOC.doorbell_enable`), the BIF doorbell range entries and the
     /// segment-8 enables (`nbio_v7_9_enable_doorbell_aperture()`:
     /// `BIFC_DOORBELL_ACCESS_EN_PF`; `nbio_v7_9_init_registers()`:
-    /// `BIFC_GFX_INT_MONITOR_MASK`).
+    /// `BIFC_GFX_INT_MONITOR_MASK`), the RAS interrupt status
+    /// (`BIF_BX0_BIF_DOORBELL_INT_CNTL`, `nbio_v7_9.c`, AM's IH handler).
     nbio_7_9_0_stored, "nbio_7_9_0_offset.h";
+    BIF_BX0_BIF_DOORBELL_INT_CNTL = 0x00fe, 2;
     S2A_DOORBELL_ENTRY_1_CTRL = 0x7a81, 5;
     S2A_DOORBELL_ENTRY_2_CTRL = 0x7a82, 5;
     S2A_DOORBELL_ENTRY_5_CTRL = 0x7a85, 5;
