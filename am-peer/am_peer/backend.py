@@ -8,12 +8,13 @@ a refusal: its text comes from vgpu_last_error and is raised, never ignored.
 import ctypes
 
 VGPU_STRICT = 1  # ABI.md flags
+VGPU_PMFW_BEFORE_PRIMARY_SOS = 2
 
 class ModelRefused(Exception):
   """The model refused an access (its message is the model's)."""
 
 class CBackend:
-  def __init__(self, path: str, part: str, seed: int = 0, strict: bool = True):
+  def __init__(self, path: str, part: str, seed: int = 0, strict: bool = True, old_pmfw: bool = False):
     lib = self.lib = ctypes.CDLL(path)
     P, u8p = ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint8)
     sig = {
@@ -35,7 +36,7 @@ class CBackend:
     for name, (res, args) in sig.items():
       fn = getattr(lib, name)
       fn.restype, fn.argtypes = res, args
-    self.h = lib.vgpu_new(part.encode(), seed, VGPU_STRICT if strict else 0)
+    self.h = lib.vgpu_new(part.encode(), seed, (VGPU_STRICT if strict else 0) | (VGPU_PMFW_BEFORE_PRIMARY_SOS if old_pmfw else 0))
     if not self.h: raise ModelRefused(f"vgpu_new({part!r}) failed: unknown part or no memory")
     n = lib.vgpu_bar_len(self.h, 0)
     self._vram = (ctypes.c_uint8 * n).from_address(ctypes.addressof(lib.vgpu_vram_ptr(self.h).contents))

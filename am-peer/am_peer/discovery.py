@@ -45,3 +45,7 @@ def find(ips: list[Ip], name: str, inst: int = 0) -> Ip:
   for ip in ips:
     if ip.hw_id == HWID[name] and ip.instance == inst: return ip
   raise KeyError(f"no {name} instance {inst} in the discovery table")
+
+def find_all(ips: list[Ip], name: str) -> list[Ip]:
+  """Every instance of `name`, in instance order."""
+  return sorted((ip for ip in ips if ip.hw_id == HWID[name]), key=lambda ip: ip.instance)

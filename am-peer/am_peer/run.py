@@ -85,12 +85,16 @@ def create_queues(adev, pci_dev, tracer, probe: bool):
   # amd_queue_t read_dispatch_id / write_dispatch_id offsets (ROCR
   # amd_hsa_queue.h: 128 and 56), which AMDDevice.create_queue passes as rptr/wptr.
   rptr_off, wptr_off = 128, 56
-  tracer.step("harness: compute queue (PCIIface.create_queue, KFD_IOC_QUEUE_TYPE_COMPUTE)")
+  # AMDDevice.__init__: `is_aql = getenv("AMD_AQL", int(self.xccs > 1))`, so
+  # a multi-XCC part (MI300X, MI308X) gets an AQL queue on every XCC.
+  aql = adev.gfx.xccs > 1
+  tracer.step(f"harness: compute queue (PCIIface.create_queue, KFD_IOC_QUEUE_TYPE_COMPUTE{'_AQL' if aql else ''})")
   ring, gart, eop = alloc(16 << 20), alloc(0x100), alloc(0x1000, cpu_access=False)
-  db = adev.gfx.setup_ring(ring.va_addr, ring.size, gart.va_addr + rptr_off, gart.va_addr + wptr_off, eop.va_addr, eop.size, False, False)
-  tracer.note(f"compute queue: ring VA {ring.va_addr:#x} (VRAM {ring.paddrs[0][0]:#x}), doorbell index {db}")
-  # The responder runs no queue; only the model's CP can answer the probe.
-  if probe: probe_compute_queue(adev, ring, gart, db, wptr_off, tracer)
+  db = adev.gfx.setup_ring(ring.va_addr, ring.size, gart.va_addr + rptr_off, gart.va_addr + wptr_off, eop.va_addr, eop.size, aql, aql)
+  tracer.note(f"compute queue: ring VA {ring.va_addr:#x} (VRAM {ring.paddrs[0][0]:#x}), doorbell index {db}, {'AQL' if aql else 'PM4'}")
+  # The responder runs no queue; only the model's CP can answer the probe
+  # (a PM4 packet: the AQL queue of a multi-XCC part takes none).
+  if probe and not aql: probe_compute_queue(adev, ring, gart, db, wptr_off, tracer)
   tracer.step("harness: SDMA queue 0 (PCIIface.create_queue, KFD_IOC_QUEUE_TYPE_SDMA)")
   sring, sgart = alloc(16 << 20), alloc(0x100)
   sdb = adev.sdma.setup_ring(sring.va_addr, sring.size, sgart.va_addr + rptr_off, sgart.va_addr + wptr_off, 0)
@@ -99,7 +103,7 @@ def create_queues(adev, pci_dev, tracer, probe: bool):
 
 def main(argv=None) -> int:
   ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-  ap.add_argument("--part", choices=["navi31", "navi48"], required=True)
+  ap.add_argument("--part", choices=["navi31", "navi48", "mi300x", "mi308x"], required=True)
   ap.add_argument("--backend", default="responder", help="'responder' or the path of the model's cdylib (ABI.md)")
   ap.add_argument("--discovery", help="discovery binary (default: dumped from the model by cargo)")
   ap.add_argument("--nbio-seg5", default="0x04040000", help="sixth NBIO base added to the model's table, or 'none'")
@@ -107,6 +111,7 @@ def main(argv=None) -> int:
   ap.add_argument("--linux", help="extracted Linux 6.12 tree (default target/artifacts/linux-6.12, from `cargo xtask headers`)")
   ap.add_argument("--strict", action="store_true", help="a refused handshake stops the run")
   ap.add_argument("--no-queues", action="store_true", help="stop at AM's boot done")
+  ap.add_argument("--teardown", action="store_true", help="then run AM's teardown, AMDev.fini")
   ap.add_argument("--out", help="trace file (default: stdout summary only)")
   a = ap.parse_args(argv)
 
@@ -116,7 +121,10 @@ def main(argv=None) -> int:
     # The model: its own discovery table, where its IFWI leaves it (VRAM
     # size - 64 KiB, amdgpu_discovery.c), names the trace's registers.
     from .backend import CBackend
-    cbackend = CBackend(a.backend, a.part, seed=0, strict=a.strict)
+    # MI300: tinygrad's AM loads the sOS bundle's auxiliary set, which
+    # Linux loads only below PMFW 85.115.0; the model's SMU then reports
+    # such a PMFW so its PSP expects that set (ABI.md).
+    cbackend = CBackend(a.backend, a.part, seed=0, strict=a.strict, old_pmfw=a.part.startswith("mi3"))
     vram = cbackend.vram()
     disc = a.discovery and pathlib.Path(a.discovery).read_bytes() or bytes(vram[len(vram) - (64 << 10):])
   else:
@@ -134,13 +142,20 @@ def main(argv=None) -> int:
   dev = pcidev.VirtualPCIDevice(backend, tracer, pcibus=f"vgpu:{a.part}")
 
   from tinygrad.runtime.support.am.amdev import AMDev
-  t0, ok, err = time.perf_counter(), False, None
+  t0, ok, err, before = time.perf_counter(), False, None, []
   sys.setprofile(step_hook(tracer))
   try:
     adev = AMDev(dev)
     tracer.step("boot done (AMDev.__init__ returned)")
     boot_writes = tracer.writes
     if not a.no_queues: create_queues(adev, dev, tracer, probe=cbackend is not None)
+    before = [f"before teardown, {h}" for h in getattr(backend, "hqds", [])] if a.teardown else []
+    if a.teardown:
+      # AM's own teardown (what `AMDDevice.finalize` calls): SDMA and GFX
+      # fini_hw (the HQDs dequeued), clocks to level 0, the IH drained,
+      # SCRATCH_REG6 finalized. The diff compares it on its own.
+      tracer.step("harness: teardown (AMDev.fini)")
+      adev.fini()
     ok = True
   except Exception as e:  # the run's outcome is reported, not hidden
     import traceback
@@ -161,7 +176,7 @@ def main(argv=None) -> int:
   if err: print(f"  stopped: {err}")
   for r in refusals: print(f"  refused: {r}")
   for name, got, pin in fw.differing(): print(f"  firmware {name}: Debian sha256 {got[:16]} != AM pin {pin[:16]}")
-  for h in getattr(backend, "hqds", []): print(f"  {h}")
+  for h in before + getattr(backend, "hqds", []): print(f"  {h}")
   if hasattr(backend, "unruled"):
     print(f"  registers AM touched: {len(backend.touched)}; answered by a rule: {len(backend.touched) - len(backend.unruled())}; "
           f"plain storage: {len(backend.unruled())}")

@@ -29,12 +29,17 @@ class Symbols:
     self.by_dw: dict[int, tuple[str, str]] = {}
     self.by_name: dict[str, int] = {}
     self.fields: dict[str, dict[str, tuple[int, int]]] = {}
-    for block, prefix, hw in mods:
-      ip = discovery.find(ips, hw)
+    # SDMA 4.4.2 (MI300) has its own register module; on Navi the SDMA
+    # registers are in the GC module.
+    if gc < (10, 0, 0): mods.append(("SDMA", "sdma", "SDMA0"))
+    for block, prefix, hw, ip in ((b, p, h, ip) for b, p, h in mods for ip in discovery.find_all(ips, h)):
       ver = (11, 0, 0) if block == "MP1" else ip.version
       for name, (offset, segment, fields) in import_module(prefix, ver, submod="regs").items():
         if segment >= len(ip.bases): continue
-        dw, short = ip.bases[segment] + offset, strip(name)
+        # Every instance (MI300's XCCs, AIDs, SDMAs), its bases as Linux
+        # keeps them (bits 29:0, `amdgpu_discovery_reg_base_init()`):
+        # the address the register is reached at.
+        dw, short = (ip.bases[segment] & 0x3FFFFFFF) + offset, strip(name)
         if block == "MP1" and not short.startswith("MP1_"): continue  # AM uses only the MP1 mailbox from this module
         blk = "SDMA" if block == "GC" and short.startswith("SDMA") else "MP1" if short.startswith("MP1_") else block
         self.by_dw.setdefault(dw, (blk, short))

@@ -46,7 +46,11 @@ class Tracer:
     else: self.reads += 1
     n = self.symbols.name(dw) if self.symbols else None
     if n and n[1] == "BIF_BX_PF0_RSMU_INDEX" and write:
-      self._rsmu = value
+      # The index register holds 32 bits: AM writes `reg * 4` of a base
+      # that may carry the AID tag in bits 33:32 (MI300's 64-bit bases),
+      # and the register reached is the low 32 bits' (BAR5 stores are
+      # 32-bit, pcidev.RegisterBar).
+      self._rsmu = value & 0xFFFFFFFF
       return
     if n and n[1] == "BIF_BX_PF0_RSMU_DATA" and self._rsmu is not None:
       dw = self._rsmu // 4

@@ -44,6 +44,9 @@ pub struct Access {
     /// The `GRBM_GFX_CNTL` selection a banked register was accessed
     /// under (`None` for registers that are not banked).
     pub bank: Option<u32>,
+    /// Made by the teardown (barebell's `step teardown` reports, AM's
+    /// `AMDev.fini`), compared on its own.
+    pub teardown: bool,
 }
 
 /// Register families `GRBM_GFX_CNTL` banks (per queue, pipe or VMID).
@@ -137,6 +140,7 @@ fn access(line: &str) -> Option<Access> {
         offset,
         value,
         bank: None,
+        teardown: false,
     })
 }
 
@@ -148,6 +152,11 @@ pub fn parse(text: &str) -> Trace {
     let (mut any, mut wrote) = (false, false);
     // The last GRBM_GFX_CNTL value written (0 selects me 0 pipe 0 queue 0).
     let mut selected = 0u32;
+    // AM: after `## AMDev.fini` (or the harness's teardown marker) every
+    // access is the teardown's. barebell: the accesses before a `step
+    // teardown` report, back to the previous report, are.
+    let mut in_teardown = false;
+    let mut since_report = 0usize;
     let push = |t: &mut Trace, s: &'static str| {
         if !t.steps.contains(&s) {
             t.steps.push(s);
@@ -158,6 +167,9 @@ pub fn parse(text: &str) -> Trace {
         // belong to it. A marker no step claims (a helper such as AM's
         // flush_hdp) leaves the current step as it is.
         if let Some(m) = line.strip_prefix("## ") {
+            if m.starts_with("AMDev.fini") || m.starts_with("harness: teardown") {
+                in_teardown = true;
+            }
             if let Some(s) = step_of(m) {
                 current = Some(s);
             }
@@ -167,6 +179,12 @@ pub fn parse(text: &str) -> Trace {
         // barebell: `step <name>: ...` reports a step done; the accesses
         // before it belong to it.
         if let Some(m) = line.strip_prefix("step ") {
+            if m.starts_with("teardown") {
+                for a in t.accesses.iter_mut().skip(since_report) {
+                    a.teardown = true;
+                }
+            }
+            since_report = t.accesses.len();
             if let Some(s) = step_of(m)
                 && (wrote || (any && s == "discovery"))
             {
@@ -188,9 +206,11 @@ pub fn parse(text: &str) -> Trace {
             // init_sw functions long before it programs them.
             if let Some(s) = current
                 && (a.write || s == "discovery")
+                && !in_teardown
             {
                 push(&mut t, s);
             }
+            a.teardown = in_teardown;
             t.accesses.push(a);
         }
     }
@@ -241,9 +261,14 @@ type Key = (u64, Option<u32>);
 fn finals(
     t: &Trace,
     named: &BTreeMap<u64, (String, String)>,
+    teardown: bool,
 ) -> BTreeMap<Key, (String, String, u32)> {
     let mut m: BTreeMap<Key, (String, String, u32)> = BTreeMap::new();
-    for a in t.accesses.iter().filter(|a| a.write) {
+    for a in t
+        .accesses
+        .iter()
+        .filter(|a| a.write && a.teardown == teardown)
+    {
         let e = m
             .entry((a.offset, a.bank))
             .or_insert_with(|| (a.block.clone(), a.name.clone(), a.value));
@@ -260,7 +285,8 @@ fn finals(
 /// The diff report (`a_name` and `b_name` label the sides).
 pub fn diff(a_name: &str, a: &Trace, b_name: &str, b: &Trace) -> String {
     let named = names([a, b]);
-    let (fa, fb) = (finals(a, &named), finals(b, &named));
+    // Boot-time values: what each side leaves before its teardown.
+    let (fa, fb) = (finals(a, &named, false), finals(b, &named, false));
     // Per block: (only A, only B, differing, same, masked)
     #[derive(Default)]
     struct Block {
@@ -321,7 +347,11 @@ pub fn diff(a_name: &str, a: &Trace, b_name: &str, b: &Trace) -> String {
     let _ = writeln!(out, "step order B: {}", b.steps.join(", "));
     let _ = writeln!(
         out,
-        "\nper block: written by A only / by B only / both, final values differ / both, equal / both, address (masked)"
+        "\nboot-time values (the last write before each side's teardown)"
+    );
+    let _ = writeln!(
+        out,
+        "per block: written by A only / by B only / both, final values differ / both, equal / both, address (masked)"
     );
     for (name, b) in &blocks {
         let _ = writeln!(
@@ -350,7 +380,50 @@ pub fn diff(a_name: &str, a: &Trace, b_name: &str, b: &Trace) -> String {
             }
         }
     }
+    teardown_section(&mut out, a, b, &named, label);
     out
+}
+
+/// The teardowns compared on their own: per register either side writes
+/// there, the value its teardown leaves (`-`: that side's teardown does
+/// not write it).
+fn teardown_section(
+    out: &mut String,
+    a: &Trace,
+    b: &Trace,
+    named: &BTreeMap<u64, (String, String)>,
+    label: impl Fn(&str, Key) -> String,
+) {
+    let (ta, tb) = (finals(a, named, true), finals(b, named, true));
+    let count = |t: &Trace| t.accesses.iter().filter(|x| x.write && x.teardown).count();
+    let _ = writeln!(
+        out,
+        "\n== teardown (A: {} writes to {} registers; B: {} writes to {} registers)",
+        count(a),
+        ta.len(),
+        count(b),
+        tb.len()
+    );
+    let keys: std::collections::BTreeSet<&Key> = ta.keys().chain(tb.keys()).collect();
+    let show =
+        |v: Option<&(String, String, u32)>| v.map_or("-".to_string(), |x| format!("{:#010x}", x.2));
+    for k in keys {
+        let x = ta.get(k).or_else(|| tb.get(k));
+        let name = x.map(|x| x.1.as_str()).unwrap_or("");
+        let block = x.map(|x| x.0.as_str()).unwrap_or("");
+        let _ = writeln!(
+            out,
+            "  {}{}: {} vs {}",
+            if block.is_empty() {
+                String::new()
+            } else {
+                format!("{block} ")
+            },
+            label(name, *k),
+            show(ta.get(k)),
+            show(tb.get(k))
+        );
+    }
 }
 
 /// `barebell trace diff A B`.
@@ -384,6 +457,29 @@ mod tests {
 
     const A: &str = "  W NBIO.FOO @0x10 = 0x00000001\n  W GC.CP_MQD_BASE_ADDR @0x20 = 0x00001000\n  W GC.BAR @0x30 = 0x00000005\n  R GC.BAR @0x30 = 0x00000005\nstep nbio: x\n";
     const B: &str = "## AM_GMC.init_hw\n  W MMHUB.X @0x50 = 0x1\n## AM_SOC.init_hw\n  W GC.CP_MQD_BASE_ADDR @0x20 = 0x00002000\n  W GC.BAR @0x30 = 0x00000007\n  W [0x40] = 0x00000000\n  M VRAM @0x0 = 0x1\n";
+
+    /// Boot-time values are the last before the teardown; the teardown's
+    /// writes are listed on their own (barebell: the accesses before a
+    /// `step teardown` report; AM: after `## AMDev.fini`).
+    #[test]
+    fn the_teardown_is_compared_on_its_own() {
+        let a = "  W GC.CP_MEC_RS64_CNTL @0x10 = 0x3c000000\nstep rlc: x\n  W GC.CP_MEC_RS64_CNTL @0x10 = 0x400f0010\nstep teardown: halt MEC\n";
+        let b = "## AM_GFX.init_hw\n  W GC.CP_MEC_RS64_CNTL @0x10 = 0x04000000\n## AMDev.fini\n  W GC.SCRATCH_REG6 @0x20 = 0x0\n";
+        let r = diff("A", &parse(a), "B", &parse(b));
+        assert!(
+            r.contains("CP_MEC_RS64_CNTL @0x10: 0x3c000000 vs 0x04000000"),
+            "{r}"
+        );
+        assert!(
+            r.contains("== teardown (A: 1 writes to 1 registers; B: 1 writes to 1 registers)"),
+            "{r}"
+        );
+        assert!(
+            r.contains("GC CP_MEC_RS64_CNTL @0x10: 0x400f0010 vs -"),
+            "{r}"
+        );
+        assert!(r.contains("GC SCRATCH_REG6 @0x20: - vs 0x00000000"), "{r}");
+    }
 
     #[test]
     fn parses_both_trace_forms() {

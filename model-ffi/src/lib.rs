@@ -17,6 +17,8 @@
 
 use barebell::platform::Platform;
 use barebell_bringup::FirmwareDir;
+use barebell_model::vgpu::gfx_v9_4_3::{Gc943, RefusalMark943};
+use barebell_model::vgpu::gfx_v11_0::Gfx11;
 use barebell_model::vgpu::{HostMemory, REGS_BYTES, RefusalMark};
 use barebell_model::{Seed, VirtualGpu, parts};
 use core::ffi::{c_char, c_void};
@@ -27,6 +29,15 @@ use std::sync::Mutex;
 
 /// `flags` bit: refuse what the sources say hardware refuses (ABI.md).
 pub const VGPU_STRICT: u32 = 1;
+/// `flags` bit (MP1 13.0.6 parts): the SMU reports PMFW 85.114.0, below
+/// the 85.115.0 from which Linux loads the primary sOS set
+/// (`psp_v13_0_is_aux_sos_load_required()`), so the PSP takes the
+/// auxiliary set, the one tinygrad's AM loads (`AMFirmware.__init__`
+/// keeps the last descriptor of each type, the auxiliary set's). A
+/// model value chosen for that agreement.
+pub const VGPU_PMFW_BEFORE_PRIMARY_SOS: u32 = 2;
+/// The PMFW version [`VGPU_PMFW_BEFORE_PRIMARY_SOS`] gives (85.114.0).
+const PMFW_BEFORE_PRIMARY_SOS: u32 = 0x0055_7200;
 
 /// Status codes (ABI.md: 0 = done, non-zero = refused).
 pub const OK: i32 = 0;
@@ -43,12 +54,73 @@ const CONFIG_BYTES: usize = 4096;
 const PCI_COMMAND: usize = 0x04;
 const PCI_COMMAND_MASTER: u32 = 0x4;
 
+/// The GC generation's block models a second driver reaches: the
+/// model's one [`VirtualGpu`] builds either, by the part's GC version.
+enum Blocks<'a> {
+    /// GC 11 / GC 12 (Navi3x, Navi4x).
+    Gfx11(&'a Gfx11),
+    /// GC 9.4.3 (MI300X, MI308X).
+    Gc943(&'a Gc943),
+}
+
+/// Where the refusal lists stood, per generation.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    Gfx11(RefusalMark),
+    Gc943(RefusalMark943),
+}
+
+impl Blocks<'_> {
+    fn of(gpu: &VirtualGpu) -> Option<Blocks<'_>> {
+        gpu.gfx11()
+            .map(Blocks::Gfx11)
+            .or_else(|| gpu.gc_9_4_3().map(Blocks::Gc943))
+    }
+    fn set_strict(&self, on: bool) {
+        match self {
+            Blocks::Gfx11(g) => g.set_strict(on),
+            Blocks::Gc943(g) => g.set_strict(on),
+        }
+    }
+    fn mark(&self) -> Mark {
+        match self {
+            Blocks::Gfx11(g) => Mark::Gfx11(g.refusal_mark()),
+            Blocks::Gc943(g) => Mark::Gc943(g.refusal_mark()),
+        }
+    }
+    fn since(&self, mark: Mark) -> Vec<String> {
+        match (self, mark) {
+            (Blocks::Gfx11(g), Mark::Gfx11(m)) => g.refusals_since(m),
+            (Blocks::Gc943(g), Mark::Gc943(m)) => g.refusals_since(m),
+            _ => Vec::new(),
+        }
+    }
+    fn refusals(&self) -> Vec<String> {
+        match self {
+            Blocks::Gfx11(g) => g.refusals(),
+            Blocks::Gc943(g) => g.refusals(),
+        }
+    }
+    fn status(&self) -> String {
+        match self {
+            Blocks::Gfx11(g) => g.am_status(),
+            Blocks::Gc943(g) => g.am_status(),
+        }
+    }
+    fn doorbell_write(&self, byte_offset: u64, value: u64) -> Result<(), String> {
+        match self {
+            Blocks::Gfx11(g) => g.doorbell_write(byte_offset, value),
+            Blocks::Gc943(g) => g.doorbell_write(byte_offset, value),
+        }
+    }
+}
+
 /// One virtual GPU behind the C ABI.
 pub struct Vgpu {
     gpu: VirtualGpu,
     strict: bool,
     /// Refusals reported so far.
-    seen: Mutex<RefusalMark>,
+    seen: Mutex<Mark>,
     last_error: Mutex<String>,
     config: Mutex<[u8; CONFIG_BYTES]>,
     /// Next free byte of the DMA region handed out by `vgpu_dma_alloc`.
@@ -88,10 +160,14 @@ fn config_space(device_id: u16) -> [u8; CONFIG_BYTES] {
 }
 
 /// Device ids (model values: the RX 7900 XTX's 0x744C, the RX 9070 XT's
-/// 0x7550, as `amdgpu_drv.c`'s id table lists them).
+/// 0x7550, as `amdgpu_drv.c`'s id table lists them; for MI300X and
+/// MI308X, which `amdgpu_drv.c` binds by class through IP discovery and
+/// Debian's `pci.ids` does not list, 0x74A1 and 0x74A2, unverified).
 fn device_id(part: &str) -> u16 {
     match part {
         "navi48" => 0x7550,
+        "mi300x" => 0x74A1,
+        "mi308x" => 0x74A2,
         _ => 0x744C,
     }
 }
@@ -142,22 +218,25 @@ fn host_memory(vram_len: usize) -> Option<HostMemory> {
 
 impl Vgpu {
     fn new(part: &str, seed: u64, flags: u32) -> Result<Self, String> {
-        let p = parts::by_name(part).ok_or_else(|| format!("unknown part {part:?}"))?;
+        let mut p = parts::by_name(part).ok_or_else(|| format!("unknown part {part:?}"))?;
+        if flags & VGPU_PMFW_BEFORE_PRIMARY_SOS != 0 {
+            p.firmware.pmfw = Some(PMFW_BEFORE_PRIMARY_SOS);
+        }
         let vram_len = (p.firmware.vram_mib as usize) << 20;
         let memory = host_memory(vram_len)
             .ok_or_else(|| format!("no host memory for {vram_len:#x} bytes of VRAM"))?;
         let fw = FirmwareDir::system();
         let gpu = VirtualGpu::new(p, &fw, memory, Seed(seed)).map_err(|e| e.to_string())?;
-        // tinygrad's AM drives the gfx11/gfx12 parts; the refusal log and
-        // the doorbell path below are those parts' SOC blocks.
-        let Some(am) = gpu.gfx11() else {
+        // Every part the model builds: tinygrad's AM drives GC 11, GC 12
+        // and GC 9.4.3 (`AM_GFX`, `AM_SOC` branch on `ip_ver`).
+        let Some(am) = Blocks::of(&gpu) else {
             return Err(format!(
-                "part {part:?} is not a gfx11/gfx12 part: the C ABI serves tinygrad's AM driver, which runs those only"
+                "part {part:?} has no GC block models a driver can reach through the C ABI"
             ));
         };
         let strict = flags & VGPU_STRICT != 0;
         am.set_strict(strict);
-        let gpu_mark = am.refusal_mark();
+        let gpu_mark = am.mark();
         Ok(Vgpu {
             gpu,
             strict,
@@ -177,17 +256,17 @@ impl Vgpu {
     /// After an access: new refusals become the last error; in strict
     /// mode they fail the access.
     fn check(&self, what: impl FnOnce() -> String) -> i32 {
-        let Some(am) = self.gpu.gfx11() else {
+        let Some(am) = Blocks::of(&self.gpu) else {
             return REFUSED;
         };
-        let n = am.refusal_mark();
+        let n = am.mark();
         let Ok(mut seen) = self.seen.lock() else {
             return PANICKED;
         };
         if n == *seen {
             return OK;
         }
-        let new = am.refusals_since(*seen);
+        let new = am.since(*seen);
         *seen = n;
         self.set_error(format!("{}: {}", what(), new.join("; ")));
         if self.strict { REFUSED } else { OK }
@@ -274,7 +353,7 @@ pub unsafe extern "C" fn vgpu_refusals(v: *mut Vgpu, buf: *mut c_char, len: usiz
     let Some(v) = (unsafe { v.as_ref() }) else {
         return 0;
     };
-    let text = v.gpu.gfx11().map(|am| am.refusals().join("\n"));
+    let text = Blocks::of(&v.gpu).map(|am| am.refusals().join("\n"));
     copy_out(&text.unwrap_or_default(), buf, len)
 }
 
@@ -288,7 +367,7 @@ pub unsafe extern "C" fn vgpu_status(v: *mut Vgpu, buf: *mut c_char, len: usize)
     let Some(v) = (unsafe { v.as_ref() }) else {
         return 0;
     };
-    let text = v.gpu.gfx11().map(|am| am.am_status());
+    let text = Blocks::of(&v.gpu).map(|am| am.status());
     copy_out(&text.unwrap_or_default(), buf, len)
 }
 
@@ -358,11 +437,7 @@ pub unsafe extern "C" fn vgpu_vram_ptr(v: *mut Vgpu) -> *mut u8 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vgpu_doorbell_write64(v: *mut Vgpu, byte_offset: u64, value: u64) -> i32 {
     with(v, |v| {
-        match v
-            .gpu
-            .gfx11()
-            .map(|am| am.doorbell_write(byte_offset, value))
-        {
+        match Blocks::of(&v.gpu).map(|am| am.doorbell_write(byte_offset, value)) {
             Some(Ok(())) => v.check(|| format!("doorbell store at BAR2 byte {byte_offset:#x}")),
             Some(Err(e)) => {
                 v.set_error(e);
@@ -494,6 +569,25 @@ pub unsafe extern "C" fn vgpu_service(v: *mut Vgpu) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every part the model builds is served (the ABI refused MI300X
+    /// before): the new device has the discovery table where the IFWI
+    /// leaves it, VRAM size − 64 KiB (`amdgpu_discovery_read_binary_from_mem()`),
+    /// starting with `BINARY_SIGNATURE` 0x28211407 (`discovery.h`).
+    #[test]
+    fn mi300x_is_served_with_its_discovery_table_in_vram() {
+        for part in ["mi300x", "mi308x"] {
+            let v = Vgpu::new(part, 0, VGPU_STRICT | VGPU_PMFW_BEFORE_PRIMARY_SOS)
+                .unwrap_or_else(|e| panic!("{part}: {e}"));
+            let vram = v.gpu.vram();
+            let at = vram.len - (64 << 10);
+            // SAFETY: `at + 4` lies inside the VRAM backing the device owns.
+            let sig =
+                unsafe { core::ptr::read_unaligned(vram.host.as_ptr().add(at) as *const u32) };
+            assert_eq!(sig, 0x2821_1407, "{part}");
+            assert!(Blocks::of(&v.gpu).is_some_and(|b| b.refusals().is_empty()));
+        }
+    }
 
     #[test]
     fn config_space_reaches_the_pcie_capability() {

@@ -27,6 +27,8 @@ pub struct BarCounts {
 #[derive(Debug, Default)]
 struct State {
     index: u32,
+    /// The second pair's INDEX, where the NBIO has two.
+    index2: u32,
     counts: BarCounts,
 }
 
@@ -37,6 +39,9 @@ pub struct BarWindow<B> {
     len: usize,
     index: usize,
     data: usize,
+    /// A second INDEX/DATA pair onto the same space, where the NBIO has
+    /// one (see [`BarWindow::with_second_pair`]).
+    pair2: Option<(usize, usize)>,
     state: Mutex<State>,
     /// The function's decode state: with memory decode off (after a reset,
     /// before the host restores its PCI state) every access is lost.
@@ -61,9 +66,35 @@ impl<B> BarWindow<B> {
             len,
             index,
             data,
+            pair2: None,
             state: Mutex::new(State::default()),
             config: None,
         }
+    }
+
+    /// A second INDEX/DATA pair at byte offsets `index`/`data`, with its
+    /// own cursor, reaching the same register space (NBIO 7.9 has both
+    /// `BIF_BX0_PCIE_INDEX2`/`DATA2`, the pair Linux uses, and
+    /// `BIF_BX_PF0_RSMU_INDEX`/`DATA`, the pair tinygrad's AM uses on
+    /// every part, `AMDev.indirect_rreg`).
+    pub fn with_second_pair(mut self, index: usize, data: usize) -> Self {
+        self.pair2 = Some((index, data));
+        self
+    }
+
+    /// The register the pair at `byte_offset` reaches, or `None` when
+    /// `byte_offset` is neither pair's DATA. Counts the access.
+    fn through_data(&self, byte_offset: usize) -> Option<usize> {
+        let mut s = self.state.lock();
+        let target = if byte_offset == self.data {
+            s.index
+        } else if self.pair2.is_some_and(|(_, d)| d == byte_offset) {
+            s.index2
+        } else {
+            return None;
+        };
+        s.counts.indirect += 1;
+        Some(target as usize)
     }
 
     /// The window answers only while `config` decodes memory.
@@ -107,12 +138,10 @@ impl<B: RegisterBus> RegisterBus for BarWindow<B> {
         if byte_offset == self.index {
             return self.state.lock().index;
         }
-        if byte_offset == self.data {
-            let target = {
-                let mut s = self.state.lock();
-                s.counts.indirect += 1;
-                s.index as usize
-            };
+        if self.pair2.is_some_and(|(i, _)| i == byte_offset) {
+            return self.state.lock().index2;
+        }
+        if let Some(target) = self.through_data(byte_offset) {
             return self.inner.read32(target);
         }
         self.inner.read32(byte_offset)
@@ -130,12 +159,11 @@ impl<B: RegisterBus> RegisterBus for BarWindow<B> {
             self.state.lock().index = value;
             return;
         }
-        if byte_offset == self.data {
-            let target = {
-                let mut s = self.state.lock();
-                s.counts.indirect += 1;
-                s.index as usize
-            };
+        if self.pair2.is_some_and(|(i, _)| i == byte_offset) {
+            self.state.lock().index2 = value;
+            return;
+        }
+        if let Some(target) = self.through_data(byte_offset) {
             return self.inner.write32(target, value);
         }
         self.inner.write32(byte_offset, value)
@@ -146,3 +174,35 @@ impl<B: RegisterBus> RegisterBus for BarWindow<B> {
 #[repr(C, align(4096))]
 #[derive(Debug)]
 pub struct DoorbellPage(pub [AtomicU64; 512]);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::collections::BTreeMap;
+
+    struct Space(Mutex<BTreeMap<usize, u32>>);
+    impl RegisterBus for Space {
+        fn read32(&self, at: usize) -> u32 {
+            self.0.lock().get(&at).copied().unwrap_or(0)
+        }
+        fn write32(&self, at: usize, v: u32) {
+            self.0.lock().insert(at, v);
+        }
+    }
+
+    /// Two pairs, two cursors, one space: a register past the window
+    /// reached through either pair is the same register.
+    #[test]
+    fn the_second_pair_reaches_the_same_space_with_its_own_index() {
+        let w = BarWindow::new(Space(Mutex::new(BTreeMap::new())), 0x1000, 0x38, 0x3C)
+            .with_second_pair(0x50, 0x54);
+        w.write32(0x50, 0x0200_0000);
+        w.write32(0x54, 7);
+        w.write32(0x38, 0x0200_0000);
+        assert_eq!(w.read32(0x3C), 7);
+        assert_eq!(w.read32(0x50), 0x0200_0000);
+        w.write32(0x38, 0x0300_0000);
+        assert_eq!(w.read32(0x54), 7, "the second pair kept its own cursor");
+        assert_eq!(w.counts().indirect, 3);
+    }
+}

@@ -245,10 +245,14 @@ pub const NAVI48: PartDesc = PartDesc {
 // as the Navi parts' NBIO_BASES) because `nbio_v7_9_init_registers()`
 // writes `XCC_DOORBELL_FENCE` and the SDMA doorbell routing writes
 // `S2A_DOORBELL_ENTRY_n_CTRL`, both `BASE_IDX` 5 in `nbio_7_9_0_offset.h`.
-// NBIO also carries segments 6-8: `nbio_v7_9.c` writes
-// `BIFC_GFX_INT_MONITOR_MASK`, `BIFC_DOORBELL_ACCESS_EN_PF` and
-// `DOORBELL0_CTRL_ENTRY_n`, all `BASE_IDX` 8; no NBIO 7.9 register names
-// segments 6 or 7, so the model lists them as 0.
+// NBIO lists nine segments, as many as `nbio_7_9_0_offset.h` indexes:
+// `nbio_v7_9_enable_doorbell_aperture()` writes
+// `BIFC_DOORBELL_ACCESS_EN_PF` and `nbio_v7_9_init_registers()`
+// `BIFC_GFX_INT_MONITOR_MASK`, both `BASE_IDX` 8 (as does tinygrad's
+// `AM_SOC.init_hw`, whose register table needs a ninth base for every
+// NBIO 7.9 register to have an address). No register of that header
+// uses segments 6 or 7 (base 0 here); segment 8's base, 0x20000 (dword),
+// is a model value inside BAR5 clear of every other block.
 // The table is version 4 with 64-bit bases whose
 // bits 33:32 carry the AID (Linux keeps only bits 29:0, "Bits > 32
 // follows ASIC specific format").
@@ -258,9 +262,9 @@ pub const XCC_STRIDE: u64 = 0x0080_0000;
 pub const AID_STRIDE: u64 = 0x0400_0000;
 /// Bits 33:32 of a 64-bit base: the AID (model value; the parser drops them).
 pub const AID_TAG: u64 = 1 << 32;
-/// NBIO 7.9's segment 8 on AID 0 (model value, chosen clear of every
-/// other block's registers in the model's layout).
-pub const NBIO_SEG8: u64 = 0x03F8_0000;
+/// NBIO 7.9's segment 8 on AID 0, in dwords (model value, inside BAR5
+/// and clear of every other block's registers in the model's layout).
+pub const NBIO_SEG8: u64 = 0x0002_0000;
 /// GC segment bases of XCC 0 (Navi21's, as for the other parts; model value).
 pub const GC_9_4_3_BASES: [u64; 4] = [0x1260, 0xA000, 0x1C000, 0x2402C00];
 

@@ -22,7 +22,13 @@
 //!
 //! Invalidation engines: a write to `VM_INVALIDATE_ENGn_REQ` clears the
 //! engine's ACK; the requested VMIDs' bits rise after [`ACK_READS`] reads
-//! of `_ACK`. No semaphore is modelled (Linux takes none on 9.4.3).
+//! of `_ACK`. The engines' semaphores (`VM_INVALIDATE_ENGn_SEM`): a
+//! read acquires a free one and reads 1 (held: reads 0), a write of 0
+//! releases it, the behaviour `gmc_v9_0_flush_gpu_tlb()` relies on ("a
+//! read return value of 1 means semaphore acquire") where it takes one.
+//! Linux takes none on 9.4.3 (`gmc_v9_0_use_invalidate_semaphore()`),
+//! tinygrad's AM takes the MMHUB's on every part (`AM_GMC.flush_tlb`),
+//! MI300X included; a request is not refused without it.
 //! [`HubV9Model::never_ack`] makes the ACK never rise, for timeout tests.
 //!
 //! Offsets and masks are hand-written here from `gc_9_4_3_offset.h`,
@@ -46,6 +52,7 @@ pub struct V9Offsets {
     pub fault_addr_lo: u32,
     pub fault_addr_hi: u32,
     pub ctx0_cntl: u32,
+    pub inv_eng0_sem: u32,
     pub inv_eng0_req: u32,
     pub inv_eng0_ack: u32,
     pub ctx0_base_lo: u32,
@@ -76,6 +83,7 @@ pub const GFXHUB_1_2: V9Offsets = V9Offsets {
     fault_addr_lo: 0x082c,
     fault_addr_hi: 0x082d,
     ctx0_cntl: 0x0860,
+    inv_eng0_sem: 0x0871,
     inv_eng0_req: 0x0883,
     inv_eng0_ack: 0x0895,
     ctx0_base_lo: 0x08cb,
@@ -99,6 +107,7 @@ pub const MMHUB_1_8: V9Offsets = V9Offsets {
     fault_addr_lo: 0x0b6c,
     fault_addr_hi: 0x0b6d,
     ctx0_cntl: 0x0ba0,
+    inv_eng0_sem: 0x0bb1,
     inv_eng0_req: 0x0bc3,
     inv_eng0_ack: 0x0bd5,
     ctx0_base_lo: 0x0c0b,
@@ -161,6 +170,8 @@ struct State {
     regs: BTreeMap<u32, u32>,
     /// Per engine: VMIDs pending, reads left, ACK bits.
     engines: [(u16, u32, u16); ENGINES as usize],
+    /// Each engine's semaphore, held or free.
+    sem_held: [bool; ENGINES as usize],
     never_ack: bool,
     requests: u32,
     latched: bool,
@@ -324,6 +335,14 @@ impl RegisterBus for HubV9Model {
         };
         let o = self.offsets;
         let mut s = self.state.lock();
+        if off >= o.inv_eng0_sem && off < o.inv_eng0_sem + ENGINES * ENG_DISTANCE {
+            let n = ((off - o.inv_eng0_sem) / ENG_DISTANCE) as usize;
+            if let Some(held) = s.sem_held.get_mut(n) {
+                let acquired = !*held;
+                *held = true;
+                return u32::from(acquired);
+            }
+        }
         if off >= o.inv_eng0_ack && off < o.inv_eng0_ack + ENGINES * ENG_DISTANCE {
             let n = ((off - o.inv_eng0_ack) / ENG_DISTANCE) as usize;
             let never = s.never_ack;
@@ -348,6 +367,14 @@ impl RegisterBus for HubV9Model {
         };
         let o = self.offsets;
         let mut s = self.state.lock();
+        if off >= o.inv_eng0_sem && off < o.inv_eng0_sem + ENGINES * ENG_DISTANCE {
+            let n = ((off - o.inv_eng0_sem) / ENG_DISTANCE) as usize;
+            if let Some(held) = s.sem_held.get_mut(n)
+                && v & 1 == 0
+            {
+                *held = false;
+            }
+        }
         if off >= o.inv_eng0_req && off < o.inv_eng0_req + ENGINES * ENG_DISTANCE {
             let n = ((off - o.inv_eng0_req) / ENG_DISTANCE) as usize;
             s.requests += 1;
@@ -377,6 +404,7 @@ macro_rules! v9_facts {
             barebell_facts::Fact::constant($h, "regVM_L2_PROTECTION_FAULT_ADDR_LO32", $o.fault_addr_lo as u64),
             barebell_facts::Fact::constant($h, "regVM_L2_PROTECTION_FAULT_ADDR_HI32", $o.fault_addr_hi as u64),
             barebell_facts::Fact::constant($h, "regVM_CONTEXT0_CNTL", $o.ctx0_cntl as u64),
+            barebell_facts::Fact::constant($h, "regVM_INVALIDATE_ENG0_SEM", $o.inv_eng0_sem as u64),
             barebell_facts::Fact::constant($h, "regVM_INVALIDATE_ENG0_REQ", $o.inv_eng0_req as u64),
             barebell_facts::Fact::constant($h, "regVM_INVALIDATE_ENG0_ACK", $o.inv_eng0_ack as u64),
             barebell_facts::Fact::constant($h, "regVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32", $o.ctx0_base_lo as u64),
@@ -418,3 +446,26 @@ pub const FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
     v9_facts!(GFXHUB_1_2, "gc_9_4_3_offset.h", "gc_9_4_3_sh_mask.h"),
     v9_facts!(MMHUB_1_8, "mmhub_1_8_0_offset.h", "mmhub_1_8_0_sh_mask.h"),
 );
+
+#[cfg(test)]
+mod sem_tests {
+    use super::*;
+
+    /// MMHUB 1.8's engine-17 semaphore at `regVM_INVALIDATE_ENG0_SEM`
+    /// 0xbb1 + 17 (`mmhub_1_8_0_offset.h`, by hand): the first read
+    /// acquires (1), a second reads 0 while held, writing 0 frees it; a
+    /// request goes through without it (Linux takes none on 9.4.3).
+    #[test]
+    fn a_read_acquires_the_semaphore_and_writing_0_releases_it() {
+        let h = HubV9Model::new(MMHUB_1_8, 0x1A000);
+        let sem = (0x1A000 + 0xbb1 + 17) * 4;
+        assert_eq!(h.read32(sem), 1);
+        assert_eq!(h.read32(sem), 0);
+        h.write32(sem, 0);
+        assert_eq!(h.read32(sem), 1);
+        h.write32(sem, 0);
+        let req = (0x1A000 + 0xbc3 + 17) * 4;
+        h.write32(req, 1);
+        assert_eq!(h.requests(), 1);
+    }
+}

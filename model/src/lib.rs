@@ -119,6 +119,10 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     socregs::osssys_4_4_2::FACTS,
     socregs::nbio_7_9_0::FACTS,
     socregs::mp1_13_0_6::FACTS,
+    // tinygrad's AM on MI300: the registers kept as written.
+    socregs::gc_9_4_3_stored::FACTS,
+    socregs::sdma_4_4_2_stored::FACTS,
+    socregs::nbio_7_9_0_stored::FACTS,
 ];
 
 pub use bar::DoorbellPage;

@@ -53,8 +53,8 @@
 //!   *Model convention*: SPX, all XCCs of the block are one partition;
 //!   the shared doorbell is gated by XCC 0's range (see
 //!   [`crate::decode::mqd_v9`]).
-//! - Apertures: a queue binds only if its VMID's `SH_MEM_CONFIG` and
-//!   `SH_MEM_BASES` on every XCC are 64-bit, unaligned, with both
+//! - Apertures: a queue in a VMID other than 0 binds only if its VMID's
+//!   `SH_MEM_CONFIG` and `SH_MEM_BASES` on every XCC are 64-bit, unaligned, with both
 //!   apertures away from 0 ([`sh_mem::apertures_set`], *model
 //!   convention*); the HWS programs them from MAP_PROCESS on the XCCs it
 //!   maps the queue on.
@@ -851,8 +851,10 @@ impl MecV943 {
         // gfx11/gfx12 CP model applies, `crate::mec::Mec::apertures_set`):
         // the hardware would run the queue, and its flat LDS and scratch
         // accesses would land at address 0; the model refuses it where
-        // the mistake is made (a *model convention*).
-        for x in 0..n {
+        // the mistake is made (a *model convention*). VMID 0, the
+        // kernel's, keeps its SH_MEM_BASES 0 (`constants_init()`), as on
+        // gfx11/gfx12.
+        for x in (0..n).filter(|_| q.vmid != 0) {
             let (config, bases) = s
                 .xcc
                 .get(x)

@@ -52,11 +52,6 @@ pub struct Part {
     /// The MEC blob whose `gfx_firmware_header_v2_0` gives the start
     /// address every MEC pipe must run from.
     pub mec_file: &'static str,
-    /// The PMFW version the SMU reports where a driver chooses by it (MP1
-    /// 13.0.6: `MP1_PUB_SCRATCH0`, which picks the sOS set); `None` on the
-    /// parts whose SMU model keeps its own value. A model value: a board's
-    /// PMFW is whatever was flashed.
-    pub pmfw_version: Option<u32>,
 }
 
 /// The XCC layout a multi-XCC part declares.
@@ -93,7 +88,6 @@ pub fn navi31() -> Part {
         mes_files: Some(["gc_11_0_0_mes_2.bin", "gc_11_0_0_mes1.bin"]),
         xcc: None,
         mec_file: "gc_11_0_0_mec.bin",
-        pmfw_version: None,
     }
 }
 
@@ -111,7 +105,6 @@ pub fn navi48() -> Part {
         mes_files: Some(["gc_12_0_1_uni_mes.bin", "gc_12_0_1_uni_mes.bin"]),
         xcc: None,
         mec_file: "gc_12_0_1_mec.bin",
-        pmfw_version: None,
     }
 }
 
@@ -136,7 +129,6 @@ pub fn mi300x() -> Part {
             xccs: 8,
             cus_per_xcc: 38,
         }),
-        pmfw_version: Some(crate::vgpu::gfx_v9_4_3::PMFW_VERSION),
     }
 }
 

@@ -93,6 +93,17 @@ pub mod msg {
     /// MP1 13.0.6's `PPSMC_MSG_EnableAllSmuFeatures` (0x5 there, 0x6 in
     /// 13.0.0/14.0.2).
     pub const V13_0_6_ENABLE_ALL_SMU_FEATURES: u32 = 0x5;
+    /// MP1 13.0.6's ids for the driver-table address, the soft clock
+    /// limits and the DPM level query (`smu_v13_0_6_ppsmc.h`; they differ
+    /// from 13.0.0's), which `smu_v13_0_set_driver_table_location()`,
+    /// `smu_v13_0_set_soft_freq_limited_range()` and
+    /// `smu_v13_0_6_get_dpm_level_count()` send, and tinygrad's
+    /// `AM_SMU.init_hw` / `set_clocks` too.
+    pub const V13_0_6_SET_DRIVER_DRAM_ADDR_HIGH: u32 = 0xD;
+    pub const V13_0_6_SET_DRIVER_DRAM_ADDR_LOW: u32 = 0xE;
+    pub const V13_0_6_SET_SOFT_MIN_BY_FREQ: u32 = 0x13;
+    pub const V13_0_6_SET_SOFT_MAX_BY_FREQ: u32 = 0x14;
+    pub const V13_0_6_GET_DPM_FREQ_BY_INDEX: u32 = 0x17;
 }
 
 /// `enum smu_reset_mode` (`amdgpu_smu.h`): the modes
@@ -113,6 +124,15 @@ pub mod clk {
     pub const SOCCLK: u32 = 1;
     pub const UCLK: u32 = 2;
     pub const FCLK: u32 = 3;
+    /// MP1 13.0.6's `PPCLK_e` (`smu_v13_0_6_pmfw.h`): VCLK 0, DCLK 1,
+    /// SOCCLK 2, UCLK 3, FCLK 4, LCLK 5 (no GFXCLK: its limits have their
+    /// own messages).
+    pub const V13_0_6_VCLK: u32 = 0;
+    pub const V13_0_6_DCLK: u32 = 1;
+    pub const V13_0_6_SOCCLK: u32 = 2;
+    pub const V13_0_6_UCLK: u32 = 3;
+    pub const V13_0_6_FCLK: u32 = 4;
+    pub const V13_0_6_COUNT: u32 = 6;
 }
 
 /// The conformance facts for the ids above.
@@ -213,6 +233,31 @@ pub const FACTS: &[Fact] = &[
         "smu_v13_0_6_ppsmc.h",
         "PPSMC_MSG_EnableAllSmuFeatures",
         msg::V13_0_6_ENABLE_ALL_SMU_FEATURES as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_6_ppsmc.h",
+        "PPSMC_MSG_SetDriverDramAddrHigh",
+        msg::V13_0_6_SET_DRIVER_DRAM_ADDR_HIGH as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_6_ppsmc.h",
+        "PPSMC_MSG_SetDriverDramAddrLow",
+        msg::V13_0_6_SET_DRIVER_DRAM_ADDR_LOW as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_6_ppsmc.h",
+        "PPSMC_MSG_SetSoftMinByFreq",
+        msg::V13_0_6_SET_SOFT_MIN_BY_FREQ as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_6_ppsmc.h",
+        "PPSMC_MSG_SetSoftMaxByFreq",
+        msg::V13_0_6_SET_SOFT_MAX_BY_FREQ as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_6_ppsmc.h",
+        "PPSMC_MSG_GetDpmFreqByIndex",
+        msg::V13_0_6_GET_DPM_FREQ_BY_INDEX as u64,
     ),
     Fact::constant(
         "smu_v13_0_6_ppsmc.h",
@@ -385,8 +430,8 @@ impl Mp1 {
 
     fn clocks(self) -> u32 {
         match self {
-            // 13.0.6's DPM messages are not served (see the variant).
-            Mp1::V13_0_0 | Mp1::V13_0_6 => V13_CLOCKS,
+            Mp1::V13_0_6 => clk::V13_0_6_COUNT,
+            Mp1::V13_0_0 => V13_CLOCKS,
             Mp1::V14_0_2 => V14_CLOCKS,
         }
     }
@@ -441,6 +486,24 @@ impl DpmTables {
             u.levels = alloc::vec![97, 456, 772, 1000, 1258];
         }
         t
+    }
+
+    /// MI300-shaped (MP1 13.0.6): VCLK, DCLK, SOCCLK, UCLK and FCLK at
+    /// 4 levels each (`NUM_*_DPM_LEVELS` 4 in `smu_v13_0_6_pmfw.h`),
+    /// none fine-grained; the frequencies are model values.
+    pub fn mi300() -> Self {
+        let t = |clock, levels: [u32; 4]| DpmTable {
+            clock,
+            levels: levels.to_vec(),
+            fine_grained: false,
+        };
+        DpmTables(alloc::vec![
+            t(clk::V13_0_6_VCLK, [914, 1143, 1257, 1400]),
+            t(clk::V13_0_6_DCLK, [711, 889, 978, 1100]),
+            t(clk::V13_0_6_SOCCLK, [914, 1143, 1257, 1400]),
+            t(clk::V13_0_6_UCLK, [900, 1100, 1200, 1300]),
+            t(clk::V13_0_6_FCLK, [1200, 1600, 1800, 2000]),
+        ])
     }
 
     fn table(&self, clock: u32) -> Option<&DpmTable> {
@@ -687,6 +750,17 @@ impl SmuModel {
                 self.state.lock().features = true;
                 (OK, None)
             }
+            msg::V13_0_6_SET_DRIVER_DRAM_ADDR_HIGH => {
+                self.state.lock().dram_addr.0 = Some(arg);
+                (OK, None)
+            }
+            msg::V13_0_6_SET_DRIVER_DRAM_ADDR_LOW => {
+                self.state.lock().dram_addr.1 = Some(arg);
+                (OK, None)
+            }
+            msg::V13_0_6_SET_SOFT_MIN_BY_FREQ
+            | msg::V13_0_6_SET_SOFT_MAX_BY_FREQ
+            | msg::V13_0_6_GET_DPM_FREQ_BY_INDEX => self.dpm_13_0_6(m, arg),
             msg::V13_0_6_GFX_DRIVER_RESET if arg & reset_mode::MODE_MASK == reset_mode::MODE_1 => {
                 (OK, None)
             }
@@ -705,6 +779,37 @@ impl SmuModel {
                 (FAILED, None)
             }
         }
+    }
+
+    /// MP1 13.0.6's DPM messages: the soft limits of a clock with a DPM
+    /// table, and a level's frequency; for level 0xFF the *highest index*
+    /// (`smu_v13_0_6_get_dpm_level_count()` adds one to what it gets).
+    /// Before EnableAllSmuFeatures: `PPSMC_Result_CmdRejectedPrereq`
+    /// (model rule, as on 13.0.0).
+    fn dpm_13_0_6(&self, m: u32, arg: u32) -> (u32, Option<u32>) {
+        use result::*;
+        let mut s = self.state.lock();
+        if !s.features {
+            return (REJECTED_PREREQ, None);
+        }
+        let clock = arg >> 16;
+        let Some(t) = self.dpm.table(clock) else {
+            return (FAILED, None);
+        };
+        if m == msg::V13_0_6_GET_DPM_FREQ_BY_INDEX {
+            let level = arg & 0xFFFF;
+            if level == 0xFF {
+                let top = (t.levels.len() as u32).saturating_sub(1);
+                return (OK, Some(top | u32::from(t.fine_grained) << 31));
+            }
+            return match t.levels.get(level as usize) {
+                Some(f) => (OK, Some(*f)),
+                None => (FAILED, None),
+            };
+        }
+        s.soft
+            .insert((clock, m == msg::V13_0_6_SET_SOFT_MAX_BY_FREQ));
+        (OK, None)
     }
 
     /// Whether an answered main-mailbox message was this MP1's mode-1

@@ -258,6 +258,8 @@ table! {
     /// the PCIE index/data pair, the fence and BACO registers
     /// `nbio_v7_9_init_registers()` writes, the direct HDP flush.
     nbio_7_9_0, "nbio_7_9_0_offset.h";
+    BIF_BX_PF0_RSMU_INDEX = 0x0000, 1;
+    BIF_BX_PF0_RSMU_DATA = 0x0001, 1;
     BIF_BX0_PCIE_INDEX2 = 0x000e, 0;
     BIF_BX0_PCIE_DATA2 = 0x000f, 0;
     BIF_BX0_PCIE_INDEX2_HI = 0x0011, 0;
@@ -274,6 +276,71 @@ table! {
     XCC_DOORBELL_FENCE = 0x740c, 5;
     BIFC_DOORBELL_ACCESS_EN_PF = 0xcf6e, 8;
     BIFC_GFX_INT_MONITOR_MASK = 0xe8ad, 8;
+}
+
+table! {
+    /// GC 9.4.3 registers Linux (`gfx_v9_4_3_xcc_constants_init()`,
+    /// `gfx_v9_4_3_init_golden_registers()`, the clock-gating and CP
+    /// interrupt paths) and tinygrad's AM (`AM_GFX.init_hw`,
+    /// `set_clockgating_state`, `AMDev.__init__`'s boot flags) write on
+    /// every XCC (`SPI_COMPUTE_QUEUE_RESET`: `gfx_v9_4_3.c` and
+    /// `amdgpu_amdkfd_gfx_v9.c` queue resets, AM's `_dequeue_hqds`),
+    /// whose effect the model does not model: stored as written
+    /// ([`crate::vgpu::gfx_v9_4_3`]'s named store). `CP_STAT` reads 0
+    /// (the CP idle, *model value*).
+    gc_9_4_3_stored, "gc_9_4_3_offset.h";
+    GRBM_CNTL = 0x0000, 0;
+    CP_STAT = 0x01a0, 0;
+    CP_RB_WPTR_POLL_CNTL = 0x01c2, 0;
+    GB_ADDR_CONFIG = 0x063e, 0;
+    TCP_CNTL = 0x0b02, 0;
+    CP_INT_CNTL = 0x1049, 0;
+    TCP_UTCL1_CNTL2 = 0x12b6, 0;
+    SPI_COMPUTE_QUEUE_RESET = 0x11db, 0;
+    SCRATCH_REG6 = 0x2046, 1;
+    SCRATCH_REG7 = 0x2047, 1;
+    RLC_CGTT_MGCG_OVERRIDE = 0x4c48, 1;
+    RLC_SPM_MC_CNTL = 0x4c71, 1;
+}
+
+table! {
+    /// SDMA 4.4.2's `SDMA_CNTL` (trap and context-switch enables,
+    /// `sdma_v4_4_2_inst_ctx_switch_enable()`, tinygrad's
+    /// `AM_SDMA.init_hw`), per instance: stored as written.
+    sdma_4_4_2_stored, "sdma_4_4_2_offset.h";
+    SDMA_CNTL = 0x006d, 0;
+}
+
+table! {
+    /// NBIO 7.9 registers both drivers write whose effect the model does
+    /// not model yet, stored as written: the S2A doorbell entries of the
+    /// SDMA ports (`nbio_v7_9_sdma_doorbell_range()`, tinygrad's
+    /// `AM_SOC.doorbell_enable`), the BIF doorbell range entries, the RAS
+    /// interrupt status (the segment-8 enables are the NBIO model's, in
+    /// [`nbio_7_9_0`]; the RAS status is
+    /// `BIF_BX0_BIF_DOORBELL_INT_CNTL`, `nbio_v7_9.c`, AM's IH handler).
+    nbio_7_9_0_stored, "nbio_7_9_0_offset.h";
+    BIF_BX0_BIF_DOORBELL_INT_CNTL = 0x00fe, 2;
+    S2A_DOORBELL_ENTRY_1_CTRL = 0x7a81, 5;
+    S2A_DOORBELL_ENTRY_2_CTRL = 0x7a82, 5;
+    S2A_DOORBELL_ENTRY_5_CTRL = 0x7a85, 5;
+    S2A_DOORBELL_ENTRY_6_CTRL = 0x7a86, 5;
+    DOORBELL0_CTRL_ENTRY_1 = 0xcd01, 8;
+    DOORBELL0_CTRL_ENTRY_2 = 0xcd02, 8;
+    DOORBELL0_CTRL_ENTRY_3 = 0xcd03, 8;
+    DOORBELL0_CTRL_ENTRY_4 = 0xcd04, 8;
+    DOORBELL0_CTRL_ENTRY_5 = 0xcd05, 8;
+    DOORBELL0_CTRL_ENTRY_6 = 0xcd06, 8;
+    DOORBELL0_CTRL_ENTRY_7 = 0xcd07, 8;
+    DOORBELL0_CTRL_ENTRY_8 = 0xcd08, 8;
+    DOORBELL0_CTRL_ENTRY_9 = 0xcd09, 8;
+    DOORBELL0_CTRL_ENTRY_10 = 0xcd0a, 8;
+    DOORBELL0_CTRL_ENTRY_11 = 0xcd0b, 8;
+    DOORBELL0_CTRL_ENTRY_12 = 0xcd0c, 8;
+    DOORBELL0_CTRL_ENTRY_13 = 0xcd0d, 8;
+    DOORBELL0_CTRL_ENTRY_14 = 0xcd0e, 8;
+    DOORBELL0_CTRL_ENTRY_15 = 0xcd0f, 8;
+    DOORBELL0_CTRL_ENTRY_16 = 0xcd10, 8;
 }
 
 table! {
@@ -305,4 +372,7 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     osssys_4_4_2::FACTS,
     nbio_7_9_0::FACTS,
     mp1_13_0_6::FACTS,
+    gc_9_4_3_stored::FACTS,
+    sdma_4_4_2_stored::FACTS,
+    nbio_7_9_0_stored::FACTS,
 ];

@@ -108,6 +108,8 @@ pub(crate) struct Built {
     /// The register index/data pair reaching offsets past BAR5 (the
     /// NBIO's RSMU pair, or `BIF_BX0_PCIE_INDEX2/DATA2` on NBIO 7.9).
     pub index_data: (usize, usize),
+    /// A second such pair, where the NBIO has one.
+    pub index_data2: Option<(usize, usize)>,
     pub psp: Arc<PspModel>,
     pub ih: Arc<crate::ih::IhModel>,
     pub pci: Arc<crate::pci_config::PciConfig>,
@@ -230,8 +232,11 @@ impl VirtualGpu {
         })?;
         let gone = built.router.gone_flag();
         let (index, data) = built.index_data;
-        let bar5 = crate::bar::BarWindow::new(built.router, REGS_BYTES, index, data)
+        let mut bar5 = crate::bar::BarWindow::new(built.router, REGS_BYTES, index, data)
             .with_config(built.pci.clone());
+        if let Some((i2, d2)) = built.index_data2 {
+            bar5 = bar5.with_second_pair(i2, d2);
+        }
         Ok(VirtualGpu {
             name: format!("model {}", part.name),
             part,

@@ -1,6 +1,8 @@
 //! `cargo xtask am-peer` (issue 15): tinygrad's AM driver boots the
-//! model's navi31 and navi48 through the model's C ABI, and each boot's
-//! register trace is compared with barebell's own bring-up trace.
+//! model's navi31, navi48 and mi300x through the model's C ABI (on
+//! mi308x it stops where the model refuses it, see docs/am-peer.md), and
+//! each run's register trace is compared with barebell's own bring-up
+//! trace.
 //!
 //! 1. `am-peer/install.sh`: tinygrad 0.14.0 from PyPI into
 //!    `target/am-peer/site`, the wheel checked by pip `--require-hashes`
@@ -22,33 +24,102 @@
 //! `--write`) when a regenerated diff differs from the committed
 //! `docs/am-diff-P.txt`, so the documented diff cannot go stale. Ends with
 //! `am peer: navi31 boot done (N register writes), navi48 boot done (N
-//! register writes)`.
+//! register writes), mi300x boot done (N register writes), mi308x stopped
+//! at its harvested XCC 1 (N register writes)`.
 
 use crate::util::{cargo, run as run_cmd};
 use anyhow::{Context, Result, bail};
 use std::path::Path;
 use std::process::Command;
 
-const PARTS: [&str; 2] = ["navi31", "navi48"];
+const PARTS: [&str; 4] = ["navi31", "navi48", "mi300x", "mi308x"];
+
+/// How far AM is expected to get on a part.
+enum Expect {
+    /// AM's boot done, then its compute queue active (a PM4 HQD running
+    /// the harness's probe on Navi, an AQL HQD on every XCC on MI300X).
+    Boot,
+    /// AM stops at the model's refusal of a register no block model
+    /// knows at this BAR5 byte offset (MI308X: AM programs GC instance 1,
+    /// which the part's harvest table lists, docs/am-peer.md).
+    Refused(&'static str),
+}
+
+fn expect(part: &str) -> Expect {
+    match part {
+        // XCC 1's GFXHUB `MC_VM_AGP_BASE` (GC instance 1's segment 0 at
+        // dword 0x801260 in the model's table, + 0x960 of
+        // `gc_9_4_3_offset.h`): the first register of a harvested XCC
+        // AM writes (`AM_GMC.init_hub("GC", insts=range(4))`).
+        "mi308x" => Expect::Refused("a write at byte 0x2006f00 reached no block model"),
+        _ => Expect::Boot,
+    }
+}
 
 /// What the model shows for AM's compute queue: a started MEC pipe
 /// running the PM4 HQD on ME 1 pipe 0 queue 0 (`AM_GFX.setup_ring(...,
 /// idx=0, aql=False)`), as `vgpu_status` reports it.
 const HQD_LINE: &str = "  model: MEC: HQD me 1 pipe 0 queue 0 active (PM4, VMID 0,";
 
-/// Runs one AM boot; returns the register writes to boot done and the
-/// PM4 packets the compute queue executed.
-fn am_boot(root: &Path, part: &str, out: &Path) -> Result<(u64, u64)> {
+/// What the model shows for AM's AQL queue on MI300X: one queue on
+/// every XCC (`AM_GFX.setup_ring(..., aql=True)` loops over the XCCs).
+const MI300X_QUEUE: &str = "  before teardown, model: CP: queue Direct on doorbell dword 0x6 (VMID 0, XCCs [0, 1, 2, 3, 4, 5, 6, 7])";
+/// The same queue after AM's teardown (`AM_GFX._dequeue_hqds` on every
+/// XCC): unmapped everywhere.
+const MI300X_QUEUE_AFTER: &str =
+    "  model: CP: queue Direct on doorbell dword 0x6 (VMID 0, XCCs []), retired";
+
+/// What one AM run showed.
+struct AmRun {
+    /// Register writes to boot done (or to the refusal).
+    writes: u64,
+    /// What the compute queue did, for the summary.
+    queue: String,
+}
+
+/// Runs one AM boot (strict) and checks it against [`expect`].
+fn am_boot(root: &Path, part: &str, out: &Path) -> Result<AmRun> {
     let lib = root.join("target/release/libbarebell_model_ffi.so");
+    // AM's own teardown (`AMDev.fini`) where the model takes it in strict
+    // mode (MI300X; on Navi it reads `BIF_BX0_BIF_DOORBELL_INT_CNTL`,
+    // which no Navi block model knows yet).
+    let teardown: &[&str] = if part == "mi300x" {
+        &["--teardown"]
+    } else {
+        &[]
+    };
     let o = Command::new(root.join("am-peer/run.sh"))
         .current_dir(root)
         .args(["--part", part, "--strict", "--backend"])
         .arg(&lib)
+        .args(teardown)
         .arg("--out")
         .arg(out)
         .output()
         .context("could not start am-peer/run.sh")?;
     let stdout = String::from_utf8_lossy(&o.stdout);
+    if let Expect::Refused(why) = expect(part) {
+        let stopped = format!("am peer: {part} FAILED (");
+        let Some(line) = stdout.lines().find(|l| l.starts_with(&stopped)) else {
+            bail!("AM was expected to stop on the model's {part}, and did not:\n{stdout}");
+        };
+        if !stdout
+            .lines()
+            .any(|l| l.starts_with("  refused: ") && l.contains(why))
+        {
+            bail!("AM stopped on the model's {part}, but not at `{why}`:\n{stdout}");
+        }
+        eprintln!("{line}");
+        let writes: u64 = line[stopped.len()..]
+            .split_whitespace()
+            .next()
+            .and_then(|n| n.parse().ok())
+            .with_context(|| format!("no write count in {line:?}"))?;
+        return Ok(AmRun {
+            writes,
+            queue: format!("{part} (none: AM stopped at the harvested XCC 1)"),
+        });
+    }
     // Strict mode: a register no block model knows, or any other
     // refusal, fails the access and so AM's boot (run.py exits 1); the
     // boot itself is judged by its summary line.
@@ -70,11 +141,28 @@ fn am_boot(root: &Path, part: &str, out: &Path) -> Result<(u64, u64)> {
     }) {
         eprintln!("{l}");
     }
-    let writes = line[want.len()..]
+    let writes: u64 = line[want.len()..]
         .split_whitespace()
         .next()
         .and_then(|n| n.parse().ok())
         .with_context(|| format!("no write count in {line:?}"))?;
+    if part.starts_with("mi3") {
+        // MI300X: the AQL queue on all eight XCCs, each XCC's MEC running.
+        let mecs = (0..8)
+            .all(|x| stdout.contains(&format!("  before teardown, model: XCC {x}: MEC running")));
+        if !mecs || !stdout.lines().any(|l| l == MI300X_QUEUE) {
+            bail!("the model shows no AQL queue on every XCC's running MEC for {part}:\n{stdout}");
+        }
+        if !stdout.lines().any(|l| l == MI300X_QUEUE_AFTER) {
+            bail!("AM's teardown did not unmap its queue on every XCC of {part}:\n{stdout}");
+        }
+        return Ok(AmRun {
+            writes,
+            queue: format!(
+                "{part} (AQL HQD me 1 pipe 0 queue 0 on XCCs 0-7, dequeued by AM's teardown)"
+            ),
+        });
+    }
     // The compute queue: the HQD active on a started MEC pipe, and the
     // harness's probe packets executed (run.py fails the run otherwise).
     let Some(hqd) = stdout
@@ -83,12 +171,17 @@ fn am_boot(root: &Path, part: &str, out: &Path) -> Result<(u64, u64)> {
     else {
         bail!("the model shows no PM4 HQD active on a started MEC pipe for {part}:\n{stdout}");
     };
-    let packets = hqd
+    let packets: u64 = hqd
         .split(", ")
         .find_map(|f| f.strip_suffix(" packets executed"))
         .and_then(|n| n.parse().ok())
         .with_context(|| format!("no packet count in {hqd:?}"))?;
-    Ok((writes, packets))
+    Ok(AmRun {
+        writes,
+        queue: format!(
+            "{part} (PM4 HQD me 1 pipe 0 queue 0, VMID 0: {packets} PM4 packets executed)"
+        ),
+    })
 }
 
 pub fn run(root: &Path, write: bool) -> Result<String> {
@@ -109,7 +202,7 @@ pub fn run(root: &Path, write: bool) -> Result<String> {
     let mut queues = Vec::new();
     for part in PARTS {
         let am = Path::new("target/am-peer").join(format!("{part}-am.txt"));
-        let (writes, packets) = am_boot(root, part, &root.join(&am))?;
+        let run = am_boot(root, part, &root.join(&am))?;
         let bb = Path::new("target/am-peer").join(format!("{part}-barebell.txt"));
         let trace = Command::new(&barebell)
             .current_dir(root)
@@ -163,14 +256,156 @@ pub fn run(root: &Path, write: bool) -> Result<String> {
                 );
             }
         }
-        done.push(format!("{part} boot done ({writes} register writes)"));
-        queues.push(format!("{part} ({packets} PM4 packets executed)"));
+        done.push(match expect(part) {
+            Expect::Boot => format!("{part} boot done ({} register writes)", run.writes),
+            Expect::Refused(_) => format!(
+                "{part} stopped at its harvested XCC 1 ({} register writes)",
+                run.writes
+            ),
+        });
+        queues.push(run.queue);
     }
+    let dir = if write {
+        root.join("docs")
+    } else {
+        work.clone()
+    };
+    let claims = check_fidelity_rows(root, &dir)?;
+    eprintln!("docs/fidelity.md: {claims} value claims of the AM diff rows match the diffs");
     println!(
-        "am peer: compute queue (PM4 HQD me 1 pipe 0 queue 0, VMID 0) active on a started MEC pipe: {}",
+        "am peer: compute queue active on a started MEC: {}",
         queues.join(", ")
     );
     let line = format!("am peer: {}", done.join(", "));
     println!("{line}");
     Ok(line)
+}
+
+/// One value claim of a `docs/fidelity.md` diff row: register `name`,
+/// barebell's final value `a`, AM's `b`.
+#[derive(Debug, PartialEq, Eq)]
+struct Claim {
+    name: String,
+    a: u64,
+    b: u64,
+}
+
+fn number(t: &str) -> Option<u64> {
+    let t = t.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+    match t.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => t.parse().ok(),
+    }
+}
+
+/// The claims of one row's first cell: each `` `NAME` A vs B `` (hex or
+/// decimal; names with `*` or `/` name several registers and are not
+/// claims of one value).
+fn claims(cell: &str) -> Vec<Claim> {
+    let mut out = Vec::new();
+    let parts: Vec<&str> = cell.split('`').collect();
+    // Odd indices are inside backticks.
+    for i in (1..parts.len()).step_by(2) {
+        let name = parts[i];
+        if name.contains('*') || name.contains('/') || name.contains(' ') {
+            continue;
+        }
+        let Some(rest) = parts.get(i + 1) else {
+            continue;
+        };
+        let w: Vec<&str> = rest.split_whitespace().collect();
+        if let [a, vs, b, ..] = w.as_slice()
+            && *vs == "vs"
+            && let (Some(a), Some(b)) = (number(a), number(b))
+        {
+            out.push(Claim {
+                name: name.to_string(),
+                a,
+                b,
+            });
+        }
+    }
+    out
+}
+
+/// Whether `diff` (a `barebell trace diff` text) shows `c.name` with
+/// final values `c.a` vs `c.b`.
+fn diff_shows(diff: &str, c: &Claim) -> bool {
+    diff.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with(&format!("{} @", c.name)) && l.rsplit_once(": ").is_some_and(|(_, v)| {
+            let w: Vec<&str> = v.split_whitespace().collect();
+            matches!(w.as_slice(), [a, "vs", b] if number(a) == Some(c.a) && number(b) == Some(c.b))
+        })
+    })
+}
+
+/// Every value claim in the rows of `docs/fidelity.md`'s AM diff table
+/// against the diffs in `dir` (`am-diff-<part>.txt`): a row's part
+/// column names the part (`both`: navi31 and navi48). Returns how many
+/// claims were checked.
+fn check_fidelity_rows(root: &Path, dir: &Path) -> Result<usize> {
+    let doc = std::fs::read_to_string(root.join("docs/fidelity.md"))?;
+    let Some(table) = doc.split("### The AM ↔ barebell diff").nth(1) else {
+        bail!("docs/fidelity.md has no \"The AM ↔ barebell diff\" section");
+    };
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for row in table.lines().take_while(|l| !l.starts_with("## ")) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let (Some(first), Some(part)) = (cells.get(1), cells.get(2)) else {
+            continue;
+        };
+        let parts: Vec<&str> = match part.split_whitespace().next() {
+            Some("both") => vec!["navi31", "navi48"],
+            Some(p) if PARTS.contains(&p) => vec![p],
+            _ => continue,
+        };
+        for c in claims(first) {
+            for p in &parts {
+                let diff = std::fs::read_to_string(dir.join(format!("am-diff-{p}.txt")))?;
+                checked += 1;
+                if !diff_shows(&diff, &c) {
+                    wrong.push(format!("{} {:#x} vs {:#x} ({p})", c.name, c.a, c.b));
+                }
+            }
+        }
+    }
+    if !wrong.is_empty() {
+        bail!(
+            "docs/fidelity.md's AM diff rows name values the diff does not show: {}",
+            wrong.join("; ")
+        );
+    }
+    Ok(checked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_claim_is_checked_against_the_diff_line() {
+        let c = claims(
+            "GC `CP_MEC_RS64_CNTL` 0x3c000000 vs 0x04000000, `CP_HQD_VMID` 8 vs 0, GC/MMHUB `*VM_CONTEXT0_CNTL` 0x7 vs 0x1",
+        );
+        assert_eq!(
+            c,
+            [
+                Claim {
+                    name: "CP_MEC_RS64_CNTL".into(),
+                    a: 0x3c00_0000,
+                    b: 0x0400_0000
+                },
+                Claim {
+                    name: "CP_HQD_VMID".into(),
+                    a: 8,
+                    b: 0
+                },
+            ]
+        );
+        let diff = "    CP_MEC_RS64_CNTL @0x32410: 0x400f0010 vs 0x04000000\n    CP_HQD_VMID @0xc830 [me 1 pipe 0 queue 0 vmid 0]: 0x00000008 vs 0x00000000\n";
+        assert!(!diff_shows(diff, &c[0]), "a stale row is caught");
+        assert!(diff_shows(diff, &c[1]));
+    }
 }

@@ -98,6 +98,12 @@ pub struct PartFirmware {
     /// The TMR size the part's PSP answers LOAD_TOC with.
     pub tmr_size: u32,
     pub gfx: Vec<(u32, &'static str, Image)>,
+    /// The PMFW version the SMU reports where the PMFW runs from power-on
+    /// (MP1 13.0.6, started by the boot firmware, not the PSP); it picks
+    /// the sOS set the PSP takes. `None`: the part's default (model
+    /// value, [`crate::vgpu::gfx_v9_4_3::PMFW_VERSION`]), or a part whose
+    /// PMFW the PSP loads.
+    pub pmfw: Option<u32>,
 }
 
 impl PartFirmware {
@@ -126,6 +132,7 @@ pub fn navi31() -> PartFirmware {
         sos: "psp_13_0_0_sos.bin",
         smu: "smu_13_0_0.bin",
         tmr_size: NAVI31_TMR,
+        pmfw: None,
         gfx: vec![
             (t::SDMA_UCODE_TH0, sdma, Image::SdmaTh0),
             (t::SDMA_UCODE_TH1, sdma, Image::SdmaTh1),
@@ -178,6 +185,7 @@ pub fn navi48() -> PartFirmware {
         sos: "psp_14_0_3_sos.bin",
         smu: "smu_14_0_3.bin",
         tmr_size: NAVI48_TMR_MODEL_VALUE,
+        pmfw: None,
         gfx: vec![
             (t::SDMA_UCODE_TH0, sdma, Image::SdmaRs64),
             (t::RS64_PFP, pfp, Image::Rs64Ucode),
@@ -240,6 +248,7 @@ pub fn mi300x() -> PartFirmware {
         sos: "psp_13_0_6_sos.bin",
         smu: "smu_13_0_6.bin",
         tmr_size: 0,
+        pmfw: None,
         gfx: Vec::new(),
     }
 }

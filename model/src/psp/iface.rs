@@ -30,6 +30,11 @@ pub mod cmd {
     pub const LOAD_IP_FW: u32 = 0x06;
     pub const LOAD_TOC: u32 = 0x20;
     pub const AUTOLOAD_RLC: u32 = 0x21;
+    /// `GFX_CMD_ID_SRIOV_SPATIAL_PART`: `cmd_spatial_part.mode` is the
+    /// number of partitions (`psp_spatial_partition()`, sent by
+    /// `gfx_v9_4_3_switch_compute_partition()` with the XCC count over
+    /// the XCCs per partition; tinygrad's `AM_GFX.init_hw` sends 1).
+    pub const SPATIAL_PART: u32 = 0x27;
 }
 
 /// `PSP_ERR_UNKNOWN_COMMAND`, the one public status value.
@@ -125,11 +130,14 @@ pub mod fw {
     pub const SDMA3: u32 = 53;
     /// `psp_rl_load()`.
     pub const REG_LIST: u32 = 67;
+    /// `psp_load_p2s_table()` (MP0 13.0.6, from the SMU blob).
+    pub const P2S_TABLE: u32 = 129;
 
     /// Every type above with its `psp_gfx_if.h` enumerator.
     pub const ALL: &[(&str, u32)] = &[
         ("GFX_FW_TYPE_RLC_V", RLC_V),
         ("GFX_FW_TYPE_CP_MEC", CP_MEC),
+        ("GFX_FW_TYPE_P2S_TABLE", P2S_TABLE),
         ("GFX_FW_TYPE_CP_MEC_ME1", CP_MEC_ME1),
         ("GFX_FW_TYPE_SDMA0", SDMA0),
         ("GFX_FW_TYPE_SDMA1", SDMA1),
@@ -265,7 +273,7 @@ const LAYOUT: [Fact; 29] = [
     ),
 ];
 
-const IDS: [Fact; 9] = [
+const IDS: [Fact; 10] = [
     Fact::constant(
         H,
         "GFX_CTRL_CMD_ID_INIT_GPCOM_RING",
@@ -282,6 +290,7 @@ const IDS: [Fact; 9] = [
     Fact::constant(H, "GFX_CMD_ID_LOAD_IP_FW", cmd::LOAD_IP_FW as u64),
     Fact::constant(H, "GFX_CMD_ID_LOAD_TOC", cmd::LOAD_TOC as u64),
     Fact::constant(H, "GFX_CMD_ID_AUTOLOAD_RLC", cmd::AUTOLOAD_RLC as u64),
+    Fact::constant(H, "GFX_CMD_ID_SRIOV_SPATIAL_PART", cmd::SPATIAL_PART as u64),
     Fact::constant(H, "PSP_ERR_UNKNOWN_COMMAND", ERR_UNKNOWN_COMMAND as u64),
 ];
 
@@ -296,7 +305,7 @@ const fn fw_facts<const N: usize>() -> [Fact; N] {
 }
 
 const FW: [Fact; 40] = fw_facts::<40>();
-const _: () = assert!(fw::ALL.len() == 40);
+const _: () = assert!(fw::ALL.len() == 41);
 
 /// The model's PSP interface facts.
 pub const FACTS: &[Fact] = barebell_facts::fact_table!(LAYOUT, IDS, FW);

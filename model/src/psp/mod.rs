@@ -527,6 +527,9 @@ impl PspModel {
         {
             s.next_stage += 1;
         }
+        if self.kdb_again_as_spl(s, command) {
+            return 0;
+        }
         let Some((want, image)) = self.expect.stages.get(s.next_stage) else {
             return Self::refuse(s, status::ORDER, "component after sOS");
         };
@@ -550,6 +553,35 @@ impl PspModel {
             s.sos_loaded_at = Some(self.clock.now_ns());
         }
         0
+    }
+
+    /// `PSP_BL__LOAD_TOS_SPL_TABLE` carrying the KDB just loaded, where
+    /// the bundle has no SPL (MP0 13.0.6): taken, changing nothing.
+    /// tinygrad's AM (`AM_PSP.init_hw`) sends `spl_key` = the KDB as the
+    /// SPL stage on every MP0 below 14, with or without an SPL in the
+    /// bundle, and boots GC 9.4.3 parts with it (its MI300X hive path,
+    /// `AMDev.__init__`); Linux skips the stage when the bundle has no
+    /// SPL (`psp_hw_start()`: `is_psp_fw_valid(psp->spl)`). Any other
+    /// component out of order is still refused.
+    fn kdb_again_as_spl(&self, s: &State, command: u32) -> bool {
+        if command != bl::LOAD_TOS_SPL_TABLE
+            || self
+                .expect
+                .stages
+                .iter()
+                .any(|(c, _)| *c == bl::LOAD_TOS_SPL_TABLE)
+        {
+            return false;
+        }
+        let Some(prev) = s.next_stage.checked_sub(1) else {
+            return false;
+        };
+        let Some((bl::LOAD_KEY_DATABASE, kdb)) = self.expect.stages.get(prev) else {
+            return false;
+        };
+        let mut got = alloc::vec![0u8; kdb.len()];
+        let addr = u64::from(s.c36) << 20;
+        self.mc.read(addr, &mut got, "bootloader component").is_ok() && got == *kdb
     }
 
     /// A ring command, when sOS answers it: INIT_GPCOM_RING
@@ -691,8 +723,25 @@ impl PspModel {
                 "AUTOLOAD_RLC on a PSP without RLC autoload (MP0 13.0.6)",
             ),
             cmd::AUTOLOAD_RLC => self.autoload_rlc(s),
+            cmd::SPATIAL_PART if self.expect.direct_load => self.spatial_partition(s, body),
             _ => Self::refuse(s, status::UNKNOWN_COMMAND, "unknown GPCOM command"),
         }
+    }
+
+    /// SRIOV_SPATIAL_PART on MP0 13.0.6 (the PSP of the only parts with
+    /// XCC partitions): the model's parts run one partition (SPX, the
+    /// mode `BIF_BX_PF0_PARTITION_COMPUTE_STATUS` reports), so a request
+    /// for one partition is done and nothing changes; any other count is
+    /// refused (the model does not partition XCCs).
+    fn spatial_partition(&self, s: &mut State, body: &[u8]) -> u32 {
+        if dword(body, 0) == 1 {
+            return 0;
+        }
+        Self::refuse(
+            s,
+            status::PAYLOAD,
+            "spatial partition into more than one partition (the model runs SPX only)",
+        )
     }
 
     /// LOAD_TOC: the TOC checked against the bundle's; the response

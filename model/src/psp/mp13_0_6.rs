@@ -27,6 +27,24 @@ pub const TA: &str = "psp_13_0_6_ta.bin";
 pub const MEC: &str = "gc_9_4_3_mec.bin";
 pub const RLC: &str = "gc_9_4_3_rlc.bin";
 pub const SDMA: &str = "sdma_4_4_2.bin";
+/// The SMU blob: on MP1 13.0.6 its pptable entries carry the P2S tables
+/// (`smu_v13_0_6_init_microcode()`).
+pub const SMU: &str = "smu_13_0_6.bin";
+/// `P2S_TABLE_ID_X` (`smu_v13_0_6_ppt.c`): the P2S table of a dGPU whose
+/// PCI device id does not end in 5 (MI300X, MI308X).
+pub const P2S_TABLE_ID_X: u32 = 0x5032_5358;
+/// `struct smc_firmware_header_v2_1`: `pptable_count` and
+/// `pptable_entry_offset` after the 36-byte v1.0 header; each
+/// `struct smc_soft_pptable_entry` is `id`, `ppt_offset_bytes`,
+/// `ppt_size_bytes` (offsets from the blob's start).
+const PPTABLE_COUNT_AT: usize = 36;
+const PPTABLE_ENTRY_OFFSET_AT: usize = 40;
+const PPTABLE_ENTRY_BYTES: usize = 12;
+
+/// 85.115.0: the first PMFW version with which Linux loads the bundle's
+/// primary sOS set; below it the auxiliary ("4e") set
+/// (`psp_v13_0_is_aux_sos_load_required()`: `pmfw_ver < 0x557300`).
+pub const PRIMARY_SOS_MIN_PMFW: u32 = 0x0055_7300;
 
 /// `psp_hw_start()`'s stages with `psp_v13_0_funcs` (component type,
 /// bootloader command). The SPL stage carries the KDB
@@ -115,6 +133,13 @@ pub fn expect(
         let bytes = ucode::image(blob, which).map_err(named(file))?;
         gfx.push((fw_type, bytes.to_vec()));
     }
+    // `psp_load_p2s_table()` loads it first when the sOS is at least
+    // 0x0036003C on a dGPU (both sets' sOS in Debian's bundle are:
+    // 0x00360256 and 0x0036024E); the model takes it in any order, as
+    // every other GFX image.
+    if let Some(p2s) = p2s_table(&read(SMU)?, P2S_TABLE_ID_X) {
+        gfx.push((t::P2S_TABLE, p2s.to_vec()));
+    }
     Ok(PspExpect {
         stages,
         toc: Vec::new(),
@@ -125,4 +150,48 @@ pub fn expect(
         direct_load: true,
         reg_list,
     })
+}
+
+/// The P2S table `id` of an SMU blob (`smu_v13_0_6_init_microcode()`'s
+/// walk of the v2.1 header's pptable entries), if it has one.
+pub fn p2s_table(blob: &[u8], id: u32) -> Option<&[u8]> {
+    let u32_at = |at: usize| -> Option<u32> {
+        let b = blob.get(at..at.checked_add(4)?)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let count = u32_at(PPTABLE_COUNT_AT)? as usize;
+    let first = u32_at(PPTABLE_ENTRY_OFFSET_AT)? as usize;
+    (0..count).find_map(|i| {
+        let at = first.checked_add(i.checked_mul(PPTABLE_ENTRY_BYTES)?)?;
+        if u32_at(at)? != id {
+            return None;
+        }
+        let off = u32_at(at + 4)? as usize;
+        let len = u32_at(at + 8)? as usize;
+        blob.get(off..off.checked_add(len)?)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn p2s_table_is_found_by_id_and_bounded() {
+        // A v2.1 header with two entries (ids 1 and P2S_TABLE_ID_X), built
+        // by hand: entry table at 0x30, the X table at 0x48, 4 bytes.
+        let mut b = alloc::vec![0u8; 0x4C];
+        b[36..40].copy_from_slice(&2u32.to_le_bytes());
+        b[40..44].copy_from_slice(&0x30u32.to_le_bytes());
+        b[0x30..0x34].copy_from_slice(&1u32.to_le_bytes());
+        b[0x3C..0x40].copy_from_slice(&P2S_TABLE_ID_X.to_le_bytes());
+        b[0x40..0x44].copy_from_slice(&0x48u32.to_le_bytes());
+        b[0x44..0x48].copy_from_slice(&4u32.to_le_bytes());
+        b[0x48..0x4C].copy_from_slice(&[1, 2, 3, 4]);
+        assert_eq!(p2s_table(&b, P2S_TABLE_ID_X), Some(&[1u8, 2, 3, 4][..]));
+        assert_eq!(p2s_table(&b, 7), None);
+        // An entry pointing past the blob is not a table.
+        b[0x44..0x48].copy_from_slice(&5u32.to_le_bytes());
+        assert_eq!(p2s_table(&b, P2S_TABLE_ID_X), None);
+    }
 }

@@ -277,6 +277,7 @@ pub(super) fn build(x: &Inputs<'_>) -> Result<super::Built, ModelError> {
     Ok(super::Built {
         router,
         index_data,
+        index_data2: None,
         psp: side.psp,
         ih: gc.soc.ih.clone(),
         pci: gc.soc.pci.clone(),

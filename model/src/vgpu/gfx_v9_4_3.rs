@@ -80,17 +80,17 @@ use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, Ordering};
 use spin::Mutex;
 
+mod am;
 mod build;
+mod stored;
 
-/// The PMFW version the model's MI300 parts report by default (a model
-/// value: 85.115.0, so Linux picks the primary sOS set,
+pub use am::RefusalMark943;
+
+/// The PMFW version the model's SMU reports by default (a model value:
+/// at least 85.115.0, so Linux would pick the primary sOS set,
 /// `psp_v13_0_is_aux_sos_load_required()`); a part description may give
-/// another ([`crate::parts::Part::pmfw_version`]).
-pub const PMFW_VERSION: u32 = 0x0055_7300;
-
-/// `psp_v13_0_is_aux_sos_load_required()`: "load 4e version of sos if pmfw
-/// version less than 85.115.0" (`0x557300`).
-pub const AUX_SOS_PMFW_BELOW: u32 = 0x0055_7300;
+/// another ([`crate::psp::firmware::PartFirmware::pmfw`]).
+pub const PMFW_VERSION: u32 = crate::psp::mp13_0_6::PRIMARY_SOS_MIN_PMFW;
 
 /// `regMP1_PUB_SCRATCH0` (`psp_v13_0.c`, `0x3b10090`, read with
 /// `RREG32(regMP1_PUB_SCRATCH0 / 4)`): the byte offset of the word the
@@ -216,6 +216,11 @@ pub struct Gc943 {
     /// What the model's HWS-to-engine step refused, in order.
     sdma_refusals: Mutex<Vec<String>>,
     unclaimed: Arc<Unclaimed>,
+    /// The refusal log the IH, SDMA and SMU models share.
+    log: Arc<crate::soc::RefusalLog>,
+    /// Whether a second driver wants registers no block claims refused
+    /// (`am::set_strict`).
+    strict: AtomicBool,
     /// The device fell off the bus (the router's fault switch).
     gone: Arc<AtomicBool>,
 }
@@ -231,10 +236,11 @@ impl core::fmt::Debug for Gc943 {
 pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
     let (part, clock, memory) = (x.part, x.clock, x.memory);
     let (table, _) = discovery::build(&part.firmware.desc);
+    am::place_discovery(part.firmware.vram_mib, memory, &table);
     let window = Arc::new(VramWindow::new(clock, part.firmware.vram_mib, table));
     let i = build::instances_of(part)?;
     let (gfxhubs, mmhubs) = build::hubs(part, &i);
-    let pmfw = part.pmfw_version.unwrap_or(PMFW_VERSION);
+    let pmfw = part.firmware.pmfw.unwrap_or(PMFW_VERSION);
     let psp = build::psp(clock, x.files, &i, &mmhubs[0], memory, pmfw)?;
     let rlc_mec = Arc::new(RlcMecV943::new(
         clock,
@@ -254,7 +260,7 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
         bus_master: bus_master.clone(),
         pci: pci.clone(),
     };
-    let smu = build::smu(clock, &i, scope, log, pmfw)?;
+    let smu = build::smu(clock, &i, scope, log.clone(), pmfw)?;
     let (mec, xlate) = build::mec(clock, x.seed, &i, &rlc_mec, &gfxhubs, memory, x.chunk_bus);
     build::connect_sdma(clock, &sdma, &mmhubs, &xlate, &mec, &nbios[0])?;
     // Doorbells reach the CP block through AID 0's NBIO aperture.
@@ -286,6 +292,18 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
     let index_data = nbios[0].index_pair().ok_or(ModelError::Register {
         name: "BIF_BX0_PCIE_INDEX2/DATA2",
     })?;
+    // The RSMU pair too: `nbio_7_9_0_offset.h` defines it where NBIO
+    // 4.3 has it, and tinygrad's AM sends every register past BAR5
+    // through it on every part (`AMDev.rreg`/`indirect_rreg`).
+    let index_data2 = {
+        use crate::socregs::nbio_7_9_0::{BIF_BX_PF0_RSMU_DATA, BIF_BX_PF0_RSMU_INDEX};
+        i.nbifs.first().and_then(|n| {
+            let b = bases(n);
+            BIF_BX_PF0_RSMU_INDEX
+                .byte_offset(&b)
+                .zip(BIF_BX_PF0_RSMU_DATA.byte_offset(&b))
+        })
+    };
     let gc = Gc943 {
         gfxhubs,
         mmhubs,
@@ -299,12 +317,15 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
         sdma,
         sdma_refusals: Mutex::new(Vec::new()),
         unclaimed,
+        log,
+        strict: AtomicBool::new(false),
         gone: router.gone_flag(),
     };
     Ok(super::Built {
         gc: Box::new(gc),
         router,
         index_data,
+        index_data2,
         psp,
         ih,
         pci,

@@ -12,9 +12,9 @@
 //! - `XCC_DOORBELL_FENCE` 0x740C, `BASE_IDX` 5 (segment 5 0x4040000 +
 //!   AID * 0x4000000, model values): AID 0 at byte 0x1011_D030;
 //! - `BIFC_DOORBELL_ACCESS_EN_PF` 0xCF6E and `BIFC_GFX_INT_MONITOR_MASK`
-//!   0xE8AD, both `BASE_IDX` 8 (segment 8 0x3F80000 on AID 0, a model
-//!   value): bytes (0x3F80000 + 0xCF6E) * 4 = 0xFE33DB8 and
-//!   (0x3F80000 + 0xE8AD) * 4 = 0xFE3A2B4; `nbio_v7_9_init_registers()`
+//!   0xE8AD, both `BASE_IDX` 8 (segment 8 0x20000 on AID 0, a model
+//!   value): bytes (0x20000 + 0xCF6E) * 4 = 0xB3DB8 and
+//!   (0x20000 + 0xE8AD) * 4 = 0xBA2B4; `nbio_v7_9_init_registers()`
 //!   writes 0x7FF to the second, `nbio_v7_9_enable_doorbell_aperture()`
 //!   0xFFFFF to the first;
 //! - the hole: `#define MMIO_REG_HOLE_OFFSET 0x1A000`;
@@ -123,8 +123,8 @@ fn the_soc21_path_is_refused_and_the_7_9_path_opens_the_device() {
         assert_eq!(r.baco_cleared, 0b0010);
         // Segment 8 is reached through the discovered bases.
         assert!(r.segment8_written);
-        assert_eq!(m.aid0().read32(0xFE3_A2B4), 0x7FF, "{}", part.name);
-        assert_eq!(m.aid0().read32(0xFE3_3DB8), 0xF_FFFF, "{}", part.name);
+        assert_eq!(m.aid0().read32(0xB_A2B4), 0x7FF, "{}", part.name);
+        assert_eq!(m.aid0().read32(0xB_3DB8), 0xF_FFFF, "{}", part.name);
         assert!(m.aid0().doorbell_access_enabled());
         assert_eq!(m.aid0().xcc_doorbell_fence(), Some(fence), "{}", part.name);
         for a in 1..4 {
@@ -285,7 +285,7 @@ fn doorbells_pass_only_once_segment_8_enables_them() {
     assert!(!m.aid0().doorbell_aperture_open());
     assert_eq!(m.aid0().doorbell_write(3, 7), DoorbellOutcome::Dropped);
     assert_eq!(m.aid0().doorbell_read(3), u64::MAX);
-    m.write32(0xFE3_3DB8, 0xF_FFFF);
+    m.write32(0xB_3DB8, 0xF_FFFF);
     assert!(m.aid0().doorbell_aperture_open());
     assert_eq!(m.aid0().doorbell_write(3, 7), DoorbellOutcome::Rang);
     assert_eq!(m.aid0().doorbell_read(3), 7);

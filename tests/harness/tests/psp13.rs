@@ -536,3 +536,37 @@ fn safe_mode_without_ack_is_a_typed_timeout() {
         other => panic!("{other:?}"),
     }
 }
+
+/// tinygrad's AM sends the KDB a second time as `PSP_BL__LOAD_TOS_SPL_TABLE`
+/// on MP0 13.0.6, whose bundle has no SPL (`AM_PSP.init_hw`: `spl_key` =
+/// the KDB below MP0 14); the model takes it as a no-op, so the stages
+/// after it go on (before: refused as out of order). Any other bytes as
+/// the SPL stage are still refused.
+#[test]
+fn the_kdb_again_as_spl_is_taken_where_the_bundle_has_no_spl() {
+    let mut r = run(false);
+    let b = blobs();
+    let mut p = psp(&mut r);
+    let kdb = b.sos.bytes(
+        b.sos
+            .section(SosSet::Primary.section(Component::Kdb))
+            .unwrap(),
+    );
+    p.bootloader_load(Component::Kdb, kdb).unwrap();
+    p.bootloader_load(Component::Spl, kdb).unwrap();
+    let sys = b.sos.bytes(
+        b.sos
+            .section(SosSet::Primary.section(Component::SysDrv))
+            .unwrap(),
+    );
+    let e = p.bootloader_load(Component::Spl, sys).unwrap_err();
+    assert_eq!(
+        e,
+        PspError::BootloaderStatus {
+            component: Component::Spl,
+            status: status::ORDER,
+        }
+    );
+    p.bootloader_load(Component::SysDrv, sys).unwrap();
+    assert_eq!(r.model.refusals().len(), 1);
+}

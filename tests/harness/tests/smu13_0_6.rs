@@ -160,3 +160,61 @@ fn the_start_step_has_gc_9_4_3_scratch_registers() {
     let gc0 = d.ip(hw_id::GC, 0).unwrap().bases;
     assert_eq!(r7.byte_offset(&gc0), Some(0x3011C));
 }
+
+/// One main-mailbox message sent by hand (`__smu_cmn_send_msg()`: clear
+/// C2PMSG_90, argument to C2PMSG_82, message to C2PMSG_66), then the
+/// response and C2PMSG_82 read back.
+fn send(r: &Rig, msg: u32, arg: u32) -> (u32, u32) {
+    use barebell::bus::RegisterBus;
+    r.smu.write32(0x58A68, 0);
+    r.smu.write32(0x58A48, arg);
+    r.smu.write32(0x58A08, msg);
+    (r.smu.read32(0x58A68), r.smu.read32(0x58A48))
+}
+
+/// MP1 13.0.6's driver-table and DPM messages, with its own ids
+/// (`smu_v13_0_6_ppsmc.h`: SetDriverDramAddrHigh 0xD, Low 0xE,
+/// EnableAllSmuFeatures 0x5, SetSoftMinByFreq 0x13, GetDpmFreqByIndex
+/// 0x17) and clock ids (`smu_v13_0_6_pmfw.h`: PPCLK_UCLK 3), as
+/// `smu_v13_0_set_driver_table_location()`,
+/// `smu_v13_0_6_get_dpm_level_count()` and tinygrad's `AM_SMU` send them:
+/// level 0xFF answers the highest index (Linux adds one), DPM before
+/// EnableAllSmuFeatures is rejected (0xFD, `PPSMC_Result_CmdRejectedPrereq`).
+#[test]
+fn the_13_0_6_dpm_messages_answer_with_13_0_6_ids() {
+    let clock = SimClock::new();
+    let b = mp1();
+    let log = Arc::new(RefusalLog::new());
+    let hooks = SmuHooks {
+        firmware_loaded: Box::new(|| true),
+        mode1_reset: Box::new(|| {}),
+        bus_master: Box::new(|| false),
+    };
+    let smu = SmuModel::new(
+        &clock,
+        ModelMp1::V13_0_6,
+        &b,
+        PMFW_VERSION,
+        DpmTables::mi300(),
+        hooks,
+        log.clone(),
+    )
+    .unwrap();
+    let r = Rig {
+        smu,
+        log,
+        resets: Arc::new(AtomicUsize::new(0)),
+        bm: Arc::new(AtomicBool::new(false)),
+    };
+    assert_eq!(send(&r, 0xD, 0x80).0, 1);
+    assert_eq!(send(&r, 0xE, 0x1000).0, 1);
+    assert_eq!(send(&r, 0x17, 3 << 16 | 0xFF).0, 0xFD);
+    assert_eq!(send(&r, 0x5, 0).0, 1);
+    // DpmTables::mi300: four UCLK levels, the top 1300 MHz.
+    assert_eq!(send(&r, 0x17, 3 << 16 | 0xFF), (1, 3));
+    assert_eq!(send(&r, 0x17, 3 << 16 | 3), (1, 1300));
+    assert_eq!(send(&r, 0x13, 3 << 16 | 1300).0, 1);
+    // No such clock (PPCLK_COUNT is 6; 7 has no table).
+    assert_eq!(send(&r, 0x13, 7 << 16).0, 0xFF);
+    assert!(r.log.is_empty(), "{:?}", r.log.all());
+}

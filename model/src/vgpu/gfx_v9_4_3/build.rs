@@ -121,11 +121,10 @@ pub(super) fn psp(
     memory: &HostMemory,
     pmfw: u32,
 ) -> Result<Arc<PspModel>, ModelError> {
-    // The sOS the PSP accepts is the set Linux would pick for the PMFW the
-    // part reports: a primary set on an older PMFW is refused (the model's
-    // reading of "load 4e version of sos if pmfw version less than
-    // 85.115.0").
-    let aux = pmfw < super::AUX_SOS_PMFW_BELOW;
+    // The sOS set the bootloader takes follows the PMFW the SMU runs:
+    // the auxiliary one below 85.115.0
+    // (`psp_v13_0_is_aux_sos_load_required()`).
+    let aux = pmfw < crate::psp::mp13_0_6::PRIMARY_SOS_MIN_PMFW;
     let expect = crate::psp::mp13_0_6::expect(&mut |name| files.load(name), aux)?;
     Ok(Arc::new(PspModel::new(
         clock,
@@ -249,7 +248,7 @@ pub(super) fn smu(
             crate::smu::Mp1::V13_0_6,
             &bases(mp1),
             pmfw,
-            crate::smu::DpmTables(Vec::new()),
+            crate::smu::DpmTables::mi300(),
             hooks,
             log,
         )
@@ -365,6 +364,10 @@ pub(super) fn router(r: &Routed<'_>, rest: &Arc<Unclaimed>) -> Router {
         r.psp.clone(),
     );
     let mut claim = |offs: &mut dyn Iterator<Item = usize>, to: Bus| router.claim(offs, &to);
+    // Registers kept as written (see `stored`), before the blocks that
+    // model a register, so a block's claim wins.
+    let stored = Arc::new(super::stored::Stored::new(&r.i.xccs, &r.i.sdma, &r.i.nbifs));
+    claim(&mut stored.offsets().into_iter(), stored.clone());
     claim(&mut r.rlc_mec.offsets().into_iter(), r.rlc_mec.clone());
     claim(&mut r.mec.offsets().into_iter(), r.mec.clone());
     for (n, model) in r.i.nbifs.iter().zip(r.nbios) {
