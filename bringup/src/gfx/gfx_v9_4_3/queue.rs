@@ -390,7 +390,12 @@ pub fn run<'p>(
             g::MQD_STRIDE,
             hqd.mqd_address,
             if mapping == Mapping::Hws {
-                alloc::format!("PASID {:#x}, VMID picked by the HWS", g::PASID)
+                alloc::format!(
+                    "a HIQ on each of the {} XCCs mapped through its KIQ (MEC 2 pipe 0 queue 0, doorbell slot {:#x}, hiq_load_mqd_kiq_v9_4_3()), PASID {:#x}, VMID picked by the HWS",
+                    xccs.len(),
+                    g::HIQ_DOORBELL,
+                    g::PASID
+                )
             } else {
                 alloc::format!("VMID {USER_VMID}")
             },
