@@ -106,11 +106,15 @@ pub(super) fn load(
     // psp_v13_0_is_aux_sos_load_required(): the sOS set by PMFW version.
     let pmfw = mp::read_pmfw_version(&gpu.bus).at(s)?;
     let sos_set = mp::SosSet::for_pmfw_version(pmfw);
-    let report = mp::load_firmware(&mut p, &sos, sos_set, gfx, ta.as_ref()).at(s)?;
+    // smu_v13_0_6_init_microcode(): the P2S table rides in the SMU blob.
+    let smu_bytes = load(&set.smu)?;
+    let smu = firmware::parse_named(&set.smu, &smu_bytes).at(s)?;
+    let p2s = mp::p2s_table(&smu);
+    let report = mp::load_firmware(&mut p, &sos, sos_set, p2s, gfx, ta.as_ref()).at(s)?;
     sink.step(
         s,
         format_args!(
-            "MP0 13.0.6: {} bootloader components ({} sOS set: PMFW {}.{}.{} in MP1_PUB_SCRATCH0), ring, empty SETUP_TMR (boot-time TMR), {} LOAD_IP_FW ({} images from {}, {}, {}){}; RAS TA not loaded ({} in {})",
+            "MP0 13.0.6: {} bootloader components ({} sOS set: PMFW {}.{}.{} in MP1_PUB_SCRATCH0), ring, empty SETUP_TMR (boot-time TMR), {}{} LOAD_IP_FW ({} images from {}, {}, {}){}; RAS TA not loaded ({} in {})",
             report.components,
             match sos_set {
                 mp::SosSet::Primary => "primary",
@@ -119,6 +123,11 @@ pub(super) fn load(
             pmfw >> 16 & 0xff,
             pmfw >> 8 & 0xff,
             pmfw & 0xff,
+            if report.p2s_loaded {
+                alloc::format!("the P2S table from {}, ", set.smu)
+            } else {
+                alloc::string::String::new()
+            },
             report.ip_fw_loads + usize::from(report.rl_loaded),
             n,
             sdma_name,

@@ -71,6 +71,11 @@ impl Smc<'_> {
     }
 }
 
+/// The section name of pptable entry `i` (its position in the v2.1 list).
+pub fn pptable_section(i: usize) -> Option<&'static str> {
+    PPT_NAMES.get(i).copied()
+}
+
 /// Section names for soft PowerPlay tables, by list position.
 const PPT_NAMES: [&str; 16] = [
     "pptable0",

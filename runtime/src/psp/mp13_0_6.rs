@@ -42,10 +42,15 @@
 //!   not written): [`load_firmware`] stops after RL, and says so in its
 //!   report.
 //!
-//! Not done here and why: the P2S table that `psp_load_non_psp_fw()`
-//! sends first (`psp_load_p2s_table()`, from `smu_13_0_6.bin`, only when
-//! the running sOS version in `C2PMSG_58` is at least 0x0036003C on a
-//! dGPU). The PMFW version is read from `MP1_PUB_SCRATCH0`, an SMN
+//! - The P2S table goes first among the ucode (`psp_load_non_psp_fw()` →
+//!   `psp_load_p2s_table()`): the `smu_13_0_6.bin` pptable entry
+//!   `smu_v13_0_6_init_microcode()` picks for a dGPU
+//!   ([`P2S_TABLE_ID_X`]; a device id ending in 5 would take
+//!   `P2S_TABLE_ID_3`, and the platform does not report the device id),
+//!   loaded only when the sOS descriptor's version is at least
+//!   [`P2S_MIN_SOS_VERSION`] ([`p2s_table`], [`sos_version`]).
+//!
+//! The PMFW version is read from `MP1_PUB_SCRATCH0`, an SMN
 //! address past the MMIO BAR ([`read_pmfw_version`], through a bus that
 //! reaches it, as Linux's `RREG32()` falls back to the PCIE index pair).
 //!
@@ -85,6 +90,50 @@ pub fn read_pmfw_version<B: RegisterBus + ?Sized>(bus: &B) -> Result<u32, PspErr
         }));
     }
     Ok(v)
+}
+
+/// `P2S_TABLE_ID_X` (`smu_v13_0_6_ppt.c`): the P2S table of a dGPU.
+pub const P2S_TABLE_ID_X: u32 = 0x5032_5358;
+/// `psp_load_p2s_table()`: a dGPU's sOS must be at least this version
+/// (`supp_vers`, 0x0036003C) for the table to be sent.
+pub const P2S_MIN_SOS_VERSION: u32 = 0x0036_003C;
+/// `PSP_FW_TYPE_PSP_SOS` (`enum psp_fw_type`, `amdgpu_ucode.h`).
+pub const PSP_FW_TYPE_PSP_SOS: u32 = 1;
+
+/// The dGPU P2S table of an SMU 13.0.6 blob (`smu_v13_0_6_init_microcode()`
+/// walks the v2.1 header's `smc_soft_pptable_entry` list for
+/// [`P2S_TABLE_ID_X`]), or `None` if it carries none.
+pub fn p2s_table<'a>(smu: &Firmware<'a>) -> Option<&'a [u8]> {
+    use barebell_firmware_if::firmware::Body;
+    use barebell_firmware_if::ucode::smc::Smc;
+    let Body::Smc(Smc::V2_1 { entries, .. }) = smu.body else {
+        return None;
+    };
+    let i = entries.iter().position(|e| e.id.get() == P2S_TABLE_ID_X)?;
+    let name = barebell_firmware_if::ucode::smc::pptable_section(i)?;
+    smu.section(name).map(|s| smu.bytes(s))
+}
+
+/// `psp->sos.fw_version` for `set` of a v2.1 SOS bundle: the version of
+/// its `PSP_FW_TYPE_PSP_SOS` descriptor (`parse_sos_bin_descriptor()`).
+pub fn sos_version(sos: &Firmware<'_>, set: SosSet) -> Option<u32> {
+    use barebell_firmware_if::firmware::Body;
+    use barebell_firmware_if::ucode::psp::Psp as Blob;
+    let Body::Psp(Blob::SosV2 {
+        aux_index, descs, ..
+    }) = sos.body
+    else {
+        return None;
+    };
+    let split = aux_index.map_or(descs.len(), |a| a as usize);
+    let range = match set {
+        SosSet::Primary => descs.get(..split)?,
+        SosSet::Aux => descs.get(split..)?,
+    };
+    range
+        .iter()
+        .find(|d| d.fw_type.get() == PSP_FW_TYPE_PSP_SOS)
+        .map(|d| d.fw_version.get())
 }
 
 /// `adev->sdma.num_inst_per_aid` on GC 9.4.3 (`aqua_vanjaram.c`): the
@@ -343,6 +392,8 @@ pub struct Report {
     pub ip_fw_loads: usize,
     /// Whether the RL was loaded (`psp_rl_load()`).
     pub rl_loaded: bool,
+    /// Whether the P2S table was loaded (`psp_load_p2s_table()`).
+    pub p2s_loaded: bool,
     /// TAs Linux would load here that barebell did not (the RAS TA when
     /// a TA blob was given).
     pub tas_not_loaded: usize,
@@ -350,12 +401,14 @@ pub struct Report {
 
 /// `psp_load_fw()` for MP0 13.0.6 up to the TAs: the bootloader stages
 /// from `set` of `sos`, the ring, SETUP_TMR for the boot-time TMR, the
-/// GFX ucode in `gfx` (from [`gfx_images`]), then RL. `ta`, if given, is
-/// only counted in the report.
+/// P2S table `p2s` first when the set's sOS takes it ([`p2s_table`]),
+/// the GFX ucode in `gfx` (from [`gfx_images`]), then RL. `ta`, if
+/// given, is only counted in the report.
 pub fn load_firmware<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     psp: &mut Psp<'_, B, C>,
     sos: &Firmware<'_>,
     set: SosSet,
+    p2s: Option<&[u8]>,
     gfx: &[Image<'_>],
     ta: Option<&TaPlan<'_>>,
 ) -> Result<Report, PspError> {
@@ -391,6 +444,14 @@ pub fn load_firmware<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     psp.ring_create()?;
     // psp_tmr_load() with no TMR buffer (boot-time TMR, no autoload).
     psp.setup_tmr(0, 0, 0)?;
+    // psp_load_non_psp_fw() → psp_load_p2s_table(): first, on a dGPU whose
+    // sOS is at least 0x0036003C.
+    if let Some(table) = p2s
+        && sos_version(sos, set).is_some_and(|v| v >= P2S_MIN_SOS_VERSION)
+    {
+        psp.load_ip_fw(fw_type::P2S_TABLE, table)?;
+        report.p2s_loaded = true;
+    }
     for img in gfx {
         psp.load_ip_fw(img.fw_type, img.bytes)?;
         report.ip_fw_loads += 1;

@@ -14,7 +14,8 @@
 //!   `gmc_v9_0_sw_init()`);
 //! - the PSP gets the ten GFX ucodes `psp_load_non_psp_fw()` sends for GC
 //!   9.4.3 and SDMA 4.4.2 (psp_gfx_if.h fw types: SDMA0..3 = 9, 10, 52,
-//!   53; CP_MEC = 4, CP_MEC_ME1 = 5; RLC_G = 8);
+//!   53; CP_MEC = 4, CP_MEC_ME1 = 5; RLC_G = 8), after the P2S table
+//!   (129) of `smu_13_0_6.bin`;
 //! - after `gfx_v9_4_3_hw_init()` every XCC's MEC runs (CP_MEC_CNTL 0)
 //!   and holds `GOLDEN_GB_ADDR_CONFIG` (0x2a114042);
 //! - the teardown leaves the device as `amdgpu_device_fini_hw()` does.
@@ -63,7 +64,9 @@ fn check_part(part: parts::Part, xccs: usize, aids: usize) {
         }
     }
     let loaded = m.psp().loaded();
-    for t in [9, 10, 52, 53, 4, 5, 8] {
+    // GFX_FW_TYPE_P2S_TABLE = 129: psp_load_p2s_table() sends it, Debian's
+    // sOS being past 0x0036003C.
+    for t in [9, 10, 52, 53, 4, 5, 8, 129] {
         assert!(loaded.has(t), "{name}: fw type {t} not loaded");
     }
     assert_eq!(m.psp().refusals(), vec![], "{name}");

@@ -128,6 +128,24 @@ fn aux_set_below_pmfw_85_115_0() {
     assert_eq!(SosSet::for_pmfw_version(0x0055_7300), SosSet::Primary);
 }
 
+/// The sOS versions `parse_sos_bin_descriptor()` reads from Debian's
+/// `psp_13_0_6_sos.bin` (v2.1, 16 descriptors, the auxiliary set from
+/// index 8; descriptor 1's and 9's `fw_type` 1, `PSP_FW_TYPE_PSP_SOS`,
+/// carry fw_version 0x00360256 and 0x0036024E, read from the file with a
+/// separate script): both at least 0x0036003C, so Linux sends the P2S
+/// table whichever set it loads; and `smu_13_0_6.bin` carries a
+/// `P2S_TABLE_ID_X` entry.
+#[test]
+fn debians_sos_takes_the_p2s_table_and_the_smu_blob_carries_it() {
+    let b = blobs();
+    assert_eq!(mp::sos_version(&b.sos, SosSet::Primary), Some(0x0036_0256));
+    assert_eq!(mp::sos_version(&b.sos, SosSet::Aux), Some(0x0036_024E));
+    // `supp_vers` of a dGPU in psp_load_p2s_table().
+    assert_eq!(mp::P2S_MIN_SOS_VERSION, 0x0036_003C);
+    let smu = fw("smu_13_0_6.bin");
+    assert!(mp::p2s_table(&smu).is_some_and(|t| !t.is_empty()));
+}
+
 struct Run {
     rig: Rig,
     model: &'static PspModel,
@@ -229,7 +247,7 @@ fn psp_13_0_6_loads_mi300_firmware_on_the_model() {
         assert_eq!(imgs[5].bytes.len(), 0x120 * 4);
         let ta = mp::ta_plan(&b.ta).unwrap();
         let mut p = psp(&mut r);
-        let rep = mp::load_firmware(&mut p, &b.sos, set, &imgs, Some(&ta)).unwrap();
+        let rep = mp::load_firmware(&mut p, &b.sos, set, None, &imgs, Some(&ta)).unwrap();
         assert_eq!(rep.components, 7);
         assert_eq!(rep.ip_fw_loads, 10);
         assert!(rep.rl_loaded);
@@ -257,7 +275,7 @@ fn wrong_sos_set_is_refused() {
     let b = blobs();
     let imgs = images(&b);
     let mut p = psp(&mut r);
-    let e = mp::load_firmware(&mut p, &b.sos, SosSet::Aux, &imgs, None).unwrap_err();
+    let e = mp::load_firmware(&mut p, &b.sos, SosSet::Aux, None, &imgs, None).unwrap_err();
     assert_eq!(
         e,
         PspError::BootloaderStatus {
@@ -324,7 +342,7 @@ fn wrong_or_missing_blob_is_refused() {
     // A TA blob where the SOS bundle belongs.
     let mut r = run(false);
     let mut p = psp(&mut r);
-    let e = mp::load_firmware(&mut p, &b.ta, SosSet::Primary, &[], None).unwrap_err();
+    let e = mp::load_firmware(&mut p, &b.ta, SosSet::Primary, None, &[], None).unwrap_err();
     assert!(matches!(
         e,
         PspError::Missing {
@@ -335,7 +353,7 @@ fn wrong_or_missing_blob_is_refused() {
     // Swapped images.
     let mut imgs = images(&b);
     imgs[0].bytes = imgs[4].bytes;
-    let e = mp::load_firmware(&mut p, &b.sos, SosSet::Primary, &imgs, None).unwrap_err();
+    let e = mp::load_firmware(&mut p, &b.sos, SosSet::Primary, None, &imgs, None).unwrap_err();
     assert_eq!(
         e,
         PspError::CommandFailed {
