@@ -1,0 +1,135 @@
+//! An MI300 part as one node of an XGMI hive (`Part::in_hive`): what its
+//! hubs report, where its VRAM lies in the hive's physical space, and the
+//! bring-up that must follow `gmc_v9_0_vram_gtt_location()` to use it.
+//!
+//! Expected values are worked by hand from Linux 6.12:
+//! - `gfxhub_v1_2_get_xgmi_info()` reads `MC_VM_XGMI_LFB_CNTL` (0x957 in
+//!   `gc_9_4_3_offset.h`; `PF_LFB_REGION` bits 3:0, `PF_MAX_REGION` bits
+//!   7:4) and `MC_VM_XGMI_LFB_SIZE` (0x958, `PF_LFB_SIZE` bits 16:0, 16 MiB
+//!   units) on XCC 0;
+//! - `gmc_v9_0_vram_gtt_location()` adds `physical_node_id *
+//!   node_segment_size` to the FB base (`vram_start`) and to
+//!   `vram_base_offset`;
+//! - the model's hive: 8 nodes, 256 GiB segments (model values,
+//!   `parts::HIVE_NODES`, `parts::HIVE_SEGMENT`), FB at MC 0x80_0000_0000
+//!   (`FB_START`, model value). Node 3's VRAM: MC 0x80_0000_0000 + 3 *
+//!   0x40_0000_0000 = 0x140_0000_0000, physical 0xC0_0000_0000.
+
+use barebell::platform::Platform;
+use barebell_model::hub_v9::HubV9Refusal;
+use barebell_model::parts;
+use barebell_tests::virtual_gpu;
+
+/// 256 GiB, by hand.
+const SEGMENT: u64 = 0x40_0000_0000;
+/// Node 3's VRAM, physical: FB_OFFSET 0 + 3 segments.
+const NODE3_PA: u64 = 0xC0_0000_0000;
+
+fn node3(part: parts::Part) -> parts::Part {
+    part.in_hive(3).unwrap()
+}
+
+/// Reads XCC `x`'s GC register at dword `reg` through BAR5, as a driver
+/// does.
+fn gc_reg(m: &barebell_model::VirtualGpu, x: usize, reg: u32) -> u32 {
+    let h = &m.gc_9_4_3().unwrap().gfxhubs()[x];
+    Platform::regs(m).read32(((h.base + reg) * 4) as usize)
+}
+
+/// Model: the hubs report the hive position as the IFWI leaves it, in
+/// the registers Linux and tinygrad read; a GPU on its own reads 0 there
+/// ("PF_MAX_REGION=0 means xgmi is disabled"); a driver's write does not
+/// move the GPU in the hive; FB_LOCATION_TOP spans all 8 segments.
+#[test]
+fn a_hive_member_reports_its_node_in_mc_vm_xgmi_lfb_cntl() {
+    let m = virtual_gpu(node3(parts::mi300x()), 1);
+    // XCC 0 through BAR5, as `RREG32_SOC15(GC, GET_INST(GC, 0), ...)`:
+    // PF_MAX_REGION = 7, PF_LFB_REGION = 3; 256 GiB >> 24.
+    assert_eq!(gc_reg(&m, 0, 0x957), 0x73, "LFB_CNTL");
+    assert_eq!(gc_reg(&m, 0, 0x958), 0x4000, "LFB_SIZE");
+    // Every XCC's GFXHUB holds the same (past BAR5 for XCC 1 and up).
+    for (x, h) in m.gc_9_4_3().unwrap().gfxhubs().iter().enumerate() {
+        assert_eq!(h.reg(0x957), 0x73, "XCC {x} LFB_CNTL");
+        assert_eq!(h.reg(0x958), 0x4000, "XCC {x} LFB_SIZE");
+    }
+    // MMHUB 1.8 of every AID: 0xc97 / 0xc98 of `mmhub_1_8_0_offset.h`.
+    for (a, h) in m.gc_9_4_3().unwrap().mmhubs().iter().enumerate() {
+        assert_eq!(h.reg(0xc97), 0x73, "AID {a}");
+        assert_eq!(h.reg(0xc98), 0x4000, "AID {a}");
+        // FB_LOCATION_TOP (0xc9d): 0x80_0000_0000 + 8 * 256 GiB - 1, >> 24.
+        assert_eq!(h.reg(0xc9d), 0x2_7FFF, "AID {a} FB top");
+    }
+    let h = &m.gc_9_4_3().unwrap().gfxhubs()[0];
+    Platform::regs(&m).write32(((h.base + 0x957) * 4) as usize, 0);
+    assert_eq!(gc_reg(&m, 0, 0x957), 0x73, "the write moved the node");
+
+    let alone = virtual_gpu(parts::mi300x(), 1);
+    assert_eq!(gc_reg(&alone, 0, 0x957), 0);
+    assert_eq!(gc_reg(&alone, 0, 0x958), 0);
+    // 192 GiB from 0x80_0000_0000: top 0xAF_FF00_0000 >> 24.
+    assert_eq!(alone.gc_9_4_3().unwrap().mmhubs()[0].reg(0xc9d), 0xAFFF);
+}
+
+/// Model: a hive member's hub walks tables in its own segment only. A
+/// VMID0 root at physical 0x1000 (node 0's memory, where a bring-up
+/// without the node offset puts it) is refused naming node 0; the same
+/// table at node 3's physical address is walked.
+#[test]
+fn a_hive_members_hub_refuses_a_root_table_in_another_nodes_memory() {
+    let m = virtual_gpu(node3(parts::mi300x()), 1);
+    let h = &m.gc_9_4_3().unwrap().gfxhubs()[0];
+    let o = h.offsets;
+    h.set_device_reg(o.l1_tlb_cntl, 1);
+    h.set_device_reg(o.l2_cntl, 1);
+    // Context 0 on, depth 2, block size 9.
+    h.set_device_reg(o.ctx0_cntl, 1 | (2 << 1) | (9 << 3));
+    h.set_device_reg(o.ctx0_end_lo, 0xF_FFFF);
+    let vram = barebell_model::dma::Dma::default();
+    let base = barebell_model::mc::McHub::vram_pa_base(&**h);
+    assert_eq!(base, NODE3_PA);
+    for (root, want) in [
+        (
+            0x1000u64,
+            Err(HubV9Refusal::PeerMemory {
+                pa: 0x1000,
+                node: Some(0),
+            }),
+        ),
+        (
+            NODE3_PA + SEGMENT + 0x1000,
+            Err(HubV9Refusal::PeerMemory {
+                pa: NODE3_PA + SEGMENT + 0x1000,
+                node: Some(4),
+            }),
+        ),
+    ] {
+        h.set_device_reg(o.ctx0_base_lo, (root | 1) as u32);
+        h.set_device_reg(o.ctx0_base_lo + 1, (root >> 32) as u32);
+        let got = h
+            .translate(
+                &vram,
+                base,
+                0,
+                0x1000,
+                barebell_model::decode::pte_v9::AccessV9::Read,
+            )
+            .map(|_| ());
+        assert_eq!(got, want, "root {root:#x}");
+    }
+    // In its own segment the walk reaches the (empty) backing: a table
+    // fault, not a peer refusal.
+    let root = NODE3_PA + 0x1000;
+    h.set_device_reg(o.ctx0_base_lo, (root | 1) as u32);
+    h.set_device_reg(o.ctx0_base_lo + 1, (root >> 32) as u32);
+    let got = h.translate(
+        &vram,
+        base,
+        0,
+        0x1000,
+        barebell_model::decode::pte_v9::AccessV9::Read,
+    );
+    assert!(
+        matches!(got, Err(HubV9Refusal::Fault(_))),
+        "{got:?}: a root in the node's own segment is walked"
+    );
+}
