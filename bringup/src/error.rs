@@ -88,6 +88,9 @@ pub enum ErrorKind {
         why: barebell::gmc::pagetable::MapError,
     },
     Hub(HubError),
+    /// The XGMI registers (`MC_VM_XGMI_LFB_CNTL/SIZE`) could not be read
+    /// or name a hive Linux refuses.
+    Xgmi(barebell::gmc::hub::gfxhub_v1_2::XgmiError),
     Invalidate(InvalidateError),
     /// A firmware file is missing, unreadable or malformed.
     Firmware(FirmwareError),
@@ -153,6 +156,7 @@ impl fmt::Display for ErrorKind {
                 write!(f, "{table} page tables refused {va:#x}: {why}")
             }
             ErrorKind::Hub(e) => write!(f, "{e}"),
+            ErrorKind::Xgmi(e) => write!(f, "XGMI: {e}"),
             ErrorKind::Invalidate(e) => write!(f, "TLB invalidation: {e}"),
             ErrorKind::Firmware(e) => write!(f, "{e}"),
             ErrorKind::Psp(e) => write!(f, "{e}"),

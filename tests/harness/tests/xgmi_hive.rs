@@ -16,14 +16,16 @@
 //!   0x40_0000_0000 = 0x140_0000_0000, physical 0xC0_0000_0000.
 
 use barebell::platform::Platform;
+use barebell_bringup::{Mapping, Options, Quiet, Step};
 use barebell_model::hub_v9::HubV9Refusal;
 use barebell_model::parts;
-use barebell_tests::virtual_gpu;
+use barebell_tests::{FirmwareDir, virtual_gpu};
 
 /// 256 GiB, by hand.
 const SEGMENT: u64 = 0x40_0000_0000;
-/// Node 3's VRAM, physical: FB_OFFSET 0 + 3 segments.
+/// Node 3's VRAM: physical (FB_OFFSET 0 + 3 segments) and MC.
 const NODE3_PA: u64 = 0xC0_0000_0000;
+const NODE3_MC: u64 = 0x140_0000_0000;
 
 fn node3(part: parts::Part) -> parts::Part {
     part.in_hive(3).unwrap()
@@ -132,4 +134,49 @@ fn a_hive_members_hub_refuses_a_root_table_in_another_nodes_memory() {
         matches!(got, Err(HubV9Refusal::Fault(_))),
         "{got:?}: a root in the node's own segment is walked"
     );
+}
+
+/// The bring-up on node 3 of a hive: every VRAM physical address it
+/// gives the device (VMID0's root, the process root) lies in
+/// node 3's segment, its VRAM in the MC map at the FB base plus 3
+/// segments. Without `gmc_v9_0_vram_gtt_location()`'s node offset the
+/// PSP, walking VMID0 from a root in node 0's memory, reaches nothing
+/// (the model refuses an address in another node's memory) and the
+/// bring-up stops at the psp step.
+#[test]
+fn node_3_of_a_hive_brings_up_in_its_own_segment() {
+    for part in [parts::mi300x(), parts::mi308x()] {
+        let name = part.name;
+        let m = virtual_gpu(node3(part), 7);
+        let opts = Options {
+            until: Step::Queue,
+            mapping: Some(Mapping::Hws),
+            ..Default::default()
+        };
+        let up = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet)
+            .unwrap_or_else(|e| panic!("{name} node 3: {e}\ndevice: {:#?}", m.diagnostics()));
+        assert_eq!(up.reached, Step::Queue, "{name}");
+        let l = up.memory.unwrap();
+        assert_eq!(l.vram_base_offset, NODE3_PA, "{name} vram_base_offset");
+        assert_eq!(l.mc.vram_start, NODE3_MC, "{name} vram_start");
+        // The FB stays the whole hive's; the GART goes below it.
+        assert_eq!(
+            (l.mc.fb_start, l.mc.fb_end),
+            (0x80_0000_0000, 0x2_7FFF << 24),
+            "{name} FB"
+        );
+        for (what, pa) in [
+            ("VMID0 root", l.vmid0_root),
+            ("process root", l.process_root),
+        ] {
+            assert!(
+                (NODE3_PA..NODE3_PA + SEGMENT).contains(&pa),
+                "{name} {what} {pa:#x} outside node 3's segment"
+            );
+        }
+        assert_eq!(m.psp().refusals(), vec![], "{name}");
+        let report = up.shutdown();
+        assert!(report.complete(), "{name}: {report}");
+        m.quiescent().unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
 }
