@@ -181,6 +181,8 @@ pub struct Gc943 {
     sdma_hws: Mutex<Vec<Option<(u32, u64)>>>,
     /// What the model's HWS-to-engine step refused, in order.
     sdma_refusals: Mutex<Vec<String>>,
+    /// What the SOC blocks (SMU, IH, SDMA) refused, in order.
+    soc_log: Arc<crate::soc::RefusalLog>,
     unclaimed: Arc<Unclaimed>,
     /// The device fell off the bus (the router's fault switch).
     gone: Arc<AtomicBool>,
@@ -219,8 +221,9 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
         bus_master: bus_master.clone(),
         pci: pci.clone(),
         psp: psp.clone(),
+        hive: part.xgmi,
     };
-    let smu = build::smu(clock, &i, scope, log)?;
+    let smu = build::smu(clock, &i, scope, log.clone())?;
     let (mec, xlate) = build::mec(clock, x.seed, &i, &rlc_mec, &gfxhubs, memory, x.chunk_bus);
     build::connect_sdma(clock, &sdma, &mmhubs, &xlate, &mec, &nbios[0])?;
     // Doorbells reach the CP block through AID 0's NBIO aperture.
@@ -263,6 +266,7 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
         sdma_hws: Mutex::new(alloc::vec![None; sdma.len()]),
         sdma,
         sdma_refusals: Mutex::new(Vec::new()),
+        soc_log: log,
         unclaimed,
         gone: router.gone_flag(),
     };
@@ -313,6 +317,11 @@ impl Gc943 {
     /// The SDMA 4.4.2 instances, in instance order.
     pub fn sdma(&self) -> &[Arc<SdmaModel>] {
         &self.sdma
+    }
+
+    /// What the SOC blocks (SMU, IH, SDMA engines) refused, in order.
+    pub fn soc_refusals(&self) -> Vec<crate::soc::Refusal> {
+        self.soc_log.all()
     }
 
     /// What the model refused when putting an HWS-mapped SDMA queue on
@@ -495,6 +504,9 @@ impl super::GcModel for Gc943 {
         }
         for r in self.sdma_refusals() {
             out.push(format!("the SDMA 4.4.2 model refused: {r}"));
+        }
+        for r in self.soc_refusals() {
+            out.push(format!("the model refused: {r}"));
         }
         if let Some(n) = self.nbios.first() {
             for (i, v) in n.dropped() {

@@ -19,6 +19,7 @@ use barebell::platform::Platform;
 use barebell_bringup::{Mapping, Options, Quiet, Step};
 use barebell_model::hub_v9::HubV9Refusal;
 use barebell_model::parts;
+use barebell_model::smu::SmuEvent;
 use barebell_tests::{FirmwareDir, virtual_gpu};
 
 /// 256 GiB, by hand.
@@ -178,5 +179,49 @@ fn node_3_of_a_hive_brings_up_in_its_own_segment() {
         let report = up.shutdown();
         assert!(report.complete(), "{name}: {report}");
         m.quiescent().unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+fn mode1_resets(m: &barebell_model::VirtualGpu) -> usize {
+    m.gc_9_4_3()
+        .unwrap()
+        .smu()
+        .events()
+        .iter()
+        .filter(|e| matches!(e, SmuEvent::Mode1Reset))
+        .count()
+}
+
+/// Model: a mode-1 reset that reaches a hive member's SMU is a reset of
+/// one GPU of the hive alone, which neither driver sends (Linux resets
+/// the hive together, tinygrad refuses): the model logs it, naming the
+/// node, and still resets (the hardware would). A GPU on its own logs
+/// nothing. The message goes through the runtime's
+/// `smu_v13_0_6_mode1_reset()` (`barebell::smu::mode1_reset`), with bus
+/// mastering off as both drivers leave it.
+#[test]
+fn a_hive_members_smu_logs_a_mode1_reset_of_it_alone() {
+    for (part, logged) in [(node3(parts::mi300x()), true), (parts::mi300x(), false)] {
+        let m = virtual_gpu(part, 7);
+        let opts = Options {
+            until: Step::Discovery,
+            ..Default::default()
+        };
+        let gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet).unwrap();
+        let mp1 = barebell::smu::Mp1::for_version(gpu.ips.mp1.version.triple()).unwrap();
+        barebell::smu::mode1_reset(&gpu.bus, Platform::clock(&m), mp1, &gpu.ips.mp1.bases).unwrap();
+        assert_eq!(mode1_resets(&m), 1);
+        let refused: Vec<String> = m
+            .gc_9_4_3()
+            .unwrap()
+            .soc_refusals()
+            .iter()
+            .map(|r| r.to_string())
+            .collect();
+        let hit = refused
+            .iter()
+            .any(|r| r.contains("mode-1 reset of XGMI node 3 of 8 alone"));
+        assert_eq!(hit, logged, "{refused:?}");
+        drop(gpu);
     }
 }

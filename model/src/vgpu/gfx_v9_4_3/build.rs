@@ -236,6 +236,8 @@ pub(super) struct ResetScope {
     pub bus_master: Arc<AtomicBool>,
     pub pci: Arc<PciConfig>,
     pub psp: Arc<PspModel>,
+    /// The part's place in an XGMI hive ([`Part::xgmi`]).
+    pub hive: Option<crate::parts::Xgmi>,
 }
 
 /// The SMU on MP1 13.0.6. Its PMFW is the boot firmware's (MI300's PSP
@@ -251,9 +253,31 @@ pub(super) fn smu(
     log: Arc<RefusalLog>,
 ) -> Result<Arc<SmuModel>, ModelError> {
     let bm = r.bus_master.clone();
+    let hive_log = log.clone();
     let hooks = crate::smu::SmuHooks {
         firmware_loaded: Box::new(|| true),
         mode1_reset: Box::new(move || {
+            // *Model rule*: a hive member is never reset alone. Linux
+            // resets every node of a hive together (`amdgpu_device_init()`
+            // sets `xgmi.pending_reset`, "Pending hive reset."; recovery's
+            // `amdgpu_do_asic_reset()` resets "all XGMI hive nodes ASAP"
+            // for the links' negotiation), and tinygrad refuses
+            // (`AMDev.__init__`: "Malformed state. Use
+            // extra/amdpci/hive_reset.py to reset the hive"), having seen
+            // one GPU's reset take the fabric down. The model has no
+            // fabric to lose: it logs the refusal and resets this GPU.
+            if let Some(x) = r.hive.filter(|x| x.nodes > 1) {
+                hive_log.push(
+                    "SMU",
+                    alloc::format!(
+                        "mode-1 reset of XGMI node {} of {} alone: a hive is reset as a whole \
+                         (amdgpu_do_asic_reset() resets every node together; tinygrad refuses a \
+                         hive member)",
+                        x.node,
+                        x.nodes
+                    ),
+                );
+            }
             for n in &r.nbios {
                 n.reset();
             }
