@@ -16,7 +16,8 @@
 //!   0x40_0000_0000 = 0x140_0000_0000, physical 0xC0_0000_0000.
 
 use barebell::platform::Platform;
-use barebell_bringup::{Mapping, Options, Quiet, Step};
+use barebell_bringup::error::StartError;
+use barebell_bringup::{ErrorKind, Mapping, Options, Quiet, Step};
 use barebell_model::hub_v9::HubV9Refusal;
 use barebell_model::parts;
 use barebell_model::smu::SmuEvent;
@@ -224,4 +225,60 @@ fn a_hive_members_smu_logs_a_mode1_reset_of_it_alone() {
         assert_eq!(hit, logged, "{refused:?}");
         drop(gpu);
     }
+}
+
+/// Leaves `m` running as a killed driver would: a bring-up let go
+/// without its teardown (sOS and PMFW alive, `SCRATCH_REG6` = 1).
+fn leave_running(m: &barebell_model::VirtualGpu) {
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(Mapping::Hws),
+        ..Default::default()
+    };
+    barebell_bringup::run(m, &FirmwareDir::system(), &opts, &Quiet)
+        .unwrap()
+        .abandon();
+    // The next driver instance may claim the device.
+    m.release_claim();
+}
+
+/// A hive member left running is not mode-1 reset alone: the start step
+/// refuses, naming the hive, and sends nothing to the SMU (Linux marks
+/// a "Pending hive reset." and resets the hive together; tinygrad raises
+/// "Malformed state. Use extra/amdpci/hive_reset.py to reset the hive").
+/// The same part on its own is reset, its PCI state restored before any
+/// register read (`amdgpu_device_mode1_reset()`), and brought up.
+#[test]
+fn a_hive_member_left_running_is_not_mode1_reset_alone() {
+    let m = virtual_gpu(node3(parts::mi300x()), 7);
+    leave_running(&m);
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(Mapping::Hws),
+        ..Default::default()
+    };
+    let e = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet).unwrap_err();
+    assert_eq!(e.step, Step::Start, "{e}");
+    assert_eq!(
+        e.kind,
+        ErrorKind::Start(StartError::HiveMember { node: 3, nodes: 8 }),
+        "{e}"
+    );
+    let text = e.to_string();
+    assert!(text.contains("node 3 of an XGMI hive of 8"), "{text}");
+    assert!(text.contains("reset the whole hive"), "{text}");
+    assert_eq!(mode1_resets(&m), 0, "a reset reached the SMU");
+    assert_eq!(m.gc_9_4_3().unwrap().soc_refusals(), vec![]);
+    // Nothing of the reset's preparation happened either.
+    assert!(m.pci().decodes());
+
+    let alone = virtual_gpu(parts::mi300x(), 7);
+    leave_running(&alone);
+    let up = barebell_bringup::run(&alone, &FirmwareDir::system(), &opts, &Quiet)
+        .unwrap_or_else(|e| panic!("mi300x alone: {e}"));
+    assert_eq!(mode1_resets(&alone), 1);
+    assert_eq!(alone.pci().undecoded(), 0, "BAR5 accesses lost");
+    assert_eq!(up.reached, Step::Queue);
+    let report = up.shutdown();
+    assert!(report.complete(), "{report}");
 }
