@@ -462,7 +462,9 @@ pub(crate) fn mode1_reset(
 /// raises "Malformed state. Use extra/amdpci/hive_reset.py to reset the
 /// hive" instead of calling `smu.mode1_reset()`. barebell has no
 /// hive-wide reset and does the same. Membership is read as Linux reads
-/// it (`gfxhub_v1_2_get_xgmi_info()`, the gmc block's
+/// it, before deciding on a reset (`amdgpu_device_init()`: "Need to get
+/// xgmi info early to decide the reset behavior",
+/// `gfxhub_v1_2_get_xgmi_info()`; the gmc block's
 /// [`crate::gmc::GmcBlock::hive`]); parts without XGMI are never members.
 fn refuse_hive_member(gpu: &Gpu<'_>, s: Step) -> Result<(), BringupError> {
     let hive = gpu.blocks.gmc.hive(gpu).map_err(|mut e| {

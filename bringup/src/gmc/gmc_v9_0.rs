@@ -156,8 +156,9 @@ impl super::block::GmcBlock for GmcV9_0 {
         Ok(faults)
     }
 
-    /// `gfxhub_v1_2_get_xgmi_info()` on XCC 0 (`gmc_v9_0_sw_init()`
-    /// calls it before `gmc_v9_0_mc_init()`), and for a hive member the
+    /// `gfxhub_v1_2_get_xgmi_info()` on XCC 0 (`amdgpu_device_init()`
+    /// calls it early, "to decide the reset behavior", long before
+    /// `gmc_v9_0_mc_init()` uses it), and for a hive member the
     /// FB's top (`mmhub_v1_8_get_fb_location()`), which spans every node.
     fn hive(&self, gpu: &Gpu<'_>) -> Result<Option<super::block::Hive>, BringupError> {
         let s = Step::Gmc;
