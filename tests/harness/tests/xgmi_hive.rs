@@ -282,3 +282,57 @@ fn a_hive_member_left_running_is_not_mode1_reset_alone() {
     let report = up.shutdown();
     assert!(report.complete(), "{report}");
 }
+
+/// The node's VRAM used through its own page tables: on node 3 an SDMA
+/// queue the HWS maps copies host memory into user VRAM and back. The
+/// VRAM PTEs hold `offset + vram_base_offset` (node 3's segment,
+/// `amdgpu_gmc_vram_pa()`), which the engine's MMHUB must resolve to this
+/// GPU's own VRAM: the bytes land where the host sees user VRAM (BAR0).
+#[test]
+fn node_3_copies_through_vram_ptes_in_its_own_segment() {
+    use barebell::sdma::CopyDirection;
+    let n = 4096 + 3;
+    let user = 4 << 20;
+    let mem = barebell_model::vgpu::HostMemory::allocate_sized((64 << 20) + user, (4 << 20) + user)
+        .unwrap();
+    let m = barebell_model::VirtualGpu::new(
+        node3(parts::mi300x()),
+        &FirmwareDir::system(),
+        mem,
+        barebell_model::Seed(7),
+    )
+    .unwrap();
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(Mapping::Hws),
+        user_memory: user,
+        user_vram: user,
+    };
+    let mut gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet)
+        .unwrap_or_else(|e| panic!("{e}\n{:#?}", m.diagnostics()));
+    let mut q = barebell_bringup::sdma::open(&mut gpu, Mapping::Hws, &Quiet)
+        .unwrap_or_else(|e| panic!("{e}\n{:#?}", m.diagnostics()));
+    let host = gpu.user.as_mut().unwrap();
+    let (h_a, h_b) = (
+        host.alloc(8192, 4096).unwrap(),
+        host.alloc(8192, 4096).unwrap(),
+    );
+    let d = gpu.user_vram.as_mut().unwrap().alloc(8192, 4096).unwrap();
+    let src: Vec<u8> = (0..n).map(|i| (i * 7 + 3) as u8).collect();
+    assert!(h_a.write(0, &src));
+    assert!(d.host.fill(0, n, 0xEE));
+    assert!(h_b.fill(0, n, 0xEE));
+    q.copy(d.va, h_a.address(), n as u64, CopyDirection::HostToDevice)
+        .unwrap_or_else(|e| panic!("h2d: {e}\n{:#?}", m.diagnostics()));
+    q.copy(h_b.address(), d.va, n as u64, CopyDirection::DeviceToHost)
+        .unwrap_or_else(|e| panic!("d2h: {e}\n{:#?}", m.diagnostics()));
+    let mut in_vram = vec![0u8; n];
+    let mut back = vec![0u8; n];
+    assert!(d.host.read(0, &mut in_vram) && h_b.read(0, &mut back));
+    assert!(in_vram == src, "the copy did not land in this GPU's VRAM");
+    assert!(back == src, "the copy back differs");
+    q.stop(&mut gpu).unwrap();
+    let report = gpu.shutdown();
+    assert!(report.complete(), "{report}");
+    m.quiescent().unwrap();
+}
