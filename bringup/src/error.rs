@@ -88,6 +88,9 @@ pub enum ErrorKind {
         why: barebell::gmc::pagetable::MapError,
     },
     Hub(HubError),
+    /// The XGMI registers (`MC_VM_XGMI_LFB_CNTL/SIZE`) could not be read
+    /// or name a hive Linux refuses.
+    Xgmi(barebell::gmc::hub::gfxhub_v1_2::XgmiError),
     Invalidate(InvalidateError),
     /// A firmware file is missing, unreadable or malformed.
     Firmware(FirmwareError),
@@ -153,6 +156,7 @@ impl fmt::Display for ErrorKind {
                 write!(f, "{table} page tables refused {va:#x}: {why}")
             }
             ErrorKind::Hub(e) => write!(f, "{e}"),
+            ErrorKind::Xgmi(e) => write!(f, "XGMI: {e}"),
             ErrorKind::Invalidate(e) => write!(f, "TLB invalidation: {e}"),
             ErrorKind::Firmware(e) => write!(f, "{e}"),
             ErrorKind::Psp(e) => write!(f, "{e}"),
@@ -191,6 +195,10 @@ pub enum StartError {
     NoPciState,
     /// The saved PCI state could not be put back after the reset.
     PciRestoreFailed,
+    /// The GPU is node `node` of an XGMI hive of `nodes`: a mode-1 reset
+    /// of one member is refused (Linux resets a hive as a whole; tinygrad
+    /// refuses a hive member, having seen a lone reset kill the fabric).
+    HiveMember { node: u8, nodes: u8 },
 }
 
 impl fmt::Display for StartError {
@@ -214,6 +222,10 @@ impl fmt::Display for StartError {
             ),
             StartError::PciRestoreFailed => f.write_str(
                 "mode-1 reset sent, but the saved PCI configuration could not be restored: the device decodes no BAR",
+            ),
+            StartError::HiveMember { node, nodes } => write!(
+                f,
+                "this GPU is node {node} of an XGMI hive of {nodes} GPUs and needs a reset, but resetting one GPU of a hive alone can take down the XGMI links of all of them, so barebell does not: reset the whole hive (every GPU in it together, or power-cycle the machine) and run again"
             ),
         }
     }

@@ -17,6 +17,7 @@
 //! | signature with `SCRATCH_REG6 != 0` or a latched fault, sOS alive | `Malformed` | mode-1 reset, full bring-up |
 //! | sOS alive, no signature | `LeftByOther` (amdgpu, tinygrad's AM, ...) | mode-1 reset, full bring-up |
 //! | any reset case with PMFW silent | | refused: [`StartError::SmuDead`] |
+//! | any reset case on an XGMI hive member (`MC_VM_XGMI_LFB_CNTL.PF_MAX_REGION` set) | | refused: [`StartError::HiveMember`] |
 //!
 //! The mode-1 reset is `amdgpu_device_mode1_reset()`: the PCI state
 //! cached (`amdgpu_device_cache_pci_state()`; a platform that cannot is
@@ -377,6 +378,7 @@ pub(crate) fn mode1_reset(
     let ips = &gpu.ips;
     let bus: &dyn RegisterBus = &gpu.bus;
     let clock = gpu.platform.clock();
+    refuse_hive_member(gpu, s)?;
     let v1 = ips.mp1.version.triple();
     let mp1 = Mp1::for_version(v1)
         .ok_or(ErrorKind::Start(StartError::NoReset { mp1: v1 }))
@@ -443,6 +445,40 @@ pub(crate) fn mode1_reset(
         ),
     );
     Ok((version, took))
+}
+
+/// A mode-1 reset resets one GPU; an XGMI hive member is refused before
+/// anything is sent ([`StartError::HiveMember`]).
+///
+/// Linux never resets a hive member alone: at init it resets soc15 parts
+/// on bare metal not at all (`soc15_need_reset_on_init()` returns false
+/// unless passed through) and, where a reset is needed, a hive member
+/// only with its hive (`amdgpu_device_init()` logs "Pending hive reset."
+/// and sets `xgmi.pending_reset` instead of resetting the node); in
+/// recovery `amdgpu_do_asic_reset()`
+/// resets "all XGMI hive nodes ASAP" together. tinygrad's `AMDev.__init__`
+/// refuses outright: with sOS and PMFW alive on a hive member
+/// (`is_hive()`: `MC_VM_XGMI_LFB_SIZE` and `PF_MAX_REGION` both set) it
+/// raises "Malformed state. Use extra/amdpci/hive_reset.py to reset the
+/// hive" instead of calling `smu.mode1_reset()`. barebell has no
+/// hive-wide reset and does the same. Membership is read as Linux reads
+/// it, before deciding on a reset (`amdgpu_device_init()`: "Need to get
+/// xgmi info early to decide the reset behavior",
+/// `gfxhub_v1_2_get_xgmi_info()`; the gmc block's
+/// [`crate::gmc::GmcBlock::hive`]); parts without XGMI are never members.
+fn refuse_hive_member(gpu: &Gpu<'_>, s: Step) -> Result<(), BringupError> {
+    let hive = gpu.blocks.gmc.hive(gpu).map_err(|mut e| {
+        e.step = s;
+        e
+    })?;
+    match hive {
+        Some(h) if h.xgmi.nodes > 1 => Err(ErrorKind::Start(StartError::HiveMember {
+            node: h.xgmi.node,
+            nodes: h.xgmi.nodes,
+        })
+        .at(s)),
+        _ => Ok(()),
+    }
 }
 
 /// `amdgpu_device_mode1_reset()`: "wait for asic to come out of reset",

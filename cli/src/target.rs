@@ -109,6 +109,14 @@ pub struct TargetArgs {
     /// Which model part (the model only: a GPU is what it is).
     #[arg(long, value_enum, default_value = "navi31", conflicts_with_all = ["vfio", "sysfs"])]
     pub part: PartArg,
+    /// The model only, MI300 parts (mi300x, mi308x): make the part node N
+    /// (0 to 7) of an XGMI hive of 8 GPUs, with 256 GiB per node's segment
+    /// (a model value). Its hubs report the place in
+    /// MC_VM_XGMI_LFB_CNTL/SIZE, its VRAM sits at node N's segment of the
+    /// hive's physical address space, and a mode-1 reset of it alone is
+    /// refused (a hive is reset as a whole).
+    #[arg(long, value_name = "N", conflicts_with_all = ["vfio", "sysfs"])]
+    pub node: Option<u8>,
 }
 
 fn parse_bdf(s: &str) -> Result<Bdf, String> {
@@ -180,12 +188,34 @@ pub fn install_stop_hook(device: &Device) {
     }
 }
 
+/// The model of `part` as node `node` of an XGMI hive ([`Part::in_hive`]).
+///
+/// [`Part::in_hive`]: barebell_model::Part::in_hive
+pub fn hive_model_device(
+    part: PartArg,
+    node: u8,
+    fw: &FirmwareDir,
+    memory: HostMemory,
+    seed: u64,
+) -> Result<Box<VirtualGpu>, String> {
+    let p = part
+        .part()
+        .in_hive(node)
+        .map_err(|e| format!("--node {node}: {e}"))?;
+    VirtualGpu::new(p, fw, memory, Seed(seed))
+        .map(Box::new)
+        .map_err(|e| format!("building the model {} (node {node}): {e}", part.name()))
+}
+
 fn open_device(t: &TargetArgs, fw: &FirmwareDir, seed: u64) -> Result<Device, String> {
     match t.hardware() {
         None => {
             let mem = HostMemory::allocate(MODEL_BAR0_BYTES)
                 .map_err(|e| format!("building the model {}: {e}", t.part.name()))?;
-            Ok(Device::Model(model_device(t.part, fw, mem, seed)?))
+            Ok(Device::Model(match t.node {
+                Some(n) => hive_model_device(t.part, n, fw, mem, seed)?,
+                None => model_device(t.part, fw, mem, seed)?,
+            }))
         }
         Some(Hardware::Vfio(b)) => HwPlatform::open(barebell_host::Target::Vfio(b))
             .map(|p| Device::Hw(Box::new(p)))

@@ -66,6 +66,10 @@ pub struct V9Offsets {
     pub fb_location_top: u32,
     pub sys_aperture_low: u32,
     pub sys_aperture_high: u32,
+    /// `MC_VM_XGMI_LFB_CNTL` and `MC_VM_XGMI_LFB_SIZE`: the GPU's place
+    /// in an XGMI hive as the IFWI leaves it ([`HubV9Model::xgmi`]).
+    pub xgmi_lfb_cntl: u32,
+    pub xgmi_lfb_size: u32,
     /// The hub's register block in segment 0, first and last dword: what
     /// a device routes to this model (GC: `regVM_*`/`regMC_VM_*`/`VML2_*`
     /// 0x800..=0x963 of `gc_9_4_3_offset.h`; MMHUB: every segment-0
@@ -95,6 +99,8 @@ pub const GFXHUB_1_2: V9Offsets = V9Offsets {
     fb_location_top: 0x095d,
     sys_aperture_low: 0x0961,
     sys_aperture_high: 0x0962,
+    xgmi_lfb_cntl: 0x0957,
+    xgmi_lfb_size: 0x0958,
     block: (0x0800, 0x0963),
 };
 
@@ -119,6 +125,8 @@ pub const MMHUB_1_8: V9Offsets = V9Offsets {
     fb_location_top: 0x0c9d,
     sys_aperture_low: 0x0ca1,
     sys_aperture_high: 0x0ca2,
+    xgmi_lfb_cntl: 0x0c97,
+    xgmi_lfb_size: 0x0c98,
     block: (0x0000, 0x0d0d),
 };
 
@@ -149,6 +157,40 @@ pub const PER_VMID: u32 = 0xFFFF;
 pub const ADDR_HI4: u32 = 0xF;
 /// ACK reads after a request before the ACK bits rise (model value).
 pub const ACK_READS: u32 = 3;
+/// `MC_VM_XGMI_LFB_CNTL__PF_LFB_REGION_MASK`: this GPU's node.
+pub const PF_LFB_REGION: u32 = 0xF;
+/// `MC_VM_XGMI_LFB_CNTL__PF_MAX_REGION_MASK` / `__SHIFT`: the hive's
+/// last node (0: XGMI off).
+pub const PF_MAX_REGION_MASK: u32 = 0xF0;
+pub const PF_MAX_REGION_SHIFT: u32 = 4;
+/// `MC_VM_XGMI_LFB_SIZE__PF_LFB_SIZE_MASK`: a node's segment, 16 MiB units.
+pub const PF_LFB_SIZE: u32 = 0x1_FFFF;
+
+/// A hive member's place as its hub's `MC_VM_XGMI_LFB_CNTL/SIZE` give it
+/// (`gfxhub_v1_2_get_xgmi_info()`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct XgmiWindow {
+    /// `PF_LFB_REGION`.
+    pub node: u8,
+    /// `PF_MAX_REGION + 1`.
+    pub nodes: u8,
+    /// `PF_LFB_SIZE << 24`, bytes.
+    pub segment: u64,
+}
+
+impl XgmiWindow {
+    /// This node's segment's offset from node 0's.
+    pub fn node_offset(&self) -> u64 {
+        u64::from(self.node) * self.segment
+    }
+
+    /// The node whose segment holds `hive_offset` (bytes from node 0's
+    /// VRAM offset 0), if any.
+    pub fn node_at(&self, hive_offset: u64) -> Option<u8> {
+        let n = hive_offset.checked_div(self.segment)?;
+        u8::try_from(n).ok().filter(|n| *n < self.nodes)
+    }
+}
 
 /// Why the hub did not translate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,6 +205,15 @@ pub enum HubV9Refusal {
     },
     /// The walk faulted (latched).
     Fault(WalkFaultV9),
+    /// The context's root table lies outside this GPU's own VRAM, in the
+    /// hive segment of node `node` (or of no node), which only a peer's
+    /// memory could answer over XGMI. The model has no peers: it refuses
+    /// (model convention; hardware would read whatever that address holds
+    /// on the other GPU).
+    PeerMemory {
+        pa: u64,
+        node: Option<u8>,
+    },
 }
 
 #[derive(Debug, Default)]
@@ -245,6 +296,30 @@ impl HubV9Model {
         self.state.lock().regs.get(&offset).copied().unwrap_or(0)
     }
 
+    /// The GPU's place in an XGMI hive (`MC_VM_XGMI_LFB_CNTL/SIZE`), or
+    /// `None` when `PF_MAX_REGION` is 0, "xgmi is disabled"
+    /// (`gfxhub_v1_2_get_xgmi_info()`).
+    pub fn xgmi(&self) -> Option<XgmiWindow> {
+        let cntl = self.reg(self.offsets.xgmi_lfb_cntl);
+        let max = (cntl & PF_MAX_REGION_MASK) >> PF_MAX_REGION_SHIFT;
+        if max == 0 {
+            return None;
+        }
+        Some(XgmiWindow {
+            node: (cntl & PF_LFB_REGION) as u8,
+            nodes: max as u8 + 1,
+            segment: u64::from(self.reg(self.offsets.xgmi_lfb_size) & PF_LFB_SIZE) << 24,
+        })
+    }
+
+    /// The physical address of this GPU's own VRAM offset 0: the hub's
+    /// `MC_VM_FB_OFFSET`, plus on a hive member its node's segment (what
+    /// `gmc_v9_0_vram_gtt_location()` adds to `vram_base_offset`).
+    pub fn vram_pa_base(&self) -> u64 {
+        let fb = u64::from(self.reg(self.offsets.fb_offset)) << 24;
+        fb.saturating_add(self.xgmi().map_or(0, |x| x.node_offset()))
+    }
+
     fn pair(&self, lo: u32) -> u64 {
         u64::from(self.reg(lo)) | (u64::from(self.reg(lo + 1)) << 32)
     }
@@ -288,6 +363,19 @@ impl HubV9Model {
         access: AccessV9,
     ) -> Result<TranslationV9, HubV9Refusal> {
         let ctx = self.context(vmid)?;
+        if let Some(x) = self.xgmi() {
+            let own = ctx
+                .root
+                .checked_sub(vram_base)
+                .is_some_and(|o| o < x.segment);
+            if !own {
+                let node = ctx
+                    .root
+                    .checked_sub(vram_base.saturating_sub(x.node_offset()))
+                    .and_then(|o| x.node_at(o));
+                return Err(HubV9Refusal::PeerMemory { pa: ctx.root, node });
+            }
+        }
         pte_v9::walk(dma, vram_base, &ctx, va, access).map_err(|f| {
             self.latch(vmid, va, access, f);
             HubV9Refusal::Fault(f)
@@ -382,6 +470,12 @@ impl RegisterBus for HubV9Model {
                 *e = ((v & PER_VMID) as u16, ACK_READS, 0);
             }
         }
+        // The hive position is the IFWI's (`gfxhub_v1_2_get_xgmi_info()`
+        // only reads it): a driver's write does not move the GPU in the
+        // hive (model convention: dropped).
+        if off == o.xgmi_lfb_cntl || off == o.xgmi_lfb_size {
+            return;
+        }
         if off == o.fault_cntl && v & CLEAR_FAULT != 0 {
             s.latched = false;
             s.regs.remove(&o.fault_status);
@@ -416,6 +510,8 @@ macro_rules! v9_facts {
             barebell_facts::Fact::constant($h, "regMC_VM_FB_LOCATION_TOP", $o.fb_location_top as u64),
             barebell_facts::Fact::constant($h, "regMC_VM_SYSTEM_APERTURE_LOW_ADDR", $o.sys_aperture_low as u64),
             barebell_facts::Fact::constant($h, "regMC_VM_SYSTEM_APERTURE_HIGH_ADDR", $o.sys_aperture_high as u64),
+            barebell_facts::Fact::constant($h, "regMC_VM_XGMI_LFB_CNTL", $o.xgmi_lfb_cntl as u64),
+            barebell_facts::Fact::constant($h, "regMC_VM_XGMI_LFB_SIZE", $o.xgmi_lfb_size as u64),
             barebell_facts::Fact::constant($h, "regVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32 - regVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32", 1),
             barebell_facts::Fact::constant($h, "regVM_CONTEXT1_CNTL - regVM_CONTEXT0_CNTL", CTX_DISTANCE as u64),
             barebell_facts::Fact::constant($h, "regVM_CONTEXT1_PAGE_TABLE_BASE_ADDR_LO32 - regVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32", CTX_ADDR_DISTANCE as u64),
@@ -437,6 +533,10 @@ macro_rules! v9_facts {
             barebell_facts::Fact::constant($sh, "VM_L2_PROTECTION_FAULT_STATUS__VMID__SHIFT", VMID_SHIFT as u64),
             barebell_facts::Fact::constant($sh, "VM_L2_PROTECTION_FAULT_ADDR_HI32__LOGICAL_PAGE_ADDR_HI4_MASK", ADDR_HI4 as u64),
             barebell_facts::Fact::constant($sh, "VM_INVALIDATE_ENG0_REQ__PER_VMID_INVALIDATE_REQ_MASK", PER_VMID as u64),
+            barebell_facts::Fact::constant($sh, "MC_VM_XGMI_LFB_CNTL__PF_LFB_REGION_MASK", PF_LFB_REGION as u64),
+            barebell_facts::Fact::constant($sh, "MC_VM_XGMI_LFB_CNTL__PF_MAX_REGION_MASK", PF_MAX_REGION_MASK as u64),
+            barebell_facts::Fact::constant($sh, "MC_VM_XGMI_LFB_CNTL__PF_MAX_REGION__SHIFT", PF_MAX_REGION_SHIFT as u64),
+            barebell_facts::Fact::constant($sh, "MC_VM_XGMI_LFB_SIZE__PF_LFB_SIZE_MASK", PF_LFB_SIZE as u64),
         ]
     };
 }

@@ -70,6 +70,11 @@ pub enum McFaultKind {
     /// A VRAM PTE's physical address lies below `*MC_VM_FB_OFFSET`, the
     /// physical address of VRAM offset 0.
     BelowFbOffset { pa: u64, fb_offset: u64 },
+    /// On an XGMI hive member: the physical address lies outside this
+    /// GPU's own segment, in node `node`'s (or in no node's). Hardware
+    /// would reach that GPU's memory over XGMI; the model has no peers and
+    /// refuses (model convention).
+    PeerMemory { pa: u64, node: Option<u8> },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +98,13 @@ impl core::fmt::Display for McFaultKind {
                 f,
                 "VRAM physical address {pa:#x} is below MC_VM_FB_OFFSET {fb_offset:#x}"
             ),
+            McFaultKind::PeerMemory { pa, node: Some(n) } => write!(
+                f,
+                "physical address {pa:#x} is in XGMI node {n}'s memory, not this GPU's (no peer is modelled)"
+            ),
+            McFaultKind::PeerMemory { pa, node: None } => {
+                write!(f, "physical address {pa:#x} is in no XGMI node's memory")
+            }
         }
     }
 }
@@ -141,6 +153,33 @@ pub trait McHub: Send + Sync + core::fmt::Debug {
     fn walk0(&self, vram: &Dma, addr: u64, access: Access, cid: u16) -> Result<McWalk, McRefusal>;
     /// `*MC_VM_FB_OFFSET` in bytes: the physical address of VRAM offset 0.
     fn fb_offset(&self) -> u64;
+    /// The GPU's place in an XGMI hive, as its hub's registers give it;
+    /// `None` for a GPU on its own.
+    fn xgmi(&self) -> Option<crate::hub_v9::XgmiWindow> {
+        None
+    }
+    /// The physical address of this GPU's own VRAM offset 0:
+    /// [`McHub::fb_offset`] plus its node's segment in a hive.
+    fn vram_pa_base(&self) -> u64 {
+        self.fb_offset() + self.xgmi().map_or(0, |x| x.node_offset())
+    }
+}
+
+/// VRAM physical address `pa` as an offset into this GPU's own VRAM, or
+/// why it is not one: below `MC_VM_FB_OFFSET`, or (a hive member) in
+/// another node's segment.
+pub fn local_vram(hub: &dyn McHub, pa: u64) -> Result<u64, McFaultKind> {
+    let base = hub.vram_pa_base();
+    let fb_offset = hub.fb_offset();
+    match (pa.checked_sub(base), hub.xgmi()) {
+        (Some(off), None) => Ok(off),
+        (Some(off), Some(x)) if off < x.segment => Ok(off),
+        (_, Some(x)) => Err(McFaultKind::PeerMemory {
+            pa,
+            node: pa.checked_sub(fb_offset).and_then(|o| x.node_at(o)),
+        }),
+        (None, None) => Err(McFaultKind::BelowFbOffset { pa, fb_offset }),
+    }
 }
 
 impl McHub for HubModel {
@@ -187,7 +226,7 @@ impl McHub for crate::hub_v9::HubV9Model {
             crate::gmc::Access::Write => crate::decode::pte_v9::AccessV9::Write,
             crate::gmc::Access::Execute => crate::decode::pte_v9::AccessV9::Execute,
         };
-        match self.translate(vram, McHub::fb_offset(self), 0, addr, a) {
+        match self.translate(vram, McHub::vram_pa_base(self), 0, addr, a) {
             Ok(t) => Ok(McWalk {
                 pa: t.pa,
                 system: t.system,
@@ -204,6 +243,10 @@ impl McHub for crate::hub_v9::HubV9Model {
     /// shifts it by 24).
     fn fb_offset(&self) -> u64 {
         u64::from(self.reg(self.offsets.fb_offset)) << 24
+    }
+
+    fn xgmi(&self) -> Option<crate::hub_v9::XgmiWindow> {
+        crate::hub_v9::HubV9Model::xgmi(self)
     }
 }
 
@@ -267,17 +310,24 @@ impl Mc {
         access: Access,
         what: &'static str,
     ) -> Result<(Target, u64), McFault> {
-        if let Some((low, high)) = self.aperture()
-            && (low..=high).contains(&addr)
-        {
-            return Ok((Target::Vram(addr - low), high - addr + 1));
-        }
         let fault = |kind| McFault {
             addr,
             access,
             what,
             kind,
         };
+        if let Some((low, high)) = self.aperture()
+            && (low..=high).contains(&addr)
+        {
+            // The aperture maps the FB (on a hive member, every node's
+            // segment, `FB_LOCATION_BASE/TOP`) onto physical addresses
+            // from `MC_VM_FB_OFFSET`; this GPU's VRAM is its own segment.
+            let pa = (addr - low).saturating_add(self.hub.fb_offset());
+            return match local_vram(&*self.hub, pa) {
+                Ok(off) => Ok((Target::Vram(off), high - addr + 1)),
+                Err(k) => Err(self.logged(fault(k))),
+            };
+        }
         match self.hub.walk0(&self.vram, addr, access, self.cid) {
             Ok(t) => {
                 let run = t.tlb_bytes - (addr & (t.tlb_bytes - 1));
@@ -285,16 +335,11 @@ impl Mc {
                     Target::System(t.pa)
                 } else {
                     // Physical → VRAM offset (`amdgpu_gmc_vram_mc2pa()`
-                    // added FB_OFFSET going the other way).
-                    let fb_offset = self.hub.fb_offset();
-                    match t.pa.checked_sub(fb_offset) {
-                        Some(off) => Target::Vram(off),
-                        None => {
-                            return Err(self.logged(fault(McFaultKind::BelowFbOffset {
-                                pa: t.pa,
-                                fb_offset,
-                            })));
-                        }
+                    // added FB_OFFSET, and on a hive member its node's
+                    // segment, going the other way).
+                    match local_vram(&*self.hub, t.pa) {
+                        Ok(off) => Target::Vram(off),
+                        Err(k) => return Err(self.logged(fault(k))),
                     }
                 };
                 Ok((target, run))
@@ -303,6 +348,12 @@ impl Mc {
             Err(McRefusal::Hub(r)) => Err(self.logged(fault(McFaultKind::Vm(r)))),
             Err(McRefusal::HubV9(r)) => Err(self.logged(fault(McFaultKind::VmV9(r)))),
         }
+    }
+
+    /// The physical address of this GPU's own VRAM offset 0
+    /// ([`McHub::vram_pa_base`]).
+    pub fn vram_pa_base(&self) -> u64 {
+        self.hub.vram_pa_base()
     }
 
     /// The VRAM backing's dword at byte `offset`, for a block that keeps

@@ -52,6 +52,98 @@ pub struct Part {
     /// The MEC blob whose `gfx_firmware_header_v2_0` gives the start
     /// address every MEC pipe must run from.
     pub mec_file: &'static str,
+    /// The part's place in an XGMI hive ([`Xgmi`]); `None`: a GPU on its
+    /// own (`MC_VM_XGMI_LFB_CNTL` reads 0, XGMI off), as every model part
+    /// is unless [`Part::in_hive`] puts it in one.
+    pub xgmi: Option<Xgmi>,
+}
+
+/// A GPU's place in an XGMI hive, as the IFWI leaves it in the hubs'
+/// `MC_VM_XGMI_LFB_CNTL` (`PF_LFB_REGION`: this node, `PF_MAX_REGION`:
+/// the last node) and `MC_VM_XGMI_LFB_SIZE` (`PF_LFB_SIZE`: each node's
+/// segment of the hive's physical address space, 16 MiB units), which
+/// `gfxhub_v1_2_get_xgmi_info()` reads. Node `n`'s VRAM sits at
+/// `MC_VM_FB_OFFSET + n * segment` in the hive's physical space and at
+/// `FB_LOCATION_BASE + n * segment` in every member's MC space
+/// (`gmc_v9_0_vram_gtt_location()`; tinygrad's `AM_GMC.paddr_base`,
+/// `mc_base`); `FB_LOCATION_BASE/TOP` span every node's segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Xgmi {
+    /// This GPU's physical node id (`physical_node_id`).
+    pub node: u8,
+    /// Nodes in the hive (`num_physical_nodes = PF_MAX_REGION + 1`).
+    pub nodes: u8,
+    /// Each node's segment in bytes (`node_segment_size`), a multiple of
+    /// 16 MiB.
+    pub segment: u64,
+}
+
+impl Xgmi {
+    /// The physical (and MC) offset of this node's VRAM from node 0's.
+    pub const fn node_offset(&self) -> u64 {
+        self.node as u64 * self.segment
+    }
+}
+
+/// Nodes in the hive [`Part::in_hive`] builds: an 8-GPU MI300X platform
+/// (AMD's "Instinct MI300X Platform" is eight OAM GPUs on one XGMI
+/// fabric). Linux accepts at most 8 (`max_num_physical_nodes` in
+/// `gfxhub_v1_2_get_xgmi_info()`).
+pub const HIVE_NODES: u8 = 8;
+
+/// Each node's segment of the hive's physical address space
+/// (`PF_LFB_SIZE`): 256 GiB, the smallest power of two that holds the
+/// MI300X's 192 GiB. A **model value**: the IFWI sets it, and no public
+/// source gives an MI300X's.
+pub const HIVE_SEGMENT: u64 = 256 << 30;
+
+/// Why a part cannot be given a place in a hive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HiveError {
+    /// The part's GC has no XGMI hubs in the model (only GC 9.4.3 has).
+    NoXgmi { part: &'static str },
+    /// `node` is past the hive's last node.
+    NoSuchNode { node: u8, nodes: u8 },
+}
+
+impl core::fmt::Display for HiveError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            HiveError::NoXgmi { part } => write!(
+                f,
+                "{part} is not an XGMI part: only the MI300 parts (mi300x, mi308x) can be a node of a hive"
+            ),
+            HiveError::NoSuchNode { node, nodes } => write!(
+                f,
+                "node {node} does not exist: a hive of {nodes} GPUs has nodes 0 to {}",
+                nodes.saturating_sub(1)
+            ),
+        }
+    }
+}
+
+impl Part {
+    /// This part as node `node` of a hive of [`HIVE_NODES`] GPUs with
+    /// [`HIVE_SEGMENT`]-byte segments (GC 9.4.3 parts only).
+    pub fn in_hive(self, node: u8) -> Result<Part, HiveError> {
+        if self.generation != Generation::Gfx94 {
+            return Err(HiveError::NoXgmi { part: self.name });
+        }
+        if node >= HIVE_NODES {
+            return Err(HiveError::NoSuchNode {
+                node,
+                nodes: HIVE_NODES,
+            });
+        }
+        Ok(Part {
+            xgmi: Some(Xgmi {
+                node,
+                nodes: HIVE_NODES,
+                segment: HIVE_SEGMENT,
+            }),
+            ..self
+        })
+    }
 }
 
 /// The XCC layout a multi-XCC part declares.
@@ -88,6 +180,7 @@ pub fn navi31() -> Part {
         mes_files: Some(["gc_11_0_0_mes_2.bin", "gc_11_0_0_mes1.bin"]),
         xcc: None,
         mec_file: "gc_11_0_0_mec.bin",
+        xgmi: None,
     }
 }
 
@@ -105,6 +198,7 @@ pub fn navi48() -> Part {
         mes_files: Some(["gc_12_0_1_uni_mes.bin", "gc_12_0_1_uni_mes.bin"]),
         xcc: None,
         mec_file: "gc_12_0_1_mec.bin",
+        xgmi: None,
     }
 }
 
@@ -129,6 +223,7 @@ pub fn mi300x() -> Part {
             xccs: 8,
             cus_per_xcc: 38,
         }),
+        xgmi: None,
     }
 }
 

@@ -283,6 +283,11 @@ impl VirtualGpu {
         self.gc.as_any().downcast_ref()
     }
 
+    /// The function's PCI configuration state (what a mode-1 reset clears).
+    pub fn pci(&self) -> &crate::pci_config::PciConfig {
+        &self.pci
+    }
+
     /// The GC 9.4.3 block models, on an MI300X or MI308X part.
     pub fn gc_9_4_3(&self) -> Option<&gfx_v9_4_3::Gc943> {
         self.gc.as_any().downcast_ref()

@@ -64,4 +64,20 @@ pub trait GmcBlock: Sync + core::fmt::Debug {
     /// Teardown: the MMHUB's translation off (the GART), after the PSP
     /// and the IH ring.
     fn mmhub_off(&self, gpu: &Gpu<'_>) -> Outcome;
+
+    /// The GPU's place in an XGMI hive (`gmc.xgmi.funcs` /
+    /// `gfxhub.funcs->get_xgmi_info()`), with the FB top register its
+    /// layout then needs; `None` for a GPU on its own, as every version
+    /// without XGMI is.
+    fn hive(&self, _gpu: &Gpu<'_>) -> Result<Option<Hive>, BringupError> {
+        Ok(None)
+    }
+}
+
+/// A hive member's XGMI place and FB top.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hive {
+    pub xgmi: barebell::gmc::hub::gfxhub_v1_2::XgmiInfo,
+    /// `MC_VM_FB_LOCATION_TOP` of MMHUB instance 0, raw.
+    pub fb_location_top: u32,
 }

@@ -32,7 +32,12 @@ use barebell::regs::hdp_4_4_2;
 
 /// Programs the GFXHUB of every XCC and the MMHUB of every AID for the
 /// VMID0 layout `map`; returns what the step reports as enabled.
-pub fn hw_init(gpu: &Gpu<'_>, nbio: &Nbio, map: &HubConfig) -> Result<String, BringupError> {
+pub fn hw_init(
+    gpu: &Gpu<'_>,
+    nbio: &Nbio,
+    map: &HubConfig,
+    vram_start: u64,
+) -> Result<String, BringupError> {
     let s = Step::Gmc;
     let bus = &gpu.bus;
     let clock = gpu.platform.clock();
@@ -42,8 +47,9 @@ pub fn hw_init(gpu: &Gpu<'_>, nbio: &Nbio, map: &HubConfig) -> Result<String, Br
     let aids: Vec<_> = aid_ips.iter().map(|a| bus.block(a.bases)).collect();
     let cfg = HubV9Config::new(*map);
     // hdp_v4_0_init_registers() on HDP 4.4.2 (bare metal): the flush
-    // invalidates the cache, and the non-surface base is the FB start
-    // (`adev->gmc.vram_start`).
+    // invalidates the cache, and the non-surface base is this GPU's VRAM
+    // start (`adev->gmc.vram_start`, past the FB start by the node's
+    // segment on an XGMI hive member).
     let hdp = gpu
         .ips
         .all
@@ -58,13 +64,10 @@ pub fn hw_init(gpu: &Gpu<'_>, nbio: &Nbio, map: &HubConfig) -> Result<String, Br
         hdp_4_4_2::FLUSH_INVALIDATE_CACHE,
     )
     .at(s)?;
-    h.write(hdp_4_4_2::HDP_NONSURFACE_BASE, (map.fb_start >> 8) as u32)
+    h.write(hdp_4_4_2::HDP_NONSURFACE_BASE, (vram_start >> 8) as u32)
         .at(s)?;
-    h.write(
-        hdp_4_4_2::HDP_NONSURFACE_BASE_HI,
-        (map.fb_start >> 40) as u32,
-    )
-    .at(s)?;
+    h.write(hdp_4_4_2::HDP_NONSURFACE_BASE_HI, (vram_start >> 40) as u32)
+        .at(s)?;
     flush_hdp(bus, nbio).at(s)?;
     // amdgpu_vm_fault_stop's default: faults go to the default page.
     gfxhub_v1_2::set_fault_enable_default(&xccs, true).at(s)?;
@@ -131,7 +134,7 @@ impl super::block::GmcBlock for GmcV9_0 {
         nbio: &Nbio,
         m: &super::Memory<'_>,
     ) -> Result<String, BringupError> {
-        hw_init(gpu, nbio, &m.cfg)
+        hw_init(gpu, nbio, &m.cfg, m.mc.vram_start)
     }
 
     /// Every XCC's GFXHUB and every AID's MMHUB, once the gmc step
@@ -151,6 +154,35 @@ impl super::block::GmcBlock for GmcV9_0 {
             faults.extend(v9::read_fault(&gpu.bus, &a.bases, &MMHUB_1_8)?);
         }
         Ok(faults)
+    }
+
+    /// `gfxhub_v1_2_get_xgmi_info()` on XCC 0 (`amdgpu_device_init()`
+    /// calls it early, "to decide the reset behavior", long before
+    /// `gmc_v9_0_mc_init()` uses it), and for a hive member the
+    /// FB's top (`mmhub_v1_8_get_fb_location()`), which spans every node.
+    fn hive(&self, gpu: &Gpu<'_>) -> Result<Option<super::block::Hive>, BringupError> {
+        let s = Step::Gmc;
+        let xcc0 = gpu
+            .ips
+            .xccs()
+            .first()
+            .map(|x| x.bases)
+            .unwrap_or(gpu.ips.gc.bases);
+        let xgmi = barebell::gmc::hub::gfxhub_v1_2::get_xgmi_info(&gpu.bus.block(xcc0))
+            .map_err(ErrorKind::Xgmi)
+            .at(s)?;
+        let Some(xgmi) = xgmi else {
+            return Ok(None);
+        };
+        let top = barebell::regs::mmhub_1_8_0::MC_VM_FB_LOCATION_TOP;
+        let fb_location_top = gpu.bus.block(gpu.ips.mmhub.bases).read(top).at(s)?;
+        if fb_location_top == barebell::bus::ALL_ONES {
+            return Err(ErrorKind::DeviceGone { register: top.name }).at(s);
+        }
+        Ok(Some(super::block::Hive {
+            xgmi,
+            fb_location_top,
+        }))
     }
 
     /// `mmhub_v1_8_gart_disable()` on every AID.

@@ -129,8 +129,12 @@ pub struct LayoutReport {
     pub mc: McLayout,
     /// Bytes kept at VRAM 0 for the VBIOS framebuffer.
     pub vbios_fb: u64,
-    /// `MMMC_VM_FB_OFFSET` in bytes: the physical address of VRAM offset 0.
+    /// The physical address of VRAM offset 0 (`vm_manager.vram_base_offset`):
+    /// `MMMC_VM_FB_OFFSET` in bytes, plus on an XGMI hive member its node's
+    /// segment (`gmc_v9_0_vram_gtt_location()`).
     pub vram_base_offset: u64,
+    /// The GPU's place in an XGMI hive, if it is in one.
+    pub xgmi: Option<barebell::gmc::hub::gfxhub_v1_2::XgmiInfo>,
     /// VMID0's VA range (the GART, grown to cover the ring area).
     pub vmid0: (u64, u64),
     /// VMID0's root table, VRAM physical address.
@@ -179,9 +183,10 @@ pub struct Memory<'p> {
     pub(crate) ih: Option<DmaBuf>,
     /// VRAM past the tables, for the TMR (the psp step).
     pub(crate) vram: VramAllocator,
-    mc: McLayout,
+    pub(crate) mc: McLayout,
     vbios_fb: u64,
     pub(crate) vram_base_offset: u64,
+    xgmi: Option<barebell::gmc::hub::gfxhub_v1_2::XgmiInfo>,
 }
 
 impl core::fmt::Debug for Memory<'_> {
@@ -218,6 +223,7 @@ impl<'p> Memory<'p> {
             mc: self.mc,
             vbios_fb: self.vbios_fb,
             vram_base_offset: self.vram_base_offset,
+            xgmi: self.xgmi,
             vmid0: (self.cfg.start, self.cfg.end),
             vmid0_root: self.gart.root(),
             process_root: self.process.root(),
@@ -409,7 +415,7 @@ pub fn run<'p>(
 ) -> Result<Memory<'p>, BringupError> {
     let p = gpu.platform;
     let hubs = gpu.blocks.gmc.hub_tables(&gpu.ips)?;
-    let (mc, vram_base_offset) = fb_location(gpu)?;
+    let (mc, vram_base_offset, xgmi) = fb_location(gpu)?;
     let plan = place_vram(gpu, &mc, user_bytes, user_vram)?;
     let (gart, mut process) = table_arenas(gpu, &plan, vram_base_offset)?;
     let dma = p.dma();
@@ -470,6 +476,7 @@ pub fn run<'p>(
         mc,
         vbios_fb: plan.vbios_fb,
         vram_base_offset,
+        xgmi,
     };
     bind_gtt_buffers(&mut m)?;
     // The table stores through BAR0 are plain stores; keep the compiler
@@ -529,9 +536,26 @@ pub(crate) fn gfx11_12_mmhub_off(gpu: &Gpu<'_>) -> crate::error::Outcome {
     }
 }
 
-/// The MC layout around the FB the VBIOS placed, and `MMMC_VM_FB_OFFSET`
-/// in bytes (`vm_manager.vram_base_offset`).
-fn fb_location(gpu: &Gpu<'_>) -> Result<(McLayout, u64), BringupError> {
+/// The MC layout around the FB the VBIOS placed, `vm_manager.vram_base_offset`
+/// (`MMMC_VM_FB_OFFSET` in bytes) and the GPU's place in an XGMI hive.
+///
+/// On a hive member `gmc_v9_0_vram_gtt_location()` adds
+/// `physical_node_id * node_segment_size` (`gfxhub_v1_2_get_xgmi_info()`)
+/// both to the FB base, giving `vram_start`, and to `vram_base_offset`,
+/// "the xgmi offset of the physical node"; tinygrad does the same
+/// (`AM_GMC.init_sw`: `paddr_base`, `mc_base = fb_base + paddr_base`).
+/// Without it every VRAM physical address (the page-table bases and
+/// PDEs, the default page, the TMR) would name node 0's memory.
+fn fb_location(
+    gpu: &Gpu<'_>,
+) -> Result<
+    (
+        McLayout,
+        u64,
+        Option<barebell::gmc::hub::gfxhub_v1_2::XgmiInfo>,
+    ),
+    BringupError,
+> {
     let s = Step::Gmc;
     let bus = &gpu.bus;
     let ips = &gpu.ips;
@@ -548,17 +572,32 @@ fn fb_location(gpu: &Gpu<'_>) -> Result<(McLayout, u64), BringupError> {
         }
         Ok(v)
     };
+    let hive = gpu.blocks.gmc.hive(gpu)?;
     let fb_base = read(fb_reg, ips.mmhub.bases)?;
     // `mmhub_v3_0_get_mc_fb_offset()` / `mmhub_v4_1_0_get_mc_fb_offset()`:
     // the whole register, shifted by 24.
-    let vram_base_offset = u64::from(read(offset_reg, offset_bases)?) << 24;
-    let mc = McLayout::new(place, fb_base, ips.vram_bytes).ok_or_else(|| {
+    let fb_offset = u64::from(read(offset_reg, offset_bases)?) << 24;
+    let mc = match hive {
+        Some(h) => McLayout::hive(
+            place,
+            fb_base,
+            h.fb_location_top,
+            ips.vram_bytes,
+            h.xgmi.node_offset(),
+        ),
+        None => McLayout::new(place, fb_base, ips.vram_bytes),
+    }
+    .ok_or_else(|| {
         layout_err(LayoutError::McHole {
             vram_bytes: ips.vram_bytes,
             fb_base,
         })
     })?;
-    Ok((mc, vram_base_offset))
+    let node_offset = hive.map_or(0, |h| h.xgmi.node_offset());
+    let vram_base_offset = fb_offset
+        .checked_add(node_offset)
+        .ok_or_else(|| layout_err(LayoutError::TooLarge { size: node_offset }))?;
+    Ok((mc, vram_base_offset, hive.map(|h| h.xgmi)))
 }
 
 /// VRAM as the gmc step lays it out ([`place_vram`]).
@@ -587,7 +626,7 @@ fn place_vram(
 ) -> Result<VramPlan, BringupError> {
     let s = Step::Gmc;
     let vbios_fb = vbios_reservation(vbios_fb_size(gpu)?, mc.vram_bytes);
-    let mut vram = VramAllocator::with_boot_region(mc.vram_bytes, mc.fb_start).at(s)?;
+    let mut vram = VramAllocator::with_boot_region(mc.vram_bytes, mc.vram_start).at(s)?;
     // A partial re-init leaves sOS running on the TMR barebell's earlier
     // run gave it (`psp_tmr_init()` allocates it, only `psp_hw_fini()`
     // frees it): nothing laid out here may overlap it.
@@ -916,9 +955,24 @@ pub(crate) fn gfx11_12_enable_mmhub(
     Ok(alloc::string::String::from(h.mmhub.name))
 }
 
-/// The step's line: the layout and what was enabled.
+/// The step's line: the layout and what was enabled; on an XGMI hive
+/// member first a line with its node offset.
 fn report(sink: &dyn Sink, m: &Memory<'_>, enabled: &str) {
     let r = m.report();
+    if let Some(x) = r.xgmi {
+        sink.step(
+            Step::Gmc,
+            format_args!(
+                "XGMI node {} of {}, segment {:#x}: node offset {:#x} (gmc_v9_0_vram_gtt_location()); VRAM at MC {:#x} (FB base + node offset), physical {:#x} (FB_OFFSET + node offset)",
+                x.node,
+                x.nodes,
+                x.segment,
+                x.node_offset(),
+                r.mc.vram_start,
+                r.vram_base_offset,
+            ),
+        );
+    }
     sink.step(
         Step::Gmc,
         format_args!(

@@ -809,18 +809,25 @@ impl PspModel {
         }
         // The TMR is VRAM (`psp_tmr_init()` allocates it in the
         // VRAM domain on a dGPU) and `system_phy_addr` is its
-        // physical address (`amdgpu_gmc_vram_pa()`).
+        // physical address (`amdgpu_gmc_vram_pa()`: the VRAM offset plus
+        // `vram_base_offset`, which on an XGMI hive member includes its
+        // node's segment).
         let phys = qword(body, buf::TMR_SYSTEM_LO, buf::TMR_SYSTEM_HI);
-        match self.mc.translate(addr, Access::Read, "TMR") {
-            Ok((Target::Vram(off), run)) if off == phys && run >= u64::from(size) => {}
+        let base = self.mc.vram_pa_base();
+        let off = match self.mc.translate(addr, Access::Read, "TMR") {
+            Ok((Target::Vram(off), run))
+                if off.checked_add(base) == Some(phys) && run >= u64::from(size) =>
+            {
+                off
+            }
             Ok(_) => {
                 return Self::refuse(s, status::TMR, "TMR not VRAM at its physical address");
             }
             Err(_) => return Self::refuse(s, status::DMA, "TMR not mapped"),
-        }
+        };
         s.tmr_set = true;
-        self.mark_tmr(phys, size);
-        s.tmr = Some((phys, size));
+        self.mark_tmr(off, size);
+        s.tmr = Some((off, size));
         0
     }
 

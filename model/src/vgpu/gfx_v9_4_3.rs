@@ -216,7 +216,8 @@ pub struct Gc943 {
     /// What the model's HWS-to-engine step refused, in order.
     sdma_refusals: Mutex<Vec<String>>,
     unclaimed: Arc<Unclaimed>,
-    /// The refusal log the IH, SDMA and SMU models share.
+    /// The refusal log the IH, SDMA and SMU models share: what the SOC
+    /// blocks refused, in order.
     log: Arc<crate::soc::RefusalLog>,
     /// Whether a second driver wants registers no block claims refused
     /// (`am::set_strict`).
@@ -259,6 +260,8 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
         sdma: sdma.clone(),
         bus_master: bus_master.clone(),
         pci: pci.clone(),
+        psp: psp.clone(),
+        hive: part.xgmi,
     };
     let smu = build::smu(clock, &i, scope, log.clone(), pmfw)?;
     let (mec, xlate) = build::mec(clock, x.seed, &i, &rlc_mec, &gfxhubs, memory, x.chunk_bus);
@@ -369,6 +372,11 @@ impl Gc943 {
     /// The SDMA 4.4.2 instances, in instance order.
     pub fn sdma(&self) -> &[Arc<SdmaModel>] {
         &self.sdma
+    }
+
+    /// What the SOC blocks (SMU, IH, SDMA engines) refused, in order.
+    pub fn soc_refusals(&self) -> Vec<crate::soc::Refusal> {
+        self.log.all()
     }
 
     /// What the model refused when putting an HWS-mapped SDMA queue on
@@ -552,6 +560,9 @@ impl super::GcModel for Gc943 {
         for r in self.sdma_refusals() {
             out.push(format!("the SDMA 4.4.2 model refused: {r}"));
         }
+        for r in self.soc_refusals() {
+            out.push(format!("the model refused: {r}"));
+        }
         if let Some(n) = self.nbios.first() {
             for (i, v) in n.dropped() {
                 out.push(format!(
@@ -627,6 +638,8 @@ fn walk_refusal(r: crate::hub_v9::HubV9Refusal) -> VmRefusal {
     use crate::hub_v9::HubV9Refusal as R;
     match r {
         R::InvalidBase { raw } => VmRefusal::InvalidBase { raw },
+        // A root table in another hive node's memory: nothing here backs it.
+        R::PeerMemory { pa, .. } => VmRefusal::Unbacked { pa },
         R::Fault(WalkFaultV9::OutOfRange) => VmRefusal::OutOfRange { start: 0, end: 0 },
         R::Fault(WalkFaultV9::Invalid { level }) => VmRefusal::Walk(FaultReason::Invalid { level }),
         R::Fault(WalkFaultV9::BadTable { level }) => {
@@ -651,7 +664,10 @@ impl XccTranslate for Xlate {
             crate::gmc::Access::Execute => AccessV9::Execute,
         };
         let hub = self.gfxhubs.get(xcc).ok_or(VmRefusal::ContextDisabled)?;
-        let fb_offset = crate::mc::McHub::fb_offset(&**hub);
+        // Physical address of this GPU's VRAM offset 0: MC_VM_FB_OFFSET,
+        // plus its node's segment on an XGMI hive member
+        // (`gmc_v9_0_vram_gtt_location()`).
+        let fb_offset = crate::mc::McHub::vram_pa_base(&**hub);
         let vram = self.backing.vram_window();
         let t = match space {
             Space::Vmid(0) => {
@@ -659,7 +675,9 @@ impl XccTranslate for Xlate {
                 // HIQ's rings in VRAM would use), then the GART walk.
                 match crate::mc::McHub::system_aperture(&**hub) {
                     Some((low, high)) if (low..=high).contains(&va) => {
-                        let off = va - low;
+                        let pa = (va - low).saturating_add(crate::mc::McHub::fb_offset(&**hub));
+                        let off = crate::mc::local_vram(&**hub, pa)
+                            .map_err(|_| VmRefusal::Unbacked { pa })?;
                         return if off < self.backing.vram.1 {
                             Ok(self.backing.vram.0 + off)
                         } else {
@@ -739,7 +757,7 @@ impl crate::sdma::SdmaPort for SdmaPort9 {
             crate::gmc::Access::Write => AccessV9::Write,
             crate::gmc::Access::Execute => AccessV9::Execute,
         };
-        let fb_offset = crate::mc::McHub::fb_offset(&*self.hub);
+        let fb_offset = crate::mc::McHub::vram_pa_base(&*self.hub);
         let t = self
             .hub
             .translate(&self.xlate.backing.vram_window(), fb_offset, vmid, va, a)

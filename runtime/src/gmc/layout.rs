@@ -119,8 +119,13 @@ pub fn fb_start(fb_location_base: u32) -> u64 {
 pub struct McLayout {
     /// VRAM size in bytes (`RCC_CONFIG_MEMSIZE` MiB).
     pub vram_bytes: u64,
+    /// The FB in the MC map (`gmc.fb_start/_end`): this GPU's VRAM, or on
+    /// an XGMI hive member every node's (`FB_LOCATION_BASE/TOP`).
     pub fb_start: u64,
     pub fb_end: u64,
+    /// This GPU's VRAM offset 0 in the MC map (`gmc.vram_start`): the FB
+    /// start, plus the node's segment on a hive member.
+    pub vram_start: u64,
     pub gart_start: u64,
     pub gart_end: u64,
 }
@@ -141,6 +146,41 @@ impl McLayout {
             vram_bytes,
             fb_start,
             fb_end,
+            vram_start: fb_start,
+            gart_start,
+            gart_end,
+        })
+    }
+
+    /// The layout of node `node_offset / segment` of an XGMI hive, as
+    /// `gmc_v9_0_vram_gtt_location()` computes it: the FB is what
+    /// `mmhub_v1_8_get_fb_location()` read (BASE and TOP, every node's
+    /// segment; `amdgpu_gmc_vram_location()` keeps them when
+    /// `num_physical_nodes` is not 0), this GPU's VRAM starts
+    /// `node_offset` above its base, and the GART is placed around the
+    /// whole FB. `None` if this GPU's VRAM leaves the FB, or as
+    /// [`McLayout::new`].
+    pub fn hive(
+        place: GartPlacement,
+        fb_location_base: u32,
+        fb_location_top: u32,
+        vram_bytes: u64,
+        node_offset: u64,
+    ) -> Option<Self> {
+        let fb_start = fb_start(fb_location_base);
+        // `mmhub_v1_8_get_fb_location()`: `fb_end = TOP << 24`.
+        let fb_end = self::fb_start(fb_location_top);
+        let vram_start = fb_start.checked_add(node_offset)?;
+        let vram_end = vram_start.checked_add(vram_bytes)?.checked_sub(1)?;
+        if vram_bytes == 0 || fb_end >= GMC_HOLE_START || vram_end > fb_end {
+            return None;
+        }
+        let (gart_start, gart_end) = gart_location(place, fb_start, fb_end, GART_BYTES)?;
+        Some(McLayout {
+            vram_bytes,
+            fb_start,
+            fb_end,
+            vram_start,
             gart_start,
             gart_end,
         })
@@ -226,6 +266,40 @@ mod tests {
                 GMC_HOLE_START - (8 << 30) + GART_BYTES - 1
             )
         );
+    }
+
+    /// `gmc_v9_0_vram_gtt_location()` for node 3 of a hive of 8 with
+    /// 256 GiB segments, FB BASE 0x8000 and TOP 0x2_7FFF (16 MiB units):
+    /// VRAM at 0x80_0000_0000 + 3 * 0x40_0000_0000; the FB is BASE..TOP
+    /// << 24 (`mmhub_v1_8_get_fb_location()`); the 512 MiB GART fits below
+    /// it and that gap is the smaller one, so BEST_FIT puts it at 0. A
+    /// node whose VRAM would end past TOP is refused.
+    #[test]
+    fn a_hive_members_vram_starts_at_its_node_offset() {
+        let l = McLayout::hive(
+            GartPlacement::BestFit,
+            0x8000,
+            0x2_7FFF,
+            192 << 30,
+            3 * (256 << 30),
+        )
+        .unwrap();
+        assert_eq!(l.vram_start, 0x140_0000_0000);
+        assert_eq!((l.fb_start, l.fb_end), (0x80_0000_0000, 0x27F_FF00_0000));
+        assert_eq!((l.gart_start, l.gart_end), (0, 0x1FFF_FFFF));
+        assert!(
+            McLayout::hive(
+                GartPlacement::BestFit,
+                0x8000,
+                0x2_7FFF,
+                192 << 30,
+                8 * (256 << 30)
+            )
+            .is_none()
+        );
+        // A GPU on its own: VRAM at the FB base.
+        let one = McLayout::new(GartPlacement::BestFit, 0x8000, 192 << 30).unwrap();
+        assert_eq!(one.vram_start, one.fb_start);
     }
 
     #[test]

@@ -60,7 +60,18 @@ crate::regs::registers! { "gc_9_4_3_offset.h";
     MC_VM_SYSTEM_APERTURE_HIGH_ADDR = 0x0962, 0;
     MC_VM_MX_L1_TLB_CNTL = 0x0963, 0;
     MC_VM_FB_OFFSET = 0x0947, 0;
+    MC_VM_XGMI_LFB_CNTL = 0x0957, 0;
+    MC_VM_XGMI_LFB_SIZE = 0x0958, 0;
 }
+
+/// `MC_VM_XGMI_LFB_CNTL__PF_LFB_REGION_MASK`: the GPU's XGMI node.
+pub const PF_LFB_REGION_MASK: u32 = 0xF;
+/// `MC_VM_XGMI_LFB_CNTL__PF_MAX_REGION_MASK` and `__SHIFT`: the hive's
+/// last node; 0 means XGMI is off.
+pub const PF_MAX_REGION_MASK: u32 = 0xF0;
+pub const PF_MAX_REGION_SHIFT: u32 = 4;
+/// `MC_VM_XGMI_LFB_SIZE__PF_LFB_SIZE_MASK`: a node's segment in 16 MiB.
+pub const PF_LFB_SIZE_MASK: u32 = 0x1_FFFF;
 
 /// `VM_CONTEXT0_CNTL` .. `VM_CONTEXT15_CNTL` (gfx9 layout).
 #[bitfield(u32)]
@@ -708,6 +719,28 @@ macro_rules! hub_v9_field_facts {
                 "VM_INVALIDATE_ENG0_SEM__SEMAPHORE_MASK",
                 0x1
             )],
+            [
+                barebell_facts::Fact::constant(
+                    $sh,
+                    "MC_VM_XGMI_LFB_CNTL__PF_LFB_REGION_MASK",
+                    PF_LFB_REGION_MASK as u64
+                ),
+                barebell_facts::Fact::constant(
+                    $sh,
+                    "MC_VM_XGMI_LFB_CNTL__PF_MAX_REGION_MASK",
+                    PF_MAX_REGION_MASK as u64
+                ),
+                barebell_facts::Fact::constant(
+                    $sh,
+                    "MC_VM_XGMI_LFB_CNTL__PF_MAX_REGION__SHIFT",
+                    PF_MAX_REGION_SHIFT as u64
+                ),
+                barebell_facts::Fact::constant(
+                    $sh,
+                    "MC_VM_XGMI_LFB_SIZE__PF_LFB_SIZE_MASK",
+                    PF_LFB_SIZE_MASK as u64
+                ),
+            ],
         )
     };
 }

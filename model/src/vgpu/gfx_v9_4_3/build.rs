@@ -75,6 +75,16 @@ pub(super) fn instances_of(part: &Part) -> Result<Instances, ModelError> {
 /// (`mmhub_v1_8_get_fb_location()` reads BASE and TOP in 16 MiB units;
 /// `_get_mc_fb_offset()` OFFSET): the part's FB start, its last 16 MiB,
 /// and the physical address of VRAM offset 0.
+///
+/// A hive member ([`Part::xgmi`]) also finds its place in
+/// `MC_VM_XGMI_LFB_CNTL` (`PF_LFB_REGION` = its node, `PF_MAX_REGION` =
+/// the last node) and `MC_VM_XGMI_LFB_SIZE` (the segment, 16 MiB units),
+/// which `gfxhub_v1_2_get_xgmi_info()` reads on XCC 0 and tinygrad's
+/// `AM_GMC.init_sw` reads as `regGCMC_VM_XGMI_LFB_CNTL/SIZE`; and its FB
+/// spans every node's segment, as `mmhub_v1_8_get_fb_location()` keeps it
+/// for `fb_start/fb_end` while `amdgpu_gmc_vram_location()` puts this
+/// GPU's VRAM at `fb_start + node * segment` (*model convention*: the
+/// same values on every hub of the GPU; Linux reads XCC 0's and AID 0's).
 pub(super) fn hubs(part: &Part, i: &Instances) -> (Vec<Arc<HubV9Model>>, Vec<Arc<HubV9Model>>) {
     let gfxhubs: Vec<Arc<HubV9Model>> = i
         .xccs
@@ -87,12 +97,26 @@ pub(super) fn hubs(part: &Part, i: &Instances) -> (Vec<Arc<HubV9Model>>, Vec<Arc
         .map(|a| Arc::new(HubV9Model::new(hub_v9::MMHUB_1_8, bases8(a)[0])))
         .collect();
     let vram_bytes = u64::from(part.firmware.vram_mib) << 20;
-    let fb_top = (part.fb_start + vram_bytes - 1) >> 24;
+    let fb_bytes = match part.xgmi {
+        Some(x) => u64::from(x.nodes) * x.segment,
+        None => vram_bytes,
+    };
+    let fb_top = (part.fb_start + fb_bytes - 1) >> 24;
     for h in gfxhubs.iter().chain(&mmhubs) {
         let o = h.offsets;
         h.set_device_reg(o.fb_location_base, (part.fb_start >> 24) as u32);
         h.set_device_reg(o.fb_location_top, fb_top as u32);
         h.set_device_reg(o.fb_offset, (part.fb_offset >> 24) as u32);
+        if let Some(x) = part.xgmi {
+            let cntl = u32::from(x.node) & hub_v9::PF_LFB_REGION
+                | (u32::from(x.nodes.saturating_sub(1)) << hub_v9::PF_MAX_REGION_SHIFT)
+                    & hub_v9::PF_MAX_REGION_MASK;
+            h.set_device_reg(o.xgmi_lfb_cntl, cntl);
+            h.set_device_reg(
+                o.xgmi_lfb_size,
+                (x.segment >> 24) as u32 & hub_v9::PF_LFB_SIZE,
+            );
+        }
     }
     (gfxhubs, mmhubs)
 }
@@ -213,12 +237,17 @@ pub(super) struct ResetScope {
     pub sdma: Vec<Arc<SdmaModel>>,
     pub bus_master: Arc<AtomicBool>,
     pub pci: Arc<PciConfig>,
+    pub psp: Arc<PspModel>,
+    /// The part's place in an XGMI hive ([`Part::xgmi`]).
+    pub hive: Option<crate::parts::Xgmi>,
 }
 
 /// The SMU on MP1 13.0.6. Its PMFW is the boot firmware's (MI300's PSP
 /// loads no SMU image), so it runs from power-on. A mode-1 reset returns
-/// the NBIOs, the IH, the SDMA engines and PCI config to power-on (model
-/// convention, as for the gfx11 parts).
+/// the PSP (to its bootloader: sOS gone, `C2PMSG_81` 0, which
+/// `amdgpu_device_mode1_reset()` then waits on), the NBIOs, the IH, the
+/// SDMA engines and PCI config to power-on (model convention, as for the
+/// gfx11 parts).
 pub(super) fn smu(
     clock: &SimClock,
     i: &Instances,
@@ -227,9 +256,31 @@ pub(super) fn smu(
     pmfw: u32,
 ) -> Result<Arc<SmuModel>, ModelError> {
     let bm = r.bus_master.clone();
+    let hive_log = log.clone();
     let hooks = crate::smu::SmuHooks {
         firmware_loaded: Box::new(|| true),
         mode1_reset: Box::new(move || {
+            // *Model rule*: a hive member is never reset alone. Linux
+            // resets every node of a hive together (`amdgpu_device_init()`
+            // sets `xgmi.pending_reset`, "Pending hive reset."; recovery's
+            // `amdgpu_do_asic_reset()` resets "all XGMI hive nodes ASAP"
+            // for the links' negotiation), and tinygrad refuses
+            // (`AMDev.__init__`: "Malformed state. Use
+            // extra/amdpci/hive_reset.py to reset the hive"), having seen
+            // one GPU's reset take the fabric down. The model has no
+            // fabric to lose: it logs the refusal and resets this GPU.
+            if let Some(x) = r.hive.filter(|x| x.nodes > 1) {
+                hive_log.push(
+                    "SMU",
+                    alloc::format!(
+                        "mode-1 reset of XGMI node {} of {} alone: a hive is reset as a whole \
+                         (amdgpu_do_asic_reset() resets every node together; tinygrad refuses a \
+                         hive member)",
+                        x.node,
+                        x.nodes
+                    ),
+                );
+            }
             for n in &r.nbios {
                 n.reset();
             }
@@ -238,6 +289,7 @@ pub(super) fn smu(
                 e.reset();
             }
             r.pci.reset();
+            r.psp.mode1_reset();
         }),
         bus_master: Box::new(move || bm.load(Ordering::Relaxed)),
     };
