@@ -1022,6 +1022,38 @@ impl MecV943 {
         }
     }
 
+    /// A mode-1 reset: every XCC's CP back to power-on, as
+    /// [`crate::mec::Mec::reset`] does for gfx11/gfx12. Every HQD is
+    /// inactive with its registers at 0, `SH_MEM_*`, the doorbell range
+    /// and `RLC_CP_SCHEDULERS` read 0, the KIQs, HIQs and the scheduler
+    /// with its processes are forgotten, every queue leaves the CP (and is
+    /// retired: a later mapping is a new queue), and the doorbell page
+    /// reads 0. Kept: the refusal log.
+    pub fn reset(&self) {
+        let mut s = self.state.lock();
+        let n = s.xcc.len();
+        let bound: Vec<usize> = s.queues.iter().filter_map(|q| q.cp).collect();
+        for q in &mut s.queues {
+            q.cp = None;
+            q.retired = true;
+        }
+        s.xcc = (0..n).map(|_| Xcc::default()).collect();
+        s.hws = None;
+        s.hiqs.clear();
+        for (slot, v) in s.shadow.iter_mut().enumerate() {
+            *v = 0;
+            if let Some(a) = self.doorbells.0.get(slot) {
+                a.store(0, Ordering::Release);
+            }
+        }
+        drop(s);
+        self.spaces.lock().clear();
+        let mut cp = self.cp.lock();
+        for q in bound {
+            cp.unbind(q);
+        }
+    }
+
     // --- doorbells -----------------------------------------------------
 
     fn arm(&self, s: &mut State, dword: u32, value: u64) {

@@ -277,6 +277,18 @@ impl RlcMecV943 {
     }
 
     /// Whether XCC `xcc`'s save/restore machine was enabled.
+    /// A mode-1 reset: every XCC's RLC and MEC registers back to their
+    /// power-on values (`CP_MEC_CNTL` halted,
+    /// [`CP_MEC_CNTL_RESET_MODEL_VALUE`]). Kept: the write and refusal
+    /// logs. Whether the RLC runs follows the PSP's record of what it
+    /// loaded, which its own reset clears.
+    pub fn reset(&self) {
+        let mut s = self.state.lock();
+        let n = s.xcc.len();
+        s.xcc = (0..n).map(|_| Xcc::default()).collect();
+        s.other.clear();
+    }
+
     pub fn gb_addr_config(&self, xcc: usize) -> Option<u32> {
         self.state.lock().xcc.get(xcc).map(|x| x.gb_addr_config)
     }

@@ -254,6 +254,7 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
     let sdma = build::sdma(clock, &i, &psp, &log)?;
     let bus_master = Arc::new(AtomicBool::new(false));
     let pci = Arc::new(crate::pci_config::PciConfig::new(bus_master.clone(), clock));
+    let (mec, xlate) = build::mec(clock, x.seed, &i, &rlc_mec, &gfxhubs, memory, x.chunk_bus);
     let scope = build::ResetScope {
         nbios: nbios.clone(),
         ih: ih.clone(),
@@ -261,10 +262,11 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
         bus_master: bus_master.clone(),
         pci: pci.clone(),
         psp: psp.clone(),
+        rlc_mec: rlc_mec.clone(),
+        mec: mec.clone(),
         hive: part.xgmi,
     };
     let smu = build::smu(clock, &i, scope, log.clone(), pmfw)?;
-    let (mec, xlate) = build::mec(clock, x.seed, &i, &rlc_mec, &gfxhubs, memory, x.chunk_bus);
     build::connect_sdma(clock, &sdma, &mmhubs, &xlate, &mec, &nbios[0])?;
     // Doorbells reach the CP block through AID 0's NBIO aperture.
     let nb0 = nbios[0].clone();

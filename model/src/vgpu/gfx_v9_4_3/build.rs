@@ -238,6 +238,9 @@ pub(super) struct ResetScope {
     pub bus_master: Arc<AtomicBool>,
     pub pci: Arc<PciConfig>,
     pub psp: Arc<PspModel>,
+    /// The RLC/MEC start registers and the CP of every XCC.
+    pub rlc_mec: Arc<RlcMecV943>,
+    pub mec: Arc<MecV943>,
     /// The part's place in an XGMI hive ([`Part::xgmi`]).
     pub hive: Option<crate::parts::Xgmi>,
 }
@@ -290,6 +293,8 @@ pub(super) fn smu(
             }
             r.pci.reset();
             r.psp.mode1_reset();
+            r.rlc_mec.reset();
+            r.mec.reset();
         }),
         bus_master: Box::new(move || bm.load(Ordering::Relaxed)),
     };
