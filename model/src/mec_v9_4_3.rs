@@ -27,7 +27,9 @@
 //!   is released. Its ring is then serviced up to
 //!   the write pointer its doorbell announces (dwords): SET_RESOURCES,
 //!   MAP_QUEUES (compute, or the HIQ: `engine_sel` 1), UNMAP_QUEUES
-//!   (`RESET_QUEUES`/`PREEMPT_QUEUES`), WRITE_DATA to memory. A packet it
+//!   (`RESET_QUEUES` kills the waves, dropping work in flight;
+//!   `PREEMPT_QUEUES` drains, and never completes on a hung queue),
+//!   WRITE_DATA to memory. A packet it
 //!   refuses halts that KIQ: the driver sees a fence that never comes.
 //!   Model rules, from `amdgpu_gfx_enable_kcq()`'s order: a compute
 //!   MAP_QUEUES needs SET_RESOURCES first and a slot inside its queue
@@ -1265,6 +1267,31 @@ impl MecV943 {
                     .flat_map(|q| q.members.iter().filter(|m| m.0 == xcc).map(|m| m.1))
                     .chain(hiq)
                     .collect();
+                // The action's meaning (as on gfx11/gfx12, `crate::kiq`):
+                // PREEMPT drains the queue, so a hung queue's waves never
+                // drain and the packet never completes (`hqd_destroy`'s
+                // DRAIN_PIPE dequeue times out the same way); RESET kills
+                // the waves, dropping work in flight without touching its
+                // completion signal.
+                let bound: Vec<usize> = s
+                    .queues
+                    .iter()
+                    .filter(|q| q.doorbell_dword == dword && q.members.iter().any(|m| m.0 == xcc))
+                    .filter_map(|q| q.cp)
+                    .collect();
+                {
+                    let mut cp = self.cp.lock();
+                    if action == uq::PREEMPT_QUEUES && bound.iter().any(|c| cp.is_stuck(*c)) {
+                        return Err(bad(
+                            "PREEMPT_QUEUES of a hung queue: its waves never drain, so the preemption never completes",
+                        ));
+                    }
+                    if action == uq::RESET_QUEUES {
+                        for c in &bound {
+                            cp.kill_waves(*c);
+                        }
+                    }
+                }
                 for slot in slots {
                     self.deactivate(s, xcc, slot);
                 }

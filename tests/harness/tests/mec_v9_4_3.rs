@@ -697,3 +697,39 @@ fn a_queue_in_a_vmid_without_apertures_is_refused() {
     );
     assert!(r.mec.queues().iter().all(|q| q.cp.is_none()));
 }
+
+/// UNMAP_QUEUES on a hung queue, by action: PREEMPT_QUEUES drains, and a
+/// hung queue's waves never drain, so the preemption never completes
+/// and the KIQ halts on it (a typed timeout naming the packet); the
+/// RESET_QUEUES `gfx_v9_4_3_kiq_unmap_queues()` sends kills the waves
+/// and takes the queue down at once.
+#[test]
+fn unmap_of_a_hung_queue_resets_but_never_preempts() {
+    let mut r = rig(2, &[]);
+    let mut kiqs = r.kiqs(USER_MASK).unwrap();
+    let mut q = r.queue();
+    v9::map_kiq(&mut q, &mut kiqs, 3).unwrap();
+    assert!(r.mec.queues()[0].cp.is_some());
+    assert!(r.mec.hang_doorbell(0x20));
+    let unmap = |action| pm4::unmap_queues(action, false, 0x20, (0, 0));
+    let preempt = kiqs[0]
+        .kiq
+        .submit("UNMAP_QUEUES", &unmap(pm4::unmap_action::PREEMPT_QUEUES));
+    assert!(
+        matches!(
+            preempt,
+            Err(KiqTimeout {
+                packet: "UNMAP_QUEUES",
+                ..
+            })
+        ),
+        "{preempt:?}"
+    );
+    assert!(r.mec.hqd_active(0, USER_HQD), "a hung queue was preempted");
+    kiqs[1]
+        .kiq
+        .submit("UNMAP_QUEUES", &unmap(pm4::unmap_action::RESET_QUEUES))
+        .unwrap();
+    assert!(!r.mec.hqd_active(1, USER_HQD));
+    assert!(r.mec.queues().iter().all(|q| q.cp.is_none()));
+}
