@@ -26,6 +26,16 @@ const WANTED: &[&str] = &[
     "drivers/gpu/drm/amd/amdgpu/nbio_v4_3.c",
     "drivers/gpu/drm/amd/amdgpu/nbif_v6_3_1.c",
     "drivers/gpu/drm/amd/amdgpu/nbio_v7_9.c",
+    // MI300 values the runtime and model take from `.c` files (read as
+    // text by tests/harness/tests/mi300_c_values.rs): GOLDEN_GB_ADDR_CONFIG
+    // and DEFAULT_SH_MEM_BASES, the GMC apertures, regMP1_PUB_SCRATCH0
+    // and the aux-sOS PMFW bound, the P2S sOS bound, P2S_TABLE_ID_X.
+    "drivers/gpu/drm/amd/amdgpu/gfx_v9_4_3.c",
+    "drivers/gpu/drm/amd/amdgpu/gmc_v9_0.c",
+    "drivers/gpu/drm/amd/amdgpu/psp_v13_0.c",
+    "drivers/gpu/drm/amd/amdgpu/amdgpu_psp.c",
+    "drivers/gpu/drm/amd/pm/swsmu/smu13/smu_v13_0_6_ppt.c",
+    "drivers/gpu/drm/amd/amdkfd/kfd_flat_memory.c",
     "include/uapi/linux/vfio.h",
     "include/uapi/linux/pci_regs.h",
     "include/uapi/linux/iommufd.h",

@@ -563,10 +563,7 @@ impl<C: Clock, P: Pause> MappedRef<'_, '_, C, P> {
             }
             Some(Mapping::Kiq) => {
                 for xcc in 0..self.xccs {
-                    let k = kiqs
-                        .iter_mut()
-                        .find(|k| k.xcc == xcc)
-                        .ok_or(XccError::NoKiq { xcc })?;
+                    let k = kiq_of(kiqs, xcc)?;
                     // gfx_v9_4_3_kiq_unmap_queues() with RESET_QUEUES, as
                     // amdgpu_gfx_disable_kcq() sends it.
                     let p = pm4::unmap_queues(
@@ -601,6 +598,16 @@ impl<C: Clock, P: Pause> MappedRef<'_, '_, C, P> {
     }
 }
 
+/// XCC `xcc`'s KIQ among `kiqs`.
+fn kiq_of<'a, 'p, KC, KP>(
+    kiqs: &'a mut [XccKiq<'p, KC, KP>],
+    xcc: usize,
+) -> Result<&'a mut XccKiq<'p, KC, KP>, XccError> {
+    kiqs.iter_mut()
+        .find(|k| k.xcc == xcc)
+        .ok_or(XccError::NoKiq { xcc })
+}
+
 /// stop_cpsch() → kernel_queue_uninitialize() → `destroy_hiq_mqd_v9_4_3()`:
 /// on each XCC whose HIQ was mapped, `amdgpu_amdkfd_unmap_hiq()`, an
 /// UNMAP_QUEUES (`RESET_QUEUES`) naming the HIQ's doorbell on that XCC's
@@ -613,10 +620,7 @@ fn unmap_hiqs<KC: Clock, KP: Pause>(
         return Ok(());
     };
     for xcc in 0..mapped {
-        let k = kiqs
-            .iter_mut()
-            .find(|k| k.xcc == xcc)
-            .ok_or(XccError::NoKiq { xcc })?;
+        let k = kiq_of(kiqs, xcc)?;
         let p = pm4::unmap_queues(
             unmap_action::RESET_QUEUES,
             false,
@@ -673,10 +677,7 @@ pub fn map_kiq_built<C: Clock, P: Pause, KC: Clock, KP: Pause>(
 ) -> Result<XccMqds, XccError> {
     let me_pipe = USER_SLOT.pipe_id % hqd_v9::PIPES_PER_MEC;
     for xcc in 0..q.xccs {
-        let k = kiqs
-            .iter_mut()
-            .find(|k| k.xcc == xcc)
-            .ok_or(XccError::NoKiq { xcc })?;
+        let k = kiq_of(kiqs, xcc)?;
         let mqd = layout.address_of(xcc).ok_or(XccError::State {
             what: "no MQD for an XCC of the queue",
         })?;
@@ -797,10 +798,7 @@ pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
     // below still unmaps the HIQs that were mapped.
     q.hiq = Some((parts, 0));
     for (xcc, at, m) in mqds {
-        let k = kiqs
-            .iter_mut()
-            .find(|k| k.xcc == xcc)
-            .ok_or(XccError::NoKiq { xcc })?;
+        let k = kiq_of(kiqs, xcc)?;
         let p = kiq_map_hiq(
             KFD_HIQ_PIPE_ID,
             u32::from(hqd_v9::PIPES_PER_MEC),
