@@ -16,7 +16,10 @@
 //!    `REMOVE_QUEUE` (`mes_v11_0_remove_hw_queue()`). KIQ mapping:
 //!    `UNMAP_QUEUES` with `RESET_QUEUES` (`gfx_v11_0_reset_kcq()` unmaps
 //!    through the KIQ that way; on gfx12 uni-MES the KIQ pipe's
-//!    `REMOVE_QUEUE` with `unmap_legacy_queue`). Skipped when the scheduler itself is what
+//!    `REMOVE_QUEUE` with `unmap_legacy_queue`). HWS mapping (GC 9.4.3):
+//!    `UNMAP_QUEUES` for the process with `RESET_QUEUES`
+//!    (`reset_queues_cpsch()`), then the unmap; a preemption alone is
+//!    abandoned on a hung queue. Skipped when the scheduler itself is what
 //!    hung: it would only time out again.
 //! 2. [`Rung::CpSoftReset`]: `GRBM_SOFT_RESET` CP and CPC
 //!    (`gfx_v11_0_soft_reset()`), then no compute HQD may be active.
@@ -369,13 +372,23 @@ fn queue_rung(gpu: &mut Gpu<'_>) -> RungOutcome {
             )),
             Err(e) => RungOutcome::Failed(format!("{e}")),
         },
-        crate::Mapping::Hws => match q.mapper_mut().unmap(&m) {
-            Ok(()) => RungOutcome::Recovered(format!(
-                "the HWS answered UNMAP_QUEUES and its QUERY_STATUS fence for {}",
-                barebell::aql::doorbell::Slot::new(m.doorbell)
-            )),
-            Err(e) => RungOutcome::Failed(format!("{e}")),
-        },
+        // The HWS cannot preempt a hung queue (it gives up and logs the
+        // doorbell, `check_preemption_failed_v9_4_3()`), so the queue is
+        // reset first, as `reset_queues_cpsch()` does, then unmapped.
+        crate::Mapping::Hws => {
+            let reset = match q.mapper_mut().reset_queue(&m) {
+                Ok(true) => "UNMAP_QUEUES (RESET_QUEUES) and ",
+                Ok(false) => "",
+                Err(e) => return RungOutcome::Failed(format!("HWS RESET_QUEUES: {e}")),
+            };
+            match q.mapper_mut().unmap(&m) {
+                Ok(()) => RungOutcome::Recovered(format!(
+                    "the HWS answered {reset}UNMAP_QUEUES and its QUERY_STATUS fence for {}",
+                    barebell::aql::doorbell::Slot::new(m.doorbell)
+                )),
+                Err(e) => RungOutcome::Failed(format!("{reset}{e}")),
+            }
+        }
     }
 }
 

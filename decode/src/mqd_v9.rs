@@ -75,6 +75,9 @@ pub mod dw {
     pub const PQ_WPTR_HI: usize = 183;
     pub const PM4_TARGET_XCC_IN_XCP: usize = 225;
     pub const MQD_STRIDE_SIZE: usize = 226;
+    /// Where the HWS logs a queue whose preemption it abandoned
+    /// (`kfd_check_hiq_mqd_doorbell_id()` reads it from the HIQ MQD).
+    pub const QUEUE_DOORBELL_ID0: usize = 240;
 }
 
 /// GC 9.4.3 register dword offsets (segment 0) the HQD state covers.
@@ -718,6 +721,7 @@ pub const FACTS: &[Fact] = &[
     o("cp_hqd_aql_control", dw::AQL_CONTROL),
     o("cp_hqd_pq_wptr_lo", dw::PQ_WPTR_LO),
     o("cp_hqd_pq_wptr_hi", dw::PQ_WPTR_HI),
+    o("queue_doorbell_id0", dw::QUEUE_DOORBELL_ID0),
     o("pm4_target_xcc_in_xcp", dw::PM4_TARGET_XCC_IN_XCP),
     o("cp_mqd_stride_size", dw::MQD_STRIDE_SIZE),
     // The window's last register is MQD dword 186.

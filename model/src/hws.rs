@@ -30,7 +30,21 @@
 //!   a QUERY_STATUS fence that never comes: `amdkfd_fence_wait_timeout()`
 //!   times out after `queue_preemption_timeout_ms`, `unmap_queues_cpsch()`
 //!   logs "The cp might be in an unrecoverable state" and calls
-//!   `kfd_hws_hang()` (a GPU reset). There is no error status.
+//!   `kfd_hws_hang()` (a GPU reset). There is no error status;
+//! - UNMAP_QUEUES' two actions (`pm_unmap_queues_v9()`: `reset` picks
+//!   `action__mes_unmap_queues__reset_queues`, else preempt). A PREEMPT of
+//!   a compute queue that does not answer is *abandoned*: the comment in
+//!   `unmap_queues_cpsch()` says the MEC firmware completes the packet
+//!   with no error and logs the unresponding queue's doorbell in the HIQ
+//!   MQD's `queue_doorbell_id0`, which KFD reads per XCC after the fence
+//!   (`check_preemption_failed_v9_4_3()` → `kfd_check_hiq_mqd_doorbell_id()`,
+//!   "Queue preemption failed for queue with doorbell_id") and then
+//!   clears. RESET (`reset_queues_cpsch()`) takes the queues off without
+//!   waiting for them. The block reports both to its MEC through
+//!   [`HwsCp`]; *model conventions*: a queue "does not answer" when its
+//!   waves are hung (the CP's view), the whole request is abandoned (no
+//!   queue of it leaves, the runlist stays), and the doorbell logged is the
+//!   dword offset MAP_QUEUES named.
 //!
 //! Model conventions (labelled so, not documented behaviour):
 //! - **VMIDs**: processes get VMIDs in runlist order, the lowest free VMID
@@ -532,6 +546,33 @@ struct State {
     runlist: Option<RunlistState>,
 }
 
+/// What the scheduler needs from the MEC it runs on while it unmaps: the
+/// CP's view of a queue's waves, and the two things an UNMAP_QUEUES does
+/// to them (see the module docs).
+pub trait HwsCp {
+    /// Whether the compute queue with this doorbell (dword offset) has
+    /// waves that never drain, so a preemption of it never completes.
+    fn hung(&self, doorbell_offset: u32) -> bool;
+    /// A PREEMPT_QUEUES abandoned on this queue: the firmware logs its
+    /// doorbell in the HIQ MQD (`queue_doorbell_id0`).
+    fn preemption_failed(&self, doorbell_offset: u32);
+    /// A RESET_QUEUES of this queue: its waves are killed.
+    fn reset(&self, doorbell_offset: u32);
+}
+
+/// A scheduler with no CP behind it (a rig serving only the HIQ): no
+/// queue ever hangs.
+#[derive(Debug)]
+pub struct NoCp;
+
+impl HwsCp for NoCp {
+    fn hung(&self, _: u32) -> bool {
+        false
+    }
+    fn preemption_failed(&self, _: u32) {}
+    fn reset(&self, _: u32) {}
+}
+
 /// The HWS firmware on the HIQ.
 #[derive(Debug)]
 pub struct HwsModel {
@@ -658,8 +699,15 @@ impl HwsModel {
             })
     }
 
-    /// Executes every packet the doorbell announces. Returns how many.
+    /// Executes every packet the doorbell announces, with no CP behind
+    /// the scheduler ([`NoCp`]). Returns how many.
     pub fn service(&self, mem: &Dma) -> usize {
+        self.service_on(mem, &NoCp)
+    }
+
+    /// Executes every packet the doorbell announces, on the MEC `cp`
+    /// stands for. Returns how many.
+    pub fn service_on(&self, mem: &Dma, cp: &dyn HwsCp) -> usize {
         if self.is_halted() {
             return 0;
         }
@@ -699,7 +747,7 @@ impl HwsModel {
             }
             let pkt: Option<Vec<u32>> = (0..len as u64).map(|i| ring_dword(rptr + i)).collect();
             let Some(pkt) = pkt else { break };
-            match self.execute(mem, opcode, &pkt) {
+            match self.execute(mem, cp, opcode, &pkt) {
                 Ok(()) => {
                     let mut s = self.state.lock();
                     s.rptr = rptr + len as u64;
@@ -733,7 +781,13 @@ impl HwsModel {
         }
     }
 
-    fn execute(&self, mem: &Dma, opcode: u32, pkt: &[u32]) -> Result<(), HwsRefusal> {
+    fn execute(
+        &self,
+        mem: &Dma,
+        cp: &dyn HwsCp,
+        opcode: u32,
+        pkt: &[u32],
+    ) -> Result<(), HwsRefusal> {
         match opcode {
             p::op::NOP => Ok(()),
             p::op::SET_RESOURCES => {
@@ -750,7 +804,7 @@ impl HwsModel {
             }
             p::op::UNMAP_QUEUES => {
                 Self::size(opcode, pkt, p::UNMAP_QUEUES_DWORDS)?;
-                self.unmap_queues(pkt)
+                self.unmap_queues(cp, pkt)
             }
             p::op::MAP_PROCESS | p::op::MAP_QUEUES => Err(HwsRefusal::Misplaced {
                 opcode,
@@ -1137,7 +1191,7 @@ impl HwsModel {
         Ok(mqd)
     }
 
-    fn unmap_queues(&self, pkt: &[u32]) -> Result<(), HwsRefusal> {
+    fn unmap_queues(&self, cp: &dyn HwsCp, pkt: &[u32]) -> Result<(), HwsRefusal> {
         let u = p::unmap_queues(pkt);
         let bad = |what| Err(HwsRefusal::BadUnmap { what });
         if u.engine_sel != 0 || u.ext_engine_sel > 1 {
@@ -1147,43 +1201,71 @@ impl HwsModel {
             return bad("action other than preempt or reset (not modelled)");
         }
         let mut s = self.state.lock();
-        match u.queue_sel {
-            uq::ALL => {
-                s.queues.clear();
-                s.processes.clear();
-                s.runlist = None;
-            }
-            uq::NON_STATIC => {
-                s.queues.retain(|q| q.is_static);
-                let State {
-                    processes, queues, ..
-                } = &mut *s;
-                processes.retain(|p| queues.iter().any(|q| q.pasid == p.pasid));
-                if s.processes.is_empty() {
-                    s.runlist = None;
-                }
-            }
-            uq::BY_PASID => {
-                // Model convention: a PASID not in the runlist is a no-op.
-                s.queues.retain(|q| q.pasid != u.pasid);
-                s.processes.retain(|p| p.pasid != u.pasid);
-                if s.processes.is_empty() {
-                    s.runlist = None;
-                }
-            }
+        let leaves: Vec<bool> = match u.queue_sel {
+            uq::ALL => s.queues.iter().map(|_| true).collect(),
+            uq::NON_STATIC => s.queues.iter().map(|q| !q.is_static).collect(),
+            // Model convention: a PASID not in the runlist is a no-op.
+            uq::BY_PASID => s.queues.iter().map(|q| q.pasid == u.pasid).collect(),
             _ => {
                 let n = u.num_queues as usize;
                 if !(1..=4).contains(&n) {
                     return bad("num_queues must be 1..=4 for specified queues");
                 }
-                let dbs = &u.doorbells[..n];
+                let dbs = u.doorbells.get(..n).unwrap_or_default();
                 for &d in dbs {
                     if !s.queues.iter().any(|q| q.doorbell_offset == d) {
                         return Err(HwsRefusal::UnknownQueue { doorbell_offset: d });
                     }
                 }
-                s.queues.retain(|q| !dbs.contains(&q.doorbell_offset));
+                s.queues
+                    .iter()
+                    .map(|q| dbs.contains(&q.doorbell_offset))
+                    .collect()
             }
+        };
+        let leaving: Vec<MappedQueue> = s
+            .queues
+            .iter()
+            .zip(&leaves)
+            .filter(|(_, l)| **l)
+            .map(|(q, _)| *q)
+            .collect();
+        let compute = leaving.iter().filter(|q| q.engine == QueueEngine::Compute);
+        if u.action == uq::PREEMPT {
+            // The firmware gives up on a queue whose waves never drain,
+            // completes the packet and logs the doorbell
+            // (`unmap_queues_cpsch()`'s comment): nothing leaves.
+            if let Some(q) = compute.clone().find(|q| cp.hung(q.doorbell_offset)) {
+                cp.preemption_failed(q.doorbell_offset);
+                return Ok(());
+            }
+        } else {
+            for q in compute {
+                cp.reset(q.doorbell_offset);
+            }
+        }
+        let mut keep = leaves.iter().map(|l| !l);
+        s.queues.retain(|_| keep.next().unwrap_or(true));
+        let State {
+            processes, queues, ..
+        } = &mut *s;
+        let specified = match u.queue_sel {
+            uq::ALL => {
+                processes.clear();
+                false
+            }
+            uq::NON_STATIC => {
+                processes.retain(|p| queues.iter().any(|q| q.pasid == p.pasid));
+                false
+            }
+            uq::BY_PASID => {
+                processes.retain(|p| p.pasid != u.pasid);
+                false
+            }
+            _ => true,
+        };
+        if !specified && s.processes.is_empty() {
+            s.runlist = None;
         }
         let State { queues, sdma, .. } = &mut *s;
         sdma.retain(|e| queues.iter().any(|q| q.doorbell_offset == e.0));

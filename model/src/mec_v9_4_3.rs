@@ -83,7 +83,7 @@ use crate::decode::pm4::{
 use crate::dma::Dma;
 use crate::gmc::{Access, AddressSpace, VmRefusal};
 use crate::hsa::queue as amdq;
-use crate::hws::{HwsConfig, HwsModel};
+use crate::hws::{HwsConfig, HwsCp, HwsModel};
 use crate::log::Keep;
 use crate::regfile::ACCESS_NS;
 use crate::rlc_mec_v9_4_3::{MecRefusal, RlcMecV943};
@@ -351,6 +351,9 @@ struct Hiq {
     slot: Slot,
     ring: u64,
     doorbell_dword: u32,
+    /// This XCC's HIQ MQD (VMID 0), where the scheduler logs a queue
+    /// whose preemption it abandoned.
+    mqd: u64,
 }
 
 /// HWS processes' VMIDs and page-table bases, shared with the CP's
@@ -1353,6 +1356,7 @@ impl MecV943 {
                     slot: (me, pipe, queue),
                     ring: m.hqd.ring_address(),
                     doorbell_dword: dword,
+                    mqd: mqd_va,
                 };
                 // `init_mqd_hiq_v9_4_3()` builds every XCC's HIQ from one
                 // queue (one ring, one doorbell); the XCCs' schedulers
@@ -1429,6 +1433,15 @@ impl MecV943 {
 
     // --- HWS -------------------------------------------------------------
 
+    /// Logs `doorbell` in XCC `xcc`'s HIQ MQD, as the scheduler does for a
+    /// preemption it abandoned (`check_preemption_failed_v9_4_3()` reads
+    /// `queue_doorbell_id0` per XCC). Best effort: an MQD the hub cannot
+    /// reach is not logged.
+    fn log_preemption_failed(&self, xcc: usize, hiq_mqd: u64, doorbell: u32) {
+        let at = hiq_mqd + (m9::dw::QUEUE_DOORBELL_ID0 * 4) as u64;
+        let _ = self.write_u32(xcc, Space::Vmid(0), at, doorbell);
+    }
+
     fn service_hws(&self, s: &mut State) -> usize {
         let Some(hws) = s.hws.clone() else { return 0 };
         // The XCCs whose HIQ runs: its own ME and pipe (where that XCC's
@@ -1449,7 +1462,17 @@ impl MecV943 {
         if scheduling.first() != Some(&0) {
             return 0;
         }
-        let done = hws.service(&self.dma);
+        let cp = SchedulerCp {
+            mec: self,
+            queues: s
+                .queues
+                .iter()
+                .filter(|q| q.source == Source::Hws && !q.retired)
+                .filter_map(|q| Some((q.doorbell_dword, q.cp?, q.members.clone())))
+                .collect(),
+            hiq_mqds: s.hiqs.iter().map(|(x, h)| (*x, h.mqd)).collect(),
+        };
+        let done = hws.service_on(&self.dma, &cp);
         let procs = hws.processes();
         for p in &procs {
             if let Some(v) = p.vmid {
@@ -1836,5 +1859,50 @@ pub mod sh_mem {
             && (config & ALIGNMENT_MODE_MASK) >> ALIGNMENT_MODE_SHIFT == ALIGNMENT_MODE_UNALIGNED
             && bases & PRIVATE_BASE_MASK != 0
             && bases & SHARED_BASE_MASK != 0
+    }
+}
+
+/// The scheduler's view of its MEC while it unmaps ([`HwsCp`]): the HWS
+/// queues bound to the CP and each XCC's HIQ MQD.
+struct SchedulerCp<'a> {
+    mec: &'a MecV943,
+    /// Each HWS queue on the CP.
+    queues: Vec<BoundQueue>,
+    /// `(xcc, HIQ MQD address)`.
+    hiq_mqds: Vec<(usize, u64)>,
+}
+
+/// `(doorbell dword, CP queue, members)` of an HWS queue on the CP.
+type BoundQueue = (u32, usize, Vec<(usize, Slot, u64)>);
+
+impl SchedulerCp<'_> {
+    fn bound(&self, doorbell: u32) -> impl Iterator<Item = &BoundQueue> {
+        self.queues.iter().filter(move |q| q.0 == doorbell)
+    }
+}
+
+impl HwsCp for SchedulerCp<'_> {
+    fn hung(&self, doorbell: u32) -> bool {
+        let cp = self.mec.cp.lock();
+        self.bound(doorbell).any(|q| cp.is_stuck(q.1))
+    }
+
+    /// *Model convention*: every XCC holding the queue failed to preempt
+    /// it, so each XCC's HIQ MQD names it.
+    fn preemption_failed(&self, doorbell: u32) {
+        for q in self.bound(doorbell) {
+            for (x, _, _) in &q.2 {
+                if let Some((_, mqd)) = self.hiq_mqds.iter().find(|h| h.0 == *x) {
+                    self.mec.log_preemption_failed(*x, *mqd, doorbell);
+                }
+            }
+        }
+    }
+
+    fn reset(&self, doorbell: u32) {
+        let mut cp = self.mec.cp.lock();
+        for q in self.bound(doorbell) {
+            cp.kill_waves(q.1);
+        }
     }
 }

@@ -543,12 +543,54 @@ impl XccMqdPages {
         Some(self.address() + at as u64)
     }
 
+    /// Reads and clears XCC `xcc`'s `queue_doorbell_id0`, where the HWS
+    /// logs a queue whose preemption it abandoned: the comment in
+    /// `unmap_queues_cpsch()`, and `check_preemption_failed_v9_4_3()`,
+    /// which reads it on every XCC's HIQ MQD and writes 0 back. `None` past
+    /// [`MAX_XCCS`].
+    pub fn take_queue_doorbell_id0(&self, xcc: usize) -> Option<u32> {
+        use core::sync::atomic::{AtomicU32, Ordering};
+        if xcc >= MAX_XCCS {
+            return None;
+        }
+        let at = xcc * MQD_BYTES + core::mem::offset_of!(V9Mqd, queue_doorbell_id0);
+        // SAFETY: `at + 4` is inside this value's buffer (`xcc` checked,
+        // the field inside one MQD); the buffer is 4096-aligned and the
+        // field's offset a multiple of 4, so the dword is aligned. The
+        // device writes this dword concurrently, so it is only accessed
+        // atomically here, and no reference into the buffer is lent.
+        let cell = unsafe { AtomicU32::from_ptr(self.0.get().cast::<u8>().add(at).cast::<u32>()) };
+        Some(cell.swap(0, Ordering::AcqRel))
+    }
+
     /// A copy of the bytes (what `load_mqd_v9_4_3()` reads).
     pub fn bytes(&self) -> [u8; MAX_XCCS * MQD_BYTES] {
         // SAFETY: a copy of plain bytes; no CPU write runs meanwhile (not
         // `Sync`, no reference lent).
         unsafe { *self.0.get() }
     }
+}
+
+/// `check_preemption_failed_v9_4_3()`, after an UNMAP_QUEUES' fence:
+/// reads and clears the `queue_doorbell_id0` of the first `xccs` HIQ
+/// MQDs in `hiq_mqds` (one per XCC), and reports the first XCC whose
+/// scheduler logged a queue it could not preempt.
+pub fn check_preemption_failed(
+    hiq_mqds: &XccMqdPages,
+    xccs: usize,
+) -> Result<(), crate::gfx::hws::HwsError> {
+    let mut failed = None;
+    // Every XCC's field is cleared, as KFD clears them, before reporting.
+    for xcc in 0..xccs.min(MAX_XCCS) {
+        let doorbell_offset = hiq_mqds.take_queue_doorbell_id0(xcc).unwrap_or(0);
+        if doorbell_offset != 0 && failed.is_none() {
+            failed = Some(crate::gfx::hws::HwsError::PreemptionFailed {
+                xcc,
+                doorbell_offset,
+            });
+        }
+    }
+    failed.map_or(Ok(()), Err)
 }
 
 impl Default for XccMqdPages {

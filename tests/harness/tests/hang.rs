@@ -541,3 +541,42 @@ fn gc_9_4_3_scheduler_waits_end_device_gone_when_the_device_vanishes() {
         }
     }
 }
+
+/// A queue hang on MI300X under the HWS (the seeds' CPSCH path): the
+/// queue rung resets it through the scheduler (`reset_queues_cpsch()`,
+/// UNMAP_QUEUES with RESET_QUEUES), because a preemption of a hung queue
+/// is abandoned (`check_preemption_failed_v9_4_3()`); the queue leaves
+/// every XCC and the rest of the device tears down cleanly.
+#[test]
+fn mi300x_hws_hang_recovers_at_the_queue_by_reset() {
+    let gpu = virtual_gpu(parts::mi300x(), 27);
+    let mut g = up(&gpu, Mapping::Hws);
+    let sig = signals(&mut g, 3);
+    let mut ledger: Ledger<'_, 8> = Ledger::new();
+    let first = submit(&g, &mut ledger, sig[0]);
+    recover::watch(&g, &mut ledger, recover::WATCHDOG_NS).unwrap();
+    let doorbell = g.queue.as_ref().unwrap().doorbell;
+    assert!(gpu.hang_queue(doorbell));
+    let ids: Vec<u64> = sig[1..]
+        .iter()
+        .map(|s| submit(&g, &mut ledger, s))
+        .collect();
+    let d = recover::watch(&g, &mut ledger, recover::WATCHDOG_NS).unwrap_err();
+    assert!(matches!(d, Detected::Queue(_)), "{d}");
+    let r = recover::recover(&mut g, &mut ledger, d);
+    recovered_at(&r, Rung::Queue);
+    let (_, outcome) = r.rungs.last().unwrap();
+    assert!(
+        matches!(outcome, RungOutcome::Recovered(s) if s.contains("RESET_QUEUES")),
+        "{r}"
+    );
+    let fates: Vec<u64> = r.packets.iter().map(|p| p.id).collect();
+    assert_eq!(fates[0], first);
+    assert_eq!(&fates[1..], &ids[..], "{r}");
+    let mec = gpu.gc_9_4_3().unwrap().mec();
+    assert!(mec.queues().iter().all(|q| q.cp.is_none()), "{r}");
+    assert!(mec.refusals().is_empty(), "{:?}", mec.refusals());
+    let t = g.shutdown();
+    assert!(t.complete(), "{t}");
+    gpu.quiescent().unwrap();
+}

@@ -16,7 +16,7 @@
 use barebell::aql::doorbell::DoorbellAperture;
 use barebell::bus::{Block, RegisterBus};
 use barebell::gfx::error::KiqTimeout;
-use barebell::gfx::hws::runlist;
+use barebell::gfx::hws::{HwsError, runlist};
 use barebell::gfx::mqd_v9::MQD_BYTES;
 use barebell::mem::DeviceArena;
 use barebell::regs::IpBases;
@@ -732,4 +732,65 @@ fn unmap_of_a_hung_queue_resets_but_never_preempts() {
         .unwrap();
     assert!(!r.mec.hqd_active(1, USER_HQD));
     assert!(r.mec.queues().iter().all(|q| q.cp.is_none()));
+}
+
+/// The HWS's UNMAP_QUEUES on GC 9.4.3: a PREEMPT of a hung queue is
+/// abandoned (the packet and its fence complete, the queue stays mapped,
+/// each XCC's HIQ MQD logs its doorbell in `queue_doorbell_id0`: the
+/// comment in `unmap_queues_cpsch()`), so the unmap must read those
+/// fields (`check_preemption_failed_v9_4_3()`) and say so instead of
+/// reporting success. RESET_QUEUES (`reset_queues_cpsch()`) kills the
+/// waves and takes the queue off; the unmap then completes.
+#[test]
+fn hws_preemption_of_a_hung_queue_is_abandoned_and_reset_takes_it_off() {
+    let n = 2;
+    let mut r = rig(n, &[]);
+    let mut kiqs = r.kiqs(USER_MASK).unwrap();
+    let mut q = r.queue();
+    let blocks = r.blocks();
+    let (host, pause) = (r.host, r.pause);
+    let mask = runlist::queue_mask(4, 8, 1);
+    v9::map_hws(
+        &mut q,
+        &mut kiqs,
+        &mut r.area,
+        &r.doorbells,
+        host,
+        pause,
+        mask,
+        PD,
+        None,
+    )
+    .unwrap();
+    assert!(r.mec.queues()[0].cp.is_some(), "the queue reached the CP");
+    assert!(r.mec.hang_doorbell(0x20));
+    let e = q.unmap(&blocks, &mut kiqs, &r.host).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            XccError::Hws(HwsError::PreemptionFailed {
+                xcc: 0,
+                doorbell_offset: 0x20
+            })
+        ),
+        "{e}"
+    );
+    assert!(r.mec.hws().is_some(), "the HWS stays up for the reset");
+    assert!(
+        r.mec.queues().iter().any(|q| q.cp.is_some()),
+        "still on the CP"
+    );
+    for x in 0..n {
+        assert!(r.mec.hqd_active(x, barebell_model::mec_v9_4_3::HWS_SLOT));
+    }
+    // The reset: waves killed, queue off every XCC.
+    assert!(q.reset().unwrap());
+    assert!(r.mec.queues().iter().all(|q| q.cp.is_none()), "off the CP");
+    for x in 0..n {
+        assert!(!r.mec.hqd_active(x, barebell_model::mec_v9_4_3::HWS_SLOT));
+    }
+    q.unmap(&blocks, &mut kiqs, &r.host).unwrap();
+    assert!(r.mec.hws().is_none());
+    v9::kiqs_down(&blocks, kiqs, &r.host).unwrap();
+    assert_eq!(r.mec.refusals(), vec![]);
 }

@@ -262,6 +262,12 @@ impl QueueMapper for XccUnmapper<'_> {
         hws.fence().map_err(MapError::Hws)
     }
 
+    /// `reset_queues_cpsch()`: UNMAP_QUEUES with RESET_QUEUES for the
+    /// process (HWS mapping only; `Ok(false)` otherwise).
+    fn reset_queue(&mut self, _m: &HqdMapping) -> Result<bool, MapError> {
+        self.mapped.reset().map_err(map_err)
+    }
+
     fn unmap(&mut self, _m: &HqdMapping) -> Result<(), MapError> {
         let xccs: Vec<_> = self
             .xcc_bases

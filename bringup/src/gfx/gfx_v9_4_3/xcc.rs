@@ -51,8 +51,8 @@ use barebell::gfx::mqd_v9::{
     MQD_BYTES, MecDoorbellRange, MqdQueue, V9Mqd, XccDoorbell, XccMqds, init_mqd, linux_mec_range,
 };
 use barebell::gfx::queue_v9::{
-    KiqV9Parts, RunlistIb, XccMqdPages, kiq_doorbell_index, kiq_fini, kiq_resume, set_resource_bit,
-    set_resources,
+    KiqV9Parts, RunlistIb, XccMqdPages, check_preemption_failed, kiq_doorbell_index, kiq_fini,
+    kiq_resume, set_resource_bit, set_resources,
 };
 use barebell::gfx::start_v9_4_3::{CpResumeHooks, StartError};
 use barebell::ip::Generation;
@@ -430,6 +430,21 @@ impl<'p, C: Clock, P: Pause> XccQueue<'p, C, P> {
         )
     }
 
+    /// Resets an HWS-mapped queue in place (`reset_queues_cpsch()`):
+    /// see [`MappedRef::reset`].
+    pub fn reset(&mut self) -> Result<bool, XccError> {
+        MappedRef {
+            mqds: &self.mqds,
+            doorbell: self.doorbell,
+            xccs: self.xccs,
+            layout: self.layout,
+            mapping: &mut self.mapping,
+            hws: &mut self.hws,
+            hiq: &mut self.hiq,
+        }
+        .reset()
+    }
+
     /// Takes the queue off every XCC, by the way it was mapped. `xccs`
     /// (direct) are the GC blocks, `kiqs` (kiq) the XCCs' KIQs.
     pub fn unmap<B: RegisterBus + ?Sized, KC: Clock, KP: Pause>(
@@ -502,6 +517,24 @@ impl<C, P> core::fmt::Debug for XccMapped<'_, C, P> {
 }
 
 impl<'p, C: Clock, P: Pause> XccMapped<'p, C, P> {
+    /// Resets an HWS-mapped queue in place (`reset_queues_cpsch()`):
+    /// see [`MappedRef::reset`].
+    pub fn reset(&mut self) -> Result<bool, XccError> {
+        self.as_ref().reset()
+    }
+
+    fn as_ref(&mut self) -> MappedRef<'_, 'p, C, P> {
+        MappedRef {
+            mqds: &self.mqds,
+            doorbell: self.doorbell,
+            xccs: self.xccs,
+            layout: self.layout,
+            mapping: &mut self.mapping,
+            hws: &mut self.hws,
+            hiq: &mut self.hiq,
+        }
+    }
+
     /// As [`XccQueue::unmap`].
     pub fn unmap<B: RegisterBus + ?Sized, KC: Clock, KP: Pause>(
         &mut self,
@@ -534,6 +567,27 @@ struct MappedRef<'a, 'p, C, P> {
 }
 
 impl<C: Clock, P: Pause> MappedRef<'_, '_, C, P> {
+    /// Resets the queue through the HWS: UNMAP_QUEUES for the process with
+    /// RESET_QUEUES, fenced and checked as `reset_queues_cpsch()` →
+    /// `unmap_queues_cpsch(..., reset = true)` does. The scheduler kills
+    /// the queue's waves and takes it off, whether or not they drain.
+    /// `Ok(false)` for a queue the HWS did not map (the KIQ and direct
+    /// unmaps reset already). The HIQ stays: [`Self::unmap`] follows.
+    pub fn reset(&mut self) -> Result<bool, XccError> {
+        if *self.mapping != Some(Mapping::Hws) {
+            return Ok(false);
+        }
+        let hws = self.hws.as_mut().ok_or(XccError::State {
+            what: "the HWS client is gone",
+        })?;
+        hws.unmap_queues(UnmapFilter::Pasid(PASID), true)?;
+        hws.fence()?;
+        if let Some((parts, n)) = self.hiq.as_ref() {
+            check_preemption_failed(&parts.mqds, *n)?;
+        }
+        Ok(true)
+    }
+
     /// Takes the queue off every XCC, by the way it was mapped. `xccs`
     /// (direct) are the GC blocks, `kiqs` (kiq) the XCCs' KIQs.
     pub fn unmap<B: RegisterBus + ?Sized, KC: Clock, KP: Pause>(
@@ -586,9 +640,15 @@ impl<C: Clock, P: Pause> MappedRef<'_, '_, C, P> {
                 let hws = self.hws.as_mut().ok_or(XccError::State {
                     what: "the HWS client is gone",
                 })?;
-                // unmap_queues_cpsch(): UNMAP_QUEUES, then the fence.
+                // unmap_queues_cpsch(): UNMAP_QUEUES (preempt), the fence,
+                // then check_preemption_failed_v9_4_3(): a queue the
+                // scheduler could not preempt stays mapped, and so does
+                // everything here, for a reset to take off.
                 hws.unmap_queues(UnmapFilter::Pasid(PASID), false)?;
                 hws.fence()?;
+                if let Some((parts, n)) = self.hiq.as_ref() {
+                    check_preemption_failed(&parts.mqds, *n)?;
+                }
                 *self.hws = None;
                 unmap_hiqs(self.hiq, kiqs)?;
             }

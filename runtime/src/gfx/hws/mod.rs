@@ -112,6 +112,11 @@ pub enum HwsError {
         engine: u8,
         doorbell_offset: u32,
     },
+    /// The scheduler completed an UNMAP_QUEUES (PREEMPT) but gave up on
+    /// the queue at `doorbell_offset` on XCC `xcc`: its waves did not
+    /// drain. The queue is still mapped; only a RESET takes it off
+    /// (`unmap_queues_cpsch()`, `check_preemption_failed_v9_4_3()`).
+    PreemptionFailed { xcc: usize, doorbell_offset: u32 },
 }
 
 impl core::fmt::Display for HwsError {
@@ -126,6 +131,14 @@ impl core::fmt::Display for HwsError {
                 f,
                 "the HWS did not complete {packet} within {waited_ns} ns (fence {fence}, waiting for {seq}); \
                  it refused the packet or hung, as KFD's HWS-hang path would report"
+            ),
+            HwsError::PreemptionFailed {
+                xcc,
+                doorbell_offset,
+            } => write!(
+                f,
+                "the HWS could not preempt the queue at doorbell dword {doorbell_offset:#x} on XCC {xcc}: \
+                 its kernel did not finish, so the queue is still mapped and needs a reset"
             ),
             HwsError::DeviceGone { packet, waited_ns } => write!(
                 f,
