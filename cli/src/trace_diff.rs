@@ -18,7 +18,13 @@
 //!   presence: their values depend on where each driver put its memory;
 //! - the order of the bring-up steps on each side, in the step names of
 //!   `docs/fidelity.md` (discovery, nbio, gmc, ih, psp, smu, gfx, sdma,
-//!   mes, rings, queue).
+//!   mes, rings, queue);
+//! - write order: of the registers both sides write before their
+//!   teardowns, the ones whose first write comes in another order
+//!   relative to the others (those outside a longest common subsequence
+//!   of the two first-write orders), and, per register, the ones whose
+//!   sequence of written values differs though the final values agree
+//!   (address registers left out, as above).
 //!
 //! Banked registers are kept apart per bank: one BAR5 offset of
 //! `CP_HQD_*`, `CP_MQD_*`, `CP_HPD_*` or `SH_MEM_*` reaches the copy of
@@ -380,8 +386,123 @@ pub fn diff(a_name: &str, a: &Trace, b_name: &str, b: &Trace) -> String {
             }
         }
     }
+    order_section(&mut out, a, b, &named, &label);
     teardown_section(&mut out, a, b, &named, label);
     out
+}
+
+/// Per register copy, the values written before the teardown, in order;
+/// and the copies in order of their first write.
+fn sequences(t: &Trace) -> (BTreeMap<Key, Vec<u32>>, Vec<Key>) {
+    let mut seq: BTreeMap<Key, Vec<u32>> = BTreeMap::new();
+    let mut first = Vec::new();
+    for a in t.accesses.iter().filter(|a| a.write && !a.teardown) {
+        let k = (a.offset, a.bank);
+        let v = seq.entry(k).or_default();
+        if v.is_empty() {
+            first.push(k);
+        }
+        v.push(a.value);
+    }
+    (seq, first)
+}
+
+/// The elements of `a` outside one longest common subsequence of `a`
+/// and `b` (both free of repeats): what is written in another order.
+fn out_of_order(a: &[Key], b: &[Key]) -> Vec<Key> {
+    let (n, m) = (a.len(), b.len());
+    // lcs[i][j]: the LCS length of a[i..] and b[j..].
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while i < n && j < m {
+        if a[i] == b[j] {
+            (i, j) = (i + 1, j + 1);
+        } else if lcs[i + 1][j] >= lcs[i][j + 1] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out
+}
+
+/// `0x1, 0x0` (at most 6 values, then how many more).
+fn values(v: &[u32]) -> String {
+    let mut s: Vec<String> = v.iter().take(6).map(|x| format!("{x:#x}")).collect();
+    if v.len() > 6 {
+        s.push(format!("... ({} writes)", v.len()));
+    }
+    s.join(", ")
+}
+
+/// Write order before the teardowns: registers both sides write whose
+/// first write comes in another relative order, and registers whose
+/// written values come in another sequence though they end equal.
+fn order_section(
+    out: &mut String,
+    a: &Trace,
+    b: &Trace,
+    named: &BTreeMap<u64, (String, String)>,
+    label: &impl Fn(&str, Key) -> String,
+) {
+    let ((sa, fa), (sb, fb)) = (sequences(a), sequences(b));
+    let both: Vec<Key> = fa.iter().copied().filter(|k| sb.contains_key(k)).collect();
+    let both_b: Vec<Key> = fb.iter().copied().filter(|k| sa.contains_key(k)).collect();
+    let moved = out_of_order(&both, &both_b);
+    let name = |k: &Key| named.get(&k.0).map_or("", |x| x.1.as_str());
+    let pos = |f: &[Key], k: &Key| f.iter().position(|x| x == k).map_or(0, |p| p + 1);
+    let _ = writeln!(
+        out,
+        "
+== write order (before the teardowns): {} registers written by both; {} first written in another order",
+        both.len(),
+        moved.len()
+    );
+    for k in &moved {
+        let _ = writeln!(
+            out,
+            "    {}: first write {} of {} in A, {} of {} in B",
+            label(name(k), *k),
+            pos(&both, k),
+            both.len(),
+            pos(&both_b, k),
+            both_b.len()
+        );
+    }
+    let seq: Vec<String> = both
+        .iter()
+        .filter(|k| !is_address(name(k)))
+        .filter_map(|k| {
+            let (x, y) = (sa.get(k)?, sb.get(k)?);
+            (x.last() == y.last() && x != y).then(|| {
+                format!(
+                    "    {}: A {} | B {}",
+                    label(name(k), *k),
+                    values(x),
+                    values(y)
+                )
+            })
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "  equal final values, other sequences of writes: {}",
+        seq.len()
+    );
+    for l in seq {
+        let _ = writeln!(out, "{l}");
+    }
 }
 
 /// The teardowns compared on their own: per register either side writes
@@ -479,6 +600,25 @@ mod tests {
             "{r}"
         );
         assert!(r.contains("GC SCRATCH_REG6 @0x20: - vs 0x00000000"), "{r}");
+    }
+
+    /// Write order: B writes Y before X, A the other way round; Z ends
+    /// at 0 on both sides, but A wrote 1 first.
+    #[test]
+    fn write_order_and_sequences_are_compared() {
+        let a = "  W GC.X @0x10 = 0x1\n  W GC.Y @0x20 = 0x2\n  W GC.Z @0x30 = 0x1\n  W GC.Z @0x30 = 0x0\n";
+        let b = "  W GC.Y @0x20 = 0x2\n  W GC.X @0x10 = 0x1\n  W GC.Z @0x30 = 0x0\n";
+        let r = diff("a", &parse(a), "b", &parse(b));
+        assert!(
+            r.contains("3 registers written by both; 1 first written in another order"),
+            "{r}"
+        );
+        assert!(
+            r.contains("X @0x10: first write 1 of 3 in A, 2 of 3 in B"),
+            "{r}"
+        );
+        assert!(r.contains("Z @0x30: A 0x1, 0x0 | B 0x0"), "{r}");
+        assert!(!r.contains("Y @0x20: first write"), "{r}");
     }
 
     #[test]
