@@ -7,8 +7,9 @@
 //!
 //! The model refuses a GPU access through a system PTE without SNOOPED
 //! (model convention, `barebell_model::gmc::Translation::coherent`), so a
-//! runtime that leaves the bit off fails its bring-up at the first queue
-//! the CP reads from system memory.
+//! runtime that leaves the bit off fails its bring-up at the first ring
+//! the CP or the MES reads from system memory (gfx11/gfx12 and GC 9.4.3's
+//! gfx9 PTEs alike).
 
 use barebell_bringup::{Mapping, Options, Quiet, Step};
 use barebell_model::dma::Dma;
@@ -95,4 +96,29 @@ fn navi31_maps_system_memory_snooped() {
 #[test]
 fn navi48_maps_system_memory_snooped() {
     bring_up_over_system_memory(parts::navi48());
+}
+
+/// GC 9.4.3, the gfx9 PTE format: the KIQ's and HIQ's rings in the GART
+/// and the user queue in the process tables are all system memory, so a
+/// bring-up to the queue step reads each through a SNOOPED check.
+#[test]
+fn mi300x_maps_system_memory_snooped() {
+    let mem = barebell_model::vgpu::HostMemory::allocate(64 << 20).unwrap();
+    let gpu = barebell_model::VirtualGpu::new(
+        parts::mi300x(),
+        &FirmwareDir::system(),
+        mem,
+        barebell_model::Seed(7),
+    )
+    .unwrap();
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(Mapping::Hws),
+        ..Default::default()
+    };
+    let up = barebell_bringup::run(&gpu, &FirmwareDir::system(), &opts, &Quiet)
+        .unwrap_or_else(|e| panic!("mi300x: {e}"));
+    assert_eq!(up.queue.as_ref().map(|q| q.mode), Some(Mapping::Hws));
+    let report = up.shutdown();
+    assert!(report.complete(), "mi300x: {report}");
 }
