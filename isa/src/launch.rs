@@ -267,13 +267,16 @@ pub const MAX_WAVE_SCRATCH: u64 = 0x7fff * 256;
 /// group segment plus the packet's dynamic part must fit.
 pub const MAX_LDS: u64 = 64 * 1024;
 
-/// The block LDS is allocated in: AMDGPUUsage (LLVM 19), "COMPUTE_PGM_RSRC2
-/// ... GRANULATED_LDS_SIZE ... Granularity is device specific: ...
-/// GFX7-GFX11 roundup(lds-size / (128 * 4))", the unit the CP writes
-/// `COMPUTE_PGM_RSRC2.LDS_SIZE` in from the packet's group segment size.
-/// 512 bytes for gfx11 and gfx942; for gfx12 a *model value* (the same
-/// unit; LLVM 19's table does not list GFX12). The smallest block LLVM
-/// documents, so the model's bound is never looser than the hardware's.
+/// The block LDS is allocated in: AMDGPUUsage, "COMPUTE_PGM_RSRC2 ...
+/// GRANULATED_LDS_SIZE ... Granularity is device specific", the unit
+/// the CP writes `COMPUTE_PGM_RSRC2.LDS_SIZE` in from the packet's group
+/// segment size: `roundup(lds-size / (128 * 4))` from GFX7 on (later
+/// versions of the table single out only GFX950 and GFX125* with larger
+/// blocks). 512 bytes for gfx11 and gfx942; for gfx12 a *model value*
+/// where a version of the table does not name it. Hardware may allocate
+/// coarser blocks than it encodes (an LLVM proposal gives 1 KiB on
+/// GFX10.3-GFX12.0), so the smallest documented block keeps the model's
+/// bound no looser than the hardware's.
 pub const LDS_GRANULE: u64 = 512;
 
 /// Scratch is allocated in whole waves of 1 KiB: ROCR's dynamic scratch
