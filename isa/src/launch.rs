@@ -23,7 +23,19 @@
 //! `group_segment_fixed_size` excludes the dynamic part, AMDGPUUsage).
 //! The CP sets `COMPUTE_PGM_RSRC2.LDS_SIZE` from the packet: LLVM writes
 //! 0 there for AMDHSA "as it is populated by the CP"
-//! (`AMDGPUAsmPrinter::getSIProgramInfo()`, r302277).
+//! (`AMDGPUAsmPrinter::getSIProgramInfo()`, r302277), in blocks of
+//! [`LDS_GRANULE`] bytes; an LDS access past the last block is a typed
+//! stop ([`ExecError::LdsOutOfRange`]), never a read of another
+//! workgroup's LDS.
+//!
+//! A lane's scratch is the packet's `private_segment_size`, rounded up to
+//! whole 1 KiB waves ([`SCRATCH_WAVE_GRANULE`]): the size the CP and
+//! ROCR's scratch handler allocate from, never the descriptor's
+//! `private_segment_fixed_size` (which the launcher must copy into the
+//! packet, as ROCR's and CLR's do). **Model convention**: an access past
+//! it is a typed stop ([`ExecError::ScratchOutOfRange`]); on hardware it
+//! lands in whatever the queue's larger scratch holds, or faults past the
+//! wave's `COMPUTE_TMPRING_SIZE.WAVESIZE`.
 
 use crate::dump::{DumpReason, WaveDump, WaveId};
 use crate::exec::{ExecError, Flow, Interp, Shared, Wave};
@@ -255,6 +267,25 @@ pub const MAX_WAVE_SCRATCH: u64 = 0x7fff * 256;
 /// group segment plus the packet's dynamic part must fit.
 pub const MAX_LDS: u64 = 64 * 1024;
 
+/// The block LDS is allocated in: AMDGPUUsage, "COMPUTE_PGM_RSRC2 ...
+/// GRANULATED_LDS_SIZE ... Granularity is device specific", the unit
+/// the CP writes `COMPUTE_PGM_RSRC2.LDS_SIZE` in from the packet's group
+/// segment size: `roundup(lds-size / (128 * 4))` from GFX7 on (later
+/// versions of the table single out only GFX950 and GFX125* with larger
+/// blocks). 512 bytes for gfx11 and gfx942; for gfx12 a *model value*
+/// where a version of the table does not name it. Hardware may allocate
+/// coarser blocks than it encodes (an LLVM proposal gives 1 KiB on
+/// GFX10.3-GFX12.0), so the smallest documented block keeps the model's
+/// bound no looser than the hardware's.
+pub const LDS_GRANULE: u64 = 512;
+
+/// Scratch is allocated in whole waves of 1 KiB: ROCR's dynamic scratch
+/// handler takes the packet's `private_segment_size` and rounds it to
+/// `1024 / lanes_per_wave` bytes per lane ("Align whole waves to 1KB",
+/// `AqlQueue::DynamicQueueEventsHandler()`, formerly
+/// `DynamicScratchHandler()`, in `amd_aql_queue.cpp`).
+pub const SCRATCH_WAVE_GRANULE: u32 = 1024;
+
 /// Runs a dispatch to completion.
 pub fn launch<M: Memory>(
     mem: &mut M,
@@ -310,7 +341,16 @@ fn shape<M: Memory>(mem: &mut M, cfg: &LaunchConfig, d: &Dispatch) -> Result<Sha
     let entry = d
         .kernel_object
         .wrapping_add(kd.kernel_code_entry_byte_offset as u64);
-    let scratch = kd.private_segment_fixed_size.max(d.private_segment_size);
+    // The packet's private segment alone bounds a lane's scratch
+    // (module doc); checked before rounding, so the rounding cannot wrap.
+    if u64::from(d.private_segment_size) * u64::from(wave_size) > MAX_WAVE_SCRATCH {
+        return Err(LaunchError::BadPacket(
+            "private segment larger than a wave's scratch (COMPUTE_TMPRING_SIZE.WAVESIZE)",
+        ));
+    }
+    let scratch = d
+        .private_segment_size
+        .next_multiple_of(SCRATCH_WAVE_GRANULE / wave_size);
     if u64::from(scratch) * u64::from(wave_size) > MAX_WAVE_SCRATCH {
         return Err(LaunchError::BadPacket(
             "private segment larger than a wave's scratch (COMPUTE_TMPRING_SIZE.WAVESIZE)",
@@ -324,7 +364,8 @@ fn shape<M: Memory>(mem: &mut M, cfg: &LaunchConfig, d: &Dispatch) -> Result<Sha
             "group segment larger than the 64 KiB of LDS a workgroup has",
         ));
     }
-    let lds_size = lds as usize;
+    // Whole LDS blocks (module doc); 64 KiB is a multiple of a block.
+    let lds_size = lds.next_multiple_of(LDS_GRANULE) as usize;
     let ngroups: [u32; 3] =
         core::array::from_fn(|i| d.grid_size[i].div_ceil(u32::from(d.workgroup_size[i])));
     let total_groups = u64::from(ngroups[0]) * u64::from(ngroups[1]) * u64::from(ngroups[2]);

@@ -282,6 +282,14 @@ pub enum FaultReason {
     },
     /// The VA is outside the context's start..=end range.
     OutOfRange,
+    /// A system page whose PTE lacks `AMDGPU_PTE_SNOOPED`, reached by a
+    /// client whose accesses must be coherent with the CPU's caches
+    /// ([`Translation::coherent`]). **Model convention**, not a walk
+    /// fault: the hardware translates the page and reads or writes DRAM
+    /// without probing the CPU's caches (stale data); the model refuses
+    /// the access instead, after the walk, and latches nothing in the
+    /// hub's fault registers.
+    NotSnooped,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -340,6 +348,48 @@ pub struct Translation {
     /// The PTE's SYSTEM bit: `pa` is a bus address (through the IOMMU),
     /// not a VRAM physical address.
     pub system: bool,
+    /// The PTE's SNOOPED bit: an access to a system page probes the CPU's
+    /// caches ([`Translation::coherent`]).
+    pub snooped: bool,
+}
+
+impl Translation {
+    /// Whether an access through this translation sees what the CPU
+    /// wrote: VRAM, or a system page whose PTE has `AMDGPU_PTE_SNOOPED`.
+    ///
+    /// Linux sets SNOOPED on every PTE of cached system memory
+    /// (`amdgpu_ttm_tt_pde_flags()` in `amdgpu_ttm.c`, which
+    /// `amdgpu_ttm_tt_pte_flags()` calls: `AMDGPU_PTE_SYSTEM` for a TT
+    /// page, plus `AMDGPU_PTE_SNOOPED` when `ttm->caching ==
+    /// ttm_cached`), and gfx9 on every system page
+    /// (`gmc_v9_0_get_coherence_flags()`: `snoop = true` for GC 9.4.3,
+    /// and for `!is_vram` on the others);
+    /// tinygrad's AM maps every system buffer `snooped=True`
+    /// (`PCIIface.alloc()`/`map()` in `runtime/support/system.py`,
+    /// encoded by `AM_GMC.get_pte_flags()` in `am/ip.py`). Without it the
+    /// GPU reads DRAM past the CPU's caches, and a line the CPU wrote and
+    /// still holds dirty is stale to the GPU.
+    ///
+    /// **Model convention**: every system page the model backs is host
+    /// memory the CPU maps write-back cached (the DMA region; barebell's
+    /// targets map theirs cached too), so a non-snooped access to it is
+    /// never coherent; the model refuses it with
+    /// [`FaultReason::NotSnooped`] rather than return data that depends on
+    /// the CPU's cache state. Deterministic, where hardware's stale data
+    /// is not.
+    pub fn coherent(&self) -> Result<(), FaultReason> {
+        coherent(self.system, self.snooped)
+    }
+}
+
+/// [`Translation::coherent`] over the two PTE bits (the gfx9 walker's
+/// translations carry the same pair).
+pub fn coherent(system: bool, snooped: bool) -> Result<(), FaultReason> {
+    if system && !snooped {
+        Err(FaultReason::NotSnooped)
+    } else {
+        Ok(())
+    }
 }
 
 /// The leaf a walk ends at.
@@ -512,6 +562,7 @@ impl<'d> Gmc<'d> {
             pa: (e & ADDR_MASK & !(page - 1)) | (rel & (page - 1)),
             tlb_bytes: block.max(page),
             system: e & bits::SYSTEM != 0,
+            snooped: e & bits::SNOOPED != 0,
         };
         Ok((leaf, t))
     }
@@ -535,6 +586,7 @@ impl<'d> Gmc<'d> {
                         pa: (t.pa & !0xFFF) | (va & 0xFFF),
                         tlb_bytes: t.tlb_bytes,
                         system: t.system,
+                        snooped: t.snooped,
                     });
                 }
             }

@@ -236,7 +236,9 @@ pub fn fault_status_vmid(reason: Option<FaultReason>, access: Access, cid: u16, 
         },
         Some(FaultReason::BadTable { .. }) => 1 << WALKER_ERROR_SHIFT,
         Some(FaultReason::FragmentMismatch { .. }) => 2 << WALKER_ERROR_SHIFT,
-        Some(FaultReason::OutOfRange) | None => MAPPING_ERROR,
+        // `NotSnooped` is refused after the walk and never latched (it
+        // is no hardware fault); listed for completeness.
+        Some(FaultReason::OutOfRange | FaultReason::NotSnooped) | None => MAPPING_ERROR,
     };
     let rw = if access == Access::Write { RW } else { 0 };
     class

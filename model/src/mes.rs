@@ -899,6 +899,15 @@ impl MesModel {
         let mut page = address & !0xFFF;
         while page < end {
             match gmc.translate(page, access) {
+                // SNOOPED on a system page (`Translation::coherent`).
+                Ok(t) if t.coherent().is_err() => {
+                    let fault = crate::gmc::VmFault {
+                        va: page,
+                        access,
+                        reason: crate::gmc::FaultReason::NotSnooped,
+                    };
+                    return Err(Refusal::VmFault { what, fault });
+                }
                 Ok(t) if t.pa == page => {}
                 Ok(t) => {
                     return Err(Refusal::NotIdentity {

@@ -269,6 +269,9 @@ pub enum SdmaVmError {
     },
     /// The walk gave an address no memory backs.
     Unbacked { pa: u64 },
+    /// A system page whose PTE lacks SNOOPED (model convention,
+    /// `crate::gmc::Translation::coherent`).
+    NotSnooped { pa: u64 },
 }
 
 /// What the engine reaches the rest of the device through.

@@ -27,8 +27,10 @@
 //! 4. `barebell_isa::launch::launch` sets up user and system SGPRs as the
 //!    descriptor asks (private segment buffer, dispatch and queue pointers,
 //!    kernarg pointer, dispatch id, flat scratch init, private segment
-//!    size; workgroup ids, workgroup info), work-item ids, LDS (static from
-//!    the descriptor plus the packet's group segment size) and runs every
+//!    size; workgroup ids, workgroup info), work-item ids, LDS (the
+//!    packet's group segment size in whole allocation blocks) and scratch
+//!    (the packet's private segment size in whole 1 KiB waves; an access
+//!    past either is a typed stop, `barebell_isa::launch`) and runs every
 //!    wave, reading and writing memory through a [`DeviceView`].
 //!
 //! A wave that stops (unimplemented or illegal instruction, memory fault)

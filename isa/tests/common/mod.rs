@@ -320,6 +320,10 @@ pub fn run_apertures(
     // (`group_segment_fixed_size` is the descriptor's first dword).
     let at = kd_sym.address() as usize;
     let group_segment_size = u32::from_le_bytes(image[at..at + 4].try_into().unwrap());
+    // The private segment from the descriptor too
+    // (`private_segment_fixed_size`, its second dword), as ROCR and CLR
+    // fill the packet: the launch bounds scratch by the packet alone.
+    let private_segment_size = u32::from_le_bytes(image[at + 4..at + 8].try_into().unwrap());
     mem.map(CODE_BASE, image);
     // buffers and kernargs
     let mut ka = vec![0u8; km.kernarg_size.max(256)];
@@ -393,7 +397,7 @@ pub fn run_apertures(
         setup_dims: dims as u8,
         workgroup_size: wg,
         grid_size: grid,
-        private_segment_size: 0,
+        private_segment_size,
         group_segment_size,
         kernel_object,
         kernarg_address: KERNARG_BASE,

@@ -542,6 +542,8 @@ impl Space {
         let t = Gmc::new(&vram, root & !0xFFF, self.gfx12)
             .with_vram_base(self.fb_offset)
             .translate(va, access)?;
+        t.coherent()
+            .map_err(|reason| VmFault { va, access, reason })?;
         let fb = self.fb_offset;
         self.backing.host(t.pa, t.system, fb).ok_or(VmFault {
             va,
@@ -601,6 +603,9 @@ impl crate::sdma::SdmaPort for SdmaPortImpl {
             .hub
             .translate_vmid_as(&self.vram, vmid, va, access, crate::sdma::CID_SDMA0)
             .map_err(|refusal| SdmaVmError::Refused { refusal })?;
+        // SNOOPED on a system page (`Translation::coherent`).
+        tr.coherent()
+            .map_err(|_| SdmaVmError::NotSnooped { pa: tr.pa })?;
         let (mem, at) = if tr.system {
             (&self.iommu, Some(tr.pa))
         } else {
@@ -676,6 +681,9 @@ impl crate::cp::Translate for CpTranslate {
                 HubRefusal::Fault(f) => VmRefusal::Walk(f.reason),
                 _ => VmRefusal::ContextDisabled,
             })?;
+        // The CP's and the waves' accesses: SNOOPED on a system page
+        // (`Translation::coherent`).
+        t.coherent().map_err(VmRefusal::Walk)?;
         self.space
             .backing
             .host(t.pa, t.system, self.space.fb_offset)

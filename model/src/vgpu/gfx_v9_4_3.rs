@@ -706,6 +706,10 @@ impl XccTranslate for Xlate {
                     .map_err(|f| walk_refusal(crate::hub_v9::HubV9Refusal::Fault(f)))?
             }
         };
+        // SNOOPED on a system page, as on gfx11/12
+        // (`crate::gmc::Translation::coherent`; Linux sets it on every
+        // GC 9.4.3 PTE, `gmc_v9_0_get_coherence_flags()`).
+        crate::gmc::coherent(t.system, t.snooped).map_err(VmRefusal::Walk)?;
         self.host(&t, fb_offset)
     }
 
@@ -764,6 +768,13 @@ impl crate::sdma::SdmaPort for SdmaPort9 {
             .hub
             .translate(&self.xlate.backing.vram_window(), fb_offset, vmid, va, a)
             .map_err(|refusal| SdmaVmError::RefusedV9 { refusal })?;
+        // SNOOPED on a system page (`crate::gmc::Translation::coherent`).
+        // Not modelled: the DAGB write-snoop override MMHUB 1.8 sets for
+        // SDMA (`mmhub_v1_8_init_snoop_override_regs()`), which makes SDMA
+        // writes probe the CPU's caches whatever the PTE says; the model
+        // asks the PTE for writes too.
+        crate::gmc::coherent(t.system, t.snooped)
+            .map_err(|_| SdmaVmError::NotSnooped { pa: t.pa })?;
         let host = self
             .xlate
             .host(&t, fb_offset)
