@@ -104,6 +104,8 @@ pub enum ErrorKind {
     Queue(QueueError),
     /// The SDMA queue's first fence did not come.
     Sdma(barebell::sdma::SdmaError),
+    /// PMFW did not take `EnableAllSmuFeatures`.
+    SmuFeatures(SmuError),
     /// The IH ring could not be set up, read or disabled.
     Ih(barebell::ih::IhError),
     /// The device reads all-ones: it is gone or its decode is off.
@@ -162,6 +164,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Psp(e) => write!(f, "{e}"),
             ErrorKind::MesStart(e) => write!(f, "{e}"),
             ErrorKind::Mes(e) => write!(f, "MES: {e}"),
+            ErrorKind::SmuFeatures(e) => write!(f, "enabling the SMU's features: {e}"),
             ErrorKind::Kiq(e) => write!(f, "{e}"),
             ErrorKind::Map(e) => write!(f, "{e}"),
             ErrorKind::Queue(e) => write!(f, "{e}"),

@@ -314,6 +314,12 @@ pub fn run<'p>(
     // PCI_COMMAND left it as it found it (the CLI's VFIO and sysfs
     // targets set it when they open the device).
     platform.set_bus_master(true);
+    // tinygrad's `AMDev.__init__` starts with `_disable_aspm()` (ASPM
+    // Control cleared in the GPU's Link Control) before any BAR access:
+    // with L1 on across retimers, register reads come back as all ones.
+    // Linux leaves ASPM to the PCI core's policy; barebell follows
+    // tinygrad's silicon lesson. Done again after a mode-1 reset.
+    let aspm = platform.disable_aspm();
     let cancelled = |st: Step| -> Result<(), BringupError> {
         if sink.cancelled() {
             Err(ErrorKind::Interrupted.at(st))
@@ -327,6 +333,17 @@ pub fn run<'p>(
         Err(e) => return Err(e.with_teardown(teardown::before_discovery(platform, sink))),
     };
     sink.discovered(&ips.all);
+    sink.step(
+        Step::Discovery,
+        format_args!(
+            "PCIe ASPM {} before the first register access",
+            if aspm {
+                "disabled (Link Control ASPM Control = 0)"
+            } else {
+                "left as the platform has it (no config-space access)"
+            }
+        ),
+    );
     let blocks = match blocks::choose(&ips) {
         Ok(b) => b,
         Err(e) => {

@@ -418,6 +418,9 @@ pub(crate) fn mode1_reset(
     if !gpu.platform.restore_pci_state() {
         return Err(ErrorKind::Start(StartError::PciRestoreFailed).at(s));
     }
+    // The reset put the link's ASPM back to its power-on setting (see
+    // `crate::run`); cleared again before the waits read registers.
+    gpu.platform.disable_aspm();
     gpu.platform.set_bus_master(false);
     let regs = PspRegs::for_version(ips.mp0.version.triple())
         .ok_or(ErrorKind::Unsupported {

@@ -391,6 +391,19 @@ impl Device {
         };
     }
 
+    /// Clears ASPM Control in the PCI Express capability's Link Control
+    /// (tinygrad's `AMDev._disable_aspm()`); `false` when the function has
+    /// no PCI Express capability. Unverified on hardware.
+    pub fn disable_aspm(&self) -> bool {
+        use barebell_pcie::caps::express::Express;
+        let mut b = self.backend.lock().unwrap_or_else(|e| e.into_inner());
+        match &mut *b {
+            Backend::Vfio(v) => Express::find(v).map(|e| e.disable_aspm(v)),
+            Backend::Sysfs { config } => Express::find(config).map(|e| e.disable_aspm(config)),
+        }
+        .is_some()
+    }
+
     /// `pci_save_state()` of the type-0 header through the backend, before
     /// a mode-1 reset clears it. Unverified on hardware.
     pub fn save_pci_state(&self) {

@@ -241,6 +241,13 @@ unsafe impl Platform for HwPlatform {
             Parts::Model { gpu, .. } => Platform::restore_pci_state(&**gpu),
         }
     }
+    fn disable_aspm(&self) -> bool {
+        match &*self.parts {
+            Parts::Device(d) => d.disable_aspm(),
+            #[cfg(any(test, feature = "model-stand-in"))]
+            Parts::Model { gpu, .. } => Platform::disable_aspm(&**gpu),
+        }
+    }
 }
 
 /// Held by every test that maps the hardware DMA region, which sits at one

@@ -83,7 +83,7 @@ impl ModelGpu {
         let g = generation;
         barebell::gfx::init::constants(&mec, &GC_BASES, g).ok()?;
         barebell::gfx::mec::config_rs64(&mec, &GC_BASES, g, RIG_MEC_PC).ok()?;
-        barebell::gfx::mec::compute_enable(&mec, &GC_BASES, g, true).ok()?;
+        barebell::gfx::mec::compute_enable(&mec, &clock, &GC_BASES, g, true).ok()?;
         let mec_arc = Arc::new(mec);
         let leaked: &'static Arc<Mec> = leak(mec_arc.clone());
         let mec: &'static Mec = leaked;

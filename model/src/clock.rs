@@ -30,6 +30,11 @@ impl barebell::time::Clock for SimClock {
     fn now_ns(&self) -> u64 {
         self.now_ns.load(Ordering::Relaxed)
     }
+
+    /// Simulated time moves forward by `ns`, as a sleeping host sees it.
+    fn sleep_ns(&self, ns: u64) {
+        self.advance(ns);
+    }
 }
 
 impl SimClock {

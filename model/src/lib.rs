@@ -51,6 +51,7 @@ pub use barebell_decode as decode;
 pub mod discovery;
 pub mod dma;
 pub mod error;
+pub mod gfx_pipes;
 pub mod gmc;
 pub use barebell_decode::hsa;
 pub mod hub;

@@ -76,6 +76,7 @@ use crate::SimClock;
 use crate::cp::{CpError, CpModel, MecBinding, Pm4Binding, Step};
 use crate::cpregs::{self, WINDOW_DWORDS, grbm, mec_cntl, mes_cntl, w};
 use crate::decode::mqd::Hqd;
+use crate::gfx_pipes::{Engine, GfxPipeEvent, GfxPipes, GfxReg};
 use crate::gmc::AddressSpace;
 use crate::hsa::queue as amdq;
 use crate::log::Keep;
@@ -88,6 +89,7 @@ use alloc::vec::Vec;
 use barebell::bus::{ALL_ONES, RegisterBus};
 use barebell::ip::Generation;
 use barebell::regs::{IpBases, Reg};
+use barebell::time::Clock as _;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use spin::{Mutex, MutexGuard};
 
@@ -137,6 +139,16 @@ pub enum MecError {
     Bind(CpError),
     /// The slot already runs a queue.
     SlotBusy,
+    /// The MEC pipe started less than [`MEC_START_NS`] ago: a queue
+    /// loaded or mapped onto it now is refused (*model convention*, from
+    /// the `udelay(50)` `gfx_v11_0_cp_compute_enable()` and
+    /// `gfx_v12_0_cp_compute_enable()` end with before any queue is set
+    /// up; what the hardware does with a queue loaded sooner is not
+    /// public).
+    PipeStarting {
+        pipe: u8,
+        since_ns: u64,
+    },
     /// Not a compute slot of this part's one MEC: ME 1, pipe 0..=3,
     /// queue 0..=7. GC 11 and GC 12 have one MEC (`mec.num_mec = 1` in
     /// `gfx_v11_0_sw_init()` / `gfx_v12_0_sw_init()`), so an HQD loaded on
@@ -262,6 +274,8 @@ pub enum MecEvent {
     MecPipeWithoutCode {
         pipe: u8,
     },
+    /// A graphics PFP/ME pipe left reset ([`crate::gfx_pipes`]).
+    GfxPipe(GfxPipeEvent),
 }
 
 /// The MES scheduler ring as the MQD the KIQ mapped describes it.
@@ -302,6 +316,13 @@ pub struct ActiveHqd {
 /// Pipes per MEC (`gfx_v11_0_sw_init()`: `num_pipe_per_mec = 4`).
 pub const MEC_PIPES: u8 = 4;
 
+/// How long a MEC pipe needs after it was started before a queue may be
+/// loaded on it: the `udelay(50)` at the end of
+/// `gfx_v11_0_cp_compute_enable()` / `gfx_v12_0_cp_compute_enable()`
+/// (*model convention*: the drivers wait that long; the hardware's own
+/// need is not public).
+pub const MEC_START_NS: u64 = 50_000;
+
 /// Whether a MEC pipe has its code (the RLC autoload's record).
 pub type CodeCheck = Arc<dyn Fn(u8) -> bool + Send + Sync>;
 
@@ -330,6 +351,15 @@ struct State {
     mec_code: Option<CodeCheck>,
     /// MEC pipes that run, bit per pipe.
     running: u8,
+    /// Per MEC pipe: when it last started running (simulated ns).
+    mec_started: [Option<u64>; MEC_PIPES as usize],
+    /// When MEC pipes last started, until the next CP register access.
+    quiet_since: Option<u64>,
+    /// Model time from the last MEC pipe start to the next CP register
+    /// access.
+    start_quiet: Option<u64>,
+    /// The graphics PFP/ME pipes' start addresses.
+    gfx: GfxPipes,
     /// `CP_PQ_WPTR_POLL_CNTL1` bits not yet served (queue not active).
     poll_pending: u32,
     /// Per VMID: `SH_MEM_CONFIG`, `SH_MEM_BASES`.
@@ -394,6 +424,11 @@ struct Regs {
     mec_cntl: Option<usize>,
     mec_pc: Option<usize>,
     mec_pc_hi: Option<usize>,
+    me_cntl: Option<usize>,
+    pfp_pc: Option<usize>,
+    pfp_pc_hi: Option<usize>,
+    me_pc: Option<usize>,
+    me_pc_hi: Option<usize>,
     sh_mem_config: Option<usize>,
     sh_mem_bases: Option<usize>,
     rlc_sched: Option<usize>,
@@ -420,6 +455,11 @@ impl Regs {
                         mec_cntl: o(r::CP_MEC_RS64_CNTL),
                         mec_pc: o(r::CP_MEC_RS64_PRGRM_CNTR_START),
                         mec_pc_hi: o(r::CP_MEC_RS64_PRGRM_CNTR_START_HI),
+                        me_cntl: o(r::CP_ME_CNTL),
+                        pfp_pc: o(r::CP_PFP_PRGRM_CNTR_START),
+                        pfp_pc_hi: o(r::CP_PFP_PRGRM_CNTR_START_HI),
+                        me_pc: o(r::CP_ME_PRGRM_CNTR_START),
+                        me_pc_hi: o(r::CP_ME_PRGRM_CNTR_START_HI),
                         sh_mem_config: o(r::SH_MEM_CONFIG),
                         sh_mem_bases: o(r::SH_MEM_BASES),
                         rlc_sched: o(r::RLC_CP_SCHEDULERS),
@@ -518,6 +558,10 @@ impl Mec {
             mec_expected: None,
             mec_code: None,
             running: 0,
+            mec_started: [None; MEC_PIPES as usize],
+            quiet_since: None,
+            start_quiet: None,
+            gfx: GfxPipes::default(),
             poll_pending: 0,
             sh_mem: [(
                 cpregs::sh_mem::CONFIG_DEFAULT,
@@ -601,6 +645,8 @@ impl Mec {
         ); MEC_PIPES as usize];
         s.mec_program = [None; MEC_PIPES as usize];
         s.running = 0;
+        s.mec_started = [None; MEC_PIPES as usize];
+        s.gfx.reset();
         s.poll_pending = 0;
         s.sh_mem = [(
             cpregs::sh_mem::CONFIG_DEFAULT,
@@ -632,6 +678,25 @@ impl Mec {
     /// ([`cpregs::gfx_v2::pc_start`]).
     pub fn expect_pc(&self, pc: (u32, u32)) {
         self.state.lock().mec_expected = Some(pc);
+    }
+
+    /// The start address (`CP_PFP/ME_PRGRM_CNTR_START` and `_HI` values)
+    /// the PFP or ME ucode needs, from its blob's header.
+    pub fn expect_gfx_pc(&self, engine: Engine, pc: (u32, u32)) {
+        self.state.lock().gfx.expect(engine, pc);
+    }
+
+    /// Model time between the last start of MEC pipes and the next CP
+    /// register access the driver made: Linux lets 50 µs pass there
+    /// (`gfx_v11_0_cp_compute_enable()`'s `udelay(50)`).
+    pub fn start_quiet_ns(&self) -> Option<u64> {
+        self.state.lock().start_quiet
+    }
+
+    /// The start address (dwords) the PFP or ME `pipe` took at its last
+    /// reset release; `None` if it never left a reset since power-on.
+    pub fn gfx_pipe_program(&self, engine: Engine, pipe: usize) -> Option<u64> {
+        self.state.lock().gfx.program(engine, pipe)
     }
 
     /// What the RLC autoload put in place: a pipe runs only if `f(pipe)`.
@@ -1232,6 +1297,25 @@ impl Mec {
     /// `space`. `need_doorbell_en` is set for direct loads (the driver
     /// enables the doorbell itself); MES and the KIQ enable it on the
     /// slot they choose.
+    /// [`MecError::PipeStarting`] when MEC `pipe` started less than
+    /// [`MEC_START_NS`] ago.
+    fn pipe_settled(&self, pipe: u8) -> Result<(), MecError> {
+        let started = self
+            .state
+            .lock()
+            .mec_started
+            .get(usize::from(pipe))
+            .copied()
+            .flatten();
+        if let Some(started) = started {
+            let since_ns = self.clock.now_ns().saturating_sub(started);
+            if since_ns < MEC_START_NS {
+                return Err(MecError::PipeStarting { pipe, since_ns });
+            }
+        }
+        Ok(())
+    }
+
     fn check_and_bind(
         &self,
         slot: SlotKey,
@@ -1244,6 +1328,7 @@ impl Mec {
         if slot.0 != 1 || slot.1 >= MEC_PIPES || slot.2 >= 8 {
             return Err(MecError::NotAMecSlot);
         }
+        self.pipe_settled(slot.1)?;
         // `CP_HQD_AQL_CONTROL.CONTROL0` clear: a PM4 queue (Linux's
         // kernel compute queues, `gfx_v11_0_compute_mqd_init()`; tinygrad's
         // `setup_ring(..., aql=False)`), run by the CP's PM4 front end
@@ -1612,6 +1697,11 @@ impl Mec {
             running |= 1 << p;
             if !was {
                 s.events.keep(MecEvent::MecPipeRunning { pipe: p, pc });
+                let now = self.clock.now_ns();
+                if let Some(t) = s.mec_started.get_mut(i) {
+                    *t = Some(now);
+                }
+                s.quiet_since = Some(now);
             }
         }
         for p in 0..MEC_PIPES {
@@ -1672,6 +1762,11 @@ impl Mec {
                 }
             }
             self.pipes(s);
+        } else if let Some(reg) = self.gfx_reg(byte_offset) {
+            let grbm = s.grbm;
+            for e in s.gfx.write(grbm, reg, value) {
+                s.events.keep(MecEvent::GfxPipe(e));
+            }
         } else if Some(byte_offset) == self.regs.wptr_poll_cntl {
             self.cp
                 .lock()
@@ -1758,7 +1853,35 @@ impl Mec {
         }
     }
 
+    /// The first CP register access after MEC pipes started ends the
+    /// quiet time [`Mec::start_quiet_ns`] reports.
+    fn note_quiet(&self) {
+        let mut s = self.state.lock();
+        if let Some(t) = s.quiet_since.take() {
+            s.start_quiet = Some(self.clock.now_ns().saturating_sub(t));
+        }
+    }
+
+    /// Which PFP/ME register `byte_offset` is, if any.
+    fn gfx_reg(&self, byte_offset: usize) -> Option<GfxReg> {
+        let r = &self.regs;
+        let at = Some(byte_offset);
+        [
+            (r.me_cntl, GfxReg::Cntl),
+            (r.pfp_pc, GfxReg::Pc(Engine::Pfp)),
+            (r.pfp_pc_hi, GfxReg::PcHi(Engine::Pfp)),
+            (r.me_pc, GfxReg::Pc(Engine::Me)),
+            (r.me_pc_hi, GfxReg::PcHi(Engine::Me)),
+        ]
+        .into_iter()
+        .find(|(o, _)| *o == at && o.is_some())
+        .map(|(_, g)| g)
+    }
+
     fn banked_read(&self, s: &State, byte_offset: usize) -> Option<u32> {
+        if let Some(reg) = self.gfx_reg(byte_offset) {
+            return Some(s.gfx.read(s.grbm, reg));
+        }
         if Some(byte_offset) == self.regs.sh_mem_config
             || Some(byte_offset) == self.regs.sh_mem_bases
         {
@@ -1786,6 +1909,7 @@ impl Mec {
 
 impl RegisterBus for Mec {
     fn read32(&self, byte_offset: usize) -> u32 {
+        self.note_quiet();
         self.clock.advance(ACCESS_NS);
         let mut s = self.state.lock();
         s.reads += 1;
@@ -1815,6 +1939,7 @@ impl RegisterBus for Mec {
     }
 
     fn write32(&self, byte_offset: usize, value: u32) {
+        self.note_quiet();
         self.clock.advance(ACCESS_NS);
         let slot = {
             let mut s = self.state.lock();

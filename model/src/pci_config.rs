@@ -15,6 +15,15 @@
 //! host saves and restores the whole state as one, so a restore brings
 //! back exactly what the save saw.
 //!
+//! The PCI Express capability's Link Control ASPM field (`PCI_EXP_LNKCTL`
+//! bits 1:0, `PCI_EXP_LNKCTL_ASPMC`) is kept too ([`PciConfig::aspm`]):
+//! tinygrad's `AMDev._disable_aspm()` says "power on defaults it enabled"
+//! of L1 and clears it on the GPU endpoint; the model starts with L1 on
+//! (0x2, *model value*: the board's exact default is not public) and a
+//! mode-1 reset turns it back on. What L1 does to the link ("L1 across
+//! retimers makes reads oscillate to 0xffffffff", same comment) is not
+//! modelled: the model's link has no retimer.
+//!
 //! The PMFW answers the reset message before the ASIC goes down (Linux
 //! reads the answer, `smu_cmn_send_smc_msg_with_param()`, then sleeps
 //! `SMU13_MODE1_RESET_WAIT_TIME_IN_MS`); *model value*: the function loses
@@ -34,6 +43,9 @@ pub const RESET_AFTER_NS: u64 = 1_000_000;
 pub const COMMAND_MEMORY: u16 = 1 << 1;
 /// `PCI_COMMAND_MASTER` (`pci_regs.h`).
 pub const COMMAND_MASTER: u16 = 1 << 2;
+/// `PCI_EXP_LNKCTL_ASPM_L1` (`pci_regs.h`): the model's power-on ASPM
+/// Control (*model value*).
+pub const LNKCTL_ASPM_L1: u16 = 0x0002;
 
 #[derive(Debug)]
 pub struct PciConfig {
@@ -50,6 +62,8 @@ pub struct PciConfig {
     clock: SimClock,
     /// When a pending reset takes the state away (model ns; 0: none).
     reset_at: AtomicU64,
+    /// Link Control's ASPM Control field.
+    aspm: core::sync::atomic::AtomicU16,
 }
 
 impl PciConfig {
@@ -64,7 +78,21 @@ impl PciConfig {
             undecoded: AtomicU64::new(0),
             clock: clock.clone(),
             reset_at: AtomicU64::new(0),
+            aspm: core::sync::atomic::AtomicU16::new(LNKCTL_ASPM_L1),
         }
+    }
+
+    /// Link Control's ASPM Control field (bits 1:0) as the function holds
+    /// it.
+    pub fn aspm(&self) -> u16 {
+        self.settle();
+        self.aspm.load(Ordering::Acquire)
+    }
+
+    /// A host's Link Control write clearing ASPM Control.
+    pub fn disable_aspm(&self) {
+        self.settle();
+        self.aspm.store(0, Ordering::Release);
     }
 
     /// A reset whose time has come takes the state away.
@@ -75,6 +103,7 @@ impl PciConfig {
             self.memory.store(false, Ordering::Release);
             self.master.store(false, Ordering::Release);
             self.bars.store(false, Ordering::Release);
+            self.aspm.store(LNKCTL_ASPM_L1, Ordering::Release);
         }
     }
 

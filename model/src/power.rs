@@ -17,6 +17,14 @@
 //!   drivers change them inside it (`gfx_v11_0_update_gfx_clock_gating()`
 //!   brackets with `amdgpu_gfx_rlc_enter_safe_mode()`), what the RLC does
 //!   otherwise is not public.
+//! - `RLC_SRM_CNTL` (the RLC's save/restore machine) is taken as written
+//!   from its reset value (`AUTO_INCR_ADDR`); [`PowerModel::srm_enabled`]
+//!   tells whether a driver turned `SRM_ENABLE` on, as
+//!   `gfx_v11_0_rlc_enable_srm()` / `gfx_v12_0_rlc_enable_srm()` do in
+//!   `gfx_v1x_0_rlc_resume()` with PSP loading (tinygrad's
+//!   `AM_GFX.init_hw()` too). What the RLC does without it (it saves and
+//!   restores registers around power gating) is not public, so nothing
+//!   is refused.
 //! - `SCRATCH_REG0..7` are plain storage the GPU never writes: they keep
 //!   what the driver left across driver instances (tinygrad's partial
 //!   boot reads `SCRATCH_REG7`/`SCRATCH_REG6`) and only a mode-1 reset
@@ -46,6 +54,8 @@ pub mod rlc {
     pub const SAFE_MODE_CMD: u32 = 0x0000_0001;
     pub const SAFE_MODE_MESSAGE: u32 = 0x0000_001E;
     pub const ENABLE_F32: u32 = 0x0000_0001;
+    /// `RLC_SRM_CNTL__SRM_ENABLE_MASK`.
+    pub const SRM_ENABLE: u32 = 0x0000_0001;
 }
 
 const D: &str = "gc_11_0_0_default.h";
@@ -79,6 +89,17 @@ pub const FACTS: &[Fact] = &[
     Fact::constant("gc_11_0_0_default.h", "regSCRATCH_REG6_DEFAULT", 0),
     Fact::constant(D, "regSCRATCH_REG7_DEFAULT", 0),
     Fact::constant(D, "regRLC_CNTL_DEFAULT", RLC_CNTL_DEFAULT as u64),
+    Fact::constant(D, "regRLC_SRM_CNTL_DEFAULT", RLC_SRM_CNTL_DEFAULT as u64),
+    Fact::constant(
+        "gc_11_0_0_sh_mask.h",
+        "RLC_SRM_CNTL__SRM_ENABLE_MASK",
+        rlc::SRM_ENABLE as u64,
+    ),
+    Fact::constant(
+        "gc_12_0_0_sh_mask.h",
+        "RLC_SRM_CNTL__SRM_ENABLE_MASK",
+        rlc::SRM_ENABLE as u64,
+    ),
     Fact::constant(D, "regRLC_SPM_MC_CNTL_DEFAULT", 0),
     Fact::constant(D, "regRLC_SAFE_MODE_DEFAULT", 0),
     Fact::constant(
@@ -102,6 +123,7 @@ pub const FACTS: &[Fact] = &[
 ];
 
 const RLC_CNTL_DEFAULT: u32 = 0x0000_0001;
+const RLC_SRM_CNTL_DEFAULT: u32 = 0x0000_0002;
 const RLC_CGCG_CGLS_CTRL_DEFAULT: u32 = 0x0001_003c;
 const RLC_CGTT_MGCG_OVERRIDE_DEFAULT: u32 = 0x0006_07ff;
 const CP_RB_WPTR_POLL_CNTL_DEFAULT: u32 = 0x0040_0000;
@@ -166,6 +188,7 @@ fn gc_registers(g: Generation) -> Vec<(Reg, u32)> {
                 (r::SCRATCH_REG6, 0),
                 (r::SCRATCH_REG7, 0),
                 (r::RLC_CNTL, RLC_CNTL_DEFAULT),
+                (r::RLC_SRM_CNTL, RLC_SRM_CNTL_DEFAULT),
                 (r::RLC_SPM_MC_CNTL, 0),
                 (r::RLC_SAFE_MODE, 0),
                 (r::RLC_CGCG_CGLS_CTRL, RLC_CGCG_CGLS_CTRL_DEFAULT),
@@ -242,6 +265,12 @@ impl PowerModel {
 
     fn store(&self, byte_offset: usize) -> Option<&RegStore> {
         self.stores.iter().find(|s| s.slot(byte_offset).is_some())
+    }
+
+    /// Whether `RLC_SRM_CNTL.SRM_ENABLE` is set.
+    pub fn srm_enabled(&self) -> bool {
+        self.get("RLC_SRM_CNTL")
+            .is_some_and(|v| v & rlc::SRM_ENABLE != 0)
     }
 
     /// A register's value as the device holds it, by name.

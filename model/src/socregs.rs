@@ -45,6 +45,7 @@ table! {
     SCRATCH_REG6 = 0x2046, 1;
     SCRATCH_REG7 = 0x2047, 1;
     RLC_CNTL = 0x4c00, 1;
+    RLC_SRM_CNTL = 0x4c80, 1;
     RLC_SPM_MC_CNTL = 0x0982, 1;
     RLC_SAFE_MODE = 0x0980, 1;
     RLC_CGCG_CGLS_CTRL = 0x4c49, 1;
@@ -86,6 +87,7 @@ table! {
     SCRATCH_REG6 = 0x2046, 1;
     SCRATCH_REG7 = 0x2047, 1;
     RLC_CNTL = 0x4c00, 1;
+    RLC_SRM_CNTL = 0x4c80, 1;
     RLC_SPM_MC_CNTL = 0x0982, 1;
     RLC_SAFE_MODE = 0x0980, 1;
     RLC_CGCG_CGLS_CTRL = 0x4c49, 1;

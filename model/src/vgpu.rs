@@ -481,6 +481,10 @@ unsafe impl Platform for VirtualGpu {
     fn restore_pci_state(&self) -> bool {
         self.pci.restore()
     }
+    fn disable_aspm(&self) -> bool {
+        self.pci.disable_aspm();
+        true
+    }
 }
 
 #[cfg(all(test, feature = "std"))]

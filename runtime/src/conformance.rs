@@ -55,6 +55,7 @@ pub const FACTS: &[&[Fact]] = &[
     crate::gfx::doorbells::FACTS,
     crate::gfx::mes::start::FACTS,
     crate::gfx::mec::FACTS,
+    crate::gfx::pfp_me::FACTS,
     crate::gfx::init::FACTS,
     crate::nbio::S2A_FACTS,
     crate::gfx::kiq::hqd::FACTS,

@@ -162,4 +162,13 @@ pub unsafe trait Platform {
     fn restore_pci_state(&self) -> bool {
         false
     }
+    /// Clears ASPM Control (L0s/L1 entry) in the function's PCI Express
+    /// Link Control, as tinygrad's `AMDev._disable_aspm()` does before it
+    /// touches a BAR (its silicon lesson: with L1 on across retimers,
+    /// register reads come back as 0xffffffff; clearing the GPU end alone
+    /// keeps the link out of L1). Returns whether the platform did; the
+    /// default cannot.
+    fn disable_aspm(&self) -> bool {
+        false
+    }
 }

@@ -2,20 +2,23 @@
 //!
 //! rlc (`gfx_v11_0_hw_init()` / `gfx_v12_0_hw_init()`, in its order):
 //! wait for the RLC autoload (`gfx_v11_0_wait_for_rlc_autoload_complete()`),
-//! point the MEC pipes at their ucode (`gfx_v11_0_config_gfx_rs64()`, MEC
-//! part), enable the GFXHUB on the same VMID0 tables
+//! point the PFP, ME and MEC pipes at their ucode
+//! (`gfx_v11_0_config_gfx_rs64()` / `gfx_v12_0_config_gfx_rs64()`),
+//! enable the GFXHUB on the same VMID0 tables
 //! (`gfx_v11_0_gfxhub_enable()`: `gfxhub_v3_0_gart_enable()`, an HDP
 //! flush, the fault defaults, VMID0's TLB flush), the golden registers, constants and compute
 //! VMID apertures (`gfx_v11_0_init_golden_registers()`,
 //! `gfx_v11_0_constants_init()`, `gfx_v11_0_init_compute_vmid()`), the
 //! S2A doorbell routing (`nbio_v4_3_gc_doorbell_init()` /
-//! `nbif_v6_3_1_gc_doorbell_init()`), then start the MEC
+//! `nbif_v6_3_1_gc_doorbell_init()`), the RLC's save/restore machine
+//! (`gfx_v11_0_rlc_resume()`: `gfx_v11_0_rlc_enable_srm()`), then start the MEC
 //! (`gfx_v11_0_cp_compute_enable()`, which `gfx_v11_0_cp_resume()` runs
-//! before any queue is set up).
+//! before any queue is set up, with its 50 µs wait).
 //!
 //! mes (`mes_v11_0_enable()` / `mes_v12_0_enable()`): the MES pipes'
 //! program counters from the MES blobs' headers, pipes unhalted, versions
-//! read back.
+//! read back. On gfx12 the KIQ (MES pipe 1) is named to the RLC first,
+//! as `mes_v12_0_kiq_hw_init()` does (`mes_v12_0_kiq_setting()`).
 //!
 //! [`GfxV11`] is the block: these steps, then MES and the rings
 //! ([`crate::rings`]) and the user queue ([`crate::queue`]).
@@ -28,10 +31,12 @@ use crate::queue::{self, Mapping};
 use crate::rings;
 use crate::sink::{Sink, Step};
 use crate::{Gpu, Options};
+use barebell::gfx::kiq::hqd::name_kiq;
 use barebell::gfx::mes::start::{self, MesStart, MesVersions};
+use barebell::gfx::pfp_me::{self, GfxPcs};
 use barebell::gfx::{init, mec};
 use barebell::gmc::hub::{self, GART_ENGINE};
-use barebell::ip::hw_id;
+use barebell::ip::{Generation, hw_id};
 use barebell::mem::DeviceArena;
 use barebell::nbio::Nbio;
 use barebell::psp::{self, GcRegs};
@@ -63,7 +68,13 @@ pub fn rlc(
     );
     let bus = &gpu.bus;
     let gfxhub = mem.gfx11_hubs(s, gpu.ips.generation)?.gfxhub;
-    let pc = mec_pc(set, fw).at(s)?;
+    // `gfx_v11_0_config_gfx_rs64()`: PFP, ME, then MEC.
+    let gfx_pcs = GfxPcs {
+        pfp: rs64_pc(set, fw, "_pfp.bin").at(s)?,
+        me: rs64_pc(set, fw, "_me.bin").at(s)?,
+    };
+    pfp_me::config_rs64(bus, &gc.bases, gpu.ips.generation, gfx_pcs).at(s)?;
+    let pc = rs64_pc(set, fw, "_mec.bin").at(s)?;
     mec::config_rs64(bus, &gc.bases, gpu.ips.generation, pc).at(s)?;
     hub::gart_enable(bus, &gc.bases, gfxhub, &mem.cfg).at(s)?;
     flush_hdp(bus, nbio).at(s)?;
@@ -92,12 +103,16 @@ pub fn rlc(
     init::golden(bus, &gc.bases, g).at(s)?;
     init::constants(bus, &gc.bases, g).at(s)?;
     barebell::nbio::gc_doorbell_init(bus, nbio).at(s)?;
+    // `gfx_v11_0_rlc_resume()` (PSP loading): the RLC's save/restore
+    // machine on; the clear-state buffer is not set up (see
+    // `barebell::gfx::init`).
+    let srm = init::rlc_resume(bus, &gc.bases, g).at(s)?;
     sink.step(
         s,
         format_args!(
             "golden registers; GRBM_CNTL.READ_TIMEOUT 0xff; SH_MEM_CONFIG {:#x} for VMIDs 0-15, \
              SH_MEM_BASES {:#x} (1-7) and {:#x} (KFD 8-15); S2A doorbell entries 0 and 3 \
-             {:#x} {:#x}",
+             {:#x} {:#x}; RLC_SRM_CNTL {srm:#x}",
             init::DEFAULT_SH_MEM_CONFIG.into_bits(),
             init::GFX_SH_MEM_BASES.into_bits(),
             init::COMPUTE_SH_MEM_BASES.into_bits(),
@@ -105,28 +120,35 @@ pub fn rlc(
             barebell::nbio::GC_S2A_ENTRIES[1].into_bits(),
         ),
     );
-    let cntl = mec::compute_enable(bus, &gc.bases, g, true).at(s)?;
+    let cntl = mec::compute_enable(bus, gpu.platform.clock(), &gc.bases, g, true).at(s)?;
     sink.step(
         s,
         format_args!(
-            "MEC pipes 0-3 at {pc:#x} (CP_MEC_RS64_PRGRM_CNTR_START), reset pulsed; \
-             CP_MEC_RS64_CNTL {cntl:#010x}: active, unhalted"
+            "PFP pipes 0-1 at {:#x}, ME pipes 0-1 at {:#x}, MEC pipes 0-3 at {pc:#x} \
+             (CP_*_PRGRM_CNTR_START), resets pulsed; CP_MEC_RS64_CNTL {cntl:#010x}: \
+             active, unhalted, 50 us waited",
+            gfx_pcs.pfp, gfx_pcs.me
         ),
     );
     Ok(())
 }
 
-/// The MEC ucode start in dwords, from the `gc_*_mec.bin`
-/// `gfx_firmware_header_v2_0` (`gfx_v11_0_config_gfx_rs64()` reads
-/// `ucode_start_addr_lo/hi` from `adev->gfx.mec_fw`).
-fn mec_pc(set: &FirmwareSet, fw: &dyn FirmwareSource) -> Result<u64, FirmwareError> {
+/// An RS64 engine's ucode start in dwords, from the `gc_*<suffix>`
+/// (`_pfp.bin`, `_me.bin`, `_mec.bin`) `gfx_firmware_header_v2_0`
+/// (`gfx_v11_0_config_gfx_rs64()` reads `ucode_start_addr_lo/hi` from
+/// `adev->gfx.pfp_fw`, `me_fw` and `mec_fw`).
+fn rs64_pc(
+    set: &FirmwareSet,
+    fw: &dyn FirmwareSource,
+    suffix: &'static str,
+) -> Result<u64, FirmwareError> {
     let name = set
         .gfx
         .iter()
-        .find(|n| n.ends_with("_mec.bin"))
+        .find(|n| n.ends_with(suffix))
         .ok_or(FirmwareError::Lacks {
-            name: "gc_*_mec.bin".into(),
-            what: "a MEC blob in the firmware set",
+            name: alloc::format!("gc_*{suffix}"),
+            what: "an RS64 blob in the firmware set",
         })?;
     let bytes = fw.load(name)?;
     let f = firmware::parse_named(name, &bytes)?;
@@ -136,7 +158,7 @@ fn mec_pc(set: &FirmwareSet, fw: &dyn FirmwareSource) -> Result<u64, FirmwareErr
     }
     .ok_or_else(|| FirmwareError::Lacks {
         name: name.clone(),
-        what: "gfx_firmware_header_v2_0 (an RS64 MEC start address)",
+        what: "gfx_firmware_header_v2_0 (an RS64 start address)",
     })
 }
 
@@ -170,6 +192,23 @@ pub fn mes_start(
     if set.mes.len() == 1 {
         uc[1] = uc[0];
     }
+    // `mes_v12_0_kiq_hw_init()` begins with `mes_v12_0_kiq_setting()` on
+    // `mes.ring[AMDGPU_MES_KIQ_PIPE]` under uni-MES: RLC_CP_SCHEDULERS
+    // names ME 3 pipe 1 queue 0 before MES is enabled. (gfx11 names its
+    // MES KIQ after the start, in the rings step, as
+    // `mes_v11_0_kiq_hw_init()` does.)
+    let gfx12 = gpu.ips.generation == Generation::Gfx12;
+    if gfx12 {
+        name_kiq(
+            &gpu.bus,
+            &gpu.ips.gc.bases,
+            gpu.ips.generation,
+            start::MES_ME,
+            start::KIQ_PIPE,
+            0,
+        )
+        .at(s)?;
+    }
     let versions = start::start(
         &gpu.bus,
         gpu.platform.clock(),
@@ -184,7 +223,12 @@ pub fn mes_start(
     sink.step(
         s,
         format_args!(
-            "MES pipes unhalted at {:#x} and {:#x}; scheduler firmware {:#x}, API {}",
+            "{}MES pipes unhalted at {:#x} and {:#x}; scheduler firmware {:#x}, API {}",
+            if gfx12 {
+                "RLC_CP_SCHEDULERS names ME 3 pipe 1 queue 0 (the KIQ); "
+            } else {
+                ""
+            },
             uc[0] >> 2,
             uc[1] >> 2,
             versions.firmware(),
@@ -269,7 +313,14 @@ impl super::GfxBlock for GfxV11 {
     /// `gfx_v11_0_hw_fini()` → `gfx_v11_0_cp_compute_enable(false)`.
     fn halt_mec(&self, gpu: &mut Gpu<'_>) -> Outcome {
         crate::error::outcome(
-            mec::compute_enable(&gpu.bus, &gpu.ips.gc.bases, gpu.ips.generation, false).map(|v| {
+            mec::compute_enable(
+                &gpu.bus,
+                gpu.platform.clock(),
+                &gpu.ips.gc.bases,
+                gpu.ips.generation,
+                false,
+            )
+            .map(|v| {
                 alloc::format!("CP_MEC_RS64_CNTL = {v:#010x} (pipes reset and inactive, MEC_HALT)")
             }),
         )

@@ -728,7 +728,17 @@ impl super::GcModel for Gfx11 {
                     )
             });
         }
-        if f.pipe1.is_none() && self.api == MesApiVersion::V12 {
+        // gfx12 uni-MES: `mes_v12_0_kiq_hw_init()` tells the RLC that MES
+        // pipe 1 (ME 3 pipe 1 queue 0, `mes.ring[AMDGPU_MES_KIQ_PIPE]`) is
+        // the KIQ (`mes_v12_0_kiq_setting()`: `RLC_CP_SCHEDULERS`) before
+        // it starts MES and loads that ring. The model serves pipe 1's
+        // ring only once `RLC_CP_SCHEDULERS` names it, as it does for the
+        // gfx11 MES KIQ ([`KiqModel::from_mes_pipe`]) (*model rule*: what
+        // the RLC does with an unnamed KIQ is not public; both drivers name
+        // it before the ring comes up).
+        let named =
+            self.mec.rlc_cp_schedulers() & 0xFF == crate::kiq::scheduler0(crate::kiq::MES_KIQ_SLOT);
+        if f.pipe1.is_none() && self.api == MesApiVersion::V12 && named {
             f.pipe1 = MesModel::from_mec_pipe(self.mec.clone(), 1, self.api).map(|m| {
                 m.with_part(
                     self.mes_info

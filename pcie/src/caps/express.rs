@@ -131,6 +131,19 @@ impl Express {
         LinkStatus::from_bits(cfg.read16(self.offset + EXP_LNKSTA))
     }
 
+    /// Clears Link Control's ASPM Control field (L0s and L1 entry), as
+    /// tinygrad's `AMDev._disable_aspm()` does on the GPU endpoint before
+    /// it maps a BAR ("L1 across retimers makes reads oscillate to
+    /// 0xffffffff; power on defaults it enabled. Clearing the GPU endpoint
+    /// alone suffices: L1 only engages when both ends of the link enable
+    /// it."). Returns the value written.
+    pub fn disable_aspm(&self, cfg: &mut dyn ConfigSpace) -> u16 {
+        let at = self.offset + EXP_LNKCTL;
+        let v = cfg.read16(at) & !EXP_LNKCTL_ASPMC;
+        cfg.write16(at, v);
+        v
+    }
+
     /// Transactions Pending: FLR must wait for this to clear first.
     pub fn transactions_pending(&self, cfg: &dyn ConfigSpace) -> bool {
         cfg.read16(self.offset + EXP_DEVSTA) & EXP_DEVSTA_TRPND != 0
@@ -162,6 +175,7 @@ crate::checked_consts! { "linux/pci_regs.h", FACTS;
     EXP_DEVSTA: u16 = 0x0a => "PCI_EXP_DEVSTA";
     EXP_LNKCAP: u16 = 0x0c => "PCI_EXP_LNKCAP";
     EXP_LNKCTL: u16 = 0x10 => "PCI_EXP_LNKCTL";
+    EXP_LNKCTL_ASPMC: u16 = 0x0003 => "PCI_EXP_LNKCTL_ASPMC";
     EXP_LNKSTA: u16 = 0x12 => "PCI_EXP_LNKSTA";
     EXP_DEVCTL_BCR_FLR: u16 = 0x8000 => "PCI_EXP_DEVCTL_BCR_FLR";
     EXP_DEVSTA_TRPND: u16 = 0x0020 => "PCI_EXP_DEVSTA_TRPND";
@@ -202,4 +216,32 @@ crate::checked_consts! { "linux/pci_regs.h", FACTS;
     EXP_LNKSTA_DLLLA: u64 = mask(LinkStatus::DLL_ACTIVE_OFFSET, LinkStatus::DLL_ACTIVE_BITS) => "PCI_EXP_LNKSTA_DLLLA";
     EXP_LNKSTA_LBMS: u64 = mask(LinkStatus::BW_MGMT_OFFSET, LinkStatus::BW_MGMT_BITS) => "PCI_EXP_LNKSTA_LBMS";
     EXP_LNKSTA_LABS: u64 = mask(LinkStatus::AUTONOMOUS_BW_OFFSET, LinkStatus::AUTONOMOUS_BW_BITS) => "PCI_EXP_LNKSTA_LABS";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mem::ConfigArray;
+
+    /// A type-0 header whose capability list (pointer at 0x34, Status bit
+    /// 4 at 0x06, `pci_regs.h`: `PCI_CAPABILITY_LIST`, `PCI_STATUS_CAP_LIST`)
+    /// runs 0x50 (Power Management, id 0x01) → 0x60 (PCI Express, id
+    /// 0x10), Link Control at 0x60 + 0x10 = 0x70 with ASPM L0s and L1
+    /// enabled (0x0003) and Common Clock (0x0040) set. All offsets by hand.
+    #[test]
+    fn disabling_aspm_clears_only_lnkctl_bits_1_0_of_the_express_capability() {
+        let mut c = ConfigArray::new(256);
+        c.write16(0x06, 0x0010);
+        c.write8(0x34, 0x50);
+        c.write16(0x50, 0x6001);
+        c.write16(0x60, 0x0010);
+        c.write16(0x70, 0x0043);
+        c.write16(0x72, 0x1234);
+        let e = Express::find(&c).expect("the express capability");
+        assert_eq!(e.offset, 0x60);
+        assert_eq!(e.disable_aspm(&mut c), 0x0040);
+        assert_eq!(c.read16(0x70), 0x0040);
+        // Link Status, the next word, untouched.
+        assert_eq!(c.read16(0x72), 0x1234);
+    }
 }

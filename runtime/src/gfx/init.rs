@@ -13,6 +13,18 @@
 //!   `gfx_v11_0_init_compute_vmid()`: the KFD VMIDs (8..=15) get
 //!   `LDS_APP_BASE << 16 | SCRATCH_APP_BASE`. The v12 functions are the
 //!   same on the same registers.
+//! - [`rlc_resume`], from `gfx_v11_0_rlc_resume()` /
+//!   `gfx_v12_0_rlc_resume()` with PSP loading: `gfx_v11_0_rlc_enable_srm()`
+//!   (`RLC_SRM_CNTL |= AUTO_INCR_ADDR | SRM_ENABLE`). Its other half,
+//!   `gfx_v11_0_init_csb()` (`RLC_CSIB_ADDR_HI/LO`, `RLC_CSIB_LENGTH`
+//!   pointing at the clear-state buffer `gfx_v11_0_get_csb_buffer()` builds
+//!   from `clearstate_gfx11.h`), is not done: that buffer is the graphics
+//!   context's clear state, barebell runs no graphics ring, and tinygrad's
+//!   `AM_GFX.init_hw()`, which boots gfx1100 and gfx1201 silicon, never
+//!   programs it. `RLC_CNTL` is left alone as Linux leaves it on this path
+//!   (the RLC runs once its autoload is done; `rlc.funcs->start` is only
+//!   called when the driver loads the RLC itself; tinygrad writes 1, the
+//!   register's default).
 //!
 //! Not done (no compute queue of barebell's needs them): the per-VMID
 //! `SPI_GDBG_PER_VMID_CNTL.TRAP_EN` (debugger traps), the GDS/GWS/OA
@@ -83,6 +95,10 @@ pub const GRBM_READ_TIMEOUT_MASK_12: u32 = 0xFFF;
 /// The value `gfx_v11_0_constants_init()` / `gfx_v12_0_constants_init()`
 /// put in the field.
 pub const GRBM_READ_TIMEOUT: u32 = 0xFF;
+/// `RLC_SRM_CNTL__SRM_ENABLE_MASK | RLC_SRM_CNTL__AUTO_INCR_ADDR_MASK`.
+pub const SRM_ENABLE: u32 = 0x1;
+pub const SRM_AUTO_INCR_ADDR: u32 = 0x2;
+
 /// `golden_settings_gc_11_0`: `TCP_CNTL`, mask and value 0x20000000.
 pub const TCP_CNTL_GOLDEN: u32 = 0x2000_0000;
 
@@ -92,6 +108,7 @@ struct Regs {
     sh_mem_config: Reg,
     sh_mem_bases: Reg,
     tcp_cntl: Option<Reg>,
+    srm_cntl: Reg,
     read_timeout_mask: u32,
 }
 
@@ -106,6 +123,7 @@ const fn regs(g: Generation) -> Result<Regs, crate::ip::Unsupported> {
                 sh_mem_config: r::SH_MEM_CONFIG,
                 sh_mem_bases: r::SH_MEM_BASES,
                 tcp_cntl: Some(r::TCP_CNTL),
+                srm_cntl: r::RLC_SRM_CNTL,
                 read_timeout_mask: GRBM_READ_TIMEOUT_MASK_11,
             }
         }
@@ -117,6 +135,7 @@ const fn regs(g: Generation) -> Result<Regs, crate::ip::Unsupported> {
                 sh_mem_config: r::SH_MEM_CONFIG,
                 sh_mem_bases: r::SH_MEM_BASES,
                 tcp_cntl: None,
+                srm_cntl: r::RLC_SRM_CNTL,
                 read_timeout_mask: GRBM_READ_TIMEOUT_MASK_12,
             }
         }
@@ -136,6 +155,21 @@ pub fn golden<B: RegisterBus + ?Sized>(
         gc.write(tcp, v)?;
     }
     Ok(())
+}
+
+/// `gfx_v11_0_rlc_resume()` / `gfx_v12_0_rlc_resume()` with PSP loading,
+/// as far as barebell follows it (see the module documentation):
+/// `gfx_v11_0_rlc_enable_srm()`. Returns the value written.
+pub fn rlc_resume<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: &IpBases,
+    generation: Generation,
+) -> Result<u32, BlockError> {
+    let gc = Block::new(bus, *bases);
+    let srm = regs(generation)?.srm_cntl;
+    let v = gc.read(srm)? | SRM_AUTO_INCR_ADDR | SRM_ENABLE;
+    gc.write(srm, v)?;
+    Ok(v)
 }
 
 /// `gfx_v11_0_constants_init()` and `gfx_v11_0_init_compute_vmid()`, the
@@ -204,6 +238,12 @@ macro_rules! facts {
                 ShMemBases::new().with_shared_base(0xFFFF).into_bits() as u64,
             ),
             Fact::constant($h, "GRBM_CNTL__READ_TIMEOUT_MASK", $timeout as u64),
+            Fact::constant($h, "RLC_SRM_CNTL__SRM_ENABLE_MASK", SRM_ENABLE as u64),
+            Fact::constant(
+                $h,
+                "RLC_SRM_CNTL__AUTO_INCR_ADDR_MASK",
+                SRM_AUTO_INCR_ADDR as u64,
+            ),
         ]
     };
 }

@@ -17,15 +17,18 @@
 //! 2. [`compute_enable`] follows `gfx_v11_0_cp_compute_enable(adev, true)`
 //!    (`gfx_v11_0_cp_resume()`; tinygrad's `_enable_mec()`): the pipes
 //!    out of reset and active, `MEC_HALT` and `MEC_INVALIDATE_ICACHE`
-//!    clear.
+//!    clear, then the `udelay(50)` both `gfx_v11_0_cp_compute_enable()`
+//!    and `gfx_v12_0_cp_compute_enable()` end with, on the caller's clock
+//!    ([`crate::time::delay`]), before any queue is loaded.
 //!
 //! The PFP and ME (graphics) pipes `gfx_v11_0_config_gfx_rs64()` also
-//! configures are left alone: barebell runs no graphics ring.
+//! configures, before the MEC, are [`crate::gfx::pfp_me`]'s.
 
 use crate::bus::{Block, BlockError, RegisterBus};
 use crate::gfx::grbm::GrbmSelect;
 use crate::ip::Generation;
 use crate::regs::{IpBases, Reg};
+use crate::time::{Clock, delay};
 use barebell_facts::Fact;
 use bitfield_struct::bitfield;
 
@@ -121,11 +124,17 @@ pub fn config_rs64<B: RegisterBus + ?Sized>(
     Ok(())
 }
 
+/// The `udelay(50)` at the end of `gfx_v11_0_cp_compute_enable()` and
+/// `gfx_v12_0_cp_compute_enable()`.
+pub const COMPUTE_ENABLE_DELAY_NS: u64 = 50_000;
+
 /// `gfx_v11_0_cp_compute_enable(adev, enable)`, RS64 branch: with
 /// `enable`, every pipe out of reset and active, the MEC unhalted; without,
-/// the reverse. Returns the value written.
-pub fn compute_enable<B: RegisterBus + ?Sized>(
+/// the reverse; then [`COMPUTE_ENABLE_DELAY_NS`] on `clock`. Returns the
+/// value written.
+pub fn compute_enable<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     bus: &B,
+    clock: &C,
     bases: &IpBases,
     generation: Generation,
     enable: bool,
@@ -140,6 +149,7 @@ pub fn compute_enable<B: RegisterBus + ?Sized>(
         .with_halt(!enable)
         .into_bits();
     gc.write(r.cntl, v)?;
+    delay(clock, COMPUTE_ENABLE_DELAY_NS);
     Ok(v)
 }
 

@@ -21,6 +21,7 @@ pub mod mec;
 pub mod mes;
 pub mod mqd;
 pub mod mqd_v9;
+pub mod pfp_me;
 pub mod queue_v9;
 pub mod reset;
 pub mod start_v9_4_3;

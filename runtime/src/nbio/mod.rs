@@ -19,7 +19,9 @@
 //! at a fixed byte offset of the register BAR (the "MMIO register hole",
 //! the last 4 KiB page below 512 KiB), so one store there flushes HDP.
 //!
-//! Left alone on both: ASPM (`soc2x_program_aspm()`), the `EPF2_STRAP2`
+//! Left alone on both: the NBIO side of ASPM (`soc2x_program_aspm()`; the
+//! endpoint's Link Control ASPM field is cleared through the platform's
+//! config space instead, `Platform::disable_aspm`), the `EPF2_STRAP2`
 //! soft-reset strap (`init_registers`, a segment-5 register), and NBIF
 //! 6.3.1's `gc_doorbell_init` (S2A doorbell entries, called from
 //! `gfx_v12_0_hw_init()`, not from the SoC init). None of them changes

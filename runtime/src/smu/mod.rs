@@ -38,6 +38,9 @@ use core::fmt;
 pub const RESULT_OK: u32 = 0x1;
 /// `PPSMC_MSG_GetSmuVersion` (equal in both headers).
 pub const MSG_GET_SMU_VERSION: u32 = 0x2;
+/// `PPSMC_MSG_EnableAllSmuFeatures` (equal in `smu_v13_0_0_ppsmc.h` and
+/// `smu_v14_0_2_ppsmc.h`; MP1 13.0.6 numbers it 0x5).
+pub const MSG_ENABLE_ALL_SMU_FEATURES: u32 = 0x6;
 /// `__smu_cmn_poll_stat()`: `adev->usec_timeout * 20` polls 1 µs apart.
 pub const RESPONSE_TIMEOUT_NS: u64 = 2_000_000_000;
 /// tinygrad's `is_smu_alive()`: `GetSmuVersion` with `timeout=100` ms.
@@ -56,6 +59,16 @@ pub const FACTS: &[Fact] = &[
         "smu_v14_0_2_ppsmc.h",
         "PPSMC_MSG_GetSmuVersion",
         MSG_GET_SMU_VERSION as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_0_ppsmc.h",
+        "PPSMC_MSG_EnableAllSmuFeatures",
+        MSG_ENABLE_ALL_SMU_FEATURES as u64,
+    ),
+    Fact::constant(
+        "smu_v14_0_2_ppsmc.h",
+        "PPSMC_MSG_EnableAllSmuFeatures",
+        MSG_ENABLE_ALL_SMU_FEATURES as u64,
     ),
     Fact::constant(
         "smu_v13_0_0_ppsmc.h",
@@ -211,6 +224,32 @@ pub fn send<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
         return Err(SmuError::Response { msg, param, resp });
     }
     Ok(b.read(mp1.regs.arg)?)
+}
+
+/// Turns PMFW's features on: `smu_v13_0_system_features_control(smu,
+/// true)` (`smu_v13_0.c`; `smu_v14_0_system_features_control()` in
+/// `smu_v14_0.c` for 14.0.2, which `smu_smc_hw_setup()` reaches through
+/// `smu_system_features_control(smu, true)`) sends
+/// `SMU_MSG_EnableAllSmuFeatures` with argument 0 and waits for its
+/// answer; tinygrad's `AM_SMU.init_hw()` sends the same message. Only the
+/// MP1 versions whose id is [`MSG_ENABLE_ALL_SMU_FEATURES`] (13.0.0,
+/// 14.0.2/14.0.3).
+pub fn enable_all_features<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
+    bus: &B,
+    clock: &C,
+    mp1: &Mp1,
+    bases: &IpBases,
+) -> Result<(), SmuError> {
+    send(
+        bus,
+        clock,
+        mp1,
+        bases,
+        MSG_ENABLE_ALL_SMU_FEATURES,
+        0,
+        RESPONSE_TIMEOUT_NS,
+    )
+    .map(|_| ())
 }
 
 /// Sends `msg` with `param` on the debug mailbox

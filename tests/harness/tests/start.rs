@@ -116,8 +116,12 @@ fn clean_device_is_brought_up_without_a_reset() {
 fn device_left_running_by_another_driver_is_mode1_reset_first() {
     each_part(|part| {
         let name = part.name;
-        let (seen, _gpu) = bring_up_from(part, StartState::Amdgpu, Mapping::Mes);
+        let (seen, gpu) = bring_up_from(part, StartState::Amdgpu, Mapping::Mes);
         assert_eq!(seen.start.state, Found::LeftByOther, "{name}");
+        // The reset turned ASPM L1 back on (model); the bring-up clears
+        // it again after restoring the PCI state (tinygrad's
+        // `_disable_aspm()`).
+        assert_eq!(gpu.pci().aspm(), 0, "{name}: ASPM after the reset");
         assert_eq!(seen.start.action, Action::Mode1Reset, "{name}");
         assert!(seen.start.sos_alive, "{name}");
         assert!(seen.start.smu_version.is_some(), "{name}: PMFW asked first");

@@ -241,6 +241,30 @@ pub(super) fn mec(
         }
     })?;
     mec.expect_pc(pc);
+    // So must the graphics PFP and ME pipes, from their own blobs
+    // (`gfx_v11_0_config_gfx_rs64()` / `gfx_v12_0_config_gfx_rs64()`
+    // read `adev->gfx.pfp_fw` / `me_fw`), named as the MEC blob is.
+    for (engine, suffix) in [
+        (crate::gfx_pipes::Engine::Pfp, "_pfp.bin"),
+        (crate::gfx_pipes::Engine::Me, "_me.bin"),
+    ] {
+        let Some(stem) = part.mec_file.strip_suffix("_mec.bin") else {
+            continue;
+        };
+        let name = alloc::format!("{stem}{suffix}");
+        // A firmware set without the graphics blobs (a rig's) leaves the
+        // address unchecked; the pipes' record still shows what they took.
+        let Ok(blob) = files.load(&name) else {
+            continue;
+        };
+        let pc = crate::cpregs::gfx_v2::pc_start(&blob).ok_or_else(|| {
+            barebell_firmware_if::source::FirmwareError::Lacks {
+                name: name.clone(),
+                what: "gfx_firmware_header_v2_0 (the PFP/ME start address)",
+            }
+        })?;
+        mec.expect_gfx_pc(engine, pc);
+    }
     // The engines run only what the PSP's RLC autoload put in place.
     mec.set_loaded_firmware(psp.loaded());
     Ok((doorbells, mec))
