@@ -244,6 +244,17 @@ impl Gfx11 {
         for e in self.mec.cp().errors() {
             let _ = writeln!(s, "CP: {e}");
         }
+        {
+            let cp = self.mec.cp();
+            let t = cp.shader.totals;
+            if cp.shader.dispatches > 0 {
+                let _ = writeln!(
+                    s,
+                    "CP: shader engines ran {} dispatches ({} workgroups, {} waves, {} instructions)",
+                    cp.shader.dispatches, t.workgroups, t.waves, t.instructions
+                );
+            }
+        }
         let answered = self
             .soc
             .smu
