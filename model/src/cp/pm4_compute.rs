@@ -136,8 +136,10 @@ impl CpModel {
         match op {
             opcode::SET_SH_REG => {
                 let off = dw(self, 1)?;
-                let gc = (c::SET_SH_REG_START + off)
-                    .checked_sub(self.pm4_registers.gc_seg0)
+                // Checked: the offset is the driver's.
+                let gc = c::SET_SH_REG_START
+                    .checked_add(off)
+                    .and_then(|x| x.checked_sub(self.pm4_registers.gc_seg0))
                     .and_then(|x| x.checked_sub(WINDOW_START))
                     .map(|x| x as usize);
                 let count = body.saturating_sub(1) as usize;

@@ -800,9 +800,14 @@ fn pm4_queue_waits_on_memory_and_resumes_when_the_value_arrives() {
 /// is not the HDP flush pair.
 #[test]
 fn pm4_compute_packets_refuse_what_the_model_does_not_execute() {
-    let cases: [(&[u32], &str); 3] = [
+    let cases: [(&[u32], &str); 4] = [
         (
             &[packet3(PACKET3_SET_SH_REG, 1), 0, 1],
+            "outside COMPUTE_DISPATCH_INITIATOR",
+        ),
+        // An offset past the register space: refused, never an overflow.
+        (
+            &[packet3(PACKET3_SET_SH_REG, 1), u32::MAX, 1],
             "outside COMPUTE_DISPATCH_INITIATOR",
         ),
         (
