@@ -272,7 +272,8 @@ pub struct NbioModel {
     hole: usize,
     /// Byte offset of `BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL`.
     direct_flush: Option<usize>,
-    /// Byte offset of `BIF_BX0_BIF_DOORBELL_INT_CNTL` (NBIO 4.3.0 only).
+    /// Byte offset of `BIF_BX0_BIF_DOORBELL_INT_CNTL` (NBIO 4.3.0, NBIF
+    /// 6.3.1).
     doorbell_int_cntl: Option<usize>,
     state: Mutex<State>,
 }
@@ -305,7 +306,10 @@ impl NbioModel {
             NbioIp::Nbio4_3_0 => {
                 crate::socregs::nbio_4_3_0::BIF_BX0_BIF_DOORBELL_INT_CNTL.byte_offset(&bases)
             }
-            NbioIp::Nbif6_3_1 | NbioIp::Nbio7_9_0 => None,
+            NbioIp::Nbif6_3_1 => {
+                crate::socregs::nbif_6_3_1::BIF_BX0_BIF_DOORBELL_INT_CNTL.byte_offset(&bases)
+            }
+            NbioIp::Nbio7_9_0 => None,
         };
         if let (Some(d), Some(r)) = (direct_flush, layout.remap_mem.byte_offset(&bases)) {
             regs.device_set(r, d as u32 & REMAP_ADDRESS_MASK);
@@ -416,7 +420,7 @@ impl NbioModel {
     }
 
     /// Byte offset of `BIF_BX0_BIF_DOORBELL_INT_CNTL`, where the model
-    /// knows it (NBIO 4.3.0).
+    /// knows it (NBIO 4.3.0, NBIF 6.3.1).
     pub fn doorbell_int_cntl(&self) -> Option<usize> {
         self.doorbell_int_cntl
     }

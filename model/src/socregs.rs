@@ -203,7 +203,8 @@ table! {
 
 table! {
     /// NBIF 6.3.1: as NBIO 4.3.0, the S2A entries in the GDC block
-    /// (`nbif_v6_3_1_gc_doorbell_init()`).
+    /// (`nbif_v6_3_1_gc_doorbell_init()`); the doorbell interrupt control
+    /// and HDP flush pair at NBIO 4.3.0's offsets (`nbif_v6_3_1.c`).
     nbif_6_3_1, "nbif_6_3_1_offset.h";
     RCC_DEV0_EPF2_STRAP2 = 0xd102, 5;
     GDC_S2A0_S2A_DOORBELL_ENTRY_0_CTRL = 0x01cb, 2;
@@ -211,6 +212,9 @@ table! {
     GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL = 0x01cd, 2;
     GDC_S2A0_S2A_DOORBELL_ENTRY_3_CTRL = 0x01ce, 2;
     BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL = 0x00f7, 2;
+    BIF_BX0_BIF_DOORBELL_INT_CNTL = 0x00fe, 2;
+    BIF_BX_PF0_GPU_HDP_FLUSH_REQ = 0x0106, 2;
+    BIF_BX_PF0_GPU_HDP_FLUSH_DONE = 0x0107, 2;
 }
 
 table! {

@@ -18,9 +18,10 @@
 //!    the diffs go to `docs/am-diff-P.txt` instead (how they are
 //!    regenerated).
 //!
-//! 4. tinygrad itself on navi31 (`am-peer/tiny.sh`, [`tinygrad`]):
-//!    its `AMDDevice` computes `a + b` and `a.sum()` on the model, checked
-//!    against NumPy; printed as `tinygrad on navi31: ... matches numpy`.
+//! 4. tinygrad itself on navi31 and navi48 (`am-peer/tiny.sh`,
+//!    [`tinygrad`]): its `AMDDevice` computes `a + b` and `a.sum()` on
+//!    the model, checked against NumPy; printed as `tinygrad on P: ...
+//!    matches numpy`.
 //!
 //! Fails when either boot does not reach AM's boot done, when the
 //! model does not show AM's PM4 compute queue active on a started MEC
@@ -294,7 +295,7 @@ pub fn run(root: &Path, write: bool) -> Result<String> {
 /// takes a few seconds on the model's interpreter).
 const TINY_N: &str = "1048576";
 
-/// What the unmodified tinygrad run stops at on navi31 (docs/am-peer.md,
+/// What the unmodified tinygrad run stops at (docs/am-peer.md,
 /// "tinygrad on the model"): its first kernel reads its arguments from
 /// the 16 MiB kernel-argument buffer AM maps with 2 MiB pages at a VRAM
 /// address that is not 2 MiB aligned, gets zeros, and faults loading
@@ -302,19 +303,30 @@ const TINY_N: &str = "1048576";
 const TINY_STOP: &str = "kernel: wave 0 of workgroup (0, 0, 0): memory fault at";
 const TINY_STOP_AT: &str = "read of 16 bytes at 0x0 hits unmapped memory";
 
-/// tinygrad 0.14.0 itself on the model's navi31 (`am-peer/tiny.sh`): its
-/// `AMDDevice` through the AM interface, `a + b` and `a.sum()` of
+/// The parts tinygrad computes on (gfx1100, gfx1201).
+const TINY_PARTS: [&str; 2] = ["navi31", "navi48"];
+
+/// tinygrad 0.14.0 itself on the model's Navi parts (`am-peer/tiny.sh`):
+/// its `AMDDevice` through the AM interface, `a + b` and `a.sum()` of
 /// [`TINY_N`] float32 compiled by its `AMDLLVMCompiler` with Debian's
 /// libLLVM-19 and run by the model's CP and ISA interpreter, checked
 /// against NumPy. Unmodified it must stop exactly at [`TINY_STOP`]; with
 /// the harness's one change (a 1 MiB kernel-argument buffer) it must
 /// print the acceptance line.
 fn tinygrad(root: &Path) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for part in TINY_PARTS {
+        out.extend(tinygrad_on(root, part)?);
+    }
+    Ok(out)
+}
+
+fn tinygrad_on(root: &Path, part: &str) -> Result<Vec<String>> {
     let lib = root.join("target/release/libbarebell_model_ffi.so");
     let tiny = |extra: &[&str]| -> Result<(bool, String)> {
         let o = Command::new(root.join("am-peer/tiny.sh"))
             .current_dir(root)
-            .args(["--part", "navi31", "--backend"])
+            .args(["--part", part, "--backend"])
             .arg(&lib)
             .args(["--n", TINY_N])
             .args(extra)
@@ -333,23 +345,23 @@ fn tinygrad(root: &Path) -> Result<Vec<String>> {
         .find(|l| l.contains(TINY_STOP) && l.contains(TINY_STOP_AT))
     else {
         bail!(
-            "unmodified tinygrad on navi31 was expected to stop at its first kernel's null kernel-argument load, and {}:\n{text}",
+            "unmodified tinygrad on {part} was expected to stop at its first kernel's null kernel-argument load, and {}:\n{text}",
             if ok { "ran" } else { "stopped elsewhere" }
         );
     };
     let at = stop.find("wave 0").unwrap_or(0);
     let stop = format!(
-        "tinygrad on navi31: unmodified, its first kernel stops: {}",
+        "tinygrad on {part}: unmodified, its first kernel stops: {}",
         stop.get(at..).unwrap_or(stop)
     );
     let (ok, text) = tiny(&["--kernargs-mib", "1"])?;
-    let want = "tinygrad on navi31: a + b and a.sum() of ";
+    let want = format!("tinygrad on {part}: a + b and a.sum() of ");
     let Some(line) = text
         .lines()
-        .find(|l| l.starts_with(want) && l.ends_with(" matches numpy"))
+        .find(|l| l.starts_with(&want) && l.ends_with(" matches numpy"))
         .filter(|_| ok)
     else {
-        bail!("tinygrad on navi31 did not compute what NumPy does:\n{text}");
+        bail!("tinygrad on {part} did not compute what NumPy does:\n{text}");
     };
     for l in text.lines().filter(|l| l.starts_with("  ")) {
         eprintln!("{l}");

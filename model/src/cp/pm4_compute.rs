@@ -326,7 +326,15 @@ impl CpModel {
         let wave32 = i::CS_W32_EN.is_set(init);
         let (rsrc1, rsrc2, rsrc3) = (r(reg::PGM_RSRC1), r(reg::PGM_RSRC2), r(reg::PGM_RSRC3));
         let lanes = if wave32 { 32 } else { 64 };
-        // RSRC2 bit 0: ENABLE_PRIVATE_SEGMENT (SCRATCH_EN).
+        // RSRC2 bit 0: ENABLE_PRIVATE_SEGMENT (SCRATCH_EN). gfx12's
+        // `COMPUTE_TMPRING_SIZE.WAVESIZE` is wider (`gc_12_0_0_sh_mask.h`
+        // 0x3FFFF000) in units the model does not know: refused there.
+        if rsrc2 & 1 != 0 && self.shader.target.is_gfx12() {
+            return Err(Ok((
+                "scratch on gfx12 (TMPRING_SIZE units not modelled)",
+                rsrc2,
+            )));
+        }
         let private = if rsrc2 & 1 != 0 {
             c::TMPRING_WAVESIZE.get(r(reg::TMPRING_SIZE)) * 256 / lanes
         } else {

@@ -210,14 +210,22 @@ pub(super) fn mec(
     };
     // The registers PM4 packets name: SET_SH_REG offsets are absolute
     // dwords (GC segment 0 base + register), and the HDP flush pair a
-    // register WAIT_REG_MEM writes and polls (NBIO 4.3.0 only: NBIF
-    // 6.3.1's header is not in Linux 6.12).
-    let hdp = |r: crate::socregs::Reg| r.byte_offset(&pl.nbif.bases).map(|b| (b / 4) as u32);
-    let hdp_flush = match (g, pl.nbif.version.triple() == (4, 3, 0)) {
-        (Generation::Gfx11, true) => hdp(crate::socregs::nbio_4_3_0::BIF_BX_PF0_GPU_HDP_FLUSH_REQ)
-            .zip(hdp(
-                crate::socregs::nbio_4_3_0::BIF_BX_PF0_GPU_HDP_FLUSH_DONE,
-            )),
+    // register WAIT_REG_MEM writes and polls (`nbio_4_3_0_offset.h`,
+    // `nbif_6_3_1_offset.h`).
+    let dw = |r: Option<usize>| r.map(|b| (b / 4) as u32);
+    let hdp_flush = match pl.nbif.version.triple() {
+        (4, 3, 0) => {
+            use crate::socregs::nbio_4_3_0 as n;
+            dw(n::BIF_BX_PF0_GPU_HDP_FLUSH_REQ.byte_offset(&pl.nbif.bases)).zip(dw(
+                n::BIF_BX_PF0_GPU_HDP_FLUSH_DONE.byte_offset(&pl.nbif.bases),
+            ))
+        }
+        (6, 3, 1) => {
+            use crate::socregs::nbif_6_3_1 as n;
+            dw(n::BIF_BX_PF0_GPU_HDP_FLUSH_REQ.byte_offset(&pl.nbif.bases)).zip(dw(
+                n::BIF_BX_PF0_GPU_HDP_FLUSH_DONE.byte_offset(&pl.nbif.bases),
+            ))
+        }
         _ => None,
     };
     cp.set_pm4_registers(crate::cp::Pm4Registers {
