@@ -82,6 +82,16 @@ class CBackend:
     arr = (ctypes.c_uint8 * size).from_address(ctypes.addressof(host.contents))
     self._dma_keep.append(arr)
     return memoryview(arr).cast("B"), bus.value
+  @staticmethod
+  def host_addr(mem: memoryview) -> int:
+    """The host address of a view `dma_alloc` returned."""
+    return ctypes.addressof(ctypes.c_uint8.from_buffer(mem))
+  def host_view(self, addr: int, size: int) -> memoryview:
+    """Host memory the model's DMA region holds, as one view (the caller
+    checked it lies inside allocations it made)."""
+    arr = (ctypes.c_uint8 * size).from_address(addr)
+    self._dma_keep.append(arr)
+    return memoryview(arr).cast("B")
   def config_read(self, offset: int, size: int) -> int:
     self._check(self.lib.vgpu_config_read(self.h, offset, size, ctypes.byref(self._u32)), f"config read {offset:#x}")
     return self._u32.value

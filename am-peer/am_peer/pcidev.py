@@ -23,6 +23,9 @@ and is recorded by the tracer.
 """
 import struct
 
+# The model's DMA chunk (barebell::platform::DMA_CHUNK, ABI.md vgpu_dma_alloc).
+CHUNK = 2 << 20
+
 class RegisterBar:
   """BAR5 as `mmio[dw]`: every access is one synchronous 32-bit access."""
   def __init__(self, backend, tracer, nbytes: int):
@@ -102,8 +105,22 @@ class VirtualPCIDevice:
   def alloc_sysmem(self, size: int, vaddr: int = 0, contiguous: bool = False):
     """Host memory the device reaches by DMA: a view and one bus address per
     4 KiB page (the model's IOMMU view decides what those addresses reach)."""
-    mem, bus = self.backend.dma_alloc(size)
-    return MemoryView(self.backend, self.tracer, mem, 0, size, "B", space=f"DMA@{bus:#x}"), [bus + i for i in range(0, size, 0x1000)]
+    if size <= CHUNK:
+      mem, bus = self.backend.dma_alloc(size)
+      return MemoryView(self.backend, self.tracer, mem, 0, size, "B", space=f"DMA@{bus:#x}"), [bus + i for i in range(0, size, 0x1000)]
+    # Larger than one chunk (tinygrad's 16 MiB rings): whole chunks, one
+    # `vgpu_dma_alloc` each (ABI.md: an allocation stays in one chunk), and
+    # one bus address per page from each. The host side is one view when
+    # the chunks lie back to back in the model's region, as its allocator
+    # places consecutive whole chunks; anything else is refused.
+    pieces = [self.backend.dma_alloc(min(CHUNK, size - o)) for o in range(0, size, CHUNK)]
+    first = pieces[0][0]
+    base = self.backend.host_addr(first)
+    for k, (m, _) in enumerate(pieces):
+      if self.backend.host_addr(m) != base + k * CHUNK: raise RuntimeError("the model's DMA chunks are not back to back on the host")
+    mem = self.backend.host_view(base, size)
+    return (MemoryView(self.backend, self.tracer, mem, 0, size, "B", space=f"DMA@{pieces[0][1]:#x}"),
+            [bus + i for _, bus in pieces for i in range(0, CHUNK, 0x1000)][:size // 0x1000])
 
   def reset(self): raise NotImplementedError("function-level reset is not modelled")
   def resize_bar(self, bar_idx: int): pass

@@ -511,3 +511,216 @@ mod tests {
         assert_eq!(HEADER_COUNT.get(h), 5);
     }
 }
+
+/// What a PM4 compute queue carries for a dispatch, as tinygrad's
+/// `AMDComputeQueue` (`ops_amd.py`) and Linux's `gfx_v11_0.c` emit it:
+/// positions from `nvd.h`, widths from KFD's `pm4_mec_release_mem`
+/// (`kfd_pm4_headers_ai.h`) where `nvd.h` gives none, register fields from
+/// `gc_11_0_0_sh_mask.h`. Dword indices count from the header.
+pub mod compute {
+    use super::Bits;
+
+    /// WAIT_REG_MEM: 1 control, 2/3 poll address (memory) or the
+    /// register pair (written, polled), 4 reference, 5 mask, 6 poll
+    /// interval.
+    pub mod wait_reg_mem {
+        use super::Bits;
+        /// 0 always, 1 <, 2 <=, 3 ==, 4 !=, 5 >=, 6 > (the `nvd.h` comment).
+        pub const FUNCTION: Bits = Bits::new(0, 3);
+        /// 0 register, 1 memory.
+        pub const MEM_SPACE: Bits = Bits::new(4, 2);
+        /// 0 wait, 1 write the first register, then wait on the second
+        /// (`wr_wait_wr_reg`).
+        pub const OPERATION: Bits = Bits::new(6, 2);
+        /// 0 ME, 1 PFP.
+        pub const ENGINE: Bits = Bits::new(8, 2);
+        pub const DWORDS: usize = 7;
+    }
+
+    /// RELEASE_MEM: 1 event (type, index, cache actions), 2 data/int/dst
+    /// selects, 3/4 address, 5/6 data, 7 context id.
+    pub mod release_mem {
+        use super::Bits;
+        pub const EVENT_TYPE: Bits = Bits::new(0, 6);
+        pub const EVENT_INDEX: Bits = Bits::new(8, 4);
+        pub const DST_SEL: Bits = Bits::new(16, 2);
+        pub const INT_SEL: Bits = Bits::new(24, 3);
+        pub const DATA_SEL: Bits = Bits::new(29, 3);
+        /// `event_index__mec_release_mem__end_of_pipe`.
+        pub const INDEX_END_OF_PIPE: u32 = 5;
+        /// `data_sel`: 0 discard, 1 low 32 bits, 2 64 bits, 3 the GPU
+        /// clock counter.
+        pub const DATA_NONE: u32 = 0;
+        pub const DATA_32: u32 = 1;
+        pub const DATA_64: u32 = 2;
+        pub const DATA_GPU_CLOCK: u32 = 3;
+        pub const DWORDS: usize = 8;
+    }
+
+    /// EVENT_WRITE: 1 event type and index.
+    pub mod event_write {
+        use super::Bits;
+        pub const EVENT_TYPE: Bits = Bits::new(0, 6);
+        pub const EVENT_INDEX: Bits = Bits::new(8, 4);
+    }
+
+    /// `soc21_enum.h` event types.
+    pub const CS_PARTIAL_FLUSH: u32 = 0x07;
+    pub const CACHE_FLUSH_AND_INV_TS_EVENT: u32 = 0x14;
+
+    /// ACQUIRE_MEM (gfx10+ form): 1 COHER_CNTL, 2/3 size, 4/5 base, 6
+    /// poll interval, 7 GCR_CNTL.
+    pub const ACQUIRE_MEM_DWORDS: usize = 8;
+    /// DISPATCH_DIRECT: 1-3 thread-group counts x/y/z, 4
+    /// `COMPUTE_DISPATCH_INITIATOR`.
+    pub const DISPATCH_DIRECT_DWORDS: usize = 5;
+
+    /// SET_SH_REG: 1 register offset from `PACKET3_SET_SH_REG_START`,
+    /// then the values of consecutive registers.
+    pub const SET_SH_REG_START: u32 = 0x2C00;
+    pub const SET_SH_REG_END: u32 = 0x3000;
+
+    /// INDIRECT_BUFFER: 1/2 address (dword aligned), 3 size in dwords
+    /// and flags.
+    pub mod indirect_buffer {
+        use super::Bits;
+        pub const SIZE: Bits = Bits::new(0, 20);
+        pub const VALID: Bits = Bits::new(23, 1);
+        pub const DWORDS: usize = 4;
+    }
+
+    /// `COMPUTE_DISPATCH_INITIATOR` fields.
+    pub mod initiator {
+        use super::Bits;
+        pub const COMPUTE_SHADER_EN: Bits = Bits::new(0, 1);
+        pub const FORCE_START_AT_000: Bits = Bits::new(2, 1);
+        pub const USE_THREAD_DIMENSIONS: Bits = Bits::new(5, 1);
+        pub const CS_W32_EN: Bits = Bits::new(15, 1);
+    }
+
+    /// `COMPUTE_PGM_RSRC2.LDS_SIZE` (units of 128 dwords on gfx11,
+    /// tinygrad's `(group_segment_size + 511) // 512`).
+    pub const RSRC2_LDS_SIZE: Bits = Bits::new(15, 9);
+    /// `COMPUTE_TMPRING_SIZE.WAVESIZE` (256-byte units per wave on gfx11).
+    pub const TMPRING_WAVESIZE: Bits = Bits::new(12, 15);
+    /// `COMPUTE_NUM_THREAD_X.NUM_THREAD_FULL`.
+    pub const NUM_THREAD_FULL: Bits = Bits::new(0, 16);
+}
+
+const KH: &str = "kfd_pm4_headers_ai.h";
+const GC11: &str = "gc_11_0_0_sh_mask.h";
+const S21: &str = "soc21_enum.h";
+
+/// The positions, widths and values [`compute`] was written from.
+pub const COMPUTE_FACTS: &[Fact] = {
+    use compute::*;
+    &[
+        at("WAIT_REG_MEM_FUNCTION(1)", wait_reg_mem::FUNCTION),
+        at("WAIT_REG_MEM_MEM_SPACE(1)", wait_reg_mem::MEM_SPACE),
+        at("WAIT_REG_MEM_OPERATION(1)", wait_reg_mem::OPERATION),
+        at("WAIT_REG_MEM_ENGINE(1)", wait_reg_mem::ENGINE),
+        at("PACKET3_RELEASE_MEM_EVENT_TYPE(1)", release_mem::EVENT_TYPE),
+        at(
+            "PACKET3_RELEASE_MEM_EVENT_INDEX(1)",
+            release_mem::EVENT_INDEX,
+        ),
+        at("PACKET3_RELEASE_MEM_DST_SEL(1)", release_mem::DST_SEL),
+        at("PACKET3_RELEASE_MEM_INT_SEL(1)", release_mem::INT_SEL),
+        at("PACKET3_RELEASE_MEM_DATA_SEL(1)", release_mem::DATA_SEL),
+        Fact::constant(
+            KH,
+            "({ struct pm4_mec_release_mem p_ = {0}; p_.bitfields2.event_type = ~0u; p_.ordinal2; })",
+            release_mem::EVENT_TYPE.mask() as u64,
+        ),
+        Fact::constant(
+            KH,
+            "({ struct pm4_mec_release_mem p_ = {0}; p_.bitfields2.event_index = ~0u; p_.ordinal2; })",
+            release_mem::EVENT_INDEX.mask() as u64,
+        ),
+        Fact::constant(
+            KH,
+            "({ struct pm4_mec_release_mem p_ = {0}; p_.bitfields3.dst_sel = ~0u; p_.ordinal3; })",
+            release_mem::DST_SEL.mask() as u64,
+        ),
+        Fact::constant(
+            KH,
+            "({ struct pm4_mec_release_mem p_ = {0}; p_.bitfields3.int_sel = ~0u; p_.ordinal3; })",
+            release_mem::INT_SEL.mask() as u64,
+        ),
+        Fact::constant(
+            KH,
+            "({ struct pm4_mec_release_mem p_ = {0}; p_.bitfields3.data_sel = ~0u; p_.ordinal3; })",
+            release_mem::DATA_SEL.mask() as u64,
+        ),
+        Fact::constant(
+            KH,
+            "event_index__mec_release_mem__end_of_pipe",
+            release_mem::INDEX_END_OF_PIPE as u64,
+        ),
+        Fact::constant(
+            KH,
+            "data_sel__mec_release_mem__send_32_bit_low",
+            release_mem::DATA_32 as u64,
+        ),
+        Fact::constant(
+            KH,
+            "data_sel__mec_release_mem__send_64_bit_data",
+            release_mem::DATA_64 as u64,
+        ),
+        Fact::constant(
+            KH,
+            "data_sel__mec_release_mem__send_gpu_clock_counter",
+            release_mem::DATA_GPU_CLOCK as u64,
+        ),
+        at("EVENT_TYPE(1)", event_write::EVENT_TYPE),
+        at("EVENT_INDEX(1)", event_write::EVENT_INDEX),
+        Fact::constant(S21, "CS_PARTIAL_FLUSH", CS_PARTIAL_FLUSH as u64),
+        Fact::constant(
+            S21,
+            "CACHE_FLUSH_AND_INV_TS_EVENT",
+            CACHE_FLUSH_AND_INV_TS_EVENT as u64,
+        ),
+        Fact::constant(N, "PACKET3_SET_SH_REG_START", SET_SH_REG_START as u64),
+        Fact::constant(N, "PACKET3_SET_SH_REG_END", SET_SH_REG_END as u64),
+        Fact::constant(
+            N,
+            "INDIRECT_BUFFER_VALID",
+            indirect_buffer::VALID.mask() as u64,
+        ),
+        Fact::constant(
+            GC11,
+            "COMPUTE_DISPATCH_INITIATOR__COMPUTE_SHADER_EN_MASK",
+            initiator::COMPUTE_SHADER_EN.mask() as u64,
+        ),
+        Fact::constant(
+            GC11,
+            "COMPUTE_DISPATCH_INITIATOR__FORCE_START_AT_000_MASK",
+            initiator::FORCE_START_AT_000.mask() as u64,
+        ),
+        Fact::constant(
+            GC11,
+            "COMPUTE_DISPATCH_INITIATOR__USE_THREAD_DIMENSIONS_MASK",
+            initiator::USE_THREAD_DIMENSIONS.mask() as u64,
+        ),
+        Fact::constant(
+            GC11,
+            "COMPUTE_DISPATCH_INITIATOR__CS_W32_EN_MASK",
+            initiator::CS_W32_EN.mask() as u64,
+        ),
+        Fact::constant(
+            GC11,
+            "COMPUTE_PGM_RSRC2__LDS_SIZE_MASK",
+            RSRC2_LDS_SIZE.mask() as u64,
+        ),
+        Fact::constant(
+            GC11,
+            "COMPUTE_TMPRING_SIZE__WAVESIZE_MASK",
+            TMPRING_WAVESIZE.mask() as u64,
+        ),
+        Fact::constant(
+            GC11,
+            "COMPUTE_NUM_THREAD_X__NUM_THREAD_FULL_MASK",
+            NUM_THREAD_FULL.mask() as u64,
+        ),
+    ]
+};

@@ -257,7 +257,12 @@ pub mod mqd {
 pub enum SdmaGen {
     /// 6.0: COPY_LINEAR is 7 dwords (`copy_num_dw = 7`).
     V6,
-    /// 7.0: COPY_LINEAR is 8 dwords (`copy_num_dw = 8`, the DCC dword).
+    /// 7.0: COPY_LINEAR is 8 dwords when its header sets `cpv`
+    /// (`sdma_v7_0_emit_copy_buffer()` sets `CPV(1)` and writes the DCC
+    /// dword, `copy_num_dw = 8`) and 7 without it: tinygrad's
+    /// `AMDCopyQueue.copy` sends the 6.0 packet (no `cpv`, 7 dwords) to
+    /// SDMA 7.0 (`import_module('sdma', min(version, (6, 0, 0)))`) and
+    /// copies on gfx1201 silicon with it.
     V7,
     /// 4.4.2: COPY_LINEAR is 7 dwords (`sdma_v4_4_2_buffer_funcs`,
     /// `copy_num_dw = 7`); COPY_LINEAR and CONSTANT_FILL counts are 22
@@ -346,7 +351,8 @@ impl SdmaPacket {
             (OP_NOP, _) => 1 + NOP_COUNT.get(h) as usize,
             (OP_COPY, SUB_COPY_LINEAR) => match sdma {
                 SdmaGen::V6 | SdmaGen::V4_4_2 => 7,
-                SdmaGen::V7 => 8,
+                SdmaGen::V7 if COPY_CPV.get(h) != 0 => 8,
+                SdmaGen::V7 => 7,
             },
             (OP_CONST_FILL, _) => 5,
             (OP_FENCE, _) => 4,
@@ -452,6 +458,31 @@ mod tests {
             )
         );
         assert_eq!(SdmaPacket::len(SdmaGen::V7, 0x1 | 1 << 19), Some(8));
+    }
+
+    /// SDMA 7.0: the DCC dword follows a COPY_LINEAR only when its header
+    /// sets `cpv` (Linux always does, `sdma_v7_0_emit_copy_buffer()`);
+    /// tinygrad's `AMDCopyQueue.copy` (the 6.0 packet, no `cpv`) is 7
+    /// dwords, and the FENCE after it is taken as a FENCE, not as the
+    /// copy's eighth dword (before: the engine read the fence's address
+    /// as the next header and stopped).
+    #[test]
+    fn a_7_0_copy_without_cpv_is_7_dwords() {
+        let ring = [0x1, 0xfff, 0, 0x1000, 0, 0x2000, 0, 5, 0x40, 0, 9];
+        let (_, n) = SdmaPacket::decode(SdmaGen::V7, &ring).unwrap();
+        assert_eq!(n, 7);
+        let (p, n) = SdmaPacket::decode(SdmaGen::V7, &ring[7..]).unwrap();
+        assert_eq!(
+            (p, n),
+            (
+                SdmaPacket::Fence {
+                    addr: 0x40,
+                    data: 9
+                },
+                4
+            )
+        );
+        assert_eq!(SdmaPacket::len(SdmaGen::V7, 0x1), Some(7));
     }
 
     #[test]

@@ -313,7 +313,11 @@ fn shape<M: Memory>(mem: &mut M, cfg: &LaunchConfig, d: &Dispatch) -> Result<Sha
     let mut kb = [0u8; KD_SIZE];
     mem.read(d.kernel_object, &mut kb)
         .map_err(LaunchError::Descriptor)?;
-    let kd = KernelDescriptor::parse(&kb);
+    shape_of(KernelDescriptor::parse(&kb), cfg, d)
+}
+
+/// [`shape`] for a descriptor already in hand.
+fn shape_of(kd: KernelDescriptor, cfg: &LaunchConfig, d: &Dispatch) -> Result<Shape, LaunchError> {
     if kd.denorm_mode_32() != 3 || kd.denorm_mode_16_64() != 3 {
         return Err(LaunchError::Unsupported(
             "FLOAT_DENORM_MODE other than 3 (denormals preserved) is not modelled",
@@ -390,6 +394,104 @@ pub fn launch_dump<M: Memory>(
     d: &Dispatch,
     dumps: &mut Dumps,
 ) -> Result<Stats, LaunchError> {
+    let shape = shape(mem, cfg, d)?;
+    run(mem, cfg, d, shape, &[], dumps)
+}
+
+/// A dispatch as a PM4 queue's registers describe it
+/// (`DISPATCH_DIRECT` after `SET_SH_REG`s; tinygrad's
+/// `AMDComputeQueue.exec`, Linux's `gfx_v11_0.c` CP register set): no
+/// kernel descriptor and no AQL packet reach the CP, only what the
+/// registers hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RegisterDispatch {
+    /// `COMPUTE_PGM_LO/HI` << 8: the first instruction.
+    pub entry: u64,
+    /// `COMPUTE_PGM_RSRC1/2/3`: the same fields a kernel descriptor's
+    /// copies hold (AMDGPUUsage: the descriptor's `compute_pgm_rsrc*`
+    /// "are loaded into" these registers).
+    pub rsrc1: u32,
+    pub rsrc2: u32,
+    pub rsrc3: u32,
+    /// `COMPUTE_DISPATCH_INITIATOR.CS_W32_EN` (gfx10+: wave32).
+    pub wave32: bool,
+    /// `COMPUTE_USER_DATA_0..15`: the first `RSRC2.USER_SGPR` of them are
+    /// the waves' s0.. (the CP loads user SGPRs from these registers).
+    pub user_data: [u32; 16],
+    /// `COMPUTE_NUM_THREAD_X/Y/Z`.
+    pub workgroup_size: [u16; 3],
+    /// The packet's thread-group counts x/y/z.
+    pub groups: [u32; 3],
+    /// Scratch bytes per lane (the caller's reading of
+    /// `COMPUTE_TMPRING_SIZE`).
+    pub private_segment_size: u32,
+    /// LDS bytes per workgroup (`COMPUTE_PGM_RSRC2.LDS_SIZE`, scaled by
+    /// the caller).
+    pub group_segment_size: u32,
+}
+
+/// Runs a register-described dispatch ([`RegisterDispatch`]) to
+/// completion: the same waves as [`launch_dump`], with the user SGPRs
+/// taken from `COMPUTE_USER_DATA_*` instead of being built from a
+/// descriptor's enables and an AQL packet (the system SGPRs and the
+/// work-item VGPRs follow `RSRC2` as for an AQL dispatch).
+pub fn launch_registers_dump<M: Memory>(
+    mem: &mut M,
+    cfg: &LaunchConfig,
+    r: &RegisterDispatch,
+    dumps: &mut Dumps,
+) -> Result<Stats, LaunchError> {
+    let mut grid = [0u32; 3];
+    for (i, g) in grid.iter_mut().enumerate() {
+        *g = r.groups[i]
+            .checked_mul(u32::from(r.workgroup_size[i]))
+            .ok_or(LaunchError::BadPacket(
+                "thread-group count times group size past 2^32 work-items",
+            ))?;
+    }
+    let d = Dispatch {
+        setup_dims: 3,
+        workgroup_size: r.workgroup_size,
+        grid_size: grid,
+        private_segment_size: r.private_segment_size,
+        group_segment_size: r.group_segment_size,
+        kernel_object: r.entry,
+        ..Dispatch::default()
+    };
+    let kd = KernelDescriptor {
+        group_segment_fixed_size: 0,
+        private_segment_fixed_size: 0,
+        kernarg_size: 0,
+        kernel_code_entry_byte_offset: 0,
+        rsrc1: r.rsrc1,
+        rsrc2: r.rsrc2,
+        rsrc3: r.rsrc3,
+        // No HSA user-SGPR enables: the user SGPRs are the registers'.
+        kernel_code_properties: if r.wave32 {
+            1 << crate::kd::KCP_WAVEFRONT_SIZE32.0
+        } else {
+            0
+        },
+        kernarg_preload: 0,
+    };
+    let count = kd.user_sgpr_count() as usize;
+    let user = r.user_data.get(..count).ok_or(LaunchError::BadPacket(
+        "RSRC2.USER_SGPR above the 16 COMPUTE_USER_DATA registers",
+    ))?;
+    let shape = shape_of(kd, cfg, &d)?;
+    run(mem, cfg, &d, shape, user, dumps)
+}
+
+/// The waves of a checked dispatch; `user` (if not empty) is loaded into
+/// s0.. after the HSA user SGPRs the descriptor enables.
+fn run<M: Memory>(
+    mem: &mut M,
+    cfg: &LaunchConfig,
+    d: &Dispatch,
+    shape: Shape,
+    user: &[u32],
+    dumps: &mut Dumps,
+) -> Result<Stats, LaunchError> {
     let Shape {
         kd,
         wave_size,
@@ -399,7 +501,7 @@ pub fn launch_dump<M: Memory>(
         lds_size,
         ngroups,
         total_groups,
-    } = shape(mem, cfg, d)?;
+    } = shape;
     let syntax = Syntax {
         target: cfg.target,
         wave64: wave_size == 64,
@@ -423,7 +525,7 @@ pub fn launch_dump<M: Memory>(
                 (g / (u64::from(ngroups[0]) * u64::from(ngroups[1]))) as u32,
             ];
             let mut group = make_group(
-                &kd, d, cfg.target, id, ngroups, wave_size, nvgpr, scratch, lds_size, entry,
+                &kd, d, cfg.target, id, ngroups, wave_size, nvgpr, scratch, lds_size, entry, user,
             );
             for w in &mut group.waves {
                 w.apertures = cfg.apertures;
@@ -524,6 +626,7 @@ fn make_group(
     scratch: u32,
     lds_size: usize,
     entry: u64,
+    user: &[u32],
 ) -> Group {
     let ws = [
         u32::from(d.workgroup_size[0]),
@@ -577,6 +680,10 @@ fn make_group(
         }
         if kd.private_segment_size() {
             put(&mut w, &mut s, scratch);
+        }
+        // Register-described dispatches: COMPUTE_USER_DATA_* as given.
+        for &v in user {
+            put(&mut w, &mut s, v);
         }
         // system SGPRs
         let mut s = kd.user_sgpr_count() as usize;

@@ -172,11 +172,19 @@ fn device_id(part: &str) -> u16 {
     }
 }
 
+/// Host memory the device reaches by DMA through the C ABI: 512 MiB
+/// (**model value**), lazily backed like VRAM. tinygrad's `AMDDevice`
+/// puts what the CPU and GPU both touch there (`PCIIfaceBase.alloc`:
+/// `uncached and cpu_access` on a large BAR, `host=True`): its 16 MiB
+/// compute and SDMA rings, signal pages and 32 x 2 MiB copy buffers
+/// (`HCQAllocatorBase`), far past the runtime's own 4 MiB
+/// (`barebell::platform::DMA_BYTES`).
+pub const DMA_BYTES: usize = 512 << 20;
+
 /// VRAM backing: an anonymous private mapping with no swap reservation,
 /// so a 24 GiB part costs only the pages a driver touches; the DMA
-/// region: 2 MiB aligned (HostMemory's contract).
+/// region ([`DMA_BYTES`]): 2 MiB aligned (HostMemory's contract).
 fn host_memory(vram_len: usize) -> Option<HostMemory> {
-    use barebell::platform::DMA_BYTES;
     const ALIGN: usize = 2 << 20;
     let map = |len: usize| {
         // SAFETY: a fresh anonymous mapping; nothing else refers to it.

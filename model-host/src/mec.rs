@@ -73,6 +73,12 @@ impl ModelGpu {
             cp.dma_mut()
                 .map(bar, core::mem::size_of::<DoorbellPage>() as u64)
         };
+        // PM4 SET_SH_REG offsets are absolute dwords: GC segment 0's base
+        // (the rig has no NBIO, so no HDP flush pair).
+        cp.set_pm4_registers(barebell_model::cp::Pm4Registers {
+            gc_seg0: GC_BASES.0[0],
+            hdp_flush: None,
+        });
         // SAFETY: the page is leaked (lives for the process), 512 aligned
         // u64s, and accessed only atomically.
         let mec = unsafe { Mec::new(clock, GC_BASES, generation, bar, 512, cp) }?;

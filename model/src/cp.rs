@@ -64,7 +64,9 @@ use core::sync::atomic::Ordering;
 use rand::Rng as _;
 
 mod pm4;
+mod pm4_compute;
 pub use pm4::{Pm4Binding, Pm4Error, Pm4Stats};
+pub use pm4_compute::Pm4Registers;
 
 /// Where a standalone queue lives (a rig with no MEC in front of the CP:
 /// the CP is told the addresses directly, reads them as host addresses
@@ -454,6 +456,10 @@ pub struct CpModel {
     running_pipes: u8,
     /// `CP_PQ_WPTR_POLL_CNTL.EN`.
     wptr_polling: bool,
+    /// Each PM4 queue's `COMPUTE_*` registers ([`pm4_compute`]).
+    pm4_sh: BTreeMap<usize, [u32; pm4_compute::WINDOW]>,
+    /// Where PM4 packets' registers are.
+    pm4_registers: Pm4Registers,
 }
 
 impl core::fmt::Debug for CpModel {
@@ -548,6 +554,8 @@ impl CpModel {
             tlb_generation: 0,
             running_pipes: 0,
             wptr_polling: false,
+            pm4_sh: BTreeMap::new(),
+            pm4_registers: Pm4Registers::default(),
         }
     }
 

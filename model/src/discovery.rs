@@ -118,6 +118,13 @@ pub struct GcV2Desc {
     pub tcc_size: u32,
 }
 
+/// `gc_info_v1_0.gc_max_waves_per_simd` the model writes (**model value**).
+pub const GC_MAX_WAVES_PER_SIMD: u32 = 16;
+/// `gc_info_v2_1.gc_max_waves_per_simd` (**model value**).
+pub const GC_V2_MAX_WAVES_PER_SIMD: u32 = 8;
+/// `gc_info_v1_0`/`v2_1` `gc_max_scratch_slots_per_cu` (**model value**).
+pub const GC_MAX_SCRATCH_SLOTS_PER_CU: u32 = 32;
+
 // Hardware ids, `soc15_hw_ip.h`.
 pub const MP1_HWID: u16 = 1;
 pub const GC_HWID: u16 = 11;
@@ -801,6 +808,14 @@ pub fn build(d: &PartDesc) -> (Vec<u8>, Layout) {
         put32(&mut b, f + 8, g.wgp1_per_sa);
         put32(&mut b, f + 12, g.rb_per_se);
         put32(&mut b, f + 44, g.wave_size); // gc_wave_size: 12th field
+        // gc_max_waves_per_simd (13th) and gc_max_scratch_slots_per_cu
+        // (14th): **model values** (16 and 32, what KFD topology reports
+        // for gfx11 boards, unverified against a Navi31 table). tinygrad's
+        // AMDDevice sizes its scratch from the second
+        // (`_ensure_has_local_memory`: 0 slots makes a 0-byte buffer it
+        // refuses) and its wave count from the first.
+        put32(&mut b, f + 48, GC_MAX_WAVES_PER_SIMD);
+        put32(&mut b, f + 52, GC_MAX_SCRATCH_SLOTS_PER_CU);
         put32(&mut b, f + 56, g.lds_size); // gc_lds_size: 15th
         put32(&mut b, f + 64, g.sa_per_se); // gc_num_sa_per_se: 17th
         at += GC_V1_0_BYTES;
@@ -820,6 +835,12 @@ pub fn build(d: &PartDesc) -> (Vec<u8>, Layout) {
         put32(&mut b, f(2), g.sh_per_se); // gc_num_sh_per_se
         put32(&mut b, f(3), g.rb_per_se); // gc_num_rb_per_se
         put32(&mut b, f(11), g.wave_size); // gc_wave_size
+        // gc_max_waves_per_simd, gc_max_scratch_slots_per_cu: **model
+        // values** (8 waves per SIMD on CDNA3, 32 slots, unverified
+        // against an MI300 table); tinygrad sizes its scratch from the
+        // slots (0 makes a 0-byte buffer it refuses).
+        put32(&mut b, f(12), GC_V2_MAX_WAVES_PER_SIMD);
+        put32(&mut b, f(13), GC_MAX_SCRATCH_SLOTS_PER_CU);
         put32(&mut b, f(14), g.lds_size); // gc_lds_size
         put32(&mut b, f(17), g.num_tcp_per_sh); // gc_num_tcp_per_sh
         put32(&mut b, f(23), g.tcc_size); // gc_tcc_size

@@ -95,6 +95,7 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     decode::mes_regs::FACTS,
     decode::pm4::FACTS,
     decode::pm4::NAMED_ONLY_FACTS,
+    decode::pm4::COMPUTE_FACTS,
     decode::mqd::FACTS,
     decode::mqd_v9::FACTS,
     decode::sdma_mqd_v9::FACTS,

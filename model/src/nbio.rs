@@ -272,6 +272,9 @@ pub struct NbioModel {
     hole: usize,
     /// Byte offset of `BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL`.
     direct_flush: Option<usize>,
+    /// Byte offset of `BIF_BX0_BIF_DOORBELL_INT_CNTL` (NBIO 4.3.0, NBIF
+    /// 6.3.1).
+    doorbell_int_cntl: Option<usize>,
     state: Mutex<State>,
 }
 
@@ -293,6 +296,21 @@ impl NbioModel {
             }
         }
         .byte_offset(&bases);
+        // Read by AM's IH handler for its RAS status bits
+        // (`AM_IH.interrupt_handler`: RAS_ATHUB_ERR_EVENT and
+        // RAS_CNTLR interrupt status), written by `nbio_v4_3.c`; stored,
+        // reset value 0 (`nbio_2_3_default.h`
+        // `mmBIF_DOORBELL_INT_CNTL_DEFAULT`, the NBIO 4.3 header has no
+        // defaults file): no RAS error is ever raised by the model.
+        let doorbell_int_cntl = match ip {
+            NbioIp::Nbio4_3_0 => {
+                crate::socregs::nbio_4_3_0::BIF_BX0_BIF_DOORBELL_INT_CNTL.byte_offset(&bases)
+            }
+            NbioIp::Nbif6_3_1 => {
+                crate::socregs::nbif_6_3_1::BIF_BX0_BIF_DOORBELL_INT_CNTL.byte_offset(&bases)
+            }
+            NbioIp::Nbio7_9_0 => None,
+        };
         if let (Some(d), Some(r)) = (direct_flush, layout.remap_mem.byte_offset(&bases)) {
             regs.device_set(r, d as u32 & REMAP_ADDRESS_MASK);
         }
@@ -303,6 +321,7 @@ impl NbioModel {
             bases,
             hole,
             direct_flush,
+            doorbell_int_cntl,
             state: Mutex::new(State::default()),
         }
     }
@@ -398,6 +417,12 @@ impl NbioModel {
     /// this model besides the runtime's NBIO registers).
     pub fn direct_flush(&self) -> Option<usize> {
         self.direct_flush
+    }
+
+    /// Byte offset of `BIF_BX0_BIF_DOORBELL_INT_CNTL`, where the model
+    /// knows it (NBIO 4.3.0, NBIF 6.3.1).
+    pub fn doorbell_int_cntl(&self) -> Option<usize> {
+        self.doorbell_int_cntl
     }
 
     pub fn remapped_reg_flush(&self) -> Option<usize> {

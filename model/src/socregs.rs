@@ -186,7 +186,11 @@ table! {
 
 table! {
     /// NBIO 4.3.0: the function-2 strap, the GFX/SDMA S2A doorbell entries
-    /// (`nbio_v4_3_gc_doorbell_init()`), the unremapped HDP flush.
+    /// (`nbio_v4_3_gc_doorbell_init()`), the unremapped HDP flush, the
+    /// doorbell interrupt control whose RAS status bits AM's IH handler
+    /// reads (`AM_IH.interrupt_handler`; `nbio_v4_3.c` reads and writes it),
+    /// the HDP flush request/done pair a CP `WAIT_REG_MEM` names
+    /// (`nbio_v4_3_get_hdp_flush_req_offset()`, tinygrad's `memory_barrier`).
     nbio_4_3_0, "nbio_4_3_0_offset.h";
     RCC_DEV0_EPF2_STRAP2 = 0xd102, 5;
     S2A_DOORBELL_ENTRY_0_CTRL = 0x4f7640, 3;
@@ -194,11 +198,15 @@ table! {
     S2A_DOORBELL_ENTRY_2_CTRL = 0x4f7642, 3;
     S2A_DOORBELL_ENTRY_3_CTRL = 0x4f7643, 3;
     BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL = 0x00f7, 2;
+    BIF_BX0_BIF_DOORBELL_INT_CNTL = 0x00fe, 2;
+    BIF_BX_PF0_GPU_HDP_FLUSH_REQ = 0x0106, 2;
+    BIF_BX_PF0_GPU_HDP_FLUSH_DONE = 0x0107, 2;
 }
 
 table! {
     /// NBIF 6.3.1: as NBIO 4.3.0, the S2A entries in the GDC block
-    /// (`nbif_v6_3_1_gc_doorbell_init()`).
+    /// (`nbif_v6_3_1_gc_doorbell_init()`); the doorbell interrupt control
+    /// and HDP flush pair at NBIO 4.3.0's offsets (`nbif_v6_3_1.c`).
     nbif_6_3_1, "nbif_6_3_1_offset.h";
     RCC_DEV0_EPF2_STRAP2 = 0xd102, 5;
     GDC_S2A0_S2A_DOORBELL_ENTRY_0_CTRL = 0x01cb, 2;
@@ -206,6 +214,9 @@ table! {
     GDC_S2A0_S2A_DOORBELL_ENTRY_2_CTRL = 0x01cd, 2;
     GDC_S2A0_S2A_DOORBELL_ENTRY_3_CTRL = 0x01ce, 2;
     BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL = 0x00f7, 2;
+    BIF_BX0_BIF_DOORBELL_INT_CNTL = 0x00fe, 2;
+    BIF_BX_PF0_GPU_HDP_FLUSH_REQ = 0x0106, 2;
+    BIF_BX_PF0_GPU_HDP_FLUSH_DONE = 0x0107, 2;
 }
 
 table! {

@@ -692,6 +692,45 @@ impl Shader {
     }
 }
 
+impl Shader {
+    /// Runs a dispatch a PM4 queue's registers describe
+    /// ([`barebell_isa::launch::RegisterDispatch`]: `DISPATCH_DIRECT`
+    /// after the `COMPUTE_*` registers), reading and writing memory
+    /// through `view`. One XCC (the PM4 path runs on single-XCC parts).
+    /// No scratch check against an `amd_queue_t`: a PM4 queue has none;
+    /// the scratch size comes from `COMPUTE_TMPRING_SIZE` (the caller's).
+    pub fn dispatch_registers<V: DeviceView + ?Sized>(
+        &mut self,
+        view: &V,
+        r: &barebell_isa::launch::RegisterDispatch,
+        apertures: barebell_isa::exec::Apertures,
+    ) -> Result<Stats, KernelFault> {
+        let mut mem = ViewMemory::new(view);
+        self.dumps = barebell_isa::launch::Dumps::default();
+        let cfg = LaunchConfig {
+            target: self.target,
+            seed: self.seed ^ self.dispatches,
+            max_instructions: self.max_instructions,
+            stop: self.stop,
+            watch: self.watch,
+            apertures,
+            ..LaunchConfig::new(self.target)
+        };
+        let s = barebell_isa::launch::launch_registers_dump(&mut mem, &cfg, r, &mut self.dumps)
+            .map_err(|e| with_vm(KernelFault::from(e), &mem))?;
+        if let Some(n) = self.xcc_workgroups.get_mut(0) {
+            *n += s.workgroups;
+        }
+        self.dispatches += 1;
+        self.last = s;
+        self.totals.workgroups += s.workgroups;
+        self.totals.waves += s.waves;
+        self.totals.instructions += s.instructions;
+        self.totals.lane_instructions += s.lane_instructions;
+        Ok(s)
+    }
+}
+
 /// `f` with a memory fault replaced by the VM refusal behind it, if the
 /// view saw one there.
 fn with_vm<V: DeviceView + ?Sized>(f: KernelFault, mem: &ViewMemory<'_, V>) -> KernelFault {

@@ -18,6 +18,11 @@
 //!    the diffs go to `docs/am-diff-P.txt` instead (how they are
 //!    regenerated).
 //!
+//! 4. tinygrad itself on navi31 and navi48 (`am-peer/tiny.sh`,
+//!    [`tinygrad`]): its `AMDDevice` computes `a + b` and `a.sum()` on
+//!    the model, checked against NumPy; printed as `tinygrad on P: ...
+//!    matches numpy`.
+//!
 //! Fails when either boot does not reach AM's boot done, when the
 //! model does not show AM's PM4 compute queue active on a started MEC
 //! pipe having executed the harness's probe packets, or (without
@@ -80,9 +85,10 @@ struct AmRun {
 /// Runs one AM boot (strict) and checks it against [`expect`].
 fn am_boot(root: &Path, part: &str, out: &Path) -> Result<AmRun> {
     let lib = root.join("target/release/libbarebell_model_ffi.so");
-    // AM's own teardown (`AMDev.fini`) where the model takes it in strict
-    // mode (MI300X; on Navi it reads `BIF_BX0_BIF_DOORBELL_INT_CNTL`,
-    // which no Navi block model knows yet).
+    // AM's own teardown (`AMDev.fini`) where the stage checks it
+    // (MI300X; on Navi it reads `BIF_BX0_BIF_DOORBELL_INT_CNTL`, which
+    // navi48's NBIF model does not know; navi31's stores it, for
+    // tinygrad's IH handler, but its teardown is not in the diffs).
     let teardown: &[&str] = if part == "mi300x" {
         &["--teardown"]
     } else {
@@ -270,15 +276,97 @@ pub fn run(root: &Path, write: bool) -> Result<String> {
     } else {
         work.clone()
     };
+    let tiny = tinygrad(root)?;
     let claims = check_fidelity_rows(root, &dir)?;
     eprintln!("docs/fidelity.md: {claims} value claims of the AM diff rows match the diffs");
     println!(
         "am peer: compute queue active on a started MEC: {}",
         queues.join(", ")
     );
+    for l in &tiny {
+        println!("{l}");
+    }
     let line = format!("am peer: {}", done.join(", "));
     println!("{line}");
     Ok(line)
+}
+
+/// Elements of the tinygrad computation (1 Mi: the stage's part of CI
+/// takes a few seconds on the model's interpreter).
+const TINY_N: &str = "1048576";
+
+/// What the unmodified tinygrad run stops at (docs/am-peer.md,
+/// "tinygrad on the model"): its first kernel reads its arguments from
+/// the 16 MiB kernel-argument buffer AM maps with 2 MiB pages at a VRAM
+/// address that is not 2 MiB aligned, gets zeros, and faults loading
+/// through a null pointer.
+const TINY_STOP: &str = "kernel: wave 0 of workgroup (0, 0, 0): memory fault at";
+const TINY_STOP_AT: &str = "read of 16 bytes at 0x0 hits unmapped memory";
+
+/// The parts tinygrad computes on (gfx1100, gfx1201).
+const TINY_PARTS: [&str; 2] = ["navi31", "navi48"];
+
+/// tinygrad 0.14.0 itself on the model's Navi parts (`am-peer/tiny.sh`):
+/// its `AMDDevice` through the AM interface, `a + b` and `a.sum()` of
+/// [`TINY_N`] float32 compiled by its `AMDLLVMCompiler` with Debian's
+/// libLLVM-19 and run by the model's CP and ISA interpreter, checked
+/// against NumPy. Unmodified it must stop exactly at [`TINY_STOP`]; with
+/// the harness's one change (a 1 MiB kernel-argument buffer) it must
+/// print the acceptance line.
+fn tinygrad(root: &Path) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for part in TINY_PARTS {
+        out.extend(tinygrad_on(root, part)?);
+    }
+    Ok(out)
+}
+
+fn tinygrad_on(root: &Path, part: &str) -> Result<Vec<String>> {
+    let lib = root.join("target/release/libbarebell_model_ffi.so");
+    let tiny = |extra: &[&str]| -> Result<(bool, String)> {
+        let o = Command::new(root.join("am-peer/tiny.sh"))
+            .current_dir(root)
+            .args(["--part", part, "--backend"])
+            .arg(&lib)
+            .args(["--n", TINY_N])
+            .args(extra)
+            .output()
+            .context("could not start am-peer/tiny.sh")?;
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        Ok((o.status.success(), text))
+    };
+    let (ok, text) = tiny(&[])?;
+    let Some(stop) = text
+        .lines()
+        .find(|l| l.contains(TINY_STOP) && l.contains(TINY_STOP_AT))
+    else {
+        bail!(
+            "unmodified tinygrad on {part} was expected to stop at its first kernel's null kernel-argument load, and {}:\n{text}",
+            if ok { "ran" } else { "stopped elsewhere" }
+        );
+    };
+    let at = stop.find("wave 0").unwrap_or(0);
+    let stop = format!(
+        "tinygrad on {part}: unmodified, its first kernel stops: {}",
+        stop.get(at..).unwrap_or(stop)
+    );
+    let (ok, text) = tiny(&["--kernargs-mib", "1"])?;
+    let want = format!("tinygrad on {part}: a + b and a.sum() of ");
+    let Some(line) = text
+        .lines()
+        .find(|l| l.starts_with(&want) && l.ends_with(" matches numpy"))
+        .filter(|_| ok)
+    else {
+        bail!("tinygrad on {part} did not compute what NumPy does:\n{text}");
+    };
+    for l in text.lines().filter(|l| l.starts_with("  ")) {
+        eprintln!("{l}");
+    }
+    Ok(vec![stop, line.to_string()])
 }
 
 /// One value claim of a `docs/fidelity.md` diff row: register `name`,

@@ -31,6 +31,8 @@ const MAIN: &[&str] = &[
     "python3",
     // am-peer: pip installs the pinned tinygrad wheel (--require-hashes).
     "python3-pip",
+    // am-peer: tinygrad's results are checked against NumPy (am_peer/tiny.py).
+    "python3-numpy",
 ];
 
 /// From bookworm-backports: the 2025 firmware set and QEMU 10.

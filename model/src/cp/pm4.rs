@@ -24,10 +24,14 @@
 //!
 //! Executed: `NOP` (body skipped), the one-dword filler
 //! `PACKET3(PACKET3_NOP, 0x3FFF)` Linux pads compute rings with
-//! ([`crate::decode::pm4::NOP_FILLER`]), and `WRITE_DATA` to memory
-//! (`dst_sel` 5, memory). Every other packet stops the queue with
-//! [`Pm4Error::Unsupported`], naming the opcode: the model never skips
-//! a packet it does not execute.
+//! ([`crate::decode::pm4::NOP_FILLER`]), `WRITE_DATA` to memory
+//! (`dst_sel` 5, memory), and the dispatch packets of
+//! [`super::pm4_compute`] (`SET_SH_REG`, `DISPATCH_DIRECT`,
+//! `ACQUIRE_MEM`, `RELEASE_MEM`, `EVENT_WRITE`, `WAIT_REG_MEM`). Every
+//! other packet stops the queue with [`Pm4Error::Unsupported`], naming the
+//! opcode, and a field value the model does not execute with
+//! [`Pm4Error::Field`]: the model never skips a packet it does not
+//! execute.
 
 use super::{CpError, CpModel};
 use crate::decode::pm4::{self as d, opcode, write_data as wd};
@@ -68,6 +72,13 @@ pub enum Pm4Error {
     /// `WRITE_DATA` to a destination other than `dst_sel` 5 (memory,
     /// async; the only one the model executes).
     WriteDataDestination { dst_sel: u32 },
+    /// A packet the model executes, with a field value it does not
+    /// ([`super::pm4_compute`]).
+    Field {
+        packet: &'static str,
+        what: &'static str,
+        value: u32,
+    },
 }
 
 impl core::fmt::Display for Pm4Error {
@@ -83,6 +94,14 @@ impl core::fmt::Display for Pm4Error {
             Pm4Error::WriteDataDestination { dst_sel } => write!(
                 f,
                 "WRITE_DATA to dst_sel {dst_sel} is not executed by the model (memory only)"
+            ),
+            Pm4Error::Field {
+                packet,
+                what,
+                value,
+            } => write!(
+                f,
+                "PM4 packet {packet}: {what} = {value:#x} is not executed by the model"
             ),
         }
     }
@@ -181,7 +200,13 @@ impl CpModel {
         })
     }
 
-    fn pm4_dword(&mut self, q: usize, ring: u64, n: u64, index: u64) -> Result<u32, CpError> {
+    pub(super) fn pm4_dword(
+        &mut self,
+        q: usize,
+        ring: u64,
+        n: u64,
+        index: u64,
+    ) -> Result<u32, CpError> {
         let va = ring + (index & (n - 1)) * 4;
         let h = self.host(q, va, 4, Access::Read, "PM4 ring")?;
         Ok(self
@@ -254,8 +279,10 @@ impl CpModel {
                 }
                 break;
             }
-            if header != d::NOP_FILLER {
-                self.pm4_packet(q, ring, n, rptr, header)?;
+            if header != d::NOP_FILLER && !self.pm4_packet(q, ring, n, rptr, header)? {
+                // A wait not met yet: the packet stays, tried again at
+                // the next step.
+                break;
             }
             rptr = rptr.wrapping_add(len);
             done += 1;
@@ -275,7 +302,7 @@ impl CpModel {
     }
 
     /// Executes the type-3 packet whose header (at ring dword `at`) is
-    /// `header`.
+    /// `header`; `Ok(false)` when it waits (`WAIT_REG_MEM` not met).
     fn pm4_packet(
         &mut self,
         q: usize,
@@ -283,7 +310,7 @@ impl CpModel {
         n: u64,
         at: u64,
         header: u32,
-    ) -> Result<(), CpError> {
+    ) -> Result<bool, CpError> {
         let op = d::HEADER_OPCODE.get(header);
         let body = u64::from(d::HEADER_COUNT.get(header)) + 1;
         let stop = |why| CpError::Pm4 {
@@ -292,7 +319,7 @@ impl CpModel {
             why,
         };
         match op {
-            opcode::NOP => Ok(()),
+            opcode::NOP => Ok(true),
             opcode::WRITE_DATA => {
                 let control = self.pm4_dword(q, ring, n, at + 1)?;
                 let dst = wd::DST_SEL.get(control);
@@ -309,12 +336,9 @@ impl CpModel {
                     self.u32_at(q, to, Access::Write, "WRITE_DATA destination")?
                         .store(v, Ordering::Release);
                 }
-                Ok(())
+                Ok(true)
             }
-            _ => Err(stop(Pm4Error::Unsupported {
-                opcode: op as u8,
-                name: d::opcode_name(op),
-            })),
+            _ => self.pm4_compute(q, ring, n, at, op, body),
         }
     }
 }

@@ -2,8 +2,11 @@
 //! HQD load with `CP_HQD_AQL_CONTROL` clear, as tinygrad's
 //! `AM_GFX.setup_ring(..., aql=False)` and Linux's kernel compute queues
 //! (`gfx_v11_0_compute_mqd_init()`) make it, comes up active on a started
-//! MEC pipe; the CP model executes NOP, the NOP filler and WRITE_DATA
-//! to memory and stops with a typed error naming any other opcode.
+//! MEC pipe; the CP model executes NOP, the NOP filler, WRITE_DATA
+//! to memory and the dispatch packets tinygrad's `AMDComputeQueue` emits
+//! (SET_SH_REG, DISPATCH_DIRECT, ACQUIRE_MEM, EVENT_WRITE, RELEASE_MEM,
+//! WAIT_REG_MEM on memory), and stops with a typed error naming any other
+//! opcode or a field value it does not execute.
 //!
 //! Every register value and packet dword here is built by hand from the
 //! headers (the `// offset:` column of `struct v11_compute_mqd` in
@@ -61,6 +64,12 @@ const fn packet3(op: u32, count: u32) -> u32 {
 const PACKET3_NOP: u32 = 0x10;
 const PACKET3_DISPATCH_DIRECT: u32 = 0x15;
 const PACKET3_WRITE_DATA: u32 = 0x37;
+const PACKET3_WAIT_REG_MEM: u32 = 0x3C;
+const PACKET3_COPY_DATA: u32 = 0x40;
+const PACKET3_EVENT_WRITE: u32 = 0x46;
+const PACKET3_RELEASE_MEM: u32 = 0x49;
+const PACKET3_ACQUIRE_MEM: u32 = 0x58;
+const PACKET3_SET_SH_REG: u32 = 0x76;
 /// `WRITE_DATA_DST_SEL(5)` (memory, async), `WR_CONFIRM` (1 << 20),
 /// `WR_ONE_ADDR` (1 << 16).
 const DST_SEL_MEMORY: u32 = 5 << 8;
@@ -373,14 +382,15 @@ fn pm4_queue_starts_at_the_loaded_read_pointer() {
 fn pm4_queue_stops_loudly_on_a_packet_it_does_not_execute() {
     let mut q = pm4_queue(0);
     let dst = q.page_addr() + 0x100;
-    // DISPATCH_DIRECT (x, y, z, initiator: count 3), then a WRITE_DATA
-    // that must not run after it.
+    // COPY_DATA (control, src lo/hi, dst lo/hi: count 4), then a
+    // WRITE_DATA that must not run after it.
     q.submit(&[
-        packet3(PACKET3_DISPATCH_DIRECT, 3),
-        1,
-        1,
-        1,
-        1,
+        packet3(PACKET3_COPY_DATA, 4),
+        0,
+        0,
+        0,
+        0,
+        0,
         packet3(PACKET3_WRITE_DATA, 3),
         DST_SEL_MEMORY,
         dst as u32,
@@ -394,12 +404,12 @@ fn pm4_queue_stops_loudly_on_a_packet_it_does_not_execute() {
             queue: q.gpu.mec.active_hqds()[0].cp_queue,
             rptr: 0,
             why: Pm4Error::Unsupported {
-                opcode: 0x15,
-                name: "DISPATCH_DIRECT"
+                opcode: 0x40,
+                name: "COPY_DATA"
             }
         }]
     );
-    assert!(errors[0].to_string().contains("DISPATCH_DIRECT"));
+    assert!(errors[0].to_string().contains("COPY_DATA"));
     assert_eq!(q.page_u32(0x40), 0, "nothing after the refused packet ran");
     assert_eq!(q.page_u32(0), 0);
 }
@@ -601,4 +611,253 @@ fn an_eop_buffer_declared_past_its_memory_is_refused() {
     assert!(q.gpu.mec.active_hqds().is_empty());
     let q = pm4_queue_eop(0, 0, 9);
     assert_eq!(q.gpu.mec.active_hqds().len(), 1);
+}
+
+/// `PACKET3_SET_SH_REG_START` (`nvd.h`) and the GC dword offsets of the
+/// `COMPUTE_*` registers (`gc_11_0_0_offset.h`, segment 0): a SET_SH_REG
+/// offset is `GC base + register - start`, as `gfx_v11_0.c` computes it
+/// from `SOC15_REG_OFFSET` (and tinygrad's `AMDComputeQueue.wreg`).
+const SH_START: u32 = 0x2C00;
+fn sh(gc_reg: u32) -> u32 {
+    GC_BASES.0[0] + gc_reg - SH_START
+}
+const COMPUTE_NUM_THREAD_X: u32 = 0x1ba7;
+const COMPUTE_PGM_LO: u32 = 0x1bac;
+const COMPUTE_PGM_RSRC1: u32 = 0x1bb2;
+const COMPUTE_USER_DATA_0: u32 = 0x1be0;
+/// `COMPUTE_PGM_RSRC1`: FLOAT_DENORM_MODE_32 and _16_64 = 3 (bits 16-19),
+/// VGPRS 0 (8 VGPRs in wave32). `COMPUTE_PGM_RSRC2`: USER_SGPR = 2
+/// (bits 1-5), TGID_X_EN (bit 7) (`gc_11_0_0_sh_mask.h`).
+const RSRC1: u32 = 0xF << 16;
+const RSRC2: u32 = 2 << 1 | 1 << 7;
+/// `COMPUTE_DISPATCH_INITIATOR`: COMPUTE_SHADER_EN (bit 0),
+/// FORCE_START_AT_000 (bit 2), CS_W32_EN (bit 15).
+const INITIATOR: u32 = 1 | 1 << 2 | 1 << 15;
+/// `RELEASE_MEM` dword 1: `EVENT_TYPE(CACHE_FLUSH_AND_INV_TS_EVENT = 0x14)
+/// | EVENT_INDEX(5)` (`gfx_v11_0_ring_emit_fence()`); dword 2:
+/// `DATA_SEL(x) << 29 | INT_SEL(y) << 24` (`nvd.h`).
+const RELEASE_EOP: u32 = 0x14 | 5 << 8;
+const fn release_sel(data: u32, int: u32) -> u32 {
+    data << 29 | int << 24
+}
+
+/// gfx1100 machine code, assembled by LLVM 19's `llvm-mc -mcpu=gfx1100`
+/// from:
+/// ```text
+/// s_lshl_b32 s3, s2, 5             ; workgroup id x * 32
+/// v_add_nc_u32 v1, s3, v0          ; + local id: the global id
+/// v_lshlrev_b32 v2, 2, v1          ; * 4
+/// global_store_b32 v2, v1, s[0:1]  ; out[id] = id (s[0:1]: user data 0-1)
+/// s_endpgm
+/// ```
+const KERNEL: [u32; 6] = [
+    0x8403_8502,
+    0x4a02_0003,
+    0x3004_0282,
+    0xdc6a_0000,
+    0x0000_0102,
+    0xbfb0_0000,
+];
+
+/// The packets `AMDComputeQueue.exec` emits for a 1-D dispatch of
+/// `groups` workgroups of 32 work-items, code at `code`, user data 0/1 =
+/// `out`.
+fn dispatch(code: u64, out: u64, groups: u32) -> Vec<u32> {
+    vec![
+        packet3(PACKET3_ACQUIRE_MEM, 6),
+        0,
+        0xFFFF_FFFF,
+        0xFFFF_FFFF,
+        0,
+        0,
+        0,
+        0,
+        packet3(PACKET3_SET_SH_REG, 2),
+        sh(COMPUTE_PGM_LO),
+        (code >> 8) as u32,
+        (code >> 40) as u32,
+        packet3(PACKET3_SET_SH_REG, 2),
+        sh(COMPUTE_PGM_RSRC1),
+        RSRC1,
+        RSRC2,
+        packet3(PACKET3_SET_SH_REG, 2),
+        sh(COMPUTE_USER_DATA_0),
+        out as u32,
+        (out >> 32) as u32,
+        packet3(PACKET3_SET_SH_REG, 3),
+        sh(COMPUTE_NUM_THREAD_X),
+        32,
+        1,
+        1,
+        packet3(PACKET3_DISPATCH_DIRECT, 3),
+        groups,
+        1,
+        1,
+        INITIATOR,
+        // EVENT_WRITE(CS_PARTIAL_FLUSH = 7, EVENT_INDEX 4)
+        packet3(PACKET3_EVENT_WRITE, 0),
+        7 | 4 << 8,
+    ]
+}
+
+/// A code page and an output page the rig maps for the device.
+fn pages(q: &Pm4Queue) -> (u64, &'static Page) {
+    let code: &'static mut Page = Box::leak(Box::new(Page([0; 1024])));
+    code.0[..KERNEL.len()].copy_from_slice(&KERNEL);
+    let out: &'static Page = Box::leak(Box::new(Page([0; 1024])));
+    // SAFETY: both leaked for the process; the device reads the code and
+    // writes the output with its own accesses, the test reads volatile.
+    unsafe {
+        q.gpu.map(code as *const Page as u64, 4096);
+        q.gpu.map(out as *const Page as u64, 4096);
+    }
+    (code as *const Page as u64, out)
+}
+
+fn page_u32(p: &Page, i: usize) -> u32 {
+    // SAFETY: a leaked page read with volatile loads only.
+    unsafe { core::ptr::read_volatile(&p.0[i]) }
+}
+
+/// tinygrad's `AMDComputeQueue.exec` stream: the registers are set, then
+/// DISPATCH_DIRECT runs the waves on the model's ISA interpreter with the
+/// user SGPRs from `COMPUTE_USER_DATA_*` and the workgroup id after them
+/// (RSRC2), and RELEASE_MEM at end of pipe writes the signal after the
+/// kernel's stores (before: DISPATCH_DIRECT stopped the queue).
+#[test]
+fn pm4_queue_runs_a_dispatch_from_its_registers_then_signals() {
+    let mut q = pm4_queue(0);
+    let (code, out) = pages(&q);
+    let out_a = out as *const Page as u64;
+    let signal = q.page_addr() + 0x200;
+    let mut stream = dispatch(code, out_a, 2);
+    stream.extend([
+        packet3(PACKET3_RELEASE_MEM, 6),
+        RELEASE_EOP,
+        release_sel(2, 0),
+        signal as u32,
+        (signal >> 32) as u32,
+        0x0000_0005,
+        0x0000_0001,
+        0,
+    ]);
+    q.submit(&stream);
+    assert!(
+        q.gpu.mec.cp().errors().is_empty(),
+        "{:?}",
+        q.gpu.mec.cp().errors()
+    );
+    for i in 0..64 {
+        assert_eq!(page_u32(out, i), i as u32, "out[{i}]");
+    }
+    assert_eq!(page_u32(out, 64), 0, "no work-item past 2 x 32");
+    // The 64-bit RELEASE_MEM data, low dword first.
+    assert_eq!(q.page_u32(0x80), 5);
+    assert_eq!(q.page_u32(0x81), 1);
+    assert_eq!(q.page_u32(0), stream.len() as u32);
+    assert_eq!(q.gpu.mec.cp().shader.dispatches, 1);
+}
+
+/// WAIT_REG_MEM on memory (`MEM_SPACE(1)`, `FUNCTION(5)` >=, tinygrad's
+/// `AMDComputeQueue.wait` on a signal): not met, the queue stays at the
+/// packet and nothing after it runs; once the value is there, the next
+/// turn of the CP takes it.
+#[test]
+fn pm4_queue_waits_on_memory_and_resumes_when_the_value_arrives() {
+    let mut q = pm4_queue(0);
+    let sig = q.page_addr() + 0x300;
+    let dst = q.page_addr() + 0x100;
+    q.submit(&[
+        packet3(PACKET3_WAIT_REG_MEM, 5),
+        5 | 1 << 4,
+        sig as u32,
+        (sig >> 32) as u32,
+        7,
+        0xFFFF_FFFF,
+        4,
+        packet3(PACKET3_WRITE_DATA, 3),
+        DST_SEL_MEMORY,
+        dst as u32,
+        (dst >> 32) as u32,
+        0x5555_5555,
+    ]);
+    assert_eq!(q.page_u32(0x40), 0, "the WRITE_DATA waits behind the wait");
+    assert_eq!(q.page_u32(0), 0, "the wait is not consumed");
+    assert!(q.gpu.mec.cp().errors().is_empty());
+    let page = q.page as *const Page as *mut u32;
+    // SAFETY: the leaked page; dword 0xC0 is the signal.
+    unsafe { core::ptr::write_volatile(page.add(0xC0), 7) };
+    q.gpu.mec.run_until_idle(10_000).unwrap();
+    assert_eq!(q.page_u32(0x40), 0x5555_5555);
+    assert_eq!(q.page_u32(0), 12);
+}
+
+/// What the model does not execute stops the queue with a typed error
+/// naming the field: a SET_SH_REG outside the `COMPUTE_*` window
+/// (`SPI_CONFIG_CNTL` is a uconfig register tinygrad never sends this
+/// way; here SH offset 0, `SPI_SHADER_*` space), a RELEASE_MEM asking for
+/// an interrupt (`INT_SEL(2)`), a register WAIT_REG_MEM on a register that
+/// is not the HDP flush pair.
+#[test]
+fn pm4_compute_packets_refuse_what_the_model_does_not_execute() {
+    let cases: [(&[u32], &str); 4] = [
+        (
+            &[packet3(PACKET3_SET_SH_REG, 1), 0, 1],
+            "outside COMPUTE_DISPATCH_INITIATOR",
+        ),
+        // An offset past the register space: refused, never an overflow.
+        (
+            &[packet3(PACKET3_SET_SH_REG, 1), u32::MAX, 1],
+            "outside COMPUTE_DISPATCH_INITIATOR",
+        ),
+        (
+            &[
+                packet3(PACKET3_RELEASE_MEM, 6),
+                RELEASE_EOP,
+                release_sel(0, 2),
+                0,
+                0,
+                0,
+                0,
+                0,
+            ],
+            "INT_SEL",
+        ),
+        (
+            &[
+                packet3(PACKET3_WAIT_REG_MEM, 5),
+                3 | 1 << 6,
+                0x100,
+                0x101,
+                1,
+                1,
+                4,
+            ],
+            "HDP flush",
+        ),
+    ];
+    for (packets, what) in cases {
+        let mut q = pm4_queue(0);
+        q.submit(packets);
+        let errors = q.gpu.mec.cp().errors().to_vec();
+        assert_eq!(errors.len(), 1, "{what}: {errors:?}");
+        assert!(
+            matches!(
+                errors[0],
+                CpError::Pm4 {
+                    rptr: 0,
+                    why: Pm4Error::Field { .. },
+                    ..
+                }
+            ),
+            "{what}: {:?}",
+            errors[0]
+        );
+        assert!(
+            errors[0].to_string().contains(what),
+            "{what}: {}",
+            errors[0]
+        );
+        assert_eq!(q.page_u32(0), 0);
+    }
 }

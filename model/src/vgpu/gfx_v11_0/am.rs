@@ -244,6 +244,17 @@ impl Gfx11 {
         for e in self.mec.cp().errors() {
             let _ = writeln!(s, "CP: {e}");
         }
+        {
+            let cp = self.mec.cp();
+            let t = cp.shader.totals;
+            if cp.shader.dispatches > 0 {
+                let _ = writeln!(
+                    s,
+                    "CP: shader engines ran {} dispatches ({} workgroups, {} waves, {} instructions)",
+                    cp.shader.dispatches, t.workgroups, t.waves, t.instructions
+                );
+            }
+        }
         let answered = self
             .soc
             .smu
@@ -274,6 +285,21 @@ impl Gfx11 {
                 .map(|q| format!(", queue 0 ring {:#x} ({:#x} bytes)", q.ring, q.bytes))
                 .unwrap_or_default()
         );
+        let st = self.soc.sdma.stats();
+        if st.doorbells > 0 || self.soc.sdma.stopped().is_some() {
+            let _ = writeln!(
+                s,
+                "SDMA0: {} doorbells, {} packets, {} fences{}",
+                st.doorbells,
+                st.packets,
+                st.fences,
+                self.soc
+                    .sdma
+                    .stopped()
+                    .map(|x| format!(", stopped: {x:?}"))
+                    .unwrap_or_default()
+            );
+        }
         for r in self.soc.ih.rings() {
             let _ = writeln!(
                 s,

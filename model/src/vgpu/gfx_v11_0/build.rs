@@ -208,6 +208,30 @@ pub(super) fn mec(
         Generation::Gfx11 => barebell_isa::Target::Gfx1100,
         Generation::Gfx12 => barebell_isa::Target::Gfx1201,
     };
+    // The registers PM4 packets name: SET_SH_REG offsets are absolute
+    // dwords (GC segment 0 base + register), and the HDP flush pair a
+    // register WAIT_REG_MEM writes and polls (`nbio_4_3_0_offset.h`,
+    // `nbif_6_3_1_offset.h`).
+    let dw = |r: Option<usize>| r.map(|b| (b / 4) as u32);
+    let hdp_flush = match pl.nbif.version.triple() {
+        (4, 3, 0) => {
+            use crate::socregs::nbio_4_3_0 as n;
+            dw(n::BIF_BX_PF0_GPU_HDP_FLUSH_REQ.byte_offset(&pl.nbif.bases)).zip(dw(
+                n::BIF_BX_PF0_GPU_HDP_FLUSH_DONE.byte_offset(&pl.nbif.bases),
+            ))
+        }
+        (6, 3, 1) => {
+            use crate::socregs::nbif_6_3_1 as n;
+            dw(n::BIF_BX_PF0_GPU_HDP_FLUSH_REQ.byte_offset(&pl.nbif.bases)).zip(dw(
+                n::BIF_BX_PF0_GPU_HDP_FLUSH_DONE.byte_offset(&pl.nbif.bases),
+            ))
+        }
+        _ => None,
+    };
+    cp.set_pm4_registers(crate::cp::Pm4Registers {
+        gc_seg0: pl.gc.bases.0[0],
+        hdp_flush,
+    });
     // SAFETY: the doorbell page is owned by the VirtualGpu (boxed, so it
     // does not move) and the DMA region and VRAM backing by `memory`; all
     // outlive the CP model, and the device side uses them per the device
@@ -302,6 +326,7 @@ fn nbio_offsets(pl: &Placement, nbio: &NbioModel) -> BTreeSet<usize> {
     let hole = MMIO_REG_HOLE_OFFSET as usize;
     set.extend((hole..hole + 4096).step_by(4));
     set.extend(nbio.direct_flush());
+    set.extend(nbio.doorbell_int_cntl());
     set
 }
 

@@ -198,7 +198,19 @@ impl Gc943 {
         let _ = writeln!(s, "SMU: {answered} messages answered");
         for (i, e) in self.sdma.iter().enumerate() {
             if let Some(q) = e.queue() {
-                let _ = writeln!(s, "SDMA {i}: queue ring {:#x} (VMID {})", q.ring, q.vmid);
+                let st = e.stats();
+                let _ = writeln!(
+                    s,
+                    "SDMA {i}: queue ring {:#x} (VMID {}), {} doorbells, {} packets, {} fences{}",
+                    q.ring,
+                    q.vmid,
+                    st.doorbells,
+                    st.packets,
+                    st.fences,
+                    e.stopped()
+                        .map(|x| alloc::format!(", stopped: {x:?}"))
+                        .unwrap_or_default()
+                );
             }
         }
         for r in self.ih.rings() {
