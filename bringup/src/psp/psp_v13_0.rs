@@ -119,29 +119,3 @@ pub(super) fn load(
     enable_smu_features(gpu, sink)?;
     Ok(set)
 }
-
-/// `smu_hw_init()` (the SMU block comes right after the PSP in Linux's IP
-/// order) → `smu_smc_hw_setup()` → `smu_system_features_control(smu,
-/// true)`: `EnableAllSmuFeatures` to the PMFW the PSP just loaded
-/// (`smu_v13_0_system_features_control()`, `smu_v14_0_…`); tinygrad's
-/// `AM_SMU.init_hw()` sends it too. The driver-table and allowed-mask
-/// messages `smu_smc_hw_setup()` sends before it are left out: barebell
-/// reads no SMU table and Linux's allowed mask is every feature.
-fn enable_smu_features(gpu: &Gpu<'_>, sink: &dyn Sink) -> Result<(), BringupError> {
-    let s = Step::Psp;
-    let v = gpu.ips.mp1.version.triple();
-    let mp1 = barebell::smu::Mp1::for_version(v)
-        .ok_or(ErrorKind::Unsupported {
-            what: "the SMU mailbox of MP1",
-            version: v,
-        })
-        .at(s)?;
-    barebell::smu::enable_all_features(&gpu.bus, gpu.platform.clock(), mp1, &gpu.ips.mp1.bases)
-        .map_err(ErrorKind::SmuFeatures)
-        .at(s)?;
-    sink.step(
-        s,
-        format_args!("{}: EnableAllSmuFeatures answered", mp1.name),
-    );
-    Ok(())
-}

@@ -138,5 +138,6 @@ pub(super) fn load(
             set.ta.as_deref().unwrap_or("no TA blob"),
         ),
     );
+    enable_smu_features(gpu, sink)?;
     Ok(set)
 }

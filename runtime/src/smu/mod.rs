@@ -128,6 +128,9 @@ pub struct Mp1 {
     /// The sleep after the reset message, MMIO forbidden
     /// (`no_hw_access`).
     pub mode1_wait_ns: u64,
+    /// This MP1's `PPSMC_MSG_EnableAllSmuFeatures` id (the message maps
+    /// differ: 0x6 on 13.0.0 and 14.0.2, 0x5 on 13.0.6).
+    pub enable_all_features: u32,
 }
 
 impl Mp1 {
@@ -231,9 +234,10 @@ pub fn send<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
 /// `smu_v14_0.c` for 14.0.2, which `smu_smc_hw_setup()` reaches through
 /// `smu_system_features_control(smu, true)`) sends
 /// `SMU_MSG_EnableAllSmuFeatures` with argument 0 and waits for its
-/// answer; tinygrad's `AM_SMU.init_hw()` sends the same message. Only the
-/// MP1 versions whose id is [`MSG_ENABLE_ALL_SMU_FEATURES`] (13.0.0,
-/// 14.0.2/14.0.3).
+/// answer; tinygrad's `AM_SMU.init_hw()` sends the same message. MP1
+/// 13.0.6 takes it too on a discrete part
+/// (`smu_v13_0_6_system_features_control()` skips it only on an APU or a
+/// VF), under its own id ([`Mp1::enable_all_features`]).
 pub fn enable_all_features<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     bus: &B,
     clock: &C,
@@ -245,7 +249,7 @@ pub fn enable_all_features<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
         clock,
         mp1,
         bases,
-        MSG_ENABLE_ALL_SMU_FEATURES,
+        mp1.enable_all_features,
         0,
         RESPONSE_TIMEOUT_NS,
     )

@@ -17,6 +17,8 @@ use barebell_facts::Fact;
 
 /// `PPSMC_MSG_GfxDriverReset` (`smu_v13_0_6_ppsmc.h`).
 pub const MSG_GFX_DRIVER_RESET: u32 = 0x3;
+/// `PPSMC_MSG_EnableAllSmuFeatures` (`smu_v13_0_6_ppsmc.h`).
+pub const MSG_ENABLE_ALL_SMU_FEATURES: u32 = 0x5;
 /// `SMU_RESET_MODE_1` (`amdgpu_smu.h`, outside the extracted headers: cited).
 pub const RESET_MODE_1: u32 = 1;
 
@@ -35,6 +37,7 @@ pub const MP1: Mp1 = Mp1 {
         param: RESET_MODE_1,
     },
     mode1_wait_ns: super::smu_v13_0_0::MODE1_RESET_WAIT_NS,
+    enable_all_features: MSG_ENABLE_ALL_SMU_FEATURES,
 };
 
 const H: &str = "smu_v13_0_6_ppsmc.h";
@@ -48,4 +51,9 @@ pub const FACTS: &[Fact] = &[
         super::MSG_GET_SMU_VERSION as u64,
     ),
     Fact::constant(H, "PPSMC_MSG_GfxDriverReset", MSG_GFX_DRIVER_RESET as u64),
+    Fact::constant(
+        H,
+        "PPSMC_MSG_EnableAllSmuFeatures",
+        MSG_ENABLE_ALL_SMU_FEATURES as u64,
+    ),
 ];

@@ -31,4 +31,5 @@ pub const MP1: Mp1 = Mp1 {
         param: 0,
     },
     mode1_wait_ns: MODE1_RESET_WAIT_NS,
+    enable_all_features: super::MSG_ENABLE_ALL_SMU_FEATURES,
 };

@@ -236,7 +236,32 @@ fn an_older_pmfw_gets_the_auxiliary_sos_set() {
     assert!(report.complete(), "{report}");
 }
 
-/// Keeps the psp step's line.
+/// `smu_hw_init()` → `smu_system_features_control(smu, true)`: on a
+/// discrete MI300 `smu_v13_0_6_system_features_control()` sends
+/// `EnableAllSmuFeatures` (0x5 in `smu_v13_0_6_ppsmc.h`) after the PSP
+/// loaded the firmware. The model's PMFW keeps its features off until
+/// then and rejects DPM queries.
+#[test]
+fn the_smu_features_are_enabled_after_the_psp_step() {
+    for part in [parts::mi300x(), parts::mi308x()] {
+        let name = part.name;
+        let m = device(part);
+        let sink = PspLine::default();
+        let gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &until_rlc(), &sink)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let smu = m.gc_9_4_3().unwrap().smu();
+        assert!(smu.features_enabled(), "{name}");
+        let lines = sink.0.lock().unwrap().clone();
+        assert!(
+            lines.contains("MP1 13.0.6: EnableAllSmuFeatures answered"),
+            "{name}: {lines}"
+        );
+        let report = gpu.shutdown();
+        assert!(report.complete(), "{name}: {report}");
+    }
+}
+
+/// Keeps the psp step's lines.
 #[derive(Default)]
 struct PspLine(std::sync::Mutex<String>);
 
@@ -245,7 +270,8 @@ impl barebell_bringup::Sink for PspLine {
         if step == Step::Psp
             && let Ok(mut l) = self.0.lock()
         {
-            *l = detail.to_string();
+            l.push_str(&detail.to_string());
+            l.push('\n');
         }
     }
 }
