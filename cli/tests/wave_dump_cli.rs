@@ -33,9 +33,14 @@ kernel void spin(global volatile uint *flag) {
 }
 "#;
 
+/// A directory of its own for each job: the tests run in parallel, and
+/// two clang runs writing one `k-<mcpu>.co` raced (one test read the file
+/// while the other's clang was replacing it).
 fn dir() -> PathBuf {
-    let d =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("wave-dump-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("wave-dump-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
 }
