@@ -433,6 +433,10 @@ impl<'p, C: Clock, P: Pause> XccQueue<'p, C, P> {
     /// Resets an HWS-mapped queue in place (`reset_queues_cpsch()`):
     /// see [`MappedRef::reset`].
     pub fn reset(&mut self) -> Result<bool, XccError> {
+        self.mapped_ref().reset()
+    }
+
+    fn mapped_ref(&mut self) -> MappedRef<'_, 'p, C, P> {
         MappedRef {
             mqds: &self.mqds,
             doorbell: self.doorbell,
@@ -442,7 +446,6 @@ impl<'p, C: Clock, P: Pause> XccQueue<'p, C, P> {
             hws: &mut self.hws,
             hiq: &mut self.hiq,
         }
-        .reset()
     }
 
     /// Takes the queue off every XCC, by the way it was mapped. `xccs`
@@ -453,16 +456,7 @@ impl<'p, C: Clock, P: Pause> XccQueue<'p, C, P> {
         kiqs: &mut [XccKiq<'_, KC, KP>],
         clock: &C,
     ) -> Result<(), XccError> {
-        let mut m = MappedRef {
-            mqds: &self.mqds,
-            doorbell: self.doorbell,
-            xccs: self.xccs,
-            layout: self.layout,
-            mapping: &mut self.mapping,
-            hws: &mut self.hws,
-            hiq: &mut self.hiq,
-        };
-        m.unmap(xccs, kiqs, clock)
+        self.mapped_ref().unmap(xccs, kiqs, clock)
     }
 
     /// The AQL queue and its signal for a caller that submits, and the
@@ -520,10 +514,10 @@ impl<'p, C: Clock, P: Pause> XccMapped<'p, C, P> {
     /// Resets an HWS-mapped queue in place (`reset_queues_cpsch()`):
     /// see [`MappedRef::reset`].
     pub fn reset(&mut self) -> Result<bool, XccError> {
-        self.as_ref().reset()
+        self.mapped_ref().reset()
     }
 
-    fn as_ref(&mut self) -> MappedRef<'_, 'p, C, P> {
+    fn mapped_ref(&mut self) -> MappedRef<'_, 'p, C, P> {
         MappedRef {
             mqds: &self.mqds,
             doorbell: self.doorbell,
@@ -542,16 +536,7 @@ impl<'p, C: Clock, P: Pause> XccMapped<'p, C, P> {
         kiqs: &mut [XccKiq<'_, KC, KP>],
         clock: &C,
     ) -> Result<(), XccError> {
-        let mut m = MappedRef {
-            mqds: &self.mqds,
-            doorbell: self.doorbell,
-            xccs: self.xccs,
-            layout: self.layout,
-            mapping: &mut self.mapping,
-            hws: &mut self.hws,
-            hiq: &mut self.hiq,
-        };
-        m.unmap(xccs, kiqs, clock)
+        self.mapped_ref().unmap(xccs, kiqs, clock)
     }
 }
 
