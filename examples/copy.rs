@@ -5,7 +5,7 @@
 
 use barebell_bringup::{FirmwareDir, Mapping, Options, Quiet, sdma};
 use barebell_examples::Failed;
-use barebell_model::{Seed, VirtualGpu, parts, vgpu::HostMemory};
+use barebell_model::{FilesDir, Seed, VirtualGpu, parts, vgpu::HostMemory};
 
 const BYTES: usize = 64 << 10;
 
@@ -13,7 +13,7 @@ fn main() -> Result<(), Failed> {
     // A navi31 model with 2 MiB of VRAM for user buffers, brought up.
     let fw = FirmwareDir::system();
     let memory = HostMemory::allocate((64 << 20) + (2 << 20))?;
-    let model = VirtualGpu::new(parts::navi31(), &fw, memory, Seed(1))?;
+    let model = VirtualGpu::new(parts::navi31(), &FilesDir::system(), memory, Seed(1))?;
     let opts = Options {
         mapping: Some(Mapping::Direct),
         user_vram: 2 << 20,

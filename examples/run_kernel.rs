@@ -12,7 +12,7 @@ use barebell_bringup::{FirmwareDir, Mapping, Options, Quiet};
 use barebell_examples::Failed;
 use barebell_kernel::{Arg, Geometry, Scalar};
 use barebell_launch::{DISPATCH_BOUND_NS, Launcher, NoWatch};
-use barebell_model::{Seed, VirtualGpu, parts, vgpu::HostMemory};
+use barebell_model::{FilesDir, Seed, VirtualGpu, parts, vgpu::HostMemory};
 
 const N: u32 = 1024;
 
@@ -21,7 +21,7 @@ fn main() -> Result<(), Failed> {
     let fw = FirmwareDir::system();
     let model = VirtualGpu::new(
         parts::navi31(),
-        &fw,
+        &FilesDir::system(),
         HostMemory::allocate(64 << 20)?,
         Seed(1),
     )?;

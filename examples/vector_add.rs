@@ -8,7 +8,7 @@ use barebell_bringup::{FirmwareDir, Mapping, Options, Quiet, sdma};
 use barebell_examples::Failed;
 use barebell_kernel::{Arg, Geometry, Scalar};
 use barebell_launch::{DISPATCH_BOUND_NS, Launcher, NoWatch};
-use barebell_model::{Seed, VirtualGpu, parts, vgpu::HostMemory};
+use barebell_model::{FilesDir, Seed, VirtualGpu, parts, vgpu::HostMemory};
 
 const N: u32 = 4096;
 
@@ -17,7 +17,7 @@ fn main() -> Result<(), Failed> {
     // compute queue mapped by registers.
     let fw = FirmwareDir::system();
     let memory = HostMemory::allocate((64 << 20) + (2 << 20))?;
-    let model = VirtualGpu::new(parts::navi31(), &fw, memory, Seed(1))?;
+    let model = VirtualGpu::new(parts::navi31(), &FilesDir::system(), memory, Seed(1))?;
     let opts = Options {
         mapping: Some(Mapping::Direct),
         user_vram: 2 << 20,

@@ -234,6 +234,7 @@ mod tests {
     use super::*;
     use barebell_bringup::Quiet;
     use barebell_launch::SUBMIT_BOUND_NS;
+    use barebell_model::FilesDir;
 
     /// The hardware target's launch path, run over the model's BARs: the
     /// GPU platform (`HwPlatform`, its own DMA region) with the model
@@ -248,8 +249,11 @@ mod tests {
             .unwrap_or_else(|e| e.into_inner());
         for mapping in [Mapping::Mes, Mapping::Direct] {
             let fw = FirmwareDir::system();
-            let hw =
-                barebell_host::model_standing_in(&fw, crate::target::MODEL_BAR0_BYTES).unwrap();
+            let hw = barebell_host::model_standing_in(
+                &FilesDir::system(),
+                crate::target::MODEL_BAR0_BYTES,
+            )
+            .unwrap();
             let device = Device::Hw(Box::new(hw));
             let mut b = bring_up(&device, &fw, mapping, &Quiet).unwrap();
             assert_eq!(b.part_arg, PartArg::Navi31);

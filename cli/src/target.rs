@@ -6,7 +6,7 @@ use barebell::platform::Platform;
 use barebell_bringup::{FirmwareDir, Mapping};
 use barebell_host::HwPlatform;
 use barebell_model::vgpu::HostMemory;
-use barebell_model::{Seed, VirtualGpu};
+use barebell_model::{FilesDir, Seed, VirtualGpu};
 use barebell_pcie::Bdf;
 use clap::{Args, ValueEnum};
 
@@ -165,7 +165,7 @@ pub fn model_device(
     memory: HostMemory,
     seed: u64,
 ) -> Result<Box<VirtualGpu>, String> {
-    VirtualGpu::new(part.part(), fw, memory, Seed(seed))
+    VirtualGpu::new(part.part(), &FilesDir(fw.0.clone()), memory, Seed(seed))
         .map(Box::new)
         .map_err(|e| format!("building the model {}: {e}", part.name()))
 }
@@ -202,7 +202,7 @@ pub fn hive_model_device(
         .part()
         .in_hive(node)
         .map_err(|e| format!("--node {node}: {e}"))?;
-    VirtualGpu::new(p, fw, memory, Seed(seed))
+    VirtualGpu::new(p, &FilesDir(fw.0.clone()), memory, Seed(seed))
         .map(Box::new)
         .map_err(|e| format!("building the model {} (node {node}): {e}", part.name()))
 }

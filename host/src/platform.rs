@@ -347,7 +347,7 @@ mod tests {
 
     /// [`model_standing_in`] with the system's firmware directory.
     fn stand_in() -> HwPlatform {
-        model_standing_in(&FirmwareDir::system(), MODEL_BAR0_BYTES).unwrap()
+        model_standing_in(&barebell_model::FilesDir::system(), MODEL_BAR0_BYTES).unwrap()
     }
 
     /// `barebell bringup --model --part navi31 --mapping mes --trace` and
@@ -364,7 +364,13 @@ mod tests {
         // The model target, as `barebell bringup --model --part navi31`
         // builds it (`barebell-cli`'s `target::model`, seed 1).
         let mem = HostMemory::allocate(MODEL_BAR0_BYTES).unwrap();
-        let model = VirtualGpu::new(parts::navi31(), &fw, mem, Seed(1)).unwrap();
+        let model = VirtualGpu::new(
+            parts::navi31(),
+            &barebell_model::FilesDir(fw.0.clone()),
+            mem,
+            Seed(1),
+        )
+        .unwrap();
         let (model_trace, model_layout) = run(&model);
         drop(model);
         // The hardware path's DMA region, at the same fixed address.

@@ -9,7 +9,7 @@ use barebell_launch::{DISPATCH_BOUND_NS, LaunchError, Launcher, NoWatch, Watch};
 use barebell_model::{Seed, VirtualGpu, parts, vgpu::HostMemory};
 
 fn model() -> VirtualGpu {
-    let fw = FirmwareDir::system();
+    let fw = barebell_model::FilesDir::system();
     let mem = HostMemory::allocate(64 << 20).unwrap();
     VirtualGpu::new(parts::navi31(), &fw, mem, Seed(3)).unwrap()
 }

@@ -16,7 +16,6 @@
 //! BAR2 the model's doorbell page, and the PCI config space below.
 
 use barebell::platform::Platform;
-use barebell_bringup::FirmwareDir;
 use barebell_model::vgpu::gfx_v9_4_3::{Gc943, RefusalMark943};
 use barebell_model::vgpu::gfx_v11_0::Gfx11;
 use barebell_model::vgpu::{HostMemory, REGS_BYTES, RefusalMark};
@@ -233,7 +232,7 @@ impl Vgpu {
         let vram_len = (p.firmware.vram_mib as usize) << 20;
         let memory = host_memory(vram_len)
             .ok_or_else(|| format!("no host memory for {vram_len:#x} bytes of VRAM"))?;
-        let fw = FirmwareDir::system();
+        let fw = barebell_model::FilesDir::system();
         let gpu = VirtualGpu::new(p, &fw, memory, Seed(seed)).map_err(|e| e.to_string())?;
         // Every part the model builds: tinygrad's AM drives GC 11, GC 12
         // and GC 9.4.3 (`AM_GFX`, `AM_SOC` branch on `ip_ver`).

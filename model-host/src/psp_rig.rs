@@ -52,6 +52,9 @@ use std::path::Path;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RigError {
     Model(ModelError),
+    /// A blob the rig hands the runtime is missing, malformed or lacks a
+    /// section, as the runtime's firmware reader sees it.
+    Firmware(FirmwareError),
     /// The part's discovery table, read back as a driver reads it, does
     /// not parse (a model bug).
     Discovery(barebell::discovery::Error),
@@ -59,6 +62,11 @@ pub enum RigError {
     PageTable {
         va: u64,
         error: MapError,
+    },
+    /// A fixture's allocation (VRAM, GTT, a PSP buffer) did not fit.
+    Memory {
+        what: &'static str,
+        error: barebell::mem::MemError,
     },
     /// The runtime's hub init refused the fixture's configuration.
     Hub {
@@ -80,7 +88,7 @@ impl From<ModelError> for RigError {
 
 impl From<FirmwareError> for RigError {
     fn from(e: FirmwareError) -> Self {
-        RigError::Model(ModelError::Firmware(e))
+        RigError::Firmware(e)
     }
 }
 
@@ -88,6 +96,8 @@ impl core::fmt::Display for RigError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             RigError::Model(e) => write!(f, "{e}"),
+            RigError::Firmware(e) => write!(f, "{e}"),
+            RigError::Memory { what, error } => write!(f, "{what}: {error}"),
             RigError::Discovery(e) => write!(f, "the model's discovery table: {e}"),
             RigError::PageTable { va, error } => write!(f, "GART map {va:#x}: {error}"),
             RigError::Hub { hub, error } => write!(f, "{hub} init: {error}"),
@@ -336,7 +346,14 @@ pub fn rig_from_layout(
             })
     };
     // What the model must see, by its own reader.
-    let mut expect = expect(part, &mut |name| bytes(name).map(<[u8]>::to_vec))?;
+    let mut expect = expect(part, &mut |name| {
+        bytes(name)
+            .map(<[u8]>::to_vec)
+            .map_err(|_| barebell_model::FileError {
+                name: name.into(),
+                detail: "is not among the blobs the rig read".into(),
+            })
+    })?;
     tweak(&mut expect);
     // What the runtime is handed, by barebell-firmware-if, as the
     // bring-up parses it.
@@ -440,7 +457,7 @@ fn memory(
     part: &PartFirmware,
     layout: Layout,
 ) -> Result<Memory, RigError> {
-    let e = |what: &'static str| move |error| RigError::Model(ModelError::Memory { what, error });
+    let e = |what: &'static str| move |error| RigError::Memory { what, error };
     let size = u64::from(part.vram_mib) << 20;
     let mut vram = VramAllocator::with_boot_region(size, FB_START).map_err(e("VRAM"))?;
     let hub = Arc::new(HubModel::for_hub(clock, mmhub.bases, hub_regs));
@@ -519,7 +536,7 @@ fn place_buffers(
     vram: &mut VramAllocator,
     layout: Layout,
 ) -> Result<(Gtt, PspBuffers, Tmr, u64), RigError> {
-    let e = |what: &'static str| move |error| RigError::Model(ModelError::Memory { what, error });
+    let e = |what: &'static str| move |error| RigError::Memory { what, error };
     // The TMR: VRAM, 1 MiB aligned (`PSP_TMR_ALIGNMENT`); the PSP
     // never hands its bytes back, so the model does not back it.
     let tmr_at = vram

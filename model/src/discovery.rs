@@ -936,6 +936,14 @@ pub const MM_DATA: usize = 4;
 pub const MM_INDEX_HI: usize = 0x6 * 4;
 pub const RCC_CONFIG_MEMSIZE: usize = 0xde3 * 4;
 pub const MP0_SMN_C2PMSG_33: usize = 0x16061 * 4;
+/// All of them, for routing.
+pub const BOOT_REGS: [usize; 5] = [
+    MM_INDEX,
+    MM_DATA,
+    MM_INDEX_HI,
+    RCC_CONFIG_MEMSIZE,
+    MP0_SMN_C2PMSG_33,
+];
 
 impl VramWindow {
     /// `table` goes at `vram_mib` MiB − 64 KiB.

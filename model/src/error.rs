@@ -1,15 +1,19 @@
 //! Why a model could not be built.
 
-use barebell::mem::MemError;
-use barebell::nbio::NbioError;
-use barebell_firmware_if::source::FirmwareError;
+use crate::files::FileError;
 
 /// Why a [`crate::VirtualGpu`] (or its host memory) could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ModelError {
-    /// A firmware file the PSP model checks the loads against is missing,
-    /// unreadable, malformed or lacks a section.
-    Firmware(FirmwareError),
+    /// A firmware file the model checks the loads against is missing or
+    /// unreadable.
+    Firmware(FileError),
+    /// A blob the model checks the loads against lacks `what` (a
+    /// section, a header field).
+    BlobLacks {
+        name: alloc::string::String,
+        what: &'static str,
+    },
     /// The part's discovery table lacks an IP block the model needs.
     MissingIp { ip: &'static str },
     /// barebell has no table (registers, hub, PSP plan) for this IP
@@ -21,12 +25,8 @@ pub enum ModelError {
     /// The model has no implementation of a block for the part's
     /// generation yet (GC 9.4.3: everything past the discovery table).
     NotImplemented(barebell::ip::Unsupported),
-    /// The part's NBIO cannot be placed.
-    Nbio(NbioError),
     /// A register the model places has no base in the part's table.
     Register { name: &'static str },
-    /// A fixture's allocation (VRAM, GTT, a PSP buffer) did not fit.
-    Memory { what: &'static str, error: MemError },
     /// The PSP model's own container reader ([`crate::ucode`]) refused
     /// a blob it checks the loads against.
     Blob {
@@ -44,8 +44,8 @@ pub enum ModelError {
     },
 }
 
-impl From<FirmwareError> for ModelError {
-    fn from(e: FirmwareError) -> Self {
+impl From<FileError> for ModelError {
+    fn from(e: FileError) -> Self {
         ModelError::Firmware(e)
     }
 }
@@ -54,6 +54,9 @@ impl core::fmt::Display for ModelError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             ModelError::Firmware(e) => write!(f, "{e}"),
+            ModelError::BlobLacks { name, what } => {
+                write!(f, "firmware {name}, as the model reads it, lacks {what}")
+            }
             ModelError::MissingIp { ip } => {
                 write!(f, "the model's discovery table has no {ip}")
             }
@@ -61,11 +64,9 @@ impl core::fmt::Display for ModelError {
                 write!(f, "no {what} for {}.{}.{}", version.0, version.1, version.2)
             }
             ModelError::NotImplemented(e) => write!(f, "{e}"),
-            ModelError::Nbio(e) => write!(f, "the model's NBIO: {e}"),
             ModelError::Register { name } => {
                 write!(f, "{name} has no base in the model's discovery table")
             }
-            ModelError::Memory { what, error } => write!(f, "{what}: {error}"),
             ModelError::Blob { name, error } => {
                 write!(f, "{name}, as the PSP model reads it: {error}")
             }

@@ -51,6 +51,7 @@ pub use barebell_decode as decode;
 pub mod discovery;
 pub mod dma;
 pub mod error;
+pub mod files;
 pub mod gfx_pipes;
 pub mod gmc;
 pub use barebell_decode::hsa;
@@ -129,5 +130,8 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
 
 pub use bar::DoorbellPage;
 pub use error::ModelError;
+#[cfg(feature = "std")]
+pub use files::FilesDir;
+pub use files::{FileError, FirmwareFiles};
 pub use parts::Part;
 pub use vgpu::{NotQuiescent, QUIESCENT, VirtualGpu};

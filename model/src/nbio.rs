@@ -279,6 +279,12 @@ pub struct NbioModel {
 }
 
 impl NbioModel {
+    /// The register-BAR byte offset of the HDP flush hole this model
+    /// answers at.
+    pub fn hole(&self) -> usize {
+        self.hole
+    }
+
     /// `hole`: the register-BAR byte offset Linux remaps HDP to
     /// (`MMIO_REG_HOLE_OFFSET`).
     pub fn new(clock: &crate::SimClock, ip: NbioIp, bases: IpBases, hole: usize) -> Self {

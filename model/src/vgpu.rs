@@ -34,6 +34,7 @@ pub use memory::HostMemory;
 
 use crate::cp::CpModel;
 use crate::error::ModelError;
+use crate::files::FirmwareFiles;
 use crate::parts::Part;
 use crate::psp::PspModel;
 use crate::sdma::SdmaModel;
@@ -46,7 +47,6 @@ use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
 use barebell::platform::{Aperture, DMA_CHUNK, DmaRegion, Platform};
 use barebell::time::Clock;
-use barebell_firmware_if::source::FirmwareSource;
 use core::any::Any;
 use core::sync::atomic::{AtomicBool, Ordering};
 use router::Router;
@@ -70,7 +70,7 @@ pub const PAUSE_IDLE_NS: u64 = 10_000;
 /// Firmware blobs by file name, for the PSP model's expectations (the
 /// images it must see loaded, byte for byte): the same source the
 /// bring-up loads from (a directory, the initrd, a closure).
-pub type Files<'a> = &'a dyn FirmwareSource;
+pub type Files<'a> = &'a dyn FirmwareFiles;
 
 /// What one GC generation's block models do for the device: the CP side
 /// (firmware stand-ins, CP, SDMA engines) and what only they know
@@ -493,10 +493,10 @@ mod tests {
     use crate::discovery::{IpDesc, PartDesc};
 
     /// No firmware at all: the part is refused before any is read.
-    fn no_files(name: &str) -> Result<Vec<u8>, barebell_firmware_if::source::FirmwareError> {
-        Err(barebell_firmware_if::source::FirmwareError::NotFound {
+    fn no_files(name: &str) -> Result<Vec<u8>, crate::FileError> {
+        Err(crate::FileError {
             name: name.into(),
-            place: "nowhere".into(),
+            detail: "is not there (no firmware at all)".into(),
         })
     }
 

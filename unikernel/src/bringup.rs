@@ -62,6 +62,21 @@ impl FirmwareSource for Archive<'_> {
     }
 }
 
+/// The same archive as the model reads it, with the model's own file
+/// interface.
+impl barebell_model::FirmwareFiles for Archive<'_> {
+    fn read(&self, name: &str) -> Result<Vec<u8>, barebell_model::FileError> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| b.to_vec())
+            .ok_or_else(|| barebell_model::FileError {
+                name: name.into(),
+                detail: "is not in the -initrd archive".into(),
+            })
+    }
+}
+
 /// Steps as console lines; from the psp step on, every register access
 /// as a defmt frame.
 struct Console {

@@ -8,10 +8,10 @@ use super::PspExpect;
 use super::iface::{bl, fw as t};
 use crate::discovery::{self, MI300X, MI308X, NAVI31, NAVI48, PartDesc};
 use crate::error::ModelError;
+use crate::files::FileError;
 use crate::ucode::{self, Image, psp_fw};
 use alloc::vec;
 use alloc::vec::Vec;
-use barebell_firmware_if::source::FirmwareError;
 
 /// Where VRAM starts in the MC map (a model value; the VBIOS sets it
 /// on a card).
@@ -266,7 +266,7 @@ pub fn mi308x() -> PartFirmware {
 /// blob's bytes by file name.
 pub fn expect(
     part: &PartFirmware,
-    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, FirmwareError>,
+    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, FileError>,
 ) -> Result<PspExpect, ModelError> {
     let mp0 = part.mp0().ok_or(ModelError::Unsupported {
         what: "PSP model behaviour of the part's MP0",
@@ -278,7 +278,7 @@ pub fn expect(
             error,
         }
     }
-    let lacks = |what: &'static str| FirmwareError::Lacks {
+    let lacks = |what: &'static str| ModelError::BlobLacks {
         name: part.sos.into(),
         what,
     };

@@ -17,9 +17,9 @@
 use super::PspExpect;
 use super::iface::{bl, fw as t};
 use crate::error::ModelError;
+use crate::files::FileError;
 use crate::ucode::{self, Image, psp_fw};
 use alloc::vec::Vec;
-use barebell_firmware_if::source::FirmwareError;
 
 /// The SOS bundle, TA blob and GFX blobs, by file name.
 pub const SOS: &str = "psp_13_0_6_sos.bin";
@@ -89,7 +89,7 @@ pub const MEC_CODE: [u32; 2] = [t::CP_MEC, t::CP_MEC_ME1];
 /// `aux` picks the bundle's auxiliary descriptor set
 /// (`psp_v13_0_is_aux_sos_load_required()`).
 pub fn expect(
-    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, FirmwareError>,
+    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, FileError>,
     aux: bool,
 ) -> Result<PspExpect, ModelError> {
     fn named(file: &str) -> impl Fn(ucode::Error) -> ModelError + '_ {
@@ -107,7 +107,7 @@ pub fn expect(
         let bytes = if component == psp_fw::SPL {
             ucode::sos_component_in(&sos, psp_fw::KDB, aux)
                 .map_err(named(SOS))?
-                .ok_or(FirmwareError::Lacks {
+                .ok_or(ModelError::BlobLacks {
                     name: SOS.into(),
                     what: "the KDB the SPL stage carries",
                 })?

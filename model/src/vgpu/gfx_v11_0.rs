@@ -58,7 +58,6 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
 use barebell::ip::Generation;
-use barebell::nbio::MMIO_REG_HOLE_OFFSET;
 use barebell::platform::Aperture;
 use barebell::regs::hub::HubRegs;
 use barebell::regs::{IpBases, Reg};
@@ -214,14 +213,15 @@ pub(super) fn build(x: &Inputs<'_>) -> Result<super::Built, ModelError> {
         part.firmware.vram_mib,
         table.clone(),
     ));
+    let nbio_ip = part.nbio.ok_or(ModelError::Unsupported {
+        what: "NBIO model",
+        version: pl.nbif.version.triple(),
+    })?;
     let nbio = Arc::new(NbioModel::new(
         clock,
-        part.nbio.ok_or(ModelError::Unsupported {
-            what: "NBIO model",
-            version: pl.nbif.version.triple(),
-        })?,
+        nbio_ip,
         pl.nbif.bases,
-        MMIO_REG_HOLE_OFFSET as usize,
+        nbio_ip.hole(),
     ));
     let (mmhub, gfxhub, fb_regs) = build::hubs(clock, part, &pl)?;
     let dcn = build::dcn(clock, part, &d, memory);

@@ -12,21 +12,11 @@
 #![no_main]
 
 use barebell::platform::Platform;
-use barebell_firmware_if::source::FirmwareError;
 use barebell_model::vgpu::HostMemory;
-use barebell_model::{Seed, VirtualGpu, parts};
+use barebell_model::{FilesDir, Seed, VirtualGpu, parts};
 use libfuzzer_sys::fuzz_target;
 
 const MAX_OPS: usize = 2048;
-
-fn firmware(name: &str) -> Result<Vec<u8>, FirmwareError> {
-    std::fs::read(std::path::Path::new("/lib/firmware/amdgpu").join(name)).map_err(|_| {
-        FirmwareError::NotFound {
-            name: name.into(),
-            place: "/lib/firmware/amdgpu".into(),
-        }
-    })
-}
 
 fn build(navi48: bool) -> VirtualGpu {
     let part = if navi48 {
@@ -37,7 +27,7 @@ fn build(navi48: bool) -> VirtualGpu {
     let Ok(mem) = HostMemory::allocate(16 << 20) else {
         panic!("no host memory for the model");
     };
-    match VirtualGpu::new(part, &firmware, mem, Seed(1)) {
+    match VirtualGpu::new(part, &FilesDir::system(), mem, Seed(1)) {
         Ok(g) => g,
         Err(e) => panic!("building the model: {e} (firmware-amd-graphics?)"),
     }

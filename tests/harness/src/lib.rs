@@ -108,7 +108,7 @@ pub use barebell_bringup::FirmwareDir;
 /// A model part over freshly allocated host memory (64 MiB of VRAM
 /// backing), with the system's firmware.
 pub fn virtual_gpu(part: barebell_model::Part, seed: u64) -> barebell_model::VirtualGpu {
-    let fw = FirmwareDir::system();
+    let fw = barebell_model::FilesDir::system();
     let mem = barebell_model::vgpu::HostMemory::allocate(64 << 20).expect("host memory");
     barebell_model::VirtualGpu::new(part, &fw, mem, barebell_model::Seed(seed))
         .expect("building the virtual GPU")
@@ -122,7 +122,7 @@ pub fn virtual_gpu_sized(
     vram: usize,
     dma: usize,
 ) -> barebell_model::VirtualGpu {
-    let fw = FirmwareDir::system();
+    let fw = barebell_model::FilesDir::system();
     let mem = barebell_model::vgpu::HostMemory::allocate_sized(vram, dma).expect("host memory");
     barebell_model::VirtualGpu::new(part, &fw, mem, barebell_model::Seed(seed))
         .expect("building the virtual GPU")

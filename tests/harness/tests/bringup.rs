@@ -257,7 +257,7 @@ fn hand_placed(
             Some(release),
         )
     };
-    let fw = FirmwareDir::system();
+    let fw = barebell_model::FilesDir::system();
     barebell_model::VirtualGpu::new(part, &fw, mem, barebell_model::Seed(1)).unwrap()
 }
 

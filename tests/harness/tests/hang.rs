@@ -492,7 +492,7 @@ fn gc_9_4_3_scheduler_waits_end_device_gone_when_the_device_vanishes() {
             let mem = HostMemory::allocate(64 << 20).unwrap();
             let gpu = barebell_model::VirtualGpu::new(
                 part.clone(),
-                &FirmwareDir::system(),
+                &barebell_model::FilesDir::system(),
                 mem,
                 barebell_model::Seed(28),
             )

@@ -27,7 +27,13 @@ use barebell_model::vgpu::HostMemory;
 
 fn device(part: parts::Part) -> VirtualGpu {
     let mem = HostMemory::allocate(64 << 20).unwrap();
-    VirtualGpu::new(part, &FirmwareDir::system(), mem, barebell_model::Seed(7)).unwrap()
+    VirtualGpu::new(
+        part,
+        &barebell_model::FilesDir::system(),
+        mem,
+        barebell_model::Seed(7),
+    )
+    .unwrap()
 }
 
 fn until_rlc() -> Options {

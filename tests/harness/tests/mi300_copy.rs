@@ -36,7 +36,7 @@ fn device(largest: usize) -> VirtualGpu {
     let mem = HostMemory::allocate_sized((64 << 20) + user, (4 << 20) + user).unwrap();
     VirtualGpu::new(
         parts::mi300x(),
-        &FirmwareDir::system(),
+        &barebell_model::FilesDir::system(),
         mem,
         barebell_model::Seed(7),
     )

@@ -156,12 +156,8 @@ fn run(aux: bool) -> Run {
     let rig = rig::rig(Path::new(FIRMWARE), &navi31(), |_| {}).unwrap();
     let expect = mexp::expect(
         &mut |name| {
-            std::fs::read(Path::new(FIRMWARE).join(name)).map_err(|_| {
-                barebell_bringup::FirmwareError::NotFound {
-                    name: name.into(),
-                    place: FIRMWARE.into(),
-                }
-            })
+            use barebell_model::FirmwareFiles;
+            barebell_model::FilesDir(FIRMWARE.into()).read(name)
         },
         aux,
     )

@@ -106,7 +106,7 @@ fn mi300x_maps_system_memory_snooped() {
     let mem = barebell_model::vgpu::HostMemory::allocate(64 << 20).unwrap();
     let gpu = barebell_model::VirtualGpu::new(
         parts::mi300x(),
-        &FirmwareDir::system(),
+        &barebell_model::FilesDir::system(),
         mem,
         barebell_model::Seed(7),
     )

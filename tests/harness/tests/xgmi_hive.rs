@@ -297,7 +297,7 @@ fn node_3_copies_through_vram_ptes_in_its_own_segment() {
         .unwrap();
     let m = barebell_model::VirtualGpu::new(
         node3(parts::mi300x()),
-        &FirmwareDir::system(),
+        &barebell_model::FilesDir::system(),
         mem,
         barebell_model::Seed(7),
     )

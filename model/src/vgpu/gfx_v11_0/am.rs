@@ -18,7 +18,6 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::ip::Generation;
 use barebell_facts::Fact;
-use barebell_firmware_if::source::FirmwareError;
 use core::sync::atomic::Ordering;
 
 /// `offsetof(struct common_firmware_header, ucode_version)`: where every
@@ -44,11 +43,11 @@ pub(super) fn soc_blocks(
     gpu_reset: Box<dyn Fn() + Send + Sync>,
 ) -> Result<SocBlocks, ModelError> {
     let smu_file = part.firmware.smu;
-    let blob = files.load(smu_file)?;
+    let blob = files.read(smu_file)?;
     let version = blob
         .get(UCODE_VERSION_AT..UCODE_VERSION_AT + 4)
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .ok_or_else(|| FirmwareError::Lacks {
+        .ok_or_else(|| ModelError::BlobLacks {
             name: smu_file.into(),
             what: "common_firmware_header (ucode_version)",
         })?;

@@ -24,9 +24,7 @@ use alloc::collections::BTreeSet;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
-use barebell::discovery::boot;
 use barebell::ip::{Generation, hw_id};
-use barebell::nbio::{MMIO_REG_HOLE_OFFSET, Nbio};
 use barebell::regs::Reg;
 use barebell::regs::hub::{HubRegs, hub_for};
 use barebell::regs::mp::PspRegs;
@@ -45,7 +43,37 @@ pub(super) struct Placement {
     pub mmhub_regs: &'static HubRegs,
     pub gfxhub_regs: &'static HubRegs,
     pub psp_regs: PspRegs,
-    pub nbio_regs: Nbio,
+    pub nbio_regs: NbioTables,
+}
+
+/// The NBIO/NBIF registers the model routes to its NBIO block, and the
+/// index/data pair for registers beyond the BAR, by IP version: the
+/// offset tables of `nbio_4_3_0_offset.h` / `nbif_6_3_1_offset.h`
+/// (`barebell::regs`, checked against those headers), chosen here, not
+/// by the runtime's NBIO code.
+pub(super) struct NbioTables {
+    pub symbols: &'static [&'static [Reg]],
+    pub rsmu_index: Reg,
+    pub rsmu_data: Reg,
+}
+
+impl NbioTables {
+    fn for_version(version: (u8, u8, u8)) -> Option<Self> {
+        use barebell::regs::{nbif_6_3_1 as f, nbio_4_3_0 as n};
+        match version {
+            (4, 3, 0) => Some(NbioTables {
+                symbols: &[n::init::ALL, n::ALL],
+                rsmu_index: n::BIF_BX_PF0_RSMU_INDEX,
+                rsmu_data: n::BIF_BX_PF0_RSMU_DATA,
+            }),
+            (6, 3, 1) => Some(NbioTables {
+                symbols: &[f::ALL],
+                rsmu_index: f::BIF_BX_PF0_RSMU_INDEX,
+                rsmu_data: f::BIF_BX_PF0_RSMU_DATA,
+            }),
+            _ => None,
+        }
+    }
 }
 
 fn unsupported(what: &'static str, version: (u8, u8, u8)) -> ModelError {
@@ -72,8 +100,8 @@ pub(super) fn place(d: &PartIps<'_>) -> Result<Placement, ModelError> {
     let mp0_v = mp0.version.triple();
     let psp_regs =
         PspRegs::for_version(mp0_v).ok_or_else(|| unsupported("PSP registers", mp0_v))?;
-    let nbio_regs =
-        Nbio::for_version(nbif.version.triple(), nbif.bases).map_err(ModelError::Nbio)?;
+    let nbio_regs = NbioTables::for_version(nbif.version.triple())
+        .ok_or_else(|| unsupported("NBIO registers", nbif.version.triple()))?;
     Ok(Placement {
         mp0,
         gc,
@@ -183,7 +211,7 @@ pub(super) fn psp(
             gc: Some(rlc),
             gc_bases: pl.gc.bases,
         },
-        firmware::expect(&part.firmware, &mut |name| files.load(name))?,
+        firmware::expect(&part.firmware, &mut |name| files.read(name))?,
         Arc::new(mc_over(mmhub, CID_MP0, memory)),
     )))
 }
@@ -257,12 +285,10 @@ pub(super) fn mec(
     })?);
     // Every MEC pipe must start where the MEC ucode does
     // (`gfx_v11_0_config_gfx_rs64()` programs it from this header).
-    let mec_blob = files.load(part.mec_file)?;
-    let pc = crate::cpregs::gfx_v2::pc_start(&mec_blob).ok_or_else(|| {
-        barebell_firmware_if::source::FirmwareError::Lacks {
-            name: part.mec_file.into(),
-            what: "gfx_firmware_header_v2_0 (the MEC start address)",
-        }
+    let mec_blob = files.read(part.mec_file)?;
+    let pc = crate::cpregs::gfx_v2::pc_start(&mec_blob).ok_or_else(|| ModelError::BlobLacks {
+        name: part.mec_file.into(),
+        what: "gfx_firmware_header_v2_0 (the MEC start address)",
     })?;
     mec.expect_pc(pc);
     // So must the graphics PFP and ME pipes, from their own blobs
@@ -278,14 +304,12 @@ pub(super) fn mec(
         let name = alloc::format!("{stem}{suffix}");
         // A firmware set without the graphics blobs (a rig's) leaves the
         // address unchecked; the pipes' record still shows what they took.
-        let Ok(blob) = files.load(&name) else {
+        let Ok(blob) = files.read(&name) else {
             continue;
         };
-        let pc = crate::cpregs::gfx_v2::pc_start(&blob).ok_or_else(|| {
-            barebell_firmware_if::source::FirmwareError::Lacks {
-                name: name.clone(),
-                what: "gfx_firmware_header_v2_0 (the PFP/ME start address)",
-            }
+        let pc = crate::cpregs::gfx_v2::pc_start(&blob).ok_or_else(|| ModelError::BlobLacks {
+            name: name.clone(),
+            what: "gfx_firmware_header_v2_0 (the PFP/ME start address)",
         })?;
         mec.expect_gfx_pc(engine, pc);
     }
@@ -320,10 +344,10 @@ pub(super) struct GcSide<'a> {
 /// register itself (issue 15, see `crate::nbio`).
 fn nbio_offsets(pl: &Placement, nbio: &NbioModel) -> BTreeSet<usize> {
     let mut set = BTreeSet::new();
-    for list in pl.nbio_regs.regs.symbols {
+    for list in pl.nbio_regs.symbols {
         set.extend(offsets(list, &pl.nbif.bases));
     }
-    let hole = MMIO_REG_HOLE_OFFSET as usize;
+    let hole = nbio.hole();
     set.extend((hole..hole + 4096).step_by(4));
     set.extend(nbio.direct_flush());
     set.extend(nbio.doorbell_int_cntl());
@@ -367,7 +391,7 @@ pub(super) fn gc_routes(s: &GcSide<'_>) -> Result<Routes, ModelError> {
         })
         .copied()
         .collect();
-    let boot_regs: BTreeSet<usize> = boot::ALL.iter().map(|r| r.offset as usize * 4).collect();
+    let boot_regs: BTreeSet<usize> = crate::discovery::BOOT_REGS.into_iter().collect();
     let rlc = RlcStatus::for_generation(g).ok_or(not_implemented("the RLC status registers", g))?;
     let psp_gc = offsets(&[rlc.bootload_status, rlc.cp_stat], &pl.gc.bases);
     let mec: Arc<dyn RegisterBus + Send + Sync> = s.mec.clone();
@@ -550,7 +574,7 @@ pub(super) fn router(
             }
         }
     }));
-    let rsmu = &pl.nbio_regs.regs;
+    let rsmu = &pl.nbio_regs;
     let index = at(rsmu.rsmu_index, &pl.nbif.bases)?;
     let data = at(rsmu.rsmu_data, &pl.nbif.bases)?;
     Ok((router, (index, data)))

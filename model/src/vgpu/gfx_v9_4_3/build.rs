@@ -149,7 +149,7 @@ pub(super) fn psp(
     // the auxiliary one below 85.115.0
     // (`psp_v13_0_is_aux_sos_load_required()`).
     let aux = pmfw < crate::psp::mp13_0_6::PRIMARY_SOS_MIN_PMFW;
-    let expect = crate::psp::mp13_0_6::expect(&mut |name| files.load(name), aux)?;
+    let expect = crate::psp::mp13_0_6::expect(&mut |name| files.read(name), aux)?;
     Ok(Arc::new(PspModel::new(
         clock,
         PspPlacement {
