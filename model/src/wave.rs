@@ -13,9 +13,9 @@
 //!    by `barebell_isa::kd` (facts against LLVM 19's
 //!    `AMDHSAKernelDescriptor.h`); the kernel crate's loader types are not
 //!    used: the model decodes what the runtime wrote with its own code.
-//! 3. Scratch: a kernel with a private segment (the descriptor's
-//!    `private_segment_fixed_size` or the packet's `private_segment_size`)
-//!    needs the queue's scratch, which the CP finds in the queue's
+//! 3. Scratch: a dispatch whose packet asks for a private segment
+//!    (`private_segment_size`; the descriptor's own size is not what the
+//!    CP sizes scratch by) needs the queue's scratch, which the CP finds in the queue's
 //!    `amd_queue_t` (`scratch_backing_memory_byte_size`,
 //!    `scratch_wave64_lane_byte_size`, as ROCR's
 //!    `AqlQueue::InitScratchSRD()` fills them). No scratch, or too little
@@ -649,7 +649,14 @@ impl Shader {
                 },
             })?;
         let kd = KernelDescriptor::parse(&kb);
-        let private = kd.private_segment_fixed_size.max(d.private_segment_size);
+        // The scratch a dispatch gets is sized from the packet's
+        // `private_segment_size` alone: ROCR's scratch handler
+        // (`AqlQueue::HandleInsufficientScratch()`) computes its per-lane
+        // size from `pkt.dispatch.private_segment_size`, and the runtime
+        // copies the descriptor's fixed size into the packet. A kernel
+        // whose descriptor asks more than its packet gets the packet's
+        // bound, and its accesses past it fault (`barebell_isa::launch`).
+        let private = d.private_segment_size;
         if private > 0 {
             check_scratch(&mut mem, d.queue_address, private, kd.wave32())
                 .map_err(|e| with_vm(e, &mem))?;

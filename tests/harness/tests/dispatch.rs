@@ -44,6 +44,14 @@ fn packet(kd: u64, signal: SignalHandle) -> KernelDispatchPacket {
         .unwrap()
 }
 
+/// [`packet`] asking for `private` bytes per work-item, as the runtime
+/// fills it from the descriptor's fixed size.
+fn packet_private(kd: u64, signal: SignalHandle, private: u32) -> KernelDispatchPacket {
+    let mut d = Dispatch::linear(64, 32, kd, 0).signal(signal);
+    d.private_segment_size = private;
+    d.packet().unwrap()
+}
+
 /// The runtime's `amd_queue_t` offsets of the scratch fields.
 fn off(field: &str) -> u64 {
     use barebell::aql::queue::AmdQueue;
@@ -208,7 +216,7 @@ fn private_segment_without_queue_scratch_is_refused() {
     let s = signals(&mut m, 1, 1);
     r.queue
         .submit(
-            &packet(kd, s[0].handle()),
+            &packet_private(kd, s[0].handle(), 16),
             &TickingClock::new(1_000),
             BOUND_NS,
         )
@@ -225,6 +233,52 @@ fn private_segment_without_queue_scratch_is_refused() {
     assert!(m.errors()[0].to_string().contains("no scratch"));
     assert_eq!(s[0].value(), 1);
     assert_eq!(m.shader.dispatches, 0);
+}
+
+#[test]
+fn scratch_is_sized_by_the_packet_not_the_descriptor() {
+    // The descriptor asks for 16 private bytes, the packet for none, and
+    // the queue has no scratch: the CP sizes scratch from the packet
+    // (ROCR's `AqlQueue::HandleInsufficientScratch()`), so a kernel that
+    // never touches scratch runs. The reverse, a packet asking for 16
+    // over a descriptor asking for none, needs the queue's scratch.
+    let mut m = CpModel::new(Seed(16));
+    let kd = kernel(&mut m, &S_ENDPGM, 16);
+    let r = rig::<8>(&mut m, QueueConfig::default());
+    let s = signals(&mut m, 1, 1);
+    r.queue
+        .submit(
+            &packet_private(kd, s[0].handle(), 0),
+            &TickingClock::new(1_000),
+            BOUND_NS,
+        )
+        .unwrap();
+    m.run_until_idle(10_000).unwrap();
+    assert_eq!(m.errors(), []);
+    assert_eq!(s[0].value(), 0);
+    assert_eq!(m.shader.dispatches, 1);
+
+    let mut m = CpModel::new(Seed(17));
+    let kd = kernel(&mut m, &S_ENDPGM, 0);
+    let r = rig::<8>(&mut m, QueueConfig::default());
+    let s = signals(&mut m, 1, 1);
+    r.queue
+        .submit(
+            &packet_private(kd, s[0].handle(), 16),
+            &TickingClock::new(1_000),
+            BOUND_NS,
+        )
+        .unwrap();
+    m.run_until_idle(10_000).unwrap();
+    assert_eq!(
+        m.errors(),
+        [CpError::Kernel {
+            queue: 0,
+            id: 0,
+            fault: KernelFault::NoScratch { kernel_bytes: 16 }
+        }]
+    );
+    assert_eq!(s[0].value(), 1);
 }
 
 #[test]
@@ -253,7 +307,7 @@ fn queue_scratch_too_small_per_lane_is_refused() {
     let s = signals(&mut m, 1, 1);
     r.queue
         .submit(
-            &packet(kd, s[0].handle()),
+            &packet_private(kd, s[0].handle(), 32),
             &TickingClock::new(1_000),
             BOUND_NS,
         )
@@ -294,7 +348,7 @@ fn queue_scratch_large_enough_lets_the_kernel_run() {
     let s = signals(&mut m, 1, 1);
     r.queue
         .submit(
-            &packet(kd, s[0].handle()),
+            &packet_private(kd, s[0].handle(), 32),
             &TickingClock::new(1_000),
             BOUND_NS,
         )
