@@ -4,6 +4,12 @@
 //! `--cfg loom` into their own target dir (so the flag never leaks into
 //! ordinary builds).
 //!
+//! `miri`: `runtime/tests/publish_race.rs` under Miri, whose data-race
+//! detector sees what no x86-64 run can: whether `AqlQueue`'s header
+//! store is a release (a relaxed one races with the consumer's body
+//! read). Miri needs the nightly toolchain with its `miri` component;
+//! the stage installs them with rustup when they are missing.
+//!
 //! `bench-instr`: instruction counts per submit under callgrind, which are
 //! repeatable on a noisy machine where wall time is not. Each mode of the
 //! `submit-instr` binary runs N submissions; `--toggle-collect` limits
@@ -55,6 +61,88 @@ pub fn loom(root: &Path) -> Result<String> {
         .unwrap_or("")
         .to_string();
     Ok(format!("{passed}; {}", explored.join("; ")))
+}
+
+/// A `rustup run nightly` command with the outer cargo's toolchain
+/// settings removed, so the nightly cargo and rustc are the ones used.
+fn nightly(root: &Path) -> Command {
+    let mut c = Command::new("rustup");
+    c.current_dir(root).args(["run", "nightly"]);
+    for v in [
+        "CARGO",
+        "RUSTC",
+        "RUSTDOC",
+        "RUSTUP_TOOLCHAIN",
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_TARGET_DIR",
+    ] {
+        c.env_remove(v);
+    }
+    c
+}
+
+/// Installs the nightly toolchain's Miri when `cargo miri` is missing.
+fn ensure_miri(root: &Path) -> Result<()> {
+    let have = nightly(root)
+        .args(["cargo", "miri", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if have {
+        return Ok(());
+    }
+    eprintln!("installing the nightly toolchain with miri and rust-src (rustup)");
+    run(Command::new("rustup").args([
+        "toolchain",
+        "install",
+        "nightly",
+        "--profile",
+        "minimal",
+        "--component",
+        "miri",
+        "--component",
+        "rust-src",
+    ]))
+    .context("installing Miri (rustup toolchain install nightly --component miri)")
+}
+
+/// The AQL publish under Miri's data-race detector.
+pub fn miri(root: &Path) -> Result<String> {
+    ensure_miri(root)?;
+    let out = nightly(root)
+        // The test leaks its queue memory on purpose (the device's memory
+        // outlives the queue), and takes the ring's address as the
+        // runtime reports it, an integer.
+        .env(
+            "MIRIFLAGS",
+            "-Zmiri-ignore-leaks -Zmiri-permissive-provenance",
+        )
+        .args([
+            "cargo",
+            "miri",
+            "test",
+            "-p",
+            "barebell",
+            "--test",
+            "publish_race",
+        ])
+        .output()
+        .context("running cargo miri")?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if !out.status.success() {
+        eprint!("{text}");
+        bail!("Miri found undefined behaviour in the AQL publish, or did not run");
+    }
+    let passed = text
+        .lines()
+        .find(|l| l.starts_with("test result:"))
+        .unwrap_or("")
+        .to_string();
+    Ok(format!("publish_race under Miri: {passed}"))
 }
 
 const ITERATIONS: u64 = 100_000;

@@ -56,6 +56,7 @@ fn stages(install: bool) -> Vec<(&'static str, StageFn)> {
         ("conformance self-test", conformance::self_test),
         ("freestanding", freestanding::run),
         ("loom", bench::loom),
+        ("miri (AQL publish)", bench::miri),
         ("bench-instr", bench::instr),
         ("lspci parity", lspci::run),
         ("pci in qemu", qemu_pci::run_stage),

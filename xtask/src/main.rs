@@ -60,6 +60,9 @@ enum Cmd {
     Freestanding,
     /// Run the loom models of the submit path and the signal wait.
     Loom,
+    /// Run the AQL publish under Miri's data-race detector (installs
+    /// the nightly toolchain's Miri with rustup if it is missing).
+    Miri,
     /// Count instructions per submit under callgrind vs the C floor.
     BenchInstr,
     /// Compare `barebell pci` with `lspci -vvv -nn` on this machine (root).
@@ -153,6 +156,7 @@ fn main() -> ExitCode {
         Cmd::Conformance => conformance::run_all(&root).map(|s| println!("{s}")),
         Cmd::Freestanding => freestanding::run(&root).map(|s| println!("{s}")),
         Cmd::Loom => bench::loom(&root).map(|s| println!("{s}")),
+        Cmd::Miri => bench::miri(&root).map(|s| println!("{s}")),
         Cmd::BenchInstr => bench::instr(&root).map(|_| ()),
         Cmd::Lspci => lspci::run(&root).map(|s| println!("{s}")),
         Cmd::QemuPci => qemu_pci::run_stage(&root).map(|s| println!("{s}")),
