@@ -24,6 +24,10 @@
 //! 2. [`Rung::CpSoftReset`]: `GRBM_SOFT_RESET` CP and CPC
 //!    (`gfx_v11_0_soft_reset()`), then no compute HQD may be active.
 //!    MES, the KIQ and every queue are gone: the GFX steps must run again.
+//!    Skipped on GC 9.4.3: Linux resets a discrete MI300 with mode-1
+//!    (`soc15_asic_reset_method()`, MP1 13.0.6), never with a CP soft
+//!    reset, whose GC 9.4.3 version (`gfx_v9_4_3_soft_reset()`) acts on
+//!    XCC 0 alone.
 //! 3. [`Rung::Mode1`]: the start step's mode-1 reset
 //!    (`amdgpu_device_mode1_reset()`): bus mastering off, the SMU's message
 //!    for the MP1 version ([`barebell::smu`]) and the wait after it,
@@ -395,6 +399,14 @@ fn queue_rung(gpu: &mut Gpu<'_>) -> RungOutcome {
 fn cp_rung(gpu: &mut Gpu<'_>) -> RungOutcome {
     let p = gpu.platform;
     let (gc, g) = (gpu.ips.gc.bases, gpu.ips.generation);
+    if g == barebell::ip::Generation::Gfx94 {
+        return RungOutcome::Skipped(
+            "GC 9.4.3: Linux recovers a discrete MI300 with a mode-1 reset \
+             (soc15_asic_reset_method() for MP1 13.0.6 without AMD_IS_APU), and its soft \
+             reset, gfx_v9_4_3_soft_reset(), reaches XCC 0 only"
+                .into(),
+        );
+    }
     if let Err(e) = cp_soft_reset(&gpu.bus, p.clock(), &gc, g) {
         return RungOutcome::Failed(block_err(e));
     }

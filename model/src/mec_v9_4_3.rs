@@ -411,6 +411,9 @@ pub struct MecV943 {
     gate: Mutex<Option<DoorbellGate>>,
     /// Set when the device fell off the bus: nothing runs any more.
     halted: core::sync::atomic::AtomicBool,
+    /// Fault switch: every XCC's KIQ and the HWS stop reading their
+    /// rings (their firmware hung), until a reset.
+    schedulers_hung: core::sync::atomic::AtomicBool,
 }
 
 /// A device's doorbell path: whether a store of `value` to doorbell
@@ -482,6 +485,7 @@ impl MecV943 {
             cp: Mutex::new(cp),
             gate: Mutex::new(None),
             halted: core::sync::atomic::AtomicBool::new(false),
+            schedulers_hung: core::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -1035,6 +1039,7 @@ impl MecV943 {
     /// retired: a later mapping is a new queue), and the doorbell page
     /// reads 0. Kept: the refusal log.
     pub fn reset(&self) {
+        self.schedulers_hung.store(false, Ordering::Relaxed);
         let mut s = self.state.lock();
         let n = s.xcc.len();
         let bound: Vec<usize> = s.queues.iter().filter_map(|q| q.cp).collect();
@@ -1593,6 +1598,14 @@ impl MecV943 {
         }
     }
 
+    /// Fault switch (as `Gfx11::hang_kiq` for gfx11/12): every
+    /// XCC's KIQ and the HWS stop reading their rings, as if their
+    /// firmware hung; user queues already on the CP keep running. A
+    /// mode-1 reset ([`MecV943::reset`]) clears it.
+    pub fn hang_schedulers(&self) {
+        self.schedulers_hung.store(true, Ordering::Relaxed);
+    }
+
     /// Stops every XCC's CP, KIQ and HWS for good (the device fell off
     /// the bus): [`MecV943::service`] does nothing from now on.
     pub fn halt_all(&self) {
@@ -1610,13 +1623,15 @@ impl MecV943 {
         }
         let mut s = self.state.lock();
         let mut work = self.scan(&mut s);
-        for x in 0..s.xcc.len() {
-            work += self.service_kiq(&mut s, x);
+        if !self.schedulers_hung.load(Ordering::Relaxed) {
+            for x in 0..s.xcc.len() {
+                work += self.service_kiq(&mut s, x);
+            }
+            // KIQ packets may have armed new doorbells or mapped the HIQ.
+            work += self.scan(&mut s);
+            work += self.service_hws(&mut s);
+            work += self.scan(&mut s);
         }
-        // KIQ packets may have armed new doorbells or mapped the HIQ.
-        work += self.scan(&mut s);
-        work += self.service_hws(&mut s);
-        work += self.scan(&mut s);
         self.stop_on_halted_mecs(&mut s);
         drop(s);
         let mut cp = self.cp.lock();

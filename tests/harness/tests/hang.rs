@@ -580,3 +580,67 @@ fn mi300x_hws_hang_recovers_at_the_queue_by_reset() {
     assert!(t.complete(), "{t}");
     gpu.quiescent().unwrap();
 }
+
+/// The HWS itself hangs on MI300X (every XCC's KIQ and the scheduler stop
+/// reading their rings): the queue rung is skipped (asking the scheduler
+/// again would only time out), the CP soft reset is skipped because Linux
+/// does not use one to recover a discrete MI300 (`soc15_asic_reset_method()`
+/// returns mode-1 for MP1 13.0.6 without `AMD_IS_APU`, and
+/// `gfx_v9_4_3_soft_reset()` reaches XCC 0 only), and the mode-1 reset,
+/// `GfxDeviceDriverReset` with mode 1 (`smu_v13_0_6_mode1_reset()`),
+/// recovers the device.
+#[test]
+fn mi300x_hws_hang_escalates_to_mode1_past_the_soft_reset() {
+    let gpu = virtual_gpu(parts::mi300x(), 29);
+    let mut g = up(&gpu, Mapping::Hws);
+    let sig = signals(&mut g, 1);
+    let mut ledger: Ledger<'_, 4> = Ledger::new();
+    recover::probe_scheduler(&mut g).unwrap();
+    let doorbell = g.queue.as_ref().unwrap().doorbell;
+    assert!(gpu.hang_queue(doorbell));
+    gpu.gc_9_4_3().unwrap().mec().hang_schedulers();
+    let id = submit(&g, &mut ledger, sig[0]);
+    let d = recover::probe_scheduler(&mut g).unwrap_err();
+    assert!(matches!(d, Detected::Scheduler(_)), "{d}");
+    let r = recover::recover(&mut g, &mut ledger, d);
+    assert!(
+        matches!(r.rungs[0], (Rung::Queue, RungOutcome::Skipped(_))),
+        "{r}"
+    );
+    assert!(
+        matches!(&r.rungs[1], (Rung::CpSoftReset, RungOutcome::Skipped(why))
+            if why.contains("soc15_asic_reset_method()")),
+        "{r}"
+    );
+    recovered_at(&r, Rung::Mode1);
+    assert_eq!(r.reinit, Reinit::Device, "{r}");
+    assert_eq!(
+        r.packets,
+        vec![PacketFate {
+            id,
+            fate: Fate::Lost { fetched: false }
+        }],
+        "{r}"
+    );
+    let smu = gpu.gc_9_4_3().unwrap().smu();
+    assert!(
+        smu.events()
+            .contains(&barebell_model::smu::SmuEvent::Answered {
+                msg: 0x3,
+                arg: 1,
+                resp: 1,
+                out: None,
+                debug: false
+            }),
+        "{:?}",
+        smu.events()
+    );
+    assert!(
+        smu.events()
+            .contains(&barebell_model::smu::SmuEvent::Mode1Reset)
+    );
+    let mec = gpu.gc_9_4_3().unwrap().mec();
+    assert!(mec.queues().iter().all(|q| q.cp.is_none()), "{r}");
+    assert!(gpu.bus_master(), "bus mastering not restored");
+    assert!(gpu.psp().ring().is_none(), "PSP ring survived");
+}

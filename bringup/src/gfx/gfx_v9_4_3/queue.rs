@@ -167,6 +167,27 @@ fn map_err(e: XccError) -> MapError {
 }
 
 impl QueueMapper for XccUnmapper<'_> {
+    /// Asks every scheduler behind the queue for a sign of life, each
+    /// bounded by its own wait: the HWS (hws mapping) a QUERY_STATUS fence
+    /// (`pm_send_query_status()` and `amdkfd_fence_wait_timeout()`, what
+    /// KFD waits on after every HWS packet and what tells it the HWS hung),
+    /// then every XCC's KIQ its SET_RESOURCES again
+    /// (`gfx_v9_4_3_kiq_set_resources()`, as the gfx11 KIQ probe does).
+    fn probe(&mut self) -> Result<(), MapError> {
+        if let Some(hws) = self.mapped.hws.as_mut() {
+            hws.fence().map_err(MapError::Hws)?;
+        }
+        for k in &mut self.kiqs {
+            k.kiq
+                .submit(
+                    "SET_RESOURCES",
+                    &barebell::gfx::queue_v9::set_resources(k.queue_mask),
+                )
+                .map_err(MapError::Kiq)?;
+        }
+        Ok(())
+    }
+
     /// The queue step maps through [`crate::gfx::gfx_v9_4_3::xcc`]; this mapper
     /// only unmaps.
     fn map(&mut self, _q: &QueueResources<'_>) -> Result<HqdMapping, MapError> {
