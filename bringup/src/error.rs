@@ -106,6 +106,8 @@ pub enum ErrorKind {
     Sdma(barebell::sdma::SdmaError),
     /// PMFW did not take `EnableAllSmuFeatures`.
     SmuFeatures(SmuError),
+    /// PMFW did not answer the unload notice (`PrepareForDriverUnload`).
+    SmuUnload(SmuError),
     /// The IH ring could not be set up, read or disabled.
     Ih(barebell::ih::IhError),
     /// The device reads all-ones: it is gone or its decode is off.
@@ -165,6 +167,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::MesStart(e) => write!(f, "{e}"),
             ErrorKind::Mes(e) => write!(f, "MES: {e}"),
             ErrorKind::SmuFeatures(e) => write!(f, "enabling the SMU's features: {e}"),
+            ErrorKind::SmuUnload(e) => write!(f, "telling the SMU the driver lets go: {e}"),
             ErrorKind::Kiq(e) => write!(f, "{e}"),
             ErrorKind::Map(e) => write!(f, "{e}"),
             ErrorKind::Queue(e) => write!(f, "{e}"),
@@ -525,6 +528,7 @@ pub enum Stage {
     HaltMes,
     HaltMec,
     Gfxhub,
+    SmuUnload,
     PspRing,
     IhRing,
     Mmhub,
@@ -535,12 +539,13 @@ pub enum Stage {
 }
 
 impl Stage {
-    pub const ALL: [Stage; 12] = [
+    pub const ALL: [Stage; 13] = [
         Stage::UnmapQueue,
         Stage::HaltSdma,
         Stage::HaltMes,
         Stage::HaltMec,
         Stage::Gfxhub,
+        Stage::SmuUnload,
         Stage::PspRing,
         Stage::IhRing,
         Stage::Mmhub,
@@ -557,6 +562,7 @@ impl Stage {
             Stage::HaltMes => "halt MES",
             Stage::HaltMec => "halt MEC",
             Stage::Gfxhub => "disable GFXHUB",
+            Stage::SmuUnload => "tell the SMU of the unload",
             Stage::PspRing => "destroy PSP ring",
             Stage::IhRing => "disable IH ring",
             Stage::Mmhub => "disable GART (MMHUB)",

@@ -25,24 +25,28 @@
 //! 5. [`Stage::Gfxhub`]: the GFXHUB's 16 VM contexts, L1 TLB and L2 cache
 //!    off (`gfx_v11_0_hw_fini()` ends with `gfxhub.funcs->gart_disable()`:
 //!    `gfxhub_v3_0_gart_disable()`, `gfxhub_v12_0_gart_disable()`);
-//! 6. [`Stage::PspRing`]: the PSP's GPCOM ring destroyed
+//! 6. [`Stage::SmuUnload`]: the SMU told the driver lets go
+//!    (`smu_disable_dpms()`: `PrepareForDriverUnload` on MP1 13.0.6,
+//!    `smu_v13_0_6_notify_unload()`; nothing on 13.0.0 and 14.0.2, whose
+//!    PMFW handles its features itself);
+//! 7. [`Stage::PspRing`]: the PSP's GPCOM ring destroyed
 //!    (`psp_hw_fini()` → `psp_ring_stop()` → DESTROY_RINGS);
-//! 7. [`Stage::IhRing`]: interrupt ring 0 disabled (`ih_v6_0_hw_fini()`
+//! 8. [`Stage::IhRing`]: interrupt ring 0 disabled (`ih_v6_0_hw_fini()`
 //!    → `ih_v6_0_irq_disable()`), before its GTT memory goes back;
-//! 8. [`Stage::Mmhub`]: the GART off: the MMHUB's contexts, L1 TLB and L2
+//! 9. [`Stage::Mmhub`]: the GART off: the MMHUB's contexts, L1 TLB and L2
 //!    cache (`gmc_v11_0_hw_fini()` → `gmc_v11_0_gart_disable()` →
 //!    `mmhub_v3_0_gart_disable()`; `mmhub_v4_1_0_gart_disable()`), after
 //!    the PSP and IH, which reach memory through it;
-//! 9. [`Stage::Doorbells`]: the doorbell and self-ring apertures closed
-//!    (`soc21_common_hw_fini()`: `enable_doorbell_aperture(false)`,
-//!    `enable_doorbell_selfring_aperture(false)`);
-//! 10. [`Stage::BusMaster`]: `PCI_COMMAND` bus master cleared, so the
+//! 10. [`Stage::Doorbells`]: the doorbell and self-ring apertures closed
+//!     (`soc21_common_hw_fini()`: `enable_doorbell_aperture(false)`,
+//!     `enable_doorbell_selfring_aperture(false)`);
+//! 11. [`Stage::BusMaster`]: `PCI_COMMAND` bus master cleared, so the
 //!     device can start no DMA at all;
-//! 11. [`Stage::ReleaseMemory`]: the user memory handed back; the DMA
+//! 12. [`Stage::ReleaseMemory`]: the user memory handed back; the DMA
 //!     region is the platform's, released when it drops (the CLI keeps a
 //!     GPU's region for the life of the process unless every stage above
 //!     was done);
-//! 12. [`Stage::Signature`]: `SCRATCH_REG6` = 0 when every stage above was
+//! 13. [`Stage::Signature`]: `SCRATCH_REG6` = 0 when every stage above was
 //!     done, 1 otherwise (tinygrad's `AMDev.fini` writes its error state
 //!     there), when the start step finished, so that the next run
 //!     re-inits partially only after a complete teardown
@@ -84,6 +88,7 @@ pub(crate) fn run(gpu: &mut Gpu<'_>, sink: &dyn Sink) -> TeardownReport {
     put(Stage::HaltMes, halt_mes(gpu));
     put(Stage::HaltMec, halt_mec(gpu));
     put(Stage::Gfxhub, gfxhub_off(gpu));
+    put(Stage::SmuUnload, smu_unload(gpu));
     put(Stage::PspRing, psp_ring(gpu));
     put(Stage::IhRing, ih_ring(gpu));
     put(Stage::Mmhub, mmhub_off(gpu));
@@ -176,7 +181,7 @@ fn gfxhub_off(gpu: &Gpu<'_>) -> Outcome {
     gpu.blocks.gfx.gfxhub_off(gpu)
 }
 
-/// Stage 6: the PSP's ring.
+/// Stage 7: the PSP's ring.
 fn psp_ring(gpu: &Gpu<'_>) -> Outcome {
     if gpu.entered < Step::Psp {
         return Outcome::NotNeeded("the PSP step never ran");
@@ -197,7 +202,38 @@ fn psp_ring(gpu: &Gpu<'_>) -> Outcome {
     }
 }
 
-/// Stage 7: the IH ring, before its memory can go back.
+/// Stage 6: the SMU hears that the driver lets the device go, where
+/// Linux tells it: `smu_hw_fini()` → `smu_disable_dpms()`, which runs
+/// after the GFX block's `hw_fini` and before the PSP's (the reverse of
+/// the IP order, SMC after GFX). MP1 13.0.6 takes
+/// `PrepareForDriverUnload` (`smu_v13_0_6_notify_unload()`); Linux ignores
+/// its answer, so an answer other than OK is reported as done, and only a
+/// mailbox that does not answer at all fails. MP1 13.0.0 and 14.0.2 take
+/// nothing ([`barebell::smu::PMFW_HANDLES_UNLOAD`]).
+fn smu_unload(gpu: &Gpu<'_>) -> Outcome {
+    use barebell::smu::{Mp1, SmuError, notify_unload};
+    if gpu.entered < Step::Psp {
+        return Outcome::NotNeeded("the PSP step, which enables the SMU's features, never ran");
+    }
+    let Some(mp1) = Mp1::for_version(gpu.ips.mp1.version.triple()) else {
+        return Outcome::NotNeeded("barebell drives no SMU mailbox on this MP1");
+    };
+    let (bus, clock, bases) = (&gpu.bus, gpu.platform.clock(), &gpu.ips.mp1.bases);
+    match notify_unload(bus, clock, mp1, bases) {
+        Ok(Some(msg)) => Outcome::Done(alloc::format!(
+            "{}: PrepareForDriverUnload ({msg:#x}) answered",
+            mp1.name
+        )),
+        Ok(None) => Outcome::NotNeeded(barebell::smu::PMFW_HANDLES_UNLOAD),
+        Err(SmuError::Response { msg, resp, .. }) => Outcome::Done(alloc::format!(
+            "{}: PrepareForDriverUnload ({msg:#x}) answered {resp:#x}, which Linux ignores",
+            mp1.name
+        )),
+        Err(e) => Outcome::Failed(ErrorKind::SmuUnload(e)),
+    }
+}
+
+/// Stage 8: the IH ring, before its memory can go back.
 fn ih_ring(gpu: &mut Gpu<'_>) -> Outcome {
     match gpu.ih.take() {
         Some(ring) => outcome(
@@ -220,13 +256,13 @@ fn ih_ring(gpu: &mut Gpu<'_>) -> Outcome {
     }
 }
 
-/// Stage 8: the MMHUB (the GART), after the PSP and the IH ring, which reach
+/// Stage 9: the MMHUB (the GART), after the PSP and the IH ring, which reach
 /// memory through it (programmed in the gmc step).
 fn mmhub_off(gpu: &Gpu<'_>) -> Outcome {
     gpu.blocks.gmc.mmhub_off(gpu)
 }
 
-/// Stage 9: the doorbell and self-ring apertures.
+/// Stage 10: the doorbell and self-ring apertures.
 fn doorbells_closed(gpu: &Gpu<'_>) -> Outcome {
     if gpu.entered < Step::Nbio {
         return Outcome::NotNeeded("the NBIO step never ran");
@@ -242,7 +278,7 @@ fn doorbells_closed(gpu: &Gpu<'_>) -> Outcome {
     }
 }
 
-/// Stage 10: Bus mastering.
+/// Stage 11: Bus mastering.
 fn bus_master_off(gpu: &Gpu<'_>) -> Outcome {
     if gpu.platform.set_bus_master(false) {
         Outcome::Done(String::from("PCI_COMMAND bus master cleared"))
@@ -251,7 +287,7 @@ fn bus_master_off(gpu: &Gpu<'_>) -> Outcome {
     }
 }
 
-/// Stage 11: Memory. The user memory is a window of the platform's DMA region
+/// Stage 12: Memory. The user memory is a window of the platform's DMA region
 /// (it owns nothing itself); the region goes back with the platform.
 fn release_memory(gpu: &mut Gpu<'_>) -> Outcome {
     let had_user = gpu.user.take().is_some();
@@ -268,7 +304,7 @@ fn release_memory(gpu: &mut Gpu<'_>) -> Outcome {
     ))
 }
 
-/// Stage 12: `SCRATCH_REG6`: 0 when every stage before was done, 1 otherwise.
+/// Stage 13: `SCRATCH_REG6`: 0 when every stage before was done, 1 otherwise.
 fn signature(gpu: &Gpu<'_>, done: bool) -> Outcome {
     if !(gpu.entered > Step::Start || gpu.start.is_some()) {
         return Outcome::NotNeeded("the bring-up wrote nothing to the device");

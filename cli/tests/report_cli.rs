@@ -137,6 +137,7 @@ fn the_report_holds_what_the_run_printed() {
                 "halt MES",
                 "halt MEC",
                 "disable GFXHUB",
+                "tell the SMU of the unload",
                 "destroy PSP ring",
                 "disable IH ring",
                 "disable GART (MMHUB)",
@@ -209,10 +210,10 @@ fn a_report_is_written_after_sigint() {
         .map(|s| s["step"].as_str().unwrap())
         .collect();
     // One line per teardown stage: unmap queue, halt SDMA, halt MES, halt MEC,
-    // disable GFXHUB, destroy PSP ring, disable IH ring, disable GART
-    // (MMHUB), close doorbell aperture, clear bus mastering, release
-    // memory, finalize signature.
-    assert_eq!(steps.iter().filter(|s| **s == "teardown").count(), 12);
+    // disable GFXHUB, tell the SMU of the unload, destroy PSP ring, disable
+    // IH ring, disable GART (MMHUB), close doorbell aperture, clear bus
+    // mastering, release memory, finalize signature.
+    assert_eq!(steps.iter().filter(|s| **s == "teardown").count(), 13);
     assert!(!steps.contains(&"queue"));
     let _ = std::fs::remove_file(&path);
 }

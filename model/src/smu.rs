@@ -93,6 +93,9 @@ pub mod msg {
     /// MP1 13.0.6's `PPSMC_MSG_EnableAllSmuFeatures` (0x5 there, 0x6 in
     /// 13.0.0/14.0.2).
     pub const V13_0_6_ENABLE_ALL_SMU_FEATURES: u32 = 0x5;
+    /// MP1 13.0.6's `PPSMC_MSG_PrepareForDriverUnload`, which
+    /// `smu_v13_0_6_notify_unload()` sends when the driver lets go.
+    pub const V13_0_6_PREPARE_FOR_DRIVER_UNLOAD: u32 = 0x34;
     /// MP1 13.0.6's ids for the driver-table address, the soft clock
     /// limits and the DPM level query (`smu_v13_0_6_ppsmc.h`; they differ
     /// from 13.0.0's), which `smu_v13_0_set_driver_table_location()`,
@@ -258,6 +261,11 @@ pub const FACTS: &[Fact] = &[
         "smu_v13_0_6_ppsmc.h",
         "PPSMC_MSG_GetDpmFreqByIndex",
         msg::V13_0_6_GET_DPM_FREQ_BY_INDEX as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_6_ppsmc.h",
+        "PPSMC_MSG_PrepareForDriverUnload",
+        msg::V13_0_6_PREPARE_FOR_DRIVER_UNLOAD as u64,
     ),
     Fact::constant(
         "smu_v13_0_6_ppsmc.h",
@@ -758,6 +766,9 @@ impl SmuModel {
                 self.state.lock().dram_addr.1 = Some(arg);
                 (OK, None)
             }
+            // The driver lets the device go (`smu_v13_0_6_notify_unload()`);
+            // what PMFW does with that is not public: answered, recorded.
+            msg::V13_0_6_PREPARE_FOR_DRIVER_UNLOAD => (OK, None),
             msg::V13_0_6_SET_SOFT_MIN_BY_FREQ
             | msg::V13_0_6_SET_SOFT_MAX_BY_FREQ
             | msg::V13_0_6_GET_DPM_FREQ_BY_INDEX => self.dpm_13_0_6(m, arg),

@@ -118,6 +118,11 @@ impl fmt::Display for Mode1Message {
     }
 }
 
+/// Why nothing is sent at unload on MP1 13.0.0 and 14.0.2/14.0.3:
+/// `smu_disable_dpms()` returns early for them.
+pub const PMFW_HANDLES_UNLOAD: &str = "PMFW disables its own features at unload \
+     (smu_disable_dpms() sends nothing for MP1 13.0.0, 14.0.2 and 14.0.3)";
+
 /// One MP1 version: its mailbox, its mode-1 reset message and the wait
 /// after it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,6 +136,10 @@ pub struct Mp1 {
     /// This MP1's `PPSMC_MSG_EnableAllSmuFeatures` id (the message maps
     /// differ: 0x6 on 13.0.0 and 14.0.2, 0x5 on 13.0.6).
     pub enable_all_features: u32,
+    /// What the driver tells PMFW when it lets the device go
+    /// (`smu_disable_dpms()`): `Ok(msg)` a message to send, `Err(why)`
+    /// nothing, with Linux's reason.
+    pub unload: Result<u32, &'static str>,
 }
 
 impl Mp1 {
@@ -254,6 +263,28 @@ pub fn enable_all_features<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
         RESPONSE_TIMEOUT_NS,
     )
     .map(|_| ())
+}
+
+/// The SMU's part of a driver unload, `smu_disable_dpms()` as
+/// `smu_hw_fini()` reaches it: on MP1 13.0.6,
+/// `smu_v13_0_6_system_features_control(smu, false)` sends
+/// `PPSMC_MSG_PrepareForDriverUnload` (`smu_v13_0_6_notify_unload()`: "the
+/// device is no longer driver managed"), and Linux ignores its answer; on
+/// 13.0.0 and 14.0.2/14.0.3 `smu_disable_dpms()` returns before sending
+/// anything, since "PMFW will handle the DPM features ... properly on
+/// suspend/reset/unload". `Ok(Some(msg))` once sent, `Ok(None)` when this
+/// MP1 takes nothing; an answer other than OK is reported, not an error
+/// the teardown stops at.
+pub fn notify_unload<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
+    bus: &B,
+    clock: &C,
+    mp1: &Mp1,
+    bases: &IpBases,
+) -> Result<Option<u32>, SmuError> {
+    let Ok(msg) = mp1.unload else {
+        return Ok(None);
+    };
+    send(bus, clock, mp1, bases, msg, 0, RESPONSE_TIMEOUT_NS).map(|_| Some(msg))
 }
 
 /// Sends `msg` with `param` on the debug mailbox

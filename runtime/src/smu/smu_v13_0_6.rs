@@ -19,6 +19,9 @@ use barebell_facts::Fact;
 pub const MSG_GFX_DRIVER_RESET: u32 = 0x3;
 /// `PPSMC_MSG_EnableAllSmuFeatures` (`smu_v13_0_6_ppsmc.h`).
 pub const MSG_ENABLE_ALL_SMU_FEATURES: u32 = 0x5;
+/// `PPSMC_MSG_PrepareForDriverUnload` (`smu_v13_0_6_ppsmc.h`), what
+/// `smu_v13_0_6_notify_unload()` sends at driver unload.
+pub const MSG_PREPARE_FOR_DRIVER_UNLOAD: u32 = 0x34;
 /// `SMU_RESET_MODE_1` (`amdgpu_smu.h`, outside the extracted headers: cited).
 pub const RESET_MODE_1: u32 = 1;
 
@@ -38,6 +41,7 @@ pub const MP1: Mp1 = Mp1 {
     },
     mode1_wait_ns: super::smu_v13_0_0::MODE1_RESET_WAIT_NS,
     enable_all_features: MSG_ENABLE_ALL_SMU_FEATURES,
+    unload: Ok(MSG_PREPARE_FOR_DRIVER_UNLOAD),
 };
 
 const H: &str = "smu_v13_0_6_ppsmc.h";
@@ -55,5 +59,10 @@ pub const FACTS: &[Fact] = &[
         H,
         "PPSMC_MSG_EnableAllSmuFeatures",
         MSG_ENABLE_ALL_SMU_FEATURES as u64,
+    ),
+    Fact::constant(
+        H,
+        "PPSMC_MSG_PrepareForDriverUnload",
+        MSG_PREPARE_FOR_DRIVER_UNLOAD as u64,
     ),
 ];

@@ -281,3 +281,43 @@ impl barebell_bringup::Sink for PspLine {
         }
     }
 }
+
+/// At teardown the SMU hears that the driver lets the device go, after
+/// the MEC is halted and before the PSP's ring is destroyed, as Linux's
+/// `smu_hw_fini()` → `smu_disable_dpms()` →
+/// `smu_v13_0_6_system_features_control(smu, false)` →
+/// `smu_v13_0_6_notify_unload()` sends `PPSMC_MSG_PrepareForDriverUnload`
+/// (0x34 in `smu_v13_0_6_ppsmc.h`) in the reverse of the IP order (SMC
+/// after GFX, before PSP).
+#[test]
+fn the_teardown_tells_the_smu_of_the_unload() {
+    let unload = barebell_model::smu::SmuEvent::Answered {
+        msg: 0x34,
+        arg: 0,
+        resp: 1,
+        out: None,
+        debug: false,
+    };
+    for part in [parts::mi300x(), parts::mi308x()] {
+        let name = part.name;
+        let m = device(part);
+        let gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &until_rlc(), &Quiet)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let smu = m.gc_9_4_3().unwrap().smu();
+        assert!(
+            !smu.events().contains(&unload),
+            "{name}: before the teardown"
+        );
+        let report = gpu.shutdown();
+        assert!(report.complete(), "{name}: {report}");
+        let n = smu.events().iter().filter(|e| **e == unload).count();
+        assert_eq!(n, 1, "{name}: {:?}", smu.events());
+        let text = report.to_string();
+        let (mec, smu_line, psp) = (
+            text.find("halt MEC").unwrap(),
+            text.find("tell the SMU of the unload: done").unwrap(),
+            text.find("destroy PSP ring").unwrap(),
+        );
+        assert!(mec < smu_line && smu_line < psp, "{name}: {text}");
+    }
+}
