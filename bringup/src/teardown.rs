@@ -335,7 +335,8 @@ fn signature(gpu: &Gpu<'_>, done: bool) -> Outcome {
 /// Every SDMA engine barebell may have started, stopped and halted
 /// (`sdma_v6_0_hw_fini()` / `sdma_v7_0_hw_fini()` → `sdma_v*_enable(adev,
 /// false)`; `sdma_v4_4_2_hw_fini()` → `sdma_v4_4_2_inst_enable(adev,
-/// false, mask)` on every instance). Linux halts every instance on every
+/// false, mask)` on every instance, which stops the queues and, the PSP
+/// having loaded the firmware, leaves `HALT` alone). Linux halts every instance on every
 /// teardown; barebell only after it opened a queue (engine 0 on SDMA 6/7,
 /// every 4.4.2 instance on GC 9.4.3), since nothing else unhalts one.
 fn sdma_halt(gpu: &Gpu<'_>) -> Outcome {
@@ -353,8 +354,13 @@ fn sdma_halt(gpu: &Gpu<'_>) -> Outcome {
             .into_iter()
             .try_for_each(|b| barebell::sdma::halt(&gpu.bus, b, version))
             .map(|()| {
+                let how = if version == barebell::sdma::SdmaVersion::V4_4_2 {
+                    "stopped, left running with the firmware the PSP loaded"
+                } else {
+                    "stopped and halted"
+                };
                 alloc::format!(
-                    "{} engine{} stopped and halted ({})",
+                    "{} engine{} {how} ({})",
                     n,
                     if n == 1 { "" } else { "s" },
                     version.name()

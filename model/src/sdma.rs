@@ -156,11 +156,21 @@ pub const FACTS: &[Fact] =
 
 /// SDMA 4.4.2 (GC 9.4.3): the GFX queue of one SDMA instance, on that
 /// instance's own bases (`sdma_v4_4_2_get_reg_offset()`), written for the
-/// model from `sdma_4_4_2_offset.h`; the fields from `_sh_mask.h`. No
-/// `_default.h` exists for 4.4.2: the model starts `SDMA_F32_CNTL` with
-/// `HALT` set and everything else 0 (*model values*). The engine runs
-/// when `HALT` and `RESET` are clear (`sdma_v4_4_2_inst_enable()` clears
-/// `HALT`; `RESET` stays 0).
+/// model from `sdma_4_4_2_offset.h`; the fields from `_sh_mask.h`.
+///
+/// The engine starts with its firmware. On MI300 the PSP loads the SDMA
+/// firmware (`AMDGPU_FW_LOAD_PSP`), and then Linux never writes
+/// `SDMA_F32_CNTL.HALT`: `sdma_v4_4_2_inst_enable()` returns before the
+/// write when `load_type == AMDGPU_FW_LOAD_PSP`, and
+/// `sdma_v4_4_2_inst_start()` clears `HALT` only for firmware it loads
+/// itself; tinygrad's `AM_SDMA.init_hw` writes `F32_CNTL` only for SDMA
+/// 6.0 and later. Both drivers run SDMA queues on silicon that way, so
+/// the engine must run with `HALT` as it finds it once the PSP put its
+/// code in place. No `_default.h` exists for 4.4.2: the model starts
+/// `SDMA_F32_CNTL` at 0 (*model value*) and runs the engine as soon as
+/// its firmware is loaded and `HALT` and `RESET` are clear
+/// ([`SdmaEvent::StartedWithItsFirmware`]); a driver that sets `HALT`
+/// still halts it.
 pub mod v4_4_2 {
     use super::Reg;
     use barebell_facts::Fact;
@@ -243,9 +253,7 @@ pub mod v4_4_2 {
 
     /// The instance's registers with their reset values.
     pub fn registers() -> alloc::vec::Vec<(Reg, u32)> {
-        ALL.iter()
-            .map(|r| (*r, if *r == SDMA_F32_CNTL { HALT } else { 0 }))
-            .collect()
+        ALL.iter().map(|r| (*r, 0)).collect()
     }
 }
 
@@ -374,6 +382,9 @@ pub enum SdmaEvent {
     Halted,
     /// Unhalted with no SDMA code in place: nothing runs.
     UnhaltedWithoutCode,
+    /// SDMA 4.4.2: running because its firmware is in place and `HALT`
+    /// was never set, with no driver write (see [`v4_4_2`]).
+    StartedWithItsFirmware,
     QueueEnabled(SdmaQueue),
     QueueOnHaltedEngine(SdmaQueue),
     QueueDisabled,
@@ -421,6 +432,9 @@ const PACKETS_PER_SERVICE: usize = 256;
 struct At {
     cntl: usize,
     reset_mask: u32,
+    /// SDMA 4.4.2: the engine runs once its firmware is in place, with no
+    /// write to its control register (see [`v4_4_2`]).
+    starts_with_firmware: bool,
     rb_cntl: usize,
     rb_base: usize,
     rb_base_hi: usize,
@@ -582,6 +596,7 @@ impl SdmaModel {
         let at = At {
             cntl: regs.at(cntl_name)?,
             reset_mask,
+            starts_with_firmware: matches!(sdma, SdmaGen::V4_4_2),
             rb_cntl: q("RB_CNTL")?,
             rb_base: q("RB_BASE")?,
             rb_base_hi: q("RB_BASE_HI")?,
@@ -608,7 +623,22 @@ impl SdmaModel {
     }
 
     pub fn running(&self) -> bool {
-        self.state.lock().running
+        let mut s = self.state.lock();
+        self.start_with_firmware(&mut s);
+        s.running
+    }
+
+    /// SDMA 4.4.2: the engine starts once its firmware is in place, if
+    /// `HALT` and `RESET` are clear (see [`v4_4_2`]).
+    fn start_with_firmware(&self, s: &mut State) {
+        if !self.at.starts_with_firmware || s.running {
+            return;
+        }
+        let cntl = self.regs.get(self.at.cntl);
+        if cntl & (cntl::HALT | self.at.reset_mask) == 0 && (self.hooks.code_loaded)() {
+            s.running = true;
+            s.events.keep(SdmaEvent::StartedWithItsFirmware);
+        }
     }
 
     /// Queue 0, while enabled.
@@ -630,6 +660,7 @@ impl SdmaModel {
             _ => 0,
         };
         let mut s = self.state.lock();
+        self.start_with_firmware(&mut s);
         if !s.running {
             return Err("the SDMA engine is halted");
         }
@@ -683,6 +714,7 @@ impl SdmaModel {
         let Some(q) = s.queue else {
             return 0;
         };
+        self.start_with_firmware(&mut s);
         if !s.running || s.stopped.is_some() {
             return 0;
         }
@@ -879,6 +911,7 @@ impl SdmaModel {
             _ => 0,
         };
         let mut s = self.state.lock();
+        self.start_with_firmware(&mut s);
         match (on, s.queue.is_some()) {
             (true, false) => {
                 s.queue = Some(q);

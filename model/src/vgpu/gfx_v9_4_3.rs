@@ -492,18 +492,14 @@ impl Gc943 {
             }
         }
         // `sdma_v4_4_2_hw_fini()`: `sdma_v4_4_2_inst_enable(adev, false,
-        // inst_mask)` stops every instance's queues and sets its
-        // `SDMA_F32_CNTL.HALT`.
+        // inst_mask)` stops every instance's queues; with the PSP having
+        // loaded the firmware it returns before `SDMA_F32_CNTL.HALT`, so
+        // a running engine with no queue is what Linux leaves.
         for (i, e) in self.sdma.iter().enumerate() {
             if let Some(q) = e.queue() {
                 why.push(format!(
                     "SDMA {i}: queue active (ring {:#x}, VMID {}, doorbell dword {:?})",
                     q.ring, q.vmid, q.doorbell
-                ));
-            }
-            if e.running() {
-                why.push(format!(
-                    "SDMA {i}: engine running (SDMA_F32_CNTL.HALT clear)"
                 ));
             }
         }

@@ -151,7 +151,10 @@ where
         doorbell_index,
         vmid,
     };
-    super::unhalt(bus, bases, SdmaVersion::V4_4_2)?;
+    // No `SDMA_F32_CNTL` write: the PSP loaded the firmware, and then
+    // `sdma_v4_4_2_inst_start()` leaves `HALT` alone
+    // (`sdma_v4_4_2_inst_enable()` returns before it under
+    // `AMDGPU_FW_LOAD_PSP`); the engine runs with its firmware.
     super::load_queue_v4_4_2(bus, bases, &setup)?;
     Ok(q)
 }
@@ -179,13 +182,12 @@ pub struct HwsSdmaQueue<'a, 'ib> {
 
 #[allow(clippy::too_many_arguments)]
 /// Maps a ring on SDMA 4.4.2 engine `q.engine` through the HWS (the KFD
-/// way, see the module docs): unhalts the instance, writes the v9 MQD
+/// way, see the module docs): writes the v9 MQD
 /// (VMID 0: the scheduler gives the process its VMID), builds a runlist
 /// of `q.process` with this one SDMA queue and sends it with `hws` (a
 /// client whose SET_RESOURCES went out). Returns the host side of the
 /// queue and the runlist sent.
-pub fn map_hws<'a, B, C, P, HC, HP, const R: usize>(
-    bus: &B,
+pub fn map_hws<'a, C, P, HC, HP, const R: usize>(
     sdma: &[IpBases],
     hws: &mut Hws<'_, HC, HP, R>,
     q: HwsSdmaQueue<'a, '_>,
@@ -195,7 +197,6 @@ pub fn map_hws<'a, B, C, P, HC, HP, const R: usize>(
     pause: P,
 ) -> Result<(SdmaQueue<'a, C, P>, Runlist), SdmaV442Error>
 where
-    B: RegisterBus + ?Sized,
     C: Clock + ?Sized,
     P: Pause,
     HC: Clock,
@@ -203,7 +204,7 @@ where
 {
     instance(sdma, q.engine)?;
     let ring = SdmaQueue::new(mem, doorbell, SdmaVersion::V4_4_2, clock, pause);
-    let rl = prepare_hws(bus, sdma, q, ring.addresses(), &[])?;
+    let rl = prepare_hws(sdma, q, ring.addresses(), &[])?;
     hws.run_list(&rl)?;
     Ok((ring, rl))
 }
@@ -219,20 +220,17 @@ pub const MAX_OTHER_QUEUES: usize = 7;
 /// into `q.ib` naming them first, then the SDMA queue, as
 /// `pm_create_runlist_ib()` walks a process's queue list in creation
 /// order (a new RUN_LIST replaces the scheduler's runlist,
-/// `map_queues_cpsch()`, so a process's queues must all be in it);
-/// unhalts the instance and writes the MQD. The caller sends the
+/// `map_queues_cpsch()`, so a process's queues must all be in it) and
+/// writes the MQD (no register write: `HALT` is left alone, see
+/// [`map_direct`]). The caller sends the
 /// returned runlist ([`Hws::run_list`]) once `q.ib` is in device memory.
-pub fn prepare_hws<B>(
-    bus: &B,
+pub fn prepare_hws(
     sdma: &[IpBases],
     q: HwsSdmaQueue<'_, '_>,
     ring: (u64, u64, u64),
     others: &[QueueDesc],
-) -> Result<Runlist, SdmaV442Error>
-where
-    B: RegisterBus + ?Sized,
-{
-    let bases = instance(sdma, q.engine)?;
+) -> Result<Runlist, SdmaV442Error> {
+    instance(sdma, q.engine)?;
     let (ring_address, rptr_address, wptr_address) = ring;
     let m = V9SdmaMqd::build(&SdmaMqdQueue {
         ring_address,
@@ -262,7 +260,7 @@ where
     }];
     // Refuse what KFD would before anything reaches the device.
     let rl = runlist::build(&q.config, &procs, q.ib, q.ib_address)?;
-    super::unhalt(bus, bases, SdmaVersion::V4_4_2)?;
+    // `HALT` left alone, as in [`map_direct`].
     q.mqd.get().write(&m.dwords());
     Ok(rl)
 }

@@ -433,15 +433,20 @@ pub fn stop_queue<B: RegisterBus + ?Sized>(
 /// `sdma_v6_0_enable(adev, false)` / `sdma_v7_0_enable(adev, false)` from
 /// `sdma_v6_0_hw_fini()` / `sdma_v7_0_hw_fini()` (the queue stopped by
 /// `sdma_v6_0_gfx_stop()`, then `F32_CNTL.HALT` (`MCU_CNTL.HALT` on 7.0)
-/// set), and `sdma_v4_4_2_inst_enable(adev, false, mask)` from
-/// `sdma_v4_4_2_hw_fini()` on each 4.4.2 instance. Halting an engine that
-/// never ran changes nothing. `bases` as for [`load_queue`].
+/// set). On 4.4.2 the queue is stopped and the engine left running:
+/// `sdma_v4_4_2_hw_fini()` → `sdma_v4_4_2_inst_enable(adev, false, mask)`
+/// stops the queues, then returns before `HALT` because the PSP loaded
+/// the firmware (`AMDGPU_FW_LOAD_PSP`). Halting an engine that never ran
+/// changes nothing. `bases` as for [`load_queue`].
 pub fn halt<B: RegisterBus + ?Sized>(
     bus: &B,
     bases: IpBases,
     v: SdmaVersion,
 ) -> Result<(), BlockError> {
     stop_queue(bus, bases, v)?;
+    if v == SdmaVersion::V4_4_2 {
+        return Ok(());
+    }
     let e = v.engine();
     let b = Block::new(bus, bases);
     let c = b.read(e.cntl)?;

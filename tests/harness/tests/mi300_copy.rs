@@ -184,6 +184,23 @@ fn run(mapping: Mapping, sizes: &[usize]) {
     let report = gpu.shutdown();
     assert!(report.complete(), "{report:?}");
     m.quiescent().unwrap();
+    // With the PSP loading SDMA firmware, Linux never writes
+    // `SDMA_F32_CNTL.HALT` (`sdma_v4_4_2_inst_enable()` returns before it,
+    // `sdma_v4_4_2_inst_start()` unhalts only firmware it loads itself):
+    // the engine ran because its firmware was in place, and no driver
+    // write halted or unhalted it.
+    use barebell_model::sdma::SdmaEvent;
+    let events = m.sdma()[0].events();
+    assert!(
+        events.contains(&SdmaEvent::StartedWithItsFirmware),
+        "{events:?}"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, SdmaEvent::Unhalted | SdmaEvent::Halted)),
+        "{mapping:?}: SDMA_F32_CNTL.HALT written: {events:?}"
+    );
 }
 
 /// 1 byte, 4 KiB + 3, and 4 MiB + 5 (two COPY_LINEARs).
@@ -258,10 +275,10 @@ fn hws_copy_into_an_unmapped_range_returns_the_mmhub_fault() {
 #[test]
 fn an_sdma_queue_left_running_is_stopped_by_the_teardown() {
     // Loaded by registers and never stopped by the caller: the teardown's
-    // SDMA stage stops every instance's queue and halts it
-    // (`sdma_v4_4_2_hw_fini()` → `sdma_v4_4_2_inst_enable(false)`), so the
-    // model, which reports an active queue or a running engine, ends
-    // quiescent.
+    // SDMA stage stops every instance's queue (`sdma_v4_4_2_hw_fini()` →
+    // `sdma_v4_4_2_inst_enable(false)`, which leaves `HALT` alone when
+    // the PSP loaded the firmware), so the model, which reports an active
+    // queue, ends quiescent with the engine still running its firmware.
     for mapping in [Mapping::Direct, Mapping::Kiq] {
         let m = device(8192);
         let mut gpu = up(&m, mapping, 8192);
@@ -277,7 +294,8 @@ fn an_sdma_queue_left_running_is_stopped_by_the_teardown() {
             "{mapping:?}"
         );
         assert!(report.complete());
-        assert!(m.sdma().iter().all(|e| e.queue().is_none() && !e.running()));
+        assert!(m.sdma().iter().all(|e| e.queue().is_none()));
+        assert!(m.sdma()[0].running(), "{mapping:?}");
         m.quiescent().unwrap();
     }
     // Stopped first (`sdma_v4_4_2_inst_gfx_stop()`), the same teardown

@@ -605,7 +605,6 @@ fn hws_queue(
     let pause = rig.pause();
     let db = rig.doorbell(dword);
     let (q, _) = map_v4_4_2::map_hws(
-        rig.bus,
         &rig.sdma_bases,
         &mut rig.hws,
         HwsSdmaQueue {

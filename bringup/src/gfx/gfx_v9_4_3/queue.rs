@@ -234,14 +234,13 @@ impl QueueMapper for XccUnmapper<'_> {
         };
         let config = RunlistConfig::gc_9_4_3(0, !self.hws_mask & runlist::queue_mask(4, 8, 0))
             .with_sdma_engines(engines);
-        let (bus, bases, pd) = (&self.gpu_bus, &self.sdma_bases, self.pd);
+        let (bases, pd) = (&self.sdma_bases, self.pd);
         let mqd = q.mqd;
         let ring = (q.setup.ring, q.setup.rptr_addr, q.setup.wptr_addr);
         let rl = parts
             .ib
             .fill(|ib, at| {
                 map_v4_4_2::prepare_hws(
-                    bus,
                     bases,
                     HwsSdmaQueue {
                         process: g::kfd_process(pd),
