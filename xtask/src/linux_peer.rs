@@ -220,19 +220,17 @@ fn apt(root: &Path, args: &[&str]) -> Result<()> {
 fn check_qemu(root: &Path) -> Result<String> {
     let v = output(&mut chroot(root, &["qemu-system-x86_64", "--version"]))?;
     let first = v.lines().next().unwrap_or("").trim().to_string();
-    let num = first
-        .split_whitespace()
-        .find(|w| w.starts_with(|c: char| c.is_ascii_digit()))
-        .with_context(|| format!("no version in {first:?}"))?;
-    let mut parts = num.split('.').map(|x| x.parse::<u32>().unwrap_or(0));
-    let have = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    let have = qemu_version(&first).with_context(|| format!("no version in {first:?}"))?;
     if have < QEMU_MIN {
         bail!(
-            "the root's QEMU is {num}; vfio-user-pci needs {}.{} or newer ({SUITE}-backports)",
+            "the root's QEMU is {}.{}; vfio-user-pci needs {}.{} or newer ({SUITE}-backports)",
+            have.0,
+            have.1,
             QEMU_MIN.0,
             QEMU_MIN.1
         );
     }
+    let num = format!("{}.{}", have.0, have.1);
     let devices = output(&mut chroot(
         root,
         &["qemu-system-x86_64", "-device", "help"],
@@ -241,6 +239,15 @@ fn check_qemu(root: &Path) -> Result<String> {
         bail!("the root's QEMU {num} lists no vfio-user-pci device");
     }
     Ok(format!("{first} (has vfio-user-pci)"))
+}
+
+/// (major, minor) from `qemu-system-x86_64 --version`'s first line.
+fn qemu_version(first_line: &str) -> Option<(u32, u32)> {
+    let num = first_line
+        .split_whitespace()
+        .find(|w| w.starts_with(|c: char| c.is_ascii_digit()))?;
+    let mut parts = num.split('.').map(|x| x.parse::<u32>().ok());
+    Some((parts.next()??, parts.next()??))
 }
 
 /// Unpacks the generic flavour of the kernel `linux-image-amd64` points
@@ -382,6 +389,11 @@ fi
 if [ -d /sys/bus/pci/drivers/amdgpu ]; then
   echo "{TAG}pci driver amdgpu registered, bound to: $(ls /sys/bus/pci/drivers/amdgpu | grep -c '^0000:') devices"
 fi
+for d in /sys/bus/pci/devices/*; do
+  drv=none
+  [ -e $d/driver ] && drv=$(basename $(readlink $d/driver))
+  echo "{TAG}pci ${{d##*/}} $(cat $d/vendor):$(cat $d/device) class $(cat $d/class) driver $drv"
+done
 echo "{TAG}display-class pci functions: $(cat /sys/bus/pci/devices/*/class | grep -c '^0x03')"
 echo "{TAG}dmesg amdgpu begin"
 dmesg | grep -i amdgpu
@@ -496,8 +508,12 @@ fn boot(r: &Root, work: &Path, accel: &str) -> Result<Boot> {
         accel,
         "-cpu",
         cpu,
+        // Guest RAM in a shareable memfd: a vfio-user server receives it
+        // as fds in DMA_MAP (the rust-vmm server has no DMA_READ/WRITE).
+        "-object",
+        "memory-backend-memfd,id=mem,size=2G,share=on",
         "-machine",
-        "q35",
+        "q35,memory-backend=mem",
         "-m",
         "2G",
         "-smp",
@@ -623,4 +639,40 @@ fn report(spec: &PartSpec, work: &Path, boot: &Boot) -> Result<()> {
         spec.name
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn qemu_versions_compare_against_the_vfio_user_minimum() {
+        // The first lines of bookworm-backports' and trixie-backports'
+        // `qemu-system-x86_64 --version`, as measured.
+        let bookworm = "QEMU emulator version 10.0.2 (Debian 1:10.0.2+ds-2+deb13u1~bpo12+1)";
+        let trixie_bpo = "QEMU emulator version 11.1.3 (Debian 1:11.1.3+ds-2~bpo13+1)";
+        assert_eq!(qemu_version(bookworm), Some((10, 0)));
+        assert_eq!(qemu_version(trixie_bpo), Some((11, 1)));
+        assert!(qemu_version(bookworm).is_some_and(|v| v < QEMU_MIN));
+        assert!(qemu_version(trixie_bpo).is_some_and(|v| v >= QEMU_MIN));
+        assert_eq!(qemu_version("QEMU emulator version x"), None);
+    }
+
+    #[test]
+    fn a_section_is_the_lines_between_its_markers() {
+        let text = "boot noise\r\nLINUX-PEER: dmesg begin\r\n[ 1.0] a\r\n[ 2.0] b\r\n\
+                    LINUX-PEER: dmesg end\r\nLINUX-PEER: done\r\n";
+        assert_eq!(section(text, "dmesg"), ["[ 1.0] a", "[ 2.0] b"]);
+        assert!(section(text, "dmesg amdgpu").is_empty());
+    }
+
+    #[test]
+    fn init_passes_amdgpu_its_parameters_and_powers_off() {
+        let init = init_script("16-amdgpu.ko");
+        assert!(init.starts_with("#!/bin/busybox sh\n"));
+        assert!(init.contains(&format!(
+            "[ \"$m\" = \"/mods/16-amdgpu.ko\" ] && args=\"{AMDGPU_PARAMS}\""
+        )));
+        assert!(init.trim_end().ends_with("poweroff -f"));
+    }
 }
