@@ -130,33 +130,17 @@ fn ensure_pristine(dir: &Path) -> Result<PathBuf> {
     if pristine.join(STAMP).exists() {
         return Ok(pristine);
     }
-    if Command::new("debootstrap")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_err()
-    {
-        println!("fresh: installing debootstrap");
-        run(Command::new("apt-get").args(["install", "-y", "-q", "debootstrap"]))
-            .context("installing debootstrap (run `apt-get update` first if apt has no lists)")?;
-    }
     let tmp = dir.join(format!("{SUITE}-pristine.partial"));
-    if tmp.exists() {
-        refuse_if_mounted(&tmp)?;
-        std::fs::remove_dir_all(&tmp)?;
-    }
-    std::fs::create_dir_all(dir)?;
     let mirror = crate::apt::host_bookworm_mirror()
         .unwrap_or_else(|| "http://deb.debian.org/debian".to_string());
-    println!("fresh: building a {SUITE} root with debootstrap from {mirror}");
     let t = Instant::now();
-    run(Command::new("debootstrap")
-        .args(["--variant=minbase", &format!("--include={INCLUDE}"), SUITE])
-        .arg(&tmp)
-        .arg(&mirror)
-        .stdout(Stdio::null()))
-    .context("debootstrap failed")?;
+    debootstrap(
+        "fresh",
+        SUITE,
+        &[&format!("--include={INCLUDE}")],
+        &tmp,
+        &mirror,
+    )?;
     // A fresh install's sources: the release, its updates and security.
     let security = mirror.replace("/debian", "/debian-security");
     std::fs::write(
@@ -176,6 +160,50 @@ fn ensure_pristine(dir: &Path) -> Result<PathBuf> {
         t.elapsed().as_secs_f64()
     );
     Ok(pristine)
+}
+
+/// Installs debootstrap with apt when it is missing.
+pub(crate) fn ensure_debootstrap(label: &str) -> Result<()> {
+    if Command::new("debootstrap")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok()
+    {
+        return Ok(());
+    }
+    println!("{label}: installing debootstrap");
+    run(Command::new("apt-get").args(["install", "-y", "-q", "debootstrap"]))
+        .context("installing debootstrap (run `apt-get update` first if apt has no lists)")
+}
+
+/// A `--variant=minbase` root of `suite` at `dest` (replacing a partial
+/// one a killed run left), with `extra` debootstrap arguments.
+pub(crate) fn debootstrap(
+    label: &str,
+    suite: &str,
+    extra: &[&str],
+    dest: &Path,
+    mirror: &str,
+) -> Result<()> {
+    ensure_debootstrap(label)?;
+    if dest.exists() {
+        refuse_if_mounted(dest)?;
+        std::fs::remove_dir_all(dest)?;
+    }
+    if let Some(parent) = dest.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    println!("{label}: building a {suite} root with debootstrap from {mirror}");
+    run(Command::new("debootstrap")
+        .arg("--variant=minbase")
+        .args(extra)
+        .arg(suite)
+        .arg(dest)
+        .arg(mirror)
+        .stdout(Stdio::null()))
+    .with_context(|| format!("debootstrap {suite} failed"))
 }
 
 /// Replaces `run_root` with a copy of the pristine root.
@@ -221,7 +249,7 @@ fn trust_host_local_cas(run_root: &Path) -> Result<()> {
 
 /// Never delete through a mount into the host (a `/dev` or `/sys` bind
 /// left by a killed run would take the host's files with it).
-fn refuse_if_mounted(path: &Path) -> Result<()> {
+pub(crate) fn refuse_if_mounted(path: &Path) -> Result<()> {
     let canon = std::fs::canonicalize(path)?;
     let info = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
     for line in info.lines() {

@@ -11,6 +11,7 @@ mod fwcheck;
 mod headers;
 mod isa_diff;
 mod kernel;
+mod linux_peer;
 mod lspci;
 mod qemu;
 mod qemu_pci;
@@ -96,6 +97,18 @@ enum Cmd {
         #[arg(long)]
         write: bool,
     },
+    /// Boot Debian's stock 6.12 kernel in QEMU (from a Debian 13 root
+    /// built with debootstrap, cached under target/linux-peer) and load
+    /// amdgpu with the part's firmware; no device is attached yet (root;
+    /// not a CI stage).
+    LinuxPeer {
+        /// The part whose firmware the guest gets (navi31 so far).
+        #[arg(long, default_value = "navi31")]
+        part: String,
+        /// QEMU accelerator: tcg, or kvm where nested KVM works.
+        #[arg(long, default_value = "tcg")]
+        accel: String,
+    },
     /// Cross-check the firmware parser against a C reader built on
     /// Linux's amdgpu_ucode.h, over every gc/psp/sdma/imu/smu blob.
     Fwcheck,
@@ -162,6 +175,7 @@ fn main() -> ExitCode {
         Cmd::QemuPci => qemu_pci::run_stage(&root).map(|s| println!("{s}")),
         Cmd::Qemu => qemu::run(&root).map(|s| println!("{s}")),
         Cmd::Fwcheck => fwcheck::run(&root).map(|s| println!("{s}")),
+        Cmd::LinuxPeer { part, accel } => linux_peer::run(&root, &part, &accel),
         Cmd::AmPeer { write } => am_peer::run(&root, write).map(|_| ()),
         Cmd::KernelCorpus => kernel::corpus(&root).map(|s| println!("{s}")),
         Cmd::Newc { out, files, head } => (|| {

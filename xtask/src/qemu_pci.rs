@@ -117,7 +117,7 @@ fn build_barebell(root: &Path) -> Result<PathBuf> {
 
 /// One entry of a `newc` cpio archive (the initramfs format,
 /// Documentation/driver-api/early-userspace/buffer-format.rst).
-fn cpio_entry(out: &mut Vec<u8>, ino: u32, name: &str, mode: u32, data: &[u8]) {
+pub(crate) fn cpio_entry(out: &mut Vec<u8>, ino: u32, name: &str, mode: u32, data: &[u8]) {
     let namesize = name.len() + 1;
     let header = format!(
         "070701{ino:08x}{mode:08x}{:08x}{:08x}{:08x}{:08x}{:08x}{:08x}{:08x}{:08x}{:08x}{namesize:08x}{:08x}",

@@ -1,0 +1,678 @@
+//! `cargo xtask linux-peer --part navi31`: the stock Linux amdgpu driver in
+//! a QEMU guest, the first layer (see `docs/linux-peer.md`).
+//!
+//! The goal is a guest whose unmodified amdgpu binds to barebell's device
+//! model over vfio-user. That needs QEMU ≥ 10.1 (its first release with
+//! the `vfio-user-pci` client); bookworm's QEMU 10.0 has none, and
+//! trixie-backports' QEMU needs trixie's glibc, so QEMU runs from a Debian
+//! 13 (trixie) root built here with debootstrap and cached under
+//! `target/linux-peer/` (the same helpers as `cargo xtask fresh`).
+//!
+//! This layer attaches **no device**. It builds or reuses the root,
+//! builds an initramfs (busybox from `busybox-static`, `amdgpu.ko` and the
+//! modules it depends on, in the order the root's `modprobe
+//! --show-depends` gives, and the part's blobs from
+//! `firmware-amd-graphics`), boots Debian's generic
+//! `linux-image-6.12.*-amd64-unsigned` kernel (the cloud flavour has no
+//! amdgpu) under the root's QEMU, and reads the guest's report from the
+//! serial console: the module loaded, and its `dmesg` lines. That is
+//! "milestone 0", this project's own step before the issue's milestones
+//! 1-5 (milestone 1 is amdgpu probing the model's discovery table).
+//!
+//! Not a CI stage: it checks nothing about barebell yet.
+
+use crate::fresh::{debootstrap, refuse_if_mounted};
+use crate::qemu_pci::cpio_entry;
+use crate::util::{self, output};
+use anyhow::{Context, Result, bail};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+const SUITE: &str = "trixie";
+/// Marks a root whose every step below finished.
+const STAMP: &str = ".barebell-linux-peer-complete";
+/// Holds the kernel ABI (`6.12.118+deb13-amd64`) unpacked into the root.
+const KERNEL_ABI_FILE: &str = ".barebell-linux-peer-kernel";
+/// From trixie itself: kmod for `depmod`/`modprobe --show-depends`, xz to
+/// unpack the modules (busybox's insmod takes plain `.ko` files), the
+/// static busybox the guest runs, and the firmware (20250410, the same
+/// upstream release as the host's bookworm-backports package the model
+/// reads).
+const ROOT_PACKAGES: &[&str] = &[
+    "kmod",
+    "xz-utils",
+    "busybox-static",
+    "firmware-amd-graphics",
+];
+/// The first QEMU with the `vfio-user-pci` client.
+const QEMU_MIN: (u32, u32) = (10, 1);
+/// Where the run directory appears inside the root while QEMU runs.
+const MNT: &str = "/mnt/linux-peer";
+/// Every boot ends by this many seconds, or is killed.
+const BOOT_BOUND_SECS: u64 = 300;
+/// The guest kernel's command line.
+const CMDLINE: &str = "console=ttyS0 panic=-1 loglevel=4";
+/// amdgpu's module parameters (none yet: no device is attached).
+const AMDGPU_PARAMS: &str = "";
+/// What every line the guest's `/init` reports starts with.
+const TAG: &str = "LINUX-PEER: ";
+
+/// A part this command knows: its name and the firmware file-name
+/// prefixes (`amdgpu/<prefix>*`) its IP versions load.
+struct PartSpec {
+    name: &'static str,
+    firmware: &'static [&'static str],
+}
+
+/// Navi31's blobs by IP version: GC 11.0.0 (its MES firmware is
+/// `gc_11_0_0_mes*.bin`: `amdgpu_mes_init_microcode()` names it after the
+/// GC version), PSP 13.0.0, SMU 13.0.0, SDMA 6.0.0, DCN 3.2.0, VCN 4.0.0.
+const PARTS: &[PartSpec] = &[PartSpec {
+    name: "navi31",
+    firmware: &[
+        "gc_11_0_0_",
+        "psp_13_0_0_",
+        "smu_13_0_0",
+        "sdma_6_0_0",
+        "dcn_3_2_0_",
+        "vcn_4_0_0",
+    ],
+}];
+
+/// The cached root: its directory and the kernel ABI unpacked into it.
+struct Root {
+    dir: PathBuf,
+    abi: String,
+}
+
+/// The command.
+pub fn run(root: &Path, part: &str, accel: &str) -> Result<()> {
+    let spec = PARTS.iter().find(|p| p.name == part).with_context(|| {
+        let known: Vec<&str> = PARTS.iter().map(|p| p.name).collect();
+        format!(
+            "linux-peer knows only {} so far (the model's other parts need their firmware list here first)",
+            known.join(", ")
+        )
+    })?;
+    cpu_model(accel)?;
+    if output(Command::new("id").arg("-u"))?.trim() != "0" {
+        bail!("`cargo xtask linux-peer` builds a chroot and mounts into it: run it as root");
+    }
+    let base = root.join("target/linux-peer");
+    let t = Instant::now();
+    let r = ensure_root(&base)?;
+    let qemu = check_qemu(&r.dir)?;
+    println!(
+        "linux peer: {SUITE} root {} ready in {:.1} s; {qemu}; kernel {}",
+        r.dir.display(),
+        t.elapsed().as_secs_f64(),
+        r.abi
+    );
+    let work = base.join(format!("run-{}", spec.name));
+    std::fs::create_dir_all(&work)?;
+    let t = Instant::now();
+    let (cpio, summary) = initramfs(&r, spec)?;
+    std::fs::write(work.join("initramfs.cpio"), &cpio)?;
+    println!(
+        "linux peer: initramfs {} ({summary}, {:.1} MiB) in {:.1} s",
+        work.join("initramfs.cpio").display(),
+        cpio.len() as f64 / (1024.0 * 1024.0),
+        t.elapsed().as_secs_f64()
+    );
+    let boot = boot(&r, &work, accel)?;
+    report(spec, &work, &boot)
+}
+
+/// What one boot left.
+struct Boot {
+    serial: PathBuf,
+    text: String,
+    secs: f64,
+    status: String,
+}
+
+/// Builds the root unless a finished one is cached.
+fn ensure_root(base: &Path) -> Result<Root> {
+    let dir = base.join(SUITE);
+    if dir.join(STAMP).exists() {
+        let abi = std::fs::read_to_string(dir.join(KERNEL_ABI_FILE))
+            .with_context(|| format!("{} has no kernel record", dir.display()))?;
+        return Ok(Root {
+            dir,
+            abi: abi.trim().to_string(),
+        });
+    }
+    let tmp = base.join(format!("{SUITE}.partial"));
+    let mirror = crate::apt::host_bookworm_mirror()
+        .unwrap_or_else(|| "http://deb.debian.org/debian".to_string());
+    let t = Instant::now();
+    debootstrap("linux peer", SUITE, &[], &tmp, &mirror)?;
+    println!(
+        "linux peer: debootstrap {SUITE} done in {:.0} s",
+        t.elapsed().as_secs_f64()
+    );
+    let security = mirror.replace("/debian", "/debian-security");
+    let comps = "main non-free-firmware";
+    std::fs::write(
+        tmp.join("etc/apt/sources.list"),
+        format!(
+            "deb {mirror} {SUITE} {comps}\ndeb {mirror} {SUITE}-updates {comps}\n\
+             deb {security} {SUITE}-security {comps}\ndeb {mirror} {SUITE}-backports {comps}\n"
+        ),
+    )?;
+    std::fs::copy("/etc/resolv.conf", tmp.join("etc/resolv.conf"))
+        .context("copying /etc/resolv.conf into the root")?;
+    let t = Instant::now();
+    apt(&tmp, &["update", "-q"])?;
+    let mut install = vec!["install", "-y", "-q", "--no-install-recommends"];
+    install.extend_from_slice(ROOT_PACKAGES);
+    apt(&tmp, &install)?;
+    // QEMU from trixie-backports: trixie's own is 10.0, before vfio-user.
+    apt(
+        &tmp,
+        &[
+            "install",
+            "-y",
+            "-q",
+            "--no-install-recommends",
+            "-t",
+            &format!("{SUITE}-backports"),
+            "qemu-system-x86",
+        ],
+    )?;
+    println!(
+        "linux peer: packages installed in {:.0} s",
+        t.elapsed().as_secs_f64()
+    );
+    check_qemu(&tmp)?;
+    let abi = install_kernel(&tmp)?;
+    std::fs::create_dir_all(tmp.join(MNT.trim_start_matches('/')))?;
+    std::fs::write(tmp.join(KERNEL_ABI_FILE), &abi)?;
+    std::fs::write(tmp.join(STAMP), "")?;
+    if dir.exists() {
+        refuse_if_mounted(&dir)?;
+        std::fs::remove_dir_all(&dir)?;
+    }
+    std::fs::rename(&tmp, &dir)?;
+    Ok(Root { dir, abi })
+}
+
+/// `chroot <root> <args>`, for commands that need no mounts.
+fn chroot(root: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new("chroot");
+    c.arg(root)
+        .args(args)
+        .env("DEBIAN_FRONTEND", "noninteractive");
+    c
+}
+
+fn apt(root: &Path, args: &[&str]) -> Result<()> {
+    // No pty in the chroot: dpkg's log would complain on every install.
+    let mut full = vec!["apt-get", "-o", "Dpkg::Use-Pty=0"];
+    full.extend_from_slice(args);
+    util::run(chroot(root, &full).stdout(Stdio::null()))
+        .with_context(|| format!("apt-get {} in the {SUITE} root", args.join(" ")))
+}
+
+/// The root's QEMU, checked: at least [`QEMU_MIN`], with `vfio-user-pci`.
+fn check_qemu(root: &Path) -> Result<String> {
+    let v = output(&mut chroot(root, &["qemu-system-x86_64", "--version"]))?;
+    let first = v.lines().next().unwrap_or("").trim().to_string();
+    let have = qemu_version(&first).with_context(|| format!("no version in {first:?}"))?;
+    if have < QEMU_MIN {
+        bail!(
+            "the root's QEMU is {}.{}; vfio-user-pci needs {}.{} or newer ({SUITE}-backports)",
+            have.0,
+            have.1,
+            QEMU_MIN.0,
+            QEMU_MIN.1
+        );
+    }
+    let num = format!("{}.{}", have.0, have.1);
+    let devices = output(&mut chroot(
+        root,
+        &["qemu-system-x86_64", "-device", "help"],
+    ))?;
+    if !devices.contains("name \"vfio-user-pci\"") {
+        bail!("the root's QEMU {num} lists no vfio-user-pci device");
+    }
+    Ok(format!("{first} (has vfio-user-pci)"))
+}
+
+/// (major, minor) from `qemu-system-x86_64 --version`'s first line.
+fn qemu_version(first_line: &str) -> Option<(u32, u32)> {
+    let num = first_line
+        .split_whitespace()
+        .find(|w| w.starts_with(|c: char| c.is_ascii_digit()))?;
+    let mut parts = num.split('.').map(|x| x.parse::<u32>().ok());
+    Some((parts.next()??, parts.next()??))
+}
+
+/// Unpacks the generic flavour of the kernel `linux-image-amd64` points
+/// at (a 6.12) into the root, without running its maintainer scripts (no
+/// initramfs-tools), and builds its modules.dep. Returns the ABI.
+fn install_kernel(root: &Path) -> Result<String> {
+    let deps = output(&mut chroot(
+        root,
+        &["apt-cache", "depends", "--important", "linux-image-amd64"],
+    ))?;
+    let signed = deps
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Depends: linux-image-"))
+        .context("linux-image-amd64 depends on no linux-image package")?
+        .trim()
+        .to_string();
+    if !signed.starts_with("6.12.") {
+        bail!("the root's linux-image-amd64 is {signed}, not a 6.12 kernel");
+    }
+    let pkg = format!("linux-image-{signed}-unsigned");
+    let debs = root.join("var/cache/barebell-debs");
+    std::fs::create_dir_all(&debs)?;
+    util::run(chroot(
+        root,
+        &[
+            "sh",
+            "-c",
+            &format!("cd /var/cache/barebell-debs && apt-get download -q -o APT::Sandbox::User=root {pkg}"),
+        ],
+    )
+    .stdout(Stdio::null()))
+    .with_context(|| format!("apt-get download {pkg}"))?;
+    let deb = std::fs::read_dir(&debs)?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&pkg) && n.ends_with(".deb"))
+        })
+        .with_context(|| format!("apt-get download left no {pkg} .deb"))?;
+    util::run(Command::new("dpkg-deb").arg("-x").arg(&deb).arg(root))?;
+    std::fs::remove_file(&deb)?;
+    util::run(&mut chroot(root, &["depmod", &signed])).context("depmod in the root")?;
+    println!("linux peer: kernel {pkg} unpacked into the root");
+    Ok(signed)
+}
+
+/// The modules `amdgpu` needs, amdgpu last, as paths inside the root.
+fn module_chain(r: &Root) -> Result<Vec<String>> {
+    let text = output(&mut chroot(
+        &r.dir,
+        &["modprobe", "--show-depends", "-S", &r.abi, "amdgpu"],
+    ))
+    .context("modprobe --show-depends amdgpu in the root")?;
+    let mods: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("insmod "))
+        .map(|p| p.split_whitespace().next().unwrap_or("").to_string())
+        .collect();
+    if !mods.last().is_some_and(|m| m.contains("/amdgpu.ko")) {
+        bail!("modprobe --show-depends did not end with amdgpu.ko:\n{text}");
+    }
+    Ok(mods)
+}
+
+/// One module's bytes, unpacked by the root's xz when compressed.
+fn module_bytes(r: &Root, path: &str) -> Result<Vec<u8>> {
+    if path.ends_with(".xz") {
+        let out = chroot(&r.dir, &["xz", "-dc", path])
+            .output()
+            .with_context(|| format!("xz -dc {path}"))?;
+        if !out.status.success() {
+            bail!(
+                "xz -dc {path} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        return Ok(out.stdout);
+    }
+    let rel = path.trim_start_matches('/');
+    std::fs::read(r.dir.join(rel)).with_context(|| format!("reading {path} in the root"))
+}
+
+/// The part's blobs from the root's firmware-amd-graphics, by name.
+fn firmware(r: &Root, spec: &PartSpec) -> Result<Vec<(String, Vec<u8>)>> {
+    let dir = r.dir.join("usr/lib/firmware/amdgpu");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .with_context(|| format!("{} (firmware-amd-graphics)", dir.display()))?
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| spec.firmware.iter().any(|p| n.starts_with(p)))
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    for prefix in spec.firmware {
+        if !names.iter().any(|n| n.starts_with(prefix)) {
+            bail!("firmware-amd-graphics in the root has no amdgpu/{prefix}* blob");
+        }
+    }
+    for n in names {
+        let mut p = dir.join(&n);
+        // An absolute link names a path inside the root, not the host's.
+        if let Ok(target) = std::fs::read_link(&p) {
+            p = if target.is_absolute() {
+                r.dir.join(target.strip_prefix("/").unwrap_or(&target))
+            } else {
+                dir.join(target)
+            };
+        }
+        let data = std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
+        out.push((n, data));
+    }
+    Ok(out)
+}
+
+/// The guest's `/init`: load the modules in order, report, power off.
+fn init_script(amdgpu_file: &str) -> String {
+    format!(
+        r#"#!/bin/busybox sh
+/bin/busybox mount -t devtmpfs devtmpfs /dev
+exec </dev/console >/dev/console 2>&1
+/bin/busybox mount -t proc proc /proc
+/bin/busybox mount -t sysfs sysfs /sys
+/bin/busybox --install -s /bin
+up() {{ cut -d' ' -f1 /proc/uptime; }}
+echo "{TAG}userspace up: kernel $(uname -r), $(up) s after boot"
+for m in /mods/*.ko; do
+  args=""
+  [ "$m" = "/mods/{amdgpu_file}" ] && args="{AMDGPU_PARAMS}"
+  if insmod "$m" $args; then echo "{TAG}insmod ${{m#/mods/}} ok"
+  else echo "{TAG}insmod ${{m#/mods/}} FAILED"; fi
+done
+if grep -q '^amdgpu ' /proc/modules; then
+  echo "{TAG}amdgpu loaded, $(up) s after boot"
+else
+  echo "{TAG}amdgpu NOT loaded"
+fi
+if [ -d /sys/bus/pci/drivers/amdgpu ]; then
+  echo "{TAG}pci driver amdgpu registered, bound to: $(ls /sys/bus/pci/drivers/amdgpu | grep -c '^0000:') devices"
+fi
+for d in /sys/bus/pci/devices/*; do
+  drv=none
+  [ -e $d/driver ] && drv=$(basename $(readlink $d/driver))
+  echo "{TAG}pci ${{d##*/}} $(cat $d/vendor):$(cat $d/device) class $(cat $d/class) driver $drv"
+done
+echo "{TAG}display-class pci functions: $(cat /sys/bus/pci/devices/*/class | grep -c '^0x03')"
+echo "{TAG}dmesg amdgpu begin"
+dmesg | grep -i amdgpu
+echo "{TAG}dmesg amdgpu end"
+echo "{TAG}dmesg begin"
+dmesg
+echo "{TAG}dmesg end"
+echo "{TAG}done"
+poweroff -f
+"#
+    )
+}
+
+/// The initramfs: busybox, `/init`, the modules (`/mods/NN-name.ko`, in
+/// load order) and the part's firmware. Returns it and a summary.
+fn initramfs(r: &Root, spec: &PartSpec) -> Result<(Vec<u8>, String)> {
+    let mods = module_chain(r)?;
+    let fw = firmware(r, spec)?;
+    let mut out = Vec::new();
+    let mut ino = 1u32;
+    for d in [
+        "bin",
+        "dev",
+        "proc",
+        "sys",
+        "mods",
+        "lib",
+        "lib/firmware",
+        "lib/firmware/amdgpu",
+    ] {
+        cpio_entry(&mut out, ino, d, 0o040_755, &[]);
+        ino += 1;
+    }
+    let busybox = r.dir.join("usr/bin/busybox");
+    let bb = std::fs::read(&busybox)
+        .with_context(|| format!("reading {} (busybox-static)", busybox.display()))?;
+    cpio_entry(&mut out, ino, "bin/busybox", 0o100_755, &bb);
+    ino += 1;
+    let mut amdgpu_file = String::new();
+    for (i, m) in mods.iter().enumerate() {
+        let base = Path::new(m)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .context("module path has no file name")?;
+        let name = format!("{i:02}-{}", base.trim_end_matches(".xz"));
+        if base.starts_with("amdgpu.ko") {
+            amdgpu_file.clone_from(&name);
+        }
+        let data = module_bytes(r, m)?;
+        cpio_entry(&mut out, ino, &format!("mods/{name}"), 0o100_644, &data);
+        ino += 1;
+    }
+    cpio_entry(
+        &mut out,
+        ino,
+        "init",
+        0o100_755,
+        init_script(&amdgpu_file).as_bytes(),
+    );
+    ino += 1;
+    for (n, data) in &fw {
+        cpio_entry(
+            &mut out,
+            ino,
+            &format!("lib/firmware/amdgpu/{n}"),
+            0o100_644,
+            data,
+        );
+        ino += 1;
+    }
+    cpio_entry(&mut out, 0, "TRAILER!!!", 0, &[]);
+    let summary = format!(
+        "busybox, {} modules ending in amdgpu, {} {} blobs",
+        mods.len(),
+        fw.len(),
+        spec.name
+    );
+    Ok((out, summary))
+}
+
+/// Mounts `/dev` and `/proc` and the run directory (at [`MNT`]) into the
+/// root inside the command's private mount namespace, then runs the
+/// command in the root. Arguments: root, run directory, command...
+const INNER: &str = r#"set -eu
+R=$1 W=$2
+shift 2
+mount --rbind /dev "$R/dev"
+mount -t proc proc "$R/proc"
+mount --bind "$W" "$R$MNT"
+exec chroot "$R" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"
+"#;
+
+/// The CPU model for `accel`: `max` under TCG, the host's under KVM.
+fn cpu_model(accel: &str) -> Result<&'static str> {
+    match accel {
+        "tcg" => Ok("max"),
+        "kvm" => Ok("host"),
+        other => bail!("--accel is tcg or kvm, not {other}"),
+    }
+}
+
+/// Boots the guest under the root's QEMU with no device attached; the
+/// serial console goes to `serial.log` in `work`.
+fn boot(r: &Root, work: &Path, accel: &str) -> Result<Boot> {
+    let cpu = cpu_model(accel)?;
+    let serial = work.join("serial.log");
+    let stderr_log = work.join("qemu-stderr.log");
+    let vmlinuz = format!("/boot/vmlinuz-{}", r.abi);
+    let qemu: Vec<String> = [
+        "qemu-system-x86_64",
+        "-accel",
+        accel,
+        "-cpu",
+        cpu,
+        // Guest RAM in a shareable memfd: a vfio-user server receives it
+        // as fds in DMA_MAP (the rust-vmm server has no DMA_READ/WRITE).
+        "-object",
+        "memory-backend-memfd,id=mem,size=2G,share=on",
+        "-machine",
+        "q35,memory-backend=mem",
+        "-m",
+        "2G",
+        "-smp",
+        "1",
+        "-nic",
+        "none",
+        // No emulated VGA: the only display function will be the model's.
+        "-vga",
+        "none",
+        "-display",
+        "none",
+        "-monitor",
+        "none",
+        "-serial",
+        "stdio",
+        "-no-reboot",
+        "-kernel",
+        &vmlinuz,
+        "-initrd",
+        &format!("{MNT}/initramfs.cpio"),
+        "-append",
+        CMDLINE,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    println!(
+        "linux peer: booting (accel {accel}, bounded to {BOOT_BOUND_SECS} s): {}",
+        qemu.join(" ")
+    );
+    let t = Instant::now();
+    // timeout ends setpriv/unshare; unshare's --kill-child then ends QEMU
+    // and the namespace's mounts go with it.
+    let status = Command::new("timeout")
+        .args(["--kill-after=10", &BOOT_BOUND_SECS.to_string()])
+        .args(["setpriv", "--pdeathsig", "KILL", "unshare", "--mount"])
+        .args([
+            "--propagation",
+            "private",
+            "--pid",
+            "--fork",
+            "--kill-child",
+        ])
+        .args(["--", "bash", "-c", INNER, "inner"])
+        .arg(&r.dir)
+        .arg(work)
+        .args(&qemu)
+        .env("MNT", MNT)
+        .stdin(Stdio::null())
+        .stdout(File::create(&serial)?)
+        .stderr(File::create(&stderr_log)?)
+        .status()
+        .context("could not start timeout/setpriv/unshare (coreutils, util-linux)")?;
+    let secs = t.elapsed().as_secs_f64();
+    let text = String::from_utf8_lossy(&std::fs::read(&serial)?).into_owned();
+    let status = match status.code() {
+        Some(124) => format!("killed after the {BOOT_BOUND_SECS} s bound"),
+        Some(c) => format!("exit {c}"),
+        None => "killed by a signal".to_string(),
+    };
+    if !text.contains(&format!("{TAG}done")) {
+        let err = std::fs::read_to_string(&stderr_log).unwrap_or_default();
+        bail!(
+            "the guest never reported back (QEMU {status} after {secs:.0} s; {}); serial log {}",
+            err.trim(),
+            serial.display()
+        );
+    }
+    Ok(Boot {
+        serial,
+        text,
+        secs,
+        status,
+    })
+}
+
+/// The lines between `<TAG><what> begin` and `<TAG><what> end`.
+fn section<'a>(text: &'a str, what: &str) -> Vec<&'a str> {
+    let begin = format!("{TAG}{what} begin");
+    let end = format!("{TAG}{what} end");
+    text.lines()
+        .map(|l| l.trim_end_matches('\r'))
+        .skip_while(|l| *l != begin)
+        .skip(1)
+        .take_while(|l| *l != end)
+        .collect()
+}
+
+/// Saves the guest's dmesg and prints the result and the milestone line.
+fn report(spec: &PartSpec, work: &Path, boot: &Boot) -> Result<()> {
+    let dmesg = section(&boot.text, "dmesg");
+    let dmesg_path = work.join("dmesg.txt");
+    std::fs::write(&dmesg_path, dmesg.join("\n") + "\n")?;
+    for l in boot.text.lines().map(|l| l.trim_end_matches('\r')) {
+        if let Some(rest) = l.strip_prefix(TAG)
+            && !rest.starts_with("dmesg")
+            && !rest.starts_with("done")
+        {
+            println!("guest: {rest}");
+        }
+    }
+    for l in section(&boot.text, "dmesg amdgpu") {
+        println!("guest dmesg: {l}");
+    }
+    println!("linux peer: kernel parameters: {CMDLINE}");
+    println!("linux peer: amdgpu parameters: {AMDGPU_PARAMS:?} (none: no device attached)");
+    println!("linux peer: serial log {}", boot.serial.display());
+    println!("linux peer: guest dmesg {}", dmesg_path.display());
+    println!("linux peer: QEMU {} after {:.1} s", boot.status, boot.secs);
+    for want in ["amdgpu loaded", "pci driver amdgpu registered"] {
+        if !boot.text.contains(&format!("{TAG}{want}")) {
+            bail!(
+                "the guest did not report \"{want}\"; see {}",
+                boot.serial.display()
+            );
+        }
+    }
+    println!(
+        "linux peer: milestone 0 is this project's own step; the issue's milestones start at 1 (amdgpu probes the model's discovery table), which needs the vfio-user server and a VBIOS"
+    );
+    println!(
+        "linux peer: {} milestone 0 of 5 (guest boots and loads amdgpu; no device attached yet)",
+        spec.name
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn qemu_versions_compare_against_the_vfio_user_minimum() {
+        // The first lines of bookworm-backports' and trixie-backports'
+        // `qemu-system-x86_64 --version`, as measured.
+        let bookworm = "QEMU emulator version 10.0.2 (Debian 1:10.0.2+ds-2+deb13u1~bpo12+1)";
+        let trixie_bpo = "QEMU emulator version 11.1.3 (Debian 1:11.1.3+ds-2~bpo13+1)";
+        assert_eq!(qemu_version(bookworm), Some((10, 0)));
+        assert_eq!(qemu_version(trixie_bpo), Some((11, 1)));
+        assert!(qemu_version(bookworm).is_some_and(|v| v < QEMU_MIN));
+        assert!(qemu_version(trixie_bpo).is_some_and(|v| v >= QEMU_MIN));
+        assert_eq!(qemu_version("QEMU emulator version x"), None);
+    }
+
+    #[test]
+    fn a_section_is_the_lines_between_its_markers() {
+        let text = "boot noise\r\nLINUX-PEER: dmesg begin\r\n[ 1.0] a\r\n[ 2.0] b\r\n\
+                    LINUX-PEER: dmesg end\r\nLINUX-PEER: done\r\n";
+        assert_eq!(section(text, "dmesg"), ["[ 1.0] a", "[ 2.0] b"]);
+        assert!(section(text, "dmesg amdgpu").is_empty());
+    }
+
+    #[test]
+    fn init_passes_amdgpu_its_parameters_and_powers_off() {
+        let init = init_script("16-amdgpu.ko");
+        assert!(init.starts_with("#!/bin/busybox sh\n"));
+        assert!(init.contains(&format!(
+            "[ \"$m\" = \"/mods/16-amdgpu.ko\" ] && args=\"{AMDGPU_PARAMS}\""
+        )));
+        assert!(init.trim_end().ends_with("poweroff -f"));
+    }
+}
