@@ -36,6 +36,7 @@ pub mod opcode {
     pub const DISPATCH_DIRECT: u32 = 0x15;
     pub const DISPATCH_INDIRECT: u32 = 0x16;
     pub const ATOMIC_MEM: u32 = 0x1E;
+    pub const PRED_EXEC: u32 = 0x23;
     pub const WAIT_REG_MEM: u32 = 0x3C;
     pub const INDIRECT_BUFFER: u32 = 0x3F;
     pub const COPY_DATA: u32 = 0x40;
@@ -171,6 +172,7 @@ pub fn opcode_name(op: u32) -> &'static str {
         DISPATCH_DIRECT => "DISPATCH_DIRECT",
         DISPATCH_INDIRECT => "DISPATCH_INDIRECT",
         ATOMIC_MEM => "ATOMIC_MEM",
+        PRED_EXEC => "PRED_EXEC",
         WAIT_REG_MEM => "WAIT_REG_MEM",
         INDIRECT_BUFFER => "INDIRECT_BUFFER",
         COPY_DATA => "COPY_DATA",
@@ -245,6 +247,7 @@ pub const FACTS: &[Fact] = &[
         opcode::DISPATCH_INDIRECT as u64,
     ),
     Fact::constant(N, "PACKET3_ATOMIC_MEM", opcode::ATOMIC_MEM as u64),
+    Fact::constant(N, "PACKET3_PRED_EXEC", opcode::PRED_EXEC as u64),
     Fact::constant(N, "PACKET3_WAIT_REG_MEM", opcode::WAIT_REG_MEM as u64),
     Fact::constant(N, "PACKET3_INDIRECT_BUFFER", opcode::INDIRECT_BUFFER as u64),
     Fact::constant(N, "PACKET3_COPY_DATA", opcode::COPY_DATA as u64),
@@ -571,6 +574,10 @@ pub mod compute {
     /// ACQUIRE_MEM (gfx10+ form): 1 COHER_CNTL, 2/3 size, 4/5 base, 6
     /// poll interval, 7 GCR_CNTL.
     pub const ACQUIRE_MEM_DWORDS: usize = 8;
+    /// ACQUIRE_MEM (gfx9 form, no GCR_CNTL): 1 CP_COHER_CNTL, 2/3 size,
+    /// 4/5 base, 6 poll interval (`gfx_v9_4_3_emit_mem_sync()`:
+    /// `PACKET3(PACKET3_ACQUIRE_MEM, 5)`).
+    pub const ACQUIRE_MEM_DWORDS_GFX9: usize = 7;
     /// DISPATCH_DIRECT: 1-3 thread-group counts x/y/z, 4
     /// `COMPUTE_DISPATCH_INITIATOR`.
     pub const DISPATCH_DIRECT_DWORDS: usize = 5;
@@ -579,6 +586,17 @@ pub mod compute {
     /// then the values of consecutive registers.
     pub const SET_SH_REG_START: u32 = 0x2C00;
     pub const SET_SH_REG_END: u32 = 0x3000;
+
+    /// PRED_EXEC: dword 1 holds the XCCs the next dwords are for (bits
+    /// 31:24) and how many dwords follow (the low bits). No Linux header
+    /// gives its fields; this is how tinygrad's `pred_exec()` builds it
+    /// (`xcc_mask << 24`, then the count of the packets inside ORed in),
+    /// read here as the low 24 bits (*model reading*).
+    pub mod pred_exec {
+        use super::Bits;
+        pub const COUNT: Bits = Bits::new(0, 24);
+        pub const DEVICE_SELECT: Bits = Bits::new(24, 8);
+    }
 
     /// INDIRECT_BUFFER: 1/2 address (dword aligned), 3 size in dwords
     /// and flags.

@@ -63,6 +63,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
 use rand::Rng as _;
 
+mod aql_ib;
 mod pm4;
 mod pm4_compute;
 pub use pm4::{Pm4Binding, Pm4Error, Pm4Stats};
@@ -297,6 +298,9 @@ struct Queue {
     tlb: Tlb,
     /// A PM4 queue's read pointer and counters; `None` for AQL queues.
     pm4: Option<pm4::Pm4State>,
+    /// An AQL vendor packet's PM4 IB stopped at a wait: the packet id
+    /// and the IB dword it goes on from ([`aql_ib`]).
+    ib_progress: Option<(u64, u64)>,
     /// Where its waves' flat addresses reach LDS and scratch (the
     /// interpreter's default for a rig queue).
     apertures: barebell_isa::exec::Apertures,
@@ -671,6 +675,7 @@ impl CpModel {
             stalls: 0,
             tlb: Tlb::default(),
             pm4: None,
+            ib_progress: None,
             apertures: barebell_isa::exec::Apertures::default(),
         });
         let r = (|| {
@@ -1329,8 +1334,8 @@ impl CpModel {
     }
 
     /// An AMD vendor-specific packet's work: a barrier-value packet once
-    /// its condition holds (`None`, a stall, before); other formats are
-    /// refused.
+    /// its condition holds, a PM4 indirect buffer once it ran (`None`, a
+    /// stall, before); other formats are refused.
     fn vendor_work(
         &mut self,
         q: usize,
@@ -1359,14 +1364,12 @@ impl CpModel {
             }
             Ok(Some(Work::Barrier))
         } else if format == packet::AMD_FORMAT_PM4_IB {
-            // The model has no PM4 engine; refusing is more honest
-            // than pretending the indirect buffer ran.
-            Err(CpError::UnsupportedPacket {
-                queue: q,
-                id: read,
-                header: raw,
-                detail: "PM4 indirect buffers are not modelled",
-            })
+            // The IB's packets run on the PM4 engine ([`aql_ib`]).
+            if !self.aql_pm4_ib(q, read, body)? {
+                self.stall(q);
+                return Ok(None);
+            }
+            Ok(Some(Work::Barrier))
         } else {
             Err(CpError::UnsupportedPacket {
                 queue: q,

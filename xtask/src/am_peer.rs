@@ -302,11 +302,23 @@ const TINY_N: &str = "1048576";
 /// through a null pointer.
 const TINY_STOP: &str = "kernel: wave 0 of workgroup (0, 0, 0): memory fault at";
 const TINY_STOP_AT: &str = "read of 16 bytes at 0x0 hits unmapped memory";
+/// The same stop on MI300X, where the eight XCCs share the grid: the
+/// first wave to fault is the first of another XCC's share, and the
+/// pointer it loads from the misplaced arguments is not always null.
+const TINY_STOP_MI300: &str = "kernel: wave 0 of workgroup (";
+const TINY_STOP_AT_MI300: &str = "read of 16 bytes at 0x";
 
-/// The parts tinygrad computes on (gfx1100, gfx1201).
-const TINY_PARTS: [&str; 2] = ["navi31", "navi48"];
+/// The parts tinygrad computes on (gfx1100, gfx1201, gfx942), with the
+/// two strings the unmodified run's stop must hold.
+const TINY_PARTS: [(&str, &str, &str); 3] = [
+    ("navi31", TINY_STOP, TINY_STOP_AT),
+    ("navi48", TINY_STOP, TINY_STOP_AT),
+    ("mi300x", TINY_STOP_MI300, TINY_STOP_AT_MI300),
+];
 
-/// tinygrad 0.14.0 itself on the model's Navi parts (`am-peer/tiny.sh`):
+/// tinygrad 0.14.0 itself on the model's Navi parts and MI300X
+/// (`am-peer/tiny.sh`; on MI300X an AQL queue on all eight XCCs whose
+/// waits and signals are PM4 indirect buffers):
 /// its `AMDDevice` through the AM interface, `a + b` and `a.sum()` of
 /// [`TINY_N`] float32 compiled by its `AMDLLVMCompiler` with Debian's
 /// libLLVM-19 and run by the model's CP and ISA interpreter, checked
@@ -315,13 +327,13 @@ const TINY_PARTS: [&str; 2] = ["navi31", "navi48"];
 /// print the acceptance line.
 fn tinygrad(root: &Path) -> Result<Vec<String>> {
     let mut out = Vec::new();
-    for part in TINY_PARTS {
-        out.extend(tinygrad_on(root, part)?);
+    for (part, stop, at) in TINY_PARTS {
+        out.extend(tinygrad_on(root, part, (stop, at))?);
     }
     Ok(out)
 }
 
-fn tinygrad_on(root: &Path, part: &str) -> Result<Vec<String>> {
+fn tinygrad_on(root: &Path, part: &str, expect: (&str, &str)) -> Result<Vec<String>> {
     let lib = root.join("target/release/libbarebell_model_ffi.so");
     let tiny = |extra: &[&str]| -> Result<(bool, String)> {
         let o = Command::new(root.join("am-peer/tiny.sh"))
@@ -340,10 +352,9 @@ fn tinygrad_on(root: &Path, part: &str) -> Result<Vec<String>> {
         Ok((o.status.success(), text))
     };
     let (ok, text) = tiny(&[])?;
-    let Some(stop) = text
-        .lines()
-        .find(|l| l.contains(TINY_STOP) && l.contains(TINY_STOP_AT))
-    else {
+    let Some(stop) = text.lines().find(|l| {
+        l.contains(expect.0) && l.contains(expect.1) && l.contains("hits unmapped memory")
+    }) else {
         bail!(
             "unmodified tinygrad on {part} was expected to stop at its first kernel's null kernel-argument load, and {}:\n{text}",
             if ok { "ran" } else { "stopped elsewhere" }

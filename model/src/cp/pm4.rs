@@ -79,6 +79,9 @@ pub enum Pm4Error {
         what: &'static str,
         value: u32,
     },
+    /// An AQL vendor packet's PM4 indirect buffer the CP cannot take
+    /// ([`super::aql_ib`]): what is wrong, and the value.
+    IndirectBuffer { what: &'static str, value: u64 },
 }
 
 impl core::fmt::Display for Pm4Error {
@@ -103,6 +106,9 @@ impl core::fmt::Display for Pm4Error {
                 f,
                 "PM4 packet {packet}: {what} = {value:#x} is not executed by the model"
             ),
+            Pm4Error::IndirectBuffer { what, value } => {
+                write!(f, "AQL PM4 indirect buffer: {what} ({value:#x})")
+            }
         }
     }
 }
@@ -176,6 +182,7 @@ impl CpModel {
             stalls: 0,
             tlb: super::Tlb::default(),
             apertures: barebell_isa::exec::Apertures::default(),
+            ib_progress: None,
             pm4: Some(Pm4State {
                 ring_dwords: b.ring_dwords,
                 rptr_report: b.rptr_report,
@@ -303,7 +310,7 @@ impl CpModel {
 
     /// Executes the type-3 packet whose header (at ring dword `at`) is
     /// `header`; `Ok(false)` when it waits (`WAIT_REG_MEM` not met).
-    fn pm4_packet(
+    pub(super) fn pm4_packet(
         &mut self,
         q: usize,
         ring: u64,

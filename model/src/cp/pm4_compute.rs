@@ -23,7 +23,8 @@
 //!   the next packet (**model convention**: the waves run to their end
 //!   inside the packet). `USE_THREAD_DIMENSIONS`, a non-zero start or a
 //!   clear `COMPUTE_SHADER_EN` stop the queue.
-//! - `ACQUIRE_MEM`, `EVENT_WRITE(CS_PARTIAL_FLUSH)`: nothing to wait for or
+//! - `ACQUIRE_MEM` (8 dwords; 7 on gfx9, which has no `GCR_CNTL`),
+//!   `EVENT_WRITE(CS_PARTIAL_FLUSH)`: nothing to wait for or
 //!   write back: the model's shader and CP access memory directly, with
 //!   no caches, and every dispatch has ended when its packet is done.
 //! - `RELEASE_MEM` at end of pipe (`CACHE_FLUSH_AND_INV_TS_EVENT`, index
@@ -159,7 +160,12 @@ impl CpModel {
                 Ok(true)
             }
             opcode::ACQUIRE_MEM => {
-                want(c::ACQUIRE_MEM_DWORDS)?;
+                // gfx9 has no GCR_CNTL dword (`gfx_v9_4_3_emit_mem_sync()`).
+                want(if self.shader.target == barebell_isa::Target::Gfx942 {
+                    c::ACQUIRE_MEM_DWORDS_GFX9
+                } else {
+                    c::ACQUIRE_MEM_DWORDS
+                })?;
                 Ok(true)
             }
             opcode::EVENT_WRITE => {

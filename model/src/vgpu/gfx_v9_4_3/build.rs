@@ -331,6 +331,24 @@ pub(super) fn mec(
     let (vram, vram_len, dma, dma_len) = memory.regions();
     let mut cp = CpModel::new(seed);
     cp.shader.target = barebell_isa::Target::Gfx942;
+    // The registers PM4 packets name (AQL vendor packets' indirect
+    // buffers, `crate::cp`): XCC 0's GC segment 0, and AID 0's HDP flush
+    // pair, the absolute dwords tinygrad's `memory_barrier` waits on
+    // (`BIF_BX_PF0_GPU_HDP_FLUSH_REQ/DONE`, `nbio_7_9_0_offset.h`), as
+    // `nbio_v7_9_get_hdp_flush_req_offset()` gives them to Linux.
+    let dword = |r: crate::socregs::Reg, ip: Option<&&IpDesc>| {
+        ip.and_then(|ip| r.byte_offset(&super::bases(ip)))
+            .and_then(|b| u32::try_from(b / 4).ok())
+    };
+    {
+        use crate::socregs::nbio_7_9_0 as n;
+        let nbio = i.nbifs.first();
+        cp.set_pm4_registers(crate::cp::Pm4Registers {
+            gc_seg0: i.xccs.first().map_or(0, |x| super::bases(x).0[0]),
+            hdp_flush: dword(n::BIF_BX_PF0_GPU_HDP_FLUSH_REQ, nbio)
+                .zip(dword(n::BIF_BX_PF0_GPU_HDP_FLUSH_DONE, nbio)),
+        });
+    }
     let mut kdma = Dma::default();
     // SAFETY: the DMA region and VRAM backing belong to `memory`, which
     // the device owns and drops after the CP block (field order); the
