@@ -310,6 +310,7 @@ table! {
     GB_ADDR_CONFIG = 0x063e, 0;
     TCP_CNTL = 0x0b02, 0;
     CP_INT_CNTL = 0x1049, 0;
+    TCP_UTCL1_CNTL1 = 0x12b5, 0;
     TCP_UTCL1_CNTL2 = 0x12b6, 0;
     SPI_COMPUTE_QUEUE_RESET = 0x11db, 0;
     SCRATCH_REG6 = 0x2046, 1;
@@ -335,6 +336,7 @@ table! {
     /// [`nbio_7_9_0`]; the RAS status is
     /// `BIF_BX0_BIF_DOORBELL_INT_CNTL`, `nbio_v7_9.c`, AM's IH handler).
     nbio_7_9_0_stored, "nbio_7_9_0_offset.h";
+    RCC_STRAP0_RCC_DEV0_EPF0_STRAP0 = 0x0016, 2;
     BIF_BX0_BIF_DOORBELL_INT_CNTL = 0x00fe, 2;
     S2A_DOORBELL_ENTRY_1_CTRL = 0x7a81, 5;
     S2A_DOORBELL_ENTRY_2_CTRL = 0x7a82, 5;

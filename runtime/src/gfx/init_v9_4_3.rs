@@ -2,7 +2,10 @@
 //! the per-process aperture registers KFD hands the HWS:
 //!
 //! - [`golden`], `gfx_v9_4_3_init_golden_registers()`:
-//!   `GB_ADDR_CONFIG = GOLDEN_GB_ADDR_CONFIG` (0x2a114042).
+//!   `GB_ADDR_CONFIG = GOLDEN_GB_ADDR_CONFIG` (0x2a114042), then by the
+//!   ASIC revision (`adev->rev_id`, [`crate::nbio::rev_id_v7_9`]): on
+//!   revision 0 `TCP_UTCL1_CNTL1.REDUCE_FIFO_DEPTH_BY_2` = 2, otherwise
+//!   `TCP_UTCL1_CNTL2.SPARE` = 1.
 //! - [`constants`], `gfx_v9_4_3_xcc_constants_init()`: for every VMID
 //!   (`soc15_grbm_select()` on it), `SH_MEM_CONFIG` with unaligned access
 //!   and `RETRY_DISABLE` (`adev->gmc.noretry`, 1 on GC 9.4.3 by
@@ -19,8 +22,7 @@
 //!
 //! Not done: the trap enable per KFD VMID (`SPI_GDBG_PER_VMID_CNTL`) and
 //! the GDS/GWS/OA zeroing of `init_compute_vmid()` (barebell runs no trap
-//! handler and no GDS); `TCP_UTCL1_CNTL1/2` of the golden settings, which
-//! depend on the PCI revision ID the platform does not report.
+//! handler and no GDS).
 //!
 //! No step here has run on hardware.
 
@@ -91,10 +93,27 @@ fn reg(xcc: usize) -> impl Fn(crate::bus::BlockError) -> StartError {
     move |error| StartError::Register { xcc, error }
 }
 
-/// `gfx_v9_4_3_xcc_init_golden_registers()` (bare metal) on XCC `xcc`.
-pub fn golden<B: RegisterBus + ?Sized>(gc: &Block<'_, B>, xcc: usize) -> Result<(), StartError> {
+/// `gfx_v9_4_3_init_golden_registers()` (bare metal) on XCC `xcc` of a
+/// device of revision `rev_id` ("Golden settings applied by driver for
+/// ASIC with rev_id 0").
+pub fn golden<B: RegisterBus + ?Sized>(
+    gc: &Block<'_, B>,
+    xcc: usize,
+    rev_id: u32,
+) -> Result<(), StartError> {
     gc.write(r::GB_ADDR_CONFIG, GOLDEN_GB_ADDR_CONFIG)
-        .map_err(reg(xcc))
+        .map_err(reg(xcc))?;
+    if rev_id == 0 {
+        gc.update(
+            r::TCP_UTCL1_CNTL1,
+            r::REDUCE_FIFO_DEPTH_BY_2,
+            2 << r::REDUCE_FIFO_DEPTH_BY_2_SHIFT,
+        )
+    } else {
+        gc.update(r::TCP_UTCL1_CNTL2, r::TCP_UTCL1_SPARE, 1)
+    }
+    .map(|_| ())
+    .map_err(reg(xcc))
 }
 
 fn select<B: RegisterBus + ?Sized>(

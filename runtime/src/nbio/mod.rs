@@ -194,6 +194,28 @@ pub enum NbioError {
     ComputePartition { mode: u32 },
 }
 
+/// The ASIC revision `adev->rev_id` on NBIO 7.9 (`soc15_get_rev_id()` →
+/// `nbio_v7_9_get_rev_id()`): discovery's NBIO sub-revision when it is
+/// not 0, otherwise `RCC_STRAP0_RCC_DEV0_EPF0_STRAP0.STRAP_ATI_REV_ID_DEV0_F0`
+/// of NBIO instance 0 (`bases`).
+pub fn rev_id_v7_9<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: IpBases,
+    discovery_sub_revision: u8,
+) -> Result<u32, NbioError> {
+    use nbio_7_9_0 as r;
+    if discovery_sub_revision != 0 {
+        return Ok(u32::from(discovery_sub_revision));
+    }
+    let v = Block::new(bus, bases).read(r::RCC_STRAP0_RCC_DEV0_EPF0_STRAP0)?;
+    if v == crate::bus::ALL_ONES {
+        return Err(NbioError::DeviceGone {
+            name: r::RCC_STRAP0_RCC_DEV0_EPF0_STRAP0.name,
+        });
+    }
+    Ok((v & r::STRAP_ATI_REV_ID) >> r::STRAP_ATI_REV_ID_SHIFT)
+}
+
 /// The name Linux gives a compute partition mode (`enum
 /// amdgpu_gfx_partition`, `amdgpu_gfx.h`), with what it means.
 pub fn partition_name(mode: u32) -> &'static str {

@@ -28,6 +28,8 @@ super::registers! {
     CP_PQ_WPTR_POLL_CNTL = 0x1083, 0;
     CP_PQ_WPTR_POLL_CNTL1 = 0x1084, 0;
     CP_PQ_STATUS = 0x10b8, 0;
+    TCP_UTCL1_CNTL1 = 0x12b5, 0;
+    TCP_UTCL1_CNTL2 = 0x12b6, 0;
     CP_MQD_BASE_ADDR = 0x1245, 0;
     CP_MQD_BASE_ADDR_HI = 0x1246, 0;
     CP_HQD_ACTIVE = 0x1247, 0;
@@ -217,6 +219,12 @@ pub const EOP_RPTR_INIT_FETCHER_MASK: u32 = 1 << 31;
 pub const EOP_CONTROL_EOP_SIZE_MASK: u32 = 0x3F;
 /// `CP_MQD_CONTROL.PRIV_STATE`.
 pub const MQD_CONTROL_PRIV_STATE_MASK: u32 = 1 << 8;
+/// `TCP_UTCL1_CNTL1.REDUCE_FIFO_DEPTH_BY_2` (bits 29:28).
+pub const REDUCE_FIFO_DEPTH_BY_2: u32 = 0x3000_0000;
+pub const REDUCE_FIFO_DEPTH_BY_2_SHIFT: u32 = 28;
+/// `TCP_UTCL1_CNTL2.SPARE` (bits 7:0).
+pub const TCP_UTCL1_SPARE: u32 = 0x0000_00FF;
+
 /// `CP_HQD_AQL_CONTROL.CONTROL0`.
 pub const AQL_CONTROL_CONTROL0_MASK: u32 = 0x7FFF;
 /// `CP_HQD_VMID.VMID`.
@@ -231,6 +239,16 @@ const fn m(expr: &'static str, value: u32) -> Fact {
 /// Each field mask barebell encodes or decodes, from the bitfield structs
 /// above, checked against `gc_9_4_3_sh_mask.h`.
 pub const FIELD_FACTS: &[Fact] = &[
+    m(
+        "TCP_UTCL1_CNTL1__REDUCE_FIFO_DEPTH_BY_2_MASK",
+        REDUCE_FIFO_DEPTH_BY_2,
+    ),
+    Fact::constant(
+        SH,
+        "TCP_UTCL1_CNTL1__REDUCE_FIFO_DEPTH_BY_2__SHIFT",
+        REDUCE_FIFO_DEPTH_BY_2_SHIFT as u64,
+    ),
+    m("TCP_UTCL1_CNTL2__SPARE_MASK", TCP_UTCL1_SPARE),
     m(
         "GRBM_GFX_CNTL__PIPEID_MASK",
         GrbmGfxCntl::new().with_pipeid(3).into_bits(),

@@ -22,6 +22,7 @@ super::registers! {
     BIF_BX0_PCIE_INDEX2 = 0x000e, 0;
     BIF_BX0_PCIE_DATA2 = 0x000f, 0;
     BIF_BX0_PCIE_INDEX2_HI = 0x0011, 0;
+    RCC_STRAP0_RCC_DEV0_EPF0_STRAP0 = 0x0016, 2;
     RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN = 0x00c0, 2;
     RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE = 0x00c3, 2;
     BIF_BX0_INTERRUPT_CNTL = 0x00f1, 2;
@@ -64,6 +65,12 @@ pub const BACO_DUMMY_EN: u32 = 0x0000_0004;
 pub const PARTITION_MODE: u32 = 0x0000_00F0;
 pub const PARTITION_MODE_SHIFT: u32 = 4;
 
+/// `RCC_STRAP0_RCC_DEV0_EPF0_STRAP0.STRAP_ATI_REV_ID_DEV0_F0` (bits
+/// 27:24): the revision `nbio_v7_9_get_rev_id()` reads when discovery's
+/// NBIO sub-revision is 0.
+pub const STRAP_ATI_REV_ID: u32 = 0x0F00_0000;
+pub const STRAP_ATI_REV_ID_SHIFT: u32 = 24;
+
 /// `DOORBELL0_CTRL_ENTRY_0` fields (every entry has them).
 pub const RANGE_OFFSET_ENTRY: u32 = 0x0000_03FF;
 pub const RANGE_SIZE_ENTRY: u32 = 0x0000_7C00;
@@ -73,6 +80,16 @@ const SH: &str = "nbio_7_9_0_sh_mask.h";
 /// The field masks used (and the ones the shared NBIO bitfield structs
 /// declare), against `nbio_7_9_0_sh_mask.h`.
 pub const FIELD_FACTS: &[barebell_facts::Fact] = &[
+    barebell_facts::Fact::constant(
+        SH,
+        "RCC_STRAP0_RCC_DEV0_EPF0_STRAP0__STRAP_ATI_REV_ID_DEV0_F0_MASK",
+        STRAP_ATI_REV_ID as u64,
+    ),
+    barebell_facts::Fact::constant(
+        SH,
+        "RCC_STRAP0_RCC_DEV0_EPF0_STRAP0__STRAP_ATI_REV_ID_DEV0_F0__SHIFT",
+        STRAP_ATI_REV_ID_SHIFT as u64,
+    ),
     barebell_facts::Fact::constant(
         SH,
         "XCC_DOORBELL_FENCE__SHUB_SLV_MODE_MASK",

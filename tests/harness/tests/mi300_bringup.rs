@@ -321,3 +321,52 @@ fn the_teardown_tells_the_smu_of_the_unload() {
         assert!(mec < smu_line && smu_line < psp, "{name}: {text}");
     }
 }
+
+/// `gfx_v9_4_3_init_golden_registers()` by the ASIC revision
+/// (`adev->rev_id`, from `nbio_v7_9_get_rev_id()`: the NBIO strap when
+/// discovery's sub-revision is 0): the model's parts report revision 1,
+/// so every XCC gets `TCP_UTCL1_CNTL2.SPARE` = 1 (bits 7:0,
+/// `gc_9_4_3_sh_mask.h`) and `TCP_UTCL1_CNTL1` is left alone, as on the
+/// production parts tinygrad's AM runs on.
+#[test]
+fn the_golden_tcp_setting_follows_the_asic_revision() {
+    use barebell::bus::RegisterBus;
+    use barebell_model::socregs::gc_9_4_3_stored as g;
+    for part in [parts::mi300x(), parts::mi308x()] {
+        let name = part.name;
+        let gc = barebell_model::discovery::GC_HWID;
+        let harvested = part.firmware.desc.harvested;
+        let xccs: Vec<[u64; 16]> = part
+            .firmware
+            .desc
+            .dies
+            .iter()
+            .flat_map(|d| d.iter())
+            .filter(|ip| ip.hw_id == gc && !harvested.contains(&(gc, ip.instance)))
+            .map(|ip| {
+                let mut b = [0u64; 16];
+                for (o, v) in b.iter_mut().zip(ip.bases.iter()) {
+                    *o = *v & 0x3FFF_FFFF;
+                }
+                b
+            })
+            .collect();
+        let m = device(part);
+        let gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &until_rlc(), &Quiet)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        // The bring-up's own bus: registers past BAR5 go through the NBIO
+        // index/data pair, as the driver reaches them.
+        let bus = &gpu.bus;
+        let read = |bases: &[u64; 16], r: barebell_model::socregs::Reg| {
+            bus.read32(((bases[usize::from(r.base_idx)] + u64::from(r.offset)) * 4) as usize)
+        };
+        let mut checked = 0;
+        for b in &xccs {
+            assert_eq!(read(b, g::TCP_UTCL1_CNTL2) & 0xFF, 1, "{name}");
+            assert_eq!(read(b, g::TCP_UTCL1_CNTL1), 0, "{name}");
+            checked += 1;
+        }
+        assert_eq!(checked, if name == "mi300x" { 8 } else { 4 }, "{name}");
+        assert!(gpu.shutdown().complete(), "{name}");
+    }
+}

@@ -134,10 +134,16 @@ pub fn rlc(
     let xcc_ips = gpu.ips.xccs();
     let xccs: alloc::vec::Vec<_> = xcc_ips.iter().map(|x| gpu.bus.block(x.bases)).collect();
     let clock = gpu.platform.clock();
+    // `adev->rev_id` (`soc15_get_rev_id()` → `nbio_v7_9_get_rev_id()`),
+    // which the golden settings depend on.
+    let nbif = &gpu.ips.nbif;
+    let rev_id = barebell::nbio::rev_id_v7_9(&gpu.bus, nbif.bases, nbif.version.sub_revision)
+        .map_err(ErrorKind::Nbio)
+        .at(s)?;
     // gfx_v9_4_3_hw_init(): golden registers, then the constants, on
     // every XCC, before the RLC and MEC.
     for (x, gc) in xccs.iter().enumerate() {
-        init::golden(gc, x).at(s)?;
+        init::golden(gc, x, rev_id).at(s)?;
         init::constants(gc, x, FIRST_KFD_VMID).at(s)?;
     }
     let r = start::rlc_resume(&xccs, clock, v2_1).at(s)?;
@@ -147,9 +153,14 @@ pub fn rlc(
     sink.step(
         s,
         format_args!(
-            "GC 9.4.3 on {} XCCs: GB_ADDR_CONFIG {:#x}; SH_MEM_CONFIG {:#x} on VMIDs 0-15, SH_MEM_BASES 0 (VMID 0) and {:#x} (1-{}), KFD VMIDs {}-15 {:#x}/{:#x}; RLC running (PSP-loaded), {} through safe mode, CGCG off, {}; {}",
+            "GC 9.4.3 (revision {rev_id}) on {} XCCs: GB_ADDR_CONFIG {:#x} and {}; SH_MEM_CONFIG {:#x} on VMIDs 0-15, SH_MEM_BASES 0 (VMID 0) and {:#x} (1-{}), KFD VMIDs {}-15 {:#x}/{:#x}; RLC running (PSP-loaded), {} through safe mode, CGCG off, {}; {}",
             r.xccs,
             init::GOLDEN_GB_ADDR_CONFIG,
+            if rev_id == 0 {
+                "TCP_UTCL1_CNTL1.REDUCE_FIFO_DEPTH_BY_2 = 2"
+            } else {
+                "TCP_UTCL1_CNTL2.SPARE = 1"
+            },
             init::vmid_sh_mem_config().into_bits(),
             init::vmid_sh_mem_bases().into_bits(),
             FIRST_KFD_VMID - 1,

@@ -2,7 +2,8 @@
 //! does not model (the `*_stored` tables of [`crate::socregs`]): each
 //! XCC's, each SDMA instance's and each AID's NBIO copy, kept as
 //! written, reading 0 until written (*model value*; no GC 9.4.3,
-//! SDMA 4.4.2 or NBIO 7.9 default header is public). Claimed so that
+//! SDMA 4.4.2 or NBIO 7.9 default header is public), except the NBIO
+//! strap that holds the ASIC revision ([`STRAP_REV_ID`]). Claimed so that
 //! strict mode refuses only registers the model does not know at all.
 
 use crate::discovery::IpDesc;
@@ -20,6 +21,14 @@ fn byte_offset(ip: &IpDesc, reg: &Reg) -> Option<usize> {
         .ok()?
         .checked_mul(4)
 }
+
+/// The revision `RCC_STRAP0_RCC_DEV0_EPF0_STRAP0.STRAP_ATI_REV_ID_DEV0_F0`
+/// (bits 27:24, `nbio_7_9_0_sh_mask.h`) reports: 1 (*model value*).
+/// Linux applies one golden setting to revision 0 and another to the
+/// rest (`gfx_v9_4_3_init_golden_registers()`); tinygrad's AM, which has
+/// run on production MI300X, always applies the second
+/// (`TCP_UTCL1_CNTL2.SPARE` = 1), so those parts are not revision 0.
+pub const STRAP_REV_ID: u32 = 1;
 
 /// The stored registers, by byte offset.
 pub(super) struct Stored {
@@ -42,9 +51,15 @@ impl Stored {
         }
         offsets.sort_unstable();
         offsets.dedup();
+        let strap = &socregs::nbio_7_9_0_stored::RCC_STRAP0_RCC_DEV0_EPF0_STRAP0;
+        let values = nbifs
+            .iter()
+            .filter_map(|ip| byte_offset(ip, strap))
+            .map(|at| (at, STRAP_REV_ID << 24))
+            .collect();
         Stored {
             offsets,
-            values: Mutex::new(BTreeMap::new()),
+            values: Mutex::new(values),
         }
     }
 
