@@ -46,7 +46,10 @@ fn bringup_mi300x_prints_the_topology_and_every_step_to_rlc() {
         out.contains("step psp: MP0 13.0.6: 7 bootloader components"),
         "{out}"
     );
-    assert!(out.contains("step rlc: GC 9.4.3 (revision 1) on 8 XCCs"), "{out}");
+    assert!(
+        out.contains("step rlc: GC 9.4.3 (revision 1) on 8 XCCs"),
+        "{out}"
+    );
     assert!(out.contains("teardown complete"), "{out}");
     assert!(out.contains("model check: quiescent"), "{out}");
     assert!(!err.contains("panicked"), "{err}");
@@ -60,7 +63,10 @@ fn bringup_mi308x_shows_the_physical_xccs_left_by_the_harvest_table() {
     assert!(out.contains("4 XCCs x 20 CUs declared"), "{out}");
     assert!(out.contains("XCC 1: GC instance 2 on die 1"), "{out}");
     assert!(out.contains("XCC 3: GC instance 6 on die 3"), "{out}");
-    assert!(out.contains("step rlc: GC 9.4.3 (revision 1) on 4 XCCs"), "{out}");
+    assert!(
+        out.contains("step rlc: GC 9.4.3 (revision 1) on 4 XCCs"),
+        "{out}"
+    );
 }
 
 /// Issue 18's acceptance: `queue ready: <mapping> mapping` after
@@ -77,7 +83,7 @@ fn every_mapping_maps_a_queue_over_every_xcc() {
             assert_eq!(code, 0, "{ctx}");
             assert!(out.contains("step psp: MP0 13.0.6"), "{ctx}");
             assert!(
-                out.contains(&format!("step rlc: GC 9.4.3 on {xccs} XCCs")),
+                out.contains(&format!("step rlc: GC 9.4.3 (revision 1) on {xccs} XCCs")),
                 "{ctx}"
             );
             if mapping == "direct" {
