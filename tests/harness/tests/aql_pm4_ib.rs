@@ -13,8 +13,10 @@
 
 use barebell::aql::packet::{Fences, Pm4IbPacket};
 use barebell::aql::queue::QueueConfig;
+use barebell::aql::signal::SignalMemory;
 use barebell_model::cp::{CpError, CpModel};
 use barebell_model::{Seed, TickingClock};
+use barebell_model_host::queue::ModelQueue;
 use barebell_tests::{rig, signals};
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -78,6 +80,24 @@ fn word(addr: u64) -> &'static AtomicU32 {
     unsafe { AtomicU32::from_ptr(addr as *mut u32) }
 }
 
+/// Places `ib` in a mapped page and submits a PM4-IB vendor packet for it
+/// (bent by `bend`) on a fresh queue, its completion signal at 1.
+fn submit_ib(
+    m: &mut CpModel,
+    ib: &[u32],
+    bend: impl Fn(&mut Pm4IbPacket),
+) -> (ModelQueue<8>, &'static [SignalMemory]) {
+    let ib_addr = page(m, ib);
+    let r = rig::<8>(m, QueueConfig::default());
+    let s = signals(m, 1, 1);
+    let mut p = Pm4IbPacket::new(ib_addr, ib.len() as u32, s[0].handle(), Fences::SYSTEM).unwrap();
+    bend(&mut p);
+    r.queue
+        .submit(&p, &TickingClock::new(1_000), BOUND_NS)
+        .unwrap();
+    (r, s)
+}
+
 #[test]
 fn an_ib_runs_once_across_a_wait_and_then_completes_the_packet() {
     let mut m = CpModel::new(Seed(31));
@@ -87,13 +107,7 @@ fn an_ib_runs_once_across_a_wait_and_then_completes_the_packet() {
     ib.extend(release_32(out, 0x5a));
     ib.extend(wait_eq(gate, 7));
     ib.extend(release_32(out + 8, 0x77));
-    let ib_addr = page(&mut m, &ib);
-    let r = rig::<8>(&mut m, QueueConfig::default());
-    let s = signals(&mut m, 1, 1);
-    let p = Pm4IbPacket::new(ib_addr, ib.len() as u32, s[0].handle(), Fences::SYSTEM).unwrap();
-    r.queue
-        .submit(&p, &TickingClock::new(1_000), BOUND_NS)
-        .unwrap();
+    let (r, s) = submit_ib(&mut m, &ib, |_| {});
     let _ = m.run_until_idle(MAX_STEPS);
     // The first RELEASE_MEM ran, the wait holds the packet.
     assert_eq!(word(out).load(Ordering::Acquire), 0x5a);
@@ -127,13 +141,7 @@ fn pred_exec_runs_what_it_covers_only_for_xcc_0() {
     // XCCs 0 and 2: run.
     ib.extend([packet3(PRED_EXEC, 0), 0b101 << 24 | 8]);
     ib.extend(release_32(out + 4, 0x22));
-    let ib_addr = page(&mut m, &ib);
-    let r = rig::<8>(&mut m, QueueConfig::default());
-    let s = signals(&mut m, 1, 1);
-    let p = Pm4IbPacket::new(ib_addr, ib.len() as u32, s[0].handle(), Fences::SYSTEM).unwrap();
-    r.queue
-        .submit(&p, &TickingClock::new(1_000), BOUND_NS)
-        .unwrap();
+    let (_r, s) = submit_ib(&mut m, &ib, |_| {});
     m.run_until_idle(MAX_STEPS).unwrap();
     assert!(m.errors().is_empty(), "{:?}", m.errors());
     assert_eq!(word(out).load(Ordering::Acquire), 0);
@@ -160,15 +168,7 @@ fn a_malformed_jump_is_refused() {
         let mut m = CpModel::new(Seed(33));
         let out = page(&mut m, &[0; 4]);
         let ib = release_32(out, 1);
-        let ib_addr = page(&mut m, &ib);
-        let r = rig::<8>(&mut m, QueueConfig::default());
-        let s = signals(&mut m, 1, 1);
-        let mut p =
-            Pm4IbPacket::new(ib_addr, ib.len() as u32, s[0].handle(), Fences::SYSTEM).unwrap();
-        bend(&mut p);
-        r.queue
-            .submit(&p, &TickingClock::new(1_000), BOUND_NS)
-            .unwrap();
+        let (_r, s) = submit_ib(&mut m, &ib, bend);
         let _ = m.run_until_idle(MAX_STEPS);
         let errors = m.errors();
         assert!(
