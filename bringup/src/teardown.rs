@@ -27,8 +27,9 @@
 //!    `gfxhub_v3_0_gart_disable()`, `gfxhub_v12_0_gart_disable()`);
 //! 6. [`Stage::SmuUnload`]: the SMU told the driver lets go
 //!    (`smu_disable_dpms()`: `PrepareForDriverUnload` on MP1 13.0.6,
-//!    `smu_v13_0_6_notify_unload()`; nothing on 13.0.0 and 14.0.2, whose
-//!    PMFW handles its features itself);
+//!    `smu_v13_0_6_notify_unload()`, then the RLCs stopped,
+//!    `gfx_v9_4_3_rlc_stop()`; nothing on 13.0.0 and 14.0.2, whose PMFW
+//!    handles its features itself);
 //! 7. [`Stage::PspRing`]: the PSP's GPCOM ring destroyed
 //!    (`psp_hw_fini()` → `psp_ring_stop()` → DESTROY_RINGS);
 //! 8. [`Stage::IhRing`]: interrupt ring 0 disabled (`ih_v6_0_hw_fini()`
@@ -219,11 +220,15 @@ fn smu_unload(gpu: &Gpu<'_>) -> Outcome {
         return Outcome::NotNeeded("barebell drives no SMU mailbox on this MP1");
     };
     let (bus, clock, bases) = (&gpu.bus, gpu.platform.clock(), &gpu.ips.mp1.bases);
+    let rlc = || rlc_stop_gfx94(gpu);
     match notify_unload(bus, clock, mp1, bases) {
-        Ok(Some(msg)) => Outcome::Done(alloc::format!(
-            "{}: PrepareForDriverUnload ({msg:#x}) answered",
-            mp1.name
-        )),
+        Ok(Some(msg)) => match rlc() {
+            Ok(stopped) => Outcome::Done(alloc::format!(
+                "{}: PrepareForDriverUnload ({msg:#x}) answered{stopped}",
+                mp1.name
+            )),
+            Err(e) => Outcome::Failed(e),
+        },
         Ok(None) => Outcome::NotNeeded(barebell::smu::PMFW_HANDLES_UNLOAD),
         Err(SmuError::Response { msg, resp, .. }) => Outcome::Done(alloc::format!(
             "{}: PrepareForDriverUnload ({msg:#x}) answered {resp:#x}, which Linux ignores",
@@ -231,6 +236,24 @@ fn smu_unload(gpu: &Gpu<'_>) -> Outcome {
         )),
         Err(e) => Outcome::Failed(ErrorKind::SmuUnload(e)),
     }
+}
+
+/// The RLC stop `smu_disable_dpms()` ends with on GC 9.4.2 and later
+/// (`gfx_v9_4_3_rlc_stop()` on every XCC): "" on other generations.
+fn rlc_stop_gfx94(gpu: &Gpu<'_>) -> Result<String, ErrorKind> {
+    if gpu.ips.generation != barebell::ip::Generation::Gfx94 {
+        return Ok(String::new());
+    }
+    let xccs: Vec<_> = gpu
+        .ips
+        .xccs()
+        .iter()
+        .map(|x| gpu.bus.block(x.bases))
+        .collect();
+    let n = barebell::gfx::start_v9_4_3::rlc_stop(&xccs).map_err(ErrorKind::CpStart)?;
+    Ok(alloc::format!(
+        "; RLC stopped on {n} XCCs (RLC_ENABLE_F32 clear, GUI-idle interrupts off)"
+    ))
 }
 
 /// Stage 8: the IH ring, before its memory can go back.

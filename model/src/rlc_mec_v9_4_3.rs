@@ -231,6 +231,16 @@ impl RlcMecV943 {
         !x.rlc_stopped && self.loaded.has(fw::RLC_G)
     }
 
+    /// Whether XCC `xcc`'s RLC runs: its firmware in place and no driver
+    /// write of `RLC_ENABLE_F32 = 0` since.
+    pub fn rlc_running(&self, xcc: usize) -> bool {
+        self.state
+            .lock()
+            .xcc
+            .get(xcc)
+            .is_some_and(|x| self.rlc_runs(x))
+    }
+
     /// Whether XCC `xcc`'s MEC runs its firmware, or why not.
     pub fn mec_run(&self, xcc: usize) -> Result<(), MecRefusal> {
         self.mec_run_on(xcc, 1, 0)

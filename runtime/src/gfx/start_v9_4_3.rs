@@ -137,6 +137,22 @@ pub fn rlc_resume<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     Ok(out)
 }
 
+/// `gfx_v9_4_3_rlc_stop()`, which `smu_disable_dpms()` calls after the
+/// SMU's unload notice on GC 9.4.2 and later: on every XCC
+/// (`gfx_v9_4_3_xcc_rlc_stop()`), `RLC_CNTL.RLC_ENABLE_F32` cleared and
+/// the GUI-idle interrupts off. Linux then waits for the RLC serdes to go
+/// idle and gives up silently after `usec_timeout`; barebell does not
+/// wait (the serdes masters are not modelled, and nothing follows that
+/// depends on them). Returns the XCCs stopped.
+pub fn rlc_stop<B: RegisterBus + ?Sized>(xccs: &[Block<'_, B>]) -> Result<usize, StartError> {
+    let enable = RlcCntl::new().with_rlc_enable_f32(true).into_bits();
+    for (x, b) in xccs.iter().enumerate() {
+        b.update(RLC_CNTL, enable, 0).map_err(reg(x))?;
+        gui_idle_interrupt(b, x, false)?;
+    }
+    Ok(xccs.len())
+}
+
 /// `gfx_v9_4_3_xcc_enable_gui_idle_interrupt()`: read-modify-write of the
 /// three enables in `CP_INT_CNTL_RING0`.
 pub fn gui_idle_interrupt<B: RegisterBus + ?Sized>(

@@ -283,7 +283,8 @@ impl barebell_bringup::Sink for PspLine {
 }
 
 /// At teardown the SMU hears that the driver lets the device go, after
-/// the MEC is halted and before the PSP's ring is destroyed, as Linux's
+/// the MEC is halted and before the PSP's ring is destroyed, and the RLCs
+/// stop after it, as Linux's
 /// `smu_hw_fini()` → `smu_disable_dpms()` →
 /// `smu_v13_0_6_system_features_control(smu, false)` →
 /// `smu_v13_0_6_notify_unload()` sends `PPSMC_MSG_PrepareForDriverUnload`
@@ -308,6 +309,9 @@ fn the_teardown_tells_the_smu_of_the_unload() {
             !smu.events().contains(&unload),
             "{name}: before the teardown"
         );
+        let rlc = m.gc_9_4_3().unwrap().rlc_mec();
+        let xccs = m.gc_9_4_3().unwrap().gfxhubs().len();
+        assert!((0..xccs).all(|x| rlc.rlc_running(x)), "{name}");
         let report = gpu.shutdown();
         assert!(report.complete(), "{name}: {report}");
         let n = smu.events().iter().filter(|e| **e == unload).count();
@@ -319,6 +323,13 @@ fn the_teardown_tells_the_smu_of_the_unload() {
             text.find("destroy PSP ring").unwrap(),
         );
         assert!(mec < smu_line && smu_line < psp, "{name}: {text}");
+        // `smu_disable_dpms()` ends with `gfx_v9_4_3_rlc_stop()` on GC
+        // 9.4.2 and later: every XCC's RLC stopped.
+        assert!((0..xccs).all(|x| !rlc.rlc_running(x)), "{name}: {text}");
+        assert!(
+            text.contains(&format!("RLC stopped on {xccs} XCCs")),
+            "{name}: {text}"
+        );
     }
 }
 
