@@ -197,8 +197,8 @@ fn bases(part: &PartDesc) -> (Vec<IpBases>, Vec<IpBases>) {
     (sdma, mmhub)
 }
 
-fn rig(part: &PartDesc, buffer_bytes: usize) -> Rig {
-    let (sdma_bases, mmhub_bases) = bases(part);
+/// Every SDMA 4.4.2 instance and AID MMHUB of the part, on one bus.
+fn sdma_bus(sdma_bases: &[IpBases], mmhub_bases: &[IpBases]) -> &'static Bus {
     let clock = SimClock::new();
     let log = Arc::new(RefusalLog::new());
     let sdma: &'static [SdmaModel] = Box::leak(
@@ -231,7 +231,54 @@ fn rig(part: &PartDesc, buffer_bytes: usize) -> Rig {
             assert!(owner.insert(o, i).is_none(), "instances overlap at {o:#x}");
         }
     }
-    let bus: &'static Bus = Box::leak(Box::new(Bus { sdma, owner, hubs }));
+    Box::leak(Box::new(Bus { sdma, owner, hubs }))
+}
+
+/// The HWS model on the HIQ `hiq` (doorbell `hiq_doorbell`) over
+/// `engines` SDMA instances, and its client, which runs the model in
+/// its pauses.
+fn hws_on(
+    hiq: &'static HiqMemory<HIQ>,
+    hiq_doorbell: &'static AtomicU64,
+    engines: u8,
+    dma: &'static Dma,
+) -> (&'static HwsModel, HwsClient) {
+    // The HWS model on a HIQ, and its client.
+    let hws_model: &'static HwsModel = Box::leak(Box::new(HwsModel::new(HwsConfig {
+        ring: hiq.ring_address(),
+        ring_dwords: HIQ as u64,
+        doorbell: hiq_doorbell as *const AtomicU64 as u64,
+        doorbell_lower: 0,
+        doorbell_upper: 0xF8,
+        map_process_dwords: 21,
+    })));
+    hws_model.set_sdma(SdmaEngines::aqua_vanjaram(engines));
+    // SAFETY: the slot is leaked, 8-aligned, read by the model atomically.
+    let hiq_db = unsafe {
+        Doorbell::from_ptr(NonNull::new(hiq_doorbell as *const AtomicU64 as *mut u64).unwrap())
+    }
+    .unwrap();
+    let pause: Box<dyn FnMut()> = Box::new(move || {
+        hws_model.service(dma);
+    });
+    let mut hws = Hws::new(
+        HiqRing {
+            // SAFETY: `hiq` is leaked and mapped at its host address.
+            memory: unsafe { Dev::assume(hiq) },
+            doorbell: hiq_db,
+        },
+        TickingClock::new(1_000),
+        pause,
+    )
+    .unwrap();
+    hws.timeout_ns = 2_000_000;
+    (hws_model, hws)
+}
+
+fn rig(part: &PartDesc, buffer_bytes: usize) -> Rig {
+    let (sdma_bases, mmhub_bases) = bases(part);
+    let bus = sdma_bus(&sdma_bases, &mmhub_bases);
+    let (sdma, hubs) = (bus.sdma, bus.hubs);
 
     // Memory: page tables, the SDMA ring memory, MQD, buffers, doorbells,
     // HIQ and IB, all reachable by the model at their host addresses.
@@ -312,36 +359,8 @@ fn rig(part: &PartDesc, buffer_bytes: usize) -> Rig {
         }));
     }
 
-    // The HWS model on a HIQ, and its client.
-    let hws_model: &'static HwsModel = Box::leak(Box::new(HwsModel::new(HwsConfig {
-        ring: hiq.ring_address(),
-        ring_dwords: HIQ as u64,
-        doorbell: hiq_doorbell as *const AtomicU64 as u64,
-        doorbell_lower: 0,
-        doorbell_upper: 0xF8,
-        map_process_dwords: 21,
-    })));
-    hws_model.set_sdma(SdmaEngines::aqua_vanjaram(sdma.len() as u8));
-    // SAFETY: the slot is leaked, 8-aligned, read by the model atomically.
-    let hiq_db = unsafe {
-        Doorbell::from_ptr(NonNull::new(hiq_doorbell as *const AtomicU64 as *mut u64).unwrap())
-    }
-    .unwrap();
-    let pause: Box<dyn FnMut()> = Box::new(move || {
-        hws_model.service(dma);
-    });
+    let (hws_model, hws) = hws_on(hiq, hiq_doorbell, sdma.len() as u8, dma);
     let clock: &'static TickingClock = Box::leak(Box::new(TickingClock::new(1_000)));
-    let mut hws = Hws::new(
-        HiqRing {
-            // SAFETY: `hiq` is leaked and mapped at its host address.
-            memory: unsafe { Dev::assume(hiq) },
-            doorbell: hiq_db,
-        },
-        TickingClock::new(1_000),
-        pause,
-    )
-    .unwrap();
-    hws.timeout_ns = 2_000_000;
     Rig {
         bus,
         sdma_bases,
