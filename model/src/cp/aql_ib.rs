@@ -100,17 +100,11 @@ impl CpModel {
                 return Ok(false);
             }
             let header = self.pm4_dword(q, address, n, at)?;
-            let len = if header == d::NOP_FILLER {
-                1
-            } else if d::HEADER_TYPE.get(header) == d::PACKET_TYPE3 {
-                u64::from(d::HEADER_COUNT.get(header)) + 2
-            } else {
-                return Err(CpError::Pm4 {
-                    queue: q,
-                    rptr: at,
-                    why: Pm4Error::NotType3 { header },
-                });
-            };
+            let len = super::pm4::packet_dwords(header).map_err(|why| CpError::Pm4 {
+                queue: q,
+                rptr: at,
+                why,
+            })?;
             if at + len > size {
                 return Err(CpError::Pm4 {
                     queue: q,

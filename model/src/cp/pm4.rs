@@ -41,6 +41,18 @@ use core::sync::atomic::Ordering;
 /// Packets one queue may execute per [`CpModel::step`].
 const PACKETS_PER_STEP: u32 = 64;
 
+/// The dwords the packet with `header` takes: 1 for the NOP filler, the
+/// header's count plus 2 for a type-3 packet; other types are refused.
+pub(super) fn packet_dwords(header: u32) -> Result<u64, Pm4Error> {
+    if header == d::NOP_FILLER {
+        Ok(1)
+    } else if d::HEADER_TYPE.get(header) == d::PACKET_TYPE3 {
+        Ok(u64::from(d::HEADER_COUNT.get(header)) + 2)
+    } else {
+        Err(Pm4Error::NotType3 { header })
+    }
+}
+
 /// A PM4 queue as the MEC hands it to the CP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pm4Binding {
@@ -267,18 +279,11 @@ impl CpModel {
         let mut done = 0;
         while done < PACKETS_PER_STEP && super::later(wptr, rptr) {
             let header = self.pm4_dword(q, ring, n, rptr)?;
-            let len = if header == d::NOP_FILLER {
-                1
-            } else {
-                if d::HEADER_TYPE.get(header) != d::PACKET_TYPE3 {
-                    return Err(CpError::Pm4 {
-                        queue: q,
-                        rptr,
-                        why: Pm4Error::NotType3 { header },
-                    });
-                }
-                u64::from(d::HEADER_COUNT.get(header)) + 2
-            };
+            let len = packet_dwords(header).map_err(|why| CpError::Pm4 {
+                queue: q,
+                rptr,
+                why,
+            })?;
             if wptr.wrapping_sub(rptr) < len {
                 // Not all of the packet is announced yet.
                 if let Some(x) = self.queues.get_mut(q) {
