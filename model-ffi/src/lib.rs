@@ -158,19 +158,6 @@ fn config_space(device_id: u16) -> [u8; CONFIG_BYTES] {
     c
 }
 
-/// Device ids (model values: the RX 7900 XTX's 0x744C, the RX 9070 XT's
-/// 0x7550, as `amdgpu_drv.c`'s id table lists them; for MI300X and
-/// MI308X, which `amdgpu_drv.c` binds by class through IP discovery and
-/// Debian's `pci.ids` does not list, 0x74A1 and 0x74A2, unverified).
-fn device_id(part: &str) -> u16 {
-    match part {
-        "navi48" => 0x7550,
-        "mi300x" => 0x74A1,
-        "mi308x" => 0x74A2,
-        _ => 0x744C,
-    }
-}
-
 /// Host memory the device reaches by DMA through the C ABI: 512 MiB
 /// (**model value**), lazily backed like VRAM. tinygrad's `AMDDevice`
 /// puts what the CPU and GPU both touch there (`PCIIfaceBase.alloc`:
@@ -229,6 +216,7 @@ impl Vgpu {
         if flags & VGPU_PMFW_BEFORE_PRIMARY_SOS != 0 {
             p.firmware.pmfw = Some(PMFW_BEFORE_PRIMARY_SOS);
         }
+        let device_id = p.pci_device_id();
         let vram_len = (p.firmware.vram_mib as usize) << 20;
         let memory = host_memory(vram_len)
             .ok_or_else(|| format!("no host memory for {vram_len:#x} bytes of VRAM"))?;
@@ -249,7 +237,7 @@ impl Vgpu {
             strict,
             seen: Mutex::new(gpu_mark),
             last_error: Mutex::new(String::new()),
-            config: Mutex::new(config_space(device_id(part))),
+            config: Mutex::new(config_space(device_id)),
             dma_next: Mutex::new(0),
         })
     }

@@ -246,6 +246,22 @@ pub fn mi308x() -> Part {
 }
 
 /// The part named `name`.
+impl Part {
+    /// The PCI device id a driver's host shows for the part (model
+    /// values: the RX 7900 XTX's 0x744C and the RX 9070 XT's 0x7550, as
+    /// Linux's `amdgpu_drv.c` id table lists them; MI300X and MI308X,
+    /// which amdgpu binds by class through IP discovery and Debian's
+    /// `pci.ids` does not list, 0x74A1 and 0x74A2, unverified).
+    pub fn pci_device_id(&self) -> u16 {
+        match self.name {
+            "navi48" => 0x7550,
+            "mi300x" => 0x74A1,
+            "mi308x" => 0x74A2,
+            _ => 0x744C,
+        }
+    }
+}
+
 pub fn by_name(name: &str) -> Option<Part> {
     match name {
         "navi31" => Some(navi31()),

@@ -96,6 +96,9 @@ pub(crate) trait GcModel: Send + Sync {
     fn service_cp(&self) -> bool;
     /// BAR2: the page of 64-bit doorbells the CP side watches.
     fn doorbells(&self) -> Aperture;
+    /// A host store of `value` to BAR2 byte `byte_offset`, through the
+    /// generation's doorbell gate; the reason when it does not ring.
+    fn doorbell_write(&self, byte_offset: u64, value: u64) -> Result<(), String>;
     /// The SDMA engines, in instance order.
     fn sdma(&self) -> &[Arc<SdmaModel>];
     fn as_any(&self) -> &dyn Any;
@@ -380,6 +383,14 @@ impl VirtualGpu {
     /// False if no queue is mapped there.
     pub fn hang_queue(&self, index: u32) -> bool {
         self.gc.hang_queue(index)
+    }
+
+    /// A host's 64-bit store of `value` to BAR2 byte `byte_offset`, as a
+    /// second driver (tinygrad's AM, the Linux guest) makes it: it rings
+    /// only through the part's NBIO doorbell aperture; otherwise the
+    /// store is dropped and the reason returned.
+    pub fn doorbell_write(&self, byte_offset: u64, value: u64) -> Result<(), String> {
+        self.gc.doorbell_write(byte_offset, value)
     }
 
     /// Accesses BAR5 lost past its end, and those through the index/data

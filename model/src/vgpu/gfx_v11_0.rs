@@ -822,6 +822,9 @@ impl super::GcModel for Gfx11 {
     fn service_cp(&self) -> bool {
         self.mec.step().progressed()
     }
+    fn doorbell_write(&self, byte_offset: u64, value: u64) -> Result<(), String> {
+        Gfx11::doorbell_write(self, byte_offset, value)
+    }
     fn doorbells(&self) -> Aperture {
         Aperture {
             host: NonNull::from(&*self.doorbells).cast(),

@@ -594,6 +594,9 @@ impl super::GcModel for Gc943 {
     fn service_cp(&self) -> bool {
         self.mec.service() > 0
     }
+    fn doorbell_write(&self, byte_offset: u64, value: u64) -> Result<(), String> {
+        Gc943::doorbell_write(self, byte_offset, value)
+    }
     fn doorbells(&self) -> Aperture {
         let (host, len) = self.mec.doorbell_page();
         Aperture {

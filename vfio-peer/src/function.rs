@@ -1,0 +1,488 @@
+//! The model as a PCI function behind QEMU's `vfio-user-pci`: the
+//! region table, the IRQ table, and a [`ServerBackend`] that turns each
+//! message into model accesses.
+//!
+//! Regions (`VFIO_PCI_*_REGION_INDEX`):
+//! - 0, BAR0: a window of VRAM, mmap'd by QEMU from the VRAM memfd, so a
+//!   guest's loads and stores reach the model's VRAM without a message;
+//! - 2, BAR2: the doorbells, trapped: each 64-bit store is one
+//!   [`VirtualGpu::doorbell_write`];
+//! - 4: the MSI-X table and PBA (QEMU emulates both; see [`crate::config`]);
+//! - 5, BAR5: the registers, trapped: each access one call into the
+//!   model's register router, in order;
+//! - 6, the ROM: none yet (the VBIOS is the next layer);
+//! - 7: configuration space ([`ConfigSpace`]).
+
+use crate::config::{self, ConfigSpace, Effect};
+use crate::memory::{GuestRam, Vram};
+use crate::trace::{Access, Trace};
+use barebell::platform::Platform;
+use barebell_model::vgpu::REGS_BYTES;
+use barebell_model::{FilesDir, Seed, VirtualGpu, parts};
+use std::fs::File;
+use std::io::{Error, ErrorKind};
+use vfio_bindings::bindings::vfio::{
+    VFIO_IRQ_INFO_EVENTFD, VFIO_IRQ_INFO_NORESIZE, VFIO_IRQ_SET_ACTION_TRIGGER,
+    VFIO_IRQ_SET_DATA_EVENTFD, VFIO_PCI_BAR0_REGION_INDEX, VFIO_PCI_BAR2_REGION_INDEX,
+    VFIO_PCI_BAR4_REGION_INDEX, VFIO_PCI_BAR5_REGION_INDEX, VFIO_PCI_CONFIG_REGION_INDEX,
+    VFIO_PCI_MSIX_IRQ_INDEX, VFIO_PCI_NUM_IRQS, VFIO_PCI_NUM_REGIONS, VFIO_REGION_INFO_FLAG_MMAP,
+    VFIO_REGION_INFO_FLAG_READ, VFIO_REGION_INFO_FLAG_WRITE, vfio_region_info,
+    vfio_region_sparse_mmap_area,
+};
+use vfio_user::{DmaMapFlags, DmaUnmapFlags, IrqInfo, ServerBackend, ServerRegion, SparseArea};
+
+/// BAR2's length (model value: a board without resizable BARs maps
+/// 2 MiB of doorbells; the model's doorbell page is its first bytes).
+pub const DOORBELL_BAR_BYTES: u64 = 2 << 20;
+/// The model's own DMA region for a guest function (unused by a Linux
+/// guest, whose system memory arrives as [`GuestRam`]; the model's
+/// constructor wants one): 4 MiB.
+const MODEL_DMA_BYTES: usize = 4 << 20;
+
+/// What makes a function: the part, the visible VRAM window, the seed.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// A model part name (`barebell_model::parts::by_name`).
+    pub part: String,
+    /// BAR0's length in MiB, a power of two: how much of VRAM the guest
+    /// sees through the BAR (model value, as a board without resizable
+    /// BAR: 256).
+    pub bar0_mib: u32,
+    /// The model's seed.
+    pub seed: u64,
+}
+
+/// Why a function could not be built.
+#[derive(Debug)]
+pub enum SetupError {
+    /// No model part of that name.
+    UnknownPart(String),
+    /// BAR0's size is not a power of two or exceeds VRAM.
+    Bar0 { mib: u32, vram_mib: u32 },
+    /// The VRAM memfd or a mapping failed.
+    Memory(Error),
+    /// The model refused to build the part.
+    Model(String),
+}
+
+impl core::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            SetupError::UnknownPart(p) => write!(
+                f,
+                "no model part named {p:?} (navi31, navi48, mi300x, mi308x)"
+            ),
+            SetupError::Bar0 { mib, vram_mib } => write!(
+                f,
+                "BAR0 of {mib} MiB: it must be a power of two no larger than the part's \
+                 {vram_mib} MiB of VRAM"
+            ),
+            SetupError::Memory(e) => write!(f, "could not back the model's VRAM: {e}"),
+            SetupError::Model(e) => write!(f, "the model could not build the part: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+/// Counts of what the guest did, for the run's summary.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    pub reg_reads: u64,
+    pub reg_writes: u64,
+    pub doorbells: u64,
+    pub config_writes: u64,
+    /// Accesses the function refused (bad size, outside a region).
+    pub refused: u64,
+}
+
+/// The model behind one vfio-user connection.
+#[derive(Debug)]
+pub struct ModelFunction {
+    /// Drops before `vram`: the model holds addresses inside it.
+    gpu: VirtualGpu,
+    vram: Vram,
+    bar0_bytes: u64,
+    config: ConfigSpace,
+    guest: GuestRam,
+    /// MSI-X vector eventfds QEMU set (index = vector).
+    msix: Vec<Option<File>>,
+    trace: Trace,
+    counts: Counts,
+}
+
+impl ModelFunction {
+    /// Builds the part over a fresh VRAM memfd, reading its firmware from
+    /// the system's firmware directory.
+    pub fn new(opts: &Options, trace: Trace) -> Result<Self, SetupError> {
+        let part =
+            parts::by_name(&opts.part).ok_or_else(|| SetupError::UnknownPart(opts.part.clone()))?;
+        let vram_mib = part.firmware.vram_mib;
+        if !opts.bar0_mib.is_power_of_two() || opts.bar0_mib > vram_mib {
+            return Err(SetupError::Bar0 {
+                mib: opts.bar0_mib,
+                vram_mib,
+            });
+        }
+        let vram = Vram::new((vram_mib as usize) << 20).map_err(SetupError::Memory)?;
+        let memory = vram
+            .host_memory(MODEL_DMA_BYTES)
+            .map_err(SetupError::Memory)?;
+        let config = ConfigSpace::new(part.pci_device_id(), 0);
+        let fw = FilesDir::system();
+        let gpu = VirtualGpu::new(part, &fw, memory, Seed(opts.seed))
+            .map_err(|e| SetupError::Model(e.to_string()))?;
+        Ok(ModelFunction {
+            gpu,
+            vram,
+            bar0_bytes: u64::from(opts.bar0_mib) << 20,
+            config,
+            guest: GuestRam::default(),
+            msix: (0..config::MSIX_VECTORS).map(|_| None).collect(),
+            trace,
+            counts: Counts::default(),
+        })
+    }
+
+    /// The model device.
+    pub fn gpu(&self) -> &VirtualGpu {
+        &self.gpu
+    }
+
+    /// What the guest did so far.
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    /// Bytes of guest RAM QEMU has mapped for the function.
+    pub fn guest_ram_bytes(&self) -> u64 {
+        self.guest.mapped_bytes()
+    }
+
+    /// The trace, flushed.
+    pub fn finish_trace(&mut self) -> std::io::Result<()> {
+        self.trace.flush()
+    }
+
+    /// The region table QEMU reads (`VFIO_USER_DEVICE_GET_REGION_INFO`).
+    pub fn regions(&self) -> Vec<ServerRegion> {
+        let rw = VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_WRITE;
+        (0..VFIO_PCI_NUM_REGIONS)
+            .map(|index| {
+                let (size, flags, mmap_fd) = match index {
+                    VFIO_PCI_BAR0_REGION_INDEX => (
+                        self.bar0_bytes,
+                        rw | VFIO_REGION_INFO_FLAG_MMAP,
+                        Some(self.vram.raw_fd()),
+                    ),
+                    VFIO_PCI_BAR2_REGION_INDEX => (DOORBELL_BAR_BYTES, rw, None),
+                    VFIO_PCI_BAR4_REGION_INDEX => (config::MSIX_BAR_BYTES, rw, None),
+                    VFIO_PCI_BAR5_REGION_INDEX => (REGS_BYTES as u64, rw, None),
+                    VFIO_PCI_CONFIG_REGION_INDEX => (config::BYTES as u64, rw, None),
+                    _ => (0, 0, None),
+                };
+                // The crate sends a region's fd only with a capability
+                // list: one sparse-mmap area covering the whole region.
+                let sparse_areas = match mmap_fd {
+                    Some(_) => vec![SparseArea {
+                        area: vfio_region_sparse_mmap_area { offset: 0, size },
+                    }],
+                    None => Vec::new(),
+                };
+                ServerRegion {
+                    region_info: vfio_region_info {
+                        argsz: core::mem::size_of::<vfio_region_info>() as u32,
+                        flags,
+                        index,
+                        cap_offset: 0,
+                        size,
+                        offset: 0,
+                    },
+                    sparse_areas,
+                    mmap_fd,
+                }
+            })
+            .collect()
+    }
+
+    /// The IRQ table (`VFIO_USER_DEVICE_GET_IRQ_INFO`): MSI-X only.
+    pub fn irqs() -> Vec<IrqInfo> {
+        (0..VFIO_PCI_NUM_IRQS)
+            .map(|index| IrqInfo {
+                index,
+                flags: if index == VFIO_PCI_MSIX_IRQ_INDEX {
+                    VFIO_IRQ_INFO_EVENTFD | VFIO_IRQ_INFO_NORESIZE
+                } else {
+                    0
+                },
+                count: if index == VFIO_PCI_MSIX_IRQ_INDEX {
+                    u32::from(config::MSIX_VECTORS)
+                } else {
+                    0
+                },
+            })
+            .collect()
+    }
+
+    /// Records a refused access. A guest's MMIO store is posted and
+    /// gets no answer, and a read the function cannot complete reads all
+    /// ones (an Unsupported Request), so a refusal never goes back to
+    /// the client as an error: it is counted and traced.
+    fn refuse(&mut self, what: String) {
+        self.counts.refused += 1;
+        self.trace.record(Access::Refused(&what));
+    }
+
+    fn reg_read(&mut self, offset: u64, data: &mut [u8]) -> Result<(), Error> {
+        let at = match reg_dword(offset, data.len()) {
+            Some(at) => at,
+            None => {
+                let n = data.len();
+                self.refuse(format!("BAR5 read of {n} bytes at {offset:#x}"));
+                data.fill(0xFF);
+                return Ok(());
+            }
+        };
+        // One look by the device between two host looks, as the
+        // bring-up's waits give it.
+        self.gpu.pause();
+        let mut out = Vec::with_capacity(data.len());
+        for i in 0..data.len().div_ceil(4) {
+            let value = self.gpu.regs().read32(at + 4 * i);
+            self.counts.reg_reads += 1;
+            self.trace.record(Access::RegRead {
+                offset: (at + 4 * i) as u64,
+                value,
+            });
+            out.extend_from_slice(&value.to_le_bytes());
+        }
+        let sub = (offset as usize) & 3;
+        data.copy_from_slice(&out[sub..sub + data.len()]);
+        Ok(())
+    }
+
+    fn reg_write(&mut self, offset: u64, data: &[u8]) -> Result<(), Error> {
+        if !data.len().is_multiple_of(4) || reg_dword(offset, data.len()).is_none() {
+            let n = data.len();
+            self.refuse(format!(
+                "BAR5 write of {n} bytes at {offset:#x} (the model takes whole dwords)"
+            ));
+            return Ok(());
+        }
+        for (i, w) in data.chunks_exact(4).enumerate() {
+            let value = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            let at = offset as usize + 4 * i;
+            self.gpu.regs().write32(at, value);
+            self.counts.reg_writes += 1;
+            self.trace.record(Access::RegWrite {
+                offset: at as u64,
+                value,
+            });
+        }
+        Ok(())
+    }
+
+    fn doorbell(&mut self, offset: u64, data: &[u8]) -> Result<(), Error> {
+        let Ok(bytes) = <[u8; 8]>::try_from(data) else {
+            let n = data.len();
+            self.refuse(format!(
+                "doorbell store of {n} bytes at BAR2 {offset:#x} (the model's doorbells are \
+                 64-bit)"
+            ));
+            return Ok(());
+        };
+        let value = u64::from_le_bytes(bytes);
+        self.counts.doorbells += 1;
+        self.trace.record(Access::Doorbell { offset, value });
+        if let Err(why) = self.gpu.doorbell_write(offset, value) {
+            self.refuse(why);
+        }
+        Ok(())
+    }
+
+    fn config_write(&mut self, offset: u64, data: &[u8]) -> Result<(), Error> {
+        self.counts.config_writes += 1;
+        let mut v = [0u8; 4];
+        let n = data.len().min(4);
+        v[..n].copy_from_slice(&data[..n]);
+        self.trace.record(Access::ConfigWrite {
+            offset,
+            value: u32::from_le_bytes(v),
+        });
+        match self.config.write(offset, data) {
+            None => {
+                let n = data.len();
+                self.refuse(format!("config write of {n} bytes at {offset:#x}"));
+                Ok(())
+            }
+            Some(Effect::BusMaster(on)) => {
+                self.gpu.set_bus_master(on);
+                Ok(())
+            }
+            Some(Effect::Aspm(0)) => {
+                Platform::disable_aspm(&self.gpu);
+                Ok(())
+            }
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// Signals MSI-X vector `vector`; whether an eventfd was there.
+    pub fn signal(&self, vector: usize) -> bool {
+        use std::io::Write;
+        match self.msix.get(vector).and_then(|f| f.as_ref()) {
+            Some(mut f) => f.write_all(&1u64.to_ne_bytes()).is_ok(),
+            None => false,
+        }
+    }
+}
+
+/// BAR5's byte offset of an access of `len` bytes at `offset` (whole
+/// dwords or a part of one), inside the BAR.
+fn reg_dword(offset: u64, len: usize) -> Option<usize> {
+    let at = usize::try_from(offset).ok()? & !3;
+    let end = usize::try_from(offset).ok()?.checked_add(len)?;
+    (len > 0 && end <= REGS_BYTES && (len >= 4 || end <= at + 4)).then_some(at)
+}
+
+impl ServerBackend for ModelFunction {
+    fn region_read(&mut self, region: u32, offset: u64, data: &mut [u8]) -> Result<(), Error> {
+        match region {
+            VFIO_PCI_CONFIG_REGION_INDEX => {
+                if self.config.read(offset, data).is_none() {
+                    let n = data.len();
+                    self.refuse(format!("config read of {n} bytes at {offset:#x}"));
+                    data.fill(0xFF);
+                }
+                Ok(())
+            }
+            VFIO_PCI_BAR5_REGION_INDEX => self.reg_read(offset, data),
+            VFIO_PCI_BAR0_REGION_INDEX => {
+                let vram = self.gpu.vram();
+                let end = offset.saturating_add(data.len() as u64);
+                if end > self.bar0_bytes {
+                    self.refuse(format!("BAR0 read past the window at {offset:#x}"));
+                    data.fill(0xFF);
+                    return Ok(());
+                }
+                // SAFETY: `[offset, end)` lies inside BAR0's window, which
+                // is inside the model's live VRAM mapping.
+                unsafe {
+                    core::ptr::copy_nonoverlapping(
+                        vram.host.as_ptr().add(offset as usize),
+                        data.as_mut_ptr(),
+                        data.len(),
+                    )
+                };
+                Ok(())
+            }
+            // Doorbells and the MSI-X BAR read as zero (QEMU answers the
+            // table and PBA itself).
+            _ => {
+                data.fill(0);
+                Ok(())
+            }
+        }
+    }
+
+    fn region_write(&mut self, region: u32, offset: u64, data: &[u8]) -> Result<(), Error> {
+        match region {
+            VFIO_PCI_CONFIG_REGION_INDEX => self.config_write(offset, data),
+            VFIO_PCI_BAR5_REGION_INDEX => self.reg_write(offset, data),
+            VFIO_PCI_BAR2_REGION_INDEX => self.doorbell(offset, data),
+            VFIO_PCI_BAR0_REGION_INDEX => {
+                let vram = self.gpu.vram();
+                let end = offset.saturating_add(data.len() as u64);
+                if end > self.bar0_bytes {
+                    self.refuse(format!("BAR0 write past the window at {offset:#x}"));
+                    return Ok(());
+                }
+                // SAFETY: as in `region_read`.
+                unsafe {
+                    core::ptr::copy_nonoverlapping(
+                        data.as_ptr(),
+                        vram.host.as_ptr().add(offset as usize),
+                        data.len(),
+                    )
+                };
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn dma_map(
+        &mut self,
+        flags: DmaMapFlags,
+        offset: u64,
+        address: u64,
+        size: u64,
+        fd: Option<File>,
+    ) -> Result<(), Error> {
+        self.trace.record(Access::DmaMap {
+            iova: address,
+            size,
+        });
+        let write = flags.contains(DmaMapFlags::WRITE);
+        self.guest.map(address, size, fd.as_ref(), offset, write)
+    }
+
+    fn dma_unmap(&mut self, flags: DmaUnmapFlags, address: u64, size: u64) -> Result<(), Error> {
+        if flags.contains(DmaUnmapFlags::UNMAP_ALL) {
+            self.guest.unmap(0, u64::MAX);
+        } else {
+            self.guest.unmap(address, size);
+        }
+        Ok(())
+    }
+
+    fn reset(&mut self) -> Result<(), Error> {
+        // A function-level reset of the model is not modelled: the model
+        // has the mode-1 reset the SMU performs, not FLR. The table says
+        // the function is not resettable, so QEMU should not ask.
+        let why = "device reset (FLR) is not modelled";
+        self.refuse(why.into());
+        Err(Error::new(ErrorKind::Unsupported, why))
+    }
+
+    fn set_irqs(
+        &mut self,
+        index: u32,
+        flags: u32,
+        start: u32,
+        count: u32,
+        fds: Vec<File>,
+    ) -> Result<(), Error> {
+        if index != VFIO_PCI_MSIX_IRQ_INDEX {
+            let why = format!("SET_IRQS on index {index} (only MSI-X)");
+            self.refuse(why.clone());
+            return Err(Error::new(ErrorKind::InvalidInput, why));
+        }
+        let trigger = flags & VFIO_IRQ_SET_ACTION_TRIGGER != 0;
+        let eventfd = flags & VFIO_IRQ_SET_DATA_EVENTFD != 0;
+        if !trigger {
+            return Ok(());
+        }
+        if count == 0 {
+            self.msix.iter_mut().for_each(|v| *v = None);
+            return Ok(());
+        }
+        let range = start as usize..(start as usize).saturating_add(count as usize);
+        if range.end > self.msix.len() || (eventfd && fds.len() != count as usize) {
+            let why = format!(
+                "SET_IRQS vectors {}..{} with {} fds",
+                range.start,
+                range.end,
+                fds.len()
+            );
+            self.refuse(why.clone());
+            return Err(Error::new(ErrorKind::InvalidInput, why));
+        }
+        if eventfd {
+            for (slot, fd) in self.msix[range].iter_mut().zip(fds) {
+                *slot = Some(fd);
+            }
+        }
+        Ok(())
+    }
+}
