@@ -102,7 +102,11 @@ impl ConfigSpace {
         c.bytes[EXP_CAP] = 0x10; // PCI_CAP_ID_EXP
         c.bytes[EXP_CAP + 1] = MSIX_CAP as u8;
         c.put16(EXP_CAP + 0x02, 0x0002); // PCI_EXP_FLAGS: v2, PCI_EXP_TYPE_ENDPOINT
-        c.put32(EXP_CAP + 0x04, 0x0000_0001); // PCI_EXP_DEVCAP: 256-byte payload
+        // PCI_EXP_DEVCAP: 256-byte payload, Role-Based Error Reporting
+        // (bit 15, mandatory from PCIe 1.1 on: without it Linux's
+        // `pcie_aspm_sanity_check()` calls the function "pre-1.1" and
+        // turns ASPM off itself).
+        c.put32(EXP_CAP + 0x04, 0x0000_0001 | (1 << 15));
         // PCI_EXP_LNKCAP: 16 GT/s (4), x16, ASPM L1 supported (bit 11).
         c.put32(EXP_CAP + 0x0C, 0x0000_0004 | (16 << 4) | (1 << 11));
         // PCI_EXP_LNKCTL: ASPM L1 on at power-up (as the model's

@@ -22,9 +22,10 @@ use barebell_model::{FilesDir, Seed, VirtualGpu, parts};
 use std::fs::File;
 use std::io::{Error, ErrorKind};
 use vfio_bindings::bindings::vfio::{
-    VFIO_IRQ_INFO_EVENTFD, VFIO_IRQ_INFO_NORESIZE, VFIO_IRQ_SET_ACTION_TRIGGER,
-    VFIO_IRQ_SET_DATA_EVENTFD, VFIO_PCI_BAR0_REGION_INDEX, VFIO_PCI_BAR2_REGION_INDEX,
-    VFIO_PCI_BAR4_REGION_INDEX, VFIO_PCI_BAR5_REGION_INDEX, VFIO_PCI_CONFIG_REGION_INDEX,
+    VFIO_IRQ_INFO_AUTOMASKED, VFIO_IRQ_INFO_EVENTFD, VFIO_IRQ_INFO_MASKABLE,
+    VFIO_IRQ_INFO_NORESIZE, VFIO_IRQ_SET_ACTION_TRIGGER, VFIO_IRQ_SET_DATA_EVENTFD,
+    VFIO_PCI_BAR0_REGION_INDEX, VFIO_PCI_BAR2_REGION_INDEX, VFIO_PCI_BAR4_REGION_INDEX,
+    VFIO_PCI_BAR5_REGION_INDEX, VFIO_PCI_CONFIG_REGION_INDEX, VFIO_PCI_INTX_IRQ_INDEX,
     VFIO_PCI_MSIX_IRQ_INDEX, VFIO_PCI_NUM_IRQS, VFIO_PCI_NUM_REGIONS, VFIO_REGION_INFO_FLAG_MMAP,
     VFIO_REGION_INFO_FLAG_READ, VFIO_REGION_INFO_FLAG_WRITE, vfio_region_info,
     vfio_region_sparse_mmap_area,
@@ -107,6 +108,8 @@ pub struct ModelFunction {
     guest: GuestRam,
     /// MSI-X vector eventfds QEMU set (index = vector).
     msix: Vec<Option<File>>,
+    /// The INTx eventfd QEMU set.
+    intx: Option<File>,
     trace: Trace,
     counts: Counts,
 }
@@ -139,6 +142,7 @@ impl ModelFunction {
             config,
             guest: GuestRam::default(),
             msix: (0..config::MSIX_VECTORS).map(|_| None).collect(),
+            intx: None,
             trace,
             counts: Counts::default(),
         })
@@ -205,21 +209,27 @@ impl ModelFunction {
             .collect()
     }
 
-    /// The IRQ table (`VFIO_USER_DEVICE_GET_IRQ_INFO`): MSI-X only.
+    /// The IRQ table (`VFIO_USER_DEVICE_GET_IRQ_INFO`): INTx (pin A, as
+    /// the config space declares) and MSI-X.
     pub fn irqs() -> Vec<IrqInfo> {
         (0..VFIO_PCI_NUM_IRQS)
-            .map(|index| IrqInfo {
-                index,
-                flags: if index == VFIO_PCI_MSIX_IRQ_INDEX {
-                    VFIO_IRQ_INFO_EVENTFD | VFIO_IRQ_INFO_NORESIZE
-                } else {
-                    0
-                },
-                count: if index == VFIO_PCI_MSIX_IRQ_INDEX {
-                    u32::from(config::MSIX_VECTORS)
-                } else {
-                    0
-                },
+            .map(|index| {
+                let (flags, count) = match index {
+                    VFIO_PCI_INTX_IRQ_INDEX => (
+                        VFIO_IRQ_INFO_EVENTFD | VFIO_IRQ_INFO_MASKABLE | VFIO_IRQ_INFO_AUTOMASKED,
+                        1,
+                    ),
+                    VFIO_PCI_MSIX_IRQ_INDEX => (
+                        VFIO_IRQ_INFO_EVENTFD | VFIO_IRQ_INFO_NORESIZE,
+                        u32::from(config::MSIX_VECTORS),
+                    ),
+                    _ => (0, 0),
+                };
+                IrqInfo {
+                    index,
+                    flags,
+                    count,
+                }
             })
             .collect()
     }
@@ -453,13 +463,25 @@ impl ServerBackend for ModelFunction {
         count: u32,
         fds: Vec<File>,
     ) -> Result<(), Error> {
+        let trigger = flags & VFIO_IRQ_SET_ACTION_TRIGGER != 0;
+        let eventfd = flags & VFIO_IRQ_SET_DATA_EVENTFD != 0;
+        if index == VFIO_PCI_INTX_IRQ_INDEX {
+            // QEMU sets INTx up first and masks or unmasks it as the
+            // guest's COMMAND.INTX_DISABLE moves; only the eventfd is kept.
+            if trigger {
+                self.intx = if eventfd {
+                    fds.into_iter().next()
+                } else {
+                    None
+                };
+            }
+            return Ok(());
+        }
         if index != VFIO_PCI_MSIX_IRQ_INDEX {
-            let why = format!("SET_IRQS on index {index} (only MSI-X)");
+            let why = format!("SET_IRQS on index {index} (INTx and MSI-X only)");
             self.refuse(why.clone());
             return Err(Error::new(ErrorKind::InvalidInput, why));
         }
-        let trigger = flags & VFIO_IRQ_SET_ACTION_TRIGGER != 0;
-        let eventfd = flags & VFIO_IRQ_SET_DATA_EVENTFD != 0;
         if !trigger {
             return Ok(());
         }

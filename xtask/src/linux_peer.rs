@@ -8,18 +8,21 @@
 //! 13 (trixie) root built here with debootstrap and cached under
 //! `target/linux-peer/` (the same helpers as `cargo xtask fresh`).
 //!
-//! This layer attaches **no device**. It builds or reuses the root,
-//! builds an initramfs (busybox from `busybox-static`, `amdgpu.ko` and the
+//! It builds barebell's vfio-user server (`barebell-vfio-user`, crate
+//! `vfio-peer`), starts it on a socket in the run directory, and attaches
+//! it to the guest as a `vfio-user-pci` function behind a PCIe root
+//! port. It builds or reuses the root, builds an initramfs (busybox from `busybox-static`, `amdgpu.ko` and the
 //! modules it depends on, in the order the root's `modprobe
 //! --show-depends` gives, and the part's blobs from
 //! `firmware-amd-graphics`), boots Debian's generic
 //! `linux-image-6.12.*-amd64-unsigned` kernel (the cloud flavour has no
 //! amdgpu) under the root's QEMU, and reads the guest's report from the
-//! serial console: the module loaded, and its `dmesg` lines. That is
-//! "milestone 0", this project's own step before the issue's milestones
-//! 1-5 (milestone 1 is amdgpu probing the model's discovery table).
+//! serial console: the module loaded, and its `dmesg` lines, from which
+//! it reads the milestone reached ([`milestone`]).
 //!
-//! Not a CI stage: it checks nothing about barebell yet.
+//! Not a CI stage (it needs root and a few minutes); run it before
+//! resolving anything that touches the model's discovery table or BAR
+//! layout.
 
 use crate::fresh::{debootstrap, refuse_if_mounted};
 use crate::qemu_pci::cpio_entry;
@@ -54,8 +57,12 @@ const MNT: &str = "/mnt/linux-peer";
 const BOOT_BOUND_SECS: u64 = 300;
 /// The guest kernel's command line.
 const CMDLINE: &str = "console=ttyS0 panic=-1 loglevel=4";
-/// amdgpu's module parameters (none yet: no device is attached).
+/// amdgpu's module parameters: none (the stock defaults).
 const AMDGPU_PARAMS: &str = "";
+/// The server's socket, in the run directory (inside the root at [`MNT`]).
+const SOCKET: &str = "vfio-user.sock";
+/// How long the server may take to build the model and listen.
+const SERVER_START_SECS: u64 = 120;
 /// What every line the guest's `/init` reports starts with.
 const TAG: &str = "LINUX-PEER: ";
 
@@ -69,17 +76,30 @@ struct PartSpec {
 /// Navi31's blobs by IP version: GC 11.0.0 (its MES firmware is
 /// `gc_11_0_0_mes*.bin`: `amdgpu_mes_init_microcode()` names it after the
 /// GC version), PSP 13.0.0, SMU 13.0.0, SDMA 6.0.0, DCN 3.2.0, VCN 4.0.0.
-const PARTS: &[PartSpec] = &[PartSpec {
-    name: "navi31",
-    firmware: &[
-        "gc_11_0_0_",
-        "psp_13_0_0_",
-        "smu_13_0_0",
-        "sdma_6_0_0",
-        "dcn_3_2_0_",
-        "vcn_4_0_0",
-    ],
-}];
+/// MI300X's: GC 9.4.3, PSP 13.0.6, SMU 13.0.6, SDMA 4.4.2, VCN 4.0.3.
+const PARTS: &[PartSpec] = &[
+    PartSpec {
+        name: "navi31",
+        firmware: &[
+            "gc_11_0_0_",
+            "psp_13_0_0_",
+            "smu_13_0_0",
+            "sdma_6_0_0",
+            "dcn_3_2_0_",
+            "vcn_4_0_0",
+        ],
+    },
+    PartSpec {
+        name: "mi300x",
+        firmware: &[
+            "gc_9_4_3_",
+            "psp_13_0_6_",
+            "smu_13_0_6",
+            "sdma_4_4_2",
+            "vcn_4_0_3",
+        ],
+    },
+];
 
 /// The cached root: its directory and the kernel ABI unpacked into it.
 struct Root {
@@ -121,8 +141,110 @@ pub fn run(root: &Path, part: &str, accel: &str) -> Result<()> {
         cpio.len() as f64 / (1024.0 * 1024.0),
         t.elapsed().as_secs_f64()
     );
-    let boot = boot(&r, &work, accel)?;
-    report(spec, &work, &boot)
+    let server_bin = build_server(root)?;
+    let server = Server::start(&server_bin, spec.name, &work)?;
+    let boot = boot(&r, &work, accel);
+    let served = server.finish();
+    let boot = boot?;
+    report(spec, &work, &boot, &served?)
+}
+
+/// Builds `barebell-vfio-user` (release: every guest register access is
+/// one model call).
+fn build_server(root: &Path) -> Result<PathBuf> {
+    let t = Instant::now();
+    util::run(util::cargo().current_dir(root).args([
+        "build",
+        "--release",
+        "--quiet",
+        "-p",
+        "barebell-vfio-peer",
+    ]))?;
+    println!(
+        "linux peer: barebell-vfio-user built in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    Ok(root.join("target/release/barebell-vfio-user"))
+}
+
+/// The running server and where its output goes.
+struct Server {
+    child: std::process::Child,
+    log: PathBuf,
+    trace: PathBuf,
+}
+
+impl Server {
+    /// Starts the server for `part` on the run directory's socket and
+    /// waits (bounded) until it listens.
+    fn start(bin: &Path, part: &str, work: &Path) -> Result<Server> {
+        let socket = work.join(SOCKET);
+        if socket.exists() {
+            std::fs::remove_file(&socket)?;
+        }
+        let log = work.join("server.log");
+        let trace = work.join("trace.txt");
+        let mut child = Command::new(bin)
+            .args(["--part", part, "--socket"])
+            .arg(&socket)
+            .arg("--trace")
+            .arg(&trace)
+            .stdin(Stdio::null())
+            .stdout(File::create(&log)?)
+            .stderr(std::process::Stdio::from(File::create(
+                work.join("server-stderr.log"),
+            )?))
+            .spawn()
+            .with_context(|| format!("could not start {}", bin.display()))?;
+        let t = Instant::now();
+        while !socket.exists() {
+            if let Some(status) = child.try_wait()? {
+                let err =
+                    std::fs::read_to_string(work.join("server-stderr.log")).unwrap_or_default();
+                bail!(
+                    "the vfio-user server exited ({status}) before listening: {}",
+                    err.trim()
+                );
+            }
+            if t.elapsed().as_secs() > SERVER_START_SECS {
+                let _ = child.kill();
+                bail!("the vfio-user server did not listen within {SERVER_START_SECS} s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        println!(
+            "linux peer: model {part} served on {} after {:.1} s (trace {})",
+            socket.display(),
+            t.elapsed().as_secs_f64(),
+            trace.display()
+        );
+        Ok(Server { child, log, trace })
+    }
+
+    /// Waits (bounded) for the server to end once QEMU has gone; its
+    /// summary lines.
+    fn finish(mut self) -> Result<Served> {
+        let t = Instant::now();
+        while self.child.try_wait()?.is_none() {
+            if t.elapsed().as_secs() > 30 {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        Ok(Served {
+            lines: text.lines().map(str::to_string).collect(),
+            trace: self.trace,
+        })
+    }
+}
+
+/// What the server reported.
+struct Served {
+    lines: Vec<String>,
+    trace: PathBuf,
 }
 
 /// What one boot left.
@@ -495,13 +617,16 @@ fn cpu_model(accel: &str) -> Result<&'static str> {
     }
 }
 
-/// Boots the guest under the root's QEMU with no device attached; the
+/// Boots the guest under the root's QEMU with the model attached; the
 /// serial console goes to `serial.log` in `work`.
 fn boot(r: &Root, work: &Path, accel: &str) -> Result<Boot> {
     let cpu = cpu_model(accel)?;
     let serial = work.join("serial.log");
     let stderr_log = work.join("qemu-stderr.log");
     let vmlinuz = format!("/boot/vmlinuz-{}", r.abi);
+    let device = format!(
+        r#"{{"driver":"vfio-user-pci","bus":"rp0","socket":{{"path":"{MNT}/{SOCKET}","type":"unix"}}}}"#
+    );
     let qemu: Vec<String> = [
         "qemu-system-x86_64",
         "-accel",
@@ -530,6 +655,11 @@ fn boot(r: &Root, work: &Path, accel: &str) -> Result<Boot> {
         "-serial",
         "stdio",
         "-no-reboot",
+        // The model behind a PCIe root port, as a discrete GPU sits.
+        "-device",
+        "pcie-root-port,id=rp0,bus=pcie.0,chassis=1,slot=1",
+        "-device",
+        &device,
         "-kernel",
         &vmlinuz,
         "-initrd",
@@ -602,8 +732,63 @@ fn section<'a>(text: &'a str, what: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// A milestone the issue sets: the `dmesg` line (Linux 6.12's own print)
+/// that shows it was reached, and lines that show it was not, whatever
+/// else was printed.
+struct Milestone {
+    n: u32,
+    name: &'static str,
+    reached: &'static str,
+    failed: &'static [&'static str],
+}
+
+/// The milestones this command can recognise yet, in order; a run past
+/// them says so.
+const MILESTONES: &[Milestone] = &[Milestone {
+    n: 1,
+    name: "amdgpu probes and parses the model's discovery table",
+    // amdgpu_device_ip_block_add(), for each block
+    // amdgpu_discovery_set_ip_blocks() chooses from the table ...
+    reached: "add ip block number 0 <",
+    // ... which fails as a whole when an IP version it needs is missing
+    // or unknown (amdgpu_discovery_set_*_ip_blocks()), or the table's
+    // signatures are wrong (amdgpu_discovery_init()).
+    failed: &[
+        "ip block(",
+        "invalid ip discovery",
+        "get invalid ip discovery binary signature",
+    ],
+}];
+
+/// The last milestone `dmesg` shows reached, in order.
+fn milestone(dmesg: &str) -> (u32, &'static str) {
+    let mut reached = (0, "guest boots and loads amdgpu");
+    for m in MILESTONES {
+        if !dmesg.contains(m.reached) || m.failed.iter().any(|f| dmesg.contains(f)) {
+            break;
+        }
+        reached = (m.n, m.name);
+    }
+    reached
+}
+
+/// amdgpu's error lines in `dmesg`, first first: where the probe stopped.
+fn amdgpu_errors(dmesg: &[&str]) -> Vec<String> {
+    dmesg
+        .iter()
+        .filter(|l| l.contains("amdgpu"))
+        .filter(|l| {
+            let low = l.to_lowercase();
+            ["error", "failed", "unable", "fatal", "invalid"]
+                .iter()
+                .any(|w| low.contains(w))
+        })
+        .map(|l| l.to_string())
+        .collect()
+}
+
 /// Saves the guest's dmesg and prints the result and the milestone line.
-fn report(spec: &PartSpec, work: &Path, boot: &Boot) -> Result<()> {
+fn report(spec: &PartSpec, work: &Path, boot: &Boot, served: &Served) -> Result<()> {
     let dmesg = section(&boot.text, "dmesg");
     let dmesg_path = work.join("dmesg.txt");
     std::fs::write(&dmesg_path, dmesg.join("\n") + "\n")?;
@@ -618,10 +803,14 @@ fn report(spec: &PartSpec, work: &Path, boot: &Boot) -> Result<()> {
     for l in section(&boot.text, "dmesg amdgpu") {
         println!("guest dmesg: {l}");
     }
+    for l in &served.lines {
+        println!("server: {l}");
+    }
     println!("linux peer: kernel parameters: {CMDLINE}");
-    println!("linux peer: amdgpu parameters: {AMDGPU_PARAMS:?} (none: no device attached)");
+    println!("linux peer: amdgpu parameters: {AMDGPU_PARAMS:?} (the defaults)");
     println!("linux peer: serial log {}", boot.serial.display());
     println!("linux peer: guest dmesg {}", dmesg_path.display());
+    println!("linux peer: server trace {}", served.trace.display());
     println!("linux peer: QEMU {} after {:.1} s", boot.status, boot.secs);
     for want in ["amdgpu loaded", "pci driver amdgpu registered"] {
         if !boot.text.contains(&format!("{TAG}{want}")) {
@@ -631,13 +820,12 @@ fn report(spec: &PartSpec, work: &Path, boot: &Boot) -> Result<()> {
             );
         }
     }
-    println!(
-        "linux peer: milestone 0 is this project's own step; the issue's milestones start at 1 (amdgpu probes the model's discovery table), which needs the vfio-user server and a VBIOS"
-    );
-    println!(
-        "linux peer: {} milestone 0 of 5 (guest boots and loads amdgpu; no device attached yet)",
-        spec.name
-    );
+    let all = dmesg.join("\n");
+    let (n, name) = milestone(&all);
+    if let Some(first) = amdgpu_errors(&dmesg).first() {
+        println!("linux peer: amdgpu stopped at: {first}");
+    }
+    println!("linux peer: {} milestone {n} of 5 ({name})", spec.name);
     Ok(())
 }
 
@@ -674,5 +862,25 @@ mod tests {
             "[ \"$m\" = \"/mods/16-amdgpu.ko\" ] && args=\"{AMDGPU_PARAMS}\""
         )));
         assert!(init.trim_end().ends_with("poweroff -f"));
+    }
+
+    #[test]
+    fn the_milestone_is_the_last_line_found_in_order() {
+        assert_eq!(milestone("[ 1.0] amdgpu: Topology: Add CPU node").0, 0);
+        let probed = "[ 15.1] [drm] add ip block number 0 <soc21_common>\n\
+                      [ 15.2] amdgpu 0000:01:00.0: amdgpu: Unable to locate a BIOS ROM";
+        assert_eq!(
+            milestone(probed),
+            (1, "amdgpu probes and parses the model's discovery table")
+        );
+        let refused = "[ 10.5] [drm] add ip block number 0 <soc15_common>\n\
+                       [ 10.6] amdgpu 0000:01:00.0: amdgpu: Failed to add vcn/jpeg ip \
+                       block(UVD_HWIP:0x0)";
+        assert_eq!(milestone(refused).0, 0, "the table was refused as a whole");
+        let lines: Vec<&str> = probed.lines().collect();
+        assert_eq!(
+            amdgpu_errors(&lines),
+            ["[ 15.2] amdgpu 0000:01:00.0: amdgpu: Unable to locate a BIOS ROM"]
+        );
     }
 }

@@ -98,8 +98,9 @@ enum Cmd {
         write: bool,
     },
     /// Boot Debian's stock 6.12 kernel in QEMU (from a Debian 13 root
-    /// built with debootstrap, cached under target/linux-peer) and load
-    /// amdgpu with the part's firmware; no device is attached yet (root;
+    /// built with debootstrap, cached under target/linux-peer) with the
+    /// model attached over vfio-user (barebell-vfio-user), load amdgpu
+    /// with the part's firmware and report the milestone reached (root;
     /// not a CI stage).
     LinuxPeer {
         /// The part whose firmware the guest gets (navi31 so far).
