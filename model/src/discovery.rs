@@ -237,8 +237,8 @@ pub const NAVI48: PartDesc = PartDesc {
 // setup and soc15.c/aqua_vanjaram.c): GC 9.4.3, MP0 13.0.6 (psp_v13_0.c,
 // psp_13_0_6_*.bin), MP1 13.0.6 (smu_v13_0_6_ppt.c, smu_13_0_6.bin), SDMA
 // 4.4.2 (sdma_v4_4_2.c), NBIO 7.9.0 (nbio_v7_9.c), MMHUB 1.8.0
-// (mmhub_v1_8.c), OSSSYS 4.4.2 (vega20_ih), HDP 4.4.2 (hdp_v4_0.c), SMUIO
-// 13.0.3 (smuio_v13_0_3.c: the SMUIO Linux reads MI300A's APU package
+// (mmhub_v1_8.c), OSSSYS 4.4.2 (vega20_ih), HDP 4.4.2 (hdp_v4_0.c), VCN
+// 4.0.3 (vcn_v4_0_3.c, vcn_4_0_3.bin), SMUIO 13.0.3 (smuio_v13_0_3.c: the SMUIO Linux reads MI300A's APU package
 // type from, so the GC 9.4.3 family's).
 //
 // **Model values** (no MI300 discovery binary is public): every base
@@ -247,7 +247,7 @@ pub const NAVI48: PartDesc = PartDesc {
 // and 2a+1 (two XCCs per AID: 8 XCCs on 4 AIDs, the MI300X layout AMD
 // documents), SDMA0 instances 4a..4a+3 (`num_inst_per_aid = 4`,
 // aqua_vanjaram_init_soc_config()), MMHUB and NBIO instance a (mmhub_v1_8
-// addresses MMHUB by AID); die 0 alone lists MP0, MP1, OSSSYS, HDP and
+// addresses MMHUB by AID) and VCN instance a; die 0 alone lists MP0, MP1, OSSSYS, HDP and
 // SMUIO as instance 0. NBIO carries segment 5 (Navi24's 0x4040000,
 // as the Navi parts' NBIO_BASES) because `nbio_v7_9_init_registers()`
 // writes `XCC_DOORBELL_FENCE` and the SDMA doorbell routing writes
@@ -383,6 +383,18 @@ pub const MI300_DIES: &[&[IpDesc]] = &[
                 0x2406000 + 0 * AID_STRIDE + 0xc00 + 0 * AID_TAG,
             ],
         ),
+        // VCN 4.0.3 on every AID (vcn_v4_0_3.c; 6.12's
+        // amdgpu_discovery_set_mm_ip_blocks() refuses a GC 9.4.3 table
+        // without one). Bases: model values, clear of every other block.
+        IpDesc::new(
+            VCN_HWID,
+            0,
+            (4, 0, 3),
+            &[
+                0x7800 + 0 * AID_STRIDE + 0 * AID_TAG,
+                0x7e00 + 0 * AID_STRIDE + 0 * AID_TAG,
+            ],
+        ),
     ],
     &[
         IpDesc::new(
@@ -466,6 +478,18 @@ pub const MI300_DIES: &[&[IpDesc]] = &[
             &[
                 0x4980 + 1 * AID_STRIDE + 0xc00 + 1 * AID_TAG,
                 0x2406000 + 1 * AID_STRIDE + 0xc00 + 1 * AID_TAG,
+            ],
+        ),
+        // VCN 4.0.3 on every AID (vcn_v4_0_3.c; 6.12's
+        // amdgpu_discovery_set_mm_ip_blocks() refuses a GC 9.4.3 table
+        // without one). Bases: model values, clear of every other block.
+        IpDesc::new(
+            VCN_HWID,
+            1,
+            (4, 0, 3),
+            &[
+                0x7800 + 1 * AID_STRIDE + 1 * AID_TAG,
+                0x7e00 + 1 * AID_STRIDE + 1 * AID_TAG,
             ],
         ),
     ],
@@ -553,6 +577,18 @@ pub const MI300_DIES: &[&[IpDesc]] = &[
                 0x2406000 + 2 * AID_STRIDE + 0xc00 + 2 * AID_TAG,
             ],
         ),
+        // VCN 4.0.3 on every AID (vcn_v4_0_3.c; 6.12's
+        // amdgpu_discovery_set_mm_ip_blocks() refuses a GC 9.4.3 table
+        // without one). Bases: model values, clear of every other block.
+        IpDesc::new(
+            VCN_HWID,
+            2,
+            (4, 0, 3),
+            &[
+                0x7800 + 2 * AID_STRIDE + 2 * AID_TAG,
+                0x7e00 + 2 * AID_STRIDE + 2 * AID_TAG,
+            ],
+        ),
     ],
     &[
         IpDesc::new(
@@ -636,6 +672,18 @@ pub const MI300_DIES: &[&[IpDesc]] = &[
             &[
                 0x4980 + 3 * AID_STRIDE + 0xc00 + 3 * AID_TAG,
                 0x2406000 + 3 * AID_STRIDE + 0xc00 + 3 * AID_TAG,
+            ],
+        ),
+        // VCN 4.0.3 on every AID (vcn_v4_0_3.c; 6.12's
+        // amdgpu_discovery_set_mm_ip_blocks() refuses a GC 9.4.3 table
+        // without one). Bases: model values, clear of every other block.
+        IpDesc::new(
+            VCN_HWID,
+            3,
+            (4, 0, 3),
+            &[
+                0x7800 + 3 * AID_STRIDE + 3 * AID_TAG,
+                0x7e00 + 3 * AID_STRIDE + 3 * AID_TAG,
             ],
         ),
     ],

@@ -127,3 +127,22 @@ fn single_die_parts_keep_logical_equal_physical_and_no_aid_mask() {
     assert_eq!(t.aid_mask, 0);
     assert_eq!(t.xcc_physical(0), Some(0));
 }
+
+/// Linux 6.12 refuses a GC 9.4.3 table without a VCN: with none,
+/// `amdgpu_discovery_set_mm_ip_blocks()` fails ("Failed to add vcn/jpeg
+/// ip block(UVD_HWIP:0x0)"), as the Linux guest showed on the model
+/// (`cargo xtask linux-peer --part mi300x`). Each AID carries a VCN 4.0.3
+/// (`vcn_v4_0_3.c`; `VCN_HWID` is 12 in `discovery.h`).
+#[test]
+fn every_aid_lists_a_vcn_4_0_3_as_linux_requires() {
+    const VCN_HWID: u16 = 12;
+    for desc in [&MI300X, &MI308X] {
+        let b = parse(desc);
+        let d = Discovery::parse(&b).unwrap();
+        let t = d.topology();
+        for aid in 0..4u8 {
+            let vcn = d.aid_ip(&t, VCN_HWID, aid).expect("a VCN on every AID");
+            assert_eq!(vcn.version.triple(), (4, 0, 3), "AID {aid}");
+        }
+    }
+}
