@@ -195,6 +195,21 @@ impl VirtualGpu {
         memory: HostMemory,
         seed: Seed,
     ) -> Result<Self, ModelError> {
+        Self::new_at(part, files, memory, seed, DMA_BUS)
+    }
+
+    /// [`VirtualGpu::new`] with the DMA region's chunks at bus addresses
+    /// `dma_bus`, `dma_bus + 2 MiB`, ... instead of [`DMA_BUS`]: a guest's
+    /// RAM as the region, at its guest-physical addresses (the vfio-user
+    /// peer, whose guest has no IOMMU, passes 0).
+    pub fn new_at(
+        part: Part,
+        files: Files<'_>,
+        mut memory: HostMemory,
+        seed: Seed,
+        dma_bus: u64,
+    ) -> Result<Self, ModelError> {
+        memory.dma_bus = dma_bus;
         let version = gc_version(&part).ok_or(ModelError::Unsupported {
             what: "a part without a GC in its description",
             version: (0, 0, 0),
@@ -223,7 +238,7 @@ impl VirtualGpu {
         }
         let clock = SimClock::new();
         let chunk_bus: Vec<u64> = (0..memory.dma_len / DMA_CHUNK)
-            .map(|i| DMA_BUS + (i * DMA_CHUNK) as u64)
+            .map(|i| dma_bus + (i * DMA_CHUNK) as u64)
             .collect();
         let built = build(&Inputs {
             part: &part,

@@ -72,8 +72,9 @@ pub struct ConfigSpace {
 }
 
 impl ConfigSpace {
-    /// The space of `device_id`, revision `revision`.
-    pub fn new(device_id: u16, revision: u8) -> Self {
+    /// The space of `device_id`, revision `revision`, with an expansion
+    /// ROM of `rom_bytes` (a power of two of at least 2 KiB; 0: none).
+    pub fn new(device_id: u16, revision: u8, rom_bytes: u32) -> Self {
         let mut c = ConfigSpace {
             bytes: [0; BYTES],
             wmask: [0; BYTES],
@@ -131,6 +132,13 @@ impl ConfigSpace {
         c.mask16(EXP_CAP + 0x28, 0x07FF); // PCI_EXP_DEVCTL2 (AtomicOp requester: bit 6)
         c.mask16(EXP_CAP + 0x30, 0xFFFF); // PCI_EXP_LNKCTL2
         c.mask16(MSIX_CAP + 2, 0xC000); // PCI_MSIX_FLAGS: enable, mask all
+        // PCI_ROM_ADDRESS: the address bits above the ROM's size and the
+        // enable bit are writable, so writing all ones and reading back
+        // sizes the ROM, as QEMU's `vfio_pci_size_rom()` does it.
+        if rom_bytes.is_power_of_two() && rom_bytes >= 2048 {
+            let m = !(rom_bytes - 1) | 1;
+            c.wmask[0x30..0x34].copy_from_slice(&m.to_le_bytes());
+        }
         c
     }
 
@@ -199,7 +207,7 @@ mod tests {
     /// does, finds PM, PCIe and MSI-X and ends.
     #[test]
     fn the_capability_chain_lists_pm_pcie_and_msix() {
-        let c = ConfigSpace::new(0x744C, 0xC8);
+        let c = ConfigSpace::new(0x744C, 0xC8, 4096);
         assert_eq!(u32_at(&c, 0), 0x744C_1002);
         assert_eq!(u32_at(&c, 8) >> 8, 0x03_00_00, "class: VGA controller");
         let mut at = c.bytes[0x34] as usize;
@@ -218,8 +226,11 @@ mod tests {
     /// LNKCTL's ASPM field report what changed.
     #[test]
     fn writes_go_through_the_mask_and_report_effects() {
-        let mut c = ConfigSpace::new(0x744C, 0);
+        let mut c = ConfigSpace::new(0x744C, 0, 4096);
         assert_eq!(c.write(0, &[0xFF, 0xFF]), Some(Effect::None));
+        // ROM BAR sizing: all ones in, the size's mask out.
+        c.write(0x30, &0xFFFF_F800u32.to_le_bytes()).unwrap();
+        assert_eq!(u32_at(&c, 0x30), 0xFFFF_F000, "a 4 KiB ROM");
         assert_eq!(c.read16(0), 0x1002, "vendor id is read-only");
         let on = (COMMAND_MEMORY | COMMAND_MASTER).to_le_bytes();
         assert_eq!(c.write(4, &on), Some(Effect::BusMaster(true)));

@@ -10,12 +10,13 @@
 //! - 4: the MSI-X table and PBA (QEMU emulates both; see [`crate::config`]);
 //! - 5, BAR5: the registers, trapped: each access one call into the
 //!   model's register router, in order;
-//! - 6, the ROM: none yet (the VBIOS is the next layer);
+//! - 6, the ROM: the VBIOS [`crate::vbios`] builds for the part;
 //! - 7: configuration space ([`ConfigSpace`]).
 
 use crate::config::{self, ConfigSpace, Effect};
 use crate::memory::{GuestRam, Vram};
 use crate::trace::{Access, Trace};
+use crate::vbios;
 use barebell::platform::Platform;
 use barebell_model::vgpu::REGS_BYTES;
 use barebell_model::{FilesDir, Seed, VirtualGpu, parts};
@@ -26,9 +27,9 @@ use vfio_bindings::bindings::vfio::{
     VFIO_IRQ_INFO_NORESIZE, VFIO_IRQ_SET_ACTION_TRIGGER, VFIO_IRQ_SET_DATA_EVENTFD,
     VFIO_PCI_BAR0_REGION_INDEX, VFIO_PCI_BAR2_REGION_INDEX, VFIO_PCI_BAR4_REGION_INDEX,
     VFIO_PCI_BAR5_REGION_INDEX, VFIO_PCI_CONFIG_REGION_INDEX, VFIO_PCI_INTX_IRQ_INDEX,
-    VFIO_PCI_MSIX_IRQ_INDEX, VFIO_PCI_NUM_IRQS, VFIO_PCI_NUM_REGIONS, VFIO_REGION_INFO_FLAG_MMAP,
-    VFIO_REGION_INFO_FLAG_READ, VFIO_REGION_INFO_FLAG_WRITE, vfio_region_info,
-    vfio_region_sparse_mmap_area,
+    VFIO_PCI_MSIX_IRQ_INDEX, VFIO_PCI_NUM_IRQS, VFIO_PCI_NUM_REGIONS, VFIO_PCI_ROM_REGION_INDEX,
+    VFIO_REGION_INFO_FLAG_MMAP, VFIO_REGION_INFO_FLAG_READ, VFIO_REGION_INFO_FLAG_WRITE,
+    vfio_region_info, vfio_region_sparse_mmap_area,
 };
 use vfio_user::{DmaMapFlags, DmaUnmapFlags, IrqInfo, ServerBackend, ServerRegion, SparseArea};
 
@@ -102,6 +103,14 @@ pub struct Counts {
 pub struct ModelFunction {
     /// Drops before `vram`: the model holds addresses inside it.
     gpu: VirtualGpu,
+    opts: Options,
+    /// `BIF_BX0_BIOS_SCRATCH_0`'s MMIO dword.
+    scratch: u32,
+    /// Whether the guest reached BAR2 or BAR5 yet (after which the model
+    /// is never rebuilt).
+    touched: bool,
+    /// Guest RAM bytes the model reaches as system memory.
+    system_ram: u64,
     vram: Vram,
     bar0_bytes: u64,
     config: ConfigSpace,
@@ -110,6 +119,8 @@ pub struct ModelFunction {
     msix: Vec<Option<File>>,
     /// The INTx eventfd QEMU set.
     intx: Option<File>,
+    /// The expansion ROM's image.
+    rom: Vec<u8>,
     trace: Trace,
     counts: Counts,
 }
@@ -131,21 +142,54 @@ impl ModelFunction {
         let memory = vram
             .host_memory(MODEL_DMA_BYTES)
             .map_err(SetupError::Memory)?;
-        let config = ConfigSpace::new(part.pci_device_id(), 0);
-        let fw = FilesDir::system();
-        let gpu = VirtualGpu::new(part, &fw, memory, Seed(opts.seed))
-            .map_err(|e| SetupError::Model(e.to_string()))?;
+        let config = ConfigSpace::new(part.pci_device_id(), 0, vbios::BYTES as u32);
+        let scratch = bios_scratch_dword(&part)
+            .ok_or_else(|| SetupError::Model(format!("part {} lists no NBIO", opts.part)))?;
+        let rom = vbios::image(&vbios::Board {
+            device_id: part.pci_device_id(),
+            scratch_dword: scratch,
+            part_number: &format!("BAREBELL MODEL {}", part.name.to_uppercase()),
+        });
+        let gpu = power_on(part, memory, opts.seed, vram_model_bus(), scratch)?;
         Ok(ModelFunction {
             gpu,
+            opts: opts.clone(),
+            scratch,
+            touched: false,
+            system_ram: 0,
             vram,
             bar0_bytes: u64::from(opts.bar0_mib) << 20,
             config,
             guest: GuestRam::default(),
             msix: (0..config::MSIX_VECTORS).map(|_| None).collect(),
             intx: None,
+            rom,
             trace,
             counts: Counts::default(),
         })
+    }
+
+    /// Builds the model again with the guest's RAM as its DMA region, at
+    /// guest-physical addresses, so its system-memory accesses (GART and
+    /// VM pages, the PSP's buffers, rings, fences) reach the guest's
+    /// memory. Done while QEMU maps guest RAM, before the guest touches
+    /// the function; the config space's bus-master bit carries over.
+    fn rebuild_over_guest(&mut self) -> Result<(), Error> {
+        let part = parts::by_name(&self.opts.part)
+            .ok_or_else(|| Error::other(format!("no part {}", self.opts.part)))?;
+        let (memory, ram) = self.vram.host_memory_over(&self.guest)?;
+        let gpu = power_on(part, memory, self.opts.seed, 0, self.scratch)
+            .map_err(|e| Error::other(e.to_string()))?;
+        gpu.set_bus_master(self.config.read16(config::COMMAND) & config::COMMAND_MASTER != 0);
+        self.gpu = gpu;
+        self.system_ram = ram;
+        Ok(())
+    }
+
+    /// Bytes of guest RAM the model reaches as system memory (0: the
+    /// model's own DMA region).
+    pub fn system_ram_bytes(&self) -> u64 {
+        self.system_ram
     }
 
     /// The model device.
@@ -183,6 +227,9 @@ impl ModelFunction {
                     VFIO_PCI_BAR4_REGION_INDEX => (config::MSIX_BAR_BYTES, rw, None),
                     VFIO_PCI_BAR5_REGION_INDEX => (REGS_BYTES as u64, rw, None),
                     VFIO_PCI_CONFIG_REGION_INDEX => (config::BYTES as u64, rw, None),
+                    VFIO_PCI_ROM_REGION_INDEX => {
+                        (vbios::BYTES as u64, VFIO_REGION_INFO_FLAG_READ, None)
+                    }
                     _ => (0, 0, None),
                 };
                 // The crate sends a region's fd only with a capability
@@ -253,6 +300,7 @@ impl ModelFunction {
                 return Ok(());
             }
         };
+        self.touched = true;
         // One look by the device between two host looks, as the
         // bring-up's waits give it.
         self.gpu.pause();
@@ -279,6 +327,7 @@ impl ModelFunction {
             ));
             return Ok(());
         }
+        self.touched = true;
         for (i, w) in data.chunks_exact(4).enumerate() {
             let value = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
             let at = offset as usize + 4 * i;
@@ -302,6 +351,7 @@ impl ModelFunction {
             return Ok(());
         };
         let value = u64::from_le_bytes(bytes);
+        self.touched = true;
         self.counts.doorbells += 1;
         self.trace.record(Access::Doorbell { offset, value });
         if let Err(why) = self.gpu.doorbell_write(offset, value) {
@@ -347,6 +397,48 @@ impl ModelFunction {
     }
 }
 
+/// The DMA region's bus address for a function with no guest RAM yet:
+/// the model's own default.
+fn vram_model_bus() -> u64 {
+    barebell_model::vgpu::DMA_BUS
+}
+
+/// Builds the part over `memory` with its DMA region at `dma_bus`, and
+/// does what the board's power-on does: the VBIOS posts the ASIC and
+/// says so in `BIOS_SCRATCH_7` (`amdgpu_atombios_scratch_need_asic_init()`
+/// reads it; the ROM carries no command table to post with).
+fn power_on(
+    part: barebell_model::parts::Part,
+    memory: barebell_model::vgpu::HostMemory,
+    seed: u64,
+    dma_bus: u64,
+    scratch: u32,
+) -> Result<VirtualGpu, SetupError> {
+    let fw = FilesDir::system();
+    let gpu = VirtualGpu::new_at(part, &fw, memory, Seed(seed), dma_bus)
+        .map_err(|e| SetupError::Model(e.to_string()))?;
+    gpu.regs()
+        .write32((scratch as usize + 7) * 4, vbios::POSTED);
+    Ok(gpu)
+}
+
+/// `BIF_BX0_BIOS_SCRATCH_0` as an absolute MMIO dword: offset 0x38 in the
+/// NBIO's segment 1 (`nbio_4_3_0_offset.h` and `nbio_7_9_0_offset.h`
+/// agree), the segment's base from the part's own description (die 0's
+/// NBIO, the bits above 29 dropped as `amdgpu_discovery_reg_base_init()`
+/// drops them).
+fn bios_scratch_dword(part: &barebell_model::parts::Part) -> Option<u32> {
+    let nbio = part
+        .firmware
+        .desc
+        .dies
+        .first()?
+        .iter()
+        .find(|ip| ip.hw_id == barebell_model::discovery::NBIF_HWID && ip.instance == 0)?;
+    let seg1 = nbio.bases.get(1)? & 0x3FFF_FFFF;
+    u32::try_from(seg1 + 0x38).ok()
+}
+
 /// BAR5's byte offset of an access of `len` bytes at `offset` (whole
 /// dwords or a part of one), inside the BAR.
 fn reg_dword(offset: u64, len: usize) -> Option<usize> {
@@ -384,6 +476,20 @@ impl ServerBackend for ModelFunction {
                         data.len(),
                     )
                 };
+                Ok(())
+            }
+            VFIO_PCI_ROM_REGION_INDEX => {
+                let at = usize::try_from(offset).unwrap_or(usize::MAX);
+                match at
+                    .checked_add(data.len())
+                    .and_then(|end| self.rom.get(at..end))
+                {
+                    Some(bytes) => data.copy_from_slice(bytes),
+                    None => {
+                        self.refuse(format!("ROM read past the image at {offset:#x}"));
+                        data.fill(0xFF);
+                    }
+                }
                 Ok(())
             }
             // Doorbells and the MSI-X BAR read as zero (QEMU answers the
@@ -434,7 +540,11 @@ impl ServerBackend for ModelFunction {
             size,
         });
         let write = flags.contains(DmaMapFlags::WRITE);
-        self.guest.map(address, size, fd.as_ref(), offset, write)
+        self.guest.map(address, size, fd.as_ref(), offset, write)?;
+        if !self.touched && self.guest.has_low_ram() {
+            self.rebuild_over_guest()?;
+        }
+        Ok(())
     }
 
     fn dma_unmap(&mut self, flags: DmaUnmapFlags, address: u64, size: u64) -> Result<(), Error> {

@@ -8,11 +8,13 @@
 //! - [`memory`]: VRAM in a memfd the model and QEMU both map, and the
 //!   guest RAM QEMU hands over in `DMA_MAP`;
 //! - [`function`]: the region and IRQ tables and the message handlers;
-//! - [`trace`]: every access, one line each.
+//! - [`trace`]: every access, one line each;
+//! - [`vbios`]: the minimal ATOM ROM the function serves.
 
 pub mod config;
 pub mod function;
 pub mod memory;
 pub mod trace;
+pub mod vbios;
 
 pub use function::{ModelFunction, Options, SetupError};

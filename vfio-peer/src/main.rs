@@ -81,13 +81,15 @@ fn main() -> ExitCode {
     let diagnostics = function.gpu().diagnostics();
     println!(
         "barebell-vfio-user: client gone; {} register reads, {} register writes, {} doorbells, \
-         {} config writes, {} refused accesses, {} MiB of guest RAM mapped, {} model diagnostics",
+         {} config writes, {} refused accesses, {} MiB of guest RAM mapped ({} MiB as the model's \
+         system memory), {} model diagnostics",
         c.reg_reads,
         c.reg_writes,
         c.doorbells,
         c.config_writes,
         c.refused,
         function.guest_ram_bytes() >> 20,
+        function.system_ram_bytes() >> 20,
         diagnostics.len()
     );
     for d in diagnostics.iter().take(20) {

@@ -52,6 +52,51 @@ fn map_shared(fd: i32, offset: u64, len: usize, write: bool) -> std::io::Result<
         .ok_or_else(|| std::io::Error::other("mmap returned null"))
 }
 
+/// Maps `len` bytes of `fd` from `offset`, shared and writable, at a
+/// 2 MiB-aligned address (the model's DMA region contract). The returned
+/// mapping is the whole reservation; the pointer is the aligned start.
+fn map_shared_aligned(fd: i32, offset: u64, len: usize) -> std::io::Result<(Mapping, NonNull<u8>)> {
+    const ALIGN: usize = 2 << 20;
+    // SAFETY: a fresh inaccessible reservation; nothing refers to it.
+    let raw = unsafe {
+        libc::mmap(
+            core::ptr::null_mut(),
+            len + ALIGN,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if raw == libc::MAP_FAILED {
+        return Err(std::io::Error::last_os_error());
+    }
+    let reservation = Mapping {
+        at: NonNull::new(raw.cast::<u8>()).ok_or_else(|| std::io::Error::other("null"))?,
+        len: len + ALIGN,
+    };
+    let aligned = (raw as usize).next_multiple_of(ALIGN);
+    let off = libc::off_t::try_from(offset)
+        .map_err(|_| std::io::Error::other(format!("mapping offset {offset:#x} too large")))?;
+    // SAFETY: `[aligned, aligned + len)` lies inside the reservation this
+    // function owns; MAP_FIXED replaces that part of it with the file.
+    let p = unsafe {
+        libc::mmap(
+            aligned as *mut c_void,
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            fd,
+            off,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(std::io::Error::last_os_error());
+    }
+    let at = NonNull::new(p.cast::<u8>()).ok_or_else(|| std::io::Error::other("null"))?;
+    Ok((reservation, at))
+}
+
 /// VRAM in a memfd: the model's [`HostMemory`] maps all of it, QEMU maps
 /// BAR0's window (the first bytes) through the fd the region table
 /// passes.
@@ -116,11 +161,65 @@ impl Vram {
     }
 }
 
+impl Vram {
+    /// The model's view for a guest, and the DMA region's length: all of
+    /// VRAM, and as the DMA region
+    /// the guest RAM from guest-physical 0 up (whole 2 MiB chunks of
+    /// QEMU's file, mapped again at a 2 MiB-aligned address), so the
+    /// model's chunk `i` at bus address `i * 2 MiB` is guest-physical
+    /// `i * 2 MiB` ([`barebell_model::VirtualGpu::new_at`] with 0). The
+    /// low window's other sections (QEMU maps RAM around the legacy VGA
+    /// hole and the BIOS from the same file, at offsets equal to their
+    /// addresses) come with it.
+    pub fn host_memory_over(&self, guest: &GuestRam) -> std::io::Result<(HostMemory, u64)> {
+        const CHUNK: usize = 2 << 20;
+        let low = guest
+            .windows
+            .iter()
+            .filter(|w| w.iova == 0)
+            .max_by_key(|w| w.map.len)
+            .ok_or_else(|| std::io::Error::other("no guest RAM at guest-physical 0"))?;
+        let same = |f: &File| -> bool {
+            use std::os::unix::fs::MetadataExt;
+            match (f.metadata(), low.fd.metadata()) {
+                (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+                _ => false,
+            }
+        };
+        let span = guest
+            .windows
+            .iter()
+            .filter(|w| w.offset == w.iova && same(&w.fd))
+            .map(|w| w.iova + w.map.len as u64)
+            .max()
+            .unwrap_or(0);
+        let len = (span as usize) / CHUNK * CHUNK;
+        if len == 0 {
+            return Err(std::io::Error::other("less than 2 MiB of guest RAM"));
+        }
+        let vram = map_shared(self.fd.as_raw_fd(), 0, self.len, true)?;
+        let (ram, at) = map_shared_aligned(low.fd.as_raw_fd(), low.offset, len)?;
+        let v = vram.at;
+        let release = Box::new(move || drop((vram, ram)));
+        // SAFETY: `v` is this value's shared VRAM mapping of `len` bytes;
+        // `at` is a 2 MiB-aligned shared mapping of `len` bytes (whole
+        // chunks) of the guest's RAM file. Both stay mapped until
+        // `release` runs. The guest uses that RAM too, as a host uses the
+        // memory a device reaches by DMA: the model only copies to and
+        // from it through raw pointers.
+        let memory = unsafe { HostMemory::new(v, self.len, at, len, Some(release)) };
+        Ok((memory, len as u64))
+    }
+}
+
 /// One `DMA_MAP` of guest RAM.
 #[derive(Debug)]
 struct Window {
     iova: u64,
     map: Mapping,
+    /// The file and offset it came from, to map it again for the model.
+    fd: File,
+    offset: u64,
 }
 
 /// The guest RAM QEMU has mapped for the function, by I/O virtual
@@ -150,7 +249,12 @@ impl GuestRam {
             return Err(std::io::ErrorKind::InvalidInput.into());
         }
         let map = map_shared(fd.as_raw_fd(), offset, len, write)?;
-        self.windows.push(Window { iova, map });
+        self.windows.push(Window {
+            iova,
+            map,
+            fd: fd.try_clone()?,
+            offset,
+        });
         Ok(())
     }
 
@@ -159,6 +263,12 @@ impl GuestRam {
         let end = iova.saturating_add(size);
         self.windows
             .retain(|w| !(w.iova >= iova && w.iova + w.map.len as u64 <= end));
+    }
+
+    /// Whether a window starts at guest-physical 0 (QEMU maps guest RAM
+    /// from address 0 up in one file).
+    pub fn has_low_ram(&self) -> bool {
+        self.windows.iter().any(|w| w.iova == 0)
     }
 
     /// Bytes of guest RAM mapped.

@@ -8,7 +8,7 @@ use barebell_vfio_peer::{ModelFunction, Options};
 use std::path::PathBuf;
 use vfio_bindings::bindings::vfio::{
     VFIO_PCI_BAR0_REGION_INDEX, VFIO_PCI_BAR5_REGION_INDEX, VFIO_PCI_CONFIG_REGION_INDEX,
-    VFIO_REGION_INFO_FLAG_MMAP,
+    VFIO_PCI_ROM_REGION_INDEX, VFIO_REGION_INFO_FLAG_MMAP,
 };
 
 /// `amdgpu_discovery.c`'s register offsets (dwords) and the table's
@@ -100,6 +100,18 @@ fn a_client_reads_ids_and_the_discovery_table_as_amdgpu_probes() {
     let (vram_mib, signature) = discovery_signature(&mut c);
     assert_eq!(vram_mib, 24 * 1024, "the navi31 model's 24 GiB");
     assert_eq!(signature, BINARY_SIGNATURE);
+    // The expansion ROM: 0xAA55 and "ATOM" at the header 0x48 names.
+    let mut rom = vec![0u8; 4096];
+    c.region_read(VFIO_PCI_ROM_REGION_INDEX, 0, &mut rom)
+        .expect("ROM read");
+    assert_eq!(&rom[..2], &[0x55, 0xAA]);
+    let hdr = usize::from(u16::from_le_bytes([rom[0x48], rom[0x49]]));
+    assert_eq!(&rom[hdr + 4..hdr + 8], b"ATOM");
+    // The posted flag amdgpu_atombios_scratch_need_asic_init() reads, in
+    // BIOS_SCRATCH_7 (NBIO segment 1 at dword 0x14 on the model's navi31,
+    // + 0x38 + 7), bit 9 (ATOM_S7_ASIC_INIT_COMPLETE_MASK).
+    let s7 = read32(&mut c, VFIO_PCI_BAR5_REGION_INDEX, (0x14 + 0x38 + 7) * 4);
+    assert_eq!(s7 & 0x200, 0x200, "{s7:#x}");
     // A doorbell of the wrong width is a posted store that goes nowhere:
     // no error reaches the client, the trace records it.
     c.region_write(2, 0, &[1, 0, 0, 0]).expect("posted");

@@ -56,9 +56,7 @@ const MNT: &str = "/mnt/linux-peer";
 /// Every boot ends by this many seconds, or is killed.
 const BOOT_BOUND_SECS: u64 = 300;
 /// The guest kernel's command line.
-const CMDLINE: &str = "console=ttyS0 panic=-1 loglevel=4";
-/// amdgpu's module parameters: none (the stock defaults).
-const AMDGPU_PARAMS: &str = "";
+const CMDLINE: &str = "console=ttyS0 panic=-1 loglevel=4 log_buf_len=8M";
 /// The server's socket, in the run directory (inside the root at [`MNT`]).
 const SOCKET: &str = "vfio-user.sock";
 /// How long the server may take to build the model and listen.
@@ -71,6 +69,8 @@ const TAG: &str = "LINUX-PEER: ";
 struct PartSpec {
     name: &'static str,
     firmware: &'static [&'static str],
+    /// amdgpu's module parameters for the part.
+    params: &'static str,
 }
 
 /// Navi31's blobs by IP version: GC 11.0.0 (its MES firmware is
@@ -88,6 +88,12 @@ const PARTS: &[PartSpec] = &[
             "dcn_3_2_0_",
             "vcn_4_0_0",
         ],
+        // IP block 5 is `dm` (the display): masked, because Display Core
+        // needs VBIOS tables the model's ROM does not carry (the
+        // display-object table, DCE info, GPIO pins:
+        // `bios_parser2_construct()`) and runs command tables the ROM
+        // has none of.
+        params: "ip_block_mask=0xffffffdf",
     },
     PartSpec {
         name: "mi300x",
@@ -98,6 +104,7 @@ const PARTS: &[PartSpec] = &[
             "sdma_4_4_2",
             "vcn_4_0_3",
         ],
+        params: "",
     },
 ];
 
@@ -487,7 +494,7 @@ fn firmware(r: &Root, spec: &PartSpec) -> Result<Vec<(String, Vec<u8>)>> {
 }
 
 /// The guest's `/init`: load the modules in order, report, power off.
-fn init_script(amdgpu_file: &str) -> String {
+fn init_script(amdgpu_file: &str, params: &str) -> String {
     format!(
         r#"#!/bin/busybox sh
 /bin/busybox mount -t devtmpfs devtmpfs /dev
@@ -499,7 +506,7 @@ up() {{ cut -d' ' -f1 /proc/uptime; }}
 echo "{TAG}userspace up: kernel $(uname -r), $(up) s after boot"
 for m in /mods/*.ko; do
   args=""
-  [ "$m" = "/mods/{amdgpu_file}" ] && args="{AMDGPU_PARAMS}"
+  [ "$m" = "/mods/{amdgpu_file}" ] && args="{params}"
   if insmod "$m" $args; then echo "{TAG}insmod ${{m#/mods/}} ok"
   else echo "{TAG}insmod ${{m#/mods/}} FAILED"; fi
 done
@@ -573,7 +580,7 @@ fn initramfs(r: &Root, spec: &PartSpec) -> Result<(Vec<u8>, String)> {
         ino,
         "init",
         0o100_755,
-        init_script(&amdgpu_file).as_bytes(),
+        init_script(&amdgpu_file, spec.params).as_bytes(),
     );
     ino += 1;
     for (n, data) in &fw {
@@ -732,42 +739,61 @@ fn section<'a>(text: &'a str, what: &str) -> Vec<&'a str> {
         .collect()
 }
 
-/// A milestone the issue sets: the `dmesg` line (Linux 6.12's own print)
-/// that shows it was reached, and lines that show it was not, whatever
-/// else was printed.
-struct Milestone {
-    n: u32,
-    name: &'static str,
-    reached: &'static str,
-    failed: &'static [&'static str],
-}
+/// A milestone the issue sets: its number, its name, and whether a
+/// guest's `dmesg` (Linux 6.12's own prints) shows it reached.
+type Milestone = (u32, &'static str, fn(&str) -> bool);
 
 /// The milestones this command can recognise yet, in order; a run past
 /// them says so.
-const MILESTONES: &[Milestone] = &[Milestone {
-    n: 1,
-    name: "amdgpu probes and parses the model's discovery table",
-    // amdgpu_device_ip_block_add(), for each block
-    // amdgpu_discovery_set_ip_blocks() chooses from the table ...
-    reached: "add ip block number 0 <",
-    // ... which fails as a whole when an IP version it needs is missing
-    // or unknown (amdgpu_discovery_set_*_ip_blocks()), or the table's
-    // signatures are wrong (amdgpu_discovery_init()).
-    failed: &[
-        "ip block(",
-        "invalid ip discovery",
-        "get invalid ip discovery binary signature",
-    ],
-}];
+const MILESTONES: &[Milestone] = &[
+    (
+        1,
+        "amdgpu probes and parses the model's discovery table",
+        discovery_parsed,
+    ),
+    (2, "GMC, IH and PSP are up", gmc_ih_psp_up),
+];
+
+/// amdgpu_device_ip_block_add() printed the first block that
+/// amdgpu_discovery_set_ip_blocks() chose from the table, and no
+/// discovery error says the table was refused as a whole (an IP version
+/// it needs missing or unknown, amdgpu_discovery_set_*_ip_blocks(); bad
+/// signatures, amdgpu_discovery_init()).
+fn discovery_parsed(dmesg: &str) -> bool {
+    dmesg.contains("add ip block number 0 <")
+        && ![
+            "ip block(",
+            "invalid ip discovery",
+            "get invalid ip discovery binary signature",
+        ]
+        .iter()
+        .any(|f| dmesg.contains(f))
+}
+
+/// amdgpu_device_ip_init() runs GMC's hw_init with the software init
+/// (its "PCIE GART of ... enabled" line, gmc_v11_0_gart_enable() and
+/// gmc_v9_0_gart_enable()), then phase 1 (COMMON, IH), then
+/// amdgpu_device_fw_loading() (the PSP's hw_init), then phase 2: any
+/// phase-2 block's hw_init line shows the three before it returned 0.
+fn gmc_ih_psp_up(dmesg: &str) -> bool {
+    const PHASE1_AND_PSP: &[&str] = &["common>", "<ih", "<vega20_ih>", "<psp>", "<gmc"];
+    let failed = dmesg.lines().any(|l| {
+        l.contains("hw_init of IP block <") && PHASE1_AND_PSP.iter().any(|b| l.contains(b))
+    }) || dmesg.contains("PSP firmware loading failed");
+    let phase2 = dmesg.lines().any(|l| {
+        l.contains("hw_init of IP block <") && !PHASE1_AND_PSP.iter().any(|b| l.contains(b))
+    }) || dmesg.contains("SMU is initialized successfully");
+    dmesg.contains("PCIE GART of ") && !failed && phase2
+}
 
 /// The last milestone `dmesg` shows reached, in order.
 fn milestone(dmesg: &str) -> (u32, &'static str) {
     let mut reached = (0, "guest boots and loads amdgpu");
-    for m in MILESTONES {
-        if !dmesg.contains(m.reached) || m.failed.iter().any(|f| dmesg.contains(f)) {
+    for &(n, name, shown) in MILESTONES {
+        if !shown(dmesg) {
             break;
         }
-        reached = (m.n, m.name);
+        reached = (n, name);
     }
     reached
 }
@@ -807,7 +833,7 @@ fn report(spec: &PartSpec, work: &Path, boot: &Boot, served: &Served) -> Result<
         println!("server: {l}");
     }
     println!("linux peer: kernel parameters: {CMDLINE}");
-    println!("linux peer: amdgpu parameters: {AMDGPU_PARAMS:?} (the defaults)");
+    println!("linux peer: amdgpu parameters: {:?}", spec.params);
     println!("linux peer: serial log {}", boot.serial.display());
     println!("linux peer: guest dmesg {}", dmesg_path.display());
     println!("linux peer: server trace {}", served.trace.display());
@@ -822,8 +848,8 @@ fn report(spec: &PartSpec, work: &Path, boot: &Boot, served: &Served) -> Result<
     }
     let all = dmesg.join("\n");
     let (n, name) = milestone(&all);
-    if let Some(first) = amdgpu_errors(&dmesg).first() {
-        println!("linux peer: amdgpu stopped at: {first}");
+    for e in amdgpu_errors(&dmesg).iter().take(12) {
+        println!("linux peer: amdgpu error: {e}");
     }
     println!("linux peer: {} milestone {n} of 5 ({name})", spec.name);
     Ok(())
@@ -856,11 +882,13 @@ mod tests {
 
     #[test]
     fn init_passes_amdgpu_its_parameters_and_powers_off() {
-        let init = init_script("16-amdgpu.ko");
+        let init = init_script("16-amdgpu.ko", "ip_block_mask=0xffffffdf");
         assert!(init.starts_with("#!/bin/busybox sh\n"));
-        assert!(init.contains(&format!(
-            "[ \"$m\" = \"/mods/16-amdgpu.ko\" ] && args=\"{AMDGPU_PARAMS}\""
-        )));
+        assert!(
+            init.contains(
+                "[ \"$m\" = \"/mods/16-amdgpu.ko\" ] && args=\"ip_block_mask=0xffffffdf\""
+            )
+        );
         assert!(init.trim_end().ends_with("poweroff -f"));
     }
 
@@ -877,6 +905,13 @@ mod tests {
                        [ 10.6] amdgpu 0000:01:00.0: amdgpu: Failed to add vcn/jpeg ip \
                        block(UVD_HWIP:0x0)";
         assert_eq!(milestone(refused).0, 0, "the table was refused as a whole");
+        let up = "[ 10.9] [drm] add ip block number 0 <soc21_common>\n\
+                  [ 11.0] [drm] PCIE GART of 512M enabled (table at 0x0000008000800000).\n\
+                  [ 11.2] [drm:amdgpu_device_init.cold [amdgpu]] *ERROR* hw_init of IP block \
+                  <smu> failed -5";
+        assert_eq!(milestone(up), (2, "GMC, IH and PSP are up"));
+        let psp_failed = up.replace("<smu>", "<psp>");
+        assert_eq!(milestone(&psp_failed).0, 1);
         let lines: Vec<&str> = probed.lines().collect();
         assert_eq!(
             amdgpu_errors(&lines),

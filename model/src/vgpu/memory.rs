@@ -12,6 +12,9 @@ pub struct HostMemory {
     pub(super) vram_len: usize,
     pub(super) dma: NonNull<u8>,
     pub(super) dma_len: usize,
+    /// The DMA region's bus address ([`super::DMA_BUS`] unless
+    /// [`super::VirtualGpu::new_at`] places it elsewhere).
+    pub(super) dma_bus: u64,
     release: Option<Box<dyn FnOnce() + Send>>,
 }
 
@@ -57,6 +60,7 @@ impl HostMemory {
             vram_len,
             dma,
             dma_len,
+            dma_bus: super::DMA_BUS,
             release,
         }
     }

@@ -16,8 +16,8 @@ use crate::nbio::NbioModel;
 use crate::parts::Part;
 use crate::psp::{PspModel, PspPlacement, RlcStatus, firmware};
 use crate::socblocks::SocBlocks;
+use crate::vgpu::HostMemory;
 use crate::vgpu::router::{Bus, Router};
-use crate::vgpu::{DMA_BUS, HostMemory};
 use crate::{Seed, SimClock};
 use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
@@ -186,7 +186,7 @@ pub(super) fn mc_over(mmhub: &Arc<HubModel>, client: u16, memory: &HostMemory) -
     // and drops after every model (field order).
     unsafe {
         mc.back_vram(0, memory.vram.as_ptr(), memory.vram_len as u64);
-        mc.map_bus(DMA_BUS, memory.dma.as_ptr(), memory.dma_len as u64);
+        mc.map_bus(memory.dma_bus, memory.dma.as_ptr(), memory.dma_len as u64);
     }
     mc
 }

@@ -24,7 +24,7 @@ use crate::sdma::{SdmaHooks, SdmaModel};
 use crate::smu::SmuModel;
 use crate::soc::RefusalLog;
 use crate::vgpu::router::{Bus, Router};
-use crate::vgpu::{DMA_BUS, Files, HostMemory};
+use crate::vgpu::{Files, HostMemory};
 use alloc::boxed::Box;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -129,7 +129,7 @@ fn mc_over(hub: &Arc<HubV9Model>, client: u16, memory: &HostMemory) -> Mc {
     // and drops after every model (field order).
     unsafe {
         mc.back_vram(0, vram.as_ptr(), vram_len as u64);
-        mc.map_bus(DMA_BUS, dma.as_ptr(), dma_len as u64);
+        mc.map_bus(memory.dma_bus, dma.as_ptr(), dma_len as u64);
     }
     mc
 }
