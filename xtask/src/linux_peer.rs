@@ -531,6 +531,10 @@ echo "{TAG}dmesg begin"
 dmesg
 echo "{TAG}dmesg end"
 echo "{TAG}done"
+# An oops in amdgpu's probe can leave the device lock held, and power-off
+# then waits on it in device_shutdown(): after 5 s, reboot with no device
+# shutdown (sysrq b), which QEMU's -no-reboot turns into an exit.
+(sleep 5; echo b > /proc/sysrq-trigger) &
 poweroff -f
 "#
     )
