@@ -541,8 +541,15 @@ impl ServerBackend for ModelFunction {
         });
         let write = flags.contains(DmaMapFlags::WRITE);
         self.guest.map(address, size, fd.as_ref(), offset, write)?;
-        if !self.touched && self.guest.has_low_ram() {
-            self.rebuild_over_guest()?;
+        // QEMU maps low RAM in pieces (below the VGA hole first): until
+        // the pieces make whole chunks there is nothing to rebuild over,
+        // and the map itself still succeeds.
+        if !self.touched
+            && self.guest.has_low_ram()
+            && let Err(e) = self.rebuild_over_guest()
+        {
+            let why = format!("guest RAM not (yet) the model's system memory: {e}");
+            self.trace.record(Access::Refused(&why));
         }
         Ok(())
     }
@@ -600,6 +607,12 @@ impl ServerBackend for ModelFunction {
             return Ok(());
         }
         let range = start as usize..(start as usize).saturating_add(count as usize);
+        // An eventfd list with no descriptors is QEMU releasing the
+        // vectors (its fd -1 is not sent over the socket).
+        if eventfd && fds.is_empty() && range.end <= self.msix.len() {
+            self.msix[range].iter_mut().for_each(|v| *v = None);
+            return Ok(());
+        }
         if range.end > self.msix.len() || (eventfd && fds.len() != count as usize) {
             let why = format!(
                 "SET_IRQS vectors {}..{} with {} fds",
