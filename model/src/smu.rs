@@ -576,6 +576,16 @@ pub struct SmuModel {
     state: Mutex<State>,
 }
 
+/// `MP1_Public | smnMP1_FIRMWARE_FLAGS` (`smu_v13_0.h`; `smu_v14_0.h`
+/// has the same for every MP1 14 but 14.0.0): the SMN address
+/// `smu_v13_0_check_fw_status()` and `smu_v14_0_check_fw_status()` read
+/// through the NBIO's RSMU index/data pair (`RREG32_PCIE`) before SMU
+/// hw_init goes on. Bit 0, `INTERRUPTS_ENABLED` (`mp_13_0_0_sh_mask.h`),
+/// says PMFW runs; the model sets it exactly while it answers messages.
+pub const FIRMWARE_FLAGS: usize = 0x03B0_0000 | 0x0301_0024;
+/// `MP1_FIRMWARE_FLAGS__INTERRUPTS_ENABLED_MASK`.
+pub const INTERRUPTS_ENABLED: u32 = 0x1;
+
 const MSG: usize = 0;
 const ARG: usize = 1;
 const RESP: usize = 2;
@@ -620,7 +630,9 @@ impl SmuModel {
     }
 
     pub fn offsets(&self) -> BTreeSet<usize> {
-        self.regs.offsets()
+        let mut set = self.regs.offsets();
+        set.insert(FIRMWARE_FLAGS);
+        set
     }
 
     pub fn events(&self) -> Vec<SmuEvent> {
@@ -892,10 +904,18 @@ impl SmuModel {
 
 impl RegisterBus for SmuModel {
     fn read32(&self, byte_offset: usize) -> u32 {
+        if byte_offset == FIRMWARE_FLAGS {
+            let alive = self.running() && !self.state.lock().hung;
+            return if alive { INTERRUPTS_ENABLED } else { 0 };
+        }
         self.regs.host_read(byte_offset)
     }
 
     fn write32(&self, byte_offset: usize, value: u32) {
+        if byte_offset == FIRMWARE_FLAGS {
+            // PMFW's own status: a host store does not change it.
+            return;
+        }
         self.regs.host_write(byte_offset, value);
         if byte_offset == self.at[MSG] {
             self.message(false, value);

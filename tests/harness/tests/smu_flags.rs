@@ -1,0 +1,60 @@
+//! PMFW's status as Linux reads it before SMU hw_init goes on:
+//! `smu_v13_0_check_fw_status()` / `smu_v14_0_check_fw_status()` read
+//! `MP1_FIRMWARE_FLAGS` at SMN `MP1_Public | smnMP1_FIRMWARE_FLAGS`
+//! through the NBIO's RSMU index/data pair and require
+//! `INTERRUPTS_ENABLED`. The Linux guest (`cargo xtask linux-peer`)
+//! stopped with "SMC is not ready" while the model had no such register.
+
+use barebell::discovery::{Discovery, hw_id};
+use barebell::nbio::{NBIF_6_3_1, NBIO_4_3_0, NbioRegs};
+use barebell::platform::Platform;
+use barebell_bringup::{Mapping, Options, Quiet, Step};
+use barebell_model::smu::{FIRMWARE_FLAGS, INTERRUPTS_ENABLED};
+use barebell_model::{VirtualGpu, parts};
+use barebell_tests::{FirmwareDir, virtual_gpu};
+
+/// `RREG32_PCIE(addr)`: the address into RSMU_INDEX, the value from
+/// RSMU_DATA (`amdgpu_device_indirect_rreg()`).
+fn rreg_pcie(gpu: &VirtualGpu, nbio: &NbioRegs, addr: usize) -> u32 {
+    let table = gpu.part().firmware.desc;
+    let (bytes, _) = barebell_model::discovery::build(&table);
+    let bases = Discovery::parse(&bytes)
+        .unwrap()
+        .ip(hw_id::NBIF, 0)
+        .unwrap()
+        .bases;
+    let index = nbio.rsmu_index.byte_offset(&bases).unwrap();
+    let data = nbio.rsmu_data.byte_offset(&bases).unwrap();
+    gpu.regs().write32(index, addr as u32);
+    gpu.regs().read32(data)
+}
+
+#[test]
+fn pmfw_reports_its_interrupts_enabled_once_the_psp_loaded_it() {
+    for (part, nbio) in [
+        (parts::navi31(), &NBIO_4_3_0),
+        (parts::navi48(), &NBIF_6_3_1),
+    ] {
+        let name = part.name;
+        let gpu = virtual_gpu(part, 3);
+        assert_eq!(
+            rreg_pcie(&gpu, nbio, FIRMWARE_FLAGS) & INTERRUPTS_ENABLED,
+            0,
+            "{name}: no PMFW before the PSP loads it"
+        );
+        let fw = FirmwareDir::system();
+        let opts = Options {
+            until: Step::Queue,
+            mapping: Some(Mapping::Mes),
+            ..Default::default()
+        };
+        let up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            rreg_pcie(&gpu, nbio, FIRMWARE_FLAGS) & INTERRUPTS_ENABLED,
+            INTERRUPTS_ENABLED,
+            "{name}: PMFW runs after the bring-up's PSP step"
+        );
+        drop(up.shutdown());
+    }
+}
