@@ -75,6 +75,9 @@ pub mod result {
 pub mod msg {
     pub const TEST_MESSAGE: u32 = 0x1;
     pub const GET_SMU_VERSION: u32 = 0x2;
+    /// `PPSMC_MSG_GetDriverIfVersion` (`smu_v13_0_0_ppsmc.h`,
+    /// `smu_v14_0_2_ppsmc.h`).
+    pub const GET_DRIVER_IF_VERSION: u32 = 0x3;
     pub const ENABLE_ALL_SMU_FEATURES: u32 = 0x6;
     pub const SET_DRIVER_DRAM_ADDR_HIGH: u32 = 0xE;
     pub const SET_DRIVER_DRAM_ADDR_LOW: u32 = 0xF;
@@ -710,6 +713,21 @@ impl SmuModel {
         match msg {
             msg::TEST_MESSAGE => (OK, None),
             msg::GET_SMU_VERSION => (OK, Some(self.version)),
+            // PMFW's driver-interface version, which
+            // `smu_cmn_get_smc_version()` reads first and
+            // `smu_v13_0_check_fw_version()` / `smu_v14_0_check_fw_version()`
+            // compare with their own (a mismatch is only a warning):
+            // `SMU13_0_0_DRIVER_IF_VERSION` (0x3D,
+            // `smu13_driver_if_v13_0_0.h`) and
+            // `SMU14_DRIVER_IF_VERSION_SMU_V14_0_2` (0x2E, `smu_v14_0.h`),
+            // the interface the PMFW Linux 6.12 expects implements.
+            msg::GET_DRIVER_IF_VERSION => (
+                OK,
+                Some(match self.mp1 {
+                    Mp1::V14_0_2 => 0x2E,
+                    _ => 0x3D,
+                }),
+            ),
             msg::ENABLE_ALL_SMU_FEATURES => {
                 s.features = true;
                 (OK, None)

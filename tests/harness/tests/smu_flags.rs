@@ -58,3 +58,41 @@ fn pmfw_reports_its_interrupts_enabled_once_the_psp_loaded_it() {
         drop(up.shutdown());
     }
 }
+
+/// `smu_cmn_get_smc_version()` asks PMFW for its driver-interface
+/// version first (`GetDriverIfVersion`, 0x3); the Linux guest stopped
+/// at "SMC engine is not correctly up!" while the model answered it
+/// `Failed`. PMFW answers the version its interface header carries.
+#[test]
+fn pmfw_answers_its_driver_interface_version() {
+    use barebell::smu::{self, Mp1};
+    for (part, want) in [(parts::navi31(), 0x3D), (parts::navi48(), 0x2E)] {
+        let name = part.name;
+        let gpu = virtual_gpu(part, 4);
+        let fw = FirmwareDir::system();
+        let opts = Options {
+            until: Step::Queue,
+            mapping: Some(Mapping::Mes),
+            ..Default::default()
+        };
+        let up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let table = gpu.part().firmware.desc;
+        let (bytes, _) = barebell_model::discovery::build(&table);
+        let d = Discovery::parse(&bytes).unwrap();
+        let ip = d.ip(hw_id::MP1, 0).unwrap();
+        let mp1 = Mp1::for_version(ip.version.triple()).unwrap();
+        let got = smu::send(
+            gpu.regs(),
+            gpu.clock(),
+            mp1,
+            &ip.bases,
+            0x3,
+            0,
+            1_000_000_000,
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(got, want, "{name}");
+        drop(up.shutdown());
+    }
+}
