@@ -150,7 +150,13 @@ impl ModelFunction {
             scratch_dword: scratch,
             part_number: &format!("BAREBELL MODEL {}", part.name.to_uppercase()),
         });
-        let gpu = power_on(part, memory, opts.seed, vram_model_bus(), scratch)?;
+        let gpu = power_on(
+            part,
+            memory,
+            opts.seed,
+            barebell_model::vgpu::DMA_BUS,
+            scratch,
+        )?;
         Ok(ModelFunction {
             gpu,
             opts: opts.clone(),
@@ -395,12 +401,6 @@ impl ModelFunction {
             None => false,
         }
     }
-}
-
-/// The DMA region's bus address for a function with no guest RAM yet:
-/// the model's own default.
-fn vram_model_bus() -> u64 {
-    barebell_model::vgpu::DMA_BUS
 }
 
 /// Builds the part over `memory` with its DMA region at `dma_bus`, and

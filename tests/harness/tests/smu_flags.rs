@@ -29,6 +29,18 @@ fn rreg_pcie(gpu: &VirtualGpu, nbio: &NbioRegs, addr: usize) -> u32 {
     gpu.regs().read32(data)
 }
 
+/// The bring-up to a MES queue (the PSP loads PMFW on the way).
+fn bring_up(gpu: &VirtualGpu) -> barebell_bringup::Gpu<'_> {
+    let fw = FirmwareDir::system();
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(Mapping::Mes),
+        ..Default::default()
+    };
+    barebell_bringup::run(gpu, &fw, &opts, &Quiet)
+        .unwrap_or_else(|e| panic!("{}: {e}", gpu.part().name))
+}
+
 #[test]
 fn pmfw_reports_its_interrupts_enabled_once_the_psp_loaded_it() {
     for (part, nbio) in [
@@ -42,14 +54,7 @@ fn pmfw_reports_its_interrupts_enabled_once_the_psp_loaded_it() {
             0,
             "{name}: no PMFW before the PSP loads it"
         );
-        let fw = FirmwareDir::system();
-        let opts = Options {
-            until: Step::Queue,
-            mapping: Some(Mapping::Mes),
-            ..Default::default()
-        };
-        let up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let up = bring_up(&gpu);
         assert_eq!(
             rreg_pcie(&gpu, nbio, FIRMWARE_FLAGS) & INTERRUPTS_ENABLED,
             INTERRUPTS_ENABLED,
@@ -69,14 +74,7 @@ fn pmfw_answers_its_driver_interface_version() {
     for (part, want) in [(parts::navi31(), 0x3D), (parts::navi48(), 0x2E)] {
         let name = part.name;
         let gpu = virtual_gpu(part, 4);
-        let fw = FirmwareDir::system();
-        let opts = Options {
-            until: Step::Queue,
-            mapping: Some(Mapping::Mes),
-            ..Default::default()
-        };
-        let up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let up = bring_up(&gpu);
         let table = gpu.part().firmware.desc;
         let (bytes, _) = barebell_model::discovery::build(&table);
         let d = Discovery::parse(&bytes).unwrap();
