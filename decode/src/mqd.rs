@@ -242,10 +242,29 @@ impl Hqd {
     pub fn kmd_queue(&self) -> bool {
         KMD_QUEUE.is_set(self.pq_control())
     }
-    /// Why a MES pipe's own scheduler ring, loaded with this image, would
-    /// never run (`None` if nothing does). What the model checks, all the
-    /// MES ring's HQD as `mes_v11_0_mqd_init()` / `mes_v12_0_mqd_init()`
-    /// and `mes_v11_0_queue_init_register()` leave it:
+    /// Why a MES pipe's own ring, loaded by registers on ME 3 with this
+    /// image, would never run (`None` if nothing does): ring and EOP
+    /// sizes that do not fit the address space, or a halted fetcher
+    /// (see [`Hqd::fetch_refusal`]). Unlike [`Hqd::mes_ring_refusal`] (an
+    /// MQD handed to a KIQ or MES), neither an EOP buffer nor
+    /// `CP_MQD_CONTROL.PRIV_STATE` is required: Linux's
+    /// `mes_v11_0_queue_init_register()` and
+    /// `mes_v12_0_queue_init_register()` write `CP_MQD_CONTROL` as 0 and
+    /// never write `CP_HQD_EOP_BASE_ADDR` or `CP_HQD_EOP_CONTROL`, and
+    /// every RDNA3/RDNA4 card runs its MES (and gfx11's MES KIQ) so.
+    pub fn mes_ring_register_refusal(&self) -> Option<&'static str> {
+        if self.ring_bytes().is_err() || self.eop_bytes().is_err() {
+            return Some(
+                "the MES ring's QUEUE_SIZE or EOP_SIZE describes more than the GPU's 48-bit address space",
+            );
+        }
+        self.fetch_refusal()
+    }
+
+    /// Why a MES pipe's own scheduler ring, handed over as this MQD image
+    /// (KIQ MAP_QUEUES, MES `map_legacy_kq`), would never run (`None` if
+    /// nothing does). What the model checks, all the MES ring's MQD as
+    /// `mes_v11_0_mqd_init()` / `mes_v12_0_mqd_init()` leave it:
     /// - ring and EOP sizes that fit the address space
     ///   ([`MAX_QUEUE_BYTES_LOG2`]);
     /// - an EOP buffer (base and `EOP_SIZE` non-zero): both drivers give
@@ -467,6 +486,28 @@ mod tests {
         assert!(h.with_doorbell_enabled().doorbell_enabled());
         assert!(h.privileged() && h.kmd_queue());
         assert_eq!(h.ring_address(), 0x1200);
+    }
+
+    /// The gfx11 MES KIQ ring exactly as Linux 6.12 loaded it onto ME 3
+    /// pipe 1 of the model (`mes_v11_0_queue_init_register()`, read from
+    /// the Linux peer's register trace): `CP_MQD_CONTROL` 0, no EOP
+    /// registers written, `CP_HQD_PQ_CONTROL` 0xd8308011. As a register
+    /// load it runs; as an MQD handed to a KIQ it would be refused (no EOP
+    /// buffer), which is what kept Linux's KIQ from ever starting.
+    #[test]
+    fn a_register_loaded_mes_ring_needs_no_eop_buffer_or_priv_mqd() {
+        let mut w = [0u32; WINDOW_DWORDS];
+        w[dw::PQ_CONTROL - WINDOW_FIRST] = 0xd830_8011;
+        w[dw::PQ_BASE_LO - WINDOW_FIRST] = 0xff00_8000;
+        let h = Hqd(w);
+        assert_eq!(h.mes_ring_register_refusal(), None);
+        assert_eq!(
+            h.mes_ring_refusal(),
+            Some("the MES ring's HQD has no EOP buffer")
+        );
+        // A halted fetcher is refused either way.
+        w[dw::EOP_CONTROL - WINDOW_FIRST] = EOP_HALT_FETCHER.mask() | EOP_HALT_FETCHER_EN.mask();
+        assert!(Hqd(w).mes_ring_register_refusal().is_some());
     }
 
     /// Every 6-bit size field decodes without overflow: up to 2^48 bytes

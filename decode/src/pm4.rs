@@ -206,6 +206,11 @@ pub mod write_data {
     pub const WR_ONE_ADDR: Bits = Bits::new(16, 1);
     /// `dst_sel` 5: memory (async, direct).
     pub const DST_MEMORY: u32 = 5;
+    /// `dst_sel` 0: a memory-mapped register, the address a dword offset
+    /// (`nvd.h`'s `WRITE_DATA_DST_SEL` comment: "0 - register"; the KIQ
+    /// ring test in `gfx_v11_0_ring_test_ring()` writes `SCRATCH_REG0`
+    /// so).
+    pub const DST_REGISTER: u32 = 0;
 }
 
 const N: &str = "nvd.h";

@@ -63,7 +63,16 @@
 //!   `DISABLE_PROCESS_QUEUES` (by PASID) is not modelled and halts;
 //! - QUERY_STATUS (`gfx11_kiq_query_status()`): fence-only commands
 //!   (1 and 2) on the compute engine write the 64-bit data to the address;
-//! - WRITE_DATA to memory (`dst_sel` 5): the fence.
+//! - WRITE_DATA to memory (`dst_sel` 5): the fence; and to a register
+//!   (`dst_sel` 0), which the device applies through its register bus
+//!   (`gfx_v11_0_ring_test_ring()` tests a KIQ ring so, on `SCRATCH_REG0`).
+//!
+//! Addresses: on a device the KIQ is a kernel queue in VMID 0 and every
+//! address it is given (its ring, read-pointer report, MQDs, EOP buffers,
+//! fences) is decoded as VMID 0 decodes it ([`KernelView`]): Linux hands
+//! it VRAM at its MC address (`amdgpu_bo_create_kernel()` in VRAM, the
+//! system aperture) and GTT at its GART address (context 0's walk). On a
+//! rig with no view, addresses are host addresses.
 //!
 //! Anything else, or a MAP the MEC refuses, halts the ring with the reason
 //! in [`KiqModel::log`]: the KIQ has no status channel, so a driver sees a
@@ -75,6 +84,8 @@ use crate::decode::pm4::{
     self, map_queues as mq, opcode, query_status as qs, set_resources as sr, unmap_queues as uq,
     write_data as wd,
 };
+use crate::gmc::Access;
+pub use crate::kernel_view::KernelView;
 use crate::log::Keep;
 use crate::mec::{Mec, MecError, MesRingHqd, Preempt, SlotKey};
 use alloc::sync::Arc;
@@ -183,10 +194,26 @@ struct State {
     log: Vec<KiqEvent>,
 }
 
+/// Register stores the KIQ made (`WRITE_DATA` with `dst_sel` 0), as BAR
+/// byte offsets and values, for the device to apply through its register
+/// bus in order.
+pub type RegisterStores = Arc<Mutex<Vec<(u32, u32)>>>;
+
+/// What the device gives a KIQ it finds: its memory decode and where its
+/// register stores go (both `None` on a rig: host addresses, no register
+/// stores).
+#[derive(Debug, Default)]
+pub struct KiqDevice {
+    pub view: Option<KernelView>,
+    pub registers: Option<RegisterStores>,
+}
+
 /// The KIQ firmware.
 #[derive(Debug)]
 pub struct KiqModel {
     mec: Arc<Mec>,
+    view: Option<KernelView>,
+    registers: Option<RegisterStores>,
     home: KiqHome,
     rptr_report: Option<u64>,
     ring: u64,
@@ -212,6 +239,8 @@ impl KiqModel {
     pub fn new(mec: Arc<Mec>, ring: u64, ring_dwords: u64, doorbell: u64) -> Self {
         KiqModel {
             mec,
+            view: None,
+            registers: None,
             home: KiqHome::Given,
             rptr_report: None,
             ring,
@@ -221,12 +250,14 @@ impl KiqModel {
         }
     }
 
-    fn from_image(mec: Arc<Mec>, home: KiqHome, hqd: &Hqd) -> Option<Self> {
+    fn from_image(mec: Arc<Mec>, home: KiqHome, hqd: &Hqd, dev: KiqDevice) -> Option<Self> {
         // 0 when the size is refused: `check_ring` halts the KIQ then.
         let ring_dwords = hqd.ring_bytes().map_or(0, |b| b / 4);
         let doorbell = mec.doorbell_bar() + u64::from(hqd.doorbell_dword()) * 4;
         let mut m = KiqModel::new(mec, hqd.ring_address(), ring_dwords, doorbell);
         m.home = home;
+        m.view = dev.view;
+        m.registers = dev.registers;
         m.rptr_report = Some(hqd.rptr_report_address());
         if let Err(why) = m.check_ring(hqd) {
             m.halt(0, why);
@@ -238,17 +269,17 @@ impl KiqModel {
     /// ([`Mec::kiq_hqd`]): its ring, size and doorbell come from the HQD
     /// registers, and it reports its read pointer (dwords) where
     /// `CP_HQD_PQ_RPTR_REPORT_ADDR` says.
-    pub fn from_mec(mec: Arc<Mec>) -> Option<Self> {
+    pub fn from_mec(mec: Arc<Mec>, dev: KiqDevice) -> Option<Self> {
         let k = mec.kiq_hqd()?;
         let bank = mec.bank(k.slot)?;
-        Self::from_image(mec, KiqHome::Mec(k.slot), &Hqd(bank))
+        Self::from_image(mec, KiqHome::Mec(k.slot), &Hqd(bank), dev)
     }
 
     /// The gfx11 MES KIQ: MES pipe 1's ring, once loaded by registers on
     /// ME 3 pipe 1 with `RLC_CP_SCHEDULERS` naming that slot
     /// (`mes_v11_0_kiq_setting()` runs before
     /// `mes_v11_0_queue_init_register()`); `None` until then.
-    pub fn from_mes_pipe(mec: Arc<Mec>) -> Option<Self> {
+    pub fn from_mes_pipe(mec: Arc<Mec>, dev: KiqDevice) -> Option<Self> {
         if mec.rlc_cp_schedulers() & 0xFF != scheduler0(MES_KIQ_SLOT) {
             return None;
         }
@@ -257,7 +288,27 @@ impl KiqModel {
         if !hqd.active() || !mec.mes_pipes()[1].1 {
             return None;
         }
-        Self::from_image(mec, KiqHome::MesPipe1, &hqd)
+        Self::from_image(mec, KiqHome::MesPipe1, &hqd, dev)
+    }
+
+    /// The host address of `len` bytes at `addr` (one contiguous run), as
+    /// the KIQ's [`KernelView`] decodes them; without one (a rig), `addr`
+    /// itself, as the CP's host-address window takes it.
+    fn host(&self, addr: u64, len: u64, access: Access) -> Option<u64> {
+        crate::kernel_view::host(self.view.as_ref(), addr, len, access)
+    }
+
+    /// Whether `len` bytes at `addr` are backed for `access`.
+    fn covers(&self, addr: u64, len: u64, access: Access) -> bool {
+        let view = self.view.as_ref();
+        crate::kernel_view::covers(view, self.mec.cp().dma_mut(), addr, len, access)
+    }
+
+    /// Sends the KIQ's register stores (`WRITE_DATA` with `dst_sel` 0) to
+    /// `r`, for a device to apply through its register bus.
+    pub fn with_register_stores(mut self, r: RegisterStores) -> Self {
+        self.registers = Some(r);
+        self
     }
 
     pub fn home(&self) -> KiqHome {
@@ -283,12 +334,10 @@ impl KiqModel {
             return bad("CP_MQD_BASE_ADDR of the KIQ ring is 0");
         }
         let ring_bytes = hqd.ring_bytes().map_err(KiqHalt::Size)?;
-        let mut cp = self.mec.cp();
-        let dma = cp.dma_mut();
-        if !dma.covers(hqd.ring_address(), ring_bytes) {
+        if !self.covers(hqd.ring_address(), ring_bytes, Access::Read) {
             return bad("the KIQ ring is not in device memory");
         }
-        if !dma.covers(hqd.rptr_report_address(), 4) {
+        if !self.covers(hqd.rptr_report_address(), 4, Access::Write) {
             return bad("the KIQ's rptr report address is not in device memory");
         }
         Ok(())
@@ -324,6 +373,7 @@ impl KiqModel {
 
     fn dword(&self, index: u64) -> Option<u32> {
         let at = self.ring + (index % self.ring_dwords.max(1)) * 4;
+        let at = self.host(at, 4, Access::Read)?;
         let v = self
             .mec
             .cp()
@@ -374,6 +424,13 @@ impl KiqModel {
                 break;
             }
             let Some(word) = self.dword(rptr) else { break };
+            if word == pm4::NOP_FILLER {
+                // The one-dword pad `amdgpu_ring_insert_nop()` writes
+                // (`gfx_v11_0_ring_funcs_kiq.nop`, `align_mask` 0xff: a
+                // KIQ submission is padded to 256 dwords with it).
+                self.consumed(rptr + 1, false);
+                continue;
+            }
             if pm4::HEADER_TYPE.get(word) != pm4::PACKET_TYPE3 {
                 self.halt(0, KiqHalt::NotType3 { header: word });
                 break;
@@ -392,18 +449,8 @@ impl KiqModel {
             }
             match self.packet(u32::from(op), &body) {
                 Ok(()) => {
-                    let next = rptr + 1 + len;
-                    {
-                        let mut s = self.state.lock();
-                        s.log.keep(KiqEvent::Done { opcode: op });
-                        s.rptr = next;
-                        s.consumed += 1;
-                    }
-                    if let Some(a) = self.rptr_report
-                        && let Ok(r) = self.mec.cp().dma_mut().u32(a, "KIQ rptr report")
-                    {
-                        r.store((next % self.ring_dwords.max(1)) as u32, Ordering::Release);
-                    }
+                    self.state.lock().log.keep(KiqEvent::Done { opcode: op });
+                    self.consumed(rptr + 1 + len, true);
                     n += 1;
                 }
                 Err(why) => {
@@ -413,6 +460,23 @@ impl KiqModel {
             }
         }
         n
+    }
+
+    /// The read pointer moves to `next` (dwords) past a packet (counted
+    /// for [`KiqModel::hold`]) or a pad dword: kept, and reported
+    /// (wrapped to the ring) at the rptr report address.
+    fn consumed(&self, next: u64, packet: bool) {
+        {
+            let mut s = self.state.lock();
+            s.rptr = next;
+            s.consumed += u64::from(packet);
+        }
+        if let Some(a) = self.rptr_report
+            && let Some(a) = self.host(a, 4, Access::Write)
+            && let Ok(r) = self.mec.cp().dma_mut().u32(a, "KIQ rptr report")
+        {
+            r.store((next % self.ring_dwords.max(1)) as u32, Ordering::Release);
+        }
     }
 
     fn halt(&self, opcode: u8, why: KiqHalt) {
@@ -431,10 +495,13 @@ impl KiqModel {
     }
 
     fn store64(&self, addr: u64, value: u64) -> Result<(), KiqHalt> {
+        let host = self
+            .host(addr, 8, Access::Write)
+            .ok_or(KiqHalt::FenceUnmapped { address: addr })?;
         self.mec
             .cp()
             .dma_mut()
-            .u64(addr, "KIQ fence")
+            .u64(host, "KIQ fence")
             .map_err(|_| KiqHalt::FenceUnmapped { address: addr })?
             .store(value, Ordering::Release);
         Ok(())
@@ -456,21 +523,9 @@ impl KiqModel {
                 self.state.lock().resources = Some(mask);
                 Ok(())
             }
-            opcode::WRITE_DATA => {
-                if wd::DST_SEL.get(dw(1)) != wd::DST_MEMORY {
-                    return Err(KiqHalt::Unsupported { opcode: op as u8 });
-                }
-                let a = Self::addr(body, 1);
-                let mut cp = self.mec.cp();
-                for (i, d) in body.iter().skip(3).enumerate() {
-                    let at = a + 4 * i as u64;
-                    cp.dma_mut()
-                        .u32(at, "KIQ WRITE_DATA")
-                        .map_err(|_| KiqHalt::FenceUnmapped { address: at })?
-                        .store(*d, Ordering::Release);
-                }
-                Ok(())
-            }
+            opcode::WRITE_DATA => self.write_data(body),
+            // A NOP's body is skipped (`nvd.h` PACKET3_NOP).
+            opcode::NOP => Ok(()),
             opcode::MAP_QUEUES => self.map(body),
             opcode::UNMAP_QUEUES => self.unmap(body),
             opcode::QUERY_STATUS => {
@@ -494,13 +549,55 @@ impl KiqModel {
         }
     }
 
+    /// WRITE_DATA (`nvd.h`): to memory (`dst_sel` 5), each data dword at
+    /// the next address; or to a register (`dst_sel` 0), the address a
+    /// dword offset into the register space, stored through the device's
+    /// register bus ([`RegisterStores`]). `WR_ONE_ADDR` keeps the address.
+    fn write_data(&self, body: &[u32]) -> Result<(), KiqHalt> {
+        let control = Self::at(body, 0);
+        let one = wd::WR_ONE_ADDR.get(control) != 0;
+        let a = Self::addr(body, 1);
+        let data = body.iter().skip(3);
+        match wd::DST_SEL.get(control) {
+            wd::DST_MEMORY => {
+                for (i, d) in data.enumerate() {
+                    let at = if one { a } else { a + 4 * i as u64 };
+                    let host = self
+                        .host(at, 4, Access::Write)
+                        .ok_or(KiqHalt::FenceUnmapped { address: at })?;
+                    self.mec
+                        .cp()
+                        .dma_mut()
+                        .u32(host, "KIQ WRITE_DATA")
+                        .map_err(|_| KiqHalt::FenceUnmapped { address: at })?
+                        .store(*d, Ordering::Release);
+                }
+                Ok(())
+            }
+            wd::DST_REGISTER => {
+                let (Some(stores), Ok(reg)) = (&self.registers, u32::try_from(a)) else {
+                    return Err(KiqHalt::Unsupported {
+                        opcode: opcode::WRITE_DATA as u8,
+                    });
+                };
+                let mut s = stores.lock();
+                for (i, d) in data.enumerate() {
+                    let r = if one { reg } else { reg.wrapping_add(i as u32) };
+                    s.push((r.wrapping_mul(4), *d));
+                }
+                Ok(())
+            }
+            _ => Err(KiqHalt::Unsupported {
+                opcode: opcode::WRITE_DATA as u8,
+            }),
+        }
+    }
+
     fn read_mqd(&self, address: u64) -> Result<Hqd, KiqHalt> {
         let mut bytes = [0u8; MQD_BYTES];
-        self.mec
-            .cp()
-            .dma_mut()
-            .read(address, &mut bytes, "MQD")
-            .map_err(|_| KiqHalt::MqdUnreadable { address })?;
+        let view = self.view.as_ref();
+        crate::kernel_view::read(view, self.mec.cp().dma_mut(), address, &mut bytes, "MQD")
+            .ok_or(KiqHalt::MqdUnreadable { address })?;
         Ok(Hqd::from_mqd(&bytes))
     }
 
@@ -564,7 +661,7 @@ impl KiqModel {
             });
         }
         let eop_bytes = hqd.eop_bytes().map_err(KiqHalt::Size)?;
-        if hqd.eop_address() == 0 || !self.mec.cp().dma_mut().covers(hqd.eop_address(), eop_bytes) {
+        if hqd.eop_address() == 0 || !self.covers(hqd.eop_address(), eop_bytes, Access::Write) {
             return Err(KiqHalt::EopUnmapped {
                 address: hqd.eop_address(),
                 bytes: eop_bytes,
@@ -666,10 +763,13 @@ impl KiqModel {
                 // one dword of `seq` in `gfx11_kiq_unmap_queues()`) is
                 // written.
                 let addr = Self::addr(body, 2);
+                let host = self
+                    .host(addr, 4, Access::Write)
+                    .ok_or(KiqHalt::FenceUnmapped { address: addr })?;
                 self.mec
                     .cp()
                     .dma_mut()
-                    .u32(addr, "KIQ trailing fence")
+                    .u32(host, "KIQ trailing fence")
                     .map_err(|_| KiqHalt::FenceUnmapped { address: addr })?
                     .store(Self::at(body, 4), Ordering::Release);
                 Ok(())

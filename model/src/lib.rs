@@ -59,6 +59,7 @@ pub mod hub;
 pub mod hub_v9;
 pub mod hws;
 pub mod ih;
+pub mod kernel_view;
 pub mod kiq;
 pub mod log;
 pub mod mc;

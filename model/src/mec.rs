@@ -1535,9 +1535,10 @@ impl Mec {
                     & cpregs::SCHEDULER0_MASK;
                 let named = u32::from(slot.0) << 5 | u32::from(slot.1) << 3 | u32::from(slot.2);
                 // A queue loaded on ME 3 is a MES pipe's own ring
-                // (`mes_v12_0_queue_init_register()`); MES runs it.
+                // (`mes_v11_0_queue_init_register()`,
+                // `mes_v12_0_queue_init_register()`); MES runs it.
                 if slot.0 == 3 {
-                    if let Some(why) = image.mes_ring_refusal() {
+                    if let Some(why) = image.mes_ring_register_refusal() {
                         s.events
                             .push(MecEvent::MesRingRefused { pipe: slot.1, why });
                         return;
@@ -1546,7 +1547,7 @@ impl Mec {
                     if let Some(r) = s.mes_rings.get_mut(usize::from(slot.1 & 1)) {
                         *r = Some(MesRingHqd {
                             ring: image.ring_address(),
-                            // Fits: `mes_ring_refusal` checked the size.
+                            // Fits: `mes_ring_register_refusal` checked the size.
                             ring_dwords: image.ring_bytes().map_or(0, |b| b / 4),
                             doorbell_dword: image.doorbell_dword(),
                         });

@@ -61,6 +61,7 @@ use crate::decode::mes_regs;
 use crate::decode::mqd::{Hqd, MQD_BYTES};
 use crate::gmc::{Access, Gmc, VmFault};
 use crate::hub::HubModel;
+use crate::kernel_view::{self, KernelView};
 use crate::log::Keep;
 use crate::mec::{Mec, MecError};
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -87,6 +88,13 @@ pub enum Refusal {
     NoHwResources,
     BadHwResources {
         what: &'static str,
+    },
+    /// SET_HW_RSRC's register segment bases of `block` (`gc`, `mmhub`,
+    /// `osssys`) are not the part's discovered ones.
+    SegmentBases {
+        block: &'static str,
+        frame: [u32; 5],
+        part: [Option<u32>; 5],
     },
     MqdUnreadable {
         address: u64,
@@ -224,7 +232,7 @@ impl Refusal {
             Refusal::BadHeader { .. } => 1,
             Refusal::UnknownOpcode { .. } => 2,
             Refusal::NoHwResources => 3,
-            Refusal::BadHwResources { .. } => 4,
+            Refusal::BadHwResources { .. } | Refusal::SegmentBases { .. } => 4,
             Refusal::MqdUnreadable { .. } => 5,
             Refusal::NotAql => 6,
             Refusal::QueueSizeMismatch { .. } => 7,
@@ -304,11 +312,13 @@ impl HwArgs {
 /// What the MES model knows of the part it runs on, to check SET_HW_RSRC
 /// and ADD_QUEUE against (see [`MesModel::with_part`]).
 pub struct MesPart {
-    /// GC, MMHUB and OSSSYS segment bases (first five), as discovery
-    /// gives them (`adev->reg_offset[...][0][0..5]`).
-    pub gc_base: [u32; 5],
-    pub mmhub_base: [u32; 5],
-    pub osssys_base: [u32; 5],
+    /// GC, MMHUB and OSSSYS segment bases (first five), as the discovery
+    /// table lists them (`adev->reg_offset[...][0][0..5]`); `None` past
+    /// the block's `num_base_address`, where Linux sends whatever the
+    /// table holds next.
+    pub gc_base: [Option<u32>; 5],
+    pub mmhub_base: [Option<u32>; 5],
+    pub osssys_base: [Option<u32>; 5],
     /// SDMA engines present.
     pub sdma_instances: usize,
     /// Reads the GFXHUB's `GCVM_CONTEXT1_CNTL` (what `*_setup_vmid_config()`
@@ -427,6 +437,9 @@ pub type Translator =
 /// The MES scheduler pipe.
 pub struct MesModel {
     translator: Option<Translator>,
+    /// VMID 0's decode of the addresses a driver gives the firmware
+    /// ([`KernelView`]); `None` on a rig (host addresses).
+    view: Option<KernelView>,
     hub: Option<Arc<HubModel>>,
     part: Option<MesPart>,
     mec: Arc<Mec>,
@@ -458,6 +471,7 @@ impl MesModel {
     pub fn new(mec: Arc<Mec>, ring: u64, ring_dwords: u64, doorbell: u64) -> Self {
         MesModel {
             translator: None,
+            view: None,
             hub: None,
             part: None,
             mec,
@@ -494,6 +508,24 @@ impl MesModel {
     pub fn with_translator(mut self, t: Translator) -> Self {
         self.translator = Some(t);
         self
+    }
+
+    /// Decodes the addresses a driver gives the firmware (its ring,
+    /// fences, MQDs, contexts) through `v`, as VMID 0 does.
+    pub fn with_kernel_view(mut self, v: KernelView) -> Self {
+        self.view = Some(v);
+        self
+    }
+
+    /// Reads `out.len()` bytes at the kernel address `addr`.
+    fn kernel_read(&self, addr: u64, out: &mut [u8], what: &'static str) -> Option<()> {
+        kernel_view::read(self.view.as_ref(), self.mec.cp().dma_mut(), addr, out, what)
+    }
+
+    /// Whether `len` bytes at the kernel address `addr` are backed.
+    fn kernel_covers(&self, addr: u64, len: u64, access: Access) -> bool {
+        let view = self.view.as_ref();
+        kernel_view::covers(view, self.mec.cp().dma_mut(), addr, len, access)
     }
 
     /// Programs the GFXHUB context of the VMID it assigns a process in
@@ -578,13 +610,7 @@ impl MesModel {
             }
             let at = self.ring + (rptr % self.ring_dwords) * 4;
             let mut frame = [0u8; FRAME_BYTES];
-            if self
-                .mec
-                .cp()
-                .dma_mut()
-                .read(at, &mut frame, "MES frame")
-                .is_err()
-            {
+            if self.kernel_read(at, &mut frame, "MES frame").is_none() {
                 break;
             }
             self.frame(&frame);
@@ -595,7 +621,10 @@ impl MesModel {
     }
 
     fn write_fence(&self, addr: u64, value: u64) {
-        if let Ok(a) = self.mec.cp().dma_mut().u64(addr, "MES fence") {
+        let Some(h) = kernel_view::host(self.view.as_ref(), addr, 8, Access::Write) else {
+            return;
+        };
+        if let Ok(a) = self.mec.cp().dma_mut().u64(h, "MES fence") {
             a.store(value, Ordering::Release);
         }
     }
@@ -772,12 +801,26 @@ impl MesModel {
         {
             return bad("query_status_fence_gpu_mc_ptr is not device-visible, aligned memory");
         }
-        if let Some(p) = &self.part
-            && (f.gc_base != p.gc_base
-                || f.mmhub_base != p.mmhub_base
-                || f.osssys_base != p.osssys_base)
-        {
-            return bad("gc/mmhub/osssys_base are not the discovered segment bases");
+        // Only the segments the discovery table lists are compared: Linux
+        // copies five entries of `adev->reg_offset[hw_ip][0]`
+        // (`mes_v11_0_set_hw_resources()`), which
+        // `amdgpu_discovery_reg_base_init()` points into the table's own
+        // `base_address[]`, so past a block's `num_base_address` it sends
+        // whatever the table holds next.
+        if let Some(p) = &self.part {
+            for (block, frame, part) in [
+                ("gc", f.gc_base, p.gc_base),
+                ("mmhub", f.mmhub_base, p.mmhub_base),
+                ("osssys", f.osssys_base, p.osssys_base),
+            ] {
+                if frame
+                    .iter()
+                    .zip(part)
+                    .any(|(f, p)| p.is_some_and(|p| p != *f))
+                {
+                    return Err(Refusal::SegmentBases { block, frame, part });
+                }
+            }
         }
         if scheduler && let Some(h) = f.unmapped_doorbell_handling {
             if h != 1 {
@@ -811,7 +854,7 @@ impl MesModel {
     /// Memory the firmware can write at `address` (the CP model's DMA
     /// windows).
     fn device_visible(&self, address: u64, len: u64) -> bool {
-        self.mec.cp().dma_mut().covers(address, len)
+        self.kernel_covers(address, len, Access::Write)
     }
 
     /// A GC register as the MEC model holds it.
@@ -1102,11 +1145,8 @@ impl MesModel {
         self.context("process context", f.process_context)?;
         self.context("gang context", f.gang_context)?;
         let mut bytes = [0u8; mqd::BYTES];
-        self.mec
-            .cp()
-            .dma_mut()
-            .read(f.mqd_addr, &mut bytes, "SDMA MQD")
-            .map_err(|_| Refusal::MqdUnreadable {
+        self.kernel_read(f.mqd_addr, &mut bytes, "SDMA MQD")
+            .ok_or(Refusal::MqdUnreadable {
                 address: f.mqd_addr,
             })?;
         let layout = match self.api {
@@ -1286,7 +1326,9 @@ impl MesModel {
             });
         }
         let eop_bytes = hqd.eop_bytes().map_err(Refusal::Size)?;
-        if hqd.eop_address() == 0 || !self.mec.cp().dma_mut().covers(hqd.eop_address(), eop_bytes) {
+        if hqd.eop_address() == 0
+            || !self.kernel_covers(hqd.eop_address(), eop_bytes, Access::Write)
+        {
             return Err(Refusal::NoEop);
         }
         let slot = (1, f.pipe_id as u8, f.queue_id as u8);
@@ -1299,11 +1341,8 @@ impl MesModel {
 
     fn read_mqd(&self, address: u64) -> Result<Hqd, Refusal> {
         let mut bytes = [0u8; MQD_BYTES];
-        self.mec
-            .cp()
-            .dma_mut()
-            .read(address, &mut bytes, "MQD")
-            .map_err(|_| Refusal::MqdUnreadable { address })?;
+        self.kernel_read(address, &mut bytes, "MQD")
+            .ok_or(Refusal::MqdUnreadable { address })?;
         Ok(Hqd::from_mqd(&bytes))
     }
 

@@ -80,6 +80,12 @@ pub(crate) trait GcModel: Send + Sync {
     /// stand-ins, the CP and the SDMA engines run. Whether nothing had
     /// anything to do.
     fn pause(&self) -> bool;
+    /// Register stores the CP side made since the last call (a KIQ's
+    /// `WRITE_DATA` to a register), as BAR byte offsets and values, for
+    /// the device to apply through its register bus.
+    fn take_register_stores(&self) -> Vec<(u32, u32)> {
+        Vec::new()
+    }
     /// What can still reach memory (see [`VirtualGpu::quiescent`]).
     fn still_running(&self) -> Vec<String>;
     /// What the device side refused or faulted on, one line each.
@@ -186,6 +192,30 @@ fn gc_version(part: &Part) -> Option<(u8, u8, u8)> {
 }
 
 impl VirtualGpu {
+    /// One look by the device ([`Platform::pause`]): the block models
+    /// take their steps, the register stores the CP side made go through
+    /// the register bus, and an idle device lets simulated time pass.
+    /// Returns whether the device was idle.
+    fn step(&self) -> bool {
+        let idle = self.gc.pause();
+        for (at, v) in self.gc.take_register_stores() {
+            self.bar5.write32(at as usize, v);
+        }
+        if idle {
+            self.clock.advance(PAUSE_IDLE_NS);
+        }
+        idle
+    }
+
+    /// Lets the device work until it is idle, at most `looks` looks:
+    /// what a device does on its own after a doorbell, for a host that
+    /// then polls memory rather than registers (Linux's
+    /// `amdgpu_fence_wait_polling()` on a MES or KIQ fence). Returns
+    /// whether it went idle.
+    pub fn run_until_idle(&self, looks: u32) -> bool {
+        (0..looks).any(|_| self.step())
+    }
+
     /// Builds `part` over `memory`, with the PSP model expecting the
     /// firmware `files` holds for it, stepping from `seed`: the GC
     /// generation's block models ([`GC_MODELS`]), then BAR5 over them.
@@ -486,9 +516,7 @@ unsafe impl Platform for VirtualGpu {
         &self.host_clock
     }
     fn pause(&self) {
-        if self.gc.pause() {
-            self.clock.advance(PAUSE_IDLE_NS);
-        }
+        self.step();
     }
     fn name(&self) -> &str {
         &self.name

@@ -6,7 +6,8 @@
 //! - 0, BAR0: a window of VRAM, mmap'd by QEMU from the VRAM memfd, so a
 //!   guest's loads and stores reach the model's VRAM without a message;
 //! - 2, BAR2: the doorbells, trapped: each 64-bit store is one
-//!   [`VirtualGpu::doorbell_write`];
+//!   [`VirtualGpu::doorbell_write`], after which the device works until
+//!   idle ([`VirtualGpu::run_until_idle`]) before the store completes;
 //! - 4: the MSI-X table and PBA (QEMU emulates both; see [`crate::config`]);
 //! - 5, BAR5: the registers, trapped: each access one call into the
 //!   model's register router, in order;
@@ -32,6 +33,9 @@ use vfio_bindings::bindings::vfio::{
     vfio_region_info, vfio_region_sparse_mmap_area,
 };
 use vfio_user::{DmaMapFlags, DmaUnmapFlags, IrqInfo, ServerBackend, ServerRegion, SparseArea};
+
+/// Most device looks one doorbell store gets ([`VirtualGpu::run_until_idle`]).
+const DOORBELL_LOOKS: u32 = 64;
 
 /// BAR2's length (model value: a board without resizable BARs maps
 /// 2 MiB of doorbells; the model's doorbell page is its first bytes).
@@ -362,7 +366,12 @@ impl ModelFunction {
         self.trace.record(Access::Doorbell { offset, value });
         if let Err(why) = self.gpu.doorbell_write(offset, value) {
             self.refuse(why);
+            return Ok(());
         }
+        // The device works on what the doorbell announced before the
+        // store completes for the guest, which may next poll memory
+        // (a MES or KIQ fence) without touching a register.
+        self.gpu.run_until_idle(DOORBELL_LOOKS);
         Ok(())
     }
 

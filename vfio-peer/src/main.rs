@@ -20,6 +20,10 @@ struct Args {
     /// Write every access to this file, one line each.
     #[arg(long)]
     trace: Option<PathBuf>,
+    /// Write the firmware models' event logs (KIQ, MES, MEC) here when
+    /// the client goes.
+    #[arg(long)]
+    firmware_log: Option<PathBuf>,
     /// BAR0's length in MiB (a power of two; the guest's visible VRAM).
     #[arg(long, default_value_t = 256)]
     bar0_mib: u32,
@@ -94,6 +98,11 @@ fn main() -> ExitCode {
     );
     for d in diagnostics.iter().take(20) {
         println!("barebell-vfio-user: model: {d}");
+    }
+    if let Some(p) = &args.firmware_log
+        && let Err(e) = std::fs::write(p, function.gpu().firmware_logs() + "\n")
+    {
+        eprintln!("barebell-vfio-user: cannot write {}: {e}", p.display());
     }
     if let Err(e) = trace {
         eprintln!("barebell-vfio-user: the trace is incomplete: {e}");

@@ -88,12 +88,19 @@ const PARTS: &[PartSpec] = &[
             "dcn_3_2_0_",
             "vcn_4_0_0",
         ],
-        // IP block 5 is `dm` (the display): masked, because Display Core
-        // needs VBIOS tables the model's ROM does not carry (the
-        // display-object table, DCE info, GPIO pins:
-        // `bios_parser2_construct()`) and runs command tables the ROM
-        // has none of.
-        params: "ip_block_mask=0xffffffdf",
+        // Masked IP blocks (amdgpu's order: 0 soc21_common, 1 gmc_v11_0,
+        // 2 ih_v6_0, 3 psp, 4 smu, 5 dm, 6 gfx_v11_0, 7 sdma_v6_0,
+        // 8 vcn_v4_0, 9 jpeg_v4_0, 10 mes_v11_0):
+        // - 5 `dm` (the display): Display Core needs VBIOS tables the
+        //   model's ROM does not carry (the display-object table, DCE
+        //   info, GPIO pins: `bios_parser2_construct()`) and runs command
+        //   tables the ROM has none of;
+        // - 4 `smu`: `smu_smc_hw_setup()` sends SMU 13.0.0 driver messages
+        //   the model's PMFW does not answer yet (SetToolsDramAddr first,
+        //   then the PPTable transfers and DPM queries);
+        // - 8 `vcn`, 9 `jpeg`: the PSP model does not load VCN firmware
+        //   and the model has no VCN rings for their ring tests.
+        params: "ip_block_mask=0xfffffccf",
     },
     PartSpec {
         name: "mi300x",
@@ -115,7 +122,7 @@ struct Root {
 }
 
 /// The command.
-pub fn run(root: &Path, part: &str, accel: &str) -> Result<()> {
+pub fn run(root: &Path, part: &str, accel: &str, params: Option<&str>) -> Result<()> {
     let spec = PARTS.iter().find(|p| p.name == part).with_context(|| {
         let known: Vec<&str> = PARTS.iter().map(|p| p.name).collect();
         format!(
@@ -140,7 +147,8 @@ pub fn run(root: &Path, part: &str, accel: &str) -> Result<()> {
     let work = base.join(format!("run-{}", spec.name));
     std::fs::create_dir_all(&work)?;
     let t = Instant::now();
-    let (cpio, summary) = initramfs(&r, spec)?;
+    let params = params.unwrap_or(spec.params);
+    let (cpio, summary) = initramfs(&r, spec, params)?;
     std::fs::write(work.join("initramfs.cpio"), &cpio)?;
     println!(
         "linux peer: initramfs {} ({summary}, {:.1} MiB) in {:.1} s",
@@ -152,8 +160,16 @@ pub fn run(root: &Path, part: &str, accel: &str) -> Result<()> {
     let server = Server::start(&server_bin, spec.name, &work)?;
     let boot = boot(&r, &work, accel);
     let served = server.finish();
+    if boot.is_err()
+        && let Ok(s) = &served
+    {
+        // What the model saw is often why the guest never reported back.
+        for l in &s.lines {
+            println!("server: {l}");
+        }
+    }
     let boot = boot?;
-    report(spec, &work, &boot, &served?)
+    report(spec, params, &work, &boot, &served?)
 }
 
 /// Builds `barebell-vfio-user` (release: every guest register access is
@@ -196,6 +212,8 @@ impl Server {
             .arg(&socket)
             .arg("--trace")
             .arg(&trace)
+            .arg("--firmware-log")
+            .arg(work.join("firmware.txt"))
             .stdin(Stdio::null())
             .stdout(File::create(&log)?)
             .stderr(std::process::Stdio::from(File::create(
@@ -542,7 +560,7 @@ poweroff -f
 
 /// The initramfs: busybox, `/init`, the modules (`/mods/NN-name.ko`, in
 /// load order) and the part's firmware. Returns it and a summary.
-fn initramfs(r: &Root, spec: &PartSpec) -> Result<(Vec<u8>, String)> {
+fn initramfs(r: &Root, spec: &PartSpec, params: &str) -> Result<(Vec<u8>, String)> {
     let mods = module_chain(r)?;
     let fw = firmware(r, spec)?;
     let mut out = Vec::new();
@@ -584,7 +602,7 @@ fn initramfs(r: &Root, spec: &PartSpec) -> Result<(Vec<u8>, String)> {
         ino,
         "init",
         0o100_755,
-        init_script(&amdgpu_file, spec.params).as_bytes(),
+        init_script(&amdgpu_file, params).as_bytes(),
     );
     ino += 1;
     for (n, data) in &fw {
@@ -818,7 +836,7 @@ fn amdgpu_errors(dmesg: &[&str]) -> Vec<String> {
 }
 
 /// Saves the guest's dmesg and prints the result and the milestone line.
-fn report(spec: &PartSpec, work: &Path, boot: &Boot, served: &Served) -> Result<()> {
+fn report(spec: &PartSpec, params: &str, work: &Path, boot: &Boot, served: &Served) -> Result<()> {
     let dmesg = section(&boot.text, "dmesg");
     let dmesg_path = work.join("dmesg.txt");
     std::fs::write(&dmesg_path, dmesg.join("\n") + "\n")?;
@@ -837,7 +855,7 @@ fn report(spec: &PartSpec, work: &Path, boot: &Boot, served: &Served) -> Result<
         println!("server: {l}");
     }
     println!("linux peer: kernel parameters: {CMDLINE}");
-    println!("linux peer: amdgpu parameters: {:?}", spec.params);
+    println!("linux peer: amdgpu parameters: {params:?}");
     println!("linux peer: serial log {}", boot.serial.display());
     println!("linux peer: guest dmesg {}", dmesg_path.display());
     println!("linux peer: server trace {}", served.trace.display());

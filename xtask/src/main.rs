@@ -109,6 +109,10 @@ enum Cmd {
         /// QEMU accelerator: tcg, or kvm where nested KVM works.
         #[arg(long, default_value = "tcg")]
         accel: String,
+        /// amdgpu's module parameters, replacing the part's defaults
+        /// (for example "ip_block_mask=0xffffffcf").
+        #[arg(long)]
+        params: Option<String>,
     },
     /// Cross-check the firmware parser against a C reader built on
     /// Linux's amdgpu_ucode.h, over every gc/psp/sdma/imu/smu blob.
@@ -176,7 +180,11 @@ fn main() -> ExitCode {
         Cmd::QemuPci => qemu_pci::run_stage(&root).map(|s| println!("{s}")),
         Cmd::Qemu => qemu::run(&root).map(|s| println!("{s}")),
         Cmd::Fwcheck => fwcheck::run(&root).map(|s| println!("{s}")),
-        Cmd::LinuxPeer { part, accel } => linux_peer::run(&root, &part, &accel),
+        Cmd::LinuxPeer {
+            part,
+            accel,
+            params,
+        } => linux_peer::run(&root, &part, &accel, params.as_deref()),
         Cmd::AmPeer { write } => am_peer::run(&root, write).map(|_| ()),
         Cmd::KernelCorpus => kernel::corpus(&root).map(|s| println!("{s}")),
         Cmd::Newc { out, files, head } => (|| {

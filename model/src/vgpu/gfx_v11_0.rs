@@ -45,7 +45,7 @@ use crate::dma::Dma;
 use crate::error::ModelError;
 use crate::gmc::{Access, Gmc, VmFault};
 use crate::hub::{HubModel, HubRefusal};
-use crate::kiq::KiqModel;
+use crate::kiq::{KernelView, KiqDevice, KiqModel, RegisterStores};
 use crate::mec::Mec;
 use crate::mes::{MesApiVersion, MesModel};
 use crate::nbio::NbioModel;
@@ -107,6 +107,8 @@ pub struct Gfx11 {
     kiq_hung: AtomicBool,
     /// CP resets the firmware stand-ins have seen (they restart after one).
     fw_epoch: core::sync::atomic::AtomicU64,
+    /// Register stores the KIQ made, for the device's register bus.
+    kiq_registers: RegisterStores,
     /// Issue 15: the SOC blocks (SMU, IH, SDMA, clock gating, S2A).
     soc: Arc<crate::socblocks::SocBlocks>,
     /// SDMA engine 0, as the device's engine list.
@@ -123,9 +125,9 @@ impl core::fmt::Debug for Gfx11 {
 /// part's own description (not from what the runtime discovered).
 #[derive(Debug, Clone, Copy)]
 struct MesInfo {
-    gc: [u32; 5],
-    mmhub: [u32; 5],
-    osssys: [u32; 5],
+    gc: [Option<u32>; 5],
+    mmhub: [Option<u32>; 5],
+    osssys: [Option<u32>; 5],
     sdma: usize,
     /// `GCVM_CONTEXT1_CNTL` in the BAR.
     ctx1_cntl: usize,
@@ -135,10 +137,10 @@ impl MesInfo {
     fn of(desc: &discovery::PartDesc, ctx1_cntl: usize) -> Self {
         let ips = || desc.dies.iter().flat_map(|d| d.iter());
         let five = |id: u16| {
-            let mut o = [0u32; 5];
+            let mut o = [None; 5];
             if let Some(ip) = ips().find(|ip| ip.hw_id == id && ip.instance == 0) {
                 for (d, b) in o.iter_mut().zip(ip.bases) {
-                    *d = *b as u32;
+                    *d = Some(*b as u32);
                 }
             }
             o
@@ -270,6 +272,7 @@ pub(super) fn build(x: &Inputs<'_>) -> Result<super::Built, ModelError> {
         mes_hung: AtomicBool::new(false),
         kiq_hung: AtomicBool::new(false),
         fw_epoch: core::sync::atomic::AtomicU64::new(0),
+        kiq_registers: RegisterStores::default(),
         sdma: [soc.sdma.clone()],
         soc,
     };
@@ -473,6 +476,24 @@ impl Gfx11 {
         self.space.clone()
     }
 
+    /// What a KIQ found on this device gets: VMID 0's decode on the
+    /// GFXHUB ([`vmid0_host`]) and the KIQ's register stores.
+    fn kiq_device(&self) -> KiqDevice {
+        KiqDevice {
+            view: Some(self.kernel_view()),
+            registers: Some(self.kiq_registers.clone()),
+        }
+    }
+
+    /// VMID 0's decode on the GFXHUB ([`vmid0_host`]), for the KIQ and
+    /// MES firmware.
+    fn kernel_view(&self) -> KernelView {
+        let (hub, space) = (self.gfxhub.clone(), self.space());
+        KernelView(Box::new(move |va, access| {
+            vmid0_host(&hub, &space, va, access)
+        }))
+    }
+
     /// Where the KIQ firmware the model found runs, once it found one.
     pub fn kiq_home(&self) -> Option<crate::kiq::KiqHome> {
         self.firmwares.lock().kiq.as_ref().map(KiqModel::home)
@@ -649,6 +670,44 @@ impl crate::sdma::SdmaPort for SdmaPortImpl {
     }
 }
 
+/// The host address a VMID 0 access by the CP to `va` reaches:
+/// - inside the system aperture (`GCMC_VM_SYSTEM_APERTURE_LOW/HIGH_ADDR`,
+///   the FB range `gfxhub_v3_0_init_system_aperture_regs()` programs with
+///   AGP off, as [`crate::mc`] decodes it for the PSP): VRAM, offset
+///   `va - low` (Linux's kernel BOs in VRAM go to rings and MQDs at these
+///   MC addresses, `amdgpu_bo_gpu_offset()`);
+/// - inside context 0's `PAGE_TABLE_START/END` (the GART): context 0's
+///   walk (faults latched by the hub);
+/// - anything else, or with context 0 off: `va` itself, the host-address
+///   window the CP side has always read for the runtime's own kernel
+///   rings (*model convention*: barebell places them at GPU VA = host
+///   address; a device would fault).
+fn aperture_host(hub: &HubModel, space: &Space, va: u64) -> Option<Option<u64>> {
+    let v = hub.vmid0()?;
+    if v.fb_start == 0 || !(v.fb_start..=v.fb_end).contains(&va) {
+        return None;
+    }
+    let pa = (va - v.fb_start).saturating_add(space.fb_offset);
+    Some(space.backing.host(pa, false, space.fb_offset))
+}
+
+/// See [`aperture_host`]: VMID 0's decode for the CP's kernel queues.
+fn vmid0_host(hub: &HubModel, space: &Space, va: u64, access: Access) -> Option<u64> {
+    if let Some(h) = aperture_host(hub, space, va) {
+        return h;
+    }
+    let Some(v) = hub.vmid0() else {
+        return Some(va);
+    };
+    if !(v.start..=v.end).contains(&va) {
+        return Some(va);
+    }
+    let vram = space.backing.vram_window();
+    let t = hub.translate_vmid_as(&vram, 0, va, access, CID_CPC).ok()?;
+    t.coherent().ok()?;
+    space.backing.host(t.pa, t.system, space.fb_offset)
+}
+
 /// GFXHUB client id of the compute CP (`CPC`, index 5 of
 /// `gfxhub_client_ids` in `gfxhub_v3_0.c`), what a CP fault latches.
 const CID_CPC: u16 = 5;
@@ -671,6 +730,14 @@ impl crate::cp::Translate for CpTranslate {
             AddressSpace::Identity => return Ok(va),
             AddressSpace::Vmid(v) => v,
         };
+        // VMID 0 decodes the system aperture before its context
+        // ([`aperture_host`]); Linux's kernel compute queues keep their
+        // MQDs and EOP buffers in VRAM at MC addresses.
+        if vmid == 0
+            && let Some(h) = aperture_host(&self.hub, &self.space, va)
+        {
+            return h.ok_or(VmRefusal::Unbacked { pa: va });
+        }
         let vram = self.space.backing.vram_window();
         let t = self
             .hub
@@ -713,14 +780,15 @@ impl super::GcModel for Gfx11 {
             // MES pipe 1 runs. gfx12 uni-MES runs the MES API on pipe 1
             // (the `pipe1` model below), so only a MEC KIQ can appear.
             f.kiq = match self.api {
-                MesApiVersion::V11 => KiqModel::from_mes_pipe(self.mec.clone())
-                    .or_else(|| KiqModel::from_mec(self.mec.clone())),
-                MesApiVersion::V12 => KiqModel::from_mec(self.mec.clone()),
+                MesApiVersion::V11 => KiqModel::from_mes_pipe(self.mec.clone(), self.kiq_device())
+                    .or_else(|| KiqModel::from_mec(self.mec.clone(), self.kiq_device())),
+                MesApiVersion::V12 => KiqModel::from_mec(self.mec.clone(), self.kiq_device()),
             };
         }
         if f.sched.is_none() {
             f.sched = MesModel::from_mec(self.mec.clone(), self.api).map(|m| {
                 m.with_translator(self.translator())
+                    .with_kernel_view(self.kernel_view())
                     .with_hub(self.gfxhub.clone())
                     .with_part(
                         self.mes_info
@@ -740,7 +808,7 @@ impl super::GcModel for Gfx11 {
             self.mec.rlc_cp_schedulers() & 0xFF == crate::kiq::scheduler0(crate::kiq::MES_KIQ_SLOT);
         if f.pipe1.is_none() && self.api == MesApiVersion::V12 && named {
             f.pipe1 = MesModel::from_mec_pipe(self.mec.clone(), 1, self.api).map(|m| {
-                m.with_part(
+                m.with_kernel_view(self.kernel_view()).with_part(
                     self.mes_info
                         .part(self.gfxhub.clone(), self.soc.sdma.clone()),
                 )
@@ -787,20 +855,44 @@ impl super::GcModel for Gfx11 {
         let mut out = Vec::new();
         // As on GC 9.4.3: what the CP side refused or stopped on.
         for e in self.mec.events() {
-            if let crate::mec::MecEvent::Refused {
-                me,
-                pipe,
-                queue,
-                why,
-            } = e
-            {
-                out.push(format!(
+            use crate::mec::MecEvent as E;
+            match e {
+                E::Refused {
+                    me,
+                    pipe,
+                    queue,
+                    why,
+                } => out.push(format!(
                     "the MEC model refused HQD me {me} pipe {pipe} queue {queue}: {why:?}"
-                ));
+                )),
+                E::MesPipeWithoutCode { pipe } => out.push(format!(
+                    "MES pipe {pipe} was started with no code loaded for it (the RLC autoload did not place it)"
+                )),
+                E::MesRingRefused { pipe, why } => {
+                    out.push(format!("MES pipe {pipe}'s ring was refused: {why}"));
+                }
+                _ => {}
             }
         }
         for e in self.mec.cp().errors() {
             out.push(format!("the CP model: {e}"));
+        }
+        for (name, log) in [
+            ("MES", self.mes_log()),
+            ("MES pipe 1", self.mes_pipe1_log()),
+        ] {
+            for e in log {
+                if let crate::mes::MesEvent::Refused { opcode, why } = e {
+                    out.push(format!("the {name} model refused opcode {opcode}: {why:?}"));
+                }
+            }
+        }
+        for e in self.kiq_log() {
+            if let crate::kiq::KiqEvent::Halted { opcode, why } = e {
+                out.push(format!(
+                    "the KIQ model halted on opcode {opcode:#x}: {why:?}"
+                ));
+            }
         }
         if let Some(stop) = self.soc.sdma.stopped() {
             out.push(format!("the SDMA model stopped its queue: {stop:?}"));
@@ -809,6 +901,9 @@ impl super::GcModel for Gfx11 {
     }
     fn firmware_logs(&self) -> String {
         Gfx11::firmware_logs(self)
+    }
+    fn take_register_stores(&self) -> Vec<(u32, u32)> {
+        core::mem::take(&mut *self.kiq_registers.lock())
     }
     fn fall_off_bus(&self) {
         self.stop_everything();

@@ -269,7 +269,7 @@ fn kiq_from_registers(generation: Generation) {
     )
     .unwrap();
     let model: &'static KiqModel = Box::leak(Box::new(
-        KiqModel::from_mes_pipe(gpu.mec_arc.clone()).unwrap(),
+        KiqModel::from_mes_pipe(gpu.mec_arc.clone(), Default::default()).unwrap(),
     ));
     let pause: Box<dyn FnMut()> = Box::new(move || {
         model.service();
