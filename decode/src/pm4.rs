@@ -591,6 +591,11 @@ pub mod compute {
     /// then the values of consecutive registers.
     pub const SET_SH_REG_START: u32 = 0x2C00;
     pub const SET_SH_REG_END: u32 = 0x3000;
+    /// SET_UCONFIG_REG: 1 register offset from
+    /// `PACKET3_SET_UCONFIG_REG_START` (an absolute dword offset), then
+    /// the values of consecutive registers (`gfx_v11_0_ring_test_ring()`
+    /// writes `SCRATCH_REG0` so).
+    pub const SET_UCONFIG_REG_START: u32 = 0xC000;
 
     /// PRED_EXEC: dword 1 holds the XCCs the next dwords are for (bits
     /// 31:24) and how many dwords follow (the low bits). No Linux header
@@ -705,6 +710,11 @@ pub const COMPUTE_FACTS: &[Fact] = {
         ),
         Fact::constant(N, "PACKET3_SET_SH_REG_START", SET_SH_REG_START as u64),
         Fact::constant(N, "PACKET3_SET_SH_REG_END", SET_SH_REG_END as u64),
+        Fact::constant(
+            N,
+            "PACKET3_SET_UCONFIG_REG_START",
+            SET_UCONFIG_REG_START as u64,
+        ),
         Fact::constant(
             N,
             "INDIRECT_BUFFER_VALID",

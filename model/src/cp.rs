@@ -464,6 +464,10 @@ pub struct CpModel {
     pm4_sh: BTreeMap<usize, [u32; pm4_compute::WINDOW]>,
     /// Where PM4 packets' registers are.
     pm4_registers: Pm4Registers,
+    /// Register stores PM4 queues made (`SET_UCONFIG_REG`, `WRITE_DATA`
+    /// to a register), as BAR byte offsets and values, for the device's
+    /// register bus ([`CpModel::take_register_stores`]).
+    register_stores: Vec<(u32, u32)>,
 }
 
 impl core::fmt::Debug for CpModel {
@@ -560,7 +564,14 @@ impl CpModel {
             wptr_polling: false,
             pm4_sh: BTreeMap::new(),
             pm4_registers: Pm4Registers::default(),
+            register_stores: Vec::new(),
         }
+    }
+
+    /// The register stores PM4 queues made since the last call, in order
+    /// (BAR byte offset, value).
+    pub fn take_register_stores(&mut self) -> Vec<(u32, u32)> {
+        core::mem::take(&mut self.register_stores)
     }
 
     /// Takes time from `f` (nanoseconds) instead of simulating it. The

@@ -25,7 +25,10 @@
 //! Executed: `NOP` (body skipped), the one-dword filler
 //! `PACKET3(PACKET3_NOP, 0x3FFF)` Linux pads compute rings with
 //! ([`crate::decode::pm4::NOP_FILLER`]), `WRITE_DATA` to memory
-//! (`dst_sel` 5, memory), and the dispatch packets of
+//! (`dst_sel` 5) or to a register (`dst_sel` 0), `SET_UCONFIG_REG` (the
+//! ring test's `SCRATCH_REG0` store; register stores go to the device's
+//! register bus, [`CpModel::take_register_stores`]), and the dispatch
+//! packets of
 //! [`super::pm4_compute`] (`SET_SH_REG`, `DISPATCH_DIRECT`,
 //! `ACQUIRE_MEM`, `RELEASE_MEM`, `EVENT_WRITE`, `WAIT_REG_MEM`). Every
 //! other packet stops the queue with [`Pm4Error::Unsupported`], naming the
@@ -108,7 +111,7 @@ impl core::fmt::Display for Pm4Error {
             ),
             Pm4Error::WriteDataDestination { dst_sel } => write!(
                 f,
-                "WRITE_DATA to dst_sel {dst_sel} is not executed by the model (memory only)"
+                "WRITE_DATA to dst_sel {dst_sel} is not executed by the model (memory and registers only)"
             ),
             Pm4Error::Field {
                 packet,
@@ -335,18 +338,43 @@ impl CpModel {
             opcode::WRITE_DATA => {
                 let control = self.pm4_dword(q, ring, n, at + 1)?;
                 let dst = wd::DST_SEL.get(control);
-                if dst != wd::DST_MEMORY {
+                if dst != wd::DST_MEMORY && dst != wd::DST_REGISTER {
                     return Err(stop(Pm4Error::WriteDataDestination { dst_sel: dst }));
                 }
                 let lo = self.pm4_dword(q, ring, n, at + 2)?;
                 let hi = self.pm4_dword(q, ring, n, at + 3)?;
                 let addr = u64::from(lo) | u64::from(hi) << 32;
                 let one = wd::WR_ONE_ADDR.is_set(control);
+                if dst == wd::DST_REGISTER {
+                    // A dword offset into the register space.
+                    let Ok(reg) = u32::try_from(addr) else {
+                        return Err(stop(Pm4Error::WriteDataDestination { dst_sel: dst }));
+                    };
+                    for i in 0..body.saturating_sub(3) {
+                        let v = self.pm4_dword(q, ring, n, at + 4 + i)?;
+                        let r = if one { reg } else { reg.wrapping_add(i as u32) };
+                        self.register_stores.push((r.wrapping_mul(4), v));
+                    }
+                    return Ok(true);
+                }
                 for i in 0..body.saturating_sub(3) {
                     let v = self.pm4_dword(q, ring, n, at + 4 + i)?;
                     let to = if one { addr } else { addr + 4 * i };
                     self.u32_at(q, to, Access::Write, "WRITE_DATA destination")?
                         .store(v, Ordering::Release);
+                }
+                Ok(true)
+            }
+            opcode::SET_UCONFIG_REG => {
+                // Dword 1: the first register's offset from
+                // `PACKET3_SET_UCONFIG_REG_START`; then its value and the
+                // next registers'.
+                let off = self.pm4_dword(q, ring, n, at + 1)?;
+                let reg = d::compute::SET_UCONFIG_REG_START.wrapping_add(off);
+                for i in 0..body.saturating_sub(1) {
+                    let v = self.pm4_dword(q, ring, n, at + 2 + i)?;
+                    let r = reg.wrapping_add(i as u32);
+                    self.register_stores.push((r.wrapping_mul(4), v));
                 }
                 Ok(true)
             }

@@ -903,7 +903,9 @@ impl super::GcModel for Gfx11 {
         Gfx11::firmware_logs(self)
     }
     fn take_register_stores(&self) -> Vec<(u32, u32)> {
-        core::mem::take(&mut *self.kiq_registers.lock())
+        let mut out = core::mem::take(&mut *self.kiq_registers.lock());
+        out.extend(self.mec.cp().take_register_stores());
+        out
     }
     fn fall_off_bus(&self) {
         self.stop_everything();

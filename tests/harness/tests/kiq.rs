@@ -665,3 +665,26 @@ fn preempting_a_hung_queue_never_completes_where_a_reset_does() {
         let _ = m;
     }
 }
+
+/// A compute ring's ring test as `gfx_v11_0_ring_test_ring()` writes it
+/// for a non-KIQ ring: `SET_UCONFIG_REG` of `SCRATCH_REG0` (offset 0x40
+/// from `PACKET3_SET_UCONFIG_REG_START`, 0xC000: GC segment 1 0xA000 +
+/// 0x2040); and a `WRITE_DATA` to a register (`DST_SEL(0)`). Both become
+/// register stores for the device's bus, in order (BAR byte offsets);
+/// the old CP model stopped the queue on either.
+#[test]
+fn a_compute_rings_register_stores_reach_the_bus() {
+    let mut q = KiqPm4::new();
+    q.map();
+    q.submit(&[3 << 30 | 1 << 16 | 0x79 << 8, 0x40, 0xDEAD_BEEF]);
+    q.submit(&[3 << 30 | 3 << 16 | 0x37 << 8, 0, 0xC041, 0, 7]);
+    assert_eq!(
+        q.gpu.mec.cp().take_register_stores(),
+        vec![(0xC040 * 4, 0xDEAD_BEEF), (0xC041 * 4, 7)]
+    );
+    assert!(
+        q.gpu.mec.cp().errors().is_empty(),
+        "{:?}",
+        q.gpu.mec.cp().errors()
+    );
+}
