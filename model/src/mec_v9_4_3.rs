@@ -205,6 +205,8 @@ pub enum MecV943Refusal {
         opcode: u32,
         what: &'static str,
     },
+    /// The KIQ could not read its ring at `address` (VMID 0's decode).
+    KiqRingUnreachable { xcc: usize, address: u64 },
     /// KIQ MAP_QUEUES naming a doorbell outside the MEC doorbell range
     /// that gates it (XCC 0's for a queue on all XCCs).
     KiqDoorbellOutsideRange {
@@ -248,6 +250,10 @@ impl core::fmt::Display for MecV943Refusal {
                 f,
                 "XCC {xcc} KIQ halted on {} ({opcode:#x}): {what}",
                 pm4::opcode_name(*opcode)
+            ),
+            MecV943Refusal::KiqRingUnreachable { xcc, address } => write!(
+                f,
+                "XCC {xcc} KIQ halted: its ring at {address:#x} is not reachable through VMID 0"
             ),
             MecV943Refusal::KiqDoorbellOutsideRange {
                 xcc,
@@ -337,6 +343,9 @@ struct State {
     xcc: Vec<Xcc>,
     queues: Vec<XccQueueRecord>,
     refusals: Vec<MecV943Refusal>,
+    /// Register stores the KIQs made (`SET_UCONFIG_REG`, `WRITE_DATA`
+    /// to a register), as BAR byte offsets and values.
+    register_stores: Vec<(u32, u32)>,
     hws: Option<Arc<HwsModel>>,
     /// The HIQ of each XCC that mapped one: its HQD slot, ring and
     /// doorbell (`hiq_load_mqd_kiq_v9_4_3()` maps one per XCC).
@@ -537,6 +546,14 @@ impl MecV943 {
     /// Everything refused, in order.
     pub fn refusals(&self) -> Vec<MecV943Refusal> {
         self.state.lock().refusals.clone()
+    }
+
+    /// The register stores the KIQs and the CP's PM4 queues made since
+    /// the last call, KIQs' first, for the device's register bus.
+    pub fn take_register_stores(&self) -> Vec<(u32, u32)> {
+        let mut out = core::mem::take(&mut self.state.lock().register_stores);
+        out.extend(self.cp.lock().take_register_stores());
+        out
     }
 
     /// The queues the block knows, in the order first seen.
@@ -1155,9 +1172,17 @@ impl MecV943 {
             }
             let at = |i: u64| k.ring + ((k.rptr + i) % k.ring_dwords.max(1)) * 4;
             let Ok(h) = self.read_u32(xcc, space, at(0)) else {
-                self.halt_kiq(s, xcc, 0, "ring unreachable");
+                self.kiq_unreachable(s, xcc, at(0));
                 return done;
             };
+            if h == pm4::NOP_FILLER {
+                // The one-dword pad `amdgpu_ring_insert_nop()` writes
+                // (`gfx_v9_4_3_ring_funcs_kiq.nop`, `align_mask` 0xff).
+                if let Some(k) = s.xcc.get_mut(xcc).and_then(|x| x.kiq.as_mut()) {
+                    k.rptr += 1;
+                }
+                continue;
+            }
             if pm4::HEADER_TYPE.get(h) != pm4::PACKET_TYPE3 {
                 self.halt_kiq(s, xcc, 0, "not a type-3 packet");
                 return done;
@@ -1171,8 +1196,8 @@ impl MecV943 {
             for (i, d) in pkt.iter_mut().enumerate() {
                 match self.read_u32(xcc, space, at(i as u64)) {
                     Ok(v) => *d = v,
-                    Err(_) => {
-                        self.halt_kiq(s, xcc, op, "ring unreachable");
+                    Err(a) => {
+                        self.kiq_unreachable(s, xcc, a);
                         return done;
                     }
                 }
@@ -1191,6 +1216,13 @@ impl MecV943 {
             let (report, rptr) = (k.rptr_report, k.rptr);
             let _ = self.write_u32(xcc, space, report, rptr as u32);
             done += 1;
+        }
+    }
+
+    fn kiq_unreachable(&self, s: &mut State, xcc: usize, address: u64) {
+        self.refuse(s, MecV943Refusal::KiqRingUnreachable { xcc, address });
+        if let Some(k) = s.xcc.get_mut(xcc).and_then(|x| x.kiq.as_mut()) {
+            k.halted = true;
         }
     }
 
@@ -1231,9 +1263,28 @@ impl MecV943 {
                 }
                 Ok(())
             }
+            // A register store (`gfx_v9_4_3_ring_test_ring()` writes the
+            // XCC's `SCRATCH_REG0` so on every ring, the KIQ's too):
+            // offsets from `PACKET3_SET_UCONFIG_REG_START` (`soc15d.h`).
+            opcode::SET_UCONFIG_REG => {
+                let reg = pm4::compute::SET_UCONFIG_REG_START.wrapping_add(d(1));
+                for (i, v) in p.iter().skip(2).enumerate() {
+                    let r = reg.wrapping_add(i as u32);
+                    s.register_stores.push((r.wrapping_mul(4), *v));
+                }
+                Ok(())
+            }
+            opcode::WRITE_DATA if wd::DST_SEL.get(d(1)) == wd::DST_REGISTER && p.len() >= 5 => {
+                let reg = d(2);
+                for (i, v) in p.iter().skip(4).enumerate() {
+                    s.register_stores
+                        .push((reg.wrapping_add(i as u32).wrapping_mul(4), *v));
+                }
+                Ok(())
+            }
             opcode::WRITE_DATA => {
                 if wd::DST_SEL.get(d(1)) != wd::DST_MEMORY || p.len() < 5 {
-                    return Err(bad("WRITE_DATA other than to memory"));
+                    return Err(bad("WRITE_DATA other than to memory or a register"));
                 }
                 let addr = q64(2);
                 for (i, v) in p.iter().skip(4).enumerate() {

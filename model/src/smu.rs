@@ -71,6 +71,19 @@ pub mod result {
     pub const REJECTED_PREREQ: u32 = 0xFD;
 }
 
+/// The driver-interface versions PMFW answers `GetDriverIfVersion` with:
+/// the ones Linux 6.12 expects (`smu_v13_0_check_fw_version()` compares;
+/// a mismatch is only a warning).
+pub mod if_version {
+    /// `SMU13_0_0_DRIVER_IF_VERSION` (`smu13_driver_if_v13_0_0.h`).
+    pub const V13_0_0: u32 = 0x3D;
+    /// `SMU14_DRIVER_IF_VERSION_SMU_V14_0_2` (`smu_v14_0.h`).
+    pub const V14_0_2: u32 = 0x2E;
+    /// `SMU13_0_6_DRIVER_IF_VERSION` (`smu13_driver_if_v13_0_6.h`, set by
+    /// `smu_v13_0_6_set_ppt_funcs()`).
+    pub const V13_0_6: u32 = 0x0804_2024;
+}
+
 /// `PPSMC_MSG_*` the model serves (equal ids in both headers).
 pub mod msg {
     pub const TEST_MESSAGE: u32 = 0x1;
@@ -93,6 +106,9 @@ pub mod msg {
     /// what `smu_v13_0_6_mode1_reset()` sends (`SMU_MSG_GfxDeviceDriverReset`
     /// in its message map) with the reset mode in bits 15:0.
     pub const V13_0_6_GFX_DRIVER_RESET: u32 = 0x3;
+    /// MP1 13.0.6's `PPSMC_MSG_GetDriverIfVersion` (0x4 there, 0x3 in
+    /// 13.0.0/14.0.2).
+    pub const V13_0_6_GET_DRIVER_IF_VERSION: u32 = 0x4;
     /// MP1 13.0.6's `PPSMC_MSG_EnableAllSmuFeatures` (0x5 there, 0x6 in
     /// 13.0.0/14.0.2).
     pub const V13_0_6_ENABLE_ALL_SMU_FEATURES: u32 = 0x5;
@@ -239,6 +255,21 @@ pub const FACTS: &[Fact] = &[
         "smu_v13_0_6_ppsmc.h",
         "PPSMC_MSG_EnableAllSmuFeatures",
         msg::V13_0_6_ENABLE_ALL_SMU_FEATURES as u64,
+    ),
+    Fact::constant(
+        "smu_v13_0_6_ppsmc.h",
+        "PPSMC_MSG_GetDriverIfVersion",
+        msg::V13_0_6_GET_DRIVER_IF_VERSION as u64,
+    ),
+    Fact::constant(
+        "smu13_driver_if_v13_0_6.h",
+        "SMU13_0_6_DRIVER_IF_VERSION",
+        if_version::V13_0_6 as u64,
+    ),
+    Fact::constant(
+        "smu13_driver_if_v13_0_0.h",
+        "SMU13_0_0_DRIVER_IF_VERSION",
+        if_version::V13_0_0 as u64,
     ),
     Fact::constant(
         "smu_v13_0_6_ppsmc.h",
@@ -586,6 +617,20 @@ pub struct SmuModel {
 /// hw_init goes on. Bit 0, `INTERRUPTS_ENABLED` (`mp_13_0_0_sh_mask.h`),
 /// says PMFW runs; the model sets it exactly while it answers messages.
 pub const FIRMWARE_FLAGS: usize = 0x03B0_0000 | 0x0301_0024;
+/// MP1 13.0.6's (MI300): `smu_v13_0_6_ppt.c` redefines
+/// `smnMP1_FIRMWARE_FLAGS` as 0x3010028 for `smu_v13_0_6_check_fw_status()`
+/// (`MP1_Public` unchanged), one dword past the others'.
+pub const FIRMWARE_FLAGS_13_0_6: usize = 0x03B0_0000 | 0x0301_0028;
+
+impl Mp1 {
+    /// The SMN address of `MP1_FIRMWARE_FLAGS` Linux reads on this MP1.
+    pub fn firmware_flags(self) -> usize {
+        match self {
+            Mp1::V13_0_0 | Mp1::V14_0_2 => FIRMWARE_FLAGS,
+            Mp1::V13_0_6 => FIRMWARE_FLAGS_13_0_6,
+        }
+    }
+}
 /// `MP1_FIRMWARE_FLAGS__INTERRUPTS_ENABLED_MASK`.
 pub const INTERRUPTS_ENABLED: u32 = 0x1;
 
@@ -634,7 +679,7 @@ impl SmuModel {
 
     pub fn offsets(&self) -> BTreeSet<usize> {
         let mut set = self.regs.offsets();
-        set.insert(FIRMWARE_FLAGS);
+        set.insert(self.mp1.firmware_flags());
         set
     }
 
@@ -724,8 +769,8 @@ impl SmuModel {
             msg::GET_DRIVER_IF_VERSION => (
                 OK,
                 Some(match self.mp1 {
-                    Mp1::V14_0_2 => 0x2E,
-                    _ => 0x3D,
+                    Mp1::V14_0_2 => if_version::V14_0_2,
+                    _ => if_version::V13_0_0,
                 }),
             ),
             msg::ENABLE_ALL_SMU_FEATURES => {
@@ -784,6 +829,7 @@ impl SmuModel {
         match m {
             msg::TEST_MESSAGE => (OK, None),
             msg::GET_SMU_VERSION => (OK, Some(self.version)),
+            msg::V13_0_6_GET_DRIVER_IF_VERSION => (OK, Some(if_version::V13_0_6)),
             msg::V13_0_6_ENABLE_ALL_SMU_FEATURES => {
                 self.state.lock().features = true;
                 (OK, None)
@@ -922,7 +968,7 @@ impl SmuModel {
 
 impl RegisterBus for SmuModel {
     fn read32(&self, byte_offset: usize) -> u32 {
-        if byte_offset == FIRMWARE_FLAGS {
+        if byte_offset == self.mp1.firmware_flags() {
             let alive = self.running() && !self.state.lock().hung;
             return if alive { INTERRUPTS_ENABLED } else { 0 };
         }
@@ -930,7 +976,7 @@ impl RegisterBus for SmuModel {
     }
 
     fn write32(&self, byte_offset: usize, value: u32) {
-        if byte_offset == FIRMWARE_FLAGS {
+        if byte_offset == self.mp1.firmware_flags() {
             // PMFW's own status: a host store does not change it.
             return;
         }

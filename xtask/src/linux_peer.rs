@@ -111,7 +111,15 @@ const PARTS: &[PartSpec] = &[
             "sdma_4_4_2",
             "vcn_4_0_3",
         ],
-        params: "",
+        // Masked IP blocks (amdgpu's order: 0 soc15_common, 1 gmc_v9_0,
+        // 2 vega20_ih, 3 psp, 4 smu, 5 gfx_v9_4_3, 6 sdma_v4_4_2,
+        // 7 vcn_v4_0_3, 8 jpeg_v4_0_3):
+        // - 4 `smu`: `smu_smc_hw_setup()` sends SMU 13.0.6 driver
+        //   messages the model's PMFW does not answer yet
+        //   (SetToolsDramAddr first, then the metrics table);
+        // - 7 `vcn`, 8 `jpeg`: as on navi31, no VCN firmware in the PSP
+        //   model and no VCN or JPEG rings.
+        params: "ip_block_mask=0xfffffe6f",
     },
 ];
 

@@ -581,6 +581,9 @@ impl super::GcModel for Gc943 {
     fn firmware_logs(&self) -> String {
         self.diagnostics().join("\n")
     }
+    fn take_register_stores(&self) -> Vec<(u32, u32)> {
+        self.mec.take_register_stores()
+    }
     fn fall_off_bus(&self) {
         // Every XCC's CP, KIQ and HWS, and the SDMA engines stop.
         self.mec.halt_all();

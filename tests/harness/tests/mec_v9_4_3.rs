@@ -794,3 +794,30 @@ fn hws_preemption_of_a_hung_queue_is_abandoned_and_reset_takes_it_off() {
     v9::kiqs_down(&blocks, kiqs, &r.host).unwrap();
     assert_eq!(r.mec.refusals(), vec![]);
 }
+
+/// The KIQ ring as `gfx_v9_4_3_ring_funcs_kiq` fills it (one-dword
+/// `PACKET3(PACKET3_NOP, 0x3FFF)` pads) and the register stores its ring
+/// test makes (`gfx_v9_4_3_ring_test_ring()`: `SET_UCONFIG_REG` of the
+/// XCC's `SCRATCH_REG0`, an offset from `PACKET3_SET_UCONFIG_REG_START`,
+/// 0xC000). The old model read a pad as a 0x4001-dword packet (the
+/// submit timed out) and halted on `SET_UCONFIG_REG`. Found by the Linux
+/// peer ("ring kiq_0.2.1.0 test failed").
+#[test]
+fn a_kiq_skips_pads_and_its_register_stores_reach_the_bus() {
+    let mut r = rig(2, &[]);
+    let mut kiqs = r.kiqs(USER_MASK).unwrap();
+    const NOP_FILLER: u32 = 3 << 30 | 0x3FFF << 16 | 0x10 << 8;
+    kiqs[1].kiq.submit("pads", &[NOP_FILLER; 3]).unwrap();
+    kiqs[1]
+        .kiq
+        .submit(
+            "SET_UCONFIG_REG",
+            &[3 << 30 | 1 << 16 | 0x79 << 8, 0x40, 0xDEAD_BEEF],
+        )
+        .unwrap();
+    assert_eq!(
+        r.mec.take_register_stores(),
+        vec![(0xC040 * 4, 0xDEAD_BEEF)]
+    );
+    assert_eq!(r.mec.refusals(), vec![]);
+}

@@ -6,10 +6,10 @@
 //! stopped with "SMC is not ready" while the model had no such register.
 
 use barebell::discovery::{Discovery, hw_id};
-use barebell::nbio::{NBIF_6_3_1, NBIO_4_3_0, NbioRegs};
+use barebell::nbio::{NBIF_6_3_1, NBIO_4_3_0, NBIO_7_9_0, NbioRegs};
 use barebell::platform::Platform;
 use barebell_bringup::{Mapping, Options, Quiet, Step};
-use barebell_model::smu::{FIRMWARE_FLAGS, INTERRUPTS_ENABLED};
+use barebell_model::smu::{FIRMWARE_FLAGS, FIRMWARE_FLAGS_13_0_6, INTERRUPTS_ENABLED};
 use barebell_model::{VirtualGpu, parts};
 use barebell_tests::{FirmwareDir, virtual_gpu};
 
@@ -62,6 +62,47 @@ fn pmfw_reports_its_interrupts_enabled_once_the_psp_loaded_it() {
         );
         drop(up.shutdown());
     }
+}
+
+/// MI300X: `smu_v13_0_6_check_fw_status()` reads the flag at SMN
+/// 0x3B10028 (`smu_v13_0_6_ppt.c` redefines `smnMP1_FIRMWARE_FLAGS`),
+/// through NBIO 7.9's `BIF_BX0_PCIE_INDEX2`/`DATA2`. PMFW runs from power-on
+/// there (the boot firmware starts it), so the flag is up before any
+/// bring-up. The Linux guest stopped at "SMC is not ready" while the model
+/// kept the flag at the other MP1s' 0x3B10024, which reads 0 here.
+#[test]
+fn mi300x_pmfw_reports_its_interrupts_enabled_at_its_own_address() {
+    let gpu = virtual_gpu(parts::mi300x(), 5);
+    assert_eq!(
+        rreg_pcie(&gpu, &NBIO_7_9_0, FIRMWARE_FLAGS_13_0_6) & INTERRUPTS_ENABLED,
+        INTERRUPTS_ENABLED
+    );
+    assert_eq!(rreg_pcie(&gpu, &NBIO_7_9_0, FIRMWARE_FLAGS), 0);
+}
+
+/// MI300X's PMFW answers `PPSMC_MSG_GetDriverIfVersion` (0x4 in
+/// `smu_v13_0_6_ppsmc.h`) with `SMU13_0_6_DRIVER_IF_VERSION`; the Linux
+/// guest's SMU hw_init stopped on the model's refusal of it.
+#[test]
+fn mi300x_pmfw_answers_its_driver_interface_version() {
+    use barebell::smu::{self, Mp1};
+    let gpu = virtual_gpu(parts::mi300x(), 6);
+    let table = gpu.part().firmware.desc;
+    let (bytes, _) = barebell_model::discovery::build(&table);
+    let d = Discovery::parse(&bytes).unwrap();
+    let ip = d.ip(hw_id::MP1, 0).unwrap();
+    let mp1 = Mp1::for_version(ip.version.triple()).unwrap();
+    let got = smu::send(
+        gpu.regs(),
+        gpu.clock(),
+        mp1,
+        &ip.bases,
+        0x4,
+        0,
+        1_000_000_000,
+    )
+    .unwrap();
+    assert_eq!(got, 0x0804_2024);
 }
 
 /// `smu_cmn_get_smc_version()` asks PMFW for its driver-interface
