@@ -61,6 +61,8 @@ const CMDLINE: &str = "console=ttyS0 panic=-1 loglevel=4 log_buf_len=8M";
 const SOCKET: &str = "vfio-user.sock";
 /// How long the server may take to build the model and listen.
 const SERVER_START_SECS: u64 = 120;
+/// How long the guest's `/init` waits for one `insmod` before it reports.
+const AMDGPU_WAIT_SECS: u32 = 60;
 /// What every line the guest's `/init` reports starts with.
 const TAG: &str = "LINUX-PEER: ";
 
@@ -533,7 +535,14 @@ echo "{TAG}userspace up: kernel $(uname -r), $(up) s after boot"
 for m in /mods/*.ko; do
   args=""
   [ "$m" = "/mods/{amdgpu_file}" ] && args="{params}"
-  if insmod "$m" $args; then echo "{TAG}insmod ${{m#/mods/}} ok"
+  # amdgpu's error path can wait out device timeouts for minutes (16 s
+  # per register it cannot flush): report after {AMDGPU_WAIT_SECS} s whatever it does.
+  insmod "$m" $args &
+  pid=$!
+  n=0
+  while kill -0 $pid 2>/dev/null && [ $n -lt {AMDGPU_WAIT_SECS} ]; do sleep 1; n=$((n+1)); done
+  if kill -0 $pid 2>/dev/null; then echo "{TAG}insmod ${{m#/mods/}} still running after {AMDGPU_WAIT_SECS} s; reporting now"
+  elif wait $pid; then echo "{TAG}insmod ${{m#/mods/}} ok"
   else echo "{TAG}insmod ${{m#/mods/}} FAILED"; fi
 done
 if grep -q '^amdgpu ' /proc/modules; then
@@ -920,6 +929,7 @@ mod tests {
             )
         );
         assert!(init.trim_end().ends_with("poweroff -f"));
+        assert!(init.contains("still running after 60 s; reporting now"));
     }
 
     #[test]
