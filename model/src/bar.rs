@@ -126,6 +126,15 @@ impl<B> BarWindow<B> {
     }
 }
 
+impl<B: RegisterBus> BarWindow<B> {
+    /// A store from inside the device (a CP packet's register write over
+    /// its own register bus): the whole register space, neither limited
+    /// to the BAR nor gated by the function's memory decode.
+    pub fn internal_write32(&self, byte_offset: usize, value: u32) {
+        self.inner.write32(byte_offset, value);
+    }
+}
+
 impl<B: RegisterBus> RegisterBus for BarWindow<B> {
     fn read32(&self, byte_offset: usize) -> u32 {
         if !self.decoded() {

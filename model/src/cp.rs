@@ -467,7 +467,7 @@ pub struct CpModel {
     /// Register stores PM4 queues made (`SET_UCONFIG_REG`, `WRITE_DATA`
     /// to a register), as BAR byte offsets and values, for the device's
     /// register bus ([`CpModel::take_register_stores`]).
-    register_stores: Vec<(u32, u32)>,
+    register_stores: Vec<(usize, u32, u32)>,
 }
 
 impl core::fmt::Debug for CpModel {
@@ -571,6 +571,16 @@ impl CpModel {
     /// The register stores PM4 queues made since the last call, in order
     /// (BAR byte offset, value).
     pub fn take_register_stores(&mut self) -> Vec<(u32, u32)> {
+        self.take_queue_register_stores()
+            .into_iter()
+            .map(|(_, at, v)| (at, v))
+            .collect()
+    }
+
+    /// As [`CpModel::take_register_stores`], with the queue that made
+    /// each store (a part whose packets name queue-local registers, GC
+    /// 9.4.3's XCCs, places them by queue).
+    pub fn take_queue_register_stores(&mut self) -> Vec<(usize, u32, u32)> {
         core::mem::take(&mut self.register_stores)
     }
 

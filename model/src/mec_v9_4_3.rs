@@ -551,9 +551,49 @@ impl MecV943 {
     /// The register stores the KIQs and the CP's PM4 queues made since
     /// the last call, KIQs' first, for the device's register bus.
     pub fn take_register_stores(&self) -> Vec<(u32, u32)> {
-        let mut out = core::mem::take(&mut self.state.lock().register_stores);
-        out.extend(self.cp.lock().take_register_stores());
+        let mut s = self.state.lock();
+        let mut out = core::mem::take(&mut s.register_stores);
+        for (q, at, v) in self.cp.lock().take_queue_register_stores() {
+            // The XCC the queue runs on (a PM4 queue lives on one).
+            let xcc = s
+                .queues
+                .iter()
+                .find(|r| r.cp == Some(q))
+                .and_then(|r| r.members.first())
+                .map_or(0, |m| m.0);
+            out.push((self.xcc_register(xcc, at / 4).wrapping_mul(4), v));
+        }
         out
+    }
+
+    /// The BAR dword offset of register `local` as a packet on XCC
+    /// `xcc` names it. GC 9.4.3's packets carry XCC-local offsets (XCC
+    /// 0's, `SOC15_REG_OFFSET(GC, 0, ...)`: "Use register offset which is
+    /// local to XCC in the packet", `gfx_v9_4_3_ring_test_ring()`;
+    /// `gfx_v9_4_3_normalize_xcc_reg_offset()` keeps the low 16 bits of a
+    /// register in `XCC_REG_RANGE_0` 0x2000..0x3400 or `_1`
+    /// 0xA000..0x10000): such an offset lands in XCC `xcc`'s own segment;
+    /// any other is absolute.
+    pub fn xcc_register(&self, xcc: usize, local: u32) -> u32 {
+        let low = local & 0xFFFF;
+        let in_xcc = (0x2000..0x3400).contains(&low) || (0xA000..0x1_0000).contains(&low);
+        let (Some(b0), Some(bx)) = (self.bases.first(), self.bases.get(xcc)) else {
+            return local;
+        };
+        if !in_xcc {
+            return local;
+        }
+        // XCC 0's segment holding the offset: the highest base below it.
+        let seg = b0
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b != 0 && **b <= low)
+            .max_by_key(|(_, b)| **b)
+            .map(|(k, _)| k);
+        match seg.and_then(|k| Some((bx.get(k)?, b0.get(k)?))) {
+            Some((x, z)) => x.wrapping_add(low - z),
+            None => local,
+        }
     }
 
     /// The queues the block knows, in the order first seen.
@@ -1219,6 +1259,56 @@ impl MecV943 {
         }
     }
 
+    /// A PM4 queue (`CP_HQD_AQL_CONTROL` 0) the KIQ of XCC `xcc` mapped:
+    /// Linux's kernel compute rings, each on the one XCC whose KIQ maps it
+    /// (`amdgpu_gfx_enable_kcq(adev, xcc_id)`, a doorbell per ring from
+    /// `gfx_v9_4_3_compute_ring_init()`), so it is bound on that XCC
+    /// alone, where an AQL queue waits for every XCC. The CP runs it as
+    /// [`crate::cp::Pm4Binding`] describes (PM4 packets from the ring,
+    /// write pointer from the doorbell, read pointer reported).
+    fn map_pm4(
+        &self,
+        s: &mut State,
+        xcc: usize,
+        slot: Slot,
+        mqd: u64,
+        h: &crate::decode::mqd_v9::HqdV9,
+    ) -> Result<(), MecV943Refusal> {
+        let bad = |what| MecV943Refusal::KiqPacket {
+            xcc,
+            opcode: opcode::MAP_QUEUES,
+            what,
+        };
+        let ring_bytes = h.ring_bytes().map_err(|_| {
+            bad("the queue's QUEUE_SIZE describes more than the GPU's 48-bit address space")
+        })?;
+        let binding = crate::cp::Pm4Binding {
+            ring_base: h.ring_address(),
+            ring_dwords: ring_bytes / 4,
+            rptr_report: h.rptr_report_address(),
+            wptr_poll: h.wptr_poll_address(),
+            wptr: 0,
+            rptr: 0,
+            space: AddressSpace::Vmid(h.vmid() as u8),
+            pipe: slot.1 as u8,
+        };
+        let c = self.cp.lock().bind_pm4(binding).map_err(|_| {
+            bad("the PM4 ring is not 256-byte aligned or not a power of two in size")
+        })?;
+        s.queues.push(XccQueueRecord {
+            source: Source::Kiq,
+            mqd,
+            doorbell_dword: h.doorbell_dword(),
+            vmid: h.vmid() as u8,
+            members: vec![(xcc, slot, mqd)],
+            cp: Some(c),
+            page_table_base: None,
+            retired: false,
+        });
+        self.arm(s, h.doorbell_dword(), 0);
+        Ok(())
+    }
+
     fn kiq_unreachable(&self, s: &mut State, xcc: usize, address: u64) {
         self.refuse(s, MecV943Refusal::KiqRingUnreachable { xcc, address });
         if let Some(k) = s.xcc.get_mut(xcc).and_then(|x| x.kiq.as_mut()) {
@@ -1269,7 +1359,7 @@ impl MecV943 {
             opcode::SET_UCONFIG_REG => {
                 let reg = pm4::compute::SET_UCONFIG_REG_START.wrapping_add(d(1));
                 for (i, v) in p.iter().skip(2).enumerate() {
-                    let r = reg.wrapping_add(i as u32);
+                    let r = self.xcc_register(xcc, reg.wrapping_add(i as u32));
                     s.register_stores.push((r.wrapping_mul(4), *v));
                 }
                 Ok(())
@@ -1277,8 +1367,8 @@ impl MecV943 {
             opcode::WRITE_DATA if wd::DST_SEL.get(d(1)) == wd::DST_REGISTER && p.len() >= 5 => {
                 let reg = d(2);
                 for (i, v) in p.iter().skip(4).enumerate() {
-                    s.register_stores
-                        .push((reg.wrapping_add(i as u32).wrapping_mul(4), *v));
+                    let r = self.xcc_register(xcc, reg.wrapping_add(i as u32));
+                    s.register_stores.push((r.wrapping_mul(4), *v));
                 }
                 Ok(())
             }
@@ -1383,9 +1473,15 @@ impl MecV943 {
         let dword = mq::DOORBELL_OFFSET.get(d(2));
         let mqd_va = q64(mq::DW_MQD_LO);
         let wptr = q64(mq::DW_WPTR_LO);
+        let m = self.read_mqd(xcc, Space::Vmid(0), mqd_va)?;
         // The doorbell must be one the MEC takes: XCC 0's range gates a
-        // queue all XCCs share, the HIQ's too (model convention).
-        let (lo, up) = s.xcc.first().map_or((1, 0), |x| x.range);
+        // queue all XCCs share, the HIQ's too (model convention); a PM4
+        // compute queue lives on this XCC alone (`map_pm4`), so this
+        // XCC's own range gates it (`gfx_v9_4_3_xcc_kiq_init_register()`
+        // offsets each XCC's range by `xcc_doorbell_range`).
+        let own = engine == mq::ENGINE_COMPUTE && !m.hqd.aql();
+        let ranger = if own { s.xcc.get(xcc) } else { s.xcc.first() };
+        let (lo, up) = ranger.map_or((1, 0), |x| x.range);
         let byte = u64::from(dword) * 4;
         if byte < u64::from(lo) || byte > u64::from(up) {
             return Err(MecV943Refusal::KiqDoorbellOutsideRange {
@@ -1395,7 +1491,6 @@ impl MecV943 {
                 upper_bytes: up,
             });
         }
-        let m = self.read_mqd(xcc, Space::Vmid(0), mqd_va)?;
         if m.hqd.doorbell_dword() != dword {
             return Err(bad("the MQD names another doorbell than the packet"));
         }
@@ -1471,6 +1566,9 @@ impl MecV943 {
                 {
                     h.window = m.hqd;
                     h.active = true;
+                }
+                if !m.hqd.aql() {
+                    return self.map_pm4(s, xcc, (me, pipe, queue), mqd_va, &m.hqd);
                 }
                 self.join(
                     s,

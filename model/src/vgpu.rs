@@ -193,13 +193,15 @@ fn gc_version(part: &Part) -> Option<(u8, u8, u8)> {
 
 impl VirtualGpu {
     /// One look by the device ([`Platform::pause`]): the block models
-    /// take their steps, the register stores the CP side made go through
-    /// the register bus, and an idle device lets simulated time pass.
+    /// take their steps, the register stores the CP side made reach the
+    /// register space (the device's own bus, not the BAR: GC 9.4.3's XCCs
+    /// past the first lie beyond BAR5), and an idle device lets simulated
+    /// time pass.
     /// Returns whether the device was idle.
     fn step(&self) -> bool {
         let idle = self.gc.pause();
         for (at, v) in self.gc.take_register_stores() {
-            self.bar5.write32(at as usize, v);
+            self.bar5.internal_write32(at as usize, v);
         }
         if idle {
             self.clock.advance(PAUSE_IDLE_NS);

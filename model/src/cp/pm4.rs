@@ -353,7 +353,7 @@ impl CpModel {
                     for i in 0..body.saturating_sub(3) {
                         let v = self.pm4_dword(q, ring, n, at + 4 + i)?;
                         let r = if one { reg } else { reg.wrapping_add(i as u32) };
-                        self.register_stores.push((r.wrapping_mul(4), v));
+                        self.register_stores.push((q, r.wrapping_mul(4), v));
                     }
                     return Ok(true);
                 }
@@ -374,7 +374,7 @@ impl CpModel {
                 for i in 0..body.saturating_sub(1) {
                     let v = self.pm4_dword(q, ring, n, at + 2 + i)?;
                     let r = reg.wrapping_add(i as u32);
-                    self.register_stores.push((r.wrapping_mul(4), v));
+                    self.register_stores.push((q, r.wrapping_mul(4), v));
                 }
                 Ok(true)
             }
