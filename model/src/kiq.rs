@@ -507,6 +507,20 @@ impl KiqModel {
         Ok(())
     }
 
+    /// Stores one dword at the kernel address `addr` (a WRITE_DATA
+    /// destination, a trailing fence).
+    fn store32(&self, addr: u64, value: u32, what: &'static str) -> Result<(), KiqHalt> {
+        let unmapped = KiqHalt::FenceUnmapped { address: addr };
+        let host = self.host(addr, 4, Access::Write).ok_or(unmapped)?;
+        self.mec
+            .cp()
+            .dma_mut()
+            .u32(host, what)
+            .map_err(|_| unmapped)?
+            .store(value, Ordering::Release);
+        Ok(())
+    }
+
     /// `op`'s body is `body` (packet dwords 1..).
     fn packet(&self, op: u32, body: &[u32]) -> Result<(), KiqHalt> {
         // Packet dword d is body[d - 1].
@@ -562,15 +576,7 @@ impl KiqModel {
             wd::DST_MEMORY => {
                 for (i, d) in data.enumerate() {
                     let at = if one { a } else { a + 4 * i as u64 };
-                    let host = self
-                        .host(at, 4, Access::Write)
-                        .ok_or(KiqHalt::FenceUnmapped { address: at })?;
-                    self.mec
-                        .cp()
-                        .dma_mut()
-                        .u32(host, "KIQ WRITE_DATA")
-                        .map_err(|_| KiqHalt::FenceUnmapped { address: at })?
-                        .store(*d, Ordering::Release);
+                    self.store32(at, *d, "KIQ WRITE_DATA")?;
                 }
                 Ok(())
             }
@@ -762,17 +768,7 @@ impl KiqModel {
                 // The queue stays mapped; the trailing fence (`gpu_addr`,
                 // one dword of `seq` in `gfx11_kiq_unmap_queues()`) is
                 // written.
-                let addr = Self::addr(body, 2);
-                let host = self
-                    .host(addr, 4, Access::Write)
-                    .ok_or(KiqHalt::FenceUnmapped { address: addr })?;
-                self.mec
-                    .cp()
-                    .dma_mut()
-                    .u32(host, "KIQ trailing fence")
-                    .map_err(|_| KiqHalt::FenceUnmapped { address: addr })?
-                    .store(Self::at(body, 4), Ordering::Release);
-                Ok(())
+                self.store32(Self::addr(body, 2), Self::at(body, 4), "KIQ trailing fence")
             }
             _ => Err(KiqHalt::BadUnmap {
                 what: "DISABLE_PROCESS_QUEUES (by PASID) is not modelled",

@@ -29,6 +29,27 @@ fn rreg_pcie(gpu: &VirtualGpu, nbio: &NbioRegs, addr: usize) -> u32 {
     gpu.regs().read32(data)
 }
 
+/// PMFW's answer to message `msg` (argument 0) through the part's MP1
+/// mailbox, as `smu_cmn_send_smc_msg_with_param()` sends it.
+fn pmfw_message(gpu: &VirtualGpu, msg: u32) -> u32 {
+    use barebell::smu::{self, Mp1};
+    let table = gpu.part().firmware.desc;
+    let (bytes, _) = barebell_model::discovery::build(&table);
+    let d = Discovery::parse(&bytes).unwrap();
+    let ip = d.ip(hw_id::MP1, 0).unwrap();
+    let mp1 = Mp1::for_version(ip.version.triple()).unwrap();
+    smu::send(
+        gpu.regs(),
+        gpu.clock(),
+        mp1,
+        &ip.bases,
+        msg,
+        0,
+        1_000_000_000,
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", gpu.part().name))
+}
+
 /// The bring-up to a MES queue (the PSP loads PMFW on the way).
 fn bring_up(gpu: &VirtualGpu) -> barebell_bringup::Gpu<'_> {
     let fw = FirmwareDir::system();
@@ -85,23 +106,8 @@ fn mi300x_pmfw_reports_its_interrupts_enabled_at_its_own_address() {
 /// guest's SMU hw_init stopped on the model's refusal of it.
 #[test]
 fn mi300x_pmfw_answers_its_driver_interface_version() {
-    use barebell::smu::{self, Mp1};
     let gpu = virtual_gpu(parts::mi300x(), 6);
-    let table = gpu.part().firmware.desc;
-    let (bytes, _) = barebell_model::discovery::build(&table);
-    let d = Discovery::parse(&bytes).unwrap();
-    let ip = d.ip(hw_id::MP1, 0).unwrap();
-    let mp1 = Mp1::for_version(ip.version.triple()).unwrap();
-    let got = smu::send(
-        gpu.regs(),
-        gpu.clock(),
-        mp1,
-        &ip.bases,
-        0x4,
-        0,
-        1_000_000_000,
-    )
-    .unwrap();
+    let got = pmfw_message(&gpu, 0x4);
     assert_eq!(got, 0x0804_2024);
 }
 
@@ -111,26 +117,11 @@ fn mi300x_pmfw_answers_its_driver_interface_version() {
 /// `Failed`. PMFW answers the version its interface header carries.
 #[test]
 fn pmfw_answers_its_driver_interface_version() {
-    use barebell::smu::{self, Mp1};
     for (part, want) in [(parts::navi31(), 0x3D), (parts::navi48(), 0x2E)] {
         let name = part.name;
         let gpu = virtual_gpu(part, 4);
         let up = bring_up(&gpu);
-        let table = gpu.part().firmware.desc;
-        let (bytes, _) = barebell_model::discovery::build(&table);
-        let d = Discovery::parse(&bytes).unwrap();
-        let ip = d.ip(hw_id::MP1, 0).unwrap();
-        let mp1 = Mp1::for_version(ip.version.triple()).unwrap();
-        let got = smu::send(
-            gpu.regs(),
-            gpu.clock(),
-            mp1,
-            &ip.bases,
-            0x3,
-            0,
-            1_000_000_000,
-        )
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got = pmfw_message(&gpu, 0x3);
         assert_eq!(got, want, "{name}");
         drop(up.shutdown());
     }
