@@ -23,6 +23,7 @@
 
 extern crate alloc;
 
+pub mod gfx_mqd_v11;
 pub mod hsa;
 pub mod mes_api;
 pub mod mes_regs;

@@ -329,8 +329,21 @@ pub fn sdma(bytes: &[u8], engine: crate::sdma::SdmaGen) -> Vec<Packet> {
                         P::Trap { context } => {
                             ("TRAP", alloc::vec![("int_context", context.into())])
                         }
+                        P::WriteLinear { dst, dwords } => (
+                            "WRITE_LINEAR",
+                            alloc::vec![("dst", dst), ("dwords", dwords.into())],
+                        ),
+                        P::Indirect { vmid, base, size } => (
+                            "INDIRECT",
+                            alloc::vec![
+                                ("vmid", vmid.into()),
+                                ("ib_base", base),
+                                ("ib_size", size.into())
+                            ],
+                        ),
                         P::PollRegmem {
                             mem,
+                            hdp_flush,
                             func,
                             addr,
                             value,
@@ -341,6 +354,7 @@ pub fn sdma(bytes: &[u8], engine: crate::sdma::SdmaGen) -> Vec<Packet> {
                             "POLL_REGMEM",
                             alloc::vec![
                                 ("mem_poll", mem.into()),
+                                ("hdp_flush", hdp_flush.into()),
                                 ("func", func.into()),
                                 ("addr", addr),
                                 ("value", value.into()),

@@ -13,6 +13,8 @@ const H: &str = "sdma_v6_0_0_pkt_open.h";
 /// `SDMA_OP_*` the engine model knows.
 pub const OP_NOP: u32 = 0;
 pub const OP_COPY: u32 = 1;
+pub const OP_WRITE: u32 = 2;
+pub const OP_INDIRECT: u32 = 4;
 pub const OP_FENCE: u32 = 5;
 pub const OP_TRAP: u32 = 6;
 pub const OP_POLL_REGMEM: u32 = 8;
@@ -21,6 +23,8 @@ pub const OP_CONST_FILL: u32 = 11;
 pub const OP_TIMESTAMP: u32 = 13;
 /// `SDMA_SUBOP_COPY_LINEAR`, `SDMA_SUBOP_TIMESTAMP_SET/GET/GET_GLOBAL`.
 pub const SUB_COPY_LINEAR: u32 = 0;
+/// `SDMA_SUBOP_WRITE_LINEAR`.
+pub const SUB_WRITE_LINEAR: u32 = 0;
 pub const SUB_TS_SET: u32 = 0;
 pub const SUB_TS_GET: u32 = 1;
 pub const SUB_TS_GET_GLOBAL: u32 = 2;
@@ -53,6 +57,15 @@ pub const ATOMIC_LOOP: Bits = Bits::new(16, 1);
 pub const ATOMIC_OP: Bits = Bits::new(25, 7);
 /// NOP header COUNT 29:16.
 pub const NOP_COUNT: Bits = Bits::new(16, 14);
+/// POLL_REGMEM header `hdp_flush` 26: the engine writes the reference to
+/// the second register (the flush request) before it polls the first.
+pub const POLL_HDP_FLUSH: Bits = Bits::new(26, 1);
+/// WRITE_UNTILED (WRITE_LINEAR) dword 3 COUNT 19:0: dwords less one
+/// (`sdma_v4_4_2_vm_write_pte()` writes `ndw - 1`).
+pub const WRITE_COUNT: Bits = Bits::new(0, 20);
+/// INDIRECT header `vmid` 19:16; dword 3 `ib_size` 19:0 (dwords).
+pub const INDIRECT_VMID: Bits = Bits::new(16, 4);
+pub const INDIRECT_SIZE: Bits = Bits::new(0, 20);
 
 const fn m(b: Bits) -> u64 {
     (1u64 << b.width) - 1
@@ -69,7 +82,7 @@ macro_rules! field3 {
     };
 }
 
-const FIELDS: [[Fact; 3]; 12] = [
+const FIELDS: [[Fact; 3]; 16] = [
     field3!("SDMA_PKT_COPY_LINEAR_HEADER_op", 0, OP),
     field3!("SDMA_PKT_COPY_LINEAR_HEADER_sub_op", 0, SUB_OP),
     field3!("SDMA_PKT_COPY_LINEAR_HEADER_cpv", 0, COPY_CPV),
@@ -86,12 +99,16 @@ const FIELDS: [[Fact; 3]; 12] = [
     ),
     field3!("SDMA_PKT_ATOMIC_HEADER_atomic_op", 0, ATOMIC_OP),
     field3!("SDMA_PKT_NOP_HEADER_count", 0, NOP_COUNT),
+    field3!("SDMA_PKT_POLL_REGMEM_HEADER_hdp_flush", 0, POLL_HDP_FLUSH),
+    field3!("SDMA_PKT_WRITE_UNTILED_DW_3_count", 3, WRITE_COUNT),
+    field3!("SDMA_PKT_INDIRECT_HEADER_vmid", 0, INDIRECT_VMID),
+    field3!("SDMA_PKT_INDIRECT_IB_SIZE_ib_size", 3, INDIRECT_SIZE),
 ];
 
-const fn flatten() -> [Fact; 36] {
-    let mut out = [Fact::constant("", "0", 0); 36];
+const fn flatten() -> [Fact; 48] {
+    let mut out = [Fact::constant("", "0", 0); 48];
     let mut i = 0;
-    while i < 12 {
+    while i < 16 {
         let mut j = 0;
         while j < 3 {
             out[i * 3 + j] = FIELDS[i][j];
@@ -102,11 +119,14 @@ const fn flatten() -> [Fact; 36] {
     out
 }
 
-const FIELD_FACTS: [Fact; 36] = flatten();
+const FIELD_FACTS: [Fact; 48] = flatten();
 
-const OP_FACTS: [Fact; 12] = [
+const OP_FACTS: [Fact; 15] = [
     Fact::constant(H, "SDMA_OP_NOP", OP_NOP as u64),
     Fact::constant(H, "SDMA_OP_COPY", OP_COPY as u64),
+    Fact::constant(H, "SDMA_OP_WRITE", OP_WRITE as u64),
+    Fact::constant(H, "SDMA_OP_INDIRECT", OP_INDIRECT as u64),
+    Fact::constant(H, "SDMA_SUBOP_WRITE_LINEAR", SUB_WRITE_LINEAR as u64),
     Fact::constant(H, "SDMA_OP_FENCE", OP_FENCE as u64),
     Fact::constant(H, "SDMA_OP_TRAP", OP_TRAP as u64),
     Fact::constant(H, "SDMA_OP_POLL_REGMEM", OP_POLL_REGMEM as u64),
@@ -126,7 +146,7 @@ const OP_FACTS: [Fact; 12] = [
 /// The 4.4.2 header's COUNTs, and that its COPY_LINEAR keeps the 6.0
 /// dword positions the decoder reads.
 const H_VEGA10: &str = "vega10_sdma_pkt_open.h";
-const VEGA10_FACTS: [Fact; 10] = [
+const VEGA10_FACTS: [Fact; 16] = [
     Fact::constant(
         H_VEGA10,
         "SDMA_PKT_COPY_LINEAR_COUNT_count_mask",
@@ -153,6 +173,28 @@ const VEGA10_FACTS: [Fact; 10] = [
     Fact::constant(H_VEGA10, "SDMA_OP_COPY", OP_COPY as u64),
     Fact::constant(H_VEGA10, "SDMA_OP_FENCE", OP_FENCE as u64),
     Fact::constant(H_VEGA10, "SDMA_OP_CONST_FILL", OP_CONST_FILL as u64),
+    Fact::constant(H_VEGA10, "SDMA_OP_WRITE", OP_WRITE as u64),
+    Fact::constant(H_VEGA10, "SDMA_OP_INDIRECT", OP_INDIRECT as u64),
+    Fact::constant(
+        H_VEGA10,
+        "SDMA_PKT_WRITE_UNTILED_DW_3_count_mask",
+        m(WRITE_COUNT),
+    ),
+    Fact::constant(
+        H_VEGA10,
+        "SDMA_PKT_INDIRECT_IB_SIZE_ib_size_mask",
+        m(INDIRECT_SIZE),
+    ),
+    Fact::constant(
+        H_VEGA10,
+        "SDMA_PKT_INDIRECT_HEADER_vmid_shift",
+        INDIRECT_VMID.shift as u64,
+    ),
+    Fact::constant(
+        H_VEGA10,
+        "SDMA_PKT_POLL_REGMEM_HEADER_hdp_flush_shift",
+        POLL_HDP_FLUSH.shift as u64,
+    ),
 ];
 
 pub const FACTS: &[Fact] =
@@ -306,8 +348,23 @@ pub enum SdmaPacket {
     Trap {
         context: u32,
     },
+    /// WRITE_LINEAR: `dwords` dwords of packet data (from dword 4) to
+    /// `dst`.
+    WriteLinear {
+        dst: u64,
+        dwords: u32,
+    },
+    /// INDIRECT: run `size` dwords of packets at `base` in `vmid`.
+    Indirect {
+        vmid: u32,
+        base: u64,
+        size: u32,
+    },
     PollRegmem {
         mem: bool,
+        /// `hdp_flush`: on a register poll, write the reference to the
+        /// request register (dword 2) first.
+        hdp_flush: bool,
         func: u32,
         addr: u64,
         value: u32,
@@ -345,7 +402,9 @@ fn q(lo: u32, hi: u32) -> u64 {
 }
 
 impl SdmaPacket {
-    /// Dwords a packet with header `h` occupies (`None` for unknown).
+    /// Dwords a packet with header `h` occupies (`None` for unknown); for
+    /// WRITE_LINEAR, whose data follows, the dwords up to its count (the
+    /// whole length is [`SdmaPacket::decode`]'s).
     pub fn len(sdma: SdmaGen, h: u32) -> Option<usize> {
         Some(match (OP.get(h), SUB_OP.get(h)) {
             (OP_NOP, _) => 1 + NOP_COUNT.get(h) as usize,
@@ -355,6 +414,11 @@ impl SdmaPacket {
                 SdmaGen::V7 => 7,
             },
             (OP_CONST_FILL, _) => 5,
+            // Header, address, count, then the data; the count is read
+            // from dword 3, so the header alone does not give the length:
+            // see [`SdmaPacket::len_with`].
+            (OP_WRITE, SUB_WRITE_LINEAR) => 4,
+            (OP_INDIRECT, _) => 6,
             (OP_FENCE, _) => 4,
             (OP_TRAP, _) => 2,
             (OP_POLL_REGMEM, _) => 6,
@@ -400,8 +464,18 @@ impl SdmaPacket {
             OP_TRAP => SdmaPacket::Trap {
                 context: TRAP_CTX.get(w(1)),
             },
+            OP_WRITE => SdmaPacket::WriteLinear {
+                dst: q(w(1), w(2)),
+                dwords: WRITE_COUNT.get(w(3)) + 1,
+            },
+            OP_INDIRECT => SdmaPacket::Indirect {
+                vmid: INDIRECT_VMID.get(h),
+                base: q(w(1), w(2)),
+                size: INDIRECT_SIZE.get(w(3)),
+            },
             OP_POLL_REGMEM => SdmaPacket::PollRegmem {
                 mem: POLL_MEM.get(h) != 0,
+                hdp_flush: POLL_HDP_FLUSH.get(h) != 0,
                 func: POLL_FUNC.get(h),
                 addr: q(w(1), w(2)),
                 value: w(3),
@@ -421,6 +495,10 @@ impl SdmaPacket {
                 cmp: q(w(5), w(6)),
             },
             _ => SdmaPacket::Unknown { op, sub_op },
+        };
+        let n = match p {
+            SdmaPacket::WriteLinear { dwords, .. } => n + dwords as usize,
+            _ => n,
         };
         Ok((p, n))
     }
@@ -483,6 +561,40 @@ mod tests {
             )
         );
         assert_eq!(SdmaPacket::len(SdmaGen::V7, 0x1), Some(7));
+    }
+
+    /// `sdma_v4_4_2_ring_test_ring()`: WRITE_LINEAR of one dword (COUNT 0)
+    /// is five dwords; `sdma_v4_4_2_ring_emit_ib()`: INDIRECT is six, its
+    /// VMID in header bits 19:16.
+    #[test]
+    fn write_linear_and_indirect_as_linux_emits_them() {
+        let ring = [0x2, 0x1000, 0x1, 0, 0xdead_beef];
+        let (p, n) = SdmaPacket::decode(SdmaGen::V4_4_2, &ring).unwrap();
+        assert_eq!(
+            (p, n),
+            (
+                SdmaPacket::WriteLinear {
+                    dst: 0x1_0000_1000,
+                    dwords: 1
+                },
+                5
+            )
+        );
+        let three = [0x2, 0x40, 0, 2, 1, 2, 3];
+        assert_eq!(SdmaPacket::decode(SdmaGen::V6, &three).unwrap().1, 7);
+        let ib = [0x4 | 3 << 16, 0x2000, 0, 8, 0, 0];
+        let (p, n) = SdmaPacket::decode(SdmaGen::V6, &ib).unwrap();
+        assert_eq!(
+            (p, n),
+            (
+                SdmaPacket::Indirect {
+                    vmid: 3,
+                    base: 0x2000,
+                    size: 8
+                },
+                6
+            )
+        );
     }
 
     #[test]

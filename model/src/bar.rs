@@ -133,6 +133,12 @@ impl<B: RegisterBus> BarWindow<B> {
     pub fn internal_write32(&self, byte_offset: usize, value: u32) {
         self.inner.write32(byte_offset, value);
     }
+
+    /// A read by the device itself (a CP wait polling a register), past
+    /// the BAR's decode and size like [`BarWindow::internal_write32`].
+    pub fn internal_read32(&self, byte_offset: usize) -> u32 {
+        self.inner.read32(byte_offset)
+    }
 }
 
 impl<B: RegisterBus> RegisterBus for BarWindow<B> {

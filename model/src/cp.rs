@@ -68,6 +68,7 @@ mod pm4;
 mod pm4_compute;
 pub use pm4::{Pm4Binding, Pm4Error, Pm4Stats};
 pub use pm4_compute::Pm4Registers;
+pub(crate) use pm4_compute::compare;
 
 /// Where a standalone queue lives (a rig with no MEC in front of the CP:
 /// the CP is told the addresses directly, reads them as host addresses

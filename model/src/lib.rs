@@ -101,6 +101,7 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     decode::mqd::FACTS,
     decode::mqd_v9::FACTS,
     decode::sdma_mqd_v9::FACTS,
+    decode::gfx_mqd_v11::FACTS,
     decode::sdma::FACTS,
     cpregs::FACTS,
     hsa::FACTS,

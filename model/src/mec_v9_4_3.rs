@@ -304,6 +304,20 @@ struct KiqState {
     announced: u64,
     resources: Option<u64>,
     halted: bool,
+    /// A register `WAIT_REG_MEM` not met yet.
+    wait: Option<RegWait>,
+}
+
+/// A KIQ `WAIT_REG_MEM` on a register: the register (absolute byte
+/// offset), the mask, the reference and function, and the value the
+/// device last read there ([`MecV943::register_values`]).
+#[derive(Debug, Clone, Copy)]
+struct RegWait {
+    reg: u32,
+    mask: u32,
+    reference: u32,
+    function: u32,
+    value: Option<u32>,
 }
 
 #[derive(Debug, Default)]
@@ -793,6 +807,7 @@ impl MecV943 {
                 announced: 0,
                 resources: None,
                 halted: false,
+                wait: None,
             };
             // The doorbell is device memory: nothing announced yet.
             self.arm(s, kiq.doorbell_dword, 0);
@@ -1242,7 +1257,19 @@ impl MecV943 {
                     }
                 }
             }
-            if let Err(r) = self.kiq_packet(s, xcc, op, &pkt) {
+            if op == opcode::WAIT_REG_MEM {
+                match self.kiq_wait(s, xcc, &pkt) {
+                    Ok(true) => {}
+                    Ok(false) => return done,
+                    Err(r) => {
+                        self.refuse(s, r);
+                        if let Some(k) = s.xcc.get_mut(xcc).and_then(|x| x.kiq.as_mut()) {
+                            k.halted = true;
+                        }
+                        return done;
+                    }
+                }
+            } else if let Err(r) = self.kiq_packet(s, xcc, op, &pkt) {
                 self.refuse(s, r);
                 if let Some(k) = s.xcc.get_mut(xcc).and_then(|x| x.kiq.as_mut()) {
                     k.halted = true;
@@ -1307,6 +1334,101 @@ impl MecV943 {
         });
         self.arm(s, h.doorbell_dword(), 0);
         Ok(())
+    }
+
+    /// `WAIT_REG_MEM` on the KIQ: `Ok(true)` met, `Ok(false)` not yet
+    /// (the packet stays). What Linux sends and how the model reads it:
+    /// - a register write then a register wait (`OPERATION` 1,
+    ///   `gfx_v9_4_3_ring_emit_reg_write_reg_wait()`, the TLB flush
+    ///   `amdgpu_gmc_fw_reg_write_reg_wait()` puts on the KIQ): `ref` is
+    ///   written to the first register, then the second is polled until
+    ///   its masked value equals the mask, as the equivalent
+    ///   `amdgpu_ring_emit_reg_write_reg_wait_helper()` does;
+    /// - a register wait (`OPERATION` 0, `gfx_v9_4_3_ring_emit_reg_wait()`):
+    ///   the masked register against `ref` by `FUNCTION`;
+    /// - a memory poll (`MEM_SPACE` 1).
+    ///
+    /// Registers are XCC-local offsets placed in the XCC's segment; the
+    /// device reads a polled register after each look and hands the
+    /// value back (*model convention*: the KIQ sees it one look late).
+    fn kiq_wait(&self, s: &mut State, xcc: usize, p: &[u32]) -> Result<bool, MecV943Refusal> {
+        use pm4::compute::wait_reg_mem as w;
+        let bad = |what| MecV943Refusal::KiqPacket {
+            xcc,
+            opcode: opcode::WAIT_REG_MEM,
+            what,
+        };
+        if p.len() != w::DWORDS {
+            return Err(bad("WAIT_REG_MEM is 7 dwords"));
+        }
+        let d = |i: usize| p.get(i).copied().unwrap_or(0);
+        let (control, a0, a1, reference, mask) = (d(1), d(2), d(3), d(4), d(5));
+        let function = w::FUNCTION.get(control);
+        if crate::cp::compare(function, 0, 0).is_none() {
+            return Err(bad("WAIT_REG_MEM function 7 is reserved"));
+        }
+        let Some(k) = s.xcc.get(xcc).and_then(|x| x.kiq) else {
+            return Ok(false);
+        };
+        let (reg, reference) = match (w::MEM_SPACE.get(control), w::OPERATION.get(control)) {
+            (1, 0) => {
+                let addr = u64::from(a0) | u64::from(a1) << 32;
+                if addr % 4 != 0 {
+                    return Err(bad("WAIT_REG_MEM poll address not dword aligned"));
+                }
+                let v = self
+                    .read_u32(xcc, Space::Vmid(0), addr)
+                    .map_err(|va| MecV943Refusal::Memory { xcc, va })?;
+                let met = crate::cp::compare(function, v & mask, reference);
+                return Ok(met == Some(true));
+            }
+            (0, 0) => (self.xcc_register(xcc, a0).wrapping_mul(4), reference),
+            (0, 1) => {
+                if k.wait.is_none() {
+                    let to = self.xcc_register(xcc, a0).wrapping_mul(4);
+                    s.register_stores.push((to, reference));
+                }
+                (self.xcc_register(xcc, a1).wrapping_mul(4), mask)
+            }
+            _ => return Err(bad("WAIT_REG_MEM memory space / operation not modelled")),
+        };
+        let wait = k.wait.unwrap_or(RegWait {
+            reg,
+            mask,
+            reference,
+            function,
+            value: None,
+        });
+        let met = wait
+            .value
+            .and_then(|v| crate::cp::compare(wait.function, v & wait.mask, wait.reference))
+            == Some(true);
+        if let Some(k) = s.xcc.get_mut(xcc).and_then(|x| x.kiq.as_mut()) {
+            k.wait = (!met).then_some(wait);
+        }
+        Ok(met)
+    }
+
+    /// Registers the KIQs' waits poll (absolute byte offsets), for the
+    /// device to read after its look.
+    pub fn register_waits(&self) -> Vec<u32> {
+        let s = self.state.lock();
+        s.xcc
+            .iter()
+            .filter_map(|x| x.kiq.and_then(|k| k.wait).map(|w| w.reg))
+            .collect()
+    }
+
+    /// The values the device read at [`MecV943::register_waits`]' registers.
+    pub fn register_values(&self, values: &[(u32, u32)]) {
+        let mut s = self.state.lock();
+        for x in s.xcc.iter_mut() {
+            if let Some(w) = x.kiq.as_mut().and_then(|k| k.wait.as_mut())
+                && let Some((_, v)) = values.iter().find(|(r, _)| *r == w.reg)
+            {
+                w.value = Some(*v);
+            }
+        }
     }
 
     fn kiq_unreachable(&self, s: &mut State, xcc: usize, address: u64) {

@@ -36,7 +36,17 @@
 //! `sdma_v6_0_ring_emit_reg_wait()` uses: *model convention* for the
 //! others; retried until met), TIMESTAMP GET/GET_GLOBAL (the model clock
 //! in ns: *model value*), ATOMIC ADD64 (op 47, ROCR's and tinygrad's
-//! `SDMA_ATOMIC_ADD64`; no Linux header names it) and NOP. The read
+//! `SDMA_ATOMIC_ADD64`; no Linux header names it), NOP, WRITE_LINEAR
+//! (the ring tests' one-dword store, `sdma_v6_0_ring_test_ring()`,
+//! `sdma_v4_4_2_ring_test_ring()`), INDIRECT (an IB in the queue's own
+//! VMID at a 32-byte-aligned base, "base must be 32 byte aligned" in
+//! `sdma_v4_4_2_ring_emit_ib()`; its packets run as the ring's do, an IB
+//! inside an IB is refused; a poll not met inside it keeps the IB's
+//! position, *model convention*) and the HDP flush POLL_REGMEM
+//! `sdma_v6_0_ring_emit_hdp_flush()` / `sdma_v4_4_2_ring_emit_hdp_flush()`
+//! emit (`hdp_flush` set, registers the NBIO's flush DONE and REQ pair):
+//! the model's HDP holds no writes, so the flush is done at once
+//! (*model convention*, as for the CP's `WAIT_REG_MEM`). The read
 //! pointer (bytes) is written back after each service.
 //!
 //! Refusals stop the queue ([`SdmaStop`], [`SdmaEvent::Stopped`]): an
@@ -301,6 +311,9 @@ pub trait SdmaPort: Send + Sync {
     fn routed(&self, dword: u32) -> bool;
     /// The global timestamp TIMESTAMP packets write.
     fn now_ns(&self) -> u64;
+    /// The NBIO's HDP flush request and done registers (absolute dword
+    /// offsets, `get_hdp_flush_req_offset()`/`_done_offset()`), if known.
+    fn hdp_flush(&self) -> Option<(u32, u32)>;
 }
 
 /// Why the engine stopped its queue.
@@ -424,6 +437,40 @@ struct State {
     shadow: u64,
     stopped: Option<SdmaStop>,
     stats: SdmaStats,
+    /// An INDIRECT packet's IB stopped at a poll not met: the ring
+    /// position of the INDIRECT and the byte offset in the IB.
+    ib_at: Option<(u64, u64)>,
+}
+
+/// Where packets are read from: the ring (wrapping at its size) or an IB
+/// (whose `dwords`, a power of two at least its size, never wrap).
+#[derive(Debug, Clone, Copy)]
+struct Stream {
+    base: u64,
+    dwords: u64,
+    vmid: u8,
+}
+
+impl Stream {
+    fn ring(q: &SdmaQueue) -> Self {
+        Stream {
+            base: q.ring,
+            dwords: (q.bytes / 4).max(1),
+            vmid: q.vmid as u8,
+        }
+    }
+
+    /// The VA of dword `i` past byte offset `at`.
+    fn va(&self, at: u64, i: u64) -> u64 {
+        self.base + ((at / 4 + i) % self.dwords) * 4
+    }
+
+    fn dword(&self, port: &dyn SdmaPort, at: u64, i: u64) -> Result<u32, SdmaVmError> {
+        let (h, _) = port.translate(self.vmid, self.va(at, i), Access::Read)?;
+        // SAFETY: `h` is the host address of a dword the port translated,
+        // valid for a 4-byte read (rings and IBs are dword aligned).
+        Ok(unsafe { core::ptr::read_volatile(h as *const u32) })
+    }
 }
 
 /// How many packets one service runs at most (then the host's turn).
@@ -684,6 +731,44 @@ impl SdmaModel {
         }
     }
 
+    /// What went wrong on the engine, in a driver author's words: a queue
+    /// enabled while the engine is halted, an unhalt with no code in place,
+    /// doorbells that never reached it, and why its queue stopped.
+    pub fn troubles(&self) -> Vec<alloc::string::String> {
+        use alloc::format;
+        let s = self.state.lock();
+        let mut out = Vec::new();
+        for e in &s.events {
+            match e {
+                SdmaEvent::UnhaltedWithoutCode => {
+                    out.push("unhalted with no SDMA firmware in place".into());
+                }
+                SdmaEvent::QueueOnHaltedEngine(q) => out.push(format!(
+                    "queue at {:#x} enabled while the engine is halted (firmware in place: {})",
+                    q.ring,
+                    (self.hooks.code_loaded)()
+                )),
+                SdmaEvent::DoorbellDropped { dword, value } => out.push(format!(
+                    "doorbell dword {dword:#x} = {value:#x} did not reach the engine"
+                )),
+                SdmaEvent::Stopped(stop) => out.push(format!("{stop}")),
+                _ => {}
+            }
+        }
+        if let Some(q) = s.queue
+            && s.running
+            && s.stopped.is_none()
+            && s.rptr == s.wptr
+            && s.stats.doorbells == 0
+        {
+            out.push(format!(
+                "queue at {:#x} runs but no doorbell reached it (doorbell {:?})",
+                q.ring, q.doorbell
+            ));
+        }
+        out
+    }
+
     /// Attaches the memory, doorbells and clock the engine runs on.
     pub fn set_port(&self, port: Arc<dyn SdmaPort>) {
         *self.port.lock() = Some(port);
@@ -763,22 +848,6 @@ impl SdmaModel {
         done
     }
 
-    /// Reads the ring dword `i` dwords past `rptr`.
-    fn ring_dword(
-        &self,
-        port: &dyn SdmaPort,
-        q: &SdmaQueue,
-        rptr: u64,
-        i: u64,
-    ) -> Result<u32, SdmaVmError> {
-        let dwords = (q.bytes / 4).max(1);
-        let at = q.ring + ((rptr / 4 + i) % dwords) * 4;
-        let (h, _) = port.translate(q.vmid as u8, at, Access::Read)?;
-        // SAFETY: `h` is the host address of a ring dword the port
-        // translated, valid for a 4-byte read (the ring is dword aligned).
-        Ok(unsafe { core::ptr::read_volatile(h as *const u32) })
-    }
-
     /// Runs the packet at the read pointer: `Ok(Some(bytes))` consumed,
     /// `Ok(None)` not yet runnable (incomplete, or a poll not met).
     fn step(
@@ -788,47 +857,108 @@ impl SdmaModel {
         sdma: SdmaGen,
         s: &mut State,
     ) -> Result<Option<u64>, SdmaStop> {
-        let Some((p, header, len)) = self.fetch(port, q, sdma, s)? else {
+        let ring = Stream::ring(q);
+        let at = Cursor {
+            stream: ring,
+            at: s.rptr,
+            avail: s.wptr,
+            rptr: s.rptr,
+        };
+        let Some((p, header, len)) = self.fetch(port, at, sdma)? else {
             return Ok(None);
         };
         let run = Running {
             port,
-            vmid: q.vmid as u8,
+            vmid: ring.vmid,
             rptr: s.rptr,
             header,
+            stream: ring,
+            at: s.rptr,
         };
-        if !run.execute(p, s)? {
-            return Ok(None);
-        }
-        Ok(Some(len as u64 * 4))
+        let done = match p {
+            SdmaPacket::Indirect { vmid, base, size } => {
+                self.indirect(&run, sdma, s, (vmid, base, size))?
+            }
+            p => run.execute(p, s)?,
+        };
+        Ok(done.then_some(len as u64 * 4))
     }
 
-    /// Reads and decodes the packet at the read pointer: the packet, its
-    /// header and its length in dwords; `Ok(None)` while the ring does not
-    /// hold all of it.
+    /// INDIRECT: runs the IB's packets from where a poll last stopped
+    /// them; `Ok(false)` at a poll not met (the position is kept).
+    fn indirect(
+        &self,
+        run: &Running<'_>,
+        sdma: SdmaGen,
+        s: &mut State,
+        (vmid, base, size): (u32, u64, u32),
+    ) -> Result<bool, SdmaStop> {
+        if vmid != u32::from(run.vmid) {
+            return Err(run.refuse("INDIRECT in a VMID other than the queue's is not modelled"));
+        }
+        if !base.is_multiple_of(32) {
+            return Err(run.refuse("INDIRECT base not 32-byte aligned"));
+        }
+        let bytes = u64::from(size) * 4;
+        let ib = Stream {
+            base,
+            dwords: u64::from(size).next_power_of_two().max(1),
+            vmid: run.vmid,
+        };
+        let mut at = match s.ib_at {
+            Some((r, at)) if r == run.rptr => at,
+            _ => 0,
+        };
+        while at < bytes {
+            let cursor = Cursor {
+                stream: ib,
+                at,
+                avail: bytes,
+                rptr: run.rptr,
+            };
+            let Some((p, header, len)) = self.fetch(run.port, cursor, sdma)? else {
+                return Err(run.refuse("a packet runs past the IB's end"));
+            };
+            let inner = Running {
+                header,
+                stream: ib,
+                at,
+                ..*run
+            };
+            if matches!(p, SdmaPacket::Indirect { .. }) {
+                return Err(inner.refuse("INDIRECT inside an IB is not modelled"));
+            }
+            if !inner.execute(p, s)? {
+                s.ib_at = Some((run.rptr, at));
+                return Ok(false);
+            }
+            at += len as u64 * 4;
+        }
+        s.ib_at = None;
+        Ok(true)
+    }
+
+    /// Reads and decodes the packet at the cursor: the packet, its header
+    /// and its length in dwords; `Ok(None)` while the stream does not hold
+    /// all of it.
     fn fetch(
         &self,
         port: &dyn SdmaPort,
-        q: &SdmaQueue,
+        c: Cursor,
         sdma: SdmaGen,
-        s: &State,
     ) -> Result<Option<(SdmaPacket, u32, usize)>, SdmaStop> {
-        let rptr = s.rptr;
-        let vmid = q.vmid as u8;
-        let vm = |va: u64, write: bool, header: u32| {
+        let (rptr, vmid, va) = (c.rptr, c.stream.vmid, c.stream.va(c.at, 0));
+        let vm = |header: u32| {
             move |error: SdmaVmError| SdmaStop::Vm {
                 va,
                 vmid,
-                write,
+                write: false,
                 error,
                 header,
                 rptr,
             }
         };
-        let ring_va = q.ring + ((rptr / 4) % (q.bytes / 4).max(1)) * 4;
-        let h = self
-            .ring_dword(port, q, rptr, 0)
-            .map_err(vm(ring_va, false, 0))?;
+        let h = c.stream.dword(port, c.at, 0).map_err(vm(0))?;
         let refuse = |why: &'static str| SdmaStop::Refused {
             header: h,
             rptr,
@@ -839,7 +969,7 @@ impl SdmaModel {
                 "opcode/sub-opcode not executed by the model (not decoded)",
             ));
         };
-        if rptr + len as u64 * 4 > s.wptr {
+        if c.at + len as u64 * 4 > c.avail {
             return Ok(None);
         }
         let mut d = [0u32; 8];
@@ -849,12 +979,19 @@ impl SdmaModel {
             len.min(8)
         };
         for (i, slot) in d.iter_mut().enumerate().take(n) {
-            *slot = self
-                .ring_dword(port, q, rptr, i as u64)
-                .map_err(vm(ring_va, false, h))?;
+            *slot = c.stream.dword(port, c.at, i as u64).map_err(vm(h))?;
         }
-        let (p, _) = SdmaPacket::decode(sdma, &d[..n])
+        let (p, whole) = SdmaPacket::decode(sdma, &d[..n])
             .map_err(|_| refuse("packet shorter than its opcode needs"))?;
+        // WRITE_LINEAR's data follows its count.
+        let len = if decode::OP.get(h) == decode::OP_NOP {
+            len
+        } else {
+            whole
+        };
+        if c.at + len as u64 * 4 > c.avail {
+            return Ok(None);
+        }
         Ok(Some((p, h, len)))
     }
 
@@ -937,15 +1074,30 @@ impl SdmaModel {
     }
 }
 
+/// Where the next packet is read: the stream, the byte offset in it, the
+/// bytes it holds, and the ring position a stop names.
+#[derive(Debug, Clone, Copy)]
+struct Cursor {
+    stream: Stream,
+    at: u64,
+    avail: u64,
+    rptr: u64,
+}
+
 /// The packet the engine is running: where its memory accesses go and
 /// what a stop names.
 #[derive(Clone, Copy)]
 struct Running<'a> {
     port: &'a dyn SdmaPort,
     vmid: u8,
-    /// The read pointer, at the packet's header.
+    /// The read pointer, at the packet's header (for a packet in an IB,
+    /// at the INDIRECT).
     rptr: u64,
     header: u32,
+    /// The packet's stream and its byte offset there (WRITE_LINEAR's
+    /// data is read from it).
+    stream: Stream,
+    at: u64,
 }
 
 impl Running<'_> {
@@ -1009,12 +1161,13 @@ impl Running<'_> {
             SdmaPacket::Trap { context } => s.events.keep(SdmaEvent::Trap { context }),
             SdmaPacket::PollRegmem {
                 mem,
+                hdp_flush,
                 func,
                 addr,
                 value,
                 mask,
                 ..
-            } => return self.poll_met(mem, func, addr, value, mask),
+            } => return self.poll_met((mem, hdp_flush), func, addr, value, mask),
             SdmaPacket::Timestamp { addr, .. } => {
                 let (hp, _) = self.tr(addr, Access::Write)?;
                 // SAFETY: the encoding makes the address 8-byte aligned.
@@ -1037,6 +1190,10 @@ impl Running<'_> {
                 // host reads atomically (signals).
                 let a = unsafe { core::sync::atomic::AtomicU64::from_ptr(hp as *mut u64) };
                 a.fetch_add(src, core::sync::atomic::Ordering::AcqRel);
+            }
+            SdmaPacket::WriteLinear { dst, dwords } => self.write_linear(dst, dwords)?,
+            SdmaPacket::Indirect { .. } => {
+                return Err(self.refuse("INDIRECT is run by the engine, not as a packet"));
             }
             SdmaPacket::Unknown { .. } => {
                 return Err(self.refuse("opcode not executed by the model"));
@@ -1062,6 +1219,33 @@ impl Running<'_> {
         Ok(())
     }
 
+    /// WRITE_LINEAR: the packet's `dwords` data dwords (from its dword 4)
+    /// to `dst`, which must be dword aligned (*model rule*: every Linux
+    /// and tinygrad destination is).
+    fn write_linear(&self, dst: u64, dwords: u32) -> Result<(), SdmaStop> {
+        if !dst.is_multiple_of(4) {
+            return Err(self.refuse("WRITE_LINEAR destination not dword aligned"));
+        }
+        for i in 0..u64::from(dwords) {
+            let v = self
+                .stream
+                .dword(self.port, self.at, 4 + i)
+                .map_err(|error| SdmaStop::Vm {
+                    va: self.stream.va(self.at, 4 + i),
+                    vmid: self.vmid,
+                    write: false,
+                    error,
+                    header: self.header,
+                    rptr: self.rptr,
+                })?;
+            let (hp, _) = self.tr(dst + 4 * i, Access::Write)?;
+            // SAFETY: a dword-aligned address the port translated for a
+            // write, valid to the end of its page.
+            unsafe { core::ptr::write_volatile(hp as *mut u32, v) };
+        }
+        Ok(())
+    }
+
     /// CONSTANT_FILL: `bytes` at `dst` with the dword `data`'s bytes.
     fn constant_fill(&self, dst: u64, data: u32, bytes: u64) -> Result<(), SdmaStop> {
         let pat = data.to_le_bytes();
@@ -1082,18 +1266,30 @@ impl Running<'_> {
         Ok(())
     }
 
-    /// POLL_REGMEM on memory: whether `func` holds between the masked
-    /// dword at `addr` and `value`.
+    /// POLL_REGMEM: on memory, whether `func` holds between the masked
+    /// dword at `addr` and `value`; on the HDP flush registers, done.
     fn poll_met(
         &self,
-        mem: bool,
+        (mem, hdp_flush): (bool, bool),
         func: u32,
         addr: u64,
         value: u32,
         mask: u32,
     ) -> Result<bool, SdmaStop> {
         if !mem {
-            return Err(self.refuse("POLL_REGMEM on a register is not modelled"));
+            // Registers: dword 1 the polled register, dword 2 the one
+            // `hdp_flush` writes first, both byte offsets (`addr0 << 2`,
+            // `addr1 << 2` in `sdma_v4_4_2_wait_reg_mem()`).
+            let (polled, written) = (addr as u32, (addr >> 32) as u32);
+            let flush = self.port.hdp_flush().is_some_and(|(req, done)| {
+                hdp_flush && written == req.wrapping_mul(4) && polled == done.wrapping_mul(4)
+            });
+            if flush {
+                return Ok(true);
+            }
+            return Err(self.refuse(
+                "POLL_REGMEM on a register other than the HDP flush pair is not modelled",
+            ));
         }
         if addr & 3 != 0 {
             return Err(self.refuse("POLL_REGMEM address not dword aligned"));

@@ -86,6 +86,13 @@ pub(crate) trait GcModel: Send + Sync {
     fn take_register_stores(&self) -> Vec<(u32, u32)> {
         Vec::new()
     }
+    /// Registers a CP-side wait polls (BAR byte offsets): the device
+    /// reads them after each look, after the stores, and hands the values
+    /// back through [`GcModel::register_values`].
+    fn register_waits(&self) -> Vec<u32> {
+        Vec::new()
+    }
+    fn register_values(&self, _values: &[(u32, u32)]) {}
     /// What can still reach memory (see [`VirtualGpu::quiescent`]).
     fn still_running(&self) -> Vec<String>;
     /// What the device side refused or faulted on, one line each.
@@ -202,6 +209,14 @@ impl VirtualGpu {
         let idle = self.gc.pause();
         for (at, v) in self.gc.take_register_stores() {
             self.bar5.internal_write32(at as usize, v);
+        }
+        let waits = self.gc.register_waits();
+        if !waits.is_empty() {
+            let values: Vec<(u32, u32)> = waits
+                .iter()
+                .map(|&at| (at, self.bar5.internal_read32(at as usize)))
+                .collect();
+            self.gc.register_values(&values);
         }
         if idle {
             self.clock.advance(PAUSE_IDLE_NS);

@@ -84,7 +84,7 @@ pub struct Pm4Registers {
 
 /// `WAIT_REG_MEM`'s comparison (`nvd.h`: 0 always, 1 <, 2 <=, 3 ==, 4 !=,
 /// 5 >=, 6 >); `None` for the reserved 7.
-fn compare(function: u32, value: u32, reference: u32) -> Option<bool> {
+pub(crate) fn compare(function: u32, value: u32, reference: u32) -> Option<bool> {
     Some(match function {
         0 => true,
         1 => value < reference,
@@ -101,6 +101,12 @@ impl CpModel {
     /// Tells the CP where its packets' registers are ([`Pm4Registers`]).
     pub fn set_pm4_registers(&mut self, r: Pm4Registers) {
         self.pm4_registers = r;
+    }
+
+    /// The registers PM4 packets name (the SDMA engines poll the same
+    /// HDP flush pair).
+    pub fn pm4_registers(&self) -> Pm4Registers {
+        self.pm4_registers
     }
 
     /// Executes compute packet `op` (header at ring dword `at`, `body`

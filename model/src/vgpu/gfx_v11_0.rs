@@ -310,6 +310,7 @@ impl Gfx11 {
             nbio: self.nbio.clone(),
             s2a: self.soc.s2a.clone(),
             clock: self.clock.clone(),
+            hdp_flush: self.mec.cp().pm4_registers().hdp_flush,
         };
         self.soc.sdma.set_port(Arc::new(port));
     }
@@ -601,6 +602,8 @@ struct SdmaPortImpl {
     nbio: Arc<NbioModel>,
     s2a: Arc<crate::s2a::S2aModel>,
     clock: SimClock,
+    /// The NBIO's HDP flush request and done registers (dwords).
+    hdp_flush: Option<(u32, u32)>,
 }
 
 // SAFETY: `doorbells` is the address of the VirtualGpu's boxed doorbell
@@ -667,6 +670,10 @@ impl crate::sdma::SdmaPort for SdmaPortImpl {
 
     fn now_ns(&self) -> u64 {
         barebell::time::Clock::now_ns(&self.clock)
+    }
+
+    fn hdp_flush(&self) -> Option<(u32, u32)> {
+        self.hdp_flush
     }
 }
 
@@ -894,8 +901,8 @@ impl super::GcModel for Gfx11 {
                 ));
             }
         }
-        if let Some(stop) = self.soc.sdma.stopped() {
-            out.push(format!("the SDMA model stopped its queue: {stop:?}"));
+        for t in self.soc.sdma.troubles() {
+            out.push(format!("SDMA 0: {t}"));
         }
         out
     }

@@ -558,6 +558,11 @@ impl super::GcModel for Gc943 {
         for r in self.sdma_refusals() {
             out.push(format!("the SDMA 4.4.2 model refused: {r}"));
         }
+        for (n, e) in self.sdma.iter().enumerate() {
+            for t in e.troubles() {
+                out.push(format!("SDMA {n}: {t}"));
+            }
+        }
         for r in self.soc_refusals() {
             out.push(format!("the model refused: {r}"));
         }
@@ -583,6 +588,12 @@ impl super::GcModel for Gc943 {
     }
     fn take_register_stores(&self) -> Vec<(u32, u32)> {
         self.mec.take_register_stores()
+    }
+    fn register_waits(&self) -> Vec<u32> {
+        self.mec.register_waits()
+    }
+    fn register_values(&self, values: &[(u32, u32)]) {
+        self.mec.register_values(values);
     }
     fn fall_off_bus(&self) {
         // Every XCC's CP, KIQ and HWS, and the SDMA engines stop.
@@ -751,6 +762,8 @@ struct SdmaPort9 {
     slots: usize,
     nbio: Arc<NbioModel>,
     clock: SimClock,
+    /// AID 0's HDP flush request and done registers (dwords).
+    hdp_flush: Option<(u32, u32)>,
 }
 
 impl crate::sdma::SdmaPort for SdmaPort9 {
@@ -809,5 +822,9 @@ impl crate::sdma::SdmaPort for SdmaPort9 {
 
     fn now_ns(&self) -> u64 {
         barebell::time::Clock::now_ns(&self.clock)
+    }
+
+    fn hdp_flush(&self) -> Option<(u32, u32)> {
+        self.hdp_flush
     }
 }

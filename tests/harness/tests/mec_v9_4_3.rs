@@ -821,3 +821,42 @@ fn a_kiq_skips_pads_and_its_register_stores_reach_the_bus() {
     );
     assert_eq!(r.mec.refusals(), vec![]);
 }
+
+/// The TLB flush Linux puts on a GC 9.4.3 KIQ once the KIQ is up
+/// (`amdgpu_gmc_fw_reg_write_reg_wait()` → `gfx_v9_4_3_wait_reg_mem()`
+/// with `OPERATION` 1): the KIQ writes `ref` to the request register and
+/// waits until the acknowledge register's masked value equals the mask
+/// (`amdgpu_ring_emit_reg_write_reg_wait_helper()`'s equivalent). The
+/// registers are absolute (outside the XCC ranges), so they stay as sent.
+/// The old model halted on the packet ("failed to write reg 1af4 wait reg
+/// 1b06" in the Linux peer's dmesg).
+#[test]
+fn a_kiq_writes_then_waits_on_a_register() {
+    let mut r = rig(2, &[]);
+    let mut kiqs = r.kiqs(USER_MASK).unwrap();
+    let (req, ack, inv, vmid_bit) = (0x1af4u32, 0x1b06u32, 0x00f8_0008u32, 1u32 << 3);
+    // PACKET3(WAIT_REG_MEM, 5): MEM_SPACE 0, OPERATION 1, FUNCTION 3.
+    let wait = [
+        3 << 30 | 5 << 16 | 0x3C << 8,
+        1 << 6 | 3,
+        req,
+        ack,
+        inv,
+        vmid_bit,
+        0x20,
+    ];
+    // Nothing acknowledges yet: the submit's bounded wait runs out.
+    assert!(kiqs[0].kiq.submit("write, wait", &wait).is_err());
+    assert_eq!(r.mec.take_register_stores(), vec![(req * 4, inv)]);
+    assert_eq!(r.mec.register_waits(), vec![ack * 4]);
+    // An acknowledge without the VMID's bit does not end the wait.
+    r.mec.register_values(&[(ack * 4, 0x1)]);
+    r.mec.service();
+    assert_eq!(r.mec.register_waits(), vec![ack * 4]);
+    // With it, the wait ends; the request was written once.
+    r.mec.register_values(&[(ack * 4, vmid_bit | 0x1)]);
+    r.mec.service();
+    assert_eq!(r.mec.register_waits(), Vec::<u32>::new());
+    assert_eq!(r.mec.take_register_stores(), vec![]);
+    assert_eq!(r.mec.refusals(), vec![]);
+}

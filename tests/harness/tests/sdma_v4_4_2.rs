@@ -125,7 +125,15 @@ impl SdmaPort for Port {
     fn now_ns(&self) -> u64 {
         0
     }
+    fn hdp_flush(&self) -> Option<(u32, u32)> {
+        Some(HDP_FLUSH)
+    }
 }
+
+/// The HDP flush request and done registers (dwords) the rig's port
+/// names, as the device's NBIO would (`nbio_v7_9_get_hdp_flush_req_offset()`
+/// gives Linux its own; any pair serves the rig).
+const HDP_FLUSH: (u32, u32) = (0x1_4106, 0x1_4107);
 
 /// The registers of the 16 SDMA instances and the four MMHUBs.
 struct Bus {
@@ -538,6 +546,109 @@ fn direct_queue_on_sdma_instance_5_copies_byte_exact() {
     copy_and_check(&mut rig, &mut q, 5, 0, 4096, SEVERAL, 3);
     // The read pointer is written back in bytes.
     assert_eq!(q.rptr(), q.wptr());
+}
+
+/// Linux's own packets on a directly loaded queue:
+/// `sdma_v4_4_2_ring_test_ring()` (WRITE_LINEAR of one dword, COUNT 0),
+/// then `sdma_v4_4_2_ring_test_ib()` as `amdgpu_ib_schedule()` emits it:
+/// the HDP flush POLL_REGMEM of `sdma_v4_4_2_ring_emit_hdp_flush()`
+/// (`hdp_flush` 1, DONE then REQ as byte offsets), NOPs to the 8-dword
+/// boundary and INDIRECT (`sdma_v4_4_2_ring_emit_ib()`), FENCE and TRAP
+/// (`sdma_v4_4_2_ring_emit_fence()`). The IB holds WRITE_LINEAR and three
+/// NOPs (`ib.length_dw = 8`). Before: the engine refused header 0x2 (the
+/// WRITE_LINEAR was not decoded) and amdgpu's "ring sdma0.0 test
+/// failed".
+#[test]
+fn linux_ring_and_ib_tests_run_on_a_direct_queue() {
+    let rig = rig(&MI300X, 8192);
+    let index = sdma_engine_index(0);
+    let mem = rig.ring_memory();
+    let q = map_v4_4_2::map_direct(
+        rig.bus,
+        &rig.sdma_bases,
+        0,
+        // SAFETY: leaked and mapped in the tables at its host address.
+        unsafe { Dev::assume(mem) },
+        rig.doorbell(index * 2),
+        index,
+        0,
+        rig.clock,
+        rig.pause(),
+    )
+    .unwrap();
+    let mut wptr = (q.wptr() / 4) as usize;
+    let dst = rig.dst.as_ptr() as u64;
+    let ib_at = rig.src.as_ptr() as u64;
+    let lo = |a: u64| a as u32;
+    let hi = |a: u64| (a >> 32) as u32;
+    let push = |wptr: &mut usize, dwords: &[u32]| {
+        for d in dwords {
+            mem.ring[*wptr % mem.ring.len()].store(*d, Ordering::Release);
+            *wptr += 1;
+        }
+        rig.doorbells[index as usize].store(*wptr as u64 * 4, Ordering::Release);
+        rig.bus.sdma[0].service();
+    };
+    // The ring test: one dword, 0xDEADBEEF, at dst.
+    push(&mut wptr, &[0x2, lo(dst), hi(dst), 0, 0xDEAD_BEEF]);
+    assert_eq!(&rig.dst[..4], &0xDEAD_BEEFu32.to_le_bytes());
+    // The IB: WRITE_LINEAR of 0xCAFEF00D at dst + 8, three NOPs.
+    let ib = [0x2, lo(dst + 8), hi(dst + 8), 0, 0xCAFE_F00D, 0, 0, 0];
+    for (i, d) in ib.iter().enumerate() {
+        // SAFETY: `src` is a leaked, page-aligned buffer of 8 KiB.
+        unsafe { (ib_at as *mut u32).add(i).write_volatile(*d) };
+    }
+    let (req, done) = HDP_FLUSH;
+    let poll_hdp = 8 | 1 << 26 | 3 << 28;
+    let mut frame = vec![poll_hdp, done << 2, req << 2, 1, 1, 0xfff << 16 | 10];
+    // NOPs so the INDIRECT ends on an 8-dword boundary.
+    while !(wptr + frame.len() + 6).is_multiple_of(8) {
+        frame.push(0);
+    }
+    frame.extend([4, lo(ib_at), hi(ib_at), 8, 0, 0]);
+    frame.extend([5, lo(dst + 16), hi(dst + 16), 7, 6, 0]);
+    push(&mut wptr, &frame);
+    assert_eq!(&rig.dst[8..12], &0xCAFE_F00Du32.to_le_bytes());
+    assert_eq!(&rig.dst[16..20], &7u32.to_le_bytes());
+    let s = &rig.bus.sdma[0];
+    assert_eq!(s.stopped(), None);
+    assert_eq!(s.pointers().0, wptr as u64 * 4);
+    assert!(s.troubles().is_empty(), "{:?}", s.troubles());
+}
+
+/// A register POLL_REGMEM other than the HDP flush pair stops the queue,
+/// named: the model never passes a wait it does not model.
+#[test]
+fn a_register_poll_other_than_the_hdp_flush_is_refused() {
+    let rig = rig(&MI300X, 8192);
+    let index = sdma_engine_index(0);
+    let mem = rig.ring_memory();
+    let q = map_v4_4_2::map_direct(
+        rig.bus,
+        &rig.sdma_bases,
+        0,
+        // SAFETY: leaked and mapped in the tables at its host address.
+        unsafe { Dev::assume(mem) },
+        rig.doorbell(index * 2),
+        index,
+        0,
+        rig.clock,
+        rig.pause(),
+    )
+    .unwrap();
+    let at = (q.wptr() / 4) as usize;
+    let (req, done) = HDP_FLUSH;
+    // The pair swapped: poll REQ, write DONE.
+    let poll = [8 | 1 << 26 | 3 << 28, req << 2, done << 2, 1, 1, 10];
+    for (i, d) in poll.iter().enumerate() {
+        mem.ring[at + i].store(*d, Ordering::Release);
+    }
+    rig.doorbells[index as usize].store((at + poll.len()) as u64 * 4, Ordering::Release);
+    rig.bus.sdma[0].service();
+    assert!(matches!(
+        rig.bus.sdma[0].stopped(),
+        Some(SdmaStop::Refused { why, .. }) if why.contains("HDP flush")
+    ));
 }
 
 #[test]

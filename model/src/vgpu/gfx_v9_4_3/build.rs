@@ -386,6 +386,7 @@ pub(super) fn connect_sdma(
 ) -> Result<(), ModelError> {
     let (page, page_bytes) = mec.doorbell_page();
     let engines = crate::hws::SdmaEngines::aqua_vanjaram(sdma.len() as u8);
+    let hdp_flush = mec.cp().pm4_registers().hdp_flush;
     for (n, e) in sdma.iter().enumerate() {
         let hub = mmhubs
             .get(n / SDMA_PER_AID)
@@ -400,6 +401,7 @@ pub(super) fn connect_sdma(
             slots: page_bytes / 8,
             nbio: nbio0.clone(),
             clock: clock.clone(),
+            hdp_flush,
         }));
     }
     Ok(())
