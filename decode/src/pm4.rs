@@ -33,6 +33,11 @@ pub const HEADER_OPCODE: Bits = Bits::new(8, 8);
 /// and Linux's compute rings emit.
 pub mod opcode {
     pub const NOP: u32 = 0x10;
+    pub const CLEAR_STATE: u32 = 0x12;
+    pub const COND_EXEC: u32 = 0x22;
+    pub const CONTEXT_CONTROL: u32 = 0x28;
+    pub const PREAMBLE_CNTL: u32 = 0x4A;
+    pub const SET_CONTEXT_REG: u32 = 0x69;
     pub const DISPATCH_DIRECT: u32 = 0x15;
     pub const DISPATCH_INDIRECT: u32 = 0x16;
     pub const ATOMIC_MEM: u32 = 0x1E;
@@ -50,6 +55,29 @@ pub mod opcode {
     pub const MAP_QUEUES: u32 = 0xA2;
     pub const UNMAP_QUEUES: u32 = 0xA3;
     pub const QUERY_STATUS: u32 = 0xA4;
+}
+
+/// What a graphics ring carries beyond the compute packets
+/// (`gfx_v11_0_cp_gfx_start()`, `gfx_v11_0_ring_emit_init_cond_exec()`,
+/// `gfx_v11_0_ring_emit_ib_gfx()`).
+pub mod graphics {
+    use super::Bits;
+    /// `SET_CONTEXT_REG` offsets are from this dword; the window ends
+    /// before `_END`.
+    pub const SET_CONTEXT_REG_START: u32 = 0xa000;
+    pub const SET_CONTEXT_REG_END: u32 = 0xa400;
+    /// `PREAMBLE_CNTL`'s one body dword.
+    pub const PREAMBLE_BEGIN_CLEAR_STATE: u32 = 2 << 28;
+    pub const PREAMBLE_END_CLEAR_STATE: u32 = 3 << 28;
+    /// `INDIRECT_BUFFER` dword 3: the VMID the IB runs in, bits 27:24
+    /// (`control |= ib->length_dw | (vmid << 24)` in
+    /// `gfx_v11_0_ring_emit_ib_gfx()` and `_compute()`; no header names
+    /// the field).
+    pub const IB_VMID: Bits = Bits::new(24, 4);
+    /// `COND_EXEC`: dwords 1/2 the address of the condition, 3 zero,
+    /// 4 the dwords after the packet it discards when the condition is 0
+    /// ("discard following DWs if *cond_exec_gpu_addr==0").
+    pub const COND_EXEC_DWORDS: usize = 5;
 }
 
 /// SET_RESOURCES (8 dwords): dword 1 control, 2/3 queue mask, 4/5 GWS
@@ -186,6 +214,11 @@ pub fn opcode_name(op: u32) -> &'static str {
         MAP_QUEUES => "MAP_QUEUES",
         UNMAP_QUEUES => "UNMAP_QUEUES",
         QUERY_STATUS => "QUERY_STATUS",
+        CLEAR_STATE => "CLEAR_STATE",
+        COND_EXEC => "COND_EXEC",
+        CONTEXT_CONTROL => "CONTEXT_CONTROL",
+        PREAMBLE_CNTL => "PREAMBLE_CNTL",
+        SET_CONTEXT_REG => "SET_CONTEXT_REG",
         _ => NAMED_ONLY
             .iter()
             .find(|(o, _)| *o == op)
@@ -253,6 +286,31 @@ pub const FACTS: &[Fact] = &[
     ),
     Fact::constant(N, "PACKET3_ATOMIC_MEM", opcode::ATOMIC_MEM as u64),
     Fact::constant(N, "PACKET3_PRED_EXEC", opcode::PRED_EXEC as u64),
+    Fact::constant(N, "PACKET3_CLEAR_STATE", opcode::CLEAR_STATE as u64),
+    Fact::constant(N, "PACKET3_COND_EXEC", opcode::COND_EXEC as u64),
+    Fact::constant(N, "PACKET3_CONTEXT_CONTROL", opcode::CONTEXT_CONTROL as u64),
+    Fact::constant(N, "PACKET3_PREAMBLE_CNTL", opcode::PREAMBLE_CNTL as u64),
+    Fact::constant(N, "PACKET3_SET_CONTEXT_REG", opcode::SET_CONTEXT_REG as u64),
+    Fact::constant(
+        N,
+        "PACKET3_SET_CONTEXT_REG_START",
+        graphics::SET_CONTEXT_REG_START as u64,
+    ),
+    Fact::constant(
+        N,
+        "PACKET3_SET_CONTEXT_REG_END",
+        graphics::SET_CONTEXT_REG_END as u64,
+    ),
+    Fact::constant(
+        N,
+        "PACKET3_PREAMBLE_BEGIN_CLEAR_STATE",
+        graphics::PREAMBLE_BEGIN_CLEAR_STATE as u64,
+    ),
+    Fact::constant(
+        N,
+        "PACKET3_PREAMBLE_END_CLEAR_STATE",
+        graphics::PREAMBLE_END_CLEAR_STATE as u64,
+    ),
     Fact::constant(N, "PACKET3_WAIT_REG_MEM", opcode::WAIT_REG_MEM as u64),
     Fact::constant(N, "PACKET3_INDIRECT_BUFFER", opcode::INDIRECT_BUFFER as u64),
     Fact::constant(N, "PACKET3_COPY_DATA", opcode::COPY_DATA as u64),

@@ -333,6 +333,14 @@ pub fn sdma(bytes: &[u8], engine: crate::sdma::SdmaGen) -> Vec<Packet> {
                             "WRITE_LINEAR",
                             alloc::vec![("dst", dst), ("dwords", dwords.into())],
                         ),
+                        P::SrbmWrite { reg, data, byte_en } => (
+                            "SRBM_WRITE",
+                            alloc::vec![
+                                ("reg", reg.into()),
+                                ("data", data.into()),
+                                ("byte_en", byte_en.into())
+                            ],
+                        ),
                         P::Indirect { vmid, base, size } => (
                             "INDIRECT",
                             alloc::vec![

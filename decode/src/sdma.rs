@@ -15,6 +15,7 @@ pub const OP_NOP: u32 = 0;
 pub const OP_COPY: u32 = 1;
 pub const OP_WRITE: u32 = 2;
 pub const OP_INDIRECT: u32 = 4;
+pub const OP_SRBM_WRITE: u32 = 14;
 pub const OP_FENCE: u32 = 5;
 pub const OP_TRAP: u32 = 6;
 pub const OP_POLL_REGMEM: u32 = 8;
@@ -63,6 +64,10 @@ pub const POLL_HDP_FLUSH: Bits = Bits::new(26, 1);
 /// WRITE_UNTILED (WRITE_LINEAR) dword 3 COUNT 19:0: dwords less one
 /// (`sdma_v4_4_2_vm_write_pte()` writes `ndw - 1`).
 pub const WRITE_COUNT: Bits = Bits::new(0, 20);
+/// SRBM_WRITE header `byte_en` 31:28; dword 1 the register (dwords)
+/// 17:0.
+pub const SRBM_BYTE_EN: Bits = Bits::new(28, 4);
+pub const SRBM_ADDR: Bits = Bits::new(0, 18);
 /// INDIRECT header `vmid` 19:16; dword 3 `ib_size` 19:0 (dwords).
 pub const INDIRECT_VMID: Bits = Bits::new(16, 4);
 pub const INDIRECT_SIZE: Bits = Bits::new(0, 20);
@@ -82,7 +87,7 @@ macro_rules! field3 {
     };
 }
 
-const FIELDS: [[Fact; 3]; 16] = [
+const FIELDS: [[Fact; 3]; 18] = [
     field3!("SDMA_PKT_COPY_LINEAR_HEADER_op", 0, OP),
     field3!("SDMA_PKT_COPY_LINEAR_HEADER_sub_op", 0, SUB_OP),
     field3!("SDMA_PKT_COPY_LINEAR_HEADER_cpv", 0, COPY_CPV),
@@ -103,12 +108,14 @@ const FIELDS: [[Fact; 3]; 16] = [
     field3!("SDMA_PKT_WRITE_UNTILED_DW_3_count", 3, WRITE_COUNT),
     field3!("SDMA_PKT_INDIRECT_HEADER_vmid", 0, INDIRECT_VMID),
     field3!("SDMA_PKT_INDIRECT_IB_SIZE_ib_size", 3, INDIRECT_SIZE),
+    field3!("SDMA_PKT_SRBM_WRITE_HEADER_byte_en", 0, SRBM_BYTE_EN),
+    field3!("SDMA_PKT_SRBM_WRITE_ADDR_addr", 1, SRBM_ADDR),
 ];
 
-const fn flatten() -> [Fact; 48] {
-    let mut out = [Fact::constant("", "0", 0); 48];
+const fn flatten() -> [Fact; 54] {
+    let mut out = [Fact::constant("", "0", 0); 54];
     let mut i = 0;
-    while i < 16 {
+    while i < 18 {
         let mut j = 0;
         while j < 3 {
             out[i * 3 + j] = FIELDS[i][j];
@@ -119,13 +126,14 @@ const fn flatten() -> [Fact; 48] {
     out
 }
 
-const FIELD_FACTS: [Fact; 48] = flatten();
+const FIELD_FACTS: [Fact; 54] = flatten();
 
-const OP_FACTS: [Fact; 15] = [
+const OP_FACTS: [Fact; 16] = [
     Fact::constant(H, "SDMA_OP_NOP", OP_NOP as u64),
     Fact::constant(H, "SDMA_OP_COPY", OP_COPY as u64),
     Fact::constant(H, "SDMA_OP_WRITE", OP_WRITE as u64),
     Fact::constant(H, "SDMA_OP_INDIRECT", OP_INDIRECT as u64),
+    Fact::constant(H, "SDMA_OP_SRBM_WRITE", OP_SRBM_WRITE as u64),
     Fact::constant(H, "SDMA_SUBOP_WRITE_LINEAR", SUB_WRITE_LINEAR as u64),
     Fact::constant(H, "SDMA_OP_FENCE", OP_FENCE as u64),
     Fact::constant(H, "SDMA_OP_TRAP", OP_TRAP as u64),
@@ -146,7 +154,7 @@ const OP_FACTS: [Fact; 15] = [
 /// The 4.4.2 header's COUNTs, and that its COPY_LINEAR keeps the 6.0
 /// dword positions the decoder reads.
 const H_VEGA10: &str = "vega10_sdma_pkt_open.h";
-const VEGA10_FACTS: [Fact; 16] = [
+const VEGA10_FACTS: [Fact; 18] = [
     Fact::constant(
         H_VEGA10,
         "SDMA_PKT_COPY_LINEAR_COUNT_count_mask",
@@ -175,6 +183,8 @@ const VEGA10_FACTS: [Fact; 16] = [
     Fact::constant(H_VEGA10, "SDMA_OP_CONST_FILL", OP_CONST_FILL as u64),
     Fact::constant(H_VEGA10, "SDMA_OP_WRITE", OP_WRITE as u64),
     Fact::constant(H_VEGA10, "SDMA_OP_INDIRECT", OP_INDIRECT as u64),
+    Fact::constant(H_VEGA10, "SDMA_OP_SRBM_WRITE", OP_SRBM_WRITE as u64),
+    Fact::constant(H_VEGA10, "SDMA_PKT_SRBM_WRITE_ADDR_addr_mask", m(SRBM_ADDR)),
     Fact::constant(
         H_VEGA10,
         "SDMA_PKT_WRITE_UNTILED_DW_3_count_mask",
@@ -354,6 +364,12 @@ pub enum SdmaPacket {
         dst: u64,
         dwords: u32,
     },
+    /// SRBM_WRITE: `data` to register `reg` (dwords), bytes `byte_en`.
+    SrbmWrite {
+        reg: u32,
+        data: u32,
+        byte_en: u32,
+    },
     /// INDIRECT: run `size` dwords of packets at `base` in `vmid`.
     Indirect {
         vmid: u32,
@@ -419,6 +435,7 @@ impl SdmaPacket {
             // see [`SdmaPacket::len_with`].
             (OP_WRITE, SUB_WRITE_LINEAR) => 4,
             (OP_INDIRECT, _) => 6,
+            (OP_SRBM_WRITE, _) => 3,
             (OP_FENCE, _) => 4,
             (OP_TRAP, _) => 2,
             (OP_POLL_REGMEM, _) => 6,
@@ -467,6 +484,11 @@ impl SdmaPacket {
             OP_WRITE => SdmaPacket::WriteLinear {
                 dst: q(w(1), w(2)),
                 dwords: WRITE_COUNT.get(w(3)) + 1,
+            },
+            OP_SRBM_WRITE => SdmaPacket::SrbmWrite {
+                reg: SRBM_ADDR.get(w(1)),
+                data: w(2),
+                byte_en: SRBM_BYTE_EN.get(h),
             },
             OP_INDIRECT => SdmaPacket::Indirect {
                 vmid: INDIRECT_VMID.get(h),

@@ -469,6 +469,11 @@ pub struct CpModel {
     /// to a register), as BAR byte offsets and values, for the device's
     /// register bus ([`CpModel::take_register_stores`]).
     register_stores: Vec<(usize, u32, u32)>,
+    /// End-of-pipe interrupts `RELEASE_MEM` asked for (`INT_SEL` 1 or 2):
+    /// the queue and the packet's context id (`src_data[0]` of the IV
+    /// entry, `gfx_v11_0_eop_irq()`), for the device's interrupt line
+    /// ([`CpModel::take_eop_interrupts`]).
+    eop_interrupts: Vec<(usize, u32)>,
 }
 
 impl core::fmt::Debug for CpModel {
@@ -566,7 +571,14 @@ impl CpModel {
             pm4_sh: BTreeMap::new(),
             pm4_registers: Pm4Registers::default(),
             register_stores: Vec::new(),
+            eop_interrupts: Vec::new(),
         }
+    }
+
+    /// The end-of-pipe interrupts raised since the last call, in order:
+    /// the queue and the `RELEASE_MEM` context id.
+    pub fn take_eop_interrupts(&mut self) -> Vec<(usize, u32)> {
+        core::mem::take(&mut self.eop_interrupts)
     }
 
     /// The register stores PM4 queues made since the last call, in order

@@ -131,6 +131,25 @@ impl GfxPipes {
         }
     }
 
+    /// Whether graphics pipe `pipe` runs: PFP and ME unhalted
+    /// (`gfx_v11_0_cp_gfx_enable()` clears `ME_HALT` and `PFP_HALT`), both
+    /// out of reset with the start address they took at its release, and
+    /// that address their blob's where the model knows it.
+    pub fn runs(&self, pipe: usize) -> bool {
+        if self.cntl & (me_cntl::ME_HALT | me_cntl::PFP_HALT) != 0 {
+            return false;
+        }
+        [Engine::Pfp, Engine::Me].iter().all(|e| {
+            let i = e.index();
+            let took = self.program[i].get(pipe).copied().flatten();
+            match (took, self.expected[i]) {
+                (Some(pc), Some(want)) => pc == want,
+                (Some(_), None) => true,
+                (None, _) => false,
+            }
+        })
+    }
+
     /// The start address `engine`'s `pipe` took at its last reset release.
     pub fn program(&self, engine: Engine, pipe: usize) -> Option<u64> {
         let p = self.program.get(engine.index())?.get(pipe)?;

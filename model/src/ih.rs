@@ -150,6 +150,9 @@ pub mod iv {
 /// soc15's `VMC` is 0x12 too).
 pub mod client {
     pub const GFX: u8 = 0x0a;
+    /// `SOC21_IH_CLIENTID_GRBM_CP`: the CP's end-of-pipe interrupts
+    /// (`gfx_v11_0_sw_init()` adds `CP_EOP_INTERRUPT` on it).
+    pub const GRBM_CP: u8 = 0x14;
     pub const VMC: u8 = 0x12;
     pub const SOC15_UTCL2: u8 = 0x1b;
 }
@@ -161,6 +164,8 @@ pub mod src {
     pub const UTCL2_FAULT: u8 = 0;
     pub const VM_FAULT: u8 = 0;
     pub const SQ_INTERRUPT_MSG: u8 = 239;
+    /// `GFX_11_0_0__SRCID__CP_EOP_INTERRUPT`.
+    pub const CP_EOP: u8 = 181;
 }
 
 /// The C expression that rebuilds, bit by bit, which bits of dword `$dw`
@@ -235,6 +240,12 @@ pub const IV_FACTS: &[Fact] = &[
     ),
     Fact::constant(INT, "SOC15_INTSRC_VMC_FAULT", src::VM_FAULT as u64),
     Fact::constant(IHC, "SOC21_IH_CLIENTID_GFX", client::GFX as u64),
+    Fact::constant(IHC, "SOC21_IH_CLIENTID_GRBM_CP", client::GRBM_CP as u64),
+    Fact::constant(
+        "irqsrcs_gfx_11_0_0.h",
+        "GFX_11_0_0__SRCID__CP_EOP_INTERRUPT",
+        src::CP_EOP as u64,
+    ),
     Fact::constant(IHC, "SOC21_IH_CLIENTID_VMC", client::VMC as u64),
     Fact::constant(
         "irqsrcs_gfx_11_0_0.h",
@@ -377,6 +388,23 @@ impl IvEntry {
     /// `gfx_v11_0_handle_priv_fault()` splits a CP interrupt's ring id
     /// (whether the SQ's message carries it is not public); the wave id
     /// is the interpreter's wave index, SIMD/WGP/SH 0.
+    /// The CP's end-of-pipe interrupt for the queue on `slot` (ME, pipe,
+    /// queue in `ring_id` as `gfx_v11_0_eop_irq()` reads them back), with
+    /// the `RELEASE_MEM` context id in `src_data[0]` (the MES user-queue
+    /// flag and id there, 0 for a kernel ring).
+    pub fn cp_eop(slot: Option<(u8, u8, u8)>, context: u32) -> IvEntry {
+        let ring_id = slot.map_or(0, |(me, pipe, queue)| {
+            (pipe & ring_id::PIPE) | ((me << 2) & ring_id::ME) | ((queue << 4) & ring_id::QUEUE)
+        });
+        IvEntry {
+            client_id: client::GRBM_CP,
+            src_id: src::CP_EOP,
+            ring_id,
+            src_data: [context, 0, 0, 0],
+            ..IvEntry::default()
+        }
+    }
+
     pub fn sq_error(slot: Option<(u8, u8, u8)>, e: &crate::wave::SqEvent) -> IvEntry {
         let ring_id = slot.map_or(0, |(me, pipe, queue)| {
             (pipe & ring_id::PIPE) | ((me << 2) & ring_id::ME) | ((queue << 4) & ring_id::QUEUE)

@@ -174,6 +174,15 @@ pub enum MecError {
         address: u64,
         bytes: u64,
     },
+    /// Not a graphics slot the model runs: ME 0, pipe 0 or 1, queue 0
+    /// (*model convention*: Linux 6.12 maps one graphics ring per pipe,
+    /// `gfx_v11_0_sw_init()`'s `num_queue_per_pipe = 1`).
+    NotAGfxSlot,
+    /// The graphics pipe does not run (halted, in reset, or on another
+    /// start address than its blob's: [`crate::gfx_pipes::GfxPipes::runs`]).
+    GfxPipeNotRunning {
+        pipe: u8,
+    },
 }
 
 /// What happened to a slot or pipe, in order.
@@ -494,12 +503,17 @@ pub struct Mec {
     state: Mutex<State>,
     cp: Mutex<CpModel>,
     sq_line: Mutex<Option<SqLine>>,
+    eop_line: Mutex<Option<EopLine>>,
 }
 
 /// Where the SQ's error interrupts go, with the HQD slot (ME, pipe,
 /// queue) of the queue that dispatched the wave (`None` for a rig queue
 /// on no slot). The VirtualGpu wires it to the IH model.
 pub type SqLine = Box<dyn Fn(Option<SlotKey>, crate::wave::SqEvent) + Send + Sync>;
+
+/// Where the CP's end-of-pipe interrupts go: the slot the queue is active
+/// on and the `RELEASE_MEM` context id.
+pub type EopLine = Box<dyn Fn(Option<SlotKey>, u32) + Send + Sync>;
 
 impl core::fmt::Debug for Mec {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -603,6 +617,7 @@ impl Mec {
             state: Mutex::new(State { flat, ..state }),
             cp: Mutex::new(cp),
             sq_line: Mutex::new(None),
+            eop_line: Mutex::new(None),
         })
     }
 
@@ -893,7 +908,37 @@ impl Mec {
         self.scan_doorbells(n.is_multiple_of(FULL_SCAN_EVERY));
         let s = self.cp.lock().step();
         self.deliver_sq();
+        self.deliver_eop();
         s
+    }
+
+    /// Sends the CP's end-of-pipe interrupts through `line` from now on.
+    pub fn set_eop_line(&self, line: EopLine) {
+        *self.eop_line.lock() = Some(line);
+    }
+
+    /// Hands the CP's end-of-pipe interrupts to the line, each with the
+    /// slot its queue is active on (dropped with no line: no interrupt
+    /// controller to take them).
+    fn deliver_eop(&self) {
+        let raised = self.cp.lock().take_eop_interrupts();
+        if raised.is_empty() {
+            return;
+        }
+        let line = self.eop_line.lock();
+        let Some(line) = line.as_ref() else {
+            return;
+        };
+        for (q, context) in raised {
+            let slot = self
+                .state
+                .lock()
+                .active
+                .iter()
+                .find(|(_, x)| **x == q)
+                .map(|(k, _)| *k);
+            line(slot, context);
+        }
     }
 
     /// Sends SQ error interrupts through `line` from now on (issue 20).
@@ -935,6 +980,7 @@ impl Mec {
             let rang = self.scan_doorbells(i.is_multiple_of(u64::from(FULL_SCAN_EVERY)));
             let s = self.cp.lock().step();
             self.deliver_sq();
+            self.deliver_eop();
             let busy = self.cp.lock().busy();
             if s.progressed() || busy || rang > 0 {
                 idle_for = 0;
@@ -1422,6 +1468,7 @@ impl Mec {
                 rptr: hqd.pq_rptr(),
                 space,
                 pipe: slot.1,
+                gfx: false,
             })
         }
         .map_err(MecError::Bind)?;
@@ -1444,6 +1491,86 @@ impl Mec {
         if once {
             self.cp.lock().poll_once(q);
         }
+        Ok(q)
+    }
+
+    /// Maps a graphics queue onto ME 0 `pipe`, `queue` on behalf of MES
+    /// (Linux's kernel graphics ring: `amdgpu_gfx_enable_kgq()` →
+    /// `mes_v11_0_map_legacy_queue()` with `MES_QUEUE_TYPE_GFX`), from
+    /// the `struct v11_gfx_mqd` `gfx_v11_0_gfx_mqd_init()` built. The
+    /// pipe must run ([`MecError::GfxPipeNotRunning`]), the MQD name an
+    /// enabled doorbell no other queue listens on. The CP runs it as a
+    /// PM4 ring ([`crate::cp::Pm4Binding::gfx`]) from the MQD's read and
+    /// write pointers.
+    pub fn map_gfx(
+        &self,
+        pipe: u8,
+        queue: u8,
+        m: &crate::decode::gfx_mqd_v11::GfxMqdV11,
+    ) -> Result<usize, MecError> {
+        let slot = (0, pipe, queue);
+        let r = self.bind_gfx(slot, m);
+        let mut s = self.state.lock();
+        match r {
+            Ok(q) => {
+                s.active.insert(slot, q);
+                s.events.keep(MecEvent::Activated {
+                    me: 0,
+                    pipe,
+                    queue,
+                    cp_queue: q,
+                });
+            }
+            Err(why) => s.events.keep(MecEvent::Refused {
+                me: 0,
+                pipe,
+                queue,
+                why,
+            }),
+        }
+        r
+    }
+
+    fn bind_gfx(
+        &self,
+        slot: SlotKey,
+        m: &crate::decode::gfx_mqd_v11::GfxMqdV11,
+    ) -> Result<usize, MecError> {
+        let (_, pipe, queue) = slot;
+        if usize::from(pipe) >= crate::gfx_pipes::GFX_PIPES || queue != 0 {
+            return Err(MecError::NotAGfxSlot);
+        }
+        let dword = m.doorbell.ok_or(MecError::DoorbellDisabled)?;
+        {
+            let s = self.state.lock();
+            if !s.gfx.runs(usize::from(pipe)) {
+                return Err(MecError::GfxPipeNotRunning { pipe });
+            }
+            if s.active.contains_key(&slot) {
+                return Err(MecError::SlotBusy);
+            }
+            if s.doorbells.contains_key(&dword) {
+                return Err(MecError::DoorbellInUse { dword });
+            }
+        }
+        let mut cp = self.cp.lock();
+        let q = cp
+            .bind_pm4(Pm4Binding {
+                ring_base: m.ring_address,
+                ring_dwords: m.ring_dwords,
+                rptr_report: m.rptr_address,
+                wptr_poll: m.wptr_poll_address,
+                wptr: m.wptr,
+                rptr: m.rptr,
+                space: AddressSpace::Vmid(m.vmid as u8),
+                pipe,
+                gfx: true,
+            })
+            .map_err(MecError::Bind)?;
+        let announced = cp.stats(q).map_or(0, |x| x.announced);
+        drop(cp);
+        self.arm_doorbell(dword, announced);
+        self.state.lock().doorbells.insert(dword, q);
         Ok(q)
     }
 

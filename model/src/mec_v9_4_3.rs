@@ -217,8 +217,13 @@ pub enum MecV943Refusal {
     },
     /// KIQ MAP_QUEUES onto a slot outside SET_RESOURCES' queue mask.
     NotInQueueMask { xcc: usize, bit: u32, mask: u64 },
-    /// A device address the block could not reach.
-    Memory { xcc: usize, va: u64 },
+    /// A device address the block could not reach, and why, when the
+    /// translation said (`None`: no memory backs the address).
+    Memory {
+        xcc: usize,
+        va: u64,
+        why: Option<VmRefusal>,
+    },
 }
 
 impl core::fmt::Display for MecV943Refusal {
@@ -268,8 +273,12 @@ impl core::fmt::Display for MecV943Refusal {
                 f,
                 "XCC {xcc} KIQ MAP_QUEUES onto queue bit {bit}, outside SET_RESOURCES' mask {mask:#x}"
             ),
-            MecV943Refusal::Memory { xcc, va } => {
-                write!(f, "XCC {xcc}: device address {va:#x} is not reachable")
+            MecV943Refusal::Memory { xcc, va, why } => {
+                write!(f, "XCC {xcc}: device address {va:#x} is not reachable")?;
+                match why {
+                    Some(w) => write!(f, " ({w:?})"),
+                    None => Ok(()),
+                }
             }
         }
     }
@@ -437,6 +446,11 @@ pub struct MecV943 {
     /// Fault switch: every XCC's KIQ and the HWS stop reading their
     /// rings (their firmware hung), until a reset.
     schedulers_hung: core::sync::atomic::AtomicBool,
+    /// Each AID's MMHUB segment-0 base (dwords) and the XCCs per AID
+    /// ([`MecV943::xcc_register`]).
+    aid_mmhubs: Mutex<(Vec<u32>, usize)>,
+    /// Why the last translation failed ([`MecV943::unreachable`]).
+    last_miss: Mutex<Option<VmRefusal>>,
 }
 
 /// A device's doorbell path: whether a store of `value` to doorbell
@@ -509,7 +523,15 @@ impl MecV943 {
             gate: Mutex::new(None),
             halted: core::sync::atomic::AtomicBool::new(false),
             schedulers_hung: core::sync::atomic::AtomicBool::new(false),
+            aid_mmhubs: Mutex::new((Vec::new(), 1)),
+            last_miss: Mutex::new(None),
         }
+    }
+
+    /// Each AID's MMHUB segment-0 base (dwords), XCC `x` being on AID
+    /// `x / xccs_per_aid`.
+    pub fn set_aid_mmhubs(&self, bases: Vec<u32>, xccs_per_aid: usize) {
+        *self.aid_mmhubs.lock() = (bases, xccs_per_aid.max(1));
     }
 
     /// The BAR2 page (host address, bytes): the device's doorbell
@@ -588,8 +610,25 @@ impl MecV943 {
     /// register in `XCC_REG_RANGE_0` 0x2000..0x3400 or `_1`
     /// 0xA000..0x10000): such an offset lands in XCC `xcc`'s own segment;
     /// any other is absolute.
+    ///
+    /// One exception, a *model convention*: Linux flushes each AID's
+    /// MMHUB TLB through KIQ 0 (`gmc_v9_0_flush_gpu_tlb()`: `inst = 0` for
+    /// an MMHUB), and the normalization also cuts MMHUB 1.8's
+    /// `VM_INVALIDATE_ENG*_SEM/REQ/ACK` (0x1A000 + 0x0bb1..0x0be7) down
+    /// to 0xabb1..0xabe7, where `gc_9_4_3_offset.h` lists no GC register.
+    /// How the CP resolves such an offset is not public; Linux relies on
+    /// the flush completing, so the model takes those offsets as the
+    /// invalidation registers of the MMHUB of the XCC's own AID.
     pub fn xcc_register(&self, xcc: usize, local: u32) -> u32 {
         let low = local & 0xFFFF;
+        let hub = crate::hub_v9::MMHUB_1_8;
+        let eng = hub.inv_eng0_sem..hub.inv_eng0_ack + crate::hub_v9::ENGINES;
+        if local == low && low >= 0xA000 && eng.contains(&(low - 0xA000)) {
+            let (mmhubs, per_aid) = &*self.aid_mmhubs.lock();
+            if let Some(base) = mmhubs.get(xcc / per_aid) {
+                return base + (low - 0xA000);
+            }
+        }
         let in_xcc = (0x2000..0x3400).contains(&low) || (0xA000..0x1_0000).contains(&low);
         let (Some(b0), Some(bx)) = (self.bases.first(), self.bases.get(xcc)) else {
             return local;
@@ -690,10 +729,23 @@ impl MecV943 {
 
     fn host(&self, xcc: usize, space: Space, va: u64, access: Access) -> Option<u64> {
         let page = va & !0xFFF;
-        self.mem
-            .translate(xcc, space, page, access)
-            .ok()
-            .map(|h| h + (va & 0xFFF))
+        match self.mem.translate(xcc, space, page, access) {
+            Ok(h) => Some(h + (va & 0xFFF)),
+            Err(why) => {
+                *self.last_miss.lock() = Some(why);
+                None
+            }
+        }
+    }
+
+    /// [`MecV943Refusal::Memory`] for `va`, with the last translation's
+    /// refusal.
+    fn unreachable(&self, xcc: usize, va: u64) -> MecV943Refusal {
+        MecV943Refusal::Memory {
+            xcc,
+            va,
+            why: self.last_miss.lock().take(),
+        }
     }
 
     fn read_bytes(&self, xcc: usize, space: Space, va: u64, out: &mut [u8]) -> Result<(), u64> {
@@ -728,7 +780,7 @@ impl MecV943 {
     fn read_mqd(&self, xcc: usize, space: Space, va: u64) -> Result<MqdV9, MecV943Refusal> {
         let mut b = vec![0u8; MQD_BYTES];
         self.read_bytes(xcc, space, va, &mut b)
-            .map_err(|va| MecV943Refusal::Memory { xcc, va })?;
+            .map_err(|va| self.unreachable(xcc, va))?;
         MqdV9::decode(&b).map_err(|fault| MecV943Refusal::Mqd { xcc, fault })
     }
 
@@ -994,13 +1046,7 @@ impl MecV943 {
                 self.arm(s, q.doorbell_dword, announced);
                 Ok(())
             }
-            Err(_) => fail(
-                s,
-                MecV943Refusal::Memory {
-                    xcc: 0,
-                    va: h.ring_address(),
-                },
-            ),
+            Err(_) => fail(s, self.unreachable(0, h.ring_address())),
         }
     }
 
@@ -1021,9 +1067,9 @@ impl MecV943 {
             let at = x * stride;
             let dst = bytes
                 .get_mut(at..at + MQD_BYTES)
-                .ok_or(MecV943Refusal::Memory { xcc: x, va: q.mqd })?;
+                .ok_or_else(|| self.unreachable(x, q.mqd))?;
             self.read_bytes(x, space, q.mqd + at as u64, dst)
-                .map_err(|va| MecV943Refusal::Memory { xcc: x, va })?;
+                .map_err(|va| self.unreachable(x, va))?;
             if let Some(m) = q.members.iter().find(|m| m.0 == x)
                 && m.2 != q.mqd + at as u64
             {
@@ -1318,6 +1364,7 @@ impl MecV943 {
             rptr: 0,
             space: AddressSpace::Vmid(h.vmid() as u8),
             pipe: slot.1 as u8,
+            gfx: false,
         };
         let c = self.cp.lock().bind_pm4(binding).map_err(|_| {
             bad("the PM4 ring is not 256-byte aligned or not a power of two in size")
@@ -1373,12 +1420,12 @@ impl MecV943 {
         let (reg, reference) = match (w::MEM_SPACE.get(control), w::OPERATION.get(control)) {
             (1, 0) => {
                 let addr = u64::from(a0) | u64::from(a1) << 32;
-                if addr % 4 != 0 {
+                if !addr.is_multiple_of(4) {
                     return Err(bad("WAIT_REG_MEM poll address not dword aligned"));
                 }
                 let v = self
                     .read_u32(xcc, Space::Vmid(0), addr)
-                    .map_err(|va| MecV943Refusal::Memory { xcc, va })?;
+                    .map_err(|va| self.unreachable(xcc, va))?;
                 let met = crate::cp::compare(function, v & mask, reference);
                 return Ok(met == Some(true));
             }
@@ -1502,7 +1549,7 @@ impl MecV943 {
                 for (i, v) in p.iter().skip(4).enumerate() {
                     let a = addr + 4 * i as u64;
                     self.write_u32(xcc, space, a, *v)
-                        .map_err(|va| MecV943Refusal::Memory { xcc, va })?;
+                        .map_err(|va| self.unreachable(xcc, va))?;
                 }
                 Ok(())
             }

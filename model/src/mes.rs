@@ -1305,6 +1305,9 @@ impl MesModel {
             });
             return Ok(());
         }
+        if f.queue_type == queue_type::GFX && self.api == MesApiVersion::V11 {
+            return self.map_legacy_gfx(f);
+        }
         if f.queue_type != queue_type::COMPUTE || f.pipe_id >= 4 || f.queue_id >= 8 {
             return Err(unsupported);
         }
@@ -1335,6 +1338,54 @@ impl MesModel {
         self.mec
             .map_window(slot, &hqd.with_doorbell_enabled().0)
             .map_err(Refusal::Mec)?;
+        self.state.lock().queues.insert(f.doorbell, slot);
+        Ok(())
+    }
+
+    /// A kernel graphics ring (`amdgpu_gfx_enable_kgq()` →
+    /// `mes_v11_0_map_legacy_queue()`, `MES_QUEUE_TYPE_GFX`) onto ME 0
+    /// from its `struct v11_gfx_mqd`: the frame's doorbell and write
+    /// pointer are the MQD's (both from one ring in
+    /// `amdgpu_mes_map_legacy_queue()`), the MQD is active and its ring is
+    /// memory VMID 0 reaches; the MEC block checks the slot and the pipe
+    /// ([`Mec::map_gfx`]).
+    fn map_legacy_gfx(&self, f: &AddArgs) -> Result<(), Refusal> {
+        use crate::decode::gfx_mqd_v11::{GFX_MQD_BYTES, GfxMqdV11};
+        let mut bytes = [0u8; GFX_MQD_BYTES];
+        self.kernel_read(f.mqd_addr, &mut bytes, "graphics MQD")
+            .ok_or(Refusal::MqdUnreadable {
+                address: f.mqd_addr,
+            })?;
+        let m = GfxMqdV11::decode(&bytes).map_err(|_| Refusal::BadAddQueue {
+            what: "graphics MQD ring size (RB_BUFSZ) larger than a ring can be",
+        })?;
+        let mqd_db = m.doorbell.unwrap_or(0);
+        if m.doorbell != Some(f.doorbell) {
+            return Err(Refusal::DoorbellMismatch {
+                frame: f.doorbell,
+                mqd: mqd_db,
+            });
+        }
+        if m.wptr_poll_address != f.wptr {
+            return Err(Refusal::WptrMismatch {
+                frame: f.wptr,
+                mqd: m.wptr_poll_address,
+            });
+        }
+        if !m.active {
+            return Err(Refusal::BadAddQueue {
+                what: "graphics MQD not active (cp_gfx_hqd_active clear)",
+            });
+        }
+        if m.vmid != 0 || !self.kernel_covers(m.ring_address, m.ring_dwords * 4, Access::Read) {
+            return Err(Refusal::NotMapped {
+                what: "graphics ring (VMID 0)",
+                address: m.ring_address,
+            });
+        }
+        let narrow = |v: u32| u8::try_from(v).unwrap_or(u8::MAX);
+        let slot = (0, narrow(f.pipe_id), narrow(f.queue_id));
+        self.mec.map_gfx(slot.1, slot.2, &m).map_err(Refusal::Mec)?;
         self.state.lock().queues.insert(f.doorbell, slot);
         Ok(())
     }

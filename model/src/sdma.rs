@@ -314,6 +314,12 @@ pub trait SdmaPort: Send + Sync {
     /// The NBIO's HDP flush request and done registers (absolute dword
     /// offsets, `get_hdp_flush_req_offset()`/`_done_offset()`), if known.
     fn hdp_flush(&self) -> Option<(u32, u32)>;
+    /// The absolute dword offset of register `reg` as an SRBM_WRITE or a
+    /// register POLL_REGMEM of this engine names it (18 bits,
+    /// `SDMA_PKT_SRBM_WRITE_ADDR_addr_mask`): on one die, `reg` itself.
+    fn register(&self, reg: u32) -> u32 {
+        reg
+    }
 }
 
 /// Why the engine stopped its queue.
@@ -440,6 +446,12 @@ struct State {
     /// An INDIRECT packet's IB stopped at a poll not met: the ring
     /// position of the INDIRECT and the byte offset in the IB.
     ib_at: Option<(u64, u64)>,
+    /// SRBM_WRITE stores for the device's register bus (byte offset,
+    /// value), in order.
+    register_stores: Vec<(u32, u32)>,
+    /// A register POLL_REGMEM not met yet: the register (byte offset) and
+    /// the value the device last read there.
+    reg_wait: Option<(u32, Option<u32>)>,
 }
 
 /// Where packets are read from: the ring (wrapping at its size) or an IB
@@ -767,6 +779,32 @@ impl SdmaModel {
             ));
         }
         out
+    }
+
+    /// The SRBM_WRITE stores since the last call (BAR byte offset, value).
+    pub fn take_register_stores(&self) -> Vec<(u32, u32)> {
+        core::mem::take(&mut self.state.lock().register_stores)
+    }
+
+    /// The register a POLL_REGMEM waits on (byte offset), if any.
+    pub fn register_waits(&self) -> Vec<u32> {
+        self.state
+            .lock()
+            .reg_wait
+            .map(|(r, _)| r)
+            .into_iter()
+            .collect()
+    }
+
+    /// The values the device read at [`SdmaModel::register_waits`]'
+    /// registers.
+    pub fn register_values(&self, values: &[(u32, u32)]) {
+        let mut s = self.state.lock();
+        if let Some((reg, seen)) = s.reg_wait.as_mut()
+            && let Some((_, v)) = values.iter().find(|(r, _)| r == reg)
+        {
+            *seen = Some(*v);
+        }
     }
 
     /// Attaches the memory, doorbells and clock the engine runs on.
@@ -1167,7 +1205,12 @@ impl Running<'_> {
                 value,
                 mask,
                 ..
-            } => return self.poll_met((mem, hdp_flush), func, addr, value, mask),
+            } => {
+                if !mem && !hdp_flush {
+                    return self.register_poll(s, func, addr, value, mask);
+                }
+                return self.poll_met((mem, hdp_flush), func, addr, value, mask);
+            }
             SdmaPacket::Timestamp { addr, .. } => {
                 let (hp, _) = self.tr(addr, Access::Write)?;
                 // SAFETY: the encoding makes the address 8-byte aligned.
@@ -1192,6 +1235,15 @@ impl Running<'_> {
                 a.fetch_add(src, core::sync::atomic::Ordering::AcqRel);
             }
             SdmaPacket::WriteLinear { dst, dwords } => self.write_linear(dst, dwords)?,
+            SdmaPacket::SrbmWrite { reg, data, byte_en } => {
+                // `sdma_v4_4_2_ring_emit_wreg()` / `sdma_v6_0_ring_emit_wreg()`
+                // write whole registers (`BYTE_EN(0xf)`).
+                if byte_en != 0xf {
+                    return Err(self.refuse("SRBM_WRITE of part of a register is not modelled"));
+                }
+                let at = self.port.register(reg).wrapping_mul(4);
+                s.register_stores.keep((at, data));
+            }
             SdmaPacket::Indirect { .. } => {
                 return Err(self.refuse("INDIRECT is run by the engine, not as a packet"));
             }
@@ -1264,6 +1316,48 @@ impl Running<'_> {
             off += n;
         }
         Ok(())
+    }
+
+    /// POLL_REGMEM on a register (`sdma_v4_4_2_ring_emit_reg_wait()`: the
+    /// register in dword 1 as a byte offset, dword 2 unused): the device
+    /// reads the register after each look and hands the value back
+    /// ([`SdmaModel::register_values`]); met when `func` holds between
+    /// the masked value and `value` (*model convention*: the engine sees
+    /// the register one look late).
+    fn register_poll(
+        &self,
+        s: &mut State,
+        func: u32,
+        addr: u64,
+        value: u32,
+        mask: u32,
+    ) -> Result<bool, SdmaStop> {
+        let reg = (addr as u32) >> 2;
+        if func > 6 {
+            return Err(self.refuse("POLL_REGMEM function 7 is reserved"));
+        }
+        let at = self
+            .port
+            .register(reg & decode::SRBM_ADDR.mask())
+            .wrapping_mul(4);
+        let seen = match s.reg_wait {
+            Some((r, seen)) if r == at => seen,
+            _ => None,
+        };
+        let met = seen.is_some_and(|v| {
+            let v = v & mask;
+            match func {
+                0 => true,
+                1 => v < value,
+                2 => v <= value,
+                3 => v == value,
+                4 => v != value,
+                5 => v >= value,
+                _ => v > value,
+            }
+        });
+        s.reg_wait = (!met).then_some((at, seen));
+        Ok(met)
     }
 
     /// POLL_REGMEM: on memory, whether `func` holds between the masked

@@ -63,6 +63,10 @@ const SOCKET: &str = "vfio-user.sock";
 const SERVER_START_SECS: u64 = 120;
 /// How long the guest's `/init` waits for one `insmod` before it reports.
 const AMDGPU_WAIT_SECS: u32 = 60;
+/// How long the guest's `/init` lets the debugfs IB tests run (each ring
+/// waits up to 0.5 s for the fence fallback timer when no interrupt
+/// arrives: 64 rings on MI300X).
+const IB_TEST_SECS: u32 = 90;
 /// What every line the guest's `/init` reports starts with.
 const TAG: &str = "LINUX-PEER: ";
 
@@ -73,6 +77,9 @@ struct PartSpec {
     firmware: &'static [&'static str],
     /// amdgpu's module parameters for the part.
     params: &'static str,
+    /// The KFD node's `gfx_target_version` for the part's GC
+    /// (`kgd2kfd_probe()`: 110000 for GC 11.0.0, 90402 for GC 9.4.3).
+    gfx_target: u32,
 }
 
 /// Navi31's blobs by IP version: GC 11.0.0 (its MES firmware is
@@ -103,6 +110,7 @@ const PARTS: &[PartSpec] = &[
         // - 8 `vcn`, 9 `jpeg`: the PSP model does not load VCN firmware
         //   and the model has no VCN rings for their ring tests.
         params: "ip_block_mask=0xfffffccf",
+        gfx_target: 110000,
     },
     PartSpec {
         name: "mi300x",
@@ -122,6 +130,7 @@ const PARTS: &[PartSpec] = &[
         // - 7 `vcn`, 8 `jpeg`: as on navi31, no VCN firmware in the PSP
         //   model and no VCN or JPEG rings.
         params: "ip_block_mask=0xfffffe6f",
+        gfx_target: 90402,
     },
 ];
 
@@ -547,6 +556,19 @@ for m in /mods/*.ko; do
 done
 if grep -q '^amdgpu ' /proc/modules; then
   echo "{TAG}amdgpu loaded, $(up) s after boot"
+  # amdgpu_debugfs_test_ib_show(): amdgpu_ib_ring_tests() on every ring,
+  # "ib ring tests passed." or "ib ring tests failed (r)."; bounded.
+  mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+  for t in /sys/kernel/debug/dri/*/amdgpu_test_ib; do
+    [ -e "$t" ] || continue
+    timeout {IB_TEST_SECS} cat "$t" | while read -r l; do echo "{TAG}ib test: $l"; done
+    break
+  done
+  # The KFD topology (kfd_topology.c's sysfs properties).
+  for n in /sys/class/kfd/kfd/topology/nodes/*; do
+    [ -e "$n/properties" ] || continue
+    echo "{TAG}kfd node ${{n##*/}} $(grep '^gfx_target_version ' $n/properties)"
+  done
 else
   echo "{TAG}amdgpu NOT loaded"
 fi
@@ -778,9 +800,18 @@ fn section<'a>(text: &'a str, what: &str) -> Vec<&'a str> {
         .collect()
 }
 
-/// A milestone the issue sets: its number, its name, and whether a
-/// guest's `dmesg` (Linux 6.12's own prints) shows it reached.
-type Milestone = (u32, &'static str, fn(&str) -> bool);
+/// What a run shows: the guest's `dmesg` (Linux 6.12's own prints), the
+/// lines its `/init` reported (tag stripped), and the part's expected KFD
+/// `gfx_target_version`.
+struct Evidence<'a> {
+    dmesg: &'a str,
+    guest: &'a str,
+    gfx_target: u32,
+}
+
+/// A milestone the issue sets: its number, its name, and whether a run
+/// shows it reached.
+type Milestone = (u32, &'static str, fn(&Evidence<'_>) -> bool);
 
 /// The milestones this command can recognise yet, in order; a run past
 /// them says so.
@@ -788,10 +819,46 @@ const MILESTONES: &[Milestone] = &[
     (
         1,
         "amdgpu probes and parses the model's discovery table",
-        discovery_parsed,
+        |e| discovery_parsed(e.dmesg),
     ),
-    (2, "GMC, IH and PSP are up", gmc_ih_psp_up),
+    (2, "GMC, IH and PSP are up", |e| gmc_ih_psp_up(e.dmesg)),
+    (
+        3,
+        "the ring and IB tests pass for the compute rings, the KIQ/MES and SDMA",
+        ring_and_ib_tests_pass,
+    ),
+    (
+        4,
+        "the KFD topology node appears with the right gfx target",
+        kfd_node_up,
+    ),
 ];
+
+/// amdgpu_pci_probe() registered the DRM device ("[drm] Initialized
+/// amdgpu"), which it does only after every block's hw_init returned 0,
+/// their ring tests included (amdgpu_ring_test_helper()), and the guest's
+/// run of amdgpu_ib_ring_tests() through debugfs printed "ib ring tests
+/// passed." with no ring or IB test failing in dmesg.
+fn ring_and_ib_tests_pass(e: &Evidence<'_>) -> bool {
+    e.dmesg.contains("[drm] Initialized amdgpu")
+        && e.guest
+            .lines()
+            .any(|l| l.trim_end() == "ib test: ib ring tests passed.")
+        && !["test failed", "IB test failed on"]
+            .iter()
+            .any(|f| e.dmesg.contains(f))
+}
+
+/// kfd_topology_add_device() printed its node ("Topology: Add dGPU
+/// node") and the node's sysfs properties give the part's
+/// `gfx_target_version`.
+fn kfd_node_up(e: &Evidence<'_>) -> bool {
+    let want = format!("gfx_target_version {}", e.gfx_target);
+    e.dmesg.contains("Topology: Add dGPU node")
+        && e.guest
+            .lines()
+            .any(|l| l.starts_with("kfd node ") && l.trim_end().ends_with(&want))
+}
 
 /// amdgpu_device_ip_block_add() printed the first block that
 /// amdgpu_discovery_set_ip_blocks() chose from the table, and no
@@ -825,11 +892,11 @@ fn gmc_ih_psp_up(dmesg: &str) -> bool {
     dmesg.contains("PCIE GART of ") && !failed && phase2
 }
 
-/// The last milestone `dmesg` shows reached, in order.
-fn milestone(dmesg: &str) -> (u32, &'static str) {
+/// The last milestone a run shows reached, in order.
+fn milestone(e: &Evidence<'_>) -> (u32, &'static str) {
     let mut reached = (0, "guest boots and loads amdgpu");
     for &(n, name, shown) in MILESTONES {
-        if !shown(dmesg) {
+        if !shown(e) {
             break;
         }
         reached = (n, name);
@@ -886,7 +953,17 @@ fn report(spec: &PartSpec, params: &str, work: &Path, boot: &Boot, served: &Serv
         }
     }
     let all = dmesg.join("\n");
-    let (n, name) = milestone(&all);
+    let guest: String = boot
+        .text
+        .lines()
+        .filter_map(|l| l.trim_end_matches('\r').strip_prefix(TAG))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let (n, name) = milestone(&Evidence {
+        dmesg: &all,
+        guest: &guest,
+        gfx_target: spec.gfx_target,
+    });
     for e in amdgpu_errors(&dmesg).iter().take(12) {
         println!("linux peer: amdgpu error: {e}");
     }
@@ -934,6 +1011,13 @@ mod tests {
 
     #[test]
     fn the_milestone_is_the_last_line_found_in_order() {
+        let milestone = |dmesg: &str| {
+            milestone(&Evidence {
+                dmesg,
+                guest: "",
+                gfx_target: 110000,
+            })
+        };
         assert_eq!(milestone("[ 1.0] amdgpu: Topology: Add CPU node").0, 0);
         let probed = "[ 15.1] [drm] add ip block number 0 <soc21_common>\n\
                       [ 15.2] amdgpu 0000:01:00.0: amdgpu: Unable to locate a BIOS ROM";
@@ -957,5 +1041,30 @@ mod tests {
             amdgpu_errors(&lines),
             ["[ 15.2] amdgpu 0000:01:00.0: amdgpu: Unable to locate a BIOS ROM"]
         );
+    }
+
+    /// Milestones 3 and 4 from Linux's own prints and the guest's report
+    /// (as a MI300X run printed them, shortened).
+    #[test]
+    fn ib_tests_and_the_kfd_node_are_milestones_3_and_4() {
+        let dmesg = "[ 26.9] [drm] add ip block number 0 <soc15_common>\n\
+                     [ 27.4] [drm] PCIE GART of 512M enabled.\n\
+                     [ 31.7] [drm] kiq ring mec 2 pipe 1 q 0\n\
+                     [ 31.9] [drm] hw_init of IP block <gfx_v9_4_3> done\n\
+                     [ 32.2] amdgpu: Topology: Add dGPU node [0x74a1:0x1002]\n\
+                     [ 32.4] [drm] Initialized amdgpu 3.61.0 for 0000:01:00.0 on minor 0";
+        let guest = "amdgpu loaded, 80 s after boot\nib test: run ib test:\n\
+                     ib test: ib ring tests passed.\nkfd node 0 gfx_target_version 0\n\
+                     kfd node 1 gfx_target_version 90402";
+        let e = |guest, gfx_target| Evidence {
+            dmesg,
+            guest,
+            gfx_target,
+        };
+        assert_eq!(milestone(&e(guest, 90402)).0, 4);
+        // The node of another target is not this part's.
+        assert_eq!(milestone(&e(guest, 110000)).0, 3);
+        let failed = guest.replace("passed.", "failed (-110).");
+        assert_eq!(milestone(&e(&failed, 90402)).0, 2);
     }
 }

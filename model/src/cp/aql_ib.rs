@@ -86,6 +86,27 @@ impl CpModel {
         if remaining != DWORDS_REMAINING {
             return Err(bad("dw_cnt_remain not 10", u64::from(remaining)));
         }
+        self.run_ib(q, read, address, size)
+    }
+
+    /// Runs (or goes on running) the `size`-dword IB at `address` of
+    /// queue `q`, started by the packet `key` names (an AQL packet's
+    /// index, a PM4 ring's read position): `Ok(true)` when done,
+    /// `Ok(false)` at a wait not met or the look's packet budget (the
+    /// IB's position is kept for `key`).
+    pub(super) fn run_ib(
+        &mut self,
+        q: usize,
+        key: u64,
+        address: u64,
+        size: u64,
+    ) -> Result<bool, CpError> {
+        let bad = |what, value| CpError::Pm4 {
+            queue: q,
+            rptr: 0,
+            why: Pm4Error::IndirectBuffer { what, value },
+        };
+        let read = key;
         // A power-of-two "ring" at least as large as the IB: indices below
         // `size` never wrap.
         let n = size.next_power_of_two();

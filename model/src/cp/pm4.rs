@@ -22,6 +22,11 @@
 //! - Packets are type-3 headers decoded with [`crate::decode::pm4`], the
 //!   model's own reading of `nvd.h`.
 //!
+//! A graphics queue ([`Pm4Binding::gfx`], the ring MES maps for Linux's
+//! `amdgpu_gfx_enable_kgq()`) takes the same packets plus the
+//! graphics-state ones (`graphics_state`) and `COND_EXEC`; every PM4
+//! ring takes `INDIRECT_BUFFER` (`ring_ib`).
+//!
 //! Executed: `NOP` (body skipped), the one-dword filler
 //! `PACKET3(PACKET3_NOP, 0x3FFF)` Linux pads compute rings with
 //! ([`crate::decode::pm4::NOP_FILLER`]), `WRITE_DATA` to memory
@@ -73,7 +78,12 @@ pub struct Pm4Binding {
     /// reading (dwords, within the ring).
     pub rptr: u32,
     pub space: super::AddressSpace,
+    /// The MEC pipe (compute); for a graphics queue, the ME pipe.
     pub pipe: u8,
+    /// A graphics queue on the ME (`gfx_v11_0_gfx_mqd_init()`'s ring):
+    /// it also takes the graphics-state packets, and the MEC pipes'
+    /// running state does not gate it.
+    pub gfx: bool,
 }
 
 /// Why a PM4 queue stopped.
@@ -122,7 +132,7 @@ impl core::fmt::Display for Pm4Error {
                 "PM4 packet {packet}: {what} = {value:#x} is not executed by the model"
             ),
             Pm4Error::IndirectBuffer { what, value } => {
-                write!(f, "AQL PM4 indirect buffer: {what} ({value:#x})")
+                write!(f, "PM4 indirect buffer: {what} ({value:#x})")
             }
         }
     }
@@ -137,6 +147,8 @@ pub(super) struct Pm4State {
     /// Dwords consumed (free-running, as the write pointer).
     rptr: u64,
     packets: u64,
+    /// A graphics queue ([`Pm4Binding::gfx`]).
+    gfx: bool,
 }
 
 /// Per-queue counters of a PM4 queue.
@@ -185,7 +197,7 @@ impl CpModel {
             descriptor: 0,
             wake: super::Wake::Routed,
             space: b.space,
-            pipe: Some(b.pipe),
+            pipe: (!b.gfx).then_some(b.pipe),
             announced: b.wptr,
             poll_once: false,
             profiling: false,
@@ -204,6 +216,7 @@ impl CpModel {
                 wptr_poll: b.wptr_poll,
                 rptr: start_rptr(b),
                 packets: 0,
+                gfx: b.gfx,
             }),
         });
         Ok(q)
@@ -294,12 +307,28 @@ impl CpModel {
                 }
                 break;
             }
-            if header != d::NOP_FILLER && !self.pm4_packet(q, ring, n, rptr, header)? {
-                // A wait not met yet: the packet stays, tried again at
-                // the next step.
-                break;
+            let mut skip = 0;
+            if header != d::NOP_FILLER {
+                let ran = match d::HEADER_OPCODE.get(header) {
+                    opcode::COND_EXEC => match self.cond_exec(q, ring, n, rptr, header)? {
+                        // The discarded dwords must be there too.
+                        Some(k) if wptr.wrapping_sub(rptr) < len + k => false,
+                        Some(k) => {
+                            skip = k;
+                            true
+                        }
+                        None => true,
+                    },
+                    opcode::INDIRECT_BUFFER => self.ring_ib(q, ring, n, rptr, header, st.gfx)?,
+                    _ => self.pm4_packet(q, ring, n, rptr, header)?,
+                };
+                if !ran {
+                    // A wait not met yet: the packet stays, tried again at
+                    // the next step.
+                    break;
+                }
             }
-            rptr = rptr.wrapping_add(len);
+            rptr = rptr.wrapping_add(len + skip);
             done += 1;
             if let Some(p) = self.queues.get_mut(q).and_then(|x| x.pm4.as_mut()) {
                 p.rptr = rptr;
@@ -314,6 +343,105 @@ impl CpModel {
             }
         }
         Ok(done)
+    }
+
+    /// `COND_EXEC` (`gfx_v11_0_ring_emit_init_cond_exec()`): the dword at
+    /// the packet's address decides; `Some(dwords)` to discard after the
+    /// packet when it is 0, `None` to go on ("discard following DWs if
+    /// *cond_exec_gpu_addr==0").
+    fn cond_exec(
+        &mut self,
+        q: usize,
+        ring: u64,
+        n: u64,
+        at: u64,
+        header: u32,
+    ) -> Result<Option<u64>, CpError> {
+        let field = |what, value| CpError::Pm4 {
+            queue: q,
+            rptr: at,
+            why: Pm4Error::Field {
+                packet: "COND_EXEC",
+                what,
+                value,
+            },
+        };
+        let dwords = u64::from(d::HEADER_COUNT.get(header)) + 2;
+        if dwords != d::graphics::COND_EXEC_DWORDS as u64 {
+            return Err(field("packet length", dwords as u32));
+        }
+        let lo = self.pm4_dword(q, ring, n, at + 1)?;
+        let hi = self.pm4_dword(q, ring, n, at + 2)?;
+        let count = self.pm4_dword(q, ring, n, at + 4)?;
+        let addr = u64::from(lo) | u64::from(hi) << 32;
+        if !addr.is_multiple_of(4) {
+            return Err(field("condition address not dword aligned", lo));
+        }
+        let v = self
+            .u32_at(q, addr, Access::Read, "COND_EXEC condition")?
+            .load(Ordering::Acquire);
+        Ok((v == 0).then_some(u64::from(count)))
+    }
+
+    /// `INDIRECT_BUFFER` on a PM4 ring (`gfx_v11_0_ring_emit_ib_gfx()`,
+    /// `_compute()`, `gfx_v9_4_3_ring_emit_ib_compute()`): dwords 1/2 the
+    /// IB's address, 3 its size in dwords, its VMID in bits 27:24 and, on
+    /// a compute queue, `INDIRECT_BUFFER_VALID`. The IB runs in the
+    /// queue's own address space (another VMID is refused, not modelled)
+    /// with the same packets the ring takes but `COND_EXEC` and a nested
+    /// `INDIRECT_BUFFER`.
+    fn ring_ib(
+        &mut self,
+        q: usize,
+        ring: u64,
+        n: u64,
+        at: u64,
+        header: u32,
+        gfx: bool,
+    ) -> Result<bool, CpError> {
+        use d::compute::indirect_buffer as ib;
+        let field = |what, value| CpError::Pm4 {
+            queue: q,
+            rptr: at,
+            why: Pm4Error::Field {
+                packet: "INDIRECT_BUFFER",
+                what,
+                value,
+            },
+        };
+        let dwords = u64::from(d::HEADER_COUNT.get(header)) + 2;
+        if dwords != ib::DWORDS as u64 {
+            return Err(field("packet length", dwords as u32));
+        }
+        let lo = self.pm4_dword(q, ring, n, at + 1)?;
+        let hi = self.pm4_dword(q, ring, n, at + 2)?;
+        let control = self.pm4_dword(q, ring, n, at + 3)?;
+        let address = u64::from(lo) | u64::from(hi) << 32;
+        if !address.is_multiple_of(4) {
+            return Err(field("address not dword aligned", lo));
+        }
+        let size = u64::from(ib::SIZE.get(control));
+        if size == 0 {
+            return Err(field("size of 0 dwords", control));
+        }
+        if !gfx && ib::VALID.get(control) == 0 {
+            return Err(field(
+                "INDIRECT_BUFFER_VALID clear on a compute queue",
+                control,
+            ));
+        }
+        let vmid = d::graphics::IB_VMID.get(control);
+        let own = match self.queues.get(q).map(|x| x.space) {
+            Some(super::AddressSpace::Vmid(v)) => u32::from(v),
+            _ => 0,
+        };
+        if vmid != own {
+            return Err(field(
+                "an IB in another VMID than its queue's (not modelled)",
+                vmid,
+            ));
+        }
+        self.run_ib(q, at, address, size)
     }
 
     /// Executes the type-3 packet whose header (at ring dword `at`) is
@@ -378,7 +506,82 @@ impl CpModel {
                 }
                 Ok(true)
             }
+            opcode::PREAMBLE_CNTL
+            | opcode::CONTEXT_CONTROL
+            | opcode::CLEAR_STATE
+            | opcode::SET_CONTEXT_REG => self.graphics_state(q, ring, n, at, op, body),
             _ => self.pm4_compute(q, ring, n, at, op, body),
         }
+    }
+
+    /// The graphics-state packets `gfx_v11_0_cp_gfx_start()` sends before
+    /// any work (`PREAMBLE_CNTL` begin/end of the clear state,
+    /// `CONTEXT_CONTROL`, the `SET_CONTEXT_REG`s of the clear-state
+    /// section, `CLEAR_STATE`): taken on a graphics queue only, checked
+    /// for their length, the preamble's two values and the context
+    /// registers' window (`PACKET3_SET_CONTEXT_REG_START`.._END), and
+    /// otherwise without effect (*model convention*: the model has no
+    /// graphics pipeline, so nothing it runs reads context state).
+    fn graphics_state(
+        &mut self,
+        q: usize,
+        ring: u64,
+        n: u64,
+        at: u64,
+        op: u32,
+        body: u64,
+    ) -> Result<bool, CpError> {
+        use d::graphics as g;
+        let gfx = self
+            .queues
+            .get(q)
+            .and_then(|x| x.pm4)
+            .is_some_and(|p| p.gfx);
+        let stop = |why| CpError::Pm4 {
+            queue: q,
+            rptr: at,
+            why,
+        };
+        if !gfx {
+            return Err(stop(Pm4Error::Unsupported {
+                opcode: op as u8,
+                name: d::opcode_name(op),
+            }));
+        }
+        let field = |what, value| {
+            stop(Pm4Error::Field {
+                packet: d::opcode_name(op),
+                what,
+                value,
+            })
+        };
+        let want = |dwords: u64| {
+            if body == dwords {
+                Ok(())
+            } else {
+                Err(field("packet length", body as u32 + 1))
+            }
+        };
+        match op {
+            opcode::PREAMBLE_CNTL => {
+                want(1)?;
+                let v = self.pm4_dword(q, ring, n, at + 1)?;
+                if v != g::PREAMBLE_BEGIN_CLEAR_STATE && v != g::PREAMBLE_END_CLEAR_STATE {
+                    return Err(field("preamble control", v));
+                }
+            }
+            opcode::CONTEXT_CONTROL => want(2)?,
+            opcode::CLEAR_STATE => want(1)?,
+            _ => {
+                let off = self.pm4_dword(q, ring, n, at + 1)?;
+                let end = g::SET_CONTEXT_REG_START
+                    .checked_add(off)
+                    .and_then(|r| r.checked_add(body.saturating_sub(1) as u32));
+                if body < 2 || end.is_none_or(|e| e > g::SET_CONTEXT_REG_END) {
+                    return Err(field("context register outside the context window", off));
+                }
+            }
+        }
+        Ok(true)
     }
 }

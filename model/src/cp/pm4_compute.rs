@@ -30,8 +30,13 @@
 //! - `RELEASE_MEM` at end of pipe (`CACHE_FLUSH_AND_INV_TS_EVENT`, index
 //!   5: `gfx_v11_0_ring_emit_fence()`, tinygrad's `release_mem`): writes
 //!   nothing, the low 32 bits, 64 bits or the GPU clock (the model's
-//!   nanosecond counter, **model value**) to memory. An interrupt request
-//!   (`INT_SEL` != 0) stops the queue: the model raises no CP interrupt.
+//!   nanosecond counter, **model value**) to memory. `INT_SEL` 1
+//!   (interrupt only) or 2 (interrupt once the write is confirmed, what
+//!   `amdgpu_fence_emit()`'s fences ask for) then raises the end-of-pipe
+//!   interrupt with the packet's context id (dword 7, `src_data[0]` in
+//!   `gfx_v11_0_eop_irq()`), handed to the device's interrupt line
+//!   ([`CpModel::take_eop_interrupts`]); other `INT_SEL` values stop the
+//!   queue.
 //! - `WAIT_REG_MEM` on memory: compares `(value & mask)` with the
 //!   reference by the function `nvd.h` lists; a wait not yet met stalls
 //!   the queue at the packet, which is tried again at the next CP step
@@ -43,13 +48,16 @@
 //!   emit: the model's HDP holds no writes, so the flush is done at once
 //!   and `DONE` reads what was requested (**model convention**). Any other
 //!   register wait stops the queue.
-//! - `INDIRECT_BUFFER`: not executed (tinygrad uses it for bound queues,
-//!   `AMDComputeQueue.bind`, i.e. graphs); stops the queue, named.
+//! - `INDIRECT_BUFFER` on a ring (Linux's IB tests and jobs,
+//!   `gfx_v11_0_ring_emit_ib_compute()`; tinygrad's bound queues,
+//!   `AMDComputeQueue.bind`): run by [`super::pm4`] (`ring_ib`), in the
+//!   queue's own VMID.
 
 use super::pm4::Pm4Error;
 use super::{CpError, CpModel};
 use crate::decode::pm4::{self as d, compute as c, opcode};
 use crate::gmc::Access;
+use crate::log::Keep;
 use core::sync::atomic::Ordering;
 
 /// GC dword offset of `COMPUTE_DISPATCH_INITIATOR`, the window's first
@@ -233,8 +241,11 @@ impl CpModel {
             return Err(Ok(("event index (end of pipe only)", index)));
         }
         let int_sel = r::INT_SEL.get(sel);
-        if int_sel != 0 {
-            return Err(Ok(("INT_SEL (the model raises no CP interrupt)", int_sel)));
+        if int_sel > 2 {
+            return Err(Ok((
+                "INT_SEL (none, interrupt, or interrupt after the write only)",
+                int_sel,
+            )));
         }
         let dst = r::DST_SEL.get(sel);
         if dst > 1 {
@@ -242,10 +253,27 @@ impl CpModel {
         }
         let addr = u64::from(dw(self, 3)?) | u64::from(dw(self, 4)?) << 32;
         let data = u64::from(dw(self, 5)?) | u64::from(dw(self, 6)?) << 32;
-        match r::DATA_SEL.get(sel) {
+        self.release_data(q, r::DATA_SEL.get(sel), addr, data)?;
+        if int_sel != 0 {
+            let context = dw(self, 7)?;
+            self.eop_interrupts.keep((q, context));
+        }
+        Ok(())
+    }
+
+    /// `RELEASE_MEM`'s write by `DATA_SEL`.
+    fn release_data(
+        &mut self,
+        q: usize,
+        data_sel: u32,
+        addr: u64,
+        data: u64,
+    ) -> Result<(), Result<(&'static str, u32), CpError>> {
+        use c::release_mem as r;
+        match data_sel {
             r::DATA_NONE => Ok(()),
             r::DATA_32 => {
-                if addr % 4 != 0 {
+                if !addr.is_multiple_of(4) {
                     return Err(Ok(("address not dword aligned", addr as u32)));
                 }
                 self.u32_at(q, addr, Access::Write, "RELEASE_MEM destination")
@@ -254,7 +282,7 @@ impl CpModel {
                 Ok(())
             }
             s @ (r::DATA_64 | r::DATA_GPU_CLOCK) => {
-                if addr % 8 != 0 {
+                if !addr.is_multiple_of(8) {
                     return Err(Ok(("address not 8-byte aligned", addr as u32)));
                 }
                 let v = if s == r::DATA_64 { data } else { self.now_ns };
@@ -283,7 +311,7 @@ impl CpModel {
         let value = match (w::MEM_SPACE.get(control), w::OPERATION.get(control)) {
             (1, 0) => {
                 let addr = u64::from(a0) | u64::from(a1) << 32;
-                if addr % 4 != 0 {
+                if !addr.is_multiple_of(4) {
                     return Err(Ok(("poll address not dword aligned", a0)));
                 }
                 self.u32_at(q, addr, Access::Read, "WAIT_REG_MEM poll address")

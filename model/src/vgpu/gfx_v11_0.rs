@@ -850,7 +850,7 @@ impl super::GcModel for Gfx11 {
             worked += m.service();
         }
         drop(f);
-        worked += self.soc.sdma.service();
+        worked += self.soc.sdma.service() + self.soc.sdma.register_waits().len();
         // `run_until_idle` takes two steps to see an idle CP.
         let steps = self.mec.run_until_idle(CP_STEPS_PER_PAUSE);
         worked == 0 && steps.is_some_and(|n| n <= 2)
@@ -912,7 +912,14 @@ impl super::GcModel for Gfx11 {
     fn take_register_stores(&self) -> Vec<(u32, u32)> {
         let mut out = core::mem::take(&mut *self.kiq_registers.lock());
         out.extend(self.mec.cp().take_register_stores());
+        out.extend(self.soc.sdma.take_register_stores());
         out
+    }
+    fn register_waits(&self) -> Vec<u32> {
+        self.soc.sdma.register_waits()
+    }
+    fn register_values(&self, values: &[(u32, u32)]) {
+        self.soc.sdma.register_values(values);
     }
     fn fall_off_bus(&self) {
         self.stop_everything();

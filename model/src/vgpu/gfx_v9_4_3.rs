@@ -537,9 +537,12 @@ impl super::GcModel for Gc943 {
         let mut work = 0;
         if !self.gone.load(Ordering::Relaxed) {
             work += self.mec.service();
+            // A KIQ waiting on a register is not idle: the device reads
+            // the register after this look (`VirtualGpu::step`).
+            work += self.mec.register_waits().len();
             work += self.sync_hws_sdma();
             for e in &self.sdma {
-                work += e.service();
+                work += e.service() + e.register_waits().len();
             }
         }
         work == 0
@@ -587,13 +590,24 @@ impl super::GcModel for Gc943 {
         self.diagnostics().join("\n")
     }
     fn take_register_stores(&self) -> Vec<(u32, u32)> {
-        self.mec.take_register_stores()
+        let mut out = self.mec.take_register_stores();
+        for e in &self.sdma {
+            out.extend(e.take_register_stores());
+        }
+        out
     }
     fn register_waits(&self) -> Vec<u32> {
-        self.mec.register_waits()
+        let mut out = self.mec.register_waits();
+        for e in &self.sdma {
+            out.extend(e.register_waits());
+        }
+        out
     }
     fn register_values(&self, values: &[(u32, u32)]) {
         self.mec.register_values(values);
+        for e in &self.sdma {
+            e.register_values(values);
+        }
     }
     fn fall_off_bus(&self) {
         // Every XCC's CP, KIQ and HWS, and the SDMA engines stop.
@@ -764,6 +778,12 @@ struct SdmaPort9 {
     clock: SimClock,
     /// AID 0's HDP flush request and done registers (dwords).
     hdp_flush: Option<(u32, u32)>,
+    /// The bits above the 18-bit register field of the engine's AID
+    /// (its MMHUB's base): Linux writes AID `n`'s absolute offsets
+    /// (`0x401abd4` for AID 1's MMHUB) into SRBM_WRITE's 18-bit `addr`,
+    /// so the field names a register of the engine's own AID (*model
+    /// reading*).
+    aid_prefix: u32,
 }
 
 impl crate::sdma::SdmaPort for SdmaPort9 {
@@ -826,5 +846,9 @@ impl crate::sdma::SdmaPort for SdmaPort9 {
 
     fn hdp_flush(&self) -> Option<(u32, u32)> {
         self.hdp_flush
+    }
+
+    fn register(&self, reg: u32) -> u32 {
+        self.aid_prefix | reg & crate::decode::sdma::SRBM_ADDR.mask()
     }
 }

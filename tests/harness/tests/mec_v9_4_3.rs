@@ -860,3 +860,34 @@ fn a_kiq_writes_then_waits_on_a_register() {
     assert_eq!(r.mec.take_register_stores(), vec![]);
     assert_eq!(r.mec.refusals(), vec![]);
 }
+
+/// An AID's MMHUB TLB flush as Linux sends it to KIQ 0
+/// (`gmc_v9_0_flush_gpu_tlb()` → `gfx_v9_4_3_ring_emit_reg_write_reg_wait()`
+/// = `WRITE_DATA` of the request, then `WAIT_REG_MEM` on the acknowledge,
+/// both through `gfx_v9_4_3_normalize_xcc_reg_offset()`, which cuts MMHUB
+/// 1.8's 0x1abd4 / 0x1abe6 to 0xabd4 / 0xabe6). The model takes those as
+/// the invalidation registers of the MMHUB of the XCC's AID (a model
+/// convention, see `MecV943::xcc_register`); any other register in the
+/// XCC ranges stays the XCC's own.
+#[test]
+fn a_kiq_mmhub_flush_reaches_the_aids_mmhub() {
+    let mut r = rig(2, &[]);
+    // AID 0 and 1 MMHUB bases (dwords), one XCC per AID in this rig.
+    r.mec.set_aid_mmhubs(vec![0x1_A000, 0x401_A000], 1);
+    let mut kiqs = r.kiqs(USER_MASK).unwrap();
+    let (req, ack) = (0xabd4u32, 0xabe6u32);
+    // PACKET3(WRITE_DATA, 3): dst_sel 0, one address; the request.
+    let write = [3 << 30 | 3 << 16 | 0x37 << 8, 1 << 16, req, 0, 0x00f8_0001];
+    kiqs[1].kiq.submit("flush request", &write).unwrap();
+    assert_eq!(
+        r.mec.take_register_stores(),
+        vec![(0x401_abd4 * 4, 0x00f8_0001)]
+    );
+    // PACKET3(WAIT_REG_MEM, 5): register, wait, equal; ack & 1 == 1.
+    let wait = [3 << 30 | 5 << 16 | 0x3C << 8, 3, ack, 0, 1, 1, 0x20];
+    assert!(kiqs[1].kiq.submit("flush wait", &wait).is_err());
+    assert_eq!(r.mec.register_waits(), vec![0x401_abe6 * 4]);
+    // A GC register in the same range stays the XCC's.
+    assert_eq!(r.mec.xcc_register(0, 0xa000), 0xa000);
+    assert_eq!(r.mec.refusals(), vec![]);
+}

@@ -795,9 +795,11 @@ fn pm4_queue_waits_on_memory_and_resumes_when_the_value_arrives() {
 /// What the model does not execute stops the queue with a typed error
 /// naming the field: a SET_SH_REG outside the `COMPUTE_*` window
 /// (`SPI_CONFIG_CNTL` is a uconfig register tinygrad never sends this
-/// way; here SH offset 0, `SPI_SHADER_*` space), a RELEASE_MEM asking for
-/// an interrupt (`INT_SEL(2)`), a register WAIT_REG_MEM on a register that
-/// is not the HDP flush pair.
+/// way; here SH offset 0, `SPI_SHADER_*` space), a RELEASE_MEM with an
+/// `INT_SEL` other than none, interrupt or interrupt after the write (3;
+/// `amdgpu_fence_emit()`'s fences use 2, which the model raises as the
+/// end-of-pipe interrupt), a register WAIT_REG_MEM on a register that is
+/// not the HDP flush pair.
 #[test]
 fn pm4_compute_packets_refuse_what_the_model_does_not_execute() {
     let cases: [(&[u32], &str); 4] = [
@@ -814,7 +816,7 @@ fn pm4_compute_packets_refuse_what_the_model_does_not_execute() {
             &[
                 packet3(PACKET3_RELEASE_MEM, 6),
                 RELEASE_EOP,
-                release_sel(0, 2),
+                release_sel(0, 3),
                 0,
                 0,
                 0,

@@ -616,8 +616,65 @@ fn linux_ring_and_ib_tests_run_on_a_direct_queue() {
     assert!(s.troubles().is_empty(), "{:?}", s.troubles());
 }
 
-/// A register POLL_REGMEM other than the HDP flush pair stops the queue,
-/// named: the model never passes a wait it does not model.
+/// The TLB flush Linux puts on an SDMA ring before a job in another VMID
+/// (`amdgpu_gmc_emit_flush_gpu_tlb()` → `sdma_v4_4_2_ring_emit_wreg()`:
+/// SRBM_WRITE with `BYTE_EN(0xf)`; `sdma_v4_4_2_ring_emit_reg_wait()`:
+/// POLL_REGMEM on a register, its byte offset in dword 1): the store
+/// reaches the device's register bus, and the engine waits until the
+/// device reads the acknowledge register with the bit set. Before: the
+/// engine refused header 0xf000000e.
+#[test]
+fn an_srbm_write_and_a_register_poll_go_through_the_device() {
+    let rig = rig(&MI300X, 8192);
+    let index = sdma_engine_index(0);
+    let mem = rig.ring_memory();
+    let q = map_v4_4_2::map_direct(
+        rig.bus,
+        &rig.sdma_bases,
+        0,
+        // SAFETY: leaked and mapped in the tables at its host address.
+        unsafe { Dev::assume(mem) },
+        rig.doorbell(index * 2),
+        index,
+        0,
+        rig.clock,
+        rig.pause(),
+    )
+    .unwrap();
+    let at = (q.wptr() / 4) as usize;
+    let (req, ack) = (0x1abd4u32, 0x1abe6u32);
+    let packets = [
+        14 | 0xf << 28,
+        req,
+        0x00f8_0008,
+        8 | 3 << 28,
+        ack << 2,
+        0,
+        1 << 3,
+        1 << 3,
+        0xfff << 16 | 10,
+    ];
+    for (i, d) in packets.iter().enumerate() {
+        mem.ring[at + i].store(*d, Ordering::Release);
+    }
+    rig.doorbells[index as usize].store((at + packets.len()) as u64 * 4, Ordering::Release);
+    let s = &rig.bus.sdma[0];
+    s.service();
+    assert_eq!(s.take_register_stores(), vec![(req * 4, 0x00f8_0008)]);
+    assert_eq!(s.register_waits(), vec![ack * 4]);
+    s.register_values(&[(ack * 4, 0)]);
+    s.service();
+    assert_eq!(s.register_waits(), vec![ack * 4], "bit 3 not set yet");
+    s.register_values(&[(ack * 4, 1 << 3)]);
+    s.service();
+    assert_eq!(s.register_waits(), Vec::<u32>::new());
+    assert_eq!(s.pointers().0, (at + packets.len()) as u64 * 4);
+    assert_eq!(s.stopped(), None);
+}
+
+/// An HDP flush POLL_REGMEM (`hdp_flush` set) naming registers other than
+/// the NBIO's flush pair stops the queue, named: the model never passes a
+/// flush it does not model.
 #[test]
 fn a_register_poll_other_than_the_hdp_flush_is_refused() {
     let rig = rig(&MI300X, 8192);

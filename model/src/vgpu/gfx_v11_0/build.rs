@@ -475,6 +475,10 @@ pub(super) fn soc(
     s.mec.set_sq_line(Box::new(move |slot, e| {
         ih.raise(crate::ih::IvEntry::sq_error(slot, &e));
     }));
+    let ih = soc.ih.clone();
+    s.mec.set_eop_line(Box::new(move |slot, context| {
+        ih.raise(crate::ih::IvEntry::cp_eop(slot, context));
+    }));
     // Queue doorbells reach the MEC only through BAR2, the NBIO's doorbell
     // aperture and the S2A routing to the GC (entries 0 and 3). A dword
     // S2A entry 2 claims for SDMA (issue 19) goes there, not to the MEC.

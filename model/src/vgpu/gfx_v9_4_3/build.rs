@@ -371,6 +371,10 @@ pub(super) fn mec(
         kdma,
         xlate.clone(),
     ));
+    mec.set_aid_mmhubs(
+        i.aids.iter().map(|a| bases8(a)[0]).collect(),
+        i.xccs.len() / i.aids.len().max(1),
+    );
     (mec, xlate)
 }
 
@@ -392,6 +396,7 @@ pub(super) fn connect_sdma(
             .get(n / SDMA_PER_AID)
             .ok_or(missing("MMHUB of an SDMA instance's AID"))?
             .clone();
+        let aid_prefix = hub.base & !crate::decode::sdma::SRBM_ADDR.mask();
         e.set_port(Arc::new(SdmaPort9 {
             instance: n as u8,
             engines,
@@ -402,6 +407,7 @@ pub(super) fn connect_sdma(
             nbio: nbio0.clone(),
             clock: clock.clone(),
             hdp_flush,
+            aid_prefix,
         }));
     }
     Ok(())
