@@ -36,6 +36,7 @@ pub mod opcode {
     pub const RESUME: u32 = 7;
     pub const RESET: u32 = 8;
     pub const QUERY_SCHEDULER_STATUS: u32 = 11;
+    pub const MISC: u32 = 14;
     pub const SET_HW_RSRC_1: u32 = 19;
 }
 
@@ -890,8 +891,60 @@ const V12_ONLY: [Fact; 8] = [
 ];
 
 /// Both layouts against their headers.
-pub const FACTS: &[Fact] =
-    barebell_facts::fact_table!(layout_facts!(H11, V11), layout_facts!(H12, V12), V12_ONLY);
+/// MISC (`union MESAPI__MISC`, `mes_v11_0_misc_op()`): its sub-opcode
+/// (`enum MESAPI_MISC_OPCODE`), status, and the register operations'
+/// arguments (`struct WRITE_REG`, `READ_REG`, `WAIT_REG_MEM`), v11's
+/// layout (packed to 4 bytes).
+pub mod misc {
+    use barebell_facts::Fact;
+    pub const WRITE_REG: u32 = 0;
+    pub const READ_REG: u32 = 3;
+    pub const WAIT_REG_MEM: u32 = 4;
+    /// `enum WRM_OPERATION`: wait on `reg_offset1`; or write `reference`
+    /// to `reg_offset1`, then wait on `reg_offset2`.
+    pub const WRM_WAIT: u32 = 0;
+    pub const WRM_WRITE_WAIT: u32 = 1;
+    pub const OPCODE: usize = 4;
+    pub const API_STATUS: usize = 8;
+    pub const WRM_OP: usize = 24;
+    pub const WRM_REFERENCE: usize = 28;
+    pub const WRM_MASK: usize = 32;
+    pub const WRM_REG1: usize = 36;
+    pub const WRM_REG2: usize = 40;
+    pub const WRITE_OFFSET: usize = 24;
+    pub const WRITE_VALUE: usize = 28;
+    pub const READ_OFFSET: usize = 24;
+    pub const READ_BUFFER: usize = 28;
+
+    const H: &str = super::H11;
+    const T: &str = "union MESAPI__MISC";
+    pub const FACTS: [Fact; 17] = [
+        Fact::constant(H, "MES_SCH_API_MISC", super::opcode::MISC as u64),
+        Fact::constant(H, "MESAPI_MISC__WRITE_REG", WRITE_REG as u64),
+        Fact::constant(H, "MESAPI_MISC__READ_REG", READ_REG as u64),
+        Fact::constant(H, "MESAPI_MISC__WAIT_REG_MEM", WAIT_REG_MEM as u64),
+        Fact::constant(H, "WRM_OPERATION__WAIT_REG_MEM", WRM_WAIT as u64),
+        Fact::constant(H, "WRM_OPERATION__WR_WAIT_WR_REG", WRM_WRITE_WAIT as u64),
+        Fact::offset(H, T, "opcode", OPCODE),
+        Fact::offset(H, T, "api_status", API_STATUS),
+        Fact::offset(H, T, "wait_reg_mem.op", WRM_OP),
+        Fact::offset(H, T, "wait_reg_mem.reference", WRM_REFERENCE),
+        Fact::offset(H, T, "wait_reg_mem.mask", WRM_MASK),
+        Fact::offset(H, T, "wait_reg_mem.reg_offset1", WRM_REG1),
+        Fact::offset(H, T, "wait_reg_mem.reg_offset2", WRM_REG2),
+        Fact::offset(H, T, "write_reg.reg_offset", WRITE_OFFSET),
+        Fact::offset(H, T, "write_reg.reg_value", WRITE_VALUE),
+        Fact::offset(H, T, "read_reg.reg_offset", READ_OFFSET),
+        Fact::offset(H, T, "read_reg.buffer_addr", READ_BUFFER),
+    ];
+}
+
+pub const FACTS: &[Fact] = barebell_facts::fact_table!(
+    layout_facts!(H11, V11),
+    layout_facts!(H12, V12),
+    V12_ONLY,
+    misc::FACTS
+);
 
 #[cfg(test)]
 mod tests {

@@ -333,6 +333,19 @@ pub fn sdma(bytes: &[u8], engine: crate::sdma::SdmaGen) -> Vec<Packet> {
                             "WRITE_LINEAR",
                             alloc::vec![("dst", dst), ("dwords", dwords.into())],
                         ),
+                        P::GcrReq => ("GCR_REQ", alloc::vec![]),
+                        P::CondExe {
+                            addr,
+                            reference,
+                            count,
+                        } => (
+                            "COND_EXE",
+                            alloc::vec![
+                                ("addr", addr),
+                                ("reference", reference.into()),
+                                ("exec_count", count.into())
+                            ],
+                        ),
                         P::SrbmWrite { reg, data, byte_en } => (
                             "SRBM_WRITE",
                             alloc::vec![

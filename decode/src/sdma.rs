@@ -16,7 +16,13 @@ pub const OP_COPY: u32 = 1;
 pub const OP_WRITE: u32 = 2;
 pub const OP_INDIRECT: u32 = 4;
 pub const OP_SRBM_WRITE: u32 = 14;
+/// `SDMA_OP_GCR_REQ` (SDMA 6.0 and 7.0: `sdma_v6_0_ring_emit_mem_sync()`).
+pub const OP_GCR_REQ: u32 = 17;
 pub const OP_FENCE: u32 = 5;
+/// `SDMA_OP_COND_EXE`: run the next `exec_count` dwords only if the
+/// dword at the address equals the reference
+/// (`sdma_v6_0_ring_init_cond_exec()`, `sdma_v4_4_2`'s likewise).
+pub const OP_COND_EXE: u32 = 9;
 pub const OP_TRAP: u32 = 6;
 pub const OP_POLL_REGMEM: u32 = 8;
 pub const OP_ATOMIC: u32 = 10;
@@ -64,6 +70,8 @@ pub const POLL_HDP_FLUSH: Bits = Bits::new(26, 1);
 /// WRITE_UNTILED (WRITE_LINEAR) dword 3 COUNT 19:0: dwords less one
 /// (`sdma_v4_4_2_vm_write_pte()` writes `ndw - 1`).
 pub const WRITE_COUNT: Bits = Bits::new(0, 20);
+/// COND_EXE dword 4 `exec_count` 13:0.
+pub const COND_EXEC_COUNT: Bits = Bits::new(0, 14);
 /// SRBM_WRITE header `byte_en` 31:28; dword 1 the register (dwords)
 /// 17:0.
 pub const SRBM_BYTE_EN: Bits = Bits::new(28, 4);
@@ -87,7 +95,7 @@ macro_rules! field3 {
     };
 }
 
-const FIELDS: [[Fact; 3]; 18] = [
+const FIELDS: [[Fact; 3]; 19] = [
     field3!("SDMA_PKT_COPY_LINEAR_HEADER_op", 0, OP),
     field3!("SDMA_PKT_COPY_LINEAR_HEADER_sub_op", 0, SUB_OP),
     field3!("SDMA_PKT_COPY_LINEAR_HEADER_cpv", 0, COPY_CPV),
@@ -110,12 +118,17 @@ const FIELDS: [[Fact; 3]; 18] = [
     field3!("SDMA_PKT_INDIRECT_IB_SIZE_ib_size", 3, INDIRECT_SIZE),
     field3!("SDMA_PKT_SRBM_WRITE_HEADER_byte_en", 0, SRBM_BYTE_EN),
     field3!("SDMA_PKT_SRBM_WRITE_ADDR_addr", 1, SRBM_ADDR),
+    field3!(
+        "SDMA_PKT_COND_EXE_EXEC_COUNT_exec_count",
+        4,
+        COND_EXEC_COUNT
+    ),
 ];
 
-const fn flatten() -> [Fact; 54] {
-    let mut out = [Fact::constant("", "0", 0); 54];
+const fn flatten() -> [Fact; 57] {
+    let mut out = [Fact::constant("", "0", 0); 57];
     let mut i = 0;
-    while i < 18 {
+    while i < 19 {
         let mut j = 0;
         while j < 3 {
             out[i * 3 + j] = FIELDS[i][j];
@@ -126,14 +139,19 @@ const fn flatten() -> [Fact; 54] {
     out
 }
 
-const FIELD_FACTS: [Fact; 54] = flatten();
+const FIELD_FACTS: [Fact; 57] = flatten();
 
-const OP_FACTS: [Fact; 16] = [
+const OP_FACTS: [Fact; 20] = [
     Fact::constant(H, "SDMA_OP_NOP", OP_NOP as u64),
     Fact::constant(H, "SDMA_OP_COPY", OP_COPY as u64),
     Fact::constant(H, "SDMA_OP_WRITE", OP_WRITE as u64),
     Fact::constant(H, "SDMA_OP_INDIRECT", OP_INDIRECT as u64),
     Fact::constant(H, "SDMA_OP_SRBM_WRITE", OP_SRBM_WRITE as u64),
+    Fact::constant(H, "SDMA_OP_GCR_REQ", OP_GCR_REQ as u64),
+    Fact::constant(H, "SDMA_OP_COND_EXE", OP_COND_EXE as u64),
+    Fact::constant(H, "SDMA_PKT_COND_EXE_REFERENCE_reference_offset", 3),
+    // The GCR_REQ packet's last dword (so five in all).
+    Fact::constant(H, "SDMA_PKT_GCR_REQ_PAYLOAD4_vmid_offset", 4),
     Fact::constant(H, "SDMA_SUBOP_WRITE_LINEAR", SUB_WRITE_LINEAR as u64),
     Fact::constant(H, "SDMA_OP_FENCE", OP_FENCE as u64),
     Fact::constant(H, "SDMA_OP_TRAP", OP_TRAP as u64),
@@ -154,7 +172,7 @@ const OP_FACTS: [Fact; 16] = [
 /// The 4.4.2 header's COUNTs, and that its COPY_LINEAR keeps the 6.0
 /// dword positions the decoder reads.
 const H_VEGA10: &str = "vega10_sdma_pkt_open.h";
-const VEGA10_FACTS: [Fact; 18] = [
+const VEGA10_FACTS: [Fact; 20] = [
     Fact::constant(
         H_VEGA10,
         "SDMA_PKT_COPY_LINEAR_COUNT_count_mask",
@@ -184,6 +202,12 @@ const VEGA10_FACTS: [Fact; 18] = [
     Fact::constant(H_VEGA10, "SDMA_OP_WRITE", OP_WRITE as u64),
     Fact::constant(H_VEGA10, "SDMA_OP_INDIRECT", OP_INDIRECT as u64),
     Fact::constant(H_VEGA10, "SDMA_OP_SRBM_WRITE", OP_SRBM_WRITE as u64),
+    Fact::constant(H_VEGA10, "SDMA_OP_COND_EXE", OP_COND_EXE as u64),
+    Fact::constant(
+        H_VEGA10,
+        "SDMA_PKT_COND_EXE_EXEC_COUNT_exec_count_mask",
+        m(COND_EXEC_COUNT),
+    ),
     Fact::constant(H_VEGA10, "SDMA_PKT_SRBM_WRITE_ADDR_addr_mask", m(SRBM_ADDR)),
     Fact::constant(
         H_VEGA10,
@@ -370,6 +394,15 @@ pub enum SdmaPacket {
         data: u32,
         byte_en: u32,
     },
+    /// GCR_REQ: a cache rinse over a VA range (SDMA 6.0+).
+    GcrReq,
+    /// COND_EXE: the next `count` dwords run only if the dword at `addr`
+    /// equals `reference`.
+    CondExe {
+        addr: u64,
+        reference: u32,
+        count: u32,
+    },
     /// INDIRECT: run `size` dwords of packets at `base` in `vmid`.
     Indirect {
         vmid: u32,
@@ -436,6 +469,8 @@ impl SdmaPacket {
             (OP_WRITE, SUB_WRITE_LINEAR) => 4,
             (OP_INDIRECT, _) => 6,
             (OP_SRBM_WRITE, _) => 3,
+            (OP_COND_EXE, _) => 5,
+            (OP_GCR_REQ, _) if sdma != SdmaGen::V4_4_2 => 5,
             (OP_FENCE, _) => 4,
             (OP_TRAP, _) => 2,
             (OP_POLL_REGMEM, _) => 6,
@@ -484,6 +519,12 @@ impl SdmaPacket {
             OP_WRITE => SdmaPacket::WriteLinear {
                 dst: q(w(1), w(2)),
                 dwords: WRITE_COUNT.get(w(3)) + 1,
+            },
+            OP_GCR_REQ => SdmaPacket::GcrReq,
+            OP_COND_EXE => SdmaPacket::CondExe {
+                addr: q(w(1), w(2)),
+                reference: w(3),
+                count: COND_EXEC_COUNT.get(w(4)),
             },
             OP_SRBM_WRITE => SdmaPacket::SrbmWrite {
                 reg: SRBM_ADDR.get(w(1)),

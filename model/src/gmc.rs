@@ -370,22 +370,39 @@ impl Translation {
     /// GPU reads DRAM past the CPU's caches, and a line the CPU wrote and
     /// still holds dirty is stale to the GPU.
     ///
-    /// **Model convention**: every system page the model backs is host
-    /// memory the CPU maps write-back cached (the DMA region; barebell's
-    /// targets map theirs cached too), so a non-snooped access to it is
-    /// never coherent; the model refuses it with
+    /// **Model convention**, where the CPU maps the system memory
+    /// write-back cached ([`CpuCaching::WriteBack`]: the DMA region of
+    /// barebell's targets and of the built-in model): a non-snooped access
+    /// to it is never coherent; the model refuses it with
     /// [`FaultReason::NotSnooped`] rather than return data that depends on
     /// the CPU's cache state. Deterministic, where hardware's stale data
-    /// is not.
-    pub fn coherent(&self) -> Result<(), FaultReason> {
-        coherent(self.system, self.snooped)
+    /// is not. Where a guest OS owns the memory and picks each page's CPU
+    /// caching ([`CpuCaching::OwnerChooses`], the Linux peer), a
+    /// non-snooped page is one it maps uncached or write-combined
+    /// (`amdgpu_ttm_tt_pde_flags()` leaves SNOOPED off exactly for pages
+    /// whose `ttm->caching` is not `ttm_cached`, e.g. the `USWC` GTT buffers
+    /// KFD's MQDs live in), which is coherent: the model accepts it.
+    pub fn coherent(&self, cpu: CpuCaching) -> Result<(), FaultReason> {
+        coherent(self.system, self.snooped, cpu)
     }
+}
+
+/// How the CPU maps the system memory a device reaches
+/// ([`Translation::coherent`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CpuCaching {
+    /// Write-back cached, all of it (barebell's own targets).
+    #[default]
+    WriteBack,
+    /// An OS that owns the memory chooses per page (a guest kernel): a
+    /// page its PTEs do not mark SNOOPED is one it does not cache.
+    OwnerChooses,
 }
 
 /// [`Translation::coherent`] over the two PTE bits (the gfx9 walker's
 /// translations carry the same pair).
-pub fn coherent(system: bool, snooped: bool) -> Result<(), FaultReason> {
-    if system && !snooped {
+pub fn coherent(system: bool, snooped: bool, cpu: CpuCaching) -> Result<(), FaultReason> {
+    if system && !snooped && cpu == CpuCaching::WriteBack {
         Err(FaultReason::NotSnooped)
     } else {
         Ok(())

@@ -38,11 +38,14 @@
 //! request clears the engine's ACK and the requested VMIDs' ACK bits rise
 //! a few ACK reads later ([`ACK_READS`]). On the MMHUB (where Linux's
 //! `gmc_v1x_0_use_invalidate_semaphore()` takes the semaphore) a read of
-//! `_SEM` acquires it and reads 1, writing 0 releases it, and a request
-//! without the semaphore held is refused: counted, ACK left clear. A
-//! request with no VMID bit or with reserved bits 31:27 set is refused on
-//! every hub. Whether hardware refuses or serves these is not public
-//! (model convention, unconfirmed). A write of bit 25 to
+//! `_SEM` acquires it and reads 1, writing 0 releases it. A request
+//! without the semaphore held is served and counted
+//! ([`InvalidationStats::without_semaphore`]): Linux sends the MMHUB's
+//! flushes through MES or the KIQ with no semaphore
+//! (`gmc_v11_0_flush_gpu_tlb()` → `amdgpu_gmc_fw_reg_write_reg_wait()`)
+//! and relies on their acknowledge. A request with no VMID bit or with
+//! reserved bits 31:27 set is refused on every hub (model convention,
+//! unconfirmed). A write of bit 25 to
 //! `MMVM_L2_BANK_SELECT_RESERVED_CID2` is counted as a private
 //! invalidation and the bit reads back clear (unconfirmed).
 //!
@@ -130,11 +133,10 @@ struct Engines {
 pub struct InvalidationStats {
     /// Requests taken (ACK will rise).
     pub accepted: u32,
-    /// Requests refused: no VMID bit, reserved bits, or (MMHUB) the
-    /// semaphore not held.
+    /// Requests refused: no VMID bit, or reserved bits.
     pub refused: u32,
-    /// Requests refused because the semaphore was not held (also in
-    /// `refused`).
+    /// Requests served on a semaphore hub (MMHUB) with the semaphore not
+    /// held (also in `accepted`): Linux's MES/KIQ flushes.
     pub without_semaphore: u32,
     /// Completed invalidations per VMID.
     pub completed: [u32; 16],
@@ -653,12 +655,12 @@ impl HubModel {
             let mask = (value & PER_VMID) as u16;
             let no_sem = self.semaphore_hub() && !s.sem_held[e];
             let malformed = mask == 0 || value >> REQ_RESERVED_SHIFT != 0;
-            if malformed || no_sem {
+            if malformed {
                 s.stats.refused += 1;
-                s.stats.without_semaphore += u32::from(!malformed && no_sem);
                 s.pending[e] = (0, 0, 0);
             } else {
                 s.stats.accepted += 1;
+                s.stats.without_semaphore += u32::from(no_sem);
                 s.pending[e] = (mask, ACK_READS, 0);
             }
             drop(s);

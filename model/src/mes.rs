@@ -206,6 +206,12 @@ pub enum Refusal {
     /// A ring or EOP size field no memory can back (model rule,
     /// `crate::decode::mqd::MAX_QUEUE_BYTES_LOG2`).
     Size(crate::decode::mqd::SizeBeyondAddressSpace),
+    /// A MISC operation the model does not run (another sub-opcode or
+    /// `WRM_OPERATION`, or register access with no register bus).
+    Misc {
+        what: &'static str,
+        value: u32,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -261,6 +267,7 @@ impl Refusal {
             Refusal::QueueHung { .. } => 30,
             Refusal::BadReset { .. } => 31,
             Refusal::Size(_) => 32,
+            Refusal::Misc { .. } => 33,
         }
     }
 }
@@ -427,6 +434,19 @@ struct State {
     queues: BTreeMap<u32, (u8, u8, u8)>,
     faults: MesFaults,
     log: Vec<MesEvent>,
+    /// A MISC register wait or read not done yet ([`MesModel::register_waits`]).
+    misc: Option<MiscWait>,
+}
+
+/// A MISC `WAIT_REG_MEM` or `READ_REG` in progress: the register (BAR
+/// byte offset), the masked value it waits for (none for a read), where a
+/// read goes, and the value the device last read there.
+#[derive(Debug, Clone, Copy)]
+struct MiscWait {
+    reg: u32,
+    wait: Option<(u32, u32)>,
+    read_to: Option<u64>,
+    seen: Option<u32>,
 }
 
 /// How a platform walks a process's page tables for the MES model: the
@@ -440,6 +460,10 @@ pub struct MesModel {
     /// VMID 0's decode of the addresses a driver gives the firmware
     /// ([`KernelView`]); `None` on a rig (host addresses).
     view: Option<KernelView>,
+    /// How the CPU maps the system memory ([`MesModel::with_cpu_caching`]).
+    cpu: crate::gmc::CpuCaching,
+    /// Where MISC register writes go ([`MesModel::with_register_stores`]).
+    registers: Option<crate::kiq::RegisterStores>,
     hub: Option<Arc<HubModel>>,
     part: Option<MesPart>,
     mec: Arc<Mec>,
@@ -472,6 +496,8 @@ impl MesModel {
         MesModel {
             translator: None,
             view: None,
+            cpu: crate::gmc::CpuCaching::WriteBack,
+            registers: None,
             hub: None,
             part: None,
             mec,
@@ -514,6 +540,38 @@ impl MesModel {
     /// fences, MQDs, contexts) through `v`, as VMID 0 does.
     pub fn with_kernel_view(mut self, v: KernelView) -> Self {
         self.view = Some(v);
+        self
+    }
+
+    /// Sends MISC register writes to `r`, for the device to apply through
+    /// its register bus (and reads the registers MISC waits on through
+    /// [`MesModel::register_waits`]).
+    pub fn with_register_stores(mut self, r: crate::kiq::RegisterStores) -> Self {
+        self.registers = Some(r);
+        self
+    }
+
+    /// The register a MISC wait or read is on (BAR byte offset), if any:
+    /// the device reads it after its look and hands the value back.
+    pub fn register_waits(&self) -> Vec<u32> {
+        self.state.lock().misc.map(|w| w.reg).into_iter().collect()
+    }
+
+    /// The values the device read at [`MesModel::register_waits`]'
+    /// registers.
+    pub fn register_values(&self, values: &[(u32, u32)]) {
+        let mut s = self.state.lock();
+        if let Some(w) = s.misc.as_mut()
+            && let Some((_, v)) = values.iter().find(|(r, _)| *r == w.reg)
+        {
+            w.seen = Some(*v);
+        }
+    }
+
+    /// How the CPU maps the system memory (default write-back: see
+    /// [`crate::gmc::Translation::coherent`]).
+    pub fn with_cpu_caching(mut self, cpu: crate::gmc::CpuCaching) -> Self {
+        self.cpu = cpu;
         self
     }
 
@@ -613,7 +671,10 @@ impl MesModel {
             if self.kernel_read(at, &mut frame, "MES frame").is_none() {
                 break;
             }
-            self.frame(&frame);
+            if !self.frame(&frame) {
+                // A MISC wait not met yet: the frame stays.
+                break;
+            }
             self.state.lock().rptr = rptr.wrapping_add(FRAME_DWORDS as u64);
             n += 1;
         }
@@ -636,7 +697,9 @@ impl MesModel {
         }
     }
 
-    fn frame(&self, bytes: &[u8; FRAME_BYTES]) {
+    /// Runs one frame; `false` when it waits (a MISC register wait or
+    /// read not done yet) and must be looked at again.
+    fn frame(&self, bytes: &[u8; FRAME_BYTES]) -> bool {
         let f = FrameView::new(bytes);
         let word = f.header();
         let op = HEADER_OPCODE.get(word) as u8;
@@ -644,7 +707,16 @@ impl MesModel {
             || HEADER_DWSIZE.get(word) as usize != FRAME_DWORDS
         {
             self.refuse(op, Refusal::BadHeader { header: word });
-            return;
+            return true;
+        }
+        if u32::from(op) == opcode::MISC && self.api == MesApiVersion::V11 {
+            let r = match self.guard(|| self.misc(&f)) {
+                Ok(false) => return false,
+                Ok(true) => Ok(()),
+                Err(e) => Err(e),
+            };
+            self.finish(op, &f, mes_api::misc::API_STATUS, r);
+            return true;
         }
         let l = self.layout();
         let (status_at, result) = match u32::from(op) {
@@ -697,9 +769,16 @@ impl MesModel {
             opcode::RESUME => (l.resume.api_status, self.guard(|| self.resume())),
             _ => {
                 self.refuse(op, Refusal::UnknownOpcode { opcode: op });
-                return;
+                return true;
             }
         };
+        self.finish(op, &f, status_at, result);
+        true
+    }
+
+    /// A frame's end: its fence written on success (v12: the error code
+    /// on a refusal), the outcome logged.
+    fn finish(&self, op: u8, f: &FrameView<'_>, status_at: usize, result: Result<(), Refusal>) {
         let (fence_addr, fence_value) = f.api_status(status_at);
         match result {
             Ok(()) => {
@@ -717,11 +796,104 @@ impl MesModel {
         }
     }
 
-    fn guard(&self, f: impl FnOnce() -> Result<(), Refusal>) -> Result<(), Refusal> {
+    fn guard<T>(&self, f: impl FnOnce() -> Result<T, Refusal>) -> Result<T, Refusal> {
         if self.state.lock().faults.error_status {
             return Err(Refusal::Injected);
         }
         f()
+    }
+
+    /// MISC (`mes_v11_0_misc_op()`): the register operations amdgpu sends
+    /// through MES (`amdgpu_mes_wreg()`, `amdgpu_mes_rreg()`,
+    /// `amdgpu_mes_reg_wait()`, and the TLB flush
+    /// `amdgpu_mes_reg_write_reg_wait()` for `gmc_v11_0_flush_gpu_tlb()`).
+    /// Registers are absolute dword offsets. `WR_WAIT_WR_REG` writes
+    /// `reference` to `reg_offset1`, then waits until `reg_offset2`'s
+    /// value masked by `mask` equals `mask` (what the ring form
+    /// `amdgpu_ring_emit_reg_write_reg_wait_helper()` does); the plain wait
+    /// compares the masked `reg_offset1` with `reference`. The device
+    /// reads a waited-on register after each look (*model convention*:
+    /// MES sees it one look late). `Ok(false)`: not done yet.
+    fn misc(&self, f: &FrameView<'_>) -> Result<bool, Refusal> {
+        use mes_api::misc as m;
+        let sub = f.u32(m::OPCODE);
+        let Some(stores) = self.registers.as_ref() else {
+            return Err(Refusal::Misc {
+                what: "register access with no register bus",
+                value: sub,
+            });
+        };
+        let byte = |dword: u32| dword.wrapping_mul(4);
+        let mut s = self.state.lock();
+        if let Some(w) = s.misc {
+            let Some(v) = w.seen else {
+                return Ok(false);
+            };
+            if let Some((mask, want)) = w.wait
+                && v & mask != want
+            {
+                return Ok(false);
+            }
+            s.misc = None;
+            drop(s);
+            if let Some(to) = w.read_to {
+                self.write_u32(to, v);
+            }
+            return Ok(true);
+        }
+        let (reg, wait, read_to) = match sub {
+            m::WRITE_REG => {
+                let (r, v) = (f.u32(m::WRITE_OFFSET), f.u32(m::WRITE_VALUE));
+                stores.lock().push((byte(r), v));
+                return Ok(true);
+            }
+            m::READ_REG => (f.u32(m::READ_OFFSET), None, Some(f.u64(m::READ_BUFFER))),
+            m::WAIT_REG_MEM => {
+                let (op, reference, mask) = (
+                    f.u32(m::WRM_OP),
+                    f.u32(m::WRM_REFERENCE),
+                    f.u32(m::WRM_MASK),
+                );
+                let (r1, r2) = (f.u32(m::WRM_REG1), f.u32(m::WRM_REG2));
+                match op {
+                    m::WRM_WAIT => (r1, Some((mask, reference & mask)), None),
+                    m::WRM_WRITE_WAIT => {
+                        stores.lock().push((byte(r1), reference));
+                        (r2, Some((mask, mask)), None)
+                    }
+                    other => {
+                        return Err(Refusal::Misc {
+                            what: "WRM_OPERATION",
+                            value: other,
+                        });
+                    }
+                }
+            }
+            other => {
+                return Err(Refusal::Misc {
+                    what: "MISC sub-opcode",
+                    value: other,
+                });
+            }
+        };
+        s.misc = Some(MiscWait {
+            reg: byte(reg),
+            wait,
+            read_to,
+            seen: None,
+        });
+        Ok(false)
+    }
+
+    /// A 32-bit store the firmware makes at a kernel address (READ_REG's
+    /// buffer).
+    fn write_u32(&self, addr: u64, value: u32) {
+        let Some(h) = kernel_view::host(self.view.as_ref(), addr, 4, Access::Write) else {
+            return;
+        };
+        if let Ok(a) = self.mec.cp().dma_mut().u32(h, "MES READ_REG buffer") {
+            a.store(value, Ordering::Release);
+        }
     }
 
     fn refuse(&self, opcode: u8, why: Refusal) {
@@ -943,7 +1115,7 @@ impl MesModel {
         while page < end {
             match gmc.translate(page, access) {
                 // SNOOPED on a system page (`Translation::coherent`).
-                Ok(t) if t.coherent().is_err() => {
+                Ok(t) if t.coherent(self.cpu).is_err() => {
                     let fault = crate::gmc::VmFault {
                         va: page,
                         access,

@@ -270,6 +270,19 @@ pub mod v4_4_2 {
 /// GFXHUB client id of SDMA0 (index 13 of `gfxhub_client_ids` in
 /// `gfxhub_v3_0.c` and `gfxhub_v12_0.c`): what an SDMA fault latches.
 pub const CID_SDMA0: u16 = 13;
+/// SDMA1's (index 14).
+pub const CID_SDMA1: u16 = 14;
+
+/// Where SDMA 6.0 instance 1's registers are, from instance 0's
+/// (`sdma_v6_0_get_reg_offset()`): the `HYP_DEC` registers
+/// (`SDMA0_HYP_DEC_REG_START` 0x5880 ..= `_END` 0x589a) 0x20 dwords on,
+/// every other 0x600 (`SDMA1_REG_OFFSET`). `.c` values: they rest on
+/// their citation.
+pub mod v6_instance1 {
+    pub const HYP_DEC: core::ops::RangeInclusive<u32> = 0x5880..=0x589a;
+    pub const HYP_DEC_OFFSET: u32 = 0x20;
+    pub const REG_OFFSET: u32 = 0x600;
+}
 
 /// `SDMA_ATOMIC_ADD64` (ROCR `amd_blit_sdma.cpp`, tinygrad's `amd_gpu`;
 /// not in a Linux header, so not a conformance fact).
@@ -616,6 +629,51 @@ impl SdmaModel {
         )
     }
 
+    /// SDMA 1 of a GC 11 part (SDMA 6.0 has two engines on Navi31), its
+    /// registers placed from SDMA 0's as [`v6_instance1`] says; `None` on
+    /// other generations (SDMA 7.0's second engine is not modelled).
+    pub fn new_instance1(
+        clock: &SimClock,
+        generation: Generation,
+        bases: &IpBases,
+        hooks: SdmaHooks,
+        log: Arc<RefusalLog>,
+    ) -> Option<Self> {
+        use v6_instance1 as i1;
+        if generation != Generation::Gfx11 {
+            return None;
+        }
+        let regs: Vec<(Reg, u32)> = registers(generation)
+            .into_iter()
+            .filter(|(r, _)| !r.name.ends_with("_RLC_CGCG_CTRL"))
+            .map(|(r, v)| {
+                let shift = if i1::HYP_DEC.contains(&r.offset) {
+                    i1::HYP_DEC_OFFSET
+                } else {
+                    i1::REG_OFFSET
+                };
+                (
+                    Reg {
+                        offset: r.offset + shift,
+                        ..r
+                    },
+                    v,
+                )
+            })
+            .collect();
+        let (regs, missing) = RegStore::new(clock, bases, &regs);
+        let names = ["SDMA0_F32_CNTL", "SDMA0_QUEUE0_"];
+        Self::assemble(
+            regs,
+            &missing,
+            names,
+            cntl::F32_TH1_RESET,
+            SdmaGen::V6,
+            hooks,
+            log,
+        )
+    }
+
     /// SDMA 0 of a `generation` part on the GC `bases` (GC 11, 12; for GC
     /// 9.4.3 see [`SdmaModel::new_v4_4_2`]).
     pub fn new(
@@ -767,6 +825,17 @@ impl SdmaModel {
                 _ => {}
             }
         }
+        if s.queue.is_some() && s.stopped.is_none() && s.rptr < s.wptr {
+            out.push(format!(
+                "queue waits at ring byte {:#x} of {:#x} announced{}",
+                s.rptr,
+                s.wptr,
+                match s.reg_wait {
+                    Some((r, v)) => format!(" (polling register byte {r:#x}, last read {v:?})"),
+                    None => alloc::string::String::from(" (a poll not met, or the engine halted)"),
+                }
+            ));
+        }
         if let Some(q) = s.queue
             && s.running
             && s.stopped.is_none()
@@ -917,6 +986,22 @@ impl SdmaModel {
             SdmaPacket::Indirect { vmid, base, size } => {
                 self.indirect(&run, sdma, s, (vmid, base, size))?
             }
+            SdmaPacket::CondExe {
+                addr,
+                reference,
+                count,
+            } => {
+                let skip = if run.cond_met(addr, reference)? {
+                    0
+                } else {
+                    u64::from(count) * 4
+                };
+                // The discarded dwords must be there too.
+                if s.rptr + len as u64 * 4 + skip > s.wptr {
+                    return Ok(None);
+                }
+                return Ok(Some(len as u64 * 4 + skip));
+            }
             p => run.execute(p, s)?,
         };
         Ok(done.then_some(len as u64 * 4))
@@ -965,6 +1050,20 @@ impl SdmaModel {
             };
             if matches!(p, SdmaPacket::Indirect { .. }) {
                 return Err(inner.refuse("INDIRECT inside an IB is not modelled"));
+            }
+            if let SdmaPacket::CondExe {
+                addr,
+                reference,
+                count,
+            } = p
+            {
+                let skip = if inner.cond_met(addr, reference)? {
+                    0
+                } else {
+                    u64::from(count) * 4
+                };
+                at += len as u64 * 4 + skip;
+                continue;
             }
             if !inner.execute(p, s)? {
                 s.ib_at = Some((run.rptr, at));
@@ -1235,6 +1334,11 @@ impl Running<'_> {
                 a.fetch_add(src, core::sync::atomic::Ordering::AcqRel);
             }
             SdmaPacket::WriteLinear { dst, dwords } => self.write_linear(dst, dwords)?,
+            // `sdma_v6_0_ring_emit_mem_sync()`'s cache rinse: the model's
+            // engine reads and writes memory directly, with no caches, so
+            // there is nothing to invalidate or write back (*model
+            // convention*, as for the CP's ACQUIRE_MEM).
+            SdmaPacket::GcrReq => {}
             SdmaPacket::SrbmWrite { reg, data, byte_en } => {
                 // `sdma_v4_4_2_ring_emit_wreg()` / `sdma_v6_0_ring_emit_wreg()`
                 // write whole registers (`BYTE_EN(0xf)`).
@@ -1244,8 +1348,10 @@ impl Running<'_> {
                 let at = self.port.register(reg).wrapping_mul(4);
                 s.register_stores.keep((at, data));
             }
-            SdmaPacket::Indirect { .. } => {
-                return Err(self.refuse("INDIRECT is run by the engine, not as a packet"));
+            SdmaPacket::Indirect { .. } | SdmaPacket::CondExe { .. } => {
+                return Err(
+                    self.refuse("INDIRECT and COND_EXE are run by the engine, not as packets")
+                );
             }
             SdmaPacket::Unknown { .. } => {
                 return Err(self.refuse("opcode not executed by the model"));
@@ -1269,6 +1375,17 @@ impl Running<'_> {
             off += n;
         }
         Ok(())
+    }
+
+    /// COND_EXE's condition: the dword at `addr` equals `reference`.
+    fn cond_met(&self, addr: u64, reference: u32) -> Result<bool, SdmaStop> {
+        if !addr.is_multiple_of(4) {
+            return Err(self.refuse("COND_EXE address not dword aligned"));
+        }
+        let (hp, _) = self.tr(addr, Access::Read)?;
+        // SAFETY: a dword-aligned address the port translated for a read.
+        let v = unsafe { core::ptr::read_volatile(hp as *const u32) };
+        Ok(v == reference)
     }
 
     /// WRITE_LINEAR: the packet's `dwords` data dwords (from its dword 4)

@@ -17,6 +17,9 @@ pub struct SocBlocks {
     pub smu: alloc::sync::Arc<crate::smu::SmuModel>,
     pub ih: alloc::sync::Arc<crate::ih::IhModel>,
     pub sdma: alloc::sync::Arc<crate::sdma::SdmaModel>,
+    /// SDMA 1, on GC 11 (`sdma_v6_0`'s second instance; see
+    /// [`crate::sdma::SdmaModel::new_instance1`]).
+    pub sdma1: Option<alloc::sync::Arc<crate::sdma::SdmaModel>>,
     pub power: alloc::sync::Arc<crate::power::PowerModel>,
     pub s2a: alloc::sync::Arc<crate::s2a::S2aModel>,
     pub log: alloc::sync::Arc<RefusalLog>,
@@ -132,6 +135,19 @@ impl SocBlocks {
             )
             .ok_or(un("SDMA", gc.version.triple()))?,
         );
+        let sdma1 = crate::sdma::SdmaModel::new_instance1(
+            clock,
+            generation,
+            &gc.bases,
+            crate::sdma::SdmaHooks {
+                code_loaded: {
+                    let a = hooks.autoload_complete.clone();
+                    alloc::boxed::Box::new(move || a())
+                },
+            },
+            log.clone(),
+        )
+        .map(Arc::new);
         let ih = Arc::new(
             crate::ih::IhModel::new(clock, oss.version.triple(), &oss.bases, log.clone())
                 .ok_or(un("IH", oss.version.triple()))?,
@@ -143,6 +159,7 @@ impl SocBlocks {
         let mp1_v = mp1.version.triple();
         let kind = crate::smu::Mp1::from_version(mp1_v).ok_or(un("SMU", mp1_v))?;
         let (ih2, sdma2, power2, s2a2) = (ih.clone(), sdma.clone(), power.clone(), s2a.clone());
+        let sdma1_2 = sdma1.clone();
         let psp_reset = hooks.psp_reset;
         let gpu_reset = hooks.gpu_reset;
         let bus_master = alloc::sync::Arc::new(AtomicBool::new(false));
@@ -163,6 +180,9 @@ impl SocBlocks {
                         psp_reset();
                         ih2.reset();
                         sdma2.reset();
+                        if let Some(s) = &sdma1_2 {
+                            s.reset();
+                        }
                         power2.reset();
                         s2a2.reset();
                         gpu_reset();
@@ -178,6 +198,7 @@ impl SocBlocks {
             smu,
             ih,
             sdma,
+            sdma1,
             power,
             s2a,
             log,
@@ -193,13 +214,27 @@ impl SocBlocks {
         BTreeSet<usize>,
         alloc::sync::Arc<dyn RegisterBus + Send + Sync>,
     )> {
-        alloc::vec![
+        let mut out: Vec<(
+            BTreeSet<usize>,
+            alloc::sync::Arc<dyn RegisterBus + Send + Sync>,
+        )> = alloc::vec![
             (self.smu.offsets(), self.smu.clone() as _),
             (self.ih.offsets(), self.ih.clone() as _),
             (self.sdma.offsets(), self.sdma.clone() as _),
             (self.power.offsets(), self.power.clone() as _),
             (self.s2a.offsets(), self.s2a.clone() as _),
-        ]
+        ];
+        if let Some(s) = &self.sdma1 {
+            out.push((s.offsets(), s.clone() as _));
+        }
+        out
+    }
+
+    /// The SDMA engines, instance 0 first.
+    pub fn sdma_engines(&self) -> Vec<alloc::sync::Arc<crate::sdma::SdmaModel>> {
+        core::iter::once(self.sdma.clone())
+            .chain(self.sdma1.clone())
+            .collect()
     }
 }
 

@@ -207,7 +207,10 @@ impl Vram {
         // `release` runs. The guest uses that RAM too, as a host uses the
         // memory a device reaches by DMA: the model only copies to and
         // from it through raw pointers.
-        let memory = unsafe { HostMemory::new(v, self.len, at, len, Some(release)) };
+        // The guest kernel picks each page's CPU caching (amdgpu maps its
+        // USWC buffers write-combined and leaves SNOOPED off their PTEs).
+        let memory =
+            unsafe { HostMemory::new(v, self.len, at, len, Some(release)) }.owned_by_a_guest_os();
         Ok((memory, len as u64))
     }
 }

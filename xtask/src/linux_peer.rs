@@ -886,9 +886,12 @@ fn gmc_ih_psp_up(dmesg: &str) -> bool {
     let failed = dmesg.lines().any(|l| {
         l.contains("hw_init of IP block <") && PHASE1_AND_PSP.iter().any(|b| l.contains(b))
     }) || dmesg.contains("PSP firmware loading failed");
+    // A phase-2 block's failure names it; a probe that finished
+    // (amdgpu_pci_probe()'s "[drm] Initialized amdgpu") ran them all.
     let phase2 = dmesg.lines().any(|l| {
         l.contains("hw_init of IP block <") && !PHASE1_AND_PSP.iter().any(|b| l.contains(b))
-    }) || dmesg.contains("SMU is initialized successfully");
+    }) || dmesg.contains("SMU is initialized successfully")
+        || dmesg.contains("[drm] Initialized amdgpu");
     dmesg.contains("PCIE GART of ") && !failed && phase2
 }
 

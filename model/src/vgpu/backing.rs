@@ -18,6 +18,8 @@ pub(crate) struct Backing {
     pub dma: (u64, u64),
     /// Each DMA chunk's bus address, in order.
     pub chunk_bus: Vec<u64>,
+    /// How the CPU maps the DMA region.
+    pub cpu: crate::gmc::CpuCaching,
 }
 
 impl Backing {
@@ -26,6 +28,7 @@ impl Backing {
             vram: (memory.vram.as_ptr() as u64, memory.vram_len as u64),
             dma: (memory.dma.as_ptr() as u64, memory.dma_len as u64),
             chunk_bus: chunk_bus.to_vec(),
+            cpu: memory.cpu,
         }
     }
 

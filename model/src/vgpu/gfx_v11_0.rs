@@ -112,7 +112,7 @@ pub struct Gfx11 {
     /// Issue 15: the SOC blocks (SMU, IH, SDMA, clock gating, S2A).
     soc: Arc<crate::socblocks::SocBlocks>,
     /// SDMA engine 0, as the device's engine list.
-    sdma: [Arc<crate::sdma::SdmaModel>; 1],
+    sdma: Vec<Arc<crate::sdma::SdmaModel>>,
 }
 
 impl core::fmt::Debug for Gfx11 {
@@ -273,7 +273,7 @@ pub(super) fn build(x: &Inputs<'_>) -> Result<super::Built, ModelError> {
         kiq_hung: AtomicBool::new(false),
         fw_epoch: core::sync::atomic::AtomicU64::new(0),
         kiq_registers: RegisterStores::default(),
-        sdma: [soc.sdma.clone()],
+        sdma: soc.sdma_engines(),
         soc,
     };
     gc.connect_translators();
@@ -301,18 +301,24 @@ impl Gfx11 {
             space: self.space(),
         };
         self.mec.cp().set_translator(Box::new(t));
-        let port = SdmaPortImpl {
-            hub: self.gfxhub.clone(),
-            vram: self.space.backing.vram_window(),
-            iommu: self.space.backing.iommu_window(),
-            fb_offset: self.space.fb_offset,
-            doorbells: &*self.doorbells as *const DoorbellPage as u64,
-            nbio: self.nbio.clone(),
-            s2a: self.soc.s2a.clone(),
-            clock: self.clock.clone(),
-            hdp_flush: self.mec.cp().pm4_registers().hdp_flush,
-        };
-        self.soc.sdma.set_port(Arc::new(port));
+        let hdp_flush = self.mec.cp().pm4_registers().hdp_flush;
+        let clients = [crate::sdma::CID_SDMA0, crate::sdma::CID_SDMA1];
+        for (engine, client) in self.soc.sdma_engines().iter().zip(clients) {
+            let port = SdmaPortImpl {
+                hub: self.gfxhub.clone(),
+                vram: self.space.backing.vram_window(),
+                iommu: self.space.backing.iommu_window(),
+                fb_offset: self.space.fb_offset,
+                doorbells: &*self.doorbells as *const DoorbellPage as u64,
+                nbio: self.nbio.clone(),
+                s2a: self.soc.s2a.clone(),
+                clock: self.clock.clone(),
+                hdp_flush,
+                cpu: self.space.backing.cpu,
+                client,
+            };
+            engine.set_port(Arc::new(port));
+        }
     }
 
     /// The MEC model (HQDs, MES pipes, the CP behind them), e.g. to run
@@ -360,14 +366,18 @@ impl Gfx11 {
         // `SDMA0_F32_CNTL.HALT` (`SDMA0_MCU_CNTL` on 7.0) set. A queue or a
         // running engine left behind still reads rings and writes fences
         // in memory the teardown hands back.
-        if let Some(q) = self.soc.sdma.queue() {
-            why.push(format!(
-                "SDMA 0: queue active (ring {:#x}, VMID {}, doorbell dword {:?})",
-                q.ring, q.vmid, q.doorbell
-            ));
-        }
-        if self.soc.sdma.running() {
-            why.push("SDMA 0: engine running (F32_CNTL/MCU_CNTL HALT clear)".into());
+        for (n, e) in self.soc.sdma_engines().iter().enumerate() {
+            if let Some(q) = e.queue() {
+                why.push(format!(
+                    "SDMA {n}: queue active (ring {:#x}, VMID {}, doorbell dword {:?})",
+                    q.ring, q.vmid, q.doorbell
+                ));
+            }
+            if e.running() {
+                why.push(format!(
+                    "SDMA {n}: engine running (F32_CNTL/MCU_CNTL HALT clear)"
+                ));
+            }
         }
         if let Some((addr, bytes)) = self.psp.ring() {
             why.push(format!(
@@ -564,7 +574,7 @@ impl Space {
         let t = Gmc::new(&vram, root & !0xFFF, self.gfx12)
             .with_vram_base(self.fb_offset)
             .translate(va, access)?;
-        t.coherent()
+        t.coherent(self.backing.cpu)
             .map_err(|reason| VmFault { va, access, reason })?;
         let fb = self.fb_offset;
         self.backing.host(t.pa, t.system, fb).ok_or(VmFault {
@@ -604,6 +614,10 @@ struct SdmaPortImpl {
     clock: SimClock,
     /// The NBIO's HDP flush request and done registers (dwords).
     hdp_flush: Option<(u32, u32)>,
+    /// How the CPU maps the DMA region.
+    cpu: crate::gmc::CpuCaching,
+    /// The engine's GFXHUB client id (what its faults latch).
+    client: u16,
 }
 
 // SAFETY: `doorbells` is the address of the VirtualGpu's boxed doorbell
@@ -625,10 +639,10 @@ impl crate::sdma::SdmaPort for SdmaPortImpl {
         use crate::sdma::SdmaVmError;
         let tr = self
             .hub
-            .translate_vmid_as(&self.vram, vmid, va, access, crate::sdma::CID_SDMA0)
+            .translate_vmid_as(&self.vram, vmid, va, access, self.client)
             .map_err(|refusal| SdmaVmError::Refused { refusal })?;
         // SNOOPED on a system page (`Translation::coherent`).
-        tr.coherent()
+        tr.coherent(self.cpu)
             .map_err(|_| SdmaVmError::NotSnooped { pa: tr.pa })?;
         let (mem, at) = if tr.system {
             (&self.iommu, Some(tr.pa))
@@ -711,7 +725,7 @@ fn vmid0_host(hub: &HubModel, space: &Space, va: u64, access: Access) -> Option<
     }
     let vram = space.backing.vram_window();
     let t = hub.translate_vmid_as(&vram, 0, va, access, CID_CPC).ok()?;
-    t.coherent().ok()?;
+    t.coherent(space.backing.cpu).ok()?;
     space.backing.host(t.pa, t.system, space.fb_offset)
 }
 
@@ -757,7 +771,8 @@ impl crate::cp::Translate for CpTranslate {
             })?;
         // The CP's and the waves' accesses: SNOOPED on a system page
         // (`Translation::coherent`).
-        t.coherent().map_err(VmRefusal::Walk)?;
+        t.coherent(self.space.backing.cpu)
+            .map_err(VmRefusal::Walk)?;
         self.space
             .backing
             .host(t.pa, t.system, self.space.fb_offset)
@@ -796,6 +811,8 @@ impl super::GcModel for Gfx11 {
             f.sched = MesModel::from_mec(self.mec.clone(), self.api).map(|m| {
                 m.with_translator(self.translator())
                     .with_kernel_view(self.kernel_view())
+                    .with_cpu_caching(self.space.backing.cpu)
+                    .with_register_stores(self.kiq_registers.clone())
                     .with_hub(self.gfxhub.clone())
                     .with_part(
                         self.mes_info
@@ -815,10 +832,13 @@ impl super::GcModel for Gfx11 {
             self.mec.rlc_cp_schedulers() & 0xFF == crate::kiq::scheduler0(crate::kiq::MES_KIQ_SLOT);
         if f.pipe1.is_none() && self.api == MesApiVersion::V12 && named {
             f.pipe1 = MesModel::from_mec_pipe(self.mec.clone(), 1, self.api).map(|m| {
-                m.with_kernel_view(self.kernel_view()).with_part(
-                    self.mes_info
-                        .part(self.gfxhub.clone(), self.soc.sdma.clone()),
-                )
+                m.with_kernel_view(self.kernel_view())
+                    .with_cpu_caching(self.space.backing.cpu)
+                    .with_register_stores(self.kiq_registers.clone())
+                    .with_part(
+                        self.mes_info
+                            .part(self.gfxhub.clone(), self.soc.sdma.clone()),
+                    )
             });
         }
         let epoch = self.mec.cp_resets();
@@ -832,7 +852,9 @@ impl super::GcModel for Gfx11 {
         let mut worked = 0;
         if self.schedulers_silent.load(Ordering::Relaxed) {
             drop(f);
-            self.soc.sdma.service();
+            for e in self.soc.sdma_engines() {
+                e.service();
+            }
             let steps = self.mec.run_until_idle(CP_STEPS_PER_PAUSE);
             return steps.is_some_and(|n| n <= 2);
         }
@@ -844,13 +866,15 @@ impl super::GcModel for Gfx11 {
             worked += k.service();
         }
         if let Some(m) = f.pipe1.as_ref().filter(|_| !kiq_hung) {
-            worked += m.service();
+            worked += m.service() + m.register_waits().len();
         }
         if let Some(m) = f.sched.as_ref().filter(|_| !mes_hung) {
-            worked += m.service();
+            worked += m.service() + m.register_waits().len();
         }
         drop(f);
-        worked += self.soc.sdma.service() + self.soc.sdma.register_waits().len();
+        for e in self.soc.sdma_engines() {
+            worked += e.service() + e.register_waits().len();
+        }
         // `run_until_idle` takes two steps to see an idle CP.
         let steps = self.mec.run_until_idle(CP_STEPS_PER_PAUSE);
         worked == 0 && steps.is_some_and(|n| n <= 2)
@@ -901,8 +925,10 @@ impl super::GcModel for Gfx11 {
                 ));
             }
         }
-        for t in self.soc.sdma.troubles() {
-            out.push(format!("SDMA 0: {t}"));
+        for (n, e) in self.soc.sdma_engines().iter().enumerate() {
+            for t in e.troubles() {
+                out.push(format!("SDMA {n}: {t}"));
+            }
         }
         out
     }
@@ -912,14 +938,32 @@ impl super::GcModel for Gfx11 {
     fn take_register_stores(&self) -> Vec<(u32, u32)> {
         let mut out = core::mem::take(&mut *self.kiq_registers.lock());
         out.extend(self.mec.cp().take_register_stores());
-        out.extend(self.soc.sdma.take_register_stores());
+        for e in self.soc.sdma_engines() {
+            out.extend(e.take_register_stores());
+        }
         out
     }
     fn register_waits(&self) -> Vec<u32> {
-        self.soc.sdma.register_waits()
+        let mut out: Vec<u32> = self
+            .soc
+            .sdma_engines()
+            .iter()
+            .flat_map(|e| e.register_waits())
+            .collect();
+        let f = self.firmwares.lock();
+        for m in [&f.sched, &f.pipe1].into_iter().flatten() {
+            out.extend(m.register_waits());
+        }
+        out
     }
     fn register_values(&self, values: &[(u32, u32)]) {
-        self.soc.sdma.register_values(values);
+        for e in self.soc.sdma_engines() {
+            e.register_values(values);
+        }
+        let f = self.firmwares.lock();
+        for m in [&f.sched, &f.pipe1].into_iter().flatten() {
+            m.register_values(values);
+        }
     }
     fn fall_off_bus(&self) {
         self.stop_everything();

@@ -736,7 +736,7 @@ impl XccTranslate for Xlate {
         // SNOOPED on a system page, as on gfx11/12
         // (`crate::gmc::Translation::coherent`; Linux sets it on every
         // GC 9.4.3 PTE, `gmc_v9_0_get_coherence_flags()`).
-        crate::gmc::coherent(t.system, t.snooped).map_err(VmRefusal::Walk)?;
+        crate::gmc::coherent(t.system, t.snooped, self.backing.cpu).map_err(VmRefusal::Walk)?;
         self.host(&t, fb_offset)
     }
 
@@ -808,7 +808,7 @@ impl crate::sdma::SdmaPort for SdmaPort9 {
         // SDMA (`mmhub_v1_8_init_snoop_override_regs()`), which makes SDMA
         // writes probe the CPU's caches whatever the PTE says; the model
         // asks the PTE for writes too.
-        crate::gmc::coherent(t.system, t.snooped)
+        crate::gmc::coherent(t.system, t.snooped, self.xlate.backing.cpu)
             .map_err(|_| SdmaVmError::NotSnooped { pa: t.pa })?;
         let host = self
             .xlate

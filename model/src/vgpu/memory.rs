@@ -15,6 +15,8 @@ pub struct HostMemory {
     /// The DMA region's bus address ([`super::DMA_BUS`] unless
     /// [`super::VirtualGpu::new_at`] places it elsewhere).
     pub(super) dma_bus: u64,
+    /// How the CPU maps the DMA region ([`crate::gmc::CpuCaching`]).
+    pub(super) cpu: crate::gmc::CpuCaching,
     release: Option<Box<dyn FnOnce() + Send>>,
 }
 
@@ -61,8 +63,16 @@ impl HostMemory {
             dma,
             dma_len,
             dma_bus: super::DMA_BUS,
+            cpu: crate::gmc::CpuCaching::WriteBack,
             release,
         }
+    }
+
+    /// The DMA region is a guest's RAM, whose OS chooses each page's CPU
+    /// caching ([`crate::gmc::CpuCaching::OwnerChooses`]).
+    pub fn owned_by_a_guest_os(mut self) -> Self {
+        self.cpu = crate::gmc::CpuCaching::OwnerChooses;
+        self
     }
 
     /// `vram_len` bytes of VRAM backing from the heap and

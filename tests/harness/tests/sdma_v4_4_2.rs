@@ -672,6 +672,60 @@ fn an_srbm_write_and_a_register_poll_go_through_the_device() {
     assert_eq!(s.stopped(), None);
 }
 
+/// COND_EXE as `amdgpu_ib_schedule()` opens a frame with it
+/// (`init_cond_exec`: the address of `ring->cond_exe_gpu_addr`, reference
+/// 1, then the dwords it covers): the covered WRITE_LINEAR runs when the
+/// dword reads 1 and is skipped when it reads 0.
+#[test]
+fn cond_exe_runs_or_skips_what_it_covers() {
+    let rig = rig(&MI300X, 8192);
+    let index = sdma_engine_index(0);
+    let mem = rig.ring_memory();
+    let q = map_v4_4_2::map_direct(
+        rig.bus,
+        &rig.sdma_bases,
+        0,
+        // SAFETY: leaked and mapped in the tables at its host address.
+        unsafe { Dev::assume(mem) },
+        rig.doorbell(index * 2),
+        index,
+        0,
+        rig.clock,
+        rig.pause(),
+    )
+    .unwrap();
+    let mut wptr = (q.wptr() / 4) as usize;
+    let dst = rig.dst.as_ptr() as u64;
+    let cond = dst + 256;
+    let (lo, hi) = (|a: u64| a as u32, |a: u64| (a >> 32) as u32);
+    for (flag, value, at) in [(1u32, 0x1111u32, 0u64), (0, 0x2222, 4)] {
+        rig.dst[256..260].copy_from_slice(&flag.to_le_bytes());
+        let frame = [
+            9,
+            lo(cond),
+            hi(cond),
+            1,
+            5,
+            0x2,
+            lo(dst + at),
+            hi(dst + at),
+            0,
+            value,
+        ];
+        for d in frame {
+            mem.ring[wptr % mem.ring.len()].store(d, Ordering::Release);
+            wptr += 1;
+        }
+        rig.doorbells[index as usize].store(wptr as u64 * 4, Ordering::Release);
+        rig.bus.sdma[0].service();
+    }
+    assert_eq!(&rig.dst[0..4], &0x1111u32.to_le_bytes(), "run on 1");
+    assert_eq!(&rig.dst[4..8], &[0; 4], "skipped on 0");
+    let s = &rig.bus.sdma[0];
+    assert_eq!(s.pointers().0, wptr as u64 * 4);
+    assert_eq!(s.stopped(), None);
+}
+
 /// An HDP flush POLL_REGMEM (`hdp_flush` set) naming registers other than
 /// the NBIO's flush pair stops the queue, named: the model never passes a
 /// flush it does not model.

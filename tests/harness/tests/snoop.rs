@@ -13,7 +13,7 @@
 
 use barebell_bringup::{Mapping, Options, Quiet, Step};
 use barebell_model::dma::Dma;
-use barebell_model::gmc::{self as walk, Access, Context, FaultReason, Format, Gmc};
+use barebell_model::gmc::{self as walk, Access, Context, CpuCaching, FaultReason, Format, Gmc};
 use barebell_model::parts;
 use barebell_tests::{FirmwareDir, virtual_gpu};
 
@@ -25,7 +25,10 @@ const SNOOP: u64 = walk::bits::SNOOPED;
 const PAGE: u64 = 4096;
 
 /// The rule itself, over a hand-built flat table: a system page is
-/// coherent only with SNOOPED; a VRAM page needs no snoop.
+/// coherent only with SNOOPED where the CPU maps it write-back; a VRAM
+/// page needs no snoop. Where a guest OS picks each page's caching (the
+/// Linux peer), a page without SNOOPED is one it does not cache
+/// (`amdgpu_ttm_tt_pde_flags()`): coherent.
 #[test]
 fn a_system_page_without_snooped_is_not_coherent() {
     let layout = std::alloc::Layout::from_size_align(4096, 4096).unwrap();
@@ -52,13 +55,15 @@ fn a_system_page_without_snooped_is_not_coherent() {
     let mut g = Gmc::with_context(&dma, ctx);
     let snooped = g.translate(0, Access::Read).unwrap();
     assert!(snooped.system && snooped.snooped);
-    assert_eq!(snooped.coherent(), Ok(()));
+    let wb = CpuCaching::WriteBack;
+    assert_eq!(snooped.coherent(wb), Ok(()));
     let plain = g.translate(PAGE, Access::Write).unwrap();
     assert!(plain.system && !plain.snooped);
-    assert_eq!(plain.coherent(), Err(FaultReason::NotSnooped));
+    assert_eq!(plain.coherent(wb), Err(FaultReason::NotSnooped));
+    assert_eq!(plain.coherent(CpuCaching::OwnerChooses), Ok(()));
     let vram = g.translate(2 * PAGE, Access::Read).unwrap();
     assert!(!vram.system && !vram.snooped);
-    assert_eq!(vram.coherent(), Ok(()));
+    assert_eq!(vram.coherent(wb), Ok(()));
     // Not a walk fault: nothing is latched.
     assert_eq!(g.fault(), None);
 }
