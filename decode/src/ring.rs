@@ -334,6 +334,22 @@ pub fn sdma(bytes: &[u8], engine: crate::sdma::SdmaGen) -> Vec<Packet> {
                             alloc::vec![("dst", dst), ("dwords", dwords.into())],
                         ),
                         P::GcrReq => ("GCR_REQ", alloc::vec![]),
+                        P::PtePdeGen {
+                            pe,
+                            flags,
+                            value,
+                            incr,
+                            count,
+                        } => (
+                            "PTEPDE_GEN",
+                            alloc::vec![
+                                ("pe", pe),
+                                ("flags", flags),
+                                ("value", value),
+                                ("incr", incr.into()),
+                                ("count", count)
+                            ],
+                        ),
                         P::CondExe {
                             addr,
                             reference,

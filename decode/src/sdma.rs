@@ -16,6 +16,13 @@ pub const OP_COPY: u32 = 1;
 pub const OP_WRITE: u32 = 2;
 pub const OP_INDIRECT: u32 = 4;
 pub const OP_SRBM_WRITE: u32 = 14;
+/// `SDMA_OP_PTEPDE` with `SDMA_SUBOP_PTEPDE_GEN`: page-table entries
+/// generated from a start value. No header struct describes the GEN
+/// packet; its ten dwords are read as `sdma_v6_0_vm_set_pte_pde()` and
+/// `sdma_v4_4_2_vm_set_pte_pde()` write them: destination, mask (the PTE
+/// flags), start value, increment, 0, entries - 1.
+pub const OP_PTEPDE: u32 = 12;
+pub const SUB_PTEPDE_GEN: u32 = 0;
 /// `SDMA_OP_GCR_REQ` (SDMA 6.0 and 7.0: `sdma_v6_0_ring_emit_mem_sync()`).
 pub const OP_GCR_REQ: u32 = 17;
 pub const OP_FENCE: u32 = 5;
@@ -141,7 +148,7 @@ const fn flatten() -> [Fact; 57] {
 
 const FIELD_FACTS: [Fact; 57] = flatten();
 
-const OP_FACTS: [Fact; 20] = [
+const OP_FACTS: [Fact; 22] = [
     Fact::constant(H, "SDMA_OP_NOP", OP_NOP as u64),
     Fact::constant(H, "SDMA_OP_COPY", OP_COPY as u64),
     Fact::constant(H, "SDMA_OP_WRITE", OP_WRITE as u64),
@@ -149,6 +156,8 @@ const OP_FACTS: [Fact; 20] = [
     Fact::constant(H, "SDMA_OP_SRBM_WRITE", OP_SRBM_WRITE as u64),
     Fact::constant(H, "SDMA_OP_GCR_REQ", OP_GCR_REQ as u64),
     Fact::constant(H, "SDMA_OP_COND_EXE", OP_COND_EXE as u64),
+    Fact::constant(H, "SDMA_OP_PTEPDE", OP_PTEPDE as u64),
+    Fact::constant(H, "SDMA_SUBOP_PTEPDE_GEN", SUB_PTEPDE_GEN as u64),
     Fact::constant(H, "SDMA_PKT_COND_EXE_REFERENCE_reference_offset", 3),
     // The GCR_REQ packet's last dword (so five in all).
     Fact::constant(H, "SDMA_PKT_GCR_REQ_PAYLOAD4_vmid_offset", 4),
@@ -396,6 +405,15 @@ pub enum SdmaPacket {
     },
     /// GCR_REQ: a cache rinse over a VA range (SDMA 6.0+).
     GcrReq,
+    /// PTEPDE GEN: `count` 64-bit entries at `pe`, entry `i` being
+    /// `(value + i * incr) | flags`.
+    PtePdeGen {
+        pe: u64,
+        flags: u64,
+        value: u64,
+        incr: u32,
+        count: u64,
+    },
     /// COND_EXE: the next `count` dwords run only if the dword at `addr`
     /// equals `reference`.
     CondExe {
@@ -470,6 +488,7 @@ impl SdmaPacket {
             (OP_INDIRECT, _) => 6,
             (OP_SRBM_WRITE, _) => 3,
             (OP_COND_EXE, _) => 5,
+            (OP_PTEPDE, SUB_PTEPDE_GEN) => 10,
             (OP_GCR_REQ, _) if sdma != SdmaGen::V4_4_2 => 5,
             (OP_FENCE, _) => 4,
             (OP_TRAP, _) => 2,
@@ -521,6 +540,13 @@ impl SdmaPacket {
                 dwords: WRITE_COUNT.get(w(3)) + 1,
             },
             OP_GCR_REQ => SdmaPacket::GcrReq,
+            OP_PTEPDE => SdmaPacket::PtePdeGen {
+                pe: q(w(1), w(2)),
+                flags: q(w(3), w(4)),
+                value: q(w(5), w(6)),
+                incr: w(7),
+                count: u64::from(w(9)) + 1,
+            },
             OP_COND_EXE => SdmaPacket::CondExe {
                 addr: q(w(1), w(2)),
                 reference: w(3),
@@ -657,6 +683,25 @@ mod tests {
                 },
                 6
             )
+        );
+    }
+
+    /// `sdma_v6_0_vm_set_pte_pde()` for 3 entries of 4 KiB from
+    /// 0x8000_0000 with flags 0x71 at 0x1000: ten dwords.
+    #[test]
+    fn ptepde_gen_as_linux_emits_it() {
+        let ring = [12, 0x1000, 0, 0x71, 0, 0x8000_0000, 0, 0x1000, 0, 2];
+        let (p, n) = SdmaPacket::decode(SdmaGen::V6, &ring).unwrap();
+        assert_eq!(n, 10);
+        assert_eq!(
+            p,
+            SdmaPacket::PtePdeGen {
+                pe: 0x1000,
+                flags: 0x71,
+                value: 0x8000_0000,
+                incr: 0x1000,
+                count: 3
+            }
         );
     }
 

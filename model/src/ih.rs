@@ -36,8 +36,13 @@
 //! `WPTR_OVERFLOW_CLEAR` clears `RB_OVERFLOW`. Model conventions: the
 //! timestamp is the simulated clock in ns (hardware counts a reference
 //! clock); `pasid` and `node_id` are 0 (the IH's VMID→PASID table,
-//! `IH_VMID_n_LUT`, is not modelled); `ENABLE_INTR` (the MSI) is not
-//! needed for the ring to be written; an entry for a ring with
+//! `IH_VMID_n_LUT`, is not modelled); `ENABLE_INTR` is not needed for
+//! the ring to be written, but an entry written while ring 0's
+//! `IH_RB_CNTL.ENABLE_INTR` is set (`ih_v6_0_toggle_interrupts()`,
+//! `vega20_ih_toggle_ring_interrupts()` set it with `RB_ENABLE`) is an
+//! interrupt for the platform to deliver ([`IhModel::take_interrupts`]:
+//! the vfio-user peer signals MSI-X vector 0, the one vector
+//! `amdgpu_irq_init()` asks for); an entry for a ring with
 //! `MC_SPACE` 2 (a bus address) is not written (counted as refused).
 
 use crate::SimClock;
@@ -61,6 +66,7 @@ pub mod rb_cntl {
     pub const RB_SIZE: u32 = 0x0000_003E;
     pub const WPTR_WRITEBACK_ENABLE: u32 = 0x0000_0100;
     pub const WPTR_OVERFLOW_ENABLE: u32 = 0x0001_0000;
+    pub const ENABLE_INTR: u32 = 0x0002_0000;
     pub const MC_SPACE: u32 = 0x7000_0000;
     pub const WPTR_OVERFLOW_CLEAR: u32 = 0x8000_0000;
 }
@@ -80,8 +86,9 @@ pub const ENTRY_BYTES: u32 = 32;
 /// write latches.
 pub const CID_OSSSYS: u16 = 15;
 
-const MASKS: [(&str, u32); 10] = [
+const MASKS: [(&str, u32); 11] = [
     ("IH_RB_CNTL__RB_ENABLE_MASK", rb_cntl::RB_ENABLE),
+    ("IH_RB_CNTL__ENABLE_INTR_MASK", rb_cntl::ENABLE_INTR),
     ("IH_RB_CNTL__RB_SIZE_MASK", rb_cntl::RB_SIZE),
     (
         "IH_RB_CNTL__WPTR_WRITEBACK_ENABLE_MASK",
@@ -102,8 +109,8 @@ const MASKS: [(&str, u32); 10] = [
     ("IH_RB_WPTR_ADDR_HI__ADDR_MASK", WPTR_ADDR_HI),
 ];
 
-const fn mask_facts(header: &'static str) -> [Fact; 10] {
-    let mut out = [Fact::constant("", "0", 0); 10];
+const fn mask_facts(header: &'static str) -> [Fact; 11] {
+    let mut out = [Fact::constant("", "0", 0); 11];
     let mut i = 0;
     while i < MASKS.len() {
         out[i] = Fact::constant(header, MASKS[i].0, MASKS[i].1 as u64);
@@ -112,9 +119,9 @@ const fn mask_facts(header: &'static str) -> [Fact; 10] {
     out
 }
 
-const V6_MASKS: [Fact; 10] = mask_facts("osssys_6_0_0_sh_mask.h");
-const V7_MASKS: [Fact; 10] = mask_facts("osssys_7_0_0_sh_mask.h");
-const V442_MASKS: [Fact; 10] = mask_facts("osssys_4_4_2_sh_mask.h");
+const V6_MASKS: [Fact; 11] = mask_facts("osssys_6_0_0_sh_mask.h");
+const V7_MASKS: [Fact; 11] = mask_facts("osssys_7_0_0_sh_mask.h");
+const V442_MASKS: [Fact; 11] = mask_facts("osssys_4_4_2_sh_mask.h");
 
 /// The `IH_RB_*` fields the model decodes, against the three headers.
 pub const FACTS: &[Fact] = barebell_facts::fact_table!(
@@ -246,6 +253,12 @@ pub const IV_FACTS: &[Fact] = &[
         "GFX_11_0_0__SRCID__CP_EOP_INTERRUPT",
         src::CP_EOP as u64,
     ),
+    Fact::constant(
+        "irqsrcs_gfx_9_0.h",
+        "GFX_9_0__SRCID__CP_EOP_INTERRUPT",
+        src::CP_EOP as u64,
+    ),
+    Fact::constant(IHC, "SOC15_IH_CLIENTID_GRBM_CP", client::GRBM_CP as u64),
     Fact::constant(IHC, "SOC21_IH_CLIENTID_VMC", client::VMC as u64),
     Fact::constant(
         "irqsrcs_gfx_11_0_0.h",
@@ -405,6 +418,18 @@ impl IvEntry {
         }
     }
 
+    /// GC 9.4.3's end-of-pipe interrupt: as [`IvEntry::cp_eop`] (client
+    /// `SOC15_IH_CLIENTID_GRBM_CP`, `GFX_9_0__SRCID__CP_EOP_INTERRUPT`,
+    /// the same numbers), with the XCC in `node_id`: Linux maps it back
+    /// with `gfx_v9_4_3_ih_to_xcc_inst()` (`hweight8(xcc_mask &
+    /// GENMASK(node / 2, 0)) - 1`), so XCC `x` of a full mask is node `2x`.
+    pub fn cp_eop_v9(xcc: usize, slot: (u8, u8, u8), context: u32) -> IvEntry {
+        IvEntry {
+            node_id: (xcc as u8).wrapping_mul(2),
+            ..Self::cp_eop(Some(slot), context)
+        }
+    }
+
     pub fn sq_error(slot: Option<(u8, u8, u8)>, e: &crate::wave::SqEvent) -> IvEntry {
         let ring_id = slot.map_or(0, |(me, pipe, queue)| {
             (pipe & ring_id::PIPE) | ((me << 2) & ring_id::ME) | ((queue << 4) & ring_id::QUEUE)
@@ -536,6 +561,9 @@ pub struct IhModel {
     /// The IH's path to memory: the MMHUB as client OSSSYS.
     mc: Mutex<Option<Arc<Mc>>>,
     busy: AtomicBool,
+    /// Entries written with `ENABLE_INTR` set since the platform last
+    /// took them ([`IhModel::take_interrupts`]).
+    interrupts: core::sync::atomic::AtomicU64,
     /// The `MC_SPACE` value the version's `*_rb_cntl()` writes for a ring
     /// at a bus address: 2 in `ih_v6_0_rb_cntl()` / `ih_v7_0_rb_cntl()`,
     /// 1 in `vega20_ih_rb_cntl()` (OSSSYS 4.4.2); 4 otherwise in all three.
@@ -599,6 +627,7 @@ impl IhModel {
             clock: clock.clone(),
             mc: Mutex::new(None),
             busy: AtomicBool::new(false),
+            interrupts: core::sync::atomic::AtomicU64::new(0),
             bus_space: if version.0 == 4 { 1 } else { 2 },
         })
     }
@@ -630,8 +659,15 @@ impl IhModel {
         self.state.lock().raised.clone()
     }
 
+    /// The interrupts raised since the last call (entries written with
+    /// `ENABLE_INTR` set): what the platform signals to the host.
+    pub fn take_interrupts(&self) -> u64 {
+        self.interrupts.swap(0, Ordering::AcqRel)
+    }
+
     /// Back to the power-on state (mode-1 reset).
     pub fn reset(&self) {
+        self.interrupts.store(0, Ordering::Release);
         self.regs.reset();
         *self.state.lock() = State::default();
     }
@@ -658,6 +694,12 @@ impl IhModel {
         }
         let r = self.write_entry(&e);
         self.busy.store(false, Ordering::Release);
+        let cntl = self.regs.get(self.ring_regs(0).cntl);
+        if matches!(r, Raised::Written { .. } | Raised::Overflowed { .. })
+            && cntl & rb_cntl::ENABLE_INTR != 0
+        {
+            self.interrupts.fetch_add(1, Ordering::AcqRel);
+        }
         let mut st = self.state.lock();
         if st.raised.len() < RAISED_LOG {
             st.raised.push((e, r));

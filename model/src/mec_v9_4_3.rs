@@ -451,7 +451,14 @@ pub struct MecV943 {
     aid_mmhubs: Mutex<(Vec<u32>, usize)>,
     /// Why the last translation failed ([`MecV943::unreachable`]).
     last_miss: Mutex<Option<VmRefusal>>,
+    /// Where the CP's end-of-pipe interrupts go ([`MecV943::set_eop_line`]).
+    eop_line: Mutex<Option<EopLineV9>>,
 }
+
+/// Where an end-of-pipe interrupt goes: the XCC and slot of the queue
+/// that raised it (a queue the CP runs for every XCC reports XCC 0's),
+/// and the `RELEASE_MEM` context id.
+pub type EopLineV9 = Box<dyn Fn(usize, Slot, u32) + Send + Sync>;
 
 /// A device's doorbell path: whether a store of `value` to doorbell
 /// `dword` reaches the GC (it records what it drops).
@@ -525,6 +532,36 @@ impl MecV943 {
             schedulers_hung: core::sync::atomic::AtomicBool::new(false),
             aid_mmhubs: Mutex::new((Vec::new(), 1)),
             last_miss: Mutex::new(None),
+            eop_line: Mutex::new(None),
+        }
+    }
+
+    /// Sends the CP's end-of-pipe interrupts through `line` from now on.
+    pub fn set_eop_line(&self, line: EopLineV9) {
+        *self.eop_line.lock() = Some(line);
+    }
+
+    /// Hands the CP's end-of-pipe interrupts to the line, each with its
+    /// queue's XCC and slot (dropped with no line).
+    fn deliver_eop(&self) {
+        let raised = self.cp.lock().take_eop_interrupts();
+        if raised.is_empty() {
+            return;
+        }
+        let line = self.eop_line.lock();
+        let Some(line) = line.as_ref() else {
+            return;
+        };
+        let s = self.state.lock();
+        for (q, context) in raised {
+            let member = s
+                .queues
+                .iter()
+                .find(|r| r.cp == Some(q))
+                .and_then(|r| r.members.first());
+            if let Some(&(xcc, slot, _)) = member {
+                line(xcc, slot, context);
+            }
         }
     }
 
@@ -1957,6 +1994,8 @@ impl MecV943 {
             let st = cp.step();
             work += (st.launched + st.completed) as usize;
         }
+        drop(cp);
+        self.deliver_eop();
         work
     }
 }

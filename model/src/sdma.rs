@@ -498,6 +498,10 @@ impl Stream {
     }
 }
 
+/// Most entries one PTEPDE GEN packet may generate in the model (2^19,
+/// the reach of COPY_LINEAR's count on 4.4.2 in 8-byte entries).
+pub const PTEPDE_MAX: u64 = 1 << 19;
+
 /// How many packets one service runs at most (then the host's turn).
 const PACKETS_PER_SERVICE: usize = 256;
 
@@ -1109,11 +1113,13 @@ impl SdmaModel {
         if c.at + len as u64 * 4 > c.avail {
             return Ok(None);
         }
-        let mut d = [0u32; 8];
+        // The longest fixed part a packet the model decodes has (PTEPDE
+        // GEN's ten dwords); WRITE_LINEAR's data is read as it runs.
+        let mut d = [0u32; 10];
         let n = if decode::OP.get(h) == decode::OP_NOP {
             1
         } else {
-            len.min(8)
+            len.min(d.len())
         };
         for (i, slot) in d.iter_mut().enumerate().take(n) {
             *slot = c.stream.dword(port, c.at, i as u64).map_err(vm(h))?;
@@ -1339,6 +1345,13 @@ impl Running<'_> {
             // there is nothing to invalidate or write back (*model
             // convention*, as for the CP's ACQUIRE_MEM).
             SdmaPacket::GcrReq => {}
+            SdmaPacket::PtePdeGen {
+                pe,
+                flags,
+                value,
+                incr,
+                count,
+            } => self.pte_pde_gen(pe, flags, value, u64::from(incr), count)?,
             SdmaPacket::SrbmWrite { reg, data, byte_en } => {
                 // `sdma_v4_4_2_ring_emit_wreg()` / `sdma_v6_0_ring_emit_wreg()`
                 // write whole registers (`BYTE_EN(0xf)`).
@@ -1373,6 +1386,36 @@ impl Running<'_> {
             // at both ends); `copy` allows overlap.
             unsafe { core::ptr::copy(sp as *const u8, dp as *mut u8, n as usize) };
             off += n;
+        }
+        Ok(())
+    }
+
+    /// PTEPDE GEN: entry `i` at `pe + 8 i` is `(value + i * incr) |
+    /// flags`, what the CPU backend writes for the same update
+    /// (`amdgpu_vm_cpu_update()` → `amdgpu_gmc_set_pte_pde()` on a
+    /// page-aligned address). The entries must be 8-byte aligned and at
+    /// most [`PTEPDE_MAX`] (*model rule*: the count's width is not in a
+    /// header).
+    fn pte_pde_gen(
+        &self,
+        pe: u64,
+        flags: u64,
+        value: u64,
+        incr: u64,
+        count: u64,
+    ) -> Result<(), SdmaStop> {
+        if !pe.is_multiple_of(8) {
+            return Err(self.refuse("PTEPDE destination not 8-byte aligned"));
+        }
+        if count > PTEPDE_MAX {
+            return Err(self.refuse("PTEPDE count past what the model generates"));
+        }
+        for i in 0..count {
+            let (hp, _) = self.tr(pe + 8 * i, Access::Write)?;
+            let entry = value.wrapping_add(i.wrapping_mul(incr)) | flags;
+            // SAFETY: an 8-byte-aligned address the port translated for a
+            // write, valid to the end of its page.
+            unsafe { core::ptr::write_volatile(hp as *mut u64, entry) };
         }
         Ok(())
     }

@@ -100,6 +100,10 @@ pub struct Counts {
     pub config_writes: u64,
     /// Accesses the function refused (bad size, outside a region).
     pub refused: u64,
+    /// MSI-X vector 0 signals (IH entries written with `ENABLE_INTR`).
+    pub interrupts: u64,
+    /// IH entries raised while no vector was set up to take them.
+    pub interrupts_dropped: u64,
 }
 
 /// The model behind one vfio-user connection.
@@ -314,6 +318,7 @@ impl ModelFunction {
         // One look by the device between two host looks, as the
         // bring-up's waits give it.
         self.gpu.pause();
+        self.deliver_interrupts();
         let mut out = Vec::with_capacity(data.len());
         for i in 0..data.len().div_ceil(4) {
             let value = self.gpu.regs().read32(at + 4 * i);
@@ -372,7 +377,22 @@ impl ModelFunction {
         // store completes for the guest, which may next poll memory
         // (a MES or KIQ fence) without touching a register.
         self.gpu.run_until_idle(DOORBELL_LOOKS);
+        self.deliver_interrupts();
         Ok(())
+    }
+
+    /// Signals MSI-X vector 0 if the IH wrote entries with `ENABLE_INTR`
+    /// since the last look (amdgpu asks for one vector,
+    /// `amdgpu_irq_init()`; QEMU applies the guest's MSI-X masking).
+    fn deliver_interrupts(&mut self) {
+        if self.gpu.ih().take_interrupts() == 0 {
+            return;
+        }
+        if self.signal(0) {
+            self.counts.interrupts += 1;
+        } else {
+            self.counts.interrupts_dropped += 1;
+        }
     }
 
     fn config_write(&mut self, offset: u64, data: &[u8]) -> Result<(), Error> {

@@ -85,13 +85,15 @@ fn main() -> ExitCode {
     let diagnostics = function.gpu().diagnostics();
     println!(
         "barebell-vfio-user: client gone; {} register reads, {} register writes, {} doorbells, \
-         {} config writes, {} refused accesses, {} MiB of guest RAM mapped ({} MiB as the model's \
-         system memory), {} model diagnostics",
+         {} config writes, {} refused accesses, {} interrupts signalled ({} with no vector), {} MiB \
+         of guest RAM mapped ({} MiB as the model's system memory), {} model diagnostics",
         c.reg_reads,
         c.reg_writes,
         c.doorbells,
         c.config_writes,
         c.refused,
+        c.interrupts,
+        c.interrupts_dropped,
         function.guest_ram_bytes() >> 20,
         function.system_ram_bytes() >> 20,
         diagnostics.len()

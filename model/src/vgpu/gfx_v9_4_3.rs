@@ -255,6 +255,15 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
     let bus_master = Arc::new(AtomicBool::new(false));
     let pci = Arc::new(crate::pci_config::PciConfig::new(bus_master.clone(), clock));
     let (mec, xlate) = build::mec(clock, x.seed, &i, &rlc_mec, &gfxhubs, memory, x.chunk_bus);
+    {
+        // The CP's end-of-pipe interrupts reach the IH (AID 0's OSSSYS).
+        let ih = ih.clone();
+        let narrow = |v: u32| u8::try_from(v).unwrap_or(u8::MAX);
+        mec.set_eop_line(Box::new(move |xcc, (me, pipe, queue), context| {
+            let slot = (narrow(me), narrow(pipe), narrow(queue));
+            ih.raise(crate::ih::IvEntry::cp_eop_v9(xcc, slot, context));
+        }));
+    }
     let scope = build::ResetScope {
         nbios: nbios.clone(),
         ih: ih.clone(),

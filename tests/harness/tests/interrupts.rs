@@ -385,3 +385,42 @@ fn waiting_for_an_interrupt_is_bounded() {
     );
     assert!(up.shutdown().complete());
 }
+
+/// The MSI: an IH entry written while ring 0's `IH_RB_CNTL.ENABLE_INTR`
+/// is set is an interrupt the platform delivers (the vfio-user peer
+/// signals MSI-X vector 0); the runtime polls with `ENABLE_INTR` clear
+/// (`barebell::ih`), so its entries raise none. Linux sets the bit with
+/// `RB_ENABLE` (`ih_v6_0_toggle_interrupts()`).
+#[test]
+fn an_entry_is_an_interrupt_only_with_enable_intr() {
+    use barebell::discovery::{Discovery, hw_id};
+    let gpu = virtual_gpu_sized(parts::navi31(), 1, 64 * MIB, 8 * MIB);
+    let opts = Options {
+        until: Step::Ih,
+        mapping: None,
+        ..Default::default()
+    };
+    let fw = FirmwareDir::system();
+    let up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet).unwrap();
+    let entry = barebell_model::ih::IvEntry {
+        client_id: 0x14,
+        src_id: 181,
+        ..Default::default()
+    };
+    assert!(matches!(gpu.ih().raise(entry), Raised::Written { .. }));
+    assert_eq!(gpu.ih().take_interrupts(), 0, "the runtime polls");
+    let (bytes, _) = barebell_model::discovery::build(&gpu.part().firmware.desc);
+    let d = Discovery::parse(&bytes).unwrap();
+    let oss = d.ip(hw_id::OSSSYS, 0).unwrap().bases;
+    // IH_RB_CNTL (osssys_6_0_0_offset.h) with ENABLE_INTR (bit 17).
+    let cntl = barebell::regs::osssys_6_0_0::IH_RB_CNTL
+        .byte_offset(&oss)
+        .unwrap();
+    let v = gpu.regs().read32(cntl);
+    gpu.regs().write32(cntl, v | 1 << 17);
+    gpu.ih().raise(entry);
+    gpu.ih().raise(entry);
+    assert_eq!(gpu.ih().take_interrupts(), 2);
+    assert_eq!(gpu.ih().take_interrupts(), 0, "taken once");
+    let _ = up.shutdown();
+}

@@ -726,6 +726,61 @@ fn cond_exe_runs_or_skips_what_it_covers() {
     assert_eq!(s.stopped(), None);
 }
 
+/// PTEPDE GEN as `sdma_v4_4_2_vm_set_pte_pde()` emits it for a page-table
+/// update: entry `i` is `(value + i * incr) | flags`, what the CPU backend
+/// (`amdgpu_vm_cpu_update()`) writes for the same range.
+#[test]
+fn ptepde_gen_writes_the_entries_the_cpu_backend_would() {
+    let rig = rig(&MI300X, 8192);
+    let index = sdma_engine_index(0);
+    let mem = rig.ring_memory();
+    let q = map_v4_4_2::map_direct(
+        rig.bus,
+        &rig.sdma_bases,
+        0,
+        // SAFETY: leaked and mapped in the tables at its host address.
+        unsafe { Dev::assume(mem) },
+        rig.doorbell(index * 2),
+        index,
+        0,
+        rig.clock,
+        rig.pause(),
+    )
+    .unwrap();
+    let at = (q.wptr() / 4) as usize;
+    let pe = rig.dst.as_ptr() as u64 + 64;
+    let (flags, value, incr) = (0x71u64, 0x80_0000_0000u64, 0x1000u32);
+    let packet = [
+        12,
+        pe as u32,
+        (pe >> 32) as u32,
+        flags as u32,
+        0,
+        value as u32,
+        (value >> 32) as u32,
+        incr,
+        0,
+        3 - 1,
+    ];
+    for (i, d) in packet.iter().enumerate() {
+        mem.ring[at + i].store(*d, Ordering::Release);
+    }
+    rig.doorbells[index as usize].store((at + packet.len()) as u64 * 4, Ordering::Release);
+    rig.bus.sdma[0].service();
+    assert_eq!(
+        rig.bus.sdma[0].stopped(),
+        None,
+        "{:?}",
+        rig.bus.sdma[0].troubles()
+    );
+    for i in 0..3usize {
+        let got = u64::from_le_bytes(rig.dst[64 + 8 * i..72 + 8 * i].try_into().unwrap());
+        assert_eq!(got, (value + 0x1000 * i as u64) | flags, "entry {i}");
+    }
+    assert_eq!(&rig.dst[88..96], &[0; 8], "three entries only");
+    assert_eq!(rig.bus.sdma[0].stopped(), None);
+}
+
 /// An HDP flush POLL_REGMEM (`hdp_flush` set) naming registers other than
 /// the NBIO's flush pair stops the queue, named: the model never passes a
 /// flush it does not model.
