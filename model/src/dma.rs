@@ -62,6 +62,15 @@ impl Dma {
             .map(|h| h as u64)
     }
 
+    /// Bytes from device address `address` to the end of the window
+    /// holding it (0 when none does).
+    pub fn run_from(&self, address: u64) -> u64 {
+        self.windows
+            .iter()
+            .find(|(base, len, _)| address >= *base && address - base < *len)
+            .map_or(0, |(base, len, _)| base + len - address)
+    }
+
     /// Whether every byte of `address..address + len` is in one window.
     pub fn covers(&self, address: u64, len: u64) -> bool {
         self.check(address, len, 1, "covers").is_ok()

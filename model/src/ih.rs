@@ -42,8 +42,11 @@
 //! `vega20_ih_toggle_ring_interrupts()` set it with `RB_ENABLE`) is an
 //! interrupt for the platform to deliver ([`IhModel::take_interrupts`]:
 //! the vfio-user peer signals MSI-X vector 0, the one vector
-//! `amdgpu_irq_init()` asks for); an entry for a ring with
-//! `MC_SPACE` 2 (a bus address) is not written (counted as refused).
+//! `amdgpu_irq_init()` asks for). A ring whose `MC_SPACE` is the
+//! version's bus-address value (`use_bus_addr`: 2 on `ih_v6_0`, 1 on
+//! `vega20_ih`, as MI300X's Linux 6.12 programs it) is written, with its
+//! write-pointer write-back, at bus addresses through the IOMMU, past
+//! the VM.
 
 use crate::SimClock;
 use crate::mc::{Mc, McFault};
@@ -548,6 +551,8 @@ struct State {
     enabled: [Option<IhRing>; 2],
     /// Entries raised, and what became of them.
     raised: Vec<(IvEntry, Raised)>,
+    /// Why the last refused entry was refused.
+    refused_why: Option<alloc::string::String>,
 }
 
 /// The IH model.
@@ -659,6 +664,28 @@ impl IhModel {
         self.state.lock().raised.clone()
     }
 
+    /// What became of the entries raised so far, one line, when any was
+    /// not written (for the diagnostics).
+    pub fn summary(&self) -> Option<alloc::string::String> {
+        let raised = self.raised();
+        let lost = raised
+            .iter()
+            .filter(|(_, r)| !matches!(r, Raised::Written { .. } | Raised::Overflowed { .. }))
+            .count();
+        if lost == 0 {
+            return None;
+        }
+        let first = raised
+            .iter()
+            .find(|(_, r)| !matches!(r, Raised::Written { .. } | Raised::Overflowed { .. }));
+        Some(alloc::format!(
+            "IH: {lost} of {} entries raised were not written (first: {:?}; last refusal: {:?})",
+            raised.len(),
+            first,
+            self.state.lock().refused_why
+        ))
+    }
+
     /// The interrupts raised since the last call (entries written with
     /// `ENABLE_INTR` set): what the platform signals to the host.
     pub fn take_interrupts(&self) -> u64 {
@@ -712,12 +739,27 @@ impl IhModel {
             return Raised::Disabled;
         };
         let cntl = self.regs.get(self.ring_regs(0).cntl);
-        let Some(mc) = self.mc.lock().clone() else {
-            return Raised::Refused;
+        let refuse = |why: alloc::string::String| {
+            self.state.lock().refused_why = Some(why);
+            Raised::Refused
         };
-        if ring.mc_space != 4 {
-            return Raised::Refused;
+        let Some(mc) = self.mc.lock().clone() else {
+            return refuse("no path to memory".into());
+        };
+        // MC_SPACE 4: ring and write-back at MC addresses (through the
+        // VM); the version's bus-address value (`use_bus_addr`, 1 on
+        // `vega20_ih`, 2 on `ih_v6_0`): bus addresses, past the VM.
+        let bus = ring.mc_space == self.bus_space;
+        if ring.mc_space != 4 && !bus {
+            return refuse(format!("ring 0's MC_SPACE is {}", ring.mc_space));
         }
+        let write = |addr: u64, v: u32, order: Ordering, what: &'static str| {
+            if bus {
+                mc.write_bus_u32(addr, v, order, what)
+            } else {
+                mc.write_u32(addr, v, order, what)
+            }
+        };
         let r0 = self.ring0;
         let wreg = self.regs.get(r0.wptr);
         let mask = (ring.bytes as u32).wrapping_sub(1) & WPTR_OFFSET;
@@ -734,9 +776,9 @@ impl IhModel {
         }
         let at = ring.base + u64::from(wptr);
         for (i, d) in e.encode().iter().enumerate() {
-            let w = mc.write_u32(at + 4 * i as u64, *d, Ordering::Relaxed, "IH ring entry");
-            if w.is_err() {
-                return Raised::Refused;
+            let w = write(at + 4 * i as u64, *d, Ordering::Relaxed, "IH ring entry");
+            if let Err(f) = w {
+                return refuse(format!("{f:?}"));
             }
         }
         let new = next | overflow;
@@ -745,9 +787,9 @@ impl IhModel {
             let addr = u64::from(self.regs.get(r0.wptr_hi) & WPTR_ADDR_HI) << 32
                 | u64::from(self.regs.get(r0.wptr_lo) & WPTR_ADDR_LO);
             let w: Result<(), McFault> =
-                mc.write_u32(addr, new, Ordering::Release, "IH write-pointer writeback");
-            if w.is_err() {
-                return Raised::Refused;
+                write(addr, new, Ordering::Release, "IH write-pointer writeback");
+            if let Err(f) = w {
+                return refuse(format!("{f:?}"));
             }
         }
         if full {

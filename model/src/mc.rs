@@ -447,6 +447,30 @@ impl Mc {
     }
 
     /// Stores one dword at `addr` with `order` (fences use Release).
+    /// Writes `value` at bus address `bus`, past the VM (a client that
+    /// names system memory by bus address: an IH ring with `MC_SPACE` for
+    /// a bus address, `vega20_ih`'s and `ih_v6_0`'s `use_bus_addr`).
+    pub fn write_bus_u32(
+        &self,
+        bus: u64,
+        value: u32,
+        order: Ordering,
+        what: &'static str,
+    ) -> Result<(), McFault> {
+        match self.iommu.u32(bus, what) {
+            Ok(cell) => {
+                cell.store(value, order);
+                Ok(())
+            }
+            Err(e) => Err(self.logged(McFault {
+                addr: bus,
+                access: Access::Write,
+                what,
+                kind: McFaultKind::Iommu(e),
+            })),
+        }
+    }
+
     pub fn write_u32(
         &self,
         addr: u64,

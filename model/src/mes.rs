@@ -551,6 +551,37 @@ impl MesModel {
         self
     }
 
+    /// Why frames announced on the ring are not done, if any are: the
+    /// read and announced positions, and a MISC register wait or read in
+    /// progress.
+    pub fn stalled(&self) -> Option<alloc::string::String> {
+        let wptr = self
+            .mec
+            .cp()
+            .dma_mut()
+            .u64(self.doorbell, "MES doorbell")
+            .ok()?
+            .load(Ordering::Acquire);
+        let s = self.state.lock();
+        if wptr == s.rptr {
+            return None;
+        }
+        Some(alloc::format!(
+            "ring read at dword {:#x}, {:#x} announced{}",
+            s.rptr,
+            wptr,
+            match s.misc {
+                Some(w) => alloc::format!(
+                    "; MISC on register byte {:#x} (waiting for {:?}, last read {:?})",
+                    w.reg,
+                    w.wait,
+                    w.seen
+                ),
+                None => alloc::string::String::new(),
+            }
+        ))
+    }
+
     /// The register a MISC wait or read is on (BAR byte offset), if any:
     /// the device reads it after its look and hands the value back.
     pub fn register_waits(&self) -> Vec<u32> {

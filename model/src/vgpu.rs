@@ -455,6 +455,34 @@ impl VirtualGpu {
         self.gc.doorbell_write(byte_offset, value)
     }
 
+    /// A 32-bit doorbell store (Linux's `WDOORBELL32()`, the IH's read
+    /// pointer in `ih_v6_0_set_rptr()`): the half of the 64-bit slot it
+    /// names changes, the other keeps its value, and the slot is stored as
+    /// [`VirtualGpu::doorbell_write`] stores it.
+    pub fn doorbell_write32(&self, byte_offset: u64, value: u32) -> Result<(), String> {
+        let page = self.gc.doorbells();
+        let slot = byte_offset & !7;
+        if slot + 8 > page.len as u64 {
+            return Err(alloc::format!(
+                "32-bit doorbell store at BAR2 byte {byte_offset:#x}: outside the model's \
+                 {:#x}-byte doorbell page",
+                page.len
+            ));
+        }
+        // SAFETY: inside the doorbell page (checked above), 8-aligned; the
+        // page is only accessed atomically.
+        let old = unsafe {
+            &*(page.host.as_ptr().add(slot as usize) as *const core::sync::atomic::AtomicU64)
+        }
+        .load(Ordering::Acquire);
+        let merged = if byte_offset & 4 == 0 {
+            old & !0xFFFF_FFFF | u64::from(value)
+        } else {
+            old & 0xFFFF_FFFF | u64::from(value) << 32
+        };
+        self.gc.doorbell_write(slot, merged)
+    }
+
     /// Accesses BAR5 lost past its end, and those through the index/data
     /// pair.
     pub fn bar5_counts(&self) -> crate::bar::BarCounts {

@@ -357,19 +357,32 @@ impl ModelFunction {
     }
 
     fn doorbell(&mut self, offset: u64, data: &[u8]) -> Result<(), Error> {
-        let Ok(bytes) = <[u8; 8]>::try_from(data) else {
-            let n = data.len();
-            self.refuse(format!(
-                "doorbell store of {n} bytes at BAR2 {offset:#x} (the model's doorbells are \
-                 64-bit)"
-            ));
-            return Ok(());
+        let (result, value) = match data.len() {
+            8 => {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(data);
+                let v = u64::from_le_bytes(b);
+                (self.gpu.doorbell_write(offset, v), v)
+            }
+            // WDOORBELL32() (the IH's read pointer, `ih_v6_0_set_rptr()`).
+            4 if offset.is_multiple_of(4) => {
+                let mut b = [0u8; 4];
+                b.copy_from_slice(data);
+                let v = u32::from_le_bytes(b);
+                (self.gpu.doorbell_write32(offset, v), u64::from(v))
+            }
+            n => {
+                self.refuse(format!(
+                    "doorbell store of {n} bytes at BAR2 {offset:#x} (the model takes aligned \
+                     32- and 64-bit stores)"
+                ));
+                return Ok(());
+            }
         };
-        let value = u64::from_le_bytes(bytes);
         self.touched = true;
         self.counts.doorbells += 1;
         self.trace.record(Access::Doorbell { offset, value });
-        if let Err(why) = self.gpu.doorbell_write(offset, value) {
+        if let Err(why) = result {
             self.refuse(why);
             return Ok(());
         }

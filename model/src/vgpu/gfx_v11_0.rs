@@ -93,6 +93,9 @@ pub struct Gfx11 {
     api: MesApiVersion,
     mes_info: MesInfo,
     firmwares: Mutex<Firmwares>,
+    /// What the firmware stand-ins a CP reset dropped had logged, and
+    /// any frames they left undone (kept for the diagnostics).
+    retired: Mutex<Vec<String>>,
     doorbells: Box<DoorbellPage>,
     /// The memory a walk reaches (the device's VRAM backing and DMA
     /// chunks).
@@ -261,6 +264,7 @@ pub(super) fn build(x: &Inputs<'_>) -> Result<super::Built, ModelError> {
         api,
         mes_info,
         firmwares: Mutex::new(Firmwares::default()),
+        retired: Mutex::new(Vec::new()),
         doorbells,
         space: Space {
             backing: Backing::new(memory, x.chunk_bus),
@@ -544,12 +548,38 @@ impl Gfx11 {
     pub fn firmware_logs(&self) -> String {
         let f = self.firmwares.lock();
         format!(
-            "KIQ model: {:?}\nMES pipe 1: {:?}\nscheduler: {:?}\nMEC: {:?}",
+            "{}KIQ model: {:?}\nMES pipe 1: {:?}\nscheduler: {:?}\nMEC: {:?}",
+            self.retired
+                .lock()
+                .iter()
+                .map(|l| format!("{l}\n"))
+                .collect::<String>(),
             f.kiq.as_ref().map(|k| k.log()),
             f.pipe1.as_ref().map(|m| m.log()),
             f.sched.as_ref().map(|m| m.log()),
             self.mec.events()
         )
+    }
+
+    /// Keeps what the MES stand-ins about to be dropped logged, and any
+    /// frames they left undone, for the diagnostics.
+    fn retire(&self, f: &Firmwares, why: &str) {
+        let mut r = self.retired.lock();
+        for (name, m) in [("MES", &f.sched), ("MES pipe 1", &f.pipe1)] {
+            if let Some(m) = m {
+                if let Some(stall) = m.stalled() {
+                    r.push(format!("{name} (before {why}): {stall}"));
+                }
+                for e in m.log() {
+                    if let crate::mes::MesEvent::Refused { opcode, why: w } = e {
+                        r.push(format!(
+                            "the {name} model (before {why}) refused opcode {opcode}: {w:?}"
+                        ));
+                    }
+                }
+                r.push(format!("{name} (before {why}) log: {:?}", m.log()));
+            }
+        }
     }
 
     fn translator(&self) -> crate::mes::Translator {
@@ -637,6 +667,22 @@ impl crate::sdma::SdmaPort for SdmaPortImpl {
         access: Access,
     ) -> Result<(u64, u64), crate::sdma::SdmaVmError> {
         use crate::sdma::SdmaVmError;
+        // VMID 0 decodes the system aperture first, as the CP's kernel
+        // queues do (`aperture_host`): Linux's kernel SDMA work names VRAM
+        // by MC address (`amdgpu_vm_sdma_update()`'s page-table entries,
+        // `amdgpu_bo_gpu_offset()`).
+        if vmid == 0
+            && let Some(v) = self.hub.vmid0()
+            && v.fb_start != 0
+            && (v.fb_start..=v.fb_end).contains(&va)
+        {
+            let off = va - v.fb_start;
+            let host = self.vram.host_of(off, 1).ok_or(SdmaVmError::Unbacked {
+                pa: off + self.fb_offset,
+            })?;
+            let run = (v.fb_end - va + 1).min(self.vram.run_from(off));
+            return Ok((host, run.max(1)));
+        }
         let tr = self
             .hub
             .translate_vmid_as(&self.vram, vmid, va, access, self.client)
@@ -790,6 +836,7 @@ impl super::GcModel for Gfx11 {
         let mut f = self.firmwares.lock();
         let epoch = self.mec.epoch();
         if f.epoch != epoch {
+            self.retire(&f, "the firmware stopped");
             *f = Firmwares {
                 epoch,
                 ..Firmwares::default()
@@ -845,6 +892,7 @@ impl super::GcModel for Gfx11 {
         if self.fw_epoch.swap(epoch, Ordering::Relaxed) != epoch {
             // The CP was reset: the firmware stand-ins lost their rings
             // and state (and a hung one its hang).
+            self.retire(&f, "a CP reset");
             *f = Firmwares::default();
             self.mes_hung.store(false, Ordering::Relaxed);
             self.kiq_hung.store(false, Ordering::Relaxed);
@@ -929,6 +977,22 @@ impl super::GcModel for Gfx11 {
             for t in e.troubles() {
                 out.push(format!("SDMA {n}: {t}"));
             }
+        }
+        out.extend(self.soc.ih.summary());
+        {
+            let f = self.firmwares.lock();
+            for (name, m) in [("MES", &f.sched), ("MES pipe 1", &f.pipe1)] {
+                if let Some(why) = m.as_ref().and_then(MesModel::stalled) {
+                    out.push(format!("{name}: {why}"));
+                }
+            }
+            out.extend(
+                self.retired
+                    .lock()
+                    .iter()
+                    .filter(|l| !l.contains(" log: "))
+                    .cloned(),
+            );
         }
         out
     }

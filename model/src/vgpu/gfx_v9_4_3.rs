@@ -570,6 +570,7 @@ impl super::GcModel for Gc943 {
         for r in self.sdma_refusals() {
             out.push(format!("the SDMA 4.4.2 model refused: {r}"));
         }
+        out.extend(self.ih.summary());
         for (n, e) in self.sdma.iter().enumerate() {
             for t in e.troubles() {
                 out.push(format!("SDMA {n}: {t}"));
@@ -808,6 +809,22 @@ impl crate::sdma::SdmaPort for SdmaPort9 {
             crate::gmc::Access::Execute => AccessV9::Execute,
         };
         let fb_offset = crate::mc::McHub::vram_pa_base(&*self.hub);
+        // VMID 0: the system aperture first, as the CP's translator does
+        // (`Xlate`): Linux's kernel SDMA work names VRAM by MC address
+        // (`amdgpu_vm_sdma_update()`'s page-table entries).
+        if vmid == 0
+            && let Some((low, high)) = crate::mc::McHub::system_aperture(&*self.hub)
+            && (low..=high).contains(&va)
+        {
+            let pa = (va - low).saturating_add(crate::mc::McHub::fb_offset(&*self.hub));
+            let off =
+                crate::mc::local_vram(&*self.hub, pa).map_err(|_| SdmaVmError::Unbacked { pa })?;
+            let (vram, len) = self.xlate.backing.vram;
+            if off >= len {
+                return Err(SdmaVmError::Unbacked { pa });
+            }
+            return Ok((vram + off, (len - off).min(high - va + 1)));
+        }
         let t = self
             .hub
             .translate(&self.xlate.backing.vram_window(), fb_offset, vmid, va, a)

@@ -154,3 +154,56 @@ fn the_4_4_2_model_refuses_soc21s_bus_address_space() {
     ih.write32(cntl, 1 | 14 << 1 | 1 << 28);
     assert_eq!(log.len(), 1);
 }
+
+/// MI300X's Linux 6.12 programs ring 0 at a bus address (`MC_SPACE` 1,
+/// `vega20_ih_rb_cntl()` with `use_bus_addr`): the entry and the
+/// write-pointer write-back go to those bus addresses through the IOMMU,
+/// past the VM. Before: every entry was refused ("MC_SPACE is 1"), so no
+/// interrupt reached the Linux peer's guest.
+#[test]
+fn a_ring_at_a_bus_address_is_written_through_the_iommu() {
+    use barebell::bus::RegisterBus;
+    let clock = SimClock::new();
+    let bases = osssys();
+    let mut mem = vec![0u64; 4096 / 8];
+    let mut sys = vec![0u64; 8192 / 8];
+    let (ih, _) = model(&clock, &bases, &mut mem);
+    let bus = 0x1_2340_0000u64;
+    let mut mc = Mc::new(
+        Arc::new(HubModel::for_hub(
+            &clock,
+            IpBases::new(&[0x1A000, 0x2408800, 0, 0, 0, 0, 0, 0]),
+            &barebell::regs::hub::MMHUB_3_0_0,
+        )),
+        barebell_model::ih::CID_OSSSYS,
+    );
+    // SAFETY: `sys` outlives the model (both dropped at the test's end).
+    unsafe { mc.map_bus(bus, sys.as_mut_ptr().cast(), 8192) };
+    ih.connect(mc);
+    let r = |i: usize| (0x10A0 + i) * 4;
+    // IH_RB_BASE (0x81) = bus >> 8, the write-back (`IH_RB_WPTR_ADDR_LO`
+    // 0x86, `_HI` 0x85, osssys_4_4_2_offset.h) 4 KiB on,
+    // then IH_RB_CNTL: RB_ENABLE, RB_SIZE 7 (128 dwords), write-back,
+    // ENABLE_INTR, MC_SPACE 1.
+    ih.write32(r(0x81), (bus >> 8) as u32);
+    ih.write32(r(0x82), (bus >> 40) as u32);
+    let wb = bus + 4096;
+    ih.write32(r(0x86), wb as u32);
+    ih.write32(r(0x85), (wb >> 32) as u32);
+    ih.write32(r(0x80), 1 | 7 << 1 | 1 << 8 | 1 << 17 | 1 << 28);
+    let e = IvEntry::cp_eop_v9(1, (1, 0, 0), 0);
+    assert_eq!(
+        ih.raise(e),
+        Raised::Written { offset: 0 },
+        "{:?}",
+        ih.summary()
+    );
+    let first = sys[0] as u32;
+    assert_eq!(
+        first & 0xFF,
+        0x14,
+        "client GRBM_CP in the entry's first byte"
+    );
+    assert_eq!(sys[512] as u32, 32, "the write pointer, written back");
+    assert_eq!(ih.take_interrupts(), 1);
+}
