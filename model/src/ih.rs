@@ -176,6 +176,8 @@ pub mod src {
     pub const SQ_INTERRUPT_MSG: u8 = 239;
     /// `GFX_11_0_0__SRCID__CP_EOP_INTERRUPT`.
     pub const CP_EOP: u8 = 181;
+    /// `GFX_11_0_0__SRCID__SDMA_TRAP`.
+    pub const SDMA_TRAP_GFX11: u8 = 49;
 }
 
 /// The C expression that rebuilds, bit by bit, which bits of dword `$dw`
@@ -260,6 +262,11 @@ pub const IV_FACTS: &[Fact] = &[
         "irqsrcs_gfx_9_0.h",
         "GFX_9_0__SRCID__CP_EOP_INTERRUPT",
         src::CP_EOP as u64,
+    ),
+    Fact::constant(
+        "irqsrcs_gfx_11_0_0.h",
+        "GFX_11_0_0__SRCID__SDMA_TRAP",
+        src::SDMA_TRAP_GFX11 as u64,
     ),
     Fact::constant(IHC, "SOC15_IH_CLIENTID_GRBM_CP", client::GRBM_CP as u64),
     Fact::constant(IHC, "SOC21_IH_CLIENTID_VMC", client::VMC as u64),
@@ -416,6 +423,21 @@ impl IvEntry {
             client_id: client::GRBM_CP,
             src_id: src::CP_EOP,
             ring_id,
+            src_data: [context, 0, 0, 0],
+            ..IvEntry::default()
+        }
+    }
+
+    /// SDMA 6.0's trap (`sdma_v6_0_process_trap_irq()`): client
+    /// `SOC21_IH_CLIENTID_GFX`, `GFX_11_0_0__SRCID__SDMA_TRAP`, the
+    /// instance in `ring_id` bits 7:4 and the queue (0) in 3:0, the TRAP's
+    /// `int_context` in `src_data[0]` (where Linux looks for a MES queue's
+    /// id; 0 for a kernel ring).
+    pub fn sdma_trap(instance: u8, context: u32) -> IvEntry {
+        IvEntry {
+            client_id: client::GFX,
+            src_id: src::SDMA_TRAP_GFX11,
+            ring_id: (instance & 0xF) << 4,
             src_data: [context, 0, 0, 0],
             ..IvEntry::default()
         }

@@ -333,6 +333,9 @@ pub trait SdmaPort: Send + Sync {
     fn register(&self, reg: u32) -> u32 {
         reg
     }
+    /// A TRAP packet ran with `context` (`int_context`): the device
+    /// raises the engine's trap interrupt, if it wires one.
+    fn trap(&self, _context: u32) {}
 }
 
 /// Why the engine stopped its queue.
@@ -1301,7 +1304,10 @@ impl Running<'_> {
                 unsafe { core::ptr::write_volatile(hp as *mut u32, data) };
                 s.stats.fences += 1;
             }
-            SdmaPacket::Trap { context } => s.events.keep(SdmaEvent::Trap { context }),
+            SdmaPacket::Trap { context } => {
+                s.events.keep(SdmaEvent::Trap { context });
+                self.port.trap(context);
+            }
             SdmaPacket::PollRegmem {
                 mem,
                 hdp_flush,

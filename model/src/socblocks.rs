@@ -120,31 +120,22 @@ impl SocBlocks {
             )
             .ok_or(un("clock-gating/scratch", gc.version.triple()))?,
         );
+        // Each engine runs once the RLC autoload put SDMA code in place.
+        let sdma_hooks = || crate::sdma::SdmaHooks {
+            code_loaded: {
+                let a = hooks.autoload_complete.clone();
+                alloc::boxed::Box::new(move || a())
+            },
+        };
         let sdma = Arc::new(
-            crate::sdma::SdmaModel::new(
-                clock,
-                generation,
-                &gc.bases,
-                crate::sdma::SdmaHooks {
-                    code_loaded: {
-                        let a = hooks.autoload_complete.clone();
-                        alloc::boxed::Box::new(move || a())
-                    },
-                },
-                log.clone(),
-            )
-            .ok_or(un("SDMA", gc.version.triple()))?,
+            crate::sdma::SdmaModel::new(clock, generation, &gc.bases, sdma_hooks(), log.clone())
+                .ok_or(un("SDMA", gc.version.triple()))?,
         );
         let sdma1 = crate::sdma::SdmaModel::new_instance1(
             clock,
             generation,
             &gc.bases,
-            crate::sdma::SdmaHooks {
-                code_loaded: {
-                    let a = hooks.autoload_complete.clone();
-                    alloc::boxed::Box::new(move || a())
-                },
-            },
+            sdma_hooks(),
             log.clone(),
         )
         .map(Arc::new);

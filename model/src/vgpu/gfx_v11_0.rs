@@ -307,7 +307,7 @@ impl Gfx11 {
         self.mec.cp().set_translator(Box::new(t));
         let hdp_flush = self.mec.cp().pm4_registers().hdp_flush;
         let clients = [crate::sdma::CID_SDMA0, crate::sdma::CID_SDMA1];
-        for (engine, client) in self.soc.sdma_engines().iter().zip(clients) {
+        for (n, (engine, client)) in self.soc.sdma_engines().iter().zip(clients).enumerate() {
             let port = SdmaPortImpl {
                 hub: self.gfxhub.clone(),
                 vram: self.space.backing.vram_window(),
@@ -320,6 +320,8 @@ impl Gfx11 {
                 hdp_flush,
                 cpu: self.space.backing.cpu,
                 client,
+                instance: n as u8,
+                ih: self.soc.ih.clone(),
             };
             engine.set_port(Arc::new(port));
         }
@@ -648,6 +650,9 @@ struct SdmaPortImpl {
     cpu: crate::gmc::CpuCaching,
     /// The engine's GFXHUB client id (what its faults latch).
     client: u16,
+    /// The engine's instance, and the IH its traps go to.
+    instance: u8,
+    ih: Arc<crate::ih::IhModel>,
 }
 
 // SAFETY: `doorbells` is the address of the VirtualGpu's boxed doorbell
@@ -734,6 +739,11 @@ impl crate::sdma::SdmaPort for SdmaPortImpl {
 
     fn hdp_flush(&self) -> Option<(u32, u32)> {
         self.hdp_flush
+    }
+
+    fn trap(&self, context: u32) {
+        self.ih
+            .raise(crate::ih::IvEntry::sdma_trap(self.instance, context));
     }
 }
 

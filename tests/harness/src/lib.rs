@@ -127,3 +127,38 @@ pub fn virtual_gpu_sized(
     barebell_model::VirtualGpu::new(part, &fw, mem, barebell_model::Seed(seed))
         .expect("building the virtual GPU")
 }
+
+/// A 4 KiB page the rig device reaches at its host address, for tests
+/// that lay out rings and memory by hand (Linux's packets, MES frames).
+#[repr(C, align(4096))]
+pub struct Page4k(pub [u32; 1024]);
+
+impl Page4k {
+    /// A zeroed page, leaked, mapped for `gpu`'s CP (and so its
+    /// firmware stand-ins).
+    pub fn leak(gpu: &barebell_model_host::mec::ModelGpu) -> &'static Page4k {
+        let p: &'static Page4k = Box::leak(Box::new(Page4k([0; 1024])));
+        // SAFETY: a leaked page, touched by the device with atomics and by
+        // the test with volatile accesses only.
+        unsafe { gpu.map(p as *const Page4k as u64, 4096) };
+        p
+    }
+
+    /// Its address (the device's and the host's).
+    pub fn addr(&self) -> u64 {
+        self as *const Page4k as u64
+    }
+
+    /// Stores `v` at dword `i` (panics past the page: a test's mistake).
+    pub fn poke(&self, i: usize, v: u32) {
+        assert!(i < 1024, "dword {i} is past the page");
+        // SAFETY: inside the leaked page; volatile, as the device may read.
+        unsafe { core::ptr::write_volatile((self as *const Page4k as *mut u32).add(i), v) };
+    }
+
+    /// Dword `i` as the device left it.
+    pub fn peek(&self, i: usize) -> u32 {
+        // SAFETY: inside the page; volatile, as the device may write.
+        unsafe { core::ptr::read_volatile(&self.0[i]) }
+    }
+}

@@ -32,33 +32,8 @@ use barebell_model::cp::{CpError, Pm4Error, Pm4Registers};
 use barebell_model::decode::gfx_mqd_v11::GfxMqdV11;
 use barebell_model::mec::{MecError, MecEvent};
 use barebell_model_host::mec::{GC_BASES, ModelGpu};
+use barebell_tests::Page4k;
 use std::sync::{Arc, Mutex};
-
-#[repr(C, align(4096))]
-struct Page4k([u32; 1024]);
-
-fn leak(gpu: &ModelGpu) -> &'static Page4k {
-    let p: &'static Page4k = Box::leak(Box::new(Page4k([0; 1024])));
-    // SAFETY: a leaked page, touched by the device with atomics and by
-    // the test with volatile accesses only.
-    unsafe { gpu.map(p as *const Page4k as u64, 4096) };
-    p
-}
-
-fn poke(p: &Page4k, i: usize, v: u32) {
-    assert!(i < 1024);
-    // SAFETY: inside the leaked page.
-    unsafe { core::ptr::write_volatile((p as *const Page4k as *mut u32).add(i), v) };
-}
-
-fn peek(p: &Page4k, i: usize) -> u32 {
-    // SAFETY: inside the leaked page.
-    unsafe { core::ptr::read_volatile(&p.0[i]) }
-}
-
-fn addr(p: &Page4k) -> u64 {
-    p as *const Page4k as u64
-}
 
 /// `PACKET3(op, count)`.
 const fn p3(op: u32, count: u32) -> u32 {
@@ -105,14 +80,14 @@ fn gpu_with_gfx_pipes(halted: bool) -> ModelGpu {
 /// dword 8.
 fn mqd(ring: &Page4k, wb: &Page4k) -> GfxMqdV11 {
     GfxMqdV11 {
-        ring_address: addr(ring),
+        ring_address: ring.addr(),
         ring_dwords: 1024,
         vmid: 0,
         active: true,
         privileged: true,
         rptr: 0,
-        rptr_address: addr(wb),
-        wptr_poll_address: addr(wb) + 8,
+        rptr_address: wb.addr(),
+        wptr_poll_address: wb.addr() + 8,
         doorbell: Some(8),
         wptr: 0,
         mqd_address: 0,
@@ -127,7 +102,7 @@ struct Ring {
 impl Ring {
     fn push(&mut self, dwords: &[u32]) {
         for d in dwords {
-            poke(self.page, self.w % 1024, *d);
+            self.page.poke(self.w % 1024, *d);
             self.w += 1;
         }
     }
@@ -148,7 +123,7 @@ impl Ring {
 #[test]
 fn linux_gfx_ring_start_ring_test_and_ib_test_run() {
     let gpu = gpu_with_gfx_pipes(false);
-    let (page, wb, ib) = (leak(&gpu), leak(&gpu), leak(&gpu));
+    let (page, wb, ib) = (Page4k::leak(&gpu), Page4k::leak(&gpu), Page4k::leak(&gpu));
     let eops = Arc::new(Mutex::new(Vec::new()));
     let seen = eops.clone();
     gpu.mec.set_eop_line(Box::new(move |slot, ctx| {
@@ -174,7 +149,7 @@ fn linux_gfx_ring_start_ring_test_and_ib_test_run() {
     );
 
     // gfx_v11_0_ring_test_ib(): the IB writes 0xDEADBEEF at wb[16].
-    let dst = addr(wb) + 64;
+    let dst = wb.addr() + 64;
     for (i, d) in [
         p3(0x37, 3),
         5 << 8 | 1 << 20,
@@ -185,19 +160,19 @@ fn linux_gfx_ring_start_ring_test_and_ib_test_run() {
     .iter()
     .enumerate()
     {
-        poke(ib, i, *d);
+        ib.poke(i, *d);
     }
     // *cond_exe_cpu_addr = 1 (amdgpu_ring_init()).
-    let cond = addr(wb) + 32;
-    poke(wb, 8, 1);
-    let fence = addr(wb) + 128;
+    let cond = wb.addr() + 32;
+    wb.poke(8, 1);
+    let fence = wb.addr() + 128;
     let frame_start = ring.w;
     ring.push(&[p3(0x22, 3), cond as u32, (cond >> 32) as u32, 0, 0]);
     let patch = ring.w - 1;
     ring.push(&[p3(0x3C, 5), 1 << 8 | 1 << 6 | 3, HDP.0, HDP.1, 1, 1, 0x20]);
-    ring.push(&[p3(0x3F, 2), addr(ib) as u32, (addr(ib) >> 32) as u32, 5]);
+    ring.push(&[p3(0x3F, 2), ib.addr() as u32, (ib.addr() >> 32) as u32, 5]);
     // gfx_v11_0_patch_cond_exec(): the dwords after the COND_EXEC.
-    poke(page, patch, (ring.w - patch - 1) as u32);
+    page.poke(patch, (ring.w - patch - 1) as u32);
     ring.push(&[
         p3(0x49, 6),
         0x14 | 5 << 8,
@@ -210,11 +185,11 @@ fn linux_gfx_ring_start_ring_test_and_ib_test_run() {
     ]);
     ring.commit(&gpu);
     assert!(ring.w > frame_start);
-    assert_eq!(peek(wb, 16), 0xDEAD_BEEF, "the IB ran");
-    assert_eq!(peek(wb, 32), 9, "the fence was written");
+    assert_eq!(wb.peek(16), 0xDEAD_BEEF, "the IB ran");
+    assert_eq!(wb.peek(32), 9, "the fence was written");
     assert_eq!(*eops.lock().unwrap(), vec![(Some((0, 0, 0)), 0)]);
     // The read pointer is reported in dwords.
-    assert_eq!(peek(wb, 0) as usize, ring.w % 1024);
+    assert_eq!(wb.peek(0) as usize, ring.w % 1024);
     assert_eq!(gpu.mec.cp().errors(), &[] as &[CpError]);
     assert!(gpu.mec.cp().pm4_stats(q).is_some_and(|s| !s.halted));
 }
@@ -224,11 +199,11 @@ fn linux_gfx_ring_start_ring_test_and_ib_test_run() {
 #[test]
 fn a_cond_exec_on_zero_discards_what_it_covers() {
     let gpu = gpu_with_gfx_pipes(false);
-    let (page, wb) = (leak(&gpu), leak(&gpu));
+    let (page, wb) = (Page4k::leak(&gpu), Page4k::leak(&gpu));
     gpu.mec.map_gfx(0, 0, &mqd(page, wb)).unwrap();
     let mut ring = Ring { page, w: 0 };
-    let cond = addr(wb) + 32;
-    let dst = addr(wb) + 64;
+    let cond = wb.addr() + 32;
+    let dst = wb.addr() + 64;
     ring.push(&[p3(0x22, 3), cond as u32, (cond >> 32) as u32, 0, 5]);
     ring.push(&[p3(0x37, 3), 5 << 8, dst as u32, (dst >> 32) as u32, 0xBAD]);
     ring.push(&[
@@ -239,7 +214,7 @@ fn a_cond_exec_on_zero_discards_what_it_covers() {
         0x600D,
     ]);
     ring.commit(&gpu);
-    assert_eq!((peek(wb, 16), peek(wb, 17)), (0, 0x600D));
+    assert_eq!((wb.peek(16), wb.peek(17)), (0, 0x600D));
     assert_eq!(gpu.mec.cp().errors(), &[] as &[CpError]);
 }
 
@@ -248,7 +223,7 @@ fn a_cond_exec_on_zero_discards_what_it_covers() {
 #[test]
 fn a_graphics_queue_on_a_halted_pipe_is_refused() {
     let gpu = gpu_with_gfx_pipes(true);
-    let (page, wb) = (leak(&gpu), leak(&gpu));
+    let (page, wb) = (Page4k::leak(&gpu), Page4k::leak(&gpu));
     assert_eq!(
         gpu.mec.map_gfx(0, 0, &mqd(page, wb)),
         Err(MecError::GfxPipeNotRunning { pipe: 0 })
@@ -268,14 +243,14 @@ fn a_graphics_queue_on_a_halted_pipe_is_refused() {
 #[test]
 fn a_graphics_packet_on_a_compute_ring_stops_it() {
     let gpu = gpu_with_gfx_pipes(false);
-    let (page, wb) = (leak(&gpu), leak(&gpu));
+    let (page, wb) = (Page4k::leak(&gpu), Page4k::leak(&gpu));
     let q = gpu
         .mec
         .cp()
         .bind_pm4(barebell_model::cp::Pm4Binding {
-            ring_base: addr(page),
+            ring_base: page.addr(),
             ring_dwords: 1024,
-            rptr_report: addr(wb),
+            rptr_report: wb.addr(),
             wptr_poll: 0,
             wptr: 0,
             rptr: 0,
@@ -284,8 +259,8 @@ fn a_graphics_packet_on_a_compute_ring_stops_it() {
             gfx: false,
         })
         .unwrap();
-    poke(page, 0, p3(0x12, 0));
-    poke(page, 1, 0);
+    page.poke(0, p3(0x12, 0));
+    page.poke(1, 0);
     gpu.mec.cp().ring(q, 2);
     for _ in 0..4 {
         gpu.mec.step();

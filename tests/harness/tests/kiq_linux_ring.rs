@@ -11,28 +11,7 @@ use barebell::ip::Generation;
 use barebell_model::Seed;
 use barebell_model::kiq::{KiqModel, RegisterStores};
 use barebell_model_host::mec::ModelGpu;
-
-#[repr(C, align(4096))]
-struct Page4k([u32; 1024]);
-
-fn leak(gpu: &ModelGpu) -> &'static Page4k {
-    let p: &'static Page4k = Box::leak(Box::new(Page4k([0; 1024])));
-    // SAFETY: a leaked page, touched by the device with atomics and by
-    // the test with volatile accesses only.
-    unsafe { gpu.map(p as *const Page4k as u64, 4096) };
-    p
-}
-
-fn poke(p: &Page4k, i: usize, v: u32) {
-    assert!(i < 1024);
-    // SAFETY: inside the leaked page.
-    unsafe { core::ptr::write_volatile((p as *const Page4k as *mut u32).add(i), v) };
-}
-
-fn peek(p: &Page4k, i: usize) -> u32 {
-    // SAFETY: inside the leaked page.
-    unsafe { core::ptr::read_volatile(&p.0[i]) }
-}
+use barebell_tests::Page4k;
 
 /// `PACKET3(PACKET3_WRITE_DATA, 3)` with `DST_SEL(dst_sel)`, one dword.
 fn write_data(dst_sel: u32, addr: u64, v: u32) -> [u32; 5] {
@@ -54,35 +33,34 @@ const SCRATCH_REG0: u32 = 0xA000 + 0x2040;
 #[test]
 fn a_padded_kiq_ring_runs_and_its_register_stores_reach_the_bus() {
     let gpu = ModelGpu::new(Generation::Gfx11, Seed(41)).unwrap();
-    let (ring, bell, mem) = (leak(&gpu), leak(&gpu), leak(&gpu));
-    let addr = |p: &Page4k| p as *const Page4k as u64;
+    let (ring, bell, mem) = (Page4k::leak(&gpu), Page4k::leak(&gpu), Page4k::leak(&gpu));
     let stores = RegisterStores::default();
-    let model = KiqModel::new(gpu.mec_arc.clone(), addr(ring), 1024, addr(bell))
+    let model = KiqModel::new(gpu.mec_arc.clone(), ring.addr(), 1024, bell.addr())
         .with_register_stores(stores.clone());
     // Submission 1: the ring test, padded to 256 dwords.
     let mut w = 0usize;
     for d in write_data(0, u64::from(SCRATCH_REG0), 0xDEAD_BEEF) {
-        poke(ring, w, d);
+        ring.poke(w, d);
         w += 1;
     }
     while !w.is_multiple_of(256) {
-        poke(ring, w, NOP_FILLER);
+        ring.poke(w, NOP_FILLER);
         w += 1;
     }
     // Submission 2: a fence to memory, padded likewise.
-    for d in write_data(5, addr(mem) + 16, 7) {
-        poke(ring, w, d);
+    for d in write_data(5, mem.addr() + 16, 7) {
+        ring.poke(w, d);
         w += 1;
     }
     while !w.is_multiple_of(256) {
-        poke(ring, w, NOP_FILLER);
+        ring.poke(w, NOP_FILLER);
         w += 1;
     }
-    poke(bell, 0, w as u32);
+    bell.poke(0, w as u32);
     let ran = model.service();
     assert!(!model.is_halted(), "{:?}", model.log());
     assert_eq!(ran, 2, "two packets, the pads skipped: {:?}", model.log());
     assert_eq!(*stores.lock(), vec![(SCRATCH_REG0 * 4, 0xDEAD_BEEF)]);
-    assert_eq!(peek(mem, 4), 7);
+    assert_eq!(mem.peek(4), 7);
     assert_eq!(model.service(), 0, "nothing past the write pointer");
 }

@@ -16,32 +16,8 @@ use barebell_model::Seed;
 use barebell_model::kiq::RegisterStores;
 use barebell_model::mes::{MesEvent, MesModel, Refusal};
 use barebell_model_host::mec::ModelGpu;
+use barebell_tests::Page4k;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-#[repr(C, align(4096))]
-struct Page4k([u32; 1024]);
-
-fn leak(gpu: &ModelGpu) -> &'static Page4k {
-    let p: &'static Page4k = Box::leak(Box::new(Page4k([0; 1024])));
-    // SAFETY: a leaked page, touched by the device with atomics and by
-    // the test with volatile accesses only.
-    unsafe { gpu.map(p as *const Page4k as u64, 4096) };
-    p
-}
-
-fn poke(p: &Page4k, i: usize, v: u32) {
-    // SAFETY: inside the leaked page.
-    unsafe { core::ptr::write_volatile((p as *const Page4k as *mut u32).add(i), v) };
-}
-
-fn peek(p: &Page4k, i: usize) -> u32 {
-    // SAFETY: inside the leaked page.
-    unsafe { core::ptr::read_volatile(&p.0[i]) }
-}
-
-fn addr(p: &Page4k) -> u64 {
-    p as *const Page4k as u64
-}
 
 /// `MES_API_HEADER`: type 4 bits (`MES_API_TYPE_SCHEDULER` 1), opcode 8
 /// (`MES_SCH_API_MISC` 14), dwsize 8 (`API_FRAME_SIZE_IN_DWORDS` 64).
@@ -59,15 +35,15 @@ struct Rig {
 impl Rig {
     fn new() -> Self {
         let gpu = ModelGpu::new(Generation::Gfx11, Seed(21)).unwrap();
-        let ring = leak(&gpu);
-        let fence = leak(&gpu);
+        let ring = Page4k::leak(&gpu);
+        let fence = Page4k::leak(&gpu);
         let bell: &'static AtomicU64 = Box::leak(Box::new(AtomicU64::new(0)));
         // SAFETY: leaked, 8-aligned, accessed atomically.
         unsafe { gpu.map(bell as *const AtomicU64 as u64, 8) };
         let stores = RegisterStores::default();
         let model = MesModel::new(
             gpu.mec_arc.clone(),
-            addr(ring),
+            ring.addr(),
             1024,
             bell as *const _ as u64,
         )
@@ -87,23 +63,23 @@ impl Rig {
     fn submit(&mut self, sub: u32, args: &[u32]) {
         let base = self.frames * 64;
         for i in 0..64 {
-            poke(self.ring, base + i, 0);
+            self.ring.poke(base + i, 0);
         }
-        poke(self.ring, base, MISC_HEADER);
-        poke(self.ring, base + 1, sub);
-        let f = addr(self.fence) + 8 * self.frames as u64;
-        poke(self.ring, base + 2, f as u32);
-        poke(self.ring, base + 3, (f >> 32) as u32);
-        poke(self.ring, base + 4, self.frames as u32 + 1);
+        self.ring.poke(base, MISC_HEADER);
+        self.ring.poke(base + 1, sub);
+        let f = self.fence.addr() + 8 * self.frames as u64;
+        self.ring.poke(base + 2, f as u32);
+        self.ring.poke(base + 3, (f >> 32) as u32);
+        self.ring.poke(base + 4, self.frames as u32 + 1);
         for (i, a) in args.iter().enumerate() {
-            poke(self.ring, base + 6 + i, *a);
+            self.ring.poke(base + 6 + i, *a);
         }
         self.frames += 1;
         self.bell.store(self.frames as u64 * 64, Ordering::Release);
     }
 
     fn fence(&self, n: usize) -> u32 {
-        peek(self.fence, 2 * n)
+        self.fence.peek(2 * n)
     }
 }
 
@@ -136,13 +112,13 @@ fn a_register_wait_and_a_register_read() {
     r.model.register_values(&[(0x2000 * 4, 0x1142)]);
     assert_eq!(r.model.service(), 1);
     // READ_REG: reg_offset, then the buffer (u64) at byte 28.
-    let buf = addr(r.fence) + 0x800;
+    let buf = r.fence.addr() + 0x800;
     r.submit(3, &[0x3000, buf as u32, (buf >> 32) as u32]);
     assert_eq!(r.model.service(), 0);
     assert_eq!(r.model.register_waits(), vec![0x3000 * 4]);
     r.model.register_values(&[(0x3000 * 4, 0xabcd)]);
     assert_eq!(r.model.service(), 1);
-    assert_eq!(peek(r.fence, 0x200), 0xabcd);
+    assert_eq!(r.fence.peek(0x200), 0xabcd);
     assert_eq!(r.fence(1), 2);
     // WRITE_REG: at once.
     r.submit(0, &[0x4000, 7]);

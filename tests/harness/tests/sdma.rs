@@ -263,6 +263,19 @@ fn the_rarer_packets_on_navi31_and_navi48() {
                     .events()
                     .contains(&barebell_model::sdma::SdmaEvent::Trap { context: 0x55 })
             );
+            // The trap reaches the IH as `sdma_v6_0_process_trap_irq()`
+            // reads it (`sdma_v7_0` registers the same source): client
+            // SOC21_IH_CLIENTID_GFX 0x0a, GFX_11_0_0__SRCID__SDMA_TRAP 49,
+            // instance 0 queue 0 in ring_id, int_context in src_data[0].
+            let raised = gpu.ih().raised();
+            assert!(
+                raised.iter().any(|(e, _)| e.client_id == 0x0a
+                    && e.src_id == 49
+                    && e.ring_id == 0
+                    && e.src_data[0] == 0x55),
+                "{}: {raised:?}",
+                gpu.part().name
+            );
             assert!(gpu.sdma()[0].stopped().is_none());
         });
     }

@@ -548,19 +548,16 @@ fn direct_queue_on_sdma_instance_5_copies_byte_exact() {
     assert_eq!(q.rptr(), q.wptr());
 }
 
-/// Linux's own packets on a directly loaded queue:
-/// `sdma_v4_4_2_ring_test_ring()` (WRITE_LINEAR of one dword, COUNT 0),
-/// then `sdma_v4_4_2_ring_test_ib()` as `amdgpu_ib_schedule()` emits it:
-/// the HDP flush POLL_REGMEM of `sdma_v4_4_2_ring_emit_hdp_flush()`
-/// (`hdp_flush` 1, DONE then REQ as byte offsets), NOPs to the 8-dword
-/// boundary and INDIRECT (`sdma_v4_4_2_ring_emit_ib()`), FENCE and TRAP
-/// (`sdma_v4_4_2_ring_emit_fence()`). The IB holds WRITE_LINEAR and three
-/// NOPs (`ib.length_dw = 8`). Before: the engine refused header 0x2 (the
-/// WRITE_LINEAR was not decoded) and amdgpu's "ring sdma0.0 test
-/// failed".
-#[test]
-fn linux_ring_and_ib_tests_run_on_a_direct_queue() {
-    let rig = rig(&MI300X, 8192);
+/// Engine 0's queue loaded by registers as `sdma_v4_4_2_gfx_resume()`
+/// does (`map_v4_4_2::map_direct`), on amdgpu's doorbell for it: the
+/// queue, its ring memory, and the doorbell's 64-bit index.
+fn engine0(
+    rig: &Rig,
+) -> (
+    barebell::sdma::SdmaQueue<'static, TickingClock, impl FnMut() + use<>>,
+    &'static SdmaMemory,
+    u32,
+) {
     let index = sdma_engine_index(0);
     let mem = rig.ring_memory();
     let q = map_v4_4_2::map_direct(
@@ -576,6 +573,23 @@ fn linux_ring_and_ib_tests_run_on_a_direct_queue() {
         rig.pause(),
     )
     .unwrap();
+    (q, mem, index)
+}
+
+/// Linux's own packets on a directly loaded queue:
+/// `sdma_v4_4_2_ring_test_ring()` (WRITE_LINEAR of one dword, COUNT 0),
+/// then `sdma_v4_4_2_ring_test_ib()` as `amdgpu_ib_schedule()` emits it:
+/// the HDP flush POLL_REGMEM of `sdma_v4_4_2_ring_emit_hdp_flush()`
+/// (`hdp_flush` 1, DONE then REQ as byte offsets), NOPs to the 8-dword
+/// boundary and INDIRECT (`sdma_v4_4_2_ring_emit_ib()`), FENCE and TRAP
+/// (`sdma_v4_4_2_ring_emit_fence()`). The IB holds WRITE_LINEAR and three
+/// NOPs (`ib.length_dw = 8`). Before: the engine refused header 0x2 (the
+/// WRITE_LINEAR was not decoded) and amdgpu's "ring sdma0.0 test
+/// failed".
+#[test]
+fn linux_ring_and_ib_tests_run_on_a_direct_queue() {
+    let rig = rig(&MI300X, 8192);
+    let (q, mem, index) = engine0(&rig);
     let mut wptr = (q.wptr() / 4) as usize;
     let dst = rig.dst.as_ptr() as u64;
     let ib_at = rig.src.as_ptr() as u64;
@@ -626,21 +640,7 @@ fn linux_ring_and_ib_tests_run_on_a_direct_queue() {
 #[test]
 fn an_srbm_write_and_a_register_poll_go_through_the_device() {
     let rig = rig(&MI300X, 8192);
-    let index = sdma_engine_index(0);
-    let mem = rig.ring_memory();
-    let q = map_v4_4_2::map_direct(
-        rig.bus,
-        &rig.sdma_bases,
-        0,
-        // SAFETY: leaked and mapped in the tables at its host address.
-        unsafe { Dev::assume(mem) },
-        rig.doorbell(index * 2),
-        index,
-        0,
-        rig.clock,
-        rig.pause(),
-    )
-    .unwrap();
+    let (q, mem, index) = engine0(&rig);
     let at = (q.wptr() / 4) as usize;
     let (req, ack) = (0x1abd4u32, 0x1abe6u32);
     let packets = [
@@ -679,21 +679,7 @@ fn an_srbm_write_and_a_register_poll_go_through_the_device() {
 #[test]
 fn cond_exe_runs_or_skips_what_it_covers() {
     let rig = rig(&MI300X, 8192);
-    let index = sdma_engine_index(0);
-    let mem = rig.ring_memory();
-    let q = map_v4_4_2::map_direct(
-        rig.bus,
-        &rig.sdma_bases,
-        0,
-        // SAFETY: leaked and mapped in the tables at its host address.
-        unsafe { Dev::assume(mem) },
-        rig.doorbell(index * 2),
-        index,
-        0,
-        rig.clock,
-        rig.pause(),
-    )
-    .unwrap();
+    let (q, mem, index) = engine0(&rig);
     let mut wptr = (q.wptr() / 4) as usize;
     let dst = rig.dst.as_ptr() as u64;
     let cond = dst + 256;
@@ -732,21 +718,7 @@ fn cond_exe_runs_or_skips_what_it_covers() {
 #[test]
 fn ptepde_gen_writes_the_entries_the_cpu_backend_would() {
     let rig = rig(&MI300X, 8192);
-    let index = sdma_engine_index(0);
-    let mem = rig.ring_memory();
-    let q = map_v4_4_2::map_direct(
-        rig.bus,
-        &rig.sdma_bases,
-        0,
-        // SAFETY: leaked and mapped in the tables at its host address.
-        unsafe { Dev::assume(mem) },
-        rig.doorbell(index * 2),
-        index,
-        0,
-        rig.clock,
-        rig.pause(),
-    )
-    .unwrap();
+    let (q, mem, index) = engine0(&rig);
     let at = (q.wptr() / 4) as usize;
     let pe = rig.dst.as_ptr() as u64 + 64;
     let (flags, value, incr) = (0x71u64, 0x80_0000_0000u64, 0x1000u32);
@@ -787,21 +759,7 @@ fn ptepde_gen_writes_the_entries_the_cpu_backend_would() {
 #[test]
 fn a_register_poll_other_than_the_hdp_flush_is_refused() {
     let rig = rig(&MI300X, 8192);
-    let index = sdma_engine_index(0);
-    let mem = rig.ring_memory();
-    let q = map_v4_4_2::map_direct(
-        rig.bus,
-        &rig.sdma_bases,
-        0,
-        // SAFETY: leaked and mapped in the tables at its host address.
-        unsafe { Dev::assume(mem) },
-        rig.doorbell(index * 2),
-        index,
-        0,
-        rig.clock,
-        rig.pause(),
-    )
-    .unwrap();
+    let (q, mem, index) = engine0(&rig);
     let at = (q.wptr() / 4) as usize;
     let (req, done) = HDP_FLUSH;
     // The pair swapped: poll REQ, write DONE.
