@@ -663,7 +663,7 @@ impl MecV943 {
         if local == low && low >= 0xA000 && eng.contains(&(low - 0xA000)) {
             let (mmhubs, per_aid) = &*self.aid_mmhubs.lock();
             if let Some(base) = mmhubs.get(xcc / per_aid) {
-                return base + (low - 0xA000);
+                return base.wrapping_add(low - 0xA000);
             }
         }
         let in_xcc = (0x2000..0x3400).contains(&low) || (0xA000..0x1_0000).contains(&low);

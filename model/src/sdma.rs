@@ -490,7 +490,8 @@ impl Stream {
 
     /// The VA of dword `i` past byte offset `at`.
     fn va(&self, at: u64, i: u64) -> u64 {
-        self.base + ((at / 4 + i) % self.dwords) * 4
+        self.base
+            .wrapping_add(((at / 4).wrapping_add(i) % self.dwords) * 4)
     }
 
     fn dword(&self, port: &dyn SdmaPort, at: u64, i: u64) -> Result<u32, SdmaVmError> {
@@ -1004,7 +1005,7 @@ impl SdmaModel {
                     u64::from(count) * 4
                 };
                 // The discarded dwords must be there too.
-                if s.rptr + len as u64 * 4 + skip > s.wptr {
+                if s.rptr.saturating_add(len as u64 * 4 + skip) > s.wptr {
                     return Ok(None);
                 }
                 return Ok(Some(len as u64 * 4 + skip));
@@ -1113,7 +1114,7 @@ impl SdmaModel {
                 "opcode/sub-opcode not executed by the model (not decoded)",
             ));
         };
-        if c.at + len as u64 * 4 > c.avail {
+        if c.at.saturating_add(len as u64 * 4) > c.avail {
             return Ok(None);
         }
         // The longest fixed part a packet the model decodes has (PTEPDE
@@ -1135,7 +1136,7 @@ impl SdmaModel {
         } else {
             whole
         };
-        if c.at + len as u64 * 4 > c.avail {
+        if c.at.saturating_add(len as u64 * 4) > c.avail {
             return Ok(None);
         }
         Ok(Some((p, h, len)))
@@ -1417,7 +1418,7 @@ impl Running<'_> {
             return Err(self.refuse("PTEPDE count past what the model generates"));
         }
         for i in 0..count {
-            let (hp, _) = self.tr(pe + 8 * i, Access::Write)?;
+            let (hp, _) = self.tr(pe.wrapping_add(8 * i), Access::Write)?;
             let entry = value.wrapping_add(i.wrapping_mul(incr)) | flags;
             // SAFETY: an 8-byte-aligned address the port translated for a
             // write, valid to the end of its page.
@@ -1456,7 +1457,7 @@ impl Running<'_> {
                     header: self.header,
                     rptr: self.rptr,
                 })?;
-            let (hp, _) = self.tr(dst + 4 * i, Access::Write)?;
+            let (hp, _) = self.tr(dst.wrapping_add(4 * i), Access::Write)?;
             // SAFETY: a dword-aligned address the port translated for a
             // write, valid to the end of its page.
             unsafe { core::ptr::write_volatile(hp as *mut u32, v) };

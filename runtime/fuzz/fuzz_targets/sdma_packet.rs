@@ -2,8 +2,9 @@
 //! (`SdmaPacket::decode`, SDMA 6.0/7.0/4.4.2), the v11/v12 SDMA MQD
 //! layouts and GC 9.4.3's `v9_sdma_mqd` (`SdmaMqdV9::decode`). Input:
 //! `[generation][bytes]`. A decoded packet's length is at least one
-//! dword and, but for a NOP's unread payload, never past the words it
-//! was given.
+//! dword and, but for the payloads decoding leaves unread (a NOP's, and
+//! WRITE_LINEAR's data, which the engine reads as it writes), never past
+//! the words it was given.
 #![no_main]
 
 use barebell_decode::sdma::{SdmaGen, SdmaPacket, mqd};
@@ -27,12 +28,20 @@ fuzz_target!(|data: &[u8]| {
         let _ = SdmaPacket::len(engine, words[at]);
         match SdmaPacket::decode(engine, &words[at..]) {
             Ok((p, n)) => {
-                // A NOP's payload is skipped unread (it may run past the
-                // words given, as on a ring that wraps); every other
-                // packet was decoded from words it was given.
+                // A NOP's payload and WRITE_LINEAR's data are not decoded
+                // (they may run past the words given, as on a ring that
+                // wraps); every other packet was decoded from words it
+                // was given, and WRITE_LINEAR's fixed part too.
                 let left = words.len() - at;
-                let nop = matches!(p, SdmaPacket::Nop { .. });
-                assert!(n >= 1 && (nop || n <= left), "{p:?}: {n} of {left}");
+                let unread = match p {
+                    SdmaPacket::Nop { .. } => n,
+                    SdmaPacket::WriteLinear { dwords, .. } => {
+                        assert_eq!(n, 4 + dwords as usize, "{p:?}");
+                        n - 4
+                    }
+                    _ => 0,
+                };
+                assert!(n >= 1 && n - unread <= left, "{p:?}: {n} of {left}");
                 at += n.min(left);
             }
             Err(_) => at += 1,
