@@ -163,6 +163,9 @@ pub mod client {
     /// `SOC21_IH_CLIENTID_GRBM_CP`: the CP's end-of-pipe interrupts
     /// (`gfx_v11_0_sw_init()` adds `CP_EOP_INTERRUPT` on it).
     pub const GRBM_CP: u8 = 0x14;
+    /// `SOC15_IH_CLIENTID_SDMA0`, `_SDMA1`, `_SDMA2` (= `_ACP`), `_SDMA3`
+    /// (= `_DCE`): SDMA 4.4.2's instance within its AID.
+    pub const SDMA_V4_4_2: [u8; 4] = [0x08, 0x09, 0x01, 0x04];
     pub const VMC: u8 = 0x12;
     pub const SOC15_UTCL2: u8 = 0x1b;
 }
@@ -178,6 +181,8 @@ pub mod src {
     pub const CP_EOP: u8 = 181;
     /// `GFX_11_0_0__SRCID__SDMA_TRAP`.
     pub const SDMA_TRAP_GFX11: u8 = 49;
+    /// `SDMA0_4_0__SRCID__SDMA_TRAP`.
+    pub const SDMA_TRAP_V4: u8 = 224;
 }
 
 /// The C expression that rebuilds, bit by bit, which bits of dword `$dw`
@@ -269,6 +274,31 @@ pub const IV_FACTS: &[Fact] = &[
         src::SDMA_TRAP_GFX11 as u64,
     ),
     Fact::constant(IHC, "SOC15_IH_CLIENTID_GRBM_CP", client::GRBM_CP as u64),
+    Fact::constant(
+        IHC,
+        "SOC15_IH_CLIENTID_SDMA0",
+        client::SDMA_V4_4_2[0] as u64,
+    ),
+    Fact::constant(
+        IHC,
+        "SOC15_IH_CLIENTID_SDMA1",
+        client::SDMA_V4_4_2[1] as u64,
+    ),
+    Fact::constant(
+        IHC,
+        "SOC15_IH_CLIENTID_SDMA2",
+        client::SDMA_V4_4_2[2] as u64,
+    ),
+    Fact::constant(
+        IHC,
+        "SOC15_IH_CLIENTID_SDMA3",
+        client::SDMA_V4_4_2[3] as u64,
+    ),
+    Fact::constant(
+        "irqsrcs_sdma0_4_0.h",
+        "SDMA0_4_0__SRCID__SDMA_TRAP",
+        src::SDMA_TRAP_V4 as u64,
+    ),
     Fact::constant(IHC, "SOC21_IH_CLIENTID_VMC", client::VMC as u64),
     Fact::constant(
         "irqsrcs_gfx_11_0_0.h",
@@ -445,13 +475,30 @@ impl IvEntry {
 
     /// GC 9.4.3's end-of-pipe interrupt: as [`IvEntry::cp_eop`] (client
     /// `SOC15_IH_CLIENTID_GRBM_CP`, `GFX_9_0__SRCID__CP_EOP_INTERRUPT`,
-    /// the same numbers), with the XCC in `node_id`: Linux maps it back
-    /// with `gfx_v9_4_3_ih_to_xcc_inst()` (`hweight8(xcc_mask &
-    /// GENMASK(node / 2, 0)) - 1`), so XCC `x` of a full mask is node `2x`.
+    /// the same numbers), with the XCC's node in `node_id`
+    /// ([`XCD_NODE_IDS`]), which Linux maps back with
+    /// `gfx_v9_4_3_ih_to_xcc_inst()` (`hweight8(xcc_mask & GENMASK(node
+    /// / 2, 0)) - 1`).
     pub fn cp_eop_v9(xcc: usize, slot: (u8, u8, u8), context: u32) -> IvEntry {
         IvEntry {
-            node_id: (xcc as u8).wrapping_mul(2),
+            node_id: XCD_NODE_IDS.get(xcc).copied().unwrap_or(0),
             ..Self::cp_eop(Some(slot), context)
+        }
+    }
+
+    /// SDMA 4.4.2's trap (`sdma_v4_4_2_process_trap_irq()`): the instance
+    /// within its AID in the client (`sdma_v4_4_2_irq_id_to_seq()`:
+    /// `SOC15_IH_CLIENTID_SDMA0..3`), the AID's node in `node_id`
+    /// ([`AID_NODE_IDS`], matched through `node_id_to_phys_map`), ring 0
+    /// (the GFX queue), `SDMA0_4_0__SRCID__SDMA_TRAP`, the
+    /// TRAP's `int_context` in `src_data[0]`.
+    pub fn sdma_trap_v4_4_2(instance: usize, context: u32) -> IvEntry {
+        IvEntry {
+            client_id: client::SDMA_V4_4_2[instance % 4],
+            src_id: src::SDMA_TRAP_V4,
+            node_id: AID_NODE_IDS.get(instance / 4).copied().unwrap_or(0),
+            src_data: [context, 0, 0, 0],
+            ..IvEntry::default()
         }
     }
 
@@ -474,6 +521,13 @@ impl IvEntry {
         }
     }
 }
+
+/// `XCD0_NODEID`..`XCD7_NODEID` and `AID0_NODEID`..`AID3_NODEID`
+/// (`amdgpu_irq.h`): the `node_id` an MI300 block's IV entry carries
+/// (`.h` enum values in a kernel-internal header: they rest on their
+/// citation).
+pub const XCD_NODE_IDS: [u8; 8] = [1, 2, 5, 6, 9, 10, 13, 14];
+pub const AID_NODE_IDS: [u8; 4] = [0, 4, 8, 12];
 
 /// One interrupt vector as the IH writes it (the fields of Linux's
 /// `struct amdgpu_iv_entry` that come from the ring).

@@ -276,7 +276,7 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
         hive: part.xgmi,
     };
     let smu = build::smu(clock, &i, scope, log.clone(), pmfw)?;
-    build::connect_sdma(clock, &sdma, &mmhubs, &xlate, &mec, &nbios[0])?;
+    build::connect_sdma(clock, &sdma, &mmhubs, &xlate, &mec, (&nbios[0], &ih))?;
     // Doorbells reach the CP block through AID 0's NBIO aperture.
     let nb0 = nbios[0].clone();
     mec.set_doorbell_gate(Box::new(move |dword, value| {
@@ -794,6 +794,8 @@ struct SdmaPort9 {
     /// so the field names a register of the engine's own AID (*model
     /// reading*).
     aid_prefix: u32,
+    /// AID 0's IH, where the engine's traps go.
+    ih: Arc<crate::ih::IhModel>,
 }
 
 impl crate::sdma::SdmaPort for SdmaPort9 {
@@ -876,5 +878,12 @@ impl crate::sdma::SdmaPort for SdmaPort9 {
 
     fn register(&self, reg: u32) -> u32 {
         self.aid_prefix | reg & crate::decode::sdma::SRBM_ADDR.mask()
+    }
+
+    fn trap(&self, context: u32) {
+        self.ih.raise(crate::ih::IvEntry::sdma_trap_v4_4_2(
+            usize::from(self.instance),
+            context,
+        ));
     }
 }

@@ -207,3 +207,31 @@ fn a_ring_at_a_bus_address_is_written_through_the_iommu() {
     assert_eq!(sys[512] as u32, 32, "the write pointer, written back");
     assert_eq!(ih.take_interrupts(), 1);
 }
+
+/// SDMA 4.4.2's trap as `sdma_v4_4_2_process_trap_irq()` reads it back:
+/// the client gives the instance within its AID
+/// (`sdma_v4_4_2_irq_id_to_seq()`: SDMA0..3 = 0x08, 0x09, 0x01, 0x04 in
+/// `soc15_ih_clientid.h`), the node its AID (`node_id_to_phys_map`:
+/// `AID0_NODEID` 0, `AID1_NODEID` 4, `AID2_NODEID` 8, `AID3_NODEID` 12 in
+/// `amdgpu_irq.h`), ring 0 the GFX queue; the source is
+/// `SDMA0_4_0__SRCID__SDMA_TRAP` (224). And GC 9.4.3's end-of-pipe entry
+/// carries its XCC's node (`XCD0_NODEID` 1 .. `XCD7_NODEID` 14), which
+/// `gfx_v9_4_3_ih_to_xcc_inst()` maps back.
+#[test]
+fn sdma_traps_and_eop_entries_name_their_instance_as_linux_reads_it() {
+    let seq = |client: u8| [0x08u8, 0x09, 0x01, 0x04].iter().position(|c| *c == client);
+    let aid = |node: u8| [0u8, 4, 8, 12].iter().position(|n| *n == node);
+    for instance in 0..16usize {
+        let e = IvEntry::sdma_trap_v4_4_2(instance, 7);
+        assert_eq!((e.src_id, e.ring_id, e.src_data[0]), (224, 0, 7));
+        let back = seq(e.client_id).unwrap() + 4 * aid(e.node_id).unwrap();
+        assert_eq!(back, instance);
+    }
+    for xcc in 0..8usize {
+        let e = IvEntry::cp_eop_v9(xcc, (1, 2, 3), 0);
+        // hweight8(0xFF & GENMASK(node / 2, 0)) - 1.
+        let back = (0xFFu32 & ((2u32 << (e.node_id / 2)) - 1)).count_ones() - 1;
+        assert_eq!(back as usize, xcc);
+        assert_eq!(e.ring_id, 2 | 1 << 2 | 3 << 4);
+    }
+}

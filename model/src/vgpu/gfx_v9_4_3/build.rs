@@ -386,7 +386,7 @@ pub(super) fn connect_sdma(
     mmhubs: &[Arc<HubV9Model>],
     xlate: &Arc<Xlate>,
     mec: &MecV943,
-    nbio0: &Arc<NbioModel>,
+    (nbio0, ih): (&Arc<NbioModel>, &Arc<crate::ih::IhModel>),
 ) -> Result<(), ModelError> {
     let (page, page_bytes) = mec.doorbell_page();
     let engines = crate::hws::SdmaEngines::aqua_vanjaram(sdma.len() as u8);
@@ -408,6 +408,7 @@ pub(super) fn connect_sdma(
             clock: clock.clone(),
             hdp_flush,
             aid_prefix,
+            ih: ih.clone(),
         }));
     }
     Ok(())
