@@ -201,14 +201,14 @@ impl Vram {
         let (ram, at) = map_shared_aligned(low.fd.as_raw_fd(), low.offset, len)?;
         let v = vram.at;
         let release = Box::new(move || drop((vram, ram)));
+        // The guest kernel picks each page's CPU caching (amdgpu maps its
+        // USWC buffers write-combined and leaves SNOOPED off their PTEs).
         // SAFETY: `v` is this value's shared VRAM mapping of `len` bytes;
         // `at` is a 2 MiB-aligned shared mapping of `len` bytes (whole
         // chunks) of the guest's RAM file. Both stay mapped until
         // `release` runs. The guest uses that RAM too, as a host uses the
         // memory a device reaches by DMA: the model only copies to and
         // from it through raw pointers.
-        // The guest kernel picks each page's CPU caching (amdgpu maps its
-        // USWC buffers write-combined and leaves SNOOPED off their PTEs).
         let memory =
             unsafe { HostMemory::new(v, self.len, at, len, Some(release)) }.owned_by_a_guest_os();
         Ok((memory, len as u64))
