@@ -43,6 +43,26 @@ pub fn ip_name(id: u16) -> &'static str {
     }
 }
 
+/// The names a trace gives registers: every discovered IP instance's
+/// register tables at its bases (`barebell::regs::registers_for`), then
+/// the boot registers. The same table names barebell's own accesses and,
+/// in `barebell trace name`, a reference trace recorded elsewhere (the
+/// Linux peer's), so the two align register by register.
+pub fn register_symbols(
+    ips: &crate::discovery::Ips,
+) -> Vec<(&'static str, &'static [Reg], IpBases)> {
+    let mut symbols: Vec<(&'static str, &'static [Reg], IpBases)> = Vec::new();
+    for ip in &ips.all {
+        for table in barebell::regs::registers_for(ip.hw_id, ip.version.triple()) {
+            symbols.push((ip_name(ip.hw_id), table, ip.bases));
+        }
+    }
+    // Last: the boot names alias registers the blocks name properly
+    // (RCC_CONFIG_MEMSIZE is the NBIO's RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE).
+    symbols.push(("BOOT", barebell::discovery::boot::ALL, IpBases::default()));
+    symbols
+}
+
 /// The HDP flush through the remapped page (`hdp_v6_0_flush_hdp()`,
 /// `hdp_v7_0_flush_hdp()`, `hdp_v4_0_flush_hdp()`), at the NBIO's hole.
 pub fn flush_hdp(bus: &Bus<'_>, nbio: &Nbio) -> Result<(), NbioError> {
@@ -57,16 +77,7 @@ pub fn run<'p>(gpu: &mut Gpu<'p>, sink: &'p dyn Sink) -> Result<Nbio, BringupErr
     let nbio = Nbio::for_version(nbif.version.triple(), nbif.bases).at(s)?;
     let indirect =
         IndirectBus::new(p.regs(), p.regs_len(), nbio.regs.rsmu_pair(), &nbif.bases).at(s)?;
-    let mut symbols: Vec<(&'static str, &'static [Reg], IpBases)> = Vec::new();
-    for ip in &gpu.ips.all {
-        for table in barebell::regs::registers_for(ip.hw_id, ip.version.triple()) {
-            symbols.push((ip_name(ip.hw_id), table, ip.bases));
-        }
-    }
-    // Last: the boot names alias registers the blocks name properly
-    // (RCC_CONFIG_MEMSIZE is the NBIO's RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE).
-    symbols.push(("BOOT", barebell::discovery::boot::ALL, IpBases::default()));
-    gpu.bus = Bus::indirect(indirect, symbols, sink);
+    gpu.bus = Bus::indirect(indirect, register_symbols(&gpu.ips), sink);
     let mut extra = alloc::string::String::new();
     if nbio.regs.version == (7, 9, 0) {
         let topo = &gpu.ips.topology;

@@ -26,6 +26,7 @@ mod stop;
 mod target;
 mod teardown;
 mod trace_diff;
+mod trace_name;
 mod vector_add;
 mod vm_walk;
 mod wave_dump;
@@ -111,6 +112,23 @@ enum TraceCommand {
         a: std::path::PathBuf,
         b: std::path::PathBuf,
     },
+    /// Name a raw reference trace (the Linux peer's `R <offset> <value>`
+    /// lines) with the registers of a model part's discovered blocks, in
+    /// the form `bringup --trace` prints, for `trace diff`.
+    Name {
+        /// The model part the trace was recorded on.
+        #[arg(long, value_enum)]
+        part: target::PartArg,
+        /// Where the amdgpu firmware blobs are (the model reads them).
+        #[arg(long, default_value = barebell_bringup::FirmwareDir::SYSTEM)]
+        firmware_dir: std::path::PathBuf,
+        /// Linux's `drivers/gpu/drm/amd/include/asic_reg` directory: names
+        /// the registers barebell's tables do not list from the IP's
+        /// offset header.
+        #[arg(long)]
+        headers: Option<std::path::PathBuf>,
+        raw: std::path::PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -138,6 +156,15 @@ fn main() -> ExitCode {
         Command::Trace {
             command: TraceCommand::Diff { a, b },
         } => trace_diff::run(&a, &b),
+        Command::Trace {
+            command:
+                TraceCommand::Name {
+                    part,
+                    firmware_dir,
+                    headers,
+                    raw,
+                },
+        } => trace_name::run(part, &firmware_dir, headers.as_deref(), &raw),
         Command::Facts { header } => {
             let mut n = 0usize;
             for (krate, fact) in barebell_catalog::all_facts() {

@@ -7,8 +7,8 @@
 
 use crate::util::{cargo, run as run_cmd};
 use crate::{
-    am_peer, apt, bench, conformance, freestanding, fwcheck, headers, isa_diff, kernel, lspci,
-    qemu, qemu_pci,
+    am_peer, apt, bench, conformance, freestanding, fwcheck, headers, isa_diff, kernel, linux_peer,
+    lspci, qemu, qemu_pci,
 };
 use anyhow::Result;
 use std::path::Path;
@@ -67,6 +67,7 @@ fn stages(install: bool) -> Vec<(&'static str, StageFn)> {
         ("isa tables vs llvm-mc", |r| isa_diff::tables(r, true)),
         ("isa vs llvm", isa_diff::run),
         ("am peer", |r| am_peer::run(r, false)),
+        ("linux peer", linux_peer::stage),
     ]);
     v
 }

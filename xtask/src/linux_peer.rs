@@ -20,9 +20,10 @@
 //! serial console: the module loaded, and its `dmesg` lines, from which
 //! it reads the milestone reached ([`milestone`]).
 //!
-//! Not a CI stage (it needs root and a few minutes); run it before
-//! resolving anything that touches the model's discovery table or BAR
-//! layout.
+//! The CI stage `linux peer` ([`stage`]) runs it for navi31 and mi300x:
+//! about 35 and 50 s a part once the root is cached (a fresh clone builds
+//! the root first, a few minutes more), well under the ten minutes that
+//! make it a stage rather than a step run by hand.
 
 use crate::fresh::{debootstrap, refuse_if_mounted};
 use crate::qemu_pci::cpio_entry;
@@ -67,6 +68,10 @@ const AMDGPU_WAIT_SECS: u32 = 60;
 /// waits up to 0.5 s for the fence fallback timer when no interrupt
 /// arrives: 64 rings on MI300X).
 const IB_TEST_SECS: u32 = 90;
+/// The byte the guest's `/init` writes to the cache line size register
+/// (config byte 0x0c) before it powers off: where the trace's teardown
+/// begins (`barebell trace name`'s `TEARDOWN_MARK`).
+const TEARDOWN_MARK: u8 = 0x5a;
 /// What every line the guest's `/init` reports starts with.
 const TAG: &str = "LINUX-PEER: ";
 
@@ -140,8 +145,9 @@ struct Root {
     abi: String,
 }
 
-/// The command.
-pub fn run(root: &Path, part: &str, accel: &str, params: Option<&str>) -> Result<()> {
+/// The command: boots the guest, prints the report, writes the trace
+/// diff; returns the milestone reached.
+pub fn run(root: &Path, part: &str, accel: &str, params: Option<&str>, write: bool) -> Result<u32> {
     let spec = PARTS.iter().find(|p| p.name == part).with_context(|| {
         let known: Vec<&str> = PARTS.iter().map(|p| p.name).collect();
         format!(
@@ -188,7 +194,136 @@ pub fn run(root: &Path, part: &str, accel: &str, params: Option<&str>) -> Result
         }
     }
     let boot = boot?;
-    report(spec, params, &work, &boot, &served?)
+    let reached = report(spec, params, &work, &boot, &served?)?;
+    let diff = trace_diff(root, spec, write)?;
+    println!("linux peer: trace diff {}", diff.display());
+    println!(
+        "linux peer: {} milestone {} of 5 ({})",
+        spec.name, reached.0, reached.1
+    );
+    Ok(reached.0)
+}
+
+/// The milestone each part reaches today (`docs/linux-peer.md`): the CI
+/// stage fails when a change leaves a part short of it.
+const CI_FLOOR: &[(&str, u32)] = &[("navi31", 4), ("mi300x", 4)];
+
+/// The CI stage: both parts boot (TCG), each reaches at least its
+/// [`CI_FLOOR`], and each regenerated trace diff equals the committed
+/// `docs/linux-diff-<part>.txt` (so the documented diff cannot go stale:
+/// a change that moves it regenerates it with `--write`).
+pub fn stage(root: &Path) -> Result<String> {
+    let mut done = Vec::new();
+    for &(part, floor) in CI_FLOOR {
+        let reached = run(root, part, "tcg", None, false)?;
+        if reached < floor {
+            bail!(
+                "{part} reached milestone {reached} of 5, short of the {floor} it reached before; see target/linux-peer/run-{part}/dmesg.txt"
+            );
+        }
+        let doc = format!("docs/linux-diff-{part}.txt");
+        let fresh = std::fs::read_to_string(root.join(format!(
+            "target/linux-peer/run-{part}/linux-diff-{part}.txt"
+        )))?;
+        let committed = std::fs::read_to_string(root.join(&doc)).unwrap_or_default();
+        if committed != fresh {
+            let at = committed
+                .lines()
+                .zip(fresh.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or_else(|| committed.lines().count().min(fresh.lines().count()));
+            bail!(
+                "{doc} differs from the diff regenerated now (first at line {}: committed `{}`, now `{}`); run `cargo xtask linux-peer --part {part} --write`, explain the change in docs/fidelity.md and commit both",
+                at + 1,
+                committed.lines().nth(at).unwrap_or("<end>"),
+                fresh.lines().nth(at).unwrap_or("<end>")
+            );
+        }
+        done.push(format!("{part} milestone {reached} of 5"));
+    }
+    Ok(format!(
+        "{}; the trace diffs match docs/linux-diff-*.txt",
+        done.join(", ")
+    ))
+}
+
+/// The mapping barebell's side of the diff uses: Linux's own on the part
+/// (MES on gfx11, the HWS runlist on GC 9.4.3 with `sched_policy` 0).
+fn mapping(spec: &PartSpec) -> &'static str {
+    if spec.gfx_target / 10000 == 9 {
+        "hws"
+    } else {
+        "mes"
+    }
+}
+
+/// The reference trace diff: the server's raw trace named with the
+/// part's tables (`barebell trace name`), barebell's own bring-up traced
+/// on the same part (`barebell bringup --trace`, Linux's mapping), and
+/// `barebell trace diff` of the two. It goes to the run directory, or with
+/// `write` to `docs/linux-diff-<part>.txt`. Paths are relative to the
+/// repository so that the diff's header does not depend on where it is.
+fn trace_diff(root: &Path, spec: &PartSpec, write: bool) -> Result<PathBuf> {
+    let barebell = root.join("target/release/barebell");
+    let work = PathBuf::from(format!("target/linux-peer/run-{}", spec.name));
+    let asic_reg = crate::headers::ensure(root)?.amd().join("include/asic_reg");
+    let capture = |args: &[&std::ffi::OsStr], to: &Path| -> Result<()> {
+        let o = Command::new(&barebell)
+            .current_dir(root)
+            .args(args)
+            .output()
+            .with_context(|| format!("could not start {}", barebell.display()))?;
+        if !o.status.success() {
+            bail!(
+                "barebell {:?} failed:\n{}",
+                args,
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+        std::fs::write(root.join(to), &o.stdout)?;
+        Ok(())
+    };
+    let linux = work.join("linux-named.txt");
+    let ours = work.join("barebell.txt");
+    let os = |s: &str| std::ffi::OsString::from(s);
+    capture(
+        &[
+            os("trace").as_os_str(),
+            os("name").as_os_str(),
+            os("--part").as_os_str(),
+            os(spec.name).as_os_str(),
+            os("--headers").as_os_str(),
+            asic_reg.as_os_str(),
+            work.join("trace.txt").as_os_str(),
+        ],
+        &linux,
+    )?;
+    capture(
+        &[
+            os("bringup").as_os_str(),
+            os("--part").as_os_str(),
+            os(spec.name).as_os_str(),
+            os("--mapping").as_os_str(),
+            os(mapping(spec)).as_os_str(),
+            os("--trace").as_os_str(),
+        ],
+        &ours,
+    )?;
+    let to = if write {
+        PathBuf::from(format!("docs/linux-diff-{}.txt", spec.name))
+    } else {
+        work.join(format!("linux-diff-{}.txt", spec.name))
+    };
+    capture(
+        &[
+            os("trace").as_os_str(),
+            os("diff").as_os_str(),
+            ours.as_os_str(),
+            linux.as_os_str(),
+        ],
+        &to,
+    )?;
+    Ok(root.join(to))
 }
 
 /// Builds `barebell-vfio-user` (release: every guest register access is
@@ -201,9 +336,11 @@ fn build_server(root: &Path) -> Result<PathBuf> {
         "--quiet",
         "-p",
         "barebell-vfio-peer",
+        "-p",
+        "barebell-cli",
     ]))?;
     println!(
-        "linux peer: barebell-vfio-user built in {:.1} s",
+        "linux peer: barebell-vfio-user and barebell built in {:.1} s",
         t.elapsed().as_secs_f64()
     );
     Ok(root.join("target/release/barebell-vfio-user"))
@@ -588,6 +725,13 @@ echo "{TAG}dmesg begin"
 dmesg
 echo "{TAG}dmesg end"
 echo "{TAG}done"
+# Mark where the driver's shutdown begins in the server's trace: one
+# config write of {TEARDOWN_MARK:#04x} to the cache line size register of
+# each display function (`barebell trace name` turns it into the
+# teardown marker `trace diff` keeps apart).
+for d in /sys/bus/pci/devices/*; do
+  case "$(cat $d/class)" in 0x03*) printf '\{TEARDOWN_MARK:03o}' | dd of=$d/config bs=1 seek=12 count=1 conv=notrunc 2>/dev/null;; esac
+done
 # An oops in amdgpu's probe can leave the device lock held, and power-off
 # then waits on it in device_shutdown(): after 5 s, reboot with no device
 # shutdown (sysrq b), which QEMU's -no-reboot turns into an exit.
@@ -923,7 +1067,13 @@ fn amdgpu_errors(dmesg: &[&str]) -> Vec<String> {
 }
 
 /// Saves the guest's dmesg and prints the result and the milestone line.
-fn report(spec: &PartSpec, params: &str, work: &Path, boot: &Boot, served: &Served) -> Result<()> {
+fn report(
+    spec: &PartSpec,
+    params: &str,
+    work: &Path,
+    boot: &Boot,
+    served: &Served,
+) -> Result<(u32, &'static str)> {
     let dmesg = section(&boot.text, "dmesg");
     let dmesg_path = work.join("dmesg.txt");
     std::fs::write(&dmesg_path, dmesg.join("\n") + "\n")?;
@@ -970,8 +1120,7 @@ fn report(spec: &PartSpec, params: &str, work: &Path, boot: &Boot, served: &Serv
     for e in amdgpu_errors(&dmesg).iter().take(12) {
         println!("linux peer: amdgpu error: {e}");
     }
-    println!("linux peer: {} milestone {n} of 5 ({name})", spec.name);
-    Ok(())
+    Ok((n, name))
 }
 
 #[cfg(test)]

@@ -113,6 +113,10 @@ enum Cmd {
         /// (for example "ip_block_mask=0xffffffcf").
         #[arg(long)]
         params: Option<String>,
+        /// Write the trace diff to docs/linux-diff-<part>.txt (else it
+        /// goes to the run directory).
+        #[arg(long)]
+        write: bool,
     },
     /// Cross-check the firmware parser against a C reader built on
     /// Linux's amdgpu_ucode.h, over every gc/psp/sdma/imu/smu blob.
@@ -184,7 +188,8 @@ fn main() -> ExitCode {
             part,
             accel,
             params,
-        } => linux_peer::run(&root, &part, &accel, params.as_deref()),
+            write,
+        } => linux_peer::run(&root, &part, &accel, params.as_deref(), write).map(|_| ()),
         Cmd::AmPeer { write } => am_peer::run(&root, write).map(|_| ()),
         Cmd::KernelCorpus => kernel::corpus(&root).map(|s| println!("{s}")),
         Cmd::Newc { out, files, head } => (|| {
