@@ -900,6 +900,7 @@ pub mod misc {
     pub const WRITE_REG: u32 = 0;
     pub const READ_REG: u32 = 3;
     pub const WAIT_REG_MEM: u32 = 4;
+    pub const SET_SHADER_DEBUGGER: u32 = 5;
     /// `enum WRM_OPERATION`: wait on `reg_offset1`; or write `reference`
     /// to `reg_offset1`, then wait on `reg_offset2`.
     pub const WRM_WAIT: u32 = 0;
@@ -915,10 +916,12 @@ pub mod misc {
     pub const WRITE_VALUE: usize = 28;
     pub const READ_OFFSET: usize = 24;
     pub const READ_BUFFER: usize = 28;
+    /// `struct SET_SHADER_DEBUGGER`: the process context it applies to.
+    pub const SSD_PROCESS_CONTEXT: usize = 24;
 
     const H: &str = super::H11;
     const T: &str = "union MESAPI__MISC";
-    pub const FACTS: [Fact; 17] = [
+    pub const FACTS: [Fact; 19] = [
         Fact::constant(H, "MES_SCH_API_MISC", super::opcode::MISC as u64),
         Fact::constant(H, "MESAPI_MISC__WRITE_REG", WRITE_REG as u64),
         Fact::constant(H, "MESAPI_MISC__READ_REG", READ_REG as u64),
@@ -936,6 +939,17 @@ pub mod misc {
         Fact::offset(H, T, "write_reg.reg_value", WRITE_VALUE),
         Fact::offset(H, T, "read_reg.reg_offset", READ_OFFSET),
         Fact::offset(H, T, "read_reg.buffer_addr", READ_BUFFER),
+        Fact::constant(
+            H,
+            "MESAPI_MISC__SET_SHADER_DEBUGGER",
+            SET_SHADER_DEBUGGER as u64,
+        ),
+        Fact::offset(
+            H,
+            T,
+            "set_shader_debugger.process_context_addr",
+            SSD_PROCESS_CONTEXT,
+        ),
     ];
 }
 

@@ -62,6 +62,43 @@ pub const MES_DB_EN: Bits = Bits::new(30, 1);
 /// `GCVM_CONTEXT1_CNTL.ENABLE_CONTEXT` (same bit on GC 11 and 12).
 pub const CONTEXT_CNTL_ENABLE: Bits = Bits::new(0, 1);
 
+/// The seven `GCVM_CONTEXT1_CNTL.*_PROTECTION_FAULT_ENABLE_INTERRUPT`
+/// bits (range, dummy page, PDE0, valid, read, write, execute):
+/// `hub->vm_cntx_cntl_vm_fault` (`gfxhub_v3_0_init()`,
+/// `gfxhub_v12_0_init()`), which `amdgpu_gmc_set_vm_fault_masks()` sets
+/// and clears in every context's register after `hub->vm_cntx_cntl` was
+/// recorded. GC 11: bits 9, 11, …, 21; GC 12 has `RETRY_OTHER_FAULT` at
+/// bit 9, which moves them to 10, 12, …, 22.
+pub const CONTEXT_CNTL_FAULT_INTERRUPTS_GC11: [Bits; 7] = [
+    Bits::new(9, 1),
+    Bits::new(11, 1),
+    Bits::new(13, 1),
+    Bits::new(15, 1),
+    Bits::new(17, 1),
+    Bits::new(19, 1),
+    Bits::new(21, 1),
+];
+/// GC 12's (see [`CONTEXT_CNTL_FAULT_INTERRUPTS_GC11`]).
+pub const CONTEXT_CNTL_FAULT_INTERRUPTS_GC12: [Bits; 7] = [
+    Bits::new(10, 1),
+    Bits::new(12, 1),
+    Bits::new(14, 1),
+    Bits::new(16, 1),
+    Bits::new(18, 1),
+    Bits::new(20, 1),
+    Bits::new(22, 1),
+];
+
+/// The mask of the fault-interrupt enables on GC 12 (`gfx12`) or GC 11.
+pub fn context_cntl_fault_interrupt_mask(gfx12: bool) -> u32 {
+    let bits = if gfx12 {
+        &CONTEXT_CNTL_FAULT_INTERRUPTS_GC12
+    } else {
+        &CONTEXT_CNTL_FAULT_INTERRUPTS_GC11
+    };
+    bits.iter().fold(0, |m, b| m | b.mask())
+}
+
 /// `GCVM_CONTEXT1_PAGE_TABLE_START/END_ADDR_HI32__LOGICAL_PAGE_NUMBER_HI4`
 /// (GC 11 and 12): a context's VA range is a 36-bit page number, what
 /// MES programs from ADD_QUEUE's `process_va_start/end` (KFD's
@@ -126,6 +163,76 @@ pub const FACTS: &[Fact] = &[
         "gc_11_0_0_sh_mask.h",
         "GCVM_CONTEXT1_CNTL__ENABLE_CONTEXT_MASK",
         CONTEXT_CNTL_ENABLE.mask() as u64,
+    ),
+    Fact::constant(
+        "gc_11_0_0_sh_mask.h",
+        "GCVM_CONTEXT1_CNTL__RANGE_PROTECTION_FAULT_ENABLE_INTERRUPT_MASK",
+        CONTEXT_CNTL_FAULT_INTERRUPTS_GC11[0].mask() as u64,
+    ),
+    Fact::constant(
+        "gc_11_0_0_sh_mask.h",
+        "GCVM_CONTEXT1_CNTL__DUMMY_PAGE_PROTECTION_FAULT_ENABLE_INTERRUPT_MASK",
+        CONTEXT_CNTL_FAULT_INTERRUPTS_GC11[1].mask() as u64,
+    ),
+    Fact::constant(
+        "gc_11_0_0_sh_mask.h",
+        "GCVM_CONTEXT1_CNTL__PDE0_PROTECTION_FAULT_ENABLE_INTERRUPT_MASK",
+        CONTEXT_CNTL_FAULT_INTERRUPTS_GC11[2].mask() as u64,
+    ),
+    Fact::constant(
+        "gc_11_0_0_sh_mask.h",
+        "GCVM_CONTEXT1_CNTL__VALID_PROTECTION_FAULT_ENABLE_INTERRUPT_MASK",
+        CONTEXT_CNTL_FAULT_INTERRUPTS_GC11[3].mask() as u64,
+    ),
+    Fact::constant(
+        "gc_11_0_0_sh_mask.h",
+        "GCVM_CONTEXT1_CNTL__READ_PROTECTION_FAULT_ENABLE_INTERRUPT_MASK",
+        CONTEXT_CNTL_FAULT_INTERRUPTS_GC11[4].mask() as u64,
+    ),
+    Fact::constant(
+        "gc_11_0_0_sh_mask.h",
+        "GCVM_CONTEXT1_CNTL__WRITE_PROTECTION_FAULT_ENABLE_INTERRUPT_MASK",
+        CONTEXT_CNTL_FAULT_INTERRUPTS_GC11[5].mask() as u64,
+    ),
+    Fact::constant(
+        "gc_11_0_0_sh_mask.h",
+        "GCVM_CONTEXT1_CNTL__EXECUTE_PROTECTION_FAULT_ENABLE_INTERRUPT_MASK",
+        CONTEXT_CNTL_FAULT_INTERRUPTS_GC11[6].mask() as u64,
+    ),
+    Fact::constant(
+        M12,
+        "GCVM_CONTEXT1_CNTL__RANGE_PROTECTION_FAULT_ENABLE_INTERRUPT_MASK",
+        CONTEXT_CNTL_FAULT_INTERRUPTS_GC12[0].mask() as u64,
+    ),
+    Fact::constant(
+        M12,
+        "GCVM_CONTEXT1_CNTL__DUMMY_PAGE_PROTECTION_FAULT_ENABLE_INTERRUPT_MASK",
+        CONTEXT_CNTL_FAULT_INTERRUPTS_GC12[1].mask() as u64,
+    ),
+    Fact::constant(
+        M12,
+        "GCVM_CONTEXT1_CNTL__PDE0_PROTECTION_FAULT_ENABLE_INTERRUPT_MASK",
+        CONTEXT_CNTL_FAULT_INTERRUPTS_GC12[2].mask() as u64,
+    ),
+    Fact::constant(
+        M12,
+        "GCVM_CONTEXT1_CNTL__VALID_PROTECTION_FAULT_ENABLE_INTERRUPT_MASK",
+        CONTEXT_CNTL_FAULT_INTERRUPTS_GC12[3].mask() as u64,
+    ),
+    Fact::constant(
+        M12,
+        "GCVM_CONTEXT1_CNTL__READ_PROTECTION_FAULT_ENABLE_INTERRUPT_MASK",
+        CONTEXT_CNTL_FAULT_INTERRUPTS_GC12[4].mask() as u64,
+    ),
+    Fact::constant(
+        M12,
+        "GCVM_CONTEXT1_CNTL__WRITE_PROTECTION_FAULT_ENABLE_INTERRUPT_MASK",
+        CONTEXT_CNTL_FAULT_INTERRUPTS_GC12[5].mask() as u64,
+    ),
+    Fact::constant(
+        M12,
+        "GCVM_CONTEXT1_CNTL__EXECUTE_PROTECTION_FAULT_ENABLE_INTERRUPT_MASK",
+        CONTEXT_CNTL_FAULT_INTERRUPTS_GC12[6].mask() as u64,
     ),
     Fact::constant(
         "gc_11_0_0_sh_mask.h",

@@ -35,7 +35,6 @@ use barebell_model::mec::Mec;
 use barebell_model::mes::{MesApiVersion, MesModel};
 use barebell_model::{Seed, SimClock};
 use core::ptr::NonNull;
-use core::sync::atomic::AtomicU64;
 
 /// GC segment bases the model uses: Navi31's GC bases as an example
 /// input (segment 0 at 0x1260, segment 1 at 0xA000 dwords).
@@ -65,7 +64,7 @@ impl ModelGpu {
     /// `None` only if [`GC_BASES`] lacked the HQD window's segment.
     pub fn new(generation: Generation, seed: Seed) -> Option<Self> {
         let clock = leak(SimClock::new());
-        let doorbells = leak(DoorbellPage([const { AtomicU64::new(0) }; 512]));
+        let doorbells = Box::leak(DoorbellPage::boxed());
         let bar = doorbells as *const DoorbellPage as u64;
         let mut cp = CpModel::new(seed);
         // SAFETY: the page is leaked and only accessed atomically.
@@ -79,9 +78,18 @@ impl ModelGpu {
             gc_seg0: GC_BASES.0[0],
             hdp_flush: None,
         });
-        // SAFETY: the page is leaked (lives for the process), 512 aligned
-        // u64s, and accessed only atomically.
-        let mec = unsafe { Mec::new(clock, GC_BASES, generation, bar, 512, cp) }?;
+        // SAFETY: the page is leaked (lives for the process),
+        // `DOORBELL_SLOTS` aligned u64s, and accessed only atomically.
+        let mec = unsafe {
+            Mec::new(
+                clock,
+                GC_BASES,
+                generation,
+                bar,
+                barebell_model::bar::DOORBELL_SLOTS,
+                cp,
+            )
+        }?;
         // The GFX init the bring-up does after the RLC autoload
         // (`gfx_v11_0_hw_init()`): SH_MEM for every VMID, the MEC pipes
         // given a program and started. The rig MEC checks no start
@@ -115,9 +123,10 @@ impl ModelGpu {
     /// The BAR2 page as a doorbell aperture.
     pub fn doorbell_aperture(&self) -> DoorbellAperture {
         let base = NonNull::from(self.doorbells).cast::<u8>();
-        // SAFETY: the page is leaked (lives for the process), 4 KiB, and
-        // accessed only atomically (the MEC model's loads, doorbell stores).
-        unsafe { DoorbellAperture::new(base, 4096) }
+        // SAFETY: the page is leaked (lives for the process), the size of
+        // a `DoorbellPage`, and accessed only atomically (the MEC model's
+        // loads, doorbell stores).
+        unsafe { DoorbellAperture::new(base, core::mem::size_of::<DoorbellPage>()) }
     }
 
     /// The doorbell for 64-bit doorbell index `index` in the BAR2 page.

@@ -15,7 +15,6 @@ use barebell::aql::signal::SignalMemory;
 use barebell_model::DoorbellPage;
 use barebell_model::cp::{CpError, CpModel, HqdBinding};
 use core::ptr::NonNull;
-use core::sync::atomic::AtomicU64;
 
 /// The doorbell index used within each queue's page.
 pub const DOORBELL_INDEX: usize = 3;
@@ -61,8 +60,7 @@ pub fn queue<const N: usize>(
     poll_write_index: bool,
 ) -> Result<ModelQueue<N>, PlaceError> {
     let mem: &'static QueueMemory<N> = Box::leak(Box::new(QueueMemory::new()));
-    let doorbells: &'static DoorbellPage =
-        Box::leak(Box::new(DoorbellPage([const { AtomicU64::new(0) }; 512])));
+    let doorbells: &'static DoorbellPage = Box::leak(DoorbellPage::boxed());
     let slot = NonNull::from(&doorbells.0[DOORBELL_INDEX]).cast::<u64>();
     // SAFETY: the page is leaked ('static) and only accessed atomically.
     let doorbell = unsafe { Doorbell::from_ptr(slot) }.map_err(PlaceError::Doorbell)?;

@@ -185,10 +185,30 @@ impl<B: RegisterBus> RegisterBus for BarWindow<B> {
     }
 }
 
-/// One page of doorbells, as BAR2 would hold them.
+/// How many 64-bit doorbells the model backs at the start of BAR2: 16
+/// pages, the kernel's doorbells and the first KFD processes' slices
+/// (each `amdgpu_mes_doorbell_process_slice()` = 8 KiB; the Linux peer's
+/// first KFD queue rings BAR2 byte 0x4000). *Model value*: a part's BAR
+/// is larger; a store past these is refused.
+pub const DOORBELL_SLOTS: usize = 8192;
+
+/// The doorbells at the start of BAR2 ([`DOORBELL_SLOTS`] of them).
 #[repr(C, align(4096))]
-#[derive(Debug)]
-pub struct DoorbellPage(pub [AtomicU64; 512]);
+#[derive(Debug, zerocopy::FromZeros)]
+pub struct DoorbellPage(pub [AtomicU64; DOORBELL_SLOTS]);
+
+impl DoorbellPage {
+    /// Every doorbell 0, allocated on the heap (64 KiB, never on the
+    /// stack).
+    pub fn boxed() -> alloc::boxed::Box<Self> {
+        use zerocopy::FromZeros;
+        // Out of memory for 64 KiB at start-up is the allocator's abort,
+        // as for any `Box::new`.
+        Self::new_box_zeroed().unwrap_or_else(|_| {
+            alloc::alloc::handle_alloc_error(core::alloc::Layout::new::<Self>())
+        })
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -36,8 +36,9 @@
 //! tinygrad's default `AMD_AQL=0` queues) that the CP's PM4 front end
 //! runs. Checked for both unless said:
 //! - (AQL) `QUEUE_SIZE` encodes a ring of at least four packets;
-//! - the doorbell is enabled (direct loads) and inside
-//!   `CP_MEC_DOORBELL_RANGE_LOWER..=UPPER`;
+//! - the doorbell is enabled (direct loads); it may lie outside
+//!   `CP_MEC_DOORBELL_RANGE_LOWER..=UPPER`, which decides only what wakes
+//!   a power-gated GC (`gfx_v9_0_kiq_init_register()`);
 //! - an EOP buffer is given;
 //! - (AQL) the rptr report address is `amd_queue_t::read_dispatch_id`
 //!   and the wptr poll address `write_dispatch_id` of one descriptor.
@@ -121,11 +122,6 @@ pub enum MecError {
         field: u8,
     },
     DoorbellDisabled,
-    DoorbellOutOfRange {
-        byte_offset: u64,
-        lower: u32,
-        upper: u32,
-    },
     DoorbellInUse {
         dword: u32,
     },
@@ -1406,16 +1402,11 @@ impl Mec {
                 bases,
             });
         }
+        // No check against `CP_MEC_DOORBELL_RANGE_*`: the range decides
+        // which doorbells wake a power-gated GC (`gfx_v9_0_kiq_init_register()`),
+        // which the model does not model; KFD's queues ring doorbells
+        // past it (see `crate::mes`, ADD_QUEUE).
         let dword = hqd.doorbell_dword();
-        let byte = u64::from(dword) * 4;
-        let (lower, upper) = self.doorbell_range();
-        if byte < u64::from(lower) || byte > u64::from(upper) {
-            return Err(MecError::DoorbellOutOfRange {
-                byte_offset: byte,
-                lower,
-                upper,
-            });
-        }
         if self.state.lock().doorbells.contains_key(&dword) {
             return Err(MecError::DoorbellInUse { dword });
         }

@@ -8,7 +8,8 @@
 //! - for ADD_QUEUE, reads the MQD and checks that `cp_hqd_aql_control` is
 //!   set (for an AQL queue), that `QUEUE_SIZE` agrees with the ring size
 //!   the frame gives (`gds_size`, in dwords, as KFD passes it), that the
-//!   doorbell is the MQD's, inside the MEC doorbell range and unused, that
+//!   doorbell is the MQD's and unused (wherever it lies: the MEC doorbell
+//!   range only decides what wakes a power-gated GC), that
 //!   an EOP buffer is given, and that the ring, rptr, wptr and EOP lie in
 //!   memory mapped in the frame's page table;
 //! - on success writes the frame's `api_status` fence; on refusal, v11
@@ -107,11 +108,6 @@ pub enum Refusal {
     DoorbellMismatch {
         frame: u32,
         mqd: u32,
-    },
-    DoorbellOutOfRange {
-        dword: u32,
-        lower: u32,
-        upper: u32,
     },
     DoorbellInUse {
         dword: u32,
@@ -243,7 +239,6 @@ impl Refusal {
             Refusal::NotAql => 6,
             Refusal::QueueSizeMismatch { .. } => 7,
             Refusal::DoorbellMismatch { .. } => 8,
-            Refusal::DoorbellOutOfRange { .. } => 9,
             Refusal::DoorbellInUse { .. } => 10,
             Refusal::NoEop => 11,
             Refusal::NotMapped { .. } => 12,
@@ -879,6 +874,20 @@ impl MesModel {
                 return Ok(true);
             }
             m::READ_REG => (f.u32(m::READ_OFFSET), None, Some(f.u64(m::READ_BUFFER))),
+            // KFD sends it for every process it creates queues for on MES
+            // (`kfd_dbg_set_mes_debug_mode()` through
+            // `mes_v11_0_misc_op()`): the SQ debug flags, watch points and
+            // trap enable of one process context. *Model convention*:
+            // checked for a real process context, then without effect (the
+            // model has no debugger and no single-step).
+            m::SET_SHADER_DEBUGGER => {
+                drop(s);
+                self.context(
+                    "SET_SHADER_DEBUGGER process context",
+                    f.u64(m::SSD_PROCESS_CONTEXT),
+                )?;
+                return Ok(true);
+            }
             m::WAIT_REG_MEM => {
                 let (op, reference, mask) = (
                     f.u32(m::WRM_OP),
@@ -1125,11 +1134,15 @@ impl MesModel {
                 return if inside { Ok(()) } else { Err(refuse) };
             }
         }
+        // Identity is barebell's own convention (its device addresses are
+        // host addresses). A guest OS's driver picks its own process VAs
+        // (KFD's GPUVM aperture), so there a successful walk is enough.
+        let identity = self.cpu == crate::gmc::CpuCaching::WriteBack;
         if let Some(t) = &self.translator {
             let mut page = address & !0xFFF;
             while page < end {
                 match t(ptb, page, access) {
-                    Ok(host) if host == page => {}
+                    Ok(host) if host == page || !identity => {}
                     Ok(pa) => {
                         return Err(Refusal::NotIdentity { what, va: page, pa });
                     }
@@ -1154,7 +1167,7 @@ impl MesModel {
                     };
                     return Err(Refusal::VmFault { what, fault });
                 }
-                Ok(t) if t.pa == page => {}
+                Ok(t) if t.pa == page || !identity => {}
                 Ok(t) => {
                     return Err(Refusal::NotIdentity {
                         what,
@@ -1167,6 +1180,25 @@ impl MesModel {
             page += 0x1000;
         }
         Ok(())
+    }
+
+    /// Whether the frame's write-pointer address `frame` is the MQD's
+    /// `mqd` (a process address under `ptb`), or an MC address (VMID 0's
+    /// view) of the same memory.
+    fn same_wptr(&self, ptb: u64, frame: u64, mqd: u64) -> Result<(), Refusal> {
+        if frame == mqd {
+            return Ok(());
+        }
+        let refuse = Refusal::WptrMismatch { frame, mqd };
+        let kernel = kernel_view::host(self.view.as_ref(), frame, 8, Access::Read);
+        let process = self
+            .translator
+            .as_ref()
+            .map(|t| t(ptb, mqd & !0xFFF, Access::Read).map(|h| h + (mqd & 0xFFF)));
+        match (kernel, process) {
+            (Some(k), Some(Ok(p))) if self.view.is_some() && k == p => Ok(()),
+            _ => Err(refuse),
+        }
     }
 
     fn add_queue(&self, f: &AddArgs) -> Result<(), Refusal> {
@@ -1208,10 +1240,13 @@ impl MesModel {
         }
         // `vm_context_cntl` is what MES programs into the VMID it picks:
         // the hub's own context control (`mes_v11_0_add_hw_queue()`:
-        // `hub->vm_cntx_cntl`).
+        // `hub->vm_cntx_cntl`), recorded when `gfxhub_v3_0_setup_vmid_config()`
+        // wrote the contexts; Linux then sets the fault-interrupt enables
+        // in every context's register (`amdgpu_gmc_set_vm_fault_masks()`)
+        // without updating that copy, so those bits are not compared.
         let hub = self.part.as_ref().map(|p| (p.context_cntl)());
         let cntl_ok = match hub {
-            Some(h) => f.vm_context_cntl == h,
+            Some(h) => same_context_cntl(f.vm_context_cntl, h, self.api == MesApiVersion::V12),
             None => mes_regs::CONTEXT_CNTL_ENABLE.is_set(f.vm_context_cntl),
         };
         if !cntl_ok {
@@ -1237,17 +1272,19 @@ impl MesModel {
                 frame_dwords,
             });
         }
-        // *Model rule*, as for legacy queues: KFD gives the frame's
-        // `wptr_addr` (`add_queue_mes()`: `q->properties.write_ptr`) and
-        // the MQD's `CP_HQD_PQ_WPTR_POLL_ADDR` (`update_mqd()`: the same
-        // `write_ptr`) one address; with two, MES and the CP would watch
-        // different words for the queue's work.
-        if hqd.wptr_poll_address() != f.wptr {
-            return Err(Refusal::WptrMismatch {
-                frame: f.wptr,
-                mqd: hqd.wptr_poll_address(),
-            });
-        }
+        // *Model rule*, as for legacy queues: MES and the CP watch one
+        // word for the queue's work. KFD gives the MQD's
+        // `CP_HQD_PQ_WPTR_POLL_ADDR` as the process's `write_ptr`
+        // (`update_mqd()`); the frame's `wptr_addr` is that address, or,
+        // from scheduler API version 2 on, the word's MC address
+        // (`mes_v11_0_add_hw_queue()`: `input->wptr_mc_addr`, which
+        // `add_queue_mes()` sets to the write-pointer BO's GART offset plus
+        // the in-page offset). Either must reach the same memory.
+        self.same_wptr(
+            f.ptb & mes_regs::PDE_ADDRESS,
+            f.wptr,
+            hqd.wptr_poll_address(),
+        )?;
         let dword = f.doorbell;
         let mqd_db = hqd.doorbell_dword();
         if dword != mqd_db {
@@ -1256,15 +1293,15 @@ impl MesModel {
                 mqd: mqd_db,
             });
         }
-        let (lower, upper) = self.mec.doorbell_range();
-        let byte = u64::from(dword) * 4;
-        if byte < u64::from(lower) || byte > u64::from(upper) {
-            return Err(Refusal::DoorbellOutOfRange {
-                dword,
-                lower,
-                upper,
-            });
-        }
+        // No check against `CP_MEC_DOORBELL_RANGE_*`: the range is what
+        // wakes a power-gated GC (`gfx_v9_0_kiq_init_register()`: "If GC
+        // has entered CGPG, ringing doorbell > first page doesn't wakeup
+        // GC", so Linux enlarges it where that matters), not which
+        // doorbells a queue may use. KFD's doorbells lie in the process
+        // doorbell pages past the kernel's range (`kfd_doorbell_init()`,
+        // measured by the Linux peer: dword 0x1000 against a range ending
+        // at byte 0x450), and MES maps them. The model does not
+        // power-gate GC.
         if self.state.lock().queues.contains_key(&dword)
             || self.mec.mapped_doorbells().contains(&dword)
         {
@@ -1276,7 +1313,7 @@ impl MesModel {
         let ptb = f.ptb & mes_regs::PDE_ADDRESS;
         self.mapped(ptb, "ring", hqd.ring_address(), ring_bytes, Access::Read)?;
         self.mapped(ptb, "rptr", hqd.rptr_report_address(), 8, Access::Write)?;
-        self.mapped(ptb, "wptr", f.wptr, 8, Access::Read)?;
+        self.mapped(ptb, "wptr", hqd.wptr_poll_address(), 8, Access::Read)?;
         let eop_bytes = hqd.eop_bytes().map_err(Refusal::Size)?;
         self.mapped(ptb, "EOP", hqd.eop_address(), eop_bytes, Access::Write)?;
         let (vmid, fresh) = self.process_vmid_for(f)?;
@@ -1338,7 +1375,7 @@ impl MesModel {
         }
         let hub = self.part.as_ref().map(|p| (p.context_cntl)());
         if let Some(h) = hub
-            && f.vm_context_cntl != h
+            && !same_context_cntl(f.vm_context_cntl, h, self.api == MesApiVersion::V12)
         {
             return Err(Refusal::VmContextCntl {
                 frame: f.vm_context_cntl,
@@ -1744,5 +1781,43 @@ impl MesModel {
         self.state.lock().suspended = false;
         self.mec.cp().faults.stop_consuming = false;
         Ok(())
+    }
+}
+
+/// ADD_QUEUE's `vm_context_cntl` against the hub's context control,
+/// ignoring the fault-interrupt enables Linux toggles in the register
+/// after recording the value it sends (`amdgpu_gmc_set_vm_fault_masks()`:
+/// `hub->vm_cntx_cntl_vm_fault`), GC 12's (`gfx12`, the v12 API) or GC 11's.
+fn same_context_cntl(frame: u32, hub: u32, gfx12: bool) -> bool {
+    let keep = !mes_regs::context_cntl_fault_interrupt_mask(gfx12);
+    frame & keep == hub & keep
+}
+
+#[cfg(test)]
+mod context_cntl_tests {
+    use super::same_context_cntl;
+
+    /// The values the Linux peer measured on navi31: ADD_QUEUE carried
+    /// `hub->vm_cntx_cntl` 0x555407 while the registers held 0x7ffe07
+    /// after `gmc_v11_0_vm_fault_interrupt_state()` enabled the fault
+    /// interrupts; the old rule refused it.
+    #[test]
+    fn fault_interrupt_enables_are_not_compared() {
+        assert!(same_context_cntl(0x0055_5407, 0x007f_fe07, false));
+        assert!(same_context_cntl(0x0055_5407, 0x0055_5407, false));
+        // GC 12: the same bits one higher (RETRY_OTHER_FAULT at bit 9,
+        // `gc_12_0_0_sh_mask.h`): defaults 0xaaa800, interrupts 0x555400.
+        assert!(same_context_cntl(0x00aa_a807, 0x00ff_fc07, true));
+        assert!(!same_context_cntl(0x0055_5407, 0x007f_fe07, true));
+    }
+
+    /// Any other bit still has to match: depth, block size, the fault
+    /// defaults, the enable.
+    #[test]
+    fn the_other_bits_still_have_to_match() {
+        assert!(!same_context_cntl(0x0055_5406, 0x007f_fe07, false));
+        assert!(!same_context_cntl(0x0055_5403, 0x0055_5407, false));
+        assert!(!same_context_cntl(0x0015_5407, 0x0055_5407, false));
+        assert!(!same_context_cntl(0, 0x0055_5407, false));
     }
 }

@@ -72,6 +72,9 @@ const IB_TEST_SECS: u32 = 90;
 /// (config byte 0x0c) before it powers off: where the trace's teardown
 /// begins (`barebell trace name`'s `TEARDOWN_MARK`).
 const TEARDOWN_MARK: u8 = 0x5a;
+/// How long the guest's `/init` lets the KFD test client run (it bounds
+/// its own wait for the dispatch to 20 s).
+const DISPATCH_SECS: u32 = 40;
 /// What every line the guest's `/init` reports starts with.
 const TAG: &str = "LINUX-PEER: ";
 
@@ -85,6 +88,9 @@ struct PartSpec {
     /// The KFD node's `gfx_target_version` for the part's GC
     /// (`kgd2kfd_probe()`: 110000 for GC 11.0.0, 90402 for GC 9.4.3).
     gfx_target: u32,
+    /// The processor the guest's client's kernel is built for
+    /// (`gpu-kernels/kernels/latency.cl`'s `empty`).
+    mcpu: &'static str,
 }
 
 /// Navi31's blobs by IP version: GC 11.0.0 (its MES firmware is
@@ -116,6 +122,7 @@ const PARTS: &[PartSpec] = &[
         //   and the model has no VCN rings for their ring tests.
         params: "ip_block_mask=0xfffffccf",
         gfx_target: 110000,
+        mcpu: "gfx1100",
     },
     PartSpec {
         name: "mi300x",
@@ -136,6 +143,7 @@ const PARTS: &[PartSpec] = &[
         //   model and no VCN or JPEG rings.
         params: "ip_block_mask=0xfffffe6f",
         gfx_target: 90402,
+        mcpu: "gfx942",
     },
 ];
 
@@ -173,7 +181,7 @@ pub fn run(root: &Path, part: &str, accel: &str, params: Option<&str>, write: bo
     std::fs::create_dir_all(&work)?;
     let t = Instant::now();
     let params = params.unwrap_or(spec.params);
-    let (cpio, summary) = initramfs(&r, spec, params)?;
+    let (cpio, summary) = initramfs(root, &r, spec, params)?;
     std::fs::write(work.join("initramfs.cpio"), &cpio)?;
     println!(
         "linux peer: initramfs {} ({summary}, {:.1} MiB) in {:.1} s",
@@ -206,7 +214,7 @@ pub fn run(root: &Path, part: &str, accel: &str, params: Option<&str>, write: bo
 
 /// The milestone each part reaches today (`docs/linux-peer.md`): the CI
 /// stage fails when a change leaves a part short of it.
-const CI_FLOOR: &[(&str, u32)] = &[("navi31", 4), ("mi300x", 4)];
+const CI_FLOOR: &[(&str, u32)] = &[("navi31", 5), ("mi300x", 4)];
 
 /// The CI stage: both parts boot (TCG), each reaches at least its
 /// [`CI_FLOOR`], and each regenerated trace diff equals the committed
@@ -324,6 +332,79 @@ fn trace_diff(root: &Path, spec: &PartSpec, write: bool) -> Result<PathBuf> {
         &to,
     )?;
     Ok(root.join(to))
+}
+
+/// The guest's KFD test client (`vfio-peer/guest/kfd_dispatch.c`), built
+/// static with the host's C compiler against Linux 6.12's uapi
+/// `kfd_ioctl.h` (raw uapi headers: `__user` is defined empty, as
+/// `headers_install` would strip it).
+fn kfd_client(root: &Path) -> Result<Vec<u8>> {
+    let uapi = crate::headers::ensure(root)?.uapi();
+    let out = root.join("target/linux-peer/kfd_dispatch");
+    util::run(
+        Command::new("gcc")
+            .args(["-static", "-O2", "-Wall", "-Wextra", "-Werror", "-D__user="])
+            .arg("-I")
+            .arg(&uapi)
+            .arg("-o")
+            .arg(&out)
+            .arg(root.join("vfio-peer/guest/kfd_dispatch.c")),
+    )
+    .context("building the guest's KFD test client")?;
+    Ok(std::fs::read(&out)?)
+}
+
+/// `gpu-kernels/kernels/latency.cl` built for `mcpu` with the flags
+/// `gpu-kernels/build.rs` uses (clang-19, code object v5). Built here,
+/// not taken from that crate: xtask must build before `cargo xtask ci`
+/// installs clang-19 on a fresh machine.
+fn code_object(root: &Path, mcpu: &str) -> Result<Vec<u8>> {
+    let out = root.join(format!("target/linux-peer/latency-{mcpu}.co"));
+    util::run(
+        Command::new("clang-19")
+            .args(["-target", "amdgcn-amd-amdhsa", "-nogpulib", "-O2"])
+            .arg(format!("-mcpu={mcpu}"))
+            .arg("-mcode-object-version=5")
+            .args(["-x", "cl"])
+            .arg(root.join("gpu-kernels/kernels/latency.cl"))
+            .arg("-o")
+            .arg(&out),
+    )
+    .context("building the guest's kernel with clang-19")?;
+    Ok(std::fs::read(&out)?)
+}
+
+/// A code object's loadable segments laid out at their virtual addresses
+/// (the layout a loader gives them, so the kernel descriptor's
+/// `kernel_code_entry_byte_offset` still reaches the code), after an
+/// 8-byte little-endian header: the offset of `symbol` (the kernel
+/// descriptor) in the image.
+fn kernel_image(elf: &[u8], symbol: &str) -> Result<Vec<u8>> {
+    use object::{Object, ObjectSegment, ObjectSymbol};
+    let file = object::File::parse(elf).context("parsing the kernel's code object")?;
+    let kd = file
+        .symbols()
+        .find(|s| s.name() == Ok(symbol))
+        .with_context(|| format!("the code object has no symbol {symbol}"))?
+        .address();
+    let mut image = Vec::new();
+    for seg in file.segments() {
+        let data = seg.data().context("reading a segment")?;
+        let (at, len) = (
+            usize::try_from(seg.address())?,
+            usize::try_from(seg.size())?,
+        );
+        if image.len() < at + len {
+            image.resize(at + len, 0);
+        }
+        image[at..at + data.len()].copy_from_slice(data);
+    }
+    if usize::try_from(kd)? + 64 > image.len() {
+        bail!("{symbol} lies outside the code object's segments");
+    }
+    let mut out = kd.to_le_bytes().to_vec();
+    out.extend_from_slice(&image);
+    Ok(out)
 }
 
 /// Builds `barebell-vfio-user` (release: every guest register access is
@@ -706,6 +787,11 @@ if grep -q '^amdgpu ' /proc/modules; then
     [ -e "$n/properties" ] || continue
     echo "{TAG}kfd node ${{n##*/}} $(grep '^gfx_target_version ' $n/properties)"
   done
+  # Milestone 5: a KFD AQL queue and one dispatch (kfd_dispatch.c),
+  # bounded, on the first GPU node (node 0 is the CPU).
+  if [ -e /sys/class/kfd/kfd/topology/nodes/1/gpu_id ]; then
+    timeout {DISPATCH_SECS} /bin/kfd_dispatch 1 /kernel.bin 2>&1 | while read -r l; do echo "{TAG}$l"; done
+  fi
 else
   echo "{TAG}amdgpu NOT loaded"
 fi
@@ -743,9 +829,11 @@ poweroff -f
 
 /// The initramfs: busybox, `/init`, the modules (`/mods/NN-name.ko`, in
 /// load order) and the part's firmware. Returns it and a summary.
-fn initramfs(r: &Root, spec: &PartSpec, params: &str) -> Result<(Vec<u8>, String)> {
+fn initramfs(root: &Path, r: &Root, spec: &PartSpec, params: &str) -> Result<(Vec<u8>, String)> {
     let mods = module_chain(r)?;
     let fw = firmware(r, spec)?;
+    let client = kfd_client(root)?;
+    let kernel = kernel_image(&code_object(root, spec.mcpu)?, "empty.kd")?;
     let mut out = Vec::new();
     let mut ino = 1u32;
     for d in [
@@ -765,6 +853,10 @@ fn initramfs(r: &Root, spec: &PartSpec, params: &str) -> Result<(Vec<u8>, String
     let bb = std::fs::read(&busybox)
         .with_context(|| format!("reading {} (busybox-static)", busybox.display()))?;
     cpio_entry(&mut out, ino, "bin/busybox", 0o100_755, &bb);
+    ino += 1;
+    cpio_entry(&mut out, ino, "bin/kfd_dispatch", 0o100_755, &client);
+    ino += 1;
+    cpio_entry(&mut out, ino, "kernel.bin", 0o100_644, &kernel);
     ino += 1;
     let mut amdgpu_file = String::new();
     for (i, m) in mods.iter().enumerate() {
@@ -800,7 +892,7 @@ fn initramfs(r: &Root, spec: &PartSpec, params: &str) -> Result<(Vec<u8>, String
     }
     cpio_entry(&mut out, 0, "TRAILER!!!", 0, &[]);
     let summary = format!(
-        "busybox, {} modules ending in amdgpu, {} {} blobs",
+        "busybox, the KFD test client, {} modules ending in amdgpu, {} {} blobs",
         mods.len(),
         fw.len(),
         spec.name
@@ -827,6 +919,35 @@ fn cpu_model(accel: &str) -> Result<&'static str> {
         "kvm" => Ok("host"),
         other => bail!("--accel is tcg or kvm, not {other}"),
     }
+}
+
+/// The mount propagation the run's namespace gets. "private" where `/`
+/// is a mount point (a machine's own root). Inside a chroot whose root is
+/// not one (the fresh-machine check runs CI so), unshare cannot change
+/// `/`'s propagation (EINVAL), so the namespace keeps what it inherits,
+/// which is safe only when no mount it can see is shared with another
+/// namespace (the fresh check's own namespace is private): checked here
+/// from `/proc/self/mountinfo`'s optional fields.
+fn propagation() -> Result<&'static str> {
+    let info =
+        std::fs::read_to_string("/proc/self/mountinfo").context("reading /proc/self/mountinfo")?;
+    let fields = |l: &str| -> Option<(String, bool)> {
+        let (head, _) = l.split_once(" - ")?;
+        let mut it = head.split_whitespace();
+        let target = it.nth(4)?.to_string();
+        let shared = it.skip(1).any(|f| f.starts_with("shared:"));
+        Some((target, shared))
+    };
+    let mounts: Vec<(String, bool)> = info.lines().filter_map(fields).collect();
+    if mounts.iter().any(|(t, _)| t == "/") {
+        return Ok("private");
+    }
+    if let Some((t, _)) = mounts.iter().find(|(_, shared)| *shared) {
+        bail!(
+            "running in a chroot whose root is not a mount point, and {t} is a shared mount:              the run's mounts could reach another namespace; run it from a private mount              namespace (as `cargo xtask fresh` does) or on the machine's own root"
+        );
+    }
+    Ok("unchanged")
 }
 
 /// Boots the guest under the root's QEMU with the model attached; the
@@ -886,6 +1007,7 @@ fn boot(r: &Root, work: &Path, accel: &str) -> Result<Boot> {
         "linux peer: booting (accel {accel}, bounded to {BOOT_BOUND_SECS} s): {}",
         qemu.join(" ")
     );
+    let propagation = propagation()?;
     let t = Instant::now();
     // timeout ends setpriv/unshare; unshare's --kill-child then ends QEMU
     // and the namespace's mounts go with it.
@@ -894,7 +1016,7 @@ fn boot(r: &Root, work: &Path, accel: &str) -> Result<Boot> {
         .args(["setpriv", "--pdeathsig", "KILL", "unshare", "--mount"])
         .args([
             "--propagation",
-            "private",
+            propagation,
             "--pid",
             "--fork",
             "--kill-child",
@@ -975,6 +1097,15 @@ const MILESTONES: &[Milestone] = &[
         4,
         "the KFD topology node appears with the right gfx target",
         kfd_node_up,
+    ),
+    (
+        5,
+        "a KFD compute queue is created and an AQL dispatch completes",
+        |e| {
+            e.guest
+                .lines()
+                .any(|l| l.starts_with("kfd dispatch: completed"))
+        },
     ),
 ];
 

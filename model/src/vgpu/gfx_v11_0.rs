@@ -963,8 +963,25 @@ impl super::GcModel for Gfx11 {
                 _ => {}
             }
         }
-        for e in self.mec.cp().errors() {
-            out.push(format!("the CP model: {e}"));
+        {
+            let cp = self.mec.cp();
+            for e in cp.errors() {
+                out.push(format!("the CP model: {e}"));
+            }
+            // Every queue that stopped, stalled or still has work out.
+            for q in 0.. {
+                let Some(st) = cp.stats(q) else { break };
+                if st.halted || st.in_flight > 0 || st.stalls > 0 {
+                    out.push(format!(
+                        "the CP model: queue {q} consumed {} packets, announced up to {:#x}, {} in flight, {} stalls{}",
+                        st.consumed,
+                        st.announced,
+                        st.in_flight,
+                        st.stalls,
+                        if st.halted { ", halted" } else { "" }
+                    ));
+                }
+            }
         }
         for (name, log) in [
             ("MES", self.mes_log()),

@@ -437,13 +437,9 @@ fn a_direct_hqd_on_me_2_of_a_one_mec_part_is_refused() {
             Err(MecError::NotAMecSlot),
             "{g:?}"
         );
-        // ME 1 passes the slot check (this bare rig programs no doorbell
-        // range, so the load stops at a later check).
+        // ME 1 passes the slot check.
         let on_me1 = gpu.mec.map_window((1, 0, 0), &window);
-        assert!(
-            matches!(on_me1, Err(MecError::DoorbellOutOfRange { .. })),
-            "{g:?}: {on_me1:?}"
-        );
+        assert_ne!(on_me1, Err(MecError::NotAMecSlot), "{g:?}");
     }
 }
 

@@ -332,28 +332,28 @@ fn rule_queue_size_must_match_the_ring() {
     );
 }
 
+/// A queue's doorbell may lie past `CP_MEC_DOORBELL_RANGE_*`: KFD's do
+/// (the Linux peer measured dword 0x1000 against a range ending at byte
+/// 0x450), and the range only decides which doorbells wake a power-gated
+/// GC (`gfx_v9_0_kiq_init_register()`). The model refused it before.
 #[test]
-fn rule_doorbell_inside_the_mec_range() {
+fn a_doorbell_past_the_mec_range_is_mapped() {
     // Doorbell 0x8B (64-bit) is one past USERQUEUE_END: dword 0x116.
-    let why = rejected(
-        |m| {
-            m.hqd.cp_hqd_pq_doorbell_control = m
-                .hqd
-                .doorbell_control()
-                .with_doorbell_offset(0x116)
-                .into_bits()
-        },
-        |f| f.doorbell_offset = barebell_firmware_if::mes_api::Le32::new(0x116),
-        true,
-    );
-    assert_eq!(
-        why,
-        Refusal::DoorbellOutOfRange {
-            dword: 0x116,
-            lower: 0,
-            upper: doorbell_index::USERQUEUE_END * 8
-        }
-    );
+    let mut r = rig(3);
+    up(&mut r);
+    let q = queue(&r, 1, 0x21);
+    let (mut f, _) = raw_add(&r, &q, 1, |m| {
+        m.hqd.cp_hqd_pq_doorbell_control = m
+            .hqd
+            .doorbell_control()
+            .with_doorbell_offset(0x116)
+            .into_bits()
+    });
+    f.doorbell_offset = barebell_firmware_if::mes_api::Le32::new(0x116);
+    const { assert!(0x116 * 4 > doorbell_index::USERQUEUE_END * 8) };
+    assert!(r.mes.submit("ADD_QUEUE", f).is_ok());
+    assert_eq!(r.model.queue_count(), 1);
+    assert!(r.gpu.mec.mapped_doorbells().contains(&0x116));
 }
 
 #[test]

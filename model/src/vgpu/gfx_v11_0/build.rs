@@ -28,7 +28,7 @@ use barebell::ip::{Generation, hw_id};
 use barebell::regs::Reg;
 use barebell::regs::hub::{HubRegs, hub_for};
 use barebell::regs::mp::PspRegs;
-use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicUsize, Ordering};
 
 /// Register routes: the offsets each block model answers.
 pub(super) type Routes = Vec<(BTreeSet<usize>, Arc<dyn RegisterBus + Send + Sync>)>;
@@ -228,7 +228,7 @@ pub(super) fn mec(
     psp: &PspModel,
 ) -> Result<(Box<DoorbellPage>, Arc<Mec>), ModelError> {
     let g = part.generation;
-    let doorbells = Box::new(DoorbellPage([const { AtomicU64::new(0) }; 512]));
+    let doorbells = DoorbellPage::boxed();
     let bar2 = &*doorbells as *const DoorbellPage as u64;
     let mut cp = CpModel::new(seed);
     cp.shader.target = match g {
@@ -265,7 +265,8 @@ pub(super) fn mec(
     // outlive the CP model, and the device side uses them per the device
     // protocol (atomics, AQL, PM4 rings).
     unsafe {
-        cp.dma_mut().map(bar2, 4096);
+        cp.dma_mut()
+            .map(bar2, core::mem::size_of::<DoorbellPage>() as u64);
         cp.dma_mut()
             .map(memory.dma.as_ptr() as u64, memory.dma_len as u64);
         // The CP reads what a VMID's page tables map to local memory (a
@@ -278,8 +279,8 @@ pub(super) fn mec(
     }
     // SAFETY: the doorbell page is boxed in the VirtualGpu (it does not
     // move, and the MEC, which the VirtualGpu also owns, is dropped with
-    // it) and holds 512 u64s, accessed only atomically.
-    let mec = unsafe { Mec::new(clock, pl.gc.bases, g, bar2, 512, cp) };
+    // it) and holds `DOORBELL_SLOTS` u64s, accessed only atomically.
+    let mec = unsafe { Mec::new(clock, pl.gc.bases, g, bar2, crate::bar::DOORBELL_SLOTS, cp) };
     let mec = Arc::new(mec.ok_or(ModelError::Register {
         name: "CP_MQD_BASE_ADDR (the MEC model's HQD window)",
     })?);
