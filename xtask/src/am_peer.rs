@@ -32,7 +32,7 @@
 //! register writes), mi300x boot done (N register writes), mi308x stopped
 //! at its harvested XCC 1 (N register writes)`.
 
-use crate::util::{cargo, run as run_cmd};
+use crate::util::{self, cargo, run as run_cmd};
 use anyhow::{Context, Result, bail};
 use std::path::Path;
 use std::process::Command;
@@ -246,21 +246,12 @@ pub fn run(root: &Path, write: bool) -> Result<String> {
         eprintln!("{part}: diff in {}", to.display());
         if !write {
             let doc = format!("docs/am-diff-{part}.txt");
-            let committed = std::fs::read_to_string(root.join(&doc)).unwrap_or_default();
-            let fresh = String::from_utf8_lossy(&diff.stdout);
-            if committed != fresh {
-                let at = committed
-                    .lines()
-                    .zip(fresh.lines())
-                    .position(|(a, b)| a != b)
-                    .unwrap_or_else(|| committed.lines().count().min(fresh.lines().count()));
-                bail!(
-                    "{doc} differs from the diff regenerated now (first at line {}: committed `{}`, now `{}`); run `cargo xtask am-peer --write` and commit it with the change that moved it",
-                    at + 1,
-                    committed.lines().nth(at).unwrap_or("<end>"),
-                    fresh.lines().nth(at).unwrap_or("<end>")
-                );
-            }
+            util::check_committed(
+                root,
+                &doc,
+                &String::from_utf8_lossy(&diff.stdout),
+                "run `cargo xtask am-peer --write` and commit it with the change that moved it",
+            )?;
         }
         done.push(match expect(part) {
             Expect::Boot => format!("{part} boot done ({} register writes)", run.writes),

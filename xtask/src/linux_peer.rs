@@ -233,20 +233,14 @@ pub fn stage(root: &Path) -> Result<String> {
         let fresh = std::fs::read_to_string(root.join(format!(
             "target/linux-peer/run-{part}/linux-diff-{part}.txt"
         )))?;
-        let committed = std::fs::read_to_string(root.join(&doc)).unwrap_or_default();
-        if committed != fresh {
-            let at = committed
-                .lines()
-                .zip(fresh.lines())
-                .position(|(a, b)| a != b)
-                .unwrap_or_else(|| committed.lines().count().min(fresh.lines().count()));
-            bail!(
-                "{doc} differs from the diff regenerated now (first at line {}: committed `{}`, now `{}`); run `cargo xtask linux-peer --part {part} --write`, explain the change in docs/fidelity.md and commit both",
-                at + 1,
-                committed.lines().nth(at).unwrap_or("<end>"),
-                fresh.lines().nth(at).unwrap_or("<end>")
-            );
-        }
+        util::check_committed(
+            root,
+            &doc,
+            &fresh,
+            &format!(
+                "run `cargo xtask linux-peer --part {part} --write`, explain the change in docs/fidelity.md and commit both"
+            ),
+        )?;
         done.push(format!("{part} milestone {reached} of 5"));
     }
     Ok(format!(

@@ -40,3 +40,24 @@ pub fn output(cmd: &mut Command) -> Result<String> {
 pub fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
+
+/// Fails when `fresh` (a report regenerated now) differs from the
+/// committed file `doc` (relative to `root`), naming the first line that
+/// differs and `fix`, what regenerates and commits it.
+pub fn check_committed(root: &Path, doc: &str, fresh: &str, fix: &str) -> Result<()> {
+    let committed = std::fs::read_to_string(root.join(doc)).unwrap_or_default();
+    if committed == fresh {
+        return Ok(());
+    }
+    let at = committed
+        .lines()
+        .zip(fresh.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or_else(|| committed.lines().count().min(fresh.lines().count()));
+    bail!(
+        "{doc} differs from the one regenerated now (first at line {}: committed `{}`, now `{}`); {fix}",
+        at + 1,
+        committed.lines().nth(at).unwrap_or("<end>"),
+        fresh.lines().nth(at).unwrap_or("<end>")
+    )
+}
