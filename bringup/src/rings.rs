@@ -196,7 +196,7 @@ pub fn run<'p>(
         .program(&gpu.bus, &HqdRegs::for_generation(generation).at(s)?, &gc)
         .at(s)?;
     match generation {
-        Generation::Gfx94 => Err(barebell::ip::Unsupported::new(
+        Generation::Gfx90a | Generation::Gfx94 => Err(barebell::ip::Unsupported::new(
             "the scheduler rings (KIQ and HWS on the MEC)",
             generation,
         ))

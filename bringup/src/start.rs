@@ -188,6 +188,10 @@ pub struct StartReport {
 fn tmr_regs(g: Generation) -> Option<(Reg, Reg)> {
     match g {
         Generation::Gfx94 => None,
+        // PSP 13.0.2 has no boot-time TMR (`psp_early_init()` sets
+        // `boot_time_tmr` false), so the TMR is the driver's; the record
+        // comes with the PSP 13.0.2 block, which GC 9.4.2 lacks so far.
+        Generation::Gfx90a => None,
         Generation::Gfx11 => Some((
             barebell::regs::gc_11_0_0::SCRATCH_REG5,
             barebell::regs::gc_11_0_0::SCRATCH_REG4,
@@ -235,7 +239,8 @@ fn read_tmr_record<B: RegisterBus + ?Sized>(
 pub fn scratch_regs(g: Generation) -> Result<(Reg, Reg), barebell::ip::Unsupported> {
     Ok(match g {
         // Per XCC; the caller passes logical XCC 0's bases ([`gc_bases`]).
-        Generation::Gfx94 => (
+        // GC 9.4.2 has them at the same offsets (`gc_9_4_2_offset.h`).
+        Generation::Gfx90a | Generation::Gfx94 => (
             barebell::regs::gc_9_4_3_scratch::SCRATCH_REG6,
             barebell::regs::gc_9_4_3_scratch::SCRATCH_REG7,
         ),
@@ -255,7 +260,7 @@ pub fn scratch_regs(g: Generation) -> Result<(Reg, Reg), barebell::ip::Unsupport
 pub fn gc_bases(ips: &crate::discovery::Ips) -> IpBases {
     match ips.generation {
         Generation::Gfx94 => ips.xcc(0).map_or(ips.gc.bases, |i| i.bases),
-        Generation::Gfx11 | Generation::Gfx12 => ips.gc.bases,
+        Generation::Gfx90a | Generation::Gfx11 | Generation::Gfx12 => ips.gc.bases,
     }
 }
 

@@ -79,6 +79,8 @@ fn mappings(g: Generation) -> Vec<&'static str> {
         // No MES on GC 9.4.3: the HWS runlist (KFD's CPSCH), the KIQ, or
         // the HQD directly.
         Generation::Gfx94 => vec!["hws", "kiq", "direct"],
+        // GC 9.4.2: none yet; its blocks are being added.
+        Generation::Gfx90a => Vec::new(),
         Generation::Gfx11 | Generation::Gfx12 => vec!["mes", "kiq", "direct"],
     }
 }

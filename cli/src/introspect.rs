@@ -1504,13 +1504,15 @@ fn guess(bytes: &[u8]) -> Format {
 }
 
 fn decode(bytes: &[u8], f: Format, g: Generation) -> Vec<Packet> {
-    // GC 9.4.3 has no MES, and its SDMA 4.4.2 packets are not decoded
+    // GC 9.4.x has no MES, and its SDMA 4.4 packets are not decoded
     // here: one packet says so over the whole buffer.
-    if g == Generation::Gfx94 && matches!(f, Format::Mes | Format::Sdma) {
+    if matches!(g, Generation::Gfx90a | Generation::Gfx94)
+        && matches!(f, Format::Mes | Format::Sdma)
+    {
         return vec![Packet {
             offset: 0,
             bytes: bytes.len(),
-            kind: "UNDECODED (no GC 9.4.3 MES/SDMA decoder)",
+            kind: "UNDECODED (no GC 9.4.x MES/SDMA decoder)",
             fields: Vec::new(),
         }];
     }
@@ -1519,14 +1521,14 @@ fn decode(bytes: &[u8], f: Format, g: Generation) -> Vec<Packet> {
         Format::Mes => ring::mes(
             bytes,
             match g {
-                Generation::Gfx11 | Generation::Gfx94 => &mes_api::V11,
+                Generation::Gfx11 | Generation::Gfx90a | Generation::Gfx94 => &mes_api::V11,
                 Generation::Gfx12 => &mes_api::V12,
             },
         ),
         Format::Sdma => ring::sdma(
             bytes,
             match g {
-                Generation::Gfx11 | Generation::Gfx94 => SdmaGen::V6,
+                Generation::Gfx11 | Generation::Gfx90a | Generation::Gfx94 => SdmaGen::V6,
                 Generation::Gfx12 => SdmaGen::V7,
             },
         ),

@@ -179,8 +179,8 @@ impl ModelGpu {
         let slot =
             self.doorbells as *const DoorbellPage as u64 + u64::from(doorbell_index::MES_RING0) * 8;
         let api = match self.generation {
-            // GC 9.4.3 has no MES.
-            Generation::Gfx94 => return None,
+            // GC 9.4.2 and 9.4.3 have no MES.
+            Generation::Gfx90a | Generation::Gfx94 => return None,
             Generation::Gfx11 => MesApiVersion::V11,
             Generation::Gfx12 => MesApiVersion::V12,
         };

@@ -478,6 +478,7 @@ fn memory(
     // between commands.
     unsafe { mc.back_vram(tables_at.offset, tables.as_mut_ptr().cast(), table_bytes) };
     let format = match hub_regs.generation {
+        barebell::ip::Generation::Gfx90a => Generation::Gfx90a,
         barebell::ip::Generation::Gfx94 => Generation::Gfx94,
         barebell::ip::Generation::Gfx11 => Generation::Gfx11,
         barebell::ip::Generation::Gfx12 => Generation::Gfx12,

@@ -349,7 +349,7 @@ impl HubModel {
 
     fn block_size_field(&self) -> (u32, u32) {
         match self.hub.generation {
-            Generation::Gfx94 => BLOCK_SIZE_GC_9_4_3,
+            Generation::Gfx90a | Generation::Gfx94 => BLOCK_SIZE_GC_9_4_3,
             Generation::Gfx11 => BLOCK_SIZE_GFX11,
             Generation::Gfx12 => BLOCK_SIZE_GFX12,
         }
@@ -488,7 +488,7 @@ impl HubModel {
             format: match self.hub.generation {
                 // gfx9 puts AMDGPU_PDE_PTE at bit 54 as gfx11 does
                 // (`amdgpu_vm.h`; [`Format::Gfx11`] covers gfx9–gfx11).
-                Generation::Gfx94 | Generation::Gfx11 => Format::Gfx11,
+                Generation::Gfx90a | Generation::Gfx94 | Generation::Gfx11 => Format::Gfx11,
                 Generation::Gfx12 => Format::Gfx12,
             },
         }

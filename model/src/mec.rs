@@ -478,7 +478,7 @@ impl Regs {
             }};
         }
         match g {
-            Generation::Gfx94 => None,
+            Generation::Gfx90a | Generation::Gfx94 => None,
             Generation::Gfx11 => Some(table!(barebell::regs::gc_11_0_0)),
             Generation::Gfx12 => Some(table!(barebell::regs::gc_12_0_0)),
         }

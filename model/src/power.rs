@@ -202,7 +202,7 @@ fn gc_registers(g: Generation) -> Vec<(Reg, u32)> {
     }
     match g {
         // No GC 9.4.3 power registers are modelled: none are listed.
-        Generation::Gfx94 => Vec::new(),
+        Generation::Gfx90a | Generation::Gfx94 => Vec::new(),
         Generation::Gfx11 => list!(socregs::gc_11_0_0),
         Generation::Gfx12 => list!(socregs::gc_12_0_0),
     }

@@ -550,7 +550,7 @@ impl core::fmt::Debug for SdmaModel {
 fn registers(generation: Generation) -> Vec<(Reg, u32)> {
     match generation {
         // SDMA 4.4.2 (GC 9.4.3) is not modelled: no registers.
-        Generation::Gfx94 => Vec::new(),
+        Generation::Gfx90a | Generation::Gfx94 => Vec::new(),
         Generation::Gfx11 => {
             use socregs::gc_11_0_0 as r;
             alloc::vec![
@@ -693,7 +693,7 @@ impl SdmaModel {
     ) -> Option<Self> {
         let (regs, missing) = RegStore::new(clock, bases, &registers(generation));
         let (cntl_name, reset_mask, sdma) = match generation {
-            Generation::Gfx94 => return None,
+            Generation::Gfx90a | Generation::Gfx94 => return None,
             Generation::Gfx11 => ("SDMA0_F32_CNTL", cntl::F32_TH1_RESET, SdmaGen::V6),
             Generation::Gfx12 => ("SDMA0_MCU_CNTL", cntl::MCU_RESET, SdmaGen::V7),
         };

@@ -31,6 +31,11 @@ pub mod hw_id {
 /// rather than a layout of another generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Generation {
+    /// GC 9.4.2 (CDNA2, gfx90a: Aldebaran, the MI210 and MI250). One XCC;
+    /// Linux brings it up from a fixed IP list (`aldebaran_reg_base_init()`
+    /// and the `CHIP_ALDEBARAN` case of `amdgpu_discovery_set_ip_blocks()`'s
+    /// caller), not from the discovery table.
+    Gfx90a,
     /// GC 9.4.3 (CDNA3, gfx942: MI300X, MI308X). Several XCCs (one GC
     /// instance each) on several dies (AIDs), see
     /// [`crate::discovery::Topology`].
@@ -49,6 +54,7 @@ impl Generation {
             // GC 9.4.3 only: 9.4.4 and 9.5.0 (also aqua_vanjaram.c /
             // gfx_v9_4_3.c in Linux 6.12) differ in firmware and are not
             // declared by any part here.
+            (9, 4, 2) => Some(Generation::Gfx90a),
             (9, 4, 3) => Some(Generation::Gfx94),
             (11, _, _) => Some(Generation::Gfx11),
             (12, _, _) => Some(Generation::Gfx12),
@@ -59,6 +65,7 @@ impl Generation {
     /// Lower-case name, as the CLI and traces print it.
     pub fn name(self) -> &'static str {
         match self {
+            Generation::Gfx90a => "gfx9.4.2",
             Generation::Gfx94 => "gfx9.4.3",
             Generation::Gfx11 => "gfx11",
             Generation::Gfx12 => "gfx12",
@@ -70,6 +77,7 @@ impl Generation {
     /// The GC version family, as error messages name it.
     pub fn gc_label(self) -> &'static str {
         match self {
+            Generation::Gfx90a => "GC 9.4.2",
             Generation::Gfx94 => "GC 9.4.3",
             Generation::Gfx11 => "GC 11",
             Generation::Gfx12 => "GC 12",

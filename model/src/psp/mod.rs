@@ -247,7 +247,7 @@ impl RlcStatus {
     /// generation; `None` for GC 9.4.3, whose RLC the model does not have.
     pub fn for_generation(g: Generation) -> Option<Self> {
         let (cp_stat, bootload_status) = match g {
-            Generation::Gfx94 => return None,
+            Generation::Gfx90a | Generation::Gfx94 => return None,
             Generation::Gfx11 => (
                 barebell::regs::gc_11_0_0::CP_STAT,
                 barebell::regs::gc_11_0_0::RLC_RLCS_BOOTLOAD_STATUS,

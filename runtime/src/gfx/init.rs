@@ -114,7 +114,9 @@ struct Regs {
 
 const fn regs(g: Generation) -> Result<Regs, crate::ip::Unsupported> {
     Ok(match g {
-        Generation::Gfx94 => return Err(crate::ip::Unsupported::new("GC init register table", g)),
+        Generation::Gfx90a | Generation::Gfx94 => {
+            return Err(crate::ip::Unsupported::new("GC init register table", g));
+        }
         Generation::Gfx11 => {
             use crate::regs::gc_11_0_0 as r;
             Regs {

@@ -46,7 +46,9 @@ pub struct HqdRegs {
 impl HqdRegs {
     pub const fn for_generation(g: Generation) -> Result<Self, crate::ip::Unsupported> {
         Ok(match g {
-            Generation::Gfx94 => return Err(crate::ip::Unsupported::new("HQD register table", g)),
+            Generation::Gfx90a | Generation::Gfx94 => {
+                return Err(crate::ip::Unsupported::new("HQD register table", g));
+            }
             Generation::Gfx11 => {
                 use crate::regs::gc_11_0_0 as r;
                 HqdRegs {

@@ -659,7 +659,9 @@ pub fn build_aql(
         });
     }
     match generation {
-        Generation::Gfx94 => Err(crate::ip::Unsupported::new("v9 AQL MQD", generation).into()),
+        Generation::Gfx90a | Generation::Gfx94 => {
+            Err(crate::ip::Unsupported::new("v9 AQL MQD", generation).into())
+        }
         Generation::Gfx11 => {
             let m = ComputeMqdV11::aql(p)?;
             page.write(&m);

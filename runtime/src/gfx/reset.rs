@@ -85,7 +85,7 @@ pub struct ResetRegs {
 impl ResetRegs {
     pub const fn for_generation(g: Generation) -> Result<Self, crate::ip::Unsupported> {
         Ok(match g {
-            Generation::Gfx94 => {
+            Generation::Gfx90a | Generation::Gfx94 => {
                 return Err(crate::ip::Unsupported::new(
                     "GRBM/SPI reset register table",
                     g,

@@ -114,7 +114,9 @@ impl Generation {
         match self {
             // `AMDGPU_PDE_PTE_FLAG()`: `AMDGPU_PDE_PTE` on every part
             // before gfx12, GC 9.4.3 included.
-            Generation::Gfx94 | Generation::Gfx11 => Pte::new().with_pde_pte(true).into_bits(),
+            Generation::Gfx90a | Generation::Gfx94 | Generation::Gfx11 => {
+                Pte::new().with_pde_pte(true).into_bits()
+            }
             Generation::Gfx12 => PteGfx12::new().with_is_pte(true).into_bits(),
         }
     }
@@ -146,8 +148,9 @@ pub enum PteFormat {
 impl From<Generation> for PteFormat {
     fn from(g: Generation) -> Self {
         match g {
-            // Linux runs GC 9.4.3 with `gmc.translate_further` set.
-            Generation::Gfx94 => PteFormat::Gfx9TranslateFurther,
+            // Linux runs GC 9.4.2 and 9.4.3 with `gmc.translate_further`
+            // set (`gmc_v9_0_sw_init()`).
+            Generation::Gfx90a | Generation::Gfx94 => PteFormat::Gfx9TranslateFurther,
             Generation::Gfx11 => PteFormat::Gfx11,
             Generation::Gfx12 => PteFormat::Gfx12,
         }

@@ -49,6 +49,11 @@ impl SdmaVersion {
             // sets `sdma_v4_4_2_ip_block` for SDMA 4.4.2); each instance has
             // its own bases (see [`map_v4_4_2`]).
             Generation::Gfx94 => SdmaVersion::V4_4_2,
+            // GC 9.4.2 (Aldebaran) has five SDMA 4.4.0 engines, which Linux
+            // drives with `sdma_v4_0.c`; barebell has no SDMA 4.4.0 block.
+            Generation::Gfx90a => {
+                return Err(crate::ip::Unsupported::new("SDMA 4.4.0 engine", g));
+            }
             Generation::Gfx11 => SdmaVersion::V6_0,
             Generation::Gfx12 => SdmaVersion::V7_0,
         })

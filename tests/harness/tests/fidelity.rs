@@ -74,7 +74,9 @@ fn mec_pc(part: &Part) -> (u32, u32) {
     let name = match part.generation {
         barebell::ip::Generation::Gfx11 => "gc_11_0_0_mec.bin",
         barebell::ip::Generation::Gfx12 => "gc_12_0_1_mec.bin",
-        barebell::ip::Generation::Gfx94 => panic!("no RS64 MEC on GC 9.4.3"),
+        barebell::ip::Generation::Gfx90a | barebell::ip::Generation::Gfx94 => {
+            panic!("no RS64 MEC on GC 9.4.x")
+        }
     };
     let b = std::fs::read(format!("/lib/firmware/amdgpu/{name}")).expect("the MEC blob");
     let at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());

@@ -52,7 +52,7 @@ pub(super) fn soc_blocks(
             what: "common_firmware_header (ucode_version)",
         })?;
     let dpm = match generation {
-        Generation::Gfx94 => {
+        Generation::Gfx90a | Generation::Gfx94 => {
             return Err(ModelError::NotImplemented(barebell::ip::Unsupported::new(
                 "the SMU 13.0.6 DPM tables",
                 generation,

@@ -232,7 +232,9 @@ pub(super) fn mec(
     let bar2 = &*doorbells as *const DoorbellPage as u64;
     let mut cp = CpModel::new(seed);
     cp.shader.target = match g {
-        Generation::Gfx94 => return Err(not_implemented("the CP model's gfx942 shader target", g)),
+        Generation::Gfx90a | Generation::Gfx94 => {
+            return Err(not_implemented("the CP model's gfx9 shader targets", g));
+        }
         Generation::Gfx11 => barebell_isa::Target::Gfx1100,
         Generation::Gfx12 => barebell_isa::Target::Gfx1201,
     };
@@ -322,7 +324,9 @@ pub(super) fn mec(
 /// GC's register list for the generation.
 pub(super) fn gc_all(g: Generation) -> Result<&'static [Reg], ModelError> {
     match g {
-        Generation::Gfx94 => Err(not_implemented("the GC 9.4.3 register table", g)),
+        Generation::Gfx90a | Generation::Gfx94 => {
+            Err(not_implemented("the gfx9 GC register tables", g))
+        }
         Generation::Gfx11 => Ok(barebell::regs::gc_11_0_0::ALL),
         Generation::Gfx12 => Ok(barebell::regs::gc_12_0_0::ALL),
     }
@@ -528,7 +532,9 @@ pub(super) fn router(
 ) -> Result<(Router, (usize, usize)), ModelError> {
     let pl = s.pl;
     let (grbm_soft_reset, spi_queue_reset) = match s.g {
-        Generation::Gfx94 => return Err(not_implemented("the GC reset registers", s.g)),
+        Generation::Gfx90a | Generation::Gfx94 => {
+            return Err(not_implemented("the GC reset registers", s.g));
+        }
         Generation::Gfx11 => (
             crate::socregs::gc_11_0_0::GRBM_SOFT_RESET,
             crate::socregs::gc_11_0_0::SPI_COMPUTE_QUEUE_RESET,
@@ -590,7 +596,9 @@ pub(super) fn router(
 pub(super) fn mes(part: &Part, pl: &Placement) -> Result<(MesApiVersion, MesInfo), ModelError> {
     let g = part.generation;
     let api = match g {
-        Generation::Gfx94 => return Err(not_implemented("MES (GC 9.4.3 has none)", g)),
+        Generation::Gfx90a | Generation::Gfx94 => {
+            return Err(not_implemented("MES (GC 9.4.x has none)", g));
+        }
         Generation::Gfx11 => MesApiVersion::V11,
         Generation::Gfx12 => MesApiVersion::V12,
     };

@@ -57,7 +57,7 @@ pub fn name_kiq<B: RegisterBus + ?Sized>(
 ) -> Result<(), MapError> {
     let gc = Block::new(bus, *bases);
     let sched = match generation {
-        Generation::Gfx94 => {
+        Generation::Gfx90a | Generation::Gfx94 => {
             return Err(
                 crate::ip::Unsupported::new("RLC_CP_SCHEDULERS (KIQ naming)", generation).into(),
             );

@@ -76,7 +76,7 @@ pub const MES_SDMA_HQD_MASK: u32 = 0xfc;
 /// internal memory").
 pub const fn gds_bytes(generation: Generation) -> u32 {
     match generation {
-        Generation::Gfx94 => 0,
+        Generation::Gfx90a | Generation::Gfx94 => 0,
         Generation::Gfx11 => 0x1000,
         Generation::Gfx12 => 0,
     }

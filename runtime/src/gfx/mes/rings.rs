@@ -311,7 +311,7 @@ pub fn load_on_mes_pipe<B: RegisterBus + ?Sized>(
     mqd: Dev<'_, crate::gfx::mqd::MqdPage>,
 ) -> Result<(), MapError> {
     match generation {
-        Generation::Gfx94 => {
+        Generation::Gfx90a | Generation::Gfx94 => {
             return Err(crate::ip::Unsupported::new("v9 kernel-queue MQD", generation).into());
         }
         Generation::Gfx11 => mqd.write(&crate::gfx::mqd::ComputeMqdV11::kernel_queue(hqd)),

@@ -151,7 +151,9 @@ struct Regs {
 
 const fn regs(g: Generation) -> Result<Regs, crate::ip::Unsupported> {
     match g {
-        Generation::Gfx94 => Err(crate::ip::Unsupported::new("MES (GC 9.4.3 has none)", g)),
+        Generation::Gfx90a | Generation::Gfx94 => {
+            Err(crate::ip::Unsupported::new("MES (GC 9.4.3 has none)", g))
+        }
         Generation::Gfx11 => {
             use crate::regs::gc_11_0_0 as r;
             Ok(Regs {

@@ -103,7 +103,7 @@ pub fn read_fault<B: RegisterBus + ?Sized>(
         }};
     }
     let f = match hub.generation {
-        Generation::Gfx94 => {
+        Generation::Gfx90a | Generation::Gfx94 => {
             return Err(crate::ip::Unsupported::new(
                 "GFXHUB 1.2 fault status layout",
                 hub.generation,

@@ -195,7 +195,7 @@ pub fn gfxhub_gart_enable<B: RegisterBus + ?Sized>(
 /// `*MC_VM_MX_L1_TLB_CNTL` as `*_init_tlb_regs()` sets it.
 fn l1_tlb(generation: Generation, old: u32) -> Result<u32, HubError> {
     Ok(match generation {
-        Generation::Gfx94 => {
+        Generation::Gfx90a | Generation::Gfx94 => {
             return Err(crate::ip::Unsupported::new(
                 "GFXHUB 1.2/MMHUB 1.8 L1 TLB layout",
                 generation,
@@ -225,7 +225,7 @@ fn l1_tlb(generation: Generation, old: u32) -> Result<u32, HubError> {
 /// barebell's depth (see the module docs).
 fn context0(generation: Generation, old: u32) -> Result<u32, HubError> {
     Ok(match generation {
-        Generation::Gfx94 => {
+        Generation::Gfx90a | Generation::Gfx94 => {
             return Err(crate::ip::Unsupported::new(
                 "GFXHUB 1.2/MMHUB 1.8 context layout",
                 generation,
@@ -268,7 +268,7 @@ fn user_context(generation: Generation, old: u32) -> Result<u32, HubError> {
         };
     }
     Ok(match generation {
-        Generation::Gfx94 => {
+        Generation::Gfx90a | Generation::Gfx94 => {
             return Err(crate::ip::Unsupported::new(
                 "GFXHUB 1.2/MMHUB 1.8 context layout",
                 generation,
@@ -407,7 +407,7 @@ pub fn gart_disable<B: RegisterBus + ?Sized>(
     let old = read_live(&r, hub.l1_tlb_cntl, 0, 0)?;
     let v = match hub.generation {
         // GFXHUB 1.2 / MMHUB 1.8 have their own sequences (`v9`).
-        Generation::Gfx94 => {
+        Generation::Gfx90a | Generation::Gfx94 => {
             return Err(crate::ip::Unsupported::new(
                 "GFXHUB 1.2/MMHUB 1.8 gart_disable",
                 hub.generation,
