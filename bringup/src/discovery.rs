@@ -16,7 +16,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use barebell::bus::{ALL_ONES, Block, BlockError, RegisterBus, WaitError};
 use barebell::discovery::{
-    Discovery, GcInfo, IpInfo, TABLE_BYTES, TMR_OFFSET, Topology, boot, read_from_vram,
+    Discovery, GcInfo, IpInfo, TABLE_BYTES, TMR_OFFSET, Topology, aldebaran, boot, read_from_vram,
 };
 use barebell::ip::{Generation, hw_id};
 use barebell::platform::Platform;
@@ -108,6 +108,9 @@ impl Ips {
 pub fn run<'p>(p: &'p dyn Platform, sink: &'p dyn Sink) -> Result<Ips, BringupError> {
     let s = Step::Discovery;
     let bus = crate::bus::Bus::direct(p, sink);
+    if let Some(id) = p.pci_device_id().filter(|&d| aldebaran::is_aldebaran(d)) {
+        return fixed_aldebaran(p, &bus, sink, id);
+    }
     let mut table = vec![0u8; TABLE_BYTES];
     let (pos, how) = read_table(p, &bus, &mut table)?;
     let d = Discovery::parse(&table).at(s)?;
@@ -162,6 +165,85 @@ pub fn run<'p>(p: &'p dyn Platform, sink: &'p dyn Sink) -> Result<Ips, BringupEr
         report_topology(&ips, sink);
     }
     Ok(ips)
+}
+
+/// An Aldebaran (GC 9.4.2) as Linux brings it up: the IFWI wait and the
+/// VRAM size as for any part, then the IP list of
+/// `aldebaran_reg_base_init()` and the `CHIP_ALDEBARAN` versions
+/// ([`aldebaran::ips`]) instead of the table, which Linux reads "only for
+/// sysfs" and barebell does not read at all.
+fn fixed_aldebaran(
+    p: &dyn Platform,
+    bus: &dyn RegisterBus,
+    sink: &dyn Sink,
+    device: u16,
+) -> Result<Ips, BringupError> {
+    let s = Step::Discovery;
+    let vram_bytes = ifwi_and_vram(p, bus)?;
+    let all: Vec<IpInfo> = aldebaran::ips().to_vec();
+    let find = |hw: u16, name: &'static str| {
+        all.iter()
+            .find(|i| i.hw_id == hw && i.instance == 0)
+            .copied()
+            .ok_or(ErrorKind::MissingIp { ip: name })
+            .at(s)
+    };
+    let gc = find(hw_id::GC, "GC")?;
+    let ips = Ips {
+        vram_bytes,
+        table_at: vram_bytes.saturating_sub(TMR_OFFSET),
+        read_through: "no table (Aldebaran's fixed IP list)",
+        generation: Generation::Gfx90a,
+        gc,
+        mp0: find(hw_id::MP0, "MP0")?,
+        mp1: find(hw_id::MP1, "MP1")?,
+        nbif: find(hw_id::NBIF, "NBIF")?,
+        mmhub: find(hw_id::MMHUB, "MMHUB")?,
+        osssys: find(hw_id::OSSSYS, "OSSSYS")?,
+        sdma0: find(hw_id::SDMA0, "SDMA0").ok(),
+        dmu: None,
+        topology: aldebaran::topology(),
+        gc_info: None,
+        all,
+    };
+    sink.step(
+        s,
+        format_args!(
+            "PCI device {device:#06x} is an Aldebaran: IP list and bases as aldebaran_reg_base_init() sets them ({} IP instances, {} MiB of VRAM); GC {:?}, MP0 {:?}, MP1 {:?}, NBIO {:?}, MMHUB {:?}",
+            ips.all.len(),
+            vram_bytes >> 20,
+            gc.version.triple(),
+            ips.mp0.version.triple(),
+            ips.mp1.version.triple(),
+            ips.nbif.version.triple(),
+            ips.mmhub.version.triple(),
+        ),
+    );
+    Ok(ips)
+}
+
+/// The IFWI wait and `RCC_CONFIG_MEMSIZE` (VRAM bytes), with which
+/// [`read_table`] begins. The boot registers sit at absolute offsets
+/// (every base 0); Linux goes on after the IFWI wait runs out, so only a
+/// vanished device (or a register that cannot be placed) stops here.
+fn ifwi_and_vram(p: &dyn Platform, bus: &dyn RegisterBus) -> Result<u64, BringupError> {
+    let s = Step::Discovery;
+    let b = Block::new(bus, IpBases::default());
+    let ready = boot::MP0_SMN_C2PMSG_33;
+    let bit31 = 0x8000_0000;
+    match b.poll(p.clock(), ready, bit31, bit31, ready.name, IFWI_TIMEOUT_NS) {
+        Err(BlockError::Wait(e @ WaitError::DeviceGone { .. })) => return Err(e).at(s),
+        Err(e @ BlockError::OutsideBases { .. }) => return Err(e).at(s),
+        _ => {}
+    }
+    let mib = b.read(boot::RCC_CONFIG_MEMSIZE).at(s)?;
+    if mib == ALL_ONES {
+        return Err(ErrorKind::DeviceGone {
+            register: boot::RCC_CONFIG_MEMSIZE.name,
+        })
+        .at(s);
+    }
+    Ok(u64::from(mib) << 20)
 }
 
 /// The multi-die layout, one line per AID and per XCC.
@@ -227,26 +309,9 @@ fn read_table(
     out: &mut [u8],
 ) -> Result<(u64, &'static str), BringupError> {
     let s = Step::Discovery;
-    // The boot registers sit at absolute offsets: every base 0.
-    let b = Block::new(bus, IpBases::default());
-    let ready = boot::MP0_SMN_C2PMSG_33;
-    let bit31 = 0x8000_0000;
-    // Linux goes on after the IFWI wait runs out; only a vanished device
-    // (or a register that cannot be placed) stops here.
-    match b.poll(p.clock(), ready, bit31, bit31, ready.name, IFWI_TIMEOUT_NS) {
-        Err(BlockError::Wait(e @ WaitError::DeviceGone { .. })) => return Err(e).at(s),
-        Err(e @ BlockError::OutsideBases { .. }) => return Err(e).at(s),
-        _ => {}
-    }
-    let mib = b.read(boot::RCC_CONFIG_MEMSIZE).at(s)?;
-    if mib == ALL_ONES {
-        return Err(ErrorKind::DeviceGone {
-            register: boot::RCC_CONFIG_MEMSIZE.name,
-        })
-        .at(s);
-    }
+    let vram_bytes = ifwi_and_vram(p, bus)?;
     let vram = p.vram();
-    let pos = (u64::from(mib) << 20).checked_sub(TMR_OFFSET);
+    let pos = vram_bytes.checked_sub(TMR_OFFSET);
     match pos {
         Some(pos) if vram.at(pos, TABLE_BYTES as u64).is_some() => {
             for (i, chunk) in out.chunks_exact_mut(4).take(TABLE_BYTES / 4).enumerate() {

@@ -248,6 +248,13 @@ unsafe impl Platform for HwPlatform {
             Parts::Model { gpu, .. } => Platform::disable_aspm(&**gpu),
         }
     }
+    fn pci_device_id(&self) -> Option<u16> {
+        match &*self.parts {
+            Parts::Device(d) => Some(d.device_id),
+            #[cfg(any(test, feature = "model-stand-in"))]
+            Parts::Model { gpu, .. } => Platform::pci_device_id(&**gpu),
+        }
+    }
 }
 
 /// Held by every test that maps the hardware DMA region, which sits at one

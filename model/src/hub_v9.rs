@@ -32,8 +32,10 @@
 //! [`HubV9Model::never_ack`] makes the ACK never rise, for timeout tests.
 //!
 //! Offsets and masks are hand-written here from `gc_9_4_3_offset.h`,
-//! `mmhub_1_8_0_offset.h` and their `_sh_mask.h`, and checked as the
-//! model's own conformance facts ([`FACTS`]).
+//! `mmhub_1_8_0_offset.h`, `gc_9_4_2_offset.h` and `mmhub_1_7_offset.h`
+//! (GC 9.4.2's GFXHUB v1.0 and Aldebaran's MMHUB 1.7, laid out alike at
+//! other offsets) and their `_sh_mask.h`, and checked as the model's own
+//! conformance facts ([`FACTS`]).
 
 use crate::decode::pte_v9::{self, AccessV9, ContextV9, TranslationV9, WalkFaultV9};
 use crate::dma::Dma;
@@ -128,6 +130,60 @@ pub const MMHUB_1_8: V9Offsets = V9Offsets {
     xgmi_lfb_cntl: 0x0c97,
     xgmi_lfb_size: 0x0c98,
     block: (0x0000, 0x0d0d),
+};
+
+/// GFXHUB v1.0 of GC 9.4.2 (`gc_9_4_2_offset.h`): GFXHUB v1.2's
+/// registers 0x20 to 0x24 dwords on (`ATC_L2_CNTL` still at 0x800).
+pub const GFXHUB_1_0: V9Offsets = V9Offsets {
+    header: "gc_9_4_2_offset.h",
+    l2_cntl: 0x0840,
+    fault_cntl: 0x0847,
+    fault_status: 0x084b,
+    fault_addr_lo: 0x084c,
+    fault_addr_hi: 0x084d,
+    ctx0_cntl: 0x0880,
+    inv_eng0_sem: 0x0891,
+    inv_eng0_req: 0x08a3,
+    inv_eng0_ack: 0x08b5,
+    ctx0_base_lo: 0x08eb,
+    ctx0_start_lo: 0x090b,
+    ctx0_end_lo: 0x092b,
+    l1_tlb_cntl: 0x0987,
+    fb_offset: 0x096b,
+    fb_location_base: 0x0980,
+    fb_location_top: 0x0981,
+    sys_aperture_low: 0x0985,
+    sys_aperture_high: 0x0986,
+    xgmi_lfb_cntl: 0x0978,
+    xgmi_lfb_size: 0x0979,
+    block: (0x0800, 0x0987),
+};
+
+/// MMHUB 1.7 (`mmhub_1_7_offset.h`), Aldebaran's: every segment-0
+/// register, 0x0..=0xd71, is the block.
+pub const MMHUB_1_7: V9Offsets = V9Offsets {
+    header: "mmhub_1_7_offset.h",
+    l2_cntl: 0x0b80,
+    fault_cntl: 0x0b87,
+    fault_status: 0x0b8b,
+    fault_addr_lo: 0x0b8c,
+    fault_addr_hi: 0x0b8d,
+    ctx0_cntl: 0x0bc0,
+    inv_eng0_sem: 0x0bd1,
+    inv_eng0_req: 0x0be3,
+    inv_eng0_ack: 0x0bf5,
+    ctx0_base_lo: 0x0c2b,
+    ctx0_start_lo: 0x0c4b,
+    ctx0_end_lo: 0x0c6b,
+    l1_tlb_cntl: 0x0cc7,
+    fb_offset: 0x0cab,
+    fb_location_base: 0x0cc0,
+    fb_location_top: 0x0cc1,
+    sys_aperture_low: 0x0cc5,
+    sys_aperture_high: 0x0cc6,
+    xgmi_lfb_cntl: 0x0cb8,
+    xgmi_lfb_size: 0x0cb9,
+    block: (0x0000, 0x0d71),
 };
 
 /// Contexts are one register apart (`regVM_CONTEXT1_CNTL -
@@ -545,6 +601,8 @@ macro_rules! v9_facts {
 pub const FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
     v9_facts!(GFXHUB_1_2, "gc_9_4_3_offset.h", "gc_9_4_3_sh_mask.h"),
     v9_facts!(MMHUB_1_8, "mmhub_1_8_0_offset.h", "mmhub_1_8_0_sh_mask.h"),
+    v9_facts!(GFXHUB_1_0, "gc_9_4_2_offset.h", "gc_9_4_2_sh_mask.h"),
+    v9_facts!(MMHUB_1_7, "mmhub_1_7_offset.h", "mmhub_1_7_sh_mask.h"),
 );
 
 #[cfg(test)]

@@ -584,6 +584,9 @@ unsafe impl Platform for VirtualGpu {
         self.pci.disable_aspm();
         true
     }
+    fn pci_device_id(&self) -> Option<u16> {
+        Some(self.part.pci_device_id())
+    }
 }
 
 #[cfg(all(test, feature = "std"))]

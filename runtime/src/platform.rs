@@ -171,4 +171,12 @@ pub unsafe trait Platform {
     fn disable_aspm(&self) -> bool {
         false
     }
+    /// The function's PCI device id (config offset 2), which Linux keys
+    /// its chip on before anything else (`amdgpu_drv.c`'s `pciidlist`):
+    /// the bring-up takes Aldebaran's IP list from it
+    /// ([`crate::discovery::aldebaran`]). `None` where config space is
+    /// not reachable; the bring-up then trusts the discovery table.
+    fn pci_device_id(&self) -> Option<u16> {
+        None
+    }
 }

@@ -193,6 +193,8 @@ struct amdgpu_device;
 typedef uint64_t resource_size_t;
 #define __printf(a, b)
 #define __packed __attribute__((packed))
+/* aldebaran_ip_offset.h's struct IP_BASE */
+#define __maybe_unused __attribute__((unused))
 /* soc15_int.h's IV entry macros; the probes run little-endian */
 #define le32_to_cpu(x) (x)
 /* as include/uapi/linux/stddef.h defines __DECLARE_FLEX_ARRAY */

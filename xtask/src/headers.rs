@@ -34,6 +34,10 @@ const WANTED: &[&str] = &[
     "drivers/gpu/drm/amd/amdgpu/gmc_v9_0.c",
     "drivers/gpu/drm/amd/amdgpu/psp_v13_0.c",
     "drivers/gpu/drm/amd/amdgpu/amdgpu_psp.c",
+    // Aldebaran's fixed IP versions and its PCI ids (read as text by
+    // tests/harness/tests/aldebaran_ips.rs).
+    "drivers/gpu/drm/amd/amdgpu/amdgpu_discovery.c",
+    "drivers/gpu/drm/amd/amdgpu/amdgpu_drv.c",
     "drivers/gpu/drm/amd/pm/swsmu/smu13/smu_v13_0_6_ppt.c",
     "drivers/gpu/drm/amd/amdkfd/kfd_flat_memory.c",
     "include/uapi/linux/vfio.h",

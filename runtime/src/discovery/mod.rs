@@ -50,6 +50,8 @@ pub const HW_ID_MAX: u16 = 300;
 pub const MAX_BASES: usize = crate::regs::MAX_SEGMENTS;
 
 /// Index of each table in `binary_header.table_list` (`enum table`).
+pub mod aldebaran;
+
 pub mod table {
     pub const IP_DISCOVERY: usize = 0;
     pub const GC: usize = 1;
@@ -519,6 +521,17 @@ impl Topology {
             .iter()
             .enumerate()
             .filter_map(|(l, p)| p.map(|p| (l, p)))
+    }
+
+    /// A layout a driver sets by hand instead of reading it from the
+    /// table (Aldebaran, [`aldebaran::topology`]): no AIDs.
+    pub fn fixed(xcc_mask: u32, sdma_mask: u32) -> Topology {
+        Topology {
+            xcc_mask,
+            sdma_mask,
+            aid_mask: 0,
+            xcc_dev_inst: Topology::populate(xcc_mask),
+        }
     }
 
     /// `aqua_vanjaram_populate_ip_map()`: logical `l` is the `l`-th set bit.

@@ -10,12 +10,14 @@
 pub mod dcn_3_2_0;
 pub mod gc_11_0_0;
 pub mod gc_12_0_0;
+pub mod gc_9_4_2_vm;
 pub mod gc_9_4_3;
 pub mod gc_9_4_3_rlc;
 pub mod gc_9_4_3_scratch;
 pub mod gc_9_4_3_vm;
 pub mod hdp_4_4_2;
 pub mod hub;
+pub mod mmhub_1_7_0;
 pub mod mmhub_1_8_0;
 pub mod mmhub_3_0_0;
 pub mod mmhub_4_1_0;

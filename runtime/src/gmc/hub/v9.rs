@@ -27,7 +27,7 @@ use crate::regs::gc_9_4_3_vm::{
     McVmMxL1TlbCntl, VmContextCntl, VmInvalidateReq, VmL2Cntl, VmL2Cntl2, VmL2Cntl3, VmL2Cntl4,
     VmL2ProtectionFaultCntl, VmL2ProtectionFaultCntl2,
 };
-use crate::regs::{gc_9_4_3_vm as gc, mmhub_1_8_0 as mm};
+use crate::regs::{gc_9_4_2_vm as gc2, gc_9_4_3_vm as gc, mmhub_1_7_0 as mm7, mmhub_1_8_0 as mm};
 use crate::time::Clock;
 
 /// `regVM_L2_CNTL3_DEFAULT` and `regVM_L2_CNTL4_DEFAULT` as
@@ -165,6 +165,12 @@ macro_rules! hub_v9 {
 pub const GFXHUB_1_2: HubV9Regs = hub_v9!("GFXHUB v1.2", gc);
 /// MMHUB 1.8 (`mmhub_v1_8.c`), one per AID.
 pub const MMHUB_1_8: HubV9Regs = hub_v9!("MMHUB 1.8", mm);
+/// GFXHUB v1.0 (`gfxhub_v1_0.c`, GC 9.4.2: `gmc_v9_0_set_gfxhub_funcs()`
+/// gives it every GC but 9.4.3/9.4.4).
+pub const GFXHUB_1_0: HubV9Regs = hub_v9!("GFXHUB v1.0", gc2);
+/// MMHUB 1.7 (`mmhub_v1_7.c`, Aldebaran's MMHUB 9.4.2:
+/// `gmc_v9_0_set_mmhub_funcs()`).
+pub const MMHUB_1_7: HubV9Regs = hub_v9!("MMHUB 1.7", mm7);
 
 /// What a gfx9 hub is told: the address map ([`HubConfig`], its
 /// `pt_base` the VMID0 root) and VMID0's walk shape.
