@@ -44,6 +44,9 @@ impl FirmwareSet {
         let sos = format!("psp_{}_sos.bin", v(mp0));
         let smu = format!("smu_{}.bin", v(mp1));
         let common = ["pfp", "me", "mec", "rlc", "imu"].map(|r| format!("gc_{g}_{r}.bin"));
+        if gc == (9, 4, 2) {
+            return Some(Self::aldebaran());
+        }
         match gc.0 {
             // gfx11: MES scheduler from `_mes_2` (the firmware
             // `amdgpu_mes_init_microcode()` asks for first) and the KIQ
@@ -107,6 +110,30 @@ impl FirmwareSet {
 }
 
 /// Parses `bytes` as the container `name`'s kind says.
+impl FirmwareSet {
+    /// Aldebaran (GC 9.4.2): Linux names its blobs by chip, not by IP
+    /// version (`amdgpu_ucode_legacy_naming()` gives "aldebaran" for MP0
+    /// 13.0.2 and GC 9.4.2, "aldebaran_smc" and "aldebaran_sdma" for MP1
+    /// 13.0.2 and SDMA 4.4.0): the sOS bundle and TA
+    /// (`psp_init_sos_microcode()`, `psp_init_ta_microcode()`), the SMC
+    /// (`smu_v13_0_init_microcode()`), the SDMA, MEC and RLC images.
+    pub fn aldebaran() -> FirmwareSet {
+        FirmwareSet {
+            sos: String::from("aldebaran_sos.bin"),
+            smu: String::from("aldebaran_smc.bin"),
+            gfx: [
+                "aldebaran_sdma.bin",
+                "aldebaran_mec.bin",
+                "aldebaran_rlc.bin",
+            ]
+            .map(String::from)
+            .to_vec(),
+            mes: Vec::new(),
+            ta: Some(String::from("aldebaran_ta.bin")),
+        }
+    }
+}
+
 pub fn parse_named<'b>(name: &str, bytes: &'b [u8]) -> Result<Firmware<'b>, FirmwareError> {
     parse(Kind::from_file_name(name), bytes).map_err(|error| FirmwareError::Malformed {
         name: String::from(name),

@@ -120,7 +120,7 @@ pub fn run<'p>(gpu: &mut Gpu<'p>, sink: &'p dyn Sink) -> Result<Nbio, BringupErr
             nbio.hole(),
             p.doorbell_bus(),
             p.regs_len(),
-            if nbio.regs.version == (7, 9, 0) {
+            if nbio.regs.rsmu_index.name.ends_with("PCIE_INDEX2") {
                 "PCIE_INDEX2/DATA2"
             } else {
                 "RSMU"

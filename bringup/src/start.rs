@@ -189,9 +189,12 @@ fn tmr_regs(g: Generation) -> Option<(Reg, Reg)> {
     match g {
         Generation::Gfx94 => None,
         // PSP 13.0.2 has no boot-time TMR (`psp_early_init()` sets
-        // `boot_time_tmr` false), so the TMR is the driver's; the record
-        // comes with the PSP 13.0.2 block, which GC 9.4.2 lacks so far.
-        Generation::Gfx90a => None,
+        // `boot_time_tmr` false): the TMR is the driver's, recorded as on
+        // gfx11.
+        Generation::Gfx90a => Some((
+            barebell::regs::gc_9_4_2_scratch::SCRATCH_REG5,
+            barebell::regs::gc_9_4_2_scratch::SCRATCH_REG4,
+        )),
         Generation::Gfx11 => Some((
             barebell::regs::gc_11_0_0::SCRATCH_REG5,
             barebell::regs::gc_11_0_0::SCRATCH_REG4,
@@ -239,8 +242,11 @@ fn read_tmr_record<B: RegisterBus + ?Sized>(
 pub fn scratch_regs(g: Generation) -> Result<(Reg, Reg), barebell::ip::Unsupported> {
     Ok(match g {
         // Per XCC; the caller passes logical XCC 0's bases ([`gc_bases`]).
-        // GC 9.4.2 has them at the same offsets (`gc_9_4_2_offset.h`).
-        Generation::Gfx90a | Generation::Gfx94 => (
+        Generation::Gfx90a => (
+            barebell::regs::gc_9_4_2_scratch::SCRATCH_REG6,
+            barebell::regs::gc_9_4_2_scratch::SCRATCH_REG7,
+        ),
+        Generation::Gfx94 => (
             barebell::regs::gc_9_4_3_scratch::SCRATCH_REG6,
             barebell::regs::gc_9_4_3_scratch::SCRATCH_REG7,
         ),

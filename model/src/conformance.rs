@@ -151,9 +151,22 @@ pub const FACTS: &[&[Fact]] = &[
             "VM_CONTEXT1_CNTL__PAGE_TABLE_BLOCK_SIZE__SHIFT",
             hub::BLOCK_SIZE_GC_9_4_3.1 as u64,
         ),
+        // GC 9.4.2 places the field where 9.4.3 does (the model uses the
+        // one constant for both).
+        Fact::constant(
+            "gc_9_4_2_sh_mask.h",
+            "VM_CONTEXT1_CNTL__PAGE_TABLE_BLOCK_SIZE_MASK",
+            hub::BLOCK_SIZE_GC_9_4_3.0 as u64,
+        ),
+        Fact::constant(
+            "gc_9_4_2_sh_mask.h",
+            "VM_CONTEXT1_CNTL__PAGE_TABLE_BLOCK_SIZE__SHIFT",
+            hub::BLOCK_SIZE_GC_9_4_3.1 as u64,
+        ),
     ],
     crate::hub_v9::FACTS,
     crate::vgpu::gfx_v9_4_3::FACTS,
+    crate::discovery::ALDEBARAN_FACTS,
     &hub_facts!(
         "gc_11_0_0_sh_mask.h",
         "GCVM",

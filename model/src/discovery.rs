@@ -734,6 +734,141 @@ pub const MI308X: PartDesc = PartDesc {
     harvested: &[(GC_HWID, 1), (GC_HWID, 3), (GC_HWID, 5), (GC_HWID, 7)],
 };
 
+/// An Aldebaran's IPs (MI210: GC 9.4.2) with the bases of
+/// `aldebaran_ip_offset.h` (public, model facts [`ALDEBARAN_FACTS`]) and
+/// the versions of the `CHIP_ALDEBARAN` case of `amdgpu_discovery.c`,
+/// written here by hand for the model. Linux reads this part's table
+/// only for sysfs and takes the same list from the chip instead
+/// (`aldebaran_reg_base_init()`); the table the model writes from it is
+/// therefore unchecked by any driver, and its header fields (version 1,
+/// 32-bit bases, no GC table) are **model values**.
+pub const ALDEBARAN_DIE: &[IpDesc] = &[
+    IpDesc::new(GC_HWID, 0, (9, 4, 2), &[0x2000, 0xA000, 0x240_2C00]),
+    IpDesc::new(HDP_HWID, 0, (4, 4, 0), &[0xF20, 0x240_A400]),
+    IpDesc::new(MMHUB_HWID, 0, (9, 4, 2), &[0x1_A000, 0x240_8800]),
+    IpDesc::new(
+        NBIF_HWID,
+        0,
+        (7, 4, 4),
+        &[0x0, 0x14, 0xD20, 0x1_0400, 0x241_B000, 0x404_0000],
+    ),
+    IpDesc::new(
+        MP0_HWID,
+        0,
+        (13, 0, 2),
+        &[0x1_6000, 0xDC_0000, 0xE0_0000, 0xE4_0000, 0x243_FC00],
+    ),
+    IpDesc::new(
+        MP1_HWID,
+        0,
+        (13, 0, 2),
+        &[0x1_6000, 0xDC_0000, 0xE0_0000, 0xE4_0000, 0x243_FC00],
+    ),
+    IpDesc::new(OSSSYS_HWID, 0, (4, 4, 0), &[0x10A0, 0x240_A000]),
+    IpDesc::new(SDMA0_HWID, 0, (4, 4, 0), &[0x1260, 0x1_2540, 0x40_A800]),
+    IpDesc::new(SDMA0_HWID, 1, (4, 4, 0), &[0x1860, 0x1_2560, 0x40_AC00]),
+    IpDesc::new(SDMA0_HWID, 2, (4, 4, 0), &[0x1_3760, 0x1_E000, 0x42_EC00]),
+    IpDesc::new(SDMA0_HWID, 3, (4, 4, 0), &[0x1_3780, 0x1_E400, 0x42_F000]),
+    IpDesc::new(SDMA0_HWID, 4, (4, 4, 0), &[0x1_37A0, 0x1_E800, 0x42_F400]),
+    IpDesc::new(
+        SMUIO_HWID,
+        0,
+        (13, 0, 2),
+        &[0x1_6800, 0x1_6A00, 0x240_1000, 0x344_0000],
+    ),
+    IpDesc::new(VCN_HWID, 0, (2, 6, 0), &[0x7800, 0x7E00, 0x240_3000]),
+    IpDesc::new(VCN_HWID, 1, (2, 6, 0), &[0x7A00, 0x9000, 0x244_5000]),
+];
+
+/// MI210 (Aldebaran, one XCC).
+pub const MI210: PartDesc = PartDesc {
+    name: "mi210-model",
+    table_version: 1,
+    base_64: false,
+    dies: &[ALDEBARAN_DIE],
+    gc: None,
+    gc_v2: None,
+    harvested: &[],
+};
+
+/// Segments 0 and 1 of the blocks [`ALDEBARAN_DIE`] lists, against
+/// `aldebaran_ip_offset.h` (the runtime checks every segment of its own
+/// copy).
+pub const ALDEBARAN_FACTS: &[barebell_facts::Fact] = &{
+    const H: &str = "aldebaran_ip_offset.h";
+    const PROBES: [[&str; 2]; 15] = [
+        [
+            "GC_BASE.instance[0].segment[0]",
+            "GC_BASE.instance[0].segment[1]",
+        ],
+        [
+            "HDP_BASE.instance[0].segment[0]",
+            "HDP_BASE.instance[0].segment[1]",
+        ],
+        [
+            "MMHUB_BASE.instance[0].segment[0]",
+            "MMHUB_BASE.instance[0].segment[1]",
+        ],
+        [
+            "NBIO_BASE.instance[0].segment[0]",
+            "NBIO_BASE.instance[0].segment[1]",
+        ],
+        [
+            "MP0_BASE.instance[0].segment[0]",
+            "MP0_BASE.instance[0].segment[1]",
+        ],
+        [
+            "MP1_BASE.instance[0].segment[0]",
+            "MP1_BASE.instance[0].segment[1]",
+        ],
+        [
+            "OSSSYS_BASE.instance[0].segment[0]",
+            "OSSSYS_BASE.instance[0].segment[1]",
+        ],
+        [
+            "SDMA0_BASE.instance[0].segment[0]",
+            "SDMA0_BASE.instance[0].segment[1]",
+        ],
+        [
+            "SDMA1_BASE.instance[0].segment[0]",
+            "SDMA1_BASE.instance[0].segment[1]",
+        ],
+        [
+            "SDMA2_BASE.instance[0].segment[0]",
+            "SDMA2_BASE.instance[0].segment[1]",
+        ],
+        [
+            "SDMA3_BASE.instance[0].segment[0]",
+            "SDMA3_BASE.instance[0].segment[1]",
+        ],
+        [
+            "SDMA4_BASE.instance[0].segment[0]",
+            "SDMA4_BASE.instance[0].segment[1]",
+        ],
+        [
+            "SMUIO_BASE.instance[0].segment[0]",
+            "SMUIO_BASE.instance[0].segment[1]",
+        ],
+        [
+            "VCN_BASE.instance[0].segment[0]",
+            "VCN_BASE.instance[0].segment[1]",
+        ],
+        [
+            "VCN_BASE.instance[1].segment[0]",
+            "VCN_BASE.instance[1].segment[1]",
+        ],
+    ];
+    let mut out = [barebell_facts::Fact::constant(H, "0", 0); 30];
+    let mut i = 0;
+    while i < 15 {
+        let bases = ALDEBARAN_DIE[i].bases;
+        out[2 * i] = barebell_facts::Fact::constant(H, PROBES[i][0], bases[0]);
+        out[2 * i + 1] = barebell_facts::Fact::constant(H, PROBES[i][1], bases[1]);
+        i += 1;
+    }
+    out
+};
+
 // Writes past the table's end are dropped (never a panic): a
 // description too big for [`TABLE_BYTES`] shows in `Layout::binary_size`,
 // which `VirtualGpu::new` refuses.

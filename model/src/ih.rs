@@ -661,7 +661,11 @@ impl core::fmt::Debug for IhModel {
 
 fn table(v: (u8, u8, u8)) -> Option<&'static [Reg]> {
     match v {
-        (4, 4, 2) => Some(socregs::osssys_4_4_2::ALL),
+        // OSSSYS 4.4.0 (Aldebaran): `vega20_ih.c` reaches it at 4.4.2's
+        // offsets (`mmIH_CHICKEN_ALDEBARAN` 0x18d,
+        // `mmIH_RETRY_INT_CAM_CNTL_ALDEBARAN` 0xea, the ring registers
+        // as `osssys_4_2_0_offset.h` has them).
+        (4, 4, 0) | (4, 4, 2) => Some(socregs::osssys_4_4_2::ALL),
         (6, 0, 0) => Some(socregs::osssys_6_0_0::ALL),
         (7, 0, 0) => Some(socregs::osssys_7_0_0::ALL),
         _ => None,

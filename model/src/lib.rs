@@ -123,6 +123,10 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     // Issue 18 (session 8): the MI300 SOC blocks' own tables.
     socregs::osssys_4_4_2::FACTS,
     socregs::nbio_7_9_0::FACTS,
+    // Issue 34: Aldebaran's NBIO.
+    socregs::nbio_7_4::FACTS,
+    socregs::mp1_13_0_2::FACTS,
+    socregs::gc_9_4_2_stored::FACTS,
     socregs::mp1_13_0_6::FACTS,
     // tinygrad's AM on MI300: the registers kept as written.
     socregs::gc_9_4_3_stored::FACTS,

@@ -64,6 +64,13 @@ pub enum NbioIp {
     /// to the CP, `soc15_common_hw_init()`), and the XCC doorbell fence
     /// `nbio_v7_9_init_registers()` writes.
     Nbio7_9_0,
+    /// NBIO 7.4.4 (`nbio_7_4_offset.h`, Aldebaran: `nbio_v7_4.c`): the
+    /// same behaviour from the model's own table
+    /// ([`crate::socregs::nbio_7_4`]), the hole at `0x80000 - 4096`
+    /// (`nbio_v7_4.c`'s `MMIO_REG_HOLE_OFFSET`), registers past BAR5
+    /// through `PCIE_INDEX2`/`_DATA2`, no S2A routing and no segment-8
+    /// doorbell gate.
+    Nbio7_4_4,
 }
 
 impl NbioIp {
@@ -73,6 +80,7 @@ impl NbioIp {
             (4, 3, 0) => Some(NbioIp::Nbio4_3_0),
             (6, 3, 1) => Some(NbioIp::Nbif6_3_1),
             (7, 9, 0) => Some(NbioIp::Nbio7_9_0),
+            (7, 4, 4) => Some(NbioIp::Nbio7_4_4),
             _ => None,
         }
     }
@@ -83,7 +91,7 @@ impl NbioIp {
     /// pages), written here by hand for the model.
     pub fn hole(self) -> usize {
         match self {
-            NbioIp::Nbio4_3_0 | NbioIp::Nbif6_3_1 => 0x8_0000 - 4096,
+            NbioIp::Nbio4_3_0 | NbioIp::Nbif6_3_1 | NbioIp::Nbio7_4_4 => 0x8_0000 - 4096,
             NbioIp::Nbio7_9_0 => 0x1_A000,
         }
     }
@@ -112,6 +120,17 @@ impl NbioIp {
                     selfring_hi: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
                 }
             }
+            NbioIp::Nbio7_4_4 => {
+                use crate::socregs::nbio_7_4 as r;
+                Layout {
+                    remap_mem: r::REMAP_HDP_MEM_FLUSH_CNTL,
+                    remap_reg: r::REMAP_HDP_REG_FLUSH_CNTL,
+                    aper_en: r::RCC_DOORBELL_APER_EN,
+                    selfring_cntl: r::DOORBELL_SELFRING_GPA_APER_CNTL,
+                    selfring_lo: r::DOORBELL_SELFRING_GPA_APER_BASE_LOW,
+                    selfring_hi: r::DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
+                }
+            }
             NbioIp::Nbio7_9_0 => {
                 use crate::socregs::nbio_7_9_0 as r;
                 Layout {
@@ -123,6 +142,18 @@ impl NbioIp {
                     selfring_hi: r::BIF_BX_PF0_DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
                 }
             }
+        }
+    }
+
+    /// The registers of the model's table for the IP that a device routes
+    /// to the NBIO model (NBIO 7.9 and 7.4.4; the 4.3.0/6.3.1 parts route
+    /// theirs through their own soc blocks).
+    pub fn registers(self) -> &'static [Reg] {
+        match self {
+            NbioIp::Nbio7_9_0 => crate::socregs::nbio_7_9_0::ALL,
+            NbioIp::Nbio7_4_4 => crate::socregs::nbio_7_4::ALL,
+            NbioIp::Nbio4_3_0 => crate::socregs::nbio_4_3_0::ALL,
+            NbioIp::Nbif6_3_1 => crate::socregs::nbif_6_3_1::ALL,
         }
     }
 
@@ -147,6 +178,10 @@ impl NbioIp {
             NbioIp::Nbio7_9_0 => (
                 crate::socregs::nbio_7_9_0::BIF_BX0_PCIE_INDEX2,
                 crate::socregs::nbio_7_9_0::BIF_BX0_PCIE_DATA2,
+            ),
+            NbioIp::Nbio7_4_4 => (
+                crate::socregs::nbio_7_4::PCIE_INDEX2,
+                crate::socregs::nbio_7_4::PCIE_DATA2,
             ),
         }
     }
@@ -300,6 +335,7 @@ impl NbioModel {
             NbioIp::Nbio7_9_0 => {
                 crate::socregs::nbio_7_9_0::BIF_BX_PF0_HDP_MEM_COHERENCY_FLUSH_CNTL
             }
+            NbioIp::Nbio7_4_4 => crate::socregs::nbio_7_4::HDP_MEM_COHERENCY_FLUSH_CNTL,
         }
         .byte_offset(&bases);
         // Read by AM's IH handler for its RAS status bits
@@ -315,7 +351,7 @@ impl NbioModel {
             NbioIp::Nbif6_3_1 => {
                 crate::socregs::nbif_6_3_1::BIF_BX0_BIF_DOORBELL_INT_CNTL.byte_offset(&bases)
             }
-            NbioIp::Nbio7_9_0 => None,
+            NbioIp::Nbio7_9_0 | NbioIp::Nbio7_4_4 => None,
         };
         if let (Some(d), Some(r)) = (direct_flush, layout.remap_mem.byte_offset(&bases)) {
             regs.device_set(r, d as u32 & REMAP_ADDRESS_MASK);

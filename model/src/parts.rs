@@ -245,6 +245,31 @@ pub fn mi308x() -> Part {
     }
 }
 
+/// An MI210 (Aldebaran, GC 9.4.2, gfx90a): one XCC of 104 CUs and 64
+/// GiB of HBM2e (AMD's MI210 specification), MP0/MP1 13.0.2, NBIO 7.4.4,
+/// MMHUB 9.4.2 (driven as MMHUB 1.7), five SDMA 4.4.0, with the IP bases
+/// of `aldebaran_ip_offset.h` ([`crate::discovery::ALDEBARAN_DIE`]). The
+/// FB location the VBIOS leaves is a **model value** (the other parts').
+/// [`crate::VirtualGpu::new`] builds it with the gfx9 block models.
+pub fn mi210() -> Part {
+    Part {
+        name: "mi210",
+        generation: Generation::Gfx90a,
+        nbio: Some(NbioIp::Nbio7_4_4),
+        fb_start: firmware::FB_START,
+        fb_offset: 0,
+        display: None,
+        firmware: firmware::mi210(),
+        mes_files: None,
+        mec_file: "aldebaran_mec.bin",
+        xcc: Some(XccCount {
+            xccs: 1,
+            cus_per_xcc: 104,
+        }),
+        xgmi: None,
+    }
+}
+
 /// The part named `name`.
 impl Part {
     /// The PCI device id a driver's host shows for the part (model
@@ -257,6 +282,8 @@ impl Part {
             "navi48" => 0x7550,
             "mi300x" => 0x74A1,
             "mi308x" => 0x74A2,
+            // The MI210's id, as `amdgpu_drv.c` and Debian's `pci.ids` list it.
+            "mi210" => 0x740F,
             _ => 0x744C,
         }
     }
@@ -268,6 +295,7 @@ pub fn by_name(name: &str) -> Option<Part> {
         "navi48" => Some(navi48()),
         "mi300x" => Some(mi300x()),
         "mi308x" => Some(mi308x()),
+        "mi210" => Some(mi210()),
         _ => None,
     }
 }

@@ -82,6 +82,9 @@ pub mod if_version {
     /// `SMU13_0_6_DRIVER_IF_VERSION` (`smu13_driver_if_v13_0_6.h`, set by
     /// `smu_v13_0_6_set_ppt_funcs()`).
     pub const V13_0_6: u32 = 0x0804_2024;
+    /// `SMU13_DRIVER_IF_VERSION_ALDE` (`smu13_driver_if_aldebaran.h`,
+    /// set by `aldebaran_set_ppt_funcs()`'s caller).
+    pub const V13_0_2: u32 = 0x08;
 }
 
 /// `PPSMC_MSG_*` the model serves (equal ids in both headers).
@@ -106,6 +109,15 @@ pub mod msg {
     /// what `smu_v13_0_6_mode1_reset()` sends (`SMU_MSG_GfxDeviceDriverReset`
     /// in its message map) with the reset mode in bits 15:0.
     pub const V13_0_6_GFX_DRIVER_RESET: u32 = 0x3;
+    /// Aldebaran's map (`aldebaran_ppsmc.h`): `GfxDriverReset` is 0x3 as
+    /// on 13.0.6, the rest of these ids differ.
+    pub const V13_0_2_GFX_DRIVER_RESET: u32 = 0x3;
+    pub const V13_0_2_GET_DRIVER_IF_VERSION: u32 = 0x4;
+    pub const V13_0_2_ENABLE_ALL_SMU_FEATURES: u32 = 0x7;
+    pub const V13_0_2_DISABLE_ALL_SMU_FEATURES: u32 = 0x8;
+    pub const V13_0_2_SET_DRIVER_DRAM_ADDR_HIGH: u32 = 0xF;
+    pub const V13_0_2_SET_DRIVER_DRAM_ADDR_LOW: u32 = 0x10;
+    pub const V13_0_2_PREPARE_MP1_FOR_UNLOAD: u32 = 0x24;
     /// MP1 13.0.6's `PPSMC_MSG_GetDriverIfVersion` (0x4 there, 0x3 in
     /// 13.0.0/14.0.2).
     pub const V13_0_6_GET_DRIVER_IF_VERSION: u32 = 0x4;
@@ -159,6 +171,67 @@ pub mod clk {
 
 /// The conformance facts for the ids above.
 pub const FACTS: &[Fact] = &[
+    Fact::constant(
+        "aldebaran_ppsmc.h",
+        "PPSMC_MSG_TestMessage",
+        msg::TEST_MESSAGE as u64,
+    ),
+    Fact::constant(
+        "aldebaran_ppsmc.h",
+        "PPSMC_MSG_GetSmuVersion",
+        msg::GET_SMU_VERSION as u64,
+    ),
+    Fact::constant(
+        "aldebaran_ppsmc.h",
+        "PPSMC_MSG_GfxDriverReset",
+        msg::V13_0_2_GFX_DRIVER_RESET as u64,
+    ),
+    Fact::constant(
+        "aldebaran_ppsmc.h",
+        "PPSMC_MSG_GetDriverIfVersion",
+        msg::V13_0_2_GET_DRIVER_IF_VERSION as u64,
+    ),
+    Fact::constant(
+        "aldebaran_ppsmc.h",
+        "PPSMC_MSG_EnableAllSmuFeatures",
+        msg::V13_0_2_ENABLE_ALL_SMU_FEATURES as u64,
+    ),
+    Fact::constant(
+        "aldebaran_ppsmc.h",
+        "PPSMC_MSG_DisableAllSmuFeatures",
+        msg::V13_0_2_DISABLE_ALL_SMU_FEATURES as u64,
+    ),
+    Fact::constant(
+        "aldebaran_ppsmc.h",
+        "PPSMC_MSG_SetDriverDramAddrHigh",
+        msg::V13_0_2_SET_DRIVER_DRAM_ADDR_HIGH as u64,
+    ),
+    Fact::constant(
+        "aldebaran_ppsmc.h",
+        "PPSMC_MSG_SetDriverDramAddrLow",
+        msg::V13_0_2_SET_DRIVER_DRAM_ADDR_LOW as u64,
+    ),
+    Fact::constant(
+        "aldebaran_ppsmc.h",
+        "PPSMC_MSG_PrepareMp1ForUnload",
+        msg::V13_0_2_PREPARE_MP1_FOR_UNLOAD as u64,
+    ),
+    Fact::constant(
+        "aldebaran_ppsmc.h",
+        "PPSMC_Message_Count",
+        V13_0_2_MESSAGES as u64,
+    ),
+    Fact::constant("aldebaran_ppsmc.h", "PPSMC_Result_OK", result::OK as u64),
+    Fact::constant(
+        "smu13_driver_if_aldebaran.h",
+        "SMU13_DRIVER_IF_VERSION_ALDE",
+        if_version::V13_0_2 as u64,
+    ),
+    Fact::constant(
+        "smu13_driver_if_aldebaran.h",
+        "PPCLK_COUNT",
+        V13_0_2_CLOCKS as u64,
+    ),
     Fact::constant("smu_v13_0_0_ppsmc.h", "PPSMC_Result_OK", result::OK as u64),
     Fact::constant(
         "smu_v13_0_0_ppsmc.h",
@@ -391,6 +464,14 @@ pub const FACTS: &[Fact] = &[
 const V13_MESSAGES: u32 = 0x52;
 const V14_MESSAGES: u32 = 0x59;
 const V13_0_6_MESSAGES: u32 = 0x45;
+/// The first Aldebaran PMFW that takes `GfxDriverReset` for mode 1
+/// (68.07: `aldebaran_mode1_reset()` compares `smc_fw_version` with
+/// 0x00440700; earlier ones used a message Linux 6.12's map lacks).
+const ALDEBARAN_GFX_DRIVER_RESET_MIN: u32 = 0x0044_0700;
+/// `PPSMC_Message_Count` of `aldebaran_ppsmc.h`.
+const V13_0_2_MESSAGES: u32 = 0x47;
+/// `PPCLK_COUNT` of `smu13_driver_if_aldebaran.h`.
+const V13_0_2_CLOCKS: u32 = 7;
 /// `PPCLK_COUNT` of each driver interface.
 const V13_CLOCKS: u32 = 13;
 const V14_CLOCKS: u32 = 11;
@@ -412,6 +493,15 @@ pub enum Mp1 {
     /// (`psp_13_0_6` loads no SMU image): whoever builds the model says so
     /// through [`SmuHooks::firmware_loaded`].
     V13_0_6,
+    /// MP1 13.0.2 (Aldebaran; `mp_13_0_2_offset.h`, `aldebaran_ppsmc.h`):
+    /// the model serves `TestMessage`, `GetSmuVersion`,
+    /// `GetDriverIfVersion`, `Enable`/`DisableAllSmuFeatures`,
+    /// `SetDriverDramAddr*`, `PrepareMp1ForUnload` and `GfxDriverReset`
+    /// with `SMU_RESET_MODE_1` (`aldebaran_mode1_reset()` on PMFW 68.07 or
+    /// later); every other id and the debug mailbox are refused (not
+    /// modelled). Whether the PMFW runs is the builder's to say
+    /// ([`SmuHooks::firmware_loaded`]).
+    V13_0_2,
 }
 
 impl Mp1 {
@@ -419,6 +509,7 @@ impl Mp1 {
         match v {
             (13, 0, 0) => Some(Mp1::V13_0_0),
             (13, 0, 6) => Some(Mp1::V13_0_6),
+            (13, 0, 2) => Some(Mp1::V13_0_2),
             (14, 0, 2) | (14, 0, 3) => Some(Mp1::V14_0_2),
             _ => None,
         }
@@ -428,6 +519,17 @@ impl Mp1 {
         match self {
             Mp1::V13_0_0 => {
                 use socregs::mp1_13_0_0 as r;
+                [
+                    r::MP1_SMN_C2PMSG_66,
+                    r::MP1_SMN_C2PMSG_82,
+                    r::MP1_SMN_C2PMSG_90,
+                    r::MP1_SMN_C2PMSG_75,
+                    r::MP1_SMN_C2PMSG_53,
+                    r::MP1_SMN_C2PMSG_54,
+                ]
+            }
+            Mp1::V13_0_2 => {
+                use socregs::mp1_13_0_2 as r;
                 [
                     r::MP1_SMN_C2PMSG_66,
                     r::MP1_SMN_C2PMSG_82,
@@ -466,6 +568,7 @@ impl Mp1 {
         match self {
             Mp1::V13_0_0 => V13_MESSAGES,
             Mp1::V13_0_6 => V13_0_6_MESSAGES,
+            Mp1::V13_0_2 => V13_0_2_MESSAGES,
             Mp1::V14_0_2 => V14_MESSAGES,
         }
     }
@@ -473,6 +576,7 @@ impl Mp1 {
     fn clocks(self) -> u32 {
         match self {
             Mp1::V13_0_6 => clk::V13_0_6_COUNT,
+            Mp1::V13_0_2 => V13_0_2_CLOCKS,
             Mp1::V13_0_0 => V13_CLOCKS,
             Mp1::V14_0_2 => V14_CLOCKS,
         }
@@ -626,7 +730,7 @@ impl Mp1 {
     /// The SMN address of `MP1_FIRMWARE_FLAGS` Linux reads on this MP1.
     pub fn firmware_flags(self) -> usize {
         match self {
-            Mp1::V13_0_0 | Mp1::V14_0_2 => FIRMWARE_FLAGS,
+            Mp1::V13_0_0 | Mp1::V14_0_2 | Mp1::V13_0_2 => FIRMWARE_FLAGS,
             Mp1::V13_0_6 => FIRMWARE_FLAGS_13_0_6,
         }
     }
@@ -738,6 +842,13 @@ impl SmuModel {
                     ));
                     (FAILED, None)
                 }
+                _ if self.mp1 == Mp1::V13_0_2 => {
+                    self.refuse(format!(
+                        "debug message {msg:#x} (arg {arg:#x}) on MP1 13.0.2: aldebaran_ppt.c \
+                         sends none; not modelled"
+                    ));
+                    (FAILED, None)
+                }
                 msg::DEBUG_MODE1_RESET => (OK, None),
                 _ => {
                     self.refuse(format!(
@@ -752,6 +863,9 @@ impl SmuModel {
         }
         if self.mp1 == Mp1::V13_0_6 {
             return self.answer_13_0_6(msg, arg);
+        }
+        if self.mp1 == Mp1::V13_0_2 {
+            return self.answer_13_0_2(msg, arg);
         }
         let mut s = self.state.lock();
         let clock = arg >> 16;
@@ -817,6 +931,56 @@ impl SmuModel {
                 drop(s);
                 self.refuse(format!(
                     "message {msg:#x} (arg {arg:#x}) is a PPSMC message the model does not serve"
+                ));
+                (FAILED, None)
+            }
+        }
+    }
+
+    /// MP1 13.0.2's map (see [`Mp1::V13_0_2`]).
+    fn answer_13_0_2(&self, m: u32, arg: u32) -> (u32, Option<u32>) {
+        use result::*;
+        match m {
+            msg::TEST_MESSAGE => (OK, None),
+            msg::GET_SMU_VERSION => (OK, Some(self.version)),
+            msg::V13_0_2_GET_DRIVER_IF_VERSION => (OK, Some(if_version::V13_0_2)),
+            msg::V13_0_2_ENABLE_ALL_SMU_FEATURES => {
+                self.state.lock().features = true;
+                (OK, None)
+            }
+            msg::V13_0_2_DISABLE_ALL_SMU_FEATURES => {
+                self.state.lock().features = false;
+                (OK, None)
+            }
+            msg::V13_0_2_SET_DRIVER_DRAM_ADDR_HIGH => {
+                self.state.lock().dram_addr.0 = Some(arg);
+                (OK, None)
+            }
+            msg::V13_0_2_SET_DRIVER_DRAM_ADDR_LOW => {
+                self.state.lock().dram_addr.1 = Some(arg);
+                (OK, None)
+            }
+            // `aldebaran_set_mp1_state(PP_MP1_STATE_UNLOAD)`: answered,
+            // recorded (what PMFW does then is not public).
+            msg::V13_0_2_PREPARE_MP1_FOR_UNLOAD => (OK, None),
+            msg::V13_0_2_GFX_DRIVER_RESET
+                if arg & reset_mode::MODE_MASK == reset_mode::MODE_1
+                    && self.version >= ALDEBARAN_GFX_DRIVER_RESET_MIN =>
+            {
+                (OK, None)
+            }
+            msg::V13_0_2_GFX_DRIVER_RESET => {
+                self.refuse(format!(
+                    "PPSMC_MSG_GfxDriverReset with mode {} (arg {arg:#x}) on PMFW {:#x}: only \
+                     SMU_RESET_MODE_1 from PMFW 68.07 (aldebaran_mode1_reset()) is modelled",
+                    arg & reset_mode::MODE_MASK,
+                    self.version
+                ));
+                (FAILED, None)
+            }
+            _ => {
+                self.refuse(format!(
+                    "MP1 13.0.2 message {m:#x} (arg {arg:#x}) is a PPSMC message the model does not serve"
                 ));
                 (FAILED, None)
             }
@@ -906,6 +1070,10 @@ impl SmuModel {
             Mp1::V13_0_0 => m == msg::MODE1_RESET,
             Mp1::V13_0_6 => {
                 m == msg::V13_0_6_GFX_DRIVER_RESET
+                    && arg & reset_mode::MODE_MASK == reset_mode::MODE_1
+            }
+            Mp1::V13_0_2 => {
+                m == msg::V13_0_2_GFX_DRIVER_RESET
                     && arg & reset_mode::MODE_MASK == reset_mode::MODE_1
             }
             Mp1::V14_0_2 => false,

@@ -15,6 +15,10 @@ pub use barebell::regs::Reg;
 /// One register table: constants, `ALL`, `FACTS` against `$header`.
 macro_rules! table {
     ($(#[$doc:meta])* $module:ident, $header:literal; $($name:ident = $off:literal, $idx:literal;)*) => {
+        table! { $(#[$doc])* $module, $header, "reg"; $($name = $off, $idx;)* }
+    };
+    // Older headers (`nbio_7_4_offset.h`) name registers `mmNAME`.
+    ($(#[$doc:meta])* $module:ident, $header:literal, $prefix:literal; $($name:ident = $off:literal, $idx:literal;)*) => {
         $(#[$doc])*
         pub mod $module {
             use super::Reg;
@@ -28,8 +32,8 @@ macro_rules! table {
             /// Offset and `BASE_IDX` of each register, as conformance facts.
             pub const FACTS: &[barebell_facts::Fact] = &[
                 $(
-                    barebell_facts::Fact::constant($header, concat!("reg", stringify!($name)), $off),
-                    barebell_facts::Fact::constant($header, concat!("reg", stringify!($name), "_BASE_IDX"), $idx),
+                    barebell_facts::Fact::constant($header, concat!($prefix, stringify!($name)), $off),
+                    barebell_facts::Fact::constant($header, concat!($prefix, stringify!($name), "_BASE_IDX"), $idx),
                 )*
             ];
         }
@@ -294,6 +298,25 @@ table! {
 }
 
 table! {
+    /// NBIO 7.4.4 (Aldebaran, `nbio_v7_4.c`; `nbio_7_4_offset.h` names
+    /// them `mm*`): the HDP remap, the apertures, the PCIE index/data
+    /// pair, the direct HDP flush and its request/done pair.
+    nbio_7_4, "nbio_7_4_offset.h", "mm";
+    PCIE_INDEX2 = 0x000e, 0;
+    PCIE_DATA2 = 0x000f, 0;
+    RCC_DOORBELL_APER_EN = 0x00c0, 2;
+    RCC_CONFIG_MEMSIZE = 0x00c3, 2;
+    DOORBELL_SELFRING_GPA_APER_BASE_HIGH = 0x00f3, 2;
+    DOORBELL_SELFRING_GPA_APER_BASE_LOW = 0x00f4, 2;
+    DOORBELL_SELFRING_GPA_APER_CNTL = 0x00f5, 2;
+    HDP_MEM_COHERENCY_FLUSH_CNTL = 0x00f7, 2;
+    GPU_HDP_FLUSH_REQ = 0x0106, 2;
+    GPU_HDP_FLUSH_DONE = 0x0107, 2;
+    REMAP_HDP_MEM_FLUSH_CNTL = 0x012d, 2;
+    REMAP_HDP_REG_FLUSH_CNTL = 0x012e, 2;
+}
+
+table! {
     /// GC 9.4.3 registers Linux (`gfx_v9_4_3_xcc_constants_init()`,
     /// `gfx_v9_4_3_init_golden_registers()`, the clock-gating and CP
     /// interrupt paths) and tinygrad's AM (`AM_GFX.init_hw`,
@@ -309,6 +332,28 @@ table! {
     CP_RB_WPTR_POLL_CNTL = 0x01c2, 0;
     GB_ADDR_CONFIG = 0x063e, 0;
     TCP_CNTL = 0x0b02, 0;
+    CP_INT_CNTL = 0x1049, 0;
+    TCP_UTCL1_CNTL1 = 0x12b5, 0;
+    TCP_UTCL1_CNTL2 = 0x12b6, 0;
+    SPI_COMPUTE_QUEUE_RESET = 0x11db, 0;
+    SCRATCH_REG6 = 0x2046, 1;
+    SCRATCH_REG7 = 0x2047, 1;
+    RLC_CGTT_MGCG_OVERRIDE = 0x4c48, 1;
+    RLC_SPM_MC_CNTL = 0x4c71, 1;
+}
+
+table! {
+    /// GC 9.4.2 (Aldebaran): the registers of [`gc_9_4_3_stored`] that
+    /// `gc_9_4_2_offset.h` defines (at the same offsets; it has no
+    /// `TCP_CNTL`), and `SCRATCH_REG4`/`5` (the driver's TMR record),
+    /// stored as written.
+    gc_9_4_2_stored, "gc_9_4_2_offset.h";
+    GRBM_CNTL = 0x0000, 0;
+    SCRATCH_REG4 = 0x2044, 1;
+    SCRATCH_REG5 = 0x2045, 1;
+    CP_STAT = 0x01a0, 0;
+    CP_RB_WPTR_POLL_CNTL = 0x01c2, 0;
+    GB_ADDR_CONFIG = 0x063e, 0;
     CP_INT_CNTL = 0x1049, 0;
     TCP_UTCL1_CNTL1 = 0x12b5, 0;
     TCP_UTCL1_CNTL2 = 0x12b6, 0;
@@ -361,6 +406,18 @@ table! {
 }
 
 table! {
+    /// MP1 13.0.2 (Aldebaran's SMU): the main mailbox and the debug
+    /// registers, segment 0.
+    mp1_13_0_2, "mp_13_0_2_offset.h";
+    MP1_SMN_C2PMSG_53 = 0x0275, 0;
+    MP1_SMN_C2PMSG_54 = 0x0276, 0;
+    MP1_SMN_C2PMSG_66 = 0x0282, 0;
+    MP1_SMN_C2PMSG_75 = 0x028b, 0;
+    MP1_SMN_C2PMSG_82 = 0x0292, 0;
+    MP1_SMN_C2PMSG_90 = 0x029a, 0;
+}
+
+table! {
     /// MP1 13.0.6 (MI300's SMU): the main mailbox
     /// (`smu_v13_0_set_smu_mailbox_registers()`) and the debug registers,
     /// segment 0.
@@ -388,6 +445,7 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     mp1_14_0_2::FACTS,
     osssys_4_4_2::FACTS,
     nbio_7_9_0::FACTS,
+    nbio_7_4::FACTS,
     mp1_13_0_6::FACTS,
     gc_9_4_3_stored::FACTS,
     sdma_4_4_2_stored::FACTS,

@@ -88,6 +88,78 @@ mod psp {
     pub const BINS_V2_1: usize = 40;
 }
 
+/// `struct psp_firmware_header_v1_3` (Aldebaran's sOS bundle): legacy
+/// descriptors (`struct psp_fw_legacy_bin_desc`: version, offset, size)
+/// at these byte offsets.
+mod psp_v1 {
+    pub const DESC_BYTES: usize = 12;
+    pub const DESC_OFFSET_BYTES: usize = 4;
+    pub const DESC_SIZE_BYTES: usize = 8;
+    /// `v1_0.sos`, `v1_1.toc`, `v1_1.kdb`, `spl`, `rl`, `sys_drv_aux`,
+    /// `sos_aux`.
+    pub const SOS: usize = 32;
+    pub const TOC: usize = 44;
+    pub const KDB: usize = 56;
+    pub const SPL: usize = 68;
+    pub const RL: usize = 80;
+    pub const SYS_DRV_AUX: usize = 92;
+    pub const SOS_AUX: usize = 104;
+    pub const BYTES: usize = 116;
+}
+
+/// The components of a v1.3 sOS bundle as `psp_init_sos_microcode()`
+/// takes them (`None` where the size is 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SosV1<'a> {
+    pub sys_drv: Option<&'a [u8]>,
+    pub sos: Option<&'a [u8]>,
+    pub toc: Option<&'a [u8]>,
+    pub kdb: Option<&'a [u8]>,
+    pub spl: Option<&'a [u8]>,
+    pub rl: Option<&'a [u8]>,
+}
+
+/// A v1.3 bundle's components. With `aux` (MP0 13.0.2 not connected to
+/// a CPU: `psp_init_sos_base_fw()` "Load alternate PSP SOS FW") the
+/// system driver and sOS are `sys_drv_aux` and `sos_aux`; otherwise the
+/// system driver is the array's first `sos.offset_bytes` bytes and the
+/// sOS `sos`. The TOC, KDB, SPL and register list are at their offsets
+/// from the ucode array's start (the v1.3 branch of
+/// `psp_init_sos_microcode()`).
+pub fn sos_v1_3(blob: &[u8], aux: bool) -> Result<SosV1<'_>, Error> {
+    need(blob, 1, 3, "a v1.3 SOS bundle")?;
+    if blob.len() < psp_v1::BYTES {
+        return Err(Error::Short { len: blob.len() });
+    }
+    let base = u32_at(blob, common::UCODE_ARRAY_OFFSET_BYTES)?;
+    let desc = |at: usize| -> Result<Option<&[u8]>, Error> {
+        let off = u32_at(blob, at + psp_v1::DESC_OFFSET_BYTES)?;
+        let size = u32_at(blob, at + psp_v1::DESC_SIZE_BYTES)?;
+        if size == 0 {
+            return Ok(None);
+        }
+        span(blob, base.saturating_add(off), size).map(Some)
+    };
+    let (sys_drv, sos) = if aux {
+        (desc(psp_v1::SYS_DRV_AUX)?, desc(psp_v1::SOS_AUX)?)
+    } else {
+        let sys_size = u32_at(blob, psp_v1::SOS + psp_v1::DESC_OFFSET_BYTES)?;
+        let sys = match sys_size {
+            0 => None,
+            n => Some(span(blob, base, n)?),
+        };
+        (sys, desc(psp_v1::SOS)?)
+    };
+    Ok(SosV1 {
+        sys_drv,
+        sos,
+        toc: desc(psp_v1::TOC)?,
+        kdb: desc(psp_v1::KDB)?,
+        spl: desc(psp_v1::SPL)?,
+        rl: desc(psp_v1::RL)?,
+    })
+}
+
 /// `enum psp_fw_type`: the components of an SOS bundle.
 pub mod psp_fw {
     pub const SOS: u32 = 1;
@@ -372,6 +444,56 @@ const R23: &str = "struct rlc_firmware_header_v2_3";
 const P2: &str = "struct psp_firmware_header_v2_0";
 const PD: &str = "struct psp_fw_bin_desc";
 
+/// `struct psp_firmware_header_v1_3` and its legacy descriptor.
+pub const SOS_V1_LAYOUT: [Fact; 11] = [
+    Fact::size(H, "struct psp_fw_legacy_bin_desc", psp_v1::DESC_BYTES),
+    Fact::offset(
+        H,
+        "struct psp_fw_legacy_bin_desc",
+        "offset_bytes",
+        psp_v1::DESC_OFFSET_BYTES,
+    ),
+    Fact::offset(
+        H,
+        "struct psp_fw_legacy_bin_desc",
+        "size_bytes",
+        psp_v1::DESC_SIZE_BYTES,
+    ),
+    Fact::size(H, "struct psp_firmware_header_v1_3", psp_v1::BYTES),
+    Fact::offset(
+        H,
+        "struct psp_firmware_header_v1_3",
+        "v1_1.v1_0.sos",
+        psp_v1::SOS,
+    ),
+    Fact::offset(
+        H,
+        "struct psp_firmware_header_v1_3",
+        "v1_1.toc",
+        psp_v1::TOC,
+    ),
+    Fact::offset(
+        H,
+        "struct psp_firmware_header_v1_3",
+        "v1_1.kdb",
+        psp_v1::KDB,
+    ),
+    Fact::offset(H, "struct psp_firmware_header_v1_3", "spl", psp_v1::SPL),
+    Fact::offset(H, "struct psp_firmware_header_v1_3", "rl", psp_v1::RL),
+    Fact::offset(
+        H,
+        "struct psp_firmware_header_v1_3",
+        "sys_drv_aux",
+        psp_v1::SYS_DRV_AUX,
+    ),
+    Fact::offset(
+        H,
+        "struct psp_firmware_header_v1_3",
+        "sos_aux",
+        psp_v1::SOS_AUX,
+    ),
+];
+
 const LAYOUT: [Fact; 45] = [
     Fact::offset(
         H,
@@ -485,4 +607,70 @@ const PSP_FW: [Fact; 11] = [
 ];
 
 /// The container facts the model's reader relies on.
-pub const FACTS: &[Fact] = barebell_facts::fact_table!(LAYOUT, PSP_FW);
+pub const FACTS: &[Fact] = barebell_facts::fact_table!(LAYOUT, PSP_FW, SOS_V1_LAYOUT);
+
+#[cfg(all(test, feature = "std"))]
+mod sos_v1_tests {
+    use super::*;
+
+    /// A v1.3 bundle built by hand: array at 0x100, sys 0x10 bytes, sOS
+    /// 0x8 at 0x10, KDB 4 at 0x18, the aux pair at 0x20/0x30.
+    fn bundle() -> std::vec::Vec<u8> {
+        let mut b = std::vec![0u8; 0x140];
+        b[8..10].copy_from_slice(&1u16.to_le_bytes());
+        b[10..12].copy_from_slice(&3u16.to_le_bytes());
+        b[24..28].copy_from_slice(&0x100u32.to_le_bytes());
+        let mut put = |at: usize, off: u32, size: u32| {
+            b[at + 4..at + 8].copy_from_slice(&off.to_le_bytes());
+            b[at + 8..at + 12].copy_from_slice(&size.to_le_bytes());
+        };
+        put(psp_v1::SOS, 0x10, 0x8);
+        put(psp_v1::KDB, 0x18, 0x4);
+        put(psp_v1::SYS_DRV_AUX, 0x20, 0x10);
+        put(psp_v1::SOS_AUX, 0x30, 0x8);
+        for (i, v) in b[0x100..].iter_mut().enumerate() {
+            *v = i as u8;
+        }
+        b
+    }
+
+    #[test]
+    fn primary_and_aux_sets_are_where_psp_init_sos_microcode_finds_them() {
+        let b = bundle();
+        let p = sos_v1_3(&b, false).unwrap();
+        assert_eq!(p.sys_drv.unwrap(), &b[0x100..0x110]);
+        assert_eq!(p.sos.unwrap(), &b[0x110..0x118]);
+        assert_eq!(p.kdb.unwrap(), &b[0x118..0x11C]);
+        assert_eq!((p.toc, p.spl, p.rl), (None, None, None));
+        let a = sos_v1_3(&b, true).unwrap();
+        assert_eq!(a.sys_drv.unwrap(), &b[0x120..0x130]);
+        assert_eq!(a.sos.unwrap(), &b[0x130..0x138]);
+        assert_eq!(a.kdb, p.kdb);
+    }
+
+    #[test]
+    fn a_component_past_the_end_is_refused() {
+        let mut b = bundle();
+        b[psp_v1::SOS_AUX + 8..psp_v1::SOS_AUX + 12].copy_from_slice(&0x1000u32.to_le_bytes());
+        assert!(matches!(sos_v1_3(&b, true), Err(Error::SpanPastEnd { .. })));
+        assert!(sos_v1_3(&b[..40], true).is_err());
+    }
+
+    #[test]
+    fn aldebarans_bundle_has_both_sets() {
+        let Ok(b) = std::fs::read("/lib/firmware/amdgpu/aldebaran_sos.bin") else {
+            panic!("aldebaran_sos.bin (firmware-amd-graphics) is needed");
+        };
+        let a = sos_v1_3(&b, true).unwrap();
+        let p = sos_v1_3(&b, false).unwrap();
+        // `barebell fw info` (firmware-if's own reader) lists sys_drv 125072,
+        // sos 83024, kdb 3632, rl 5568, sys_drv_aux 137360, sos_aux 91264.
+        assert_eq!(p.sys_drv.map(<[u8]>::len), Some(125_072));
+        assert_eq!(p.sos.map(<[u8]>::len), Some(83_024));
+        assert_eq!(a.sys_drv.map(<[u8]>::len), Some(137_360));
+        assert_eq!(a.sos.map(<[u8]>::len), Some(91_264));
+        assert_eq!(a.kdb.map(<[u8]>::len), Some(3_632));
+        assert_eq!(a.rl.map(<[u8]>::len), Some(5_568));
+        assert_eq!((a.toc, a.spl), (None, None));
+    }
+}

@@ -151,6 +151,9 @@ type GcKey = (u8, u8, Option<u8>);
 /// where one generation's revisions differ; `None`: every revision): the
 /// registry [`VirtualGpu::new`] builds a part from.
 const GC_MODELS: &[(GcKey, Builder)] = &[
+    // GC 9.4.2 (Aldebaran) is GC 9.4.3's single-XCC forerunner: the same
+    // builder, with the block versions its IPs select.
+    ((9, 4, Some(2)), gfx_v9_4_3::build),
     ((9, 4, Some(3)), gfx_v9_4_3::build),
     ((11, 0, None), gfx_v11_0::build),
     ((12, 0, None), gfx_v11_0::build),

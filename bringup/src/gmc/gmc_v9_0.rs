@@ -14,8 +14,13 @@
 //! format ([`barebell::gmc::pagetable::PteFormat::Gfx9TranslateFurther`])
 //! and the GART placed `AMDGPU_GART_PLACEMENT_BEST_FIT`.
 //!
+//! GC 9.4.2 (Aldebaran) runs the same order with one GFXHUB v1.0
+//! (`gfxhub_v1_0.c`) and one MMHUB 1.7 (`mmhub_v1_7.c`), as
+//! `gmc_v9_0_set_gfxhub_funcs()` and `_set_mmhub_funcs()` choose them
+//! ([`Hubs::of`]).
+//!
 //! Not done: the UMC's `init_registers` (RAS), `gmc_v9_0_init_golden_registers()`
-//! (nothing for GC 9.4.3 in 6.12).
+//! (nothing for GC 9.4.2 or 9.4.3 in 6.12).
 
 use crate::Gpu;
 use crate::error::{BringupError, ErrorKind, ResultAt};
@@ -24,8 +29,65 @@ use crate::sink::Step;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
-use barebell::gmc::hub::v9::{self, GFXHUB_1_2, HubV9Config, MMHUB_1_8};
-use barebell::gmc::hub::{HubConfig, gfxhub_v1_2, mmhub_v1_8};
+use barebell::gmc::hub::v9::{
+    self, GFXHUB_1_0, GFXHUB_1_2, HubV9Config, HubV9Regs, MMHUB_1_7, MMHUB_1_8,
+};
+use barebell::gmc::hub::{HubConfig, gfxhub_v1_0, gfxhub_v1_2, mmhub_v1_7, mmhub_v1_8};
+use barebell::regs::Reg;
+
+/// The hub files a gfx9 GC selects: GFXHUB v1.2 per XCC and MMHUB 1.8 per
+/// AID on GC 9.4.3, GFXHUB v1.0 and MMHUB 1.7 on GC 9.4.2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hubs {
+    V9_4_2,
+    V9_4_3,
+}
+
+impl Hubs {
+    pub fn of(gc: (u8, u8, u8)) -> Option<Hubs> {
+        match gc {
+            (9, 4, 2) => Some(Hubs::V9_4_2),
+            (9, 4, 3) => Some(Hubs::V9_4_3),
+            _ => None,
+        }
+    }
+
+    fn regs(self) -> (&'static HubV9Regs, &'static HubV9Regs) {
+        match self {
+            Hubs::V9_4_2 => (&GFXHUB_1_0, &MMHUB_1_7),
+            Hubs::V9_4_3 => (&GFXHUB_1_2, &MMHUB_1_8),
+        }
+    }
+
+    /// `MC_VM_FB_LOCATION_BASE` of the MMHUB (`*_get_fb_location()`),
+    /// `MC_VM_FB_OFFSET` of the GFXHUB (`*_get_mc_fb_offset()`), and
+    /// `_FB_LOCATION_TOP` of the MMHUB.
+    fn fb(self) -> (Reg, Reg, Reg) {
+        use barebell::regs::{gc_9_4_2_vm, gc_9_4_3_vm, mmhub_1_7_0, mmhub_1_8_0};
+        match self {
+            Hubs::V9_4_2 => (
+                mmhub_1_7_0::MC_VM_FB_LOCATION_BASE,
+                gc_9_4_2_vm::MC_VM_FB_OFFSET,
+                mmhub_1_7_0::MC_VM_FB_LOCATION_TOP,
+            ),
+            Hubs::V9_4_3 => (
+                mmhub_1_8_0::MC_VM_FB_LOCATION_BASE,
+                gc_9_4_3_vm::MC_VM_FB_OFFSET,
+                mmhub_1_8_0::MC_VM_FB_LOCATION_TOP,
+            ),
+        }
+    }
+
+    fn of_gpu(gpu: &Gpu<'_>) -> Result<Hubs, BringupError> {
+        let gc = gpu.ips.gc.version.triple();
+        Hubs::of(gc)
+            .ok_or(ErrorKind::Unsupported {
+                what: "gfx9 hubs of GC",
+                version: gc,
+            })
+            .at(Step::Gmc)
+    }
+}
 use barebell::ip::hw_id;
 use barebell::nbio::Nbio;
 use barebell::regs::hdp_4_4_2;
@@ -46,6 +108,8 @@ pub fn hw_init(
     let xccs: Vec<_> = xcc_ips.iter().map(|x| bus.block(x.bases)).collect();
     let aids: Vec<_> = aid_ips.iter().map(|a| bus.block(a.bases)).collect();
     let cfg = HubV9Config::new(*map);
+    let hubs = Hubs::of_gpu(gpu)?;
+    let (gfxhub, mmhub) = hubs.regs();
     // hdp_v4_0_init_registers() on HDP 4.4.2 (bare metal): the flush
     // invalidates the cache, and the non-surface base is this GPU's VRAM
     // start (`adev->gmc.vram_start`, past the FB start by the node's
@@ -70,23 +134,42 @@ pub fn hw_init(
         .at(s)?;
     flush_hdp(bus, nbio).at(s)?;
     // amdgpu_vm_fault_stop's default: faults go to the default page.
-    gfxhub_v1_2::set_fault_enable_default(&xccs, true).at(s)?;
-    mmhub_v1_8::set_fault_enable_default(&aids, true).at(s)?;
+    match hubs {
+        Hubs::V9_4_2 => {
+            gfxhub_v1_0::set_fault_enable_default(&xccs, true).at(s)?;
+            mmhub_v1_7::set_fault_enable_default(&aids, true).at(s)?;
+        }
+        Hubs::V9_4_3 => {
+            gfxhub_v1_2::set_fault_enable_default(&xccs, true).at(s)?;
+            mmhub_v1_8::set_fault_enable_default(&aids, true).at(s)?;
+        }
+    }
     for x in &xccs {
-        v9::flush_gpu_tlb(x, clock, &GFXHUB_1_2, 0, 0).at(s)?;
+        v9::flush_gpu_tlb(x, clock, gfxhub, 0, 0).at(s)?;
     }
     for a in &aids {
-        v9::flush_gpu_tlb(a, clock, &MMHUB_1_8, 0, 0).at(s)?;
+        v9::flush_gpu_tlb(a, clock, mmhub, 0, 0).at(s)?;
     }
-    gfxhub_v1_2::gart_enable(&xccs, &cfg).at(s)?;
-    mmhub_v1_8::gart_enable(&aids, &cfg).at(s)?;
-    Ok(format!(
-        "{} on {} XCCs and {} on {} AIDs",
-        GFXHUB_1_2.name,
-        xccs.len(),
-        MMHUB_1_8.name,
-        aids.len()
-    ))
+    match hubs {
+        Hubs::V9_4_2 => {
+            gfxhub_v1_0::gart_enable(&xccs, &cfg).at(s)?;
+            mmhub_v1_7::gart_enable(&aids, &cfg).at(s)?;
+        }
+        Hubs::V9_4_3 => {
+            gfxhub_v1_2::gart_enable(&xccs, &cfg).at(s)?;
+            mmhub_v1_8::gart_enable(&aids, &cfg).at(s)?;
+        }
+    }
+    Ok(match hubs {
+        Hubs::V9_4_2 => format!("{} and {}", gfxhub.name, mmhub.name),
+        Hubs::V9_4_3 => format!(
+            "{} on {} XCCs and {} on {} AIDs",
+            gfxhub.name,
+            xccs.len(),
+            mmhub.name,
+            aids.len()
+        ),
+    })
 }
 
 /// GMC 9.0's block as GC 9.4.3 uses it.
@@ -103,9 +186,12 @@ impl super::block::GmcBlock for GmcV9_0 {
     /// `gmc_v9_0_vram_gtt_location()` uses); the GART placed
     /// `AMDGPU_GART_PLACEMENT_BEST_FIT`.
     fn fb_regs(&self, ips: &crate::discovery::Ips) -> super::block::FbRegs {
+        let (location, offset, _) = Hubs::of(ips.gc.version.triple())
+            .unwrap_or(Hubs::V9_4_3)
+            .fb();
         super::block::FbRegs {
-            location: barebell::regs::mmhub_1_8_0::MC_VM_FB_LOCATION_BASE,
-            offset: barebell::regs::gc_9_4_3_vm::MC_VM_FB_OFFSET,
+            location,
+            offset,
             offset_bases: ips.gc.bases,
             gart: barebell::gmc::layout::GartPlacement::BestFit,
         }
@@ -147,11 +233,14 @@ impl super::block::GmcBlock for GmcV9_0 {
         if gpu.memory.is_none() {
             return Ok(faults);
         }
+        let (gfxhub, mmhub) = Hubs::of(gpu.ips.gc.version.triple())
+            .unwrap_or(Hubs::V9_4_3)
+            .regs();
         for x in gpu.ips.xccs() {
-            faults.extend(v9::read_fault(&gpu.bus, &x.bases, &GFXHUB_1_2)?);
+            faults.extend(v9::read_fault(&gpu.bus, &x.bases, gfxhub)?);
         }
         for a in gpu.ips.aids(hw_id::MMHUB) {
-            faults.extend(v9::read_fault(&gpu.bus, &a.bases, &MMHUB_1_8)?);
+            faults.extend(v9::read_fault(&gpu.bus, &a.bases, mmhub)?);
         }
         Ok(faults)
     }
@@ -168,13 +257,17 @@ impl super::block::GmcBlock for GmcV9_0 {
             .first()
             .map(|x| x.bases)
             .unwrap_or(gpu.ips.gc.bases);
-        let xgmi = barebell::gmc::hub::gfxhub_v1_2::get_xgmi_info(&gpu.bus.block(xcc0))
-            .map_err(ErrorKind::Xgmi)
-            .at(s)?;
+        let hubs = Hubs::of_gpu(gpu)?;
+        let xgmi = match hubs {
+            Hubs::V9_4_2 => gfxhub_v1_0::get_xgmi_info(&gpu.bus.block(xcc0)),
+            Hubs::V9_4_3 => gfxhub_v1_2::get_xgmi_info(&gpu.bus.block(xcc0)),
+        }
+        .map_err(ErrorKind::Xgmi)
+        .at(s)?;
         let Some(xgmi) = xgmi else {
             return Ok(None);
         };
-        let top = barebell::regs::mmhub_1_8_0::MC_VM_FB_LOCATION_TOP;
+        let top = hubs.fb().2;
         let fb_location_top = gpu.bus.block(gpu.ips.mmhub.bases).read(top).at(s)?;
         if fb_location_top == barebell::bus::ALL_ONES {
             return Err(ErrorKind::DeviceGone { register: top.name }).at(s);
@@ -185,10 +278,19 @@ impl super::block::GmcBlock for GmcV9_0 {
         }))
     }
 
-    /// `mmhub_v1_8_gart_disable()` on every AID.
+    /// `mmhub_v1_8_gart_disable()` on every AID (`mmhub_v1_7_` on
+    /// Aldebaran's one MMHUB).
     fn mmhub_off(&self, gpu: &Gpu<'_>) -> crate::error::Outcome {
         if gpu.entered >= Step::Gmc {
-            hubs_off_v9(&gpu.bus, &gpu.ips.aids(hw_id::MMHUB), &MMHUB_1_8, "AIDs")
+            let (_, mmhub) = Hubs::of(gpu.ips.gc.version.triple())
+                .unwrap_or(Hubs::V9_4_3)
+                .regs();
+            let what = if mmhub == &MMHUB_1_8 {
+                "AIDs"
+            } else {
+                "the die"
+            };
+            hubs_off_v9(&gpu.bus, &gpu.ips.aids(hw_id::MMHUB), mmhub, what)
         } else {
             crate::error::Outcome::NotNeeded("the MMHUB was never programmed")
         }

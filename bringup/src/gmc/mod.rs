@@ -69,7 +69,7 @@ pub use block::GmcBlock;
 /// has none.
 pub fn block_for(version: (u8, u8, u8)) -> Option<&'static dyn GmcBlock> {
     match version {
-        (9, 4, 3) => Some(&gmc_v9_0::GmcV9_0),
+        (9, 4, 2) | (9, 4, 3) => Some(&gmc_v9_0::GmcV9_0),
         (11, _, _) => Some(&gmc_v11_0::GmcV11_0),
         (12, _, _) => Some(&gmc_v12_0::GmcV12_0),
         _ => None,

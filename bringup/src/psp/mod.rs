@@ -8,6 +8,7 @@
 //! the MMHUB latched.
 
 pub mod psp_v13_0;
+pub mod psp_v13_0_2;
 pub mod psp_v13_0_6;
 
 use crate::Gpu;
@@ -95,6 +96,7 @@ pub trait PspBlock: Sync + core::fmt::Debug {
 /// The block for MP0 `version`, or `None` if barebell has none.
 pub fn block_for(version: (u8, u8, u8)) -> Option<&'static dyn PspBlock> {
     match version {
+        (13, 0, 2) => Some(&psp_v13_0_2::PspV13_0_2),
         (13, 0, 6) => Some(&psp_v13_0_6::PspV13_0_6),
         v if Plan::for_version(v).is_some() && PspRegs::for_version(v).is_some() => {
             Some(&psp_v13_0::PspV13_0)
@@ -139,6 +141,7 @@ mod block_tests {
         assert_eq!(block_for((13, 0, 6)).unwrap().name(), "psp_v13_0_6");
         assert_eq!(block_for((13, 0, 0)).unwrap().name(), "psp_v13_0");
         assert_eq!(block_for((14, 0, 2)).unwrap().name(), "psp_v13_0");
-        assert!(block_for((13, 0, 2)).is_none());
+        assert_eq!(block_for((13, 0, 2)).unwrap().name(), "psp_v13_0_2");
+        assert!(block_for((11, 0, 4)).is_none());
     }
 }

@@ -253,6 +253,28 @@ pub fn mi300x() -> PartFirmware {
     }
 }
 
+/// MI210 (Aldebaran): 64 GiB of HBM2e (AMD's MI210 specification); the
+/// sOS and SMC blobs Linux requests for MP0/MP1 13.0.2
+/// (`psp_init_sos_microcode()` with `aldebaran`, `smu_v13_0_init_microcode()`).
+/// Its TMR is the driver's (`boot_time_tmr` false for 13.0.2), sized
+/// `PSP_TMR_SIZE()` = 8 MiB on Aldebaran (`amdgpu_psp.h`), the size the
+/// model's PSP answers with. Which images PSP loads is the PSP 13.0.2
+/// model's ([`crate::psp`]).
+pub fn mi210() -> PartFirmware {
+    PartFirmware {
+        desc: discovery::MI210,
+        vram_mib: 64 * 1024,
+        sos: "aldebaran_sos.bin",
+        smu: "aldebaran_smc.bin",
+        tmr_size: ALDEBARAN_TMR,
+        pmfw: None,
+        gfx: Vec::new(),
+    }
+}
+
+/// `PSP_TMR_SIZE(adev)` for `CHIP_ALDEBARAN` (`amdgpu_psp.h`: 0x800000).
+pub const ALDEBARAN_TMR: u32 = 0x80_0000;
+
 /// MI308X: 192 GiB (a **model value**: MI300X's).
 pub fn mi308x() -> PartFirmware {
     PartFirmware {

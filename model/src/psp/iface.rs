@@ -128,6 +128,8 @@ pub mod fw {
     pub const SDMA1: u32 = 10;
     pub const SDMA2: u32 = 52;
     pub const SDMA3: u32 = 53;
+    /// Aldebaran's fifth SDMA (GC 9.4.2 / SDMA 4.4.0 on MP0 13.0.2).
+    pub const SDMA4: u32 = 54;
     /// `psp_rl_load()`.
     pub const REG_LIST: u32 = 67;
     /// `psp_load_p2s_table()` (MP0 13.0.6, from the SMU blob).
@@ -143,6 +145,7 @@ pub mod fw {
         ("GFX_FW_TYPE_SDMA1", SDMA1),
         ("GFX_FW_TYPE_SDMA2", SDMA2),
         ("GFX_FW_TYPE_SDMA3", SDMA3),
+        ("GFX_FW_TYPE_SDMA4", SDMA4),
         ("GFX_FW_TYPE_REG_LIST", REG_LIST),
         ("GFX_FW_TYPE_RLC_G", RLC_G),
         ("GFX_FW_TYPE_SMU", SMU),
@@ -304,8 +307,9 @@ const fn fw_facts<const N: usize>() -> [Fact; N] {
     out
 }
 
-const FW: [Fact; 40] = fw_facts::<40>();
-const _: () = assert!(fw::ALL.len() == 41);
+// Every entry of `fw::ALL` (the count was a literal once, one short of
+// the list, which left the last type unchecked).
+const FW: [Fact; fw::ALL.len()] = fw_facts::<{ fw::ALL.len() }>();
 
 /// The model's PSP interface facts.
 pub const FACTS: &[Fact] = barebell_facts::fact_table!(LAYOUT, IDS, FW);

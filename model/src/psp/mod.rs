@@ -90,6 +90,7 @@ use spin::Mutex;
 
 pub mod iface;
 pub mod loaded;
+pub mod mp13_0_2;
 pub mod mp13_0_6;
 
 pub use loaded::LoadedFirmware;
@@ -206,8 +207,11 @@ pub struct PspExpect {
     /// `psp_bootloader_cmd` written to C2PMSG_35 and the bytes it must
     /// find at `C2PMSG_36 << 20`.
     pub stages: Vec<(u32, Vec<u8>)>,
+    /// The TOC LOAD_TOC must carry; empty for a bundle without one (MP0
+    /// 13.0.2), whose driver sends no LOAD_TOC.
     pub toc: Vec<u8>,
-    /// The TMR size LOAD_TOC answers with.
+    /// The TMR size LOAD_TOC answers with, or, without a TOC, the
+    /// `PSP_TMR_SIZE()` SETUP_TMR must carry.
     pub tmr_size: u32,
     /// The SMU image, if the part loads one before SETUP_TMR.
     pub smu: Option<Vec<u8>>,
@@ -217,11 +221,12 @@ pub struct PspExpect {
     /// The firmware set the TMR up at boot (MP0 14.x): GFX loads need no
     /// SETUP_TMR, only LOAD_TOC.
     pub boot_time_tmr: bool,
-    /// MP0 13.0.6 ([`mp13_0_6`]): no RLC autoload and a boot-time TMR
-    /// that Linux still names with an empty SETUP_TMR (address, size and
-    /// physical address 0, `psp_tmr_load()` with no `tmr_bo`), sent with
-    /// no LOAD_TOC before it. Each LOAD_IP_FW puts its image in place at
-    /// once; AUTOLOAD_RLC is refused.
+    /// No RLC autoload: each LOAD_IP_FW puts its image in place at once;
+    /// AUTOLOAD_RLC is refused. MP0 13.0.6 ([`mp13_0_6`]) with a
+    /// boot-time TMR that Linux still names with an empty SETUP_TMR
+    /// (address, size and physical address 0, `psp_tmr_load()` with no
+    /// `tmr_bo`), sent with no LOAD_TOC before it; MP0 13.0.2
+    /// ([`mp13_0_2`]) with the driver's TMR.
     pub direct_load: bool,
     /// The register list (`GFX_FW_TYPE_REG_LIST`, `psp_rl_load()`) the
     /// part's bundle carries, if any.
@@ -714,13 +719,15 @@ impl PspModel {
     fn command(&self, s: &mut State, id: u32, body: &[u8], resp: &mut [u8]) -> u32 {
         match id {
             cmd::LOAD_TOC => self.load_toc(s, body, resp),
-            cmd::SETUP_TMR if self.expect.direct_load => self.setup_boot_tmr(s, body),
+            cmd::SETUP_TMR if self.expect.direct_load && self.expect.boot_time_tmr => {
+                self.setup_boot_tmr(s, body)
+            }
             cmd::SETUP_TMR => self.setup_tmr(s, body),
             cmd::LOAD_IP_FW => self.load_ip_fw(s, body),
             cmd::AUTOLOAD_RLC if self.expect.direct_load => Self::refuse(
                 s,
                 status::ORDER,
-                "AUTOLOAD_RLC on a PSP without RLC autoload (MP0 13.0.6)",
+                "AUTOLOAD_RLC on a PSP without RLC autoload (MP0 13.0.2, 13.0.6)",
             ),
             cmd::AUTOLOAD_RLC => self.autoload_rlc(s),
             cmd::SPATIAL_PART if self.expect.direct_load => self.spatial_partition(s, body),
@@ -784,9 +791,11 @@ impl PspModel {
     }
 
     /// SETUP_TMR: the driver's TMR, after LOAD_TOC and at its answer's
-    /// size, in VRAM at its physical address.
+    /// size, in VRAM at its physical address. A part whose bundle has no
+    /// TOC (MP0 13.0.2) sends no LOAD_TOC: its TMR is `PSP_TMR_SIZE()`
+    /// (`psp_tmr_init()`), the part's [`PspExpect::tmr_size`].
     fn setup_tmr(&self, s: &mut State, body: &[u8]) -> u32 {
-        if !s.toc_loaded {
+        if !s.toc_loaded && !self.expect.toc.is_empty() {
             return Self::refuse(s, status::ORDER, "SETUP_TMR before LOAD_TOC");
         }
         if !s.pending.is_empty() {
@@ -885,7 +894,7 @@ impl PspModel {
             return Self::refuse(s, status::DMA, "ucode image not mapped");
         };
         if t == fw::SMU {
-            if !s.toc_loaded {
+            if !s.toc_loaded && !self.expect.toc.is_empty() {
                 return Self::refuse(s, status::ORDER, "SMU before LOAD_TOC");
             }
             let ok = self

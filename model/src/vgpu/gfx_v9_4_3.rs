@@ -62,7 +62,7 @@ use crate::gmc::VmRefusal;
 use crate::hub_v9::{self, HubV9Model};
 use crate::log::Keep;
 use crate::mec_v9_4_3::{MecV943, Space, XccTranslate};
-use crate::nbio::NbioModel;
+use crate::nbio::{NbioIp, NbioModel};
 use crate::parts::Part;
 use crate::psp::PspModel;
 use crate::rlc_mec_v9_4_3::RlcMecV943;
@@ -240,18 +240,25 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
     am::place_discovery(part.firmware.vram_mib, memory, &table);
     let window = Arc::new(VramWindow::new(clock, part.firmware.vram_mib, table));
     let i = build::instances_of(part)?;
-    let (gfxhubs, mmhubs) = build::hubs(part, &i);
+    let f = build::Flavour::of(&i)?;
+    let (gfxhubs, mmhubs) = build::hubs(part, &i, &f);
     let pmfw = part.firmware.pmfw.unwrap_or(PMFW_VERSION);
-    let psp = build::psp(clock, x.files, &i, &mmhubs[0], memory, pmfw)?;
+    let psp = build::psp(clock, x.files, (&i, &f), &mmhubs[0], memory, pmfw)?;
     let rlc_mec = Arc::new(RlcMecV943::new(
         clock,
         i.xccs.iter().map(|x| bases8(x)).collect(),
         psp.loaded(),
     ));
-    let nbios = build::nbios(clock, &i);
+    let nbios = build::nbios(clock, &i, f.nbio);
     let log = Arc::new(crate::soc::RefusalLog::new());
     let ih = build::ih(clock, &i, &log, &mmhubs[0], memory)?;
-    let sdma = build::sdma(clock, &i, &psp, &log)?;
+    // Aldebaran's SDMA 4.4.0 engines are not modelled: their registers
+    // fall to the unclaimed file, and no copy queue can be made.
+    let sdma = if f.is_9_4_3() {
+        build::sdma(clock, &i, &psp, &log)?
+    } else {
+        Vec::new()
+    };
     let bus_master = Arc::new(AtomicBool::new(false));
     let pci = Arc::new(crate::pci_config::PciConfig::new(bus_master.clone(), clock));
     let (mec, xlate) = build::mec(clock, x.seed, &i, &rlc_mec, &gfxhubs, memory, x.chunk_bus);
@@ -275,7 +282,7 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
         mec: mec.clone(),
         hive: part.xgmi,
     };
-    let smu = build::smu(clock, &i, scope, log.clone(), pmfw)?;
+    let smu = build::smu(clock, (&i, &f), scope, log.clone(), pmfw)?;
     build::connect_sdma(clock, &sdma, &mmhubs, &xlate, &mec, (&nbios[0], &ih))?;
     // Doorbells reach the CP block through AID 0's NBIO aperture.
     let nb0 = nbios[0].clone();
@@ -300,6 +307,7 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
             sdma: &sdma,
             window: &window,
             pmfw,
+            flavour: &f,
         },
         &unclaimed,
     );
@@ -311,12 +319,15 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
     // through it on every part (`AMDev.rreg`/`indirect_rreg`).
     let index_data2 = {
         use crate::socregs::nbio_7_9_0::{BIF_BX_PF0_RSMU_DATA, BIF_BX_PF0_RSMU_INDEX};
-        i.nbifs.first().and_then(|n| {
-            let b = bases(n);
-            BIF_BX_PF0_RSMU_INDEX
-                .byte_offset(&b)
-                .zip(BIF_BX_PF0_RSMU_DATA.byte_offset(&b))
-        })
+        i.nbifs
+            .first()
+            .filter(|_| f.nbio == NbioIp::Nbio7_9_0)
+            .and_then(|n| {
+                let b = bases(n);
+                BIF_BX_PF0_RSMU_INDEX
+                    .byte_offset(&b)
+                    .zip(BIF_BX_PF0_RSMU_DATA.byte_offset(&b))
+            })
     };
     let gc = Gc943 {
         gfxhubs,

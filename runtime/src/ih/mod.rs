@@ -100,7 +100,10 @@ impl IhRegs {
     /// The IH of OSSSYS `version`, if barebell drives it.
     pub fn for_version(version: (u8, u8, u8)) -> Option<&'static IhRegs> {
         match version {
-            (4, 4, 2) => Some(&ih_v4_4_2::REGS),
+            // `vega20_ih.c` drives OSSSYS 4.4.0 (Aldebaran) and 4.4.2 alike,
+            // through the same `*_ALDEBARAN` offsets for the two registers
+            // that moved (`IH_CHICKEN`, `IH_RETRY_INT_CAM_CNTL`).
+            (4, 4, 0) | (4, 4, 2) => Some(&ih_v4_4_2::REGS),
             (6, 0, 0) => Some(&ih_v6_0::REGS),
             (7, 0, 0) => Some(&ih_v7_0::REGS),
             _ => None,

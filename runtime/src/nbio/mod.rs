@@ -30,7 +30,7 @@
 
 use crate::bus::{Block, BlockError, RegisterBus};
 use crate::regs::nbio_4_3_0::init::{DoorbellAperEn, RemapHdpFlushCntl, SelfringAperCntl};
-use crate::regs::{IpBases, Reg, nbif_6_3_1, nbio_4_3_0, nbio_7_9_0};
+use crate::regs::{IpBases, Reg, nbif_6_3_1, nbio_4_3_0, nbio_7_4, nbio_7_9_0};
 
 /// Byte offset in the register BAR where Linux puts the remapped HDP
 /// flush page on hosts with 4 KiB pages: `MMIO_REG_HOLE_OFFSET`, defined
@@ -169,8 +169,32 @@ pub const NBIO_7_9_0: NbioRegs = NbioRegs {
     symbols: &[nbio_7_9_0::ALL],
 };
 
+/// NBIO 7.4.4 (Aldebaran, GC 9.4.2), from `nbio_7_4_offset.h`: the
+/// remap/aperture/self-ring registers at the same places; registers past
+/// the BAR through `PCIE_INDEX2`/`PCIE_DATA2`; the hole at `0x80000 -
+/// PAGE_SIZE` (`nbio_v7_4.c`'s `MMIO_REG_HOLE_OFFSET`); no S2A (doorbells
+/// outside the SDMA/IH/MM ranges go to the CP, as on NBIO 7.9).
+pub const NBIO_7_4_4: NbioRegs = NbioRegs {
+    ip: "NBIO 7.4.4",
+    version: (7, 4, 4),
+    remap_hdp_mem_flush_cntl: nbio_7_4::REMAP_HDP_MEM_FLUSH_CNTL,
+    remap_hdp_reg_flush_cntl: nbio_7_4::REMAP_HDP_REG_FLUSH_CNTL,
+    doorbell_aper_en: nbio_7_4::RCC_DOORBELL_APER_EN,
+    config_memsize: nbio_7_4::RCC_CONFIG_MEMSIZE,
+    selfring_base_high: nbio_7_4::DOORBELL_SELFRING_GPA_APER_BASE_HIGH,
+    selfring_base_low: nbio_7_4::DOORBELL_SELFRING_GPA_APER_BASE_LOW,
+    selfring_cntl: nbio_7_4::DOORBELL_SELFRING_GPA_APER_CNTL,
+    rsmu_index: nbio_7_4::PCIE_INDEX2,
+    rsmu_data: nbio_7_4::PCIE_DATA2,
+    s2a_entries: None,
+    s2a_sdma_entry: None,
+    hole: MMIO_REG_HOLE_OFFSET,
+    index_hi: None,
+    symbols: &[nbio_7_4::ALL],
+};
+
 /// Every table, for lookup by discovered version.
-pub const TABLES: &[&NbioRegs] = &[&NBIO_4_3_0, &NBIF_6_3_1, &NBIO_7_9_0];
+pub const TABLES: &[&NbioRegs] = &[&NBIO_4_3_0, &NBIF_6_3_1, &NBIO_7_9_0, &NBIO_7_4_4];
 
 /// Why an NBIO step could not run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

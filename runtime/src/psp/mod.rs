@@ -95,6 +95,7 @@ pub const FENCE_TIMEOUT_NS: u64 = 2_000_000_000;
 
 pub use crate::regs::mp::PspRegs;
 
+pub mod mp13_0_2;
 pub mod mp13_0_6;
 
 /// The GC registers the autoload wait reads.

@@ -282,9 +282,9 @@ impl BlobRole {
 
     fn name(self) -> &'static str {
         match self {
-            BlobRole::Sdma => "the SDMA 4.4.2 blob",
-            BlobRole::Mec => "the GC 9.4.3 MEC blob",
-            BlobRole::Rlc => "the GC 9.4.3 RLC blob",
+            BlobRole::Sdma => "the SDMA 4.4.x blob",
+            BlobRole::Mec => "the GC 9.4.x MEC blob",
+            BlobRole::Rlc => "the GC 9.4.x RLC blob",
         }
     }
 }
@@ -302,6 +302,16 @@ pub struct GfxBlobs<'a, 'f> {
 /// absent section is left out, as `fw_load_skip_check()` skips a ucode
 /// of size 0, except the MEC and RLC_G code, without which nothing runs.
 pub fn gfx_images<'a>(blobs: GfxBlobs<'a, '_>, out: &mut [Image<'a>]) -> Result<usize, PspError> {
+    gfx_images_in(&GFX_ORDER, blobs, out)
+}
+
+/// [`gfx_images`] for another part's ucode order (Aldebaran's five SDMA,
+/// [`super::mp13_0_2::GFX_ORDER`]).
+pub fn gfx_images_in<'a>(
+    order: &[(u32, BlobRole, &str)],
+    blobs: GfxBlobs<'a, '_>,
+    out: &mut [Image<'a>],
+) -> Result<usize, PspError> {
     for (role, fw) in [
         (BlobRole::Sdma, blobs.sdma),
         (BlobRole::Mec, blobs.mec),
@@ -315,7 +325,7 @@ pub fn gfx_images<'a>(blobs: GfxBlobs<'a, '_>, out: &mut [Image<'a>]) -> Result<
         }
     }
     let mut n = 0;
-    for (t, role, section) in GFX_ORDER {
+    for &(t, role, section) in order {
         let fw = match role {
             BlobRole::Sdma => blobs.sdma,
             BlobRole::Mec => blobs.mec,

@@ -1,7 +1,9 @@
 //! MMHUB 1.7's VM hub registers (`mmhub_v1_7.c`: Aldebaran, whose MMHUB
 //! Linux sets to 9.4.2 and drives with `mmhub_v1_7_funcs`), checked
 //! against `mmhub_1_7_offset.h`. The names are GFXHUB v1.2's
-//! ([`crate::regs::gc_9_4_3_vm`]), at MMHUB 1.7's offsets.
+//! ([`crate::regs::gc_9_4_3_vm`]), at MMHUB 1.7's offsets; the
+//! `DAGB*_WRCLI_GPU_SNOOP_OVERRIDE` pair is what
+//! `mmhub_v1_7_init_snoop_override_regs()` sets.
 
 crate::regs::registers! { "mmhub_1_7_offset.h";
     VM_L2_CNTL = 0x0b80, 0;
@@ -54,4 +56,7 @@ crate::regs::registers! { "mmhub_1_7_offset.h";
     MC_VM_MX_L1_TLB_CNTL = 0x0cc7, 0;
     MC_VM_FB_OFFSET = 0x0cab, 0;
 
+    DAGB0_WRCLI_GPU_SNOOP_OVERRIDE = 0x005e, 0;
+    DAGB0_WRCLI_GPU_SNOOP_OVERRIDE_VALUE = 0x005f, 0;
+    DAGB1_WRCLI_GPU_SNOOP_OVERRIDE = 0x00de, 0;
 }

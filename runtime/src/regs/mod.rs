@@ -10,6 +10,7 @@
 pub mod dcn_3_2_0;
 pub mod gc_11_0_0;
 pub mod gc_12_0_0;
+pub mod gc_9_4_2_scratch;
 pub mod gc_9_4_2_vm;
 pub mod gc_9_4_3;
 pub mod gc_9_4_3_rlc;
@@ -23,13 +24,16 @@ pub mod mmhub_3_0_0;
 pub mod mmhub_4_1_0;
 pub mod mp;
 pub mod mp1_13_0_0;
+pub mod mp1_13_0_2;
 pub mod mp1_13_0_6;
 pub mod mp1_14_0_2;
 pub mod mp_13_0_0;
+pub mod mp_13_0_2;
 pub mod mp_13_0_6;
 pub mod mp_14_0_2;
 pub mod nbif_6_3_1;
 pub mod nbio_4_3_0;
+pub mod nbio_7_4;
 pub mod nbio_7_9_0;
 pub mod osssys_4_4_2;
 pub mod osssys_6_0_0;
@@ -305,6 +309,10 @@ impl Reg {
 /// checks each one's offset and `BASE_IDX` against the named header.
 macro_rules! registers {
     ($header:literal; $($name:ident = $off:literal, $idx:literal;)*) => {
+        $crate::regs::registers! { $header, "reg"; $($name = $off, $idx;)* }
+    };
+    // Older headers (`nbio_7_4_offset.h`) name registers `mmNAME`.
+    ($header:literal, $prefix:literal; $($name:ident = $off:literal, $idx:literal;)*) => {
         $(
             pub const $name: $crate::regs::Reg = $crate::regs::Reg {
                 name: stringify!($name),
@@ -316,8 +324,8 @@ macro_rules! registers {
         /// Each register's offset and `BASE_IDX`, as conformance facts.
         pub const FACTS: &[barebell_facts::Fact] = &[
             $(
-                barebell_facts::Fact::constant($header, concat!("reg", stringify!($name)), $name.offset as u64),
-                barebell_facts::Fact::constant($header, concat!("reg", stringify!($name), "_BASE_IDX"), $name.base_idx as u64),
+                barebell_facts::Fact::constant($header, concat!($prefix, stringify!($name)), $name.offset as u64),
+                barebell_facts::Fact::constant($header, concat!($prefix, stringify!($name), "_BASE_IDX"), $name.base_idx as u64),
             )*
         ];
 

@@ -47,6 +47,20 @@ impl PspRegs {
             c2pmsg_81: MP0_SMN_C2PMSG_81,
         }
     };
+    /// MP0 13.0.2 (Aldebaran): the same mailboxes at the same offsets.
+    pub const MP0_13_0_2: PspRegs = {
+        use crate::regs::mp_13_0_2::*;
+        PspRegs {
+            c2pmsg_35: MP0_SMN_C2PMSG_35,
+            c2pmsg_36: MP0_SMN_C2PMSG_36,
+            c2pmsg_64: MP0_SMN_C2PMSG_64,
+            c2pmsg_67: MP0_SMN_C2PMSG_67,
+            c2pmsg_69: MP0_SMN_C2PMSG_69,
+            c2pmsg_70: MP0_SMN_C2PMSG_70,
+            c2pmsg_71: MP0_SMN_C2PMSG_71,
+            c2pmsg_81: MP0_SMN_C2PMSG_81,
+        }
+    };
     pub const MP0_14_0_2: PspRegs = {
         use crate::regs::mp_14_0_2::*;
         PspRegs {
@@ -65,6 +79,7 @@ impl PspRegs {
     pub fn for_version(v: (u8, u8, u8)) -> Option<PspRegs> {
         match v {
             (13, 0, 0) => Some(Self::MP0_13_0_0),
+            (13, 0, 2) => Some(Self::MP0_13_0_2),
             (13, 0, 6) => Some(Self::MP0_13_0_6),
             (14, 0, 2) | (14, 0, 3) => Some(Self::MP0_14_0_2),
             _ => None,

@@ -24,6 +24,7 @@
 //! No step here has run on hardware.
 
 pub mod smu_v13_0_0;
+pub mod smu_v13_0_2;
 pub mod smu_v13_0_6;
 pub mod smu_v14_0_2;
 
@@ -147,6 +148,7 @@ impl Mp1 {
     pub fn for_version(v: (u8, u8, u8)) -> Option<&'static Mp1> {
         match v {
             (13, 0, 0) => Some(&smu_v13_0_0::MP1),
+            (13, 0, 2) => Some(&smu_v13_0_2::MP1),
             (13, 0, 6) => Some(&smu_v13_0_6::MP1),
             (14, 0, 2) | (14, 0, 3) => Some(&smu_v14_0_2::MP1),
             _ => None,

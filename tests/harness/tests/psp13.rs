@@ -332,7 +332,7 @@ fn wrong_or_missing_blob_is_refused() {
         mp::gfx_images(g, &mut out),
         Err(PspError::Missing {
             what: "a blob of the right kind",
-            blob: "the GC 9.4.3 MEC blob",
+            blob: "the GC 9.4.x MEC blob",
         })
     );
     // A TA blob where the SOS bundle belongs.

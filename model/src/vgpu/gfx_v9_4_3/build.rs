@@ -34,6 +34,54 @@ fn missing(ip: &'static str) -> ModelError {
     ModelError::MissingIp { ip }
 }
 
+/// The block versions a gfx9 part's IPs select (Linux's
+/// `gmc_v9_0_set_gfxhub_funcs()`/`_set_mmhub_funcs()`, the NBIO, MP0 and
+/// MP1 versions), so that one builder serves GC 9.4.2 and 9.4.3.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Flavour {
+    pub gfxhub: hub_v9::V9Offsets,
+    pub mmhub: hub_v9::V9Offsets,
+    pub nbio: NbioIp,
+    pub mp1: crate::smu::Mp1,
+    pub mp0: (u8, u8, u8),
+    pub gc: (u8, u8, u8),
+}
+
+impl Flavour {
+    pub(super) fn of(i: &Instances) -> Result<Self, ModelError> {
+        let unsupported = |what: &'static str, version| ModelError::Unsupported { what, version };
+        let gc = i.xccs[0].version;
+        let gfxhub = match gc {
+            (9, 4, 3) => hub_v9::GFXHUB_1_2,
+            (9, 4, 2) => hub_v9::GFXHUB_1_0,
+            v => return Err(unsupported("gfx9 GFXHUB model of GC", v)),
+        };
+        let mm = i.aids[0].version;
+        let mmhub = match mm {
+            (1, 8, 0) => hub_v9::MMHUB_1_8,
+            (9, 4, 2) => hub_v9::MMHUB_1_7,
+            v => return Err(unsupported("gfx9 MMHUB model of MMHUB", v)),
+        };
+        let nb = i.nbifs[0].version;
+        let nbio = NbioIp::from_version(nb).ok_or(unsupported("NBIO model", nb))?;
+        let mp1 = crate::smu::Mp1::from_version(i.mp1.version)
+            .ok_or(unsupported("SMU model of MP1", i.mp1.version))?;
+        Ok(Flavour {
+            gfxhub,
+            mmhub,
+            nbio,
+            mp1,
+            mp0: i.mp0.version,
+            gc,
+        })
+    }
+
+    /// GC 9.4.3 (MI300): SDMA 4.4.2 models, the PMFW scratch word.
+    pub(super) fn is_9_4_3(&self) -> bool {
+        self.gc == (9, 4, 3)
+    }
+}
+
 /// The IP instances the blocks sit on, from the part description.
 pub(super) struct Instances {
     pub xccs: Vec<&'static IpDesc>,
@@ -85,16 +133,20 @@ pub(super) fn instances_of(part: &Part) -> Result<Instances, ModelError> {
 /// for `fb_start/fb_end` while `amdgpu_gmc_vram_location()` puts this
 /// GPU's VRAM at `fb_start + node * segment` (*model convention*: the
 /// same values on every hub of the GPU; Linux reads XCC 0's and AID 0's).
-pub(super) fn hubs(part: &Part, i: &Instances) -> (Vec<Arc<HubV9Model>>, Vec<Arc<HubV9Model>>) {
+pub(super) fn hubs(
+    part: &Part,
+    i: &Instances,
+    f: &Flavour,
+) -> (Vec<Arc<HubV9Model>>, Vec<Arc<HubV9Model>>) {
     let gfxhubs: Vec<Arc<HubV9Model>> = i
         .xccs
         .iter()
-        .map(|x| Arc::new(HubV9Model::new(hub_v9::GFXHUB_1_2, bases8(x)[0])))
+        .map(|x| Arc::new(HubV9Model::new(f.gfxhub, bases8(x)[0])))
         .collect();
     let mmhubs: Vec<Arc<HubV9Model>> = i
         .aids
         .iter()
-        .map(|a| Arc::new(HubV9Model::new(hub_v9::MMHUB_1_8, bases8(a)[0])))
+        .map(|a| Arc::new(HubV9Model::new(f.mmhub, bases8(a)[0])))
         .collect();
     let vram_bytes = u64::from(part.firmware.vram_mib) << 20;
     let fb_bytes = match part.xgmi {
@@ -134,26 +186,43 @@ fn mc_over(hub: &Arc<HubV9Model>, client: u16, memory: &HostMemory) -> Mc {
     mc
 }
 
-/// The PSP on MP0 13.0.6: an MMHUB client of AID 0 (`mmhub_v1_8`'s
+/// The PSP on MP0 13.0.6 (or 13.0.2): an MMHUB client of AID 0 (`mmhub_v1_8`'s
 /// client list names MP0 as on the other hubs; the model uses the same
 /// id), expecting the part's firmware.
 pub(super) fn psp(
     clock: &SimClock,
     files: Files<'_>,
-    i: &Instances,
+    (i, f): (&Instances, &Flavour),
     mmhub0: &Arc<HubV9Model>,
     memory: &HostMemory,
     pmfw: u32,
 ) -> Result<Arc<PspModel>, ModelError> {
-    // The sOS set the bootloader takes follows the PMFW the SMU runs:
-    // the auxiliary one below 85.115.0
-    // (`psp_v13_0_is_aux_sos_load_required()`).
-    let aux = pmfw < crate::psp::mp13_0_6::PRIMARY_SOS_MIN_PMFW;
-    let expect = crate::psp::mp13_0_6::expect(&mut |name| files.read(name), aux)?;
+    let (expect, regs) = match f.mp0 {
+        (13, 0, 6) => {
+            // The sOS set the bootloader takes follows the PMFW the SMU
+            // runs: the auxiliary one below 85.115.0
+            // (`psp_v13_0_is_aux_sos_load_required()`).
+            let aux = pmfw < crate::psp::mp13_0_6::PRIMARY_SOS_MIN_PMFW;
+            (
+                crate::psp::mp13_0_6::expect(&mut |name| files.read(name), aux)?,
+                barebell::regs::mp::PspRegs::MP0_13_0_6,
+            )
+        }
+        (13, 0, 2) => (
+            crate::psp::mp13_0_2::expect(&mut |name| files.read(name))?,
+            barebell::regs::mp::PspRegs::MP0_13_0_2,
+        ),
+        v => {
+            return Err(ModelError::Unsupported {
+                what: "PSP model of MP0",
+                version: v,
+            });
+        }
+    };
     Ok(Arc::new(PspModel::new(
         clock,
         PspPlacement {
-            regs: barebell::regs::mp::PspRegs::MP0_13_0_6,
+            regs,
             mp0_bases: bases(i.mp0),
             gc: None,
             gc_bases: bases(i.xccs[0]),
@@ -164,18 +233,12 @@ pub(super) fn psp(
 }
 
 /// NBIO 7.9, one per AID (`nbio_v7_9_init_registers()` writes each AID's
-/// fence); AID 0's owns the HDP hole of the register BAR.
-pub(super) fn nbios(clock: &SimClock, i: &Instances) -> Vec<Arc<NbioModel>> {
+/// fence), or Aldebaran's one NBIO 7.4.4; the first owns the HDP hole of
+/// the register BAR.
+pub(super) fn nbios(clock: &SimClock, i: &Instances, ip: NbioIp) -> Vec<Arc<NbioModel>> {
     i.nbifs
         .iter()
-        .map(|n| {
-            Arc::new(NbioModel::new(
-                clock,
-                NbioIp::Nbio7_9_0,
-                bases(n),
-                NbioIp::Nbio7_9_0.hole(),
-            ))
-        })
+        .map(|n| Arc::new(NbioModel::new(clock, ip, bases(n), ip.hole())))
         .collect()
 }
 
@@ -253,7 +316,7 @@ pub(super) struct ResetScope {
 /// gfx11 parts).
 pub(super) fn smu(
     clock: &SimClock,
-    i: &Instances,
+    (i, f): (&Instances, &Flavour),
     r: ResetScope,
     log: Arc<RefusalLog>,
     pmfw: u32,
@@ -302,10 +365,15 @@ pub(super) fn smu(
     Ok(Arc::new(
         SmuModel::new(
             clock,
-            crate::smu::Mp1::V13_0_6,
+            f.mp1,
             &bases(mp1),
             pmfw,
-            crate::smu::DpmTables::mi300(),
+            // Aldebaran's DPM messages are not modelled (refused): no tables.
+            if f.is_9_4_3() {
+                crate::smu::DpmTables::mi300()
+            } else {
+                crate::smu::DpmTables(Vec::new())
+            },
             hooks,
             log,
         )
@@ -429,6 +497,7 @@ pub(super) struct Routed<'a> {
     pub window: &'a Arc<VramWindow>,
     /// What `MP1_PUB_SCRATCH0` reads.
     pub pmfw: u32,
+    pub flavour: &'a Flavour,
 }
 
 /// The router: byte ranges (the hubs, MP0's C2PMSG block, the HDP hole)
@@ -437,7 +506,7 @@ pub(super) fn router(r: &Routed<'_>, rest: &Arc<Unclaimed>) -> Router {
     let rest: Bus = rest.clone();
     let mut router = Router::new(rest);
     let nb0: Bus = r.nbios[0].clone();
-    let hole = NbioIp::Nbio7_9_0.hole();
+    let hole = r.flavour.nbio.hole();
     router.claim_range(hole..=hole + 4092, nb0);
     for h in r.gfxhubs.iter().chain(r.mmhubs) {
         router.claim_range(h.byte_range(), h.clone());
@@ -450,13 +519,21 @@ pub(super) fn router(r: &Routed<'_>, rest: &Arc<Unclaimed>) -> Router {
     let mut claim = |offs: &mut dyn Iterator<Item = usize>, to: Bus| router.claim(offs, &to);
     // Registers kept as written (see `stored`), before the blocks that
     // model a register, so a block's claim wins.
-    let stored = Arc::new(super::stored::Stored::new(&r.i.xccs, &r.i.sdma, &r.i.nbifs));
+    let stored = Arc::new(super::stored::Stored::new(
+        &r.i.xccs,
+        &r.i.sdma,
+        &r.i.nbifs,
+        r.flavour.is_9_4_3(),
+    ));
     claim(&mut stored.offsets().into_iter(), stored.clone());
     claim(&mut r.rlc_mec.offsets().into_iter(), r.rlc_mec.clone());
     claim(&mut r.mec.offsets().into_iter(), r.mec.clone());
     for (n, model) in r.i.nbifs.iter().zip(r.nbios) {
         let b = bases(n);
-        let offs = crate::socregs::nbio_7_9_0::ALL
+        let offs = r
+            .flavour
+            .nbio
+            .registers()
             .iter()
             .filter_map(|reg| reg.byte_offset(&b));
         claim(&mut offs.collect::<Vec<_>>().into_iter(), model.clone());
@@ -466,10 +543,12 @@ pub(super) fn router(r: &Routed<'_>, rest: &Arc<Unclaimed>) -> Router {
     for e in r.sdma {
         claim(&mut e.offsets().into_iter(), e.clone());
     }
-    claim(
-        &mut [super::MP1_PUB_SCRATCH0].into_iter(),
-        Arc::new(super::PubScratch(r.pmfw)),
-    );
+    if r.flavour.is_9_4_3() {
+        claim(
+            &mut [super::MP1_PUB_SCRATCH0].into_iter(),
+            Arc::new(super::PubScratch(r.pmfw)),
+        );
+    }
     // Last: the boot registers the IFWI answers (the VRAM size in the
     // NBIO's RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE, the MM_INDEX window onto
     // the discovery table, MP0's IFWI-done flag) win over the blocks'.

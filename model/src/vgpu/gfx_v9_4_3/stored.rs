@@ -38,13 +38,29 @@ pub(super) struct Stored {
 
 impl Stored {
     /// The stored registers of every XCC, SDMA instance and NBIO.
-    pub(super) fn new(xccs: &[&IpDesc], sdma: &[&IpDesc], nbifs: &[&IpDesc]) -> Self {
+    /// `gc_9_4_3`: the MI300 tables; otherwise GC 9.4.2's (Aldebaran:
+    /// no SDMA 4.4.2 or NBIO 7.9 registers to keep).
+    pub(super) fn new(
+        xccs: &[&IpDesc],
+        sdma: &[&IpDesc],
+        nbifs: &[&IpDesc],
+        gc_9_4_3: bool,
+    ) -> Self {
         let mut offsets = Vec::new();
-        for (ips, regs) in [
-            (xccs, socregs::gc_9_4_3_stored::ALL),
-            (sdma, socregs::sdma_4_4_2_stored::ALL),
-            (nbifs, socregs::nbio_7_9_0_stored::ALL),
-        ] {
+        let tables: [(&[&IpDesc], &[Reg]); 3] = if gc_9_4_3 {
+            [
+                (xccs, socregs::gc_9_4_3_stored::ALL),
+                (sdma, socregs::sdma_4_4_2_stored::ALL),
+                (nbifs, socregs::nbio_7_9_0_stored::ALL),
+            ]
+        } else {
+            [
+                (xccs, socregs::gc_9_4_2_stored::ALL),
+                (&[], &[]),
+                (&[], &[]),
+            ]
+        };
+        for (ips, regs) in tables {
             for ip in ips {
                 offsets.extend(regs.iter().filter_map(|r| byte_offset(ip, r)));
             }
@@ -54,6 +70,7 @@ impl Stored {
         let strap = &socregs::nbio_7_9_0_stored::RCC_STRAP0_RCC_DEV0_EPF0_STRAP0;
         let values = nbifs
             .iter()
+            .filter(|_| gc_9_4_3)
             .filter_map(|ip| byte_offset(ip, strap))
             .map(|at| (at, STRAP_REV_ID << 24))
             .collect();
@@ -95,7 +112,7 @@ mod tests {
             .flat_map(|d| d.iter())
             .filter(|ip| ip.hw_id == crate::discovery::GC_HWID)
             .collect();
-        let s = Stored::new(&xccs, &[], &[]);
+        let s = Stored::new(&xccs, &[], &[], true);
         // XCC 0's segment 1 is the model's 0xA000; SCRATCH_REG7 is 0x2047
         // there (`gc_9_4_3_offset.h`), by hand.
         assert!(s.offsets().contains(&((0xA000 + 0x2047) * 4)));

@@ -40,6 +40,8 @@ pub enum XgmiError {
     /// accepts (it returns `-EINVAL`).
     OutOfRange {
         lfb_cntl: u32,
+        /// The most nodes the hub's file accepts (8 here, 16 on Aldebaran).
+        max_nodes: u8,
     },
 }
 
@@ -47,9 +49,12 @@ impl core::fmt::Display for XgmiError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             XgmiError::Hub(e) => write!(f, "{e}"),
-            XgmiError::OutOfRange { lfb_cntl } => write!(
+            XgmiError::OutOfRange {
+                lfb_cntl,
+                max_nodes,
+            } => write!(
                 f,
-                "MC_VM_XGMI_LFB_CNTL = {lfb_cntl:#x} names more than {MAX_NODES} XGMI nodes or a node past the last"
+                "MC_VM_XGMI_LFB_CNTL = {lfb_cntl:#x} names more than {max_nodes} XGMI nodes or a node past the last"
             ),
         }
     }
@@ -68,6 +73,21 @@ impl From<HubError> for XgmiError {
 pub fn get_xgmi_info<B: RegisterBus + ?Sized>(
     xcc0: &Block<'_, B>,
 ) -> Result<Option<XgmiInfo>, XgmiError> {
+    read_xgmi_info(
+        xcc0,
+        (r::MC_VM_XGMI_LFB_CNTL, r::MC_VM_XGMI_LFB_SIZE),
+        MAX_NODES,
+    )
+}
+
+/// The `*_get_xgmi_info()` read on a GC block whose `MC_VM_XGMI_LFB_CNTL`
+/// and `_SIZE` are `regs` (the field layout is the same in every gfx9
+/// header), accepting at most `max_nodes` nodes.
+pub fn read_xgmi_info<B: RegisterBus + ?Sized>(
+    xcc0: &Block<'_, B>,
+    regs: (crate::regs::Reg, crate::regs::Reg),
+    max_nodes: u8,
+) -> Result<Option<XgmiInfo>, XgmiError> {
     let read = |reg: crate::regs::Reg| -> Result<u32, XgmiError> {
         let v = xcc0.read(reg).map_err(HubError::Register)?;
         if v == ALL_ONES {
@@ -75,16 +95,19 @@ pub fn get_xgmi_info<B: RegisterBus + ?Sized>(
         }
         Ok(v)
     };
-    let cntl = read(r::MC_VM_XGMI_LFB_CNTL)?;
-    let size = read(r::MC_VM_XGMI_LFB_SIZE)?;
+    let cntl = read(regs.0)?;
+    let size = read(regs.1)?;
     let max_region = (cntl & r::PF_MAX_REGION_MASK) >> r::PF_MAX_REGION_SHIFT;
     if max_region == 0 {
         return Ok(None);
     }
     let nodes = max_region + 1;
     let node = cntl & r::PF_LFB_REGION_MASK;
-    if nodes > u32::from(MAX_NODES) || node >= u32::from(MAX_NODES) {
-        return Err(XgmiError::OutOfRange { lfb_cntl: cntl });
+    if nodes > u32::from(max_nodes) || node >= u32::from(max_nodes) {
+        return Err(XgmiError::OutOfRange {
+            lfb_cntl: cntl,
+            max_nodes,
+        });
     }
     Ok(Some(XgmiInfo {
         node: node as u8,
@@ -189,11 +212,17 @@ mod tests {
         assert_eq!(info(0x10, 0xFFFE_0001).unwrap().unwrap().segment, 1 << 24);
         assert_eq!(
             info(0x80, 0x4000),
-            Err(XgmiError::OutOfRange { lfb_cntl: 0x80 })
+            Err(XgmiError::OutOfRange {
+                lfb_cntl: 0x80,
+                max_nodes: 8
+            })
         );
         assert_eq!(
             info(0x78, 0x4000),
-            Err(XgmiError::OutOfRange { lfb_cntl: 0x78 })
+            Err(XgmiError::OutOfRange {
+                lfb_cntl: 0x78,
+                max_nodes: 8
+            })
         );
         assert!(matches!(
             info(u32::MAX, 0),

@@ -16,19 +16,34 @@ pub const DAGB_INSTANCES: u32 = 5;
 /// "SDMA client is BIT15".
 pub const SDMA_CLIENT: u32 = 1 << 15;
 
-/// `mmhub_v1_8_init_snoop_override_regs()`: "Set snoop bit for SDMA so
-/// that SDMA writes probe-invalidates RW lines", on every AID's five DAGBs.
+/// The DAGB snoop-override registers of one MMHUB header: instance 0's
+/// pair and instance 1's first register (for the distance).
+#[derive(Debug, Clone, Copy)]
+pub struct SnoopRegs {
+    pub dagb0: crate::regs::Reg,
+    pub dagb0_value: crate::regs::Reg,
+    pub dagb1: crate::regs::Reg,
+}
+
+/// MMHUB 1.8's.
+pub const SNOOP_1_8: SnoopRegs = SnoopRegs {
+    dagb0: mm::DAGB0_WRCLI_GPU_SNOOP_OVERRIDE,
+    dagb0_value: mm::DAGB0_WRCLI_GPU_SNOOP_OVERRIDE_VALUE,
+    dagb1: mm::DAGB1_WRCLI_GPU_SNOOP_OVERRIDE,
+};
+
+/// `mmhub_v1_8_init_snoop_override_regs()` (and `mmhub_v1_7_`'s, the
+/// same loop on MMHUB 1.7's offsets): "Set snoop bit for SDMA so that
+/// SDMA writes probe-invalidates RW lines", on every instance's five
+/// DAGBs.
 pub fn init_snoop_override_regs<B: RegisterBus + ?Sized>(
     aids: &[Block<'_, B>],
+    regs: &SnoopRegs,
 ) -> Result<(), HubError> {
-    let distance =
-        mm::DAGB1_WRCLI_GPU_SNOOP_OVERRIDE.offset - mm::DAGB0_WRCLI_GPU_SNOOP_OVERRIDE.offset;
+    let distance = regs.dagb1.offset - regs.dagb0.offset;
     for r in aids {
         for j in 0..DAGB_INSTANCES {
-            for reg in [
-                mm::DAGB0_WRCLI_GPU_SNOOP_OVERRIDE,
-                mm::DAGB0_WRCLI_GPU_SNOOP_OVERRIDE_VALUE,
-            ] {
+            for reg in [regs.dagb0, regs.dagb0_value] {
                 let at = r.offset_nth(reg, j, distance)?;
                 let v = r.bus.read32(at);
                 if v == ALL_ONES {
@@ -53,7 +68,7 @@ pub fn gart_enable<B: RegisterBus + ?Sized>(
     v9::init_system_aperture_regs(aids, hub, cfg)?;
     v9::init_tlb_regs(aids, hub)?;
     v9::init_cache_regs(aids, hub)?;
-    init_snoop_override_regs(aids)?;
+    init_snoop_override_regs(aids, &SNOOP_1_8)?;
     v9::enable_system_domain(aids, hub, cfg)?;
     v9::disable_identity_aperture(aids, hub)?;
     v9::setup_vmid_config(aids, hub)?;

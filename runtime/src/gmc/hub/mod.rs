@@ -48,8 +48,10 @@
 //! walks `VA - START`.
 
 mod fault;
+pub mod gfxhub_v1_0;
 pub mod gfxhub_v1_2;
 pub mod invalidate;
+pub mod mmhub_v1_7;
 pub mod mmhub_v1_8;
 pub mod v9;
 
