@@ -37,8 +37,12 @@ pub fn ip_name(id: u16) -> &'static str {
         hw_id::SDMA0 => "SDMA0",
         hw_id::ATHUB => "ATHUB",
         hw_id::UMC => "UMC",
-        // `SMUIO_HWID` (`soc15_hw_ip.h`).
+        // `SMUIO_HWID`, `THM_HWID`, `UVD_HWID` (= `VCN_HWID`), `DF_HWID`
+        // (`soc15_hw_ip.h`).
         4 => "SMUIO",
+        3 => "THM",
+        12 => "VCN",
+        46 => "DF",
         _ => "IP",
     }
 }

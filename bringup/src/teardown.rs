@@ -224,23 +224,34 @@ fn smu_unload(gpu: &Gpu<'_>) -> Outcome {
     match notify_unload(bus, clock, mp1, bases) {
         Ok(Some(msg)) => match rlc() {
             Ok(stopped) => Outcome::Done(alloc::format!(
-                "{}: PrepareForDriverUnload ({msg:#x}) answered{stopped}",
-                mp1.name
+                "{}: {} ({msg:#x}) answered{stopped}",
+                mp1.name,
+                mp1.unload_name
             )),
             Err(e) => Outcome::Failed(e),
         },
         Ok(None) => Outcome::NotNeeded(barebell::smu::PMFW_HANDLES_UNLOAD),
         Err(SmuError::Response { msg, resp, .. }) => Outcome::Done(alloc::format!(
-            "{}: PrepareForDriverUnload ({msg:#x}) answered {resp:#x}, which Linux ignores",
-            mp1.name
+            "{}: {} ({msg:#x}) answered {resp:#x}, which Linux ignores",
+            mp1.name,
+            mp1.unload_name
         )),
         Err(e) => Outcome::Failed(ErrorKind::SmuUnload(e)),
     }
 }
 
 /// The RLC stop `smu_disable_dpms()` ends with on GC 9.4.2 and later
-/// (`gfx_v9_4_3_rlc_stop()` on every XCC): "" on other generations.
+/// (`gfx_v9_4_3_rlc_stop()` on every XCC, `gfx_v9_0_rlc_stop()` on GC
+/// 9.4.2): "" on other generations.
 fn rlc_stop_gfx94(gpu: &Gpu<'_>) -> Result<String, ErrorKind> {
+    if gpu.ips.generation == barebell::ip::Generation::Gfx90a {
+        // gfx_v9_0_rlc_stop() on the one GC.
+        barebell::gfx::start_v9_0::rlc_stop(&gpu.bus.block(gpu.ips.gc.bases))
+            .map_err(ErrorKind::Register)?;
+        return Ok(String::from(
+            "; RLC stopped (RLC_ENABLE_F32 clear, GUI-idle interrupts off)",
+        ));
+    }
     if gpu.ips.generation != barebell::ip::Generation::Gfx94 {
         return Ok(String::new());
     }

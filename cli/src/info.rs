@@ -33,6 +33,8 @@ pub struct InfoArgs {
 /// 12.0.1), for the versions barebell's parts have.
 pub fn gfx_target_version(gc: (u8, u8, u8)) -> Option<u32> {
     match gc {
+        // kgd2kfd_probe(): Aldebaran.
+        (9, 4, 2) => Some(90010),
         (9, 4, 3) => Some(90402),
         (11, 0, 0) => Some(110000),
         (12, 0, 1) => Some(120001),
@@ -161,7 +163,11 @@ fn text(i: &Info) -> String {
     ));
     s.push_str(&format!(
         "  Queue mappings:     {}\n",
-        i.mappings.join(", ")
+        if i.mappings.is_empty() {
+            String::from("none yet (the bring-up stops at a running MEC)")
+        } else {
+            i.mappings.join(", ")
+        }
     ));
     s.push_str(&format!("  IP blocks:          {}\n", i.ips.join(", ")));
     s.push_str("  Firmware (the files the bring-up loads):\n");

@@ -1089,6 +1089,7 @@ fn print_compare(a: &LatencyArgs, scale: TscScale, runs: &[RunResult], warnings:
             PartArg::Navi48 => "navi48 (gfx12, uni-MES v12)",
             PartArg::Mi300x => "mi300x (GC 9.4.3)",
             PartArg::Mi308x => "mi308x (GC 9.4.3)",
+            PartArg::Mi210 => "mi210 (GC 9.4.2)",
         },
         a.iterations,
         a.warmup,

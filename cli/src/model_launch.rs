@@ -33,6 +33,7 @@ pub fn part(p: PartArg) -> Result<(Part, Target), String> {
         PartArg::Navi48 => Ok((Part::NAVI48, Target::Gfx1201)),
         PartArg::Mi300x => Ok((Part::MI300X, Target::Gfx942)),
         PartArg::Mi308x => Ok((Part::MI308X, Target::Gfx942)),
+        PartArg::Mi210 => Err(crate::latency_kernel::GFX90A_NOT_YET.to_string()),
     }
 }
 
@@ -64,6 +65,7 @@ pub fn xcc_delta(before: &[u64], after: &[u64], xccs: u32) -> Vec<u64> {
 /// the SE count does not enter ROCR's arithmetic (WAVES is per XCC).
 pub fn scratch_part(p: PartArg) -> Result<ScratchPart, String> {
     Ok(match p {
+        PartArg::Mi210 => return Err(crate::latency_kernel::GFX90A_NOT_YET.to_string()),
         PartArg::Mi300x | PartArg::Mi308x => {
             let x = p
                 .part()

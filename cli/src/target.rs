@@ -28,6 +28,9 @@ pub enum PartArg {
     /// MI308X, GC 9.4.3: modelled as 4 XCCs x 20 CUs (a model choice), as
     /// mi300x otherwise.
     Mi308x,
+    /// MI210 (Aldebaran), GC 9.4.2 (gfx90a): one XCC, MP0 13.0.2, NBIO
+    /// 7.4.4; bring-up to a running MEC (no queue mapping yet).
+    Mi210,
 }
 
 impl PartArg {
@@ -37,6 +40,7 @@ impl PartArg {
             PartArg::Navi48 => "navi48",
             PartArg::Mi300x => "mi300x",
             PartArg::Mi308x => "mi308x",
+            PartArg::Mi210 => "mi210",
         }
     }
 
@@ -46,22 +50,31 @@ impl PartArg {
             PartArg::Navi48 => barebell_model::parts::navi48(),
             PartArg::Mi300x => barebell_model::parts::mi300x(),
             PartArg::Mi308x => barebell_model::parts::mi308x(),
+            PartArg::Mi210 => barebell_model::parts::mi210(),
         }
     }
 
     /// The mapping KFD uses on the part: MES on gfx11/gfx12, the HWS
     /// runlist (CPSCH) on GC 9.4.3, which has no MES.
     pub fn default_mapping(self) -> Mapping {
-        if self.part().generation == barebell::ip::Generation::Gfx94 {
-            Mapping::Hws
-        } else {
-            Mapping::Mes
+        match self.part().generation {
+            // GC 9.4.2 too: KFD runs the HWS there (its mapping is not
+            // done yet; `check_mapping` refuses it).
+            barebell::ip::Generation::Gfx94 | barebell::ip::Generation::Gfx90a => Mapping::Hws,
+            _ => Mapping::Mes,
         }
     }
 
     /// `mapping`, refused before the device is touched when the part has
     /// no such path: no MES on GC 9.4.3, no HWS runlist on gfx11/gfx12.
     pub fn check_mapping(self, mapping: Mapping) -> Result<Mapping, String> {
+        if self.part().generation == barebell::ip::Generation::Gfx90a {
+            return Err(format!(
+                "--mapping {}: {} (GC 9.4.2) boots to a running MEC only so far; its KIQ, HIQ and HWS are not done, so no queue can be mapped. Run without --mapping",
+                mapping.name(),
+                self.name()
+            ));
+        }
         let gc943 = self.part().generation == barebell::ip::Generation::Gfx94;
         match (gc943, mapping) {
             (true, Mapping::Mes) => Err(format!(

@@ -105,6 +105,8 @@ pub const FACTS: &[&[Fact]] = &[
     crate::regs::mp_13_0_6::FACTS,
     crate::regs::mp_13_0_2::FACTS,
     crate::regs::gc_9_4_2_scratch::FACTS,
+    crate::regs::gc_9_4_2::FACTS,
+    crate::regs::gc_9_4_2::FIELD_FACTS,
     crate::regs::mp_13_0_6::FIELD_FACTS,
     crate::regs::gc_9_4_3_rlc::FACTS,
     crate::regs::gc_9_4_3_rlc::FIELD_FACTS,

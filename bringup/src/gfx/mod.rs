@@ -17,8 +17,11 @@
 //!   both from one class; Linux has two files.
 //! - [`gfx_v9_4_3`]: GC 9.4.3 (MI300X, MI308X): every XCC, no MES, the
 //!   HWS on the MEC.
+//! - [`gfx_v9_0`]: GC 9.4.2 (Aldebaran: MI210): one GC, no MES; up to a
+//!   running MEC so far.
 
 pub mod gfx_v11_0;
+pub mod gfx_v9_0;
 pub mod gfx_v9_4_3;
 
 use crate::error::{BringupError, ErrorKind, Outcome};
@@ -92,6 +95,8 @@ pub fn block_for(version: (u8, u8, u8)) -> Option<&'static dyn GfxBlock> {
         // GC 9.4.3 only: 9.4.4 and 9.5.0 differ in firmware and no part
         // here declares them.
         (9, 4, 3) => Some(&gfx_v9_4_3::GfxV9_4_3),
+        // GC 9.4.2 (Aldebaran): `gfx_v9_0_ip_block`.
+        (9, 4, 2) => Some(&gfx_v9_0::GfxV9_0),
         _ => None,
     }
 }

@@ -288,7 +288,7 @@ impl super::block::GmcBlock for GmcV9_0 {
             let what = if mmhub == &MMHUB_1_8 {
                 "AIDs"
             } else {
-                "the die"
+                "MMHUB instance"
             };
             hubs_off_v9(&gpu.bus, &gpu.ips.aids(hw_id::MMHUB), mmhub, what)
         } else {

@@ -99,3 +99,40 @@ pub fn expect(
         reg_list: b.rl.map(<[u8]>::to_vec),
     })
 }
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::*;
+
+    fn read(name: &str) -> Result<Vec<u8>, FileError> {
+        std::fs::read(std::format!("/lib/firmware/amdgpu/{name}")).map_err(|e| FileError {
+            name: name.into(),
+            detail: std::format!("{e}"),
+        })
+    }
+
+    /// The model waits for the auxiliary pair: a driver that sends the
+    /// bundle's primary system driver or sOS (what a reader without
+    /// `psp_init_sos_base_fw()`'s 13.0.2 rule would) sends bytes the
+    /// model's stages do not hold.
+    #[test]
+    fn the_stages_are_the_auxiliary_pair() {
+        let e = expect(&mut read).unwrap();
+        let sos = read(SOS).unwrap();
+        let primary = ucode::sos_v1_3(&sos, false).unwrap();
+        let aux = ucode::sos_v1_3(&sos, true).unwrap();
+        let cmds: Vec<u32> = e.stages.iter().map(|(c, _)| *c).collect();
+        assert_eq!(
+            cmds,
+            [bl::LOAD_KEY_DATABASE, bl::LOAD_SYSDRV, bl::LOAD_SOSDRV]
+        );
+        assert_eq!(e.stages[1].1, aux.sys_drv.unwrap());
+        assert_ne!(e.stages[1].1, primary.sys_drv.unwrap());
+        assert_eq!(e.stages[2].1, aux.sos.unwrap());
+        assert_ne!(e.stages[2].1, primary.sos.unwrap());
+        assert!(e.toc.is_empty());
+        assert_eq!(e.tmr_size, 0x80_0000);
+        assert_eq!(e.gfx.len(), 11);
+        assert!(e.reg_list.is_some());
+    }
+}

@@ -24,6 +24,7 @@ pub mod mqd_v9;
 pub mod pfp_me;
 pub mod queue_v9;
 pub mod reset;
+pub mod start_v9_0;
 pub mod start_v9_4_3;
 
 pub use doorbells::{Doorbells, doorbell_index};

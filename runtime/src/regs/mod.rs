@@ -10,6 +10,7 @@
 pub mod dcn_3_2_0;
 pub mod gc_11_0_0;
 pub mod gc_12_0_0;
+pub mod gc_9_4_2;
 pub mod gc_9_4_2_scratch;
 pub mod gc_9_4_2_vm;
 pub mod gc_9_4_3;
@@ -214,7 +215,8 @@ pub const HEADERS: &[HeaderFor] = &[
         module: "hdp_4_4_2",
         offset_header: hdp_4_4_2::HEADER,
         sh_mask_header: "hdp_4_4_2_sh_mask.h",
-        versions: &[(4, 4, 2)],
+        // hdp_v4_0.c drives Aldebaran's HDP 4.4.0 with the same registers.
+        versions: &[(4, 4, 2), (4, 4, 0)],
         registers: &[hdp_4_4_2::ALL],
     },
     HeaderFor {
@@ -222,7 +224,8 @@ pub const HEADERS: &[HeaderFor] = &[
         module: "osssys_4_4_2",
         offset_header: osssys_4_4_2::HEADER,
         sh_mask_header: "osssys_4_4_2_sh_mask.h",
-        versions: &[(4, 4, 2)],
+        // vega20_ih.c drives OSSSYS 4.4.0 (Aldebaran) at the same offsets.
+        versions: &[(4, 4, 2), (4, 4, 0)],
         registers: &[osssys_4_4_2::ALL],
     },
     HeaderFor {
@@ -232,6 +235,49 @@ pub const HEADERS: &[HeaderFor] = &[
         sh_mask_header: "mp_13_0_6_sh_mask.h",
         versions: &[(13, 0, 6)],
         registers: &[mp1_13_0_6::ALL],
+    },
+    // Aldebaran (GC 9.4.2, issue 34): gfx_v9_0.c's start registers and
+    // GFXHUB v1.0, mmhub_v1_7.c, nbio_v7_4.c, psp_v13_0.c and
+    // aldebaran_ppt.c's mailboxes.
+    HeaderFor {
+        hw_id: crate::ip::hw_id::GC,
+        module: "gc_9_4_2",
+        offset_header: gc_9_4_2::HEADER,
+        sh_mask_header: "gc_9_4_2_sh_mask.h",
+        versions: &[(9, 4, 2)],
+        registers: &[gc_9_4_2::ALL, gc_9_4_2_vm::ALL, gc_9_4_2_scratch::ALL],
+    },
+    HeaderFor {
+        hw_id: crate::ip::hw_id::MMHUB,
+        module: "mmhub_1_7_0",
+        offset_header: mmhub_1_7_0::HEADER,
+        sh_mask_header: "mmhub_1_7_sh_mask.h",
+        versions: &[(9, 4, 2)],
+        registers: &[mmhub_1_7_0::ALL],
+    },
+    HeaderFor {
+        hw_id: crate::ip::hw_id::NBIF,
+        module: "nbio_7_4",
+        offset_header: nbio_7_4::HEADER,
+        sh_mask_header: "nbio_7_4_sh_mask.h",
+        versions: &[(7, 4, 4)],
+        registers: &[nbio_7_4::ALL],
+    },
+    HeaderFor {
+        hw_id: crate::ip::hw_id::MP0,
+        module: "mp_13_0_2",
+        offset_header: mp_13_0_2::HEADER,
+        sh_mask_header: "mp_13_0_2_sh_mask.h",
+        versions: &[(13, 0, 2)],
+        registers: &[mp_13_0_2::ALL],
+    },
+    HeaderFor {
+        hw_id: crate::ip::hw_id::MP1,
+        module: "mp1_13_0_2",
+        offset_header: mp1_13_0_2::HEADER,
+        sh_mask_header: "mp_13_0_2_sh_mask.h",
+        versions: &[(13, 0, 2)],
+        registers: &[mp1_13_0_2::ALL],
     },
     HeaderFor {
         hw_id: crate::ip::hw_id::NBIF,

@@ -141,6 +141,8 @@ pub struct Mp1 {
     /// (`smu_disable_dpms()`): `Ok(msg)` a message to send, `Err(why)`
     /// nothing, with Linux's reason.
     pub unload: Result<u32, &'static str>,
+    /// The `PPSMC_MSG_` name of [`Mp1::unload`]'s message, for reports.
+    pub unload_name: &'static str,
 }
 
 impl Mp1 {

@@ -45,6 +45,7 @@ pub const MP1: Mp1 = Mp1 {
     mode1_wait_ns: super::smu_v13_0_0::MODE1_RESET_WAIT_NS,
     enable_all_features: MSG_ENABLE_ALL_SMU_FEATURES,
     unload: Ok(MSG_DISABLE_ALL_SMU_FEATURES),
+    unload_name: "DisableAllSmuFeatures",
 };
 
 const H: &str = "aldebaran_ppsmc.h";

@@ -42,6 +42,7 @@ pub const MP1: Mp1 = Mp1 {
     mode1_wait_ns: super::smu_v13_0_0::MODE1_RESET_WAIT_NS,
     enable_all_features: MSG_ENABLE_ALL_SMU_FEATURES,
     unload: Ok(MSG_PREPARE_FOR_DRIVER_UNLOAD),
+    unload_name: "PrepareForDriverUnload",
 };
 
 const H: &str = "smu_v13_0_6_ppsmc.h";

@@ -33,4 +33,5 @@ pub const MP1: Mp1 = Mp1 {
     mode1_wait_ns: MODE1_RESET_WAIT_NS,
     enable_all_features: super::MSG_ENABLE_ALL_SMU_FEATURES,
     unload: Err(super::PMFW_HANDLES_UNLOAD),
+    unload_name: "",
 };

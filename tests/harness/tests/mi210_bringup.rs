@@ -43,3 +43,76 @@ fn mi210_reaches_the_psp() {
     let refusals = m.psp().refusals();
     assert!(refusals.is_empty(), "{refusals:?}");
 }
+
+/// To the rlc step (the default without a mapping): the MEC runs.
+#[test]
+fn mi210_reaches_a_running_mec() {
+    let m = device();
+    let gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &Options::default(), &Quiet)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(gpu.reached, Step::Rlc);
+    let g = m.gc_9_4_3().expect("the gfx9 block models");
+    assert_eq!(g.gfxhubs().len(), 1);
+    assert_eq!(g.mmhubs().len(), 1);
+    let rlc = g.rlc_mec();
+    rlc.mec_run(0).unwrap_or_else(|e| panic!("{e}"));
+    // golden_settings_gc_9_4_2_alde: GB_ADDR_CONFIG 0x2a114042 under
+    // mask 0xffff77ff over the model's reset value (0).
+    assert_eq!(rlc.gb_addr_config(0), Some(0x2a11_4042));
+    let report = gpu.shutdown();
+    assert!(report.complete(), "{report}");
+    m.quiescent().unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// A mapping is refused before the device is touched: GC 9.4.2's
+/// schedulers are not done yet, and the refusal says so.
+#[test]
+fn a_mapping_is_refused_in_the_users_words() {
+    let m = device();
+    let opts = Options {
+        mapping: Some(barebell_bringup::Mapping::Hws),
+        ..Options::default()
+    };
+    let Err(e) = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet) else {
+        panic!("a mapping on GC 9.4.2 must be refused");
+    };
+    let text = e.to_string();
+    assert!(text.contains("GC 9.4.2"), "{text}");
+    assert!(text.contains("not done yet"), "{text}");
+    // Nothing past discovery ran.
+    assert!(m.psp().tmr().is_none());
+}
+
+/// The steps' own lines, in order.
+struct Lines(std::sync::Mutex<Vec<String>>);
+
+impl barebell_bringup::Sink for Lines {
+    fn step(&self, step: Step, detail: std::fmt::Arguments<'_>) {
+        self.0.lock().unwrap().push(format!("{step}: {detail}"));
+    }
+}
+
+/// What each step reports names Aldebaran's blocks: the fixed IP list,
+/// NBIO 7.4.4 with PCIE_INDEX2/DATA2, GFXHUB v1.0 and MMHUB 1.7, the
+/// auxiliary sOS pair and 8 MiB TMR, the MP1 13.0.2 features message.
+#[test]
+fn the_steps_name_aldebarans_blocks() {
+    let m = device();
+    let lines = Lines(std::sync::Mutex::new(Vec::new()));
+    let gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &Options::default(), &lines)
+        .unwrap_or_else(|e| panic!("{e}"));
+    drop(gpu);
+    let all = lines.0.lock().unwrap().join("\n");
+    for want in [
+        "PCI device 0x740f is an Aldebaran",
+        "NBIO 7.4.4 init",
+        "PCIE_INDEX2/DATA2",
+        "GFXHUB v1.0 and MMHUB 1.7",
+        "MP0 13.0.2: 3 bootloader components",
+        "TMR 0x800000 bytes",
+        "MP1 13.0.2: EnableAllSmuFeatures answered",
+        "GC 9.4.2 (die 0)",
+    ] {
+        assert!(all.contains(want), "{want:?} missing from:\n{all}");
+    }
+}

@@ -1,0 +1,177 @@
+//! GC 9.4.2 (Aldebaran: MI210, MI250): the GFX block of a one-GC part
+//! without MES, as Linux's `gfx_v9_0.c` drives it.
+//!
+//! - the rlc step ([`rlc`]): `gfx_v9_0_hw_init()` with PSP loading up to a
+//!   running MEC ([`barebell::gfx::start_v9_0`]);
+//! - the teardown's MEC halt (`gfx_v9_0_cp_compute_enable(false)`) and
+//!   GFXHUB v1.0 off.
+//!
+//! The schedulers and the user queue (the KIQ at ME 2 pipe 1, the HIQ,
+//! the HWS) are not done for GC 9.4.2 yet: this block offers no mapping,
+//! so a bring-up with one is refused before the device is touched.
+
+use crate::error::{BringupError, ErrorKind, Outcome, ResultAt};
+use crate::firmware::{self, FirmwareError, FirmwareSet, FirmwareSource};
+use crate::gmc::Memory;
+use crate::queue::Mapping;
+use crate::sink::{Sink, Step};
+use crate::{Gpu, Options};
+use barebell::discovery::aldebaran::more_hw_id;
+use barebell::gfx::start_v9_0 as start;
+use barebell::gmc::hub::v9;
+use barebell::mem::DeviceArena;
+use barebell::nbio::Nbio;
+use barebell::regs::gc_9_4_2 as r;
+
+/// GC 9.4.2's block.
+#[derive(Debug)]
+pub struct GfxV9_0;
+
+impl super::GfxBlock for GfxV9_0 {
+    fn name(&self) -> &'static str {
+        "GC 9.4.2"
+    }
+
+    fn mappings(&self) -> &'static [Mapping] {
+        &[]
+    }
+
+    fn refuse(&self, _: Mapping, _: (u8, u8, u8)) -> ErrorKind {
+        ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
+            "a user queue (the KIQ, HIQ and HWS of gfx_v9_0 are not done yet; bring-up without --mapping stops after the rlc step)",
+            barebell::ip::Generation::Gfx90a,
+        ))
+    }
+
+    fn rlc(
+        &self,
+        gpu: &Gpu<'_>,
+        _: &Memory<'_>,
+        _: &Nbio,
+        set: &FirmwareSet,
+        fw: &dyn FirmwareSource,
+        _: &Options,
+        sink: &dyn Sink,
+    ) -> Result<(), BringupError> {
+        rlc(gpu, set, fw, sink)
+    }
+
+    fn queue_steps<'p>(
+        &self,
+        gpu: &mut Gpu<'p>,
+        _: &Memory<'p>,
+        _: DeviceArena<'p>,
+        _: DeviceArena<'p>,
+        _: &FirmwareSet,
+        _: &dyn FirmwareSource,
+        mapping: Mapping,
+        _: &Options,
+        _: &'p dyn Sink,
+    ) -> Result<(), BringupError> {
+        Err(self.refuse(mapping, gpu.ips.gc.version.triple())).at(Step::Rings)
+    }
+
+    /// `gfx_v9_0_cp_compute_enable(false)`: `MEC_ME1_HALT | MEC_ME2_HALT`,
+    /// then 50 µs.
+    fn halt_mec(&self, gpu: &mut Gpu<'_>) -> Outcome {
+        let gc = gpu.bus.block(gpu.ips.gc.bases);
+        let halt = barebell::regs::gc_9_4_3_rlc::CpMecCntl::new()
+            .with_mec_me1_halt(true)
+            .with_mec_me2_halt(true)
+            .into_bits();
+        if let Err(e) = gc.write(r::CP_MEC_CNTL, halt) {
+            return Outcome::Failed(ErrorKind::Register(e));
+        }
+        barebell::time::delay(gpu.platform.clock(), start::DELAY_NS);
+        match gc.read(r::CP_MEC_CNTL) {
+            Ok(barebell::bus::ALL_ONES) => Outcome::Failed(ErrorKind::DeviceGone {
+                register: "CP_MEC_CNTL",
+            }),
+            Ok(_) => Outcome::Done(alloc::format!(
+                "CP_MEC_CNTL = {halt:#010x} (MEC_ME1/ME2 halted)"
+            )),
+            Err(e) => Outcome::Failed(ErrorKind::Register(e)),
+        }
+    }
+
+    /// `gfxhub_v1_0_gart_disable()`; the gmc step programmed it.
+    fn gfxhub_off(&self, gpu: &Gpu<'_>) -> Outcome {
+        if gpu.entered >= Step::Gmc {
+            crate::gmc::gmc_v9_0::hubs_off_v9(
+                &gpu.bus,
+                &[gpu.ips.gc],
+                &v9::GFXHUB_1_0,
+                "GC instance",
+            )
+        } else {
+            Outcome::NotNeeded("the GFXHUB was never programmed")
+        }
+    }
+}
+
+/// The rlc step on GC 9.4.2: `gfx_v9_0_hw_init()` with PSP loading, as
+/// far as a running MEC ([`barebell::gfx::start_v9_0`]: golden settings
+/// for the die SMUIO names, the constants, the RLC restarted, the MEC
+/// released).
+pub fn rlc(
+    gpu: &Gpu<'_>,
+    set: &FirmwareSet,
+    fw: &dyn FirmwareSource,
+    sink: &dyn Sink,
+) -> Result<(), BringupError> {
+    let s = Step::Rlc;
+    let name = set
+        .gfx
+        .iter()
+        .find(|n| n.ends_with("_rlc.bin"))
+        .ok_or(FirmwareError::Lacks {
+            name: "aldebaran_rlc.bin".into(),
+            what: "an RLC blob in the firmware set",
+        })
+        .at(s)?;
+    let bytes = fw.load(name).at(s)?;
+    let rlc = firmware::parse_named(name, &bytes).at(s)?;
+    // `adev->gfx.rlc.is_rlc_v2_1` (`amdgpu_gfx_rlc_init_microcode()`).
+    let v2_1 = rlc.container.header_version() >= (2, 1);
+    let gc = gpu.bus.block(gpu.ips.gc.bases);
+    let clock = gpu.platform.clock();
+    // smuio_v13_0_get_die_id(): SMUIO_MCM_CONFIG.DIE_ID.
+    let smuio = gpu
+        .ips
+        .all
+        .iter()
+        .find(|i| i.hw_id == more_hw_id::SMUIO && i.instance == 0)
+        .ok_or(ErrorKind::MissingIp { ip: "SMUIO" })
+        .at(s)?;
+    let mcm = gpu.bus.block(smuio.bases).read(r::SMUIO_MCM_CONFIG).at(s)?;
+    if mcm == barebell::bus::ALL_ONES {
+        return Err(ErrorKind::DeviceGone {
+            register: r::SMUIO_MCM_CONFIG.name,
+        })
+        .at(s);
+    }
+    let die = mcm & r::DIE_ID_MASK;
+    start::golden(&gc, die).at(s)?;
+    start::constants(&gc).at(s)?;
+    start::rlc_resume(&gc, clock, v2_1).at(s)?;
+    start::mec_start(&gc, clock).at(s)?;
+    sink.step(
+        s,
+        format_args!(
+            "GC 9.4.2 (die {die}): golden settings (GB_ADDR_CONFIG {:#x}, TCP channel steering of die {die}); SH_MEM_CONFIG {:#x} on VMIDs 0-{}, SH_MEM_BASES 0 (VMID 0) and {:#x}, KFD VMIDs {}-15 {:#x}/{:#x} with GDS/GWS/OA cleared; RLC stopped and restarted (PSP-loaded), CGCG off, {}, SPM VMID 0xf; MEC released (CP_MEC_CNTL 0)",
+            start::GOLDEN[0].2,
+            start::vmid_sh_mem_config().into_bits(),
+            start::FIRST_KFD_VMID - 1,
+            barebell::gfx::init_v9_4_3::vmid_sh_mem_bases().into_bits(),
+            start::FIRST_KFD_VMID,
+            start::compute_sh_mem_config().into_bits(),
+            start::compute_sh_mem_bases().into_bits(),
+            if v2_1 {
+                "save/restore machine on (RLC v2.1 firmware)"
+            } else {
+                "no save/restore machine (RLC firmware before v2.1)"
+            },
+        ),
+    );
+    Ok(())
+}
