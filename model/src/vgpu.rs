@@ -639,7 +639,7 @@ mod tests {
                     .map(|ip| {
                         let mut ip = *ip;
                         if ip.hw_id == crate::discovery::GC_HWID {
-                            ip.version = (9, 4, 2);
+                            ip.version = (9, 4, 1);
                         }
                         ip
                     })
@@ -655,7 +655,7 @@ mod tests {
         let e = VirtualGpu::new(part, &no_files, mem, Seed(1)).unwrap_err();
         let text = alloc::format!("{e}");
         assert!(
-            text.contains("GC block models") && text.contains("9.4.2"),
+            text.contains("GC block models") && text.contains("9.4.1"),
             "{text}"
         );
     }

@@ -115,7 +115,11 @@ mod tests {
         let mi300 = block_for((9, 4, 3)).unwrap();
         assert!(mi300.mappings().contains(&Mapping::Hws));
         assert!(!mi300.mappings().contains(&Mapping::Mes));
-        assert!(block_for((9, 4, 2)).is_none());
+        // GC 9.4.2 (Aldebaran): its block offers no mapping yet.
+        let mi210 = block_for((9, 4, 2)).unwrap();
+        assert_eq!(mi210.name(), "GC 9.4.2");
+        assert!(mi210.mappings().is_empty());
+        assert!(block_for((9, 4, 1)).is_none());
         assert!(block_for((10, 3, 0)).is_none());
     }
 }

@@ -1044,12 +1044,13 @@ mod block_tests {
 
     #[test]
     fn each_gc_version_gets_linuxs_gmc_block() {
-        // amdgpu_discovery_set_gmc_ip_blocks(): GC 9.4.3 → gmc_v9_0,
-        // GC 11.x → gmc_v11_0, GC 12.x → gmc_v12_0.
+        // amdgpu_discovery_set_gmc_ip_blocks(): GC 9.4.2 and 9.4.3 →
+        // gmc_v9_0, GC 11.x → gmc_v11_0, GC 12.x → gmc_v12_0.
         assert_eq!(block_for((9, 4, 3)).unwrap().name(), "gmc_v9_0");
+        assert_eq!(block_for((9, 4, 2)).unwrap().name(), "gmc_v9_0");
         assert_eq!(block_for((11, 0, 0)).unwrap().name(), "gmc_v11_0");
         assert_eq!(block_for((11, 0, 3)).unwrap().name(), "gmc_v11_0");
         assert_eq!(block_for((12, 0, 1)).unwrap().name(), "gmc_v12_0");
-        assert!(block_for((9, 4, 2)).is_none());
+        assert!(block_for((9, 4, 1)).is_none());
     }
 }
