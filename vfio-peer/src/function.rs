@@ -76,7 +76,7 @@ impl core::fmt::Display for SetupError {
         match self {
             SetupError::UnknownPart(p) => write!(
                 f,
-                "no model part named {p:?} (navi31, navi48, mi300x, mi308x)"
+                "no model part named {p:?} (navi31, navi48, mi300x, mi308x, mi210)"
             ),
             SetupError::Bar0 { mib, vram_mib } => write!(
                 f,
@@ -157,6 +157,11 @@ impl ModelFunction {
             device_id: part.pci_device_id(),
             scratch_dword: scratch,
             part_number: &format!("BAREBELL MODEL {}", part.name.to_uppercase()),
+            // Aldebaran's driver takes its GC configuration from the VBIOS
+            // (`gfx_v9_0_gpu_early_init()`), the discovery parts' from the
+            // table.
+            gfx: (part.generation == barebell::ip::Generation::Gfx90a)
+                .then_some(vbios::GfxInfo::MI210),
         });
         let gpu = power_on(
             part,

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 #[derive(Parser, Debug)]
 #[command(name = "barebell-vfio-user")]
 struct Args {
-    /// The model part (navi31, navi48, mi300x, mi308x).
+    /// The model part (navi31, navi48, mi300x, mi308x, mi210).
     #[arg(long, default_value = "navi31")]
     part: String,
     /// The Unix socket QEMU connects to (must not exist yet).

@@ -21,7 +21,12 @@
 //!   training, no RAS), and where the BIOS scratch registers are
 //!   (`amdgpu_atomfirmware_scratch_regs_init()`);
 //! - `gfx_info` v2.2: the RLC timer reference clock
-//!   (`amdgpu_atomfirmware_get_clock_info()`);
+//!   (`amdgpu_atomfirmware_get_clock_info()`); for a part whose driver
+//!   reads its GC configuration from the VBIOS instead of discovery
+//!   (Aldebaran: `gfx_v9_0_gpu_early_init()` →
+//!   `amdgpu_atomfirmware_get_gfx_info()`, which takes content revisions
+//!   4 and 7 only), `gfx_info` v2.4 ([`GfxInfo`]) with the same clock at
+//!   the same offset;
 //! - `smc_dpm_info`: the board table SMU 13.0.0 copies into its PPTable
 //!   when SCPM is off (`smu_v13_0_0_append_powerplay_table()`), all zero.
 //!
@@ -45,6 +50,10 @@ const DATA_MASTER: usize = 0x1D0;
 const FIRMWAREINFO: usize = 0x220;
 const GFX_INFO: usize = 0x290;
 const SMC_DPM_INFO: usize = 0x2C0;
+/// `gfx_info` v2.4 where a part has one: past the board table.
+const GFX_INFO_V24: usize = 0x4B0;
+/// `sizeof(struct atom_gfx_info_v2_4)`.
+const GFX_INFO_V24_BYTES: usize = 0x48;
 /// `atom_master_list_of_data_tables_v2_1` entry indices.
 const DATA_SMC_DPM_INFO: usize = 2;
 const DATA_FIRMWAREINFO: usize = 4;
@@ -63,6 +72,61 @@ pub struct Board<'a> {
     pub scratch_dword: u32,
     /// The part-number text (printable ASCII, at most 43 bytes).
     pub part_number: &'a str,
+    /// The GC configuration `gfx_info` v2.4 carries, for a part whose
+    /// driver reads it from the VBIOS; `None`: the v2.2 table (clock
+    /// only).
+    pub gfx: Option<GfxInfo>,
+}
+
+/// What `amdgpu_atomfirmware_get_gfx_info()` reads from `gfx_info` v2.4
+/// (`struct atom_gfx_info_v2_4`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GfxInfo {
+    pub max_shader_engines: u8,
+    pub max_cu_per_sh: u8,
+    pub max_sh_per_se: u8,
+    pub max_backends_per_se: u8,
+    pub max_texture_channel_caches: u8,
+    pub active_cu_per_sh: u8,
+    pub active_rb_per_se: u8,
+    pub num_gprs: u16,
+    pub gsprim_buff_depth: u16,
+    pub parameter_cache_depth: u16,
+    pub wave_size: u16,
+    pub max_waves_per_simd: u16,
+    pub lds_size_kib: u16,
+    pub max_gs_threads: u8,
+    pub gs_table_depth: u8,
+    pub double_offchip_lds_buffer: u8,
+    pub max_scratch_slots_per_cu: u8,
+}
+
+impl GfxInfo {
+    /// An MI210's (Aldebaran, one GCD of 104 active CUs). Public: wave64
+    /// and 64 KiB of LDS per CU (CDNA2), 104 CUs (AMD's MI210
+    /// specification). **Model values**: the 8 × 1 × 16 SE/SH/CU split
+    /// (13 active per SH), the render-backend, texture-cache, GPR and
+    /// geometry figures, 8 waves per SIMD and 32 scratch slots per CU
+    /// (the discovery parts' model values).
+    pub const MI210: GfxInfo = GfxInfo {
+        max_shader_engines: 8,
+        max_cu_per_sh: 16,
+        max_sh_per_se: 1,
+        max_backends_per_se: 2,
+        max_texture_channel_caches: 16,
+        active_cu_per_sh: 13,
+        active_rb_per_se: 2,
+        num_gprs: 256,
+        gsprim_buff_depth: 1792,
+        parameter_cache_depth: 1024,
+        wave_size: 64,
+        max_waves_per_simd: 8,
+        lds_size_kib: 64,
+        max_gs_threads: 32,
+        gs_table_depth: 32,
+        double_offchip_lds_buffer: 1,
+        max_scratch_slots_per_cu: 32,
+    };
 }
 
 fn put16(rom: &mut [u8], at: usize, v: u16) {
@@ -78,6 +142,33 @@ fn table_header(rom: &mut [u8], at: usize, size: u16, frev: u8, crev: u8) {
     put16(rom, at, size);
     rom[at + 2] = frev;
     rom[at + 3] = crev;
+}
+
+/// `struct atom_gfx_info_v2_4` at [`GFX_INFO_V24`] (offsets from
+/// `atomfirmware.h`; the timer clock where v2.2 has it).
+fn gfx_info_v24(rom: &mut [u8], g: &GfxInfo) {
+    let at = GFX_INFO_V24;
+    table_header(rom, at, GFX_INFO_V24_BYTES as u16, 2, 4);
+    rom[at + 4] = 9; // gfxip_min_ver
+    rom[at + 5] = 4; // gfxip_max_ver
+    rom[at + 6] = g.max_shader_engines;
+    rom[at + 8] = g.max_cu_per_sh;
+    rom[at + 9] = g.max_sh_per_se;
+    rom[at + 10] = g.max_backends_per_se;
+    rom[at + 11] = g.max_texture_channel_caches;
+    put32(rom, at + 0x28, 10_000); // rlc_gpu_timer_refclk
+    rom[at + 0x2C] = g.active_cu_per_sh;
+    rom[at + 0x2D] = g.active_rb_per_se;
+    put16(rom, at + 0x30, g.num_gprs);
+    put16(rom, at + 0x32, g.gsprim_buff_depth);
+    put16(rom, at + 0x34, g.parameter_cache_depth);
+    put16(rom, at + 0x36, g.wave_size);
+    put16(rom, at + 0x38, g.max_waves_per_simd);
+    put16(rom, at + 0x3A, g.lds_size_kib);
+    rom[at + 0x3C] = g.max_gs_threads;
+    rom[at + 0x3D] = g.gs_table_depth;
+    rom[at + 0x3E] = g.double_offchip_lds_buffer;
+    rom[at + 0x3F] = g.max_scratch_slots_per_cu;
 }
 
 /// The ROM image for `board`.
@@ -119,10 +210,15 @@ pub fn image(board: &Board<'_>) -> Vec<u8> {
     table_header(&mut rom, CMD_MASTER, 0xA6, 2, 1);
     // atom_master_data_table_v2_1: 35 entries, three present.
     table_header(&mut rom, DATA_MASTER, 0x4A, 2, 1);
+    let gfx_at = if board.gfx.is_some() {
+        GFX_INFO_V24
+    } else {
+        GFX_INFO
+    };
     for (index, at) in [
         (DATA_SMC_DPM_INFO, SMC_DPM_INFO),
         (DATA_FIRMWAREINFO, FIRMWAREINFO),
-        (DATA_GFX_INFO, GFX_INFO),
+        (DATA_GFX_INFO, gfx_at),
     ] {
         put16(&mut rom, DATA_MASTER + 4 + 2 * index, at as u16);
     }
@@ -136,6 +232,9 @@ pub fn image(board: &Board<'_>) -> Vec<u8> {
     // atom_gfx_info_v2_2: rlc_gpu_timer_refclk, 100 MHz in 10 kHz units.
     table_header(&mut rom, GFX_INFO, 0x2C, 2, 2);
     put32(&mut rom, GFX_INFO + 0x28, 10_000);
+    if let Some(g) = &board.gfx {
+        gfx_info_v24(&mut rom, g);
+    }
     // smc_dpm_info: a header and an all-zero BoardTable_t.
     table_header(&mut rom, SMC_DPM_INFO, (4 + BOARD_TABLE_BYTES) as u16, 4, 0);
     // The checksum byte makes the image's bytes sum to zero.
@@ -157,7 +256,29 @@ mod tests {
             device_id: 0x744C,
             scratch_dword: 0x4C,
             part_number: "BAREBELL MODEL NAVI31",
+            gfx: None,
         }
+    }
+
+    /// An Aldebaran board's `gfx_info` is v2.4 with the GC configuration
+    /// where `amdgpu_atomfirmware_get_gfx_info()` reads it; the v2.2
+    /// table stays out of the master table.
+    #[test]
+    fn an_aldebaran_rom_carries_gfx_info_v2_4() {
+        let rom = image(&Board {
+            gfx: Some(GfxInfo::MI210),
+            ..board()
+        });
+        let hdr = rd16(&rom, 0x48);
+        let data = rd16(&rom, hdr + 0x20);
+        let gi = rd16(&rom, data + 4 + 2 * DATA_GFX_INFO);
+        assert_eq!((rom[gi + 2], rom[gi + 3]), (2, 4));
+        assert_eq!(rd16(&rom, gi), 0x48);
+        assert_eq!(rom[gi + 6], 8, "max_shader_engines");
+        assert_eq!(rd16(&rom, gi + 0x36), 64, "gc_wave_size");
+        assert_eq!(rd16(&rom, gi + 0x3A), 64, "gc_lds_size");
+        assert!(gi + 0x48 < BYTES - 1);
+        assert_eq!(rom.iter().fold(0u8, |s, b| s.wrapping_add(*b)), 0);
     }
 
     /// The checks `check_atom_bios()`, `amdgpu_atom_parse()` and

@@ -145,6 +145,21 @@ const PARTS: &[PartSpec] = &[
         gfx_target: 90402,
         mcpu: "gfx942",
     },
+    PartSpec {
+        name: "mi210",
+        // Aldebaran's blobs are named by chip (`amdgpu_ucode_legacy_naming()`).
+        firmware: &["aldebaran_"],
+        // Masked IP blocks (amdgpu's order for CHIP_ALDEBARAN: 0
+        // soc15_common, 1 gmc_v9_0, 2 vega20_ih, 3 psp, 4 smu, 5 gfx_v9_0,
+        // 6 sdma_v4_0, 7 vcn_v2_5, 8 jpeg_v2_5):
+        // - 4 `smu`: the model's MP1 13.0.2 answers barebell's messages
+        //   only (no SetToolsDramAddr, tables or DPM);
+        // - 6 `sdma`: the model has no SDMA 4.4.0 engine;
+        // - 7 `vcn`, 8 `jpeg`: no VCN in the model.
+        params: "ip_block_mask=0xfffffe2f",
+        gfx_target: 90010,
+        mcpu: "gfx90a",
+    },
 ];
 
 /// The cached root: its directory and the kernel ABI unpacked into it.
