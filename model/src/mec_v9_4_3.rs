@@ -449,6 +449,10 @@ pub struct MecV943 {
     /// Each AID's MMHUB segment-0 base (dwords) and the XCCs per AID
     /// ([`MecV943::xcc_register`]).
     aid_mmhubs: Mutex<(Vec<u32>, usize)>,
+    /// Whether packets name registers XCC-locally (GC 9.4.3:
+    /// `gfx_v9_4_3_normalize_xcc_reg_offset()`); GC 9.4.2's `gfx_v9_0.c`
+    /// emits `SOC15_REG_OFFSET()`s, absolute ([`MecV943::absolute_registers`]).
+    xcc_local_registers: core::sync::atomic::AtomicBool,
     /// Why the last translation failed ([`MecV943::unreachable`]).
     last_miss: Mutex<Option<VmRefusal>>,
     /// Where the CP's end-of-pipe interrupts go ([`MecV943::set_eop_line`]).
@@ -531,6 +535,7 @@ impl MecV943 {
             halted: core::sync::atomic::AtomicBool::new(false),
             schedulers_hung: core::sync::atomic::AtomicBool::new(false),
             aid_mmhubs: Mutex::new((Vec::new(), 1)),
+            xcc_local_registers: core::sync::atomic::AtomicBool::new(true),
             last_miss: Mutex::new(None),
             eop_line: Mutex::new(None),
         }
@@ -567,6 +572,17 @@ impl MecV943 {
 
     /// Each AID's MMHUB segment-0 base (dwords), XCC `x` being on AID
     /// `x / xccs_per_aid`.
+    /// GC 9.4.2 (one GC): the registers its packets name are absolute
+    /// dword offsets. `gfx_v9_0.c`'s `WRITE_DATA`/`WAIT_REG_MEM`
+    /// (`gfx_v9_0_ring_emit_wreg()`, `gfx_v9_0_wait_reg_mem()`) carry
+    /// `SOC15_REG_OFFSET()` values, so an MMHUB 1.7 invalidation register
+    /// (0x1A000 + 0xbe3 + engine) is itself; only `gfx_v9_4_3.c`
+    /// normalizes offsets to XCC-local ones.
+    pub fn absolute_registers(&self) {
+        self.xcc_local_registers
+            .store(false, core::sync::atomic::Ordering::Relaxed);
+    }
+
     pub fn set_aid_mmhubs(&self, bases: Vec<u32>, xccs_per_aid: usize) {
         *self.aid_mmhubs.lock() = (bases, xccs_per_aid.max(1));
     }
@@ -657,6 +673,12 @@ impl MecV943 {
     /// the flush completing, so the model takes those offsets as the
     /// invalidation registers of the MMHUB of the XCC's own AID.
     pub fn xcc_register(&self, xcc: usize, local: u32) -> u32 {
+        if !self
+            .xcc_local_registers
+            .load(core::sync::atomic::Ordering::Relaxed)
+        {
+            return local;
+        }
         let low = local & 0xFFFF;
         let hub = crate::hub_v9::MMHUB_1_8;
         let eng = hub.inv_eng0_sem..hub.inv_eng0_ack + crate::hub_v9::ENGINES;

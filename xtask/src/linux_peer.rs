@@ -266,11 +266,12 @@ pub fn stage(root: &Path) -> Result<String> {
 
 /// The mapping barebell's side of the diff uses: Linux's own on the part
 /// (MES on gfx11, the HWS runlist on GC 9.4.3 with `sched_policy` 0).
-fn mapping(spec: &PartSpec) -> &'static str {
-    if spec.gfx_target / 10000 == 9 {
-        "hws"
-    } else {
-        "mes"
+fn mapping(spec: &PartSpec) -> Option<&'static str> {
+    match spec.gfx_target {
+        // GC 9.4.2: barebell boots it to a running MEC only so far.
+        90010 => None,
+        t if t / 10000 == 9 => Some("hws"),
+        _ => Some("mes"),
     }
 }
 
@@ -315,17 +316,13 @@ fn trace_diff(root: &Path, spec: &PartSpec, write: bool) -> Result<PathBuf> {
         ],
         &linux,
     )?;
-    capture(
-        &[
-            os("bringup").as_os_str(),
-            os("--part").as_os_str(),
-            os(spec.name).as_os_str(),
-            os("--mapping").as_os_str(),
-            os(mapping(spec)).as_os_str(),
-            os("--trace").as_os_str(),
-        ],
-        &ours,
-    )?;
+    let mut ours_args = vec![os("bringup"), os("--part"), os(spec.name)];
+    if let Some(m) = mapping(spec) {
+        ours_args.extend([os("--mapping"), os(m)]);
+    }
+    ours_args.push(os("--trace"));
+    let ours_args: Vec<&std::ffi::OsStr> = ours_args.iter().map(|a| a.as_os_str()).collect();
+    capture(&ours_args, &ours)?;
     let to = if write {
         PathBuf::from(format!("docs/linux-diff-{}.txt", spec.name))
     } else {

@@ -262,6 +262,9 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
     let bus_master = Arc::new(AtomicBool::new(false));
     let pci = Arc::new(crate::pci_config::PciConfig::new(bus_master.clone(), clock));
     let (mec, xlate) = build::mec(clock, x.seed, &i, &rlc_mec, &gfxhubs, memory, x.chunk_bus);
+    if !f.is_9_4_3() {
+        mec.absolute_registers();
+    }
     {
         // The CP's end-of-pipe interrupts reach the IH (AID 0's OSSSYS).
         let ih = ih.clone();

@@ -116,3 +116,18 @@ fn the_steps_name_aldebarans_blocks() {
         assert!(all.contains(want), "{want:?} missing from:\n{all}");
     }
 }
+
+/// Registers named in GC 9.4.2's KIQ packets are absolute: Linux flushes
+/// the MMHUB 1.7 TLB through the KIQ with `WRITE_DATA`/`WAIT_REG_MEM` on
+/// 0x1A000 + 0xbe3 + 17 (`gmc_v9_0_flush_gpu_tlb()`, engine 17), and
+/// `gfx_v9_0.c` does not normalize offsets as `gfx_v9_4_3.c` does. (The
+/// model once read 0x1abf4 as an XCC-local offset and sent it into the
+/// GC: Linux's first KIQ flush on this part timed out.)
+#[test]
+fn kiq_packets_name_absolute_registers() {
+    let m = device();
+    let mec = m.gc_9_4_3().unwrap().mec();
+    let req = 0x1_A000 + 0x0be3 + 17;
+    assert_eq!(mec.xcc_register(0, req), req);
+    assert_eq!(mec.xcc_register(0, 0x2000 + 0x008d), 0x2000 + 0x008d);
+}
