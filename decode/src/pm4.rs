@@ -55,6 +55,20 @@ pub mod opcode {
     pub const MAP_QUEUES: u32 = 0xA2;
     pub const UNMAP_QUEUES: u32 = 0xA3;
     pub const QUERY_STATUS: u32 = 0xA4;
+    pub const INVALIDATE_TLBS: u32 = 0x98;
+}
+
+/// `PACKET3_INVALIDATE_TLBS`'s one body dword (`nvd.h`, `soc15d.h`:
+/// `DST_SEL` bits 3:0, `ALL_HUB` bit 4, `PASID` bits 20:5, `FLUSH_TYPE`
+/// bits 31:29), as `gfx_v9_4_3_kiq_invalidate_tlbs()` writes it.
+pub mod invalidate_tlbs {
+    use crate::Bits;
+    pub const DST_SEL: Bits = Bits::new(0, 4);
+    pub const ALL_HUB: Bits = Bits::new(4, 1);
+    pub const PASID: Bits = Bits::new(5, 16);
+    pub const FLUSH_TYPE: Bits = Bits::new(29, 3);
+    /// `PACKET3_INVALIDATE_TLBS_DST_SEL(1)`, the only one Linux sends.
+    pub const DST_SEL_LINUX: u32 = 1;
 }
 
 /// What a graphics ring carries beyond the compute packets
@@ -278,6 +292,22 @@ pub const FACTS: &[Fact] = &[
     ),
     Fact::constant(N, "PACKET3_WRITE_DATA", opcode::WRITE_DATA as u64),
     Fact::constant(N, "PACKET3_NOP", opcode::NOP as u64),
+    Fact::constant(N, "PACKET3_INVALIDATE_TLBS", opcode::INVALIDATE_TLBS as u64),
+    Fact::constant(
+        N,
+        "PACKET3_INVALIDATE_TLBS_ALL_HUB(1)",
+        invalidate_tlbs::ALL_HUB.mask() as u64,
+    ),
+    Fact::constant(
+        N,
+        "PACKET3_INVALIDATE_TLBS_PASID(0xFFFF)",
+        invalidate_tlbs::PASID.mask() as u64,
+    ),
+    Fact::constant(
+        N,
+        "PACKET3_INVALIDATE_TLBS_FLUSH_TYPE(7)",
+        invalidate_tlbs::FLUSH_TYPE.mask() as u64,
+    ),
     Fact::constant(N, "PACKET3_DISPATCH_DIRECT", opcode::DISPATCH_DIRECT as u64),
     Fact::constant(
         N,

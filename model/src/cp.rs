@@ -841,6 +841,15 @@ impl CpModel {
     }
 
     /// Whether any queue has work in flight.
+    /// Drops every queue's cached translations (a KIQ `INVALIDATE_TLBS`:
+    /// the model keeps no per-PASID tags, so it invalidates all, which a
+    /// cache may always do).
+    pub fn invalidate_tlbs(&mut self) {
+        for q in &mut self.queues {
+            q.tlb = Tlb::default();
+        }
+    }
+
     pub fn busy(&self) -> bool {
         self.queues.iter().any(|q| !q.in_flight.is_empty())
     }

@@ -122,9 +122,6 @@ pub struct HwsConfig {
     /// The 64-bit doorbell slot the driver stores the write pointer
     /// (dwords) to.
     pub doorbell: u64,
-    /// `CP_MEC_DOORBELL_RANGE_LOWER/UPPER` (byte offsets, inclusive).
-    pub doorbell_lower: u32,
-    pub doorbell_upper: u32,
     /// MAP_PROCESS size: 21 (aldebaran form, GC 9.4.2–9.4.4) or 16 (v9).
     pub map_process_dwords: usize,
 }
@@ -245,11 +242,6 @@ pub enum HwsRefusal {
     QueueWithoutProcess {
         doorbell_offset: u32,
     },
-    DoorbellOutOfRange {
-        doorbell_offset: u32,
-        lower: u32,
-        upper: u32,
-    },
     DuplicateDoorbell {
         doorbell_offset: u32,
     },
@@ -365,14 +357,6 @@ impl core::fmt::Display for HwsRefusal {
             QueueWithoutProcess { doorbell_offset } => write!(
                 f,
                 "MAP_QUEUES (doorbell {doorbell_offset:#x}) with no MAP_PROCESS before it"
-            ),
-            DoorbellOutOfRange {
-                doorbell_offset,
-                lower,
-                upper,
-            } => write!(
-                f,
-                "doorbell dword {doorbell_offset:#x} is outside CP_MEC_DOORBELL_RANGE {lower:#x}..={upper:#x}"
             ),
             DuplicateDoorbell { doorbell_offset } => {
                 write!(f, "two queues on doorbell {doorbell_offset:#x}")
@@ -1118,17 +1102,10 @@ impl HwsModel {
             mq::TYPE_NORMAL_LATENCY_STATIC => true,
             _ => return bad("a queue type the model does not run (debug interface, low latency)"),
         };
-        if engine == QueueEngine::Compute {
-            let bytes = u64::from(db) * 4;
-            let (lower, upper) = (self.cfg.doorbell_lower, self.cfg.doorbell_upper);
-            if bytes < u64::from(lower) || bytes > u64::from(upper) {
-                return Err(HwsRefusal::DoorbellOutOfRange {
-                    doorbell_offset: db,
-                    lower,
-                    upper,
-                });
-            }
-        }
+        // A compute queue's doorbell may lie outside
+        // `CP_MEC_DOORBELL_RANGE_*`: the range decides what wakes a
+        // power-gated GC (`gfx_v9_0_kiq_init_register()`), and KFD's
+        // doorbells lie past the kernel's (`kfd_doorbell_init()`).
         if q.mqd == 0 || !mem.covers(q.mqd, 4) {
             return Err(HwsRefusal::MqdUnreadable { address: q.mqd });
         }

@@ -53,8 +53,11 @@
 //!   one queue whose dispatches the [`CpModel`]'s shader splits over the
 //!   XCCs (`Shader::xccs`, `tg_chunk` from the MQD), completing once.
 //!   *Model convention*: SPX, all XCCs of the block are one partition;
-//!   the shared doorbell is gated by XCC 0's range (see
-//!   [`crate::decode::mqd_v9`]).
+//!   a queue loaded by registers has its shared doorbell gated by XCC 0's
+//!   range (see [`crate::decode::mqd_v9`]); one mapped by a KIQ's
+//!   MAP_QUEUES or the HWS is not (the range decides what wakes a
+//!   power-gated GC, `gfx_v9_0_kiq_init_register()`, and KFD's doorbells
+//!   lie past it).
 //! - Apertures: a queue in a VMID other than 0 binds only if its VMID's
 //!   `SH_MEM_CONFIG` and `SH_MEM_BASES` on every XCC are 64-bit, unaligned, with both
 //!   apertures away from 0 ([`sh_mem::apertures_set`], *model
@@ -94,7 +97,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
 use barebell_facts::Fact;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::Ordering;
 use spin::Mutex;
 
 /// GC 9.4.3 register dword offsets the block owns, `(offset, BASE_IDX)`.
@@ -122,9 +125,12 @@ pub const SCHEDULER0_ENABLE: u32 = 0x80;
 pub const DEQUEUE_REQ: Bits = Bits::new(0, 3);
 pub const PQ_STATUS_DOORBELL_ENABLE: Bits = Bits::new(1, 1);
 
-/// Doorbell slots of the BAR2 page the block owns (4 KiB of 64-bit
-/// doorbells: XCC 7's KIQ, index 0xE0, is the highest Linux uses).
-pub const DOORBELL_SLOTS: usize = 512;
+/// Doorbell slots of the BAR2 page the block owns: the model's
+/// doorbells ([`crate::bar::DOORBELL_SLOTS`], 64 KiB): the kernel's (XCC
+/// 7's KIQ, index 0xE0, is the highest Linux's kernel rings use) and
+/// KFD's, which start past them (the Linux peer's HIQ rings BAR2 byte
+/// 0x3000).
+pub const DOORBELL_SLOTS: usize = crate::bar::DOORBELL_SLOTS;
 
 /// Where a translation is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,14 +213,6 @@ pub enum MecV943Refusal {
     },
     /// The KIQ could not read its ring at `address` (VMID 0's decode).
     KiqRingUnreachable { xcc: usize, address: u64 },
-    /// KIQ MAP_QUEUES naming a doorbell outside the MEC doorbell range
-    /// that gates it (XCC 0's for a queue on all XCCs).
-    KiqDoorbellOutsideRange {
-        xcc: usize,
-        dword: u32,
-        lower_bytes: u32,
-        upper_bytes: u32,
-    },
     /// KIQ MAP_QUEUES onto a slot outside SET_RESOURCES' queue mask.
     NotInQueueMask { xcc: usize, bit: u32, mask: u64 },
     /// A device address the block could not reach, and why, when the
@@ -259,15 +257,6 @@ impl core::fmt::Display for MecV943Refusal {
             MecV943Refusal::KiqRingUnreachable { xcc, address } => write!(
                 f,
                 "XCC {xcc} KIQ halted: its ring at {address:#x} is not reachable through VMID 0"
-            ),
-            MecV943Refusal::KiqDoorbellOutsideRange {
-                xcc,
-                dword,
-                lower_bytes,
-                upper_bytes,
-            } => write!(
-                f,
-                "XCC {xcc} KIQ MAP_QUEUES: doorbell dword {dword:#x} is outside the MEC doorbell range {lower_bytes:#x}..={upper_bytes:#x}"
             ),
             MecV943Refusal::NotInQueueMask { xcc, bit, mask } => write!(
                 f,
@@ -424,8 +413,7 @@ impl Translate for CpTranslate {
     }
 }
 
-#[repr(C, align(4096))]
-struct DoorbellPage([AtomicU64; DOORBELL_SLOTS]);
+use crate::bar::DoorbellPage;
 
 /// The GC 9.4.3 CP of every XCC.
 pub struct MecV943 {
@@ -507,7 +495,7 @@ impl MecV943 {
         cp.set_running_pipes(0xFF);
         cp.shader.xccs = n.max(1) as u32;
         let mut dma = dma;
-        let doorbells = Box::new(DoorbellPage([const { AtomicU64::new(0) }; DOORBELL_SLOTS]));
+        let doorbells = DoorbellPage::boxed();
         // SAFETY: the page is boxed in `self` (it does not move) and is
         // dropped with the `Dma` that maps it; it is only accessed
         // atomically.
@@ -633,6 +621,31 @@ impl MecV943 {
     }
 
     /// Everything refused, in order.
+    /// Each XCC's HIQ as its KIQ mapped it, and whether its ME and pipe
+    /// run now (the scheduler runs only while XCC 0's does).
+    pub fn hiq_status(&self) -> Vec<alloc::string::String> {
+        let s = self.state.lock();
+        s.hiqs
+            .iter()
+            .map(|(x, h)| {
+                let runs = self.rlc.mec_run_on(*x, h.slot.0, h.slot.1).is_ok()
+                    && self.rlc.mec_run(*x).is_ok();
+                alloc::format!(
+                    "XCC {x} HIQ on ME {} pipe {} queue {}, doorbell dword {:#x}, {}",
+                    h.slot.0,
+                    h.slot.1,
+                    h.slot.2,
+                    h.doorbell_dword,
+                    if runs {
+                        "running now"
+                    } else {
+                        "its ME or pipe halted now"
+                    }
+                )
+            })
+            .collect()
+    }
+
     pub fn refusals(&self) -> Vec<MecV943Refusal> {
         self.state.lock().refusals.clone()
     }
@@ -1612,6 +1625,18 @@ impl MecV943 {
                 }
                 Ok(())
             }
+            // KFD's TLB flush by PASID (`gmc_v9_0_flush_gpu_tlb_pasid()`
+            // through `gfx_v9_4_3_kiq_invalidate_tlbs()`): one body dword,
+            // `DST_SEL` 1. The model's walkers cache nothing a PASID tags,
+            // so it drops every cached translation of the CP.
+            opcode::INVALIDATE_TLBS => {
+                use crate::decode::pm4::invalidate_tlbs as it;
+                if p.len() != 2 || it::DST_SEL.get(d(1)) != it::DST_SEL_LINUX {
+                    return Err(bad("INVALIDATE_TLBS other than one dword with DST_SEL 1"));
+                }
+                self.cp.lock().invalidate_tlbs();
+                Ok(())
+            }
             opcode::MAP_QUEUES => self.kiq_map(s, xcc, p),
             opcode::UNMAP_QUEUES => {
                 if p.len() != uq::DWORDS {
@@ -1702,23 +1727,13 @@ impl MecV943 {
         let mqd_va = q64(mq::DW_MQD_LO);
         let wptr = q64(mq::DW_WPTR_LO);
         let m = self.read_mqd(xcc, Space::Vmid(0), mqd_va)?;
-        // The doorbell must be one the MEC takes: XCC 0's range gates a
-        // queue all XCCs share, the HIQ's too (model convention); a PM4
-        // compute queue lives on this XCC alone (`map_pm4`), so this
-        // XCC's own range gates it (`gfx_v9_4_3_xcc_kiq_init_register()`
-        // offsets each XCC's range by `xcc_doorbell_range`).
-        let own = engine == mq::ENGINE_COMPUTE && !m.hqd.aql();
-        let ranger = if own { s.xcc.get(xcc) } else { s.xcc.first() };
-        let (lo, up) = ranger.map_or((1, 0), |x| x.range);
-        let byte = u64::from(dword) * 4;
-        if byte < u64::from(lo) || byte > u64::from(up) {
-            return Err(MecV943Refusal::KiqDoorbellOutsideRange {
-                xcc,
-                dword,
-                lower_bytes: lo,
-                upper_bytes: up,
-            });
-        }
+        // No check against the XCC's `CP_MEC_DOORBELL_RANGE_*`: the range
+        // is what wakes a power-gated GC (`gfx_v9_0_kiq_init_register()`:
+        // "If GC has entered CGPG, ringing doorbell > first page doesn't
+        // wakeup GC"), which the model does not model; KFD maps its HIQ
+        // and queues with doorbells past the kernel's range
+        // (`kfd_doorbell_init()`; the Linux peer's HIQ: dword 0xc00
+        // against a range ending at byte 0xf8).
         if m.hqd.doorbell_dword() != dword {
             return Err(bad("the MQD names another doorbell than the packet"));
         }
@@ -1754,8 +1769,6 @@ impl MecV943 {
                         ring: hiq.ring,
                         ring_dwords: ring_bytes / 4,
                         doorbell: self.doorbell_page().0 + u64::from(dword / 2) * 8,
-                        doorbell_lower: lo,
-                        doorbell_upper: up,
                         map_process_dwords: crate::decode::pm4_hws::MAP_PROCESS_ALDEBARAN_DWORDS,
                     };
                     self.arm(s, dword, 0);

@@ -23,7 +23,7 @@
  * for gfx8 on, kfd_queue_ctx_save_restore_size()); ctl_stack_size equal
  * to the node's; the context-save BO (cwsr_size + debug_memory_size) x
  * num_xcc, page-aligned, with debug_memory_size = ALIGN(waves * 32, 64)
- * and waves = CUs per XCC * 32 (gfx10.1 on).
+ * and waves per XCC as kfd_queue_ctx_save_restore_size() counts them.
  *
  * Usage: kfd_dispatch NODE KERNEL_IMAGE
  *   NODE: the KFD topology node (1 for the first GPU).
@@ -212,8 +212,20 @@ int main(int argc, char **argv) {
 	struct buf ring = alloc_gtt(RING_BYTES, 0, "the ring");
 	struct buf queue = alloc_gtt(PAGE, 0, "the queue descriptor");
 	struct buf eop = alloc_gtt(4096, 0, "the EOP buffer");
+	/* kfd_queue_ctx_save_restore_size(): waves per XCC are CUs x 32 from
+	 * gfx10.1 on, min(CUs x 40, arrays / arrays per engine x 512) before. */
 	uint64_t cus = simd_count / (simd_per_cu ? simd_per_cu : 1) / num_xcc;
-	uint64_t debug = align_up(cus * 32 * 32, 64);
+	uint64_t waves = cus * 32;
+	if (gfx < 100100) {
+		uint64_t arrays = 0, per_engine = 0;
+		if (node_prop(node, "array_count", &arrays) ||
+		    node_prop(node, "simd_arrays_per_engine", &per_engine) || per_engine == 0)
+			fail("reading the node's array counts");
+		waves = cus * 40;
+		if (arrays / per_engine * 512 < waves)
+			waves = arrays / per_engine * 512;
+	}
+	uint64_t debug = align_up(waves * 32, 64);
 	struct buf ctx = alloc_gtt((cwsr + debug) * num_xcc, 0, "the context-save area");
 	struct buf code = alloc_gtt(image_len, 1, "the code");
 	struct buf sig = alloc_gtt(PAGE, 0, "the signal and kernel arguments");

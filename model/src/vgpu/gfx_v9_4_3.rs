@@ -578,8 +578,41 @@ impl super::GcModel for Gc943 {
         for r in self.mec.refusals() {
             out.push(format!("the GC 9.4.3 CP model refused: {r}"));
         }
-        for e in self.mec.cp().errors() {
-            out.push(format!("the CP model: {e}"));
+        {
+            let cp = self.mec.cp();
+            for e in cp.errors() {
+                out.push(format!("the CP model: {e}"));
+            }
+            // Every queue that stopped, stalled or still has work out.
+            for q in 0.. {
+                let Some(st) = cp.stats(q) else { break };
+                if st.halted || st.in_flight > 0 || st.stalls > 0 {
+                    out.push(format!(
+                        "the CP model: queue {q} consumed {} packets, announced up to {:#x}, {} in flight, {} stalls{}",
+                        st.consumed,
+                        st.announced,
+                        st.in_flight,
+                        st.stalls,
+                        if st.halted { ", halted" } else { "" }
+                    ));
+                }
+            }
+        }
+        out.extend(self.mec.hiq_status());
+        if let Some(h) = self.mec.hws() {
+            let mut done = 0usize;
+            for e in h.log() {
+                match e {
+                    crate::hws::HwsEvent::Refused { opcode, why } => {
+                        out.push(format!("the HWS model refused opcode {opcode:#x}: {why}"));
+                    }
+                    crate::hws::HwsEvent::Done { .. } => done += 1,
+                }
+            }
+            let (p, q) = (h.processes().len(), h.queues().len());
+            out.push(format!(
+                "the HWS model ran {done} HIQ packets; now {p} processes, {q} queues mapped"
+            ));
         }
         for r in self.sdma_refusals() {
             out.push(format!("the SDMA 4.4.2 model refused: {r}"));

@@ -256,8 +256,6 @@ fn hws_on(
         ring: hiq.ring_address(),
         ring_dwords: HIQ as u64,
         doorbell: hiq_doorbell as *const AtomicU64 as u64,
-        doorbell_lower: 0,
-        doorbell_upper: 0xF8,
         map_process_dwords: 21,
     })));
     hws_model.set_sdma(SdmaEngines::aqua_vanjaram(engines));
