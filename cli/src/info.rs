@@ -80,9 +80,8 @@ fn mappings(g: Generation) -> Vec<&'static str> {
     match g {
         // No MES on GC 9.4.3: the HWS runlist (KFD's CPSCH), the KIQ, or
         // the HQD directly.
-        Generation::Gfx94 => vec!["hws", "kiq", "direct"],
-        // GC 9.4.2: none yet; its blocks are being added.
-        Generation::Gfx90a => Vec::new(),
+        // GC 9.4.2 likewise (one GC).
+        Generation::Gfx94 | Generation::Gfx90a => vec!["hws", "kiq", "direct"],
         Generation::Gfx11 | Generation::Gfx12 => vec!["mes", "kiq", "direct"],
     }
 }

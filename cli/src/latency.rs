@@ -908,10 +908,13 @@ fn run_inner(a: &LatencyArgs) -> Result<(), String> {
     let modes: Vec<Option<Mapping>> = if hardware.is_some() {
         vec![Some(mapping.unwrap_or(Mapping::Mes))]
     } else if a.compare {
-        // GC 9.4.3 has no MES: KFD's CPSCH (the HWS runlist) is the
-        // scheduled path there, beside the direct and KIQ mappings.
-        let gc943 = a.target.part.part().generation == barebell::ip::Generation::Gfx94;
-        let all = if gc943 {
+        // GC 9.4.3 and 9.4.2 have no MES: KFD's CPSCH (the HWS runlist)
+        // is the scheduled path there, beside the direct and KIQ mappings.
+        let gfx9 = matches!(
+            a.target.part.part().generation,
+            barebell::ip::Generation::Gfx94 | barebell::ip::Generation::Gfx90a
+        );
+        let all = if gfx9 {
             [Mapping::Direct, Mapping::Kiq, Mapping::Hws]
         } else {
             Mapping::ALL

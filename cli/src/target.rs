@@ -29,7 +29,7 @@ pub enum PartArg {
     /// mi300x otherwise.
     Mi308x,
     /// MI210 (Aldebaran), GC 9.4.2 (gfx90a): one XCC, MP0 13.0.2, NBIO
-    /// 7.4.4; bring-up to a running MEC (no queue mapping yet).
+    /// 7.4.4; queues mapped `hws`, `kiq` or `direct` (no SDMA yet).
     Mi210,
 }
 
@@ -55,30 +55,34 @@ impl PartArg {
     }
 
     /// The mapping KFD uses on the part: MES on gfx11/gfx12, the HWS
-    /// runlist (CPSCH) on GC 9.4.3, which has no MES.
+    /// runlist (CPSCH) on GC 9.4.3 and GC 9.4.2, which have no MES.
     pub fn default_mapping(self) -> Mapping {
-        match self.part().generation {
-            // GC 9.4.2 too: KFD runs the HWS there (its mapping is not
-            // done yet; `check_mapping` refuses it).
-            barebell::ip::Generation::Gfx94 | barebell::ip::Generation::Gfx90a => Mapping::Hws,
-            _ => Mapping::Mes,
+        if self.gfx9() {
+            Mapping::Hws
+        } else {
+            Mapping::Mes
         }
     }
 
+    /// GC 9.4.3 or GC 9.4.2: no MES, the HWS on the MEC.
+    fn gfx9(self) -> bool {
+        matches!(
+            self.part().generation,
+            barebell::ip::Generation::Gfx94 | barebell::ip::Generation::Gfx90a
+        )
+    }
+
     /// `mapping`, refused before the device is touched when the part has
-    /// no such path: no MES on GC 9.4.3, no HWS runlist on gfx11/gfx12.
+    /// no such path: no MES on GC 9.4.3 or 9.4.2, no HWS runlist on
+    /// gfx11/gfx12.
     pub fn check_mapping(self, mapping: Mapping) -> Result<Mapping, String> {
-        if self.part().generation == barebell::ip::Generation::Gfx90a {
-            return Err(format!(
-                "--mapping {}: {} (GC 9.4.2) boots to a running MEC only so far; its KIQ, HIQ and HWS are not done, so no queue can be mapped. Run without --mapping",
-                mapping.name(),
-                self.name()
-            ));
-        }
-        let gc943 = self.part().generation == barebell::ip::Generation::Gfx94;
-        match (gc943, mapping) {
+        let gc = match self.part().generation {
+            barebell::ip::Generation::Gfx90a => "GC 9.4.2",
+            _ => "GC 9.4.3",
+        };
+        match (self.gfx9(), mapping) {
             (true, Mapping::Mes) => Err(format!(
-                "--mapping mes: {} (GC 9.4.3) has no MES; use --mapping hws (the default there, KFD's CPSCH), kiq or direct",
+                "--mapping mes: {} ({gc}) has no MES; use --mapping hws (the default there, KFD's CPSCH), kiq or direct",
                 self.name()
             )),
             (false, Mapping::Hws) => Err(format!(

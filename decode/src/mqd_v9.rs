@@ -220,7 +220,10 @@ impl core::fmt::Display for MqdV9Fault {
         match self {
             MqdV9Fault::Short { len } => write!(f, "v9 MQD of {len} bytes, expected 2048"),
             MqdV9Fault::XccCount { xccs } => {
-                write!(f, "a queue on {xccs} XCCs: GC 9.4.3 has 1 to 8")
+                write!(
+                    f,
+                    "a queue on {xccs} XCCs: GC 9.4.3 has 1 to 8, GC 9.4.2 one GC"
+                )
             }
             MqdV9Fault::Header { found } => {
                 write!(f, "v9 MQD header {found:#010x}, expected 0xc0310800")
@@ -411,6 +414,13 @@ pub struct XccView {
     /// `CP_MEC_DOORBELL_RANGE_LOWER/UPPER` (bytes) gating this MQD's
     /// doorbell (XCC 0's for a shared doorbell: model convention).
     pub doorbell_range: (u32, u32),
+    /// Whether the MQD's unions hold GC 9.4.3's XCC fields
+    /// (`compute_current_logic_xcc_id`, `compute_tg_chunk_size`,
+    /// `cp_mqd_stride_size`, ...). On GC 9.4.2 the same dwords are
+    /// `compute_static_thread_mgmt_se4..7` and reserved ones (the other
+    /// arm of each union in `v9_structs.h`), which `init_mqd()` fills
+    /// with CU masks (`0xFFFFFFFF`), so none of the XCC checks apply.
+    pub xcc_fields: bool,
 }
 
 impl MqdV9 {
@@ -496,6 +506,9 @@ impl MqdV9 {
                 found: no_update,
             });
         }
+        if !v.xcc_fields {
+            return Ok(());
+        }
         if self.current_logic_xcc_id as usize >= v.xccs {
             return Err(MqdV9Fault::LogicXccId {
                 xcc,
@@ -522,15 +535,28 @@ impl MqdV9 {
 /// Decodes and checks a queue's MQDs, XCC 0's at `address`, the rest at
 /// XCC 0's `cp_mqd_stride_size` apart (as `destroy_mqd_v9_4_3()` walks
 /// them), with `ranges[n]` the MEC doorbell range gating XCC `n`'s
-/// doorbell. Returns the decoded MQDs in XCC order.
+/// doorbell. `xcc_fields`: GC 9.4.3's MQD ([`XccView::xcc_fields`]); a
+/// GC 9.4.2 queue has one MQD. Returns the decoded MQDs in XCC order.
 pub fn check_queue(
     bytes: &[u8],
     address: u64,
     xccs: usize,
     ranges: &[(u32, u32)],
+    xcc_fields: bool,
 ) -> Result<Vec<MqdV9>, MqdV9Fault> {
-    if !(1..=MAX_XCCS).contains(&xccs) {
+    if !(1..=MAX_XCCS).contains(&xccs) || (!xcc_fields && xccs != 1) {
         return Err(MqdV9Fault::XccCount { xccs });
+    }
+    if !xcc_fields {
+        let m = MqdV9::decode(bytes)?;
+        m.check(&XccView {
+            xcc: 0,
+            xccs: 1,
+            mqd_address: address,
+            doorbell_range: ranges.first().copied().unwrap_or((1, 0)),
+            xcc_fields,
+        })?;
+        return Ok(alloc::vec![m]);
     }
     let first = MqdV9::decode(bytes)?;
     let stride = first.mqd_stride_size as usize;
@@ -549,6 +575,7 @@ pub fn check_queue(
             xccs,
             mqd_address: address + at as u64,
             doorbell_range: ranges.get(xcc).copied().unwrap_or((1, 0)),
+            xcc_fields,
         };
         m.check(&view)?;
         let same = [
@@ -642,6 +669,8 @@ impl HqdStateV9 {
             xccs,
             mqd_address: self.window.mqd_address(),
             doorbell_range: self.doorbell_range,
+            // The window holds no union dword.
+            xcc_fields: false,
         };
         let m = MqdV9 {
             header: MQD_HEADER,

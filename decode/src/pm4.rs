@@ -303,9 +303,11 @@ pub const FACTS: &[Fact] = &[
         "PACKET3_INVALIDATE_TLBS_PASID(0xFFFF)",
         invalidate_tlbs::PASID.mask() as u64,
     ),
+    // The flush type is gfx9's field (`gfx_v9_0_kiq_invalidate_tlbs()`):
+    // `soc15d.h` defines it, `nvd.h` does not.
     Fact::constant(
-        N,
-        "PACKET3_INVALIDATE_TLBS_FLUSH_TYPE(7)",
+        "soc15d.h",
+        "PACKET3_INVALIDATE_TLBS_FLUSH_TYPE(7u)",
         invalidate_tlbs::FLUSH_TYPE.mask() as u64,
     ),
     Fact::constant(N, "PACKET3_DISPATCH_DIRECT", opcode::DISPATCH_DIRECT as u64),

@@ -114,6 +114,12 @@ pub mod reg {
     pub const CP_HQD_ACTIVE: (u32, usize) = (0x1247, 0);
     pub const CP_HQD_DEQUEUE_REQUEST: (u32, usize) = (0x125d, 0);
     pub const CP_HQD_AQL_DISPATCH_ID_HI: (u32, usize) = (0x127f, 0);
+    /// The last register of GC 9.4.2's HQD window (`gc_9_4_2_offset.h`):
+    /// `kgd_gfx_v9_hqd_load()` copies `CP_MQD_BASE_ADDR ..=
+    /// CP_HQD_PQ_WPTR_HI`. GC 9.4.2 has no register at the three dwords
+    /// after it, where GC 9.4.3 has `CP_HQD_AQL_CONTROL_1`,
+    /// `CP_HQD_AQL_DISPATCH_ID` and `_HI`.
+    pub const CP_HQD_PQ_WPTR_HI_9_4_2: (u32, usize) = (0x127c, 0);
     pub const RLC_CP_SCHEDULERS: (u32, usize) = (0x4caa, 1);
 }
 
@@ -197,6 +203,9 @@ pub enum MecV943Refusal {
     NotTheKiq { xcc: usize, slot: (u32, u32, u32) },
     /// The KIQ's HQD activated while its MEC already runs.
     KiqWhileRunning { xcc: usize, slot: (u32, u32, u32) },
+    /// A write to a GC dword past GC 9.4.2's HQD window, where that GC
+    /// has no register ([`reg::CP_HQD_PQ_WPTR_HI_9_4_2`]).
+    NoSuchRegister { xcc: usize, offset: u32 },
     /// A queue's VMID has no compute apertures on an XCC
     /// ([`sh_mem::apertures_set`]).
     AperturesUnset {
@@ -234,6 +243,10 @@ impl core::fmt::Display for MecV943Refusal {
                 f,
                 "XCC {xcc}: a PM4 queue on ME {} pipe {} queue {}, which RLC_CP_SCHEDULERS does not name the KIQ",
                 slot.0, slot.1, slot.2
+            ),
+            MecV943Refusal::NoSuchRegister { xcc, offset } => write!(
+                f,
+                "XCC {xcc}: a write to GC dword {offset:#x}, where GC 9.4.2 has no register (its HQD window ends at CP_HQD_PQ_WPTR_HI, 0x127c: kgd_gfx_v9_hqd_load())"
             ),
             MecV943Refusal::KiqWhileRunning { xcc, slot } => write!(
                 f,
@@ -439,7 +452,7 @@ pub struct MecV943 {
     aid_mmhubs: Mutex<(Vec<u32>, usize)>,
     /// Whether packets name registers XCC-locally (GC 9.4.3:
     /// `gfx_v9_4_3_normalize_xcc_reg_offset()`); GC 9.4.2's `gfx_v9_0.c`
-    /// emits `SOC15_REG_OFFSET()`s, absolute ([`MecV943::absolute_registers`]).
+    /// emits `SOC15_REG_OFFSET()`s, absolute ([`MecV943::gc_9_4_2`]).
     xcc_local_registers: core::sync::atomic::AtomicBool,
     /// Why the last translation failed ([`MecV943::unreachable`]).
     last_miss: Mutex<Option<VmRefusal>>,
@@ -560,13 +573,19 @@ impl MecV943 {
 
     /// Each AID's MMHUB segment-0 base (dwords), XCC `x` being on AID
     /// `x / xccs_per_aid`.
-    /// GC 9.4.2 (one GC): the registers its packets name are absolute
-    /// dword offsets. `gfx_v9_0.c`'s `WRITE_DATA`/`WAIT_REG_MEM`
-    /// (`gfx_v9_0_ring_emit_wreg()`, `gfx_v9_0_wait_reg_mem()`) carry
-    /// `SOC15_REG_OFFSET()` values, so an MMHUB 1.7 invalidation register
-    /// (0x1A000 + 0xbe3 + engine) is itself; only `gfx_v9_4_3.c`
-    /// normalizes offsets to XCC-local ones.
-    pub fn absolute_registers(&self) {
+    /// GC 9.4.2 (one GC), where two things differ from GC 9.4.3:
+    /// - the registers its packets name are absolute dword offsets.
+    ///   `gfx_v9_0.c`'s `WRITE_DATA`/`WAIT_REG_MEM`
+    ///   (`gfx_v9_0_ring_emit_wreg()`, `gfx_v9_0_wait_reg_mem()`) carry
+    ///   `SOC15_REG_OFFSET()` values, so an MMHUB 1.7 invalidation
+    ///   register (0x1A000 + 0xbe3 + engine) is itself; only
+    ///   `gfx_v9_4_3.c` normalizes offsets to XCC-local ones;
+    /// - a queue has one MQD, built by `init_mqd()` (KFD's
+    ///   `mqd_manager_init_v9()` takes the `_v9_4_3` variants for 9.4.3
+    ///   only), whose unions hold `compute_static_thread_mgmt_se4..7`
+    ///   (`0xFFFFFFFF`), not the XCC fields
+    ///   ([`crate::decode::mqd_v9::XccView::xcc_fields`]).
+    pub fn gc_9_4_2(&self) {
         self.xcc_local_registers
             .store(false, core::sync::atomic::Ordering::Relaxed);
     }
@@ -1157,7 +1176,10 @@ impl MecV943 {
         // The shared doorbell is gated by XCC 0's range (convention).
         let range0 = s.xcc.first().map_or((1, 0), |x| x.range);
         let ranges = vec![range0; n];
-        check_queue(&bytes, q.mqd, n, &ranges).map_err(|fault| {
+        let xcc_fields = self
+            .xcc_local_registers
+            .load(core::sync::atomic::Ordering::Relaxed);
+        check_queue(&bytes, q.mqd, n, &ranges, xcc_fields).map_err(|fault| {
             let xcc = match fault {
                 MqdV9Fault::Diverges { xcc, .. }
                 | MqdV9Fault::LogicXccOrder { xcc, .. }
@@ -2108,6 +2130,11 @@ impl RegisterBus for MecV943 {
             o if o == reg::CP_PQ_WPTR_POLL_CNTL.0 => x.poll_cntl = value,
             o if o == reg::CP_PQ_WPTR_POLL_CNTL1.0 => x.poll_cntl1 = value,
             o if o == reg::CP_PQ_STATUS.0 => x.pq_status = value,
+            o if o > reg::CP_HQD_PQ_WPTR_HI_9_4_2.0
+                && !self.xcc_local_registers.load(Ordering::Relaxed) =>
+            {
+                self.refuse(&mut s, MecV943Refusal::NoSuchRegister { xcc: i, offset: o });
+            }
             o => {
                 let slot = Self::selected(x);
                 let h = x.hqds.entry(slot).or_default();
@@ -2140,8 +2167,21 @@ const fn r(name: &'static str, idx_name: &'static str, reg: (u32, usize)) -> [Fa
     ]
 }
 
-/// The block's offsets and fields against the 9.4.3 headers.
+/// The block's offsets and fields against the 9.4.3 headers (and the end
+/// of GC 9.4.2's HQD window against its own).
 pub const FACTS: &[Fact] = barebell_facts::fact_table!(
+    [
+        Fact::constant(
+            "gc_9_4_2_offset.h",
+            "regCP_HQD_PQ_WPTR_HI",
+            reg::CP_HQD_PQ_WPTR_HI_9_4_2.0 as u64
+        ),
+        Fact::constant(
+            "gc_9_4_2_offset.h",
+            "regCP_HQD_PQ_WPTR_HI_BASE_IDX",
+            reg::CP_HQD_PQ_WPTR_HI_9_4_2.1 as u64
+        ),
+    ],
     r(
         "regSH_MEM_BASES",
         "regSH_MEM_BASES_BASE_IDX",

@@ -268,7 +268,8 @@ pub fn stage(root: &Path) -> Result<String> {
 /// (MES on gfx11, the HWS runlist on GC 9.4.3 with `sched_policy` 0).
 fn mapping(spec: &PartSpec) -> Option<&'static str> {
     match spec.gfx_target {
-        // GC 9.4.2: barebell boots it to a running MEC only so far.
+        // GC 9.4.2: Linux does not finish its probe on the model yet
+        // (docs/linux-peer.md), so there is no diff to keep.
         90010 => None,
         t if t / 10000 == 9 => Some("hws"),
         _ => Some("mes"),

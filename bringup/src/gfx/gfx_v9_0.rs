@@ -1,15 +1,19 @@
 //! GC 9.4.2 (Aldebaran: MI210, MI250): the GFX block of a one-GC part
 //! without MES, as Linux's `gfx_v9_0.c` drives it.
 //!
-//! - the rlc step ([`rlc`]): `gfx_v9_0_hw_init()` with PSP loading up to a
-//!   running MEC ([`barebell::gfx::start_v9_0`]);
-//! - the teardown's MEC halt (`gfx_v9_0_cp_compute_enable(false)`) and
-//!   GFXHUB v1.0 off.
-//!
-//! The schedulers and the user queue (the KIQ at ME 2 pipe 1, the HIQ,
-//! the HWS) are not done for GC 9.4.2 yet: this block offers no mapping,
-//! so a bring-up with one is refused before the device is touched.
+//! - the rlc step ([`rlc`]): `gfx_v9_0_hw_init()` with PSP loading up to
+//!   the MEC ([`barebell::gfx::start_v9_0`]); the MEC is released there
+//!   only when no KIQ follows;
+//! - the rings and queue steps: GC 9.4.3's machinery
+//!   ([`crate::gfx::gfx_v9_4_3::queue`]) with GC 9.4.2's description
+//!   ([`crate::gfx::gfx_v9_4_3::xcc::GC_9_4_2`]: one GC, vega20's
+//!   doorbells, `init_mqd()`, GFXHUB v1.0, the KIQ loaded into the MEC
+//!   still halted from reset, `gfx_v9_0_cp_resume()`), mapped `hws`,
+//!   `kiq` or `direct`;
+//! - the teardown's KIQ down and MEC halt
+//!   (`gfx_v9_0_cp_compute_enable(false)`) and GFXHUB v1.0 off.
 
+use super::gfx_v9_4_3::xcc::{GC_9_4_2, kiqs_down};
 use crate::error::{BringupError, ErrorKind, Outcome, ResultAt};
 use crate::firmware::{self, FirmwareError, FirmwareSet, FirmwareSource};
 use crate::gmc::Memory;
@@ -33,12 +37,12 @@ impl super::GfxBlock for GfxV9_0 {
     }
 
     fn mappings(&self) -> &'static [Mapping] {
-        &[]
+        &Mapping::GFX94
     }
 
     fn refuse(&self, _: Mapping, _: (u8, u8, u8)) -> ErrorKind {
         ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
-            "a user queue (the KIQ, HIQ and HWS of gfx_v9_0 are not done yet; bring-up without --mapping stops after the rlc step)",
+            "MES (GC 9.4.2 schedules with the HWS on the MEC: --mapping hws)",
             barebell::ip::Generation::Gfx90a,
         ))
     }
@@ -50,31 +54,39 @@ impl super::GfxBlock for GfxV9_0 {
         _: &Nbio,
         set: &FirmwareSet,
         fw: &dyn FirmwareSource,
-        _: &Options,
+        opts: &Options,
         sink: &dyn Sink,
     ) -> Result<(), BringupError> {
-        rlc(gpu, set, fw, sink)
+        rlc(gpu, set, fw, super::gfx_v9_4_3::kiqs_follow(opts), sink)
     }
 
     fn queue_steps<'p>(
         &self,
         gpu: &mut Gpu<'p>,
-        _: &Memory<'p>,
-        _: DeviceArena<'p>,
-        _: DeviceArena<'p>,
+        mem: &Memory<'p>,
+        area: DeviceArena<'p>,
+        uarea: DeviceArena<'p>,
         _: &FirmwareSet,
         _: &dyn FirmwareSource,
         mapping: Mapping,
-        _: &Options,
-        _: &'p dyn Sink,
+        opts: &Options,
+        sink: &'p dyn Sink,
     ) -> Result<(), BringupError> {
-        Err(self.refuse(mapping, gpu.ips.gc.version.triple())).at(Step::Rings)
+        super::gfx_v9_4_3::rings_and_queue(GC_9_4_2, gpu, mem, area, uarea, mapping, opts, sink)
     }
 
+    /// The KIQ no queue took down (`gfx_v9_0_kiq_fini_register()`), then
     /// `gfx_v9_0_cp_compute_enable(false)`: `MEC_ME1_HALT | MEC_ME2_HALT`,
     /// then 50 µs.
     fn halt_mec(&self, gpu: &mut Gpu<'_>) -> Outcome {
+        let kiqs = core::mem::take(&mut gpu.xcc_kiqs);
+        let n_kiqs = kiqs.len();
         let gc = gpu.bus.block(gpu.ips.gc.bases);
+        if !kiqs.is_empty()
+            && let Err(e) = kiqs_down(&[gc], kiqs, gpu.platform.clock())
+        {
+            return Outcome::Failed(ErrorKind::Xcc(e));
+        }
         let halt = barebell::regs::gc_9_4_3_rlc::CpMecCntl::new()
             .with_mec_me1_halt(true)
             .with_mec_me2_halt(true)
@@ -88,7 +100,12 @@ impl super::GfxBlock for GfxV9_0 {
                 register: "CP_MEC_CNTL",
             }),
             Ok(_) => Outcome::Done(alloc::format!(
-                "CP_MEC_CNTL = {halt:#010x} (MEC_ME1/ME2 halted)"
+                "{}CP_MEC_CNTL = {halt:#010x} (MEC_ME1/ME2 halted)",
+                if n_kiqs > 0 {
+                    "the KIQ taken down; "
+                } else {
+                    ""
+                }
             )),
             Err(e) => Outcome::Failed(ErrorKind::Register(e)),
         }
@@ -117,6 +134,7 @@ pub fn rlc(
     gpu: &Gpu<'_>,
     set: &FirmwareSet,
     fw: &dyn FirmwareSource,
+    kiq_follows: bool,
     sink: &dyn Sink,
 ) -> Result<(), BringupError> {
     let s = Step::Rlc;
@@ -154,11 +172,13 @@ pub fn rlc(
     start::golden(&gc, die).at(s)?;
     start::constants(&gc).at(s)?;
     start::rlc_resume(&gc, clock, v2_1).at(s)?;
-    start::mec_start(&gc, clock).at(s)?;
+    if !kiq_follows {
+        start::mec_start(&gc, clock).at(s)?;
+    }
     sink.step(
         s,
         format_args!(
-            "GC 9.4.2 (die {die}): golden settings (GB_ADDR_CONFIG {:#x}, TCP channel steering of die {die}); SH_MEM_CONFIG {:#x} on VMIDs 0-{}, SH_MEM_BASES 0 (VMID 0) and {:#x}, KFD VMIDs {}-15 {:#x}/{:#x} with GDS/GWS/OA cleared; RLC stopped and restarted (PSP-loaded), CGCG off, {}, SPM VMID 0xf; MEC released (CP_MEC_CNTL 0)",
+            "GC 9.4.2 (die {die}): golden settings (GB_ADDR_CONFIG {:#x}, TCP channel steering of die {die}); SH_MEM_CONFIG {:#x} on VMIDs 0-{}, SH_MEM_BASES 0 (VMID 0) and {:#x}, KFD VMIDs {}-15 {:#x}/{:#x} with GDS/GWS/OA cleared; RLC stopped and restarted (PSP-loaded), CGCG off, {}, SPM VMID 0xf; {}",
             start::GOLDEN[0].2,
             start::vmid_sh_mem_config().into_bits(),
             start::FIRST_KFD_VMID - 1,
@@ -170,6 +190,11 @@ pub fn rlc(
                 "save/restore machine on (RLC v2.1 firmware)"
             } else {
                 "no save/restore machine (RLC firmware before v2.1)"
+            },
+            if kiq_follows {
+                "MEC left halted from reset for the rings step, which loads the KIQ, then releases it (gfx_v9_0_cp_resume())"
+            } else {
+                "MEC released (CP_MEC_CNTL 0)"
             },
         ),
     );

@@ -17,8 +17,9 @@
 //!   both from one class; Linux has two files.
 //! - [`gfx_v9_4_3`]: GC 9.4.3 (MI300X, MI308X): every XCC, no MES, the
 //!   HWS on the MEC.
-//! - [`gfx_v9_0`]: GC 9.4.2 (Aldebaran: MI210): one GC, no MES; up to a
-//!   running MEC so far.
+//! - [`gfx_v9_0`]: GC 9.4.2 (Aldebaran: MI210): one GC, no MES; its rings
+//!   and queue steps are GC 9.4.3's with GC 9.4.2's description
+//!   ([`gfx_v9_4_3::xcc::V9Gc`]).
 
 pub mod gfx_v11_0;
 pub mod gfx_v9_0;
@@ -115,10 +116,11 @@ mod tests {
         let mi300 = block_for((9, 4, 3)).unwrap();
         assert!(mi300.mappings().contains(&Mapping::Hws));
         assert!(!mi300.mappings().contains(&Mapping::Mes));
-        // GC 9.4.2 (Aldebaran): its block offers no mapping yet.
+        // GC 9.4.2 (Aldebaran): GC 9.4.3's mappings, no MES.
         let mi210 = block_for((9, 4, 2)).unwrap();
         assert_eq!(mi210.name(), "GC 9.4.2");
-        assert!(mi210.mappings().is_empty());
+        assert_eq!(mi210.mappings(), mi300.mappings());
+        assert!(!mi210.mappings().contains(&Mapping::Mes));
         assert!(block_for((9, 4, 1)).is_none());
         assert!(block_for((10, 3, 0)).is_none());
     }

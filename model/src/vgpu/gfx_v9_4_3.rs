@@ -263,7 +263,7 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
     let pci = Arc::new(crate::pci_config::PciConfig::new(bus_master.clone(), clock));
     let (mec, xlate) = build::mec(clock, x.seed, &i, &rlc_mec, &gfxhubs, memory, x.chunk_bus);
     if !f.is_9_4_3() {
-        mec.absolute_registers();
+        mec.gc_9_4_2();
     }
     {
         // The CP's end-of-pipe interrupts reach the IH (AID 0's OSSSYS).

@@ -109,6 +109,30 @@ impl core::fmt::Display for HqdV9Error {
     }
 }
 
+/// How far the HQD load copies the MQD into registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HqdWindow {
+    /// `kgd_gfx_v9_4_3_hqd_load()`: `CP_MQD_BASE_ADDR ..=
+    /// CP_HQD_AQL_DISPATCH_ID_HI`, 59 registers.
+    Gc9_4_3,
+    /// `kgd_gfx_v9_hqd_load()` (GC 9.4.2 and older gfx9): `CP_MQD_BASE_ADDR
+    /// ..= CP_HQD_PQ_WPTR_HI`, 56 registers; the GC has none at the three
+    /// dwords after.
+    Gfx9,
+}
+
+impl HqdWindow {
+    /// Registers copied, from `CP_MQD_BASE_ADDR`.
+    pub const fn dwords(self) -> usize {
+        match self {
+            HqdWindow::Gc9_4_3 => r::HQD_WINDOW_DWORDS,
+            HqdWindow::Gfx9 => {
+                (r::CP_HQD_PQ_WPTR_HI.offset - r::CP_MQD_BASE_ADDR.offset + 1) as usize
+            }
+        }
+    }
+}
+
 /// `kgd_gfx_v9_4_3_hqd_load()` on one XCC. `wptr_poll` is the queue's
 /// write-pointer address (`p->write_ptr`), `None` for a queue without one
 /// (no poll is armed then, as in Linux).
@@ -119,11 +143,23 @@ pub fn hqd_load<B: RegisterBus + ?Sized>(
     mqd: &V9Mqd,
     wptr_poll: Option<u64>,
 ) -> Result<(), HqdV9Error> {
+    hqd_load_window(gc, xcc, slot, mqd, wptr_poll, HqdWindow::Gc9_4_3)
+}
+
+/// [`hqd_load`] copying `window` (`kgd_gfx_v9_hqd_load()` on GC 9.4.2).
+pub fn hqd_load_window<B: RegisterBus + ?Sized>(
+    gc: Block<'_, B>,
+    xcc: usize,
+    slot: HqdSlot,
+    mqd: &V9Mqd,
+    wptr_poll: Option<u64>,
+    window: HqdWindow,
+) -> Result<(), HqdV9Error> {
     let select = slot.select()?;
     let reg = |e| HqdV9Error::Register { xcc, error: e };
     gc.write(r::GRBM_GFX_CNTL, select.into_bits())
         .map_err(reg)?;
-    let loaded = load_selected(gc, xcc, slot, mqd, wptr_poll);
+    let loaded = load_selected(gc, xcc, slot, mqd, wptr_poll, window);
     // kgd_gfx_v9_release_queue(): ME 0 pipe 0 queue 0 VMID 0 again, on
     // every exit.
     let released = gc.write(r::GRBM_GFX_CNTL, 0).map_err(reg);
@@ -136,6 +172,7 @@ fn load_selected<B: RegisterBus + ?Sized>(
     slot: HqdSlot,
     mqd: &V9Mqd,
     wptr_poll: Option<u64>,
+    window: HqdWindow,
 ) -> Result<(), HqdV9Error> {
     let reg = |e| HqdV9Error::Register { xcc, error: e };
     if gc.read(r::CP_HQD_ACTIVE).map_err(reg)? & r::HQD_ACTIVE_MASK != 0 {
@@ -143,7 +180,7 @@ fn load_selected<B: RegisterBus + ?Sized>(
     }
     let h = &mqd.hqd;
     // The window registers are consecutive dwords from CP_MQD_BASE_ADDR.
-    for (i, d) in (0u32..).zip(h.dwords()) {
+    for (i, d) in (0u32..).zip(h.dwords().into_iter().take(window.dwords())) {
         let at = gc.offset_nth(r::CP_MQD_BASE_ADDR, i, 1).map_err(reg)?;
         gc.bus.write32(at, d);
     }
@@ -208,11 +245,25 @@ pub fn load_mqd_v9_4_3<B: RegisterBus + ?Sized>(
     slot: HqdSlot,
     wptr_poll: Option<u64>,
 ) -> Result<(), HqdV9Error> {
+    load_mqds(xccs, buf, layout, slot, wptr_poll, HqdWindow::Gc9_4_3)
+}
+
+/// [`load_mqd_v9_4_3`] copying `window`; with one MQD and
+/// [`HqdWindow::Gfx9`], GC 9.4.2's `load_mqd()` →
+/// `kgd_gfx_v9_hqd_load()`.
+pub fn load_mqds<B: RegisterBus + ?Sized>(
+    xccs: &[Block<'_, B>],
+    buf: &[u8],
+    layout: &XccMqds,
+    slot: HqdSlot,
+    wptr_poll: Option<u64>,
+    window: HqdWindow,
+) -> Result<(), HqdV9Error> {
     slot.select()?;
     for xcc in 0..layout.xccs {
         let gc = *xccs.get(xcc).ok_or(HqdV9Error::MissingXcc { xcc })?;
         let mqd = xcc_mqd(buf, layout, xcc)?;
-        hqd_load(gc, xcc, slot, &mqd, wptr_poll)?;
+        hqd_load_window(gc, xcc, slot, &mqd, wptr_poll, window)?;
     }
     Ok(())
 }

@@ -54,10 +54,78 @@ pub const MQD_CONTROL_PRIV_STATE: u32 = crate::regs::gc_9_4_3::MQD_CONTROL_PRIV_
 /// 64-bit doorbell indices.
 pub mod layout1 {
     pub const KIQ_START: u32 = 0x000;
+    pub const HIQ: u32 = 0x001;
     pub const MEC_RING_START: u32 = 0x008;
     pub const USERQUEUE_START: u32 = 0x010;
     pub const USERQUEUE_END: u32 = 0x01F;
     pub const XCC_RANGE: u32 = 0x020;
+}
+
+/// Doorbell assignment of `enum AMDGPU_VEGA20_DOORBELL_ASSIGNMENT`
+/// (`amdgpu_doorbell.h`, set by `vega20_doorbell_index_init()` for
+/// Vega20, Arcturus and Aldebaran: GC 9.4.2), in 64-bit doorbell indices.
+pub mod vega20 {
+    pub const KIQ: u32 = 0x000;
+    pub const HIQ: u32 = 0x001;
+    pub const MEC_RING0: u32 = 0x003;
+    pub const USERQUEUE_START: u32 = 0x00B;
+    pub const USERQUEUE_END: u32 = 0x08A;
+    pub const SDMA_ENGINE0: u32 = 0x100;
+}
+
+/// A GC 9 part's doorbell plan: where Linux puts the KIQ, the HIQ and the
+/// user queues, in 64-bit doorbell indices, and the MEC doorbell range it
+/// programs per XCC. One value per `*_doorbell_index_init()`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DoorbellPlan {
+    /// The `*_doorbell_index_init()` the plan follows, for messages.
+    pub name: &'static str,
+    pub kiq: u32,
+    pub hiq: u32,
+    pub userqueue_start: u32,
+    pub userqueue_end: u32,
+    /// `adev->doorbell_index.xcc_doorbell_range`: 0 on a one-GC part.
+    pub xcc_range: u32,
+}
+
+impl DoorbellPlan {
+    /// Layout 1 (`aqua_vanjaram_doorbell_index_init()`, GC 9.4.3).
+    pub const LAYOUT1: Self = DoorbellPlan {
+        name: "aqua_vanjaram_doorbell_index_init()",
+        kiq: layout1::KIQ_START,
+        hiq: layout1::HIQ,
+        userqueue_start: layout1::USERQUEUE_START,
+        userqueue_end: layout1::USERQUEUE_END,
+        xcc_range: layout1::XCC_RANGE,
+    };
+
+    /// Vega20's (`vega20_doorbell_index_init()`, GC 9.4.2): one GC, no
+    /// XCC range.
+    pub const VEGA20: Self = DoorbellPlan {
+        name: "vega20_doorbell_index_init()",
+        kiq: vega20::KIQ,
+        hiq: vega20::HIQ,
+        userqueue_start: vega20::USERQUEUE_START,
+        userqueue_end: vega20::USERQUEUE_END,
+        xcc_range: 0,
+    };
+
+    /// XCC `xcc`'s KIQ doorbell (`amdgpu_gfx_kiq_init_ring()`:
+    /// `doorbell_index.kiq + xcc * xcc_doorbell_range`), 64-bit index.
+    pub const fn kiq_doorbell(&self, xcc: u32) -> u32 {
+        self.kiq + xcc * self.xcc_range
+    }
+
+    /// The range Linux programs for logical XCC `xcc`
+    /// (`gfx_v9_4_3_xcc_kiq_init_register()`, and for one GC
+    /// `gfx_v9_0_kiq_init_register()`): `((kiq + xcc * range) * 2) << 2`
+    /// to `((userqueue_end + xcc * range) * 2) << 2` bytes.
+    pub const fn mec_range(&self, xcc: u32) -> MecDoorbellRange {
+        MecDoorbellRange {
+            lower_bytes: ((self.kiq + xcc * self.xcc_range) * 2) << 2,
+            upper_bytes: ((self.userqueue_end + xcc * self.xcc_range) * 2) << 2,
+        }
+    }
 }
 
 /// One XCC's MEC doorbell range, in bytes of the doorbell BAR, as the
@@ -82,10 +150,7 @@ impl MecDoorbellRange {
 /// (`gfx_v9_4_3_xcc_kiq_init_register()`): `((kiq + xcc * range) * 2) << 2`
 /// to `((userqueue_end + xcc * range) * 2) << 2`.
 pub const fn linux_mec_range(xcc: u32) -> MecDoorbellRange {
-    MecDoorbellRange {
-        lower_bytes: ((layout1::KIQ_START + xcc * layout1::XCC_RANGE) * 2) << 2,
-        upper_bytes: ((layout1::USERQUEUE_END + xcc * layout1::XCC_RANGE) * 2) << 2,
-    }
+    DoorbellPlan::LAYOUT1.mec_range(xcc)
 }
 
 /// The doorbell dword amdgpu gives compute ring `ring_id` of XCC `xcc`
@@ -792,6 +857,11 @@ const DOORBELL_FACTS: &[Fact] = &[
     ),
     Fact::constant(
         "amdgpu_doorbell.h",
+        "AMDGPU_DOORBELL_LAYOUT1_HIQ",
+        layout1::HIQ as u64,
+    ),
+    Fact::constant(
+        "amdgpu_doorbell.h",
         "AMDGPU_DOORBELL_LAYOUT1_MEC_RING_START",
         layout1::MEC_RING_START as u64,
     ),
@@ -809,6 +879,36 @@ const DOORBELL_FACTS: &[Fact] = &[
         "amdgpu_doorbell.h",
         "AMDGPU_DOORBELL_LAYOUT1_XCC_RANGE",
         layout1::XCC_RANGE as u64,
+    ),
+    Fact::constant(
+        "amdgpu_doorbell.h",
+        "AMDGPU_VEGA20_DOORBELL_KIQ",
+        vega20::KIQ as u64,
+    ),
+    Fact::constant(
+        "amdgpu_doorbell.h",
+        "AMDGPU_VEGA20_DOORBELL_HIQ",
+        vega20::HIQ as u64,
+    ),
+    Fact::constant(
+        "amdgpu_doorbell.h",
+        "AMDGPU_VEGA20_DOORBELL_MEC_RING0",
+        vega20::MEC_RING0 as u64,
+    ),
+    Fact::constant(
+        "amdgpu_doorbell.h",
+        "AMDGPU_VEGA20_DOORBELL_USERQUEUE_START",
+        vega20::USERQUEUE_START as u64,
+    ),
+    Fact::constant(
+        "amdgpu_doorbell.h",
+        "AMDGPU_VEGA20_DOORBELL_USERQUEUE_END",
+        vega20::USERQUEUE_END as u64,
+    ),
+    Fact::constant(
+        "amdgpu_doorbell.h",
+        "AMDGPU_VEGA20_DOORBELL_sDMA_ENGINE0",
+        vega20::SDMA_ENGINE0 as u64,
     ),
 ];
 

@@ -2,7 +2,9 @@
 //! queue needs.
 //!
 //! The KIQ per XCC follows `gfx_v9_4_3_xcc_kiq_resume()` →
-//! `gfx_v9_4_3_xcc_kiq_init_queue()`:
+//! `gfx_v9_4_3_xcc_kiq_init_queue()` (on GC 9.4.2's one GC,
+//! `gfx_v9_0_kiq_resume()` → `gfx_v9_0_kiq_init_queue()`, the same steps
+//! on the same registers, with vega20's doorbell plan):
 //! - [`kiq_setting`] is `gfx_v9_4_3_xcc_kiq_setting()`: tell the RLC
 //!   which slot is the KIQ (`RLC_CP_SCHEDULERS.scheduler0 = me << 5 |
 //!   pipe << 3 | queue`, then again with bit 7);
@@ -32,7 +34,7 @@ use crate::gfx::kiq::KiqMemory;
 use crate::gfx::mqd::{DoorbellControl, EOP_BYTES, EopBuffer, MqdPage, PersistentState};
 use crate::gfx::mqd_v9::{
     HQD_FIRST_DWORD, HqdWindowV9, MAX_XCCS, MQD_BYTES, MecDoorbellRange, MqdQueue, MqdV9Error,
-    V9Mqd, XccDoorbell, XccMqds, init_mqd_v9_4_3, linux_mec_range,
+    V9Mqd, XccDoorbell, XccMqds, init_mqd_v9_4_3,
 };
 use crate::mem::Dev;
 use crate::regs::gc_9_4_3 as r;
@@ -191,8 +193,12 @@ pub struct KiqV9Parts<'a, const N: usize> {
     pub ring: Dev<'a, KiqMemory<N>>,
     pub mqd: Dev<'a, MqdPage>,
     pub eop: Dev<'a, EopBuffer>,
-    /// 64-bit doorbell index ([`kiq_doorbell_index`]).
+    /// 64-bit doorbell index ([`kiq_doorbell_index`], or the part's
+    /// [`crate::gfx::mqd_v9::DoorbellPlan::kiq_doorbell`]).
     pub doorbell_index: u32,
+    /// The MEC doorbell range the KIQ's init programs
+    /// ([`crate::gfx::mqd_v9::DoorbellPlan::mec_range`]).
+    pub mec_range: MecDoorbellRange,
 }
 
 /// `gfx_v9_4_3_xcc_mqd_init()` for the KIQ ring, with the KIQ slot
@@ -303,7 +309,7 @@ pub fn mec_doorbell_range<B: RegisterBus + ?Sized>(
 
 /// `gfx_v9_4_3_xcc_kiq_init_register()` with the KIQ slot selected on
 /// `gc`: loads `mqd` into the HQD and programs XCC `xcc`'s MEC doorbell
-/// range `range` (Linux: [`linux_mec_range`]).
+/// range `range` (Linux: [`crate::gfx::mqd_v9::linux_mec_range`]).
 pub fn kiq_init_register<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     gc: Block<'_, B>,
     clock: &C,
@@ -388,10 +394,11 @@ pub fn kiq_init_register<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     Ok(())
 }
 
-/// `gfx_v9_4_3_xcc_kiq_init_queue()` on a fresh device (not in reset):
-/// [`kiq_setting`], then with [`KIQ_SLOT`] selected [`kiq_mqd`] (written
-/// to `parts.mqd`) and [`kiq_init_register`] with Linux's range for XCC
-/// `xcc`, then ME 0 pipe 0 queue 0 selected again on every exit.
+/// `gfx_v9_4_3_xcc_kiq_init_queue()` (one GC: `gfx_v9_0_kiq_init_queue()`)
+/// on a fresh device (not in reset): [`kiq_setting`], then with
+/// [`KIQ_SLOT`] selected [`kiq_mqd`] (written to `parts.mqd`) and
+/// [`kiq_init_register`] with `parts.mec_range`, then ME 0 pipe 0 queue 0
+/// selected again on every exit.
 pub fn kiq_resume<B: RegisterBus + ?Sized, C: Clock + ?Sized, const N: usize>(
     gc: Block<'_, B>,
     clock: &C,
@@ -408,7 +415,7 @@ pub fn kiq_resume<B: RegisterBus + ?Sized, C: Clock + ?Sized, const N: usize>(
     let done = (|| {
         let m = kiq_mqd(gc, xcc, parts)?;
         parts.mqd.write(&m);
-        kiq_init_register(gc, clock, xcc, &m, linux_mec_range(xcc as u32))?;
+        kiq_init_register(gc, clock, xcc, &m, parts.mec_range)?;
         Ok(m)
     })();
     let released = gc.write(r::GRBM_GFX_CNTL, 0).map_err(&e);

@@ -20,7 +20,8 @@
 //!    (`gfx_v9_0_init_pg()`), `RLC_SPM_MC_CNTL.RLC_SPM_VMID` = 0xf, and the
 //!    RLC started again (`gfx_v9_0_rlc_start()`: `RLC_ENABLE_F32`, 50 µs,
 //!    the GUI-idle interrupts on, 50 µs).
-//! 4. [`mec_start`]: the part of `gfx_v9_0_cp_resume()` that runs no
+//! 4. [`cp_resume`]: `gfx_v9_0_cp_resume()` with the KIQ and queues as
+//!    the caller's hooks, or [`mec_start`], the part of it that runs no
 //!    queue: the GUI-idle interrupts off, then `CP_MEC_CNTL` = 0 (the top
 //!    of `gfx_v9_0_kcq_resume()`, `gfx_v9_0_cp_compute_enable(true)`), 50
 //!    µs, the interrupts on. Unlike GC 9.4.3 Linux writes no halt first:
@@ -42,6 +43,7 @@ use crate::bus::{Block, BlockError, RegisterBus};
 use crate::gfx::init_v9_4_3::{
     DEFAULT_SH_MEM_BASES, NUM_VMIDS, SH_MEM_ALIGNMENT_MODE_UNALIGNED, vmid_sh_mem_bases,
 };
+use crate::gfx::start_v9_4_3::{CpResumeHooks, StartError};
 use crate::regs::gc_9_4_2 as r;
 use crate::regs::gc_9_4_3::{GrbmGfxCntl, ShMemBases, ShMemConfig};
 use crate::regs::gc_9_4_3_rlc::{CpIntCntlRing0, RlcCntl, RlcSrmCntl};
@@ -260,6 +262,39 @@ pub fn mec_start<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     gc.write(r::CP_MEC_CNTL, 0)?;
     delay(clock, DELAY_NS);
     gui_idle(gc, true)
+}
+
+/// `gfx_v9_0_cp_resume()` with PSP loading on the one GC: the GUI-idle
+/// interrupts off, the KIQ loaded (`hooks.kiq(0)`,
+/// `gfx_v9_0_kiq_resume()`) into the MEC still halted from reset (no
+/// halt is written first, unlike GC 9.4.3's `gfx_v9_4_3_xcc_cp_resume()`),
+/// the MEC released (`CP_MEC_CNTL` = 0, the top of
+/// `gfx_v9_0_kcq_resume()`), 50 µs, the compute queues
+/// (`hooks.queues(0)`: SET_RESOURCES and MAP_QUEUES on the KIQ,
+/// `amdgpu_gfx_enable_kcq()`), the interrupts on.
+pub fn cp_resume<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
+    gc: &Block<'_, B>,
+    clock: &C,
+    hooks: &mut dyn CpResumeHooks,
+) -> Result<(), StartError> {
+    let reg = |error| StartError::Register { xcc: 0, error };
+    gui_idle(gc, false).map_err(reg)?;
+    hooks.kiq(0)?;
+    gc.write(r::CP_MEC_CNTL, 0).map_err(reg)?;
+    delay(clock, DELAY_NS);
+    hooks.queues(0)?;
+    gui_idle(gc, true).map_err(reg)
+}
+
+/// `qpd->sh_mem_config` as `update_qpd_v9()` sets it on GC 9.4.2:
+/// unaligned, `RETRY_DISABLE` (`dev->kfd->noretry`, which
+/// `amdgpu_gmc_noretry_set()` defaults on for 9.4.2; the process has
+/// XNACK off, `KFD_SUPPORT_XNACK_PER_PROCESS`), and no `F8_MODE`, which
+/// `update_qpd_v9()` sets only on 9.4.3 and 9.4.4.
+pub const fn qpd_sh_mem_config() -> ShMemConfig {
+    ShMemConfig::new()
+        .with_alignment_mode(SH_MEM_ALIGNMENT_MODE_UNALIGNED)
+        .with_retry_disable(true)
 }
 
 #[cfg(test)]

@@ -116,6 +116,7 @@ impl Rig {
     fn kiqs(&mut self, mask: u64) -> Result<Kiqs, XccError> {
         let blocks = self.blocks();
         v9::kiqs_up(
+            v9::GC_9_4_3,
             &blocks,
             &mut self.area,
             &self.doorbells,
@@ -127,7 +128,14 @@ impl Rig {
     }
 
     fn queue(&mut self) -> XccQueue<'static, &'static HostClock, PauseFn> {
-        v9::place_queue(&mut self.area, &mut self.uarea, &self.doorbells, self.n).unwrap()
+        v9::place_queue(
+            v9::GC_9_4_3,
+            &mut self.area,
+            &mut self.uarea,
+            &self.doorbells,
+            self.n,
+        )
+        .unwrap()
     }
 
     /// Services the model up to `turns` times or until the signal is 0.
@@ -431,6 +439,7 @@ fn a_kiq_loaded_into_a_running_mec_is_refused() {
         mqd: r.area.put(MqdPage::new()).unwrap(),
         eop: r.area.put(EopBuffer::new()).unwrap(),
         doorbell_index: kiq_doorbell_index(0),
+        mec_range: barebell::gfx::mqd_v9::linux_mec_range(0),
     };
     kiq_resume(blocks[0], &r.host, 0, &parts).unwrap();
     assert_eq!(

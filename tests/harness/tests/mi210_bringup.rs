@@ -64,21 +64,21 @@ fn mi210_reaches_a_running_mec() {
     m.quiescent().unwrap_or_else(|e| panic!("{e}"));
 }
 
-/// A mapping is refused before the device is touched: GC 9.4.2's
-/// schedulers are not done yet, and the refusal says so.
+/// MES is refused before the device is touched: GC 9.4.2 has none (KFD
+/// runs the HWS on the MEC), and the refusal says what to use instead.
 #[test]
-fn a_mapping_is_refused_in_the_users_words() {
+fn mes_is_refused_in_the_users_words() {
     let m = device();
     let opts = Options {
-        mapping: Some(barebell_bringup::Mapping::Hws),
+        mapping: Some(barebell_bringup::Mapping::Mes),
         ..Options::default()
     };
     let Err(e) = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet) else {
-        panic!("a mapping on GC 9.4.2 must be refused");
+        panic!("MES on GC 9.4.2 must be refused");
     };
     let text = e.to_string();
     assert!(text.contains("GC 9.4.2"), "{text}");
-    assert!(text.contains("not done yet"), "{text}");
+    assert!(text.contains("--mapping hws"), "{text}");
     // Nothing past discovery ran.
     assert!(m.psp().tmr().is_none());
 }

@@ -64,7 +64,7 @@ fn check_xccs(xccs: usize, start: u32, expected_ids: &[u32]) {
     // XCC 0's range (bytes 0..=0xF8, gfx_v9_4_3_xcc_kiq_init_register())
     // gates the shared doorbell: the model's convention.
     let ranges = vec![(0u32, 0xF8u32); xccs];
-    let mqds = model::check_queue(&buf, MQD_AT, xccs, &ranges).unwrap();
+    let mqds = model::check_queue(&buf, MQD_AT, xccs, &ranges, true).unwrap();
     assert_eq!(mqds.len(), xccs);
     for (xcc, m) in mqds.iter().enumerate() {
         assert_eq!(m.header, 0xC031_0800);
@@ -138,7 +138,7 @@ fn cwsr_gives_each_xcc_its_slice_of_the_save_area_and_a_page_stride() {
     });
     let buf = build(4, 0, &q);
     // ALIGN(0x2100, PAGE) + ALIGN(2048, PAGE) = 0x4000.
-    let mqds = model::check_queue(&buf, MQD_AT, 4, &[(0, 0xF8); 4]).unwrap();
+    let mqds = model::check_queue(&buf, MQD_AT, 4, &[(0, 0xF8); 4], true).unwrap();
     for (xcc, m) in mqds.iter().enumerate() {
         assert_eq!(m.mqd_stride_size, 0x4000);
         assert_eq!(m.hqd.mqd_address(), MQD_AT + 0x4000 * xcc as u64);
@@ -187,6 +187,7 @@ fn hand_assembled_mqd_decodes() {
         xccs: 2,
         mqd_address: 0x9000_0800,
         doorbell_range: (0, 0xF8),
+        xcc_fields: true,
     };
     assert_eq!(m.check(&view), Ok(()));
     // The same MQD as XCC 0 must update the read pointer.
@@ -246,7 +247,7 @@ fn model_refuses_mqds_that_diverge_across_xccs() {
     // XCC 2's ring base moved (dword 136 of the MQD at 2 * 2048).
     put(&mut buf[2 * 2048..], 136, 0x0200_0000);
     assert_eq!(
-        model::check_queue(&buf, MQD_AT, 4, &[(0, 0xF8); 4]),
+        model::check_queue(&buf, MQD_AT, 4, &[(0, 0xF8); 4], true),
         Err(MqdV9Fault::Diverges {
             xcc: 2,
             what: "ring"
@@ -255,7 +256,7 @@ fn model_refuses_mqds_that_diverge_across_xccs() {
     let mut buf = build(4, 0, &queue());
     put(&mut buf[3 * 2048..], 39, 1);
     assert_eq!(
-        model::check_queue(&buf, MQD_AT, 4, &[(0, 0xF8); 4]),
+        model::check_queue(&buf, MQD_AT, 4, &[(0, 0xF8); 4], true),
         Err(MqdV9Fault::LogicXccOrder {
             xcc: 3,
             found: 1,
@@ -263,7 +264,7 @@ fn model_refuses_mqds_that_diverge_across_xccs() {
         })
     );
     assert_eq!(
-        model::check_queue(&buf, MQD_AT, 9, &[(0, 0xF8); 9]),
+        model::check_queue(&buf, MQD_AT, 9, &[(0, 0xF8); 9], true),
         Err(MqdV9Fault::XccCount { xccs: 9 })
     );
 }

@@ -71,7 +71,7 @@ impl super::GfxBlock for GfxV9_4_3 {
         opts: &Options,
         sink: &'p dyn Sink,
     ) -> Result<(), BringupError> {
-        rings_and_queue(gpu, mem, area, uarea, mapping, opts, sink)
+        rings_and_queue(xcc::GC_9_4_3, gpu, mem, area, uarea, mapping, opts, sink)
     }
 
     fn halt_mec(&self, gpu: &mut Gpu<'_>) -> Outcome {
@@ -92,7 +92,7 @@ impl super::GfxBlock for GfxV9_4_3 {
 /// Whether the rings step brings KIQs up after the rlc step: a mapping
 /// through the KIQ (kiq) or through the HIQ the KIQs map (hws), and a
 /// bring-up that goes on to the rings step.
-fn kiqs_follow(opts: &Options) -> bool {
+pub(crate) fn kiqs_follow(opts: &Options) -> bool {
     matches!(opts.mapping, Some(Mapping::Kiq | Mapping::Hws)) && opts.until >= Step::Rings
 }
 
@@ -183,10 +183,12 @@ pub fn rlc(
     Ok(())
 }
 
-/// Steps 8 to 10 on GC 9.4.3: no MES (KFD's CPSCH runs the HWS on the
-/// MEC); the rings step brings up every XCC's KIQ unless the queue is
-/// loaded directly.
-fn rings_and_queue<'p>(
+/// Steps 8 to 10 on GC 9.4.3 and GC 9.4.2 (`gc`): no MES (KFD's CPSCH
+/// runs the HWS on the MEC); the rings step brings up every XCC's KIQ
+/// unless the queue is loaded directly.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn rings_and_queue<'p>(
+    gc: xcc::V9Gc,
     gpu: &mut Gpu<'p>,
     mem: &Memory<'p>,
     mut area: DeviceArena<'p>,
@@ -197,7 +199,10 @@ fn rings_and_queue<'p>(
 ) -> Result<(), BringupError> {
     sink.step(
         Step::Mes,
-        format_args!("skipped: GC 9.4.3 has no MES; KFD schedules with the HWS on the MEC (CPSCH)"),
+        format_args!(
+            "skipped: {} has no MES; KFD schedules with the HWS on the MEC (CPSCH)",
+            gc.name
+        ),
     );
     gpu.reached = Step::Mes;
     if opts.stops_after(Step::Mes) {
@@ -211,7 +216,7 @@ fn rings_and_queue<'p>(
         Vec::new()
     } else {
         crate::enter(gpu, sink, Step::Rings)?;
-        queue::rings(gpu, &mut area, sink)?
+        queue::rings(gc, gpu, &mut area, sink)?
     };
     gpu.reached = Step::Rings;
     if opts.stops_after(Step::Rings) {
@@ -221,6 +226,7 @@ fn rings_and_queue<'p>(
     crate::enter(gpu, sink, Step::Queue)?;
     let mut slot = None;
     let r = queue::run(
+        gc,
         gpu,
         mem,
         (&mut area, &mut uarea),

@@ -1,16 +1,18 @@
-//! Steps 9 and 10 on GC 9.4.3 (MI300): the KIQ of every XCC (rings) and
-//! one AQL user queue spread over every XCC (queue), mapped `direct`,
-//! `kiq` or `hws` by [`crate::gfx::gfx_v9_4_3::xcc`], then a first barrier through
-//! it, as the gfx11/gfx12 queue step does.
+//! Steps 9 and 10 on GC 9.4.3 (MI300) and GC 9.4.2 (MI210), as
+//! [`V9Gc`] describes each: the KIQ of every XCC, or of the one GC
+//! (rings), and one AQL user queue spread over every XCC (queue), mapped
+//! `direct`, `kiq` or `hws` by [`crate::gfx::gfx_v9_4_3::xcc`], then a
+//! first barrier through it, as the gfx11/gfx12 queue step does.
 //!
 //! - Direct and KIQ mappings run the queue in [`USER_VMID`]: its GFXHUB
 //!   context on every XCC is pointed at the process tables
-//!   (`gfxhub_v1_2_setup_vm_pt_regs()`, what KFD's
-//!   `set_vm_context_page_table_base` reaches), then that VMID's TLB is
-//!   flushed on every XCC (`gmc_v9_0_flush_gpu_tlb()`).
+//!   (`gfxhub_v1_2_setup_vm_pt_regs()`; `gfxhub_v1_0_setup_vm_pt_regs()`
+//!   on GC 9.4.2; what KFD's `set_vm_context_page_table_base` reaches),
+//!   then that VMID's TLB is flushed on every XCC
+//!   (`gmc_v9_0_flush_gpu_tlb()`).
 //! - The HWS mapping names the process by its page-table base in
-//!   MAP_PROCESS (`pm_map_process_aldebaran()`); the scheduler picks the
-//!   VMID.
+//!   MAP_PROCESS (`pm_map_process_aldebaran()`, both versions); the
+//!   scheduler picks the VMID.
 //!
 //! The queue is handed out as the bring-up's [`UserQueue`]; its unmapping
 //! ([`XccUnmapper`]) takes the queue off every XCC the way it was mapped,
@@ -18,7 +20,7 @@
 
 use crate::Gpu;
 use crate::error::{BringupError, ErrorKind, ResultAt};
-use crate::gfx::gfx_v9_4_3::xcc::{self as g, USER_SLOT, XccError, XccKiqClient, XccMapped};
+use crate::gfx::gfx_v9_4_3::xcc::{self as g, USER_SLOT, V9Gc, XccError, XccKiqClient, XccMapped};
 use crate::gmc::Memory;
 use crate::queue::{Mapping, USER_VMID, UserQueue};
 use crate::rings::{ClockRef, Pauser};
@@ -28,10 +30,9 @@ use alloc::vec::Vec;
 use barebell::gfx::error::{MapError, XccFailure};
 use barebell::gfx::hws::UnmapFilter;
 use barebell::gfx::hws::packets::QueueDesc;
-use barebell::gfx::hws::runlist::{self, RunlistConfig, SdmaDoorbells};
+use barebell::gfx::hws::runlist::{self, SdmaDoorbells};
 use barebell::gfx::mapper::{Mapping as HqdMapping, QueueMapper, QueueResources, SdmaResources};
-use barebell::gmc::hub::gfxhub_v1_2;
-use barebell::gmc::hub::v9::{self, GFXHUB_1_2};
+use barebell::gmc::hub::v9;
 use barebell::mem::DeviceArena;
 use barebell::regs::IpBases;
 use barebell::sdma::map_v4_4_2::{self, HwsSdmaQueue};
@@ -45,24 +46,39 @@ impl From<XccError> for ErrorKind {
 /// The rings step: every XCC's KIQ up, with SET_RESOURCES naming
 /// [`USER_SLOT`].
 pub fn rings<'p>(
+    gc: V9Gc,
     gpu: &Gpu<'p>,
     area: &mut DeviceArena<'p>,
     sink: &dyn Sink,
 ) -> Result<Vec<XccKiqClient<'p>>, BringupError> {
     let s = Step::Rings;
-    let kiqs = g::rings_gfx94(gpu, area).map_err(ErrorKind::from).at(s)?;
-    sink.step(
-        s,
-        format_args!(
-            "KIQ up on {} XCCs (MEC 2 pipe 1 queue 0 each, doorbell slots {}), each loaded with its MEC halted, then the MEC released; SET_RESOURCES (queue mask {:#x}) answered on each",
-            kiqs.len(),
-            kiqs.iter()
-                .map(|k| alloc::format!("{:#x}", barebell::gfx::queue_v9::kiq_doorbell_index(k.xcc as u32)))
-                .collect::<Vec<_>>()
-                .join(", "),
-            kiqs.first().map_or(0, |k| k.queue_mask)
-        ),
-    );
+    let kiqs = g::rings_gfx94(gc, gpu, area)
+        .map_err(ErrorKind::from)
+        .at(s)?;
+    let slots = kiqs
+        .iter()
+        .map(|k| alloc::format!("{:#x}", gc.doorbells.kiq_doorbell(k.xcc as u32)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mask = kiqs.first().map_or(0, |k| k.queue_mask);
+    if gc.multi_xcc {
+        sink.step(
+            s,
+            format_args!(
+                "KIQ up on {} XCCs (MEC 2 pipe 1 queue 0 each, doorbell slots {slots}), each loaded with its MEC halted, then the MEC released; SET_RESOURCES (queue mask {mask:#x}) answered on each",
+                kiqs.len(),
+            ),
+        );
+    } else {
+        let r = gc.doorbells.mec_range(0);
+        sink.step(
+            s,
+            format_args!(
+                "KIQ up (MEC 2 pipe 1 queue 0, doorbell slot {slots}, MEC doorbell range {:#x}-{:#x} as {}), loaded into the MEC still halted from reset, then the MEC released (gfx_v9_0_cp_resume()); SET_RESOURCES (queue mask {mask:#x}) answered",
+                r.lower_bytes, r.upper_bytes, gc.doorbells.name,
+            ),
+        );
+    }
     Ok(kiqs)
 }
 
@@ -92,7 +108,8 @@ impl core::fmt::Debug for XccUnmapper<'_> {
     }
 }
 
-fn map_err(e: XccError) -> MapError {
+/// `doorbell`: the user queue's, named when nothing more precise is.
+fn map_err(e: XccError, doorbell: u32) -> MapError {
     match e {
         XccError::KiqPacket { error, .. } => MapError::Kiq(error),
         XccError::Kiq { xcc, error } => {
@@ -160,9 +177,7 @@ fn map_err(e: XccError) -> MapError {
         XccError::Mqd(_)
         | XccError::Memory(_)
         | XccError::Doorbell { .. }
-        | XccError::State { .. } => MapError::NotMapped {
-            doorbell: g::USER_DOORBELL,
-        },
+        | XccError::State { .. } => MapError::NotMapped { doorbell },
     }
 }
 
@@ -192,8 +207,8 @@ impl QueueMapper for XccUnmapper<'_> {
     /// only unmaps.
     fn map(&mut self, _q: &QueueResources<'_>) -> Result<HqdMapping, MapError> {
         Err(MapError::Unsupported(barebell::ip::Unsupported::new(
-            "a second queue through the GC 9.4.3 unmapper",
-            barebell::ip::Generation::Gfx94,
+            "a second queue through the GC 9 unmapper",
+            self.mapped.gc.generation,
         )))
     }
 
@@ -206,6 +221,11 @@ impl QueueMapper for XccUnmapper<'_> {
     /// re-sends every queue). The runlist IB is the HIQ's one, rewritten
     /// (KFD's packet manager also reuses its one IB buffer).
     fn map_sdma(&mut self, q: &SdmaResources<'_>) -> Result<HqdMapping, MapError> {
+        if !self.mapped.gc.multi_xcc {
+            return Err(MapError::SdmaUnsupported {
+                mapper: "GC 9.4.2 (SDMA 4.4.0)",
+            });
+        }
         let engines = u8::try_from(self.sdma_bases.len()).unwrap_or(u8::MAX);
         let index = SdmaDoorbells { engines }
             .queue_index(0, 0)
@@ -232,8 +252,9 @@ impl QueueMapper for XccUnmapper<'_> {
                 mapper: "GC 9.4.3 direct/KIQ",
             });
         };
-        let config = RunlistConfig::gc_9_4_3(0, !self.hws_mask & runlist::queue_mask(4, 8, 0))
-            .with_sdma_engines(engines);
+        let gc = self.mapped.gc;
+        let config =
+            (gc.runlist)(!self.hws_mask & runlist::queue_mask(4, 8, 0)).with_sdma_engines(engines);
         let (bases, pd) = (&self.sdma_bases, self.pd);
         let mqd = q.mqd;
         let ring = (q.setup.ring, q.setup.rptr_addr, q.setup.wptr_addr);
@@ -243,7 +264,7 @@ impl QueueMapper for XccUnmapper<'_> {
                 map_v4_4_2::prepare_hws(
                     bases,
                     HwsSdmaQueue {
-                        process: g::kfd_process(pd),
+                        process: g::kfd_process(gc, pd),
                         engine: 0,
                         queue: 0,
                         mqd,
@@ -285,7 +306,9 @@ impl QueueMapper for XccUnmapper<'_> {
     /// `reset_queues_cpsch()`: UNMAP_QUEUES with RESET_QUEUES for the
     /// process (HWS mapping only; `Ok(false)` otherwise).
     fn reset_queue(&mut self, _m: &HqdMapping) -> Result<bool, MapError> {
-        self.mapped.reset().map_err(map_err)
+        self.mapped
+            .reset()
+            .map_err(|e| map_err(e, self.mapped.doorbell))
     }
 
     fn unmap(&mut self, _m: &HqdMapping) -> Result<(), MapError> {
@@ -296,15 +319,17 @@ impl QueueMapper for XccUnmapper<'_> {
             .collect();
         self.mapped
             .unmap(&xccs, &mut self.kiqs, &self.clock)
-            .map_err(map_err)?;
+            .map_err(|e| map_err(e, self.mapped.doorbell))?;
         let kiqs = core::mem::take(&mut self.kiqs);
-        g::kiqs_down(&xccs, kiqs, self.clock).map_err(map_err)
+        g::kiqs_down(&xccs, kiqs, self.clock).map_err(|e| map_err(e, self.mapped.doorbell))
     }
 }
 
 /// The queue step: the VMID pointed at the process tables (direct, kiq),
 /// the queue placed and mapped, a barrier through it.
+#[allow(clippy::too_many_arguments)]
 pub fn run<'p>(
+    gc: V9Gc,
     gpu: &Gpu<'p>,
     mem: &Memory<'p>,
     // The ring area's driver part (VMID0 only) and user part (also in the
@@ -322,7 +347,7 @@ pub fn run<'p>(
         Mapping::Direct | Mapping::Kiq | Mapping::Hws => mode,
         Mapping::Mes => {
             return Err(ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
-                "MES (GC 9.4.3 schedules with the HWS on the MEC: --mapping hws)",
+                "MES (GC 9 schedules with the HWS on the MEC: --mapping hws)",
                 gpu.ips.generation,
             )))
             .at(s);
@@ -336,24 +361,20 @@ pub fn run<'p>(
     if mapping == Mapping::Direct {
         // No KIQ ran: the MEC doorbell range its init writes, written here.
         for (i, x) in xccs.iter().enumerate() {
-            barebell::gfx::queue_v9::mec_doorbell_range(
-                *x,
-                i,
-                barebell::gfx::mqd_v9::linux_mec_range(i as u32),
-            )
-            .map_err(|error| ErrorKind::Xcc(XccError::Kiq { xcc: i, error }))
-            .at(s)?;
+            barebell::gfx::queue_v9::mec_doorbell_range(*x, i, gc.doorbells.mec_range(i as u32))
+                .map_err(|error| ErrorKind::Xcc(XccError::Kiq { xcc: i, error }))
+                .at(s)?;
         }
     }
     if mapping != Mapping::Hws {
-        gfxhub_v1_2::setup_vm_pt_regs(&xccs, u32::from(USER_VMID), pd).at(s)?;
+        v9::setup_vm_pt_regs(&xccs, gc.gfxhub, u32::from(USER_VMID), pd).at(s)?;
         for x in &xccs {
-            v9::flush_gpu_tlb(x, clock, &GFXHUB_1_2, u32::from(USER_VMID), 0).at(s)?;
+            v9::flush_gpu_tlb(x, clock, gc.gfxhub, u32::from(USER_VMID), 0).at(s)?;
         }
     }
     let now = || sink.wall_ns().unwrap_or_else(|| clock.now_ns());
     let t = now();
-    let q = g::queue_gfx94(gpu, area, uarea, kiqs, mapping, USER_VMID, pd)
+    let q = g::queue_gfx94(gc, gpu, area, uarea, kiqs, mapping, USER_VMID, pd)
         .map_err(ErrorKind::from)
         .at(s)?;
     let create_ns = now().saturating_sub(t);
@@ -387,7 +408,12 @@ pub fn run<'p>(
         clock,
         pd,
         hws_mask,
-        sdma_bases: crate::sdma::sdma_v4_4_2::sdma_v4_4_2_bases(gpu),
+        // SDMA 4.4.2 comes with GC 9.4.3 only; GC 9.4.2's is SDMA 4.4.0.
+        sdma_bases: if gc.multi_xcc {
+            crate::sdma::sdma_v4_4_2::sdma_v4_4_2_bases(gpu)
+        } else {
+            Vec::new()
+        },
     };
     let q = slot.insert(UserQueue::from_parts(
         queue,
@@ -406,20 +432,38 @@ pub fn run<'p>(
         .map_err(crate::error::QueueError::Submit)
         .at(s)?;
     q.wait_signal(0, crate::queue::BOUND_NS)?;
+    let (mqds, hiq) = if gc.multi_xcc {
+        (
+            alloc::format!(
+                "{} XCCs (one v9 MQD each, {} bytes apart at {:#x})",
+                xccs.len(),
+                g::MQD_STRIDE,
+                hqd.mqd_address
+            ),
+            alloc::format!(
+                "a HIQ on each of the {} XCCs mapped through its KIQ (MEC 2 pipe 0 queue 0, doorbell slot {:#x}, hiq_load_mqd_kiq_v9_4_3())",
+                xccs.len(),
+                gc.hiq_doorbell()
+            ),
+        )
+    } else {
+        (
+            alloc::format!("one GC (v9 MQD at {:#x}, init_mqd())", hqd.mqd_address),
+            alloc::format!(
+                "the HIQ mapped through the KIQ (MEC 2 pipe 0 queue 0, doorbell slot {:#x}, kfd_hiq_load_mqd_kiq())",
+                gc.hiq_doorbell()
+            ),
+        )
+    };
     sink.step(
         s,
         format_args!(
-            "queue ready: {} mapping, {}, {} XCCs (one v9 MQD each, {} bytes apart at {:#x}), {}, barrier {} completed (signal 1 -> 0; an AQL BARRIER_AND with no dependencies)",
+            "queue ready: {} mapping, {}, {mqds}, {}, barrier {} completed (signal 1 -> 0; an AQL BARRIER_AND with no dependencies)",
             mode.name(),
             barebell::aql::doorbell::Slot::new(doorbell),
-            xccs.len(),
-            g::MQD_STRIDE,
-            hqd.mqd_address,
             if mapping == Mapping::Hws {
                 alloc::format!(
-                    "a HIQ on each of the {} XCCs mapped through its KIQ (MEC 2 pipe 0 queue 0, doorbell slot {:#x}, hiq_load_mqd_kiq_v9_4_3()), PASID {:#x}, VMID picked by the HWS",
-                    xccs.len(),
-                    g::HIQ_DOORBELL,
+                    "{hiq}, PASID {:#x}, VMID picked by the HWS",
                     g::PASID
                 )
             } else {

@@ -1,6 +1,7 @@
 //! GC 9.4.3 (MI300) after the RLC/MEC start: the KIQ of every XCC (the
 //! rings step) and one AQL user queue spread over the XCCs (the queue
-//! step), mapped three ways, and their teardown.
+//! step), mapped three ways, and their teardown. GC 9.4.2 (MI210) runs
+//! the same steps on its one GC; [`V9Gc`] holds what differs.
 //!
 //! - [`kiqs_up`]: per XCC, `gfx_v9_4_3_xcc_kiq_resume()` (KIQ on MEC 2
 //!   pipe 1 queue 0, its v9 MQD, the HQD loaded register by register with
@@ -48,11 +49,11 @@ use barebell::gfx::hws::{
 use barebell::gfx::kiq::{Kiq, KiqMemory, KiqRing};
 use barebell::gfx::mqd::{EopBuffer, MqdPage};
 use barebell::gfx::mqd_v9::{
-    MQD_BYTES, MecDoorbellRange, MqdQueue, V9Mqd, XccDoorbell, XccMqds, init_mqd, linux_mec_range,
+    DoorbellPlan, MQD_BYTES, MecDoorbellRange, MqdQueue, V9Mqd, XccDoorbell, XccMqds, init_mqd,
 };
 use barebell::gfx::queue_v9::{
-    KiqV9Parts, RunlistIb, XccMqdPages, check_preemption_failed, kiq_doorbell_index, kiq_fini,
-    kiq_resume, set_resource_bit, set_resources,
+    KiqV9Parts, RunlistIb, XccMqdPages, check_preemption_failed, kiq_fini, kiq_resume,
+    set_resource_bit, set_resources,
 };
 use barebell::gfx::start_v9_4_3::{CpResumeHooks, StartError};
 use barebell::ip::Generation;
@@ -95,6 +96,97 @@ pub const HIQ_SLOT: HqdSlot = HqdSlot {
 pub const PASID: u16 = 0x8001;
 /// Bound on every wait here (fences, dequeues).
 pub const BOUND_NS: u64 = 2_100_000_000;
+
+/// What differs between the GC 9 versions this machinery drives: GC 9.4.3
+/// (several XCCs, `gfx_v9_4_3.c`) and GC 9.4.2 (one GC, `gfx_v9_0.c`).
+/// Everything else (the HQD registers, the v9 MQD, the KIQ and HIQ slots,
+/// the PM4 packets) is the same on both: the registers this module
+/// touches have the same offsets in `gc_9_4_2_offset.h` and
+/// `gc_9_4_3_offset.h` (tests/harness/tests/mi210_queue.rs checks them).
+#[derive(Debug, Clone, Copy)]
+pub struct V9Gc {
+    /// As messages name it ("GC 9.4.3").
+    pub name: &'static str,
+    pub generation: Generation,
+    /// Where Linux puts the KIQ, HIQ and user queues.
+    pub doorbells: DoorbellPlan,
+    /// `adev->vm_manager.first_kfd_vmid`.
+    pub first_kfd_vmid: u32,
+    /// `qpd->sh_mem_config` and `qpd->sh_mem_bases` (`update_qpd_v9()`).
+    pub qpd_sh_mem_config: u32,
+    pub qpd_sh_mem_bases: u32,
+    /// GC 9.4.3: `init_mqd_v9_4_3()` (one MQD per XCC, stride, logical
+    /// XCC ids) and the MEC halted before each KIQ is loaded
+    /// (`gfx_v9_4_3_xcc_cp_resume()`); GC 9.4.2: `init_mqd()` and the KIQ
+    /// loaded into the MEC still halted from reset (`gfx_v9_0_cp_resume()`).
+    pub multi_xcc: bool,
+    /// The GFXHUB whose contexts the direct and KIQ mappings point at the
+    /// process tables.
+    pub gfxhub: &'static barebell::gmc::hub::v9::HubV9Regs,
+    /// `RunlistConfig` for this GC with `amdgpu_queues` taken by amdgpu.
+    pub runlist: fn(u64) -> RunlistConfig,
+}
+
+/// GC 9.4.3 (MI300X, MI308X).
+pub const GC_9_4_3: V9Gc = V9Gc {
+    name: "GC 9.4.3",
+    generation: Generation::Gfx94,
+    doorbells: DoorbellPlan::LAYOUT1,
+    first_kfd_vmid: runlist::FIRST_KFD_VMID_GC_9_4_3,
+    qpd_sh_mem_config: barebell::gfx::init_v9_4_3::qpd_sh_mem_config().into_bits(),
+    qpd_sh_mem_bases: barebell::gfx::init_v9_4_3::qpd_sh_mem_bases().into_bits(),
+    multi_xcc: true,
+    gfxhub: &barebell::gmc::hub::v9::GFXHUB_1_2,
+    runlist: gc_9_4_3_runlist,
+};
+
+fn gc_9_4_3_runlist(amdgpu_queues: u64) -> RunlistConfig {
+    RunlistConfig::gc_9_4_3(0, amdgpu_queues)
+}
+
+/// GC 9.4.2 (Aldebaran: MI210).
+pub const GC_9_4_2: V9Gc = V9Gc {
+    name: "GC 9.4.2",
+    generation: Generation::Gfx90a,
+    doorbells: DoorbellPlan::VEGA20,
+    first_kfd_vmid: barebell::gfx::start_v9_0::FIRST_KFD_VMID as u32,
+    qpd_sh_mem_config: barebell::gfx::start_v9_0::qpd_sh_mem_config().into_bits(),
+    // `compute_sh_mem_bases_64bit()`: the same LDS and scratch apertures.
+    qpd_sh_mem_bases: barebell::gfx::init_v9_4_3::qpd_sh_mem_bases().into_bits(),
+    multi_xcc: false,
+    gfxhub: &barebell::gmc::hub::v9::GFXHUB_1_0,
+    runlist: gc_9_4_2_runlist,
+};
+
+/// KFD's runlist defaults on GC 9.4.2: GC 9.4.3's
+/// ([`RunlistConfig::with_doorbell_range`] says which are shared) with
+/// vega20's MEC doorbell range.
+fn gc_9_4_2_runlist(amdgpu_queues: u64) -> RunlistConfig {
+    let r = DoorbellPlan::VEGA20.mec_range(0);
+    RunlistConfig::gc_9_4_3(0, amdgpu_queues).with_doorbell_range(r.lower_bytes, r.upper_bytes)
+}
+
+impl V9Gc {
+    /// The GC block's description for the discovered GC version.
+    pub fn for_version(gc: (u8, u8, u8)) -> Option<V9Gc> {
+        match gc {
+            (9, 4, 3) => Some(GC_9_4_3),
+            (9, 4, 2) => Some(GC_9_4_2),
+            _ => None,
+        }
+    }
+
+    /// The user queue's doorbell: the first of the plan's user-queue
+    /// block, 64-bit index.
+    pub const fn user_doorbell(&self) -> u32 {
+        self.doorbells.userqueue_start
+    }
+
+    /// The HIQ's doorbell, 64-bit index.
+    pub const fn hiq_doorbell(&self) -> u32 {
+        self.doorbells.hiq
+    }
+}
 
 pub use crate::error::XccError;
 
@@ -144,7 +236,9 @@ pub fn queue_mask(slots: &[HqdSlot]) -> u64 {
 /// `amdgpu_gfx_enable_kcq()` sends there) and GUI-idle interrupts on
 /// ([`barebell::gfx::start_v9_4_3::cp_resume`] with the KIQ as its hooks).
 /// Stops at the first failure.
+#[allow(clippy::too_many_arguments)]
 pub fn kiqs_up<'p, B, C, P>(
+    gc: V9Gc,
     xccs: &[Block<'_, B>],
     area: &mut DeviceArena<'p>,
     doorbells: &DoorbellAperture,
@@ -159,6 +253,7 @@ where
     P: Pause + Clone,
 {
     let mut hooks = KiqHooks {
+        gc,
         xccs,
         area,
         doorbells,
@@ -170,7 +265,18 @@ where
         out: Vec::with_capacity(xccs.len()),
         error: None,
     };
-    match barebell::gfx::start_v9_4_3::cp_resume(xccs, &clock, &mut hooks) {
+    let r = if gc.multi_xcc {
+        barebell::gfx::start_v9_4_3::cp_resume(xccs, &clock, &mut hooks)
+    } else {
+        match xccs {
+            [one] => barebell::gfx::start_v9_0::cp_resume(one, &clock, &mut hooks),
+            _ => Err(StartError::Step {
+                xcc: 0,
+                step: "one GC (GC 9.4.2 has no XCCs)",
+            }),
+        }
+    };
+    match r {
         Ok(()) => Ok(hooks.out),
         Err(e) => Err(hooks.error.take().unwrap_or(XccError::Start(e))),
     }
@@ -179,6 +285,7 @@ where
 /// The KIQ as [`barebell::gfx::start_v9_4_3::cp_resume`]'s hooks: loaded
 /// while the MEC is halted, given SET_RESOURCES once it runs.
 struct KiqHooks<'a, 'b, 'p, B: ?Sized, C, P> {
+    gc: V9Gc,
     xccs: &'a [Block<'b, B>],
     area: &'a mut DeviceArena<'p>,
     doorbells: &'a DoorbellAperture,
@@ -214,7 +321,8 @@ where
             ring: self.area.put(KiqMemory::<KIQ_RING>::new())?,
             mqd: self.area.put(MqdPage::new())?,
             eop: self.area.put(EopBuffer::new())?,
-            doorbell_index: kiq_doorbell_index(xcc as u32),
+            doorbell_index: self.gc.doorbells.kiq_doorbell(xcc as u32),
+            mec_range: self.gc.doorbells.mec_range(xcc as u32),
         };
         let mqd = kiq_resume(*gc, &self.clock, xcc, &parts)
             .map_err(|error| XccError::Kiq { xcc, error })?;
@@ -232,7 +340,7 @@ where
             ring,
             self.clock,
             self.pause.clone(),
-            Generation::Gfx94,
+            self.gc.generation,
             Doorbells::linux_default(),
         )
         .map_err(XccError::RingInUse)?;
@@ -307,6 +415,7 @@ pub type HwsClient<'p, C, P> = Hws<'p, C, P, HIQ_RING>;
 /// An AQL queue over `xccs` XCCs, placed and (once a `map_*` returned)
 /// mapped.
 pub struct XccQueue<'p, C, P> {
+    pub gc: V9Gc,
     pub queue: AqlQueue<'p, SLOTS>,
     pub memory: Dev<'p, QueueMemory<SLOTS>>,
     pub signal: Dev<'p, SignalMemory>,
@@ -338,6 +447,7 @@ impl<C, P> core::fmt::Debug for XccQueue<'_, C, P> {
 /// Places the user queue's memory and binds the AQL queue to its
 /// doorbell (`USER_DOORBELL`); nothing reaches the device yet.
 pub fn place_queue<'p, C, P>(
+    gc: V9Gc,
     area: &mut DeviceArena<'p>,
     uarea: &mut DeviceArena<'p>,
     doorbells: &DoorbellAperture,
@@ -352,7 +462,7 @@ pub fn place_queue<'p, C, P>(
     let mqds = area.put(XccMqdPages::new())?;
     let eop = uarea.put(EopBuffer::new())?;
     let signal = uarea.put(SignalMemory::new(1))?;
-    let db = doorbell(doorbells, USER_DOORBELL)?;
+    let db = doorbell(doorbells, gc.user_doorbell())?;
     let queue = AqlQueue::new(
         memory.get(),
         db,
@@ -368,12 +478,13 @@ pub fn place_queue<'p, C, P>(
         what: "the AQL queue memory could not be bound to its doorbell",
     })?;
     Ok(XccQueue {
+        gc,
         queue,
         memory,
         signal,
         mqds,
         eop,
-        doorbell: USER_DOORBELL,
+        doorbell: gc.user_doorbell(),
         xccs,
         layout: None,
         mapping: None,
@@ -406,7 +517,12 @@ impl<'p, C: Clock, P: Pause> XccQueue<'p, C, P> {
                 what: "the user queue is already mapped",
             });
         }
-        let ranges: Vec<MecDoorbellRange> = (0..self.xccs as u32).map(linux_mec_range).collect();
+        if !self.gc.multi_xcc {
+            return self.build_one(vmid);
+        }
+        let plan = self.gc.doorbells;
+        let ranges: Vec<MecDoorbellRange> =
+            (0..self.xccs as u32).map(|x| plan.mec_range(x)).collect();
         let layout = self.mqds.init(
             &self.aql(vmid),
             self.xccs,
@@ -416,6 +532,40 @@ impl<'p, C: Clock, P: Pause> XccQueue<'p, C, P> {
             },
             &ranges,
         )?;
+        self.layout = Some(layout);
+        Ok(layout)
+    }
+
+    /// `init_mqd()` then `update_mqd()` for a one-GC part (GC 9.4.2,
+    /// `mqd_manager_init_v9()`'s generic path): one MQD, none of
+    /// `init_mqd_v9_4_3()`'s per-XCC fields, its doorbell checked against
+    /// the MEC's one range.
+    fn build_one(&mut self, vmid: u8) -> Result<XccMqds, XccError> {
+        let dword = self.doorbell.saturating_mul(2);
+        let range = self.gc.doorbells.mec_range(0);
+        if self.xccs != 1 {
+            return Err(XccError::State {
+                what: "a one-GC part's queue spans more than one GC",
+            });
+        }
+        if !range.contains_dword(dword) {
+            return Err(XccError::Mqd(
+                barebell::gfx::mqd_v9::MqdV9Error::DoorbellOutsideRange {
+                    xcc: 0,
+                    dword,
+                    range,
+                },
+            ));
+        }
+        let m = init_mqd(self.mqds.address(), dword, &self.aql(vmid))?;
+        let address = self.mqds.write(0, &m).ok_or(XccError::State {
+            what: "the MQD page cannot hold the MQD",
+        })?;
+        let layout = XccMqds {
+            address,
+            stride: MQD_STRIDE,
+            xccs: 1,
+        };
         self.layout = Some(layout);
         Ok(layout)
     }
@@ -438,6 +588,7 @@ impl<'p, C: Clock, P: Pause> XccQueue<'p, C, P> {
 
     fn mapped_ref(&mut self) -> MappedRef<'_, 'p, C, P> {
         MappedRef {
+            gc: self.gc,
             mqds: &self.mqds,
             doorbell: self.doorbell,
             xccs: self.xccs,
@@ -472,6 +623,7 @@ impl<'p, C: Clock, P: Pause> XccQueue<'p, C, P> {
             self.queue,
             self.signal,
             XccMapped {
+                gc: self.gc,
                 memory: self.memory,
                 mqds: self.mqds,
                 eop: self.eop,
@@ -489,6 +641,7 @@ impl<'p, C: Clock, P: Pause> XccQueue<'p, C, P> {
 /// A mapped user queue without its AQL queue and signal
 /// ([`XccQueue::split`]): what unmapping it needs.
 pub struct XccMapped<'p, C, P> {
+    pub gc: V9Gc,
     pub memory: Dev<'p, QueueMemory<SLOTS>>,
     pub mqds: Dev<'p, XccMqdPages>,
     pub eop: Dev<'p, EopBuffer>,
@@ -519,6 +672,7 @@ impl<'p, C: Clock, P: Pause> XccMapped<'p, C, P> {
 
     fn mapped_ref(&mut self) -> MappedRef<'_, 'p, C, P> {
         MappedRef {
+            gc: self.gc,
             mqds: &self.mqds,
             doorbell: self.doorbell,
             xccs: self.xccs,
@@ -542,6 +696,7 @@ impl<'p, C: Clock, P: Pause> XccMapped<'p, C, P> {
 
 /// What unmapping reads and clears, borrowed from either owner.
 struct MappedRef<'a, 'p, C, P> {
+    gc: V9Gc,
     mqds: &'a Dev<'p, XccMqdPages>,
     doorbell: u32,
     xccs: usize,
@@ -618,7 +773,7 @@ impl<C: Clock, P: Pause> MappedRef<'_, '_, C, P> {
             }
             Some(Mapping::Mes) => {
                 return Err(XccError::State {
-                    what: "GC 9.4.3 has no MES: no queue here was mapped by it",
+                    what: "GC 9 has no MES: no queue here was mapped by it",
                 });
             }
             Some(Mapping::Hws) => {
@@ -635,7 +790,7 @@ impl<C: Clock, P: Pause> MappedRef<'_, '_, C, P> {
                     check_preemption_failed(&parts.mqds, *n)?;
                 }
                 *self.hws = None;
-                unmap_hiqs(self.hiq, kiqs)?;
+                unmap_hiqs(self.gc, self.hiq, kiqs)?;
             }
         }
         *self.mapping = None;
@@ -658,6 +813,7 @@ fn kiq_of<'a, 'p, KC, KP>(
 /// UNMAP_QUEUES (`RESET_QUEUES`) naming the HIQ's doorbell on that XCC's
 /// KIQ, waited for. `hiq` is cleared once every one is unmapped.
 fn unmap_hiqs<KC: Clock, KP: Pause>(
+    gc: V9Gc,
     hiq: &mut Option<(HiqParts<'_>, usize)>,
     kiqs: &mut [XccKiq<'_, KC, KP>],
 ) -> Result<(), XccError> {
@@ -669,7 +825,7 @@ fn unmap_hiqs<KC: Clock, KP: Pause>(
         let p = pm4::unmap_queues(
             unmap_action::RESET_QUEUES,
             false,
-            HIQ_DOORBELL.saturating_mul(2),
+            gc.hiq_doorbell().saturating_mul(2),
             (0, 0),
         );
         k.kiq
@@ -682,19 +838,26 @@ fn unmap_hiqs<KC: Clock, KP: Pause>(
 
 /// `load_mqd_v9_4_3()`: the queue's MQDs loaded into [`USER_SLOT`] of
 /// every XCC in VMID `vmid` (whose GFXHUB context the caller pointed at
-/// the process tables).
+/// the process tables); on GC 9.4.2 `load_mqd()`, whose
+/// `kgd_gfx_v9_hqd_load()` copies a shorter window
+/// ([`hqd_v9::HqdWindow::Gfx9`]).
 pub fn map_direct<B: RegisterBus + ?Sized, C: Clock, P: Pause>(
     q: &mut XccQueue<'_, C, P>,
     xccs: &[Block<'_, B>],
     vmid: u8,
 ) -> Result<XccMqds, XccError> {
     let layout = q.build(vmid)?;
-    hqd_v9::load_mqd_v9_4_3(
+    hqd_v9::load_mqds(
         xccs,
         &q.mqds.bytes(),
         &layout,
         USER_SLOT,
         Some(q.memory.write_index_address()),
+        if q.gc.multi_xcc {
+            hqd_v9::HqdWindow::Gc9_4_3
+        } else {
+            hqd_v9::HqdWindow::Gfx9
+        },
     )?;
     q.mapping = Some(Mapping::Direct);
     Ok(layout)
@@ -829,7 +992,8 @@ pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
         rptr: area.put(AtomicU64::new(0))?,
         ib: area.put(RunlistIb::<RUNLIST_DWORDS>::new())?,
     };
-    let hiq_dword = HIQ_DOORBELL.saturating_mul(2);
+    let gc = q.gc;
+    let hiq_dword = gc.hiq_doorbell().saturating_mul(2);
     // Every MQD in place before the first MAP_QUEUES names one.
     let mut mqds = Vec::with_capacity(q.xccs);
     for xcc in 0..q.xccs {
@@ -860,14 +1024,14 @@ pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
     }
     let ring = HiqRing {
         memory: parts.ring,
-        doorbell: doorbell(doorbells, HIQ_DOORBELL)?,
+        doorbell: doorbell(doorbells, gc.hiq_doorbell())?,
     };
     let mut hws = Hws::new(ring, clock, pause)?;
     hws.timeout_ns = BOUND_NS;
     if let Some(p) = presence {
         hws.set_presence(p);
     }
-    let vmids = runlist::compute_vmid_bitmap(runlist::FIRST_KFD_VMID_GC_9_4_3);
+    let vmids = runlist::compute_vmid_bitmap(gc.first_kfd_vmid);
     hws.set_resources(&SchedulingResources::kfd(vmids, hws_mask))?;
     let queues = [QueueDesc::compute(
         q.doorbell.saturating_mul(2),
@@ -875,10 +1039,10 @@ pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
         q.memory.write_index_address(),
     )];
     let procs = [ProcessQueues {
-        process: kfd_process(page_table_base),
+        process: kfd_process(gc, page_table_base),
         queues: &queues,
     }];
-    let cfg = RunlistConfig::gc_9_4_3(0, !hws_mask & runlist::queue_mask(4, 8, 0));
+    let cfg = (gc.runlist)(!hws_mask & runlist::queue_mask(4, 8, 0));
     let rl = parts
         .ib
         .fill(|ib, at| runlist::build(&cfg, &procs, ib, at))?;
@@ -892,11 +1056,10 @@ pub fn map_hws<'p, C: Clock + Copy, P: Pause + Clone, KC: Clock, KP: Pause>(
 /// [`PASID`], its root `page_table_base`, and the apertures
 /// `update_qpd_v9()` gives a GC 9.4.3 process
 /// ([`barebell::gfx::init_v9_4_3::qpd_sh_mem_config`], `_bases`).
-pub fn kfd_process(page_table_base: u64) -> ProcessDesc {
-    use barebell::gfx::init_v9_4_3 as init;
+pub fn kfd_process(gc: V9Gc, page_table_base: u64) -> ProcessDesc {
     let mut p = ProcessDesc::new(PASID, page_table_base);
-    p.sh_mem_config = init::qpd_sh_mem_config().into_bits();
-    p.sh_mem_bases = init::qpd_sh_mem_bases().into_bits();
+    p.sh_mem_config = gc.qpd_sh_mem_config;
+    p.sh_mem_bases = gc.qpd_sh_mem_bases;
     p
 }
 
@@ -912,6 +1075,7 @@ pub type GpuXccQueue<'p> = XccQueue<'p, crate::rings::ClockRef<'p>, crate::rings
 /// (`barebell_model::mec_v9_4_3`) yet; the rig in
 /// tests/harness/tests/mec_v9_4_3.rs runs [`kiqs_up`] itself.
 pub fn rings_gfx94<'p>(
+    gc: V9Gc,
     gpu: &crate::Gpu<'p>,
     area: &mut DeviceArena<'p>,
 ) -> Result<Vec<XccKiqClient<'p>>, XccError> {
@@ -919,6 +1083,7 @@ pub fn rings_gfx94<'p>(
     let xcc_ips = gpu.ips.xccs();
     let xccs: Vec<_> = xcc_ips.iter().map(|x| gpu.bus.block(x.bases)).collect();
     kiqs_up(
+        gc,
         &xccs,
         area,
         &gpu.doorbells,
@@ -938,7 +1103,9 @@ pub fn rings_gfx94<'p>(
 /// ([`XccQueue::barrier`]) and tears down with [`XccQueue::unmap`]
 /// then [`kiqs_down`]. Compiled, not yet run on a device (see
 /// [`rings_gfx94`]).
+#[allow(clippy::too_many_arguments)]
 pub fn queue_gfx94<'p>(
+    gc: V9Gc,
     gpu: &crate::Gpu<'p>,
     area: &mut DeviceArena<'p>,
     uarea: &mut DeviceArena<'p>,
@@ -950,11 +1117,11 @@ pub fn queue_gfx94<'p>(
     let p = gpu.platform;
     let xcc_ips = gpu.ips.xccs();
     let xccs: Vec<_> = xcc_ips.iter().map(|x| gpu.bus.block(x.bases)).collect();
-    let mut q = place_queue(area, uarea, &gpu.doorbells, xccs.len())?;
+    let mut q = place_queue(gc, area, uarea, &gpu.doorbells, xccs.len())?;
     match mapping {
         Mapping::Mes => {
             return Err(XccError::State {
-                what: "GC 9.4.3 has no MES (KFD schedules with the HWS on the MEC)",
+                what: "GC 9 has no MES (KFD schedules with the HWS on the MEC)",
             });
         }
         Mapping::Direct => {

@@ -233,6 +233,19 @@ impl RunlistConfig {
         }
     }
 
+    /// The same defaults with the doorbell range `lower..=upper` (bytes)
+    /// compute queues may use: GC 9.4.2's one MEC range
+    /// (`gfx_v9_0_kiq_init_register()`; VMIDs, MAP_PROCESS form and queue
+    /// counts are GC 9.4.3's: `first_kfd_vmid` 3 in `gmc_v9_0_sw_init()`,
+    /// `pm_map_process_aldebaran()` and 2 MECs × 4 pipes × 8 queues in
+    /// `gfx_v9_0_sw_init()` serve both).
+    pub const fn with_doorbell_range(self, lower: u32, upper: u32) -> Self {
+        RunlistConfig {
+            doorbells: DoorbellRange { lower, upper },
+            ..self
+        }
+    }
+
     /// The part's SDMA engines (the SDMA instances discovery lists, one
     /// partition).
     pub const fn with_sdma_engines(self, engines: u8) -> Self {

@@ -510,6 +510,32 @@ pub fn invalidate_request(vmid: u32, flush_type: u8) -> u32 {
         .into_bits()
 }
 
+/// `vmid`'s page-table base on each GC of `gcs` through `hub` (what KFD's
+/// `set_vm_context_page_table_base` reaches:
+/// `gfxhub_v1_0_setup_vm_pt_regs()` on GC 9.4.2's one GC,
+/// `gfxhub_v1_2_xcc_setup_vm_pt_regs()` on every XCC of GC 9.4.3).
+pub fn setup_vm_pt_regs<B: RegisterBus + ?Sized>(
+    gcs: &[Block<'_, B>],
+    hub: &HubV9Regs,
+    vmid: u32,
+    page_table_base: u64,
+) -> Result<(), HubError> {
+    if vmid > 15 {
+        return Err(HubError::BadConfig {
+            field: "vmid",
+            value: u64::from(vmid),
+        });
+    }
+    let d = hub.ctx_addr_distance();
+    for r in gcs {
+        let lo = r.offset_nth(hub.ctx0_base_lo, vmid, d)?;
+        let hi = r.offset_nth(hub.ctx0_base_hi, vmid, d)?;
+        r.bus.write32(lo, page_table_base as u32);
+        r.bus.write32(hi, (page_table_base >> 32) as u32);
+    }
+    Ok(())
+}
+
 /// The direct path of `gmc_v9_0_flush_gpu_tlb()` on one hub instance
 /// (`block`: the XCC's GC block for GFXHUB v1.2, the AID's MMHUB block
 /// for MMHUB 1.8): engine 17, no semaphore (9.4.3 is one of the
