@@ -44,7 +44,7 @@ pub struct KernelSpec {
 }
 
 /// Why no kernel runs on the MI210 model yet.
-pub const GFX90A_NOT_YET: &str = "mi210: the model's ISA interpreter does not run gfx90a code yet (the MI210 part boots to a running MEC only)";
+pub const GFX90A_NOT_YET: &str = "mi210: the model's ISA interpreter does not run gfx90a code yet (its queues run AQL barriers only: --packet barrier)";
 
 impl KernelSpec {
     /// `empty`, `vadd` (built-in, for `part`'s processor) or
