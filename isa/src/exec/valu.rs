@@ -1503,6 +1503,7 @@ mod tests {
         let names = crate::table::OPS_GFX1100
             .iter()
             .chain(crate::table::OPS_GFX1201)
+            .chain(crate::table::OPS_GFX90A)
             .chain(crate::table::OPS_GFX942)
             .map(|o| o.sem);
         let mut ran = 0;
