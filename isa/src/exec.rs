@@ -1105,7 +1105,10 @@ impl<'m, M: Memory> Interp<'m, M> {
         Ok(Flow::Next)
     }
 
-    fn mubuf(&mut self, _w: &mut Wave, inst: &Inst, ctx: &Ctx) -> Result<Flow, ExecError> {
+    fn mubuf(&mut self, w: &mut Wave, inst: &Inst, ctx: &Ctx) -> Result<Flow, ExecError> {
+        if self.syntax.target.is_gfx9() {
+            return self.mubuf9(w, inst, ctx);
+        }
         match inst.sem() {
             "buffer_gl0_inv" | "buffer_gl1_inv" => Ok(Flow::Next),
             _ => unimpl!(self, ctx, inst),
