@@ -164,3 +164,27 @@ fn gfx90a_and_gfx942_code_objects_differ_where_the_targets_do() {
     // no gfx940-only v_mov_b64 on gfx90a
     assert!(!has(&a, "v_mov_b64"), "{a}");
 }
+
+/// Every model part's ISA, as `barebell info` names it (ROCR's name from
+/// KFD's gfx_target_version), is a target `barebell disasm` decodes: the
+/// MI210 (GC 9.4.2) is gfx90a.
+#[test]
+fn every_parts_isa_is_a_disasm_target() {
+    for (part, isa) in [
+        ("navi31", "gfx1100"),
+        ("navi48", "gfx1201"),
+        ("mi300x", "gfx942"),
+        ("mi308x", "gfx942"),
+        ("mi210", "gfx90a"),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_barebell"))
+            .args(["info", "--part", part, "--json"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{part}");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["isa"], isa, "{part}");
+        let t = barebell_isa::Target::from_mcpu(isa).expect(isa);
+        assert_eq!(t.mcpu(), isa);
+    }
+}

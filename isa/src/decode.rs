@@ -440,7 +440,7 @@ fn dpp_form(src0: u32) -> Form {
     }
 }
 
-/// Whether a decoded gfx942 VOP1/VOP2 instruction is in its SDWA form
+/// Whether a decoded GFX9 (gfx90a/gfx942) VOP1/VOP2 instruction is in its SDWA form
 /// (source 0 is 249 and a selector dword follows).
 pub fn is_sdwa(target: Target, inst: &Inst) -> bool {
     target.is_gfx9()
@@ -449,7 +449,7 @@ pub fn is_sdwa(target: Target, inst: &Inst) -> bool {
         && inst.len == 8
 }
 
-/// gfx942 SDWA (VOP1/VOP2 with source 0 = 249): the subset barebell-isa
+/// GFX9 (gfx90a/gfx942) SDWA (VOP1/VOP2 with source 0 = 249): the subset barebell-isa
 /// prints as LLVM does. Dword 1: src0 7:0, dst_sel 10:8, dst_unused 12:11,
 /// clamp 13, omod 15:14, src0_sel 18:16, src0 sext/neg/abs 21:19, s0 23,
 /// src1_sel 26:24, src1 sext/neg/abs 29:27, s1 31. Only VGPR sources

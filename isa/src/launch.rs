@@ -9,8 +9,9 @@
 //! at s[USER_SGPR_COUNT]. On gfx12 (architected SGPRs) the workgroup ids are
 //! delivered in TTMP9 (x) and TTMP7 (y in [15:0], z in [31:16]) instead.
 //! Work-item ids are packed into v0 on gfx11+ and on gfx90a/gfx942 (LLVM's
-//! packed-TID feature; x [9:0], y [19:10], z [29:20]). gfx942 (no
-//! architected SGPRs) gets its workgroup ids in system SGPRs as gfx11 does.
+//! packed-TID feature; x [9:0], y [19:10], z [29:20]). gfx90a and gfx942
+//! (no architected SGPRs) get their workgroup ids in system SGPRs as gfx11
+//! does.
 //!
 //! Model conventions (not hardware facts): scratch is a per-lane byte array
 //! addressed from 0 (the swizzled layout and FLAT_SCRATCH base are not
@@ -281,7 +282,7 @@ struct Group {
 /// rather than allocated.
 pub const MAX_WAVE_SCRATCH: u64 = 0x7fff * 256;
 
-/// LDS per workgroup on gfx11, gfx12 and gfx942 (64 KiB); the descriptor's
+/// LDS per workgroup on gfx11, gfx12, gfx90a and gfx942 (64 KiB); the descriptor's
 /// group segment plus the packet's dynamic part must fit.
 pub const MAX_LDS: u64 = 64 * 1024;
 
@@ -290,7 +291,7 @@ pub const MAX_LDS: u64 = 64 * 1024;
 /// the CP writes `COMPUTE_PGM_RSRC2.LDS_SIZE` in from the packet's group
 /// segment size: `roundup(lds-size / (128 * 4))` from GFX7 on (later
 /// versions of the table single out only GFX950 and GFX125* with larger
-/// blocks). 512 bytes for gfx11 and gfx942; for gfx12 a *model value*
+/// blocks). 512 bytes for gfx11, gfx90a and gfx942; for gfx12 a *model value*
 /// where a version of the table does not name it. Hardware may allocate
 /// coarser blocks than it encodes (an LLVM proposal gives 1 KiB on
 /// GFX10.3-GFX12.0), so the smallest documented block keeps the model's
