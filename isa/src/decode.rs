@@ -577,11 +577,13 @@ pub fn decode(syntax: Syntax, bytes: &[u8]) -> Result<Inst, DecodeError> {
         Enc::Ds if target.is_gfx9() => row(enc, Form::Plain, (w0 >> 17) & 0xff, 2),
         Enc::Ds => row(enc, Form::Plain, (w0 >> 18) & 0xff, 2),
         // GFX9 MUBUF (the table has no MTBUF rows for gfx90a/gfx942);
-        // variants: offen (12), idxen (13), glc/sc0 (14), op 24:18
+        // variants: offen (12), idxen (13), glc/sc0 (14), lds (16); op
+        // 24:18
         Enc::Mubuf if target.is_gfx9() => {
             let var = u8::from(w0 >> 12 & 1 != 0)
                 | u8::from(w0 >> 13 & 1 != 0) << 1
-                | u8::from(w0 >> 14 & 1 != 0) << 2;
+                | u8::from(w0 >> 14 & 1 != 0) << 2
+                | u8::from(w0 >> 16 & 1 != 0) << 3;
             row(enc, Form::Var(var), (w0 >> 18) & 0x7f, 2)
         }
         Enc::Mubuf | Enc::Mtbuf if target.is_gfx9() => Err(bad),

@@ -175,7 +175,7 @@ pub(crate) fn buf_suffix(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt:
     let mods = info.mods;
     let g12 = syntax.target.is_gfx12();
     if syntax.target.is_gfx9() {
-        // GFX9 MUBUF: offen 12, idxen 13, offset 11:0; cache policy glc 14,
+        // GFX9 MUBUF: offen 12, idxen 13, lds 16, offset 11:0; cache policy glc 14,
         // slc 17, scc 15 on gfx90a and sc0 14, nt 17, sc1 15 on gfx940+
         // (AMDGPUInstPrinter::printCPol prints them in that order)
         if w0 >> 13 & 1 != 0 {
@@ -201,6 +201,10 @@ pub(crate) fn buf_suffix(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt:
         }
         if (mods as u32 & w0) >> 15 & 1 != 0 {
             f.write_str(b15)?;
+        }
+        // the *_LDS opcodes (their own rows: no vdata) print lds last
+        if w0 >> 16 & 1 != 0 {
+            f.write_str(" lds")?;
         }
         return Ok(());
     }

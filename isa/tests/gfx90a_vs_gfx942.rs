@@ -73,6 +73,13 @@ const CASES: &[(&[u8], Option<&str>, Option<&str>)] = &[
         Some("buffer_load_dword v1, v2, s[4:7], s3 offen offset:4 glc slc scc"),
         Some("buffer_load_dword v1, v2, s[4:7], s3 offen offset:4 sc0 nt sc1"),
     ),
+    // MUBUF with lds (bit 16: LLVM's *_LDS opcode, no vdata), all three
+    // cache bits
+    (
+        &[0x04, 0xd0, 0x53, 0xe0, 0x02, 0x00, 0x01, 0x03],
+        Some("buffer_load_dword v2, s[4:7], s3 offen offset:4 glc slc scc lds"),
+        Some("buffer_load_dword v2, s[4:7], s3 offen offset:4 sc0 nt sc1 lds"),
+    ),
     // MUBUF atomic returning its pre-op value: glc on gfx90a, sc0 on gfx942
     (
         &[0x00, 0x50, 0x08, 0xe1, 0x02, 0x01, 0x01, 0x80],

@@ -442,13 +442,16 @@ FLAT9 = [Enc('flat%d' % seg, 2, (26, 6, 0b110111), (18, 7), FLAT9_FIELDS, fixed=
 # sc0 14, sc1 15 on gfx940+), lds 16, slc 17 (nt on gfx940+), op 24:18;
 # vaddr 39:32, vdata 47:40, srsrc 52:48 (quads), acc 55, soffset 63:56
 # (LLVM's BUFInstructions.td MUBUF_Real_gfx90a / MUBUF_Real_gfx940).
-# Variants: offen, idxen, glc (atomics return). gfx90a kernels reach
+# Variants: offen, idxen, glc (atomics return), lds (LLVM's separate
+# *_LDS opcodes: no vdata, ` lds` printed last). gfx90a kernels reach
 # scratch through it (buffer_load/store_dword ... offen).
 BUF9_FIELDS = [F('vdata11', 40, 8, 1, 5, 'vsrc'), F('vaddr11', 32, 8, 2, 6, 'vsrc'),
                F('srsrc', 48, 5, 1, 2, 'sdst', 4), F('soffset8', 56, 8, 3, 7, 'ssrc'),
-               F('offen', 12, 1, 1, 0, 'imm'), F('idxen', 13, 1, 1, 0, 'imm'), F('glc', 14, 1, 1, 0, 'imm')]
+               F('offen', 12, 1, 1, 0, 'imm'), F('idxen', 13, 1, 1, 0, 'imm'), F('glc', 14, 1, 1, 0, 'imm'),
+               F('lds', 16, 1, 1, 0, 'imm')]
 MUBUF9 = Enc('mubuf', 2, (26, 6, 0b111000), (18, 7), BUF9_FIELDS,
-             preds=[('offen', 1, 0), ('idxen', 1, 0), ('glc', 1, 0)], bases=BUF_BASES, modpos=[15, 17])
+             preds=[('offen', 1, 0), ('idxen', 1, 0), ('glc', 1, 0), ('lds', 1, 0)], bases=BUF_BASES,
+             modpos=[15, 17])
 ENCODINGS9 = [SOP2, SOPK, SOP1, SOPC, SOPP, VOP2, VOP1, VOPC, VOP3_9, VOP3P_9, SMEM9, SMEM9S, DS9] + FLAT9 + [MUBUF9]
 
 ENCODINGS = [SOP2, SOPK, SOP1, SOPC, SOPP, VOP2, VOP1, VOPC, VOP3, VOP3P, VOPDX, VOPDY, DS, VINTERP, LDSDIR,
