@@ -207,7 +207,7 @@ fn enc(name: &str) -> (&'static str, String) {
     (e, form)
 }
 
-/// The gfx11 mnemonic with the same semantics as a gfx942 (GFX9) one: the
+/// The gfx11 mnemonic with the same semantics as a gfx90a/gfx942 (GFX9) one: the
 /// interpreter dispatches on that name (`OpInfo::sem`). Renames follow the
 /// two ISA references' instruction lists (dword/byte/short memory names,
 /// andn2/orn2, read/write DS names, carry names); where no rule applies
@@ -460,7 +460,7 @@ fn op_row(cpu: &str, line: &str) -> (String, String) {
             );
         }
     }
-    let sem = if cpu == "gfx942" {
+    let sem = if cpu == "gfx90a" || cpu == "gfx942" {
         gfx9_sem(name)
     } else {
         name.to_string()
@@ -516,7 +516,7 @@ fn emit(
         out.push_str(r);
     }
     out.push_str("];\n");
-    // gfx942 has no image rows: the match has only its fallback arm
+    // gfx90a and gfx942 have no image rows: the match has only its fallback arm
     let _ = writeln!(
         out,
         "#[allow(clippy::match_single_binding)]\npub(crate) fn img_index_{cpu}(enc: Enc, form: Form, op: u16) -> Option<usize> {{\n    match (enc, form, op) {{"
@@ -531,7 +531,7 @@ fn main() {
     let dir = std::env::var("CARGO_MANIFEST_DIR").expect("manifest dir");
     let out_dir = std::env::var("OUT_DIR").expect("out dir");
     let mut out = String::new();
-    for cpu in ["gfx1100", "gfx1201", "gfx942"] {
+    for cpu in ["gfx1100", "gfx1201", "gfx90a", "gfx942"] {
         let p = Path::new(&dir).join("data").join(format!("{cpu}.txt"));
         println!("cargo:rerun-if-changed={}", p.display());
         let text = std::fs::read_to_string(&p).expect("data file");

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct DisasmArgs {
-    /// An AMDGPU code object (ELF) for gfx1100 or gfx1201.
+    /// An AMDGPU code object (ELF) for gfx1100, gfx1201, gfx90a or gfx942.
     pub code_object: PathBuf,
     /// Only this function symbol.
     #[arg(long)]

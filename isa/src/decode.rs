@@ -16,6 +16,7 @@ impl Target {
         match self {
             Target::Gfx1100 => crate::table::WORDS_GFX1100,
             Target::Gfx1201 => crate::table::WORDS_GFX1201,
+            Target::Gfx90a => crate::table::WORDS_GFX90A,
             Target::Gfx942 => crate::table::WORDS_GFX942,
         }
     }
@@ -24,6 +25,7 @@ impl Target {
         match self {
             Target::Gfx1100 => crate::table::OPS_GFX1100,
             Target::Gfx1201 => crate::table::OPS_GFX1201,
+            Target::Gfx90a => crate::table::OPS_GFX90A,
             Target::Gfx942 => crate::table::OPS_GFX942,
         }
     }
@@ -32,6 +34,7 @@ impl Target {
         let i = match self {
             Target::Gfx1100 => crate::table::index_gfx1100(enc, form, op),
             Target::Gfx1201 => crate::table::index_gfx1201(enc, form, op),
+            Target::Gfx90a => crate::table::index_gfx90a(enc, form, op),
             Target::Gfx942 => crate::table::index_gfx942(enc, form, op),
         }?;
         self.table().get(i)
@@ -437,7 +440,7 @@ fn dpp_form(src0: u32) -> Form {
     }
 }
 
-/// Whether a decoded gfx942 VOP1/VOP2 instruction is in its SDWA form
+/// Whether a decoded GFX9 (gfx90a/gfx942) VOP1/VOP2 instruction is in its SDWA form
 /// (source 0 is 249 and a selector dword follows).
 pub fn is_sdwa(target: Target, inst: &Inst) -> bool {
     target.is_gfx9()
@@ -446,7 +449,7 @@ pub fn is_sdwa(target: Target, inst: &Inst) -> bool {
         && inst.len == 8
 }
 
-/// gfx942 SDWA (VOP1/VOP2 with source 0 = 249): the subset barebell-isa
+/// GFX9 (gfx90a/gfx942) SDWA (VOP1/VOP2 with source 0 = 249): the subset barebell-isa
 /// prints as LLVM does. Dword 1: src0 7:0, dst_sel 10:8, dst_unused 12:11,
 /// clamp 13, omod 15:14, src0_sel 18:16, src0 sext/neg/abs 21:19, s0 23,
 /// src1_sel 26:24, src1 sext/neg/abs 29:27, s1 31. Only VGPR sources
@@ -573,6 +576,16 @@ pub fn decode(syntax: Syntax, bytes: &[u8]) -> Result<Inst, DecodeError> {
         }
         Enc::Ds if target.is_gfx9() => row(enc, Form::Plain, (w0 >> 17) & 0xff, 2),
         Enc::Ds => row(enc, Form::Plain, (w0 >> 18) & 0xff, 2),
+        // GFX9 MUBUF (the table has no MTBUF rows for gfx90a/gfx942);
+        // variants: offen (12), idxen (13), glc/sc0 (14), lds (16); op
+        // 24:18
+        Enc::Mubuf if target.is_gfx9() => {
+            let var = u8::from(w0 >> 12 & 1 != 0)
+                | u8::from(w0 >> 13 & 1 != 0) << 1
+                | u8::from(w0 >> 14 & 1 != 0) << 2
+                | u8::from(w0 >> 16 & 1 != 0) << 3;
+            row(enc, Form::Var(var), (w0 >> 18) & 0x7f, 2)
+        }
         Enc::Mubuf | Enc::Mtbuf if target.is_gfx9() => Err(bad),
         Enc::Mubuf | Enc::Mtbuf if target.is_gfx12() => {
             // VBUFFER; variants: offen, idxen, tfe, th bit 0

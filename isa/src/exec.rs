@@ -432,7 +432,7 @@ impl<'m, M: Memory> Interp<'m, M> {
             Enc::Sop1 | Enc::Sop2 | Enc::Sopk | Enc::Sopc => self.salu(w, &inst, &ctx),
             Enc::Sopp => self.sopp(w, &inst, &ctx),
             Enc::Smem => self.smem(w, &inst, &ctx),
-            // gfx942 SDWA is decoded and printed, not interpreted
+            // GFX9 (gfx90a/gfx942) SDWA is decoded and printed, not interpreted
             Enc::Vop1 | Enc::Vop2 if crate::decode::is_sdwa(self.syntax.target, &inst) => {
                 unimpl!(self, ctx, inst)
             }
@@ -1105,7 +1105,10 @@ impl<'m, M: Memory> Interp<'m, M> {
         Ok(Flow::Next)
     }
 
-    fn mubuf(&mut self, _w: &mut Wave, inst: &Inst, ctx: &Ctx) -> Result<Flow, ExecError> {
+    fn mubuf(&mut self, w: &mut Wave, inst: &Inst, ctx: &Ctx) -> Result<Flow, ExecError> {
+        if self.syntax.target.is_gfx9() {
+            return self.mubuf9(w, inst, ctx);
+        }
         match inst.sem() {
             "buffer_gl0_inv" | "buffer_gl1_inv" => Ok(Flow::Next),
             _ => unimpl!(self, ctx, inst),

@@ -42,6 +42,10 @@ pub(crate) fn info(target: Target, form: Form, op: u16) -> Option<&'static ImgIn
             crate::table::img_index_gfx1201(Enc::Mimg, form, op)?,
             crate::table::IMG_GFX1201,
         ),
+        Target::Gfx90a => (
+            crate::table::img_index_gfx90a(Enc::Mimg, form, op)?,
+            crate::table::IMG_GFX90A,
+        ),
         Target::Gfx942 => (
             crate::table::img_index_gfx942(Enc::Mimg, form, op)?,
             crate::table::IMG_GFX942,

@@ -12,6 +12,11 @@ pub enum Target {
     Gfx1100,
     /// RDNA4 (Navi48), LLVM `gfx1201`.
     Gfx1201,
+    /// CDNA2 (MI210), LLVM `gfx90a`: GFX9 encodings, wave64 only. Its
+    /// cache-policy bits print as glc/slc/scc where gfx942's print as
+    /// sc0/nt/sc1, and its opcode set differs (no gfx940-only ops such as
+    /// `v_mov_b64`): both follow `isa/data/gfx90a.txt`.
+    Gfx90a,
     /// CDNA3 (MI300X/MI308X), LLVM `gfx942`: GFX9 encodings, wave64 only.
     Gfx942,
 }
@@ -22,6 +27,7 @@ impl Target {
         match self {
             Target::Gfx1100 => "gfx1100",
             Target::Gfx1201 => "gfx1201",
+            Target::Gfx90a => "gfx90a",
             Target::Gfx942 => "gfx942",
         }
     }
@@ -31,6 +37,7 @@ impl Target {
         match name {
             "gfx1100" => Some(Target::Gfx1100),
             "gfx1201" => Some(Target::Gfx1201),
+            "gfx90a" => Some(Target::Gfx90a),
             "gfx942" => Some(Target::Gfx942),
             _ => None,
         }
@@ -41,9 +48,17 @@ impl Target {
         matches!(self, Target::Gfx1201)
     }
 
-    /// The GFX9 family (CDNA3): GFX9 encodings and register numbering
-    /// (m0 is 124, flat_scratch and xnack_mask follow s101), wave64 only.
+    /// The GFX9 family (CDNA2, CDNA3): GFX9 encodings and register
+    /// numbering (m0 is 124, flat_scratch and xnack_mask follow s101),
+    /// wave64 only.
     pub fn is_gfx9(self) -> bool {
+        matches!(self, Target::Gfx90a | Target::Gfx942)
+    }
+
+    /// gfx940 and later (gfx942): LLVM's `isGFX940` (AMDGPUBaseInfo.cpp),
+    /// which names the FLAT/MUBUF cache-policy bits sc0/nt/sc1 where gfx90a
+    /// names them glc/slc/scc (AMDGPUInstPrinter::printCPol).
+    pub fn is_gfx940(self) -> bool {
         matches!(self, Target::Gfx942)
     }
 }

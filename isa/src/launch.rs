@@ -9,13 +9,15 @@
 //! at s[USER_SGPR_COUNT]. On gfx12 (architected SGPRs) the workgroup ids are
 //! delivered in TTMP9 (x) and TTMP7 (y in [15:0], z in [31:16]) instead.
 //! Work-item ids are packed into v0 on gfx11+ and on gfx90a/gfx942 (LLVM's
-//! packed-TID feature; x [9:0], y [19:10], z [29:20]). gfx942 (no
-//! architected SGPRs) gets its workgroup ids in system SGPRs as gfx11 does.
+//! packed-TID feature; x [9:0], y [19:10], z [29:20]). gfx90a and gfx942
+//! (no architected SGPRs) get their workgroup ids in system SGPRs as gfx11
+//! does.
 //!
 //! Model conventions (not hardware facts): scratch is a per-lane byte array
 //! addressed from 0 (the swizzled layout and FLAT_SCRATCH base are not
-//! modelled); the private segment buffer descriptor and flat scratch init
-//! SGPRs hold zero.
+//! modelled); the private segment buffer descriptor (except on gfx90a,
+//! whose MUBUF scratch reads it: a swizzled descriptor with base 0, see
+//! `private_segment_buffer`) and flat scratch init SGPRs hold zero.
 //!
 //! A workgroup's LDS is the packet's `group_segment_size`, which holds
 //! the kernel's fixed group segment and any dynamic part (ROCR and
@@ -44,6 +46,23 @@ use crate::kd::{KD_SIZE, KernelDescriptor};
 use crate::mem::{MemFault, Memory};
 use alloc::vec;
 use alloc::vec::Vec;
+
+/// The private segment buffer descriptor a wave gets in its first user
+/// SGPRs. gfx90a (GFX9 before gfx940, no architected flat scratch)
+/// reaches scratch through it with MUBUF, so it gets the fields ROCR's
+/// gfx9 branch writes (the kernel crate's `ScratchPlan::resource_descriptor`:
+/// WORD1 SWIZZLE_ENABLE, WORD3 0x00ea_4fac = X/Y/Z/W selects, UINT, 32,
+/// ELEMENT_SIZE 1, INDEX_STRIDE 3, ADD_TID_ENABLE), over the model's
+/// scratch addressed from 0: base 0, NUM_RECORDS all ones (the
+/// interpreter bounds each lane's scratch itself). Every other target
+/// gets zeros (module doc).
+fn private_segment_buffer(target: Target) -> [u32; 4] {
+    if target.is_gfx9() && !target.is_gfx940() {
+        [0, 1 << 31, u32::MAX, 0x00ea_4fac]
+    } else {
+        [0; 4]
+    }
+}
 
 /// The AQL kernel dispatch packet fields the launch uses (HSA
 /// `hsa_kernel_dispatch_packet_t`).
@@ -263,7 +282,7 @@ struct Group {
 /// rather than allocated.
 pub const MAX_WAVE_SCRATCH: u64 = 0x7fff * 256;
 
-/// LDS per workgroup on gfx11, gfx12 and gfx942 (64 KiB); the descriptor's
+/// LDS per workgroup on gfx11, gfx12, gfx90a and gfx942 (64 KiB); the descriptor's
 /// group segment plus the packet's dynamic part must fit.
 pub const MAX_LDS: u64 = 64 * 1024;
 
@@ -272,7 +291,7 @@ pub const MAX_LDS: u64 = 64 * 1024;
 /// the CP writes `COMPUTE_PGM_RSRC2.LDS_SIZE` in from the packet's group
 /// segment size: `roundup(lds-size / (128 * 4))` from GFX7 on (later
 /// versions of the table single out only GFX950 and GFX125* with larger
-/// blocks). 512 bytes for gfx11 and gfx942; for gfx12 a *model value*
+/// blocks). 512 bytes for gfx11, gfx90a and gfx942; for gfx12 a *model value*
 /// where a version of the table does not name it. Hardware may allocate
 /// coarser blocks than it encodes (an LLVM proposal gives 1 KiB on
 /// GFX10.3-GFX12.0), so the smallest documented block keeps the model's
@@ -340,7 +359,9 @@ fn shape_of(kd: KernelDescriptor, cfg: &LaunchConfig, d: &Dispatch) -> Result<Sh
     }
     .max(1);
     if cfg.target.is_gfx9() && kd.wave32() {
-        return Err(LaunchError::Unsupported("gfx942 runs wave64 only"));
+        return Err(LaunchError::Unsupported(
+            "gfx90a and gfx942 run wave64 only",
+        ));
     }
     let entry = d
         .kernel_object
@@ -654,8 +675,8 @@ fn make_group(
             *s += 1;
         };
         if kd.private_segment_buffer() {
-            for _ in 0..4 {
-                put(&mut w, &mut s, 0);
+            for v in private_segment_buffer(target) {
+                put(&mut w, &mut s, v);
             }
         }
         if kd.dispatch_ptr() {

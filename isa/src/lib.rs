@@ -1,6 +1,6 @@
-//! gfx11 (RDNA3), gfx12 (RDNA4) and gfx942 (CDNA3, the subset in
-//! docs/isa.md) machine code: decoding, LLVM-syntax printing, a wave
-//! interpreter and the dispatch launch that feeds it.
+//! gfx11 (RDNA3), gfx12 (RDNA4), gfx942 (CDNA3) and gfx90a (CDNA2; both
+//! the subsets in docs/isa.md) machine code: decoding, LLVM-syntax
+//! printing, a wave interpreter and the dispatch launch that feeds it.
 //!
 //! - [`decode()`] turns bytes into an [`Inst`] for a [`Target`]; its
 //!   [`Inst::display`] prints what `llvm-objdump-19 -d` prints for the same

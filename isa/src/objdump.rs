@@ -11,10 +11,12 @@ use alloc::vec::Vec;
 use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
 
 /// EF_AMDGPU_MACH values (LLVM `ELF.h`): gfx1100 = 0x041, gfx1201 = 0x04e,
-/// gfx942 = 0x04c (the kernel crate's `Mach` facts check the same values).
+/// gfx90a = 0x03f, gfx942 = 0x04c (the kernel crate's `Mach` facts check the
+/// same values).
 pub const EF_AMDGPU_MACH_MASK: u32 = 0xff;
 pub const EF_AMDGPU_MACH_AMDGCN_GFX1100: u32 = 0x041;
 pub const EF_AMDGPU_MACH_AMDGCN_GFX1201: u32 = 0x04e;
+pub const EF_AMDGPU_MACH_AMDGCN_GFX90A: u32 = 0x03f;
 pub const EF_AMDGPU_MACH_AMDGCN_GFX942: u32 = 0x04c;
 
 /// One disassembled instruction.
@@ -44,10 +46,11 @@ pub fn disassemble(elf: &[u8], kernel: Option<&str>) -> Result<(Target, Vec<Func
     let target = match flags & EF_AMDGPU_MACH_MASK {
         EF_AMDGPU_MACH_AMDGCN_GFX1100 => Target::Gfx1100,
         EF_AMDGPU_MACH_AMDGCN_GFX1201 => Target::Gfx1201,
+        EF_AMDGPU_MACH_AMDGCN_GFX90A => Target::Gfx90a,
         EF_AMDGPU_MACH_AMDGCN_GFX942 => Target::Gfx942,
         m => {
             return Err(alloc::format!(
-                "unsupported EF_AMDGPU_MACH {m:#x} (gfx1100, gfx1201 and gfx942 are)"
+                "unsupported EF_AMDGPU_MACH {m:#x} (gfx1100, gfx1201, gfx90a and gfx942 are)"
             ));
         }
     };

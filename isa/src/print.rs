@@ -997,7 +997,7 @@ fn vopd(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt::Result {
     Ok(())
 }
 
-/// gfx942 SDWA (the subset `decode` accepts: VGPR sources, no modifiers):
+/// GFX9 (gfx90a/gfx942) SDWA (the subset `decode` accepts: VGPR sources, no modifiers):
 /// `NAME_sdwa vdst, src0[, src1] dst_sel:.. dst_unused:.. src0_sel:..
 /// [src1_sel:..]`, as AMDGPUInstPrinter::printSDWASel writes the selectors.
 fn sdwa(f: &mut dyn Write, inst: &Inst) -> fmt::Result {

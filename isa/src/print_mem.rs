@@ -2,7 +2,7 @@
 //! SCRATCH, MUBUF/MTBUF/VBUFFER): the modifiers after the table-driven
 //! operands, as AMDGPUInstPrinter writes them.
 
-use crate::inst::{Inst, Syntax};
+use crate::inst::{Inst, Syntax, Target};
 use crate::table::{Enc, FLAG_OFFSET, FLAG_OFFSET01, FLAG_SWIZZLE};
 use core::fmt::{self, Write};
 
@@ -116,7 +116,14 @@ pub(crate) fn flat_suffix(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt
         return Ok(());
     }
     if syntax.target.is_gfx9() {
-        // gfx940 cache policy: sc0 (16), nt (17), sc1 (25)
+        // GFX9 cache policy: bits 16, 17 and 25, which LLVM's
+        // AMDGPUInstPrinter::printCPol names sc0/nt/sc1 on gfx940+
+        // (gfx942) and glc/slc/scc on gfx90a, in that order
+        let (b16, b17, b25) = if syntax.target.is_gfx940() {
+            (" sc0", " nt", " sc1")
+        } else {
+            (" glc", " slc", " scc")
+        };
         if info.has(FLAG_OFFSET) {
             let raw = w0 & 0x1fff;
             if raw != 0 {
@@ -128,13 +135,13 @@ pub(crate) fn flat_suffix(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt
             }
         }
         if w0 >> 16 & 1 != 0 {
-            f.write_str(" sc0")?;
+            f.write_str(b16)?;
         }
         if (mods as u32 & w0) >> 17 & 1 != 0 {
-            f.write_str(" nt")?;
+            f.write_str(b17)?;
         }
         if (mods as u32 & w0) >> 25 & 1 != 0 {
-            f.write_str(" sc1")?;
+            f.write_str(b25)?;
         }
         return Ok(());
     }
@@ -167,6 +174,40 @@ pub(crate) fn buf_suffix(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt:
     let (w0, w1, w2) = (inst.words[0], inst.words[1], inst.words[2]);
     let mods = info.mods;
     let g12 = syntax.target.is_gfx12();
+    if syntax.target.is_gfx9() {
+        // GFX9 MUBUF: offen 12, idxen 13, lds 16, offset 11:0; cache policy glc 14,
+        // slc 17, scc 15 on gfx90a and sc0 14, nt 17, sc1 15 on gfx940+
+        // (AMDGPUInstPrinter::printCPol prints them in that order)
+        if w0 >> 13 & 1 != 0 {
+            f.write_str(" idxen")?;
+        }
+        if w0 >> 12 & 1 != 0 {
+            f.write_str(" offen")?;
+        }
+        let offset = w0 & 0xfff;
+        if info.has(FLAG_OFFSET) && offset != 0 {
+            write!(f, " offset:{offset}")?;
+        }
+        let (b14, b17, b15) = if syntax.target.is_gfx940() {
+            (" sc0", " nt", " sc1")
+        } else {
+            (" glc", " slc", " scc")
+        };
+        if w0 >> 14 & 1 != 0 {
+            f.write_str(b14)?;
+        }
+        if (mods as u32 & w0) >> 17 & 1 != 0 {
+            f.write_str(b17)?;
+        }
+        if (mods as u32 & w0) >> 15 & 1 != 0 {
+            f.write_str(b15)?;
+        }
+        // the *_LDS opcodes (their own rows: no vdata) print lds last
+        if w0 >> 16 & 1 != 0 {
+            f.write_str(" lds")?;
+        }
+        return Ok(());
+    }
     let (format, idxen, offen, offset, tfe) = if g12 {
         (
             (w1 >> 23) & 0x7f,
@@ -185,12 +226,12 @@ pub(crate) fn buf_suffix(f: &mut dyn Write, inst: &Inst, syntax: Syntax) -> fmt:
         )
     };
     if info.name.starts_with("tbuffer_") {
-        let table = if g12 {
-            &crate::table::FORMATS_GFX1201
-        } else if syntax.target.is_gfx9() {
-            &crate::table::FORMATS_GFX942
-        } else {
-            &crate::table::FORMATS_GFX1100
+        let table = match syntax.target {
+            Target::Gfx1201 => &crate::table::FORMATS_GFX1201,
+            // the GFX9 tables have no MTBUF rows (their formats are empty)
+            Target::Gfx90a => &crate::table::FORMATS_GFX90A,
+            Target::Gfx942 => &crate::table::FORMATS_GFX942,
+            Target::Gfx1100 => &crate::table::FORMATS_GFX1100,
         };
         let t = table[format as usize];
         if !t.is_empty() {

@@ -263,7 +263,7 @@ pub struct OpInfo {
     pub op: u16,
     /// LLVM 19's mnemonic.
     pub name: &'static str,
-    /// The mnemonic the interpreter dispatches on: `name`, or for gfx942
+    /// The mnemonic the interpreter dispatches on: `name`, or for gfx90a/gfx942
     /// the gfx11 name of the same operation (`build.rs`, `gfx9_sem`).
     pub sem: &'static str,
     /// Bits of the instruction (up to 96), outside the opcode and the

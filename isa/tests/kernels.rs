@@ -1,6 +1,6 @@
 //! Semantic tests: the suite's OpenCL C kernels (tests/kernels/suite.cl),
 //! built with clang-19 for gfx1100 and gfx1201 in wave32 and wave64 and for
-//! gfx942 in wave64, run by
+//! gfx942 and gfx90a in wave64, run by
 //! `barebell_isa::launch` over host memory and compared with CPU references
 //! computed here over seeded random inputs.
 
@@ -12,12 +12,13 @@ use common::*;
 const N: usize = 1000;
 
 /// Every kernel runs on gfx1100 and gfx1201 (wave32 and wave64) and on
-/// gfx942 (wave64).
+/// gfx942 and gfx90a (wave64).
 fn each(mut f: impl FnMut(barebell_isa::Target, bool)) {
     for (t, w64) in TARGETS {
         f(t, w64);
     }
     f(GFX942.0, GFX942.1);
+    f(GFX90A.0, GFX90A.1);
 }
 
 fn run1(

@@ -3,8 +3,9 @@
 # `cargo xtask isa-diff` compares against) what each opcode of each encoding
 # is called and how its operands print, and writes isa/data/<cpu>.txt.
 #
-#   gen_tables.py            regenerate isa/data/gfx1100.txt, gfx1201.txt and
-#                            gfx942.txt (--cpu=NAME: only that one)
+#   gen_tables.py            regenerate isa/data/gfx1100.txt, gfx1201.txt,
+#                            gfx90a.txt and gfx942.txt (--cpu=NAME: only
+#                            that one)
 #   gen_tables.py --check    regenerate into memory and fail (exit 1) if the
 #                            committed files differ (`cargo xtask isa-tables
 #                            --check`, a `cargo xtask ci` stage)
@@ -55,7 +56,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mc import Runner  # noqa: E402
 
 MC = Runner()
-CPUS = ['gfx1100', 'gfx1201', 'gfx942']
+CPUS = ['gfx1100', 'gfx1201', 'gfx90a', 'gfx942']
+# The GFX9-family targets (wave64 only, GFX9 encodings): gfx90a (CDNA2,
+# MI210) and gfx942 (CDNA3). They are learned with the same encodings; what
+# LLVM prints differently (cache-policy bits glc/slc/scc on gfx90a, sc0/sc1/nt
+# on gfx940+, per AMDGPU's SIDefines.h CPol and the FLAT/MUBUF .td files) and
+# which opcodes exist comes from llvm-mc-19 per CPU.
+GFX9 = ('gfx90a', 'gfx942')
 LITS = [0x3800, 0x3e22f983, 0x3f000000, 0xffff3800, 0x12345678, 0xfffffff0, 0x10,
         0x3fe00000, 0x3f00, 0x3118, 0x3fc45f30]
 LIT = 0x11223344
@@ -393,7 +400,7 @@ VSAMPLE = Enc('vsample', 3, (26, 6, 0b111001), (14, 8),
               modpos=[3, 4, 5, 6, 13, 40, 50, 51, 52, 53, 54])
 IMAGE_ENCS = ('mimg', 'vimage', 'vsample')
 
-# gfx942 (CDNA3, GFX9 family; wave64 only). The SOP*, VOP1/VOP2/VOPC
+# gfx90a and gfx942 (CDNA2/CDNA3, GFX9 family; wave64 only). The SOP*, VOP1/VOP2/VOPC
 # words are laid out as on gfx11. VOP3 (VOP3A/VOP3B): prefix 31:26 =
 # 110100, op 25:16; the opcodes from 0x380 up are VOP3P's prefix (31:23 =
 # 110100111, op 22:16). Field positions and modifier bits as gfx11's.
@@ -420,6 +427,9 @@ DS9 = Enc('ds', 2, (26, 6, 0b110110), (17, 8), DS.fields,
 # GFX9 FLAT/GLOBAL/SCRATCH (gfx940 names): offset 12:0, sve 13 (scratch
 # VGPR address), segment 15:14, sc0 16, nt 17, op 24:18, sc1 25; addr
 # 39:32, data 47:40, saddr 54:48 (0x7f is off), acc 55, vdst 63:56.
+# gfx90a names the same three cache-policy bits glc 16, slc 17, scc 25
+# (LLVM's FLATInstructions.td `cpol` operand, printed by
+# AMDGPUInstPrinter::printCPol per subtarget).
 # Variants: saddr off, sc0 (atomics return), sve. FLAT takes only
 # saddr 0 (the other variant's value there).
 FLAT9_FIELDS = [F('vdst', 56, 8, 3, 7, 'vdst'), F('addr', 32, 8, 1, 5, 'vsrc'), F('data0', 40, 8, 4, 8, 'vsrc'),
@@ -428,7 +438,21 @@ FLAT9 = [Enc('flat%d' % seg, 2, (26, 6, 0b110111), (18, 7), FLAT9_FIELDS, fixed=
              preds=[('saddr', 0x7f, 0 if seg == 0 else 2), ('glc', 1, 0), ('sve', 1, 0)], bases=FLAT_BASES,
              modpos=[16, 17, 25])
          for seg in range(3)]
-ENCODINGS9 = [SOP2, SOPK, SOP1, SOPC, SOPP, VOP2, VOP1, VOPC, VOP3_9, VOP3P_9, SMEM9, SMEM9S, DS9] + FLAT9
+# GFX9 MUBUF: offset 11:0, offen 12, idxen 13, glc 14, scc 15 (gfx90a;
+# sc0 14, sc1 15 on gfx940+), lds 16, slc 17 (nt on gfx940+), op 24:18;
+# vaddr 39:32, vdata 47:40, srsrc 52:48 (quads), acc 55, soffset 63:56
+# (LLVM's BUFInstructions.td MUBUF_Real_gfx90a / MUBUF_Real_gfx940).
+# Variants: offen, idxen, glc (atomics return), lds (LLVM's separate
+# *_LDS opcodes: no vdata, ` lds` printed last). gfx90a kernels reach
+# scratch through it (buffer_load/store_dword ... offen).
+BUF9_FIELDS = [F('vdata11', 40, 8, 1, 5, 'vsrc'), F('vaddr11', 32, 8, 2, 6, 'vsrc'),
+               F('srsrc', 48, 5, 1, 2, 'sdst', 4), F('soffset8', 56, 8, 3, 7, 'ssrc'),
+               F('offen', 12, 1, 1, 0, 'imm'), F('idxen', 13, 1, 1, 0, 'imm'), F('glc', 14, 1, 1, 0, 'imm'),
+               F('lds', 16, 1, 1, 0, 'imm')]
+MUBUF9 = Enc('mubuf', 2, (26, 6, 0b111000), (18, 7), BUF9_FIELDS,
+             preds=[('offen', 1, 0), ('idxen', 1, 0), ('glc', 1, 0), ('lds', 1, 0)], bases=BUF_BASES,
+             modpos=[15, 17])
+ENCODINGS9 = [SOP2, SOPK, SOP1, SOPC, SOPP, VOP2, VOP1, VOPC, VOP3_9, VOP3P_9, SMEM9, SMEM9S, DS9] + FLAT9 + [MUBUF9]
 
 ENCODINGS = [SOP2, SOPK, SOP1, SOPC, SOPP, VOP2, VOP1, VOPC, VOP3, VOP3P, VOPDX, VOPDY, DS, VINTERP, LDSDIR,
              VOP2_DPP16, VOP2_DPP8, VOP1_DPP16, VOP1_DPP8, VOPC_DPP16, VOPC_DPP8,
@@ -536,7 +560,7 @@ def scalar_like(row, i, f):
 
 
 def gfx9_class(key):
-    """gfx942 VOP3/VOP3P sources take no literal (LLVM rejects source 255
+    """gfx90a/gfx942 VOP3/VOP3P sources take no literal (LLVM rejects source 255
     there; the decoder holds that rule for the target): classify by the
     inline-constant probes alone. The few operands no class fits (MFMA
     sources, v_accvgpr_mov_b32, s_set_gpr_idx_on's mode) print as b32 here,
@@ -622,7 +646,7 @@ def find_types(cpu, rows, sigs):
                 else:
                     key = tuple(bare(x) for x in sig)
                     cls = KNOWN.get(key)
-                    if cls is None and cpu == 'gfx942':
+                    if cls is None and cpu in GFX9:
                         cls = gfx9_class(key)
                     if cls is None:
                         cls = sigs.setdefault(key, 'T%d' % len(sigs))
@@ -843,7 +867,7 @@ def find_specials(cpu, rows):
 
 
 def encodings(cpu):
-    if cpu == 'gfx942':
+    if cpu in GFX9:
         return ENCODINGS9
     g12 = cpu.startswith('gfx12')
     if g12:
@@ -1053,7 +1077,7 @@ def learn_images(cpu, rows):
 def formats(cpu):
     """`fmt VALUE TEXT` lines: how each buffer format value prints after a
     tbuffer instruction's soffset (`-` where it prints nothing)."""
-    if cpu == 'gfx942':
+    if cpu in GFX9:
         return []
     if cpu.startswith('gfx12'):
         b = combo_base(VBUFFER, 0, {})

@@ -70,7 +70,7 @@ fn families(t: Target) -> Vec<Family> {
         dpp,
     };
     if t.is_gfx9() {
-        // gfx942 (GFX9 prefixes); DPP and SDWA are not modelled
+        // gfx90a and gfx942 (GFX9 prefixes); DPP and SDWA are not modelled
         return vec![
             f("sop2/sopk", 0b10, 2, Dpp::None),
             f("sop1", 0x17d, 9, Dpp::None),
@@ -84,6 +84,7 @@ fn families(t: Target) -> Vec<Family> {
             f("smem", 0b110000, 6, Dpp::None),
             f("ds", 0b110110, 6, Dpp::None),
             f("flat", 0b110111, 6, Dpp::None),
+            f("mubuf", 0b111000, 6, Dpp::None),
         ];
     }
     let mut v = vec![
@@ -504,7 +505,8 @@ fn code_objects(root: &Path) -> Result<(usize, usize, usize, String)> {
         (Target::Gfx1100, true),
         (Target::Gfx1201, false),
         (Target::Gfx1201, true),
-        // CDNA3 is wave64 only
+        // CDNA2 and CDNA3 are wave64 only
+        (Target::Gfx90a, true),
         (Target::Gfx942, true),
     ] {
         let so = build_suite(root, t, w64)?;
@@ -560,7 +562,7 @@ pub fn tables(root: &Path, check: bool) -> Result<String> {
         cmd.arg("--check");
     }
     crate::util::run(&mut cmd).context("isa/tools/gen_tables.py (apt: python3, llvm-19)")?;
-    let rows: usize = ["gfx1100", "gfx1201", "gfx942"]
+    let rows: usize = ["gfx1100", "gfx1201", "gfx90a", "gfx942"]
         .iter()
         .map(|c| {
             std::fs::read_to_string(root.join("isa").join("data").join(format!("{c}.txt")))
@@ -569,7 +571,7 @@ pub fn tables(root: &Path, check: bool) -> Result<String> {
         })
         .sum();
     Ok(format!(
-        "{rows} table lines (gfx1100, gfx1201, gfx942) {} llvm-mc-19; {:.0} s",
+        "{rows} table lines (gfx1100, gfx1201, gfx90a, gfx942) {} llvm-mc-19; {:.0} s",
         if check {
             "identical to"
         } else {
@@ -589,15 +591,16 @@ fn words_per_config() -> usize {
 }
 
 /// The four configurations, or those named in `BAREBELL_ISA_CONFIGS`
-/// (e.g. `gfx1100w32,gfx1201w64`; a development aid). `gfx942w64` runs
-/// only when named: its random-word differential is not yet clean (see
-/// docs/isa.md).
+/// (e.g. `gfx1100w32,gfx1201w64`; a development aid). `gfx90aw64` and
+/// `gfx942w64` run only when named: their random-word differentials are
+/// not yet clean (see docs/isa.md).
 fn configs() -> Vec<(Target, bool)> {
     let all = [
         (Target::Gfx1100, false),
         (Target::Gfx1201, false),
         (Target::Gfx1100, true),
         (Target::Gfx1201, true),
+        (Target::Gfx90a, true),
         (Target::Gfx942, true),
     ];
     let only = std::env::var("BAREBELL_ISA_CONFIGS").unwrap_or_default();

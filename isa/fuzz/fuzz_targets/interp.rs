@@ -1,6 +1,6 @@
 //! The ISA interpreter on arbitrary code, through `launch::launch` as the
 //! model's CP dispatches: input is `[flags][64-byte kernel descriptor]
-//! [code]`. The target (gfx1100, gfx1201, gfx942) and the launch shape
+//! [code]`. The target (gfx1100, gfx1201, gfx942, gfx90a) and the launch shape
 //! come from `flags`; the descriptor's entry offset is pinned to the code
 //! and its denorm modes to 3 (the only ones modelled) so that mutations
 //! reach the interpreter. Memory is a sparse map (descriptor + code,
@@ -67,7 +67,8 @@ fuzz_target!(|data: &[u8]| {
     let target = match flags & 3 {
         0 => Target::Gfx1100,
         1 => Target::Gfx1201,
-        _ => Target::Gfx942,
+        2 => Target::Gfx942,
+        _ => Target::Gfx90a,
     };
     let mut image = vec![0u8; ENTRY];
     image[..KD_SIZE].copy_from_slice(kd);

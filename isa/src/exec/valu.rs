@@ -21,6 +21,34 @@ fn fb(x: f32) -> u32 {
 fn dl(x: u64) -> f64 {
     f64::from_bits(x)
 }
+
+/// A denormal f32 flushed to zero of the same sign.
+fn ftz(x: f32) -> f32 {
+    if x.is_subnormal() {
+        0.0f32.copysign(x)
+    } else {
+        x
+    }
+}
+
+/// gfx90a's unfused multiply-add (`v_mad_f32`, `v_mac_f32`, `v_madmk_f32`,
+/// `v_madak_f32`): the product is rounded to f32 before the add (LLVM
+/// selects them for ISD::FMAD, "the same result as the separately rounded
+/// operations", ISDOpcodes.h), and they do not support denormals: LLVM
+/// forms FMAD only when f32 denormals are flushed (SIISelLowering.cpp,
+/// `isFMADLegal` / `hasMadMacF32Insts`), so inputs, product and result
+/// are flushed here. `legacy` is `v_mad_legacy_f32`: DX9 rules, a zero
+/// factor gives a zero product whatever the other (MI200 ISA reference,
+/// V_MAD_LEGACY_F32).
+fn mad_f32(a: u32, b: u32, c: u32, legacy: bool) -> u32 {
+    let (a, b, c) = (ftz(fl(a)), ftz(fl(b)), ftz(fl(c)));
+    let p = if legacy && (a == 0.0 || b == 0.0) {
+        0.0
+    } else {
+        ftz(a * b)
+    };
+    fb(ftz(p + c))
+}
 fn db(x: f64) -> u64 {
     x.to_bits()
 }
@@ -123,6 +151,11 @@ fn op32(base: &str) -> Option<(K, bool, F3)> {
         "v_fma_f32" | "v_fmac_f32" => (F32, true, |a, b, c| fb(libm::fmaf(fl(a), fl(b), fl(c)))),
         "v_fmamk_f32" => (F32, true, |a, k, b| fb(libm::fmaf(fl(a), fl(k), fl(b)))),
         "v_fmaak_f32" => (F32, true, |a, b, k| fb(libm::fmaf(fl(a), fl(b), fl(k)))),
+        // gfx90a (GFX9 before gfx940): unfused, denormals flushed
+        "v_mad_f32" | "v_mac_f32" => (F32, true, |a, b, c| mad_f32(a, b, c, false)),
+        "v_madmk_f32" => (F32, true, |a, k, b| mad_f32(a, k, b, false)),
+        "v_madak_f32" => (F32, true, |a, b, k| mad_f32(a, b, k, false)),
+        "v_mad_legacy_f32" => (F32, true, |a, b, c| mad_f32(a, b, c, true)),
         "v_min_f32" | "v_min_num_f32" => (F32, true, |a, b, _| fb(fmin(fl(a), fl(b)))),
         "v_max_f32" | "v_max_num_f32" => (F32, true, |a, b, _| fb(fmax(fl(a), fl(b)))),
         "v_min3_f32" | "v_min3_num_f32" => {
@@ -1051,17 +1084,17 @@ impl<M: Memory> Interp<'_, M> {
         let mut srcs = [Src::Const(0); 3];
         // VOP2 fmac/fmamk/fmaak read the destination / literal as the third operand.
         match base {
-            "v_fmac_f32" | "v_fmac_f16" | "v_fmac_dx9_zero_f32" => {
+            "v_fmac_f32" | "v_fmac_f16" | "v_fmac_dx9_zero_f32" | "v_mac_f32" => {
                 srcs[0] = self.resolve(w, s[0], lit, k, false);
                 srcs[1] = self.resolve(w, s[1], lit, k, false);
                 srcs[2] = Src::V(vdst);
             }
-            "v_fmamk_f32" | "v_fmamk_f16" => {
+            "v_fmamk_f32" | "v_fmamk_f16" | "v_madmk_f32" => {
                 srcs[0] = self.resolve(w, s[0], lit, k, false);
                 srcs[1] = Src::Const(u64::from(lit.unwrap_or(0)));
                 srcs[2] = self.resolve(w, s[1], lit, k, false);
             }
-            "v_fmaak_f32" | "v_fmaak_f16" => {
+            "v_fmaak_f32" | "v_fmaak_f16" | "v_madak_f32" => {
                 srcs[0] = self.resolve(w, s[0], lit, k, false);
                 srcs[1] = self.resolve(w, s[1], lit, k, false);
                 srcs[2] = Src::Const(u64::from(lit.unwrap_or(0)));
@@ -1145,6 +1178,27 @@ impl<M: Memory> Interp<'_, M> {
         let neg = (w1 >> 29) & 7;
         let clamp = (w0 >> 15) & 1 == 1;
         let exec = w.exec();
+        if base == "v_pk_mov_b32" {
+            // gfx90a+ (LLVM's HasPkMovB32): the low result dword is S0's
+            // dword op_sel[0], the high one S1's dword op_sel[1] (LLVM
+            // expands a 64-bit move to it with op_sel:[0,1],
+            // SIInstrInfo::expandPostRAPseudo V_MOV_B64_PSEUDO)
+            let wide = |v: u32| !(128..=255).contains(&v);
+            let a = self.resolve(w, s[0], lit, K::F32, wide(s[0]));
+            let b = self.resolve(w, s[1], lit, K::F32, wide(s[1]));
+            self.check_vgpr(w, vdst, 2, ctx)?;
+            let dword = |x: u64, sel: bool| if sel { (x >> 32) as u32 } else { x as u32 };
+            for lane in 0..w.wave_size {
+                if exec >> lane & 1 == 0 {
+                    continue;
+                }
+                let lo = dword(self.get64(w, a, lane), opsel & 1 != 0);
+                let hi = dword(self.get64(w, b, lane), opsel & 2 != 0);
+                w.vset(vdst, lane, lo);
+                w.vset(vdst + 1, lane, hi);
+            }
+            return Ok(Flow::Next);
+        }
         type P = fn(f32, f32, f32) -> f32;
         // CDNA3 packed f32 (two dwords of a register pair): op_sel /
         // op_sel_hi pick the source dword of the low / high result, neg /
@@ -1503,6 +1557,7 @@ mod tests {
         let names = crate::table::OPS_GFX1100
             .iter()
             .chain(crate::table::OPS_GFX1201)
+            .chain(crate::table::OPS_GFX90A)
             .chain(crate::table::OPS_GFX942)
             .map(|o| o.sem);
         let mut ran = 0;

@@ -493,3 +493,122 @@ fn write_loaded(
         w.vset(vdst, lane, v);
     }
 }
+
+/// `SQ_BUF_RSRC_WORD3.ADD_TID_ENABLE` (bit 23, `gc_9_4_3_sh_mask.h`; the
+/// kernel crate's `srd9` checks the same shift): set in the private
+/// segment buffer descriptor ROCR and the launch give a GFX9 wave, whose
+/// swizzled scratch is what MUBUF reaches through it.
+const RSRC3_ADD_TID_ENABLE: u32 = 1 << 23;
+
+impl<M: Memory> Interp<'_, M> {
+    /// GFX9 (gfx90a) MUBUF: the scratch accesses clang-19 emits before
+    /// gfx940 (`buffer_load/store_* ... offen` through the private segment
+    /// buffer), and the cache write-back/invalidate operations (no caches
+    /// are modelled). Fields: offset 11:0, offen 12, idxen 13, lds 16;
+    /// vaddr 39:32, vdata 47:40, srsrc 52:48, acc 55, soffset 63:56.
+    ///
+    /// Only a descriptor with ADD_TID_ENABLE (a swizzled private segment)
+    /// is served: with ELEMENT_SIZE 4 and INDEX_STRIDE 64 the hardware puts
+    /// byte `o` of lane `l` at `base + soffset + (o / 4) * 256 + l * 4 +
+    /// o % 4`, so a lane's private offset is `(base + soffset) / 64 +
+    /// offset + vaddr` (LLVM's MUBUF stack pointer is wave-scaled for this
+    /// reason, SIFrameLowering). **Model convention**: the wave's slice
+    /// starts at private offset 0, as the flat `scratch_*` path assumes.
+    /// Anything else (a plain buffer, idxen, lds, AGPR data, atomics,
+    /// formats, a wave offset that is not a multiple of 256) stops the
+    /// wave with `ExecError::Unimplemented`.
+    pub(super) fn mubuf9(
+        &mut self,
+        w: &mut Wave,
+        inst: &Inst,
+        ctx: &Ctx,
+    ) -> Result<Flow, ExecError> {
+        let name = inst.info.name;
+        if matches!(
+            name,
+            "buffer_wbinvl1" | "buffer_wbinvl1_vol" | "buffer_wbl2" | "buffer_invl2" | "buffer_inv"
+        ) {
+            return Ok(Flow::Next);
+        }
+        let (w0, w1) = (inst.words[0], inst.words[1]);
+        let offset = u64::from(w0 & 0xfff);
+        let offen = w0 >> 12 & 1 == 1;
+        let idxen = w0 >> 13 & 1 == 1;
+        let lds = w0 >> 16 & 1 == 1;
+        let vaddr = w1 & 0xff;
+        let vdata = (w1 >> 8) & 0xff;
+        let srsrc = ((w1 >> 16) & 0x1f) as usize * 4;
+        let acc = w1 >> 23 & 1 == 1;
+        let soffset = w1 >> 24;
+        let Some(op) = name.strip_prefix("buffer_") else {
+            unimpl!(self, ctx, inst)
+        };
+        // the gfx11 memory suffixes `access` reads
+        let (store, ty) = if let Some(t) = op.strip_prefix("load_") {
+            (false, t)
+        } else if let Some(t) = op.strip_prefix("store_") {
+            (true, t)
+        } else {
+            unimpl!(self, ctx, inst)
+        };
+        let ty = match ty {
+            "dword" => "_b32",
+            "dwordx2" => "_b64",
+            "dwordx3" => "_b96",
+            "dwordx4" => "_b128",
+            "ubyte" => "_u8",
+            "sbyte" => "_i8",
+            "ushort" => "_u16",
+            "sshort" => "_i16",
+            "byte" => "_b8",
+            "short" => "_b16",
+            _ => unimpl!(self, ctx, inst),
+        };
+        let Some((sz, signed, _, _)) = access(ty) else {
+            unimpl!(self, ctx, inst)
+        };
+        let rsrc = match w.s.get(srsrc..srsrc + 4) {
+            Some(r) => [r[0], r[1], r[2], r[3]],
+            None => unimpl!(self, ctx, inst),
+        };
+        if idxen || lds || acc || rsrc[3] & RSRC3_ADD_TID_ENABLE == 0 {
+            unimpl!(self, ctx, inst)
+        }
+        let base = u64::from(rsrc[0]) | u64::from(rsrc[1] & 0xffff) << 32;
+        let wave_off = base.wrapping_add(u64::from(self.sread(w, soffset, None, K::F32)));
+        if wave_off % 256 != 0 {
+            unimpl!(self, ctx, inst)
+        }
+        let lane_base = wave_off / 64 + offset;
+        self.check_vgpr(w, vdata, sz.div_ceil(4), ctx)?;
+        if offen {
+            self.check_vgpr(w, vaddr, 1, ctx)?;
+        }
+        let exec = w.exec();
+        w.counters.issued[if store { 1 } else { 0 }] += 1;
+        let n = sz as usize;
+        for lane in 0..w.wave_size {
+            if exec >> lane & 1 == 0 {
+                continue;
+            }
+            let ad = if offen {
+                (lane_base + u64::from(w.vget(vaddr, lane))) & 0xffff_ffff
+            } else {
+                lane_base & 0xffff_ffff
+            };
+            let at = scratch_at(w, lane, ad, sz, ctx)?;
+            let mut b = [0u8; 16];
+            if store {
+                for j in 0..sz.div_ceil(4) {
+                    let v = w.vget(vdata + j, lane);
+                    b[4 * j as usize..4 * j as usize + 4].copy_from_slice(&v.to_le_bytes());
+                }
+                w.scratch[at..at + n].copy_from_slice(&b[..n]);
+            } else {
+                b[..n].copy_from_slice(&w.scratch[at..at + n]);
+                write_loaded(w, vdata, lane, &b, sz, signed, false, false);
+            }
+        }
+        Ok(Flow::Next)
+    }
+}

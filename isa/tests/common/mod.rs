@@ -62,6 +62,9 @@ impl Memory for HostMem {
 /// CDNA3 (wave64 only); the kernels whose tests run it use `each_all`.
 pub const GFX942: (Target, bool) = (Target::Gfx942, true);
 
+/// CDNA2 (MI210, wave64 only): run by the same kernels as gfx942.
+pub const GFX90A: (Target, bool) = (Target::Gfx90a, true);
+
 pub const TARGETS: [(Target, bool); 4] = [
     (Target::Gfx1100, false),
     (Target::Gfx1100, true),
