@@ -19,7 +19,7 @@ use std::process::Command;
 const SRC: &str = "kernels/latency.cl";
 const TOOL: &str = "clang-19";
 /// (processor, constant name): the parts' processors.
-const TARGETS: [&str; 3] = ["gfx1100", "gfx1201", "gfx942"];
+const TARGETS: [&str; 4] = ["gfx1100", "gfx1201", "gfx942", "gfx90a"];
 
 /// `TOOL` as the shell would find it on `PATH`.
 fn find_tool() -> Option<PathBuf> {

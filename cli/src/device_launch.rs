@@ -31,6 +31,7 @@ pub fn part_arg(part: Part) -> PartArg {
         Part::NAVI48 => PartArg::Navi48,
         Part::MI300X => PartArg::Mi300x,
         Part::MI308X => PartArg::Mi308x,
+        Part::MI210 => PartArg::Mi210,
         _ => PartArg::Navi31,
     }
 }

@@ -43,9 +43,6 @@ pub struct KernelSpec {
     vadd: bool,
 }
 
-/// Why no kernel runs on the MI210 model yet.
-pub const GFX90A_NOT_YET: &str = "mi210: the model's ISA interpreter does not run gfx90a code yet (its queues run AQL barriers only: --packet barrier)";
-
 impl KernelSpec {
     /// `empty`, `vadd` (built-in, for `part`'s processor) or
     /// `FILE.co:NAME`.
@@ -61,7 +58,7 @@ impl KernelSpec {
                 PartArg::Navi31 => (built::GFX1100, "gfx1100"),
                 PartArg::Navi48 => (built::GFX1201, "gfx1201"),
                 PartArg::Mi300x | PartArg::Mi308x => (built::GFX942, "gfx942"),
-                PartArg::Mi210 => return Err(GFX90A_NOT_YET.to_string()),
+                PartArg::Mi210 => (built::GFX90A, "gfx90a"),
             };
             let vadd = name == "vadd";
             Ok(KernelSpec {

@@ -33,7 +33,7 @@ pub fn part(p: PartArg) -> Result<(Part, Target), String> {
         PartArg::Navi48 => Ok((Part::NAVI48, Target::Gfx1201)),
         PartArg::Mi300x => Ok((Part::MI300X, Target::Gfx942)),
         PartArg::Mi308x => Ok((Part::MI308X, Target::Gfx942)),
-        PartArg::Mi210 => Err(crate::latency_kernel::GFX90A_NOT_YET.to_string()),
+        PartArg::Mi210 => Ok((Part::MI210, Target::Gfx90a)),
     }
 }
 
@@ -61,11 +61,20 @@ pub fn xcc_delta(before: &[u64], after: &[u64], xccs: u32) -> Vec<u64> {
 /// slots per CU; for GC 9.4.3 the CUs the model part declares
 /// (`parts.rs`: mi300x 8 XCCs × 38 CUs = 304, mi308x 4 × 20 = 80), 4
 /// shader engines per XCC (rocminfo-style reports of MI300X give 32; not
-/// read from a device) and 32 slots per CU. No device was read. On gfx9
-/// the SE count does not enter ROCR's arithmetic (WAVES is per XCC).
+/// read from a device) and 32 slots per CU; for mi210 its 104 CUs and 8
+/// SEs. No device was read. On gfx9 the SE count does not enter ROCR's
+/// arithmetic (WAVES is per XCC).
 pub fn scratch_part(p: PartArg) -> Result<ScratchPart, String> {
     Ok(match p {
-        PartArg::Mi210 => return Err(crate::latency_kernel::GFX90A_NOT_YET.to_string()),
+        PartArg::Mi210 => ScratchPart {
+            gfx_major: 9,
+            xccs: 1,
+            compute_units: p.part().xcc.map_or(104, |x| x.cus_per_xcc),
+            // The 8 shader engines of the model's VBIOS gfx_info
+            // (`vfio-peer/src/vbios.rs`, model values).
+            shader_engines: 8,
+            max_slots_per_cu: 32,
+        },
         PartArg::Mi300x | PartArg::Mi308x => {
             let x = p
                 .part()

@@ -1,7 +1,7 @@
 //! The GPU kernels barebell ships: `empty` and `vadd` from
 //! `kernels/latency.cl`, compiled by clang-19 at build time for gfx1100
-//! (navi31), gfx1201 (navi48) and gfx942 (mi300x, mi308x) as code objects
-//! v5.
+//! (navi31), gfx1201 (navi48), gfx942 (mi300x, mi308x) and gfx90a (mi210)
+//! as code objects v5.
 //!
 //! A crate of its own so that the one build step that needs clang-19 is
 //! small and fails loudly: the build stops with a message naming clang-19

@@ -321,6 +321,20 @@ impl Part {
         ..Part::MI300X
     };
 
+    /// MI210 (Aldebaran, GC 9.4.2): gfx90a with SRAM ECC on and XNACK
+    /// off, as KFD reports it (`kfd_topology.c` sets `SRAM_EDCSUPPORTED`
+    /// for 9.4.2; ROCR picks `gfx90a:sramecc+:xnack-` for that node); 64
+    /// KiB of LDS per workgroup, LLVM 19's `getAddressableLocalMemorySize`
+    /// for gfx90a.
+    pub const MI210: Part = Part {
+        name: "mi210",
+        mach: Mach::GFX90A,
+        generic: None,
+        xnack: Feature::Off,
+        sramecc: Feature::On,
+        lds_bytes_per_workgroup: 64 * 1024,
+    };
+
     /// Whether `code` may run on this part; the refusal names both sides.
     pub fn accepts(&self, code: &CodeTarget) -> Result<(), TargetMismatch> {
         let mismatch = |what| TargetMismatch {

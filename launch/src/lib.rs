@@ -50,7 +50,8 @@ pub const SUBMIT_BOUND_NS: u64 = 1_000_000_000;
 
 /// The code-object part of a brought-up device, from the GC version
 /// discovery read: the same answer on the model (whose discovery table
-/// says 11.0.0, 12.0.1 or 9.4.3) as on a GPU. GC 9.4.3 is mi300x with 8
+/// says 11.0.0, 12.0.1 or 9.4.3; 9.4.2 from Aldebaran's fixed list) as on
+/// a GPU. GC 9.4.3 is mi300x with 8
 /// live XCCs and mi308x with 4 (the XCC count discovery's `xcc_mask`
 /// gives; the mi308x layout is the model's). Other GC versions and XCC
 /// counts are refused: no other part is described to the loader.
@@ -62,6 +63,7 @@ pub fn code_part(gpu: &Gpu<'_>) -> Result<Part, LaunchError> {
         ((12, 0, 1), _) => Ok(Part::NAVI48),
         ((9, 4, 3), 8) => Ok(Part::MI300X),
         ((9, 4, 3), 4) => Ok(Part::MI308X),
+        ((9, 4, 2), _) => Ok(Part::MI210),
         _ => Err(LaunchError::UnknownPart { gc, xccs }),
     }
 }

@@ -102,3 +102,47 @@ fn a_device_error_ends_the_wait() {
     gpu.wait(DISPATCH_BOUND_NS, &NoWatch).unwrap();
     assert!(gpu.shutdown().complete());
 }
+
+/// MI210 (GC 9.4.2): the built-in gfx90a `vadd` runs on the queue KFD's
+/// way maps (the HWS runlist) and adds; gfx942 code is refused by the
+/// loader before anything is placed (`EF_AMDGPU_MACH` 0x3f vs 0x4c).
+#[test]
+fn mi210_runs_gfx90a_code_and_refuses_gfx942() {
+    let fw = barebell_model::FilesDir::system();
+    let mem = HostMemory::allocate(64 << 20).unwrap();
+    let model = VirtualGpu::new(parts::mi210(), &fw, mem, Seed(3)).unwrap();
+    let opts = Options {
+        mapping: Some(Mapping::Hws),
+        ..Options::default()
+    };
+    let gpu = barebell_bringup::run(&model, &FirmwareDir::system(), &opts, &Quiet).unwrap();
+    let mut gpu = Launcher::new(gpu).map_err(|(e, _)| e).unwrap();
+    assert_eq!(gpu.part(), barebell_kernel::Part::MI210);
+    assert!(matches!(
+        gpu.load(barebell_gpu_kernels::GFX942),
+        Err(LaunchError::CodeObject(_))
+    ));
+    let code = gpu.load(barebell_gpu_kernels::GFX90A).unwrap();
+    let n = 64usize;
+    let a = gpu.alloc(n * 4, 256, "a").unwrap();
+    let b = gpu.alloc(n * 4, 256, "b").unwrap();
+    let c = gpu.alloc(n * 4, 256, "c").unwrap();
+    let bytes =
+        |f: &dyn Fn(usize) -> f32| -> Vec<u8> { (0..n).flat_map(|i| f(i).to_le_bytes()).collect() };
+    a.write(0, &bytes(&|i| i as f32));
+    b.write(0, &bytes(&|i| 0.5 * i as f32));
+    let args = [
+        Arg::Buffer(a.address()),
+        Arg::Buffer(b.address()),
+        Arg::Buffer(c.address()),
+        Arg::Scalar(Scalar::U32(n as u32)),
+    ];
+    gpu.launch(&code, "vadd", &args, &one_block(64)).unwrap();
+    gpu.wait(DISPATCH_BOUND_NS, &NoWatch).unwrap();
+    let mut out = vec![0u8; n * 4];
+    c.read(0, &mut out);
+    // c[i] = i + i / 2, computed here in f32 as the kernel's `a + b`.
+    assert_eq!(out, bytes(&|i| i as f32 + 0.5 * i as f32));
+    assert!(gpu.shutdown().complete());
+    model.quiescent().unwrap();
+}

@@ -174,8 +174,9 @@ impl CpModel {
                 Ok(true)
             }
             opcode::ACQUIRE_MEM => {
-                // gfx9 has no GCR_CNTL dword (`gfx_v9_4_3_emit_mem_sync()`).
-                want(if self.shader.target == barebell_isa::Target::Gfx942 {
+                // gfx9 has no GCR_CNTL dword (`gfx_v9_4_3_emit_mem_sync()`,
+                // `gfx_v9_0_emit_mem_sync()`).
+                want(if self.shader.target.is_gfx9() {
                     c::ACQUIRE_MEM_DWORDS_GFX9
                 } else {
                     c::ACQUIRE_MEM_DWORDS

@@ -264,6 +264,9 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
     let (mec, xlate) = build::mec(clock, x.seed, &i, &rlc_mec, &gfxhubs, memory, x.chunk_bus);
     if !f.is_9_4_3() {
         mec.gc_9_4_2();
+        // GC 9.4.2's shaders run gfx90a code (`gfx_target_version`
+        // 90010, `kgd2kfd_probe()`).
+        mec.cp().shader.target = barebell_isa::Target::Gfx90a;
     }
     {
         // The CP's end-of-pipe interrupts reach the IH (AID 0's OSSSYS).

@@ -398,6 +398,7 @@ pub(super) fn mec(
 ) -> (Arc<MecV943>, Arc<Xlate>) {
     let (vram, vram_len, dma, dma_len) = memory.regions();
     let mut cp = CpModel::new(seed);
+    // GC 9.4.3's; GC 9.4.2's part sets gfx90a after (`vgpu/gfx_v9_4_3.rs`).
     cp.shader.target = barebell_isa::Target::Gfx942;
     // The registers PM4 packets name (AQL vendor packets' indirect
     // buffers, `crate::cp`): XCC 0's GC segment 0, and AID 0's HDP flush
