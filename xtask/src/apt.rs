@@ -12,6 +12,10 @@ use std::process::Command;
 const MAIN: &[&str] = &[
     "linux-source-6.12",
     "libhsa-runtime-dev",
+    // hsakmt/tests/layout.rs compiles the thunk's hsakmttypes.h; `cargo
+    // xtask rocm` runs Debian's rocminfo over barebell's libhsakmt.so.1.
+    "libhsakmt-dev",
+    "rocminfo",
     "clang-19",
     "lld-19",
     "llvm-19",

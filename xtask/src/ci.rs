@@ -8,7 +8,7 @@
 use crate::util::{cargo, run as run_cmd};
 use crate::{
     am_peer, apt, bench, conformance, freestanding, fwcheck, headers, isa_diff, kernel, linux_peer,
-    lspci, qemu, qemu_pci,
+    lspci, qemu, qemu_pci, rocm,
 };
 use anyhow::Result;
 use std::path::Path;
@@ -68,6 +68,7 @@ fn stages(install: bool) -> Vec<(&'static str, StageFn)> {
         ("isa vs llvm", isa_diff::run),
         ("am peer", |r| am_peer::run(r, false)),
         ("linux peer", linux_peer::stage),
+        ("rocm", rocm::run),
     ]);
     v
 }

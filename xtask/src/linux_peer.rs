@@ -935,7 +935,7 @@ fn cpu_model(accel: &str) -> Result<&'static str> {
 /// which is safe only when no mount it can see is shared with another
 /// namespace (the fresh check's own namespace is private): checked here
 /// from `/proc/self/mountinfo`'s optional fields.
-fn propagation() -> Result<&'static str> {
+pub(crate) fn propagation() -> Result<&'static str> {
     let info =
         std::fs::read_to_string("/proc/self/mountinfo").context("reading /proc/self/mountinfo")?;
     let fields = |l: &str| -> Option<(String, bool)> {

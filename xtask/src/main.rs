@@ -16,6 +16,7 @@ mod lspci;
 mod qemu;
 mod qemu_pci;
 mod reg_tables;
+mod rocm;
 mod util;
 
 // The unikernel's newc reader, tested against this crate's writer.
@@ -118,6 +119,10 @@ enum Cmd {
         #[arg(long)]
         write: bool,
     },
+    /// ROCm 5.2.3's own user space on barebell's libhsakmt.so.1 (hsakmt/)
+    /// over the MI210 model: builds the library, runs Debian's rocminfo
+    /// with it inside a mount namespace (root).
+    Rocm,
     /// Cross-check the firmware parser against a C reader built on
     /// Linux's amdgpu_ucode.h, over every gc/psp/sdma/imu/smu blob.
     Fwcheck,
@@ -184,6 +189,9 @@ fn main() -> ExitCode {
         Cmd::QemuPci => qemu_pci::run_stage(&root).map(|s| println!("{s}")),
         Cmd::Qemu => qemu::run(&root).map(|s| println!("{s}")),
         Cmd::Fwcheck => fwcheck::run(&root).map(|s| println!("{s}")),
+        Cmd::Rocm => apt::ensure()
+            .and_then(|_| rocm::run(&root))
+            .map(|s| println!("{s}")),
         Cmd::LinuxPeer {
             part,
             accel,

@@ -1,0 +1,213 @@
+//! The device under the library: barebell's bring-up of the MI210 model,
+//! opened by `hsaKmtOpenKFD` and torn down by `hsaKmtCloseKFD` or at
+//! process exit, and the memory it hands out.
+//!
+//! Memory: the bring-up's gmc step maps its user memory (part of the DMA
+//! region) into the process page tables at GPU VA = host address, the
+//! tables every user queue's VMID walks; this library takes that region
+//! whole and hands it out first-fit ([`Heap`]), so every system-memory
+//! allocation is memory the device reaches through its page tables at the
+//! address ROCR puts in packets (ROCR assumes GPU VA = CPU VA for system
+//! memory). A scratch allocation (`HsaMemFlags.Scratch`) is a reservation
+//! of address space only, as the thunk's is: ROCR backs parts of it later
+//! with `hsaKmtMapMemoryToGPU`, which this library refuses until scratch
+//! is done.
+
+use crate::topology::{GpuFacts, HostFacts, MI210_GFX_INFO, Topology};
+use barebell_bringup::{FirmwareDir, Gpu, Mapping, Options, Quiet, Step};
+use barebell_model::VirtualGpu;
+use barebell_model::vgpu::HostMemory;
+use std::collections::BTreeMap;
+
+/// Bytes of user memory the bring-up maps for ROCR's allocations.
+pub const USER_MEMORY_BYTES: usize = 64 << 20;
+/// VRAM backing of the model (the part's BAR0 window).
+pub const MODEL_VRAM_BYTES: usize = 64 << 20;
+/// Allocation granularity (`PAGE_SIZE`).
+pub const PAGE: u64 = 4096;
+
+/// Why the device could not be opened.
+#[derive(Debug)]
+pub enum OpenError {
+    Model(String),
+    Bringup(String),
+    NoUserMemory,
+}
+
+impl core::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            OpenError::Model(e) => write!(f, "building the MI210 model: {e}"),
+            OpenError::Bringup(e) => write!(f, "bringing the MI210 model up: {e}"),
+            OpenError::NoUserMemory => write!(f, "the bring-up left no user memory"),
+        }
+    }
+}
+
+/// First-fit over one address range, page granular.
+#[derive(Debug)]
+pub struct Heap {
+    /// Free ranges, start → length.
+    free: BTreeMap<u64, u64>,
+    range: (u64, u64),
+}
+
+impl Heap {
+    /// The whole of `[start, start + len)` free.
+    pub fn new(start: u64, len: u64) -> Heap {
+        let mut free = BTreeMap::new();
+        if len > 0 {
+            free.insert(start, len);
+        }
+        Heap {
+            free,
+            range: (start, start.saturating_add(len)),
+        }
+    }
+
+    /// `size` bytes (rounded up to pages) aligned to `align` (a power of
+    /// two, at least a page), or `None`.
+    pub fn alloc(&mut self, size: u64, align: u64) -> Option<u64> {
+        let size = size.max(1).checked_next_multiple_of(PAGE)?;
+        let align = align.max(PAGE).checked_next_power_of_two()?;
+        let (start, len, at) = self.free.iter().find_map(|(&s, &l)| {
+            let at = s.checked_next_multiple_of(align)?;
+            (at.checked_add(size)? <= s + l).then_some((s, l, at))
+        })?;
+        self.free.remove(&start);
+        if at > start {
+            self.free.insert(start, at - start);
+        }
+        let end = at + size;
+        if end < start + len {
+            self.free.insert(end, start + len - end);
+        }
+        Some(at)
+    }
+
+    /// Gives `[at, at + size)` back, merging with its neighbours.
+    pub fn free(&mut self, at: u64, size: u64) {
+        let Some(size) = size.max(1).checked_next_multiple_of(PAGE) else {
+            return;
+        };
+        let (mut start, mut len) = (at, size);
+        if let Some((&s, &l)) = self.free.range(..at).next_back()
+            && s + l == at
+        {
+            self.free.remove(&s);
+            start = s;
+            len += l;
+        }
+        if let Some(&l) = self.free.get(&(at + size)) {
+            self.free.remove(&(at + size));
+            len += l;
+        }
+        self.free.insert(start, len);
+    }
+
+    /// Whether `[at, at + len)` lies inside the heap's range.
+    pub fn contains(&self, at: u64, len: u64) -> bool {
+        at >= self.range.0 && at.checked_add(len).is_some_and(|e| e <= self.range.1)
+    }
+
+    /// Free bytes.
+    pub fn free_bytes(&self) -> u64 {
+        self.free.values().sum()
+    }
+}
+
+/// What an allocation is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// From the user-memory heap: mapped in the process tables.
+    System,
+    /// An address-space reservation (`mmap(PROT_NONE)`), scratch.
+    Reserved,
+}
+
+/// One allocation ROCR holds.
+#[derive(Debug, Clone, Copy)]
+pub struct Allocation {
+    pub size: u64,
+    pub node: u32,
+    pub flags: u32,
+    pub kind: Kind,
+    pub user_data: u64,
+}
+
+/// The open device.
+pub struct Kfd {
+    /// The model, for the process's life (the bring-up borrows it).
+    model: &'static VirtualGpu,
+    gpu: Option<Gpu<'static>>,
+    pub topology: Topology,
+    pub heap: Heap,
+    pub allocations: BTreeMap<u64, Allocation>,
+    /// The trap handler and its memory (`hsaKmtSetTrapHandler`): TBA and
+    /// TMA addresses and sizes, for the runlist's MAP_PROCESS.
+    pub trap: Option<[u64; 4]>,
+}
+
+impl core::fmt::Debug for Kfd {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Kfd")
+            .field("allocations", &self.allocations.len())
+            .field("free", &self.heap.free_bytes())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Kfd {
+    /// Builds the MI210 model and brings it up to its rings (the KIQ, as
+    /// KFD's HWS mapping needs), with user memory for ROCR.
+    pub fn open() -> Result<Kfd, OpenError> {
+        let mem = HostMemory::allocate_sized(MODEL_VRAM_BYTES, (4 << 20) + USER_MEMORY_BYTES)
+            .map_err(|e| OpenError::Model(e.to_string()))?;
+        let part = barebell_model::parts::mi210();
+        let model = VirtualGpu::new(
+            part.clone(),
+            &barebell_model::FilesDir::system(),
+            mem,
+            barebell_model::Seed(1),
+        )
+        .map_err(|e| OpenError::Model(e.to_string()))?;
+        // The model lives until the process ends: the bring-up's device
+        // borrows it, and a closed device leaves it idle (quiescent).
+        let model: &'static VirtualGpu = Box::leak(Box::new(model));
+        let opts = Options {
+            until: Step::Rings,
+            mapping: Some(Mapping::Hws),
+            user_memory: USER_MEMORY_BYTES,
+            ..Options::default()
+        };
+        let gpu = barebell_bringup::run(model, &FirmwareDir::system(), &opts, &Quiet)
+            .map_err(|e| OpenError::Bringup(e.to_string()))?;
+        let (start, len) = gpu.user.as_ref().ok_or(OpenError::NoUserMemory)?.range();
+        let facts = GpuFacts {
+            device_id: barebell::platform::Platform::pci_device_id(model).unwrap_or(0x740F),
+            vram_bytes: gpu.ips.vram_bytes,
+            compute_units: part.xcc.map_or(0, |x| x.xccs * x.cus_per_xcc),
+        };
+        let topology = Topology::mi210(&HostFacts::probe(), facts, MI210_GFX_INFO);
+        Ok(Kfd {
+            model,
+            gpu: Some(gpu),
+            topology,
+            heap: Heap::new(start, len),
+            allocations: BTreeMap::new(),
+            trap: None,
+        })
+    }
+
+    /// Tears the device down; the report's lines on failure.
+    pub fn close(&mut self) -> Result<(), String> {
+        let Some(gpu) = self.gpu.take() else {
+            return Ok(());
+        };
+        let report = gpu.shutdown();
+        if !report.complete() {
+            return Err(report.to_string());
+        }
+        self.model.quiescent().map_err(|e| e.to_string())
+    }
+}

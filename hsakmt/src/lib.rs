@@ -1,0 +1,837 @@
+//! `libhsakmt.so.1` for ROCm 5.2.3's ROCR (Debian's `libhsa-runtime64-1`)
+//! over barebell: the 42 `hsaKmt*` functions ROCR imports (version node
+//! `HSAKMT_1`, `hsakmt.map`), backed by barebell's bring-up of the MI210
+//! model instead of KFD.
+//!
+//! What each function does, in the user's terms:
+//! - topology ([`topology`]): node 0 the host, node 1 the MI210 (gfx90a);
+//! - memory ([`device`]): system memory from the region the bring-up maps
+//!   into the process page tables, at GPU VA = host address; scratch as an
+//!   address reservation;
+//! - events ([`events`]): host events, every wait bounded;
+//! - the trap handler recorded; clock counters from `CLOCK_MONOTONIC_RAW`.
+//!
+//! Not done yet, each refused with `HSAKMT_STATUS_NOT_SUPPORTED` (never a
+//! success ROCR would trust): queues (`hsaKmtCreateQueue`), VRAM
+//! allocations, registering host memory, backing scratch, image tiling
+//! (`hsaKmtGetTileConfig`), SVM, IPC, graphics interop, GWS, CU masks,
+//! memory policy, XNACK on, the debugger runtime (`hsaKmtRuntimeEnable`,
+//! answered as the 5.2.3 thunk answers without KFD debug support).
+//!
+//! The device is brought up by `hsaKmtOpenKFD` and torn down by
+//! `hsaKmtCloseKFD` or, if the process ends with it open, by an `atexit`
+//! handler.
+
+pub mod abi;
+pub mod device;
+pub mod events;
+pub mod topology;
+
+use abi::*;
+use core::ffi::c_void;
+use device::{Allocation, Kfd, Kind, PAGE};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// The open device and how many opens hold it.
+struct Open {
+    kfd: Kfd,
+    count: u32,
+}
+
+/// SAFETY: the device and its model are reached only through [`STATE`]'s
+/// mutex; the model's own state is behind its own locks, and the raw
+/// pointers the bring-up holds point into memory the model owns for the
+/// process's life.
+unsafe impl Send for Open {}
+
+// Every export in version node `HSAKMT_1` as its default version
+// (`name@@HSAKMT_1`), the node `hsakmt.map` defines: rustc's own version
+// script for a cdylib lists the exports unversioned and comes first on
+// the link line, so the versions are set in the object itself.
+core::arch::global_asm!(
+    ".symver hsaKmtAcquireSystemProperties, hsaKmtAcquireSystemProperties@@HSAKMT_1",
+    ".symver hsaKmtAllocMemory, hsaKmtAllocMemory@@HSAKMT_1",
+    ".symver hsaKmtAllocQueueGWS, hsaKmtAllocQueueGWS@@HSAKMT_1",
+    ".symver hsaKmtCloseKFD, hsaKmtCloseKFD@@HSAKMT_1",
+    ".symver hsaKmtCreateEvent, hsaKmtCreateEvent@@HSAKMT_1",
+    ".symver hsaKmtCreateQueue, hsaKmtCreateQueue@@HSAKMT_1",
+    ".symver hsaKmtDeregisterMemory, hsaKmtDeregisterMemory@@HSAKMT_1",
+    ".symver hsaKmtDestroyEvent, hsaKmtDestroyEvent@@HSAKMT_1",
+    ".symver hsaKmtDestroyQueue, hsaKmtDestroyQueue@@HSAKMT_1",
+    ".symver hsaKmtFreeMemory, hsaKmtFreeMemory@@HSAKMT_1",
+    ".symver hsaKmtGetClockCounters, hsaKmtGetClockCounters@@HSAKMT_1",
+    ".symver hsaKmtGetNodeCacheProperties, hsaKmtGetNodeCacheProperties@@HSAKMT_1",
+    ".symver hsaKmtGetNodeIoLinkProperties, hsaKmtGetNodeIoLinkProperties@@HSAKMT_1",
+    ".symver hsaKmtGetNodeMemoryProperties, hsaKmtGetNodeMemoryProperties@@HSAKMT_1",
+    ".symver hsaKmtGetNodeProperties, hsaKmtGetNodeProperties@@HSAKMT_1",
+    ".symver hsaKmtGetTileConfig, hsaKmtGetTileConfig@@HSAKMT_1",
+    ".symver hsaKmtGetVersion, hsaKmtGetVersion@@HSAKMT_1",
+    ".symver hsaKmtGetXNACKMode, hsaKmtGetXNACKMode@@HSAKMT_1",
+    ".symver hsaKmtMapMemoryToGPU, hsaKmtMapMemoryToGPU@@HSAKMT_1",
+    ".symver hsaKmtMapMemoryToGPUNodes, hsaKmtMapMemoryToGPUNodes@@HSAKMT_1",
+    ".symver hsaKmtOpenKFD, hsaKmtOpenKFD@@HSAKMT_1",
+    ".symver hsaKmtQueryPointerInfo, hsaKmtQueryPointerInfo@@HSAKMT_1",
+    ".symver hsaKmtRegisterGraphicsHandleToNodes, hsaKmtRegisterGraphicsHandleToNodes@@HSAKMT_1",
+    ".symver hsaKmtRegisterMemoryWithFlags, hsaKmtRegisterMemoryWithFlags@@HSAKMT_1",
+    ".symver hsaKmtRegisterSharedHandle, hsaKmtRegisterSharedHandle@@HSAKMT_1",
+    ".symver hsaKmtRegisterSharedHandleToNodes, hsaKmtRegisterSharedHandleToNodes@@HSAKMT_1",
+    ".symver hsaKmtReleaseSystemProperties, hsaKmtReleaseSystemProperties@@HSAKMT_1",
+    ".symver hsaKmtRuntimeDisable, hsaKmtRuntimeDisable@@HSAKMT_1",
+    ".symver hsaKmtRuntimeEnable, hsaKmtRuntimeEnable@@HSAKMT_1",
+    ".symver hsaKmtSVMGetAttr, hsaKmtSVMGetAttr@@HSAKMT_1",
+    ".symver hsaKmtSVMSetAttr, hsaKmtSVMSetAttr@@HSAKMT_1",
+    ".symver hsaKmtSetEvent, hsaKmtSetEvent@@HSAKMT_1",
+    ".symver hsaKmtSetMemoryPolicy, hsaKmtSetMemoryPolicy@@HSAKMT_1",
+    ".symver hsaKmtSetMemoryUserData, hsaKmtSetMemoryUserData@@HSAKMT_1",
+    ".symver hsaKmtSetQueueCUMask, hsaKmtSetQueueCUMask@@HSAKMT_1",
+    ".symver hsaKmtSetTrapHandler, hsaKmtSetTrapHandler@@HSAKMT_1",
+    ".symver hsaKmtSetXNACKMode, hsaKmtSetXNACKMode@@HSAKMT_1",
+    ".symver hsaKmtShareMemory, hsaKmtShareMemory@@HSAKMT_1",
+    ".symver hsaKmtUnmapMemoryToGPU, hsaKmtUnmapMemoryToGPU@@HSAKMT_1",
+    ".symver hsaKmtUpdateQueue, hsaKmtUpdateQueue@@HSAKMT_1",
+    ".symver hsaKmtWaitOnEvent, hsaKmtWaitOnEvent@@HSAKMT_1",
+    ".symver hsaKmtWaitOnMultipleEvents, hsaKmtWaitOnMultipleEvents@@HSAKMT_1",
+);
+
+static STATE: Mutex<Option<Open>> = Mutex::new(None);
+static AT_EXIT: std::sync::Once = std::sync::Once::new();
+
+fn state() -> MutexGuard<'static, Option<Open>> {
+    STATE.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Runs `f` on the open device, or answers "not opened".
+fn with_kfd(f: impl FnOnce(&mut Kfd) -> u32) -> u32 {
+    match state().as_mut() {
+        Some(o) => f(&mut o.kfd),
+        None => status::KERNEL_IO_CHANNEL_NOT_OPENED,
+    }
+}
+
+extern "C" fn close_at_exit() {
+    if let Some(mut o) = state().take()
+        && let Err(e) = o.kfd.close()
+    {
+        eprintln!("barebell libhsakmt: tearing the device down at exit: {e}");
+    }
+}
+
+/// `hsaKmtOpenKFD`: the first call builds the model and brings it up.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtOpenKFD() -> u32 {
+    let mut s = state();
+    if let Some(o) = s.as_mut() {
+        o.count += 1;
+        return status::SUCCESS;
+    }
+    match Kfd::open() {
+        Ok(kfd) => {
+            *s = Some(Open { kfd, count: 1 });
+            AT_EXIT.call_once(|| {
+                // SAFETY: registers a plain extern "C" function with no
+                // arguments, as atexit requires.
+                unsafe { libc::atexit(close_at_exit) };
+            });
+            status::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("barebell libhsakmt: {e}");
+            status::ERROR
+        }
+    }
+}
+
+/// `hsaKmtCloseKFD`: the last close tears the device down.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtCloseKFD() -> u32 {
+    let mut s = state();
+    let Some(o) = s.as_mut() else {
+        return status::KERNEL_IO_CHANNEL_NOT_OPENED;
+    };
+    o.count -= 1;
+    if o.count > 0 {
+        return status::SUCCESS;
+    }
+    let r = o.kfd.close();
+    *s = None;
+    match r {
+        Ok(()) => status::SUCCESS,
+        Err(e) => {
+            eprintln!("barebell libhsakmt: teardown: {e}");
+            status::ERROR
+        }
+    }
+}
+
+/// `hsaKmtGetVersion`: KFD's ioctl interface version in Linux 6.12
+/// (`KFD_IOCTL_MAJOR_VERSION` 1, `KFD_IOCTL_MINOR_VERSION` 17).
+///
+/// # Safety
+/// `v` is null or points to writable memory for the struct.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hsaKmtGetVersion(v: *mut HsaVersionInfo) -> u32 {
+    if v.is_null() {
+        return status::INVALID_PARAMETER;
+    }
+    let info = HsaVersionInfo {
+        KernelInterfaceMajorVersion: 1,
+        KernelInterfaceMinorVersion: 17,
+    };
+    // SAFETY: non-null, writable per the contract; unaligned write as the
+    // struct is packed.
+    unsafe { v.write_unaligned(info) };
+    status::SUCCESS
+}
+
+/// `hsaKmtAcquireSystemProperties`.
+///
+/// # Safety
+/// `p` is null or points to writable memory for the struct.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hsaKmtAcquireSystemProperties(p: *mut HsaSystemProperties) -> u32 {
+    if p.is_null() {
+        return status::INVALID_PARAMETER;
+    }
+    with_kfd(|k| {
+        let props = HsaSystemProperties {
+            NumNodes: k.topology.nodes.len() as u32,
+            ..Default::default()
+        };
+        // SAFETY: as the contract says.
+        unsafe { p.write_unaligned(props) };
+        status::SUCCESS
+    })
+}
+
+/// `hsaKmtReleaseSystemProperties`: the topology is static.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtReleaseSystemProperties() -> u32 {
+    status::SUCCESS
+}
+
+/// `hsaKmtGetNodeProperties`.
+///
+/// # Safety
+/// `p` is null or points to writable memory for the struct.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hsaKmtGetNodeProperties(node: u32, p: *mut HsaNodeProperties) -> u32 {
+    if p.is_null() {
+        return status::INVALID_PARAMETER;
+    }
+    with_kfd(|k| match k.topology.node(node) {
+        Some(n) => {
+            // SAFETY: as the contract says.
+            unsafe { p.write_unaligned(n.props) };
+            status::SUCCESS
+        }
+        None => status::INVALID_NODE_UNIT,
+    })
+}
+
+/// Copies up to `n` of `items` to `out`.
+///
+/// # Safety
+/// `out` points to `n` writable elements.
+unsafe fn copy_out<T: Copy>(items: &[T], n: u32, out: *mut T) -> u32 {
+    if out.is_null() {
+        return status::INVALID_PARAMETER;
+    }
+    for (i, it) in items.iter().take(n as usize).enumerate() {
+        // SAFETY: i < n, inside the caller's array.
+        unsafe { out.add(i).write_unaligned(*it) };
+    }
+    status::SUCCESS
+}
+
+/// `hsaKmtGetNodeMemoryProperties`.
+///
+/// # Safety
+/// `out` points to `n` writable elements.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hsaKmtGetNodeMemoryProperties(
+    node: u32,
+    n: u32,
+    out: *mut HsaMemoryProperties,
+) -> u32 {
+    with_kfd(|k| match k.topology.node(node) {
+        // SAFETY: the caller's contract.
+        Some(nd) => unsafe { copy_out(&nd.memory, n, out) },
+        None => status::INVALID_NODE_UNIT,
+    })
+}
+
+/// `hsaKmtGetNodeCacheProperties` (the processor id is the node's own).
+///
+/// # Safety
+/// `out` points to `n` writable elements.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hsaKmtGetNodeCacheProperties(
+    node: u32,
+    _processor: u32,
+    n: u32,
+    out: *mut HsaCacheProperties,
+) -> u32 {
+    with_kfd(|k| match k.topology.node(node) {
+        // SAFETY: the caller's contract.
+        Some(nd) => unsafe { copy_out(&nd.caches, n, out) },
+        None => status::INVALID_NODE_UNIT,
+    })
+}
+
+/// `hsaKmtGetNodeIoLinkProperties`.
+///
+/// # Safety
+/// `out` points to `n` writable elements.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hsaKmtGetNodeIoLinkProperties(
+    node: u32,
+    n: u32,
+    out: *mut HsaIoLinkProperties,
+) -> u32 {
+    with_kfd(|k| match k.topology.node(node) {
+        // SAFETY: the caller's contract.
+        Some(nd) => unsafe { copy_out(&nd.links, n, out) },
+        None => status::INVALID_NODE_UNIT,
+    })
+}
+
+fn monotonic_ns() -> u64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_RAW, &mut t) };
+    (t.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(t.tv_nsec as u64)
+}
+
+/// `hsaKmtGetClockCounters`: every counter is `CLOCK_MONOTONIC_RAW` in
+/// ns (the model's CP stamps with that clock), 1 GHz.
+///
+/// # Safety
+/// `c` is null or points to writable memory for the struct.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hsaKmtGetClockCounters(node: u32, c: *mut HsaClockCounters) -> u32 {
+    if c.is_null() {
+        return status::INVALID_PARAMETER;
+    }
+    with_kfd(|k| {
+        if k.topology.node(node).is_none() {
+            return status::INVALID_NODE_UNIT;
+        }
+        let now = monotonic_ns();
+        let v = HsaClockCounters {
+            GPUClockCounter: now,
+            CPUClockCounter: now,
+            SystemClockCounter: now,
+            SystemClockFrequencyHz: 1_000_000_000,
+        };
+        // SAFETY: as the contract says.
+        unsafe { c.write_unaligned(v) };
+        status::SUCCESS
+    })
+}
+
+/// `hsaKmtGetXNACKMode`: XNACK is off (ROCR then picks
+/// `gfx90a:sramecc+:xnack-`).
+///
+/// # Safety
+/// `enable` is null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hsaKmtGetXNACKMode(enable: *mut i32) -> u32 {
+    if enable.is_null() {
+        return status::INVALID_PARAMETER;
+    }
+    // SAFETY: as the contract says.
+    unsafe { enable.write_unaligned(0) };
+    status::SUCCESS
+}
+
+/// `hsaKmtSetXNACKMode`: off is what the device runs; on is refused.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtSetXNACKMode(enable: i32) -> u32 {
+    if enable == 0 {
+        status::SUCCESS
+    } else {
+        status::NOT_SUPPORTED
+    }
+}
+
+/// `hsaKmtRuntimeEnable`: no debugger runtime, as the 5.2.3 thunk answers
+/// when KFD has no debug support (ROCR then keeps its legacy mode).
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtRuntimeEnable(_r_debug: *mut c_void, _setup_ttmp: bool) -> u32 {
+    status::NOT_SUPPORTED
+}
+
+/// `hsaKmtRuntimeDisable`: never enabled.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtRuntimeDisable() -> u32 {
+    status::NOT_SUPPORTED
+}
+
+/// `hsaKmtSetTrapHandler`: recorded for the process (what KFD keeps for
+/// MAP_PROCESS's TBA/TMA).
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtSetTrapHandler(
+    node: u32,
+    tba: *mut c_void,
+    tba_size: u64,
+    tma: *mut c_void,
+    tma_size: u64,
+) -> u32 {
+    with_kfd(|k| {
+        if node != 1 {
+            return status::INVALID_NODE_UNIT;
+        }
+        k.trap = Some([tba as u64, tba_size, tma as u64, tma_size]);
+        status::SUCCESS
+    })
+}
+
+/// `hsaKmtAllocMemory`: system memory on node 0 or 1 from the mapped
+/// region, or a scratch reservation; VRAM (`NonPaged` on node 1) is not
+/// done yet.
+///
+/// # Safety
+/// `out` is null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hsaKmtAllocMemory(
+    node: u32,
+    size: u64,
+    flags: u32,
+    out: *mut *mut c_void,
+) -> u32 {
+    if out.is_null() || size == 0 {
+        return status::INVALID_PARAMETER;
+    }
+    with_kfd(|k| {
+        if k.topology.node(node).is_none() {
+            return status::INVALID_NODE_UNIT;
+        }
+        let (at, kind) = if flags & mem_flags::SCRATCH != 0 {
+            let Some(len) = size.checked_next_multiple_of(PAGE) else {
+                return status::INVALID_PARAMETER;
+            };
+            // SAFETY: a fresh anonymous reservation, no access.
+            let p = unsafe {
+                libc::mmap(
+                    core::ptr::null_mut(),
+                    len as usize,
+                    libc::PROT_NONE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                    -1,
+                    0,
+                )
+            };
+            if p == libc::MAP_FAILED {
+                return status::NO_MEMORY;
+            }
+            (p as u64, Kind::Reserved)
+        } else if node == 1 && flags & mem_flags::NON_PAGED != 0 {
+            return status::NOT_SUPPORTED;
+        } else {
+            let Some(at) = k.heap.alloc(size, PAGE) else {
+                return status::NO_MEMORY;
+            };
+            // SAFETY: the heap hands out ranges of the mapped user region,
+            // which this process owns; nothing else holds this range.
+            unsafe { core::ptr::write_bytes(at as *mut u8, 0, size as usize) };
+            (at, Kind::System)
+        };
+        k.allocations.insert(
+            at,
+            Allocation {
+                size,
+                node,
+                flags,
+                kind,
+                user_data: 0,
+            },
+        );
+        // SAFETY: `out` is writable per the contract.
+        unsafe { out.write_unaligned(at as *mut c_void) };
+        status::SUCCESS
+    })
+}
+
+/// `hsaKmtFreeMemory`.
+///
+/// # Safety
+/// `at` is an address this library allocated (a reservation is unmapped).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hsaKmtFreeMemory(at: *mut c_void, _size: u64) -> u32 {
+    with_kfd(|k| {
+        let Some(a) = k.allocations.remove(&(at as u64)) else {
+            return status::INVALID_PARAMETER;
+        };
+        match a.kind {
+            Kind::System => k.heap.free(at as u64, a.size),
+            Kind::Reserved => {
+                let len = a.size.next_multiple_of(PAGE) as usize;
+                // SAFETY: the reservation this library mapped, released
+                // once (it just left the table).
+                unsafe { libc::munmap(at, len) };
+            }
+        }
+        status::SUCCESS
+    })
+}
+
+/// Whether `[at, at + size)` is inside a system allocation.
+fn mapped(k: &Kfd, at: u64, size: u64) -> bool {
+    k.allocations
+        .range(..=at)
+        .next_back()
+        .is_some_and(|(&base, a)| {
+            a.kind == Kind::System && at.saturating_add(size.max(1)) <= base + a.size.max(1)
+        })
+        && k.heap.contains(at, size)
+}
+
+/// The GPU address of a mapped system allocation: its host address (the
+/// gmc step mapped the whole region in the process tables at GPU VA =
+/// host address). Scratch backing is not done yet.
+fn map(at: *mut c_void, size: u64, alt: *mut u64) -> u32 {
+    with_kfd(|k| {
+        if !mapped(k, at as u64, size) {
+            return if k
+                .allocations
+                .get(&(at as u64))
+                .is_some_and(|a| a.kind == Kind::Reserved)
+            {
+                status::NOT_SUPPORTED
+            } else {
+                status::INVALID_PARAMETER
+            };
+        }
+        if !alt.is_null() {
+            // SAFETY: non-null; ROCR passes its own u64.
+            unsafe { alt.write_unaligned(at as u64) };
+        }
+        status::SUCCESS
+    })
+}
+
+/// `hsaKmtMapMemoryToGPU`.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtMapMemoryToGPU(at: *mut c_void, size: u64, alt: *mut u64) -> u32 {
+    map(at, size, alt)
+}
+
+/// `hsaKmtMapMemoryToGPUNodes`: node 1 is the only GPU.
+///
+/// # Safety
+/// `nodes` holds `n` node ids.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hsaKmtMapMemoryToGPUNodes(
+    at: *mut c_void,
+    size: u64,
+    alt: *mut u64,
+    _flags: u32,
+    n: u64,
+    nodes: *mut u32,
+) -> u32 {
+    if n > 0 && nodes.is_null() {
+        return status::INVALID_PARAMETER;
+    }
+    for i in 0..n as usize {
+        // SAFETY: `nodes` holds `n` entries (the interface's contract).
+        if unsafe { nodes.add(i).read_unaligned() } != 1 {
+            return status::INVALID_NODE_UNIT;
+        }
+    }
+    map(at, size, alt)
+}
+
+/// `hsaKmtUnmapMemoryToGPU`: the region stays in the process tables
+/// until the device closes (a kept difference: KFD unmaps per buffer).
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtUnmapMemoryToGPU(at: *mut c_void) -> u32 {
+    with_kfd(|k| {
+        if k.allocations.contains_key(&(at as u64)) {
+            status::SUCCESS
+        } else {
+            status::INVALID_PARAMETER
+        }
+    })
+}
+
+/// `hsaKmtQueryPointerInfo`: this library's allocations; anything else is
+/// `HSA_POINTER_UNKNOWN` with an error.
+///
+/// # Safety
+/// `info` is null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hsaKmtQueryPointerInfo(
+    p: *const c_void,
+    info: *mut HsaPointerInfo,
+) -> u32 {
+    if info.is_null() {
+        return status::INVALID_PARAMETER;
+    }
+    with_kfd(|k| {
+        let at = p as u64;
+        let hit = k
+            .allocations
+            .range(..=at)
+            .next_back()
+            .filter(|(b, a)| at < *b + a.size.max(1));
+        let mut out = HsaPointerInfo {
+            Type: pointer_type::UNKNOWN,
+            Node: 0,
+            MemFlags: 0,
+            CPUAddress: core::ptr::null_mut(),
+            GPUAddress: 0,
+            SizeInBytes: 0,
+            NRegisteredNodes: 0,
+            NMappedNodes: 0,
+            RegisteredNodes: core::ptr::null(),
+            MappedNodes: core::ptr::null(),
+            UserData: core::ptr::null_mut(),
+        };
+        let r = match hit {
+            Some((&base, a)) => {
+                out.Type = pointer_type::ALLOCATED;
+                out.Node = a.node;
+                out.MemFlags = a.flags;
+                out.CPUAddress = base as *mut c_void;
+                out.GPUAddress = base;
+                out.SizeInBytes = a.size;
+                out.UserData = a.user_data as *mut c_void;
+                status::SUCCESS
+            }
+            None => status::ERROR,
+        };
+        // SAFETY: as the contract says.
+        unsafe { info.write_unaligned(out) };
+        r
+    })
+}
+
+/// `hsaKmtSetMemoryUserData`.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtSetMemoryUserData(p: *const c_void, data: *mut c_void) -> u32 {
+    with_kfd(|k| match k.allocations.get_mut(&(p as u64)) {
+        Some(a) => {
+            a.user_data = data as u64;
+            status::SUCCESS
+        }
+        None => status::INVALID_PARAMETER,
+    })
+}
+
+/// `hsaKmtCreateEvent`.
+///
+/// # Safety
+/// `desc` is null or readable; `out` is null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hsaKmtCreateEvent(
+    desc: *const HsaEventDescriptor,
+    manual_reset: bool,
+    signalled: bool,
+    out: *mut *mut HsaEvent,
+) -> u32 {
+    if desc.is_null() || out.is_null() {
+        return status::INVALID_PARAMETER;
+    }
+    // SAFETY: non-null, readable per the contract.
+    let d = unsafe { desc.read_unaligned() };
+    let e = events::create(&d, manual_reset, signalled);
+    // SAFETY: as the contract says.
+    unsafe { out.write_unaligned(e) };
+    status::SUCCESS
+}
+
+/// `hsaKmtDestroyEvent`.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtDestroyEvent(e: *mut HsaEvent) -> u32 {
+    events::destroy(e)
+}
+
+/// `hsaKmtSetEvent`.
+///
+/// # Safety
+/// `e` is an event from `hsaKmtCreateEvent` not yet destroyed, or any pointer (refused unless live).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hsaKmtSetEvent(e: *mut HsaEvent) -> u32 {
+    // SAFETY: ROCR sets only events it has not destroyed.
+    match unsafe { events::get(e) } {
+        Some(ev) => {
+            ev.set();
+            status::SUCCESS
+        }
+        None => status::INVALID_HANDLE,
+    }
+}
+
+/// `hsaKmtWaitOnEvent`, bounded by [`events::WAIT_SLICE_MS`].
+///
+/// # Safety
+/// as `hsaKmtSetEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hsaKmtWaitOnEvent(e: *mut HsaEvent, ms: u32) -> u32 {
+    // SAFETY: ROCR waits only on events it has not destroyed.
+    match unsafe { events::get(e) } {
+        Some(ev) => events::wait_one(ev, ms),
+        None => status::INVALID_HANDLE,
+    }
+}
+
+/// `hsaKmtWaitOnMultipleEvents`, bounded by [`events::WAIT_SLICE_MS`].
+///
+/// # Safety
+/// `list` holds `n` event pointers.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hsaKmtWaitOnMultipleEvents(
+    list: *mut *mut HsaEvent,
+    n: u32,
+    all: bool,
+    ms: u32,
+) -> u32 {
+    if list.is_null() || n == 0 {
+        return status::INVALID_PARAMETER;
+    }
+    let mut evs = Vec::with_capacity(n as usize);
+    for i in 0..n as usize {
+        // SAFETY: `list` holds `n` pointers (the contract); each event is
+        // one ROCR has not destroyed.
+        match unsafe { events::get(list.add(i).read_unaligned()) } {
+            Some(e) => evs.push(e),
+            None => return status::INVALID_HANDLE,
+        }
+    }
+    events::wait(&evs, all, ms)
+}
+
+// Not done yet: refused, never a success ROCR would trust.
+
+/// `hsaKmtCreateQueue`: queues are not done yet.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtCreateQueue(
+    _node: u32,
+    _ty: u32,
+    _percent: u32,
+    _priority: i32,
+    _ring: *mut c_void,
+    _size: u64,
+    _event: *mut HsaEvent,
+    _res: *mut HsaQueueResource,
+) -> u32 {
+    status::NOT_SUPPORTED
+}
+
+/// `hsaKmtDestroyQueue`: no queue was made.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtDestroyQueue(_id: u64) -> u32 {
+    status::INVALID_PARAMETER
+}
+
+/// `hsaKmtUpdateQueue`: no queue was made.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtUpdateQueue(
+    _id: u64,
+    _percent: u32,
+    _priority: i32,
+    _ring: *mut c_void,
+    _size: u64,
+    _event: *mut HsaEvent,
+) -> u32 {
+    status::INVALID_PARAMETER
+}
+
+/// `hsaKmtSetQueueCUMask`: CU masks are not supported.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtSetQueueCUMask(_id: u64, _count: u32, _mask: *mut u32) -> u32 {
+    status::NOT_SUPPORTED
+}
+
+/// `hsaKmtAllocQueueGWS`: no GWS (the node reports none).
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtAllocQueueGWS(_id: u64, _n: u32, _first: *mut u32) -> u32 {
+    status::NOT_SUPPORTED
+}
+
+/// `hsaKmtRegisterMemoryWithFlags`: host memory outside the mapped region
+/// cannot be reached by the device yet.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtRegisterMemoryWithFlags(_at: *mut c_void, _size: u64, _flags: u32) -> u32 {
+    status::NOT_SUPPORTED
+}
+
+/// `hsaKmtDeregisterMemory`: nothing is registered.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtDeregisterMemory(_at: *mut c_void) -> u32 {
+    status::MEMORY_NOT_REGISTERED
+}
+
+/// `hsaKmtGetTileConfig`: images are not supported.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtGetTileConfig(_node: u32, _config: *mut c_void) -> u32 {
+    status::NOT_SUPPORTED
+}
+
+/// `hsaKmtSetMemoryPolicy`: only Kaveri uses it.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtSetMemoryPolicy(
+    _node: u32,
+    _default: u32,
+    _alternate: u32,
+    _at: *mut c_void,
+    _size: u64,
+) -> u32 {
+    status::NOT_SUPPORTED
+}
+
+/// `hsaKmtSVMSetAttr`: no SVM.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtSVMSetAttr(_at: *mut c_void, _size: u64, _n: u32, _a: *mut c_void) -> u32 {
+    status::NOT_SUPPORTED
+}
+
+/// `hsaKmtSVMGetAttr`: no SVM.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtSVMGetAttr(_at: *mut c_void, _size: u64, _n: u32, _a: *mut c_void) -> u32 {
+    status::NOT_SUPPORTED
+}
+
+/// `hsaKmtShareMemory`: no IPC.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtShareMemory(_at: *mut c_void, _size: u64, _h: *mut c_void) -> u32 {
+    status::NOT_SUPPORTED
+}
+
+/// `hsaKmtRegisterSharedHandle`: no IPC.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtRegisterSharedHandle(
+    _h: *const c_void,
+    _at: *mut *mut c_void,
+    _size: *mut u64,
+) -> u32 {
+    status::NOT_SUPPORTED
+}
+
+/// `hsaKmtRegisterSharedHandleToNodes`: no IPC.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtRegisterSharedHandleToNodes(
+    _h: *const c_void,
+    _at: *mut *mut c_void,
+    _size: *mut u64,
+    _n: u64,
+    _nodes: *mut u32,
+) -> u32 {
+    status::NOT_SUPPORTED
+}
+
+/// `hsaKmtRegisterGraphicsHandleToNodes`: no graphics interop.
+#[unsafe(no_mangle)]
+pub extern "C" fn hsaKmtRegisterGraphicsHandleToNodes(
+    _handle: u64,
+    _info: *mut c_void,
+    _n: u64,
+    _nodes: *mut u32,
+) -> u32 {
+    status::NOT_SUPPORTED
+}

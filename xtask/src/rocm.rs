@@ -1,0 +1,178 @@
+//! `cargo xtask rocm`: ROCm 5.2.3's own user space (Debian's `rocminfo`
+//! over `libhsa-runtime64-1`) on barebell's `libhsakmt.so.1`
+//! (`hsakmt/`), which brings the MI210 model up in place of KFD.
+//!
+//! How the run is set up:
+//! - the library is built and installed as `target/rocm/lib/libhsakmt.so.1`,
+//!   first on `LD_LIBRARY_PATH`, so ROCR's `hsaKmt*@HSAKMT_1` imports bind
+//!   to it; the dynamic linker's own log (`LD_DEBUG=libs`) shows which file
+//!   it initialised, the run's proof;
+//! - rocminfo's two pre-checks are met inside a mount namespace the
+//!   command creates (`unshare --mount`): `lsmod | grep amdgpu` finds a
+//!   `lsmod` script first on `PATH` that prints an amdgpu line, and the
+//!   `/dev/kfd` it opens read-write is `/dev/null` bind-mounted on a tmpfs
+//!   `/dev` that carries the host's null, zero, random, urandom, tty, shm
+//!   and pts; nothing outside the namespace changes.
+//!
+//! The HSA program and HIP's vectorAdd need queues (`hsaKmtCreateQueue`),
+//! which the library refuses so far: the summary says so.
+
+use crate::util::cargo;
+use anyhow::{Context, Result, bail};
+use std::path::Path;
+use std::process::Command;
+
+/// The namespace's setup, then the command (`$@`).
+const NS_SCRIPT: &str = r#"#!/bin/sh
+set -e
+R="$BAREBELL_ROCM/realdev"
+mkdir -p "$R"
+mount --bind /dev "$R"
+mount -t tmpfs -o mode=755 barebell-dev /dev
+for n in null zero full random urandom tty; do
+  [ -e "$R/$n" ] || continue
+  touch "/dev/$n"; mount --bind "$R/$n" "/dev/$n"
+done
+for d in shm pts; do
+  [ -d "$R/$d" ] || continue
+  mkdir -p "/dev/$d"; mount --bind "$R/$d" "/dev/$d"
+done
+touch /dev/kfd
+mount --bind "$R/null" /dev/kfd
+exec "$@"
+"#;
+
+/// What rocminfo's `lsmod | grep amdgpu` finds.
+const LSMOD: &str =
+    "#!/bin/sh\necho 'amdgpu 0 0 - Live 0x0 (barebell libhsakmt.so.1 over the MI210 model)'\n";
+
+/// The line the run ends with.
+pub fn run(root: &Path) -> Result<String> {
+    let work = root.join("target/rocm");
+    let lib = work.join("lib");
+    let bin = work.join("bin");
+    std::fs::create_dir_all(&lib)?;
+    std::fs::create_dir_all(&bin)?;
+    crate::util::run(cargo().args(["build", "--release", "-q", "-p", "barebell-hsakmt"]))?;
+    let so = lib.join("libhsakmt.so.1");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| root.join("target"), std::path::PathBuf::from);
+    std::fs::copy(target.join("release/libhsakmt.so"), &so)
+        .context("copying the built libhsakmt.so")?;
+    write_exec(&bin.join("lsmod"), LSMOD)?;
+    let ns = work.join("ns.sh");
+    write_exec(&ns, NS_SCRIPT)?;
+    let ld_log = work.join("ld-debug");
+    for e in std::fs::read_dir(&work)?.flatten() {
+        if e.file_name().to_string_lossy().starts_with("ld-debug.") {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let propagation = crate::linux_peer::propagation()?;
+    let out = Command::new("unshare")
+        .args(["--mount", "--propagation", propagation])
+        .arg(&ns)
+        .arg("rocminfo")
+        .env("BAREBELL_ROCM", &work)
+        .env("PATH", path)
+        .env("LD_LIBRARY_PATH", &lib)
+        .env("LD_DEBUG", "libs")
+        .env("LD_DEBUG_OUTPUT", &ld_log)
+        .output()
+        .context("running rocminfo under unshare")?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    std::fs::write(work.join("rocminfo.txt"), &text)?;
+    if !out.status.success() {
+        bail!(
+            "rocminfo failed ({}): {}\n{}",
+            out.status,
+            err.trim(),
+            tail(&text, 20)
+        );
+    }
+    let loaded = loaded_from(&work, &so)?;
+    let agent = text
+        .lines()
+        .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["Name:", "gfx90a"]);
+    let isa = text.contains("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-");
+    if !agent || !isa {
+        bail!(
+            "rocminfo ran but lists no gfx90a agent with ISA gfx90a:sramecc+:xnack- (see {})",
+            work.join("rocminfo.txt").display()
+        );
+    }
+    let cus = field(&text, "Compute Unit:", 1).unwrap_or_default();
+    Ok(format!(
+        "rocm: rocminfo gfx90a ok ({cus} CUs, ISA amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-; {loaded}), hsa program not run: queues are not done (hsaKmtCreateQueue is refused), hip vectorAdd not run: the same"
+    ))
+}
+
+fn write_exec(path: &Path, text: &str) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, text)?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
+    Ok(())
+}
+
+/// The dynamic linker's word on which `libhsakmt.so.1` the run
+/// initialised: `calling init: <path>` in its `LD_DEBUG=libs` log.
+fn loaded_from(work: &Path, so: &Path) -> Result<String> {
+    let want = format!("calling init: {}", so.display());
+    let mut others = Vec::new();
+    for e in std::fs::read_dir(work)?.flatten() {
+        if !e.file_name().to_string_lossy().starts_with("ld-debug.") {
+            continue;
+        }
+        let log = std::fs::read_to_string(e.path()).unwrap_or_default();
+        if log.contains(&want) {
+            return Ok(format!("the dynamic linker initialised {}", so.display()));
+        }
+        others.extend(
+            log.lines()
+                .filter(|l| l.contains("calling init:") && l.contains("libhsakmt"))
+                .map(|l| l.trim().to_string()),
+        );
+    }
+    bail!(
+        "the dynamic linker's log does not show {} initialised{}",
+        so.display(),
+        if others.is_empty() {
+            String::new()
+        } else {
+            format!(" (it shows: {})", others.join("; "))
+        }
+    )
+}
+
+/// The `n`-th whitespace-separated word after the first `label` line.
+fn field(text: &str, label: &str, skip: usize) -> Option<String> {
+    let l = text
+        .lines()
+        .rev()
+        .find(|l| l.trim_start().starts_with(label))?;
+    l.split_whitespace()
+        .nth(label.split_whitespace().count() + skip - 1)
+        .map(str::to_string)
+}
+
+fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::field;
+
+    #[test]
+    fn takes_the_last_agents_field() {
+        let t = "  Compute Unit:            2\n  Compute Unit:            104\n";
+        assert_eq!(field(t, "Compute Unit:", 1).as_deref(), Some("104"));
+    }
+}
