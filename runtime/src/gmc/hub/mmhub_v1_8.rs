@@ -91,21 +91,7 @@ pub fn setup_vm_pt_regs<B: RegisterBus + ?Sized>(
     vmid: u32,
     page_table_base: u64,
 ) -> Result<(), HubError> {
-    let hub = &MMHUB_1_8;
-    if vmid > 15 {
-        return Err(HubError::BadConfig {
-            field: "vmid",
-            value: u64::from(vmid),
-        });
-    }
-    let d = hub.ctx_addr_distance();
-    for r in aids {
-        let lo = r.offset_nth(hub.ctx0_base_lo, vmid, d)?;
-        let hi = r.offset_nth(hub.ctx0_base_hi, vmid, d)?;
-        r.bus.write32(lo, page_table_base as u32);
-        r.bus.write32(hi, (page_table_base >> 32) as u32);
-    }
-    Ok(())
+    super::v9::setup_vm_pt_regs(aids, &MMHUB_1_8, vmid, page_table_base)
 }
 
 /// Register distance facts for the DAGB array and the snoop bit.
