@@ -122,7 +122,8 @@ pub fn device_error(device: &Device) -> Option<String> {
 /// and how many XCCs run a dispatch, on a GC 9.4.3 model; `None` elsewhere.
 pub fn xcc_totals(device: &Device) -> Option<([u64; barebell_model::wave::MAX_XCCS], u32)> {
     match device {
-        Device::Model(m) if m.part().xcc.is_some() => {
+        // GC 9.4.3 only: GC 9.4.2 (MI210) is one GC, no XCC deal.
+        Device::Model(m) if m.part().generation == barebell::ip::Generation::Gfx94 => {
             let cp = m.cp();
             Some((cp.shader.xcc_workgroups, cp.shader.xccs))
         }

@@ -204,7 +204,8 @@ pub fn launch_job(
     }
     let ns = |d: std::time::Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
     let stats = s.model.shader.last;
-    let xcc_workgroups = (part.part().xcc.is_some()).then(|| {
+    // GC 9.4.3 only: GC 9.4.2 (MI210) is one GC, no XCC deal.
+    let xcc_workgroups = (part.part().generation == barebell::ip::Generation::Gfx94).then(|| {
         model_launch::xcc_delta(
             &xcc_before,
             &s.model.shader.xcc_workgroups,
