@@ -44,7 +44,9 @@ fuzz_target!(|data: &[u8]| {
         let _ = v.loaded_for(data[0] & 0xF);
     }
     let ranges = [(lo, hi); mqd_v9::MAX_XCCS];
-    if let Ok(ms) = mqd_v9::check_queue(b, 0x1000, xccs, &ranges) {
+    // Both checks: GC 9.4.3's XCC fields, and GC 9.4.2's one MQD.
+    let xcc_fields = data[0] & 0x10 == 0;
+    if let Ok(ms) = mqd_v9::check_queue(b, 0x1000, xccs, &ranges, xcc_fields) {
         assert_eq!(ms.len(), xccs);
     }
 });
