@@ -133,6 +133,9 @@ pub struct Allocation {
     pub flags: u32,
     pub kind: Kind,
     pub user_data: u64,
+    /// Mapped for the GPU (`hsaKmtMapMemoryToGPU(Nodes)`, until
+    /// `hsaKmtUnmapMemoryToGPU`).
+    pub gpu_mapped: bool,
 }
 
 /// The open device.
@@ -146,6 +149,8 @@ pub struct Kfd {
     /// The trap handler and its memory (`hsaKmtSetTrapHandler`): TBA and
     /// TMA addresses and sizes, for the runlist's MAP_PROCESS.
     pub trap: Option<[u64; 4]>,
+    /// The user queues ROCR made ([`crate::queues`]).
+    pub queues: crate::queues::Queues,
 }
 
 impl core::fmt::Debug for Kfd {
@@ -158,8 +163,11 @@ impl core::fmt::Debug for Kfd {
 }
 
 impl Kfd {
-    /// Builds the MI210 model and brings it up to its rings (the KIQ, as
-    /// KFD's HWS mapping needs), with user memory for ROCR.
+    /// Builds the MI210 model and brings it up to its queue step with the
+    /// HWS mapping (KFD's CPSCH: the HIQ mapped through the KIQ, a runlist
+    /// with the bring-up's own queue, whose first barrier completed), with
+    /// user memory for ROCR. ROCR's queues join that runlist
+    /// ([`crate::queues`]).
     pub fn open() -> Result<Kfd, OpenError> {
         let mem = HostMemory::allocate_sized(MODEL_VRAM_BYTES, (4 << 20) + USER_MEMORY_BYTES)
             .map_err(|e| OpenError::Model(e.to_string()))?;
@@ -175,7 +183,7 @@ impl Kfd {
         // borrows it, and a closed device leaves it idle (quiescent).
         let model: &'static VirtualGpu = Box::leak(Box::new(model));
         let opts = Options {
-            until: Step::Rings,
+            until: Step::Queue,
             mapping: Some(Mapping::Hws),
             user_memory: USER_MEMORY_BYTES,
             ..Options::default()
@@ -196,18 +204,43 @@ impl Kfd {
             heap: Heap::new(start, len),
             allocations: BTreeMap::new(),
             trap: None,
+            queues: crate::queues::Queues::default(),
         })
     }
 
-    /// Tears the device down; the report's lines on failure.
+    /// The bring-up's device, while open.
+    pub(crate) fn gpu_mut(&mut self) -> Option<&mut Gpu<'static>> {
+        self.gpu.as_mut()
+    }
+
+    /// One look by the device (the model's CP, schedulers and queues take
+    /// their steps); whether it was idle. What the hardware does on its
+    /// own between ROCR's calls ([`crate::service`] calls it).
+    pub fn step(&self) -> bool {
+        self.gpu.is_none() || self.model.run_until_idle(1)
+    }
+
+    /// Tears the device down: ROCR's queues off the runlist, then the
+    /// bring-up's teardown; the report's lines on failure.
     pub fn close(&mut self) -> Result<(), String> {
+        if self.gpu.is_none() {
+            return Ok(());
+        }
+        let mut failed = self.destroy_all_queues();
         let Some(gpu) = self.gpu.take() else {
             return Ok(());
         };
         let report = gpu.shutdown();
         if !report.complete() {
-            return Err(report.to_string());
+            failed.push(report.to_string());
         }
-        self.model.quiescent().map_err(|e| e.to_string())
+        if let Err(e) = self.model.quiescent() {
+            failed.push(e.to_string());
+        }
+        if failed.is_empty() {
+            Ok(())
+        } else {
+            Err(failed.join("; "))
+        }
     }
 }

@@ -9,11 +9,15 @@
 //!   into the process page tables, at GPU VA = host address; scratch as an
 //!   address reservation;
 //! - events ([`events`]): host events, every wait bounded;
+//! - queues ([`queues`]): AQL compute queues added to the runlist of the
+//!   HWS the bring-up left running, with ROCR's ring and read/write
+//!   pointers and a doorbell in the model's doorbell aperture; a thread
+//!   ([`service`]) gives the device its own time between calls;
 //! - the trap handler recorded; clock counters from `CLOCK_MONOTONIC_RAW`.
 //!
 //! Not done yet, each refused with `HSAKMT_STATUS_NOT_SUPPORTED` (never a
-//! success ROCR would trust): queues (`hsaKmtCreateQueue`), VRAM
-//! allocations, registering host memory, backing scratch, image tiling
+//! success ROCR would trust): SDMA and PM4 queues, VRAM allocations,
+//! registering host memory, backing scratch, image tiling
 //! (`hsaKmtGetTileConfig`), SVM, IPC, graphics interop, GWS, CU masks,
 //! memory policy, XNACK on, the debugger runtime (`hsaKmtRuntimeEnable`,
 //! answered as the 5.2.3 thunk answers without KFD debug support).
@@ -25,6 +29,8 @@
 pub mod abi;
 pub mod device;
 pub mod events;
+pub mod queues;
+pub mod service;
 pub mod topology;
 
 use abi::*;
@@ -36,6 +42,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 struct Open {
     kfd: Kfd,
     count: u32,
+    /// The device's own time ([`service`]), while open.
+    service: Option<service::Service>,
 }
 
 /// SAFETY: the device and its model are reached only through [`STATE`]'s
@@ -109,10 +117,32 @@ fn with_kfd(f: impl FnOnce(&mut Kfd) -> u32) -> u32 {
 }
 
 extern "C" fn close_at_exit() {
-    if let Some(mut o) = state().take()
-        && let Err(e) = o.kfd.close()
-    {
-        eprintln!("barebell libhsakmt: tearing the device down at exit: {e}");
+    let mut s = state();
+    if let Some(mut o) = s.take() {
+        if let Some(mut t) = o.service.take() {
+            t.stop();
+        }
+        if let Err(e) = o.kfd.close() {
+            eprintln!("barebell libhsakmt: tearing the device down at exit: {e}");
+        }
+    }
+}
+
+/// One look by the device for the [`service`] thread: skipped while a
+/// call holds the device.
+fn service_look() -> service::Look {
+    match STATE.try_lock() {
+        Ok(s) => match s.as_ref() {
+            Some(o) if o.kfd.step() => service::Look::Idle,
+            Some(_) => service::Look::Busy,
+            None => service::Look::Closed,
+        },
+        Err(std::sync::TryLockError::WouldBlock) => service::Look::Idle,
+        Err(std::sync::TryLockError::Poisoned(p)) => match p.into_inner().as_ref() {
+            Some(o) if o.kfd.step() => service::Look::Idle,
+            Some(_) => service::Look::Busy,
+            None => service::Look::Closed,
+        },
     }
 }
 
@@ -125,8 +155,22 @@ pub extern "C" fn hsaKmtOpenKFD() -> u32 {
         return status::SUCCESS;
     }
     match Kfd::open() {
-        Ok(kfd) => {
-            *s = Some(Open { kfd, count: 1 });
+        Ok(mut kfd) => {
+            let service = match service::Service::spawn(service_look) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("barebell libhsakmt: starting the device thread: {e}");
+                    if let Err(e) = kfd.close() {
+                        eprintln!("barebell libhsakmt: teardown: {e}");
+                    }
+                    return status::ERROR;
+                }
+            };
+            *s = Some(Open {
+                kfd,
+                count: 1,
+                service: Some(service),
+            });
             AT_EXIT.call_once(|| {
                 // SAFETY: registers a plain extern "C" function with no
                 // arguments, as atexit requires.
@@ -151,6 +195,9 @@ pub extern "C" fn hsaKmtCloseKFD() -> u32 {
     o.count -= 1;
     if o.count > 0 {
         return status::SUCCESS;
+    }
+    if let Some(mut t) = o.service.take() {
+        t.stop();
     }
     let r = o.kfd.close();
     *s = None;
@@ -449,6 +496,7 @@ pub unsafe extern "C" fn hsaKmtAllocMemory(
                 flags,
                 kind,
                 user_data: 0,
+                gpu_mapped: false,
             },
         );
         // SAFETY: `out` is writable per the contract.
@@ -507,6 +555,9 @@ fn map(at: *mut c_void, size: u64, alt: *mut u64) -> u32 {
                 status::INVALID_PARAMETER
             };
         }
+        if let Some((_, a)) = k.allocations.range_mut(..=at as u64).next_back() {
+            a.gpu_mapped = true;
+        }
         if !alt.is_null() {
             // SAFETY: non-null; ROCR passes its own u64.
             unsafe { alt.write_unaligned(at as u64) };
@@ -546,15 +597,23 @@ pub unsafe extern "C" fn hsaKmtMapMemoryToGPUNodes(
     map(at, size, alt)
 }
 
-/// `hsaKmtUnmapMemoryToGPU`: the region stays in the process tables
-/// until the device closes (a kept difference: KFD unmaps per buffer).
+/// `hsaKmtUnmapMemoryToGPU`: the buffer is no longer one a queue may name
+/// (the region stays in the process tables until the device closes: a
+/// kept difference, KFD unmaps per buffer). A buffer a live queue uses is
+/// refused, as Linux 6.12's `unmap_bo_from_gpuvm()` refuses a BO whose
+/// `queue_refcount` is nonzero (-EBUSY).
 #[unsafe(no_mangle)]
 pub extern "C" fn hsaKmtUnmapMemoryToGPU(at: *mut c_void) -> u32 {
     with_kfd(|k| {
-        if k.allocations.contains_key(&(at as u64)) {
-            status::SUCCESS
-        } else {
-            status::INVALID_PARAMETER
+        if k.queue_uses(at as u64) {
+            return status::ERROR;
+        }
+        match k.allocations.get_mut(&(at as u64)) {
+            Some(a) => {
+                a.gpu_mapped = false;
+                status::SUCCESS
+            }
+            None => status::INVALID_PARAMETER,
         }
     })
 }
@@ -706,27 +765,77 @@ pub unsafe extern "C" fn hsaKmtWaitOnMultipleEvents(
     events::wait(&evs, all, ms)
 }
 
-// Not done yet: refused, never a success ROCR would trust.
-
-/// `hsaKmtCreateQueue`: queues are not done yet.
+/// `hsaKmtCreateQueue`: an AQL compute queue on the HWS ([`queues`]);
+/// `res` gets the queue id and the doorbell pointer. ROCR passes the read
+/// and write pointer addresses in `res`
+/// (`Queue_read_ptr_aql`/`Queue_write_ptr_aql`). Refusals come before the
+/// device is touched, each with the reason on stderr.
+///
+/// # Safety
+/// `res` is null or points to a readable and writable `HsaQueueResource`.
 #[unsafe(no_mangle)]
-pub extern "C" fn hsaKmtCreateQueue(
-    _node: u32,
-    _ty: u32,
-    _percent: u32,
-    _priority: i32,
-    _ring: *mut c_void,
-    _size: u64,
+pub unsafe extern "C" fn hsaKmtCreateQueue(
+    node: u32,
+    ty: u32,
+    percent: u32,
+    priority: i32,
+    ring: *mut c_void,
+    size: u64,
     _event: *mut HsaEvent,
-    _res: *mut HsaQueueResource,
+    res: *mut HsaQueueResource,
 ) -> u32 {
-    status::NOT_SUPPORTED
+    if res.is_null() {
+        return status::INVALID_PARAMETER;
+    }
+    // SAFETY: non-null, readable per the contract.
+    let mut r = unsafe { res.read_unaligned() };
+    let req = queues::QueueRequest {
+        node,
+        ty,
+        percentage: percent,
+        priority,
+        ring: ring as u64,
+        ring_bytes: size,
+        read_pointer: r.Queue_read_ptr as u64,
+        write_pointer: r.Queue_write_ptr as u64,
+    };
+    with_kfd(|k| match k.create_queue(&req) {
+        Ok((id, doorbell)) => {
+            r.QueueId = id;
+            r.Queue_DoorBell = doorbell;
+            // SAFETY: writable per the contract.
+            unsafe { res.write_unaligned(r) };
+            status::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("barebell libhsakmt: hsaKmtCreateQueue: {e}");
+            queue_status(&e)
+        }
+    })
 }
 
-/// `hsaKmtDestroyQueue`: no queue was made.
+/// The thunk's status for a refused queue call.
+fn queue_status(e: &queues::QueueError) -> u32 {
+    use queues::QueueError as Q;
+    match e {
+        Q::Type(_) => status::NOT_SUPPORTED,
+        Q::BadNode(_) => status::INVALID_NODE_UNIT,
+        Q::Range(_) | Q::RingSize(_) | Q::Unknown(_) => status::INVALID_PARAMETER,
+        Q::NoDoorbell | Q::NoMemory => status::OUT_OF_RESOURCES,
+        Q::NoMapping { .. } | Q::NotReady | Q::Device(_) => status::ERROR,
+    }
+}
+
+/// `hsaKmtDestroyQueue`: the queue off the HWS's runlist.
 #[unsafe(no_mangle)]
-pub extern "C" fn hsaKmtDestroyQueue(_id: u64) -> u32 {
-    status::INVALID_PARAMETER
+pub extern "C" fn hsaKmtDestroyQueue(id: u64) -> u32 {
+    with_kfd(|k| match k.destroy_queue(id) {
+        Ok(()) => status::SUCCESS,
+        Err(e) => {
+            eprintln!("barebell libhsakmt: hsaKmtDestroyQueue: {e}");
+            queue_status(&e)
+        }
+    })
 }
 
 /// `hsaKmtUpdateQueue`: no queue was made.

@@ -246,18 +246,19 @@ fn rocr_init_sequence_on_the_model() {
     assert_eq!(hsaKmtDestroyEvent(e), status::INVALID_HANDLE);
     assert_eq!(hsaKmtDestroyEvent(core::ptr::null_mut()), status::SUCCESS);
 
-    // What is not done is refused, never a silent success.
+    // What is not done is refused, never a silent success: an SDMA queue
+    // (ROCR then copies with blit kernels).
+    let mut res = HsaQueueResource {
+        QueueId: 0,
+        Queue_DoorBell: core::ptr::null_mut(),
+        Queue_write_ptr: core::ptr::null_mut(),
+        Queue_read_ptr: core::ptr::null_mut(),
+        ErrorReason: core::ptr::null_mut(),
+    };
     assert_eq!(
-        hsaKmtCreateQueue(
-            1,
-            21,
-            100,
-            0,
-            p,
-            0x1000,
-            core::ptr::null_mut(),
-            core::ptr::null_mut()
-        ),
+        // SAFETY: every pointer is to a live local of the declared type (or
+        // null where the interface allows it), or one this library returned.
+        unsafe { hsaKmtCreateQueue(1, 2, 100, 3, p, 0x1000, core::ptr::null_mut(), &mut res) },
         status::NOT_SUPPORTED
     );
     assert_eq!(

@@ -158,6 +158,40 @@ impl<'a> QueueResources<'a> {
         }
     }
 
+    /// The resources of an AQL queue a process placed in its own address
+    /// space: ring, read and write pointers at the GPU virtual addresses
+    /// it names, as KFD's `set_queue_properties_from_user()` takes them
+    /// from `kfd_ioctl_create_queue_args`; the MQD and EOP buffer are the
+    /// driver's. `ring_bytes` is checked by the mapper's MQD rules.
+    ///
+    /// `process` (the VMID or process key, as [`QueueResources::aql`])
+    /// must not be 0: the device reaches these addresses only through the
+    /// process's page tables, which map only memory the driver owns, so a
+    /// wrong address is a GPU fault there; in VMID 0 it would be a bus
+    /// address. `None` for 0.
+    #[allow(clippy::too_many_arguments)]
+    pub fn process_aql(
+        mqd: Dev<'a, MqdPage>,
+        eop: Dev<'a, EopBuffer>,
+        ring_address: u64,
+        ring_bytes: u64,
+        read_index_address: u64,
+        write_index_address: u64,
+        doorbell: u32,
+        process: u8,
+    ) -> Option<Self> {
+        (process != 0).then_some(QueueResources {
+            mqd,
+            eop,
+            ring_address,
+            ring_bytes,
+            read_index_address,
+            write_index_address,
+            doorbell,
+            vmid: process,
+        })
+    }
+
     /// The MQD page.
     pub fn mqd(&self) -> Dev<'a, MqdPage> {
         self.mqd

@@ -30,8 +30,9 @@ use alloc::vec::Vec;
 use barebell::gfx::error::{MapError, XccFailure};
 use barebell::gfx::hws::UnmapFilter;
 use barebell::gfx::hws::packets::QueueDesc;
-use barebell::gfx::hws::runlist::{self, SdmaDoorbells};
+use barebell::gfx::hws::runlist::{self, ProcessQueues, SdmaDoorbells};
 use barebell::gfx::mapper::{Mapping as HqdMapping, QueueMapper, QueueResources, SdmaResources};
+use barebell::gfx::mqd_v9::{MqdQueue, init_mqd};
 use barebell::gmc::hub::v9;
 use barebell::mem::DeviceArena;
 use barebell::regs::IpBases;
@@ -97,6 +98,9 @@ pub struct XccUnmapper<'p> {
     hws_mask: u64,
     /// Every SDMA 4.4.2 instance's bases, in instance order.
     sdma_bases: Vec<IpBases>,
+    /// Compute queues added after the bring-up's own ([`QueueMapper::map`],
+    /// hws mapping, one-GC parts), in the order the runlist names them.
+    added: Vec<QueueDesc>,
 }
 
 impl core::fmt::Debug for XccUnmapper<'_> {
@@ -105,6 +109,46 @@ impl core::fmt::Debug for XccUnmapper<'_> {
             .field("mapped", &self.mapped)
             .field("kiqs", &self.kiqs.len())
             .finish_non_exhaustive()
+    }
+}
+
+impl XccUnmapper<'_> {
+    /// `execute_queues_cpsch()` on GC 9.4.2: the dynamic queues off
+    /// (`unmap_queues_cpsch()` with `KFD_UNMAP_QUEUES_FILTER_DYNAMIC_QUEUES`,
+    /// then its fence), then one runlist of the process's queues, the
+    /// bring-up's first (`pm_send_runlist()`). The IB is the HIQ's one,
+    /// rewritten only once the scheduler let go of it.
+    fn execute_queues(&mut self) -> Result<(), MapError> {
+        let gc = self.mapped.gc;
+        let layout = self.mapped.layout.ok_or(MapError::NotMapped {
+            doorbell: self.mapped.doorbell,
+        })?;
+        let (Some(hws), Some((parts, _))) = (self.mapped.hws.as_mut(), self.mapped.hiq.as_ref())
+        else {
+            return Err(MapError::NotMapped {
+                doorbell: self.mapped.doorbell,
+            });
+        };
+        hws.unmap_queues(UnmapFilter::Dynamic, false)
+            .map_err(MapError::Hws)?;
+        hws.fence().map_err(MapError::Hws)?;
+        let mut queues = Vec::with_capacity(1 + self.added.len());
+        queues.push(QueueDesc::compute(
+            self.mapped.doorbell.saturating_mul(2),
+            layout.address,
+            self.mapped.memory.write_index_address(),
+        ));
+        queues.extend(self.added.iter().copied());
+        let procs = [ProcessQueues {
+            process: g::kfd_process(gc, self.pd),
+            queues: &queues,
+        }];
+        let cfg = (gc.runlist)(!self.hws_mask & runlist::queue_mask(4, 8, 0));
+        let rl = parts
+            .ib
+            .fill(|ib, at| runlist::build(&cfg, &procs, ib, at))
+            .map_err(MapError::Hws)?;
+        hws.run_list(&rl).map_err(MapError::Hws)
     }
 }
 
@@ -203,13 +247,78 @@ impl QueueMapper for XccUnmapper<'_> {
         Ok(())
     }
 
-    /// The queue step maps through [`crate::gfx::gfx_v9_4_3::xcc`]; this mapper
-    /// only unmaps.
-    fn map(&mut self, _q: &QueueResources<'_>) -> Result<HqdMapping, MapError> {
-        Err(MapError::Unsupported(barebell::ip::Unsupported::new(
-            "a second queue through the GC 9 unmapper",
-            self.mapped.gc.generation,
-        )))
+    /// A further compute queue through the HWS the bring-up's queue was
+    /// mapped by, as KFD's `create_queue_cpsch()` adds a process's queue:
+    /// its MQD built by `init_mqd()` (VMID 0 in the MQD; the scheduler
+    /// picks the process's VMID), then `execute_queues_cpsch()`: the
+    /// dynamic queues preempted (`unmap_queues_cpsch()`, fenced), and a
+    /// runlist naming every queue sent (`map_queues_cpsch()`). One-GC
+    /// parts (GC 9.4.2) only: a GC 9.4.3 queue needs one MQD per XCC,
+    /// which [`QueueResources`] does not carry. The direct and KIQ
+    /// mappings have no scheduler to add to and refuse.
+    fn map(&mut self, q: &QueueResources<'_>) -> Result<HqdMapping, MapError> {
+        let gc = self.mapped.gc;
+        if self.mapped.mapping != Some(Mapping::Hws) {
+            return Err(MapError::Unsupported(barebell::ip::Unsupported::new(
+                "a second queue without the HWS (--mapping hws adds queues to its runlist)",
+                gc.generation,
+            )));
+        }
+        if gc.multi_xcc {
+            return Err(MapError::Unsupported(barebell::ip::Unsupported::new(
+                "a second queue on a multi-XCC GC (one MQD per XCC)",
+                gc.generation,
+            )));
+        }
+        let p = q.mqd_params();
+        let dword = p.doorbell_dword;
+        let taken = dword == self.mapped.doorbell.saturating_mul(2)
+            || self.added.iter().any(|a| a.doorbell_offset == dword);
+        if taken {
+            return Err(MapError::Doorbell(
+                barebell::gfx::error::DoorbellAllocError::InUse {
+                    index: q.doorbell(),
+                },
+            ));
+        }
+        let range = gc.doorbells.mec_range(0);
+        if !range.contains_dword(dword) {
+            return Err(MapError::Doorbell(
+                barebell::gfx::error::DoorbellAllocError::OutOfRange {
+                    index: q.doorbell(),
+                    lower: range.lower_bytes / 8,
+                    upper: range.upper_bytes / 8,
+                },
+            ));
+        }
+        let queue = MqdQueue {
+            ring_address: p.ring_address,
+            ring_bytes: p.ring_bytes,
+            read_index_address: p.read_index_address,
+            write_index_address: p.write_index_address,
+            eop_address: p.eop_address,
+            eop_bytes: p.eop_bytes,
+            vmid: 0,
+            ctx_save: None,
+        };
+        let m = init_mqd(p.mqd_address, dword, &queue).map_err(MapError::MqdV9)?;
+        q.mqd().write(&m);
+        self.added.push(QueueDesc::compute(
+            dword,
+            p.mqd_address,
+            p.write_index_address,
+        ));
+        if let Err(e) = self.execute_queues() {
+            self.added.pop();
+            return Err(e);
+        }
+        Ok(HqdMapping {
+            doorbell: q.doorbell(),
+            mqd_address: p.mqd_address,
+            pipe: 0,
+            queue: 0,
+            vmid: 0,
+        })
     }
 
     /// An SDMA 4.4.2 queue through the HWS the user queue was mapped by
@@ -311,7 +420,27 @@ impl QueueMapper for XccUnmapper<'_> {
             .map_err(|e| map_err(e, self.mapped.doorbell))
     }
 
-    fn unmap(&mut self, _m: &HqdMapping) -> Result<(), MapError> {
+    /// A queue [`QueueMapper::map`] added leaves the runlist
+    /// (`destroy_queue_cpsch()`: off the list, then
+    /// `execute_queues_cpsch()`); the bring-up's own queue leaves every XCC
+    /// the way it was mapped, then the KIQs go down.
+    fn unmap(&mut self, m: &HqdMapping) -> Result<(), MapError> {
+        let dword = m.doorbell.saturating_mul(2);
+        if dword != self.mapped.doorbell.saturating_mul(2) {
+            let i = self
+                .added
+                .iter()
+                .position(|a| a.doorbell_offset == dword && a.mqd_address == m.mqd_address)
+                .ok_or(MapError::NotMapped {
+                    doorbell: m.doorbell,
+                })?;
+            let gone = self.added.remove(i);
+            if let Err(e) = self.execute_queues() {
+                self.added.insert(i, gone);
+                return Err(e);
+            }
+            return Ok(());
+        }
         let xccs: Vec<_> = self
             .xcc_bases
             .iter()
@@ -414,6 +543,7 @@ pub fn run<'p>(
         } else {
             Vec::new()
         },
+        added: Vec::new(),
     };
     let q = slot.insert(UserQueue::from_parts(
         queue,

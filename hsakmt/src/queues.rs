@@ -1,0 +1,303 @@
+//! User queues (`hsaKmtCreateQueue`, `hsaKmtDestroyQueue`): an AQL compute
+//! queue ROCR placed in its own memory, added to the HWS's runlist the
+//! bring-up left running, as KFD's `create_queue_cpsch()` does.
+//!
+//! What is checked before the device is touched, as Linux 6.12's KFD
+//! checks it:
+//! - the type: AQL compute only (`HSA_QUEUE_COMPUTE_AQL`); SDMA and PM4
+//!   queues are refused as not supported, and ROCR falls back to blit
+//!   kernels for its copies (`BlitSdma::Initialize` failing);
+//! - percentage ≤ 100 and priority in the header's range
+//!   (`set_queue_properties_from_user()`);
+//! - the ring size a power of two of at least 1 KiB
+//!   (`KFD_MIN_QUEUE_RING_SIZE`; KFD clamps smaller sizes up, and the
+//!   clamped ring then fails the next check);
+//! - the ring, read pointer and write pointer each lie in memory mapped for
+//!   the GPU, as `kfd_queue_acquire_buffers()` requires of them through
+//!   `kfd_queue_buffer_get()`: the ring the start of an allocation of
+//!   exactly its size, each pointer in the first page of a one-page
+//!   allocation. A buffer that was never passed to
+//!   `hsaKmtMapMemoryToGPU(Nodes)` is refused ("no mapping").
+//!
+//! The MQD comes from the bring-up's driver memory (VMID 0 only, as
+//! `allocate_mqd()` takes it from GTT), the EOP buffer from its user ring
+//! area (in the process tables, where the thunk's `handle_concrete_asic()`
+//! puts its VRAM EOP buffer). The doorbell is the next free 64-bit
+//! doorbell of the vega20 user-queue range after the bring-up's own queue
+//! (*model convention*: KFD hands out per-process doorbell pages; here the
+//! one process shares amdgpu's range), and ROCR gets a pointer into the
+//! doorbell aperture for it.
+
+use crate::device::Kfd;
+use barebell::gfx::mapper::{Mapping, QueueResources};
+use barebell::gfx::mqd::{EopBuffer, MqdPage};
+use barebell::gfx::mqd_v9::vega20;
+use barebell::mem::Dev;
+use std::collections::BTreeMap;
+
+/// `HSA_QUEUE_COMPUTE_AQL` (`hsakmttypes.h`).
+pub const QUEUE_COMPUTE_AQL: u32 = 21;
+/// `KFD_MIN_QUEUE_RING_SIZE` (`kfd_priv.h`).
+pub const MIN_RING_BYTES: u64 = 1024;
+/// `KFD_MAX_QUEUE_PERCENTAGE` (`kfd_priv.h`).
+pub const MAX_PERCENTAGE: u32 = 100;
+/// `HSA_QUEUE_PRIORITY_MINIMUM` .. `HSA_QUEUE_PRIORITY_MAXIMUM`.
+pub const PRIORITIES: core::ops::RangeInclusive<i32> = -3..=3;
+/// The process key the HWS mapper is given (the scheduler picks the VMID).
+const PROCESS: u8 = 1;
+
+/// What ROCR asks for: `hsaKmtCreateQueue`'s arguments.
+#[derive(Debug, Clone, Copy)]
+pub struct QueueRequest {
+    pub node: u32,
+    pub ty: u32,
+    pub percentage: u32,
+    pub priority: i32,
+    pub ring: u64,
+    pub ring_bytes: u64,
+    pub read_pointer: u64,
+    pub write_pointer: u64,
+}
+
+/// Why a queue was not made or not destroyed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueueError {
+    /// Not an AQL compute queue.
+    Type(u32),
+    BadNode(u32),
+    /// Percentage or priority out of range.
+    Range(&'static str),
+    /// The ring size is not a power of two of at least 1 KiB.
+    RingSize(u64),
+    /// A buffer the queue names is not mapped for the GPU as KFD wants it.
+    NoMapping {
+        what: &'static str,
+        address: u64,
+    },
+    /// Every user doorbell is taken.
+    NoDoorbell,
+    /// No driver memory left for an MQD or EOP buffer.
+    NoMemory,
+    /// The device is not up to its queue step.
+    NotReady,
+    /// The scheduler refused or did not answer.
+    Device(String),
+    /// No queue has this id.
+    Unknown(u64),
+}
+
+impl core::fmt::Display for QueueError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            QueueError::Type(t) => write!(
+                f,
+                "queue type {t} is not supported (only AQL compute queues, type {QUEUE_COMPUTE_AQL})"
+            ),
+            QueueError::BadNode(n) => write!(f, "node {n} is not the GPU"),
+            QueueError::Range(what) => write!(f, "{what} out of range"),
+            QueueError::RingSize(b) => write!(
+                f,
+                "a ring of {b} bytes: the size must be a power of two of at least {MIN_RING_BYTES}"
+            ),
+            QueueError::NoMapping { what, address } => write!(
+                f,
+                "the {what} at {address:#x} is not in a buffer mapped for the GPU as the queue needs it"
+            ),
+            QueueError::NoDoorbell => write!(f, "every user-queue doorbell is taken"),
+            QueueError::NoMemory => write!(f, "no driver memory left for another queue"),
+            QueueError::NotReady => write!(f, "the device has no scheduler running"),
+            QueueError::Device(e) => write!(f, "the scheduler: {e}"),
+            QueueError::Unknown(id) => write!(f, "no queue {id}"),
+        }
+    }
+}
+
+/// A queue the scheduler runs.
+#[derive(Debug, Clone, Copy)]
+struct Live {
+    mapping: Mapping,
+    parts: Parts,
+    /// The allocations (their first addresses) the queue holds: write
+    /// pointer, read pointer, ring.
+    buffers: [u64; 3],
+}
+
+/// An MQD page and an EOP buffer, kept for the next queue when one goes.
+type Parts = (Dev<'static, MqdPage>, Dev<'static, EopBuffer>);
+
+/// The queues ROCR made, and the driver memory destroyed ones left.
+#[derive(Debug, Default)]
+pub struct Queues {
+    live: BTreeMap<u64, Live>,
+    spare: Vec<Parts>,
+    next_id: u64,
+}
+
+impl Queues {
+    pub fn len(&self) -> usize {
+        self.live.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.live.is_empty()
+    }
+
+    /// Queue ids, oldest first.
+    pub fn ids(&self) -> Vec<u64> {
+        self.live.keys().copied().collect()
+    }
+}
+
+/// Whether `[at, at + len)` is exactly one GPU-mapped allocation (`len`
+/// rounded up to pages), or, with `len` 0, lies in the first page of a
+/// one-page GPU-mapped allocation (`kfd_queue_buffer_get()`).
+fn buffer_ok(k: &Kfd, at: u64, len: u64) -> bool {
+    let page = at & !(crate::device::PAGE - 1);
+    let Some(a) = k.allocations.get(&page) else {
+        return false;
+    };
+    let pages = a.size.div_ceil(crate::device::PAGE);
+    let want = if len == 0 {
+        1
+    } else {
+        len.div_ceil(crate::device::PAGE)
+    };
+    a.gpu_mapped
+        && a.kind == crate::device::Kind::System
+        && pages == want
+        && (len == 0 || at == page)
+}
+
+impl Kfd {
+    /// `hsaKmtCreateQueue`: the queue id and ROCR's doorbell pointer.
+    pub fn create_queue(&mut self, r: &QueueRequest) -> Result<(u64, *mut u64), QueueError> {
+        if r.node != 1 {
+            return Err(QueueError::BadNode(r.node));
+        }
+        if r.ty != QUEUE_COMPUTE_AQL {
+            return Err(QueueError::Type(r.ty));
+        }
+        if r.percentage > MAX_PERCENTAGE {
+            return Err(QueueError::Range("queue percentage"));
+        }
+        if !PRIORITIES.contains(&r.priority) {
+            return Err(QueueError::Range("queue priority"));
+        }
+        if !r.ring_bytes.is_power_of_two() || r.ring_bytes < MIN_RING_BYTES {
+            return Err(QueueError::RingSize(r.ring_bytes));
+        }
+        let checks = [
+            ("write pointer", r.write_pointer, 0),
+            ("read pointer", r.read_pointer, 0),
+            ("ring", r.ring, r.ring_bytes),
+        ];
+        for (what, address, len) in checks {
+            if !buffer_ok(self, address, len) {
+                return Err(QueueError::NoMapping { what, address });
+            }
+        }
+        let doorbell = self.free_doorbell().ok_or(QueueError::NoDoorbell)?;
+        let parts = self.take_parts()?;
+        let gpu = self.gpu_mut().ok_or(QueueError::NotReady)?;
+        let pointer = gpu
+            .doorbells
+            .doorbell(doorbell)
+            .map_err(|e| QueueError::Device(e.to_string()))?
+            .address() as *mut u64;
+        let res = QueueResources::process_aql(
+            parts.0,
+            parts.1,
+            r.ring,
+            r.ring_bytes,
+            r.read_pointer,
+            r.write_pointer,
+            doorbell,
+            PROCESS,
+        )
+        .ok_or(QueueError::NotReady)?;
+        let mapped = match gpu.queue.as_mut() {
+            Some(q) => q.mapper_mut().map(&res),
+            None => {
+                self.queues.spare.push(parts);
+                return Err(QueueError::NotReady);
+            }
+        };
+        let mapping = match mapped {
+            Ok(m) => m,
+            Err(e) => {
+                self.queues.spare.push(parts);
+                return Err(QueueError::Device(e.to_string()));
+            }
+        };
+        self.queues.next_id += 1;
+        let id = self.queues.next_id;
+        let page = |a: u64| a & !(crate::device::PAGE - 1);
+        let buffers = [page(r.write_pointer), page(r.read_pointer), r.ring];
+        self.queues.live.insert(
+            id,
+            Live {
+                mapping,
+                parts,
+                buffers,
+            },
+        );
+        Ok((id, pointer))
+    }
+
+    /// `hsaKmtDestroyQueue`: the queue off the runlist.
+    pub fn destroy_queue(&mut self, id: u64) -> Result<(), QueueError> {
+        let live = *self.queues.live.get(&id).ok_or(QueueError::Unknown(id))?;
+        let gpu = self.gpu_mut().ok_or(QueueError::NotReady)?;
+        let q = gpu.queue.as_mut().ok_or(QueueError::NotReady)?;
+        q.mapper_mut()
+            .unmap(&live.mapping)
+            .map_err(|e| QueueError::Device(e.to_string()))?;
+        self.queues.live.remove(&id);
+        self.queues.spare.push(live.parts);
+        Ok(())
+    }
+
+    /// Whether a live queue holds the allocation at `base`.
+    pub fn queue_uses(&self, base: u64) -> bool {
+        self.queues.live.values().any(|l| l.buffers.contains(&base))
+    }
+
+    /// Every live queue destroyed (the device is closing), newest first.
+    pub fn destroy_all_queues(&mut self) -> Vec<String> {
+        let mut failed = Vec::new();
+        for id in self.queues.ids().into_iter().rev() {
+            if let Err(e) = self.destroy_queue(id) {
+                failed.push(format!("queue {id}: {e}"));
+            }
+        }
+        failed
+    }
+
+    /// The next vega20 user-queue doorbell no queue holds (the bring-up's
+    /// own queue holds the first).
+    fn free_doorbell(&self) -> Option<u32> {
+        (vega20::USERQUEUE_START + 1..=vega20::USERQUEUE_END)
+            .find(|d| !self.queues.live.values().any(|l| l.mapping.doorbell == *d))
+    }
+
+    /// A spare MQD page and EOP buffer, else new ones.
+    fn take_parts(&mut self) -> Result<Parts, QueueError> {
+        if let Some(p) = self.queues.spare.pop() {
+            return Ok(p);
+        }
+        let gpu = self.gpu_mut().ok_or(QueueError::NotReady)?;
+        let mqd = gpu
+            .ring_area
+            .as_mut()
+            .ok_or(QueueError::NotReady)?
+            .put(MqdPage::new())
+            .map_err(|_| QueueError::NoMemory)?;
+        let eop = gpu
+            .user_rings
+            .as_mut()
+            .ok_or(QueueError::NotReady)?
+            .put(EopBuffer::new())
+            .map_err(|_| QueueError::NoMemory)?;
+        Ok((mqd, eop))
+    }
+}

@@ -1,0 +1,272 @@
+//! `hsaKmtCreateQueue`/`hsaKmtDestroyQueue` against the MI210 model, the
+//! way ROCR's `AqlQueue` uses them: an `amd_queue_t` page whose
+//! `read_dispatch_id` (+0x80) and `write_dispatch_id` (+0x38) it names, a
+//! ring of its own, packets published by storing the header last, the
+//! packet index stored into the doorbell pointer the library returned.
+//! The model's HWS runs the queue; the only proof of work is the device
+//! decrementing the completion signal and advancing the read index.
+//!
+//! What must fail, fails: a queue over memory never mapped for the GPU is
+//! refused before the device is touched (Linux 6.12's
+//! `kfd_queue_acquire_buffers()`), and a packet announced on another
+//! doorbell is never consumed.
+//! One test: the device is process-wide, as KFD's is.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use core::ffi::c_void;
+use core::sync::atomic::{AtomicI64, AtomicU16, AtomicU64, Ordering};
+use hsakmt::abi::*;
+use hsakmt::*;
+use std::time::{Duration, Instant};
+
+/// `amd_queue_t` offsets (`amd_hsa_queue.h`).
+const READ_DISPATCH_ID: usize = 0x80;
+const WRITE_DISPATCH_ID: usize = 0x38;
+/// `HSA_PACKET_TYPE_BARRIER_AND` with the barrier bit and system-scope
+/// acquire and release fences (`hsa.h`: type bits 0-7, barrier bit 8,
+/// acquire scope bits 9-10, release scope bits 11-12, SYSTEM = 2).
+const BARRIER_AND_HEADER: u16 = 3 | 1 << 8 | 2 << 9 | 2 << 11;
+/// `HSA_PACKET_TYPE_INVALID`, what a free slot holds.
+const INVALID_HEADER: u16 = 1;
+/// ROCR's flags for queue memory (`0x21040`: HostAccess, Exec, Uncached).
+const QUEUE_FLAGS: u32 = 0x21040;
+
+fn alloc(size: u64) -> *mut c_void {
+    let mut p: *mut c_void = core::ptr::null_mut();
+    // SAFETY: `p` is a live local.
+    let r = unsafe { hsaKmtAllocMemory(0, size, QUEUE_FLAGS, &mut p) };
+    assert_eq!(r, status::SUCCESS);
+    p
+}
+
+fn map(p: *mut c_void, size: u64) {
+    let mut node = 1u32;
+    let mut alt = 0u64;
+    // SAFETY: every pointer is a live local or one this library returned.
+    let r = unsafe { hsaKmtMapMemoryToGPUNodes(p, size, &mut alt, 0, 1, &mut node) };
+    assert_eq!(r, status::SUCCESS);
+}
+
+/// A ROCR-like AQL queue: its `amd_queue_t` page, ring and signal page.
+struct Rocr {
+    queue: *mut u8,
+    ring: *mut u8,
+    slots: u64,
+    signal: *mut u8,
+}
+
+impl Rocr {
+    fn new(slots: u64) -> Rocr {
+        let r = Rocr {
+            queue: alloc(0x1000).cast(),
+            ring: alloc(slots * 64).cast(),
+            slots,
+            signal: alloc(0x1000).cast(),
+        };
+        for i in 0..slots as usize {
+            // SAFETY: inside the ring allocation; slot headers are u16
+            // aligned.
+            unsafe { r.ring.add(i * 64).cast::<u16>().write(INVALID_HEADER) };
+        }
+        r
+    }
+
+    fn map_all(&self) {
+        map(self.queue.cast(), 0x1000);
+        map(self.ring.cast(), self.slots * 64);
+        map(self.signal.cast(), 0x1000);
+    }
+
+    fn index(&self, at: usize) -> &AtomicU64 {
+        // SAFETY: inside the queue page, 8-byte aligned; the device writes
+        // it only atomically.
+        unsafe { AtomicU64::from_ptr(self.queue.add(at).cast()) }
+    }
+
+    /// `amd_signal_t.value` (+8) of the signal page's one signal.
+    fn value(&self) -> &AtomicI64 {
+        // SAFETY: inside the signal page, 8-byte aligned.
+        unsafe { AtomicI64::from_ptr(self.signal.add(8).cast()) }
+    }
+
+    fn create(&self) -> (u32, HsaQueueResource) {
+        let mut res = HsaQueueResource {
+            QueueId: 0,
+            Queue_DoorBell: core::ptr::null_mut(),
+            Queue_write_ptr: self.queue.wrapping_add(WRITE_DISPATCH_ID).cast(),
+            Queue_read_ptr: self.queue.wrapping_add(READ_DISPATCH_ID).cast(),
+            ErrorReason: core::ptr::null_mut(),
+        };
+        // SAFETY: `res` is a live local; the ring is this library's.
+        let r = unsafe {
+            hsaKmtCreateQueue(
+                1,
+                21,
+                100,
+                0,
+                self.ring.cast(),
+                self.slots * 64,
+                core::ptr::null_mut(),
+                &mut res,
+            )
+        };
+        (r, res)
+    }
+
+    /// Writes a barrier-AND with this queue's signal into the next slot,
+    /// header last with release ordering (as `hsa_signal_store` callers
+    /// publish), and bumps `write_dispatch_id`; returns the packet index.
+    fn publish_barrier(&self) -> u64 {
+        let id = self.index(WRITE_DISPATCH_ID).load(Ordering::Relaxed);
+        let slot = (id % self.slots) as usize;
+        // SAFETY: `[kind i64][value i64]...` of `amd_signal_t` in the
+        // signal page: kind AMD_SIGNAL_KIND_USER (1), value 1.
+        unsafe { self.signal.cast::<i64>().write(1) };
+        self.value().store(1, Ordering::Release);
+        // SAFETY: the slot lies inside the ring; the device reads it only
+        // after the header store below publishes it.
+        unsafe {
+            let p = self.ring.add(slot * 64);
+            core::ptr::write_bytes(p.add(2), 0, 62);
+            p.add(56).cast::<u64>().write(self.signal as u64);
+        }
+        self.index(WRITE_DISPATCH_ID)
+            .store(id + 1, Ordering::Relaxed);
+        // SAFETY: the slot's header, u16 aligned.
+        unsafe { AtomicU16::from_ptr(self.ring.add(slot * 64).cast()) }
+            .store(BARRIER_AND_HEADER, Ordering::Release);
+        id
+    }
+
+    /// Waits up to `bound` for the signal to reach 0.
+    fn wait(&self, bound: Duration) -> bool {
+        let t = Instant::now();
+        while t.elapsed() < bound {
+            if self.value().load(Ordering::Acquire) == 0 {
+                return true;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        false
+    }
+}
+
+fn ring(doorbell: *mut u64, id: u64) {
+    // SAFETY: a doorbell pointer this library returned (8-byte aligned,
+    // live while the device is open), stored with a 64-bit release store
+    // as ROCR's `AqlQueue::StoreRelaxed` does on gfx9.
+    unsafe { AtomicU64::from_ptr(doorbell) }.store(id, Ordering::Release);
+}
+
+#[test]
+fn rocr_style_queues_on_the_hws() {
+    assert_eq!(hsaKmtOpenKFD(), status::SUCCESS);
+
+    // Never mapped for the GPU: refused before the device is touched.
+    let a = Rocr::new(128);
+    let (r, _) = a.create();
+    assert_eq!(r, status::ERROR, "a queue over unmapped memory");
+    // A write pointer in the ring's second page (not the first page of a
+    // one-page buffer) is refused too.
+    a.map_all();
+    let mut res = HsaQueueResource {
+        QueueId: 0,
+        Queue_DoorBell: core::ptr::null_mut(),
+        Queue_write_ptr: a.ring.wrapping_add(0x1000 + WRITE_DISPATCH_ID).cast(),
+        Queue_read_ptr: a.queue.wrapping_add(READ_DISPATCH_ID).cast(),
+        ErrorReason: core::ptr::null_mut(),
+    };
+    assert_eq!(
+        // SAFETY: `res` is a live local; the ring is this library's.
+        unsafe {
+            hsaKmtCreateQueue(
+                1,
+                21,
+                100,
+                0,
+                a.ring.cast(),
+                128 * 64,
+                core::ptr::null_mut(),
+                &mut res,
+            )
+        },
+        status::ERROR
+    );
+    // A ring size that is no power of two.
+    assert_eq!(
+        // SAFETY: as above.
+        unsafe {
+            hsaKmtCreateQueue(
+                1,
+                21,
+                100,
+                0,
+                a.ring.cast(),
+                3000,
+                core::ptr::null_mut(),
+                &mut res,
+            )
+        },
+        status::INVALID_PARAMETER
+    );
+
+    // Mapped: the queue runs a barrier through the HWS.
+    let (r, qa) = a.create();
+    assert_eq!(r, status::SUCCESS);
+    assert!(!{ qa.Queue_DoorBell }.is_null());
+    assert_eq!({ qa.Queue_DoorBell } as usize % 8, 0);
+    // A buffer a live queue uses cannot be unmapped (`unmap_bo_from_gpuvm()`).
+    assert_eq!(hsaKmtUnmapMemoryToGPU(a.ring.cast()), status::ERROR);
+    let id = a.publish_barrier();
+    ring(qa.Queue_DoorBell, id);
+    assert!(
+        a.wait(Duration::from_secs(20)),
+        "the barrier did not complete"
+    );
+    assert_eq!(a.index(READ_DISPATCH_ID).load(Ordering::Acquire), 1);
+
+    // A second queue joins the runlist; the first keeps running.
+    let b = Rocr::new(64);
+    b.map_all();
+    let (r, qb) = b.create();
+    assert_eq!(r, status::SUCCESS);
+    assert_ne!({ qa.Queue_DoorBell }, { qb.Queue_DoorBell });
+    assert_ne!({ qa.QueueId }, { qb.QueueId });
+
+    // Announced on the wrong doorbell (the first queue's): the second
+    // queue's packet is never consumed.
+    let id = b.publish_barrier();
+    ring(qa.Queue_DoorBell, 0);
+    assert!(
+        !b.wait(Duration::from_secs(2)),
+        "a packet announced on another queue's doorbell ran"
+    );
+    assert_eq!(b.index(READ_DISPATCH_ID).load(Ordering::Acquire), 0);
+    // The right doorbell: it runs.
+    ring(qb.Queue_DoorBell, id);
+    assert!(
+        b.wait(Duration::from_secs(20)),
+        "the barrier did not complete"
+    );
+
+    // The first queue still runs after the runlist was re-sent.
+    let id = a.publish_barrier();
+    ring(qa.Queue_DoorBell, id);
+    assert!(a.wait(Duration::from_secs(20)), "queue a stopped");
+    assert_eq!(a.index(READ_DISPATCH_ID).load(Ordering::Acquire), 2);
+
+    // Destroyed: gone from the runlist, its id unknown, its memory free to
+    // unmap.
+    assert_eq!(hsaKmtDestroyQueue(qb.QueueId), status::SUCCESS);
+    assert_eq!(hsaKmtDestroyQueue(qb.QueueId), status::INVALID_PARAMETER);
+    assert_eq!(hsaKmtUnmapMemoryToGPU(b.ring.cast()), status::SUCCESS);
+    let id = b.publish_barrier();
+    ring(qb.Queue_DoorBell, id);
+    assert!(
+        !b.wait(Duration::from_secs(1)),
+        "a destroyed queue consumed a packet"
+    );
+
+    // Queue a stays live: the close takes it off, then tears down.
+    assert_eq!(hsaKmtCloseKFD(), status::SUCCESS);
+}
