@@ -208,9 +208,26 @@ impl Kfd {
         })
     }
 
-    /// The bring-up's device, while open.
-    pub(crate) fn gpu_mut(&mut self) -> Option<&mut Gpu<'static>> {
-        self.gpu.as_mut()
+    /// `hsaKmtCreateQueue` ([`crate::queues`]): the queue id and ROCR's
+    /// doorbell pointer.
+    pub fn create_queue(
+        &mut self,
+        r: &crate::queues::QueueRequest,
+    ) -> Result<(u64, *mut u64), crate::queues::QueueError> {
+        let allocations = &self.allocations;
+        self.queues.create(self.gpu.as_mut(), r, |at, len| {
+            queue_buffer_ok(allocations, at, len)
+        })
+    }
+
+    /// `hsaKmtDestroyQueue`.
+    pub fn destroy_queue(&mut self, id: u64) -> Result<(), crate::queues::QueueError> {
+        self.queues.destroy(self.gpu.as_mut(), id)
+    }
+
+    /// Whether a live queue holds the allocation at `base`.
+    pub fn queue_uses(&self, base: u64) -> bool {
+        self.queues.uses(base)
     }
 
     /// One look by the device (the model's CP, schedulers and queues take
@@ -226,7 +243,7 @@ impl Kfd {
         if self.gpu.is_none() {
             return Ok(());
         }
-        let mut failed = self.destroy_all_queues();
+        let mut failed = self.queues.destroy_all(self.gpu.as_mut());
         let Some(gpu) = self.gpu.take() else {
             return Ok(());
         };
@@ -243,4 +260,20 @@ impl Kfd {
             Err(failed.join("; "))
         }
     }
+}
+
+/// Whether `[at, at + len)` is exactly one GPU-mapped system allocation
+/// (`len` rounded up to pages), or, with `len` 0, lies in the first page
+/// of a one-page GPU-mapped system allocation: what Linux 6.12's
+/// `kfd_queue_buffer_get()` asks of a queue's ring (its size) and of its
+/// read and write pointers (`PAGE_SIZE`): a mapping that starts at the
+/// address's page and is exactly that long.
+fn queue_buffer_ok(allocations: &BTreeMap<u64, Allocation>, at: u64, len: u64) -> bool {
+    let page = at & !(PAGE - 1);
+    let Some(a) = allocations.get(&page) else {
+        return false;
+    };
+    let pages = a.size.div_ceil(PAGE);
+    let want = if len == 0 { 1 } else { len.div_ceil(PAGE) };
+    a.gpu_mapped && a.kind == Kind::System && pages == want && (len == 0 || at == page)
 }

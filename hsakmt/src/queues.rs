@@ -28,11 +28,11 @@
 //! one process shares amdgpu's range), and ROCR gets a pointer into the
 //! doorbell aperture for it.
 
-use crate::device::Kfd;
 use barebell::gfx::mapper::{Mapping, QueueResources};
 use barebell::gfx::mqd::{EopBuffer, MqdPage};
 use barebell::gfx::mqd_v9::vega20;
 use barebell::mem::Dev;
+use barebell_bringup::Gpu;
 use std::collections::BTreeMap;
 
 /// `HSA_QUEUE_COMPUTE_AQL` (`hsakmttypes.h`).
@@ -43,6 +43,8 @@ pub const MIN_RING_BYTES: u64 = 1024;
 pub const MAX_PERCENTAGE: u32 = 100;
 /// `HSA_QUEUE_PRIORITY_MINIMUM` .. `HSA_QUEUE_PRIORITY_MAXIMUM`.
 pub const PRIORITIES: core::ops::RangeInclusive<i32> = -3..=3;
+/// Page size of the buffers a queue names.
+const PAGE: u64 = 4096;
 /// The process key the HWS mapper is given (the scheduler picks the VMID).
 const PROCESS: u8 = 1;
 
@@ -148,29 +150,17 @@ impl Queues {
     }
 }
 
-/// Whether `[at, at + len)` is exactly one GPU-mapped allocation (`len`
-/// rounded up to pages), or, with `len` 0, lies in the first page of a
-/// one-page GPU-mapped allocation (`kfd_queue_buffer_get()`).
-fn buffer_ok(k: &Kfd, at: u64, len: u64) -> bool {
-    let page = at & !(crate::device::PAGE - 1);
-    let Some(a) = k.allocations.get(&page) else {
-        return false;
-    };
-    let pages = a.size.div_ceil(crate::device::PAGE);
-    let want = if len == 0 {
-        1
-    } else {
-        len.div_ceil(crate::device::PAGE)
-    };
-    a.gpu_mapped
-        && a.kind == crate::device::Kind::System
-        && pages == want
-        && (len == 0 || at == page)
-}
-
-impl Kfd {
-    /// `hsaKmtCreateQueue`: the queue id and ROCR's doorbell pointer.
-    pub fn create_queue(&mut self, r: &QueueRequest) -> Result<(u64, *mut u64), QueueError> {
+impl Queues {
+    /// `hsaKmtCreateQueue` on `gpu`: the queue id and ROCR's doorbell
+    /// pointer. `mapped(address, len)` says whether a buffer is mapped for
+    /// the GPU as this module's documentation requires (`len`
+    /// 0 for a read or write pointer).
+    pub fn create(
+        &mut self,
+        gpu: Option<&mut Gpu<'static>>,
+        r: &QueueRequest,
+        mapped: impl Fn(u64, u64) -> bool,
+    ) -> Result<(u64, *mut u64), QueueError> {
         if r.node != 1 {
             return Err(QueueError::BadNode(r.node));
         }
@@ -192,13 +182,13 @@ impl Kfd {
             ("ring", r.ring, r.ring_bytes),
         ];
         for (what, address, len) in checks {
-            if !buffer_ok(self, address, len) {
+            if !mapped(address, len) {
                 return Err(QueueError::NoMapping { what, address });
             }
         }
+        let gpu = gpu.ok_or(QueueError::NotReady)?;
         let doorbell = self.free_doorbell().ok_or(QueueError::NoDoorbell)?;
-        let parts = self.take_parts()?;
-        let gpu = self.gpu_mut().ok_or(QueueError::NotReady)?;
+        let parts = self.take_parts(gpu)?;
         let pointer = gpu
             .doorbells
             .doorbell(doorbell)
@@ -218,22 +208,22 @@ impl Kfd {
         let mapped = match gpu.queue.as_mut() {
             Some(q) => q.mapper_mut().map(&res),
             None => {
-                self.queues.spare.push(parts);
+                self.spare.push(parts);
                 return Err(QueueError::NotReady);
             }
         };
         let mapping = match mapped {
             Ok(m) => m,
             Err(e) => {
-                self.queues.spare.push(parts);
+                self.spare.push(parts);
                 return Err(QueueError::Device(e.to_string()));
             }
         };
-        self.queues.next_id += 1;
-        let id = self.queues.next_id;
-        let page = |a: u64| a & !(crate::device::PAGE - 1);
+        self.next_id += 1;
+        let id = self.next_id;
+        let page = |a: u64| a & !(PAGE - 1);
         let buffers = [page(r.write_pointer), page(r.read_pointer), r.ring];
-        self.queues.live.insert(
+        self.live.insert(
             id,
             Live {
                 mapping,
@@ -245,28 +235,28 @@ impl Kfd {
     }
 
     /// `hsaKmtDestroyQueue`: the queue off the runlist.
-    pub fn destroy_queue(&mut self, id: u64) -> Result<(), QueueError> {
-        let live = *self.queues.live.get(&id).ok_or(QueueError::Unknown(id))?;
-        let gpu = self.gpu_mut().ok_or(QueueError::NotReady)?;
+    pub fn destroy(&mut self, gpu: Option<&mut Gpu<'static>>, id: u64) -> Result<(), QueueError> {
+        let live = *self.live.get(&id).ok_or(QueueError::Unknown(id))?;
+        let gpu = gpu.ok_or(QueueError::NotReady)?;
         let q = gpu.queue.as_mut().ok_or(QueueError::NotReady)?;
         q.mapper_mut()
             .unmap(&live.mapping)
             .map_err(|e| QueueError::Device(e.to_string()))?;
-        self.queues.live.remove(&id);
-        self.queues.spare.push(live.parts);
+        self.live.remove(&id);
+        self.spare.push(live.parts);
         Ok(())
     }
 
     /// Whether a live queue holds the allocation at `base`.
-    pub fn queue_uses(&self, base: u64) -> bool {
-        self.queues.live.values().any(|l| l.buffers.contains(&base))
+    pub fn uses(&self, base: u64) -> bool {
+        self.live.values().any(|l| l.buffers.contains(&base))
     }
 
     /// Every live queue destroyed (the device is closing), newest first.
-    pub fn destroy_all_queues(&mut self) -> Vec<String> {
+    pub fn destroy_all(&mut self, mut gpu: Option<&mut Gpu<'static>>) -> Vec<String> {
         let mut failed = Vec::new();
-        for id in self.queues.ids().into_iter().rev() {
-            if let Err(e) = self.destroy_queue(id) {
+        for id in self.ids().into_iter().rev() {
+            if let Err(e) = self.destroy(gpu.as_deref_mut(), id) {
                 failed.push(format!("queue {id}: {e}"));
             }
         }
@@ -277,15 +267,14 @@ impl Kfd {
     /// own queue holds the first).
     fn free_doorbell(&self) -> Option<u32> {
         (vega20::USERQUEUE_START + 1..=vega20::USERQUEUE_END)
-            .find(|d| !self.queues.live.values().any(|l| l.mapping.doorbell == *d))
+            .find(|d| !self.live.values().any(|l| l.mapping.doorbell == *d))
     }
 
     /// A spare MQD page and EOP buffer, else new ones.
-    fn take_parts(&mut self) -> Result<Parts, QueueError> {
-        if let Some(p) = self.queues.spare.pop() {
+    fn take_parts(&mut self, gpu: &mut Gpu<'static>) -> Result<Parts, QueueError> {
+        if let Some(p) = self.spare.pop() {
             return Ok(p);
         }
-        let gpu = self.gpu_mut().ok_or(QueueError::NotReady)?;
         let mqd = gpu
             .ring_area
             .as_mut()
