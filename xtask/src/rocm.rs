@@ -14,8 +14,14 @@
 //!   `/dev` that carries the host's null, zero, random, urandom, tty, shm
 //!   and pts; nothing outside the namespace changes.
 //!
-//! The HSA program and HIP's vectorAdd need queues (`hsaKmtCreateQueue`),
-//! which the library refuses so far: the summary says so.
+//! Then the HSA program (`hsakmt/rocm/hsa-barriers.c`, built with `cc`
+//! against Debian's `libhsa-runtime-dev`) runs in the same namespace: its
+//! own ROCR queue on the gfx90a agent (`hsaKmtCreateQueue` puts it on the
+//! model's HWS), barrier-AND packets through it, the completion signal and
+//! read index checked; its linker log must show the same library.
+//!
+//! HIP's vectorAdd needs kernels: ROCR's loader places code objects in
+//! VRAM, which the library refuses so far; the summary says so.
 
 use crate::util::cargo;
 use anyhow::{Context, Result, bail};
@@ -62,29 +68,19 @@ pub fn run(root: &Path) -> Result<String> {
     write_exec(&bin.join("lsmod"), LSMOD)?;
     let ns = work.join("ns.sh");
     write_exec(&ns, NS_SCRIPT)?;
-    let ld_log = work.join("ld-debug");
-    for e in std::fs::read_dir(&work)?.flatten() {
-        if e.file_name().to_string_lossy().starts_with("ld-debug.") {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
     let path = format!(
         "{}:{}",
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
     let propagation = crate::linux_peer::propagation()?;
-    let out = Command::new("unshare")
-        .args(["--mount", "--propagation", propagation])
-        .arg(&ns)
-        .arg("rocminfo")
-        .env("BAREBELL_ROCM", &work)
-        .env("PATH", path)
-        .env("LD_LIBRARY_PATH", &lib)
-        .env("LD_DEBUG", "libs")
-        .env("LD_DEBUG_OUTPUT", &ld_log)
-        .output()
-        .context("running rocminfo under unshare")?;
+    let env = Env {
+        work: &work,
+        lib: &lib,
+        path: &path,
+        propagation,
+    };
+    let out = env.run("rocminfo", "ld-debug")?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     std::fs::write(work.join("rocminfo.txt"), &text)?;
@@ -96,7 +92,7 @@ pub fn run(root: &Path) -> Result<String> {
             tail(&text, 20)
         );
     }
-    let loaded = loaded_from(&work, &so)?;
+    let loaded = loaded_from(&work, "ld-debug.", &so)?;
     let agent = text
         .lines()
         .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["Name:", "gfx90a"]);
@@ -108,9 +104,72 @@ pub fn run(root: &Path) -> Result<String> {
         );
     }
     let cus = field(&text, "Compute Unit:", 1).unwrap_or_default();
+    let hsa = hsa_program(root, &env, &bin, &so)?;
     Ok(format!(
-        "rocm: rocminfo gfx90a ok ({cus} CUs, ISA amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-; {loaded}), hsa program not run: queues are not done (hsaKmtCreateQueue is refused), hip vectorAdd not run: the same"
+        "rocm: rocminfo gfx90a ok ({cus} CUs, ISA amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-; {loaded}), hsa barriers verified ({hsa}), hip vectorAdd not run: ROCR's loader puts kernel code in VRAM, which libhsakmt refuses so far"
     ))
+}
+
+/// How every ROCm program runs: in the mount namespace, the library first
+/// on `LD_LIBRARY_PATH`, the linker logging which files it initialised.
+struct Env<'a> {
+    work: &'a Path,
+    lib: &'a Path,
+    path: &'a str,
+    propagation: &'a str,
+}
+
+impl Env<'_> {
+    /// Runs `program` in the namespace; the linker log goes to
+    /// `<work>/<log>.<pid>`.
+    fn run(&self, program: &str, log: &str) -> Result<std::process::Output> {
+        for e in std::fs::read_dir(self.work)?.flatten() {
+            if e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{log}."))
+            {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+        Command::new("unshare")
+            .args(["--mount", "--propagation", self.propagation])
+            .arg(self.work.join("ns.sh"))
+            .arg(program)
+            .env("BAREBELL_ROCM", self.work)
+            .env("PATH", self.path)
+            .env("LD_LIBRARY_PATH", self.lib)
+            .env("LD_DEBUG", "libs")
+            .env("LD_DEBUG_OUTPUT", self.work.join(log))
+            .output()
+            .with_context(|| format!("running {program} under unshare"))
+    }
+}
+
+/// Builds and runs the HSA program; its own summary line, verified.
+fn hsa_program(root: &Path, env: &Env<'_>, bin: &Path, so: &Path) -> Result<String> {
+    let src = root.join("hsakmt/rocm/hsa-barriers.c");
+    let exe = bin.join("hsa-barriers");
+    crate::util::run(
+        Command::new("cc")
+            .args(["-O2", "-Wall", "-Werror", "-o"])
+            .arg(&exe)
+            .arg(&src)
+            .arg("-lhsa-runtime64"),
+    )
+    .context("building the HSA program (needs gcc and libhsa-runtime-dev)")?;
+    let out = env.run(&exe.display().to_string(), "ld-debug-hsa")?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    std::fs::write(env.work.join("hsa-barriers.txt"), format!("{text}{err}"))?;
+    if !out.status.success() {
+        bail!("the HSA program failed ({}): {}", out.status, err.trim());
+    }
+    loaded_from(env.work, "ld-debug-hsa.", so)?;
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("hsa barriers: "))
+        .context("the HSA program printed no summary")?;
+    Ok(line.trim().to_string())
 }
 
 fn write_exec(path: &Path, text: &str) -> Result<()> {
@@ -122,11 +181,11 @@ fn write_exec(path: &Path, text: &str) -> Result<()> {
 
 /// The dynamic linker's word on which `libhsakmt.so.1` the run
 /// initialised: `calling init: <path>` in its `LD_DEBUG=libs` log.
-fn loaded_from(work: &Path, so: &Path) -> Result<String> {
+fn loaded_from(work: &Path, log: &str, so: &Path) -> Result<String> {
     let want = format!("calling init: {}", so.display());
     let mut others = Vec::new();
     for e in std::fs::read_dir(work)?.flatten() {
-        if !e.file_name().to_string_lossy().starts_with("ld-debug.") {
+        if !e.file_name().to_string_lossy().starts_with(log) {
             continue;
         }
         let log = std::fs::read_to_string(e.path()).unwrap_or_default();
