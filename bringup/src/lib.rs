@@ -106,6 +106,8 @@ pub struct Options {
     /// Bytes of VRAM mapped into the process tables for user buffers
     /// (device memory for copies; [`gmc::USER_VRAM_VA`]); 0 by default.
     pub user_vram: usize,
+    /// Where that VRAM is mapped ([`gmc::UserVramVa`]).
+    pub user_vram_va: gmc::UserVramVa,
 }
 
 impl Default for Options {
@@ -115,6 +117,7 @@ impl Default for Options {
             mapping: None,
             user_memory: usermem::DEFAULT_BYTES,
             user_vram: 0,
+            user_vram_va: gmc::UserVramVa::Fixed,
         }
     }
 }
@@ -447,7 +450,13 @@ fn steps<'p>(
     }
     // 4. gmc
     enter(gpu, sink, Step::Gmc)?;
-    let mut mem = gmc::run(gpu, &nbio, opts.user_memory, opts.user_vram, sink)?;
+    let mut mem = gmc::run(
+        gpu,
+        &nbio,
+        opts.user_memory,
+        (opts.user_vram, opts.user_vram_va),
+        sink,
+    )?;
     gpu.memory = Some(mem.report());
     gpu.user = mem.take_user_memory();
     gpu.user_vram = mem.take_user_vram();

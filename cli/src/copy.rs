@@ -360,6 +360,7 @@ fn copy(args: &CopyArgs) -> Result<(), String> {
         mapping: Some(mapping),
         user_memory: user,
         user_vram: user,
+        ..Options::default()
     };
     let fw = FirmwareDir(args.firmware_dir.clone());
     // A stop signal cancels the bring-up between steps (torn down as on

@@ -541,6 +541,7 @@ fn vector_add(args: &VectorAddArgs) -> Result<Report, String> {
         mapping: Some(plan.mapping),
         user_memory: user,
         user_vram: vram,
+        ..Options::default()
     };
     let fw = FirmwareDir(args.firmware_dir.clone());
     // A failed or interrupted bring-up tears itself down.

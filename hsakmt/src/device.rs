@@ -22,7 +22,9 @@ use std::collections::BTreeMap;
 /// Bytes of user memory the bring-up maps for ROCR's allocations.
 pub const USER_MEMORY_BYTES: usize = 64 << 20;
 /// VRAM backing of the model (the part's BAR0 window).
-pub const MODEL_VRAM_BYTES: usize = 64 << 20;
+pub const MODEL_VRAM_BYTES: usize = 128 << 20;
+/// Bytes of that VRAM the bring-up maps for ROCR's VRAM allocations.
+pub const USER_VRAM_BYTES: usize = 48 << 20;
 /// Allocation granularity (`PAGE_SIZE`).
 pub const PAGE: u64 = 4096;
 
@@ -121,6 +123,9 @@ impl Heap {
 pub enum Kind {
     /// From the user-memory heap: mapped in the process tables.
     System,
+    /// From the user VRAM (`NonPaged` on the GPU node): mapped in the
+    /// process tables at its host address through BAR0.
+    Vram,
     /// An address-space reservation (`mmap(PROT_NONE)`), scratch.
     Reserved,
 }
@@ -145,12 +150,18 @@ pub struct Kfd {
     gpu: Option<Gpu<'static>>,
     pub topology: Topology,
     pub heap: Heap,
+    /// The user VRAM, at GPU VA = its host address.
+    pub vram: Heap,
     pub allocations: BTreeMap<u64, Allocation>,
     /// The trap handler and its memory (`hsaKmtSetTrapHandler`): TBA and
     /// TMA addresses and sizes, for the runlist's MAP_PROCESS.
     pub trap: Option<[u64; 4]>,
     /// The user queues ROCR made ([`crate::queues`]).
     pub queues: crate::queues::Queues,
+    /// Device diagnostics already reported, and whether the device moved
+    /// since the last look at them ([`Kfd::step`]).
+    reported: usize,
+    moved: bool,
 }
 
 impl core::fmt::Debug for Kfd {
@@ -186,11 +197,17 @@ impl Kfd {
             until: Step::Queue,
             mapping: Some(Mapping::Hws),
             user_memory: USER_MEMORY_BYTES,
-            ..Options::default()
+            user_vram: USER_VRAM_BYTES,
+            user_vram_va: barebell_bringup::gmc::UserVramVa::Host,
         };
         let gpu = barebell_bringup::run(model, &FirmwareDir::system(), &opts, &Quiet)
             .map_err(|e| OpenError::Bringup(e.to_string()))?;
         let (start, len) = gpu.user.as_ref().ok_or(OpenError::NoUserMemory)?.range();
+        let (vstart, vlen) = gpu
+            .user_vram
+            .as_ref()
+            .ok_or(OpenError::NoUserMemory)?
+            .range();
         let facts = GpuFacts {
             device_id: barebell::platform::Platform::pci_device_id(model).unwrap_or(0x740F),
             vram_bytes: gpu.ips.vram_bytes,
@@ -202,9 +219,12 @@ impl Kfd {
             gpu: Some(gpu),
             topology,
             heap: Heap::new(start, len),
+            vram: Heap::new(vstart, vlen),
             allocations: BTreeMap::new(),
             trap: None,
             queues: crate::queues::Queues::default(),
+            reported: 0,
+            moved: false,
         })
     }
 
@@ -233,8 +253,49 @@ impl Kfd {
     /// One look by the device (the model's CP, schedulers and queues take
     /// their steps); whether it was idle. What the hardware does on its
     /// own between ROCR's calls ([`crate::service`] calls it).
-    pub fn step(&self) -> bool {
-        self.gpu.is_none() || self.model.run_until_idle(1)
+    pub fn step(&mut self) -> bool {
+        if self.gpu.is_none() {
+            return true;
+        }
+        let idle = self.model.run_until_idle(1);
+        if !idle {
+            self.moved = true;
+        } else if self.moved {
+            self.moved = false;
+            self.report_device_errors();
+        }
+        idle
+    }
+
+    /// What the device refused or faulted on since the last report, on
+    /// stderr, one line each (as amdgpu logs a GPU fault to the kernel
+    /// log): ROCR itself only sees a signal that never moves. With
+    /// `BAREBELL_HSAKMT_DEBUG` set, the device's whole state report too.
+    fn report_device_errors(&mut self) {
+        let mut lines: Vec<String> = self
+            .model
+            .cp()
+            .errors()
+            .iter()
+            .map(|e| format!("the CP: {e}"))
+            .collect();
+        if let Some(gc) = self.model.gc_9_4_3() {
+            lines.extend(
+                gc.mec()
+                    .refusals()
+                    .iter()
+                    .map(|r| format!("the MEC refused: {r}")),
+            );
+        }
+        for line in lines.iter().skip(self.reported) {
+            eprintln!("barebell libhsakmt: the device: {line}");
+        }
+        self.reported = lines.len().max(self.reported);
+        if std::env::var_os("BAREBELL_HSAKMT_DEBUG").is_some() {
+            for line in self.model.diagnostics() {
+                eprintln!("barebell libhsakmt: device state: {line}");
+            }
+        }
     }
 
     /// Tears the device down: ROCR's queues off the runlist, then the
@@ -262,7 +323,7 @@ impl Kfd {
     }
 }
 
-/// Whether `[at, at + len)` is exactly one GPU-mapped system allocation
+/// Whether `[at, at + len)` is exactly one GPU-mapped allocation
 /// (`len` rounded up to pages), or, with `len` 0, lies in the first page
 /// of a one-page GPU-mapped system allocation: what Linux 6.12's
 /// `kfd_queue_buffer_get()` asks of a queue's ring (its size) and of its
@@ -275,5 +336,5 @@ fn queue_buffer_ok(allocations: &BTreeMap<u64, Allocation>, at: u64, len: u64) -
     };
     let pages = a.size.div_ceil(PAGE);
     let want = if len == 0 { 1 } else { len.div_ceil(PAGE) };
-    a.gpu_mapped && a.kind == Kind::System && pages == want && (len == 0 || at == page)
+    a.gpu_mapped && a.kind != Kind::Reserved && pages == want && (len == 0 || at == page)
 }

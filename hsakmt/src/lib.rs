@@ -131,18 +131,20 @@ extern "C" fn close_at_exit() {
 /// One look by the device for the [`service`] thread: skipped while a
 /// call holds the device.
 fn service_look() -> service::Look {
-    match STATE.try_lock() {
-        Ok(s) => match s.as_ref() {
-            Some(o) if o.kfd.step() => service::Look::Idle,
-            Some(_) => service::Look::Busy,
-            None => service::Look::Closed,
-        },
-        Err(std::sync::TryLockError::WouldBlock) => service::Look::Idle,
-        Err(std::sync::TryLockError::Poisoned(p)) => match p.into_inner().as_ref() {
-            Some(o) if o.kfd.step() => service::Look::Idle,
-            Some(_) => service::Look::Busy,
-            None => service::Look::Closed,
-        },
+    let mut s = match STATE.try_lock() {
+        Ok(s) => s,
+        Err(std::sync::TryLockError::WouldBlock) => return service::Look::Idle,
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+    };
+    match s.as_mut() {
+        Some(o) => {
+            if o.kfd.step() {
+                service::Look::Idle
+            } else {
+                service::Look::Busy
+            }
+        }
+        None => service::Look::Closed,
     }
 }
 
@@ -478,7 +480,18 @@ pub unsafe extern "C" fn hsaKmtAllocMemory(
             }
             (p as u64, Kind::Reserved)
         } else if node == 1 && flags & mem_flags::NON_PAGED != 0 {
-            return status::NOT_SUPPORTED;
+            // VRAM (the thunk's rule: a GPU node and NonPaged): from the
+            // user VRAM, at GPU VA = its host address through BAR0.
+            let Some(at) = k.vram.alloc(size, PAGE) else {
+                return status::NO_MEMORY;
+            };
+            // SAFETY: the VRAM heap hands out ranges of the user VRAM's
+            // host view (BAR0), which the bring-up gave this library;
+            // nothing else holds this range. Cleared, as KFD asks of the
+            // VRAM BOs it makes (`AMDGPU_GEM_CREATE_VRAM_CLEARED` in
+            // `amdgpu_amdkfd_gpuvm_alloc_memory_of_gpu()`).
+            unsafe { core::ptr::write_bytes(at as *mut u8, 0, size as usize) };
+            (at, Kind::Vram)
         } else {
             let Some(at) = k.heap.alloc(size, PAGE) else {
                 return status::NO_MEMORY;
@@ -517,6 +530,7 @@ pub unsafe extern "C" fn hsaKmtFreeMemory(at: *mut c_void, _size: u64) -> u32 {
         };
         match a.kind {
             Kind::System => k.heap.free(at as u64, a.size),
+            Kind::Vram => k.vram.free(at as u64, a.size),
             Kind::Reserved => {
                 let len = a.size.next_multiple_of(PAGE) as usize;
                 // SAFETY: the reservation this library mapped, released
@@ -528,15 +542,15 @@ pub unsafe extern "C" fn hsaKmtFreeMemory(at: *mut c_void, _size: u64) -> u32 {
     })
 }
 
-/// Whether `[at, at + size)` is inside a system allocation.
+/// Whether `[at, at + size)` is inside a system or VRAM allocation.
 fn mapped(k: &Kfd, at: u64, size: u64) -> bool {
     k.allocations
         .range(..=at)
         .next_back()
         .is_some_and(|(&base, a)| {
-            a.kind == Kind::System && at.saturating_add(size.max(1)) <= base + a.size.max(1)
+            a.kind != Kind::Reserved && at.saturating_add(size.max(1)) <= base + a.size.max(1)
         })
-        && k.heap.contains(at, size)
+        && (k.heap.contains(at, size) || k.vram.contains(at, size))
 }
 
 /// The GPU address of a mapped system allocation: its host address (the

@@ -190,15 +190,54 @@ fn rocr_init_sequence_on_the_model() {
         hsaKmtMapMemoryToGPU(s, 0x10000, core::ptr::null_mut()),
         status::NOT_SUPPORTED
     );
-    // VRAM is not done yet: refused, not faked from system memory.
+    // VRAM (the GPU node, NonPaged, as ROCR's coarse-grained pool asks):
+    // cleared, reachable by the CPU at the address the GPU uses, mapped,
+    // owned by node 1; more than the user VRAM holds is refused.
     let mut vram: *mut c_void = core::ptr::null_mut();
     let vflags = mem_flags::NON_PAGED | mem_flags::HOST_ACCESS | mem_flags::COARSE_GRAIN;
     assert_eq!(
         // SAFETY: every pointer is to a live local of the declared type (or
         // null where the interface allows it), or one this library returned.
         unsafe { hsaKmtAllocMemory(1, 2 << 20, vflags, &mut vram) },
-        status::NOT_SUPPORTED
+        status::SUCCESS
     );
+    assert_eq!(vram as u64 % 4096, 0);
+    // SAFETY: the allocation is 2 MiB of host-visible VRAM.
+    unsafe {
+        assert_eq!(vram.cast::<u32>().add(1000).read_volatile(), 0);
+        vram.cast::<u32>().add(1000).write_volatile(0xC0DE);
+        assert_eq!(vram.cast::<u32>().add(1000).read_volatile(), 0xC0DE);
+    }
+    let mut nodes = [1u32];
+    let mut alt = 0u64;
+    assert_eq!(
+        // SAFETY: every pointer is to a live local of the declared type (or
+        // null where the interface allows it), or one this library returned.
+        unsafe { hsaKmtMapMemoryToGPUNodes(vram, 2 << 20, &mut alt, 0, 1, nodes.as_mut_ptr()) },
+        status::SUCCESS
+    );
+    let mut info = core::mem::MaybeUninit::<HsaPointerInfo>::zeroed();
+    assert_eq!(
+        // SAFETY: every pointer is to a live local of the declared type (or
+        // null where the interface allows it), or one this library returned.
+        unsafe { hsaKmtQueryPointerInfo(vram.cast::<u8>().add(4096).cast(), info.as_mut_ptr()) },
+        status::SUCCESS
+    );
+    // SAFETY: written by the call above.
+    let info = unsafe { info.assume_init() };
+    assert_eq!({ info.Node }, 1);
+    assert_eq!({ info.GPUAddress }, vram as u64);
+    let mut too_big: *mut c_void = core::ptr::null_mut();
+    assert_eq!(
+        // SAFETY: every pointer is to a live local of the declared type (or
+        // null where the interface allows it), or one this library returned.
+        unsafe { hsaKmtAllocMemory(1, 1 << 30, vflags, &mut too_big) },
+        status::NO_MEMORY
+    );
+    assert_eq!(hsaKmtUnmapMemoryToGPU(vram), status::SUCCESS);
+    // SAFETY: every pointer is to a live local of the declared type (or
+    // null where the interface allows it), or one this library returned.
+    assert_eq!(unsafe { hsaKmtFreeMemory(vram, 2 << 20) }, status::SUCCESS);
 
     assert_eq!(
         hsaKmtSetTrapHandler(1, p, 0x1000, p, 0x1000),

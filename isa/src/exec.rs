@@ -120,6 +120,11 @@ pub struct Wave {
     /// tables; `SIRegisterInfo.td` gives M0 encoding 124 on gfx9 and 125
     /// on gfx10+, where SGPR_NULL takes 124).
     pub null: Option<u32>,
+    /// Whether the dispatch preserves denormals (`COMPUTE_PGM_RSRC1`
+    /// `FLOAT_DENORM_MODE_32` and `_16_64` both 3). Flushing is not
+    /// modelled: a wave that flushes runs integer work only, and its
+    /// first floating-point VALU instruction is refused ([`Interp::step`]).
+    pub denormals_preserved: bool,
 }
 
 /// Aperture bases a wave uses when its launch names none (a model
@@ -196,6 +201,7 @@ impl Wave {
             counters: Counters::default(),
             done: false,
             null: Some(124),
+            denormals_preserved: true,
         }
     }
 
@@ -358,6 +364,15 @@ struct Ctx {
     pc: u64,
 }
 
+/// Whether a VALU mnemonic computes on floating-point values (its type
+/// suffixes name an f16, bf16, f32 or f64 operand or result), so that a
+/// denormal flush mode could change its result.
+fn is_float_op(name: &str) -> bool {
+    ["_f16", "_f32", "_f64", "_bf16"]
+        .iter()
+        .any(|t| name.contains(t))
+}
+
 macro_rules! unimpl {
     ($self:ident, $ctx:ident, $inst:ident) => {
         return Err(ExecError::Unimplemented {
@@ -428,6 +443,23 @@ impl<'m, M: Memory> Interp<'m, M> {
         let ctx = Ctx { pc };
         w.pc = pc.wrapping_add(u64::from(inst.len));
         self.instructions += 1;
+        let valu = matches!(
+            inst.info.enc,
+            Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vop3p | Enc::Vopd
+        );
+        if valu && !w.denormals_preserved && is_float_op(inst.sem()) {
+            // FLOAT_DENORM_MODE 0-2 flush f32 (or f16/f64) denormal inputs
+            // or results to zero (the MI200 ISA reference's MODE register,
+            // FP_DENORM); the model computes with denormals kept, so a
+            // float instruction under a flushing mode could differ.
+            return Err(ExecError::Unimplemented {
+                pc,
+                text: alloc::format!(
+                    "{} under a FLOAT_DENORM_MODE that flushes denormals (only 3, preserve, is modelled for floating-point work)",
+                    inst.display(self.syntax)
+                ),
+            });
+        }
         let r = match inst.info.enc {
             Enc::Sop1 | Enc::Sop2 | Enc::Sopk | Enc::Sopc => self.salu(w, &inst, &ctx),
             Enc::Sopp => self.sopp(w, &inst, &ctx),

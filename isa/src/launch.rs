@@ -337,11 +337,6 @@ fn shape<M: Memory>(mem: &mut M, cfg: &LaunchConfig, d: &Dispatch) -> Result<Sha
 
 /// [`shape`] for a descriptor already in hand.
 fn shape_of(kd: KernelDescriptor, cfg: &LaunchConfig, d: &Dispatch) -> Result<Shape, LaunchError> {
-    if kd.denorm_mode_32() != 3 || kd.denorm_mode_16_64() != 3 {
-        return Err(LaunchError::Unsupported(
-            "FLOAT_DENORM_MODE other than 3 (denormals preserved) is not modelled",
-        ));
-    }
     if d.workgroup_size.contains(&0) || d.grid_size.contains(&0) {
         return Err(LaunchError::BadPacket("zero workgroup or grid size"));
     }
@@ -666,6 +661,8 @@ fn make_group(
     for wv in 0..nwaves {
         let mut w = Wave::new(wave_size, nvgpr, scratch).for_target(target);
         w.pc = entry;
+        // Flushing modes run integer work only (`Wave::denormals_preserved`).
+        w.denormals_preserved = kd.denorm_mode_32() == 3 && kd.denorm_mode_16_64() == 3;
         // user SGPRs
         let mut s = 0usize;
         let put = |w: &mut Wave, s: &mut usize, v: u32| {

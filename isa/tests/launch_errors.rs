@@ -163,3 +163,45 @@ fn a_group_segment_past_the_lds_is_a_bad_packet() {
         }
     }
 }
+
+/// A flushing denormal mode (`FLOAT_DENORM_MODE_32`/`_16_64` 0: flush
+/// inputs and results, the MI200 and RDNA3 ISA references' MODE.FP_DENORM)
+/// is not modelled for floating-point work: integer work runs under it
+/// (ROCR's blit kernels carry such a mode and move bytes only), and the
+/// first float instruction is refused with the reason.
+#[test]
+fn a_flushing_denorm_mode_runs_integer_work_and_refuses_float_work() {
+    let flushing = || {
+        let mut b = kd();
+        b[48..52].copy_from_slice(&0u32.to_le_bytes());
+        b
+    };
+    let go = |code: &[u8]| {
+        let mut mem = HostMem::default();
+        mem.map(KD, flushing());
+        let mut c = code.to_vec();
+        c.resize(256, 0);
+        mem.map(CODE, c);
+        launch(&mut mem, &LaunchConfig::new(Target::Gfx1100), &dispatch())
+    };
+    // v_mov_b32_e32 v0, 0 ; s_endpgm (llvm-mc-19, gfx1100)
+    let int = [0x80, 0x02, 0x00, 0x7e, 0x00, 0x00, 0xb0, 0xbf];
+    assert!(go(&int).is_ok(), "{:?}", go(&int));
+    // v_add_f32_e32 v0, v1, v2 ; s_endpgm
+    let float = [0x01, 0x05, 0x00, 0x06, 0x00, 0x00, 0xb0, 0xbf];
+    match go(&float) {
+        Err(LaunchError::Wave {
+            error: ExecError::Unimplemented { pc, text },
+            ..
+        }) => {
+            assert_eq!(pc, CODE);
+            assert!(
+                text.starts_with("v_add_f32_e32 v0, v1, v2 under a FLOAT_DENORM_MODE"),
+                "{text}"
+            );
+        }
+        other => panic!("expected the float instruction refused, got {other:?}"),
+    }
+    // The same code with denormals preserved runs.
+    assert!(run(&float).is_ok());
+}

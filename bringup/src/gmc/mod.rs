@@ -104,6 +104,21 @@ pub const PROCESS_TABLES: usize = 8;
 /// Below 2^47, the top of the user context (`va_end` given MES).
 pub const USER_VRAM_VA: u64 = 0x6000_0000_0000;
 
+/// Where the user VRAM sits in the process's address space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UserVramVa {
+    /// At [`USER_VRAM_VA`].
+    #[default]
+    Fixed,
+    /// At the host address of its CPU view through BAR0 (GPU VA = CPU
+    /// VA), as ROCR assumes of VRAM it can reach: KFD maps a public VRAM
+    /// BO into the GPU VM at the address the thunk's CPU mapping of it has
+    /// (`fmm_allocate_device()` then `fmm_map_to_cpu()`, large BAR).
+    /// Executable: ROCR's loader puts code there, and the pages are mapped
+    /// once for every buffer, so they carry what a code buffer needs.
+    Host,
+}
+
 /// Process tables needed with `user_bytes` of user memory and
 /// `user_vram` bytes of user VRAM: a PTB per 2 MiB of each (plus one for
 /// an unaligned start), on top of [`PROCESS_TABLES`].
@@ -369,6 +384,16 @@ const VRAM_RW: Flags = Flags {
     snooped: false,
 };
 
+/// Flags of the user VRAM placed at its host address
+/// ([`UserVramVa::Host`], for ROCR): `VRAM_RW` plus EXECUTABLE, what KFD
+/// gives a VRAM BO allocated executable (`KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE`
+/// → `AMDGPU_VM_PAGE_EXECUTABLE` in `amdgpu_amdkfd_gpuvm_alloc_memory_of_gpu()`),
+/// as ROCR's code-object loader asks for its code segments.
+const VRAM_RWX: Flags = Flags {
+    executable: true,
+    ..VRAM_RW
+};
+
 /// Maps `[va, va + len)` of the DMA region (GPU VA = host address, `off`
 /// bytes from its start) into `t`, page runs split at chunk boundaries
 /// (each chunk is contiguous on the bus, the chunks need not be).
@@ -410,7 +435,7 @@ pub fn run<'p>(
     gpu: &Gpu<'p>,
     nbio: &Nbio,
     user_bytes: usize,
-    user_vram: usize,
+    (user_vram, vram_va): (usize, UserVramVa),
     sink: &dyn Sink,
 ) -> Result<Memory<'p>, BringupError> {
     let p = gpu.platform;
@@ -424,7 +449,7 @@ pub fn run<'p>(
     let mut gart = gart.with_va_base(area.vmid0.0);
     let user_va = map_dma_rest(&mut gart, &mut process, &dma, &area, user_bytes)?;
     let (user_vram_mem, user_vram_range) = match plan.user_vram_at {
-        Some(r) => map_user_vram(p, &mut process, r, &area, vram_base_offset)?,
+        Some(r) => map_user_vram(p, &mut process, r, &area, vram_base_offset, vram_va)?,
         None => (None, (USER_VRAM_VA, 0)),
     };
     // SAFETY: `[area_at, area_at + driver_len)` is the DMA region past its
@@ -825,41 +850,17 @@ fn map_dma_rest<'t>(
     Ok(user_va)
 }
 
-/// The user VRAM `r` at [`USER_VRAM_VA`] in the process tables, refused
-/// if it would meet the ring area; its CPU view through BAR0 and its
-/// range.
+/// The user VRAM `r` in the process tables at the VA `at` asks for,
+/// refused if it would meet the ring area; its CPU view through BAR0 and
+/// its range.
 fn map_user_vram<'p>(
     p: &'p dyn Platform,
     process: &mut TableArena<'_>,
     r: VramRange,
     area: &DmaRest,
     vram_base_offset: u64,
+    at: UserVramVa,
 ) -> Result<(Option<crate::usermem::UserVram<'p>>, (u64, u64)), BringupError> {
-    let (ring_va, rest) = (area.ring_va, area.rest);
-    let clash = USER_VRAM_VA <= ring_va + rest as u64 && ring_va <= USER_VRAM_VA + r.size;
-    if clash {
-        return Err(layout_err(LayoutError::RingAreaClash {
-            start: ring_va,
-            end: ring_va + rest as u64 - 1,
-            what: "the user VRAM",
-            a: USER_VRAM_VA,
-            b: USER_VRAM_VA + r.size - 1,
-        }));
-    }
-    process
-        .map(
-            USER_VRAM_VA,
-            r.offset + vram_base_offset,
-            r.size,
-            VRAM_RW,
-            false,
-        )
-        .map_err(|why| ErrorKind::PageTable {
-            table: "process",
-            va: USER_VRAM_VA,
-            why,
-        })
-        .at(Step::Gmc)?;
     let host = p.vram().at(r.offset, r.size).ok_or_else(|| {
         layout_err(LayoutError::BeyondBar0 {
             offset: r.offset,
@@ -867,12 +868,35 @@ fn map_user_vram<'p>(
             bar0: p.vram().len,
         })
     })?;
+    let (va, flags) = match at {
+        UserVramVa::Fixed => (USER_VRAM_VA, VRAM_RW),
+        UserVramVa::Host => (host.as_ptr() as u64, VRAM_RWX),
+    };
+    let (ring_va, rest) = (area.ring_va, area.rest);
+    let clash = va <= ring_va + rest as u64 && ring_va <= va + r.size;
+    if clash {
+        return Err(layout_err(LayoutError::RingAreaClash {
+            start: ring_va,
+            end: ring_va + rest as u64 - 1,
+            what: "the user VRAM",
+            a: va,
+            b: va + r.size - 1,
+        }));
+    }
+    process
+        .map(va, r.offset + vram_base_offset, r.size, flags, false)
+        .map_err(|why| ErrorKind::PageTable {
+            table: "process",
+            va,
+            why,
+        })
+        .at(Step::Gmc)?;
     // SAFETY: `r` is VRAM inside BAR0 (checked by `at`), handed out
     // once by the VRAM allocator; the platform keeps BAR0 mapped for
-    // 'p and lets nothing else use it; it was just mapped at
-    // USER_VRAM_VA in the process tables.
-    let mem = unsafe { crate::usermem::UserVram::new(host, USER_VRAM_VA, r.size as usize) };
-    Ok((Some(mem), (USER_VRAM_VA, r.size)))
+    // 'p and lets nothing else use it; it was just mapped at `va` in the
+    // process tables.
+    let mem = unsafe { crate::usermem::UserVram::new(host, va, r.size as usize) };
+    Ok((Some(mem), (va, r.size)))
 }
 
 /// VMID0's hub configuration: its tables and range, the FB, the default

@@ -188,6 +188,7 @@ fn a_ring_area_across_the_user_vram_window_is_refused() {
         mapping: Some(Mapping::Direct),
         user_memory: 2 * MIB,
         user_vram: 2 * MIB,
+        ..Options::default()
     };
     let Err(e) = barebell_bringup::run(&gpu, &fw, &opts, &Quiet) else {
         panic!("a ring area across the user-VRAM window was accepted");

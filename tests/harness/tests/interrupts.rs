@@ -48,6 +48,7 @@ fn dispatch_and(
         mapping: Some(mapping),
         user_memory: 2 * MIB,
         user_vram: 0,
+        ..Options::default()
     };
     let fw = FirmwareDir::system();
     let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet)
@@ -208,6 +209,7 @@ fn the_teardown_reports_interrupts_and_disables_the_ring() {
             mapping: Some(Mapping::Direct),
             user_memory: 2 * MIB,
             user_vram: 0,
+            ..Options::default()
         };
         let fw = FirmwareDir::system();
         let seen = Seen::default();
@@ -359,6 +361,7 @@ fn waiting_for_an_interrupt_is_bounded() {
         mapping: Some(Mapping::Direct),
         user_memory: 2 * MIB,
         user_vram: 0,
+        ..Options::default()
     };
     let fw = FirmwareDir::system();
     let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet).unwrap();

@@ -69,6 +69,7 @@ fn up<'p>(m: &'p VirtualGpu, mapping: Mapping, largest: usize) -> Gpu<'p> {
         mapping: Some(mapping),
         user_memory: user,
         user_vram: user,
+        ..Options::default()
     };
     barebell_bringup::run(m, &FirmwareDir::system(), &opts, &Quiet)
         .unwrap_or_else(|e| panic!("{e}\n{}", why(m)))

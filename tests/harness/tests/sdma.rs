@@ -49,6 +49,7 @@ fn with_sdma(
         mapping: Some(mapping),
         user_memory: user,
         user_vram,
+        ..Options::default()
     };
     let fw = FirmwareDir::system();
     let mut up = barebell_bringup::run(&gpu, &fw, &opts, &Quiet)
@@ -416,6 +417,7 @@ fn the_teardown_reports_the_fault_the_hub_latched() {
         mapping: Some(Mapping::Direct),
         user_memory: user,
         user_vram: 0,
+        ..Options::default()
     };
     let fw = FirmwareDir::system();
     let sink = Faults::default();

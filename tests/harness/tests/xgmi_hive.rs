@@ -307,6 +307,7 @@ fn node_3_copies_through_vram_ptes_in_its_own_segment() {
         mapping: Some(Mapping::Hws),
         user_memory: user,
         user_vram: user,
+        ..Options::default()
     };
     let mut gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet)
         .unwrap_or_else(|e| panic!("{e}\n{:#?}", m.diagnostics()));
