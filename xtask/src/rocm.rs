@@ -14,14 +14,13 @@
 //!   `/dev` that carries the host's null, zero, random, urandom, tty, shm
 //!   and pts; nothing outside the namespace changes.
 //!
-//! Then the HSA program (`hsakmt/rocm/hsa-barriers.c`, built with `cc`
-//! against Debian's `libhsa-runtime-dev`) runs in the same namespace: its
-//! own ROCR queue on the gfx90a agent (`hsaKmtCreateQueue` puts it on the
-//! model's HWS), barrier-AND packets through it, the completion signal and
-//! read index checked; its linker log must show the same library.
-//!
-//! HIP's vectorAdd needs kernels: ROCR's loader places code objects in
-//! VRAM, which the library refuses so far; the summary says so.
+//! Then the HSA program (`hsakmt/rocm/hsa-vadd.c`, built with `cc`
+//! against Debian's `libhsa-runtime-dev`) runs in the same namespace: ROCR's
+//! loader places `hsakmt/rocm/vadd.cl` (clang-19, gfx90a, code object v4:
+//! ROCR 5.2.3 does not fill v5's hidden arguments) in the agent's VRAM
+//! with its blit kernels, its own queue (`hsaKmtCreateQueue` puts it on
+//! the model's HWS) runs one dispatch over [`HSA_ELEMENTS`] floats, and
+//! the program checks every sum; its linker log must show the same library.
 
 use crate::util::cargo;
 use anyhow::{Context, Result, bail};
@@ -47,6 +46,9 @@ touch /dev/kfd
 mount --bind "$R/null" /dev/kfd
 exec "$@"
 "#;
+
+/// Floats the HSA program adds: the seeds' vectorAdd size.
+pub const HSA_ELEMENTS: u32 = 1 << 20;
 
 /// What rocminfo's `lsmod | grep amdgpu` finds.
 const LSMOD: &str =
@@ -80,7 +82,7 @@ pub fn run(root: &Path) -> Result<String> {
         path: &path,
         propagation,
     };
-    let out = env.run("rocminfo", "ld-debug")?;
+    let out = env.run(&["rocminfo".as_ref()], "ld-debug")?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     std::fs::write(work.join("rocminfo.txt"), &text)?;
@@ -106,7 +108,7 @@ pub fn run(root: &Path) -> Result<String> {
     let cus = field(&text, "Compute Unit:", 1).unwrap_or_default();
     let hsa = hsa_program(root, &env, &bin, &so)?;
     Ok(format!(
-        "rocm: rocminfo gfx90a ok ({cus} CUs, ISA amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-; {loaded}), hsa barriers verified ({hsa}), hip vectorAdd not run: ROCR's loader puts kernel code in VRAM, which libhsakmt refuses so far"
+        "rocm: rocminfo gfx90a ok ({cus} CUs, ISA amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-; {loaded}), hsa vadd verified ({hsa}), hip vectorAdd not run: hipcc is not installed and HIP's device init needs hsaKmtGetTileConfig and registered host memory, which libhsakmt refuses so far"
     ))
 }
 
@@ -120,9 +122,9 @@ struct Env<'a> {
 }
 
 impl Env<'_> {
-    /// Runs `program` in the namespace; the linker log goes to
-    /// `<work>/<log>.<pid>`.
-    fn run(&self, program: &str, log: &str) -> Result<std::process::Output> {
+    /// Runs `command` (program and arguments) in the namespace; the
+    /// linker log goes to `<work>/<log>.<pid>`.
+    fn run(&self, command: &[&std::ffi::OsStr], log: &str) -> Result<std::process::Output> {
         for e in std::fs::read_dir(self.work)?.flatten() {
             if e.file_name()
                 .to_string_lossy()
@@ -134,40 +136,65 @@ impl Env<'_> {
         Command::new("unshare")
             .args(["--mount", "--propagation", self.propagation])
             .arg(self.work.join("ns.sh"))
-            .arg(program)
+            .args(command)
             .env("BAREBELL_ROCM", self.work)
             .env("PATH", self.path)
             .env("LD_LIBRARY_PATH", self.lib)
             .env("LD_DEBUG", "libs")
             .env("LD_DEBUG_OUTPUT", self.work.join(log))
             .output()
-            .with_context(|| format!("running {program} under unshare"))
+            .with_context(|| format!("running {command:?} under unshare"))
     }
 }
 
-/// Builds and runs the HSA program; its own summary line, verified.
+/// Builds the kernel and the HSA program and runs it; its own summary
+/// line, verified.
 fn hsa_program(root: &Path, env: &Env<'_>, bin: &Path, so: &Path) -> Result<String> {
-    let src = root.join("hsakmt/rocm/hsa-barriers.c");
-    let exe = bin.join("hsa-barriers");
+    let dir = root.join("hsakmt/rocm");
+    let co = env.work.join("vadd.co");
+    crate::util::run(
+        Command::new("clang-19")
+            .args([
+                "-target",
+                "amdgcn-amd-amdhsa",
+                "-mcpu=gfx90a",
+                "-nogpulib",
+                "-O2",
+            ])
+            .arg("-mcode-object-version=4")
+            .args(["-x", "cl"])
+            .arg(dir.join("vadd.cl"))
+            .arg("-o")
+            .arg(&co),
+    )
+    .context("building the vadd kernel (needs clang-19)")?;
+    let exe = bin.join("hsa-vadd");
     crate::util::run(
         Command::new("cc")
             .args(["-O2", "-Wall", "-Werror", "-o"])
             .arg(&exe)
-            .arg(&src)
+            .arg(dir.join("hsa-vadd.c"))
             .arg("-lhsa-runtime64"),
     )
     .context("building the HSA program (needs gcc and libhsa-runtime-dev)")?;
-    let out = env.run(&exe.display().to_string(), "ld-debug-hsa")?;
+    let out = env.run(
+        &[
+            exe.as_os_str(),
+            co.as_os_str(),
+            HSA_ELEMENTS.to_string().as_ref(),
+        ],
+        "ld-debug-hsa",
+    )?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    std::fs::write(env.work.join("hsa-barriers.txt"), format!("{text}{err}"))?;
+    std::fs::write(env.work.join("hsa-vadd.txt"), format!("{text}{err}"))?;
     if !out.status.success() {
         bail!("the HSA program failed ({}): {}", out.status, err.trim());
     }
     loaded_from(env.work, "ld-debug-hsa.", so)?;
     let line = text
         .lines()
-        .find_map(|l| l.strip_prefix("hsa barriers: "))
+        .find_map(|l| l.strip_prefix("hsa vadd: "))
         .context("the HSA program printed no summary")?;
     Ok(line.trim().to_string())
 }
