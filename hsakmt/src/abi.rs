@@ -333,3 +333,18 @@ pub struct HsaQueueResource {
     pub Queue_read_ptr: *mut u64,
     pub ErrorReason: *mut i64,
 }
+
+/// `HsaGpuTileConfig`: the caller's arrays and their capacities in, the
+/// counts written and the address configuration out.
+#[repr(C, packed(4))]
+#[derive(Debug, Clone, Copy)]
+pub struct HsaGpuTileConfig {
+    pub TileConfig: *mut u32,
+    pub MacroTileConfig: *mut u32,
+    pub NumTileConfigs: u32,
+    pub NumMacroTileConfigs: u32,
+    pub GbAddrConfig: u32,
+    pub NumBanks: u32,
+    pub NumRanks: u32,
+    pub Reserved: [u32; 7],
+}

@@ -158,6 +158,10 @@ pub struct Kfd {
     pub trap: Option<[u64; 4]>,
     /// The user queues ROCR made ([`crate::queues`]).
     pub queues: crate::queues::Queues,
+    /// `adev->gfx.config.gb_addr_config` as `gfx_v9_0_gpu_early_init()`
+    /// derives it on GC 9.4.2 from the device's `GB_ADDR_CONFIG`, for
+    /// `hsaKmtGetTileConfig`.
+    pub gb_addr_config: u32,
     /// Device diagnostics already reported, and whether the device moved
     /// since the last look at them ([`Kfd::step`]).
     reported: usize,
@@ -214,6 +218,12 @@ impl Kfd {
             compute_units: part.xcc.map_or(0, |x| x.xccs * x.cus_per_xcc),
         };
         let topology = Topology::mi210(&HostFacts::probe(), facts, MI210_GFX_INFO);
+        let gb_addr_config = gpu
+            .bus
+            .block(gpu.ips.gc.bases)
+            .read(barebell::regs::gc_9_4_2::GB_ADDR_CONFIG)
+            .map(gb_addr_config_9_4_2)
+            .map_err(|e| OpenError::Bringup(format!("reading GB_ADDR_CONFIG: {e}")))?;
         Ok(Kfd {
             model,
             gpu: Some(gpu),
@@ -225,6 +235,7 @@ impl Kfd {
             queues: crate::queues::Queues::default(),
             reported: 0,
             moved: false,
+            gb_addr_config,
         })
     }
 
@@ -337,4 +348,11 @@ fn queue_buffer_ok(allocations: &BTreeMap<u64, Allocation>, at: u64, len: u64) -
     let pages = a.size.div_ceil(PAGE);
     let want = if len == 0 { 1 } else { len.div_ceil(PAGE) };
     a.gpu_mapped && a.kind != Kind::Reserved && pages == want && (len == 0 || at == page)
+}
+
+/// `gfx_v9_0_gpu_early_init()` for GC 9.4.2: the register's value with
+/// every bit but `0x0C188800` (the fields the hardware reports) replaced
+/// by `0x22014042`.
+pub fn gb_addr_config_9_4_2(register: u32) -> u32 {
+    (register & !0xf3e7_77ff) | 0x2201_4042
 }

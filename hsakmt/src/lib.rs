@@ -15,10 +15,13 @@
 //!   ([`service`]) gives the device its own time between calls;
 //! - the trap handler recorded; clock counters from `CLOCK_MONOTONIC_RAW`.
 //!
+//! - VRAM (the GPU node's `NonPaged` allocations) from the user VRAM the
+//!   bring-up maps at its host address; the tile configuration amdgpu
+//!   reports for gfx9.
+//!
 //! Not done yet, each refused with `HSAKMT_STATUS_NOT_SUPPORTED` (never a
-//! success ROCR would trust): SDMA and PM4 queues, VRAM allocations,
-//! registering host memory, backing scratch, image tiling
-//! (`hsaKmtGetTileConfig`), SVM, IPC, graphics interop, GWS, CU masks,
+//! success ROCR would trust): SDMA and PM4 queues, registering host
+//! memory, backing scratch, SVM, IPC, graphics interop, GWS, CU masks,
 //! memory policy, XNACK on, the debugger runtime (`hsaKmtRuntimeEnable`,
 //! answered as the 5.2.3 thunk answers without KFD debug support).
 //!
@@ -890,10 +893,48 @@ pub extern "C" fn hsaKmtDeregisterMemory(_at: *mut c_void) -> u32 {
     status::MEMORY_NOT_REGISTERED
 }
 
-/// `hsaKmtGetTileConfig`: images are not supported.
+/// `hsaKmtGetTileConfig`, as KFD's `kfd_ioctl_get_tile_config()` answers
+/// from `amdgpu_amdkfd_get_tile_config()`: `GB_ADDR_CONFIG` as amdgpu
+/// derives it, and gfx9's tile and macro-tile mode tables, which amdgpu
+/// leaves zero (32 and 16 entries; "not set from GFX9 onwards", like the
+/// bank and rank counts), copied up to the caller's capacities, which
+/// come back as the counts copied.
+///
+/// # Safety
+/// `config` is null or a readable and writable `HsaGpuTileConfig` whose
+/// arrays hold the capacities it names (or are null with capacity 0).
 #[unsafe(no_mangle)]
-pub extern "C" fn hsaKmtGetTileConfig(_node: u32, _config: *mut c_void) -> u32 {
-    status::NOT_SUPPORTED
+pub unsafe extern "C" fn hsaKmtGetTileConfig(node: u32, config: *mut HsaGpuTileConfig) -> u32 {
+    if config.is_null() {
+        return status::INVALID_PARAMETER;
+    }
+    with_kfd(|k| {
+        if node != 1 {
+            return status::INVALID_NODE_UNIT;
+        }
+        // SAFETY: non-null, readable per the contract.
+        let mut c = unsafe { config.read_unaligned() };
+        c.NumTileConfigs = c.NumTileConfigs.min(32);
+        c.NumMacroTileConfigs = c.NumMacroTileConfigs.min(16);
+        for (p, n) in [
+            (c.TileConfig, c.NumTileConfigs),
+            (c.MacroTileConfig, c.NumMacroTileConfigs),
+        ] {
+            if n > 0 && p.is_null() {
+                return status::INVALID_PARAMETER;
+            }
+            if n > 0 {
+                // SAFETY: the caller's array holds `n` entries (contract).
+                unsafe { core::ptr::write_bytes(p, 0, n as usize) };
+            }
+        }
+        c.GbAddrConfig = k.gb_addr_config;
+        c.NumBanks = 0;
+        c.NumRanks = 0;
+        // SAFETY: writable per the contract.
+        unsafe { config.write_unaligned(c) };
+        status::SUCCESS
+    })
 }
 
 /// `hsaKmtSetMemoryPolicy`: only Kaveri uses it.

@@ -69,6 +69,7 @@ fn every_struct_matches_the_c_header() {
             NMappedNodes, RegisteredNodes, MappedNodes, UserData,
         ],
         HsaQueueResource: [QueueId, Queue_DoorBell, Queue_write_ptr, Queue_read_ptr, ErrorReason],
+        HsaGpuTileConfig: [TileConfig, MacroTileConfig, NumTileConfigs, NumMacroTileConfigs, GbAddrConfig, NumBanks, NumRanks, Reserved],
     );
     let dir = std::env::temp_dir().join(format!("barebell-hsakmt-layout-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -304,9 +304,36 @@ fn rocr_init_sequence_on_the_model() {
         hsaKmtRegisterMemoryWithFlags(p, 0x1000, 0),
         status::NOT_SUPPORTED
     );
+    // The tile configuration: gfx9's tables are zero (amdgpu sets none),
+    // the counts clamp to amdgpu's 32 and 16 entries, GB_ADDR_CONFIG
+    // carries `gfx_v9_0_gpu_early_init()`'s 9.4.2 bits.
+    let mut tiles = [0xffff_ffffu32; 40];
+    let mut macros = [0xffff_ffffu32; 20];
+    let mut tc = HsaGpuTileConfig {
+        TileConfig: tiles.as_mut_ptr(),
+        MacroTileConfig: macros.as_mut_ptr(),
+        NumTileConfigs: 40,
+        NumMacroTileConfigs: 20,
+        GbAddrConfig: 0,
+        NumBanks: 7,
+        NumRanks: 7,
+        Reserved: [0; 7],
+    };
+    // SAFETY: every pointer is to a live local of the declared type (or
+    // null where the interface allows it), or one this library returned.
+    assert_eq!(unsafe { hsaKmtGetTileConfig(1, &mut tc) }, status::SUCCESS);
     assert_eq!(
-        hsaKmtGetTileConfig(1, core::ptr::null_mut()),
-        status::NOT_SUPPORTED
+        ({ tc.NumTileConfigs }, { tc.NumMacroTileConfigs }),
+        (32, 16)
+    );
+    assert!(tiles[..32].iter().all(|&t| t == 0) && tiles[32..].iter().all(|&t| t == !0));
+    assert!(macros[..16].iter().all(|&t| t == 0) && macros[16..].iter().all(|&t| t == !0));
+    assert_eq!({ tc.GbAddrConfig } & 0xf3e7_77ff, 0x2201_4042);
+    assert_eq!(({ tc.NumBanks }, { tc.NumRanks }), (0, 0));
+    assert_eq!(
+        // SAFETY: `tc` is a live local whose arrays hold its capacities.
+        unsafe { hsaKmtGetTileConfig(0, &mut tc) },
+        status::INVALID_NODE_UNIT
     );
 
     assert_eq!(hsaKmtUnmapMemoryToGPU(p), status::SUCCESS);
