@@ -108,7 +108,7 @@ pub fn run(root: &Path) -> Result<String> {
     let cus = field(&text, "Compute Unit:", 1).unwrap_or_default();
     let hsa = hsa_program(root, &env, &bin, &so)?;
     Ok(format!(
-        "rocm: rocminfo gfx90a ok ({cus} CUs, ISA amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-; {loaded}), hsa vadd verified ({hsa}), hip vectorAdd not run: hipcc is not installed and HIP's device init needs hsaKmtGetTileConfig and registered host memory, which libhsakmt refuses so far"
+        "rocm: rocminfo gfx90a ok ({cus} CUs, ISA amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-; {loaded}), hsa vadd verified ({hsa}), hip vectorAdd not run: HIP's blit manager locks host memory (hsaKmtRegisterMemoryWithFlags), which libhsakmt refuses so far"
     ))
 }
 
