@@ -67,6 +67,7 @@ pub mod gfx;
 pub mod gmc;
 pub mod ih;
 pub mod nbio;
+pub mod process_vm;
 pub mod psp;
 pub mod queue;
 pub mod recover;
@@ -108,6 +109,9 @@ pub struct Options {
     pub user_vram: usize,
     /// Where that VRAM is mapped ([`gmc::UserVramVa`]).
     pub user_vram_va: gmc::UserVramVa,
+    /// Process page tables kept free for buffers mapped after the
+    /// bring-up ([`Gpu::map_process`]); 0 by default.
+    pub spare_tables: usize,
 }
 
 impl Default for Options {
@@ -118,6 +122,7 @@ impl Default for Options {
             user_memory: usermem::DEFAULT_BYTES,
             user_vram: 0,
             user_vram_va: gmc::UserVramVa::Fixed,
+            spare_tables: 0,
         }
     }
 }
@@ -166,6 +171,9 @@ pub struct Gpu<'p> {
     /// The GFXHUB's register table and the process tables' root.
     pub gfxhub: Option<&'static barebell::regs::hub::HubRegs>,
     pub process_root: Option<u64>,
+    /// The process tables after the queue step, for buffers mapped later
+    /// ([`Gpu::map_process`]).
+    process_tables: Option<barebell::gmc::pagetable::TableArena<'p>>,
     /// What the start step found and did (absent if it did not run).
     pub start: Option<start::StartReport>,
     /// The last step that completed.
@@ -376,6 +384,7 @@ pub fn run<'p>(
         ih: None,
         gfxhub: None,
         process_root: None,
+        process_tables: None,
         start: None,
         reached: Step::Discovery,
         entered: Step::Discovery,
@@ -454,7 +463,7 @@ fn steps<'p>(
         gpu,
         &nbio,
         opts.user_memory,
-        (opts.user_vram, opts.user_vram_va),
+        (opts.user_vram, opts.user_vram_va, opts.spare_tables),
         sink,
     )?;
     gpu.memory = Some(mem.report());
@@ -497,9 +506,12 @@ fn steps<'p>(
     // behind the least-proven one.
     let area = mem.take_ring_area();
     let uarea = mem.take_user_rings();
-    gpu.blocks
+    let r = gpu
+        .blocks
         .gfx
-        .queue_steps(gpu, &mem, area, uarea, &set, fw, mapping, opts, sink)
+        .queue_steps(gpu, &mem, area, uarea, &set, fw, mapping, opts, sink);
+    gpu.process_tables = Some(mem.into_process_tables());
+    r
 }
 
 /// Enters step `st` in `gpu`, unless the sink asks to stop.

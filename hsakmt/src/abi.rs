@@ -304,6 +304,7 @@ pub struct HsaEvent {
 pub mod pointer_type {
     pub const UNKNOWN: u32 = 0;
     pub const ALLOCATED: u32 = 1;
+    pub const REGISTERED_USER: u32 = 2;
 }
 
 /// `HsaPointerInfo`.

@@ -27,6 +27,15 @@ pub const MODEL_VRAM_BYTES: usize = 128 << 20;
 pub const USER_VRAM_BYTES: usize = 48 << 20;
 /// Allocation granularity (`PAGE_SIZE`).
 pub const PAGE: u64 = 4096;
+/// Process page tables kept for registered memory (each maps up to 2 MiB
+/// of a new region; 1 MiB of VRAM).
+pub const SPARE_TABLES: usize = 256;
+/// Where registered host memory sits on the model's bus (the IOVA window
+/// this library hands out, far above the model's DMA region and VRAM;
+/// below 2^48, what a PTE can address).
+pub const USERPTR_BUS: u64 = 0x7000_0000_0000;
+/// The window's size.
+pub const USERPTR_BUS_BYTES: u64 = 1 << 40;
 
 /// Why the device could not be opened.
 #[derive(Debug)]
@@ -128,6 +137,10 @@ pub enum Kind {
     Vram,
     /// An address-space reservation (`mmap(PROT_NONE)`), scratch.
     Reserved,
+    /// The caller's own host memory (`hsaKmtRegisterMemoryWithFlags`),
+    /// keyed by the address it gave; reached by the device through an
+    /// IOMMU-style window once mapped ([`Kfd::map_registered`]).
+    Registered,
 }
 
 /// One allocation ROCR holds.
@@ -141,6 +154,8 @@ pub struct Allocation {
     /// Mapped for the GPU (`hsaKmtMapMemoryToGPU(Nodes)`, until
     /// `hsaKmtUnmapMemoryToGPU`).
     pub gpu_mapped: bool,
+    /// Registered memory while mapped: the bus address of its pages.
+    pub bus: u64,
 }
 
 /// The open device.
@@ -166,6 +181,8 @@ pub struct Kfd {
     /// since the last look at them ([`Kfd::step`]).
     reported: usize,
     moved: bool,
+    /// The bus window for registered memory, first-fit.
+    iova: Heap,
 }
 
 impl core::fmt::Debug for Kfd {
@@ -203,6 +220,7 @@ impl Kfd {
             user_memory: USER_MEMORY_BYTES,
             user_vram: USER_VRAM_BYTES,
             user_vram_va: barebell_bringup::gmc::UserVramVa::Host,
+            spare_tables: SPARE_TABLES,
         };
         let gpu = barebell_bringup::run(model, &FirmwareDir::system(), &opts, &Quiet)
             .map_err(|e| OpenError::Bringup(e.to_string()))?;
@@ -235,6 +253,7 @@ impl Kfd {
             queues: crate::queues::Queues::default(),
             reported: 0,
             moved: false,
+            iova: Heap::new(USERPTR_BUS, USERPTR_BUS_BYTES),
             gb_addr_config,
         })
     }
@@ -254,6 +273,95 @@ impl Kfd {
     /// `hsaKmtDestroyQueue`.
     pub fn destroy_queue(&mut self, id: u64) -> Result<(), crate::queues::QueueError> {
         self.queues.destroy(self.gpu.as_mut(), id)
+    }
+
+    /// `hsaKmtRegisterMemoryWithFlags`: `[at, at + size)` of the caller's
+    /// memory recorded as registered (the thunk's userptr BO); the device
+    /// reaches it once mapped. A second registration of the same address
+    /// is refused (the thunk counts it), and so is one that shares a page
+    /// with another buffer: each registered buffer gets its own window.
+    pub fn register(&mut self, at: u64, size: u64, flags: u32) -> Result<(), &'static str> {
+        let (lo, hi) = pages_of(at, size).ok_or("the range wraps")?;
+        let clash = self.allocations.iter().any(|(&k, a)| {
+            let (alo, ahi) = pages_of(k, a.size).unwrap_or((k, k));
+            alo < hi && lo < ahi
+        });
+        if clash {
+            return Err("the range shares a page with a buffer this library already knows");
+        }
+        self.allocations.insert(
+            at,
+            Allocation {
+                size,
+                node: 0,
+                flags,
+                kind: Kind::Registered,
+                user_data: 0,
+                gpu_mapped: false,
+                bus: 0,
+            },
+        );
+        Ok(())
+    }
+
+    /// Maps registered memory for the GPU: its pages get a window on the
+    /// model's bus (what `VFIO_IOMMU_MAP_DMA` does for pinned pages) and
+    /// the process tables map their host addresses there, as KFD maps a
+    /// userptr BO (`amdgpu_vm_bo_map()`, SYSTEM and SNOOPED), then the
+    /// process VMIDs' TLBs are flushed (`kfd_flush_tlb()`).
+    pub fn map_registered(&mut self, key: u64) -> Result<(), String> {
+        let a = *self.allocations.get(&key).ok_or("not registered")?;
+        if a.gpu_mapped {
+            return Ok(());
+        }
+        let (lo, hi) = pages_of(key, a.size).ok_or("the range wraps")?;
+        let len = hi - lo;
+        let bus = self
+            .iova
+            .alloc(len, PAGE)
+            .ok_or("the bus window for registered memory is full")?;
+        // SAFETY: the caller registered these pages and keeps them valid
+        // until it deregisters them (`hsa_memory_register` /
+        // `hsa_amd_memory_lock`'s contract); the window leaves first
+        // (`unmap_registered`).
+        if !unsafe { self.model.map_host_dma(bus, lo as *mut u8, len) } {
+            self.iova.free(bus, len);
+            return Err(format!("the device refused a window at bus {bus:#x}"));
+        }
+        let gpu = self.gpu.as_mut().ok_or("the device is closed")?;
+        let access = barebell_bringup::process_vm::Access {
+            writeable: true,
+            executable: false,
+        };
+        if let Err(e) = gpu.map_process(lo, bus, len, access) {
+            self.model.unmap_host_dma(bus);
+            self.iova.free(bus, len);
+            return Err(e.to_string());
+        }
+        if let Some(a) = self.allocations.get_mut(&key) {
+            a.gpu_mapped = true;
+            a.bus = bus;
+        }
+        Ok(())
+    }
+
+    /// Undoes [`Kfd::map_registered`]: the pages out of the process
+    /// tables (TLBs flushed), then the bus window closed.
+    pub fn unmap_registered(&mut self, key: u64) -> Result<(), String> {
+        let a = *self.allocations.get(&key).ok_or("not registered")?;
+        if !a.gpu_mapped {
+            return Ok(());
+        }
+        let (lo, hi) = pages_of(key, a.size).ok_or("the range wraps")?;
+        let gpu = self.gpu.as_mut().ok_or("the device is closed")?;
+        gpu.unmap_process(lo, hi - lo).map_err(|e| e.to_string())?;
+        self.model.unmap_host_dma(a.bus);
+        self.iova.free(a.bus, hi - lo);
+        if let Some(a) = self.allocations.get_mut(&key) {
+            a.gpu_mapped = false;
+            a.bus = 0;
+        }
+        Ok(())
     }
 
     /// Whether a live queue holds the allocation at `base`.
@@ -316,6 +424,17 @@ impl Kfd {
             return Ok(());
         }
         let mut failed = self.queues.destroy_all(self.gpu.as_mut());
+        let registered: Vec<u64> = self
+            .allocations
+            .iter()
+            .filter(|(_, a)| a.kind == Kind::Registered && a.gpu_mapped)
+            .map(|(&k, _)| k)
+            .collect();
+        for k in registered {
+            if let Err(e) = self.unmap_registered(k) {
+                failed.push(e);
+            }
+        }
         let Some(gpu) = self.gpu.take() else {
             return Ok(());
         };
@@ -355,4 +474,13 @@ fn queue_buffer_ok(allocations: &BTreeMap<u64, Allocation>, at: u64, len: u64) -
 /// by `0x22014042`.
 pub fn gb_addr_config_9_4_2(register: u32) -> u32 {
     (register & !0xf3e7_77ff) | 0x2201_4042
+}
+
+/// The whole pages `[at, at + size)` touches.
+fn pages_of(at: u64, size: u64) -> Option<(u64, u64)> {
+    let lo = at & !(PAGE - 1);
+    let hi = at
+        .checked_add(size.max(1))?
+        .checked_next_multiple_of(PAGE)?;
+    Some((lo, hi))
 }

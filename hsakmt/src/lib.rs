@@ -16,18 +16,22 @@
 //! - the trap handler recorded; clock counters from `CLOCK_MONOTONIC_RAW`.
 //!
 //! - VRAM (the GPU node's `NonPaged` allocations) from the user VRAM the
-//!   bring-up maps at its host address; the tile configuration amdgpu
-//!   reports for gfx9.
+//!   bring-up maps at its host address; the caller's own memory
+//!   registered and mapped through a bus window and the process tables;
+//!   the tile configuration amdgpu reports for gfx9.
 //!
 //! Not done yet, each refused with `HSAKMT_STATUS_NOT_SUPPORTED` (never a
-//! success ROCR would trust): SDMA and PM4 queues, registering host
-//! memory, backing scratch, SVM, IPC, graphics interop, GWS, CU masks,
+//! success ROCR would trust): SDMA and PM4 queues, backing scratch, SVM, IPC, graphics interop, GWS, CU masks,
 //! memory policy, XNACK on, the debugger runtime (`hsaKmtRuntimeEnable`,
 //! answered as the 5.2.3 thunk answers without KFD debug support).
 //!
 //! The device is brought up by `hsaKmtOpenKFD` and torn down by
-//! `hsaKmtCloseKFD` or, if the process ends with it open, by an `atexit`
-//! handler.
+//! `hsaKmtCloseKFD` or, if the process ends with it open, by this
+//! library's destructor (`.fini_array`): the dynamic linker runs it after
+//! every `atexit` handler and after the destructors of the libraries that
+//! depend on this one (ROCR, HIP), which may still free memory and
+//! destroy queues on their way out, as they do on KFD, whose file the
+//! kernel closes only once the process is gone.
 
 pub mod abi;
 pub mod device;
@@ -105,7 +109,11 @@ core::arch::global_asm!(
 );
 
 static STATE: Mutex<Option<Open>> = Mutex::new(None);
-static AT_EXIT: std::sync::Once = std::sync::Once::new();
+/// The teardown at process exit, as a destructor of this object
+/// (`.fini_array`; see the module docs for why not `atexit`).
+#[used]
+#[unsafe(link_section = ".fini_array")]
+static AT_EXIT: extern "C" fn() = close_at_exit;
 
 fn state() -> MutexGuard<'static, Option<Open>> {
     STATE.lock().unwrap_or_else(PoisonError::into_inner)
@@ -175,11 +183,6 @@ pub extern "C" fn hsaKmtOpenKFD() -> u32 {
                 kfd,
                 count: 1,
                 service: Some(service),
-            });
-            AT_EXIT.call_once(|| {
-                // SAFETY: registers a plain extern "C" function with no
-                // arguments, as atexit requires.
-                unsafe { libc::atexit(close_at_exit) };
             });
             status::SUCCESS
         }
@@ -513,6 +516,7 @@ pub unsafe extern "C" fn hsaKmtAllocMemory(
                 kind,
                 user_data: 0,
                 gpu_mapped: false,
+                bus: 0,
             },
         );
         // SAFETY: `out` is writable per the contract.
@@ -526,14 +530,29 @@ pub unsafe extern "C" fn hsaKmtAllocMemory(
 /// # Safety
 /// `at` is an address this library allocated (a reservation is unmapped).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn hsaKmtFreeMemory(at: *mut c_void, _size: u64) -> u32 {
+pub unsafe extern "C" fn hsaKmtFreeMemory(at: *mut c_void, size: u64) -> u32 {
     with_kfd(|k| {
+        if k.queue_uses(at as u64) {
+            eprintln!("barebell libhsakmt: hsaKmtFreeMemory({at:p}): a live queue uses it");
+            return status::ERROR;
+        }
         let Some(a) = k.allocations.remove(&(at as u64)) else {
+            eprintln!(
+                "barebell libhsakmt: hsaKmtFreeMemory({at:p}, {size:#x}): not an allocation of this library"
+            );
             return status::INVALID_PARAMETER;
         };
         match a.kind {
             Kind::System => k.heap.free(at as u64, a.size),
             Kind::Vram => k.vram.free(at as u64, a.size),
+            Kind::Registered => {
+                // Registered memory is the caller's: deregister it.
+                k.allocations.insert(at as u64, a);
+                eprintln!(
+                    "barebell libhsakmt: hsaKmtFreeMemory({at:p}): registered memory is deregistered, not freed"
+                );
+                return status::INVALID_PARAMETER;
+            }
             Kind::Reserved => {
                 let len = a.size.next_multiple_of(PAGE) as usize;
                 // SAFETY: the reservation this library mapped, released
@@ -561,6 +580,25 @@ fn mapped(k: &Kfd, at: u64, size: u64) -> bool {
 /// host address). Scratch backing is not done yet.
 fn map(at: *mut c_void, size: u64, alt: *mut u64) -> u32 {
     with_kfd(|k| {
+        let registered = k
+            .allocations
+            .get(&(at as u64))
+            .is_some_and(|a| a.kind == Kind::Registered);
+        if registered {
+            return match k.map_registered(at as u64) {
+                Ok(()) => {
+                    if !alt.is_null() {
+                        // SAFETY: non-null; ROCR passes its own u64.
+                        unsafe { alt.write_unaligned(at as u64) };
+                    }
+                    status::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("barebell libhsakmt: mapping registered memory at {at:p}: {e}");
+                    status::ERROR
+                }
+            };
+        }
         if !mapped(k, at as u64, size) {
             return if k
                 .allocations
@@ -625,6 +663,19 @@ pub extern "C" fn hsaKmtUnmapMemoryToGPU(at: *mut c_void) -> u32 {
         if k.queue_uses(at as u64) {
             return status::ERROR;
         }
+        let registered = k
+            .allocations
+            .get(&(at as u64))
+            .is_some_and(|a| a.kind == Kind::Registered);
+        if registered {
+            return match k.unmap_registered(at as u64) {
+                Ok(()) => status::SUCCESS,
+                Err(e) => {
+                    eprintln!("barebell libhsakmt: unmapping registered memory at {at:p}: {e}");
+                    status::ERROR
+                }
+            };
+        }
         match k.allocations.get_mut(&(at as u64)) {
             Some(a) => {
                 a.gpu_mapped = false;
@@ -670,7 +721,11 @@ pub unsafe extern "C" fn hsaKmtQueryPointerInfo(
         };
         let r = match hit {
             Some((&base, a)) => {
-                out.Type = pointer_type::ALLOCATED;
+                out.Type = if a.kind == Kind::Registered {
+                    pointer_type::REGISTERED_USER
+                } else {
+                    pointer_type::ALLOCATED
+                };
                 out.Node = a.node;
                 out.MemFlags = a.flags;
                 out.CPUAddress = base as *mut c_void;
@@ -880,17 +935,45 @@ pub extern "C" fn hsaKmtAllocQueueGWS(_id: u64, _n: u32, _first: *mut u32) -> u3
     status::NOT_SUPPORTED
 }
 
-/// `hsaKmtRegisterMemoryWithFlags`: host memory outside the mapped region
-/// cannot be reached by the device yet.
+/// `hsaKmtRegisterMemoryWithFlags`: the caller's memory recorded for the
+/// device ([`device::Kfd::register`]); `hsaKmtMapMemoryToGPU(Nodes)`
+/// then lets the device reach it.
 #[unsafe(no_mangle)]
-pub extern "C" fn hsaKmtRegisterMemoryWithFlags(_at: *mut c_void, _size: u64, _flags: u32) -> u32 {
-    status::NOT_SUPPORTED
+pub extern "C" fn hsaKmtRegisterMemoryWithFlags(at: *mut c_void, size: u64, flags: u32) -> u32 {
+    if at.is_null() || size == 0 {
+        return status::INVALID_PARAMETER;
+    }
+    with_kfd(|k| match k.register(at as u64, size, flags) {
+        Ok(()) => status::SUCCESS,
+        Err(e) => {
+            eprintln!("barebell libhsakmt: registering {size:#x} bytes at {at:p}: {e}");
+            status::ERROR
+        }
+    })
 }
 
-/// `hsaKmtDeregisterMemory`: nothing is registered.
+/// `hsaKmtDeregisterMemory`: registered memory forgotten, unmapped first
+/// if still mapped.
 #[unsafe(no_mangle)]
-pub extern "C" fn hsaKmtDeregisterMemory(_at: *mut c_void) -> u32 {
-    status::MEMORY_NOT_REGISTERED
+pub extern "C" fn hsaKmtDeregisterMemory(at: *mut c_void) -> u32 {
+    with_kfd(|k| {
+        let registered = k
+            .allocations
+            .get(&(at as u64))
+            .is_some_and(|a| a.kind == Kind::Registered);
+        if !registered {
+            return status::INVALID_PARAMETER;
+        }
+        if k.queue_uses(at as u64) {
+            return status::ERROR;
+        }
+        if let Err(e) = k.unmap_registered(at as u64) {
+            eprintln!("barebell libhsakmt: deregistering {at:p}: {e}");
+            return status::ERROR;
+        }
+        k.allocations.remove(&(at as u64));
+        status::SUCCESS
+    })
 }
 
 /// `hsaKmtGetTileConfig`, as KFD's `kfd_ioctl_get_tile_config()` answers

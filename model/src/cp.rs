@@ -850,6 +850,29 @@ impl CpModel {
         }
     }
 
+    /// Lets the CP (its queues, packets and kernels) reach `len` host
+    /// bytes at `host`, which the translators now give for pinned pages
+    /// ([`crate::vgpu::VirtualGpu::map_host_dma`]); refused (`false`) if
+    /// the range meets one the CP already reaches.
+    ///
+    /// # Safety
+    /// As [`Dma::map`]: the host range stays valid until
+    /// [`CpModel::unmap_host`] takes it away.
+    pub unsafe fn map_host(&mut self, host: u64, len: u64) -> bool {
+        if len == 0 || self.dma.overlaps(host, len) {
+            return false;
+        }
+        // SAFETY: forwarded contract.
+        unsafe { self.dma.map(host, len) };
+        true
+    }
+
+    /// Takes away the range [`CpModel::map_host`] mapped at `host`;
+    /// whether there was one.
+    pub fn unmap_host(&mut self, host: u64) -> bool {
+        self.dma.unmap(host)
+    }
+
     pub fn busy(&self) -> bool {
         self.queues.iter().any(|q| !q.in_flight.is_empty())
     }

@@ -54,6 +54,22 @@ impl Dma {
         self.windows.push((device, len, host as u64));
     }
 
+    /// Whether any window overlaps `[device, device + len)`.
+    pub fn overlaps(&self, device: u64, len: u64) -> bool {
+        let end = device.saturating_add(len);
+        self.windows
+            .iter()
+            .any(|&(b, l, _)| device < b.saturating_add(l) && b < end)
+    }
+
+    /// Takes away the window that starts at device address `device`: the
+    /// device can no longer reach it (an IOMMU unmap). Whether one did.
+    pub fn unmap(&mut self, device: u64) -> bool {
+        let before = self.windows.len();
+        self.windows.retain(|&(b, _, _)| b != device);
+        self.windows.len() != before
+    }
+
     /// The host address of device address `address`, if `len` bytes from
     /// it lie in one window.
     pub fn host_of(&self, address: u64, len: u64) -> Option<u64> {

@@ -367,6 +367,38 @@ impl VirtualGpu {
         self.gc.cp()
     }
 
+    /// Lets the device reach `len` pinned host bytes at `host` under bus
+    /// address `bus`: the IOMMU mapping VFIO's `VFIO_IOMMU_MAP_DMA` makes
+    /// for a user range (what KFD's userptr BOs rest on). A SYSTEM page
+    /// whose address falls in `bus..bus + len` then translates to the
+    /// host range, for the CP and its kernels. `false` if the bus or host
+    /// range meets one already mapped.
+    ///
+    /// # Safety
+    /// The host range stays valid, and is accessed by the host only as
+    /// [`crate::dma::Dma::map`] requires, until
+    /// [`VirtualGpu::unmap_host_dma`] takes it away.
+    pub unsafe fn map_host_dma(&self, bus: u64, host: *mut u8, len: u64) -> bool {
+        if !self.memory.pinned.add(bus, len, host as u64) {
+            return false;
+        }
+        // SAFETY: forwarded contract.
+        if unsafe { self.cp().map_host(host as u64, len) } {
+            return true;
+        }
+        self.memory.pinned.remove(bus);
+        false
+    }
+
+    /// Takes away what [`VirtualGpu::map_host_dma`] mapped at `bus`:
+    /// translations to it find nothing behind them any more.
+    pub fn unmap_host_dma(&self, bus: u64) -> bool {
+        match self.memory.pinned.remove(bus) {
+            Some((host, _)) => self.cp().unmap_host(host),
+            None => false,
+        }
+    }
+
     /// One round of the CP side's work (doorbells, schedulers, queues);
     /// whether anything moved.
     pub fn service_cp(&self) -> bool {

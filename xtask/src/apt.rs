@@ -16,6 +16,8 @@ const MAIN: &[&str] = &[
     // xtask rocm` runs Debian's rocminfo over barebell's libhsakmt.so.1.
     "libhsakmt-dev",
     "rocminfo",
+    // `cargo xtask rocm` builds the seeds' HIP vectorAdd for gfx90a.
+    "hipcc",
     "clang-19",
     "lld-19",
     "llvm-19",

@@ -329,6 +329,32 @@ impl super::GfxBlock for GfxV11 {
     /// `gfx_v11_0_hw_fini()` ends with `gfxhub_v3_0_gart_disable()`
     /// (`gfxhub_v12_0_gart_disable()`); the GFXHUB was programmed in the
     /// rlc step.
+    /// `gmc_v11_0_flush_gpu_tlb()` by registers (the GFXHUB's GART
+    /// engine) for KFD's VMIDs, 8 to 15 (`first_kfd_vmid`, set by
+    /// `gmc_v11_0_sw_init()`).
+    fn flush_process_tlbs(&self, gpu: &Gpu<'_>) -> Result<(), BringupError> {
+        let hub = gpu
+            .gfxhub
+            .ok_or(ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
+                "a GFXHUB table for this GC",
+                gpu.ips.generation,
+            )))
+            .at(Step::Queue)?;
+        for vmid in u32::from(crate::queue::USER_VMID)..16 {
+            barebell::gmc::hub::invalidate(
+                &gpu.bus,
+                gpu.platform.clock(),
+                &gpu.ips.gc.bases,
+                hub,
+                barebell::gmc::hub::GART_ENGINE,
+                vmid,
+                0,
+            )
+            .at(Step::Queue)?;
+        }
+        Ok(())
+    }
+
     fn gfxhub_off(&self, gpu: &Gpu<'_>) -> Outcome {
         if gpu.entered >= Step::Rlc {
             crate::gmc::hub_off(&gpu.bus, hw_id::GC, &gpu.ips.gc)

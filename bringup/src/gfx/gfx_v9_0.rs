@@ -75,6 +75,10 @@ impl super::GfxBlock for GfxV9_0 {
         super::gfx_v9_4_3::rings_and_queue(GC_9_4_2, gpu, mem, area, uarea, mapping, opts, sink)
     }
 
+    fn flush_process_tlbs(&self, gpu: &Gpu<'_>) -> Result<(), BringupError> {
+        super::gfx_v9_4_3::flush_kfd_vmids(GC_9_4_2, gpu)
+    }
+
     /// The KIQ no queue took down (`gfx_v9_0_kiq_fini_register()`), then
     /// `gfx_v9_0_cp_compute_enable(false)`: `MEC_ME1_HALT | MEC_ME2_HALT`,
     /// then 50 µs.

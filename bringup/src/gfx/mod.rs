@@ -87,6 +87,13 @@ pub trait GfxBlock: Sync + core::fmt::Debug {
 
     /// Teardown: the GFXHUB's translation off.
     fn gfxhub_off(&self, gpu: &Gpu<'_>) -> Outcome;
+
+    /// After the process tables changed ([`Gpu::map_process`]): the TLBs
+    /// of every VMID a user queue may run in (KFD's, from the GC's first
+    /// KFD VMID to 15) flushed on the GFXHUB of every XCC, as KFD's
+    /// `kfd_flush_tlb()` asks amdgpu for the process's VMIDs after each
+    /// map and unmap.
+    fn flush_process_tlbs(&self, gpu: &Gpu<'_>) -> Result<(), BringupError>;
 }
 
 /// The block for GC `version`, or `None` if barebell has none.

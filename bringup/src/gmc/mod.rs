@@ -271,6 +271,12 @@ impl<'p> Memory<'p> {
 
     /// The ring area's user part (VMID0 and the process tables), for the
     /// queue step (once).
+    /// The process tables, for buffers mapped after the bring-up
+    /// ([`crate::Gpu::map_process`]).
+    pub(crate) fn into_process_tables(self) -> TableArena<'p> {
+        self.process
+    }
+
     pub(crate) fn take_user_rings(&mut self) -> DeviceArena<'p> {
         self.user_rings.take().unwrap_or_else(|| {
             // SAFETY: an empty range: nothing can be placed in it.
@@ -435,13 +441,13 @@ pub fn run<'p>(
     gpu: &Gpu<'p>,
     nbio: &Nbio,
     user_bytes: usize,
-    (user_vram, vram_va): (usize, UserVramVa),
+    (user_vram, vram_va, spare_tables): (usize, UserVramVa, usize),
     sink: &dyn Sink,
 ) -> Result<Memory<'p>, BringupError> {
     let p = gpu.platform;
     let hubs = gpu.blocks.gmc.hub_tables(&gpu.ips)?;
     let (mc, vram_base_offset, xgmi) = fb_location(gpu)?;
-    let plan = place_vram(gpu, &mc, user_bytes, user_vram)?;
+    let plan = place_vram(gpu, &mc, user_bytes, user_vram, spare_tables)?;
     let (gart, mut process) = table_arenas(gpu, &plan, vram_base_offset)?;
     let dma = p.dma();
     let (gtt, gtt_bus) = gtt_arena(&dma)?;
@@ -648,6 +654,7 @@ fn place_vram(
     mc: &McLayout,
     user_bytes: usize,
     user_vram: usize,
+    spare_tables: usize,
 ) -> Result<VramPlan, BringupError> {
     let s = Step::Gmc;
     let vbios_fb = vbios_reservation(vbios_fb_size(gpu)?, mc.vram_bytes);
@@ -665,7 +672,7 @@ fn place_vram(
     let scratch = vram.alloc(4096, PAGE_ALIGN).at(s)?;
     let process_at = vram
         .alloc(
-            process_tables(user_bytes, user_vram) as u64 * 4096,
+            (process_tables(user_bytes, user_vram) + spare_tables) as u64 * 4096,
             PAGE_ALIGN,
         )
         .at(s)?;

@@ -6,8 +6,55 @@
 
 use super::HostMemory;
 use crate::dma::Dma;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use barebell::platform::DMA_CHUNK;
+
+/// Pinned host ranges behind the IOMMU: `(bus address, length, host
+/// address)`, added and taken away while the device runs, shared by every
+/// copy of a [`Backing`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Pinned(Arc<spin::RwLock<Vec<(u64, u64, u64)>>>);
+
+impl Pinned {
+    /// Adds a range unless its bus or host range meets one already there.
+    pub(crate) fn add(&self, bus: u64, len: u64, host: u64) -> bool {
+        let overlap =
+            |a: u64, al: u64, b: u64, bl: u64| a < b.saturating_add(bl) && b < a.saturating_add(al);
+        let mut v = self.0.write();
+        let clash = v
+            .iter()
+            .any(|&(b, l, h)| overlap(bus, len, b, l) || overlap(host, len, h, l));
+        if len == 0 || clash {
+            return false;
+        }
+        v.push((bus, len, host));
+        true
+    }
+
+    /// Takes away the range at bus address `bus`; its host range.
+    pub(crate) fn remove(&self, bus: u64) -> Option<(u64, u64)> {
+        let mut v = self.0.write();
+        let i = v.iter().position(|&(b, _, _)| b == bus)?;
+        let (_, l, h) = v.remove(i);
+        Some((h, l))
+    }
+
+    fn host(&self, pa: u64) -> Option<u64> {
+        self.0
+            .read()
+            .iter()
+            .find_map(|&(b, l, h)| pa.checked_sub(b).filter(|o| *o < l).map(|o| h + o))
+    }
+
+    fn to_end(&self, host: u64) -> Option<u64> {
+        self.0
+            .read()
+            .iter()
+            .find(|&&(_, l, h)| host >= h && host - h < l)
+            .map(|&(_, l, h)| h + l - host)
+    }
+}
 
 /// Host ranges as plain numbers, so a translator can own a copy.
 #[derive(Debug, Clone)]
@@ -20,6 +67,8 @@ pub(crate) struct Backing {
     pub chunk_bus: Vec<u64>,
     /// How the CPU maps the DMA region.
     pub cpu: crate::gmc::CpuCaching,
+    /// Pinned host ranges (the device's own list, shared).
+    pub pinned: Pinned,
 }
 
 impl Backing {
@@ -29,6 +78,7 @@ impl Backing {
             dma: (memory.dma.as_ptr() as u64, memory.dma_len as u64),
             chunk_bus: chunk_bus.to_vec(),
             cpu: memory.cpu,
+            pinned: memory.pinned.clone(),
         }
     }
 
@@ -59,11 +109,15 @@ impl Backing {
     /// `pa - fb_offset`. `None` where nothing backs it.
     pub(crate) fn host(&self, pa: u64, system: bool, fb_offset: u64) -> Option<u64> {
         if system {
-            self.chunk_bus.iter().enumerate().find_map(|(i, b)| {
-                pa.checked_sub(*b)
-                    .filter(|o| *o < DMA_CHUNK as u64)
-                    .map(|o| self.dma.0 + (i * DMA_CHUNK) as u64 + o)
-            })
+            self.chunk_bus
+                .iter()
+                .enumerate()
+                .find_map(|(i, b)| {
+                    pa.checked_sub(*b)
+                        .filter(|o| *o < DMA_CHUNK as u64)
+                        .map(|o| self.dma.0 + (i * DMA_CHUNK) as u64 + o)
+                })
+                .or_else(|| self.pinned.host(pa))
         } else {
             pa.checked_sub(fb_offset)
                 .filter(|o| *o < self.vram.1)
@@ -77,6 +131,8 @@ impl Backing {
         [self.dma, self.vram]
             .into_iter()
             .find(|(b, l)| host >= *b && host < b + l)
-            .map_or(0, |(b, l)| b + l - host)
+            .map(|(b, l)| b + l - host)
+            .or_else(|| self.pinned.to_end(host))
+            .unwrap_or(0)
     }
 }

@@ -17,6 +17,10 @@ pub struct HostMemory {
     pub(super) dma_bus: u64,
     /// How the CPU maps the DMA region ([`crate::gmc::CpuCaching`]).
     pub(super) cpu: crate::gmc::CpuCaching,
+    /// Host ranges the device reaches after construction, each at its own
+    /// bus address (pinned user memory behind the model's IOMMU,
+    /// [`super::VirtualGpu::map_host_dma`]), shared with every translator.
+    pub(super) pinned: super::backing::Pinned,
     release: Option<Box<dyn FnOnce() + Send>>,
 }
 
@@ -64,6 +68,7 @@ impl HostMemory {
             dma_len,
             dma_bus: super::DMA_BUS,
             cpu: crate::gmc::CpuCaching::WriteBack,
+            pinned: super::backing::Pinned::default(),
             release,
         }
     }

@@ -469,6 +469,50 @@ impl<'a> TableArena<'a> {
         }
         Ok(())
     }
+
+    /// Takes `size` bytes at `va` out of the tables: each 4 KiB PTE of the
+    /// range cleared (what `amdgpu_vm_bo_unmap()` and
+    /// `amdgpu_vm_clear_freed()` leave: no valid bit). Pages never mapped
+    /// are skipped; a range inside a 2 MiB page is refused (it would
+    /// unmap more than asked). The tables stay allocated for a later map.
+    /// The caller flushes the TLBs of every context that walks them.
+    pub fn unmap(&mut self, va: u64, size: u64) -> Result<(), MapError> {
+        let bad = MapError::BadRange { va, pa: 0, size };
+        if !va.is_multiple_of(PAGE) || !size.is_multiple_of(PAGE) {
+            return Err(bad);
+        }
+        let rel = va.checked_sub(self.va_base).ok_or(bad)?;
+        if rel.checked_add(size).is_none_or(|e| e > 1 << 48) {
+            return Err(bad);
+        }
+        let mut off = 0;
+        while off < size {
+            let (r, v) = (rel + off, va + off);
+            off += PAGE;
+            let idx = |shift: u32| ((r >> shift) & (ENTRIES as u64 - 1)) as usize;
+            let mut table = 0;
+            for (shift, level) in [(39, PDB2), (30, PDB1), (21, PDB0)] {
+                let raw = self.entry(table, idx(shift)).map_or(0, |e| *e);
+                if raw & 1 == 0 {
+                    table = usize::MAX;
+                    break;
+                }
+                if self.format.is_leaf(raw, level) {
+                    return Err(MapError::Conflict { va: v });
+                }
+                table = self
+                    .index_of(Pte::from_bits(raw).address())
+                    .ok_or(MapError::Conflict { va: v })?;
+            }
+            if table == usize::MAX {
+                continue;
+            }
+            if let Some(e) = self.entry(table, idx(12)) {
+                *e = 0;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Each PTE bit as `amdgpu_vm.h` defines it: `(name, mask)`. The header

@@ -281,6 +281,46 @@ mod tests {
         assert_eq!(w.entries().len(), 4);
     }
 
+    /// `TableArena::unmap` clears the range's PTEs and nothing else; the
+    /// walk then stops at the invalid PTE, and the pages map again into
+    /// the same tables. A range inside a 2 MiB page is refused.
+    #[test]
+    fn unmapped_pages_stop_the_walk_and_map_again() {
+        let mut tables = [Table::EMPTY; 8];
+        let base = 0x80_0000_0000;
+        let ctx = Context {
+            root: base,
+            start: 0,
+            end: (1 << 48) - 1,
+            depth: 3,
+            block_size: 0,
+        };
+        let used = {
+            let mut a = TableArena::new(&mut tables, base, Generation::Gfx11);
+            a.map(0x7f00_0000_0000, 0x1234_0000, 3 * 4096, RW, false)
+                .unwrap();
+            a.unmap(0x7f00_0000_1000, 4096).unwrap();
+            // Never mapped: skipped.
+            a.unmap(0x1000_0000_0000, 4096).unwrap();
+            a.tables_used()
+        };
+        let at = |tables: &[Table], va| {
+            walk(PteFormat::Gfx11, &ctx, va, &mut reader(tables, base)).outcome
+        };
+        assert_eq!(at(&tables, 0x7f00_0000_0000).unwrap().pa, 0x1234_0000);
+        assert_eq!(at(&tables, 0x7f00_0000_1000), Err(Stop::Invalid));
+        assert_eq!(at(&tables, 0x7f00_0000_2000).unwrap().pa, 0x1234_2000);
+        // Root, PDB1, PDB0, PTB: the unmaps allocated nothing.
+        assert_eq!(used, 4);
+        let mut big = [Table::EMPTY; 8];
+        let mut a = TableArena::new(&mut big, 0x10_0000, Generation::Gfx11);
+        a.map(0x4000_0000, 0x8000_0000, 2 << 20, RW, true).unwrap();
+        assert_eq!(
+            a.unmap(0x4000_1000, 4096),
+            Err(crate::gmc::pagetable::MapError::Conflict { va: 0x4000_1000 })
+        );
+    }
+
     #[test]
     fn a_2m_page_and_the_range() {
         let mut tables = [Table::EMPTY; 8];

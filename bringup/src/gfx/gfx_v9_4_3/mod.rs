@@ -80,6 +80,10 @@ impl super::GfxBlock for GfxV9_4_3 {
 
     /// `gfxhub_v1_2_gart_disable()` on every XCC; GC 9.4.3 programs its
     /// GFXHUBs in the gmc step.
+    fn flush_process_tlbs(&self, gpu: &Gpu<'_>) -> Result<(), BringupError> {
+        flush_kfd_vmids(xcc::GC_9_4_3, gpu)
+    }
+
     fn gfxhub_off(&self, gpu: &Gpu<'_>) -> Outcome {
         if gpu.entered >= Step::Gmc {
             crate::gmc::gmc_v9_0::hubs_off_v9(&gpu.bus, &gpu.ips.xccs(), &v9::GFXHUB_1_2, "XCCs")
@@ -87,6 +91,20 @@ impl super::GfxBlock for GfxV9_4_3 {
             Outcome::NotNeeded("the GFXHUB was never programmed")
         }
     }
+}
+
+/// [`super::GfxBlock::flush_process_tlbs`] on GC 9.x: `gmc_v9_0_flush_gpu_tlb()`
+/// (legacy flush, the GFXHUB's invalidation engine) for each KFD VMID
+/// (`gc.first_kfd_vmid` to 15) on every XCC.
+pub(crate) fn flush_kfd_vmids(gc: xcc::V9Gc, gpu: &Gpu<'_>) -> Result<(), BringupError> {
+    let clock = gpu.platform.clock();
+    for x in gpu.ips.xccs() {
+        let block = gpu.bus.block(x.bases);
+        for vmid in gc.first_kfd_vmid..16 {
+            v9::flush_gpu_tlb(&block, clock, gc.gfxhub, vmid, 0).at(Step::Queue)?;
+        }
+    }
+    Ok(())
 }
 
 /// Whether the rings step brings KIQs up after the rlc step: a mapping
