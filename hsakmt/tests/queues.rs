@@ -8,8 +8,9 @@
 //!
 //! What must fail, fails: a queue over memory never mapped for the GPU is
 //! refused before the device is touched (Linux 6.12's
-//! `kfd_queue_acquire_buffers()`), and a packet announced on another
-//! doorbell is never consumed.
+//! `kfd_queue_acquire_buffers()`), a packet announced on another
+//! doorbell is never consumed, and registered host memory is reached by
+//! the device only while it is mapped.
 //! One test: the device is process-wide, as KFD's is.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -159,7 +160,7 @@ fn ring(doorbell: *mut u64, id: u64) {
 }
 
 #[test]
-fn rocr_style_queues_on_the_hws() {
+fn rocr_style_queues_and_registered_memory_on_the_hws() {
     assert_eq!(hsaKmtOpenKFD(), status::SUCCESS);
 
     // Never mapped for the GPU: refused before the device is touched.
@@ -267,6 +268,74 @@ fn rocr_style_queues_on_the_hws() {
         "a destroyed queue consumed a packet"
     );
 
+    registered_memory(&a, qa.Queue_DoorBell);
+
     // Queue a stays live: the close takes it off, then tears down.
     assert_eq!(hsaKmtCloseKFD(), status::SUCCESS);
+}
+
+/// Two pages of the caller's own heap memory (outside every buffer the
+/// library hands out), registered: the device writes a completion signal
+/// there once they are mapped, and cannot once they are unmapped.
+fn registered_memory(a: &Rocr, doorbell: *mut u64) {
+    let layout = std::alloc::Layout::from_size_align(0x2000, 0x1000).unwrap();
+    // SAFETY: a non-zero size.
+    let host = unsafe { std::alloc::alloc_zeroed(layout) };
+    assert!(!host.is_null());
+    let p: *mut c_void = host.cast();
+    assert_eq!(
+        hsaKmtRegisterMemoryWithFlags(p, 0x2000, 0x2040),
+        status::SUCCESS
+    );
+    // The same pages again: refused.
+    assert_eq!(
+        hsaKmtRegisterMemoryWithFlags(p, 0x1000, 0x2040),
+        status::ERROR
+    );
+    let mut info = core::mem::MaybeUninit::<HsaPointerInfo>::zeroed();
+    assert_eq!(
+        // SAFETY: `info` is a live local.
+        unsafe { hsaKmtQueryPointerInfo(host.wrapping_add(0x1800).cast(), info.as_mut_ptr()) },
+        status::SUCCESS
+    );
+    // SAFETY: written by the call.
+    let info = unsafe { info.assume_init() };
+    assert_eq!({ info.Type }, 2, "HSA_POINTER_REGISTERED_USER");
+    assert_eq!({ info.GPUAddress }, host as u64);
+
+    // The signal lives in the registered pages (second page).
+    let user = Rocr {
+        queue: a.queue,
+        ring: a.ring,
+        slots: a.slots,
+        signal: host.wrapping_add(0x1000),
+    };
+    map(p, 0x2000);
+    let id = user.publish_barrier();
+    ring(doorbell, id);
+    assert!(
+        user.wait(Duration::from_secs(20)),
+        "the device did not write the signal in registered memory"
+    );
+
+    // Unmapped: the device's next write there faults (the queue stops),
+    // and the host memory keeps its value.
+    assert_eq!(hsaKmtUnmapMemoryToGPU(p), status::SUCCESS);
+    let id = user.publish_barrier();
+    ring(doorbell, id);
+    assert!(
+        !user.wait(Duration::from_secs(2)),
+        "the device wrote to registered memory after it was unmapped"
+    );
+    assert_eq!(user.value().load(Ordering::Acquire), 1);
+    assert_eq!(
+        // SAFETY: the library refuses a pointer it did not allocate.
+        unsafe { hsaKmtFreeMemory(p, 0x2000) },
+        status::INVALID_PARAMETER
+    );
+    assert_eq!(hsaKmtDeregisterMemory(p), status::SUCCESS);
+    assert_eq!(hsaKmtDeregisterMemory(p), status::INVALID_PARAMETER);
+    // SAFETY: allocated above with `layout`; the device can no longer
+    // reach it (unmapped, its window closed).
+    unsafe { std::alloc::dealloc(host, layout) };
 }
