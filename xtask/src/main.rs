@@ -17,6 +17,7 @@ mod qemu;
 mod qemu_pci;
 mod reg_tables;
 mod rocm;
+mod rocm_compare;
 mod util;
 
 // The unikernel's newc reader, tested against this crate's writer.
@@ -120,9 +121,14 @@ enum Cmd {
         write: bool,
     },
     /// ROCm 5.2.3's own user space on barebell's libhsakmt.so.1 (hsakmt/)
-    /// over the MI210 model: builds the library, runs Debian's rocminfo
-    /// with it inside a mount namespace (root).
+    /// over the MI210 model: builds the library, runs Debian's rocminfo,
+    /// an HSA program and the HIP vectorAdd on it inside a mount
+    /// namespace (root).
     Rocm,
+    /// ROCm on barebell's libhsakmt beside barebell's own vector-add and
+    /// the seeds' MI308X figures: phase times, and instructions per
+    /// hipLaunchKernelGGL and per AQL submit under callgrind (root).
+    RocmCompare,
     /// Cross-check the firmware parser against a C reader built on
     /// Linux's amdgpu_ucode.h, over every gc/psp/sdma/imu/smu blob.
     Fwcheck,
@@ -191,6 +197,9 @@ fn main() -> ExitCode {
         Cmd::Fwcheck => fwcheck::run(&root).map(|s| println!("{s}")),
         Cmd::Rocm => apt::ensure()
             .and_then(|_| rocm::run(&root))
+            .map(|s| println!("{s}")),
+        Cmd::RocmCompare => apt::ensure()
+            .and_then(|_| rocm_compare::run(&root))
             .map(|s| println!("{s}")),
         Cmd::LinuxPeer {
             part,

@@ -60,8 +60,9 @@ pub const HSA_ELEMENTS: u32 = 1 << 20;
 const LSMOD: &str =
     "#!/bin/sh\necho 'amdgpu 0 0 - Live 0x0 (barebell libhsakmt.so.1 over the MI210 model)'\n";
 
-/// The line the run ends with.
-pub fn run(root: &Path) -> Result<String> {
+/// Builds the library and installs it with the namespace script: what
+/// every ROCm run here needs.
+pub(crate) fn setup(root: &Path) -> Result<Env> {
     let work = root.join("target/rocm");
     let lib = work.join("lib");
     let bin = work.join("bin");
@@ -74,20 +75,26 @@ pub fn run(root: &Path) -> Result<String> {
     std::fs::copy(target.join("release/libhsakmt.so"), &so)
         .context("copying the built libhsakmt.so")?;
     write_exec(&bin.join("lsmod"), LSMOD)?;
-    let ns = work.join("ns.sh");
-    write_exec(&ns, NS_SCRIPT)?;
+    write_exec(&work.join("ns.sh"), NS_SCRIPT)?;
     let path = format!(
         "{}:{}",
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let propagation = crate::linux_peer::propagation()?;
-    let env = Env {
-        work: &work,
-        lib: &lib,
-        path: &path,
-        propagation,
-    };
+    Ok(Env {
+        work,
+        lib,
+        bin,
+        so,
+        path,
+        propagation: crate::linux_peer::propagation()?,
+    })
+}
+
+/// The line the run ends with.
+pub fn run(root: &Path) -> Result<String> {
+    let env = setup(root)?;
+    let (work, bin, so) = (&env.work, &env.bin, &env.so);
     let out = env.run(&["rocminfo".as_ref()], "ld-debug")?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -100,7 +107,7 @@ pub fn run(root: &Path) -> Result<String> {
             tail(&text, 20)
         );
     }
-    let loaded = loaded_from(&work, "ld-debug.", &so)?;
+    let loaded = loaded_from(work, "ld-debug.", so)?;
     let agent = text
         .lines()
         .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["Name:", "gfx90a"]);
@@ -112,8 +119,8 @@ pub fn run(root: &Path) -> Result<String> {
         );
     }
     let cus = field(&text, "Compute Unit:", 1).unwrap_or_default();
-    let hsa = hsa_program(root, &env, &bin, &so)?;
-    let hip = hip_program(root, &env, &bin, &so)?;
+    let hsa = hsa_program(root, &env, bin, so)?;
+    let hip = hip_program(root, &env, bin, so)?;
     Ok(format!(
         "rocm: rocminfo gfx90a ok ({cus} CUs, ISA amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-; {loaded}), hsa vadd verified ({hsa}), hip vectorAdd verified ({hip})"
     ))
@@ -121,18 +128,25 @@ pub fn run(root: &Path) -> Result<String> {
 
 /// How every ROCm program runs: in the mount namespace, the library first
 /// on `LD_LIBRARY_PATH`, the linker logging which files it initialised.
-struct Env<'a> {
-    work: &'a Path,
-    lib: &'a Path,
-    path: &'a str,
-    propagation: &'a str,
+pub(crate) struct Env {
+    pub work: std::path::PathBuf,
+    lib: std::path::PathBuf,
+    pub bin: std::path::PathBuf,
+    /// The installed library.
+    pub so: std::path::PathBuf,
+    path: String,
+    propagation: &'static str,
 }
 
-impl Env<'_> {
+impl Env {
     /// Runs `command` (program and arguments) in the namespace; the
     /// linker log goes to `<work>/<log>.<pid>`.
-    fn run(&self, command: &[&std::ffi::OsStr], log: &str) -> Result<std::process::Output> {
-        for e in std::fs::read_dir(self.work)?.flatten() {
+    pub(crate) fn run(
+        &self,
+        command: &[&std::ffi::OsStr],
+        log: &str,
+    ) -> Result<std::process::Output> {
+        for e in std::fs::read_dir(&self.work)?.flatten() {
             if e.file_name()
                 .to_string_lossy()
                 .starts_with(&format!("{log}."))
@@ -144,9 +158,9 @@ impl Env<'_> {
             .args(["--mount", "--propagation", self.propagation])
             .arg(self.work.join("ns.sh"))
             .args(command)
-            .env("BAREBELL_ROCM", self.work)
-            .env("PATH", self.path)
-            .env("LD_LIBRARY_PATH", self.lib)
+            .env("BAREBELL_ROCM", &self.work)
+            .env("PATH", &self.path)
+            .env("LD_LIBRARY_PATH", &self.lib)
             .env("LD_DEBUG", "libs")
             .env("LD_DEBUG_OUTPUT", self.work.join(log))
             .output()
@@ -156,7 +170,7 @@ impl Env<'_> {
 
 /// Builds the kernel and the HSA program and runs it; its own summary
 /// line, verified.
-fn hsa_program(root: &Path, env: &Env<'_>, bin: &Path, so: &Path) -> Result<String> {
+pub(crate) fn hsa_program(root: &Path, env: &Env, bin: &Path, so: &Path) -> Result<String> {
     let dir = root.join("hsakmt/rocm");
     let co = env.work.join("vadd.co");
     crate::util::run(
@@ -198,7 +212,7 @@ fn hsa_program(root: &Path, env: &Env<'_>, bin: &Path, so: &Path) -> Result<Stri
     if !out.status.success() {
         bail!("the HSA program failed ({}): {}", out.status, err.trim());
     }
-    loaded_from(env.work, "ld-debug-hsa.", so)?;
+    loaded_from(&env.work, "ld-debug-hsa.", so)?;
     let line = text
         .lines()
         .find_map(|l| l.strip_prefix("hsa vadd: "))
@@ -208,7 +222,7 @@ fn hsa_program(root: &Path, env: &Env<'_>, bin: &Path, so: &Path) -> Result<Stri
 
 /// Builds the seeds' HIP vectorAdd with Debian's hipcc and runs it; its
 /// own summary line, verified.
-fn hip_program(root: &Path, env: &Env<'_>, bin: &Path, so: &Path) -> Result<String> {
+pub(crate) fn hip_program(root: &Path, env: &Env, bin: &Path, so: &Path) -> Result<String> {
     let exe = bin.join("vectoradd");
     crate::util::run(
         Command::new("hipcc")
@@ -224,7 +238,7 @@ fn hip_program(root: &Path, env: &Env<'_>, bin: &Path, so: &Path) -> Result<Stri
     if !out.status.success() {
         bail!("the HIP vectorAdd failed ({}): {}", out.status, err.trim());
     }
-    loaded_from(env.work, "ld-debug-hip.", so)?;
+    loaded_from(&env.work, "ld-debug-hip.", so)?;
     let line = text
         .lines()
         .find_map(|l| l.strip_prefix("hip vectorAdd: "))
@@ -241,7 +255,7 @@ fn write_exec(path: &Path, text: &str) -> Result<()> {
 
 /// The dynamic linker's word on which `libhsakmt.so.1` the run
 /// initialised: `calling init: <path>` in its `LD_DEBUG=libs` log.
-fn loaded_from(work: &Path, log: &str, so: &Path) -> Result<String> {
+pub(crate) fn loaded_from(work: &Path, log: &str, so: &Path) -> Result<String> {
     let want = format!("calling init: {}", so.display());
     let mut others = Vec::new();
     for e in std::fs::read_dir(work)?.flatten() {
