@@ -12,7 +12,7 @@
 //! ([`crate::gfx::GfxBlock::flush_process_tlbs`]).
 
 use crate::Gpu;
-use crate::error::{BringupError, ErrorKind, ResultAt};
+use crate::error::{At, BringupError, ErrorKind, ResultAt};
 use crate::sink::Step;
 use barebell::gmc::pagetable::Flags;
 
@@ -66,6 +66,87 @@ impl<'p> Gpu<'p> {
                 why,
             })
             .at(Step::Queue)?;
+        self.blocks.gfx.flush_process_tlbs(self)
+    }
+
+    /// Maps `len` bytes at `va` of the user memory or of the user VRAM
+    /// (when it sits at its host address, [`crate::gmc::UserVramVa::Host`])
+    /// into the process tables again, at the place the gmc step gave them,
+    /// with `access`: what a driver that maps each buffer when its owner
+    /// asks does (`kfd_ioctl_map_memory_to_gpu()`), after
+    /// [`Gpu::unmap_process`] took the range out. System pages are
+    /// SYSTEM|SNOOPED at their bus address, VRAM pages at their physical
+    /// address; the TLBs are flushed. Refused if the range lies in
+    /// neither.
+    pub fn map_user_range(
+        &mut self,
+        va: u64,
+        len: u64,
+        access: Access,
+    ) -> Result<(), BringupError> {
+        let layout = self
+            .memory
+            .as_ref()
+            .ok_or(ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
+                "mapping user memory before the gmc step",
+                self.ips.generation,
+            )))
+            .at(Step::Queue)?;
+        let inside = |(start, n): (u64, u64)| va >= start && va.saturating_add(len) <= start + n;
+        let outside = || {
+            ErrorKind::PageTable {
+                table: "process",
+                va,
+                why: barebell::gmc::pagetable::MapError::BadRange {
+                    va,
+                    pa: 0,
+                    size: len,
+                },
+            }
+            .at(Step::Queue)
+        };
+        let (user, vram, vram_base) = (
+            layout.user_memory,
+            layout.user_vram,
+            layout.vram_base_offset,
+        );
+        let p = self.platform;
+        if inside(user) {
+            let dma = p.dma();
+            let off = va
+                .checked_sub(dma.host.as_ptr() as u64)
+                .and_then(|o| usize::try_from(o).ok())
+                .ok_or_else(outside)?;
+            let flags = Flags {
+                readable: true,
+                writeable: access.writeable,
+                executable: access.executable,
+                system: true,
+                snooped: true,
+            };
+            let chunk_bus = dma.chunk_bus;
+            let t = self.tables()?;
+            crate::gmc::map_dma_range(t, "process", chunk_bus, va, off, len as usize, flags)?;
+        } else if inside(vram) && vram.0 >= p.vram().host.as_ptr() as u64 {
+            let off = va - p.vram().host.as_ptr() as u64;
+            let flags = Flags {
+                readable: true,
+                writeable: access.writeable,
+                executable: access.executable,
+                system: false,
+                snooped: false,
+            };
+            let t = self.tables()?;
+            t.map(va, off + vram_base, len, flags, false)
+                .map_err(|why| ErrorKind::PageTable {
+                    table: "process",
+                    va,
+                    why,
+                })
+                .at(Step::Queue)?;
+        } else {
+            return Err(outside());
+        }
         self.blocks.gfx.flush_process_tlbs(self)
     }
 

@@ -256,6 +256,7 @@ pub struct HsaClockCounters {
 /// `HsaMemFlags` bits (`ui32` of the union).
 pub mod mem_flags {
     pub const NON_PAGED: u32 = 1 << 0;
+    pub const READ_ONLY: u32 = 1 << 3;
     pub const HOST_ACCESS: u32 = 1 << 6;
     pub const SCRATCH: u32 = 1 << 9;
     pub const EXECUTE_ACCESS: u32 = 1 << 12;

@@ -3,12 +3,13 @@
 //! process exit, and the memory it hands out.
 //!
 //! Memory: the bring-up's gmc step maps its user memory (part of the DMA
-//! region) into the process page tables at GPU VA = host address, the
-//! tables every user queue's VMID walks; this library takes that region
-//! whole and hands it out first-fit ([`Heap`]), so every system-memory
-//! allocation is memory the device reaches through its page tables at the
-//! address ROCR puts in packets (ROCR assumes GPU VA = CPU VA for system
-//! memory). A scratch allocation (`HsaMemFlags.Scratch`) is a reservation
+//! region) and user VRAM (at its host address through BAR0) into the
+//! process page tables at GPU VA = host address, the tables every user
+//! queue's VMID walks. This library takes both out of the tables at open,
+//! hands them out first-fit ([`Heap`]) and maps each buffer back when ROCR
+//! maps it ([`Kfd::map_allocation`]), as KFD maps a BO: a buffer is
+//! reached by the device at the address ROCR puts in packets (ROCR assumes
+//! GPU VA = CPU VA) only while it is mapped. A scratch allocation (`HsaMemFlags.Scratch`) is a reservation
 //! of address space only, as the thunk's is: ROCR backs parts of it later
 //! with `hsaKmtMapMemoryToGPU`, which this library refuses until scratch
 //! is done.
@@ -230,6 +231,16 @@ impl Kfd {
             .as_ref()
             .ok_or(OpenError::NoUserMemory)?
             .range();
+        // Every buffer is mapped when ROCR maps it (`map_allocation`), as
+        // KFD maps a BO on `kfd_ioctl_map_memory_to_gpu()`: the regions
+        // the gmc step mapped whole leave the process tables first.
+        let mut gpu = gpu;
+        for (at, n) in [(start, len), (vstart, vlen)] {
+            if n > 0 {
+                gpu.unmap_process(at, n)
+                    .map_err(|e| OpenError::Bringup(format!("unmapping the user regions: {e}")))?;
+            }
+        }
         let facts = GpuFacts {
             device_id: barebell::platform::Platform::pci_device_id(model).unwrap_or(0x740F),
             vram_bytes: gpu.ips.vram_bytes,
@@ -273,6 +284,61 @@ impl Kfd {
     /// `hsaKmtDestroyQueue`.
     pub fn destroy_queue(&mut self, id: u64) -> Result<(), crate::queues::QueueError> {
         self.queues.destroy(self.gpu.as_mut(), id)
+    }
+
+    /// Maps the allocation at `key` (system memory or VRAM) for the GPU,
+    /// as KFD maps a BO (`kfd_ioctl_map_memory_to_gpu()`): its pages
+    /// back in the process tables, writable unless allocated `ReadOnly`,
+    /// executable only if allocated `ExecuteAccess`
+    /// (`AMDGPU_VM_PAGE_EXECUTABLE`), then the TLBs flushed. Registered
+    /// memory goes through [`Kfd::map_registered`].
+    pub fn map_allocation(&mut self, key: u64) -> Result<(), String> {
+        let a = *self
+            .allocations
+            .get(&key)
+            .ok_or("not an allocation of this library")?;
+        match a.kind {
+            Kind::Registered => return self.map_registered(key),
+            Kind::Reserved => return Err("scratch backing is not done".into()),
+            Kind::System | Kind::Vram => {}
+        }
+        if a.gpu_mapped {
+            return Ok(());
+        }
+        let access = barebell_bringup::process_vm::Access {
+            writeable: a.flags & crate::abi::mem_flags::READ_ONLY == 0,
+            executable: a.flags & crate::abi::mem_flags::EXECUTE_ACCESS != 0,
+        };
+        let len = a.size.max(1).next_multiple_of(PAGE);
+        let gpu = self.gpu.as_mut().ok_or("the device is closed")?;
+        gpu.map_user_range(key, len, access)
+            .map_err(|e| e.to_string())?;
+        if let Some(a) = self.allocations.get_mut(&key) {
+            a.gpu_mapped = true;
+        }
+        Ok(())
+    }
+
+    /// Undoes [`Kfd::map_allocation`] (or [`Kfd::unmap_registered`]):
+    /// the pages out of the process tables, TLBs flushed.
+    pub fn unmap_allocation(&mut self, key: u64) -> Result<(), String> {
+        let a = *self
+            .allocations
+            .get(&key)
+            .ok_or("not an allocation of this library")?;
+        if a.kind == Kind::Registered {
+            return self.unmap_registered(key);
+        }
+        if !a.gpu_mapped {
+            return Ok(());
+        }
+        let len = a.size.max(1).next_multiple_of(PAGE);
+        let gpu = self.gpu.as_mut().ok_or("the device is closed")?;
+        gpu.unmap_process(key, len).map_err(|e| e.to_string())?;
+        if let Some(a) = self.allocations.get_mut(&key) {
+            a.gpu_mapped = false;
+        }
+        Ok(())
     }
 
     /// `hsaKmtRegisterMemoryWithFlags`: `[at, at + size)` of the caller's

@@ -536,6 +536,14 @@ pub unsafe extern "C" fn hsaKmtFreeMemory(at: *mut c_void, size: u64) -> u32 {
             eprintln!("barebell libhsakmt: hsaKmtFreeMemory({at:p}): a live queue uses it");
             return status::ERROR;
         }
+        let mapped = k
+            .allocations
+            .get(&(at as u64))
+            .is_some_and(|a| a.gpu_mapped && a.kind != Kind::Registered);
+        if mapped && let Err(e) = k.unmap_allocation(at as u64) {
+            eprintln!("barebell libhsakmt: hsaKmtFreeMemory({at:p}): unmapping: {e}");
+            return status::ERROR;
+        }
         let Some(a) = k.allocations.remove(&(at as u64)) else {
             eprintln!(
                 "barebell libhsakmt: hsaKmtFreeMemory({at:p}, {size:#x}): not an allocation of this library"
@@ -564,60 +572,35 @@ pub unsafe extern "C" fn hsaKmtFreeMemory(at: *mut c_void, size: u64) -> u32 {
     })
 }
 
-/// Whether `[at, at + size)` is inside a system or VRAM allocation.
-fn mapped(k: &Kfd, at: u64, size: u64) -> bool {
-    k.allocations
-        .range(..=at)
-        .next_back()
-        .is_some_and(|(&base, a)| {
-            a.kind != Kind::Reserved && at.saturating_add(size.max(1)) <= base + a.size.max(1)
-        })
-        && (k.heap.contains(at, size) || k.vram.contains(at, size))
-}
-
-/// The GPU address of a mapped system allocation: its host address (the
-/// gmc step mapped the whole region in the process tables at GPU VA =
-/// host address). Scratch backing is not done yet.
+/// Maps an allocation for the GPU ([`device::Kfd::map_allocation`]); its
+/// GPU address is its host address. Scratch backing is not done yet.
 fn map(at: *mut c_void, size: u64, alt: *mut u64) -> u32 {
     with_kfd(|k| {
-        let registered = k
-            .allocations
-            .get(&(at as u64))
-            .is_some_and(|a| a.kind == Kind::Registered);
-        if registered {
-            return match k.map_registered(at as u64) {
-                Ok(()) => {
-                    if !alt.is_null() {
-                        // SAFETY: non-null; ROCR passes its own u64.
-                        unsafe { alt.write_unaligned(at as u64) };
-                    }
-                    status::SUCCESS
+        let key = at as u64;
+        let Some(a) = k.allocations.get(&key).copied() else {
+            eprintln!("barebell libhsakmt: mapping {at:p}: not an allocation of this library");
+            return status::INVALID_PARAMETER;
+        };
+        if a.kind == Kind::Reserved {
+            // Scratch backing: not done.
+            return status::NOT_SUPPORTED;
+        }
+        if size > a.size.max(1).next_multiple_of(PAGE) {
+            return status::INVALID_PARAMETER;
+        }
+        match k.map_allocation(key) {
+            Ok(()) => {
+                if !alt.is_null() {
+                    // SAFETY: non-null; ROCR passes its own u64.
+                    unsafe { alt.write_unaligned(key) };
                 }
-                Err(e) => {
-                    eprintln!("barebell libhsakmt: mapping registered memory at {at:p}: {e}");
-                    status::ERROR
-                }
-            };
+                status::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("barebell libhsakmt: mapping {at:p}: {e}");
+                status::ERROR
+            }
         }
-        if !mapped(k, at as u64, size) {
-            return if k
-                .allocations
-                .get(&(at as u64))
-                .is_some_and(|a| a.kind == Kind::Reserved)
-            {
-                status::NOT_SUPPORTED
-            } else {
-                status::INVALID_PARAMETER
-            };
-        }
-        if let Some((_, a)) = k.allocations.range_mut(..=at as u64).next_back() {
-            a.gpu_mapped = true;
-        }
-        if !alt.is_null() {
-            // SAFETY: non-null; ROCR passes its own u64.
-            unsafe { alt.write_unaligned(at as u64) };
-        }
-        status::SUCCESS
     })
 }
 
@@ -652,9 +635,8 @@ pub unsafe extern "C" fn hsaKmtMapMemoryToGPUNodes(
     map(at, size, alt)
 }
 
-/// `hsaKmtUnmapMemoryToGPU`: the buffer is no longer one a queue may name
-/// (the region stays in the process tables until the device closes: a
-/// kept difference, KFD unmaps per buffer). A buffer a live queue uses is
+/// `hsaKmtUnmapMemoryToGPU`: the buffer's pages leave the process tables
+/// ([`device::Kfd::unmap_allocation`]). A buffer a live queue holds is
 /// refused, as Linux 6.12's `unmap_bo_from_gpuvm()` refuses a BO whose
 /// `queue_refcount` is nonzero (-EBUSY).
 #[unsafe(no_mangle)]
@@ -663,25 +645,15 @@ pub extern "C" fn hsaKmtUnmapMemoryToGPU(at: *mut c_void) -> u32 {
         if k.queue_uses(at as u64) {
             return status::ERROR;
         }
-        let registered = k
-            .allocations
-            .get(&(at as u64))
-            .is_some_and(|a| a.kind == Kind::Registered);
-        if registered {
-            return match k.unmap_registered(at as u64) {
-                Ok(()) => status::SUCCESS,
-                Err(e) => {
-                    eprintln!("barebell libhsakmt: unmapping registered memory at {at:p}: {e}");
-                    status::ERROR
-                }
-            };
+        if !k.allocations.contains_key(&(at as u64)) {
+            return status::INVALID_PARAMETER;
         }
-        match k.allocations.get_mut(&(at as u64)) {
-            Some(a) => {
-                a.gpu_mapped = false;
-                status::SUCCESS
+        match k.unmap_allocation(at as u64) {
+            Ok(()) => status::SUCCESS,
+            Err(e) => {
+                eprintln!("barebell libhsakmt: unmapping {at:p}: {e}");
+                status::ERROR
             }
-            None => status::INVALID_PARAMETER,
         }
     })
 }

@@ -268,10 +268,47 @@ fn rocr_style_queues_and_registered_memory_on_the_hws() {
         "a destroyed queue consumed a packet"
     );
 
+    unmapped_buffer();
     registered_memory(&a, qa.Queue_DoorBell);
 
     // Queue a stays live: the close takes it off, then tears down.
     assert_eq!(hsaKmtCloseKFD(), status::SUCCESS);
+}
+
+/// A buffer allocated but never mapped for the GPU is not in the
+/// process tables: a completion signal placed there is never written, the
+/// host keeps its value, though the queue itself (mapped) consumed the
+/// packet's slot. KFD maps a BO only on `kfd_ioctl_map_memory_to_gpu()`.
+fn unmapped_buffer() {
+    let c = Rocr::new(64);
+    map(c.queue.cast(), 0x1000);
+    map(c.ring.cast(), 64 * 64);
+    let (r, qc) = c.create();
+    assert_eq!(r, status::SUCCESS);
+    let id = c.publish_barrier();
+    ring(qc.Queue_DoorBell, id);
+    assert!(
+        !c.wait(Duration::from_secs(2)),
+        "the device wrote a signal in a buffer never mapped for it"
+    );
+    assert_eq!(c.value().load(Ordering::Acquire), 1);
+    // Mapped now: the next barrier's signal is written (the faulted queue
+    // is replaced by a fresh one over the same memory).
+    assert_eq!(hsaKmtDestroyQueue(qc.QueueId), status::SUCCESS);
+    map(c.signal.cast(), 0x1000);
+    c.index(READ_DISPATCH_ID).store(0, Ordering::Relaxed);
+    c.index(WRITE_DISPATCH_ID).store(0, Ordering::Relaxed);
+    // SAFETY: the slot's header, u16 aligned, inside the ring.
+    unsafe { c.ring.cast::<u16>().write(INVALID_HEADER) };
+    let (r, qc) = c.create();
+    assert_eq!(r, status::SUCCESS);
+    let id = c.publish_barrier();
+    ring(qc.Queue_DoorBell, id);
+    assert!(
+        c.wait(Duration::from_secs(20)),
+        "the mapped signal was not written"
+    );
+    assert_eq!(hsaKmtDestroyQueue(qc.QueueId), status::SUCCESS);
 }
 
 /// Two pages of the caller's own heap memory (outside every buffer the

@@ -300,10 +300,9 @@ fn rocr_init_sequence_on_the_model() {
         unsafe { hsaKmtCreateQueue(1, 2, 100, 3, p, 0x1000, core::ptr::null_mut(), &mut res) },
         status::NOT_SUPPORTED
     );
-    assert_eq!(
-        hsaKmtRegisterMemoryWithFlags(p, 0x1000, 0),
-        status::NOT_SUPPORTED
-    );
+    // Registering the library's own allocation: refused (it is not the
+    // caller's memory to pin).
+    assert_eq!(hsaKmtRegisterMemoryWithFlags(p, 0x1000, 0), status::ERROR);
     // The tile configuration: gfx9's tables are zero (amdgpu sets none),
     // the counts clamp to amdgpu's 32 and 16 entries, GB_ADDR_CONFIG
     // carries `gfx_v9_0_gpu_early_init()`'s 9.4.2 bits.

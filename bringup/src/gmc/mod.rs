@@ -114,8 +114,9 @@ pub enum UserVramVa {
     /// VA), as ROCR assumes of VRAM it can reach: KFD maps a public VRAM
     /// BO into the GPU VM at the address the thunk's CPU mapping of it has
     /// (`fmm_allocate_device()` then `fmm_map_to_cpu()`, large BAR).
-    /// Executable: ROCR's loader puts code there, and the pages are mapped
-    /// once for every buffer, so they carry what a code buffer needs.
+    /// A driver that maps each buffer itself unmaps the range and maps
+    /// buffers back with their own permissions
+    /// ([`crate::Gpu::map_user_range`]).
     Host,
 }
 
@@ -390,20 +391,10 @@ const VRAM_RW: Flags = Flags {
     snooped: false,
 };
 
-/// Flags of the user VRAM placed at its host address
-/// ([`UserVramVa::Host`], for ROCR): `VRAM_RW` plus EXECUTABLE, what KFD
-/// gives a VRAM BO allocated executable (`KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE`
-/// → `AMDGPU_VM_PAGE_EXECUTABLE` in `amdgpu_amdkfd_gpuvm_alloc_memory_of_gpu()`),
-/// as ROCR's code-object loader asks for its code segments.
-const VRAM_RWX: Flags = Flags {
-    executable: true,
-    ..VRAM_RW
-};
-
 /// Maps `[va, va + len)` of the DMA region (GPU VA = host address, `off`
 /// bytes from its start) into `t`, page runs split at chunk boundaries
 /// (each chunk is contiguous on the bus, the chunks need not be).
-fn map_dma_range(
+pub(crate) fn map_dma_range(
     t: &mut TableArena<'_>,
     table: &'static str,
     chunk_bus: &[u64],
@@ -875,9 +866,9 @@ fn map_user_vram<'p>(
             bar0: p.vram().len,
         })
     })?;
-    let (va, flags) = match at {
-        UserVramVa::Fixed => (USER_VRAM_VA, VRAM_RW),
-        UserVramVa::Host => (host.as_ptr() as u64, VRAM_RWX),
+    let va = match at {
+        UserVramVa::Fixed => USER_VRAM_VA,
+        UserVramVa::Host => host.as_ptr() as u64,
     };
     let (ring_va, rest) = (area.ring_va, area.rest);
     let clash = va <= ring_va + rest as u64 && ring_va <= va + r.size;
@@ -891,7 +882,7 @@ fn map_user_vram<'p>(
         }));
     }
     process
-        .map(va, r.offset + vram_base_offset, r.size, flags, false)
+        .map(va, r.offset + vram_base_offset, r.size, VRAM_RW, false)
         .map_err(|why| ErrorKind::PageTable {
             table: "process",
             va,
