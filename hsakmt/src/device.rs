@@ -131,10 +131,10 @@ impl Heap {
 /// What an allocation is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// From the user-memory heap: mapped in the process tables.
+    /// From the user-memory heap (in the process tables while mapped).
     System,
     /// From the user VRAM (`NonPaged` on the GPU node): mapped in the
-    /// process tables at its host address through BAR0.
+    /// process tables at its host address through BAR0 while mapped.
     Vram,
     /// An address-space reservation (`mmap(PROT_NONE)`), scratch.
     Reserved,
