@@ -44,13 +44,7 @@ impl<'p> Gpu<'p> {
             snooped: true,
         };
         let t = self.tables()?;
-        t.map(va, bus, len, flags, false)
-            .map_err(|why| ErrorKind::PageTable {
-                table: "process",
-                va,
-                why,
-            })
-            .at(Step::Queue)?;
+        t.map(va, bus, len, flags, false).map_err(refused(va))?;
         self.blocks.gfx.flush_process_tlbs(self)
     }
 
@@ -59,13 +53,7 @@ impl<'p> Gpu<'p> {
     /// reaches them.
     pub fn unmap_process(&mut self, va: u64, len: u64) -> Result<(), BringupError> {
         let t = self.tables()?;
-        t.unmap(va, len)
-            .map_err(|why| ErrorKind::PageTable {
-                table: "process",
-                va,
-                why,
-            })
-            .at(Step::Queue)?;
+        t.unmap(va, len).map_err(refused(va))?;
         self.blocks.gfx.flush_process_tlbs(self)
     }
 
@@ -138,12 +126,7 @@ impl<'p> Gpu<'p> {
             };
             let t = self.tables()?;
             t.map(va, off + vram_base, len, flags, false)
-                .map_err(|why| ErrorKind::PageTable {
-                    table: "process",
-                    va,
-                    why,
-                })
-                .at(Step::Queue)?;
+                .map_err(refused(va))?;
         } else {
             return Err(outside());
         }
@@ -158,5 +141,17 @@ impl<'p> Gpu<'p> {
                 self.ips.generation,
             )))
             .at(Step::Queue)
+    }
+}
+
+/// The error of a process-table change refused at `va`.
+fn refused(va: u64) -> impl Fn(barebell::gmc::pagetable::MapError) -> BringupError {
+    move |why| {
+        ErrorKind::PageTable {
+            table: "process",
+            va,
+            why,
+        }
+        .at(Step::Queue)
     }
 }

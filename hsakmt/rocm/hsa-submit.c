@@ -13,33 +13,12 @@
  * packet's signal. Exits non-zero, saying why, on anything else.
  */
 #include <hsa/hsa.h>
+#define PROGRAM "hsa-submit"
+#include "hsa_common.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK(call)                                                    \
-    do {                                                               \
-        hsa_status_t s_ = (call);                                      \
-        if (s_ != HSA_STATUS_SUCCESS) {                                \
-            const char *m_ = "?";                                      \
-            hsa_status_string(s_, &m_);                                \
-            fprintf(stderr, "hsa-submit: %s: %s\n", #call, m_);        \
-            return 1;                                                  \
-        }                                                              \
-    } while (0)
-
-static hsa_status_t first_gpu(hsa_agent_t agent, void *out)
-{
-    hsa_device_type_t type;
-    hsa_status_t s = hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type);
-    if (s != HSA_STATUS_SUCCESS)
-        return s;
-    if (type != HSA_DEVICE_TYPE_GPU)
-        return HSA_STATUS_SUCCESS;
-    *(hsa_agent_t *)out = agent;
-    return HSA_STATUS_INFO_BREAK;
-}
 
 __attribute__((noinline)) void barebell_hsa_submit_one(hsa_queue_t *q, hsa_signal_t signal)
 {

@@ -13,6 +13,8 @@
  * It exits non-zero, saying why, on anything else.
  */
 #include <hsa/hsa.h>
+#define PROGRAM "hsa-vadd"
+#include "hsa_common.h"
 #include <hsa/hsa_ext_amd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,29 +24,6 @@
 
 #define WAIT_SECONDS 120
 #define WORKGROUP 256
-
-#define CHECK(call)                                                    \
-    do {                                                               \
-        hsa_status_t s_ = (call);                                      \
-        if (s_ != HSA_STATUS_SUCCESS) {                                \
-            const char *m_ = "?";                                      \
-            hsa_status_string(s_, &m_);                                \
-            fprintf(stderr, "hsa-vadd: %s: %s\n", #call, m_);          \
-            return 1;                                                  \
-        }                                                              \
-    } while (0)
-
-static hsa_status_t first_gpu(hsa_agent_t agent, void *out)
-{
-    hsa_device_type_t type;
-    hsa_status_t s = hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type);
-    if (s != HSA_STATUS_SUCCESS)
-        return s;
-    if (type != HSA_DEVICE_TYPE_GPU)
-        return HSA_STATUS_SUCCESS;
-    *(hsa_agent_t *)out = agent;
-    return HSA_STATUS_INFO_BREAK;
-}
 
 static hsa_status_t kernarg_region(hsa_region_t region, void *out)
 {

@@ -165,16 +165,21 @@ pub(crate) fn count(bin: &Path, mode: &str, function: &str, work: &Path) -> Resu
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let collected: u64 = stderr
+    Ok(collected(&String::from_utf8_lossy(&out.stderr), function)? as f64 / ITERATIONS as f64)
+}
+
+/// The instructions callgrind's summary (`Collected :`) says it counted
+/// in `function`; an error if none.
+pub(crate) fn collected(stderr: &str, function: &str) -> Result<u64> {
+    let n: u64 = stderr
         .lines()
         .find_map(|l| l.split("Collected :").nth(1))
         .and_then(|n| n.trim().parse().ok())
         .with_context(|| format!("no 'Collected :' line from callgrind:\n{stderr}"))?;
-    if collected == 0 {
+    if n == 0 {
         bail!("callgrind counted nothing in {function}: symbol missing?");
     }
-    Ok(collected as f64 / ITERATIONS as f64)
+    Ok(n)
 }
 
 /// barebell's submit must stay at or below this share of the instructions

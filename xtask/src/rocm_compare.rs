@@ -178,15 +178,7 @@ fn callgrind(env: &Env, program: &Path, function: &str, n: u64) -> Result<f64> {
     if !out.status.success() {
         bail!("callgrind run of {} failed:\n{stderr}", program.display());
     }
-    let collected: u64 = stderr
-        .lines()
-        .find_map(|l| l.split("Collected :").nth(1))
-        .and_then(|n| n.trim().parse().ok())
-        .with_context(|| format!("no 'Collected :' line from callgrind:\n{stderr}"))?;
-    if collected == 0 {
-        bail!("callgrind counted nothing in {function}");
-    }
-    Ok(collected as f64 / n as f64)
+    Ok(crate::bench::collected(&stderr, function)? as f64 / n as f64)
 }
 
 /// barebell's kernel launch, typed launch of a loaded kernel and submit
