@@ -284,9 +284,6 @@ pub enum MapError {
     },
     /// GC 9.4.3: the HWS (on the HIQ) refused or did not fence a packet.
     Hws(crate::gfx::hws::HwsError),
-    /// A v9 MQD could not be built for the queue (`init_mqd()`'s rules:
-    /// ring size, alignment, doorbell).
-    MqdV9(crate::gfx::mqd_v9::MqdV9Error),
     /// GC 9.4.3: an SDMA 4.4.2 queue could not be mapped through the HWS.
     SdmaV442(crate::sdma::map_v4_4_2::SdmaV442Error),
 }
@@ -382,7 +379,6 @@ impl core::fmt::Display for MapError {
             MapError::Unsupported(e) => write!(f, "{e}"),
             MapError::Xcc { xcc, failure } => write!(f, "XCC {xcc}: {failure}"),
             MapError::Hws(e) => write!(f, "HWS: {e}"),
-            MapError::MqdV9(e) => write!(f, "the queue's MQD: {e}"),
             MapError::SdmaV442(e) => write!(f, "{e}"),
         }
     }

@@ -152,6 +152,36 @@ impl XccUnmapper<'_> {
     }
 }
 
+/// `init_mqd()`'s refusal of a queue's resources, as the mapper reports
+/// it (the gfx layer's MQD errors; the rest cannot arise for one GC's
+/// queue without a context-save area, and name the queue unmapped).
+fn mqd_refusal(e: barebell::gfx::mqd_v9::MqdV9Error, doorbell: u32) -> MapError {
+    use barebell::gfx::MqdError as M;
+    use barebell::gfx::mqd_v9::MqdV9Error as V;
+    let m = match e {
+        V::RingSize { bytes } => M::RingSize { bytes },
+        V::EopSize { bytes } => M::EopSize { bytes },
+        V::Missing { field } => M::Missing { field },
+        V::Misaligned {
+            field,
+            address,
+            align,
+        } => M::Misaligned {
+            field,
+            address,
+            align,
+        },
+        V::Vmid { vmid } => M::Vmid { vmid },
+        V::DoorbellOffset { dword } => M::DoorbellOffset { dword },
+        V::DoorbellOutsideRange { .. }
+        | V::XccCount { .. }
+        | V::MissingRange { .. }
+        | V::Buffer { .. }
+        | V::CtxSave { .. } => return MapError::NotMapped { doorbell },
+    };
+    MapError::Mqd(m)
+}
+
 /// `doorbell`: the user queue's, named when nothing more precise is.
 fn map_err(e: XccError, doorbell: u32) -> MapError {
     match e {
@@ -301,7 +331,7 @@ impl QueueMapper for XccUnmapper<'_> {
             vmid: 0,
             ctx_save: None,
         };
-        let m = init_mqd(p.mqd_address, dword, &queue).map_err(MapError::MqdV9)?;
+        let m = init_mqd(p.mqd_address, dword, &queue).map_err(|e| mqd_refusal(e, q.doorbell()))?;
         q.mqd().write(&m);
         self.added.push(QueueDesc::compute(
             dword,
