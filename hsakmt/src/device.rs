@@ -281,6 +281,26 @@ impl Kfd {
         })
     }
 
+    /// `hsaKmtUpdateQueue` ([`crate::queues::Queues::update`]).
+    pub fn update_queue(
+        &mut self,
+        id: u64,
+        percentage: u32,
+        priority: i32,
+        (ring, ring_bytes): (u64, u64),
+    ) -> Result<(), crate::queues::QueueError> {
+        let allocations = &self.allocations;
+        self.queues.update(
+            self.gpu.as_mut(),
+            id,
+            percentage,
+            priority,
+            ring,
+            ring_bytes,
+            |at, len| queue_buffer_ok(allocations, at, len),
+        )
+    }
+
     /// `hsaKmtDestroyQueue`.
     pub fn destroy_queue(&mut self, id: u64) -> Result<(), crate::queues::QueueError> {
         self.queues.destroy(self.gpu.as_mut(), id)

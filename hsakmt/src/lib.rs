@@ -882,17 +882,27 @@ pub extern "C" fn hsaKmtDestroyQueue(id: u64) -> u32 {
     })
 }
 
-/// `hsaKmtUpdateQueue`: no queue was made.
+/// `hsaKmtUpdateQueue`: a queue's share, priority and ring changed; at
+/// 0 % it leaves the scheduler's runlist until an update gives it a share
+/// again ([`queues::Queues::update`]).
 #[unsafe(no_mangle)]
 pub extern "C" fn hsaKmtUpdateQueue(
-    _id: u64,
-    _percent: u32,
-    _priority: i32,
-    _ring: *mut c_void,
-    _size: u64,
+    id: u64,
+    percent: u32,
+    priority: i32,
+    ring: *mut c_void,
+    size: u64,
     _event: *mut HsaEvent,
 ) -> u32 {
-    status::INVALID_PARAMETER
+    with_kfd(
+        |k| match k.update_queue(id, percent, priority, (ring as u64, size)) {
+            Ok(()) => status::SUCCESS,
+            Err(e) => {
+                eprintln!("barebell libhsakmt: hsaKmtUpdateQueue: {e}");
+                queue_status(&e)
+            }
+        },
+    )
 }
 
 /// `hsaKmtSetQueueCUMask`: CU masks are not supported.

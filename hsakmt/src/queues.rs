@@ -117,7 +117,10 @@ impl core::fmt::Display for QueueError {
 /// A queue the scheduler runs.
 #[derive(Debug, Clone, Copy)]
 struct Live {
-    mapping: Mapping,
+    /// The scheduler's mapping while active.
+    mapping: Option<Mapping>,
+    request: QueueRequest,
+    doorbell: u32,
     parts: Parts,
     /// The allocations (their first addresses) the queue holds: write
     /// pointer, read pointer, ring.
@@ -194,54 +197,91 @@ impl Queues {
             .doorbell(doorbell)
             .map_err(|e| QueueError::Device(e.to_string()))?
             .address() as *mut u64;
-        let res = QueueResources::process_aql(
-            parts.0,
-            parts.1,
-            r.ring,
-            r.ring_bytes,
-            r.read_pointer,
-            r.write_pointer,
-            doorbell,
-            PROCESS,
-        )
-        .ok_or(QueueError::NotReady)?;
-        let mapped = match gpu.queue.as_mut() {
-            Some(q) => q.mapper_mut().map(&res),
-            None => {
-                self.spare.push(parts);
-                return Err(QueueError::NotReady);
+        // A queue made at 0 % is inactive: not in the runlist until an
+        // update gives it a share (KFD's `QUEUE_IS_ACTIVE()`).
+        let mapping = if r.percentage > 0 {
+            match map_on(gpu, parts, r, doorbell) {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    self.spare.push(parts);
+                    return Err(e);
+                }
             }
-        };
-        let mapping = match mapped {
-            Ok(m) => m,
-            Err(e) => {
-                self.spare.push(parts);
-                return Err(QueueError::Device(e.to_string()));
-            }
+        } else {
+            None
         };
         self.next_id += 1;
         let id = self.next_id;
-        let page = |a: u64| a & !(PAGE - 1);
-        let buffers = [page(r.write_pointer), page(r.read_pointer), r.ring];
         self.live.insert(
             id,
             Live {
                 mapping,
+                request: *r,
+                doorbell,
                 parts,
-                buffers,
+                buffers: buffers_of(r),
             },
         );
         Ok((id, pointer))
+    }
+
+    /// `hsaKmtUpdateQueue`, as KFD's `update_queue()` does it under the
+    /// HWS: the queue leaves the runlist if it was in it, takes the new
+    /// ring, share and priority, and comes back if its share is above 0
+    /// (`QUEUE_IS_ACTIVE()`); ROCR suspends a queue this way after an
+    /// error. The priority is checked and kept, not applied: the MQD
+    /// carries none (`init_mqd()`'s pipe and queue priorities are left at
+    /// their reset values).
+    #[allow(clippy::too_many_arguments)]
+    pub fn update(
+        &mut self,
+        gpu: Option<&mut Gpu<'static>>,
+        id: u64,
+        percentage: u32,
+        priority: i32,
+        ring: u64,
+        ring_bytes: u64,
+        mapped: impl Fn(u64, u64) -> bool,
+    ) -> Result<(), QueueError> {
+        if percentage > MAX_PERCENTAGE {
+            return Err(QueueError::Range("queue percentage"));
+        }
+        if !PRIORITIES.contains(&priority) {
+            return Err(QueueError::Range("queue priority"));
+        }
+        if !ring_bytes.is_power_of_two() || ring_bytes < MIN_RING_BYTES {
+            return Err(QueueError::RingSize(ring_bytes));
+        }
+        if !mapped(ring, ring_bytes) {
+            return Err(QueueError::NoMapping {
+                what: "ring",
+                address: ring,
+            });
+        }
+        let gpu = gpu.ok_or(QueueError::NotReady)?;
+        let live = self.live.get_mut(&id).ok_or(QueueError::Unknown(id))?;
+        if let Some(m) = live.mapping {
+            unmap_on(gpu, &m)?;
+            live.mapping = None;
+        }
+        live.request.percentage = percentage;
+        live.request.priority = priority;
+        live.request.ring = ring;
+        live.request.ring_bytes = ring_bytes;
+        live.buffers = buffers_of(&live.request);
+        if percentage > 0 {
+            live.mapping = Some(map_on(gpu, live.parts, &live.request, live.doorbell)?);
+        }
+        Ok(())
     }
 
     /// `hsaKmtDestroyQueue`: the queue off the runlist.
     pub fn destroy(&mut self, gpu: Option<&mut Gpu<'static>>, id: u64) -> Result<(), QueueError> {
         let live = *self.live.get(&id).ok_or(QueueError::Unknown(id))?;
         let gpu = gpu.ok_or(QueueError::NotReady)?;
-        let q = gpu.queue.as_mut().ok_or(QueueError::NotReady)?;
-        q.mapper_mut()
-            .unmap(&live.mapping)
-            .map_err(|e| QueueError::Device(e.to_string()))?;
+        if let Some(m) = live.mapping {
+            unmap_on(gpu, &m)?;
+        }
         self.live.remove(&id);
         self.spare.push(live.parts);
         Ok(())
@@ -267,7 +307,7 @@ impl Queues {
     /// own queue holds the first).
     fn free_doorbell(&self) -> Option<u32> {
         (vega20::USERQUEUE_START + 1..=vega20::USERQUEUE_END)
-            .find(|d| !self.live.values().any(|l| l.mapping.doorbell == *d))
+            .find(|d| !self.live.values().any(|l| l.doorbell == *d))
     }
 
     /// A spare MQD page and EOP buffer, else new ones.
@@ -289,4 +329,48 @@ impl Queues {
             .map_err(|_| QueueError::NoMemory)?;
         Ok((mqd, eop))
     }
+}
+
+/// The allocations (first addresses) a queue holds: write pointer, read
+/// pointer, ring.
+fn buffers_of(r: &QueueRequest) -> [u64; 3] {
+    let page = |a: u64| a & !(PAGE - 1);
+    [page(r.write_pointer), page(r.read_pointer), r.ring]
+}
+
+/// The queue `r` put on the scheduler with its MQD page, EOP buffer and
+/// doorbell.
+fn map_on(
+    gpu: &mut Gpu<'static>,
+    parts: Parts,
+    r: &QueueRequest,
+    doorbell: u32,
+) -> Result<Mapping, QueueError> {
+    let res = QueueResources::process_aql(
+        parts.0,
+        parts.1,
+        r.ring,
+        r.ring_bytes,
+        r.read_pointer,
+        r.write_pointer,
+        doorbell,
+        PROCESS,
+    )
+    .ok_or(QueueError::NotReady)?;
+    gpu.queue
+        .as_mut()
+        .ok_or(QueueError::NotReady)?
+        .mapper_mut()
+        .map(&res)
+        .map_err(|e| QueueError::Device(e.to_string()))
+}
+
+/// A mapped queue off the scheduler.
+fn unmap_on(gpu: &mut Gpu<'static>, m: &Mapping) -> Result<(), QueueError> {
+    gpu.queue
+        .as_mut()
+        .ok_or(QueueError::NotReady)?
+        .mapper_mut()
+        .unmap(m)
+        .map_err(|e| QueueError::Device(e.to_string()))
 }

@@ -268,6 +268,65 @@ fn rocr_style_queues_and_registered_memory_on_the_hws() {
         "a destroyed queue consumed a packet"
     );
 
+    // Suspended (0 %, as ROCR's `AqlQueue::Suspend` asks): off the
+    // runlist, a packet waits; resumed, it runs.
+    let ring_bytes = a.slots * 64;
+    assert_eq!(
+        hsaKmtUpdateQueue(
+            qa.QueueId,
+            0,
+            0,
+            a.ring.cast(),
+            ring_bytes,
+            core::ptr::null_mut()
+        ),
+        status::SUCCESS
+    );
+    let id = a.publish_barrier();
+    ring(qa.Queue_DoorBell, id);
+    assert!(
+        !a.wait(Duration::from_secs(1)),
+        "a suspended queue ran a packet"
+    );
+    assert_eq!(
+        hsaKmtUpdateQueue(
+            qa.QueueId,
+            100,
+            0,
+            a.ring.cast(),
+            ring_bytes,
+            core::ptr::null_mut()
+        ),
+        status::SUCCESS
+    );
+    ring(qa.Queue_DoorBell, id);
+    assert!(
+        a.wait(Duration::from_secs(20)),
+        "the resumed queue did not run"
+    );
+    assert_eq!(
+        hsaKmtUpdateQueue(
+            qa.QueueId,
+            101,
+            0,
+            a.ring.cast(),
+            ring_bytes,
+            core::ptr::null_mut()
+        ),
+        status::INVALID_PARAMETER
+    );
+    assert_eq!(
+        hsaKmtUpdateQueue(
+            999,
+            100,
+            0,
+            a.ring.cast(),
+            ring_bytes,
+            core::ptr::null_mut()
+        ),
+        status::INVALID_PARAMETER
+    );
+
     unmapped_buffer();
     registered_memory(&a, qa.Queue_DoorBell);
 
