@@ -178,9 +178,9 @@ pub struct Kfd {
     /// derives it on GC 9.4.2 from the device's `GB_ADDR_CONFIG`, for
     /// `hsaKmtGetTileConfig`.
     pub gb_addr_config: u32,
-    /// Device diagnostics already reported, and whether the device moved
-    /// since the last look at them ([`Kfd::step`]).
-    reported: usize,
+    /// CP errors and MEC refusals already reported, and whether the
+    /// device moved since the last look at them ([`Kfd::step`]).
+    reported: (usize, usize),
     moved: bool,
     /// The bus window for registered memory, first-fit.
     iova: Heap,
@@ -262,7 +262,7 @@ impl Kfd {
             allocations: BTreeMap::new(),
             trap: None,
             queues: crate::queues::Queues::default(),
-            reported: 0,
+            reported: (0, 0),
             moved: false,
             iova: Heap::new(USERPTR_BUS, USERPTR_BUS_BYTES),
             gb_addr_config,
@@ -477,25 +477,39 @@ impl Kfd {
     /// log): ROCR itself only sees a signal that never moves. With
     /// `BAREBELL_HSAKMT_DEBUG` set, the device's whole state report too.
     fn report_device_errors(&mut self) {
-        let mut lines: Vec<String> = self
+        let (cp, faults): (Vec<String>, Vec<Option<(u64, u32)>>) = self
             .model
             .cp()
             .errors()
             .iter()
-            .map(|e| format!("the CP: {e}"))
-            .collect();
-        if let Some(gc) = self.model.gc_9_4_3() {
-            lines.extend(
+            .map(|e| (format!("the CP: {e}"), vm_fault(e)))
+            .unzip();
+        let mec: Vec<String> = self
+            .model
+            .gc_9_4_3()
+            .map(|gc| {
                 gc.mec()
                     .refusals()
                     .iter()
-                    .map(|r| format!("the MEC refused: {r}")),
-            );
-        }
-        for line in lines.iter().skip(self.reported) {
+                    .map(|r| format!("the MEC refused: {r}"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for line in cp.iter().skip(self.reported.0) {
             eprintln!("barebell libhsakmt: the device: {line}");
         }
-        self.reported = lines.len().max(self.reported);
+        for line in mec.iter().skip(self.reported.1) {
+            eprintln!("barebell libhsakmt: the device: {line}");
+        }
+        // A page fault is also the process's: ROCR's VM-fault event
+        // (`kfd_signal_vm_fault_event()`), once per fault.
+        for (va, failure) in faults.iter().skip(self.reported.0).flatten() {
+            crate::events::report_memory_fault(1, *va, *failure);
+        }
+        self.reported = (
+            cp.len().max(self.reported.0),
+            mec.len().max(self.reported.1),
+        );
         if std::env::var_os("BAREBELL_HSAKMT_DEBUG").is_some() {
             for line in self.model.diagnostics() {
                 eprintln!("barebell libhsakmt: device state: {line}");
@@ -569,4 +583,34 @@ fn pages_of(at: u64, size: u64) -> Option<(u64, u64)> {
         .checked_add(size.max(1))?
         .checked_next_multiple_of(PAGE)?;
     Some((lo, hi))
+}
+
+/// The faulting address and `HsaAccessAttributeFailure` bits of a CP
+/// error that is a GPU page fault (the packet processor's or a wave's):
+/// a permission fault is a write to a read-only page or an instruction
+/// fetch from a non-executable one, anything else a page not present.
+fn vm_fault(e: &barebell_model::cp::CpError) -> Option<(u64, u32)> {
+    use crate::events::failure;
+    use barebell_model::cp::CpError;
+    use barebell_model::gmc::{Access, FaultReason, VmRefusal};
+    use barebell_model::wave::{KernelFault, WaveFault};
+    let (va, access, why) = match e {
+        CpError::Vm { va, why, .. } => (*va, None, *why),
+        CpError::Kernel {
+            fault:
+                KernelFault::Wave {
+                    fault: WaveFault::Vm { vm, .. },
+                    ..
+                }
+                | KernelFault::DescriptorVm { vm, .. },
+            ..
+        } => (vm.va, Some(vm.access), vm.why),
+        _ => return None,
+    };
+    let bits = match (why, access) {
+        (VmRefusal::Walk(FaultReason::Permission), Some(Access::Write)) => failure::READ_ONLY,
+        (VmRefusal::Walk(FaultReason::Permission), Some(Access::Execute)) => failure::NO_EXECUTE,
+        _ => failure::NOT_PRESENT,
+    };
+    Some((va, bits))
 }

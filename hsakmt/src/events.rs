@@ -19,11 +19,13 @@ use std::time::{Duration, Instant};
 pub const WAIT_SLICE_MS: u32 = 5;
 
 /// An event: the C struct ROCR reads first (`#[repr(C)]`, so a pointer to
-/// the box is a pointer to the `HsaEvent`), then its state.
+/// the box is a pointer to the `HsaEvent`), then its state. The C struct
+/// is written while ROCR holds the pointer (a memory fault's data,
+/// [`report_memory_fault`]), hence the cell.
 #[repr(C)]
 #[derive(Debug)]
 pub struct Event {
-    pub c: HsaEvent,
+    pub c: core::cell::UnsafeCell<HsaEvent>,
     manual_reset: bool,
     signalled: Mutex<bool>,
     wake: Condvar,
@@ -54,7 +56,7 @@ pub fn create(desc: &HsaEventDescriptor, manual_reset: bool, signalled: bool) ->
     };
     c.EventData.EventType = desc.EventType;
     let ev = Box::new(Event {
-        c,
+        c: core::cell::UnsafeCell::new(c),
         manual_reset,
         signalled: Mutex::new(signalled),
         wake: Condvar::new(),
@@ -140,6 +142,67 @@ impl Event {
         }
         true
     }
+}
+
+// SAFETY: the cell is written only by `report_memory_fault`, with
+// volatile stores of whole words while the live-set lock is held, and
+// read by ROCR, which tolerates a concurrent update exactly as it does
+// with the thunk (KFD's data lands while ROCR may be looking).
+unsafe impl Sync for Event {}
+
+/// `HSA_EVENTTYPE_MEMORY`'s `HsaAccessAttributeFailure` bits
+/// (`hsakmttypes.h`).
+pub mod failure {
+    pub const NOT_PRESENT: u32 = 1 << 0;
+    pub const READ_ONLY: u32 = 1 << 1;
+    pub const NO_EXECUTE: u32 = 1 << 2;
+}
+
+/// `HSA_EVENTID_MEMORY_FATAL_PROCESS`.
+const MEMORY_FATAL_PROCESS: u32 = 1;
+
+/// A GPU memory fault, told to every memory event (ROCR's VM-fault
+/// event): its `HsaMemoryAccessFault` filled (node, address, failure
+/// bits, fatal to the process) and the event set, what KFD's
+/// `kfd_signal_vm_fault_event()` and the thunk's event wait do. ROCR's
+/// wait sees the nonzero failure word and runs its VM-fault handler,
+/// which reports the fault and ends the process, as on KFD. Returns how
+/// many events were told.
+pub fn report_memory_fault(node: u32, va: u64, failure: u32) -> usize {
+    let set = live();
+    let Some(set) = set.as_ref() else {
+        return 0;
+    };
+    let mut told = 0;
+    for &p in set {
+        // SAFETY: every address in the live set is a boxed `Event` that
+        // `destroy` has not freed (it removes the address under the same
+        // lock before freeing).
+        let e = unsafe { &*(p as *const Event) };
+        let c = e.c.get();
+        // SAFETY: the event type is written once, at creation.
+        if unsafe { (*c).EventData.EventType } != crate::abi::event_type::MEMORY {
+            continue;
+        }
+        let data = [
+            node,
+            va as u32,
+            (va >> 32) as u32,
+            failure,
+            MEMORY_FATAL_PROCESS,
+        ];
+        // SAFETY: `c` points into the live box; `EventData.EventData` is
+        // five u32 words (packed(4)), written one word at a time.
+        unsafe {
+            let words = core::ptr::addr_of_mut!((*c).EventData.EventData).cast::<u32>();
+            for (i, w) in data.into_iter().enumerate() {
+                words.add(i).write_volatile(w);
+            }
+        }
+        e.set();
+        told += 1;
+    }
+    told
 }
 
 /// The deadline of a wait of `ms` milliseconds, bounded by the slice.

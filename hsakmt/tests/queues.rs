@@ -9,8 +9,9 @@
 //! What must fail, fails: a queue over memory never mapped for the GPU is
 //! refused before the device is touched (Linux 6.12's
 //! `kfd_queue_acquire_buffers()`), a packet announced on another
-//! doorbell is never consumed, and registered host memory is reached by
-//! the device only while it is mapped.
+//! doorbell is never consumed, a buffer never mapped faults (and the
+//! fault reaches ROCR's VM-fault event), and registered host memory is
+//! reached by the device only while it is mapped.
 //! One test: the device is process-wide, as KFD's is.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -339,6 +340,18 @@ fn rocr_style_queues_and_registered_memory_on_the_hws() {
 /// host keeps its value, though the queue itself (mapped) consumed the
 /// packet's slot. KFD maps a BO only on `kfd_ioctl_map_memory_to_gpu()`.
 fn unmapped_buffer() {
+    // ROCR's VM-fault event (`Runtime::BindVmFaultHandler`: MEMORY, manual
+    // reset): the fault is reported to it with its address and reason.
+    let desc = HsaEventDescriptor {
+        EventType: event_type::MEMORY,
+        ..Default::default()
+    };
+    let mut fault_event: *mut HsaEvent = core::ptr::null_mut();
+    assert_eq!(
+        // SAFETY: `desc` and `fault_event` are live locals.
+        unsafe { hsaKmtCreateEvent(&desc, true, false, &mut fault_event) },
+        status::SUCCESS
+    );
     let c = Rocr::new(64);
     map(c.queue.cast(), 0x1000);
     map(c.ring.cast(), 64 * 64);
@@ -351,6 +364,23 @@ fn unmapped_buffer() {
         "the device wrote a signal in a buffer never mapped for it"
     );
     assert_eq!(c.value().load(Ordering::Acquire), 1);
+    let t = Instant::now();
+    let mut told = false;
+    while !told && t.elapsed() < Duration::from_secs(10) {
+        // SAFETY: an event this library made and has not destroyed.
+        told = unsafe { hsaKmtWaitOnEvent(fault_event, 100) } == status::SUCCESS;
+    }
+    assert!(told, "the VM-fault event was not set");
+    // SAFETY: the event's C struct, which the library filled before it
+    // set the event (`HsaMemoryAccessFault`: NodeId, VirtualAddress,
+    // Failure, Flags as five packed words).
+    let words: [u32; 5] = unsafe { (*fault_event).EventData.EventData };
+    let va = u64::from(words[1]) | u64::from(words[2]) << 32;
+    assert_eq!(words[0], 1, "GPU node");
+    assert_eq!(va & !0xfff, c.signal as u64, "the signal's page faulted");
+    assert_eq!(words[3], 1, "Failure.NotPresent");
+    assert_eq!(words[4], 1, "HSA_EVENTID_MEMORY_FATAL_PROCESS");
+    assert_eq!(hsaKmtDestroyEvent(fault_event), status::SUCCESS);
     // Mapped now: the next barrier's signal is written (the faulted queue
     // is replaced by a fresh one over the same memory).
     assert_eq!(hsaKmtDestroyQueue(qc.QueueId), status::SUCCESS);
