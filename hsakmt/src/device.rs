@@ -44,7 +44,13 @@ pub enum OpenError {
     Model(String),
     Bringup(String),
     NoUserMemory,
+    /// `BAREBELL_HSAKMT_DEVICE` names a device other than the model.
+    Device(String),
 }
+
+/// The environment variable that names the device (`model`, the default,
+/// is the only one this library drives so far).
+pub const DEVICE_VAR: &str = "BAREBELL_HSAKMT_DEVICE";
 
 impl core::fmt::Display for OpenError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -52,6 +58,10 @@ impl core::fmt::Display for OpenError {
             OpenError::Model(e) => write!(f, "building the MI210 model: {e}"),
             OpenError::Bringup(e) => write!(f, "bringing the MI210 model up: {e}"),
             OpenError::NoUserMemory => write!(f, "the bring-up left no user memory"),
+            OpenError::Device(d) => write!(
+                f,
+                "{DEVICE_VAR}={d}: this library drives the MI210 model only (unset it or set it to `model`); a VFIO or sysfs device is not supported yet"
+            ),
         }
     }
 }
@@ -202,6 +212,13 @@ impl Kfd {
     /// user memory for ROCR. ROCR's queues join that runlist
     /// ([`crate::queues`]).
     pub fn open() -> Result<Kfd, OpenError> {
+        // Refused before anything is built: a real device needs the VFIO
+        // backend (registered memory as `VFIO_IOMMU_MAP_DMA`), not done.
+        if let Some(d) = std::env::var_os(DEVICE_VAR)
+            && d != "model"
+        {
+            return Err(OpenError::Device(d.to_string_lossy().into_owned()));
+        }
         let mem = HostMemory::allocate_sized(MODEL_VRAM_BYTES, (4 << 20) + USER_MEMORY_BYTES)
             .map_err(|e| OpenError::Model(e.to_string()))?;
         let part = barebell_model::parts::mi210();
