@@ -23,6 +23,21 @@ pub struct Access {
     pub executable: bool,
 }
 
+impl Access {
+    /// The PTE flags of a readable page with this access: system memory
+    /// SYSTEM and SNOOPED (coherent with the CPU, as KFD maps system BOs),
+    /// VRAM neither.
+    fn flags(self, system: bool) -> Flags {
+        Flags {
+            readable: true,
+            writeable: self.writeable,
+            executable: self.executable,
+            system,
+            snooped: system,
+        }
+    }
+}
+
 impl<'p> Gpu<'p> {
     /// Maps `len` bytes at process VA `va` to system memory at bus
     /// address `bus` (readable, snooped: coherent with the CPU, as KFD
@@ -36,13 +51,7 @@ impl<'p> Gpu<'p> {
         len: u64,
         access: Access,
     ) -> Result<(), BringupError> {
-        let flags = Flags {
-            readable: true,
-            writeable: access.writeable,
-            executable: access.executable,
-            system: true,
-            snooped: true,
-        };
+        let flags = access.flags(true);
         let t = self.tables()?;
         t.map(va, bus, len, flags, false).map_err(refused(va))?;
         self.blocks.gfx.flush_process_tlbs(self)
@@ -105,25 +114,13 @@ impl<'p> Gpu<'p> {
                 .checked_sub(dma.host.as_ptr() as u64)
                 .and_then(|o| usize::try_from(o).ok())
                 .ok_or_else(outside)?;
-            let flags = Flags {
-                readable: true,
-                writeable: access.writeable,
-                executable: access.executable,
-                system: true,
-                snooped: true,
-            };
+            let flags = access.flags(true);
             let chunk_bus = dma.chunk_bus;
             let t = self.tables()?;
             crate::gmc::map_dma_range(t, "process", chunk_bus, va, off, len as usize, flags)?;
         } else if inside(vram) && vram.0 >= p.vram().host.as_ptr() as u64 {
             let off = va - p.vram().host.as_ptr() as u64;
-            let flags = Flags {
-                readable: true,
-                writeable: access.writeable,
-                executable: access.executable,
-                system: false,
-                snooped: false,
-            };
+            let flags = access.flags(false);
             let t = self.tables()?;
             t.map(va, off + vram_base, len, flags, false)
                 .map_err(refused(va))?;

@@ -111,6 +111,10 @@ core::arch::global_asm!(
 static STATE: Mutex<Option<Open>> = Mutex::new(None);
 /// The teardown at process exit, as a destructor of this object
 /// (`.fini_array`; see the module docs for why not `atexit`).
+// SAFETY: `.fini_array` holds pointers to `extern "C" fn()` the dynamic
+// linker calls once at unload; this entry is exactly that, and
+// `close_at_exit` only takes the state's lock (never poisoned into a
+// panic) and tears the device down.
 #[used]
 #[unsafe(link_section = ".fini_array")]
 static AT_EXIT: extern "C" fn() = close_at_exit;
