@@ -1,6 +1,7 @@
 //! Every struct of `abi.rs` against Debian's `hsakmttypes.h`
 //! (`libhsakmt-dev` 5.2.3, the header ROCR 5.2.3 was built with): the C
-//! compiler prints each size and offset, and the Rust layout must agree.
+//! compiler prints each size and offset, and the Rust layout must agree;
+//! likewise every enum value and bitfield position the library uses.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use hsakmt::abi::*;
@@ -71,6 +72,80 @@ fn every_struct_matches_the_c_header() {
         HsaQueueResource: [QueueId, Queue_DoorBell, Queue_write_ptr, Queue_read_ptr, ErrorReason],
         HsaGpuTileConfig: [TileConfig, MacroTileConfig, NumTileConfigs, NumMacroTileConfigs, GbAddrConfig, NumBanks, NumRanks, Reserved],
     );
+    // The header's constants and bitfield positions the library uses,
+    // printed by the same program (GCC statement expressions set one
+    // bitfield and read the word back).
+    let (mut rust, mut c) = (rust, c);
+    let flag = |ty: &str, field: &str| {
+        format!("({{ union {{ {ty} f; unsigned v; }} u = {{0}}; u.f.{field} = 1; u.v; }})")
+    };
+    let mem = |field: &str| flag("HsaMemFlags", &format!("ui32.{field}"));
+    let fail = |field: &str| flag("HsaAccessAttributeFailure", field);
+    let constants: [(&str, String, u32); 14] = [
+        (
+            "HSA_QUEUE_COMPUTE_AQL",
+            "HSA_QUEUE_COMPUTE_AQL".into(),
+            hsakmt::queues::QUEUE_COMPUTE_AQL,
+        ),
+        (
+            "HSA_EVENTTYPE_SIGNAL",
+            "HSA_EVENTTYPE_SIGNAL".into(),
+            event_type::SIGNAL,
+        ),
+        (
+            "HSA_EVENTTYPE_MEMORY",
+            "HSA_EVENTTYPE_MEMORY".into(),
+            event_type::MEMORY,
+        ),
+        (
+            "HSA_POINTER_UNKNOWN",
+            "HSA_POINTER_UNKNOWN".into(),
+            pointer_type::UNKNOWN,
+        ),
+        (
+            "HSA_POINTER_ALLOCATED",
+            "HSA_POINTER_ALLOCATED".into(),
+            pointer_type::ALLOCATED,
+        ),
+        (
+            "HSA_POINTER_REGISTERED_USER",
+            "HSA_POINTER_REGISTERED_USER".into(),
+            pointer_type::REGISTERED_USER,
+        ),
+        ("NonPaged", mem("NonPaged"), mem_flags::NON_PAGED),
+        ("ReadOnly", mem("ReadOnly"), mem_flags::READ_ONLY),
+        ("HostAccess", mem("HostAccess"), mem_flags::HOST_ACCESS),
+        ("Scratch", mem("Scratch"), mem_flags::SCRATCH),
+        (
+            "ExecuteAccess",
+            mem("ExecuteAccess"),
+            mem_flags::EXECUTE_ACCESS,
+        ),
+        (
+            "NotPresent",
+            fail("NotPresent"),
+            hsakmt::events::failure::NOT_PRESENT,
+        ),
+        (
+            "Failure.ReadOnly",
+            fail("ReadOnly"),
+            hsakmt::events::failure::READ_ONLY,
+        ),
+        (
+            "NoExecute",
+            fail("NoExecute"),
+            hsakmt::events::failure::NO_EXECUTE,
+        ),
+    ];
+    let end = c.rfind("return 0;").unwrap();
+    let mut prints = String::new();
+    for (name, expr, value) in &constants {
+        rust.insert(format!("const {name}"), *value as usize);
+        prints.push_str(&format!(
+            "printf(\"%s %u\\n\", \"const {name}\", (unsigned)({expr}));\n"
+        ));
+    }
+    c.insert_str(end, &prints);
     let dir = std::env::temp_dir().join(format!("barebell-hsakmt-layout-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let src = dir.join("layout.c");
