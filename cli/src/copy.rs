@@ -193,13 +193,18 @@ fn mapping_for(args: &CopyArgs) -> Result<Mapping, String> {
         CopyMappingArg::Kiq => Mapping::Kiq,
         CopyMappingArg::Hws => Mapping::Hws,
     };
-    let gfx94 = args.part.part().generation == barebell::ip::Generation::Gfx94;
-    match (gfx94, mapping) {
-        (true, Mapping::Mes) => Err(format!(
+    use barebell::ip::Generation as G;
+    match (args.part.part().generation, mapping) {
+        (G::Gfx94, Mapping::Mes) => Err(format!(
             "--mapping mes: {} (GC 9.4.3) has no MES; use direct, kiq or hws",
             args.part.name()
         )),
-        (false, Mapping::Kiq | Mapping::Hws) => Err(format!(
+        (G::Gfx90a, Mapping::Direct | Mapping::Kiq | Mapping::Mes) => Err(format!(
+            "--mapping {}: {} (GC 9.4.2, SDMA 4.4.0) maps SDMA queues through the HWS only; use --mapping hws",
+            mapping.name(),
+            args.part.name()
+        )),
+        (G::Gfx11 | G::Gfx12, Mapping::Kiq | Mapping::Hws) => Err(format!(
             "--mapping {}: {} maps SDMA queues directly or by MES",
             mapping.name(),
             args.part.name()

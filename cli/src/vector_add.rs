@@ -236,17 +236,23 @@ fn inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
 /// Refuses, before anything is built or touched, a mapping the part's
 /// vector-add cannot use: the SDMA queue on GC 11/12 goes by registers or
 /// MES; GC 9.4.3 has no MES (its queues go directly, by the KIQ, or by
-/// the HWS runlist).
+/// the HWS runlist); GC 9.4.2's SDMA 4.4.0 queue goes through the HWS
+/// only.
 fn refuse_unsupported_mapping(part: PartArg, mapping: Mapping) -> Result<(), String> {
-    let gc943 = part.part().generation == barebell::ip::Generation::Gfx94;
-    match (gc943, mapping) {
-        (false, Mapping::Kiq | Mapping::Hws) => Err(format!(
+    use barebell::ip::Generation as G;
+    match (part.part().generation, mapping) {
+        (G::Gfx11 | G::Gfx12, Mapping::Kiq | Mapping::Hws) => Err(format!(
             "--mapping {}: on {} vector-add maps its compute and SDMA queues directly or by MES; use --mapping direct or mes",
             mapping.name(),
             part.name()
         )),
-        (true, Mapping::Mes) => Err(format!(
+        (G::Gfx94, Mapping::Mes) => Err(format!(
             "--mapping mes: {} (GC 9.4.3) has no MES; use --mapping direct, kiq or hws",
+            part.name()
+        )),
+        (G::Gfx90a, Mapping::Direct | Mapping::Kiq | Mapping::Mes) => Err(format!(
+            "--mapping {}: {} (GC 9.4.2) maps its SDMA 4.4.0 queue through the HWS only; use --mapping hws",
+            mapping.name(),
             part.name()
         )),
         _ => Ok(()),

@@ -104,6 +104,28 @@ fn mi300x_hws_mapping_all_directions() {
     assert_eq!(rows[14]["packets"], 2);
 }
 
+/// MI210: SDMA 4.4.0 engine 0 through the HWS, on vega20's engine-0
+/// doorbell (`AMDGPU_VEGA20_DOORBELL_sDMA_ENGINE0` = 0x100); the teardown
+/// halts all five engines (`sdma_v4_0_hw_fini()`).
+#[test]
+fn mi210_hws_mapping() {
+    let v = copy("mi210", &["--bytes", "65536", "--mapping", "hws"]);
+    assert_eq!(v["engine"], "SDMA 4.4.0");
+    assert_eq!(v["mapping"], "hws");
+    assert!(v["vmid"].is_null(), "the HWS picks the VMID: {v}");
+    assert_eq!(v["doorbell"], 0x100);
+    assert_eq!(v["teardown_complete"], true, "{v}");
+    let t = v["teardown"].as_array().unwrap();
+    assert!(
+        t.iter()
+            .any(|l| l == "halt SDMA: done: 5 engines stopped and halted (SDMA 4.4.0)"),
+        "{v}"
+    );
+    let rows = v["results"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|r| r["verified"] == true), "{v}");
+}
+
 /// MI300X and MI308X with the SDMA queue loaded by registers in VMID 8
 /// (the bring-up's user VMID, `USER_VMID`), under a direct and a KIQ
 /// compute mapping.
@@ -137,6 +159,7 @@ fn mappings_a_part_lacks_are_refused() {
     for (part, mapping, says) in [
         ("mi300x", "mes", "has no MES"),
         ("navi31", "hws", "directly or by MES"),
+        ("mi210", "direct", "through the HWS only"),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_barebell"))
             .args(["copy", "--part", part, "--mapping", mapping])

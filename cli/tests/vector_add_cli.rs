@@ -72,6 +72,15 @@ fn navi31_direct_with_a_partial_last_workgroup() {
     check(&v, 1000, 256);
 }
 
+/// MI210: gfx90a's vadd on the HWS's compute queue, the copies on SDMA
+/// 4.4.0 engine 0 through the same HWS.
+#[test]
+fn mi210_hws() {
+    let v = vector_add(&["--part", "mi210", "--mapping", "hws", "--elements", "4096"]);
+    assert_eq!(v["mapping"], "hws");
+    check(&v, 4096, 256);
+}
+
 #[test]
 fn navi48_mes_with_the_sdma_queue_removed_by_mes() {
     let v = vector_add(&["--part", "navi48", "--mapping", "mes", "--elements", "4096"]);
@@ -149,6 +158,7 @@ fn a_mapping_the_part_lacks_is_refused_before_the_device_is_touched() {
     for (part, mapping, says) in [
         ("navi31", "kiq", "use --mapping direct or mes"),
         ("navi48", "hws", "use --mapping direct or mes"),
+        ("mi210", "direct", "through the HWS only; use --mapping hws"),
         (
             "mi300x",
             "mes",

@@ -349,7 +349,9 @@ pub enum SdmaGen {
     /// SDMA 7.0 (`import_module('sdma', min(version, (6, 0, 0)))`) and
     /// copies on gfx1201 silicon with it.
     V7,
-    /// 4.4.2: COPY_LINEAR is 7 dwords (`sdma_v4_4_2_buffer_funcs`,
+    /// 4.4.2, and 4.4.0 (both build their packets from
+    /// `vega10_sdma_pkt_open.h`): COPY_LINEAR is 7 dwords
+    /// (`sdma_v4_4_2_buffer_funcs`, `sdma_v4_0_buffer_funcs`,
     /// `copy_num_dw = 7`); COPY_LINEAR and CONSTANT_FILL counts are 22
     /// bits ([`COUNT22`]).
     V4_4_2,

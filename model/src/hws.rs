@@ -145,6 +145,13 @@ pub const LAYOUT1_SDMA_ENGINE_START: u32 = 0x100;
 /// `adev->doorbell_index.sdma_doorbell_range` in
 /// `aqua_vanjaram_doorbell_index_init()` (a `.c` value: no header fact).
 pub const AQUA_VANJARAM_SDMA_DOORBELL_RANGE: u32 = 20;
+/// `AMDGPU_VEGA20_DOORBELL_sDMA_ENGINE0` (an enum value of
+/// `amdgpu_doorbell.h`, which does not compile outside the kernel: rests
+/// on its citation).
+pub const VEGA20_SDMA_ENGINE0: u32 = 0x100;
+/// `adev->doorbell_index.sdma_doorbell_range` in
+/// `vega20_doorbell_index_init()` (a `.c` value).
+pub const VEGA20_SDMA_DOORBELL_RANGE: u32 = 20;
 /// `KFD_QUEUE_DOORBELL_MIRROR_OFFSET` (`kfd_priv.h`, not compilable
 /// outside the kernel: rests on its citation).
 pub const DOORBELL_MIRROR_OFFSET: u32 = 512;
@@ -160,6 +167,21 @@ impl SdmaEngines {
             engines,
             doorbell_start: LAYOUT1_SDMA_ENGINE_START,
             range_dwords: AQUA_VANJARAM_SDMA_DOORBELL_RANGE,
+        }
+    }
+
+    /// Aldebaran's plan (`vega20_doorbell_index_init()`:
+    /// `AMDGPU_VEGA20_DOORBELL_sDMA_ENGINE0` = 0x100, engines 0xA apart,
+    /// `sdma_doorbell_range = 20`; KFD takes `sdma_doorbell_idx` from
+    /// `doorbell_index.sdma_engine`, `amdgpu_amdkfd_device_init()`) for
+    /// `engines` SDMA instances. The same numbers as GC 9.4.3's; KFD does
+    /// not align them on GC 9.4.2 (`allocate_doorbell()`), which
+    /// [`SdmaEngines::contains`] allows either way.
+    pub const fn vega20(engines: u8) -> Self {
+        SdmaEngines {
+            engines,
+            doorbell_start: VEGA20_SDMA_ENGINE0,
+            range_dwords: VEGA20_SDMA_DOORBELL_RANGE,
         }
     }
 

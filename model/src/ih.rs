@@ -166,6 +166,9 @@ pub mod client {
     /// `SOC15_IH_CLIENTID_SDMA0`, `_SDMA1`, `_SDMA2` (= `_ACP`), `_SDMA3`
     /// (= `_DCE`): SDMA 4.4.2's instance within its AID.
     pub const SDMA_V4_4_2: [u8; 4] = [0x08, 0x09, 0x01, 0x04];
+    /// `SOC15_IH_CLIENTID_SDMA0..4` (`_SDMA4` = `_ISP`): Aldebaran's five
+    /// SDMA 4.4.0 instances.
+    pub const SDMA_V4_0: [u8; 5] = [0x08, 0x09, 0x01, 0x04, 0x05];
     pub const VMC: u8 = 0x12;
     pub const SOC15_UTCL2: u8 = 0x1b;
 }
@@ -294,6 +297,7 @@ pub const IV_FACTS: &[Fact] = &[
         "SOC15_IH_CLIENTID_SDMA3",
         client::SDMA_V4_4_2[3] as u64,
     ),
+    Fact::constant(IHC, "SOC15_IH_CLIENTID_SDMA4", client::SDMA_V4_0[4] as u64),
     Fact::constant(
         "irqsrcs_sdma0_4_0.h",
         "SDMA0_4_0__SRCID__SDMA_TRAP",
@@ -497,6 +501,20 @@ impl IvEntry {
             client_id: client::SDMA_V4_4_2[instance % 4],
             src_id: src::SDMA_TRAP_V4,
             node_id: AID_NODE_IDS.get(instance / 4).copied().unwrap_or(0),
+            src_data: [context, 0, 0, 0],
+            ..IvEntry::default()
+        }
+    }
+
+    /// A TRAP on SDMA 4.4.0 instance `instance` of an Aldebaran: the
+    /// instance's client (`sdma_v4_0_seq_to_irq_id()`:
+    /// `SOC15_IH_CLIENTID_SDMA0..4`), ring 0 (the GFX queue),
+    /// `SDMA0_4_0__SRCID__SDMA_TRAP`, the TRAP's `int_context` in
+    /// `src_data[0]`; one die, node 0.
+    pub fn sdma_trap_v4_0(instance: usize, context: u32) -> IvEntry {
+        IvEntry {
+            client_id: client::SDMA_V4_0.get(instance).copied().unwrap_or(0),
+            src_id: src::SDMA_TRAP_V4,
             src_data: [context, 0, 0, 0],
             ..IvEntry::default()
         }

@@ -159,10 +159,35 @@ const FACTS_6_7: &[Fact] = &[
     ),
 ];
 
-/// The model's SDMA facts: 6.0 and 7.0's above, 4.4.2's registers and
-/// fields ([`v4_4_2`]).
-pub const FACTS: &[Fact] =
-    barebell_facts::fact_table!(FACTS_6_7, v4_4_2::REG_FACTS, v4_4_2::FIELD_FACTS);
+/// The model's SDMA facts: 6.0 and 7.0's above, 4.4.2's and 4.4.0's
+/// registers and fields ([`v4_4_2`], [`v4_4_0`]).
+pub const FACTS: &[Fact] = barebell_facts::fact_table!(
+    FACTS_6_7,
+    v4_4_2::REG_FACTS,
+    v4_4_2::FIELD_FACTS,
+    v4_4_0::REG_FACTS,
+    v4_4_0::FIELD_FACTS
+);
+
+/// The registers of an SDMA 4.4 instance's table (`BASE_IDX` 0), for
+/// [`v4_4_2`] and [`v4_4_0`]: each a `Reg`, `ALL`, and `REG_FACTS`
+/// against the calling module's `OFF` header.
+macro_rules! sdma4_regs {
+    ($($name:ident = $off:literal;)*) => {
+        $(
+            pub const $name: Reg = Reg { name: stringify!($name), offset: $off, base_idx: 0 };
+        )*
+        /// Every register the model keeps for one instance.
+        pub const ALL: &[Reg] = &[$($name),*];
+        /// Offsets and `BASE_IDX` (0) against the header.
+        pub const REG_FACTS: &[Fact] = &[
+            $(
+                Fact::constant(OFF, concat!("reg", stringify!($name)), $off),
+                Fact::constant(OFF, concat!("reg", stringify!($name), "_BASE_IDX"), 0),
+            )*
+        ];
+    };
+}
 
 /// SDMA 4.4.2 (GC 9.4.3): the GFX queue of one SDMA instance, on that
 /// instance's own bases (`sdma_v4_4_2_get_reg_offset()`), written for the
@@ -188,24 +213,7 @@ pub mod v4_4_2 {
     const OFF: &str = "sdma_4_4_2_offset.h";
     const MASK: &str = "sdma_4_4_2_sh_mask.h";
 
-    macro_rules! regs {
-        ($($name:ident = $off:literal;)*) => {
-            $(
-                pub const $name: Reg = Reg { name: stringify!($name), offset: $off, base_idx: 0 };
-            )*
-            /// Every register the model keeps for one instance.
-            pub const ALL: &[Reg] = &[$($name),*];
-            /// Offsets and `BASE_IDX` (0) against the header.
-            pub const REG_FACTS: &[Fact] = &[
-                $(
-                    Fact::constant(OFF, concat!("reg", stringify!($name)), $off),
-                    Fact::constant(OFF, concat!("reg", stringify!($name), "_BASE_IDX"), 0),
-                )*
-            ];
-        };
-    }
-
-    regs! {
+    sdma4_regs! {
         SDMA_F32_CNTL = 0x0002;
         SDMA_GFX_RB_CNTL = 0x0080;
         SDMA_GFX_RB_BASE = 0x0081;
@@ -267,6 +275,104 @@ pub mod v4_4_2 {
     }
 }
 
+/// SDMA 4.4.0 (Aldebaran, GC 9.4.2): the GFX queue of one of the five
+/// instances, written for the model from `sdma_4_4_0_offset.h` (the
+/// `SDMA0_` names, `BASE_IDX` 0) and `_sh_mask.h`. The queue registers sit
+/// at 4.4.2's offsets; `F32_CNTL` does not (0x2a, not 0x02). Instance `i`'s
+/// registers are at `sdma_v4_0_get_reg_offset()`'s base: segment 0 of
+/// `SDMA0_HWIP`/`SDMA1_HWIP` for instances 0 and 1, segment 1 of
+/// `SDMA2_HWIP`.. for the rest (the VirtualGpu passes that base as the
+/// instance's segment 0).
+///
+/// Unlike 4.4.2, Linux unhalts a 4.4.0 engine itself whoever loaded its
+/// firmware: `sdma_v4_0_start()` calls `sdma_v4_0_enable(adev, true)`
+/// (`F32_CNTL.HALT` = 0 on every instance) and clears `HALT` again per
+/// instance after `sdma_v4_0_gfx_resume()`. No `_default.h` exists for
+/// 4.4.0: `F32_CNTL` starts at SDMA 4.0's `mmSDMA0_F32_CNTL_DEFAULT`
+/// (0x00000001, `HALT` set, `sdma0_4_0_default.h`; *model value* for
+/// 4.4.0), the rest at 0, so an engine nobody unhalts fetches nothing.
+/// The engine runs once its firmware is in place and `HALT` and `RESET`
+/// are clear, as [`v4_4_2`]'s does.
+pub mod v4_4_0 {
+    use super::Reg;
+    use barebell_facts::Fact;
+
+    const OFF: &str = "sdma_4_4_0_offset.h";
+    const MASK: &str = "sdma_4_4_0_sh_mask.h";
+
+    sdma4_regs! {
+        SDMA0_F32_CNTL = 0x002a;
+        SDMA0_GFX_RB_CNTL = 0x0080;
+        SDMA0_GFX_RB_BASE = 0x0081;
+        SDMA0_GFX_RB_BASE_HI = 0x0082;
+        SDMA0_GFX_RB_RPTR = 0x0083;
+        SDMA0_GFX_RB_RPTR_HI = 0x0084;
+        SDMA0_GFX_RB_WPTR = 0x0085;
+        SDMA0_GFX_RB_WPTR_HI = 0x0086;
+        SDMA0_GFX_RB_WPTR_POLL_CNTL = 0x0087;
+        SDMA0_GFX_RB_RPTR_ADDR_HI = 0x0088;
+        SDMA0_GFX_RB_RPTR_ADDR_LO = 0x0089;
+        SDMA0_GFX_IB_CNTL = 0x008a;
+        SDMA0_GFX_DOORBELL = 0x0092;
+        SDMA0_GFX_DOORBELL_OFFSET = 0x00ab;
+        SDMA0_GFX_RB_WPTR_POLL_ADDR_HI = 0x00b2;
+        SDMA0_GFX_RB_WPTR_POLL_ADDR_LO = 0x00b3;
+        SDMA0_GFX_MINOR_PTR_UPDATE = 0x00b5;
+    }
+
+    /// `SDMA0_F32_CNTL.HALT` and `.RESET`.
+    pub const HALT: u32 = 0x0000_0001;
+    pub const RESET: u32 = 0x0000_0100;
+    /// `F32_CNTL` out of reset: SDMA 4.0's default (see the module docs).
+    pub const F32_CNTL_RESET_VALUE: u32 = HALT;
+
+    /// The fields the model decodes, against the 4.4.0 header (the same
+    /// positions as [`super::queue`]'s).
+    pub const FIELD_FACTS: &[Fact] = &[
+        Fact::constant(MASK, "SDMA0_F32_CNTL__HALT_MASK", HALT as u64),
+        Fact::constant(MASK, "SDMA0_F32_CNTL__RESET_MASK", RESET as u64),
+        Fact::constant(
+            MASK,
+            "SDMA0_GFX_RB_CNTL__RB_ENABLE_MASK",
+            super::queue::RB_ENABLE as u64,
+        ),
+        Fact::constant(
+            MASK,
+            "SDMA0_GFX_RB_CNTL__RB_SIZE_MASK",
+            super::queue::RB_SIZE as u64,
+        ),
+        Fact::constant(
+            MASK,
+            "SDMA0_GFX_RB_CNTL__RB_VMID_MASK",
+            super::queue::RB_VMID as u64,
+        ),
+        Fact::constant(
+            MASK,
+            "SDMA0_GFX_DOORBELL__ENABLE_MASK",
+            super::queue::DOORBELL_ENABLE as u64,
+        ),
+        Fact::constant(
+            MASK,
+            "SDMA0_GFX_DOORBELL_OFFSET__OFFSET_MASK",
+            super::queue::DOORBELL_OFFSET as u64,
+        ),
+    ];
+
+    /// The instance's registers with their reset values.
+    pub fn registers() -> alloc::vec::Vec<(Reg, u32)> {
+        ALL.iter()
+            .map(|r| {
+                let v = if r.offset == SDMA0_F32_CNTL.offset {
+                    F32_CNTL_RESET_VALUE
+                } else {
+                    0
+                };
+                (*r, v)
+            })
+            .collect()
+    }
+}
+
 /// GFXHUB client id of SDMA0 (index 13 of `gfxhub_client_ids` in
 /// `gfxhub_v3_0.c` and `gfxhub_v12_0.c`): what an SDMA fault latches.
 pub const CID_SDMA0: u16 = 13;
@@ -283,6 +389,15 @@ pub mod v6_instance1 {
     pub const HYP_DEC_OFFSET: u32 = 0x20;
     pub const REG_OFFSET: u32 = 0x600;
 }
+
+/// The packet ROCR sends to a gfx9 SDMA engine as `SDMA_PKT_HDP_FLUSH`
+/// ("HDP flush packet, no parameters", `hdp_flush_cmd` in ROCR 5.2's
+/// `sdma_registers.h`; `BlitSdmaBase::BuildHdpFlushCommand` copies it
+/// before every copy): a POLL_REGMEM header with no flags, dword 2 =
+/// 0x80000000, the rest 0, which the SDMA firmware since version 0x1A5
+/// (`kMinVersion_` there) takes as an HDP flush. As `(func, addr, value,
+/// mask)` of the decoded POLL_REGMEM.
+pub const ROCR_HDP_FLUSH: (u32, u64, u32, u32) = (0, 0x8000_0000 << 32, 0, 0);
 
 /// `SDMA_ATOMIC_ADD64` (ROCR `amd_blit_sdma.cpp`, tinygrad's `amd_gpu`;
 /// not in a Linux header, so not a conformance fact).
@@ -631,6 +746,32 @@ impl SdmaModel {
             &missing,
             names,
             v4_4_2::RESET,
+            SdmaGen::V4_4_2,
+            hooks,
+            log,
+        )
+    }
+
+    /// One SDMA 4.4.0 instance of an Aldebaran (GC 9.4.2) on `bases`, the
+    /// instance's register base in segment 0 (see [`v4_4_0`]): its GFX
+    /// queue, run with SDMA 4's packets ([`SdmaGen::V4_4_2`]: 4.4.0 and
+    /// 4.4.2 both build them from `vega10_sdma_pkt_open.h`, 22-bit counts,
+    /// `copy_max_bytes` 0x400000 in `sdma_v4_0_buffer_funcs`). It comes up
+    /// halted; the HWS maps user queues onto it
+    /// ([`SdmaModel::map_scheduled`]) once a driver unhalted it.
+    pub fn new_v4_4_0(
+        clock: &SimClock,
+        bases: &IpBases,
+        hooks: SdmaHooks,
+        log: Arc<RefusalLog>,
+    ) -> Option<Self> {
+        let (regs, missing) = RegStore::new(clock, bases, &v4_4_0::registers());
+        let names = ["SDMA0_F32_CNTL", "SDMA0_GFX_"];
+        Self::assemble(
+            regs,
+            &missing,
+            names,
+            v4_4_0::RESET,
             SdmaGen::V4_4_2,
             hooks,
             log,
@@ -1318,6 +1459,12 @@ impl Running<'_> {
                 mask,
                 ..
             } => {
+                if !mem && !hdp_flush && (func, addr, value, mask) == ROCR_HDP_FLUSH {
+                    // An HDP flush, done at once: the model's HDP holds no
+                    // writes (*model convention*, as for the `hdp_flush`
+                    // form below).
+                    return Ok(true);
+                }
                 if !mem && !hdp_flush {
                     return self.register_poll(s, func, addr, value, mask);
                 }

@@ -73,6 +73,8 @@ pub const FACTS: &[&[Fact]] = &[
     crate::sdma::pkt::VEGA10_FIELD_FACTS,
     crate::sdma::sdma_v4_4_2::REG_FACTS,
     crate::sdma::sdma_v4_4_2::FIELD_FACTS,
+    crate::sdma::sdma_v4_4_0::REG_FACTS,
+    crate::sdma::sdma_v4_4_0::FIELD_FACTS,
     crate::sdma::sdma_v7_0::REG_FACTS,
     crate::sdma::sdma_v7_0::FIELD_FACTS,
     &crate::sdma::sdma_v7_0::MQD_FACTS,

@@ -50,6 +50,7 @@
 //! without the fence reads the GFXHUB's latched fault and returns it
 //! ([`CopyError::Fault`]).
 
+pub mod sdma_v4_0;
 pub mod sdma_v4_4_2;
 pub mod sdma_v6_0;
 
@@ -121,6 +122,9 @@ impl From<SdmaError> for CopyError {
 enum FaultHub {
     Gfx(&'static HubRegs, IpBases),
     Mmhub18(IpBases),
+    /// Aldebaran's one MMHUB 9.4.2, driven as MMHUB 1.7
+    /// (`sdma_v4_0_sw_init()`: `AMDGPU_MMHUB0(0)`).
+    Mmhub17(IpBases),
 }
 
 /// A mapped SDMA queue.
@@ -195,12 +199,69 @@ pub trait SdmaBlock: Sync + core::fmt::Debug {
     ) -> Result<CopyQueue<'p>, BringupError>;
     /// The registers of every engine the teardown halts.
     fn engines(&self, gpu: &Gpu<'_>) -> Vec<IpBases>;
+    /// Starts the engines for queues a scheduler maps later (the HWS's
+    /// user SDMA queues), as the version's `hw_init` does. Versions whose
+    /// engines run with the firmware the PSP loaded, or whose [`open`]
+    /// starts its own engine, have nothing to do.
+    fn start(&self, gpu: &mut Gpu<'_>) -> Result<(), BringupError> {
+        let _ = gpu;
+        Ok(())
+    }
+}
+
+/// Starts the SDMA engines of `gpu` for queues the HWS maps
+/// ([`SdmaBlock::start`]); the teardown halts them again.
+pub fn start(gpu: &mut Gpu<'_>) -> Result<(), BringupError> {
+    let block = gpu
+        .blocks
+        .sdma
+        .ok_or(ErrorKind::MissingIp { ip: "SDMA0" })
+        .at(Step::Queue)?;
+    block.start(gpu)
+}
+
+/// A queue's memory: the ring and its pointers in the user part (process
+/// tables), as `set_queue_properties_from_user()` in `kfd_chardev.c`
+/// takes them from user memory; the MQD in the driver part (VMID0 only),
+/// as `allocate_sdma_mqd()` in `kfd_mqd_manager.c` carves it from the
+/// kernel GTT buffer `allocate_hiq_sdma_mqd()` gets. Then the NBIO whose
+/// HDP a copy flushes.
+fn queue_memory<'p>(
+    gpu: &mut Gpu<'p>,
+) -> Result<
+    (
+        barebell::mem::Dev<'p, SdmaMemory>,
+        barebell::mem::Dev<'p, SdmaMqd>,
+        Nbio,
+    ),
+    BringupError,
+> {
+    let s = Step::Queue;
+    let mem = gpu
+        .user_rings
+        .as_mut()
+        .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
+        .at(s)?
+        .put(SdmaMemory::new())
+        .at(s)?;
+    let mqd = gpu
+        .ring_area
+        .as_mut()
+        .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
+        .at(s)?
+        .put(SdmaMqd::new())
+        .at(s)?;
+    let nbio = Nbio::for_version(gpu.ips.nbif.version.triple(), gpu.ips.nbif.bases)
+        .map_err(ErrorKind::Nbio)
+        .at(s)?;
+    Ok((mem, mqd, nbio))
 }
 
 /// The block for SDMA0 `version`, or `None` if barebell has none.
 pub fn block_for(version: (u8, u8, u8)) -> Option<&'static dyn SdmaBlock> {
     match version {
         (4, 4, 2) => Some(&sdma_v4_4_2::SdmaV4_4_2),
+        (4, 4, 0) => Some(&sdma_v4_0::SdmaV4_0),
         (6, 0, _) | (7, 0, _) => Some(&sdma_v6_0::SdmaV6_0),
         _ => None,
     }
@@ -249,6 +310,7 @@ impl<'p> CopyQueue<'p> {
                 let fault = match self.hub {
                     FaultHub::Gfx(regs, bases) => read_fault(&self.bus, &bases, regs),
                     FaultHub::Mmhub18(bases) => v9::read_fault(&self.bus, &bases, &v9::MMHUB_1_8),
+                    FaultHub::Mmhub17(bases) => v9::read_fault(&self.bus, &bases, &v9::MMHUB_1_7),
                 }
                 .map_err(CopyError::Hub)?;
                 match fault {
@@ -309,6 +371,8 @@ mod block_tests {
         assert_eq!(block_for((4, 4, 2)).unwrap().name(), "sdma_v4_4_2");
         assert_eq!(block_for((6, 0, 0)).unwrap().name(), "sdma_v6_0");
         assert_eq!(block_for((7, 0, 1)).unwrap().name(), "sdma_v6_0");
-        assert!(block_for((4, 4, 0)).is_none());
+        // 4.4.0 (Aldebaran) → sdma_v4_0.
+        assert_eq!(block_for((4, 4, 0)).unwrap().name(), "sdma_v4_0");
+        assert!(block_for((5, 2, 0)).is_none());
     }
 }

@@ -109,7 +109,7 @@ pub(super) fn open<'p>(
     gpu.sdma_started = true;
     let bases = sdma_v4_4_2_bases(gpu);
     let engines = u8::try_from(bases.len()).unwrap_or(u8::MAX);
-    let index = barebell::gfx::hws::runlist::SdmaDoorbells { engines }
+    let index = barebell::gfx::hws::runlist::SdmaDoorbells::gc_9_4_3(engines)
         .engine_index(0)
         .ok_or(ErrorKind::MissingIp { ip: "SDMA0" })
         .at(s)?;
@@ -124,30 +124,9 @@ pub(super) fn open<'p>(
         .map(|a| a.bases)
         .ok_or(ErrorKind::MissingIp { ip: "MMHUB" })
         .at(s)?;
-    // The ring and its pointers in the user part (process tables), as
-    // `set_queue_properties_from_user()` in `kfd_chardev.c` takes them
-    // from user memory; the MQD in the driver part (VMID0 only), as
-    // `allocate_sdma_mqd()` in `kfd_mqd_manager.c` carves it from the
-    // kernel GTT buffer `allocate_hiq_sdma_mqd()` gets.
-    let mem = gpu
-        .user_rings
-        .as_mut()
-        .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
-        .at(s)?
-        .put(SdmaMemory::new())
-        .at(s)?;
-    let mqd = gpu
-        .ring_area
-        .as_mut()
-        .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
-        .at(s)?
-        .put(SdmaMqd::new())
-        .at(s)?;
+    let (mem, mqd, nbio) = queue_memory(gpu)?;
     let p = gpu.platform;
     let db = crate::rings::doorbell(gpu, index, s)?;
-    let nbio = Nbio::for_version(gpu.ips.nbif.version.triple(), gpu.ips.nbif.bases)
-        .map_err(ErrorKind::Nbio)
-        .at(s)?;
     let mut mes_mapping = None;
     let (mut queue, vmid) = match mapping {
         Mapping::Hws => {
@@ -170,6 +149,8 @@ pub(super) fn open<'p>(
                 .mapper_mut()
                 .map_sdma(&SdmaResources {
                     mqd,
+                    engine: 0,
+                    queue: 0,
                     setup,
                     version,
                     process: 0,

@@ -52,32 +52,11 @@ pub(super) fn open<'p>(
     };
     // From here the engine may be unhalted: the teardown halts it.
     gpu.sdma_started = true;
-    // The ring and its pointers in the user part (process tables), as
-    // `set_queue_properties_from_user()` in `kfd_chardev.c` takes them
-    // from user memory; the MQD in the driver part (VMID0 only), as
-    // `allocate_sdma_mqd()` in `kfd_mqd_manager.c` carves it from the
-    // kernel GTT buffer `allocate_hiq_sdma_mqd()` gets.
-    let mem = gpu
-        .user_rings
-        .as_mut()
-        .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
-        .at(s)?
-        .put(SdmaMemory::new())
-        .at(s)?;
-    let mqd = gpu
-        .ring_area
-        .as_mut()
-        .ok_or(ErrorKind::Queue(QueueError::NoScheduler))
-        .at(s)?
-        .put(SdmaMqd::new())
-        .at(s)?;
+    let (mem, mqd, nbio) = queue_memory(gpu)?;
     let p = gpu.platform;
     let version = SdmaVersion::for_generation(gpu.ips.generation).at(s)?;
     let index = doorbell_index::SDMA_ENGINE0;
     let db = crate::rings::doorbell(gpu, index, s)?;
-    let nbio = Nbio::for_version(gpu.ips.nbif.version.triple(), gpu.ips.nbif.bases)
-        .map_err(ErrorKind::Nbio)
-        .at(s)?;
     if mapping == Mapping::Direct {
         crate::queue::point_vmid(gpu, hub, root)?;
     }
@@ -117,6 +96,8 @@ pub(super) fn open<'p>(
                 .mapper_mut()
                 .map_sdma(&SdmaResources {
                     mqd,
+                    engine: 0,
+                    queue: 0,
                     setup,
                     version,
                     process,

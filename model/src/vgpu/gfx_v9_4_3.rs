@@ -207,9 +207,13 @@ pub struct Gc943 {
     mec: Arc<MecV943>,
     ih: Arc<crate::ih::IhModel>,
     smu: Arc<crate::smu::SmuModel>,
-    /// The SDMA 4.4.2 instances, in instance order (engine `n` = instance
-    /// `n` on a one-partition part).
+    /// The SDMA 4.4.2 (4.4.0 on Aldebaran) instances, in instance order
+    /// (engine `n` = instance `n` on a one-partition part).
     sdma: Vec<Arc<SdmaModel>>,
+    /// The engines and doorbell plan the HWS maps SDMA queues by.
+    sdma_engines: crate::hws::SdmaEngines,
+    /// Per engine: the index into `mmhubs` it translates through.
+    sdma_hubs: Vec<usize>,
     /// Per engine: the HWS-mapped SDMA queue it runs, `(doorbell offset,
     /// MQD address)`, as last put on it at a pause.
     sdma_hws: Mutex<Vec<Option<(u32, u64)>>>,
@@ -252,13 +256,7 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
     let nbios = build::nbios(clock, &i, f.nbio);
     let log = Arc::new(crate::soc::RefusalLog::new());
     let ih = build::ih(clock, &i, &log, &mmhubs[0], memory)?;
-    // Aldebaran's SDMA 4.4.0 engines are not modelled: their registers
-    // fall to the unclaimed file, and no copy queue can be made.
-    let sdma = if f.is_9_4_3() {
-        build::sdma(clock, &i, &psp, &log)?
-    } else {
-        Vec::new()
-    };
+    let sdma = build::sdma(clock, (&i, &f), &psp, &log)?;
     let bus_master = Arc::new(AtomicBool::new(false));
     let pci = Arc::new(crate::pci_config::PciConfig::new(bus_master.clone(), clock));
     let (mec, xlate) = build::mec(clock, x.seed, &i, &rlc_mec, &gfxhubs, memory, x.chunk_bus);
@@ -289,7 +287,7 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
         hive: part.xgmi,
     };
     let smu = build::smu(clock, (&i, &f), scope, log.clone(), pmfw)?;
-    build::connect_sdma(clock, &sdma, &mmhubs, &xlate, &mec, (&nbios[0], &ih))?;
+    build::connect_sdma(clock, (&sdma, &f), &mmhubs, &xlate, &mec, (&nbios[0], &ih))?;
     // Doorbells reach the CP block through AID 0's NBIO aperture.
     let nb0 = nbios[0].clone();
     mec.set_doorbell_gate(Box::new(move |dword, value| {
@@ -345,6 +343,8 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
         ih: ih.clone(),
         smu,
         sdma_hws: Mutex::new(alloc::vec![None; sdma.len()]),
+        sdma_engines: f.sdma_engines(sdma.len()),
+        sdma_hubs: (0..sdma.len()).map(|n| f.sdma_hub(n)).collect(),
         sdma,
         sdma_refusals: Mutex::new(Vec::new()),
         unclaimed,
@@ -427,7 +427,7 @@ impl Gc943 {
         let hws = self.mec.hws();
         let want = match &hws {
             Some(h) => {
-                h.set_sdma(crate::hws::SdmaEngines::aqua_vanjaram(self.sdma.len() as u8));
+                h.set_sdma(self.sdma_engines);
                 h.sdma_queues()
             }
             None => Vec::new(),
@@ -435,13 +435,24 @@ impl Gc943 {
         let mut on = self.sdma_hws.lock();
         let mut changed = 0;
         for (e, engine) in self.sdma.iter().enumerate() {
-            let q = want
+            let mut mine = want
                 .iter()
-                .find(|q| usize::from(q.engine) == e && q.vmid.is_some());
+                .filter(|q| usize::from(q.engine) == e && q.vmid.is_some());
+            let q = mine.next();
             let key = q.map(|q| (q.doorbell_offset, q.mqd_address));
             let Some(slot) = on.get_mut(e) else { continue };
             if *slot == key {
                 continue;
+            }
+            // *Model convention*: one queue per engine (the engine's RLC
+            // queues beyond the first are not modelled); the others are
+            // named, never dropped silently.
+            for other in mine {
+                self.sdma_refusals.lock().keep(format!(
+                    "SDMA engine {e}: the HWS's queue on doorbell dword {:#x} not started: the model runs one queue per engine (the one on dword {:#x})",
+                    other.doorbell_offset,
+                    q.map_or(0, |q| q.doorbell_offset)
+                ));
             }
             changed += 1;
             if slot.is_some() {
@@ -459,9 +470,8 @@ impl Gc943 {
             else {
                 continue;
             };
-            let (Some(hub), Some(vmid), Some(eq)) =
-                (self.mmhubs.get(e / SDMA_PER_AID), q.vmid, q.engine_queue())
-            else {
+            let hub = self.sdma_hubs.get(e).and_then(|&h| self.mmhubs.get(h));
+            let (Some(hub), Some(vmid), Some(eq)) = (hub, q.vmid, q.engine_queue()) else {
                 continue;
             };
             let at = hub.offsets.ctx0_base_lo + u32::from(vmid) * hub_v9::CTX_ADDR_DISTANCE;
@@ -618,12 +628,19 @@ impl super::GcModel for Gc943 {
             ));
         }
         for r in self.sdma_refusals() {
-            out.push(format!("the SDMA 4.4.2 model refused: {r}"));
+            out.push(format!("the SDMA model refused: {r}"));
         }
         out.extend(self.ih.summary());
         for (n, e) in self.sdma.iter().enumerate() {
             for t in e.troubles() {
                 out.push(format!("SDMA {n}: {t}"));
+            }
+            let st = e.stats();
+            if st.packets > 0 {
+                out.push(format!(
+                    "SDMA {n}: {} packets ({} doorbells), {} bytes copied, {} filled, {} fences",
+                    st.packets, st.doorbells, st.copied_bytes, st.filled_bytes, st.fences
+                ));
             }
         }
         for r in self.soc_refusals() {
@@ -846,6 +863,9 @@ struct SdmaPort9 {
     aid_prefix: u32,
     /// AID 0's IH, where the engine's traps go.
     ih: Arc<crate::ih::IhModel>,
+    /// The IV entry a TRAP raises (instance, context): 4.4.2's or 4.4.0's
+    /// client ids.
+    trap: fn(usize, u32) -> crate::ih::IvEntry,
 }
 
 impl crate::sdma::SdmaPort for SdmaPort9 {
@@ -931,9 +951,7 @@ impl crate::sdma::SdmaPort for SdmaPort9 {
     }
 
     fn trap(&self, context: u32) {
-        self.ih.raise(crate::ih::IvEntry::sdma_trap_v4_4_2(
-            usize::from(self.instance),
-            context,
-        ));
+        self.ih
+            .raise((self.trap)(usize::from(self.instance), context));
     }
 }

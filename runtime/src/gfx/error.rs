@@ -286,6 +286,15 @@ pub enum MapError {
     Hws(crate::gfx::hws::HwsError),
     /// GC 9.4.3: an SDMA 4.4.2 queue could not be mapped through the HWS.
     SdmaV442(crate::sdma::map_v4_4_2::SdmaV442Error),
+    /// An SDMA queue slot the part does not have (`engines` engines, or
+    /// a queue past `num_sdma_queues_per_engine`).
+    SdmaSlot {
+        engine: u8,
+        queue: u32,
+        engines: u8,
+    },
+    /// KFD's v9 SDMA MQD (`update_mqd_sdma()`) refused the queue.
+    SdmaMqdV9(crate::sdma::mqd_v9::SdmaMqdV9Error),
 }
 
 /// What failed on one XCC of a GC 9.4.3 part ([`MapError::Xcc`]): plain
@@ -380,6 +389,16 @@ impl core::fmt::Display for MapError {
             MapError::Xcc { xcc, failure } => write!(f, "XCC {xcc}: {failure}"),
             MapError::Hws(e) => write!(f, "HWS: {e}"),
             MapError::SdmaV442(e) => write!(f, "{e}"),
+            MapError::SdmaSlot {
+                engine,
+                queue,
+                engines,
+            } => write!(
+                f,
+                "SDMA engine {engine} queue {queue} does not exist: the part has {engines} SDMA engines of {} queues each",
+                crate::gfx::hws::runlist::SDMA_QUEUES_PER_ENGINE_4_4_2
+            ),
+            MapError::SdmaMqdV9(e) => write!(f, "SDMA MQD: {e}"),
         }
     }
 }

@@ -253,6 +253,11 @@ pub struct SdmaResources<'a> {
     pub setup: crate::sdma::QueueSetup,
     pub version: crate::sdma::SdmaVersion,
     pub process: u8,
+    /// The engine and the queue on it (KFD's `sdma_engine_id`,
+    /// `sdma_queue_id`, from `allocate_sdma_queue()`). Mappers that place
+    /// one queue on engine 0 (MES, GC 9.4.3's HWS) take 0 and 0 only.
+    pub engine: u8,
+    pub queue: u32,
 }
 
 pub trait QueueMapper {

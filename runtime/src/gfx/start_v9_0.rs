@@ -50,7 +50,7 @@ use crate::regs::gc_9_4_3_rlc::{CpIntCntlRing0, RlcCntl, RlcSrmCntl};
 use crate::time::{Clock, delay};
 
 /// `adev->vm_manager.first_kfd_vmid` on GC 9.4.2 (`gmc_v9_0_sw_init()`:
-/// 3 unless 9.4.3/9.4.4, whose is 8).
+/// 3 on the compute-only GC 9.4.1, 9.4.2, 9.4.3 and 9.4.4, 8 elsewhere).
 pub const FIRST_KFD_VMID: u8 = 3;
 
 /// `udelay(50)` in `gfx_v9_0_rlc_start()` and after `CP_MEC_CNTL`.

@@ -20,6 +20,7 @@ pub mod map_v4_4_2;
 pub mod mqd_v9;
 pub mod pkt;
 pub mod queue;
+pub mod sdma_v4_4_0;
 pub mod sdma_v4_4_2;
 pub mod sdma_v6_0;
 pub mod sdma_v7_0;
@@ -39,6 +40,9 @@ pub enum SdmaVersion {
     V7_0,
     /// SDMA 4.4.2: GC 9.4.3 (MI300X, MI308X).
     V4_4_2,
+    /// SDMA 4.4.0: GC 9.4.2 (MI210), Linux's `sdma_v4_0.c`; SDMA 4's
+    /// packets, as 4.4.2's ([`sdma_v4_4_0`]).
+    V4_4_0,
 }
 
 impl SdmaVersion {
@@ -50,10 +54,8 @@ impl SdmaVersion {
             // its own bases (see [`map_v4_4_2`]).
             Generation::Gfx94 => SdmaVersion::V4_4_2,
             // GC 9.4.2 (Aldebaran) has five SDMA 4.4.0 engines, which Linux
-            // drives with `sdma_v4_0.c`; barebell has no SDMA 4.4.0 block.
-            Generation::Gfx90a => {
-                return Err(crate::ip::Unsupported::new("SDMA 4.4.0 engine", g));
-            }
+            // drives with `sdma_v4_0.c`.
+            Generation::Gfx90a => SdmaVersion::V4_4_0,
             Generation::Gfx11 => SdmaVersion::V6_0,
             Generation::Gfx12 => SdmaVersion::V7_0,
         })
@@ -64,6 +66,7 @@ impl SdmaVersion {
             SdmaVersion::V6_0 => "SDMA 6.0",
             SdmaVersion::V7_0 => "SDMA 7.0",
             SdmaVersion::V4_4_2 => "SDMA 4.4.2",
+            SdmaVersion::V4_4_0 => "SDMA 4.4.0",
         }
     }
 
@@ -72,6 +75,7 @@ impl SdmaVersion {
             SdmaVersion::V6_0 => &sdma_v6_0::ENGINE,
             SdmaVersion::V7_0 => &sdma_v7_0::ENGINE,
             SdmaVersion::V4_4_2 => &sdma_v4_4_2::ENGINE,
+            SdmaVersion::V4_4_0 => &sdma_v4_4_0::ENGINE,
         }
     }
 
@@ -82,7 +86,7 @@ impl SdmaVersion {
         match self {
             SdmaVersion::V6_0 => Some(&sdma_v6_0::MQD_LAYOUT),
             SdmaVersion::V7_0 => Some(&sdma_v7_0::MQD_LAYOUT),
-            SdmaVersion::V4_4_2 => None,
+            SdmaVersion::V4_4_2 | SdmaVersion::V4_4_0 => None,
         }
     }
 
@@ -92,7 +96,13 @@ impl SdmaVersion {
     /// (`sdma_4_4_2_sh_mask.h`), and KFD's v9 `update_mqd_sdma()` sets
     /// none.
     pub fn rb_cntl_polls(self) -> bool {
-        !matches!(self, SdmaVersion::V4_4_2)
+        !self.is_v4()
+    }
+
+    /// SDMA 4.4.x: packets from `vega10_sdma_pkt_open.h`, registers on
+    /// each instance's own bases, KFD's v9 MQD.
+    pub fn is_v4(self) -> bool {
+        matches!(self, SdmaVersion::V4_4_2 | SdmaVersion::V4_4_0)
     }
 }
 
@@ -344,8 +354,8 @@ pub fn load_queue<B: RegisterBus + ?Sized>(
     v: SdmaVersion,
     q: &QueueSetup,
 ) -> Result<(), BlockError> {
-    if v == SdmaVersion::V4_4_2 {
-        return load_queue_v4_4_2(bus, bases, q);
+    if v.is_v4() {
+        return load_queue_v4_4(bus, bases, v, q);
     }
     let e = v.engine();
     let b = Block::new(bus, bases);
@@ -385,38 +395,52 @@ pub fn load_queue_v4_4_2<B: RegisterBus + ?Sized>(
     bases: IpBases,
     q: &QueueSetup,
 ) -> Result<(), BlockError> {
-    use sdma_v4_4_2 as r;
+    load_queue_v4_4(bus, bases, SdmaVersion::V4_4_2, q)
+}
+
+/// [`load_queue_v4_4_2`]'s order on either SDMA 4.4 version (4.4.0's
+/// `sdma_v4_0_gfx_resume()` writes the same registers in the same order).
+fn load_queue_v4_4<B: RegisterBus + ?Sized>(
+    bus: &B,
+    bases: IpBases,
+    v: SdmaVersion,
+    q: &QueueSetup,
+) -> Result<(), BlockError> {
+    let (e, poll_cntl, poll_enable) = match v {
+        SdmaVersion::V4_4_0 => (
+            &sdma_v4_4_0::ENGINE,
+            sdma_v4_4_0::SDMA0_GFX_RB_WPTR_POLL_CNTL,
+            sdma_v4_4_0::F32_POLL_ENABLE,
+        ),
+        _ => (
+            &sdma_v4_4_2::ENGINE,
+            sdma_v4_4_2::SDMA_GFX_RB_WPTR_POLL_CNTL,
+            sdma_v4_4_2::F32_POLL_ENABLE,
+        ),
+    };
     let b = Block::new(bus, bases);
-    let cntl = rb_cntl_value(SdmaVersion::V4_4_2, q.ring_bytes, q.vmid) | rb_cntl::RB_PRIV;
-    b.write(r::SDMA_GFX_RB_CNTL, cntl)?;
-    b.write(r::SDMA_GFX_RB_RPTR_ADDR_HI, (q.rptr_addr >> 32) as u32)?;
-    b.write(
-        r::SDMA_GFX_RB_RPTR_ADDR_LO,
-        q.rptr_addr as u32 & 0xFFFF_FFFC,
-    )?;
-    b.write(r::SDMA_GFX_RB_BASE, (q.ring >> 8) as u32)?;
-    b.write(r::SDMA_GFX_RB_BASE_HI, (q.ring >> 40) as u32)?;
-    b.write(r::SDMA_GFX_MINOR_PTR_UPDATE, 1)?;
-    for reg in [
-        r::SDMA_GFX_RB_RPTR,
-        r::SDMA_GFX_RB_RPTR_HI,
-        r::SDMA_GFX_RB_WPTR,
-        r::SDMA_GFX_RB_WPTR_HI,
-    ] {
+    let cntl = rb_cntl_value(v, q.ring_bytes, q.vmid) | rb_cntl::RB_PRIV;
+    b.write(e.rb_cntl, cntl)?;
+    b.write(e.rptr_addr_hi, (q.rptr_addr >> 32) as u32)?;
+    b.write(e.rptr_addr_lo, q.rptr_addr as u32 & 0xFFFF_FFFC)?;
+    b.write(e.rb_base, (q.ring >> 8) as u32)?;
+    b.write(e.rb_base_hi, (q.ring >> 40) as u32)?;
+    b.write(e.minor_ptr_update, 1)?;
+    for reg in [e.rb_rptr, e.rb_rptr_hi, e.rb_wptr, e.rb_wptr_hi] {
         b.write(reg, 0)?;
     }
-    b.write(r::SDMA_GFX_DOORBELL, DOORBELL_ENABLE)?;
+    b.write(e.doorbell, DOORBELL_ENABLE)?;
     b.write(
-        r::SDMA_GFX_DOORBELL_OFFSET,
+        e.doorbell_offset,
         (q.doorbell_dword() << DOORBELL_OFFSET_SHIFT) & DOORBELL_OFFSET_MASK,
     )?;
-    b.write(r::SDMA_GFX_MINOR_PTR_UPDATE, 0)?;
-    b.write(r::SDMA_GFX_RB_WPTR_POLL_ADDR_LO, q.wptr_addr as u32)?;
-    b.write(r::SDMA_GFX_RB_WPTR_POLL_ADDR_HI, (q.wptr_addr >> 32) as u32)?;
-    let poll = b.read(r::SDMA_GFX_RB_WPTR_POLL_CNTL)?;
-    b.write(r::SDMA_GFX_RB_WPTR_POLL_CNTL, poll & !r::F32_POLL_ENABLE)?;
-    b.write(r::SDMA_GFX_RB_CNTL, cntl | rb_cntl::RB_ENABLE)?;
-    b.write(r::SDMA_GFX_IB_CNTL, IB_ENABLE)
+    b.write(e.minor_ptr_update, 0)?;
+    b.write(e.wptr_poll_lo, q.wptr_addr as u32)?;
+    b.write(e.wptr_poll_hi, (q.wptr_addr >> 32) as u32)?;
+    let poll = b.read(poll_cntl)?;
+    b.write(poll_cntl, poll & !poll_enable)?;
+    b.write(e.rb_cntl, cntl | rb_cntl::RB_ENABLE)?;
+    b.write(e.ib_cntl, IB_ENABLE)
 }
 
 /// Stops queue 0 (`sdma_v6_0_gfx_stop()`: `RB_ENABLE` and `IB_ENABLE`
@@ -441,8 +465,10 @@ pub fn stop_queue<B: RegisterBus + ?Sized>(
 /// set). On 4.4.2 the queue is stopped and the engine left running:
 /// `sdma_v4_4_2_hw_fini()` → `sdma_v4_4_2_inst_enable(adev, false, mask)`
 /// stops the queues, then returns before `HALT` because the PSP loaded
-/// the firmware (`AMDGPU_FW_LOAD_PSP`). Halting an engine that never ran
-/// changes nothing. `bases` as for [`load_queue`].
+/// the firmware (`AMDGPU_FW_LOAD_PSP`). On 4.4.0 `HALT` is set:
+/// `sdma_v4_0_hw_fini()` → `sdma_v4_0_enable(adev, false)` writes it
+/// whoever loaded the firmware. Halting an engine that never ran changes
+/// nothing. `bases` as for [`load_queue`].
 pub fn halt<B: RegisterBus + ?Sized>(
     bus: &B,
     bases: IpBases,

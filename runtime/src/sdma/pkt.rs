@@ -292,7 +292,7 @@ impl Packet {
         let (len, cpv, count_mask) = match v {
             SdmaVersion::V6_0 => (7, 0, u32::MAX),
             SdmaVersion::V7_0 => (8, 1, u32::MAX),
-            SdmaVersion::V4_4_2 => (7, 0, COUNT_MASK_V4_4_2),
+            SdmaVersion::V4_4_2 | SdmaVersion::V4_4_0 => (7, 0, COUNT_MASK_V4_4_2),
         };
         Packet::new(len)
             .set(HEADER_OP, op::COPY)
@@ -313,7 +313,7 @@ impl Packet {
     pub fn constant_fill(v: SdmaVersion, dst: u64, data: u32, bytes: u32) -> Self {
         let count_mask = match v {
             SdmaVersion::V6_0 | SdmaVersion::V7_0 => u32::MAX,
-            SdmaVersion::V4_4_2 => COUNT_MASK_V4_4_2,
+            SdmaVersion::V4_4_2 | SdmaVersion::V4_4_0 => COUNT_MASK_V4_4_2,
         };
         Packet::new(5)
             .set(FILL_OP, op::CONST_FILL)
@@ -331,7 +331,7 @@ impl Packet {
     pub fn fence(v: SdmaVersion, addr: u64, data: u32) -> Self {
         let mtype = match v {
             SdmaVersion::V6_0 | SdmaVersion::V7_0 => 3,
-            SdmaVersion::V4_4_2 => 0,
+            SdmaVersion::V4_4_2 | SdmaVersion::V4_4_0 => 0,
         };
         Packet::new(4)
             .set(FENCE_OP, op::FENCE)

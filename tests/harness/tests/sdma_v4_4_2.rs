@@ -850,7 +850,7 @@ fn hws_queue(
 ) -> Result<barebell::sdma::SdmaQueue<'static, TickingClock, impl FnMut() + 'static>, SdmaV442Error>
 {
     rig.resources();
-    let d = runlist::SdmaDoorbells { engines: 16 };
+    let d = runlist::SdmaDoorbells::gc_9_4_3(16);
     let dword = d.queue_index(engine, queue).unwrap() * 2;
     let mem = rig.ring_memory();
     let ib_address = rig.ib.as_ptr() as u64;

@@ -96,10 +96,14 @@ pub struct XccUnmapper<'p> {
     /// queue ([`QueueMapper::map_sdma`]).
     pd: u64,
     hws_mask: u64,
-    /// Every SDMA 4.4.2 instance's bases, in instance order.
+    /// Every SDMA 4.4.2 instance's bases, in instance order (GC 9.4.3).
     sdma_bases: Vec<IpBases>,
-    /// Compute queues added after the bring-up's own ([`QueueMapper::map`],
-    /// hws mapping, one-GC parts), in the order the runlist names them.
+    /// The SDMA engines runlists may name, and KFD's doorbell plan for
+    /// them.
+    sdma_plan: SdmaDoorbells,
+    /// Queues added after the bring-up's own ([`QueueMapper::map`],
+    /// [`QueueMapper::map_sdma`]; hws mapping, one-GC parts), compute and
+    /// SDMA, in the order the runlist names them.
     added: Vec<QueueDesc>,
 }
 
@@ -113,6 +117,90 @@ impl core::fmt::Debug for XccUnmapper<'_> {
 }
 
 impl XccUnmapper<'_> {
+    /// `create_queue_cpsch()` for an SDMA queue on GC 9.4.2 (hws
+    /// mapping): the slot KFD's `allocate_sdma_queue()` chose (`q.engine`,
+    /// `q.queue`) must exist, the doorbell must be the one
+    /// `allocate_doorbell()` gives it (`sdma_doorbell_idx[engine]`, + 512
+    /// for odd queues, + `queue / 2`; here in the bring-up's own doorbell
+    /// page, *model convention* as for compute queues), the MQD is KFD's
+    /// (`init_mqd_sdma()` → `update_mqd_sdma()`), then the queue joins the
+    /// runlist (`execute_queues_cpsch()`), which the HWS loads onto the
+    /// engine's RLC queue.
+    fn add_sdma(&mut self, q: &SdmaResources<'_>) -> Result<HqdMapping, MapError> {
+        if self.mapped.mapping != Some(Mapping::Hws) {
+            return Err(MapError::SdmaUnsupported {
+                mapper: "GC 9.4.2 direct/KIQ (SDMA queues go through the HWS: --mapping hws)",
+            });
+        }
+        let slot = MapError::SdmaSlot {
+            engine: q.engine,
+            queue: q.queue,
+            engines: self.sdma_plan.engines,
+        };
+        let index = self.sdma_plan.queue_index(q.engine, q.queue).ok_or(slot)?;
+        if q.setup.doorbell_index != index {
+            return Err(MapError::Doorbell(
+                barebell::gfx::error::DoorbellAllocError::OutOfRange {
+                    index: q.setup.doorbell_index,
+                    lower: index,
+                    upper: index,
+                },
+            ));
+        }
+        let dword = index.saturating_mul(2);
+        if self.added.iter().any(|a| a.doorbell_offset == dword) {
+            return Err(MapError::Doorbell(
+                barebell::gfx::error::DoorbellAllocError::InUse { index },
+            ));
+        }
+        let m = barebell::sdma::mqd_v9::V9SdmaMqd::build(&barebell::sdma::mqd_v9::SdmaMqdQueue {
+            ring_address: q.setup.ring,
+            ring_bytes: q.setup.ring_bytes as u64,
+            rptr_address: q.setup.rptr_addr,
+            doorbell_dword: dword,
+            vmid: 0,
+            engine: u32::from(q.engine),
+            queue: q.queue,
+        })
+        .map_err(MapError::SdmaMqdV9)?;
+        q.mqd.get().write(&m.dwords());
+        self.added.push(QueueDesc {
+            engine: barebell::gfx::hws::packets::Engine::Sdma { id: q.engine },
+            ..QueueDesc::compute(dword, q.mqd.address(), q.setup.wptr_addr)
+        });
+        if let Err(e) = self.execute_queues() {
+            self.added.pop();
+            return Err(e);
+        }
+        Ok(HqdMapping {
+            doorbell: index,
+            mqd_address: q.mqd.address(),
+            pipe: 0,
+            queue: 0,
+            vmid: 0,
+        })
+    }
+
+    /// `destroy_queue_cpsch()` for a queue [`QueueMapper::map`] or
+    /// [`Self::add_sdma`] added: off the list, then
+    /// `execute_queues_cpsch()`.
+    fn remove_added(&mut self, m: &HqdMapping) -> Result<(), MapError> {
+        let dword = m.doorbell.saturating_mul(2);
+        let i = self
+            .added
+            .iter()
+            .position(|a| a.doorbell_offset == dword && a.mqd_address == m.mqd_address)
+            .ok_or(MapError::NotMapped {
+                doorbell: m.doorbell,
+            })?;
+        let gone = self.added.remove(i);
+        if let Err(e) = self.execute_queues() {
+            self.added.insert(i, gone);
+            return Err(e);
+        }
+        Ok(())
+    }
+
     /// `execute_queues_cpsch()` on GC 9.4.2: the dynamic queues off
     /// (`unmap_queues_cpsch()` with `KFD_UNMAP_QUEUES_FILTER_DYNAMIC_QUEUES`,
     /// then its fence), then one runlist of the process's queues, the
@@ -143,7 +231,8 @@ impl XccUnmapper<'_> {
             process: g::kfd_process(gc, self.pd),
             queues: &queues,
         }];
-        let cfg = (gc.runlist)(!self.hws_mask & runlist::queue_mask(4, 8, 0));
+        let cfg =
+            (gc.runlist)(!self.hws_mask & runlist::queue_mask(4, 8, 0)).with_sdma(self.sdma_plan);
         let rl = parts
             .ib
             .fill(|ib, at| runlist::build(&cfg, &procs, ib, at))
@@ -361,17 +450,16 @@ impl QueueMapper for XccUnmapper<'_> {
     /// (KFD's packet manager also reuses its one IB buffer).
     fn map_sdma(&mut self, q: &SdmaResources<'_>) -> Result<HqdMapping, MapError> {
         if !self.mapped.gc.multi_xcc {
-            return Err(MapError::SdmaUnsupported {
-                mapper: "GC 9.4.2 (SDMA 4.4.0)",
-            });
+            return self.add_sdma(q);
         }
         let engines = u8::try_from(self.sdma_bases.len()).unwrap_or(u8::MAX);
-        let index = SdmaDoorbells { engines }
-            .queue_index(0, 0)
-            .ok_or(MapError::SdmaV442(map_v4_4_2::SdmaV442Error::Engine {
-                engine: 0,
-                engines: self.sdma_bases.len(),
-            }))?;
+        let index =
+            SdmaDoorbells::gc_9_4_3(engines)
+                .queue_index(0, 0)
+                .ok_or(MapError::SdmaV442(map_v4_4_2::SdmaV442Error::Engine {
+                    engine: 0,
+                    engines: self.sdma_bases.len(),
+                }))?;
         if q.setup.doorbell_index != index {
             return Err(MapError::NotMapped {
                 doorbell: q.setup.doorbell_index,
@@ -433,7 +521,10 @@ impl QueueMapper for XccUnmapper<'_> {
     /// v9 UNMAP_QUEUES has no single-queue filter, so the compute queue
     /// leaves with it: stop the SDMA queue last, right before the
     /// teardown (whose own UNMAP_QUEUES then finds the process gone).
-    fn unmap_sdma(&mut self, _m: &HqdMapping) -> Result<(), MapError> {
+    fn unmap_sdma(&mut self, m: &HqdMapping) -> Result<(), MapError> {
+        if !self.mapped.gc.multi_xcc {
+            return self.remove_added(m);
+        }
         let hws = self.mapped.hws.as_mut().ok_or(MapError::SdmaUnsupported {
             mapper: "GC 9.4.3 direct/KIQ",
         })?;
@@ -457,19 +548,7 @@ impl QueueMapper for XccUnmapper<'_> {
     fn unmap(&mut self, m: &HqdMapping) -> Result<(), MapError> {
         let dword = m.doorbell.saturating_mul(2);
         if dword != self.mapped.doorbell.saturating_mul(2) {
-            let i = self
-                .added
-                .iter()
-                .position(|a| a.doorbell_offset == dword && a.mqd_address == m.mqd_address)
-                .ok_or(MapError::NotMapped {
-                    doorbell: m.doorbell,
-                })?;
-            let gone = self.added.remove(i);
-            if let Err(e) = self.execute_queues() {
-                self.added.insert(i, gone);
-                return Err(e);
-            }
-            return Ok(());
+            return self.remove_added(m);
         }
         let xccs: Vec<_> = self
             .xcc_bases
@@ -572,6 +651,14 @@ pub fn run<'p>(
             crate::sdma::sdma_v4_4_2::sdma_v4_4_2_bases(gpu)
         } else {
             Vec::new()
+        },
+        sdma_plan: {
+            let n = u8::try_from(gpu.ips.topology.sdma_mask.count_ones()).unwrap_or(u8::MAX);
+            if gc.multi_xcc {
+                SdmaDoorbells::gc_9_4_3(n)
+            } else {
+                SdmaDoorbells::vega20(n)
+            }
         },
         added: Vec::new(),
     };

@@ -3,8 +3,8 @@
 //! part description, in the order [`super::build`] lists them.
 
 use super::{
-    MP0_C2PMSG_FIRST, MP0_C2PMSG_LAST, SDMA_FW, SDMA_PER_AID, SdmaPort9, Unclaimed, Xlate, bases,
-    bases8, instances,
+    MP0_C2PMSG_FIRST, MP0_C2PMSG_LAST, SDMA_FW, SdmaPort9, Unclaimed, Xlate, bases, bases8,
+    instances,
 };
 use crate::SimClock;
 use crate::cp::CpModel;
@@ -79,6 +79,31 @@ impl Flavour {
     /// GC 9.4.3 (MI300): SDMA 4.4.2 models, the PMFW scratch word.
     pub(super) fn is_9_4_3(&self) -> bool {
         self.gc == (9, 4, 3)
+    }
+
+    /// The MMHUB (by AID) SDMA instance `n` translates through: its AID's
+    /// on GC 9.4.3 (`sdma_v4_4_2_sw_init()`: `AMDGPU_MMHUB0(aid_id)`),
+    /// the one MMHUB on Aldebaran (`sdma_v4_0_sw_init()`:
+    /// `AMDGPU_MMHUB0(0)`).
+    pub(super) fn sdma_hub(&self, n: usize) -> usize {
+        if self.is_9_4_3() {
+            n / super::SDMA_PER_AID
+        } else {
+            0
+        }
+    }
+
+    /// The SDMA engines and doorbell plan the HWS maps SDMA queues by:
+    /// `aqua_vanjaram_doorbell_index_init()` on GC 9.4.3,
+    /// `vega20_doorbell_index_init()` on Aldebaran (`soc15.c` uses it for
+    /// every soc15 part but Vega10).
+    pub(super) fn sdma_engines(&self, engines: usize) -> crate::hws::SdmaEngines {
+        let engines = u8::try_from(engines).unwrap_or(u8::MAX);
+        if self.is_9_4_3() {
+            crate::hws::SdmaEngines::aqua_vanjaram(engines)
+        } else {
+            crate::hws::SdmaEngines::vega20(engines)
+        }
     }
 }
 
@@ -268,29 +293,59 @@ pub(super) fn ih(
 /// expectations), so instance `i` needs `GFX_FW_TYPE_SDMA<i % 4>`.
 pub(super) fn sdma(
     clock: &SimClock,
-    i: &Instances,
+    (i, f): (&Instances, &Flavour),
     psp: &PspModel,
     log: &Arc<RefusalLog>,
 ) -> Result<Vec<Arc<SdmaModel>>, ModelError> {
     let mut out = Vec::new();
     for (n, ip) in i.sdma.iter().enumerate() {
         let loaded = psp.loaded();
-        let kind = SDMA_FW[n % SDMA_FW.len()];
-        let m = SdmaModel::new_v4_4_2(
-            clock,
-            &bases(ip),
-            SdmaHooks {
-                code_loaded: Box::new(move || loaded.has(kind)),
-            },
-            log.clone(),
-        )
+        let hooks = |kind: u32| SdmaHooks {
+            code_loaded: Box::new(move || loaded.has(kind)),
+        };
+        let m = if f.is_9_4_3() {
+            let kind = SDMA_FW[n % SDMA_FW.len()];
+            SdmaModel::new_v4_4_2(clock, &bases(ip), hooks(kind), log.clone())
+        } else {
+            // Aldebaran: `psp_get_fw_type()` sends `AMDGPU_UCODE_ID_SDMA0..4`
+            // as `GFX_FW_TYPE_SDMA0..4`.
+            let kind = *SDMA_FW_ALDEBARAN
+                .get(n)
+                .ok_or(missing("a PSP firmware type for this SDMA instance"))?;
+            SdmaModel::new_v4_4_0(
+                clock,
+                &sdma_v4_0_base(n, &bases(ip)),
+                hooks(kind),
+                log.clone(),
+            )
+        }
         .ok_or(ModelError::Unsupported {
-            what: "SDMA 4.4.2 model",
+            what: "SDMA 4.4 model",
             version: ip.version,
         })?;
         out.push(Arc::new(m));
     }
     Ok(out)
+}
+
+/// The PSP firmware type of Aldebaran's five SDMA instances
+/// (`psp_get_fw_type()`: `AMDGPU_UCODE_ID_SDMA0..4` →
+/// `GFX_FW_TYPE_SDMA0..4`).
+const SDMA_FW_ALDEBARAN: [u32; 5] = [
+    crate::psp::iface::fw::SDMA0,
+    crate::psp::iface::fw::SDMA1,
+    crate::psp::iface::fw::SDMA2,
+    crate::psp::iface::fw::SDMA3,
+    crate::psp::iface::fw::SDMA4,
+];
+
+/// SDMA 4.4.0 instance `n`'s register base, as one segment-0 base:
+/// `sdma_v4_0_get_reg_offset()` adds the offset to segment 0 of
+/// `SDMA0_HWIP`/`SDMA1_HWIP` for instances 0 and 1, and to segment 1 of
+/// `SDMA2_HWIP`..`SDMA7_HWIP` for the rest.
+pub(super) fn sdma_v4_0_base(n: usize, b: &barebell::regs::IpBases) -> barebell::regs::IpBases {
+    let seg = if n < 2 { 0 } else { 1 };
+    barebell::regs::IpBases::new(&[b.0[seg]])
 }
 
 /// What a mode-1 reset touches besides the SMU.
@@ -451,18 +506,18 @@ pub(super) fn mec(
 /// doorbell page the MEC block reads, AID 0's NBIO.
 pub(super) fn connect_sdma(
     clock: &SimClock,
-    sdma: &[Arc<SdmaModel>],
+    (sdma, f): (&[Arc<SdmaModel>], &Flavour),
     mmhubs: &[Arc<HubV9Model>],
     xlate: &Arc<Xlate>,
     mec: &MecV943,
     (nbio0, ih): (&Arc<NbioModel>, &Arc<crate::ih::IhModel>),
 ) -> Result<(), ModelError> {
     let (page, page_bytes) = mec.doorbell_page();
-    let engines = crate::hws::SdmaEngines::aqua_vanjaram(sdma.len() as u8);
+    let engines = f.sdma_engines(sdma.len());
     let hdp_flush = mec.cp().pm4_registers().hdp_flush;
     for (n, e) in sdma.iter().enumerate() {
         let hub = mmhubs
-            .get(n / SDMA_PER_AID)
+            .get(f.sdma_hub(n))
             .ok_or(missing("MMHUB of an SDMA instance's AID"))?
             .clone();
         let aid_prefix = hub.base & !crate::decode::sdma::SRBM_ADDR.mask();
@@ -478,6 +533,11 @@ pub(super) fn connect_sdma(
             hdp_flush,
             aid_prefix,
             ih: ih.clone(),
+            trap: if f.is_9_4_3() {
+                crate::ih::IvEntry::sdma_trap_v4_4_2
+            } else {
+                crate::ih::IvEntry::sdma_trap_v4_0
+            },
         }));
     }
     Ok(())

@@ -124,9 +124,32 @@ pub struct SdmaDoorbells {
     /// `get_num_all_sdma_engines()`: on a one-partition part, every SDMA
     /// instance discovery lists (`adev->sdma.num_instances`).
     pub engines: u8,
+    /// Whether `allocate_doorbell()` aligns an engine's first index up to
+    /// [`KFD_SDMA_SHADER_DOORBELL_GRANULARITY`] (GC 9.4.3 in the Debian
+    /// source; not on GC 9.4.2).
+    pub aligned: bool,
 }
 
 impl SdmaDoorbells {
+    /// GC 9.4.3's plan (`aqua_vanjaram_doorbell_index_init()`, aligned).
+    pub const fn gc_9_4_3(engines: u8) -> Self {
+        SdmaDoorbells {
+            engines,
+            aligned: true,
+        }
+    }
+
+    /// GC 9.4.2's (`vega20_doorbell_index_init()`:
+    /// `AMDGPU_VEGA20_DOORBELL_sDMA_ENGINE0` = 0x100, engines 0xA apart,
+    /// the same numbers as [`layout1`]'s and
+    /// [`SDMA_DOORBELL_RANGE_GC_9_4_3`]; no alignment).
+    pub const fn vega20(engines: u8) -> Self {
+        SdmaDoorbells {
+            engines,
+            aligned: false,
+        }
+    }
+
     /// `adev->doorbell_index.sdma_engine[engine]`: the engine's first
     /// 64-bit doorbell index (amdgpu's own ring on that instance uses it,
     /// `sdma_v4_4_2_sw_init()`).
@@ -149,7 +172,11 @@ impl SdmaDoorbells {
         if queue >= SDMA_QUEUES_PER_ENGINE_4_4_2 {
             return None;
         }
-        let g = KFD_SDMA_SHADER_DOORBELL_GRANULARITY;
+        let g = if self.aligned {
+            KFD_SDMA_SHADER_DOORBELL_GRANULARITY
+        } else {
+            1
+        };
         let aligned = base.div_ceil(g) * g;
         Some(aligned + (queue & 1) * KFD_QUEUE_DOORBELL_MIRROR_OFFSET + (queue >> 1))
     }
@@ -229,7 +256,7 @@ impl RunlistConfig {
             sdma_ext_eng: false,
             enforce_isolation: false,
             doorbells: DoorbellRange::gc_9_4_3_xcc(xcc),
-            sdma: SdmaDoorbells { engines: 0 },
+            sdma: SdmaDoorbells::gc_9_4_3(0),
         }
     }
 
@@ -249,10 +276,13 @@ impl RunlistConfig {
     /// The part's SDMA engines (the SDMA instances discovery lists, one
     /// partition).
     pub const fn with_sdma_engines(self, engines: u8) -> Self {
-        RunlistConfig {
-            sdma: SdmaDoorbells { engines },
-            ..self
-        }
+        self.with_sdma(SdmaDoorbells::gc_9_4_3(engines))
+    }
+
+    /// The SDMA engines and doorbell plan `sdma` (GC 9.4.2:
+    /// [`SdmaDoorbells::vega20`]).
+    pub const fn with_sdma(self, sdma: SdmaDoorbells) -> Self {
+        RunlistConfig { sdma, ..self }
     }
 }
 
@@ -644,7 +674,7 @@ mod tests {
     /// 4, odd queues +512, then + queue / 2.
     #[test]
     fn sdma_doorbells_as_kfd_assigns_them() {
-        let d = SdmaDoorbells { engines: 16 };
+        let d = SdmaDoorbells::gc_9_4_3(16);
         assert_eq!(d.engine_index(0), Some(0x100));
         assert_eq!(d.engine_index(1), Some(0x10A));
         assert_eq!(d.engine_index(15), Some(0x196));
@@ -666,6 +696,20 @@ mod tests {
         assert!(!d.contains(0, 0x10C * 2));
         assert!(!d.contains(0, 0x201));
         assert!(!d.contains(16, 0x200));
+    }
+
+    /// `allocate_doorbell()` on GC 9.4.2 by hand: `sdma_engine[]` of
+    /// `vega20_doorbell_index_init()` (0x100, 0x10A, 0x114, 0x11E, 0x128),
+    /// not aligned, odd queues +512, then + queue / 2.
+    #[test]
+    fn vega20_sdma_doorbells_are_not_aligned() {
+        let d = SdmaDoorbells::vega20(5);
+        assert_eq!(d.queue_index(1, 0), Some(0x10A));
+        assert_eq!(d.queue_index(1, 3), Some(0x10A + 512 + 1));
+        assert_eq!(d.queue_index(4, 0), Some(0x128));
+        assert_eq!(d.queue_index(5, 0), None);
+        assert!(d.contains(1, 0x10A * 2));
+        assert!(!d.contains(0, 0x10A * 2));
     }
 
     #[test]
