@@ -38,6 +38,10 @@ pub const USERPTR_BUS: u64 = 0x7000_0000_0000;
 /// The window's size.
 pub const USERPTR_BUS_BYTES: u64 = 1 << 40;
 
+/// A queue [`Kfd::create_queue`] made: its id, ROCR's doorbell pointer,
+/// and for an SDMA queue the read and write pointer addresses.
+pub type MadeQueue = (u64, *mut u64, Option<(u64, u64)>);
+
 /// Why the device could not be opened.
 #[derive(Debug)]
 pub enum OpenError {
@@ -194,6 +198,9 @@ pub struct Kfd {
     moved: bool,
     /// The bus window for registered memory, first-fit.
     iova: Heap,
+    /// SDMA queues' read and write pointers: the page the library gave
+    /// each queue (by queue id).
+    queue_pointers: BTreeMap<u64, u64>,
 }
 
 impl core::fmt::Debug for Kfd {
@@ -282,20 +289,91 @@ impl Kfd {
             reported: (0, 0),
             moved: false,
             iova: Heap::new(USERPTR_BUS, USERPTR_BUS_BYTES),
+            queue_pointers: BTreeMap::new(),
             gb_addr_config,
         })
     }
 
-    /// `hsaKmtCreateQueue` ([`crate::queues`]): the queue id and ROCR's
-    /// doorbell pointer.
+    /// `hsaKmtCreateQueue` ([`crate::queues`]): the queue id, ROCR's
+    /// doorbell pointer, and for an SDMA queue the read and write pointer
+    /// addresses the library gave it.
+    ///
+    /// An SDMA queue's pointers live in a page the library allocates,
+    /// zeroes and maps for the GPU, as the thunk's `hsaKmtCreateQueue`
+    /// puts them in its own `struct queue` (GPU-mapped system memory) and
+    /// hands KFD `&q->rptr` and `&q->wptr`; the page goes with the queue.
     pub fn create_queue(
         &mut self,
         r: &crate::queues::QueueRequest,
-    ) -> Result<(u64, *mut u64), crate::queues::QueueError> {
+    ) -> Result<MadeQueue, crate::queues::QueueError> {
+        use crate::queues::QueueError;
+        let mut r = *r;
+        let page = if crate::queues::is_sdma(r.ty) {
+            let page = self.pointer_page().map_err(|e| {
+                eprintln!("barebell libhsakmt: an SDMA queue's pointers: {e}");
+                QueueError::NoMemory
+            })?;
+            r.read_pointer = page;
+            r.write_pointer = page + 8;
+            Some(page)
+        } else {
+            None
+        };
         let allocations = &self.allocations;
-        self.queues.create(self.gpu.as_mut(), r, |at, len| {
+        let made = self.queues.create(self.gpu.as_mut(), &r, |at, len| {
             queue_buffer_ok(allocations, at, len)
-        })
+        });
+        match (made, page) {
+            (Ok((id, doorbell)), Some(page)) => {
+                self.queue_pointers.insert(id, page);
+                Ok((id, doorbell, Some((page, page + 8))))
+            }
+            (Ok((id, doorbell)), None) => Ok((id, doorbell, None)),
+            (Err(e), page) => {
+                if let Some(page) = page {
+                    self.free_pointer_page(page);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// A zeroed page of user memory, mapped for the GPU and kept as an
+    /// allocation (so a queue's buffer checks find it).
+    fn pointer_page(&mut self) -> Result<u64, String> {
+        let page = self.heap.alloc(PAGE, PAGE).ok_or("user memory is full")?;
+        // SAFETY: the heap hands out pages of this library's user memory
+        // (host memory at its own address, alive until the process ends)
+        // that nothing else holds.
+        unsafe { core::ptr::write_bytes(page as *mut u8, 0, PAGE as usize) };
+        self.allocations.insert(
+            page,
+            Allocation {
+                size: PAGE,
+                node: 0,
+                flags: 0,
+                kind: Kind::System,
+                user_data: 0,
+                gpu_mapped: false,
+                bus: 0,
+            },
+        );
+        if let Err(e) = self.map_allocation(page) {
+            self.allocations.remove(&page);
+            self.heap.free(page, PAGE);
+            return Err(e);
+        }
+        Ok(page)
+    }
+
+    /// Undoes [`Kfd::pointer_page`].
+    fn free_pointer_page(&mut self, page: u64) {
+        if let Err(e) = self.unmap_allocation(page) {
+            eprintln!("barebell libhsakmt: unmapping an SDMA queue's pointers: {e}");
+            return;
+        }
+        self.allocations.remove(&page);
+        self.heap.free(page, PAGE);
     }
 
     /// `hsaKmtUpdateQueue` ([`crate::queues::Queues::update`]).
@@ -318,9 +396,13 @@ impl Kfd {
         )
     }
 
-    /// `hsaKmtDestroyQueue`.
+    /// `hsaKmtDestroyQueue` (an SDMA queue's pointer page goes with it).
     pub fn destroy_queue(&mut self, id: u64) -> Result<(), crate::queues::QueueError> {
-        self.queues.destroy(self.gpu.as_mut(), id)
+        self.queues.destroy(self.gpu.as_mut(), id)?;
+        if let Some(page) = self.queue_pointers.remove(&id) {
+            self.free_pointer_page(page);
+        }
+        Ok(())
     }
 
     /// Maps the allocation at `key` (system memory or VRAM) for the GPU,

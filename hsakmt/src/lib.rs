@@ -21,7 +21,7 @@
 //!   the tile configuration amdgpu reports for gfx9.
 //!
 //! Not done yet, each refused with `HSAKMT_STATUS_NOT_SUPPORTED` (never a
-//! success ROCR would trust): SDMA and PM4 queues, backing scratch, SVM, IPC, graphics interop, GWS, CU masks,
+//! success ROCR would trust): PM4 queues, backing scratch, SVM, IPC, graphics interop, GWS, CU masks,
 //! memory policy, XNACK on, the debugger runtime (`hsaKmtRuntimeEnable`,
 //! answered as the 5.2.3 thunk answers without KFD debug support).
 //!
@@ -813,10 +813,11 @@ pub unsafe extern "C" fn hsaKmtWaitOnMultipleEvents(
     events::wait(&evs, all, ms)
 }
 
-/// `hsaKmtCreateQueue`: an AQL compute queue on the HWS ([`queues`]);
-/// `res` gets the queue id and the doorbell pointer. ROCR passes the read
-/// and write pointer addresses in `res`
-/// (`Queue_read_ptr_aql`/`Queue_write_ptr_aql`). Refusals come before the
+/// `hsaKmtCreateQueue`: an AQL compute or SDMA queue on the HWS
+/// ([`queues`]); `res` gets the queue id and the doorbell pointer. For an
+/// AQL queue ROCR passes the read and write pointer addresses in `res`
+/// (`Queue_read_ptr_aql`/`Queue_write_ptr_aql`); for an SDMA queue the
+/// library gives them and returns them there, as the thunk does. Refusals come before the
 /// device is touched, each with the reason on stderr.
 ///
 /// # Safety
@@ -848,9 +849,15 @@ pub unsafe extern "C" fn hsaKmtCreateQueue(
         write_pointer: r.Queue_write_ptr as u64,
     };
     with_kfd(|k| match k.create_queue(&req) {
-        Ok((id, doorbell)) => {
+        Ok((id, doorbell, pointers)) => {
             r.QueueId = id;
             r.Queue_DoorBell = doorbell;
+            // An SDMA queue's pointers are the library's, as the thunk
+            // fills `QueueRptrValue`/`QueueWptrValue` for them.
+            if let Some((rptr, wptr)) = pointers {
+                r.Queue_read_ptr = rptr as *mut u64;
+                r.Queue_write_ptr = wptr as *mut u64;
+            }
             // SAFETY: writable per the contract.
             unsafe { res.write_unaligned(r) };
             status::SUCCESS
@@ -869,7 +876,7 @@ fn queue_status(e: &queues::QueueError) -> u32 {
         Q::Type(_) => status::NOT_SUPPORTED,
         Q::BadNode(_) => status::INVALID_NODE_UNIT,
         Q::Range(_) | Q::RingSize(_) | Q::Unknown(_) => status::INVALID_PARAMETER,
-        Q::NoDoorbell | Q::NoMemory => status::OUT_OF_RESOURCES,
+        Q::NoDoorbell | Q::NoMemory | Q::NoSdmaSlot { .. } => status::OUT_OF_RESOURCES,
         Q::NoMapping { .. } | Q::NotReady | Q::Device(_) => status::ERROR,
     }
 }

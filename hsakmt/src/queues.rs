@@ -4,9 +4,9 @@
 //!
 //! What is checked before the device is touched, as Linux 6.12's KFD
 //! checks it:
-//! - the type: AQL compute only (`HSA_QUEUE_COMPUTE_AQL`); SDMA and PM4
-//!   queues are refused as not supported, and ROCR falls back to blit
-//!   kernels for its copies (`BlitSdma::Initialize` failing);
+//! - the type: AQL compute (`HSA_QUEUE_COMPUTE_AQL`) or SDMA
+//!   (`HSA_QUEUE_SDMA`, `HSA_QUEUE_SDMA_XGMI`); PM4 queues are refused as
+//!   not supported;
 //! - percentage ≤ 100 and priority in the header's range
 //!   (`set_queue_properties_from_user()`);
 //! - the ring size a power of two of at least 1 KiB
@@ -19,6 +19,18 @@
 //!   allocation. A buffer that was never passed to
 //!   `hsaKmtMapMemoryToGPU(Nodes)` is refused ("no mapping").
 //!
+//! SDMA queues (ROCR's `BlitSdma` copies): the slot is KFD's
+//! `allocate_sdma_queue()`'s, the first free one of the PCIe engines
+//! (0, 1) or the XGMI ones (2, 3, 4), engine = slot mod engines, queue =
+//! slot / engines; the doorbell is `allocate_doorbell()`'s for that slot
+//! (vega20's `sdma_engine[]`, + 512 for odd queues, + queue / 2); the
+//! MQD is KFD's `struct v9_sdma_mqd`, and the queue joins the HWS's
+//! runlist, which loads it onto the engine. The engines are unhalted
+//! before the first one (`sdma_v4_0_start()`). As the thunk does
+//! (`hsaKmtCreateQueue` for SDMA), the library gives the queue its read
+//! and write pointers itself, in a zeroed page of GPU-mapped memory
+//! ([`crate::device::Kfd::create_queue`]), and hands their addresses back.
+//!
 //! The MQD comes from the bring-up's driver memory (VMID 0 only, as
 //! `allocate_mqd()` takes it from GTT), the EOP buffer from its user ring
 //! area (in the process tables, where the thunk's `handle_concrete_asic()`
@@ -28,15 +40,28 @@
 //! one process shares amdgpu's range), and ROCR gets a pointer into the
 //! doorbell aperture for it.
 
-use barebell::gfx::mapper::{Mapping, QueueResources};
+use barebell::gfx::hws::runlist::SdmaDoorbells;
+use barebell::gfx::mapper::{Mapping, QueueResources, SdmaResources};
 use barebell::gfx::mqd::{EopBuffer, MqdPage};
 use barebell::gfx::mqd_v9::vega20;
 use barebell::mem::Dev;
+use barebell::sdma::{QueueSetup, SdmaMqd, SdmaVersion};
 use barebell_bringup::Gpu;
 use std::collections::BTreeMap;
 
 /// `HSA_QUEUE_COMPUTE_AQL` (`hsakmttypes.h`).
 pub const QUEUE_COMPUTE_AQL: u32 = 21;
+/// `HSA_QUEUE_SDMA` and `HSA_QUEUE_SDMA_XGMI` (`hsakmttypes.h`).
+pub const QUEUE_SDMA: u32 = 2;
+pub const QUEUE_SDMA_XGMI: u32 = 5;
+/// Aldebaran's SDMA engines as KFD splits them: `kfd_get_num_sdma_engines()`
+/// is `min(num_instances, 2)` when XGMI is supported (it is on GC 9.4.2:
+/// XGMI 6.1.0, `gmc_v9_0_early_init()`), the other three XGMI engines
+/// (`kfd_get_num_xgmi_sdma_engines()`); 8 queues each
+/// (`kfd_device_info_set_sdma_info()` for SDMA 4.4.0).
+pub const SDMA_ENGINES: u8 = 2;
+pub const XGMI_SDMA_ENGINES: u8 = 3;
+pub const SDMA_QUEUES_PER_ENGINE: u32 = 8;
 /// `KFD_MIN_QUEUE_RING_SIZE` (`kfd_priv.h`).
 pub const MIN_RING_BYTES: u64 = 1024;
 /// `KFD_MAX_QUEUE_PERCENTAGE` (`kfd_priv.h`).
@@ -78,6 +103,11 @@ pub enum QueueError {
     },
     /// Every user doorbell is taken.
     NoDoorbell,
+    /// Every SDMA queue slot of that kind is taken
+    /// (`allocate_sdma_queue()`'s -ENOMEM).
+    NoSdmaSlot {
+        xgmi: bool,
+    },
     /// No driver memory left for an MQD or EOP buffer.
     NoMemory,
     /// The device is not up to its queue step.
@@ -93,7 +123,17 @@ impl core::fmt::Display for QueueError {
         match self {
             QueueError::Type(t) => write!(
                 f,
-                "queue type {t} is not supported (only AQL compute queues, type {QUEUE_COMPUTE_AQL})"
+                "queue type {t} is not supported (AQL compute queues, type {QUEUE_COMPUTE_AQL}, and SDMA queues, types {QUEUE_SDMA} and {QUEUE_SDMA_XGMI})"
+            ),
+            QueueError::NoSdmaSlot { xgmi } => write!(
+                f,
+                "every {} SDMA queue is taken ({} engines of {SDMA_QUEUES_PER_ENGINE} queues)",
+                if *xgmi { "XGMI" } else { "PCIe" },
+                if *xgmi {
+                    XGMI_SDMA_ENGINES
+                } else {
+                    SDMA_ENGINES
+                }
             ),
             QueueError::BadNode(n) => write!(f, "node {n} is not the GPU"),
             QueueError::Range(what) => write!(f, "{what} out of range"),
@@ -121,10 +161,28 @@ struct Live {
     mapping: Option<Mapping>,
     request: QueueRequest,
     doorbell: u32,
-    parts: Parts,
+    hw: Hw,
     /// The allocations (their first addresses) the queue holds: write
     /// pointer, read pointer, ring.
     buffers: [u64; 3],
+}
+
+/// What the scheduler needs of a queue besides its ring.
+#[derive(Debug, Clone, Copy)]
+enum Hw {
+    Compute(Parts),
+    Sdma(SdmaSlot),
+}
+
+/// An SDMA queue's slot (`allocate_sdma_queue()`) and MQD.
+#[derive(Debug, Clone, Copy)]
+struct SdmaSlot {
+    xgmi: bool,
+    /// KFD's `sdma_id`: the bit of the engine kind's bitmap.
+    id: u32,
+    engine: u8,
+    queue: u32,
+    mqd: Dev<'static, SdmaMqd>,
 }
 
 /// An MQD page and an EOP buffer, kept for the next queue when one goes.
@@ -135,7 +193,16 @@ type Parts = (Dev<'static, MqdPage>, Dev<'static, EopBuffer>);
 pub struct Queues {
     live: BTreeMap<u64, Live>,
     spare: Vec<Parts>,
+    spare_sdma: Vec<Dev<'static, SdmaMqd>>,
+    /// Whether the SDMA engines were started (before the first SDMA
+    /// queue; the bring-up's teardown halts them).
+    sdma_started: bool,
     next_id: u64,
+}
+
+/// Whether `ty` is an SDMA queue type.
+pub fn is_sdma(ty: u32) -> bool {
+    ty == QUEUE_SDMA || ty == QUEUE_SDMA_XGMI
 }
 
 impl Queues {
@@ -167,7 +234,7 @@ impl Queues {
         if r.node != 1 {
             return Err(QueueError::BadNode(r.node));
         }
-        if r.ty != QUEUE_COMPUTE_AQL {
+        if r.ty != QUEUE_COMPUTE_AQL && !is_sdma(r.ty) {
             return Err(QueueError::Type(r.ty));
         }
         if r.percentage > MAX_PERCENTAGE {
@@ -190,20 +257,39 @@ impl Queues {
             }
         }
         let gpu = gpu.ok_or(QueueError::NotReady)?;
-        let doorbell = self.free_doorbell().ok_or(QueueError::NoDoorbell)?;
-        let parts = self.take_parts(gpu)?;
-        let pointer = gpu
-            .doorbells
-            .doorbell(doorbell)
-            .map_err(|e| QueueError::Device(e.to_string()))?
-            .address() as *mut u64;
+        let (doorbell, hw) = if is_sdma(r.ty) {
+            let slot = self.take_sdma_slot(gpu, r.ty == QUEUE_SDMA_XGMI)?;
+            let index = SdmaDoorbells::vega20(SDMA_ENGINES + XGMI_SDMA_ENGINES)
+                .queue_index(slot.engine, slot.queue)
+                .ok_or(QueueError::NoDoorbell);
+            match index {
+                Ok(i) => (i, Hw::Sdma(slot)),
+                Err(e) => {
+                    self.spare_sdma.push(slot.mqd);
+                    return Err(e);
+                }
+            }
+        } else {
+            let doorbell = self.free_doorbell().ok_or(QueueError::NoDoorbell)?;
+            (doorbell, Hw::Compute(self.take_parts(gpu)?))
+        };
+        let pointer = match gpu.doorbells.doorbell(doorbell) {
+            Ok(d) => d.address() as *mut u64,
+            Err(e) => {
+                self.give_back(hw);
+                return Err(QueueError::Device(e.to_string()));
+            }
+        };
         // A queue made at 0 % is inactive: not in the runlist until an
         // update gives it a share (KFD's `QUEUE_IS_ACTIVE()`).
         let mapping = if r.percentage > 0 {
-            match map_on(gpu, parts, r, doorbell) {
+            match self
+                .start_engines(gpu, hw)
+                .and_then(|()| map_on(gpu, hw, r, doorbell))
+            {
                 Ok(m) => Some(m),
                 Err(e) => {
-                    self.spare.push(parts);
+                    self.give_back(hw);
                     return Err(e);
                 }
             }
@@ -218,7 +304,7 @@ impl Queues {
                 mapping,
                 request: *r,
                 doorbell,
-                parts,
+                hw,
                 buffers: buffers_of(r),
             },
         );
@@ -261,7 +347,7 @@ impl Queues {
         let gpu = gpu.ok_or(QueueError::NotReady)?;
         let live = self.live.get_mut(&id).ok_or(QueueError::Unknown(id))?;
         if let Some(m) = live.mapping {
-            unmap_on(gpu, &m)?;
+            unmap_on(gpu, live.hw, &m)?;
             live.mapping = None;
         }
         live.request.percentage = percentage;
@@ -270,7 +356,10 @@ impl Queues {
         live.request.ring_bytes = ring_bytes;
         live.buffers = buffers_of(&live.request);
         if percentage > 0 {
-            live.mapping = Some(map_on(gpu, live.parts, &live.request, live.doorbell)?);
+            let hw = live.hw;
+            self.start_engines(gpu, hw)?;
+            let live = self.live.get_mut(&id).ok_or(QueueError::Unknown(id))?;
+            live.mapping = Some(map_on(gpu, hw, &live.request, live.doorbell)?);
         }
         Ok(())
     }
@@ -280,11 +369,69 @@ impl Queues {
         let live = *self.live.get(&id).ok_or(QueueError::Unknown(id))?;
         let gpu = gpu.ok_or(QueueError::NotReady)?;
         if let Some(m) = live.mapping {
-            unmap_on(gpu, &m)?;
+            unmap_on(gpu, live.hw, &m)?;
         }
         self.live.remove(&id);
-        self.spare.push(live.parts);
+        self.give_back(live.hw);
         Ok(())
+    }
+
+    /// Driver memory of a queue that is gone (or never made), for the
+    /// next one.
+    fn give_back(&mut self, hw: Hw) {
+        match hw {
+            Hw::Compute(parts) => self.spare.push(parts),
+            Hw::Sdma(slot) => self.spare_sdma.push(slot.mqd),
+        }
+    }
+
+    /// The SDMA engines unhalted before the first SDMA queue maps
+    /// (`sdma_v4_0_start()` does it at amdgpu's init; here on first use).
+    fn start_engines(&mut self, gpu: &mut Gpu<'static>, hw: Hw) -> Result<(), QueueError> {
+        if self.sdma_started || !matches!(hw, Hw::Sdma(_)) {
+            return Ok(());
+        }
+        barebell_bringup::sdma::start(gpu).map_err(|e| QueueError::Device(e.to_string()))?;
+        self.sdma_started = true;
+        Ok(())
+    }
+
+    /// `allocate_sdma_queue()`: the first slot of the kind's bitmap no
+    /// live queue holds; engine and queue from it, and an MQD.
+    fn take_sdma_slot(
+        &mut self,
+        gpu: &mut Gpu<'static>,
+        xgmi: bool,
+    ) -> Result<SdmaSlot, QueueError> {
+        let (engines, first) = if xgmi {
+            (XGMI_SDMA_ENGINES, SDMA_ENGINES)
+        } else {
+            (SDMA_ENGINES, 0)
+        };
+        let held = |id: u32| {
+            self.live
+                .values()
+                .any(|l| matches!(l.hw, Hw::Sdma(s) if s.xgmi == xgmi && s.id == id))
+        };
+        let id = (0..u32::from(engines) * SDMA_QUEUES_PER_ENGINE)
+            .find(|&id| !held(id))
+            .ok_or(QueueError::NoSdmaSlot { xgmi })?;
+        let mqd = match self.spare_sdma.pop() {
+            Some(m) => m,
+            None => gpu
+                .ring_area
+                .as_mut()
+                .ok_or(QueueError::NotReady)?
+                .put(SdmaMqd::new())
+                .map_err(|_| QueueError::NoMemory)?,
+        };
+        Ok(SdmaSlot {
+            xgmi,
+            id,
+            engine: first + (id % u32::from(engines)) as u8,
+            queue: id / u32::from(engines),
+            mqd,
+        })
     }
 
     /// Whether a live queue holds the allocation at `base`.
@@ -338,14 +485,18 @@ fn buffers_of(r: &QueueRequest) -> [u64; 3] {
     [page(r.write_pointer), page(r.read_pointer), r.ring]
 }
 
-/// The queue `r` put on the scheduler with its MQD page, EOP buffer and
+/// The queue `r` put on the scheduler with its MQD (and EOP buffer) and
 /// doorbell.
 fn map_on(
     gpu: &mut Gpu<'static>,
-    parts: Parts,
+    hw: Hw,
     r: &QueueRequest,
     doorbell: u32,
 ) -> Result<Mapping, QueueError> {
+    let parts = match hw {
+        Hw::Compute(parts) => parts,
+        Hw::Sdma(slot) => return map_sdma_on(gpu, slot, r, doorbell),
+    };
     let res = QueueResources::process_aql(
         parts.0,
         parts.1,
@@ -365,12 +516,45 @@ fn map_on(
         .map_err(|e| QueueError::Device(e.to_string()))
 }
 
-/// A mapped queue off the scheduler.
-fn unmap_on(gpu: &mut Gpu<'static>, m: &Mapping) -> Result<(), QueueError> {
+/// An SDMA queue put on the HWS's runlist (`create_queue_cpsch()` with
+/// KFD's v9 SDMA MQD), in the process's VMID (the HWS picks it).
+fn map_sdma_on(
+    gpu: &mut Gpu<'static>,
+    slot: SdmaSlot,
+    r: &QueueRequest,
+    doorbell: u32,
+) -> Result<Mapping, QueueError> {
+    let ring_bytes =
+        usize::try_from(r.ring_bytes).map_err(|_| QueueError::RingSize(r.ring_bytes))?;
+    let res = SdmaResources {
+        mqd: slot.mqd,
+        setup: QueueSetup {
+            ring: r.ring,
+            ring_bytes,
+            rptr_addr: r.read_pointer,
+            wptr_addr: r.write_pointer,
+            doorbell_index: doorbell,
+            vmid: 0,
+        },
+        version: SdmaVersion::V4_4_0,
+        process: PROCESS,
+        engine: slot.engine,
+        queue: slot.queue,
+    };
     gpu.queue
         .as_mut()
         .ok_or(QueueError::NotReady)?
         .mapper_mut()
-        .unmap(m)
+        .map_sdma(&res)
         .map_err(|e| QueueError::Device(e.to_string()))
+}
+
+/// A mapped queue off the scheduler.
+fn unmap_on(gpu: &mut Gpu<'static>, hw: Hw, m: &Mapping) -> Result<(), QueueError> {
+    let mapper = gpu.queue.as_mut().ok_or(QueueError::NotReady)?.mapper_mut();
+    match hw {
+        Hw::Compute(_) => mapper.unmap(m),
+        Hw::Sdma(_) => mapper.unmap_sdma(m),
+    }
+    .map_err(|e| QueueError::Device(e.to_string()))
 }

@@ -233,11 +233,13 @@ impl Topology {
         g.MaxEngineClockMhzFCompute = 1700;
         g.MarketingName = utf16_name("AMD Instinct MI210");
         g.AMDName = ascii_name("Aldebaran");
-        // Model values: Aldebaran's five SDMA instances as two PCIe and
-        // three XGMI engines, 8 queues each, and 24 CP queues.
-        g.NumSdmaEngines = 2;
-        g.NumSdmaXgmiEngines = 3;
-        g.NumSdmaQueuesPerEngine = 8;
+        // KFD's split of Aldebaran's five SDMA instances
+        // (`kfd_topology_add_device()` from `kfd_get_num_sdma_engines()`
+        // and `_xgmi_sdma_engines()`), the engines the library's SDMA
+        // queues use ([`crate::queues`]); 24 CP queues is a model value.
+        g.NumSdmaEngines = u32::from(crate::queues::SDMA_ENGINES);
+        g.NumSdmaXgmiEngines = u32::from(crate::queues::XGMI_SDMA_ENGINES);
+        g.NumSdmaQueuesPerEngine = crate::queues::SDMA_QUEUES_PER_ENGINE as u8;
         g.NumCpQueues = 24;
         // Model value: any nonzero id gives ROCR a UUID.
         g.UniqueID = 0x0000_740f_0000_0001;

@@ -81,11 +81,21 @@ fn every_struct_matches_the_c_header() {
     };
     let mem = |field: &str| flag("HsaMemFlags", &format!("ui32.{field}"));
     let fail = |field: &str| flag("HsaAccessAttributeFailure", field);
-    let constants: [(&str, String, u32); 14] = [
+    let constants: [(&str, String, u32); 16] = [
         (
             "HSA_QUEUE_COMPUTE_AQL",
             "HSA_QUEUE_COMPUTE_AQL".into(),
             hsakmt::queues::QUEUE_COMPUTE_AQL,
+        ),
+        (
+            "HSA_QUEUE_SDMA",
+            "HSA_QUEUE_SDMA".into(),
+            hsakmt::queues::QUEUE_SDMA,
+        ),
+        (
+            "HSA_QUEUE_SDMA_XGMI",
+            "HSA_QUEUE_SDMA_XGMI".into(),
+            hsakmt::queues::QUEUE_SDMA_XGMI,
         ),
         (
             "HSA_EVENTTYPE_SIGNAL",

@@ -12,6 +12,8 @@
 //! doorbell is never consumed, a buffer never mapped faults (and the
 //! fault reaches ROCR's VM-fault event), and registered host memory is
 //! reached by the device only while it is mapped.
+//! SDMA queues run the packets ROCR's `BlitSdma` sends on gfx9, on the
+//! engine and doorbell KFD would give them.
 //! One test: the device is process-wide, as KFD's is.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -330,6 +332,7 @@ fn rocr_style_queues_and_registered_memory_on_the_hws() {
 
     unmapped_buffer();
     registered_memory(&a, qa.Queue_DoorBell);
+    sdma_queues();
 
     // Queue a stays live: the close takes it off, then tears down.
     assert_eq!(hsaKmtCloseKFD(), status::SUCCESS);
@@ -464,4 +467,156 @@ fn registered_memory(a: &Rocr, doorbell: *mut u64) {
     // SAFETY: allocated above with `layout`; the device can no longer
     // reach it (unmapped, its window closed).
     unsafe { std::alloc::dealloc(host, layout) };
+}
+
+/// `hsaKmtCreateQueue` with `HSA_QUEUE_SDMA` as ROCR's `BlitSdma`
+/// makes it on gfx90a (ring of 1 MiB, percentage 100, priority
+/// maximum, no read or write pointer given): the library returns its own
+/// zeroed pointers, the queue runs ROCR's packets (its HDP flush, a
+/// COPY_LINEAR, an ATOMIC add of -1 on the completion signal), and the
+/// doorbells are KFD's for the slots `allocate_sdma_queue()` picks.
+///
+/// Packet encodings are written by hand from `vega10_sdma_pkt_open.h`
+/// (COPY_LINEAR op 1, count = bytes - 1; ATOMIC op 10 with operation 47
+/// `SDMA_ATOMIC_ADD64` in bits 31:25) and ROCR 5.2's
+/// `sdma_registers.h` (`hdp_flush_cmd`). Doorbell distances from
+/// `vega20_doorbell_index_init()`: engines 0x100, 0x10A, 0x114; odd
+/// queues + 512 (`KFD_QUEUE_DOORBELL_MIRROR_OFFSET`), 8 bytes each.
+fn sdma_queues() {
+    const RING: u64 = 1 << 20;
+    const N: usize = 5000;
+    let ring = alloc(RING);
+    map(ring, RING);
+    let (src, dst, signal) = (alloc(0x2000), alloc(0x2000), alloc(0x1000));
+    for p in [src, dst] {
+        map(p, 0x2000);
+    }
+    map(signal, 0x1000);
+    let create = |ty: u32| {
+        let mut res = HsaQueueResource {
+            QueueId: 0,
+            Queue_DoorBell: core::ptr::null_mut(),
+            Queue_write_ptr: core::ptr::null_mut(),
+            Queue_read_ptr: core::ptr::null_mut(),
+            ErrorReason: core::ptr::null_mut(),
+        };
+        // SAFETY: `res` is a live local; the ring is this library's.
+        let r = unsafe {
+            hsaKmtCreateQueue(1, ty, 100, 3, ring, RING, core::ptr::null_mut(), &mut res)
+        };
+        (r, res)
+    };
+    let (r, q) = create(2);
+    assert_eq!(r, status::SUCCESS);
+    let (rptr, wptr) = ({ q.Queue_read_ptr }, { q.Queue_write_ptr });
+    assert!(!rptr.is_null() && !wptr.is_null() && rptr != wptr);
+    // SAFETY: the pointers the library returned, live with the queue.
+    let (rptr, wptr) = unsafe {
+        (
+            AtomicU64::from_ptr(rptr.cast()),
+            AtomicU64::from_ptr(wptr.cast()),
+        )
+    };
+    assert_eq!(
+        wptr.load(Ordering::Acquire),
+        0,
+        "ROCR seeds its indices from *wptr"
+    );
+
+    // SAFETY: inside the allocations above, written before the doorbell.
+    unsafe {
+        for i in 0..N {
+            src.cast::<u8>().add(i).write((i * 7 + 3) as u8);
+        }
+        dst.cast::<u8>().write_bytes(0xEE, N + 64);
+        signal.cast::<i64>().add(1).write(1);
+    }
+    let value = signal as u64 + 8;
+    let lo = |a: u64| a as u32;
+    let hi = |a: u64| (a >> 32) as u32;
+    let packets: Vec<u32> = [
+        // ROCR's HDP flush.
+        vec![0x8, 0, 0x8000_0000, 0, 0, 0],
+        // COPY_LINEAR src → dst.
+        vec![
+            1,
+            N as u32 - 1,
+            0,
+            lo(src as u64),
+            hi(src as u64),
+            lo(dst as u64),
+            hi(dst as u64),
+        ],
+        // ATOMIC ADD64 of -1 on the signal's value.
+        vec![
+            0x5E00_000A,
+            lo(value),
+            hi(value),
+            0xFFFF_FFFF,
+            0xFFFF_FFFF,
+            0,
+            0,
+            0,
+        ],
+    ]
+    .concat();
+    // SAFETY: inside the ring.
+    unsafe { core::ptr::copy_nonoverlapping(packets.as_ptr(), ring.cast::<u32>(), packets.len()) };
+    let bytes = packets.len() as u64 * 4;
+    // ROCR's order: the write pointer in memory, then the doorbell, both
+    // the unwrapped byte index.
+    wptr.store(bytes, Ordering::Release);
+    ring_doorbell(q.Queue_DoorBell, bytes);
+    let t = Instant::now();
+    // SAFETY: the signal's value, 8-byte aligned in its page.
+    let v = unsafe { AtomicI64::from_ptr(signal.cast::<i64>().add(1)) };
+    while v.load(Ordering::Acquire) != 0 && t.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    assert_eq!(
+        v.load(Ordering::Acquire),
+        0,
+        "the SDMA queue did not complete"
+    );
+    assert_eq!(rptr.load(Ordering::Acquire), bytes);
+    // SAFETY: as above.
+    let (s, d) = unsafe {
+        (
+            core::slice::from_raw_parts(src.cast::<u8>(), N),
+            core::slice::from_raw_parts(dst.cast::<u8>(), N + 64),
+        )
+    };
+    assert!(s == &d[..N], "the copy differs");
+    assert!(d[N..].iter().all(|b| *b == 0xEE), "copied past the end");
+
+    // The next slots: engine 1 queue 0, then engine 0 queue 1 (odd: the
+    // mirror half), and the first XGMI engine (2).
+    let (r1, q1) = create(2);
+    let (r2, q2) = create(2);
+    let (r3, q3) = create(5);
+    assert_eq!(
+        (r1, r2, r3),
+        (status::SUCCESS, status::SUCCESS, status::SUCCESS)
+    );
+    let at = |d: *mut u64| d as usize - q.Queue_DoorBell as usize;
+    assert_eq!(at(q1.Queue_DoorBell), (0x10A - 0x100) * 8);
+    assert_eq!(at(q2.Queue_DoorBell), 512 * 8);
+    assert_eq!(at(q3.Queue_DoorBell), (0x114 - 0x100) * 8);
+    // A ring a live SDMA queue holds stays mapped.
+    assert_eq!(hsaKmtUnmapMemoryToGPU(ring), status::ERROR);
+    // A PM4 compute queue (`HSA_QUEUE_COMPUTE`) is not supported.
+    assert_eq!(create(1).0, status::NOT_SUPPORTED);
+    for id in [q.QueueId, q1.QueueId, q2.QueueId, q3.QueueId] {
+        assert_eq!(hsaKmtDestroyQueue(id), status::SUCCESS);
+    }
+    // Freed slots are taken again: engine 0 queue 0's doorbell.
+    let (r, again) = create(2);
+    assert_eq!(r, status::SUCCESS);
+    assert_eq!({ again.Queue_DoorBell }, { q.Queue_DoorBell });
+    assert_eq!(hsaKmtDestroyQueue(again.QueueId), status::SUCCESS);
+    assert_eq!(hsaKmtUnmapMemoryToGPU(ring), status::SUCCESS);
+}
+
+fn ring_doorbell(doorbell: *mut u64, value: u64) {
+    ring(doorbell, value);
 }

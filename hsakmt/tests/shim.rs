@@ -285,8 +285,8 @@ fn rocr_init_sequence_on_the_model() {
     assert_eq!(hsaKmtDestroyEvent(e), status::INVALID_HANDLE);
     assert_eq!(hsaKmtDestroyEvent(core::ptr::null_mut()), status::SUCCESS);
 
-    // What is not done is refused, never a silent success: an SDMA queue
-    // (ROCR then copies with blit kernels).
+    // What is not done is refused, never a silent success: a PM4 compute
+    // queue (`HSA_QUEUE_COMPUTE`).
     let mut res = HsaQueueResource {
         QueueId: 0,
         Queue_DoorBell: core::ptr::null_mut(),
@@ -297,7 +297,7 @@ fn rocr_init_sequence_on_the_model() {
     assert_eq!(
         // SAFETY: every pointer is to a live local of the declared type (or
         // null where the interface allows it), or one this library returned.
-        unsafe { hsaKmtCreateQueue(1, 2, 100, 3, p, 0x1000, core::ptr::null_mut(), &mut res) },
+        unsafe { hsaKmtCreateQueue(1, 1, 100, 3, p, 0x1000, core::ptr::null_mut(), &mut res) },
         status::NOT_SUPPORTED
     );
     // Registering the library's own allocation: refused (it is not the

@@ -146,6 +146,16 @@ impl Env {
         command: &[&std::ffi::OsStr],
         log: &str,
     ) -> Result<std::process::Output> {
+        self.run_with(command, log, &[])
+    }
+
+    /// [`Env::run`] with more environment variables.
+    pub(crate) fn run_with(
+        &self,
+        command: &[&std::ffi::OsStr],
+        log: &str,
+        vars: &[(&str, &str)],
+    ) -> Result<std::process::Output> {
         for e in std::fs::read_dir(&self.work)?.flatten() {
             if e.file_name()
                 .to_string_lossy()
@@ -163,6 +173,7 @@ impl Env {
             .env("LD_LIBRARY_PATH", &self.lib)
             .env("LD_DEBUG", "libs")
             .env("LD_DEBUG_OUTPUT", self.work.join(log))
+            .envs(vars.iter().copied())
             .output()
             .with_context(|| format!("running {command:?} under unshare"))
     }
@@ -231,19 +242,63 @@ pub(crate) fn hip_program(root: &Path, env: &Env, bin: &Path, so: &Path) -> Resu
             .arg(root.join("hsakmt/rocm/vectoradd.hip")),
     )
     .context("building the HIP vectorAdd (needs Debian's hipcc)")?;
-    let out = env.run(&[exe.as_os_str()], "ld-debug-hip")?;
+    // The library's device report (`BAREBELL_HSAKMT_DEBUG`) says what the
+    // SDMA engines did: ROCR's `hipMemcpy`s go through `BlitSdma`.
+    let out = env.run_with(
+        &[exe.as_os_str()],
+        "ld-debug-hip",
+        &[("BAREBELL_HSAKMT_DEBUG", "1")],
+    )?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     std::fs::write(env.work.join("vectoradd.txt"), format!("{text}{err}"))?;
     if !out.status.success() {
-        bail!("the HIP vectorAdd failed ({}): {}", out.status, err.trim());
+        let last: Vec<&str> = err.lines().rev().take(20).collect();
+        bail!(
+            "the HIP vectorAdd failed ({}): {}",
+            out.status,
+            last.join("\n")
+        );
     }
     loaded_from(&env.work, "ld-debug-hip.", so)?;
     let line = text
         .lines()
         .find_map(|l| l.strip_prefix("hip vectorAdd: "))
         .context("the HIP vectorAdd printed no summary")?;
-    Ok(line.trim().to_string())
+    let sdma = sdma_copies(&err);
+    if sdma.is_empty() {
+        bail!("the HIP vectorAdd copied nothing through SDMA (ROCR fell back to blit kernels?)");
+    }
+    Ok(format!(
+        "{}; copies on SDMA: {}",
+        line.trim(),
+        sdma.join(", ")
+    ))
+}
+
+/// The bytes each SDMA engine copied, from the library's last device
+/// report (`SDMA <n>: ... <bytes> bytes copied ...`).
+fn sdma_copies(stderr: &str) -> Vec<String> {
+    let mut last = std::collections::BTreeMap::new();
+    for l in stderr.lines() {
+        let Some(rest) = l.split("device state: SDMA ").nth(1) else {
+            continue;
+        };
+        let Some((n, tail)) = rest.split_once(": ") else {
+            continue;
+        };
+        let bytes = tail
+            .split(", ")
+            .find_map(|f| f.strip_suffix(" bytes copied"))
+            .and_then(|b| b.parse::<u64>().ok());
+        if let (Ok(n), Some(b)) = (n.parse::<u32>(), bytes) {
+            last.insert(n, b);
+        }
+    }
+    last.into_iter()
+        .filter(|(_, b)| *b > 0)
+        .map(|(n, b)| format!("engine {n} {b} bytes"))
+        .collect()
 }
 
 fn write_exec(path: &Path, text: &str) -> Result<()> {
