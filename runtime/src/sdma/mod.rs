@@ -16,6 +16,23 @@
 //! doorbell; `sdma_v6_0_ring_get_rptr()` reads the write-back `>> 2`); the
 //! engine takes them modulo the ring size.
 
+/// One version file's registers: each a [`Reg`], and `REG_FACTS`, their
+/// offsets and `BASE_IDX`es against the calling module's `OFF` header.
+macro_rules! sdma_regs {
+    ($($name:ident = $off:literal, $idx:literal;)*) => {
+        $(
+            pub const $name: Reg = Reg { name: stringify!($name), offset: $off, base_idx: $idx };
+        )*
+        /// Offsets and `BASE_IDX`es against the version's header.
+        pub const REG_FACTS: &[Fact] = &[
+            $(
+                Fact::constant(OFF, concat!("reg", stringify!($name)), $off),
+                Fact::constant(OFF, concat!("reg", stringify!($name), "_BASE_IDX"), $idx),
+            )*
+        ];
+    };
+}
+
 pub mod map_v4_4_2;
 pub mod mqd_v9;
 pub mod pkt;

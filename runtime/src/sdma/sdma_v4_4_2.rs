@@ -24,22 +24,7 @@ use barebell_facts::Fact;
 const OFF: &str = "sdma_4_4_2_offset.h";
 const MASK: &str = "sdma_4_4_2_sh_mask.h";
 
-macro_rules! regs {
-    ($($name:ident = $off:literal, $idx:literal;)*) => {
-        $(
-            pub const $name: Reg = Reg { name: stringify!($name), offset: $off, base_idx: $idx };
-        )*
-        /// Offsets and `BASE_IDX`es against the SDMA 4.4.2 header.
-        pub const REG_FACTS: &[Fact] = &[
-            $(
-                Fact::constant(OFF, concat!("reg", stringify!($name)), $off),
-                Fact::constant(OFF, concat!("reg", stringify!($name), "_BASE_IDX"), $idx),
-            )*
-        ];
-    };
-}
-
-regs! {
+sdma_regs! {
     SDMA_F32_CNTL = 0x0002, 0;
     SDMA_GFX_RB_CNTL = 0x0080, 0;
     SDMA_GFX_RB_BASE = 0x0081, 0;

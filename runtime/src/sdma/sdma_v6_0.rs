@@ -11,22 +11,7 @@ const OFF: &str = "gc_11_0_0_offset.h";
 const MASK: &str = "gc_11_0_0_sh_mask.h";
 const MQD: &str = "v11_structs.h";
 
-macro_rules! regs {
-    ($($name:ident = $off:literal, $idx:literal;)*) => {
-        $(
-            pub const $name: Reg = Reg { name: stringify!($name), offset: $off, base_idx: $idx };
-        )*
-        /// Offsets and `BASE_IDX`es against the GC 11.0.0 header.
-        pub const REG_FACTS: &[Fact] = &[
-            $(
-                Fact::constant(OFF, concat!("reg", stringify!($name)), $off),
-                Fact::constant(OFF, concat!("reg", stringify!($name), "_BASE_IDX"), $idx),
-            )*
-        ];
-    };
-}
-
-regs! {
+sdma_regs! {
     SDMA0_F32_CNTL = 0x589a, 1;
     SDMA0_QUEUE0_RB_CNTL = 0x0080, 0;
     SDMA0_QUEUE0_RB_BASE = 0x0081, 0;
