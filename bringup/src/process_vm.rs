@@ -130,6 +130,48 @@ impl<'p> Gpu<'p> {
         self.blocks.gfx.flush_process_tlbs(self)
     }
 
+    /// Maps `len` bytes at process VA `va` to the user VRAM whose host
+    /// address (through BAR0) is `vram_host`: a VRAM BO placed at a VA of
+    /// its owner's choosing, as the thunk maps scratch backing into the
+    /// scratch aperture (`fmm_map_to_gpu_scratch()`), then flushes the
+    /// TLBs. Refused if `[vram_host, vram_host + len)` is not user VRAM.
+    pub fn map_vram(
+        &mut self,
+        va: u64,
+        vram_host: u64,
+        len: u64,
+        access: Access,
+    ) -> Result<(), BringupError> {
+        let layout = self
+            .memory
+            .as_ref()
+            .ok_or(ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
+                "mapping user VRAM before the gmc step",
+                self.ips.generation,
+            )))
+            .at(Step::Queue)?;
+        let (start, n) = layout.user_vram;
+        let base = self.platform.vram().host.as_ptr() as u64;
+        let inside = vram_host >= start && vram_host.saturating_add(len) <= start + n;
+        if !inside || start < base {
+            return Err(ErrorKind::PageTable {
+                table: "process",
+                va,
+                why: barebell::gmc::pagetable::MapError::BadRange {
+                    va,
+                    pa: vram_host,
+                    size: len,
+                },
+            })
+            .at(Step::Queue);
+        }
+        let pa = vram_host - base + layout.vram_base_offset;
+        let flags = access.flags(false);
+        let t = self.tables()?;
+        t.map(va, pa, len, flags, false).map_err(refused(va))?;
+        self.blocks.gfx.flush_process_tlbs(self)
+    }
+
     fn tables(&mut self) -> Result<&mut barebell::gmc::pagetable::TableArena<'p>, BringupError> {
         self.process_tables
             .as_mut()

@@ -96,8 +96,17 @@ pub mod queue {
     pub const WRITE_DISPATCH_ID: u64 = 56;
     pub const READ_DISPATCH_ID: u64 = 128;
     pub const QUEUE_PROPERTIES: u64 = 180;
+    pub const QUEUE_INACTIVE_SIGNAL: u64 = 192;
     /// `AMD_QUEUE_PROPERTIES_ENABLE_PROFILING_SHIFT`.
     pub const ENABLE_PROFILING_SHIFT: u32 = 3;
+    /// What the CP stores into `queue_inactive_signal` when a dispatch
+    /// needs more scratch than the queue has: bit 0 for a wave64 kernel,
+    /// bit 10 for a wave32 one. ROCR's `AqlQueue::DynamicScratchHandler`
+    /// (5.2.3, `amd_aql_queue.cpp`) takes `error_code & 0x401` as
+    /// "insufficient scratch" and the bit as the wave size; no public
+    /// header names the codes, so they rest on that citation.
+    pub const INSUFFICIENT_SCRATCH_WAVE64: i64 = 0x1;
+    pub const INSUFFICIENT_SCRATCH_WAVE32: i64 = 0x400;
 }
 
 /// `amd_signal_t` (`amd_hsa_signal.h`).
@@ -328,6 +337,12 @@ pub const FACTS: &[Fact] = &[
         "amd_queue_t",
         "queue_properties",
         queue::QUEUE_PROPERTIES,
+    ),
+    at(
+        Q,
+        "amd_queue_t",
+        "queue_inactive_signal",
+        queue::QUEUE_INACTIVE_SIGNAL,
     ),
     k(
         Q,

@@ -23,9 +23,9 @@ use std::collections::BTreeMap;
 /// Bytes of user memory the bring-up maps for ROCR's allocations.
 pub const USER_MEMORY_BYTES: usize = 64 << 20;
 /// VRAM backing of the model (the part's BAR0 window).
-pub const MODEL_VRAM_BYTES: usize = 128 << 20;
+pub const MODEL_VRAM_BYTES: usize = 384 << 20;
 /// Bytes of that VRAM the bring-up maps for ROCR's VRAM allocations.
-pub const USER_VRAM_BYTES: usize = 48 << 20;
+pub const USER_VRAM_BYTES: usize = 256 << 20;
 /// Allocation granularity (`PAGE_SIZE`).
 pub const PAGE: u64 = 4096;
 /// Process page tables kept for registered memory (each maps up to 2 MiB
@@ -201,6 +201,9 @@ pub struct Kfd {
     /// SDMA queues' read and write pointers: the page the library gave
     /// each queue (by queue id).
     queue_pointers: BTreeMap<u64, u64>,
+    /// Scratch backing: pieces of a scratch reservation ROCR mapped,
+    /// each backed by user VRAM (VA → VRAM host address, length).
+    scratch: BTreeMap<u64, (u64, u64)>,
 }
 
 impl core::fmt::Debug for Kfd {
@@ -290,6 +293,7 @@ impl Kfd {
             moved: false,
             iova: Heap::new(USERPTR_BUS, USERPTR_BUS_BYTES),
             queue_pointers: BTreeMap::new(),
+            scratch: BTreeMap::new(),
             gb_addr_config,
         })
     }
@@ -336,6 +340,85 @@ impl Kfd {
                 Err(e)
             }
         }
+    }
+
+    /// The scratch reservation (`HsaMemFlags.Scratch`) that holds
+    /// `[at, at + len)`, by its first address.
+    pub fn scratch_reservation(&self, at: u64, len: u64) -> Option<u64> {
+        self.allocations
+            .range(..=at)
+            .next_back()
+            .filter(|(k, a)| {
+                a.kind == Kind::Reserved
+                    && at.checked_add(len).is_some_and(|end| end <= **k + a.size)
+            })
+            .map(|(k, _)| *k)
+    }
+
+    /// Backs `[at, at + len)` of a scratch reservation with VRAM, as the
+    /// thunk's `_fmm_map_to_gpu_scratch()` creates a VRAM BO at exactly
+    /// that address and KFD maps it (`ALLOC_MEMORY_OF_GPU` with VRAM and
+    /// WRITABLE, then `MAP_MEMORY_TO_GPU`): a piece of the user VRAM,
+    /// mapped at `at` in the process tables. ROCR maps a piece for a
+    /// queue's scratch when its dynamic-scratch handler runs. The model's
+    /// wave interpreter keeps each lane's private segment itself (*model
+    /// convention*), so this memory is what the device's tables show, not
+    /// what its waves read.
+    pub fn map_scratch(&mut self, at: u64, len: u64) -> Result<(), String> {
+        if !at.is_multiple_of(PAGE) {
+            return Err(format!("{at:#x} is not page aligned"));
+        }
+        let len = len.max(1).next_multiple_of(PAGE);
+        if self.scratch.get(&at).is_some_and(|(_, n)| *n == len) {
+            return Ok(());
+        }
+        let clash = self
+            .scratch
+            .iter()
+            .any(|(&v, &(_, n))| v < at + len && at < v + n);
+        if clash {
+            return Err("the range overlaps scratch already mapped".into());
+        }
+        let vram = self.vram.alloc(len, PAGE).ok_or("the user VRAM is full")?;
+        let gpu = self.gpu.as_mut().ok_or("the device is closed")?;
+        let access = barebell_bringup::process_vm::Access {
+            writeable: true,
+            executable: false,
+        };
+        if let Err(e) = gpu.map_vram(at, vram, len, access) {
+            self.vram.free(vram, len);
+            return Err(e.to_string());
+        }
+        self.scratch.insert(at, (vram, len));
+        Ok(())
+    }
+
+    /// Undoes [`Kfd::map_scratch`] for the piece at `at`: out of the
+    /// process tables (TLBs flushed), its VRAM back. `Ok(false)` if no
+    /// piece starts there.
+    pub fn unmap_scratch(&mut self, at: u64) -> Result<bool, String> {
+        let Some(&(vram, len)) = self.scratch.get(&at) else {
+            return Ok(false);
+        };
+        let gpu = self.gpu.as_mut().ok_or("the device is closed")?;
+        gpu.unmap_process(at, len).map_err(|e| e.to_string())?;
+        self.scratch.remove(&at);
+        self.vram.free(vram, len);
+        Ok(true)
+    }
+
+    /// Every scratch piece inside `[at, at + len)` unmapped (the
+    /// reservation is being freed).
+    pub fn unmap_scratch_in(&mut self, at: u64, len: u64) -> Result<(), String> {
+        let inside: Vec<u64> = self
+            .scratch
+            .range(at..at.saturating_add(len))
+            .map(|(v, _)| *v)
+            .collect();
+        for v in inside {
+            self.unmap_scratch(v)?;
+        }
+        Ok(())
     }
 
     /// A zeroed page of user memory, mapped for the GPU and kept as an
@@ -418,7 +501,7 @@ impl Kfd {
             .ok_or("not an allocation of this library")?;
         match a.kind {
             Kind::Registered => return self.map_registered(key),
-            Kind::Reserved => return Err("scratch backing is not done".into()),
+            Kind::Reserved => return self.map_scratch(key, a.size),
             Kind::System | Kind::Vram => {}
         }
         if a.gpu_mapped {

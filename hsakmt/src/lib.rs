@@ -567,6 +567,9 @@ pub unsafe extern "C" fn hsaKmtFreeMemory(at: *mut c_void, size: u64) -> u32 {
             }
             Kind::Reserved => {
                 let len = a.size.next_multiple_of(PAGE) as usize;
+                if let Err(e) = k.unmap_scratch_in(at as u64, len as u64) {
+                    eprintln!("barebell libhsakmt: hsaKmtFreeMemory({at:p}): its scratch: {e}");
+                }
                 // SAFETY: the reservation this library mapped, released
                 // once (it just left the table).
                 unsafe { libc::munmap(at, len) };
@@ -576,19 +579,33 @@ pub unsafe extern "C" fn hsaKmtFreeMemory(at: *mut c_void, size: u64) -> u32 {
     })
 }
 
-/// Maps an allocation for the GPU ([`device::Kfd::map_allocation`]); its
-/// GPU address is its host address. Scratch backing is not done yet.
+/// Maps an allocation for the GPU ([`device::Kfd::map_allocation`]), or
+/// backs part of a scratch reservation with VRAM
+/// ([`device::Kfd::map_scratch`]); its GPU address is its host address.
 fn map(at: *mut c_void, size: u64, alt: *mut u64) -> u32 {
     with_kfd(|k| {
         let key = at as u64;
+        // Part of a scratch reservation: backed with VRAM there.
+        if k.scratch_reservation(key, size.max(1)).is_some() {
+            let r = k.map_scratch(key, size);
+            return match r {
+                Ok(()) => {
+                    if !alt.is_null() {
+                        // SAFETY: non-null; ROCR passes its own u64.
+                        unsafe { alt.write_unaligned(key) };
+                    }
+                    status::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("barebell libhsakmt: mapping scratch at {at:p}: {e}");
+                    status::NO_MEMORY
+                }
+            };
+        }
         let Some(a) = k.allocations.get(&key).copied() else {
             eprintln!("barebell libhsakmt: mapping {at:p}: not an allocation of this library");
             return status::INVALID_PARAMETER;
         };
-        if a.kind == Kind::Reserved {
-            // Scratch backing: not done.
-            return status::NOT_SUPPORTED;
-        }
         if size > a.size.max(1).next_multiple_of(PAGE) {
             return status::INVALID_PARAMETER;
         }
@@ -648,6 +665,14 @@ pub extern "C" fn hsaKmtUnmapMemoryToGPU(at: *mut c_void) -> u32 {
     with_kfd(|k| {
         if k.queue_uses(at as u64) {
             return status::ERROR;
+        }
+        match k.unmap_scratch(at as u64) {
+            Ok(true) => return status::SUCCESS,
+            Ok(false) => {}
+            Err(e) => {
+                eprintln!("barebell libhsakmt: unmapping scratch at {at:p}: {e}");
+                return status::ERROR;
+            }
         }
         if !k.allocations.contains_key(&(at as u64)) {
             return status::INVALID_PARAMETER;

@@ -176,8 +176,11 @@ fn rocr_init_sequence_on_the_model() {
     );
     assert_eq!({ info.Type }, pointer_type::UNKNOWN);
 
-    // The 4 GiB scratch reservation: address space only; backing it is
-    // refused until scratch is done.
+    // The 4 GiB scratch reservation: address space only. ROCR backs a
+    // piece of it for a queue (`AcquireQueueScratch()`:
+    // `hsaKmtMapMemoryToGPU(piece, size)`); the library puts VRAM there,
+    // as the thunk's `_fmm_map_to_gpu_scratch()` does. An overlapping
+    // piece is refused; unmapping gives the VRAM back.
     let mut s: *mut c_void = core::ptr::null_mut();
     let sflags = mem_flags::SCRATCH | mem_flags::HOST_ACCESS;
     assert_eq!(
@@ -186,9 +189,23 @@ fn rocr_init_sequence_on_the_model() {
         unsafe { hsaKmtAllocMemory(1, 1 << 32, sflags, &mut s) },
         status::SUCCESS
     );
+    let piece = s.wrapping_byte_add(0x10000);
+    let mut alt = 0u64;
     assert_eq!(
-        hsaKmtMapMemoryToGPU(s, 0x10000, core::ptr::null_mut()),
-        status::NOT_SUPPORTED
+        hsaKmtMapMemoryToGPU(piece, 0x20000, &mut alt),
+        status::SUCCESS
+    );
+    assert_eq!(alt, piece as u64);
+    assert_eq!(
+        hsaKmtMapMemoryToGPU(s.wrapping_byte_add(0x20000), 0x1000, core::ptr::null_mut()),
+        status::NO_MEMORY,
+        "a piece overlapping a mapped one"
+    );
+    assert_eq!(hsaKmtUnmapMemoryToGPU(piece), status::SUCCESS);
+    assert_eq!(hsaKmtUnmapMemoryToGPU(piece), status::INVALID_PARAMETER);
+    assert_eq!(
+        hsaKmtMapMemoryToGPU(piece, 0x20000, core::ptr::null_mut()),
+        status::SUCCESS
     );
     // VRAM (the GPU node, NonPaged, as ROCR's coarse-grained pool asks):
     // cleared, reachable by the CPU at the address the GPU uses, mapped,

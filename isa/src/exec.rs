@@ -516,6 +516,33 @@ impl<'m, M: Memory> Interp<'m, M> {
         }
     }
 
+    /// `s_getreg_b32`'s value for `simm16` (`{size - 1[15:11],
+    /// offset[10:6], id[5:0]}`, SOPK in the ISA references): on GFX9,
+    /// `HW_REG_SH_MEM_BASES` (id 15, LLVM's `ID_MEM_BASES`) reads the
+    /// wave's `SH_MEM_BASES` back from its apertures
+    /// ([`Apertures::from_sh_mem_bases`]'s inverse: `PRIVATE_BASE` 15:0,
+    /// `SHARED_BASE` 31:16), which gfx90a code reads to build flat
+    /// private and shared addresses (AMDGPUUsage: GFX9 has no aperture
+    /// registers before gfx940 reads them so). **Model convention**:
+    /// every other hardware register reads 0.
+    fn getreg(&self, w: &Wave, simm16: u16) -> u32 {
+        const ID_MEM_BASES: u16 = 15;
+        let (id, offset, size) = (simm16 & 0x3f, (simm16 >> 6) & 0x1f, (simm16 >> 11) + 1);
+        let full = if id == ID_MEM_BASES && self.syntax.target.is_gfx9() {
+            let private = (w.apertures.private >> 48) as u32 & 0xffff;
+            let shared = (w.apertures.shared >> 48) as u32 & 0xffff;
+            shared << 16 | private
+        } else {
+            0
+        };
+        let mask = if size >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << size) - 1
+        };
+        (full >> offset) & mask
+    }
+
     fn salu(&mut self, w: &mut Wave, inst: &Inst, ctx: &Ctx) -> Result<Flow, ExecError> {
         let name = inst.sem();
         let q = inst.words[0];
@@ -549,7 +576,10 @@ impl<'m, M: Memory> Interp<'m, M> {
                     "s_mulk_i32" => w.sset(sdst, (d as i32).wrapping_mul(simm as i32) as u32),
                     "s_version" | "s_waitcnt_vscnt" | "s_waitcnt_vmcnt" | "s_waitcnt_expcnt"
                     | "s_waitcnt_lgkmcnt" | "s_setreg_b32" | "s_setreg_imm32_b32" => {}
-                    "s_getreg_b32" => w.sset(sdst, 0),
+                    "s_getreg_b32" => {
+                        let v = self.getreg(w, imm as u16);
+                        w.sset(sdst, v)
+                    }
                     _ => {
                         if let Some(c) = name.strip_prefix("s_cmpk_") {
                             let (op, ty) = c.split_once('_').unwrap_or(("", ""));

@@ -102,3 +102,50 @@ fn a_plain_buffer_access_on_gfx90a_is_a_typed_stop() {
         other => panic!("expected an unimplemented-instruction error, got {other:?}"),
     }
 }
+
+/// s_getreg_b32 s8, hwreg(HW_REG_SH_MEM_BASES, 0, 16)
+/// s_getreg_b32 s9, hwreg(HW_REG_SH_MEM_BASES, 16, 16)
+/// v_mov_b32_e32 v0, s8
+/// v_mov_b32_e32 v1, s9
+/// v_mov_b32_e32 v2, 0x2000
+/// v_mov_b32_e32 v3, 0
+/// global_store_dwordx2 v[2:3], v[0:1], off
+/// s_endpgm
+const GETREG_MEM_BASES: [u8; 48] = [
+    0x0f, 0x78, 0x88, 0xb8, 0x0f, 0x7c, 0x89, 0xb8, 0x08, 0x02, 0x00, 0x7e, 0x09, 0x02, 0x02, 0x7e,
+    0xff, 0x02, 0x04, 0x7e, 0x00, 0x20, 0x00, 0x00, 0x80, 0x02, 0x06, 0x7e, 0x00, 0x80, 0x74, 0xdc,
+    0x02, 0x00, 0x7f, 0x00, 0x00, 0x00, 0x81, 0xbf, 0, 0, 0, 0, 0, 0, 0, 0,
+];
+
+/// gfx90a code builds flat private addresses from `SH_MEM_BASES`
+/// (clang-19 reads `hwreg(HW_REG_SH_MEM_BASES, 0, 16)` and shifts it to
+/// the address's high dword; HIP's private arrays compile so): the wave
+/// reads its VMID's `PRIVATE_BASE` (15:0) and `SHARED_BASE` (31:16), here
+/// KFD's gfx9 apertures (`compute_sh_mem_bases_64bit()`: LDS at 1 << 48,
+/// scratch at 2 << 48). Before the interpreter answered it, every
+/// `s_getreg_b32` read 0 and such a kernel's first private store went to
+/// virtual address 0x10.
+#[test]
+fn sh_mem_bases_reads_the_waves_apertures() {
+    let mut mem = HostMem::default();
+    mem.map(KD, kd());
+    let mut c = GETREG_MEM_BASES.to_vec();
+    c.resize(256, 0);
+    mem.map(CODE, c);
+    mem.map(OUT, vec![0xaa; 8]);
+    let d = Dispatch {
+        setup_dims: 1,
+        workgroup_size: [64, 1, 1],
+        grid_size: [64, 1, 1],
+        kernel_object: KD,
+        ..Dispatch::default()
+    };
+    let cfg = LaunchConfig {
+        apertures: barebell_isa::exec::Apertures::from_sh_mem_bases(0x0001_0002),
+        ..LaunchConfig::new(Target::Gfx90a)
+    };
+    launch(&mut mem, &cfg, &d).unwrap();
+    let out = &mem.regions[&OUT];
+    assert_eq!(u32::from_le_bytes([out[0], out[1], out[2], out[3]]), 2);
+    assert_eq!(u32::from_le_bytes([out[4], out[5], out[6], out[7]]), 1);
+}

@@ -305,6 +305,11 @@ struct Queue {
     /// Where its waves' flat addresses reach LDS and scratch (the
     /// interpreter's default for a rig queue).
     apertures: barebell_isa::exec::Apertures,
+    /// The dispatch waiting for the runtime to give the queue scratch
+    /// (the code stored in `queue_inactive_signal`), by packet id.
+    scratch_wait: Option<u64>,
+    /// Scratch requests raised so far.
+    scratch_requests: u64,
 }
 
 /// Per-queue counters for tests and reports.
@@ -316,6 +321,10 @@ pub struct QueueStats {
     pub halted: bool,
     /// Highest packet id the queue has been told of.
     pub announced: u64,
+    /// Times the queue asked its runtime for scratch, and the packet
+    /// waiting for it now.
+    pub scratch_requests: u64,
+    pub scratch_wait: Option<u64>,
 }
 
 /// A MEC-mapped queue, as the MEC hands it to the CP.
@@ -711,6 +720,8 @@ impl CpModel {
             pm4: None,
             ib_progress: None,
             apertures: barebell_isa::exec::Apertures::default(),
+            scratch_wait: None,
+            scratch_requests: 0,
         });
         let r = (|| {
             let read = self
@@ -888,6 +899,8 @@ impl CpModel {
             stalls: q.stalls,
             halted: q.halted,
             announced: q.announced,
+            scratch_requests: q.scratch_requests,
+            scratch_wait: q.scratch_wait,
         })
     }
 
@@ -1293,6 +1306,12 @@ impl CpModel {
                 });
             }
         };
+        if let Work::Dispatch { isa: Some(d), .. } = &work
+            && !self.scratch_ready(q, read, d)?
+        {
+            self.stall(q);
+            return Ok(false);
+        }
         // Launch: the slot is consumed.
         let start = self.now_ns;
         let due = match work {
@@ -1306,6 +1325,102 @@ impl CpModel {
         self.consume(q, read, slots, rptr_addr, host)?;
         self.launch(q, read, start, due, signal, work)?;
         Ok(true)
+    }
+
+    /// The dynamic-scratch handshake ROCR's
+    /// `AqlQueue::DynamicScratchHandler` (5.2.3) answers: a dispatch that
+    /// needs more scratch than its `amd_queue_t` gives is not launched;
+    /// the CP stores the "insufficient scratch" code into the queue's
+    /// `queue_inactive_signal` (bit 0 for wave64, bit 10 for wave32:
+    /// [`amdq::INSUFFICIENT_SCRATCH_WAVE64`]) and writes the signal's
+    /// event mailbox, leaving `read_dispatch_id` on the packet, where the
+    /// handler finds it. The runtime rewrites the queue's scratch fields
+    /// and stores 0 ("Restart the queue"); the dispatch is then tried
+    /// again. *Model convention* for the CP's side, which no public source
+    /// describes: the check is the one [`crate::wave`] makes at launch,
+    /// the restart is the value going back to 0, and no interrupt is
+    /// raised (the runtime's waits are bounded and re-read the value). A
+    /// queue without an inactive signal, or one still short after the
+    /// runtime answered, gets the launch's refusal. `false`: not yet.
+    fn scratch_ready(
+        &mut self,
+        q: usize,
+        read: u64,
+        d: &barebell_isa::launch::Dispatch,
+    ) -> Result<bool, CpError> {
+        let Some(x) = self.queues.get(q) else {
+            return Ok(true);
+        };
+        let (space, descriptor, waiting) = (x.space, x.descriptor, x.scratch_wait);
+        let view = QueueView::new(&self.dma, self.translator.as_deref(), space);
+        let short = self
+            .shader
+            .scratch_short(&view, d)
+            .map_err(|fault| CpError::Kernel {
+                queue: q,
+                id: read,
+                fault,
+            })?;
+        let Some(wave32) = short else {
+            if let Some(x) = self.queues.get_mut(q) {
+                x.scratch_wait = None;
+            }
+            return Ok(true);
+        };
+        let handle = self
+            .u64_at(
+                q,
+                descriptor + amdq::QUEUE_INACTIVE_SIGNAL,
+                Access::Read,
+                "queue_inactive_signal",
+            )?
+            .load(Ordering::Acquire);
+        if handle == 0 {
+            return Ok(true);
+        }
+        if waiting == Some(read) {
+            let v = self.signal_value(q, handle)?;
+            if v != 0 {
+                return Ok(false);
+            }
+            // Answered, and still short: the launch refuses it.
+            if let Some(x) = self.queues.get_mut(q) {
+                x.scratch_wait = None;
+            }
+            return Ok(true);
+        }
+        let code = if wave32 {
+            amdq::INSUFFICIENT_SCRATCH_WAVE32
+        } else {
+            amdq::INSUFFICIENT_SCRATCH_WAVE64
+        };
+        self.i64_at(
+            q,
+            handle + amds::VALUE,
+            Access::Write,
+            "queue_inactive_signal value",
+        )?
+        .store(code, Ordering::Release);
+        let mailbox = self
+            .u64_at(
+                q,
+                handle + amds::EVENT_MAILBOX_PTR,
+                Access::Read,
+                "signal mailbox",
+            )?
+            .load(Ordering::Relaxed);
+        if mailbox != 0 {
+            let id = self
+                .u32_at(q, handle + amds::EVENT_ID, Access::Read, "signal event_id")?
+                .load(Ordering::Relaxed);
+            self.u64_at(q, mailbox, Access::Write, "event mailbox")?
+                .store(u64::from(id), Ordering::Release);
+        }
+        if let Some(x) = self.queues.get_mut(q) {
+            x.scratch_wait = Some(read);
+            x.scratch_requests += 1;
+        }
+        Ok(false)
     }
 
     /// Counts a stall of queue `q`: a packet not yet runnable.

@@ -627,6 +627,33 @@ impl Shader {
         }
     }
 
+    /// Whether dispatch `d` needs more scratch than its queue's
+    /// `amd_queue_t` gives ([`check_scratch`]): `Some(wave32)`, the
+    /// kernel's wave size, if so; `None` if it fits or needs none.
+    pub fn scratch_short<V: DeviceView + ?Sized>(
+        &self,
+        view: &V,
+        d: &Dispatch,
+    ) -> Result<Option<bool>, KernelFault> {
+        if d.private_segment_size == 0 {
+            return Ok(None);
+        }
+        let mut mem = ViewMemory::new(view);
+        let kd = read_descriptor(&mut mem, d.kernel_object)?;
+        match check_scratch(
+            &mut mem,
+            d.queue_address,
+            d.private_segment_size,
+            kd.wave32(),
+        ) {
+            Ok(()) => Ok(None),
+            Err(KernelFault::NoScratch { .. } | KernelFault::ScratchTooSmall { .. }) => {
+                Ok(Some(kd.wave32()))
+            }
+            Err(e) => Err(with_vm(e, &mem)),
+        }
+    }
+
     /// Runs the dispatch `d` of the queue whose `amd_queue_t` is at
     /// `d.queue_address`, reading and writing memory through `view`.
     pub fn dispatch<V: DeviceView + ?Sized>(
@@ -636,19 +663,7 @@ impl Shader {
         apertures: barebell_isa::exec::Apertures,
     ) -> Result<Stats, KernelFault> {
         let mut mem = ViewMemory::new(view);
-        let mut kb = [0u8; KD_SIZE];
-        mem.read(d.kernel_object, &mut kb)
-            .map_err(|fault| match mem.vm_behind(&fault) {
-                Some(vm) => KernelFault::DescriptorVm {
-                    kernel_object: d.kernel_object,
-                    vm,
-                },
-                None => KernelFault::Descriptor {
-                    kernel_object: d.kernel_object,
-                    fault,
-                },
-            })?;
-        let kd = KernelDescriptor::parse(&kb);
+        let kd = read_descriptor(&mut mem, d.kernel_object)?;
         // The scratch a dispatch gets is sized from the packet's
         // `private_segment_size` alone: ROCR's scratch handler
         // (`AqlQueue::HandleInsufficientScratch()`) computes its per-lane
@@ -765,6 +780,23 @@ fn with_vm<V: DeviceView + ?Sized>(f: KernelFault, mem: &ViewMemory<'_, V>) -> K
         },
         other => other,
     }
+}
+
+/// The kernel descriptor at `kernel_object`.
+fn read_descriptor<V: DeviceView + ?Sized>(
+    mem: &mut ViewMemory<'_, V>,
+    kernel_object: u64,
+) -> Result<KernelDescriptor, KernelFault> {
+    let mut kb = [0u8; KD_SIZE];
+    mem.read(kernel_object, &mut kb)
+        .map_err(|fault| match mem.vm_behind(&fault) {
+            Some(vm) => KernelFault::DescriptorVm { kernel_object, vm },
+            None => KernelFault::Descriptor {
+                kernel_object,
+                fault,
+            },
+        })?;
+    Ok(KernelDescriptor::parse(&kb))
 }
 
 /// The queue's scratch, as the CP reads it from `amd_queue_t`.

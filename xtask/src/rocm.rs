@@ -121,8 +121,9 @@ pub fn run(root: &Path) -> Result<String> {
     let cus = field(&text, "Compute Unit:", 1).unwrap_or_default();
     let hsa = hsa_program(root, &env, bin, so)?;
     let hip = hip_program(root, &env, bin, so)?;
+    let private = hip_private(root, &env, bin, so)?;
     Ok(format!(
-        "rocm: rocminfo gfx90a ok ({cus} CUs, ISA amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-; {loaded}), hsa vadd verified ({hsa}), hip vectorAdd verified ({hip})"
+        "rocm: rocminfo gfx90a ok ({cus} CUs, ISA amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-; {loaded}), hsa vadd verified ({hsa}), hip vectorAdd verified ({hip}), hip private arrays verified ({private})"
     ))
 }
 
@@ -273,6 +274,48 @@ pub(crate) fn hip_program(root: &Path, env: &Env, bin: &Path, so: &Path) -> Resu
         "{}; copies on SDMA: {}",
         line.trim(),
         sdma.join(", ")
+    ))
+}
+
+/// Builds and runs `hsakmt/rocm/private.hip` (a kernel with a private
+/// array): its summary line, verified, and that the queue asked ROCR for
+/// scratch (the library's device report counts the requests).
+pub(crate) fn hip_private(root: &Path, env: &Env, bin: &Path, so: &Path) -> Result<String> {
+    let exe = bin.join("private");
+    crate::util::run(
+        Command::new("hipcc")
+            .args(["--offload-arch=gfx90a", "-O2", "-o"])
+            .arg(&exe)
+            .arg(root.join("hsakmt/rocm/private.hip")),
+    )
+    .context("building the HIP private-array kernel (needs Debian's hipcc)")?;
+    let out = env.run_with(
+        &[exe.as_os_str()],
+        "ld-debug-private",
+        &[("BAREBELL_HSAKMT_DEBUG", "1")],
+    )?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    std::fs::write(env.work.join("private.txt"), format!("{text}{err}"))?;
+    if !out.status.success() {
+        let last: Vec<&str> = err.lines().rev().take(20).collect();
+        bail!(
+            "the HIP private-array kernel failed ({}): {}",
+            out.status,
+            last.join("\n")
+        );
+    }
+    loaded_from(&env.work, "ld-debug-private.", so)?;
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("hip private: "))
+        .context("the HIP private-array kernel printed no summary")?;
+    if !err.contains("scratch requests: ") {
+        bail!("the private-array kernel ran without asking ROCR for scratch");
+    }
+    Ok(format!(
+        "{} (scratch from ROCR's dynamic-scratch handler)",
+        line.trim()
     ))
 }
 

@@ -209,6 +209,8 @@ impl CpModel {
             stalls: 0,
             tlb: super::Tlb::default(),
             apertures: barebell_isa::exec::Apertures::default(),
+            scratch_wait: None,
+            scratch_requests: 0,
             ib_progress: None,
             pm4: Some(Pm4State {
                 ring_dwords: b.ring_dwords,

@@ -601,12 +601,19 @@ impl super::GcModel for Gc943 {
                 let Some(st) = cp.stats(q) else { break };
                 if st.halted || st.in_flight > 0 || st.stalls > 0 {
                     out.push(format!(
-                        "the CP model: queue {q} consumed {} packets, announced up to {:#x}, {} in flight, {} stalls{}",
+                        "the CP model: queue {q} consumed {} packets, announced up to {:#x}, {} in flight, {} stalls{}{}",
                         st.consumed,
                         st.announced,
                         st.in_flight,
                         st.stalls,
-                        if st.halted { ", halted" } else { "" }
+                        if st.halted { ", halted" } else { "" },
+                        match (st.scratch_wait, st.scratch_requests) {
+                            (Some(id), n) => format!(
+                                ", packet {id:#x} waiting for the runtime's scratch (scratch requests: {n})"
+                            ),
+                            (None, 0) => String::new(),
+                            (None, n) => format!(", scratch requests: {n}"),
+                        }
                     ));
                 }
             }

@@ -59,6 +59,7 @@ fn off(field: &str) -> u64 {
     (match field {
         "loc" => offset_of!(AmdQueue, scratch_backing_memory_location),
         "size" => offset_of!(AmdQueue, scratch_backing_memory_byte_size),
+        "inactive" => offset_of!(AmdQueue, queue_inactive_signal),
         _ => offset_of!(AmdQueue, scratch_wave64_lane_byte_size),
     }) as u64
 }
@@ -356,4 +357,111 @@ fn queue_scratch_large_enough_lets_the_kernel_run() {
     m.run_until_idle(10_000).unwrap();
     assert_eq!(m.errors(), []);
     assert_eq!(s[0].value(), 0);
+}
+
+/// Stores `v` at byte `at` of the queue descriptor `d` (the runtime's side
+/// of `amd_queue_t`).
+fn put_u64(d: u64, at: u64, v: u64) {
+    // SAFETY: `d` is the rig queue's leaked amd_queue_t and `at` one of
+    // its 8-byte aligned fields; the model runs on this thread, after the
+    // store.
+    unsafe {
+        std::sync::atomic::AtomicU64::from_ptr((d + at) as *mut u64)
+            .store(v, std::sync::atomic::Ordering::Release)
+    };
+}
+
+/// The dynamic-scratch handshake ROCR 5.2.3's
+/// `AqlQueue::DynamicScratchHandler` answers. A queue whose
+/// `queue_inactive_signal` is set gets no refusal when a dispatch needs
+/// scratch it lacks: the CP stores the "insufficient scratch" code there
+/// (0x400 for this wave32 kernel; bit 0 for wave64: ROCR tests `error_code
+/// & 0x401`), leaves the packet unconsumed (`read_dispatch_id` on it, where
+/// the handler reads `private_segment_size`), and waits; once the runtime
+/// wrote the scratch fields and stored 0 ("Restart the queue"), the
+/// dispatch runs. Before the model did this, the dispatch was refused
+/// at once (`private_segment_without_queue_scratch_is_refused`).
+#[test]
+fn a_queue_with_an_inactive_signal_asks_its_runtime_for_scratch() {
+    let mut m = CpModel::new(Seed(9));
+    let kd = kernel(&mut m, &S_ENDPGM, 16);
+    let r = rig::<8>(&mut m, QueueConfig::default());
+    let s = signals(&mut m, 2, 1);
+    s[1].reset(0);
+    let d = r.queue.memory().descriptor_address();
+    put_u64(d, off("inactive"), s[1].handle().0);
+    r.queue
+        .submit(
+            &packet_private(kd, s[0].handle(), 16),
+            &TickingClock::new(1_000),
+            BOUND_NS,
+        )
+        .unwrap();
+    m.run_until_idle(10_000).unwrap();
+    assert_eq!(m.errors(), []);
+    assert_eq!(
+        s[1].value(),
+        0x400,
+        "the insufficient-scratch code (wave32)"
+    );
+    assert_eq!(m.stats(0).unwrap().consumed, 0);
+    assert_eq!(m.stats(0).unwrap().scratch_wait, Some(0));
+    assert_eq!(m.shader.dispatches, 0);
+    // Still waiting while the value stays.
+    m.run_until_idle(10_000).unwrap();
+    assert_eq!(m.stats(0).unwrap().scratch_requests, 1);
+    assert_eq!(s[0].value(), 1);
+    // The runtime's answer: scratch for 16 bytes per wave32 lane (8 per
+    // wave64 lane), then 0.
+    let backing: &'static mut [u8] = Box::leak(vec![0u8; 4096].into_boxed_slice());
+    put_u64(d, off("loc"), backing.as_ptr() as u64);
+    put_u64(d, off("size"), 4096);
+    // SAFETY: as in `put_u64`, a u32 field.
+    unsafe {
+        std::sync::atomic::AtomicU32::from_ptr((d + off("lane")) as *mut u32)
+            .store(8, std::sync::atomic::Ordering::Release)
+    };
+    s[1].reset(0);
+    m.run_until_idle(10_000).unwrap();
+    assert_eq!(m.errors(), []);
+    assert_eq!(s[0].value(), 0);
+    assert_eq!(m.shader.dispatches, 1);
+    assert_eq!(m.stats(0).unwrap().scratch_wait, None);
+}
+
+/// A runtime that answers without giving scratch (stores 0 and leaves the
+/// fields empty) gets the refusal, not a second request.
+#[test]
+fn an_answer_without_scratch_is_refused() {
+    let mut m = CpModel::new(Seed(10));
+    let kd = kernel(&mut m, &S_ENDPGM, 16);
+    let r = rig::<8>(&mut m, QueueConfig::default());
+    let s = signals(&mut m, 2, 1);
+    s[1].reset(0);
+    put_u64(
+        r.queue.memory().descriptor_address(),
+        off("inactive"),
+        s[1].handle().0,
+    );
+    r.queue
+        .submit(
+            &packet_private(kd, s[0].handle(), 16),
+            &TickingClock::new(1_000),
+            BOUND_NS,
+        )
+        .unwrap();
+    m.run_until_idle(10_000).unwrap();
+    assert_eq!(s[1].value(), 0x400);
+    s[1].reset(0);
+    m.run_until_idle(10_000).unwrap();
+    assert_eq!(
+        m.errors(),
+        [CpError::Kernel {
+            queue: 0,
+            id: 0,
+            fault: KernelFault::NoScratch { kernel_bytes: 16 }
+        }]
+    );
+    assert_eq!(m.stats(0).unwrap().scratch_requests, 1);
+    assert_eq!(s[1].value(), 0);
 }
