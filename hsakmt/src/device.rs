@@ -11,8 +11,8 @@
 //! reached by the device at the address ROCR puts in packets (ROCR assumes
 //! GPU VA = CPU VA) only while it is mapped. A scratch allocation (`HsaMemFlags.Scratch`) is a reservation
 //! of address space only, as the thunk's is: ROCR backs parts of it later
-//! with `hsaKmtMapMemoryToGPU`, which this library refuses until scratch
-//! is done.
+//! with `hsaKmtMapMemoryToGPU`, and this library puts user VRAM there
+//! ([`Kfd::map_scratch`]).
 
 use crate::topology::{GpuFacts, HostFacts, MI210_GFX_INFO, Topology};
 use barebell_bringup::{FirmwareDir, Gpu, Mapping, Options, Quiet, Step};

@@ -7,9 +7,9 @@
 //! - topology ([`topology`]): node 0 the host, node 1 the MI210 (gfx90a);
 //! - memory ([`device`]): system memory from the region the bring-up maps
 //!   into the process page tables, at GPU VA = host address; scratch as an
-//!   address reservation;
+//!   address reservation whose pieces ROCR maps are backed with VRAM;
 //! - events ([`events`]): host events, every wait bounded;
-//! - queues ([`queues`]): AQL compute queues added to the runlist of the
+//! - queues ([`queues`]): AQL compute and SDMA queues added to the runlist of the
 //!   HWS the bring-up left running, with ROCR's ring and read/write
 //!   pointers and a doorbell in the model's doorbell aperture; a thread
 //!   ([`service`]) gives the device its own time between calls;
@@ -21,7 +21,7 @@
 //!   the tile configuration amdgpu reports for gfx9.
 //!
 //! Not done yet, each refused with `HSAKMT_STATUS_NOT_SUPPORTED` (never a
-//! success ROCR would trust): PM4 queues, backing scratch, SVM, IPC, graphics interop, GWS, CU masks,
+//! success ROCR would trust): PM4 queues, SVM, IPC, graphics interop, GWS, CU masks,
 //! memory policy, XNACK on, the debugger runtime (`hsaKmtRuntimeEnable`,
 //! answered as the 5.2.3 thunk answers without KFD debug support).
 //!
@@ -451,8 +451,8 @@ pub extern "C" fn hsaKmtSetTrapHandler(
 }
 
 /// `hsaKmtAllocMemory`: system memory on node 0 or 1 from the mapped
-/// region, or a scratch reservation; VRAM (`NonPaged` on node 1) is not
-/// done yet.
+/// region, VRAM (`NonPaged` on node 1) from the user VRAM, or a scratch
+/// reservation.
 ///
 /// # Safety
 /// `out` is null or writable.
