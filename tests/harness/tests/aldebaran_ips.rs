@@ -198,8 +198,8 @@ fn an_aldebaran_id_takes_the_fixed_list_not_the_table() {
     assert_eq!(b.gfx.name(), "GC 9.4.2");
     assert_eq!(b.gmc.name(), "gmc_v9_0");
     assert_eq!(b.psp.name(), "psp_v13_0_2");
-    // No SDMA 4.4.0 block yet.
-    assert!(b.sdma.is_none());
+    // SDMA 4.4.0: `amdgpu_discovery_set_sdma_ip_blocks()` picks sdma_v4_0.
+    assert_eq!(b.sdma.map(|s| s.name()), Some("sdma_v4_0"));
     // The same model with its own id reads its table.
     let own = barebell_tests::virtual_gpu(barebell_model::parts::navi31(), 1);
     let ips = barebell_bringup::discovery::run(&own, &barebell_bringup::Quiet).unwrap();
