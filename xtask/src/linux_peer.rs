@@ -91,6 +91,8 @@ struct PartSpec {
     /// The processor the guest's client's kernel is built for
     /// (`gpu-kernels/kernels/latency.cl`'s `empty`).
     mcpu: &'static str,
+    /// What the guest's CPU model adds or removes (QEMU `-cpu` flags).
+    cpu_flags: &'static str,
 }
 
 /// Navi31's blobs by IP version: GC 11.0.0 (its MES firmware is
@@ -123,6 +125,7 @@ const PARTS: &[PartSpec] = &[
         params: "ip_block_mask=0xfffffccf",
         gfx_target: 110000,
         mcpu: "gfx1100",
+        cpu_flags: "",
     },
     PartSpec {
         name: "mi300x",
@@ -144,6 +147,7 @@ const PARTS: &[PartSpec] = &[
         params: "ip_block_mask=0xfffffe6f",
         gfx_target: 90402,
         mcpu: "gfx942",
+        cpu_flags: "",
     },
     PartSpec {
         name: "mi210",
@@ -154,11 +158,19 @@ const PARTS: &[PartSpec] = &[
         // 6 sdma_v4_0, 7 vcn_v2_5, 8 jpeg_v2_5):
         // - 4 `smu`: the model's MP1 13.0.2 answers barebell's messages
         //   only (no SetToolsDramAddr, tables or DPM);
-        // - 6 `sdma`: the model has no SDMA 4.4.0 engine;
         // - 7 `vcn`, 8 `jpeg`: no VCN in the model.
-        params: "ip_block_mask=0xfffffe2f",
+        // `sdma_v4_0` runs: its five kernel rings on the model's SDMA
+        // 4.4.0 engines (amdgpu's VM updates need them).
+        params: "ip_block_mask=0xfffffe6f",
         gfx_target: 90010,
         mcpu: "gfx90a",
+        // No hypervisor bit: the guest is the bare-metal host an MI210
+        // sits in. With it, `amdgpu_detect_virtualization()` sets
+        // passthrough mode, and `amdgpu_device_ip_late_init()` takes
+        // Aldebaran's passthrough SBR path
+        // (`amdgpu_dpm_handle_passthrough_sbr()`), which calls into the
+        // masked SMU and oopses.
+        cpu_flags: ",-hypervisor",
     },
 ];
 
@@ -206,7 +218,7 @@ pub fn run(root: &Path, part: &str, accel: &str, params: Option<&str>, write: bo
     );
     let server_bin = build_server(root)?;
     let server = Server::start(&server_bin, spec.name, &work)?;
-    let boot = boot(&r, &work, accel);
+    let boot = boot(&r, &work, accel, spec.cpu_flags);
     let served = server.finish();
     if boot.is_err()
         && let Ok(s) = &served
@@ -229,7 +241,7 @@ pub fn run(root: &Path, part: &str, accel: &str, params: Option<&str>, write: bo
 
 /// The milestone each part reaches today (`docs/linux-peer.md`): the CI
 /// stage fails when a change leaves a part short of it.
-const CI_FLOOR: &[(&str, u32)] = &[("navi31", 5), ("mi300x", 4)];
+const CI_FLOOR: &[(&str, u32)] = &[("navi31", 5), ("mi300x", 4), ("mi210", 4)];
 
 /// The CI stage: both parts boot (TCG), each reaches at least its
 /// [`CI_FLOOR`], and each regenerated trace diff equals the committed
@@ -959,8 +971,8 @@ pub(crate) fn propagation() -> Result<&'static str> {
 
 /// Boots the guest under the root's QEMU with the model attached; the
 /// serial console goes to `serial.log` in `work`.
-fn boot(r: &Root, work: &Path, accel: &str) -> Result<Boot> {
-    let cpu = cpu_model(accel)?;
+fn boot(r: &Root, work: &Path, accel: &str, cpu_flags: &str) -> Result<Boot> {
+    let cpu = format!("{}{cpu_flags}", cpu_model(accel)?);
     let serial = work.join("serial.log");
     let stderr_log = work.join("qemu-stderr.log");
     let vmlinuz = format!("/boot/vmlinuz-{}", r.abi);
@@ -972,7 +984,7 @@ fn boot(r: &Root, work: &Path, accel: &str) -> Result<Boot> {
         "-accel",
         accel,
         "-cpu",
-        cpu,
+        &cpu,
         // Guest RAM in a shareable memfd: a vfio-user server receives it
         // as fds in DMA_MAP (the rust-vmm server has no DMA_READ/WRITE).
         "-object",
