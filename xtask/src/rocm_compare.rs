@@ -3,10 +3,10 @@
 //!
 //! - Phases: the seeds' HIP vectorAdd (`hsakmt/rocm/vectoradd.hip`) and
 //!   the HSA program's `hsa_queue_create` on the MI210 model, beside
-//!   `barebell vector-add --part mi300x --mapping hws` (barebell's own
-//!   re-enactment of the same flow; MI210 has no SDMA model yet, so the
-//!   nearest part with the same HWS path) and the seeds' ROCm figures on
-//!   an MI308X. Every figure on the model is host wall time with the model
+//!   `barebell vector-add --part mi210 --mapping hws` (barebell's own
+//!   re-enactment of the same flow on the same part model: its compute
+//!   queue and SDMA 4.4.0 queue through the same HWS) and the seeds' ROCm
+//!   figures on an MI308X. Every figure on the model is host wall time with the model
 //!   in the same process: a comparison of software paths, not of GPUs.
 //! - Instructions (callgrind, `--toggle-collect` on one function, as
 //!   `cargo xtask bench-instr` counts barebell's submit): one
@@ -68,7 +68,7 @@ pub fn run(root: &Path) -> Result<String> {
     );
     println!(
         "{:<24} {:>22} {:>22} {:>16}",
-        "", "libhsakmt, mi210 model", "mi300x model, hws", "ROCm, silicon"
+        "", "libhsakmt, mi210 model", "mi210 model, hws", "ROCm, silicon"
     );
     for (i, (phase, seeds)) in SEEDS.iter().enumerate() {
         println!(
@@ -99,12 +99,12 @@ fn number_after(text: &str, label: &str) -> Option<f64> {
         .ok()
 }
 
-/// `barebell vector-add --part mi300x --mapping hws`, its table.
+/// `barebell vector-add --part mi210 --mapping hws`, its table.
 fn own_vector_add(root: &Path) -> Result<String> {
     let out = crate::util::cargo()
         .current_dir(root)
         .args(["run", "--release", "-q", "--bin", "barebell", "--"])
-        .args(["vector-add", "--part", "mi300x", "--mapping", "hws"])
+        .args(["vector-add", "--part", "mi210", "--mapping", "hws"])
         .output()
         .context("running barebell vector-add")?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
