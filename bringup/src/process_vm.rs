@@ -81,14 +81,7 @@ impl<'p> Gpu<'p> {
         len: u64,
         access: Access,
     ) -> Result<(), BringupError> {
-        let layout = self
-            .memory
-            .as_ref()
-            .ok_or(ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
-                "mapping user memory before the gmc step",
-                self.ips.generation,
-            )))
-            .at(Step::Queue)?;
+        let layout = self.user_layout()?;
         let inside = |(start, n): (u64, u64)| va >= start && va.saturating_add(len) <= start + n;
         let outside = || {
             ErrorKind::PageTable {
@@ -142,14 +135,7 @@ impl<'p> Gpu<'p> {
         len: u64,
         access: Access,
     ) -> Result<(), BringupError> {
-        let layout = self
-            .memory
-            .as_ref()
-            .ok_or(ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
-                "mapping user VRAM before the gmc step",
-                self.ips.generation,
-            )))
-            .at(Step::Queue)?;
+        let layout = self.user_layout()?;
         let (start, n) = layout.user_vram;
         let base = self.platform.vram().host.as_ptr() as u64;
         let inside = vram_host >= start && vram_host.saturating_add(len) <= start + n;
@@ -170,6 +156,17 @@ impl<'p> Gpu<'p> {
         let t = self.tables()?;
         t.map(va, pa, len, flags, false).map_err(refused(va))?;
         self.blocks.gfx.flush_process_tlbs(self)
+    }
+
+    /// The gmc step's layout: where the user memory and user VRAM are.
+    fn user_layout(&self) -> Result<&crate::gmc::LayoutReport, BringupError> {
+        self.memory
+            .as_ref()
+            .ok_or(ErrorKind::NotImplemented(barebell::ip::Unsupported::new(
+                "mapping user memory before the gmc step",
+                self.ips.generation,
+            )))
+            .at(Step::Queue)
     }
 
     fn tables(&mut self) -> Result<&mut barebell::gmc::pagetable::TableArena<'p>, BringupError> {

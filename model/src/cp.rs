@@ -1133,6 +1133,13 @@ impl CpModel {
         }
         self.i64_at(q, handle + amds::VALUE, Access::Write, "signal value")?
             .fetch_sub(1, Ordering::Release);
+        self.notify_mailbox(q, handle)
+    }
+
+    /// Writes signal `handle`'s event id into its event mailbox, if it
+    /// has one (what the CP does after changing an interrupt signal's
+    /// value: ROCR's `InterruptSignal` and the thunk's event page).
+    fn notify_mailbox(&mut self, q: usize, handle: u64) -> Result<(), CpError> {
         let mailbox = self
             .u64_at(
                 q,
@@ -1401,21 +1408,7 @@ impl CpModel {
             "queue_inactive_signal value",
         )?
         .store(code, Ordering::Release);
-        let mailbox = self
-            .u64_at(
-                q,
-                handle + amds::EVENT_MAILBOX_PTR,
-                Access::Read,
-                "signal mailbox",
-            )?
-            .load(Ordering::Relaxed);
-        if mailbox != 0 {
-            let id = self
-                .u32_at(q, handle + amds::EVENT_ID, Access::Read, "signal event_id")?
-                .load(Ordering::Relaxed);
-            self.u64_at(q, mailbox, Access::Write, "event mailbox")?
-                .store(u64::from(id), Ordering::Release);
-        }
+        self.notify_mailbox(q, handle)?;
         if let Some(x) = self.queues.get_mut(q) {
             x.scratch_wait = Some(read);
             x.scratch_requests += 1;
