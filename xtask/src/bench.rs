@@ -19,7 +19,7 @@
 //! `kernel-instr`: instructions per kernel launch (kernargs, packet and
 //! submit), per prepare and per submit, counted the same way.
 
-use crate::util::{cargo, output, run};
+use crate::util::{cargo, output, run, with_ci_env};
 use anyhow::{Context, Result, bail};
 use std::path::Path;
 use std::process::Command;
@@ -66,7 +66,7 @@ pub fn loom(root: &Path) -> Result<String> {
 /// A `rustup run nightly` command with the outer cargo's toolchain
 /// settings removed, so the nightly cargo and rustc are the ones used.
 fn nightly(root: &Path) -> Command {
-    let mut c = Command::new("rustup");
+    let mut c = with_ci_env(Command::new("rustup"));
     c.current_dir(root).args(["run", "nightly"]);
     for v in [
         "CARGO",

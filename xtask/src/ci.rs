@@ -5,10 +5,10 @@
 //! shows every problem), and the exit code is non-zero if any failed.
 //! Later work adds its stages (benchmarks, the QEMU boot) to [`stages`].
 
-use crate::util::{cargo, run as run_cmd};
+use crate::util::{cargo, run as run_cmd, use_ci_builds};
 use crate::{
-    am_peer, apt, bench, conformance, freestanding, fwcheck, headers, isa_diff, kernel, linux_peer,
-    lspci, qemu, qemu_pci, rocm,
+    am_peer, apt, bench, conformance, disk, freestanding, fwcheck, headers, isa_diff, kernel,
+    linux_peer, lspci, qemu, qemu_pci, rocm,
 };
 use anyhow::Result;
 use std::path::Path;
@@ -18,7 +18,7 @@ use std::time::Instant;
 type StageFn = fn(&Path) -> Result<String>;
 
 fn stages(install: bool) -> Vec<(&'static str, StageFn)> {
-    let mut v: Vec<(&'static str, StageFn)> = Vec::new();
+    let mut v: Vec<(&'static str, StageFn)> = vec![("disk space", disk::check)];
     if install {
         v.push(("deps (apt)", |_| apt::ensure()));
     }
@@ -75,6 +75,7 @@ fn stages(install: bool) -> Vec<(&'static str, StageFn)> {
 
 pub fn run(root: &Path, install: bool) -> ExitCode {
     let started = Instant::now();
+    use_ci_builds();
     let mut results = Vec::new();
     for (name, f) in stages(install) {
         eprintln!("\n=== xtask ci: {name} ===");
@@ -101,6 +102,12 @@ pub fn run(root: &Path, install: bool) -> ExitCode {
         println!("{tag} {name:<22} {secs:>7.1} s  {msg}");
     }
     println!("total {:.1} s", started.elapsed().as_secs_f64());
+    // Keeps disk::FRESH_RUN_BYTES honest: on a fresh clone this is the
+    // number it was set from.
+    match disk::used(&root.join("target")) {
+        Ok(b) => println!("target/ holds {} after the run", disk::gib(b)),
+        Err(e) => println!("target/'s size: {e:#}"),
+    }
     println!(
         "ci stages: {} passed, {} failed",
         results.len() - failed,

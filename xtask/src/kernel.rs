@@ -10,7 +10,7 @@
 //! AddressSanitizer through nightly, and runs it for a time or a number of
 //! executions. The CI stage is a short run of both targets.
 
-use crate::util::{cargo, output};
+use crate::util::{cargo, output, with_ci_env};
 use anyhow::{Context, Result, bail};
 use object::read::elf::{FileHeader, ProgramHeader};
 use std::path::{Path, PathBuf};
@@ -178,7 +178,7 @@ fn build(root: &Path, dir: &str, target: &str, asan: bool) -> Result<PathBuf> {
     let mut flags: Vec<&str> = SANCOV.to_vec();
     let mut cmd = if asan {
         flags.push("-Zsanitizer=address");
-        let mut c = Command::new("cargo");
+        let mut c = with_ci_env(Command::new("cargo"));
         c.arg("+nightly");
         c
     } else {

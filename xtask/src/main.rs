@@ -5,6 +5,7 @@ mod apt;
 mod bench;
 mod ci;
 mod conformance;
+mod disk;
 mod freestanding;
 mod fresh;
 mod fwcheck;
