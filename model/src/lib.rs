@@ -132,6 +132,9 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     socregs::gc_9_4_3_stored::FACTS,
     socregs::sdma_4_4_2_stored::FACTS,
     socregs::nbio_7_9_0_stored::FACTS,
+    // The harvest registers the CU count is read through.
+    socregs::gc_9_4_2_arrays::FACTS,
+    socregs::gc_9_4_3_arrays::FACTS,
 ];
 
 pub use bar::DoorbellPage;

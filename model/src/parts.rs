@@ -10,6 +10,7 @@
 //! [`crate::psp::firmware::PartFirmware`]).
 
 use crate::dcn::Display;
+use crate::discovery;
 use crate::nbio::NbioIp;
 use crate::psp::firmware::{self, PartFirmware};
 use barebell::ip::Generation;
@@ -154,6 +155,27 @@ pub struct XccCount {
     /// Active CUs per XCC (what each XCC's `CC_GC_SHADER_ARRAY_CONFIG` /
     /// `GC_USER_SHADER_ARRAY_CONFIG` leave on; not in the discovery table).
     pub cus_per_xcc: u32,
+    /// Each XCC's shader arrays, whose harvest registers leave
+    /// `cus_per_xcc` on.
+    pub arrays: ArrayLayout,
+}
+
+/// One XCC's shader engines, arrays (SHs) per engine and CU slots per
+/// array: what `gfx.config.max_shader_engines`, `max_sh_per_se` and
+/// `max_cu_per_sh` hold in Linux (from the discovery GC table on GC 9.4.3,
+/// from the VBIOS `gfx_info` on GC 9.4.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArrayLayout {
+    pub shader_engines: u32,
+    pub sh_per_se: u32,
+    pub cu_per_sh: u32,
+}
+
+impl ArrayLayout {
+    /// The arrays of one XCC.
+    pub const fn arrays(&self) -> u32 {
+        self.shader_engines * self.sh_per_se
+    }
 }
 
 impl XccCount {
@@ -161,6 +183,23 @@ impl XccCount {
         self.xccs * self.cus_per_xcc
     }
 }
+
+/// An MI300 XCC's arrays: the discovery GC table's split
+/// ([`discovery::MI300_GC`]: 4 SEs × 1 SH × 10 CUs, model values).
+pub const MI300_ARRAYS: ArrayLayout = ArrayLayout {
+    shader_engines: discovery::MI300_GC.num_se,
+    sh_per_se: discovery::MI300_GC.sh_per_se,
+    cu_per_sh: discovery::MI300_GC.cu_per_sh,
+};
+
+/// MI210's: 8 SEs × 1 SH × 16 CUs, the split the VBIOS `gfx_info` that
+/// `vfio-peer` serves Linux carries (**model values**; a test keeps the
+/// two equal).
+pub const MI210_ARRAYS: ArrayLayout = ArrayLayout {
+    shader_engines: 8,
+    sh_per_se: 1,
+    cu_per_sh: 16,
+};
 
 /// The names `--part` accepts.
 pub const NAMES: [&str; 4] = ["navi31", "navi48", "mi300x", "mi308x"];
@@ -222,6 +261,7 @@ pub fn mi300x() -> Part {
         xcc: Some(XccCount {
             xccs: 8,
             cus_per_xcc: 38,
+            arrays: MI300_ARRAYS,
         }),
         xgmi: None,
     }
@@ -240,6 +280,7 @@ pub fn mi308x() -> Part {
         xcc: Some(XccCount {
             xccs: 4,
             cus_per_xcc: 20,
+            arrays: MI300_ARRAYS,
         }),
         ..mi300x()
     }
@@ -265,6 +306,7 @@ pub fn mi210() -> Part {
         xcc: Some(XccCount {
             xccs: 1,
             cus_per_xcc: 104,
+            arrays: MI210_ARRAYS,
         }),
         xgmi: None,
     }

@@ -365,6 +365,27 @@ table! {
 }
 
 table! {
+    /// GC 9.4.3's shader-array registers: the GRBM index that selects one
+    /// SE/SH for the next access (`gfx_v9_4_3_xcc_select_se_sh()`) and the
+    /// fused and user-disabled CU masks read through it
+    /// (`gfx_v9_4_3_get_cu_active_bitmap()`), per XCC
+    /// ([`crate::vgpu::gfx_v9_4_3`]'s shader arrays).
+    gc_9_4_3_arrays, "gc_9_4_3_offset.h";
+    CC_GC_SHADER_ARRAY_CONFIG = 0x026f, 0;
+    GC_USER_SHADER_ARRAY_CONFIG = 0x0270, 0;
+    GRBM_GFX_INDEX = 0x2200, 1;
+}
+
+table! {
+    /// GC 9.4.2's (Aldebaran): the same three, at the same offsets
+    /// (`gfx_v9_0_select_se_sh()`, `gfx_v9_0_get_cu_active_bitmap()`).
+    gc_9_4_2_arrays, "gc_9_4_2_offset.h";
+    CC_GC_SHADER_ARRAY_CONFIG = 0x026f, 0;
+    GC_USER_SHADER_ARRAY_CONFIG = 0x0270, 0;
+    GRBM_GFX_INDEX = 0x2200, 1;
+}
+
+table! {
     /// SDMA 4.4.2's `SDMA_CNTL` (trap and context-switch enables,
     /// `sdma_v4_4_2_inst_ctx_switch_enable()`, tinygrad's
     /// `AM_SDMA.init_hw`), per instance: stored as written.

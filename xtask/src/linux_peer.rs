@@ -93,6 +93,10 @@ struct PartSpec {
     mcpu: &'static str,
     /// What the guest's CPU model adds or removes (QEMU `-cpu` flags).
     cpu_flags: &'static str,
+    /// The active CUs Linux must count on the model (`active_cu_number`,
+    /// `amdgpu_device_init()`), the part's published figure, where the
+    /// model answers the shader-array registers it counts through.
+    active_cus: Option<u32>,
 }
 
 /// Navi31's blobs by IP version: GC 11.0.0 (its MES firmware is
@@ -126,6 +130,10 @@ const PARTS: &[PartSpec] = &[
         gfx_target: 110000,
         mcpu: "gfx1100",
         cpu_flags: "",
+        // The GC 11 model does not answer the shader-array registers yet:
+        // every one reads 0 and Linux counts all 192 CU slots (the RX
+        // 7900 XTX has 96 CUs).
+        active_cus: None,
     },
     PartSpec {
         name: "mi300x",
@@ -148,6 +156,8 @@ const PARTS: &[PartSpec] = &[
         gfx_target: 90402,
         mcpu: "gfx942",
         cpu_flags: "",
+        // MI300X: 304 CUs, 38 per XCD (AMD's CDNA3 white paper).
+        active_cus: Some(304),
     },
     PartSpec {
         name: "mi210",
@@ -171,6 +181,8 @@ const PARTS: &[PartSpec] = &[
         // (`amdgpu_dpm_handle_passthrough_sbr()`), which calls into the
         // masked SMU and oopses.
         cpu_flags: ",-hypervisor",
+        // MI210: 104 CUs (AMD's MI210 product specification).
+        active_cus: Some(104),
     },
 ];
 
@@ -256,6 +268,17 @@ pub fn stage(root: &Path) -> Result<String> {
                 "{part} reached milestone {reached} of 5, short of the {floor} it reached before; see target/linux-peer/run-{part}/dmesg.txt"
             );
         }
+        let spec = PARTS.iter().find(|p| p.name == part);
+        let dmesg =
+            std::fs::read_to_string(root.join(format!("target/linux-peer/run-{part}/dmesg.txt")))?;
+        if let Some(want) = spec.and_then(|s| s.active_cus)
+            && active_cus(&dmesg) != Some(want)
+        {
+            bail!(
+                "Linux counted {} active CUs on the {part} model, not the part's {want}; see target/linux-peer/run-{part}/dmesg.txt",
+                active_cus(&dmesg).map_or("no".into(), |n| n.to_string())
+            );
+        }
         let doc = format!("docs/linux-diff-{part}.txt");
         let fresh = std::fs::read_to_string(root.join(format!(
             "target/linux-peer/run-{part}/linux-diff-{part}.txt"
@@ -268,12 +291,23 @@ pub fn stage(root: &Path) -> Result<String> {
                 "run `cargo xtask linux-peer --part {part} --write`, explain the change in docs/fidelity.md and commit both"
             ),
         )?;
-        done.push(format!("{part} milestone {reached} of 5"));
+        done.push(match active_cus(&dmesg) {
+            Some(n) => format!("{part} milestone {reached} of 5 ({n} CUs)"),
+            None => format!("{part} milestone {reached} of 5"),
+        });
     }
     Ok(format!(
         "{}; the trace diffs match docs/linux-diff-*.txt",
         done.join(", ")
     ))
+}
+
+/// The CU count amdgpu logs (`"SE %d, SH per SE %d, CU per SH %d,
+/// active_cu_number %d"`, `amdgpu_device_init()`), if it did.
+fn active_cus(dmesg: &str) -> Option<u32> {
+    dmesg
+        .lines()
+        .find_map(|l| l.split_once("active_cu_number ")?.1.trim().parse().ok())
 }
 
 /// The mapping barebell's side of the diff uses: Linux's own on the part
@@ -1267,6 +1301,9 @@ fn report(
         guest: &guest,
         gfx_target: spec.gfx_target,
     });
+    if let Some(n) = active_cus(&all) {
+        println!("linux peer: Linux counts {n} active CUs");
+    }
     for e in amdgpu_errors(&dmesg).iter().take(12) {
         println!("linux peer: amdgpu error: {e}");
     }
@@ -1276,6 +1313,13 @@ fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cu_count_is_read_from_amdgpus_line() {
+        let line = "[   26.5] amdgpu 0000:01:00.0: amdgpu: SE 8, SH per SE 1, CU per SH 16, active_cu_number 104";
+        assert_eq!(active_cus(line), Some(104));
+        assert_eq!(active_cus("[ 1.0] amdgpu: Topology: Add CPU node"), None);
+    }
 
     #[test]
     fn qemu_versions_compare_against_the_vfio_user_minimum() {

@@ -204,3 +204,58 @@ pub fn rlc(
     );
     Ok(())
 }
+
+/// `GRBM_GFX_INDEX` broadcasting to every SE, SH and instance
+/// (`SE_`/`SH_`/`INSTANCE_BROADCAST_WRITES`, `gc_9_4_2_sh_mask.h`): what
+/// `gfx_v9_0_select_se_sh(adev, ~0, ~0, ~0)` writes.
+pub const GRBM_GFX_INDEX_BROADCAST: u32 = 0xE000_0000;
+
+/// The active CUs of a GC 9.4.2 whose arrays are `shader_engines` ×
+/// `sh_per_se` × `cu_per_sh` (`gfx.config.max_*`, from the VBIOS
+/// `gfx_info`), counted as `gfx_v9_0_get_cu_info()` counts them: each
+/// SE/SH selected through `GRBM_GFX_INDEX` (instance broadcast), the CUs
+/// neither `CC_GC_SHADER_ARRAY_CONFIG` nor `GC_USER_SHADER_ARRAY_CONFIG`
+/// marks inactive counted below `cu_per_sh`, then the index set back to
+/// broadcast. Linux refuses more than 16 arrays (`-EINVAL`); so does
+/// this, and any GC but 9.4.2 (its registers sit elsewhere).
+pub fn active_cus(
+    gpu: &Gpu<'_>,
+    shader_engines: u32,
+    sh_per_se: u32,
+    cu_per_sh: u32,
+) -> Result<u32, ErrorKind> {
+    let v = gpu.ips.gc.version;
+    let version = (v.major, v.minor, v.revision);
+    if version != (9, 4, 2) {
+        return Err(ErrorKind::Unsupported {
+            what: "counting CUs through GC 9.4.2's shader-array registers on GC",
+            version,
+        });
+    }
+    if shader_engines.saturating_mul(sh_per_se) > 16 || cu_per_sh > 16 {
+        return Err(ErrorKind::Unsupported {
+            what: "more than 16 shader arrays or CUs per array (gfx_v9_0_get_cu_info() refuses them) on GC",
+            version,
+        });
+    }
+    let gc = gpu.bus.block(gpu.ips.gc.bases);
+    let slots = (1u32 << cu_per_sh) - 1;
+    let mut active = 0;
+    for se in 0..shader_engines {
+        for sh in 0..sh_per_se {
+            // INSTANCE_BROADCAST_WRITES | SE_INDEX | SH_INDEX.
+            let index = 1 << 30 | se << 16 | sh << 8;
+            gc.write(r::GRBM_GFX_INDEX, index)
+                .map_err(ErrorKind::Register)?;
+            let off = gc
+                .read(r::CC_GC_SHADER_ARRAY_CONFIG)
+                .map_err(ErrorKind::Register)?
+                | gc.read(r::GC_USER_SHADER_ARRAY_CONFIG)
+                    .map_err(ErrorKind::Register)?;
+            active += (!(off >> 16) & slots).count_ones();
+        }
+    }
+    gc.write(r::GRBM_GFX_INDEX, GRBM_GFX_INDEX_BROADCAST)
+        .map_err(ErrorKind::Register)?;
+    Ok(active)
+}

@@ -82,6 +82,7 @@ use spin::Mutex;
 
 mod am;
 mod build;
+mod shader_arrays;
 mod stored;
 
 pub use am::RefusalMark943;
@@ -312,6 +313,7 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
             window: &window,
             pmfw,
             flavour: &f,
+            xcc: part.xcc,
         },
         &unclaimed,
     );

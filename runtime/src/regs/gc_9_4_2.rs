@@ -11,6 +11,8 @@ super::registers! {
     GRBM_CNTL = 0x0000, 0;
     GRBM_GFX_CNTL = 0x0022, 0;
     CP_MEC_CNTL = 0x008d, 0;
+    CC_GC_SHADER_ARRAY_CONFIG = 0x026f, 0;
+    GC_USER_SHADER_ARRAY_CONFIG = 0x0270, 0;
     SH_MEM_BASES = 0x030a, 0;
     SH_MEM_CONFIG = 0x030d, 0;
     TA_CNTL_AUX = 0x0542, 0;
@@ -32,6 +34,7 @@ super::registers! {
     RLC_CGCG_CGLS_CTRL = 0x4c49, 1;
     RLC_SPM_MC_CNTL = 0x4c71, 1;
     RLC_SRM_CNTL = 0x4c80, 1;
+    GRBM_GFX_INDEX = 0x2200, 1;
 }
 
 /// `GRBM_CNTL__READ_TIMEOUT_MASK`.

@@ -559,6 +559,8 @@ pub(super) struct Routed<'a> {
     /// What `MP1_PUB_SCRATCH0` reads.
     pub pmfw: u32,
     pub flavour: &'a Flavour,
+    /// The part's XCCs and their shader arrays.
+    pub xcc: Option<crate::parts::XccCount>,
 }
 
 /// The router: byte ranges (the hubs, MP0's C2PMSG block, the HDP hole)
@@ -587,6 +589,14 @@ pub(super) fn router(r: &Routed<'_>, rest: &Arc<Unclaimed>) -> Router {
         r.flavour.is_9_4_3(),
     ));
     claim(&mut stored.offsets().into_iter(), stored.clone());
+    if let Some(count) = r.xcc {
+        let arrays = Arc::new(super::shader_arrays::ShaderArrays::new(
+            &r.i.xccs,
+            count,
+            r.flavour.is_9_4_3(),
+        ));
+        claim(&mut arrays.offsets().into_iter(), arrays.clone());
+    }
     claim(&mut r.rlc_mec.offsets().into_iter(), r.rlc_mec.clone());
     claim(&mut r.mec.offsets().into_iter(), r.mec.clone());
     for (n, model) in r.i.nbifs.iter().zip(r.nbios) {

@@ -15,7 +15,7 @@ use spin::Mutex;
 
 /// An IP's segment bases as dwords (bits 29:0, as Linux keeps them,
 /// `amdgpu_discovery_reg_base_init()`), every segment the table lists.
-fn byte_offset(ip: &IpDesc, reg: &Reg) -> Option<usize> {
+pub(super) fn byte_offset(ip: &IpDesc, reg: &Reg) -> Option<usize> {
     let base = *ip.bases.get(usize::from(reg.base_idx))? & 0x3FFF_FFFF;
     usize::try_from(base + u64::from(reg.offset))
         .ok()?
