@@ -267,8 +267,10 @@ fn mmio(bar: &BarMapping, bdf: Bdf) -> Result<Mmio, OpenError> {
     Ok(unsafe { Mmio::new(base, bar.len()) })
 }
 
-/// Opens `target`, running every check above.
-pub(crate) fn open(target: Target) -> Result<Device, OpenError> {
+/// Opens `target`, running every check above, with a DMA region of
+/// `dma_bytes` (at least [`DMA_BYTES`]).
+pub(crate) fn open(target: Target, dma_bytes: usize) -> Result<Device, OpenError> {
+    let dma_bytes = dma_bytes.max(DMA_BYTES);
     // A BAR access while the device's memory decode is off raises SIGBUS
     // under VFIO: make it read all ones, which the register waits report
     // as the device gone (issue 20). Failing to install only leaves the
@@ -279,12 +281,12 @@ pub(crate) fn open(target: Target) -> Result<Device, OpenError> {
         );
     }
     match target {
-        Target::Vfio(bdf) => open_vfio(bdf),
-        Target::Sysfs(bdf) => open_sysfs(bdf),
+        Target::Vfio(bdf) => open_vfio(bdf, dma_bytes),
+        Target::Sysfs(bdf) => open_sysfs(bdf, dma_bytes),
     }
 }
 
-fn open_vfio(bdf: Bdf) -> Result<Device, OpenError> {
+fn open_vfio(bdf: Bdf, dma_bytes: usize) -> Result<Device, OpenError> {
     let sys = SysfsDevice::open(bdf)?;
     match sys.driver() {
         Some(d) if d == "vfio-pci" => {}
@@ -305,7 +307,7 @@ fn open_vfio(bdf: Bdf) -> Result<Device, OpenError> {
     let regs = mmio(&register_bar, bdf)?;
     let vram = dev.map_region(u32::from(VRAM_BAR))?;
     let doorbells = dev.map_region(u32::from(DOORBELL_BAR))?;
-    let dma = DmaRegion::for_vfio(&dev, DMA_BYTES)?;
+    let dma = DmaRegion::for_vfio(&dev, dma_bytes)?;
     Ok(Device {
         bdf,
         device_id,
@@ -325,7 +327,7 @@ fn open_vfio(bdf: Bdf) -> Result<Device, OpenError> {
     })
 }
 
-fn open_sysfs(bdf: Bdf) -> Result<Device, OpenError> {
+fn open_sysfs(bdf: Bdf, dma_bytes: usize) -> Result<Device, OpenError> {
     let sys = SysfsDevice::open(bdf)?;
     let device_id = check_identity(bdf, &sys, "sysfs config")?;
     match sys.driver() {
@@ -348,7 +350,7 @@ fn open_sysfs(bdf: Bdf) -> Result<Device, OpenError> {
     let regs = mmio(&register_bar, bdf)?;
     let vram = sys.map_bar(VRAM_BAR)?;
     let doorbells = sys.map_bar(DOORBELL_BAR)?;
-    let dma = DmaRegion::physical(DMA_BYTES)?;
+    let dma = DmaRegion::physical(dma_bytes)?;
     Ok(Device {
         bdf,
         device_id,

@@ -29,7 +29,7 @@ pub use device::OpenError;
 pub use dma::DmaError;
 pub use platform::HwPlatform;
 #[cfg(any(test, feature = "model-stand-in"))]
-pub use platform::{FIXED_DMA, model_standing_in};
+pub use platform::{FIXED_DMA, model_of_part_standing_in, model_standing_in};
 
 use barebell_pcie::Bdf;
 

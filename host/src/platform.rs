@@ -47,7 +47,14 @@ impl HwPlatform {
     /// controller with a large enough BAR5; only then are the BARs mapped
     /// and the DMA region set up.
     pub fn open(target: Target) -> Result<Self, OpenError> {
-        let dev = device::open(target)?;
+        Self::open_with_dma(target, barebell::platform::DMA_BYTES)
+    }
+
+    /// [`HwPlatform::open`] with a DMA region of `dma_bytes` (at least
+    /// the bring-up's own [`barebell::platform::DMA_BYTES`]): room for
+    /// a user's memory beside the bring-up's (`Options::user_memory`).
+    pub fn open_with_dma(target: Target, dma_bytes: usize) -> Result<Self, OpenError> {
+        let dev = device::open(target, dma_bytes)?;
         Ok(HwPlatform {
             name: format!("{target}"),
             parts: ManuallyDrop::new(Parts::Device(dev)),
@@ -66,6 +73,66 @@ impl HwPlatform {
             Parts::Model { dma, .. } => dma,
         };
         dma.recheck().map_err(|e| e.to_string())
+    }
+
+    /// Maps `len` bytes of the caller's memory at `host` (page aligned) at
+    /// `iova` in the device's IOMMU domain (`VFIO_IOMMU_MAP_DMA`, which
+    /// pins the pages), for memory a user hands the device after the
+    /// bring-up (ROCR's registered memory). A `--sysfs` target has no
+    /// IOMMU to give scattered pages one bus range: refused, saying so.
+    ///
+    /// # Safety
+    /// `[host, host + len)` stays mapped and owned by the caller until
+    /// [`HwPlatform::unmap_user_dma`] of the same `iova`.
+    pub unsafe fn map_user_dma(&self, host: *mut u8, len: u64, iova: u64) -> Result<(), String> {
+        match &*self.parts {
+            Parts::Device(d) => match &*d.backend.lock().unwrap_or_else(|e| e.into_inner()) {
+                // SAFETY: the caller keeps the range valid until the unmap
+                // (this function's contract).
+                device::Backend::Vfio(v) => unsafe { v.map_dma(host, len, iova) }
+                    .map_err(|e| format!("VFIO_IOMMU_MAP_DMA at {iova:#x}: {e}")),
+                device::Backend::Sysfs { .. } => Err(format!(
+                    "{}: a card opened through sysfs has no IOMMU mapping for memory handed over later; open it through vfio",
+                    self.name
+                )),
+            },
+            #[cfg(any(test, feature = "model-stand-in"))]
+            // SAFETY: as above; the model reads the range only while mapped.
+            Parts::Model { gpu, .. } => unsafe { gpu.map_host_dma(iova, host, len) }
+                .then_some(())
+                .ok_or_else(|| format!("the model refused a window at {iova:#x}")),
+        }
+    }
+
+    /// Undoes [`HwPlatform::map_user_dma`].
+    pub fn unmap_user_dma(&self, iova: u64, len: u64) -> Result<(), String> {
+        match &*self.parts {
+            Parts::Device(d) => match &*d.backend.lock().unwrap_or_else(|e| e.into_inner()) {
+                device::Backend::Vfio(v) => v
+                    .unmap_dma(iova, len)
+                    .map(|_| ())
+                    .map_err(|e| format!("VFIO_IOMMU_UNMAP_DMA at {iova:#x}: {e}")),
+                device::Backend::Sysfs { .. } => Ok(()),
+            },
+            #[cfg(any(test, feature = "model-stand-in"))]
+            Parts::Model { gpu, .. } => {
+                let _ = len;
+                gpu.unmap_host_dma(iova)
+                    .then_some(())
+                    .ok_or_else(|| format!("no window at {iova:#x}"))
+            }
+        }
+    }
+
+    /// One look by the model standing in for the card (feature
+    /// `model-stand-in`): whether it was idle. `None` for a card, which
+    /// runs on its own.
+    pub fn step_stand_in(&self) -> Option<bool> {
+        match &*self.parts {
+            Parts::Device(_) => None,
+            #[cfg(any(test, feature = "model-stand-in"))]
+            Parts::Model { gpu, .. } => Some(gpu.run_until_idle(1)),
+        }
     }
 
     /// One line saying what was opened.
@@ -277,10 +344,28 @@ pub fn model_standing_in(
     files: barebell_model::vgpu::Files<'_>,
     bar0_bytes: usize,
 ) -> Result<HwPlatform, String> {
+    model_of_part_standing_in(
+        barebell_model::parts::navi31(),
+        files,
+        bar0_bytes,
+        barebell::platform::DMA_BYTES,
+    )
+}
+
+/// [`model_standing_in`] with a model of `part` (seed 1) behind the BARs
+/// and a DMA region of `dma_bytes` (as [`HwPlatform::open_with_dma`]).
+#[cfg(any(test, feature = "model-stand-in"))]
+pub fn model_of_part_standing_in(
+    part: barebell_model::parts::Part,
+    files: barebell_model::vgpu::Files<'_>,
+    bar0_bytes: usize,
+    dma_bytes: usize,
+) -> Result<HwPlatform, String> {
     use barebell_model::vgpu::HostMemory;
-    use barebell_model::{Seed, VirtualGpu, parts};
-    let dma = crate::dma::DmaRegion::anonymous_for_test(barebell::platform::DMA_BYTES)
-        .map_err(|e| e.to_string())?;
+    use barebell_model::{Seed, VirtualGpu};
+    let dma =
+        crate::dma::DmaRegion::anonymous_for_test(dma_bytes.max(barebell::platform::DMA_BYTES))
+            .map_err(|e| e.to_string())?;
     let layout = std::alloc::Layout::from_size_align(bar0_bytes.max(4096), 4096)
         .map_err(|e| format!("the model's VRAM backing: {e}"))?;
     // SAFETY: a non-zero size; never freed (the model keeps pointers into
@@ -292,7 +377,7 @@ pub fn model_standing_in(
     // region is owned by the platform below, which drops the model
     // (`Parts::Model` declares `gpu` first) before it unmaps.
     let mem = unsafe { HostMemory::new(vram, layout.size(), dma_host, dma.len(), None) };
-    let gpu = VirtualGpu::new(parts::navi31(), files, mem, Seed(1)).map_err(|e| e.to_string())?;
+    let gpu = VirtualGpu::new(part, files, mem, Seed(1)).map_err(|e| e.to_string())?;
     Ok(HwPlatform {
         parts: ManuallyDrop::new(Parts::Model {
             gpu: Box::new(gpu),

@@ -14,6 +14,7 @@
 //! with `hsaKmtMapMemoryToGPU`, and this library puts user VRAM there
 //! ([`Kfd::map_scratch`]).
 
+use crate::backend::{Backend, Choice};
 use crate::topology::{GpuFacts, HostFacts, MI210_GFX_INFO, Topology};
 use barebell_bringup::{FirmwareDir, Gpu, Mapping, Options, Quiet, Step};
 use barebell_model::VirtualGpu;
@@ -31,12 +32,9 @@ pub const PAGE: u64 = 4096;
 /// Process page tables kept for registered memory (each maps up to 2 MiB
 /// of a new region; 1 MiB of VRAM).
 pub const SPARE_TABLES: usize = 256;
-/// Where registered host memory sits on the model's bus (the IOVA window
-/// this library hands out, far above the model's DMA region and VRAM;
-/// below 2^48, what a PTE can address).
-pub const USERPTR_BUS: u64 = 0x7000_0000_0000;
-/// The window's size.
-pub const USERPTR_BUS_BYTES: u64 = 1 << 40;
+/// The DMA region a card is opened with: the bring-up's own 4 MiB and
+/// the user memory, as the model's (`build_model`).
+pub const CARD_DMA_BYTES: usize = (4 << 20) + USER_MEMORY_BYTES;
 
 /// A queue [`Kfd::create_queue`] made: its id, ROCR's doorbell pointer,
 /// and for an SDMA queue the read and write pointer addresses.
@@ -48,23 +46,29 @@ pub enum OpenError {
     Model(String),
     Bringup(String),
     NoUserMemory,
-    /// `BAREBELL_HSAKMT_DEVICE` names a device other than the model.
+    /// `BAREBELL_HSAKMT_DEVICE` is not a device this library can name.
     Device(String),
+    /// The card could not be opened (`barebell-host`'s refusal).
+    Card(String),
+    /// The device is not a GC 9.4.2 (MI210-class) part.
+    NotGfx90a {
+        gc: (u8, u8, u8),
+    },
 }
 
-/// The environment variable that names the device (`model`, the default,
-/// is the only one this library drives so far).
-pub const DEVICE_VAR: &str = "BAREBELL_HSAKMT_DEVICE";
+pub use crate::backend::DEVICE_VAR;
 
 impl core::fmt::Display for OpenError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             OpenError::Model(e) => write!(f, "building the MI210 model: {e}"),
-            OpenError::Bringup(e) => write!(f, "bringing the MI210 model up: {e}"),
+            OpenError::Bringup(e) => write!(f, "bringing the device up: {e}"),
             OpenError::NoUserMemory => write!(f, "the bring-up left no user memory"),
-            OpenError::Device(d) => write!(
+            OpenError::Device(e) => f.write_str(e),
+            OpenError::Card(e) => write!(f, "opening the card: {e}"),
+            OpenError::NotGfx90a { gc: (a, b, c) } => write!(
                 f,
-                "{DEVICE_VAR}={d}: this library drives the MI210 model only (unset it or set it to `model`); a VFIO or sysfs device is not supported yet"
+                "the device has GC {a}.{b}.{c}; this library drives GC 9.4.2 (gfx90a: MI210) only, the newest part ROCm 5.2.3's ROCR knows that barebell brings up"
             ),
         }
     }
@@ -175,8 +179,9 @@ pub struct Allocation {
 
 /// The open device.
 pub struct Kfd {
-    /// The model, for the process's life (the bring-up borrows it).
-    model: &'static VirtualGpu,
+    /// The model or the card, for the process's life (the bring-up
+    /// borrows it).
+    backend: Backend,
     gpu: Option<Gpu<'static>>,
     pub topology: Topology,
     pub heap: Heap,
@@ -222,26 +227,29 @@ impl Kfd {
     /// user memory for ROCR. ROCR's queues join that runlist
     /// ([`crate::queues`]).
     pub fn open() -> Result<Kfd, OpenError> {
-        // Refused before anything is built: a real device needs the VFIO
-        // backend (registered memory as `VFIO_IOMMU_MAP_DMA`), not done.
-        if let Some(d) = std::env::var_os(DEVICE_VAR)
-            && d != "model"
-        {
-            return Err(OpenError::Device(d.to_string_lossy().into_owned()));
-        }
-        let mem = HostMemory::allocate_sized(MODEL_VRAM_BYTES, (4 << 20) + USER_MEMORY_BYTES)
-            .map_err(|e| OpenError::Model(e.to_string()))?;
-        let part = barebell_model::parts::mi210();
-        let model = VirtualGpu::new(
-            part.clone(),
-            &barebell_model::FilesDir::system(),
-            mem,
-            barebell_model::Seed(1),
-        )
-        .map_err(|e| OpenError::Model(e.to_string()))?;
-        // The model lives until the process ends: the bring-up's device
-        // borrows it, and a closed device leaves it idle (quiescent).
-        let model: &'static VirtualGpu = Box::leak(Box::new(model));
+        let var = std::env::var_os(DEVICE_VAR);
+        let var = var.as_ref().map(|v| v.to_string_lossy());
+        // Refused before anything is built or opened.
+        let physical =
+            std::env::var_os(crate::backend::UNSAFE_PHYSICAL_DMA_VAR).is_some_and(|v| v == "1");
+        let chosen = crate::backend::choice(var.as_deref(), physical).map_err(OpenError::Device)?;
+        let backend = match chosen {
+            Choice::Model => Backend::Model(build_model()?),
+            Choice::Card(target) => {
+                let card = barebell_host::HwPlatform::open_with_dma(target, CARD_DMA_BYTES)
+                    .map_err(|e| OpenError::Card(e.to_string()))?;
+                // Kept for the process's life, as the model is: the device
+                // may reach its DMA memory until the teardown, and the
+                // process exit closes the VFIO descriptors.
+                Backend::Card(Box::leak(Box::new(card)))
+            }
+        };
+        Kfd::open_on(backend)
+    }
+
+    /// Brings `backend` up to its queue step with the HWS and takes its
+    /// user memory (the model's or a card's: the same steps).
+    pub fn open_on(backend: Backend) -> Result<Kfd, OpenError> {
         let opts = Options {
             until: Step::Queue,
             mapping: Some(Mapping::Hws),
@@ -250,8 +258,17 @@ impl Kfd {
             user_vram_va: barebell_bringup::gmc::UserVramVa::Host,
             spare_tables: SPARE_TABLES,
         };
-        let gpu = barebell_bringup::run(model, &FirmwareDir::system(), &opts, &Quiet)
+        let gpu = barebell_bringup::run(backend.platform(), &FirmwareDir::system(), &opts, &Quiet)
             .map_err(|e| OpenError::Bringup(e.to_string()))?;
+        let v = gpu.ips.gc.version;
+        if (v.major, v.minor, v.revision) != (9, 4, 2) {
+            let gc = (v.major, v.minor, v.revision);
+            let report = gpu.shutdown();
+            if !report.complete() {
+                eprintln!("barebell libhsakmt: teardown: {report}");
+            }
+            return Err(OpenError::NotGfx90a { gc });
+        }
         let (start, len) = gpu.user.as_ref().ok_or(OpenError::NoUserMemory)?.range();
         let (vstart, vlen) = gpu
             .user_vram
@@ -268,10 +285,18 @@ impl Kfd {
                     .map_err(|e| OpenError::Bringup(format!("unmapping the user regions: {e}")))?;
             }
         }
+        let g = MI210_GFX_INFO;
+        let compute_units = barebell_bringup::gfx::gfx_v9_0::active_cus(
+            &gpu,
+            g.shader_engines,
+            g.sh_per_se,
+            g.cu_per_sh,
+        )
+        .map_err(|e| OpenError::Bringup(format!("counting the CUs: {e}")))?;
         let facts = GpuFacts {
-            device_id: barebell::platform::Platform::pci_device_id(model).unwrap_or(0x740F),
+            device_id: backend.platform().pci_device_id().unwrap_or(0x740F),
             vram_bytes: gpu.ips.vram_bytes,
-            compute_units: part.xcc.map_or(0, |x| x.xccs * x.cus_per_xcc),
+            compute_units,
         };
         let topology = Topology::mi210(&HostFacts::probe(), facts, MI210_GFX_INFO);
         let gb_addr_config = gpu
@@ -280,8 +305,9 @@ impl Kfd {
             .read(barebell::regs::gc_9_4_2::GB_ADDR_CONFIG)
             .map(gb_addr_config_9_4_2)
             .map_err(|e| OpenError::Bringup(format!("reading GB_ADDR_CONFIG: {e}")))?;
+        let (bus, bus_len) = backend.registration_window();
         Ok(Kfd {
-            model,
+            backend,
             gpu: Some(gpu),
             topology,
             heap: Heap::new(start, len),
@@ -291,7 +317,7 @@ impl Kfd {
             queues: crate::queues::Queues::default(),
             reported: (0, 0),
             moved: false,
-            iova: Heap::new(USERPTR_BUS, USERPTR_BUS_BYTES),
+            iova: Heap::new(bus, bus_len),
             queue_pointers: BTreeMap::new(),
             scratch: BTreeMap::new(),
             gb_addr_config,
@@ -592,9 +618,9 @@ impl Kfd {
         // until it deregisters them (`hsa_memory_register` /
         // `hsa_amd_memory_lock`'s contract); the window leaves first
         // (`unmap_registered`).
-        if !unsafe { self.model.map_host_dma(bus, lo as *mut u8, len) } {
+        if let Err(e) = unsafe { self.backend.map_dma(bus, lo as *mut u8, len) } {
             self.iova.free(bus, len);
-            return Err(format!("the device refused a window at bus {bus:#x}"));
+            return Err(e);
         }
         let gpu = self.gpu.as_mut().ok_or("the device is closed")?;
         let access = barebell_bringup::process_vm::Access {
@@ -602,7 +628,9 @@ impl Kfd {
             executable: false,
         };
         if let Err(e) = gpu.map_process(lo, bus, len, access) {
-            self.model.unmap_host_dma(bus);
+            if let Err(u) = self.backend.unmap_dma(bus, len) {
+                eprintln!("barebell libhsakmt: {u}");
+            }
             self.iova.free(bus, len);
             return Err(e.to_string());
         }
@@ -623,7 +651,7 @@ impl Kfd {
         let (lo, hi) = pages_of(key, a.size).ok_or("the range wraps")?;
         let gpu = self.gpu.as_mut().ok_or("the device is closed")?;
         gpu.unmap_process(lo, hi - lo).map_err(|e| e.to_string())?;
-        self.model.unmap_host_dma(a.bus);
+        self.backend.unmap_dma(a.bus, hi - lo)?;
         self.iova.free(a.bus, hi - lo);
         if let Some(a) = self.allocations.get_mut(&key) {
             a.gpu_mapped = false;
@@ -644,7 +672,7 @@ impl Kfd {
         if self.gpu.is_none() {
             return true;
         }
-        let idle = self.model.run_until_idle(1);
+        let idle = self.backend.step();
         if !idle {
             self.moved = true;
         } else if self.moved {
@@ -659,24 +687,7 @@ impl Kfd {
     /// log): ROCR itself only sees a signal that never moves. With
     /// `BAREBELL_HSAKMT_DEBUG` set, the device's whole state report too.
     fn report_device_errors(&mut self) {
-        let (cp, faults): (Vec<String>, Vec<Option<(u64, u32)>>) = self
-            .model
-            .cp()
-            .errors()
-            .iter()
-            .map(|e| (format!("the CP: {e}"), vm_fault(e)))
-            .unzip();
-        let mec: Vec<String> = self
-            .model
-            .gc_9_4_3()
-            .map(|gc| {
-                gc.mec()
-                    .refusals()
-                    .iter()
-                    .map(|r| format!("the MEC refused: {r}"))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let crate::backend::DeviceErrors { cp, faults, mec } = self.backend.device_errors();
         for line in cp.iter().skip(self.reported.0) {
             eprintln!("barebell libhsakmt: the device: {line}");
         }
@@ -693,7 +704,7 @@ impl Kfd {
             mec.len().max(self.reported.1),
         );
         if std::env::var_os("BAREBELL_HSAKMT_DEBUG").is_some() {
-            for line in self.model.diagnostics() {
+            for line in self.backend.diagnostics() {
                 eprintln!("barebell libhsakmt: device state: {line}");
             }
         }
@@ -724,8 +735,8 @@ impl Kfd {
         if !report.complete() {
             failed.push(report.to_string());
         }
-        if let Err(e) = self.model.quiescent() {
-            failed.push(e.to_string());
+        if let Err(e) = self.backend.quiescent() {
+            failed.push(e);
         }
         if failed.is_empty() {
             Ok(())
@@ -767,32 +778,17 @@ fn pages_of(at: u64, size: u64) -> Option<(u64, u64)> {
     Some((lo, hi))
 }
 
-/// The faulting address and `HsaAccessAttributeFailure` bits of a CP
-/// error that is a GPU page fault (the packet processor's or a wave's):
-/// a permission fault is a write to a read-only page or an instruction
-/// fetch from a non-executable one, anything else a page not present.
-fn vm_fault(e: &barebell_model::cp::CpError) -> Option<(u64, u32)> {
-    use crate::events::failure;
-    use barebell_model::cp::CpError;
-    use barebell_model::gmc::{Access, FaultReason, VmRefusal};
-    use barebell_model::wave::{KernelFault, WaveFault};
-    let (va, access, why) = match e {
-        CpError::Vm { va, why, .. } => (*va, None, *why),
-        CpError::Kernel {
-            fault:
-                KernelFault::Wave {
-                    fault: WaveFault::Vm { vm, .. },
-                    ..
-                }
-                | KernelFault::DescriptorVm { vm, .. },
-            ..
-        } => (vm.va, Some(vm.access), vm.why),
-        _ => return None,
-    };
-    let bits = match (why, access) {
-        (VmRefusal::Walk(FaultReason::Permission), Some(Access::Write)) => failure::READ_ONLY,
-        (VmRefusal::Walk(FaultReason::Permission), Some(Access::Execute)) => failure::NO_EXECUTE,
-        _ => failure::NOT_PRESENT,
-    };
-    Some((va, bits))
+/// The MI210 model, for the process's life: the bring-up's device borrows
+/// it, and a closed device leaves it idle (quiescent).
+fn build_model() -> Result<&'static VirtualGpu, OpenError> {
+    let mem = HostMemory::allocate_sized(MODEL_VRAM_BYTES, CARD_DMA_BYTES)
+        .map_err(|e| OpenError::Model(e.to_string()))?;
+    let model = VirtualGpu::new(
+        barebell_model::parts::mi210(),
+        &barebell_model::FilesDir::system(),
+        mem,
+        barebell_model::Seed(1),
+    )
+    .map_err(|e| OpenError::Model(e.to_string()))?;
+    Ok(Box::leak(Box::new(model)))
 }

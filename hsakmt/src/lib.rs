@@ -1,7 +1,8 @@
 //! `libhsakmt.so.1` for ROCm 5.2.3's ROCR (Debian's `libhsa-runtime64-1`)
 //! over barebell: the 42 `hsaKmt*` functions ROCR imports (version node
 //! `HSAKMT_1`, `hsakmt.map`), backed by barebell's bring-up of the MI210
-//! model instead of KFD.
+//! model instead of KFD, or of a card `BAREBELL_HSAKMT_DEVICE` names
+//! ([`backend`]; never run on one).
 //!
 //! What each function does, in the user's terms:
 //! - topology ([`topology`]): node 0 the host, node 1 the MI210 (gfx90a);
@@ -11,7 +12,7 @@
 //! - events ([`events`]): host events, every wait bounded;
 //! - queues ([`queues`]): AQL compute and SDMA queues added to the runlist of the
 //!   HWS the bring-up left running, with ROCR's ring and read/write
-//!   pointers and a doorbell in the model's doorbell aperture; a thread
+//!   pointers and a doorbell in the device's doorbell aperture; a thread
 //!   ([`service`]) gives the device its own time between calls;
 //! - the trap handler recorded; clock counters from `CLOCK_MONOTONIC_RAW`.
 //!
@@ -34,6 +35,7 @@
 //! kernel closes only once the process is gone.
 
 pub mod abi;
+pub mod backend;
 pub mod device;
 pub mod events;
 pub mod queues;

@@ -385,6 +385,13 @@ fn the_gfx_info_is_the_model_parts_vbios() {
         t.scratch_slots_per_cu,
         u32::from(v.max_scratch_slots_per_cu)
     );
+    // The model's shader arrays, whose harvest registers Linux and this
+    // library count CUs through, have the VBIOS's split.
+    let a = barebell_model::parts::MI210_ARRAYS;
+    assert_eq!(
+        (a.shader_engines, a.sh_per_se, a.cu_per_sh),
+        (t.shader_engines, t.sh_per_se, t.cu_per_sh)
+    );
 }
 
 #[test]
