@@ -13,9 +13,10 @@ use std::process::Command;
 const GIB: u64 = 1 << 30;
 
 /// What a whole `cargo xtask ci` run on a fresh clone leaves in `target/`,
-/// rounded up: measured with `du -sb target` after `.ci/run` on a fresh
-/// clone of `main` (docs/contributing.md, "Disk space").
-pub const FRESH_RUN_BYTES: u64 = 9 * GIB;
+/// with room to grow: 8.9 GiB measured (the summary's `target/ holds`
+/// line, `du -sb target`) after `.ci/run` on a fresh clone of `main` on
+/// 2026-12-07 (docs/contributing.md, "Disk space").
+pub const FRESH_RUN_BYTES: u64 = 10 * GIB;
 
 /// Kept free beyond the run's own need: apt's downloads, the QEMU images
 /// under /tmp and the toolchains Miri and the fuzzers install land outside
@@ -89,12 +90,12 @@ mod tests {
 
     #[test]
     fn a_fresh_clone_needs_the_whole_run_and_headroom() {
-        assert_eq!(needed(0), 11 * GIB);
+        assert_eq!(needed(0), 12 * GIB);
     }
 
     #[test]
     fn a_warm_target_counts_as_reused_but_headroom_stays() {
-        assert_eq!(needed(4 * GIB), 7 * GIB);
+        assert_eq!(needed(4 * GIB), 8 * GIB);
         assert_eq!(needed(40 * GIB), 2 * GIB);
     }
 
