@@ -258,70 +258,38 @@ impl Kfd {
             user_vram_va: barebell_bringup::gmc::UserVramVa::Host,
             spare_tables: SPARE_TABLES,
         };
-        let gpu = barebell_bringup::run(backend.platform(), &FirmwareDir::system(), &opts, &Quiet)
-            .map_err(|e| OpenError::Bringup(e.to_string()))?;
-        let v = gpu.ips.gc.version;
-        if (v.major, v.minor, v.revision) != (9, 4, 2) {
-            let gc = (v.major, v.minor, v.revision);
-            let report = gpu.shutdown();
-            if !report.complete() {
-                eprintln!("barebell libhsakmt: teardown: {report}");
+        let mut gpu =
+            barebell_bringup::run(backend.platform(), &FirmwareDir::system(), &opts, &Quiet)
+                .map_err(|e| OpenError::Bringup(e.to_string()))?;
+        // From here every refusal tears the device down first.
+        match Opened::take(&mut gpu, backend) {
+            Ok(o) => {
+                let (bus, bus_len) = backend.registration_window();
+                Ok(Kfd {
+                    backend,
+                    gpu: Some(gpu),
+                    topology: o.topology,
+                    heap: Heap::new(o.user.0, o.user.1),
+                    vram: Heap::new(o.vram.0, o.vram.1),
+                    allocations: BTreeMap::new(),
+                    trap: None,
+                    queues: crate::queues::Queues::default(),
+                    reported: (0, 0),
+                    moved: false,
+                    iova: Heap::new(bus, bus_len),
+                    queue_pointers: BTreeMap::new(),
+                    scratch: BTreeMap::new(),
+                    gb_addr_config: o.gb_addr_config,
+                })
             }
-            return Err(OpenError::NotGfx90a { gc });
-        }
-        let (start, len) = gpu.user.as_ref().ok_or(OpenError::NoUserMemory)?.range();
-        let (vstart, vlen) = gpu
-            .user_vram
-            .as_ref()
-            .ok_or(OpenError::NoUserMemory)?
-            .range();
-        // Every buffer is mapped when ROCR maps it (`map_allocation`), as
-        // KFD maps a BO on `kfd_ioctl_map_memory_to_gpu()`: the regions
-        // the gmc step mapped whole leave the process tables first.
-        let mut gpu = gpu;
-        for (at, n) in [(start, len), (vstart, vlen)] {
-            if n > 0 {
-                gpu.unmap_process(at, n)
-                    .map_err(|e| OpenError::Bringup(format!("unmapping the user regions: {e}")))?;
+            Err(e) => {
+                let report = gpu.shutdown();
+                if !report.complete() {
+                    eprintln!("barebell libhsakmt: teardown: {report}");
+                }
+                Err(e)
             }
         }
-        let g = MI210_GFX_INFO;
-        let compute_units = barebell_bringup::gfx::gfx_v9_0::active_cus(
-            &gpu,
-            g.shader_engines,
-            g.sh_per_se,
-            g.cu_per_sh,
-        )
-        .map_err(|e| OpenError::Bringup(format!("counting the CUs: {e}")))?;
-        let facts = GpuFacts {
-            device_id: backend.platform().pci_device_id().unwrap_or(0x740F),
-            vram_bytes: gpu.ips.vram_bytes,
-            compute_units,
-        };
-        let topology = Topology::mi210(&HostFacts::probe(), facts, MI210_GFX_INFO);
-        let gb_addr_config = gpu
-            .bus
-            .block(gpu.ips.gc.bases)
-            .read(barebell::regs::gc_9_4_2::GB_ADDR_CONFIG)
-            .map(gb_addr_config_9_4_2)
-            .map_err(|e| OpenError::Bringup(format!("reading GB_ADDR_CONFIG: {e}")))?;
-        let (bus, bus_len) = backend.registration_window();
-        Ok(Kfd {
-            backend,
-            gpu: Some(gpu),
-            topology,
-            heap: Heap::new(start, len),
-            vram: Heap::new(vstart, vlen),
-            allocations: BTreeMap::new(),
-            trap: None,
-            queues: crate::queues::Queues::default(),
-            reported: (0, 0),
-            moved: false,
-            iova: Heap::new(bus, bus_len),
-            queue_pointers: BTreeMap::new(),
-            scratch: BTreeMap::new(),
-            gb_addr_config,
-        })
     }
 
     /// `hsaKmtCreateQueue` ([`crate::queues`]): the queue id, ROCR's
@@ -743,6 +711,69 @@ impl Kfd {
         } else {
             Err(failed.join("; "))
         }
+    }
+}
+
+/// What [`Kfd::open_on`] takes from a brought-up device before ROCR's
+/// first call.
+struct Opened {
+    topology: Topology,
+    /// The user memory and user VRAM: start and length.
+    user: (u64, u64),
+    vram: (u64, u64),
+    gb_addr_config: u32,
+}
+
+impl Opened {
+    /// Checks the part, takes the user regions out of the process tables
+    /// and reads what the topology needs from the device.
+    fn take(gpu: &mut Gpu<'static>, backend: Backend) -> Result<Opened, OpenError> {
+        let v = gpu.ips.gc.version;
+        if (v.major, v.minor, v.revision) != (9, 4, 2) {
+            return Err(OpenError::NotGfx90a {
+                gc: (v.major, v.minor, v.revision),
+            });
+        }
+        let user = gpu.user.as_ref().ok_or(OpenError::NoUserMemory)?.range();
+        let vram = gpu
+            .user_vram
+            .as_ref()
+            .ok_or(OpenError::NoUserMemory)?
+            .range();
+        // Every buffer is mapped when ROCR maps it (`map_allocation`), as
+        // KFD maps a BO on `kfd_ioctl_map_memory_to_gpu()`: the regions
+        // the gmc step mapped whole leave the process tables first.
+        for (at, n) in [user, vram] {
+            if n > 0 {
+                gpu.unmap_process(at, n)
+                    .map_err(|e| OpenError::Bringup(format!("unmapping the user regions: {e}")))?;
+            }
+        }
+        let g = MI210_GFX_INFO;
+        let compute_units = barebell_bringup::gfx::gfx_v9_0::active_cus(
+            gpu,
+            g.shader_engines,
+            g.sh_per_se,
+            g.cu_per_sh,
+        )
+        .map_err(|e| OpenError::Bringup(format!("counting the CUs: {e}")))?;
+        let facts = GpuFacts {
+            device_id: backend.platform().pci_device_id().unwrap_or(0x740F),
+            vram_bytes: gpu.ips.vram_bytes,
+            compute_units,
+        };
+        let gb_addr_config = gpu
+            .bus
+            .block(gpu.ips.gc.bases)
+            .read(barebell::regs::gc_9_4_2::GB_ADDR_CONFIG)
+            .map(gb_addr_config_9_4_2)
+            .map_err(|e| OpenError::Bringup(format!("reading GB_ADDR_CONFIG: {e}")))?;
+        Ok(Opened {
+            topology: Topology::mi210(&HostFacts::probe(), facts, MI210_GFX_INFO),
+            user,
+            vram,
+            gb_addr_config,
+        })
     }
 }
 
