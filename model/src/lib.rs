@@ -135,6 +135,7 @@ pub const FACTS: &[&[barebell_facts::Fact]] = &[
     // The harvest registers the CU count is read through.
     socregs::gc_9_4_2_arrays::FACTS,
     socregs::gc_9_4_3_arrays::FACTS,
+    socregs::ARRAY_FIELD_FACTS,
 ];
 
 pub use bar::DoorbellPage;

@@ -376,6 +376,46 @@ table! {
     GRBM_GFX_INDEX = 0x2200, 1;
 }
 
+/// The fields of the shader-array registers the model reads and answers
+/// (the same in `gc_9_4_2_sh_mask.h` and `gc_9_4_3_sh_mask.h`; [`ARRAY_FIELD_FACTS`]).
+pub mod array_fields {
+    /// `CC_GC_SHADER_ARRAY_CONFIG__INACTIVE_CUS` and
+    /// `GC_USER_SHADER_ARRAY_CONFIG__INACTIVE_CUS`.
+    pub const INACTIVE_CUS_SHIFT: u32 = 16;
+    pub const INACTIVE_CUS_MASK: u32 = 0xFFFF_0000;
+    /// `GRBM_GFX_INDEX` fields.
+    pub const SH_INDEX_SHIFT: u32 = 8;
+    pub const SE_INDEX_SHIFT: u32 = 16;
+    pub const SH_BROADCAST_WRITES_MASK: u32 = 0x2000_0000;
+    pub const INSTANCE_BROADCAST_WRITES_MASK: u32 = 0x4000_0000;
+    pub const SE_BROADCAST_WRITES_MASK: u32 = 0x8000_0000;
+}
+
+/// [`array_fields`] against both headers.
+pub const ARRAY_FIELD_FACTS: &[barebell_facts::Fact] = {
+    use array_fields::*;
+    use barebell_facts::Fact;
+    macro_rules! both {
+        ($($name:literal = $v:expr;)*) => {
+            &[$(
+                Fact::constant("gc_9_4_2_sh_mask.h", $name, $v as u64),
+                Fact::constant("gc_9_4_3_sh_mask.h", $name, $v as u64),
+            )*]
+        };
+    }
+    both! {
+        "CC_GC_SHADER_ARRAY_CONFIG__INACTIVE_CUS__SHIFT" = INACTIVE_CUS_SHIFT;
+        "CC_GC_SHADER_ARRAY_CONFIG__INACTIVE_CUS_MASK" = INACTIVE_CUS_MASK;
+        "GC_USER_SHADER_ARRAY_CONFIG__INACTIVE_CUS__SHIFT" = INACTIVE_CUS_SHIFT;
+        "GC_USER_SHADER_ARRAY_CONFIG__INACTIVE_CUS_MASK" = INACTIVE_CUS_MASK;
+        "GRBM_GFX_INDEX__SH_INDEX__SHIFT" = SH_INDEX_SHIFT;
+        "GRBM_GFX_INDEX__SE_INDEX__SHIFT" = SE_INDEX_SHIFT;
+        "GRBM_GFX_INDEX__SH_BROADCAST_WRITES_MASK" = SH_BROADCAST_WRITES_MASK;
+        "GRBM_GFX_INDEX__INSTANCE_BROADCAST_WRITES_MASK" = INSTANCE_BROADCAST_WRITES_MASK;
+        "GRBM_GFX_INDEX__SE_BROADCAST_WRITES_MASK" = SE_BROADCAST_WRITES_MASK;
+    }
+};
+
 table! {
     /// GC 9.4.2's (Aldebaran): the same three, at the same offsets
     /// (`gfx_v9_0_select_se_sh()`, `gfx_v9_0_get_cu_active_bitmap()`).

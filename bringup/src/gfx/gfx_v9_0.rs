@@ -205,10 +205,11 @@ pub fn rlc(
     Ok(())
 }
 
-/// `GRBM_GFX_INDEX` broadcasting to every SE, SH and instance
-/// (`SE_`/`SH_`/`INSTANCE_BROADCAST_WRITES`, `gc_9_4_2_sh_mask.h`): what
+/// `GRBM_GFX_INDEX` broadcasting to every SE, SH and instance: what
 /// `gfx_v9_0_select_se_sh(adev, ~0, ~0, ~0)` writes.
-pub const GRBM_GFX_INDEX_BROADCAST: u32 = 0xE000_0000;
+pub const GRBM_GFX_INDEX_BROADCAST: u32 = r::GRBM_GFX_INDEX_SE_BROADCAST_WRITES_MASK
+    | r::GRBM_GFX_INDEX_SH_BROADCAST_WRITES_MASK
+    | r::GRBM_GFX_INDEX_INSTANCE_BROADCAST_WRITES_MASK;
 
 /// The active CUs of a GC 9.4.2 whose arrays are `shader_engines` ×
 /// `sh_per_se` × `cu_per_sh` (`gfx.config.max_*`, from the VBIOS
@@ -243,8 +244,9 @@ pub fn active_cus(
     let mut active = 0;
     for se in 0..shader_engines {
         for sh in 0..sh_per_se {
-            // INSTANCE_BROADCAST_WRITES | SE_INDEX | SH_INDEX.
-            let index = 1 << 30 | se << 16 | sh << 8;
+            let index = r::GRBM_GFX_INDEX_INSTANCE_BROADCAST_WRITES_MASK
+                | se << r::GRBM_GFX_INDEX_SE_INDEX_SHIFT
+                | sh << r::GRBM_GFX_INDEX_SH_INDEX_SHIFT;
             gc.write(r::GRBM_GFX_INDEX, index)
                 .map_err(ErrorKind::Register)?;
             let off = gc
@@ -252,7 +254,7 @@ pub fn active_cus(
                 .map_err(ErrorKind::Register)?
                 | gc.read(r::GC_USER_SHADER_ARRAY_CONFIG)
                     .map_err(ErrorKind::Register)?;
-            active += (!(off >> 16) & slots).count_ones();
+            active += (!(off >> r::INACTIVE_CUS_SHIFT) & slots).count_ones();
         }
     }
     gc.write(r::GRBM_GFX_INDEX, GRBM_GFX_INDEX_BROADCAST)

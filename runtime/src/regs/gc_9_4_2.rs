@@ -37,6 +37,16 @@ super::registers! {
     GRBM_GFX_INDEX = 0x2200, 1;
 }
 
+/// `GRBM_GFX_INDEX` fields (`gfx_v9_0_select_se_sh()`).
+pub const GRBM_GFX_INDEX_SH_INDEX_SHIFT: u32 = 8;
+pub const GRBM_GFX_INDEX_SE_INDEX_SHIFT: u32 = 16;
+pub const GRBM_GFX_INDEX_SH_BROADCAST_WRITES_MASK: u32 = 0x2000_0000;
+pub const GRBM_GFX_INDEX_INSTANCE_BROADCAST_WRITES_MASK: u32 = 0x4000_0000;
+pub const GRBM_GFX_INDEX_SE_BROADCAST_WRITES_MASK: u32 = 0x8000_0000;
+/// `CC_GC_SHADER_ARRAY_CONFIG__INACTIVE_CUS` (the same in
+/// `GC_USER_SHADER_ARRAY_CONFIG`).
+pub const INACTIVE_CUS_SHIFT: u32 = 16;
+
 /// `GRBM_CNTL__READ_TIMEOUT_MASK`.
 pub const READ_TIMEOUT_MASK: u32 = 0xFF;
 /// `RLC_SPM_MC_CNTL__RLC_SPM_VMID_MASK` and `__SHIFT`.
@@ -58,6 +68,41 @@ pub const FIELD_FACTS: &[barebell_facts::Fact] = {
     use barebell_facts::Fact;
     const H: &str = "gc_9_4_2_sh_mask.h";
     &[
+        Fact::constant(
+            H,
+            "GRBM_GFX_INDEX__SH_INDEX__SHIFT",
+            GRBM_GFX_INDEX_SH_INDEX_SHIFT as u64,
+        ),
+        Fact::constant(
+            H,
+            "GRBM_GFX_INDEX__SE_INDEX__SHIFT",
+            GRBM_GFX_INDEX_SE_INDEX_SHIFT as u64,
+        ),
+        Fact::constant(
+            H,
+            "GRBM_GFX_INDEX__SH_BROADCAST_WRITES_MASK",
+            GRBM_GFX_INDEX_SH_BROADCAST_WRITES_MASK as u64,
+        ),
+        Fact::constant(
+            H,
+            "GRBM_GFX_INDEX__INSTANCE_BROADCAST_WRITES_MASK",
+            GRBM_GFX_INDEX_INSTANCE_BROADCAST_WRITES_MASK as u64,
+        ),
+        Fact::constant(
+            H,
+            "GRBM_GFX_INDEX__SE_BROADCAST_WRITES_MASK",
+            GRBM_GFX_INDEX_SE_BROADCAST_WRITES_MASK as u64,
+        ),
+        Fact::constant(
+            H,
+            "CC_GC_SHADER_ARRAY_CONFIG__INACTIVE_CUS__SHIFT",
+            INACTIVE_CUS_SHIFT as u64,
+        ),
+        Fact::constant(
+            H,
+            "GC_USER_SHADER_ARRAY_CONFIG__INACTIVE_CUS__SHIFT",
+            INACTIVE_CUS_SHIFT as u64,
+        ),
         Fact::constant(H, "GRBM_CNTL__READ_TIMEOUT_MASK", READ_TIMEOUT_MASK as u64),
         Fact::constant(
             H,

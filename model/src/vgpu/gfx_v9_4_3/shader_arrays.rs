@@ -23,20 +23,19 @@
 use super::stored::byte_offset;
 use crate::discovery::IpDesc;
 use crate::parts::XccCount;
-use crate::socregs::{Reg, gc_9_4_2_arrays, gc_9_4_3_arrays};
+use crate::socregs::{Reg, array_fields, gc_9_4_2_arrays, gc_9_4_3_arrays};
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use barebell::bus::RegisterBus;
 use spin::Mutex;
 
-/// `INACTIVE_CUS` (bits 31:16) of both config registers.
-const INACTIVE_SHIFT: u32 = 16;
-const INACTIVE_MASK: u32 = 0xFFFF_0000;
-/// `GRBM_GFX_INDEX` fields (`gc_9_4_2_sh_mask.h`).
-const SH_INDEX_SHIFT: u32 = 8;
-const SE_INDEX_SHIFT: u32 = 16;
-const SH_BROADCAST: u32 = 1 << 29;
-const SE_BROADCAST: u32 = 1 << 31;
+/// The fields, checked against the headers (`socregs::ARRAY_FIELD_FACTS`).
+const INACTIVE_SHIFT: u32 = array_fields::INACTIVE_CUS_SHIFT;
+const INACTIVE_MASK: u32 = array_fields::INACTIVE_CUS_MASK;
+const SH_INDEX_SHIFT: u32 = array_fields::SH_INDEX_SHIFT;
+const SE_INDEX_SHIFT: u32 = array_fields::SE_INDEX_SHIFT;
+const SH_BROADCAST: u32 = array_fields::SH_BROADCAST_WRITES_MASK;
+const SE_BROADCAST: u32 = array_fields::SE_BROADCAST_WRITES_MASK;
 
 /// Which of the three registers an offset is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
