@@ -14,6 +14,7 @@ mod isa_diff;
 mod kernel;
 mod linux_peer;
 mod lspci;
+mod mutants;
 mod qemu;
 mod qemu_pci;
 mod reg_tables;
@@ -56,6 +57,17 @@ enum Cmd {
     },
     /// Install the Debian packages the tests read (needs root).
     Deps,
+    /// One shard of the mutation run (cargo-mutants, scope and oracle in
+    /// .cargo/mutants.toml), recorded in docs/mutants/; or, with --tally,
+    /// the figures of every shard recorded (docs/mutants.md).
+    Mutants {
+        /// The shard to run, K/N (cargo-mutants' round-robin sharding).
+        #[arg(long, required_unless_present = "tally")]
+        shard: Option<mutants::Shard>,
+        /// Print the tally of the recorded shards instead.
+        #[arg(long, conflicts_with = "shard")]
+        tally: bool,
+    },
     /// Extract the Linux 6.12 headers into target/artifacts.
     Headers,
     /// Check every library fact against the public headers.
@@ -186,6 +198,11 @@ fn main() -> ExitCode {
             };
         }
         Cmd::Deps => apt::ensure().map(|s| println!("{s}")),
+        Cmd::Mutants { shard, tally } => match shard {
+            Some(shard) if !tally => mutants::run(&root, shard),
+            _ => mutants::tally_ledger(&root),
+        }
+        .map(|s| println!("{s}")),
         Cmd::Headers => headers::ensure(&root).map(|h| println!("{}", h.root.display())),
         Cmd::Conformance => conformance::run_all(&root).map(|s| println!("{s}")),
         Cmd::Freestanding => freestanding::run(&root).map(|s| println!("{s}")),
