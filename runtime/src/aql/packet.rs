@@ -439,6 +439,17 @@ mod tests {
         assert_eq!(header_word(h, 3), u32::from(h.into_bits()) | 3 << 16);
     }
 
+    /// Decoding is the inverse of the encoding FACTS checks against hsa.h,
+    /// for every scope in both fields (bits 9 and 11).
+    #[test]
+    fn every_fence_scope_decodes_as_it_encodes() {
+        for scope in [FenceScope::None, FenceScope::Agent, FenceScope::System] {
+            let bits = scope.into_bits();
+            assert_eq!(PacketHeader::from_bits(bits << 9).acquire(), scope);
+            assert_eq!(PacketHeader::from_bits(bits << 11).release(), scope);
+        }
+    }
+
     #[test]
     fn unknown_type_decodes_as_invalid() {
         assert_eq!(

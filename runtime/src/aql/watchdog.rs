@@ -300,7 +300,9 @@ mod tests {
         let b = SignalMemory::new(1);
         let c = SignalMemory::new(1);
         let mut l: Ledger<'_, 2> = Ledger::new();
+        assert!(l.is_empty());
         l.track(7, &a, 0).unwrap();
+        assert!(!l.is_empty(), "a tracked packet is in the ledger");
         l.track(8, &b, 0).unwrap();
         assert_eq!(l.track(9, &c, 0), Err(LedgerFull { capacity: 2 }));
         a.reset(0);

@@ -671,8 +671,14 @@ pub fn init_v7_9<B: RegisterBus + ?Sized>(
     // nbio_v7_9_init_registers()
     b.write(r::XCC_DOORBELL_FENCE, xcc_doorbell_fence(xcc_mask))?;
     out.fences |= 1;
-    let seg8 = b.offset(r::BIFC_GFX_INT_MONITOR_MASK).is_ok()
-        && b.offset(r::BIFC_DOORBELL_ACCESS_EN_PF).is_ok();
+    // Both registers are segment 8 (`BASE_IDX` 8 in nbio_7_9_0_offset.h),
+    // and the mask has the higher offset: where it is reachable, so is the
+    // enable.
+    const _: () = assert!(
+        r::BIFC_GFX_INT_MONITOR_MASK.base_idx == r::BIFC_DOORBELL_ACCESS_EN_PF.base_idx
+            && r::BIFC_GFX_INT_MONITOR_MASK.offset > r::BIFC_DOORBELL_ACCESS_EN_PF.offset
+    );
+    let seg8 = b.offset(r::BIFC_GFX_INT_MONITOR_MASK).is_ok();
     if seg8 {
         b.write(r::BIFC_GFX_INT_MONITOR_MASK, 0x7ff)?;
     }

@@ -453,3 +453,61 @@ fn hqd_window(mqd: &[u8]) -> [u32; 56] {
     }
     window
 }
+
+/// Forwards to the MEC model and keeps every register write.
+struct Tap {
+    mec: &'static barebell_model::mec::Mec,
+    writes: std::cell::RefCell<Vec<(usize, u32)>>,
+}
+
+impl barebell::bus::RegisterBus for Tap {
+    fn read32(&self, at: usize) -> u32 {
+        self.mec.read32(at)
+    }
+    fn write32(&self, at: usize, v: u32) {
+        self.writes.borrow_mut().push((at, v));
+        self.mec.write32(at, v);
+    }
+}
+
+/// The direct load starts the EOP fetcher as KFD's `hqd_load_v11()`
+/// (amdgpu_amdkfd_gfx_v11.c) does: `CP_HQD_EOP_RPTR` gets the MQD's value
+/// with `INIT_FETCHER` set (bit 31, gc_11_0_0_sh_mask.h), before
+/// `CP_HQD_ACTIVE`. The model runs a queue without it, as silicon runs
+/// Linux's KIQ and tinygrad's direct loads (docs/fidelity.md, "HQD fields
+/// the fetcher needs"), so only the write itself shows it.
+#[test]
+fn a_direct_load_starts_the_eop_fetcher_as_kfd_does() {
+    let gpu = ModelGpu::new(Generation::Gfx11, Seed(1)).unwrap();
+    let tap: &'static Tap = Box::leak(Box::new(Tap {
+        mec: gpu.mec,
+        writes: Default::default(),
+    }));
+    let mut mapper = DirectHqd::new(
+        tap,
+        clock(),
+        GC_BASES,
+        gpu.generation,
+        Doorbells::linux_default(),
+    )
+    .unwrap();
+    let q = gpu
+        .queue::<16>(doorbell_index::USERQUEUE_START, QueueConfig::default())
+        .unwrap();
+    mapper.map(&q.resources(1)).unwrap();
+    // gc_11_0_0_offset.h: regCP_HQD_EOP_RPTR 0x1fd1, regCP_HQD_ACTIVE
+    // 0x1fab, both BASE_IDX 0.
+    let at = |reg: u32| 4 * (GC_BASES.0[0] + reg) as usize;
+    let writes = tap.writes.borrow();
+    let eop = writes.iter().rposition(|w| w.0 == at(0x1fd1));
+    let active = writes.iter().rposition(|w| w.0 == at(0x1fab));
+    let (Some(eop), Some(active)) = (eop, active) else {
+        panic!("no CP_HQD_EOP_RPTR or CP_HQD_ACTIVE write: {writes:x?}");
+    };
+    assert!(
+        eop < active,
+        "the fetcher is started after the queue is active"
+    );
+    assert_eq!(writes[eop].1 & 1 << 31, 1 << 31, "INIT_FETCHER clear");
+    assert_eq!(writes[active].1 & 1, 1);
+}

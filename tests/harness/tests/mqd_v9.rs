@@ -573,3 +573,47 @@ fn sdma_mqd_v9_decodes_to_update_mqd_sdma_values() {
         Err(SdmaMqdV9Fault::RingSize { field: 0 })
     );
 }
+
+/// A queue loaded back after a preemption: its saved write pointer has
+/// wrapped the ring (below the read pointer within it). The write pointer
+/// the load guesses is `kgd_gfx_v9_4_3_hqd_load()`'s, worked out by hand:
+/// ring 2 << 13 = 0x4000 dwords (QUEUE_SIZE 13), rptr 0x3000, saved wptr
+/// 0x1_0001_4010, so 0x3000 + 0x4000 (the wrap) + 0x14000 (the saved
+/// wptr's whole rings) + 1 << 32 (its high half) = 0x1_0001_b000.
+#[test]
+fn a_wrapped_saved_wptr_is_guessed_as_linux_guesses_it() {
+    let mut buf = build(1, 0, &queue());
+    // Dword indices in struct v9_mqd: the HQD window starts at dword 128
+    // with CP_MQD_BASE_ADDR (0x1245); CP_HQD_PQ_RPTR is 0x124f,
+    // CP_HQD_PQ_WPTR_LO/HI 0x127b/0x127c (gc_9_4_3_offset.h).
+    let mut put = |reg: u32, v: u32| {
+        let i = (128 + reg - 0x1245) as usize * 4;
+        buf[i..i + 4].copy_from_slice(&v.to_le_bytes());
+    };
+    put(0x124f, 0x3000);
+    put(0x127b, 0x0001_4010);
+    put(0x127c, 1);
+    let bus = Recorder::new();
+    let xccs = [Block::new(&bus, bases(0))];
+    let layout = barebell::gfx::mqd_v9::XccMqds {
+        address: MQD_AT,
+        stride: 2048,
+        xccs: 1,
+    };
+    let slot = HqdSlot {
+        pipe_id: 1,
+        queue_id: 2,
+    };
+    hqd_v9::load_mqd_v9_4_3(&xccs, &buf, &layout, slot, Some(0x2000_0038)).unwrap();
+    let at = |reg: u32| ((XCC_BASE[0] + reg) * 4) as usize;
+    let last = |reg: u32| {
+        bus.writes
+            .borrow()
+            .iter()
+            .rev()
+            .find(|w| w.0 == at(reg))
+            .map(|w| w.1)
+    };
+    assert_eq!(last(0x127b), Some(0x0001_b000));
+    assert_eq!(last(0x127c), Some(1));
+}

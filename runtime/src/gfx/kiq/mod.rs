@@ -240,7 +240,7 @@ impl<'a, C: Clock, P: Pause, const RING_DWORDS: usize> Kiq<'a, C, P, RING_DWORDS
         let mut watch = crate::bus::PresenceWatch::new(start);
         loop {
             let f = mem.fence.load(Ordering::Acquire) as u32;
-            if f.wrapping_sub(seq) < u32::MAX / 2 {
+            if fence_reached(f, seq) {
                 return Ok(());
             }
             let expired = deadline.expired(&self.clock);
@@ -385,5 +385,33 @@ impl<C: Clock, P: Pause, const N: usize> QueueMapper for Kiq<'_, C, P, N> {
         }
         self.doorbells.release(m.doorbell);
         Ok(())
+    }
+}
+
+/// `amdgpu_fence_wait_polling()`'s test (amdgpu_fence.c): the wait is
+/// over once `(int32_t)(wait_seq - fence) <= 0`, the fence at or past
+/// `seq` in wrapping sequence order.
+const fn fence_reached(fence: u32, seq: u32) -> bool {
+    (seq.wrapping_sub(fence) as i32) <= 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fence_reached;
+
+    /// Linux keeps waiting while `(int32_t)(wait_seq - fence) > 0`; the
+    /// edges worked out by hand.
+    #[test]
+    fn the_fence_test_is_linuxs() {
+        assert!(fence_reached(5, 5));
+        assert!(fence_reached(6, 5));
+        assert!(!fence_reached(4, 5));
+        // Across the wrap.
+        assert!(fence_reached(1, u32::MAX));
+        assert!(!fence_reached(u32::MAX, 1));
+        // wait_seq - fence = 0x8000_0000, i32::MIN: over.
+        assert!(fence_reached(0x8000_0000, 0));
+        // wait_seq - fence = 0x7fff_ffff: still waiting.
+        assert!(!fence_reached(0x8000_0001, 0));
     }
 }
