@@ -64,6 +64,10 @@ enum Cmd {
         /// The shard to run, K/N (cargo-mutants' round-robin sharding).
         #[arg(long, required_unless_present = "tally")]
         shard: Option<mutants::Shard>,
+        /// Re-run the recorded shard's survivors with the slow tests, at
+        /// the commit the shard was taken at.
+        #[arg(long, requires = "shard")]
+        slow: bool,
         /// Print the tally of the recorded shards instead.
         #[arg(long, conflicts_with = "shard")]
         tally: bool,
@@ -198,7 +202,8 @@ fn main() -> ExitCode {
             };
         }
         Cmd::Deps => apt::ensure().map(|s| println!("{s}")),
-        Cmd::Mutants { shard, tally } => match shard {
+        Cmd::Mutants { shard, slow, tally } => match shard {
+            Some(shard) if slow => mutants::run_slow(&root, shard),
             Some(shard) if !tally => mutants::run(&root, shard),
             _ => mutants::tally_ledger(&root),
         }

@@ -30,9 +30,6 @@ const TEST_TIMEOUT_S: &str = "240";
 /// How long one mutant's build may take (incremental, so usually 10–30 s).
 const BUILD_TIMEOUT_S: &str = "900";
 
-/// The nextest filter that, ORed with the fast tier's, selects every test.
-const ALL_TESTS: &str = "all()";
-
 /// Where the ledger lives, relative to the workspace root.
 pub const LEDGER_DIR: &str = "docs/mutants";
 
@@ -99,58 +96,156 @@ impl Outcome {
     }
 }
 
-/// Runs one shard and records it; returns the shard's tally.
+/// Runs one shard's fast tier and records it; returns the shard's tally.
+/// A finished run of the shard already in `target/mutants` (one whose
+/// tree was at `HEAD`, or any finished run when `HEAD` has moved on) is
+/// recorded without running again.
 pub fn run(root: &Path, shard: Shard) -> Result<String> {
-    ensure_tool()?;
-    apt::ensure()?;
-    headers::ensure(root)?;
-    let tree = prepare_tree(root)?;
-    let build = root.join("target/mutants/build");
-    let oracle = Oracle::read(&tree)?;
-    oracle.check_unmutated(&tree, &build)?;
-    let out = root.join(format!("target/mutants/{}-of-{}", shard.index, shard.count));
-    let _ = std::fs::remove_dir_all(&out);
-    let shard_arg = format!("{}/{}", shard.index, shard.count);
-    mutate(&tree, &build, &out, &["--shard", &shard_arg])?;
-    let mut outcomes = read_outcomes(&out.join("mutants.out"))?;
-    let survivors: Vec<String> = outcomes
+    let out = out_dir(root, shard);
+    let stamp = out.join("commit");
+    let recorded = std::fs::read_to_string(&stamp).ok();
+    let commit = match recorded {
+        Some(c) if finished(&out.join("mutants.out")) => c.trim().to_owned(),
+        _ => {
+            ensure_tool()?;
+            apt::ensure()?;
+            headers::ensure(root)?;
+            let tree = prepare_tree(root, "HEAD")?;
+            let build = root.join("target/mutants/build");
+            let oracle = Oracle::read(&tree)?;
+            oracle.check_unmutated(&tree, &build)?;
+            let commit = head_of(&tree)?;
+            let _ = std::fs::remove_dir_all(&out);
+            std::fs::create_dir_all(&out)?;
+            std::fs::write(&stamp, &commit)?;
+            let shard_arg = format!("{}/{}", shard.index, shard.count);
+            mutate(&tree, &build, &out, &["--shard", &shard_arg])?;
+            commit
+        }
+    };
+    let outcomes = read_outcomes(&out.join("mutants.out"))?;
+    let path = write_shard(root, shard, &commit, false, &outcomes)?;
+    Ok(format!(
+        "mutants: shard {}/{} at {commit} recorded in {}\n{}",
+        shard.index,
+        shard.count,
+        path.display(),
+        render_table(&tally(&outcomes))
+    ))
+}
+
+/// Runs the slow tests on the survivors of a recorded shard, at the
+/// commit the shard was taken at, and records which they catch.
+pub fn run_slow(root: &Path, shard: Shard) -> Result<String> {
+    let path = root.join(LEDGER_DIR).join(shard.file_name());
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("no recorded shard {}: run it first", path.display()))?;
+    let commit = commit_of(&text).context("the shard file names no commit")?;
+    let mut outcomes = BTreeMap::new();
+    parse_shard(&text, &mut outcomes)?;
+    let survivors: Vec<&String> = outcomes
         .iter()
         .filter(|(_, o)| **o == Outcome::Missed)
-        .map(|(m, _)| m.clone())
+        .map(|(m, _)| m)
         .collect();
     if !survivors.is_empty() {
-        let slow = out.join("slow");
-        let mut args: Vec<String> = vec![
-            "--cargo-test-arg=-E".into(),
-            format!("--cargo-test-arg={ALL_TESTS}"),
-        ];
+        ensure_tool()?;
+        apt::ensure()?;
+        headers::ensure(root)?;
+        let tree = prepare_tree(root, &commit)?;
+        let build = root.join("target/mutants/build");
+        let config = slow_config(&tree, &root.join("target/mutants/slow.toml"))?;
+        let out = out_dir(root, shard).join("slow");
+        let mut args: Vec<String> = vec!["--config".into(), config.display().to_string()];
         for m in &survivors {
             args.push("--re".into());
             args.push(format!("^{}$", regex::escape(m)));
         }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        mutate(&tree, &build, &slow, &args)?;
-        for (m, o) in read_outcomes(&slow.join("mutants.out"))? {
-            if o == Outcome::Caught {
+        mutate(&tree, &build, &out, &args)?;
+        for (m, o) in read_outcomes(&out.join("mutants.out"))? {
+            if o == Outcome::Caught && outcomes.get(&m) == Some(&Outcome::Missed) {
                 outcomes.insert(m, Outcome::CaughtSlow);
             }
         }
     }
-    let commit = output(
-        Command::new("git")
-            .current_dir(&tree)
-            .args(["rev-parse", "HEAD"]),
-    )?;
-    let ledger = render_shard(shard, commit.trim(), &outcomes);
-    let dir = root.join(LEDGER_DIR);
-    std::fs::create_dir_all(&dir)?;
-    let path = dir.join(shard.file_name());
-    std::fs::write(&path, ledger).with_context(|| format!("writing {}", path.display()))?;
+    let path = write_shard(root, shard, &commit, true, &outcomes)?;
     Ok(format!(
-        "mutants: shard {shard_arg} recorded in {}\n{}",
+        "mutants: slow tier of shard {}/{} at {commit} recorded in {}\n{}",
+        shard.index,
+        shard.count,
         path.display(),
         render_table(&tally(&outcomes))
     ))
+}
+
+fn out_dir(root: &Path, shard: Shard) -> PathBuf {
+    root.join(format!("target/mutants/{}-of-{}", shard.index, shard.count))
+}
+
+fn head_of(tree: &Path) -> Result<String> {
+    Ok(output(
+        Command::new("git")
+            .current_dir(tree)
+            .args(["rev-parse", "HEAD"]),
+    )?
+    .trim()
+    .to_owned())
+}
+
+/// Whether cargo-mutants finished the run whose report is in `dir`: its
+/// `outcomes.json` has an end time only then.
+fn finished(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join("outcomes.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|v| v.get("end_time").is_some_and(|e| !e.is_null()))
+}
+
+/// `.cargo/mutants.toml` with the fast tier's test filter turned round:
+/// the slow tier runs only the tests the fast tier leaves out.
+fn slow_config(tree: &Path, to: &Path) -> Result<PathBuf> {
+    let from = tree.join(".cargo/mutants.toml");
+    let text = std::fs::read_to_string(&from)?;
+    let mut t: toml::Table = text.parse()?;
+    let args = t
+        .get_mut("additional_cargo_test_args")
+        .and_then(|v| v.as_array_mut())
+        .context("no additional_cargo_test_args")?;
+    let at = args
+        .iter()
+        .position(|a| a.as_str() == Some("-E"))
+        .context("the fast tier has no -E filter")?;
+    let filter = args
+        .get(at + 1)
+        .and_then(|v| v.as_str())
+        .context("-E without a filter")?
+        .to_owned();
+    args[at + 1] = toml::Value::String(format!("not ({filter})"));
+    std::fs::write(to, toml::to_string(&t)?)?;
+    Ok(to.to_path_buf())
+}
+
+fn write_shard(
+    root: &Path,
+    shard: Shard,
+    commit: &str,
+    slow: bool,
+    outcomes: &BTreeMap<String, Outcome>,
+) -> Result<PathBuf> {
+    let dir = root.join(LEDGER_DIR);
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join(shard.file_name());
+    std::fs::write(&path, render_shard(shard, commit, slow, outcomes))
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
+}
+
+/// The commit a shard file's first line names.
+fn commit_of(text: &str) -> Option<String> {
+    let first = text.lines().next()?;
+    let rest = first.split(", at ").nth(1)?;
+    Some(rest.split(';').next()?.trim().to_owned())
 }
 
 /// The tally of every shard in the ledger, as docs/mutants.md shows it.
@@ -186,15 +281,15 @@ fn ensure_tool() -> Result<()> {
     .context("installing cargo-mutants")
 }
 
-/// A clean detached worktree of `HEAD` at target/mutants/tree, with the
+/// A clean detached worktree of `rev` at target/mutants/tree, with the
 /// checkout's `target/artifacts` (the Linux headers the tests read) linked
 /// in.
-fn prepare_tree(root: &Path) -> Result<PathBuf> {
+fn prepare_tree(root: &Path, rev: &str) -> Result<PathBuf> {
     let tree = root.join("target/mutants/tree");
     let head = output(
         Command::new("git")
             .current_dir(root)
-            .args(["rev-parse", "HEAD"]),
+            .args(["rev-parse", rev]),
     )?;
     let head = head.trim();
     if tree.join(".git").exists() {
@@ -347,9 +442,15 @@ fn read_outcomes(dir: &Path) -> Result<BTreeMap<String, Outcome>> {
     Ok(all)
 }
 
-fn render_shard(shard: Shard, commit: &str, outcomes: &BTreeMap<String, Outcome>) -> String {
+fn render_shard(
+    shard: Shard,
+    commit: &str,
+    slow: bool,
+    outcomes: &BTreeMap<String, Outcome>,
+) -> String {
+    let tier = if slow { "run" } else { "not run yet" };
     let mut s = format!(
-        "# cargo-mutants {VERSION}, shard {} of {}, at {commit}; scope and oracle: .cargo/mutants.toml\n",
+        "# cargo-mutants {VERSION}, shard {} of {}, at {commit}; scope and oracle: .cargo/mutants.toml; slow tier: {tier}\n",
         shard.index, shard.count
     );
     for (m, o) in outcomes {
@@ -510,8 +611,9 @@ mod tests {
             "bringup/src/lib.rs:2:2: replace b".to_owned(),
             Outcome::Missed,
         );
-        let text = render_shard(Shard { index: 0, count: 2 }, "abc", &o);
+        let text = render_shard(Shard { index: 0, count: 2 }, "abc", false, &o);
         assert!(text.starts_with("# cargo-mutants 27.1.0, shard 0 of 2, at abc;"));
+        assert_eq!(commit_of(&text).as_deref(), Some("abc"));
         let mut back = BTreeMap::new();
         parse_shard(&text, &mut back).unwrap();
         assert_eq!(back, o);
@@ -569,6 +671,29 @@ mod tests {
                 .iter()
                 .any(|a| a.starts_with("not (binary(hang)"))
         );
+    }
+
+    /// The slow tier's config is the committed one with the fast tier's
+    /// filter negated, and nothing else changed.
+    #[test]
+    fn the_slow_tier_runs_what_the_fast_tier_leaves_out() {
+        let root = crate::util::workspace_root();
+        let dir = root.join("target/mutants-test");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = slow_config(&root, &dir.join("slow.toml")).unwrap();
+        let slow: toml::Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
+        let fast: toml::Table = std::fs::read_to_string(root.join(".cargo/mutants.toml"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let filter = |t: &toml::Table| -> String {
+            let a = t["additional_cargo_test_args"].as_array().unwrap();
+            let at = a.iter().position(|v| v.as_str() == Some("-E")).unwrap();
+            a[at + 1].as_str().unwrap().to_owned()
+        };
+        assert_eq!(filter(&slow), format!("not ({})", filter(&fast)));
+        assert_eq!(slow["examine_globs"], fast["examine_globs"]);
+        assert_eq!(slow["test_package"], fast["test_package"]);
     }
 
     /// docs/mutants.md shows the ledger's tally as it is.

@@ -829,3 +829,42 @@ pub const FACTS: &[barebell_facts::Fact] = barebell_facts::fact_table!(
         PqControl::new().with_bit26(true).into_bits()
     ),],
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(vmid: u8) -> AqlMqdParams {
+        AqlMqdParams {
+            mqd_address: 0x10_0000,
+            ring_address: 0x20_0000,
+            ring_bytes: 4096,
+            read_index_address: 0x30_0080,
+            write_index_address: 0x30_0038,
+            doorbell_dword: 0x40,
+            eop_address: 0x1234_5600,
+            eop_bytes: 2048,
+            vmid,
+        }
+    }
+
+    /// `CP_HQD_VMID.VMID` is four bits (`CP_HQD_VMID__VMID_MASK` 0xf in
+    /// gc_11_0_0_sh_mask.h): VMID 15 is the last one an HQD can hold.
+    #[test]
+    fn vmids_up_to_15_fit_and_16_is_refused() {
+        assert!(aql_hqd(&params(15)).is_ok());
+        assert_eq!(
+            aql_hqd(&params(16)).err(),
+            Some(MqdError::Vmid { vmid: 16 })
+        );
+    }
+
+    /// `CP_HQD_EOP_BASE_ADDR` holds the address >> 8; the accessor gives
+    /// back the address the MQD was built with.
+    #[test]
+    fn the_eop_address_reads_back() {
+        let h = aql_hqd(&params(1)).unwrap();
+        assert_eq!(h.cp_hqd_eop_base_addr_lo, 0x12_3456);
+        assert_eq!(h.eop_address(), 0x1234_5600);
+    }
+}

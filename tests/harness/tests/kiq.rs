@@ -142,6 +142,21 @@ fn doorbell_collision_is_refused_before_any_packet() {
     assert_eq!(model.log().len(), before);
 }
 
+/// A mapping unmapped once is not mapped any more: a second unmap is
+/// refused before any packet reaches the KIQ (the queue's slot and its
+/// doorbell were given back by the first).
+#[test]
+fn unmapping_twice_is_refused_before_any_packet() {
+    let (gpu, model, mut kiq) = rig(Generation::Gfx11, 1);
+    kiq.set_resources(0xFFFF_FFFF).unwrap();
+    let a = gpu.queue::<16>(0x30, QueueConfig::default()).unwrap();
+    let m = kiq.map(&a.resources(1)).unwrap();
+    kiq.unmap(&m).unwrap();
+    let before = model.log().len();
+    assert_eq!(kiq.unmap(&m), Err(MapError::NotMapped { doorbell: 0x30 }));
+    assert_eq!(model.log().len(), before);
+}
+
 #[test]
 fn silent_kiq_is_a_typed_timeout_naming_the_packet() {
     let (gpu, model, mut kiq) = rig(Generation::Gfx12, 2);

@@ -1021,3 +1021,17 @@ impl<C: Clock, P: Pause, const N: usize, A: MesApi> QueueMapper for Mes<'_, C, P
         self.send_remove(m)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// `amdgpu_mes_doorbell_init()`: level `i` gets
+    /// `db_start_dw_offset + i * 2` (64-bit doorbells), from the page at
+    /// dword 0x800.
+    #[test]
+    fn aggregated_doorbells_are_consecutive_64_bit_doorbells() {
+        assert_eq!(
+            super::aggregated_doorbells(),
+            [0x800, 0x802, 0x804, 0x806, 0x808]
+        );
+    }
+}
