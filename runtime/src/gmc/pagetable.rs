@@ -485,30 +485,69 @@ impl<'a> TableArena<'a> {
         if rel.checked_add(size).is_none_or(|e| e > 1 << 48) {
             return Err(bad);
         }
+        if size == 0 {
+            return Ok(());
+        }
         let mut off = 0;
         while off < size {
             let (r, v) = (rel + off, va + off);
             off += PAGE;
-            let idx = |shift: u32| ((r >> shift) & (ENTRIES as u64 - 1)) as usize;
-            let mut table = 0;
-            for (shift, level) in [(39, PDB2), (30, PDB1), (21, PDB0)] {
-                let raw = self.entry(table, idx(shift)).map_or(0, |e| *e);
-                if raw & 1 == 0 {
-                    table = usize::MAX;
-                    break;
-                }
-                if self.format.is_leaf(raw, level) {
-                    return Err(MapError::Conflict { va: v });
-                }
-                table = self
-                    .index_of(Pte::from_bits(raw).address())
-                    .ok_or(MapError::Conflict { va: v })?;
+            let Some(table) = self.ptb_of(r, v)? else {
+                continue;
+            };
+            let i = ((r >> 12) & (ENTRIES as u64 - 1)) as usize;
+            if let Some(e) = self.entry(table, i) {
+                *e = 0;
             }
-            if table == usize::MAX {
+        }
+        // The PTEs left around the range may promise a fragment block that
+        // now has a hole; they promise no more than their own page after
+        // this (Linux rewrites the remnants of a split mapping,
+        // `amdgpu_vm_bo_clear_mappings()`; fragment 0 is always true).
+        for edge in [rel, rel + size - 1] {
+            self.demote_fragments(edge & !(LARGE_PAGE - 1), va, rel, rel + size)?;
+        }
+        Ok(())
+    }
+
+    /// The page table block holding relative address `r` (`va` names it in
+    /// errors), or `None` where a directory on the way is not valid.
+    fn ptb_of(&mut self, r: u64, va: u64) -> Result<Option<usize>, MapError> {
+        let idx = |shift: u32| ((r >> shift) & (ENTRIES as u64 - 1)) as usize;
+        let mut table = 0;
+        for (shift, level) in [(39, PDB2), (30, PDB1), (21, PDB0)] {
+            let raw = self.entry(table, idx(shift)).map_or(0, |e| *e);
+            if raw & 1 == 0 {
+                return Ok(None);
+            }
+            if self.format.is_leaf(raw, level) {
+                return Err(MapError::Conflict { va });
+            }
+            table = self
+                .index_of(Pte::from_bits(raw).address())
+                .ok_or(MapError::Conflict { va })?;
+        }
+        Ok(Some(table))
+    }
+
+    /// Sets fragment 0 on every valid PTE of the 2 MiB block at relative
+    /// address `block` whose fragment block overlaps `[lo, hi)`.
+    fn demote_fragments(&mut self, block: u64, va: u64, lo: u64, hi: u64) -> Result<(), MapError> {
+        let Some(table) = self.ptb_of(block, va)? else {
+            return Ok(());
+        };
+        for i in 0..ENTRIES {
+            let Some(e) = self.entry(table, i) else {
+                continue;
+            };
+            let pte = Pte::from_bits(*e);
+            if *e & 1 == 0 || pte.fragment() == 0 {
                 continue;
             }
-            if let Some(e) = self.entry(table, idx(12)) {
-                *e = 0;
+            let bytes = PAGE << pte.fragment();
+            let start = (block + i as u64 * PAGE) & !(bytes - 1);
+            if start < hi && start + bytes > lo {
+                *e = pte.with_fragment(0).into_bits();
             }
         }
         Ok(())

@@ -694,3 +694,26 @@ mod invalidation {
         );
     }
 }
+
+/// Unmapping the middle two of four pages leaves the outer two mapped,
+/// as the model's walker sees it.
+#[test]
+fn unmapping_a_middle_range_leaves_its_neighbours() {
+    let (tables, base, dma) = arena(8);
+    let va = 0x1_0000_4000;
+    let root = {
+        let mut a = TableArena::new(tables, base, Generation::Gfx11);
+        a.map(va, 0x8000_4000, 4 * PAGE, RW, true).unwrap();
+        a.unmap(va + PAGE, 2 * PAGE).unwrap();
+        a.root()
+    };
+    let mut g = Gmc::new(&dma, root, false);
+    for i in [0, 3] {
+        let t = g.translate(va + i * PAGE, Access::Read).unwrap();
+        assert_eq!(t.pa, 0x8000_4000 + i * PAGE, "page {i}");
+    }
+    for i in [1, 2] {
+        let f = g.translate(va + i * PAGE, Access::Read).unwrap_err();
+        assert_eq!(f.reason, FaultReason::Invalid { level: 3 }, "page {i}");
+    }
+}
