@@ -377,6 +377,8 @@ fn mes_pipe_ring_hqd_reads_as_the_model_decodes_it() {
     use barebell::gfx::mqd::{EopBuffer, MqdPage};
     use barebell_decode::mqd::Hqd;
     let (mqd, eop) = (MqdPage::new(), EopBuffer::new());
+    // The pages are host memory: above 4 GiB, so both address halves count.
+    assert!(mqd.address() >> 32 != 0 && eop.address() >> 32 != 0);
     let ring = |ring_dwords| MesPipeRing {
         ring: 0x10_0000,
         ring_dwords,
@@ -388,6 +390,7 @@ fn mes_pipe_ring_hqd_reads_as_the_model_decodes_it() {
         let m = Hqd(h.dwords());
         assert_eq!(m.ring_bytes(), Ok(dwords as u64 * 4), "{dwords}-dword ring");
         assert_eq!(m.ring_address(), 0x10_0000);
+        assert_eq!(m.mqd_address(), mqd.address());
         assert_eq!(m.eop_address(), eop.address());
         assert_eq!(m.eop_bytes(), Ok(2048));
         assert_eq!(m.mes_ring_refusal(), None);
