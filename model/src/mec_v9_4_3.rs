@@ -932,6 +932,13 @@ impl MecV943 {
                 Some("QUEUE_SIZE describes more than the GPU's 48-bit address space")
             } else if w.ring_bytes().is_ok_and(|b| b < 256) {
                 Some("ring under 256 bytes")
+            } else if !(1..=m9::EOP_SIZE_MAX).contains(&w.eop_size_field()) {
+                // Linux's KIQ has EOP_SIZE 9 (`order_base_2(GFX9_MEC_HPD_SIZE
+                // / 4) - 1`, gfx_v9_4_3_xcc_mqd_init()). *Model convention*:
+                // the AQL queues' bound (KFD's clamp) holds here too; a
+                // larger field describes an EOP buffer far beyond the one
+                // the driver allocated, which the CP would write past.
+                Some("EOP_SIZE outside 1..=10")
             } else {
                 None
             };
