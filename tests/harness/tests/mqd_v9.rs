@@ -353,20 +353,29 @@ fn bases(xcc: usize) -> IpBases {
     IpBases::new(&[XCC_BASE[xcc], 0xA000 + XCC_BASE[xcc], 0, 0, 0, 0, 0, 0])
 }
 
+/// `xccs` MQDs 2048 bytes apart at [`MQD_AT`], loaded into MEC 1 pipe 1
+/// queue 2.
+fn layout_and_slot(xccs: usize) -> (barebell::gfx::mqd_v9::XccMqds, HqdSlot) {
+    let layout = barebell::gfx::mqd_v9::XccMqds {
+        address: MQD_AT,
+        stride: 2048,
+        xccs,
+    };
+    (
+        layout,
+        HqdSlot {
+            pipe_id: 1,
+            queue_id: 2,
+        },
+    )
+}
+
 #[test]
 fn direct_load_writes_each_xcc_in_linux_order() {
     let buf = build(2, 0, &queue());
     let bus = Recorder::new();
     let xccs = [Block::new(&bus, bases(0)), Block::new(&bus, bases(1))];
-    let layout = barebell::gfx::mqd_v9::XccMqds {
-        address: MQD_AT,
-        stride: 2048,
-        xccs: 2,
-    };
-    let slot = HqdSlot {
-        pipe_id: 1,
-        queue_id: 2,
-    };
+    let (layout, slot) = layout_and_slot(2);
     let wptr = 0x2000_0038u64;
     hqd_v9::load_mqd_v9_4_3(&xccs, &buf, &layout, slot, Some(wptr)).unwrap();
 
@@ -595,15 +604,7 @@ fn a_wrapped_saved_wptr_is_guessed_as_linux_guesses_it() {
     put(0x127c, 1);
     let bus = Recorder::new();
     let xccs = [Block::new(&bus, bases(0))];
-    let layout = barebell::gfx::mqd_v9::XccMqds {
-        address: MQD_AT,
-        stride: 2048,
-        xccs: 1,
-    };
-    let slot = HqdSlot {
-        pipe_id: 1,
-        queue_id: 2,
-    };
+    let (layout, slot) = layout_and_slot(1);
     hqd_v9::load_mqd_v9_4_3(&xccs, &buf, &layout, slot, Some(0x2000_0038)).unwrap();
     let at = |reg: u32| ((XCC_BASE[0] + reg) * 4) as usize;
     let last = |reg: u32| {
