@@ -251,4 +251,65 @@ mod tests {
         }
         assert_eq!(m.alloc(left, 1).unwrap().len(), left);
     }
+
+    #[test]
+    fn the_ranges_and_what_is_left_follow_the_pieces_handed_out() {
+        let mut buf = alloc::vec![0u8; 3 * 4096];
+        let at = (buf.as_mut_ptr() as usize).next_multiple_of(4096);
+        let base = NonNull::new(at as *mut u8).unwrap();
+        // SAFETY: `[at, at + 8192)` lies in `buf`, which outlives `m` and
+        // `v`; the two are used one after the other, never together.
+        let mut m = unsafe { UserMemory::new(base, 8192) };
+        assert_eq!(m.range(), (at as u64, 8192));
+        assert_eq!(m.remaining(), 8192);
+        m.alloc(100, 64).unwrap();
+        assert_eq!(m.remaining(), 8192 - 100);
+        assert_eq!(
+            m.alloc(1, 0).unwrap_err(),
+            UserMemoryError::BadAlignment { align: 0 }
+        );
+        // SAFETY: as above; `m` hands out nothing more.
+        let mut v = unsafe { UserVram::new(base, 0x8000_0000_0000, 8192) };
+        assert_eq!(v.range(), (0x8000_0000_0000, 8192));
+        assert_eq!(v.remaining(), 8192);
+        let b = v.alloc(10, 4096).unwrap();
+        assert_eq!(b.va, 0x8000_0000_0000);
+        assert_eq!(b.host.address(), at as u64);
+        let c = v.alloc(5, 4096).unwrap();
+        assert_eq!(c.va, 0x8000_0000_1000);
+        assert_eq!(v.remaining(), 8192 - 4096 - 5);
+        assert_eq!(
+            v.alloc(1, 6).unwrap_err(),
+            UserMemoryError::BadAlignment { align: 6 }
+        );
+        match v.alloc(8192, 1) {
+            Err(UserMemoryError::Exhausted {
+                available, total, ..
+            }) => {
+                assert_eq!((available, total), (4096 - 5, 8192))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_messages_say_what_was_asked_and_what_is_left() {
+        let e = UserMemoryError::Exhausted {
+            requested: 300,
+            align: 64,
+            available: 12,
+            total: 4096,
+        };
+        let s = alloc::format!("{e}");
+        for part in [
+            "300 bytes",
+            "64-byte aligned",
+            "12 of 4096 bytes left",
+            "user_memory",
+        ] {
+            assert!(s.contains(part), "{s}");
+        }
+        let s = alloc::format!("{}", UserMemoryError::BadAlignment { align: 3 });
+        assert!(s.contains("alignment 3"), "{s}");
+    }
 }

@@ -229,6 +229,8 @@ pub struct Gc943 {
     strict: AtomicBool,
     /// The device fell off the bus (the router's fault switch).
     gone: Arc<AtomicBool>,
+    /// What the XCCs' CPs reach memory through.
+    xlate: Arc<Xlate>,
 }
 
 impl core::fmt::Debug for Gc943 {
@@ -353,6 +355,7 @@ pub(super) fn build(x: &super::Inputs<'_>) -> Result<super::Built, ModelError> {
         log,
         strict: AtomicBool::new(false),
         gone: router.gone_flag(),
+        xlate,
     };
     Ok(super::Built {
         gc: Box::new(gc),
@@ -402,6 +405,23 @@ impl Gc943 {
     /// The SDMA 4.4.2 instances, in instance order.
     pub fn sdma(&self) -> &[Arc<SdmaModel>] {
         &self.sdma
+    }
+
+    /// The host address XCC `xcc`'s CP reaches at `va` through the
+    /// process tables rooted at `root` (a VRAM physical address, as
+    /// MAP_PROCESS's `page_table_base` names it): the walk its GFXHUB
+    /// makes, then the IOMMU (SYSTEM pages) or the VRAM backing.
+    pub fn translate(
+        &self,
+        xcc: usize,
+        root: u64,
+        va: u64,
+        access: crate::gmc::Access,
+    ) -> Result<u64, VmRefusal> {
+        let space = Space::Process {
+            page_table_base: root,
+        };
+        self.xlate.translate(xcc, space, va, access)
     }
 
     /// What the SOC blocks (SMU, IH, SDMA engines) refused, in order.

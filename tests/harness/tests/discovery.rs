@@ -411,3 +411,75 @@ fn boot_offsets_agree_with_nbio_header_at_navi21_bases() {
         );
     }
 }
+
+/// The Linux 6.12 source a test reads as text.
+fn linux_text(rel: &str) -> String {
+    let path = format!(
+        "{}/../../target/artifacts/linux-6.12/drivers/gpu/drm/amd/{rel}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{path}: {e} (run `cargo xtask headers`)"))
+}
+
+/// A trace names each discovered IP by its `*_HWID` in Linux's
+/// `soc15_hw_ip.h` (NBIF as NBIO, UVD as its alias VCN); an id it does not
+/// know is a plain "IP".
+#[test]
+fn trace_names_follow_the_linux_hw_ids() {
+    use barebell_bringup::nbio::ip_name;
+    let h = linux_text("include/soc15_hw_ip.h");
+    let id = |name: &str| -> u16 {
+        let def = format!("{name}_HWID");
+        h.lines()
+            .find_map(|l| {
+                let mut w = l.split_whitespace();
+                (w.next() == Some("#define") && w.next() == Some(def.as_str()))
+                    .then(|| w.next()?.parse().ok())
+                    .flatten()
+            })
+            .unwrap_or_else(|| panic!("no {def} in soc15_hw_ip.h"))
+    };
+    for (hwid, label) in [
+        ("GC", "GC"),
+        ("MP0", "MP0"),
+        ("MP1", "MP1"),
+        ("MMHUB", "MMHUB"),
+        ("NBIF", "NBIO"),
+        ("OSSSYS", "OSSSYS"),
+        ("HDP", "HDP"),
+        ("SDMA0", "SDMA0"),
+        ("ATHUB", "ATHUB"),
+        ("UMC", "UMC"),
+        ("SMUIO", "SMUIO"),
+        ("THM", "THM"),
+        ("UVD", "VCN"),
+        ("DF", "DF"),
+    ] {
+        assert_eq!(ip_name(id(hwid)), label, "{hwid}_HWID");
+    }
+    assert_eq!(ip_name(id("DCI")), "IP");
+}
+
+/// Compute partition modes by `enum amdgpu_gfx_partition` (`amdgpu_gfx.h`).
+#[test]
+fn partition_modes_are_named_as_linux_numbers_them() {
+    let h = linux_text("amdgpu/amdgpu_gfx.h");
+    for (mode, short) in [
+        ("SPX", "SPX"),
+        ("DPX", "DPX"),
+        ("TPX", "TPX"),
+        ("QPX", "QPX"),
+        ("CPX", "CPX"),
+    ] {
+        let key = format!("AMDGPU_{mode}_PARTITION_MODE =");
+        let n: u32 = h
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(key.as_str()))
+            .and_then(|v| v.trim().trim_end_matches(',').parse().ok())
+            .unwrap_or_else(|| panic!("no {key} in amdgpu_gfx.h"));
+        let name = barebell::nbio::partition_name(n);
+        assert!(name.starts_with(short), "mode {n}: {name}");
+    }
+    assert_eq!(barebell::nbio::partition_name(5), "an unknown mode");
+}

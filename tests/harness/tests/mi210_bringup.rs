@@ -131,3 +131,41 @@ fn kiq_packets_name_absolute_registers() {
     assert_eq!(mec.xcc_register(0, req), req);
     assert_eq!(mec.xcc_register(0, 0x2000 + 0x008d), 0x2000 + 0x008d);
 }
+
+/// MI210 has 104 active CUs (AMD's product figure; the Linux amdgpu peer
+/// booting this model reports the same). `gfx_v9_0_get_cu_info()` counts
+/// them per SE/SH through `GRBM_GFX_INDEX`, over the arrays the VBIOS's
+/// `gfx_info` gives (8 SEs × 1 SH × 16 CU slots), then sets the index
+/// back to broadcast. Linux refuses more than 16 arrays; GC 9.4.3 and
+/// gfx11 keep these registers elsewhere.
+#[test]
+fn mi210_counts_its_104_active_cus_as_linux_does() {
+    use barebell::regs::gc_9_4_2 as r;
+    use barebell_bringup::gfx::gfx_v9_0::{GRBM_GFX_INDEX_BROADCAST, active_cus};
+    let m = device();
+    let gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &until(Step::Rlc), &Quiet)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(active_cus(&gpu, 8, 1, 16).unwrap(), 104);
+    let gc = gpu.bus.block(gpu.ips.gc.bases);
+    assert_eq!(
+        gc.read(r::GRBM_GFX_INDEX).unwrap(),
+        GRBM_GFX_INDEX_BROADCAST
+    );
+    // Fewer arrays asked, fewer counted. The model fuses the CUs off
+    // evenly (a model convention, `shader_arrays.rs`): SE 0 holds 13.
+    assert_eq!(active_cus(&gpu, 1, 1, 16).unwrap(), 13);
+    // Linux's limits: 17 arrays, or 17 CU slots in one, are refused.
+    assert!(active_cus(&gpu, 17, 1, 16).is_err());
+    assert!(active_cus(&gpu, 9, 2, 16).is_err());
+    assert!(active_cus(&gpu, 8, 1, 17).is_err());
+    let report = gpu.shutdown();
+    assert!(report.complete(), "{report}");
+
+    // Not on other GCs.
+    let n = barebell_tests::virtual_gpu(parts::navi31(), 3);
+    let gpu =
+        barebell_bringup::run(&n, &FirmwareDir::system(), &until(Step::Discovery), &Quiet).unwrap();
+    assert!(active_cus(&gpu, 1, 1, 1).is_err());
+    let report = gpu.shutdown();
+    assert!(report.complete(), "{report}");
+}

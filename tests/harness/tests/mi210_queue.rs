@@ -250,3 +250,128 @@ fn a_gc_9_4_2_mqd_is_checked_as_one_gc() {
         Err(MqdV9Fault::XccCount { xccs: 2 })
     );
 }
+
+/// KFD adds a process's second queue on the HWS as
+/// `create_queue_cpsch()` then `execute_queues_cpsch()` do: the new MQD,
+/// the dynamic queues preempted, a runlist naming both queues. The model's
+/// HWS maps it from that runlist and its CP runs a barrier on it, which
+/// needs the MQD's ring, pointers, EOP buffer and doorbell all right.
+/// A doorbell already taken, or outside the MEC's doorbell range
+/// (`DOORBELL_RANGE_LOWER/UPPER`, vega20's user-queue plan), is refused
+/// before anything reaches the device; so is a second queue where there
+/// is no scheduler to add it to (the direct mapping).
+#[test]
+fn a_second_queue_joins_the_hws_runlist_and_runs() {
+    use barebell::aql::packet::{BarrierKind, BarrierPacket, Fences};
+    use barebell::aql::{AqlQueue, QueueConfig, QueueMemory, SignalMemory};
+    use barebell::gfx::mapper::QueueResources;
+    use barebell::gfx::mqd::{EopBuffer, MqdPage};
+    use barebell::gfx::mqd_v9::vega20;
+    use barebell::platform::Platform;
+    let m = device();
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(Mapping::Hws),
+        ..Options::default()
+    };
+    let mut gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet)
+        .unwrap_or_else(|e| panic!("{e}\n{:#?}", m.diagnostics()));
+    let first = gpu.queue.as_ref().unwrap().doorbell;
+    let user = gpu.user_rings.as_mut().unwrap();
+    let qmem = user.put(QueueMemory::<64>::new()).unwrap();
+    let eop = user.put(EopBuffer::new()).unwrap();
+    let signal = user.put(SignalMemory::new(1)).unwrap();
+    let mqd = gpu.ring_area.as_mut().unwrap().put(MqdPage::new()).unwrap();
+    let resources = |doorbell| {
+        QueueResources::process_aql(
+            mqd,
+            eop,
+            qmem.ring_address(),
+            64 * 64,
+            qmem.read_index_address(),
+            qmem.write_index_address(),
+            doorbell,
+            1,
+        )
+        .unwrap()
+    };
+    let doorbell = first + 1;
+    let mapper = gpu.queue.as_mut().unwrap().mapper_mut();
+    // Taken, and past the user-queue range: refused.
+    assert!(mapper.map(&resources(first)).is_err());
+    assert!(
+        mapper
+            .map(&resources(vega20::USERQUEUE_END + 0x200))
+            .is_err()
+    );
+    let mapping = mapper
+        .map(&resources(doorbell))
+        .unwrap_or_else(|e| panic!("{e}\n{:#?}", m.diagnostics()));
+    assert_eq!(mapping.doorbell, doorbell);
+    assert_eq!(mapping.mqd_address, mqd.address());
+    // Mapped once: the same doorbell again is taken.
+    assert!(mapper.map(&resources(doorbell)).is_err());
+
+    let db = gpu.doorbells.doorbell(doorbell).unwrap();
+    let q = AqlQueue::new(qmem.get(), db, QueueConfig::default()).unwrap();
+    let barrier =
+        BarrierPacket::new(BarrierKind::And, &[], signal.handle(), Fences::SYSTEM).unwrap();
+    let clock = Platform::clock(&m);
+    q.submit(&barrier, clock, 1_000_000_000).unwrap();
+    let mut looks = 0;
+    while signal.value() != 0 && looks < 10_000 {
+        m.run_until_idle(1);
+        looks += 1;
+    }
+    assert_eq!(
+        signal.value(),
+        0,
+        "the second queue's barrier never completed\n{:#?}",
+        m.diagnostics()
+    );
+
+    gpu.queue
+        .as_mut()
+        .unwrap()
+        .mapper_mut()
+        .unmap(&mapping)
+        .unwrap_or_else(|e| panic!("{e}\n{:#?}", m.diagnostics()));
+    drop(q);
+    let report = gpu.shutdown();
+    assert!(report.complete(), "{report}");
+    m.quiescent().unwrap();
+
+    // The direct mapping has no scheduler to add a queue to.
+    let m = device();
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(Mapping::Direct),
+        ..Options::default()
+    };
+    let mut gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet).unwrap();
+    let user = gpu.user_rings.as_mut().unwrap();
+    let qmem = user.put(QueueMemory::<64>::new()).unwrap();
+    let eop = user.put(EopBuffer::new()).unwrap();
+    let mqd = gpu.ring_area.as_mut().unwrap().put(MqdPage::new()).unwrap();
+    let res = QueueResources::process_aql(
+        mqd,
+        eop,
+        qmem.ring_address(),
+        64 * 64,
+        qmem.read_index_address(),
+        qmem.write_index_address(),
+        gpu.queue.as_ref().unwrap().doorbell + 1,
+        1,
+    )
+    .unwrap();
+    let e = gpu
+        .queue
+        .as_mut()
+        .unwrap()
+        .mapper_mut()
+        .map(&res)
+        .unwrap_err();
+    assert!(e.to_string().contains("HWS"), "{e}");
+    let report = gpu.shutdown();
+    assert!(report.complete(), "{report}");
+}
