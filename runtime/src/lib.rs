@@ -37,6 +37,8 @@ pub mod ih;
 pub mod ip;
 pub mod latency;
 pub mod mem;
+#[cfg(test)]
+mod messages;
 pub mod nbio;
 pub mod platform;
 pub mod psp;

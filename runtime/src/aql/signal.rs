@@ -369,3 +369,108 @@ pub const FACTS: &[Fact] = barebell_facts::fact_table!(
         ),
     ],
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::{Presence, RegisterBus};
+    use core::cell::Cell;
+
+    /// A clock the pauses move.
+    struct Manual(Cell<u64>);
+    impl Clock for Manual {
+        fn now_ns(&self) -> u64 {
+            self.0.get()
+        }
+    }
+
+    /// A register that reads all ones from `gone_at` ns on, and counts
+    /// its reads.
+    struct Bar<'c> {
+        clock: &'c Manual,
+        gone_at: u64,
+        reads: Cell<u32>,
+    }
+    impl RegisterBus for Bar<'_> {
+        fn read32(&self, _: usize) -> u32 {
+            self.reads.set(self.reads.get() + 1);
+            if self.clock.0.get() >= self.gone_at {
+                u32::MAX
+            } else {
+                0x10
+            }
+        }
+        fn write32(&self, _: usize, _: u32) {}
+    }
+
+    fn wait(gone_at: u64, timeout_ns: u64, every_ns: u64) -> (Result<i64, MemoryWaitError>, u32) {
+        let signal = SignalMemory::new(1);
+        let clock = Manual(Cell::new(1_000));
+        let bar = Bar {
+            clock: &clock,
+            gone_at,
+            reads: Cell::new(0),
+        };
+        let presence = Presence {
+            bus: &bar,
+            byte_offset: 0,
+            every_ns,
+        };
+        let mut pause = || clock.0.set(clock.0.get() + 100);
+        let r = signal.wait_present(Condition::Eq, 0, &clock, timeout_ns, &mut pause, &presence);
+        (r, bar.reads.get())
+    }
+
+    #[test]
+    fn a_value_that_holds_returns_at_once_without_a_register_read() {
+        let signal = SignalMemory::new(0);
+        let clock = Manual(Cell::new(0));
+        let bar = Bar {
+            clock: &clock,
+            gone_at: 0,
+            reads: Cell::new(0),
+        };
+        let presence = Presence {
+            bus: &bar,
+            byte_offset: 0,
+            every_ns: 1,
+        };
+        let r = signal.wait_present(Condition::Eq, 0, &clock, 10, &mut || {}, &presence);
+        assert_eq!(r, Ok(0));
+        assert_eq!(bar.reads.get(), 0);
+    }
+
+    #[test]
+    fn a_device_that_goes_away_ends_the_wait_within_one_interval() {
+        // Gone 1,000 ns in, read every 500 ns, bound 1 s: "gone" by
+        // 2,500 ns (the first read at or after 2,000, in 100 ns pauses).
+        match wait(2_000, 1_000_000_000, 500) {
+            (Err(MemoryWaitError::DeviceGone { waited_ns, last }), reads) => {
+                assert_eq!(last, 1);
+                assert!((1_000..=1_500).contains(&waited_ns), "{waited_ns}");
+                assert!(reads <= 3, "{reads} reads: one per interval");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_present_device_whose_signal_never_moves_times_out_at_the_bound() {
+        match wait(u64::MAX, 5_000, 1_000) {
+            (Err(MemoryWaitError::Timeout(t)), reads) => {
+                assert_eq!((t.compare, t.last, t.condition), (0, 1, Condition::Eq));
+                assert!((5_000..5_200).contains(&t.waited_ns), "{}", t.waited_ns);
+                assert!(
+                    (4..=6).contains(&reads),
+                    "{reads} reads in 5 us at one per us"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // Gone only as the bound ends: the answer is "gone", not a timeout.
+        assert!(matches!(
+            wait(5_950, 5_000, 1_000_000),
+            (Err(MemoryWaitError::DeviceGone { .. }), _)
+        ));
+    }
+}

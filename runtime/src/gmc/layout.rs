@@ -219,6 +219,57 @@ mod tests {
         );
     }
 
+    /// `amdgpu_gmc_gart_location()`'s BEST_FIT, worked by hand: at 0 when
+    /// the gap below the FB holds the GART and is the smaller gap, or when
+    /// the gap above is too small; at the top of the 47-bit MC space
+    /// otherwise.
+    #[test]
+    fn best_fit_takes_the_smaller_gap_that_holds_the_gart() {
+        let gb = 1u64 << 30;
+        // FB at 512 GiB: 512 GiB below, most of 128 TiB above.
+        let fb = 0x80_0000_0000u64;
+        assert_eq!(
+            gart_location(GartPlacement::BestFit, fb, fb + 24 * gb - 1, GART_BYTES),
+            Some((0, GART_BYTES - 1))
+        );
+        // FB at 0: nothing below.
+        assert_eq!(
+            gart_location(GartPlacement::BestFit, 0, 24 * gb - 1, GART_BYTES),
+            Some((0x7FFF_0000_0000, 0x7FFF_0000_0000 + GART_BYTES - 1))
+        );
+        // FB ending at the hole: nothing above, so below.
+        let top = GMC_HOLE_START - 8 * gb;
+        assert_eq!(
+            gart_location(GartPlacement::BestFit, top, GMC_HOLE_START - 1, GART_BYTES),
+            Some((0, GART_BYTES - 1))
+        );
+        // Neither gap holds it.
+        assert_eq!(
+            gart_location(GartPlacement::BestFit, 0, GMC_HOLE_START - 1, GART_BYTES),
+            None
+        );
+    }
+
+    /// HIGH rounds the start down to 4 GiB; an FB just under the hole can
+    /// then meet the GART. Linux places it there anyway; barebell refuses
+    /// the layout instead of overlapping its own FB.
+    #[test]
+    fn a_high_gart_that_would_meet_the_fb_is_refused() {
+        let fb_start = 0x7FFF_1000_0000u64;
+        let fb_end = fb_start + (1 << 30) - 1;
+        assert_eq!(
+            gart_location(GartPlacement::High, fb_start, fb_end, GART_BYTES),
+            None
+        );
+        // 256 MiB higher, the FB clears it.
+        let fb_start = fb_start + 0x1000_0000;
+        let fb_end = fb_start + (1 << 30) - 1;
+        assert_eq!(
+            gart_location(GartPlacement::High, fb_start, fb_end, GART_BYTES),
+            Some((0x7FFF_0000_0000, 0x7FFF_0000_0000 + GART_BYTES - 1))
+        );
+    }
+
     /// `gmc_v11_0_get_vbios_fb_size()` worked by hand: VGA mode is 9 MiB
     /// whatever the surface says; a 1920x1080 surface with a 1920-pixel
     /// pitch is 1080 * 1920 * 4 bytes; a pitch wider than the viewport

@@ -243,6 +243,54 @@ mod tests {
         }
     }
 
+    /// GC 9.4.x's process tables as Linux runs them (`gmc_v9_0_sw_init()`
+    /// sets `translate_further`: depth 2, block size 9): the PDB0 entry of
+    /// a 2 MiB range carries `AMDGPU_PTE_TF` and points to a PTB whose
+    /// 512 entries map its 4 KiB pages, indexed by VA bits 20:12.
+    #[test]
+    fn a_4k_page_through_a_translate_further_pdb0() {
+        let mut tables = [Table::EMPTY; 8];
+        let base = 0x80_0000_0000;
+        let mut a = TableArena::new(&mut tables, base, Generation::Gfx94);
+        let ro = Flags {
+            writeable: false,
+            ..RW
+        };
+        // Two pages of one 2 MiB range, PTB entries 1 and 3.
+        a.map(0x7f00_0020_1000, 0x5555_1000, 4096, ro, false)
+            .unwrap();
+        a.map(0x7f00_0020_3000, 0x1234_5000, 4096, RW, false)
+            .unwrap();
+        let ctx = Context {
+            root: base,
+            start: 0,
+            end: (1 << 48) - 1,
+            depth: 2,
+            block_size: 9,
+        };
+        let w = walk(
+            PteFormat::Gfx9TranslateFurther,
+            &ctx,
+            0x7f00_0020_3010,
+            &mut reader(&tables, base),
+        );
+        let p = w.outcome.unwrap();
+        assert_eq!((p.pa, p.bytes, p.system), (0x1234_5010, 4096, true));
+        // PDB2, PDB1, PDB0 (the TF entry), then the PTB's entry 3.
+        let e = w.entries();
+        assert_eq!(e.len(), 4);
+        assert_eq!(e[2].raw & TF, TF);
+        assert_eq!((e[3].level, e[3].index), (3, 3));
+        assert_eq!(e[3].table, e[2].raw & ADDRESS);
+        let other = walk(
+            PteFormat::Gfx9TranslateFurther,
+            &ctx,
+            0x7f00_0020_1ffc,
+            &mut reader(&tables, base),
+        );
+        assert_eq!(other.outcome.unwrap().pa, 0x5555_1ffc);
+    }
+
     #[test]
     fn a_4k_page_through_four_levels() {
         let mut tables = [Table::EMPTY; 8];
