@@ -645,3 +645,75 @@ pub(crate) fn outcome<E: At>(r: Result<String, E>) -> Outcome {
         Err(e) => Outcome::Failed(e.at(Step::Teardown).kind),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[track_caller]
+    fn says(e: impl fmt::Display, parts: &[&str]) {
+        let s = e.to_string();
+        for p in parts {
+            assert!(s.contains(p), "{s:?} does not say {p:?}");
+        }
+    }
+
+    /// What the layout refuses is told with its numbers and its rule.
+    #[test]
+    fn layout_refusals_name_the_numbers_and_the_rule() {
+        says(
+            LayoutError::BeyondBar0 {
+                offset: 0x1000,
+                end: 0x2000,
+                bar0: 0x800,
+            },
+            &["0x1000..0x2000", "0x800 bytes", "beyond BAR0"],
+        );
+        says(
+            LayoutError::McHole {
+                vram_bytes: 2 << 20,
+                fb_base: 0x7fff_0000,
+            },
+            &["2 MiB", "0x7fff0000", "MC hole"],
+        );
+        says(
+            LayoutError::UserMemory {
+                asked: 0x1001,
+                dma: 0x10000,
+                ring_min: 0x8000,
+            },
+            &["0x1001 bytes", "4 KiB pages", "0x8000", "0x10000-byte"],
+        );
+        says(
+            LayoutError::DmaTooSmall {
+                len: 0x10,
+                chunk: 0x20,
+            },
+            &["0x20-byte chunk", "0x10 bytes"],
+        );
+        says(LayoutError::PspBuffersTaken, &["PSP buffers"]);
+    }
+
+    /// An XCC error keeps the inner error's words and says which XCC or
+    /// which part failed; the conversions keep the inner error.
+    #[test]
+    fn xcc_errors_say_where_and_keep_the_cause() {
+        says(XccError::NoKiq { xcc: 5 }, &["no KIQ", "XCC 5"]);
+        says(
+            XccError::State {
+                what: "queue already mapped",
+            },
+            &["queue already mapped"],
+        );
+        let mem = MemError::Empty;
+        assert_eq!(XccError::from(mem), XccError::Memory(mem));
+        says(XccError::from(mem), &["ring area: ", &mem.to_string()]);
+        let mqd = barebell::gfx::mqd_v9::MqdV9Error::RingSize { bytes: 100 };
+        assert_eq!(XccError::from(mqd), XccError::Mqd(mqd));
+        says(XccError::from(mqd), &["v9 MQD: ", &mqd.to_string()]);
+        let hqd = barebell::gfx::hqd_v9::HqdV9Error::MissingXcc { xcc: 7 };
+        assert_eq!(XccError::from(hqd), XccError::Hqd(hqd));
+        says(XccError::from(hqd), &["HQD: ", "XCC 7"]);
+    }
+}

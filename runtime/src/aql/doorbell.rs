@@ -224,6 +224,13 @@ mod tests {
             }
         );
         assert_eq!(page[3], 0x1234_5678_9abc_def0);
+        assert_eq!(d.address(), page.as_ptr() as usize + 24);
+        assert_eq!(aperture.len(), 32);
+        assert!(!aperture.is_empty());
+        // SAFETY: an empty aperture hands out nothing.
+        let none = unsafe { DoorbellAperture::new(base, 0) };
+        assert!(none.is_empty());
+        assert!(none.doorbell(0).is_err());
         // SAFETY: 4 bytes into a 32-byte array stays in bounds.
         let odd = unsafe { base.add(4) }.cast::<u64>();
         // SAFETY: a misaligned pointer is rejected before any access.

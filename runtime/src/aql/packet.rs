@@ -450,6 +450,23 @@ mod tests {
         }
     }
 
+    /// Every packet type decodes as it encodes (values from hsa.h's
+    /// `hsa_packet_type_t`, checked by FACTS).
+    #[test]
+    fn every_packet_type_decodes_as_it_encodes() {
+        for t in [
+            PacketType::VendorSpecific,
+            PacketType::Invalid,
+            PacketType::KernelDispatch,
+            PacketType::BarrierAnd,
+            PacketType::AgentDispatch,
+            PacketType::BarrierOr,
+        ] {
+            let h = PacketHeader::new().with_packet_type(t);
+            assert_eq!(PacketHeader::from_bits(h.into_bits()).packet_type(), t);
+        }
+    }
+
     #[test]
     fn unknown_type_decodes_as_invalid() {
         assert_eq!(

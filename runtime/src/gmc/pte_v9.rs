@@ -160,3 +160,36 @@ pub const FACTS: &[barebell_facts::Fact] = &[
     barebell_facts::Fact::constant("vega10_enum.h", "MTYPE_CC", MTYPE_CC as u64),
     barebell_facts::Fact::constant("vega10_enum.h", "MTYPE_UC", MTYPE_UC as u64),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_address_is_the_page_frame_times_4k() {
+        let e = PteV9::new().with_pfn(0x0C01_2345);
+        assert_eq!(e.address(), 0xC0_1234_5000);
+        assert_eq!(
+            PteV9::from_bits(0x0000_0C01_2345_0001).address(),
+            0xC01_2345_0000
+        );
+    }
+
+    /// `gmc_v9_0_get_coherence_flags()` on a GC 9.4.3 dGPU with the
+    /// default `amdgpu_mtype_local` (0, MTYPE_RW): this partition's VRAM
+    /// RW, another's VRAM NC, system memory UC (GC below 9.5), and UC
+    /// whatever the placement when the BO is `AMDGPU_GEM_CREATE_UNCACHED`.
+    #[test]
+    fn the_mtype_follows_linuxs_9_4_3_dgpu_table() {
+        assert_eq!(mtype_for(Placement::LocalVram, false), MTYPE_RW);
+        assert_eq!(mtype_for(Placement::RemoteVram, false), MTYPE_NC);
+        assert_eq!(mtype_for(Placement::System, false), MTYPE_UC);
+        for p in [
+            Placement::LocalVram,
+            Placement::RemoteVram,
+            Placement::System,
+        ] {
+            assert_eq!(mtype_for(p, true), MTYPE_UC);
+        }
+    }
+}

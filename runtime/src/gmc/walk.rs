@@ -374,6 +374,7 @@ mod tests {
         let mut tables = [Table::EMPTY; 8];
         let base = 0x10_0000;
         let mut a = TableArena::new(&mut tables, base, Generation::Gfx12).with_va_base(0x4000_0000);
+        assert_eq!((a.va_base(), a.format()), (0x4000_0000, PteFormat::Gfx12));
         a.map(0x4020_0000, 0x8000_0000, 2 << 20, RW, true).unwrap();
         let ctx = Context {
             root: base,

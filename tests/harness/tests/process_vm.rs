@@ -225,7 +225,17 @@ fn mapping_before_the_queue_step_is_refused() {
 /// through BAR0. Each XCC's GFXHUB takes the flush.
 #[test]
 fn on_node_3_of_a_hive_user_vram_maps_into_this_nodes_memory() {
-    let gpu = virtual_gpu(parts::mi300x().in_hive(3).unwrap(), 17);
+    gc9_user_vram(parts::mi300x().in_hive(3).unwrap());
+}
+
+/// The same on MI210 (GC 9.4.2, one XCC, GFXHUB 1.0).
+#[test]
+fn on_mi210_user_vram_maps_at_a_va_of_the_owners_choosing() {
+    gc9_user_vram(parts::mi210());
+}
+
+fn gc9_user_vram(part: parts::Part) {
+    let gpu = virtual_gpu(part, 17);
     let opts = Options {
         until: Step::Queue,
         mapping: Some(Mapping::Hws),
