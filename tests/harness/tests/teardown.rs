@@ -322,3 +322,40 @@ fn a_panic_after_bring_up_still_tears_the_device_down() {
             .unwrap_or_else(|e| panic!("{mapping:?}: {e}\n{teardown:?}"));
     }
 }
+
+/// A sink that stops the bring-up before its first step.
+struct CancelAtOnce;
+
+impl Sink for CancelAtOnce {
+    fn step(&self, _: Step, _: fmt::Arguments<'_>) {}
+    fn cancelled(&self) -> bool {
+        true
+    }
+}
+
+/// Stopped before discovery finished: the teardown clears bus mastering
+/// (`PCI_COMMAND`, what `amdgpu_pci_remove()`'s `pci_disable_device()`
+/// leaves) and has nothing else to undo.
+#[test]
+fn interrupted_before_discovery_clears_bus_mastering_only() {
+    let gpu = virtual_gpu(parts::navi31(), 5);
+    gpu.set_bus_master(true);
+    let r = barebell_bringup::run(&gpu, &FirmwareDir::system(), &opts(None), &CancelAtOnce);
+    let e = failed_and_torn_down(&gpu, r, "cancelled before discovery");
+    assert_eq!(
+        (e.kind.clone(), e.step),
+        (ErrorKind::Interrupted, Step::Discovery),
+        "{e}"
+    );
+    assert!(!gpu.bus_master(), "bus mastering left on");
+    let report = e.teardown.as_deref().unwrap();
+    for (stage, outcome) in &report.stages {
+        match stage {
+            Stage::BusMaster => assert!(matches!(outcome, Outcome::Done(_)), "{outcome:?}"),
+            _ => assert!(
+                matches!(outcome, Outcome::NotNeeded(_)),
+                "{stage:?}: {outcome:?}"
+            ),
+        }
+    }
+}

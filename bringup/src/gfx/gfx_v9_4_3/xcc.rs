@@ -167,15 +167,6 @@ fn gc_9_4_2_runlist(amdgpu_queues: u64) -> RunlistConfig {
 }
 
 impl V9Gc {
-    /// The GC block's description for the discovered GC version.
-    pub fn for_version(gc: (u8, u8, u8)) -> Option<V9Gc> {
-        match gc {
-            (9, 4, 3) => Some(GC_9_4_3),
-            (9, 4, 2) => Some(GC_9_4_2),
-            _ => None,
-        }
-    }
-
     /// The user queue's doorbell: the first of the plan's user-queue
     /// block, 64-bit index.
     pub const fn user_doorbell(&self) -> u32 {
