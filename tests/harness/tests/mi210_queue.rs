@@ -375,3 +375,36 @@ fn a_second_queue_joins_the_hws_runlist_and_runs() {
     let report = gpu.shutdown();
     assert!(report.complete(), "{report}");
 }
+
+/// `sdma_v4_0_start()` unhalts every SDMA 4.4.0 instance at amdgpu's
+/// init, so the HWS can later map a process's SDMA queue on any engine
+/// (`sdma_v4_0_ctx_switch_enable()`, `sdma_v4_0_enable()`); barebell's
+/// libhsakmt does it before the first SDMA queue. The teardown halts them
+/// again.
+#[test]
+fn starting_the_sdma_engines_unhalts_every_instance_until_the_teardown() {
+    let m = device();
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(Mapping::Hws),
+        ..Options::default()
+    };
+    let mut gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet)
+        .unwrap_or_else(|e| panic!("{e}\n{:#?}", m.diagnostics()));
+    let engines = m.gc_9_4_3().unwrap().sdma();
+    assert_eq!(engines.len(), 5, "MI210 has five SDMA instances");
+    assert!(
+        engines.iter().all(|e| !e.running()),
+        "running before the start"
+    );
+    barebell_bringup::sdma::start(&mut gpu).unwrap();
+    for (i, e) in engines.iter().enumerate() {
+        assert!(e.running(), "SDMA {i} still halted");
+    }
+    let report = gpu.shutdown();
+    assert!(report.complete(), "{report}");
+    for (i, e) in engines.iter().enumerate() {
+        assert!(!e.running(), "SDMA {i} left running by the teardown");
+    }
+    m.quiescent().unwrap();
+}
