@@ -421,6 +421,29 @@ mod tests {
         (r, bar.reads.get())
     }
 
+    /// `wait_pausing` reads the signal's own value: a value already
+    /// there is returned as read, and one that never comes times out with
+    /// the last value seen.
+    #[test]
+    fn wait_pausing_reads_the_signal_it_waits_on() {
+        let signal = SignalMemory::new(7);
+        let clock = Manual(Cell::new(0));
+        let mut pause = || clock.0.set(clock.0.get() + 10);
+        assert_eq!(
+            signal.wait_pausing(Condition::Eq, 7, &clock, 100, &mut pause),
+            Ok(7)
+        );
+        assert_eq!(
+            signal.wait_pausing(Condition::Gte, 5, &clock, 100, &mut pause),
+            Ok(7)
+        );
+        let t = signal
+            .wait_pausing(Condition::Lt, 1, &clock, 100, &mut pause)
+            .unwrap_err();
+        assert_eq!((t.last, t.compare), (7, 1));
+        assert!(t.waited_ns >= 100, "{}", t.waited_ns);
+    }
+
     #[test]
     fn a_value_that_holds_returns_at_once_without_a_register_read() {
         let signal = SignalMemory::new(0);

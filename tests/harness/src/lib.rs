@@ -105,6 +105,18 @@ unsafe impl std::alloc::GlobalAlloc for CountingAlloc {
 
 pub use barebell_bringup::FirmwareDir;
 
+/// The text of a file under Linux 6.12's `drivers/gpu/drm/amd/` (`rel`
+/// from there), as `cargo xtask headers` extracts it from Debian's
+/// `linux-source-6.12`.
+pub fn linux_amd_source(rel: &str) -> String {
+    let path = format!(
+        "{}/../../target/artifacts/linux-6.12/drivers/gpu/drm/amd/{rel}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{path}: {e} (run `cargo xtask headers`)"))
+}
+
 /// A model part over freshly allocated host memory (64 MiB of VRAM
 /// backing), with the system's firmware.
 pub fn virtual_gpu(part: barebell_model::Part, seed: u64) -> barebell_model::VirtualGpu {

@@ -9,14 +9,7 @@
 use barebell::discovery::aldebaran;
 use barebell::ip::hw_id;
 
-fn source(rel: &str) -> String {
-    let path = format!(
-        "{}/../../target/artifacts/linux-6.12/drivers/gpu/drm/amd/{rel}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{path}: {e} (run `cargo xtask headers`)"))
-}
+use barebell_tests::linux_amd_source as source;
 
 /// The `case CHIP_ALDEBARAN:` block that sets `ip_versions`, up to its
 /// `break;`.

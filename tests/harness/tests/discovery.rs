@@ -412,15 +412,7 @@ fn boot_offsets_agree_with_nbio_header_at_navi21_bases() {
     }
 }
 
-/// The Linux 6.12 source a test reads as text.
-fn linux_text(rel: &str) -> String {
-    let path = format!(
-        "{}/../../target/artifacts/linux-6.12/drivers/gpu/drm/amd/{rel}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{path}: {e} (run `cargo xtask headers`)"))
-}
+use barebell_tests::linux_amd_source as linux_text;
 
 /// A trace names each discovered IP by its `*_HWID` in Linux's
 /// `soc15_hw_ip.h` (NBIF as NBIO, UVD as its alias VCN); an id it does not

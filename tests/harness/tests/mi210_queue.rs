@@ -251,6 +251,44 @@ fn a_gc_9_4_2_mqd_is_checked_as_one_gc() {
     );
 }
 
+/// A further AQL queue's parts, placed as libhsakmt places them: ring and
+/// pointers and EOP buffer in the user part (process tables), the MQD in
+/// the driver part; and its resources with `doorbell`, for process 1.
+struct SecondQueue<'p> {
+    qmem: barebell::mem::Dev<'p, barebell::aql::QueueMemory<64>>,
+    eop: barebell::mem::Dev<'p, barebell::gfx::mqd::EopBuffer>,
+    mqd: barebell::mem::Dev<'p, barebell::gfx::mqd::MqdPage>,
+}
+
+impl<'p> SecondQueue<'p> {
+    fn place(gpu: &mut barebell_bringup::Gpu<'p>) -> Self {
+        let user = gpu.user_rings.as_mut().unwrap();
+        let qmem = user.put(barebell::aql::QueueMemory::<64>::new()).unwrap();
+        let eop = user.put(barebell::gfx::mqd::EopBuffer::new()).unwrap();
+        let mqd = gpu
+            .ring_area
+            .as_mut()
+            .unwrap()
+            .put(barebell::gfx::mqd::MqdPage::new())
+            .unwrap();
+        SecondQueue { qmem, eop, mqd }
+    }
+
+    fn resources(&self, doorbell: u32) -> barebell::gfx::mapper::QueueResources<'p> {
+        barebell::gfx::mapper::QueueResources::process_aql(
+            self.mqd,
+            self.eop,
+            self.qmem.ring_address(),
+            64 * 64,
+            self.qmem.read_index_address(),
+            self.qmem.write_index_address(),
+            doorbell,
+            1,
+        )
+        .unwrap()
+    }
+}
+
 /// KFD adds a process's second queue on the HWS as
 /// `create_queue_cpsch()` then `execute_queues_cpsch()` do: the new MQD,
 /// the dynamic queues preempted, a runlist naming both queues. The model's
@@ -263,9 +301,7 @@ fn a_gc_9_4_2_mqd_is_checked_as_one_gc() {
 #[test]
 fn a_second_queue_joins_the_hws_runlist_and_runs() {
     use barebell::aql::packet::{BarrierKind, BarrierPacket, Fences};
-    use barebell::aql::{AqlQueue, QueueConfig, QueueMemory, SignalMemory};
-    use barebell::gfx::mapper::QueueResources;
-    use barebell::gfx::mqd::{EopBuffer, MqdPage};
+    use barebell::aql::{AqlQueue, QueueConfig, SignalMemory};
     use barebell::gfx::mqd_v9::vega20;
     use barebell::platform::Platform;
     let m = device();
@@ -277,24 +313,14 @@ fn a_second_queue_joins_the_hws_runlist_and_runs() {
     let mut gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet)
         .unwrap_or_else(|e| panic!("{e}\n{:#?}", m.diagnostics()));
     let first = gpu.queue.as_ref().unwrap().doorbell;
-    let user = gpu.user_rings.as_mut().unwrap();
-    let qmem = user.put(QueueMemory::<64>::new()).unwrap();
-    let eop = user.put(EopBuffer::new()).unwrap();
-    let signal = user.put(SignalMemory::new(1)).unwrap();
-    let mqd = gpu.ring_area.as_mut().unwrap().put(MqdPage::new()).unwrap();
-    let resources = |doorbell| {
-        QueueResources::process_aql(
-            mqd,
-            eop,
-            qmem.ring_address(),
-            64 * 64,
-            qmem.read_index_address(),
-            qmem.write_index_address(),
-            doorbell,
-            1,
-        )
+    let second = SecondQueue::place(&mut gpu);
+    let signal = gpu
+        .user_rings
+        .as_mut()
         .unwrap()
-    };
+        .put(SignalMemory::new(1))
+        .unwrap();
+    let resources = |doorbell| second.resources(doorbell);
     let doorbell = first + 1;
     let mapper = gpu.queue.as_mut().unwrap().mapper_mut();
     // Taken, and past the user-queue range: refused.
@@ -308,12 +334,12 @@ fn a_second_queue_joins_the_hws_runlist_and_runs() {
         .map(&resources(doorbell))
         .unwrap_or_else(|e| panic!("{e}\n{:#?}", m.diagnostics()));
     assert_eq!(mapping.doorbell, doorbell);
-    assert_eq!(mapping.mqd_address, mqd.address());
+    assert_eq!(mapping.mqd_address, second.mqd.address());
     // Mapped once: the same doorbell again is taken.
     assert!(mapper.map(&resources(doorbell)).is_err());
 
     let db = gpu.doorbells.doorbell(doorbell).unwrap();
-    let q = AqlQueue::new(qmem.get(), db, QueueConfig::default()).unwrap();
+    let q = AqlQueue::new(second.qmem.get(), db, QueueConfig::default()).unwrap();
     let barrier =
         BarrierPacket::new(BarrierKind::And, &[], signal.handle(), Fences::SYSTEM).unwrap();
     let clock = Platform::clock(&m);
@@ -349,21 +375,7 @@ fn a_second_queue_joins_the_hws_runlist_and_runs() {
         ..Options::default()
     };
     let mut gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet).unwrap();
-    let user = gpu.user_rings.as_mut().unwrap();
-    let qmem = user.put(QueueMemory::<64>::new()).unwrap();
-    let eop = user.put(EopBuffer::new()).unwrap();
-    let mqd = gpu.ring_area.as_mut().unwrap().put(MqdPage::new()).unwrap();
-    let res = QueueResources::process_aql(
-        mqd,
-        eop,
-        qmem.ring_address(),
-        64 * 64,
-        qmem.read_index_address(),
-        qmem.write_index_address(),
-        gpu.queue.as_ref().unwrap().doorbell + 1,
-        1,
-    )
-    .unwrap();
+    let res = SecondQueue::place(&mut gpu).resources(gpu.queue.as_ref().unwrap().doorbell + 1);
     let e = gpu
         .queue
         .as_mut()

@@ -6,14 +6,7 @@
 use barebell::gfx::init_v9_4_3 as init;
 use barebell::psp::mp13_0_6 as mp;
 
-fn source(rel: &str) -> String {
-    let path = format!(
-        "{}/../../target/artifacts/linux-6.12/drivers/gpu/drm/amd/{rel}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{path}: {e} (run `cargo xtask headers`)"))
-}
+use barebell_tests::linux_amd_source as source;
 
 /// The value of `#define name 0x…` in `text`.
 fn define(text: &str, name: &str) -> u64 {
