@@ -302,3 +302,42 @@ pub trait QueueMapper {
         Err(MapError::SdmaUnsupported { mapper: "this" })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aql::QueueMemory;
+
+    /// What a mapper reads back is what the queue's owner handed over:
+    /// the process key or VMID, the doorbell, the MQD and EOP buffer, and
+    /// the ring whose size the slot count gives (64 bytes per packet).
+    #[test]
+    fn the_resources_read_back_as_given() {
+        extern crate alloc;
+        let mem = alloc::boxed::Box::leak(alloc::boxed::Box::new(QueueMemory::<128>::new()));
+        let mqd = alloc::boxed::Box::leak(alloc::boxed::Box::new(MqdPage::new()));
+        let eop = alloc::boxed::Box::leak(alloc::boxed::Box::new(EopBuffer::new()));
+        // SAFETY: leaked, so they stay allocated; no device is given them.
+        let (mem, mqd, eop) =
+            unsafe { (Dev::assume(&*mem), Dev::assume(&*mqd), Dev::assume(&*eop)) };
+        let q = QueueResources::aql(mem, mqd, eop, 0x1d, 9);
+        assert_eq!((q.vmid(), q.doorbell()), (9, 0x1d));
+        assert_eq!(q.mqd().address(), mqd.address());
+        assert_eq!(q.eop().address(), eop.address());
+        let p = q.mqd_params();
+        assert_eq!(p.ring_bytes, 128 * 64);
+        assert_eq!(p.ring_address, mem.ring_address());
+        assert!(
+            QueueResources::process_aql(mqd, eop, 0x1000, 4096, 0x2000, 0x2008, 0x1d, 0).is_none()
+        );
+        let u =
+            QueueResources::process_aql(mqd, eop, 0x1000, 4096, 0x2000, 0x2008, 0x1e, 3).unwrap();
+        assert_eq!((u.vmid(), u.doorbell()), (3, 0x1e));
+        let p = u.mqd_params();
+        assert_eq!((p.ring_address, p.ring_bytes), (0x1000, 4096));
+        assert_eq!(
+            (p.read_index_address, p.write_index_address),
+            (0x2000, 0x2008)
+        );
+    }
+}

@@ -710,5 +710,9 @@ mod tests {
         let p = set_resources(0x0303_0303);
         assert_eq!(p[0], 0xC006_A000);
         assert_eq!(p[1..4], [0, 0x0303_0303, 0]);
+        // `lower_32_bits(queue_mask)` then `upper_32_bits(queue_mask)`
+        // (`gfx_v9_4_3_kiq_set_resources()`).
+        let p = set_resources(0x0000_0100_0000_0001);
+        assert_eq!(p[2..4], [1, 0x100]);
     }
 }
