@@ -704,6 +704,45 @@ mod tests {
         assert_eq!(set_resource_bit(1, 1, 0), 40);
     }
 
+    /// `gfx_v9_4_3_xcc_kiq_fini_register()` asks for a dequeue only if
+    /// `CP_HQD_ACTIVE` says the slot is active; an inactive slot gets its
+    /// registers cleared and nothing else.
+    #[test]
+    fn kiq_fini_dequeues_only_an_active_slot() {
+        use core::cell::RefCell;
+        extern crate alloc;
+        struct Bus {
+            active: u32,
+            writes: RefCell<alloc::vec::Vec<usize>>,
+        }
+        impl RegisterBus for Bus {
+            fn read32(&self, _: usize) -> u32 {
+                self.active
+            }
+            fn write32(&self, at: usize, _: u32) {
+                self.writes.borrow_mut().push(at);
+            }
+        }
+        struct Now;
+        impl Clock for Now {
+            fn now_ns(&self) -> u64 {
+                0
+            }
+        }
+        let bases = crate::regs::IpBases([0x1000; crate::regs::MAX_SEGMENTS]);
+        let dequeue = r::CP_HQD_DEQUEUE_REQUEST.byte_offset(&bases).unwrap();
+        let idle = Bus {
+            active: 0,
+            writes: RefCell::new(alloc::vec::Vec::new()),
+        };
+        kiq_fini(Block::new(&idle, bases), &Now, 0).unwrap();
+        assert!(!idle.writes.borrow().contains(&dequeue));
+        assert!(
+            idle.writes.borrow().len() > 2,
+            "the slot's registers are cleared"
+        );
+    }
+
     /// `PACKET3(PACKET3_SET_RESOURCES, 6)` = 3 << 30 | 6 << 16 | 0xA0 << 8.
     #[test]
     fn set_resources_header() {
