@@ -634,6 +634,29 @@ mod tests {
         assert_eq!(ib[35], 0);
     }
 
+    /// A device that enforces isolation has every process's MAP_PROCESS
+    /// run the cleaner shader (`exec_cleaner_shader`, bit 17 of its second
+    /// dword in `pm4_mes_map_process_aldebaran`), whatever the process
+    /// asked, and runs one process at a time.
+    #[test]
+    fn enforced_isolation_marks_every_process() {
+        let qs = [QueueDesc::compute(0x20, 0x10_0000, 0x20_0000)];
+        let procs = [ProcessQueues {
+            process: ProcessDesc::new(7, PT),
+            queues: &qs,
+        }];
+        let mut ib = [0u32; 64];
+        build(&cfg(), &procs, &mut ib, 0x4000).unwrap();
+        assert_eq!(ib[1] >> 17 & 1, 0);
+        let isolated = RunlistConfig {
+            enforce_isolation: true,
+            ..cfg()
+        };
+        let rl = build(&isolated, &procs, &mut ib, 0x4000).unwrap();
+        assert_eq!(ib[1] >> 17 & 1, 1);
+        assert_eq!(rl.process_cnt, 1);
+    }
+
     /// Three processes with two processes per quantum: the IB ends in a
     /// RUN_LIST chaining to itself.
     #[test]
