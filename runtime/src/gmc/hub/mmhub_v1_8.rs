@@ -109,3 +109,50 @@ pub const FACTS: &[barebell_facts::Fact] = &[
             - mm::DAGB0_WRCLI_GPU_SNOOP_OVERRIDE.offset)) as u64,
     ),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::cell::RefCell;
+
+    /// A register file of 0x4000 dwords.
+    struct Regs(RefCell<[u32; 0x4000]>);
+    impl RegisterBus for Regs {
+        fn read32(&self, at: usize) -> u32 {
+            self.0.borrow()[at / 4 % 0x4000]
+        }
+        fn write32(&self, at: usize, v: u32) {
+            self.0.borrow_mut()[at / 4 % 0x4000] = v;
+        }
+    }
+
+    /// `mmhub_v1_8_init_snoop_override_regs()` ORs the SDMA client bit
+    /// into what the registers hold: a second init (a re-init without a
+    /// reset) leaves it set, and other bits stay.
+    #[test]
+    fn the_sdma_snoop_bit_is_set_and_stays_set() {
+        let regs = Regs(RefCell::new([0; 0x4000]));
+        let bases = crate::regs::IpBases([0; crate::regs::MAX_SEGMENTS]);
+        let aids = [Block::new(&regs, bases)];
+        let distance = SNOOP_1_8.dagb1.offset - SNOOP_1_8.dagb0.offset;
+        let at = |reg: crate::regs::Reg, j: u32| ((reg.offset + j * distance) * 4) as usize;
+        regs.write32(at(SNOOP_1_8.dagb0, 2), 0x8000_0000);
+        for _ in 0..2 {
+            init_snoop_override_regs(&aids, &SNOOP_1_8).unwrap();
+            for j in 0..DAGB_INSTANCES {
+                for reg in [SNOOP_1_8.dagb0, SNOOP_1_8.dagb0_value] {
+                    assert_eq!(
+                        regs.read32(at(reg, j)) & SDMA_CLIENT,
+                        SDMA_CLIENT,
+                        "{} {j}",
+                        reg.name
+                    );
+                }
+            }
+        }
+        assert_eq!(
+            regs.read32(at(SNOOP_1_8.dagb0, 2)) & 0x8000_0000,
+            0x8000_0000
+        );
+    }
+}
