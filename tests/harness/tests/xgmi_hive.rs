@@ -176,6 +176,26 @@ fn node_3_of_a_hive_brings_up_in_its_own_segment() {
                 "{name} {what} {pa:#x} outside node 3's segment"
             );
         }
+        // `gmc_v9_0_hw_init()` gives the HDP this GPU's VRAM start:
+        // `HDP_NONSURFACE_BASE` = `vram_start >> 8`, `_HI` = `>> 40`.
+        let hdp = up
+            .ips
+            .all
+            .iter()
+            .find(|i| i.hw_id == barebell::ip::hw_id::HDP && i.instance == 0)
+            .unwrap();
+        let h = up.bus.block(hdp.bases);
+        use barebell::regs::hdp_4_4_2 as hdp_regs;
+        assert_eq!(
+            h.read(hdp_regs::HDP_NONSURFACE_BASE).unwrap(),
+            (NODE3_MC >> 8) as u32,
+            "{name}"
+        );
+        assert_eq!(
+            h.read(hdp_regs::HDP_NONSURFACE_BASE_HI).unwrap(),
+            1,
+            "{name}"
+        );
         assert_eq!(m.psp().refusals(), vec![], "{name}");
         let report = up.shutdown();
         assert!(report.complete(), "{name}: {report}");
