@@ -251,6 +251,17 @@ fn a_gc_9_4_2_mqd_is_checked_as_one_gc() {
     );
 }
 
+/// MI210 brought up to a ready queue mapped `mapping`.
+fn queue_up(m: &VirtualGpu, mapping: Mapping) -> barebell_bringup::Gpu<'_> {
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(mapping),
+        ..Options::default()
+    };
+    barebell_bringup::run(m, &FirmwareDir::system(), &opts, &Quiet)
+        .unwrap_or_else(|e| panic!("{e}\n{:#?}", m.diagnostics()))
+}
+
 /// A further AQL queue's parts, placed as libhsakmt places them: ring and
 /// pointers and EOP buffer in the user part (process tables), the MQD in
 /// the driver part; and its resources with `doorbell`, for process 1.
@@ -305,13 +316,7 @@ fn a_second_queue_joins_the_hws_runlist_and_runs() {
     use barebell::gfx::mqd_v9::vega20;
     use barebell::platform::Platform;
     let m = device();
-    let opts = Options {
-        until: Step::Queue,
-        mapping: Some(Mapping::Hws),
-        ..Options::default()
-    };
-    let mut gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet)
-        .unwrap_or_else(|e| panic!("{e}\n{:#?}", m.diagnostics()));
+    let mut gpu = queue_up(&m, Mapping::Hws);
     let first = gpu.queue.as_ref().unwrap().doorbell;
     let second = SecondQueue::place(&mut gpu);
     let signal = gpu
@@ -369,12 +374,7 @@ fn a_second_queue_joins_the_hws_runlist_and_runs() {
 
     // The direct mapping has no scheduler to add a queue to.
     let m = device();
-    let opts = Options {
-        until: Step::Queue,
-        mapping: Some(Mapping::Direct),
-        ..Options::default()
-    };
-    let mut gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet).unwrap();
+    let mut gpu = queue_up(&m, Mapping::Direct);
     let res = SecondQueue::place(&mut gpu).resources(gpu.queue.as_ref().unwrap().doorbell + 1);
     let e = gpu
         .queue
@@ -396,13 +396,7 @@ fn a_second_queue_joins_the_hws_runlist_and_runs() {
 #[test]
 fn starting_the_sdma_engines_unhalts_every_instance_until_the_teardown() {
     let m = device();
-    let opts = Options {
-        until: Step::Queue,
-        mapping: Some(Mapping::Hws),
-        ..Options::default()
-    };
-    let mut gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet)
-        .unwrap_or_else(|e| panic!("{e}\n{:#?}", m.diagnostics()));
+    let mut gpu = queue_up(&m, Mapping::Hws);
     let engines = m.gc_9_4_3().unwrap().sdma();
     assert_eq!(engines.len(), 5, "MI210 has five SDMA instances");
     assert!(
