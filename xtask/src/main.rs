@@ -68,6 +68,10 @@ enum Cmd {
         /// the commit the shard was taken at.
         #[arg(long, requires = "shard")]
         slow: bool,
+        /// Re-run the recorded shard's survivors with the tests of `HEAD`,
+        /// where their code is unchanged since the shard's commit.
+        #[arg(long, requires = "shard", conflicts_with = "slow")]
+        recheck: bool,
         /// Print the tally of the recorded shards instead.
         #[arg(long, conflicts_with = "shard")]
         tally: bool,
@@ -202,8 +206,14 @@ fn main() -> ExitCode {
             };
         }
         Cmd::Deps => apt::ensure().map(|s| println!("{s}")),
-        Cmd::Mutants { shard, slow, tally } => match shard {
+        Cmd::Mutants {
+            shard,
+            slow,
+            recheck,
+            tally,
+        } => match shard {
             Some(shard) if slow => mutants::run_slow(&root, shard),
+            Some(shard) if recheck => mutants::recheck(&root, shard),
             Some(shard) if !tally => mutants::run(&root, shard),
             _ => mutants::tally_ledger(&root),
         }

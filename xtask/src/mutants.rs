@@ -11,7 +11,11 @@
 //!   only the mutated packages' tests, not the harness's);
 //! - it re-runs the fast tier's survivors with the slow tests as well;
 //! - it records each mutant's outcome, with the commit, in
-//!   `docs/mutants/shard-K-of-N.txt`, the ledger the tally reads.
+//!   `docs/mutants/shard-K-of-N.txt`, the ledger the tally reads;
+//! - it takes every shard of a run at one commit (round-robin shards of
+//!   two different mutant lists overlap and leave gaps), and counts tests
+//!   written later only by re-running the survivors whose code is
+//!   unchanged at `HEAD` (`--recheck`).
 
 use crate::{apt, headers, util::output};
 use anyhow::{Context, Result, bail};
@@ -64,20 +68,23 @@ impl Shard {
 }
 
 /// What happened to one mutant. `CaughtSlow` is a survivor of the fast
-/// tier that the slow tests caught.
+/// tier that the slow tests caught; `CaughtLater` a survivor that the
+/// tests of a later commit caught, its code being unchanged there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Outcome {
     Caught,
     CaughtSlow,
+    CaughtLater,
     Missed,
     Timeout,
     Unviable,
 }
 
 impl Outcome {
-    const ALL: [Outcome; 5] = [
+    const ALL: [Outcome; 6] = [
         Outcome::Caught,
         Outcome::CaughtSlow,
+        Outcome::CaughtLater,
         Outcome::Missed,
         Outcome::Timeout,
         Outcome::Unviable,
@@ -86,6 +93,7 @@ impl Outcome {
         match self {
             Outcome::Caught => "caught",
             Outcome::CaughtSlow => "caught-slow",
+            Outcome::CaughtLater => "caught-later",
             Outcome::Missed => "missed",
             Outcome::Timeout => "timeout",
             Outcome::Unviable => "unviable",
@@ -97,20 +105,23 @@ impl Outcome {
 }
 
 /// Runs one shard's fast tier and records it; returns the shard's tally.
-/// A finished run of the shard already in `target/mutants` (one whose
-/// tree was at `HEAD`, or any finished run when `HEAD` has moved on) is
-/// recorded without running again.
+/// The shard is taken at the commit the ledger's shards were taken at
+/// ([`pinned`]), or at `HEAD` when none is recorded. A finished run of
+/// the shard already in `target/mutants` at that commit is recorded
+/// without running again.
 pub fn run(root: &Path, shard: Shard) -> Result<String> {
+    let pin = pinned(&root.join(LEDGER_DIR))?;
     let out = out_dir(root, shard);
     let stamp = out.join("commit");
     let recorded = std::fs::read_to_string(&stamp).ok();
+    let at_pin = |c: &str| pin.as_deref().is_none_or(|p| p == c.trim());
     let commit = match recorded {
-        Some(c) if finished(&out.join("mutants.out")) => c.trim().to_owned(),
+        Some(c) if finished(&out.join("mutants.out")) && at_pin(&c) => c.trim().to_owned(),
         _ => {
             ensure_tool()?;
             apt::ensure()?;
             headers::ensure(root)?;
-            let tree = prepare_tree(root, "HEAD")?;
+            let tree = prepare_tree(root, pin.as_deref().unwrap_or("HEAD"), TREE)?;
             let build = root.join("target/mutants/build");
             let oracle = Oracle::read(&tree)?;
             oracle.check_unmutated(&tree, &build)?;
@@ -124,7 +135,12 @@ pub fn run(root: &Path, shard: Shard) -> Result<String> {
         }
     };
     let outcomes = read_outcomes(&out.join("mutants.out"))?;
-    let path = write_shard(root, shard, &commit, false, &outcomes)?;
+    let header = Header {
+        commit: &commit,
+        slow: false,
+        rechecked: None,
+    };
+    let path = write_shard(root, shard, &header, &outcomes)?;
     Ok(format!(
         "mutants: shard {}/{} at {commit} recorded in {}\n{}",
         shard.index,
@@ -141,6 +157,7 @@ pub fn run_slow(root: &Path, shard: Shard) -> Result<String> {
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("no recorded shard {}: run it first", path.display()))?;
     let commit = commit_of(&text).context("the shard file names no commit")?;
+    let rechecked = rechecked_at(&text);
     let mut outcomes = BTreeMap::new();
     parse_shard(&text, &mut outcomes)?;
     let survivors: Vec<&String> = outcomes
@@ -152,9 +169,13 @@ pub fn run_slow(root: &Path, shard: Shard) -> Result<String> {
         ensure_tool()?;
         apt::ensure()?;
         headers::ensure(root)?;
-        let tree = prepare_tree(root, &commit)?;
+        let tree = prepare_tree(root, &commit, TREE)?;
         let build = root.join("target/mutants/build");
-        let config = slow_config(&tree, &root.join("target/mutants/slow.toml"))?;
+        let config = slow_config(
+            &tree,
+            &root.join("target/mutants/slow.toml"),
+            &files_of(&survivors),
+        )?;
         let out = out_dir(root, shard).join("slow");
         let mut args: Vec<String> = vec!["--config".into(), config.display().to_string()];
         for m in &survivors {
@@ -169,7 +190,12 @@ pub fn run_slow(root: &Path, shard: Shard) -> Result<String> {
             }
         }
     }
-    let path = write_shard(root, shard, &commit, true, &outcomes)?;
+    let header = Header {
+        commit: &commit,
+        slow: true,
+        rechecked: rechecked.as_deref(),
+    };
+    let path = write_shard(root, shard, &header, &outcomes)?;
     Ok(format!(
         "mutants: slow tier of shard {}/{} at {commit} recorded in {}\n{}",
         shard.index,
@@ -177,6 +203,158 @@ pub fn run_slow(root: &Path, shard: Shard) -> Result<String> {
         path.display(),
         render_table(&tally(&outcomes))
     ))
+}
+
+/// Re-runs a recorded shard's survivors (`missed`, `timeout`) with every
+/// test of `HEAD`, fast and slow tiers both, and marks the ones caught
+/// `caught-later`. Only a survivor whose code is unchanged at `HEAD` is
+/// re-run: cargo-mutants lists it under the same name there, and its
+/// file reads the same up to the file's test module ([`same_code`]).
+/// The others are listed as not rechecked.
+pub fn recheck(root: &Path, shard: Shard) -> Result<String> {
+    let path = root.join(LEDGER_DIR).join(shard.file_name());
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("no recorded shard {}: run it first", path.display()))?;
+    let commit = commit_of(&text).context("the shard file names no commit")?;
+    let slow = text
+        .lines()
+        .next()
+        .is_some_and(|l| l.contains("slow tier: run"));
+    let mut outcomes = BTreeMap::new();
+    parse_shard(&text, &mut outcomes)?;
+    let survivors: Vec<String> = outcomes
+        .iter()
+        .filter(|(_, o)| matches!(o, Outcome::Missed | Outcome::Timeout))
+        .map(|(m, _)| m.clone())
+        .collect();
+    ensure_tool()?;
+    apt::ensure()?;
+    headers::ensure(root)?;
+    let tree = prepare_tree(root, "HEAD", RECHECK_TREE)?;
+    let head = head_of(&tree)?;
+    let listed = list_mutants(&tree)?;
+    let mut run_again = Vec::new();
+    let mut changed = Vec::new();
+    for m in survivors {
+        let file = m.split(':').next().unwrap_or(&m);
+        let unchanged = listed.contains(&m)
+            && same_code(&file_at(root, &commit, file)?, &file_at(root, &head, file)?);
+        if unchanged {
+            run_again.push(m);
+        } else {
+            changed.push(m);
+        }
+    }
+    let mut caught = 0;
+    if !run_again.is_empty() {
+        let build = root.join("target/mutants/build-recheck");
+        let config = all_tests_config(
+            &tree,
+            &root.join("target/mutants/all-tests.toml"),
+            &files_of(&run_again),
+        )?;
+        Oracle::read_from(&config)?.check_unmutated(&tree, &build)?;
+        let out = root.join(format!(
+            "target/mutants/recheck-{}-of-{}",
+            shard.index, shard.count
+        ));
+        let _ = std::fs::remove_dir_all(&out);
+        let mut args: Vec<String> = vec!["--config".into(), config.display().to_string()];
+        for m in &run_again {
+            args.push("--re".into());
+            args.push(format!("^{}$", regex::escape(m)));
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        mutate(&tree, &build, &out, &args)?;
+        for (m, o) in read_outcomes(&out.join("mutants.out"))? {
+            if o == Outcome::Caught && run_again.contains(&m) {
+                outcomes.insert(m, Outcome::CaughtLater);
+                caught += 1;
+            }
+        }
+    }
+    let header = Header {
+        commit: &commit,
+        slow,
+        rechecked: Some(&head),
+    };
+    let path = write_shard(root, shard, &header, &outcomes)?;
+    let mut s = format!(
+        "mutants: survivors of shard {}/{} (taken at {commit}) rechecked with the tests of {head}: \
+         {} re-run, {caught} caught; recorded in {}\n",
+        shard.index,
+        shard.count,
+        run_again.len(),
+        path.display()
+    );
+    if !changed.is_empty() {
+        let _ = writeln!(s, "not rechecked (their code changed since):");
+        for m in &changed {
+            let _ = writeln!(s, "  {m}");
+        }
+    }
+    s.push_str(&render_table(&tally(&outcomes)));
+    Ok(s)
+}
+
+/// Every mutant name cargo-mutants makes of `tree`'s scope.
+fn list_mutants(tree: &Path) -> Result<std::collections::BTreeSet<String>> {
+    let text = output(
+        Command::new("cargo")
+            .current_dir(tree)
+            .args(["mutants", "--list"]),
+    )?;
+    Ok(text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_owned)
+        .collect())
+}
+
+/// `file`'s text at `rev`; empty where it does not exist.
+fn file_at(root: &Path, rev: &str, file: &str) -> Result<String> {
+    let out = Command::new("git")
+        .current_dir(root)
+        .args(["show", &format!("{rev}:{file}")])
+        .output()
+        .context("running git show")?;
+    Ok(if out.status.success() {
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    } else {
+        String::new()
+    })
+}
+
+/// Whether two versions of a source file hold the same code: the same
+/// text up to the first `#[cfg(test)]` line, and both non-empty. Tests
+/// added below it change no mutant; any other edit may.
+fn same_code(before: &str, after: &str) -> bool {
+    fn code(text: &str) -> Vec<&str> {
+        text.lines()
+            .take_while(|l| l.trim() != "#[cfg(test)]")
+            .collect()
+    }
+    !before.is_empty() && code(before) == code(after)
+}
+
+/// `.cargo/mutants.toml` narrowed to `files`, with the fast tier's test
+/// filter dropped: every test of the oracle, fast and slow.
+fn all_tests_config(tree: &Path, to: &Path, files: &[String]) -> Result<PathBuf> {
+    let mut t = narrowed(tree, files)?;
+    let args = t
+        .get_mut("additional_cargo_test_args")
+        .and_then(|v| v.as_array_mut())
+        .context("no additional_cargo_test_args")?;
+    let at = args
+        .iter()
+        .position(|a| a.as_str() == Some("-E"))
+        .context("the fast tier has no -E filter")?;
+    args.drain(at..(at + 2).min(args.len()));
+    if let Some(dir) = to.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(to, toml::to_string(&t)?)?;
+    Ok(to.to_path_buf())
 }
 
 fn out_dir(root: &Path, shard: Shard) -> PathBuf {
@@ -202,12 +380,31 @@ fn finished(dir: &Path) -> bool {
         .is_some_and(|v| v.get("end_time").is_some_and(|e| !e.is_null()))
 }
 
-/// `.cargo/mutants.toml` with the fast tier's test filter turned round:
-/// the slow tier runs only the tests the fast tier leaves out.
-fn slow_config(tree: &Path, to: &Path) -> Result<PathBuf> {
-    let from = tree.join(".cargo/mutants.toml");
-    let text = std::fs::read_to_string(&from)?;
+/// The files the mutants named are in, each once.
+fn files_of<S: AsRef<str>>(mutants: &[S]) -> Vec<String> {
+    let files: std::collections::BTreeSet<&str> = mutants
+        .iter()
+        .map(|m| m.as_ref().split(':').next().unwrap_or(m.as_ref()))
+        .collect();
+    files.into_iter().map(str::to_owned).collect()
+}
+
+/// `.cargo/mutants.toml` with its scope narrowed to `files`. `--re`
+/// alone does not narrow a run: cargo-mutants 27.1.0 keeps every "delete
+/// field" mutant of the scope whatever the patterns say.
+fn narrowed(tree: &Path, files: &[String]) -> Result<toml::Table> {
+    let text = std::fs::read_to_string(tree.join(".cargo/mutants.toml"))?;
     let mut t: toml::Table = text.parse()?;
+    let globs = files.iter().cloned().map(toml::Value::String).collect();
+    t.insert("examine_globs".into(), toml::Value::Array(globs));
+    Ok(t)
+}
+
+/// `.cargo/mutants.toml` narrowed to `files`, with the fast tier's test
+/// filter turned round: the slow tier runs only the tests the fast tier
+/// leaves out.
+fn slow_config(tree: &Path, to: &Path, files: &[String]) -> Result<PathBuf> {
+    let mut t = narrowed(tree, files)?;
     let args = t
         .get_mut("additional_cargo_test_args")
         .and_then(|v| v.as_array_mut())
@@ -229,14 +426,13 @@ fn slow_config(tree: &Path, to: &Path) -> Result<PathBuf> {
 fn write_shard(
     root: &Path,
     shard: Shard,
-    commit: &str,
-    slow: bool,
+    header: &Header<'_>,
     outcomes: &BTreeMap<String, Outcome>,
 ) -> Result<PathBuf> {
     let dir = root.join(LEDGER_DIR);
     std::fs::create_dir_all(&dir)?;
     let path = dir.join(shard.file_name());
-    std::fs::write(&path, render_shard(shard, commit, slow, outcomes))
+    std::fs::write(&path, render_shard(shard, header, outcomes))
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(path)
 }
@@ -246,6 +442,39 @@ fn commit_of(text: &str) -> Option<String> {
     let first = text.lines().next()?;
     let rest = first.split(", at ").nth(1)?;
     Some(rest.split(';').next()?.trim().to_owned())
+}
+
+/// The commit whose tests last re-ran a shard file's survivors.
+fn rechecked_at(text: &str) -> Option<String> {
+    let first = text.lines().next()?;
+    let rest = first.split("; survivors rechecked at ").nth(1)?;
+    Some(rest.split(';').next()?.trim().to_owned())
+}
+
+/// The commit every recorded shard was taken at; `None` with no shard
+/// recorded. Shards at two commits are refused: round-robin shards deal
+/// the mutant list, and a code change shifts the list, so shards of two
+/// commits test some mutants twice and others never.
+pub fn pinned(dir: &Path) -> Result<Option<String>> {
+    let mut at: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for f in ledger_files(dir)? {
+        let text = std::fs::read_to_string(&f)?;
+        let c = commit_of(&text).with_context(|| format!("{} names no commit", f.display()))?;
+        let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
+        at.entry(c).or_default().extend(name);
+    }
+    if at.len() > 1 {
+        let list: Vec<String> = at
+            .iter()
+            .map(|(c, files)| format!("{c}: {}", files.join(", ")))
+            .collect();
+        bail!(
+            "the ledger's shards were taken at different commits, so they do not add up \
+             (a code change shifts the mutant list): {}; take them again at one commit",
+            list.join("; ")
+        );
+    }
+    Ok(at.into_keys().next())
 }
 
 /// The tally of every shard in the ledger, as docs/mutants.md shows it.
@@ -281,11 +510,17 @@ fn ensure_tool() -> Result<()> {
     .context("installing cargo-mutants")
 }
 
-/// A clean detached worktree of `rev` at target/mutants/tree, with the
+/// The worktree shards are taken in, under `target/mutants`.
+const TREE: &str = "tree";
+/// The worktree `--recheck` runs `HEAD`'s tests in, so that a shard can
+/// run at the same time.
+const RECHECK_TREE: &str = "recheck-tree";
+
+/// A clean detached worktree of `rev` at target/mutants/`name`, with the
 /// checkout's `target/artifacts` (the Linux headers the tests read) linked
 /// in.
-fn prepare_tree(root: &Path, rev: &str) -> Result<PathBuf> {
-    let tree = root.join("target/mutants/tree");
+fn prepare_tree(root: &Path, rev: &str, name: &str) -> Result<PathBuf> {
+    let tree = root.join("target/mutants").join(name);
     let head = output(
         Command::new("git")
             .current_dir(root)
@@ -338,9 +573,12 @@ struct Oracle {
 
 impl Oracle {
     fn read(tree: &Path) -> Result<Oracle> {
-        let path = tree.join(".cargo/mutants.toml");
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
+        Oracle::read_from(&tree.join(".cargo/mutants.toml"))
+    }
+
+    fn read_from(path: &Path) -> Result<Oracle> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         Oracle::parse(&text).with_context(|| format!("in {}", path.display()))
     }
 
@@ -442,28 +680,36 @@ fn read_outcomes(dir: &Path) -> Result<BTreeMap<String, Outcome>> {
     Ok(all)
 }
 
-fn render_shard(
-    shard: Shard,
-    commit: &str,
+/// What a shard file's first line records besides the shard.
+struct Header<'a> {
+    /// The commit the shard was taken at.
+    commit: &'a str,
+    /// Whether the slow tier has run on its survivors.
     slow: bool,
-    outcomes: &BTreeMap<String, Outcome>,
-) -> String {
-    let tier = if slow { "run" } else { "not run yet" };
+    /// The commit whose tests last re-ran its survivors (`--recheck`).
+    rechecked: Option<&'a str>,
+}
+
+fn render_shard(shard: Shard, h: &Header<'_>, outcomes: &BTreeMap<String, Outcome>) -> String {
+    let tier = if h.slow { "run" } else { "not run yet" };
     let mut s = format!(
-        "# cargo-mutants {VERSION}, shard {} of {}, at {commit}; scope and oracle: .cargo/mutants.toml; slow tier: {tier}\n",
-        shard.index, shard.count
+        "# cargo-mutants {VERSION}, shard {} of {}, at {}; scope and oracle: .cargo/mutants.toml; slow tier: {tier}",
+        shard.index, shard.count, h.commit
     );
+    if let Some(r) = h.rechecked {
+        let _ = write!(s, "; survivors rechecked at {r}");
+    }
+    s.push('\n');
     for (m, o) in outcomes {
         let _ = writeln!(s, "{}\t{m}", o.word());
     }
     s
 }
 
-/// Every mutant of every shard file under `dir`; a mutant in two shards
-/// (the list shifts with the code) counts once, with its later outcome.
-fn read_ledger(dir: &Path) -> Result<(usize, BTreeMap<String, Outcome>)> {
+/// The shard files under `dir`, in name order.
+fn ledger_files(dir: &Path) -> Result<Vec<PathBuf>> {
     if !dir.exists() {
-        return Ok((0, BTreeMap::new()));
+        return Ok(Vec::new());
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
@@ -471,6 +717,14 @@ fn read_ledger(dir: &Path) -> Result<(usize, BTreeMap<String, Outcome>)> {
         .filter(|p| p.extension().is_some_and(|x| x == "txt"))
         .collect();
     files.sort();
+    Ok(files)
+}
+
+/// Every mutant of every shard file under `dir`, all taken at one
+/// commit ([`pinned`]).
+fn read_ledger(dir: &Path) -> Result<(usize, BTreeMap<String, Outcome>)> {
+    pinned(dir)?;
+    let files = ledger_files(dir)?;
     let mut all = BTreeMap::new();
     for f in &files {
         let text = std::fs::read_to_string(f)?;
@@ -523,7 +777,7 @@ fn is_mi300(mutant: &str) -> bool {
     .any(|p| file.contains(p))
 }
 
-type Counts = [usize; 5];
+type Counts = [usize; 6];
 
 /// Counts per module, then the MI300 path, then everything.
 fn tally(outcomes: &BTreeMap<String, Outcome>) -> Vec<(String, Counts)> {
@@ -545,29 +799,37 @@ fn tally(outcomes: &BTreeMap<String, Outcome>) -> Vec<(String, Counts)> {
     rows
 }
 
-/// Caught (either tier) over viable (everything but unviable).
-fn caught_percent(c: &Counts) -> Option<f64> {
-    let caught = c[Outcome::Caught as usize] + c[Outcome::CaughtSlow as usize];
+/// Caught over viable (everything but unviable): by the shard's own
+/// commit's tests (either tier), and with the later tests' catches too.
+fn caught_percent(c: &Counts) -> Option<(f64, f64)> {
+    let at_commit = c[Outcome::Caught as usize] + c[Outcome::CaughtSlow as usize];
+    let later = at_commit + c[Outcome::CaughtLater as usize];
     let viable: usize = c.iter().sum::<usize>() - c[Outcome::Unviable as usize];
-    (viable > 0).then(|| 100.0 * caught as f64 / viable as f64)
+    (viable > 0).then(|| {
+        let pct = |n: usize| 100.0 * n as f64 / viable as f64;
+        (pct(at_commit), pct(later))
+    })
 }
 
 fn render_table(rows: &[(String, Counts)]) -> String {
     let mut s = String::from(
-        "| module | mutants | caught | caught by the slow tests | missed | timeout | unviable | caught of viable |\n\
-         |---|---|---|---|---|---|---|---|\n",
+        "| module | mutants | caught | caught by the slow tests | caught by later tests | missed | timeout | unviable | caught of viable, at the shard's commit | with later tests |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
     );
     for (name, c) in rows {
-        let pct = caught_percent(c).map_or("-".to_owned(), |p| format!("{p:.1} %"));
+        let (at, later) = caught_percent(c).map_or(("-".to_owned(), "-".to_owned()), |(a, l)| {
+            (format!("{a:.1} %"), format!("{l:.1} %"))
+        });
         let _ = writeln!(
             s,
-            "| {name} | {} | {} | {} | {} | {} | {} | {pct} |",
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {at} | {later} |",
             c.iter().sum::<usize>(),
             c[0],
             c[1],
             c[2],
             c[3],
-            c[4]
+            c[4],
+            c[5]
         );
     }
     s
@@ -611,9 +873,22 @@ mod tests {
             "bringup/src/lib.rs:2:2: replace b".to_owned(),
             Outcome::Missed,
         );
-        let text = render_shard(Shard { index: 0, count: 2 }, "abc", false, &o);
+        let header = Header {
+            commit: "abc",
+            slow: false,
+            rechecked: None,
+        };
+        let text = render_shard(Shard { index: 0, count: 2 }, &header, &o);
         assert!(text.starts_with("# cargo-mutants 27.1.0, shard 0 of 2, at abc;"));
         assert_eq!(commit_of(&text).as_deref(), Some("abc"));
+        assert_eq!(rechecked_at(&text), None);
+        let again = Header {
+            rechecked: Some("def"),
+            ..header
+        };
+        let text2 = render_shard(Shard { index: 0, count: 2 }, &again, &o);
+        assert_eq!(commit_of(&text2).as_deref(), Some("abc"));
+        assert_eq!(rechecked_at(&text2).as_deref(), Some("def"));
         let mut back = BTreeMap::new();
         parse_shard(&text, &mut back).unwrap();
         assert_eq!(back, o);
@@ -640,19 +915,21 @@ mod tests {
             ("runtime/src/gfx/hws/hiq.rs:5:9: replace y", Outcome::Missed),
             ("runtime/src/gfx/mqd.rs:5:9: replace z", Outcome::Unviable),
             ("bringup/src/lib.rs:1:1: replace w", Outcome::CaughtSlow),
+            ("bringup/src/lib.rs:2:1: replace v", Outcome::CaughtLater),
         ] {
             o.insert(m.to_owned(), out);
         }
         let rows = tally(&o);
         let get = |k: &str| rows.iter().find(|r| r.0 == k).unwrap().1;
-        assert_eq!(get("`runtime/src/gfx/hws`"), [1, 0, 1, 0, 0]);
-        assert_eq!(get("`runtime/src/gfx`"), [0, 0, 0, 0, 1]);
-        assert_eq!(get("MI300 path"), [1, 0, 1, 0, 0]);
-        assert_eq!(get("**all**"), [1, 1, 1, 0, 1]);
-        // 2 caught (one by the slow tests) of 3 viable.
+        assert_eq!(get("`runtime/src/gfx/hws`"), [1, 0, 0, 1, 0, 0]);
+        assert_eq!(get("`runtime/src/gfx`"), [0, 0, 0, 0, 0, 1]);
+        assert_eq!(get("MI300 path"), [1, 0, 0, 1, 0, 0]);
+        assert_eq!(get("**all**"), [1, 1, 1, 1, 0, 1]);
+        // Of 4 viable: 2 caught at the shard's commit (one by the slow
+        // tests), 3 with the later tests' catch.
         let table = render_table(&rows);
         assert!(
-            table.contains("| **all** | 4 | 1 | 1 | 1 | 0 | 1 | 66.7 % |"),
+            table.contains("| **all** | 5 | 1 | 1 | 1 | 1 | 0 | 1 | 50.0 % | 75.0 % |"),
             "{table}"
         );
     }
@@ -680,7 +957,16 @@ mod tests {
         let root = crate::util::workspace_root();
         let dir = root.join("target/mutants-test");
         std::fs::create_dir_all(&dir).unwrap();
-        let path = slow_config(&root, &dir.join("slow.toml")).unwrap();
+        let files = files_of(&[
+            "bringup/src/queue.rs:257:24: replace + with - in point_vmid",
+            "bringup/src/queue.rs:250:34: replace - with + in point_vmid",
+            "runtime/src/gfx/mes/legacy.rs:76:9: replace free_slot",
+        ]);
+        assert_eq!(
+            files,
+            ["bringup/src/queue.rs", "runtime/src/gfx/mes/legacy.rs"]
+        );
+        let path = slow_config(&root, &dir.join("slow.toml"), &files).unwrap();
         let slow: toml::Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
         let fast: toml::Table = std::fs::read_to_string(root.join(".cargo/mutants.toml"))
             .unwrap()
@@ -692,8 +978,70 @@ mod tests {
             a[at + 1].as_str().unwrap().to_owned()
         };
         assert_eq!(filter(&slow), format!("not ({})", filter(&fast)));
-        assert_eq!(slow["examine_globs"], fast["examine_globs"]);
+        assert_eq!(
+            slow["examine_globs"],
+            toml::Value::Array(files.iter().cloned().map(toml::Value::String).collect())
+        );
         assert_eq!(slow["test_package"], fast["test_package"]);
+
+        // The recheck runs every test: no filter at all.
+        let path = all_tests_config(&root, &dir.join("all.toml"), &files).unwrap();
+        let all: toml::Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
+        let args = all["additional_cargo_test_args"].as_array().unwrap();
+        assert!(args.iter().all(|a| a.as_str() != Some("-E")), "{args:?}");
+        assert_eq!(
+            args.len() + 2,
+            fast["additional_cargo_test_args"].as_array().unwrap().len()
+        );
+        assert_eq!(all["examine_globs"], slow["examine_globs"]);
+    }
+
+    /// Shards taken at two commits are refused, by name.
+    #[test]
+    fn shards_of_two_commits_do_not_add_up() {
+        let dir = crate::util::workspace_root().join("target/mutants-test/ledger");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(pinned(&dir).unwrap(), None);
+        let o: BTreeMap<String, Outcome> = [(
+            "bringup/src/lib.rs:1:1: replace a".to_owned(),
+            Outcome::Caught,
+        )]
+        .into();
+        let write = |k: u32, commit: &str| {
+            let h = Header {
+                commit,
+                slow: false,
+                rechecked: None,
+            };
+            let shard = Shard { index: k, count: 4 };
+            std::fs::write(dir.join(shard.file_name()), render_shard(shard, &h, &o)).unwrap();
+        };
+        write(0, "aaa");
+        write(1, "aaa");
+        assert_eq!(pinned(&dir).unwrap().as_deref(), Some("aaa"));
+        write(2, "bbb");
+        let e = pinned(&dir).unwrap_err().to_string();
+        assert!(
+            e.contains("aaa: shard-00-of-04.txt, shard-01-of-04.txt"),
+            "{e}"
+        );
+        assert!(e.contains("bbb: shard-02-of-04.txt"), "{e}");
+        assert!(read_ledger(&dir).is_err());
+    }
+
+    /// A survivor is rechecked only where its code is the same: edits in
+    /// the test module at the end do not count, any other edit does.
+    #[test]
+    fn only_unchanged_code_is_rechecked() {
+        let before = "fn a() {}\nfn b() {}\n\n#[cfg(test)]\nmod tests {}\n";
+        let tests_grew = "fn a() {}\nfn b() {}\n\n#[cfg(test)]\nmod tests {\n    fn t() {}\n}\n";
+        let code_moved = "fn a() {}\n\nfn b() {}\n\n#[cfg(test)]\nmod tests {}\n";
+        assert!(same_code(before, before));
+        assert!(same_code(before, tests_grew));
+        assert!(!same_code(before, code_moved));
+        assert!(!same_code(before, "fn a() {}\n"));
+        assert!(!same_code("", ""));
     }
 
     /// docs/mutants.md shows the ledger's tally as it is.

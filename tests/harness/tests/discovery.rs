@@ -475,3 +475,26 @@ fn partition_modes_are_named_as_linux_numbers_them() {
     }
     assert_eq!(barebell::nbio::partition_name(5), "an unknown mode");
 }
+
+/// `amdgpu_discovery_read_binary_from_mem()` polls the IFWI flag
+/// (`mmMP0_SMN_C2PMSG_33`) before it reads `mmRCC_CONFIG_MEMSIZE`. On a
+/// device that has fallen off the bus the first of them already reads
+/// all-ones, so that is the register the error names.
+#[test]
+fn a_device_gone_at_discovery_is_named_at_the_ifwi_flag() {
+    use barebell_bringup::Quiet;
+    use barebell_model::parts;
+    let src = linux_text("amdgpu/amdgpu_discovery.c");
+    let ifwi = src.find("RREG32(mmMP0_SMN_C2PMSG_33)").unwrap();
+    let memsize = src.find("RREG32(mmRCC_CONFIG_MEMSIZE)").unwrap();
+    assert!(ifwi < memsize, "Linux reads the IFWI flag first");
+    for part in [parts::navi31(), parts::mi300x()] {
+        let gpu = barebell_tests::virtual_gpu(part, 1);
+        gpu.fall_off_bus();
+        let text = barebell_bringup::discovery::run(&gpu, &Quiet)
+            .unwrap_err()
+            .to_string();
+        assert!(text.contains("MP0_SMN_C2PMSG_33"), "{text}");
+        assert!(!text.contains("MEMSIZE"), "{text}");
+    }
+}

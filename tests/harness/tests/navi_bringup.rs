@@ -212,3 +212,136 @@ fn a_queue_loaded_right_after_the_mec_start_is_refused() {
         gpu.gfx11().unwrap().mec().events()
     );
 }
+
+/// navi48 brought up to a ready queue mapped `mapping`, kept as a
+/// bring-up handle so a test can map more queues.
+fn queue_up(m: &barebell_model::VirtualGpu, mapping: Mapping) -> barebell_bringup::Gpu<'_> {
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(mapping),
+        ..Default::default()
+    };
+    barebell_bringup::run(m, &FirmwareDir::system(), &opts, &Quiet)
+        .unwrap_or_else(|e| panic!("{e}\n{}", m.firmware_logs()))
+}
+
+/// One more AQL queue in the bring-up's memory (ring and pointers in the
+/// process part, MQD and EOP buffer the driver's), mapped by the bring-up's
+/// mapper at `doorbell`, for the user VMID.
+struct Extra<'p> {
+    qmem: barebell::mem::Dev<'p, barebell::aql::QueueMemory<64>>,
+    mapping: barebell::gfx::mapper::Mapping,
+}
+
+fn map_extra<'p>(
+    gpu: &mut barebell_bringup::Gpu<'p>,
+    doorbell: u32,
+) -> Result<Extra<'p>, barebell::gfx::error::MapError> {
+    let user = gpu.user_rings.as_mut().unwrap();
+    let qmem = user.put(barebell::aql::QueueMemory::<64>::new()).unwrap();
+    let eop = user.put(barebell::gfx::mqd::EopBuffer::new()).unwrap();
+    let mqd = gpu
+        .ring_area
+        .as_mut()
+        .unwrap()
+        .put(barebell::gfx::mqd::MqdPage::new())
+        .unwrap();
+    let res = barebell::gfx::mapper::QueueResources::process_aql(
+        mqd,
+        eop,
+        qmem.ring_address(),
+        64 * 64,
+        qmem.read_index_address(),
+        qmem.write_index_address(),
+        doorbell,
+        barebell_bringup::queue::USER_VMID,
+    )
+    .unwrap();
+    let mapping = gpu.queue.as_mut().unwrap().mapper_mut().map(&res)?;
+    Ok(Extra { qmem, mapping })
+}
+
+/// A barrier on the queue over `qmem` at `doorbell`, run to its signal.
+fn barrier_runs(
+    m: &barebell_model::VirtualGpu,
+    gpu: &mut barebell_bringup::Gpu<'_>,
+    qmem: &barebell::mem::Dev<'_, barebell::aql::QueueMemory<64>>,
+    doorbell: u32,
+) -> bool {
+    use barebell::aql::packet::{BarrierKind, BarrierPacket, Fences};
+    use barebell::aql::{AqlQueue, QueueConfig, SignalMemory};
+    use barebell::platform::Platform;
+    let signal = gpu
+        .user_rings
+        .as_mut()
+        .unwrap()
+        .put(SignalMemory::new(1))
+        .unwrap();
+    let db = gpu.doorbells.doorbell(doorbell).unwrap();
+    let q = AqlQueue::new(qmem.get(), db, QueueConfig::default()).unwrap();
+    let barrier =
+        BarrierPacket::new(BarrierKind::And, &[], signal.handle(), Fences::SYSTEM).unwrap();
+    q.submit(&barrier, Platform::clock(m), 1_000_000_000)
+        .unwrap();
+    for _ in 0..10_000 {
+        if signal.value() == 0 {
+            return true;
+        }
+        m.run_until_idle(1);
+    }
+    signal.value() == 0
+}
+
+/// gfx12's `--mapping kiq` maps kernel compute queues with `map_legacy_kq`
+/// ADD_QUEUEs on MES pipe 1 (`amdgpu_mes_map_legacy_queue()`), each on an
+/// HQD of its own among the kernel's: MEC1 pipes 0 and 1, queues 0 and 1
+/// (`gfx_v12_0_sw_init()`: two pipes of four queues; `amdgpu_mes_init()`:
+/// `compute_hqd_mask = 0xc`, MES's queues 2 and 3). So the bring-up's
+/// queue and three more take the four slots, each different, and every
+/// one of them runs a barrier; a fifth is refused before anything is sent.
+#[test]
+fn navi48_legacy_queues_take_the_four_kernel_slots() {
+    use barebell::gfx::error::MapError;
+    let m = virtual_gpu(parts::navi48(), 3);
+    let mut gpu = queue_up(&m, Mapping::Kiq);
+    let first = gpu.queue.as_ref().unwrap().doorbell;
+    let mut extras = Vec::new();
+    for k in 1..=3 {
+        let e = map_extra(&mut gpu, first + k)
+            .unwrap_or_else(|e| panic!("queue {k}: {e}\n{}", m.firmware_logs()));
+        extras.push(e);
+    }
+    let mut slots: Vec<(u8, u8)> = extras
+        .iter()
+        .map(|e| (e.mapping.pipe, e.mapping.queue))
+        .collect();
+    slots.sort();
+    // The bring-up's own queue holds the fourth slot.
+    let kernel = [(0, 0), (0, 1), (1, 0), (1, 1)];
+    let held: Vec<_> = kernel.iter().filter(|s| !slots.contains(s)).collect();
+    assert_eq!(held.len(), 1, "{slots:?}");
+    slots.dedup();
+    assert_eq!(slots.len(), 3, "two queues share an HQD: {slots:?}");
+    assert!(matches!(
+        map_extra(&mut gpu, first + 4),
+        Err(MapError::NoFreeSlot)
+    ));
+    for e in &extras {
+        assert!(
+            barrier_runs(&m, &mut gpu, &e.qmem, e.mapping.doorbell),
+            "the queue at doorbell {} never ran its barrier\n{}",
+            e.mapping.doorbell,
+            m.firmware_logs()
+        );
+    }
+    for e in &extras {
+        gpu.queue
+            .as_mut()
+            .unwrap()
+            .mapper_mut()
+            .unmap(&e.mapping)
+            .unwrap();
+    }
+    let report = gpu.shutdown();
+    assert!(report.complete(), "{report}");
+}
