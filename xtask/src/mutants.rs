@@ -326,13 +326,17 @@ fn file_at(root: &Path, rev: &str, file: &str) -> Result<String> {
 }
 
 /// Whether two versions of a source file hold the same code: the same
-/// text up to the first `#[cfg(test)]` line, and both non-empty. Tests
-/// added below it change no mutant; any other edit may.
+/// text up to the file's test module (an unindented `#[cfg(test)]` whose
+/// next line opens a `mod`), and both non-empty. Tests added there change
+/// no mutant; any other edit may.
 fn same_code(before: &str, after: &str) -> bool {
     fn code(text: &str) -> Vec<&str> {
-        text.lines()
-            .take_while(|l| l.trim() != "#[cfg(test)]")
-            .collect()
+        let lines: Vec<&str> = text.lines().collect();
+        let end = lines
+            .windows(2)
+            .position(|w| w[0] == "#[cfg(test)]" && w[1].starts_with("mod "))
+            .unwrap_or(lines.len());
+        lines[..end].to_vec()
     }
     !before.is_empty() && code(before) == code(after)
 }
@@ -1041,6 +1045,10 @@ mod tests {
         assert!(same_code(before, tests_grew));
         assert!(!same_code(before, code_moved));
         assert!(!same_code(before, "fn a() {}\n"));
+        // A test-only item inside the code is code's neighbour, not the
+        // test module: what follows it still counts.
+        let helper = "#[cfg(test)]\nuse x;\nfn a() {}\n";
+        assert!(!same_code(helper, "#[cfg(test)]\nuse x;\nfn a() { b() }\n"));
         assert!(!same_code("", ""));
     }
 
