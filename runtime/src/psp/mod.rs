@@ -1260,3 +1260,31 @@ pub fn load_firmware<B: RegisterBus + ?Sized, C: Clock + ?Sized>(
     psp.autoload_rlc()?;
     Ok(report)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::DmaBuf;
+    use core::ptr::NonNull;
+
+    /// The fence and response reads stay inside the buffer and on dword
+    /// boundaries, since they are atomic loads of device-written memory:
+    /// a load past the end, or off a dword boundary, is refused.
+    #[test]
+    fn a_dword_load_stays_aligned_and_in_the_buffer() {
+        #[repr(C, align(4))]
+        struct Words([u32; 4]);
+        let mut words = Words([0x1111_1111, 0x2222_2222, 0x3333_3333, 0x4444_4444]);
+        let cpu = NonNull::new(words.0.as_mut_ptr().cast::<u8>()).unwrap();
+        // SAFETY: 16 bytes, 4-byte aligned, live for the whole test and
+        // touched only through `buf`.
+        let buf = unsafe { DmaBuf::new(cpu, 12, 0x1000) };
+        assert_eq!(buf.load_u32(0), Some(0x1111_1111));
+        assert_eq!(buf.load_u32(8), Some(0x3333_3333));
+        // The fourth word lies past the 12 bytes the buffer was given.
+        assert_eq!(buf.load_u32(12), None);
+        // Off a dword boundary, though inside the buffer.
+        assert_eq!(buf.load_u32(2), None);
+        assert_eq!(buf.load_u32(usize::MAX - 1), None);
+    }
+}
