@@ -308,6 +308,37 @@ mod tests {
     use super::*;
     use crate::aql::QueueMemory;
 
+    /// A mapper with no scheduler behind it (the direct HQD, the PM4 KIQ
+    /// and the HWS do not override these) has no per-queue reset to run,
+    /// so it says `Ok(false)` and the recovery ladder takes its next rung
+    /// rather than count the queue as reset; it has nothing to probe; and
+    /// only MES maps SDMA queues (`add_queue_mes()`).
+    #[test]
+    fn a_mapper_without_a_scheduler_has_no_reset_and_no_sdma() {
+        struct Bare;
+        impl QueueMapper for Bare {
+            fn map(&mut self, _: &QueueResources<'_>) -> Result<Mapping, MapError> {
+                Err(MapError::NoFreeSlot)
+            }
+            fn unmap(&mut self, _: &Mapping) -> Result<(), MapError> {
+                Ok(())
+            }
+        }
+        let m = Mapping {
+            doorbell: 0x1d,
+            mqd_address: 0x1000,
+            pipe: 0,
+            queue: 1,
+            vmid: 8,
+        };
+        assert_eq!(Bare.reset_queue(&m), Ok(false));
+        assert_eq!(Bare.probe(), Ok(()));
+        assert!(matches!(
+            Bare.unmap_sdma(&m),
+            Err(MapError::SdmaUnsupported { .. })
+        ));
+    }
+
     /// What a mapper reads back is what the queue's owner handed over:
     /// the process key or VMID, the doorbell, the MQD and EOP buffer, and
     /// the ring whose size the slot count gives (64 bytes per packet).

@@ -528,6 +528,7 @@ fn silent_mes_is_a_typed_timeout_naming_the_frame() {
         error_status: false,
     });
     r.mes.timeout_ns = 50_000;
+    assert!(!r.mes.has_pending_frame());
     match r.mes.set_hw_resources(&HW) {
         Err(MesError::Timeout {
             frame, seq, fence, ..
@@ -537,10 +538,13 @@ fn silent_mes_is_a_typed_timeout_naming_the_frame() {
         }
         other => panic!("expected a timeout, got {other:?}"),
     }
+    // MES may still run the timed-out frame: it stays unaccounted for.
+    assert!(r.mes.has_pending_frame());
     // Once MES answers again, the next frame goes through (the ring
     // fence catches up with both sequence numbers).
     r.model.set_faults(MesFaults::default());
     r.mes.set_hw_resources(&HW).unwrap();
+    assert!(!r.mes.has_pending_frame());
     let q = queue(&r, 1, 0x23);
     r.model.set_faults(MesFaults {
         silent: true,

@@ -1024,6 +1024,17 @@ impl<C: Clock, P: Pause, const N: usize, A: MesApi> QueueMapper for Mes<'_, C, P
 
 #[cfg(test)]
 mod tests {
+    /// The ring's size is the one the memory was made with, in dwords:
+    /// what SET_HW_RSRC's ring and the write pointer's wrap are counted in.
+    #[test]
+    fn the_ring_is_as_long_as_its_type_says() {
+        extern crate alloc;
+        let m = alloc::boxed::Box::new(super::MesMemory::<512>::new());
+        assert_eq!(m.ring_dwords(), 512);
+        let n = alloc::boxed::Box::new(super::MesMemory::<256>::new());
+        assert_eq!(n.ring_dwords(), 256);
+    }
+
     /// `amdgpu_mes_doorbell_init()`: level `i` gets
     /// `db_start_dw_offset + i * 2` (64-bit doorbells), from the page at
     /// dword 0x800.
