@@ -414,3 +414,40 @@ fn starting_the_sdma_engines_unhalts_every_instance_until_the_teardown() {
     }
     m.quiescent().unwrap();
 }
+
+/// KFD hands the HWS a process's `SH_MEM_CONFIG` in MAP_PROCESS as
+/// `update_qpd_v9()` fills `qpd->sh_mem_config` on GC 9.4.2: unaligned
+/// (`SH_MEM_ALIGNMENT_MODE_UNALIGNED`, `cik_regs.h`) and `RETRY_DISABLE`
+/// (`dev->kfd->noretry`, which `amdgpu_gmc_noretry_set()` turns on for
+/// 9.4.2), without `F8_MODE` (9.4.3 and 9.4.4 only). The fields sit where
+/// `gc_9_4_2_sh_mask.h` puts them; the model's HWS keeps what MAP_PROCESS
+/// carried.
+#[test]
+fn map_process_carries_update_qpd_v9s_sh_mem_config() {
+    let sh = header("gc_9_4_2_sh_mask.h");
+    let field = |n: &str| define(&sh, n).unwrap_or_else(|| panic!("{n}"));
+    let unaligned = define(
+        &barebell_tests::linux_amd_source("amdkfd/cik_regs.h"),
+        "SH_MEM_ALIGNMENT_MODE_UNALIGNED",
+    )
+    .unwrap();
+    let want = unaligned << field("SH_MEM_CONFIG__ALIGNMENT_MODE__SHIFT")
+        | 1 << field("SH_MEM_CONFIG__RETRY_DISABLE__SHIFT");
+    let m = device();
+    let gpu = queue_up(&m, Mapping::Hws);
+    let procs = m
+        .gc_9_4_3()
+        .unwrap()
+        .mec()
+        .hws()
+        .expect("the HIQ was mapped")
+        .processes();
+    assert_eq!(procs.len(), 1);
+    assert_eq!(
+        procs[0].sh_mem_config, want,
+        "{:#x}",
+        procs[0].sh_mem_config
+    );
+    let report = gpu.shutdown();
+    assert!(report.complete(), "{report}");
+}
