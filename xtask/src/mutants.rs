@@ -31,6 +31,10 @@ pub const VERSION: &str = "27.1.0";
 /// How long one mutant's tests may run: the fast tier takes about 25 s
 /// unmutated in the `mutants` profile on two cores, the slow tests about 70 s.
 const TEST_TIMEOUT_S: &str = "240";
+/// How long one mutant's tests may run in `--recheck`, which runs both
+/// tiers: about 100 s unmutated on two cores, 230 s while a shard runs
+/// beside it.
+const ALL_TESTS_TIMEOUT_S: &str = "600";
 /// How long one mutant's build may take (incremental, so usually 10–30 s).
 const BUILD_TIMEOUT_S: &str = "900";
 
@@ -130,7 +134,13 @@ pub fn run(root: &Path, shard: Shard) -> Result<String> {
             std::fs::create_dir_all(&out)?;
             std::fs::write(&stamp, &commit)?;
             let shard_arg = format!("{}/{}", shard.index, shard.count);
-            mutate(&tree, &build, &out, &["--shard", &shard_arg])?;
+            mutate(
+                &tree,
+                &build,
+                &out,
+                TEST_TIMEOUT_S,
+                &["--shard", &shard_arg],
+            )?;
             commit
         }
     };
@@ -183,7 +193,7 @@ pub fn run_slow(root: &Path, shard: Shard) -> Result<String> {
             args.push(format!("^{}$", regex::escape(m)));
         }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        mutate(&tree, &build, &out, &args)?;
+        mutate(&tree, &build, &out, TEST_TIMEOUT_S, &args)?;
         for (m, o) in read_outcomes(&out.join("mutants.out"))? {
             if o == Outcome::Caught && outcomes.get(&m) == Some(&Outcome::Missed) {
                 outcomes.insert(m, Outcome::CaughtSlow);
@@ -265,7 +275,7 @@ pub fn recheck(root: &Path, shard: Shard) -> Result<String> {
             args.push(format!("^{}$", regex::escape(m)));
         }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        mutate(&tree, &build, &out, &args)?;
+        mutate(&tree, &build, &out, ALL_TESTS_TIMEOUT_S, &args)?;
         for (m, o) in read_outcomes(&out.join("mutants.out"))? {
             if o == Outcome::Caught && run_again.contains(&m) {
                 outcomes.insert(m, Outcome::CaughtLater);
@@ -638,17 +648,12 @@ impl Oracle {
 /// Runs cargo-mutants in place in `tree` with `extra` arguments, writing
 /// its report under `out`. Exit codes 2 (missed mutants) and 3 (timeouts)
 /// are results, not failures.
-fn mutate(tree: &Path, build: &Path, out: &Path, extra: &[&str]) -> Result<()> {
+fn mutate(tree: &Path, build: &Path, out: &Path, timeout_s: &str, extra: &[&str]) -> Result<()> {
     let status = Command::new("cargo")
         .current_dir(tree)
         .env("CARGO_TARGET_DIR", build)
         .args(["mutants", "--in-place", "--baseline=skip"])
-        .args([
-            "--timeout",
-            TEST_TIMEOUT_S,
-            "--build-timeout",
-            BUILD_TIMEOUT_S,
-        ])
+        .args(["--timeout", timeout_s, "--build-timeout", BUILD_TIMEOUT_S])
         .arg("--output")
         .arg(out)
         .args(extra)
