@@ -859,6 +859,22 @@ mod tests {
         );
     }
 
+    /// The doorbell control word of an AQL queue is KFD's (`update_mqd()`
+    /// in `kfd_mqd_manager_v11.c`): the doorbell's dword offset, and
+    /// `DOORBELL_BIF_DROP` for AQL; the enable is not KFD's to set. The raw
+    /// word is checked against `gc_11_0_0_sh_mask.h`'s shifts
+    /// (`DOORBELL_OFFSET` at bit 2, `DOORBELL_BIF_DROP` at bit 1), and the
+    /// accessor reads the same fields back.
+    #[test]
+    fn the_doorbell_control_reads_back() {
+        let h = aql_hqd(&params(1)).unwrap();
+        assert_eq!(h.cp_hqd_pq_doorbell_control, 0x40 << 2 | 1 << 1);
+        let d = h.doorbell_control();
+        assert_eq!(d.doorbell_offset(), 0x40);
+        assert!(d.doorbell_bif_drop());
+        assert!(!d.doorbell_en());
+    }
+
     /// `CP_HQD_EOP_BASE_ADDR` holds the address >> 8; the accessor gives
     /// back the address the MQD was built with.
     #[test]
