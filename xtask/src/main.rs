@@ -72,6 +72,10 @@ enum Cmd {
         /// where their code is unchanged since the shard's commit.
         #[arg(long, requires = "shard", conflicts_with = "slow")]
         recheck: bool,
+        /// With --recheck: re-run only the survivors whose names match
+        /// this regular expression (the others stay as recorded).
+        #[arg(long, requires = "recheck", value_name = "REGEX")]
+        only: Option<String>,
         /// Print the tally of the recorded shards instead.
         #[arg(long, conflicts_with = "shard")]
         tally: bool,
@@ -210,10 +214,11 @@ fn main() -> ExitCode {
             shard,
             slow,
             recheck,
+            only,
             tally,
         } => match shard {
             Some(shard) if slow => mutants::run_slow(&root, shard),
-            Some(shard) if recheck => mutants::recheck(&root, shard),
+            Some(shard) if recheck => mutants::recheck(&root, shard, only.as_deref()),
             Some(shard) if !tally => mutants::run(&root, shard),
             _ => mutants::tally_ledger(&root),
         }

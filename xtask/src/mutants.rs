@@ -220,8 +220,13 @@ pub fn run_slow(root: &Path, shard: Shard) -> Result<String> {
 /// `caught-later`. Only a survivor whose code is unchanged at `HEAD` is
 /// re-run: cargo-mutants lists it under the same name there, and its
 /// file reads the same up to the file's test module ([`same_code`]).
-/// The others are listed as not rechecked.
-pub fn recheck(root: &Path, shard: Shard) -> Result<String> {
+/// The others are listed as not rechecked. `only`, a regular expression,
+/// narrows the survivors re-run to the names it matches.
+pub fn recheck(root: &Path, shard: Shard, only: Option<&str>) -> Result<String> {
+    let only = only
+        .map(regex::Regex::new)
+        .transpose()
+        .context("--only is not a regular expression")?;
     let path = root.join(LEDGER_DIR).join(shard.file_name());
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("no recorded shard {}: run it first", path.display()))?;
@@ -236,7 +241,15 @@ pub fn recheck(root: &Path, shard: Shard) -> Result<String> {
         .iter()
         .filter(|(_, o)| matches!(o, Outcome::Missed | Outcome::Timeout))
         .map(|(m, _)| m.clone())
+        .filter(|m| only.as_ref().is_none_or(|r| r.is_match(m)))
         .collect();
+    if survivors.is_empty() {
+        bail!(
+            "no survivor of shard {}/{} to recheck",
+            shard.index,
+            shard.count
+        );
+    }
     ensure_tool()?;
     apt::ensure()?;
     headers::ensure(root)?;
@@ -461,7 +474,7 @@ fn commit_of(text: &str) -> Option<String> {
 /// The commit whose tests last re-ran a shard file's survivors.
 fn rechecked_at(text: &str) -> Option<String> {
     let first = text.lines().next()?;
-    let rest = first.split("; survivors rechecked at ").nth(1)?;
+    let rest = first.split("; caught-later means caught at ").nth(1)?;
     Some(rest.split(';').next()?.trim().to_owned())
 }
 
@@ -706,7 +719,7 @@ fn render_shard(shard: Shard, h: &Header<'_>, outcomes: &BTreeMap<String, Outcom
         shard.index, shard.count, h.commit
     );
     if let Some(r) = h.rechecked {
-        let _ = write!(s, "; survivors rechecked at {r}");
+        let _ = write!(s, "; caught-later means caught at {r}");
     }
     s.push('\n');
     for (m, o) in outcomes {
