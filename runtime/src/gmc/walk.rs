@@ -398,6 +398,38 @@ mod tests {
         );
     }
 
+    /// A large-page map (`large_pages`) whose length is not a multiple of
+    /// 2 MiB ends in 4 KiB pages: the 2 MiB block goes in as one PDE-as-PTE,
+    /// the tail page as a PTE, and nothing past the length is mapped.
+    #[test]
+    fn a_large_page_map_ends_in_small_pages_at_its_length() {
+        let mut tables = [Table::EMPTY; 8];
+        let base = 0x10_0000;
+        let mut a = TableArena::new(&mut tables, base, Generation::Gfx12).with_va_base(0x4000_0000);
+        a.map(0x4020_0000, 0x8000_0000, (2 << 20) + 4096, RW, true)
+            .unwrap();
+        let ctx = Context {
+            root: base,
+            start: 0x4000_0000,
+            end: 0x7fff_ffff,
+            depth: 3,
+            block_size: 0,
+        };
+        let mut r = reader(&tables, base);
+        let head = walk(PteFormat::Gfx12, &ctx, 0x4020_0010, &mut r);
+        assert_eq!(
+            head.outcome.map(|p| (p.pa, p.bytes)),
+            Ok((0x8000_0010, 2 << 20))
+        );
+        let tail = walk(PteFormat::Gfx12, &ctx, 0x4040_0010, &mut r);
+        assert_eq!(
+            tail.outcome.map(|p| (p.pa, p.bytes)),
+            Ok((0x8020_0010, 4096))
+        );
+        let past = walk(PteFormat::Gfx12, &ctx, 0x4040_1000, &mut r);
+        assert_eq!(past.outcome, Err(Stop::Invalid));
+    }
+
     #[test]
     fn an_unreadable_table_is_named() {
         let ctx = Context {

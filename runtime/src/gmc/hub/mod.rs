@@ -503,3 +503,59 @@ pub const FACTS: &[barebell_facts::Fact] = &[
             - gc::GCVM_INVALIDATE_ENG0_ADDR_RANGE_LO32.offset)) as u64,
     ),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::{HubConfig, HubError, check};
+
+    fn config() -> HubConfig {
+        HubConfig {
+            pt_base: 0x8000_0000,
+            start: 0x7f_0000_0000,
+            end: 0x7f_1fff_ffff,
+            fb_start: 0x80_0000_0000,
+            fb_end: 0x80_ffff_ffff,
+            agp_start: 0xffff_ffff_ffff,
+            agp_end: 0,
+            default_page: 0x8010_0000,
+            dummy_page: 0x1000,
+        }
+    }
+
+    /// `start`/`end` are VMID0's first and last byte, and the hub takes
+    /// them as page numbers (`gfxhub_v3_0_init_gart_aperture_regs()`:
+    /// `gart_start >> 12`, `gart_end >> 12`): a range whose last byte lies
+    /// in its first page is one page, not an empty one, and is taken; a
+    /// last byte before the first is refused, naming the field.
+    #[test]
+    fn a_one_page_range_is_taken_and_a_reversed_one_refused() {
+        assert_eq!(check(&config()), Ok(()));
+        let one = HubConfig {
+            end: 0x7f_0000_0000,
+            ..config()
+        };
+        assert_eq!(check(&one), Ok(()));
+        let reversed = HubConfig {
+            end: 0x7e_ffff_ffff,
+            ..config()
+        };
+        assert_eq!(
+            check(&reversed),
+            Err(HubError::BadConfig {
+                field: "end",
+                value: 0x7e_ffff_ffff
+            })
+        );
+        let fb = HubConfig {
+            fb_end: 0x7f_ffff_ffff,
+            ..config()
+        };
+        assert!(matches!(
+            check(&fb),
+            Err(HubError::BadConfig {
+                field: "fb_end",
+                ..
+            })
+        ));
+    }
+}
