@@ -291,6 +291,35 @@ mod tests {
         assert_eq!(other.outcome.unwrap().pa, 0x5555_1ffc);
     }
 
+    /// In the same translate-further tables a 2 MiB mapping is a PDB0
+    /// entry without `AMDGPU_PTE_TF` (a PDE-as-PTE, `AMDGPU_PDE_PTE`): the
+    /// walk stops there with a 2 MiB page instead of reading a PTB.
+    #[test]
+    fn a_2m_page_in_translate_further_tables_is_not_walked_further() {
+        let mut tables = [Table::EMPTY; 8];
+        let base = 0x80_0000_0000;
+        let mut a = TableArena::new(&mut tables, base, Generation::Gfx94);
+        a.map(0x7f00_0040_0000, 0x4000_0000, 2 << 20, RW, true)
+            .unwrap();
+        let ctx = Context {
+            root: base,
+            start: 0,
+            end: (1 << 48) - 1,
+            depth: 2,
+            block_size: 9,
+        };
+        let w = walk(
+            PteFormat::Gfx9TranslateFurther,
+            &ctx,
+            0x7f00_0045_6780,
+            &mut reader(&tables, base),
+        );
+        assert_eq!(w.entries()[2].raw & TF, 0);
+        let p = w.outcome.unwrap();
+        assert_eq!((p.pa, p.bytes), (0x4005_6780, 2 << 20));
+        assert_eq!(w.entries().len(), 3);
+    }
+
     #[test]
     fn a_4k_page_through_four_levels() {
         let mut tables = [Table::EMPTY; 8];
