@@ -223,7 +223,12 @@ fn hub_model_refuses_before_init_then_walks_and_latches_faults() {
         Err(HubV9Refusal::InvalidBase { .. })
     ));
     gfxhub_v1_2::setup_vm_pt_regs(&xccs, 1, root | 1).unwrap();
-    for vmid in [0, 1] {
+    // The last of the hub's 16 contexts (VM_CONTEXT0..15 in
+    // gc_9_4_3_offset.h; KFD's compute VMIDs end at 15) takes tables
+    // too; there is no VMID 16.
+    gfxhub_v1_2::setup_vm_pt_regs(&xccs, 15, root | 1).unwrap();
+    assert!(gfxhub_v1_2::setup_vm_pt_regs(&xccs, 16, root | 1).is_err());
+    for vmid in [0, 1, 15] {
         let t = hub
             .translate(&dma, 0, vmid, 0x20_0010, AccessV9::Read)
             .unwrap();
@@ -250,6 +255,12 @@ fn hub_model_refuses_before_init_then_walks_and_latches_faults() {
     assert_eq!(hub.reg(0x082c), (va >> 12) as u32);
     assert_eq!(hub.reg(0x082d), (va >> 44) as u32 & 0xF);
     assert_eq!(o.fault_status, 0x082b);
+    // The runtime reads the same fault back as `gmc_v9_0_process_interrupt()`
+    // assembles it: ADDR_HI4:ADDR_LO32, a page number.
+    let f = barebell::gmc::hub::v9::read_fault(&hub, &bases(0), &RT_GFXHUB)
+        .unwrap()
+        .unwrap();
+    assert_eq!((f.addr, f.vmid, f.write), (va, 1, true));
     // A second fault only sets MORE_FAULTS.
     let _ = hub.translate(&dma, 0, 1, va + 4096, AccessV9::Read);
     assert_eq!(hub.reg(0x082b) & 1, 1);
