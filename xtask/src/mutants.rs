@@ -359,7 +359,13 @@ fn same_code(before: &str, after: &str) -> bool {
             .windows(2)
             .position(|w| w[0] == "#[cfg(test)]" && w[1].starts_with("mod "))
             .unwrap_or(lines.len());
-        lines[..end].to_vec()
+        let mut code = lines[..end].to_vec();
+        // A test module appended to a file that had none leaves a blank
+        // line before it.
+        while code.last().is_some_and(|l| l.trim().is_empty()) {
+            code.pop();
+        }
+        code
     }
     !before.is_empty() && code(before) == code(after)
 }
@@ -1068,6 +1074,9 @@ mod tests {
         let helper = "#[cfg(test)]\nuse x;\nfn a() {}\n";
         assert!(!same_code(helper, "#[cfg(test)]\nuse x;\nfn a() { b() }\n"));
         assert!(!same_code("", ""));
+        // A first test module appended after a blank line.
+        let none = "fn a() {}\n";
+        assert!(same_code(none, "fn a() {}\n\n#[cfg(test)]\nmod tests {}\n"));
     }
 
     /// docs/mutants.md shows the ledger's tally as it is.
