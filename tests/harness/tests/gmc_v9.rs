@@ -260,7 +260,7 @@ fn hub_model_refuses_before_init_then_walks_and_latches_faults() {
     let f = barebell::gmc::hub::v9::read_fault(&hub, &bases(0), &RT_GFXHUB)
         .unwrap()
         .unwrap();
-    assert_eq!((f.addr, f.vmid, f.write), (va, 1, true));
+    assert_eq!((f.addr, f.vmid, f.write, f.atomic), (va, 1, true, false));
     // A second fault only sets MORE_FAULTS.
     let _ = hub.translate(&dma, 0, 1, va + 4096, AccessV9::Read);
     assert_eq!(hub.reg(0x082b) & 1, 1);
@@ -271,6 +271,12 @@ fn hub_model_refuses_before_init_then_walks_and_latches_faults() {
         .unwrap();
     assert!(!hub.fault_latched());
     assert_eq!(hub.reg(0x082b), 0);
+    // A read fault latches with RW clear and reads back as a read.
+    let _ = hub.translate(&dma, 0, 1, va, AccessV9::Read);
+    let f = barebell::gmc::hub::v9::read_fault(&hub, &bases(0), &RT_GFXHUB)
+        .unwrap()
+        .unwrap();
+    assert_eq!((f.addr, f.write, f.atomic), (va, false, false));
 }
 
 /// A bus that records every write as `(instance, dword offset, value)`;
