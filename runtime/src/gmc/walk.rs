@@ -243,6 +243,18 @@ mod tests {
         }
     }
 
+    /// The context of GC 9.4.x's process tables over the whole 48-bit
+    /// range: depth 2, block size 9 (`gmc_v9_0_sw_init()`).
+    fn translate_further(root: u64) -> Context {
+        Context {
+            root,
+            start: 0,
+            end: (1 << 48) - 1,
+            depth: 2,
+            block_size: 9,
+        }
+    }
+
     /// GC 9.4.x's process tables as Linux runs them (`gmc_v9_0_sw_init()`
     /// sets `translate_further`: depth 2, block size 9): the PDB0 entry of
     /// a 2 MiB range carries `AMDGPU_PTE_TF` and points to a PTB whose
@@ -261,13 +273,7 @@ mod tests {
             .unwrap();
         a.map(0x7f00_0020_3000, 0x1234_5000, 4096, RW, false)
             .unwrap();
-        let ctx = Context {
-            root: base,
-            start: 0,
-            end: (1 << 48) - 1,
-            depth: 2,
-            block_size: 9,
-        };
+        let ctx = translate_further(base);
         let w = walk(
             PteFormat::Gfx9TranslateFurther,
             &ctx,
@@ -301,13 +307,7 @@ mod tests {
         let mut a = TableArena::new(&mut tables, base, Generation::Gfx94);
         a.map(0x7f00_0040_0000, 0x4000_0000, 2 << 20, RW, true)
             .unwrap();
-        let ctx = Context {
-            root: base,
-            start: 0,
-            end: (1 << 48) - 1,
-            depth: 2,
-            block_size: 9,
-        };
+        let ctx = translate_further(base);
         let w = walk(
             PteFormat::Gfx9TranslateFurther,
             &ctx,
