@@ -10,7 +10,7 @@
 #                                the model's Navi31/Navi48 tables, and what the model's PSP
 #                                answered (register reads, fences, responses) during the PSP
 #                                step of a Navi31/Navi48 bring-up with the real blobs
-#                                (BAREBELL_WRITE_CORPUS=1 cargo test -p barebell-tests --test fuzz_corpus)
+#                                (BAREBELL_WRITE_CORPUS=1 cargo test -p barebell-tests --test harness -- fuzz_corpus::)
 #   pcie/fuzz/corpus/pci_decode  the same config spaces, as `barebell pci decode` reads a dump
 #   pcie/fuzz/corpus/sysfs       this machine's sysfs `resource` files and device names
 #                                (and any `resourceN_resize`), behind the target's kind byte
@@ -157,7 +157,7 @@ words runtime/fuzz/corpus/mes_status/words 0 1 0x0000000400000000 0xffffffffffff
 # address pair, all ones (device gone).
 words runtime/fuzz/corpus/hub_fault/words 0 0x0000100100000041 0x12345678000000ff 0xffffffffffffffff
 mkdir -p runtime/fuzz/corpus/discovery runtime/fuzz/corpus/psp
-BAREBELL_WRITE_CORPUS=1 cargo test -q -p barebell-tests --test fuzz_corpus >/dev/null
+BAREBELL_WRITE_CORPUS=1 cargo test -q -p barebell-tests --test harness -- fuzz_corpus:: >/dev/null
 echo "seeds: 2 cpio, 2 acpi, $(ls $caps | wc -l) caps, $(ls $dec | wc -l) pci_decode, $(ls $sysfs | wc -l) sysfs, pagemap, $(ls $cont | wc -l) container, discovery, psp, mes_status, hub_fault"
 
 # isa/fuzz/corpus/disasm: the clang-19 code objects of the kernel loader's
@@ -168,8 +168,8 @@ python3 isa/fuzz/interp-seeds.py isa/fuzz/corpus/interp kernel/fuzz/corpus/code_
 
 # runtime/fuzz/corpus/ring_decode, ih: runtime-encoded packets and the
 # model's IV entries (BAREBELL_WRITE_CORPUS=1 cargo test -p barebell-tests
-# --test fuzz_corpus).
-BAREBELL_WRITE_CORPUS=1 cargo test -q -p barebell-tests --test fuzz_corpus
+# --test harness -- fuzz_corpus::).
+BAREBELL_WRITE_CORPUS=1 cargo test -q -p barebell-tests --test harness -- fuzz_corpus::
 
 # runtime/fuzz/corpus/vgpu_regs: the register accesses of a model
 # bring-up, one seed per step, from `barebell bringup --trace`.

@@ -554,6 +554,7 @@ const RECHECK_TREE: &str = "recheck-tree";
 /// in.
 fn prepare_tree(root: &Path, rev: &str, name: &str) -> Result<PathBuf> {
     let tree = root.join("target/mutants").join(name);
+    refuse_if_busy(&tree)?;
     let head = output(
         Command::new("git")
             .current_dir(root)
@@ -662,6 +663,53 @@ impl Oracle {
             "the oracle fails with no mutant applied; fix the tests before measuring mutants",
         )
     }
+}
+
+/// Refuses a worktree that a process is working in: a second
+/// `cargo xtask mutants`, or the `cargo mutants` of one that was killed (it
+/// goes on mutating the tree in place, and a run beside it measures its
+/// mutants, not its own). Processes are found by their working directory.
+fn refuse_if_busy(tree: &Path) -> Result<()> {
+    let busy = processes_in(tree);
+    if busy.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = busy.iter().map(|(p, c)| format!("{p} ({c})")).collect();
+    let pids: Vec<String> = busy.iter().map(|(p, _)| p.to_string()).collect();
+    bail!(
+        "{} is in use by process {}: another `cargo xtask mutants`, or the `cargo mutants` \
+         of one that was stopped, is still mutating it. Wait for it to end, or stop it with \
+         `kill {}`",
+        tree.display(),
+        list.join(", "),
+        pids.join(" ")
+    )
+}
+
+/// The processes (pid, command name) whose working directory is `dir` or
+/// below it, other than this one.
+fn processes_in(dir: &Path) -> Vec<(u32, String)> {
+    let me = std::process::id();
+    let Ok(dir) = dir.canonicalize() else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut found: Vec<(u32, String)> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| pid != me)
+        .filter(|pid| {
+            std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd.starts_with(&dir))
+        })
+        .map(|pid| {
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            (pid, comm.trim().to_owned())
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 /// Runs cargo-mutants in place in `tree` with `extra` arguments, writing
@@ -974,7 +1022,7 @@ mod tests {
         assert!(
             o.test_args
                 .iter()
-                .any(|a| a.starts_with("not (binary(hang)"))
+                .any(|a| a.starts_with("not (test(/^hang::/)"))
         );
     }
 
@@ -1089,5 +1137,25 @@ mod tests {
             doc.contains(&fresh),
             "docs/mutants.md does not hold the ledger's tally; paste `cargo xtask mutants --tally`:\n{fresh}"
         );
+    }
+
+    /// A process working in a tree (as an orphaned `cargo mutants` does)
+    /// makes the tree busy, named with its pid; once it ends, the tree is
+    /// free again.
+    #[test]
+    fn a_tree_with_a_process_in_it_is_refused_by_pid() {
+        let dir = crate::util::workspace_root().join("target/mutants-test/busy-tree");
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        let mut child = Command::new("sleep")
+            .arg("30")
+            .current_dir(dir.join("sub"))
+            .spawn()
+            .unwrap();
+        let err = refuse_if_busy(&dir).unwrap_err().to_string();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(err.contains(&format!("{} (sleep)", child.id())), "{err}");
+        assert!(err.contains(&format!("kill {}", child.id())), "{err}");
+        refuse_if_busy(&dir).unwrap();
     }
 }

@@ -420,66 +420,6 @@ pub const FACTS: &[Fact] = barebell_facts::fact_table!(
     ],
 );
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn header_roundtrip_and_invalid_default() {
-        assert_eq!(INVALID_HEADER, 1);
-        let h = PacketHeader::new()
-            .with_packet_type(PacketType::KernelDispatch)
-            .with_barrier(true)
-            .with_acquire(FenceScope::System)
-            .with_release(FenceScope::Agent);
-        // type 2 | barrier<<8 | 2<<9 | 1<<11, with positions from hsa.h
-        // (checked by FACTS), not from this module.
-        assert_eq!(h.into_bits(), 2 | 1 << 8 | 2 << 9 | 1 << 11);
-        assert_eq!(PacketHeader::from_bits(h.into_bits()), h);
-        assert_eq!(header_word(h, 3), u32::from(h.into_bits()) | 3 << 16);
-    }
-
-    /// Decoding is the inverse of the encoding FACTS checks against hsa.h,
-    /// for every scope in both fields (bits 9 and 11).
-    #[test]
-    fn every_fence_scope_decodes_as_it_encodes() {
-        for scope in [FenceScope::None, FenceScope::Agent, FenceScope::System] {
-            let bits = scope.into_bits();
-            assert_eq!(PacketHeader::from_bits(bits << 9).acquire(), scope);
-            assert_eq!(PacketHeader::from_bits(bits << 11).release(), scope);
-        }
-    }
-
-    /// Every packet type decodes as it encodes (values from hsa.h's
-    /// `hsa_packet_type_t`, checked by FACTS).
-    #[test]
-    fn every_packet_type_decodes_as_it_encodes() {
-        for t in [
-            PacketType::VendorSpecific,
-            PacketType::Invalid,
-            PacketType::KernelDispatch,
-            PacketType::BarrierAnd,
-            PacketType::AgentDispatch,
-            PacketType::BarrierOr,
-        ] {
-            let h = PacketHeader::new().with_packet_type(t);
-            assert_eq!(PacketHeader::from_bits(h.into_bits()).packet_type(), t);
-        }
-    }
-
-    #[test]
-    fn unknown_type_decodes_as_invalid() {
-        assert_eq!(
-            PacketHeader::from_bits(0x7f).packet_type(),
-            PacketType::Invalid
-        );
-        assert_eq!(
-            PacketHeader::from_bits(3 << 9).acquire(),
-            FenceScope::Reserved
-        );
-    }
-}
-
 /// A 64-byte AQL packet whose first 32-bit word is `header | setup << 16`.
 ///
 /// Sealed: only the `#[repr(C, align(64))]` types of this module qualify,
@@ -774,5 +714,65 @@ impl AgentDispatchPacket {
             reserved2: 0,
             completion_signal,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_roundtrip_and_invalid_default() {
+        assert_eq!(INVALID_HEADER, 1);
+        let h = PacketHeader::new()
+            .with_packet_type(PacketType::KernelDispatch)
+            .with_barrier(true)
+            .with_acquire(FenceScope::System)
+            .with_release(FenceScope::Agent);
+        // type 2 | barrier<<8 | 2<<9 | 1<<11, with positions from hsa.h
+        // (checked by FACTS), not from this module.
+        assert_eq!(h.into_bits(), 2 | 1 << 8 | 2 << 9 | 1 << 11);
+        assert_eq!(PacketHeader::from_bits(h.into_bits()), h);
+        assert_eq!(header_word(h, 3), u32::from(h.into_bits()) | 3 << 16);
+    }
+
+    /// Decoding is the inverse of the encoding FACTS checks against hsa.h,
+    /// for every scope in both fields (bits 9 and 11).
+    #[test]
+    fn every_fence_scope_decodes_as_it_encodes() {
+        for scope in [FenceScope::None, FenceScope::Agent, FenceScope::System] {
+            let bits = scope.into_bits();
+            assert_eq!(PacketHeader::from_bits(bits << 9).acquire(), scope);
+            assert_eq!(PacketHeader::from_bits(bits << 11).release(), scope);
+        }
+    }
+
+    /// Every packet type decodes as it encodes (values from hsa.h's
+    /// `hsa_packet_type_t`, checked by FACTS).
+    #[test]
+    fn every_packet_type_decodes_as_it_encodes() {
+        for t in [
+            PacketType::VendorSpecific,
+            PacketType::Invalid,
+            PacketType::KernelDispatch,
+            PacketType::BarrierAnd,
+            PacketType::AgentDispatch,
+            PacketType::BarrierOr,
+        ] {
+            let h = PacketHeader::new().with_packet_type(t);
+            assert_eq!(PacketHeader::from_bits(h.into_bits()).packet_type(), t);
+        }
+    }
+
+    #[test]
+    fn unknown_type_decodes_as_invalid() {
+        assert_eq!(
+            PacketHeader::from_bits(0x7f).packet_type(),
+            PacketType::Invalid
+        );
+        assert_eq!(
+            PacketHeader::from_bits(3 << 9).acquire(),
+            FenceScope::Reserved
+        );
     }
 }

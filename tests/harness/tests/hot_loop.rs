@@ -13,9 +13,6 @@ use barebell::time::Clock;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-#[global_allocator]
-static GLOBAL: barebell_tests::CountingAlloc = barebell_tests::CountingAlloc;
-
 static MEM: QueueMemory<256> = QueueMemory::new();
 static DOORBELL: AtomicU64 = AtomicU64::new(0);
 

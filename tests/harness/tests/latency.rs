@@ -9,9 +9,6 @@ use barebell_model::Seed;
 use barebell_model::cp::CpModel;
 use barebell_model::thread::CpThread;
 
-#[global_allocator]
-static GLOBAL: barebell_tests::CountingAlloc = barebell_tests::CountingAlloc;
-
 const KERNEL: u64 = 0x4000;
 
 /// A model with one queue and one signal, its CP on a thread.

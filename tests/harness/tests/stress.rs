@@ -5,7 +5,7 @@
 //!
 //! The packet count is `BAREBELL_STRESS_PACKETS` (default 20 000, what CI
 //! runs); the long run is `BAREBELL_STRESS_PACKETS=10000000 cargo test
-//! --release -p barebell-tests --test stress`.
+//! --release -p barebell-tests --test harness -- stress::`.
 
 use barebell::aql::packet::{Dispatch, KernelDispatchPacket, SignalHandle};
 use barebell::aql::queue::QueueConfig;
