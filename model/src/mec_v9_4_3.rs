@@ -121,7 +121,35 @@ pub mod reg {
     /// `CP_HQD_AQL_DISPATCH_ID` and `_HI`.
     pub const CP_HQD_PQ_WPTR_HI_9_4_2: (u32, usize) = (0x127c, 0);
     pub const RLC_CP_SCHEDULERS: (u32, usize) = (0x4caa, 1);
+    pub const CP_HQD_PERSISTENT_STATE: (u32, usize) = (0x1249, 0);
+    pub const CP_HQD_PQ_CONTROL: (u32, usize) = (0x1256, 0);
+    pub const CP_HQD_IB_CONTROL: (u32, usize) = (0x125a, 0);
+    pub const CP_HQD_HQ_STATUS0: (u32, usize) = (0x1265, 0);
+    pub const CP_MQD_CONTROL: (u32, usize) = (0x1267, 0);
+    pub const CP_HQD_EOP_CONTROL: (u32, usize) = (0x126c, 0);
+    pub const CP_HQD_EOP_RPTR: (u32, usize) = (0x126d, 0);
+    pub const CP_HQD_EOP_WPTR: (u32, usize) = (0x126e, 0);
 }
+
+/// The HQD registers whose reset value is not 0, with that value
+/// (`gc_9_0_default.h`'s `mm<REG>_DEFAULT`, checked by [`FACTS`]). A queue
+/// slot reads these until a queue is loaded into it, so a driver that
+/// read-modify-writes one field of them, as `gfx_v9_4_3_xcc_mqd_init()`
+/// does (`RREG32_SOC15(... regCP_HQD_EOP_CONTROL)`, then `REG_SET_FIELD`
+/// of `EOP_SIZE`), keeps the other fields' reset values.
+/// *Model convention*: Linux 6.12 has no default header for GC 9.4.2 or
+/// 9.4.3; the model resets their HQDs with GC 9.0's values, at the same
+/// offsets in all three.
+pub const HQD_RESET: [((u32, usize), u32); 8] = [
+    (reg::CP_HQD_PERSISTENT_STATE, 0x0be0_5301),
+    (reg::CP_HQD_PQ_CONTROL, 0x0030_8509),
+    (reg::CP_HQD_IB_CONTROL, 0x0030_0000),
+    (reg::CP_HQD_HQ_STATUS0, 0x4000_0000),
+    (reg::CP_MQD_CONTROL, 0x0000_0100),
+    (reg::CP_HQD_EOP_CONTROL, 0x0000_0006),
+    (reg::CP_HQD_EOP_RPTR, 0x4000_0000),
+    (reg::CP_HQD_EOP_WPTR, 0x007f_8000),
+];
 
 /// Fields (`gc_9_4_3_sh_mask.h`).
 pub const SCHEDULER0: Bits = Bits::new(0, 8);
@@ -296,9 +324,18 @@ struct Hqd {
 }
 
 impl Default for Hqd {
+    /// A slot no queue was loaded into: its registers at reset
+    /// ([`HQD_RESET`]).
     fn default() -> Self {
+        let mut window = [0; WINDOW_DWORDS];
+        for ((offset, _), value) in HQD_RESET {
+            let i = offset.wrapping_sub(reg::CP_MQD_BASE_ADDR.0) as usize;
+            if let Some(d) = window.get_mut(i) {
+                *d = value;
+            }
+        }
         Hqd {
-            window: HqdV9([0; WINDOW_DWORDS]),
+            window: HqdV9(window),
             active: false,
         }
     }
@@ -2174,9 +2211,31 @@ const fn r(name: &'static str, idx_name: &'static str, reg: (u32, usize)) -> [Fa
     ]
 }
 
+/// An HQD register's offset (`gc_9_4_3_offset.h`) and its reset value
+/// (`gc_9_0_default.h`, [`HQD_RESET`]).
+const fn reset(name: &'static str, default: &'static str, at: usize) -> [Fact; 2] {
+    let (reg, value) = HQD_RESET[at];
+    [
+        Fact::constant(OFF, name, reg.0 as u64),
+        Fact::constant("gc_9_0_default.h", default, value as u64),
+    ]
+}
+
 /// The block's offsets and fields against the 9.4.3 headers (and the end
 /// of GC 9.4.2's HQD window against its own).
 pub const FACTS: &[Fact] = barebell_facts::fact_table!(
+    reset(
+        "regCP_HQD_PERSISTENT_STATE",
+        "mmCP_HQD_PERSISTENT_STATE_DEFAULT",
+        0
+    ),
+    reset("regCP_HQD_PQ_CONTROL", "mmCP_HQD_PQ_CONTROL_DEFAULT", 1),
+    reset("regCP_HQD_IB_CONTROL", "mmCP_HQD_IB_CONTROL_DEFAULT", 2),
+    reset("regCP_HQD_HQ_STATUS0", "mmCP_HQD_HQ_STATUS0_DEFAULT", 3),
+    reset("regCP_MQD_CONTROL", "mmCP_MQD_CONTROL_DEFAULT", 4),
+    reset("regCP_HQD_EOP_CONTROL", "mmCP_HQD_EOP_CONTROL_DEFAULT", 5),
+    reset("regCP_HQD_EOP_RPTR", "mmCP_HQD_EOP_RPTR_DEFAULT", 6),
+    reset("regCP_HQD_EOP_WPTR", "mmCP_HQD_EOP_WPTR_DEFAULT", 7),
     [
         Fact::constant(
             "gc_9_4_2_offset.h",

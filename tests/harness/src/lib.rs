@@ -117,6 +117,19 @@ pub fn linux_amd_source(rel: &str) -> String {
         .unwrap_or_else(|e| panic!("{path}: {e} (run `cargo xtask headers`)"))
 }
 
+/// The hexadecimal value of `#define name 0x…` in the Linux 6.12 file
+/// `rel` (under `drivers/gpu/drm/amd/`, as [`linux_amd_source`]).
+pub fn linux_define(rel: &str, name: &str) -> u64 {
+    let text = linux_amd_source(rel);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("#define") && l.split_whitespace().nth(1) == Some(name))
+        .unwrap_or_else(|| panic!("{rel} has no #define {name}"));
+    let v = line.split_whitespace().nth(2).unwrap_or_default();
+    let v = v.trim_start_matches('(').trim_end_matches(')');
+    u64::from_str_radix(v.trim_start_matches("0x"), 16).unwrap_or_else(|e| panic!("{line}: {e}"))
+}
+
 /// A model part over freshly allocated host memory (64 MiB of VRAM
 /// backing), with the system's firmware.
 pub fn virtual_gpu(part: barebell_model::Part, seed: u64) -> barebell_model::VirtualGpu {

@@ -389,11 +389,22 @@ fn kiq_registers_follow_linux() {
     let dbc = b[1].read(g::CP_HQD_PQ_DOORBELL_CONTROL).unwrap();
     assert_eq!((dbc >> 2) & 0x3FF_FFFF, 0x40);
     assert_eq!(dbc >> 30 & 1, 1, "DOORBELL_EN");
-    // PQ_CONTROL: QUEUE_SIZE = log2(256 dwords) - 1 = 7, PRIV_STATE (30)
-    // and KMD_QUEUE (31) set, RPTR_BLOCK_SIZE 0 (Linux's REG_SET_FIELD of
-    // an already-shifted value masks it away).
+    // gfx_v9_4_3_xcc_mqd_init() read-modify-writes PQ_CONTROL and
+    // EOP_CONTROL: the other fields keep their reset values
+    // (gc_9_0_default.h; the model's convention for GC 9.4.3).
+    let reset = |name: &str| {
+        barebell_tests::linux_define("include/asic_reg/gc/gc_9_0_default.h", name) as u32
+    };
+    // PQ_CONTROL: QUEUE_SIZE (bits 0-5) = log2(256 dwords) - 1 = 7,
+    // PRIV_STATE (30) and KMD_QUEUE (31) set, RPTR_BLOCK_SIZE (bits 8-13)
+    // 0 (Linux's REG_SET_FIELD of an already-shifted value masks it away).
     let pq = b[1].read(g::CP_HQD_PQ_CONTROL).unwrap();
-    assert_eq!(pq, 7 | 1 << 30 | 1 << 31);
+    let pq_reset = reset("mmCP_HQD_PQ_CONTROL_DEFAULT");
+    assert_eq!(pq, pq_reset & !0x3F3F | 7 | 1 << 30 | 1 << 31);
+    // EOP_CONTROL: EOP_SIZE (bits 0-5) = order_base_2(GFX9_MEC_HPD_SIZE
+    // / 4) - 1 = order_base_2(4096 / 4) - 1 = 9.
+    let eop = b[1].read(g::CP_HQD_EOP_CONTROL).unwrap();
+    assert_eq!(eop, reset("mmCP_HQD_EOP_CONTROL_DEFAULT") & !0x3F | 9);
     b[1].write(g::GRBM_GFX_CNTL, 0).unwrap();
 }
 
