@@ -303,3 +303,41 @@ fn user_vram_at_its_fixed_va_cannot_be_mapped_by_host_address() {
     assert_eq!(walk(&gpu, root, va, Walk::Read), None);
     done(&gpu, up);
 }
+
+/// A range mapped back across a boundary of the DMA region's 2 MiB
+/// chunks (`DMA_CHUNK`: each chunk contiguous on the bus, the chunks need
+/// not be, so the range is mapped one run per chunk) ends at its length:
+/// the page after it stays unmapped. Two ranges one page apart, so that
+/// at least one of them ends inside a chunk.
+#[test]
+fn a_range_mapped_back_across_a_dma_chunk_ends_at_its_length() {
+    let chunk = barebell::platform::DMA_CHUNK as u64;
+    let gpu = barebell_tests::virtual_gpu_sized(parts::navi31(), 12, 64 << 20, 12 << 20);
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(Mapping::Mes),
+        user_memory: 3 * chunk as usize,
+        ..Default::default()
+    };
+    let mut up = barebell_bringup::run(&gpu, &FirmwareDir::system(), &opts, &Quiet).unwrap();
+    let root = up.memory.as_ref().unwrap().process_root;
+    let (start, len) = up.memory.as_ref().unwrap().user_memory;
+    let n = chunk + 2 * PAGE;
+    assert!(len >= n + 8 * PAGE, "user memory of {len:#x} bytes");
+    for shift in [0, PAGE] {
+        let va = start + len - n - 4 * PAGE + shift;
+        up.unmap_process(va, n + PAGE).unwrap();
+        up.map_user_range(va, n, READ_WRITE).unwrap();
+        assert_eq!(walk(&gpu, root, va, Walk::Write), Some(va));
+        let last = va + n - PAGE;
+        assert_eq!(walk(&gpu, root, last, Walk::Write), Some(last));
+        assert_eq!(
+            walk(&gpu, root, va + n, Walk::Read),
+            None,
+            "shift {shift:#x}"
+        );
+        up.unmap_process(va, n).unwrap();
+        up.map_user_range(va, n + PAGE, READ_WRITE).unwrap();
+    }
+    done(&gpu, up);
+}
