@@ -118,9 +118,14 @@ pub fn run(root: &Path, shard: Shard) -> Result<String> {
     let out = out_dir(root, shard);
     let stamp = out.join("commit");
     let recorded = std::fs::read_to_string(&stamp).ok();
-    let at_pin = |c: &str| pin.as_deref().is_none_or(|p| p == c.trim());
+    // A finished report is reused only if it was taken where this run
+    // would be: at the pin, or at `HEAD` when no shard is recorded yet.
+    let want = match &pin {
+        Some(p) => p.clone(),
+        None => head_of(root)?,
+    };
     let commit = match recorded {
-        Some(c) if finished(&out.join("mutants.out")) && at_pin(&c) => c.trim().to_owned(),
+        Some(c) if finished(&out.join("mutants.out")) && c.trim() == want => c.trim().to_owned(),
         _ => {
             ensure_tool()?;
             apt::ensure()?;
