@@ -82,7 +82,14 @@ fn hws_copies_byte_exact_in_every_direction() {
     // One compute queue (the bring-up's) in the KFD slots of a 4x8 MEC:
     // not over-subscribed, so the runlist is one IB with no RUN_LIST
     // chaining back (pm_create_runlist_ib(); SDMA queues do not count).
-    let rl = m.gc_9_4_3().unwrap().mec().hws().unwrap().runlist().unwrap();
+    let rl = m
+        .gc_9_4_3()
+        .unwrap()
+        .mec()
+        .hws()
+        .unwrap()
+        .runlist()
+        .unwrap();
     assert!(!rl.loops && rl.ibs == 1, "{rl:?}");
     // Every instance was unhalted by a driver write.
     for (i, e) in m.sdma().iter().enumerate() {

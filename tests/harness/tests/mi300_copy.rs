@@ -333,7 +333,14 @@ fn an_hws_sdma_queue_leaves_the_engine_with_its_process() {
     // One compute queue (the bring-up's) in the KFD slots of a 4x8 MEC:
     // not over-subscribed, so the runlist is one IB with no RUN_LIST
     // chaining back (pm_create_runlist_ib(); SDMA queues do not count).
-    let rl = m.gc_9_4_3().unwrap().mec().hws().unwrap().runlist().unwrap();
+    let rl = m
+        .gc_9_4_3()
+        .unwrap()
+        .mec()
+        .hws()
+        .unwrap()
+        .runlist()
+        .unwrap();
     assert!(!rl.loops && rl.ibs == 1, "{rl:?}");
     drop(q);
     assert!(gpu.shutdown().complete());

@@ -359,3 +359,22 @@ fn interrupted_before_discovery_clears_bus_mastering_only() {
         }
     }
 }
+
+/// A bring-up stopped right after the start step (`until: Step::Start`)
+/// has written to the device (the start step may reset it), so its
+/// teardown still signs: SCRATCH_REG6 = 0, every stage before done.
+#[test]
+fn a_bringup_stopped_after_the_start_step_still_signs() {
+    let gpu = virtual_gpu(parts::navi31(), 9);
+    let o = Options {
+        until: Step::Start,
+        ..Default::default()
+    };
+    let up = barebell_bringup::run(&gpu, &FirmwareDir::system(), &o, &Quiet).unwrap();
+    let t = up.shutdown();
+    assert_eq!(
+        t.outcome(Stage::Signature),
+        Some(&Outcome::Done("SCRATCH_REG6 = 0 (finalized)".into())),
+        "{t}"
+    );
+}
