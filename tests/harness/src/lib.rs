@@ -117,17 +117,37 @@ pub fn linux_amd_source(rel: &str) -> String {
         .unwrap_or_else(|e| panic!("{path}: {e} (run `cargo xtask headers`)"))
 }
 
-/// The hexadecimal value of `#define name 0x…` in the Linux 6.12 file
-/// `rel` (under `drivers/gpu/drm/amd/`, as [`linux_amd_source`]).
-pub fn linux_define(rel: &str, name: &str) -> u64 {
-    let text = linux_amd_source(rel);
+/// The hexadecimal value of `#define name 0x…` (or `(0x…)`) in the C
+/// source `text`.
+pub fn c_define(text: &str, name: &str) -> u64 {
     let line = text
         .lines()
         .find(|l| l.starts_with("#define") && l.split_whitespace().nth(1) == Some(name))
-        .unwrap_or_else(|| panic!("{rel} has no #define {name}"));
+        .unwrap_or_else(|| panic!("no #define {name}"));
     let v = line.split_whitespace().nth(2).unwrap_or_default();
     let v = v.trim_start_matches('(').trim_end_matches(')');
     u64::from_str_radix(v.trim_start_matches("0x"), 16).unwrap_or_else(|e| panic!("{line}: {e}"))
+}
+
+/// [`c_define`] in the Linux 6.12 file `rel` (under
+/// `drivers/gpu/drm/amd/`, as [`linux_amd_source`]).
+pub fn linux_define(rel: &str, name: &str) -> u64 {
+    c_define(&linux_amd_source(rel), name)
+}
+
+/// Asserts that the model HWS's runlist on `gpu` (a GC 9.4.x part) is not
+/// over-subscribed: one IB, with no RUN_LIST chaining back to itself.
+/// KFD's `pm_create_runlist_ib()` chains only when the compute queues
+/// outnumber `get_cp_queues_num()` (the KFD slots of the 4x8 MEC), the
+/// processes `max_proc_per_quantum`, or the GWS queues one; SDMA queues do
+/// not count.
+pub fn assert_runlist_not_over_subscribed(gpu: &barebell_model::VirtualGpu) {
+    let hws = gpu.gc_9_4_3().and_then(|g| g.mec().hws());
+    let rl = hws.and_then(|h| h.runlist());
+    assert!(
+        rl.is_some_and(|r| !r.loops && r.ibs == 1),
+        "an over-subscribed runlist, or none: {rl:?}"
+    );
 }
 
 /// A model part over freshly allocated host memory (64 MiB of VRAM

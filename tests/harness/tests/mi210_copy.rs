@@ -79,18 +79,8 @@ fn hws_copies_byte_exact_in_every_direction() {
     assert_eq!(on.vmid, 3);
     assert_eq!(m.sdma().len(), 5);
     assert!(m.sdma()[1..].iter().all(|e| e.queue().is_none()));
-    // One compute queue (the bring-up's) in the KFD slots of a 4x8 MEC:
-    // not over-subscribed, so the runlist is one IB with no RUN_LIST
-    // chaining back (pm_create_runlist_ib(); SDMA queues do not count).
-    let rl = m
-        .gc_9_4_3()
-        .unwrap()
-        .mec()
-        .hws()
-        .unwrap()
-        .runlist()
-        .unwrap();
-    assert!(!rl.loops && rl.ibs == 1, "{rl:?}");
+    // One compute queue (the bring-up's) and an SDMA queue.
+    barebell_tests::assert_runlist_not_over_subscribed(&m);
     // Every instance was unhalted by a driver write.
     for (i, e) in m.sdma().iter().enumerate() {
         assert!(e.events().contains(&SdmaEvent::Unhalted), "SDMA {i}");

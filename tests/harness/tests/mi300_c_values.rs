@@ -6,18 +6,8 @@
 use barebell::gfx::init_v9_4_3 as init;
 use barebell::psp::mp13_0_6 as mp;
 
+use barebell_tests::c_define as define;
 use barebell_tests::linux_amd_source as source;
-
-/// The value of `#define name 0x…` in `text`.
-fn define(text: &str, name: &str) -> u64 {
-    let line = text
-        .lines()
-        .find(|l| l.starts_with("#define") && l.split_whitespace().nth(1) == Some(name))
-        .unwrap_or_else(|| panic!("no #define {name}"));
-    let v = line.split_whitespace().nth(2).unwrap();
-    let v = v.trim_start_matches('(').trim_end_matches(')');
-    u64::from_str_radix(v.trim_start_matches("0x"), 16).unwrap_or_else(|e| panic!("{line}: {e}"))
-}
 
 #[test]
 fn gfx_v9_4_3_constants() {

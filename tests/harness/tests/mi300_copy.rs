@@ -330,18 +330,8 @@ fn an_hws_sdma_queue_leaves_the_engine_with_its_process() {
             .len(),
         1
     );
-    // One compute queue (the bring-up's) in the KFD slots of a 4x8 MEC:
-    // not over-subscribed, so the runlist is one IB with no RUN_LIST
-    // chaining back (pm_create_runlist_ib(); SDMA queues do not count).
-    let rl = m
-        .gc_9_4_3()
-        .unwrap()
-        .mec()
-        .hws()
-        .unwrap()
-        .runlist()
-        .unwrap();
-    assert!(!rl.loops && rl.ibs == 1, "{rl:?}");
+    // One compute queue (the bring-up's) and an SDMA queue.
+    barebell_tests::assert_runlist_not_over_subscribed(&m);
     drop(q);
     assert!(gpu.shutdown().complete());
     assert!(m.sdma()[0].queue().is_none());
