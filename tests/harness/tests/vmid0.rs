@@ -199,3 +199,30 @@ fn a_non_zero_fb_offset_is_added_to_every_vram_physical_address() {
         check(part, gart_start);
     }
 }
+
+/// With VRAM at 64 GiB in the physical address space (FB offset 1 << 36),
+/// the process tables' root sits above 4 GiB, so both halves of the user
+/// VMID's PAGE_TABLE_BASE matter: the GFXHUB context the direct mapping
+/// points holds the whole root, and the bring-up's queue runs through it.
+#[test]
+fn a_process_root_above_4_gib_reaches_both_halves_of_the_user_context() {
+    let part = barebell_model::Part {
+        fb_offset: 1 << 36,
+        ..parts::navi31()
+    };
+    let gpu = virtual_gpu(part, 1);
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(barebell_bringup::Mapping::Direct),
+        ..Default::default()
+    };
+    let up = barebell_bringup::run(&gpu, &FirmwareDir::system(), &opts, &Quiet)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let root = up.process_root.expect("the queue step's process root");
+    assert!(root >> 32 != 0, "root {root:#x} below 4 GiB");
+    let user = barebell_bringup::queue::USER_VMID;
+    let ctx = gpu.gfx11().unwrap().gfxhub().context(user);
+    assert_eq!(ctx.root, root, "VMID {user}'s PAGE_TABLE_BASE");
+    let report = up.shutdown();
+    assert!(report.complete(), "{report}");
+}
