@@ -359,4 +359,23 @@ mod tests {
         assert!(McLayout::new(GartPlacement::High, 0xFF_FFFF, u64::MAX >> 1).is_none());
         assert!(McLayout::new(GartPlacement::Low, 0x8000, 0).is_none());
     }
+
+    /// The GART is clear of the FB only if no byte is shared: a high GART
+    /// whose last byte is the FB's first is refused, one ending the byte
+    /// before is taken.
+    #[test]
+    fn a_gart_touching_the_fb_by_one_byte_is_refused() {
+        // High: 4 GiB aligned below the hole.
+        let start = (GMC_HOLE_START - GART_BYTES) & !((1u64 << 32) - 1);
+        let end = start + GART_BYTES - 1;
+        let fb_end = GMC_HOLE_START - 1;
+        assert_eq!(
+            gart_location(GartPlacement::High, end, fb_end, GART_BYTES),
+            None
+        );
+        assert_eq!(
+            gart_location(GartPlacement::High, end + 1, fb_end, GART_BYTES),
+            Some((start, end))
+        );
+    }
 }
