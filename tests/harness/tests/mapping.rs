@@ -395,7 +395,16 @@ fn mes_pipe_ring_hqd_reads_as_the_model_decodes_it() {
         assert_eq!(m.eop_bytes(), Ok(2048));
         assert_eq!(m.mes_ring_refusal(), None);
     }
-    assert!(mes_pipe_ring_hqd(ring(2), &mqd, &eop, 0x40).is_err());
+    // Refused with the ring's size in bytes: too small, or not a power
+    // of two.
+    use barebell::gfx::error::MqdError::RingSize;
+    for (dwords, bytes) in [(2usize, 8u64), (6, 24)] {
+        let e = mes_pipe_ring_hqd(ring(dwords), &mqd, &eop, 0x40).err();
+        assert!(
+            matches!(e, Some(RingSize { bytes: b }) if b == bytes),
+            "{e:?}"
+        );
+    }
 }
 
 /// Every `QUEUE_SIZE` a driver can write into the 6-bit field is decoded
