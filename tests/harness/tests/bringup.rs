@@ -287,3 +287,24 @@ fn a_bar0_that_reaches_the_discovery_table_reads_it_directly() {
         assert_eq!(through_bar.all, through_index.all, "{name}");
     }
 }
+
+/// `{:?}` of a brought-up GPU, what a user's log shows of it, names its
+/// platform and the last step it reached.
+#[test]
+fn a_gpu_debug_prints_its_platform_and_the_step_it_reached() {
+    use barebell::platform::Platform;
+    let gpu = virtual_gpu(parts::navi31(), 3);
+    let o = Options {
+        until: Step::Start,
+        ..Default::default()
+    };
+    let up = barebell_bringup::run(&gpu, &FirmwareDir::system(), &o, &Quiet).unwrap();
+    let text = format!("{up:?}");
+    assert!(text.starts_with("Gpu {"), "{text}");
+    assert!(
+        text.contains(&format!("platform: {:?}", gpu.name())),
+        "{text}"
+    );
+    assert!(text.contains("reached: Start"), "{text}");
+    assert!(up.shutdown().complete());
+}
