@@ -3,6 +3,7 @@
 //! ([`doorbell`]), as ROCR lays them out (`amd_aql_queue.cpp`,
 //! `amd_hsa_queue.h`, `amd_hsa_signal.h`).
 
+pub mod condition;
 pub mod doorbell;
 pub mod packet;
 pub mod queue;

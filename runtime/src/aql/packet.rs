@@ -669,7 +669,7 @@ impl BarrierValuePacket {
     /// Wait until `(signal & mask) cond value` (AMD vendor extension).
     pub fn new(
         signal: SignalHandle,
-        cond: crate::aql::signal::Condition,
+        cond: crate::aql::condition::Condition,
         value: i64,
         mask: i64,
         completion_signal: SignalHandle,
