@@ -308,3 +308,37 @@ fn a_gpu_debug_prints_its_platform_and_the_step_it_reached() {
     assert!(text.contains("reached: Start"), "{text}");
     assert!(up.shutdown().complete());
 }
+
+/// The bring-up's user queue is created with profiling on
+/// (`AMD_QUEUE_PROPERTIES_ENABLE_PROFILING` in `amd_queue_t`, what ROCR's
+/// `AqlQueue::SetProfiling` sets), so the CP stamps the start and end of
+/// each packet into its completion signal (`amd_signal_t::start_ts` /
+/// `end_ts`, `amd_hsa_signal.h`). `barebell latency` reports cp_launch and
+/// cp_exec from them; without the bit the CP writes neither. Checked on
+/// the gfx11/gfx12 queue (`queue.rs`) and on GC 9.4.3's (`xcc.rs`).
+#[test]
+fn the_first_packets_signal_carries_the_cps_timestamps() {
+    for (part, mapping) in [
+        (parts::navi31(), Mapping::Mes),
+        (parts::navi48(), Mapping::Direct),
+        (parts::mi300x(), Mapping::Hws),
+    ] {
+        let name = part.name;
+        let gpu = virtual_gpu(part, 4);
+        let o = Options {
+            until: Step::Queue,
+            mapping: Some(mapping),
+            ..Default::default()
+        };
+        let up = barebell_bringup::run(&gpu, &FirmwareDir::system(), &o, &Quiet)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let q = up.queue.as_ref().expect("a mapped queue");
+        assert_eq!(q.signal.value(), 0, "{name}: the first packet completed");
+        let (start, end) = q
+            .signal
+            .timestamps()
+            .unwrap_or_else(|| panic!("{name}: no CP timestamps in the completion signal"));
+        assert!(start > 0 && end >= start, "{name}: {start}..{end}");
+        assert!(up.shutdown().complete(), "{name}");
+    }
+}
