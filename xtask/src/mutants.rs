@@ -653,8 +653,13 @@ impl Oracle {
     /// Runs the fast tier unmutated: a shard means nothing if its oracle
     /// fails without a mutant.
     fn check_unmutated(&self, tree: &Path, build: &Path) -> Result<()> {
-        let mut cmd = cargo_building(tree, build);
-        cmd.args(["nextest", "run", "--cargo-profile", &self.profile]);
+        let mut cmd = Command::new("cargo");
+        cmd.current_dir(tree).env("CARGO_TARGET_DIR", build).args([
+            "nextest",
+            "run",
+            "--cargo-profile",
+            &self.profile,
+        ]);
         for p in &self.packages {
             cmd.args(["--package", p]);
         }
@@ -712,31 +717,13 @@ fn processes_in(dir: &Path) -> Vec<(u32, String)> {
     found
 }
 
-/// `cargo` in `tree`, building into `build` and linking with LLVM's lld.
-/// Each mutant relinks the harness and the runtime's test binaries; lld
-/// (from `lld-19`, which `apt::ensure` installs) cuts a mutant's rebuild
-/// from about 13 s to 10.5 s on two cores. The linker is chosen here and
-/// not in `.cargo/config.toml`, because a fresh machine builds xtask
-/// before clang-19 is installed; it is set by environment so that it
-/// applies to a tree at any commit, the pin's included.
-fn cargo_building(tree: &Path, build: &Path) -> Command {
-    let mut cmd = Command::new("cargo");
-    cmd.current_dir(tree).env("CARGO_TARGET_DIR", build);
-    if cfg!(all(target_arch = "x86_64", target_os = "linux")) {
-        cmd.env("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER", "clang-19")
-            .env(
-                "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUSTFLAGS",
-                "-C link-arg=-fuse-ld=lld",
-            );
-    }
-    cmd
-}
-
 /// Runs cargo-mutants in place in `tree` with `extra` arguments, writing
 /// its report under `out`. Exit codes 2 (missed mutants) and 3 (timeouts)
 /// are results, not failures.
 fn mutate(tree: &Path, build: &Path, out: &Path, timeout_s: &str, extra: &[&str]) -> Result<()> {
-    let status = cargo_building(tree, build)
+    let status = Command::new("cargo")
+        .current_dir(tree)
+        .env("CARGO_TARGET_DIR", build)
         .args(["mutants", "--in-place", "--baseline=skip"])
         .args(["--timeout", timeout_s, "--build-timeout", BUILD_TIMEOUT_S])
         .arg("--output")
