@@ -716,4 +716,18 @@ mod tests {
         assert_eq!(XccError::from(hqd), XccError::Hqd(hqd));
         says(XccError::from(hqd), &["HQD: ", "XCC 7"]);
     }
+
+    /// A bring-up error begins with the step it stopped in, named as
+    /// `--until` takes it (`docs/hardware.md`: `--until rlc`), so that a
+    /// user can re-run up to that step.
+    #[test]
+    fn a_bringup_error_names_its_step_as_until_spells_it() {
+        for (name, step) in [("gmc", Step::Gmc), ("psp", Step::Psp), ("rlc", Step::Rlc)] {
+            let text = ErrorKind::Interrupted.at(step).to_string();
+            assert!(
+                text.starts_with(&alloc::format!("step {name}: ")),
+                "{text:?}"
+            );
+        }
+    }
 }
