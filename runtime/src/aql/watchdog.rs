@@ -331,4 +331,22 @@ mod tests {
         );
         assert!(l.is_empty());
     }
+
+    /// `pending` counts the tracked packets whose signal has not reached
+    /// its done value: what `recover::watch` waits on. A completed packet
+    /// stays tracked (and in `len`) but is no longer pending.
+    #[test]
+    fn pending_counts_only_the_packets_not_yet_done() {
+        let a = SignalMemory::new(1);
+        let b = SignalMemory::new(1);
+        let mut l: Ledger<'_, 4> = Ledger::new();
+        assert_eq!(l.pending(), 0);
+        l.track(1, &a, 0).unwrap();
+        l.track(2, &b, 0).unwrap();
+        assert_eq!(l.pending(), 2);
+        a.reset(0);
+        assert_eq!((l.pending(), l.len()), (1, 2));
+        b.reset(0);
+        assert_eq!((l.pending(), l.len()), (0, 2));
+    }
 }

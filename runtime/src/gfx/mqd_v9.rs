@@ -1088,4 +1088,18 @@ mod tests {
         // update_mqd(): NO_UPDATE_RPTR stays set outside init_mqd_v9_4_3.
         assert_eq!(m.hqd.cp_hqd_pq_control, 0x1C01_450D);
     }
+
+    /// `update_mqd()` encodes the EOP size as `min(0xA, order_base_2(bytes
+    /// / 4) - 1)`. A size that is not a power of two would be encoded as
+    /// less than the buffer (12 bytes as 8, 3 KiB as 2 KiB) and one below
+    /// 8 bytes has no encoding: both are refused.
+    #[test]
+    fn eop_sizes_without_an_exact_encoding_are_refused() {
+        assert_eq!(eop_size_field(4096), Ok(9));
+        assert_eq!(eop_size_field(8), Ok(0));
+        assert_eq!(eop_size_field(1 << 20), Ok(0xA));
+        for bytes in [12, 4, 3 << 10] {
+            assert_eq!(eop_size_field(bytes), Err(MqdV9Error::EopSize { bytes }));
+        }
+    }
 }
