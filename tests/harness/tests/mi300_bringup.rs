@@ -381,3 +381,74 @@ fn the_golden_tcp_setting_follows_the_asic_revision() {
         assert!(gpu.shutdown().complete(), "{name}");
     }
 }
+
+/// `gmc_v9_0_gart_enable()` calls both hubs' `set_fault_enable_default()`
+/// with `true` (`amdgpu_vm_fault_stop` is not `AMDGPU_VM_FAULT_STOP_ALWAYS`
+/// by default): on every AID's MMHUB (`mmhub_v1_8`) and every XCC's
+/// GFXHUB (`gfxhub_v1_2`), the eleven `*_PROTECTION_FAULT_ENABLE_DEFAULT`
+/// bits of `VM_L2_PROTECTION_FAULT_CNTL` are set and neither `CRASH_ON_*`
+/// bit is.
+#[test]
+fn both_hubs_enable_the_fault_defaults_on_every_instance() {
+    let sh = |h: &str, f: &str| {
+        barebell_tests::linux_define(
+            h,
+            &format!("VM_L2_PROTECTION_FAULT_CNTL__{f}_PROTECTION_FAULT_ENABLE_DEFAULT__SHIFT"),
+        )
+    };
+    let hubs = [
+        (
+            "MMHUB",
+            "include/asic_reg/mmhub/mmhub_1_8_0_offset.h",
+            "include/asic_reg/mmhub/mmhub_1_8_0_sh_mask.h",
+        ),
+        (
+            "GFXHUB",
+            "include/asic_reg/gc/gc_9_4_3_offset.h",
+            "include/asic_reg/gc/gc_9_4_3_sh_mask.h",
+        ),
+    ];
+    let m = device(parts::mi300x());
+    let gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &until_rlc(), &Quiet)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let gc = m.gc_9_4_3().unwrap();
+    for (kind, offsets, masks) in hubs {
+        let cntl = barebell_tests::linux_define(offsets, "regVM_L2_PROTECTION_FAULT_CNTL") as u32;
+        let defaults = [
+            "RANGE",
+            "PDE0",
+            "PDE1",
+            "PDE2",
+            "TRANSLATE_FURTHER",
+            "NACK",
+            "DUMMY_PAGE",
+            "VALID",
+            "READ",
+            "WRITE",
+            "EXECUTE",
+        ]
+        .into_iter()
+        .fold(0u32, |m, f| m | 1 << sh(masks, f));
+        let crash = ["CRASH_ON_NO_RETRY_FAULT", "CRASH_ON_RETRY_FAULT"]
+            .into_iter()
+            .fold(0u32, |m, f| {
+                m | 1
+                    << barebell_tests::linux_define(
+                        masks,
+                        &format!("VM_L2_PROTECTION_FAULT_CNTL__{f}__SHIFT"),
+                    )
+            });
+        let instances = if kind == "MMHUB" {
+            gc.mmhubs()
+        } else {
+            gc.gfxhubs()
+        };
+        assert!(!instances.is_empty(), "{kind}");
+        for (i, h) in instances.iter().enumerate() {
+            let v = h.reg(cntl);
+            assert_eq!(v & defaults, defaults, "{kind} {i}: {v:#x}");
+            assert_eq!(v & crash, 0, "{kind} {i}: {v:#x}");
+        }
+    }
+    assert!(gpu.shutdown().complete());
+}
