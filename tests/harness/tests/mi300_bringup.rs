@@ -452,3 +452,41 @@ fn both_hubs_enable_the_fault_defaults_on_every_instance() {
     }
     assert!(gpu.shutdown().complete());
 }
+
+/// The queue the bring-up hands over names, in `UserQueue::mapping`, the
+/// VMID it runs in where barebell chose it (direct and KIQ: the VMID
+/// whose GFXHUB context it programmed), and none (0) where the HWS picks
+/// it: KFD is not told which VMID the scheduler gives a process either.
+#[test]
+fn the_reported_vmid_is_the_queues_own_where_barebell_chose_it() {
+    use barebell_bringup::Mapping;
+    for mapping in [Mapping::Direct, Mapping::Kiq, Mapping::Hws] {
+        let m = device(parts::mi300x());
+        let opts = Options {
+            until: Step::Queue,
+            mapping: Some(mapping),
+            ..Options::default()
+        };
+        let gpu = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet)
+            .unwrap_or_else(|e| panic!("{mapping:?}: {e}"));
+        let reported = gpu.queue.as_ref().expect("a mapped queue").mapping.vmid;
+        let live = m
+            .gc_9_4_3()
+            .unwrap()
+            .mec()
+            .queues()
+            .into_iter()
+            .find(|q| !q.retired)
+            .expect("a live queue");
+        if mapping == Mapping::Hws {
+            assert_eq!(reported, 0, "{mapping:?}");
+            assert_ne!(
+                live.vmid, 0,
+                "{mapping:?}: the HWS gave the process no VMID"
+            );
+        } else {
+            assert_eq!(reported, live.vmid, "{mapping:?}");
+        }
+        assert!(gpu.shutdown().complete(), "{mapping:?}");
+    }
+}
