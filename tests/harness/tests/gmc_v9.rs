@@ -505,3 +505,29 @@ fn gfx9_pte_bits_match_amdgpu_vm_h() {
     assert_eq!((pte_v9::NUM_LEVEL, pte_v9::BLOCK_SIZE), (3, 9));
     assert_eq!((pte_v9::CONTEXT_DEPTH, pte_v9::CONTEXT_BLOCK_SIZE), (2, 9));
 }
+
+/// A GC 9.4.x hub refuses, before it writes a register, a VMID0 range
+/// that ends below its start or past the 48-bit address space: the hub
+/// would take `start..=end` as given (`*_init_system_aperture_regs()`
+/// writes the pair), and neither range can be walked.
+#[test]
+fn a_reversed_or_oversized_vmid0_range_is_refused_before_any_write() {
+    use barebell::gmc::hub::HubError;
+    let root = 0x10_0000;
+    for (start, end) in [(0x20_0000, 0x1F_F000), (0, 1 << 48)] {
+        let hub = HubV9Model::new(hub_v9::GFXHUB_1_2, 0x1_0000);
+        let xccs = [Block::new(&hub, bases(0))];
+        let mut cfg = map_cfg(root);
+        cfg.map.start = start;
+        cfg.map.end = end;
+        assert_eq!(
+            gfxhub_v1_2::gart_enable(&xccs, &cfg),
+            Err(HubError::BadConfig {
+                field: "end",
+                value: end
+            }),
+            "{start:#x}..{end:#x}"
+        );
+        assert_eq!(hub.written(), vec![], "{start:#x}..{end:#x}");
+    }
+}
