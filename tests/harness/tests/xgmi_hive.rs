@@ -357,3 +357,26 @@ fn node_3_copies_through_vram_ptes_in_its_own_segment() {
     assert!(report.complete(), "{report}");
     m.quiescent().unwrap();
 }
+
+/// The refusal comes before the device is touched, and the teardown
+/// after it keeps it that way: the start step wrote nothing, so the
+/// teardown does not sign either (`SCRATCH_REG6` is the killed run's, for
+/// whoever resets the hive), and the report says why.
+#[test]
+fn a_refused_hive_member_is_not_signed_by_the_teardown() {
+    use barebell_bringup::{Outcome, Stage};
+    let m = virtual_gpu(node3(parts::mi300x()), 8);
+    leave_running(&m);
+    let opts = Options {
+        until: Step::Queue,
+        mapping: Some(Mapping::Hws),
+        ..Default::default()
+    };
+    let e = barebell_bringup::run(&m, &FirmwareDir::system(), &opts, &Quiet).unwrap_err();
+    assert_eq!(e.step, Step::Start, "{e}");
+    let t = e.teardown.as_deref().expect("a teardown report");
+    assert!(
+        matches!(t.outcome(Stage::Signature), Some(Outcome::NotNeeded(_))),
+        "{t}"
+    );
+}
