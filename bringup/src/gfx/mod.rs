@@ -117,7 +117,10 @@ mod tests {
     #[test]
     fn each_version_offers_its_schedulers_mappings() {
         let navi = block_for((11, 0, 0)).unwrap();
-        assert_eq!(navi.name(), block_for((12, 0, 1)).unwrap().name());
+        // One block for GC 11 and GC 12: the name is how a test tells
+        // which block discovery chose.
+        assert_eq!(navi.name(), "GC 11/12");
+        assert_eq!(block_for((12, 0, 1)).unwrap().name(), "GC 11/12");
         assert!(navi.mappings().contains(&Mapping::Mes));
         assert!(!navi.mappings().contains(&Mapping::Hws));
         let mi300 = block_for((9, 4, 3)).unwrap();
