@@ -703,3 +703,18 @@ fn a_compute_rings_register_stores_reach_the_bus() {
         q.gpu.mec.cp().errors()
     );
 }
+
+/// Unmapping gives the queue's slot back: the next queue mapped takes
+/// that slot again (the lowest free one), not one of the next pipe's.
+#[test]
+fn an_unmapped_slot_is_taken_again() {
+    let (gpu, _model, mut kiq) = rig(Generation::Gfx11, 1);
+    kiq.set_resources(0xFFFF_FFFF).unwrap();
+    let a = gpu.queue::<16>(0x30, QueueConfig::default()).unwrap();
+    let first = kiq.map(&a.resources(1)).unwrap();
+    kiq.unmap(&first).unwrap();
+    let b = gpu.queue::<16>(0x34, QueueConfig::default()).unwrap();
+    let again = kiq.map(&b.resources(1)).unwrap();
+    assert_eq!((again.pipe, again.queue), (first.pipe, first.queue));
+    kiq.unmap(&again).unwrap();
+}
